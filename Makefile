@@ -1,0 +1,50 @@
+# mycel: `make demo` trains on Fashion-MNIST, `make test` builds and runs every test,
+# `make bench` measures against PyTorch. Each installs missing Debian packages first.
+PY      ?= /usr/bin/python3
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+WERROR  := $(if $(MYCEL_WERROR),ON,OFF)
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYCEL_WERROR=$(WERROR) \
+               -DPython_EXECUTABLE=$(PY) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+export PYTHONPATH := $(CURDIR)/python
+export CCACHE_DIR ?= $(HOME)/.cache/mycel-ccache
+
+.PHONY: all build deps test test-cpp test-python demo bench format clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: 
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory test-cpp test-python
+
+test-cpp:
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-python:
+	$(PY) -m pytest -q -p no:cacheprovider tests/python
+
+demo:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory build
+	$(PY) examples/demo.py $(ARGS)
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory build
+	$(PY) bench/run.py
+
+format:
+	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'tests/*.cc')
+
+clean:
+	rm -rf $(BUILD) python/mycel/_mycel*.so

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mycel needs that are missing. Idempotent and quiet when all are
+# present. Usage: scripts/deps.sh [build|test|demo|bench]
+set -euo pipefail
+build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev)
+test_pkgs=(libgtest-dev python3-pytest python3-torch)
+demo_pkgs=(dataset-fashion-mnist)
+want=("${build_pkgs[@]}")
+case "${1:-build}" in
+  test) want+=("${test_pkgs[@]}") ;;
+  demo) want+=("${demo_pkgs[@]}") ;;
+  bench) want+=("${test_pkgs[@]}" "${demo_pkgs[@]}") ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,90 @@
+#include "ops/op_table.h"
+
+#include <algorithm>
+
+namespace mycel {
+
+namespace {
+
+using namespace attr_default;  // NOLINT: the .def defaults read best unqualified
+constexpr auto Init = AttrWhen::Init;
+constexpr auto Call = AttrWhen::Call;
+constexpr uint32_t STRIDED = F_STRIDED, PROMOTE = F_PROMOTE, PROMOTE1 = F_PROMOTE1,
+                   FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW;
+constexpr Grad DIFF = Grad::DIFF, NODIFF = Grad::NODIFF;
+
+// One attribute array per op: kAttrs_<Name>.
+#define ATTR(name, kind, dflt, when) AttrSpec{#name, AttrKind::kind, dflt, when},
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
+  const std::vector<AttrSpec> kAttrs_##name = {__VA_ARGS__};
+#include "ops/defs/all.def"
+#undef OP
+#undef ATTR
+
+const std::vector<OpDef>& table() {
+  static const std::vector<OpDef>* t = new std::vector<OpDef>{
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
+  OpDef{OpId::name, #name, nin, nout, &infer, &kernel, &ref, grad, flags, kAttrs_##name},
+#include "ops/defs/all.def"
+#undef OP
+  };
+  return *t;
+}
+
+}  // namespace
+
+std::span<const OpDef> op_table() { return table(); }
+
+const OpDef& op_def(OpId id) { return table()[static_cast<size_t>(id)]; }
+
+const OpDef* find_op(std::string_view name) {
+  for (const OpDef& d : table()) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+namespace {
+bool kind_matches(AttrKind k, const AttrValue& v) {
+  switch (k) {
+    case AttrKind::Bool: return std::holds_alternative<bool>(v);
+    case AttrKind::Int: return std::holds_alternative<int64_t>(v);
+    case AttrKind::Float: return std::holds_alternative<double>(v);
+    case AttrKind::Str: return std::holds_alternative<std::string>(v);
+    case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrKind::DType: return std::holds_alternative<DType>(v);
+  }
+  return false;
+}
+// Ints promote to floats where a float is declared; one int to a tuple where ints are.
+AttrValue coerce(AttrKind k, AttrValue v) {
+  if (k == AttrKind::Float && std::holds_alternative<int64_t>(v))
+    return static_cast<double>(std::get<int64_t>(v));
+  if (k == AttrKind::Ints && std::holds_alternative<int64_t>(v))
+    return std::vector<int64_t>{std::get<int64_t>(v)};
+  return v;
+}
+}  // namespace
+
+Attrs make_attrs(const OpDef& op, const Attrs& given) {
+  for (const auto& [name, v] : given.items()) {
+    auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
+                           [&](const AttrSpec& s) { return name == s.name; });
+    MC_CHECK(it != op.attrs.end(), Type, "For '", op.name, "', unknown attribute '", name, "'.");
+    MC_CHECK(kind_matches(it->kind, coerce(it->kind, v)), Type, "For '", op.name, "', the attribute '", name,
+             "' must be a ", attr_kind_name(it->kind), ", but got ", attr_value_str(v), ".");
+  }
+  Attrs out;
+  for (const AttrSpec& s : op.attrs) {
+    if (given.has(s.name)) {
+      out.set(s.name, coerce(s.kind, given.get(s.name)));
+    } else {
+      MC_CHECK(!std::holds_alternative<std::monostate>(s.dflt), Type, "For '", op.name,
+               "', the attribute '", s.name, "' is required.");
+      out.set(s.name, s.dflt);
+    }
+  }
+  return out;
+}
+
+}  // namespace mycel

@@ -1,0 +1,105 @@
+// The op table: every primitive declared once.
+//
+// Each family file in ops/defs/*.def holds one line per op:
+//
+//   OP(Name, n_in, n_out, infer, kernel, ref, grad, flags, ATTR(...)...)
+//
+//   n_in, n_out  tensor inputs / outputs; kVariadic for a list input (Concat) or a count
+//                decided by attributes (Split)
+//   infer        shape/dtype rule, infer_<family>.cc:  void(InferContext&)
+//   kernel       optimised CPU kernel, kernels/cpu/:   void(const KernelContext&)
+//   ref          naive reference kernel, kernels/ref/: the oracle the kernel is tested against
+//   grad         DIFF (the autodiff issue gives it a bprop rule) or NODIFF
+//   flags        F_* below, or'ed; 0 for none
+//   ATTR(name, kind, default, Init|Call)
+//
+// From these lines come the OpId enum, the table, the Python primitive classes
+// (mycel.ops.operations) and the op-table test, which fails on any op that lacks a rule, a
+// kernel, a reference or a test case. Hooks are plain functions named in the line, resolved
+// at link time: no registration at static-initialisation time.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ops/attrs.h"
+#include "tensor/tensor.h"
+
+namespace mycel {
+
+enum class OpId : uint16_t {
+#define OP(name, ...) name,
+#include "ops/defs/all.def"
+#undef OP
+};
+
+inline constexpr int kVariadic = -1;
+
+enum OpFlags : uint32_t {
+  F_STRIDED = 1u << 0,   // the kernel reads strided inputs; no contiguous copy first
+  F_PROMOTE = 1u << 1,   // inputs are cast to their promoted common dtype first
+  F_PROMOTE1 = 1u << 2,  // as F_PROMOTE for inputs 1.. (input 0 is left alone: Select's cond)
+  F_FLOAT_IN = 1u << 3,  // bool/integer inputs are cast to float32 first (Exp, Div, Mean...)
+  F_RANDOM = 1u << 4,    // draws from the global Philox generator
+  F_INPLACE = 1u << 5,   // also writes some inputs (BatchNorm's running statistics)
+  F_VIEW = 1u << 6,      // eager mode may return a view of input 0 instead of running it
+};
+
+enum class Grad : uint8_t { DIFF, NODIFF };
+
+// A tensor's type without its data: what inference works on.
+struct TensorMeta {
+  DType dtype = DType::Float32;
+  Shape shape;
+};
+
+struct OpDef;
+
+struct InferContext {
+  const OpDef& op;
+  std::span<const TensorMeta> in;
+  const Attrs& attrs;
+  std::vector<TensorMeta>& out;  // the rule appends one entry per output
+};
+
+struct KernelContext {
+  const OpDef& op;
+  std::span<const Tensor> in;  // contiguous unless the op has F_STRIDED
+  std::span<Tensor> out;       // allocated, contiguous, shapes and dtypes from infer
+  const Attrs& attrs;
+};
+
+using InferFn = void (*)(InferContext&);
+using KernelFn = void (*)(const KernelContext&);
+
+struct OpDef {
+  OpId id;
+  const char* name;
+  int num_inputs;   // or kVariadic
+  int num_outputs;  // or kVariadic
+  InferFn infer;
+  KernelFn kernel;
+  KernelFn ref;
+  Grad grad;
+  uint32_t flags;
+  std::span<const AttrSpec> attrs;
+};
+
+std::span<const OpDef> op_table();
+const OpDef& op_def(OpId id);
+const OpDef* find_op(std::string_view name);  // nullptr if no such op
+
+// Validates user-given attributes against the op's declaration and fills in defaults.
+// Throws TypeError for unknown names or wrong kinds, and for missing required ones.
+Attrs make_attrs(const OpDef& op, const Attrs& given);
+
+// Hook declarations, one per function named in the .def files.
+#define OP(name, nin, nout, infer, kernel, ref, ...) \
+  void infer(InferContext&);                         \
+  void kernel(const KernelContext&);                 \
+  void ref(const KernelContext&);
+#include "ops/defs/all.def"
+#undef OP
+
+}  // namespace mycel

@@ -1,0 +1,253 @@
+#include "python/convert.h"
+
+#include <cstring>
+
+#include "python/module.h"
+
+namespace mycel::py {
+
+bool dtype_from_numpy(const pyb::dtype& d, DType* out) {
+  char kind = d.kind();
+  size_t sz = static_cast<size_t>(d.itemsize());
+  switch (kind) {
+    case 'b': *out = DType::Bool; return true;
+    case 'f':
+      if (sz == 2) *out = DType::Float16;
+      else if (sz == 4) *out = DType::Float32;
+      else if (sz == 8) *out = DType::Float64;
+      else return false;
+      return true;
+    case 'i':
+      if (sz == 1) *out = DType::Int8;
+      else if (sz == 2) *out = DType::Int16;
+      else if (sz == 4) *out = DType::Int32;
+      else if (sz == 8) *out = DType::Int64;
+      else return false;
+      return true;
+    case 'u':
+      if (sz == 1) *out = DType::UInt8;
+      else return false;
+      return true;
+    default: return false;
+  }
+}
+
+pyb::dtype numpy_dtype(DType t) {
+  if (t == DType::BFloat16) return pyb::dtype("float32");
+  return pyb::dtype(std::string(dtype_numpy_name(t)));
+}
+
+DType to_dtype(pyb::handle h) {
+  if (pyb::isinstance<DTypeObj>(h)) return h.cast<const DTypeObj&>().t;
+  if (pyb::isinstance<pyb::str>(h)) {
+    DType t;
+    std::string s = h.cast<std::string>();
+    MC_CHECK(dtype_from_name(s, &t), Type, "unknown dtype '", s, "'.");
+    return t;
+  }
+  // numpy dtypes and scalar types (np.float32).
+  try {
+    pyb::dtype d = pyb::dtype::from_args(pyb::reinterpret_borrow<pyb::object>(h));
+    DType t;
+    if (dtype_from_numpy(d, &t)) return t;
+  } catch (const pyb::error_already_set&) {
+  }
+  MC_THROW(Type, "expected a mycel dtype such as mycel.float32, but got ",
+           std::string(pyb::str(pyb::repr(h))), ".");
+}
+
+bool is_tensor(pyb::handle h) { return pyb::isinstance<Tensor>(h); }
+
+bool as_scalar(pyb::handle h, Scalar* out) {
+  if (PyBool_Check(h.ptr())) {
+    *out = Scalar::from_bool(h.ptr() == Py_True);
+    return true;
+  }
+  if (PyLong_Check(h.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    MC_CHECK(!overflow, Value, "the integer ", std::string(pyb::str(h)),
+             " does not fit in int64.");
+    *out = Scalar::from_int(v);
+    return true;
+  }
+  if (PyFloat_Check(h.ptr())) {
+    *out = Scalar::from_float(PyFloat_AS_DOUBLE(h.ptr()));
+    return true;
+  }
+  if (pyb::isinstance<pyb::array>(h)) return false;
+  // numpy scalars
+  pyb::module_ np = numpy_module();
+  if (pyb::isinstance(h, np.attr("bool_"))) {
+    *out = Scalar::from_bool(h.cast<bool>());
+    return true;
+  }
+  if (pyb::isinstance(h, np.attr("integer"))) {
+    *out = Scalar::from_int(h.cast<int64_t>());
+    return true;
+  }
+  if (pyb::isinstance(h, np.attr("floating"))) {
+    *out = Scalar::from_float(h.cast<double>());
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+DType scalar_dtype(const Scalar& s) {
+  switch (s.kind) {
+    case ScalarKind::Bool: return DType::Bool;
+    case ScalarKind::Int: return DType::Int64;
+    case ScalarKind::Float: return DType::Float32;
+  }
+  return DType::Float32;
+}
+
+Tensor copy_numpy(pyb::array arr, DType t) {
+  arr = pyb::array::ensure(arr, pyb::array::c_style);
+  Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  Tensor out = Tensor::empty(shape, t);
+  std::memcpy(out.raw_data(), arr.data(), out.nbytes());
+  return out;
+}
+
+}  // namespace
+
+Tensor tensor_from_object(pyb::handle obj, const DType* dtype) {
+  if (is_tensor(obj)) {
+    const Tensor& t = obj.cast<const Tensor&>();
+    return dtype ? t.cast(*dtype).clone() : t.clone();
+  }
+  Scalar s;
+  if (as_scalar(obj, &s)) {
+    DType t = dtype ? *dtype : scalar_dtype(s);
+    return Tensor::scalar(s, t);
+  }
+  pyb::module_ np = numpy_module();
+  bool from_python = !pyb::isinstance<pyb::array>(obj);
+  pyb::array arr;
+  try {
+    arr = np.attr("asarray")(obj);
+  } catch (const pyb::error_already_set& e) {
+    MC_THROW(Type, "cannot convert an object of type ", std::string(pyb::str(obj.get_type().attr("__name__"))),
+             " to a Tensor: ", e.what());
+  }
+  DType src;
+  MC_CHECK(dtype_from_numpy(arr.dtype(), &src), Type, "cannot convert data of numpy dtype ",
+           std::string(pyb::str(arr.dtype())), " to a Tensor.");
+  Tensor t = copy_numpy(arr, src);
+  // Python float literals are float32 in mycel, as in MindSpore; numpy arrays keep theirs.
+  DType want = dtype ? *dtype : (from_python && src == DType::Float64 ? DType::Float32 : src);
+  return t.cast(want);
+}
+
+namespace {
+void release_pyobject(void* ctx) {
+  pyb::gil_scoped_acquire gil;
+  Py_DECREF(static_cast<PyObject*>(ctx));
+}
+}  // namespace
+
+Tensor tensor_from_numpy_shared(pyb::array arr) {
+  DType t;
+  MC_CHECK(dtype_from_numpy(arr.dtype(), &t), Type, "cannot convert data of numpy dtype ",
+           std::string(pyb::str(arr.dtype())), " to a Tensor.");
+  bool ok = (arr.flags() & pyb::array::c_style) &&
+            (reinterpret_cast<uintptr_t>(arr.data()) % dtype_size(t) == 0) && arr.writeable();
+  if (!ok) return copy_numpy(arr, t);
+  Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  PyObject* owner = arr.ptr();
+  Py_INCREF(owner);
+  auto storage = Storage::wrap(arr.mutable_data(), static_cast<size_t>(arr.nbytes()),
+                               &release_pyobject, owner);
+  return Tensor::make_view(std::move(storage), t, shape, contiguous_strides(shape), 0);
+}
+
+pyb::array tensor_to_numpy(const Tensor& t) {
+  if (t.dtype() == DType::BFloat16) return tensor_to_numpy(t.cast(DType::Float32));
+  std::vector<pyb::ssize_t> shape(t.shape().begin(), t.shape().end());
+  std::vector<pyb::ssize_t> strides;
+  for (int64_t s : t.strides()) strides.push_back(s * static_cast<int64_t>(t.itemsize()));
+  // The capsule keeps the storage alive as long as the array lives.
+  auto* keep = new std::shared_ptr<Storage>(t.storage());
+  pyb::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  return pyb::array(numpy_dtype(t.dtype()), shape, strides, t.numel() ? t.raw_data() : nullptr,
+                    base);
+}
+
+Tensor operand(pyb::handle obj, const Tensor* like) {
+  if (is_tensor(obj)) return obj.cast<Tensor>();
+  Scalar s;
+  if (as_scalar(obj, &s)) {
+    DType t = like ? promote_with_scalar(like->dtype(), s.kind) : scalar_dtype(s);
+    return Tensor::scalar(s, t);
+  }
+  return tensor_from_object(obj, nullptr);
+}
+
+AttrValue to_attr(pyb::handle h) {
+  if (h.is_none()) return std::monostate{};
+  if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
+  if (PyLong_Check(h.ptr())) return h.cast<int64_t>();
+  if (PyFloat_Check(h.ptr())) return h.cast<double>();
+  if (pyb::isinstance<pyb::str>(h)) return h.cast<std::string>();
+  if (pyb::isinstance<DTypeObj>(h)) return h.cast<const DTypeObj&>().t;
+  if (pyb::isinstance<pyb::tuple>(h) || pyb::isinstance<pyb::list>(h)) {
+    std::vector<int64_t> v;
+    for (pyb::handle e : h) {
+      // Nested pairs (Pad's ((1, 2), (3, 4))) flatten.
+      if (pyb::isinstance<pyb::tuple>(e) || pyb::isinstance<pyb::list>(e)) {
+        for (pyb::handle x : e) v.push_back(pyb::cast<int64_t>(x));
+      } else {
+        MC_CHECK(PyLong_Check(e.ptr()) || pyb::isinstance(e, numpy_module().attr("integer")), Type,
+                 "expected a tuple of ints, but it holds ", std::string(pyb::str(pyb::repr(e))), ".");
+        v.push_back(pyb::cast<int64_t>(e));
+      }
+    }
+    return v;
+  }
+  Scalar s;
+  if (as_scalar(h, &s)) {
+    if (s.kind == ScalarKind::Float) return s.f;
+    if (s.kind == ScalarKind::Bool) return s.i != 0;
+    return s.i;
+  }
+  if (is_tensor(h)) {  // a 0-d or 1-d tensor given where a value is expected
+    const Tensor& t = h.cast<const Tensor&>();
+    if (t.numel() == 1 && t.ndim() == 0) {
+      Scalar v = t.item();
+      if (v.kind == ScalarKind::Float) return v.f;
+      if (v.kind == ScalarKind::Bool) return v.i != 0;
+      return v.i;
+    }
+    MC_CHECK(is_integral(t.dtype()) && t.ndim() == 1, Type,
+             "expected a scalar or a 1-d integer tensor as an attribute value, but got a tensor of "
+             "shape ", t.shape(), " and dtype ", t.dtype(), ".");
+    std::vector<int64_t> v;
+    for (int64_t i = 0; i < t.numel(); ++i) v.push_back(static_cast<int64_t>(t.element_as_double(i)));
+    return v;
+  }
+  try {
+    return to_dtype(h);
+  } catch (const Error&) {
+  }
+  MC_THROW(Type, "unsupported attribute value ", std::string(pyb::str(pyb::repr(h))), ".");
+}
+
+pyb::object attr_to_py(const AttrValue& v) {
+  return std::visit(
+      [](const auto& x) -> pyb::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return pyb::none();
+        else if constexpr (std::is_same_v<T, DType>) return dtype_object(x);
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          pyb::tuple t(x.size());
+          for (size_t i = 0; i < x.size(); ++i) t[i] = pyb::int_(x[i]);
+          return t;
+        } else return pyb::cast(x);
+      },
+      v);
+}
+
+}  // namespace mycel::py

@@ -1,0 +1,23 @@
+// Shared declarations of the _mycel extension module. The bindings are thin: they convert
+// arguments and call the C++ core; no op logic lives here.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "tensor/dtype.h"
+
+namespace mycel::py {
+
+// The Python face of a DType: mycel.float32 and friends are the ten instances.
+struct DTypeObj {
+  DType t;
+};
+
+pybind11::module_& numpy_module();
+
+void bind_dtype(pybind11::module_& m);
+void bind_tensor(pybind11::module_& m);
+void bind_ops(pybind11::module_& m);
+void bind_runtime(pybind11::module_& m);
+
+}  // namespace mycel::py

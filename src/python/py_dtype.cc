@@ -1,0 +1,54 @@
+// mycel.float32 and the other dtype objects.
+#include <pybind11/pybind11.h>
+
+#include <array>
+
+#include "python/convert.h"
+#include "python/module.h"
+
+namespace pyb = pybind11;
+
+namespace mycel::py {
+
+namespace {
+std::array<pyb::object, kNumDTypes>& singletons() {
+  static auto* a = new std::array<pyb::object, kNumDTypes>();
+  return *a;
+}
+}  // namespace
+
+pyb::object dtype_object(DType t) { return singletons()[static_cast<size_t>(t)]; }
+
+void bind_dtype(pyb::module_& m) {
+  pyb::class_<DTypeObj>(m, "DType", "A tensor element type, such as mycel.float32.")
+      .def("__repr__", [](const DTypeObj& d) { return std::string(dtype_name(d.t)); })
+      .def("__str__", [](const DTypeObj& d) { return std::string(dtype_name(d.t)); })
+      .def("__eq__",
+           [](const DTypeObj& a, pyb::handle b) {
+             return pyb::isinstance<DTypeObj>(b) && b.cast<const DTypeObj&>().t == a.t;
+           })
+      .def("__hash__", [](const DTypeObj& d) { return static_cast<int>(d.t); })
+      .def("__reduce__",  // pickles as the mycel.<name> singleton
+           [](const DTypeObj& d) {
+             return pyb::make_tuple(pyb::module_::import("mycel").attr("dtype_from_name"),
+                                    pyb::make_tuple(std::string(dtype_numpy_name(d.t))));
+           })
+      .def_property_readonly("itemsize", [](const DTypeObj& d) { return dtype_size(d.t); })
+      .def_property_readonly("is_floating_point", [](const DTypeObj& d) { return is_floating(d.t); })
+      .def_property_readonly("name", [](const DTypeObj& d) { return std::string(dtype_numpy_name(d.t)); });
+#define MC_X(e, ty, n, np)                                                  \
+  singletons()[static_cast<size_t>(DType::e)] = pyb::cast(DTypeObj{DType::e}); \
+  m.attr(np) = singletons()[static_cast<size_t>(DType::e)];
+  MYCEL_DTYPES(MC_X)
+#undef MC_X
+  m.def("dtype_from_name", [](const std::string& s) {
+    DType t;
+    MC_CHECK(dtype_from_name(s, &t), Type, "unknown dtype '", s, "'.");
+    return dtype_object(t);
+  });
+  m.def("promote_types", [](pyb::handle a, pyb::handle b) {
+    return dtype_object(promote_types(to_dtype(a), to_dtype(b)));
+  });
+}
+
+}  // namespace mycel::py

@@ -1,0 +1,172 @@
+// Op handles: the Python primitives (mycel.ops.operations) hold one each. A handle keeps the
+// op's validated init-time attributes, so a call converts only its tensors and call-time
+// attributes before going straight to the eager dispatcher.
+#include <pybind11/stl.h>
+
+#include "python/convert.h"
+#include "python/module.h"
+#include "runtime/eager.h"
+
+namespace pyb = pybind11;
+
+namespace mycel::py {
+
+namespace {
+
+// Large ops release the GIL so other Python threads (data loading) run meanwhile.
+constexpr int64_t kReleaseGilElements = 1 << 15;
+
+struct OpHandle {
+  const OpDef* op;
+  Attrs given;  // init-time attributes as the user gave them
+  Attrs attrs;  // complete, when the op has no required call-time attribute
+  bool attrs_complete = false;
+  std::vector<const AttrSpec*> call_specs;
+};
+
+OpHandle make_handle(const std::string& name, const pyb::dict& init) {
+  const OpDef* op = find_op(name);
+  MC_CHECK(op != nullptr, Value, "unknown primitive '", name, "'.");
+  OpHandle h{op, {}, {}, false, {}};
+  for (auto [k, v] : init) {
+    std::string key = k.cast<std::string>();
+    AttrValue val = to_attr(v);
+    if (std::holds_alternative<std::monostate>(val)) continue;  // None: use the default
+    h.given.set(key, std::move(val));
+  }
+  bool required_call = false;
+  for (const AttrSpec& s : op->attrs) {
+    if (s.when == AttrWhen::Call) {
+      h.call_specs.push_back(&s);
+      required_call |= std::holds_alternative<std::monostate>(s.dflt) && !h.given.has(s.name);
+    }
+  }
+  if (!required_call) {
+    h.attrs = make_attrs(*op, h.given);
+    h.attrs_complete = true;
+  } else {
+    // Validate what was given now, so errors surface at construction.
+    for (const auto& [k, v] : h.given.items()) {
+      auto it = std::find_if(op->attrs.begin(), op->attrs.end(),
+                             [&](const AttrSpec& s) { return k == s.name; });
+      MC_CHECK(it != op->attrs.end(), Type, "For '", op->name, "', unknown attribute '", k, "'.");
+    }
+  }
+  return h;
+}
+
+pyb::object wrap_outputs(const OpDef& op, std::vector<Tensor> outs) {
+  if (op.num_outputs == 1) return pyb::cast(std::move(outs[0]));
+  pyb::tuple t(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) t[i] = pyb::cast(std::move(outs[i]));
+  return t;
+}
+
+pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwargs& kwargs) {
+  const OpDef& op = *h.op;
+  std::vector<pyb::handle> raw;
+  size_t next = 0;
+  if (op.num_inputs == kVariadic) {
+    MC_CHECK(args.size() >= 1 && (pyb::isinstance<pyb::tuple>(args[0]) ||
+                                  pyb::isinstance<pyb::list>(args[0])),
+             Type, "For '", op.name, "', the input must be a tuple or list of tensors.");
+    for (pyb::handle x : args[0]) raw.push_back(x);
+    next = 1;
+  } else {
+    size_t n = static_cast<size_t>(op.num_inputs);
+    MC_CHECK(args.size() >= n, Type, "For '", op.name, "', expected ", n, " input",
+             n == 1 ? "" : "s", ", but got ", args.size(), ".");
+    for (size_t i = 0; i < n; ++i) raw.push_back(args[i]);
+    next = n;
+  }
+  const Tensor* like = nullptr;
+  Tensor like_storage;
+  for (pyb::handle x : raw) {
+    if (is_tensor(x)) {
+      like_storage = x.cast<Tensor>();
+      like = &like_storage;
+      break;
+    }
+  }
+  std::vector<Tensor> inputs;
+  inputs.reserve(raw.size());
+  for (pyb::handle x : raw) inputs.push_back(operand(x, like));
+
+  const Attrs* attrs = &h.attrs;
+  Attrs merged;
+  size_t extra = args.size() - next;
+  if (extra > 0 || !kwargs.empty() || !h.attrs_complete) {
+    MC_CHECK(extra <= h.call_specs.size(), Type, "For '", op.name, "', too many arguments: ",
+             args.size(), " given.");
+    merged = h.given;
+    for (size_t i = 0; i < extra; ++i) {
+      AttrValue v = to_attr(args[next + i]);
+      if (!std::holds_alternative<std::monostate>(v)) merged.set(h.call_specs[i]->name, std::move(v));
+    }
+    for (auto [k, v] : kwargs) {
+      AttrValue val = to_attr(v);
+      if (!std::holds_alternative<std::monostate>(val)) merged.set(k.cast<std::string>(), std::move(val));
+    }
+    merged = make_attrs(op, merged);
+    attrs = &merged;
+  }
+
+  int64_t work = 0;
+  for (const Tensor& t : inputs) work += t.numel();
+  std::vector<Tensor> outs;
+  if (work >= kReleaseGilElements) {
+    pyb::gil_scoped_release nogil;
+    outs = run_op(op, inputs, *attrs);
+  } else {
+    outs = run_op(op, inputs, *attrs);
+  }
+  return wrap_outputs(op, std::move(outs));
+}
+
+std::string_view grad_name(Grad g) { return g == Grad::DIFF ? "DIFF" : "NODIFF"; }
+
+}  // namespace
+
+void bind_ops(pyb::module_& m) {
+  pyb::class_<OpHandle>(m, "OpHandle",
+                        "A primitive with its init-time attributes, ready to call.")
+      .def(pyb::init([](const std::string& name, const pyb::dict& attrs) {
+             return make_handle(name, attrs);
+           }),
+           pyb::arg("name"), pyb::arg("attrs") = pyb::dict())
+      .def("__call__", &call_handle)
+      .def_property_readonly("name", [](const OpHandle& h) { return std::string(h.op->name); })
+      .def("attrs", [](const OpHandle& h) {
+        pyb::dict d;
+        const Attrs& a = h.attrs_complete ? h.attrs : h.given;
+        for (const auto& [k, v] : a.items()) d[pyb::str(k)] = attr_to_py(v);
+        return d;
+      });
+
+  // The op table as Python data, from which mycel.ops.operations builds its classes.
+  m.def("op_schema", []() {
+    pyb::list ops;
+    for (const OpDef& d : op_table()) {
+      pyb::list attrs;
+      for (const AttrSpec& s : d.attrs) {
+        pyb::dict a;
+        a["name"] = s.name;
+        a["kind"] = std::string(attr_kind_name(s.kind));
+        a["required"] = std::holds_alternative<std::monostate>(s.dflt);
+        a["default"] = attr_to_py(s.dflt);
+        a["call"] = s.when == AttrWhen::Call;
+        attrs.append(a);
+      }
+      pyb::dict op;
+      op["name"] = d.name;
+      op["num_inputs"] = d.num_inputs;
+      op["num_outputs"] = d.num_outputs;
+      op["grad"] = std::string(grad_name(d.grad));
+      op["attrs"] = attrs;
+      ops.append(op);
+    }
+    return ops;
+  });
+}
+
+}  // namespace mycel::py

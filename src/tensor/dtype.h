@@ -1,0 +1,110 @@
+// Element types. MYCEL_DTYPES is the one list; the enum, sizes, names and the dispatch helpers
+// below all come from it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+#include <type_traits>
+
+#include "base/error.h"
+#include "tensor/half.h"
+
+namespace mycel {
+
+// X(Enum, C++ type, MindSpore name, numpy name)
+#define MYCEL_DTYPES(X)                         \
+  X(Bool, bool, "Bool", "bool")                 \
+  X(Int8, int8_t, "Int8", "int8")               \
+  X(UInt8, uint8_t, "UInt8", "uint8")           \
+  X(Int16, int16_t, "Int16", "int16")           \
+  X(Int32, int32_t, "Int32", "int32")           \
+  X(Int64, int64_t, "Int64", "int64")           \
+  X(Float16, float16, "Float16", "float16")     \
+  X(BFloat16, bfloat16, "BFloat16", "bfloat16") \
+  X(Float32, float, "Float32", "float32")       \
+  X(Float64, double, "Float64", "float64")
+
+enum class DType : uint8_t {
+#define MC_X(e, t, n, np) e,
+  MYCEL_DTYPES(MC_X)
+#undef MC_X
+};
+inline constexpr int kNumDTypes = 10;
+
+size_t dtype_size(DType t);
+std::string_view dtype_name(DType t);        // "Float32"
+std::string_view dtype_numpy_name(DType t);  // "float32"; bfloat16 has no numpy dtype
+bool dtype_from_name(std::string_view name, DType* out);  // accepts both spellings
+
+inline bool is_floating(DType t) { return t >= DType::Float16; }
+inline bool is_integral(DType t) { return t >= DType::Int8 && t <= DType::Int64; }  // no bool
+inline bool is_bool(DType t) { return t == DType::Bool; }
+
+// Type promotion for binary ops (as PyTorch and MindSpore 2.x): bool < integers < floats;
+// within a kind the wider wins; int8 with uint8 gives int16; float16 with bfloat16 gives
+// float32.
+DType promote_types(DType a, DType b);
+
+// A Python scalar's kind when it meets a tensor: it never widens the tensor within a kind
+// (float32 tensor + 1.5 stays float32), but lifts bool/int tensors to its kind.
+enum class ScalarKind { Bool, Int, Float };
+DType promote_with_scalar(DType t, ScalarKind k);
+
+std::ostream& operator<<(std::ostream& os, DType t);
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+template <class T>
+constexpr DType dtype_of();
+#define MC_X(e, t, n, np) \
+  template <>             \
+  constexpr DType dtype_of<t>() { return DType::e; }
+MYCEL_DTYPES(MC_X)
+#undef MC_X
+
+// dispatch_*(dtype, op, fn): calls fn(TypeTag<T>{}) for the C++ type of dtype, or throws a
+// TypeError naming `op` and the dtype when the dtype is not in that family:
+//   dispatch_all(t, "Add", [&](auto tag) { using T = typename decltype(tag)::type; ... });
+[[noreturn]] void throw_unsupported_dtype(std::string_view op, DType t, std::string_view family);
+
+template <class F>
+decltype(auto) dispatch_all(DType t, std::string_view op, F&& fn) {
+  switch (t) {
+#define MC_X(e, ty, n, np) \
+  case DType::e:           \
+    return fn(TypeTag<ty>{});
+    MYCEL_DTYPES(MC_X)
+#undef MC_X
+  }
+  throw_unsupported_dtype(op, t, "any");
+}
+
+template <class F>
+decltype(auto) dispatch_float(DType t, std::string_view op, F&& fn) {
+  switch (t) {
+    case DType::Float16: return fn(TypeTag<float16>{});
+    case DType::BFloat16: return fn(TypeTag<bfloat16>{});
+    case DType::Float32: return fn(TypeTag<float>{});
+    case DType::Float64: return fn(TypeTag<double>{});
+    default: throw_unsupported_dtype(op, t, "floating-point");
+  }
+}
+
+// Numbers: every dtype but bool.
+template <class F>
+decltype(auto) dispatch_number(DType t, std::string_view op, F&& fn) {
+  if (t == DType::Bool) throw_unsupported_dtype(op, t, "numeric");
+  return dispatch_all(t, op, std::forward<F>(fn));
+}
+
+// The type arithmetic on T is carried out in: float for the 16-bit floats, T otherwise.
+template <class T>
+using compute_t = std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>,
+                                     float, T>;
+
+}  // namespace mycel

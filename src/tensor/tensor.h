@@ -1,0 +1,149 @@
+// Tensor: a dtype, a shape, strides (in elements) and an offset into refcounted Storage.
+//
+// Tensor is a cheap handle (one shared_ptr); copies share data. Views (reshape of contiguous
+// data, permute, slice, expand/squeeze of dims) share Storage with their base and never copy.
+// Kernels see either strided tensors (the elementwise family, copies) or contiguous ones: the
+// eager dispatcher makes inputs contiguous for ops that need it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tensor/dtype.h"
+#include "tensor/shape.h"
+
+namespace mycel {
+
+// Bytes that tensors share. Either from the caching allocator or wrapped memory owned by
+// someone else (a numpy array), released through a callback.
+class Storage {
+ public:
+  using ReleaseFn = void (*)(void* ctx);
+  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, ReleaseFn release, void* ctx);
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+
+  Storage(void* data, size_t nbytes, ReleaseFn release, void* ctx)
+      : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx) {}
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  ReleaseFn release_;  // nullptr: memory came from host_alloc
+  void* ctx_;
+};
+
+// A Python-style scalar: the value of a 0-d tensor, a fill value, a scalar operand.
+struct Scalar {
+  ScalarKind kind = ScalarKind::Float;
+  double f = 0;
+  int64_t i = 0;
+
+  Scalar() = default;
+  static Scalar from_bool(bool v) { return {ScalarKind::Bool, v ? 1.0 : 0.0, v ? 1 : 0}; }
+  static Scalar from_int(int64_t v) { return {ScalarKind::Int, static_cast<double>(v), v}; }
+  static Scalar from_float(double v) {
+    return {ScalarKind::Float, v, static_cast<int64_t>(v)};
+  }
+  double to_double() const { return kind == ScalarKind::Float ? f : static_cast<double>(i); }
+  int64_t to_int() const { return kind == ScalarKind::Float ? static_cast<int64_t>(f) : i; }
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) return to_double() != 0;
+    else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_int());
+    else return static_cast<T>(static_cast<float>(to_double()));
+  }
+
+ private:
+  Scalar(ScalarKind k, double fv, int64_t iv) : kind(k), f(fv), i(iv) {}
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Shape strides;
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::Float32;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // Uninitialised contiguous tensor (memory from the caching allocator).
+  static Tensor empty(const Shape& shape, DType dtype);
+  static Tensor full(const Shape& shape, Scalar value, DType dtype);
+  static Tensor zeros(const Shape& shape, DType dtype) {
+    return full(shape, Scalar::from_int(0), dtype);
+  }
+  static Tensor scalar(Scalar value, DType dtype) { return full({}, value, dtype); }
+  // A view of existing storage; checks that the view stays inside it.
+  static Tensor make_view(std::shared_ptr<Storage> storage, DType dtype, const Shape& shape,
+                          const Shape& strides, int64_t offset);
+
+  bool defined() const { return impl_ != nullptr; }
+  DType dtype() const { return impl_->dtype; }
+  const Shape& shape() const { return impl_->shape; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t offset() const { return impl_->offset; }
+  int64_t ndim() const { return static_cast<int64_t>(impl_->shape.size()); }
+  int64_t numel() const { return mycel::numel(impl_->shape); }
+  int64_t dim(int64_t d) const { return impl_->shape[static_cast<size_t>(d)]; }
+  size_t itemsize() const { return dtype_size(impl_->dtype); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  bool same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  void* raw_data() const {
+    return static_cast<char*>(impl_->storage->data()) +
+           impl_->offset * static_cast<int64_t>(itemsize());
+  }
+  template <class T>
+  T* data() const {
+    MC_ASSERT(dtype_of<T>() == dtype(), "data<", dtype_name(dtype_of<T>()), "> on a ", dtype(),
+              " tensor");
+    return static_cast<T*>(raw_data());
+  }
+
+  bool is_contiguous() const;
+  Tensor contiguous() const;  // this tensor if already contiguous, else a contiguous copy
+  Tensor clone() const;       // always a fresh contiguous copy
+  Tensor cast(DType to) const;  // this tensor if already `to`, else a converted copy
+
+  // Views. `op` names the user-facing op in error messages.
+  Tensor reshape(const Shape& shape, std::string_view op = "Reshape") const;  // view if it can
+  Tensor view(const Shape& shape, std::string_view op = "View") const;  // view or ValueError
+  Tensor permute(const Shape& perm, std::string_view op = "Transpose") const;
+  // Python slice semantics on normalised bounds (as slice.indices gives); step may be negative.
+  Tensor slice(int64_t dim, int64_t start, int64_t stop, int64_t step) const;
+  Tensor select(int64_t dim, int64_t index) const;  // drops dim
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze_dim(int64_t dim) const;
+  Tensor expand(const Shape& shape, std::string_view op = "BroadcastTo") const;  // stride-0
+
+  // Writes src into this tensor (broadcasting src, converting its dtype).
+  void copy_from(const Tensor& src) const;
+  void fill(Scalar value) const;
+
+  Scalar item() const;  // the one element, or a ValueError
+  double element_as_double(int64_t flat_index) const;  // row-major index, for tests/printing
+
+  std::string to_string() const;  // numpy/MindSpore style: "[ 4. 10. 18.]"
+  std::string repr() const;       // "Tensor(shape=[3], dtype=Float32, value=[ 4. 10. 18.])"
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Reshape target with one -1 resolved; a ValueError names op and both shapes if impossible.
+Shape infer_reshape(const Shape& from, const Shape& to, std::string_view op);
+
+}  // namespace mycel
