@@ -1,0 +1,78 @@
+"""Primitive classes, MindSpore's ``mindspore.ops.operations`` (imported as ``P``).
+
+One class per op of the C++ op table, generated from it: ``P.Mul()(x, y)``,
+``P.ReduceSum(keep_dims=True)(x, axis)``, ``P.Conv2D(6, 5)(x, w)``. The few whose MindSpore call
+signature is not "tensors, then call-time attributes" are written out below.
+"""
+from mycel import _mycel as _C
+from mycel.ops.primitive import Primitive, make_primitive_class, _SCHEMA
+
+__all__ = ["Primitive"]
+
+for _name in _SCHEMA:
+    globals()[_name] = make_primitive_class(_name)
+    __all__.append(_name)
+
+
+def _scalar(v):
+    """A Python number from a number or a one-element tensor."""
+    if isinstance(v, _C.Tensor):
+        return v.item()
+    return v
+
+
+class GatherD(Primitive):
+    """GatherD()(x, dim, index): out[i][j] = x[index[i][j]][j] for dim 0 (and so on)."""
+    _op = "GatherD"
+
+    def __call__(self, x, dim, index):
+        return self._handle(x, index, dim)
+
+
+class Fill(Primitive):
+    """Fill()(dtype, shape, value): a new tensor of `shape` filled with `value`."""
+    _op = "Fill"
+
+    def __call__(self, type, shape, value):  # noqa: A002 (MindSpore's argument name)
+        return self._handle(type, tuple(shape), float(_scalar(value)))
+
+
+class OneHot(Primitive):
+    """OneHot(axis=-1)(indices, depth, on_value, off_value); on/off values may be tensors,
+    whose dtype the output takes."""
+    _op = "OneHot"
+
+    def __init__(self, axis=-1):
+        super().__init__(axis=axis)
+        self._axis = axis
+
+    def __call__(self, indices, depth, on_value=1.0, off_value=0.0):
+        dtype = on_value.dtype if isinstance(on_value, _C.Tensor) else _C.float32
+        h = _C.OpHandle("OneHot", {"axis": self._axis, "dtype": dtype})
+        return h(indices, int(depth), float(_scalar(on_value)), float(_scalar(off_value)))
+
+
+class Range(Primitive):
+    """Range()(start, limit, delta): [start, limit) by delta; int64 when all are ints."""
+    _op = "Range"
+
+    def __call__(self, start, limit, delta=1):
+        vals = [_scalar(v) for v in (start, limit, delta)]
+        is_int = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+        h = _C.OpHandle("Range", {"dtype": _C.int64 if is_int else _C.float32})
+        return h(*[float(v) for v in vals])
+
+
+class Argmax(Primitive):
+    """Argmax(axis=-1, output_type=mycel.int32)(x)."""
+    _op = "Argmax"
+
+
+class Argmin(Primitive):
+    """Argmin(axis=-1, output_type=mycel.int32)(x)."""
+    _op = "Argmin"
+
+
+# MindSpore spellings that differ from the table name.
+Gelu = globals()["GeLU"]
+__all__ += ["Gelu"]

@@ -1,0 +1,69 @@
+#include "kernel_cases.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "tensor/random.h"
+
+namespace mycel::test {
+
+Tensor make_input(const InputSpec& s, uint64_t seed) {
+  Tensor t = Tensor::empty(s.shape, DType::Float64);
+  double* p = t.data<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    Philox4 r = philox(seed, 0, static_cast<uint64_t>(i));
+    double u = uniform_double(r[0], r[1]);
+    double u2 = uniform_double(r[2], r[3]);
+    switch (s.gen) {
+      case Gen::Normal:
+        p[i] = std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(2 * M_PI * u2);
+        break;
+      case Gen::Positive: p[i] = 0.5 + 1.5 * u; break;
+      case Gen::Unit: p[i] = 2.0 * u - 1.0; break;
+      case Gen::Int: p[i] = static_cast<double>(s.lo + static_cast<int64_t>(u * (s.hi - s.lo))); break;
+      case Gen::Bool: p[i] = u < 0.5 ? 0.0 : 1.0; break;
+    }
+  }
+  return t.cast(s.dtype);
+}
+
+std::vector<KernelCase> all_kernel_cases() {
+  std::vector<KernelCase> all;
+  for (auto* f : {&elementwise_cases, &reduce_cases, &linalg_cases, &nn_cases, &array_cases,
+                  &random_cases}) {
+    auto v = f();
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
+Attrs A(std::initializer_list<std::pair<const char*, AttrValue>> kv) {
+  Attrs a;
+  for (const auto& [k, v] : kv) a.set(k, v);
+  return a;
+}
+
+std::string compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
+  std::ostringstream os;
+  if (got.dtype() != want.dtype()) {
+    os << "dtype " << got.dtype() << " vs " << want.dtype();
+    return os.str();
+  }
+  if (!(got.shape() == want.shape())) {
+    os << "shape " << got.shape() << " vs " << want.shape();
+    return os.str();
+  }
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = got.element_as_double(i), w = want.element_as_double(i);
+    if (std::isnan(g) && std::isnan(w)) continue;
+    if (g == w) continue;  // also equal infinities
+    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
+      os << "element " << i << ": got " << g << ", want " << w << " (rtol " << rtol << ", atol "
+         << atol << ")";
+      return os.str();
+    }
+  }
+  return "";
+}
+
+}  // namespace mycel::test
