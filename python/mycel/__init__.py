@@ -1,17 +1,30 @@
 """mycel: a deep-learning framework with MindSpore's design and a C++ core.
 
 ``import mycel as ms`` reads like MindSpore 2.x: ``ms.Tensor``, ``ms.float32``, ``ms.ops``,
-``ms.set_seed``, ...
+``ms.nn``, ``ms.set_seed``, ``ms.set_context``.
 """
 import os as _os
 
 # A developer build tree may put the extension elsewhere (cmake -DMYCEL_PY_OUT=...).
 if _os.environ.get("MYCEL_EXT_DIR"):
-    __path__.insert(0, _os.environ["MYCEL_EXT_DIR"])  # noqa: F821 (package __path__)
+    __path__.insert(0, _os.environ["MYCEL_EXT_DIR"])  # noqa: F821 (the package __path__)
 
-from mycel._mycel import Tensor, from_numpy, set_seed, get_seed  # noqa: E402,F401
-from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  # noqa
-                          float32, float64, DType, dtype_from_name)
 from mycel import _mycel  # noqa: E402
-from mycel import ops  # noqa: E402,F401
-bool_ = getattr(_mycel, "bool")  # noqa: F821
+from mycel._mycel import Tensor, from_numpy, set_seed, get_seed  # noqa: E402,F401
+from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  # noqa: E402
+                          float32, float64, DType, dtype_from_name)  # noqa: F401
+from mycel import common  # noqa: E402,F401
+from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches methods)
+from mycel import ops, numpy, nn, context  # noqa: E402,F401
+from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
+                           PYNATIVE_MODE)
+
+bool_ = getattr(_mycel, "bool")
+float_ = float32
+int_ = int32
+from mycel.common import dtype  # noqa: E402  (ms.dtype.float32, as mindspore.dtype)
+
+__version__ = "0.1.0"
+__all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_context",
+           "GRAPH_MODE", "PYNATIVE_MODE", "ops", "nn", "numpy", "context", "bool_", "int8",
+           "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]

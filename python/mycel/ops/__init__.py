@@ -1,6 +1,15 @@
-"""mycel.ops: the functional API (ops.add, ops.matmul, ...), the primitive classes
-(``ops.operations``, also re-exported here as ``ops.Mul`` and friends) and
-``ops.functional``."""
-from mycel.ops import operations
+"""mycel.ops: the functional API (``ops.add``, ``ops.matmul``, ``ops.conv2d``, ...), the
+primitive classes (``mycel.ops.operations``, also re-exported here as ``ops.Mul`` and
+friends) and ``mycel.ops.functional`` (``F.tensor_add``, ...).
+
+Every call runs eagerly: it goes from Python straight to the C++ kernel.
+"""
+from mycel.ops import operations  # noqa: F401
 from mycel.ops.operations import *  # noqa: F401,F403  (ops.Mul, ops.ReduceSum, ...)
 from mycel.ops.primitive import Primitive  # noqa: F401
+from mycel.ops.function import *  # noqa: F401,F403
+from mycel.ops.function import math_func as _m, array_func as _a
+from mycel.ops import functional  # noqa: F401
+
+# Python builtins shadowed above stay reachable as ops.sum, ops.max, ... like MindSpore's.
+sum, max, min, abs, pow, range = _m.sum, _m.max, _m.min, _m.abs, _m.pow, _a.range  # noqa: A001

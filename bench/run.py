@@ -1,0 +1,76 @@
+"""`make bench`: runs every benchmark, each framework in its own process in the same run, and
+writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference."""
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(script, arg):
+    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("BENCH_THREADS", "2"))
+    out = subprocess.run([sys.executable, os.path.join(HERE, script), arg], capture_output=True,
+                         text=True, env=env)
+    if out.returncode != 0:
+        sys.stderr.write(out.stderr)
+        raise SystemExit(f"benchmark {script} {arg} failed")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def fmt(v):
+    return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+
+def main():
+    print("bench: eager ops (mycel, torch, oneDNN) ...", flush=True)
+    my, th, dn = run("ops_bench.py", "mycel"), run("ops_bench.py", "torch"), \
+        run("ops_bench.py", "onednn")
+    # (label, key, reference name, reference value, higher_is_better, target)
+    rows = [
+        ("Eager 1-element add from Python, µs/call (100k calls)", "add1_us", "PyTorch",
+         th["add1_us"], False, "≤ PyTorch"),
+        ("`import` time, s", "import_s", "PyTorch", th["import_s"], False, "< 0.3 s"),
+        ("MatMul 1024³ float32, GFLOP/s", "matmul1024_gflops", "oneDNN sgemm",
+         dn["matmul1024_gflops"], True, "within 10% of oneDNN"),
+        ("MatMul 4096³ float32, GFLOP/s", "matmul4096_gflops", "oneDNN sgemm",
+         dn["matmul4096_gflops"], True, "within 10% of oneDNN"),
+        ("MatMul 1024³ float32, GFLOP/s", "matmul1024_gflops", "PyTorch",
+         th["matmul1024_gflops"], True, "≥ PyTorch"),
+        ("MatMul 4096³ float32, GFLOP/s", "matmul4096_gflops", "PyTorch",
+         th["matmul4096_gflops"], True, "≥ PyTorch"),
+        ("LeNet convs fwd + dx + dw, batch 64, ms", "lenet_conv_fwdbwd_ms", "PyTorch",
+         th["lenet_conv_fwdbwd_ms"], False, "≥ PyTorch speed"),
+        ("Chain of 10 elementwise ops on 1M float32, ms", "chain10_ms", "PyTorch",
+         th["chain10_ms"], False, "≥ PyTorch speed"),
+    ]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Produced by `make bench` (python3 bench/run.py) on {datetime.date.today()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores, "
+        f"{os.environ.get('BENCH_THREADS', '2')} threads for every framework. "
+        "Each framework runs in its own process in the same run; each number is a median of "
+        "repeats after a warm-up. Speed ratio: mycel's speed over the reference's "
+        "(> 1 means mycel is faster).",
+        "",
+        "| benchmark | mycel | reference | reference value | speed ratio | target |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, key, ref_name, ref, higher, target in rows:
+        mine = my[key]
+        ratio = mine / ref if higher else ref / mine
+        lines.append(f"| {label} | {fmt(mine)} | {ref_name} | {fmt(ref)} | {ratio:.2f} | "
+                     f"{target} |")
+    lines.append("")
+    path = os.path.join(HERE, "RESULTS.md")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

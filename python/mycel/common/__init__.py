@@ -1,0 +1,1 @@
+"""Core objects: Tensor and dtypes."""

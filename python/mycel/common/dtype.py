@@ -1,0 +1,30 @@
+"""Tensor element types (MindSpore's ``mindspore.common.dtype``, imported as ``mstype``)."""
+from mycel import _mycel as _C
+from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  # noqa: F401
+                          float32, float64, DType as Type, promote_types)
+
+bool_ = getattr(_C, "bool")
+float_ = float32
+int_ = int32
+half, single, double = float16, float32, float64
+number_type = (int8, uint8, int16, int32, int64, float16, bfloat16, float32, float64)
+float_type = (float16, bfloat16, float32, float64)
+int_type = (int8, int16, int32, int64)
+
+
+def pytype_to_dtype(obj):
+    """The dtype of a Python type or numpy dtype."""
+    import numpy as np
+    if obj is bool:
+        return bool_
+    if obj is int:
+        return int64
+    if obj is float:
+        return float32
+    return _C.dtype_from_name(np.dtype(obj).name)
+
+
+def dtype_to_nptype(type_):
+    """The numpy type of a dtype (bfloat16 maps to float32: numpy has no bfloat16)."""
+    import numpy as np
+    return np.float32 if type_ == bfloat16 else np.dtype(type_.name).type

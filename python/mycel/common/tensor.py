@@ -1,0 +1,141 @@
+"""Tensor methods written on top of mycel.ops (the operators, indexing, construction and
+numpy interop are in C++). Imported for its effect: it attaches the methods to Tensor."""
+from mycel import _mycel as _C
+from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
+
+Tensor = _C.Tensor
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+    """Sum over axis (None: all)."""
+    out = _m.sum(self, axis, keepdims, dtype=dtype)
+    return out if initial is None else _m.add(out, initial)
+
+
+def _max(self, axis=None, keepdims=False):
+    """Maximum over axis (None: all)."""
+    return _m.amax(self, axis, keepdims)
+
+
+def _min(self, axis=None, keepdims=False):
+    """Minimum over axis (None: all)."""
+    return _m.amin(self, axis, keepdims)
+
+
+def _var(self, axis=None, ddof=0, keepdims=False):
+    """Variance over axis, with ddof degrees of freedom removed."""
+    mu = _m.mean(self, axis, True)
+    sq = _m.sum(_m.square(_m.sub(self, mu)), axis, keepdims)
+    n = self.size // max(1, _m.mean(self, axis, True).size)
+    return _m.div(sq, max(n - ddof, 0))
+
+
+def _transpose(self, *axes):
+    """Permutes the dims (reversed when none are given)."""
+    axes = _shape_args(axes) if axes else tuple(reversed(range(self.ndim)))
+    return _a.transpose(self, axes)
+
+
+def _flatten(self, order="C", *, start_dim=0, end_dim=-1):
+    """Flattened to 1-d by default (Tensor.flatten), or dims start_dim..end_dim."""
+    return _a.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+
+def _tolist(self):
+    """The elements as nested Python lists."""
+    return self.asnumpy().tolist()
+
+
+def _all(self, axis=None, keep_dims=False):
+    """True where every element along axis is nonzero."""
+    return _m.amin(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
+
+
+def _any(self, axis=None, keep_dims=False):
+    """True where some element along axis is nonzero."""
+    return _m.amax(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
+
+
+_METHODS = {
+    "sum": _sum,
+    "mean": lambda self, axis=None, keep_dims=False: _m.mean(self, axis, keep_dims),
+    "prod": lambda self, axis=None, keep_dims=False: _m.prod(self, axis, keep_dims),
+    "max": _max,
+    "min": _min,
+    "amax": _max,
+    "amin": _min,
+    "var": _var,
+    "std": lambda self, axis=None, ddof=0, keepdims=False: _m.sqrt(_var(self, axis, ddof,
+                                                                       keepdims)),
+    "argmax": lambda self, axis=None, keepdims=False: _m.argmax(self, axis, keepdims),
+    "argmin": lambda self, axis=None, keepdims=False: _m.argmin(self, axis, keepdims),
+    "all": _all,
+    "any": _any,
+    "reshape": lambda self, *shape: _a.reshape(self, _shape_args(shape)),
+    "view": lambda self, *shape: _a.reshape(self, _shape_args(shape)),
+    "transpose": _transpose,
+    "permute": lambda self, *axes: _a.transpose(self, _shape_args(axes)),
+    "swapaxes": lambda self, a0, a1: _a.swapaxes(self, a0, a1),
+    "flatten": _flatten,
+    "ravel": lambda self: _a.reshape(self, (-1,)),
+    "expand_dims": lambda self, axis: _a.expand_dims(self, axis),
+    "unsqueeze": lambda self, dim: _a.expand_dims(self, dim),
+    "squeeze": lambda self, axis=None: _a.squeeze(self, axis),
+    "broadcast_to": lambda self, shape: _a.broadcast_to(self, shape),
+    "expand_as": lambda self, other: _a.broadcast_to(self, other.shape),
+    "tile": lambda self, multiples: _a.tile(self, multiples),
+    "repeat": lambda self, *multiples: _a.tile(self, _shape_args(multiples)),
+    "abs": _m.abs,
+    "neg": _m.neg,
+    "exp": _m.exp,
+    "log": _m.log,
+    "log1p": _m.log1p,
+    "sqrt": _m.sqrt,
+    "rsqrt": _m.rsqrt,
+    "square": _m.square,
+    "reciprocal": _m.reciprocal,
+    "sin": _m.sin,
+    "cos": _m.cos,
+    "tanh": _m.tanh,
+    "sigmoid": _m.sigmoid,
+    "erf": _m.erf,
+    "sign": _m.sign,
+    "relu": _n.relu,
+    "softmax": lambda self, axis=-1: _n.softmax(self, axis),
+    "pow": _m.pow,
+    "add": _m.add,
+    "sub": _m.sub,
+    "mul": _m.mul,
+    "div": _m.div,
+    "maximum": _m.maximum,
+    "minimum": _m.minimum,
+    "matmul": _m.matmul,
+    "clip": lambda self, xmin=None, xmax=None: _m.clamp(self, xmin, xmax),
+    "clamp": lambda self, min=None, max=None: _m.clamp(self, min, max),  # noqa: A002
+    "equal": _m.equal,
+    "where": lambda self, condition, y: _m.where(condition, self, y),
+    "gather": lambda self, input_indices, axis: _a.gather(self, input_indices, axis),
+    "float": lambda self: self.astype(_C.float32),
+    "half": lambda self: self.astype(_C.float16),
+    "double": lambda self: self.astype(_C.float64),
+    "int": lambda self: self.astype(_C.int32),
+    "long": lambda self: self.astype(_C.int64),
+    "bool": lambda self: self.astype(_C.bool),
+    "to": lambda self, dtype: self.astype(dtype),
+    "tolist": _tolist,
+    "dim": lambda self: self.ndim,
+    "numel": lambda self: self.size,
+    "nelement": lambda self: self.size,
+    "zeros_like": lambda self: _a.zeros_like(self),
+    "ones_like": lambda self: _a.ones_like(self),
+}
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(lambda self: _transpose(self))

@@ -1,0 +1,120 @@
+"""mycel.numpy: numpy-style functions on mycel Tensors (MindSpore's mindspore.numpy)."""
+from mycel import _mycel as _C
+from mycel.ops.function import math_func as _m, array_func as _a
+
+from mycel._mycel import (int8, uint8, int16, int32, int64, float16, float32,  # noqa: F401
+                          float64, bfloat16)
+
+bool_ = getattr(_C, "bool")
+float_ = float32
+int_ = int32
+pi = 3.141592653589793
+e = 2.718281828459045
+
+
+def array(obj, dtype=None, copy=True, ndmin=0):
+    """A Tensor from array-like data."""
+    t = _C.Tensor(obj, dtype) if dtype is not None else _C.Tensor(obj)
+    while t.ndim < ndmin:
+        t = t.expand_dims(0)
+    return t
+
+
+def asarray(a, dtype=None):
+    """a as a Tensor (no copy when it already is one of that dtype)."""
+    if isinstance(a, _C.Tensor):
+        return a if dtype is None else a.astype(dtype)
+    return array(a, dtype)
+
+
+add, subtract, multiply, divide, true_divide = _m.add, _m.sub, _m.mul, _m.div, _m.div
+power, maximum, minimum, remainder, mod = _m.pow, _m.maximum, _m.minimum, _m.remainder, \
+    _m.remainder
+floor_divide, negative, absolute, abs = _m.floor_divide, _m.neg, _m.abs, _m.abs  # noqa: A001
+exp, log, log1p, sqrt, square = _m.exp, _m.log, _m.log1p, _m.sqrt, _m.square
+sin, cos, tanh, sign, reciprocal = _m.sin, _m.cos, _m.tanh, _m.sign, _m.reciprocal
+equal, not_equal, less, less_equal = _m.equal, _m.not_equal, _m.less, _m.less_equal
+greater, greater_equal = _m.greater, _m.greater_equal
+logical_and, logical_or, logical_not = _m.logical_and, _m.logical_or, _m.logical_not
+where, matmul, clip = _m.where, _m.matmul, _m.clamp
+reshape, transpose, squeeze = _a.reshape, lambda a, axes=None: _a.transpose(
+    a, axes if axes is not None else tuple(reversed(range(asarray(a).ndim)))), _a.squeeze
+expand_dims, concatenate, stack, tile = _a.expand_dims, _a.concat, _a.stack, _a.tile
+broadcast_to, zeros_like, ones_like = _a.broadcast_to, _a.zeros_like, _a.ones_like
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    """Sum over axis."""
+    return _m.sum(asarray(a), axis, keepdims, dtype=dtype)
+
+
+def mean(a, axis=None, keepdims=False, dtype=None):
+    """Mean over axis."""
+    out = _m.mean(asarray(a), axis, keepdims)
+    return out if dtype is None else out.astype(dtype)
+
+
+def amax(a, axis=None, keepdims=False):
+    """Maximum over axis."""
+    return _m.amax(asarray(a), axis, keepdims)
+
+
+def amin(a, axis=None, keepdims=False):
+    """Minimum over axis."""
+    return _m.amin(asarray(a), axis, keepdims)
+
+
+max, min = amax, amin  # noqa: A001
+
+
+def prod(a, axis=None, keepdims=False):
+    """Product over axis."""
+    return _m.prod(asarray(a), axis, keepdims)
+
+
+def argmax(a, axis=None):
+    """Index of the maximum (of the flattened array when axis is None)."""
+    return _m.argmax(asarray(a), axis)
+
+
+def argmin(a, axis=None):
+    """Index of the minimum (of the flattened array when axis is None)."""
+    return _m.argmin(asarray(a), axis)
+
+
+def dot(a, b):
+    """numpy.dot for 1-d and 2-d operands."""
+    return _m.matmul(asarray(a), asarray(b))
+
+
+def zeros(shape, dtype=float32):
+    """Zeros of shape."""
+    return _a.zeros(shape, dtype)
+
+
+def ones(shape, dtype=float32):
+    """Ones of shape."""
+    return _a.ones(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """shape filled with fill_value."""
+    return _a.full(shape, fill_value, dtype=dtype)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """numpy.arange."""
+    return _a.arange(start, stop, step, dtype=dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    """num evenly spaced values from start to stop."""
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    out = _m.add(_m.mul(_a.arange(0, num, 1).astype(float32), step), start)
+    return out if dtype is None else out.astype(dtype)
+
+
+def isnan(x):
+    """True where x is NaN."""
+    return _m.not_equal(x, x)

@@ -1,0 +1,5 @@
+"""The functional API, one module per family; mycel.ops re-exports all of it."""
+from mycel.ops.function.math_func import *  # noqa: F401,F403
+from mycel.ops.function.nn_func import *  # noqa: F401,F403
+from mycel.ops.function.array_func import *  # noqa: F401,F403
+from mycel.ops.function.random_func import *  # noqa: F401,F403

@@ -1,0 +1,249 @@
+"""Elementwise math, comparisons, reductions and matrix products (MindSpore 2.x names)."""
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, axes, as_tensor
+
+_add, _sub, _mul, _div = prim("Add"), prim("Sub"), prim("Mul"), prim("Div")
+
+
+def add(input, other):  # noqa: A002 (MindSpore's argument names)
+    """input + other, broadcasting; either may be a Python number."""
+    return _add(input, other)
+
+
+def sub(input, other):  # noqa: A002
+    """input - other, broadcasting."""
+    return _sub(input, other)
+
+
+def mul(input, other):  # noqa: A002
+    """input * other, broadcasting."""
+    return _mul(input, other)
+
+
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """True division; rounding_mode 'floor' floors, 'trunc' rounds toward zero."""
+    if rounding_mode is None:
+        return _div(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        return _trunc(_div(input, other), input, other)
+    raise ValueError(f"For 'div', rounding_mode must be None, 'floor' or 'trunc', "
+                     f"but got {rounding_mode!r}.")
+
+
+def _trunc(q, input, other):  # noqa: A002
+    # trunc(q) = sign(q) * floor(|q|), in the promoted dtype of the inputs.
+    t = prim("Mul")(prim("Sign")(q), floor(prim("Abs")(q)))
+    a = as_tensor(input)
+    dt = _C.promote_types(a.dtype, as_tensor(other).dtype)
+    return t if dt.is_floating_point else prim("Cast")(t, dt)
+
+
+def floor(input):  # noqa: A002
+    """Largest integer not greater than each element (floats)."""
+    return prim("FloorDiv")(input, 1.0)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """floor(input / other), Python's //."""
+    return prim("FloorDiv")(input, other)
+
+
+floor_div = floor_divide
+
+
+def remainder(input, other):  # noqa: A002
+    """Python's %: the result takes the sign of other."""
+    return prim("FloorMod")(input, other)
+
+
+floor_mod = remainder
+
+
+def fmod(input, other):  # noqa: A002
+    """C's fmod: the result takes the sign of input."""
+    return prim("Mod")(input, other)
+
+
+def pow(input, exponent):  # noqa: A001,A002
+    """input ** exponent, broadcasting."""
+    return prim("Pow")(input, exponent)
+
+
+def _unary(name, doc):
+    h = prim(name)
+
+    def f(input):  # noqa: A002
+        return h(input)
+    f.__doc__ = doc
+    return f
+
+
+neg = _unary("Neg", "-input.")
+negative = neg
+abs = _unary("Abs", "|input|.")  # noqa: A001
+absolute = abs
+sign = _unary("Sign", "-1, 0 or 1 by the sign of each element.")
+square = _unary("Square", "input * input.")
+exp = _unary("Exp", "e ** input.")
+log = _unary("Log", "Natural logarithm.")
+log1p = _unary("Log1p", "log(1 + input), accurate near 0.")
+sqrt = _unary("Sqrt", "Square root.")
+rsqrt = _unary("Rsqrt", "1 / sqrt(input).")
+reciprocal = _unary("Reciprocal", "1 / input.")
+sin = _unary("Sin", "Sine.")
+cos = _unary("Cos", "Cosine.")
+tanh = _unary("Tanh", "Hyperbolic tangent.")
+sigmoid = _unary("Sigmoid", "1 / (1 + exp(-input)).")
+erf = _unary("Erf", "The error function.")
+logical_not = _unary("LogicalNot", "not input, for bool tensors.")
+
+
+def maximum(input, other):  # noqa: A002
+    """Elementwise maximum, broadcasting (NaN propagates)."""
+    return prim("Maximum")(input, other)
+
+
+def minimum(input, other):  # noqa: A002
+    """Elementwise minimum, broadcasting (NaN propagates)."""
+    return prim("Minimum")(input, other)
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    """Limits input to [min, max]; either bound may be None."""
+    out = input
+    if min is not None:
+        out = maximum(out, min)
+    if max is not None:
+        out = minimum(out, max)
+    return out
+
+
+clip = clamp
+
+
+def _cmp(name, doc):
+    h = prim(name)
+
+    def f(input, other):  # noqa: A002
+        return h(input, other)
+    f.__doc__ = doc
+    return f
+
+
+equal = _cmp("Equal", "input == other (bool).")
+not_equal = ne = _cmp("NotEqual", "input != other (bool).")
+less = lt = _cmp("Less", "input < other (bool).")
+less_equal = le = _cmp("LessEqual", "input <= other (bool).")
+greater = gt = _cmp("Greater", "input > other (bool).")
+greater_equal = ge = _cmp("GreaterEqual", "input >= other (bool).")
+logical_and = _cmp("LogicalAnd", "input and other, for bool tensors.")
+logical_or = _cmp("LogicalOr", "input or other, for bool tensors.")
+eq = equal
+
+
+def select(cond, x, y):
+    """x where cond is true, else y (all three broadcast)."""
+    return prim("Select")(cond, x, y)
+
+
+def where(condition, x, y):
+    """x where condition is true, else y (all three broadcast)."""
+    return prim("Select")(condition, x, y)
+
+
+# ---- reductions ------------------------------------------------------------------------
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
+    """Sum over dim (an int, a tuple, or None for all)."""
+    out = prim("ReduceSum", keep_dims=keepdim)(input, axes(dim))
+    return out if dtype is None else out.astype(dtype)
+
+
+def mean(input, axis=None, keep_dims=False):  # noqa: A002
+    """Mean over axis (an int, a tuple, or None for all)."""
+    return prim("ReduceMean", keep_dims=keep_dims)(input, axes(axis))
+
+
+def prod(input, axis=None, keep_dims=False):  # noqa: A002
+    """Product over axis."""
+    return prim("ReduceProd", keep_dims=keep_dims)(input, axes(axis))
+
+
+def amax(input, axis=None, keepdims=False):  # noqa: A002
+    """Maximum over axis."""
+    return prim("ReduceMax", keep_dims=keepdims)(input, axes(axis))
+
+
+def amin(input, axis=None, keepdims=False):  # noqa: A002
+    """Minimum over axis."""
+    return prim("ReduceMin", keep_dims=keepdims)(input, axes(axis))
+
+
+def argmax(input, dim=None, keepdim=False):  # noqa: A002
+    """Indices (int64) of the maxima along dim; dim None: of the flattened input."""
+    if dim is None:
+        return prim("Argmax", axis=0, output_type=_C.int64)(input.reshape((-1,)))
+    return prim("Argmax", axis=dim, output_type=_C.int64, keep_dims=keepdim)(input)
+
+
+def argmin(input, axis=None, keepdims=False):  # noqa: A002
+    """Indices (int64) of the minima along axis; None: of the flattened input."""
+    if axis is None:
+        return prim("Argmin", axis=0, output_type=_C.int64)(input.reshape((-1,)))
+    return prim("Argmin", axis=axis, output_type=_C.int64, keep_dims=keepdims)(input)
+
+
+def max(input, axis=None, keepdims=False):  # noqa: A001,A002
+    """(values, indices) of the maxima along axis (MindSpore 2.x); axis None: over all."""
+    if axis is None:
+        return amax(input), argmax(input)
+    return amax(input, axis, keepdims), argmax(input, axis, keepdims)
+
+
+def min(input, axis=None, keepdims=False):  # noqa: A001,A002
+    """(values, indices) of the minima along axis (MindSpore 2.x); axis None: over all."""
+    if axis is None:
+        return amin(input), argmin(input)
+    return amin(input, axis, keepdims), argmin(input, axis, keepdims)
+
+
+# ---- matrix products -------------------------------------------------------------------
+
+def matmul(input, other):  # noqa: A002
+    """numpy.matmul semantics: 1-d operands are promoted to matrices and the added dimension
+    removed; batch dimensions broadcast."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"For 'matmul', the inputs must not be scalars, but got shapes "
+                         f"{list(a.shape)} and {list(b.shape)}.")
+    a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
+    b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
+    if a2.ndim == 2 and b2.ndim == 2:
+        out = prim("MatMul")(a2, b2)
+    else:
+        out = prim("BatchMatMul")(a2, b2)
+    if a.ndim == 1:
+        out = out.squeeze(-2)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def bmm(input_x, mat2):
+    """Batched matrix product of [..., M, K] and [..., K, N]."""
+    return prim("BatchMatMul")(input_x, mat2)
+
+
+def bias_add(input_x, bias, data_format="NCHW"):
+    """Adds a 1-d bias along the channel axis."""
+    return prim("BiasAdd", data_format=data_format)(input_x, bias)
+
+
+def dense(input, weight, bias=None):  # noqa: A002
+    """input @ weight.T + bias, with weight [out, in] as nn.Dense keeps it."""
+    out = prim("MatMul", transpose_b=True)(input, weight) if as_tensor(input).ndim == 2 else \
+        matmul(input, weight.transpose(tuple(range(weight.ndim - 2)) + (weight.ndim - 1,
+                                                                        weight.ndim - 2)))
+    return out if bias is None else add(out, bias)
