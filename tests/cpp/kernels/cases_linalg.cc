@@ -3,8 +3,97 @@
 
 namespace mycel::test {
 
+namespace {
+
+InputSpec spec(Shape s, DType t) {
+  if (t == DType::UInt8) return {s, t, Gen::Int, 0, 12};
+  if (!is_floating(t)) return {s, t, Gen::Int, -12, 12};
+  return {s, t, Gen::Normal};
+}
+
+KernelCase mm(const char* op, Shape a, Shape b, DType t, bool ta = false, bool tb = false,
+              std::string label = "") {
+  KernelCase c;
+  c.op = op;
+  c.inputs = {spec(a, t), spec(b, t)};
+  c.attrs = A({{"transpose_a", ta}, {"transpose_b", tb}});
+  const bool half = t == DType::Float16 || t == DType::BFloat16;
+  c.rtol = half ? 1e-2 : t == DType::Float32 ? 1e-4 : 1e-10;
+  c.atol = half ? 5e-2 : t == DType::Float32 ? 1e-4 : 1e-10;
+  c.label = shape_str(a) + " x " + shape_str(b) + " " + std::string(dtype_name(t)) +
+            (ta ? " ta" : "") + (tb ? " tb" : "") + (label.empty() ? "" : " " + label);
+  return c;
+}
+
+KernelCase bias(Shape x, int64_t c, DType t, const char* fmt) {
+  KernelCase k;
+  k.op = "BiasAdd";
+  k.inputs = {spec(x, t), spec({c}, t)};
+  k.attrs = A({{"data_format", std::string(fmt)}});
+  k.rtol = t == DType::Float16 || t == DType::BFloat16 ? 1e-2 : 1e-6;
+  k.label = shape_str(x) + " " + fmt + " " + std::string(dtype_name(t));
+  return k;
+}
+
+}  // namespace
+
 std::vector<KernelCase> linalg_cases() {
-  return {};
+  std::vector<KernelCase> v;
+  const DType numeric[] = {DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32, DType::Int64,
+                           DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+  for (DType t : numeric) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        Shape a = ta ? Shape{33, 7} : Shape{7, 33};
+        Shape b = tb ? Shape{5, 33} : Shape{33, 5};
+        v.push_back(mm("MatMul", a, b, t, ta, tb));
+      }
+    }
+    // Past the small-product path of the blocked kernel: several blocks of M, N and K, edges.
+    v.push_back(mm("MatMul", {101, 300}, {300, 67}, t));
+    v.push_back(mm("MatMul", {300, 101}, {67, 300}, t, true, true));
+    v.push_back(mm("BatchMatMul", {3, 7, 5}, {3, 5, 4}, t));
+    v.push_back(mm("BatchMatMul", {2, 1, 9, 5}, {3, 5, 4}, t, false, false, "broadcast"));
+    v.push_back(mm("BatchMatMul", {4, 6, 5}, {5, 3}, t, false, false, "shared x2"));
+  }
+  // Sizes for the threaded paths; zero sizes; 1-wide edges.
+  v.push_back(mm("MatMul", {300, 257}, {257, 301}, DType::Float32));
+  v.push_back(mm("MatMul", {257, 300}, {301, 257}, DType::Float32, true, true));
+  v.push_back(mm("MatMul", {200, 520}, {520, 2100}, DType::Float64, false, false, "several nc/kc"));
+  v.push_back(mm("MatMul", {131, 300}, {2100, 300}, DType::Int32, false, true, "several nc"));
+  v.push_back(mm("MatMul", {1, 33}, {33, 1}, DType::Float32));
+  v.push_back(mm("MatMul", {1, 1031}, {1031, 1}, DType::Float64));
+  v.push_back(mm("MatMul", {0, 5}, {5, 3}, DType::Float32, false, false, "M = 0"));
+  v.push_back(mm("MatMul", {4, 0}, {0, 3}, DType::Float32, false, false, "K = 0"));
+  v.push_back(mm("MatMul", {4, 0}, {0, 3}, DType::Float64, false, false, "K = 0"));
+  v.push_back(mm("MatMul", {4, 0}, {0, 3}, DType::Int32, false, false, "K = 0"));
+  v.push_back(mm("MatMul", {4, 5}, {5, 0}, DType::Float32, false, false, "N = 0"));
+  for (DType t : {DType::Float32, DType::Float64, DType::Int64}) {
+    v.push_back(mm("BatchMatMul", {3, 5, 7}, {3, 4, 5}, t, true, true));
+    v.push_back(mm("BatchMatMul", {3, 5, 7}, {1, 5, 4}, t, true, false, "x2 broadcast"));
+    v.push_back(mm("BatchMatMul", {6, 5}, {2, 4, 5, 3}, t, false, false, "shared x1"));
+    v.push_back(mm("BatchMatMul", {2, 4, 6, 5}, {5, 3}, t, false, false, "shared x2 rank 4"));
+    v.push_back(mm("BatchMatMul", {2, 4, 5, 6}, {5, 3}, t, true, false, "shared x2, ta"));
+    v.push_back(mm("BatchMatMul", {96, 16, 24}, {96, 24, 16}, t, false, false, "many small"));
+    v.push_back(mm("BatchMatMul", {0, 3, 4}, {0, 4, 5}, t, false, false, "no batches"));
+    v.push_back(mm("BatchMatMul", {2, 3, 0}, {2, 0, 5}, t, false, false, "K = 0"));
+  }
+  v.push_back(mm("BatchMatMul", {3, 200, 150}, {3, 170, 150}, DType::Float32, false, true, "big"));
+  v.push_back(mm("BatchMatMul", {8, 128, 64}, {64, 96}, DType::Float32, false, false, "folded"));
+  v.push_back(mm("BatchMatMul", {2, 1, 140, 150}, {1, 3, 150, 130}, DType::Float64, false, false,
+                 "broadcast big"));
+
+  for (DType t : numeric) {
+    v.push_back(bias({33, 7}, 7, t, "NCHW"));
+    v.push_back(bias({4, 6, 5, 7}, 6, t, "NCHW"));
+    v.push_back(bias({4, 6, 5, 7}, 7, t, "NHWC"));
+  }
+  v.push_back(bias({2, 3, 4, 5, 6}, 3, DType::Float32, "NCDHW"));
+  v.push_back(bias({16, 64, 33, 31}, 64, DType::Float32, "NCHW"));
+  v.push_back(bias({16, 33, 31, 64}, 64, DType::Float32, "NHWC"));
+  v.push_back(bias({0, 5}, 5, DType::Float32, "NCHW"));
+  v.push_back(bias({3, 5, 0}, 5, DType::Float32, "NCHW"));
+  return v;
 }
 
 }  // namespace mycel::test
