@@ -117,15 +117,17 @@ Tensor copy_numpy(pyb::array arr, DType t) {
 Tensor tensor_from_object(pyb::handle obj, const DType* dtype) {
   if (is_tensor(obj)) {
     const Tensor& t = obj.cast<const Tensor&>();
-    return dtype ? t.cast(*dtype).clone() : t.clone();
+    return dtype && *dtype != t.dtype() ? t.cast(*dtype) : t.clone();
   }
+  pyb::module_ np = numpy_module();
+  // numpy scalars keep their dtype (np.float16(1.5) -> Float16), as numpy arrays do.
+  bool numpy_value = pyb::isinstance<pyb::array>(obj) || pyb::isinstance(obj, np.attr("generic"));
   Scalar s;
-  if (as_scalar(obj, &s)) {
+  if (!numpy_value && as_scalar(obj, &s)) {
     DType t = dtype ? *dtype : scalar_dtype(s);
     return Tensor::scalar(s, t);
   }
-  pyb::module_ np = numpy_module();
-  bool from_python = !pyb::isinstance<pyb::array>(obj);
+  bool from_python = !numpy_value;
   pyb::array arr;
   try {
     arr = np.attr("asarray")(obj);

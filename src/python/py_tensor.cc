@@ -86,24 +86,28 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
            self.ndim(), ": got ", consumed, ".");
   IndexPlan plan;
   Tensor t = self;
-  int64_t d = 0;  // current axis of t
+  int64_t d = 0;    // current axis of t
+  int64_t src = 0;  // the axis of self that the current item indexes (for messages)
   for (pyb::handle it : items) {
     if (it.is_none()) {
       t = t.unsqueeze(d);
       ++d;
     } else if (it.ptr() == Py_Ellipsis) {
       d += self.ndim() - consumed;
+      src += self.ndim() - consumed;
     } else if (PySlice_Check(it.ptr())) {
       Py_ssize_t start, stop, step;
       MC_CHECK(PySlice_Unpack(it.ptr(), &start, &stop, &step) == 0, Value, "invalid slice.");
       PySlice_AdjustIndices(t.dim(d), &start, &stop, step);
       t = t.slice(d, start, stop, step);
       ++d;
+      ++src;
     } else if (PyLong_Check(it.ptr()) || pyb::isinstance(it, numpy_module().attr("integer"))) {
       int64_t i = pyb::cast<int64_t>(it), n = t.dim(d);
-      MC_CHECK(i >= -n && i < n, Index, "index ", i, " is out of bounds for dimension ", d,
+      MC_CHECK(i >= -n && i < n, Index, "index ", i, " is out of bounds for dimension ", src,
                " with size ", n, ".");
       t = t.select(d, i < 0 ? i + n : i);
+      ++src;
     } else {
       Tensor ix = is_tensor(it) ? it.cast<Tensor>() : tensor_from_object(it, nullptr);
       if (ix.dtype() == DType::Bool) {
@@ -117,6 +121,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
         }
         plan.mask = ix;
         d += ix.ndim();
+        src += ix.ndim();
       } else {
         MC_CHECK(is_integral(ix.dtype()), Index, "tensors used as indices must be integer or "
                  "bool tensors, but got ", ix.dtype(), ".");
@@ -125,6 +130,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
         plan.adv_axis = d;
         plan.adv_index = ix;
         ++d;
+        ++src;
       }
     }
   }
@@ -189,17 +195,18 @@ void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
   }
   const int64_t* pos = positions.data<int64_t>();
   int64_t count = positions.numel();
-  // Broadcast the value to [count] + row shape.
-  Shape row_shape;
+  // The value broadcasts against the indexed result: the mask's dims flattened into one
+  // leading dim of size count, or the indexed axis replaced by count (numpy's layout).
+  Shape full;
+  int64_t value_axis = 0;
   if (p.mask.defined()) {
-    for (int64_t i = p.mask.ndim(); i < p.view.ndim(); ++i) row_shape.push_back(p.view.dim(i));
+    full.push_back(count);
+    for (int64_t i = p.mask.ndim(); i < p.view.ndim(); ++i) full.push_back(p.view.dim(i));
   } else {
-    for (int64_t i = 0; i < p.view.ndim(); ++i) {
-      if (i != axis) row_shape.push_back(p.view.dim(i));
-    }
+    full = p.view.shape();
+    full[axis] = count;
+    value_axis = axis;
   }
-  Shape full = row_shape;
-  full.insert(full.begin(), count);
   Tensor vb = v.cast(self.dtype()).expand(full, "setitem");
   for (int64_t k = 0; k < count; ++k) {
     Tensor row;
@@ -219,7 +226,7 @@ void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
                " with size ", n, ".");
       row = target.select(axis, i < 0 ? i + n : i);
     }
-    row.copy_from(vb.select(0, k));
+    row.copy_from(vb.select(value_axis, k));
   }
 }
 

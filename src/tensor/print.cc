@@ -36,14 +36,16 @@ Elem read_elem(const Tensor& t, int64_t off) {
     using T = typename decltype(tag)::type;
     const T v = static_cast<const T*>(t.storage()->data())[t.offset() + off];
     Elem e;
-    if constexpr (std::is_integral_v<T>) e.i = static_cast<int64_t>(v);
-    else e.f = static_cast<double>(static_cast<compute_t<T>>(v));
+    if constexpr (std::is_integral_v<T>)
+      e.i = static_cast<int64_t>(v);
+    else
+      e.f = static_cast<double>(static_cast<compute_t<T>>(v));
     return e;
   });
 }
 
-// The displayed indices of each axis: all of them, or the first and last `edge` around a
-// gap (-1) when the axis is longer than `limit`.
+// The displayed indices of an axis: all of them, or (cut) the first and last `edge` around a
+// gap marked -1.
 using Shown = std::vector<std::vector<int64_t>>;
 
 std::vector<int64_t> shown_axis(int64_t n, bool cut, int64_t edge) {
@@ -98,13 +100,11 @@ Digits parse_sci(const char* b, const char* e) {
   return r;
 }
 
+// Whether the decimal `cand` reads back as the 16-bit float v.
 bool round_trips(double cand, double v, DType t) {
-  switch (t) {
-    case DType::Float16: return float16(static_cast<float>(cand)).bits == float16(static_cast<float>(v)).bits;
-    case DType::BFloat16:
-      return bfloat16(static_cast<float>(cand)).bits == bfloat16(static_cast<float>(v)).bits;
-    default: return static_cast<float>(cand) == static_cast<float>(v);
-  }
+  const float c = static_cast<float>(cand), x = static_cast<float>(v);
+  if (t == DType::Float16) return float16(c).bits == float16(x).bits;
+  return bfloat16(c).bits == bfloat16(x).bits;
 }
 
 // The shortest digits that read back as v in dtype t (the closest such when several).
@@ -220,10 +220,14 @@ std::string exp_digits(int e, int width) {
 // The ratio test of fillFormat happens in the array's own dtype.
 double ratio_in(DType t, double a, double b) {
   switch (t) {
-    case DType::Float16: return static_cast<float>(float16(static_cast<float>(a) / static_cast<float>(b)));
-    case DType::BFloat16: return static_cast<float>(bfloat16(static_cast<float>(a) / static_cast<float>(b)));
-    case DType::Float32: return static_cast<float>(a) / static_cast<float>(b);
-    default: return a / b;
+    case DType::Float16:
+      return static_cast<float>(float16(static_cast<float>(a) / static_cast<float>(b)));
+    case DType::BFloat16:
+      return static_cast<float>(bfloat16(static_cast<float>(a) / static_cast<float>(b)));
+    case DType::Float32:
+      return static_cast<float>(a) / static_cast<float>(b);
+    default:
+      return a / b;
   }
 }
 
@@ -441,9 +445,12 @@ std::string ms_values(const Tensor& t) {
   if (t.ndim() == 0) {
     Elem e = read_elem(t, 0);
     std::ostringstream os;
-    if (is_float) os << e.f;
-    else if (is_bool(t.dtype())) os << (e.i ? "True" : "False");
-    else os << e.i;
+    if (is_float)
+      os << e.f;
+    else if (is_bool(t.dtype()))
+      os << (e.i ? "True" : "False");
+    else
+      os << e.i;
     return os.str();
   }
   MsPrinter p(t, is_float, is_bool(t.dtype()),
@@ -469,7 +476,8 @@ std::string Tensor::to_string() const {
   if (n == 0) return "[]";
   const bool summarize = n > 1000;
   Shown shown;
-  for (int64_t d = 0; d < ndim(); ++d) shown.push_back(shown_axis(dim(d), summarize && dim(d) > 6, 3));
+  for (int64_t d = 0; d < ndim(); ++d)
+    shown.push_back(shown_axis(dim(d), summarize && dim(d) > 6, 3));
   std::vector<int64_t> offs;
   collect(*this, shown, 0, 0, &offs);
 

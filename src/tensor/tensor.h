@@ -57,7 +57,8 @@ struct Scalar {
   T to() const {
     if constexpr (std::is_same_v<T, bool>) return to_double() != 0;
     else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_int());
-    else return static_cast<T>(static_cast<float>(to_double()));
+    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(to_double());
+    else return T(static_cast<float>(to_double()));  // float16, bfloat16
   }
 
  private:

@@ -47,7 +47,9 @@ TEST(OpTable, AttributeDefaultsHaveTheirKind) {
       required |= std::holds_alternative<std::monostate>(s.dflt);
     }
     // With no required attribute, the defaults alone must validate against their kinds.
-    if (!required) EXPECT_NO_THROW(make_attrs(d, Attrs())) << d.name;
+    if (!required) {
+      EXPECT_NO_THROW(make_attrs(d, Attrs())) << d.name;
+    }
   }
 }
 

@@ -144,7 +144,9 @@ TEST(Tensor, PrintsLikeMindSpore) {
   float v[] = {4, 10, 18};
   std::copy(v, v + 3, t.data<float>());
   EXPECT_EQ(t.to_string(), "[ 4. 10. 18.]");
-  EXPECT_EQ(t.repr(), "Tensor(shape=[3], dtype=Float32, value=[ 4. 10. 18.])");
+  EXPECT_EQ(t.repr(),
+            "Tensor(shape=[3], dtype=Float32, value= [ 4.00000000e+00,  1.00000000e+01,  "
+            "1.80000000e+01])");
 }
 
 }  // namespace
