@@ -290,6 +290,12 @@ void copy_run(int64_t n, char** p, const int64_t* st) {
 void Tensor::copy_from(const Tensor& src_in) const {
   Tensor src = src_in.shape() == shape() ? src_in : src_in.expand(shape(), "copy");
   if (numel() == 0) return;
+  // x[1:] = x[:-1]: the source may overlap the destination; read from a snapshot.
+  if (src.storage() == storage()) src = src.clone();
+  if (src.dtype() == dtype()) {
+    strided_copy(*this, src);
+    return;
+  }
   StridedLoop<2> loop(shape(), {strides().data(), src.strides().data()},
                       {static_cast<int64_t>(itemsize()), static_cast<int64_t>(src.itemsize())},
                       {static_cast<char*>(raw_data()), static_cast<char*>(src.raw_data())});

@@ -144,6 +144,10 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
+// dst = src for two tensors of one dtype and shape with any strides (src may broadcast with
+// stride 0; dst must not overlap itself). tensor/copy.cc.
+void strided_copy(const Tensor& dst, const Tensor& src);
+
 // Reshape target with one -1 resolved; a ValueError names op and both shapes if impossible.
 Shape infer_reshape(const Shape& from, const Shape& to, std::string_view op);
 

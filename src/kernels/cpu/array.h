@@ -7,11 +7,6 @@
 
 namespace mycel {
 
-// dst = src for two tensors of one dtype and shape with any strides (src may broadcast with
-// stride 0; dst must not overlap itself). Contiguous pairs are one memcpy, contiguous rows
-// memcpy per row, transposes go through cache-sized tiles; large copies run on parallel_for.
-void strided_copy(const Tensor& dst, const Tensor& src);
-
 // Calls fn(TypeTag<I>{}) with the C++ type of an int32/int64 index tensor (rules check it).
 template <class F>
 decltype(auto) dispatch_index(DType t, F&& fn) {
