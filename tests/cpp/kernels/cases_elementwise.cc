@@ -8,10 +8,12 @@ namespace mycel::test {
 
 namespace {
 
-const DType kAll[] = {DType::Bool,  DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32,
-                      DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
-const DType kNumbers[] = {DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32, DType::Int64,
-                          DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+const DType kAll[] = {DType::Bool,    DType::Int8,   DType::UInt8,   DType::Int16,
+                      DType::Int32,   DType::Int64,  DType::Float16, DType::BFloat16,
+                      DType::Float32, DType::Float64};
+const DType kNumbers[] = {DType::Int8,     DType::UInt8,   DType::Int16,
+                          DType::Int32,    DType::Int64,   DType::Float16,
+                          DType::BFloat16, DType::Float32, DType::Float64};
 const DType kFloats[] = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
 
 // Sizes around vector widths (7, 33), an odd 2-d one, 0-d and empty.
@@ -76,10 +78,11 @@ std::function<std::vector<Tensor>()> transposed(std::vector<InputSpec> specs,
 // and underflow thresholds of exp, arguments past sin/cos's reduction range, inf, nan.
 Tensor specials(DType t) {
   const double inf = std::numeric_limits<double>::infinity();
-  const double v[] = {0.0,   -0.0,  1.0,    -1.0,  0.5,    -0.5,  0.625, -0.7,  1e-30, -1e-30,
-                      1e-40, -1e-40, 3.0,   -3.5,  20.0,   -20.0, 88.5,  88.8,  89.0,  -87.0,
-                      -103.0, -104.0, -110.0, 1e4,  -1e4,   1e6,   -1e6,  3e38,  -3e38, inf,
-                      -inf,  std::nan(""), 8192.0, -8192.5, 1.5707963, 3.1415927, 100.0, -100.0};
+  const double v[] = {0.0,    -0.0,    1.0,       -1.0,      0.5,    -0.5,   0.625,  -0.7,
+                      1e-30,  -1e-30,  1e-40,     -1e-40,    3.0,    -3.5,   20.0,   -20.0,
+                      88.5,   88.8,    89.0,      -87.0,     -103.0, -104.0, -110.0, 1e4,
+                      -1e4,   1e6,     -1e6,      3e38,      -3e38,  inf,    -inf,   std::nan(""),
+                      8192.0, -8192.5, 1.5707963, 3.1415927, 100.0,  -100.0};
   const int64_t n = static_cast<int64_t>(std::size(v));
   Tensor x = Tensor::empty({n}, DType::Float64);
   for (int64_t i = 0; i < n; ++i) x.data<double>()[i] = v[i];
@@ -112,24 +115,26 @@ std::function<std::vector<Tensor>()> int_division_inputs(DType t) {
 }
 
 const char* const kUnaryNumber[] = {"Neg", "Abs", "Sign", "Square", "ReLU", "ReLU6"};
-const char* const kUnaryFloat[] = {"Exp",  "Log",     "Log1p", "Sqrt", "Rsqrt",   "Reciprocal",
-                                   "Sin",  "Cos",     "Tanh",  "Sigmoid", "Erf", "SiLU",
-                                   "Softplus", "GeLU"};
-const char* const kArith[] = {"Add", "Sub", "Mul", "Maximum", "Minimum", "FloorDiv", "Mod",
-                              "FloorMod"};
+const char* const kUnaryFloat[] = {"Exp", "Log",  "Log1p",   "Sqrt", "Rsqrt", "Reciprocal", "Sin",
+                                   "Cos", "Tanh", "Sigmoid", "Erf",  "SiLU",  "Softplus",   "GeLU"};
+const char* const kArith[] = {"Add",     "Sub",      "Mul", "Maximum",
+                              "Minimum", "FloorDiv", "Mod", "FloorMod"};
 const char* const kBoolArith[] = {"Add", "Mul", "Maximum", "Minimum"};
-const char* const kCompare[] = {"Equal",   "NotEqual", "Less",
-                                "LessEqual", "Greater", "GreaterEqual"};
+const char* const kCompare[] = {"Equal",     "NotEqual", "Less",
+                                "LessEqual", "Greater",  "GreaterEqual"};
 
 // Binary shape pairs: same, scalar either side, broadcasting both ways, empty.
 const std::pair<Shape, Shape> kPairs[] = {
-    {{7}, {7}},       {{33}, {}},        {{}, {33}},    {{4, 1, 5}, {3, 1}},
+    {{7}, {7}},          {{33}, {}},    {{}, {33}},    {{4, 1, 5}, {3, 1}},
     {{2, 3, 1}, {1, 7}}, {{0, 3}, {3}}, {{1031}, {1}}, {{}, {}}};
 
 void add_unary(std::vector<KernelCase>& v) {
   for (const char* op : kUnaryNumber) {
     for (DType t : kNumbers) v.push_back(make(op, {spec(op, {1031}, t)}, t));
-    for (const Shape& s : kShapes) v.push_back(make(op, {spec(op, s, DType::Float32)}, DType::Float32));
+    for (const Shape& s : kShapes)
+      v.push_back(make(op, {spec(op, s, DType::Float32)}, DType::Float32));
+    v.push_back(make(op, {spec(op, kBig, DType::Float32)}, DType::Float32));
+    v.push_back(make(op, {spec(op, kBig, DType::Int16)}, DType::Int16));
     KernelCase c = make(op, {}, DType::Int32, {}, "transposed [40, 9]");
     c.make_inputs = transposed({spec(op, {40, 9}, DType::Int32)}, {true});
     v.push_back(c);
@@ -137,7 +142,8 @@ void add_unary(std::vector<KernelCase>& v) {
   for (const char* op : kUnaryFloat) {
     std::vector<Attrs> modes = {Attrs()};
     if (std::string(op) == "GeLU")
-      modes = {A({{"approximate", std::string("tanh")}}), A({{"approximate", std::string("none")}})};
+      modes = {A({{"approximate", std::string("tanh")}}),
+               A({{"approximate", std::string("none")}})};
     for (const Attrs& at : modes) {
       const std::string mode = at.empty() ? "" : at.get_str("approximate");
       for (DType t : kFloats) v.push_back(make(op, {spec(op, {1031}, t)}, t, at, mode));
@@ -159,7 +165,9 @@ void add_unary(std::vector<KernelCase>& v) {
       }
     }
   }
-  for (const Shape& s : kShapes) v.push_back(make("LogicalNot", {spec("", s, DType::Bool)}, DType::Bool));
+  for (const Shape& s : kShapes)
+    v.push_back(make("LogicalNot", {spec("", s, DType::Bool)}, DType::Bool));
+  v.push_back(make("LogicalNot", {spec("", kBig, DType::Bool)}, DType::Bool));
   KernelCase c = make("LogicalNot", {}, DType::Bool, {}, "transposed [30, 7]");
   c.make_inputs = transposed({spec("", {30, 7}, DType::Bool)}, {true});
   v.push_back(c);
@@ -180,20 +188,20 @@ void add_binary(std::vector<KernelCase>& v) {
       v.push_back(make(op, {spec(op, {1031}, t), divisor_safe(op, spec(op, {1031}, t))}, t));
     }
     for (const auto& [a, b] : kPairs) {
-      v.push_back(make(op, {spec(op, a, DType::Float32), spec(op, b, DType::Float32)},
-                       DType::Float32));
+      v.push_back(
+          make(op, {spec(op, a, DType::Float32), spec(op, b, DType::Float32)}, DType::Float32));
       v.push_back(make(op, {spec(op, a, DType::Int32), divisor_safe(op, spec(op, b, DType::Int32))},
                        DType::Int32));
     }
-    v.push_back(make(op, {spec(op, kBig, DType::Float32), spec(op, kBig, DType::Float32)},
-                     DType::Float32));
+    v.push_back(
+        make(op, {spec(op, kBig, DType::Float32), spec(op, kBig, DType::Float32)}, DType::Float32));
     v.push_back(make(op, {spec(op, {600, 500}, DType::Float32), spec(op, {500}, DType::Float32)},
                      DType::Float32));
-    v.push_back(make(op, {spec(op, {2}, DType::Float32), spec(op, kBig, DType::Float32)},
-                     DType::Float32, {}, "no fast path"));
+    v.push_back(make(op, {spec(op, {2, 1}, DType::Float32), spec(op, {1, 150011}, DType::Float32)},
+                     DType::Float32, {}, "outer product"));
     KernelCase tr = make(op, {}, DType::Float32, {}, "transposed [45, 33] + [45, 33]");
-    tr.make_inputs = transposed({spec(op, {45, 33}, DType::Float32), spec(op, {45, 33}, DType::Float32)},
-                                {true, false});
+    tr.make_inputs = transposed(
+        {spec(op, {45, 33}, DType::Float32), spec(op, {45, 33}, DType::Float32)}, {true, false});
     v.push_back(tr);
     KernelCase tr2 = make(op, {}, DType::Int64, {}, "transposed [20, 31] both");
     tr2.make_inputs = transposed(
@@ -222,12 +230,14 @@ void add_binary(std::vector<KernelCase>& v) {
                      {}, "bool with"));
   }
   // Div: floats only; integers arrive as float32.
-  for (DType t : kFloats) v.push_back(make("Div", {spec("Div", {1031}, t), spec("Div", {1031}, t)}, t));
+  for (DType t : kFloats)
+    v.push_back(make("Div", {spec("Div", {1031}, t), spec("Div", {1031}, t)}, t));
   for (const auto& [a, b] : kPairs) {
     v.push_back(make("Div", {spec("Div", a, DType::Float32), spec("Div", b, DType::Float32)},
                      DType::Float32));
   }
-  v.push_back(make("Div", {{{33}, DType::Int32, Gen::Int, -9, 10}, {{33}, DType::Int32, Gen::Int, -9, 10}},
+  v.push_back(make("Div",
+                   {{{33}, DType::Int32, Gen::Int, -9, 10}, {{33}, DType::Int32, Gen::Int, -9, 10}},
                    DType::Int32, {}, "with zeros"));
   v.push_back(make("Div", {spec("Div", kBig, DType::Float32), spec("Div", {}, DType::Float32)},
                    DType::Float32));
@@ -236,20 +246,24 @@ void add_binary(std::vector<KernelCase>& v) {
   for (DType t : kNumbers) {
     InputSpec base = is_floating(t) ? InputSpec{{1031}, t, Gen::Positive}
                                     : InputSpec{{1031}, t, Gen::Int, t == DType::UInt8 ? 0 : -5, 6};
-    InputSpec ex = is_floating(t) ? InputSpec{{1031}, t, Gen::Normal} : InputSpec{{1031}, t, Gen::Int, 0, 6};
+    InputSpec ex =
+        is_floating(t) ? InputSpec{{1031}, t, Gen::Normal} : InputSpec{{1031}, t, Gen::Int, 0, 6};
     v.push_back(make("Pow", {base, ex}, t));
   }
-  v.push_back(make("Pow", {{{3, 1}, DType::Float32, Gen::Normal}, {{1, 4}, DType::Int32, Gen::Int, 0, 4}},
+  v.push_back(make("Pow",
+                   {{{3, 1}, DType::Float32, Gen::Normal}, {{1, 4}, DType::Int32, Gen::Int, 0, 4}},
                    DType::Float32, {}, "negative base, integral exponent"));
-  v.push_back(make("Pow", {{kBig, DType::Float32, Gen::Positive}, {{}, DType::Float32, Gen::Normal}},
+  v.push_back(make("Pow",
+                   {{kBig, DType::Float32, Gen::Positive}, {{}, DType::Float32, Gen::Normal}},
                    DType::Float32));
-  v.push_back(make("Pow", {{{4, 5}, DType::Int64, Gen::Int, -3, 4}, {{5}, DType::Int64, Gen::Int, 0, 60}},
+  v.push_back(make("Pow",
+                   {{{4, 5}, DType::Int64, Gen::Int, -3, 4}, {{5}, DType::Int64, Gen::Int, 0, 60}},
                    DType::Int64, {}, "wrapping"));
   for (const char* op : kCompare) {
     for (DType t : kAll) v.push_back(make(op, {spec(op, {1031}, t), spec(op, {1031}, t)}, t));
     for (const auto& [a, b] : kPairs) {
-      v.push_back(make(op, {spec(op, a, DType::Float32), spec(op, b, DType::Float32)},
-                       DType::Float32));
+      v.push_back(
+          make(op, {spec(op, a, DType::Float32), spec(op, b, DType::Float32)}, DType::Float32));
     }
     v.push_back(make(op, {{kBig, DType::Int32, Gen::Int, 0, 3}, {{}, DType::Int32, Gen::Int, 1, 2}},
                      DType::Int32));
@@ -275,8 +289,8 @@ void add_binary(std::vector<KernelCase>& v) {
       v.push_back(make(op, {spec(op, a, DType::Bool), spec(op, b, DType::Bool)}, DType::Bool));
     v.push_back(make(op, {spec(op, kBig, DType::Bool), spec(op, kBig, DType::Bool)}, DType::Bool));
     KernelCase tr = make(op, {}, DType::Bool, {}, "transposed");
-    tr.make_inputs = transposed({spec(op, {30, 7}, DType::Bool), spec(op, {30, 7}, DType::Bool)},
-                                {true, false});
+    tr.make_inputs =
+        transposed({spec(op, {30, 7}, DType::Bool), spec(op, {30, 7}, DType::Bool)}, {true, false});
     v.push_back(tr);
   }
 }
@@ -284,27 +298,32 @@ void add_binary(std::vector<KernelCase>& v) {
 void add_misc(std::vector<KernelCase>& v) {
   // Select: every dtype (one per element width at least), broadcasting of all three.
   for (DType t : kAll) {
-    v.push_back(make("Select", {spec("", {1031}, DType::Bool), spec("", {1031}, t), spec("", {1031}, t)}, t));
+    v.push_back(make("Select",
+                     {spec("", {1031}, DType::Bool), spec("", {1031}, t), spec("", {1031}, t)}, t));
   }
-  const Shape sel[][3] = {{{4, 1, 5}, {3, 1}, {5}},  {{}, {7}, {}},   {{7}, {}, {7}},
+  const Shape sel[][3] = {{{4, 1, 5}, {3, 1}, {5}}, {{}, {7}, {}},      {{7}, {}, {7}},
                           {{2, 1}, {1, 6}, {2, 6}}, {{0, 3}, {3}, {1}}, {{}, {}, {}}};
   for (const auto& s : sel) {
-    v.push_back(make("Select", {spec("", s[0], DType::Bool), spec("", s[1], DType::Float32),
-                                spec("", s[2], DType::Float32)},
+    v.push_back(make("Select",
+                     {spec("", s[0], DType::Bool), spec("", s[1], DType::Float32),
+                      spec("", s[2], DType::Float32)},
                      DType::Float32));
   }
-  v.push_back(make("Select", {spec("", kBig, DType::Bool), spec("", kBig, DType::Float32),
-                              spec("", kBig, DType::Float32)},
-                   DType::Float32));
-  v.push_back(make("Select", {spec("", {600, 1}, DType::Bool), spec("", {600, 500}, DType::Float64),
-                              spec("", {500}, DType::Float64)},
+  v.push_back(make(
+      "Select",
+      {spec("", kBig, DType::Bool), spec("", kBig, DType::Float32), spec("", kBig, DType::Float32)},
+      DType::Float32));
+  v.push_back(make("Select",
+                   {spec("", {600, 1}, DType::Bool), spec("", {600, 500}, DType::Float64),
+                    spec("", {500}, DType::Float64)},
                    DType::Float64));
-  v.push_back(make("Select", {spec("", {33}, DType::Bool), spec("", {33}, DType::Int32),
-                              spec("", {33}, DType::Float16)},
-                   DType::Float16, {}, "int32 with"));
+  v.push_back(make(
+      "Select",
+      {spec("", {33}, DType::Bool), spec("", {33}, DType::Int32), spec("", {33}, DType::Float16)},
+      DType::Float16, {}, "int32 with"));
   KernelCase tr = make("Select", {}, DType::Int16, {}, "transposed");
   tr.make_inputs = transposed({spec("", {9, 13}, DType::Bool), spec("", {9, 13}, DType::Int16),
-                               spec("", {13, 9}, DType::Int16)},
+                               spec("", {9, 13}, DType::Int16)},
                               {true, true, false});
   v.push_back(tr);
 
@@ -313,7 +332,8 @@ void add_misc(std::vector<KernelCase>& v) {
     for (DType to : kAll) {
       InputSpec s = spec("", {257}, from);
       if (is_floating(from)) s = {{257}, from, Gen::Normal};
-      KernelCase c = make("Cast", {s}, from, A({{"dtype", to}}), std::string("to ") + std::string(dtype_name(to)));
+      KernelCase c = make("Cast", {s}, from, A({{"dtype", to}}),
+                          std::string("to ") + std::string(dtype_name(to)));
       if (is_floating(from)) {
         c.make_inputs = [from] {
           Tensor x = make_input({{257}, DType::Float64, Gen::Normal}, 99);
@@ -325,15 +345,17 @@ void add_misc(std::vector<KernelCase>& v) {
       v.push_back(c);
     }
   }
-  for (DType to : {DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Bool, DType::Float16}) {
-    KernelCase c = make("Cast", {}, DType::Float32, A({{"dtype", to}}), "special values to " +
-                                                                          std::string(dtype_name(to)));
+  for (DType to :
+       {DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Bool, DType::Float16}) {
+    KernelCase c = make("Cast", {}, DType::Float32, A({{"dtype", to}}),
+                        "special values to " + std::string(dtype_name(to)));
     c.make_inputs = [] { return std::vector<Tensor>{specials(DType::Float32)}; };
     v.push_back(c);
   }
-  v.push_back(make("Cast", {spec("", kBig, DType::Float32)}, DType::Float32, A({{"dtype", DType::Float16}}),
-                   "to Float16"));
-  v.push_back(make("Cast", {spec("", {0, 4}, DType::Float32)}, DType::Float32, A({{"dtype", DType::Int32}})));
+  v.push_back(make("Cast", {spec("", kBig, DType::Float32)}, DType::Float32,
+                   A({{"dtype", DType::Float16}}), "to Float16"));
+  v.push_back(make("Cast", {spec("", {0, 4}, DType::Float32)}, DType::Float32,
+                   A({{"dtype", DType::Int32}})));
   KernelCase ct = make("Cast", {}, DType::Float64, A({{"dtype", DType::Int16}}), "transposed");
   ct.make_inputs = transposed({spec("", {17, 23}, DType::Float64)}, {true});
   v.push_back(ct);
@@ -352,15 +374,15 @@ void add_misc(std::vector<KernelCase>& v) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (DType t : kAll) {
     for (double value : {2.75, -3.5, 0.0, 1e10, nan}) {
-      v.push_back(make("Fill", {}, t,
-                       A({{"dtype", t}, {"shape", ints({3, 5})}, {"value", value}}),
+      v.push_back(make("Fill", {}, t, A({{"dtype", t}, {"shape", ints({3, 5})}, {"value", value}}),
                        "value " + std::to_string(value)));
     }
   }
   v.push_back(make("Fill", {}, DType::Float32,
                    A({{"dtype", DType::Float32}, {"shape", ints({})}, {"value", 1.5}}), "0-d"));
   v.push_back(make("Fill", {}, DType::Float32,
-                   A({{"dtype", DType::Float32}, {"shape", ints({0, 3})}, {"value", 1.5}}), "empty"));
+                   A({{"dtype", DType::Float32}, {"shape", ints({0, 3})}, {"value", 1.5}}),
+                   "empty"));
   v.push_back(make("Fill", {}, DType::Float32,
                    A({{"dtype", DType::Float32}, {"shape", ints({300, 1001})}, {"value", -0.25}}),
                    "big"));

@@ -1,0 +1,138 @@
+// Shape and dtype rules of the elementwise family (ops/defs/elementwise.def).
+//
+// Inputs arrive promoted (F_PROMOTE / F_FLOAT_IN), so the rules only decide what is allowed
+// and broadcast the shapes (numpy rules):
+//   unary     same dtype and shape; the sign-type ops (Neg, Abs, Sign, Square, ReLU, ReLU6)
+//             take numbers only, the float math ops always see floats.
+//   logical   LogicalNot/And/Or take bool tensors only and give bool.
+//   binary    the promoted dtype. Bool works where numpy defines it (Add and Maximum as or,
+//             Mul and Minimum as and); Sub, Div, FloorDiv, Mod, FloorMod and Pow reject it.
+//   compare   bool out.
+//   select    cond must be bool; cond, x and y broadcast together; x/y's promoted dtype.
+//   cast      the `dtype` attribute; like: the input's meta; fill: from the attributes.
+#include <algorithm>
+
+#include "ops/op_table.h"
+
+namespace mycel {
+
+namespace {
+
+bool is_sign_op(OpId id) {
+  switch (id) {
+    case OpId::Neg:
+    case OpId::Abs:
+    case OpId::Sign:
+    case OpId::Square:
+    case OpId::ReLU:
+    case OpId::ReLU6:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool bool_arith_ok(OpId id) {
+  switch (id) {
+    case OpId::Add:
+    case OpId::Mul:
+    case OpId::Maximum:
+    case OpId::Minimum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The broadcast of cond, x and y, or a ValueError naming all three shapes.
+Shape broadcast3(const Shape& a, const Shape& b, const Shape& c, std::string_view op) {
+  size_t n = std::max({a.size(), b.size(), c.size()});
+  Shape out(n, 1);
+  for (const Shape* s : {&a, &b, &c}) {
+    size_t off = n - s->size();
+    for (size_t i = 0; i < s->size(); ++i) {
+      int64_t d = (*s)[i];
+      int64_t& o = out[off + i];
+      MC_CHECK(d == o || d == 1 || o == 1, Value, "For '", op,
+               "', the shapes of cond, x and y cannot broadcast: cond.shape = ", a,
+               ", x.shape = ", b, ", y.shape = ", c, ".");
+      if (o == 1) o = d;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void infer_unary(InferContext& ctx) {
+  const TensorMeta& x = ctx.in[0];
+  if (is_sign_op(ctx.op.id)) {
+    MC_CHECK(x.dtype != DType::Bool, Type, "For '", ctx.op.name,
+             "', the input must be a number tensor, but got dtype ", x.dtype, ".");
+  } else {
+    MC_ASSERT(is_floating(x.dtype), ctx.op.name, " input must arrive as a float");
+  }
+  if (ctx.op.id == OpId::GeLU) {
+    const std::string& a = ctx.attrs.get_str("approximate");
+    MC_CHECK(a == "tanh" || a == "none", Value, "For '", ctx.op.name,
+             "', the 'approximate' must be 'tanh' or 'none', but got '", a, "'.");
+  }
+  ctx.out.push_back(x);
+}
+
+void infer_logical(InferContext& ctx) {
+  bool ok = true;
+  for (const TensorMeta& m : ctx.in) ok &= m.dtype == DType::Bool;
+  if (ctx.in.size() == 1) {
+    MC_CHECK(ok, Type, "For '", ctx.op.name, "', the input must be a bool tensor, but got dtype ",
+             ctx.in[0].dtype, ".");
+    ctx.out.push_back(ctx.in[0]);
+    return;
+  }
+  MC_CHECK(ok, Type, "For '", ctx.op.name, "', the inputs must be bool tensors, but got x ",
+           ctx.in[0].dtype, " and y ", ctx.in[1].dtype, ".");
+  ctx.out.push_back({DType::Bool, broadcast_shapes(ctx.in[0].shape, ctx.in[1].shape, ctx.op.name)});
+}
+
+void infer_binary(InferContext& ctx) {
+  const TensorMeta& x = ctx.in[0];
+  const TensorMeta& y = ctx.in[1];
+  MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
+  MC_CHECK(x.dtype != DType::Bool || bool_arith_ok(ctx.op.id), Type, "For '", ctx.op.name,
+           "', bool inputs are not supported (use LogicalAnd/LogicalOr/LogicalNot or cast "
+           "first), but got x ",
+           x.dtype, " and y ", y.dtype, ".");
+  ctx.out.push_back({x.dtype, broadcast_shapes(x.shape, y.shape, ctx.op.name)});
+}
+
+void infer_compare(InferContext& ctx) {
+  ctx.out.push_back({DType::Bool, broadcast_shapes(ctx.in[0].shape, ctx.in[1].shape, ctx.op.name)});
+}
+
+void infer_select(InferContext& ctx) {
+  const TensorMeta& c = ctx.in[0];
+  const TensorMeta& x = ctx.in[1];
+  const TensorMeta& y = ctx.in[2];
+  MC_CHECK(c.dtype == DType::Bool, Type, "For '", ctx.op.name,
+           "', the cond must be a bool tensor, but got dtype ", c.dtype, ".");
+  MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
+  ctx.out.push_back({x.dtype, broadcast3(c.shape, x.shape, y.shape, ctx.op.name)});
+}
+
+void infer_cast(InferContext& ctx) {
+  ctx.out.push_back({ctx.attrs.get_dtype("dtype"), ctx.in[0].shape});
+}
+
+void infer_like(InferContext& ctx) { ctx.out.push_back(ctx.in[0]); }
+
+void infer_fill(InferContext& ctx) {
+  const std::vector<int64_t>& dims = ctx.attrs.get_ints("shape");
+  Shape shape(dims.begin(), dims.end());
+  for (int64_t d : dims) {
+    MC_CHECK(d >= 0, Value, "For '", ctx.op.name,
+             "', the shape must not have negative dimensions, but got ", shape, ".");
+  }
+  ctx.out.push_back({ctx.attrs.get_dtype("dtype"), shape});
+}
+
+}  // namespace mycel
