@@ -39,8 +39,9 @@ KernelCase bias(Shape x, int64_t c, DType t, const char* fmt) {
 
 std::vector<KernelCase> linalg_cases() {
   std::vector<KernelCase> v;
-  const DType numeric[] = {DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32, DType::Int64,
-                           DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+  const DType numeric[] = {DType::Int8,     DType::UInt8,   DType::Int16,
+                           DType::Int32,    DType::Int64,   DType::Float16,
+                           DType::BFloat16, DType::Float32, DType::Float64};
   for (DType t : numeric) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {

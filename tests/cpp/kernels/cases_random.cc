@@ -15,8 +15,8 @@ KernelCase rnd(const char* op, std::initializer_list<int64_t> shape, DType t, in
   const bool half = t == DType::Float16 || t == DType::BFloat16;
   c.rtol = half ? 1e-2 : t == DType::Float32 ? 1e-6 : 1e-12;
   c.atol = half ? 1e-2 : t == DType::Float32 ? 1e-6 : 1e-12;
-  c.label = std::string(dtype_name(t)) + " seeds " + std::to_string(seed) + "," +
-            std::to_string(seed2);
+  c.label =
+      std::string(dtype_name(t)) + " seeds " + std::to_string(seed) + "," + std::to_string(seed2);
   return c;
 }
 

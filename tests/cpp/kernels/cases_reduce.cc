@@ -8,8 +8,9 @@ namespace mycel::test {
 
 namespace {
 
-const DType kAll[] = {DType::Bool,  DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32,
-                      DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+const DType kAll[] = {DType::Bool,    DType::Int8,   DType::UInt8,   DType::Int16,
+                      DType::Int32,   DType::Int64,  DType::Float16, DType::BFloat16,
+                      DType::Float32, DType::Float64};
 
 InputSpec spec(Shape s, DType t) {
   if (t == DType::Bool) return {s, t, Gen::Bool};
@@ -49,9 +50,12 @@ Tensor with_nans(const Shape& s, DType t) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   for (int64_t i = 0; i < x.numel(); ++i) {
-    if (i % 97 == 5) p[i] = nan;
-    else if (i % 89 == 3) p[i] = -inf;
-    else if (i % 83 == 1) p[i] = inf;
+    if (i % 97 == 5)
+      p[i] = nan;
+    else if (i % 89 == 3)
+      p[i] = -inf;
+    else if (i % 83 == 1)
+      p[i] = inf;
   }
   return x.cast(t);
 }
