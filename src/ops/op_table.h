@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/inline_vector.h"
 #include "ops/attrs.h"
 #include "tensor/tensor.h"
 
@@ -56,11 +57,14 @@ struct TensorMeta {
 
 struct OpDef;
 
+// Outputs of inference: inline for up to 4 (no allocation on the eager path).
+using MetaList = InlineVector<TensorMeta, 4>;
+
 struct InferContext {
   const OpDef& op;
   std::span<const TensorMeta> in;
   const Attrs& attrs;
-  std::vector<TensorMeta>& out;  // the rule appends one entry per output
+  MetaList& out;  // the rule appends one entry per output
 };
 
 struct KernelContext {

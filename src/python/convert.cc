@@ -56,7 +56,25 @@ DType to_dtype(pyb::handle h) {
            std::string(pyb::str(pyb::repr(h))), ".");
 }
 
-bool is_tensor(pyb::handle h) { return pyb::isinstance<Tensor>(h); }
+namespace {
+PyTypeObject* g_tensor_type = nullptr;
+const pyb::detail::type_info* g_tensor_info = nullptr;
+}  // namespace
+
+void register_tensor_type(pyb::handle cls) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_tensor_info = pyb::detail::get_type_info(typeid(Tensor));
+  MC_ASSERT(g_tensor_info != nullptr);
+}
+
+bool is_tensor(pyb::handle h) {
+  return Py_TYPE(h.ptr()) == g_tensor_type || PyObject_TypeCheck(h.ptr(), g_tensor_type);
+}
+
+const Tensor& tensor_of(pyb::handle h) {
+  auto* inst = reinterpret_cast<pyb::detail::instance*>(h.ptr());
+  return *static_cast<const Tensor*>(inst->get_value_and_holder(g_tensor_info).value_ptr());
+}
 
 bool as_scalar(pyb::handle h, Scalar* out) {
   if (PyBool_Check(h.ptr())) {
@@ -116,7 +134,7 @@ Tensor copy_numpy(pyb::array arr, DType t) {
 
 Tensor tensor_from_object(pyb::handle obj, const DType* dtype) {
   if (is_tensor(obj)) {
-    const Tensor& t = obj.cast<const Tensor&>();
+    const Tensor& t = tensor_of(obj);
     return dtype && *dtype != t.dtype() ? t.cast(*dtype) : t.clone();
   }
   pyb::module_ np = numpy_module();
@@ -179,7 +197,7 @@ pyb::array tensor_to_numpy(const Tensor& t) {
 }
 
 Tensor operand(pyb::handle obj, const Tensor* like) {
-  if (is_tensor(obj)) return obj.cast<Tensor>();
+  if (is_tensor(obj)) return tensor_of(obj);
   Scalar s;
   if (as_scalar(obj, &s)) {
     DType t = like ? promote_with_scalar(like->dtype(), s.kind) : scalar_dtype(s);
@@ -216,7 +234,7 @@ AttrValue to_attr(pyb::handle h) {
     return s.i;
   }
   if (is_tensor(h)) {  // a 0-d or 1-d tensor given where a value is expected
-    const Tensor& t = h.cast<const Tensor&>();
+    const Tensor& t = tensor_of(h);
     if (t.numel() == 1 && t.ndim() == 0) {
       Scalar v = t.item();
       if (v.kind == ScalarKind::Float) return v.f;

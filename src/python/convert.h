@@ -33,7 +33,12 @@ pyb::array tensor_to_numpy(const Tensor& t);
 // whose dtype follows the scalar-promotion rule, anything else goes through
 // tensor_from_object.
 Tensor operand(pyb::handle obj, const Tensor* like);
+// Fast paths for the hottest checks: the Tensor Python type is looked up once at binding time
+// (register_tensor_type), then an isinstance is a pointer compare and a Tensor& is read
+// straight out of the pybind11 instance.
+void register_tensor_type(pyb::handle cls);
 bool is_tensor(pyb::handle h);
+const Tensor& tensor_of(pyb::handle h);  // h must be a Tensor (is_tensor)
 bool as_scalar(pyb::handle h, Scalar* out);  // Python bool/int/float or numpy scalar
 
 AttrValue to_attr(pyb::handle h);  // bool, int, float, str, dtype, tuple/list of int

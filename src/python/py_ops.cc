@@ -55,7 +55,7 @@ OpHandle make_handle(const std::string& name, const pyb::dict& init) {
   return h;
 }
 
-pyb::object wrap_outputs(const OpDef& op, std::vector<Tensor> outs) {
+pyb::object wrap_outputs(const OpDef& op, TensorList outs) {
   if (op.num_outputs == 1) return pyb::cast(std::move(outs[0]));
   pyb::tuple t(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) t[i] = pyb::cast(std::move(outs[i]));
@@ -64,7 +64,7 @@ pyb::object wrap_outputs(const OpDef& op, std::vector<Tensor> outs) {
 
 pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwargs& kwargs) {
   const OpDef& op = *h.op;
-  std::vector<pyb::handle> raw;
+  InlineVector<pyb::handle, 4> raw;
   size_t next = 0;
   if (op.num_inputs == kVariadic) {
     MC_CHECK(args.size() >= 1 && (pyb::isinstance<pyb::tuple>(args[0]) ||
@@ -83,13 +83,12 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
   Tensor like_storage;
   for (pyb::handle x : raw) {
     if (is_tensor(x)) {
-      like_storage = x.cast<Tensor>();
+      like_storage = tensor_of(x);
       like = &like_storage;
       break;
     }
   }
-  std::vector<Tensor> inputs;
-  inputs.reserve(raw.size());
+  TensorList inputs;
   for (pyb::handle x : raw) inputs.push_back(operand(x, like));
 
   const Attrs* attrs = &h.attrs;
@@ -113,7 +112,7 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
 
   int64_t work = 0;
   for (const Tensor& t : inputs) work += t.numel();
-  std::vector<Tensor> outs;
+  TensorList outs;
   if (work >= kReleaseGilElements) {
     pyb::gil_scoped_release nogil;
     outs = run_op(op, inputs, *attrs);

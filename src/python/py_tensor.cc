@@ -28,11 +28,13 @@ Tensor run1(OpId id, const Tensor& a) {
 }
 
 template <OpId id>
-Tensor binop(const Tensor& a, pyb::handle b) {
+Tensor binop(pyb::handle self, pyb::handle b) {
+  const Tensor& a = tensor_of(self);
   return run2(id, a, operand(b, &a));
 }
 template <OpId id>
-Tensor rbinop(const Tensor& a, pyb::handle b) {
+Tensor rbinop(pyb::handle self, pyb::handle b) {
+  const Tensor& a = tensor_of(self);
   return run2(id, operand(b, &a), a);
 }
 // Comparisons with things that are not numbers (None, strings) are NotImplemented, so that
@@ -76,8 +78,8 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       has_ellipsis = true;
       continue;
     }
-    if (is_tensor(it) && it.cast<const Tensor&>().dtype() == DType::Bool) {
-      consumed += it.cast<const Tensor&>().ndim();
+    if (is_tensor(it) && tensor_of(it).dtype() == DType::Bool) {
+      consumed += tensor_of(it).ndim();
       continue;
     }
     ++consumed;
@@ -109,7 +111,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       t = t.select(d, i < 0 ? i + n : i);
       ++src;
     } else {
-      Tensor ix = is_tensor(it) ? it.cast<Tensor>() : tensor_from_object(it, nullptr);
+      Tensor ix = is_tensor(it) ? tensor_of(it) : tensor_from_object(it, nullptr);
       if (ix.dtype() == DType::Bool) {
         MC_CHECK(!plan.mask.defined() && plan.adv_axis < 0, Index,
                  "only one tensor index per indexing expression is supported.");
@@ -361,6 +363,7 @@ void bind_tensor(pyb::module_& m) {
       .def("__gt__", &cmpop<OpId::Greater>)
       .def("__ge__", &cmpop<OpId::GreaterEqual>);
   cls.attr("__array_ufunc__") = pyb::none();  // numpy defers `array + tensor` to Tensor
+  register_tensor_type(cls);
 
   m.def("from_numpy", &tensor_from_numpy_shared,
         "A Tensor sharing the numpy array's memory when it is C-contiguous and aligned.");

@@ -28,10 +28,8 @@ void check_arity(const OpDef& op, size_t n) {
 }
 }  // namespace
 
-std::vector<TensorMeta> infer_op(const OpDef& op, std::span<const TensorMeta> inputs,
-                                 const Attrs& attrs) {
-  std::vector<TensorMeta> out;
-  out.reserve(op.num_outputs > 0 ? static_cast<size_t>(op.num_outputs) : 4);
+MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs) {
+  MetaList out;
   InferContext ctx{op, inputs, attrs, out};
   op.infer(ctx);
   MC_ASSERT(op.num_outputs == kVariadic || out.size() == static_cast<size_t>(op.num_outputs),
@@ -39,40 +37,49 @@ std::vector<TensorMeta> infer_op(const OpDef& op, std::span<const TensorMeta> in
   return out;
 }
 
-std::vector<Tensor> run_kernel(const OpDef& op, std::span<const Tensor> inputs,
-                               const std::vector<TensorMeta>& metas, const Attrs& attrs,
-                               bool ref) {
-  std::vector<Tensor> outs;
-  outs.reserve(metas.size());
+TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
+                      std::span<const TensorMeta> metas, const Attrs& attrs, bool ref) {
+  TensorList outs;
   for (const TensorMeta& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
   KernelContext ctx{op, inputs, outs, attrs};
   (ref ? op.ref : op.kernel)(ctx);
   return outs;
 }
 
-std::vector<Tensor> run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+namespace {
+
+TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
   check_arity(op, inputs.size());
-  std::vector<TensorMeta> metas(inputs.size());
+  InlineVector<TensorMeta, 4> metas(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     MC_CHECK(inputs[i].defined(), Type, "For '", op.name, "', input ", i, " is not a tensor.");
     metas[i].dtype = inputs[i].dtype();
     metas[i].shape = inputs[i].shape();
   }
   promote_inputs(op, metas);
-  std::vector<TensorMeta> out = infer_op(op, metas, attrs);
+  MetaList out = infer_op(op, metas, attrs);
 
   if ((op.flags & F_VIEW) && out.size() == 1 && metas[0].dtype == inputs[0].dtype()) {
     Tensor v = view_op(op, inputs[0], out[0], attrs);
-    if (v.defined()) return {v};
+    if (v.defined()) {
+      TensorList r;
+      r.push_back(std::move(v));
+      return r;
+    }
   }
 
   // Cast and lay out the inputs as the kernel expects them.
-  std::vector<Tensor> ins(inputs.begin(), inputs.end());
-  for (size_t i = 0; i < ins.size(); ++i) {
-    if (ins[i].dtype() != metas[i].dtype) ins[i] = ins[i].cast(metas[i].dtype);
-    if (!(op.flags & F_STRIDED)) ins[i] = ins[i].contiguous();
+  TensorList ins;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& x = inputs[i];
+    if (x.dtype() == metas[i].dtype && ((op.flags & F_STRIDED) || x.is_contiguous())) {
+      ins.push_back(x);
+    } else {
+      Tensor c = x.cast(metas[i].dtype);
+      ins.push_back((op.flags & F_STRIDED) ? c : c.contiguous());
+    }
   }
-  std::vector<Tensor> outs = run_kernel(op, ins, out, attrs);
+  TensorList outs = run_kernel(op, ins, out, attrs);
   if (op.flags & F_INPLACE) {
     // The kernel wrote into ins[i]; where that was a cast or contiguous copy, write it back.
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -82,13 +89,19 @@ std::vector<Tensor> run_op(const OpDef& op, std::span<const Tensor> inputs, cons
   return outs;
 }
 
-Tensor run_op1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
-  std::vector<Tensor> outs = run_op(op, inputs, attrs);
-  MC_ASSERT(!outs.empty());
-  return outs[0];
+}  // namespace
+
+TensorList run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  return run(op, inputs, attrs);
 }
 
-std::vector<Tensor> run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given) {
+Tensor run_op1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  TensorList outs = run(op, inputs, attrs);
+  MC_ASSERT(!outs.empty());
+  return std::move(outs[0]);
+}
+
+TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given) {
   const OpDef& op = op_def(id);
   return run_op(op, std::span<const Tensor>(inputs.begin(), inputs.size()), make_attrs(op, given));
 }

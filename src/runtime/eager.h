@@ -18,24 +18,25 @@
 
 namespace mycel {
 
-std::vector<Tensor> run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs);
+// Tensors of one op call, inline for up to 4.
+using TensorList = InlineVector<Tensor, 4>;
+
+TensorList run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs);
 Tensor run_op1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs);
 
 // Convenience for C++ callers: run_op1(OpId::Add, {a, b}) with defaults for the attributes.
 Tensor run_op1(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given = {});
-std::vector<Tensor> run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given = {});
+TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given = {});
 
 // Steps 2-3 alone: the dtypes the kernel will see and the output metas. Used by graph-mode
 // inference too.
 void promote_inputs(const OpDef& op, std::span<TensorMeta> metas);
-std::vector<TensorMeta> infer_op(const OpDef& op, std::span<const TensorMeta> inputs,
-                                 const Attrs& attrs);
+MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs);
 
 // Runs a kernel (the optimised one, or the reference) on inputs that are already cast, with
 // outputs allocated from `metas`. Tests call it with ref=true to compare the two.
-std::vector<Tensor> run_kernel(const OpDef& op, std::span<const Tensor> inputs,
-                               const std::vector<TensorMeta>& metas, const Attrs& attrs,
-                               bool ref = false);
+TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
+                      std::span<const TensorMeta> metas, const Attrs& attrs, bool ref = false);
 
 // The eager view of an F_VIEW op (kernels/cpu/array_view.cc): a view of x with the inferred
 // output meta, or an undefined Tensor when the layout needs a copy.

@@ -32,12 +32,12 @@ TEST_P(KernelVsRef, MatchesReference) {
     ins[i] = ins[i].cast(metas[i].dtype);
     if (!(op->flags & F_STRIDED)) ins[i] = ins[i].contiguous();
   }
-  std::vector<TensorMeta> out = infer_op(*op, metas, attrs);
+  MetaList out = infer_op(*op, metas, attrs);
   // In-place ops write their inputs: give each kernel its own copy.
   std::vector<Tensor> ins_ref;
   for (const Tensor& t : ins) ins_ref.push_back((op->flags & F_INPLACE) ? t.clone() : t);
-  std::vector<Tensor> got = run_kernel(*op, ins, out, attrs, false);
-  std::vector<Tensor> want = run_kernel(*op, ins_ref, out, attrs, true);
+  TensorList got = run_kernel(*op, ins, out, attrs, false);
+  TensorList want = run_kernel(*op, ins_ref, out, attrs, true);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     std::string err = compare_tensors(got[i], want[i], c.rtol, c.atol);
