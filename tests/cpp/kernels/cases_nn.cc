@@ -10,12 +10,8 @@ namespace mycel::test {
 namespace {
 
 bool is_half(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
-double rtol_for(DType t) {
-  return is_half(t) ? 1e-2 : t == DType::Float64 ? 1e-9 : 1e-4;
-}
-double atol_for(DType t) {
-  return is_half(t) ? 2e-2 : t == DType::Float64 ? 1e-9 : 1e-5;
-}
+double rtol_for(DType t) { return is_half(t) ? 1e-2 : t == DType::Float64 ? 1e-9 : 1e-4; }
+double atol_for(DType t) { return is_half(t) ? 2e-2 : t == DType::Float64 ? 1e-9 : 1e-5; }
 std::string label_of(const Shape& s, DType t, const std::string& extra) {
   return shape_str(s) + " " + std::string(dtype_name(t)) + (extra.empty() ? "" : " " + extra);
 }
@@ -34,8 +30,9 @@ void add_conv(std::vector<KernelCase>& out, ConvCfg cfg) {
   cfg.attrs.set("kernel_size", std::vector<int64_t>{cfg.w[2], cfg.w[3]});
   Attrs full = make_attrs(*find_op("Conv2D"), cfg.attrs);
   ConvGeom g = conv_geometry("Conv2D", cfg.x, cfg.w, full);
-  double rtol = rtol_for(cfg.t), atol = is_half(cfg.t) ? 5e-2 : cfg.t == DType::Float64 ? 1e-9
-                                                                                          : 1e-4;
+  double rtol = rtol_for(cfg.t), atol = is_half(cfg.t)            ? 5e-2
+                                        : cfg.t == DType::Float64 ? 1e-9
+                                                                  : 1e-4;
   std::string label = label_of(cfg.x, cfg.t, cfg.label);
   KernelCase fwd{"Conv2D", {{cfg.x, cfg.t}, {cfg.w, cfg.t}}, cfg.attrs, rtol, atol, {}, label};
   out.push_back(fwd);
@@ -58,45 +55,86 @@ void conv_cases(std::vector<KernelCase>& v) {
   // LeNet's layers, and its "pad"/"same" 28x28 variants.
   add_conv(v, {{4, 1, 32, 32}, {6, 1, 5, 5}, A({}), DType::Float32, "lenet conv1"});
   add_conv(v, {{3, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::Float32, "lenet conv2"});
-  add_conv(v, {{2, 1, 28, 28}, {6, 1, 5, 5}, A({{"pad_mode", S("pad")}, {"pad", ints({2})}}),
-               DType::Float32, "pad 2"});
-  add_conv(v, {{2, 1, 28, 28}, {6, 1, 5, 5}, A({{"pad_mode", S("same")}}), DType::Float32,
-               "same"});
+  add_conv(v, {{2, 1, 28, 28},
+               {6, 1, 5, 5},
+               A({{"pad_mode", S("pad")}, {"pad", ints({2})}}),
+               DType::Float32,
+               "pad 2"});
+  add_conv(v, {{2, 1, 28, 28}, {6, 1, 5, 5}, A({{"pad_mode", S("same")}}), DType::Float32, "same"});
   // Odd sizes, "same" with stride 2 (asymmetric padding), 4-value pads.
-  add_conv(v, {{2, 3, 17, 19}, {8, 3, 3, 3}, A({{"pad_mode", S("same")}, {"stride", ints({2})}}),
-               DType::Float32, "same stride 2"});
-  add_conv(v, {{2, 4, 13, 11}, {5, 4, 3, 3},
-               A({{"pad_mode", S("pad")}, {"pad", ints({1, 2, 0, 3})}, {"stride", ints({2, 1})},
+  add_conv(v, {{2, 3, 17, 19},
+               {8, 3, 3, 3},
+               A({{"pad_mode", S("same")}, {"stride", ints({2})}}),
+               DType::Float32,
+               "same stride 2"});
+  add_conv(v, {{2, 4, 13, 11},
+               {5, 4, 3, 3},
+               A({{"pad_mode", S("pad")},
+                  {"pad", ints({1, 2, 0, 3})},
+                  {"stride", ints({2, 1})},
                   {"dilation", ints({1, 2})}}),
-               DType::Float32, "pad 4 values, dilation"});
-  add_conv(v, {{2, 3, 16, 15}, {4, 3, 3, 2},
+               DType::Float32,
+               "pad 4 values, dilation"});
+  add_conv(v, {{2, 3, 16, 15},
+               {4, 3, 3, 2},
                A({{"stride", ints({1, 1, 2, 3})}, {"dilation", ints({1, 1, 2, 2})}}),
-               DType::Float32, "4-value stride and dilation"});
-  add_conv(v, {{3, 5, 9, 9}, {7, 5, 3, 3},
-               A({{"pad_mode", S("same")}, {"dilation", ints({2})}}), DType::Float32,
+               DType::Float32,
+               "4-value stride and dilation"});
+  add_conv(v, {{3, 5, 9, 9},
+               {7, 5, 3, 3},
+               A({{"pad_mode", S("same")}, {"dilation", ints({2})}}),
+               DType::Float32,
                "same dilation 2"});
   // Groups, depthwise, 1x1, more channels (oneDNN's blocked layouts).
-  add_conv(v, {{2, 4, 9, 9}, {6, 2, 3, 3},
+  add_conv(v, {{2, 4, 9, 9},
+               {6, 2, 3, 3},
                A({{"group", i64(2)}, {"pad_mode", S("pad")}, {"pad", ints({1})}}),
-               DType::Float32, "group 2"});
-  add_conv(v, {{2, 8, 10, 10}, {8, 1, 3, 3}, A({{"group", i64(8)}, {"pad_mode", S("same")}}),
-               DType::Float32, "depthwise"});
-  add_conv(v, {{2, 6, 7, 7}, {12, 1, 3, 3}, A({{"group", i64(6)}}), DType::Float32,
+               DType::Float32,
+               "group 2"});
+  add_conv(v, {{2, 8, 10, 10},
+               {8, 1, 3, 3},
+               A({{"group", i64(8)}, {"pad_mode", S("same")}}),
+               DType::Float32,
+               "depthwise"});
+  add_conv(v, {{2, 6, 7, 7},
+               {12, 1, 3, 3},
+               A({{"group", i64(6)}}),
+               DType::Float32,
                "depthwise multiplier 2"});
-  add_conv(v, {{3, 16, 8, 8}, {32, 16, 1, 1}, A({{"stride", ints({2})}}), DType::Float32,
-               "1x1 stride 2"});
-  add_conv(v, {{4, 32, 12, 12}, {32, 32, 3, 3}, A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
-               DType::Float32, "32 channels"});
-  add_conv(v, {{8, 3, 64, 64}, {16, 3, 3, 3}, A({{"pad_mode", S("same")}}), DType::Float32,
+  add_conv(
+      v,
+      {{3, 16, 8, 8}, {32, 16, 1, 1}, A({{"stride", ints({2})}}), DType::Float32, "1x1 stride 2"});
+  add_conv(v, {{4, 32, 12, 12},
+               {32, 32, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "32 channels"});
+  add_conv(v, {{8, 3, 64, 64},
+               {16, 3, 3, 3},
+               A({{"pad_mode", S("same")}}),
+               DType::Float32,
                "3 channels, large"});
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float32, "empty batch"});
   // Other dtypes.
-  add_conv(v, {{3, 4, 9, 8}, {6, 2, 3, 2},
-               A({{"group", i64(2)}, {"pad_mode", S("pad")}, {"pad", ints({1, 0, 2, 1})},
-                  {"stride", ints({2, 1})}, {"dilation", ints({1, 2})}}),
-               DType::Float64, "group 2 pad dilation"});
-  add_conv(v, {{2, 3, 11, 10}, {5, 3, 3, 3}, A({{"pad_mode", S("same")}, {"stride", ints({2})}}),
-               DType::Float64, "same stride 2"});
+  add_conv(v, {{3, 4, 9, 8},
+               {6, 2, 3, 2},
+               A({{"group", i64(2)},
+                  {"pad_mode", S("pad")},
+                  {"pad", ints({1, 0, 2, 1})},
+                  {"stride", ints({2, 1})},
+                  {"dilation", ints({1, 2})}}),
+               DType::Float64,
+               "group 2 pad dilation"});
+  add_conv(v, {{2, 3, 11, 10},
+               {5, 3, 3, 3},
+               A({{"pad_mode", S("same")}, {"stride", ints({2})}}),
+               DType::Float64,
+               "same stride 2"});
+  add_conv(v, {{4, 8, 16, 16},
+               {8, 8, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float64,
+               "parallel over images"});
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float64, "empty batch"});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("same")}}), DType::Float16, ""});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("valid")}}), DType::BFloat16, ""});
@@ -125,22 +163,39 @@ void pool_cases(std::vector<KernelCase>& v) {
              A({{"kernel_size", ints({3})}, {"strides", ints({2})}, {"pad_mode", S("same")}}),
              DType::Float32, "same 3x3 s2");
     add_pool(v, op, {2, 3, 10, 9},
-             A({{"kernel_size", ints({3})}, {"strides", ints({2})}, {"pad_mode", S("pad")},
-                {"pad", ints({1})}, {"ceil_mode", true}}),
+             A({{"kernel_size", ints({3})},
+                {"strides", ints({2})},
+                {"pad_mode", S("pad")},
+                {"pad", ints({1})},
+                {"ceil_mode", true}}),
              DType::Float32, "pad 1 ceil");
     add_pool(v, op, {2, 3, 10, 9},
-             A({{"kernel_size", ints({3})}, {"strides", ints({2})}, {"pad_mode", S("pad")},
-                {"pad", ints({1})}, {"ceil_mode", true}, {"count_include_pad", false}}),
+             A({{"kernel_size", ints({3})},
+                {"strides", ints({2})},
+                {"pad_mode", S("pad")},
+                {"pad", ints({1})},
+                {"ceil_mode", true},
+                {"count_include_pad", false}}),
              DType::Float32, "pad 1 ceil, pad not counted");
     add_pool(v, op, {2, 2, 12, 11},
-             A({{"kernel_size", ints({1, 1, 4, 3})}, {"strides", ints({1, 1, 3, 2})},
-                {"pad_mode", S("pad")}, {"pad", ints({0, 2, 1, 1})}}),
+             A({{"kernel_size", ints({1, 1, 4, 3})},
+                {"strides", ints({1, 1, 3, 2})},
+                {"pad_mode", S("pad")},
+                {"pad", ints({0, 2, 1, 1})}}),
              DType::Float32, "4-value kernel, strides and pads");
     add_pool(v, op, {3, 2, 9, 9},
              A({{"kernel_size", ints({2, 3})}, {"strides", ints({2})}, {"ceil_mode", true}}),
              DType::Float32, "valid ceil");
     add_pool(v, op, {2, 3, 8, 8}, A({{"kernel_size", ints({3})}, {"strides", ints({1})}}),
              DType::Float32, "overlapping windows, ties", Gen::Int);
+    add_pool(v, op, {2, 3, 9, 10},
+             A({{"kernel_size", ints({2})},
+                {"strides", ints({1})},
+                {"pad_mode", S("pad")},
+                {"pad", ints({1})}}),
+             DType::Float32, "2x2 stride 1 pad 1", Gen::Int);
+    add_pool(v, op, {2, 3, 13, 11}, A({{"kernel_size", ints({3})}, {"strides", ints({3})}}),
+             DType::Float32, "3x3 stride 3");
     add_pool(v, op, {8, 16, 64, 64}, A({{"kernel_size", ints({2})}, {"strides", ints({2})}}),
              DType::Float32, "large");
     add_pool(v, op, {0, 3, 8, 8}, A({{"kernel_size", ints({2})}, {"strides", ints({2})}}),
@@ -151,7 +206,9 @@ void pool_cases(std::vector<KernelCase>& v) {
     add_pool(v, op, {2, 3, 9, 7}, A({{"kernel_size", ints({2})}, {"strides", ints({2})}}),
              DType::Float16, "", Gen::Int);
     add_pool(v, op, {2, 3, 9, 7},
-             A({{"kernel_size", ints({3})}, {"strides", ints({1})}, {"pad_mode", S("pad")},
+             A({{"kernel_size", ints({3})},
+                {"strides", ints({1})},
+                {"pad_mode", S("pad")},
                 {"pad", ints({1})}}),
              DType::BFloat16, "pad 1", Gen::Int);
   }
@@ -177,28 +234,56 @@ void softmax_cases(std::vector<KernelCase>& v) {
     int64_t axis;
     DType t;
   };
-  const SmCase cs[] = {{{7, 33}, -1, DType::Float32},    {{3, 1031}, 1, DType::Float32},
-                       {{4, 5, 6}, 1, DType::Float32},   {{5, 3, 17}, 0, DType::Float32},
+  const SmCase cs[] = {{{7, 33}, -1, DType::Float32},     {{3, 1031}, 1, DType::Float32},
+                       {{4, 5, 6}, 1, DType::Float32},    {{5, 3, 17}, 0, DType::Float32},
                        {{600, 1000}, -1, DType::Float32}, {{64, 40, 130}, 1, DType::Float32},
-                       {{}, 0, DType::Float32},          {{0, 5}, -1, DType::Float32},
-                       {{5, 0}, -1, DType::Float32},     {{6, 19}, -1, DType::Float64},
-                       {{4, 7, 5}, 1, DType::Float64},   {{6, 19}, -1, DType::Float16},
+                       {{}, 0, DType::Float32},           {{0, 5}, -1, DType::Float32},
+                       {{5, 0}, -1, DType::Float32},      {{6, 19}, -1, DType::Float64},
+                       {{4, 7, 5}, 1, DType::Float64},    {{6, 19}, -1, DType::Float16},
                        {{3, 9, 4}, 1, DType::BFloat16}};
   for (const SmCase& c : cs) {
     std::string l = label_of(c.s, c.t, "axis " + std::to_string(c.axis));
-    v.push_back({"Softmax", {{c.s, c.t}}, A({{"axis", ints({c.axis})}}), rtol_for(c.t),
-                 atol_for(c.t), {}, l});
-    v.push_back({"LogSoftmax", {{c.s, c.t}}, A({{"axis", i64(c.axis)}}), rtol_for(c.t),
-                 atol_for(c.t), {}, l});
+    v.push_back({"Softmax",
+                 {{c.s, c.t}},
+                 A({{"axis", ints({c.axis})}}),
+                 rtol_for(c.t),
+                 atol_for(c.t),
+                 {},
+                 l});
+    v.push_back({"LogSoftmax",
+                 {{c.s, c.t}},
+                 A({{"axis", i64(c.axis)}}),
+                 rtol_for(c.t),
+                 atol_for(c.t),
+                 {},
+                 l});
   }
-  v.push_back({"Softmax", {}, A({{"axis", i64(-1)}}), 1e-4, 1e-6,
-               [] { return std::vector<Tensor>{extreme({9, 70}, DType::Float32)}; },
+  v.push_back({"Softmax",
+               {},
+               A({{"axis", i64(-1)}}),
+               1e-4,
+               1e-6,
+               [] {
+                 return std::vector<Tensor>{extreme({9, 70}, DType::Float32)};
+               },
                "large values and -inf, last axis"});
-  v.push_back({"Softmax", {}, A({{"axis", i64(0)}}), 1e-4, 1e-6,
-               [] { return std::vector<Tensor>{extreme({70, 9}, DType::Float32)}; },
+  v.push_back({"Softmax",
+               {},
+               A({{"axis", i64(0)}}),
+               1e-4,
+               1e-6,
+               [] {
+                 return std::vector<Tensor>{extreme({70, 9}, DType::Float32)};
+               },
                "large values and -inf, axis 0"});
-  v.push_back({"LogSoftmax", {}, A({{"axis", i64(-1)}}), 1e-4, 1e-4,
-               [] { return std::vector<Tensor>{extreme({9, 70}, DType::Float32)}; },
+  v.push_back({"LogSoftmax",
+               {},
+               A({{"axis", i64(-1)}}),
+               1e-4,
+               1e-4,
+               [] {
+                 return std::vector<Tensor>{extreme({9, 70}, DType::Float32)};
+               },
                "large values and -inf"});
   v.push_back({"Softmax", {{{3, 4}, DType::Int32, Gen::Int}}, A({}), 1e-4, 1e-6, {}, "int input"});
 
@@ -206,7 +291,7 @@ void softmax_cases(std::vector<KernelCase>& v) {
     int64_t n, c;
     DType t;
   };
-  const CeCase ce[] = {{7, 10, DType::Float32},    {33, 1031, DType::Float32},
+  const CeCase ce[] = {{7, 10, DType::Float32},     {33, 1031, DType::Float32},
                        {2000, 100, DType::Float32}, {5, 3, DType::Float64},
                        {6, 9, DType::Float16},      {6, 9, DType::BFloat16}};
   for (const CeCase& c : ce) {
@@ -215,13 +300,20 @@ void softmax_cases(std::vector<KernelCase>& v) {
       for (DType lt : {DType::Int32, DType::Int64}) {
         v.push_back({"SparseSoftmaxCrossEntropyWithLogits",
                      {{{c.n, c.c}, c.t}, {{c.n}, lt, Gen::Int, 0, c.c}},
-                     A({{"is_grad", grad}}), rtol_for(c.t), atol_for(c.t), {},
+                     A({{"is_grad", grad}}),
+                     rtol_for(c.t),
+                     atol_for(c.t),
+                     {},
                      l + (grad ? " grad " : " loss ") + std::string(dtype_name(lt))});
       }
     }
     v.push_back({"SoftmaxCrossEntropyWithLogits",
-                 {{{c.n, c.c}, c.t}, {{c.n, c.c}, c.t, Gen::Positive}}, A({}), rtol_for(c.t),
-                 is_half(c.t) ? 5e-2 : atol_for(c.t), {}, l});
+                 {{{c.n, c.c}, c.t}, {{c.n, c.c}, c.t, Gen::Positive}},
+                 A({}),
+                 rtol_for(c.t),
+                 is_half(c.t) ? 5e-2 : atol_for(c.t),
+                 {},
+                 l});
   }
 }
 
@@ -245,16 +337,24 @@ void norm_cases(std::vector<KernelCase>& v) {
   for (const BnCase& c : bn) {
     Shape ch{c.x[1]};
     for (bool training : {false, true}) {
-      std::string l = label_of(c.x, c.t, std::string(training ? "training" : "inference") +
-                                             " params " + std::string(dtype_name(c.p)));
+      std::string l = label_of(c.x, c.t,
+                               std::string(training ? "training" : "inference") + " params " +
+                                   std::string(dtype_name(c.p)));
       double atol = is_half(c.t) ? 3e-2 : c.t == DType::Float64 ? 1e-9 : 1e-4;
       v.push_back({"BatchNorm",
                    {{c.x, c.t}, {ch, c.p}, {ch, c.p}, {ch, c.p}, {ch, c.p, Gen::Positive}},
                    A({{"is_training", training}, {"momentum", 0.2}, {"epsilon", 1e-3}}),
-                   rtol_for(c.t), atol, {}, l});
+                   rtol_for(c.t),
+                   atol,
+                   {},
+                   l});
       v.push_back({"BatchNormGrad",
                    {{c.x, c.t}, {c.x, c.t}, {ch, c.p}, {ch, c.p}, {ch, c.p, Gen::Positive}},
-                   A({{"is_training", training}}), rtol_for(c.t) * 10, atol * 10, {}, l});
+                   A({{"is_training", training}}),
+                   rtol_for(c.t) * 10,
+                   atol * 10,
+                   {},
+                   l});
     }
   }
 
@@ -280,16 +380,19 @@ void norm_cases(std::vector<KernelCase>& v) {
     for (int64_t d = 0; d < nd; ++d) stat.push_back(d < bna ? c.x[static_cast<size_t>(d)] : 1);
     DType st = is_half(c.t) ? DType::Float32 : c.t;
     Attrs a = A({{"begin_norm_axis", i64(c.bna)}, {"begin_params_axis", i64(c.bpa)}});
-    std::string l = label_of(c.x, c.t,
-                             "norm axis " + std::to_string(c.bna) + " params axis " +
-                                 std::to_string(c.bpa));
+    std::string l = label_of(
+        c.x, c.t, "norm axis " + std::to_string(c.bna) + " params axis " + std::to_string(c.bpa));
     double atol = is_half(c.t) ? 3e-2 : c.t == DType::Float64 ? 1e-9 : 1e-4;
     Attrs fa = a;
     fa.set("epsilon", 1e-5);
     v.push_back({"LayerNorm", {{c.x, c.t}, {ps, c.p}, {ps, c.p}}, fa, rtol_for(c.t), atol, {}, l});
     v.push_back({"LayerNormGrad",
-                 {{c.x, c.t}, {c.x, c.t}, {ps, c.p}, {stat, st}, {stat, st, Gen::Positive}}, a,
-                 rtol_for(c.t) * 10, atol * 10, {}, l});
+                 {{c.x, c.t}, {c.x, c.t}, {ps, c.p}, {stat, st}, {stat, st, Gen::Positive}},
+                 a,
+                 rtol_for(c.t) * 10,
+                 atol * 10,
+                 {},
+                 l});
   }
 }
 
@@ -299,15 +402,18 @@ void dropout_cases(std::vector<KernelCase>& v) {
     double keep;
     DType t;
   };
-  const DoCase cs[] = {{{1031}, 0.5, DType::Float32},    {{7, 33}, 0.8, DType::Float32},
+  const DoCase cs[] = {{{1031}, 0.5, DType::Float32},     {{7, 33}, 0.8, DType::Float32},
                        {{600, 500}, 0.9, DType::Float32}, {{3, 5}, 1.0, DType::Float32},
-                       {{0, 4}, 0.5, DType::Float32},    {{}, 0.5, DType::Float32},
+                       {{0, 4}, 0.5, DType::Float32},     {{}, 0.5, DType::Float32},
                        {{9, 11}, 0.3, DType::Float64},    {{9, 11}, 0.7, DType::Float16},
                        {{9, 11}, 0.7, DType::BFloat16}};
   for (const DoCase& c : cs) {
-    v.push_back({"Dropout", {{c.s, c.t}},
+    v.push_back({"Dropout",
+                 {{c.s, c.t}},
                  A({{"keep_prob", c.keep}, {"Seed0", i64(5)}, {"Seed1", i64(11)}}),
-                 rtol_for(c.t), atol_for(c.t), {},
+                 rtol_for(c.t),
+                 atol_for(c.t),
+                 {},
                  label_of(c.s, c.t, "keep " + std::to_string(c.keep))});
   }
 }
