@@ -1,0 +1,385 @@
+// MaxPool, AvgPool and their gradients over NCHW: our own loops, one (n, c) plane per task.
+//
+// Pooling is memory-bound and LeNet's windows are 2x2, where oneDNN's blocked layouts would
+// cost two reorders per call for nothing; our loops also fix the tie rule MaxPoolGrad needs
+// (the first maximum in row-major window order, a NaN counting as the maximum), which the
+// reference shares exactly.
+//
+// Output rows are done column-vectorised over the columns whose windows lie inside the input:
+// tap by tap for general windows (one pass per tap over the row), all taps of a column at
+// once for 2x2 and 3x3 windows compiled for their size (float32). Visiting the taps in
+// row-major order with a strict '>' keeps the first maximum; planes without NaNs (checked
+// first) compare with a plain max. The few columns whose window crosses the left or right
+// edge are done one window at a time. LeNet's rows are 14 wide, so much of the work runs in
+// the scalar tails of the vector loops: the selects are written as bit operations there,
+// since GCC's branches on random data mispredict (2.5x slower on LeNet's MaxPool).
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "base/parallel.h"
+#include "ops/infer_nn.h"
+
+namespace mycel {
+
+namespace {
+
+// Always inlined: GCC does not inline a plain function into a target_clones clone.
+#define MC_POOL_INLINE [[gnu::always_inline]] inline
+#define MC_POOL_LAMBDA __attribute__((always_inline))
+
+// The taps of output row i that fall inside the input: a in [a0, a1), input row h0 + a.
+struct RowTaps {
+  int64_t h0, a0, a1;
+};
+MC_POOL_INLINE RowTaps row_taps(const PoolGeom& g, int64_t i) {
+  int64_t h0 = i * g.sh - g.pt;
+  int64_t a0 = h0 < 0 ? -h0 : 0;
+  int64_t a1 = h0 + g.kh > g.h ? g.h - h0 : g.kh;
+  return {h0, a0, a1};
+}
+
+// Output columns [lo, hi) whose windows lie inside the input.
+struct Interior {
+  int64_t lo, hi;
+};
+Interior interior(const PoolGeom& g) {
+  int64_t lo = (g.pl + g.sw - 1) / g.sw;
+  int64_t hi = g.w + g.pl >= g.kw ? (g.w + g.pl - g.kw) / g.sw + 1 : 0;
+  lo = std::min(lo, g.wo);
+  hi = std::max(lo, std::min(hi, g.wo));
+  return {lo, hi};
+}
+
+// v replaces best as a window's maximum: larger, or the first NaN (kNaN: the plane has NaNs;
+// planes without any take the plain comparison, a single max instruction).
+template <bool kNaN, class C>
+MC_POOL_INLINE bool beats(C v, C best) {
+  if constexpr (kNaN) {
+    return (v > best) | ((v != v) & (best == best));
+  } else {
+    return v > best;
+  }
+}
+
+// c ? a : b as bit operations: branch-free in scalar code too (the tail of a short row), where
+// GCC would otherwise branch, and a branch on random data mispredicts half the time. Without
+// NaNs (kNaN false), the running maximum is a plain max instruction.
+template <class U, class V>
+MC_POOL_INLINE V blend(bool c, V a, V b) {
+  U m = U(0) - static_cast<U>(c);
+  return std::bit_cast<V>(static_cast<U>((std::bit_cast<U>(a) & m) | (std::bit_cast<U>(b) & ~m)));
+}
+template <bool kNaN, class V>
+MC_POOL_INLINE V pick(bool c, V a, V b) {
+  if constexpr (!kNaN && std::is_floating_point_v<V>) {
+    return a > b ? a : b;  // c is a > b here
+  } else {
+    return blend<std::conditional_t<sizeof(V) == 8, uint64_t, uint32_t>>(c, a, b);
+  }
+}
+
+// Whether any of the n values is a NaN.
+template <class T>
+MC_POOL_INLINE bool any_nan(const T* x, int64_t n) {
+  int any = 0;
+#pragma omp simd reduction(| : any)
+  for (int64_t i = 0; i < n; ++i) {
+    compute_t<T> v = static_cast<compute_t<T>>(x[i]);
+    any |= v != v;
+  }
+  return any != 0;
+}
+
+// Scratch for one output row: the running maximum (or sum) and the winning tap per column.
+template <class C>
+struct RowScratch {
+  std::vector<C> val;
+  std::vector<int32_t> tap;
+  explicit RowScratch(int64_t wo) : val(static_cast<size_t>(wo)), tap(static_cast<size_t>(wo)) {}
+};
+
+// Calls f(j) for the output columns of a row whose windows cross the left or right edge.
+template <class F>
+MC_POOL_INLINE void for_border(const PoolGeom& g, const Interior& in, F&& f) {
+  for (int64_t j = 0; j < in.lo; ++j) f(j);
+  for (int64_t j = in.hi; j < g.wo; ++j) f(j);
+}
+
+// The window size as template arguments (kKH, kKW > 0: known at compile time, for the common
+// 2x2 and 3x3; 0: read from g), likewise the column stride kSW.
+#define MC_POOL_DIMS                   \
+  const int64_t sw = kSW ? kSW : g.sw; \
+  const int64_t kh = kKH ? kKH : g.kh; \
+  const int64_t kw = kKW ? kKW : g.kw; \
+  static_cast<void>(kh)
+
+// For output row i of one plane: val[j] = the window's maximum and tap[j] = a * kw + b of its
+// first occurrence, for every column j.
+template <bool kNaN, int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void max_row(const PoolGeom& g, const Interior& in, const T* x, int64_t i, C* val,
+                            int32_t* tap) {
+  MC_POOL_DIMS;
+  RowTaps r = row_taps(g, i);
+  for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
+    int64_t w0 = j * sw - g.pl;
+    int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
+    C best = static_cast<C>(x[(r.h0 + r.a0) * g.w + w0 + b0]);
+    int32_t bt = static_cast<int32_t>(r.a0 * kw + b0);
+    for (int64_t a = r.a0; a < r.a1; ++a) {
+      for (int64_t b = b0; b < b1; ++b) {
+        C v = static_cast<C>(x[(r.h0 + a) * g.w + w0 + b]);
+        if (beats<kNaN>(v, best)) best = v, bt = static_cast<int32_t>(a * kw + b);
+      }
+    }
+    val[j] = best, tap[j] = bt;
+  });
+  // Input index of tap (a, b) of column j: base(a, b) + j * sw (never negative for interior j).
+  const int64_t first = (r.h0 + r.a0) * g.w - g.pl;
+  if (kKH > 0 && r.a0 == 0 && r.a1 == kh) {
+    // A fixed window fully inside vertically: all taps of a column at once.
+    for (int64_t j = in.lo; j < in.hi; ++j) {
+      const int64_t base = first + j * sw;
+      C best = static_cast<C>(x[base]);
+      int32_t bt = 0;
+      for (int64_t t = 1; t < kh * kw; ++t) {  // one flat loop: fully unrolled
+        C v = static_cast<C>(x[base + (t / kw) * g.w + t % kw]);
+        bool take = beats<kNaN>(v, best);
+        best = pick<kNaN>(take, v, best);
+        bt = pick<kNaN>(take, static_cast<int32_t>(t), bt);
+      }
+      val[j] = best, tap[j] = bt;
+    }
+    return;
+  }
+  for (int64_t j = in.lo; j < in.hi; ++j) {
+    val[j] = static_cast<C>(x[first + j * sw]);
+    tap[j] = static_cast<int32_t>(r.a0 * kw);
+  }
+  for (int64_t a = r.a0; a < r.a1; ++a) {
+    for (int64_t b = a == r.a0 ? 1 : 0; b < kw; ++b) {
+      const int64_t base = (r.h0 + a) * g.w - g.pl + b;
+      int32_t t = static_cast<int32_t>(a * kw + b);
+      for (int64_t j = in.lo; j < in.hi; ++j) {
+        C v = static_cast<C>(x[base + j * sw]);
+        bool take = beats<kNaN>(v, val[j]);
+        val[j] = pick<kNaN>(take, v, val[j]);
+        tap[j] = pick<kNaN>(take, t, tap[j]);
+      }
+    }
+  }
+}
+
+// For output row i: val[j] = the sum over the window's taps inside the input.
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void sum_row(const PoolGeom& g, const Interior& in, const T* x, int64_t i, C* val) {
+  MC_POOL_DIMS;
+  RowTaps r = row_taps(g, i);
+  for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
+    int64_t w0 = j * sw - g.pl;
+    int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
+    C s = 0;
+    for (int64_t a = r.a0; a < r.a1; ++a) {
+      for (int64_t b = b0; b < b1; ++b) s += static_cast<C>(x[(r.h0 + a) * g.w + w0 + b]);
+    }
+    val[j] = s;
+  });
+  if (kKH > 0 && r.a0 == 0 && r.a1 == kh) {
+    const int64_t first = r.h0 * g.w - g.pl;
+    for (int64_t j = in.lo; j < in.hi; ++j) {
+      const int64_t base = first + j * sw;
+      C s = 0;
+      for (int64_t t = 0; t < kh * kw; ++t) s += static_cast<C>(x[base + (t / kw) * g.w + t % kw]);
+      val[j] = s;
+    }
+    return;
+  }
+  for (int64_t j = in.lo; j < in.hi; ++j) val[j] = 0;
+  for (int64_t a = r.a0; a < r.a1; ++a) {
+    for (int64_t b = 0; b < kw; ++b) {
+      const int64_t base = (r.h0 + a) * g.w - g.pl + b;
+      for (int64_t j = in.lo; j < in.hi; ++j) val[j] += static_cast<C>(x[base + j * sw]);
+    }
+  }
+}
+
+// One plane of each op. `dx` accumulates in the compute type C.
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void max_plane(const PoolGeom& g, const T* x, T* y, C* val, int32_t* tap) {
+  Interior in = interior(g);
+  const bool nan = any_nan(x, g.h * g.w);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    if (nan) {
+      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    } else {
+      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    }
+    for (int64_t j = 0; j < g.wo; ++j) y[i * g.wo + j] = static_cast<T>(val[j]);
+  }
+}
+
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void max_grad_plane(const PoolGeom& g, const T* x, const T* dy, C* dx, C* val,
+                                   int32_t* tap) {
+  MC_POOL_DIMS;
+  Interior in = interior(g);
+  std::fill(dx, dx + g.h * g.w, C(0));
+  const bool nan = any_nan(x, g.h * g.w);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    if (nan) {
+      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    } else {
+      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    }
+    int64_t h0 = i * g.sh - g.pt;
+    for (int64_t j = 0; j < g.wo; ++j) {
+      int64_t a = tap[j] / kw, b = tap[j] % kw;
+      dx[(h0 + a) * g.w + j * sw - g.pl + b] += static_cast<C>(dy[i * g.wo + j]);
+    }
+  }
+}
+
+// div[j] = the divisor of window (i, j); interior windows share one.
+template <class C>
+MC_POOL_INLINE void divisors(const PoolGeom& g, const Interior& in, int64_t i, C* div) {
+  C inner = in.lo < in.hi ? static_cast<C>(g.divisor(i, in.lo)) : C(1);
+  for (int64_t j = 0; j < g.wo; ++j) {
+    div[j] = j >= in.lo && j < in.hi ? inner : static_cast<C>(g.divisor(i, j));
+  }
+}
+
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void avg_plane(const PoolGeom& g, const T* x, T* y, C* val, C* div) {
+  Interior in = interior(g);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    sum_row<kSW, kKH, kKW>(g, in, x, i, val);
+    divisors(g, in, i, div);
+    for (int64_t j = 0; j < g.wo; ++j) y[i * g.wo + j] = static_cast<T>(val[j] / div[j]);
+  }
+}
+
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void avg_grad_plane(const PoolGeom& g, const T* dy, C* dx, C* val) {
+  MC_POOL_DIMS;
+  Interior in = interior(g);
+  std::fill(dx, dx + g.h * g.w, C(0));
+  for (int64_t i = 0; i < g.ho; ++i) {
+    RowTaps r = row_taps(g, i);
+    divisors(g, in, i, val);
+    for (int64_t j = 0; j < g.wo; ++j) val[j] = static_cast<C>(dy[i * g.wo + j]) / val[j];
+    for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
+      int64_t w0 = j * sw - g.pl;
+      int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
+      for (int64_t a = r.a0; a < r.a1; ++a) {
+        for (int64_t b = b0; b < b1; ++b) dx[(r.h0 + a) * g.w + w0 + b] += val[j];
+      }
+    });
+    for (int64_t a = r.a0; a < r.a1; ++a) {
+      for (int64_t b = 0; b < kw; ++b) {
+        const int64_t base = (r.h0 + a) * g.w - g.pl + b;
+        for (int64_t j = in.lo; j < in.hi; ++j) dx[base + j * sw] += val[j];
+      }
+    }
+  }
+}
+
+enum class Kind { Max, Avg, MaxGrad, AvgGrad };
+
+// One plane of op `k`: x (or dy for AvgGrad) in, y (or dx) out. `acc` is the gradient's
+// accumulator, or for Avg a row of scratch for the divisors.
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void plane_sw(Kind k, const PoolGeom& g, const T* x, const T* dy, T* out, C* acc,
+                             C* val, int32_t* tap) {
+  if (k == Kind::Max) {
+    max_plane<kSW, kKH, kKW>(g, x, out, val, tap);
+  } else if (k == Kind::Avg) {
+    avg_plane<kSW, kKH, kKW>(g, x, out, val, acc);
+  } else if (k == Kind::MaxGrad) {
+    max_grad_plane<kSW, kKH, kKW>(g, x, dy, acc, val, tap);
+  } else {
+    avg_grad_plane<kSW, kKH, kKW>(g, dy, acc, val);
+  }
+}
+
+// float32 gets vectorised clones, with the common window shapes (2x2 and 3x3, column stride
+// 1 or 2) compiled for their size; other types and shapes use the general code.
+template <int kKH, int kKW>
+MC_POOL_INLINE void plane_f32_fixed(Kind k, const PoolGeom& g, const float* x, const float* dy,
+                                    float* out, float* acc, float* val, int32_t* tap) {
+  if (g.sw == 1) {
+    plane_sw<1, kKH, kKW>(k, g, x, dy, out, acc, val, tap);
+  } else if (g.sw == 2) {
+    plane_sw<2, kKH, kKW>(k, g, x, dy, out, acc, val, tap);
+  } else {
+    plane_sw<0, kKH, kKW>(k, g, x, dy, out, acc, val, tap);
+  }
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void plane_f32(
+    Kind k, const PoolGeom& g, const float* x, const float* dy, float* out, float* acc, float* val,
+    int32_t* tap) {
+  if (g.kh == 2 && g.kw == 2) {
+    plane_f32_fixed<2, 2>(k, g, x, dy, out, acc, val, tap);
+  } else if (g.kh == 3 && g.kw == 3) {
+    plane_f32_fixed<3, 3>(k, g, x, dy, out, acc, val, tap);
+  } else {
+    plane_f32_fixed<0, 0>(k, g, x, dy, out, acc, val, tap);
+  }
+}
+
+int64_t plane_grain(const PoolGeom& g) {
+  int64_t work = std::max<int64_t>(1, g.ho * g.wo * g.kh * g.kw + g.h * g.w);
+  return std::max<int64_t>(1, 32768 / work);
+}
+
+template <class T>
+void pool(Kind k, const PoolGeom& g, const T* x, const T* dy, T* out) {
+  using C = compute_t<T>;
+  const bool grad = k == Kind::MaxGrad || k == Kind::AvgGrad;
+  const int64_t in_plane = g.h * g.w, out_plane = g.ho * g.wo;
+  parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t b, int64_t e) {
+    RowScratch<C> row(g.wo);
+    // Gradients accumulate in C: in place when T is C, else in a plane buffer.
+    std::vector<C> buf(grad ? (std::is_same_v<C, T> ? 0 : static_cast<size_t>(in_plane))
+                            : static_cast<size_t>(g.wo));
+    for (int64_t p = b; p < e; ++p) {
+      const T* xp = x ? x + p * in_plane : nullptr;
+      const T* dyp = dy ? dy + p * out_plane : nullptr;
+      T* op = out + p * (grad ? in_plane : out_plane);
+      C* acc = buf.data();
+      if constexpr (std::is_same_v<C, T>) {
+        if (grad) acc = op;
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        plane_f32(k, g, xp, dyp, op, acc, row.val.data(), row.tap.data());
+      } else {
+        plane_sw<0, 0, 0>(k, g, xp, dyp, op, acc, row.val.data(), row.tap.data());
+      }
+      if constexpr (!std::is_same_v<C, T>) {
+        if (grad) {
+          for (int64_t i = 0; i < in_plane; ++i) op[i] = static_cast<T>(acc[i]);
+        }
+      }
+    }
+  });
+}
+
+void run(const KernelContext& ctx, Kind k) {
+  PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
+  dispatch_float(ctx.in[0].dtype(), ctx.op.name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const bool grad = k == Kind::MaxGrad || k == Kind::AvgGrad;
+    pool(k, g, ctx.in[0].data<T>(), grad ? ctx.in[2].data<T>() : nullptr, ctx.out[0].data<T>());
+  });
+}
+
+}  // namespace
+
+void cpu_max_pool(const KernelContext& ctx) { run(ctx, Kind::Max); }
+void cpu_avg_pool(const KernelContext& ctx) { run(ctx, Kind::Avg); }
+void cpu_max_pool_grad(const KernelContext& ctx) { run(ctx, Kind::MaxGrad); }
+void cpu_avg_pool_grad(const KernelContext& ctx) { run(ctx, Kind::AvgGrad); }
+
+}  // namespace mycel

@@ -1,0 +1,87 @@
+// Reference Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter: the convolution sum written
+// out tap by tap, in double.
+#include <vector>
+
+#include "ops/infer_nn.h"
+
+namespace mycel {
+
+namespace {
+
+std::vector<double> to_double(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
+  return v;
+}
+
+void store(const Tensor& out, const std::vector<double>& v) {
+  dispatch_float(out.dtype(), "reference conv", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
+  });
+}
+
+// Calls f(x_index, w_index, y_index) for every tap of the convolution that reads the input.
+template <class F>
+void for_each_tap(const ConvGeom& g, F&& f) {
+  int64_t cg = g.c / g.group, og = g.o / g.group;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t o = 0; o < g.o; ++o) {
+      int64_t grp = o / og;
+      for (int64_t oh = 0; oh < g.ho; ++oh) {
+        for (int64_t ow = 0; ow < g.wo; ++ow) {
+          int64_t yi = ((n * g.o + o) * g.ho + oh) * g.wo + ow;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            int64_t c = grp * cg + ci;
+            for (int64_t i = 0; i < g.kh; ++i) {
+              int64_t ih = oh * g.sh - g.pt + i * g.dh;
+              if (ih < 0 || ih >= g.h) continue;
+              for (int64_t j = 0; j < g.kw; ++j) {
+                int64_t iw = ow * g.sw - g.pl + j * g.dw;
+                if (iw < 0 || iw >= g.w) continue;
+                int64_t xi = ((n * g.c + c) * g.h + ih) * g.w + iw;
+                int64_t wi = ((o * cg + ci) * g.kh + i) * g.kw + j;
+                f(xi, wi, yi);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void ref_conv2d(const KernelContext& ctx) {
+  ConvGeom g = conv2d_geometry(ctx);
+  std::vector<double> x = to_double(ctx.in[0]), w = to_double(ctx.in[1]);
+  std::vector<double> y(static_cast<size_t>(ctx.out[0].numel()), 0.0);
+  for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+    y[static_cast<size_t>(yi)] += x[static_cast<size_t>(xi)] * w[static_cast<size_t>(wi)];
+  });
+  store(ctx.out[0], y);
+}
+
+void ref_conv2d_backprop_input(const KernelContext& ctx) {
+  ConvGeom g = conv2d_backprop_input_geometry(ctx);
+  std::vector<double> dy = to_double(ctx.in[0]), w = to_double(ctx.in[1]);
+  std::vector<double> dx(static_cast<size_t>(ctx.out[0].numel()), 0.0);
+  for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+    dx[static_cast<size_t>(xi)] += dy[static_cast<size_t>(yi)] * w[static_cast<size_t>(wi)];
+  });
+  store(ctx.out[0], dx);
+}
+
+void ref_conv2d_backprop_filter(const KernelContext& ctx) {
+  ConvGeom g = conv2d_backprop_filter_geometry(ctx);
+  std::vector<double> dy = to_double(ctx.in[0]), x = to_double(ctx.in[1]);
+  std::vector<double> dw(static_cast<size_t>(ctx.out[0].numel()), 0.0);
+  for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+    dw[static_cast<size_t>(wi)] += dy[static_cast<size_t>(yi)] * x[static_cast<size_t>(xi)];
+  });
+  store(ctx.out[0], dw);
+}
+
+}  // namespace mycel
