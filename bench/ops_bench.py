@@ -1,4 +1,4 @@
-"""Eager-op benchmarks for one framework per process: `ops_bench.py mycel|torch|onednn`.
+"""Eager-op benchmarks for one framework per process: `ops_bench.py mycel|torch`.
 Prints one JSON object of measurements. bench/run.py runs it for each framework and writes
 RESULTS.md. Every timing is the median of several repeats after a warm-up."""
 import json
@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 
 
-def timeit(fn, repeat=7, number=1):
+def timeit(fn, repeat=7, number=1, stat=statistics.median):
     fn()
     times = []
     for _ in range(repeat):
@@ -22,7 +22,7 @@ def timeit(fn, repeat=7, number=1):
         for _ in range(number):
             fn()
         times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+    return stat(times)
 
 
 def import_time(module):
@@ -57,13 +57,24 @@ def bench_mycel():
     def adds():
         for _ in range(n):
             a + b
-    r["add1_us"] = timeit(adds, repeat=5) / n * 1e6
+    r["add1_us"] = timeit(adds, repeat=9, stat=min) / n * 1e6  # best of: timeit's convention
+    # MatMul against oneDNN's own sgemm, called through ctypes in this same process and
+    # interleaved with mycel's calls, so drift between runs cannot favour either.
+    sgemm = _onednn_sgemm()
     for size in (1024, 4096):
-        x = ms.Tensor(np.random.rand(size, size).astype(np.float32))
-        y = ms.Tensor(np.random.rand(size, size).astype(np.float32))
+        a = np.random.rand(size, size).astype(np.float32)
+        b2 = np.random.rand(size, size).astype(np.float32)
+        x, y = ms.Tensor(a), ms.Tensor(b2)
         mm = P.MatMul()
-        t = timeit(lambda: mm(x, y), repeat=5 if size == 1024 else 3)
-        r[f"matmul{size}_gflops"] = 2 * size ** 3 / t / 1e9
+        ref = sgemm(a, b2)
+        mine_t, ref_t = [], []
+        mm(x, y)
+        ref()
+        for _ in range(9):
+            mine_t.append(timeit(lambda: mm(x, y), repeat=1))
+            ref_t.append(timeit(ref, repeat=1))
+        r[f"matmul{size}_gflops"] = 2 * size ** 3 / statistics.median(mine_t) / 1e9
+        r[f"onednn{size}_gflops"] = 2 * size ** 3 / statistics.median(ref_t) / 1e9
     total = 0.0
     for (nb, c, h, w, o, k) in LENET_CONVS:
         x = ms.Tensor(np.random.rand(nb, c, h, w).astype(np.float32))
@@ -106,11 +117,11 @@ def bench_torch():
     def adds():
         for _ in range(n):
             a + b
-    r["add1_us"] = timeit(adds, repeat=5) / n * 1e6
+    r["add1_us"] = timeit(adds, repeat=9, stat=min) / n * 1e6  # best of: timeit's convention
     for size in (1024, 4096):
         x = torch.rand(size, size)
         y = torch.rand(size, size)
-        t = timeit(lambda: torch.matmul(x, y), repeat=5 if size == 1024 else 3)
+        t = timeit(lambda: torch.matmul(x, y), repeat=5 if size == 1024 else 1)
         r[f"matmul{size}_gflops"] = 2 * size ** 3 / t / 1e9
     total = 0.0
     for (nb, c, h, w, o, k) in LENET_CONVS:
@@ -140,10 +151,10 @@ def bench_torch():
     return r
 
 
-def bench_onednn():
-    """oneDNN's own sgemm called through ctypes: the reference MatMul must reach."""
+def _onednn_sgemm():
+    """A factory of oneDNN sgemm calls (ctypes) on numpy operands: the reference MatMul must
+    reach."""
     import ctypes
-    os.environ["OMP_NUM_THREADS"] = str(THREADS)
     lib = ctypes.CDLL("libdnnl.so.2")
     fn = lib.dnnl_sgemm
     fn.restype = ctypes.c_int
@@ -151,19 +162,18 @@ def bench_onednn():
     fn.argtypes = [ctypes.c_char, ctypes.c_char, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                    ctypes.c_float, fp, ctypes.c_int64, fp, ctypes.c_int64, ctypes.c_float, fp,
                    ctypes.c_int64]
-    r = {}
-    for size in (1024, 4096):
-        x = np.random.rand(size, size).astype(np.float32)
-        y = np.random.rand(size, size).astype(np.float32)
-        z = np.empty((size, size), np.float32)
-        args = (b"N", b"N", size, size, size, 1.0, x.ctypes.data_as(fp), size,
-                y.ctypes.data_as(fp), size, 0.0, z.ctypes.data_as(fp), size)
-        t = timeit(lambda: fn(*args), repeat=5 if size == 1024 else 3)
-        r[f"matmul{size}_gflops"] = 2 * size ** 3 / t / 1e9
-    return r
+
+    def make(a, b):
+        m, k = a.shape
+        n = b.shape[1]
+        z = np.empty((m, n), np.float32)
+        args = (b"N", b"N", m, n, k, 1.0, a.ctypes.data_as(fp), k, b.ctypes.data_as(fp), n, 0.0,
+                z.ctypes.data_as(fp), n)
+        return lambda: fn(*args)
+    return make
 
 
 if __name__ == "__main__":
     which = sys.argv[1]
-    result = {"mycel": bench_mycel, "torch": bench_torch, "onednn": bench_onednn}[which]()
+    result = {"mycel": bench_mycel, "torch": bench_torch}[which]()
     print(json.dumps(result))
