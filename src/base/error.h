@@ -48,13 +48,14 @@ std::string str(const Args&... args) {
 
 }  // namespace mycel
 
-#define MC_CHECK(cond, kind, ...)                                             \
-  do {                                                                        \
-    if (!(cond)) [[unlikely]]                                                 \
+#define MC_CHECK(cond, kind, ...)                                                \
+  do {                                                                           \
+    if (!(cond)) [[unlikely]]                                                    \
       ::mycel::throw_error(::mycel::ErrorKind::kind, ::mycel::str(__VA_ARGS__)); \
   } while (0)
 
-#define MC_THROW(kind, ...) ::mycel::throw_error(::mycel::ErrorKind::kind, ::mycel::str(__VA_ARGS__))
+#define MC_THROW(kind, ...) \
+  ::mycel::throw_error(::mycel::ErrorKind::kind, ::mycel::str(__VA_ARGS__))
 
 #define MC_ASSERT(cond, ...)                                                         \
   do {                                                                               \

@@ -38,7 +38,7 @@ void detail::parallel_run(int64_t begin, int64_t end, int64_t grain,
   // first one and rethrow it on the calling thread.
   std::exception_ptr error;
   std::mutex mu;
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static, 1)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t b = begin + range * c / chunks;
     int64_t e = begin + range * (c + 1) / chunks;

@@ -23,7 +23,9 @@ class SmallVector {
   explicit SmallVector(size_t n, T v = T()) { resize(n, v); }
   SmallVector(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <class It, class = decltype(*std::declval<It>())>
-  SmallVector(It b, It e) { assign(b, e); }
+  SmallVector(It b, It e) {
+    assign(b, e);
+  }
   SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { move_from(o); }
   SmallVector& operator=(const SmallVector& o) {

@@ -39,7 +39,9 @@ const T& get_as(const Attrs& a, std::string_view name) {
 bool Attrs::get_bool(std::string_view n) const { return get_as<bool>(*this, n); }
 int64_t Attrs::get_int(std::string_view n) const { return get_as<int64_t>(*this, n); }
 double Attrs::get_float(std::string_view n) const { return get_as<double>(*this, n); }
-const std::string& Attrs::get_str(std::string_view n) const { return get_as<std::string>(*this, n); }
+const std::string& Attrs::get_str(std::string_view n) const {
+  return get_as<std::string>(*this, n);
+}
 const std::vector<int64_t>& Attrs::get_ints(std::string_view n) const {
   return get_as<std::vector<int64_t>>(*this, n);
 }
@@ -47,12 +49,18 @@ DType Attrs::get_dtype(std::string_view n) const { return get_as<DType>(*this, n
 
 std::string_view attr_kind_name(AttrKind k) {
   switch (k) {
-    case AttrKind::Bool: return "bool";
-    case AttrKind::Int: return "int";
-    case AttrKind::Float: return "float";
-    case AttrKind::Str: return "str";
-    case AttrKind::Ints: return "tuple of int";
-    case AttrKind::DType: return "dtype";
+    case AttrKind::Bool:
+      return "bool";
+    case AttrKind::Int:
+      return "int";
+    case AttrKind::Float:
+      return "float";
+    case AttrKind::Str:
+      return "str";
+    case AttrKind::Ints:
+      return "tuple of int";
+    case AttrKind::DType:
+      return "dtype";
   }
   return "?";
 }
@@ -62,14 +70,18 @@ std::string attr_value_str(const AttrValue& v) {
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) os << "None";
-        else if constexpr (std::is_same_v<T, bool>) os << (x ? "True" : "False");
-        else if constexpr (std::is_same_v<T, std::string>) os << '\'' << x << '\'';
+        if constexpr (std::is_same_v<T, std::monostate>)
+          os << "None";
+        else if constexpr (std::is_same_v<T, bool>)
+          os << (x ? "True" : "False");
+        else if constexpr (std::is_same_v<T, std::string>)
+          os << '\'' << x << '\'';
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           os << '(';
           for (size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
           os << (x.size() == 1 ? ",)" : ")");
-        } else os << x;
+        } else
+          os << x;
       },
       v);
   return os.str();

@@ -47,12 +47,18 @@ const OpDef* find_op(std::string_view name) {
 namespace {
 bool kind_matches(AttrKind k, const AttrValue& v) {
   switch (k) {
-    case AttrKind::Bool: return std::holds_alternative<bool>(v);
-    case AttrKind::Int: return std::holds_alternative<int64_t>(v);
-    case AttrKind::Float: return std::holds_alternative<double>(v);
-    case AttrKind::Str: return std::holds_alternative<std::string>(v);
-    case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
-    case AttrKind::DType: return std::holds_alternative<DType>(v);
+    case AttrKind::Bool:
+      return std::holds_alternative<bool>(v);
+    case AttrKind::Int:
+      return std::holds_alternative<int64_t>(v);
+    case AttrKind::Float:
+      return std::holds_alternative<double>(v);
+    case AttrKind::Str:
+      return std::holds_alternative<std::string>(v);
+    case AttrKind::Ints:
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrKind::DType:
+      return std::holds_alternative<DType>(v);
   }
   return false;
 }
@@ -71,8 +77,9 @@ Attrs make_attrs(const OpDef& op, const Attrs& given) {
     auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
                            [&](const AttrSpec& s) { return name == s.name; });
     MC_CHECK(it != op.attrs.end(), Type, "For '", op.name, "', unknown attribute '", name, "'.");
-    MC_CHECK(kind_matches(it->kind, coerce(it->kind, v)), Type, "For '", op.name, "', the attribute '", name,
-             "' must be a ", attr_kind_name(it->kind), ", but got ", attr_value_str(v), ".");
+    MC_CHECK(kind_matches(it->kind, coerce(it->kind, v)), Type, "For '", op.name,
+             "', the attribute '", name, "' must be a ", attr_kind_name(it->kind), ", but got ",
+             attr_value_str(v), ".");
   }
   Attrs out;
   for (const AttrSpec& s : op.attrs) {

@@ -10,25 +10,39 @@ bool dtype_from_numpy(const pyb::dtype& d, DType* out) {
   char kind = d.kind();
   size_t sz = static_cast<size_t>(d.itemsize());
   switch (kind) {
-    case 'b': *out = DType::Bool; return true;
+    case 'b':
+      *out = DType::Bool;
+      return true;
     case 'f':
-      if (sz == 2) *out = DType::Float16;
-      else if (sz == 4) *out = DType::Float32;
-      else if (sz == 8) *out = DType::Float64;
-      else return false;
+      if (sz == 2)
+        *out = DType::Float16;
+      else if (sz == 4)
+        *out = DType::Float32;
+      else if (sz == 8)
+        *out = DType::Float64;
+      else
+        return false;
       return true;
     case 'i':
-      if (sz == 1) *out = DType::Int8;
-      else if (sz == 2) *out = DType::Int16;
-      else if (sz == 4) *out = DType::Int32;
-      else if (sz == 8) *out = DType::Int64;
-      else return false;
+      if (sz == 1)
+        *out = DType::Int8;
+      else if (sz == 2)
+        *out = DType::Int16;
+      else if (sz == 4)
+        *out = DType::Int32;
+      else if (sz == 8)
+        *out = DType::Int64;
+      else
+        return false;
       return true;
     case 'u':
-      if (sz == 1) *out = DType::UInt8;
-      else return false;
+      if (sz == 1)
+        *out = DType::UInt8;
+      else
+        return false;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -84,8 +98,7 @@ bool as_scalar(pyb::handle h, Scalar* out) {
   if (PyLong_Check(h.ptr())) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
-    MC_CHECK(!overflow, Value, "the integer ", std::string(pyb::str(h)),
-             " does not fit in int64.");
+    MC_CHECK(!overflow, Value, "the integer ", std::string(pyb::str(h)), " does not fit in int64.");
     *out = Scalar::from_int(v);
     return true;
   }
@@ -115,9 +128,12 @@ namespace {
 
 DType scalar_dtype(const Scalar& s) {
   switch (s.kind) {
-    case ScalarKind::Bool: return DType::Bool;
-    case ScalarKind::Int: return DType::Int64;
-    case ScalarKind::Float: return DType::Float32;
+    case ScalarKind::Bool:
+      return DType::Bool;
+    case ScalarKind::Int:
+      return DType::Int64;
+    case ScalarKind::Float:
+      return DType::Float32;
   }
   return DType::Float32;
 }
@@ -150,8 +166,8 @@ Tensor tensor_from_object(pyb::handle obj, const DType* dtype) {
   try {
     arr = np.attr("asarray")(obj);
   } catch (const pyb::error_already_set& e) {
-    MC_THROW(Type, "cannot convert an object of type ", std::string(pyb::str(obj.get_type().attr("__name__"))),
-             " to a Tensor: ", e.what());
+    MC_THROW(Type, "cannot convert an object of type ",
+             std::string(pyb::str(obj.get_type().attr("__name__"))), " to a Tensor: ", e.what());
   }
   DType src;
   MC_CHECK(dtype_from_numpy(arr.dtype(), &src), Type, "cannot convert data of numpy dtype ",
@@ -221,7 +237,8 @@ AttrValue to_attr(pyb::handle h) {
         for (pyb::handle x : e) v.push_back(pyb::cast<int64_t>(x));
       } else {
         MC_CHECK(PyLong_Check(e.ptr()) || pyb::isinstance(e, numpy_module().attr("integer")), Type,
-                 "expected a tuple of ints, but it holds ", std::string(pyb::str(pyb::repr(e))), ".");
+                 "expected a tuple of ints, but it holds ", std::string(pyb::str(pyb::repr(e))),
+                 ".");
         v.push_back(pyb::cast<int64_t>(e));
       }
     }
@@ -243,9 +260,11 @@ AttrValue to_attr(pyb::handle h) {
     }
     MC_CHECK(is_integral(t.dtype()) && t.ndim() == 1, Type,
              "expected a scalar or a 1-d integer tensor as an attribute value, but got a tensor of "
-             "shape ", t.shape(), " and dtype ", t.dtype(), ".");
+             "shape ",
+             t.shape(), " and dtype ", t.dtype(), ".");
     std::vector<int64_t> v;
-    for (int64_t i = 0; i < t.numel(); ++i) v.push_back(static_cast<int64_t>(t.element_as_double(i)));
+    for (int64_t i = 0; i < t.numel(); ++i)
+      v.push_back(static_cast<int64_t>(t.element_as_double(i)));
     return v;
   }
   try {
@@ -259,13 +278,16 @@ pyb::object attr_to_py(const AttrValue& v) {
   return std::visit(
       [](const auto& x) -> pyb::object {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) return pyb::none();
-        else if constexpr (std::is_same_v<T, DType>) return dtype_object(x);
+        if constexpr (std::is_same_v<T, std::monostate>)
+          return pyb::none();
+        else if constexpr (std::is_same_v<T, DType>)
+          return dtype_object(x);
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           pyb::tuple t(x.size());
           for (size_t i = 0; i < x.size(); ++i) t[i] = pyb::int_(x[i]);
           return t;
-        } else return pyb::cast(x);
+        } else
+          return pyb::cast(x);
       },
       v);
 }

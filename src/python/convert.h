@@ -38,7 +38,7 @@ Tensor operand(pyb::handle obj, const Tensor* like);
 // straight out of the pybind11 instance.
 void register_tensor_type(pyb::handle cls);
 bool is_tensor(pyb::handle h);
-const Tensor& tensor_of(pyb::handle h);  // h must be a Tensor (is_tensor)
+const Tensor& tensor_of(pyb::handle h);      // h must be a Tensor (is_tensor)
 bool as_scalar(pyb::handle h, Scalar* out);  // Python bool/int/float or numpy scalar
 
 AttrValue to_attr(pyb::handle h);  // bool, int, float, str, dtype, tuple/list of int

@@ -48,11 +48,19 @@ PYBIND11_MODULE(_mycel, m) {
     } catch (const mycel::Error& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {
-        case mycel::ErrorKind::Value: type = PyExc_ValueError; break;
-        case mycel::ErrorKind::Type: type = PyExc_TypeError; break;
-        case mycel::ErrorKind::Index: type = PyExc_IndexError; break;
+        case mycel::ErrorKind::Value:
+          type = PyExc_ValueError;
+          break;
+        case mycel::ErrorKind::Type:
+          type = PyExc_TypeError;
+          break;
+        case mycel::ErrorKind::Index:
+          type = PyExc_IndexError;
+          break;
         case mycel::ErrorKind::Runtime:
-        case mycel::ErrorKind::Internal: type = PyExc_RuntimeError; break;
+        case mycel::ErrorKind::Internal:
+          type = PyExc_RuntimeError;
+          break;
       }
       PyErr_SetString(type, e.what());
     }

@@ -34,9 +34,11 @@ void bind_dtype(pyb::module_& m) {
                                     pyb::make_tuple(std::string(dtype_numpy_name(d.t))));
            })
       .def_property_readonly("itemsize", [](const DTypeObj& d) { return dtype_size(d.t); })
-      .def_property_readonly("is_floating_point", [](const DTypeObj& d) { return is_floating(d.t); })
-      .def_property_readonly("name", [](const DTypeObj& d) { return std::string(dtype_numpy_name(d.t)); });
-#define MC_X(e, ty, n, np)                                                  \
+      .def_property_readonly("is_floating_point",
+                             [](const DTypeObj& d) { return is_floating(d.t); })
+      .def_property_readonly("name",
+                             [](const DTypeObj& d) { return std::string(dtype_numpy_name(d.t)); });
+#define MC_X(e, ty, n, np)                                                     \
   singletons()[static_cast<size_t>(DType::e)] = pyb::cast(DTypeObj{DType::e}); \
   m.attr(np) = singletons()[static_cast<size_t>(DType::e)];
   MYCEL_DTYPES(MC_X)

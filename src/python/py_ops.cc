@@ -67,8 +67,8 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
   InlineVector<pyb::handle, 4> raw;
   size_t next = 0;
   if (op.num_inputs == kVariadic) {
-    MC_CHECK(args.size() >= 1 && (pyb::isinstance<pyb::tuple>(args[0]) ||
-                                  pyb::isinstance<pyb::list>(args[0])),
+    MC_CHECK(args.size() >= 1 &&
+                 (pyb::isinstance<pyb::tuple>(args[0]) || pyb::isinstance<pyb::list>(args[0])),
              Type, "For '", op.name, "', the input must be a tuple or list of tensors.");
     for (pyb::handle x : args[0]) raw.push_back(x);
     next = 1;
@@ -95,16 +95,18 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
   Attrs merged;
   size_t extra = args.size() - next;
   if (extra > 0 || !kwargs.empty() || !h.attrs_complete) {
-    MC_CHECK(extra <= h.call_specs.size(), Type, "For '", op.name, "', too many arguments: ",
-             args.size(), " given.");
+    MC_CHECK(extra <= h.call_specs.size(), Type, "For '", op.name,
+             "', too many arguments: ", args.size(), " given.");
     merged = h.given;
     for (size_t i = 0; i < extra; ++i) {
       AttrValue v = to_attr(args[next + i]);
-      if (!std::holds_alternative<std::monostate>(v)) merged.set(h.call_specs[i]->name, std::move(v));
+      if (!std::holds_alternative<std::monostate>(v))
+        merged.set(h.call_specs[i]->name, std::move(v));
     }
     for (auto [k, v] : kwargs) {
       AttrValue val = to_attr(v);
-      if (!std::holds_alternative<std::monostate>(val)) merged.set(k.cast<std::string>(), std::move(val));
+      if (!std::holds_alternative<std::monostate>(val))
+        merged.set(k.cast<std::string>(), std::move(val));
     }
     merged = make_attrs(op, merged);
     attrs = &merged;
@@ -127,8 +129,7 @@ std::string_view grad_name(Grad g) { return g == Grad::DIFF ? "DIFF" : "NODIFF";
 }  // namespace
 
 void bind_ops(pyb::module_& m) {
-  pyb::class_<OpHandle>(m, "OpHandle",
-                        "A primitive with its init-time attributes, ready to call.")
+  pyb::class_<OpHandle>(m, "OpHandle", "A primitive with its init-time attributes, ready to call.")
       .def(pyb::init([](const std::string& name, const pyb::dict& attrs) {
              return make_handle(name, attrs);
            }),

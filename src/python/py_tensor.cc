@@ -58,10 +58,10 @@ Tensor logical_operand(const Tensor& a, pyb::handle b, const char* op) {
 // ---- indexing ----------------------------------------------------------------------------
 
 struct IndexPlan {
-  Tensor view;                // after the basic (int, slice, None, ...) items
-  int64_t adv_axis = -1;      // axis of `view` that an integer tensor index selects along
-  Tensor adv_index;           // that index
-  Tensor mask;                // a bool mask over the leading dims of `view`
+  Tensor view;            // after the basic (int, slice, None, ...) items
+  int64_t adv_axis = -1;  // axis of `view` that an integer tensor index selects along
+  Tensor adv_index;       // that index
+  Tensor mask;            // a bool mask over the leading dims of `view`
 };
 
 IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
@@ -115,7 +115,8 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       if (ix.dtype() == DType::Bool) {
         MC_CHECK(!plan.mask.defined() && plan.adv_axis < 0, Index,
                  "only one tensor index per indexing expression is supported.");
-        MC_CHECK(d == 0, Index, "a bool mask index must come first (it masks the leading "
+        MC_CHECK(d == 0, Index,
+                 "a bool mask index must come first (it masks the leading "
                  "dimensions).");
         for (int64_t k = 0; k < ix.ndim(); ++k) {
           MC_CHECK(ix.dim(k) == t.dim(k), Index, "the mask of shape ", ix.shape(),
@@ -125,8 +126,10 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
         d += ix.ndim();
         src += ix.ndim();
       } else {
-        MC_CHECK(is_integral(ix.dtype()), Index, "tensors used as indices must be integer or "
-                 "bool tensors, but got ", ix.dtype(), ".");
+        MC_CHECK(is_integral(ix.dtype()), Index,
+                 "tensors used as indices must be integer or "
+                 "bool tensors, but got ",
+                 ix.dtype(), ".");
         MC_CHECK(!plan.mask.defined() && plan.adv_axis < 0, Index,
                  "only one tensor index per indexing expression is supported.");
         plan.adv_axis = d;
@@ -273,17 +276,19 @@ void bind_tensor(pyb::module_& m) {
                              [](const Tensor& t) {
                                pyb::tuple s(t.ndim());
                                for (int64_t i = 0; i < t.ndim(); ++i)
-                                 s[i] = pyb::int_(t.strides()[i] * static_cast<int64_t>(t.itemsize()));
+                                 s[i] =
+                                     pyb::int_(t.strides()[i] * static_cast<int64_t>(t.itemsize()));
                                return s;
                              })
       .def("asnumpy", &tensor_to_numpy, "A numpy array sharing this tensor's memory.")
       .def("numpy", &tensor_to_numpy)
-      .def("__array__",
-           [](const Tensor& t, pyb::object dtype) {
-             pyb::array a = tensor_to_numpy(t);
-             return dtype.is_none() ? a : pyb::array(a.attr("astype")(dtype));
-           },
-           pyb::arg("dtype") = pyb::none())
+      .def(
+          "__array__",
+          [](const Tensor& t, pyb::object dtype) {
+            pyb::array a = tensor_to_numpy(t);
+            return dtype.is_none() ? a : pyb::array(a.attr("astype")(dtype));
+          },
+          pyb::arg("dtype") = pyb::none())
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("contiguous", &Tensor::contiguous)
       .def("copy", &Tensor::clone)
@@ -344,18 +349,22 @@ void bind_tensor(pyb::module_& m) {
                       a.dtype(), ".");
              return run1(OpId::LogicalNot, a);
            })
-      .def("__and__", [](const Tensor& a, pyb::handle b) {
-        return run2(OpId::LogicalAnd, a, logical_operand(a, b, "LogicalAnd"));
-      })
-      .def("__rand__", [](const Tensor& a, pyb::handle b) {
-        return run2(OpId::LogicalAnd, logical_operand(a, b, "LogicalAnd"), a);
-      })
-      .def("__or__", [](const Tensor& a, pyb::handle b) {
-        return run2(OpId::LogicalOr, a, logical_operand(a, b, "LogicalOr"));
-      })
-      .def("__ror__", [](const Tensor& a, pyb::handle b) {
-        return run2(OpId::LogicalOr, logical_operand(a, b, "LogicalOr"), a);
-      })
+      .def("__and__",
+           [](const Tensor& a, pyb::handle b) {
+             return run2(OpId::LogicalAnd, a, logical_operand(a, b, "LogicalAnd"));
+           })
+      .def("__rand__",
+           [](const Tensor& a, pyb::handle b) {
+             return run2(OpId::LogicalAnd, logical_operand(a, b, "LogicalAnd"), a);
+           })
+      .def("__or__",
+           [](const Tensor& a, pyb::handle b) {
+             return run2(OpId::LogicalOr, a, logical_operand(a, b, "LogicalOr"));
+           })
+      .def("__ror__",
+           [](const Tensor& a, pyb::handle b) {
+             return run2(OpId::LogicalOr, logical_operand(a, b, "LogicalOr"), a);
+           })
       .def("__eq__", &cmpop<OpId::Equal>)
       .def("__ne__", &cmpop<OpId::NotEqual>)
       .def("__lt__", &cmpop<OpId::Less>)

@@ -152,9 +152,7 @@ void host_free(void* p, size_t nbytes) {
   global_put(cls, p);
 }
 
-AllocatorStats allocator_stats() {
-  return {g_in_use.load(), g_peak.load(), g_cached.load()};
-}
+AllocatorStats allocator_stats() { return {g_in_use.load(), g_peak.load(), g_cached.load()}; }
 
 void reset_peak_memory() { g_peak.store(g_in_use.load()); }
 

@@ -135,10 +135,18 @@ void strided_copy(const Tensor& dst, const Tensor& src) {
             src.dtype(), src.shape(), " into ", dst.dtype(), dst.shape());
   if (dst.numel() == 0) return;
   switch (dst.itemsize()) {
-    case 1: copy_typed<uint8_t>(dst, src); break;
-    case 2: copy_typed<uint16_t>(dst, src); break;
-    case 4: copy_typed<uint32_t>(dst, src); break;
-    default: copy_typed<uint64_t>(dst, src); break;
+    case 1:
+      copy_typed<uint8_t>(dst, src);
+      break;
+    case 2:
+      copy_typed<uint16_t>(dst, src);
+      break;
+    case 4:
+      copy_typed<uint32_t>(dst, src);
+      break;
+    default:
+      copy_typed<uint64_t>(dst, src);
+      break;
   }
 }
 

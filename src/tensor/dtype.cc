@@ -38,10 +38,10 @@ std::string_view dtype_numpy_name(DType t) {
 }
 
 bool dtype_from_name(std::string_view name, DType* out) {
-#define MC_X(e, ty, n, np)           \
-  if (name == n || name == np) {     \
-    *out = DType::e;                 \
-    return true;                     \
+#define MC_X(e, ty, n, np)       \
+  if (name == n || name == np) { \
+    *out = DType::e;             \
+    return true;                 \
   }
   MYCEL_DTYPES(MC_X)
 #undef MC_X
@@ -76,9 +76,12 @@ DType promote_types(DType a, DType b) {
 
 DType promote_with_scalar(DType t, ScalarKind k) {
   switch (k) {
-    case ScalarKind::Bool: return t;
-    case ScalarKind::Int: return is_bool(t) ? DType::Int64 : t;
-    case ScalarKind::Float: return is_floating(t) ? t : DType::Float32;
+    case ScalarKind::Bool:
+      return t;
+    case ScalarKind::Int:
+      return is_bool(t) ? DType::Int64 : t;
+    case ScalarKind::Float:
+      return is_floating(t) ? t : DType::Float32;
   }
   return t;
 }

@@ -34,8 +34,8 @@ enum class DType : uint8_t {
 inline constexpr int kNumDTypes = 10;
 
 size_t dtype_size(DType t);
-std::string_view dtype_name(DType t);        // "Float32"
-std::string_view dtype_numpy_name(DType t);  // "float32"; bfloat16 has no numpy dtype
+std::string_view dtype_name(DType t);                     // "Float32"
+std::string_view dtype_numpy_name(DType t);               // "float32"; bfloat16 has no numpy dtype
 bool dtype_from_name(std::string_view name, DType* out);  // accepts both spellings
 
 inline bool is_floating(DType t) { return t >= DType::Float16; }
@@ -61,9 +61,11 @@ struct TypeTag {
 
 template <class T>
 constexpr DType dtype_of();
-#define MC_X(e, t, n, np) \
-  template <>             \
-  constexpr DType dtype_of<t>() { return DType::e; }
+#define MC_X(e, t, n, np)         \
+  template <>                     \
+  constexpr DType dtype_of<t>() { \
+    return DType::e;              \
+  }
 MYCEL_DTYPES(MC_X)
 #undef MC_X
 
@@ -87,11 +89,16 @@ decltype(auto) dispatch_all(DType t, std::string_view op, F&& fn) {
 template <class F>
 decltype(auto) dispatch_float(DType t, std::string_view op, F&& fn) {
   switch (t) {
-    case DType::Float16: return fn(TypeTag<float16>{});
-    case DType::BFloat16: return fn(TypeTag<bfloat16>{});
-    case DType::Float32: return fn(TypeTag<float>{});
-    case DType::Float64: return fn(TypeTag<double>{});
-    default: throw_unsupported_dtype(op, t, "floating-point");
+    case DType::Float16:
+      return fn(TypeTag<float16>{});
+    case DType::BFloat16:
+      return fn(TypeTag<bfloat16>{});
+    case DType::Float32:
+      return fn(TypeTag<float>{});
+    case DType::Float64:
+      return fn(TypeTag<double>{});
+    default:
+      throw_unsupported_dtype(op, t, "floating-point");
   }
 }
 
@@ -104,7 +111,7 @@ decltype(auto) dispatch_number(DType t, std::string_view op, F&& fn) {
 
 // The type arithmetic on T is carried out in: float for the 16-bit floats, T otherwise.
 template <class T>
-using compute_t = std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>,
-                                     float, T>;
+using compute_t =
+    std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
 
 }  // namespace mycel

@@ -34,8 +34,8 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << shape_
 
 int64_t normalize_axis(int64_t axis, int64_t ndim, std::string_view op, std::string_view arg) {
   int64_t lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim : 1;  // a 0-d tensor takes 0 / -1
-  MC_CHECK(axis >= lo && axis < hi, Value, "For '", op, "', the '", arg, "' must be in range [",
-           lo, ", ", hi, "), but got ", axis, ".");
+  MC_CHECK(axis >= lo && axis < hi, Value, "For '", op, "', the '", arg, "' must be in range [", lo,
+           ", ", hi, "), but got ", axis, ".");
   return axis < 0 ? axis + (ndim > 0 ? ndim : 1) : axis;
 }
 

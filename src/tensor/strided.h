@@ -93,7 +93,7 @@ class StridedLoop {
 
  private:
   std::array<char*, K> base_;
-  SmallVector<int64_t, 6> dims_;  // innermost first
+  SmallVector<int64_t, 6> dims_;               // innermost first
   std::array<SmallVector<int64_t, 6>, K> st_;  // byte strides, innermost first
 };
 

@@ -21,8 +21,10 @@ std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, ReleaseFn rele
 }
 
 Storage::~Storage() {
-  if (release_) release_(ctx_);
-  else host_free(data_, nbytes_);
+  if (release_)
+    release_(ctx_);
+  else
+    host_free(data_, nbytes_);
 }
 
 // ---- construction ----------------------------------------------------------------------
@@ -102,8 +104,8 @@ Shape infer_reshape(const Shape& from, const Shape& to, std::string_view op) {
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < to.size(); ++i) {
     if (to[i] == -1) {
-      MC_CHECK(infer_at < 0, Value, "For '", op, "', only one dimension of the target shape ",
-               to, " can be -1.");
+      MC_CHECK(infer_at < 0, Value, "For '", op, "', only one dimension of the target shape ", to,
+               " can be -1.");
       infer_at = static_cast<int64_t>(i);
     } else {
       MC_CHECK(to[i] >= 0, Value, "For '", op, "', the target shape ", to,
@@ -113,12 +115,12 @@ Shape infer_reshape(const Shape& from, const Shape& to, std::string_view op) {
   }
   int64_t n = mycel::numel(from);
   if (infer_at >= 0) {
-    MC_CHECK(known != 0 && n % known == 0, Value, "For '", op, "', cannot reshape a tensor of shape ",
-             from, " (", n, " elements) to ", to, ".");
+    MC_CHECK(known != 0 && n % known == 0, Value, "For '", op,
+             "', cannot reshape a tensor of shape ", from, " (", n, " elements) to ", to, ".");
     out[static_cast<size_t>(infer_at)] = n / known;
   } else {
-    MC_CHECK(known == n, Value, "For '", op, "', cannot reshape a tensor of shape ", from, " (",
-             n, " elements) to ", to, " (", known, " elements).");
+    MC_CHECK(known == n, Value, "For '", op, "', cannot reshape a tensor of shape ", from, " (", n,
+             " elements) to ", to, " (", known, " elements).");
   }
   return out;
 }
@@ -180,16 +182,16 @@ bool view_strides(const Shape& shape, const Shape& strides, const Shape& to, Sha
 Tensor Tensor::view(const Shape& shape_in, std::string_view op) const {
   Shape to = infer_reshape(shape(), shape_in, op);
   Shape st;
-  MC_CHECK(view_strides(shape(), strides(), to, &st), Value, "For '", op,
-           "', a tensor of shape ", shape(), " with strides ", strides(),
-           " cannot be viewed as ", to, " without a copy.");
+  MC_CHECK(view_strides(shape(), strides(), to, &st), Value, "For '", op, "', a tensor of shape ",
+           shape(), " with strides ", strides(), " cannot be viewed as ", to, " without a copy.");
   return make_view(storage(), dtype(), to, st, offset());
 }
 
 Tensor Tensor::reshape(const Shape& shape_in, std::string_view op) const {
   Shape to = infer_reshape(shape(), shape_in, op);
   Shape st;
-  if (view_strides(shape(), strides(), to, &st)) return make_view(storage(), dtype(), to, st, offset());
+  if (view_strides(shape(), strides(), to, &st))
+    return make_view(storage(), dtype(), to, st, offset());
   return clone().view(to, op);
 }
 
@@ -264,10 +266,12 @@ namespace {
 
 template <class D, class S>
 inline D convert(S v) {
-  if constexpr (std::is_same_v<D, bool>) return static_cast<compute_t<S>>(v) != compute_t<S>(0);
+  if constexpr (std::is_same_v<D, bool>)
+    return static_cast<compute_t<S>>(v) != compute_t<S>(0);
   else if constexpr (std::is_same_v<D, float16> || std::is_same_v<D, bfloat16>)
     return D(static_cast<float>(static_cast<compute_t<S>>(v)));
-  else return static_cast<D>(static_cast<compute_t<S>>(v));
+  else
+    return static_cast<D>(static_cast<compute_t<S>>(v));
 }
 
 template <class D, class S>
@@ -323,14 +327,19 @@ void Tensor::fill(Scalar value) const {
 }
 
 Scalar Tensor::item() const {
-  MC_CHECK(numel() == 1, Value, "only a tensor with one element can be converted to a scalar, "
-           "but got shape ", shape(), ".");
+  MC_CHECK(numel() == 1, Value,
+           "only a tensor with one element can be converted to a scalar, "
+           "but got shape ",
+           shape(), ".");
   return dispatch_all(dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     T v = *static_cast<const T*>(raw_data());
-    if constexpr (std::is_same_v<T, bool>) return Scalar::from_bool(v);
-    else if constexpr (std::is_integral_v<T>) return Scalar::from_int(v);
-    else return Scalar::from_float(static_cast<double>(static_cast<compute_t<T>>(v)));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar::from_bool(v);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar::from_int(v);
+    else
+      return Scalar::from_float(static_cast<double>(static_cast<compute_t<T>>(v)));
   });
 }
 

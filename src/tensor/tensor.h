@@ -48,17 +48,19 @@ struct Scalar {
   Scalar() = default;
   static Scalar from_bool(bool v) { return {ScalarKind::Bool, v ? 1.0 : 0.0, v ? 1 : 0}; }
   static Scalar from_int(int64_t v) { return {ScalarKind::Int, static_cast<double>(v), v}; }
-  static Scalar from_float(double v) {
-    return {ScalarKind::Float, v, static_cast<int64_t>(v)};
-  }
+  static Scalar from_float(double v) { return {ScalarKind::Float, v, static_cast<int64_t>(v)}; }
   double to_double() const { return kind == ScalarKind::Float ? f : static_cast<double>(i); }
   int64_t to_int() const { return kind == ScalarKind::Float ? static_cast<int64_t>(f) : i; }
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return to_double() != 0;
-    else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_int());
-    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(to_double());
-    else return T(static_cast<float>(to_double()));  // float16, bfloat16
+    if constexpr (std::is_same_v<T, bool>)
+      return to_double() != 0;
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(to_int());
+    else if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(to_double());
+    else
+      return T(static_cast<float>(to_double()));  // float16, bfloat16
   }
 
  private:
@@ -115,13 +117,13 @@ class Tensor {
   }
 
   bool is_contiguous() const;
-  Tensor contiguous() const;  // this tensor if already contiguous, else a contiguous copy
-  Tensor clone() const;       // always a fresh contiguous copy
+  Tensor contiguous() const;    // this tensor if already contiguous, else a contiguous copy
+  Tensor clone() const;         // always a fresh contiguous copy
   Tensor cast(DType to) const;  // this tensor if already `to`, else a converted copy
 
   // Views. `op` names the user-facing op in error messages.
   Tensor reshape(const Shape& shape, std::string_view op = "Reshape") const;  // view if it can
-  Tensor view(const Shape& shape, std::string_view op = "View") const;  // view or ValueError
+  Tensor view(const Shape& shape, std::string_view op = "View") const;        // view or ValueError
   Tensor permute(const Shape& perm, std::string_view op = "Transpose") const;
   // Python slice semantics on normalised bounds (as slice.indices gives); step may be negative.
   Tensor slice(int64_t dim, int64_t start, int64_t stop, int64_t step) const;
@@ -134,7 +136,7 @@ class Tensor {
   void copy_from(const Tensor& src) const;
   void fill(Scalar value) const;
 
-  Scalar item() const;  // the one element, or a ValueError
+  Scalar item() const;                                 // the one element, or a ValueError
   double element_as_double(int64_t flat_index) const;  // row-major index, for tests/printing
 
   std::string to_string() const;  // numpy/MindSpore style: "[ 4. 10. 18.]"

@@ -18,10 +18,18 @@ Tensor make_input(const InputSpec& s, uint64_t seed) {
       case Gen::Normal:
         p[i] = std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(2 * M_PI * u2);
         break;
-      case Gen::Positive: p[i] = 0.5 + 1.5 * u; break;
-      case Gen::Unit: p[i] = 2.0 * u - 1.0; break;
-      case Gen::Int: p[i] = static_cast<double>(s.lo + static_cast<int64_t>(u * (s.hi - s.lo))); break;
-      case Gen::Bool: p[i] = u < 0.5 ? 0.0 : 1.0; break;
+      case Gen::Positive:
+        p[i] = 0.5 + 1.5 * u;
+        break;
+      case Gen::Unit:
+        p[i] = 2.0 * u - 1.0;
+        break;
+      case Gen::Int:
+        p[i] = static_cast<double>(s.lo + static_cast<int64_t>(u * (s.hi - s.lo)));
+        break;
+      case Gen::Bool:
+        p[i] = u < 0.5 ? 0.0 : 1.0;
+        break;
     }
   }
   return t.cast(s.dtype);
@@ -29,8 +37,8 @@ Tensor make_input(const InputSpec& s, uint64_t seed) {
 
 std::vector<KernelCase> all_kernel_cases() {
   std::vector<KernelCase> all;
-  for (auto* f : {&elementwise_cases, &reduce_cases, &linalg_cases, &nn_cases, &array_cases,
-                  &random_cases}) {
+  for (auto* f :
+       {&elementwise_cases, &reduce_cases, &linalg_cases, &nn_cases, &array_cases, &random_cases}) {
     auto v = f();
     all.insert(all.end(), v.begin(), v.end());
   }

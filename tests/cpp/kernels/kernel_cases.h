@@ -14,11 +14,11 @@ namespace mycel::test {
 
 // How an input is filled (deterministically, from the case's seed).
 enum class Gen {
-  Normal,     // standard normal
-  Positive,   // uniform in [0.5, 2)
-  Unit,       // uniform in (-1, 1)
-  Int,        // integers in [lo, hi)
-  Bool,       // random true/false
+  Normal,    // standard normal
+  Positive,  // uniform in [0.5, 2)
+  Unit,      // uniform in (-1, 1)
+  Int,       // integers in [lo, hi)
+  Bool,      // random true/false
 };
 
 struct InputSpec {

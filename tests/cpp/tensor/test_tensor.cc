@@ -105,9 +105,8 @@ TEST(Tensor, ExpandAndCopyBroadcast) {
 }
 
 TEST(Tensor, CastConvertsEveryPair) {
-  for (DType a : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32,
-                  DType::Int64, DType::Float16, DType::BFloat16, DType::Float32,
-                  DType::Float64}) {
+  for (DType a : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64,
+                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     for (DType b : {DType::Int32, DType::Float32, DType::Float16, DType::Bool}) {
       Tensor t = iota({5}, a).cast(b);
       EXPECT_EQ(t.dtype(), b);
