@@ -2,25 +2,15 @@
 // out tap by tap, in double.
 #include <vector>
 
+#include "kernels/ref/ref_util.h"
 #include "ops/infer_nn.h"
 
 namespace mycel {
 
 namespace {
 
-std::vector<double> to_double(const Tensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
-  return v;
-}
-
-void store(const Tensor& out, const std::vector<double>& v) {
-  dispatch_float(out.dtype(), "reference conv", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
-  });
-}
+using ref::store;
+using ref::to_double;
 
 // Calls f(x_index, w_index, y_index) for every tap of the convolution that reads the input.
 template <class F>

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/ref_util.h"
 #include "ops/infer_nn.h"
 #include "tensor/random.h"
 
@@ -9,19 +10,8 @@ namespace mycel {
 
 namespace {
 
-std::vector<double> to_double(const Tensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
-  return v;
-}
-
-void store(const Tensor& out, const std::vector<double>& v) {
-  dispatch_float(out.dtype(), "reference nn", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
-  });
-}
+using ref::store;
+using ref::to_double;
 
 // log_softmax of the `len` elements x[base + k*stride].
 std::vector<double> log_softmax_of(const std::vector<double>& x, int64_t base, int64_t len,

@@ -2,25 +2,15 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/ref_util.h"
 #include "ops/infer_nn.h"
 
 namespace mycel {
 
 namespace {
 
-std::vector<double> to_double(const Tensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
-  return v;
-}
-
-void store(const Tensor& out, const std::vector<double>& v) {
-  dispatch_float(out.dtype(), "reference norm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
-  });
-}
+using ref::store;
+using ref::to_double;
 
 // Index of element (n, c, s) of x viewed as [N, C, S].
 size_t at(const BatchNormGeom& g, int64_t n, int64_t c, int64_t s) {

@@ -4,25 +4,15 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/ref_util.h"
 #include "ops/infer_nn.h"
 
 namespace mycel {
 
 namespace {
 
-std::vector<double> to_double(const Tensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
-  return v;
-}
-
-void store(const Tensor& out, const std::vector<double>& v) {
-  dispatch_float(out.dtype(), "reference pool", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
-  });
-}
+using ref::store;
+using ref::to_double;
 
 // Calls f(i, j, in_index) for each input element of window (i, j) of plane p, in row-major
 // window order, skipping positions in the padding.

@@ -1,0 +1,27 @@
+// Helpers of the reference kernels, which compute in double on flat row-major copies: that
+// keeps them obviously correct, and they are the oracle the optimised kernels are tested
+// against.
+#pragma once
+
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace mycel::ref {
+
+inline std::vector<double> to_double(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);
+  return v;
+}
+
+// Writes v into the contiguous floating-point tensor out, rounding to its dtype.
+inline void store(const Tensor& out, const std::vector<double>& v) {
+  dispatch_float(out.dtype(), "reference kernel", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(v[i]);
+  });
+}
+
+}  // namespace mycel::ref
