@@ -85,6 +85,8 @@ def test_shape_methods():
     close(x.expand_dims(0), X[None])
     close(x.expand_dims(0).squeeze(0), X)
     close(ops.flatten(ms.Tensor(np.ones((2, 3, 4), np.float32))), np.ones((2, 12)))
+    close(ops.swapaxes(ms.Tensor(np.ones((2, 3, 4), np.float32)), 0, 2), np.ones((4, 3, 2)))
+    close(x.swapaxes(0, 1), X.T)
     close(ops.concat((x, x), 1), np.concatenate([X, X], 1))
     close(ops.stack((x, x), 0), np.stack([X, X]))
     parts = ops.split(x, 2, axis=1)
@@ -180,3 +182,33 @@ def test_context_modes():
         ms.set_context(mode=7)
     with pytest.raises(ValueError, match="device_target"):
         ms.set_context(device_target="Ascend")
+
+
+def test_tensor_methods_written_in_python():
+    x = ms.Tensor(X)
+    close(x.var(), X.var())
+    close(x.var(axis=1, ddof=1), X.var(1, ddof=1))
+    close(x.std(axis=0), X.std(0))
+    close(x.prod(axis=1), X.prod(1))
+    close(x.min(axis=1), X.min(1))
+    assert bool(x.abs().all()) == bool(np.abs(X).all())
+    np.testing.assert_array_equal((x > 1).any(axis=1).asnumpy(), (X > 1).any(1))
+    np.testing.assert_array_equal((x > -5).all(axis=0).asnumpy(), (X > -5).all(0))
+    close(x.clip(-0.5, 0.5), np.clip(X, -0.5, 0.5))
+    close(x.clamp(min=0.0), np.maximum(X, 0))
+    close(x.tile((2, 1)), np.tile(X, (2, 1)))
+    close(x.repeat(1, 2), np.tile(X, (1, 2)))
+    close(x.permute(1, 0), X.T)
+    close(x.view(2, 6), X.reshape(2, 6))
+    close(x.ravel(), X.ravel())
+    close(x.unsqueeze(1), X[:, None])
+    close(x.broadcast_to((2, 3, 4)), np.broadcast_to(X, (2, 3, 4)))
+    close(x.softmax(), np.exp(X) / np.exp(X).sum(-1, keepdims=True))
+    close(x.where(x > 0, 0.0), np.where(X > 0, X, 0))
+    close(x.gather(ms.Tensor([2, 0]), 1), X[:, [2, 0]])
+    assert x.float().dtype == ms.float32 and x.half().dtype == ms.float16
+    assert x.double().dtype == ms.float64 and x.int().dtype == ms.int32
+    assert x.long().dtype == ms.int64 and x.bool().dtype == ms.bool_
+    assert x.tolist() == X.tolist()
+    assert x.dim() == 2 and x.numel() == 12
+    close(x.sum(axis=0, initial=1.0), X.sum(0) + 1)

@@ -1,4 +1,6 @@
 """Shape and data-movement functions (MindSpore 2.x names)."""
+import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.range
+
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, shape_arg, as_tensor
 
@@ -21,7 +23,7 @@ def permute(input, axis):  # noqa: A002
 def swapaxes(input, axis0, axis1):  # noqa: A002
     """Exchanges two dimensions."""
     x = as_tensor(input)
-    perm = list(range(x.ndim))
+    perm = list(_builtins.range(x.ndim))
     a0, a1 = axis0 % max(x.ndim, 1), axis1 % max(x.ndim, 1)
     perm[a0], perm[a1] = perm[a1], perm[a0]
     return transpose(x, perm)
@@ -149,7 +151,7 @@ def pad(input_x, padding, mode="constant", value=None):
         raise ValueError(f"For 'pad', padding must hold (before, after) pairs for at most "
                          f"{x.ndim} dimensions, but got {padding}.")
     pairs = [(0, 0)] * x.ndim
-    for i in range(len(padding) // 2):
+    for i in _builtins.range(len(padding) // 2):
         pairs[x.ndim - 1 - i] = (padding[2 * i], padding[2 * i + 1])
     flat = tuple(v for p in pairs for v in p)
     return prim("Pad", paddings=flat, value=float(value or 0))(x)
