@@ -5,7 +5,7 @@ the demo writes the backward pass of a 784-256-10 MLP by hand from mycel ops (ma
 SparseSoftmaxCrossEntropyWithLogits with is_grad, reductions) and trains it with momentum SGD.
 It evaluates on the 10k test images after every epoch and prints a summary.
 
-Options: --epochs N (3), --batch-size N (64), --lr F (0.05), --data DIR.
+Options: --epochs N (5), --batch-size N (64), --lr F (0.01), --data DIR.
 """
 import argparse
 import gzip
@@ -110,9 +110,9 @@ def progress(epoch, step, steps, loss, start):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
