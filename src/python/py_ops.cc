@@ -89,7 +89,13 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
     }
   }
   TensorList inputs;
-  for (pyb::handle x : raw) inputs.push_back(operand(x, like));
+  for (size_t i = 0; i < raw.size(); ++i) {
+    try {
+      inputs.push_back(operand(raw[i], like));
+    } catch (const Error& e) {
+      throw Error(e.kind(), str("For '", op.name, "', input ", i, ": ", e.message()));
+    }
+  }
 
   const Attrs* attrs = &h.attrs;
   Attrs merged;
