@@ -7,19 +7,10 @@ import pytest
 import mycel as ms
 from mycel.ops import operations as P
 
-RNG = np.random.default_rng(0)
+from arrays import NP_DTYPES, make_rand  # noqa: E402
 
-NP_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32,
-             np.float64]
-
-
-def rand(shape, dtype=np.float32):
-    if dtype == np.bool_:
-        return RNG.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        lo = 0 if dtype == np.uint8 else -100
-        return RNG.integers(lo, 100, size=shape).astype(dtype)
-    return RNG.standard_normal(shape).astype(dtype)
+rand = make_rand(0)
+RNG = np.random.default_rng(1)
 
 
 def T(a):
