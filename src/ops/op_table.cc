@@ -72,7 +72,7 @@ AttrValue coerce(AttrKind k, AttrValue v) {
 }
 }  // namespace
 
-Attrs make_attrs(const OpDef& op, const Attrs& given) {
+void check_attrs(const OpDef& op, const Attrs& given) {
   for (const auto& [name, v] : given.items()) {
     auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
                            [&](const AttrSpec& s) { return name == s.name; });
@@ -81,6 +81,10 @@ Attrs make_attrs(const OpDef& op, const Attrs& given) {
              "', the attribute '", name, "' must be a ", attr_kind_name(it->kind), ", but got ",
              attr_value_str(v), ".");
   }
+}
+
+Attrs make_attrs(const OpDef& op, const Attrs& given) {
+  check_attrs(op, given);
   Attrs out;
   for (const AttrSpec& s : op.attrs) {
     if (given.has(s.name)) {

@@ -94,8 +94,9 @@ std::span<const OpDef> op_table();
 const OpDef& op_def(OpId id);
 const OpDef* find_op(std::string_view name);  // nullptr if no such op
 
-// Validates user-given attributes against the op's declaration and fills in defaults.
-// Throws TypeError for unknown names or wrong kinds, and for missing required ones.
+// Validates user-given attributes against the op's declaration: TypeError for unknown names
+// or wrong kinds. make_attrs also fills in defaults (TypeError for missing required ones).
+void check_attrs(const OpDef& op, const Attrs& given);
 Attrs make_attrs(const OpDef& op, const Attrs& given);
 
 // Hook declarations, one per function named in the .def files.

@@ -51,6 +51,12 @@ void bind_dtype(pyb::module_& m) {
   m.def("promote_types", [](pyb::handle a, pyb::handle b) {
     return dtype_object(promote_types(to_dtype(a), to_dtype(b)));
   });
+  // The dtype a binary op computes in for operands a and b (tensors or Python numbers, which
+  // are weak: they never widen a tensor within its kind).
+  m.def("result_type", [](pyb::handle a, pyb::handle b) {
+    const Tensor* like = is_tensor(a) ? &tensor_of(a) : is_tensor(b) ? &tensor_of(b) : nullptr;
+    return dtype_object(promote_types(operand(a, like).dtype(), operand(b, like).dtype()));
+  });
 }
 
 }  // namespace mycel::py

@@ -41,16 +41,10 @@ OpHandle make_handle(const std::string& name, const pyb::dict& init) {
       required_call |= std::holds_alternative<std::monostate>(s.dflt) && !h.given.has(s.name);
     }
   }
+  check_attrs(*op, h.given);  // errors surface at construction, not at the first call
   if (!required_call) {
     h.attrs = make_attrs(*op, h.given);
     h.attrs_complete = true;
-  } else {
-    // Validate what was given now, so errors surface at construction.
-    for (const auto& [k, v] : h.given.items()) {
-      auto it = std::find_if(op->attrs.begin(), op->attrs.end(),
-                             [&](const AttrSpec& s) { return k == s.name; });
-      MC_CHECK(it != op->attrs.end(), Type, "For '", op->name, "', unknown attribute '", k, "'.");
-    }
   }
   return h;
 }
@@ -79,12 +73,11 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
     for (size_t i = 0; i < n; ++i) raw.push_back(args[i]);
     next = n;
   }
+  // Python scalars take their dtype from the first tensor input (weak scalars).
   const Tensor* like = nullptr;
-  Tensor like_storage;
   for (pyb::handle x : raw) {
     if (is_tensor(x)) {
-      like_storage = tensor_of(x);
-      like = &like_storage;
+      like = &tensor_of(x);
       break;
     }
   }

@@ -18,16 +18,6 @@ void promote_inputs(const OpDef& op, std::span<TensorMeta> metas) {
   }
 }
 
-namespace {
-void check_arity(const OpDef& op, size_t n) {
-  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == n, Type, "For '",
-           op.name, "', expected ", op.num_inputs, " tensor input", op.num_inputs == 1 ? "" : "s",
-           ", but got ", n, ".");
-  MC_CHECK(op.num_inputs != kVariadic || n > 0, Value, "For '", op.name,
-           "', the input tuple must not be empty.");
-}
-}  // namespace
-
 MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs) {
   MetaList out;
   InferContext ctx{op, inputs, attrs, out};
@@ -47,10 +37,17 @@ TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
 }
 
 namespace {
+void check_arity(const OpDef& op, size_t n) {
+  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == n, Type, "For '",
+           op.name, "', expected ", op.num_inputs, " tensor input", op.num_inputs == 1 ? "" : "s",
+           ", but got ", n, ".");
+  MC_CHECK(op.num_inputs != kVariadic || n > 0, Value, "For '", op.name,
+           "', the input tuple must not be empty.");
+}
 
 TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
   check_arity(op, inputs.size());
-  InlineVector<TensorMeta, 4> metas(inputs.size());
+  MetaList metas(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     MC_CHECK(inputs[i].defined(), Type, "For '", op.name, "', input ", i, " is not a tensor.");
     metas[i].dtype = inputs[i].dtype();
@@ -71,13 +68,8 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
   // Cast and lay out the inputs as the kernel expects them.
   TensorList ins;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& x = inputs[i];
-    if (x.dtype() == metas[i].dtype && ((op.flags & F_STRIDED) || x.is_contiguous())) {
-      ins.push_back(x);
-    } else {
-      Tensor c = x.cast(metas[i].dtype);
-      ins.push_back((op.flags & F_STRIDED) ? c : c.contiguous());
-    }
+    Tensor x = inputs[i].cast(metas[i].dtype);  // itself when the dtype already matches
+    ins.push_back((op.flags & F_STRIDED) ? std::move(x) : x.contiguous());
   }
   TensorList outs = run_kernel(op, ins, out, attrs);
   if (op.flags & F_INPLACE) {

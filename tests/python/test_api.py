@@ -102,6 +102,9 @@ def test_matmul_and_nn_functions():
     c = rng.standard_normal((2, 5, 3)).astype(np.float32)
     close(ops.bmm(ms.Tensor(c), ms.Tensor(np.broadcast_to(b, (2, 3, 4)).copy())), c @ b)
     close(ops.matmul(ms.Tensor(a[0]), ms.Tensor(b)), a[0] @ b)
+    w, bias = rng.standard_normal((6, 3)).astype(np.float32), np.arange(6, dtype=np.float32)
+    close(ops.dense(ms.Tensor(a), ms.Tensor(w), ms.Tensor(bias)), a @ w.T + bias)
+    close(ops.dense(ms.Tensor(c), ms.Tensor(w)), c @ w.T)
     sm = np.exp(X) / np.exp(X).sum(-1, keepdims=True)
     close(ops.softmax(ms.Tensor(X)), sm)
     close(ops.log_softmax(ms.Tensor(X)), np.log(sm))
@@ -212,3 +215,21 @@ def test_tensor_methods_written_in_python():
     assert x.tolist() == X.tolist()
     assert x.dim() == 2 and x.numel() == 12
     close(x.sum(axis=0, initial=1.0), X.sum(0) + 1)
+
+
+def test_div_rounding_modes_match_torch():
+    import torch
+    a = np.array([7, -7, 5, -9, 0], np.int32)
+    b = np.array([2, 2, -3, -4, 3], np.int32)
+    for mode in ("trunc", "floor"):
+        got = ops.div(ms.Tensor(a), ms.Tensor(b), rounding_mode=mode)
+        want = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode=mode)
+        assert got.dtype == ms.int32
+        np.testing.assert_array_equal(got.asnumpy(), want.numpy())
+        gotf = ops.div(ms.Tensor(a.astype(np.float32)), 2.5, rounding_mode=mode)
+        wantf = torch.div(torch.tensor(a.astype(np.float32)), 2.5, rounding_mode=mode)
+        np.testing.assert_allclose(gotf.asnumpy(), wantf.numpy())
+    assert ops.div(ms.Tensor(a), 2, rounding_mode="trunc").dtype == ms.int32
+    assert ms._mycel.result_type(ms.Tensor(a), 2.5) == ms.float32
+    with pytest.raises(ValueError, match="rounding_mode"):
+        ops.div(ms.Tensor(a), 2, rounding_mode="round")

@@ -32,7 +32,7 @@ def _var(self, axis=None, ddof=0, keepdims=False):
     """Variance over axis, with ddof degrees of freedom removed."""
     mu = _m.mean(self, axis, True)
     sq = _m.sum(_m.square(_m.sub(self, mu)), axis, keepdims)
-    n = self.size // max(1, _m.mean(self, axis, True).size)
+    n = self.size // max(1, mu.size)  # elements per reduced group
     return _m.div(sq, max(n - ddof, 0))
 
 

@@ -33,10 +33,9 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 
 def _trunc(q, input, other):  # noqa: A002
-    # trunc(q) = sign(q) * floor(|q|), in the promoted dtype of the inputs.
+    # trunc(q) = sign(q) * floor(|q|), in the dtype the inputs promote to.
     t = prim("Mul")(prim("Sign")(q), floor(prim("Abs")(q)))
-    a = as_tensor(input)
-    dt = _C.promote_types(a.dtype, as_tensor(other).dtype)
+    dt = _C.result_type(input, other)
     return t if dt.is_floating_point else prim("Cast")(t, dt)
 
 
@@ -242,8 +241,11 @@ def bias_add(input_x, bias, data_format="NCHW"):
 
 
 def dense(input, weight, bias=None):  # noqa: A002
-    """input @ weight.T + bias, with weight [out, in] as nn.Dense keeps it."""
-    out = prim("MatMul", transpose_b=True)(input, weight) if as_tensor(input).ndim == 2 else \
-        matmul(input, weight.transpose(tuple(range(weight.ndim - 2)) + (weight.ndim - 1,
-                                                                        weight.ndim - 2)))
+    """input @ weight.T + bias, with weight [out, in] as nn.Dense keeps it; input may have
+    leading batch dimensions."""
+    x = as_tensor(input)
+    if x.ndim == 2:
+        out = prim("MatMul", transpose_b=True)(x, weight)
+    else:
+        out = matmul(x, prim("Transpose")(weight, (1, 0)))
     return out if bias is None else add(out, bias)
