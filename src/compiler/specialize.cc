@@ -1,0 +1,575 @@
+// The specialiser's engine: contexts, graph calls, unions after switches, recursion and
+// loops, placeholders for graph values. Builtins: specialize_builtins.cc; prims:
+// specialize_prims.cc.
+#include <algorithm>
+#include <unordered_set>
+
+#include "base/error.h"
+#include "compiler/specialize_impl.h"
+
+namespace mycel::ir {
+
+namespace spec {
+
+std::string with_location(const std::string& msg, const SourceSpan& sp) {
+  if (!sp.valid() || msg.find("\n  File \"") != std::string::npos) return msg;
+  std::string ex = span_excerpt(sp);
+  if (ex.empty()) return msg;
+  return msg + "\n" + ex.substr(0, ex.size() - (ex.back() == '\n' ? 1 : 0));
+}
+
+void Specializer::fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg) {
+  throw_error(kind, with_location(msg, sp));
+}
+
+void Specializer::warn(const SourceSpan& sp, const std::string& msg) {
+  result_.warnings.push_back(span_location(sp) + ": " + msg);
+}
+
+Node* Specializer::constant(const Value& v, const SourceSpan& sp) {
+  ValueNode* n = out_.value(v, sp);
+  n->set_abstract(Abstract::constant(v));
+  return n;
+}
+
+Node* Specializer::bottom() {
+  if (bottom_ == nullptr) bottom_ = out_.value(Value::none());  // no abstract: unknown
+  return bottom_;
+}
+
+CNode* Specializer::emit(Ctx* c, std::vector<Node*> inputs, AbsPtr abs, const SourceSpan& sp) {
+  CNode* n = out_.cnode(c->out, std::move(inputs), sp);
+  n->set_abstract(std::move(abs));
+  return n;
+}
+
+CNode* Specializer::emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs,
+                                 const SourceSpan& sp) {
+  args.insert(args.begin(), constant(Value::builtin(b), sp));
+  return emit(c, std::move(args), std::move(abs), sp);
+}
+
+Node* Specializer::weight(const Value& param) {
+  for (auto& [v, n] : weights_)
+    if (v == param) return n;
+  std::optional<Tensor> t = host_.weight(param);
+  MC_ASSERT(t.has_value());
+  Parameter* p = out_.add_param(entry_, str("w", weights_.size()));
+  p->set_abstract(Abstract::tensor(t->dtype(), t->shape()));
+  weights_.push_back({param, p});
+  return p;
+}
+
+// ---------------------------------------------------------------- placeholders
+
+// A graph value (a branch, a loop body, a lambda) is specialised only when called; until
+// then it is a placeholder ValueNode. Direct calls use the specialised graph right away;
+// placeholders that flow through switch/partial are patched once the run-time call chose
+// their specialisation (patch_placeholders, at the end).
+void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
+                                      const SourceSpan& sp) {
+  for (auto& [node, ph] : placeholders_) {
+    if (ph.g != g || ph.pctx != pctx) continue;
+    if (ph.resolved != nullptr && ph.resolved != spec)
+      fail(ErrorKind::Type, sp,
+           str("the function '", g->name(),
+               "' is called with different argument types where it is chosen at run time; "
+               "graph mode needs one signature per function value"));
+    ph.resolved = spec;
+  }
+}
+
+void Specializer::patch_placeholders() {
+  std::vector<FuncGraph*> todo{entry_};
+  std::unordered_set<FuncGraph*> seen{entry_};
+  for (size_t k = 0; k < todo.size(); ++k) {
+    for (CNode* n : out_.toposort(todo[k])) {
+      for (size_t i = 0; i < n->size(); ++i) {
+        Node* in = n->input(i);
+        if (!in->is_value()) continue;
+        auto it = placeholders_.find(in);
+        FuncGraph* target = nullptr;
+        if (it != placeholders_.end()) {
+          if (it->second.resolved == nullptr)
+            fail(ErrorKind::Type, it->second.span,
+                 str("the function '", it->second.g->name(),
+                     "' is used as a value that graph mode cannot resolve (returned, stored, "
+                     "or never called); call it inside the graph instead"));
+          target = it->second.resolved;
+          Node* v = out_.value(Value::graph(target), in->span());
+          v->set_abstract(in->abstract());
+          n->set_input(i, v);
+        } else if (static_cast<ValueNode*>(in)->value().is(ValueKind::Graph)) {
+          target = static_cast<ValueNode*>(in)->value().as_graph();
+        }
+        if (target != nullptr && target->module() == &out_ && seen.insert(target).second)
+          todo.push_back(target);
+      }
+    }
+    Node* o = todo[k]->output();
+    if (o->is_value() && placeholders_.count(o))
+      fail(ErrorKind::Type, placeholders_[o].span,
+           "returning a function from a graph is not supported; call it instead");
+  }
+}
+
+// Graphs owning the free variables of g (and of the graphs g refers to), g excluded.
+const std::unordered_set<FuncGraph*>& FvOwners::of(Module& m, FuncGraph* g) {
+    auto it = owners.find(g);
+    if (it != owners.end()) return it->second;
+    std::vector<FuncGraph*> all = m.reachable_graphs(g);
+    std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
+    std::vector<FuncGraph*> fresh;
+    for (FuncGraph* h : all) {
+      if (owners.count(h)) continue;
+      fresh.push_back(h);
+      auto& own = owners[h];
+      for (CNode* n : m.toposort(h))
+        for (Node* in : n->inputs()) {
+          if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
+          if (in->is_value()) {
+            const Value& v = static_cast<ValueNode*>(in)->value();
+            if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
+          }
+        }
+      Node* o = h->output();
+      if (o != nullptr && (o->is_cnode() || o->is_param()) && o->graph() != h)
+        own.insert(o->graph());
+      if (o != nullptr && o->is_value()) {
+        const Value& v = static_cast<ValueNode*>(o)->value();
+        if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (FuncGraph* h : fresh)
+        for (FuncGraph* r : refs[h]) {
+          auto& dst = owners[h];
+          for (FuncGraph* o : owners[r])
+            if (o != h && dst.insert(o).second) changed = true;
+        }
+    }
+    return owners[g];
+}
+
+Ctx* Specializer::enclosing_ctx(FuncGraph* g, Ctx* c) {
+  const auto& own = fv_owners_.of(src_, g);
+  if (own.empty()) return nullptr;
+  for (Ctx* k = c; k != nullptr; k = k->parent)
+    if (own.count(k->src)) return k;
+  MC_ASSERT(false, "graph @", g->name(), " captures variables of a graph not on the context chain");
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
+  if (v.is(ValueKind::Graph)) {
+    FuncGraph* g = v.as_graph();
+    Ctx* pctx = enclosing_ctx(g, c);
+    ValueNode* ph = out_.value(v, sp);
+    ph->set_abstract(Abstract::func({FuncCandidate{v, {}, pctx}}));
+    placeholders_[ph] = Placeholder{g, pctx, nullptr, sp};
+    return ph;
+  }
+  if (v.is(ValueKind::PyObj)) {
+    Value conv;
+    try {
+      conv = host_.convert(src_, v);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      fail(e.kind(), sp, e.message());
+    }
+    if (conv.is(ValueKind::PyObj)) {
+      if (host_.weight(conv).has_value()) return weight(conv);
+      return constant(conv, sp);
+    }
+    return eval_value(conv, sp, c);
+  }
+  return constant(v, sp);
+}
+
+Node* Specializer::eval(Node* n, Ctx* c) {
+  if (n->is_value()) return eval_value(static_cast<ValueNode*>(n)->value(), n->span(), c);
+  if (n->graph() != c->src) {
+    Ctx* k = c->parent;
+    while (k != nullptr && k->src != n->graph()) k = k->parent;
+    MC_ASSERT(k != nullptr, "free variable of graph @", n->graph()->name(),
+              " outside the context chain");
+    return eval(n, k);
+  }
+  auto it = c->map.find(n);
+  if (it != c->map.end()) return it->second;
+  MC_ASSERT(n->is_cnode(), "parameter without a value");
+  Node* r = eval_cnode(static_cast<CNode*>(n), c);
+  if (r->name().empty() && !n->name().empty() && r->is_cnode()) r->set_name(n->name());
+  c->map[n] = r;
+  return r;
+}
+
+Node* Specializer::eval_cnode(CNode* n, Ctx* c) {
+  const SourceSpan& sp = n->span();
+  Node* callee = n->callee();
+  // Calls with keyword and star arguments.
+  bool star = n->is_builtin(Builtin::UnpackCall);
+  size_t first = star ? 2 : 1;
+  Node* fn = eval(star ? n->input(1) : callee, c);
+  std::vector<Node*> args;
+  KwNodes kw;
+  for (size_t i = first; i < n->size(); ++i) {
+    Node* a = n->input(i);
+    if (a->is_cnode() && static_cast<CNode*>(a)->is_builtin(Builtin::MakeKwarg)) {
+      auto* k = static_cast<CNode*>(a);
+      Node* key = eval(k->input(1), c);
+      MC_ASSERT(key->abstract() && key->abstract()->value &&
+                key->abstract()->value->is(ValueKind::Str));
+      kw.push_back({key->abstract()->value->as_str(), eval(k->input(2), c)});
+      continue;
+    }
+    Node* v = eval(a, c);
+    if (is_bottom(v)) return bottom();
+    if (star) {
+      const AbsPtr& ab = v->abstract();
+      if (ab->kind == AbsKind::Dict) {
+        for (size_t j = 0; j < ab->keys.size(); ++j) {
+          if (!ab->keys[j].is(ValueKind::Str))
+            fail(ErrorKind::Type, sp, "keywords must be strings");
+          Node* item = getitem(c, v, constant(ab->keys[j], sp), sp);
+          kw.push_back({ab->keys[j].as_str(), item});
+        }
+      } else {
+        for (Node* e : unpack(c, v, sp)) args.push_back(e);
+      }
+      continue;
+    }
+    args.push_back(v);
+  }
+  if (is_bottom(fn)) return bottom();
+  for (auto& [k, v] : kw)
+    if (is_bottom(v)) return bottom();
+  try {
+    return call(c, fn, std::move(args), std::move(kw), sp);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Internal) throw;
+    fail(e.kind(), sp, e.message());
+  }
+}
+
+Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
+                        const SourceSpan& sp) {
+  for (Node* a : args)
+    if (is_bottom(a)) return bottom();
+  const AbsPtr& fa = fn->abstract();
+  if (fa->kind == AbsKind::Func && fa->funcs.size() > 1) {
+    if (!kw.empty()) fail(ErrorKind::Type, sp, "keyword arguments to a function chosen at run time");
+    return call_union(c, fn, std::move(args), sp);
+  }
+  if (fa->kind == AbsKind::Func) {
+    const FuncCandidate& cand = fa->funcs[0];
+    std::vector<Node*> all;
+    if (!cand.bound.empty()) {
+      if (fn->is_cnode() && static_cast<CNode*>(fn)->is_builtin(Builtin::Partial)) {
+        auto* p = static_cast<CNode*>(fn);
+        for (size_t i = 2; i < p->size(); ++i) all.push_back(p->input(i));
+      } else if (fn->is_value() &&
+                 static_cast<ValueNode*>(fn)->value().is(ValueKind::Closure)) {
+        for (const Value& b : static_cast<ValueNode*>(fn)->value().as_closure().args)
+          all.push_back(constant(b, sp));
+      } else {
+        // A closure known only by its abstract (a switch resolved to one candidate): call
+        // the run-time value.
+        MC_ASSERT(cand.fn.is(ValueKind::Graph));
+        std::vector<AbsPtr> abs = cand.bound;
+        for (Node* a : args) abs.push_back(a->abstract());
+        Ctx* k = context_for(cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),
+                             abs, false, sp);
+        resolve_placeholder(cand.fn.as_graph(), k->parent, k->out, sp);
+        args.insert(args.begin(), fn);
+        return emit(c, std::move(args), k->ret, sp);
+      }
+    }
+    all.insert(all.end(), args.begin(), args.end());
+    switch (cand.fn.kind()) {
+      case ValueKind::Graph:
+        return call_graph(c, cand.fn.as_graph(),
+                          static_cast<Ctx*>(const_cast<void*>(cand.context)), std::move(all),
+                          std::move(kw), sp);
+      case ValueKind::Prim: return prim_call(c, cand.fn.as_prim(), std::move(all), std::move(kw), sp);
+      case ValueKind::Builtin: return builtin(c, cand.fn.as_builtin(), std::move(all), std::move(kw), sp);
+      default: break;
+    }
+    MC_ASSERT(false, "bad function candidate ", cand.fn.to_string());
+  }
+  if (fa->kind == AbsKind::Const && fa->value && fa->value->is(ValueKind::PyObj))
+    return call_host(c, fn, std::move(args), std::move(kw), sp);
+  fail(ErrorKind::Type, sp, str("'", fa->to_string(), "' object is not callable"));
+}
+
+std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw,
+                                          Ctx* c, const SourceSpan& sp) {
+  const Signature& s = g->signature();
+  size_t np = g->params().size();
+  std::vector<Node*> bound(np, nullptr);
+  size_t npos = np;  // positional-capable parameters
+  if (s.kwonly_begin >= 0) npos = static_cast<size_t>(s.kwonly_begin);
+  if (s.vararg >= 0) npos = std::min(npos, static_cast<size_t>(s.vararg));
+  if (s.kwarg >= 0) npos = std::min(npos, static_cast<size_t>(s.kwarg));
+  auto pname = [&](size_t i) {
+    return i < s.names.size() && !s.names[i].empty() ? s.names[i] : g->param(i)->name();
+  };
+  std::string fname = g->name();
+  size_t k = 0;
+  for (; k < args.size() && k < npos; ++k) bound[k] = args[k];
+  if (k < args.size()) {
+    if (s.vararg < 0)
+      fail(ErrorKind::Type, sp,
+           str(fname, "() takes ", npos, " positional argument", npos == 1 ? "" : "s", " but ",
+               args.size(), " were given"));
+    std::vector<Node*> rest(args.begin() + static_cast<std::ptrdiff_t>(k), args.end());
+    bound[static_cast<size_t>(s.vararg)] = make_seq(c, false, rest, sp);
+  } else if (s.vararg >= 0) {
+    bound[static_cast<size_t>(s.vararg)] = make_seq(c, false, {}, sp);
+  }
+  std::vector<Value> extra_keys;
+  std::vector<Node*> extra_vals;
+  for (auto& [name, v] : kw) {
+    size_t i = 0;
+    while (i < np && !(pname(i) == name && static_cast<int>(i) != s.vararg &&
+                       static_cast<int>(i) != s.kwarg))
+      ++i;
+    if (i == np) {
+      if (s.kwarg < 0)
+        fail(ErrorKind::Type, sp, str(fname, "() got an unexpected keyword argument '", name, "'"));
+      extra_keys.push_back(Value::string(name));
+      extra_vals.push_back(v);
+      continue;
+    }
+    if (bound[i] != nullptr)
+      fail(ErrorKind::Type, sp, str(fname, "() got multiple values for argument '", name, "'"));
+    bound[i] = v;
+  }
+  if (s.kwarg >= 0) {
+    std::vector<AbsPtr> abs;
+    std::vector<Node*> ins{constant(Value::builtin(Builtin::MakeDict), sp)};
+    for (size_t i = 0; i < extra_keys.size(); ++i) {
+      ins.push_back(constant(extra_keys[i], sp));
+      ins.push_back(extra_vals[i]);
+      abs.push_back(extra_vals[i]->abstract());
+    }
+    bound[static_cast<size_t>(s.kwarg)] = emit(c, ins, Abstract::dict(extra_keys, abs), sp);
+  }
+  for (size_t i = 0; i < np; ++i) {
+    if (bound[i] != nullptr) continue;
+    if (i < s.defaults.size() && s.defaults[i].has_value()) {
+      Value d = *s.defaults[i];
+      if (d.is(ValueKind::PyObj)) d = host_.convert(src_, d);
+      bound[i] = constant(d, sp);
+      continue;
+    }
+    fail(ErrorKind::Type, sp, str(fname, "() missing required argument '", pname(i), "'"));
+  }
+  return bound;
+}
+
+Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args,
+                              KwNodes kw, const SourceSpan& sp) {
+  std::vector<Node*> bound = bind_args(g, std::move(args), std::move(kw), c, sp);
+  std::vector<AbsPtr> abs;
+  for (Node* a : bound) {
+    if (is_bottom(a)) return bottom();
+    abs.push_back(a->abstract());
+  }
+  bool dynamic = next_call_dynamic_;
+  next_call_dynamic_ = false;
+  Ctx* k = context_for(g, pctx, std::move(abs), dynamic, sp);
+  bound.insert(bound.begin(), out_.value(Value::graph(k->out), sp));
+  bound[0]->set_abstract(Abstract::func({FuncCandidate{Value::graph(k->out), {}, nullptr}}));
+  return emit(c, std::move(bound), k->ret, sp);
+}
+
+Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp) {
+  AbsPtr ret;
+  bool any_bottom = false;
+  for (const FuncCandidate& cand : fn->abstract()->funcs) {
+    if (!cand.fn.is(ValueKind::Graph))
+      fail(ErrorKind::Type, sp,
+           str("graph mode can choose between functions at run time only when they are Python "
+               "functions, but one choice is ", cand.fn.to_string()));
+    std::vector<AbsPtr> abs = cand.bound;
+    for (Node* a : args) abs.push_back(a->abstract());
+    FuncGraph* g = cand.fn.as_graph();
+    Ctx* pctx = static_cast<Ctx*>(const_cast<void*>(cand.context));
+    const Signature& s = g->signature();
+    if (abs.size() != g->params().size() || s.vararg >= 0 || s.kwarg >= 0)
+      fail(ErrorKind::Type, sp,
+           str(g->name(), "() takes ", g->params().size(), " arguments but ", abs.size(),
+               " were given"));
+    Ctx* k = context_for(g, pctx, abs, true, sp);
+    resolve_placeholder(g, pctx, k->out, sp);
+    if (!k->ret) {
+      any_bottom = true;
+      continue;
+    }
+    if (!ret) {
+      ret = k->ret;
+      continue;
+    }
+    AbsPtr j = join(ret, k->ret);
+    if (!j)
+      fail(ErrorKind::Type, sp,
+           str("the branches of this condition give different types: ", ret->to_string(),
+               " and ", k->ret->to_string(),
+               "; graph mode needs both branches to agree in dtype and shape"));
+    ret = j;
+  }
+  (void)any_bottom;
+  args.insert(args.begin(), fn);
+  return emit(c, std::move(args), ret, sp);
+}
+
+Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
+                              const SourceSpan& sp) {
+  // Loops and recursion: re-entering a graph that is still being specialised, through a
+  // condition known only at run time (or after kMaxUnroll constant iterations), broadens
+  // the arguments so that the contexts meet in a fixed point instead of unrolling forever.
+  int count = 0;
+  bool dyn_between = dynamic;
+  for (size_t i = stack_.size(); i-- > 0;) {
+    if (stack_[i]->src == g && stack_[i]->parent == pctx) {
+      ++count;
+      if (dyn_between) break;
+    }
+    if (stack_dynamic_[i]) dyn_between = true;
+  }
+  bool broadened = false;
+  if (count > 0 && (dyn_between || count >= kMaxUnroll)) {
+    for (AbsPtr& a : args) a = broaden(a);
+    broadened = true;
+  }
+  (void)broadened;
+  for (auto& k : ctxs_) {
+    if (k->src != g || k->parent != pctx || k->args.size() != args.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < args.size() && same; ++i) same = abs_equal(k->args[i], args[i]);
+    if (!same) continue;
+    if (k->stale) continue;
+    if (k->active) {
+      k->used_provisional = true;
+      return k.get();
+    }
+    if (k->done) return k.get();
+  }
+  if (stack_.size() > 3000)
+    fail(ErrorKind::Runtime, sp,
+         str("compiling '", g->name(),
+             "' recurses too deeply (more than 3000 nested calls at compile time); make the "
+             "recursion depend on a tensor, or use PYNATIVE mode"));
+  auto owned = std::make_unique<Ctx>();
+  Ctx* k = owned.get();
+  k->src = g;
+  k->parent = pctx;
+  k->args = std::move(args);
+  k->seq = next_seq_++;
+  ctxs_.push_back(std::move(owned));
+  stack_.push_back(k);
+  stack_dynamic_.push_back(dynamic);
+  try {
+    run_ctx(k);
+  } catch (...) {
+    stack_.pop_back();
+    stack_dynamic_.pop_back();
+    k->active = false;
+    throw;
+  }
+  stack_.pop_back();
+  stack_dynamic_.pop_back();
+  return k;
+}
+
+void Specializer::run_ctx(Ctx* k) {
+  FuncGraph* g = k->src;
+  k->out = out_.new_graph(g->name());
+  k->out->is_loop = g->is_loop;
+  for (int round = 0;; ++round) {
+    // (Re)build the graph from scratch: contexts created by an earlier round may have seen
+    // a provisional result, so they are dropped.
+    if (round > 0)
+      for (auto& x : ctxs_)
+        if (x->seq > k->seq && !x->active) x->stale = true;
+    k->map.clear();
+    std::vector<Parameter*> params;
+    k->out->set_params({});
+    for (size_t i = 0; i < g->params().size(); ++i) {
+      Parameter* p = out_.add_param(k->out, g->param(i)->name(), g->param(i)->span());
+      p->set_abstract(k->args[i]);
+      const AbsPtr& a = k->args[i];
+      if (a->value && !a->value->is(ValueKind::Tensor))
+        k->map[g->param(i)] = constant(*a->value, g->param(i)->span());
+      else
+        k->map[g->param(i)] = p;
+    }
+    k->active = true;
+    k->used_provisional = false;
+    Node* o;
+    try {
+      o = eval(g->output(), k);
+    } catch (...) {
+      k->active = false;
+      throw;
+    }
+    k->active = false;
+    k->out->set_output(o);
+    AbsPtr ret = o->abstract();
+    bool again = k->used_provisional && !abs_equal(ret, k->ret) && round < 4;
+    k->ret = ret;
+    if (!again) break;
+  }
+  if (!k->ret)
+    fail(ErrorKind::Runtime, g->span(),
+         str("'", g->name(), "' never returns: every path recurses (is a base case missing?)"));
+  k->done = true;
+}
+
+Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args) {
+  entry_ = out_.new_graph("entry");
+  out_.set_entry(entry_);
+  auto root = std::make_unique<Ctx>();
+  root->out = entry_;
+  root->active = true;
+  entry_ctx_ = root.get();
+  std::vector<Node*> arg_nodes;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Parameter* p = out_.add_param(entry_, str("arg", i));
+    p->set_abstract(args[i]);
+    if (args[i]->value && !args[i]->value->is(ValueKind::Tensor))
+      arg_nodes.push_back(constant(*args[i]->value));
+    else
+      arg_nodes.push_back(p);
+  }
+  Value fn = fn_in;
+  Node* fnode;
+  if (fn.is(ValueKind::Graph)) {
+    ValueNode* tmp = src_.value(fn);
+    fnode = eval(tmp, root.get());
+  } else {
+    fnode = constant(fn);
+  }
+  Node* o = call(root.get(), fnode, arg_nodes, {}, SourceSpan{});
+  if (is_bottom(o)) fail(ErrorKind::Runtime, {}, "the function never returns");
+  entry_->set_output(o);
+  patch_placeholders();
+  result_.entry = entry_;
+  result_.output = o->abstract();
+  for (auto& [v, n] : weights_) result_.weights.push_back(v);
+  return std::move(result_);
+}
+
+}  // namespace spec
+
+Specialized specialize(Module& src, Module& out, Host& host, const Value& fn,
+                       const std::vector<AbsPtr>& args) {
+  spec::Specializer s(src, out, host);
+  return s.run(fn, args);
+}
+
+}  // namespace mycel::ir

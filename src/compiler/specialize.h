@@ -1,0 +1,50 @@
+// Specialisation: type-and-shape inference by abstract interpretation, emitting a typed copy
+// of the program for one call signature (MindSpore's AbstractSpecialize + ProgramSpecializer,
+// done in one walk).
+//
+// Input: the generic IR of the front end (a Module of graphs whose names are resolved to
+// host objects) and the abstracts of the entry's arguments. Output: a new graph in another
+// Module, in which every node has an abstract and
+//   - host objects are gone: functions became graphs, primitives prims, attributes of
+//     cells constants or weights, Python builtins (len, isinstance, range...) folded;
+//   - polymorphic operators became op-table prims (tensors; Python scalars join as weak
+//     scalars, and Casts are inserted where the op promotes its inputs) or scalar builtins;
+//   - call-time attributes and keyword arguments are folded into prim attributes; graph
+//     calls are positional, defaults and *args/**kwargs bound;
+//   - conditions known at compile time chose their branch; graphs are specialised per
+//     context (the graph, its enclosing context, the argument abstracts), so a function
+//     called with two signatures becomes two graphs;
+//   - loops whose condition depends on tensors became recursive graphs whose
+//     loop-carried scalars were broadened (the first iteration is peeled); a loop with a
+//     constant condition is unrolled, up to kMaxUnroll iterations, then broadened too;
+//   - recursion through a run-time condition reaches a fixed point on the return abstract;
+//   - Parameters (trainable weights) read from cells became parameters of the entry graph,
+//     after the arguments, used by inner graphs as free variables.
+// User errors (bad shapes, unsupported calls) name the user's file:line and source line.
+// Expressions that only the host can run and whose inputs are not constants become
+// py_execute nodes (JIT fallback), with a warning naming file:line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/host.h"
+
+namespace mycel::ir {
+
+inline constexpr int kMaxUnroll = 64;
+
+struct Specialized {
+  FuncGraph* entry = nullptr;    // params: one per argument, then one per weight
+  std::vector<Value> weights;    // the host Parameter objects, in parameter order
+  AbsPtr output;                 // the abstract of the result
+  std::vector<std::string> warnings;  // JIT fallback notes ("file:line: ...")
+};
+
+// Specialises `fn` (a Graph, a Closure over one, or a host callable such as a Cell) of
+// module `src` for arguments with abstracts `args` (constant abstracts for non-tensor
+// arguments); the result lives in `out`.
+Specialized specialize(Module& src, Module& out, Host& host, const Value& fn,
+                       const std::vector<AbsPtr>& args);
+
+}  // namespace mycel::ir

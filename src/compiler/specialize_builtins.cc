@@ -1,0 +1,588 @@
+// The specialiser's rules for builtins and host callables: Python operators on scalars and
+// sequences, truth values, attributes, indexing of sequences, and the Python builtins the
+// compiler models (len, isinstance, range, zip, enumerate, int, float, print, ...).
+#include <cmath>
+
+#include "base/error.h"
+#include "compiler/specialize_impl.h"
+
+namespace mycel::ir::spec {
+
+namespace {
+
+bool is_scalar_abs(const AbsPtr& a) {
+  return a->kind == AbsKind::Scalar &&
+         (a->stype == ValueKind::Bool || a->stype == ValueKind::Int || a->stype == ValueKind::Float);
+}
+bool is_seq_abs(const AbsPtr& a) { return a->kind == AbsKind::Tuple || a->kind == AbsKind::List; }
+
+// Python truth of a constant; nullopt when only the host knows.
+std::optional<bool> const_truth(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::None: return false;
+    case ValueKind::Bool: return v.as_bool();
+    case ValueKind::Int: return v.as_int() != 0;
+    case ValueKind::Float: return v.as_float() != 0.0;
+    case ValueKind::Str: return !v.as_str().empty();
+    case ValueKind::Tuple:
+    case ValueKind::List: return !v.items().empty();
+    case ValueKind::Dict: return !v.as_dict().keys.empty();
+    case ValueKind::Tensor: {
+      const Tensor& t = v.as_tensor();
+      MC_CHECK(t.numel() == 1, Value,
+               "the truth value of a tensor with more than one element is ambiguous");
+      return t.element_as_double(0) != 0.0;
+    }
+    case ValueKind::Prim:
+    case ValueKind::Builtin:
+    case ValueKind::Graph:
+    case ValueKind::Closure:
+    case ValueKind::DType:
+    case ValueKind::Slice:
+    case ValueKind::Ellipsis: return true;
+    case ValueKind::PyObj: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The scalar kind of a binary arithmetic result (Python: bool+bool -> int).
+ValueKind arith_kind(ValueKind a, ValueKind b, Builtin op) {
+  if (op == Builtin::TrueDiv) return ValueKind::Float;
+  if (a == ValueKind::Float || b == ValueKind::Float) return ValueKind::Float;
+  if ((op == Builtin::BitAnd || op == Builtin::BitOr || op == Builtin::BitXor) &&
+      a == ValueKind::Bool && b == ValueKind::Bool)
+    return ValueKind::Bool;
+  return ValueKind::Int;
+}
+
+bool is_compare(Builtin b) {
+  return b == Builtin::Lt || b == Builtin::Le || b == Builtin::Gt || b == Builtin::Ge ||
+         b == Builtin::Eq || b == Builtin::Ne;
+}
+
+int64_t floordiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t mod_i(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+double mod_f(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+}  // namespace
+
+// Python semantics on two constant scalars.
+Value fold_scalar(Builtin op, const Value& x, const Value& y) {
+  ValueKind k = arith_kind(x.kind(), y.kind(), op);
+  if (is_compare(op)) {
+    double a = x.as_float(), b = y.as_float();
+    bool ints = x.kind() != ValueKind::Float && y.kind() != ValueKind::Float;
+    int64_t ia = ints ? x.as_int() : 0, ib = ints ? y.as_int() : 0;
+    switch (op) {
+      case Builtin::Lt: return Value::boolean(ints ? ia < ib : a < b);
+      case Builtin::Le: return Value::boolean(ints ? ia <= ib : a <= b);
+      case Builtin::Gt: return Value::boolean(ints ? ia > ib : a > b);
+      case Builtin::Ge: return Value::boolean(ints ? ia >= ib : a >= b);
+      case Builtin::Eq: return Value::boolean(ints ? ia == ib : a == b);
+      default: return Value::boolean(ints ? ia != ib : a != b);
+    }
+  }
+  if (k == ValueKind::Float) {
+    double a = x.as_float(), b = y.as_float();
+    switch (op) {
+      case Builtin::Add: return Value::real(a + b);
+      case Builtin::Sub: return Value::real(a - b);
+      case Builtin::Mul: return Value::real(a * b);
+      case Builtin::TrueDiv:
+        MC_CHECK(b != 0, Value, "ZeroDivisionError: division by zero");
+        return Value::real(a / b);
+      case Builtin::FloorDiv:
+        MC_CHECK(b != 0, Value, "ZeroDivisionError: float floor division by zero");
+        return Value::real(std::floor(a / b));
+      case Builtin::Mod:
+        MC_CHECK(b != 0, Value, "ZeroDivisionError: float modulo");
+        return Value::real(mod_f(a, b));
+      case Builtin::Pow: return Value::real(std::pow(a, b));
+      default: break;
+    }
+    MC_THROW(Type, "unsupported operand types for ", builtin_name(op), ": '",
+             value_kind_name(x.kind()), "' and '", value_kind_name(y.kind()), "'");
+  }
+  int64_t a = x.as_int(), b = y.as_int();
+  switch (op) {
+    case Builtin::Add: return Value::integer(a + b);
+    case Builtin::Sub: return Value::integer(a - b);
+    case Builtin::Mul: return Value::integer(a * b);
+    case Builtin::FloorDiv:
+      MC_CHECK(b != 0, Value, "ZeroDivisionError: integer division or modulo by zero");
+      return Value::integer(floordiv_i(a, b));
+    case Builtin::Mod:
+      MC_CHECK(b != 0, Value, "ZeroDivisionError: integer division or modulo by zero");
+      return Value::integer(mod_i(a, b));
+    case Builtin::Pow:
+      if (b < 0) return Value::real(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      {
+        int64_t r = 1;
+        for (int64_t i = 0; i < b; ++i) r *= a;
+        return Value::integer(r);
+      }
+    case Builtin::BitAnd: return k == ValueKind::Bool ? Value::boolean(a & b) : Value::integer(a & b);
+    case Builtin::BitOr: return k == ValueKind::Bool ? Value::boolean(a | b) : Value::integer(a | b);
+    case Builtin::BitXor: return k == ValueKind::Bool ? Value::boolean(a ^ b) : Value::integer(a ^ b);
+    case Builtin::LShift: return Value::integer(a << b);
+    case Builtin::RShift: return Value::integer(a >> b);
+    default: break;
+  }
+  MC_THROW(Type, "unsupported operand types for ", builtin_name(op), ": '",
+           value_kind_name(x.kind()), "' and '", value_kind_name(y.kind()), "'");
+}
+
+Node* Specializer::make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp) {
+  bool all_const = true;
+  std::vector<AbsPtr> abs;
+  std::vector<Value> vals;
+  for (Node* n : items) {
+    abs.push_back(n->abstract());
+    if (n->abstract()->value && !n->abstract()->value->is(ValueKind::Tensor))
+      vals.push_back(*n->abstract()->value);
+    else
+      all_const = false;
+  }
+  if (all_const) return constant(list ? Value::list(vals) : Value::tuple(vals), sp);
+  return emit_builtin(c, list ? Builtin::MakeList : Builtin::MakeTuple, std::move(items),
+                      list ? Abstract::list(abs) : Abstract::tuple(abs), sp);
+}
+
+std::vector<Node*> Specializer::unpack(Ctx* c, Node* seq, const SourceSpan& sp) {
+  const AbsPtr& a = seq->abstract();
+  std::vector<Node*> out;
+  if (is_seq_abs(a)) {
+    for (size_t i = 0; i < a->elems.size(); ++i)
+      out.push_back(getitem(c, seq, constant(Value::integer(static_cast<int64_t>(i)), sp), sp));
+    return out;
+  }
+  if (a->kind == AbsKind::Dict) {
+    for (const Value& k : a->keys) out.push_back(constant(k, sp));
+    return out;
+  }
+  if (a->kind == AbsKind::Tensor) {
+    MC_CHECK(!a->shape.empty(), Type, "iteration over a 0-d tensor");
+    for (int64_t i = 0; i < a->shape[0]; ++i)
+      out.push_back(getitem(c, seq, constant(Value::integer(i), sp), sp));
+    return out;
+  }
+  if (a->value && a->value->is(ValueKind::Str)) {
+    for (char ch : a->value->as_str()) out.push_back(constant(Value::string(std::string(1, ch))));
+    return out;
+  }
+  MC_THROW(Type, "cannot unpack a value of type ", a->to_string(),
+           " in graph mode (its length must be known at compile time)");
+}
+
+Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (a->value) {
+    // Host objects (cells, modules, classes) are true, as Python objects are by default.
+    std::optional<bool> t = const_truth(*a->value);
+    return constant(Value::boolean(t.value_or(true)), sp);
+  }
+  switch (a->kind) {
+    case AbsKind::Scalar:
+      if (a->stype == ValueKind::None) return constant(Value::boolean(false), sp);
+      if (a->stype == ValueKind::Bool) return x;
+      return emit_builtin(c, Builtin::Truth, {x}, Abstract::scalar(ValueKind::Bool), sp);
+    case AbsKind::Tuple:
+    case AbsKind::List:
+    case AbsKind::Dict: return constant(Value::boolean(!a->elems.empty()), sp);
+    case AbsKind::Tensor: {
+      int64_t n = 1;
+      for (int64_t d : a->shape) n *= d;
+      MC_CHECK(n == 1, Value, "the truth value of a tensor with ", n,
+               " elements is ambiguous (shape ", shape_str(a->shape),
+               "); reduce it first, e.g. with .any() or .all()");
+      ValueKind k = a->dtype == DType::Bool ? ValueKind::Bool
+                    : is_floating(a->dtype) ? ValueKind::Float
+                                            : ValueKind::Int;
+      Node* s = emit_builtin(c, Builtin::TensorToScalar, {x}, Abstract::scalar(k), sp);
+      if (k == ValueKind::Bool) return s;
+      return emit_builtin(c, Builtin::Truth, {s}, Abstract::scalar(ValueKind::Bool), sp);
+    }
+    case AbsKind::Func: return constant(Value::boolean(true), sp);
+    default: break;
+  }
+  MC_THROW(Type, "the truth value of ", a->to_string(), " is not known at compile time");
+}
+
+Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const SourceSpan& sp) {
+  const AbsPtr& a = obj->abstract();
+  if (a->kind == AbsKind::Tensor) {
+    if (name == "shape") {
+      std::vector<Value> dims;
+      for (int64_t d : a->shape) dims.push_back(Value::integer(d));
+      return constant(Value::tuple(dims), sp);
+    }
+    if (name == "dtype") return constant(Value::dtype(a->dtype), sp);
+    if (name == "ndim") return constant(Value::integer(static_cast<int64_t>(a->shape.size())), sp);
+    if (name == "size") {
+      int64_t n = 1;
+      for (int64_t d : a->shape) n *= d;
+      return constant(Value::integer(n), sp);
+    }
+    if (name == "T" || name == "mT") {
+      std::vector<int64_t> perm;
+      for (size_t i = a->shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+      Attrs at;
+      at.set("perm", perm);
+      return emit_prim(c, op_def(OpId::Transpose), make_attrs(op_def(OpId::Transpose), at), {obj},
+                       sp);
+    }
+    Value m = host_.tensor_method(src_, name);
+    if (m.is(ValueKind::Graph)) {
+      // A bound method: a partial application whose bound node the call reads back.
+      Node* fn = eval_value(m, sp, c);
+      FuncCandidate cand = fn->abstract()->funcs[0];
+      cand.bound.push_back(a);
+      return emit_builtin(c, Builtin::Partial, {fn, obj}, Abstract::func({cand}), sp);
+    }
+    return constant(m, sp);
+  }
+  if (a->value && a->value->is(ValueKind::PyObj)) {
+    Value v = host_.getattr(src_, *a->value, name);
+    return eval_value(v, sp, c);
+  }
+  if (a->value && a->value->is(ValueKind::DType)) {
+    DType t = a->value->as_dtype();
+    if (name == "is_floating_point") return constant(Value::boolean(is_floating(t)), sp);
+    if (name == "itemsize") return constant(Value::integer(static_cast<int64_t>(dtype_size(t))), sp);
+  }
+  MC_THROW(Type, "AttributeError: '", a->to_string(), "' has no attribute '", name,
+           "' in graph mode");
+}
+
+Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  const AbsPtr& ia = idx->abstract();
+  if (a->kind == AbsKind::Tensor) return tensor_index(c, x, idx, sp);
+  if (is_seq_abs(a)) {
+    int64_t n = static_cast<int64_t>(a->elems.size());
+    if (ia->value && (ia->value->is(ValueKind::Int) || ia->value->is(ValueKind::Bool))) {
+      int64_t i = ia->value->as_int();
+      MC_CHECK(i >= -n && i < n, Index, "IndexError: ", a->kind == AbsKind::Tuple ? "tuple" : "list",
+               " index ", i, " out of range for length ", n);
+      if (i < 0) i += n;
+      if (a->value) return constant(a->value->items()[static_cast<size_t>(i)], sp);
+      if (x->is_cnode()) {
+        auto* m = static_cast<CNode*>(x);
+        if (m->is_builtin(Builtin::MakeTuple) || m->is_builtin(Builtin::MakeList))
+          return m->input(static_cast<size_t>(i) + 1);
+      }
+      return emit_builtin(c, Builtin::GetItem, {x, constant(Value::integer(i), sp)},
+                          a->elems[static_cast<size_t>(i)], sp);
+    }
+    if (ia->value && ia->value->is(ValueKind::Slice)) {
+      const SliceData& s = ia->value->as_slice();
+      auto get = [](const Value& v, int64_t dflt) { return v.is_none() ? dflt : v.as_int(); };
+      int64_t step = get(s.step, 1);
+      MC_CHECK(step != 0, Value, "slice step cannot be zero");
+      int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+      auto clamp = [&](int64_t v) {
+        if (v < 0) v += n;
+        return std::max(lo, std::min(v, hi));
+      };
+      int64_t start = s.start.is_none() ? (step > 0 ? 0 : n - 1) : clamp(get(s.start, 0));
+      int64_t stop = s.stop.is_none() ? (step > 0 ? n : -1) : clamp(get(s.stop, 0));
+      std::vector<Node*> items;
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        items.push_back(getitem(c, x, constant(Value::integer(i), sp), sp));
+      return make_seq(c, a->kind == AbsKind::List, items, sp);
+    }
+    if (ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int) {
+      // A run-time index (a loop counter): every element must have the same type.
+      MC_CHECK(n > 0, Index, "IndexError: index into an empty sequence");
+      AbsPtr j = a->elems[0];
+      for (const AbsPtr& e : a->elems) {
+        j = join(j, e);
+        MC_CHECK(j != nullptr, Type,
+                 "indexing a sequence with a value known only at run time needs elements of "
+                 "one type, but this one holds ", a->to_string());
+      }
+      return emit_builtin(c, Builtin::GetItem, {x, idx}, j, sp);
+    }
+    MC_THROW(Type, "sequence indices must be integers or slices, not ", ia->to_string());
+  }
+  if (a->kind == AbsKind::Dict) {
+    MC_CHECK(ia->value.has_value(), Type, "dict keys must be constants in graph mode");
+    for (size_t i = 0; i < a->keys.size(); ++i)
+      if (a->keys[i] == *ia->value) {
+        if (a->value) return constant(a->value->as_dict().values[i], sp);
+        if (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::MakeDict))
+          return static_cast<CNode*>(x)->input(2 * i + 2);
+        return emit_builtin(c, Builtin::GetItem, {x, idx}, a->elems[i], sp);
+      }
+    MC_THROW(Index, "KeyError: ", ia->value->to_string());
+  }
+  if (a->value && ia->value) {
+    // Constants the host indexes (strings, host containers).
+    Value fn = host_.getattr(src_, a->value->is(ValueKind::PyObj) ? *a->value : *a->value,
+                             "__getitem__");
+    return eval_value(host_.call(src_, fn, {*ia->value}, {}), sp, c);
+  }
+  MC_THROW(Type, "'", a->to_string(), "' object is not subscriptable in graph mode");
+}
+
+Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes kw,
+                           const SourceSpan& sp) {
+  int arity = builtin_arity(b);
+  MC_CHECK(kw.empty() || b == Builtin::Print, Type, builtin_name(b),
+           "() takes no keyword arguments");
+  MC_ASSERT(arity < 0 || static_cast<size_t>(arity) == args.size(), builtin_name(b), " arity");
+  auto A = [&](size_t i) -> const AbsPtr& { return args[i]->abstract(); };
+  switch (b) {
+    case Builtin::Switch: {
+      Node* cond = truth(c, args[0], sp);
+      if (cond->abstract()->value) return cond->abstract()->value->as_bool() ? args[1] : args[2];
+      AbsPtr j = join(A(1), A(2));
+      MC_CHECK(j != nullptr, Type, "the two branches give different types: ", A(1)->to_string(),
+               " and ", A(2)->to_string());
+      return emit_builtin(c, Builtin::Switch, {cond, args[1], args[2]}, j, sp);
+    }
+    case Builtin::Partial: {
+      MC_CHECK(A(0)->kind == AbsKind::Func, Type, "partial() needs a function");
+      std::vector<FuncCandidate> cands = A(0)->funcs;
+      for (FuncCandidate& f : cands)
+        for (size_t i = 1; i < args.size(); ++i) f.bound.push_back(A(i));
+      return emit_builtin(c, Builtin::Partial, args, Abstract::func(cands), sp);
+    }
+    case Builtin::Truth: return truth(c, args[0], sp);
+    case Builtin::Not: {
+      Node* t = truth(c, args[0], sp);
+      if (t->abstract()->value) return constant(Value::boolean(!t->abstract()->value->as_bool()), sp);
+      return emit_builtin(c, Builtin::Not, {t}, Abstract::scalar(ValueKind::Bool), sp);
+    }
+    case Builtin::Neg:
+    case Builtin::Pos:
+    case Builtin::Invert: {
+      if (A(0)->kind == AbsKind::Tensor) return unary_tensor_op(c, b, args[0], sp);
+      MC_CHECK(is_scalar_abs(A(0)), Type, "bad operand type for unary ", builtin_name(b), ": '",
+               A(0)->to_string(), "'");
+      if (b == Builtin::Pos) return args[0];
+      if (A(0)->value) {
+        const Value& v = *A(0)->value;
+        if (b == Builtin::Neg)
+          return constant(v.is(ValueKind::Float) ? Value::real(-v.as_float())
+                                                 : Value::integer(-v.as_int()),
+                          sp);
+        return constant(Value::integer(~v.as_int()), sp);
+      }
+      ValueKind k = A(0)->stype == ValueKind::Float ? ValueKind::Float : ValueKind::Int;
+      return emit_builtin(c, b, args, Abstract::scalar(k), sp);
+    }
+    case Builtin::MakeTuple: return make_seq(c, false, args, sp);
+    case Builtin::MakeList: return make_seq(c, true, args, sp);
+    case Builtin::MakeDict: {
+      std::vector<Value> keys;
+      std::vector<AbsPtr> vals;
+      bool all_const = true;
+      std::vector<Value> cvals;
+      for (size_t i = 0; i + 1 < args.size(); i += 2) {
+        MC_CHECK(A(i)->value.has_value(), Type, "dict keys must be constants in graph mode");
+        keys.push_back(*A(i)->value);
+        vals.push_back(A(i + 1));
+        if (A(i + 1)->value && !A(i + 1)->value->is(ValueKind::Tensor))
+          cvals.push_back(*A(i + 1)->value);
+        else
+          all_const = false;
+      }
+      if (all_const) return constant(Value::dict(keys, cvals), sp);
+      return emit_builtin(c, Builtin::MakeDict, args, Abstract::dict(keys, vals), sp);
+    }
+    case Builtin::MakeSlice: {
+      for (size_t i = 0; i < 3; ++i)
+        MC_CHECK(A(i)->value.has_value(), Type,
+                 "slice bounds must be known at compile time in graph mode");
+      return constant(Value::slice(*A(0)->value, *A(1)->value, *A(2)->value), sp);
+    }
+    case Builtin::GetItem: return getitem(c, args[0], args[1], sp);
+    case Builtin::SetItem: {
+      const AbsPtr& a = A(0);
+      if (is_seq_abs(a)) {
+        std::vector<Node*> items = unpack(c, args[0], sp);
+        MC_CHECK(A(1)->value && A(1)->value->is(ValueKind::Int), Type,
+                 "list index in an assignment must be a constant int in graph mode");
+        int64_t i = A(1)->value->as_int(), n = static_cast<int64_t>(items.size());
+        MC_CHECK(i >= -n && i < n, Index, "IndexError: list assignment index out of range");
+        items[static_cast<size_t>(i < 0 ? i + n : i)] = args[2];
+        return make_seq(c, a->kind == AbsKind::List, items, sp);
+      }
+      if (a->kind == AbsKind::Dict) {
+        MC_CHECK(A(1)->value.has_value(), Type, "dict keys must be constants in graph mode");
+        std::vector<Node*> kv;
+        bool found = false;
+        for (size_t i = 0; i < a->keys.size(); ++i) {
+          kv.push_back(constant(a->keys[i], sp));
+          if (a->keys[i] == *A(1)->value) {
+            kv.push_back(args[2]);
+            found = true;
+          } else {
+            kv.push_back(getitem(c, args[0], constant(a->keys[i], sp), sp));
+          }
+        }
+        if (!found) {
+          kv.push_back(args[1]);
+          kv.push_back(args[2]);
+        }
+        return builtin(c, Builtin::MakeDict, kv, {}, sp);
+      }
+      if (a->kind == AbsKind::Tensor) return tensor_setitem(c, args[0], args[1], args[2], sp);
+      MC_THROW(Type, "'", a->to_string(), "' does not support item assignment in graph mode");
+    }
+    case Builtin::GetAttr: {
+      MC_CHECK(A(1)->value && A(1)->value->is(ValueKind::Str), Type,
+               "attribute names must be constant strings");
+      return getattr(c, args[0], A(1)->value->as_str(), sp);
+    }
+    case Builtin::Len: {
+      Node* r = host_builtin(c, "len", args, {}, sp);
+      MC_CHECK(r != nullptr, Type, "object of type ", A(0)->to_string(), " has no len()");
+      return r;
+    }
+    case Builtin::Is:
+    case Builtin::IsNot: {
+      bool same;
+      if (A(0)->value && A(1)->value)
+        same = *A(0)->value == *A(1)->value;
+      else if ((A(0)->kind == AbsKind::Scalar && A(0)->stype == ValueKind::None) ||
+               (A(1)->kind == AbsKind::Scalar && A(1)->stype == ValueKind::None))
+        same = false;  // one side is None, the other is not known to be
+      else
+        MC_THROW(Type, "'is' between values known only at run time is not supported");
+      return constant(Value::boolean(b == Builtin::Is ? same : !same), sp);
+    }
+    case Builtin::In:
+    case Builtin::NotIn: {
+      const AbsPtr& s = A(1);
+      MC_CHECK(A(0)->value.has_value(), Type,
+               "'in' needs a value known at compile time on the left in graph mode");
+      bool found = false;
+      if (s->kind == AbsKind::Dict) {
+        for (const Value& k : s->keys) found = found || k == *A(0)->value;
+      } else if (s->value && s->value->is_sequence()) {
+        for (const Value& e : s->value->items()) {
+          if (e.is_scalar() && A(0)->value->is_scalar())
+            found = found || fold_scalar(Builtin::Eq, e, *A(0)->value).as_bool();
+          else
+            found = found || e == *A(0)->value;
+        }
+      } else if (s->value && s->value->is(ValueKind::Str) && A(0)->value->is(ValueKind::Str)) {
+        found = s->value->as_str().find(A(0)->value->as_str()) != std::string::npos;
+      } else {
+        MC_THROW(Type, "'in' on ", s->to_string(), " is not supported in graph mode");
+      }
+      return constant(Value::boolean(b == Builtin::In ? found : !found), sp);
+    }
+    case Builtin::Print: {
+      for (auto& [k, v] : kw)
+        MC_CHECK(k == "sep" || k == "end", Type, "print() got an unexpected keyword '", k, "'");
+      MC_CHECK(kw.empty(), Type, "print() keywords are not supported in graph mode");
+      return emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);
+    }
+    case Builtin::Raise: {
+      std::string msg;
+      ErrorKind kind = ErrorKind::Runtime;
+      for (size_t i = 0; i < args.size(); ++i) {
+        const AbsPtr& x = A(i);
+        if (!x->value) continue;
+        if (x->value->is(ValueKind::Str)) {
+          msg += (msg.empty() ? "" : " ") + x->value->as_str();
+        } else if (x->value->is(ValueKind::PyObj)) {
+          std::string t = host_.type_name(*x->value);
+          std::string r = x->value->as_host()->repr();
+          std::string cls = t == "type" ? r : t;
+          if (cls.find("ValueError") != std::string::npos) kind = ErrorKind::Value;
+          if (cls.find("TypeError") != std::string::npos) kind = ErrorKind::Type;
+          if (cls.find("IndexError") != std::string::npos) kind = ErrorKind::Index;
+          if (t != "type") msg += (msg.empty() ? "" : " ") + r;
+        }
+      }
+      bool certain = true;
+      for (bool d : stack_dynamic_) certain = certain && !d;
+      if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
+      CNode* r = emit_builtin(c, Builtin::Raise,
+                              {constant(Value::integer(static_cast<int64_t>(kind)), sp),
+                               constant(Value::string(with_location(msg, sp)), sp)},
+                              nullptr, sp);
+      return r;
+    }
+    case Builtin::PyExecute: {
+      std::vector<Value> vals;
+      bool all_const = true;
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (A(i)->value)
+          vals.push_back(*A(i)->value);
+        else
+          all_const = false;
+      }
+      MC_CHECK(A(0)->value.has_value(), Type, "py_execute needs a constant callable");
+      if (all_const) return eval_value(host_.call(src_, *A(0)->value, vals, {}), sp, c);
+      warn(sp, "runs in the Python interpreter at run time (JIT fallback)");
+      return emit_builtin(c, Builtin::PyExecute, args, Abstract::any(), sp);
+    }
+    default: break;
+  }
+  // Binary Python operators.
+  MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
+  const AbsPtr& x = A(0);
+  const AbsPtr& y = A(1);
+  if (x->kind == AbsKind::Tensor || y->kind == AbsKind::Tensor) {
+    if ((b == Builtin::Eq || b == Builtin::Ne) &&
+        ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||
+         (y->kind == AbsKind::Scalar && y->stype == ValueKind::None)))
+      return constant(Value::boolean(b == Builtin::Ne), sp);
+    return binary_tensor_op(c, b, args[0], args[1], sp);
+  }
+  if (is_scalar_abs(x) && is_scalar_abs(y)) {
+    if (x->value && y->value) return constant(fold_scalar(b, *x->value, *y->value), sp);
+    ValueKind k = is_compare(b) ? ValueKind::Bool : arith_kind(x->stype, y->stype, b);
+    return emit_builtin(c, b, args, Abstract::scalar(k), sp);
+  }
+  if (b == Builtin::Add && is_seq_abs(x) && x->kind == y->kind) {
+    std::vector<Node*> items = unpack(c, args[0], sp);
+    for (Node* n : unpack(c, args[1], sp)) items.push_back(n);
+    return make_seq(c, x->kind == AbsKind::List, items, sp);
+  }
+  if (b == Builtin::Mul && is_seq_abs(x) && y->value && y->value->is(ValueKind::Int)) {
+    std::vector<Node*> one = unpack(c, args[0], sp), items;
+    for (int64_t r = 0; r < y->value->as_int(); ++r) items.insert(items.end(), one.begin(), one.end());
+    return make_seq(c, x->kind == AbsKind::List, items, sp);
+  }
+  if (x->value && y->value) {
+    const Value& u = *x->value;
+    const Value& v = *y->value;
+    if (b == Builtin::Eq || b == Builtin::Ne) {
+      bool eq = u == v;
+      return constant(Value::boolean(b == Builtin::Eq ? eq : !eq), sp);
+    }
+    if (b == Builtin::Add && u.is(ValueKind::Str) && v.is(ValueKind::Str))
+      return constant(Value::string(u.as_str() + v.as_str()), sp);
+    if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj)) {
+      static const char* const names[] = {"__add__", "__sub__", "__mul__", "__truediv__",
+                                          "__floordiv__", "__mod__", "__pow__", "__matmul__"};
+      int idx = static_cast<int>(b) - static_cast<int>(Builtin::Add);
+      if (idx >= 0 && idx < 8 && u.is(ValueKind::PyObj))
+        return eval_value(host_.call(src_, host_.getattr(src_, u, names[idx]), {v}, {}), sp, c);
+    }
+  }
+  if ((b == Builtin::Eq || b == Builtin::Ne) && x->kind != y->kind)
+    return constant(Value::boolean(b == Builtin::Ne), sp);
+  MC_THROW(Type, "unsupported operand types for ", builtin_name(b), ": '", x->to_string(),
+           "' and '", y->to_string(), "'");
+}
+
+}  // namespace mycel::ir::spec

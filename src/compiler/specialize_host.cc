@@ -1,0 +1,165 @@
+// The specialiser's rules for calls of host objects: the Python builtins it models (len,
+// isinstance, range, zip, enumerate, int, float, bool, tuple, list, abs, max, min, print,
+// getattr, ...), host callables resolved to graphs or prims, compile-time evaluation of host
+// functions on constants, and the run-time JIT fallback.
+#include "base/error.h"
+#include "compiler/specialize_impl.h"
+
+namespace mycel::ir::spec {
+
+namespace {
+bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
+  for (Node* a : args)
+    if (!a->abstract()->value) return false;
+  for (auto& [k, v] : kw)
+    if (!v->abstract()->value) return false;
+  return true;
+}
+}  // namespace
+
+Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
+                             const SourceSpan& sp) {
+  const Value& h = *fn->abstract()->value;
+  std::string name = host_.builtin_name(h);
+  if (!name.empty()) {
+    Node* r = host_builtin(c, name, args, kw, sp);
+    if (r != nullptr) return r;
+  }
+  Value callee = host_.callable(src_, h);
+  if (!(callee == h)) return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
+  if (all_const(args, kw)) {
+    std::vector<Value> vals;
+    for (Node* a : args) vals.push_back(*a->abstract()->value);
+    Kwargs kv;
+    for (auto& [k, v] : kw) kv.push_back({k, *v->abstract()->value});
+    return eval_value(host_.call(src_, h, vals, kv), sp, c);
+  }
+  MC_CHECK(kw.empty(), Type, "calling '", host_.type_name(h),
+           "' with keyword arguments on values known only at run time is not supported");
+  warn(sp, str("'", h.as_host()->repr(),
+               "' runs in the Python interpreter at run time (JIT fallback)"));
+  args.insert(args.begin(), fn);
+  return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+}
+
+Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args,
+                                KwNodes kw, const SourceSpan& sp) {
+  auto A = [&](size_t i) -> const AbsPtr& { return args[i]->abstract(); };
+  auto need = [&](size_t n) {
+    MC_CHECK(args.size() == n, Type, name, "() takes ", n, " argument", n == 1 ? "" : "s",
+             " (", args.size(), " given)");
+  };
+  if (name == "len") {
+    need(1);
+    const AbsPtr& a = A(0);
+    if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
+      return constant(Value::integer(static_cast<int64_t>(a->elems.size())), sp);
+    if (a->kind == AbsKind::Tensor) {
+      MC_CHECK(!a->shape.empty(), Type, "len() of a 0-d tensor");
+      return constant(Value::integer(a->shape[0]), sp);
+    }
+    if (a->value && a->value->is(ValueKind::Str))
+      return constant(Value::integer(static_cast<int64_t>(a->value->as_str().size())), sp);
+  } else if (name == "isinstance") {
+    need(2);
+    MC_CHECK(A(1)->value.has_value(), Type, "isinstance() needs a class known at compile time");
+    std::optional<bool> r = host_.isinstance(A(0), *A(1)->value);
+    MC_CHECK(r.has_value(), Type, "isinstance() of ", A(0)->to_string(),
+             " cannot be decided at compile time");
+    return constant(Value::boolean(*r), sp);
+  } else if (name == "print") {
+    return builtin(c, Builtin::Print, std::move(args), std::move(kw), sp);
+  } else if (name == "getattr") {
+    MC_CHECK(args.size() == 2 || args.size() == 3, Type, "getattr() takes 2 or 3 arguments");
+    MC_CHECK(A(1)->value && A(1)->value->is(ValueKind::Str), Type,
+             "getattr() needs a constant attribute name in graph mode");
+    if (args.size() == 2) return getattr(c, args[0], A(1)->value->as_str(), sp);
+    try {
+      return getattr(c, args[0], A(1)->value->as_str(), sp);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      return args[2];
+    }
+  } else if (name == "zip" || name == "enumerate") {
+    std::vector<std::vector<Node*>> cols;
+    int64_t start = 0;
+    for (auto& [k, v] : kw) {
+      MC_CHECK(name == "enumerate" && k == "start" && v->abstract()->value, Type, name,
+               "() got an unexpected keyword argument '", k, "'");
+      start = v->abstract()->value->as_int();
+    }
+    for (Node* a : args) cols.push_back(unpack(c, a, sp));
+    size_t n = cols.empty() ? 0 : cols[0].size();
+    for (auto& col : cols) n = std::min(n, col.size());
+    std::vector<Node*> rows;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<Node*> row;
+      if (name == "enumerate") row.push_back(constant(Value::integer(start + static_cast<int64_t>(i)), sp));
+      for (auto& col : cols) row.push_back(col[i]);
+      rows.push_back(make_seq(c, false, row, sp));
+    }
+    return make_seq(c, false, rows, sp);
+  } else if (name == "tuple" || name == "list") {
+    if (args.empty()) return make_seq(c, name == "list", {}, sp);
+    need(1);
+    return make_seq(c, name == "list", unpack(c, args[0], sp), sp);
+  } else if (name == "int" || name == "float" || name == "bool") {
+    if (args.size() == 1 && !A(0)->value) {
+      Node* x = args[0];
+      if (A(0)->kind == AbsKind::Tensor) {
+        if (name == "bool") return truth(c, x, sp);
+        int64_t n = 1;
+        for (int64_t d : A(0)->shape) n *= d;
+        MC_CHECK(n == 1, Type, "only one-element tensors can be converted to Python scalars");
+        ValueKind k = A(0)->dtype == DType::Bool ? ValueKind::Bool
+                      : is_floating(A(0)->dtype) ? ValueKind::Float
+                                                 : ValueKind::Int;
+        x = emit_builtin(c, Builtin::TensorToScalar, {x}, Abstract::scalar(k), sp);
+      }
+      if (name == "bool") return truth(c, x, sp);
+      ValueKind k = name == "int" ? ValueKind::Int : ValueKind::Float;
+      if (x->abstract()->kind == AbsKind::Scalar && x->abstract()->stype == k) return x;
+      return emit_builtin(c, Builtin::Cast, {x, constant(Value::string(name), sp)},
+                          Abstract::scalar(k), sp);
+    }
+  } else if (name == "abs" && args.size() == 1 && A(0)->kind == AbsKind::Tensor) {
+    const OpDef& op = op_def(OpId::Abs);
+    return emit_prim(c, op, make_attrs(op, {}), {args[0]}, sp);
+  } else if ((name == "max" || name == "min") && !all_const(args, kw)) {
+    std::vector<Node*> items = args;
+    if (items.size() == 1) items = unpack(c, items[0], sp);
+    MC_CHECK(!items.empty(), Value, name, "() arg is an empty sequence");
+    Node* acc = items[0];
+    for (size_t i = 1; i < items.size(); ++i) {
+      if (acc->abstract()->kind == AbsKind::Tensor || items[i]->abstract()->kind == AbsKind::Tensor) {
+        const OpDef& op = op_def(name == "max" ? OpId::Maximum : OpId::Minimum);
+        DType lk = acc->abstract()->kind == AbsKind::Tensor ? acc->abstract()->dtype
+                                                              : items[i]->abstract()->dtype;
+        acc = emit_prim(c, op, make_attrs(op, {}),
+                        {to_tensor(c, acc, &lk, sp), to_tensor(c, items[i], &lk, sp)}, sp);
+      } else {
+        MC_THROW(Type, name, "() of scalars known only at run time is not supported");
+      }
+    }
+    return acc;
+  } else if (name == "sum" && !all_const(args, kw)) {
+    need(1);
+    std::vector<Node*> items = unpack(c, args[0], sp);
+    Node* acc = constant(Value::integer(0), sp);
+    for (Node* n : items) acc = builtin(c, Builtin::Add, {acc, n}, {}, sp);
+    return acc;
+  } else if (name == "range" && !all_const(args, kw)) {
+    MC_THROW(Type, "range() with bounds known only at run time can only be iterated by a for "
+                   "loop in graph mode");
+  } else if (name == "super") {
+    MC_THROW(Type, "super() is not supported inside graph code; call the parent's method as "
+                   "Parent.method(self, ...)");
+  }
+  // Anything else the host evaluates now, on constants (the caller does it).
+  MC_CHECK(all_const(args, kw), Type, name, "() on values known only at run time (",
+           args.empty() ? std::string("keywords") : A(0)->to_string(),
+           ") is not supported in graph mode");
+  return nullptr;
+}
+
+}  // namespace mycel::ir::spec

@@ -1,0 +1,130 @@
+// The specialiser's internals, shared by specialize*.cc (see specialize.h for what it does).
+#pragma once
+
+#include <map>
+#include <unordered_set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/specialize.h"
+
+namespace mycel::ir::spec {
+
+using KwNodes = std::vector<std::pair<std::string, Node*>>;
+
+// One specialisation context: a source graph, the context of its enclosing graph (for free
+// variables), and the argument abstracts. Its result is one graph of the output module.
+struct Ctx {
+  FuncGraph* src = nullptr;
+  Ctx* parent = nullptr;
+  std::vector<AbsPtr> args;
+  FuncGraph* out = nullptr;
+  std::unordered_map<Node*, Node*> map;  // source node -> output node
+  AbsPtr ret;                            // null while unknown (recursion in progress)
+  uint64_t seq = 0;                      // creation order
+  bool done = false;
+  bool active = false;
+  bool used_provisional = false;  // a recursive call read `ret` before it was final
+  bool stale = false;             // built on a provisional result; not reused
+};
+
+// Graphs owning the free variables of a source graph (and of the graphs it refers to).
+struct FvOwners {
+  std::unordered_map<FuncGraph*, std::unordered_set<FuncGraph*>> owners;
+  const std::unordered_set<FuncGraph*>& of(Module& m, FuncGraph* g);
+};
+
+class Specializer {
+ public:
+  Specializer(Module& src, Module& out, Host& host) : src_(src), out_(out), host_(host) {}
+  Specialized run(const Value& fn, const std::vector<AbsPtr>& args);
+
+  // ---- engine (specialize.cc)
+  Node* eval(Node* n, Ctx* c);
+  Node* call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  Node* call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args, KwNodes kw,
+                   const SourceSpan& sp);
+  Node* constant(const Value& v, const SourceSpan& sp = {});
+  Node* bottom();  // the value of a call whose result is not known yet (recursion)
+  static bool is_bottom(Node* n) { return n->abstract() == nullptr; }
+  CNode* emit(Ctx* c, std::vector<Node*> inputs, AbsPtr abs, const SourceSpan& sp);
+  CNode* emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs,
+                      const SourceSpan& sp);
+  Node* weight(const Value& param);  // the entry parameter standing for a Parameter
+  [[noreturn]] void fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg);
+  void warn(const SourceSpan& sp, const std::string& msg);
+  Host& host() { return host_; }
+  Module& src() { return src_; }
+
+  // ---- calls of builtins and host callables (specialize_builtins.cc)
+  Node* builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  Node* call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  Node* getattr(Ctx* c, Node* obj, const std::string& name, const SourceSpan& sp);
+  Node* truth(Ctx* c, Node* x, const SourceSpan& sp);
+  Node* getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp);
+  Node* make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp);
+  std::vector<Node*> unpack(Ctx* c, Node* seq, const SourceSpan& sp);  // a static-length seq
+
+  // ---- op-table prims (specialize_prims.cc)
+  Node* prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args, KwNodes kw,
+                  const SourceSpan& sp);
+  // Emits the prim on tensor nodes (scalars/sequences become tensors), with the casts the
+  // op's flags ask for, inferring the output.
+  Node* emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
+                  const SourceSpan& sp);
+  Node* to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpan& sp);
+  Node* binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const SourceSpan& sp);
+  Node* unary_tensor_op(Ctx* c, Builtin b, Node* x, const SourceSpan& sp);
+  Node* tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp);
+  Node* tensor_setitem(Ctx* c, Node* x, Node* idx, Node* v, const SourceSpan& sp);
+
+  // ---- Python builtins and host callables (specialize_host.cc)
+  // nullptr: not modelled, the host evaluates the call on constants.
+  Node* host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args, KwNodes kw,
+                     const SourceSpan& sp);
+
+ private:
+  Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
+                   const SourceSpan& sp);
+  void run_ctx(Ctx* c);
+  Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
+  Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
+  void patch_placeholders();
+  Node* eval_cnode(CNode* n, Ctx* c);
+  Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
+  std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
+                               const SourceSpan& sp);
+  void resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp);
+
+  Module& src_;
+  Module& out_;
+  Host& host_;
+  Specialized result_;
+  FuncGraph* entry_ = nullptr;
+  Ctx* entry_ctx_ = nullptr;
+  std::vector<std::unique_ptr<Ctx>> ctxs_;
+  std::vector<Ctx*> stack_;               // active contexts, innermost last
+  std::vector<bool> stack_dynamic_;       // entered through a call on a run-time condition
+  bool next_call_dynamic_ = false;
+  uint64_t next_seq_ = 0;
+  FvOwners fv_owners_;
+  std::vector<std::pair<Value, Node*>> weights_;
+  Node* bottom_ = nullptr;
+  // Graph values waiting for the specialisation their call will choose.
+  struct Placeholder {
+    FuncGraph* g;
+    Ctx* pctx;
+    FuncGraph* resolved = nullptr;
+    SourceSpan span;
+  };
+  std::unordered_map<Node*, Placeholder> placeholders_;
+};
+
+// Python semantics of a binary operator on two constant scalars.
+Value fold_scalar(Builtin op, const Value& x, const Value& y);
+
+// Where the error came from: appends the source excerpt once.
+std::string with_location(const std::string& msg, const SourceSpan& sp);
+
+}  // namespace mycel::ir::spec

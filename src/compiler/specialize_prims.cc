@@ -1,0 +1,349 @@
+// The specialiser's rules for op-table primitives: binding tensor inputs and call-time
+// attributes, weak Python scalars, the casts an op's flags ask for, output inference, and
+// the tensor forms of Python operators and indexing.
+#include "base/error.h"
+#include "compiler/specialize_impl.h"
+#include "runtime/eager.h"
+
+namespace mycel::ir::spec {
+
+namespace {
+
+// An attribute value from a constant.
+AttrValue to_attr(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::None: return std::monostate{};
+    case ValueKind::Bool: return v.as_bool();
+    case ValueKind::Int: return v.as_int();
+    case ValueKind::Float: return v.as_float();
+    case ValueKind::Str: return v.as_str();
+    case ValueKind::DType: return v.as_dtype();
+    case ValueKind::Tuple:
+    case ValueKind::List: {
+      std::vector<int64_t> out;
+      for (const Value& e : v.items()) {
+        if (e.is_sequence()) {
+          for (const Value& x : e.items()) {
+            MC_CHECK(x.is(ValueKind::Int), Type, "expected a tuple of ints, but it holds ",
+                     x.to_string(), ".");
+            out.push_back(x.as_int());
+          }
+        } else {
+          MC_CHECK(e.is(ValueKind::Int) || e.is(ValueKind::Bool), Type,
+                   "expected a tuple of ints, but it holds ", e.to_string(), ".");
+          out.push_back(e.as_int());
+        }
+      }
+      return out;
+    }
+    default: break;
+  }
+  MC_THROW(Type, "an attribute cannot be ", v.to_string());
+}
+
+DType default_scalar_dtype(ValueKind k) {
+  return k == ValueKind::Bool ? DType::Bool : k == ValueKind::Int ? DType::Int64 : DType::Float32;
+}
+
+ScalarKind scalar_kind(ValueKind k) {
+  return k == ValueKind::Bool ? ScalarKind::Bool
+         : k == ValueKind::Int ? ScalarKind::Int
+                               : ScalarKind::Float;
+}
+
+Scalar to_scalar(const Value& v) {
+  if (v.is(ValueKind::Bool)) return Scalar::from_bool(v.as_bool());
+  if (v.is(ValueKind::Int)) return Scalar::from_int(v.as_int());
+  return Scalar::from_float(v.as_float());
+}
+
+// A constant nested sequence of numbers as a tensor (numpy's rules: float32 for floats).
+bool flatten_numbers(const Value& v, Shape& shape, size_t depth, std::vector<Value>& out) {
+  if (v.is_scalar()) {
+    if (depth != shape.size()) return false;
+    out.push_back(v);
+    return true;
+  }
+  if (!v.is_sequence()) return false;
+  int64_t n = static_cast<int64_t>(v.items().size());
+  if (depth == shape.size())
+    shape.push_back(n);
+  else if (depth > shape.size() || shape[depth] != n)
+    return false;
+  for (const Value& e : v.items())
+    if (!flatten_numbers(e, shape, depth + 1, out)) return false;
+  return true;
+}
+
+}  // namespace
+
+Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (a->kind == AbsKind::Tensor) return x;
+  if (a->kind == AbsKind::Scalar && a->stype != ValueKind::None && a->stype != ValueKind::Str) {
+    DType t = like ? promote_with_scalar(*like, scalar_kind(a->stype)) : default_scalar_dtype(a->stype);
+    if (a->value) return constant(Value::tensor(Tensor::scalar(to_scalar(*a->value), t)), sp);
+    return emit_builtin(c, Builtin::ScalarToTensor, {x, constant(Value::dtype(t), sp)},
+                        Abstract::tensor(t, {}), sp);
+  }
+  if (a->value && a->value->is_sequence()) {
+    Shape shape;
+    std::vector<Value> flat;
+    if (flatten_numbers(*a->value, shape, 0, flat)) {
+      bool any_float = false, all_bool = !flat.empty();
+      for (const Value& v : flat) {
+        any_float = any_float || v.is(ValueKind::Float);
+        all_bool = all_bool && v.is(ValueKind::Bool);
+      }
+      DType t = any_float ? DType::Float32 : all_bool ? DType::Bool : DType::Int64;
+      Tensor out = Tensor::empty(shape, t);
+      for (size_t i = 0; i < flat.size(); ++i) {
+        Tensor e = Tensor::scalar(to_scalar(flat[i]), t);
+        out.reshape({static_cast<int64_t>(flat.size())})
+            .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1, 1)
+            .copy_from(e.reshape({1}));
+      }
+      return constant(Value::tensor(out), sp);
+    }
+  }
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
+    std::vector<Node*> items;
+    for (Node* e : unpack(c, x, sp)) items.push_back(to_tensor(c, e, like, sp));
+    MC_CHECK(!items.empty(), Type, "cannot make a tensor of an empty sequence");
+    Attrs at;
+    return emit_prim(c, op_def(OpId::Stack), make_attrs(op_def(OpId::Stack), at), items, sp);
+  }
+  MC_THROW(Type, "expected a tensor or a number, but got ", a->to_string());
+}
+
+Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
+                             const SourceSpan& sp) {
+  std::vector<TensorMeta> metas;
+  for (Node* n : inputs) {
+    MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");
+    metas.push_back(n->abstract()->meta());
+  }
+  std::vector<TensorMeta> want = metas;
+  MetaList outs;
+  try {
+    if (op.num_inputs != kVariadic)
+      MC_CHECK(inputs.size() == static_cast<size_t>(op.num_inputs), Type, "expected ",
+               op.num_inputs, " tensor inputs, but got ", inputs.size(), ".");
+    promote_inputs(op, want);
+    outs = infer_op(op, want, attrs);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Internal) throw;
+    std::string m = e.message();
+    if (m.rfind("For '", 0) != 0) m = str("For '", op.name, "', ", m);
+    fail(e.kind(), sp, m);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (want[i].dtype == metas[i].dtype) continue;
+    Attrs ca;
+    ca.set("dtype", want[i].dtype);
+    const OpDef& cast = op_def(OpId::Cast);
+    Node* cn = inputs[i];
+    if (cn->abstract()->value && cn->abstract()->value->is(ValueKind::Tensor)) {
+      inputs[i] = constant(Value::tensor(cn->abstract()->value->as_tensor().cast(want[i].dtype)), sp);
+      continue;
+    }
+    std::vector<Node*> ins{constant(Value::prim(cast, make_attrs(cast, ca)), sp), cn};
+    inputs[i] = emit(c, ins, Abstract::tensor(want[i].dtype, want[i].shape), sp);
+  }
+  AbsPtr abs;
+  if (outs.size() == 1 && op.num_outputs == 1) {
+    abs = Abstract::tensor(outs[0].dtype, outs[0].shape);
+  } else {
+    std::vector<AbsPtr> el;
+    for (const TensorMeta& m : outs) el.push_back(Abstract::tensor(m.dtype, m.shape));
+    abs = Abstract::tuple(el);
+  }
+  inputs.insert(inputs.begin(), constant(Value::prim(op, std::move(attrs)), sp));
+  return emit(c, std::move(inputs), abs, sp);
+}
+
+Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args, KwNodes kw,
+                             const SourceSpan& sp) {
+  const OpDef& op = *p.op;
+  std::vector<Node*> raw;
+  size_t next = 0;
+  if (op.num_inputs == kVariadic) {
+    MC_CHECK(!args.empty() && (args[0]->abstract()->kind == AbsKind::Tuple ||
+                               args[0]->abstract()->kind == AbsKind::List),
+             Type, "For '", op.name, "', the input must be a tuple or list of tensors.");
+    raw = unpack(c, args[0], sp);
+    next = 1;
+  } else {
+    size_t n = static_cast<size_t>(op.num_inputs);
+    MC_CHECK(args.size() >= n, Type, "For '", op.name, "', expected ", n, " input",
+             n == 1 ? "" : "s", ", but got ", args.size(), ".");
+    raw.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(n));
+    next = n;
+  }
+  const DType* like = nullptr;
+  for (Node* x : raw)
+    if (x->abstract()->kind == AbsKind::Tensor) {
+      like = &x->abstract()->dtype;
+      break;
+    }
+  DType like_copy = like ? *like : DType::Float32;
+  std::vector<Node*> inputs;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    try {
+      inputs.push_back(to_tensor(c, raw[i], like ? &like_copy : nullptr, sp));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      fail(e.kind(), sp, str("For '", op.name, "', input ", i, ": ", e.message()));
+    }
+  }
+  Attrs merged = p.attrs;
+  std::vector<const AttrSpec*> call_specs;
+  for (const AttrSpec& s : op.attrs)
+    if (s.when == AttrWhen::Call) call_specs.push_back(&s);
+  size_t extra = args.size() - next;
+  MC_CHECK(extra <= call_specs.size(), Type, "For '", op.name, "', too many arguments: ",
+           args.size(), " given.");
+  auto set_attr = [&](const std::string& name, Node* v) {
+    MC_CHECK(v->abstract()->value.has_value(), Type, "For '", op.name, "', the argument '", name,
+             "' must be known at compile time in graph mode, but it is ",
+             v->abstract()->to_string());
+    AttrValue av = to_attr(*v->abstract()->value);
+    if (!std::holds_alternative<std::monostate>(av)) merged.set(name, std::move(av));
+  };
+  for (size_t i = 0; i < extra; ++i) set_attr(call_specs[i]->name, args[next + i]);
+  for (auto& [k, v] : kw) set_attr(k, v);
+  Attrs full;
+  try {
+    full = make_attrs(op, merged);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Internal) throw;
+    std::string m = e.message();
+    if (m.rfind("For '", 0) != 0) m = str("For '", op.name, "', ", m);
+    fail(e.kind(), sp, m);
+  }
+  return emit_prim(c, op, std::move(full), std::move(inputs), sp);
+}
+
+Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const SourceSpan& sp) {
+  OpId id;
+  switch (b) {
+    case Builtin::Add: id = OpId::Add; break;
+    case Builtin::Sub: id = OpId::Sub; break;
+    case Builtin::Mul: id = OpId::Mul; break;
+    case Builtin::TrueDiv: id = OpId::Div; break;
+    case Builtin::FloorDiv: id = OpId::FloorDiv; break;
+    case Builtin::Mod: id = OpId::FloorMod; break;
+    case Builtin::Pow: id = OpId::Pow; break;
+    case Builtin::Lt: id = OpId::Less; break;
+    case Builtin::Le: id = OpId::LessEqual; break;
+    case Builtin::Gt: id = OpId::Greater; break;
+    case Builtin::Ge: id = OpId::GreaterEqual; break;
+    case Builtin::Eq: id = OpId::Equal; break;
+    case Builtin::Ne: id = OpId::NotEqual; break;
+    case Builtin::BitAnd: id = OpId::LogicalAnd; break;
+    case Builtin::BitOr: id = OpId::LogicalOr; break;
+    case Builtin::MatMul: id = OpId::MatMul; break;
+    default:
+      MC_THROW(Type, "unsupported operand types for ", builtin_name(b), ": '",
+               x->abstract()->to_string(), "' and '", y->abstract()->to_string(), "'");
+  }
+  const DType* like = x->abstract()->kind == AbsKind::Tensor ? &x->abstract()->dtype
+                                                             : &y->abstract()->dtype;
+  DType lk = *like;
+  Node* tx = to_tensor(c, x, &lk, sp);
+  Node* ty = to_tensor(c, y, &lk, sp);
+  if (id == OpId::LogicalAnd || id == OpId::LogicalOr) {
+    MC_CHECK(tx->abstract()->dtype == DType::Bool && ty->abstract()->dtype == DType::Bool, Type,
+             "For '", op_def(id).name, "', both operands must be bool tensors, but got ",
+             tx->abstract()->dtype, " and ", ty->abstract()->dtype, ".");
+  }
+  if (id == OpId::MatMul && !(tx->abstract()->shape.size() == 2 && ty->abstract()->shape.size() == 2))
+    id = OpId::BatchMatMul;
+  const OpDef& op = op_def(id);
+  return emit_prim(c, op, make_attrs(op, {}), {tx, ty}, sp);
+}
+
+Node* Specializer::unary_tensor_op(Ctx* c, Builtin b, Node* x, const SourceSpan& sp) {
+  if (b == Builtin::Pos) return x;
+  if (b == Builtin::Invert)
+    MC_CHECK(x->abstract()->dtype == DType::Bool, Type,
+             "For 'LogicalNot', the operand of ~ must be a bool tensor, but got ",
+             x->abstract()->dtype, ".");
+  const OpDef& op = op_def(b == Builtin::Neg ? OpId::Neg : OpId::LogicalNot);
+  return emit_prim(c, op, make_attrs(op, {}), {x}, sp);
+}
+
+Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
+  const AbsPtr& ia = idx->abstract();
+  // A run-time integer (a loop counter) or an integer tensor: Gather along axis 0.
+  if ((ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int && !ia->value) ||
+      (ia->kind == AbsKind::Tensor && ia->dtype != DType::Bool)) {
+    Node* t = to_tensor(c, idx, nullptr, sp);
+    MC_CHECK(is_integral(t->abstract()->dtype), Index,
+             "tensors used as indices must be integer tensors, but got ", t->abstract()->dtype);
+    Attrs at;
+    at.set("axis", int64_t{0});
+    const OpDef& op = op_def(OpId::Gather);
+    return emit_prim(c, op, make_attrs(op, at), {x, t}, sp);
+  }
+  MC_CHECK(ia->kind != AbsKind::Tensor, Index,
+           "boolean mask indexing gives a shape known only at run time; graph mode needs "
+           "static shapes (use ops.masked_fill / ops.select instead)");
+  std::vector<Value> entries;
+  if (ia->value && ia->value->is(ValueKind::Tuple))
+    entries = ia->value->items();
+  else if (ia->value)
+    entries = {*ia->value};
+  else
+    MC_THROW(Index, "tensor indices must be known at compile time (ints, slices, None, ...) "
+                    "or an integer tensor, but got ", ia->to_string());
+  std::vector<int64_t> begin, end, strides;
+  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Value& e = entries[i];
+    int64_t bit = int64_t{1} << i;
+    if (e.is(ValueKind::Int) || e.is(ValueKind::Bool)) {
+      begin.push_back(e.as_int());
+      end.push_back(e.as_int() + 1);
+      strides.push_back(1);
+      shrink |= bit;
+    } else if (e.is(ValueKind::Slice)) {
+      const SliceData& s = e.as_slice();
+      begin.push_back(s.start.is_none() ? 0 : s.start.as_int());
+      end.push_back(s.stop.is_none() ? 0 : s.stop.as_int());
+      strides.push_back(s.step.is_none() ? 1 : s.step.as_int());
+      if (s.start.is_none()) begin_mask |= bit;
+      if (s.stop.is_none()) end_mask |= bit;
+    } else if (e.is_none()) {
+      begin.push_back(0);
+      end.push_back(1);
+      strides.push_back(1);
+      new_axis_mask |= bit;
+    } else if (e.is(ValueKind::Ellipsis)) {
+      begin.push_back(0);
+      end.push_back(1);
+      strides.push_back(1);
+      ellipsis_mask |= bit;
+    } else {
+      MC_THROW(Index, "unsupported tensor index ", e.to_string(), " in graph mode");
+    }
+  }
+  Attrs at;
+  at.set("begin", begin);
+  at.set("end", end);
+  at.set("strides", strides);
+  at.set("begin_mask", begin_mask);
+  at.set("end_mask", end_mask);
+  at.set("ellipsis_mask", ellipsis_mask);
+  at.set("new_axis_mask", new_axis_mask);
+  at.set("shrink_axis_mask", shrink);
+  const OpDef& op = op_def(OpId::StridedSlice);
+  return emit_prim(c, op, make_attrs(op, at), {x}, sp);
+}
+
+Node* Specializer::tensor_setitem(Ctx* c, Node* x, Node* idx, Node* v, const SourceSpan& sp) {
+  MC_THROW(Type, "assigning into a tensor (x[i] = v) is not supported in graph mode yet; use "
+                 "ops.select or ops.tensor_scatter_update");
+}
+
+}  // namespace mycel::ir::spec
