@@ -15,6 +15,7 @@ from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  
                           float32, float64, DType, dtype_from_name)  # noqa: F401
 from mycel import common  # noqa: E402,F401
 from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches methods)
+from mycel.common.parameter import Parameter  # noqa: E402,F401
 from mycel import ops, numpy, nn, context  # noqa: E402,F401
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)

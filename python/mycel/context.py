@@ -1,8 +1,8 @@
 """mycel.context: execution settings, MindSpore's ``set_context``.
 
-Modes: PYNATIVE_MODE runs every op eagerly from Python (available now). GRAPH_MODE compiles
-``Cell.construct`` into a graph; the graph compiler is not part of this build yet, so asking
-for it is an error rather than a silent fallback to eager execution.
+Modes: PYNATIVE_MODE runs every op eagerly from Python. GRAPH_MODE compiles
+``Cell.construct`` into a graph (once per call signature) and runs it on the C++ executor;
+``@mycel.jit`` does the same for single functions in either mode.
 """
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -24,10 +24,6 @@ def set_context(**kwargs):
             if value not in (GRAPH_MODE, PYNATIVE_MODE):
                 raise ValueError(f"For 'set_context', mode must be GRAPH_MODE (0) or "
                                  f"PYNATIVE_MODE (1), but got {value!r}.")
-            if value == GRAPH_MODE:
-                raise ValueError("For 'set_context', GRAPH_MODE needs the graph compiler, "
-                                 "which this build of mycel does not have yet; use "
-                                 "PYNATIVE_MODE.")
         if key == "device_target" and value != "CPU":
             raise ValueError(f"For 'set_context', device_target must be 'CPU' in this build, "
                              f"but got {value!r}.")

@@ -349,14 +349,12 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
     bound[i] = v;
   }
   if (s.kwarg >= 0) {
-    std::vector<AbsPtr> abs;
-    std::vector<Node*> ins{constant(Value::builtin(Builtin::MakeDict), sp)};
+    std::vector<Node*> kv;
     for (size_t i = 0; i < extra_keys.size(); ++i) {
-      ins.push_back(constant(extra_keys[i], sp));
-      ins.push_back(extra_vals[i]);
-      abs.push_back(extra_vals[i]->abstract());
+      kv.push_back(constant(extra_keys[i], sp));
+      kv.push_back(extra_vals[i]);
     }
-    bound[static_cast<size_t>(s.kwarg)] = emit(c, ins, Abstract::dict(extra_keys, abs), sp);
+    bound[static_cast<size_t>(s.kwarg)] = builtin(c, Builtin::MakeDict, kv, {}, sp);
   }
   for (size_t i = 0; i < np; ++i) {
     if (bound[i] != nullptr) continue;
@@ -512,7 +510,17 @@ void Specializer::run_ctx(Ctx* k) {
     k->used_provisional = false;
     Node* o;
     try {
+      // Expression statements (print(x), f(x)) run before the output; depend() keeps them.
+      std::vector<Node*> effects;
+      for (Node* e : g->effects) {
+        Node* r = eval(e, k);
+        if (r->is_cnode()) effects.push_back(r);
+      }
       o = eval(g->output(), k);
+      if (!effects.empty()) {
+        effects.insert(effects.begin(), o);
+        o = emit_builtin(k, Builtin::Depend, effects, o->abstract(), g->output()->span());
+      }
     } catch (...) {
       k->active = false;
       throw;

@@ -19,5 +19,8 @@ void bind_dtype(pybind11::module_& m);
 void bind_tensor(pybind11::module_& m);
 void bind_ops(pybind11::module_& m);
 void bind_runtime(pybind11::module_& m);
+void bind_host_debug(pybind11::module_& m);  // py_host_debug.cc: _host_* test hooks
+void bind_frontend(pybind11::module_& m);    // py_frontend.cc: _parse_ir debug hooks
+void bind_graph(pybind11::module_& m);       // py_graph.cc: GraphFunction (compile and run)
 
 }  // namespace mycel::py

@@ -1,7 +1,12 @@
 """Cell: the base class of networks, as MindSpore's nn.Cell. Subclasses define
 ``construct``; calling the cell runs it. In PYNATIVE mode every op inside runs eagerly.
-Sub-cells assigned as attributes are tracked, in assignment order."""
+Sub-cells and Parameters assigned as attributes are tracked, in assignment order. As in
+MindSpore, an unnamed Parameter takes its attribute's name, and assigning a cell into another
+(with auto_prefix, the default) prefixes its parameters' names with the attribute path
+("fc1.weight")."""
 from collections import OrderedDict
+
+from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
 
 
 class Cell:
@@ -9,19 +14,41 @@ class Cell:
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "training", False)
         self._auto_prefix = auto_prefix
 
     def __setattr__(self, name, value):
         cells = self.__dict__.get("_cells")
-        if isinstance(value, Cell):
+        params = self.__dict__.get("_params")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError(f"cannot assign parameter '{name}' before "
+                                     f"Cell.__init__() is called")
+            if value.name == PARAMETER_NAME_DEFAULT:
+                value.name = name
+            cells.pop(name, None)
+            params[name] = value
+        elif isinstance(value, Cell):
             if cells is None:
                 raise AttributeError(f"cannot assign sub-cell '{name}' before "
                                      f"Cell.__init__() is called")
+            if params is not None:
+                params.pop(name, None)
             cells[name] = value
-        elif cells is not None and name in cells:
-            del cells[name]
+            if self.__dict__.get("_auto_prefix", True):
+                value.update_parameters_name(name + ".")
+        else:
+            if cells is not None:
+                cells.pop(name, None)
+            if params is not None:
+                params.pop(name, None)
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self.__dict__.get("_cells", {}).pop(name, None)
+        self.__dict__.get("_params", {}).pop(name, None)
+        object.__delattr__(self, name)
 
     def construct(self, *inputs, **kwargs):
         """The computation; subclasses override it."""
@@ -54,3 +81,52 @@ class Cell:
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", mode)
         return self
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        """Registers param under param_name (as assigning the attribute does)."""
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the parameter name '{param_name}' "
+                           f"must not contain '.'.")
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'insert_param_to_cell', the parameter must be a Parameter, "
+                            f"but got {type(param).__name__}.")
+        setattr(self, param_name, param)
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """(name, parameter) for the parameters of this cell and, with expand, of every
+        sub-cell, depth first in assignment order; a parameter shared by several cells comes
+        once. Names are attribute paths: "fc1.weight"."""
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [
+            (name_prefix, self)]
+        seen = set()
+        for cell_name, cell in cells:
+            for par_name, par in cell._params.items():
+                if id(par) in seen:
+                    continue
+                seen.add(id(par))
+                yield (f"{cell_name}.{par_name}" if cell_name else par_name), par
+
+    def get_parameters(self, expand=True):
+        """The parameters (an iterator), as parameters_and_names without the names."""
+        for _, par in self.parameters_and_names(expand=expand):
+            yield par
+
+    def trainable_params(self, recurse=True):
+        """The parameters with requires_grad, in order (what an optimizer updates)."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        """The parameters without requires_grad, in order."""
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        """An OrderedDict of the parameters by their names (Parameter.name)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Names every parameter prefix + its attribute path ("fc1." + "weight")."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"For 'update_parameters_name', the prefix must be a str, but "
+                            f"got {type(prefix).__name__}.")
+        for name, par in self.parameters_and_names(expand=recurse):
+            par.name = prefix + name

@@ -1,0 +1,97 @@
+"""Parameter: a trainable weight, MindSpore 2.x's ``mindspore.Parameter``.
+
+A Parameter is a Tensor (a subclass: every op takes it) with a name and a requires_grad
+flag. It shares its data with the tensor it is built from (no copy). Assigned as an
+attribute of an ``nn.Cell`` it is registered there; an unnamed one takes the attribute's
+name, and a cell assigned into another cell prefixes its parameters' names with the
+attribute path ("fc1.weight"), as MindSpore does. Graph mode passes Parameters to compiled
+graphs as weight inputs rather than freezing them as constants.
+"""
+from mycel import _mycel as _C
+
+Tensor = _C.Tensor
+
+PARAMETER_NAME_DEFAULT = "Parameter"
+
+
+class Parameter(Tensor):
+    """Parameter(default_input, name=None, requires_grad=True): a named trainable tensor.
+
+    default_input is a Tensor (shared, not copied), a numpy array, a Python number or a
+    nested list (converted as mycel.Tensor would)."""
+
+    def __init__(self, default_input, name=None, requires_grad=True):
+        if isinstance(default_input, Parameter):
+            raise TypeError("For 'Parameter', default_input is already a Parameter; pass its "
+                            "data (a Tensor) or the Parameter itself where one is needed.")
+        data = default_input if isinstance(default_input, Tensor) else Tensor(default_input)
+        Tensor.__init__(self, None, data.dtype, ())  # a placeholder, replaced just below
+        _C._tensor_assign(self, data)                # share data's storage: no copy
+        self.name = name
+        self.requires_grad = requires_grad
+
+    @property
+    def name(self):
+        """The parameter's name ("Parameter" until a name or a cell attribute sets it)."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        if value is None:
+            value = PARAMETER_NAME_DEFAULT
+        if not isinstance(value, str):
+            raise TypeError(f"For 'Parameter', the name must be a str, but got "
+                            f"{type(value).__name__}.")
+        self._name = value
+
+    @property
+    def requires_grad(self):
+        """Whether optimizers update it (trainable_params())."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'Parameter', requires_grad must be a bool, but got "
+                            f"{type(value).__name__}.")
+        self._requires_grad = value
+
+    @property
+    def data(self):
+        """The parameter itself (MindSpore's Parameter.data)."""
+        return self
+
+    def set_data(self, data):
+        """Replaces the data (shared with `data`, cast to this parameter's dtype). The shape
+        must stay the same (MindSpore: a parameter's shape cannot change once set).
+        Returns self."""
+        if not isinstance(data, Tensor):
+            data = Tensor(data, self.dtype)
+        if tuple(data.shape) != tuple(self.shape):
+            raise ValueError(f"For 'Parameter.set_data', the shape of the new data "
+                             f"{tuple(data.shape)} must equal the parameter's "
+                             f"{tuple(self.shape)} (name={self.name}).")
+        if data.dtype != self.dtype:
+            data = data.astype(self.dtype)
+        _C._tensor_assign(self, data)
+        return self
+
+    def clone(self, init="same"):
+        """A new Parameter with a copy of the data, named like this one."""
+        if init != "same":
+            raise ValueError("For 'Parameter.clone', only init='same' is supported.")
+        return Parameter(self.copy(), self.name, self.requires_grad)
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
+
+    def __reduce__(self):  # pickles as numpy data (Tensor itself does not pickle)
+        return (_rebuild, (self.asnumpy().copy(), self.dtype.name, self.name,
+                           self.requires_grad))
+
+
+def _rebuild(array, dtype_name, name, requires_grad):
+    return Parameter(Tensor(array, _C.dtype_from_name(dtype_name)), name, requires_grad)

@@ -1,0 +1,107 @@
+// Small helpers shared by the passes (compiler/passes.h): the manager a pass works with and
+// the node predicates several passes need. Internal to src/compiler/passes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/anf.h"
+#include "ir/manager.h"
+
+namespace mycel::compiler::detail {
+
+// The module's attached manager, or one attached for the lifetime of this object.
+class PassManager {
+ public:
+  PassManager(ir::Module& m, ir::FuncGraph* root) {
+    if (m.manager() != nullptr) {
+      mng_ = m.manager();
+    } else {
+      own_ = std::make_unique<ir::Manager>(m, root);
+      mng_ = own_.get();
+    }
+  }
+  ir::Manager* operator->() const { return mng_; }
+  ir::Manager& operator*() const { return *mng_; }
+
+ private:
+  std::unique_ptr<ir::Manager> own_;
+  ir::Manager* mng_ = nullptr;
+};
+
+// The constant a node holds, or null.
+inline const ir::Value* const_value(const ir::Node* n) {
+  return n->is_value() ? &static_cast<const ir::ValueNode*>(n)->value() : nullptr;
+}
+
+inline bool is_builtin_call(const ir::Node* n, ir::Builtin b) {
+  return n->is_cnode() && static_cast<const ir::CNode*>(n)->is_builtin(b);
+}
+
+// The CNode n as a call of `op` (any attributes), or null.
+inline ir::CNode* as_prim_call(ir::Node* n, OpId op) {
+  if (!n->is_cnode()) return nullptr;
+  auto* c = static_cast<ir::CNode*>(n);
+  const ir::PrimData* p = c->prim();
+  return p != nullptr && p->op->id == op ? c : nullptr;
+}
+
+// A constant integer (or bool) held by n.
+inline std::optional<int64_t> const_int(const ir::Node* n) {
+  const ir::Value* v = const_value(n);
+  if (v == nullptr || !(v->is(ir::ValueKind::Int) || v->is(ir::ValueKind::Bool)))
+    return std::nullopt;
+  return v->as_int();
+}
+
+// Nodes with effects beyond their result: never merged, dropped or run at compile time.
+inline bool is_effectful_callee(const ir::Value& v) {
+  if (v.is(ir::ValueKind::Prim)) return (v.as_prim().op->flags & (F_RANDOM | F_INPLACE)) != 0;
+  if (v.is(ir::ValueKind::Builtin)) {
+    ir::Builtin b = v.as_builtin();
+    return b == ir::Builtin::Print || b == ir::Builtin::PyExecute || b == ir::Builtin::Raise;
+  }
+  return v.is(ir::ValueKind::PyObj);
+}
+
+// Every CNode reachable from root's output, across graphs: through inputs (free variables
+// included: a node of g that only a graph nested in g uses is found too) and through graph
+// constants. Inputs come before their users. `graphs` lists the graphs found, root first.
+struct Walk {
+  std::vector<ir::FuncGraph*> graphs;
+  std::vector<ir::CNode*> nodes;
+};
+Walk walk(ir::FuncGraph* root);
+
+// Replacements applied during one walk in topological order, without a Manager query per
+// edit: a pass visits each node, first rewires its inputs to the replacements recorded so
+// far (update_inputs), then may record a replacement for the node itself. finish() rewires
+// the graph outputs; the pass then invalidates the manager once. Linear in the IR size.
+class Rewriter {
+ public:
+  void replace(ir::Node* old, ir::Node* repl) {
+    if (old != repl) repl_[old] = repl;
+  }
+  ir::Node* resolve(ir::Node* n) const {
+    for (auto it = repl_.find(n); it != repl_.end(); it = repl_.find(n)) n = it->second;
+    return n;
+  }
+  void update_inputs(ir::CNode* c) const {
+    if (repl_.empty()) return;
+    for (size_t i = 0; i < c->size(); ++i)
+      if (ir::Node* r = resolve(c->input(i)); r != c->input(i)) c->set_input(i, r);
+  }
+  // Rewires outputs; returns whether anything was replaced at all.
+  bool finish(const std::vector<ir::FuncGraph*>& graphs) const {
+    for (ir::FuncGraph* g : graphs)
+      if (ir::Node* r = resolve(g->output()); r != g->output()) g->set_output(r);
+    return !repl_.empty();
+  }
+
+ private:
+  std::unordered_map<ir::Node*, ir::Node*> repl_;
+};
+
+}  // namespace mycel::compiler::detail

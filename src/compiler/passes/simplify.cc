@@ -1,0 +1,163 @@
+// simplify: algebraic simplification, every rewrite checked against the abstracts so that
+// broadcasting and dtype promotion are never lost. In each graph, in topological order:
+//
+//   Mul(x, 1), Mul(1, x), Div(x, 1)      -> x     when the result's dtype and shape are x's
+//   Add(x, 0), Add(0, x), Sub(x, 0)      -> x     (1 / 0: a constant tensor, every element)
+//   Neg(Neg(x))                          -> x
+//   Cast(x, dt)                          -> x     when x already has dtype dt
+//   Transpose(x, identity)               -> x
+//   Transpose(Transpose(x, p), q)        -> Transpose(x, p∘q), or x when that is identity
+//   R(x)                                 -> x     R a reshaping op (Reshape, ExpandDims,
+//                                                 Squeeze, Flatten) or BroadcastTo/Tile,
+//                                                 when the result has x's dtype and shape
+//   R2(R1(x))                            -> Reshape(x, shape of R2)   R1, R2 reshaping ops
+//                                                 (they only reinterpret row-major data)
+//
+// Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
+// the sign of a -0.0 element of x (IEEE gives +0.0 there).
+// Pre: specialised IR. Post: the same program; rewritten nodes keep their abstracts.
+#include "compiler/passes.h"
+#include "compiler/passes/pass_util.h"
+
+namespace mycel::compiler {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kMaxScanNumel = int64_t{1} << 16;
+
+// Tensor abstracts of the same dtype and shape.
+bool same_type(const Node* a, const Node* b) {
+  const AbsPtr& x = a->abstract();
+  const AbsPtr& y = b->abstract();
+  return x != nullptr && y != nullptr && x->kind == AbsKind::Tensor && y->kind == AbsKind::Tensor &&
+         x->dtype == y->dtype && x->shape == y->shape;
+}
+
+// n is a constant tensor whose every element equals v.
+bool is_splat(const Node* n, double v) {
+  const Value* c = detail::const_value(n);
+  if (c == nullptr || !c->is(ValueKind::Tensor)) return false;
+  const Tensor& t = c->as_tensor();
+  if (t.numel() > kMaxScanNumel) return false;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (t.element_as_double(i) != v) return false;
+  return true;
+}
+
+bool is_reshaping(OpId id) {
+  return id == OpId::Reshape || id == OpId::ExpandDims || id == OpId::Squeeze ||
+         id == OpId::Flatten;
+}
+
+ValueNode* prim_value(Module& m, const OpDef& op, const Attrs& given, SourceSpan span) {
+  Value v = Value::prim(op, make_attrs(op, given));
+  ValueNode* n = m.value(v, span);
+  n->set_abstract(Abstract::constant(v));
+  return n;
+}
+
+std::vector<int64_t> normalized_perm(const std::vector<int64_t>& p) {
+  std::vector<int64_t> r(p);
+  for (int64_t& a : r)
+    if (a < 0) a += static_cast<int64_t>(p.size());
+  return r;
+}
+
+bool is_identity(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// One rewrite of c; returns whether it changed anything.
+bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c) {
+  const PrimData* p = c->prim();
+  if (p == nullptr) return false;
+  OpId id = p->op->id;
+  auto to = [&](Node* x) {
+    rw.replace(c, x);
+    return true;
+  };
+  switch (id) {
+    case OpId::Mul:
+      if (is_splat(c->input(2), 1) && same_type(c, c->input(1))) return to(c->input(1));
+      if (is_splat(c->input(1), 1) && same_type(c, c->input(2))) return to(c->input(2));
+      return false;
+    case OpId::Div:
+      if (is_splat(c->input(2), 1) && same_type(c, c->input(1))) return to(c->input(1));
+      return false;
+    case OpId::Add:
+      if (is_splat(c->input(2), 0) && same_type(c, c->input(1))) return to(c->input(1));
+      if (is_splat(c->input(1), 0) && same_type(c, c->input(2))) return to(c->input(2));
+      return false;
+    case OpId::Sub:
+      if (is_splat(c->input(2), 0) && same_type(c, c->input(1))) return to(c->input(1));
+      return false;
+    case OpId::Neg:
+      if (CNode* inner = detail::as_prim_call(c->input(1), OpId::Neg))
+        if (same_type(c, inner->input(1))) return to(inner->input(1));
+      return false;
+    case OpId::Cast:
+      if (same_type(c, c->input(1))) return to(c->input(1));
+      return false;
+    case OpId::Transpose: {
+      std::vector<int64_t> q = normalized_perm(p->attrs.get_ints("perm"));
+      if (is_identity(q) && same_type(c, c->input(1))) return to(c->input(1));
+      CNode* inner = detail::as_prim_call(c->input(1), OpId::Transpose);
+      if (inner == nullptr) return false;
+      std::vector<int64_t> pp = normalized_perm(inner->prim()->attrs.get_ints("perm"));
+      if (pp.size() != q.size()) return false;
+      std::vector<int64_t> r(q.size());
+      for (size_t i = 0; i < q.size(); ++i) r[i] = pp[static_cast<size_t>(q[i])];
+      Node* x = inner->input(1);
+      if (is_identity(r) && same_type(c, x)) return to(x);
+      Attrs a;
+      a.set("perm", r);
+      c->set_input(0, prim_value(m, *p->op, a, c->callee()->span()));
+      c->set_input(1, x);
+      return true;
+    }
+    case OpId::BroadcastTo:
+    case OpId::Tile:
+      if (same_type(c, c->input(1))) return to(c->input(1));
+      return false;
+    default:
+      break;
+  }
+  if (!is_reshaping(id)) return false;
+  if (same_type(c, c->input(1))) return to(c->input(1));
+  CNode* inner = c->input(1)->is_cnode() ? static_cast<CNode*>(c->input(1)) : nullptr;
+  if (inner == nullptr || inner->prim() == nullptr || !is_reshaping(inner->prim()->op->id))
+    return false;
+  if (c->abstract() == nullptr || c->abstract()->kind != AbsKind::Tensor) return false;
+  Node* x = inner->input(1);
+  if (same_type(c, x)) return to(x);
+  if (id != OpId::Reshape) {
+    std::vector<int64_t> shape(c->abstract()->shape.begin(), c->abstract()->shape.end());
+    Attrs a;
+    a.set("shape", shape);
+    c->set_input(0, prim_value(m, op_def(OpId::Reshape), a, c->callee()->span()));
+  }
+  c->set_input(1, x);
+  return true;
+}
+
+}  // namespace
+
+bool simplify(Module& m, FuncGraph* root) {
+  detail::PassManager mng(m, root);
+  detail::Walk w = detail::walk(root);
+  detail::Rewriter rw;
+  bool changed = false;
+  for (CNode* c : w.nodes) {
+    rw.update_inputs(c);
+    if (c->prim() != nullptr && c->size() >= 2) changed = simplify_node(m, rw, c) || changed;
+  }
+  changed = rw.finish(w.graphs) || changed;
+  if (changed) mng->invalidate();
+  return changed;
+}
+
+}  // namespace mycel::compiler

@@ -1,0 +1,87 @@
+#include "compiler/pipeline.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "base/error.h"
+#include "compiler/passes.h"
+#include "ir/manager.h"
+
+namespace mycel::compiler {
+
+namespace {
+
+constexpr int kMaxRounds = 4;
+
+using PassFn = bool (*)(ir::Module&, ir::FuncGraph*);
+
+// Runs passes by name, dumping and verifying after each as the options say.
+class PassRunner {
+ public:
+  PassRunner(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts)
+      : m_(m), root_(root), verify_(opts.verify_each), dir_(opts.dump_dir) {
+    if (dir_.empty())
+      if (const char* env = std::getenv("MYCEL_DUMP_IR")) dir_ = env;
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir_, ec);
+      MC_CHECK(!ec, Runtime, "MYCEL_DUMP_IR: cannot create the directory '", dir_,
+               "': ", ec.message());
+      dump("input");
+    }
+  }
+
+  bool run(const char* name, PassFn pass, ir::VerifyOptions checks = {.specialized = true}) {
+    bool changed = pass(m_, root_);
+    if (verify_) {
+      try {
+        ir::verify(root_, checks);
+      } catch (const Error& e) {
+        MC_ASSERT(false, "after the pass '", name, "': ", e.what());
+      }
+    }
+    dump(name);
+    return changed;
+  }
+
+ private:
+  void dump(const char* name) {
+    if (dir_.empty()) return;
+    char file[64];
+    std::snprintf(file, sizeof(file), "%02d_%s.ir", step_++, name);
+    std::filesystem::path path = std::filesystem::path(dir_) / file;
+    std::ofstream out(path);
+    MC_CHECK(out.good(), Runtime, "MYCEL_DUMP_IR: cannot write '", path.string(), "'");
+    out << ir::print_graph(root_);
+  }
+
+  ir::Module& m_;
+  ir::FuncGraph* root_;
+  bool verify_;
+  std::string dir_;
+  int step_ = 0;
+};
+
+}  // namespace
+
+void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
+  std::unique_ptr<ir::Manager> own;
+  if (m.manager() == nullptr) own = std::make_unique<ir::Manager>(m, root);
+  PassRunner p(m, root, opts);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool changed = false;
+    changed |= p.run("switch_simplify", switch_simplify);
+    changed |= p.run("inline", inline_graphs);
+    changed |= p.run("fold", fold);
+    changed |= p.run("simplify", simplify);
+    changed |= p.run("cse", cse);
+    changed |= p.run("dce", dce);
+    if (!changed) break;
+  }
+  p.run("lift", lift, {.specialized = true, .lifted = true});
+}
+
+}  // namespace mycel::compiler

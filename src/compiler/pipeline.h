@@ -1,0 +1,34 @@
+// The optimisation pipeline: specialised IR in, lifted IR the executor runs out.
+//
+//   repeat until no pass changes anything (at most kMaxRounds rounds):
+//     switch_simplify   switch(True/False, a, b) -> a/b, so `if` on a constant is a call
+//     inline            calls of small or once-used graphs -> their bodies
+//     fold              constant folding (prims on small constant tensors, scalars, getitem)
+//     simplify          algebraic identities (x*1, x+0, Transpose∘Transpose, ...)
+//     cse               common subexpressions and equal constants merge
+//     dce               unused parameters and tuple outputs of called graphs go
+//   lift                free variables -> parameters and partial() (the executor's form)
+//
+// The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir, or
+// the environment variable MYCEL_DUMP_IR=dir when that is empty) the IR is written before
+// the first pass as <dir>/00_input.ir and after each pass as <dir>/<NN>_<pass>.ir
+// (ir::print_graph). With verify_each, ir::verify runs after every pass (specialised form;
+// lifted after lift) and names the pass that broke an invariant.
+#pragma once
+
+#include <string>
+
+#include "ir/anf.h"
+
+namespace mycel::compiler {
+
+struct PipelineOptions {
+  bool verify_each = false;
+  std::string dump_dir;  // empty: MYCEL_DUMP_IR, or no dumps
+};
+
+// Optimises the graphs reachable from `root` in place. Attaches a Manager to `m` for the
+// duration unless one is attached already.
+void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts = {});
+
+}  // namespace mycel::compiler

@@ -1,0 +1,478 @@
+// The front end's entry (parse.h): finds a function's ast, sets up its scope and signature,
+// resolves names outside the function (closure cells, globals, builtins) and runs the final
+// phi cleanup. Statements and expressions are in parse_stmt.cc / parse_expr.cc.
+#include <pybind11/eval.h>
+#include <pybind11/stl.h>
+
+#include "frontend/parse_impl.h"
+#include "frontend/py_value.h"
+
+namespace mycel::frontend {
+
+namespace detail {
+
+namespace {
+
+// The Python side: finding a function's ast node in its (cached) parsed file, the names a
+// function assigns, and compiling fallback expressions. Analysis only: the IR is built in C++.
+const char* const kHelperSource = R"PY(
+import ast, builtins, linecache
+
+_trees = {}
+
+def source_of(fn):
+    code = fn.__code__
+    path = code.co_filename
+    lines = linecache.getlines(path, fn.__globals__)
+    if not lines:
+        raise OSError("no source")
+    text = ''.join(lines)
+    hit = _trees.get(path)
+    if hit is None or hit[0] != text:
+        tree = ast.parse(text, path)
+        index = {}
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = n.decorator_list[0].lineno if n.decorator_list else n.lineno
+                index.setdefault((first, n.name), []).append(n)
+            elif isinstance(n, ast.Lambda):
+                index.setdefault((n.lineno, '<lambda>'), []).append(n)
+        hit = (text, [l.rstrip('\r\n') for l in lines], index)
+        _trees[path] = hit
+    cands = hit[2].get((code.co_firstlineno, code.co_name), [])
+    if len(cands) > 1:
+        names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+        same = [n for n in cands
+                if [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == names]
+        cands = same or cands
+    if not cands:
+        raise OSError("the function was not found in its source file (was it edited?)")
+    return path, hit[1], cands[0]
+
+def _targets(t, out):
+    if isinstance(t, ast.Name):
+        out.add(t.id)
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            _targets(e, out)
+    elif isinstance(t, ast.Starred):
+        _targets(t.value, out)
+
+def local_names(fn_node):
+    a = fn_node.args
+    out = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    if a.vararg: out.add(a.vararg.arg)
+    if a.kwarg: out.add(a.kwarg.arg)
+    if isinstance(fn_node, ast.Lambda):
+        return out
+    stack = list(fn_node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            continue
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                          ast.GeneratorExp)):
+            continue
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for al in n.names:
+                out.add((al.asname or al.name).split('.')[0])
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+def free_names(node):
+    loads, stores = {}, set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                loads[n.id] = None
+            else:
+                stores.add(n.id)
+        elif isinstance(n, ast.arg):
+            stores.add(n.arg)
+    return [x for x in loads if x not in stores]
+
+class _Fallback:
+    """An expression graph mode runs through Python (JIT fallback)."""
+    __slots__ = ('fn', 'source', 'names')
+    def __call__(self, *args):
+        return self.fn(*args)
+    def __repr__(self):
+        return 'fallback(%s)' % self.source
+
+def make_fallback(node, names, globals_, path):
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=x) for x in names], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    lam = ast.copy_location(ast.Lambda(args=args, body=node), node)
+    tree = ast.fix_missing_locations(ast.Expression(body=lam))
+    f = _Fallback()
+    f.fn = eval(compile(tree, path, 'eval'), globals_)
+    f.source = ast.unparse(node)
+    f.names = tuple(names)
+    return f
+
+def builtins_of(globals_):
+    b = globals_.get('__builtins__', builtins)
+    return b if isinstance(b, dict) else b.__dict__
+)PY";
+
+py::object& helper() {
+  static py::object* h = nullptr;
+  if (h == nullptr) {
+    py::module_ mod = py::module_::create_extension_module("mycel._frontend_helper", nullptr,
+                                                           new py::module_::module_def);
+    py::dict d = mod.attr("__dict__");
+    py::exec(kHelperSource, d);
+    py::module_::import("sys").attr("modules")["mycel._frontend_helper"] = mod;  // for tests
+    h = new py::object(std::move(mod));  // leaked: lives as long as the interpreter
+  }
+  return *h;
+}
+
+struct AstTable {
+  std::unordered_map<PyTypeObject*, Ast> kinds;
+  std::vector<std::string> names;
+};
+
+const AstTable& ast_table() {
+  static AstTable* t = nullptr;
+  if (t == nullptr) {
+    t = new AstTable;
+    static const char* const kNames[] = {"Other",
+                                         "FunctionDef",
+                                         "AsyncFunctionDef",
+                                         "ClassDef",
+                                         "Return",
+                                         "Delete",
+                                         "Assign",
+                                         "AugAssign",
+                                         "AnnAssign",
+                                         "For",
+                                         "AsyncFor",
+                                         "While",
+                                         "If",
+                                         "With",
+                                         "AsyncWith",
+                                         "Match",
+                                         "Raise",
+                                         "Try",
+                                         "TryStar",
+                                         "Assert",
+                                         "Import",
+                                         "ImportFrom",
+                                         "Global",
+                                         "Nonlocal",
+                                         "Expr",
+                                         "Pass",
+                                         "Break",
+                                         "Continue",
+                                         "BoolOp",
+                                         "NamedExpr",
+                                         "BinOp",
+                                         "UnaryOp",
+                                         "Lambda",
+                                         "IfExp",
+                                         "Dict",
+                                         "Set",
+                                         "ListComp",
+                                         "SetComp",
+                                         "DictComp",
+                                         "GeneratorExp",
+                                         "Await",
+                                         "Yield",
+                                         "YieldFrom",
+                                         "Compare",
+                                         "Call",
+                                         "FormattedValue",
+                                         "JoinedStr",
+                                         "Constant",
+                                         "Attribute",
+                                         "Subscript",
+                                         "Starred",
+                                         "Name",
+                                         "List",
+                                         "Tuple",
+                                         "Slice",
+                                         "And",
+                                         "Or",
+                                         "Add",
+                                         "Sub",
+                                         "Mult",
+                                         "MatMult",
+                                         "Div",
+                                         "Mod",
+                                         "Pow",
+                                         "LShift",
+                                         "RShift",
+                                         "BitOr",
+                                         "BitXor",
+                                         "BitAnd",
+                                         "FloorDiv",
+                                         "Invert",
+                                         "Not",
+                                         "UAdd",
+                                         "USub",
+                                         "Eq",
+                                         "NotEq",
+                                         "Lt",
+                                         "LtE",
+                                         "Gt",
+                                         "GtE",
+                                         "Is",
+                                         "IsNot",
+                                         "In",
+                                         "NotIn"};
+    static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Ast::NotIn) + 1);
+    py::module_ ast = py::module_::import("ast");
+    for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
+      t->names.emplace_back(kNames[i]);
+      if (i == 0 || !py::hasattr(ast, kNames[i])) continue;
+      py::object cls = ast.attr(kNames[i]);
+      t->kinds[reinterpret_cast<PyTypeObject*>(cls.ptr())] = static_cast<Ast>(i);
+    }
+  }
+  return *t;
+}
+
+}  // namespace
+
+Ast ast_kind(py::handle node) {
+  const AstTable& t = ast_table();
+  auto it = t.kinds.find(Py_TYPE(node.ptr()));
+  return it == t.kinds.end() ? Ast::Other : it->second;
+}
+
+const char* ast_name(Ast k) { return ast_table().names[static_cast<size_t>(k)].c_str(); }
+
+// ---------------------------------------------------------------- parser basics
+
+Parser::Parser(ir::Module& m, py::handle fn) : m_(m) {
+  py::object f = py::reinterpret_borrow<py::object>(fn);
+  py::module_ inspect = py::module_::import("inspect");
+  if (inspect.attr("ismethod")(f).cast<bool>()) f = f.attr("__func__");
+  MC_CHECK(inspect.attr("isfunction")(f).cast<bool>(), Type,
+           "graph mode compiles Python functions and methods, but got ",
+           py::repr(py::type::of(f)).cast<std::string>(), ".");
+  fn_ = f;
+  helper_ = helper();
+  globals_ = f.attr("__globals__");
+  builtins_ = helper_.attr("builtins_of")(globals_);
+  py::object code = f.attr("__code__");
+  py::object closure = f.attr("__closure__");
+  if (!closure.is_none()) {
+    py::tuple names = code.attr("co_freevars");
+    py::tuple cells = closure;
+    for (size_t i = 0; i < names.size() && i < cells.size(); ++i)
+      cells_[names[i].cast<std::string>()] = cells[i];
+  }
+}
+
+ir::SourceSpan Parser::span(py::handle node) const {
+  ir::SourceSpan s;
+  s.file = file_;
+  s.line = node.attr("lineno").cast<int32_t>();
+  s.col = node.attr("col_offset").cast<int32_t>() + 1;
+  return s;
+}
+
+ir::FuncGraph* Parser::new_graph(const std::string& name, ir::SourceSpan s) {
+  // Unique names in the module (a second block of the same kind gets ".1", ".2", ... as the
+  // printer would), so that names in messages and dumps match the printed IR.
+  if (graph_names_.empty())
+    for (const auto& g : m_.graphs()) graph_names_.insert(g->name());
+  std::string unique = name;
+  for (int k = 1; graph_names_.count(unique); ++k) unique = name + "." + std::to_string(k);
+  graph_names_.insert(unique);
+  ir::FuncGraph* g = m_.new_graph(unique, s);
+  graphs_.push_back(g);
+  return g;
+}
+
+ir::CNode* Parser::cnode(ir::FuncGraph* g, std::vector<ir::Node*> in, ir::SourceSpan s) {
+  ir::CNode* c = m_.cnode(g, std::move(in), s);
+  cnodes_.push_back(c);
+  return c;
+}
+
+ir::CNode* Parser::builtin(const Ctx& c, ir::Builtin b, std::vector<ir::Node*> args,
+                           ir::SourceSpan s) {
+  args.insert(args.begin(), value(ir::Value::builtin(b), s));
+  return cnode(c.g, std::move(args), s);
+}
+
+std::string Parser::fresh_var(Scope* scope, const std::string& base) {
+  std::string name = "$" + base + std::to_string(++counter_);
+  scope->locals.insert(name);
+  return name;
+}
+
+// ---------------------------------------------------------------- names
+
+bool Parser::is_local_somewhere(Block* b, const std::string& name) const {
+  for (Scope* s = b->scope; s != nullptr;
+       s = s->parent_block != nullptr ? s->parent_block->scope : nullptr)
+    if (s->locals.count(name)) return true;
+  return false;
+}
+
+py::object Parser::resolve_outer(const std::string& name, bool* is_cell) const {
+  *is_cell = false;
+  auto it = cells_.find(name);
+  if (it != cells_.end()) {
+    *is_cell = true;
+    return it->second;
+  }
+  py::str key(name);
+  if (PyDict_Contains(globals_.ptr(), key.ptr()) == 1) return globals_[key];
+  if (PyDict_Contains(builtins_.ptr(), key.ptr()) == 1) return builtins_[key];
+  return py::object();
+}
+
+ir::Node* Parser::load_name(Block* b, const std::string& name, ir::SourceSpan s) {
+  for (Block* blk = b;;) {
+    Scope* scope = blk->scope;
+    if (scope->locals.count(name)) return read(blk, name, s);
+    if (scope->parent_block == nullptr) break;
+    blk = scope->parent_block;
+  }
+  bool is_cell = false;
+  py::object obj = resolve_outer(name, &is_cell);
+  if (!obj) fail(s, "NameError: name '", name, "' is not defined");
+  if (is_cell) {
+    PyObject* contents = PyCell_Get(obj.ptr());
+    if (contents == nullptr) {
+      PyErr_Clear();
+      fail(s, "NameError: free variable '", name,
+           "' referenced before assignment in enclosing scope");
+    }
+    obj = py::reinterpret_steal<py::object>(contents);
+  }
+  return value(wrap_host(obj), s);
+}
+
+// ---------------------------------------------------------------- functions
+
+std::unordered_set<std::string> Parser::local_names(py::handle fn_node) {
+  return helper_.attr("local_names")(fn_node).cast<std::unordered_set<std::string>>();
+}
+
+// Parses a def or lambda `node` into graph g (already made, so that a nested def can call
+// itself by name); `parent` is the enclosing function's block (null for the top function).
+ir::FuncGraph* Parser::parse_def(py::handle node, Block* parent, ir::FuncGraph* g) {
+  auto scope_owner = std::make_unique<Scope>();
+  Scope* scope = scope_owner.get();
+  scope->name = g->name();
+  scope->parent_block = parent;
+  scope->locals = local_names(node);
+  scopes_.push_back(std::move(scope_owner));
+
+  auto b = std::make_unique<Block>();
+  b->g = g;
+  b->scope = scope;
+  Block* entry = b.get();
+  blocks_.push_back(std::move(b));
+  scope->entry = entry;
+
+  // Parameters: [positional..., *args, keyword-only..., **kwargs].
+  py::object args = node.attr("args");
+  ir::Signature sig;
+  std::vector<py::object> default_nodes;  // nested functions: the ast of each default
+  auto add = [&](py::handle arg) {
+    std::string name = arg.attr("arg").cast<std::string>();
+    ir::Parameter* p = m_.add_param(g, name, span(arg));
+    entry->vars[name] = p;
+    sig.names.push_back(name);
+    sig.defaults.emplace_back(std::nullopt);
+  };
+  py::list positional = py::list(args.attr("posonlyargs")) + py::list(args.attr("args"));
+  for (py::handle a : positional) add(a);
+  size_t npos = positional.size();
+  if (!args.attr("vararg").is_none()) {
+    sig.vararg = static_cast<int>(sig.names.size());
+    add(args.attr("vararg"));
+  }
+  py::list kwonly = args.attr("kwonlyargs");
+  if (kwonly.size() > 0) sig.kwonly_begin = static_cast<int>(sig.names.size());
+  for (py::handle a : kwonly) add(a);
+  if (!args.attr("kwarg").is_none()) {
+    sig.kwarg = static_cast<int>(sig.names.size());
+    add(args.attr("kwarg"));
+  }
+  // Defaults: the top function's evaluated ones; nested functions' must be constants.
+  py::list defaults = args.attr("defaults");
+  py::list kw_defaults = args.attr("kw_defaults");
+  auto nested_default = [&](py::handle d) -> ir::Value {
+    if (ast_kind(d) == Ast::Constant) return to_value(d.attr("value"));
+    if (ast_kind(d) == Ast::UnaryOp && ast_kind(d.attr("op")) == Ast::USub &&
+        ast_kind(d.attr("operand")) == Ast::Constant)
+      return to_value(d.attr("operand").attr("value").attr("__neg__")());
+    fail(span(d),
+         "default values of nested functions and lambdas must be constants in "
+         "graph mode; pass the value as an argument instead");
+  };
+  if (parent == nullptr) {
+    py::object dv = fn_.attr("__defaults__");
+    if (!dv.is_none()) {
+      py::tuple t = dv;
+      for (size_t i = 0; i < t.size(); ++i) sig.defaults[npos - t.size() + i] = to_value(t[i]);
+    }
+    py::object kdv = fn_.attr("__kwdefaults__");
+    if (!kdv.is_none()) {
+      py::dict d = kdv;
+      for (size_t i = 0; i < kwonly.size(); ++i) {
+        py::object nm = kwonly[i].attr("arg");
+        if (d.contains(nm))
+          sig.defaults[static_cast<size_t>(sig.kwonly_begin) + i] = to_value(d[nm]);
+      }
+    }
+  } else {
+    for (size_t i = 0; i < defaults.size(); ++i)
+      sig.defaults[npos - defaults.size() + i] = nested_default(defaults[i]);
+    for (size_t i = 0; i < kw_defaults.size(); ++i)
+      if (!kw_defaults[i].is_none())
+        sig.defaults[static_cast<size_t>(sig.kwonly_begin) + i] = nested_default(kw_defaults[i]);
+  }
+  g->signature() = std::move(sig);
+
+  ir::SourceSpan s = span(node);
+  if (ast_kind(node) == Ast::Lambda) {
+    Ctx c{entry, g};
+    g->set_output(expr(c, node.attr("body")));
+  } else {
+    Block* end = stmts(entry, node.attr("body"));
+    if (end != nullptr) end->g->set_output(value(ir::Value::none(), s));
+  }
+  return g;
+}
+
+ir::FuncGraph* Parser::run() {
+  py::tuple src;
+  try {
+    src = helper_.attr("source_of")(fn_);
+  } catch (py::error_already_set& e) {
+    MC_THROW(Value, "graph mode needs the source code of '",
+             fn_.attr("__qualname__").cast<std::string>(), "' but cannot get it (", e.what(),
+             "); define it in a .py file, or use PYNATIVE mode.");
+  }
+  path_ = src[0].cast<std::string>();
+  file_ = ir::register_source_file(path_, src[1].cast<std::vector<std::string>>());
+  py::object node = src[2];
+  Ast k = ast_kind(node);
+  if (k == Ast::AsyncFunctionDef)
+    fail(span(node), "'async def' functions are not supported in graph mode; use PYNATIVE mode");
+  ir::FuncGraph* g = new_graph(fn_.attr("__name__").cast<std::string>(), span(node));
+  parse_def(node, nullptr, g);
+  finish();
+  return g;
+}
+
+}  // namespace detail
+
+ir::FuncGraph* parse_function(ir::Module& m, py::handle fn) {
+  detail::Parser p(m, fn);
+  return p.run();
+}
+
+}  // namespace mycel::frontend

@@ -1,0 +1,234 @@
+// Internals of the front end (parse.h): the Parser, its blocks (on-the-fly SSA) and scopes.
+//
+//   parse.cc           entry, source lookup, scopes and name resolution, signatures, errors,
+//                      the final trivial-phi cleanup
+//   function_block.cc  blocks: variable reads/writes, phis, jumps, sealing
+//   parse_stmt.cc      statements (control flow)
+//   parse_expr.cc      expressions, calls, JIT fallback
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/error.h"
+#include "frontend/parse.h"
+
+namespace mycel::frontend::detail {
+
+// The ast node classes the parser distinguishes.
+enum class Ast : uint8_t {
+  Other,
+  // statements
+  FunctionDef,
+  AsyncFunctionDef,
+  ClassDef,
+  Return,
+  Delete,
+  Assign,
+  AugAssign,
+  AnnAssign,
+  For,
+  AsyncFor,
+  While,
+  If,
+  With,
+  AsyncWith,
+  Match,
+  Raise,
+  Try,
+  TryStar,
+  Assert,
+  Import,
+  ImportFrom,
+  Global,
+  Nonlocal,
+  Expr,
+  Pass,
+  Break,
+  Continue,
+  // expressions
+  BoolOp,
+  NamedExpr,
+  BinOp,
+  UnaryOp,
+  Lambda,
+  IfExp,
+  Dict,
+  Set,
+  ListComp,
+  SetComp,
+  DictComp,
+  GeneratorExp,
+  Await,
+  Yield,
+  YieldFrom,
+  Compare,
+  Call,
+  FormattedValue,
+  JoinedStr,
+  Constant,
+  Attribute,
+  Subscript,
+  Starred,
+  Name,
+  List,
+  Tuple,
+  Slice,
+  // operators
+  And,
+  Or,
+  Add,
+  Sub,
+  Mult,
+  MatMult,
+  Div,
+  Mod,
+  Pow,
+  LShift,
+  RShift,
+  BitOr,
+  BitXor,
+  BitAnd,
+  FloorDiv,
+  Invert,
+  Not,
+  UAdd,
+  USub,
+  Eq,
+  NotEq,
+  Lt,
+  LtE,
+  Gt,
+  GtE,
+  Is,
+  IsNot,
+  In,
+  NotIn,
+};
+Ast ast_kind(py::handle node);
+const char* ast_name(Ast k);  // "Try", "ListComp", ...
+
+struct Scope;
+
+// A straight-line region: one graph. Non-join blocks have one predecessor, `lexical`, whose
+// graph encloses theirs (a switch branch, a loop body); joins are reached by tail calls that
+// pass one argument per phi.
+struct Block {
+  ir::FuncGraph* g = nullptr;
+  Scope* scope = nullptr;
+  Block* lexical = nullptr;  // non-join: the predecessor (null for a function's entry)
+  bool join = false;
+  bool sealed = true;                // joins: all predecessors known
+  std::vector<Block*> preds;         // joins: predecessors,
+  std::vector<ir::CNode*> jumps;     // and the tail call each ends with
+  std::vector<ir::Parameter*> phis;  // joins: the phis, in parameter order
+  std::vector<std::pair<std::string, ir::Parameter*>> incomplete;  // phis awaiting seal
+  std::unordered_map<std::string, ir::Node*> vars;                 // current definitions
+};
+
+// A Python function being parsed (the top one or a nested def / lambda).
+struct Scope {
+  std::string name;
+  std::unordered_set<std::string> locals;  // names Python treats as local
+  Block* parent_block = nullptr;           // the enclosing function's block at the def
+  Block* entry = nullptr;
+};
+
+struct Loop {
+  Block* header;
+  Block* after = nullptr;  // the join after the loop, created by the first break
+};
+
+// Where expression nodes go: the block that variables are read from, and the graph new
+// nodes belong to (the block's graph, or a graph nested in it for short-circuit branches).
+struct Ctx {
+  Block* b;
+  ir::FuncGraph* g;
+};
+
+class Parser {
+ public:
+  Parser(ir::Module& m, py::handle fn);
+  ir::FuncGraph* run();
+
+  // ---- errors (parse.cc)
+  ir::SourceSpan span(py::handle node) const;
+  template <class... Args>
+  [[noreturn]] void fail(ir::SourceSpan s, const Args&... msg) const {
+    throw_error(ErrorKind::Value, str(msg...) + "\n" + ir::span_excerpt(s));
+  }
+
+  // ---- graphs and nodes
+  ir::FuncGraph* new_graph(const std::string& name, ir::SourceSpan s);
+  ir::CNode* cnode(ir::FuncGraph* g, std::vector<ir::Node*> in, ir::SourceSpan s);
+  ir::CNode* builtin(const Ctx& c, ir::Builtin b, std::vector<ir::Node*> args, ir::SourceSpan s);
+  ir::ValueNode* value(ir::Value v, ir::SourceSpan s) { return m_.value(std::move(v), s); }
+  ir::ValueNode* graph_value(ir::FuncGraph* g, ir::SourceSpan s) {
+    return m_.value(ir::Value::graph(g), s);
+  }
+  // Calls `callee` with no arguments (the result of a switch).
+  ir::CNode* call0(const Ctx& c, ir::Node* callee, ir::SourceSpan s) {
+    return cnode(c.g, {callee}, s);
+  }
+
+  // ---- blocks (function_block.cc)
+  Block* new_block(Scope* scope, Block* lexical, const std::string& suffix, ir::SourceSpan s);
+  Block* new_join(Scope* scope, const std::string& suffix, ir::SourceSpan s, bool sealed);
+  ir::Node* read(Block* b, const std::string& name, ir::SourceSpan s);
+  void write(Block* b, const std::string& name, ir::Node* v);
+  // Ends `from` with a tail call of join `to`; the phi arguments come when `to` is sealed.
+  void jump(Block* from, Block* to, ir::SourceSpan s);
+  void seal(Block* b);
+  void finish();  // trivial-phi removal over the whole parse
+
+  // ---- names (parse.cc)
+  ir::Node* load_name(Block* b, const std::string& name, ir::SourceSpan s);
+  // The host object `name` resolves to outside every scope (cell, global, builtin), or
+  // null; *is_cell when it is a closure cell of the parsed function.
+  py::object resolve_outer(const std::string& name, bool* is_cell) const;
+  bool is_local_somewhere(Block* b, const std::string& name) const;
+  std::string fresh_var(Scope* scope, const std::string& base);  // an internal local
+
+  // ---- functions (parse.cc)
+  ir::FuncGraph* parse_def(py::handle node, Block* parent, ir::FuncGraph* g);
+  std::unordered_set<std::string> local_names(py::handle fn_node);
+
+  // ---- statements (parse_stmt.cc): each returns the block where parsing continues, or null
+  // when every path has left (return, break, continue, raise).
+  Block* stmts(Block* b, py::handle list);
+  Block* stmt(Block* b, py::handle s);
+  Block* parse_for(Block* b, py::handle s);
+  void assign(Block* b, py::handle target, ir::Node* v, ir::SourceSpan s);
+
+  // ---- expressions (parse_expr.cc)
+  ir::Node* expr(const Ctx& c, py::handle e);
+  ir::Node* index(const Ctx& c, py::handle e);
+  ir::Node* truth(const Ctx& c, py::handle e);
+  ir::Node* constant(py::handle v, ir::SourceSpan s);
+  ir::Node* fallback(const Ctx& c, py::handle e);
+  ir::Node* call(const Ctx& c, py::handle e);
+  ir::Node* boolop(const Ctx& c, bool is_and, py::handle values, size_t i);
+  ir::Node* compare(const Ctx& c, ir::Node* lhs, py::handle ops, py::handle comps, size_t i);
+  ir::Builtin binop_builtin(py::handle op, ir::SourceSpan s) const;
+
+  ir::Module& m_;
+  py::object fn_;                                      // the Python function
+  py::object globals_;                                 // its __globals__
+  py::object builtins_;                                // its builtins (a dict)
+  std::unordered_map<std::string, py::object> cells_;  // closure cells by free name
+  py::object helper_;                                  // the Python helper module
+  std::string path_;
+  int32_t file_ = -1;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  std::vector<ir::CNode*> cnodes_;  // every CNode made (for the phi cleanup)
+  std::vector<ir::FuncGraph*> graphs_;
+  std::unordered_set<std::string> graph_names_;
+  std::vector<Loop> loops_;
+  int counter_ = 0;
+};
+
+}  // namespace mycel::frontend::detail

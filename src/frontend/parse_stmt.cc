@@ -1,0 +1,405 @@
+// Statements of the front end (the IR forms are listed in parse.h): assignments, effects,
+// control flow (if / while / for / break / continue / return / raise / assert) and nested
+// defs. Each statement parser returns the block where parsing continues, or null when no
+// path reaches the next statement (the rest of the list is then unreachable and skipped).
+#include <functional>
+
+#include "frontend/parse_impl.h"
+#include "frontend/py_value.h"
+
+namespace mycel::frontend::detail {
+
+namespace {
+
+std::string unparse(py::handle node) {
+  return py::module_::import("ast").attr("unparse")(node).cast<std::string>();
+}
+
+}  // namespace
+
+Block* Parser::stmts(Block* b, py::handle list) {
+  for (py::handle s : list) {
+    b = stmt(b, s);
+    if (b == nullptr) return nullptr;
+  }
+  return b;
+}
+
+void Parser::assign(Block* b, py::handle t, ir::Node* v, ir::SourceSpan s) {
+  Ctx c{b, b->g};
+  switch (ast_kind(t)) {
+    case Ast::Name:
+      write(b, t.attr("id").cast<std::string>(), v);
+      return;
+    case Ast::Tuple:
+    case Ast::List: {
+      py::list elts = t.attr("elts");
+      int n = static_cast<int>(elts.size());
+      int star = -1;
+      for (int i = 0; i < n; ++i)
+        if (ast_kind(elts[static_cast<size_t>(i)]) == Ast::Starred) {
+          if (star >= 0) fail(span(t), "SyntaxError: multiple starred expressions in assignment");
+          star = i;
+        }
+      for (int i = 0; i < n; ++i) {
+        py::handle e = elts[static_cast<size_t>(i)];
+        ir::SourceSpan es = span(e);
+        if (i == star) {
+          int after = n - 1 - i;
+          ir::Node* stop = after > 0 ? static_cast<ir::Node*>(value(ir::Value::integer(-after), es))
+                                     : value(ir::Value::none(), es);
+          ir::Node* sl =
+              builtin(c, ir::Builtin::MakeSlice,
+                      {value(ir::Value::integer(i), es), stop, value(ir::Value(), es)}, es);
+          assign(b, e.attr("value"), builtin(c, ir::Builtin::GetItem, {v, sl}, es), es);
+        } else {
+          int64_t idx = star >= 0 && i > star ? i - n : i;
+          ir::Node* item =
+              builtin(c, ir::Builtin::GetItem, {v, value(ir::Value::integer(idx), es)}, es);
+          assign(b, e, item, es);
+        }
+      }
+      return;
+    }
+    case Ast::Subscript: {
+      // x[i] = v  ->  x = setitem(x, i, v); the container may itself be a subscript.
+      ir::Node* container = expr(c, t.attr("value"));
+      ir::Node* idx = index(c, t.attr("slice"));
+      ir::Node* nv = builtin(c, ir::Builtin::SetItem, {container, idx, v}, span(t));
+      assign(b, t.attr("value"), nv, s);
+      return;
+    }
+    case Ast::Attribute:
+      fail(span(t), "graph mode cannot assign attributes (", unparse(t),
+           " = ...): objects are constants of the compiled graph; return the new value "
+           "instead, or use PYNATIVE mode");
+    case Ast::Starred:
+      fail(span(t), "SyntaxError: a starred assignment target must be in a list or tuple");
+    default:
+      fail(span(t), "graph mode cannot assign to '", unparse(t), "'");
+  }
+}
+
+namespace {
+
+// The builtin of an ast operator class (BinOp and AugAssign).
+ir::Builtin binop_of(Ast k) {
+  switch (k) {
+    case Ast::Add:
+      return ir::Builtin::Add;
+    case Ast::Sub:
+      return ir::Builtin::Sub;
+    case Ast::Mult:
+      return ir::Builtin::Mul;
+    case Ast::MatMult:
+      return ir::Builtin::MatMul;
+    case Ast::Div:
+      return ir::Builtin::TrueDiv;
+    case Ast::FloorDiv:
+      return ir::Builtin::FloorDiv;
+    case Ast::Mod:
+      return ir::Builtin::Mod;
+    case Ast::Pow:
+      return ir::Builtin::Pow;
+    case Ast::LShift:
+      return ir::Builtin::LShift;
+    case Ast::RShift:
+      return ir::Builtin::RShift;
+    case Ast::BitOr:
+      return ir::Builtin::BitOr;
+    case Ast::BitXor:
+      return ir::Builtin::BitXor;
+    case Ast::BitAnd:
+      return ir::Builtin::BitAnd;
+    default:
+      MC_ASSERT(false, "not a binary operator");
+  }
+  return ir::Builtin::Add;
+}
+
+}  // namespace
+
+ir::Builtin Parser::binop_builtin(py::handle op, ir::SourceSpan) const {
+  return binop_of(ast_kind(op));
+}
+
+namespace {
+
+// The loop tail shared by while and for: the header's switch between @body and @exit, the
+// body (parsed by `body_fn`), the back edge, sealing, the else clause and breaks.
+struct LoopParts {
+  Block* header;
+  ir::Node* cond;
+  ir::SourceSpan span;
+};
+
+}  // namespace
+
+static Block* loop_rest(Parser& p, const LoopParts& lp,
+                        const std::function<Block*(Block*)>& body_fn, py::handle orelse) {
+  Block* h = lp.header;
+  Ctx hc{h, h->g};
+  Block* body = p.new_block(h->scope, h, "body", lp.span);
+  Block* exit = p.new_block(h->scope, h, "exit", lp.span);
+  ir::Node* sw = p.builtin(
+      hc, ir::Builtin::Switch,
+      {lp.cond, p.graph_value(body->g, lp.span), p.graph_value(exit->g, lp.span)}, lp.span);
+  h->g->set_output(p.call0(hc, sw, lp.span));
+  p.loops_.push_back(Loop{h});
+  Block* end = body_fn(body);
+  if (end != nullptr) p.jump(end, h, lp.span);
+  Loop loop = p.loops_.back();
+  p.loops_.pop_back();
+  p.seal(h);
+  Block* exit_end = p.stmts(exit, orelse);
+  if (loop.after == nullptr) return exit_end;
+  if (exit_end != nullptr) p.jump(exit_end, loop.after, lp.span);
+  p.seal(loop.after);
+  return loop.after;
+}
+
+Block* Parser::stmt(Block* b, py::handle s) {
+  Ctx c{b, b->g};
+  ir::SourceSpan sp = span(s);
+  Ast k = ast_kind(s);
+  switch (k) {
+    case Ast::Expr: {
+      py::object e = s.attr("value");
+      Ast ek = ast_kind(e);
+      if (ek == Ast::Constant || ek == Ast::Name) return b;  // docstrings, bare names
+      ir::Node* n = expr(c, e);
+      if (n->is_cnode() && n->graph() == b->g) b->g->effects.push_back(n);
+      return b;
+    }
+    case Ast::Assign: {
+      ir::Node* v = expr(c, s.attr("value"));
+      for (py::handle t : s.attr("targets")) assign(b, t, v, sp);
+      return b;
+    }
+    case Ast::AnnAssign: {
+      if (s.attr("value").is_none()) return b;
+      assign(b, s.attr("target"), expr(c, s.attr("value")), sp);
+      return b;
+    }
+    case Ast::AugAssign: {
+      py::object t = s.attr("target");
+      ir::Builtin op = binop_builtin(s.attr("op"), sp);
+      Ast tk = ast_kind(t);
+      if (tk == Ast::Attribute)
+        fail(span(t), "graph mode cannot assign attributes (", unparse(t), " ",
+             "op= ...): objects are constants of the compiled graph; return the new value "
+             "instead, or use PYNATIVE mode");
+      if (tk != Ast::Name && tk != Ast::Subscript)
+        fail(span(t), "graph mode cannot assign to '", unparse(t), "'");
+      ir::Node* old;
+      if (tk == Ast::Name) {
+        old = load_name(b, t.attr("id").cast<std::string>(), span(t));
+      } else {
+        ir::Node* container = expr(c, t.attr("value"));
+        old = builtin(c, ir::Builtin::GetItem, {container, index(c, t.attr("slice"))}, span(t));
+      }
+      ir::Node* rhs = expr(c, s.attr("value"));
+      assign(b, t, builtin(c, op, {old, rhs}, sp), sp);
+      return b;
+    }
+    case Ast::Return: {
+      py::object v = s.attr("value");
+      b->g->set_output(v.is_none() ? value(ir::Value::none(), sp) : expr(c, v));
+      return nullptr;
+    }
+    case Ast::Pass:
+      return b;
+    case Ast::If: {
+      ir::Node* cond = truth(c, s.attr("test"));
+      Block* tb = new_block(b->scope, b, "then", sp);
+      Block* eb = new_block(b->scope, b, "else", sp);
+      ir::Node* sw = builtin(c, ir::Builtin::Switch,
+                             {cond, graph_value(tb->g, sp), graph_value(eb->g, sp)}, sp);
+      b->g->set_output(call0(c, sw, sp));
+      Block* te = stmts(tb, s.attr("body"));
+      Block* ee = stmts(eb, s.attr("orelse"));
+      if (te == nullptr) return ee;
+      if (ee == nullptr) return te;
+      Block* j = new_join(b->scope, "join", sp, false);
+      jump(te, j, sp);
+      jump(ee, j, sp);
+      seal(j);
+      return j;
+    }
+    case Ast::While: {
+      Block* h = new_join(b->scope, "while", sp, false);
+      h->g->is_loop = true;
+      jump(b, h, sp);
+      ir::Node* cond = truth(Ctx{h, h->g}, s.attr("test"));
+      return loop_rest(
+          *this, {h, cond, sp}, [&](Block* body) { return stmts(body, s.attr("body")); },
+          s.attr("orelse"));
+    }
+    case Ast::For:
+      return parse_for(b, s);
+    case Ast::Break:
+    case Ast::Continue: {
+      MC_CHECK(!loops_.empty(), Value, "SyntaxError: '", ast_name(k), "' outside loop\n",
+               ir::span_excerpt(sp));
+      Loop& lp = loops_.back();
+      if (k == Ast::Continue) {
+        jump(b, lp.header, sp);
+      } else {
+        if (lp.after == nullptr) lp.after = new_join(b->scope, "after", sp, false);
+        jump(b, lp.after, sp);
+      }
+      return nullptr;
+    }
+    case Ast::FunctionDef: {
+      if (py::len(s.attr("decorator_list")) > 0)
+        fail(sp,
+             "decorators on nested functions are not supported in graph mode; define the "
+             "decorated function at module level");
+      std::string name = s.attr("name").cast<std::string>();
+      ir::FuncGraph* g = new_graph(name, sp);
+      write(b, name, graph_value(g, sp));  // before the body: recursion by name
+      parse_def(s, b, g);
+      return b;
+    }
+    case Ast::Raise: {
+      py::object exc = s.attr("exc");
+      if (exc.is_none())
+        fail(sp,
+             "a bare 'raise' (re-raise) is not supported in graph mode; raise an "
+             "exception explicitly");
+      std::vector<ir::Node*> args;
+      bool plain_call = ast_kind(exc) == Ast::Call && py::len(exc.attr("keywords")) == 0;
+      if (plain_call)
+        for (py::handle a : exc.attr("args"))
+          if (ast_kind(a) == Ast::Starred) plain_call = false;
+      if (plain_call) {
+        args.push_back(expr(c, exc.attr("func")));
+        for (py::handle a : exc.attr("args")) args.push_back(expr(c, a));
+      } else {
+        args.push_back(expr(c, exc));
+      }
+      b->g->set_output(builtin(c, ir::Builtin::Raise, std::move(args), sp));
+      return nullptr;
+    }
+    case Ast::Assert: {
+      ir::Node* cond = truth(c, s.attr("test"));
+      Block* ok = new_block(b->scope, b, "assert_ok", sp);
+      Block* bad = new_block(b->scope, b, "assert_fail", sp);
+      ir::Node* sw = builtin(c, ir::Builtin::Switch,
+                             {cond, graph_value(ok->g, sp), graph_value(bad->g, sp)}, sp);
+      b->g->set_output(call0(c, sw, sp));
+      Ctx bc{bad, bad->g};
+      std::vector<ir::Node*> args{
+          value(wrap_host(py::module_::import("builtins").attr("AssertionError")), sp)};
+      if (!s.attr("msg").is_none()) args.push_back(expr(bc, s.attr("msg")));
+      bad->g->set_output(builtin(bc, ir::Builtin::Raise, std::move(args), sp));
+      return ok;
+    }
+    case Ast::Global:
+    case Ast::Nonlocal:
+      fail(sp, "'", k == Ast::Global ? "global" : "nonlocal",
+           "' is not supported in graph mode: a compiled function cannot rebind outer "
+           "variables; return the new value instead, or use PYNATIVE mode");
+    case Ast::Try:
+    case Ast::TryStar:
+      fail(sp,
+           "'try' is not supported in graph mode; move it out of construct or use "
+           "PYNATIVE mode");
+    case Ast::With:
+    case Ast::AsyncWith:
+      fail(sp,
+           "'with' is not supported in graph mode; move it out of construct or use "
+           "PYNATIVE mode");
+    case Ast::ClassDef:
+      fail(sp,
+           "class definitions are not supported in graph mode; define the class at "
+           "module level");
+    case Ast::Delete:
+      fail(sp,
+           "'del' is not supported in graph mode; drop the statement (values are freed "
+           "when no longer used) or use PYNATIVE mode");
+    case Ast::Import:
+    case Ast::ImportFrom:
+      fail(sp, "'import' is not supported in graph mode; import at module level");
+    case Ast::AsyncFunctionDef:
+    case Ast::AsyncFor:
+      fail(sp, "async code is not supported in graph mode; use PYNATIVE mode");
+    case Ast::Match:
+      fail(sp, "'match' is not supported in graph mode; use if/elif instead");
+    default:
+      fail(sp, "this statement (", ast_name(k),
+           ") is not supported in graph mode; move it out "
+           "of construct or use PYNATIVE mode");
+  }
+}
+
+Block* Parser::parse_for(Block* b, py::handle s) {
+  Ctx c{b, b->g};
+  ir::SourceSpan sp = span(s);
+  py::object it = s.attr("iter");
+  std::string ivar = fresh_var(b->scope, "i");
+  // range(...) of the builtin range, positional arguments only: a counter loop.
+  bool is_range = false;
+  if (ast_kind(it) == Ast::Call && ast_kind(it.attr("func")) == Ast::Name &&
+      py::len(it.attr("keywords")) == 0) {
+    py::list args = it.attr("args");
+    std::string fname = it.attr("func").attr("id").cast<std::string>();
+    bool starred = false;
+    for (py::handle a : args) starred = starred || ast_kind(a) == Ast::Starred;
+    bool is_cell = false;
+    if (fname == "range" && !starred && args.size() >= 1 && args.size() <= 3 &&
+        !is_local_somewhere(b, fname)) {
+      py::object obj = resolve_outer(fname, &is_cell);
+      is_range = !is_cell && obj && obj.is(py::module_::import("builtins").attr("range"));
+    }
+  }
+  ir::Node* seq = nullptr;
+  ir::Node* stop;
+  ir::Node* step;
+  int sign = 1;
+  if (is_range) {
+    py::list args = it.attr("args");
+    ir::SourceSpan is = span(it);
+    ir::Node* start = args.size() >= 2 ? expr(c, args[0]) : value(ir::Value::integer(0), is);
+    stop = expr(c, args[args.size() >= 2 ? 1 : 0]);
+    step = args.size() == 3 ? expr(c, args[2]) : value(ir::Value::integer(1), is);
+    sign = 0;
+    if (step->is_value()) {
+      const ir::Value& v = static_cast<ir::ValueNode*>(step)->value();
+      if (v.is(ir::ValueKind::Int)) sign = v.as_int() < 0 ? -1 : 1;
+    }
+    write(b, ivar, start);
+  } else {
+    seq = expr(c, it);
+    stop = builtin(c, ir::Builtin::Len, {seq}, span(it));
+    step = value(ir::Value::integer(1), sp);
+    write(b, ivar, value(ir::Value::integer(0), sp));
+  }
+  Block* h = new_join(b->scope, "for", sp, false);
+  h->g->is_loop = true;
+  jump(b, h, sp);
+  Ctx hc{h, h->g};
+  ir::Node* i = read(h, ivar, sp);
+  ir::Node* cond;
+  if (sign > 0) {
+    cond = builtin(hc, ir::Builtin::Lt, {i, stop}, sp);
+  } else if (sign < 0) {
+    cond = builtin(hc, ir::Builtin::Gt, {i, stop}, sp);
+  } else {  // step sign unknown at parse time: (i - stop) * step < 0
+    ir::Node* d = builtin(hc, ir::Builtin::Sub, {i, stop}, sp);
+    ir::Node* p = builtin(hc, ir::Builtin::Mul, {d, step}, sp);
+    cond = builtin(hc, ir::Builtin::Lt, {p, value(ir::Value::integer(0), sp)}, sp);
+  }
+  auto body_fn = [&](Block* body) {
+    Ctx bc{body, body->g};
+    ir::Node* iv = read(body, ivar, sp);
+    ir::Node* item =
+        is_range ? iv : builtin(bc, ir::Builtin::GetItem, {seq, iv}, span(s.attr("target")));
+    write(body, ivar, builtin(bc, ir::Builtin::Add, {iv, step}, sp));
+    assign(body, s.attr("target"), item, sp);
+    return stmts(body, s.attr("body"));
+  };
+  return loop_rest(*this, {h, cond, sp}, body_fn, s.attr("orelse"));
+}
+
+}  // namespace mycel::frontend::detail

@@ -1,0 +1,427 @@
+// PyHost: ir::Host for Python (see py_host.h for what converts to what).
+#include "frontend/py_host.h"
+
+#include <map>
+#include <utility>
+
+#include "base/error.h"
+#include "frontend/parse.h"
+#include "frontend/py_value.h"
+#include "python/convert.h"
+
+namespace mycel::frontend {
+
+namespace {
+
+using ir::Value;
+using ir::ValueKind;
+
+// Python objects the host compares against, looked up once under the GIL and leaked on
+// purpose (nothing may be released after the interpreter is gone).
+struct PyRefs {
+  py::object function_type, method_type, partial_type, property_type, union_type;
+  py::object op_handle, primitive, primitive_call, cell, tensor, parameter, ops;
+  py::object none_type, bool_type, int_type, float_type, str_type, tuple_type, list_type, dict_type,
+      object_type;
+  std::vector<std::pair<PyObject*, std::string>> builtins;
+};
+
+const PyRefs& refs() {
+  static PyRefs* r = [] {
+    auto* p = new PyRefs();
+    py::module_ types = py::module_::import("types");
+    py::module_ bi = py::module_::import("builtins");
+    p->function_type = types.attr("FunctionType");
+    p->method_type = types.attr("MethodType");
+    p->union_type = types.attr("UnionType");
+    p->partial_type = py::module_::import("functools").attr("partial");
+    p->property_type = bi.attr("property");
+    p->op_handle = py::module_::import("mycel._mycel").attr("OpHandle");
+    p->primitive = py::module_::import("mycel.ops.primitive").attr("Primitive");
+    p->primitive_call = p->primitive.attr("__call__");
+    p->cell = py::module_::import("mycel.nn.cell").attr("Cell");
+    p->tensor = py::module_::import("mycel._mycel").attr("Tensor");
+    p->parameter = py::module_::import("mycel.common.parameter").attr("Parameter");
+    p->ops = py::module_::import("mycel.ops");
+    p->none_type = py::type::of(py::none());
+    p->bool_type = bi.attr("bool");
+    p->int_type = bi.attr("int");
+    p->float_type = bi.attr("float");
+    p->str_type = bi.attr("str");
+    p->tuple_type = bi.attr("tuple");
+    p->list_type = bi.attr("list");
+    p->dict_type = bi.attr("dict");
+    p->object_type = bi.attr("object");
+    // Python builtins the specialiser models by name (host.h's list).
+    for (const char* n : {"len",   "isinstance", "range",   "zip",     "enumerate", "print", "int",
+                          "float", "bool",       "tuple",   "list",    "dict",      "abs",   "max",
+                          "min",   "sum",        "getattr", "hasattr", "type",      "super", "iter",
+                          "all",   "any",        "round",   "divmod",  "str",       "slice"}) {
+      p->builtins.emplace_back(bi.attr(n).ptr(), n);
+    }
+    // mycel helpers it models: the static shape of a tensor.
+    py::object array_func = py::module_::import("mycel.ops.function.array_func");
+    p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");
+    return p;
+  }();
+  return *r;
+}
+
+bool is_instance(py::handle obj, py::handle cls) {
+  int r = PyObject_IsInstance(obj.ptr(), cls.ptr());
+  if (r < 0) throw py::error_already_set();
+  return r == 1;
+}
+
+bool is_subclass(py::handle sub, py::handle cls) {
+  int r = PyObject_IsSubclass(sub.ptr(), cls.ptr());
+  if (r < 0) throw py::error_already_set();
+  return r == 1;
+}
+
+// A Python exception as a mycel error: "<Type>: <message>", with a matching kind.
+[[noreturn]] void rethrow_python(py::error_already_set& e) {
+  std::string type = "Exception";
+  if (e.type()) type = py::str(e.type().attr("__name__")).cast<std::string>();
+  std::string msg = e.value() ? py::str(e.value()).cast<std::string>() : std::string();
+  ErrorKind kind = ErrorKind::Value;
+  if (e.matches(PyExc_TypeError)) {
+    kind = ErrorKind::Type;
+  } else if (e.matches(PyExc_IndexError) || e.matches(PyExc_KeyError)) {
+    kind = ErrorKind::Index;
+  }
+  throw Error(kind, str(type, ": ", msg));
+}
+
+// The Prim of an OpHandle: complete attributes when every required one is known.
+Value prim_of_handle(py::handle h) {
+  std::string name = h.attr("name").cast<std::string>();
+  const OpDef* op = find_op(name);
+  MC_ASSERT(op != nullptr, "an OpHandle of an unknown op ", name);
+  Attrs given;
+  for (auto [k, v] : h.attr("attrs")().cast<py::dict>()) {
+    AttrValue a = mycel::py::to_attr(v);
+    if (!std::holds_alternative<std::monostate>(a)) given.set(k.cast<std::string>(), std::move(a));
+  }
+  bool complete = true;
+  for (const AttrSpec& s : op->attrs)
+    complete &= !std::holds_alternative<std::monostate>(s.dflt) || given.has(s.name);
+  return Value::prim(*op, complete ? make_attrs(*op, given) : std::move(given));
+}
+
+class PyHost final : public ir::Host {
+ public:
+  ~PyHost() override {
+    if (!Py_IsInitialized()) {
+      for (auto& [k, e] : graphs_) e.first.release();  // the interpreter is gone
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    graphs_.clear();
+  }
+
+  Value convert(ir::Module& m, const Value& obj) override {
+    py::gil_scoped_acquire gil;
+    try {
+      return convert_value(m, obj);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  Value getattr(ir::Module& m, const Value& obj, const std::string& name) override {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object o = to_python(obj);
+      PyObject* r = PyObject_GetAttrString(o.ptr(), name.c_str());
+      if (r == nullptr) throw py::error_already_set();
+      return convert_py(m, py::reinterpret_steal<py::object>(r));
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  Value callable(ir::Module& m, const Value& fn) override {
+    if (!fn.is(ValueKind::PyObj)) return convert(m, fn);
+    py::gil_scoped_acquire gil;
+    try {
+      py::object o = unwrap_host(fn);
+      const PyRefs& r = refs();
+      if (PyType_Check(o.ptr())) return fn;  // a class: called through the host
+      if (is_instance(o, r.cell)) {
+        py::object construct = py::type::of(o).attr("construct");
+        if (is_instance(construct, r.function_type))
+          return Value::closure(Value::graph(graph_of(m, construct)), {fn});
+        return fn;
+      }
+      return convert_py(m, o);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  Value call(ir::Module& m, const Value& fn, const std::vector<Value>& args,
+             const ir::Kwargs& kwargs) override {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object f = to_python(fn);
+      py::tuple a(args.size());
+      for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
+      py::dict k;
+      for (const auto& [name, v] : kwargs) k[py::str(name)] = to_python(v);
+      PyObject* r = PyObject_Call(f.ptr(), a.ptr(), k.ptr());
+      if (r == nullptr) throw py::error_already_set();
+      return convert_py(m, py::reinterpret_steal<py::object>(r));
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  std::string builtin_name(const Value& obj) override {
+    if (!obj.is(ValueKind::PyObj)) return "";
+    py::gil_scoped_acquire gil;
+    PyObject* p = unwrap_host(obj).ptr();
+    for (const auto& [b, name] : refs().builtins)
+      if (b == p) return name;
+    return "";
+  }
+
+  std::optional<Tensor> weight(const Value& obj) override {
+    if (!obj.is(ValueKind::PyObj)) return std::nullopt;
+    py::gil_scoped_acquire gil;
+    py::object o = unwrap_host(obj);
+    if (!mycel::py::is_tensor(o) || !is_instance(o, refs().parameter)) return std::nullopt;
+    return mycel::py::tensor_of(o);
+  }
+
+  std::optional<bool> isinstance(const ir::AbsPtr& x, const Value& cls) override {
+    py::gil_scoped_acquire gil;
+    try {
+      return isinstance_of(x, cls);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  Value tensor_method(ir::Module& m, const std::string& name) override {
+    py::gil_scoped_acquire gil;
+    try {
+      const PyRefs& r = refs();
+      // The class dict along the MRO, so that a property is seen as one.
+      py::object attr =
+          py::module_::import("inspect").attr("getattr_static")(r.tensor, name, py::none());
+      MC_CHECK(!attr.is_none(), Value, "AttributeError: 'Tensor' has no method '", name, "'.");
+      if (is_instance(attr, r.function_type)) return convert_py(m, attr);
+      if (is_instance(attr, r.property_type)) {
+        py::object fget = attr.attr("fget");
+        if (is_instance(fget, r.function_type)) return convert_py(m, fget);
+      }
+      // Methods written in C++ (operators): the mycel.ops function computing the same.
+      static const std::pair<const char*, const char*> kOps[] = {
+          {"__add__", "add"},
+          {"__radd__", "add"},
+          {"__sub__", "sub"},
+          {"__mul__", "mul"},
+          {"__rmul__", "mul"},
+          {"__truediv__", "div"},
+          {"__floordiv__", "floor_divide"},
+          {"__mod__", "remainder"},
+          {"__pow__", "pow"},
+          {"__matmul__", "matmul"},
+          {"__neg__", "neg"},
+          {"__abs__", "abs"},
+          {"__eq__", "equal"},
+          {"__ne__", "not_equal"},
+          {"__lt__", "less"},
+          {"__le__", "less_equal"},
+          {"__gt__", "greater"},
+          {"__ge__", "greater_equal"},
+          {"__and__", "logical_and"},
+          {"__rand__", "logical_and"},
+          {"__or__", "logical_or"},
+          {"__ror__", "logical_or"},
+          {"__invert__", "logical_not"},
+          {"astype", "cast"},
+      };
+      for (const auto& [method, fn] : kOps) {
+        if (name == method) return convert_py(m, r.ops.attr(fn));
+      }
+      MC_THROW(Value, "Tensor method '", name, "' is not supported in graph mode.");
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
+  std::string type_name(const Value& obj) override {
+    switch (obj.kind()) {
+      case ValueKind::Graph:
+        return "function";
+      case ValueKind::Closure:
+        return "method";
+      case ValueKind::Prim:
+        return obj.as_prim().op->name;
+      case ValueKind::Builtin:
+        return "builtin_function_or_method";
+      default:
+        break;
+    }
+    py::gil_scoped_acquire gil;
+    return py::str(py::type::of(to_python(obj)).attr("__name__")).cast<std::string>();
+  }
+
+ private:
+  Value convert_value(ir::Module& m, const Value& v) {
+    switch (v.kind()) {
+      case ValueKind::PyObj:
+        return convert_py(m, unwrap_host(v));
+      case ValueKind::Tuple:
+      case ValueKind::List: {
+        std::vector<Value> items;
+        items.reserve(v.items().size());
+        for (const Value& e : v.items()) items.push_back(convert_value(m, e));
+        return v.is(ValueKind::Tuple) ? Value::tuple(std::move(items))
+                                      : Value::list(std::move(items));
+      }
+      case ValueKind::Dict: {
+        std::vector<Value> values;
+        for (const Value& e : v.as_dict().values) values.push_back(convert_value(m, e));
+        return Value::dict(v.as_dict().keys, std::move(values));
+      }
+      default:
+        return v;
+    }
+  }
+
+  Value convert_py(ir::Module& m, py::handle o) {
+    Value d = to_value(o);
+    if (!d.is(ValueKind::PyObj)) return convert_value(m, d);
+    const PyRefs& r = refs();
+    if (is_instance(o, r.parameter)) return d;
+    if (is_instance(o, r.op_handle)) return prim_of_handle(o);
+    if (is_instance(o, r.primitive)) {
+      py::object call = py::type::of(o).attr("__call__");
+      if (call.ptr() == r.primitive_call.ptr()) return prim_of_handle(o.attr("_handle"));
+      return convert_py(m, o.attr("__call__"));  // its own __call__: a closure over it
+    }
+    PyTypeObject* t = Py_TYPE(o.ptr());
+    if (reinterpret_cast<PyObject*>(t) == r.function_type.ptr())
+      return Value::graph(graph_of(m, o));
+    if (reinterpret_cast<PyObject*>(t) == r.method_type.ptr()) {
+      py::object func = o.attr("__func__");
+      if (is_instance(func, r.function_type))
+        // self as data or a host object: a primitive with its own __call__ must stay the
+        // object its method reads attributes from (converting it would recurse).
+        return Value::closure(Value::graph(graph_of(m, func)), {to_value(o.attr("__self__"))});
+      return d;
+    }
+    if (reinterpret_cast<PyObject*>(t) == r.partial_type.ptr() &&
+        py::len(o.attr("keywords")) == 0) {
+      Value f = convert_py(m, o.attr("func"));
+      std::vector<Value> args;
+      if (f.is(ValueKind::Closure)) {
+        args = f.as_closure().args;
+        f = f.as_closure().fn;
+      } else if (!f.is(ValueKind::Graph) && !f.is(ValueKind::Prim)) {
+        return d;
+      }
+      for (py::handle a : o.attr("args")) args.push_back(convert_py(m, a));
+      return Value::closure(std::move(f), std::move(args));
+    }
+    return d;
+  }
+
+  ir::FuncGraph* graph_of(ir::Module& m, py::handle fn) {
+    auto key = std::make_pair(&m, fn.ptr());
+    auto it = graphs_.find(key);
+    if (it != graphs_.end()) return it->second.second;
+    ir::FuncGraph* g = parse_function(m, fn);
+    MC_ASSERT(g != nullptr, "parse_function returned no graph");
+    graphs_.emplace(key, std::make_pair(py::reinterpret_borrow<py::object>(fn), g));
+    return g;
+  }
+
+  std::optional<bool> isinstance_of(const ir::AbsPtr& x, const Value& cls) {
+    const PyRefs& r = refs();
+    if (cls.is(ValueKind::Tuple)) {  // any of them; unknown unless one says yes
+      bool unknown = false;
+      for (const Value& c : cls.items()) {
+        std::optional<bool> b = isinstance_of(x, c);
+        if (b.value_or(false)) return true;
+        unknown |= !b.has_value();
+      }
+      if (unknown) return std::nullopt;
+      return false;
+    }
+    MC_CHECK(cls.is(ValueKind::PyObj), Type,
+             "isinstance() arg 2 must be a type, a tuple of types, or a union, but got ",
+             cls.to_string(), ".");
+    py::object c = unwrap_host(cls);
+    if (is_instance(c, r.union_type)) {  // int | float
+      std::vector<Value> members;
+      for (py::handle a : c.attr("__args__")) members.push_back(wrap_host(a));
+      return isinstance_of(x, Value::tuple(std::move(members)));
+    }
+    MC_CHECK(PyType_Check(c.ptr()), Type,
+             "isinstance() arg 2 must be a type, a tuple of types, or a union, but got ",
+             cls.to_string(), ".");
+    if (x->value) {
+      const Value& v = *x->value;
+      switch (v.kind()) {
+        case ValueKind::Prim:
+        case ValueKind::Builtin:
+        case ValueKind::Graph:
+        case ValueKind::Closure:
+          break;  // no Python form: decided by kind below
+        default:
+          return is_instance(to_python(v), c);
+      }
+    }
+    py::handle type;
+    switch (x->kind) {
+      case ir::AbsKind::Tensor:
+        if (is_subclass(r.tensor, c)) return true;
+        if (is_subclass(c, r.tensor)) return std::nullopt;  // a Parameter? cannot tell
+        return false;
+      case ir::AbsKind::Scalar:
+        switch (x->stype) {
+          case ValueKind::Bool:
+            type = r.bool_type;
+            break;
+          case ValueKind::Int:
+            type = r.int_type;
+            break;
+          case ValueKind::Float:
+            type = r.float_type;
+            break;
+          case ValueKind::Str:
+            type = r.str_type;
+            break;
+          default:
+            type = r.none_type;
+            break;
+        }
+        return is_subclass(type, c);
+      case ir::AbsKind::Tuple:
+        return is_subclass(r.tuple_type, c);
+      case ir::AbsKind::List:
+        return is_subclass(r.list_type, c);
+      case ir::AbsKind::Dict:
+        return is_subclass(r.dict_type, c);
+      case ir::AbsKind::Func:
+      case ir::AbsKind::Const:
+      case ir::AbsKind::Any:
+        if (c.ptr() == r.object_type.ptr()) return true;
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // (module, function) -> its graph; the function is kept alive so its id stays unique.
+  std::map<std::pair<ir::Module*, PyObject*>, std::pair<py::object, ir::FuncGraph*>> graphs_;
+};
+
+}  // namespace
+
+std::unique_ptr<ir::Host> make_py_host() { return std::make_unique<PyHost>(); }
+
+}  // namespace mycel::frontend

@@ -1,0 +1,40 @@
+// The Python implementation of ir::Host (compiler/host.h): what specialisation asks of
+// Python objects (their IR value, attributes, what calling them runs, compile-time calls,
+// isinstance on abstracts, Tensor methods).
+//
+// Conversions, beyond py_value.h's data (to_value):
+//   mycel Parameter                    -> host object (weight(): its tensor)
+//   _C.OpHandle                        -> Prim(op, attrs): complete when the handle's are
+//                                         (no required call-time attribute missing), else
+//                                         the init-time attributes given; the specialiser
+//                                         folds call-time arguments in with make_attrs
+//   mycel.ops.Primitive instance       -> as its OpHandle, when it uses Primitive.__call__;
+//                                         one with its own __call__ (GatherD, Fill, ...)
+//                                         -> Closure(graph of that __call__, primitive)
+//   Python function                    -> Graph, parsed once per (module, function)
+//   bound method                       -> Closure(graph of __func__, __self__ as to_value()
+//                                         gives it: data, or the host object itself)
+//   functools.partial without keywords -> Closure(converted func, converted args)
+//   builtins (builtin_name() != "")    -> host object; the specialiser models them by name
+//   Cells, classes, modules, others    -> host object
+// tuple/list/dict items are converted the same way, recursively.
+//
+// Python exceptions raised at compile time (getattr, call) become mycel errors whose text
+// starts with the Python exception's type name: "ZeroDivisionError: division by zero".
+// TypeError maps to mycel TypeError, IndexError/KeyError to IndexError, everything else
+// (AttributeError included: mycel has no such kind) to ValueError.
+//
+// The graph cache keys on the Module's address: use one host per compilation (a Module
+// freed and another allocated at the same address would otherwise see stale graphs).
+// Every method takes the GIL itself; callers need not hold it.
+#pragma once
+
+#include <memory>
+
+#include "compiler/host.h"
+
+namespace mycel::frontend {
+
+std::unique_ptr<ir::Host> make_py_host();
+
+}  // namespace mycel::frontend

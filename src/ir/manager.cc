@@ -1,0 +1,256 @@
+// The Manager (ir/manager.h): every analysis is recomputed from scratch, lazily, on the
+// first query after an edit. One walk from the root's output over every input (crossing
+// into other graphs through free variables, into graphs through graph-valued ValueNodes)
+// finds the graphs and, per graph, the CNodes it owns (also those only its nested graphs
+// use); users, graphs_used and the direct free variables come from that walk.
+//
+// Free variables are closed over calls: fvs(g) = direct(g) + (fvs(h) - nodes of g) for
+// every graph h that g refers to, to a fixpoint (recursion makes cycles). So a graph that
+// refers to a closure over an outer graph's node is itself inside that outer graph.
+// parent(g) is the innermost owner of one of g's free variables: the owner o whose own
+// owners include all of g's other owners (outer graphs own outer FVs too).
+#include "ir/manager.h"
+
+#include "base/error.h"
+
+namespace mycel::ir {
+
+namespace {
+void graph_values(const Value& v, std::vector<FuncGraph*>& out) {
+  switch (v.kind()) {
+    case ValueKind::Graph:
+      out.push_back(v.as_graph());
+      break;
+    case ValueKind::Closure:
+      graph_values(v.as_closure().fn, out);
+      for (const Value& a : v.as_closure().args) graph_values(a, out);
+      break;
+    case ValueKind::Tuple:
+    case ValueKind::List:
+      for (const Value& a : v.items()) graph_values(a, out);
+      break;
+    case ValueKind::Dict:
+      for (const Value& a : v.as_dict().values) graph_values(a, out);
+      break;
+    default:
+      break;
+  }
+}
+
+template <class T>
+void push_unique(std::vector<T>& v, std::unordered_set<T>& seen, T x) {
+  if (seen.insert(x).second) v.push_back(x);
+}
+}  // namespace
+
+Manager::Manager(Module& m, FuncGraph* root) : module_(m), root_(root) {
+  MC_ASSERT(root != nullptr && root->module() == &m, "Manager: root graph of another module");
+  if (m.manager_ == nullptr) m.manager_ = this;
+}
+
+Manager::~Manager() {
+  if (module_.manager_ == this) module_.manager_ = nullptr;
+}
+
+void Manager::ensure() {
+  if (!stale_) return;
+  graphs_.clear();
+  users_.clear();
+  fvs_.clear();
+  parent_.clear();
+  children_.clear();
+  used_.clear();
+  recursive_.clear();
+
+  // The walk.
+  std::unordered_set<FuncGraph*> graph_seen;
+  std::unordered_map<FuncGraph*, std::vector<CNode*>> owned;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  std::vector<FuncGraph*> found;
+  push_unique(graphs_, graph_seen, root_);
+  for (size_t k = 0; k < graphs_.size(); ++k) {
+    FuncGraph* g = graphs_[k];
+    stack.push_back(g->output());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->is_value()) {
+        found.clear();
+        graph_values(static_cast<ValueNode*>(n)->value(), found);
+        for (FuncGraph* f : found) push_unique(graphs_, graph_seen, f);
+        continue;
+      }
+      if (!n->is_cnode()) continue;
+      auto* c = static_cast<CNode*>(n);
+      owned[c->graph()].push_back(c);
+      for (size_t i = 0; i < c->size(); ++i) {
+        Node* in = c->input(i);
+        if (in == nullptr) continue;
+        users_[in].push_back({c, static_cast<int>(i)});
+      }
+      for (size_t i = c->size(); i-- > 0;) stack.push_back(c->input(i));
+    }
+  }
+
+  // graphs_used and the direct free variables.
+  std::unordered_map<FuncGraph*, std::unordered_set<Node*>> fv_set;
+  for (FuncGraph* g : graphs_) {
+    std::vector<FuncGraph*>& used = used_[g];
+    std::unordered_set<FuncGraph*> used_seen;
+    std::vector<Node*>& fvs = fvs_[g];
+    std::unordered_set<Node*>& fset = fv_set[g];
+    auto visit = [&](Node* in) {
+      if (in == nullptr) return;
+      if (in->is_value()) {
+        found.clear();
+        graph_values(static_cast<ValueNode*>(in)->value(), found);
+        for (FuncGraph* f : found) push_unique(used, used_seen, f);
+      } else if (in->graph() != g) {
+        push_unique(fvs, fset, in);
+      }
+    };
+    for (CNode* c : owned[g])
+      for (Node* in : c->inputs()) visit(in);
+    visit(g->output());
+  }
+  // Closed over the graphs each one refers to.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (FuncGraph* g : graphs_) {
+      for (FuncGraph* h : used_[g]) {
+        if (h == g) continue;
+        auto it = fvs_.find(h);
+        if (it == fvs_.end()) continue;
+        std::vector<Node*> add;
+        for (Node* x : it->second)
+          if (x->graph() != g && !fv_set[g].count(x)) add.push_back(x);
+        for (Node* x : add) {
+          fv_set[g].insert(x);
+          fvs_[g].push_back(x);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  // Parents: the innermost owner.
+  std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> owners;
+  for (FuncGraph* g : graphs_) {
+    std::unordered_set<FuncGraph*> s;
+    for (Node* x : fvs_[g]) push_unique(owners[g], s, x->graph());
+  }
+  for (FuncGraph* g : graphs_) {
+    const std::vector<FuncGraph*>& mine = owners[g];
+    FuncGraph* best = nullptr;
+    size_t best_depth = 0;
+    for (FuncGraph* o : mine) {
+      auto it = owners.find(o);
+      std::unordered_set<FuncGraph*> outer;
+      if (it != owners.end()) outer.insert(it->second.begin(), it->second.end());
+      bool encloses_rest = true;
+      for (FuncGraph* p : mine) encloses_rest = encloses_rest && (p == o || outer.count(p));
+      if (encloses_rest) {
+        best = o;
+        break;
+      }
+      // Invalid scoping (verify reports it): fall back to the deepest owner.
+      if (best == nullptr || outer.size() > best_depth) {
+        best = o;
+        best_depth = outer.size();
+      }
+    }
+    parent_[g] = best;
+    if (best != nullptr) children_[best].push_back(g);
+  }
+
+  // Recursion: g reaches itself through graphs_used.
+  for (FuncGraph* g : graphs_) {
+    std::unordered_set<FuncGraph*> visited;
+    std::vector<FuncGraph*> work(used_[g].begin(), used_[g].end());
+    bool rec = false;
+    while (!work.empty() && !rec) {
+      FuncGraph* h = work.back();
+      work.pop_back();
+      if (h == g) rec = true;
+      if (!visited.insert(h).second) continue;
+      auto it = used_.find(h);
+      if (it != used_.end()) work.insert(work.end(), it->second.begin(), it->second.end());
+    }
+    recursive_[g] = rec;
+  }
+  stale_ = false;
+}
+
+const std::vector<FuncGraph*>& Manager::graphs() {
+  ensure();
+  return graphs_;
+}
+
+const std::vector<std::pair<CNode*, int>>& Manager::users(Node* n) {
+  static const std::vector<std::pair<CNode*, int>> kNone;
+  ensure();
+  auto it = users_.find(n);
+  return it == users_.end() ? kNone : it->second;
+}
+
+const std::vector<Node*>& Manager::free_vars(FuncGraph* g) {
+  static const std::vector<Node*> kNone;
+  ensure();
+  auto it = fvs_.find(g);
+  return it == fvs_.end() ? kNone : it->second;
+}
+
+FuncGraph* Manager::parent(FuncGraph* g) {
+  ensure();
+  auto it = parent_.find(g);
+  return it == parent_.end() ? nullptr : it->second;
+}
+
+const std::vector<FuncGraph*>& Manager::children(FuncGraph* g) {
+  static const std::vector<FuncGraph*> kNone;
+  ensure();
+  auto it = children_.find(g);
+  return it == children_.end() ? kNone : it->second;
+}
+
+const std::vector<FuncGraph*>& Manager::graphs_used(FuncGraph* g) {
+  static const std::vector<FuncGraph*> kNone;
+  ensure();
+  auto it = used_.find(g);
+  return it == used_.end() ? kNone : it->second;
+}
+
+bool Manager::is_recursive(FuncGraph* g) {
+  ensure();
+  auto it = recursive_.find(g);
+  return it != recursive_.end() && it->second;
+}
+
+void Manager::replace(Node* old, Node* repl) {
+  MC_ASSERT(old != nullptr && repl != nullptr);
+  if (old == repl) return;
+  ensure();
+  std::vector<std::pair<CNode*, int>> uses = users(old);  // a copy: edits invalidate it
+  for (auto& [user, i] : uses) user->set_input(static_cast<size_t>(i), repl);
+  for (FuncGraph* g : graphs_)
+    if (g->output() == old) g->set_output(repl);
+  stale_ = true;
+}
+
+void Manager::set_edge(CNode* user, int i, Node* n) {
+  MC_ASSERT(user != nullptr && i >= 0);
+  user->set_input(static_cast<size_t>(i), n);
+  stale_ = true;
+}
+
+void Manager::set_output(FuncGraph* g, Node* n) {
+  MC_ASSERT(g != nullptr);
+  g->set_output(n);
+  stale_ = true;
+}
+
+void Manager::invalidate() { stale_ = true; }
+
+}  // namespace mycel::ir

@@ -1,0 +1,116 @@
+// The graph executor: runs a specialised, lambda-lifted module (see the conventions of the
+// specialised IR in ir/anf.h and ir/builtins.def) in C++, without Python.
+//
+// Compilation (vm_compile.cc) turns every graph reachable from the entry into a linear list
+// of instructions over a frame of registers:
+//
+//   registers  parameters first (r0..rN-1), then one register per CNode, in topological order;
+//   constants  ValueNodes become entries of the graph's constant table (listed inline);
+//              instructions read them in place, frames never copy them;
+//   Prim       a prim call: OpDef, attributes and output metas precomputed from the node's
+//              abstract (a Tensor, or a Tuple of Tensors for multi-output ops), so no
+//              inference runs at run time;
+//   Builtin    a graph-level builtin (ir/builtins.def) on run-time values: scalar arithmetic
+//              with Python semantics, containers, getitem, partial, switch, scalar<->tensor,
+//              cast_scalar, print, py_execute, raise;
+//   Call       a call of a Graph, Closure (bound arguments first), Prim, Builtin or host value;
+//              a graph call pushes a frame on an explicit heap stack (no C++ recursion);
+//   TailCall   a call in the graph's output position: the callee reuses the caller's frame,
+//              so a loop (a graph tail-calling itself, usually through a switch) runs in
+//              constant C++ stack and constant memory;
+//   Return     returns a register or constant.
+//
+// Order: inputs before users; a graph's `effects` and the effects of depend(x, effects...)
+// run before x (depend itself emits nothing: it is x), so a loop body that prints still ends
+// in its tail call.
+//
+// Liveness plan: for each register the compiler records the instruction of its last use;
+// right after that instruction the register is cleared (parameters too; unused parameters
+// at frame entry), so tensor buffers go back to the caching allocator as soon as they are
+// dead and the next allocation of that size reuses them. An argument whose register dies at
+// a call is moved into the callee's frame, so the callee owns the only reference. A chain of
+// ops thus holds about two buffers at a time, whatever its length. Better still,
+// an elementwise op (the unary and binary families of ops/defs/elementwise.def) whose input
+// dies at it with the output's dtype and shape writes its result into that input's buffer
+// when that input was allocated by a kernel of the same graph (not a view, an argument or a
+// host's tensor) and, at run time, the register holds the only reference to it (no closure
+// or tuple shares it): such a chain runs in one buffer.
+//
+// Run-time errors (a kernel's check, raise, a bad argument) are rethrown as the same mycel
+// error kind with the source excerpt of the failing node appended (ir::span_excerpt), and
+// those of the calling nodes below it (innermost first, at most a few).
+//
+// An Executable is immutable once compiled: run() is thread-safe and reentrant, touches no
+// Python (the host does, for print and py_execute), and keeps all its state on the heap.
+// Graph values are identified by their FuncGraph*: the module must outlive the Executable
+// (constants hold Values of the module), as compile caches keep both anyway.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/anf.h"
+
+namespace mycel::vm {
+
+// What running a graph needs from the host language. The Python binding implements it,
+// taking the GIL in each call; tests use a fake.
+class RuntimeHost {
+ public:
+  virtual ~RuntimeHost() = default;
+  // Output of the print builtin: the arguments formatted as Python's print would, separated
+  // by spaces, with the trailing newline.
+  virtual void print(const std::string& text) = 0;
+  // py_execute(fn, args...): calls host object `fn` (JIT fallback). Host exceptions become
+  // mycel errors carrying the host's message.
+  virtual ir::Value call(const ir::Value& fn, const std::vector<ir::Value>& args) = 0;
+};
+
+// Counters of one run, for tests and profiling.
+struct RunStats {
+  uint64_t instructions = 0;  // instructions executed
+  size_t max_frames = 0;      // deepest frame stack (tail calls do not add frames)
+  size_t max_registers = 0;   // most registers live on the register stack at once
+};
+
+struct GraphCode;  // one compiled graph (vm_compile.cc)
+
+class Executable {
+ public:
+  // Compiles `entry` and every graph reachable from it. Throws an internal error on IR that
+  // breaks the specialised conventions (free variables, builtins specialisation removes).
+  static std::unique_ptr<Executable> compile(ir::FuncGraph* entry);
+  ~Executable();
+
+  // Runs the entry graph on `args` (one per parameter; tensor arguments must match the
+  // parameter's dtype and shape when its abstract is known). `host` may be null: print then
+  // writes to stdout and py_execute fails. Deep non-tail recursion is limited by
+  // `max_frames` (a RuntimeError naming the line), not by the C++ stack.
+  ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host,
+                RunStats* stats = nullptr) const;
+
+  // The instruction listing of every graph, entry first:
+  //   @name(r0, r1): 5 registers, 2 constants
+  //     0  r2 = Mul(r0, r1) : f32[3]        free r0 r1
+  //     1  return r2
+  std::string dump() const;
+
+  size_t num_graphs() const { return graphs_.size(); }
+  static constexpr size_t kMaxFrames = 200000;
+
+ private:
+  Executable();
+  friend class Compiler;
+  friend class Interpreter;
+  std::vector<std::unique_ptr<GraphCode>> graphs_;           // entry first
+  std::unordered_map<const ir::FuncGraph*, int32_t> index_;  // graph -> index in graphs_
+};
+
+// Python-style formatting of a run-time value, as print() writes it: str() of the top-level
+// value (strings raw, tensors as Tensor::to_string) and repr() inside containers.
+std::string format_value(const ir::Value& v, bool top = true);
+
+}  // namespace mycel::vm

@@ -1,0 +1,322 @@
+// Executable::run: the interpreter loop. Frames live on an explicit heap stack and their
+// registers on one register stack (a frame is a window [base, base + nregs)), so neither
+// deep recursion nor long loops use the C++ stack; a tail call replaces the current frame's
+// window with the callee's. See vm.h for the instruction set and the liveness plan.
+#include <algorithm>
+
+#include "base/error.h"
+#include "runtime/vm_code.h"
+
+namespace mycel::vm {
+
+using ir::Value;
+using ir::ValueKind;
+
+class Interpreter {
+ public:
+  Interpreter(const Executable& exe, RuntimeHost* host, RunStats* stats)
+      : exe_(exe), host_(host), stats_(stats) {}
+
+  Value run(const std::vector<Value>& args) {
+    const GraphCode& entry = *exe_.graphs_[0];
+    check_entry_args(entry, args);
+    scratch_.assign(args.begin(), args.end());
+    try {
+      push_frame(entry);
+      return loop();
+    } catch (const Error& e) {
+      throw Error(e.kind(), e.message() + traceback());
+    }
+  }
+
+ private:
+  struct Frame {
+    const GraphCode* gc;
+    size_t base;  // first register on the register stack
+    size_t pc;    // the instruction being executed
+  };
+
+  void check_entry_args(const GraphCode& gc, const std::vector<Value>& args) {
+    MC_CHECK(args.size() == gc.nparams, Type, "@", gc.name, " takes ", gc.nparams, " argument",
+             gc.nparams == 1 ? "" : "s", " but ", args.size(), " were given");
+    for (size_t i = 0; i < args.size(); ++i) {
+      const ir::AbsPtr& a = gc.param_abs[i];
+      if (!a || a->kind != ir::AbsKind::Tensor) continue;
+      MC_CHECK(args[i].is(ValueKind::Tensor), Type, "@", gc.name, ": argument ", i,
+               " must be a Tensor of ", a->to_string(), ", got a ",
+               ir::value_kind_name(args[i].kind()));
+      const Tensor& t = args[i].as_tensor();
+      MC_CHECK(t.dtype() == a->dtype, Type, "@", gc.name, ": argument ", i, " must be ",
+               a->to_string(), ", got ", ir::dtype_short_name(t.dtype()), shape_str(t.shape()));
+      MC_CHECK(t.shape() == a->shape, Value, "@", gc.name, ": argument ", i, " must be ",
+               a->to_string(), ", got ", ir::dtype_short_name(t.dtype()), shape_str(t.shape()));
+    }
+  }
+
+  // The source lines of the failing node and of the calls below it (innermost first),
+  // consecutive repeats (recursion) shown once.
+  std::string traceback() const {
+    std::string out;
+    std::string prev;
+    int shown = 0;
+    for (size_t k = frames_.size(); k-- > 0 && shown < 5;) {
+      const Frame& f = frames_[k];
+      if (f.pc >= f.gc->code.size()) continue;
+      std::string ex = ir::span_excerpt(f.gc->code[f.pc].span);
+      if (ex.empty() || ex == prev) continue;
+      out += (shown == 0 ? "\n" : "") + ex;
+      prev = ex;
+      ++shown;
+    }
+    return out;
+  }
+
+  const Value& get(const GraphCode& gc, const Value* regs, Operand o) const {
+    return is_const_operand(o) ? gc.consts[const_index(o)] : regs[o];
+  }
+
+  void kill(const GraphCode& gc, const Instr& in, Value* regs) {
+    for (uint32_t k = 0; k < in.nkill; ++k) regs[gc.kills[in.kill_begin + k]] = Value();
+  }
+
+  // Pushes a frame for gc with the arguments in scratch_.
+  void push_frame(const GraphCode& gc) {
+    check_arity(gc);
+    MC_CHECK(frames_.size() < Executable::kMaxFrames, Runtime, "maximum recursion depth exceeded (",
+             Executable::kMaxFrames, " nested calls)");
+    size_t base = regs_.size();
+    frames_.push_back({&gc, base, 0});
+    regs_.resize(base + gc.nregs);
+    enter(gc, base);
+  }
+
+  void check_arity(const GraphCode& gc) {
+    MC_CHECK(scratch_.size() == gc.nparams, Type, "@", gc.name, " takes ", gc.nparams, " argument",
+             gc.nparams == 1 ? "" : "s", " but ", scratch_.size(), " were given");
+  }
+
+  void enter(const GraphCode& gc, size_t base) {
+    for (size_t i = 0; i < scratch_.size(); ++i) regs_[base + i] = std::move(scratch_[i]);
+    scratch_.clear();
+    for (int32_t r : gc.entry_kills) regs_[base + static_cast<size_t>(r)] = Value();
+    if (stats_) {
+      stats_->max_frames = std::max(stats_->max_frames, frames_.size());
+      stats_->max_registers = std::max(stats_->max_registers, regs_.size());
+    }
+  }
+
+  // Gathers a call's arguments into scratch_ (bound arguments of closures first, moving
+  // dying registers) and returns what to call: a graph (*target set) or another callable.
+  Value resolve_call(const GraphCode& gc, const Instr& in, Value* regs, const GraphCode** target) {
+    Value fn = get(gc, regs, in.callee);
+    scratch_.clear();
+    if (fn.is(ValueKind::Closure)) {
+      // partial(partial(f, a), b)(x) is f(a, b, x): bound arguments innermost first.
+      closures_.clear();
+      while (fn.is(ValueKind::Closure)) {
+        closures_.push_back(fn);
+        Value inner = fn.as_closure().fn;
+        fn = std::move(inner);
+      }
+      for (size_t k = closures_.size(); k-- > 0;)
+        for (const Value& b : closures_[k].as_closure().args) scratch_.push_back(b);
+      closures_.clear();
+    }
+    for (uint32_t k = 0; k < in.nargs; ++k) {
+      Operand o = gc.operands[in.args_begin + k];
+      if (gc.moves[in.args_begin + k])
+        scratch_.push_back(std::move(regs[o]));
+      else
+        scratch_.push_back(get(gc, regs, o));
+    }
+    *target = nullptr;
+    if (in.target >= 0 && fn.is(ValueKind::Graph)) {
+      *target = exe_.graphs_[static_cast<size_t>(in.target)].get();
+    } else if (fn.is(ValueKind::Graph)) {
+      auto it = exe_.index_.find(fn.as_graph());
+      MC_CHECK(it != exe_.index_.end(), Runtime, "executor: graph @", fn.as_graph()->name(),
+               " is not part of this executable");
+      *target = exe_.graphs_[static_cast<size_t>(it->second)].get();
+    }
+    return fn;
+  }
+
+  // Calls a non-graph callable on scratch_.
+  Value call_value(const Value& fn) {
+    std::vector<Value> args;
+    args.swap(scratch_);
+    Value r;
+    switch (fn.kind()) {
+      case ValueKind::Prim: {
+        const ir::PrimData& p = fn.as_prim();
+        TensorList ins;
+        for (size_t i = 0; i < args.size(); ++i) {
+          MC_CHECK(args[i].is(ValueKind::Tensor), Type, "For '", p.op->name, "', input ", i,
+                   " is a ", ir::value_kind_name(args[i].kind()), ", not a Tensor.");
+          ins.push_back(args[i].as_tensor());
+        }
+        r = wrap(run_op(*p.op, ins, p.attrs), p.op->num_outputs != 1);
+        break;
+      }
+      case ValueKind::Builtin:
+        r = run_builtin(fn.as_builtin(), args, host_);
+        break;
+      case ValueKind::PyObj:
+        MC_CHECK(host_ != nullptr, Runtime,
+                 "this graph calls a Python object, but it runs without a host");
+        r = host_->call(fn, args);
+        break;
+      default:
+        MC_THROW(Type, "'", ir::value_kind_name(fn.kind()), "' object is not callable");
+    }
+    args.clear();
+    scratch_.swap(args);  // keep the capacity
+    return r;
+  }
+
+  static Value wrap(TensorList&& outs, bool tuple) {
+    if (!tuple) return Value::tensor(std::move(outs[0]));
+    std::vector<Value> items;
+    items.reserve(outs.size());
+    for (Tensor& t : outs) items.push_back(Value::tensor(std::move(t)));
+    return Value::tuple(std::move(items));
+  }
+
+  Value exec_prim(const GraphCode& gc, const Instr& in, const Value* regs) {
+    const OpDef& op = *in.op;
+    TensorList ins;
+    for (uint32_t k = 0; k < in.nargs; ++k) {
+      const Value& v = get(gc, regs, gc.operands[in.args_begin + k]);
+      MC_CHECK(v.is(ValueKind::Tensor), Type, "For '", op.name, "', input ", k, " is a ",
+               ir::value_kind_name(v.kind()), ", not a Tensor.");
+      ins.push_back(v.as_tensor());
+    }
+    if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
+    if ((op.flags & F_VIEW) && !in.tuple_out) {
+      Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
+      if (v.defined()) return Value::tensor(std::move(v));
+    }
+    TensorList outs;
+    if (in.reuse >= 0) {
+      // The dying input's buffer becomes the output when nothing else can see it.
+      const Tensor& t = ins[static_cast<size_t>(in.reuse)];
+      const TensorMeta& m = in.metas[0];
+      // Two references: the register and `ins`.
+      if (t.impl().use_count() == 2 && t.storage().use_count() == 1 && t.offset() == 0 &&
+          t.dtype() == m.dtype && t.shape() == m.shape && t.is_contiguous()) {
+        outs.push_back(t);
+        KernelContext ctx{op, ins, outs, *in.attrs};
+        op.kernel(ctx);
+        return Value::tensor(std::move(outs[0]));
+      }
+    }
+    if (op.flags & F_STRIDED) {
+      outs = run_kernel(op, ins, in.metas, *in.attrs);
+    } else {
+      TensorList cins;
+      for (const Tensor& t : ins) cins.push_back(t.contiguous());
+      outs = run_kernel(op, cins, in.metas, *in.attrs);
+      if (op.flags & F_INPLACE) {
+        // As eager run_op: where the kernel wrote into a contiguous copy, write it back.
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (!cins[i].same(ins[i])) ins[i].copy_from(cins[i]);
+      }
+    }
+    return wrap(std::move(outs), in.tuple_out);
+  }
+
+  Value exec_builtin(const GraphCode& gc, const Instr& in, const Value* regs) {
+    bargs_.clear();
+    for (uint32_t k = 0; k < in.nargs; ++k)
+      bargs_.push_back(get(gc, regs, gc.operands[in.args_begin + k]));
+    Value r = run_builtin(in.builtin, bargs_, host_);
+    bargs_.clear();
+    return r;
+  }
+
+  // Pops the current frame; returns true when it was the entry's (result in `r`).
+  bool do_return(Value& r) {
+    regs_.resize(frames_.back().base);
+    frames_.pop_back();
+    if (frames_.empty()) return true;
+    Frame& f = frames_.back();
+    const Instr& ci = f.gc->code[f.pc];
+    regs_[f.base + static_cast<size_t>(ci.out)] = std::move(r);
+    ++f.pc;
+    return false;
+  }
+
+  Value loop() {
+    for (;;) {
+      Frame& f = frames_.back();
+      const GraphCode& gc = *f.gc;
+      const Instr& in = gc.code[f.pc];
+      Value* regs = regs_.data() + f.base;
+      if (stats_) ++stats_->instructions;
+      switch (in.code) {
+        case OpCode::Prim:
+          regs[in.out] = exec_prim(gc, in, regs);
+          kill(gc, in, regs);
+          ++f.pc;
+          break;
+        case OpCode::Builtin:
+          regs[in.out] = exec_builtin(gc, in, regs);
+          kill(gc, in, regs);
+          ++f.pc;
+          break;
+        case OpCode::Call: {
+          const GraphCode* target;
+          Value fn = resolve_call(gc, in, regs, &target);
+          kill(gc, in, regs);
+          if (target) {
+            push_frame(*target);  // invalidates f and regs
+          } else {
+            Value r = call_value(fn);
+            regs[in.out] = std::move(r);
+            ++f.pc;
+          }
+          break;
+        }
+        case OpCode::TailCall: {
+          const GraphCode* target;
+          Value fn = resolve_call(gc, in, regs, &target);
+          if (target) {
+            // Replace this frame's window with the callee's: constant stack and memory.
+            check_arity(*target);
+            regs_.resize(f.base);
+            regs_.resize(f.base + target->nregs);
+            f.gc = target;
+            f.pc = 0;
+            enter(*target, f.base);
+          } else {
+            Value r = call_value(fn);
+            if (do_return(r)) return r;
+          }
+          break;
+        }
+        case OpCode::Return: {
+          Value r = is_const_operand(in.callee) ? gc.consts[const_index(in.callee)]
+                                                : std::move(regs[in.callee]);
+          if (do_return(r)) return r;
+          break;
+        }
+      }
+    }
+  }
+
+  const Executable& exe_;
+  RuntimeHost* host_;
+  RunStats* stats_;
+  std::vector<Value> regs_;
+  std::vector<Frame> frames_;
+  std::vector<Value> scratch_;   // arguments of the call being made
+  std::vector<Value> bargs_;     // arguments of the builtin being run
+  std::vector<Value> closures_;  // closures being unwrapped
+};
+
+Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats) const {
+  Interpreter interp(*this, host, stats);
+  return interp.run(args);
+}
+
+}  // namespace mycel::vm

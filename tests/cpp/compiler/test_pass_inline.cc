@@ -1,0 +1,166 @@
+// inline_graphs: before/after IR text and the policy (recursion, size, scoping, no_inline).
+#include "pass_test_util.h"
+
+namespace mycel::passtest {
+namespace {
+
+using compiler::inline_graphs;
+
+TEST(PassInline, SmallGraphCalledTwiceIsInlinedAtBothSites) {
+  expect_rewrite(inline_graphs, R"(
+    graph @f(%x: f32[2]) {
+      %a = @sq(%x) : f32[2]
+      %b = @sq(%a) : f32[2]
+      return %b
+    }
+    graph @sq(%v: f32[2]) {
+      %m = Mul(%v, %v) : f32[2]
+      return %m
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2]) {
+      %m = Mul(%x, %x) : f32[2]
+      %m.1 = Mul(%m, %m) : f32[2]
+      return %m.1
+    }
+  )");
+}
+
+TEST(PassInline, ChainsFlattenInOneRun) {
+  expect_rewrite(inline_graphs, R"(
+    graph @f(%x: f32[2]) {
+      %a = @outer(%x) : f32[2]
+      return %a
+    }
+    graph @outer(%p: f32[2]) {
+      %e = Exp(%p) : f32[2]
+      %i = @inner(%e) : f32[2]
+      return %i
+    }
+    graph @inner(%q: f32[2]) {
+      %n = Neg(%q) : f32[2]
+      return %n
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2]) {
+      %e = Exp(%x) : f32[2]
+      %n = Neg(%e) : f32[2]
+      return %n
+    }
+  )");
+}
+
+TEST(PassInline, ClosureOverCallerIsInlinedWithItsFreeVariables) {
+  expect_rewrite(inline_graphs, R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %r = @g(%x) : f32[2]
+      return %r
+    }
+    graph @g(%a: f32[2]) {
+      %m = Mul(%a, %y) : f32[2]
+      return %m
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %m = Mul(%x, %y) : f32[2]
+      return %m
+    }
+  )");
+}
+
+TEST(PassInline, BranchOfResolvedSwitchIsInlined) {
+  // What switch_simplify leaves for `if True:` with a branch that captures %y.
+  expect_rewrite(inline_graphs, R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %r = @then() : f32[2]
+      return %r
+    }
+    graph @then() {
+      %n = Neg(%y) : f32[2]
+      return %n
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %n = Neg(%y) : f32[2]
+      return %n
+    }
+  )");
+}
+
+TEST(PassInline, RecursiveGraphsStay) {
+  expect_unchanged(inline_graphs, R"(
+    graph @f(%n: i64) {
+      %r = @loop(%n) : i64
+      return %r
+    }
+    graph @loop(%i: i64) {
+      %c = lt(%i, 10) : bool
+      %s = switch(%c, @body, @exit) : func
+      %o = %s() : i64
+      return %o
+    }
+    graph @body() {
+      %j = add(%i, 1) : i64
+      %t = @loop(%j) : i64
+      return %t
+    }
+    graph @exit() {
+      return %i
+    }
+  )");
+}
+
+// A graph of `n` Neg statements, called `calls` times from @f.
+std::string big_graph_program(int n, int calls) {
+  std::string s = "graph @f(%x: f32[2]) {\n";
+  std::string last = "%x";
+  for (int k = 0; k < calls; ++k) {
+    s += "  %c" + std::to_string(k) + " = @big(" + last + ") : f32[2]\n";
+    last = "%c" + std::to_string(k);
+  }
+  s += "  return " + last + "\n}\ngraph @big(%v: f32[2]) {\n";
+  last = "%v";
+  for (int k = 0; k < n; ++k) {
+    s += "  %n" + std::to_string(k) + " = Neg(" + last + ") : f32[2]\n";
+    last = "%n" + std::to_string(k);
+  }
+  return s + "  return " + last + "\n}\n";
+}
+
+TEST(PassInline, LargeGraphsAreInlinedOnlyWhenCalledOnce) {
+  expect_unchanged(inline_graphs, big_graph_program(33, 2));
+  PassCase once(big_graph_program(33, 1));
+  EXPECT_TRUE(once.run(inline_graphs));
+  EXPECT_EQ(once.text().find("@big"), std::string::npos) << once.text();
+  // At the size limit a graph is inlined at every call.
+  PassCase small(big_graph_program(32, 2));
+  EXPECT_TRUE(small.run(inline_graphs));
+  EXPECT_EQ(small.text().find("@big"), std::string::npos) << small.text();
+}
+
+TEST(PassInline, NoInlineFlagIsRespected) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @g(%x) : f32[2]
+      return %a
+    }
+    graph @g(%v: f32[2]) {
+      %m = Neg(%v) : f32[2]
+      return %m
+    }
+  )");
+  ASSERT_TRUE(c.root->output()->is_cnode());
+  static_cast<ir::CNode*>(c.root->output())->called_graph()->no_inline = true;
+  EXPECT_FALSE(c.run(inline_graphs));
+}
+
+}  // namespace
+}  // namespace mycel::passtest

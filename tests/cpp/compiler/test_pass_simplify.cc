@@ -1,0 +1,176 @@
+// simplify: before/after IR text, and the rewrites that must not happen.
+#include "pass_test_util.h"
+
+namespace mycel::passtest {
+namespace {
+
+using compiler::simplify;
+
+TEST(PassSimplify, MultiplyByOneAndAddZero) {
+  PassCase c(R"(
+    graph @f(%x: f32[2, 3], %one: f32[3], %zero: f32[], %one_s: f32[]) {
+      %a = Mul(%x, %one) : f32[2, 3]
+      %b = Mul(%one, %a) : f32[2, 3]
+      %d = Add(%b, %zero) : f32[2, 3]
+      %e = Add(%zero, %d) : f32[2, 3]
+      %g = Sub(%e, %zero) : f32[2, 3]
+      %h = Div(%g, %one_s) : f32[2, 3]
+      return %h
+    }
+  )",
+             {{"one", tensor_f32({3}, {1})},
+              {"zero", tensor_f32({}, {0})},
+              {"one_s", tensor_f32({}, {1})}});
+  EXPECT_TRUE(c.run(simplify));
+  EXPECT_EQ(c.text(), canon("graph @f(%x: f32[2, 3]) {\n  return %x\n}\n"));
+}
+
+TEST(PassSimplify, BroadcastingOrPromotionIsNotLost) {
+  // x * 1 where 1 broadcasts x to a larger shape: the result is not x.
+  PassCase bcast(R"(
+    graph @f(%x: f32[3], %one: f32[2, 3]) {
+      %a = Mul(%x, %one) : f32[2, 3]
+      return %a
+    }
+  )",
+                 {{"one", tensor_f32({2, 3}, {1})}});
+  EXPECT_FALSE(bcast.run(simplify));
+  EXPECT_TRUE(bcast.root->output()->is_cnode());
+  // Integer x divided by 1 gives floats: not x.
+  PassCase div(R"(
+    graph @f(%x: i32[3], %one: i32[]) {
+      %a = Div(%x, %one) : f32[3]
+      return %a
+    }
+  )",
+               {{"one", tensor_of(DType::Int32, {}, 1)}});
+  EXPECT_FALSE(div.run(simplify));
+  // Not all ones / zero on the wrong side.
+  PassCase other(R"(
+    graph @f(%x: f32[2], %k: f32[2], %zero: f32[2]) {
+      %a = Mul(%x, %k) : f32[2]
+      %b = Sub(%zero, %a) : f32[2]
+      %c = Div(%zero, %b) : f32[2]
+      return %c
+    }
+  )",
+                 {{"k", tensor_f32({2}, {1, 2})}, {"zero", tensor_f32({2}, {0})}});
+  std::string before = other.text();
+  EXPECT_FALSE(other.run(simplify));
+  EXPECT_EQ(other.text(), before);
+}
+
+TEST(PassSimplify, DoubleNegation) {
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2]) {
+      %a = Neg(%x) : f32[2]
+      %b = Neg(%a) : f32[2]
+      %c = Neg(%b) : f32[2]
+      %r = make_tuple(%a, %c) : tuple(f32[2], f32[2])
+      return %r
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2]) {
+      %a = Neg(%x) : f32[2]
+      %c = Neg(%x) : f32[2]
+      %r = make_tuple(%a, %c) : tuple(f32[2], f32[2])
+      return %r
+    }
+  )");
+}
+
+TEST(PassSimplify, TransposeOfTranspose) {
+  // (1, 2, 0) then (2, 0, 1) is the identity.
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3, 4]) {
+      %a = Transpose{perm=(1, 2, 0)}(%x) : f32[3, 4, 2]
+      %b = Transpose{perm=(2, 0, 1)}(%a) : f32[2, 3, 4]
+      return %b
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2, 3, 4]) {
+      return %x
+    }
+  )");
+  // (1, 2, 0) twice is (2, 0, 1); negative axes are normalised.
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3, 4]) {
+      %a = Transpose{perm=(1, -1, 0)}(%x) : f32[3, 4, 2]
+      %b = Transpose{perm=(1, 2, 0)}(%a) : f32[4, 2, 3]
+      return %b
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2, 3, 4]) {
+      %b = Transpose{perm=(2, 0, 1)}(%x) : f32[4, 2, 3]
+      return %b
+    }
+  )");
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = Transpose{perm=(0, 1)}(%x) : f32[2, 3]
+      return %a
+    }
+  )",
+                 "graph @f(%x: f32[2, 3]) {\n  return %x\n}\n");
+}
+
+TEST(PassSimplify, ReshapeChains) {
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = Reshape{shape=(6,)}(%x) : f32[6]
+      %b = Reshape{shape=(3, -1)}(%a) : f32[3, 2]
+      %c = Reshape{shape=(2, 3)}(%x) : f32[2, 3]
+      %r = make_tuple(%b, %c) : tuple(f32[3, 2], f32[2, 3])
+      return %r
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2, 3]) {
+      %b = Reshape{shape=(3, -1)}(%x) : f32[3, 2]
+      %r = make_tuple(%b, %x) : tuple(f32[3, 2], f32[2, 3])
+      return %r
+    }
+  )");
+  // ExpandDims then Squeeze of the same axis: x; of another shape: one Reshape.
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = ExpandDims{axis=1}(%x) : f32[2, 1, 3]
+      %b = Squeeze{axis=(1,)}(%a) : f32[2, 3]
+      %c = Flatten(%a) : f32[2, 3]
+      %d = ExpandDims{axis=0}(%a) : f32[1, 2, 1, 3]
+      %r = make_tuple(%b, %c, %d) : tuple(f32[2, 3], f32[2, 3], f32[1, 2, 1, 3])
+      return %r
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2, 3]) {
+      %d = Reshape{shape=(1, 2, 1, 3)}(%x) : f32[1, 2, 1, 3]
+      %r = make_tuple(%x, %x, %d) : tuple(f32[2, 3], f32[2, 3], f32[1, 2, 1, 3])
+      return %r
+    }
+  )");
+}
+
+TEST(PassSimplify, CastAndBroadcastToSameType) {
+  expect_rewrite(simplify, R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = Cast{dtype=f32}(%x) : f32[2, 3]
+      %b = BroadcastTo{shape=(2, -1)}(%a) : f32[2, 3]
+      %c = Tile{multiples=(1, 1)}(%b) : f32[2, 3]
+      %d = Cast{dtype=f16}(%c) : f16[2, 3]
+      return %d
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[2, 3]) {
+      %d = Cast{dtype=f16}(%x) : f16[2, 3]
+      return %d
+    }
+  )");
+}
+
+}  // namespace
+}  // namespace mycel::passtest
