@@ -70,6 +70,7 @@ void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
                                       const SourceSpan& sp) {
   for (auto& [node, ph] : placeholders_) {
     if (ph.g != g || ph.pctx != pctx) continue;
+    if (ph.owner->stale || ph.round != ph.owner->round) continue;
     if (ph.resolved != nullptr && ph.resolved != spec)
       fail(ErrorKind::Type, sp,
            str("the function '", g->name(),
@@ -169,7 +170,7 @@ Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
     Ctx* pctx = enclosing_ctx(g, c);
     ValueNode* ph = out_.value(v, sp);
     ph->set_abstract(Abstract::func({FuncCandidate{v, {}, pctx}}));
-    placeholders_[ph] = Placeholder{g, pctx, nullptr, sp};
+    placeholders_[ph] = Placeholder{g, pctx, nullptr, sp, c, c->round};
     return ph;
   }
   if (v.is(ValueKind::PyObj)) {
@@ -453,6 +454,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     if (k->stale) continue;
     if (k->active) {
       k->used_provisional = true;
+      ++provisional_reads_;
       return k.get();
     }
     if (k->done) return k.get();
@@ -486,11 +488,13 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
 
 void Specializer::run_ctx(Ctx* k) {
   FuncGraph* g = k->src;
+  uint64_t reads_before = provisional_reads_;
   k->out = out_.new_graph(g->name());
   k->out->is_loop = g->is_loop;
   for (int round = 0;; ++round) {
     // (Re)build the graph from scratch: contexts created by an earlier round may have seen
     // a provisional result, so they are dropped.
+    k->round = round;
     if (round > 0)
       for (auto& x : ctxs_)
         if (x->seq > k->seq && !x->active) x->stale = true;
@@ -532,7 +536,11 @@ void Specializer::run_ctx(Ctx* k) {
     k->ret = ret;
     if (!again) break;
   }
-  if (!k->ret)
+  // No result: legitimately while a recursion it reached is still being solved (a later
+  // round recomputes it), or when every path raises.
+  bool raises = k->out->output()->is_cnode() &&
+                static_cast<CNode*>(k->out->output())->is_builtin(Builtin::Raise);
+  if (!k->ret && provisional_reads_ == reads_before && !raises)
     fail(ErrorKind::Runtime, g->span(),
          str("'", g->name(), "' never returns: every path recurses (is a base case missing?)"));
   k->done = true;

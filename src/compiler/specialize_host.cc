@@ -67,6 +67,9 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     MC_CHECK(r.has_value(), Type, "isinstance() of ", A(0)->to_string(),
              " cannot be decided at compile time");
     return constant(Value::boolean(*r), sp);
+  } else if (name == "F.shape") {
+    need(1);
+    return getattr(c, args[0], "shape", sp);
   } else if (name == "print") {
     return builtin(c, Builtin::Print, std::move(args), std::move(kw), sp);
   } else if (name == "getattr") {

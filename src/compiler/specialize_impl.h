@@ -27,6 +27,7 @@ struct Ctx {
   bool active = false;
   bool used_provisional = false;  // a recursive call read `ret` before it was final
   bool stale = false;             // built on a provisional result; not reused
+  int round = 0;                  // rebuilds so far (recursion reaching a fixed point)
 };
 
 // Graphs owning the free variables of a source graph (and of the graphs it refers to).
@@ -108,6 +109,7 @@ class Specializer {
   std::vector<bool> stack_dynamic_;       // entered through a call on a run-time condition
   bool next_call_dynamic_ = false;
   uint64_t next_seq_ = 0;
+  uint64_t provisional_reads_ = 0;  // reads of a result still being solved
   FvOwners fv_owners_;
   std::vector<std::pair<Value, Node*>> weights_;
   Node* bottom_ = nullptr;
@@ -117,6 +119,9 @@ class Specializer {
     Ctx* pctx;
     FuncGraph* resolved = nullptr;
     SourceSpan span;
+    Ctx* owner = nullptr;  // where it was evaluated, and in which round: an earlier
+    int round = 0;         // round's placeholders are dead
+
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
 };

@@ -304,8 +304,18 @@ class PyHost final : public ir::Host {
       return convert_py(m, o.attr("__call__"));  // its own __call__: a closure over it
     }
     PyTypeObject* t = Py_TYPE(o.ptr());
-    if (reinterpret_cast<PyObject*>(t) == r.function_type.ptr())
+    if (reinterpret_cast<PyObject*>(t) == r.function_type.ptr()) {
+      // @constexpr helpers run in Python at compile time (on constants) instead of parsing.
+      if (py::hasattr(o, "__mycel_constexpr__")) return d;
       return Value::graph(graph_of(m, o));
+    }
+    // A @jit function called from graph code: its Python function is compiled inline.
+    if (py::hasattr(o, "_mycel_fn") && !PyType_Check(o.ptr())) {
+      py::object inst = o.attr("_instance");
+      Value g = Value::graph(graph_of(m, o.attr("_mycel_fn")));
+      if (inst.is_none()) return g;
+      return Value::closure(g, {to_value(inst)});
+    }
     if (reinterpret_cast<PyObject*>(t) == r.method_type.ptr()) {
       py::object func = o.attr("__func__");
       if (is_instance(func, r.function_type))

@@ -3,3 +3,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+
+# Every graph compiled by the tests is checked by the IR verifier after every pass.
+os.environ.setdefault("MYCEL_VERIFY_IR", "1")

@@ -55,6 +55,14 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *inputs, **kwargs):
+        from mycel import context
+        if context._context["mode"] == context.GRAPH_MODE:
+            graph = self.__dict__.get("_mycel_graph")
+            if graph is None:
+                from mycel.common.api import _JitFunction
+                graph = _JitFunction(type(self).construct, self)
+                object.__setattr__(self, "_mycel_graph", graph)
+            return graph(*inputs, **kwargs)
         return self.construct(*inputs, **kwargs)
 
     def name_cells(self):

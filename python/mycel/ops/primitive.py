@@ -57,3 +57,11 @@ def make_primitive_class(name, doc=None):
     text = doc or f"The {name} primitive: {name}({init})({call})."
     return type(name, (Primitive,), {"_op": name, "__doc__": text, "__module__":
                                      "mycel.ops.operations"})
+
+
+def constexpr(fn):
+    """Marks a helper that graph mode runs in Python at compile time, on constant arguments
+    (MindSpore's ``ops.constexpr``): argument normalisation, attribute building, shape math.
+    In PYNATIVE mode it is an ordinary function."""
+    fn.__mycel_constexpr__ = True
+    return fn

@@ -2,6 +2,7 @@
 from functools import lru_cache
 
 from mycel import _mycel as _C
+from mycel.ops.primitive import constexpr
 
 
 def _freeze(v):
@@ -17,11 +18,13 @@ def _cached(name, frozen):
     return _C.OpHandle(name, dict(frozen))
 
 
+@constexpr
 def prim(name, **attrs):
     """The OpHandle of op `name` with these init-time attributes (cached)."""
     return _cached(name, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())))
 
 
+@constexpr
 def axes(axis):
     """None -> () (all axes); int -> (int,); sequences pass."""
     if axis is None:
@@ -35,6 +38,7 @@ def as_tensor(x):
     return x if isinstance(x, _C.Tensor) else _C.Tensor(x)
 
 
+@constexpr
 def shape_arg(shape):
     """A shape given as ints, a tuple/list, or a 1-d tensor, as a tuple of ints."""
     if isinstance(shape, _C.Tensor):
@@ -44,5 +48,6 @@ def shape_arg(shape):
     return tuple(int(v) for v in shape)
 
 
+@constexpr
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
