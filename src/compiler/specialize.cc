@@ -11,11 +11,16 @@ namespace mycel::ir {
 
 namespace spec {
 
+// Errors read like a Python traceback: the message, then the source lines from the
+// outermost call to the failing node. Each enclosing call adds its line in front.
 std::string with_location(const std::string& msg, const SourceSpan& sp) {
-  if (!sp.valid() || msg.find("\n  File \"") != std::string::npos) return msg;
+  if (!sp.valid()) return msg;
   std::string ex = span_excerpt(sp);
-  if (ex.empty()) return msg;
-  return msg + "\n" + ex.substr(0, ex.size() - (ex.back() == '\n' ? 1 : 0));
+  if (ex.empty() || (msg + "\n").find(ex) != std::string::npos) return msg;
+  ex.pop_back();  // the trailing newline
+  size_t at = msg.find("\n  File \"");
+  if (at == std::string::npos) return msg + "\n" + ex;
+  return msg.substr(0, at) + "\n" + ex + msg.substr(at);
 }
 
 void Specializer::fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg) {
