@@ -10,6 +10,9 @@
 #include "compiler/passes.h"
 #include "ir/manager.h"
 
+#include <chrono>
+#include <cstdio>
+
 namespace mycel::compiler {
 
 namespace {
@@ -35,7 +38,13 @@ class PassRunner {
   }
 
   bool run(const char* name, PassFn pass, ir::VerifyOptions checks = {.specialized = true}) {
+    auto t0 = std::chrono::steady_clock::now();
     bool changed = pass(m_, root_);
+    if (log_)
+      std::fprintf(stderr, "mycel: pass %-16s %8.3f ms%s\n", name,
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                       .count(),
+                   changed ? " (changed)" : "");
     if (verify_) {
       try {
         ir::verify(root_, checks);
@@ -61,6 +70,7 @@ class PassRunner {
   ir::Module& m_;
   ir::FuncGraph* root_;
   bool verify_;
+  bool log_ = std::getenv("MYCEL_LOG_COMPILE") != nullptr;  // per-pass times on stderr
   std::string dir_;
   int step_ = 0;
 };

@@ -12,6 +12,7 @@
 //        take it back).
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -183,11 +184,22 @@ class GraphFunction {
     auto c = std::make_unique<Compiled>();
     c->sig = sig;
     c->module = std::make_unique<ir::Module>();
+    using clock = std::chrono::steady_clock;
+    auto t0 = clock::now();
     ir::Specialized s = ir::specialize(*src_, *c->module, *host_, frontend::wrap_host(fn_), sig);
+    auto t1 = clock::now();
     compiler::PipelineOptions opts;
     opts.verify_each = env_flag("MYCEL_VERIFY_IR");
     compiler::optimize(*c->module, s.entry, opts);
+    auto t2 = clock::now();
     c->exe = vm::Executable::compile(s.entry);
+    auto t3 = clock::now();
+    if (env_flag("MYCEL_LOG_COMPILE")) {
+      auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+      pyb::module_::import("sys").attr("stderr").attr("write")(
+          str("mycel: compiled '", name_, "': parse+specialise ", ms(t1 - t0),
+              " ms, passes ", ms(t2 - t1), " ms, executable ", ms(t3 - t2), " ms\n"));
+    }
     c->weights = std::move(s.weights);
     c->warnings = std::move(s.warnings);
     if (!c->warnings.empty()) {
