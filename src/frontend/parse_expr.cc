@@ -64,6 +64,13 @@ ir::Node* Parser::constant(py::handle v, ir::SourceSpan s) {
 }
 
 ir::Node* Parser::truth(const Ctx& c, py::handle e) {
+  // In a test only truth values matter: truth(a and b) is truth(a) and truth(b), and
+  // truth(not a) is not(truth(a)); so `t > 0 and not flag` joins a tensor with a bool.
+  Ast k = ast_kind(e);
+  if (k == Ast::BoolOp)
+    return boolop(c, ast_kind(e.attr("op")) == Ast::And, e.attr("values"), 0, true);
+  if (k == Ast::UnaryOp && ast_kind(e.attr("op")) == Ast::Not)
+    return builtin(c, ir::Builtin::Not, {truth(c, e.attr("operand"))}, span(e));
   ir::Node* v = expr(c, e);
   return builtin(c, ir::Builtin::Truth, {v}, span(e));
 }
@@ -93,20 +100,20 @@ ir::Node* Parser::index(const Ctx& c, py::handle e) {
 }
 
 // values[i] and/or values[i+1:]: Python's short-circuit, returning the deciding operand.
-ir::Node* Parser::boolop(const Ctx& c, bool is_and, py::handle values, size_t i) {
+ir::Node* Parser::boolop(const Ctx& c, bool is_and, py::handle values, size_t i, bool test) {
   py::list vals = py::reinterpret_borrow<py::list>(values);
   py::handle e = vals[i];
-  if (i + 1 == vals.size()) return expr(c, e);
+  if (i + 1 == vals.size()) return test ? truth(c, e) : expr(c, e);
   ir::SourceSpan s = span(e);
-  ir::Node* lhs = expr(c, e);
-  ir::Node* cond = builtin(c, ir::Builtin::Truth, {lhs}, s);
+  ir::Node* lhs = test ? truth(c, e) : expr(c, e);
+  ir::Node* cond = test ? lhs : builtin(c, ir::Builtin::Truth, {lhs}, s);
   if (i + 2 == vals.size() && simple(vals[i + 1])) {
-    ir::Node* rhs = expr(c, vals[i + 1]);
+    ir::Node* rhs = test ? truth(c, vals[i + 1]) : expr(c, vals[i + 1]);
     return builtin(c, ir::Builtin::Switch, {cond, is_and ? rhs : lhs, is_and ? lhs : rhs}, s);
   }
   const std::string& base = c.b->scope->name;
   ir::FuncGraph* rest = new_graph(base + (is_and ? ".and" : ".or"), s);
-  rest->set_output(boolop(Ctx{c.b, rest}, is_and, values, i + 1));
+  rest->set_output(boolop(Ctx{c.b, rest}, is_and, values, i + 1, test));
   ir::FuncGraph* ret = new_graph(base + (is_and ? ".and_false" : ".or_true"), s);
   ret->set_output(lhs);
   ir::Node* a = graph_value(is_and ? rest : ret, s);

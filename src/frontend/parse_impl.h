@@ -210,7 +210,10 @@ class Parser {
   ir::Node* constant(py::handle v, ir::SourceSpan s);
   ir::Node* fallback(const Ctx& c, py::handle e);
   ir::Node* call(const Ctx& c, py::handle e);
-  ir::Node* boolop(const Ctx& c, bool is_and, py::handle values, size_t i);
+  // test: the and/or is a condition (if/while/assert/ifexp test): only its truth matters, so
+  // every operand is truth()-ed and the result is a bool (operands of different types, a
+  // tensor and a Python bool, still join).
+  ir::Node* boolop(const Ctx& c, bool is_and, py::handle values, size_t i, bool test = false);
   ir::Node* compare(const Ctx& c, ir::Node* lhs, py::handle ops, py::handle comps, size_t i);
   ir::Builtin binop_builtin(py::handle op, ir::SourceSpan s) const;
 

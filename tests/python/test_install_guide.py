@@ -1,6 +1,7 @@
-"""The verification programs of MindSpore's install guide, in PYNATIVE mode."""
+"""The verification programs of MindSpore's install guide, in PYNATIVE and GRAPH mode."""
 import subprocess
 import sys
+import tempfile
 import textwrap
 import os
 
@@ -10,15 +11,24 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
 def run_program(src):
+    """Runs src as a script file (graph mode reads the source of construct from it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(src)], capture_output=True,
-                         text=True, env=env, timeout=120)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "program.py")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(src))
+        out = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env,
+                             timeout=120)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
 
-def test_mul_cell_prints_like_mindspore():
+import pytest
+
+
+@pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
+def test_mul_cell_prints_like_mindspore(mode):
     out = run_program("""
         import numpy as np
         import mycel.context as context
@@ -26,7 +36,7 @@ def test_mul_cell_prints_like_mindspore():
         from mycel import Tensor
         from mycel.ops import operations as P
 
-        context.set_context(mode=context.PYNATIVE_MODE, device_target="CPU")
+        context.set_context(mode=context.MODE, device_target="CPU")
 
         class Mul(nn.Cell):
             def __init__(self):
@@ -40,7 +50,7 @@ def test_mul_cell_prints_like_mindspore():
         y = Tensor(np.array([4.0, 5.0, 6.0]).astype(np.float32))
         mul = Mul()
         print(mul(x, y))
-    """)
+    """.replace("MODE", mode))
     assert out == "[ 4. 10. 18.]\n"
 
 
