@@ -73,6 +73,18 @@ bool is_instance(py::handle obj, py::handle cls) {
   return r == 1;
 }
 
+// np.bool_ / np.integer / np.floating, when numpy is loaded (else there are none).
+bool is_numpy_scalar(py::handle o) {
+  static PyObject* types = nullptr;  // (np.bool_, np.number), leaked as PyRefs are
+  if (types == nullptr) {
+    PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+    if (np == nullptr) return false;
+    py::handle mod(np);
+    types = py::make_tuple(mod.attr("bool_"), mod.attr("number")).release().ptr();
+  }
+  return is_instance(o, types);
+}
+
 bool is_subclass(py::handle sub, py::handle cls) {
   int r = PyObject_IsSubclass(sub.ptr(), cls.ptr());
   if (r < 0) throw py::error_already_set();
@@ -295,6 +307,16 @@ class PyHost final : public ir::Host {
   Value convert_py(ir::Module& m, py::handle o) {
     Value d = to_value(o);
     if (!d.is(ValueKind::PyObj)) return convert_value(m, d);
+    // Compile-time results as the data they stand for: a numpy scalar (np.sqrt(2.0)) is the
+    // Python number it holds, as eager mycel treats it (a weak scalar); an iterator of the
+    // builtins (reversed(range(n)), map, a generator over constants) is the tuple it yields.
+    if (is_numpy_scalar(o)) {
+      Value v = to_value(o.attr("item")());
+      if (!v.is(ValueKind::PyObj)) return v;
+    }
+    if (PyIter_Check(o.ptr()) &&
+        py::str(py::type::of(o).attr("__module__")).cast<std::string>() == "builtins")
+      return convert_py(m, py::tuple(py::reinterpret_borrow<py::object>(o)));
     const PyRefs& r = refs();
     if (is_instance(o, r.parameter)) return d;
     if (is_instance(o, r.op_handle)) return prim_of_handle(o);

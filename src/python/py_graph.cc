@@ -92,6 +92,7 @@ class PyRuntimeHost final : public vm::RuntimeHost {
 
 struct Compiled {
   std::vector<AbsPtr> sig;
+  AbsPtr key;
   std::unique_ptr<ir::Module> module;
   std::unique_ptr<vm::Executable> exe;
   std::vector<Value> weights;
@@ -111,15 +112,20 @@ class GraphFunction {
                                                            "__name__")));
   }
 
-  pyb::object call(const pyb::args& args) {
+  pyb::object call(const pyb::args& args) { return call_keyed(pyb::none(), args); }
+
+  // `phase` joins the cache key without being an argument: the training flags of a Cell
+  // tree, which the compiled graph reads as constants.
+  pyb::object call_keyed(pyb::handle phase, const pyb::args& args) {
     std::vector<Value> vals;
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) {
       vals.push_back(frontend::to_value(a));
       sig.push_back(arg_abstract(vals.back(), *host_));
     }
-    Compiled* c = find(sig);
-    if (c == nullptr) c = compile(sig);
+    AbsPtr key = Abstract::constant(frontend::to_value(phase));
+    Compiled* c = find(sig, key);
+    if (c == nullptr) c = compile(sig, key);
     std::vector<Value> run_args;
     for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
     for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
@@ -143,17 +149,18 @@ class GraphFunction {
   std::string vm_text(const pyb::args& args) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
-    Compiled* c = find(sig);
-    if (c == nullptr) c = compile(sig);
+    AbsPtr key = Abstract::constant(Value::none());
+    Compiled* c = find(sig, key);
+    if (c == nullptr) c = compile(sig, key);
     return c->exe->dump();
   }
 
   size_t num_compiled() const { return cache_.size(); }
 
  private:
-  Compiled* find(const std::vector<AbsPtr>& sig) {
+  Compiled* find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
     for (auto& c : cache_) {
-      if (c->sig.size() != sig.size()) continue;
+      if (c->sig.size() != sig.size() || !ir::abs_equal(c->key, key)) continue;
       bool same = true;
       for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c->sig[i], sig[i]);
       if (same) return c.get();
@@ -161,10 +168,13 @@ class GraphFunction {
     return nullptr;
   }
 
-  void log_recompile(const std::vector<AbsPtr>& sig) {
+  void log_recompile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
     if (cache_.empty() || !env_flag("MYCEL_LOG_RECOMPILE")) return;
     const std::vector<AbsPtr>& last = cache_.back()->sig;
     std::string why;
+    if (!ir::abs_equal(cache_.back()->key, key))
+      why = str("the cell's training flags changed from ", cache_.back()->key->to_string(),
+                " to ", key->to_string());
     if (last.size() != sig.size()) {
       why = str("the number of arguments changed from ", last.size(), " to ", sig.size());
     } else {
@@ -179,10 +189,11 @@ class GraphFunction {
         str("mycel: recompiling '", name_, "' (", cache_.size() + 1, " signatures): ", why, "\n"));
   }
 
-  Compiled* compile(const std::vector<AbsPtr>& sig) {
-    log_recompile(sig);
+  Compiled* compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    log_recompile(sig, key);
     auto c = std::make_unique<Compiled>();
     c->sig = sig;
+    c->key = key;
     c->module = std::make_unique<ir::Module>();
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
@@ -225,6 +236,8 @@ void bind_graph(pyb::module_& m) {
                              "A function, bound method or Cell compiled per call signature.")
       .def(pyb::init<pyb::object>())
       .def("__call__", &GraphFunction::call)
+      .def("call_keyed", &GraphFunction::call_keyed,
+           "Calls with an extra cache key (a Cell tree's training flags).")
       .def("ir", [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, true); },
            "The optimised IR for these arguments (text).")
       .def("ir_specialized",

@@ -25,7 +25,7 @@ class Interpreter {
       push_frame(entry);
       return loop();
     } catch (const Error& e) {
-      throw Error(e.kind(), e.message() + traceback());
+      throw Error(e.kind(), e.message() + traceback(e.message()));
     }
   }
 
@@ -54,8 +54,9 @@ class Interpreter {
   }
 
   // The source lines of the failing node and of the calls below it (innermost first),
-  // consecutive repeats (recursion) shown once.
-  std::string traceback() const {
+  // consecutive repeats (recursion) shown once, lines the message already quotes (a raise
+  // carries its own) left out.
+  std::string traceback(const std::string& msg) const {
     std::string out;
     std::string prev;
     int shown = 0;
@@ -64,6 +65,7 @@ class Interpreter {
       if (f.pc >= f.gc->code.size()) continue;
       std::string ex = ir::span_excerpt(f.gc->code[f.pc].span);
       if (ex.empty() || ex == prev) continue;
+      if (msg.find(ex.substr(0, ex.size() - 1)) != std::string::npos) continue;
       out += (shown == 0 ? "\n" : "") + ex;
       prev = ex;
       ++shown;

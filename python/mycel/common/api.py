@@ -41,8 +41,15 @@ class _JitFunction:
         self._sig = inspect.signature(target)
         functools.update_wrapper(self, fn)
 
+    _phase_version = -1
+    _phase = None
+
     def __call__(self, *args, **kwargs):
         return self._graph(*_positional(self._sig, args, kwargs))
+
+    def call_keyed(self, key, args, kwargs):
+        """Calls with `key` (a Cell tree's training flags) added to the cache key."""
+        return self._graph.call_keyed(key, *_positional(self._sig, args, kwargs))
 
     def __get__(self, instance, owner=None):
         if instance is None:

@@ -8,6 +8,9 @@ from collections import OrderedDict
 
 from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
 
+# Bumped by every set_train(): compiled cells re-read their training flags then.
+_TRAIN_VERSION = [0]
+
 
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
@@ -62,7 +65,12 @@ class Cell:
                 from mycel.common.api import _JitFunction
                 graph = _JitFunction(type(self).construct, self)
                 object.__setattr__(self, "_mycel_graph", graph)
-            return graph(*inputs, **kwargs)
+            # The graph reads the training flags as constants: they key the cache. They
+            # are collected again only after some set_train().
+            if graph._phase_version != _TRAIN_VERSION[0]:
+                graph._phase = tuple(c.training for _, c in self.cells_and_names())
+                graph._phase_version = _TRAIN_VERSION[0]
+            return graph.call_keyed(graph._phase, inputs, kwargs)
         return self.construct(*inputs, **kwargs)
 
     def name_cells(self):
@@ -88,6 +96,7 @@ class Cell:
         """Sets the training flag on this cell and all sub-cells."""
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", mode)
+        _TRAIN_VERSION[0] += 1
         return self
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
