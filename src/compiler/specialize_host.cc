@@ -102,6 +102,19 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
       rows.push_back(make_seq(c, false, row, sp));
     }
     return make_seq(c, false, rows, sp);
+  } else if (name == "map" && args.size() >= 2 && !all_const(args, kw)) {
+    // map(f, seqs...) over sequences of known length: the calls, as a tuple.
+    std::vector<std::vector<Node*>> cols;
+    for (size_t i = 1; i < args.size(); ++i) cols.push_back(unpack(c, args[i], sp));
+    size_t n = cols[0].size();
+    for (auto& col : cols) n = std::min(n, col.size());
+    std::vector<Node*> out;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<Node*> a;
+      for (auto& col : cols) a.push_back(col[i]);
+      out.push_back(call(c, args[0], a, {}, sp));
+    }
+    return make_seq(c, false, out, sp);
   } else if (name == "tuple" || name == "list") {
     if (args.empty()) return make_seq(c, name == "list", {}, sp);
     need(1);

@@ -286,6 +286,58 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
     const OpDef& op = op_def(OpId::Gather);
     return emit_prim(c, op, make_attrs(op, at), {x, t}, sp);
   }
+  // One integer tensor among basic entries (x[:, idx], x[1, idx]): the basic part with a
+  // full slice in its place, then Gather along the axis that slice became.
+  if (ia->kind == AbsKind::Tuple) {
+    int tensor_at = -1;
+    for (size_t i = 0; i < ia->elems.size(); ++i) {
+      const AbsPtr& e = ia->elems[i];
+      bool dyn = (e->kind == AbsKind::Tensor && e->dtype != DType::Bool) ||
+                 (e->kind == AbsKind::Scalar && e->stype == ValueKind::Int && !e->value);
+      if (!dyn) continue;
+      MC_CHECK(tensor_at < 0, Index,
+               "graph mode supports one tensor among the indices of a tensor, but got ",
+               ia->to_string());
+      tensor_at = static_cast<int>(i);
+    }
+    if (tensor_at >= 0) {
+      std::vector<Value> basic;
+      int64_t axis = 0, consumed = 0;
+      bool seen_ellipsis = false;
+      for (size_t i = 0; i < ia->elems.size(); ++i) {
+        const AbsPtr& e = ia->elems[i];
+        if (static_cast<int>(i) == tensor_at) {
+          basic.push_back(Value::slice(Value::none(), Value::none(), Value::none()));
+          continue;
+        }
+        MC_CHECK(e->value.has_value(), Index, "unsupported tensor index ", e->to_string());
+        basic.push_back(*e->value);
+        if (!e->value->is_none() && !e->value->is(ValueKind::Ellipsis)) ++consumed;
+      }
+      ++consumed;  // the tensor entry's dimension
+      int64_t ndim = static_cast<int64_t>(x->abstract()->shape.size());
+      for (int i = 0; i < tensor_at; ++i) {
+        const Value& v = basic[static_cast<size_t>(i)];
+        if (v.is(ValueKind::Int) || v.is(ValueKind::Bool)) continue;
+        if (v.is(ValueKind::Ellipsis)) {
+          seen_ellipsis = true;
+          axis += ndim - consumed;
+          continue;
+        }
+        ++axis;  // a slice or None
+      }
+      (void)seen_ellipsis;
+      Node* y = tensor_index(c, x, constant(Value::tuple(basic), sp), sp);
+      Node* t = to_tensor(c, getitem(c, idx, constant(Value::integer(tensor_at), sp), sp),
+                          nullptr, sp);
+      MC_CHECK(is_integral(t->abstract()->dtype), Index,
+               "tensors used as indices must be integer tensors, but got ", t->abstract()->dtype);
+      Attrs at;
+      at.set("axis", axis);
+      const OpDef& op = op_def(OpId::Gather);
+      return emit_prim(c, op, make_attrs(op, at), {y, t}, sp);
+    }
+  }
   MC_CHECK(ia->kind != AbsKind::Tensor, Index,
            "boolean mask indexing gives a shape known only at run time; graph mode needs "
            "static shapes (use ops.masked_fill / ops.select instead)");

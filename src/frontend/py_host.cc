@@ -56,7 +56,7 @@ const PyRefs& refs() {
     for (const char* n : {"len",   "isinstance", "range",   "zip",     "enumerate", "print", "int",
                           "float", "bool",       "tuple",   "list",    "dict",      "abs",   "max",
                           "min",   "sum",        "getattr", "hasattr", "type",      "super", "iter",
-                          "all",   "any",        "round",   "divmod",  "str",       "slice"}) {
+                          "all",   "any",        "round",   "divmod",  "str",       "slice", "map"}) {
       p->builtins.emplace_back(bi.attr(n).ptr(), n);
     }
     // mycel helpers it models: the static shape of a tensor.

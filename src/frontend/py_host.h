@@ -16,6 +16,9 @@
 //                                         gives it: data, or the host object itself)
 //   functools.partial without keywords -> Closure(converted func, converted args)
 //   builtins (builtin_name() != "")    -> host object; the specialiser models them by name
+//   numpy bool_/integer/floating       -> Bool/Int/Float (as eager mycel: a weak scalar)
+//   iterators of the builtins module   -> Tuple of what they yield (reversed(range(n)),
+//     (a generator, map, zip, ...)        a generator over constants); consumed at once
 //   Cells, classes, modules, others    -> host object
 // tuple/list/dict items are converted the same way, recursively.
 //

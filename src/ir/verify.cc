@@ -14,6 +14,17 @@ namespace mycel::ir {
 
 namespace {
 
+bool never_returns(Node* n, int depth = 0) {
+  if (!n->is_cnode() || depth > 16) return false;
+  auto* c = static_cast<CNode*>(n);
+  if (c->is_builtin(Builtin::Raise)) return true;
+  if (c->is_builtin(Builtin::Depend)) return never_returns(c->input(1), depth + 1);
+  FuncGraph* g = c->called_graph();
+  return g != nullptr && g->output() != nullptr && !g->output()->abstract() &&
+         g->output()->is_cnode() && never_returns(g->output(), depth + 1);
+}
+
+
 std::string node_desc(const Node* n) {
   if (n == nullptr) return "<null>";
   if (n->is_value()) return static_cast<const ValueNode*>(n)->value().to_string();
@@ -106,7 +117,9 @@ class Verifier {
       Node* n = stack.back();
       stack.pop_back();
       if (!seen.insert(n).second) continue;
-      if (opts_.specialized && !n->abstract())
+      // Only what never returns has no abstract: raise, a call of a graph that always
+      // raises, and depend() on one.
+      if (opts_.specialized && !n->abstract() && !never_returns(n))
         fail(n->graph(), n, n->is_value() ? "the constant has no abstract" : "no abstract");
       if (n->is_value()) {
         check_value(static_cast<ValueNode*>(n)->value(), n, m);
