@@ -72,17 +72,50 @@ Node* Specializer::weight(const Value& param) {
 // placeholders that flow through switch/partial are patched once the run-time call chose
 // their specialisation (patch_placeholders, at the end).
 void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
-                                      const SourceSpan& sp) {
+                                      const SourceSpan& sp, bool strict) {
   for (auto& [node, ph] : placeholders_) {
     if (ph.g != g || ph.pctx != pctx) continue;
     if (ph.owner->stale || ph.round != ph.owner->round) continue;
-    if (ph.resolved != nullptr && ph.resolved != spec)
+    if (ph.resolved != nullptr && ph.resolved != spec) {
+      // Direct calls with several signatures are fine; the value itself is then ambiguous,
+      // an error only if something uses it at run time (patch_placeholders).
+      if (strict || ph.strict)
+        fail(ErrorKind::Type, sp,
+             str("the function '", g->name(),
+                 "' is called with different argument types where it is chosen at run "
+                 "time; graph mode needs one signature per function value"));
+      ph.ambiguous = true;
+      continue;
+    }
+    ph.resolved = spec;
+    ph.strict = ph.strict || strict;
+  }
+}
+
+bool Specializer::resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* spec,
+                                  const SourceSpan& sp, int depth) {
+  if (depth > 32) return false;
+  auto it = placeholders_.find(fn);
+  if (it != placeholders_.end()) {
+    Placeholder& ph = it->second;
+    if (ph.g != g || ph.pctx != pctx) return false;
+    if (ph.resolved != nullptr && ph.resolved != spec && (ph.strict || ph.ambiguous))
       fail(ErrorKind::Type, sp,
            str("the function '", g->name(),
                "' is called with different argument types where it is chosen at run time; "
                "graph mode needs one signature per function value"));
     ph.resolved = spec;
+    ph.strict = true;
+    ph.ambiguous = false;
+    return true;
   }
+  if (!fn->is_cnode()) return false;
+  auto* c = static_cast<CNode*>(fn);
+  if (c->is_builtin(Builtin::Switch))
+    return resolve_through(c->input(2), g, pctx, spec, sp, depth + 1) |
+           resolve_through(c->input(3), g, pctx, spec, sp, depth + 1);
+  if (c->is_builtin(Builtin::Partial)) return resolve_through(c->input(1), g, pctx, spec, sp, depth + 1);
+  return false;
 }
 
 void Specializer::patch_placeholders() {
@@ -96,6 +129,11 @@ void Specializer::patch_placeholders() {
         auto it = placeholders_.find(in);
         FuncGraph* target = nullptr;
         if (it != placeholders_.end()) {
+          if (it->second.ambiguous)
+            fail(ErrorKind::Type, it->second.span,
+                 str("the function '", it->second.g->name(),
+                     "' is used as a value but called with different argument types; graph "
+                     "mode needs one signature per function value"));
           if (it->second.resolved == nullptr)
             fail(ErrorKind::Type, it->second.span,
                  str("the function '", it->second.g->name(),
@@ -113,9 +151,18 @@ void Specializer::patch_placeholders() {
       }
     }
     Node* o = todo[k]->output();
-    if (o->is_value() && placeholders_.count(o))
-      fail(ErrorKind::Type, placeholders_[o].span,
-           "returning a function from a graph is not supported; call it instead");
+    if (o->is_value() && placeholders_.count(o)) {
+      const Placeholder& ph = placeholders_[o];
+      if (ph.resolved == nullptr || ph.ambiguous)
+        fail(ErrorKind::Type, ph.span,
+             str("the function '", ph.g->name(),
+                 "' is returned but never called with one signature; graph mode cannot return "
+                 "functions to Python"));
+      Node* v = out_.value(Value::graph(ph.resolved), o->span());
+      v->set_abstract(o->abstract());
+      todo[k]->set_output(v);
+      if (seen.insert(ph.resolved).second) todo.push_back(ph.resolved);
+    }
   }
 }
 
@@ -289,7 +336,24 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
         for (Node* a : args) abs.push_back(a->abstract());
         Ctx* k = context_for(cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),
                              abs, false, sp);
-        resolve_placeholder(cand.fn.as_graph(), k->parent, k->out, sp);
+        resolve_placeholder(cand.fn.as_graph(), k->parent, k->out, sp, true);
+        args.insert(args.begin(), fn);
+        return emit(c, std::move(args), k->ret, sp);
+      }
+    }
+    if (cand.fn.is(ValueKind::Graph)) {
+      Ctx* pctx = static_cast<Ctx*>(const_cast<void*>(cand.context));
+      bool visible = pctx == nullptr;
+      for (Ctx* k = c; k != nullptr && !visible; k = k->parent) visible = k == pctx;
+      if (!visible) {
+        // A closure made in another graph's frame (returned by a call): its captured values
+        // travel with the run-time value, so call that value.
+        if (!kw.empty())
+          fail(ErrorKind::Type, sp, "keyword arguments to a closure returned by a call");
+        std::vector<AbsPtr> abs = cand.bound;
+        for (Node* a : args) abs.push_back(a->abstract());
+        Ctx* k = context_for(cand.fn.as_graph(), pctx, abs, false, sp);
+        resolve_placeholder(cand.fn.as_graph(), pctx, k->out, sp, false);
         args.insert(args.begin(), fn);
         return emit(c, std::move(args), k->ret, sp);
       }
@@ -386,6 +450,7 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
   bool dynamic = next_call_dynamic_;
   next_call_dynamic_ = false;
   Ctx* k = context_for(g, pctx, std::move(abs), dynamic, sp);
+  resolve_placeholder(g, pctx, k->out, sp, false);
   bound.insert(bound.begin(), out_.value(Value::graph(k->out), sp));
   bound[0]->set_abstract(Abstract::func({FuncCandidate{Value::graph(k->out), {}, nullptr}}));
   return emit(c, std::move(bound), k->ret, sp);
@@ -409,7 +474,9 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
            str(g->name(), "() takes ", g->params().size(), " arguments but ", abs.size(),
                " were given"));
     Ctx* k = context_for(g, pctx, abs, true, sp);
-    resolve_placeholder(g, pctx, k->out, sp);
+    // The placeholders this switch chose between, else (the value came from elsewhere)
+    // every placeholder of that graph and context.
+    if (!resolve_through(fn, g, pctx, k->out, sp, 0)) resolve_placeholder(g, pctx, k->out, sp, true);
     if (!k->ret) {
       any_bottom = true;
       continue;
@@ -462,7 +529,10 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
       ++provisional_reads_;
       return k.get();
     }
-    if (k->done) return k.get();
+    if (k->done) {
+      if (k->tainted) ++provisional_reads_;  // its result waits on a recursion too
+      return k.get();
+    }
   }
   if (stack_.size() > 3000)
     fail(ErrorKind::Runtime, sp,
@@ -545,6 +615,7 @@ void Specializer::run_ctx(Ctx* k) {
   // round recomputes it), or when every path raises.
   bool raises = k->out->output()->is_cnode() &&
                 static_cast<CNode*>(k->out->output())->is_builtin(Builtin::Raise);
+  k->tainted = !k->ret && provisional_reads_ != reads_before;
   if (!k->ret && provisional_reads_ == reads_before && !raises)
     fail(ErrorKind::Runtime, g->span(),
          str("'", g->name(), "' never returns: every path recurses (is a base case missing?)"));

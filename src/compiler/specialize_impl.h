@@ -28,6 +28,7 @@ struct Ctx {
   bool used_provisional = false;  // a recursive call read `ret` before it was final
   bool stale = false;             // built on a provisional result; not reused
   int round = 0;                  // rebuilds so far (recursion reaching a fixed point)
+  bool tainted = false;           // no result yet because a recursion is being solved
 };
 
 // Graphs owning the free variables of a source graph (and of the graphs it refers to).
@@ -92,11 +93,15 @@ class Specializer {
   Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
   Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
   void patch_placeholders();
+  bool resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
+                       int depth);
   Node* eval_cnode(CNode* n, Ctx* c);
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
                                const SourceSpan& sp);
-  void resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp);
+  // strict: chosen at run time (switch, value call), so one specialisation only.
+  void resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
+                           bool strict);
 
   Module& src_;
   Module& out_;
@@ -121,6 +126,8 @@ class Specializer {
     SourceSpan span;
     Ctx* owner = nullptr;  // where it was evaluated, and in which round: an earlier
     int round = 0;         // round's placeholders are dead
+    bool strict = false;     // resolved by a run-time choice
+    bool ambiguous = false;  // called directly with several signatures
 
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
