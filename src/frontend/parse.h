@@ -21,11 +21,11 @@
 //   a < b < c t = lt(a, b); switch(truth(t), @rest, @ret_t)() where @rest computes
 //             lt(b, c) (b evaluated once): Python's `and` of the comparisons.
 //   and / or  `a or b`: switch(truth(a), @ret_a, @eval_b)(), each branch a nested graph
-//             returning a (a free variable) or computing b; when b is a name or a constant
+//             returning a (a free variable) or computing b; when b is a name, constant or lambda
 //             the value form switch(truth(a), a, b) is used instead (no graphs). As a
 //             condition (the test of if/while/assert/ifexp) only truth matters: every
 //             operand is truth()-ed (`not a` there is not(truth(a))), the result is a bool.
-//   x if c else y  switch(truth(c), @then, @else)() (value form for names / constants).
+//   x if c else y  switch(truth(c), @then, @else)() (value form for names / constants / lambdas).
 //   x.name    getattr(x, "name")
 //   x[i]      getitem(x, i); x[a:b:c] -> getitem(x, make_slice(a, b, c)) (None for missing
 //             parts); x[i, 1:] -> getitem(x, make_tuple(i, make_slice(1, None, None))).

@@ -39,11 +39,11 @@ ir::Builtin compare_of(Ast k) {
   return ir::Builtin::Eq;
 }
 
-// Names and constants: cheap and without effects, so both sides of a short-circuit can be
-// evaluated up front (the value form of switch).
+// Names, constants and lambdas (just a graph value): cheap and without effects, so both
+// sides of a short-circuit can be evaluated up front (the value form of switch).
 bool simple(py::handle e) {
   Ast k = ast_kind(e);
-  return k == Ast::Name || k == Ast::Constant;
+  return k == Ast::Name || k == Ast::Constant || k == Ast::Lambda;
 }
 
 }  // namespace
