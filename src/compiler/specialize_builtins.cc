@@ -182,6 +182,13 @@ std::vector<Node*> Specializer::unpack(Ctx* c, Node* seq, const SourceSpan& sp) 
     for (char ch : a->value->as_str()) out.push_back(constant(Value::string(std::string(1, ch))));
     return out;
   }
+  if (a->value && a->value->is(ValueKind::PyObj)) {  // a CellList or another host sequence
+    Value n = host_.call_builtin(src_, "len", {*a->value});
+    MC_CHECK(n.is(ValueKind::Int), Type, "cannot unpack ", a->value->to_string());
+    for (int64_t i = 0; i < n.as_int(); ++i)
+      out.push_back(getitem(c, seq, constant(Value::integer(i), sp), sp));
+    return out;
+  }
   MC_THROW(Type, "cannot unpack a value of type ", a->to_string(),
            " in graph mode (its length must be known at compile time)");
 }
@@ -329,10 +336,8 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
     MC_THROW(Index, "KeyError: ", ia->value->to_string());
   }
   if (a->value && ia->value) {
-    // Constants the host indexes (strings, host containers).
-    Value fn = host_.getattr(src_, a->value->is(ValueKind::PyObj) ? *a->value : *a->value,
-                             "__getitem__");
-    return eval_value(host_.call(src_, fn, {*ia->value}, {}), sp, c);
+    // Constants the host indexes (strings, CellLists, host containers).
+    return eval_value(host_.call_builtin(src_, "getitem", {*a->value, *ia->value}), sp, c);
   }
   MC_THROW(Type, "'", a->to_string(), "' object is not subscriptable in graph mode");
 }

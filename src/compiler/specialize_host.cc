@@ -60,6 +60,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     }
     if (a->value && a->value->is(ValueKind::Str))
       return constant(Value::integer(static_cast<int64_t>(a->value->as_str().size())), sp);
+    if (a->value && a->value->is(ValueKind::PyObj))  // a CellList, a host container
+      return eval_value(host_.call_builtin(src_, "len", {*a->value}), sp, c);
   } else if (name == "isinstance") {
     need(2);
     MC_CHECK(A(1)->value.has_value(), Type, "isinstance() needs a class known at compile time");

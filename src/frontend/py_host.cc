@@ -189,6 +189,23 @@ class PyHost final : public ir::Host {
     }
   }
 
+  Value call_builtin(ir::Module& m, const std::string& name,
+                     const std::vector<Value>& args) override {
+    py::gil_scoped_acquire gil;
+    try {
+      py::module_ bi = py::module_::import("builtins");
+      py::object f = py::hasattr(bi, name.c_str()) ? bi.attr(name.c_str())
+                                                   : py::module_::import("operator").attr(name.c_str());
+      py::tuple a(args.size());
+      for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
+      PyObject* r = PyObject_Call(f.ptr(), a.ptr(), nullptr);
+      if (r == nullptr) throw py::error_already_set();
+      return convert_py(m, py::reinterpret_steal<py::object>(r));
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
   std::string builtin_name(const Value& obj) override {
     if (!obj.is(ValueKind::PyObj)) return "";
     py::gil_scoped_acquire gil;
