@@ -121,6 +121,36 @@ Value prim_of_handle(py::handle h) {
   return Value::prim(*op, complete ? make_attrs(*op, given) : std::move(given));
 }
 
+// Functions of the standard library and installed third-party packages (numpy, math helpers
+// written in Python, ...) are not parsed: like MindSpore's JIT fallback they run in Python,
+// at compile time on constants, else at run time. mycel's own package is parsed.
+bool is_library_function(py::handle fn) {
+  static const std::vector<std::string>* prefixes = [] {
+    auto* v = new std::vector<std::string>;
+    py::module_ sc = py::module_::import("sysconfig");
+    for (const char* k : {"stdlib", "platstdlib", "purelib", "platlib"})
+      v->push_back(py::str(sc.attr("get_paths")()[py::str(k)]));
+    py::module_ site = py::module_::import("site");
+    if (py::hasattr(site, "getsitepackages"))
+      for (py::handle p : site.attr("getsitepackages")()) v->push_back(py::str(p));
+    v->push_back("/usr/lib/python3/dist-packages");
+    return v;
+  }();
+  static const std::string mycel_dir = [] {
+    py::module_ os = py::module_::import("os");
+    return std::string(py::str(os.attr("path").attr("dirname")(
+        py::module_::import("mycel").attr("__file__"))));
+  }();
+  py::object code = py::getattr(fn, "__code__", py::none());
+  if (code.is_none()) return true;
+  std::string file = py::str(code.attr("co_filename"));
+  if (file.rfind(mycel_dir, 0) == 0) return false;
+  if (file.empty() || file[0] == '<') return true;  // generated code: no source to parse
+  for (const std::string& p : *prefixes)
+    if (!p.empty() && file.rfind(p, 0) == 0) return true;
+  return false;
+}
+
 class PyHost final : public ir::Host {
  public:
   ~PyHost() override {
@@ -345,7 +375,7 @@ class PyHost final : public ir::Host {
     PyTypeObject* t = Py_TYPE(o.ptr());
     if (reinterpret_cast<PyObject*>(t) == r.function_type.ptr()) {
       // @constexpr helpers run in Python at compile time (on constants) instead of parsing.
-      if (py::hasattr(o, "__mycel_constexpr__")) return d;
+      if (py::hasattr(o, "__mycel_constexpr__") || is_library_function(o)) return d;
       return Value::graph(graph_of(m, o));
     }
     // A @jit function called from graph code: its Python function is compiled inline.

@@ -1,0 +1,57 @@
+"""JIT fallback: what graph mode does not model runs in Python, at compile time on constants
+and otherwise at run time with a one-line warning naming the user's file:line."""
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import mycel as ms
+
+
+def _line_of(fn, marker):
+    src, first = inspect.getsourcelines(fn)
+    for i, text in enumerate(src):
+        if marker in text:
+            return first + i
+    raise AssertionError(marker)
+
+
+def host_sum(x):
+    y = x * 2
+    s = np.linalg.norm(y)  # <- runtime fallback
+    return y, s
+
+
+def test_host_call_on_a_tensor_runs_at_run_time_with_a_warning():
+    x = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    f = ms.jit(host_sum)
+    with pytest.warns(UserWarning) as rec:
+        y, s = f(x)
+    line = _line_of(host_sum, "<- runtime fallback")
+    msgs = [str(w.message) for w in rec]
+    assert any(f"test_graph_fallback.py:{line}" in m and "run time" in m for m in msgs), msgs
+    np.testing.assert_array_equal(y.asnumpy(), [2.0, 4.0, 6.0])
+    assert float(s) == pytest.approx(np.sqrt(56.0))
+    # Cached: the second call compiles nothing and warns nothing.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y2, s2 = f(x)
+    assert float(s2) == pytest.approx(np.sqrt(56.0))
+
+
+def constant_numpy(x):
+    scale = np.sqrt(4.0) + float(np.prod((1, 2, 3)))  # evaluated while compiling
+    names = [str(i) for i in range(3)]  # a comprehension: fallback on constants
+    return x * scale, len(names)
+
+
+def test_host_code_on_constants_folds_at_compile_time_without_warning():
+    x = ms.Tensor(np.array([1.0, 2.0], np.float32))
+    f = ms.jit(constant_numpy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, n = f(x)
+    np.testing.assert_array_equal(y.asnumpy(), [8.0, 16.0])
+    assert n == 3
+    assert "py_execute" not in f.ir(x)
