@@ -15,6 +15,21 @@ namespace {
 
 // g's nested graphs (children, transitively), breadth first.
 std::vector<FuncGraph*> nested_graphs(FuncGraph* g) {
+  // A nested graph is reached through a graph constant used by g's statements; without one
+  // (the common case for an inlined helper) there is nothing to scan the module for.
+  bool refers = false;
+  auto is_graph_ref = [](Node* in) {
+    if (!in->is_value()) return false;
+    ValueKind k = static_cast<ValueNode*>(in)->value().kind();
+    return k == ValueKind::Graph || k == ValueKind::Closure || k == ValueKind::Tuple ||
+           k == ValueKind::List || k == ValueKind::Dict;
+  };
+  for (CNode* n : g->module()->toposort(g)) {
+    for (Node* in : n->inputs()) refers = refers || is_graph_ref(in);
+    if (refers) break;
+  }
+  refers = refers || is_graph_ref(g->output());
+  if (!refers) return {};
   Manager mng(*g->module(), g);
   std::vector<FuncGraph*> out;
   std::unordered_set<FuncGraph*> seen{g};

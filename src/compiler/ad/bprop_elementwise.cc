@@ -1,0 +1,289 @@
+// Backward rules of the elementwise family (ops/defs/elementwise.def), and bprop_rule, the
+// lookup over all families. Each rule: its math first, then the IR it emits. Binary ops
+// broadcast, so each cotangent is summed back to its input's shape (sum_to). Inputs of a
+// non-float dtype (integers, bools) get no cotangent.
+#include <cmath>
+#include <numbers>
+
+#include "compiler/ad/bprop.h"
+
+namespace mycel::ir {
+
+namespace {
+
+using Grads = std::vector<Node*>;
+
+bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+
+// The cotangent of input i of a binary op: sum_to(g, in[i]'s shape), or none for non-floats.
+Node* reduce_for(BpropArgs& a, size_t i, Node* g) {
+  if (!is_float_node(a.in[i])) return nullptr;
+  return a.b.sum_to(g, IrBuilder::shape_of(a.in[i]));
+}
+
+// A unary rule: none for non-float x, else f(b, x, out, dout).
+template <class F>
+Grads unary(BpropArgs& a, F f) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  return {f(a.b, a.in[0], a.out, a.dout)};
+}
+
+// mask ? dout : 0, as dout * cast(mask) (broadcasts like the forward op).
+Node* masked(IrBuilder& b, Node* mask, Node* dout) {
+  return b.mul(dout, b.cast(mask, IrBuilder::dtype_of(dout)));
+}
+
+// Neg: dx = -dout
+Grads neg(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node*, Node* d) { return b.neg(d); });
+}
+// Abs: dx = dout * sign(x)
+Grads abs(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sign(x)); });
+}
+// Sign: dx = 0
+Grads sign(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node*) { return b.zeros_like(x); });
+}
+// Square: dx = 2 x dout
+Grads square(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.mul_scalar(x, 2.0)); });
+}
+// ReLU: dx = dout * (x > 0)
+Grads relu(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return masked(b, b.greater(x, b.scalar_like(0, x)), d);
+  });
+}
+// ReLU6: dx = dout * (0 < x < 6)
+Grads relu6(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    Node* in = b.logical_and(b.greater(x, b.scalar_like(0, x)), b.less(x, b.scalar_like(6, x)));
+    return masked(b, in, d);
+  });
+}
+// Exp: dx = dout * out
+Grads exp(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.mul(d, y); });
+}
+// Log: dx = dout / x
+Grads log(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.div(d, x); });
+}
+// Log1p: dx = dout / (1 + x)
+Grads log1p(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.div(d, b.add_scalar(x, 1.0)); });
+}
+// Sqrt: dx = dout * 0.5 / out
+Grads sqrt(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.div(b.mul_scalar(d, 0.5), y); });
+}
+// Rsqrt: dx = dout * -0.5 * out^3
+Grads rsqrt(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
+    return b.mul(b.mul_scalar(d, -0.5), b.mul(y, b.square(y)));
+  });
+}
+// Reciprocal: dx = -dout * out^2
+Grads reciprocal(BpropArgs& a) {
+  return unary(a,
+               [](IrBuilder& b, Node*, Node* y, Node* d) { return b.neg(b.mul(d, b.square(y))); });
+}
+// Sin: dx = dout * cos(x)
+Grads sin(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.cos(x)); });
+}
+// Cos: dx = -dout * sin(x)
+Grads cos(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.neg(b.mul(d, b.sin(x))); });
+}
+// Tanh: dx = dout * (1 - out^2)
+Grads tanh(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
+    return b.mul(d, b.sub(b.scalar_like(1, y), b.square(y)));
+  });
+}
+// Sigmoid: dx = dout * out * (1 - out)
+Grads sigmoid(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
+    return b.mul(d, b.mul(y, b.sub(b.scalar_like(1, y), y)));
+  });
+}
+// Erf: dx = dout * 2/sqrt(pi) * exp(-x^2)
+Grads erf(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.mul(d, b.mul_scalar(b.exp(b.neg(b.square(x))), 2.0 / std::sqrt(std::numbers::pi)));
+  });
+}
+// SiLU (x * s, s = sigmoid(x)): dx = dout * s * (1 + x * (1 - s))
+Grads silu(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    Node* s = b.sigmoid(x);
+    Node* t = b.add_scalar(b.mul(x, b.sub(b.scalar_like(1, s), s)), 1.0);
+    return b.mul(d, b.mul(s, t));
+  });
+}
+// Softplus (log(1 + e^x)): dx = dout * sigmoid(x)
+Grads softplus(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sigmoid(x)); });
+}
+// GeLU, erf form:  dx = dout * (Phi(x) + x phi(x)),  Phi(x) = (1 + erf(x/sqrt2))/2,
+//                                                      phi(x) = exp(-x^2/2)/sqrt(2 pi)
+// GeLU, tanh form: y = x/2 (1 + t), t = tanh(k (x + c x^3)), k = sqrt(2/pi), c = 0.044715
+//                  dx = dout * ((1 + t)/2 + x/2 (1 - t^2) k (1 + 3 c x^2))
+Grads gelu(BpropArgs& a) {
+  bool tanh_form = a.attrs.get_str("approximate") == "tanh";
+  return unary(a, [tanh_form](IrBuilder& b, Node* x, Node*, Node* d) {
+    Node* x2 = b.square(x);
+    if (!tanh_form) {
+      Node* cdf =
+          b.mul_scalar(b.add_scalar(b.erf(b.mul_scalar(x, 1 / std::numbers::sqrt2)), 1), 0.5);
+      Node* pdf = b.mul_scalar(b.exp(b.mul_scalar(x2, -0.5)), 1 / std::sqrt(2 * std::numbers::pi));
+      return b.mul(d, b.add(cdf, b.mul(x, pdf)));
+    }
+    const double k = std::sqrt(2 / std::numbers::pi), c = 0.044715;
+    Node* t = b.tanh(b.mul_scalar(b.add(x, b.mul_scalar(b.mul(x, x2), c)), k));
+    Node* left = b.mul_scalar(b.add_scalar(t, 1), 0.5);
+    Node* sech2 = b.sub(b.scalar_like(1, t), b.square(t));
+    Node* inner = b.add_scalar(b.mul_scalar(x2, 3 * c), 1);
+    Node* right = b.mul(b.mul_scalar(x, 0.5 * k), b.mul(sech2, inner));
+    return b.mul(d, b.add(left, right));
+  });
+}
+
+// Add: da = dout, db = dout
+Grads add(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.dout)}; }
+// Sub: da = dout, db = -dout
+Grads sub(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.dout))}; }
+// Mul: da = dout * b, db = dout * a
+Grads mul(BpropArgs& a) {
+  return {reduce_for(a, 0, a.b.mul(a.dout, a.in[1])), reduce_for(a, 1, a.b.mul(a.dout, a.in[0]))};
+}
+// Div: da = dout / b, db = -dout * out / b
+Grads div(BpropArgs& a) {
+  Node* da = a.b.div(a.dout, a.in[1]);
+  return {reduce_for(a, 0, da), reduce_for(a, 1, a.b.neg(a.b.mul(da, a.out)))};
+}
+// Mod / FloorMod (out = a - b q, q = trunc or floor of a/b, piecewise constant):
+//   da = dout, db = -dout * q = -dout * (a - out) / b
+Grads mod(BpropArgs& a) {
+  Node* q = a.b.div(a.b.sub(a.in[0], a.out), a.in[1]);
+  return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.b.mul(a.dout, q)))};
+}
+// Pow: da = dout * b * a^(b-1), db = dout * out * log(a) (0 where a <= 0)
+Grads pow(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *x = a.in[0], *y = a.in[1];
+  if (!is_float_node(x)) return {nullptr, nullptr};
+  Node* da = b.mul(a.dout, b.mul(y, b.pow(x, b.sub(y, b.scalar_like(1, y)))));
+  Node* pos = b.greater(x, b.scalar_like(0, x));
+  Node* safe = b.select(pos, x, b.ones_like(x));  // log(1) = 0 where a <= 0
+  Node* db = b.mul(a.dout, b.mul(a.out, b.log(safe)));
+  return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
+}
+// Maximum: da = dout * (a >= b), db = dout * (a < b)   (ties go to a)
+// Minimum: da = dout * (a <= b), db = dout * (a > b)
+template <bool kMax>
+Grads minmax(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* first = kMax ? b.greater_equal(a.in[0], a.in[1]) : b.greater_equal(a.in[1], a.in[0]);
+  Node* da = masked(b, first, a.dout);
+  Node* db = b.sub(a.dout, da);
+  return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
+}
+// Select(c, x, y): dc = none, dx = dout * c, dy = dout * !c
+Grads select(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* dx = masked(b, a.in[0], a.dout);
+  Node* dy = b.sub(a.dout, dx);
+  return {nullptr, reduce_for(a, 1, dx), reduce_for(a, 2, dy)};
+}
+// Cast: dx = cast(dout, x.dtype) (none for non-float x)
+Grads cast(BpropArgs& a) {
+  if (!is_float_node(a.in[0]) || !is_float_node(a.out)) return {nullptr};
+  return {a.b.cast(a.dout, IrBuilder::dtype_of(a.in[0]))};
+}
+
+}  // namespace
+
+BpropFn bprop_rule_elementwise(OpId op) {
+  switch (op) {
+    case OpId::Neg:
+      return neg;
+    case OpId::Abs:
+      return abs;
+    case OpId::Sign:
+      return sign;
+    case OpId::Square:
+      return square;
+    case OpId::ReLU:
+      return relu;
+    case OpId::ReLU6:
+      return relu6;
+    case OpId::Exp:
+      return exp;
+    case OpId::Log:
+      return log;
+    case OpId::Log1p:
+      return log1p;
+    case OpId::Sqrt:
+      return sqrt;
+    case OpId::Rsqrt:
+      return rsqrt;
+    case OpId::Reciprocal:
+      return reciprocal;
+    case OpId::Sin:
+      return sin;
+    case OpId::Cos:
+      return cos;
+    case OpId::Tanh:
+      return tanh;
+    case OpId::Sigmoid:
+      return sigmoid;
+    case OpId::Erf:
+      return erf;
+    case OpId::SiLU:
+      return silu;
+    case OpId::Softplus:
+      return softplus;
+    case OpId::GeLU:
+      return gelu;
+    case OpId::Add:
+      return add;
+    case OpId::Sub:
+      return sub;
+    case OpId::Mul:
+      return mul;
+    case OpId::Div:
+      return div;
+    case OpId::Mod:
+      return mod;
+    case OpId::FloorMod:
+      return mod;
+    case OpId::Pow:
+      return pow;
+    case OpId::Maximum:
+      return minmax<true>;
+    case OpId::Minimum:
+      return minmax<false>;
+    case OpId::Select:
+      return select;
+    case OpId::Cast:
+      return cast;
+    default:
+      return nullptr;
+  }
+}
+
+BpropFn bprop_rule(OpId op) {
+  for (BpropFn (*family)(OpId) : {bprop_rule_elementwise, bprop_rule_reduce, bprop_rule_linalg,
+                                  bprop_rule_nn, bprop_rule_array, bprop_rule_random}) {
+    if (BpropFn f = family(op)) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace mycel::ir

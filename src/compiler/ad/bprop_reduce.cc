@@ -1,0 +1,91 @@
+// Backward rules of the reduce family (ops/defs/reduce.def). All of them first bring the
+// output (and dout) back to the input's rank with the reduced axes as 1 (keep_dims form),
+// then broadcast against x.
+#include "compiler/ad/bprop.h"
+
+namespace mycel::ir {
+
+namespace {
+
+using Grads = std::vector<Node*>;
+
+// x's shape with the reduced axes set to 1, and the number of elements reduced into each
+// output element.
+Shape kept_shape(const Shape& x, const std::vector<int64_t>& axes, int64_t* count) {
+  const int64_t nd = static_cast<int64_t>(x.size());
+  Shape k = x;
+  for (int64_t d = 0; d < nd; ++d) {
+    bool red = axes.empty();
+    for (int64_t ax : axes) red = red || (ax < 0 ? ax + nd : ax) == d;
+    if (red) k[static_cast<size_t>(d)] = 1;
+  }
+  *count = numel(x) / std::max<int64_t>(numel(k), 1);
+  return k;
+}
+
+struct Kept {
+  Node* dout;  // dout broadcast to x's shape
+  Node* out;   // out in keep_dims form (not broadcast)
+  Shape keep;
+  int64_t count;
+};
+
+Kept kept(BpropArgs& a) {
+  const Shape& xs = IrBuilder::shape_of(a.in[0]);
+  Kept k;
+  k.keep = kept_shape(xs, a.attrs.get_ints("axis"), &k.count);
+  k.dout = a.b.broadcast_to(a.b.reshape(a.dout, k.keep), xs);
+  k.out = a.b.reshape(a.out, k.keep);
+  return k;
+}
+
+bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+
+// ReduceSum: dx = broadcast(dout)
+Grads reduce_sum(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  return {kept(a).dout};
+}
+// ReduceMean: dx = broadcast(dout) / count
+Grads reduce_mean(BpropArgs& a) {
+  Kept k = kept(a);
+  return {a.b.mul_scalar(k.dout, 1.0 / static_cast<double>(std::max<int64_t>(k.count, 1)))};
+}
+// ReduceMax / ReduceMin: dx = broadcast(dout) * m / sum(m), m = (x == broadcast(out)):
+// ties share the gradient equally.
+Grads reduce_extreme(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  IrBuilder& b = a.b;
+  Kept k = kept(a);
+  Node* m = b.cast(b.equal(a.in[0], k.out), IrBuilder::dtype_of(a.in[0]));
+  std::vector<int64_t> axes = a.attrs.get_ints("axis");
+  Node* n = b.reduce_sum(m, axes, true);
+  return {b.mul(k.dout, b.div(m, n))};
+}
+// ReduceProd: dx = broadcast(dout) * broadcast(out) / x   (x without zeros)
+Grads reduce_prod(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  Kept k = kept(a);
+  return {a.b.mul(k.dout, a.b.div(k.out, a.in[0]))};
+}
+
+}  // namespace
+
+BpropFn bprop_rule_reduce(OpId op) {
+  switch (op) {
+    case OpId::ReduceSum:
+      return reduce_sum;
+    case OpId::ReduceMean:
+      return reduce_mean;
+    case OpId::ReduceMax:
+      return reduce_extreme;
+    case OpId::ReduceMin:
+      return reduce_extreme;
+    case OpId::ReduceProd:
+      return reduce_prod;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace mycel::ir
