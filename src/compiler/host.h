@@ -44,7 +44,8 @@ class Host {
 
   // Calls a Python builtin (`len`, ...) or operator (`getitem`, from the operator module)
   // by name on constants, now: len(cell_list), cell_list[1] on host objects.
-  virtual Value call_builtin(Module& m, const std::string& name, const std::vector<Value>& args) = 0;
+  virtual Value call_builtin(Module& m, const std::string& name,
+                             const std::vector<Value>& args) = 0;
 
   // The name of a Python builtin or mycel-known function the specialiser models itself
   // ("len", "isinstance", "range", "zip", "enumerate", "print", "int", "float", "bool",

@@ -41,10 +41,10 @@ class PassRunner {
     auto t0 = std::chrono::steady_clock::now();
     bool changed = pass(m_, root_);
     if (log_)
-      std::fprintf(stderr, "mycel: pass %-16s %8.3f ms%s\n", name,
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                       .count(),
-                   changed ? " (changed)" : "");
+      std::fprintf(
+          stderr, "mycel: pass %-16s %8.3f ms%s\n", name,
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+          changed ? " (changed)" : "");
     if (verify_) {
       try {
         ir::verify(root_, checks);

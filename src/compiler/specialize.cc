@@ -114,7 +114,8 @@ bool Specializer::resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* 
   if (c->is_builtin(Builtin::Switch))
     return resolve_through(c->input(2), g, pctx, spec, sp, depth + 1) |
            resolve_through(c->input(3), g, pctx, spec, sp, depth + 1);
-  if (c->is_builtin(Builtin::Partial)) return resolve_through(c->input(1), g, pctx, spec, sp, depth + 1);
+  if (c->is_builtin(Builtin::Partial))
+    return resolve_through(c->input(1), g, pctx, spec, sp, depth + 1);
   return false;
 }
 
@@ -168,41 +169,40 @@ void Specializer::patch_placeholders() {
 
 // Graphs owning the free variables of g (and of the graphs g refers to), g excluded.
 const std::unordered_set<FuncGraph*>& FvOwners::of(Module& m, FuncGraph* g) {
-    auto it = owners.find(g);
-    if (it != owners.end()) return it->second;
-    std::vector<FuncGraph*> all = m.reachable_graphs(g);
-    std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
-    std::vector<FuncGraph*> fresh;
-    for (FuncGraph* h : all) {
-      if (owners.count(h)) continue;
-      fresh.push_back(h);
-      auto& own = owners[h];
-      for (CNode* n : m.toposort(h))
-        for (Node* in : n->inputs()) {
-          if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
-          if (in->is_value()) {
-            const Value& v = static_cast<ValueNode*>(in)->value();
-            if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
-          }
+  auto it = owners.find(g);
+  if (it != owners.end()) return it->second;
+  std::vector<FuncGraph*> all = m.reachable_graphs(g);
+  std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
+  std::vector<FuncGraph*> fresh;
+  for (FuncGraph* h : all) {
+    if (owners.count(h)) continue;
+    fresh.push_back(h);
+    auto& own = owners[h];
+    for (CNode* n : m.toposort(h))
+      for (Node* in : n->inputs()) {
+        if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
+        if (in->is_value()) {
+          const Value& v = static_cast<ValueNode*>(in)->value();
+          if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
         }
-      Node* o = h->output();
-      if (o != nullptr && (o->is_cnode() || o->is_param()) && o->graph() != h)
-        own.insert(o->graph());
-      if (o != nullptr && o->is_value()) {
-        const Value& v = static_cast<ValueNode*>(o)->value();
-        if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
       }
+    Node* o = h->output();
+    if (o != nullptr && (o->is_cnode() || o->is_param()) && o->graph() != h) own.insert(o->graph());
+    if (o != nullptr && o->is_value()) {
+      const Value& v = static_cast<ValueNode*>(o)->value();
+      if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
     }
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (FuncGraph* h : fresh)
-        for (FuncGraph* r : refs[h]) {
-          auto& dst = owners[h];
-          for (FuncGraph* o : owners[r])
-            if (o != h && dst.insert(o).second) changed = true;
-        }
-    }
-    return owners[g];
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (FuncGraph* h : fresh)
+      for (FuncGraph* r : refs[h]) {
+        auto& dst = owners[h];
+        for (FuncGraph* o : owners[r])
+          if (o != h && dst.insert(o).second) changed = true;
+      }
+  }
+  return owners[g];
 }
 
 Ctx* Specializer::enclosing_ctx(FuncGraph* g, Ctx* c) {
@@ -314,7 +314,8 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
     if (is_bottom(a)) return bottom();
   const AbsPtr& fa = fn->abstract();
   if (fa->kind == AbsKind::Func && fa->funcs.size() > 1) {
-    if (!kw.empty()) fail(ErrorKind::Type, sp, "keyword arguments to a function chosen at run time");
+    if (!kw.empty())
+      fail(ErrorKind::Type, sp, "keyword arguments to a function chosen at run time");
     return call_union(c, fn, std::move(args), sp);
   }
   if (fa->kind == AbsKind::Func) {
@@ -324,8 +325,7 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
       if (fn->is_cnode() && static_cast<CNode*>(fn)->is_builtin(Builtin::Partial)) {
         auto* p = static_cast<CNode*>(fn);
         for (size_t i = 2; i < p->size(); ++i) all.push_back(p->input(i));
-      } else if (fn->is_value() &&
-                 static_cast<ValueNode*>(fn)->value().is(ValueKind::Closure)) {
+      } else if (fn->is_value() && static_cast<ValueNode*>(fn)->value().is(ValueKind::Closure)) {
         for (const Value& b : static_cast<ValueNode*>(fn)->value().as_closure().args)
           all.push_back(constant(b, sp));
       } else {
@@ -361,12 +361,14 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
     all.insert(all.end(), args.begin(), args.end());
     switch (cand.fn.kind()) {
       case ValueKind::Graph:
-        return call_graph(c, cand.fn.as_graph(),
-                          static_cast<Ctx*>(const_cast<void*>(cand.context)), std::move(all),
-                          std::move(kw), sp);
-      case ValueKind::Prim: return prim_call(c, cand.fn.as_prim(), std::move(all), std::move(kw), sp);
-      case ValueKind::Builtin: return builtin(c, cand.fn.as_builtin(), std::move(all), std::move(kw), sp);
-      default: break;
+        return call_graph(c, cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),
+                          std::move(all), std::move(kw), sp);
+      case ValueKind::Prim:
+        return prim_call(c, cand.fn.as_prim(), std::move(all), std::move(kw), sp);
+      case ValueKind::Builtin:
+        return builtin(c, cand.fn.as_builtin(), std::move(all), std::move(kw), sp);
+      default:
+        break;
     }
     MC_ASSERT(false, "bad function candidate ", cand.fn.to_string());
   }
@@ -375,8 +377,8 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
   fail(ErrorKind::Type, sp, str("'", fa->to_string(), "' object is not callable"));
 }
 
-std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw,
-                                          Ctx* c, const SourceSpan& sp) {
+std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
+                                          const SourceSpan& sp) {
   const Signature& s = g->signature();
   size_t np = g->params().size();
   std::vector<Node*> bound(np, nullptr);
@@ -404,8 +406,8 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
   std::vector<Node*> extra_vals;
   for (auto& [name, v] : kw) {
     size_t i = 0;
-    while (i < np && !(pname(i) == name && static_cast<int>(i) != s.vararg &&
-                       static_cast<int>(i) != s.kwarg))
+    while (i < np &&
+           !(pname(i) == name && static_cast<int>(i) != s.vararg && static_cast<int>(i) != s.kwarg))
       ++i;
     if (i == np) {
       if (s.kwarg < 0)
@@ -439,8 +441,8 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
   return bound;
 }
 
-Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args,
-                              KwNodes kw, const SourceSpan& sp) {
+Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args, KwNodes kw,
+                              const SourceSpan& sp) {
   std::vector<Node*> bound = bind_args(g, std::move(args), std::move(kw), c, sp);
   std::vector<AbsPtr> abs;
   for (Node* a : bound) {
@@ -463,7 +465,8 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     if (!cand.fn.is(ValueKind::Graph))
       fail(ErrorKind::Type, sp,
            str("graph mode can choose between functions at run time only when they are Python "
-               "functions, but one choice is ", cand.fn.to_string()));
+               "functions, but one choice is ",
+               cand.fn.to_string()));
     std::vector<AbsPtr> abs = cand.bound;
     for (Node* a : args) abs.push_back(a->abstract());
     FuncGraph* g = cand.fn.as_graph();
@@ -476,7 +479,8 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     Ctx* k = context_for(g, pctx, abs, true, sp);
     // The placeholders this switch chose between, else (the value came from elsewhere)
     // every placeholder of that graph and context.
-    if (!resolve_through(fn, g, pctx, k->out, sp, 0)) resolve_placeholder(g, pctx, k->out, sp, true);
+    if (!resolve_through(fn, g, pctx, k->out, sp, 0))
+      resolve_placeholder(g, pctx, k->out, sp, true);
     if (!k->ret) {
       any_bottom = true;
       continue;
@@ -487,10 +491,10 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     }
     AbsPtr j = join(ret, k->ret);
     if (!j)
-      fail(ErrorKind::Type, sp,
-           str("the branches of this condition give different types: ", ret->to_string(),
-               " and ", k->ret->to_string(),
-               "; graph mode needs both branches to agree in dtype and shape"));
+      fail(
+          ErrorKind::Type, sp,
+          str("the branches of this condition give different types: ", ret->to_string(), " and ",
+              k->ret->to_string(), "; graph mode needs both branches to agree in dtype and shape"));
     ret = j;
   }
   (void)any_bottom;

@@ -35,9 +35,9 @@ namespace mycel::ir {
 inline constexpr int kMaxUnroll = 64;
 
 struct Specialized {
-  FuncGraph* entry = nullptr;    // params: one per argument, then one per weight
-  std::vector<Value> weights;    // the host Parameter objects, in parameter order
-  AbsPtr output;                 // the abstract of the result
+  FuncGraph* entry = nullptr;         // params: one per argument, then one per weight
+  std::vector<Value> weights;         // the host Parameter objects, in parameter order
+  AbsPtr output;                      // the abstract of the result
   std::vector<std::string> warnings;  // JIT fallback notes ("file:line: ...")
 };
 

@@ -5,28 +5,36 @@
 
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
+#include "runtime/vm.h"
 
 namespace mycel::ir::spec {
 
 namespace {
 
 bool is_scalar_abs(const AbsPtr& a) {
-  return a->kind == AbsKind::Scalar &&
-         (a->stype == ValueKind::Bool || a->stype == ValueKind::Int || a->stype == ValueKind::Float);
+  return a->kind == AbsKind::Scalar && (a->stype == ValueKind::Bool || a->stype == ValueKind::Int ||
+                                        a->stype == ValueKind::Float);
 }
 bool is_seq_abs(const AbsPtr& a) { return a->kind == AbsKind::Tuple || a->kind == AbsKind::List; }
 
 // Python truth of a constant; nullopt when only the host knows.
 std::optional<bool> const_truth(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::None: return false;
-    case ValueKind::Bool: return v.as_bool();
-    case ValueKind::Int: return v.as_int() != 0;
-    case ValueKind::Float: return v.as_float() != 0.0;
-    case ValueKind::Str: return !v.as_str().empty();
+    case ValueKind::None:
+      return false;
+    case ValueKind::Bool:
+      return v.as_bool();
+    case ValueKind::Int:
+      return v.as_int() != 0;
+    case ValueKind::Float:
+      return v.as_float() != 0.0;
+    case ValueKind::Str:
+      return !v.as_str().empty();
     case ValueKind::Tuple:
-    case ValueKind::List: return !v.items().empty();
-    case ValueKind::Dict: return !v.as_dict().keys.empty();
+    case ValueKind::List:
+      return !v.items().empty();
+    case ValueKind::Dict:
+      return !v.as_dict().keys.empty();
     case ValueKind::Tensor: {
       const Tensor& t = v.as_tensor();
       MC_CHECK(t.numel() == 1, Value,
@@ -39,8 +47,10 @@ std::optional<bool> const_truth(const Value& v) {
     case ValueKind::Closure:
     case ValueKind::DType:
     case ValueKind::Slice:
-    case ValueKind::Ellipsis: return true;
-    case ValueKind::PyObj: return std::nullopt;
+    case ValueKind::Ellipsis:
+      return true;
+    case ValueKind::PyObj:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -60,88 +70,13 @@ bool is_compare(Builtin b) {
          b == Builtin::Eq || b == Builtin::Ne;
 }
 
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t mod_i(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-double mod_f(double a, double b) {
-  double r = std::fmod(a, b);
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
 }  // namespace
 
-// Python semantics on two constant scalars.
+// Python semantics on two constant scalars: the executor's own implementation, so that
+// folding and running agree.
 Value fold_scalar(Builtin op, const Value& x, const Value& y) {
-  ValueKind k = arith_kind(x.kind(), y.kind(), op);
-  if (is_compare(op)) {
-    double a = x.as_float(), b = y.as_float();
-    bool ints = x.kind() != ValueKind::Float && y.kind() != ValueKind::Float;
-    int64_t ia = ints ? x.as_int() : 0, ib = ints ? y.as_int() : 0;
-    switch (op) {
-      case Builtin::Lt: return Value::boolean(ints ? ia < ib : a < b);
-      case Builtin::Le: return Value::boolean(ints ? ia <= ib : a <= b);
-      case Builtin::Gt: return Value::boolean(ints ? ia > ib : a > b);
-      case Builtin::Ge: return Value::boolean(ints ? ia >= ib : a >= b);
-      case Builtin::Eq: return Value::boolean(ints ? ia == ib : a == b);
-      default: return Value::boolean(ints ? ia != ib : a != b);
-    }
-  }
-  if (k == ValueKind::Float) {
-    double a = x.as_float(), b = y.as_float();
-    switch (op) {
-      case Builtin::Add: return Value::real(a + b);
-      case Builtin::Sub: return Value::real(a - b);
-      case Builtin::Mul: return Value::real(a * b);
-      case Builtin::TrueDiv:
-        MC_CHECK(b != 0, Value, "ZeroDivisionError: division by zero");
-        return Value::real(a / b);
-      case Builtin::FloorDiv:
-        MC_CHECK(b != 0, Value, "ZeroDivisionError: float floor division by zero");
-        return Value::real(std::floor(a / b));
-      case Builtin::Mod:
-        MC_CHECK(b != 0, Value, "ZeroDivisionError: float modulo");
-        return Value::real(mod_f(a, b));
-      case Builtin::Pow: return Value::real(std::pow(a, b));
-      default: break;
-    }
-    MC_THROW(Type, "unsupported operand types for ", builtin_name(op), ": '",
-             value_kind_name(x.kind()), "' and '", value_kind_name(y.kind()), "'");
-  }
-  int64_t a = x.as_int(), b = y.as_int();
-  switch (op) {
-    case Builtin::Add: return Value::integer(a + b);
-    case Builtin::Sub: return Value::integer(a - b);
-    case Builtin::Mul: return Value::integer(a * b);
-    case Builtin::FloorDiv:
-      MC_CHECK(b != 0, Value, "ZeroDivisionError: integer division or modulo by zero");
-      return Value::integer(floordiv_i(a, b));
-    case Builtin::Mod:
-      MC_CHECK(b != 0, Value, "ZeroDivisionError: integer division or modulo by zero");
-      return Value::integer(mod_i(a, b));
-    case Builtin::Pow:
-      if (b < 0) return Value::real(std::pow(static_cast<double>(a), static_cast<double>(b)));
-      {
-        int64_t r = 1;
-        for (int64_t i = 0; i < b; ++i) r *= a;
-        return Value::integer(r);
-      }
-    case Builtin::BitAnd: return k == ValueKind::Bool ? Value::boolean(a & b) : Value::integer(a & b);
-    case Builtin::BitOr: return k == ValueKind::Bool ? Value::boolean(a | b) : Value::integer(a | b);
-    case Builtin::BitXor: return k == ValueKind::Bool ? Value::boolean(a ^ b) : Value::integer(a ^ b);
-    case Builtin::LShift: return Value::integer(a << b);
-    case Builtin::RShift: return Value::integer(a >> b);
-    default: break;
-  }
-  MC_THROW(Type, "unsupported operand types for ", builtin_name(op), ": '",
-           value_kind_name(x.kind()), "' and '", value_kind_name(y.kind()), "'");
+  const Value args[2] = {x, y};
+  return vm::run_builtin(op, args, nullptr);
 }
 
 Node* Specializer::make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp) {
@@ -207,7 +142,8 @@ Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
       return emit_builtin(c, Builtin::Truth, {x}, Abstract::scalar(ValueKind::Bool), sp);
     case AbsKind::Tuple:
     case AbsKind::List:
-    case AbsKind::Dict: return constant(Value::boolean(!a->elems.empty()), sp);
+    case AbsKind::Dict:
+      return constant(Value::boolean(!a->elems.empty()), sp);
     case AbsKind::Tensor: {
       int64_t n = 1;
       for (int64_t d : a->shape) n *= d;
@@ -221,8 +157,10 @@ Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
       if (k == ValueKind::Bool) return s;
       return emit_builtin(c, Builtin::Truth, {s}, Abstract::scalar(ValueKind::Bool), sp);
     }
-    case AbsKind::Func: return constant(Value::boolean(true), sp);
-    default: break;
+    case AbsKind::Func:
+      return constant(Value::boolean(true), sp);
+    default:
+      break;
   }
   MC_THROW(Type, "the truth value of ", a->to_string(), " is not known at compile time");
 }
@@ -267,7 +205,8 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   if (a->value && a->value->is(ValueKind::DType)) {
     DType t = a->value->as_dtype();
     if (name == "is_floating_point") return constant(Value::boolean(is_floating(t)), sp);
-    if (name == "itemsize") return constant(Value::integer(static_cast<int64_t>(dtype_size(t))), sp);
+    if (name == "itemsize")
+      return constant(Value::integer(static_cast<int64_t>(dtype_size(t))), sp);
   }
   MC_THROW(Type, "AttributeError: '", a->to_string(), "' has no attribute '", name,
            "' in graph mode");
@@ -281,8 +220,9 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
     int64_t n = static_cast<int64_t>(a->elems.size());
     if (ia->value && (ia->value->is(ValueKind::Int) || ia->value->is(ValueKind::Bool))) {
       int64_t i = ia->value->as_int();
-      MC_CHECK(i >= -n && i < n, Index, "IndexError: ", a->kind == AbsKind::Tuple ? "tuple" : "list",
-               " index ", i, " out of range for length ", n);
+      MC_CHECK(i >= -n && i < n, Index,
+               "IndexError: ", a->kind == AbsKind::Tuple ? "tuple" : "list", " index ", i,
+               " out of range for length ", n);
       if (i < 0) i += n;
       if (a->value) return constant(a->value->items()[static_cast<size_t>(i)], sp);
       if (x->is_cnode()) {
@@ -318,7 +258,8 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
         j = join(j, e);
         MC_CHECK(j != nullptr, Type,
                  "indexing a sequence with a value known only at run time needs elements of "
-                 "one type, but this one holds ", a->to_string());
+                 "one type, but this one holds ",
+                 a->to_string());
       }
       return emit_builtin(c, Builtin::GetItem, {x, idx}, j, sp);
     }
@@ -365,10 +306,12 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
         for (size_t i = 1; i < args.size(); ++i) f.bound.push_back(A(i));
       return emit_builtin(c, Builtin::Partial, args, Abstract::func(cands), sp);
     }
-    case Builtin::Truth: return truth(c, args[0], sp);
+    case Builtin::Truth:
+      return truth(c, args[0], sp);
     case Builtin::Not: {
       Node* t = truth(c, args[0], sp);
-      if (t->abstract()->value) return constant(Value::boolean(!t->abstract()->value->as_bool()), sp);
+      if (t->abstract()->value)
+        return constant(Value::boolean(!t->abstract()->value->as_bool()), sp);
       return emit_builtin(c, Builtin::Not, {t}, Abstract::scalar(ValueKind::Bool), sp);
     }
     case Builtin::Neg:
@@ -381,16 +324,18 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       if (A(0)->value) {
         const Value& v = *A(0)->value;
         if (b == Builtin::Neg)
-          return constant(v.is(ValueKind::Float) ? Value::real(-v.as_float())
-                                                 : Value::integer(-v.as_int()),
-                          sp);
+          return constant(
+              v.is(ValueKind::Float) ? Value::real(-v.as_float()) : Value::integer(-v.as_int()),
+              sp);
         return constant(Value::integer(~v.as_int()), sp);
       }
       ValueKind k = A(0)->stype == ValueKind::Float ? ValueKind::Float : ValueKind::Int;
       return emit_builtin(c, b, args, Abstract::scalar(k), sp);
     }
-    case Builtin::MakeTuple: return make_seq(c, false, args, sp);
-    case Builtin::MakeList: return make_seq(c, true, args, sp);
+    case Builtin::MakeTuple:
+      return make_seq(c, false, args, sp);
+    case Builtin::MakeList:
+      return make_seq(c, true, args, sp);
     case Builtin::MakeDict: {
       std::vector<Value> keys;
       std::vector<AbsPtr> vals;
@@ -414,7 +359,8 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
                  "slice bounds must be known at compile time in graph mode");
       return constant(Value::slice(*A(0)->value, *A(1)->value, *A(2)->value), sp);
     }
-    case Builtin::GetItem: return getitem(c, args[0], args[1], sp);
+    case Builtin::GetItem:
+      return getitem(c, args[0], args[1], sp);
     case Builtin::SetItem: {
       const AbsPtr& a = A(0);
       if (is_seq_abs(a)) {
@@ -539,7 +485,8 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       warn(sp, "runs in the Python interpreter at run time (JIT fallback)");
       return emit_builtin(c, Builtin::PyExecute, args, Abstract::any(), sp);
     }
-    default: break;
+    default:
+      break;
   }
   // Binary Python operators.
   MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
@@ -564,7 +511,8 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
   }
   if (b == Builtin::Mul && is_seq_abs(x) && y->value && y->value->is(ValueKind::Int)) {
     std::vector<Node*> one = unpack(c, args[0], sp), items;
-    for (int64_t r = 0; r < y->value->as_int(); ++r) items.insert(items.end(), one.begin(), one.end());
+    for (int64_t r = 0; r < y->value->as_int(); ++r)
+      items.insert(items.end(), one.begin(), one.end());
     return make_seq(c, x->kind == AbsKind::List, items, sp);
   }
   if (x->value && y->value) {
@@ -577,7 +525,7 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
     if (b == Builtin::Add && u.is(ValueKind::Str) && v.is(ValueKind::Str))
       return constant(Value::string(u.as_str() + v.as_str()), sp);
     if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj)) {
-      static const char* const names[] = {"__add__", "__sub__", "__mul__", "__truediv__",
+      static const char* const names[] = {"__add__",      "__sub__", "__mul__", "__truediv__",
                                           "__floordiv__", "__mod__", "__pow__", "__matmul__"};
       int idx = static_cast<int>(b) - static_cast<int>(Builtin::Add);
       if (idx >= 0 && idx < 8 && u.is(ValueKind::PyObj))

@@ -46,8 +46,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
                                 KwNodes kw, const SourceSpan& sp) {
   auto A = [&](size_t i) -> const AbsPtr& { return args[i]->abstract(); };
   auto need = [&](size_t n) {
-    MC_CHECK(args.size() == n, Type, name, "() takes ", n, " argument", n == 1 ? "" : "s",
-             " (", args.size(), " given)");
+    MC_CHECK(args.size() == n, Type, name, "() takes ", n, " argument", n == 1 ? "" : "s", " (",
+             args.size(), " given)");
   };
   if (name == "len") {
     need(1);
@@ -99,7 +99,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     std::vector<Node*> rows;
     for (size_t i = 0; i < n; ++i) {
       std::vector<Node*> row;
-      if (name == "enumerate") row.push_back(constant(Value::integer(start + static_cast<int64_t>(i)), sp));
+      if (name == "enumerate")
+        row.push_back(constant(Value::integer(start + static_cast<int64_t>(i)), sp));
       for (auto& col : cols) row.push_back(col[i]);
       rows.push_back(make_seq(c, false, row, sp));
     }
@@ -149,10 +150,11 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     MC_CHECK(!items.empty(), Value, name, "() arg is an empty sequence");
     Node* acc = items[0];
     for (size_t i = 1; i < items.size(); ++i) {
-      if (acc->abstract()->kind == AbsKind::Tensor || items[i]->abstract()->kind == AbsKind::Tensor) {
+      if (acc->abstract()->kind == AbsKind::Tensor ||
+          items[i]->abstract()->kind == AbsKind::Tensor) {
         const OpDef& op = op_def(name == "max" ? OpId::Maximum : OpId::Minimum);
         DType lk = acc->abstract()->kind == AbsKind::Tensor ? acc->abstract()->dtype
-                                                              : items[i]->abstract()->dtype;
+                                                            : items[i]->abstract()->dtype;
         acc = emit_prim(c, op, make_attrs(op, {}),
                         {to_tensor(c, acc, &lk, sp), to_tensor(c, items[i], &lk, sp)}, sp);
       } else {
@@ -167,11 +169,13 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     for (Node* n : items) acc = builtin(c, Builtin::Add, {acc, n}, {}, sp);
     return acc;
   } else if (name == "range" && !all_const(args, kw)) {
-    MC_THROW(Type, "range() with bounds known only at run time can only be iterated by a for "
-                   "loop in graph mode");
+    MC_THROW(Type,
+             "range() with bounds known only at run time can only be iterated by a for "
+             "loop in graph mode");
   } else if (name == "super") {
-    MC_THROW(Type, "super() is not supported inside graph code; call the parent's method as "
-                   "Parent.method(self, ...)");
+    MC_THROW(Type,
+             "super() is not supported inside graph code; call the parent's method as "
+             "Parent.method(self, ...)");
   }
   // Anything else the host evaluates now, on constants (the caller does it).
   MC_CHECK(all_const(args, kw), Type, name, "() on values known only at run time (",

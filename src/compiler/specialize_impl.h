@@ -2,8 +2,8 @@
 #pragma once
 
 #include <map>
-#include <unordered_set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -51,8 +51,7 @@ class Specializer {
   Node* bottom();  // the value of a call whose result is not known yet (recursion)
   static bool is_bottom(Node* n) { return n->abstract() == nullptr; }
   CNode* emit(Ctx* c, std::vector<Node*> inputs, AbsPtr abs, const SourceSpan& sp);
-  CNode* emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs,
-                      const SourceSpan& sp);
+  CNode* emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs, const SourceSpan& sp);
   Node* weight(const Value& param);  // the entry parameter standing for a Parameter
   [[noreturn]] void fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg);
   void warn(const SourceSpan& sp, const std::string& msg);
@@ -110,8 +109,8 @@ class Specializer {
   FuncGraph* entry_ = nullptr;
   Ctx* entry_ctx_ = nullptr;
   std::vector<std::unique_ptr<Ctx>> ctxs_;
-  std::vector<Ctx*> stack_;               // active contexts, innermost last
-  std::vector<bool> stack_dynamic_;       // entered through a call on a run-time condition
+  std::vector<Ctx*> stack_;          // active contexts, innermost last
+  std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
   bool next_call_dynamic_ = false;
   uint64_t next_seq_ = 0;
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
@@ -124,11 +123,10 @@ class Specializer {
     Ctx* pctx;
     FuncGraph* resolved = nullptr;
     SourceSpan span;
-    Ctx* owner = nullptr;  // where it was evaluated, and in which round: an earlier
-    int round = 0;         // round's placeholders are dead
+    Ctx* owner = nullptr;    // where it was evaluated, and in which round: an earlier
+    int round = 0;           // round's placeholders are dead
     bool strict = false;     // resolved by a run-time choice
     bool ambiguous = false;  // called directly with several signatures
-
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
 };

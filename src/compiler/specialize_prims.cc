@@ -12,12 +12,18 @@ namespace {
 // An attribute value from a constant.
 AttrValue to_attr(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::None: return std::monostate{};
-    case ValueKind::Bool: return v.as_bool();
-    case ValueKind::Int: return v.as_int();
-    case ValueKind::Float: return v.as_float();
-    case ValueKind::Str: return v.as_str();
-    case ValueKind::DType: return v.as_dtype();
+    case ValueKind::None:
+      return std::monostate{};
+    case ValueKind::Bool:
+      return v.as_bool();
+    case ValueKind::Int:
+      return v.as_int();
+    case ValueKind::Float:
+      return v.as_float();
+    case ValueKind::Str:
+      return v.as_str();
+    case ValueKind::DType:
+      return v.as_dtype();
     case ValueKind::Tuple:
     case ValueKind::List: {
       std::vector<int64_t> out;
@@ -36,7 +42,8 @@ AttrValue to_attr(const Value& v) {
       }
       return out;
     }
-    default: break;
+    default:
+      break;
   }
   MC_THROW(Type, "an attribute cannot be ", v.to_string());
 }
@@ -46,7 +53,7 @@ DType default_scalar_dtype(ValueKind k) {
 }
 
 ScalarKind scalar_kind(ValueKind k) {
-  return k == ValueKind::Bool ? ScalarKind::Bool
+  return k == ValueKind::Bool  ? ScalarKind::Bool
          : k == ValueKind::Int ? ScalarKind::Int
                                : ScalarKind::Float;
 }
@@ -81,7 +88,8 @@ Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpa
   const AbsPtr& a = x->abstract();
   if (a->kind == AbsKind::Tensor) return x;
   if (a->kind == AbsKind::Scalar && a->stype != ValueKind::None && a->stype != ValueKind::Str) {
-    DType t = like ? promote_with_scalar(*like, scalar_kind(a->stype)) : default_scalar_dtype(a->stype);
+    DType t =
+        like ? promote_with_scalar(*like, scalar_kind(a->stype)) : default_scalar_dtype(a->stype);
     if (a->value) return constant(Value::tensor(Tensor::scalar(to_scalar(*a->value), t)), sp);
     return emit_builtin(c, Builtin::ScalarToTensor, {x, constant(Value::dtype(t), sp)},
                         Abstract::tensor(t, {}), sp);
@@ -144,7 +152,8 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
     const OpDef& cast = op_def(OpId::Cast);
     Node* cn = inputs[i];
     if (cn->abstract()->value && cn->abstract()->value->is(ValueKind::Tensor)) {
-      inputs[i] = constant(Value::tensor(cn->abstract()->value->as_tensor().cast(want[i].dtype)), sp);
+      inputs[i] =
+          constant(Value::tensor(cn->abstract()->value->as_tensor().cast(want[i].dtype)), sp);
       continue;
     }
     std::vector<Node*> ins{constant(Value::prim(cast, make_attrs(cast, ca)), sp), cn};
@@ -201,8 +210,8 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   for (const AttrSpec& s : op.attrs)
     if (s.when == AttrWhen::Call) call_specs.push_back(&s);
   size_t extra = args.size() - next;
-  MC_CHECK(extra <= call_specs.size(), Type, "For '", op.name, "', too many arguments: ",
-           args.size(), " given.");
+  MC_CHECK(extra <= call_specs.size(), Type, "For '", op.name,
+           "', too many arguments: ", args.size(), " given.");
   auto set_attr = [&](const std::string& name, Node* v) {
     MC_CHECK(v->abstract()->value.has_value(), Type, "For '", op.name, "', the argument '", name,
              "' must be known at compile time in graph mode, but it is ",
@@ -227,28 +236,60 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
 Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const SourceSpan& sp) {
   OpId id;
   switch (b) {
-    case Builtin::Add: id = OpId::Add; break;
-    case Builtin::Sub: id = OpId::Sub; break;
-    case Builtin::Mul: id = OpId::Mul; break;
-    case Builtin::TrueDiv: id = OpId::Div; break;
-    case Builtin::FloorDiv: id = OpId::FloorDiv; break;
-    case Builtin::Mod: id = OpId::FloorMod; break;
-    case Builtin::Pow: id = OpId::Pow; break;
-    case Builtin::Lt: id = OpId::Less; break;
-    case Builtin::Le: id = OpId::LessEqual; break;
-    case Builtin::Gt: id = OpId::Greater; break;
-    case Builtin::Ge: id = OpId::GreaterEqual; break;
-    case Builtin::Eq: id = OpId::Equal; break;
-    case Builtin::Ne: id = OpId::NotEqual; break;
-    case Builtin::BitAnd: id = OpId::LogicalAnd; break;
-    case Builtin::BitOr: id = OpId::LogicalOr; break;
-    case Builtin::MatMul: id = OpId::MatMul; break;
+    case Builtin::Add:
+      id = OpId::Add;
+      break;
+    case Builtin::Sub:
+      id = OpId::Sub;
+      break;
+    case Builtin::Mul:
+      id = OpId::Mul;
+      break;
+    case Builtin::TrueDiv:
+      id = OpId::Div;
+      break;
+    case Builtin::FloorDiv:
+      id = OpId::FloorDiv;
+      break;
+    case Builtin::Mod:
+      id = OpId::FloorMod;
+      break;
+    case Builtin::Pow:
+      id = OpId::Pow;
+      break;
+    case Builtin::Lt:
+      id = OpId::Less;
+      break;
+    case Builtin::Le:
+      id = OpId::LessEqual;
+      break;
+    case Builtin::Gt:
+      id = OpId::Greater;
+      break;
+    case Builtin::Ge:
+      id = OpId::GreaterEqual;
+      break;
+    case Builtin::Eq:
+      id = OpId::Equal;
+      break;
+    case Builtin::Ne:
+      id = OpId::NotEqual;
+      break;
+    case Builtin::BitAnd:
+      id = OpId::LogicalAnd;
+      break;
+    case Builtin::BitOr:
+      id = OpId::LogicalOr;
+      break;
+    case Builtin::MatMul:
+      id = OpId::MatMul;
+      break;
     default:
       MC_THROW(Type, "unsupported operand types for ", builtin_name(b), ": '",
                x->abstract()->to_string(), "' and '", y->abstract()->to_string(), "'");
   }
-  const DType* like = x->abstract()->kind == AbsKind::Tensor ? &x->abstract()->dtype
-                                                             : &y->abstract()->dtype;
+  const DType* like =
+      x->abstract()->kind == AbsKind::Tensor ? &x->abstract()->dtype : &y->abstract()->dtype;
   DType lk = *like;
   Node* tx = to_tensor(c, x, &lk, sp);
   Node* ty = to_tensor(c, y, &lk, sp);
@@ -257,7 +298,8 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
              "For '", op_def(id).name, "', both operands must be bool tensors, but got ",
              tx->abstract()->dtype, " and ", ty->abstract()->dtype, ".");
   }
-  if (id == OpId::MatMul && !(tx->abstract()->shape.size() == 2 && ty->abstract()->shape.size() == 2))
+  if (id == OpId::MatMul &&
+      !(tx->abstract()->shape.size() == 2 && ty->abstract()->shape.size() == 2))
     id = OpId::BatchMatMul;
   const OpDef& op = op_def(id);
   return emit_prim(c, op, make_attrs(op, {}), {tx, ty}, sp);
@@ -328,8 +370,8 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
       }
       (void)seen_ellipsis;
       Node* y = tensor_index(c, x, constant(Value::tuple(basic), sp), sp);
-      Node* t = to_tensor(c, getitem(c, idx, constant(Value::integer(tensor_at), sp), sp),
-                          nullptr, sp);
+      Node* t =
+          to_tensor(c, getitem(c, idx, constant(Value::integer(tensor_at), sp), sp), nullptr, sp);
       MC_CHECK(is_integral(t->abstract()->dtype), Index,
                "tensors used as indices must be integer tensors, but got ", t->abstract()->dtype);
       Attrs at;
@@ -347,8 +389,10 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
   else if (ia->value)
     entries = {*ia->value};
   else
-    MC_THROW(Index, "tensor indices must be known at compile time (ints, slices, None, ...) "
-                    "or an integer tensor, but got ", ia->to_string());
+    MC_THROW(Index,
+             "tensor indices must be known at compile time (ints, slices, None, ...) "
+             "or an integer tensor, but got ",
+             ia->to_string());
   std::vector<int64_t> begin, end, strides;
   int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -394,8 +438,9 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
 }
 
 Node* Specializer::tensor_setitem(Ctx* c, Node* x, Node* idx, Node* v, const SourceSpan& sp) {
-  MC_THROW(Type, "assigning into a tensor (x[i] = v) is not supported in graph mode yet; use "
-                 "ops.select or ops.tensor_scatter_update");
+  MC_THROW(Type,
+           "assigning into a tensor (x[i] = v) is not supported in graph mode yet; use "
+           "ops.select or ops.tensor_scatter_update");
 }
 
 }  // namespace mycel::ir::spec

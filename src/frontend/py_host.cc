@@ -53,10 +53,11 @@ const PyRefs& refs() {
     p->dict_type = bi.attr("dict");
     p->object_type = bi.attr("object");
     // Python builtins the specialiser models by name (host.h's list).
-    for (const char* n : {"len",   "isinstance", "range",   "zip",     "enumerate", "print", "int",
-                          "float", "bool",       "tuple",   "list",    "dict",      "abs",   "max",
-                          "min",   "sum",        "getattr", "hasattr", "type",      "super", "iter",
-                          "all",   "any",        "round",   "divmod",  "str",       "slice", "map"}) {
+    for (const char* n :
+         {"len",   "isinstance", "range",   "zip",     "enumerate", "print", "int",
+          "float", "bool",       "tuple",   "list",    "dict",      "abs",   "max",
+          "min",   "sum",        "getattr", "hasattr", "type",      "super", "iter",
+          "all",   "any",        "round",   "divmod",  "str",       "slice", "map"}) {
       p->builtins.emplace_back(bi.attr(n).ptr(), n);
     }
     // mycel helpers it models: the static shape of a tensor.
@@ -138,8 +139,8 @@ bool is_library_function(py::handle fn) {
   }();
   static const std::string mycel_dir = [] {
     py::module_ os = py::module_::import("os");
-    return std::string(py::str(os.attr("path").attr("dirname")(
-        py::module_::import("mycel").attr("__file__"))));
+    return std::string(
+        py::str(os.attr("path").attr("dirname")(py::module_::import("mycel").attr("__file__"))));
   }();
   py::object code = py::getattr(fn, "__code__", py::none());
   if (code.is_none()) return true;
@@ -224,8 +225,9 @@ class PyHost final : public ir::Host {
     py::gil_scoped_acquire gil;
     try {
       py::module_ bi = py::module_::import("builtins");
-      py::object f = py::hasattr(bi, name.c_str()) ? bi.attr(name.c_str())
-                                                   : py::module_::import("operator").attr(name.c_str());
+      py::object f = py::hasattr(bi, name.c_str())
+                         ? bi.attr(name.c_str())
+                         : py::module_::import("operator").attr(name.c_str());
       py::tuple a(args.size());
       for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
       PyObject* r = PyObject_Call(f.ptr(), a.ptr(), nullptr);

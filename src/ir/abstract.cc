@@ -79,7 +79,9 @@ AbsPtr Abstract::constant(const Value& v) {
         a.funcs.push_back({v, {}});
       }
       break;
-    default: a.kind = AbsKind::Const; break;
+    default:
+      a.kind = AbsKind::Const;
+      break;
   }
   a.value = v;
   return make(std::move(a));
@@ -121,14 +123,20 @@ bool Abstract::operator==(const Abstract& o) const {
   if (kind != o.kind || value.has_value() != o.value.has_value()) return false;
   if (value && !(*value == *o.value)) return false;
   switch (kind) {
-    case AbsKind::Tensor: return dtype == o.dtype && shape == o.shape;
-    case AbsKind::Scalar: return stype == o.stype;
+    case AbsKind::Tensor:
+      return dtype == o.dtype && shape == o.shape;
+    case AbsKind::Scalar:
+      return stype == o.stype;
     case AbsKind::Tuple:
-    case AbsKind::List: return elems_equal(elems, o.elems);
-    case AbsKind::Dict: return keys == o.keys && elems_equal(elems, o.elems);
-    case AbsKind::Func: return funcs == o.funcs;
+    case AbsKind::List:
+      return elems_equal(elems, o.elems);
+    case AbsKind::Dict:
+      return keys == o.keys && elems_equal(elems, o.elems);
+    case AbsKind::Func:
+      return funcs == o.funcs;
     case AbsKind::Const:
-    case AbsKind::Any: return true;
+    case AbsKind::Any:
+      return true;
   }
   return false;
 }
@@ -141,7 +149,9 @@ size_t Abstract::hash() const {
       h = mix(h, static_cast<size_t>(dtype));
       for (int64_t d : shape) h = mix(h, static_cast<size_t>(d));
       break;
-    case AbsKind::Scalar: h = mix(h, static_cast<size_t>(stype)); break;
+    case AbsKind::Scalar:
+      h = mix(h, static_cast<size_t>(stype));
+      break;
     case AbsKind::Tuple:
     case AbsKind::List:
     case AbsKind::Dict:
@@ -153,7 +163,8 @@ size_t Abstract::hash() const {
         for (const AbsPtr& b : f.bound) h = mix(h, b->hash());
       }
       break;
-    default: break;
+    default:
+      break;
   }
   return h;
 }
@@ -166,11 +177,21 @@ std::string Abstract::to_string() const {
       return os.str();
     case AbsKind::Scalar:
       switch (stype) {
-        case ValueKind::Bool: os << "bool"; break;
-        case ValueKind::Int: os << "i64"; break;
-        case ValueKind::Float: os << "f64"; break;
-        case ValueKind::Str: os << "str"; break;
-        default: os << "none"; break;
+        case ValueKind::Bool:
+          os << "bool";
+          break;
+        case ValueKind::Int:
+          os << "i64";
+          break;
+        case ValueKind::Float:
+          os << "f64";
+          break;
+        case ValueKind::Str:
+          os << "str";
+          break;
+        default:
+          os << "none";
+          break;
       }
       if (value && !value->is_none()) os << "=" << value->to_string();
       return os.str();
@@ -185,9 +206,12 @@ std::string Abstract::to_string() const {
       }
       os << ')';
       return os.str();
-    case AbsKind::Func: return "func";
-    case AbsKind::Const: return "const";
-    case AbsKind::Any: return "any";
+    case AbsKind::Func:
+      return "func";
+    case AbsKind::Const:
+      return "const";
+    case AbsKind::Any:
+      return "any";
   }
   return "?";
 }
@@ -216,7 +240,8 @@ AbsPtr broaden(const AbsPtr& a) {
       for (AbsPtr& e : b.elems) e = broaden(e);
       return make(std::move(b));
     }
-    default: return a;
+    default:
+      return a;
   }
 }
 
@@ -262,8 +287,10 @@ AbsPtr join(const AbsPtr& a, const AbsPtr& b) {
       }
       return make(std::move(r));
     }
-    case AbsKind::Const: return nullptr;
-    case AbsKind::Any: return a;
+    case AbsKind::Const:
+      return nullptr;
+    case AbsKind::Any:
+      return a;
   }
   return nullptr;
 }

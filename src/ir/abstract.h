@@ -29,7 +29,7 @@ using AbsPtr = std::shared_ptr<const Abstract>;
 enum class AbsKind : uint8_t { Tensor, Scalar, Tuple, List, Dict, Func, Const, Any };
 
 struct FuncCandidate {
-  Value fn;                  // Prim, Builtin, Graph or host object
+  Value fn;                   // Prim, Builtin, Graph or host object
   std::vector<AbsPtr> bound;  // partial() arguments
   // For a graph that captures variables: the specialiser's context of its enclosing
   // graph (opaque here; part of the identity).
@@ -39,17 +39,17 @@ struct FuncCandidate {
 
 struct Abstract {
   AbsKind kind = AbsKind::Any;
-  DType dtype = DType::Float32;              // Tensor
-  Shape shape;                               // Tensor
-  ValueKind stype = ValueKind::None;         // Scalar: None, Bool, Int, Float or Str
-  std::vector<AbsPtr> elems;                 // Tuple, List, Dict (values)
-  std::vector<Value> keys;                   // Dict
-  std::vector<FuncCandidate> funcs;          // Func
-  std::optional<Value> value;                // the compile-time value, when known
+  DType dtype = DType::Float32;       // Tensor
+  Shape shape;                        // Tensor
+  ValueKind stype = ValueKind::None;  // Scalar: None, Bool, Int, Float or Str
+  std::vector<AbsPtr> elems;          // Tuple, List, Dict (values)
+  std::vector<Value> keys;            // Dict
+  std::vector<FuncCandidate> funcs;   // Func
+  std::optional<Value> value;         // the compile-time value, when known
 
   static AbsPtr tensor(DType dt, Shape shape);
-  static AbsPtr scalar(ValueKind kind);      // unknown value
-  static AbsPtr constant(const Value& v);    // the most precise abstract of a known value
+  static AbsPtr scalar(ValueKind kind);    // unknown value
+  static AbsPtr constant(const Value& v);  // the most precise abstract of a known value
   static AbsPtr tuple(std::vector<AbsPtr> elems);
   static AbsPtr list(std::vector<AbsPtr> elems);
   static AbsPtr dict(std::vector<Value> keys, std::vector<AbsPtr> elems);

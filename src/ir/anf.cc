@@ -121,8 +121,8 @@ void FuncGraph::set_params(std::vector<Parameter*> p) {
 Module::~Module() = default;
 
 FuncGraph* Module::new_graph(std::string name, SourceSpan span) {
-  graphs_.push_back(std::unique_ptr<FuncGraph>(
-      new FuncGraph(this, next_graph_id_++, std::move(name), span)));
+  graphs_.push_back(
+      std::unique_ptr<FuncGraph>(new FuncGraph(this, next_graph_id_++, std::move(name), span)));
   if (entry_ == nullptr) entry_ = graphs_.back().get();
   return graphs_.back().get();
 }
@@ -169,7 +169,9 @@ CNode* Module::call_builtin(FuncGraph* g, Builtin b, std::vector<Node*> args, So
 namespace {
 void collect_graph_values(const Value& v, std::vector<FuncGraph*>& out) {
   switch (v.kind()) {
-    case ValueKind::Graph: out.push_back(v.as_graph()); break;
+    case ValueKind::Graph:
+      out.push_back(v.as_graph());
+      break;
     case ValueKind::Closure:
       collect_graph_values(v.as_closure().fn, out);
       for (const Value& a : v.as_closure().args) collect_graph_values(a, out);
@@ -178,7 +180,8 @@ void collect_graph_values(const Value& v, std::vector<FuncGraph*>& out) {
     case ValueKind::List:
       for (const Value& a : v.items()) collect_graph_values(a, out);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 }  // namespace

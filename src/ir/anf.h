@@ -72,7 +72,7 @@ class Node {
   bool is_param() const { return kind_ == NodeKind::Parameter; }
   bool is_value() const { return kind_ == NodeKind::Value; }
   FuncGraph* graph() const { return graph_; }  // nullptr for ValueNodes
-  uint32_t id() const { return id_; }           // unique within the module
+  uint32_t id() const { return id_; }          // unique within the module
   const SourceSpan& span() const { return span_; }
   void set_span(const SourceSpan& s) { span_ = s; }
   const AbsPtr& abstract() const { return abs_; }
@@ -82,8 +82,8 @@ class Node {
   void set_name(std::string n) { name_ = std::move(n); }
 
  protected:
-  Node(NodeKind k, FuncGraph* g, uint32_t id, SourceSpan s) : kind_(k), graph_(g), id_(id),
-                                                               span_(s) {}
+  Node(NodeKind k, FuncGraph* g, uint32_t id, SourceSpan s)
+      : kind_(k), graph_(g), id_(id), span_(s) {}
   friend class Module;
   NodeKind kind_;
   FuncGraph* graph_;
@@ -137,10 +137,10 @@ class ValueNode final : public Node {
 // How Python calls the graph: names, defaults, *args/**kwargs. Graphs built by passes
 // have plain positional signatures (no defaults, no varargs).
 struct Signature {
-  std::vector<std::string> names;   // one per parameter, in order
+  std::vector<std::string> names;              // one per parameter, in order
   std::vector<std::optional<Value>> defaults;  // per parameter
-  int vararg = -1;      // index of the *args parameter (receives a tuple), or -1
-  int kwarg = -1;       // index of the **kwargs parameter (receives a dict), or -1
+  int vararg = -1;        // index of the *args parameter (receives a tuple), or -1
+  int kwarg = -1;         // index of the **kwargs parameter (receives a dict), or -1
   int kwonly_begin = -1;  // first keyword-only parameter, or -1
 };
 
@@ -161,8 +161,8 @@ class FuncGraph {
   void set_params(std::vector<Parameter*> p);
 
   // Flags the front end and passes set.
-  bool is_loop = false;       // a loop header (a while/for turned into a recursive graph)
-  bool no_inline = false;     // keep as a call (a recursive graph, a user request)
+  bool is_loop = false;    // a loop header (a while/for turned into a recursive graph)
+  bool no_inline = false;  // keep as a call (a recursive graph, a user request)
   // Nodes kept for their side effects although nothing uses their value: the front end's
   // expression statements (print(x), f(x)), in source order. They run in this order before
   // the output is evaluated; analyses and passes treat them as roots, like the output.
@@ -211,7 +211,9 @@ class Module {
   std::vector<CNode*> toposort(FuncGraph* g) const;
 
   // The module's manager, if one is attached (ir/manager.h); edits notify it.
-  class Manager* manager() const { return manager_; }
+  class Manager* manager() const {
+    return manager_;
+  }
 
  private:
   friend class Manager;

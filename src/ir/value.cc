@@ -39,39 +39,66 @@ bool find_builtin(std::string_view text, Builtin* out) {
 
 const char* value_kind_name(ValueKind k) {
   switch (k) {
-    case ValueKind::None: return "None";
-    case ValueKind::Bool: return "bool";
-    case ValueKind::Int: return "int";
-    case ValueKind::Float: return "float";
-    case ValueKind::Str: return "str";
-    case ValueKind::Tensor: return "Tensor";
-    case ValueKind::DType: return "dtype";
-    case ValueKind::Ellipsis: return "ellipsis";
-    case ValueKind::Tuple: return "tuple";
-    case ValueKind::List: return "list";
-    case ValueKind::Dict: return "dict";
-    case ValueKind::Slice: return "slice";
-    case ValueKind::Prim: return "primitive";
-    case ValueKind::Builtin: return "builtin";
-    case ValueKind::Graph: return "function";
-    case ValueKind::Closure: return "closure";
-    case ValueKind::PyObj: return "object";
+    case ValueKind::None:
+      return "None";
+    case ValueKind::Bool:
+      return "bool";
+    case ValueKind::Int:
+      return "int";
+    case ValueKind::Float:
+      return "float";
+    case ValueKind::Str:
+      return "str";
+    case ValueKind::Tensor:
+      return "Tensor";
+    case ValueKind::DType:
+      return "dtype";
+    case ValueKind::Ellipsis:
+      return "ellipsis";
+    case ValueKind::Tuple:
+      return "tuple";
+    case ValueKind::List:
+      return "list";
+    case ValueKind::Dict:
+      return "dict";
+    case ValueKind::Slice:
+      return "slice";
+    case ValueKind::Prim:
+      return "primitive";
+    case ValueKind::Builtin:
+      return "builtin";
+    case ValueKind::Graph:
+      return "function";
+    case ValueKind::Closure:
+      return "closure";
+    case ValueKind::PyObj:
+      return "object";
   }
   return "?";
 }
 
 const char* dtype_short_name(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "i8";
-    case DType::UInt8: return "u8";
-    case DType::Int16: return "i16";
-    case DType::Int32: return "i32";
-    case DType::Int64: return "i64";
-    case DType::Float16: return "f16";
-    case DType::BFloat16: return "bf16";
-    case DType::Float32: return "f32";
-    case DType::Float64: return "f64";
+    case DType::Bool:
+      return "bool";
+    case DType::Int8:
+      return "i8";
+    case DType::UInt8:
+      return "u8";
+    case DType::Int16:
+      return "i16";
+    case DType::Int32:
+      return "i32";
+    case DType::Int64:
+      return "i64";
+    case DType::Float16:
+      return "f16";
+    case DType::BFloat16:
+      return "bf16";
+    case DType::Float32:
+      return "f32";
+    case DType::Float64:
+      return "f64";
   }
   return "?";
 }
@@ -109,8 +136,8 @@ Value Value::dict(std::vector<Value> keys, std::vector<Value> values) {
                std::make_shared<const DictData>(DictData{std::move(keys), std::move(values)}));
 }
 Value Value::slice(Value start, Value stop, Value step) {
-  return Value(ValueKind::Slice, std::make_shared<const SliceData>(
-                                     SliceData{std::move(start), std::move(stop), std::move(step)}));
+  return Value(ValueKind::Slice, std::make_shared<const SliceData>(SliceData{
+                                     std::move(start), std::move(stop), std::move(step)}));
 }
 Value Value::prim(const OpDef& op, Attrs attrs) {
   return Value(ValueKind::Prim, std::make_shared<const PrimData>(PrimData{&op, std::move(attrs)}));
@@ -213,16 +240,23 @@ bool Value::operator==(const Value& o) const {
   if (kind_ != o.kind_) return false;
   switch (kind_) {
     case ValueKind::None:
-    case ValueKind::Ellipsis: return true;
-    case ValueKind::Bool: return as_bool() == o.as_bool();
-    case ValueKind::Int: return as_int() == o.as_int();
+    case ValueKind::Ellipsis:
+      return true;
+    case ValueKind::Bool:
+      return as_bool() == o.as_bool();
+    case ValueKind::Int:
+      return as_int() == o.as_int();
     case ValueKind::Float:
       return std::bit_cast<uint64_t>(as_float()) == std::bit_cast<uint64_t>(o.as_float());
-    case ValueKind::Str: return as_str() == o.as_str();
-    case ValueKind::Tensor: return as_tensor().same(o.as_tensor());
-    case ValueKind::DType: return as_dtype() == o.as_dtype();
+    case ValueKind::Str:
+      return as_str() == o.as_str();
+    case ValueKind::Tensor:
+      return as_tensor().same(o.as_tensor());
+    case ValueKind::DType:
+      return as_dtype() == o.as_dtype();
     case ValueKind::Tuple:
-    case ValueKind::List: return seq_equal(items(), o.items());
+    case ValueKind::List:
+      return seq_equal(items(), o.items());
     case ValueKind::Dict:
       return seq_equal(as_dict().keys, o.as_dict().keys) &&
              seq_equal(as_dict().values, o.as_dict().values);
@@ -231,12 +265,15 @@ bool Value::operator==(const Value& o) const {
              as_slice().step == o.as_slice().step;
     case ValueKind::Prim:
       return as_prim().op == o.as_prim().op && attrs_equal(as_prim().attrs, o.as_prim().attrs);
-    case ValueKind::Builtin: return as_builtin() == o.as_builtin();
-    case ValueKind::Graph: return as_graph() == o.as_graph();
+    case ValueKind::Builtin:
+      return as_builtin() == o.as_builtin();
+    case ValueKind::Graph:
+      return as_graph() == o.as_graph();
     case ValueKind::Closure:
       return as_closure().fn == o.as_closure().fn &&
              seq_equal(as_closure().args, o.as_closure().args);
-    case ValueKind::PyObj: return as_host()->same(*o.as_host());
+    case ValueKind::PyObj:
+      return as_host()->same(*o.as_host());
   }
   return false;
 }
@@ -245,13 +282,19 @@ size_t Value::hash() const {
   size_t h = static_cast<size_t>(kind_) * 1000003u;
   switch (kind_) {
     case ValueKind::None:
-    case ValueKind::Ellipsis: return h;
+    case ValueKind::Ellipsis:
+      return h;
     case ValueKind::Bool:
-    case ValueKind::Int: return mix(h, std::hash<int64_t>()(as_int()));
-    case ValueKind::Float: return mix(h, std::hash<uint64_t>()(std::bit_cast<uint64_t>(as_float())));
-    case ValueKind::Str: return mix(h, std::hash<std::string>()(as_str()));
-    case ValueKind::Tensor: return mix(h, std::hash<const void*>()(as_tensor().impl().get()));
-    case ValueKind::DType: return mix(h, static_cast<size_t>(as_dtype()));
+    case ValueKind::Int:
+      return mix(h, std::hash<int64_t>()(as_int()));
+    case ValueKind::Float:
+      return mix(h, std::hash<uint64_t>()(std::bit_cast<uint64_t>(as_float())));
+    case ValueKind::Str:
+      return mix(h, std::hash<std::string>()(as_str()));
+    case ValueKind::Tensor:
+      return mix(h, std::hash<const void*>()(as_tensor().impl().get()));
+    case ValueKind::DType:
+      return mix(h, static_cast<size_t>(as_dtype()));
     case ValueKind::Tuple:
     case ValueKind::List:
       for (const Value& v : items()) h = mix(h, v.hash());
@@ -269,13 +312,16 @@ size_t Value::hash() const {
         h = mix(mix(h, std::hash<std::string>()(k)), std::hash<std::string>()(attr_value_str(v)));
       return h;
     }
-    case ValueKind::Builtin: return mix(h, static_cast<size_t>(as_builtin()));
-    case ValueKind::Graph: return mix(h, std::hash<const void*>()(as_graph()));
+    case ValueKind::Builtin:
+      return mix(h, static_cast<size_t>(as_builtin()));
+    case ValueKind::Graph:
+      return mix(h, std::hash<const void*>()(as_graph()));
     case ValueKind::Closure:
       h = mix(h, as_closure().fn.hash());
       for (const Value& v : as_closure().args) h = mix(h, v.hash());
       return h;
-    case ValueKind::PyObj: return mix(h, as_host()->hash());
+    case ValueKind::PyObj:
+      return mix(h, as_host()->hash());
   }
   return h;
 }
@@ -313,11 +359,21 @@ void print_attr(std::ostringstream& os, const AttrValue& v) {
 
 void print_value(std::ostringstream& os, const Value& v) {
   switch (v.kind()) {
-    case ValueKind::None: os << "None"; return;
-    case ValueKind::Ellipsis: os << "..."; return;
-    case ValueKind::Bool: os << (v.as_bool() ? "True" : "False"); return;
-    case ValueKind::Int: os << v.as_int(); return;
-    case ValueKind::Float: print_float(os, v.as_float()); return;
+    case ValueKind::None:
+      os << "None";
+      return;
+    case ValueKind::Ellipsis:
+      os << "...";
+      return;
+    case ValueKind::Bool:
+      os << (v.as_bool() ? "True" : "False");
+      return;
+    case ValueKind::Int:
+      os << v.as_int();
+      return;
+    case ValueKind::Float:
+      print_float(os, v.as_float());
+      return;
     case ValueKind::Str: {
       os << '"';
       for (char c : v.as_str()) {
@@ -342,7 +398,9 @@ void print_value(std::ostringstream& os, const Value& v) {
       }
       return;
     }
-    case ValueKind::DType: os << dtype_short_name(v.as_dtype()); return;
+    case ValueKind::DType:
+      os << dtype_short_name(v.as_dtype());
+      return;
     case ValueKind::Tuple:
     case ValueKind::List: {
       bool tup = v.kind() == ValueKind::Tuple;
@@ -388,8 +446,12 @@ void print_value(std::ostringstream& os, const Value& v) {
       }
       return;
     }
-    case ValueKind::Builtin: os << builtin_name(v.as_builtin()); return;
-    case ValueKind::Graph: os << '@' << v.as_graph()->name(); return;
+    case ValueKind::Builtin:
+      os << builtin_name(v.as_builtin());
+      return;
+    case ValueKind::Graph:
+      os << '@' << v.as_graph()->name();
+      return;
     case ValueKind::Closure:
       os << "partial(";
       print_value(os, v.as_closure().fn);
@@ -399,7 +461,9 @@ void print_value(std::ostringstream& os, const Value& v) {
       }
       os << ')';
       return;
-    case ValueKind::PyObj: os << '<' << v.as_host()->repr() << '>'; return;
+    case ValueKind::PyObj:
+      os << '<' << v.as_host()->repr() << '>';
+      return;
   }
 }
 }  // namespace

@@ -32,8 +32,8 @@ enum class Builtin : uint16_t {
 #include "ir/builtins.def"
 #undef BUILTIN
 };
-const char* builtin_name(Builtin b);        // the IR text name ("make_tuple")
-int builtin_arity(Builtin b);               // -1: variadic
+const char* builtin_name(Builtin b);  // the IR text name ("make_tuple")
+int builtin_arity(Builtin b);         // -1: variadic
 bool find_builtin(std::string_view text, Builtin* out);
 
 enum class ValueKind : uint8_t {
@@ -110,8 +110,8 @@ class Value {
   bool is_callable() const;  // prim, builtin, graph, closure (a host object may be too)
 
   bool as_bool() const;
-  int64_t as_int() const;     // also accepts bool
-  double as_float() const;    // also accepts bool and int
+  int64_t as_int() const;   // also accepts bool
+  double as_float() const;  // also accepts bool and int
   const std::string& as_str() const;
   const Tensor& as_tensor() const;
   DType as_dtype() const;
@@ -138,10 +138,10 @@ class Value {
  private:
   using Payload =
       std::variant<std::monostate, bool, int64_t, double, DType, Builtin, FuncGraph*,
-                   std::shared_ptr<const std::string>, Tensor,
-                   std::shared_ptr<const SeqData>, std::shared_ptr<const DictData>,
-                   std::shared_ptr<const SliceData>, std::shared_ptr<const PrimData>,
-                   std::shared_ptr<const ClosureData>, std::shared_ptr<const HostObject>>;
+                   std::shared_ptr<const std::string>, Tensor, std::shared_ptr<const SeqData>,
+                   std::shared_ptr<const DictData>, std::shared_ptr<const SliceData>,
+                   std::shared_ptr<const PrimData>, std::shared_ptr<const ClosureData>,
+                   std::shared_ptr<const HostObject>>;
   Value(ValueKind k, Payload p) : kind_(k), payload_(std::move(p)) {}
   ValueKind kind_ = ValueKind::None;
   Payload payload_;

@@ -24,7 +24,6 @@ bool never_returns(Node* n, int depth = 0) {
          g->output()->is_cnode() && never_returns(g->output(), depth + 1);
 }
 
-
 std::string node_desc(const Node* n) {
   if (n == nullptr) return "<null>";
   if (n->is_value()) return static_cast<const ValueNode*>(n)->value().to_string();

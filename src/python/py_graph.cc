@@ -38,7 +38,8 @@ using ir::ValueKind;
 // The abstract of a run-time argument: tensors by type, constants by value.
 AbsPtr arg_abstract(const Value& v, ir::Host& host) {
   switch (v.kind()) {
-    case ValueKind::Tensor: return Abstract::tensor(v.as_tensor().dtype(), v.as_tensor().shape());
+    case ValueKind::Tensor:
+      return Abstract::tensor(v.as_tensor().dtype(), v.as_tensor().shape());
     case ValueKind::Tuple:
     case ValueKind::List: {
       std::vector<AbsPtr> el;
@@ -54,7 +55,8 @@ AbsPtr arg_abstract(const Value& v, ir::Host& host) {
       if (auto t = host.weight(v)) return Abstract::tensor(t->dtype(), t->shape());
       return Abstract::constant(v);
     }
-    default: return Abstract::constant(v);
+    default:
+      return Abstract::constant(v);
   }
 }
 
@@ -108,8 +110,8 @@ class GraphFunction {
  public:
   explicit GraphFunction(pyb::object fn) : fn_(std::move(fn)), host_(frontend::make_py_host()) {
     src_ = std::make_unique<ir::Module>();
-    name_ = pyb::str(pyb::getattr(fn_, "__qualname__", pyb::getattr(fn_, "__class__").attr(
-                                                           "__name__")));
+    name_ = pyb::str(
+        pyb::getattr(fn_, "__qualname__", pyb::getattr(fn_, "__class__").attr("__name__")));
   }
 
   pyb::object call(const pyb::args& args) { return call_keyed(pyb::none(), args); }
@@ -173,8 +175,8 @@ class GraphFunction {
     const std::vector<AbsPtr>& last = cache_.back()->sig;
     std::string why;
     if (!ir::abs_equal(cache_.back()->key, key))
-      why = str("the cell's training flags changed from ", cache_.back()->key->to_string(),
-                " to ", key->to_string());
+      why = str("the cell's training flags changed from ", cache_.back()->key->to_string(), " to ",
+                key->to_string());
     if (last.size() != sig.size()) {
       why = str("the number of arguments changed from ", last.size(), " to ", sig.size());
     } else {
@@ -208,8 +210,8 @@ class GraphFunction {
     if (env_flag("MYCEL_LOG_COMPILE")) {
       auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
       pyb::module_::import("sys").attr("stderr").attr("write")(
-          str("mycel: compiled '", name_, "': parse+specialise ", ms(t1 - t0),
-              " ms, passes ", ms(t2 - t1), " ms, executable ", ms(t3 - t2), " ms\n"));
+          str("mycel: compiled '", name_, "': parse+specialise ", ms(t1 - t0), " ms, passes ",
+              ms(t2 - t1), " ms, executable ", ms(t3 - t2), " ms\n"));
     }
     c->weights = std::move(s.weights);
     c->warnings = std::move(s.warnings);
@@ -238,13 +240,16 @@ void bind_graph(pyb::module_& m) {
       .def("__call__", &GraphFunction::call)
       .def("call_keyed", &GraphFunction::call_keyed,
            "Calls with an extra cache key (a Cell tree's training flags).")
-      .def("ir", [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, true); },
-           "The optimised IR for these arguments (text).")
-      .def("ir_specialized",
-           [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, false); },
-           "The specialised IR before the passes (text).")
-      .def("vm", [](GraphFunction& g, const pyb::args& a) { return g.vm_text(a); },
-           "The executor's instruction listing for these arguments.")
+      .def(
+          "ir", [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, true); },
+          "The optimised IR for these arguments (text).")
+      .def(
+          "ir_specialized",
+          [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, false); },
+          "The specialised IR before the passes (text).")
+      .def(
+          "vm", [](GraphFunction& g, const pyb::args& a) { return g.vm_text(a); },
+          "The executor's instruction listing for these arguments.")
       .def_property_readonly("num_compiled", &GraphFunction::num_compiled);
 }
 

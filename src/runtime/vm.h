@@ -48,6 +48,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -108,6 +109,12 @@ class Executable {
   std::vector<std::unique_ptr<GraphCode>> graphs_;           // entry first
   std::unordered_map<const ir::FuncGraph*, int32_t> index_;  // graph -> index in graphs_
 };
+
+// Runs builtin `b` on run-time values (vm_builtins.cc): Python's semantics for scalar
+// operators, containers, getitem, casts, print, py_execute, raise. Switch, partial and calls
+// are the interpreter's. Throws mycel errors with Python's messages. Constant folding (the
+// fold pass, specialisation) uses it too, so compile time and run time agree.
+ir::Value run_builtin(ir::Builtin b, std::span<const ir::Value> args, RuntimeHost* host);
 
 // Python-style formatting of a run-time value, as print() writes it: str() of the top-level
 // value (strings raw, tensors as Tensor::to_string) and repr() inside containers.

@@ -52,8 +52,4 @@ struct GraphCode {
   std::vector<int32_t> entry_kills;  // parameters nothing reads
 };
 
-// Runs builtin `b` on run-time values (vm_builtins.cc). Switch, partial and calls are handled
-// by the interpreter; everything else here. Throws mycel errors with Python's messages.
-ir::Value run_builtin(ir::Builtin b, std::span<const ir::Value> args, RuntimeHost* host);
-
 }  // namespace mycel::vm

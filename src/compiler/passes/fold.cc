@@ -26,6 +26,7 @@
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
 #include "runtime/eager.h"
+#include "runtime/vm.h"
 
 namespace mycel::compiler {
 
@@ -35,260 +36,34 @@ namespace {
 
 constexpr int64_t kMaxFoldNumel = int64_t{1} << 16;
 
-// ---------------------------------------------------------------- Python scalar semantics
-
-bool is_num(const Value& v) { return v.is_scalar(); }
 bool is_int_like(const Value& v) { return v.is(ValueKind::Int) || v.is(ValueKind::Bool); }
 
-std::optional<bool> truth(const Value& v) {
-  switch (v.kind()) {
-    case ValueKind::None:
-      return false;
-    case ValueKind::Bool:
-    case ValueKind::Int:
-      return v.as_int() != 0;
-    case ValueKind::Float:
-      return v.as_float() != 0;
-    case ValueKind::Str:
-      return !v.as_str().empty();
-    case ValueKind::Tuple:
-    case ValueKind::List:
-      return !v.items().empty();
-    case ValueKind::Dict:
-      return !v.as_dict().keys.empty();
-    default:
-      return std::nullopt;
-  }
-}
-
-// Python's float // and % (Objects/floatobject.c: float_divmod).
-std::pair<double, double> float_divmod(double vx, double wx) {
-  double mod = std::fmod(vx, wx);
-  double div = (vx - mod) / wx;
-  if (mod != 0) {
-    if ((wx < 0) != (mod < 0)) {
-      mod += wx;
-      div -= 1.0;
-    }
-  } else {
-    mod = std::copysign(0.0, wx);
-  }
-  double floordiv;
-  if (div != 0) {
-    floordiv = std::floor(div);
-    if (div - floordiv > 0.5) floordiv += 1.0;
-  } else {
-    floordiv = std::copysign(0.0, vx / wx);
-  }
-  return {floordiv, mod};
-}
-
-// Python == between constants of the kinds folded here, or nullopt when unknown.
-std::optional<bool> py_eq(const Value& a, const Value& b) {
-  if (is_num(a) && is_num(b)) {
-    if (is_int_like(a) && is_int_like(b)) return a.as_int() == b.as_int();
-    return a.as_float() == b.as_float();
-  }
-  if (a.is(ValueKind::Str) && b.is(ValueKind::Str)) return a.as_str() == b.as_str();
-  if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
-  bool a_simple = is_num(a) || a.is(ValueKind::Str);
-  bool b_simple = is_num(b) || b.is(ValueKind::Str);
-  if (a_simple && b_simple) return false;  // a number and a string
-  return std::nullopt;
-}
-
-std::optional<Value> arith(Builtin op, const Value& a, const Value& b) {
-  if (op == Builtin::Add && a.is(ValueKind::Str) && b.is(ValueKind::Str))
-    return Value::string(a.as_str() + b.as_str());
-  if (!is_num(a) || !is_num(b)) return std::nullopt;
-  bool ints = is_int_like(a) && is_int_like(b);
-  if (ints) {
-    int64_t x = a.as_int(), y = b.as_int(), r = 0;
-    switch (op) {
-      case Builtin::Add:
-        if (__builtin_add_overflow(x, y, &r)) return std::nullopt;
-        return Value::integer(r);
-      case Builtin::Sub:
-        if (__builtin_sub_overflow(x, y, &r)) return std::nullopt;
-        return Value::integer(r);
-      case Builtin::Mul:
-        if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
-        return Value::integer(r);
-      case Builtin::FloorDiv:
-      case Builtin::Mod: {
-        if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1)) return std::nullopt;
-        int64_t q = x / y, m = x % y;
-        if (m != 0 && ((m < 0) != (y < 0))) {
-          q -= 1;
-          m += y;
-        }
-        return Value::integer(op == Builtin::FloorDiv ? q : m);
-      }
-      case Builtin::Pow: {
-        if (y < 0) break;  // a float result, below
-        int64_t acc = 1, base = x;
-        for (int64_t e = y; e > 0; e >>= 1) {
-          if ((e & 1) && __builtin_mul_overflow(acc, base, &acc)) return std::nullopt;
-          if (e > 1 && __builtin_mul_overflow(base, base, &base)) return std::nullopt;
-        }
-        return Value::integer(acc);
-      }
-      case Builtin::BitAnd:
-      case Builtin::BitOr:
-      case Builtin::BitXor: {
-        int64_t v = op == Builtin::BitAnd ? (x & y) : op == Builtin::BitOr ? (x | y) : (x ^ y);
-        if (a.is(ValueKind::Bool) && b.is(ValueKind::Bool)) return Value::boolean(v != 0);
-        return Value::integer(v);
-      }
-      case Builtin::LShift:
-        if (y < 0 || y >= 63) return std::nullopt;
-        if (x != 0 && (x > (std::numeric_limits<int64_t>::max() >> y) ||
-                       x < (std::numeric_limits<int64_t>::min() >> y)))
-          return std::nullopt;
-        return Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
-      case Builtin::RShift:
-        if (y < 0) return std::nullopt;
-        return Value::integer(y >= 64 ? (x < 0 ? -1 : 0) : (x >> y));
-      default:
-        break;
-    }
-  }
-  if (op == Builtin::BitAnd || op == Builtin::BitOr || op == Builtin::BitXor ||
-      op == Builtin::LShift || op == Builtin::RShift)
-    return std::nullopt;  // TypeError on floats: left to run time
-  double x = a.as_float(), y = b.as_float();
-  switch (op) {
-    case Builtin::Add:
-      return Value::real(x + y);
-    case Builtin::Sub:
-      return Value::real(x - y);
-    case Builtin::Mul:
-      return Value::real(x * y);
-    case Builtin::TrueDiv:
-      if (y == 0) return std::nullopt;
-      return Value::real(x / y);
-    case Builtin::FloorDiv:
-    case Builtin::Mod: {
-      if (y == 0) return std::nullopt;
-      auto [q, m] = float_divmod(x, y);
-      return Value::real(op == Builtin::FloorDiv ? q : m);
-    }
-    case Builtin::Pow: {
-      if (x == 0 && y < 0) return std::nullopt;              // ZeroDivisionError
-      if (x < 0 && y != std::floor(y)) return std::nullopt;  // a complex result
-      double r = std::pow(x, y);
-      if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) return std::nullopt;
-      return Value::real(r);
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-std::optional<Value> compare(Builtin op, const Value& a, const Value& b) {
-  if (op == Builtin::Eq || op == Builtin::Ne) {
-    std::optional<bool> eq = py_eq(a, b);
-    if (!eq) return std::nullopt;
-    return Value::boolean(op == Builtin::Eq ? *eq : !*eq);
-  }
-  if (op == Builtin::Is || op == Builtin::IsNot) {
-    // Identity is defined for the singletons None, True and False only.
-    bool sa = a.is_none() || a.is(ValueKind::Bool), sb = b.is_none() || b.is(ValueKind::Bool);
-    if (!(sa && sb) && !a.is_none() && !b.is_none()) return std::nullopt;
-    bool same = a.kind() == b.kind() && a == b;
-    return Value::boolean(op == Builtin::Is ? same : !same);
-  }
-  if (op == Builtin::In || op == Builtin::NotIn) {
-    const std::vector<Value>* elems = nullptr;
-    if (b.is_sequence()) elems = &b.items();
-    if (b.is(ValueKind::Dict)) elems = &b.as_dict().keys;
-    if (elems == nullptr) return std::nullopt;
-    bool found = false;
-    for (const Value& e : *elems) {
-      std::optional<bool> eq = py_eq(a, e);
-      if (!eq) return std::nullopt;
-      found = found || *eq;
-    }
-    return Value::boolean(op == Builtin::In ? found : !found);
-  }
-  int c;  // -1, 0, 1
-  if (is_int_like(a) && is_int_like(b)) {
-    c = a.as_int() < b.as_int() ? -1 : a.as_int() > b.as_int();
-  } else if (is_num(a) && is_num(b)) {
-    double x = a.as_float(), y = b.as_float();
-    if (std::isnan(x) || std::isnan(y)) return Value::boolean(false);
-    c = x < y ? -1 : x > y;
-  } else if (a.is(ValueKind::Str) && b.is(ValueKind::Str)) {
-    int k = a.as_str().compare(b.as_str());
-    c = k < 0 ? -1 : k > 0;
-  } else {
-    return std::nullopt;
-  }
-  switch (op) {
-    case Builtin::Lt:
-      return Value::boolean(c < 0);
-    case Builtin::Le:
-      return Value::boolean(c <= 0);
-    case Builtin::Gt:
-      return Value::boolean(c > 0);
-    case Builtin::Ge:
-      return Value::boolean(c >= 0);
-    default:
-      return std::nullopt;
-  }
-}
-
-std::optional<Value> unary(Builtin op, const Value& a) {
-  switch (op) {
-    case Builtin::Not:
-    case Builtin::Truth: {
-      std::optional<bool> t = truth(a);
-      if (!t) return std::nullopt;
-      return Value::boolean(op == Builtin::Not ? !*t : *t);
-    }
-    case Builtin::Neg:
-      if (is_int_like(a)) {
-        if (a.as_int() == std::numeric_limits<int64_t>::min()) return std::nullopt;
-        return Value::integer(-a.as_int());
-      }
-      if (a.is(ValueKind::Float)) return Value::real(-a.as_float());
-      return std::nullopt;
-    case Builtin::Pos:
-      if (is_int_like(a)) return Value::integer(a.as_int());
-      if (a.is(ValueKind::Float)) return a;
-      return std::nullopt;
-    case Builtin::Invert:
-      if (is_int_like(a)) return Value::integer(~a.as_int());
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
-}
-
-// cast_scalar(x, T): T is a dtype (bool / an integer / a float dtype) or "bool"/"int"/"float".
-std::optional<Value> cast_scalar(const Value& x, const Value& to) {
-  if (!is_num(x)) return std::nullopt;
-  char kind;
-  if (to.is(ValueKind::DType)) {
-    DType t = to.as_dtype();
-    kind = is_bool(t) ? 'b' : is_integral(t) ? 'i' : 'f';
-  } else if (to.is(ValueKind::Str) &&
-             (to.as_str() == "bool" || to.as_str() == "int" || to.as_str() == "float")) {
-    kind = to.as_str()[0];
-  } else {
-    return std::nullopt;
-  }
-  if (kind == 'b') return Value::boolean(*truth(x));
-  if (kind == 'f') return Value::real(x.as_float());
-  if (is_int_like(x)) return Value::integer(x.as_int());
-  double f = std::trunc(x.as_float());
-  if (!std::isfinite(f) || f < -9.2233720368547758e18 || f >= 9.2233720368547758e18)
-    return std::nullopt;
-  return Value::integer(static_cast<int64_t>(f));
-}
-
+// Scalar builtins fold through the executor's own implementation (vm::run_builtin), so
+// compile time and run time agree on Python's semantics; where Python would raise (division
+// by zero, overflow) nothing folds and the error happens at run time, on that path only.
 std::optional<Value> fold_builtin(Builtin b, const std::vector<const Value*>& in) {
+  auto simple = [](const Value* v) { return v->is_scalar() || v->is(ValueKind::Str); };
+  // Plain data: scalars, strings, None and tuples/lists of them.
+  auto data = [](const Value* v, auto&& self) -> bool {
+    if (v->is_scalar() || v->is(ValueKind::Str) || v->is_none()) return true;
+    if (!v->is_sequence()) return false;
+    for (const Value& e : v->items())
+      if (!self(&e, self)) return false;
+    return true;
+  };
   switch (b) {
+    case Builtin::Is:
+    case Builtin::IsNot:
+      // Identity is defined for None and the bools; `1 is 1` is CPython's choice.
+      if (in.size() != 2 || !((in[0]->is_none() || in[1]->is_none()) ||
+                              (in[0]->is(ValueKind::Bool) && in[1]->is(ValueKind::Bool))))
+        return std::nullopt;
+      break;
+    case Builtin::In:
+    case Builtin::NotIn:
+      for (const Value* v : in)
+        if (!data(v, data)) return std::nullopt;
+      break;
     case Builtin::Add:
     case Builtin::Sub:
     case Builtin::Mul:
@@ -301,44 +76,39 @@ std::optional<Value> fold_builtin(Builtin b, const std::vector<const Value*>& in
     case Builtin::BitXor:
     case Builtin::LShift:
     case Builtin::RShift:
-      return in.size() == 2 ? arith(b, *in[0], *in[1]) : std::nullopt;
     case Builtin::Lt:
     case Builtin::Le:
     case Builtin::Gt:
     case Builtin::Ge:
     case Builtin::Eq:
     case Builtin::Ne:
-    case Builtin::Is:
-    case Builtin::IsNot:
-    case Builtin::In:
-    case Builtin::NotIn:
-      return in.size() == 2 ? compare(b, *in[0], *in[1]) : std::nullopt;
     case Builtin::Neg:
     case Builtin::Pos:
     case Builtin::Invert:
     case Builtin::Not:
     case Builtin::Truth:
-      return in.size() == 1 ? unary(b, *in[0]) : std::nullopt;
     case Builtin::Cast:
-      return in.size() == 2 ? cast_scalar(*in[0], *in[1]) : std::nullopt;
-    case Builtin::ScalarToTensor: {
-      if (in.size() != 2 || !is_num(*in[0]) || !in[1]->is(ValueKind::DType)) return std::nullopt;
-      const Value& x = *in[0];
-      Scalar s = x.is(ValueKind::Bool)  ? Scalar::from_bool(x.as_bool())
-                 : x.is(ValueKind::Int) ? Scalar::from_int(x.as_int())
-                                        : Scalar::from_float(x.as_float());
-      return Value::tensor(Tensor::scalar(s, in[1]->as_dtype()));
-    }
-    case Builtin::TensorToScalar: {
+      for (const Value* v : in)
+        if (!simple(v)) return std::nullopt;
+      break;
+    case Builtin::ScalarToTensor:
+      if (in.size() != 2 || !in[0]->is_scalar() || !in[1]->is(ValueKind::DType))
+        return std::nullopt;
+      break;
+    case Builtin::TensorToScalar:
       if (in.size() != 1 || !in[0]->is(ValueKind::Tensor) || in[0]->as_tensor().numel() != 1)
         return std::nullopt;
-      Scalar s = in[0]->as_tensor().item();
-      if (s.kind == ScalarKind::Bool) return Value::boolean(s.i != 0);
-      if (s.kind == ScalarKind::Int) return Value::integer(s.i);
-      return Value::real(s.f);
-    }
+      break;
     default:
       return std::nullopt;
+  }
+  std::vector<Value> args;
+  for (const Value* v : in) args.push_back(*v);
+  try {
+    return vm::run_builtin(b, args, nullptr);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Internal) throw;
+    return std::nullopt;
   }
 }
 
