@@ -17,44 +17,6 @@ bool is_scalar_abs(const AbsPtr& a) {
 }
 bool is_seq_abs(const AbsPtr& a) { return a->kind == AbsKind::Tuple || a->kind == AbsKind::List; }
 
-// Python truth of a constant; nullopt when only the host knows.
-std::optional<bool> const_truth(const Value& v) {
-  switch (v.kind()) {
-    case ValueKind::None:
-      return false;
-    case ValueKind::Bool:
-      return v.as_bool();
-    case ValueKind::Int:
-      return v.as_int() != 0;
-    case ValueKind::Float:
-      return v.as_float() != 0.0;
-    case ValueKind::Str:
-      return !v.as_str().empty();
-    case ValueKind::Tuple:
-    case ValueKind::List:
-      return !v.items().empty();
-    case ValueKind::Dict:
-      return !v.as_dict().keys.empty();
-    case ValueKind::Tensor: {
-      const Tensor& t = v.as_tensor();
-      MC_CHECK(t.numel() == 1, Value,
-               "the truth value of a tensor with more than one element is ambiguous");
-      return t.element_as_double(0) != 0.0;
-    }
-    case ValueKind::Prim:
-    case ValueKind::Builtin:
-    case ValueKind::Graph:
-    case ValueKind::Closure:
-    case ValueKind::DType:
-    case ValueKind::Slice:
-    case ValueKind::Ellipsis:
-      return true;
-    case ValueKind::PyObj:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 // The scalar kind of a binary arithmetic result (Python: bool+bool -> int).
 ValueKind arith_kind(ValueKind a, ValueKind b, Builtin op) {
   if (op == Builtin::TrueDiv) return ValueKind::Float;
@@ -131,9 +93,9 @@ std::vector<Node*> Specializer::unpack(Ctx* c, Node* seq, const SourceSpan& sp) 
 Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
   const AbsPtr& a = x->abstract();
   if (a->value) {
-    // Host objects (cells, modules, classes) are true, as Python objects are by default.
-    std::optional<bool> t = const_truth(*a->value);
-    return constant(Value::boolean(t.value_or(true)), sp);
+    // The executor's truth rule (host objects are true, as Python objects by default).
+    const Value v[1] = {*a->value};
+    return constant(vm::run_builtin(Builtin::Truth, v, nullptr), sp);
   }
   switch (a->kind) {
     case AbsKind::Scalar:
