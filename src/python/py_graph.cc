@@ -110,6 +110,12 @@ class GraphFunction {
  public:
   explicit GraphFunction(pyb::object fn) : fn_(std::move(fn)), host_(frontend::make_py_host()) {
     src_ = std::make_unique<ir::Module>();
+    try {  // parameter names, for the recompile log
+      pyb::object params =
+          pyb::module_::import("inspect").attr("signature")(fn_).attr("parameters");
+      for (pyb::handle k : params) arg_names_.push_back(pyb::str(k));
+    } catch (pyb::error_already_set&) {
+    }
     name_ = pyb::str(
         pyb::getattr(fn_, "__qualname__", pyb::getattr(fn_, "__class__").attr("__name__")));
   }
@@ -183,7 +189,8 @@ class GraphFunction {
       for (size_t i = 0; i < sig.size(); ++i) {
         if (ir::abs_equal(last[i], sig[i])) continue;
         if (!why.empty()) why += "; ";
-        why += str("argument ", i, " changed from ", last[i]->to_string(), " to ",
+        std::string arg = i < arg_names_.size() ? str("'", arg_names_[i], "'") : str(i);
+        why += str("argument ", arg, " changed from ", last[i]->to_string(), " to ",
                    sig[i]->to_string());
       }
     }
@@ -225,6 +232,7 @@ class GraphFunction {
 
   pyb::object fn_;
   std::string name_;
+  std::vector<std::string> arg_names_;
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
   std::vector<std::unique_ptr<Compiled>> cache_;
