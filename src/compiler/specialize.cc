@@ -449,9 +449,7 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
     if (is_bottom(a)) return bottom();
     abs.push_back(a->abstract());
   }
-  bool dynamic = next_call_dynamic_;
-  next_call_dynamic_ = false;
-  Ctx* k = context_for(g, pctx, std::move(abs), dynamic, sp);
+  Ctx* k = context_for(g, pctx, std::move(abs), /*dynamic=*/false, sp);
   resolve_placeholder(g, pctx, k->out, sp, false);
   bound.insert(bound.begin(), out_.value(Value::graph(k->out), sp));
   bound[0]->set_abstract(Abstract::func({FuncCandidate{Value::graph(k->out), {}, nullptr}}));
@@ -632,7 +630,6 @@ Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args
   auto root = std::make_unique<Ctx>();
   root->out = entry_;
   root->active = true;
-  entry_ctx_ = root.get();
   std::vector<Node*> arg_nodes;
   for (size_t i = 0; i < args.size(); ++i) {
     Parameter* p = out_.add_param(entry_, str("arg", i));

@@ -107,11 +107,9 @@ class Specializer {
   Host& host_;
   Specialized result_;
   FuncGraph* entry_ = nullptr;
-  Ctx* entry_ctx_ = nullptr;
   std::vector<std::unique_ptr<Ctx>> ctxs_;
   std::vector<Ctx*> stack_;          // active contexts, innermost last
   std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
-  bool next_call_dynamic_ = false;
   uint64_t next_seq_ = 0;
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
   FvOwners fv_owners_;

@@ -280,4 +280,23 @@ void infer_pool_grad(InferContext& ctx) {
   ctx.out.push_back(x);
 }
 
+// (x, out, ddx) -> ddy: ddx has x's dtype and shape, out the pooled shape; ddy is out's.
+void infer_pool_grad_grad(InferContext& ctx) {
+  const char* op = ctx.op.name;
+  const TensorMeta& x = ctx.in[0];
+  check_float_input(op, x.dtype, "x");
+  for (size_t i = 1; i < 3; ++i) {
+    const char* what = i == 1 ? "out" : "ddx";
+    MC_CHECK(ctx.in[i].dtype == x.dtype, Type, "For '", op, "', the '", what,
+             "' must have x's dtype ", x.dtype, ", but got ", ctx.in[i].dtype, ".");
+  }
+  PoolGeom g = pool_geometry(op, x.shape, ctx.attrs);
+  MC_CHECK(ctx.in[1].shape == g.y_shape(), Value, "For '", op,
+           "', the 'out' shape must be the pooled shape ", g.y_shape(), " (x shape ", x.shape,
+           "), but got ", ctx.in[1].shape, ".");
+  MC_CHECK(ctx.in[2].shape == x.shape, Value, "For '", op, "', the 'ddx' shape must be x's shape ",
+           x.shape, ", but got ", ctx.in[2].shape, ".");
+  ctx.out.push_back({x.dtype, g.y_shape()});
+}
+
 }  // namespace mycel

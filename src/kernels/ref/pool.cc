@@ -1,4 +1,5 @@
-// Reference MaxPool, AvgPool and their gradients: every window visited from scratch, in
+// Reference MaxPool, AvgPool, their gradients and MaxPoolGradGrad: every window visited from
+// scratch, in
 // double. A window's maximum is its first maximum in row-major order (a NaN counts as the
 // maximum); averages divide by PoolGeom::divisor.
 #include <cmath>
@@ -90,6 +91,19 @@ void ref_max_pool_grad(const KernelContext& ctx) {
     }
   }
   store(ctx.out[0], dx);
+}
+
+void ref_max_pool_grad_grad(const KernelContext& ctx) {
+  PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
+  std::vector<double> x = to_double(ctx.in[0]), ddx = to_double(ctx.in[2]), ddy;
+  for (int64_t p = 0; p < g.n * g.c; ++p) {
+    for (int64_t i = 0; i < g.ho; ++i) {
+      for (int64_t j = 0; j < g.wo; ++j) {
+        ddy.push_back(ddx[static_cast<size_t>(window_argmax(g, x, p, i, j))]);
+      }
+    }
+  }
+  store(ctx.out[0], ddy);
 }
 
 void ref_avg_pool_grad(const KernelContext& ctx) {
