@@ -175,6 +175,43 @@ def test_max_pool_grad_routes_ties_to_first_maximum():
     np.testing.assert_array_equal(dx, want)
 
 
+@pytest.mark.parametrize("xs,attrs,pads,ceil,count_pad", POOL_CASES)
+def test_max_pool_grad_grad_is_the_transpose_of_max_pool_grad(xs, attrs, pads, ceil, count_pad):
+    # MaxPoolGrad is linear in dy and MaxPoolGradGrad in ddx: <grad(dy), ddx> = <dy, gg(ddx)>,
+    # and gg(ddx) reads ddx at each window's argmax (torch's indices, no ties in random data).
+    x = randn(*xs).astype(np.float64)
+    ks = attrs["kernel_size"]
+    ks = (ks, ks) if isinstance(ks, int) else tuple(ks[-2:])
+    ss = attrs["strides"]
+    ss = (ss, ss) if isinstance(ss, int) else tuple(ss[-2:])
+    y = P.MaxPool(**attrs)(T(x))
+    dy = randn(*y.shape).astype(np.float64)
+    ddx = randn(*xs).astype(np.float64)
+    dx = P.MaxPoolGrad(**attrs)(T(x), y, T(dy)).asnumpy()
+    ddy = P.MaxPoolGradGrad(**attrs)(T(x), y, T(ddx))
+    assert ddy.shape == y.shape
+    np.testing.assert_allclose(np.sum(dx * ddx), np.sum(dy * ddy.asnumpy()), rtol=1e-10)
+    t, b, l, r = pads  # as torch_pool: symmetric pads go to torch, others to F.pad
+    xt, ddxt = torch.tensor(x), torch.tensor(ddx)
+    if t == b and l == r:
+        _, idx = F.max_pool2d(xt, ks, ss, (t, l), ceil_mode=ceil, return_indices=True)
+    else:
+        xt, ddxt = F.pad(xt, (l, r, t, b), value=-np.inf), F.pad(ddxt, (l, r, t, b))
+        _, idx = F.max_pool2d(xt, ks, ss, ceil_mode=ceil, return_indices=True)
+    want = torch.gather(ddxt.flatten(2), 2, idx.flatten(2)).reshape(idx.shape)
+    close(ddy, want, rtol=0, atol=0)
+
+
+def test_max_pool_grad_grad_reads_the_first_maximum():
+    x = np.zeros((1, 1, 3, 3), np.float32)
+    x[0, 0, 1, 1] = x[0, 0, 1, 2] = x[0, 0, 2, 1] = 5.0  # as in the MaxPoolGrad tie test
+    ddx = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
+    attrs = {"kernel_size": 2, "strides": 1}
+    out = P.MaxPool(**attrs)(T(x))
+    ddy = P.MaxPoolGradGrad(**attrs)(T(x), out, T(ddx)).asnumpy()
+    np.testing.assert_array_equal(ddy, np.full((1, 1, 2, 2), 4.0, np.float32))
+
+
 # ---- softmax and losses ----
 
 @pytest.mark.parametrize("shape,axis", [((7, 33), -1), ((3, 1031), 1), ((4, 5, 6), 1),

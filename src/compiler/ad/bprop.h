@@ -10,9 +10,10 @@
 //
 // Rules use differentiable ops where they can, so that the gradient of a gradient works;
 // for windowed and normalisation ops they call the dedicated backward prims
-// (Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad, BatchNormGrad, LayerNormGrad,
-// StridedSliceGrad, GatherDGrad, UnsortedSegmentSum, SparseSoftmaxCrossEntropyWithLogits with
-// is_grad), which have rules of their own where the second derivative is simple.
+// (Conv2DBackpropInput/Filter, MaxPoolGrad, MaxPoolGradGrad, AvgPoolGrad, BatchNormGrad,
+// LayerNormGrad, StridedSliceGrad, GatherDGrad, UnsortedSegmentSum,
+// SparseSoftmaxCrossEntropyWithLogits with is_grad), which have rules of their own where the
+// second derivative is simple.
 //
 // The table is a switch over OpId per family file (no static-initialisation registry):
 // bprop_rule(op) asks each family in turn.

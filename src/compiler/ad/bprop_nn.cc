@@ -56,6 +56,17 @@ Grads conv2d_backprop_filter(BpropArgs& a) {
 Grads max_pool(BpropArgs& a) {
   return {a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
 }
+// MaxPoolGrad(x, out, dy) is linear in dy with x's argmax fixed (piecewise constant in x, so
+// x's cotangent is zero almost everywhere; out only gives the geometry): ddy =
+// MaxPoolGradGrad(x, out, g), g read at each window's argmax.
+Grads max_pool_grad(BpropArgs& a) {
+  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGradGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
+}
+// MaxPoolGradGrad(x, out, ddx) is the transpose of MaxPoolGrad in its last input: dddx =
+// MaxPoolGrad(x, out, g); x and out as above.
+Grads max_pool_grad_grad(BpropArgs& a) {
+  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
+}
 // AvgPool: dx = AvgPoolGrad(x, out, dout)
 Grads avg_pool(BpropArgs& a) {
   return {a.b.prim(OpId::AvgPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
@@ -260,6 +271,10 @@ BpropFn bprop_rule_nn(OpId op) {
       return max_pool;
     case OpId::AvgPool:
       return avg_pool;
+    case OpId::MaxPoolGrad:
+      return max_pool_grad;
+    case OpId::MaxPoolGradGrad:
+      return max_pool_grad_grad;
     case OpId::AvgPoolGrad:
       return avg_pool_grad;
     case OpId::Softmax:

@@ -1,9 +1,10 @@
-// MaxPool, AvgPool and their gradients over NCHW: our own loops, one (n, c) plane per task.
+// MaxPool, AvgPool, their gradients and MaxPoolGradGrad over NCHW: our own loops, one (n, c)
+// plane per task.
 //
 // Pooling is memory-bound and LeNet's windows are 2x2, where oneDNN's blocked layouts would
 // cost two reorders per call for nothing; our loops also fix the tie rule MaxPoolGrad needs
 // (the first maximum in row-major window order, a NaN counting as the maximum), which the
-// reference shares exactly.
+// reference and MaxPoolGradGrad share exactly.
 //
 // Output rows are done column-vectorised over the columns whose windows lie inside the input:
 // tap by tap for general windows (one pass per tap over the row), all taps of a column at
@@ -241,6 +242,27 @@ MC_POOL_INLINE void max_grad_plane(const PoolGeom& g, const T* x, const T* dy, C
   }
 }
 
+// ddy[i, j] = ddx at the first maximum of window (i, j) in x: the argmax of max_grad_plane.
+template <int kSW, int kKH, int kKW, class T, class C>
+MC_POOL_INLINE void max_grad_grad_plane(const PoolGeom& g, const T* x, const T* ddx, T* ddy, C* val,
+                                        int32_t* tap) {
+  MC_POOL_DIMS;
+  Interior in = interior(g);
+  const bool nan = any_nan(x, g.h * g.w);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    if (nan) {
+      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    } else {
+      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    }
+    int64_t h0 = i * g.sh - g.pt;
+    for (int64_t j = 0; j < g.wo; ++j) {
+      int64_t a = tap[j] / kw, b = tap[j] % kw;
+      ddy[i * g.wo + j] = ddx[(h0 + a) * g.w + j * sw - g.pl + b];
+    }
+  }
+}
+
 // div[j] = the divisor of window (i, j); interior windows share one.
 template <class C>
 MC_POOL_INLINE void divisors(const PoolGeom& g, const Interior& in, int64_t i, C* div) {
@@ -285,10 +307,11 @@ MC_POOL_INLINE void avg_grad_plane(const PoolGeom& g, const T* dy, C* dx, C* val
   }
 }
 
-enum class Kind { Max, Avg, MaxGrad, AvgGrad };
+enum class Kind { Max, Avg, MaxGrad, AvgGrad, MaxGradGrad };
 
-// One plane of op `k`: x (or dy for AvgGrad) in, y (or dx) out. `acc` is the gradient's
-// accumulator, or for Avg a row of scratch for the divisors.
+// One plane of op `k`: x (or dy for AvgGrad) in, y (or dx) out; for MaxGradGrad, `dy` is the
+// ddx plane (x's size) and `out` the ddy plane. `acc` is the gradient's accumulator, or for
+// Avg a row of scratch for the divisors.
 template <int kSW, int kKH, int kKW, class T, class C>
 MC_POOL_INLINE void plane_sw(Kind k, const PoolGeom& g, const T* x, const T* dy, T* out, C* acc,
                              C* val, int32_t* tap) {
@@ -298,6 +321,8 @@ MC_POOL_INLINE void plane_sw(Kind k, const PoolGeom& g, const T* x, const T* dy,
     avg_plane<kSW, kKH, kKW>(g, x, out, val, acc);
   } else if (k == Kind::MaxGrad) {
     max_grad_plane<kSW, kKH, kKW>(g, x, dy, acc, val, tap);
+  } else if (k == Kind::MaxGradGrad) {
+    max_grad_grad_plane<kSW, kKH, kKW>(g, x, dy, out, val, tap);
   } else {
     avg_grad_plane<kSW, kKH, kKW>(g, dy, acc, val);
   }
@@ -346,7 +371,8 @@ void pool(Kind k, const PoolGeom& g, const T* x, const T* dy, T* out) {
                             : static_cast<size_t>(g.wo));
     for (int64_t p = b; p < e; ++p) {
       const T* xp = x ? x + p * in_plane : nullptr;
-      const T* dyp = dy ? dy + p * out_plane : nullptr;
+      // dy is a pooled plane, or for MaxGradGrad ddx, an input plane.
+      const T* dyp = dy ? dy + p * (k == Kind::MaxGradGrad ? in_plane : out_plane) : nullptr;
       T* op = out + p * (grad ? in_plane : out_plane);
       C* acc = buf.data();
       if constexpr (std::is_same_v<C, T>) {
@@ -370,8 +396,8 @@ void run(const KernelContext& ctx, Kind k) {
   PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
   dispatch_float(ctx.in[0].dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const bool grad = k == Kind::MaxGrad || k == Kind::AvgGrad;
-    pool(k, g, ctx.in[0].data<T>(), grad ? ctx.in[2].data<T>() : nullptr, ctx.out[0].data<T>());
+    const bool three = k == Kind::MaxGrad || k == Kind::AvgGrad || k == Kind::MaxGradGrad;
+    pool(k, g, ctx.in[0].data<T>(), three ? ctx.in[2].data<T>() : nullptr, ctx.out[0].data<T>());
   });
 }
 
@@ -381,5 +407,6 @@ void cpu_max_pool(const KernelContext& ctx) { run(ctx, Kind::Max); }
 void cpu_avg_pool(const KernelContext& ctx) { run(ctx, Kind::Avg); }
 void cpu_max_pool_grad(const KernelContext& ctx) { run(ctx, Kind::MaxGrad); }
 void cpu_avg_pool_grad(const KernelContext& ctx) { run(ctx, Kind::AvgGrad); }
+void cpu_max_pool_grad_grad(const KernelContext& ctx) { run(ctx, Kind::MaxGradGrad); }
 
 }  // namespace mycel

@@ -1,7 +1,6 @@
 // Reference MaxPool, AvgPool, their gradients and MaxPoolGradGrad: every window visited from
-// scratch, in
-// double. A window's maximum is its first maximum in row-major order (a NaN counts as the
-// maximum); averages divide by PoolGeom::divisor.
+// scratch, in double. A window's maximum is its first maximum in row-major order (a NaN counts
+// as the maximum); averages divide by PoolGeom::divisor.
 #include <cmath>
 #include <vector>
 

@@ -55,6 +55,17 @@ std::vector<Case> cases() {
   c.push_back(C("AvgPool_2x2", OpId::AvgPool, {f64({1, 2, 4, 4})}, pool({2, 2}, {2, 2})));
   c.push_back(C("AvgPool_same_nopad", OpId::AvgPool, {f64({1, 2, 5, 5})},
                 pool({3, 3}, {2, 2}, "same", false)));
+  // MaxPoolGrad and MaxPoolGradGrad: linear in their last input (the argmax is fixed by x; x
+  // and out get no cotangent), checked on it; overlapping windows and padding included.
+  auto max_grads = [&](const char* n, Shape x, Shape y, Attrs a) {
+    c.push_back(C(std::string("MaxPoolGrad_") + n, OpId::MaxPoolGrad, {f64(x), f64(y), f64(y)}, a));
+    c.push_back(
+        C(std::string("MaxPoolGradGrad_") + n, OpId::MaxPoolGradGrad, {f64(x), f64(y), f64(x)}, a));
+  };
+  max_grads("2x2", {1, 2, 4, 4}, {1, 2, 2, 2}, pool({2, 2}, {2, 2}));
+  max_grads("same_3x3_overlap", {2, 1, 5, 4}, {2, 1, 5, 4}, pool({3, 3}, {1, 1}, "same"));
+  max_grads("pad_3x3_s2", {1, 2, 5, 6}, {1, 2, 3, 3},
+            with(pool({3, 3}, {2, 2}, "pad"), "pad", V{1}));
   c.push_back(C("AvgPoolGrad", OpId::AvgPoolGrad,
                 {f64({1, 2, 4, 4}), f64({1, 2, 2, 2}), f64({1, 2, 2, 2})}, pool({2, 2}, {2, 2})));
   c.push_back(C("Softmax_last", OpId::Softmax, {f64({3, 4})}));

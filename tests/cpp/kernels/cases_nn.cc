@@ -152,6 +152,10 @@ void add_pool(std::vector<KernelCase>& out, const char* op, Shape x, Attrs attrs
   InputSpec xs{x, t, gen, 0, 3};
   out.push_back({op, {xs}, attrs, rtol, atol, {}, l});
   out.push_back({grad_op, {xs, {g.y_shape(), t}, {g.y_shape(), t}}, attrs, rtol, atol, {}, l});
+  // MaxPoolGradGrad(x, out, ddx): ddx read at each window's argmax, the same as MaxPoolGrad's.
+  if (std::string(op) == "MaxPool") {
+    out.push_back({"MaxPoolGradGrad", {xs, {g.y_shape(), t}, {x, t}}, attrs, rtol, atol, {}, l});
+  }
 }
 
 void pool_cases(std::vector<KernelCase>& v) {
@@ -212,6 +216,18 @@ void pool_cases(std::vector<KernelCase>& v) {
                 {"pad", ints({1})}}),
              DType::BFloat16, "pad 1", Gen::Int);
   }
+  // Overlapping windows (stride < kernel) with ties and padding, in float64, for the max family.
+  add_pool(v, "MaxPool", {2, 3, 9, 11},
+           A({{"kernel_size", ints({3})},
+              {"strides", ints({1, 2})},
+              {"pad_mode", S("pad")},
+              {"pad", ints({1, 0, 0, 1})}}),
+           DType::Float64, "overlapping pad ties", Gen::Int);
+  add_pool(v, "MaxPool", {1, 2, 7, 5}, A({{"kernel_size", ints({4, 3})}, {"strides", ints({1})}}),
+           DType::Float64, "overlapping valid");
+  add_pool(v, "MaxPool", {2, 2, 11, 9},
+           A({{"kernel_size", ints({3})}, {"strides", ints({2})}, {"pad_mode", S("same")}}),
+           DType::Float64, "same odd ties", Gen::Int);
 }
 
 // ---- softmax and losses ----
