@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/error.h"
+#include "compiler/ad/ad.h"
 #include "compiler/passes.h"
 #include "ir/manager.h"
 
@@ -81,17 +82,26 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
   std::unique_ptr<ir::Manager> own;
   if (m.manager() == nullptr) own = std::make_unique<ir::Manager>(m, root);
   PassRunner p(m, root, opts);
-  for (int round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
-    changed |= p.run("switch_simplify", switch_simplify);
-    changed |= p.run("inline", inline_graphs);
-    changed |= p.run("fold", fold);
-    changed |= p.run("simplify", simplify);
-    changed |= p.run("cse", cse);
-    changed |= p.run("dce", dce);
-    if (!changed) break;
-  }
+  auto simplify_all = [&] {
+    for (int round = 0; round < kMaxRounds; ++round) {
+      bool changed = false;
+      changed |= p.run("switch_simplify", switch_simplify);
+      changed |= p.run("inline", inline_graphs);
+      changed |= p.run("fold", fold);
+      changed |= p.run("simplify", simplify);
+      changed |= p.run("cse", cse);
+      changed |= p.run("dce", dce);
+      if (!changed) break;
+    }
+  };
+  simplify_all();
   p.run("lift", lift, {.specialized = true, .lifted = true});
+  // Automatic differentiation, innermost gradient first; its output is optimised like any
+  // program, so forward values no bprop needs are dropped.
+  while (p.run("expand_vjp", expand_vjp)) {
+    simplify_all();
+    p.run("lift", lift, {.specialized = true, .lifted = true});
+  }
 }
 
 }  // namespace mycel::compiler

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "compiler/ad/ad.h"
 #include "compiler/specialize_impl.h"
 #include "runtime/vm.h"
 
@@ -270,6 +271,11 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
     }
     case Builtin::Truth:
       return truth(c, args[0], sp);
+    case Builtin::Grad:
+      return grad_call(c, std::move(args), sp);
+    case Builtin::StopGradient:
+      if (!differentiable(A(0))) return args[0];
+      return emit_builtin(c, Builtin::StopGradient, {args[0]}, A(0), sp);
     case Builtin::Not: {
       Node* t = truth(c, args[0], sp);
       if (t->abstract()->value)

@@ -69,6 +69,11 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     MC_CHECK(r.has_value(), Type, "isinstance() of ", A(0)->to_string(),
              " cannot be decided at compile time");
     return constant(Value::boolean(*r), sp);
+  } else if (name == "grad" || name == "value_and_grad") {
+    return make_grad(c, name == "value_and_grad", std::move(args), std::move(kw), sp);
+  } else if (name == "stop_gradient") {
+    need(1);
+    return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);
   } else if (name == "F.shape") {
     need(1);
     return getattr(c, args[0], "shape", sp);

@@ -85,6 +85,12 @@ class Specializer {
   Node* host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args, KwNodes kw,
                      const SourceSpan& sp);
 
+  // ---- gradient transforms (specialize_grad.cc)
+  // grad(...) / value_and_grad(...) called in graph code: the gradient function's value.
+  Node* make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  // A call of a gradient function: args = (fn, options, call arguments...).
+  Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+
  private:
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
                    const SourceSpan& sp);

@@ -63,6 +63,10 @@ const PyRefs& refs() {
     // mycel helpers it models: the static shape of a tensor.
     py::object array_func = py::module_::import("mycel.ops.function.array_func");
     p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");
+    // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
+    py::object composite = py::module_::import("mycel.ops.composite");
+    for (const char* n : {"grad", "value_and_grad", "stop_gradient"})
+      p->builtins.emplace_back(composite.attr(n).ptr(), n);
     return p;
   }();
   return *r;
@@ -379,6 +383,12 @@ class PyHost final : public ir::Host {
       // @constexpr helpers run in Python at compile time (on constants) instead of parsing.
       if (py::hasattr(o, "__mycel_constexpr__") || is_library_function(o)) return d;
       return Value::graph(graph_of(m, o));
+    }
+    // A gradient function (mycel.grad(fn, ...)): the grad builtin bound to fn and options.
+    if (py::hasattr(o, "_mycel_grad") && !PyType_Check(o.ptr())) {
+      py::tuple spec = o.attr("_mycel_grad");
+      return Value::closure(Value::builtin(ir::Builtin::Grad),
+                            {to_value(spec[0]), convert_py(m, spec[1])});
     }
     // A @jit function called from graph code: its Python function is compiled inline.
     if (py::hasattr(o, "_mycel_fn") && !PyType_Check(o.ptr())) {

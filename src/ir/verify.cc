@@ -75,6 +75,8 @@ bool allowed_after_specialisation(Builtin b) {
     case Builtin::Depend:
     case Builtin::PyExecute:
     case Builtin::Raise:
+    case Builtin::Vjp:
+    case Builtin::StopGradient:
       return true;
     default:
       return is_scalar_operator(b);

@@ -741,9 +741,13 @@ Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
       return host->call(a[0], {a.begin() + 1, a.end()});
     case Builtin::MatMul:
       unsupported(b, a[0], a[1]);
+    case Builtin::StopGradient:
+      return a[0];
     case Builtin::GetAttr:
     case Builtin::MakeKwarg:
     case Builtin::UnpackCall:
+    case Builtin::Grad:
+    case Builtin::Vjp:
       break;
   }
   MC_THROW(Internal, "executor: builtin ", ir::builtin_name(b),

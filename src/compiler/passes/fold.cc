@@ -12,6 +12,9 @@
 //   scalar_to_tensor(k, dtype)    -> constant 0-d tensor;  tensor_to_scalar(c) -> scalar
 //   getitem(make_tuple(a, b), 1)  -> b       (make_list too; make_dict by constant key)
 //   getitem((k0, k1), 1)          -> k1      a constant tuple, list or dict
+//   partial(@g, c...)(x...)       -> @g(c..., x...)   a closure called where it is made (what
+//                                            AD's bprops become once getitem folds), so
+//                                            inline can take it
 //
 // A fold that would raise (an index out of range, a kernel error) is not done: the error is
 // reported at run time with the user's line. The new constant's abstract is
@@ -237,15 +240,31 @@ Node* fold_node(Module& m, CNode* c) {
 
 }  // namespace
 
+namespace {
+// partial(@g, c...)(x...) -> @g(c..., x...), in place.
+bool call_partial_directly(CNode* c) {
+  if (!detail::is_builtin_call(c->callee(), Builtin::Partial)) return false;
+  auto* p = static_cast<CNode*>(c->callee());
+  const Value* g = detail::const_value(p->input(1));
+  if (g == nullptr || !g->is(ValueKind::Graph)) return false;
+  std::vector<Node*> in(p->inputs().begin() + 1, p->inputs().end());
+  in.insert(in.end(), c->inputs().begin() + 1, c->inputs().end());
+  c->set_inputs(std::move(in));
+  return true;
+}
+}  // namespace
+
 bool fold(Module& m, FuncGraph* root) {
   detail::PassManager mng(m, root);
   detail::Walk w = detail::walk(root);
   detail::Rewriter rw;
+  bool edited = false;
   for (CNode* c : w.nodes) {
     rw.update_inputs(c);
+    edited |= call_partial_directly(c);
     if (Node* r = fold_node(m, c)) rw.replace(c, r);
   }
-  if (!rw.finish(w.graphs)) return false;
+  if (!rw.finish(w.graphs) && !edited) return false;
   mng->invalidate();
   return true;
 }

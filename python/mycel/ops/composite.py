@@ -1,0 +1,245 @@
+"""Gradient transforms with MindSpore 2.x names: ``grad``, ``value_and_grad``,
+``GradOperation``, ``vjp``, ``jvp``, ``jacfwd``, ``jacrev`` (also ``mycel.grad`` & co.).
+
+Each returns a function. Calling it compiles ``fn`` through the graph front end (the same
+compiler as GRAPH mode) and differentiates it by source transformation on the IR
+(src/compiler/ad): one AD for both modes, to any order, through control flow, closures and
+recursion. Inside graph code (a jit function, a Cell's construct in GRAPH mode), the
+compiler expands these calls directly, so gradients of gradients compose.
+
+The compiled gradient is cached per call signature (dtypes and shapes of tensor arguments,
+values of the others, the training flags of a Cell), like ``jit``.
+"""
+import inspect
+
+from mycel import _mycel as _C
+from mycel._mycel import Tensor
+
+
+def _train_key(fn):
+    """The training flags of a Cell tree (part of the cache key), or None."""
+    from mycel.nn.cell import Cell
+    if isinstance(fn, Cell):
+        return tuple(c.training for _, c in fn.cells_and_names())
+    return None
+
+
+def _weights_tuple(weights):
+    if weights is None:
+        return None
+    from mycel.common.parameter import Parameter
+    if isinstance(weights, Parameter):
+        return (weights,)
+    if isinstance(weights, (list, tuple)):
+        return tuple(weights)
+    if hasattr(weights, "__iter__") and not isinstance(weights, Tensor):
+        return tuple(weights)
+    return (weights,)  # the compiler reports what is not a Parameter
+
+
+class _GradFunction:
+    """The function ``grad(fn, ...)`` returns. ``_mycel_grad`` tells the compiler what it is:
+    ``(fn, (positions, weights, has_aux, return_value, sens_param))``."""
+
+    def __init__(self, fn, positions, weights, has_aux, return_value, sens_param):
+        if positions is None and weights is None:
+            raise ValueError("'grad_position' and 'weights' cannot both be None")
+        if not (positions is None or positions == "all" or isinstance(positions, int)
+                or (isinstance(positions, tuple) and all(isinstance(p, int) for p in positions))):
+            raise TypeError("'grad_position' must be None, an int or a tuple of ints, but got "
+                            f"{positions!r}")
+        if isinstance(positions, bool):
+            raise TypeError("'grad_position' must be None, an int or a tuple of ints, but got "
+                            f"{positions!r}")
+        self._fn = fn
+        self._positions = positions
+        self._mycel_grad = (fn, (positions, _weights_tuple(weights), bool(has_aux),
+                                 bool(return_value), bool(sens_param)))
+        self._graph = None
+        try:
+            self.__name__ = "grad_" + getattr(fn, "__name__", type(fn).__name__)
+        except (AttributeError, TypeError):
+            pass
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            try:
+                bound = inspect.signature(self._fn).bind(*args, **kwargs)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{self.__name__}: {e}") from None
+            bound.apply_defaults()
+            args = tuple(bound.args)
+        p = self._positions
+        wanted = range(len(args)) if p == "all" else (p,) if isinstance(p, int) else (p or ())
+        args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
+                     for i, a in enumerate(args))
+        if self._graph is None:
+            self._graph = _C.GraphFunction(self)
+        return self._graph.call_keyed(_train_key(self._fn), *args)
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """The gradient function of ``fn`` (MindSpore's ``mindspore.grad``).
+
+    grad_position: an int (the gradient of that input), a tuple of ints (a tuple of
+    gradients) or None (no input gradients; `weights` needed). weights: Parameters (for
+    example ``net.trainable_params()``) whose gradients are returned, in that order, after
+    the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
+    whose first element is differentiated; the others are returned as ``(grads, aux)``."""
+    return _GradFunction(fn, grad_position, weights, has_aux, False, False)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Like ``grad``, but the function returns ``(fn(*args), gradients)``."""
+    return _GradFunction(fn, grad_position, weights, has_aux, True, False)
+
+
+class GradOperation:
+    """MindSpore's ``ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)``:
+    ``GradOperation(...)(fn[, weights])`` is the gradient function. Without get_all it
+    returns the first input's gradient; with get_all, a tuple of all inputs' gradients;
+    with get_by_list, the gradients of `weights` (both: ``(inputs, weights)``). With
+    sens_param, the last argument is the output's sensitivity (the cotangent to pull
+    back) instead of ones."""
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)")
+        positions = "all" if self.get_all else (None if self.get_by_list else 0)
+        return _GradFunction(fn, positions, weights if self.get_by_list else None, False, False,
+                             self.sens_param)
+
+
+def _single_or_tuple(grads, n):
+    return grads[0] if n == 1 else grads
+
+
+def vjp(fn, *inputs, weights=None, has_aux=False):
+    """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
+    back to the inputs (one gradient, or a tuple for several inputs). With has_aux, ``fn``
+    returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
+    if weights is not None:
+        raise NotImplementedError("vjp with weights: use grad(fn, weights=...) instead")
+    outputs = fn(*inputs)
+    if has_aux:
+        def first(*xs):
+            return fn(*xs)[0]
+        target, out, aux = first, outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
+    else:
+        target, out = fn, outputs
+    pull = GradOperation(get_all=True, sens_param=True)(target)
+
+    def vjp_fn(v):
+        return _single_or_tuple(pull(*inputs, v), len(inputs))
+
+    if has_aux:
+        return out, vjp_fn, aux
+    return out, vjp_fn
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def jvp(fn, inputs, v, has_aux=False):
+    """Forward mode: ``(fn(*inputs), J·v)`` for tangents `v` (one per input), computed as
+    the vjp of the vjp (the pullback is linear in its cotangent, and its own pullback is
+    the Jacobian-vector product). With has_aux: ``(out, jvp, aux)``."""
+    inputs, v = _as_tuple(inputs), _as_tuple(v)
+    if len(inputs) != len(v):
+        raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
+    outputs = fn(*inputs)
+    if has_aux:
+        def target(*xs):
+            return fn(*xs)[0]
+        out, aux = outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
+    else:
+        target, out = fn, outputs
+    pull = GradOperation(get_all=True, sens_param=True)(target)
+
+    def pullback(*xs_and_u):  # (inputs..., u) -> J^T u, linear in u
+        return pull(*xs_and_u)
+
+    push = GradOperation(get_all=True, sens_param=True)(pullback)
+    u0 = _zeros_like_tree(out)
+    tangent = push(*inputs, u0, v if len(v) > 1 else v[0])[-1]
+    if has_aux:
+        return out, tangent, aux
+    return out, tangent
+
+
+def _zeros_like_tree(x):
+    from mycel import ops
+    if isinstance(x, (tuple, list)):
+        return tuple(_zeros_like_tree(e) for e in x)
+    return ops.zeros_like(x)
+
+
+def _jacobian(fn, grad_position, has_aux, forward):
+    positions = grad_position if isinstance(grad_position, tuple) else (grad_position,)
+
+    def jac(*inputs):
+        import numpy as np
+        outputs = fn(*inputs)
+        out = outputs[0] if has_aux else outputs
+        if isinstance(out, (tuple, list)):
+            raise NotImplementedError("jacfwd/jacrev of a function with several outputs")
+
+        def target(*xs):
+            r = fn(*xs)
+            return r[0] if has_aux else r
+        results = []
+        if forward:
+            for p in positions:
+                x = inputs[p]
+                cols = []
+                for k in range(max(x.size, 1)):
+                    e = np.zeros(x.size, dtype=x.asnumpy().dtype)
+                    e[k] = 1
+                    tangents = tuple(
+                        Tensor(e.reshape(x.shape)) if i == p else _zeros_like_tree(a)
+                        for i, a in enumerate(inputs))
+                    cols.append(jvp(target, inputs, tangents)[1].asnumpy())
+                j = np.stack(cols, axis=-1).reshape(tuple(out.shape) + tuple(x.shape))
+                results.append(Tensor(j))
+        else:
+            pull = GradOperation(get_all=True, sens_param=True)(target)
+            rows = []
+            for k in range(max(out.size, 1)):
+                e = np.zeros(out.size, dtype=out.asnumpy().dtype)
+                e[k] = 1
+                g = pull(*inputs, Tensor(e.reshape(out.shape)))
+                rows.append([g[p].asnumpy() for p in positions])
+            for i, p in enumerate(positions):
+                x = inputs[p]
+                j = np.stack([r[i] for r in rows], axis=0).reshape(tuple(out.shape) +
+                                                                     tuple(x.shape))
+                results.append(Tensor(j))
+        res = results[0] if not isinstance(grad_position, tuple) else tuple(results)
+        if has_aux:
+            return res, outputs[1:] if len(outputs) > 2 else outputs[1]
+        return res
+
+    return jac
+
+
+def jacfwd(fn, grad_position=0, has_aux=False):
+    """The Jacobian of ``fn`` by forward mode (one jvp per input element); shape
+    ``out.shape + input.shape``."""
+    return _jacobian(fn, grad_position, has_aux, forward=True)
+
+
+def jacrev(fn, grad_position=0, has_aux=False):
+    """The Jacobian of ``fn`` by reverse mode (one vjp per output element); shape
+    ``out.shape + input.shape``."""
+    return _jacobian(fn, grad_position, has_aux, forward=False)
+
+
+def stop_gradient(x):
+    """x, through which no gradient flows (the compiler's stop_gradient builtin)."""
+    return x

@@ -1,0 +1,469 @@
+// The K transform (k_transform.h) and the cotangent abstracts (ad.h).
+#include "compiler/ad/k_transform.h"
+
+#include <functional>
+
+#include "base/error.h"
+#include "compiler/ad/ad.h"
+#include "compiler/ad/bprop.h"
+#include "compiler/ad/ir_builder.h"
+#include "ir/manager.h"
+
+namespace mycel::ir {
+
+// ---------------------------------------------------------------- cotangent abstracts
+
+namespace {
+const AbsPtr& none_abs() {
+  static const AbsPtr a = Abstract::constant(Value());
+  return a;
+}
+}  // namespace
+
+AbsPtr cot_abs(const AbsPtr& a) {
+  if (!a) return none_abs();
+  switch (a->kind) {
+    case AbsKind::Tensor:
+      return is_floating(a->dtype) ? Abstract::tensor(a->dtype, a->shape) : none_abs();
+    case AbsKind::Tuple:
+    case AbsKind::List:
+    case AbsKind::Dict: {
+      std::vector<AbsPtr> el;
+      for (const AbsPtr& e : a->elems) el.push_back(cot_abs(e));
+      return Abstract::tuple(std::move(el));
+    }
+    default:
+      return none_abs();
+  }
+}
+
+bool differentiable(const AbsPtr& a) {
+  if (!a) return false;
+  if (a->kind == AbsKind::Tensor) return is_floating(a->dtype);
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
+    for (const AbsPtr& e : a->elems)
+      if (differentiable(e)) return true;
+  return false;
+}
+
+namespace {
+
+const Value* const_of(const Node* n) {
+  return n->is_value() ? &static_cast<const ValueNode*>(n)->value() : nullptr;
+}
+
+FuncGraph* graph_const(const Node* n) {
+  const Value* v = const_of(n);
+  return v && v->is(ValueKind::Graph) ? v->as_graph() : nullptr;
+}
+
+bool is_call_of(const Node* n, Builtin b) {
+  return n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(b);
+}
+
+ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {}) {
+  ValueNode* v = m.value(Value::graph(g), sp);
+  v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
+  return v;
+}
+
+// The closure a function value stands for: @g (no captures) or partial(@g, caps...).
+bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps) {
+  if (FuncGraph* h = graph_const(f)) {
+    *g = h;
+    caps->clear();
+    return true;
+  }
+  if (is_call_of(f, Builtin::Partial)) {
+    auto* p = static_cast<CNode*>(f);
+    if (FuncGraph* h = graph_const(p->input(1))) {
+      *g = h;
+      caps->assign(p->inputs().begin() + 2, p->inputs().end());
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- normalisation
+
+bool normalize_calls(Module& m, FuncGraph* root) {
+  bool changed = false;
+  for (FuncGraph* g : m.reachable_graphs(root)) {
+    for (CNode* c : m.toposort(g)) {
+      Node* callee = c->callee();
+      FuncGraph* h = nullptr;
+      std::vector<Node*> caps;
+      // partial(@h, caps...)(x...) -> @h(caps..., x...)
+      if (is_call_of(callee, Builtin::Partial) && as_closure(callee, &h, &caps)) {
+        std::vector<Node*> in{graph_ref(m, h, callee->span())};
+        in.insert(in.end(), caps.begin(), caps.end());
+        in.insert(in.end(), c->inputs().begin() + 1, c->inputs().end());
+        c->set_inputs(std::move(in));
+        changed = true;
+        continue;
+      }
+      // switch(k, F1, F2)(x...) with closures Fi = partial(@Ai, ci...) ->
+      // switch(k, @A1', @A2')(c1..., c2..., x...), Ai' taking both capture lists.
+      if (!is_call_of(callee, Builtin::Switch)) continue;
+      auto* sw = static_cast<CNode*>(callee);
+      FuncGraph* a[2];
+      std::vector<Node*> cap[2];
+      if (!as_closure(sw->input(2), &a[0], &cap[0]) || !as_closure(sw->input(3), &a[1], &cap[1]))
+        continue;
+      if (cap[0].empty() && cap[1].empty()) continue;
+      std::vector<Node*> args(c->inputs().begin() + 1, c->inputs().end());
+      FuncGraph* w[2];
+      for (int k = 0; k < 2; ++k) {
+        w[k] = m.new_graph(a[k]->name() + "_sw", a[k]->span());
+        std::vector<Node*> own[2];
+        for (int j = 0; j < 2; ++j)
+          for (Node* x : cap[j]) {
+            Parameter* p = m.add_param(w[k], x->name(), x->span());
+            p->set_abstract(x->abstract());
+            own[j].push_back(p);
+          }
+        std::vector<Node*> call{graph_ref(m, a[k])};
+        call.insert(call.end(), own[k].begin(), own[k].end());
+        for (Node* x : args) {
+          Parameter* p = m.add_param(w[k], x->name(), x->span());
+          p->set_abstract(x->abstract());
+          call.push_back(p);
+        }
+        CNode* r = m.cnode(w[k], std::move(call), c->span());
+        r->set_abstract(c->abstract());
+        w[k]->set_output(r);
+      }
+      CNode* nsw = m.call_builtin(g, Builtin::Switch,
+                                  {sw->input(1), graph_ref(m, w[0]), graph_ref(m, w[1])}, sw->span());
+      nsw->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::Switch)));
+      nsw->set_abstract(Abstract::func({FuncCandidate{Value::graph(w[0]), {}, nullptr},
+                                        FuncCandidate{Value::graph(w[1]), {}, nullptr}}));
+      std::vector<Node*> in{nsw};
+      in.insert(in.end(), cap[0].begin(), cap[0].end());
+      in.insert(in.end(), cap[1].begin(), cap[1].end());
+      in.insert(in.end(), args.begin(), args.end());
+      c->set_inputs(std::move(in));
+      changed = true;
+    }
+  }
+  if (changed && m.manager() != nullptr) m.manager()->invalidate();
+  return changed;
+}
+
+// ---------------------------------------------------------------- K
+
+AbsPtr KTransform::k_abs(const AbsPtr& a) {
+  if (!a) return a;
+  if (a->kind == AbsKind::Func) {
+    std::vector<FuncCandidate> cands = a->funcs;
+    bool any = false;
+    for (FuncCandidate& f : cands)
+      if (f.fn.is(ValueKind::Graph)) {
+        f.fn = Value::graph(k_graph(f.fn.as_graph()));
+        any = true;
+      }
+    return any ? Abstract::func(std::move(cands)) : a;
+  }
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
+    std::vector<AbsPtr> el;
+    bool changed = false;
+    for (const AbsPtr& e : a->elems) {
+      el.push_back(k_abs(e));
+      changed = changed || el.back() != e;
+    }
+    if (!changed) return a;
+    return a->kind == AbsKind::Tuple ? Abstract::tuple(std::move(el)) : Abstract::list(std::move(el));
+  }
+  return a;
+}
+
+namespace {
+
+// One graph's transform: the forward copy into K_g, then the adjoints into B_g.
+class KGraph {
+ public:
+  KGraph(Module& m, FuncGraph* g, FuncGraph* kg, std::function<FuncGraph*(FuncGraph*)> k_of,
+         std::function<AbsPtr(const AbsPtr&)> k_abs)
+      : m_(m), g_(g), kg_(kg), k_of_(std::move(k_of)), k_abs_(std::move(k_abs)) {}
+
+  void run() {
+    MC_ASSERT(g_->effects.empty(), "K: @", g_->name(), " has effects outside depend()");
+    for (Parameter* p : g_->params()) {
+      Parameter* q = m_.add_param(kg_, p->name(), p->span());
+      q->set_abstract(p->abstract());
+      fwd_[p] = q;
+    }
+    order_ = m_.toposort(g_);
+    for (CNode* n : order_) forward(n);
+    Node* out = fwd_of(g_->output());
+    if (!g_->output()->abstract()) {  // never returns (every path raises)
+      kg_->set_output(out);
+      return;
+    }
+    bg_ = m_.new_graph("B_" + g_->name(), g_->span());
+    backward();
+    Node* bref = graph_ref(m_, bg_);
+    CNode* r = m_.call_builtin(kg_, Builtin::MakeTuple, {out, bref}, g_->output()->span());
+    r->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
+    r->set_abstract(Abstract::tuple({out->abstract(), bref->abstract()}));
+    kg_->set_output(r);
+  }
+
+ private:
+  // ------------------------------------------------------------ forward
+
+  Node* fwd_of(Node* x) {
+    if (const Value* v = const_of(x)) {
+      if (v->is(ValueKind::Graph)) return graph_ref(m_, k_of_(v->as_graph()), x->span());
+      if (v->is(ValueKind::Closure) && v->as_closure().fn.is(ValueKind::Graph)) {
+        Value kv = Value::closure(Value::graph(k_of_(v->as_closure().fn.as_graph())),
+                                  v->as_closure().args);
+        ValueNode* n = m_.value(kv, x->span());
+        n->set_abstract(Abstract::constant(kv));
+        return n;
+      }
+      return x;
+    }
+    auto it = fwd_.find(x);
+    MC_ASSERT(it != fwd_.end(), "K: %", x->name(), " of @", x->graph() ? x->graph()->name() : "?",
+              " used in @", g_->name(), " is not in scope (the IR must be lifted)");
+    return it->second;
+  }
+
+  CNode* copy(CNode* n, AbsPtr abs) {
+    std::vector<Node*> in{n->callee()};
+    for (size_t i = 1; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+    CNode* c = m_.cnode(kg_, std::move(in), n->span());
+    c->set_abstract(std::move(abs));
+    c->set_name(n->name());
+    return c;
+  }
+
+  void forward(CNode* n) {
+    Node* callee = n->callee();
+    const Value* cv = const_of(callee);
+    if (cv && (cv->is(ValueKind::Prim) || cv->is(ValueKind::Builtin))) {
+      MC_ASSERT(!(cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::Vjp),
+                "K: a vjp inside the graph being differentiated (expand the inner one first)");
+      fwd_[n] = copy(n, cv->is(ValueKind::Prim) ? n->abstract() : k_abs_(n->abstract()));
+      return;
+    }
+    // A call of a graph (direct or chosen at run time): (out, bp) = K_f(args).
+    std::vector<Node*> in{fwd_of(callee)};
+    for (size_t i = 1; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+    CNode* t = m_.cnode(kg_, std::move(in), n->span());
+    if (!n->abstract()) {
+      fwd_[n] = t;
+      return;
+    }
+    AbsPtr out_abs = k_abs_(n->abstract());
+    AbsPtr bp_abs = Abstract::func({FuncCandidate{Value::builtin(Builtin::Vjp), {}, nullptr}});
+    t->set_abstract(Abstract::tuple({out_abs, bp_abs}));
+    IrBuilder b(m_, kg_);
+    Node* out = b.tuple_get(t, 0);
+    out->set_name(n->name());
+    fwd_[n] = out;
+    bprop_[n] = b.tuple_get(t, 1);
+  }
+
+  // ------------------------------------------------------------ backward
+
+  static bool is_none(const Node* d) {
+    const AbsPtr& a = d->abstract();
+    return a && a->kind == AbsKind::Scalar && a->stype == ValueKind::None;
+  }
+
+  Node* item(IrBuilder& b, Node* x, size_t i) {
+    if (is_call_of(x, Builtin::MakeTuple)) return static_cast<CNode*>(x)->input(i + 1);
+    return b.tuple_get(x, i);
+  }
+
+  Node* zeros(IrBuilder& b, const AbsPtr& a) {
+    if (a->kind == AbsKind::Tensor) {
+      Attrs at;
+      at.set("dtype", a->dtype);
+      at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
+      at.set("value", 0.0);
+      return b.prim(OpId::Fill, {}, at);
+    }
+    if (a->kind == AbsKind::Tuple) {
+      std::vector<Node*> el;
+      for (const AbsPtr& e : a->elems) el.push_back(zeros(b, e));
+      return b.make_tuple(el);
+    }
+    return b.constant(Value());
+  }
+
+  Node* add(IrBuilder& b, Node* x, Node* y) {
+    if (x == nullptr || is_none(x)) return y;
+    if (y == nullptr || is_none(y)) return x;
+    const AbsPtr& a = x->abstract();
+    if (a->kind == AbsKind::Tensor) return b.add(x, y);
+    if (a->kind == AbsKind::Tuple) {
+      std::vector<Node*> el;
+      for (size_t i = 0; i < a->elems.size(); ++i) el.push_back(add(b, item(b, x, i), item(b, y, i)));
+      return b.make_tuple(el);
+    }
+    return x;
+  }
+
+  void contrib(IrBuilder& b, Node* x, Node* d) {
+    if (d == nullptr || is_none(d) || x->is_value()) return;
+    if (!differentiable(x->abstract())) return;
+    Node*& a = adj_[x];
+    a = add(b, a, d);
+  }
+
+  [[noreturn]] void unsupported(CNode* n, const std::string& what) {
+    throw Error(ErrorKind::Type,
+                str("cannot differentiate ", what, " (", span_location(n->span()), ")\n",
+                    span_excerpt(n->span())));
+  }
+
+  void backward() {
+    IrBuilder b(m_, bg_);
+    Parameter* dout = m_.add_param(bg_, "dout", g_->span());
+    dout->set_abstract(cot_abs(g_->output()->abstract()));
+    contrib(b, g_->output(), dout);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      CNode* n = *it;
+      auto a = adj_.find(n);
+      if (a == adj_.end() || a->second == nullptr) continue;
+      Node* d = a->second;
+      const Value* cv = const_of(n->callee());
+      if (cv && cv->is(ValueKind::Prim)) {
+        prim_rule(b, n, cv->as_prim(), d);
+      } else if (cv && cv->is(ValueKind::Builtin)) {
+        builtin_rule(b, n, cv->as_builtin(), d);
+      } else {
+        call_rule(b, n, d);
+      }
+    }
+    std::vector<Node*> grads;
+    for (Parameter* p : g_->params()) {
+      auto a = adj_.find(p);
+      grads.push_back(a != adj_.end() && a->second ? a->second : zeros(b, cot_abs(p->abstract())));
+    }
+    bg_->set_output(b.make_tuple(grads));
+  }
+
+  void prim_rule(IrBuilder& b, CNode* n, const PrimData& p, Node* d) {
+    BpropFn rule = bprop_rule(p.op->id);
+    if (rule == nullptr) {
+      MC_ASSERT(p.op->grad == Grad::NODIFF, "K: ", p.op->name, " has no bprop rule");
+      return;
+    }
+    std::vector<Node*> in;
+    for (size_t i = 1; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+    BpropArgs args{b, in, fwd_of(n), d, p.attrs};
+    std::vector<Node*> g = rule(args);
+    MC_ASSERT(g.size() == in.size(), "K: the rule of ", p.op->name, " returned ", g.size(),
+              " cotangents for ", in.size(), " inputs");
+    for (size_t i = 0; i < g.size(); ++i) contrib(b, n->input(i + 1), g[i]);
+  }
+
+  void builtin_rule(IrBuilder& b, CNode* n, Builtin op, Node* d) {
+    switch (op) {
+      case Builtin::MakeTuple:
+      case Builtin::MakeList:
+        for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, d, i - 1));
+        return;
+      case Builtin::MakeDict:
+        for (size_t i = 2; i < n->size(); i += 2) contrib(b, n->input(i), item(b, d, i / 2 - 1));
+        return;
+      case Builtin::GetItem: {
+        Node* t = n->input(1);
+        const AbsPtr& ta = t->abstract();
+        if (!differentiable(ta)) return;
+        MC_ASSERT(ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List ||
+                      ta->kind == AbsKind::Dict,
+                  "K: getitem of ", ta->to_string());
+        const Value* key = const_of(n->input(2));
+        if (key == nullptr) unsupported(n, "indexing a tuple with an index known only at run time");
+        size_t idx = 0;
+        if (ta->kind == AbsKind::Dict) {
+          while (idx < ta->keys.size() && !(ta->keys[idx] == *key)) ++idx;
+          MC_ASSERT(idx < ta->keys.size(), "K: getitem of a missing dict key");
+        } else {
+          int64_t i = key->as_int();
+          if (i < 0) i += static_cast<int64_t>(ta->elems.size());
+          idx = static_cast<size_t>(i);
+        }
+        std::vector<Node*> el;
+        for (size_t j = 0; j < ta->elems.size(); ++j)
+          el.push_back(j == idx ? d : zeros(b, cot_abs(ta->elems[j])));
+        contrib(b, t, b.make_tuple(el));
+        return;
+      }
+      case Builtin::Depend:
+        contrib(b, n->input(1), d);
+        return;
+      case Builtin::Switch: {
+        Node* c = fwd_of(n->input(1));
+        for (int k = 0; k < 2; ++k) {
+          Node* x = n->input(2 + k);
+          if (x->is_value() || !differentiable(x->abstract())) continue;
+          Node* z = zeros(b, cot_abs(x->abstract()));
+          Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
+          contrib(b, x, r);
+        }
+        return;
+      }
+      default:
+        // No gradient: stop_gradient, scalar arithmetic and conversions, print, raise, the
+        // host (py_execute), function values (partial: their calls are differentiated).
+        return;
+    }
+  }
+
+  void call_rule(IrBuilder& b, CNode* n, Node* d) {
+    auto bp = bprop_.find(n);
+    if (bp == bprop_.end()) return;
+    if (graph_const(n->callee()) == nullptr) {
+      const AbsPtr& fa = n->callee()->abstract();
+      bool ok = fa && fa->kind == AbsKind::Func;
+      if (ok)
+        for (const FuncCandidate& f : fa->funcs) ok = ok && f.fn.is(ValueKind::Graph) && f.bound.empty();
+      if (!ok)
+        unsupported(n, "this call of a closure passed as a value: call the function directly, or "
+                       "let the compiler inline the function that receives it");
+    }
+    std::vector<AbsPtr> cots;
+    for (size_t i = 1; i < n->size(); ++i) cots.push_back(cot_abs(n->input(i)->abstract()));
+    CNode* dd = m_.cnode(bg_, {bp->second, d}, n->span());
+    dd->set_abstract(Abstract::tuple(std::move(cots)));
+    for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 1));
+  }
+
+  Module& m_;
+  FuncGraph* g_;
+  FuncGraph* kg_;
+  FuncGraph* bg_ = nullptr;
+  std::function<FuncGraph*(FuncGraph*)> k_of_;
+  std::function<AbsPtr(const AbsPtr&)> k_abs_;
+  std::vector<CNode*> order_;
+  std::unordered_map<Node*, Node*> fwd_;     // g's nodes -> K_g's
+  std::unordered_map<Node*, Node*> bprop_;   // g's calls -> their bprop in K_g
+  std::unordered_map<Node*, Node*> adj_;     // g's nodes -> their cotangent in B_g
+};
+
+}  // namespace
+
+FuncGraph* KTransform::k_graph(FuncGraph* g) {
+  auto it = done_.find(g);
+  if (it != done_.end()) return it->second;
+  FuncGraph* kg = m_.new_graph("K_" + g->name(), g->span());
+  kg->is_loop = g->is_loop;
+  kg->no_inline = g->no_inline;
+  done_[g] = kg;
+  KGraph run(
+      m_, g, kg, [this](FuncGraph* h) { return k_graph(h); },
+      [this](const AbsPtr& a) { return k_abs(a); });
+  run.run();
+  return kg;
+}
+
+}  // namespace mycel::ir

@@ -1,0 +1,44 @@
+// The K transform of one graph (design in compiler/ad/ad.h):
+//
+//   graph @g(%p...) { ... return %y }
+//     ->
+//   graph @K_g(%p...) { <g's forward, calls of graphs h replaced by K_h> return (%y, @B_g) }
+//   graph @B_g(%dout) { <adjoints, from %dout back to the parameters> return (%d_p...) }
+//
+// B_g is nested in K_g (it reads K_g's forward values as free variables); lift turns it into
+// partial(@B_g, saved...). Calls are differentiated in three forms:
+//   - prim calls, with the op's bprop rule (compiler/ad/bprop.h);
+//   - direct calls @h(args): (out, bp) = @K_h(args), and bp(d) gives one cotangent per arg;
+//   - calls of a function chosen at run time among graph constants (switch(c, @A, @B)(x)):
+//     the same, with switch(c, @K_A, @K_B).
+// normalize_calls() first brings calls of closures into those forms (partial(@h, c...)(x)
+// becomes @h(c..., x); a switch between closures passes both capture lists as arguments).
+// Calls of closures that stay dynamic (a closure passed as an argument and called inside a
+// graph that is not inlined) are rejected with an error naming the line: their captured
+// values would otherwise silently get no gradient.
+#pragma once
+
+#include <unordered_map>
+
+#include "ir/anf.h"
+
+namespace mycel::ir {
+
+// Rewrites calls of closures in the graphs reachable from g into direct calls (see above).
+// Pre and post: lifted, specialised IR. Returns whether it changed anything.
+bool normalize_calls(Module& m, FuncGraph* g);
+
+class KTransform {
+ public:
+  explicit KTransform(Module& m) : m_(m) {}
+  // K(g), made once per graph (recursion: K_g calls K_g). g must be normalised, lifted and
+  // free of vjp.
+  FuncGraph* k_graph(FuncGraph* g);
+
+ private:
+  AbsPtr k_abs(const AbsPtr& a);
+  Module& m_;
+  std::unordered_map<FuncGraph*, FuncGraph*> done_;
+};
+
+}  // namespace mycel::ir
