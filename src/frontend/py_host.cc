@@ -382,6 +382,9 @@ class PyHost final : public ir::Host {
     if (reinterpret_cast<PyObject*>(t) == r.function_type.ptr()) {
       // @constexpr helpers run in Python at compile time (on constants) instead of parsing.
       if (py::hasattr(o, "__mycel_constexpr__") || is_library_function(o)) return d;
+      // Functions the specialiser models by name (grad, F.shape, ...) stay host objects.
+      for (const auto& [b, name] : r.builtins)
+        if (b == o.ptr()) return d;
       return Value::graph(graph_of(m, o));
     }
     // A gradient function (mycel.grad(fn, ...)): the grad builtin bound to fn and options.

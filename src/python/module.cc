@@ -72,4 +72,5 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_host_debug(m);
   mycel::py::bind_frontend(m);
   mycel::py::bind_graph(m);
+  mycel::py::bind_grad(m);
 }

@@ -22,5 +22,6 @@ void bind_runtime(pybind11::module_& m);
 void bind_host_debug(pybind11::module_& m);  // py_host_debug.cc: _host_* test hooks
 void bind_frontend(pybind11::module_& m);    // py_frontend.cc: _parse_ir debug hooks
 void bind_graph(pybind11::module_& m);       // py_graph.cc: GraphFunction (compile and run)
+void bind_grad(pybind11::module_& m);        // py_grad.cc: OpRecorder (PYNATIVE grad)
 
 }  // namespace mycel::py

@@ -1,5 +1,7 @@
 #include "runtime/eager.h"
 
+#include "runtime/record.h"
+
 namespace mycel {
 
 void promote_inputs(const OpDef& op, std::span<TensorMeta> metas) {
@@ -61,6 +63,7 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
     if (v.defined()) {
       TensorList r;
       r.push_back(std::move(v));
+      record::emit(op, attrs, inputs, r);
       return r;
     }
   }
@@ -78,6 +81,7 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
       if (!ins[i].same(inputs[i])) inputs[i].copy_from(ins[i]);
     }
   }
+  record::emit(op, attrs, inputs, outs);
   return outs;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "runtime/record.h"
 #include "runtime/vm_code.h"
 
 namespace mycel::vm {
@@ -196,10 +197,13 @@ class Interpreter {
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
-      if (v.defined()) return Value::tensor(std::move(v));
+      if (v.defined()) {
+        if (record::active()) record::emit(op, *in.attrs, ins, std::span<const Tensor>(&v, 1));
+        return Value::tensor(std::move(v));
+      }
     }
     TensorList outs;
-    if (in.reuse >= 0) {
+    if (in.reuse >= 0 && !record::active()) {  // a recorder must see the input intact
       // The dying input's buffer becomes the output when nothing else can see it.
       const Tensor& t = ins[static_cast<size_t>(in.reuse)];
       const TensorMeta& m = in.metas[0];
@@ -209,6 +213,7 @@ class Interpreter {
         outs.push_back(t);
         KernelContext ctx{op, ins, outs, *in.attrs};
         op.kernel(ctx);
+        record::emit(op, *in.attrs, ins, outs);
         return Value::tensor(std::move(outs[0]));
       }
     }
@@ -224,6 +229,7 @@ class Interpreter {
           if (!cins[i].same(ins[i])) ins[i].copy_from(cins[i]);
       }
     }
+    record::emit(op, *in.attrs, ins, outs);
     return wrap(std::move(outs), in.tuple_out);
   }
 

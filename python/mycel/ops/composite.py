@@ -73,9 +73,130 @@ class _GradFunction:
         wanted = range(len(args)) if p == "all" else (p,) if isinstance(p, int) else (p or ())
         args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
                      for i, a in enumerate(args))
+        from mycel import context
+        if context._context["mode"] == context.PYNATIVE_MODE:
+            return self._run_pynative(args)
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
         return self._graph.call_keyed(_train_key(self._fn), *args)
+
+    def _run_pynative(self, args):
+        """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
+        graph of that op sequence (mycel/src/compiler/ad/pynative.h)."""
+        fn, (positions, weights, has_aux, return_value, sens_param) = self._mycel_grad
+        sens = None
+        if sens_param:
+            if not args:
+                raise TypeError("GradOperation with sens_param=True expects the sensitivity as "
+                                "the last argument")
+            sens, args = args[-1], args[:-1]
+        n = len(args)
+        if positions == "all":
+            pos, single = tuple(range(n)), False
+        elif isinstance(positions, int):
+            pos, single = (positions,), True
+        else:
+            pos, single = tuple(positions or ()), False
+        for p in pos:
+            if not 0 <= p < n:
+                raise IndexError(f"grad_position {p} is out of range: the function is called "
+                                 f"with {n} input{'' if n == 1 else 's'}")
+        # The tensors whose gradients are wanted, flattened (an input may be a tuple).
+        flat, slots = [], []
+        for p in pos:
+            leaves = _leaves(args[p])
+            if positions != "all":
+                for leaf in leaves:
+                    if not (isinstance(leaf, Tensor) and leaf.dtype.is_floating_point):
+                        raise TypeError(
+                            f"grad with respect to input {p}, which is {_describe(args[p])}: only "
+                            "floating-point tensors (or tuples of them) have gradients")
+            slots.append([len(flat) + i if isinstance(leaf, Tensor) and
+                          leaf.dtype.is_floating_point else None
+                          for i, leaf in enumerate(leaves)])
+            flat.extend(leaf for leaf in leaves
+                        if isinstance(leaf, Tensor) and leaf.dtype.is_floating_point)
+        ws = weights or ()
+        from mycel.common.parameter import Parameter
+        for j, w in enumerate(ws):
+            if not isinstance(w, Parameter):
+                raise TypeError(f"grad: weights must be Parameters, but element {j} is "
+                                f"{type(w).__name__}")
+        rec = _C.OpRecorder(flat, list(ws))
+        try:
+            out = fn(*args)
+        finally:
+            rec.stop()
+        if has_aux:
+            if not isinstance(out, tuple) or len(out) < 2:
+                raise TypeError("grad with has_aux=True needs the function to return a tuple of "
+                                "at least two outputs")
+            y = out[0]
+        else:
+            y = out
+        if sens is None:
+            sens = _ones_like_tree(y)
+        grads = rec.backward(self._cache(), y, sens)
+        gin, gw = grads[:len(flat)], grads[len(flat):]
+        per_input = []
+        for p, slot in zip(pos, slots):
+            leaves = [None if k is None else gin[k] for k in slot]
+            if positions == "all":
+                leaves = [_zeros_for(a) if g is None else g
+                          for g, a in zip(leaves, _leaves(args[p]))]
+            per_input.append(_rebuild(args[p], iter(leaves)))
+        res = None
+        if positions is not None:
+            res = per_input[0] if single else tuple(per_input)
+        if weights is not None:
+            res = tuple(gw) if res is None else (res, tuple(gw))
+        if return_value:
+            return out, res
+        if has_aux:
+            return res, (out[1] if len(out) == 2 else tuple(out[1:]))
+        return res
+
+    def _cache(self):
+        c = self.__dict__.get("_backward_cache")
+        if c is None:
+            c = self._backward_cache = _C.BackwardCache()
+        return c
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in _leaves(e)]
+    return [x]
+
+
+def _rebuild(x, it):
+    if isinstance(x, (tuple, list)):
+        return tuple(_rebuild(e, it) for e in x)
+    return next(it)
+
+
+def _describe(x):
+    if isinstance(x, Tensor):
+        return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
+    return f"{type(x).__name__} {x!r}"
+
+
+def _zeros_for(x):
+    from mycel import ops
+    return ops.zeros_like(x) if isinstance(x, Tensor) else None
+
+
+def _ones_like_tree(x):
+    from mycel import ops
+    if isinstance(x, (tuple, list)):
+        return tuple(_ones_like_tree(e) for e in x)
+    if not isinstance(x, Tensor):
+        raise TypeError(f"grad: the function must return a Tensor (or a tuple of them), but it "
+                        f"returns {type(x).__name__}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"grad: the function must return a floating-point tensor, but it "
+                        f"returns {x.dtype}")
+    return ops.ones_like(x)
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False):
@@ -241,5 +362,11 @@ def jacrev(fn, grad_position=0, has_aux=False):
 
 
 def stop_gradient(x):
-    """x, through which no gradient flows (the compiler's stop_gradient builtin)."""
+    """x, through which no gradient flows: in graph code the compiler's stop_gradient
+    builtin; in PYNATIVE mode a new tensor sharing x's data that a grad recording does not
+    know (so it is a constant there). Tuples are handled elementwise."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(e) for e in x)
+    if isinstance(x, Tensor):
+        return _C._detached(x)
     return x

@@ -189,6 +189,9 @@ class KGraph {
          std::function<AbsPtr(const AbsPtr&)> k_abs)
       : m_(m), g_(g), kg_(kg), k_of_(std::move(k_of)), k_abs_(std::move(k_abs)) {}
 
+  const std::unordered_map<Node*, Node*>& forward_map() const { return fwd_; }
+  FuncGraph* bprop_graph() const { return bg_; }
+
   void run() {
     MC_ASSERT(g_->effects.empty(), "K: @", g_->name(), " has effects outside depend()");
     for (Parameter* p : g_->params()) {
@@ -463,6 +466,8 @@ FuncGraph* KTransform::k_graph(FuncGraph* g) {
       m_, g, kg, [this](FuncGraph* h) { return k_graph(h); },
       [this](const AbsPtr& a) { return k_abs(a); });
   run.run();
+  fwd_[g] = run.forward_map();
+  bprop_[g] = run.bprop_graph();
   return kg;
 }
 

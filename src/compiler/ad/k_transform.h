@@ -34,11 +34,17 @@ class KTransform {
   // K(g), made once per graph (recursion: K_g calls K_g). g must be normalised, lifted and
   // free of vjp.
   FuncGraph* k_graph(FuncGraph* g);
+  // g's nodes (parameters and CNodes) -> their copies in K(g), once k_graph(g) returned.
+  const std::unordered_map<Node*, Node*>& forward_map(FuncGraph* g) const { return fwd_.at(g); }
+  // B(g): the bprop graph nested in K(g) (null when g never returns).
+  FuncGraph* bprop_graph(FuncGraph* g) const { return bprop_.at(g); }
 
  private:
   AbsPtr k_abs(const AbsPtr& a);
   Module& m_;
   std::unordered_map<FuncGraph*, FuncGraph*> done_;
+  std::unordered_map<FuncGraph*, std::unordered_map<Node*, Node*>> fwd_;
+  std::unordered_map<FuncGraph*, FuncGraph*> bprop_;
 };
 
 }  // namespace mycel::ir

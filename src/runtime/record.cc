@@ -1,0 +1,37 @@
+#include "runtime/record.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "base/error.h"
+
+namespace mycel::record {
+
+namespace {
+thread_local std::vector<Sink*> sinks;
+}
+
+namespace detail {
+thread_local int depth = 0;
+
+void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
+          std::span<const Tensor> out) {
+  // A copy: a sink may stop recording from inside (it does not), and nested pushes happen
+  // only from Python between ops.
+  for (Sink* s : sinks) s->op(op, attrs, in, out);
+}
+}  // namespace detail
+
+void push(Sink* s) {
+  sinks.push_back(s);
+  detail::depth = static_cast<int>(sinks.size());
+}
+
+void pop(Sink* s) {
+  auto it = std::find(sinks.begin(), sinks.end(), s);
+  MC_ASSERT(it != sinks.end(), "record::pop of a sink that is not active");
+  sinks.erase(it);
+  detail::depth = static_cast<int>(sinks.size());
+}
+
+}  // namespace mycel::record

@@ -1,0 +1,39 @@
+// Recording of executed ops, for PYNATIVE automatic differentiation (compiler/ad/pynative.h).
+//
+// While a Sink is active on this thread, every op the eager dispatcher (run_op) and the
+// graph executor (vm) run is reported to it with its inputs as given (before promotion) and
+// its outputs. Sinks nest (a gradient of a gradient records into both); each op goes to every
+// active sink. The check on the hot path is one thread-local load.
+#pragma once
+
+#include <span>
+
+#include "ops/op_table.h"
+
+namespace mycel::record {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
+                  std::span<const Tensor> out) = 0;
+};
+
+namespace detail {
+extern thread_local int depth;
+void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
+          std::span<const Tensor> out);
+}  // namespace detail
+
+inline bool active() { return detail::depth > 0; }
+
+inline void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
+                 std::span<const Tensor> out) {
+  if (detail::depth > 0) detail::emit(op, attrs, in, out);
+}
+
+// Activates `s` on this thread until the matching pop (innermost last).
+void push(Sink* s);
+void pop(Sink* s);
+
+}  // namespace mycel::record
