@@ -67,6 +67,16 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
              "' must be known at compile time in graph mode");
     return *slot[i]->abstract()->value;
   };
+  if (slot[2] != nullptr && !slot[2]->abstract()->value) {
+    // Parameters are compile-time constants (host objects): anything else is not one.
+    const AbsPtr& wa = slot[2]->abstract();
+    if (wa->kind == AbsKind::Tuple || wa->kind == AbsKind::List)
+      for (size_t j = 0; j < wa->elems.size(); ++j)
+        MC_CHECK(wa->elems[j]->value && host_.weight(*wa->elems[j]->value), Type, api,
+                 "(): weights must be Parameters, but element ", j, " is ",
+                 broaden(wa->elems[j])->to_string());
+    MC_CHECK(false, Type, api, "(): weights must be Parameters, but got ", wa->to_string());
+  }
   Value pos = const_of(1, Value::integer(0));
   Value weights = const_of(2, Value());
   Value aux = const_of(3, Value::boolean(false));
@@ -81,6 +91,73 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
   return builtin(c, Builtin::Partial, {constant(Value::builtin(Builtin::Grad), sp), slot[0],
                                        constant(opts, sp)},
                  {}, sp);
+}
+
+FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs,
+                                  const std::string& name, const SourceSpan& sp) {
+  auto owned = std::make_unique<Ctx>();
+  Ctx* w = owned.get();
+  w->parent = c;
+  w->seq = next_seq_++;
+  w->done = true;
+  ctxs_.push_back(std::move(owned));
+  w->out = out_.new_graph(name);
+  std::vector<Node*> params;
+  for (size_t i = 0; i < abs.size(); ++i) {
+    AbsPtr a = abs[i];
+    if (a->kind == AbsKind::Tensor) a = Abstract::tensor(a->dtype, a->shape);
+    Parameter* p = out_.add_param(w->out, str("x", i), sp);
+    p->set_abstract(a);
+    params.push_back(a->value && !a->value->is(ValueKind::Tensor) ? constant(*a->value, sp) : p);
+  }
+  Node* res = call(w, fn, params, {}, sp);
+  if (is_bottom(res)) return nullptr;
+  w->out->set_output(res);
+  return w->out;
+}
+
+Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_ASSERT(args.size() >= 2, "custom_vjp: malformed call");
+  std::vector<Node*> xs(args.begin() + 2, args.end());
+  std::vector<AbsPtr> abs;
+  for (Node* x : xs) abs.push_back(x->abstract());
+  FuncGraph* f = wrap_call(c, args[0], abs, str("construct_", c->out->name()), sp);
+  if (f == nullptr) return bottom();
+  AbsPtr out = f->output()->abstract();
+  // bprop(x..., out, dout)
+  abs.push_back(out);
+  abs.push_back(cot_abs(out));
+  FuncGraph* b = wrap_call(c, args[1], abs, str("bprop_", c->out->name()), sp);
+  if (b == nullptr) return bottom();
+  // Errors name the bprop's own line.
+  SourceSpan bsp = sp;
+  if (const AbsPtr& ba = args[1]->abstract();
+      ba && ba->kind == AbsKind::Func && ba->funcs[0].fn.is(ValueKind::Graph))
+    bsp = ba->funcs[0].fn.as_graph()->span();
+  const AbsPtr& r = b->output()->abstract();
+  if (!(r && (r->kind == AbsKind::Tuple || r->kind == AbsKind::List) &&
+        r->elems.size() == xs.size()))
+    fail(ErrorKind::Type, bsp,
+         str("the Cell's bprop must return a tuple of ", xs.size(), " gradient",
+             xs.size() == 1 ? "" : "s", " (one per input), but it returns ",
+             r ? r->to_string() : "nothing"));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    AbsPtr want = cot_abs(xs[i]->abstract());
+    if (want->kind != AbsKind::Tensor) continue;
+    const AbsPtr& got = r->elems[i];
+    if (!(got->kind == AbsKind::Tensor && got->dtype == want->dtype && got->shape == want->shape))
+      fail(ErrorKind::Type, bsp,
+           str("the Cell's bprop returns ", got->to_string(), " as the gradient of input ", i,
+               ", which is ", want->to_string()));
+  }
+  auto ref = [&](FuncGraph* g) {
+    Node* v = out_.value(Value::graph(g), sp);
+    v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
+    return v;
+  };
+  std::vector<Node*> in{ref(f), ref(b)};
+  in.insert(in.end(), xs.begin(), xs.end());
+  return emit_builtin(c, Builtin::CustomVjp, in, out, sp);
 }
 
 Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
@@ -140,26 +217,12 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   }
 
   // W(x...) = fn(x...), specialised for these arguments, in a context nested in c.
-  auto owned = std::make_unique<Ctx>();
-  Ctx* w = owned.get();
-  w->parent = c;
-  w->seq = next_seq_++;
-  w->done = true;
-  ctxs_.push_back(std::move(owned));
-  w->out = out_.new_graph(str("grad_", c->out->name()));
-  std::vector<Node*> params;
-  std::vector<Node*> call_args;
-  for (size_t i = 0; i < n; ++i) {
-    AbsPtr a = inputs[i]->abstract();
-    if (a->kind == AbsKind::Tensor) a = Abstract::tensor(a->dtype, a->shape);
-    Parameter* p = out_.add_param(w->out, str("x", i), sp);
-    p->set_abstract(a);
-    params.push_back(a->value && !a->value->is(ValueKind::Tensor) ? constant(*a->value, sp) : p);
-    call_args.push_back(inputs[i]);
-  }
-  Node* res = call(w, fn, params, {}, sp);
-  if (is_bottom(res)) return bottom();
-  w->out->set_output(res);
+  std::vector<AbsPtr> in_abs;
+  for (Node* x : inputs) in_abs.push_back(x->abstract());
+  FuncGraph* wg = wrap_call(c, fn, in_abs, str("grad_", c->out->name()), sp);
+  if (wg == nullptr) return bottom();
+  std::vector<Node*> call_args = inputs;
+  Node* res = wg->output();
   AbsPtr out_abs = res->abstract();
 
   // The differentiated output: the first one with has_aux.
@@ -180,8 +243,8 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   std::vector<AbsPtr> d_abs;
   for (Node* x : call_args) d_abs.push_back(cot_abs(x->abstract()));
   for (Node* x : wnodes) d_abs.push_back(cot_abs(x->abstract()));
-  Node* wref = out_.value(Value::graph(w->out), sp);
-  wref->set_abstract(Abstract::func({FuncCandidate{Value::graph(w->out), {}, nullptr}}));
+  Node* wref = out_.value(Value::graph(wg), sp);
+  wref->set_abstract(Abstract::func({FuncCandidate{Value::graph(wg), {}, nullptr}}));
   AbsPtr bp_abs = Abstract::func({FuncCandidate{Value::builtin(Builtin::Vjp), {}, nullptr}});
   std::vector<Node*> vargs{wref, make_seq(c, false, wnodes, sp)};
   vargs.insert(vargs.end(), call_args.begin(), call_args.end());

@@ -90,6 +90,11 @@ class Specializer {
   Node* make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   // A call of a gradient function: args = (fn, options, call arguments...).
   Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // A call of a Cell with its own bprop: args = (construct, bprop, call arguments...).
+  Node* custom_vjp_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // A graph W(params with `abs`...) = fn(params...), specialised in a context nested in c.
+  FuncGraph* wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs, const std::string& name,
+                       const SourceSpan& sp);
 
  private:
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,

@@ -197,8 +197,15 @@ class PyHost final : public ir::Host {
       if (PyType_Check(o.ptr())) return fn;  // a class: called through the host
       if (is_instance(o, r.cell)) {
         py::object construct = py::type::of(o).attr("construct");
-        if (is_instance(construct, r.function_type))
-          return Value::closure(Value::graph(graph_of(m, construct)), {fn});
+        if (is_instance(construct, r.function_type)) {
+          Value c = Value::closure(Value::graph(graph_of(m, construct)), {fn});
+          // A Cell with its own bprop(self, *inputs, out, dout): its gradient rule.
+          py::object bprop = py::getattr(py::type::of(o), "bprop", py::none());
+          if (is_instance(bprop, r.function_type))
+            return Value::closure(Value::builtin(ir::Builtin::CustomVjp),
+                                  {c, Value::closure(Value::graph(graph_of(m, bprop)), {fn})});
+          return c;
+        }
         return fn;
       }
       return convert_py(m, o);
@@ -517,5 +524,29 @@ class PyHost final : public ir::Host {
 }  // namespace
 
 std::unique_ptr<ir::Host> make_py_host() { return std::make_unique<PyHost>(); }
+
+namespace {
+class PyRuntimeHost final : public vm::RuntimeHost {
+ public:
+  void print(const std::string& text) override {
+    py::gil_scoped_acquire gil;
+    py::module_::import("sys").attr("stdout").attr("write")(text);
+  }
+  Value call(const Value& fn, const std::vector<Value>& args) override {
+    py::gil_scoped_acquire gil;
+    py::tuple a(args.size());
+    for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
+    try {
+      return to_value(unwrap_host(fn)(*a));
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+};
+}  // namespace
+
+std::unique_ptr<vm::RuntimeHost> make_py_runtime_host() {
+  return std::make_unique<PyRuntimeHost>();
+}
 
 }  // namespace mycel::frontend

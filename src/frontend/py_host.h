@@ -35,9 +35,13 @@
 #include <memory>
 
 #include "compiler/host.h"
+#include "runtime/vm.h"
 
 namespace mycel::frontend {
 
 std::unique_ptr<ir::Host> make_py_host();
+
+// What graphs need from Python at run time (print, JIT fallback and host calls).
+std::unique_ptr<vm::RuntimeHost> make_py_runtime_host();
 
 }  // namespace mycel::frontend

@@ -77,6 +77,7 @@ bool allowed_after_specialisation(Builtin b) {
     case Builtin::Raise:
     case Builtin::Vjp:
     case Builtin::StopGradient:
+    case Builtin::CustomVjp:
       return true;
     default:
       return is_scalar_operator(b);

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "compiler/ad/pynative.h"
+#include "frontend/py_host.h"
 #include "frontend/py_value.h"
 #include "python/convert.h"
 #include "python/module.h"
@@ -38,6 +39,23 @@ ir::Value tensor_tree(pyb::handle h) {
 }  // namespace
 
 void bind_grad(pyb::module_& m) {
+  m.def("_recording", [] { return record::active(); },
+        "Whether a PYNATIVE grad records the ops run on this thread.");
+  m.def(
+      "_call_custom_bprop",
+      [](pyb::function construct, pyb::object bprop, const pyb::sequence& inputs) {
+        pyb::object out;
+        {
+          record::Paused paused;
+          out = construct();
+        }
+        MC_CHECK(is_tensor(out), Type,
+                 "in PYNATIVE grad, a Cell with its own bprop must return one Tensor");
+        std::vector<Tensor> in = tensors(inputs, "inputs");
+        record::emit_custom(frontend::wrap_host(bprop), in, tensor_of(out));
+        return out;
+      },
+      "Calls construct() unrecorded and records one call whose gradient is bprop.");
   m.def(
       "_detached",
       [](pyb::handle t) {
@@ -64,9 +82,10 @@ void bind_grad(pyb::module_& m) {
           [](ad::OpRecorder& r, ad::BackwardCache& cache, pyb::handle out, pyb::handle sens) {
             std::vector<ir::Value> g;
             ir::Value o = tensor_tree(out), s = tensor_tree(sens);
+            static std::unique_ptr<vm::RuntimeHost> host = frontend::make_py_runtime_host();
             {
               pyb::gil_scoped_release nogil;
-              g = r.backward(cache, o, s);
+              g = r.backward(cache, o, s, host.get());
             }
             pyb::tuple t(g.size());
             for (size_t i = 0; i < g.size(); ++i) t[i] = frontend::to_python(g[i]);

@@ -73,24 +73,6 @@ Value runtime_value(const Value& v, ir::Host& host) {
   return v;
 }
 
-class PyRuntimeHost final : public vm::RuntimeHost {
- public:
-  void print(const std::string& text) override {
-    pyb::gil_scoped_acquire gil;
-    pyb::module_::import("sys").attr("stdout").attr("write")(text);
-  }
-  Value call(const Value& fn, const std::vector<Value>& args) override {
-    pyb::gil_scoped_acquire gil;
-    pyb::tuple a(args.size());
-    for (size_t i = 0; i < args.size(); ++i) a[i] = frontend::to_python(args[i]);
-    try {
-      return frontend::to_value(frontend::unwrap_host(fn)(*a));
-    } catch (pyb::error_already_set& e) {
-      std::string msg = e.what();
-      throw Error(ErrorKind::Runtime, msg);
-    }
-  }
-};
 
 struct Compiled {
   std::vector<AbsPtr> sig;
@@ -140,7 +122,7 @@ class GraphFunction {
     Value out;
     {
       pyb::gil_scoped_release nogil;
-      out = c->exe->run(run_args, &runtime_host_);
+      out = c->exe->run(run_args, runtime_host_.get());
     }
     return frontend::to_python(out);
   }
@@ -236,7 +218,7 @@ class GraphFunction {
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
   std::vector<std::unique_ptr<Compiled>> cache_;
-  PyRuntimeHost runtime_host_;
+  std::unique_ptr<vm::RuntimeHost> runtime_host_ = frontend::make_py_runtime_host();
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <span>
 
+#include "ir/value.h"
 #include "ops/op_table.h"
 
 namespace mycel::record {
@@ -17,6 +18,9 @@ class Sink {
   virtual ~Sink() = default;
   virtual void op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
                   std::span<const Tensor> out) = 0;
+  // A call whose gradient is the host callable `bprop(in..., out, dout) -> (d_in...)` (a
+  // Cell with its own bprop), its own ops not recorded.
+  virtual void custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out) = 0;
 };
 
 namespace detail {
@@ -35,5 +39,20 @@ inline void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in
 // Activates `s` on this thread until the matching pop (innermost last).
 void push(Sink* s);
 void pop(Sink* s);
+
+// Reports a custom-gradient call to every active sink.
+void emit_custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out);
+
+// Recording is off on this thread while one exists.
+class Paused {
+ public:
+  Paused() : saved_(detail::depth) { detail::depth = 0; }
+  ~Paused() { detail::depth = saved_; }
+  Paused(const Paused&) = delete;
+  Paused& operator=(const Paused&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace mycel::record

@@ -748,6 +748,7 @@ Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
     case Builtin::UnpackCall:
     case Builtin::Grad:
     case Builtin::Vjp:
+    case Builtin::CustomVjp:
       break;
   }
   MC_THROW(Internal, "executor: builtin ", ir::builtin_name(b),

@@ -12,6 +12,17 @@ from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
 _TRAIN_VERSION = [0]
 
 
+_HAS_BPROP = {}
+
+
+def _defines_bprop(cls):
+    """Whether a Cell subclass (or a base other than Cell) defines bprop (memoised)."""
+    r = _HAS_BPROP.get(cls)
+    if r is None:
+        r = _HAS_BPROP[cls] = any("bprop" in c.__dict__ for c in cls.__mro__ if c is not Cell)
+    return r
+
+
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
 
@@ -71,7 +82,44 @@ class Cell:
                 graph._phase = tuple(c.training for _, c in self.cells_and_names())
                 graph._phase_version = _TRAIN_VERSION[0]
             return graph.call_keyed(graph._phase, inputs, kwargs)
+        if _defines_bprop(type(self)):
+            from mycel import _mycel as _C
+            if _C._recording():
+                return self._call_with_bprop(inputs, kwargs)
         return self.construct(*inputs, **kwargs)
+
+    def _call_with_bprop(self, inputs, kwargs):
+        """PYNATIVE grad of a Cell with its own ``bprop(self, *inputs, out, dout)``: the
+        forward runs unrecorded; the recording gets one call whose gradient is bprop."""
+        from mycel import _mycel as _C
+        from mycel._mycel import Tensor
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: a Cell with bprop takes positional inputs")
+        pos = [i for i, a in enumerate(inputs) if isinstance(a, Tensor)]
+
+        def rule(*args):
+            tensors, out, dout = args[:-2], args[-2], args[-1]
+            full = list(inputs)
+            for i, t in zip(pos, tensors):
+                full[i] = t
+            grads = self.bprop(*full, out, dout)
+            name = type(self).__name__
+            if not isinstance(grads, (tuple, list)) or len(grads) != len(inputs):
+                got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
+                raise TypeError(f"the bprop of Cell '{name}' must return a tuple of "
+                                f"{len(inputs)} gradients (one per input), but it returns {got}")
+            for i in pos:
+                g, x = grads[i], inputs[i]
+                if not isinstance(g, Tensor) or tuple(g.shape) != tuple(x.shape) or \
+                        g.dtype != x.dtype:
+                    desc = (f"{g.dtype}{list(g.shape)}" if isinstance(g, Tensor)
+                            else type(g).__name__)
+                    raise TypeError(f"the bprop of Cell '{name}' returns {desc} as the gradient "
+                                    f"of input {i}, which is {x.dtype}{list(x.shape)}")
+            return tuple(grads[i] for i in pos)
+
+        return _C._call_custom_bprop(lambda: self.construct(*inputs), rule,
+                                     [inputs[i] for i in pos])
 
     def name_cells(self):
         """The direct sub-cells by attribute name."""

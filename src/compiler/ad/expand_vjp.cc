@@ -11,6 +11,9 @@
 //   }                                                the cotangents of the captures that are
 //                                                    that weight (zeros if none)
 //
+// Once no vjp is left, each custom_vjp(f, bprop, x...) (a Cell with its own bprop) becomes the
+// plain call f(x...).
+//
 // Innermost first: a vjp inside another's target is expanded first, in this call or the
 // next; the pipeline (compiler/pipeline.cc) optimises and lifts between rounds, so the outer
 // target is a plain lifted program again when its turn comes. Pre: lifted, specialised IR.
@@ -56,7 +59,19 @@ bool expand_vjp(Module& m, FuncGraph* root) {
       vjps.push_back(c);
       with_vjp.insert(c->graph());
     }
-  if (vjps.empty()) return false;
+  if (vjps.empty()) {
+    // Differentiation is done: custom_vjp(f, bprop, x...) -> f(x...).
+    bool changed = false;
+    for (CNode* c : w.nodes)
+      if (c->is_builtin(Builtin::CustomVjp)) {
+        std::vector<Node*> in{c->input(1)};
+        in.insert(in.end(), c->inputs().begin() + 3, c->inputs().end());
+        c->set_inputs(std::move(in));
+        changed = true;
+      }
+    if (changed && m.manager() != nullptr) m.manager()->invalidate();
+    return changed;
+  }
   detail::PassManager mng(m, root);
   KTransform k(m);
   bool changed = false;

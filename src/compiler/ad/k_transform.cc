@@ -231,9 +231,28 @@ class KGraph {
       return x;
     }
     auto it = fwd_.find(x);
-    MC_ASSERT(it != fwd_.end(), "K: %", x->name(), " of @", x->graph() ? x->graph()->name() : "?",
+    if (it != fwd_.end()) return it->second;
+    // Closures are copied when first used: a custom_vjp's function is not differentiated.
+    if (is_call_of(x, Builtin::Partial) && x->graph() == g_) {
+      Node* c = copy(static_cast<CNode*>(x), k_abs_(x->abstract()));
+      fwd_[x] = c;
+      return c;
+    }
+    MC_ASSERT(false, "K: %", x->name(), " of @", x->graph() ? x->graph()->name() : "?",
               " used in @", g_->name(), " is not in scope (the IR must be lifted)");
-    return it->second;
+  }
+
+  // A function value as it is, not differentiated (custom_vjp's f and bprop): a graph
+  // constant, or partial(@g, c...) with c from K_g.
+  Node* original_fn(Node* f) {
+    if (f->is_value()) return f;
+    if (!is_call_of(f, Builtin::Partial)) return fwd_of(f);  // a parameter (PYNATIVE's rule)
+    auto* p = static_cast<CNode*>(f);
+    std::vector<Node*> in{p->callee(), p->input(1)};
+    for (size_t i = 2; i < p->size(); ++i) in.push_back(fwd_of(p->input(i)));
+    CNode* c = m_.cnode(kg_, std::move(in), p->span());
+    c->set_abstract(p->abstract());
+    return c;
   }
 
   CNode* copy(CNode* n, AbsPtr abs) {
@@ -248,6 +267,16 @@ class KGraph {
   void forward(CNode* n) {
     Node* callee = n->callee();
     const Value* cv = const_of(callee);
+    if (cv && cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::Partial) return;  // lazy
+    if (cv && cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::CustomVjp) {
+      std::vector<Node*> in{original_fn(n->input(1))};
+      for (size_t i = 3; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+      CNode* out = m_.cnode(kg_, std::move(in), n->span());
+      out->set_abstract(n->abstract());
+      fwd_[n] = out;
+      bprop_[n] = original_fn(n->input(2));
+      return;
+    }
     if (cv && (cv->is(ValueKind::Prim) || cv->is(ValueKind::Builtin))) {
       MC_ASSERT(!(cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::Vjp),
                 "K: a vjp inside the graph being differentiated (expand the inner one first)");
@@ -404,6 +433,28 @@ class KGraph {
       case Builtin::Depend:
         contrib(b, n->input(1), d);
         return;
+      case Builtin::CustomVjp: {
+        // dx... = bprop(x..., out, dout)
+        FuncGraph* bg = nullptr;
+        std::vector<Node*> caps;
+        AbsPtr r;
+        if (as_closure(n->input(2), &bg, &caps)) {
+          r = bg->output()->abstract();
+          if (r->kind == AbsKind::List) r = Abstract::tuple(r->elems);
+        } else {  // a host callable: trusted to return one cotangent per input
+          std::vector<AbsPtr> el;
+          for (size_t i = 3; i < n->size(); ++i) el.push_back(cot_abs(n->input(i)->abstract()));
+          r = Abstract::tuple(std::move(el));
+        }
+        std::vector<Node*> in{bprop_.at(n)};
+        for (size_t i = 3; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+        in.push_back(fwd_of(n));
+        in.push_back(d);
+        CNode* dd = m_.cnode(bg_, std::move(in), n->span());
+        dd->set_abstract(r);
+        for (size_t i = 3; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 3));
+        return;
+      }
       case Builtin::Switch: {
         Node* c = fwd_of(n->input(1));
         for (int k = 0; k < 2; ++k) {

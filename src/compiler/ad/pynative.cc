@@ -26,6 +26,7 @@ using Ref = OpRecorder::Ref;
 struct Feed {
   Ref ref;
   bool whole = false;
+  bool bprop = false;  // recs_[ref.rec].bprop
 };
 
 struct KeyRec {
@@ -80,9 +81,17 @@ Ref OpRecorder::ref_of(const Tensor& t) {
   return Ref{-1, static_cast<int32_t>(params_.size() - 1)};
 }
 
+void OpRecorder::custom(const Value& bprop, std::span<const Tensor> in, const Tensor& out) {
+  Rec r{nullptr, {}, {}, {}, bprop};
+  for (const Tensor& t : in) r.in.push_back(ref_of(t));
+  ids_[out.impl().get()] = Ref{static_cast<int32_t>(recs_.size()), 0};
+  r.out.push_back(out);
+  recs_.push_back(std::move(r));
+}
+
 void OpRecorder::op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
                     std::span<const Tensor> out) {
-  Rec r{&op, attrs, {}, {}};
+  Rec r{&op, attrs, {}, {}, {}};
   r.in.reserve(in.size());
   for (const Tensor& t : in) r.in.push_back(ref_of(t));
   int32_t k = static_cast<int32_t>(recs_.size());
@@ -115,7 +124,7 @@ bool same_attrs(const Attrs& a, const Attrs& b) { return a.items() == b.items();
 }  // namespace
 
 std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
-                                        const Value& sens) {
+                                        const Value& sens, vm::RuntimeHost* host) {
   MC_CHECK(!active_, Internal, "OpRecorder::backward before stop()");
   std::vector<Tensor> outs;
   std::string out_shape;
@@ -177,6 +186,19 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
       const Rec& r = recs_[k];
       std::vector<Node*> in;
       for (const Ref& x : r.in) in.push_back(node_of(x));
+      if (r.op == nullptr) {
+        // custom_vjp(None, bprop, x...): the value is recorded, the rule is fed.
+        ir::Parameter* bp = m.add_param(g, str("bprop", k));
+        bp->set_abstract(Abstract::any());
+        source[bp] = Feed{Ref{static_cast<int32_t>(k), 0}, false, true};
+        std::vector<Node*> args{b.constant(Value()), bp};
+        args.insert(args.end(), in.begin(), in.end());
+        Node* c = b.builtin(ir::Builtin::CustomVjp, args,
+                            Abstract::tensor(r.out[0].dtype(), r.out[0].shape()));
+        source[c] = Feed{Ref{static_cast<int32_t>(k), 0}};
+        onode[k].push_back(c);
+        continue;
+      }
       Node* c = b.prim(r.op->id, in, r.attrs);
       if (c->abstract()->kind == ir::AbsKind::Tensor) {
         source[c] = Feed{Ref{static_cast<int32_t>(k), 0}};
@@ -256,7 +278,9 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
   args.reserve(e->feeds.size() + 1);
   args.push_back(sens);
   for (const Feed& f : e->feeds) {
-    if (f.ref.rec < 0) {
+    if (f.bprop) {
+      args.push_back(recs_[static_cast<size_t>(f.ref.rec)].bprop);
+    } else if (f.ref.rec < 0) {
       args.push_back(Value::tensor(params_[static_cast<size_t>(f.ref.index)]));
     } else if (f.whole) {
       std::vector<Value> items;
@@ -267,7 +291,7 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
           Value::tensor(recs_[static_cast<size_t>(f.ref.rec)].out[static_cast<size_t>(f.ref.index)]));
     }
   }
-  Value r = e->exe->run(args, nullptr);
+  Value r = e->exe->run(args, host);
   MC_ASSERT(r.is(ValueKind::Tuple) && r.items().size() == n_in_ + n_w_,
             "pynative backward: result form");
   return r.items();

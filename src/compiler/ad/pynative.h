@@ -33,6 +33,7 @@
 #include "ir/value.h"
 #include "runtime/eager.h"
 #include "runtime/record.h"
+#include "runtime/vm.h"
 
 namespace mycel::ad {
 
@@ -62,13 +63,15 @@ class OpRecorder final : public record::Sink {
   void stop();
   void op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
           std::span<const Tensor> out) override;
+  void custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out) override;
   size_t num_ops() const { return recs_.size(); }
 
   // The gradients of the recorded output `out` (a tensor, or a tuple of tensors, made by the
   // recorded ops) pulled back from `sens` (the same structure): one per input, then one per
   // weight. Uses or fills `cache`. Call after stop().
+  // `host` runs custom bprops (host callables).
   std::vector<ir::Value> backward(BackwardCache& cache, const ir::Value& out,
-                                  const ir::Value& sens);
+                                  const ir::Value& sens, vm::RuntimeHost* host);
 
   // Where a tensor came from: params_[index] (rec < 0) or output `index` of recs_[rec].
   struct Ref {
@@ -77,10 +80,11 @@ class OpRecorder final : public record::Sink {
     bool operator==(const Ref& o) const { return rec == o.rec && index == o.index; }
   };
   struct Rec {
-    const OpDef* op;
+    const OpDef* op;  // null: a custom-gradient call
     Attrs attrs;
     std::vector<Ref> in;
     TensorList out;
+    ir::Value bprop;  // a custom call's gradient rule (fed to the backward, not in the key)
   };
 
  private:
