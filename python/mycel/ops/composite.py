@@ -175,10 +175,23 @@ def _rebuild(x, it):
     return next(it)
 
 
+_SHORT = {"Float16": "f16", "BFloat16": "bf16", "Float32": "f32", "Float64": "f64",
+          "Int8": "i8", "Int16": "i16", "Int32": "i32", "Int64": "i64", "UInt8": "u8",
+          "Bool": "bool"}
+
+
 def _describe(x):
+    """As the compiler writes abstracts: f32[2, 3], i64, tuple(f32[2], i64[])."""
     if isinstance(x, Tensor):
-        return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
-    return f"{type(x).__name__} {x!r}"
+        name = str(x.dtype)
+        return f"{_SHORT.get(name, name)}[{', '.join(str(d) for d in x.shape)}]"
+    if isinstance(x, (tuple, list)):
+        return f"{type(x).__name__}({', '.join(_describe(e) for e in x)})"
+    if isinstance(x, bool):
+        return "bool"
+    if isinstance(x, int):
+        return "i64"
+    return type(x).__name__
 
 
 def _zeros_for(x):
@@ -288,7 +301,7 @@ def jvp(fn, inputs, v, has_aux=False):
 
     push = GradOperation(get_all=True, sens_param=True)(pullback)
     u0 = _zeros_like_tree(out)
-    tangent = push(*inputs, u0, v if len(v) > 1 else v[0])[-1]
+    tangent = push(*inputs, u0, tuple(v))[-1]
     if has_aux:
         return out, tangent, aux
     return out, tangent

@@ -12,6 +12,9 @@
 //                                                 when the result has x's dtype and shape
 //   R2(R1(x))                            -> Reshape(x, shape of R2)   R1, R2 reshaping ops
 //                                                 (they only reinterpret row-major data)
+//   OnesLike(x), ZerosLike(x)            -> Fill{x's dtype and shape, 1 or 0}: x's value is
+//                                                 not needed (a gradient's seed), fold may
+//                                                 make it a constant
 //
 // Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
 // the sign of a -0.0 element of x (IEEE gives +0.0 there).
@@ -123,6 +126,18 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c) {
     case OpId::Tile:
       if (same_type(c, c->input(1))) return to(c->input(1));
       return false;
+    case OpId::OnesLike:
+    case OpId::ZerosLike: {
+      // Only x's type is read: a Fill of it, independent of x's value.
+      const AbsPtr& a = c->abstract();
+      if (a == nullptr || a->kind != AbsKind::Tensor) return false;
+      Attrs at;
+      at.set("dtype", a->dtype);
+      at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
+      at.set("value", id == OpId::OnesLike ? 1.0 : 0.0);
+      c->set_inputs({prim_value(m, op_def(OpId::Fill), at, c->callee()->span())});
+      return true;
+    }
     default:
       break;
   }

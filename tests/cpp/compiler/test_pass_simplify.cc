@@ -174,3 +174,30 @@ TEST(PassSimplify, CastAndBroadcastToSameType) {
 
 }  // namespace
 }  // namespace mycel::passtest
+
+namespace mycel::passtest {
+namespace {
+
+TEST(PassSimplify, OnesLikeReadsOnlyTheType) {
+  PassCase c(R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = Exp(%x) : f32[2, 3]
+      %o = OnesLike(%a) : f32[2, 3]
+      %z = ZerosLike(%a) : f32[2, 3]
+      %s = Add(%o, %z) : f32[2, 3]
+      return %s
+    }
+  )");
+  EXPECT_TRUE(c.run(compiler::simplify));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2, 3]) {
+      %o = Fill{dtype=f32, shape=(2, 3), value=1.0}() : f32[2, 3]
+      %z = Fill{dtype=f32, shape=(2, 3), value=0.0}() : f32[2, 3]
+      %s = Add(%o, %z) : f32[2, 3]
+      return %s
+    }
+  )"));
+}
+
+}  // namespace
+}  // namespace mycel::passtest
