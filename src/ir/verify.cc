@@ -78,6 +78,11 @@ bool allowed_after_specialisation(Builtin b) {
     case Builtin::Vjp:
     case Builtin::StopGradient:
     case Builtin::CustomVjp:
+    case Builtin::CotAdd:
+    case Builtin::CotGet:
+    case Builtin::TupleHead:
+    case Builtin::CotSparse:
+    case Builtin::CotPad:
       return true;
     default:
       return is_scalar_operator(b);

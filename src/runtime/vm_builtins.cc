@@ -616,6 +616,38 @@ std::string format_value(const Value& v, bool top) {
   }
 }
 
+namespace {
+// The sum of two cotangents whose structure is known only at run time (cot_add).
+Value cot_add(const Value& x, const Value& y) {
+  if (x.is_none()) return y;
+  if (y.is_none()) return x;
+  if (x.is(ValueKind::Tensor) && y.is(ValueKind::Tensor))
+    return Value::tensor(run_op1(OpId::Add, {x.as_tensor(), y.as_tensor()}));
+  MC_CHECK(x.is(ValueKind::Tuple) && y.is(ValueKind::Tuple) &&
+               x.items().size() == y.items().size(),
+           Internal, "cot_add of a ", type_name(x), " and a ", type_name(y));
+  std::vector<Value> r;
+  for (size_t i = 0; i < x.items().size(); ++i) r.push_back(cot_add(x.items()[i], y.items()[i]));
+  return Value::tuple(std::move(r));
+}
+
+// The zero cotangent of a run-time value: zeros for float tensors, tuples of zeros, None
+// for the rest (integers, functions: no cotangent, or one known only later).
+Value zero_cot_like(const Value& v) {
+  if (v.is(ValueKind::Tensor)) {
+    const Tensor& t = v.as_tensor();
+    if (!is_floating(t.dtype())) return Value();
+    return Value::tensor(Tensor::full(t.shape(), Scalar::from_float(0.0), t.dtype()));
+  }
+  if (v.is(ValueKind::Tuple) || v.is(ValueKind::List)) {
+    std::vector<Value> r;
+    for (const Value& e : v.items()) r.push_back(zero_cot_like(e));
+    return Value::tuple(std::move(r));
+  }
+  return Value();
+}
+}  // namespace
+
 Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
   int arity = ir::builtin_arity(b);
   if (arity >= 0) check_nargs(b, a.size(), static_cast<size_t>(arity));
@@ -743,6 +775,47 @@ Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
       unsupported(b, a[0], a[1]);
     case Builtin::StopGradient:
       return a[0];
+    case Builtin::CotAdd:
+      return cot_add(a[0], a[1]);
+    case Builtin::CotGet: {
+      if (a[0].is_none()) return a[2];
+      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_get of a ", type_name(a[0]));
+      const std::vector<Value>& items = a[0].items();
+      int64_t i = a[1].as_int();
+      MC_CHECK(i >= 0 && static_cast<size_t>(i) < items.size(), Internal, "cot_get index ", i,
+               " of a tuple of ", items.size());
+      const Value& e = items[static_cast<size_t>(i)];
+      return e.is_none() ? a[2] : e;
+    }
+    case Builtin::CotPad: {
+      if (a[1].is_none()) return Value();
+      MC_CHECK(a[0].is(ValueKind::Tuple) && a[1].is(ValueKind::Tuple) &&
+                   a[1].items().size() <= a[0].items().size(),
+               Internal, "cot_pad of a ", type_name(a[0]), " and a ", type_name(a[1]));
+      std::vector<Value> r = a[1].items();
+      for (size_t j = r.size(); j < a[0].items().size(); ++j)
+        r.push_back(zero_cot_like(a[0].items()[j]));
+      return Value::tuple(std::move(r));
+    }
+    case Builtin::CotSparse: {
+      if (a[0].is_none()) return Value();
+      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_sparse of a ", type_name(a[0]));
+      const std::vector<Value>& items = a[0].items();
+      int64_t n = static_cast<int64_t>(items.size()), i = a[1].as_int();
+      if (i < 0) i += n;
+      MC_CHECK(i >= 0 && i < n, Internal, "cot_sparse index");
+      std::vector<Value> r;
+      for (int64_t j = 0; j < n; ++j)
+        r.push_back(j == i ? a[2] : zero_cot_like(items[static_cast<size_t>(j)]));
+      return Value::tuple(std::move(r));
+    }
+    case Builtin::TupleHead: {
+      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "tuple_head of a ", type_name(a[0]));
+      const std::vector<Value>& items = a[0].items();
+      int64_t n = a[1].as_int();
+      MC_CHECK(n >= 0 && static_cast<size_t>(n) <= items.size(), Internal, "tuple_head");
+      return Value::tuple({items.begin(), items.end() - n});
+    }
     case Builtin::GetAttr:
     case Builtin::MakeKwarg:
     case Builtin::UnpackCall:

@@ -24,9 +24,11 @@
 // forward values no bprop needs die and the backward is simplified like any program.
 //
 // Cotangents: a float tensor's is a tensor of its dtype and shape; a tuple's (also a list's
-// or dict's) is a tuple of its elements'; anything else (ints, bools, integer tensors,
-// strings, None, functions) has none, written as the constant None. A missing
-// contribution is a zero: tensors of zeros are made only where a value must exist.
+// or dict's) is a tuple of its elements'; a function value's is known only at run time
+// (abstract Any): None, or a tuple with one cotangent per value the closure captured;
+// anything else (ints, bools, integer tensors, strings, None) has none, written as the
+// constant None. A missing contribution is a zero: tensors of zeros are made only where a
+// value must exist.
 #pragma once
 
 #include "ir/anf.h"
@@ -35,6 +37,8 @@ namespace mycel::ir {
 
 // The abstract of the cotangent of a value of abstract `a` (None when it has none).
 AbsPtr cot_abs(const AbsPtr& a);
+// Whether values of abstract `a` carry a cotangent (float tensors and function values).
+bool carries_cot(const AbsPtr& a);
 // Whether values of abstract `a` carry a gradient (a float tensor somewhere inside).
 bool differentiable(const AbsPtr& a);
 

@@ -143,29 +143,88 @@ Grads softmax_ce(BpropArgs& a) {
   Node* dlabels = b.sub(b.neg(b.mul(dl, lsm)), dgrad);
   return {dlogits, dlabels};
 }
+// Whether n is a zero the AD made for an output nobody used (a Fill of 0): its terms vanish.
+bool is_zero_fill(const Node* n) {
+  if (!n->is_cnode()) return false;
+  auto* c = static_cast<const CNode*>(n);
+  if (c->is_builtin(Builtin::GetItem) && c->input(1)->is_cnode() &&
+      static_cast<const CNode*>(c->input(1))->is_builtin(Builtin::MakeTuple) &&
+      c->input(2)->is_value()) {  // getitem(make_tuple(...), i): the AD's own tuple
+    const Value& i = static_cast<const ValueNode*>(c->input(2))->value();
+    if (i.is(ValueKind::Int)) return is_zero_fill(static_cast<const CNode*>(c->input(1))
+                                                      ->input(static_cast<size_t>(i.as_int()) + 1));
+  }
+  const PrimData* p = c->prim();
+  return p != nullptr && p->op->id == OpId::Fill && p->attrs.get_float("value") == 0.0;
+}
+
+// The part of dx that flows through normalisation statistics over M elements (x-shaped,
+// or null when every cotangent is an unused zero): with xc = x - mu,
+//   mean (dm):  dx += dm / M
+//   var  (dv):  dx += dv * 2 xc / M            (the biased variance)
+//   rstd (dr):  dx += dr * (-r^3) xc / M       (r = 1 / sqrt(var + eps))
+Node* stats_dx(IrBuilder& b, Node* x, Node* mu, Node* r, std::vector<Node*> dm, Node* dv,
+               Node* dr, double m) {
+  Node* acc = nullptr;
+  auto add = [&](Node* t) { acc = acc == nullptr ? t : b.add(acc, t); };
+  for (Node* d : dm)
+    if (!is_zero_fill(d)) add(b.broadcast_to(b.mul_scalar(d, 1.0 / m), shape(x)));
+  Node* xc = nullptr;
+  auto centred = [&] { return xc != nullptr ? xc : (xc = b.sub(x, mu)); };
+  if (dv != nullptr && !is_zero_fill(dv)) add(b.mul(b.mul_scalar(dv, 2.0 / m), centred()));
+  if (dr != nullptr && !is_zero_fill(dr)) {
+    Node* r3 = b.mul(b.square(r), r);
+    add(b.mul(b.mul_scalar(b.mul(dr, r3), -1.0 / m), centred()));
+  }
+  return acc;
+}
+
 // BatchNorm(x, scale, bias, mean, variance) -> (y, mean, var, saved_mean, saved_invstd):
 //   dx, dscale, dbias = BatchNormGrad(dy, x, scale, saved_mean, saved_invstd)
-// (training: through the batch statistics; inference: dx = dy * scale * invstd). The
-// running statistics get none, and the cotangents of the statistics outputs are ignored
-// (as MindSpore does).
+//   training: + the statistics' cotangents through the batch mean and (biased) variance
+//   (stats_dx), which grad of grad needs: BatchNormGrad's own rule sends cotangents to them.
+// Inference: dx = dy * scale * invstd. The running statistics get no gradient.
 Grads batch_norm(BpropArgs& a) {
   IrBuilder& b = a.b;
   Attrs g = derived(a.attrs, "momentum");
   Node* r = b.prim(
       OpId::BatchNormGrad,
       {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 3), b.tuple_get(a.out, 4)}, g);
-  return {b.tuple_get(r, 0), b.tuple_get(r, 1), b.tuple_get(r, 2), nullptr, nullptr};
+  Node* dx = b.tuple_get(r, 0);
+  if (a.attrs.get_bool("is_training")) {
+    const Shape& xs = shape(a.in[0]);
+    Shape cs(xs.size(), 1);
+    cs[1] = xs[1];
+    auto view = [&](Node* t) { return b.reshape(t, cs); };
+    double m = 1;
+    for (size_t d = 0; d < xs.size(); ++d)
+      if (d != 1) m *= static_cast<double>(xs[d]);
+    Node* extra = stats_dx(b, a.in[0], view(b.tuple_get(a.out, 3)), view(b.tuple_get(a.out, 4)),
+                           {view(b.tuple_get(a.dout, 1)), view(b.tuple_get(a.dout, 3))},
+                           view(b.tuple_get(a.dout, 2)), view(b.tuple_get(a.dout, 4)), m);
+    if (extra != nullptr) dx = b.add(dx, extra);
+  }
+  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2), nullptr, nullptr};
 }
 // LayerNorm(x, gamma, beta) -> (y, mean, rstd):
 //   dx, dgamma, dbeta = LayerNormGrad(dy, x, gamma, mean, rstd)
-// (the cotangents of mean and rstd are ignored, as MindSpore does).
+//   dx += the cotangents of mean and rstd through the statistics (stats_dx)
 Grads layer_norm(BpropArgs& a) {
   IrBuilder& b = a.b;
   Attrs g = derived(a.attrs, "epsilon");
   Node* r = b.prim(
       OpId::LayerNormGrad,
       {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2)}, g);
-  return {b.tuple_get(r, 0), b.tuple_get(r, 1), b.tuple_get(r, 2)};
+  Node* dx = b.tuple_get(r, 0);
+  const Shape& xs = shape(a.in[0]);
+  int64_t bna = a.attrs.get_int("begin_norm_axis");
+  if (bna < 0) bna += static_cast<int64_t>(xs.size());
+  double m = 1;
+  for (size_t d = static_cast<size_t>(bna); d < xs.size(); ++d) m *= static_cast<double>(xs[d]);
+  Node* extra = stats_dx(b, a.in[0], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2),
+                         {b.tuple_get(a.dout, 1)}, nullptr, b.tuple_get(a.dout, 2), m);
+  if (extra != nullptr) dx = b.add(dx, extra);
+  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2)};
 }
 // The second-order rule shared by BatchNormGrad and LayerNormGrad. Their forward, on views
 // that broadcast against x (stats and params reshaped as needed), with N the normalised axes

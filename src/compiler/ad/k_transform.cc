@@ -32,9 +32,21 @@ AbsPtr cot_abs(const AbsPtr& a) {
       for (const AbsPtr& e : a->elems) el.push_back(cot_abs(e));
       return Abstract::tuple(std::move(el));
     }
+    case AbsKind::Func:  // None or a tuple over the captured values, at run time
+    case AbsKind::Any:   // a cotangent of such (a gradient differentiated again)
+      return Abstract::any();
     default:
       return none_abs();
   }
+}
+
+bool carries_cot(const AbsPtr& a) {
+  if (!a) return false;
+  if (a->kind == AbsKind::Func || a->kind == AbsKind::Any) return true;
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
+    for (const AbsPtr& e : a->elems)
+      if (carries_cot(e)) return true;
+  return differentiable(a);
 }
 
 bool differentiable(const AbsPtr& a) {
@@ -333,6 +345,8 @@ class KGraph {
     if (x == nullptr || is_none(x)) return y;
     if (y == nullptr || is_none(y)) return x;
     const AbsPtr& a = x->abstract();
+    if (a->kind == AbsKind::Any || y->abstract()->kind == AbsKind::Any)
+      return b.builtin(Builtin::CotAdd, {x, y}, Abstract::any());
     if (a->kind == AbsKind::Tensor) return b.add(x, y);
     if (a->kind == AbsKind::Tuple) {
       std::vector<Node*> el;
@@ -344,7 +358,7 @@ class KGraph {
 
   void contrib(IrBuilder& b, Node* x, Node* d) {
     if (d == nullptr || is_none(d) || x->is_value()) return;
-    if (!differentiable(x->abstract())) return;
+    if (!carries_cot(x->abstract())) return;
     Node*& a = adj_[x];
     a = add(b, a, d);
   }
@@ -409,7 +423,13 @@ class KGraph {
       case Builtin::GetItem: {
         Node* t = n->input(1);
         const AbsPtr& ta = t->abstract();
-        if (!differentiable(ta)) return;
+        if (!carries_cot(ta)) return;
+        if (ta->kind == AbsKind::Any) {
+          // A tuple whose length is known at run time (a bprop's result, differentiated
+          // again): d at that index, zeros shaped like the forward value elsewhere.
+          contrib(b, t, b.builtin(Builtin::CotSparse, {fwd_of(t), n->input(2), d}, Abstract::any()));
+          return;
+        }
         MC_ASSERT(ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List ||
                       ta->kind == AbsKind::Dict,
                   "K: getitem of ", ta->to_string());
@@ -459,16 +479,76 @@ class KGraph {
         Node* c = fwd_of(n->input(1));
         for (int k = 0; k < 2; ++k) {
           Node* x = n->input(2 + k);
-          if (x->is_value() || !differentiable(x->abstract())) continue;
+          if (x->is_value() || !carries_cot(x->abstract())) continue;
           Node* z = zeros(b, cot_abs(x->abstract()));
           Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
           contrib(b, x, r);
         }
         return;
       }
+      // The cotangent builtins themselves (a bprop differentiated again):
+      case Builtin::CotAdd:  // linear
+        contrib(b, n->input(1), d);
+        contrib(b, n->input(2), d);
+        return;
+      case Builtin::CotGet:  // d_env[i] (or the zero template, a constant)
+        contrib(b, n->input(1),
+                b.builtin(Builtin::CotSparse, {fwd_of(n->input(1)), n->input(2), d},
+                          Abstract::any()));
+        return;
+      case Builtin::CotSparse: {  // the i-th element; the rest are zeros
+        Node* x = n->input(3);
+        if (x->is_value() || !carries_cot(x->abstract())) return;
+        AbsPtr xa = cot_abs(x->abstract());
+        contrib(b, x, b.builtin(Builtin::CotGet, {d, n->input(2), zeros(b, xa)}, xa));
+        return;
+      }
+      case Builtin::CotPad:  // the leading elements
+        contrib(b, n->input(2),
+                b.builtin(Builtin::TupleHead,
+                          {d, b.builtin(Builtin::Sub,
+                                        {b.builtin(Builtin::Len, {fwd_of(n->input(1))},
+                                                   Abstract::scalar(ValueKind::Int)),
+                                         b.builtin(Builtin::Len, {fwd_of(n->input(2))},
+                                                   Abstract::scalar(ValueKind::Int))},
+                                        Abstract::scalar(ValueKind::Int))},
+                          Abstract::any()));
+        return;
+      case Builtin::TupleHead:  // t without its tail: pad the cotangent back
+        contrib(b, n->input(1),
+                b.builtin(Builtin::CotPad, {fwd_of(n->input(1)), d}, Abstract::any()));
+        return;
+      case Builtin::SetItem: {  // functional seq[i] = v on a tuple or list
+        Node* seq = n->input(1);
+        const Value* key = const_of(n->input(2));
+        const AbsPtr& sa = seq->abstract();
+        if (key == nullptr || !(sa->kind == AbsKind::Tuple || sa->kind == AbsKind::List))
+          unsupported(n, "item assignment with an index known only at run time");
+        int64_t i = key->as_int();
+        if (i < 0) i += static_cast<int64_t>(sa->elems.size());
+        std::vector<Node*> el;
+        for (size_t j = 0; j < sa->elems.size(); ++j)
+          el.push_back(j == static_cast<size_t>(i) ? zeros(b, cot_abs(sa->elems[j])) : item(b, d, j));
+        contrib(b, seq, b.make_tuple(el));
+        contrib(b, n->input(3), item(b, d, static_cast<size_t>(i)));
+        return;
+      }
+      case Builtin::Partial:
+        // A closure's cotangent is one per captured value (or None): route them.
+        for (size_t i = 2; i < n->size(); ++i) {
+          Node* c = n->input(i);
+          if (c->is_value() || !carries_cot(c->abstract())) continue;
+          AbsPtr ca = cot_abs(c->abstract());
+          Node* g = b.builtin(Builtin::CotGet,
+                              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))),
+                               zeros(b, ca)},
+                              ca);
+          contrib(b, c, g);
+        }
+        return;
       default:
         // No gradient: stop_gradient, scalar arithmetic and conversions, print, raise, the
-        // host (py_execute), function values (partial: their calls are differentiated).
+        // host (py_execute).
         return;
     }
   }
@@ -476,21 +556,47 @@ class KGraph {
   void call_rule(IrBuilder& b, CNode* n, Node* d) {
     auto bp = bprop_.find(n);
     if (bp == bprop_.end()) return;
-    if (graph_const(n->callee()) == nullptr) {
+    size_t nargs = n->size() - 1;
+    // A direct call, or one of graphs chosen at run time (a switch between graph constants,
+    // which normalize_calls makes of every branch): one cotangent per argument.
+    bool static_callee = graph_const(n->callee()) != nullptr;
+    if (!static_callee) {
       const AbsPtr& fa = n->callee()->abstract();
-      bool ok = fa && fa->kind == AbsKind::Func;
-      if (ok)
-        for (const FuncCandidate& f : fa->funcs) ok = ok && f.fn.is(ValueKind::Graph) && f.bound.empty();
-      if (!ok)
-        unsupported(n, "this call of a closure passed as a value: call the function directly, or "
-                       "let the compiler inline the function that receives it");
+      static_callee = fa && fa->kind == AbsKind::Func && !fa->funcs.empty();
+      if (static_callee)
+        for (const FuncCandidate& f : fa->funcs)
+          static_callee = static_callee && f.fn.is(ValueKind::Graph) && f.bound.empty() &&
+                          f.fn.as_graph()->params().size() == nargs;
     }
-    std::vector<AbsPtr> cots;
-    for (size_t i = 1; i < n->size(); ++i) cots.push_back(cot_abs(n->input(i)->abstract()));
+    if (static_callee) {
+      // A direct call: one cotangent per argument.
+      std::vector<AbsPtr> cots;
+      for (size_t i = 1; i < n->size(); ++i) cots.push_back(cot_abs(n->input(i)->abstract()));
+      CNode* dd = m_.cnode(bg_, {bp->second, d}, n->span());
+      dd->set_abstract(Abstract::tuple(std::move(cots)));
+      for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 1));
+      return;
+    }
+    // A function value: its bprop gives one cotangent per parameter of the graph it runs,
+    // the captured values first (how many is known at run time): those go to the function
+    // value, the last nargs to the arguments.
     CNode* dd = m_.cnode(bg_, {bp->second, d}, n->span());
-    dd->set_abstract(Abstract::tuple(std::move(cots)));
-    for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 1));
+    dd->set_abstract(Abstract::any());
+    contrib(b, n->callee(),
+            b.builtin(Builtin::TupleHead,
+                      {dd, b.constant(Value::integer(static_cast<int64_t>(nargs)))},
+                      Abstract::any()));
+    for (size_t i = 0; i < nargs; ++i) {
+      Node* x = n->input(i + 1);
+      if (x->is_value() || !carries_cot(x->abstract())) continue;
+      Node* g = b.builtin(Builtin::GetItem,
+                          {dd, b.constant(Value::integer(static_cast<int64_t>(i) -
+                                                         static_cast<int64_t>(nargs)))},
+                          cot_abs(x->abstract()));
+      contrib(b, x, g);
+    }
   }
+
 
   Module& m_;
   FuncGraph* g_;

@@ -9,13 +9,17 @@
 // partial(@B_g, saved...). Calls are differentiated in three forms:
 //   - prim calls, with the op's bprop rule (compiler/ad/bprop.h);
 //   - direct calls @h(args): (out, bp) = @K_h(args), and bp(d) gives one cotangent per arg;
-//   - calls of a function chosen at run time among graph constants (switch(c, @A, @B)(x)):
-//     the same, with switch(c, @K_A, @K_B).
-// normalize_calls() first brings calls of closures into those forms (partial(@h, c...)(x)
-// becomes @h(c..., x); a switch between closures passes both capture lists as arguments).
-// Calls of closures that stay dynamic (a closure passed as an argument and called inside a
-// graph that is not inlined) are rejected with an error naming the line: their captured
-// values would otherwise silently get no gradient.
+//   - calls of a function value f(args) (a closure passed around, a bprop returned by a
+//     K graph, a switch between graphs): (out, bp) = K(f)(args); bp(d) gives one cotangent
+//     per parameter of the graph that ran, its captured values first: the last len(args)
+//     go to the arguments, the rest (tuple_head) is the cotangent of the function value,
+//     which partial(@h, c...) routes to c (cot_get). That structure is known only at run
+//     time (two closures of a switch capture different values), so it is None or a tuple
+//     and adds with cot_add. This is what differentiates a bprop again: grad of grad
+//     through loops and recursion.
+// normalize_calls() first turns calls of closures into direct calls where it can
+// (partial(@h, c...)(x) becomes @h(c..., x); a switch between closures passes both capture
+// lists as arguments), which the optimiser can then inline.
 #pragma once
 
 #include <unordered_map>
