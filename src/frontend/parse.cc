@@ -45,6 +45,17 @@ def source_of(fn):
         same = [n for n in cands
                 if [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == names]
         cands = same or cands
+    if len(cands) > 1 and hasattr(code, 'co_positions'):
+        # Several lambdas (or defs) on one line: the one whose span holds the code's
+        # instructions (their columns), the innermost if nested.
+        pos = [(l, c) for l, _, c, _ in code.co_positions() if l is not None and c is not None]
+        def holds(n):
+            return sum(1 for l, c in pos
+                       if (n.lineno, n.col_offset) <= (l, c) < (n.end_lineno, n.end_col_offset))
+        best = max(holds(n) for n in cands)
+        inner = [n for n in cands if holds(n) == best]
+        inner.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+        cands = inner
     if not cands:
         raise OSError("the function was not found in its source file (was it edited?)")
     return path, hit[1], cands[0]

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "python/convert.h"
+#include "runtime/record.h"
 #include "python/module.h"
 #include "runtime/eager.h"
 
@@ -62,6 +63,12 @@ struct IndexPlan {
   int64_t adv_axis = -1;  // axis of `view` that an integer tensor index selects along
   Tensor adv_index;       // that index
   Tensor mask;            // a bool mask over the leading dims of `view`
+  // The basic items as one StridedSlice of self (begin, end, strides per axis; end_mask bits
+  // where a negative step runs past axis 0), then a reshape to view's shape: how a PYNATIVE
+  // grad recording sees the view (runtime/record.h).
+  std::vector<int64_t> begin, end, strides;
+  int64_t end_mask = 0;
+  bool basic = false;  // some basic item (int, slice, None) was applied
 };
 
 IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
@@ -87,6 +94,11 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
   MC_CHECK(consumed <= self.ndim(), Index, "too many indices for a tensor of dimension ",
            self.ndim(), ": got ", consumed, ".");
   IndexPlan plan;
+  for (int64_t k = 0; k < self.ndim(); ++k) {
+    plan.begin.push_back(0);
+    plan.end.push_back(self.dim(k));
+    plan.strides.push_back(1);
+  }
   Tensor t = self;
   int64_t d = 0;    // current axis of t
   int64_t src = 0;  // the axis of self that the current item indexes (for messages)
@@ -94,6 +106,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
     if (it.is_none()) {
       t = t.unsqueeze(d);
       ++d;
+      plan.basic = true;
     } else if (it.ptr() == Py_Ellipsis) {
       d += self.ndim() - consumed;
       src += self.ndim() - consumed;
@@ -102,6 +115,12 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       MC_CHECK(PySlice_Unpack(it.ptr(), &start, &stop, &step) == 0, Value, "invalid slice.");
       PySlice_AdjustIndices(t.dim(d), &start, &stop, step);
       t = t.slice(d, start, stop, step);
+      auto k = static_cast<size_t>(src);
+      plan.begin[k] = start;
+      plan.end[k] = stop;
+      plan.strides[k] = step;
+      if (stop < 0) plan.end_mask |= int64_t{1} << src;
+      plan.basic = true;
       ++d;
       ++src;
     } else if (PyLong_Check(it.ptr()) || pyb::isinstance(it, numpy_module().attr("integer"))) {
@@ -109,6 +128,10 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       MC_CHECK(i >= -n && i < n, Index, "index ", i, " is out of bounds for dimension ", src,
                " with size ", n, ".");
       t = t.select(d, i < 0 ? i + n : i);
+      auto k = static_cast<size_t>(src);
+      plan.begin[k] = i < 0 ? i + n : i;
+      plan.end[k] = plan.begin[k] + 1;
+      plan.basic = true;
       ++src;
     } else {
       Tensor ix = is_tensor(it) ? tensor_of(it) : tensor_from_object(it, nullptr);
@@ -172,8 +195,32 @@ Tensor flatten_leading(const Tensor& t, int64_t k) {
   return t.reshape(sh);
 }
 
+// A cast (or copy) through the Cast op, which a PYNATIVE grad recording sees.
+Tensor recorded_cast(const Tensor& t, DType to) {
+  Attrs a;
+  a.set("dtype", to);
+  return run_op1(op_def(OpId::Cast), std::span<const Tensor>(&t, 1), make_attrs(op_def(OpId::Cast), a));
+}
+
 Tensor getitem(const Tensor& self, pyb::handle idx) {
   IndexPlan p = plan_index(self, idx);
+  if (p.basic && record::active()) {
+    // The same view through recorded ops, so that a PYNATIVE grad differentiates it.
+    Attrs a;
+    a.set("begin", p.begin);
+    a.set("end", p.end);
+    a.set("strides", p.strides);
+    a.set("end_mask", p.end_mask);
+    Tensor s = run_op1(op_def(OpId::StridedSlice), std::span<const Tensor>(&self, 1),
+                       make_attrs(op_def(OpId::StridedSlice), a));
+    if (s.shape() != p.view.shape()) {
+      Attrs r;
+      r.set("shape", std::vector<int64_t>(p.view.shape().begin(), p.view.shape().end()));
+      s = run_op1(op_def(OpId::Reshape), std::span<const Tensor>(&s, 1),
+                  make_attrs(op_def(OpId::Reshape), r));
+    }
+    p.view = s;
+  }
   if (p.adv_axis >= 0) return gather(p.view, p.adv_index, p.adv_axis);
   if (p.mask.defined())
     return gather(flatten_leading(p.view, p.mask.ndim()), mask_positions(p.mask), 0);
@@ -291,8 +338,13 @@ void bind_tensor(pyb::module_& m) {
           pyb::arg("dtype") = pyb::none())
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("contiguous", &Tensor::contiguous)
-      .def("copy", &Tensor::clone)
-      .def("astype", [](const Tensor& t, pyb::handle dt) { return t.cast(to_dtype(dt)); })
+      .def("copy", [](const Tensor& t) { return record::active() ? recorded_cast(t, t.dtype())
+                                                                   : t.clone(); })
+      .def("astype",
+           [](const Tensor& t, pyb::handle dt) {
+             DType to = to_dtype(dt);
+             return record::active() && to != t.dtype() ? recorded_cast(t, to) : t.cast(to);
+           })
       .def("item", &py_item)
       .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
       .def("__float__", [](const Tensor& t) { return t.item().to_double(); })

@@ -125,9 +125,6 @@ LATE_BINDING = (
     "GRAPH mode binds a closure's free variable when the closure is made, not when it is "
     "called: `y = x; g = lambda z: z * y; y = x * x; return g(x)` gives x*x under jit "
     "(Python: x**3) -- a silently wrong value and gradient")
-PYNATIVE_INDEXING = (
-    "PYNATIVE grad: Tensor indexing (x[1], x[1:]) is not recorded, so no gradient flows "
-    "through it: ms.grad(lambda x: ops.sum(x[1] * 2.0))(x) is all zeros (GRAPH mode: right)")
 CELL_LOOP_IF = (
     "GRAPH mode: `for layer in self.layers:` over a CellList (or a tuple of cells) whose body "
     "has an `if` on a tensor does not compile (\"'const' object is not subscriptable\"; a "
@@ -1692,8 +1689,7 @@ def index_rows_t(x, w):
     return acc
 
 
-row("indexing/getitem_in_for", index_rows, index_rows_t, ins(N(3, 4), N(4)), G((0, 1)),
-    xfail={"pynative": PYNATIVE_INDEXING})
+row("indexing/getitem_in_for", index_rows, index_rows_t, ins(N(3, 4), N(4)), G((0, 1)))
 
 
 def loss_with_softmax(x, w):
@@ -2326,7 +2322,7 @@ def methods_t(x):
 
 row("ops/tensor_methods", methods, methods_t, ins(C([0.3, -0.2, 0.5, 0.8, 0.1, 0.4])))
 row("ops/tensor_methods_else_indexing", methods, methods_t,
-    ins(C([0.3, -0.9, -0.5, 0.2, -0.1, -0.4])), xfail={"pynative": PYNATIVE_INDEXING})
+    ins(C([0.3, -0.9, -0.5, 0.2, -0.1, -0.4])))
 
 
 def reflected_operators(x, y):
@@ -2371,8 +2367,7 @@ def array_ops_t(x, y):
     return tsum(s * torch.unsqueeze(w, 1)) + tsum(a * b) + tsum(torch.squeeze(s[:, 1:]))
 
 
-row("ops/concat_stack_where_split", array_ops, array_ops_t, ins(N(3), N(3)), G((0, 1)),
-    xfail={"pynative": PYNATIVE_INDEXING})
+row("ops/concat_stack_where_split", array_ops, array_ops_t, ins(N(3), N(3)), G((0, 1)))
 
 
 def array_ops_no_index(x, y):
