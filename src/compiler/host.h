@@ -50,7 +50,8 @@ class Host {
   // The name of a Python builtin or mycel-known function the specialiser models itself
   // ("len", "isinstance", "range", "zip", "enumerate", "print", "int", "float", "bool",
   // "tuple", "list", "abs", "max", "min", "sum", "getattr", "hasattr", "type", "super",
-  // "F.shape", ...), or "" when `obj` is none of them.
+  // "F.shape", "grad", ...; "GradOperation()" for an instance of GradOperation), or "" when
+  // `obj` is none of them.
   virtual std::string builtin_name(const Value& obj) = 0;
 
   // When obj is a Parameter (a trainable weight), its current tensor.

@@ -328,10 +328,19 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
       } else if (fn->is_value() && static_cast<ValueNode*>(fn)->value().is(ValueKind::Closure)) {
         for (const Value& b : static_cast<ValueNode*>(fn)->value().as_closure().args)
           all.push_back(constant(b, sp));
+      } else if (!cand.fn.is(ValueKind::Graph)) {
+        // A builtin bound to constants and returned by a call (GradOperation(...)(f)): the
+        // bound values are known, so bind them again here.
+        for (const AbsPtr& b : cand.bound) {
+          if (!b->value)
+            fail(ErrorKind::Type, sp,
+                 str("calling ", cand.fn.to_string(),
+                     " returned by a function with arguments known only at run time"));
+          all.push_back(constant(*b->value, sp));
+        }
       } else {
         // A closure known only by its abstract (a switch resolved to one candidate): call
         // the run-time value.
-        MC_ASSERT(cand.fn.is(ValueKind::Graph));
         std::vector<AbsPtr> abs = cand.bound;
         for (Node* a : args) abs.push_back(a->abstract());
         Ctx* k = context_for(cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),

@@ -160,6 +160,35 @@ Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const Source
   return emit_builtin(c, Builtin::CustomVjp, in, out, sp);
 }
 
+Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_CHECK(args.size() == 5, Type, "GradOperation: malformed call");
+  bool flag[3];
+  for (int i = 0; i < 3; ++i) {
+    const AbsPtr& a = args[2 + static_cast<size_t>(i)]->abstract();
+    MC_CHECK(a->value && a->value->is(ValueKind::Bool), Type,
+             "GradOperation's flags must be known at compile time");
+    flag[i] = a->value->as_bool();
+  }
+  bool get_all = flag[0], get_by_list = flag[1], sens = flag[2];
+  Value weights;
+  if (get_by_list) {
+    const AbsPtr& wa = args[1]->abstract();
+    MC_CHECK(!(wa->value && wa->value->is_none()), Type,
+             "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
+    MC_CHECK(wa->value.has_value(), Type,
+             "GradOperation: weights must be Parameters known at compile time, but got ",
+             wa->to_string());
+    weights = wa->value->is_sequence() ? Value::tuple(wa->value->items())
+                                       : Value::tuple({*wa->value});
+  }
+  Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
+  Value opts = Value::tuple({pos, weights, Value::boolean(false), Value::boolean(false),
+                             Value::boolean(sens)});
+  return builtin(c, Builtin::Partial, {constant(Value::builtin(Builtin::Grad), sp), args[0],
+                                       constant(opts, sp)},
+                 {}, sp);
+}
+
 Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
   MC_ASSERT(args.size() >= 2 && args[1]->abstract()->value, "grad: malformed call");
   Node* fn = args[0];

@@ -21,6 +21,14 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
                              const SourceSpan& sp) {
   const Value& h = *fn->abstract()->value;
   std::string name = host_.builtin_name(h);
+  if (name == "GradOperation()") {  // an instance: GradOperation(flags...)(fn[, weights])
+    MC_CHECK((args.size() == 1 || args.size() == 2) && kw.empty(), Type,
+             "GradOperation(...) takes the function and optionally the weights");
+    std::vector<Node*> a{args[0], args.size() == 2 ? args[1] : constant(Value(), sp)};
+    for (const char* flag : {"get_all", "get_by_list", "sens_param"})
+      a.push_back(constant(host_.getattr(src_, h, flag), sp));
+    return make_grad_operation(c, std::move(a), sp);
+  }
   if (!name.empty()) {
     Node* r = host_builtin(c, name, args, kw, sp);
     if (r != nullptr) return r;
@@ -71,6 +79,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     return constant(Value::boolean(*r), sp);
   } else if (name == "grad" || name == "value_and_grad") {
     return make_grad(c, name == "value_and_grad", std::move(args), std::move(kw), sp);
+  } else if (name == "grad_operation") {
+    return make_grad_operation(c, std::move(args), sp);
   } else if (name == "stop_gradient") {
     need(1);
     return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);

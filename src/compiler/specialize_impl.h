@@ -88,6 +88,8 @@ class Specializer {
   // ---- gradient transforms (specialize_grad.cc)
   // grad(...) / value_and_grad(...) called in graph code: the gradient function's value.
   Node* make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  // GradOperation(get_all, get_by_list, sens_param)(fn, weights) in graph code.
+  Node* make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A call of a gradient function: args = (fn, options, call arguments...).
   Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A call of a Cell with its own bprop: args = (construct, bprop, call arguments...).

@@ -20,7 +20,7 @@ using ir::ValueKind;
 // purpose (nothing may be released after the interpreter is gone).
 struct PyRefs {
   py::object function_type, method_type, partial_type, property_type, union_type;
-  py::object op_handle, primitive, primitive_call, cell, tensor, parameter, ops;
+  py::object op_handle, primitive, primitive_call, cell, tensor, parameter, ops, grad_operation;
   py::object none_type, bool_type, int_type, float_type, str_type, tuple_type, list_type, dict_type,
       object_type;
   std::vector<std::pair<PyObject*, std::string>> builtins;
@@ -65,7 +65,8 @@ const PyRefs& refs() {
     p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");
     // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
     py::object composite = py::module_::import("mycel.ops.composite");
-    for (const char* n : {"grad", "value_and_grad", "stop_gradient"})
+    p->grad_operation = composite.attr("GradOperation");
+    for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     return p;
   }();
@@ -255,6 +256,7 @@ class PyHost final : public ir::Host {
     PyObject* p = unwrap_host(obj).ptr();
     for (const auto& [b, name] : refs().builtins)
       if (b == p) return name;
+    if (is_instance(p, refs().grad_operation)) return "GradOperation()";
     return "";
   }
 

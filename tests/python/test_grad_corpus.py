@@ -130,28 +130,12 @@ CELL_LOOP_IF = (
     "has an `if` on a tensor does not compile (\"'const' object is not subscriptable\"; a "
     "tuple: \"indexing a sequence with a value known only at run time needs elements of one "
     "type\"), forward or grad; the same loop without the tensor if compiles")
-GRAD_OP_IN_GRAPH = (
-    "GRAPH mode: a GradOperation instance applied to a plain function inside graph code "
-    "fails: op = ops.GradOperation(get_all=True); ms.jit(lambda x, y: op(f)(x, y))(x, y) "
-    "raises \"'any' object is not callable\" (the same op applied to a Cell works, and so does "
-    "the function GradOperation(...)(f) made in Python)")
-TUPLE_INDEX_LOOP_IF = (
-    "GRAPH mode: grad of a constant-trip for loop over a tuple of tensors -- `for t in "
-    "range(4): ... xs[t] ...`, or `for p, q in zip((a, b, c), (c, a, b)):` -- whose body has "
-    "an if on a tensor fails: \"cannot differentiate indexing a tuple with an index known "
-    "only at run time\"; the loop is kept as a run-time loop because its body branches on a "
-    "tensor (the forward compiles; without the if the grad compiles too; same root as the "
-    "CellList row)")
 RETURNED_CLOSURE_SIGNATURES = (
     "GRAPH mode: a closure returned from a helper cannot be called with two different "
     "constant arguments, nor recurse on a Python int: `def mk(x): def s(z, n): return z*x*n; "
     "return s` then `p = mk(x); p(x, 3) + p(x, 1)` fails to compile (\"the function 's' is "
     "returned but never called with one signature; graph mode cannot return functions to "
     "Python\"); p(x, 3) + p(x, 3) compiles, and so does the same closure defined locally")
-TWO_LAMBDAS = (
-    "GRAPH mode compiles the wrong lambda when a source line holds two: after "
-    "`f, g = (lambda x: ops.sum(x * x)), (lambda x: ops.sum(ops.sin(x)))`, ms.jit(g)(x) "
-    "returns sum(x * x) and ms.grad(g) inside jit returns 2x -- silently wrong values")
 
 # The twins use torch's names for the same ops; tsum keeps them as short as the programs.
 tsum = torch.sum
@@ -1140,8 +1124,7 @@ def sens_program_t(x, y):
 row("api/GradOperation_sens", sens_program, sens_program_t,
     ins(C([0.5, 0.4, -0.3]), C([1.4, 1.3, 1.5]), N(3)), GO(sens=True))
 row("api/GradOperation_applied_in_graph", three_inputs, three_inputs_t,
-    ins(N(3), N(3, shift=1.0), N(3)), GO(get_all=True, op_in_graph=True),
-    xfail={"graph": GRAD_OP_IN_GRAPH})
+    ins(N(3), N(3, shift=1.0), N(3)), GO(get_all=True, op_in_graph=True))
 row("api/GradOperation_get_all_sens_tuple", tuple_output, tuple_output_t,
     ins(N(3), N(3), lambda r: (r.standard_normal(3), r.standard_normal(3))),
     GO(get_all=True, sens=True))
@@ -1185,8 +1168,7 @@ def rnn_for_t(x, w, u):
 
 # x: a tuple of 4 time steps (tensor indexing has its own row).
 row("linalg/rnn_for_if", rnn_for, rnn_for_t,
-    ins(lambda r: tuple(r.standard_normal(3) for _ in range(4)), N(3, 3), N(3)), G((0, 1, 2)),
-    xfail={"graph": TUPLE_INDEX_LOOP_IF})
+    ins(lambda r: tuple(r.standard_normal(3) for _ in range(4)), N(3, 3), N(3)), G((0, 1, 2)))
 
 
 def conv_branch(x, w):
@@ -2025,7 +2007,7 @@ def zip_enumerate_t(a, b, c):
 
 
 row("for/zip_enumerate_tuples", zip_enumerate, zip_enumerate_t, ins(N(3), N(3), N(3)),
-    G((0, 1, 2)), xfail={"graph": TUPLE_INDEX_LOOP_IF})
+    G((0, 1, 2)))
 
 
 def make_counter_pow(x):
@@ -2182,7 +2164,7 @@ row("api/lambda_target", lambda x, y: ops.sum(ops.sin(x) * y * y),
 # Two lambdas on one line: the second one is the program.
 _first_lambda, _second_lambda = (lambda x, y: x * y), (lambda x, y: ops.sin(x) * y * y)
 row("api/second_lambda_on_a_line", _second_lambda, lambda x, y: torch.sin(x) * y * y,
-    ins(N(3), N(3)), G((0, 1)), xfail={"graph": TWO_LAMBDAS})
+    ins(N(3), N(3)), G((0, 1)))
 
 
 class Halve(nn.Cell):

@@ -242,11 +242,17 @@ class GradOperation:
         self.sens_param = bool(sens_param)
 
     def __call__(self, fn, weights=None):
-        if self.get_by_list and weights is None:
-            raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)")
-        positions = "all" if self.get_all else (None if self.get_by_list else 0)
-        return _GradFunction(fn, positions, weights if self.get_by_list else None, False, False,
-                             self.sens_param)
+        return grad_operation(fn, weights, self.get_all, self.get_by_list, self.sens_param)
+
+
+def grad_operation(fn, weights, get_all, get_by_list, sens_param):
+    """What ``GradOperation(get_all, get_by_list, sens_param)(fn, weights)`` returns (the
+    compiler models this function by name, so it also works inside graph code)."""
+    if get_by_list and weights is None:
+        raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)")
+    positions = "all" if get_all else (None if get_by_list else 0)
+    return _GradFunction(fn, positions, weights if get_by_list else None, False, False,
+                         sens_param)
 
 
 def _single_or_tuple(grads, n):

@@ -320,8 +320,13 @@ class KGraph {
     return a && a->kind == AbsKind::Scalar && a->stype == ValueKind::None;
   }
 
-  Node* item(IrBuilder& b, Node* x, size_t i) {
+  // Element i of a cotangent tuple; `want` is its abstract when x's structure is known only
+  // at run time (an Any adjoint built by cot_sparse / cot_add).
+  Node* item(IrBuilder& b, Node* x, size_t i, const AbsPtr& want = nullptr) {
     if (is_call_of(x, Builtin::MakeTuple)) return static_cast<CNode*>(x)->input(i + 1);
+    if (x->abstract()->kind == AbsKind::Any)
+      return b.builtin(Builtin::GetItem, {x, b.constant(Value::integer(static_cast<int64_t>(i)))},
+                       want ? want : Abstract::any());
     return b.tuple_get(x, i);
   }
 
@@ -415,10 +420,12 @@ class KGraph {
     switch (op) {
       case Builtin::MakeTuple:
       case Builtin::MakeList:
-        for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, d, i - 1));
+        for (size_t i = 1; i < n->size(); ++i)
+          contrib(b, n->input(i), item(b, d, i - 1, cot_abs(n->input(i)->abstract())));
         return;
       case Builtin::MakeDict:
-        for (size_t i = 2; i < n->size(); i += 2) contrib(b, n->input(i), item(b, d, i / 2 - 1));
+        for (size_t i = 2; i < n->size(); i += 2)
+          contrib(b, n->input(i), item(b, d, i / 2 - 1, cot_abs(n->input(i)->abstract())));
         return;
       case Builtin::GetItem: {
         Node* t = n->input(1);
@@ -434,7 +441,13 @@ class KGraph {
                       ta->kind == AbsKind::Dict,
                   "K: getitem of ", ta->to_string());
         const Value* key = const_of(n->input(2));
-        if (key == nullptr) unsupported(n, "indexing a tuple with an index known only at run time");
+        if (key == nullptr) {
+          // An index known at run time (a loop counter): d at that index, zeros elsewhere.
+          contrib(b, t,
+                  b.builtin(Builtin::CotSparse, {fwd_of(t), fwd_of(n->input(2)), d},
+                            Abstract::any()));
+          return;
+        }
         size_t idx = 0;
         if (ta->kind == AbsKind::Dict) {
           while (idx < ta->keys.size() && !(ta->keys[idx] == *key)) ++idx;
@@ -528,9 +541,10 @@ class KGraph {
         if (i < 0) i += static_cast<int64_t>(sa->elems.size());
         std::vector<Node*> el;
         for (size_t j = 0; j < sa->elems.size(); ++j)
-          el.push_back(j == static_cast<size_t>(i) ? zeros(b, cot_abs(sa->elems[j])) : item(b, d, j));
+          el.push_back(j == static_cast<size_t>(i) ? zeros(b, cot_abs(sa->elems[j]))
+                                                   : item(b, d, j, cot_abs(sa->elems[j])));
         contrib(b, seq, b.make_tuple(el));
-        contrib(b, n->input(3), item(b, d, static_cast<size_t>(i)));
+        contrib(b, n->input(3), item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
         return;
       }
       case Builtin::Partial:
