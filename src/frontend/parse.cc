@@ -105,6 +105,67 @@ def free_names(node):
             stores.add(n.arg)
     return [x for x in loads if x not in stores]
 
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+def _owner_map(root):
+    """node -> the innermost function (def or lambda) containing it, under root."""
+    owner = {}
+    def visit(n, f):
+        for c in ast.iter_child_nodes(n):
+            owner[c] = f
+            visit(c, c if isinstance(c, _FUNCS) else f)
+    visit(root, root)
+    return owner
+
+def late_bound(root):
+    """Places where graph mode's binding of a nested function's free variables at its
+    definition differs from Python's (the value at the call): a variable the nested
+    function reads is assigned again after the definition, and the function is used after
+    that. Returns [(line, col, message)]."""
+    owner = _owner_map(root)
+    parent = {}
+    for n in ast.walk(root):
+        for c in ast.iter_child_nodes(n):
+            parent[c] = n
+    out = []
+    for f in [n for n in ast.walk(root) if isinstance(n, _FUNCS)]:
+        locs = local_names(f)
+        stores, loads = [], []
+        for n, o in owner.items():
+            if o is not f:
+                continue
+            if isinstance(n, ast.Name):
+                (loads if isinstance(n.ctx, ast.Load) else stores).append(n)
+        for g in [n for n, o in owner.items() if o is f and isinstance(n, _FUNCS)]:
+            if isinstance(g, ast.Lambda):
+                p = parent.get(g)
+                if not (isinstance(p, ast.Assign) and len(p.targets) == 1 and
+                        isinstance(p.targets[0], ast.Name)):
+                    continue
+                name = p.targets[0].id
+            else:
+                name = g.name
+            free = set(free_names(g)) & locs
+            end = (g.end_lineno, g.end_col_offset)
+            for st in stores:
+                if st.id not in free or (st.lineno, st.col_offset) <= end:
+                    continue
+                stmt = st
+                while stmt in parent and not isinstance(stmt, ast.stmt):
+                    stmt = parent[stmt]
+                after = (stmt.end_lineno, stmt.end_col_offset)
+                use = [u for u in loads if u.id == name and (u.lineno, u.col_offset) >= after]
+                if use:
+                    out.append((st.lineno, st.col_offset,
+                                "'%s', which the nested function '%s' (line %d) reads, is "
+                                "assigned again here and '%s' is used after (line %d): graph "
+                                "mode binds the value when '%s' is defined, Python when it is "
+                                "called. Assign '%s' before defining '%s', or pass it as an "
+                                "argument" % (st.id, name, g.lineno, name, use[0].lineno, name,
+                                              st.id, name)))
+                    break
+    return out
+
 class _Fallback:
     """An expression graph mode runs through Python (JIT fallback)."""
     __slots__ = ('fn', 'source', 'names')
@@ -473,6 +534,11 @@ ir::FuncGraph* Parser::run() {
   Ast k = ast_kind(node);
   if (k == Ast::AsyncFunctionDef)
     fail(span(node), "'async def' functions are not supported in graph mode; use PYNATIVE mode");
+  for (py::handle p : helper_.attr("late_bound")(node)) {
+    py::tuple t = p.cast<py::tuple>();
+    fail(ir::SourceSpan{file_, t[0].cast<int32_t>(), t[1].cast<int32_t>() + 1},
+         t[2].cast<std::string>());
+  }
   ir::FuncGraph* g = new_graph(fn_.attr("__name__").cast<std::string>(), span(node));
   parse_def(node, nullptr, g);
   finish();

@@ -344,6 +344,25 @@ def test_graph_errors_name_the_line():
     assert "return ms.grad(int_input, 1)(x, n)" in msg
 
 
+def late_bound(x):
+    y = x
+    g = lambda z: z * y  # noqa: E731
+    y = x * x
+    return g(x)
+
+
+def test_late_bound_closures_are_refused_not_miscompiled():
+    """Python reads y when g is called (x*x); graph mode would bind it at the definition:
+    refused with the line, never a wrong value or gradient."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ValueError, match=r"'y', which the nested function 'g' .* is assigned "
+                                         r"again here") as e:
+        ms.grad(late_bound)(Tensor(X))
+    assert re.search(r'test_grad_api\.py", line \d+\n\s+y = x \* x', str(e.value)), str(e.value)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    close(ms.grad(lambda x: ops.sum(late_bound(x)))(Tensor(X)), 3 * X * X, rtol=1e-6)
+
+
 def test_creation_errors():
     with pytest.raises(ValueError, match="cannot both be None"):
         ms.grad(f_xy, None, None)

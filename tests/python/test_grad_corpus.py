@@ -122,9 +122,9 @@ def ins(*makers):
 # ---- known mycel bugs (xfail(strict=True) rows name one of these) ----------------------------
 
 LATE_BINDING = (
-    "GRAPH mode binds a closure's free variable when the closure is made, not when it is "
-    "called: `y = x; g = lambda z: z * y; y = x * x; return g(x)` gives x*x under jit "
-    "(Python: x**3) -- a silently wrong value and gradient")
+    "GRAPH mode binds a closure's free variables when the closure is made, Python when it is "
+    "called: `y = x; g = lambda z: z * y; y = x * x; return g(x)` -- graph mode refuses "
+    "this with a ValueError naming the line (a documented limit, no longer a wrong value)")
 CELL_LOOP_IF = (
     "GRAPH mode: `for layer in self.layers:` over a CellList (or a tuple of cells) whose body "
     "has an `if` on a tensor does not compile (\"'const' object is not subscriptable\"; a "
