@@ -88,9 +88,9 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
   MC_CHECK(aux.is(ValueKind::Bool), Type, api, "(): 'has_aux' must be a bool");
   if (weights.is(ValueKind::List)) weights = Value::tuple(weights.items());
   Value opts = Value::tuple({pos, weights, aux, Value::boolean(value), Value::boolean(false)});
-  return builtin(c, Builtin::Partial, {constant(Value::builtin(Builtin::Grad), sp), slot[0],
-                                       constant(opts, sp)},
-                 {}, sp);
+  return builtin(c, Builtin::Partial,
+                 {constant(Value::builtin(Builtin::Grad), sp), slot[0], constant(opts, sp)}, {},
+                 sp);
 }
 
 FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs,
@@ -178,15 +178,15 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
     MC_CHECK(wa->value.has_value(), Type,
              "GradOperation: weights must be Parameters known at compile time, but got ",
              wa->to_string());
-    weights = wa->value->is_sequence() ? Value::tuple(wa->value->items())
-                                       : Value::tuple({*wa->value});
+    weights =
+        wa->value->is_sequence() ? Value::tuple(wa->value->items()) : Value::tuple({*wa->value});
   }
   Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
-  Value opts = Value::tuple({pos, weights, Value::boolean(false), Value::boolean(false),
-                             Value::boolean(sens)});
-  return builtin(c, Builtin::Partial, {constant(Value::builtin(Builtin::Grad), sp), args[0],
-                                       constant(opts, sp)},
-                 {}, sp);
+  Value opts = Value::tuple(
+      {pos, weights, Value::boolean(false), Value::boolean(false), Value::boolean(sens)});
+  return builtin(c, Builtin::Partial,
+                 {constant(Value::builtin(Builtin::Grad), sp), args[0], constant(opts, sp)}, {},
+                 sp);
 }
 
 Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
@@ -239,9 +239,8 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   std::vector<Node*> wnodes;
   for (size_t j = 0; j < o.weights.size(); ++j) {
     const Value& w = o.weights[j];
-    MC_CHECK(host_.weight(w).has_value(), Type,
-             "grad: weights must be Parameters, but element ", j, " is ",
-             w.is(ValueKind::PyObj) ? host_.type_name(w) : w.to_string());
+    MC_CHECK(host_.weight(w).has_value(), Type, "grad: weights must be Parameters, but element ", j,
+             " is ", w.is(ValueKind::PyObj) ? host_.type_name(w) : w.to_string());
     wnodes.push_back(weight(w));
   }
 

@@ -39,8 +39,9 @@ ir::Value tensor_tree(pyb::handle h) {
 }  // namespace
 
 void bind_grad(pyb::module_& m) {
-  m.def("_recording", [] { return record::active(); },
-        "Whether a PYNATIVE grad records the ops run on this thread.");
+  m.def(
+      "_recording", [] { return record::active(); },
+      "Whether a PYNATIVE grad records the ops run on this thread.");
   m.def(
       "_call_custom_bprop",
       [](pyb::function construct, pyb::object bprop, const pyb::sequence& inputs) {

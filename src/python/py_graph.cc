@@ -73,7 +73,6 @@ Value runtime_value(const Value& v, ir::Host& host) {
   return v;
 }
 
-
 struct Compiled {
   std::vector<AbsPtr> sig;
   AbsPtr key;

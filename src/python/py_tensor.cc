@@ -4,9 +4,9 @@
 #include <pybind11/stl.h>
 
 #include "python/convert.h"
-#include "runtime/record.h"
 #include "python/module.h"
 #include "runtime/eager.h"
+#include "runtime/record.h"
 
 namespace pyb = pybind11;
 
@@ -199,7 +199,8 @@ Tensor flatten_leading(const Tensor& t, int64_t k) {
 Tensor recorded_cast(const Tensor& t, DType to) {
   Attrs a;
   a.set("dtype", to);
-  return run_op1(op_def(OpId::Cast), std::span<const Tensor>(&t, 1), make_attrs(op_def(OpId::Cast), a));
+  return run_op1(op_def(OpId::Cast), std::span<const Tensor>(&t, 1),
+                 make_attrs(op_def(OpId::Cast), a));
 }
 
 Tensor getitem(const Tensor& self, pyb::handle idx) {
@@ -338,8 +339,10 @@ void bind_tensor(pyb::module_& m) {
           pyb::arg("dtype") = pyb::none())
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("contiguous", &Tensor::contiguous)
-      .def("copy", [](const Tensor& t) { return record::active() ? recorded_cast(t, t.dtype())
-                                                                   : t.clone(); })
+      .def("copy",
+           [](const Tensor& t) {
+             return record::active() ? recorded_cast(t, t.dtype()) : t.clone();
+           })
       .def("astype",
            [](const Tensor& t, pyb::handle dt) {
              DType to = to_dtype(dt);

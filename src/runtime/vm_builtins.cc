@@ -623,8 +623,7 @@ Value cot_add(const Value& x, const Value& y) {
   if (y.is_none()) return x;
   if (x.is(ValueKind::Tensor) && y.is(ValueKind::Tensor))
     return Value::tensor(run_op1(OpId::Add, {x.as_tensor(), y.as_tensor()}));
-  MC_CHECK(x.is(ValueKind::Tuple) && y.is(ValueKind::Tuple) &&
-               x.items().size() == y.items().size(),
+  MC_CHECK(x.is(ValueKind::Tuple) && y.is(ValueKind::Tuple) && x.items().size() == y.items().size(),
            Internal, "cot_add of a ", type_name(x), " and a ", type_name(y));
   std::vector<Value> r;
   for (size_t i = 0; i < x.items().size(); ++i) r.push_back(cot_add(x.items()[i], y.items()[i]));

@@ -148,8 +148,7 @@ class Compiler {
       } else if (cv && cv->is(ValueKind::Builtin)) {
         Builtin b = cv->as_builtin();
         MC_ASSERT(b != Builtin::GetAttr && b != Builtin::MakeKwarg && b != Builtin::UnpackCall &&
-                      b != Builtin::Grad && b != Builtin::Vjp &&
-                      b != Builtin::CustomVjp,
+                      b != Builtin::Grad && b != Builtin::Vjp && b != Builtin::CustomVjp,
                   "executor: builtin ", ir::builtin_name(b), " in @", g_->name(),
                   " should have been removed by specialisation");
         int arity = ir::builtin_arity(b);

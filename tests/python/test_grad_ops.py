@@ -438,9 +438,12 @@ row("Gather/axis1", lambda p, i: ops.gather(p, i, 1), [N(3, 4), I([1, 3, 1])], d
     torch=lambda p, i: p[:, i])
 row("Gather/batch_dims1", lambda p, i: P.Gather(batch_dims=1)(p, i, 1),
     [N(2, 3, 2), I([[0, 2], [1, 1]])], diff=(0,),
-    torch=lambda p, i: p[torch.arange(2)[:, None], i],
-    xfail={ALL: "the gradient of Gather with batch_dims != 0 is not implemented: ms.grad "
-                "raises ValueError (bprop_array.cc: 'not supported yet')"}, raises=ValueError)
+    torch=lambda p, i: p[torch.arange(2)[:, None], i])
+# batch_dims 1 gathering along axis 2 (a middle axis before it), negative indices.
+row("Gather/batch_dims1_axis2", lambda p, i: P.Gather(batch_dims=1)(p, i, 2),
+    [N(2, 2, 3, 2), I([[0, -1, 1], [2, 2, -3]])], diff=(0,),
+    torch=lambda p, i: p[torch.arange(2)[:, None, None], torch.arange(2)[None, :, None],
+                         i.remainder(3)[:, None, :]])
 _SEG = [0, 2, 0, 3, 2]
 row("UnsortedSegmentSum", lambda x, i: P.UnsortedSegmentSum()(x, i, 4), [N(5, 2), I(_SEG)],
     diff=(0,), torch=lambda x, i: zeros(4, 2).index_add(0, i, x))

@@ -108,16 +108,56 @@ Grads pad(BpropArgs& a) {
   }
   return {a.b.strided_slice(a.dout, begin, end, strides)};
 }
-// Gather(params, indices, axis) (batch_dims 0): out = params[:axis] + idx + params[axis+1:].
+// Gather(params, indices, axis): out = params[:axis] + idx + params[axis+1:] (batch_dims 0;
+// gather_batched below for the rest).
 // Move the index dims of dout to the front, flatten them, scatter-add the rows into axis
 // with UnsortedSegmentSum, and move that axis back:
 //   dparams = transpose(USS(reshape(transpose(dout, idx dims first), [n] + rest),
 //                           reshape(indices, [n]), params.shape[axis]), axis to its place)
+// With batch_dims k (params [B..., M..., N, R...], indices [B..., I...], output
+// [B..., M..., I..., R...]), each batch b gathers from its own rows: flattening B, M, I, R
+// to one axis each, row b*N + idx[b, i] of params [B*N, M*R] receives dout[b, :, i, :]:
+//   dparams = UnsortedSegmentSum(dout as [B*I, M*R], idx + b*N, B*N), back to params' shape.
+Grads gather_batched(BpropArgs& a, int64_t bd) {
+  IrBuilder& b = a.b;
+  Node *params = a.in[0], *idx = a.in[1];
+  const Shape& ps = shape(params);
+  const Shape& is = shape(idx);
+  const int64_t pn = rank(params), in = rank(idx);
+  const int64_t axis = norm_axis(a.attrs.get_int("axis"), pn);
+  auto prod = [](const Shape& sh, int64_t from, int64_t to) {
+    int64_t r = 1;
+    for (int64_t d = from; d < to; ++d) r *= sh[static_cast<size_t>(d)];
+    return r;
+  };
+  const int64_t bt = prod(ps, 0, bd), mt = prod(ps, bd, axis), n = ps[static_cast<size_t>(axis)];
+  const int64_t rt = prod(ps, axis + 1, pn), it = prod(is, bd, in);
+  Node* d = b.reshape(a.dout, {bt, mt, it, rt});
+  d = b.reshape(b.transpose(d, {0, 2, 1, 3}), {bt * it, mt * rt});
+  // Row ids: indices made non-negative, offset by b * N.
+  Node* ix = b.reshape(idx, {bt, it});
+  Node* neg = b.cast(b.less(ix, b.scalar_like(0, ix)), IrBuilder::dtype_of(ix));
+  ix = b.add(ix, b.mul_scalar(neg, static_cast<double>(n)));
+  Tensor off = Tensor::empty({bt, 1}, IrBuilder::dtype_of(ix));
+  for (int64_t k = 0; k < bt; ++k)
+    off.reshape({bt})
+        .slice(0, k, k + 1, 1)
+        .copy_from(Tensor::scalar(Scalar::from_float(static_cast<double>(k * n)), off.dtype())
+                       .reshape({1}));
+  ix = b.reshape(b.add(ix, b.constant(off)), {bt * it});
+  Attrs us;
+  us.set("num_segments", bt * n);
+  Node* r = b.prim(OpId::UnsortedSegmentSum, {d, ix}, us);
+  r = b.transpose(b.reshape(r, {bt, n, mt, rt}), {0, 2, 1, 3});
+  return {b.reshape(r, ps), nullptr};
+}
+
 Grads gather(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node *params = a.in[0], *idx = a.in[1];
-  MC_CHECK(a.attrs.get_int("batch_dims") == 0, Value,
-           "The gradient of 'Gather' with batch_dims != 0 is not supported yet.");
+  int64_t bd = a.attrs.get_int("batch_dims");
+  if (bd < 0) bd += rank(idx);
+  if (bd != 0) return gather_batched(a, bd);
   const Shape& ps = shape(params);
   const int64_t pn = rank(params), in = rank(idx);
   const int64_t axis = norm_axis(a.attrs.get_int("axis"), pn);

@@ -151,8 +151,9 @@ bool is_zero_fill(const Node* n) {
       static_cast<const CNode*>(c->input(1))->is_builtin(Builtin::MakeTuple) &&
       c->input(2)->is_value()) {  // getitem(make_tuple(...), i): the AD's own tuple
     const Value& i = static_cast<const ValueNode*>(c->input(2))->value();
-    if (i.is(ValueKind::Int)) return is_zero_fill(static_cast<const CNode*>(c->input(1))
-                                                      ->input(static_cast<size_t>(i.as_int()) + 1));
+    if (i.is(ValueKind::Int))
+      return is_zero_fill(
+          static_cast<const CNode*>(c->input(1))->input(static_cast<size_t>(i.as_int()) + 1));
   }
   const PrimData* p = c->prim();
   return p != nullptr && p->op->id == OpId::Fill && p->attrs.get_float("value") == 0.0;
@@ -163,8 +164,8 @@ bool is_zero_fill(const Node* n) {
 //   mean (dm):  dx += dm / M
 //   var  (dv):  dx += dv * 2 xc / M            (the biased variance)
 //   rstd (dr):  dx += dr * (-r^3) xc / M       (r = 1 / sqrt(var + eps))
-Node* stats_dx(IrBuilder& b, Node* x, Node* mu, Node* r, std::vector<Node*> dm, Node* dv,
-               Node* dr, double m) {
+Node* stats_dx(IrBuilder& b, Node* x, Node* mu, Node* r, std::vector<Node*> dm, Node* dv, Node* dr,
+               double m) {
   Node* acc = nullptr;
   auto add = [&](Node* t) { acc = acc == nullptr ? t : b.add(acc, t); };
   for (Node* d : dm)

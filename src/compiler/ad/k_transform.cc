@@ -148,8 +148,8 @@ bool normalize_calls(Module& m, FuncGraph* root) {
         r->set_abstract(c->abstract());
         w[k]->set_output(r);
       }
-      CNode* nsw = m.call_builtin(g, Builtin::Switch,
-                                  {sw->input(1), graph_ref(m, w[0]), graph_ref(m, w[1])}, sw->span());
+      CNode* nsw = m.call_builtin(
+          g, Builtin::Switch, {sw->input(1), graph_ref(m, w[0]), graph_ref(m, w[1])}, sw->span());
       nsw->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::Switch)));
       nsw->set_abstract(Abstract::func({FuncCandidate{Value::graph(w[0]), {}, nullptr},
                                         FuncCandidate{Value::graph(w[1]), {}, nullptr}}));
@@ -187,7 +187,8 @@ AbsPtr KTransform::k_abs(const AbsPtr& a) {
       changed = changed || el.back() != e;
     }
     if (!changed) return a;
-    return a->kind == AbsKind::Tuple ? Abstract::tuple(std::move(el)) : Abstract::list(std::move(el));
+    return a->kind == AbsKind::Tuple ? Abstract::tuple(std::move(el))
+                                     : Abstract::list(std::move(el));
   }
   return a;
 }
@@ -355,7 +356,8 @@ class KGraph {
     if (a->kind == AbsKind::Tensor) return b.add(x, y);
     if (a->kind == AbsKind::Tuple) {
       std::vector<Node*> el;
-      for (size_t i = 0; i < a->elems.size(); ++i) el.push_back(add(b, item(b, x, i), item(b, y, i)));
+      for (size_t i = 0; i < a->elems.size(); ++i)
+        el.push_back(add(b, item(b, x, i), item(b, y, i)));
       return b.make_tuple(el);
     }
     return x;
@@ -369,9 +371,8 @@ class KGraph {
   }
 
   [[noreturn]] void unsupported(CNode* n, const std::string& what) {
-    throw Error(ErrorKind::Type,
-                str("cannot differentiate ", what, " (", span_location(n->span()), ")\n",
-                    span_excerpt(n->span())));
+    throw Error(ErrorKind::Type, str("cannot differentiate ", what, " (", span_location(n->span()),
+                                     ")\n", span_excerpt(n->span())));
   }
 
   void backward() {
@@ -434,18 +435,19 @@ class KGraph {
         if (ta->kind == AbsKind::Any) {
           // A tuple whose length is known at run time (a bprop's result, differentiated
           // again): d at that index, zeros shaped like the forward value elsewhere.
-          contrib(b, t, b.builtin(Builtin::CotSparse, {fwd_of(t), n->input(2), d}, Abstract::any()));
+          contrib(b, t,
+                  b.builtin(Builtin::CotSparse, {fwd_of(t), n->input(2), d}, Abstract::any()));
           return;
         }
-        MC_ASSERT(ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List ||
-                      ta->kind == AbsKind::Dict,
-                  "K: getitem of ", ta->to_string());
+        MC_ASSERT(
+            ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List || ta->kind == AbsKind::Dict,
+            "K: getitem of ", ta->to_string());
         const Value* key = const_of(n->input(2));
         if (key == nullptr) {
           // An index known at run time (a loop counter): d at that index, zeros elsewhere.
-          contrib(b, t,
-                  b.builtin(Builtin::CotSparse, {fwd_of(t), fwd_of(n->input(2)), d},
-                            Abstract::any()));
+          contrib(
+              b, t,
+              b.builtin(Builtin::CotSparse, {fwd_of(t), fwd_of(n->input(2)), d}, Abstract::any()));
           return;
         }
         size_t idx = 0;
@@ -505,9 +507,9 @@ class KGraph {
         contrib(b, n->input(2), d);
         return;
       case Builtin::CotGet:  // d_env[i] (or the zero template, a constant)
-        contrib(b, n->input(1),
-                b.builtin(Builtin::CotSparse, {fwd_of(n->input(1)), n->input(2), d},
-                          Abstract::any()));
+        contrib(
+            b, n->input(1),
+            b.builtin(Builtin::CotSparse, {fwd_of(n->input(1)), n->input(2), d}, Abstract::any()));
         return;
       case Builtin::CotSparse: {  // the i-th element; the rest are zeros
         Node* x = n->input(3);
@@ -544,7 +546,8 @@ class KGraph {
           el.push_back(j == static_cast<size_t>(i) ? zeros(b, cot_abs(sa->elems[j]))
                                                    : item(b, d, j, cot_abs(sa->elems[j])));
         contrib(b, seq, b.make_tuple(el));
-        contrib(b, n->input(3), item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
+        contrib(b, n->input(3),
+                item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
         return;
       }
       case Builtin::Partial:
@@ -553,10 +556,9 @@ class KGraph {
           Node* c = n->input(i);
           if (c->is_value() || !carries_cot(c->abstract())) continue;
           AbsPtr ca = cot_abs(c->abstract());
-          Node* g = b.builtin(Builtin::CotGet,
-                              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))),
-                               zeros(b, ca)},
-                              ca);
+          Node* g = b.builtin(
+              Builtin::CotGet,
+              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))), zeros(b, ca)}, ca);
           contrib(b, c, g);
         }
         return;
@@ -596,21 +598,20 @@ class KGraph {
     // value, the last nargs to the arguments.
     CNode* dd = m_.cnode(bg_, {bp->second, d}, n->span());
     dd->set_abstract(Abstract::any());
-    contrib(b, n->callee(),
-            b.builtin(Builtin::TupleHead,
-                      {dd, b.constant(Value::integer(static_cast<int64_t>(nargs)))},
-                      Abstract::any()));
+    contrib(
+        b, n->callee(),
+        b.builtin(Builtin::TupleHead, {dd, b.constant(Value::integer(static_cast<int64_t>(nargs)))},
+                  Abstract::any()));
     for (size_t i = 0; i < nargs; ++i) {
       Node* x = n->input(i + 1);
       if (x->is_value() || !carries_cot(x->abstract())) continue;
-      Node* g = b.builtin(Builtin::GetItem,
-                          {dd, b.constant(Value::integer(static_cast<int64_t>(i) -
-                                                         static_cast<int64_t>(nargs)))},
-                          cot_abs(x->abstract()));
+      Node* g = b.builtin(
+          Builtin::GetItem,
+          {dd, b.constant(Value::integer(static_cast<int64_t>(i) - static_cast<int64_t>(nargs)))},
+          cot_abs(x->abstract()));
       contrib(b, x, g);
     }
   }
-
 
   Module& m_;
   FuncGraph* g_;
@@ -619,9 +620,9 @@ class KGraph {
   std::function<FuncGraph*(FuncGraph*)> k_of_;
   std::function<AbsPtr(const AbsPtr&)> k_abs_;
   std::vector<CNode*> order_;
-  std::unordered_map<Node*, Node*> fwd_;     // g's nodes -> K_g's
-  std::unordered_map<Node*, Node*> bprop_;   // g's calls -> their bprop in K_g
-  std::unordered_map<Node*, Node*> adj_;     // g's nodes -> their cotangent in B_g
+  std::unordered_map<Node*, Node*> fwd_;    // g's nodes -> K_g's
+  std::unordered_map<Node*, Node*> bprop_;  // g's calls -> their bprop in K_g
+  std::unordered_map<Node*, Node*> adj_;    // g's nodes -> their cotangent in B_g
 };
 
 }  // namespace

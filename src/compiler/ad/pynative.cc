@@ -123,8 +123,8 @@ bool same_attrs(const Attrs& a, const Attrs& b) { return a.items() == b.items();
 
 }  // namespace
 
-std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
-                                        const Value& sens, vm::RuntimeHost* host) {
+std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, const Value& sens,
+                                        vm::RuntimeHost* host) {
   MC_CHECK(!active_, Internal, "OpRecorder::backward before stop()");
   std::vector<Tensor> outs;
   std::string out_shape;
@@ -140,7 +140,8 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
     MC_CHECK(sens_t[i].dtype() == outs[i].dtype() && sens_t[i].shape() == outs[i].shape(), Type,
              "grad: the sensitivity ", i, " is ",
              Abstract::tensor(sens_t[i].dtype(), sens_t[i].shape())->to_string(),
-             " but the output is ", Abstract::tensor(outs[i].dtype(), outs[i].shape())->to_string());
+             " but the output is ",
+             Abstract::tensor(outs[i].dtype(), outs[i].shape())->to_string());
 
   // Look the op sequence up.
   BackwardEntry* e = nullptr;
@@ -284,11 +285,12 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out,
       args.push_back(Value::tensor(params_[static_cast<size_t>(f.ref.index)]));
     } else if (f.whole) {
       std::vector<Value> items;
-      for (const Tensor& t : recs_[static_cast<size_t>(f.ref.rec)].out) items.push_back(Value::tensor(t));
+      for (const Tensor& t : recs_[static_cast<size_t>(f.ref.rec)].out)
+        items.push_back(Value::tensor(t));
       args.push_back(Value::tuple(std::move(items)));
     } else {
-      args.push_back(
-          Value::tensor(recs_[static_cast<size_t>(f.ref.rec)].out[static_cast<size_t>(f.ref.index)]));
+      args.push_back(Value::tensor(
+          recs_[static_cast<size_t>(f.ref.rec)].out[static_cast<size_t>(f.ref.index)]));
     }
   }
   Value r = e->exe->run(args, host);

@@ -70,8 +70,8 @@ class OpRecorder final : public record::Sink {
   // recorded ops) pulled back from `sens` (the same structure): one per input, then one per
   // weight. Uses or fills `cache`. Call after stop().
   // `host` runs custom bprops (host callables).
-  std::vector<ir::Value> backward(BackwardCache& cache, const ir::Value& out,
-                                  const ir::Value& sens, vm::RuntimeHost* host);
+  std::vector<ir::Value> backward(BackwardCache& cache, const ir::Value& out, const ir::Value& sens,
+                                  vm::RuntimeHost* host);
 
   // Where a tensor came from: params_[index] (rec < 0) or output `index` of recs_[rec].
   struct Ref {

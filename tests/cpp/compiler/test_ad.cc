@@ -86,11 +86,13 @@ double grad_at(double x0, Body body) {
   ir::CNode* d = m.cnode(e, {f, one});
   d->set_abstract(Abstract::tuple({x->abstract()}));
   e->set_output(eb.tuple_get(d, 0));
-  compiler::optimize(m, e, {.verify_each = true});
+  compiler::PipelineOptions opts;
+  opts.verify_each = true;
+  compiler::optimize(m, e, opts);
   EXPECT_EQ(ir::print_graph(e).find("vjp"), std::string::npos);
   auto exe = vm::Executable::compile(e);
-  Value r = exe->run({Value::tensor(Tensor::scalar(Scalar::from_float(x0), DType::Float64))},
-                     nullptr);
+  Value r =
+      exe->run({Value::tensor(Tensor::scalar(Scalar::from_float(x0), DType::Float64))}, nullptr);
   return r.as_tensor().element_as_double(0);
 }
 
@@ -104,8 +106,8 @@ TEST(AdExpand, GradientsOfStraightLinePrograms) {
   double want = std::exp(std::sin(x)) * (std::cos(x) * x - 1) / (x * x);
   EXPECT_NEAR(grad_at(x, f), want, 1e-14);
   // A value used three times accumulates its adjoints: d/dx x*x*x = 3x^2
-  EXPECT_NEAR(grad_at(x, [](IrBuilder& b, Node* v) { return b.mul(b.mul(v, v), v); }),
-              3 * x * x, 1e-14);
+  EXPECT_NEAR(grad_at(x, [](IrBuilder& b, Node* v) { return b.mul(b.mul(v, v), v); }), 3 * x * x,
+              1e-14);
 }
 
 }  // namespace
