@@ -399,3 +399,58 @@ def test_unneeded_forward_values_are_dropped():
     ir = g._graph.ir(Tensor(X), Tensor(Y))
     assert "Exp" not in ir and "Sin" not in ir, ir
     assert "Cos" in ir and "vjp" not in ir, ir
+
+
+# ---------------------------------------------------------------- higher order through control flow
+
+def grows(x):
+    y = x
+    while ops.sum(y) < 10:
+        y = y * x + ops.sin(y) * 0.1
+    return ops.sum(y)
+
+
+def grows_t(x):
+    import torch
+    y = x
+    while y.sum() < 10:
+        y = y * x + torch.sin(y) * 0.1
+    return y.sum()
+
+
+def deep(x, n):
+    if n <= 0:
+        return x
+    return ops.sin(deep(x, n - 1)) * x
+
+
+def deep_t(x, n):
+    import torch
+    return x if n <= 0 else torch.sin(deep_t(x, n - 1)) * x
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+@pytest.mark.parametrize("case", ["while", "recursion"])
+def test_third_order_through_loops_and_recursion(mode, case):
+    """d/dx of sum(d/dx of sum(d/dx f)) through a tensor-condition while loop and a
+    tensor-depth recursion, against torch's create_graph=True."""
+    import torch
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    x0 = np.array([1.2, 1.5])
+    if case == "while":
+        f, extra, t, textra = grows, (), grows_t, ()
+    else:
+        f, extra, t, textra = (lambda x, n: ops.sum(deep(x, n))), (Tensor(3),), \
+            (lambda x, n: deep_t(x, n).sum()), (3,)
+    xt = torch.tensor(x0, requires_grad=True)
+    want = []
+    g = t(xt, *textra)
+    for _ in range(3):
+        (g,) = torch.autograd.grad(g.sum(), xt, create_graph=True)
+        want.append(g.detach().numpy())
+    d1 = ms.grad(f)
+    d2 = ms.grad(lambda z, *e: ops.sum(d1(z, *e)))
+    d3 = ms.grad(lambda z, *e: ops.sum(d2(z, *e)))
+    x = Tensor(x0)
+    for d, w in zip((d1, d2, d3), want):
+        np.testing.assert_allclose(d(x, *extra).asnumpy(), w, rtol=1e-10)
