@@ -39,6 +39,8 @@ namespace mycel::ir {
 AbsPtr cot_abs(const AbsPtr& a);
 // Whether values of abstract `a` carry a cotangent (float tensors and function values).
 bool carries_cot(const AbsPtr& a);
+// A zero cotangent of abstract `cot` (a cot_abs): Fill for tensors, tuples of zeros, None.
+Node* zero_cot(class IrBuilder& b, const AbsPtr& cot);
 // Whether values of abstract `a` carry a gradient (a float tensor somewhere inside).
 bool differentiable(const AbsPtr& a);
 

@@ -37,17 +37,6 @@ Node* item(IrBuilder& b, Node* x, size_t i) {
   return b.tuple_get(x, i);
 }
 
-Node* zeros(IrBuilder& b, const AbsPtr& a) {
-  if (a->kind == AbsKind::Tensor) {
-    Attrs at;
-    at.set("dtype", a->dtype);
-    at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
-    at.set("value", 0.0);
-    return b.prim(OpId::Fill, {}, at);
-  }
-  return b.constant(Value());
-}
-
 }  // namespace
 
 bool expand_vjp(Module& m, FuncGraph* root) {
@@ -138,7 +127,7 @@ bool expand_vjp(Module& m, FuncGraph* root) {
           Node* di = item(a, dd, i);
           sum = sum == nullptr ? di : a.add(sum, di);
         }
-      res.push_back(sum != nullptr ? sum : zeros(a, cot_abs(wn->abstract())));
+      res.push_back(sum != nullptr ? sum : zero_cot(a, cot_abs(wn->abstract())));
     }
     ad->set_output(a.make_tuple(res));
     Node* adref = m.value(Value::graph(ad), v->span());

@@ -40,6 +40,22 @@ AbsPtr cot_abs(const AbsPtr& a) {
   }
 }
 
+Node* zero_cot(IrBuilder& b, const AbsPtr& a) {
+  if (a->kind == AbsKind::Tensor) {
+    Attrs at;
+    at.set("dtype", a->dtype);
+    at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
+    at.set("value", 0.0);
+    return b.prim(OpId::Fill, {}, at);
+  }
+  if (a->kind == AbsKind::Tuple) {
+    std::vector<Node*> el;
+    for (const AbsPtr& e : a->elems) el.push_back(zero_cot(b, e));
+    return b.make_tuple(el);
+  }
+  return b.constant(Value());
+}
+
 bool carries_cot(const AbsPtr& a) {
   if (!a) return false;
   if (a->kind == AbsKind::Func || a->kind == AbsKind::Any) return true;
@@ -331,22 +347,6 @@ class KGraph {
     return b.tuple_get(x, i);
   }
 
-  Node* zeros(IrBuilder& b, const AbsPtr& a) {
-    if (a->kind == AbsKind::Tensor) {
-      Attrs at;
-      at.set("dtype", a->dtype);
-      at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
-      at.set("value", 0.0);
-      return b.prim(OpId::Fill, {}, at);
-    }
-    if (a->kind == AbsKind::Tuple) {
-      std::vector<Node*> el;
-      for (const AbsPtr& e : a->elems) el.push_back(zeros(b, e));
-      return b.make_tuple(el);
-    }
-    return b.constant(Value());
-  }
-
   Node* add(IrBuilder& b, Node* x, Node* y) {
     if (x == nullptr || is_none(x)) return y;
     if (y == nullptr || is_none(y)) return x;
@@ -397,7 +397,8 @@ class KGraph {
     std::vector<Node*> grads;
     for (Parameter* p : g_->params()) {
       auto a = adj_.find(p);
-      grads.push_back(a != adj_.end() && a->second ? a->second : zeros(b, cot_abs(p->abstract())));
+      grads.push_back(a != adj_.end() && a->second ? a->second
+                                                   : zero_cot(b, cot_abs(p->abstract())));
     }
     bg_->set_output(b.make_tuple(grads));
   }
@@ -461,7 +462,7 @@ class KGraph {
         }
         std::vector<Node*> el;
         for (size_t j = 0; j < ta->elems.size(); ++j)
-          el.push_back(j == idx ? d : zeros(b, cot_abs(ta->elems[j])));
+          el.push_back(j == idx ? d : zero_cot(b, cot_abs(ta->elems[j])));
         contrib(b, t, b.make_tuple(el));
         return;
       }
@@ -495,7 +496,7 @@ class KGraph {
         for (int k = 0; k < 2; ++k) {
           Node* x = n->input(2 + k);
           if (x->is_value() || !carries_cot(x->abstract())) continue;
-          Node* z = zeros(b, cot_abs(x->abstract()));
+          Node* z = zero_cot(b, cot_abs(x->abstract()));
           Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
           contrib(b, x, r);
         }
@@ -515,7 +516,7 @@ class KGraph {
         Node* x = n->input(3);
         if (x->is_value() || !carries_cot(x->abstract())) return;
         AbsPtr xa = cot_abs(x->abstract());
-        contrib(b, x, b.builtin(Builtin::CotGet, {d, n->input(2), zeros(b, xa)}, xa));
+        contrib(b, x, b.builtin(Builtin::CotGet, {d, n->input(2), zero_cot(b, xa)}, xa));
         return;
       }
       case Builtin::CotPad:  // the leading elements
@@ -543,7 +544,7 @@ class KGraph {
         if (i < 0) i += static_cast<int64_t>(sa->elems.size());
         std::vector<Node*> el;
         for (size_t j = 0; j < sa->elems.size(); ++j)
-          el.push_back(j == static_cast<size_t>(i) ? zeros(b, cot_abs(sa->elems[j]))
+          el.push_back(j == static_cast<size_t>(i) ? zero_cot(b, cot_abs(sa->elems[j]))
                                                    : item(b, d, j, cot_abs(sa->elems[j])));
         contrib(b, seq, b.make_tuple(el));
         contrib(b, n->input(3),
@@ -558,7 +559,7 @@ class KGraph {
           AbsPtr ca = cot_abs(c->abstract());
           Node* g = b.builtin(
               Builtin::CotGet,
-              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))), zeros(b, ca)}, ca);
+              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))), zero_cot(b, ca)}, ca);
           contrib(b, c, g);
         }
         return;
