@@ -16,8 +16,7 @@ thread_local int depth = 0;
 
 void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
           std::span<const Tensor> out) {
-  // A copy: a sink may stop recording from inside (it does not), and nested pushes happen
-  // only from Python between ops.
+  // Sinks are pushed and popped from Python between ops, never from inside one.
   for (Sink* s : sinks) s->op(op, attrs, in, out);
 }
 }  // namespace detail
