@@ -541,6 +541,11 @@ class PyRuntimeHost final : public vm::RuntimeHost {
     try {
       return to_value(unwrap_host(fn)(*a));
     } catch (py::error_already_set& e) {
+      // TypeError / ValueError / IndexError keep their kind and message as they are.
+      for (auto [exc, kind] : {std::pair{PyExc_TypeError, ErrorKind::Type},
+                               std::pair{PyExc_ValueError, ErrorKind::Value},
+                               std::pair{PyExc_IndexError, ErrorKind::Index}})
+        if (e.matches(exc) && e.value()) throw Error(kind, py::str(e.value()).cast<std::string>());
       rethrow_python(e);
     }
   }

@@ -104,10 +104,14 @@ class Cell:
                 full[i] = t
             grads = self.bprop(*full, out, dout)
             name = type(self).__name__
+            code = type(self).bprop.__code__
+            where = f'\n  File "{code.co_filename}", line {code.co_firstlineno}'
+
             if not isinstance(grads, (tuple, list)) or len(grads) != len(inputs):
                 got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
                 raise TypeError(f"the bprop of Cell '{name}' must return a tuple of "
-                                f"{len(inputs)} gradients (one per input), but it returns {got}")
+                                f"{len(inputs)} gradients (one per input), but it returns "
+                                f"{got}{where}")
             for i in pos:
                 g, x = grads[i], inputs[i]
                 if not isinstance(g, Tensor) or tuple(g.shape) != tuple(x.shape) or \
@@ -115,7 +119,7 @@ class Cell:
                     desc = (f"{g.dtype}{list(g.shape)}" if isinstance(g, Tensor)
                             else type(g).__name__)
                     raise TypeError(f"the bprop of Cell '{name}' returns {desc} as the gradient "
-                                    f"of input {i}, which is {x.dtype}{list(x.shape)}")
+                                    f"of input {i}, which is {x.dtype}{list(x.shape)}{where}")
             return tuple(grads[i] for i in pos)
 
         return _C._call_custom_bprop(lambda: self.construct(*inputs), rule,
