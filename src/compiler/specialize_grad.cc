@@ -316,7 +316,7 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
 
   // Select what the API returns.
   Node* grads = nullptr;
-  if (!pos.empty() || !o.positions.is_none()) {
+  if (!o.positions.is_none()) {
     if (single) {
       grads = item(d, pos[0]);
     } else {

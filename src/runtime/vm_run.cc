@@ -198,7 +198,7 @@ class Interpreter {
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
       if (v.defined()) {
-        if (record::active()) record::emit(op, *in.attrs, ins, std::span<const Tensor>(&v, 1));
+        record::emit(op, *in.attrs, ins, std::span<const Tensor>(&v, 1));
         return Value::tensor(std::move(v));
       }
     }
@@ -213,7 +213,6 @@ class Interpreter {
         outs.push_back(t);
         KernelContext ctx{op, ins, outs, *in.attrs};
         op.kernel(ctx);
-        record::emit(op, *in.attrs, ins, outs);
         return Value::tensor(std::move(outs[0]));
       }
     }

@@ -44,11 +44,10 @@ class _GradFunction:
     def __init__(self, fn, positions, weights, has_aux, return_value, sens_param):
         if positions is None and weights is None:
             raise ValueError("'grad_position' and 'weights' cannot both be None")
-        if not (positions is None or positions == "all" or isinstance(positions, int)
-                or (isinstance(positions, tuple) and all(isinstance(p, int) for p in positions))):
-            raise TypeError("'grad_position' must be None, an int or a tuple of ints, but got "
-                            f"{positions!r}")
-        if isinstance(positions, bool):
+        def is_int(p):
+            return isinstance(p, int) and not isinstance(p, bool)
+        if not (positions is None or positions == "all" or is_int(positions)
+                or (isinstance(positions, tuple) and all(is_int(p) for p in positions))):
             raise TypeError("'grad_position' must be None, an int or a tuple of ints, but got "
                             f"{positions!r}")
         self._fn = fn

@@ -30,15 +30,6 @@ namespace mycel::compiler {
 
 using namespace ir;
 
-namespace {
-
-Node* item(IrBuilder& b, Node* x, size_t i) {
-  if (detail::is_builtin_call(x, Builtin::MakeTuple)) return static_cast<CNode*>(x)->input(i + 1);
-  return b.tuple_get(x, i);
-}
-
-}  // namespace
-
 bool expand_vjp(Module& m, FuncGraph* root) {
   detail::Walk w = detail::walk(root);
   std::vector<CNode*> vjps;
@@ -109,7 +100,7 @@ bool expand_vjp(Module& m, FuncGraph* root) {
     CNode* dd = m.cnode(ad, {bp, dout}, v->span());
     dd->set_abstract(Abstract::tuple(cots));
     std::vector<Node*> res;
-    for (size_t i = 0; i < nargs; ++i) res.push_back(item(a, dd, caps.size() + i));
+    for (size_t i = 0; i < nargs; ++i) res.push_back(cot_item(a, dd, caps.size() + i));
     Node* wt = v->input(2);
     std::vector<Node*> weights;
     if (wt->is_cnode()) {
@@ -124,7 +115,7 @@ bool expand_vjp(Module& m, FuncGraph* root) {
       Node* sum = nullptr;
       for (size_t i = 0; i < caps.size(); ++i)
         if (caps[i] == wn) {
-          Node* di = item(a, dd, i);
+          Node* di = cot_item(a, dd, i);
           sum = sum == nullptr ? di : a.add(sum, di);
         }
       res.push_back(sum != nullptr ? sum : zero_cot(a, cot_abs(wn->abstract())));

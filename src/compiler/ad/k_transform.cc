@@ -1,7 +1,7 @@
 // The K transform (k_transform.h) and the cotangent abstracts (ad.h).
 #include "compiler/ad/k_transform.h"
 
-#include <functional>
+#include "compiler/passes/pass_util.h"
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
@@ -56,6 +56,15 @@ Node* zero_cot(IrBuilder& b, const AbsPtr& a) {
   return b.constant(Value());
 }
 
+Node* cot_item(IrBuilder& b, Node* x, size_t i, const AbsPtr& want) {
+  if (compiler::detail::is_builtin_call(x, Builtin::MakeTuple))
+    return static_cast<CNode*>(x)->input(i + 1);
+  if (x->abstract()->kind == AbsKind::Any)
+    return b.builtin(Builtin::GetItem, {x, b.constant(Value::integer(static_cast<int64_t>(i)))},
+                     want ? want : Abstract::any());
+  return b.tuple_get(x, i);
+}
+
 bool carries_cot(const AbsPtr& a) {
   if (!a) return false;
   if (a->kind == AbsKind::Func || a->kind == AbsKind::Any) return true;
@@ -76,17 +85,12 @@ bool differentiable(const AbsPtr& a) {
 
 namespace {
 
-const Value* const_of(const Node* n) {
-  return n->is_value() ? &static_cast<const ValueNode*>(n)->value() : nullptr;
-}
+using compiler::detail::const_value;
+using compiler::detail::is_builtin_call;
 
 FuncGraph* graph_const(const Node* n) {
-  const Value* v = const_of(n);
+  const Value* v = const_value(n);
   return v && v->is(ValueKind::Graph) ? v->as_graph() : nullptr;
-}
-
-bool is_call_of(const Node* n, Builtin b) {
-  return n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(b);
 }
 
 ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {}) {
@@ -102,7 +106,7 @@ bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps) {
     caps->clear();
     return true;
   }
-  if (is_call_of(f, Builtin::Partial)) {
+  if (is_builtin_call(f, Builtin::Partial)) {
     auto* p = static_cast<CNode*>(f);
     if (FuncGraph* h = graph_const(p->input(1))) {
       *g = h;
@@ -125,7 +129,7 @@ bool normalize_calls(Module& m, FuncGraph* root) {
       FuncGraph* h = nullptr;
       std::vector<Node*> caps;
       // partial(@h, caps...)(x...) -> @h(caps..., x...)
-      if (is_call_of(callee, Builtin::Partial) && as_closure(callee, &h, &caps)) {
+      if (is_builtin_call(callee, Builtin::Partial) && as_closure(callee, &h, &caps)) {
         std::vector<Node*> in{graph_ref(m, h, callee->span())};
         in.insert(in.end(), caps.begin(), caps.end());
         in.insert(in.end(), c->inputs().begin() + 1, c->inputs().end());
@@ -135,7 +139,7 @@ bool normalize_calls(Module& m, FuncGraph* root) {
       }
       // switch(k, F1, F2)(x...) with closures Fi = partial(@Ai, ci...) ->
       // switch(k, @A1', @A2')(c1..., c2..., x...), Ai' taking both capture lists.
-      if (!is_call_of(callee, Builtin::Switch)) continue;
+      if (!is_builtin_call(callee, Builtin::Switch)) continue;
       auto* sw = static_cast<CNode*>(callee);
       FuncGraph* a[2];
       std::vector<Node*> cap[2];
@@ -214,9 +218,7 @@ namespace {
 // One graph's transform: the forward copy into K_g, then the adjoints into B_g.
 class KGraph {
  public:
-  KGraph(Module& m, FuncGraph* g, FuncGraph* kg, std::function<FuncGraph*(FuncGraph*)> k_of,
-         std::function<AbsPtr(const AbsPtr&)> k_abs)
-      : m_(m), g_(g), kg_(kg), k_of_(std::move(k_of)), k_abs_(std::move(k_abs)) {}
+  KGraph(Module& m, FuncGraph* g, FuncGraph* kg, KTransform& k) : m_(m), g_(g), kg_(kg), k_(k) {}
 
   const std::unordered_map<Node*, Node*>& forward_map() const { return fwd_; }
   FuncGraph* bprop_graph() const { return bg_; }
@@ -248,10 +250,10 @@ class KGraph {
   // ------------------------------------------------------------ forward
 
   Node* fwd_of(Node* x) {
-    if (const Value* v = const_of(x)) {
-      if (v->is(ValueKind::Graph)) return graph_ref(m_, k_of_(v->as_graph()), x->span());
+    if (const Value* v = const_value(x)) {
+      if (v->is(ValueKind::Graph)) return graph_ref(m_, k_.k_graph(v->as_graph()), x->span());
       if (v->is(ValueKind::Closure) && v->as_closure().fn.is(ValueKind::Graph)) {
-        Value kv = Value::closure(Value::graph(k_of_(v->as_closure().fn.as_graph())),
+        Value kv = Value::closure(Value::graph(k_.k_graph(v->as_closure().fn.as_graph())),
                                   v->as_closure().args);
         ValueNode* n = m_.value(kv, x->span());
         n->set_abstract(Abstract::constant(kv));
@@ -262,8 +264,8 @@ class KGraph {
     auto it = fwd_.find(x);
     if (it != fwd_.end()) return it->second;
     // Closures are copied when first used: a custom_vjp's function is not differentiated.
-    if (is_call_of(x, Builtin::Partial) && x->graph() == g_) {
-      Node* c = copy(static_cast<CNode*>(x), k_abs_(x->abstract()));
+    if (is_builtin_call(x, Builtin::Partial) && x->graph() == g_) {
+      Node* c = copy(static_cast<CNode*>(x), k_.k_abs(x->abstract()));
       fwd_[x] = c;
       return c;
     }
@@ -275,7 +277,7 @@ class KGraph {
   // constant, or partial(@g, c...) with c from K_g.
   Node* original_fn(Node* f) {
     if (f->is_value()) return f;
-    if (!is_call_of(f, Builtin::Partial)) return fwd_of(f);  // a parameter (PYNATIVE's rule)
+    if (!is_builtin_call(f, Builtin::Partial)) return fwd_of(f);  // a parameter (PYNATIVE's rule)
     auto* p = static_cast<CNode*>(f);
     std::vector<Node*> in{p->callee(), p->input(1)};
     for (size_t i = 2; i < p->size(); ++i) in.push_back(fwd_of(p->input(i)));
@@ -295,7 +297,7 @@ class KGraph {
 
   void forward(CNode* n) {
     Node* callee = n->callee();
-    const Value* cv = const_of(callee);
+    const Value* cv = const_value(callee);
     if (cv && cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::Partial) return;  // lazy
     if (cv && cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::CustomVjp) {
       std::vector<Node*> in{original_fn(n->input(1))};
@@ -309,7 +311,7 @@ class KGraph {
     if (cv && (cv->is(ValueKind::Prim) || cv->is(ValueKind::Builtin))) {
       MC_ASSERT(!(cv->is(ValueKind::Builtin) && cv->as_builtin() == Builtin::Vjp),
                 "K: a vjp inside the graph being differentiated (expand the inner one first)");
-      fwd_[n] = copy(n, cv->is(ValueKind::Prim) ? n->abstract() : k_abs_(n->abstract()));
+      fwd_[n] = copy(n, cv->is(ValueKind::Prim) ? n->abstract() : k_.k_abs(n->abstract()));
       return;
     }
     // A call of a graph (direct or chosen at run time): (out, bp) = K_f(args).
@@ -320,7 +322,7 @@ class KGraph {
       fwd_[n] = t;
       return;
     }
-    AbsPtr out_abs = k_abs_(n->abstract());
+    AbsPtr out_abs = k_.k_abs(n->abstract());
     AbsPtr bp_abs = Abstract::func({FuncCandidate{Value::builtin(Builtin::Vjp), {}, nullptr}});
     t->set_abstract(Abstract::tuple({out_abs, bp_abs}));
     IrBuilder b(m_, kg_);
@@ -337,16 +339,6 @@ class KGraph {
     return a && a->kind == AbsKind::Scalar && a->stype == ValueKind::None;
   }
 
-  // Element i of a cotangent tuple; `want` is its abstract when x's structure is known only
-  // at run time (an Any adjoint built by cot_sparse / cot_add).
-  Node* item(IrBuilder& b, Node* x, size_t i, const AbsPtr& want = nullptr) {
-    if (is_call_of(x, Builtin::MakeTuple)) return static_cast<CNode*>(x)->input(i + 1);
-    if (x->abstract()->kind == AbsKind::Any)
-      return b.builtin(Builtin::GetItem, {x, b.constant(Value::integer(static_cast<int64_t>(i)))},
-                       want ? want : Abstract::any());
-    return b.tuple_get(x, i);
-  }
-
   Node* add(IrBuilder& b, Node* x, Node* y) {
     if (x == nullptr || is_none(x)) return y;
     if (y == nullptr || is_none(y)) return x;
@@ -357,7 +349,7 @@ class KGraph {
     if (a->kind == AbsKind::Tuple) {
       std::vector<Node*> el;
       for (size_t i = 0; i < a->elems.size(); ++i)
-        el.push_back(add(b, item(b, x, i), item(b, y, i)));
+        el.push_back(add(b, cot_item(b, x, i), cot_item(b, y, i)));
       return b.make_tuple(el);
     }
     return x;
@@ -385,7 +377,7 @@ class KGraph {
       auto a = adj_.find(n);
       if (a == adj_.end() || a->second == nullptr) continue;
       Node* d = a->second;
-      const Value* cv = const_of(n->callee());
+      const Value* cv = const_value(n->callee());
       if (cv && cv->is(ValueKind::Prim)) {
         prim_rule(b, n, cv->as_prim(), d);
       } else if (cv && cv->is(ValueKind::Builtin)) {
@@ -423,11 +415,11 @@ class KGraph {
       case Builtin::MakeTuple:
       case Builtin::MakeList:
         for (size_t i = 1; i < n->size(); ++i)
-          contrib(b, n->input(i), item(b, d, i - 1, cot_abs(n->input(i)->abstract())));
+          contrib(b, n->input(i), cot_item(b, d, i - 1, cot_abs(n->input(i)->abstract())));
         return;
       case Builtin::MakeDict:
         for (size_t i = 2; i < n->size(); i += 2)
-          contrib(b, n->input(i), item(b, d, i / 2 - 1, cot_abs(n->input(i)->abstract())));
+          contrib(b, n->input(i), cot_item(b, d, i / 2 - 1, cot_abs(n->input(i)->abstract())));
         return;
       case Builtin::GetItem: {
         Node* t = n->input(1);
@@ -443,7 +435,7 @@ class KGraph {
         MC_ASSERT(
             ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List || ta->kind == AbsKind::Dict,
             "K: getitem of ", ta->to_string());
-        const Value* key = const_of(n->input(2));
+        const Value* key = const_value(n->input(2));
         if (key == nullptr) {
           // An index known at run time (a loop counter): d at that index, zeros elsewhere.
           contrib(
@@ -488,7 +480,7 @@ class KGraph {
         in.push_back(d);
         CNode* dd = m_.cnode(bg_, std::move(in), n->span());
         dd->set_abstract(r);
-        for (size_t i = 3; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 3));
+        for (size_t i = 3; i < n->size(); ++i) contrib(b, n->input(i), cot_item(b, dd, i - 3));
         return;
       }
       case Builtin::Switch: {
@@ -536,7 +528,7 @@ class KGraph {
         return;
       case Builtin::SetItem: {  // functional seq[i] = v on a tuple or list
         Node* seq = n->input(1);
-        const Value* key = const_of(n->input(2));
+        const Value* key = const_value(n->input(2));
         const AbsPtr& sa = seq->abstract();
         if (key == nullptr || !(sa->kind == AbsKind::Tuple || sa->kind == AbsKind::List))
           unsupported(n, "item assignment with an index known only at run time");
@@ -545,10 +537,10 @@ class KGraph {
         std::vector<Node*> el;
         for (size_t j = 0; j < sa->elems.size(); ++j)
           el.push_back(j == static_cast<size_t>(i) ? zero_cot(b, cot_abs(sa->elems[j]))
-                                                   : item(b, d, j, cot_abs(sa->elems[j])));
+                                                   : cot_item(b, d, j, cot_abs(sa->elems[j])));
         contrib(b, seq, b.make_tuple(el));
         contrib(b, n->input(3),
-                item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
+                cot_item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
         return;
       }
       case Builtin::Partial:
@@ -591,7 +583,7 @@ class KGraph {
       for (size_t i = 1; i < n->size(); ++i) cots.push_back(cot_abs(n->input(i)->abstract()));
       CNode* dd = m_.cnode(bg_, {bp->second, d}, n->span());
       dd->set_abstract(Abstract::tuple(std::move(cots)));
-      for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), item(b, dd, i - 1));
+      for (size_t i = 1; i < n->size(); ++i) contrib(b, n->input(i), cot_item(b, dd, i - 1));
       return;
     }
     // A function value: its bprop gives one cotangent per parameter of the graph it runs,
@@ -618,8 +610,7 @@ class KGraph {
   FuncGraph* g_;
   FuncGraph* kg_;
   FuncGraph* bg_ = nullptr;
-  std::function<FuncGraph*(FuncGraph*)> k_of_;
-  std::function<AbsPtr(const AbsPtr&)> k_abs_;
+  KTransform& k_;
   std::vector<CNode*> order_;
   std::unordered_map<Node*, Node*> fwd_;    // g's nodes -> K_g's
   std::unordered_map<Node*, Node*> bprop_;  // g's calls -> their bprop in K_g
@@ -635,9 +626,7 @@ FuncGraph* KTransform::k_graph(FuncGraph* g) {
   kg->is_loop = g->is_loop;
   kg->no_inline = g->no_inline;
   done_[g] = kg;
-  KGraph run(
-      m_, g, kg, [this](FuncGraph* h) { return k_graph(h); },
-      [this](const AbsPtr& a) { return k_abs(a); });
+  KGraph run(m_, g, kg, *this);
   run.run();
   fwd_[g] = run.forward_map();
   bprop_[g] = run.bprop_graph();

@@ -42,9 +42,10 @@ class KTransform {
   const std::unordered_map<Node*, Node*>& forward_map(FuncGraph* g) const { return fwd_.at(g); }
   // B(g): the bprop graph nested in K(g) (null when g never returns).
   FuncGraph* bprop_graph(FuncGraph* g) const { return bprop_.at(g); }
+  // An abstract with every graph among its function candidates replaced by its K.
+  AbsPtr k_abs(const AbsPtr& a);
 
  private:
-  AbsPtr k_abs(const AbsPtr& a);
   Module& m_;
   std::unordered_map<FuncGraph*, FuncGraph*> done_;
   std::unordered_map<FuncGraph*, std::unordered_map<Node*, Node*>> fwd_;
