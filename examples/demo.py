@@ -1,151 +1,102 @@
-"""`make demo`: trains a classifier on the real Fashion-MNIST data with mycel's eager API.
+"""`make demo`: trains LeNet-5 on the real Fashion-MNIST data with mycel, the MindSpore way.
 
-This stage of mycel has tensors, the op table and fast CPU kernels, but no autodiff yet, so
-the demo writes the backward pass of a 784-256-10 MLP by hand from mycel ops (matmul,
-SparseSoftmaxCrossEntropyWithLogits with is_grad, reductions) and trains it with momentum SGD.
-It evaluates on the 10k test images after every epoch and prints a summary.
+The network (examples/lenet.py) trains with Momentum SGD and cross-entropy through
+mycel.train.Model, in GRAPH mode by default (each training step is one compiled graph), with a
+progress bar on a terminal. After every epoch it evaluates on the 10k test images. Then it saves
+a checkpoint, exports the inference graph with its weights (MINDIR), loads the exported file
+into an nn.GraphCell, checks that it predicts exactly what the network predicts, and prints a
+summary.
 
-Options: --epochs N (5), --batch-size N (64), --lr F (0.01), --data DIR.
+Options: --epochs N (5), --batch-size N (64), --mode graph|pynative, --lr F (0.01),
+--momentum F (0.9), --data DIR, --out DIR (checkpoint and export; default a temporary one),
+--seed N.
 """
 import argparse
-import gzip
 import os
-import struct
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
 import mycel as ms  # noqa: E402
-from mycel import ops  # noqa: E402
-from mycel.ops import operations as P  # noqa: E402
+from mycel import nn  # noqa: E402
+import mycel.dataset  # noqa: E402,F401
+from mycel.train import Model, ProgressBar  # noqa: E402
+from lenet import LeNet5, fashion_mnist  # noqa: E402
 
 DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
 
 
-def read_idx(path):
-    """An idx file (gzipped or plain) as a numpy array."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    if len(data) < 4:
-        raise ValueError(f"{path}: truncated idx header")
-    zero, dtype_code, ndim = struct.unpack(">HBB", data[:4])
-    if zero != 0 or dtype_code != 0x08:
-        raise ValueError(f"{path}: not an unsigned-byte idx file")
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    body = np.frombuffer(data, np.uint8, offset=4 + 4 * ndim)
-    if body.size != int(np.prod(dims)):
-        raise ValueError(f"{path}: expected {int(np.prod(dims))} values, found {body.size}")
-    return body.reshape(dims)
-
-
-def load(data_dir, split):
-    prefix = "train" if split == "train" else "t10k"
-    images = read_idx(os.path.join(data_dir, f"{prefix}-images-idx3-ubyte.gz"))
-    labels = read_idx(os.path.join(data_dir, f"{prefix}-labels-idx1-ubyte.gz"))
-    x = (images.reshape(len(images), -1).astype(np.float32) / 255.0 - 0.2860) / 0.3530
-    return x, labels.astype(np.int32)
-
-
-class MLP:
-    """784-256-10 with ReLU; parameters and momentum buffers are mycel Tensors."""
-
-    def __init__(self, rng):
-        def he(fan_in, shape):
-            return ms.Tensor(rng.standard_normal(shape).astype(np.float32) *
-                             np.float32(np.sqrt(2.0 / fan_in)))
-        self.params = {
-            "w1": he(784, (784, 256)), "b1": ms.Tensor(np.zeros(256, np.float32)),
-            "w2": he(256, (256, 10)), "b2": ms.Tensor(np.zeros(10, np.float32)),
-        }
-        self.velocity = {k: ops.zeros_like(v) for k, v in self.params.items()}
-        self.loss_op = P.SparseSoftmaxCrossEntropyWithLogits(is_grad=False)
-        self.grad_op = P.SparseSoftmaxCrossEntropyWithLogits(is_grad=True)
-        self.matmul_tn = P.MatMul(transpose_a=True)
-        self.matmul_nt = P.MatMul(transpose_b=True)
-
-    def forward(self, x):
-        p = self.params
-        h = ops.relu(ops.matmul(x, p["w1"]) + p["b1"])
-        return h, ops.matmul(h, p["w2"]) + p["b2"]
-
-    def train_step(self, x, y, lr, momentum=0.9):
-        p = self.params
-        h, logits = self.forward(x)
-        loss = self.loss_op(logits, y)
-        dlogits = self.grad_op(logits, y)              # (softmax - onehot) / N
-        grads = {
-            "w2": self.matmul_tn(h, dlogits),
-            "b2": ops.sum(dlogits, 0),
-        }
-        dh = self.matmul_nt(dlogits, p["w2"]) * (h > 0)  # ReLU backward
-        grads["w1"] = self.matmul_tn(x, dh)
-        grads["b1"] = ops.sum(dh, 0)
-        for k in p:
-            v = self.velocity[k] * momentum + grads[k]
-            self.velocity[k] = v
-            p[k] = p[k] - v * lr
-        return loss
-
-    def accuracy(self, x, y, batch=1000):
-        correct = 0
-        for i in range(0, len(x), batch):
-            _, logits = self.forward(ms.Tensor(x[i:i + batch]))
-            correct += int((ops.argmax(logits, 1).asnumpy() == y[i:i + batch]).sum())
-        return correct / len(x)
-
-
-def progress(epoch, step, steps, loss, start):
-    if not sys.stdout.isatty():
-        return
-    width = 30
-    done = int(width * step / steps)
-    rate = step / max(time.perf_counter() - start, 1e-9)
-    sys.stdout.write(f"\repoch {epoch} [{'#' * done}{'.' * (width - done)}] {step}/{steps} "
-                     f"loss {loss:.4f} {rate:.0f} steps/s")
-    sys.stdout.flush()
+def predictions(predict, dataset):
+    """Predicted classes of every test image, and the labels."""
+    pred, labels = [], []
+    for x, y in dataset.create_tuple_iterator(num_epochs=1):
+        pred.append(predict(x).asnumpy().argmax(1))
+        labels.append(y.asnumpy())
+    return np.concatenate(pred), np.concatenate(labels)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--mode", choices=["graph", "pynative"], default="graph")
     ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--out", default=None)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    ms.set_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    xtr, ytr = load(args.data, "train")
-    xte, yte = load(args.data, "test")
-    print(f"Fashion-MNIST: {len(xtr)} training and {len(xte)} test images from {args.data}")
-    model = MLP(rng)
-    steps = len(xtr) // args.batch_size
     t_start = time.perf_counter()
-    train_time, acc = 0.0, 0.0
-    for epoch in range(1, args.epochs + 1):
-        order = rng.permutation(len(xtr))
+    ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
+    ms.set_seed(args.seed)
+    ms.dataset.config.set_seed(args.seed)
+    train = fashion_mnist(args.data, "train", args.batch_size, shuffle=True)
+    test = fashion_mnist(args.data, "test", 1000, shuffle=False)
+    print(f"mycel {ms.__version__}: LeNet-5 on Fashion-MNIST ({args.data}), {args.mode.upper()} "
+          f"mode, {args.epochs} epochs, batch {args.batch_size}, Momentum SGD lr {args.lr} "
+          f"momentum {args.momentum}", flush=True)
+
+    net = LeNet5()
+    opt = nn.Momentum(net.trainable_params(), args.lr, args.momentum)
+    model = Model(net, nn.CrossEntropyLoss(), opt, metrics={"accuracy"})
+    train_time, samples, acc = 0.0, 0, 0.0
+    for epoch in range(args.epochs):
         t0 = time.perf_counter()
-        total = 0.0
-        for s in range(steps):
-            idx = order[s * args.batch_size:(s + 1) * args.batch_size]
-            loss = model.train_step(ms.Tensor(xtr[idx]), ms.Tensor(ytr[idx]), args.lr)
-            if s % 50 == 0 or s == steps - 1:
-                lv = float(loss)
-                total = lv
-                progress(epoch, s + 1, steps, lv, t0)
+        model.train(epoch + 1, train, callbacks=[ProgressBar()], initial_epoch=epoch)
         train_time += time.perf_counter() - t0
-        if sys.stdout.isatty():
-            sys.stdout.write("\n")
-        acc = model.accuracy(xte, yte)
-        print(f"epoch {epoch}: last loss {total:.4f}, test accuracy {acc * 100:.2f}%")
-    samples = steps * args.batch_size * args.epochs
-    print(f"summary: test accuracy {acc * 100:.2f}% after {args.epochs} epochs, "
-          f"{samples / train_time:.0f} samples/s training, wall time "
-          f"{time.perf_counter() - t_start:.1f} s")
+        samples += train.get_dataset_size() * args.batch_size
+        acc = model.eval(test)["accuracy"]
+        print(f"  test accuracy after epoch {epoch + 1}: {acc:.4f}", flush=True)
+
+    out = args.out or tempfile.mkdtemp(prefix="mycel-demo-")
+    os.makedirs(out, exist_ok=True)
+    ckpt = os.path.join(out, "lenet5.ckpt")
+    ms.save_checkpoint(net, ckpt)
+    twin = LeNet5()
+    not_loaded, _ = ms.load_param_into_net(twin, ms.load_checkpoint(ckpt))
+    assert not not_loaded, f"checkpoint misses {not_loaded}"
+    example = next(test.create_tuple_iterator(num_epochs=1))[0]
+    ms.export(net, example, file_name=os.path.join(out, "lenet5"), file_format="MINDIR")
+    graph = nn.GraphCell(ms.load(os.path.join(out, "lenet5.mindir")))
+    p_net, labels = predictions(model.predict, test)
+    p_exp, _ = predictions(graph, test)
+    p_ckpt, _ = predictions(twin, test)
+    same = int((p_net == p_exp).sum())
+    exp_acc = float((p_exp == labels).mean())
+    print(f"checkpoint: {ckpt} (reloaded: {int((p_ckpt == p_net).sum())}/{len(labels)} "
+          f"predictions equal)")
+    print(f"export:     {os.path.join(out, 'lenet5.mindir')} (reloaded as GraphCell: "
+          f"{same}/{len(labels)} predictions equal, accuracy {exp_acc:.4f})")
+    print(f"summary: test accuracy {acc:.4f}, {samples / train_time:,.0f} samples/s training, "
+          f"wall time {time.perf_counter() - t_start:.1f} s")
+    if same != len(labels):
+        sys.exit("the exported network's predictions differ from the network's")
 
 
 if __name__ == "__main__":

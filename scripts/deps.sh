@@ -2,7 +2,8 @@
 # Installs the Debian packages mycel needs that are missing. Idempotent and quiet when all are
 # present. Usage: scripts/deps.sh [build|test|demo|bench]
 set -euo pipefail
-build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev)
+build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev
+            libprotobuf-dev protobuf-compiler)
 test_pkgs=(libgtest-dev python3-pytest python3-torch)
 demo_pkgs=(dataset-fashion-mnist)
 want=("${build_pkgs[@]}")

@@ -22,6 +22,10 @@ from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa
                                  jacrev)
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)
+from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
+                         load_param_into_net)
+from mycel.train import export, load, Model  # noqa: E402,F401
+from mycel import train  # noqa: E402,F401
 
 bool_ = getattr(_mycel, "bool")
 float_ = float32

@@ -57,6 +57,12 @@ class Host {
   // When obj is a Parameter (a trainable weight), its current tensor.
   virtual std::optional<Tensor> weight(const Value& obj) = 0;
 
+  // Mixed precision (MindSpore's Cell.to_float): when obj is a Cell marked to compute in a
+  // float dtype, that dtype. The specialiser casts the floating-point tensors passed to such
+  // a cell to it and, when `params` asks and the cell allows it (BatchNorm does not: its op
+  // updates its moving statistics in place), the Parameters read from its attributes.
+  virtual std::optional<DType> mixed_precision(const Value& obj, bool params) = 0;
+
   // isinstance(x, cls) for an abstract x: true/false, or nullopt if the host cannot tell.
   virtual std::optional<bool> isinstance(const AbsPtr& x, const Value& cls) = 0;
 

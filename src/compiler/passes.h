@@ -32,5 +32,8 @@ bool dce(ir::Module& m, ir::FuncGraph* root);
 // Lambda lifting (MindSpore's cconv): free variables become leading parameters; references
 // to such graphs become partial(@g, captured...). Afterwards verify(root, {.lifted=true}).
 bool lift(ir::Module& m, ir::FuncGraph* root);
+// Update ops (F_UPDATE: Assign, SGD, Adam...) run after every reader of the tensors they
+// write that does not depend on them: the written input becomes depend(x, readers...).
+bool order_updates(ir::Module& m, ir::FuncGraph* root);
 
 }  // namespace mycel::compiler

@@ -102,6 +102,8 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
     simplify_all();
     p.run("lift", lift, {.specialized = true, .lifted = true});
   }
+  // In-place updates of weights and optimizer state read the values from before the step.
+  p.run("order_updates", order_updates, {.specialized = true, .lifted = true});
 }
 
 }  // namespace mycel::compiler

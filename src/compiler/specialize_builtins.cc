@@ -163,7 +163,12 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   }
   if (a->value && a->value->is(ValueKind::PyObj)) {
     Value v = host_.getattr(src_, *a->value, name);
-    return eval_value(v, sp, c);
+    Node* r = eval_value(v, sp, c);
+    // A Parameter read from a Cell under to_float(t) computes in t (the weight stays as is).
+    if (host_.weight(v).has_value())
+      if (std::optional<DType> t = host_.mixed_precision(*a->value, true))
+        r = mixed_cast(c, r, *t, sp);
+    return r;
   }
   if (a->value && a->value->is(ValueKind::DType)) {
     DType t = a->value->as_dtype();
@@ -187,7 +192,13 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
                "IndexError: ", a->kind == AbsKind::Tuple ? "tuple" : "list", " index ", i,
                " out of range for length ", n);
       if (i < 0) i += n;
-      if (a->value) return constant(a->value->items()[static_cast<size_t>(i)], sp);
+      if (a->value) {
+        // A Parameter held in a constant sequence (an optimizer's tuple of parameters) is
+        // read as the weight.
+        const Value& item = a->value->items()[static_cast<size_t>(i)];
+        if (item.is(ValueKind::PyObj) && host_.weight(item).has_value()) return weight(item);
+        return constant(item, sp);
+      }
       if (x->is_cnode()) {
         auto* m = static_cast<CNode*>(x);
         if (m->is_builtin(Builtin::MakeTuple) || m->is_builtin(Builtin::MakeList))

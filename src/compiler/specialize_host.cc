@@ -8,6 +8,15 @@
 namespace mycel::ir::spec {
 
 namespace {
+// Whether a value of abstract a holds a floating-point tensor that is not of dtype t.
+bool needs_cast(const AbsPtr& a, DType t) {
+  if (a->kind == AbsKind::Tensor) return is_floating(a->dtype) && a->dtype != t;
+  if (a->kind != AbsKind::Tuple && a->kind != AbsKind::List) return false;
+  for (const AbsPtr& e : a->elems)
+    if (needs_cast(e, t)) return true;
+  return false;
+}
+
 bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
   for (Node* a : args)
     if (!a->abstract()->value) return false;
@@ -34,7 +43,13 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     if (r != nullptr) return r;
   }
   Value callee = host_.callable(src_, h);
-  if (!(callee == h)) return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
+  if (!(callee == h)) {
+    if (std::optional<DType> t = host_.mixed_precision(h, false)) {  // a Cell under to_float
+      for (Node*& a : args) a = mixed_cast(c, a, *t, sp);
+      for (auto& [k, v] : kw) v = mixed_cast(c, v, *t, sp);
+    }
+    return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
+  }
   if (all_const(args, kw)) {
     std::vector<Value> vals;
     for (Node* a : args) vals.push_back(*a->abstract()->value);
@@ -48,6 +63,20 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
                "' runs in the Python interpreter at run time (JIT fallback)"));
   args.insert(args.begin(), fn);
   return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+}
+
+Node* Specializer::mixed_cast(Ctx* c, Node* x, DType t, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (!needs_cast(a, t)) return x;
+  if (a->kind == AbsKind::Tensor) {
+    const OpDef& cast = op_def(OpId::Cast);
+    Attrs at;
+    at.set("dtype", t);
+    return emit_prim(c, cast, make_attrs(cast, at), {x}, sp);
+  }
+  std::vector<Node*> items = unpack(c, x, sp);
+  for (Node*& e : items) e = mixed_cast(c, e, t, sp);
+  return make_seq(c, a->kind == AbsKind::List, std::move(items), sp);
 }
 
 Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args,
@@ -84,6 +113,10 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
   } else if (name == "stop_gradient") {
     need(1);
     return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);
+  } else if (name == "depend") {
+    need(2);
+    AbsPtr value = A(0);
+    return emit_builtin(c, Builtin::Depend, std::move(args), value, sp);
   } else if (name == "F.shape") {
     need(1);
     return getattr(c, args[0], "shape", sp);

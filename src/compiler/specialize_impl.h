@@ -84,6 +84,9 @@ class Specializer {
   // nullptr: not modelled, the host evaluates the call on constants.
   Node* host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args, KwNodes kw,
                      const SourceSpan& sp);
+  // x with its floating-point tensors (also inside tuples and lists) cast to t: what a Cell
+  // under to_float(t) receives (Host::mixed_precision).
+  Node* mixed_cast(Ctx* c, Node* x, DType t, const SourceSpan& sp);
 
   // ---- gradient transforms (specialize_grad.cc)
   // grad(...) / value_and_grad(...) called in graph code: the gradient function's value.

@@ -66,7 +66,7 @@ const PyRefs& refs() {
     // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
     py::object composite = py::module_::import("mycel.ops.composite");
     p->grad_operation = composite.attr("GradOperation");
-    for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation"})
+    for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     return p;
   }();
@@ -266,6 +266,18 @@ class PyHost final : public ir::Host {
     py::object o = unwrap_host(obj);
     if (!mycel::py::is_tensor(o) || !is_instance(o, refs().parameter)) return std::nullopt;
     return mycel::py::tensor_of(o);
+  }
+
+  std::optional<DType> mixed_precision(const Value& obj, bool params) override {
+    if (!obj.is(ValueKind::PyObj)) return std::nullopt;
+    py::gil_scoped_acquire gil;
+    py::object o = unwrap_host(obj);
+    if (!is_instance(o, refs().cell)) return std::nullopt;
+    if (params && !py::getattr(o, "_to_float_params", py::bool_(true)).cast<bool>())
+      return std::nullopt;
+    Value t = to_value(py::getattr(o, "_mixed_precision_type", py::none()));
+    if (!t.is(ValueKind::DType)) return std::nullopt;
+    return t.as_dtype();
   }
 
   std::optional<bool> isinstance(const ir::AbsPtr& x, const Value& cls) override {

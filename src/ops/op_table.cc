@@ -10,7 +10,8 @@ using namespace attr_default;  // NOLINT: the .def defaults read best unqualifie
 constexpr auto Init = AttrWhen::Init;
 constexpr auto Call = AttrWhen::Call;
 constexpr uint32_t STRIDED = F_STRIDED, PROMOTE = F_PROMOTE, PROMOTE1 = F_PROMOTE1,
-                   FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW;
+                   FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW,
+                   UPDATE = F_UPDATE;
 constexpr Grad DIFF = Grad::DIFF, NODIFF = Grad::NODIFF;
 
 // One attribute array per op: kAttrs_<Name>.

@@ -45,6 +45,7 @@ enum OpFlags : uint32_t {
   F_RANDOM = 1u << 4,    // draws from the global Philox generator
   F_INPLACE = 1u << 5,   // also writes some inputs (BatchNorm's running statistics)
   F_VIEW = 1u << 6,      // eager mode may return a view of input 0 instead of running it
+  F_UPDATE = 1u << 7,    // output i is input i, updated in place (with F_INPLACE): Assign, SGD
 };
 
 enum class Grad : uint8_t { DIFF, NODIFF };

@@ -23,5 +23,6 @@ void bind_host_debug(pybind11::module_& m);  // py_host_debug.cc: _host_* test h
 void bind_frontend(pybind11::module_& m);    // py_frontend.cc: _parse_ir debug hooks
 void bind_graph(pybind11::module_& m);       // py_graph.cc: GraphFunction (compile and run)
 void bind_grad(pybind11::module_& m);        // py_grad.cc: OpRecorder (PYNATIVE grad)
+void bind_export(pybind11::module_& m);      // py_export.cc: MINDIR export and load
 
 }  // namespace mycel::py

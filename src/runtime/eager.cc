@@ -32,7 +32,11 @@ MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Att
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref) {
   TensorList outs;
-  for (const TensorMeta& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
+  for (size_t i = 0; i < metas.size(); ++i) {
+    // An update op's outputs are its first inputs, written in place.
+    outs.push_back((op.flags & F_UPDATE) ? inputs[i]
+                                         : Tensor::empty(metas[i].shape, metas[i].dtype));
+  }
   KernelContext ctx{op, inputs, outs, attrs};
   (ref ? op.ref : op.kernel)(ctx);
   return outs;
@@ -79,6 +83,9 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
     // The kernel wrote into ins[i]; where that was a cast or contiguous copy, write it back.
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!ins[i].same(inputs[i])) inputs[i].copy_from(ins[i]);
+    }
+    if (op.flags & F_UPDATE) {  // the outputs are the updated inputs themselves
+      for (size_t i = 0; i < outs.size(); ++i) outs[i] = inputs[i];
     }
   }
   record::emit(op, attrs, inputs, outs);

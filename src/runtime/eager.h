@@ -34,7 +34,8 @@ void promote_inputs(const OpDef& op, std::span<TensorMeta> metas);
 MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs);
 
 // Runs a kernel (the optimised one, or the reference) on inputs that are already cast, with
-// outputs allocated from `metas`. Tests call it with ref=true to compare the two.
+// outputs allocated from `metas` (an F_UPDATE op's outputs are its first inputs). Tests call
+// it with ref=true to compare the two.
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref = false);
 

@@ -226,6 +226,9 @@ class Interpreter {
         // As eager run_op: where the kernel wrote into a contiguous copy, write it back.
         for (size_t i = 0; i < ins.size(); ++i)
           if (!cins[i].same(ins[i])) ins[i].copy_from(cins[i]);
+        if (op.flags & F_UPDATE) {  // the outputs are the updated inputs themselves
+          for (size_t i = 0; i < outs.size(); ++i) outs[i] = ins[i];
+        }
       }
     }
     record::emit(op, *in.attrs, ins, outs);

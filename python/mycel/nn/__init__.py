@@ -1,9 +1,19 @@
-"""mycel.nn: cells: layers, losses, wrappers (optimizers grow here)."""
+"""mycel.nn: cells: layers, losses, wrappers, optimizers and learning-rate schedules."""
 from mycel.nn.cell import Cell  # noqa: F401
 from mycel.nn.layer import *  # noqa: F401,F403
 from mycel.nn.layer import __all__ as _layers
 from mycel.nn.loss import *  # noqa: F401,F403
 from mycel.nn.loss import __all__ as _losses
-from mycel.nn.wrap import WithLossCell  # noqa: F401
+from mycel.nn.wrap import WithLossCell, TrainOneStepCell  # noqa: F401
+from mycel.nn.optim import *  # noqa: F401,F403
+from mycel.nn.optim import __all__ as _optims
+from mycel.nn.learning_rate_schedule import (LearningRateSchedule,  # noqa: F401
+                                             ExponentialDecayLR, CosineDecayLR,
+                                             PiecewiseConstantLR)
+from mycel.nn.dynamic_lr import (piecewise_constant_lr, exponential_decay_lr,  # noqa: F401
+                                 cosine_decay_lr)
+from mycel.nn.graph_cell import GraphCell  # noqa: F401
 
-__all__ = ["Cell", "WithLossCell"] + _layers + _losses
+__all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "LearningRateSchedule",
+            "ExponentialDecayLR", "CosineDecayLR", "PiecewiseConstantLR", "piecewise_constant_lr",
+            "exponential_decay_lr", "cosine_decay_lr"] + _layers + _losses + _optims)

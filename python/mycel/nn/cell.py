@@ -3,13 +3,40 @@
 Sub-cells and Parameters assigned as attributes are tracked, in assignment order. As in
 MindSpore, an unnamed Parameter takes its attribute's name, and assigning a cell into another
 (with auto_prefix, the default) prefixes its parameters' names with the attribute path
-("fc1.weight")."""
+("fc1.weight").
+
+Mixed precision, as MindSpore's ``Cell.to_float(dst_type)``: a cell so marked (and each of its
+sub-cells) casts its floating-point tensor inputs (also inside tuples and lists) and the
+Parameters it reads to dst_type before running construct. Outputs keep the dtype construct
+gives them; gradients reach the float32 Parameters through the casts. A cell class whose ops
+update Parameters in place sets ``_to_float_params = False``: only its inputs are cast
+(BatchNorm: half-precision input, float32 parameters and moving statistics, which a cast
+copy would not update). In PYNATIVE mode ``__call__`` casts the inputs and, while construct
+runs, shows the cast Parameters as the cell's attributes; in GRAPH mode the compiler inserts
+the same casts where a cell is called and where construct reads a Parameter of a marked cell
+(see compiler/host.h, Host::mixed_precision)."""
 from collections import OrderedDict
 
+from mycel import _mycel as _C
 from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
 
-# Bumped by every set_train(): compiled cells re-read their training flags then.
+# Bumped by every set_train() and to_float(): compiled cells re-read their phase then.
 _TRAIN_VERSION = [0]
+
+_FLOAT_TYPES = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+
+
+def _cast_inputs(inputs, dst_type):
+    """inputs with every floating-point Tensor (also inside tuples and lists) cast to
+    dst_type; everything else as it is."""
+    out = []
+    for x in inputs:
+        if isinstance(x, (tuple, list)):
+            x = type(x)(_cast_inputs(x, dst_type))
+        elif isinstance(x, _C.Tensor) and x.dtype != dst_type and x.dtype in _FLOAT_TYPES:
+            x = x.astype(dst_type)
+        out.append(x)
+    return out
 
 
 _HAS_BPROP = {}
@@ -25,6 +52,11 @@ def _defines_bprop(cls):
 
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
+
+    # The dtype set by to_float(), or None: read by __call__ and by the graph compiler.
+    _mixed_precision_type = None
+    # Whether to_float also casts the Parameters construct reads (not only the inputs).
+    _to_float_params = True
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
@@ -70,28 +102,49 @@ class Cell:
 
     def __call__(self, *inputs, **kwargs):
         from mycel import context
+        dst = self._mixed_precision_type
+        if dst is not None:
+            inputs = _cast_inputs(inputs, dst)
+            kwargs = dict(zip(kwargs, _cast_inputs(kwargs.values(), dst)))
         if context._context["mode"] == context.GRAPH_MODE:
             graph = self.__dict__.get("_mycel_graph")
             if graph is None:
                 from mycel.common.api import _JitFunction
                 graph = _JitFunction(type(self).construct, self)
                 object.__setattr__(self, "_mycel_graph", graph)
-            # The graph reads the training flags as constants: they key the cache. They
-            # are collected again only after some set_train().
+            # The graph reads the training flags and the to_float dtypes as constants: they
+            # key the cache. They are collected again only after some set_train()/to_float().
             if graph._phase_version != _TRAIN_VERSION[0]:
-                graph._phase = tuple(c.training for _, c in self.cells_and_names())
+                graph._phase = tuple((c.training, c._mixed_precision_type)
+                                     for _, c in self.cells_and_names())
                 graph._phase_version = _TRAIN_VERSION[0]
             return graph.call_keyed(graph._phase, inputs, kwargs)
-        if _defines_bprop(type(self)):
-            from mycel import _mycel as _C
-            if _C._recording():
-                return self._call_with_bprop(inputs, kwargs)
+        if dst is not None and self._to_float_params:
+            return self._call_cast_params(dst, inputs, kwargs)
+        return self._run_construct(inputs, kwargs)
+
+    def _run_construct(self, inputs, kwargs):
+        """construct(*inputs, **kwargs), or in a PYNATIVE grad its bprop when it has one."""
+        if _defines_bprop(type(self)) and _C._recording():
+            return self._call_with_bprop(inputs, kwargs)
         return self.construct(*inputs, **kwargs)
+
+    def _call_cast_params(self, dst, inputs, kwargs):
+        """Runs construct while this cell's floating-point Parameters read as their casts to
+        dst (PYNATIVE to_float; the casts are recorded, so gradients reach the Parameters)."""
+        shown = {name: self.__dict__[name] for name, p in self._params.items()
+                 if p.dtype != dst and p.dtype in _FLOAT_TYPES and self.__dict__.get(name) is p}
+        for name, p in shown.items():
+            object.__setattr__(self, name, p.astype(dst))
+        try:
+            return self._run_construct(inputs, kwargs)
+        finally:
+            for name, p in shown.items():
+                object.__setattr__(self, name, p)
 
     def _call_with_bprop(self, inputs, kwargs):
         """PYNATIVE grad of a Cell with its own ``bprop(self, *inputs, out, dout)``: the
         forward runs unrecorded; the recording gets one call whose gradient is bprop."""
-        from mycel import _mycel as _C
         from mycel._mycel import Tensor
         if kwargs:
             raise TypeError(f"{type(self).__name__}: a Cell with bprop takes positional inputs")
@@ -124,6 +177,36 @@ class Cell:
 
         return _C._call_custom_bprop(lambda: self.construct(*inputs), rule,
                                      [inputs[i] for i in pos])
+
+    def extend_repr(self):
+        """The layer's settings shown inside its repr ("in_channels=3, ..."); '' by default."""
+        return ""
+
+    def __repr__(self):
+        """MindSpore's form: ``Dense<input_channels=3, ...>``, sub-cells one per line."""
+        extra = self.extend_repr()
+        if not self._cells:
+            return f"{type(self).__name__}<{extra}>"
+        body = "\n" + (f"{extra}\n" if extra else "")
+        for name, cell in self._cells.items():
+            body += f"({name}): {cell!r}\n"
+        return f"{type(self).__name__}<" + body.replace("\n", "\n  ") + ">"
+
+    def to_float(self, dst_type):
+        """Mixed precision: this cell and its sub-cells cast their floating-point inputs and
+        the Parameters they read to dst_type (float16, bfloat16 or float32) before computing,
+        in both modes; outputs keep the dtype the computation gives (float16 for a Dense).
+        The Parameters themselves stay as they are (float32 master weights) and get their
+        gradients through the casts; BatchNorm keeps computing with its float32 parameters
+        and moving statistics (its input is cast). A later call overwrites. Returns self."""
+        if not isinstance(dst_type, _C.DType) or dst_type not in (_C.float16, _C.bfloat16,
+                                                                   _C.float32):
+            raise ValueError(f"For 'to_float', the argument 'dst_type' must be float16, "
+                             f"bfloat16 or float32, but got {dst_type!r}.")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_mixed_precision_type", dst_type)
+        _TRAIN_VERSION[0] += 1
+        return self
 
     def name_cells(self):
         """The direct sub-cells by attribute name."""

@@ -388,3 +388,10 @@ def stop_gradient(x):
     if isinstance(x, Tensor):
         return _C._detached(x)
     return x
+
+
+def depend(value, expr):
+    """value, returned once expr has been computed (MindSpore's ``ops.depend``): in graph code
+    the compiler's depend builtin, which keeps expr (an update, a print) alive and ordered
+    before value's users; in PYNATIVE mode expr has already run, and value is returned."""
+    return value

@@ -48,6 +48,7 @@ std::vector<KernelCase> linalg_cases();
 std::vector<KernelCase> nn_cases();
 std::vector<KernelCase> array_cases();
 std::vector<KernelCase> random_cases();
+std::vector<KernelCase> optim_cases();
 std::vector<KernelCase> all_kernel_cases();
 
 // Small builders for Attrs in case tables: A({{"axis", i64(1)}, {"keep_dims", true}}).

@@ -1,7 +1,8 @@
-"""Activation cells (MindSpore 2.x ``mindspore.nn``): ReLU, Sigmoid, Tanh, Softmax, and
+"""Activation cells (MindSpore 2.x ``mindspore.nn``): ReLU, Sigmoid, Tanh, GELU, Softmax, and
 get_activation(name) for the ``activation=`` argument of Dense. Each holds its primitive as
 an attribute and calls it in ``construct``, so it compiles in GRAPH mode."""
 from mycel.nn.cell import Cell
+from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
 
 
@@ -38,6 +39,25 @@ class Tanh(Cell):
         return self.tanh(x)
 
 
+class GELU(Cell):
+    """Gaussian error linear unit, x * P(X <= x) for X ~ N(0, 1), elementwise.
+
+    approximate=True (MindSpore's default) computes the tanh approximation
+    0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))); False the exact
+    0.5 * x * (1 + erf(x / sqrt(2))), which is PyTorch's default."""
+
+    def __init__(self, approximate=True):
+        super().__init__()
+        self.approximate = _check.bool_(approximate, "approximate", "GELU")
+        self.gelu = prim("GeLU", approximate="tanh" if approximate else "none")
+
+    def construct(self, x):
+        return self.gelu(x)
+
+    def extend_repr(self):
+        return f"approximate={self.approximate}"
+
+
 class Softmax(Cell):
     """exp(x) / sum(exp(x)) along `axis` (an int or a tuple of one int; default -1)."""
 
@@ -55,11 +75,11 @@ class Softmax(Cell):
         return self.softmax(input)
 
 
-_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax}
+_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "gelu": GELU, "softmax": Softmax}
 
 
 def get_activation(name, prim_name=None):
-    """The activation cell registered as `name` ('relu', 'sigmoid', 'tanh', 'softmax'), or
+    """The activation cell registered as `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax'), or
     None for None."""
     if name is None:
         return None
@@ -73,4 +93,4 @@ def get_activation(name, prim_name=None):
     return cls()
 
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "get_activation"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "get_activation"]

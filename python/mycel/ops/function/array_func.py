@@ -227,3 +227,15 @@ def size(input_x):
 def rank(input_x):
     """The number of dimensions."""
     return as_tensor(input_x).ndim
+
+
+def assign(variable, value):
+    """Writes value into the Parameter (or tensor) `variable` in place and returns it; value
+    takes variable's dtype and must have its shape. In a graph, reads of `variable` that do
+    not use the result see its value from before the assignment."""
+    return prim("Assign")(variable, as_tensor(value))
+
+
+def assign_add(variable, value):
+    """``variable += value`` in place (as assign); returns variable."""
+    return prim("AssignAdd")(variable, as_tensor(value))

@@ -1,0 +1,65 @@
+"""Argument checks shared by the dataset API: each names the function and the bad value."""
+import numbers
+
+import numpy as np
+
+
+def check_int(func, name, value, low=None, high=None, none_ok=False):
+    """value as an int in [low, high] (bounds optional); TypeError/ValueError otherwise."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: {name} must be an int, but got {type(value).__name__} "
+                        f"{value!r}.")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"[{low}, {'inf' if high is None else high}]"
+        raise ValueError(f"{func}: {name} must be in {bounds}, but got {value}.")
+    return int(value)
+
+
+def check_bool(func, name, value, none_ok=False):
+    """value as a bool; TypeError for anything else (0/1 included)."""
+    if value is None and none_ok:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{func}: {name} must be a bool, but got {type(value).__name__} "
+                        f"{value!r}.")
+    return bool(value)
+
+
+def check_number(func, name, value):
+    """value as a float (ints and floats, not bools)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{func}: {name} must be a number, but got {type(value).__name__} "
+                        f"{value!r}.")
+    return float(value)
+
+
+def check_workers(func, value):
+    """num_parallel_workers: None or a positive int (the basic engine runs in one thread)."""
+    return check_int(func, "num_parallel_workers", value, 1, none_ok=True)
+
+
+def check_columns(func, name, value, none_ok=False):
+    """A column name or a list/tuple of distinct names, as a list."""
+    if value is None and none_ok:
+        return None
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not names:
+        raise TypeError(f"{func}: {name} must be a str or a non-empty list of str, but got "
+                        f"{value!r}.")
+    for n in names:
+        if not isinstance(n, str) or not n:
+            raise TypeError(f"{func}: {name} must hold non-empty str column names, but got "
+                            f"{n!r}.")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{func}: {name} has duplicate column names: {list(names)}.")
+    return list(names)
+
+
+def check_known_columns(func, names, available):
+    """Every name in names is a column of the dataset (ValueError naming the unknown one)."""
+    for n in names:
+        if n not in available:
+            raise ValueError(f"{func}: column {n!r} does not exist; the dataset's columns are "
+                             f"{list(available)}.")

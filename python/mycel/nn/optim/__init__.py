@@ -1,0 +1,6 @@
+"""Optimizers: Cells called with the gradients that update their parameters in place."""
+from mycel.nn.optim.optimizer import Optimizer  # noqa: F401
+from mycel.nn.optim.momentum import Momentum, SGD  # noqa: F401
+from mycel.nn.optim.adam import Adam, AdamWeightDecay, AdamW  # noqa: F401
+
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW"]

@@ -1,0 +1,220 @@
+"""Optimizer: the base of mycel's optimizers, MindSpore's ``nn.Optimizer``.
+
+An optimizer is a Cell called with the gradients (a tuple, one per parameter, in the order
+of ``parameters``); its ``construct`` updates the parameters in place with the op-table's
+update ops (ApplyMomentum, SGD, Adam, AdamWeightDecay), in PYNATIVE mode and inside compiled
+training steps alike. Its own state (moments, the step counter, the learning rate) is held in
+Parameters, so it is saved by checkpoints with the network's.
+
+The learning rate is a float, a 0-d Tensor, a list / 1-d Tensor of per-step values (the last
+one holds after the end), or a LearningRateSchedule cell called with the step. Parameters
+may be given as groups, ``[{'params': [...], 'lr': ..., 'weight_decay': ...}, ...]``, each
+group overriding the optimizer's learning rate and weight decay. ``weight_decay`` is L2
+regularisation added to the gradient (``g + wd * param``) unless an optimizer says otherwise.
+"""
+import numbers
+
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.common.parameter import Parameter
+from mycel.nn.cell import Cell
+from mycel.nn.learning_rate_schedule import LearningRateSchedule
+from mycel.ops.function.array_func import assign_add
+from mycel.ops.function._util import prim
+from mycel.ops.primitive import constexpr
+
+Tensor = _C.Tensor
+
+
+def _lr_values(name, lr):
+    """(static value or None, per-step values or None, schedule or None) from a learning rate."""
+    if isinstance(lr, LearningRateSchedule):
+        return None, None, lr
+    if isinstance(lr, bool) or not isinstance(lr, (numbers.Real, Tensor, list, tuple)):
+        raise TypeError(f"For '{name}', the 'learning_rate' must be a float, a Tensor, a list of "
+                        f"floats or a LearningRateSchedule, but got {type(lr).__name__}.")
+    arr = np.asarray(lr.asnumpy() if isinstance(lr, Tensor) else lr, dtype=np.float64)
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"For '{name}', the 'learning_rate' must be a scalar or a non-empty 1-d "
+                         f"sequence, but got shape {arr.shape}.")
+    if np.any(arr < 0) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"For '{name}', the 'learning_rate' must be finite and non-negative, "
+                         f"but got {arr.tolist()}.")
+    if arr.ndim == 0:
+        return float(arr), None, None
+    return None, arr.astype(np.float32), None
+
+
+def _check_float(name, arg, v, low=None, high=None):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"For '{name}', the '{arg}' must be a float, but got "
+                        f"{type(v).__name__}.")
+    v = float(v)
+    if (low is not None and v < low) or (high is not None and v > high):
+        rng = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"For '{name}', the '{arg}' must be in {rng}, but got {v}.")
+    return v
+
+
+class Optimizer(Cell):
+    """Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0): the base class.
+
+    Subclasses set up their state in __init__ and implement ``construct(gradients)`` with
+    ``self.get_lr()``, ``self.decay_weight(gradients)`` and ``self.scale_grad(gradients)``.
+    """
+
+    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(auto_prefix=False)
+        name = type(self).__name__
+        params, groups = self._parse_groups(name, parameters, learning_rate, weight_decay)
+        self._params_list = params
+        self.parameters = tuple(params)  # what it updates, in gradient order
+        self.loss_scale = _check_float(name, "loss_scale", loss_scale)
+        if self.loss_scale <= 0:
+            raise ValueError(f"For '{name}', the 'loss_scale' must be positive, but got "
+                             f"{self.loss_scale}.")
+        self.group_lr = [g[0] for g in groups]
+        self.group_weight_decay = [g[1] for g in groups]
+        self.is_group = isinstance(parameters, (list, tuple)) and parameters and \
+            isinstance(list(parameters)[0], dict)
+        # One learning-rate source per group (usually one for all).
+        lr_static, lr_is_schedule = [], []
+        for gi, lr in enumerate(self.group_lr):
+            static, steps, sched = _lr_values(name, lr)
+            suffix = "" if len(groups) == 1 else f"_group{gi}"
+            if static is not None:
+                p = Parameter(Tensor(np.float32(static)), "learning_rate" + suffix,
+                              requires_grad=False)
+            elif steps is not None:
+                p = Parameter(Tensor(steps), "learning_rate" + suffix, requires_grad=False)
+            else:
+                p = sched
+            setattr(self, "learning_rate" + suffix, p)
+            lr_static.append(static is not None)
+            lr_is_schedule.append(sched is not None)
+        self._lr_static, self._lr_is_schedule = tuple(lr_static), tuple(lr_is_schedule)
+        self.dynamic_lr = not all(self._lr_static)
+        self.global_step = Parameter(Tensor(np.array([0], np.int32)), "global_step",
+                                     requires_grad=False)
+        self._group_of = [gi for gi, (_, _, ps) in enumerate(groups) for _ in ps]
+        self.weight_decay = self.group_weight_decay[0] if not self.is_group else None
+        self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
+        self._lr_names = tuple("learning_rate" + ("" if len(groups) == 1 else f"_group{gi}")
+                               for gi in range(len(groups)))
+
+    @staticmethod
+    def _parse_groups(name, parameters, learning_rate, weight_decay):
+        if isinstance(parameters, Parameter):
+            raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
+                            f"net.trainable_params()), not one Parameter.")
+        try:
+            items = list(parameters)
+        except TypeError:
+            raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters or of "
+                            f"group dicts, but got {type(parameters).__name__}.") from None
+        if not items:
+            raise ValueError(f"For '{name}', the 'parameters' must not be empty.")
+        wd = _check_float(name, "weight_decay", weight_decay, 0.0)
+        if not isinstance(items[0], dict):
+            for p in items:
+                if not isinstance(p, Parameter):
+                    raise TypeError(f"For '{name}', every element of 'parameters' must be a "
+                                    f"Parameter, but got {type(p).__name__}.")
+            groups = [(learning_rate, wd, items)]
+        else:
+            groups = []
+            for g in items:
+                if not isinstance(g, dict) or "params" not in g:
+                    raise TypeError(f"For '{name}', a parameter group must be a dict with "
+                                    f"'params', but got {g!r}.")
+                unknown = set(g) - {"params", "lr", "weight_decay", "grad_centralization",
+                                    "order_params"}
+                if unknown:
+                    raise ValueError(f"For '{name}', unknown parameter-group keys "
+                                     f"{sorted(unknown)}.")
+                ps = list(g["params"])
+                for p in ps:
+                    if not isinstance(p, Parameter):
+                        raise TypeError(f"For '{name}', every element of a group's 'params' "
+                                        f"must be a Parameter, but got {type(p).__name__}.")
+                gwd = _check_float(name, "weight_decay", g.get("weight_decay", wd), 0.0)
+                groups.append((g.get("lr", learning_rate), gwd, ps))
+        params, seen = [], set()
+        for _, _, ps in groups:
+            for p in ps:
+                if id(p) in seen:
+                    raise ValueError(f"For '{name}', the parameter '{p.name}' is given twice.")
+                seen.add(id(p))
+                params.append(p)
+        return params, groups
+
+    def _state(self, prefix, init="zeros", scalar=False):
+        """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`) named
+        prefix + "." + its name (MindSpore's ``parameters.clone(prefix, init)``), registered on
+        this cell; returns them as a tuple."""
+        out = []
+        fill = {"zeros": np.zeros, "ones": np.ones}[init]
+        for i, p in enumerate(self._params_list):
+            t = Tensor(fill(() if scalar else tuple(p.shape), np.float32)).astype(p.dtype)
+            s = Parameter(t, f"{prefix}.{p.name}", requires_grad=False)
+            self.insert_param_to_cell(f"{prefix}_{i}", s)
+            s.name = f"{prefix}.{p.name}"
+            out.append(s)
+        return tuple(out)
+
+    def get_lr(self):
+        """The learning rate of this step (one per group with groups): a 0-d float32 tensor.
+        A dynamic rate reads the step counter, which is then incremented."""
+        lrs = ()
+        for gi, name in enumerate(self._lr_names):
+            lr = getattr(self, name)
+            if self._lr_static[gi]:
+                lrs = lrs + (lr,)
+            elif self._lr_is_schedule[gi]:
+                lrs = lrs + (lr(self.global_step.reshape(())),)
+            else:
+                step = prim("Minimum")(self.global_step.reshape(()), lr.shape[0] - 1)
+                lrs = lrs + (prim("Gather", axis=0)(lr, step),)
+        if self.dynamic_lr:
+            assign_add(self.global_step, 1)
+        return lrs[0] if len(lrs) == 1 else lrs
+
+    def get_lr_parameter(self, param):
+        """The learning rate of the group holding `param` (a Parameter or a list of them)."""
+        lrs = self.get_lr()
+        if not isinstance(lrs, tuple):
+            lrs = (lrs,)
+        idx = {id(p): i for i, p in enumerate(self._params_list)}
+        if isinstance(param, Parameter):
+            return lrs[self._group_of[idx[id(param)]]]
+        return [lrs[self._group_of[idx[id(p)]]] for p in param]
+
+    def lr_of(self, lrs, i):
+        """The learning rate of parameter i from get_lr()'s result."""
+        return lrs[self._group_of[i]] if isinstance(lrs, tuple) else lrs
+
+    def decay_weight(self, gradients):
+        """gradients + weight_decay * parameters, for parameters whose decay is non-zero."""
+        out = ()
+        for p, g, wd in zip(self.parameters, gradients, self._decay):
+            out = out + ((g + wd * p if wd > 0 else g),)
+        return out
+
+    def scale_grad(self, gradients):
+        """gradients / loss_scale (when loss_scale is not 1)."""
+        if self.loss_scale == 1.0:
+            return gradients
+        out = ()
+        for g in gradients:
+            out = out + (g * (1.0 / self.loss_scale),)
+        return out
+
+
+
+@constexpr
+def check_grad_count(name, got, want):
+    """Raises unless an optimizer got one gradient per parameter (at compile time in graphs)."""
+    if got != want:
+        raise ValueError(f"For '{name}', the gradients must be a tuple of {want} tensors (one per "
+                         f"parameter, in the order of 'parameters'), but got {got}.")

@@ -1,0 +1,9 @@
+"""mycel.train: training utilities, as MindSpore's ``mindspore.train``: Model, callbacks,
+metrics, checkpoints, export."""
+from mycel.train.serialization import (save_checkpoint, load_checkpoint,  # noqa: F401
+                                       load_param_into_net)
+from mycel.train.export import export, load  # noqa: F401
+from mycel.train.model import Model  # noqa: F401
+from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
+                                  ModelCheckpoint, CheckpointConfig, ProgressBar)
+from mycel.train.metrics import Metric, Accuracy, Loss  # noqa: F401

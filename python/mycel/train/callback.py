@@ -1,0 +1,306 @@
+"""Callbacks of Model.train / Model.eval (MindSpore's ``mindspore.train.Callback`` family).
+
+A callback overrides any of on_train_begin, on_train_epoch_begin, on_train_step_begin,
+on_train_step_end, on_train_epoch_end, on_train_end (and the on_eval_* ones); each gets a
+RunContext whose ``original_args()`` is the namespace of the run: epoch_num, cur_epoch_num,
+batch_num, cur_step_num (counted over the whole run), net_outputs (the step's loss),
+train_network, optimizer, train_dataset, metrics (after eval). MindSpore's older names
+(begin, epoch_begin, step_begin, step_end, epoch_end, end) are called by the defaults, so
+callbacks written either way work. ``run_context.request_stop()`` ends training after the
+current step.
+"""
+import os
+import sys
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from mycel import _mycel as _C
+
+
+class RunContext:
+    """What a callback sees: ``original_args()`` (the run's namespace) and request_stop()."""
+
+    def __init__(self, cb_params):
+        self._params = cb_params
+        self._stop = False
+
+    def original_args(self):
+        return self._params
+
+    def request_stop(self):
+        self._stop = True
+
+    def get_stop_requested(self):
+        return self._stop
+
+
+class Callback:
+    """Base class: every hook does nothing (or calls MindSpore 1.x's name for it)."""
+
+    def on_train_begin(self, run_context):
+        self.begin(run_context)
+
+    def on_train_epoch_begin(self, run_context):
+        self.epoch_begin(run_context)
+
+    def on_train_step_begin(self, run_context):
+        self.step_begin(run_context)
+
+    def on_train_step_end(self, run_context):
+        self.step_end(run_context)
+
+    def on_train_epoch_end(self, run_context):
+        self.epoch_end(run_context)
+
+    def on_train_end(self, run_context):
+        self.end(run_context)
+
+    def on_eval_begin(self, run_context):
+        pass
+
+    def on_eval_epoch_begin(self, run_context):
+        pass
+
+    def on_eval_step_begin(self, run_context):
+        pass
+
+    def on_eval_step_end(self, run_context):
+        pass
+
+    def on_eval_epoch_end(self, run_context):
+        pass
+
+    def on_eval_end(self, run_context):
+        pass
+
+    def begin(self, run_context):
+        pass
+
+    def epoch_begin(self, run_context):
+        pass
+
+    def step_begin(self, run_context):
+        pass
+
+    def step_end(self, run_context):
+        pass
+
+    def epoch_end(self, run_context):
+        pass
+
+    def end(self, run_context):
+        pass
+
+
+class CallbackList:
+    """Calls each hook on every callback in order."""
+
+    def __init__(self, callbacks):
+        if callbacks is None:
+            callbacks = []
+        elif isinstance(callbacks, Callback):
+            callbacks = [callbacks]
+        callbacks = list(callbacks)
+        for cb in callbacks:
+            if not isinstance(cb, Callback):
+                raise TypeError(f"For 'Model', each callback must be a Callback, but got "
+                                f"{type(cb).__name__}.")
+        self._cbs = callbacks
+
+    def __getattr__(self, hook):
+        if not hook.startswith("on_"):
+            raise AttributeError(hook)
+
+        def call(run_context):
+            for cb in self._cbs:
+                getattr(cb, hook)(run_context)
+        return call
+
+
+def _loss_value(outputs):
+    """The step's loss as a float (first element of a tuple output)."""
+    if isinstance(outputs, (tuple, list)) and outputs:
+        outputs = outputs[0]
+    if isinstance(outputs, _C.Tensor):
+        outputs = outputs.asnumpy()
+    return float(np.mean(outputs))
+
+
+class LossMonitor(Callback):
+    """LossMonitor(per_print_times=1): prints "epoch: E step: S, loss is L" every
+    per_print_times steps (S counted within the epoch); a NaN or inf loss stops with a
+    ValueError naming the epoch and step."""
+
+    def __init__(self, per_print_times=1):
+        if not isinstance(per_print_times, int) or isinstance(per_print_times, bool) or \
+                per_print_times < 0:
+            raise ValueError(f"For 'LossMonitor', the 'per_print_times' must be a non-negative "
+                             f"int, but got {per_print_times!r}.")
+        self._every = per_print_times
+
+    def on_train_step_end(self, run_context):
+        p = run_context.original_args()
+        loss = _loss_value(p.net_outputs)
+        step = (p.cur_step_num - 1) % p.batch_num + 1
+        if not np.isfinite(loss):
+            raise ValueError(f"epoch: {p.cur_epoch_num} step: {step}: the loss is {loss}; "
+                             f"training stops.")
+        if self._every and p.cur_step_num % self._every == 0:
+            print(f"epoch: {p.cur_epoch_num} step: {step}, loss is {loss:.6f}", flush=True)
+
+
+class TimeMonitor(Callback):
+    """TimeMonitor(data_size=None): prints each epoch's time and time per step."""
+
+    def __init__(self, data_size=None):
+        self._data_size = data_size
+
+    def on_train_epoch_begin(self, run_context):
+        self._t0 = time.perf_counter()
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        ms = (time.perf_counter() - self._t0) * 1000
+        steps = self._data_size or p.batch_num
+        print(f"epoch time: {ms:.3f} ms, per step time: {ms / max(steps, 1):.3f} ms",
+              flush=True)
+
+
+class CheckpointConfig:
+    """CheckpointConfig(save_checkpoint_steps=1, save_checkpoint_seconds=0,
+    keep_checkpoint_max=5, keep_checkpoint_per_n_minutes=0, integrated_save=True,
+    async_save=False, saved_network=None, append_info=None): when ModelCheckpoint saves and
+    how many files it keeps. Steps and seconds may not both be set."""
+
+    def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
+                 keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
+                 saved_network=None, append_info=None, **kwargs):
+        for name, v in (("save_checkpoint_steps", save_checkpoint_steps),
+                        ("save_checkpoint_seconds", save_checkpoint_seconds),
+                        ("keep_checkpoint_max", keep_checkpoint_max),
+                        ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise ValueError(f"For 'CheckpointConfig', the '{name}' must be a non-negative "
+                                 f"int, but got {v!r}.")
+        if save_checkpoint_steps and save_checkpoint_seconds:
+            raise ValueError("For 'CheckpointConfig', 'save_checkpoint_steps' and "
+                             "'save_checkpoint_seconds' cannot both be set.")
+        if not save_checkpoint_steps and not save_checkpoint_seconds:
+            raise ValueError("For 'CheckpointConfig', one of 'save_checkpoint_steps' and "
+                             "'save_checkpoint_seconds' must be set.")
+        self.save_checkpoint_steps = save_checkpoint_steps
+        self.save_checkpoint_seconds = save_checkpoint_seconds
+        self.keep_checkpoint_max = keep_checkpoint_max
+        self.integrated_save = integrated_save
+        self.async_save = async_save
+        self.saved_network = saved_network
+        self.append_info = append_info
+
+
+class ModelCheckpoint(Callback):
+    """ModelCheckpoint(prefix='CKP', directory=None, config=None): saves the training
+    network's parameters (weights and optimizer state) to
+    ``directory/prefix-<epoch>_<step>.ckpt`` every config.save_checkpoint_steps steps (or
+    seconds) and at the end, keeping the newest config.keep_checkpoint_max files.
+    ``latest_ckpt_file_name`` is the last file written."""
+
+    def __init__(self, prefix="CKP", directory=None, config=None):
+        if not isinstance(prefix, str) or not prefix or "/" in prefix:
+            raise ValueError(f"For 'ModelCheckpoint', the 'prefix' must be a non-empty file "
+                             f"name prefix, but got {prefix!r}.")
+        if config is not None and not isinstance(config, CheckpointConfig):
+            raise TypeError(f"For 'ModelCheckpoint', the 'config' must be a CheckpointConfig, "
+                            f"but got {type(config).__name__}.")
+        self._prefix = prefix
+        self._dir = os.path.abspath(directory or os.getcwd())
+        self._config = config or CheckpointConfig()
+        self._saved = []
+        self._last_time = time.time()
+        self._last_step = 0
+        self.latest_ckpt_file_name = None
+
+    def on_train_begin(self, run_context):
+        os.makedirs(self._dir, exist_ok=True)
+
+    def on_train_step_end(self, run_context):
+        p = run_context.original_args()
+        c = self._config
+        if c.save_checkpoint_steps and p.cur_step_num % c.save_checkpoint_steps == 0:
+            self._save(p)
+        elif c.save_checkpoint_seconds and \
+                time.time() - self._last_time >= c.save_checkpoint_seconds:
+            self._save(p)
+
+    def on_train_end(self, run_context):
+        p = run_context.original_args()
+        if self._last_step != p.cur_step_num:
+            self._save(p)
+
+    def _save(self, p):
+        from mycel.train.serialization import save_checkpoint
+        step = (p.cur_step_num - 1) % p.batch_num + 1
+        path = os.path.join(self._dir, f"{self._prefix}-{p.cur_epoch_num}_{step}.ckpt")
+        net = self._config.saved_network or p.train_network
+        save_checkpoint(net, path, append_dict=self._config.append_info)
+        self._saved.append(path)
+        keep = self._config.keep_checkpoint_max
+        while keep and len(self._saved) > keep:
+            old = self._saved.pop(0)
+            if os.path.exists(old) and old != path:
+                os.remove(old)
+        self._last_time = time.time()
+        self._last_step = p.cur_step_num
+        self.latest_ckpt_file_name = path
+
+
+class ProgressBar(Callback):
+    """A progress bar per epoch on a terminal (step, loss, samples/s), redrawn in place; when
+    the output is not a terminal, one summary line per epoch. ``stream`` defaults to
+    sys.stdout."""
+
+    def __init__(self, stream=None, width=30):
+        self._stream = stream
+        self._width = width
+
+    def _out(self):
+        return self._stream or sys.stdout
+
+    def on_train_epoch_begin(self, run_context):
+        self._t0 = time.perf_counter()
+        self._last_draw = 0.0
+
+    def on_train_step_end(self, run_context):
+        p = run_context.original_args()
+        out = self._out()
+        if not (hasattr(out, "isatty") and out.isatty()):
+            return
+        now = time.perf_counter()
+        step = (p.cur_step_num - 1) % p.batch_num + 1
+        if now - self._last_draw < 0.1 and step != p.batch_num:
+            return
+        self._last_draw = now
+        done = int(self._width * step / max(p.batch_num, 1))
+        bar = "#" * done + "-" * (self._width - done)
+        rate = step * getattr(p, "batch_size", 1) / max(now - self._t0, 1e-9)
+        out.write(f"\repoch {p.cur_epoch_num}/{p.epoch_num} [{bar}] {step}/{p.batch_num} "
+                  f"loss {_loss_value(p.net_outputs):.4f} {rate:,.0f} samples/s")
+        out.flush()
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        out = self._out()
+        dt = time.perf_counter() - self._t0
+        rate = p.batch_num * getattr(p, "batch_size", 1) / max(dt, 1e-9)
+        line = (f"epoch {p.cur_epoch_num}/{p.epoch_num}: loss {_loss_value(p.net_outputs):.4f}, "
+                f"{dt:.1f} s, {rate:,.0f} samples/s")
+        if hasattr(out, "isatty") and out.isatty():
+            out.write("\r" + line + " " * 20 + "\n")
+        else:
+            out.write(line + "\n")
+        out.flush()
+
+
+def _namespace(**kw):
+    return SimpleNamespace(**kw)

@@ -1,0 +1,96 @@
+"""export and load: a network's compiled inference graph in one MINDIR file, as MindSpore 2.x's
+``mindspore.export(net, *inputs, file_name, file_format='MINDIR')`` and ``mindspore.load``.
+
+``export`` compiles the network (a Cell, in inference mode, or a function) for the example
+inputs' dtypes and shapes exactly as GRAPH mode does, and writes the optimised graph with its
+weights: a protobuf ModelProto after MindSpore's mind_ir.proto, ending with a CRC-32
+(docs/mindir-format.md). ``load`` reads it back, checks it (checksum, ops, attributes,
+references, shapes) and returns a graph that ``nn.GraphCell`` runs without the network's
+Python source. The file is written to a temporary name and renamed, so a crash mid-write
+never leaves a partial file.
+"""
+import os
+
+import mycel
+from mycel import _mycel as _C
+from mycel.common.api import _JitFunction
+from mycel.nn import cell as _cell
+
+_SUFFIX = ".mindir"
+
+
+def _graph_function(net):
+    """The Python callable the compiler specialises for `net`."""
+    if isinstance(net, _cell.Cell):
+        return type(net).construct.__get__(net)
+    if isinstance(net, _JitFunction):
+        fn = net._mycel_fn
+        return fn if net._instance is None else fn.__get__(net._instance)
+    if callable(net):
+        return net
+    raise TypeError(f"For 'export', net must be a Cell or a function, but got "
+                    f"{type(net).__name__}.")
+
+
+def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
+    """Exports `net` (a Cell or a function) compiled for the example `inputs` (Tensors: their
+    dtypes and shapes are what the file accepts) to ``file_name + '.mindir'`` (the suffix is
+    added when missing). A Cell is compiled in inference mode (``set_train(False)``, as
+    MindSpore does) and its training flags are restored afterwards. The file holds the graph
+    and the current values of the Parameters it reads.
+
+    Raises ValueError for another file_format or unsupported options, and when the network
+    cannot be exported (a Python fallback, print: the message names the source line);
+    TypeError when an input is not a Tensor."""
+    if file_format != "MINDIR":
+        raise ValueError(f"For 'export', file_format must be 'MINDIR' (mycel writes no AIR or "
+                         f"ONNX), but got {file_format!r}.")
+    if not isinstance(file_name, str) or not file_name:
+        raise TypeError(f"For 'export', file_name must be a non-empty str, but got "
+                        f"{file_name!r}.")
+    if kwargs:
+        raise ValueError(f"For 'export', the options {sorted(kwargs)} are not supported.")
+    fn = _graph_function(net)
+    flags = []
+    if isinstance(net, _cell.Cell):
+        flags = [(c, c.training) for _, c in net.cells_and_names()]
+        net.set_train(False)
+    try:
+        data = _C._export_mindir(fn, inputs, mycel.__version__)
+    finally:
+        for c, training in flags:
+            object.__setattr__(c, "training", training)
+        _cell._TRAIN_VERSION[0] += 1
+    path = os.path.realpath(file_name if file_name.endswith(_SUFFIX) else file_name + _SUFFIX)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load(file_name, **kwargs):
+    """Loads a MINDIR file that ``mycel.export`` wrote and returns its graph (a
+    ``MindIRGraph``), to run with ``nn.GraphCell(graph)``.
+
+    Raises ValueError when the file does not exist or does not end with '.mindir', and when
+    it is truncated, corrupted, or holds an unknown op, attribute or reference, or shapes
+    that do not check (the message names the file and the node)."""
+    if not isinstance(file_name, str):
+        raise TypeError(f"For 'load', file_name must be a str, but got "
+                        f"{type(file_name).__name__}.")
+    if kwargs:
+        raise ValueError(f"For 'load', the options {sorted(kwargs)} are not supported.")
+    if not file_name.endswith(_SUFFIX):
+        raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}', but got "
+                         f"'{file_name}'.")
+    if not os.path.isfile(file_name):
+        raise ValueError(f"For 'load', the file '{file_name}' does not exist.")
+    with open(file_name, "rb") as f:
+        data = f.read()
+    return _C._load_mindir(data, file_name)

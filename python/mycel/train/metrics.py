@@ -1,0 +1,123 @@
+"""Metrics (MindSpore's ``mindspore.train.Accuracy``, ``Loss`` ...): accumulate over batches
+with ``update(...)``, read with ``eval()``, reset with ``clear()``. They work on numpy copies
+of the network outputs, outside the compiled graphs."""
+import numpy as np
+
+from mycel import _mycel as _C
+
+
+def _numpy(x):
+    if isinstance(x, _C.Tensor):
+        return x.asnumpy()
+    if isinstance(x, (list, tuple)):
+        return np.asarray([_numpy(e) for e in x])
+    return np.asarray(x)
+
+
+class Metric:
+    """Base class: subclasses implement clear(), update(*inputs) and eval()."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self):
+        raise NotImplementedError
+
+    def update(self, *inputs):
+        raise NotImplementedError
+
+    def eval(self):
+        raise NotImplementedError
+
+
+class Accuracy(Metric):
+    """Accuracy(eval_type='classification'): the fraction of samples whose predicted class
+    (argmax of the logits) is the label. update(logits [N, C], labels [N] or one-hot [N, C]).
+    eval_type 'multilabel': logits are thresholded at 0.5 and a sample counts when all its
+    labels match."""
+
+    def __init__(self, eval_type="classification"):
+        if eval_type not in ("classification", "multilabel"):
+            raise ValueError(f"For 'Accuracy', the 'eval_type' must be 'classification' or "
+                             f"'multilabel', but got {eval_type!r}.")
+        self._type = eval_type
+        super().__init__()
+
+    def clear(self):
+        self._correct = 0
+        self._total = 0
+
+    def update(self, *inputs):
+        if len(inputs) != 2:
+            raise ValueError(f"For 'Accuracy.update', it needs 2 inputs (logits, labels), but "
+                             f"got {len(inputs)}.")
+        y_pred, y = _numpy(inputs[0]), _numpy(inputs[1])
+        if self._type == "multilabel":
+            if y_pred.shape != y.shape:
+                raise ValueError(f"For 'Accuracy.update', multilabel predictions and labels must "
+                                 f"have one shape, but got {y_pred.shape} and {y.shape}.")
+            hit = np.all((y_pred > 0.5) == (y > 0.5), axis=tuple(range(1, y.ndim)))
+        else:
+            if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
+                y = y.argmax(-1)  # one-hot labels
+            if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
+                raise ValueError(f"For 'Accuracy.update', the logits must be [N, C] and the "
+                                 f"labels [N], but got {list(y_pred.shape)} and "
+                                 f"{list(y.shape)}.")
+            hit = y_pred.argmax(-1) == y
+        self._correct += int(hit.sum())
+        self._total += hit.shape[0]
+
+    def eval(self):
+        if self._total == 0:
+            raise RuntimeError("For 'Accuracy.eval', there is no sample: call update() first.")
+        return self._correct / self._total
+
+
+class Loss(Metric):
+    """The mean of the losses given to update(loss) (each a scalar: one batch's mean loss)."""
+
+    def clear(self):
+        self._sum = 0.0
+        self._n = 0
+
+    def update(self, *inputs):
+        if len(inputs) != 1:
+            raise ValueError(f"For 'Loss.update', it needs 1 input (the loss), but got "
+                             f"{len(inputs)}.")
+        v = _numpy(inputs[0])
+        if v.size != 1:
+            raise ValueError(f"For 'Loss.update', the loss must be a scalar, but got shape "
+                             f"{list(v.shape)}.")
+        self._sum += float(v.reshape(()))
+        self._n += 1
+
+    def eval(self):
+        if self._n == 0:
+            raise RuntimeError("For 'Loss.eval', there is no loss: call update() first.")
+        return self._sum / self._n
+
+
+_NAMES = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss}
+
+
+def get_metrics(metrics):
+    """{name: Metric} from a set/list of names or a dict of Metric objects (Model's argument)."""
+    if metrics is None:
+        return {}
+    if isinstance(metrics, dict):
+        for k, m in metrics.items():
+            if not isinstance(m, Metric):
+                raise TypeError(f"For 'Model', the metric '{k}' must be a Metric, but got "
+                                f"{type(m).__name__}.")
+        return dict(metrics)
+    if isinstance(metrics, (set, list, tuple)):
+        out = {}
+        for n in metrics:
+            if n not in _NAMES:
+                raise ValueError(f"For 'Model', unknown metric name {n!r}; known: "
+                                 f"{sorted(_NAMES)}.")
+            out[n] = _NAMES[n]()
+        return out
+    raise TypeError(f"For 'Model', the 'metrics' must be a dict or a set of names, but got "
+                    f"{type(metrics).__name__}.")

@@ -1,0 +1,204 @@
+"""Model: MindSpore's high-level training API (``mindspore.train.Model``).
+
+``Model(network, loss_fn, optimizer, metrics)`` builds the training step
+``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`` and an evaluation network
+returning (loss, logits, label); ``train`` runs epochs over a dataset with callbacks, ``eval``
+returns the metrics, ``predict`` runs the network. The steps run in the current mode: in GRAPH
+mode each is one compiled graph, so a training step is one call into C++.
+"""
+import time
+
+from mycel.nn.cell import Cell
+from mycel.nn.optim.optimizer import Optimizer
+from mycel.nn.wrap import TrainOneStepCell, WithLossCell
+from mycel.train.callback import CallbackList, RunContext, _namespace
+from mycel.train.metrics import Loss, get_metrics
+
+
+class WithEvalCell(Cell):
+    """(loss, outputs, label) of the network on (data, label): what Model.eval measures."""
+
+    def __init__(self, network, loss_fn):
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+def _batches(dataset, name):
+    if hasattr(dataset, "create_tuple_iterator"):
+        return dataset.create_tuple_iterator(num_epochs=1)
+    if hasattr(dataset, "__iter__"):
+        return iter(dataset)
+    raise TypeError(f"For 'Model.{name}', the dataset must be a mycel.dataset Dataset or an "
+                    f"iterable of (data, label) tuples, but got {type(dataset).__name__}.")
+
+
+def _size(dataset):
+    if hasattr(dataset, "get_dataset_size"):
+        return dataset.get_dataset_size()
+    try:
+        return len(dataset)
+    except TypeError:
+        return -1
+
+
+class Model:
+    """Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
+    eval_indexes=None, amp_level='O0'): train, evaluate and predict with `network`.
+
+    With loss_fn and optimizer, ``train`` steps ``TrainOneStepCell(WithLossCell(network,
+    loss_fn), optimizer)``; without a loss_fn, `network` must already return the loss and
+    ``train`` steps ``TrainOneStepCell(network, optimizer)``; without an optimizer, `network`
+    is the training step itself. ``eval`` needs metrics and either a loss_fn or an
+    eval_network returning (loss, outputs, label) (eval_indexes picks them from a longer
+    output).
+    """
+
+    def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
+                 eval_indexes=None, amp_level="O0", **kwargs):
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'Model', the 'network' must be a Cell, but got "
+                            f"{type(network).__name__}.")
+        if optimizer is not None and not isinstance(optimizer, Optimizer):
+            raise TypeError(f"For 'Model', the 'optimizer' must be an nn Optimizer, but got "
+                            f"{type(optimizer).__name__}.")
+        if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
+            raise ValueError(f"For 'Model', the 'amp_level' must be one of O0, O1, O2, O3, "
+                             f"auto, but got {amp_level!r}.")
+        if amp_level in ("O2", "O3"):
+            from mycel import float16
+            network.to_float(float16)
+        if eval_indexes is not None and (len(eval_indexes) != 3 or eval_network is None):
+            raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and three "
+                             "indexes (loss, outputs, label).")
+        self._network = network
+        self._loss_fn = loss_fn
+        self._optimizer = optimizer
+        self._metric_fns = get_metrics(metrics)
+        self._eval_indexes = tuple(eval_indexes) if eval_indexes is not None else (0, 1, 2)
+        if optimizer is not None:
+            step_net = WithLossCell(network, loss_fn) if loss_fn is not None else network
+            self._train_network = TrainOneStepCell(step_net, optimizer)
+        else:
+            self._train_network = network
+        if eval_network is not None:
+            self._eval_network = eval_network
+        elif loss_fn is not None:
+            self._eval_network = WithEvalCell(network, loss_fn)
+        else:
+            self._eval_network = None
+
+    @property
+    def train_network(self):
+        """The training step cell."""
+        return self._train_network
+
+    @property
+    def predict_network(self):
+        """The network predict() runs."""
+        return self._network
+
+    @property
+    def eval_network(self):
+        """The (loss, outputs, label) network eval() runs."""
+        return self._eval_network
+
+    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
+              initial_epoch=0):
+        """Trains for epochs initial_epoch+1 .. epoch over train_dataset (each batch a tuple
+        passed to the training step), calling the callbacks' hooks."""
+        if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch <= 0:
+            raise ValueError(f"For 'Model.train', the 'epoch' must be a positive int, but got "
+                             f"{epoch!r}.")
+        if not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+            raise ValueError(f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), "
+                             f"but got {initial_epoch!r}.")
+        cbs = CallbackList(callbacks)
+        batch_num = _size(train_dataset)
+        get_bs = getattr(train_dataset, "get_batch_size", None)
+        p = _namespace(train_network=self._train_network, network=self._network,
+                       optimizer=self._optimizer, loss_fn=self._loss_fn, epoch_num=epoch,
+                       cur_epoch_num=initial_epoch, batch_num=batch_num, cur_step_num=0,
+                       net_outputs=None, train_dataset=train_dataset, mode="train",
+                       batch_size=get_bs() if get_bs else 1, dataset_sink_mode=False)
+        ctx = RunContext(p)
+        self._train_network.set_train(True)
+        cbs.on_train_begin(ctx)
+        step = initial_epoch * max(batch_num, 0)
+        for e in range(initial_epoch + 1, epoch + 1):
+            p.cur_epoch_num = e
+            cbs.on_train_epoch_begin(ctx)
+            n = 0
+            for data in _batches(train_dataset, "train"):
+                if not isinstance(data, (tuple, list)):
+                    data = (data,)
+                step += 1
+                n += 1
+                p.cur_step_num = step
+                cbs.on_train_step_begin(ctx)
+                p.net_outputs = self._train_network(*data)
+                cbs.on_train_step_end(ctx)
+                if ctx.get_stop_requested():
+                    break
+            if p.batch_num < 0:
+                p.batch_num = n
+            cbs.on_train_epoch_end(ctx)
+            if ctx.get_stop_requested():
+                break
+        cbs.on_train_end(ctx)
+        self._train_network.set_train(False)
+
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
+        """{metric name: value} over valid_dataset (batches of (data, label))."""
+        if self._eval_network is None or not self._metric_fns:
+            raise ValueError("For 'Model.eval', the Model needs metrics and a loss_fn (or an "
+                             "eval_network).")
+        cbs = CallbackList(callbacks)
+        for m in self._metric_fns.values():
+            m.clear()
+        p = _namespace(eval_network=self._eval_network, valid_dataset=valid_dataset,
+                       batch_num=_size(valid_dataset), cur_step_num=0, net_outputs=None,
+                       metrics=None, mode="eval")
+        ctx = RunContext(p)
+        self._eval_network.set_train(False)
+        cbs.on_eval_begin(ctx)
+        cbs.on_eval_epoch_begin(ctx)
+        li, oi, yi = self._eval_indexes
+        for data in _batches(valid_dataset, "eval"):
+            p.cur_step_num += 1
+            cbs.on_eval_step_begin(ctx)
+            out = self._eval_network(*data)
+            p.net_outputs = out
+            for name, m in self._metric_fns.items():
+                if isinstance(m, Loss):
+                    m.update(out[li])
+                else:
+                    m.update(out[oi], out[yi])
+            cbs.on_eval_step_end(ctx)
+        p.metrics = {name: m.eval() for name, m in self._metric_fns.items()}
+        cbs.on_eval_epoch_end(ctx)
+        cbs.on_eval_end(ctx)
+        return p.metrics
+
+    def predict(self, *predict_data):
+        """The network's output on predict_data (inference mode)."""
+        self._network.set_train(False)
+        return self._network(*predict_data)
+
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            **kwargs):
+        """train, with eval on valid_dataset every valid_frequency epochs (the results are
+        printed and kept in ``self.eval_results``, a list of (epoch, metrics))."""
+        self.eval_results = []
+        for e in range(epoch):
+            self.train(e + 1, train_dataset, callbacks, initial_epoch=e)
+            if valid_dataset is not None and (e + 1) % valid_frequency == 0:
+                t0 = time.perf_counter()
+                r = self.eval(valid_dataset)
+                self.eval_results.append((e + 1, r))
+                print(f"eval epoch {e + 1}: {r} ({time.perf_counter() - t0:.1f} s)", flush=True)
+

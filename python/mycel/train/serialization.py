@@ -1,0 +1,693 @@
+"""Checkpoints: save_checkpoint, load_checkpoint and load_param_into_net, as MindSpore 2.x.
+
+A checkpoint file is a protobuf ``Checkpoint`` message laid out as MindSpore's
+checkpoint.proto (one ``Value`` per tensor: its name and a ``TensorProto`` with the dims, the
+type name and the raw little-endian bytes), so either framework reads the other's files. The
+wire format is written and parsed here by hand, without protoc. mycel adds two fields that a
+protobuf reader skips as unknown: a header first, and a footer last holding the entry count
+and a CRC32 of everything before it, so that a truncated or corrupted mycel file is always
+rejected. Writing goes to a temporary file that is renamed into place: a crash mid-write
+leaves the previous checkpoint intact. docs/checkpoint-format.md describes the format.
+"""
+import math
+import os
+import struct
+import threading
+import zlib
+
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.common.parameter import Parameter
+from mycel.nn.cell import Cell
+
+Tensor = _C.Tensor
+
+MAGIC = b"MYCELCKP"
+FORMAT_VERSION = 1
+FOOTER_FIELD = 1000  # magic, version, entry count, CRC32 of the bytes before the field
+HEADER_FIELD = 1001  # magic, version; first in the file: the footer is then required
+_HEADER = struct.Struct("<8sI")
+_FOOTER = struct.Struct("<8sIQI")
+
+# tensor_type -> (numpy dtype of the bytes on the wire, mycel dtype).
+_TYPES = {
+    "Bool": ("u1", _C.bool), "Int8": ("i1", _C.int8), "UInt8": ("u1", _C.uint8),
+    "Int16": ("<i2", _C.int16), "Int32": ("<i4", _C.int32), "Int64": ("<i8", _C.int64),
+    "Float16": ("<f2", _C.float16), "BFloat16": ("<u2", _C.bfloat16),
+    "Float32": ("<f4", _C.float32), "Float64": ("<f8", _C.float64),
+}
+_FOREIGN_TYPES = ("UInt16", "UInt32", "UInt64", "random_op")  # MindSpore's, not mycel's
+_FLOATS = ("Float16", "BFloat16", "Float32", "Float64")
+_INTS = ("Int8", "Int16", "Int32", "Int64")  # the casts non-strict loading makes, as MindSpore
+
+_LOCK = threading.RLock()
+_PENDING = {}  # path -> [thread, exception] of an asynchronous save
+
+
+class _Corrupt(Exception):
+    """A malformed checkpoint (turned into a ValueError naming the file)."""
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+def _varint(n):
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _key(field, wire_type):
+    return _varint(field << 3 | wire_type)
+
+
+def _bytes_field(field, payload):
+    return _key(field, 2) + _varint(len(payload)) + payload
+
+
+def _frame(name, kind, dims, content):
+    """The bytes of one ``Checkpoint.value`` field up to its tensor_content, which follows."""
+    tensor = (b"".join(_key(1, 0) + _varint(d) for d in dims) + _bytes_field(2, kind.encode())
+              + _key(3, 2) + _varint(len(content)))
+    value = _bytes_field(1, name.encode()) + _key(2, 2) + _varint(len(tensor) + len(content))
+    return _key(1, 2) + _varint(len(value) + len(tensor) + len(content)) + value + tensor
+
+
+def _encode(name, data, copy):
+    """(name, tensor_type, dims, content) of a Tensor or str: content is a flat uint8 array of
+    little-endian, C-order bytes (a copy when `copy`, else possibly sharing the tensor's)."""
+    if isinstance(data, str):  # as MindSpore: numpy's UTF-32 string bytes, dims [0]
+        return name, "str", [0], np.frombuffer(data.encode("utf-32-le") or bytes(4), np.uint8)
+    kind = str(data.dtype)
+    arr = np.ascontiguousarray(data.asnumpy())
+    if kind == "BFloat16":  # asnumpy widens to float32, whose top 16 bits are the bfloat16
+        arr = (arr.view("<u4") >> 16).astype("<u2")
+    else:
+        arr = arr.astype(_TYPES[kind][0], copy=False)
+    content = arr.reshape(-1).view(np.uint8)
+    return name, kind, list(data.shape), content.copy() if copy else content
+
+
+def _write_file(path, entries):
+    """Writes the encoded entries to a temporary file beside path, fsyncs it and renames it
+    over path; on any exception the temporary is removed and path is left as it was."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with _LOCK:
+        try:
+            with open(tmp, "wb") as f:
+                crc = 0
+                for piece in _pieces(entries):
+                    f.write(piece)
+                    crc = zlib.crc32(piece, crc)
+                f.write(_bytes_field(FOOTER_FIELD, _FOOTER.pack(MAGIC, FORMAT_VERSION,
+                                                                len(entries), crc)))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+    _fsync_dir(os.path.dirname(path))
+
+
+def _pieces(entries):
+    yield _bytes_field(HEADER_FIELD, _HEADER.pack(MAGIC, FORMAT_VERSION))
+    for name, kind, dims, content in entries:
+        yield _frame(name, kind, dims, content)
+        yield content
+
+
+def _fsync_dir(directory):
+    """Makes the rename durable (POSIX; a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _async_write(path, entries):
+    job = [None, None]
+
+    def run():
+        try:
+            _write_file(path, entries)
+        except BaseException as e:  # reported by the next save or load of this file
+            job[1] = e
+
+    job[0] = threading.Thread(target=run, name="mycel_async_save_ckpt", daemon=False)
+    _PENDING[path] = job
+    job[0].start()
+
+
+def _wait_pending(path, func):
+    """Waits for an asynchronous save of path; raises RuntimeError if it failed."""
+    job = _PENDING.pop(path, None)
+    if job is None:
+        return
+    job[0].join()
+    if job[1] is not None:
+        raise RuntimeError(f"For '{func}', the earlier asynchronous save of {path} failed: "
+                           f"{type(job[1]).__name__}: {job[1]}") from job[1]
+
+
+def _path_arg(func, name):
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    if not isinstance(name, str):
+        raise TypeError(f"For '{func}', the checkpoint file name must be a str, but got "
+                        f"{type(name).__name__}.")
+    return os.path.abspath(name)
+
+
+def _check_bool(func, arg, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{func}', '{arg}' must be a bool, but got {type(value).__name__}.")
+
+
+def _check_callable(func, value):
+    if value is not None and not callable(value):
+        raise TypeError(f"For '{func}', 'choice_func' must be callable or None, but got "
+                        f"{type(value).__name__}.")
+
+
+def _save_items(save_obj):
+    """(name, Tensor or str) pairs of a Cell, a list or a dict, as MindSpore takes them."""
+    if isinstance(save_obj, Cell):
+        return [(p.name, p) for _, p in save_obj.parameters_and_names()]
+    if isinstance(save_obj, dict):
+        items = list(save_obj.items())
+        what = "save_obj[{!r}]"
+    elif isinstance(save_obj, list):
+        items = []
+        for i, x in enumerate(save_obj):
+            if isinstance(x, Parameter):
+                items.append((x.name, x))
+            elif isinstance(x, dict) and set(x) == {"name", "data"}:
+                items.append((x["name"], x["data"]))
+            else:
+                got = f"a dict with keys {sorted(map(str, x))}" if isinstance(x, dict) else \
+                    type(x).__name__
+                raise TypeError(f"For 'save_checkpoint', save_obj[{i}] must be a Parameter or a "
+                                f"dict {{'name': str, 'data': Tensor}}, but got {got}.")
+        what = "the entry named {!r}"
+    else:
+        raise TypeError(f"For 'save_checkpoint', save_obj must be a Cell, a list or a dict, but "
+                        f"got {type(save_obj).__name__}.")
+    for name, data in items:
+        if not isinstance(name, str):
+            raise TypeError(f"For 'save_checkpoint', parameter names must be str, but got "
+                            f"{type(name).__name__} ({name!r}).")
+        if not isinstance(data, (Tensor, str)):
+            raise TypeError(f"For 'save_checkpoint', {what.format(name)} must be a Parameter or "
+                            f"Tensor, but got {type(data).__name__}.")
+    return items
+
+
+def _append_items(append_dict):
+    """(name, Tensor or str) pairs of append_dict: numbers become 0-d tensors, as MindSpore's
+    Tensor(value) would make them (bool -> Bool, int -> Int64, float -> Float32)."""
+    if append_dict is None:
+        return []
+    if not isinstance(append_dict, dict):
+        raise TypeError(f"For 'save_checkpoint', 'append_dict' must be a dict, but got "
+                        f"{type(append_dict).__name__}.")
+    items = []
+    for name, value in append_dict.items():
+        if not isinstance(name, str):
+            raise TypeError(f"For 'save_checkpoint', the keys of 'append_dict' must be str, but "
+                            f"got {type(name).__name__} ({name!r}).")
+        if isinstance(value, bool):
+            value = Tensor(value, _C.bool)
+        elif isinstance(value, int):
+            if not -2**63 <= value < 2**63:
+                raise ValueError(f"For 'save_checkpoint', append_dict[{name!r}] = {value} does "
+                                 f"not fit in an Int64.")
+            value = Tensor(value, _C.int64)
+        elif isinstance(value, float):
+            value = Tensor(value, _C.float32)
+        elif not isinstance(value, (Tensor, str)):
+            raise TypeError(f"For 'save_checkpoint', append_dict[{name!r}] must be an int, float, "
+                            f"bool, str, Parameter or Tensor, but got {type(value).__name__}.")
+        items.append((name, value))
+    return items
+
+
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
+                    **kwargs):
+    """Saves parameters to a checkpoint file (MindSpore's format; ".ckpt" is appended when
+    the name lacks it; an existing file is replaced atomically).
+
+    Args:
+        save_obj (Union[Cell, list, dict]): a Cell (its parameters, keyed by Parameter.name,
+            in parameters_and_names() order); a list of Parameters (e.g. trainable_params())
+            or of dicts ``{"name": str, "data": Tensor}``; or a dict name -> Parameter/Tensor
+            (e.g. what load_checkpoint returns; str values are kept as strings).
+        ckpt_file_name (str): the file to write.
+        integrated_save (bool): MindSpore's parallel merge switch; mycel runs on one device,
+            so it only has to be a bool. Default: True.
+        async_save (bool): write the file in a background thread (the data is copied first,
+            so training may go on). The next save or load of the same file waits for it and
+            raises RuntimeError if it failed. Default: False.
+        append_dict (dict): extra entries name -> int, float, bool, str, Tensor; numbers are
+            saved as 0-d tensors (Int64, Float32, Bool). Not filtered by choice_func.
+        enc_key (bytes): encryption is not supported: anything but None raises
+            NotImplementedError.
+        enc_mode (str): only checked to be a str (used with enc_key).
+        choice_func (callable): choice_func(name) -> bool keeps the parameters for which it
+            returns True.
+        kwargs: ``format="ckpt"`` is accepted; other keywords raise TypeError.
+
+    Raises:
+        TypeError: a wrong argument type, or an entry that is not a Tensor.
+        ValueError: a name saved twice, or an unknown format.
+        NotImplementedError: enc_key is given.
+    """
+    func = "save_checkpoint"
+    path = _path_arg(func, ckpt_file_name)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"For '{func}', the checkpoint file name {path} is a directory.")
+    if not path.endswith(".ckpt"):
+        path += ".ckpt"
+    _check_bool(func, "integrated_save", integrated_save)
+    _check_bool(func, "async_save", async_save)
+    _check_callable(func, choice_func)
+    if not isinstance(enc_mode, str):
+        raise TypeError(f"For '{func}', 'enc_mode' must be a str, but got "
+                        f"{type(enc_mode).__name__}.")
+    if enc_key is not None:
+        raise NotImplementedError(f"For '{func}', encrypted checkpoints (enc_key) are not "
+                                  f"supported by mycel; save without enc_key.")
+    fmt = kwargs.pop("format", "ckpt")
+    if kwargs:
+        raise TypeError(f"For '{func}', unexpected keyword argument(s) {sorted(kwargs)}.")
+    if fmt != "ckpt":
+        raise ValueError(f"For '{func}', format must be 'ckpt' (the only one mycel writes), "
+                         f"but got {fmt!r}.")
+    items = [(n, d) for n, d in _save_items(save_obj) if choice_func is None or choice_func(n)]
+    items += _append_items(append_dict)
+    seen = set()
+    for name, _ in items:
+        if name in seen:
+            raise ValueError(f"For '{func}', the name {name!r} occurs more than once: a "
+                             f"checkpoint holds one value per name.")
+        seen.add(name)
+    entries = [_encode(name, data, async_save) for name, data in items]
+    _wait_pending(path, func)
+    if async_save:
+        _async_write(path, entries)
+    else:
+        _write_file(path, entries)
+
+
+# ---- reading --------------------------------------------------------------------------------
+
+def _read_varint(buf, pos, end, what):
+    result = shift = 0
+    while True:
+        if pos >= end:
+            raise _Corrupt(f"truncated varint in {what} at byte {pos}")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+        if shift >= 64:
+            raise _Corrupt(f"varint longer than 10 bytes in {what} at byte {pos}")
+
+
+def _fields(buf, pos, end, what):
+    """Yields (field number, wire type, value, offset) of the message in buf[pos:end]: value
+    is an int for varints and the (start, stop) byte range otherwise."""
+    while pos < end:
+        start = pos
+        key, pos = _read_varint(buf, pos, end, what)
+        field, wire_type = key >> 3, key & 7
+        if field == 0:
+            raise _Corrupt(f"field number 0 in {what} at byte {start}")
+        if wire_type == 0:
+            value, pos = _read_varint(buf, pos, end, what)
+        elif wire_type in (1, 2, 5):
+            if wire_type == 2:
+                size, pos = _read_varint(buf, pos, end, what)
+            else:
+                size = 8 if wire_type == 1 else 4
+            if size > end - pos:
+                raise _Corrupt(f"truncated: field {field} of {what} at byte {start} needs {size} "
+                               f"bytes but {end - pos} remain")
+            value = (pos, pos + size)
+            pos += size
+        else:
+            raise _Corrupt(f"unsupported wire type {wire_type} in {what} at byte {start}")
+        yield field, wire_type, value, start
+
+
+def _expect_bytes(field, wire_type, what, start):
+    if wire_type != 2:
+        raise _Corrupt(f"field {field} of {what} at byte {start} has wire type {wire_type}, "
+                       f"not 2 (length-delimited)")
+
+
+def _text(buf, span, what):
+    try:
+        return bytes(buf[span[0]:span[1]]).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Corrupt(f"{what} is not valid UTF-8") from None
+
+
+def _set_once(found, key, value, what, start):
+    if key in found:
+        raise _Corrupt(f"{what} has field '{key}' twice (byte {start})")
+    found[key] = value
+
+
+def _parse_tensor(buf, pos, end, what):
+    dims, found = [], {}
+    for field, wire_type, value, start in _fields(buf, pos, end, what):
+        if field == 1:
+            if wire_type == 0:
+                dims.append(value)
+            elif wire_type == 2:  # packed
+                p = value[0]
+                while p < value[1]:
+                    d, p = _read_varint(buf, p, value[1], what + " dims")
+                    dims.append(d)
+            else:
+                raise _Corrupt(f"dims of {what} at byte {start} have wire type {wire_type}")
+        elif field in (2, 3):
+            _expect_bytes(field, wire_type, what, start)
+            _set_once(found, "tensor_type" if field == 2 else "tensor_content", value, what,
+                      start)
+    for key in ("tensor_type", "tensor_content"):
+        if key not in found:
+            raise _Corrupt(f"{what} has no {key}")
+    if any(d >= 2**63 for d in dims):
+        raise _Corrupt(f"{what} has a negative dim")
+    return dims, _text(buf, found["tensor_type"], f"the tensor_type of {what}"), \
+        found["tensor_content"]
+
+
+def _parse_value(buf, pos, end, index):
+    what = f"entry {index}"
+    found = {}
+    for field, wire_type, value, start in _fields(buf, pos, end, what):
+        if field in (1, 2):
+            _expect_bytes(field, wire_type, what, start)
+            _set_once(found, "tag" if field == 1 else "tensor", value, what, start)
+    if "tag" not in found:
+        raise _Corrupt(f"{what} has no tag (name)")
+    tag = _text(buf, found["tag"], f"the tag of {what}")
+    if "tensor" not in found:
+        raise _Corrupt(f"{what} ({tag!r}) has no tensor")
+    return (tag,) + _parse_tensor(buf, *found["tensor"], f"entry {index} ({tag!r})")
+
+
+def _parse_checkpoint(buf):
+    """The (tag, dims, tensor_type, content span) entries of a checkpoint, after checking
+    mycel's header and footer when the file has them."""
+    if not buf:
+        raise _Corrupt("the file is empty")
+    values, header, footer = [], False, False
+    for field, wire_type, value, start in _fields(buf, 0, len(buf), "the checkpoint"):
+        if footer:
+            raise _Corrupt(f"data follows the footer (byte {start})")
+        if field == 1:
+            _expect_bytes(field, wire_type, "the checkpoint", start)
+            values.append(_parse_value(buf, *value, len(values)))
+        elif field == HEADER_FIELD:
+            _expect_bytes(field, wire_type, "the checkpoint", start)
+            if start != 0 or value[1] - value[0] != _HEADER.size:
+                raise _Corrupt(f"malformed header at byte {start}")
+            magic, version = _HEADER.unpack_from(buf, value[0])
+            _check_magic_version(magic, version, "header")
+            header = True
+        elif field == FOOTER_FIELD:
+            _expect_bytes(field, wire_type, "the checkpoint", start)
+            if value[1] - value[0] != _FOOTER.size:
+                raise _Corrupt(f"malformed footer at byte {start}")
+            magic, version, count, crc = _FOOTER.unpack_from(buf, value[0])
+            _check_magic_version(magic, version, "footer")
+            if count != len(values):
+                raise _Corrupt(f"the footer counts {count} entries but the file has "
+                               f"{len(values)}")
+            actual = zlib.crc32(buf[:start])
+            if crc != actual:
+                raise _Corrupt(f"CRC32 mismatch (footer {crc:#010x}, data {actual:#010x}): "
+                               f"the file is corrupted")
+            footer = True
+        # Other fields are unknown to this reader and skipped, as protobuf does.
+    if header != footer:
+        raise _Corrupt("the footer is missing: the file is truncated" if header else
+                       "it has a footer but no header")
+    return values
+
+
+def _check_magic_version(magic, version, what):
+    if magic != MAGIC:
+        raise _Corrupt(f"bad {what} magic {magic!r}")
+    if version != FORMAT_VERSION:
+        raise _Corrupt(f"format version {version} in the {what}; this mycel reads version "
+                       f"{FORMAT_VERSION}")
+
+
+def _group(buf, values):
+    """name -> (tensor_type, shape, content bytes): consecutive entries with one tag are the
+    chunks of one tensor (MindSpore splits big tensors so); the content size is checked."""
+    out, last = {}, None
+    for tag, dims, kind, span in values:
+        chunk = buf[span[0]:span[1]]
+        if tag == last and out[tag][:2] == (kind, dims):
+            out[tag][2].append(chunk)
+            continue
+        if tag in out:
+            raise _Corrupt(f"the name {tag!r} occurs twice")
+        if kind not in _TYPES and kind != "str":
+            raise _Corrupt(f"entry {tag!r} has tensor_type {kind!r}, " +
+                           ("which mycel does not support" if kind in _FOREIGN_TYPES else
+                            "which is unknown"))
+        out[tag] = (kind, dims, [chunk])
+        last = tag
+    result = {}
+    for tag, (kind, dims, chunks) in out.items():
+        content = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if kind == "str":
+            if len(content) % 4:
+                raise _Corrupt(f"string entry {tag!r} has {len(content)} bytes, not a multiple "
+                               f"of 4 (UTF-32)")
+            result[tag] = (kind, (), content)
+            continue
+        itemsize = np.dtype(_TYPES[kind][0]).itemsize
+        shape = tuple(dims)
+        if dims == [0] and len(content) == itemsize:
+            shape = ()  # how MindSpore before 2.3 writes a 0-d tensor
+        need = math.prod(shape) * itemsize
+        if len(content) != need:
+            raise _Corrupt(f"entry {tag!r} has {len(content)} bytes of content, but dims "
+                           f"{list(dims)} of {kind} need {need}")
+        result[tag] = (kind, shape, content)
+    return result
+
+
+def _to_value(tag, kind, shape, content):
+    """The Parameter (or str) of a decoded entry, with its own copy of the data."""
+    if kind == "str":
+        try:
+            return bytes(content).decode("utf-32-le").rstrip("\0")
+        except UnicodeDecodeError:
+            raise _Corrupt(f"string entry {tag!r} is not valid UTF-32") from None
+    wire, dtype = _TYPES[kind]
+    arr = np.frombuffer(content, wire)
+    if kind == "BFloat16":
+        arr = (arr.astype("<u4") << 16).view("<f4")
+    elif kind == "Bool":
+        arr = arr != 0
+    return Parameter(Tensor(arr.reshape(shape), dtype), name=tag)
+
+
+def _check_prefix(arg, prefix):
+    if prefix is None:
+        return ()
+    if isinstance(prefix, str):
+        prefix = (prefix,)
+    if not isinstance(prefix, (list, tuple)) or not prefix:
+        raise TypeError(f"For 'load_checkpoint', '{arg}' must be a str or a non-empty list/tuple "
+                        f"of str, but got {prefix!r:.80}.")
+    for p in prefix:
+        if not isinstance(p, str):
+            raise TypeError(f"For 'load_checkpoint', the items of '{arg}' must be str, but got "
+                            f"{type(p).__name__}.")
+        if not p:
+            raise ValueError(f"For 'load_checkpoint', '{arg}' must not contain ''.")
+    return tuple(prefix)
+
+
+def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None):
+    """Loads a checkpoint file: returns a dict name -> Parameter (the saved name, dtype, shape
+    and data; strings saved through append_dict come back as str), and with `net` also loads
+    it into the network (load_param_into_net).
+
+    Args:
+        ckpt_file_name (str): the file, ending in ".ckpt".
+        net (Cell): a network to load the parameters into. Default: None.
+        strict_load (bool): passed to load_param_into_net. Default: False.
+        filter_prefix (Union[str, list, tuple]): names starting with one of these are skipped.
+        dec_key (bytes): decryption is not supported: anything but None raises
+            NotImplementedError.
+        dec_mode (str): only checked to be a str.
+        specify_prefix (Union[str, list, tuple]): only names starting with one of these are
+            loaded.
+        choice_func (callable): choice_func(name) -> bool keeps the names for which it returns
+            True (applied together with the prefixes).
+
+    Raises:
+        TypeError: a wrong argument type.
+        ValueError: the file is missing, does not end in ".ckpt", is truncated or corrupted
+            (a bad footer or CRC, a truncated field, an unknown tensor_type, content whose
+            size does not match its dims), or nothing is left to load after the filters.
+        NotImplementedError: dec_key is given.
+    """
+    func = "load_checkpoint"
+    path = _path_arg(func, ckpt_file_name)
+    if not path.endswith(".ckpt"):
+        raise ValueError(f"For '{func}', the checkpoint file name must end with '.ckpt', but got "
+                         f"{ckpt_file_name!r}.")
+    _check_bool(func, "strict_load", strict_load)
+    specify_prefix = _check_prefix("specify_prefix", specify_prefix)
+    filter_prefix = _check_prefix("filter_prefix", filter_prefix)
+    _check_callable(func, choice_func)
+    if not isinstance(dec_mode, str):
+        raise TypeError(f"For '{func}', 'dec_mode' must be a str, but got "
+                        f"{type(dec_mode).__name__}.")
+    if dec_key is not None:
+        raise NotImplementedError(f"For '{func}', encrypted checkpoints (dec_key) are not "
+                                  f"supported by mycel.")
+    if net is not None and not isinstance(net, Cell):
+        raise TypeError(f"For '{func}', 'net' must be a Cell or None, but got "
+                        f"{type(net).__name__}.")
+    _wait_pending(path, func)
+    if not os.path.isfile(path):
+        raise ValueError(f"For '{func}', the checkpoint file {path} does not exist.")
+    with open(path, "rb") as f:
+        buf = memoryview(f.read())
+    try:
+        entries = _group(buf, _parse_checkpoint(buf))
+        result = {}
+        for tag, entry in entries.items():
+            if specify_prefix and not tag.startswith(specify_prefix):
+                continue
+            if filter_prefix and tag.startswith(filter_prefix):
+                continue
+            if choice_func is not None and not choice_func(tag):
+                continue
+            result[tag] = _to_value(tag, *entry)
+    except _Corrupt as e:
+        raise ValueError(f"For '{func}', the checkpoint file {path} is not valid: {e}.") from None
+    if not result:
+        raise ValueError(f"For '{func}', nothing was loaded from {path}: it has no entries, or "
+                         f"filter_prefix/specify_prefix/choice_func removed them all.")
+    if net is not None:
+        load_param_into_net(net, result, strict_load)
+    return result
+
+
+# ---- loading into a network -----------------------------------------------------------------
+
+def _prefixed_matches(missing, parameter_dict):
+    """MindSpore's non-strict fallback: a net parameter missing from the dict loads from
+    prefix + its name, the prefix coming from a dict name that ends in a missing name (a
+    checkpoint of a wrapper, "network.fc.weight", loads into the bare "fc.weight"). mycel
+    takes only whole dotted prefixes, so "10.weight" never loads into "0.weight"."""
+    matched, tried = {}, set()
+    while True:
+        prefix = next((k[:-len(n)] for n in missing if n not in matched
+                       for k in parameter_dict
+                       if k.endswith("." + n) and k[:-len(n)] not in tried), None)
+        if prefix is None:
+            return matched
+        tried.add(prefix)
+        for n in missing:
+            if n not in matched and prefix + n in parameter_dict:
+                matched[n] = prefix + n
+
+
+def _checked_data(param, key, new, strict_load):
+    """new's data ready for param (a copy, cast as MindSpore casts), or RuntimeError."""
+    func = "load_param_into_net"
+    if not isinstance(new, Parameter):
+        raise TypeError(f"For '{func}', parameter_dict[{key!r}] must be a Parameter to load "
+                        f"into '{param.name}', but got {type(new).__name__}.")
+    if tuple(new.shape) != tuple(param.shape):
+        raise RuntimeError(f"For '{func}', the shape of '{param.name}' in the net is "
+                           f"{tuple(param.shape)}, but parameter_dict[{key!r}] has shape "
+                           f"{tuple(new.shape)}.")
+    if new.dtype == param.dtype:
+        return new.copy()
+    kinds = {str(new.dtype), str(param.dtype)}
+    if not strict_load and (kinds <= set(_FLOATS) or kinds <= set(_INTS)):
+        return new.astype(param.dtype)
+    raise RuntimeError(f"For '{func}', the dtype of '{param.name}' in the net is {param.dtype}, "
+                       f"but parameter_dict[{key!r}] is {new.dtype}" +
+                       ("" if strict_load else " (only float<->float and int<->int are cast)") +
+                       ".")
+
+
+def load_param_into_net(net, parameter_dict, strict_load=False):
+    """Loads parameters into a network, matching them by Parameter.name.
+
+    The data is copied into the net's own Parameter objects (Parameter.set_data), which keep
+    their identity, so compiled graphs that hold them see the loaded values. Every match is
+    checked before anything is written: on an error the net is unchanged.
+
+    Args:
+        net (Cell): the network.
+        parameter_dict (dict): name -> Parameter (str values, from append_dict, are allowed
+            and reported as not loaded).
+        strict_load (bool): False (default): a dtype difference within the floats (Float16,
+            BFloat16, Float32, Float64) or within the signed ints is cast to the net's dtype,
+            and a net parameter missing from the dict is also looked up under a dotted prefix
+            ("network." + name) as MindSpore does. True: names and dtypes must match exactly.
+
+    Returns:
+        tuple(list, list): (param_not_load, ckpt_not_load): the names of the net's
+        parameters that were not loaded, and the names in parameter_dict that were not used.
+
+    Raises:
+        TypeError: net is not a Cell, parameter_dict not a dict of str -> Parameter.
+        RuntimeError: a shape or (non-castable) dtype mismatch, naming the parameter.
+    """
+    func = "load_param_into_net"
+    if not isinstance(net, Cell):
+        raise TypeError(f"For '{func}', 'net' must be a Cell, but got {type(net).__name__}.")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"For '{func}', 'parameter_dict' must be a dict, but got "
+                        f"{type(parameter_dict).__name__}.")
+    for key, value in parameter_dict.items():
+        if not isinstance(key, str) or not isinstance(value, (Parameter, str)):
+            raise TypeError(f"For '{func}', 'parameter_dict' must map str to Parameter, but "
+                            f"has {key!r:.60} -> {type(value).__name__}.")
+    _check_bool(func, "strict_load", strict_load)
+    params = [p for _, p in net.parameters_and_names()]
+    source = {p.name: p.name for p in params if p.name in parameter_dict}
+    missing = [p.name for p in params if p.name not in source]
+    if missing and not strict_load:
+        source.update(_prefixed_matches(missing, parameter_dict))
+    plan = [(p, _checked_data(p, source[p.name], parameter_dict[source[p.name]], strict_load))
+            for p in params if p.name in source]
+    for param, data in plan:
+        param.set_data(data)
+    used = set(source.values())
+    param_not_load = [p.name for p in params if p.name not in source]
+    ckpt_not_load = [k for k in parameter_dict if k not in used]
+    return param_not_load, ckpt_not_load

@@ -1,0 +1,144 @@
+// order_updates: an update op (F_UPDATE: Assign, AssignAdd, ApplyMomentum, SGD, Adam...)
+// writes its first n_out inputs in place. In a graph, every other reader of a written node
+// that does not itself depend on the update runs before it, so all reads see the value from
+// before the update (to read the new value, use the update's result). The pass makes that
+// order an edge: the written input is wrapped in a depend on those readers:
+//
+//   %a = Neg(%w)   %b = MatMul(%x, %w)   %u = Assign(%w, %v)
+//     ->  %u = Assign(depend(%w, %a, %b), %v)
+//
+// Readers are the CNodes of the update's graph that take the written node, or a view of it
+// (F_VIEW prims, depend), as an input (a call passing it to a graph counts: the callee may
+// read it), other than updates writing that
+// same node, which keep their data order, and nodes the update already depends on. Updates are
+// handled one at a time against the edges added so far, and a reader gets an edge only when the
+// update does not already reach it, so no cycle can form (a program whose reads conflict keeps its
+// data order). Pre: lifted IR (no free variables), the last pass before the executor. Post: the
+// same values, updates ordered after their readers.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/passes.h"
+#include "compiler/passes/pass_util.h"
+
+namespace mycel::compiler {
+
+using namespace ir;
+
+namespace {
+
+bool is_update(const CNode* c) {
+  const PrimData* p = c->prim();
+  return p != nullptr && (p->op->flags & F_UPDATE) != 0;
+}
+
+bool is_view(const CNode* c) {
+  const PrimData* p = c->prim();
+  return (p != nullptr && (p->op->flags & F_VIEW) != 0) || c->is_builtin(Builtin::Depend);
+}
+
+// Whether c writes its input `node` (one of its first n_out inputs).
+bool writes(const CNode* c, const Node* node) {
+  if (!is_update(c)) return false;
+  const int n_out = c->prim()->op->num_outputs;
+  for (int i = 1; i <= n_out && static_cast<size_t>(i) < c->size(); ++i)
+    if (c->input(static_cast<size_t>(i)) == node) return true;
+  return false;
+}
+
+class Orderer {
+ public:
+  Orderer(Module& m, FuncGraph* g) : m_(m), g_(g) {
+    for (CNode* c : m.toposort(g)) {
+      nodes_.push_back(c);
+      for (size_t i = 0; i < c->size(); ++i) users_[c->input(i)].push_back(c);
+    }
+  }
+
+  bool run() {
+    bool changed = false;
+    for (CNode* c : nodes_) {
+      if (!is_update(c)) continue;
+      const int n_out = c->prim()->op->num_outputs;
+      for (size_t i = 1; i <= static_cast<size_t>(n_out) && i < c->size(); ++i)
+        changed = order_before(c, i) || changed;
+    }
+    return changed;
+  }
+
+ private:
+  // Makes the readers of c's input i that c does not reach run before c.
+  bool order_before(CNode* c, size_t i) {
+    Node* written = c->input(i);
+    if (written->is_value()) return false;
+    std::unordered_set<Node*> after = reached_from(c), before = inputs_of(c);
+    std::vector<Node*> readers;
+    std::unordered_set<Node*> seen;
+    // A view of the written tensor (Reshape, a slice...: the executor may alias the storage)
+    // is read through its users too.
+    std::vector<Node*> aliases{written};
+    for (size_t k = 0; k < aliases.size(); ++k) {
+      for (CNode* u : users_[aliases[k]]) {
+        if (u == c || after.count(u) || before.count(u) || writes(u, written) ||
+            !seen.insert(u).second)
+          continue;
+        readers.push_back(u);
+        if (is_view(u)) aliases.push_back(u);
+      }
+    }
+    if (readers.empty()) return false;
+    std::vector<Node*> args{written};
+    args.insert(args.end(), readers.begin(), readers.end());
+    CNode* dep = m_.call_builtin(g_, Builtin::Depend, args, written->span());
+    dep->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::Depend)));
+    dep->set_abstract(written->abstract());
+    c->set_input(i, dep);
+    for (Node* a : args) users_[a].push_back(dep);
+    users_[dep].push_back(c);
+    return true;
+  }
+
+  // Every node that depends on c, through the edges known so far.
+  std::unordered_set<Node*> reached_from(CNode* c) {
+    std::unordered_set<Node*> out;
+    std::vector<Node*> stack{c};
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (CNode* u : users_[n])
+        if (out.insert(u).second) stack.push_back(u);
+    }
+    return out;
+  }
+
+  // Every node of this graph that c depends on (readers already ordered before it).
+  std::unordered_set<Node*> inputs_of(CNode* c) {
+    std::unordered_set<Node*> out;
+    std::vector<CNode*> stack{c};
+    while (!stack.empty()) {
+      CNode* n = stack.back();
+      stack.pop_back();
+      for (Node* in : n->inputs())
+        if (in->is_cnode() && in->graph() == g_ && out.insert(in).second)
+          stack.push_back(static_cast<CNode*>(in));
+    }
+    return out;
+  }
+
+  Module& m_;
+  FuncGraph* g_;
+  std::vector<CNode*> nodes_;
+  std::unordered_map<Node*, std::vector<CNode*>> users_;
+};
+
+}  // namespace
+
+bool order_updates(Module& m, FuncGraph* root) {
+  detail::PassManager mng(m, root);
+  bool changed = false;
+  for (FuncGraph* g : m.reachable_graphs(root)) changed = Orderer(m, g).run() || changed;
+  if (changed) mng->invalidate();
+  return changed;
+}
+
+}  // namespace mycel::compiler

@@ -1,0 +1,91 @@
+// order_updates: before/after IR text. Readers of a written tensor run before the update;
+// readers that depend on it, other writers and constants are left alone.
+#include "pass_test_util.h"
+
+namespace mycel::passtest {
+namespace {
+
+using compiler::order_updates;
+
+TEST(PassOrderUpdates, IndependentReadersRunBeforeTheUpdate) {
+  expect_rewrite(order_updates, R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %y = Mul(%w, %x) : f32[3]
+      %u = Assign(%w, %x) : f32[3]
+      %z = Add(%u, %y) : f32[3]
+      return %z
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %y = Mul(%w, %x) : f32[3]
+      %1 = depend(%w, %y) : f32[3]
+      %u = Assign(%1, %x) : f32[3]
+      %z = Add(%u, %y) : f32[3]
+      return %z
+    }
+  )");
+}
+
+TEST(PassOrderUpdates, ReadersThatDependOnTheUpdateAndOtherWritersAreLeft) {
+  // %r reads %w but needs %u's result (through %v): it cannot run first. %a2 writes %w too:
+  // writers keep their data order.
+  expect_unchanged(order_updates, R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %u = Assign(%w, %x) : f32[3]
+      %v = Neg(%u) : f32[3]
+      %r = Add(%w, %v) : f32[3]
+      %a2 = AssignAdd(%w, %r) : f32[3]
+      return %a2
+    }
+  )");
+}
+
+TEST(PassOrderUpdates, EveryWrittenInputOfAMultiOutputUpdate) {
+  expect_rewrite(order_updates, R"(
+    graph @f(%w: f32[2], %m: f32[2], %v: f32[2], %g: f32[2], %s: f32[]) {
+      %rm = Exp(%m) : f32[2]
+      %rv = Exp(%v) : f32[2]
+      %a = Adam{use_locking=False, use_nesterov=False}(%w, %m, %v, %s, %s, %s, %s, %s, %s, %g) : tuple(f32[2], f32[2], f32[2])
+      %t = make_tuple(%a, %rm, %rv) : tuple(tuple(f32[2], f32[2], f32[2]), f32[2], f32[2])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%w: f32[2], %m: f32[2], %v: f32[2], %g: f32[2], %s: f32[]) {
+      %1 = depend(%m, %rm) : f32[2]
+      %rm = Exp(%m) : f32[2]
+      %2 = depend(%v, %rv) : f32[2]
+      %rv = Exp(%v) : f32[2]
+      %a = Adam{use_locking=False, use_nesterov=False}(%w, %1, %2, %s, %s, %s, %s, %s, %s, %g) : tuple(f32[2], f32[2], f32[2])
+      %t = make_tuple(%a, %rm, %rv) : tuple(tuple(f32[2], f32[2], f32[2]), f32[2], f32[2])
+      return %t
+    }
+  )");
+}
+
+TEST(PassOrderUpdates, ReadersOfAViewRunBeforeTheUpdate) {
+  // The executor may run Reshape as a view of %n: Gather reads %n's storage too.
+  expect_rewrite(order_updates, R"(
+    graph @f(%n: i32[1], %lr: f32[3]) {
+      %s = Reshape{shape=()}(%n) : i32[]
+      %g = Gather{axis=0, batch_dims=0}(%lr, %s) : f32[]
+      %u = AssignAdd(%n, %n) : i32[1]
+      %t = make_tuple(%g, %u) : tuple(f32[], i32[1])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%n: i32[1], %lr: f32[3]) {
+      %s = Reshape{shape=()}(%n) : i32[]
+      %g = Gather{axis=0, batch_dims=0}(%lr, %s) : f32[]
+      %1 = depend(%n, %s, %g) : i32[1]
+      %u = AssignAdd(%1, %n) : i32[1]
+      %t = make_tuple(%g, %u) : tuple(f32[], i32[1])
+      return %t
+    }
+  )");
+}
+
+}  // namespace
+}  // namespace mycel::passtest
