@@ -1,7 +1,6 @@
 """LeNet-5 for 28x28 single-channel images (Fashion-MNIST), as MindSpore's model zoo writes
 it: the first convolution pads by 2, so the layer sizes are the classic 32x32 ones."""
 from mycel import nn
-from mycel.common.initializer import Normal
 
 
 class LeNet5(nn.Cell):
@@ -14,9 +13,9 @@ class LeNet5(nn.Cell):
         self.relu = nn.ReLU()
         self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
         self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
-        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-        self.fc3 = nn.Dense(84, num_class, weight_init=Normal(0.02))
+        self.fc1 = nn.Dense(16 * 5 * 5, 120)
+        self.fc2 = nn.Dense(120, 84)
+        self.fc3 = nn.Dense(84, num_class)
 
     def construct(self, x):
         x = self.max_pool2d(self.relu(self.conv1(x)))

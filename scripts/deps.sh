@@ -5,12 +5,14 @@ set -euo pipefail
 build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev
             libprotobuf-dev protobuf-compiler)
 test_pkgs=(libgtest-dev python3-pytest python3-torch)
+# PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
+bench_pkgs=(libopenblas0-pthread)
 demo_pkgs=(dataset-fashion-mnist)
 want=("${build_pkgs[@]}")
 case "${1:-build}" in
   test) want+=("${test_pkgs[@]}") ;;
   demo) want+=("${demo_pkgs[@]}") ;;
-  bench) want+=("${test_pkgs[@]}" "${demo_pkgs[@]}") ;;
+  bench) want+=("${test_pkgs[@]}" "${demo_pkgs[@]}" "${bench_pkgs[@]}") ;;
 esac
 missing=()
 for p in "${want[@]}"; do

@@ -14,6 +14,7 @@ import torch
 
 import mycel as ms
 from mycel import nn, ops
+from lenet import LeNet5  # examples/lenet.py
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 PROTO_DIR = os.path.join(ROOT, "src", "serialize")
@@ -61,27 +62,6 @@ class MLP(nn.Cell):
 
     def construct(self, x):
         return self.fc2(self.relu(self.fc1(x)))
-
-
-class LeNet5(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 84)
-        self.fc3 = nn.Dense(84, 10)
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
 
 
 class ConvBN(nn.Cell):
@@ -136,7 +116,7 @@ def test_mlp(tmp_path, mode):
 
 def test_lenet(tmp_path, mode):
     net = LeNet5()
-    x = _rand(2, 1, 32, 32)
+    x = _rand(2, 1, 28, 28)
     cell = _roundtrip(net, x, path=tmp_path / "lenet")
     _same(cell(x), net(x), mode)
 

@@ -183,6 +183,8 @@ _ax, _ay = _pair_apart((2, 3), (3,), 13)
 row("Maximum/broadcast", ops.maximum, [C(_ax), C(_ay)], torch=torch.maximum)
 _ix, _iy = _pair_apart((2, 3), (2, 3), 14)
 row("Minimum", ops.minimum, [C(_ix), C(_iy)], torch=torch.minimum)
+row("ReluGrad", P.ReluGrad(), [N(2, 3), C([[0.5, -0.7, 1.2], [-0.3, 0.9, -1.1]])],
+    torch=lambda dy, y: dy * (y > 0))
 row("Select/broadcast", ops.select,
     [I([[True, False, True], [False, False, True]], np.bool_), N(2, 3), N(3)], diff=(1, 2),
     torch=torch.where)

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import mycel as ms
 from mycel import nn
 from mycel.common import initializer as init
+from lenet import LeNet5  # examples/lenet.py
 
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 MODE_IDS = ["pynative", "graph"]
@@ -348,27 +349,6 @@ def test_cell_list_indexed_in_construct(mode):
 
 # ---- a whole network -----------------------------------------------------------------------
 
-class LeNet5(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 84)
-        self.fc3 = nn.Dense(84, 10)
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
-
-
 def test_lenet_matches_torch_and_names_parameters(mode):
     net = LeNet5()
     assert [n for n, _ in net.parameters_and_names()] == [
@@ -376,8 +356,8 @@ def test_lenet_matches_torch_and_names_parameters(mode):
         "fc3.weight", "fc3.bias"]
     assert [p.name for p in net.trainable_params()][2] == "fc1.weight"
     p = dict(net.parameters_and_names())
-    x = rand(3, 1, 32, 32, seed=11)
-    y = F.max_pool2d(F.relu(F.conv2d(t(x), w(p["conv1.weight"]))), 2, 2)
+    x = rand(3, 1, 28, 28, seed=11)
+    y = F.max_pool2d(F.relu(F.conv2d(t(x), w(p["conv1.weight"]), padding=2)), 2, 2)
     y = F.max_pool2d(F.relu(F.conv2d(y, w(p["conv2.weight"]))), 2, 2).flatten(1)
     y = F.relu(F.linear(y, w(p["fc1.weight"]), w(p["fc1.bias"])))
     y = F.relu(F.linear(y, w(p["fc2.weight"]), w(p["fc2.bias"])))

@@ -17,10 +17,11 @@ from mycel._mycel import Tensor
 
 
 def _train_key(fn):
-    """The training flags of a Cell tree (part of the cache key), or None."""
+    """The training flags and to_float types of a Cell tree (part of the cache key), or
+    None."""
     from mycel.nn.cell import Cell
     if isinstance(fn, Cell):
-        return tuple(c.training for _, c in fn.cells_and_names())
+        return tuple((c.training, c._mixed_precision_type) for _, c in fn.cells_and_names())
     return None
 
 

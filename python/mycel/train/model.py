@@ -111,6 +111,12 @@ class Model:
               initial_epoch=0):
         """Trains for epochs initial_epoch+1 .. epoch over train_dataset (each batch a tuple
         passed to the training step), calling the callbacks' hooks."""
+        self._train(epoch, train_dataset, callbacks, initial_epoch)
+
+    def _train(self, epoch, train_dataset, callbacks, initial_epoch, valid_dataset=None,
+               valid_frequency=1):
+        """train's loop; with valid_dataset (fit), eval runs before on_train_epoch_end every
+        valid_frequency epochs, its result in cb_params.eval_results and self.eval_results."""
         if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch <= 0:
             raise ValueError(f"For 'Model.train', the 'epoch' must be a positive int, but got "
                              f"{epoch!r}.")
@@ -146,7 +152,15 @@ class Model:
                     break
             if p.batch_num < 0:
                 p.batch_num = n
+            if valid_dataset is not None and e % valid_frequency == 0:
+                t0 = time.perf_counter()
+                p.eval_results = self.eval(valid_dataset, callbacks)
+                self.eval_results.append((e, p.eval_results))
+                print(f"eval epoch {e}: {p.eval_results} ({time.perf_counter() - t0:.1f} s)",
+                      flush=True)
+                self._train_network.set_train(True)
             cbs.on_train_epoch_end(ctx)
+            vars(p).pop("eval_results", None)
             if ctx.get_stop_requested():
                 break
         cbs.on_train_end(ctx)
@@ -190,15 +204,18 @@ class Model:
         return self._network(*predict_data)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
-            **kwargs):
-        """train, with eval on valid_dataset every valid_frequency epochs (the results are
-        printed and kept in ``self.eval_results``, a list of (epoch, metrics))."""
+            initial_epoch=0, **kwargs):
+        """train, with eval on valid_dataset every valid_frequency epochs, in one run of the
+        callbacks (their on_eval_* hooks too). Each result is printed, given to
+        on_train_epoch_end as cb_params.eval_results and kept in ``self.eval_results``, a list
+        of (epoch, metrics)."""
+        if not isinstance(valid_frequency, int) or isinstance(valid_frequency, bool) or \
+                valid_frequency <= 0:
+            raise ValueError(f"For 'Model.fit', the 'valid_frequency' must be a positive int, "
+                             f"but got {valid_frequency!r}.")
+        if valid_dataset is not None and (self._eval_network is None or not self._metric_fns):
+            raise ValueError("For 'Model.fit', a valid_dataset needs a Model with metrics and a "
+                             "loss_fn (or an eval_network).")
         self.eval_results = []
-        for e in range(epoch):
-            self.train(e + 1, train_dataset, callbacks, initial_epoch=e)
-            if valid_dataset is not None and (e + 1) % valid_frequency == 0:
-                t0 = time.perf_counter()
-                r = self.eval(valid_dataset)
-                self.eval_results.append((e + 1, r))
-                print(f"eval epoch {e + 1}: {r} ({time.perf_counter() - t0:.1f} s)", flush=True)
-
+        self._train(epoch, train_dataset, callbacks, initial_epoch, valid_dataset,
+                    valid_frequency)

@@ -50,11 +50,17 @@ Grads square(BpropArgs& a) {
   return unary(
       a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.mul_scalar(x, 2.0)); });
 }
-// ReLU: dx = dout * (x > 0)
+// ReLU: dx = ReluGrad(dout, out)   (dout where out > 0)
 Grads relu(BpropArgs& a) {
-  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
-    return masked(b, b.greater(x, b.scalar_like(0, x)), d);
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
+    return b.prim(OpId::ReluGrad, {d, y});
   });
+}
+// ReluGrad(dy, y): ddy = ReluGrad(dout, y), dy_out = 0 (piecewise constant in y)
+Grads relu_grad(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* ddy = b.prim(OpId::ReluGrad, {a.dout, a.in[1]});
+  return {reduce_for(a, 0, ddy), is_float_node(a.in[1]) ? b.zeros_like(a.in[1]) : nullptr};
 }
 // ReLU6: dx = dout * (0 < x < 6)
 Grads relu6(BpropArgs& a) {
@@ -265,6 +271,8 @@ BpropFn bprop_rule_elementwise(OpId op) {
       return mod;
     case OpId::Pow:
       return pow;
+    case OpId::ReluGrad:
+      return relu_grad;
     case OpId::Maximum:
       return minmax<true>;
     case OpId::Minimum:

@@ -60,6 +60,13 @@ struct DivOp : BinBase {
   }
 };
 
+struct ReluGradOp : BinBase {
+  template <class C>
+  MC_EW_INLINE static C f(C dy, C y) {
+    return y > C(0) ? dy : C(0);
+  }
+};
+
 struct MaximumOp : BinBase {
   template <class C>
   MC_EW_INLINE static C f(C a, C b) {
@@ -299,6 +306,7 @@ MC_EW_F32(SubOp)
 MC_EW_F32(MulOp)
 MC_EW_F32(DivOp)
 MC_EW_F32(MaximumOp)
+MC_EW_F32(ReluGradOp)
 MC_EW_F32(MinimumOp)
 MC_EW_F32(EqualOp)
 MC_EW_F32(NotEqualOp)
@@ -350,6 +358,7 @@ void cpu_binary(const KernelContext& ctx) {
     MC_CASE(FloorMod, FloorModOp, pick_number)
     MC_CASE(Pow, PowOp, pick_number)
     MC_CASE(Maximum, MaximumOp, pick_all)
+    MC_CASE(ReluGrad, ReluGradOp, pick_number)
     MC_CASE(Minimum, MinimumOp, pick_all)
     MC_CASE(Equal, EqualOp, pick_all)
     MC_CASE(NotEqual, NotEqualOp, pick_all)

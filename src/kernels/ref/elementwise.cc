@@ -159,6 +159,8 @@ double ref_float_binary(OpId id, double a, double b) {
       return py_mod(a, b);
     case OpId::Pow:
       return std::pow(a, b);
+    case OpId::ReluGrad:
+      return b > 0 ? a : 0.0;
     case OpId::Maximum:
       return std::isnan(a) || std::isnan(b) ? nan : std::max(a, b);
     case OpId::Minimum:
@@ -203,6 +205,8 @@ int64_t ref_int_binary(const OpDef& op, DType t, int64_t a, int64_t b) {
       for (int64_t k = 0; k < b; ++k) r *= ua;
       return static_cast<int64_t>(r);
     }
+    case OpId::ReluGrad:
+      return b > 0 ? a : 0;
     case OpId::Maximum:
       return std::max(a, b);
     case OpId::Minimum:

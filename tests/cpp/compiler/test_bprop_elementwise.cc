@@ -57,7 +57,8 @@ std::vector<Case> cases() {
        {Bin{"Add", OpId::Add, -1, 1}, Bin{"Sub", OpId::Sub, -1, 1}, Bin{"Mul", OpId::Mul, -1, 1},
         Bin{"Div", OpId::Div, 0.5, 2}, Bin{"Pow", OpId::Pow, 0.5, 2},
         Bin{"Maximum", OpId::Maximum, -1, 1}, Bin{"Minimum", OpId::Minimum, -1, 1},
-        Bin{"Mod", OpId::Mod, 0.3, 2}, Bin{"FloorMod", OpId::FloorMod, 0.3, 2}}) {
+        Bin{"Mod", OpId::Mod, 0.3, 2}, Bin{"FloorMod", OpId::FloorMod, 0.3, 2},
+        Bin{"ReluGrad", OpId::ReluGrad, 0.1, 1}}) {
     const std::string n = bn.n;
     c.push_back(
         C(cat(n, "_same"), bn.op, {f64({2, 3}, bn.lo, bn.hi), f64({2, 3}, bn.lo, bn.hi)}, {}));
