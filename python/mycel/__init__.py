@@ -9,6 +9,12 @@ import os as _os
 if _os.environ.get("MYCEL_EXT_DIR"):
     __path__.insert(0, _os.environ["MYCEL_EXT_DIR"])  # noqa: F821 (the package __path__)
 
+# OpenMP worker threads sleep when idle instead of spinning (unless the user chose): on a
+# shared or busy machine spinning workers steal the cores the kernels need (kernels ran 10-20x
+# slower under load); on a quiet one the difference is within noise. libgomp reads this when
+# the extension loads it.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from mycel import _mycel  # noqa: E402
 from mycel._mycel import Tensor, from_numpy, set_seed, get_seed  # noqa: E402,F401
 from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  # noqa: E402
