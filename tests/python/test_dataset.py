@@ -102,6 +102,19 @@ def test_mnist_small_files_plain_and_gzipped(tmp_path, gz):
             assert lb == want_lb
 
 
+def test_mnist_all_reads_the_splits_present(tmp_path):
+    # MindSpore's layout: MNIST_Data/train holds only the train files.
+    rng = np.random.default_rng(1)
+    images = rng.integers(0, 256, (6, 4, 3), dtype=np.uint8)
+    labels = rng.integers(0, 10, 6, dtype=np.uint8)
+    _write_idx(str(tmp_path), "train", images, labels, False)
+    rows = _rows(ds.MnistDataset(str(tmp_path), shuffle=False))
+    assert len(rows) == 6
+    np.testing.assert_array_equal(np.stack([r[0] for r in rows]), images[..., None])
+    with pytest.raises(RuntimeError, match="t10k-images-idx3-ubyte"):
+        ds.MnistDataset(str(tmp_path), usage="test")
+
+
 def test_mnist_rows_are_read_only(tmp_path):
     _mnist_files(tmp_path)
     d = ds.MnistDataset(str(tmp_path), usage="train", shuffle=False)

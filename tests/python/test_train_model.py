@@ -348,6 +348,23 @@ def test_loss_monitor_output(mode, capsys):
     assert steps == [("1", "2"), ("2", "1"), ("2", "3")]          # global steps 2, 4, 6
 
 
+def test_loss_monitor_steps_on_a_dataset_without_size(capsys):
+    """An iterable with no length: batch_num is unknown in the first epoch, yet the step
+    within the epoch is right from the start."""
+    x, y = blobs()
+
+    class Batches:
+        def __iter__(self):
+            return iter([(ms.Tensor(x[i:i + BATCH]), ms.Tensor(y[i:i + BATCH]))
+                         for i in range(0, N, BATCH)])
+
+    _, model = make_model()
+    model.train(2, Batches(), callbacks=LossMonitor())
+    steps = [re.search(r"epoch: (\d+) step: (\d+)", s).groups()
+             for s in capsys.readouterr().out.splitlines()]
+    assert steps == [(str(e), str(k)) for e in (1, 2) for k in range(1, STEPS + 1)]
+
+
 def test_loss_monitor_nan_loss_stops(mode):
     x, y = blobs()
     x[40] = np.nan                                 # in the second batch

@@ -187,8 +187,8 @@ class MnistDataset(_ArrayDataset):
 
     dataset_dir holds train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
     and t10k-labels-idx1-ubyte, each plain or gzipped (.gz). usage is 'train', 'test' or 'all'
-    (None: 'all', train then test). Columns: "image" (uint8, [28, 28, 1]) and "label" (uint32
-    scalar). shuffle (default: True), sampler, num_shards/shard_id and num_samples choose the
+    (None: 'all': train then test, those of the two whose files are present). Columns:
+    "image" (uint8, [28, 28, 1]) and "label" (uint32 scalar). shuffle (default: True), sampler, num_shards/shard_id and num_samples choose the
     rows (module doc); num_parallel_workers is accepted for compatibility (one thread)."""
 
     _SPLITS = {"train": ("train",), "test": ("t10k",), "all": ("train", "t10k")}
@@ -210,9 +210,15 @@ class MnistDataset(_ArrayDataset):
             raise ValueError(f"{func}: usage must be 'train', 'test' or 'all', but got "
                              f"{usage!r}.")
         self.dataset_dir, self.usage = dataset_dir, usage
+        splits = self._SPLITS[usage]
+        if usage == "all":  # as MindSpore: the splits present (a directory of one split works)
+            present = [s for s in splits if any(
+                os.path.isfile(os.path.join(dataset_dir, f"{s}-images-idx3-ubyte{z}"))
+                for z in ("", ".gz"))]
+            splits = present or splits
         self._files = [(_idx_path(func, dataset_dir, f"{s}-images-idx3-ubyte"),
                         _idx_path(func, dataset_dir, f"{s}-labels-idx1-ubyte"))
-                       for s in self._SPLITS[usage]]
+                       for s in splits]
         self._data = None
 
     def _columns(self):

@@ -3,7 +3,8 @@
 A callback overrides any of on_train_begin, on_train_epoch_begin, on_train_step_begin,
 on_train_step_end, on_train_epoch_end, on_train_end (and the on_eval_* ones); each gets a
 RunContext whose ``original_args()`` is the namespace of the run: epoch_num, cur_epoch_num,
-batch_num, cur_step_num (counted over the whole run), net_outputs (the step's loss),
+batch_num (-1 until the first epoch ends when the dataset has no size), cur_step_num
+(counted over the whole run), cur_step_in_epoch, net_outputs (the step's loss),
 train_network, optimizer, train_dataset, metrics (after eval). MindSpore's older names
 (begin, epoch_begin, step_begin, step_end, epoch_end, end) are called by the defaults, so
 callbacks written either way work. ``run_context.request_stop()`` ends training after the
@@ -143,7 +144,7 @@ class LossMonitor(Callback):
     def on_train_step_end(self, run_context):
         p = run_context.original_args()
         loss = _loss_value(p.net_outputs)
-        step = (p.cur_step_num - 1) % p.batch_num + 1
+        step = p.cur_step_in_epoch
         if not np.isfinite(loss):
             raise ValueError(f"epoch: {p.cur_epoch_num} step: {step}: the loss is {loss}; "
                              f"training stops.")
@@ -240,7 +241,7 @@ class ModelCheckpoint(Callback):
 
     def _save(self, p):
         from mycel.train.serialization import save_checkpoint
-        step = (p.cur_step_num - 1) % p.batch_num + 1
+        step = p.cur_step_in_epoch
         path = os.path.join(self._dir, f"{self._prefix}-{p.cur_epoch_num}_{step}.ckpt")
         net = self._config.saved_network or p.train_network
         save_checkpoint(net, path, append_dict=self._config.append_info)
@@ -277,11 +278,11 @@ class ProgressBar(Callback):
         if not (hasattr(out, "isatty") and out.isatty()):
             return
         now = time.perf_counter()
-        step = (p.cur_step_num - 1) % p.batch_num + 1
+        step = p.cur_step_in_epoch
         if now - self._last_draw < 0.1 and step != p.batch_num:
             return
         self._last_draw = now
-        done = int(self._width * step / max(p.batch_num, 1))
+        done = int(self._width * step / p.batch_num) if p.batch_num > 0 else 0
         bar = "#" * done + "-" * (self._width - done)
         rate = step * getattr(p, "batch_size", 1) / max(now - self._t0, 1e-9)
         out.write(f"\repoch {p.cur_epoch_num}/{p.epoch_num} [{bar}] {step}/{p.batch_num} "

@@ -129,6 +129,7 @@ class Model:
         p = _namespace(train_network=self._train_network, network=self._network,
                        optimizer=self._optimizer, loss_fn=self._loss_fn, epoch_num=epoch,
                        cur_epoch_num=initial_epoch, batch_num=batch_num, cur_step_num=0,
+                       cur_step_in_epoch=0,
                        net_outputs=None, train_dataset=train_dataset, mode="train",
                        batch_size=get_bs() if get_bs else 1, dataset_sink_mode=False)
         ctx = RunContext(p)
@@ -145,6 +146,7 @@ class Model:
                 step += 1
                 n += 1
                 p.cur_step_num = step
+                p.cur_step_in_epoch = n
                 cbs.on_train_step_begin(ctx)
                 p.net_outputs = self._train_network(*data)
                 cbs.on_train_step_end(ctx)
