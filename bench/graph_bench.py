@@ -34,25 +34,8 @@ def mycel_models():
     import mycel as ms
     from mycel import nn
 
-    class LeNet5(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-            self.relu = nn.ReLU()
-            self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-            self.flatten = nn.Flatten()
-            self.fc1 = nn.Dense(16 * 5 * 5, 120)
-            self.fc2 = nn.Dense(120, 84)
-            self.fc3 = nn.Dense(84, 10)
-
-        def construct(self, x):
-            x = self.max_pool2d(self.relu(self.conv1(x)))
-            x = self.max_pool2d(self.relu(self.conv2(x)))
-            x = self.flatten(x)
-            x = self.relu(self.fc1(x))
-            x = self.relu(self.fc2(x))
-            return self.fc3(x)
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    from lenet import LeNet5
 
     def mlp():
         layers = []
@@ -62,7 +45,7 @@ def mycel_models():
                 layers.append(nn.ReLU())
         return nn.SequentialCell(layers)
 
-    return ms, {"lenet": LeNet5, "mlp": mlp}
+    return ms, {"lenet": lambda: LeNet5(padding=0), "mlp": mlp}
 
 
 def torch_models():

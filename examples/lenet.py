@@ -4,11 +4,13 @@ from mycel import nn
 
 
 class LeNet5(nn.Cell):
-    """conv(6, 5x5) - pool - conv(16, 5x5) - pool - 120 - 84 - num_class, with ReLUs."""
+    """conv(6, 5x5) - pool - conv(16, 5x5) - pool - 120 - 84 - num_class, with ReLUs.
+    padding=0 is the model zoo's original for 32x32 inputs."""
 
-    def __init__(self, num_class=10, num_channel=1):
+    def __init__(self, num_class=10, num_channel=1, padding=2):
         super().__init__()
-        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode="pad", padding=2)
+        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode="pad" if padding else "valid",
+                               padding=padding)
         self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
         self.relu = nn.ReLU()
         self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
