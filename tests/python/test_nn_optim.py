@@ -169,6 +169,17 @@ def test_dynamic_lr_advances_the_step_counter(mode):
     assert opt.global_step.asnumpy().tolist() == [3]
 
 
+def test_get_lr_parameter_reads_the_group_rate_without_a_step():
+    ps = _params()
+    opt = nn.SGD([{"params": ps[:1], "lr": [0.5, 0.25]}, {"params": ps[1:]}], 0.1)
+    assert float(opt.get_lr_parameter(ps[0]).asnumpy()) == 0.5
+    assert [float(t.asnumpy()) for t in opt.get_lr_parameter(ps[1:])] == pytest.approx([0.1] * 2)
+    assert opt.global_step.asnumpy().tolist() == [0]
+    opt.get_lr()
+    assert opt.global_step.asnumpy().tolist() == [1]
+    assert float(opt.get_lr_parameter(ps[0]).asnumpy()) == 0.25
+
+
 def test_learning_rate_lists_and_schedules():
     assert nn.piecewise_constant_lr([2, 5], [0.1, 0.05]) == [0.1, 0.1, 0.05, 0.05, 0.05]
     lr = nn.exponential_decay_lr(0.1, 0.9, 6, 2, 1)

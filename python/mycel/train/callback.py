@@ -13,7 +13,6 @@ current step.
 import os
 import sys
 import time
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -301,7 +300,3 @@ class ProgressBar(Callback):
         else:
             out.write(line + "\n")
         out.flush()
-
-
-def _namespace(**kw):
-    return SimpleNamespace(**kw)

@@ -7,11 +7,12 @@ returns the metrics, ``predict`` runs the network. The steps run in the current 
 mode each is one compiled graph, so a training step is one call into C++.
 """
 import time
+from types import SimpleNamespace
 
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
-from mycel.train.callback import CallbackList, RunContext, _namespace
+from mycel.train.callback import CallbackList, RunContext
 from mycel.train.metrics import Loss, get_metrics
 
 
@@ -126,7 +127,7 @@ class Model:
         cbs = CallbackList(callbacks)
         batch_num = _size(train_dataset)
         get_bs = getattr(train_dataset, "get_batch_size", None)
-        p = _namespace(train_network=self._train_network, network=self._network,
+        p = SimpleNamespace(train_network=self._train_network, network=self._network,
                        optimizer=self._optimizer, loss_fn=self._loss_fn, epoch_num=epoch,
                        cur_epoch_num=initial_epoch, batch_num=batch_num, cur_step_num=0,
                        cur_step_in_epoch=0,
@@ -176,7 +177,7 @@ class Model:
         cbs = CallbackList(callbacks)
         for m in self._metric_fns.values():
             m.clear()
-        p = _namespace(eval_network=self._eval_network, valid_dataset=valid_dataset,
+        p = SimpleNamespace(eval_network=self._eval_network, valid_dataset=valid_dataset,
                        batch_num=_size(valid_dataset), cur_step_num=0, net_outputs=None,
                        metrics=None, mode="eval")
         ctx = RunContext(p)

@@ -67,7 +67,8 @@ class Optimizer(Cell):
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         name = type(self).__name__
-        params, groups = self._parse_groups(name, parameters, learning_rate, weight_decay)
+        params, groups, self.is_group = self._parse_groups(name, parameters, learning_rate,
+                                                           weight_decay)
         self._params_list = params
         self.parameters = tuple(params)  # what it updates, in gradient order
         self.loss_scale = _check_float(name, "loss_scale", loss_scale)
@@ -76,23 +77,19 @@ class Optimizer(Cell):
                              f"{self.loss_scale}.")
         self.group_lr = [g[0] for g in groups]
         self.group_weight_decay = [g[1] for g in groups]
-        self.is_group = isinstance(parameters, (list, tuple)) and parameters and \
-            isinstance(list(parameters)[0], dict)
-        # One learning-rate source per group (usually one for all).
+        # One learning-rate source per group (usually one for all): attribute learning_rate
+        # (or learning_rate_group<i>), a Parameter or a schedule cell.
+        self._lr_names = tuple("learning_rate" + ("" if len(groups) == 1 else f"_group{gi}")
+                               for gi in range(len(groups)))
         lr_static, lr_is_schedule = [], []
-        for gi, lr in enumerate(self.group_lr):
+        for attr, lr in zip(self._lr_names, self.group_lr):
             static, steps, sched = _lr_values(name, lr)
-            suffix = "" if len(groups) == 1 else f"_group{gi}"
-            if static is not None:
-                p = Parameter(Tensor(np.float32(static)), "learning_rate" + suffix,
-                              requires_grad=False)
-            elif steps is not None:
-                p = Parameter(Tensor(steps), "learning_rate" + suffix, requires_grad=False)
-            else:
-                p = sched
-            setattr(self, "learning_rate" + suffix, p)
+            if sched is None:
+                value = np.float32(static) if static is not None else steps
+                sched = Parameter(Tensor(value), attr, requires_grad=False)
+            setattr(self, attr, sched)
             lr_static.append(static is not None)
-            lr_is_schedule.append(sched is not None)
+            lr_is_schedule.append(isinstance(sched, LearningRateSchedule))
         self._lr_static, self._lr_is_schedule = tuple(lr_static), tuple(lr_is_schedule)
         self.dynamic_lr = not all(self._lr_static)
         self.global_step = Parameter(Tensor(np.array([0], np.int32)), "global_step",
@@ -100,11 +97,10 @@ class Optimizer(Cell):
         self._group_of = [gi for gi, (_, _, ps) in enumerate(groups) for _ in ps]
         self.weight_decay = self.group_weight_decay[0] if not self.is_group else None
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
-        self._lr_names = tuple("learning_rate" + ("" if len(groups) == 1 else f"_group{gi}")
-                               for gi in range(len(groups)))
 
     @staticmethod
     def _parse_groups(name, parameters, learning_rate, weight_decay):
+        """(parameters in order, [(lr, weight_decay, group's parameters)], given as groups)."""
         if isinstance(parameters, Parameter):
             raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
                             f"net.trainable_params()), not one Parameter.")
@@ -116,38 +112,31 @@ class Optimizer(Cell):
         if not items:
             raise ValueError(f"For '{name}', the 'parameters' must not be empty.")
         wd = _check_float(name, "weight_decay", weight_decay, 0.0)
-        if not isinstance(items[0], dict):
-            for p in items:
-                if not isinstance(p, Parameter):
-                    raise TypeError(f"For '{name}', every element of 'parameters' must be a "
-                                    f"Parameter, but got {type(p).__name__}.")
-            groups = [(learning_rate, wd, items)]
-        else:
-            groups = []
-            for g in items:
-                if not isinstance(g, dict) or "params" not in g:
-                    raise TypeError(f"For '{name}', a parameter group must be a dict with "
-                                    f"'params', but got {g!r}.")
-                unknown = set(g) - {"params", "lr", "weight_decay", "grad_centralization",
-                                    "order_params"}
-                if unknown:
-                    raise ValueError(f"For '{name}', unknown parameter-group keys "
-                                     f"{sorted(unknown)}.")
-                ps = list(g["params"])
-                for p in ps:
-                    if not isinstance(p, Parameter):
-                        raise TypeError(f"For '{name}', every element of a group's 'params' "
-                                        f"must be a Parameter, but got {type(p).__name__}.")
-                gwd = _check_float(name, "weight_decay", g.get("weight_decay", wd), 0.0)
-                groups.append((g.get("lr", learning_rate), gwd, ps))
+        is_group = isinstance(items[0], dict)
+        groups = [] if is_group else [(learning_rate, wd, items)]
+        for g in items if is_group else ():
+            if not isinstance(g, dict) or "params" not in g:
+                raise TypeError(f"For '{name}', a parameter group must be a dict with "
+                                f"'params', but got {g!r}.")
+            unknown = set(g) - {"params", "lr", "weight_decay", "grad_centralization",
+                                "order_params"}
+            if unknown:
+                raise ValueError(f"For '{name}', unknown parameter-group keys "
+                                 f"{sorted(unknown)}.")
+            gwd = _check_float(name, "weight_decay", g.get("weight_decay", wd), 0.0)
+            groups.append((g.get("lr", learning_rate), gwd, list(g["params"])))
         params, seen = [], set()
         for _, _, ps in groups:
             for p in ps:
+                if not isinstance(p, Parameter):
+                    where = "a group's 'params'" if is_group else "'parameters'"
+                    raise TypeError(f"For '{name}', every element of {where} must be a "
+                                    f"Parameter, but got {type(p).__name__}.")
                 if id(p) in seen:
                     raise ValueError(f"For '{name}', the parameter '{p.name}' is given twice.")
                 seen.add(id(p))
                 params.append(p)
-        return params, groups
+        return params, groups, is_group
 
     def _state(self, prefix, init="zeros", scalar=False):
         """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`) named
@@ -163,9 +152,8 @@ class Optimizer(Cell):
             out.append(s)
         return tuple(out)
 
-    def get_lr(self):
-        """The learning rate of this step (one per group with groups): a 0-d float32 tensor.
-        A dynamic rate reads the step counter, which is then incremented."""
+    def _current_lr(self):
+        """The learning rates of this step, one per group (a tuple), without a side effect."""
         lrs = ()
         for gi, name in enumerate(self._lr_names):
             lr = getattr(self, name)
@@ -176,15 +164,19 @@ class Optimizer(Cell):
             else:
                 step = prim("Minimum")(self.global_step.reshape(()), lr.shape[0] - 1)
                 lrs = lrs + (prim("Gather", axis=0)(lr, step),)
+        return lrs
+
+    def get_lr(self):
+        """The learning rate of this step (a tuple, one per group, with groups): a 0-d float32
+        tensor. A dynamic rate reads the step counter, which is then incremented."""
+        lrs = self._current_lr()
         if self.dynamic_lr:
             assign_add(self.global_step, 1)
         return lrs[0] if len(lrs) == 1 else lrs
 
     def get_lr_parameter(self, param):
         """The learning rate of the group holding `param` (a Parameter or a list of them)."""
-        lrs = self.get_lr()
-        if not isinstance(lrs, tuple):
-            lrs = (lrs,)
+        lrs = self._current_lr()
         idx = {id(p): i for i, p in enumerate(self._params_list)}
         if isinstance(param, Parameter):
             return lrs[self._group_of[idx[id(param)]]]
