@@ -12,44 +12,11 @@ import pytest
 import mycel as ms
 from mycel import nn
 from mycel.train import serialization
+import protowire  # tests/python/protowire.py
 
-# ---- an independent minimal protobuf codec ---------------------------------------------------
+# ---- protobuf helpers (tests/python/protowire.py) ---------------------------------------------
 
-
-def pb_decode(data):
-    """[(field, wire_type, int or bytes)] of one message; asserts it is consumed exactly."""
-    out, pos = [], 0
-
-    def varint():
-        nonlocal pos
-        n = shift = 0
-        while True:
-            b = data[pos]
-            pos += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return n
-
-    while pos < len(data):
-        key = varint()
-        if key & 7 == 0:
-            out.append((key >> 3, 0, varint()))
-        else:
-            assert key & 7 == 2, key
-            n = varint()
-            out.append((key >> 3, 2, bytes(data[pos:pos + n])))
-            pos += n
-    assert pos == len(data)
-    return out
-
-
-def pb_varint(n):
-    return bytes([n & 0x7F | 0x80 if n >> 7 else n]) + (pb_varint(n >> 7) if n >> 7 else b"")
-
-
-def pb_bytes(field, payload):
-    return pb_varint(field << 3 | 2) + pb_varint(len(payload)) + payload
+pb_decode, pb_varint, pb_bytes = protowire.fields, protowire.varint, protowire.length_delimited
 
 
 def pb_value(tag, dims, kind, content, packed=False):

@@ -15,6 +15,7 @@ import torch
 import mycel as ms
 from mycel import nn, ops
 from lenet import LeNet5  # examples/lenet.py
+import protowire  # tests/python/protowire.py
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 PROTO_DIR = os.path.join(ROOT, "src", "serialize")
@@ -185,36 +186,7 @@ def test_params_init_and_weights_are_read_per_call(tmp_path):
 
 # ---- the file ----------------------------------------------------------------------------
 
-def _fields(buf):
-    """Top-level protobuf fields of buf: [(number, wire type, value bytes or int)]."""
-    out, i = [], 0
-
-    def varint():
-        nonlocal i
-        shift = n = 0
-        while True:
-            b = buf[i]
-            i += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return n
-
-    while i < len(buf):
-        key = varint()
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            out.append((num, wt, varint()))
-        elif wt == 2:
-            n = varint()
-            out.append((num, wt, buf[i:i + n]))
-            i += n
-        elif wt == 5:
-            out.append((num, wt, int.from_bytes(buf[i:i + 4], "little")))
-            i += 4
-        else:
-            raise AssertionError(f"unexpected wire type {wt}")
-    return out
+_fields = protowire.fields
 
 
 def test_file_is_protobuf_model_proto(tmp_path):
