@@ -4,7 +4,8 @@
 set -euo pipefail
 build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev
             libprotobuf-dev protobuf-compiler)
-test_pkgs=(libgtest-dev python3-pytest python3-torch)
+# The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run).
+test_pkgs=(libgtest-dev python3-pytest python3-torch dataset-fashion-mnist)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 bench_pkgs=(libopenblas0-pthread)
 demo_pkgs=(dataset-fashion-mnist)
