@@ -54,8 +54,10 @@ class _BatchNorm(Cell):
     _ranks = ()
     _to_float_params = False  # the op updates moving_mean/moving_variance in place
 
-    def __init__(self, num_features, eps, momentum, affine, gamma_init, beta_init,
-                 moving_mean_init, moving_var_init, use_batch_statistics, data_format, dtype):
+    # MindSpore's signature and defaults, shared by BatchNorm1d and BatchNorm2d.
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW", dtype=_C.float32):
         super().__init__()
         cls = type(self).__name__
         self.num_features = _check.positive_int(num_features, "num_features", cls)
@@ -111,26 +113,12 @@ class BatchNorm1d(_BatchNorm):
 
     _ranks = (2, 3)
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
-                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, data_format="NCHW", dtype=_C.float32):
-        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
-                         moving_mean_init, moving_var_init, use_batch_statistics, data_format,
-                         dtype)
-
 
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of [N, C, H, W] input: statistics over N, H and W per channel
     (see BatchNorm1d for the formula, the modes and the momentum convention)."""
 
     _ranks = (4,)
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
-                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, data_format="NCHW", dtype=_C.float32):
-        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
-                         moving_mean_init, moving_var_init, use_batch_statistics, data_format,
-                         dtype)
 
 
 class LayerNorm(Cell):
