@@ -121,7 +121,7 @@ Tensor Array::to_tensor(std::string_view op) const {
   DType t;
   MC_CHECK(to_mycel_dtype(dtype_, &t), Type, op, ": a column of strings (", describe(*this),
            ") cannot become a mycel Tensor; use output_numpy=True.");
-  if (dtype_size(t) == data_type_size(dtype_)) {
+  if (dtype_numpy_name(t) == data_type_name(dtype_)) {  // no widening: share the bytes
     return Tensor::make_view(storage_, t, shape_, contiguous_strides(shape_),
                              static_cast<int64_t>(offset_ / data_type_size(dtype_)));
   }
@@ -136,7 +136,7 @@ Tensor Array::to_tensor(std::string_view op) const {
         for (int64_t i = 0; i < n; ++i) {
           if constexpr (std::is_same_v<S, uint64_t>) {
             MC_CHECK(src[i] <= static_cast<uint64_t>(INT64_MAX), Type, op,
-                     ": a uint64 value beyond int64 cannot become a mycel Tensor; use "
+                     ": uint64 values beyond int64 cannot become a mycel Tensor; use "
                      "output_numpy=True.");
           }
           dst[i] = static_cast<int64_t>(src[i]);

@@ -14,7 +14,7 @@ using data::DataType;
 
 data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
   pyb::module_& np = numpy_module();
-  pyb::array arr = np.attr("ascontiguousarray")(obj);
+  pyb::array arr = np.attr("asarray")(obj, pyb::arg("order") = "C");  // keeps 0-d arrays 0-d
   pyb::dtype dt = arr.dtype();
   char kind = dt.kind();
   Shape shape;
@@ -118,6 +118,7 @@ void bind_data(pyb::module_& parent) {
   bind_data_sources(m);
   bind_data_vision(m);
   bind_data_mindrecord(m);
+  bind_data_engine(m);
 }
 
 }  // namespace mycel::py

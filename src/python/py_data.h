@@ -24,5 +24,6 @@ pyb::object data_array_to_numpy(const data::Array& a, bool readonly = false);
 void bind_data_sources(pyb::module_& m);
 void bind_data_vision(pyb::module_& m);
 void bind_data_mindrecord(pyb::module_& m);
+void bind_data_engine(pyb::module_& m);  // py_data_engine.cc
 
 }  // namespace mycel::py

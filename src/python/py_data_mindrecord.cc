@@ -1,8 +1,168 @@
-// Placeholder until the mindrecord bindings land (this session's work in progress).
+// Bindings of MindRecord (data/mindrecord.h) in _mycel._data: MindRecordWriter behind
+// mycel.mindrecord.FileWriter, MindRecordSource behind mycel.dataset.MindDataset. The Python
+// side checks the Python types of row values and hands over numpy arrays, str and bytes.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "data/mindrecord.h"
 #include "python/py_data.h"
 
 namespace mycel::py {
 
-void bind_data_mindrecord(pyb::module_& m) {}
+namespace {
+
+using data::Array;
+using data::FieldSpec;
+using data::FieldType;
+using data::MindRecordReader;
+using data::MindRecordSource;
+using data::MindRecordWriter;
+
+// A writer and a guard: the GIL is released while it writes, and a second thread must not
+// use it meanwhile.
+struct PyWriter {
+  MindRecordWriter writer;
+  std::mutex mu;
+  PyWriter(std::string file_name, int64_t shard_num, bool overwrite)
+      : writer(std::move(file_name), shard_num, overwrite) {}
+
+  std::unique_lock<std::mutex> lock() {
+    std::unique_lock<std::mutex> l(mu, std::try_to_lock);
+    MC_CHECK(l.owns_lock(), Runtime, "FileWriter: in use by another thread.");
+    return l;
+  }
+};
+
+// (name, type name, shape or None) -> FieldSpec.
+FieldSpec field_from_py(const pyb::tuple& t, std::string_view op) {
+  FieldSpec f;
+  f.name = pyb::cast<std::string>(t[0]);
+  auto type = pyb::cast<std::string>(t[1]);
+  MC_CHECK(data::field_type_from_name(type, &f.type), Value, op, ": field '", f.name,
+           "' has type '", type,
+           "'; the types are int32, int64, float32, float64, string and bytes.");
+  if (!t[2].is_none()) {
+    f.has_shape = true;
+    for (auto d : pyb::cast<std::vector<int64_t>>(t[2])) f.shape.push_back(d);
+  }
+  return f;
+}
+
+pyb::object field_to_py(const FieldSpec& f) {
+  pyb::object shape = pyb::none();
+  if (f.has_shape) shape = pyb::cast(std::vector<int64_t>(f.shape.begin(), f.shape.end()));
+  return pyb::make_tuple(f.name, std::string(data::field_type_name(f.type)), shape);
+}
+
+// str -> a one-element String array; bytes -> uint8; anything else through numpy.
+Array value_from_py(pyb::handle v, std::string_view op) {
+  if (pyb::isinstance<pyb::str>(v)) return Array::strings({pyb::cast<std::string>(v)}, {});
+  if (pyb::isinstance<pyb::bytes>(v)) {
+    std::string_view b = pyb::cast<std::string_view>(v);
+    Array a = Array::empty(data::DataType::UInt8, {static_cast<int64_t>(b.size())});
+    if (!b.empty()) std::memcpy(a.mutable_raw(), b.data(), b.size());
+    return a;
+  }
+  return data_array_from_py(v, op);
+}
+
+}  // namespace
+
+void bind_data_mindrecord(pyb::module_& m) {
+  pyb::class_<PyWriter>(m, "MindRecordWriter", "The C++ writer behind mycel.mindrecord.FileWriter.")
+      .def(pyb::init<std::string, int64_t, bool>(), pyb::arg("file_name"), pyb::arg("shard_num"),
+           pyb::arg("overwrite"))
+      .def_property_readonly("paths", [](PyWriter& w) { return w.writer.paths(); })
+      .def(
+          "add_schema",
+          [](PyWriter& w, const std::vector<pyb::tuple>& fields, const std::string& desc) {
+            auto l = w.lock();
+            std::vector<FieldSpec> specs;
+            for (const pyb::tuple& t : fields) specs.push_back(field_from_py(t, "FileWriter"));
+            return w.writer.add_schema(std::move(specs), desc);
+          },
+          pyb::arg("fields"), pyb::arg("desc"),
+          "fields: [(name, type name, shape or None)]; returns the schema id.")
+      .def(
+          "add_index",
+          [](PyWriter& w, std::vector<std::string> fields) {
+            auto l = w.lock();
+            w.writer.add_index(std::move(fields));
+          },
+          pyb::arg("fields"))
+      .def(
+          "write",
+          [](PyWriter& w, const pyb::list& rows) {
+            auto l = w.lock();
+            std::vector<data::Row> converted;
+            converted.reserve(rows.size());
+            for (pyb::handle row : rows) {
+              data::Row r;
+              for (pyb::handle v : row) r.push_back(value_from_py(v, "FileWriter"));
+              converted.push_back(std::move(r));
+            }
+            pyb::gil_scoped_release nogil;
+            w.writer.write(converted);
+          },
+          pyb::arg("rows"),
+          "rows: lists of values in schema order (numpy arrays of the field's dtype, str, "
+          "bytes).")
+      .def("commit",
+           [](PyWriter& w) {
+             auto l = w.lock();
+             pyb::gil_scoped_release nogil;
+             w.writer.commit();
+           })
+      .def(
+          "_set_commit_hook",
+          [](PyWriter& w, std::function<void(const std::string&)> hook) {
+            w.writer.set_commit_hook([hook](const std::string& step) {
+              pyb::gil_scoped_acquire gil;
+              hook(step);
+            });
+          },
+          "For crash tests: hook(step) runs between commit's steps ('sealed k', 'renamed k').");
+
+  pyb::class_<MindRecordSource, data::RandomAccessSource, std::shared_ptr<MindRecordSource>>(
+      m, "MindRecordSource", "MindDataset's source: rows of MindRecord files.")
+      .def(pyb::init([](const std::vector<std::string>& files, bool load_set,
+                        const std::vector<std::string>& columns) {
+             std::shared_ptr<const MindRecordReader> reader;
+             {
+               pyb::gil_scoped_release nogil;
+               reader = std::make_shared<const MindRecordReader>(files, load_set);
+             }
+             return std::make_shared<MindRecordSource>(reader, columns);
+           }),
+           pyb::arg("files"), pyb::arg("load_set"), pyb::arg("columns"),
+           "Opens files (load_set: the whole set of files[0]); columns: [] for all fields.")
+      .def(
+          "schema",
+          [](const MindRecordSource& s) {
+            pyb::list out;
+            for (const FieldSpec& f : s.column_fields()) out.append(field_to_py(f));
+            return out;
+          },
+          "The output columns' fields as [(name, type name, shape or None)].")
+      .def(
+          "padded",
+          [](const MindRecordSource& s, const pyb::list& values, int64_t num_padded) {
+            std::vector<FieldSpec> fields = s.column_fields();
+            MC_CHECK(values.size() == fields.size(), Value, "MindDataset: padded_sample has ",
+                     values.size(), " values for ", fields.size(), " columns.");
+            data::Row pad;
+            for (size_t k = 0; k < fields.size(); ++k)
+              pad.push_back(data::check_field_value(fields[k],
+                                                    value_from_py(values[k], "MindDataset"),
+                                                    "MindDataset", "padded_sample"));
+            return std::make_shared<MindRecordSource>(s.reader(), s.columns(), std::move(pad),
+                                                      num_padded);
+          },
+          pyb::arg("values"), pyb::arg("num_padded"),
+          "The same rows, then num_padded copies of values (one per column, in column order).");
+}
 
 }  // namespace mycel::py

@@ -1,20 +1,34 @@
 """mycel.dataset: data pipelines with MindSpore 2.x's ``mindspore.dataset`` API.
 
-``import mycel.dataset as ds``: sources (MnistDataset, FashionMnistDataset, NumpySlicesDataset,
-GeneratorDataset), pipeline ops on every Dataset (shuffle, batch, map, repeat, project,
-rename), iterators yielding mycel Tensors, and transforms in ``vision`` and ``transforms``.
-This basic engine runs in Python on numpy in the calling thread; built-in transforms run
-vectorised over whole batches (engine.py explains when), which keeps it fast enough to feed
-training. ``import mycel`` does not import this package.
+``import mycel.dataset as ds``: sources (MnistDataset, FashionMnistDataset, Cifar10Dataset,
+ImageFolderDataset, NumpySlicesDataset, GeneratorDataset, TextFileDataset, CSVDataset,
+MindDataset), samplers, pipeline ops on every Dataset (shuffle, map, filter, batch,
+padded_batch, repeat, skip, take, project, rename, zip, concat, split), iterators yielding
+mycel Tensors or numpy arrays, and transforms in ``vision`` and ``transforms``. Pipelines run
+in the C++ engine (src/data) on worker threads; engine.py explains the design. ``import
+mycel`` does not import this package.
 """
 from mycel.dataset import config, transforms, vision  # noqa: F401
-from mycel.dataset.engine import (BatchDataset, Dataset, MapDataset, ProjectDataset,  # noqa: F401
-                                  RenameDataset, RepeatDataset, ShuffleDataset)
+from mycel.dataset.engine import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
+                                  FilterDataset, MapDataset, ProjectDataset, RenameDataset,
+                                  RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
+                                  ZipDataset)
+from mycel.dataset.engine import zip_datasets as zip  # noqa: F401,A001 (MindSpore's name)
 from mycel.dataset.iterators import DictIterator, TupleIterator  # noqa: F401
-from mycel.dataset.sources import (FashionMnistDataset, GeneratorDataset,  # noqa: F401
-                                   MnistDataset, NumpySlicesDataset)
+from mycel.dataset.samplers import (DistributedSampler, RandomSampler, Sampler,  # noqa: F401
+                                    SequentialSampler, SubsetRandomSampler, SubsetSampler,
+                                    WeightedRandomSampler)
+from mycel.dataset.sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
+from mycel.dataset.sources_image import (Cifar10Dataset, FashionMnistDataset,  # noqa: F401
+                                         ImageFolderDataset, MnistDataset)
+from mycel.dataset.sources_mindrecord import MindDataset  # noqa: F401
+from mycel.dataset.sources_text import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 
 __all__ = ["config", "transforms", "vision", "Dataset", "MnistDataset", "FashionMnistDataset",
-           "NumpySlicesDataset", "GeneratorDataset", "BatchDataset", "MapDataset",
-           "ShuffleDataset", "RepeatDataset", "ProjectDataset", "RenameDataset",
+           "Cifar10Dataset", "ImageFolderDataset", "NumpySlicesDataset", "GeneratorDataset",
+           "TextFileDataset", "CSVDataset", "Shuffle", "MindDataset", "Sampler",
+           "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
+           "SubsetRandomSampler", "WeightedRandomSampler", "BatchDataset", "BatchInfo",
+           "MapDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset", "SkipDataset",
+           "TakeDataset", "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "zip",
            "TupleIterator", "DictIterator"]

@@ -1,4 +1,5 @@
-"""Dataset settings, MindSpore's ``mindspore.dataset.config``: the seed of the shuffles.
+"""Dataset settings, MindSpore's ``mindspore.dataset.config``: the seed of the pipelines' random
+draws, the default number of worker threads per op, and the prefetch depth.
 
 The randomness of a pipeline (sampler shuffles, ``Dataset.shuffle``) comes from the seed set
 here; without one, from ``mycel.get_seed()`` when the program called ``mycel.set_seed``. As in
@@ -6,6 +7,8 @@ MindSpore, a seed still equal to the default (5489, ``std::mt19937``'s, which is
 global default) counts as "not set" unless it was given to this module's ``set_seed``:
 then every pipeline run draws fresh entropy, and orders differ from run to run.
 """
+import os
+
 import numpy as np
 
 import mycel
@@ -13,6 +16,8 @@ from mycel.dataset._validate import check_int
 
 _DEFAULT_SEED = 5489
 _seed = None
+_workers = None
+_prefetch = 16
 
 
 def set_seed(seed):
@@ -32,3 +37,25 @@ def _entropy(pass_number):
     if _seed is None and seed == _DEFAULT_SEED:
         return [np.random.SeedSequence().entropy]
     return [seed, pass_number]
+
+
+def set_num_parallel_workers(num):
+    """The worker threads of each op that is not given num_parallel_workers (>= 1)."""
+    global _workers
+    _workers = check_int("set_num_parallel_workers", "num", num, 1, 1024)
+
+
+def get_num_parallel_workers():
+    """The default worker threads per op: set_num_parallel_workers's, else min(8, CPUs)."""
+    return _workers if _workers is not None else min(8, os.cpu_count() or 1)
+
+
+def set_prefetch_size(size):
+    """How many rows (batches after batch) each op may hold ready ahead of its consumer."""
+    global _prefetch
+    _prefetch = check_int("set_prefetch_size", "size", size, 1, 2**20)
+
+
+def get_prefetch_size():
+    """The prefetch depth of each op's output queue (default 16)."""
+    return _prefetch

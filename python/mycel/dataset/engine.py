@@ -1,27 +1,32 @@
-"""The Dataset class and its pipeline ops (shuffle, batch, map, repeat, project, rename).
+"""The Dataset class and its pipeline ops. Running a pipeline is the C++ engine's job.
 
-A pipeline is a tree of Dataset nodes (sources at the leaves, see sources.py). Running it is
-pulling rows: each node's ``_rows(run)`` generator makes one pass over the node and yields
-rows, tuples of numpy arrays in ``get_col_names()`` order. ``run`` (a _Run) is one iterator's
-state: a numpy Generator per random node, so successive passes (repeat, epochs) reshuffle
-while one seed makes the whole sequence reproducible.
+A pipeline is a tree of Dataset nodes (sources at the leaves: sources*.py). The Python
+objects check arguments and track column names; an iterator turns the tree into C++ nodes
+(``_node``, src/data/pipeline.h) and runs them as a ``_mycel._data.Pipeline``: every op on its
+own worker threads (``num_parallel_workers``), joined by bounded order-preserving queues
+(``config.set_prefetch_size``), taking the GIL only to call Python (callables in map, filter,
+per_batch_map, GeneratorDataset). Results do not depend on the worker counts: each random draw
+is keyed by (seed, op, epoch, row).
 
 Vectorised maps. Before running, ``_plan`` rewrites ``batch(map(...(map(x))))``: a run of maps
-directly below a batch whose operations are all built-in transforms (TensorOperation) moves
-above the batch and runs once per batch on the stacked columns. Built-in transforms act on
-each sample independently and keep equal sample shapes equal, so the result is identical to
-mapping each sample and stacking; a map with any Python callable stays per sample, and so
-does every map above it in the run.
+directly below a batch whose operations are all batchable built-in transforms moves above the
+batch and runs once per batch on the stacked columns. Batchable transforms act on each sample
+independently, deterministically, and keep equal sample shapes equal, so the result is
+identical to mapping each sample and stacking; a map with any other operation stays per
+sample, and so does every map above it in the run.
 """
 import copy
-import math
 
 import numpy as np
 
+from mycel import _mycel
 from mycel.dataset import config
 from mycel.dataset._validate import (check_bool, check_columns, check_int, check_known_columns,
                                      check_workers)
 from mycel.dataset.transforms import _as_array, _check_operations, _op_name
+
+_data = _mycel._data
+_INFINITE, _UNKNOWN = -2, -1
 
 
 class Dataset:
@@ -29,12 +34,11 @@ class Dataset:
 
     Each op returns a new Dataset whose child is this one."""
 
-    _random = None  # "sampler" or "shuffle" for nodes that draw random numbers
-
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = list(children)
         self.num_parallel_workers = check_workers(type(self).__name__, num_parallel_workers)
         self._passes = 0  # iterators created on this dataset: each one reshuffles
+        self._init_step = 0
 
     # ----- pipeline ops -----
     def shuffle(self, buffer_size):
@@ -42,20 +46,47 @@ class Dataset:
         each epoch; buffer_size >= the dataset size gives a uniform shuffle."""
         return ShuffleDataset(self, buffer_size)
 
-    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
         """Stack batch_size consecutive rows into one (each column gains a leading axis); the
-        last, smaller batch is dropped when drop_remainder is True."""
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers)
+        last, smaller batch of an epoch is dropped when drop_remainder is True.
 
-    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None):
+        kwargs (MindSpore's): per_batch_map(col, ..., batch_info) gets each input column as
+        the list of the batch's rows and returns the output columns likewise (before
+        stacking); input_columns / output_columns choose them as in map. python_multiprocessing
+        and max_rowsize are accepted and ignored (Python runs on engine threads)."""
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        """batch, padding rows first: pad_info {column: (shape or None, pad_value)} pads that
+        column to shape (None, or None entries: the batch's largest) with pad_value; pad_info
+        None pads every column to the batch's largest shape with 0."""
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                            pad_info=pad_info if pad_info is not None else {})
+
+    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
+            **kwargs):
         """Apply operations (a transform or Python callable, or a list applied in order) to the
         input_columns of each row (default: the first column); their results become
-        output_columns (default: input_columns)."""
+        output_columns (default: input_columns). Runs on num_parallel_workers threads; random
+        transforms give the same results whatever that number is."""
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None):
+        """Keep the rows for which predicate(*input_columns) is true (default: all columns)."""
+        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
 
     def repeat(self, count=None):
         """Repeat the dataset count times (None or -1: forever), reshuffling each repetition."""
         return RepeatDataset(self, count)
+
+    def skip(self, count):
+        """Drop the first count rows of every epoch."""
+        return SkipDataset(self, count)
+
+    def take(self, count=-1):
+        """Keep the first count rows of every epoch (-1: all)."""
+        return TakeDataset(self, count)
 
     def project(self, columns):
         """Keep only columns (a name or a list), in the given order."""
@@ -65,13 +96,69 @@ class Dataset:
         """Rename input_columns to output_columns (names or equal-length lists)."""
         return RenameDataset(self, input_columns, output_columns)
 
+    def zip(self, datasets):
+        """Rows of this dataset and of datasets (one or a tuple) side by side; an epoch ends
+        with the shortest. Column names must be distinct."""
+        others = list(datasets) if isinstance(datasets, (tuple, list)) else [datasets]
+        return ZipDataset([self] + others)
+
+    def concat(self, datasets):
+        """This dataset's rows, then those of datasets (one or a list), as one epoch."""
+        others = list(datasets) if isinstance(datasets, (tuple, list)) else [datasets]
+        return ConcatDataset([self] + others)
+
+    def __add__(self, other):
+        """``a + b`` is ``a.concat(b)``."""
+        return self.concat(other)
+
+    def split(self, sizes, randomize=True):
+        """Split into len(sizes) datasets: sizes are row counts, or fractions summing to 1
+        (rounded, the remainder going to the first). randomize shuffles the rows first (with
+        the dataset seed); it needs a source dataset read by index."""
+        from mycel.dataset.sources import SourceDataset
+        from mycel.dataset.samplers import (DistributedSampler, RandomSampler,
+                                            SubsetRandomSampler, SubsetSampler)
+        randomize = check_bool("split", "randomize", randomize)
+        n = self.get_dataset_size()
+        counts = _split_counts(sizes, n)
+        if not randomize and not isinstance(self, SourceDataset):
+            out, start = [], 0
+            for k in counts:
+                out.append(self.skip(start).take(k) if start else self.take(k))
+                start += k
+            return out
+        if not isinstance(self, SourceDataset):
+            raise ValueError("split: randomize=True needs a source dataset read by index (split "
+                             "before map/batch, or use randomize=False).")
+        if isinstance(self.sampler, DistributedSampler):
+            raise ValueError("split: the dataset is sharded; split it before sharding.")
+        order = list(range(n))  # rows of the source (a capped sampler keeps the first n)
+        if randomize:
+            order = [int(i) for i in np.random.default_rng(config._entropy(0)).permutation(n)]
+        kind = SubsetRandomSampler if isinstance(self.sampler, RandomSampler) else SubsetSampler
+        out, start = [], 0
+        for k in counts:
+            part = copy.copy(self)
+            part.sampler = kind(order[start:start + k])
+            part._passes = 0
+            out.append(part)
+            start += k
+        return out
+
+    def set_init_step(self, init_step):
+        """Start iterators at step init_step (counted over epochs) of an uninterrupted run,
+        without producing the steps before it: the position is pushed down to the sources
+        (pipeline.h, "Resuming"). Returns self."""
+        self._init_step = check_int("set_init_step", "init_step", init_step, 0)
+        return self
+
     # ----- iterators -----
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
                               do_copy=True):
         """An iterator of rows as lists (MindSpore's order: get_col_names(), or columns).
 
-        Items are mycel Tensors (copies with do_copy=True, else sharing the numpy memory), or
-        numpy arrays when output_numpy is True. Each ``for`` loop over the iterator is one
+        Items are mycel Tensors (copies with do_copy=True, else sharing the engine's memory),
+        or numpy arrays when output_numpy is True. Each ``for`` loop over the iterator is one
         epoch; num_epochs (-1: unlimited) bounds how many."""
         from mycel.dataset.iterators import TupleIterator
         return TupleIterator(self, columns, num_epochs, output_numpy, do_copy)
@@ -91,9 +178,16 @@ class Dataset:
         return list(self._columns())
 
     def get_dataset_size(self):
-        """The number of rows one epoch yields (batches after batch; -1 when infinite)."""
-        n = self._num_rows()
-        return -1 if n == math.inf else int(n)
+        """The number of rows one epoch yields (batches after batch; -1 when infinite). A
+        pipeline with a filter is run once to count."""
+        n = _plan(self)._node(counted=True).size()
+        if n == _INFINITE:
+            return -1
+        if n == _UNKNOWN:
+            it = self.create_tuple_iterator(num_epochs=1, output_numpy=True)
+            self._passes -= 1  # counting does not use up a shuffle order
+            n = sum(1 for _ in it)
+        return n
 
     def get_batch_size(self):
         """The batch size of the last batch op (1 without one)."""
@@ -111,8 +205,11 @@ class Dataset:
         return [a.dtype for a in self._first_row()]
 
     def _first_row(self):
-        plan = _plan(self)
-        row = next(plan._rows(_Run(plan, config._entropy(self._passes))), None)
+        pipe = _data.Pipeline(_plan(self)._node(), _seed(config._entropy(self._passes)), 1)
+        try:
+            row = pipe.next(True, True)
+        finally:
+            pipe.stop()
         if row is None:
             raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
         return row
@@ -121,23 +218,15 @@ class Dataset:
     def _columns(self):
         return self.children[0]._columns()
 
-    def _num_rows(self):
-        return self.children[0]._num_rows()
-
-    def _rows(self, run):
+    def _node(self, counted=False):
+        """The C++ node of this dataset (its children built too)."""
         raise NotImplementedError
 
-    def _batches(self, run, size, drop_remainder):
-        """One pass's rows stacked into batches of size rows (a smaller last one unless
-        drop_remainder). Sources that can gather whole batches at once override this."""
-        names, buf = self._columns(), []
-        for row in self._rows(run):
-            buf.append(row)
-            if len(buf) == size:
-                yield _stack(names, buf)
-                buf = []
-        if buf and not drop_remainder:
-            yield _stack(names, buf)
+    def _child_node(self, counted):
+        return self.children[0]._node(counted)
+
+    def _workers(self):
+        return self.num_parallel_workers or config.get_num_parallel_workers()
 
     def _with_child(self, child):
         """A shallow copy of this node over another child (for _plan)."""
@@ -146,32 +235,30 @@ class Dataset:
         return node
 
 
-def _walk(node):
-    """The nodes of a tree, depth first, parents before children."""
-    yield node
-    for c in node.children:
-        yield from _walk(c)
+def _seed(entropy):
+    """A 64-bit pipeline seed from config._entropy's list."""
+    words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
+    return (int(words[0]) << 32) | int(words[1])
 
 
-class _Run:
-    """One iterator's randomness: a numpy Generator for each random node of the plan, keyed
-    by the node's kind and its rank among nodes of that kind, so adding maps or batches to a
-    pipeline does not change what its sources draw (shards of one seed stay aligned)."""
-
-    _KINDS = {"sampler": 0, "shuffle": 1}
-
-    def __init__(self, plan, entropy):
-        self._rngs = {}
-        seen = {}
-        for node in _walk(plan):
-            if node._random:
-                k = seen[node._random] = seen.get(node._random, -1) + 1
-                self._rngs[id(node)] = np.random.default_rng(
-                    entropy + [self._KINDS[node._random], k])
-
-    def rng(self, node):
-        """The generator of a random node."""
-        return self._rngs[id(node)]
+def _split_counts(sizes, n):
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise TypeError(f"split: sizes must be a non-empty list of ints or floats, but got "
+                        f"{sizes!r}.")
+    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        if any(s <= 0 for s in sizes) or sum(sizes) != n:
+            raise ValueError(f"split: sizes {list(sizes)} must be positive and sum to the "
+                             f"dataset size {n}.")
+        return list(sizes)
+    if all(isinstance(s, float) for s in sizes):
+        if any(not 0 < s < 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
+            raise ValueError(f"split: fractions {list(sizes)} must be in (0, 1) and sum to 1.")
+        counts = [round(s * n) for s in sizes]
+        counts[0] += n - sum(counts)
+        if any(c <= 0 for c in counts):
+            raise ValueError(f"split: fractions {list(sizes)} of {n} rows leave an empty part.")
+        return counts
+    raise TypeError(f"split: sizes must be all ints or all floats, but got {list(sizes)}.")
 
 
 def _plan(node):
@@ -180,7 +267,7 @@ def _plan(node):
     if children != node.children:
         node = copy.copy(node)
         node.children = children
-    if isinstance(node, BatchDataset):
+    if isinstance(node, BatchDataset) and node._per_batch_map is None and node._pad_info is None:
         maps, below = [], node.children[0]
         while isinstance(below, MapDataset) and not below._batched and below._batchable:
             maps.append(below)
@@ -193,70 +280,162 @@ def _plan(node):
     return node
 
 
+def _mapped_names(func, cols, in_index, outs):
+    """The columns after a map-like op: outputs replace the inputs when their counts match,
+    else the outputs come first and the other columns follow (MindSpore's rule)."""
+    if len(in_index) == len(outs):
+        names = list(cols)
+        for i, c in zip(in_index, outs):
+            names[i] = c
+    else:
+        names = list(outs) + [c for i, c in enumerate(cols) if i not in in_index]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{func}: the output columns {names} have duplicate names.")
+    return names
+
+
+def _reraise(err, message):
+    """Raise message with err's exception type (RuntimeError when that type cannot be built
+    from one message), chained to err."""
+    try:
+        new = type(err)(message)
+    except Exception:  # an exception class with a different constructor
+        new = RuntimeError(message)
+    raise new from err
+
+
+def _python_op(op, where):
+    """A Python callable as a C++ transform: its results become arrays, and its errors name
+    the op and where it ran (keeping their exception type)."""
+    name = _op_name(op)
+
+    def call(*args):
+        try:
+            out = op(*args)
+        except Exception as err:  # re-raised with the transform and columns named
+            _reraise(err, f"{where(name)}: {err}")
+        return [_as_array(a) for a in (out if isinstance(out, tuple) else (out,))]
+
+    return _data.PyTransform(name, call)
+
+
+def _c_transforms(operations, where):
+    """The C++ transforms of a map's operations (Compose flattened)."""
+    out = []
+    for op in operations:
+        c_ops = op._c_ops() if hasattr(op, "_c_ops") else None
+        if c_ops is not None:
+            out.extend(c_ops)
+        elif hasattr(op, "transforms") and type(op).__name__ == "Compose":
+            out.extend(_c_transforms(op.transforms, where))
+        else:
+            out.append(_python_op(op, where))
+    return out
+
+
 class ShuffleDataset(Dataset):
     """dataset.shuffle(buffer_size): MindSpore's buffer shuffle."""
-
-    _random = "shuffle"
 
     def __init__(self, child, buffer_size):
         super().__init__([child])
         self.buffer_size = check_int("shuffle", "buffer_size", buffer_size, 2, 2**31 - 1)
 
-    def _rows(self, run):
-        rng = run.rng(self)
-        rows = iter(self.children[0]._rows(run))
-        buf = [r for _, r in zip(range(self.buffer_size), rows)]
-        draws, k = rng.random(1024), 0
-        while buf:
-            if k == len(draws):
-                draws, k = rng.random(1024), 0
-            i = int(draws[k] * len(buf))
-            k += 1
-            out = buf[i]
-            nxt = next(rows, None)
-            if nxt is not None:
-                buf[i] = nxt
-            else:
-                buf[i] = buf[-1]
-                buf.pop()
-            yield out
+    def _node(self, counted=False):
+        return _data.shuffle_node(self._child_node(counted), self.buffer_size)
+
+
+class BatchInfo:
+    """What per_batch_map learns about its batch: get_batch_num() (the batch's index in its
+    epoch) and get_epoch_num()."""
+
+    def __init__(self, batch_num, epoch_num):
+        self._batch_num, self._epoch_num = batch_num, epoch_num
+
+    def get_batch_num(self):
+        """The batch's index in its epoch."""
+        return self._batch_num
+
+    def get_epoch_num(self):
+        """The epoch's index."""
+        return self._epoch_num
 
 
 class BatchDataset(Dataset):
-    """dataset.batch(batch_size, drop_remainder): stack consecutive rows column by column."""
+    """dataset.batch / padded_batch: stack consecutive rows column by column."""
 
-    def __init__(self, child, batch_size, drop_remainder=False, num_parallel_workers=None):
+    def __init__(self, child, batch_size, drop_remainder=False, num_parallel_workers=None,
+                 per_batch_map=None, input_columns=None, output_columns=None, pad_info=None,
+                 python_multiprocessing=False, max_rowsize=None, **kwargs):
         super().__init__([child], num_parallel_workers)
+        if kwargs:
+            raise TypeError(f"batch: unexpected argument(s) {sorted(kwargs)}.")
+        if callable(batch_size):
+            raise TypeError("batch: a callable batch_size is not supported; give an int.")
         self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
         self.drop_remainder = check_bool("batch", "drop_remainder", drop_remainder)
+        check_bool("batch", "python_multiprocessing", python_multiprocessing)
+        check_int("batch", "max_rowsize", max_rowsize, 1, none_ok=True)
+        cols = child._columns()
+        self._per_batch_map, self._names = None, list(cols)
+        if per_batch_map is not None:
+            if not callable(per_batch_map):
+                raise TypeError(f"batch: per_batch_map must be callable, but got "
+                                f"{type(per_batch_map).__name__}.")
+            if pad_info is not None:
+                raise ValueError("batch: per_batch_map and pad_info cannot be combined.")
+            ins = check_columns("batch", "input_columns", input_columns, none_ok=True) or cols
+            check_known_columns("batch", ins, cols)
+            outs = check_columns("batch", "output_columns", output_columns, none_ok=True) or ins
+            self._in_index = [cols.index(c) for c in ins]
+            self._outs = outs
+            self._names = _mapped_names("batch", cols, self._in_index, outs)
+            self._per_batch_map = per_batch_map
+        elif input_columns is not None or output_columns is not None:
+            raise ValueError("batch: input_columns and output_columns need per_batch_map.")
+        self._pad_info = None if pad_info is None else self._check_pads(pad_info, cols)
 
-    def _num_rows(self):
-        n = self.children[0]._num_rows()
-        if n == math.inf:
-            return n
-        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+    @staticmethod
+    def _check_pads(pad_info, cols):
+        if not isinstance(pad_info, dict):
+            raise TypeError(f"padded_batch: pad_info must be a dict, but got "
+                            f"{type(pad_info).__name__}.")
+        pads = []
+        items = pad_info.items() if pad_info else [(c, (None, 0)) for c in cols]
+        for name, spec in items:
+            check_known_columns("padded_batch", [name], cols)
+            if not isinstance(spec, (tuple, list)) or len(spec) != 2:
+                raise TypeError(f"padded_batch: pad_info[{name!r}] must be (shape, pad_value), "
+                                f"but got {spec!r}.")
+            shape, value = spec
+            if shape is not None:
+                shape = [-1 if d is None else check_int("padded_batch", "pad shape", d, 0)
+                         for d in shape]
+            value = 0 if value is None else value
+            if not isinstance(value, (int, float, str, np.number)) or isinstance(value, bool):
+                raise TypeError(f"padded_batch: the pad value of {name!r} must be a number or "
+                                f"str, but got {value!r}.")
+            pads.append((cols.index(name), shape, value if isinstance(value, str)
+                         else float(value)))
+        return pads
 
-    def _rows(self, run):
-        return self.children[0]._batches(run, self.batch_size, self.drop_remainder)
+    def _columns(self):
+        return self._names
 
+    def _node(self, counted=False):
+        fn, ins, outs = None, [], []
+        if self._per_batch_map is not None:
+            user, ins, outs = self._per_batch_map, self._in_index, self._outs
 
-def _stack(names, rows):
-    """Rows stacked column by column (a leading batch axis); RuntimeError naming the column
-    when its rows differ in shape or dtype."""
-    out = []
-    for j, name in enumerate(names):
-        values = [r[j] for r in rows]
-        kinds = {v.dtype for v in values}
-        if len(kinds) > 1 and not all(k.kind in "SU" for k in kinds):
-            raise RuntimeError(f"batch: column {name!r} has rows of different dtypes "
-                               f"{sorted(map(str, kinds))}; cast them to one type first.")
-        try:
-            out.append(np.stack(values))
-        except ValueError:
-            shapes = sorted({v.shape for v in values})
-            raise RuntimeError(f"batch: column {name!r} has rows of different shapes "
-                               f"{shapes}; rows of a batch must have equal shapes.") from None
-    return tuple(out)
+            def fn(columns, batch_num, epoch_num):
+                try:
+                    res = user(*columns, BatchInfo(batch_num, epoch_num))
+                except Exception as err:  # re-raised naming per_batch_map
+                    _reraise(err, f"batch: per_batch_map {_op_name(user)} failed: {err}")
+                res = res if isinstance(res, tuple) else (res,)
+                return [[_as_array(v) for v in col] for col in res]
+
+        return _data.batch_node(self._child_node(counted), self.batch_size, self.drop_remainder,
+                                self._workers(), self._pad_info or [], fn, ins, outs)
 
 
 class MapDataset(Dataset):
@@ -274,61 +453,49 @@ class MapDataset(Dataset):
         self.output_columns = check_columns("map", "output_columns", output_columns,
                                             none_ok=True) or self.input_columns
         self._in_index = [cols.index(c) for c in self.input_columns]
-        if len(self.input_columns) == len(self.output_columns):
-            names = list(cols)
-            for i, c in zip(self._in_index, self.output_columns):
-                names[i] = c
-            self._keep = None
-        else:
-            self._keep = [i for i, c in enumerate(cols) if c not in self.input_columns]
-            names = self.output_columns + [cols[i] for i in self._keep]
-        if len(set(names)) != len(names):
-            raise ValueError(f"map: the output columns {names} have duplicate names.")
-        self._names = names
+        self._names = _mapped_names("map", cols, self._in_index, self.output_columns)
         self._batchable = all(getattr(op, "_batchable", False) for op in self.operations)
         self._batched = False  # set by _plan when the map runs after its batch
 
     def _columns(self):
         return self._names
 
-    def _rows(self, run):
-        for row in self.children[0]._rows(run):
-            yield self._apply(row)
+    def _node(self, counted=False):
+        label = str(self.input_columns)
+        ops = _c_transforms(self.operations,
+                            lambda name: f"map: operation {name} failed on column(s) {label}")
+        return _data.map_node(self._child_node(counted), ops, self._in_index,
+                              self.output_columns, self._workers(), int(self._batched), label)
 
-    def _apply(self, row):
-        args = tuple(row[i] for i in self._in_index)
-        for op in self.operations:
+
+class FilterDataset(Dataset):
+    """dataset.filter(predicate, input_columns): keep rows where the predicate holds."""
+
+    def __init__(self, child, predicate, input_columns=None, num_parallel_workers=None):
+        super().__init__([child], num_parallel_workers)
+        if not callable(predicate):
+            raise TypeError(f"filter: predicate must be callable, but got "
+                            f"{type(predicate).__name__}.")
+        cols = child._columns()
+        ins = check_columns("filter", "input_columns", input_columns, none_ok=True) or cols
+        check_known_columns("filter", ins, cols)
+        self.predicate, self._in_index = predicate, [cols.index(c) for c in ins]
+
+    def _node(self, counted=False):
+        pred, name = self.predicate, _op_name(self.predicate)
+
+        def test(*columns):
             try:
-                out = op._apply_batch(*args) if self._batched else op(*args)
-            except Exception as err:  # re-raised with the transform and columns named
-                _reraise(err, f"map: operation {_op_name(op)} failed on column(s) "
-                              f"{self.input_columns}: {err}")
-            args = out if isinstance(out, tuple) else (out,)
-        if len(args) != len(self.output_columns):
-            raise RuntimeError(f"map: the operations returned {len(args)} column(s) but "
-                               f"output_columns has {len(self.output_columns)}: "
-                               f"{self.output_columns}.")
-        args = [_as_array(a) for a in args]
-        if self._keep is None:
-            row = list(row)
-            for i, a in zip(self._in_index, args):
-                row[i] = a
-            return tuple(row)
-        return tuple(args) + tuple(row[i] for i in self._keep)
+                return bool(pred(*columns))
+            except Exception as err:  # re-raised naming the predicate
+                _reraise(err, f"filter: predicate {name} failed: {err}")
 
-
-def _reraise(err, message):
-    """Raise message with err's exception type (RuntimeError when that type cannot be built
-    from one message), chained to err."""
-    try:
-        new = type(err)(message)
-    except Exception:  # an exception class with a different constructor
-        new = RuntimeError(message)
-    raise new from err
+        return _data.filter_node(self._child_node(counted), test, self._in_index,
+                                 self._workers())
 
 
 class RepeatDataset(Dataset):
-    """dataset.repeat(count): the child's passes one after another."""
+    """dataset.repeat(count): the child's epochs one after another."""
 
     def __init__(self, child, count=None):
         super().__init__([child])
@@ -338,22 +505,33 @@ class RepeatDataset(Dataset):
             count = check_int("repeat", "count", count, 1)
         self.count = count
 
-    def _num_rows(self):
-        n = self.children[0]._num_rows()
-        if self.count is None:
-            return math.inf if n else 0
-        return n * self.count
+    def _node(self, counted=False):
+        return _data.repeat_node(self._child_node(counted), -1 if self.count is None else
+                                 self.count)
 
-    def _rows(self, run):
-        done = 0
-        while self.count is None or done < self.count:
-            empty = True
-            for row in self.children[0]._rows(run):
-                empty = False
-                yield row
-            done += 1
-            if empty:  # repeating an empty dataset forever yields nothing, not a hang
-                return
+
+class SkipDataset(Dataset):
+    """dataset.skip(count)."""
+
+    def __init__(self, child, count):
+        super().__init__([child])
+        self.count = check_int("skip", "count", count, 0)
+
+    def _node(self, counted=False):
+        return _data.skip_node(self._child_node(counted), self.count)
+
+
+class TakeDataset(Dataset):
+    """dataset.take(count)."""
+
+    def __init__(self, child, count=-1):
+        super().__init__([child])
+        self.count = check_int("take", "count", count, -1)
+        if self.count == 0:
+            raise ValueError("take: count must be -1 or positive, but got 0.")
+
+    def _node(self, counted=False):
+        return _data.take_node(self._child_node(counted), self.count)
 
 
 class ProjectDataset(Dataset):
@@ -368,10 +546,8 @@ class ProjectDataset(Dataset):
     def _columns(self):
         return self.columns
 
-    def _rows(self, run):
-        idx = self._index
-        for row in self.children[0]._rows(run):
-            yield tuple(row[i] for i in idx)
+    def _node(self, counted=False):
+        return _data.project_node(self._child_node(counted), self._index, self.columns)
 
 
 class RenameDataset(Dataset):
@@ -393,5 +569,52 @@ class RenameDataset(Dataset):
     def _columns(self):
         return self._names
 
-    def _rows(self, run):
-        return self.children[0]._rows(run)
+    def _node(self, counted=False):
+        return _data.project_node(self._child_node(counted), list(range(len(self._names))),
+                                  self._names)
+
+
+def _check_datasets(func, datasets):
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"{func}: expected datasets, but got {type(d).__name__}.")
+    return datasets
+
+
+class ZipDataset(Dataset):
+    """zip: the children's rows side by side."""
+
+    def __init__(self, datasets):
+        super().__init__(_check_datasets("zip", datasets))
+        names = [c for d in datasets for c in d._columns()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"zip: the datasets have columns in common ({names}); rename them "
+                             "first.")
+        self._names = names
+
+    def _columns(self):
+        return self._names
+
+    def _node(self, counted=False):
+        return _data.zip_node([c._node(counted) for c in self.children])
+
+
+class ConcatDataset(Dataset):
+    """concat: the children's rows one after another."""
+
+    def __init__(self, datasets):
+        super().__init__(_check_datasets("concat", datasets))
+        for d in datasets[1:]:
+            if d._columns() != datasets[0]._columns():
+                raise ValueError(f"concat: the datasets must have the same columns, but got "
+                                 f"{datasets[0]._columns()} and {d._columns()}.")
+
+    def _node(self, counted=False):
+        return _data.concat_node([c._node(counted) for c in self.children])
+
+
+def zip_datasets(datasets):
+    """``mycel.dataset.zip((d1, d2, ...))``: d1.zip((d2, ...))."""
+    if not isinstance(datasets, tuple) or not datasets:
+        raise TypeError("zip: datasets must be a non-empty tuple of datasets.")
+    return ZipDataset(list(datasets))

@@ -1,25 +1,32 @@
 """Iterators over a dataset: TupleIterator (rows as lists) and DictIterator (rows as dicts).
 
-An iterator plans its pipeline once (engine._plan) and owns one _Run, so its epochs draw
-successive random orders; each new iterator on the same dataset starts a new run (seeded from
-the dataset seed and the number of iterators made before it). Values become mycel Tensors
-unless output_numpy is True (do_copy=False shares the memory of writable arrays, such as
-batches). numpy types mycel lacks widen losslessly: uint16 -> int32, uint32 -> int64 (MNIST
-labels), uint64 -> int64 when the values fit.
+An iterator plans its pipeline once (engine._plan) and runs it as one C++ Pipeline for all its
+epochs, so the engine's threads work ahead across epoch boundaries. Each new iterator on the
+same dataset draws new random orders (seeded from the dataset seed and the number of iterators
+made before it). Rows arrive as mycel Tensors unless output_numpy is True; numpy types mycel
+lacks widen losslessly (uint16 -> int32, uint32 -> int64, uint64 -> int64 when the values fit).
+Arrays handed out are read-only when the engine shares them with a source's data.
 """
-import numpy as np
+import atexit
+import weakref
 
-import mycel
+from mycel import _mycel
 from mycel.dataset import config
 from mycel.dataset._validate import check_bool, check_int
-from mycel.dataset.engine import ProjectDataset, _plan, _Run
+from mycel.dataset.engine import ProjectDataset, _plan, _seed
 
-_WIDEN = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64,
-          np.dtype(np.uint64): np.int64}
+_live = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all():
+    """Stop the engine threads before the interpreter goes (they may wait for the GIL)."""
+    for it in list(_live):
+        it.stop()
 
 
 class Iterator:
-    """Base of the dataset iterators: pulls rows from the planned pipeline, epoch by epoch.
+    """Base of the dataset iterators: pulls rows from the C++ pipeline, epoch by epoch.
 
     Each ``for`` loop over the iterator runs one epoch; starting epoch num_epochs + 1 (when
     num_epochs is not -1) raises RuntimeError."""
@@ -31,12 +38,16 @@ class Iterator:
             raise ValueError(f"{func}: num_epochs must be -1 or positive, but got 0.")
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
         self._do_copy = check_bool(func, "do_copy", do_copy)
-        self._plan = _plan(dataset if columns is None else ProjectDataset(dataset, columns))
-        self._columns = self._plan._columns()
-        self._run = _Run(self._plan, config._entropy(dataset._passes))
+        plan = _plan(dataset if columns is None else ProjectDataset(dataset, columns))
+        self._columns = plan._columns()
+        seed = _seed(config._entropy(dataset._passes))
         dataset._passes += 1
-        self._epoch = 0
-        self._rows = None
+        self._pipe = _mycel._data.Pipeline(plan._node(counted=dataset._init_step > 0), seed,
+                                           self._num_epochs, dataset._init_step,
+                                           config.get_prefetch_size())
+        self._epoch = self._pipe.epoch
+        self._in_epoch = False
+        _live.add(self)
 
     def __iter__(self):
         """The iterator itself: each ``for`` loop over it is one epoch."""
@@ -44,39 +55,32 @@ class Iterator:
 
     def __next__(self):
         """The next row; StopIteration ends an epoch."""
-        if self._rows is None:
+        if not self._in_epoch:
             if self._num_epochs != -1 and self._epoch >= self._num_epochs:
                 raise RuntimeError(f"{type(self).__name__}: all num_epochs={self._num_epochs} "
                                    "epochs were consumed; create the iterator with a larger "
                                    "num_epochs (or -1).")
-            self._rows = self._plan._rows(self._run)
-        row = next(self._rows, None)
+            self._in_epoch = True
+        row = self._pipe.next(self._output_numpy, self._do_copy)
         if row is None:
-            self._rows = None
+            self._in_epoch = False
             self._epoch += 1
             raise StopIteration
-        if self._output_numpy:
-            return self._pack(row)
-        return self._pack([self._tensor(name, a) for name, a in zip(self._columns, row)])
+        if not self._output_numpy:
+            for name, v in zip(self._columns, row):
+                if not isinstance(v, _mycel.Tensor):
+                    raise TypeError(f"{type(self).__name__}: column {name!r} has dtype "
+                                    f"{v.dtype}, which mycel Tensors cannot hold; use "
+                                    "output_numpy=True.")
+        return self._pack(row)
+
+    def stop(self):
+        """Stop the pipeline's threads (done automatically when the iterator is dropped)."""
+        self._pipe.stop()
 
     def get_col_names(self):
         """The column names of the rows."""
         return list(self._columns)
-
-    def _tensor(self, name, a):
-        if a.dtype in _WIDEN:
-            if a.dtype == np.uint64 and (a > np.uint64(np.iinfo(np.int64).max)).any():
-                raise TypeError(f"{type(self).__name__}: column {name!r} has uint64 values "
-                                "beyond int64, which mycel Tensors cannot hold; use "
-                                "output_numpy=True.")
-            a = a.astype(_WIDEN[a.dtype])
-        elif a.dtype.kind not in "biuf":
-            raise TypeError(f"{type(self).__name__}: column {name!r} has dtype {a.dtype}, which "
-                            "mycel Tensors cannot hold; use output_numpy=True.")
-        # Read-only arrays are views of a source's data: a Tensor must not write into them.
-        if self._do_copy or not a.flags.writeable:
-            return mycel.Tensor(a)
-        return mycel.from_numpy(a)
 
     def _pack(self, values):
         raise NotImplementedError
@@ -89,7 +93,7 @@ class TupleIterator(Iterator):
         super().__init__(dataset, num_epochs, output_numpy, do_copy, columns)
 
     def _pack(self, values):
-        return list(values)
+        return values
 
 
 class DictIterator(Iterator):

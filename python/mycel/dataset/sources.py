@@ -1,266 +1,66 @@
-"""Source datasets: MnistDataset, FashionMnistDataset, NumpySlicesDataset, GeneratorDataset.
+"""Source datasets read by index through a sampler (SourceDataset), and the in-memory and Python
+sources: NumpySlicesDataset, GeneratorDataset. The file sources live beside this module
+(sources_image.py, sources_text.py, sources_mindrecord.py).
 
-Random-access sources (the MNIST files, numpy slices, a GeneratorDataset source with
-__getitem__ and __len__) pick row indices with a _Sampler each pass: all rows, in order or in
-a fresh random order (shuffle, the default), an explicit list of indices (sampler), then one
-shard (num_shards/shard_id: positions shard_id, shard_id + num_shards, ... of the padded
-order, as MindSpore's DistributedSampler) and the first num_samples. Shards read the same
-order only when they share a seed (``mycel.dataset.config.set_seed``).
-
-Rows are read-only views of the loaded arrays (MNIST, numpy slices): transforms return new
-arrays, and an in-place write fails loudly instead of corrupting later epochs.
+A SourceDataset wraps a C++ source (``_mycel._data.Source``, src/data/source.h) and a Sampler
+(samplers.py) that picks each epoch's rows: all rows, in order or in a fresh random order
+(shuffle, the default), an explicit sampler or list of indices, one shard
+(num_shards/shard_id), the first num_samples. The engine reads the rows on
+num_parallel_workers threads. Rows are read-only views of the loaded data.
 """
-import functools
-import gzip
-import os
-import struct
-import zlib
-
 import numpy as np
 
 import mycel
+from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_columns, check_int
 from mycel.dataset.engine import Dataset, _reraise
+from mycel.dataset.samplers import source_sampler
 from mycel.dataset.transforms import _numpy_dtype
 
-
-class _Sampler:
-    """Which rows of a random-access source one pass reads (module doc)."""
-
-    def __init__(self, func, num_samples, shuffle, sampler, num_shards, shard_id):
-        self.num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
-        shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
-        self.num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
-        self.shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
-        if (self.num_shards is None) != (self.shard_id is None):
-            raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "
-                             f"num_shards={num_shards}, shard_id={shard_id}.")
-        if self.num_shards is not None and self.shard_id >= self.num_shards:
-            raise ValueError(f"{func}: shard_id must be in [0, {self.num_shards - 1}], but got "
-                             f"{shard_id}.")
-        self.indices = None
-        if sampler is not None:
-            if shuffle is not None or self.num_shards is not None:
-                raise ValueError(f"{func}: sampler cannot be combined with shuffle or "
-                                 "num_shards/shard_id.")
-            if not isinstance(sampler, (list, tuple, range, np.ndarray)):
-                raise TypeError(f"{func}: sampler must be a sequence of row indices, but got "
-                                f"{type(sampler).__name__}.")
-            self.indices = np.asarray(sampler, dtype=np.int64).reshape(-1)
-        self.shuffle = shuffle is not False and sampler is None
-        self._func = func
-
-    def size(self, n):
-        """The number of rows a pass reads from a source of n rows."""
-        if self.indices is not None:
-            n = len(self.indices)
-        if self.num_shards is not None:
-            n = -(-n // self.num_shards)
-        return n if self.num_samples is None else min(n, self.num_samples)
-
-    def order(self, n, rng):
-        """One pass's row indices into a source of n rows."""
-        if self.indices is not None:
-            bad = (self.indices < 0) | (self.indices >= n)
-            if bad.any():
-                raise IndexError(f"{self._func}: sampler index {self.indices[bad][0]} is out of "
-                                 f"range for {n} rows.")
-            idx = self.indices
-        else:
-            idx = rng.permutation(n) if self.shuffle else np.arange(n)
-        if self.num_shards is not None and n:
-            per = -(-len(idx) // self.num_shards)
-            idx = np.resize(idx, per * self.num_shards)[self.shard_id::self.num_shards]
-        return idx[:self.num_samples]
+_data = _mycel._data
 
 
-class _RandomAccessDataset(Dataset):
-    """A source read by index, in the order its _Sampler picks; subclasses give _count()."""
+class SourceDataset(Dataset):
+    """A dataset read by index from a C++ source in the order of a sampler.
 
-    _random = "sampler"
+    func names the class in messages; source is a ``_mycel._data.Source``; the other
+    arguments choose the rows (module doc)."""
 
-    def __init__(self, func, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                 shard_id):
+    def __init__(self, func, source, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None):
         super().__init__((), num_parallel_workers)
-        self._sampler = _Sampler(func, num_samples, shuffle, sampler, num_shards, shard_id)
-
-    def _num_rows(self):
-        return self._sampler.size(self._count())
-
-    def _order(self, run):
-        return self._sampler.order(self._count(), run.rng(self))
-
-    def _count(self):
-        raise NotImplementedError
-
-
-class _ArrayDataset(_RandomAccessDataset):
-    """A random-access source over column arrays (rows along axis 0), given by _arrays()."""
-
-    def _count(self):
-        return len(self._arrays()[0])
-
-    def _rows(self, run):
-        # 1-D columns give 0-d arrays (reshaped [1] rows), not numpy scalars
-        columns = [a if a.ndim > 1 else a.reshape(-1, 1) for a in self._arrays()]
-        scalar = [a.ndim == 1 for a in self._arrays()]
-        for i in self._order(run).tolist():
-            yield tuple(c[i].reshape(()) if s else c[i] for c, s in zip(columns, scalar))
-
-    def _batches(self, run, size, drop_remainder):
-        """Batches gathered straight from the column arrays: the stacked rows, without
-        building them one by one."""
-        order, columns = self._order(run), self._arrays()
-        stop = len(order) - len(order) % size if drop_remainder else len(order)
-        for start in range(0, stop, size):
-            idx = order[start:start + size]
-            yield tuple(c[idx] for c in columns)
-
-    def _arrays(self):
-        """The columns as read-only arrays, rows along axis 0."""
-        raise NotImplementedError
-
-
-def _readonly(array):
-    """A read-only view of array: rows handed out cannot be written into the source."""
-    array = array.view()
-    array.flags.writeable = False
-    return array
-
-
-# ----- MNIST -----
-
-_IMAGES_MAGIC, _LABELS_MAGIC = 2051, 2049
-
-
-def _idx_path(func, dataset_dir, name):
-    """The path of name in dataset_dir, plain or gzipped; RuntimeError when neither exists."""
-    path = os.path.join(dataset_dir, name)
-    for p in (path, path + ".gz"):
-        if os.path.isfile(p):
-            return p
-    raise RuntimeError(f"{func}: the file {path} (or {path}.gz) does not exist.")
-
-
-def _load_idx(func, path, magic):
-    """The array of an idx file; RuntimeError naming func and the file when it is unreadable,
-    truncated or not an idx file of the expected kind."""
-    try:
-        st = os.stat(path)
-        return _read_idx(path, magic, st.st_mtime_ns, st.st_size)
-    except (OSError, EOFError, zlib.error) as err:
-        raise RuntimeError(f"{func}: cannot read {path}: {err}") from err
-    except _IdxError as err:
-        raise RuntimeError(f"{func}: {err}") from None
-
-
-class _IdxError(Exception):
-    """A malformed idx file (re-raised as RuntimeError by _load_idx)."""
-
-
-@functools.lru_cache(maxsize=4)
-def _read_idx(path, magic, mtime_ns, size):
-    """The array of an idx file (plain or gzipped) after checking its header and length.
-    Cached per file version (mtime and size are in the key): datasets re-created for each
-    epoch or for evaluation do not decompress the files again."""
-    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
-        data = f.read()
-    ndim = 3 if magic == _IMAGES_MAGIC else 1
-    header = 4 * (1 + ndim)
-    if len(data) < header:
-        raise _IdxError(f"{path} is truncated: {len(data)} bytes, shorter than the "
-                        f"{header}-byte idx header.")
-    found, *dims = struct.unpack(f">{1 + ndim}I", data[:header])
-    if found != magic:
-        raise _IdxError(f"{path} has magic number {found:#010x}, expected {magic:#010x} (an "
-                        f"idx {'image' if ndim == 3 else 'label'} file).")
-    expected = header + int(np.prod(dims))
-    if len(data) != expected:
-        raise _IdxError(f"{path} is {len(data)} bytes but its header {dims} says {expected}: "
-                        "the file is truncated or corrupt.")
-    return np.frombuffer(data, np.uint8, offset=header).reshape(dims)
-
-
-class MnistDataset(_ArrayDataset):
-    """MnistDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
-    shuffle=None, sampler=None, num_shards=None, shard_id=None): the MNIST idx files.
-
-    dataset_dir holds train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
-    and t10k-labels-idx1-ubyte, each plain or gzipped (.gz). usage is 'train', 'test' or 'all'
-    (None: 'all': train then test, those of the two whose files are present). Columns:
-    "image" (uint8, [28, 28, 1]) and "label" (uint32 scalar). shuffle (default: True), sampler, num_shards/shard_id and num_samples choose the
-    rows (module doc); num_parallel_workers is accepted for compatibility (one thread)."""
-
-    _SPLITS = {"train": ("train",), "test": ("t10k",), "all": ("train", "t10k")}
-
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
-                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
-        func = type(self).__name__
-        super().__init__(func, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id)
-        if not isinstance(dataset_dir, (str, os.PathLike)):
-            raise TypeError(f"{func}: dataset_dir must be a path, but got "
-                            f"{type(dataset_dir).__name__}.")
-        dataset_dir = os.fspath(dataset_dir)
-        if not os.path.isdir(dataset_dir):
-            raise ValueError(f"{func}: the dataset_dir {dataset_dir} does not exist or is not a "
-                             "directory.")
-        usage = "all" if usage is None else usage
-        if usage not in self._SPLITS:
-            raise ValueError(f"{func}: usage must be 'train', 'test' or 'all', but got "
-                             f"{usage!r}.")
-        self.dataset_dir, self.usage = dataset_dir, usage
-        splits = self._SPLITS[usage]
-        if usage == "all":  # as MindSpore: the splits present (a directory of one split works)
-            present = [s for s in splits if any(
-                os.path.isfile(os.path.join(dataset_dir, f"{s}-images-idx3-ubyte{z}"))
-                for z in ("", ".gz"))]
-            splits = present or splits
-        self._files = [(_idx_path(func, dataset_dir, f"{s}-images-idx3-ubyte"),
-                        _idx_path(func, dataset_dir, f"{s}-labels-idx1-ubyte"))
-                       for s in splits]
-        self._data = None
+        self._source = source
+        self.sampler = source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id)
+        self._names = list(source.columns())
 
     def _columns(self):
-        return ["image", "label"]
+        return self._names
 
-    def _arrays(self):
-        if self._data is None:
-            func = type(self).__name__
-            images, labels = [], []
-            for ipath, lpath in self._files:
-                im = _load_idx(func, ipath, _IMAGES_MAGIC)
-                lb = _load_idx(func, lpath, _LABELS_MAGIC)
-                if len(im) != len(lb):
-                    raise RuntimeError(f"{func}: {ipath} has {len(im)} images but {lpath} has "
-                                       f"{len(lb)} labels.")
-                images.append(im[..., None])
-                labels.append(lb.astype(np.uint32))
-            image = images[0] if len(images) == 1 else np.concatenate(images)
-            self._data = (_readonly(image), _readonly(np.concatenate(labels)))
-        return self._data
+    def _node(self, counted=False):
+        return _data.source_node(self._source, self.sampler._c_sampler(), self._workers())
 
-
-class FashionMnistDataset(MnistDataset):
-    """FashionMnistDataset(dataset_dir, usage=None, ...): Fashion-MNIST, the same idx format,
-    file names, columns and arguments as MnistDataset (Debian: /usr/share/datasets/fashion-mnist,
-    gzipped)."""
+    def use_sampler(self, sampler):
+        """Read the rows this sampler picks (replaces the sampler of the arguments)."""
+        from mycel.dataset.samplers import Sampler
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"use_sampler: sampler must be a Sampler, but got "
+                            f"{type(sampler).__name__}.")
+        self.sampler = sampler
 
 
 # ----- numpy slices -----
 
-class NumpySlicesDataset(_ArrayDataset):
+class NumpySlicesDataset(SourceDataset):
     """NumpySlicesDataset(data, column_names=None, num_samples=None, num_parallel_workers=1,
     shuffle=None, sampler=None, num_shards=None, shard_id=None): rows are slices along axis 0.
 
     data is a dict (keys are the column names), a tuple (one column per item), or anything
-    else numpy can convert (a list or an array: one column). Columns are copied (np.array).
+    else numpy can convert (a list or an array: one column). Columns are copied.
     Default names: "column_0", "column_1", ... ."""
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None):
-        super().__init__("NumpySlicesDataset", num_samples, num_parallel_workers, shuffle,
-                         sampler, num_shards, shard_id)
+        func = "NumpySlicesDataset"
         names = None
         if isinstance(data, dict):
             names, data = [str(k) for k in data], tuple(data.values())
@@ -269,38 +69,32 @@ class NumpySlicesDataset(_ArrayDataset):
         for i, c in enumerate(columns):
             a = _as_column(c)
             if a.ndim == 0:
-                raise ValueError(f"NumpySlicesDataset: column {i} is a scalar; each column "
-                                 "must have a first axis to slice.")
+                raise ValueError(f"{func}: column {i} is a scalar; each column must have a "
+                                 "first axis to slice.")
             if a.dtype == object:
-                raise TypeError(f"NumpySlicesDataset: column {i} is not a rectangular numeric "
-                                "array (numpy made an object array of it).")
+                raise TypeError(f"{func}: column {i} is not a rectangular numeric array (numpy "
+                                "made an object array of it).")
             arrays.append(a)
         if not arrays:
-            raise ValueError("NumpySlicesDataset: data has no columns.")
+            raise ValueError(f"{func}: data has no columns.")
         lengths = [len(a) for a in arrays]
         if len(set(lengths)) > 1:
-            raise ValueError(f"NumpySlicesDataset: the columns have different lengths "
-                             f"{lengths}.")
-        names = check_columns("NumpySlicesDataset", "column_names", column_names,
-                              none_ok=True) or names or [f"column_{i}" for i in range(len(arrays))]
+            raise ValueError(f"{func}: the columns have different lengths {lengths}.")
+        names = check_columns(func, "column_names", column_names, none_ok=True) or names or \
+            [f"column_{i}" for i in range(len(arrays))]
         if len(names) != len(arrays):
-            raise ValueError(f"NumpySlicesDataset: column_names has {len(names)} names for "
-                             f"{len(arrays)} columns.")
-        self._names = names
-        self._data = tuple(_readonly(a) for a in arrays)
-
-    def _columns(self):
-        return self._names
-
-    def _arrays(self):
-        return self._data
+            raise ValueError(f"{func}: column_names has {len(names)} names for {len(arrays)} "
+                             "columns.")
+        source = _data.ArraySource(func, arrays, names)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
 
 
 def _as_column(value):
-    """One column of NumpySlicesDataset as a numpy array (a copy)."""
+    """One column of NumpySlicesDataset as a numpy array."""
     if isinstance(value, mycel.Tensor):
-        return value.asnumpy().copy()
-    return np.array(value)
+        return value.asnumpy()
+    return np.asarray(value)
 
 
 # ----- generator -----
@@ -327,7 +121,7 @@ def _convert_row(func, item, names, types):
     return tuple(row)
 
 
-class GeneratorDataset(_RandomAccessDataset):
+class GeneratorDataset(Dataset):
     """GeneratorDataset(source, column_names=None, column_types=None, schema=None,
     num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None,
     shard_id=None, python_multiprocessing=True, max_rowsize=None): rows from Python.
@@ -337,13 +131,14 @@ class GeneratorDataset(_RandomAccessDataset):
     (iterated once per epoch; shuffle, sampler and shards are then refused, as MindSpore).
     Each item is a tuple/list of columns or a single column (arrays, numbers, Tensors).
     column_names is required; column_types (mycel or numpy dtypes) checks each column's dtype.
-    Workers and multiprocessing options are accepted and ignored (one thread); schema is not
-    supported."""
+    The source runs under the GIL on one engine thread (python_multiprocessing and max_rowsize
+    are accepted and ignored); schema is not supported."""
 
     def __init__(self, source, column_names=None, column_types=None, schema=None,
                  num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
                  num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None):
         func = "GeneratorDataset"
+        super().__init__((), num_parallel_workers)
         self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not self._random_access:
             if not callable(source) and not hasattr(source, "__iter__"):
@@ -353,11 +148,6 @@ class GeneratorDataset(_RandomAccessDataset):
             if shuffle or sampler is not None or num_shards is not None:
                 raise ValueError(f"{func}: shuffle, sampler and num_shards/shard_id need a "
                                  "random-access source (__getitem__ and __len__).")
-            shuffle = False
-        super().__init__(func, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id)
-        if not self._random_access:
-            self._random = None
         if schema is not None:
             raise NotImplementedError(f"{func}: schema is not supported; give column_names "
                                       "(and column_types).")
@@ -375,44 +165,58 @@ class GeneratorDataset(_RandomAccessDataset):
         check_int(func, "max_rowsize", max_rowsize, 1, none_ok=True)
         self.source = source
         self._counted = None
+        if self._random_access:
+            self.sampler = source_sampler(func, num_samples, shuffle, sampler, num_shards,
+                                          shard_id)
+        else:
+            self._limit = check_int(func, "num_samples", num_samples, 1, none_ok=True)
 
     def _columns(self):
         return self._names
 
-    def _count(self):
+    def _node(self, counted=False):
         if self._random_access:
-            return len(self.source)
-        if self._counted is None:  # a dry pass, as MindSpore does for unsized sources
-            self._counted = sum(1 for _ in self._source_items())
-        return self._counted
-
-    def _rows(self, run):
-        names, types = self._names, self._types
-        if self._random_access:
-            for i in self._order(run).tolist():
-                yield _convert_row("GeneratorDataset", self._read(i), names, types)
-            return
-        limit = self._sampler.num_samples
-        for n, item in enumerate(self._source_items()):
-            if limit is not None and n >= limit:
-                return
-            yield _convert_row("GeneratorDataset", item, names, types)
+            src = _data.PySource(self._read, len(self.source), self._names)
+            return _data.source_node(src, self.sampler._c_sampler(), 1)
+        if counted and self._counted is None:  # a dry pass, as MindSpore does for unsized sources
+            self._counted = sum(1 for _ in self._items())
+        size = -1 if self._counted is None else self._counted
+        return _data.stream_node(self._open, self._names, size)
 
     def _read(self, i):
         try:
-            return self.source[i]
+            item = self.source[i]
         except Exception as err:  # re-raised naming the source and the index
             _reraise(err, f"GeneratorDataset: source[{i}] raised {type(err).__name__}: {err}")
+        return _convert_row("GeneratorDataset", item, self._names, self._types)
 
-    def _source_items(self):
-        src = self.source
+    def _open(self):
+        """One epoch's rows as an object whose __next__ gives a row, then None."""
+        rows = (_convert_row("GeneratorDataset", item, self._names, self._types)
+                for item in self._items())
+        return _Rows(rows)
+
+    def _items(self):
+        src, limit = self.source, self._limit
         try:
             items = iter(src() if callable(src) and not hasattr(src, "__iter__") else src)
-            while True:
+            n = 0
+            while limit is None or limit == 0 or n < limit:
                 try:
                     item = next(items)
                 except StopIteration:
                     return
+                n += 1
                 yield item
         except Exception as err:  # re-raised naming the source
             _reraise(err, f"GeneratorDataset: the source raised {type(err).__name__}: {err}")
+
+
+class _Rows:
+    """An iterator's rows for the engine: __next__ returns None at the end."""
+
+    def __init__(self, rows):
+        self._rows = rows
+
+    def __next__(self):
+        return next(self._rows, None)

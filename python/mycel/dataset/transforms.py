@@ -1,14 +1,21 @@
 """General transforms, MindSpore's ``mindspore.dataset.transforms``: TypeCast, OneHot, Compose.
 
-Built-in transforms (subclasses of TensorOperation) map one numpy array to one numpy array.
-Called directly (``TypeCast(ms.int32)(x)``) they work on one sample; the pipeline may also run
-them on a whole batch at once (``_apply_batch``, a leading batch axis), which gives exactly the
-stacked per-sample results and is what makes ``map(...).batch(n)`` fast (see engine.py).
+Built-in transforms (subclasses of TensorOperation, here and in vision.py) validate their
+arguments in Python and hold a C++ transform (``self._op``, a ``_mycel._data.Transform`` from
+src/data/transforms*.cc) that the pipeline runs on its worker threads without the GIL. Called
+directly (``TypeCast(ms.int32)(x)``) they run it on one sample. Batchable ones (per-sample,
+shape-preserving, not random: Normalize, Rescale, HWC2CHW, TypeCast, OneHot) may also run on a
+whole batch at once (``_apply_batch``, a leading batch axis) with exactly the stacked
+per-sample results, which is what makes ``map(...).batch(n)`` fast.
 """
 import numpy as np
 
 import mycel
+from mycel import _mycel
+from mycel.dataset import config
 from mycel.dataset._validate import check_int, check_number
+
+_data = _mycel._data
 
 
 def _as_array(x):
@@ -17,29 +24,45 @@ def _as_array(x):
 
 
 class TensorOperation:
-    """Base of the built-in transforms: one array in, one array out, per sample or batched.
+    """Base of the built-in transforms: a C++ transform (``self._op``) run on numpy arrays.
 
-    Subclasses implement ``_compute(x, lead)``, where the first ``lead`` axes of x (0 or 1)
-    are batch axes and the rest is one sample; errors must depend on the sample only."""
+    Subclasses validate their arguments and set ``self._op`` in ``__init__``. ``_batchable``
+    and ``_random`` are the C++ transform's flags; ``_c_ops()`` is what the pipeline runs."""
 
-    _batchable = True
+    _op = None
+
+    @property
+    def _batchable(self):
+        """Whether the transform may run on a whole batch (see the module docstring)."""
+        return self._op.batchable
+
+    @property
+    def _random(self):
+        """Whether the transform draws random numbers (from its row's random stream)."""
+        return self._op.random
+
+    def _c_ops(self):
+        """The C++ transforms the pipeline runs for this operation, in order."""
+        return [self._op]
 
     def __call__(self, *inputs):
-        """Apply the transform to one sample (a numpy array, a Tensor or a number)."""
-        return self._compute(self._single(inputs), 0)
+        """Apply the transform to one sample (numpy arrays, Tensors or numbers); returns a numpy
+        array, or a tuple of arrays for several outputs. Random transforms draw from the
+        dataset seed (``config.set_seed``) and the number of calls so far."""
+        return self._run(inputs, 0)
 
     def _apply_batch(self, *inputs):
-        """Apply the transform to a batch (axis 0): the stacked per-sample results."""
-        return self._compute(self._single(inputs), 1)
+        """Apply a batchable transform to a batch (axis 0): the stacked per-sample results."""
+        return self._run(inputs, 1)
 
-    def _single(self, inputs):
-        if len(inputs) != 1:
-            raise TypeError(f"{type(self).__name__}: expects one input column, but got "
-                            f"{len(inputs)}.")
-        return _as_array(inputs[0])
-
-    def _compute(self, x, lead):
-        raise NotImplementedError
+    def _run(self, inputs, lead):
+        seed = 0
+        if self._random:
+            self._calls = getattr(self, "_calls", 0) + 1
+            entropy = config._entropy(self._calls)
+            seed = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
+        out = self._op.apply([_as_array(x) for x in inputs], lead, seed)
+        return out[0] if len(out) == 1 else tuple(out)
 
 
 def _numpy_dtype(func, data_type):
@@ -60,13 +83,14 @@ def _numpy_dtype(func, data_type):
 
 
 class TypeCast(TensorOperation):
-    """TypeCast(data_type): cast to a mycel dtype (``mycel.int32``) or a numpy dtype."""
+    """TypeCast(data_type): cast to a mycel dtype (``mycel.int32``) or a numpy dtype.
+
+    As numpy's ``astype``, except that float values beyond an integer type's range saturate
+    (NaN gives 0) where numpy's result is undefined."""
 
     def __init__(self, data_type):
         self.data_type = _numpy_dtype("TypeCast", data_type)
-
-    def _compute(self, x, lead):
-        return x.astype(self.data_type, copy=False)
+        self._op = _data.TypeCast(self.data_type.name)
 
 
 class OneHot(TensorOperation):
@@ -83,26 +107,7 @@ class OneHot(TensorOperation):
         if not 0.0 <= self.smoothing_rate <= 1.0:
             raise ValueError(f"OneHot: smoothing_rate must be in [0.0, 1.0], but got "
                              f"{smoothing_rate}.")
-
-    def _compute(self, x, lead):
-        sample = x.shape[lead:]
-        kept = [d for d in sample if d != 1]
-        if len(kept) > 1:
-            raise ValueError(f"OneHot: the label must be a scalar or 1-D, but got shape "
-                             f"{list(sample)}.")
-        if x.dtype.kind not in "iu":
-            raise TypeError(f"OneHot: the label must be an integer type, but got {x.dtype}.")
-        c = self.num_classes
-        if x.size and (x.min() < 0 or x.max() >= c):
-            bad = x[(x < 0) | (x >= c)].flat[0]
-            raise ValueError(f"OneHot: label {bad} is out of range [0, {c}).")
-        hot = x.reshape(x.shape[:lead] + (-1, 1)) == np.arange(c)
-        out_shape = x.shape[:lead] + tuple(d for d in (int(np.prod(sample)), c) if d != 1)
-        if self.smoothing_rate == 0.0:
-            return hot.astype(x.dtype).reshape(out_shape)
-        s = np.float32(self.smoothing_rate)
-        out = hot.astype(np.float32) * (np.float32(1) - s) + s / np.float32(c)
-        return out.reshape(out_shape)
+        self._op = _data.OneHot(self.num_classes, self.smoothing_rate)
 
 
 def _op_name(op):
@@ -124,18 +129,39 @@ def _check_operations(func, operations):
 
 class Compose(TensorOperation):
     """Compose(transforms): apply transforms in order as one (a tuple result feeds the next
-    transform's arguments). Runs batched when every transform is a built-in one."""
+    transform's arguments). Python callables may be mixed in; when every part is built-in the
+    pipeline runs the parts' C++ transforms directly (and batched when all are batchable)."""
 
     def __init__(self, transforms):
         self.transforms = _check_operations("Compose", transforms)
-        self._batchable = all(getattr(t, "_batchable", False) for t in self.transforms)
+
+    @property
+    def _batchable(self):
+        """Batchable when every part is."""
+        return all(getattr(t, "_batchable", False) for t in self.transforms)
+
+    @property
+    def _random(self):
+        """Random when any built-in part is."""
+        return any(getattr(t, "_random", False) for t in self.transforms)
+
+    def _c_ops(self):
+        """Every part's C++ transforms in order, or None when a part is a Python callable (the
+        pipeline then calls the Compose itself)."""
+        ops = []
+        for t in self.transforms:
+            parts = t._c_ops() if isinstance(t, TensorOperation) else None
+            if parts is None:
+                return None
+            ops.extend(parts)
+        return ops
 
     def __call__(self, *inputs):
         """Apply the transforms to one sample; returns an array or a tuple of arrays."""
         return _chain(self.transforms, inputs, False)
 
     def _apply_batch(self, *inputs):
-        """Apply the (built-in) transforms to a batch."""
+        """Apply the (batchable, built-in) transforms to a batch."""
         return _chain(self.transforms, inputs, True)
 
 

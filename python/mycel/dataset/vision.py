@@ -1,22 +1,213 @@
-"""Image transforms, MindSpore's ``mindspore.dataset.vision``: Rescale, Normalize, HWC2CHW.
+"""Image transforms, MindSpore's ``mindspore.dataset.vision``: Decode, Resize, crops, flips,
+RandomResizedCrop, Normalize, HWC2CHW, Rescale, and the Inter / Border enums.
 
-Images are numpy arrays, HWC (<H, W, C>) or <H, W>. Like the transforms in transforms.py they
-run on one image or, inside the pipeline, on a whole batch at once with identical results.
-Rescale and Normalize compute in float32 and return float32, as MindSpore.
+Images are numpy arrays, HWC (<H, W, C>) or <H, W>. Each class checks its arguments here and
+runs in C++ (src/data/transforms_vision.cc, src/data/image_codec.cc), so a pipeline applies it
+on worker threads without the GIL. Geometric ops keep the image's dtype (uint8 in, uint8
+out); Normalize and Rescale compute in float32 and return float32, as MindSpore. Random ops draw
+from the pipeline's per-row random stream, so results depend on the seed and the row, not on
+the number of workers.
 """
+from enum import Enum, IntEnum
+
 import numpy as np
 
-from mycel.dataset._validate import check_bool, check_number
+from mycel import _mycel
+from mycel.dataset._validate import check_bool, check_int, check_number
 from mycel.dataset.transforms import TensorOperation
 
+_data = _mycel._data
+_INT32_MAX = 2**31 - 1
 
-def _check_image(func, x, lead, ranks=(2, 3)):
-    """The image's shape (without batch axes); ValueError when its rank is not in ranks."""
-    sample = x.shape[lead:]
-    if len(sample) not in ranks:
-        raise ValueError(f"{func}: the image must be <H, W> or <H, W, C>, but got shape "
-                         f"{list(sample)}.")
-    return sample
+
+class Inter(IntEnum):
+    """Interpolation modes. NEAREST, LINEAR (= BILINEAR), CUBIC (= BICUBIC, a = -0.75) and AREA
+    as OpenCV computes them; ANTIALIAS and PILCUBIC (PIL's filters) are not supported."""
+
+    NEAREST = 0
+    ANTIALIAS = 1
+    BILINEAR = LINEAR = 2
+    BICUBIC = CUBIC = 3
+    AREA = 4
+    PILCUBIC = 5
+
+
+class Border(str, Enum):
+    """Padding modes: CONSTANT (fill_value), EDGE (repeat the edge pixel), REFLECT (mirror
+    without the edge pixel), SYMMETRIC (mirror with it)."""
+
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+
+_INTERP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "bilinear", Inter.CUBIC: "bicubic",
+                 Inter.AREA: "area"}
+
+
+def _check_interpolation(func, interpolation):
+    """The C++ name of an Inter value; TypeError / ValueError naming func otherwise."""
+    if not isinstance(interpolation, Inter):
+        raise TypeError(f"{func}: interpolation must be a vision.Inter, but got "
+                        f"{type(interpolation).__name__} {interpolation!r}.")
+    if interpolation not in _INTERP_NAMES:
+        raise ValueError(f"{func}: Inter.{interpolation.name} is not supported (a PIL filter); "
+                         "use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or Inter.AREA.")
+    return _INTERP_NAMES[interpolation]
+
+
+def _check_size(func, size, name="size"):
+    """size as (height, width): an int gives a square, a sequence of 2 is (height, width)."""
+    if isinstance(size, (list, tuple)):
+        if len(size) != 2:
+            raise TypeError(f"{func}: {name} must be an int or a sequence of 2 ints, but got "
+                            f"{size!r}.")
+        return tuple(check_int(func, name, v, 1, _INT32_MAX) for v in size)
+    value = check_int(func, name, size, 1, _INT32_MAX)
+    return value, value
+
+
+def _check_pair(func, name, value, positive):
+    """(min, max) numbers with min <= max, both >= 0 (or > 0 when positive)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise TypeError(f"{func}: {name} must be a sequence of 2 numbers, but got {value!r}.")
+    lo, hi = (check_number(func, name, v) for v in value)
+    if (lo <= 0 if positive else lo < 0) or lo > hi:
+        raise ValueError(f"{func}: {name} must be (min, max) with {'0 <' if positive else '0 <='} "
+                         f"min <= max, but got {tuple(value)}.")
+    return lo, hi
+
+
+def _check_prob(func, prob):
+    """A probability in [0, 1]."""
+    value = check_number(func, "prob", prob)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}.")
+    return value
+
+
+class Decode(TensorOperation):
+    """Decode(to_pil=False): JPEG or PNG bytes (a 1-D uint8 array, or bytes when called
+    directly) to an RGB uint8 image <H, W, 3>. Gray images become RGB, alpha is dropped.
+    Corrupt or truncated data raises RuntimeError."""
+
+    def __init__(self, to_pil=False):
+        self.to_pil = check_bool("Decode", "to_pil", to_pil)
+        if self.to_pil:
+            raise ValueError("Decode: to_pil=True (PIL images) is not supported; images are "
+                             "numpy arrays.")
+        self._op = _data.Decode()
+
+    def __call__(self, *inputs):
+        """Decode one image given as bytes or a 1-D uint8 array."""
+        inputs = [np.frombuffer(x, np.uint8) if isinstance(x, (bytes, bytearray, memoryview))
+                  else x for x in inputs]
+        return super().__call__(*inputs)
+
+
+class Resize(TensorOperation):
+    """Resize(size, interpolation=Inter.LINEAR): resize to size = (height, width); an int size
+    resizes the shorter side to it and keeps the aspect ratio."""
+
+    def __init__(self, size, interpolation=Inter.LINEAR):
+        if isinstance(size, (list, tuple)):
+            self.size = _check_size("Resize", size)
+            h, w = self.size
+        else:
+            self.size = h = check_int("Resize", "size", size, 1, _INT32_MAX)
+            w = 0
+        self.interpolation = interpolation
+        self._op = _data.Resize(h, w, _check_interpolation("Resize", interpolation))
+
+
+class CenterCrop(TensorOperation):
+    """CenterCrop(size): the central window of size (an int: a square); a smaller image is
+    padded with zeros first, as MindSpore."""
+
+    def __init__(self, size):
+        self.size = _check_size("CenterCrop", size)
+        self._op = _data.CenterCrop(*self.size)
+
+
+class RandomCrop(TensorOperation):
+    """RandomCrop(size, padding=None, pad_if_needed=False, fill_value=0,
+    padding_mode=Border.CONSTANT): a window of size at a random place.
+
+    padding pads first: an int pads every side, 2 values pad (left and right, top and bottom),
+    4 values pad (left, top, right, bottom). pad_if_needed pads both sides of a too-small axis
+    by the shortfall. fill_value (an int, or 3 for R, G, B) fills Border.CONSTANT padding."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0,
+                 padding_mode=Border.CONSTANT):
+        self.size = _check_size("RandomCrop", size)
+        self.padding = padding
+        self.pad_if_needed = check_bool("RandomCrop", "pad_if_needed", pad_if_needed)
+        self.fill_value = fill_value
+        self.padding_mode = padding_mode
+        if not isinstance(padding_mode, Border):
+            raise TypeError(f"RandomCrop: padding_mode must be a vision.Border, but got "
+                            f"{type(padding_mode).__name__} {padding_mode!r}.")
+        self._op = _data.RandomCrop(*self.size, self._padding(padding), self.pad_if_needed,
+                                    self._fill(fill_value), padding_mode.value)
+
+    @staticmethod
+    def _padding(padding):
+        if padding is None:
+            return 0, 0, 0, 0
+        values = padding if isinstance(padding, (list, tuple)) else [padding]
+        if len(values) not in (1, 2, 4):
+            raise TypeError(f"RandomCrop: padding must be an int or a sequence of 2 or 4 ints, "
+                            f"but got {padding!r}.")
+        values = [check_int("RandomCrop", "padding", v, 0, _INT32_MAX) for v in values]
+        if len(values) == 1:
+            return tuple(values * 4)
+        if len(values) == 2:
+            return values[0], values[1], values[0], values[1]
+        return tuple(values)
+
+    @staticmethod
+    def _fill(fill_value):
+        values = list(fill_value) if isinstance(fill_value, tuple) else [fill_value]
+        if len(values) not in (1, 3):
+            raise TypeError(f"RandomCrop: fill_value must be an int or a tuple of 3 ints, but "
+                            f"got {fill_value!r}.")
+        return [check_int("RandomCrop", "fill_value", v, 0, 255) for v in values]
+
+
+class RandomHorizontalFlip(TensorOperation):
+    """RandomHorizontalFlip(prob=0.5): mirror left-right with probability prob."""
+
+    def __init__(self, prob=0.5):
+        self.prob = _check_prob("RandomHorizontalFlip", prob)
+        self._op = _data.RandomHorizontalFlip(self.prob)
+
+
+class RandomVerticalFlip(TensorOperation):
+    """RandomVerticalFlip(prob=0.5): mirror top-bottom with probability prob."""
+
+    def __init__(self, prob=0.5):
+        self.prob = _check_prob("RandomVerticalFlip", prob)
+        self._op = _data.RandomVerticalFlip(self.prob)
+
+
+class RandomResizedCrop(TensorOperation):
+    """RandomResizedCrop(size, scale=(0.08, 1.0), ratio=(3/4, 4/3),
+    interpolation=Inter.BILINEAR, max_attempts=10): crop a random window (area fraction in
+    scale, aspect ratio w/h log-uniform in ratio; after max_attempts failed draws the centred
+    whole image clipped to ratio) and resize it to size (an int: a square)."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
+                 interpolation=Inter.BILINEAR, max_attempts=10):
+        func = "RandomResizedCrop"
+        self.size = _check_size(func, size)
+        self.scale = _check_pair(func, "scale", scale, False)
+        self.ratio = _check_pair(func, "ratio", ratio, True)
+        self.interpolation = interpolation
+        self.max_attempts = check_int(func, "max_attempts", max_attempts, 1, _INT32_MAX)
+        self._op = _data.RandomResizedCrop(*self.size, self.scale, self.ratio,
+                                           _check_interpolation(func, interpolation),
+                                           self.max_attempts)
 
 
 class Rescale(TensorOperation):
@@ -25,13 +216,7 @@ class Rescale(TensorOperation):
     def __init__(self, rescale, shift):
         self.rescale = check_number("Rescale", "rescale", rescale)
         self.shift = check_number("Rescale", "shift", shift)
-
-    def _compute(self, x, lead):
-        if x.dtype.kind not in "biuf":
-            raise TypeError(f"Rescale: the image must be numeric, but got {x.dtype}.")
-        out = np.multiply(x, np.float32(self.rescale), dtype=np.float32)
-        out += np.float32(self.shift)
-        return out
+        self._op = _data.Rescale(self.rescale, self.shift)
 
 
 class Normalize(TensorOperation):
@@ -48,6 +233,7 @@ class Normalize(TensorOperation):
             raise ValueError(f"Normalize: mean and std must have the same length, but got "
                              f"{len(self.mean)} and {len(self.std)}.")
         self.is_hwc = check_bool("Normalize", "is_hwc", is_hwc)
+        self._op = _data.Normalize(self.mean, self.std, self.is_hwc)
 
     @staticmethod
     def _values(name, values, low):
@@ -61,25 +247,14 @@ class Normalize(TensorOperation):
                 raise ValueError(f"Normalize: {name} values must be in {bounds}, but got {v}.")
         return out
 
-    def _compute(self, x, lead):
-        sample = _check_image("Normalize", x, lead)
-        channels = 1 if len(sample) == 2 else sample[-1 if self.is_hwc else 0]
-        if len(self.mean) not in (1, channels):
-            raise ValueError(f"Normalize: the image has {channels} channels but mean and std "
-                             f"have {len(self.mean)} values (shape {list(sample)}).")
-        shape = (-1,) if self.is_hwc or len(sample) == 2 else (-1, 1, 1)
-        mean = np.asarray(self.mean, np.float32).reshape(shape)
-        std = np.asarray(self.std, np.float32).reshape(shape)
-        out = np.subtract(x, mean, dtype=np.float32)
-        out /= std
-        return out
-
 
 class HWC2CHW(TensorOperation):
     """HWC2CHW(): transpose an <H, W, C> image to <C, H, W> (<H, W> images stay as they are)."""
 
-    def _compute(self, x, lead):
-        sample = _check_image("HWC2CHW", x, lead)
-        if len(sample) == 2:
-            return x
-        return x.transpose(tuple(range(lead)) + (lead + 2, lead, lead + 1))
+    def __init__(self):
+        self._op = _data.HWC2CHW()
+
+
+__all__ = ["Inter", "Border", "Decode", "Resize", "CenterCrop", "RandomCrop",
+           "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
+           "Normalize", "HWC2CHW"]

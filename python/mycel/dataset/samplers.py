@@ -1,0 +1,156 @@
+"""Samplers, MindSpore's ``mindspore.dataset`` samplers: which rows of a random-access source
+one epoch reads, and in which order.
+
+Each class checks its arguments and describes a C++ sampler (src/data/sampler.h); the engine
+computes each epoch's order from the dataset seed, so every shard of a distributed job draws
+the same permutation when they share a seed (``mycel.dataset.config.set_seed``).
+"""
+import numpy as np
+
+from mycel import _mycel
+from mycel.dataset._validate import check_bool, check_int
+
+_data = _mycel._data
+
+
+class Sampler:
+    """Base of the samplers. ``num_samples`` (None: all) caps the rows per epoch."""
+
+    def __init__(self, num_samples=None):
+        self.num_samples = check_int(type(self).__name__, "num_samples", num_samples, 1,
+                                     none_ok=True)
+
+    def get_num_samples(self):
+        """The cap on rows per epoch (None: all)."""
+        return self.num_samples
+
+    def _limit(self):
+        return -1 if not self.num_samples else self.num_samples
+
+    def _c_sampler(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """SequentialSampler(start_index=None, num_samples=None): rows in file order from
+    start_index."""
+
+    def __init__(self, start_index=None, num_samples=None):
+        super().__init__(num_samples)
+        self.start_index = check_int("SequentialSampler", "start_index", start_index, 0,
+                                     none_ok=True) or 0
+
+    def _c_sampler(self):
+        return _data.SequentialSampler(self.start_index, self._limit())
+
+
+class RandomSampler(Sampler):
+    """RandomSampler(replacement=False, num_samples=None): a fresh random order every epoch
+    (with replacement: independent uniform draws)."""
+
+    def __init__(self, replacement=False, num_samples=None):
+        super().__init__(num_samples)
+        self.replacement = check_bool("RandomSampler", "replacement", replacement)
+
+    def _c_sampler(self):
+        return _data.RandomSampler(self.replacement, self._limit())
+
+
+class DistributedSampler(Sampler):
+    """DistributedSampler(num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
+    shard shard_id of num_shards: rows shard_id, shard_id + num_shards, ... of the epoch's
+    (shuffled) order, wrapped around so that every shard gets ceil(n / num_shards) rows."""
+
+    def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
+        super().__init__(num_samples)
+        func = "DistributedSampler"
+        self.num_shards = check_int(func, "num_shards", num_shards, 1)
+        self.shard_id = check_int(func, "shard_id", shard_id, 0)
+        if self.shard_id >= self.num_shards:
+            raise ValueError(f"{func}: shard_id must be in [0, {self.num_shards - 1}], but got "
+                             f"{shard_id}.")
+        self.shuffle = check_bool(func, "shuffle", shuffle)
+        self.offset = check_int(func, "offset", offset, -1)
+
+    def _c_sampler(self):
+        return _data.DistributedSampler(self.num_shards, self.shard_id, self.shuffle,
+                                        self._limit(), self.offset)
+
+
+def _indices(func, indices):
+    if not isinstance(indices, (list, tuple, range, np.ndarray)):
+        raise TypeError(f"{func}: indices must be a sequence of row indices, but got "
+                        f"{type(indices).__name__}.")
+    arr = np.asarray(indices).reshape(-1)
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"{func}: indices must be integers, but got dtype {arr.dtype}.")
+    return [int(i) for i in arr]
+
+
+class SubsetSampler(Sampler):
+    """SubsetSampler(indices, num_samples=None): exactly these rows, in this order."""
+
+    def __init__(self, indices, num_samples=None):
+        super().__init__(num_samples)
+        self.indices = _indices(type(self).__name__, indices)
+
+    def _c_sampler(self):
+        return _data.SubsetSampler(self.indices, self._limit())
+
+
+class SubsetRandomSampler(SubsetSampler):
+    """SubsetRandomSampler(indices, num_samples=None): these rows in a fresh random order every
+    epoch."""
+
+    def _c_sampler(self):
+        return _data.SubsetRandomSampler(self.indices, self._limit())
+
+
+class WeightedRandomSampler(Sampler):
+    """WeightedRandomSampler(weights, num_samples=None, replacement=True): num_samples draws
+    (default: len(weights)) of row i with probability proportional to weights[i]."""
+
+    def __init__(self, weights, num_samples=None, replacement=True):
+        super().__init__(num_samples)
+        func = "WeightedRandomSampler"
+        if not isinstance(weights, (list, tuple, np.ndarray)):
+            raise TypeError(f"{func}: weights must be a list of numbers, but got "
+                            f"{type(weights).__name__}.")
+        self.weights = [float(w) for w in np.asarray(weights, dtype=np.float64).reshape(-1)]
+        self.replacement = check_bool(func, "replacement", replacement)
+
+    def _c_sampler(self):
+        n = self.num_samples or len(self.weights)
+        return _data.WeightedRandomSampler(self.weights, n, self.replacement)
+
+
+def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
+    """The Sampler a source dataset's arguments describe (MindSpore's rules): an explicit
+    sampler (a Sampler or a sequence of indices), else a DistributedSampler for
+    num_shards/shard_id, else a RandomSampler (shuffle, the default) or a SequentialSampler."""
+    num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
+    shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
+    num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
+    shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
+    if (num_shards is None) != (shard_id is None):
+        raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "
+                         f"num_shards={num_shards}, shard_id={shard_id}.")
+    if num_shards is not None and shard_id >= num_shards:
+        raise ValueError(f"{func}: shard_id must be in [0, {num_shards - 1}], but got "
+                         f"{shard_id}.")
+    if sampler is not None:
+        if shuffle is not None or num_shards is not None:
+            raise ValueError(f"{func}: sampler cannot be combined with shuffle or "
+                             "num_shards/shard_id.")
+        if isinstance(sampler, Sampler):
+            if num_samples:
+                raise ValueError(f"{func}: give num_samples to the sampler, not beside it.")
+            return sampler
+        if not isinstance(sampler, (list, tuple, range, np.ndarray)):
+            raise TypeError(f"{func}: sampler must be a sequence of row indices or a Sampler, "
+                            f"but got {type(sampler).__name__}.")
+        return SubsetSampler(sampler, num_samples)
+    shuffle = shuffle_default if shuffle is None else shuffle
+    if num_shards is not None:
+        return DistributedSampler(num_shards, shard_id, shuffle, num_samples)
+    return RandomSampler(False, num_samples) if shuffle else SequentialSampler(None, num_samples)

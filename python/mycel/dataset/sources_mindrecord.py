@@ -1,0 +1,84 @@
+"""MindDataset: the rows of MindRecord files written by ``mycel.mindrecord.FileWriter``.
+
+The C++ source (src/data/mindrecord.h) opens every shard of every set at construction,
+checking the header and index checksums and that each set is complete (one dataset id, every
+shard present), so a truncated, corrupt or half-committed set fails here; each record's
+checksum is checked when the engine's workers read it. The rows come in write order; shuffle,
+sampler, num_shards/shard_id and num_samples choose among them as for every source dataset.
+"""
+import os
+
+from mycel import _mycel
+from mycel.dataset._validate import check_columns, check_int
+from mycel.dataset.sources import SourceDataset
+from mycel.dataset.sources_text import _check_shuffle
+from mycel.mindrecord import _field_value
+
+_data = _mycel._data
+
+
+class MindDataset(SourceDataset):
+    """MindDataset(dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
+    num_shards=None, shard_id=None, sampler=None, padded_sample=None, num_padded=None,
+    num_samples=None): the rows of MindRecord files.
+
+    dataset_files: one file name (then every shard of its set is read, found from its header
+    in the same directory) or a list of files (then exactly their rows; each file's set must
+    still be complete, so that a half-committed set never reads). Several sets must share one
+    schema; rows come set by set (in order of first mention), each in write order.
+    columns_list: the fields to read, in that order (default: all, in schema order). Columns:
+    numeric fields as numpy arrays of their dtype (scalars 0-d, arrays of their schema shape
+    with any -1 resolved), "string" fields as str, "bytes" fields as 1-d uint8 arrays.
+    shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps write order
+    (Shuffle.FILES/INFILE are not supported).
+    padded_sample (a dict holding every column of columns_list, which it requires) and
+    num_padded append num_padded copies of that row, so that num_shards divides the row count.
+
+    Raises TypeError/ValueError for bad arguments (ValueError for a missing file or an unknown
+    column), RuntimeError for a truncated, corrupt or incomplete set, naming the file."""
+
+    def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
+                 num_shards=None, shard_id=None, sampler=None, padded_sample=None,
+                 num_padded=None, num_samples=None):
+        func = "MindDataset"
+        if isinstance(dataset_files, (str, os.PathLike)):
+            files, load_set = [os.fspath(dataset_files)], True
+        elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
+                isinstance(f, (str, os.PathLike)) for f in dataset_files):
+            files, load_set = [os.fspath(f) for f in dataset_files], False
+        else:
+            raise TypeError(f"{func}: dataset_files must be a file name or a non-empty list of "
+                            f"file names, but got {dataset_files!r}.")
+        self.dataset_files = files
+        self.columns_list = check_columns(func, "columns_list", columns_list, none_ok=True)
+        source = _data.MindRecordSource(files, load_set, self.columns_list or [])
+        if padded_sample is not None or num_padded is not None:
+            source = self._pad(func, source, padded_sample, num_padded, num_shards)
+        super().__init__(func, source, num_samples, num_parallel_workers,
+                         _check_shuffle(func, shuffle), sampler, num_shards, shard_id)
+
+    def _pad(self, func, source, padded_sample, num_padded, num_shards):
+        """The source with num_padded copies of padded_sample appended (MindSpore's rules)."""
+        if padded_sample is None:
+            raise ValueError(f"{func}: num_padded={num_padded} needs padded_sample as well.")
+        if not isinstance(padded_sample, dict):
+            raise TypeError(f"{func}: padded_sample must be a dict, but got "
+                            f"{type(padded_sample).__name__}.")
+        if num_padded is None:
+            raise ValueError(f"{func}: padded_sample needs num_padded as well.")
+        num_padded = check_int(func, "num_padded", num_padded, 0)
+        if self.columns_list is None:
+            raise ValueError(f"{func}: padded_sample needs columns_list as well.")
+        missing = [c for c in self.columns_list if c not in padded_sample]
+        if missing:
+            raise ValueError(f"{func}: padded_sample has no value for columns {missing} of "
+                             f"columns_list.")
+        if num_shards is None:
+            raise ValueError(f"{func}: padded_sample and num_padded need num_shards.")
+        values = [_field_value(func, name, ftype, shape, padded_sample[name], "padded_sample")
+                  for name, ftype, shape in source.schema()]
+        source = source.padded(values, num_padded)
+        if isinstance(num_shards, int) and num_shards > 0 and len(source) % num_shards:
+            raise ValueError(f"{func}: the {len(source) - num_padded} rows plus num_padded="
+                             f"{num_padded} must be divisible by num_shards={num_shards}.")
+        return source

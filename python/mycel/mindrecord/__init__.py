@@ -1,0 +1,209 @@
+"""mycel.mindrecord: MindSpore's MindRecord files (``mindspore.mindrecord``): FileWriter.
+
+FileWriter turns rows (dicts of int, float, str, bytes and numpy arrays, checked against a
+schema) into a set of shard files that ``mycel.dataset.MindDataset`` reads with random access.
+The format is mycel's own, after MindSpore's shard format (docs/mindrecord-format.md): a JSON
+header, compact binary records, an index, CRC32 checksums. Rows go round-robin to the shards
+(row k to shard k % shard_num) and MindDataset reads them back in write order. The work is in
+C++ (src/data/mindrecord.h); commit() seals the shards under temporary names and renames them,
+so a crash at any point leaves no set of files that reads as valid.
+
+Not implemented: FileWriter.open_for_append, set_header_size, set_page_size (no pages here),
+FileReader, MindPage. Methods return None instead of MSRStatus.SUCCESS (errors raise).
+"""
+import numbers
+import os
+
+import numpy as np
+
+from mycel import _mycel
+
+__all__ = ["FileWriter"]
+
+_TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
+_NUMERIC = _TYPES[:4]
+
+
+def _field_value(func, name, ftype, shape, value, where):
+    """value of field `name` (type ftype, shape or None) as FileWriter's C++ side takes it:
+    str, bytes, or a numpy array of the field's dtype (its shape is checked in C++)."""
+    def bad(expected):
+        return TypeError(f"{func}: {where}, field '{name}' ({ftype}) must be {expected}, but "
+                         f"got {type(value).__name__} {_short(value)}.")
+
+    if ftype == "string":
+        if not isinstance(value, str):
+            raise bad("a str")
+        return value
+    if ftype == "bytes":
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise bad("bytes")
+        return bytes(value)
+    dtype = np.dtype(ftype)
+    kinds = "iu" if dtype.kind == "i" else "iuf"
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in kinds:
+            raise bad(f"{'an integer' if dtype.kind == 'i' else 'a numeric'} numpy array")
+    elif shape is not None:
+        raise bad("a numpy array")
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, numbers.Integral if dtype.kind == "i" else numbers.Real):
+        raise bad("an int" if dtype.kind == "i" else "a float")
+    array = np.asarray(value)
+    if dtype.kind == "i" and array.size:
+        info = np.iinfo(dtype)
+        low, high = array.min(), array.max()
+        if low < info.min or high > info.max:
+            raise ValueError(f"{func}: {where}, field '{name}' ({ftype}) holds "
+                             f"{low if low < info.min else high}, outside the {ftype} range.")
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def _short(value):
+    """repr(value), cut to a readable length for messages."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class FileWriter:
+    """FileWriter(file_name, shard_num=1, overwrite=False): writes rows into MindRecord files.
+
+    file_name: the file to write when shard_num is 1; else the shards are file_name0 ..
+    file_name{shard_num-1} (the suffix zero-padded to the width of shard_num - 1, as
+    MindSpore). shard_num in [1, 1000]. overwrite=False raises RuntimeError if any of those
+    files exists (checked now and again at commit); True replaces them at commit.
+
+    Use: ``add_schema(schema)``, optionally ``add_index(fields)``, then ``write_raw_data(rows)``
+    any number of times, then ``commit()``. Nothing appears under the final names before
+    commit; a writer dropped without commit leaves nothing behind.
+
+    Raises TypeError/ValueError for bad arguments (ValueError if the directory is missing).
+    """
+
+    def __init__(self, file_name, shard_num=1, overwrite=False):
+        if not isinstance(file_name, (str, os.PathLike)):
+            raise TypeError(f"FileWriter: file_name must be a str, but got "
+                            f"{type(file_name).__name__} {file_name!r}.")
+        if isinstance(shard_num, (bool, np.bool_)) or not isinstance(shard_num,
+                                                                      (int, np.integer)):
+            raise TypeError(f"FileWriter: shard_num must be an int, but got "
+                            f"{type(shard_num).__name__} {shard_num!r}.")
+        if not isinstance(overwrite, (bool, np.bool_)):
+            raise TypeError(f"FileWriter: overwrite must be a bool, but got "
+                            f"{type(overwrite).__name__} {overwrite!r}.")
+        self._writer = _mycel._data.MindRecordWriter(os.fspath(file_name), int(shard_num),
+                                                     bool(overwrite))
+        self._fields = None  # [(name, type, shape or None)] once add_schema ran
+
+    @property
+    def paths(self):
+        """The files this writer makes (final names), in shard order."""
+        return list(self._writer.paths)
+
+    def add_schema(self, schema, desc=None):
+        """Sets the schema (once, before any write) and returns its id (0).
+
+        schema: a dict {field: {"type": t}} or {field: {"type": t, "shape": [d, ...]}}; t is
+        "int32", "int64", "float32", "float64", "string" or "bytes"; field names are made of
+        0-9, a-z, A-Z and _. "shape" (a list of positive ints, at most one -1 for a dimension
+        that varies per row) is only for the numeric types and makes the field an array;
+        without it a numeric field is a scalar. A "bytes" field holds raw bytes (an encoded
+        JPEG, say). desc: an optional str describing the data.
+
+        Raises TypeError/ValueError naming the field for a bad schema, RuntimeError when called
+        twice or after writing.
+        """
+        if not isinstance(schema, dict):
+            raise TypeError(f"FileWriter: schema must be a dict, but got "
+                            f"{type(schema).__name__}.")
+        if not schema:
+            raise ValueError("FileWriter: schema must not be empty.")
+        if desc is not None and not isinstance(desc, str):
+            raise TypeError(f"FileWriter: desc must be a str, but got {type(desc).__name__}.")
+        fields = []
+        for name, spec in schema.items():
+            if not isinstance(name, str):
+                raise TypeError(f"FileWriter: schema field names must be str, but got "
+                                f"{name!r}.")
+            if not isinstance(spec, dict) or "type" not in spec or \
+                    not set(spec) <= {"type", "shape"}:
+                raise ValueError(f"FileWriter: field '{name}' must be described by "
+                                 f"{{'type': ...}} or {{'type': ..., 'shape': [...]}}, but got "
+                                 f"{spec!r}.")
+            ftype, shape = spec["type"], spec.get("shape")
+            if not isinstance(ftype, str) or ftype not in _TYPES:
+                raise ValueError(f"FileWriter: field '{name}' has type {ftype!r}; the types are "
+                                 f"{', '.join(_TYPES)}.")
+            if "shape" in spec:
+                if not isinstance(shape, (list, tuple)) or not all(
+                        isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                        for d in shape):
+                    raise TypeError(f"FileWriter: field '{name}' has shape {shape!r}; a shape "
+                                    "is a list of ints.")
+                shape = [int(d) for d in shape]
+            fields.append((name, ftype, shape))
+        schema_id = self._writer.add_schema(fields, desc or "")
+        self._fields = fields
+        return schema_id
+
+    def add_index(self, index_fields):
+        """Marks fields as index fields (recorded in the header; they must be scalars or
+        strings, as MindSpore's index fields). Before any write, after add_schema.
+
+        Raises TypeError for a non-list, ValueError for a field not in the schema or not
+        primitive, RuntimeError without a schema.
+        """
+        if not isinstance(index_fields, list) or not index_fields or \
+                not all(isinstance(f, str) for f in index_fields):
+            raise TypeError(f"FileWriter: index_fields must be a non-empty list of str, but "
+                            f"got {index_fields!r}.")
+        self._writer.add_index(index_fields)
+
+    def write_raw_data(self, raw_data, parallel_writer=False):
+        """Appends rows: raw_data is a list of dicts holding every schema field.
+
+        Values: int for int32/int64 scalars (np.integer too), int or float for float32/float64
+        scalars, a numpy array for fields with a shape (integer arrays for int fields, integer
+        or float arrays for float fields; cast to the field's dtype, with a range check for
+        ints; any array whose element count fits the shape, as numpy's reshape), str for
+        "string", bytes for "bytes". Every row is checked before any is written: a TypeError
+        or ValueError names the row (its position in raw_data) and the field. Rows are
+        distributed round-robin over the shards. parallel_writer is accepted for MindSpore
+        compatibility (rows are encoded on one thread).
+        """
+        if not isinstance(parallel_writer, (bool, np.bool_)):
+            raise TypeError(f"FileWriter: parallel_writer must be a bool, but got "
+                            f"{type(parallel_writer).__name__}.")
+        if not isinstance(raw_data, list):
+            raise TypeError(f"FileWriter: raw_data must be a list of dicts, but got "
+                            f"{type(raw_data).__name__}.")
+        if self._fields is None:
+            raise RuntimeError("FileWriter: write_raw_data needs a schema; call add_schema "
+                               "first.")
+        names = {f[0] for f in self._fields}
+        rows = []
+        for i, row in enumerate(raw_data):
+            where = f"row {i}"
+            if not isinstance(row, dict):
+                raise TypeError(f"FileWriter: {where} must be a dict, but got "
+                                f"{type(row).__name__}.")
+            for key in row:
+                if key not in names:
+                    raise ValueError(f"FileWriter: {where} has field {key!r}, which is not in "
+                                     f"the schema {sorted(names)}.")
+            values = []
+            for name, ftype, shape in self._fields:
+                if name not in row:
+                    raise ValueError(f"FileWriter: {where} has no field '{name}'.")
+                values.append(_field_value("FileWriter", name, ftype, shape, row[name], where))
+            rows.append(values)
+        self._writer.write(rows)
+
+    def commit(self):
+        """Seals the shard files (index, footer, checksums), syncs them to disk and renames
+        them to their final names. The writer is done afterwards.
+
+        Raises RuntimeError without a schema, when called twice, or when a file appeared
+        meanwhile under a final name and overwrite is False.
+        """
+        self._writer.commit()

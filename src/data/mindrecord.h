@@ -1,0 +1,153 @@
+// MindRecord: mycel's sharded record format after MindSpore's (mindspore.mindrecord), written
+// by FileWriter and read by MindDataset. The byte layout is in docs/mindrecord-format.md.
+//
+// Writer: rows go round-robin to shard files written under temporary names next to the
+// destination; commit() seals each (index, footer, CRCs), fsyncs and renames them in place.
+// A crash leaves only temporary files (which never read as valid) or a set missing shards or
+// mixing two sets' dataset ids, which the reader rejects: no crash yields a set that reads.
+//
+// Reader: opens every shard of every set it reads, checks the header and index CRCs and the
+// set's completeness at open, and each record's CRC when it reads the record (pread, so
+// reads are thread-safe). Corruption is a RuntimeError "MindDataset: <file> is truncated or
+// corrupt (...)".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/array.h"
+#include "data/source.h"
+
+namespace mycel::data {
+
+// The field types of a MindRecord schema (MindSpore's names: "int32", ..., "string", "bytes").
+enum class FieldType : uint8_t { Int32, Int64, Float32, Float64, String, Bytes };
+
+std::string_view field_type_name(FieldType t);
+bool field_type_from_name(std::string_view name, FieldType* out);
+
+// One schema field. `shape` is only for numeric fields (has_shape): an array of that shape,
+// one dimension may be -1 (resolved per row). Numeric fields without a shape are scalars.
+struct FieldSpec {
+  std::string name;
+  FieldType type = FieldType::Int32;
+  bool has_shape = false;
+  Shape shape;
+};
+
+// Checks a schema (non-empty, names of [0-9a-zA-Z_], distinct, shapes only for numeric fields
+// with positive dimensions and at most one -1): a ValueError starting with `op` otherwise.
+void check_schema(const std::vector<FieldSpec>& fields, std::string_view op);
+
+// A row value for `field`, checked and normalised: numeric values must hold the field's dtype
+// and an element count that fits the field's shape (numpy reshape rules; the result has the
+// resolved shape, a 0-d array for scalars); strings are one-element String arrays (0-d
+// result); bytes are uint8 arrays (1-d result). A TypeError/ValueError naming op, the field
+// and `where` (e.g. "row 3") otherwise.
+Array check_field_value(const FieldSpec& field, const Array& value, std::string_view op,
+                        std::string_view where);
+
+class MindRecordWriter {
+ public:
+  // file_name for one shard, else file_name0 .. file_name{N-1} (suffixes zero-padded to the
+  // width of N-1, as MindSpore). overwrite=false: a RuntimeError if any of them exists (now
+  // and again at commit). A ValueError if shard_num is outside [1, 1000] or the directory is
+  // missing.
+  MindRecordWriter(std::string file_name, int64_t shard_num, bool overwrite);
+  ~MindRecordWriter();  // an uncommitted writer removes its temporary files
+  MindRecordWriter(const MindRecordWriter&) = delete;
+  MindRecordWriter& operator=(const MindRecordWriter&) = delete;
+
+  // Before any write: the schema (checked by check_schema), once; returns the schema id (0).
+  int64_t add_schema(std::vector<FieldSpec> fields, std::string desc);
+  // Before any write: fields to index (in the schema, scalar or string).
+  void add_index(std::vector<std::string> fields);
+  // Appends rows (one Array per schema field, in schema order), round-robin over the shards.
+  // Every row is checked before any is written.
+  void write(const std::vector<Row>& rows);
+  // Seals every shard and renames it to its final name. The writer is done afterwards.
+  void commit();
+
+  const std::vector<std::string>& paths() const { return paths_; }
+  const std::vector<FieldSpec>& schema() const { return fields_; }
+
+  // For crash tests: called between commit's steps ("sealed <shard>" after a shard's temporary
+  // file is complete and synced, "renamed <shard>" after its rename).
+  void set_commit_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
+
+ private:
+  struct Shard;
+  // Shard `shard`'s head and JSON header; json_len 0 for the first one, which leaves room.
+  std::string head(size_t shard, int64_t rows, uint32_t json_len) const;
+  void open_shards();
+  void check_absent() const;
+  void discard() noexcept;
+
+  std::string file_name_;
+  bool overwrite_;
+  std::vector<std::string> paths_;
+  std::vector<FieldSpec> fields_;
+  bool has_schema_ = false;
+  std::string desc_;
+  std::vector<std::string> index_fields_;
+  std::string dataset_id_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  int64_t rows_ = 0;
+  enum class State { New, Writing, Committed, Failed } state_ = State::New;
+  std::function<void(const std::string&)> hook_;
+};
+
+// The rows of MindRecord files. `load_set`: files holds one file, and every shard of its set
+// is read (MindDataset with a file name); otherwise the rows of exactly the listed files are
+// read, and each file's set must still be complete. Rows come set by set (in order of first
+// mention), each set's in the order they were written. All sets must share one schema.
+class MindRecordReader {
+ public:
+  MindRecordReader(const std::vector<std::string>& files, bool load_set);
+  ~MindRecordReader();
+  MindRecordReader(const MindRecordReader&) = delete;
+  MindRecordReader& operator=(const MindRecordReader&) = delete;
+
+  const std::vector<FieldSpec>& schema() const { return fields_; }
+  int64_t size() const { return total_; }
+  // The fields `cols` (indices into schema()) of row i, decoded as check_field_value's
+  // results. Thread-safe.
+  Row read(int64_t i, const std::vector<int>& cols) const;
+
+ private:
+  struct File;
+  struct Set;
+  std::vector<FieldSpec> fields_;
+  std::vector<std::unique_ptr<File>> files_;
+  std::vector<Set> sets_;
+  std::vector<int64_t> set_start_;  // first row of each set; back() == total_
+  int64_t total_ = 0;
+};
+
+// MindDataset's source: the columns `columns` (all fields when empty) of a reader, then
+// num_padded copies of `pad` (one Array per column, already checked).
+class MindRecordSource : public RandomAccessSource {
+ public:
+  MindRecordSource(std::shared_ptr<const MindRecordReader> reader,
+                   const std::vector<std::string>& columns, Row pad = {}, int64_t num_padded = 0);
+  std::string_view name() const override { return "MindDataset"; }
+  int64_t size() const override { return reader_->size() + num_padded_; }
+  std::vector<std::string> columns() const override;
+  Row read(int64_t i) const override;
+
+  const std::shared_ptr<const MindRecordReader>& reader() const { return reader_; }
+  // The schema fields of the output columns, in column order.
+  std::vector<FieldSpec> column_fields() const;
+
+ private:
+  std::shared_ptr<const MindRecordReader> reader_;
+  std::vector<int> cols_;
+  Row pad_;
+  int64_t num_padded_;
+};
+
+}  // namespace mycel::data

@@ -1,0 +1,119 @@
+// map and filter: row-by-row work on parallel workers, results in input order.
+#include "data/ops.h"
+
+namespace mycel::data {
+namespace {
+
+// Workers take one message at a time from the child; rows are transformed outside the lock.
+class RowWiseOp : public ThreadedOp {
+ public:
+  RowWiseOp(const Node& node, const OpContext& ctx, Op* child)
+      : ThreadedOp(node, ctx, node.workers), child_(child), pass_(ctx.start_pass) {}
+
+ protected:
+  // Transforms a row in place; returns false to drop it (filter).
+  virtual bool process(Msg& m, int64_t pass) = 0;
+
+  void work() override {
+    for (;;) {
+      uint64_t seq;
+      int64_t pass;
+      Msg m;
+      {
+        std::lock_guard lock(in_mu_);
+        if (ended_) return;
+        seq = seq_++;
+        m = child_->pop();
+        pass = pass_;
+        if (m.kind == Msg::Kind::EndOfPass) ++pass_;
+        if (m.kind == Msg::Kind::End || m.kind == Msg::Kind::Error) ended_ = true;
+      }
+      if (m.is_row()) {
+        try {
+          if (!process(m, pass)) m = Msg::marker(Msg::Kind::EndOfPass), m.id = kDropped;
+        } catch (...) {
+          m = Msg::make_error(std::current_exception());
+        }
+      }
+      bool last = m.kind == Msg::Kind::End || m.kind == Msg::Kind::Error;
+      out_.push(seq, std::move(m));
+      if (last) return;
+    }
+  }
+
+  // A dropped row travels as an EndOfPass marker with this id, which pop() skips.
+  static constexpr uint64_t kDropped = ~uint64_t{0};
+
+  Op* child_;
+  int64_t pass_;
+};
+
+class MapOp : public RowWiseOp {
+ public:
+  using RowWiseOp::RowWiseOp;
+
+ protected:
+  bool process(Msg& m, int64_t pass) override {
+    Row& row = m.row;
+    std::vector<Array> args;
+    for (int c : node_.in_cols) args.push_back(row[static_cast<size_t>(c)]);
+    for (const TransformPtr& t : node_.transforms) {
+      try {
+        if (t->random()) {
+          RowRandom rng(ctx_.seed, ctx_.key, static_cast<uint64_t>(pass), m.id);
+          args = t->apply(std::move(args), node_.lead, &rng);
+        } else {
+          args = t->apply(std::move(args), node_.lead, nullptr);
+        }
+      } catch (...) {
+        std::rethrow_exception(with_context(
+            std::current_exception(),
+            str("map: operation ", t->name(), " failed on column(s) ", node_.label, ": ")));
+      }
+    }
+    MC_CHECK(static_cast<int>(args.size()) == node_.n_out, Runtime, "map: the operations returned ",
+             args.size(), " column(s) but output_columns has ", node_.n_out, ": ",
+             node_.out_label, ".");
+    if (node_.n_out == static_cast<int>(node_.in_cols.size())) {
+      for (size_t i = 0; i < args.size(); ++i) row[static_cast<size_t>(node_.in_cols[i])] = std::move(args[i]);
+      return true;
+    }
+    Row out = std::move(args);
+    for (size_t c = 0; c < row.size(); ++c) {
+      bool used = false;
+      for (int i : node_.in_cols) used |= static_cast<size_t>(i) == c;
+      if (!used) out.push_back(std::move(row[c]));
+    }
+    row = std::move(out);
+    return true;
+  }
+};
+
+class FilterOp : public RowWiseOp {
+ public:
+  using RowWiseOp::RowWiseOp;
+  Msg pop() override {
+    for (;;) {
+      Msg m = out_.pop();
+      if (!(m.kind == Msg::Kind::EndOfPass && m.id == kDropped)) return m;
+    }
+  }
+
+ protected:
+  bool process(Msg& m, int64_t) override {
+    std::vector<Array> args;
+    for (int c : node_.in_cols) args.push_back(m.row[static_cast<size_t>(c)]);
+    return node_.predicate(args);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_map_op(const Node& node, const OpContext& ctx, Op* child) {
+  return std::make_unique<MapOp>(node, ctx, child);
+}
+std::unique_ptr<Op> make_filter_op(const Node& node, const OpContext& ctx, Op* child) {
+  return std::make_unique<FilterOp>(node, ctx, child);
+}
+
+}  // namespace mycel::data

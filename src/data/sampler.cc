@@ -1,0 +1,219 @@
+#include "data/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "base/error.h"
+#include "data/random.h"
+
+namespace mycel::data {
+namespace {
+
+int64_t limit(int64_t n, int64_t num_samples) {
+  return num_samples < 0 ? n : std::min(n, num_samples);
+}
+
+// Fisher-Yates over v with the pass's stream.
+void shuffle(std::vector<int64_t>& v, RowRandom& rng) {
+  for (int64_t i = static_cast<int64_t>(v.size()) - 1; i > 0; --i) {
+    std::swap(v[static_cast<size_t>(i)], v[static_cast<size_t>(rng.randint(0, i))]);
+  }
+}
+
+class Sequential : public Sampler {
+ public:
+  Sequential(int64_t start, int64_t num) : start_(start), num_(num) {}
+  std::string name() const override { return "SequentialSampler"; }
+  int64_t size(int64_t n) const override { return limit(std::max<int64_t>(n - start_, 0), num_); }
+  std::vector<int64_t> order(int64_t n, uint64_t, uint64_t, uint64_t) const override {
+    std::vector<int64_t> v(static_cast<size_t>(size(n)));
+    std::iota(v.begin(), v.end(), start_);
+    return v;
+  }
+
+ private:
+  int64_t start_, num_;
+};
+
+class Random : public Sampler {
+ public:
+  Random(bool replacement, int64_t num) : replacement_(replacement), num_(num) {}
+  std::string name() const override { return "RandomSampler"; }
+  bool random() const override { return true; }
+  int64_t size(int64_t n) const override { return limit(n, num_); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
+                             uint64_t pass) const override {
+    RowRandom rng(seed, key, pass, 0);
+    if (replacement_) {
+      std::vector<int64_t> v(static_cast<size_t>(size(n)));
+      for (auto& x : v) x = rng.randint(0, n - 1);
+      return v;
+    }
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    std::iota(v.begin(), v.end(), 0);
+    shuffle(v, rng);
+    v.resize(static_cast<size_t>(size(n)));
+    return v;
+  }
+
+ private:
+  bool replacement_;
+  int64_t num_;
+};
+
+class Distributed : public Sampler {
+ public:
+  Distributed(int64_t shards, int64_t id, bool shuffle, int64_t num, int64_t offset)
+      : shards_(shards), id_(id), shuffle_(shuffle), num_(num), offset_(offset) {}
+  std::string name() const override { return "DistributedSampler"; }
+  bool random() const override { return shuffle_; }
+  int64_t size(int64_t n) const override { return limit((n + shards_ - 1) / shards_, num_); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
+                             uint64_t pass) const override {
+    std::vector<int64_t> all(static_cast<size_t>(n));
+    std::iota(all.begin(), all.end(), 0);
+    if (shuffle_) {
+      RowRandom rng(seed, key, pass, 0);
+      shuffle(all, rng);
+    }
+    std::vector<int64_t> v;
+    if (n == 0) return v;
+    int64_t per = (n + shards_ - 1) / shards_;
+    int64_t first = offset_ >= 0 ? (id_ - offset_ + shards_) % shards_ : id_;
+    for (int64_t k = 0; k < per; ++k) v.push_back(all[static_cast<size_t>((first + k * shards_) % n)]);
+    v.resize(static_cast<size_t>(size(n)));
+    return v;
+  }
+
+ private:
+  int64_t shards_, id_;
+  bool shuffle_;
+  int64_t num_, offset_;
+};
+
+void check_indices(const std::string& who, const std::vector<int64_t>& idx, int64_t n) {
+  for (int64_t i : idx) {
+    MC_CHECK(i >= 0 && i < n, Index, who, ": sampler index ", i, " is out of range for ", n,
+             " rows.");
+  }
+}
+
+class Subset : public Sampler {
+ public:
+  Subset(std::vector<int64_t> idx, int64_t num, bool random)
+      : idx_(std::move(idx)), num_(num), random_(random) {}
+  std::string name() const override {
+    return random_ ? "SubsetRandomSampler" : "SubsetSampler";
+  }
+  bool random() const override { return random_; }
+  int64_t size(int64_t) const override { return limit(static_cast<int64_t>(idx_.size()), num_); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
+                             uint64_t pass) const override {
+    check_indices(name(), idx_, n);
+    std::vector<int64_t> v = idx_;
+    if (random_) {
+      RowRandom rng(seed, key, pass, 0);
+      shuffle(v, rng);
+    }
+    v.resize(static_cast<size_t>(size(n)));
+    return v;
+  }
+
+ private:
+  std::vector<int64_t> idx_;
+  int64_t num_;
+  bool random_;
+};
+
+class Weighted : public Sampler {
+ public:
+  Weighted(std::vector<double> w, int64_t num, bool replacement)
+      : w_(std::move(w)), num_(num), replacement_(replacement) {}
+  std::string name() const override { return "WeightedRandomSampler"; }
+  bool random() const override { return true; }
+  int64_t size(int64_t) const override { return num_; }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
+                             uint64_t pass) const override {
+    int64_t k = static_cast<int64_t>(w_.size());
+    MC_CHECK(k <= n, Index, name(), ": ", k, " weights for a source of ", n,
+             " rows; there must be one weight per row at most.");
+    RowRandom rng(seed, key, pass, 0);
+    std::vector<int64_t> v;
+    v.reserve(static_cast<size_t>(num_));
+    if (replacement_) {  // inverse CDF over the prefix sums
+      std::vector<double> cdf(w_.size());
+      std::partial_sum(w_.begin(), w_.end(), cdf.begin());
+      for (int64_t s = 0; s < num_; ++s) {
+        double r = rng.uniform() * cdf.back();
+        auto it = std::upper_bound(cdf.begin(), cdf.end(), r);
+        int64_t pick = std::min<int64_t>(it - cdf.begin(), k - 1);
+        while (w_[static_cast<size_t>(pick)] <= 0) --pick;  // r rounded onto a zero-weight end
+        v.push_back(pick);
+      }
+      return v;
+    }
+    // Without replacement: Efraimidis-Spirakis, the num_ smallest keys -log(u) / w.
+    std::vector<std::pair<double, int64_t>> keys;
+    for (int64_t i = 0; i < k; ++i) {
+      double u = rng.uniform();
+      double wi = w_[static_cast<size_t>(i)];
+      if (wi > 0) keys.emplace_back(-std::log1p(-u) / wi, i);
+    }
+    std::partial_sort(keys.begin(), keys.begin() + num_, keys.end());
+    for (int64_t s = 0; s < num_; ++s) v.push_back(keys[static_cast<size_t>(s)].second);
+    return v;
+  }
+
+ private:
+  std::vector<double> w_;
+  int64_t num_;
+  bool replacement_;
+};
+
+}  // namespace
+
+SamplerPtr make_sequential_sampler(int64_t start_index, int64_t num_samples) {
+  MC_CHECK(start_index >= 0, Value, "SequentialSampler: start_index must be >= 0, but got ",
+           start_index, ".");
+  return std::make_shared<Sequential>(start_index, num_samples);
+}
+SamplerPtr make_random_sampler(bool replacement, int64_t num_samples) {
+  return std::make_shared<Random>(replacement, num_samples);
+}
+SamplerPtr make_distributed_sampler(int64_t num_shards, int64_t shard_id, bool shuffle,
+                                    int64_t num_samples, int64_t offset) {
+  MC_CHECK(num_shards >= 1, Value, "DistributedSampler: num_shards must be >= 1, but got ",
+           num_shards, ".");
+  MC_CHECK(shard_id >= 0 && shard_id < num_shards, Value,
+           "DistributedSampler: shard_id must be in [0, ", num_shards - 1, "], but got ",
+           shard_id, ".");
+  return std::make_shared<Distributed>(num_shards, shard_id, shuffle, num_samples, offset);
+}
+SamplerPtr make_subset_sampler(std::vector<int64_t> indices, int64_t num_samples) {
+  return std::make_shared<Subset>(std::move(indices), num_samples, false);
+}
+SamplerPtr make_subset_random_sampler(std::vector<int64_t> indices, int64_t num_samples) {
+  return std::make_shared<Subset>(std::move(indices), num_samples, true);
+}
+SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num_samples,
+                                        bool replacement) {
+  MC_CHECK(!weights.empty(), Value, "WeightedRandomSampler: weights must not be empty.");
+  double total = 0;
+  for (double w : weights) {
+    MC_CHECK(w >= 0 && w == w, Value,
+             "WeightedRandomSampler: weights must be non-negative numbers, but got ", w, ".");
+    total += w;
+  }
+  MC_CHECK(total > 0, Value, "WeightedRandomSampler: the weights are all zero.");
+  MC_CHECK(num_samples >= 1, Value, "WeightedRandomSampler: num_samples must be >= 1, but got ",
+           num_samples, ".");
+  int64_t positive = 0;
+  for (double w : weights) positive += w > 0;
+  MC_CHECK(replacement || num_samples <= positive, Value,
+           "WeightedRandomSampler: num_samples (", num_samples,
+           ") exceeds the rows with positive weight (", positive, ") without replacement.");
+  return std::make_shared<Weighted>(std::move(weights), num_samples, replacement);
+}
+
+}  // namespace mycel::data

@@ -1,0 +1,841 @@
+// mindspore.dataset.vision's transforms on HWC images. Geometric ops are gathers of whole
+// pixels (rows by memcpy where they are contiguous, pixels by fixed-size copies otherwise),
+// so they work on any dtype and keep it. Resize is separable: per-axis source indices and
+// weights are computed once per call, then a horizontal gather and a vertical blend run in
+// float (double for float64 images) and the result is rounded to the input's dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "data/image_codec.h"
+#include "data/transforms.h"
+
+namespace mycel::data {
+
+Interp interp_from_name(std::string_view name, std::string_view op) {
+  if (name == "nearest") return Interp::Nearest;
+  if (name == "bilinear" || name == "linear") return Interp::Linear;
+  if (name == "bicubic" || name == "cubic") return Interp::Cubic;
+  if (name == "area") return Interp::Area;
+  MC_THROW(Value, op, ": interpolation must be Inter.NEAREST, Inter.LINEAR (BILINEAR), ",
+           "Inter.CUBIC (BICUBIC) or Inter.AREA, but got '", name, "'.");
+}
+
+BorderMode border_from_name(std::string_view name, std::string_view op) {
+  if (name == "constant") return BorderMode::Constant;
+  if (name == "edge") return BorderMode::Edge;
+  if (name == "reflect") return BorderMode::Reflect;
+  if (name == "symmetric") return BorderMode::Symmetric;
+  MC_THROW(Value, op, ": padding_mode must be Border.CONSTANT, Border.EDGE, Border.REFLECT ",
+           "or Border.SYMMETRIC, but got '", name, "'.");
+}
+
+namespace {
+
+// ----- images -----
+
+struct Image {
+  int64_t h, w, c;
+  bool rank2;   // <H, W>: the output is <H', W'> too
+  size_t px;    // bytes per pixel
+  size_t elem;  // bytes per element
+};
+
+// The image's geometry after `lead` batch axes; a ValueError naming op for another rank.
+Image image_of(const Array& x, int lead, std::string_view op) {
+  MC_CHECK(x.dtype() != DataType::String, Type, op,
+           ": the image must be a numeric array, but got a string array ", describe(x), ".");
+  int64_t rank = x.ndim() - lead;
+  Shape s(x.shape().begin() + lead, x.shape().end());
+  MC_CHECK(rank == 2 || rank == 3, Value, op, ": the image must be <H, W> or <H, W, C>, ",
+           "but got shape ", shape_str(s), ".");
+  int64_t c = rank == 3 ? s[2] : 1;
+  size_t elem = data_type_size(x.dtype());
+  return Image{s[0], s[1], c, rank == 2, static_cast<size_t>(c) * elem, elem};
+}
+
+Shape image_shape(const Image& im, int64_t h, int64_t w) {
+  return im.rank2 ? Shape{h, w} : Shape{h, w, im.c};
+}
+
+// Integer division rounding down (CenterCrop's offsets may be negative).
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// Where padded index i (of an axis of n pixels) reads from: a pixel, or -1 for the fill.
+int64_t border_index(int64_t i, int64_t n, BorderMode mode) {
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case BorderMode::Constant:
+      return -1;
+    case BorderMode::Edge:
+      return i < 0 ? 0 : n - 1;
+    case BorderMode::Reflect: {
+      if (n == 1) return 0;
+      int64_t period = 2 * (n - 1), k = ((i % period) + period) % period;
+      return k < n ? k : period - k;
+    }
+    case BorderMode::Symmetric: {
+      int64_t period = 2 * n, k = ((i % period) + period) % period;
+      return k < n ? k : period - 1 - k;
+    }
+  }
+  return -1;
+}
+
+// The fill pixel's bytes: channel k gets fill[k] (k < 3) or 0; one value fills every channel.
+std::vector<uint8_t> fill_pixel(const Array& x, const Image& im, const std::vector<double>& fill,
+                                std::string_view op) {
+  std::vector<uint8_t> out(im.px);
+  dispatch_data(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t k = 0; k < im.c; ++k) {
+      double v = fill.empty() ? 0.0 : fill.size() == 1 ? fill[0] : k < 3 ? fill[k] : 0.0;
+      T t = static_cast<T>(v);
+      std::memcpy(&out[k * im.elem], &t, im.elem);
+    }
+  });
+  return out;
+}
+
+// Copies n pixels of P bytes: dst[j] = src[cols[j]] (a negative col: the fill pixel).
+template <size_t P>
+void gather_pixels(uint8_t* dst, const uint8_t* src, const int64_t* cols, int64_t n,
+                   const uint8_t* fill) {
+  for (int64_t j = 0; j < n; ++j) {
+    std::memcpy(dst + j * P, cols[j] >= 0 ? src + cols[j] * P : fill, P);
+  }
+}
+
+void gather_pixels_any(uint8_t* dst, const uint8_t* src, const int64_t* cols, int64_t n,
+                       const uint8_t* fill, size_t px) {
+  switch (px) {
+    case 1:
+      return gather_pixels<1>(dst, src, cols, n, fill);
+    case 2:
+      return gather_pixels<2>(dst, src, cols, n, fill);
+    case 3:
+      return gather_pixels<3>(dst, src, cols, n, fill);
+    case 4:
+      return gather_pixels<4>(dst, src, cols, n, fill);
+    case 6:
+      return gather_pixels<6>(dst, src, cols, n, fill);
+    case 8:
+      return gather_pixels<8>(dst, src, cols, n, fill);
+    case 12:
+      return gather_pixels<12>(dst, src, cols, n, fill);
+    case 16:
+      return gather_pixels<16>(dst, src, cols, n, fill);
+    default:
+      for (int64_t j = 0; j < n; ++j) {
+        std::memcpy(dst + j * px, cols[j] >= 0 ? src + cols[j] * px : fill, px);
+      }
+  }
+}
+
+// out[i, j] = x[rows[i], cols[j]], or the fill pixel where a row or col is negative. Runs of
+// consecutive columns are copied with one memcpy per row.
+Array gather(const Array& x, const Image& im, const std::vector<int64_t>& rows,
+             const std::vector<int64_t>& cols, const std::vector<uint8_t>& fill) {
+  int64_t oh = static_cast<int64_t>(rows.size()), ow = static_cast<int64_t>(cols.size());
+  Array out = Array::empty(x.dtype(), image_shape(im, oh, ow));
+  auto* dst = static_cast<uint8_t*>(out.mutable_raw());
+  const auto* src = static_cast<const uint8_t*>(x.raw());
+  size_t px = im.px, row_bytes = static_cast<size_t>(ow) * px;
+  bool zero_fill = std::all_of(fill.begin(), fill.end(), [](uint8_t b) { return b == 0; });
+  // Segments of the output row: [start, end) copies from cols[start] on when run, else gathers.
+  struct Segment {
+    int64_t start, end;
+    bool run;
+  };
+  std::vector<Segment> segs;
+  for (int64_t j = 0; j < ow;) {
+    int64_t k = j + 1;
+    if (cols[j] >= 0) {
+      while (k < ow && cols[k] == cols[k - 1] + 1) ++k;
+    }
+    bool run = cols[j] >= 0 && k - j > 1;
+    if (!run && !segs.empty() && !segs.back().run) {
+      segs.back().end = k;
+    } else {
+      segs.push_back({j, k, run});
+    }
+    j = k;
+  }
+  std::vector<int64_t> none;  // a row of fill pixels
+  for (int64_t i = 0; i < oh; ++i) {
+    uint8_t* d = dst + i * row_bytes;
+    if (rows[i] < 0) {
+      if (zero_fill) {
+        std::memset(d, 0, row_bytes);
+      } else {
+        none.resize(static_cast<size_t>(ow), -1);
+        gather_pixels_any(d, nullptr, none.data(), ow, fill.data(), px);
+      }
+      continue;
+    }
+    const uint8_t* s = src + rows[i] * im.w * px;
+    for (const Segment& g : segs) {
+      if (g.run) {
+        std::memcpy(d + g.start * px, s + cols[g.start] * px, (g.end - g.start) * px);
+      } else {
+        gather_pixels_any(d + g.start * px, s, cols.data() + g.start, g.end - g.start, fill.data(),
+                          px);
+      }
+    }
+  }
+  return out;
+}
+
+// The [h, w] window at (y0, x0) of the image padded by (top, left) and mode: a gather.
+Array crop_padded(const Array& x, const Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w,
+                  BorderMode mode, const std::vector<uint8_t>& fill) {
+  if (y0 == 0 && x0 == 0 && h == im.h && w == im.w) return x;
+  std::vector<int64_t> rows(h), cols(w);
+  for (int64_t i = 0; i < h; ++i) rows[i] = border_index(y0 + i, im.h, mode);
+  for (int64_t j = 0; j < w; ++j) cols[j] = border_index(x0 + j, im.w, mode);
+  return gather(x, im, rows, cols, fill);
+}
+
+template <size_t P>
+void flip_row(uint8_t* dst, const uint8_t* src, int64_t w) {
+  for (int64_t j = 0; j < w; ++j) std::memcpy(dst + j * P, src + (w - 1 - j) * P, P);
+}
+
+Array flip(const Array& x, const Image& im, bool horizontal) {
+  Array out = Array::empty(x.dtype(), x.shape());
+  auto* dst = static_cast<uint8_t*>(out.mutable_raw());
+  const auto* src = static_cast<const uint8_t*>(x.raw());
+  size_t row_bytes = static_cast<size_t>(im.w) * im.px;
+  for (int64_t i = 0; i < im.h; ++i) {
+    uint8_t* d = dst + i * row_bytes;
+    if (!horizontal) {
+      std::memcpy(d, src + (im.h - 1 - i) * row_bytes, row_bytes);
+      continue;
+    }
+    const uint8_t* s = src + i * row_bytes;
+    switch (im.px) {
+      case 1:
+        flip_row<1>(d, s, im.w);
+        break;
+      case 3:
+        flip_row<3>(d, s, im.w);
+        break;
+      case 4:
+        flip_row<4>(d, s, im.w);
+        break;
+      case 12:
+        flip_row<12>(d, s, im.w);
+        break;
+      default:
+        for (int64_t j = 0; j < im.w; ++j) {
+          std::memcpy(d + j * im.px, s + (im.w - 1 - j) * im.px, im.px);
+        }
+    }
+  }
+  return out;
+}
+
+// ----- resize -----
+
+// The taps of one axis: output position o reads source positions index[o * n + k] (inside
+// the window, clamped) with weight[o * n + k].
+struct AxisTaps {
+  int n = 0;
+  std::vector<int32_t> index;
+  std::vector<float> weight;
+};
+
+AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
+  AxisTaps t;
+  double scale = static_cast<double>(in) / static_cast<double>(out);
+  auto clamp = [in](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)); };
+  auto linear = [&](int64_t o, int64_t s, double f) {
+    if (s < 0 || s >= in - 1) {  // OpenCV's border rule: the edge pixel alone
+      s = s < 0 ? 0 : in - 1;
+      f = 0;
+    }
+    t.index[o * 2] = clamp(s);
+    t.index[o * 2 + 1] = clamp(s + 1);
+    t.weight[o * 2] = static_cast<float>(1.0 - f);
+    t.weight[o * 2 + 1] = static_cast<float>(f);
+  };
+  if (interp == Interp::Area && in > out) {
+    // Each output pixel averages the source pixels under it, weighted by overlap.
+    t.n = static_cast<int>(std::ceil(scale)) + 1;
+    t.index.assign(out * t.n, 0);
+    t.weight.assign(out * t.n, 0.0f);
+    for (int64_t o = 0; o < out; ++o) {
+      double a = o * scale, b = std::min(a + scale, static_cast<double>(in));
+      int64_t first = static_cast<int64_t>(std::floor(a));
+      for (int k = 0; k < t.n; ++k) {
+        int64_t p = first + k;
+        double overlap = std::min(b, p + 1.0) - std::max(a, static_cast<double>(p));
+        t.index[o * t.n + k] = clamp(p);
+        t.weight[o * t.n + k] = overlap > 0 ? static_cast<float>(overlap / (b - a)) : 0.0f;
+      }
+    }
+    return t;
+  }
+  t.n = interp == Interp::Cubic ? 4 : 2;
+  t.index.assign(out * t.n, 0);
+  t.weight.assign(out * t.n, 0.0f);
+  for (int64_t o = 0; o < out; ++o) {
+    if (interp == Interp::Area) {  // enlarging: OpenCV's INTER_AREA coefficients
+      int64_t s = static_cast<int64_t>(std::floor(o * scale));
+      double f = (o + 1) - (s + 1) / scale;
+      linear(o, s, f <= 0 ? 0.0 : f - std::floor(f));
+      continue;
+    }
+    double f = (o + 0.5) * scale - 0.5;
+    int64_t s = static_cast<int64_t>(std::floor(f));
+    f -= static_cast<double>(s);
+    if (interp == Interp::Linear) {
+      linear(o, s, f);
+      continue;
+    }
+    constexpr double A = -0.75;  // OpenCV's and torch's bicubic
+    double w0 = ((A * (f + 1) - 5 * A) * (f + 1) + 8 * A) * (f + 1) - 4 * A;
+    double w1 = ((A + 2) * f - (A + 3)) * f * f + 1;
+    double w2 = ((A + 2) * (1 - f) - (A + 3)) * (1 - f) * (1 - f) + 1;
+    double w[4] = {w0, w1, w2, 1 - w0 - w1 - w2};
+    for (int k = 0; k < 4; ++k) {
+      t.index[o * 4 + k] = clamp(s - 1 + k);
+      t.weight[o * 4 + k] = static_cast<float>(w[k]);
+    }
+  }
+  return t;
+}
+
+// Rounds an accumulated value to T (integers: to nearest, halves away from zero, saturating).
+// Branch-free so that the store loops vectorise.
+template <class T, class W>
+inline T to_pixel(W v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(v);
+  } else {
+    constexpr W lo = static_cast<W>(std::numeric_limits<T>::min());
+    constexpr W hi = static_cast<W>(std::numeric_limits<T>::max());
+    W r = std::is_unsigned_v<T> ? v + W(0.5) : v + (v < 0 ? W(-0.5) : W(0.5));
+    r = r > lo ? r : lo;  // ternaries, not std::min/max: GCC vectorises these
+    r = r < hi ? r : hi;
+    return static_cast<T>(static_cast<int32_t>(r));
+  }
+}
+
+// out[j] = sum_k w[k] * rows[k][j] for j < len (contiguous: vectorised).
+template <class S, class W>
+void vblend(const S* const* rows, const float* w, int n, int64_t len, W* out) {
+  if (n == 2) {
+    const S *a = rows[0], *b = rows[1];
+    W wa = w[0], wb = w[1];
+    for (int64_t j = 0; j < len; ++j)
+      out[j] = wa * static_cast<W>(a[j]) + wb * static_cast<W>(b[j]);
+    return;
+  }
+  for (int64_t j = 0; j < len; ++j) out[j] = W(w[0]) * static_cast<W>(rows[0][j]);
+  for (int k = 1; k < n; ++k) {
+    const S* r = rows[k];
+    W wk = w[k];
+    for (int64_t j = 0; j < len; ++j) out[j] += wk * static_cast<W>(r[j]);
+  }
+}
+
+template <class T, class W>
+void store(const W* in, int64_t len, T* out) {
+  for (int64_t j = 0; j < len; ++j) out[j] = to_pixel<T, W>(in[j]);
+}
+
+// One row (window start `src`) resized horizontally: dst[o * C + ch] for o < out_w.
+template <class S, class W, int N, int C>
+void hpass_fixed(const S* src, const AxisTaps& tx, int64_t out_w, W* dst) {
+  const int32_t* idx = tx.index.data();
+  const float* wt = tx.weight.data();
+  for (int64_t o = 0; o < out_w; ++o, idx += N, wt += N, dst += C) {
+    for (int ch = 0; ch < C; ++ch) {
+      W acc = 0;
+      for (int k = 0; k < N; ++k)
+        acc += static_cast<W>(wt[k]) * static_cast<W>(src[idx[k] * C + ch]);
+      dst[ch] = acc;
+    }
+  }
+}
+
+template <class S, class W>
+void hpass(const S* src, int64_t c, const AxisTaps& tx, int64_t out_w, W* dst) {
+  if (tx.n == 2 && c == 3) return hpass_fixed<S, W, 2, 3>(src, tx, out_w, dst);
+  if (tx.n == 2 && c == 1) return hpass_fixed<S, W, 2, 1>(src, tx, out_w, dst);
+  if (tx.n == 2 && c == 4) return hpass_fixed<S, W, 2, 4>(src, tx, out_w, dst);
+  if (tx.n == 4 && c == 3) return hpass_fixed<S, W, 4, 3>(src, tx, out_w, dst);
+  if (tx.n == 4 && c == 1) return hpass_fixed<S, W, 4, 1>(src, tx, out_w, dst);
+  const int32_t* idx = tx.index.data();
+  const float* wt = tx.weight.data();
+  for (int64_t o = 0; o < out_w; ++o, idx += tx.n, wt += tx.n, dst += c) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      W acc = 0;
+      for (int k = 0; k < tx.n; ++k)
+        acc += static_cast<W>(wt[k]) * static_cast<W>(src[idx[k] * c + ch]);
+      dst[ch] = acc;
+    }
+  }
+}
+
+// Separable resize of an in_h x in_w window (rows src_stride elements apart). The horizontal
+// pass gathers (scalar); the vertical blend and the store run over contiguous rows
+// (vectorised). Shrinking vertically, blending the source rows first gathers only out_h rows;
+// otherwise each source row that the vertical taps use is gathered once, then blended.
+template <class T, class W>
+void resize_kernel(const T* src, int64_t src_stride, int64_t c, int64_t in_h, int64_t in_w,
+                   int64_t out_h, int64_t out_w, Interp interp, T* dst) {
+  AxisTaps tx = axis_taps(in_w, out_w, interp), ty = axis_taps(in_h, out_h, interp);
+  int64_t row_len = out_w * c;
+  std::vector<W> acc(row_len);
+  if (out_h < in_h) {
+    std::vector<W> blended(in_w * c);
+    std::vector<const T*> rows(ty.n);
+    for (int64_t o = 0; o < out_h; ++o) {
+      for (int k = 0; k < ty.n; ++k) rows[k] = src + ty.index[o * ty.n + k] * src_stride;
+      vblend<T, W>(rows.data(), &ty.weight[o * ty.n], ty.n, in_w * c, blended.data());
+      hpass<W, W>(blended.data(), c, tx, out_w, acc.data());
+      store<T, W>(acc.data(), row_len, dst + o * row_len);
+    }
+    return;
+  }
+  std::vector<int32_t> slot(in_h, -1);
+  int32_t used = 0;
+  for (int32_t r : ty.index) {
+    if (slot[r] < 0) slot[r] = used++;
+  }
+  std::vector<W> hrows(static_cast<size_t>(used) * row_len);
+  for (int64_t r = 0; r < in_h; ++r) {
+    if (slot[r] >= 0) hpass<T, W>(src + r * src_stride, c, tx, out_w, &hrows[slot[r] * row_len]);
+  }
+  std::vector<const W*> rows(ty.n);
+  for (int64_t o = 0; o < out_h; ++o) {
+    for (int k = 0; k < ty.n; ++k) rows[k] = &hrows[slot[ty.index[o * ty.n + k]] * row_len];
+    vblend<W, W>(rows.data(), &ty.weight[o * ty.n], ty.n, row_len, acc.data());
+    store<T, W>(acc.data(), row_len, dst + o * row_len);
+  }
+}
+
+void check_positive_size(int64_t h, int64_t w, std::string_view op) {
+  MC_CHECK(h > 0 && w > 0 && h <= INT32_MAX && w <= INT32_MAX, Value, op,
+           ": size must be positive (at most 2147483647), but got (", h, ", ", w, ").");
+}
+
+void check_lead0(int lead, std::string_view op) {
+  MC_ASSERT(lead == 0, op, " is not batchable but got lead ", lead);
+}
+
+// ----- transforms -----
+
+class Decode final : public UnaryTransform {
+ public:
+  std::string_view name() const override { return "Decode"; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    check_lead0(lead, name());
+    MC_CHECK(x.dtype() == DataType::UInt8 && x.ndim() == 1, Type,
+             "Decode: the input must be a 1-D uint8 array of encoded image bytes, but got ",
+             describe(x), ".");
+    return decode_image(x.data<uint8_t>(), static_cast<size_t>(x.numel()),
+                        str("the input (", x.numel(), " bytes)"));
+  }
+};
+
+class Resize final : public UnaryTransform {
+ public:
+  Resize(int64_t h, int64_t w, Interp interp) : h_(h), w_(w), interp_(interp) {
+    check_positive_size(h, w == 0 ? h : w, "Resize");
+  }
+  std::string_view name() const override { return "Resize"; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    int64_t oh = h_, ow = w_;
+    if (w_ == 0) {  // the shorter side becomes h_, as MindSpore computes it (in float)
+      MC_CHECK(im.h > 0 && im.w > 0, Value, "Resize: the image must not be empty, but got shape ",
+               shape_str(x.shape()), ".");
+      if (im.h < im.w) {
+        ow = std::lround(static_cast<float>(im.w) / im.h * static_cast<float>(h_));
+      } else {
+        ow = h_;
+        oh = std::lround(static_cast<float>(im.h) / im.w * static_cast<float>(h_));
+      }
+    }
+    return resize_window(x, 0, 0, im.h, im.w, oh, ow, interp_, name());
+  }
+
+ private:
+  int64_t h_, w_;
+  Interp interp_;
+};
+
+class CenterCrop final : public UnaryTransform {
+ public:
+  CenterCrop(int64_t h, int64_t w) : h_(h), w_(w) { check_positive_size(h, w, "CenterCrop"); }
+  std::string_view name() const override { return "CenterCrop"; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    // As MindSpore: a smaller side is padded with zeros (the extra pixel on top / left), then
+    // the window starts at (size - crop) / 2 rounded down.
+    return crop_padded(x, im, floor_div(im.h - h_, 2), floor_div(im.w - w_, 2), h_, w_,
+                       BorderMode::Constant, std::vector<uint8_t>(im.px, 0));
+  }
+
+ private:
+  int64_t h_, w_;
+};
+
+class RandomCrop final : public UnaryTransform {
+ public:
+  RandomCrop(int64_t h, int64_t w, std::array<int64_t, 4> padding, bool pad_if_needed,
+             std::vector<double> fill, BorderMode mode)
+      : h_(h),
+        w_(w),
+        pad_(padding),
+        pad_if_needed_(pad_if_needed),
+        fill_(std::move(fill)),
+        mode_(mode) {
+    check_positive_size(h, w, "RandomCrop");
+    for (int64_t p : pad_) {
+      MC_CHECK(p >= 0, Value, "RandomCrop: padding must be non-negative, but got ", p, ".");
+    }
+    MC_CHECK(fill_.size() == 1 || fill_.size() == 3, Value,
+             "RandomCrop: fill_value must have 1 or 3 values, but got ", fill_.size(), ".");
+  }
+  std::string_view name() const override { return "RandomCrop"; }
+  bool random() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    auto [left, top, right, bottom] = pad_;
+    int64_t ph = im.h + top + bottom, pw = im.w + left + right;
+    if (pad_if_needed_ && ph < h_) {  // as MindSpore and torchvision: the shortfall on both sides
+      top += h_ - ph;
+      ph += 2 * (h_ - ph);
+    }
+    if (pad_if_needed_ && pw < w_) {
+      left += w_ - pw;
+      pw += 2 * (w_ - pw);
+    }
+    MC_CHECK(ph >= h_ && pw >= w_, Value, "RandomCrop: the crop size (", h_, ", ", w_,
+             ") is bigger than the ", (pad_[0] || pad_[1] || pad_[2] || pad_[3]) ? "padded " : "",
+             "image (", ph, ", ", pw, ") of shape ", shape_str(x.shape()),
+             "; use pad_if_needed=True to pad it.");
+    int64_t y = 0, x0 = 0;
+    if (ph != h_ || pw != w_) {  // MindSpore draws x first
+      x0 = rng->randint(0, pw - w_);
+      y = rng->randint(0, ph - h_);
+    }
+    return crop_padded(x, im, y - top, x0 - left, h_, w_, mode_, fill_pixel(x, im, fill_, name()));
+  }
+
+ private:
+  int64_t h_, w_;
+  std::array<int64_t, 4> pad_;  // left, top, right, bottom
+  bool pad_if_needed_;
+  std::vector<double> fill_;
+  BorderMode mode_;
+};
+
+class RandomFlip final : public UnaryTransform {
+ public:
+  RandomFlip(double prob, bool horizontal) : prob_(prob), horizontal_(horizontal) {
+    MC_CHECK(prob >= 0 && prob <= 1, Value, name(), ": prob must be in [0, 1], but got ", prob,
+             ".");
+  }
+  std::string_view name() const override {
+    return horizontal_ ? "RandomHorizontalFlip" : "RandomVerticalFlip";
+  }
+  bool random() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    return rng->bernoulli(prob_) ? flip(x, im, horizontal_) : x;
+  }
+
+ private:
+  double prob_;
+  bool horizontal_;
+};
+
+class RandomResizedCrop final : public UnaryTransform {
+ public:
+  RandomResizedCrop(int64_t h, int64_t w, std::array<double, 2> scale, std::array<double, 2> ratio,
+                    Interp interp, int max_attempts)
+      : h_(h), w_(w), scale_(scale), ratio_(ratio), interp_(interp), attempts_(max_attempts) {
+    check_positive_size(h, w, "RandomResizedCrop");
+    MC_CHECK(scale[0] >= 0 && scale[0] <= scale[1], Value,
+             "RandomResizedCrop: scale must be (min, max) with 0 <= min <= max, but got (",
+             scale[0], ", ", scale[1], ").");
+    MC_CHECK(ratio[0] > 0 && ratio[0] <= ratio[1], Value,
+             "RandomResizedCrop: ratio must be (min, max) with 0 < min <= max, but got (", ratio[0],
+             ", ", ratio[1], ").");
+    MC_CHECK(max_attempts >= 1, Value, "RandomResizedCrop: max_attempts must be positive, but got ",
+             max_attempts, ".");
+  }
+  std::string_view name() const override { return "RandomResizedCrop"; }
+  bool random() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    MC_CHECK(im.h > 0 && im.w > 0, Value,
+             "RandomResizedCrop: the image must not be empty, but got shape ", shape_str(x.shape()),
+             ".");
+    // MindSpore's crop box: up to max_attempts draws of an area fraction and a log-uniform
+    // aspect ratio, else the whole image clipped to the ratio range, centred.
+    double area = static_cast<double>(im.h) * static_cast<double>(im.w);
+    double log_lo = std::log(ratio_[0]), log_hi = std::log(ratio_[1]);
+    for (int i = 0; i < attempts_; ++i) {
+      double s = scale_[0] + (scale_[1] - scale_[0]) * rng->uniform();
+      double aspect = std::exp(log_lo + (log_hi - log_lo) * rng->uniform());
+      int64_t cw = std::max<int64_t>(1, std::llround(std::sqrt(area * s * aspect)));
+      int64_t ch = std::max<int64_t>(1, std::llround(static_cast<double>(cw) / aspect));
+      if (cw <= im.w && ch <= im.h) {
+        int64_t x0 = rng->randint(0, im.w - cw), y0 = rng->randint(0, im.h - ch);
+        return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
+      }
+    }
+    double img_aspect = static_cast<double>(im.w) / static_cast<double>(im.h);
+    int64_t cw = im.w, ch = im.h;
+    if (img_aspect < ratio_[0]) {
+      ch = std::llround(static_cast<double>(cw) / ratio_[0]);
+    } else if (img_aspect > ratio_[1]) {
+      cw = std::llround(static_cast<double>(ch) * ratio_[1]);
+    }
+    cw = std::clamp<int64_t>(cw, 1, im.w);
+    ch = std::clamp<int64_t>(ch, 1, im.h);
+    int64_t x0 = std::llround((im.w - cw) / 2.0), y0 = std::llround((im.h - ch) / 2.0);
+    return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
+  }
+
+ private:
+  int64_t h_, w_;
+  std::array<double, 2> scale_, ratio_;
+  Interp interp_;
+  int attempts_;
+};
+
+// Per-channel values repeat along the flat data: every element for HWC images, every plane
+// for CHW ones; whole blocks are computed against a repeated copy of the values.
+class Normalize final : public UnaryTransform {
+ public:
+  Normalize(std::vector<float> mean, std::vector<float> std, bool is_hwc)
+      : mean_(std::move(mean)), std_(std::move(std)), hwc_(is_hwc) {
+    MC_CHECK(!mean_.empty() && mean_.size() == std_.size(), Value,
+             "Normalize: mean and std must have the same non-zero length, but got ", mean_.size(),
+             " and ", std_.size(), ".");
+    for (float s : std_) {
+      MC_CHECK(s > 0, Value, "Normalize: std values must be positive, but got ", s, ".");
+    }
+  }
+  std::string_view name() const override { return "Normalize"; }
+  bool batchable() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    Image im = image_of(x, lead, name());
+    Shape sample(x.shape().begin() + lead, x.shape().end());
+    int64_t channels = im.rank2 ? 1 : hwc_ ? sample[2] : sample[0];
+    int64_t k = static_cast<int64_t>(mean_.size());
+    MC_CHECK(k == 1 || k == channels, Value, "Normalize: the image has ", channels,
+             " channels but mean and std have ", k, " values (shape ", shape_str(sample), ").");
+    Array out = Array::empty(DataType::Float32, x.shape());
+    float* dst = out.mutable_data<float>();
+    int64_t n = x.numel(), plane = im.rank2 || hwc_ ? 1 : sample[1] * sample[2];
+    int64_t period = k == 1 ? 1 : channels;  // elements (or planes) per channel cycle
+    dispatch_data(x.dtype(), name(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = x.data<T>();
+      if (k == 1 || plane > 1) {
+        // One value, or CHW planes: each run of `plane` elements shares mean and std.
+        int64_t run = k == 1 ? n : plane;
+        for (int64_t start = 0, c = 0; start < n; start += run, c = (c + 1) % period) {
+          float m = mean_[c], s = std_[c];
+          for (int64_t j = start; j < start + run; ++j)
+            dst[j] = (static_cast<float>(src[j]) - m) / s;
+        }
+        return;
+      }
+      // HWC: a block of whole pixels against a block of repeated per-channel values.
+      constexpr int64_t kPixels = 64;
+      std::vector<float> m(kPixels * period), s(kPixels * period);
+      for (int64_t j = 0; j < kPixels * period; ++j) {
+        m[j] = mean_[j % period];
+        s[j] = std_[j % period];
+      }
+      int64_t block = kPixels * period;
+      for (int64_t start = 0; start < n; start += block) {
+        int64_t len = std::min(block, n - start);
+        const T* a = src + start;
+        float* d = dst + start;
+        for (int64_t j = 0; j < len; ++j) d[j] = (static_cast<float>(a[j]) - m[j]) / s[j];
+      }
+    });
+    return out;
+  }
+
+ private:
+  std::vector<float> mean_, std_;
+  bool hwc_;
+};
+
+class HWC2CHW final : public UnaryTransform {
+ public:
+  std::string_view name() const override { return "HWC2CHW"; }
+  bool batchable() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    Image im = image_of(x, lead, name());
+    if (im.rank2) return x;
+    Shape shape(x.shape().begin(), x.shape().begin() + lead);
+    for (int64_t d : {im.c, im.h, im.w}) shape.push_back(d);
+    Array out = Array::empty(x.dtype(), shape);
+    int64_t batch = lead ? x.shape()[0] : 1, hw = im.h * im.w, c = im.c;
+    auto run = [&](auto tag) {
+      using U = typename decltype(tag)::type;  // an unsigned type of the element's size
+      const U* src = static_cast<const U*>(x.raw());
+      U* dst = static_cast<U*>(out.mutable_raw());
+      for (int64_t b = 0; b < batch; ++b, src += hw * c, dst += hw * c) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          U* d = dst + ch * hw;
+          for (int64_t p = 0; p < hw; ++p) d[p] = src[p * c + ch];
+        }
+      }
+    };
+    switch (im.elem) {
+      case 1:
+        run(DataTag<uint8_t>{});
+        break;
+      case 2:
+        run(DataTag<uint16_t>{});
+        break;
+      case 4:
+        run(DataTag<uint32_t>{});
+        break;
+      default:
+        run(DataTag<uint64_t>{});
+        break;
+    }
+    return out;
+  }
+};
+
+class Rescale final : public UnaryTransform {
+ public:
+  Rescale(float rescale, float shift) : rescale_(rescale), shift_(shift) {}
+  std::string_view name() const override { return "Rescale"; }
+  bool batchable() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    Array out = Array::empty(DataType::Float32, x.shape());
+    float* dst = out.mutable_data<float>();
+    int64_t n = x.numel();
+    float r = rescale_, s = shift_;
+    dispatch_data(x.dtype(), name(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = x.data<T>();
+      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(src[j]) * r + s;
+    });
+    return out;
+  }
+
+ private:
+  float rescale_, shift_;
+};
+
+}  // namespace
+
+Array resize_window(const Array& img, int64_t y0, int64_t x0, int64_t h, int64_t w, int64_t out_h,
+                    int64_t out_w, Interp interp, std::string_view op) {
+  Image im = image_of(img, 0, op);
+  MC_CHECK(h > 0 && w > 0, Value, op, ": the image must not be empty, but got shape ",
+           shape_str(img.shape()), ".");
+  MC_ASSERT(y0 >= 0 && x0 >= 0 && y0 + h <= im.h && x0 + w <= im.w, "resize window out of image");
+  check_positive_size(out_h, out_w, op);
+  if (h == out_h && w == out_w) {
+    return crop_padded(img, im, y0, x0, h, w, BorderMode::Edge, {});
+  }
+  if (interp == Interp::Nearest) {  // a gather: source = floor(dst * in / out), exactly
+    std::vector<int64_t> rows(out_h), cols(out_w);
+    for (int64_t i = 0; i < out_h; ++i) rows[i] = y0 + std::min(i * h / out_h, h - 1);
+    for (int64_t j = 0; j < out_w; ++j) cols[j] = x0 + std::min(j * w / out_w, w - 1);
+    return gather(img, im, rows, cols, {});
+  }
+  Array out = Array::empty(img.dtype(), image_shape(im, out_h, out_w));
+  auto run = [&](auto tag, auto acc) {
+    using T = typename decltype(tag)::type;
+    using W = decltype(acc);
+    const T* src = img.data<T>() + (y0 * im.w + x0) * im.c;
+    resize_kernel<T, W>(src, im.w * im.c, im.c, h, w, out_h, out_w, interp, out.mutable_data<T>());
+  };
+  switch (img.dtype()) {
+    case DataType::UInt8:
+      run(DataTag<uint8_t>{}, 0.0f);
+      break;
+    case DataType::UInt16:
+      run(DataTag<uint16_t>{}, 0.0f);
+      break;
+    case DataType::Int16:
+      run(DataTag<int16_t>{}, 0.0f);
+      break;
+    case DataType::Float32:
+      run(DataTag<float>{}, 0.0f);
+      break;
+    case DataType::Float64:
+      run(DataTag<double>{}, 0.0);
+      break;
+    default:
+      MC_THROW(Type, op,
+               ": the image must be uint8, uint16, int16, float32 or float64 to be "
+               "resized, but got ",
+               describe(img), ".");
+  }
+  return out;
+}
+
+TransformPtr make_decode() { return std::make_shared<Decode>(); }
+TransformPtr make_resize(int64_t h, int64_t w, Interp interp) {
+  return std::make_shared<Resize>(h, w, interp);
+}
+TransformPtr make_center_crop(int64_t h, int64_t w) { return std::make_shared<CenterCrop>(h, w); }
+TransformPtr make_random_crop(int64_t h, int64_t w, std::array<int64_t, 4> padding,
+                              bool pad_if_needed, std::vector<double> fill, BorderMode mode) {
+  return std::make_shared<RandomCrop>(h, w, padding, pad_if_needed, std::move(fill), mode);
+}
+TransformPtr make_random_horizontal_flip(double prob) {
+  return std::make_shared<RandomFlip>(prob, true);
+}
+TransformPtr make_random_vertical_flip(double prob) {
+  return std::make_shared<RandomFlip>(prob, false);
+}
+TransformPtr make_random_resized_crop(int64_t h, int64_t w, std::array<double, 2> scale,
+                                      std::array<double, 2> ratio, Interp interp,
+                                      int max_attempts) {
+  return std::make_shared<RandomResizedCrop>(h, w, scale, ratio, interp, max_attempts);
+}
+TransformPtr make_normalize(std::vector<float> mean, std::vector<float> std, bool is_hwc) {
+  return std::make_shared<Normalize>(std::move(mean), std::move(std), is_hwc);
+}
+TransformPtr make_hwc2chw() { return std::make_shared<HWC2CHW>(); }
+TransformPtr make_rescale(float rescale, float shift) {
+  return std::make_shared<Rescale>(rescale, shift);
+}
+
+}  // namespace mycel::data

@@ -1,0 +1,272 @@
+// Bindings of the engine: nodes, samplers, Python callables as transforms/sources, and the
+// Pipeline that the Python iterators drive. Python objects held by C++ (callables, iterators)
+// are only touched, copied and released with the GIL held.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "data/array_source.h"
+#include "data/pipeline.h"
+#include "python/module.h"
+#include "python/py_data.h"
+
+namespace mycel::py {
+
+using data::Array;
+using data::Row;
+
+namespace {
+
+// A Python object that C++ threads may own: released under the GIL.
+struct PyRef {
+  pyb::object obj;
+  explicit PyRef(pyb::object o) : obj(std::move(o)) {}
+  ~PyRef() {
+    pyb::gil_scoped_acquire gil;
+    obj = pyb::object();
+  }
+};
+using PyRefPtr = std::shared_ptr<PyRef>;
+PyRefPtr hold(pyb::object o) { return std::make_shared<PyRef>(std::move(o)); }
+
+std::vector<Array> arrays_from_py(pyb::handle seq, std::string_view op) {
+  std::vector<Array> out;
+  for (pyb::handle h : seq) out.push_back(data_array_from_py(h, op));
+  return out;
+}
+
+pyb::list arrays_to_py(const std::vector<Array>& arrays) {
+  pyb::list out;
+  for (const Array& a : arrays) out.append(data_array_to_numpy(a, true));
+  return out;
+}
+
+// A Python callable in map: fn(*numpy arrays) -> list of arrays (the Python wrapper in
+// engine.py converts results and names the op in its errors).
+class PyTransform : public data::Transform {
+ public:
+  PyTransform(std::string name, pyb::object fn) : name_(std::move(name)), fn_(hold(std::move(fn))) {}
+  std::string_view name() const override { return name_; }
+  std::vector<Array> apply(std::vector<Array> inputs, int, data::RowRandom*) const override {
+    pyb::gil_scoped_acquire gil;
+    pyb::list args = arrays_to_py(inputs);
+    pyb::object res = fn_->obj(*pyb::tuple(args));
+    return arrays_from_py(res, name_);
+  }
+
+ private:
+  std::string name_;
+  PyRefPtr fn_;
+};
+
+// GeneratorDataset over a random-access Python source: reader(i) -> tuple of arrays.
+class PySource : public data::RandomAccessSource {
+ public:
+  PySource(pyb::object reader, int64_t size, std::vector<std::string> columns)
+      : reader_(hold(std::move(reader))), size_(size), columns_(std::move(columns)) {}
+  std::string_view name() const override { return "GeneratorDataset"; }
+  int64_t size() const override { return size_; }
+  std::vector<std::string> columns() const override { return columns_; }
+  bool needs_gil() const override { return true; }
+  Row read(int64_t i) const override {
+    pyb::gil_scoped_acquire gil;
+    return arrays_from_py(reader_->obj(i), "GeneratorDataset");
+  }
+
+ private:
+  PyRefPtr reader_;
+  int64_t size_;
+  std::vector<std::string> columns_;
+};
+
+// GeneratorDataset over a Python iterable: open() -> a Python iterator of row tuples.
+class PyStream : public data::Stream {
+ public:
+  explicit PyStream(pyb::object it) : it_(hold(std::move(it))) {}
+  bool next(Row* row) override {
+    pyb::gil_scoped_acquire gil;
+    pyb::object item = it_->obj.attr("__next__")();  // the wrapper returns None at the end
+    if (item.is_none()) return false;
+    *row = arrays_from_py(item, "GeneratorDataset");
+    return true;
+  }
+
+ private:
+  PyRefPtr it_;
+};
+
+class PyStreamSource : public data::StreamSource {
+ public:
+  explicit PyStreamSource(pyb::object open) : open_(hold(std::move(open))) {}
+  std::string_view name() const override { return "GeneratorDataset"; }
+  std::unique_ptr<data::Stream> open() const override {
+    pyb::gil_scoped_acquire gil;
+    return std::make_unique<PyStream>(open_->obj());
+  }
+
+ private:
+  PyRefPtr open_;
+};
+
+std::vector<data::NodePtr> node_list(const pyb::list& l) {
+  std::vector<data::NodePtr> out;
+  for (pyb::handle h : l) out.push_back(pyb::cast<data::NodePtr>(h));
+  return out;
+}
+
+// Whether only this Array (and not a source's loaded data) holds its bytes.
+bool owns_bytes(const Array& a) { return a.storage() && a.storage().use_count() == 1; }
+
+pyb::object row_to_py(const Row& row, bool output_numpy, bool do_copy) {
+  pyb::list out;
+  for (const Array& a : row) {
+    if (output_numpy || a.dtype() == data::DataType::String) {
+      out.append(data_array_to_numpy(a, !owns_bytes(a)));
+      continue;
+    }
+    bool shared = !owns_bytes(a);
+    Tensor t = a.to_tensor("Iterator");
+    if ((do_copy || shared) && t.storage() == a.storage()) t = t.clone();
+    out.append(pyb::cast(std::move(t)));
+  }
+  return out;
+}
+
+// The pipeline as Python owns it: destroyed with the GIL held (by the garbage collector), it
+// must let go of the GIL while its threads finish, since they may be waiting for it.
+struct PyPipeline {
+  std::unique_ptr<data::Pipeline> p;
+  ~PyPipeline() {
+    {
+      pyb::gil_scoped_release nogil;
+      p->stop();
+    }
+    p.reset();
+  }
+};
+
+}  // namespace
+
+void bind_data_engine(pyb::module_& m) {
+  using data::NodePtr;
+  pyb::class_<data::Sampler, data::SamplerPtr>(m, "Sampler")
+      .def_property_readonly("name", &data::Sampler::name)
+      .def("size", &data::Sampler::size)
+      .def("order", [](const data::Sampler& s, int64_t n, uint64_t seed, uint64_t key,
+                       uint64_t pass) { return s.order(n, seed, key, pass); });
+  m.def("SequentialSampler", &data::make_sequential_sampler);
+  m.def("RandomSampler", &data::make_random_sampler);
+  m.def("DistributedSampler", &data::make_distributed_sampler);
+  m.def("SubsetSampler", &data::make_subset_sampler);
+  m.def("SubsetRandomSampler", &data::make_subset_random_sampler);
+  m.def("WeightedRandomSampler", &data::make_weighted_random_sampler);
+
+  m.def("PyTransform", [](std::string name, pyb::object fn) -> data::TransformPtr {
+    return std::make_shared<PyTransform>(std::move(name), std::move(fn));
+  });
+  m.def("ArraySource",
+        [](std::string name, pyb::list cols, std::vector<std::string> names) -> data::SourcePtr {
+          std::vector<Array> arrays;
+          for (pyb::handle h : cols) arrays.push_back(data_array_from_py(h, name));
+          return std::make_shared<data::ArraySource>(name, std::move(arrays), std::move(names));
+        });
+  m.def("PySource",
+        [](pyb::object reader, int64_t size, std::vector<std::string> cols) -> data::SourcePtr {
+          return std::make_shared<PySource>(std::move(reader), size, std::move(cols));
+        });
+
+  pyb::class_<data::Node, NodePtr>(m, "Node")
+      .def_readonly("columns", &data::Node::columns)
+      .def("size", &data::Node::size);
+  m.def("source_node", &data::source_node);
+  m.def("stream_node", [](pyb::object open, std::vector<std::string> cols, int64_t size) {
+    return data::stream_node(std::make_shared<PyStreamSource>(std::move(open)), std::move(cols),
+                             size);
+  });
+  m.def("map_node", &data::map_node);
+  m.def("filter_node", [](NodePtr child, pyb::object pred, std::vector<int> cols, int workers) {
+    PyRefPtr fn = hold(std::move(pred));
+    data::Predicate p = [fn](const std::vector<Array>& args) {
+      pyb::gil_scoped_acquire gil;
+      return pyb::cast<bool>(fn->obj(*pyb::tuple(arrays_to_py(args))));
+    };
+    return data::filter_node(std::move(child), std::move(p), std::move(cols), workers);
+  });
+  m.def("batch_node", [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads,
+                         pyb::object batch_map, std::vector<int> cols,
+                         std::vector<std::string> outs) {
+    std::vector<data::PadSpec> specs;
+    for (pyb::handle h : pads) {  // (column, shape or None, number or str)
+      auto t = pyb::cast<pyb::tuple>(h);
+      data::PadSpec p;
+      p.column = pyb::cast<int>(t[0]);
+      if (!t[1].is_none()) {
+        p.has_shape = true;
+        p.shape = pyb::cast<std::vector<int64_t>>(t[1]);
+      }
+      if (pyb::isinstance<pyb::str>(t[2])) {
+        p.text = pyb::cast<std::string>(t[2]);
+      } else {
+        p.value = pyb::cast<double>(t[2]);
+      }
+      specs.push_back(std::move(p));
+    }
+    data::BatchMap bm;
+    if (!batch_map.is_none()) {
+      PyRefPtr fn = hold(std::move(batch_map));
+      bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
+        pyb::gil_scoped_acquire gil;
+        pyb::list cols;
+        for (const auto& col : args) cols.append(arrays_to_py(col));
+        pyb::object res = fn->obj(cols, batch_num, epoch_num);
+        data::BatchColumns out;
+        for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
+        return out;
+      };
+    }
+    return data::batch_node(std::move(child), size, drop, workers, std::move(specs),
+                            std::move(bm), std::move(cols), std::move(outs));
+  });
+  m.def("shuffle_node", &data::shuffle_node);
+  m.def("repeat_node", &data::repeat_node);
+  m.def("skip_node", &data::skip_node);
+  m.def("take_node", &data::take_node);
+  m.def("project_node", &data::project_node);
+  m.def("zip_node", [](pyb::list l) { return data::zip_node(node_list(l)); });
+  m.def("concat_node", [](pyb::list l) { return data::concat_node(node_list(l)); });
+
+  pyb::class_<PyPipeline>(m, "Pipeline")
+      .def(pyb::init([](NodePtr root, uint64_t seed, int64_t num_epochs, int64_t init_step,
+                        int64_t prefetch) {
+             data::PipelineOptions o;
+             o.seed = seed;
+             o.num_epochs = num_epochs;
+             o.init_step = init_step;
+             o.prefetch = prefetch;
+             return std::unique_ptr<PyPipeline>(
+                 new PyPipeline{std::make_unique<data::Pipeline>(std::move(root), o)});
+           }),
+           pyb::arg("root"), pyb::arg("seed"), pyb::arg("num_epochs") = -1,
+           pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16)
+      .def(
+          "next",
+          [](PyPipeline& p, bool output_numpy, bool do_copy) -> pyb::object {
+            Row row;
+            bool got;
+            {
+              pyb::gil_scoped_release nogil;
+              got = p.p->next(&row);
+            }
+            if (!got) return pyb::none();
+            return row_to_py(row, output_numpy, do_copy);
+          },
+          pyb::arg("output_numpy") = false, pyb::arg("do_copy") = true,
+          "The next row as a list (numpy arrays or Tensors), or None at the end of an epoch.")
+      .def_property_readonly("ended", [](const PyPipeline& p) { return p.p->ended(); })
+      .def_property_readonly("epoch", [](const PyPipeline& p) { return p.p->epoch(); })
+      .def("stop", [](PyPipeline& p) {
+        pyb::gil_scoped_release nogil;
+        p.p->stop();
+      });
+}
+
+}  // namespace mycel::py
