@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import mycel.dataset as ds
 from mycel import _mycel
 from mycel.mindrecord import FileWriter
 
@@ -293,8 +294,8 @@ def test_truncated_and_corrupt_files(tmp_path):
         flipped[pos] ^= 0x40
         with open(bad, "wb") as f:
             f.write(flipped)
-        with pytest.raises(RuntimeError, match=f"MindDataset: {re.escape(bad)} (is truncated or corrupt|"
-                                               "has format version)"):
+        with pytest.raises(RuntimeError, match=f"MindDataset: {re.escape(bad)} "
+                                               "(is truncated or corrupt|has format version)"):
             _read_everything(bad)
     with open(bad, "wb") as f:
         f.write(data)
@@ -311,7 +312,6 @@ def _tuples(dataset):
 
 
 def test_mind_dataset_reads_in_write_order(tmp_path):
-    import mycel.dataset as ds
     paths = _write(tmp_path / "e.mr", 9, shard_num=2)
     for files in (paths[1], paths):
         rows = _tuples(ds.MindDataset(files, shuffle=False))
@@ -327,14 +327,12 @@ def test_mind_dataset_reads_in_write_order(tmp_path):
 @pytest.fixture
 def _dataset_seed():
     """Sets the dataset seed to 7 for one test, then unsets it."""
-    from mycel.dataset import config
-    config.set_seed(7)
+    ds.config.set_seed(7)
     yield
-    config._seed = None
+    ds.config._seed = None
 
 
 def test_mind_dataset_shuffle_and_shards(tmp_path, _dataset_seed):
-    import mycel.dataset as ds
     path = _write(tmp_path / "s.mr", 10, shard_num=3)[0]
     shuffled = [[int(r[0]) for r in _tuples(ds.MindDataset(path, columns_list=["label"],
                                                            num_parallel_workers=workers))]
@@ -350,7 +348,6 @@ def test_mind_dataset_shuffle_and_shards(tmp_path, _dataset_seed):
 
 
 def test_mind_dataset_padding(tmp_path):
-    import mycel.dataset as ds
     path = _write(tmp_path / "p.mr", 5)[0]
     pad = {"label": -100, "image": b"", "name": "pad"}
     labels = []
@@ -375,7 +372,6 @@ def test_mind_dataset_padding(tmp_path):
 
 
 def test_mind_dataset_errors(tmp_path):
-    import mycel.dataset as ds
     paths = _write(tmp_path / "m.mr", 4, shard_num=2)
     with pytest.raises(TypeError, match="dataset_files must be a file name or a non-empty list"):
         ds.MindDataset(3)

@@ -29,13 +29,26 @@ class WithEvalCell(Cell):
         return self._loss_fn(outputs, label), outputs, label
 
 
-def _batches(dataset, name):
+def _batches(dataset, name, num_epochs=1):
+    """An iterable whose ``for`` loops give the epochs' batches. A mycel Dataset gives one
+    engine iterator for all epochs: its threads prepare the next epoch's first batches while
+    the current one trains, and batches arrive as Tensors without per-sample Python work."""
     if hasattr(dataset, "create_tuple_iterator"):
-        return dataset.create_tuple_iterator(num_epochs=1)
+        return dataset.create_tuple_iterator(num_epochs=num_epochs)
     if hasattr(dataset, "__iter__"):
-        return iter(dataset)
+        return _Reiterable(dataset)
     raise TypeError(f"For 'Model.{name}', the dataset must be a mycel.dataset Dataset or an "
                     f"iterable of (data, label) tuples, but got {type(dataset).__name__}.")
+
+
+class _Reiterable:
+    """A plain iterable as an epoch source: each ``for`` loop iterates it afresh."""
+
+    def __init__(self, data):
+        self._data = data
+
+    def __iter__(self):
+        return iter(self._data)
 
 
 def _size(dataset):
@@ -137,11 +150,12 @@ class Model:
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
         step = initial_epoch * max(batch_num, 0)
+        batches = _batches(train_dataset, "train", epoch - initial_epoch)
         for e in range(initial_epoch + 1, epoch + 1):
             p.cur_epoch_num = e
             cbs.on_train_epoch_begin(ctx)
             n = 0
-            for data in _batches(train_dataset, "train"):
+            for data in batches:
                 if not isinstance(data, (tuple, list)):
                     data = (data,)
                 step += 1
@@ -166,6 +180,8 @@ class Model:
             vars(p).pop("eval_results", None)
             if ctx.get_stop_requested():
                 break
+        if hasattr(batches, "stop"):
+            batches.stop()
         cbs.on_train_end(ctx)
         self._train_network.set_train(False)
 
