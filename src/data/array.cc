@@ -32,10 +32,10 @@ std::string_view data_type_name(DataType t) {
 }
 
 bool data_type_from_name(std::string_view name, DataType* out) {
-#define MC_X(e, ty, n)   \
-  if (name == n) {       \
-    *out = DataType::e;  \
-    return true;         \
+#define MC_X(e, ty, n)  \
+  if (name == n) {      \
+    *out = DataType::e; \
+    return true;        \
   }
   MYCEL_DATA_TYPES(MC_X)
 #undef MC_X
@@ -48,19 +48,44 @@ bool data_type_from_name(std::string_view name, DataType* out) {
 
 bool to_mycel_dtype(DataType t, mycel::DType* out) {
   switch (t) {
-    case DataType::Bool: *out = DType::Bool; return true;
-    case DataType::Int8: *out = DType::Int8; return true;
-    case DataType::UInt8: *out = DType::UInt8; return true;
-    case DataType::Int16: *out = DType::Int16; return true;
-    case DataType::UInt16: *out = DType::Int32; return true;
-    case DataType::Int32: *out = DType::Int32; return true;
-    case DataType::UInt32: *out = DType::Int64; return true;
-    case DataType::Int64: *out = DType::Int64; return true;
-    case DataType::UInt64: *out = DType::Int64; return true;
-    case DataType::Float16: *out = DType::Float16; return true;
-    case DataType::Float32: *out = DType::Float32; return true;
-    case DataType::Float64: *out = DType::Float64; return true;
-    case DataType::String: return false;
+    case DataType::Bool:
+      *out = DType::Bool;
+      return true;
+    case DataType::Int8:
+      *out = DType::Int8;
+      return true;
+    case DataType::UInt8:
+      *out = DType::UInt8;
+      return true;
+    case DataType::Int16:
+      *out = DType::Int16;
+      return true;
+    case DataType::UInt16:
+      *out = DType::Int32;
+      return true;
+    case DataType::Int32:
+      *out = DType::Int32;
+      return true;
+    case DataType::UInt32:
+      *out = DType::Int64;
+      return true;
+    case DataType::Int64:
+      *out = DType::Int64;
+      return true;
+    case DataType::UInt64:
+      *out = DType::Int64;
+      return true;
+    case DataType::Float16:
+      *out = DType::Float16;
+      return true;
+    case DataType::Float32:
+      *out = DType::Float32;
+      return true;
+    case DataType::Float64:
+      *out = DType::Float64;
+      return true;
+    case DataType::String:
+      return false;
   }
   return false;
 }
@@ -81,16 +106,16 @@ Array Array::view(std::shared_ptr<Storage> storage, size_t byte_offset, DataType
   Array a;
   a.dtype_ = t;
   a.shape_ = shape;
-  MC_ASSERT(storage && byte_offset + a.nbytes() <= storage->nbytes(), "Array::view of ",
-            a.nbytes(), " bytes at ", byte_offset, " outside its storage");
+  MC_ASSERT(storage && byte_offset + a.nbytes() <= storage->nbytes(), "Array::view of ", a.nbytes(),
+            " bytes at ", byte_offset, " outside its storage");
   a.storage_ = std::move(storage);
   a.offset_ = byte_offset;
   return a;
 }
 
 Array Array::strings(std::vector<std::string> values, const Shape& shape) {
-  MC_ASSERT(static_cast<int64_t>(values.size()) == mycel::numel(shape), "Array::strings: ",
-            values.size(), " values for shape ", shape);
+  MC_ASSERT(static_cast<int64_t>(values.size()) == mycel::numel(shape),
+            "Array::strings: ", values.size(), " values for shape ", shape);
   Array a;
   a.dtype_ = DataType::String;
   a.shape_ = shape;
@@ -160,8 +185,8 @@ std::string describe(const Array& a) {
 
 std::vector<Array> UnaryTransform::apply(std::vector<Array> inputs, int lead,
                                          RowRandom* rng) const {
-  MC_CHECK(inputs.size() == 1, Type, name(), ": expects one input column, but got ",
-           inputs.size(), ".");
+  MC_CHECK(inputs.size() == 1, Type, name(), ": expects one input column, but got ", inputs.size(),
+           ".");
   return {apply1(inputs[0], lead, rng)};
 }
 

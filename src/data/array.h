@@ -21,18 +21,18 @@
 namespace mycel::data {
 
 // X(Enum, C++ type, numpy name)
-#define MYCEL_DATA_TYPES(X)        \
-  X(Bool, bool, "bool")            \
-  X(Int8, int8_t, "int8")          \
-  X(UInt8, uint8_t, "uint8")       \
-  X(Int16, int16_t, "int16")       \
-  X(UInt16, uint16_t, "uint16")    \
-  X(Int32, int32_t, "int32")       \
-  X(UInt32, uint32_t, "uint32")    \
-  X(Int64, int64_t, "int64")       \
-  X(UInt64, uint64_t, "uint64")    \
-  X(Float16, float16, "float16")   \
-  X(Float32, float, "float32")     \
+#define MYCEL_DATA_TYPES(X)      \
+  X(Bool, bool, "bool")          \
+  X(Int8, int8_t, "int8")        \
+  X(UInt8, uint8_t, "uint8")     \
+  X(Int16, int16_t, "int16")     \
+  X(UInt16, uint16_t, "uint16")  \
+  X(Int32, int32_t, "int32")     \
+  X(UInt32, uint32_t, "uint32")  \
+  X(Int64, int64_t, "int64")     \
+  X(UInt64, uint64_t, "uint64")  \
+  X(Float16, float16, "float16") \
+  X(Float32, float, "float32")   \
   X(Float64, double, "float64")
 
 enum class DataType : uint8_t {
@@ -42,7 +42,7 @@ enum class DataType : uint8_t {
       String,
 };
 
-size_t data_type_size(DataType t);      // 0 for String
+size_t data_type_size(DataType t);            // 0 for String
 std::string_view data_type_name(DataType t);  // numpy's name: "uint8", "str" for String
 bool data_type_from_name(std::string_view name, DataType* out);
 inline bool is_numeric(DataType t) { return t != DataType::String; }
@@ -54,10 +54,10 @@ bool to_mycel_dtype(DataType t, mycel::DType* out);
 
 template <class T>
 constexpr DataType data_type_of();
-#define MC_X(e, t, n)                \
-  template <>                        \
+#define MC_X(e, t, n)                    \
+  template <>                            \
   constexpr DataType data_type_of<t>() { \
-    return DataType::e;              \
+    return DataType::e;                  \
   }
 MYCEL_DATA_TYPES(MC_X)
 #undef MC_X
@@ -114,14 +114,13 @@ class Array {
   void* mutable_raw() const { return static_cast<char*>(storage_->data()) + offset_; }
   template <class T>
   const T* data() const {
-    MC_ASSERT(data_type_of<T>() == dtype_, "data<", data_type_name(data_type_of<T>()),
-              "> on a ", data_type_name(dtype_), " array");
+    MC_ASSERT(data_type_of<T>() == dtype_, "data<", data_type_name(data_type_of<T>()), "> on a ",
+              data_type_name(dtype_), " array");
     return static_cast<const T*>(raw());
   }
   template <class T>
   T* mutable_data() const {
-    MC_ASSERT(data_type_of<T>() == dtype_, "mutable_data on a ", data_type_name(dtype_),
-              " array");
+    MC_ASSERT(data_type_of<T>() == dtype_, "mutable_data on a ", data_type_name(dtype_), " array");
     return static_cast<T*>(mutable_raw());
   }
   const std::shared_ptr<Storage>& storage() const { return storage_; }

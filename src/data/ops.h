@@ -19,10 +19,10 @@ namespace mycel::data {
 // What the pipeline builder gives each op.
 struct OpContext {
   uint64_t seed = 0;
-  uint64_t key = 0;          // the op's random key (kind and rank, not position in the tree)
-  int64_t max_passes = -1;   // passes this op runs in all (-1: unlimited)
-  int64_t start_pass = 0;    // where a resumed pipeline starts this op
-  int64_t start_index = 0;   // rows of the start pass that this op's input already skips
+  uint64_t key = 0;         // the op's random key (kind and rank, not position in the tree)
+  int64_t max_passes = -1;  // passes this op runs in all (-1: unlimited)
+  int64_t start_pass = 0;   // where a resumed pipeline starts this op
+  int64_t start_index = 0;  // rows of the start pass that this op's input already skips
   int64_t prefetch = 16;
 };
 
@@ -55,9 +55,9 @@ class ThreadedOp : public Op {
   virtual void work() = 0;
 
   Connector out_;
-  std::mutex in_mu_;   // guards the input side: the child, seq_, ended_ and op state
-  uint64_t seq_ = 0;   // the next output sequence number
-  bool ended_ = false; // the input gave End or Error: workers stop taking work
+  std::mutex in_mu_;    // guards the input side: the child, seq_, ended_ and op state
+  uint64_t seq_ = 0;    // the next output sequence number
+  bool ended_ = false;  // the input gave End or Error: workers stop taking work
   int workers_;
   std::vector<std::thread> threads_;
 };
@@ -71,8 +71,8 @@ std::unique_ptr<Op> make_shuffle_op(const Node& node, const OpContext& ctx, Op* 
 std::unique_ptr<Op> make_repeat_op(const Node& node, const OpContext& ctx, Op* child,
                                    int64_t child_start_pass);
 // Drops `count` rows at the start of every pass, and `first` (instead) in the first one.
-std::unique_ptr<Op> make_skip_op(const Node& node, const OpContext& ctx, Op* child,
-                                 int64_t count, int64_t first);
+std::unique_ptr<Op> make_skip_op(const Node& node, const OpContext& ctx, Op* child, int64_t count,
+                                 int64_t first);
 std::unique_ptr<Op> make_take_op(const Node& node, const OpContext& ctx, Op* child);
 std::unique_ptr<Op> make_project_op(const Node& node, const OpContext& ctx, Op* child);
 std::unique_ptr<Op> make_zip_op(const Node& node, const OpContext& ctx, std::vector<Op*> children);

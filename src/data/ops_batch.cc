@@ -98,9 +98,8 @@ class BatchOp : public ThreadedOp {
       args.push_back(std::move(col));
     }
     BatchColumns res = node_.batch_map(std::move(args), batch_num, pass);
-    MC_CHECK(static_cast<int>(res.size()) == node_.n_out, Runtime,
-             "batch: per_batch_map returned ", res.size(), " column(s) but output_columns has ",
-             node_.n_out, ".");
+    MC_CHECK(static_cast<int>(res.size()) == node_.n_out, Runtime, "batch: per_batch_map returned ",
+             res.size(), " column(s) but output_columns has ", node_.n_out, ".");
     size_t n = res.empty() ? rows.size() : res[0].size();
     for (const auto& col : res) {
       MC_CHECK(col.size() == n && n > 0, Runtime,
@@ -159,7 +158,8 @@ class BatchOp : public ThreadedOp {
       } else {
         MC_CHECK(a.shape() == first.shape(), Runtime, "batch: column ", col_name(c),
                  " has rows of different shapes ", shape_str(first.shape()), " and ",
-                 shape_str(a.shape()), "; rows of a batch must have equal shapes (or use "
+                 shape_str(a.shape()),
+                 "; rows of a batch must have equal shapes (or use "
                  "padded_batch).");
       }
     }
@@ -171,8 +171,7 @@ class BatchOp : public ThreadedOp {
         int64_t want = pad->shape[d];
         if (want < 0) continue;
         MC_CHECK(want >= shape[d], Value, "padded_batch: column ", col_name(c), " has a row of ",
-                 "size ", shape[d], " in dimension ", d, ", larger than the pad shape ", want,
-                 ".");
+                 "size ", shape[d], " in dimension ", d, ", larger than the pad shape ", want, ".");
         shape[d] = want;
       }
     }

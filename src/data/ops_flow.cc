@@ -137,12 +137,27 @@ class SkipOp : public Op {
 };
 
 // take(count): the first count rows of each pass; the rest of the pass is read and dropped.
+// Over an endless child (repeat() forever) the child's one pass is never drained: each pass of
+// take ends after count rows and the next continues the child's rows (the builder starts a
+// resumed take at child row pass * count + index).
 class TakeOp : public Op {
  public:
   TakeOp(const Node& node, const OpContext& ctx, Op* child)
-      : Op(node, ctx), child_(child), taken_(ctx.start_index) {}
+      : Op(node, ctx),
+        child_(child),
+        taken_(ctx.start_index),
+        pass_(ctx.start_pass),
+        endless_(node.count >= 0 && node.children[0]->size() == kInfiniteSize) {}
 
   Msg pop() override {
+    if (endless_ && ctx_.max_passes >= 0 && pass_ >= ctx_.max_passes) {
+      return Msg::marker(Msg::Kind::End);
+    }
+    if (endless_ && taken_ >= node_.count) {
+      taken_ = 0;
+      ++pass_;
+      return Msg::marker(Msg::Kind::EndOfPass);
+    }
     for (;;) {
       Msg m = child_->pop();
       if (m.is_row()) {
@@ -157,7 +172,8 @@ class TakeOp : public Op {
 
  private:
   Op* child_;
-  int64_t taken_;
+  int64_t taken_, pass_;
+  bool endless_;
 };
 
 class ProjectOp : public Op {
@@ -184,7 +200,9 @@ class ProjectOp : public Op {
 class ZipOp : public Op {
  public:
   ZipOp(const Node& node, const OpContext& ctx, std::vector<Op*> children)
-      : Op(node, ctx), children_(std::move(children)), id_(static_cast<uint64_t>(ctx.start_index)) {}
+      : Op(node, ctx),
+        children_(std::move(children)),
+        id_(static_cast<uint64_t>(ctx.start_index)) {}
 
   Msg pop() override {
     {
@@ -264,8 +282,8 @@ std::unique_ptr<Op> make_repeat_op(const Node& node, const OpContext& ctx, Op* c
                                    int64_t child_start_pass) {
   return std::make_unique<RepeatOp>(node, ctx, child, child_start_pass);
 }
-std::unique_ptr<Op> make_skip_op(const Node& node, const OpContext& ctx, Op* child,
-                                 int64_t count, int64_t first) {
+std::unique_ptr<Op> make_skip_op(const Node& node, const OpContext& ctx, Op* child, int64_t count,
+                                 int64_t first) {
   return std::make_unique<SkipOp>(node, ctx, child, count, first);
 }
 std::unique_ptr<Op> make_take_op(const Node& node, const OpContext& ctx, Op* child) {
@@ -274,8 +292,7 @@ std::unique_ptr<Op> make_take_op(const Node& node, const OpContext& ctx, Op* chi
 std::unique_ptr<Op> make_project_op(const Node& node, const OpContext& ctx, Op* child) {
   return std::make_unique<ProjectOp>(node, ctx, child);
 }
-std::unique_ptr<Op> make_zip_op(const Node& node, const OpContext& ctx,
-                                std::vector<Op*> children) {
+std::unique_ptr<Op> make_zip_op(const Node& node, const OpContext& ctx, std::vector<Op*> children) {
   return std::make_unique<ZipOp>(node, ctx, std::move(children));
 }
 std::unique_ptr<Op> make_concat_op(const Node& node, const OpContext& ctx,

@@ -72,10 +72,11 @@ class MapOp : public RowWiseOp {
       }
     }
     MC_CHECK(static_cast<int>(args.size()) == node_.n_out, Runtime, "map: the operations returned ",
-             args.size(), " column(s) but output_columns has ", node_.n_out, ": ",
-             node_.out_label, ".");
+             args.size(), " column(s) but output_columns has ", node_.n_out, ": ", node_.out_label,
+             ".");
     if (node_.n_out == static_cast<int>(node_.in_cols.size())) {
-      for (size_t i = 0; i < args.size(); ++i) row[static_cast<size_t>(node_.in_cols[i])] = std::move(args[i]);
+      for (size_t i = 0; i < args.size(); ++i)
+        row[static_cast<size_t>(node_.in_cols[i])] = std::move(args[i]);
       return true;
     }
     Row out = std::move(args);

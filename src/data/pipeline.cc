@@ -164,8 +164,8 @@ NodePtr batch_node(NodePtr child, int64_t batch_size, bool drop_remainder, int w
                    std::vector<std::string> out_names) {
   MC_CHECK(batch_size >= 1, Value, "batch: batch_size must be >= 1, but got ", batch_size, ".");
   for (const PadSpec& p : pads) {
-    MC_ASSERT(p.column >= 0 && static_cast<size_t>(p.column) < child->columns.size(),
-              "pad column ", p.column);
+    MC_ASSERT(p.column >= 0 && static_cast<size_t>(p.column) < child->columns.size(), "pad column ",
+              p.column);
   }
   auto n = unary(Node::Kind::Batch, std::move(child));
   n->count = batch_size;
@@ -206,8 +206,8 @@ NodePtr skip_node(NodePtr child, int64_t count) {
 }
 
 NodePtr take_node(NodePtr child, int64_t count) {
-  MC_CHECK(count >= 1 || count == -1, Value, "take: count must be -1 or positive, but got ",
-           count, ".");
+  MC_CHECK(count >= 1 || count == -1, Value, "take: count must be -1 or positive, but got ", count,
+           ".");
   auto n = unary(Node::Kind::Take, std::move(child));
   n->count = count;
   return n;
@@ -304,6 +304,9 @@ struct Builder {
       case Node::Kind::Batch:
         return add(make_batch_op(n, ctx, child(pass, index * n.count, max_passes)));
       case Node::Kind::Take:
+        if (n.count >= 0 && n.children[0]->size() == kInfiniteSize) {  // see TakeOp
+          return add(make_take_op(n, ctx, child(0, pass * n.count + index, max_passes)));
+        }
         return add(make_take_op(n, ctx, child(pass, index, max_passes)));
       case Node::Kind::Skip:
         return add(make_skip_op(n, ctx, child(pass, index + n.count, max_passes), n.count, 0));
@@ -354,7 +357,8 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
   }
   MC_CHECK(per_epoch != kUnknownSize || index == 0, Value,
            "set_init_step: the dataset's size per epoch is unknown (a filter or a Python "
-           "iterable without a size), so step ", index, " cannot be located.");
+           "iterable without a size), so step ",
+           index, " cannot be located.");
   MC_CHECK(options_.num_epochs < 0 || pass < options_.num_epochs || index == 0, Value,
            "set_init_step: step ", options_.init_step, " is beyond the ", options_.num_epochs,
            " epochs of ", per_epoch, " steps.");

@@ -72,8 +72,20 @@ struct Node;
 using NodePtr = std::shared_ptr<Node>;
 
 struct Node {
-  enum class Kind { Source, Stream, Map, Filter, Batch, Shuffle, Repeat, Skip, Take, Project, Zip,
-                    Concat };
+  enum class Kind {
+    Source,
+    Stream,
+    Map,
+    Filter,
+    Batch,
+    Shuffle,
+    Repeat,
+    Skip,
+    Take,
+    Project,
+    Zip,
+    Concat
+  };
   Kind kind = Kind::Source;
   std::vector<NodePtr> children;
   std::vector<std::string> columns;  // output column names (messages)

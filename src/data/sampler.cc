@@ -42,8 +42,7 @@ class Random : public Sampler {
   std::string name() const override { return "RandomSampler"; }
   bool random() const override { return true; }
   int64_t size(int64_t n) const override { return limit(n, num_); }
-  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
-                             uint64_t pass) const override {
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
     RowRandom rng(seed, key, pass, 0);
     if (replacement_) {
       std::vector<int64_t> v(static_cast<size_t>(size(n)));
@@ -69,8 +68,7 @@ class Distributed : public Sampler {
   std::string name() const override { return "DistributedSampler"; }
   bool random() const override { return shuffle_; }
   int64_t size(int64_t n) const override { return limit((n + shards_ - 1) / shards_, num_); }
-  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
-                             uint64_t pass) const override {
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
     std::vector<int64_t> all(static_cast<size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     if (shuffle_) {
@@ -81,7 +79,8 @@ class Distributed : public Sampler {
     if (n == 0) return v;
     int64_t per = (n + shards_ - 1) / shards_;
     int64_t first = offset_ >= 0 ? (id_ - offset_ + shards_) % shards_ : id_;
-    for (int64_t k = 0; k < per; ++k) v.push_back(all[static_cast<size_t>((first + k * shards_) % n)]);
+    for (int64_t k = 0; k < per; ++k)
+      v.push_back(all[static_cast<size_t>((first + k * shards_) % n)]);
     v.resize(static_cast<size_t>(size(n)));
     return v;
   }
@@ -103,13 +102,10 @@ class Subset : public Sampler {
  public:
   Subset(std::vector<int64_t> idx, int64_t num, bool random)
       : idx_(std::move(idx)), num_(num), random_(random) {}
-  std::string name() const override {
-    return random_ ? "SubsetRandomSampler" : "SubsetSampler";
-  }
+  std::string name() const override { return random_ ? "SubsetRandomSampler" : "SubsetSampler"; }
   bool random() const override { return random_; }
   int64_t size(int64_t) const override { return limit(static_cast<int64_t>(idx_.size()), num_); }
-  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
-                             uint64_t pass) const override {
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
     check_indices(name(), idx_, n);
     std::vector<int64_t> v = idx_;
     if (random_) {
@@ -133,8 +129,7 @@ class Weighted : public Sampler {
   std::string name() const override { return "WeightedRandomSampler"; }
   bool random() const override { return true; }
   int64_t size(int64_t) const override { return num_; }
-  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key,
-                             uint64_t pass) const override {
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
     int64_t k = static_cast<int64_t>(w_.size());
     MC_CHECK(k <= n, Index, name(), ": ", k, " weights for a source of ", n,
              " rows; there must be one weight per row at most.");
@@ -186,8 +181,8 @@ SamplerPtr make_distributed_sampler(int64_t num_shards, int64_t shard_id, bool s
   MC_CHECK(num_shards >= 1, Value, "DistributedSampler: num_shards must be >= 1, but got ",
            num_shards, ".");
   MC_CHECK(shard_id >= 0 && shard_id < num_shards, Value,
-           "DistributedSampler: shard_id must be in [0, ", num_shards - 1, "], but got ",
-           shard_id, ".");
+           "DistributedSampler: shard_id must be in [0, ", num_shards - 1, "], but got ", shard_id,
+           ".");
   return std::make_shared<Distributed>(num_shards, shard_id, shuffle, num_samples, offset);
 }
 SamplerPtr make_subset_sampler(std::vector<int64_t> indices, int64_t num_samples) {
@@ -210,9 +205,9 @@ SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num
            num_samples, ".");
   int64_t positive = 0;
   for (double w : weights) positive += w > 0;
-  MC_CHECK(replacement || num_samples <= positive, Value,
-           "WeightedRandomSampler: num_samples (", num_samples,
-           ") exceeds the rows with positive weight (", positive, ") without replacement.");
+  MC_CHECK(replacement || num_samples <= positive, Value, "WeightedRandomSampler: num_samples (",
+           num_samples, ") exceeds the rows with positive weight (", positive,
+           ") without replacement.");
   return std::make_shared<Weighted>(std::move(weights), num_samples, replacement);
 }
 

@@ -25,7 +25,8 @@ data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
     pyb::list flat = arr.attr("reshape")(-1).attr("tolist")();
     for (pyb::handle v : flat) {
       if (kind == 'S') {
-        values.push_back(pyb::cast<std::string>(pyb::bytes(pyb::reinterpret_borrow<pyb::object>(v))));
+        values.push_back(
+            pyb::cast<std::string>(pyb::bytes(pyb::reinterpret_borrow<pyb::object>(v))));
       } else {
         values.push_back(pyb::cast<std::string>(v));
       }
@@ -69,16 +70,15 @@ void bind_data(pyb::module_& parent) {
   pyb::module_ m = parent.def_submodule("_data", "mycel's data engine (mycel.dataset internals)");
 
   pyb::class_<data::RandomAccessSource, data::SourcePtr>(m, "Source")
-      .def_property_readonly("name", [](const data::RandomAccessSource& s) {
-        return std::string(s.name());
-      })
+      .def_property_readonly(
+          "name", [](const data::RandomAccessSource& s) { return std::string(s.name()); })
       .def("__len__", &data::RandomAccessSource::size)
       .def("columns", &data::RandomAccessSource::columns)
       .def(
           "read",
           [](const data::RandomAccessSource& s, int64_t i) {
-            MC_CHECK(i >= 0 && i < s.size(), Index, s.name(), ": row ", i,
-                     " is out of range for ", s.size(), " rows.");
+            MC_CHECK(i >= 0 && i < s.size(), Index, s.name(), ": row ", i, " is out of range for ",
+                     s.size(), " rows.");
             data::Row row;
             if (s.needs_gil()) {
               row = s.read(i);

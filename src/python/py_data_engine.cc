@@ -44,7 +44,8 @@ pyb::list arrays_to_py(const std::vector<Array>& arrays) {
 // engine.py converts results and names the op in its errors).
 class PyTransform : public data::Transform {
  public:
-  PyTransform(std::string name, pyb::object fn) : name_(std::move(name)), fn_(hold(std::move(fn))) {}
+  PyTransform(std::string name, pyb::object fn)
+      : name_(std::move(name)), fn_(hold(std::move(fn))) {}
   std::string_view name() const override { return name_; }
   std::vector<Array> apply(std::vector<Array> inputs, int, data::RowRandom*) const override {
     pyb::gil_scoped_acquire gil;
@@ -191,41 +192,41 @@ void bind_data_engine(pyb::module_& m) {
     };
     return data::filter_node(std::move(child), std::move(p), std::move(cols), workers);
   });
-  m.def("batch_node", [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads,
-                         pyb::object batch_map, std::vector<int> cols,
-                         std::vector<std::string> outs) {
-    std::vector<data::PadSpec> specs;
-    for (pyb::handle h : pads) {  // (column, shape or None, number or str)
-      auto t = pyb::cast<pyb::tuple>(h);
-      data::PadSpec p;
-      p.column = pyb::cast<int>(t[0]);
-      if (!t[1].is_none()) {
-        p.has_shape = true;
-        p.shape = pyb::cast<std::vector<int64_t>>(t[1]);
-      }
-      if (pyb::isinstance<pyb::str>(t[2])) {
-        p.text = pyb::cast<std::string>(t[2]);
-      } else {
-        p.value = pyb::cast<double>(t[2]);
-      }
-      specs.push_back(std::move(p));
-    }
-    data::BatchMap bm;
-    if (!batch_map.is_none()) {
-      PyRefPtr fn = hold(std::move(batch_map));
-      bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
-        pyb::gil_scoped_acquire gil;
-        pyb::list cols;
-        for (const auto& col : args) cols.append(arrays_to_py(col));
-        pyb::object res = fn->obj(cols, batch_num, epoch_num);
-        data::BatchColumns out;
-        for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
-        return out;
-      };
-    }
-    return data::batch_node(std::move(child), size, drop, workers, std::move(specs),
-                            std::move(bm), std::move(cols), std::move(outs));
-  });
+  m.def("batch_node",
+        [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads,
+           pyb::object batch_map, std::vector<int> cols, std::vector<std::string> outs) {
+          std::vector<data::PadSpec> specs;
+          for (pyb::handle h : pads) {  // (column, shape or None, number or str)
+            auto t = pyb::cast<pyb::tuple>(h);
+            data::PadSpec p;
+            p.column = pyb::cast<int>(t[0]);
+            if (!t[1].is_none()) {
+              p.has_shape = true;
+              p.shape = pyb::cast<std::vector<int64_t>>(t[1]);
+            }
+            if (pyb::isinstance<pyb::str>(t[2])) {
+              p.text = pyb::cast<std::string>(t[2]);
+            } else {
+              p.value = pyb::cast<double>(t[2]);
+            }
+            specs.push_back(std::move(p));
+          }
+          data::BatchMap bm;
+          if (!batch_map.is_none()) {
+            PyRefPtr fn = hold(std::move(batch_map));
+            bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
+              pyb::gil_scoped_acquire gil;
+              pyb::list cols;
+              for (const auto& col : args) cols.append(arrays_to_py(col));
+              pyb::object res = fn->obj(cols, batch_num, epoch_num);
+              data::BatchColumns out;
+              for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
+              return out;
+            };
+          }
+          return data::batch_node(std::move(child), size, drop, workers, std::move(specs),
+                                  std::move(bm), std::move(cols), std::move(outs));
+        });
   m.def("shuffle_node", &data::shuffle_node);
   m.def("repeat_node", &data::repeat_node);
   m.def("skip_node", &data::skip_node);
