@@ -84,17 +84,22 @@ class ShuffleOp : public Op {
 };
 
 // repeat(count): count passes of the child make one pass; count -1 repeats forever (an empty
-// child then ends the pipeline instead of spinning).
+// child then ends the pipeline instead of spinning). Rows are renumbered through the pass, so
+// a random op above draws anew for each repetition (not the first repetition's draws again).
 class RepeatOp : public Op {
  public:
   RepeatOp(const Node& node, const OpContext& ctx, Op* child, int64_t child_start_pass)
-      : Op(node, ctx), child_(child), child_pass_(child_start_pass) {}
+      : Op(node, ctx),
+        child_(child),
+        child_pass_(child_start_pass),
+        id_(static_cast<uint64_t>(ctx.start_index)) {}
 
   Msg pop() override {
     for (;;) {
       Msg m = child_->pop();
       if (m.is_row()) {
         rows_in_pass_ = true;
+        m.id = id_++;
         return m;
       }
       if (m.kind != Msg::Kind::EndOfPass) return m;
@@ -104,13 +109,17 @@ class RepeatOp : public Op {
         rows_in_pass_ = false;
         continue;
       }
-      if (child_pass_ % node_.count == 0) return m;
+      if (child_pass_ % node_.count == 0) {
+        id_ = 0;
+        return m;
+      }
     }
   }
 
  private:
   Op* child_;
   int64_t child_pass_;
+  uint64_t id_;
   bool rows_in_pass_ = false;
 };
 

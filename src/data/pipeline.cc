@@ -322,6 +322,7 @@ struct Builder {
         int64_t passes = max_passes >= 0 && n.count > 0 ? max_passes * n.count : -1;
         int64_t first = n.count > 0 ? pass * n.count : 0;
         if (m < 0) {  // unknown child size: replay this pass's rows
+          ctx.start_index = 0;
           Op* r = add(make_repeat_op(n, ctx, child(first, 0, passes), first));
           return index > 0 ? add(make_skip_op(n, ctx, r, 0, index)) : r;
         }
@@ -351,14 +352,13 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
            options_.init_step, ".");
   int64_t pass = 0, index = options_.init_step;
   int64_t per_epoch = root_->size();
-  if (per_epoch > 0 && index > 0) {
+  if (per_epoch == kUnknownSize) {  // the step can't be located: replay up to it
+    replay_ = index;
+    index = 0;
+  } else if (per_epoch > 0 && index > 0) {
     pass = index / per_epoch;
     index %= per_epoch;
   }
-  MC_CHECK(per_epoch != kUnknownSize || index == 0, Value,
-           "set_init_step: the dataset's size per epoch is unknown (a filter or a Python "
-           "iterable without a size), so step ",
-           index, " cannot be located.");
   MC_CHECK(options_.num_epochs < 0 || pass < options_.num_epochs || index == 0, Value,
            "set_init_step: step ", options_.init_step, " is beyond the ", options_.num_epochs,
            " epochs of ", per_epoch, " steps.");
@@ -370,19 +370,63 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
 
 Pipeline::~Pipeline() { stop(); }
 
+Msg Pipeline::pop() {
+  try {
+    return top_->pop();
+  } catch (const Cancelled&) {
+    return Msg::marker(Msg::Kind::End);
+  }
+}
+
+void Pipeline::settle(const Msg& m) {
+  if (m.kind == Msg::Kind::End) {
+    ended_ = true;
+    stop();
+  } else if (m.kind == Msg::Kind::Error) {
+    failed_ = m.error;
+    stop();
+    std::rethrow_exception(failed_);
+  }
+}
+
+void Pipeline::start() {
+  if (started_) return;
+  started_ = true;
+  for (auto& op : ops_) op->start();
+  if (replay_ == 0) return;
+  const int64_t dropped = replay_;
+  while (replay_ > 0) {
+    Msg m = pop();
+    if (m.kind == Msg::Kind::Row) {
+      --replay_;
+    } else if (m.kind == Msg::Kind::EndOfPass) {
+      ++epoch_;
+    } else {
+      settle(m);
+      MC_THROW(Value, "set_init_step: step ", options_.init_step, " is beyond the ",
+               options_.num_epochs, " epochs, which have ", dropped - replay_, " steps.");
+    }
+  }
+  // Step n is the first row after n rows: a step on an epoch boundary opens the next epoch.
+  Msg m = pop();
+  while (m.kind == Msg::Kind::EndOfPass) {
+    ++epoch_;
+    m = pop();
+  }
+  settle(m);
+  peeked_ = std::move(m);
+}
+
 bool Pipeline::next(Row* row) {
   if (failed_) std::rethrow_exception(failed_);
+  start();
   if (ended_) return false;
-  if (!started_) {
-    started_ = true;
-    for (auto& op : ops_) op->start();
-  }
   Msg m;
-  try {
-    m = top_->pop();
-  } catch (const Cancelled&) {
-    ended_ = true;
-    return false;
+  if (peeked_) {
+    m = std::move(*peeked_);
+    peeked_.reset();
+  } else {
+    m = pop();
   }
   switch (m.kind) {
     case Msg::Kind::Row:
@@ -392,13 +436,9 @@ bool Pipeline::next(Row* row) {
       ++epoch_;
       return false;
     case Msg::Kind::End:
-      ended_ = true;
-      stop();
-      return false;
     case Msg::Kind::Error:
-      failed_ = m.error;
-      stop();
-      std::rethrow_exception(failed_);
+      settle(m);
+      return false;
   }
   return false;
 }

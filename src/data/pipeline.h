@@ -18,16 +18,20 @@
 // count) to the sources, whose samplers start there. Ops whose input position can't be
 // derived from their output position (shuffle buffers, filters, concat, Python iterables)
 // read their input from the start of the pass instead and drop the rows before the start:
-// still exact, because no random draw depends on what was read before.
+// still exact, because no random draw depends on what was read before. When the root's size
+// per epoch is unknown (a filter, an unsized stream), the step can't be located as (pass,
+// index) at all: the pipeline then runs from step 0 and drops the first n rows itself.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "data/array.h"
+#include "data/connector.h"
 #include "data/sampler.h"
 #include "data/source.h"
 #include "data/transform.h"
@@ -149,6 +153,9 @@ class Pipeline {
   // an epoch, and at the end of the last one (then ended() is true). Rethrows the error of a
   // worker (a transform that raised, a corrupt file) and stays failed.
   bool next(Row* row);
+  // Starts the threads and, when resuming by replay, drops the rows before init_step (so
+  // epoch() is then the resumed epoch). next() calls it; idempotent.
+  void start();
   bool ended() const { return ended_; }
   // The epoch the next row belongs to (init_step may start past epoch 0).
   int64_t epoch() const { return epoch_; }
@@ -163,6 +170,13 @@ class Pipeline {
   bool started_ = false, ended_ = false;
   std::exception_ptr failed_;
   int64_t epoch_ = 0;
+  int64_t replay_ = 0;         // rows still to drop before the first one returned
+  std::optional<Msg> peeked_;  // a message start() read ahead (a step on an epoch boundary)
+
+  // Pops the root's next message; a cancelled connector reads as End.
+  Msg pop();
+  // Records what an End or Error message means for the pipeline (Error rethrows).
+  void settle(const Msg& m);
 };
 
 }  // namespace mycel::data

@@ -12,6 +12,18 @@
 #include "data/image_codec.h"
 #include "data/transforms.h"
 
+// The per-pixel loops (resize, Rescale, Normalize, HWC2CHW) are compiled for AVX2 too and
+// picked at load time, as src/kernels/cpu does. Not for FMA: without contraction the results
+// are bit-identical on every machine (Rescale and Normalize round as numpy's float32 ops do).
+// Helpers called from a clone are always inlined: GCC does not inline a plain function into a
+// clone with another target.
+#if defined(__x86_64__)
+#define MC_DATA_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MC_DATA_CLONES
+#endif
+#define MC_DATA_INLINE [[gnu::always_inline]] inline
+
 namespace mycel::data {
 
 Interp interp_from_name(std::string_view name, std::string_view op) {
@@ -311,7 +323,7 @@ AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
 // Rounds an accumulated value to T (integers: to nearest, halves away from zero, saturating).
 // Branch-free so that the store loops vectorise.
 template <class T, class W>
-inline T to_pixel(W v) {
+MC_DATA_INLINE T to_pixel(W v) {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v);
   } else {
@@ -326,7 +338,7 @@ inline T to_pixel(W v) {
 
 // out[j] = sum_k w[k] * rows[k][j] for j < len (contiguous: vectorised).
 template <class S, class W>
-void vblend(const S* const* rows, const float* w, int n, int64_t len, W* out) {
+MC_DATA_INLINE void vblend(const S* const* rows, const float* w, int n, int64_t len, W* out) {
   if (n == 2) {
     const S *a = rows[0], *b = rows[1];
     W wa = w[0], wb = w[1];
@@ -343,13 +355,13 @@ void vblend(const S* const* rows, const float* w, int n, int64_t len, W* out) {
 }
 
 template <class T, class W>
-void store(const W* in, int64_t len, T* out) {
+MC_DATA_INLINE void store(const W* in, int64_t len, T* out) {
   for (int64_t j = 0; j < len; ++j) out[j] = to_pixel<T, W>(in[j]);
 }
 
 // One row (window start `src`) resized horizontally: dst[o * C + ch] for o < out_w.
 template <class S, class W, int N, int C>
-void hpass_fixed(const S* src, const AxisTaps& tx, int64_t out_w, W* dst) {
+MC_DATA_INLINE void hpass_fixed(const S* src, const AxisTaps& tx, int64_t out_w, W* dst) {
   const int32_t* idx = tx.index.data();
   const float* wt = tx.weight.data();
   for (int64_t o = 0; o < out_w; ++o, idx += N, wt += N, dst += C) {
@@ -362,12 +374,31 @@ void hpass_fixed(const S* src, const AxisTaps& tx, int64_t out_w, W* dst) {
   }
 }
 
+// hpass for 3-channel rows of W with one element of slack after both src and dst: each tap
+// reads a whole pixel as 4 lanes (the 4th belongs to the next pixel, or is the slack) and each
+// output pixel is stored as 4 lanes that the next pixel overwrites. The lanes are independent,
+// so the compiler keeps a pixel in vector registers instead of gathering channel by channel;
+// the sums are the same as hpass_fixed's, in the same order.
+template <class W, int N>
+MC_DATA_INLINE void hpass_rgb(const W* src, const AxisTaps& tx, int64_t out_w, W* dst) {
+  const int32_t* idx = tx.index.data();
+  const float* wt = tx.weight.data();
+  for (int64_t o = 0; o < out_w; ++o, idx += N, wt += N, dst += 3) {
+    W acc[4] = {0, 0, 0, 0};
+    for (int k = 0; k < N; ++k) {
+      W p[4];
+      std::memcpy(p, src + idx[k] * 3, sizeof p);
+      W w = wt[k];
+      for (int l = 0; l < 4; ++l) acc[l] += w * p[l];
+    }
+    std::memcpy(dst, acc, sizeof acc);
+  }
+}
+
 template <class S, class W>
-void hpass(const S* src, int64_t c, const AxisTaps& tx, int64_t out_w, W* dst) {
-  if (tx.n == 2 && c == 3) return hpass_fixed<S, W, 2, 3>(src, tx, out_w, dst);
+MC_DATA_INLINE void hpass(const S* src, int64_t c, const AxisTaps& tx, int64_t out_w, W* dst) {
   if (tx.n == 2 && c == 1) return hpass_fixed<S, W, 2, 1>(src, tx, out_w, dst);
   if (tx.n == 2 && c == 4) return hpass_fixed<S, W, 2, 4>(src, tx, out_w, dst);
-  if (tx.n == 4 && c == 3) return hpass_fixed<S, W, 4, 3>(src, tx, out_w, dst);
   if (tx.n == 4 && c == 1) return hpass_fixed<S, W, 4, 1>(src, tx, out_w, dst);
   const int32_t* idx = tx.index.data();
   const float* wt = tx.weight.data();
@@ -381,23 +412,33 @@ void hpass(const S* src, int64_t c, const AxisTaps& tx, int64_t out_w, W* dst) {
   }
 }
 
+// hpass on a row of W with one element of slack, into a row with one element of slack.
+template <class W>
+MC_DATA_INLINE void hpass_slack(const W* src, int64_t c, const AxisTaps& tx, int64_t out_w,
+                                W* dst) {
+  if (c == 3 && tx.n == 2) return hpass_rgb<W, 2>(src, tx, out_w, dst);
+  if (c == 3 && tx.n == 4) return hpass_rgb<W, 4>(src, tx, out_w, dst);
+  hpass<W, W>(src, c, tx, out_w, dst);
+}
+
 // Separable resize of an in_h x in_w window (rows src_stride elements apart). The horizontal
-// pass gathers (scalar); the vertical blend and the store run over contiguous rows
-// (vectorised). Shrinking vertically, blending the source rows first gathers only out_h rows;
-// otherwise each source row that the vertical taps use is gathered once, then blended.
+// pass gathers; the vertical blend and the store run over contiguous rows (vectorised).
+// Shrinking vertically, blending the source rows first gathers only out_h rows; otherwise
+// each source row that the vertical taps use is gathered once, then blended. Rows of W carry
+// one element of slack for hpass_rgb, the 3-channel (RGB) horizontal pass.
 template <class T, class W>
-void resize_kernel(const T* src, int64_t src_stride, int64_t c, int64_t in_h, int64_t in_w,
-                   int64_t out_h, int64_t out_w, Interp interp, T* dst) {
+MC_DATA_CLONES void resize_kernel(const T* src, int64_t src_stride, int64_t c, int64_t in_h,
+                                  int64_t in_w, int64_t out_h, int64_t out_w, Interp interp,
+                                  T* dst) {
   AxisTaps tx = axis_taps(in_w, out_w, interp), ty = axis_taps(in_h, out_h, interp);
-  int64_t row_len = out_w * c;
-  std::vector<W> acc(row_len);
+  int64_t row_len = out_w * c, in_len = in_w * c;
+  std::vector<W> line(in_len + 1), acc(row_len + 1);
   if (out_h < in_h) {
-    std::vector<W> blended(in_w * c);
     std::vector<const T*> rows(ty.n);
     for (int64_t o = 0; o < out_h; ++o) {
       for (int k = 0; k < ty.n; ++k) rows[k] = src + ty.index[o * ty.n + k] * src_stride;
-      vblend<T, W>(rows.data(), &ty.weight[o * ty.n], ty.n, in_w * c, blended.data());
-      hpass<W, W>(blended.data(), c, tx, out_w, acc.data());
+      vblend<T, W>(rows.data(), &ty.weight[o * ty.n], ty.n, in_len, line.data());
+      hpass_slack<W>(line.data(), c, tx, out_w, acc.data());
       store<T, W>(acc.data(), row_len, dst + o * row_len);
     }
     return;
@@ -407,13 +448,22 @@ void resize_kernel(const T* src, int64_t src_stride, int64_t c, int64_t in_h, in
   for (int32_t r : ty.index) {
     if (slot[r] < 0) slot[r] = used++;
   }
-  std::vector<W> hrows(static_cast<size_t>(used) * row_len);
+  int64_t stride = row_len + 1;
+  std::vector<W> hrows(static_cast<size_t>(used) * stride);
+  bool rgb = c == 3 && (tx.n == 2 || tx.n == 4);
   for (int64_t r = 0; r < in_h; ++r) {
-    if (slot[r] >= 0) hpass<T, W>(src + r * src_stride, c, tx, out_w, &hrows[slot[r] * row_len]);
+    if (slot[r] < 0) continue;
+    const T* s = src + r * src_stride;
+    if (rgb) {  // converted to W first, for hpass_rgb
+      for (int64_t j = 0; j < in_len; ++j) line[j] = static_cast<W>(s[j]);
+      hpass_slack<W>(line.data(), c, tx, out_w, &hrows[slot[r] * stride]);
+    } else {
+      hpass<T, W>(s, c, tx, out_w, &hrows[slot[r] * stride]);
+    }
   }
   std::vector<const W*> rows(ty.n);
   for (int64_t o = 0; o < out_h; ++o) {
-    for (int k = 0; k < ty.n; ++k) rows[k] = &hrows[slot[ty.index[o * ty.n + k]] * row_len];
+    for (int k = 0; k < ty.n; ++k) rows[k] = &hrows[slot[ty.index[o * ty.n + k]] * stride];
     vblend<W, W>(rows.data(), &ty.weight[o * ty.n], ty.n, row_len, acc.data());
     store<T, W>(acc.data(), row_len, dst + o * row_len);
   }
@@ -426,6 +476,53 @@ void check_positive_size(int64_t h, int64_t w, std::string_view op) {
 
 void check_lead0(int lead, std::string_view op) {
   MC_ASSERT(lead == 0, op, " is not batchable but got lead ", lead);
+}
+
+// ----- element-wise loops -----
+
+// dst[j] = (src[j] - m) / s for j < n.
+template <class T>
+MC_DATA_CLONES void normalize_run(const T* src, int64_t n, float m, float s, float* dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = (static_cast<float>(src[j]) - m) / s;
+}
+
+// dst[j] = (src[j] - m[j % block]) / s[j % block] for j < n (HWC pixels: m and s hold whole
+// pixels' values, repeated over the block).
+template <class T>
+MC_DATA_CLONES void normalize_blocks(const T* src, int64_t n, const float* m, const float* s,
+                                     int64_t block, float* dst) {
+  for (int64_t start = 0; start < n; start += block) {
+    int64_t len = std::min(block, n - start);
+    const T* a = src + start;
+    float* d = dst + start;
+    for (int64_t j = 0; j < len; ++j) d[j] = (static_cast<float>(a[j]) - m[j]) / s[j];
+  }
+}
+
+// batch images of hw pixels of c elements (U: an unsigned type of the element's size), HWC
+// to CHW.
+template <class U>
+MC_DATA_CLONES void hwc_to_chw(const U* src, int64_t batch, int64_t hw, int64_t c, U* dst) {
+  for (int64_t b = 0; b < batch; ++b, src += hw * c, dst += hw * c) {
+    if (c == 3) {  // RGB: one pass over the pixels, writing the three planes
+      for (int64_t p = 0; p < hw; ++p) {
+        dst[p] = src[p * 3];
+        dst[hw + p] = src[p * 3 + 1];
+        dst[2 * hw + p] = src[p * 3 + 2];
+      }
+      continue;
+    }
+    for (int64_t ch = 0; ch < c; ++ch) {
+      U* d = dst + ch * hw;
+      for (int64_t p = 0; p < hw; ++p) d[p] = src[p * c + ch];
+    }
+  }
+}
+
+// dst[j] = src[j] * r + s for j < n: two roundings, as numpy's float32 multiply and add.
+template <class T>
+MC_DATA_CLONES void rescale_loop(const T* src, int64_t n, float r, float s, float* dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(src[j]) * r + s;
 }
 
 // ----- transforms -----
@@ -665,9 +762,7 @@ class Normalize final : public UnaryTransform {
         // One value, or CHW planes: each run of `plane` elements shares mean and std.
         int64_t run = k == 1 ? n : plane;
         for (int64_t start = 0, c = 0; start < n; start += run, c = (c + 1) % period) {
-          float m = mean_[c], s = std_[c];
-          for (int64_t j = start; j < start + run; ++j)
-            dst[j] = (static_cast<float>(src[j]) - m) / s;
+          normalize_run<T>(src + start, run, mean_[c], std_[c], dst + start);
         }
         return;
       }
@@ -678,13 +773,7 @@ class Normalize final : public UnaryTransform {
         m[j] = mean_[j % period];
         s[j] = std_[j % period];
       }
-      int64_t block = kPixels * period;
-      for (int64_t start = 0; start < n; start += block) {
-        int64_t len = std::min(block, n - start);
-        const T* a = src + start;
-        float* d = dst + start;
-        for (int64_t j = 0; j < len; ++j) d[j] = (static_cast<float>(a[j]) - m[j]) / s[j];
-      }
+      normalize_blocks<T>(src, n, m.data(), s.data(), kPixels * period, dst);
     });
     return out;
   }
@@ -705,18 +794,13 @@ class HWC2CHW final : public UnaryTransform {
     if (im.rank2) return x;
     Shape shape(x.shape().begin(), x.shape().begin() + lead);
     for (int64_t d : {im.c, im.h, im.w}) shape.push_back(d);
+    if (im.c == 1) return x.reshaped(shape);  // the same elements in the same order
     Array out = Array::empty(x.dtype(), shape);
     int64_t batch = lead ? x.shape()[0] : 1, hw = im.h * im.w, c = im.c;
     auto run = [&](auto tag) {
       using U = typename decltype(tag)::type;  // an unsigned type of the element's size
-      const U* src = static_cast<const U*>(x.raw());
-      U* dst = static_cast<U*>(out.mutable_raw());
-      for (int64_t b = 0; b < batch; ++b, src += hw * c, dst += hw * c) {
-        for (int64_t ch = 0; ch < c; ++ch) {
-          U* d = dst + ch * hw;
-          for (int64_t p = 0; p < hw; ++p) d[p] = src[p * c + ch];
-        }
-      }
+      hwc_to_chw<U>(static_cast<const U*>(x.raw()), batch, hw, c,
+                    static_cast<U*>(out.mutable_raw()));
     };
     switch (im.elem) {
       case 1:
@@ -750,8 +834,7 @@ class Rescale final : public UnaryTransform {
     float r = rescale_, s = shift_;
     dispatch_data(x.dtype(), name(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T* src = x.data<T>();
-      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(src[j]) * r + s;
+      rescale_loop<T>(x.data<T>(), n, r, s, dst);
     });
     return out;
   }

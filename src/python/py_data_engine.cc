@@ -243,8 +243,13 @@ void bind_data_engine(pyb::module_& m) {
              o.num_epochs = num_epochs;
              o.init_step = init_step;
              o.prefetch = prefetch;
-             return std::unique_ptr<PyPipeline>(
+             auto p = std::unique_ptr<PyPipeline>(
                  new PyPipeline{std::make_unique<data::Pipeline>(std::move(root), o)});
+             if (init_step > 0) {  // a replayed resume runs now, so .epoch is the resumed one
+               pyb::gil_scoped_release nogil;
+               p->p->start();
+             }
+             return p;
            }),
            pyb::arg("root"), pyb::arg("seed"), pyb::arg("num_epochs") = -1,
            pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16)
@@ -253,9 +258,16 @@ void bind_data_engine(pyb::module_& m) {
           [](PyPipeline& p, bool output_numpy, bool do_copy) -> pyb::object {
             Row row;
             bool got;
-            {
+            try {
               pyb::gil_scoped_release nogil;
               got = p.p->next(&row);
+            } catch (const pyb::error_already_set& e) {
+              // A failed pipeline rethrows its error on every later call, but pybind11 can
+              // restore one error_already_set only once: raise a fresh one each time.
+              PyErr_Restore(pyb::object(e.type()).release().ptr(),
+                            pyb::object(e.value()).release().ptr(),
+                            pyb::object(e.trace()).release().ptr());
+              throw pyb::error_already_set();
             }
             if (!got) return pyb::none();
             return row_to_py(row, output_numpy, do_copy);

@@ -148,7 +148,8 @@ class Dataset:
     def set_init_step(self, init_step):
         """Start iterators at step init_step (counted over epochs) of an uninterrupted run,
         without producing the steps before it: the position is pushed down to the sources
-        (pipeline.h, "Resuming"). Returns self."""
+        (pipeline.h, "Resuming"); when the size per epoch depends on the data (a filter),
+        the first init_step rows are produced and dropped instead. Returns self."""
         self._init_step = check_int("set_init_step", "init_step", init_step, 0)
         return self
 
@@ -312,9 +313,9 @@ def _python_op(op, where):
     def call(*args):
         try:
             out = op(*args)
+            return [_as_array(a) for a in (out if isinstance(out, tuple) else (out,))]
         except Exception as err:  # re-raised with the transform and columns named
             _reraise(err, f"{where(name)}: {err}")
-        return [_as_array(a) for a in (out if isinstance(out, tuple) else (out,))]
 
     return _data.PyTransform(name, call)
 

@@ -118,6 +118,7 @@ class WeightedRandomSampler(Sampler):
                             f"{type(weights).__name__}.")
         self.weights = [float(w) for w in np.asarray(weights, dtype=np.float64).reshape(-1)]
         self.replacement = check_bool(func, "replacement", replacement)
+        self._c_sampler()  # the C++ sampler checks the weights here, not at the first epoch
 
     def _c_sampler(self):
         n = self.num_samples or len(self.weights)

@@ -148,8 +148,9 @@ struct ResizeCase {
 };
 
 const ResizeCase kResizeCases[] = {
-    {{13, 17, 3}, 7, 5}, {{6, 9, 3}, 20, 31}, {{10, 10}, 10, 23},  {{9, 11, 1}, 4, 4},
-    {{5, 7, 4}, 11, 3},  {{1, 6, 3}, 4, 12},  {{40, 30, 3}, 7, 9}, {{8, 8, 2}, 3, 5},
+    {{13, 17, 3}, 7, 5},  {{6, 9, 3}, 20, 31}, {{10, 10}, 10, 23},  {{9, 11, 1}, 4, 4},
+    {{5, 7, 4}, 11, 3},   {{1, 6, 3}, 4, 12},  {{40, 30, 3}, 7, 9}, {{8, 8, 2}, 3, 5},
+    {{25, 26, 3}, 9, 10},  // AREA shrinking by 2.6-2.8: 4 taps per axis on RGB rows
 };
 
 TEST(DataTransforms, ResizeLinearAndCubicMatchTheirFormulas) {
@@ -371,6 +372,16 @@ TEST(DataTransforms, NormalizeRescaleHwc2chwMatchLoopsAndBatch) {
     for (int64_t p = 0; p < 5 * 67; ++p) {
       ASSERT_EQ(chw.data<uint8_t>()[c * 335 + p], img.data<uint8_t>()[p * 3 + c]);
     }
+  }
+  // One channel: the same elements under the CHW shape; RGB batches: each sample's planes.
+  Array gray = filled<float>({4, 5, 1}, 3, -1, 1);
+  Array gray_chw = run(make_hwc2chw(), gray);
+  EXPECT_TRUE(same(gray_chw, gray.reshaped({1, 4, 5})));
+  Array rgb = filled<float>({2, 4, 5, 3}, 4, -1, 1);
+  Array rgb_chw = run(make_hwc2chw(), rgb, 1);
+  ASSERT_EQ(rgb_chw.shape(), (Shape{2, 3, 4, 5}));
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(same(rgb_chw.row(i), run(make_hwc2chw(), rgb.row(i))));
   }
   Array out_chw = run(make_normalize({10, 20, 30}, {2, 4, 8}, false), chw);
   EXPECT_TRUE(same(run(make_hwc2chw(), out), out_chw));
