@@ -169,6 +169,8 @@ def data_section():
         ("fashion_numpy", "Fashion-MNIST: rescale + normalize + CHW, batch 64", "numpy"),
         ("folder", "JPEG folder: decode + resize 256 + crop 224 + flip + normalize, batch 32",
          "Tensor"),
+        ("folder_pil", "JPEG folder, as above with PIL's bicubic resize on both sides",
+         "Tensor"),
     ]
     lines = [
         "## Data pipeline",
@@ -188,10 +190,13 @@ def data_section():
         "map [Decode, Resize, RandomCrop, RandomHorizontalFlip, Rescale, Normalize, HWC2CHW]; "
         "PyTorch `ImageFolder` (PIL) with Resize, RandomCrop, RandomHorizontalFlip, ToTensor, "
         "Normalize (both decode with libjpeg-turbo; PIL's downscale is antialiased, mycel's "
-        "bilinear is OpenCV's). A pass is one epoch from a fresh iterator (new threads / new "
-        "worker processes), consumed as mycel Tensors (\"numpy\": `output_numpy=True`) or "
-        "torch tensors; images/s of the best of 3 passes. Reading the Fashion-MNIST files is "
-        "construction, not timed in the epochs: mycel "
+        "bilinear is OpenCV's, fewer taps per pixel). The PIL-bicubic rows do the same "
+        "arithmetic on both sides: mycel `Resize(256, Inter.PILCUBIC)` (PIL's resampling, "
+        "tested equal to PIL's output to within 1) against torchvision "
+        "`Resize(256, InterpolationMode.BICUBIC)`. A pass is one epoch from a fresh iterator "
+        "(new threads / new worker processes), consumed as mycel Tensors "
+        "(\"numpy\": `output_numpy=True`) or torch tensors; images/s of the best of 3 passes. "
+        "Reading the Fashion-MNIST files is construction, not timed in the epochs: mycel "
         f"{my['fashion_construct_s']:.2f} s (decompressing the .gz files; "
         f"{my['fashion_reconstruct_s'] * 1000:.1f} ms from its per-process cache when built "
         f"again), torchvision {th['fashion_construct_s']:.2f} s (the raw files, un-gzipped "

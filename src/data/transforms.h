@@ -16,14 +16,19 @@
 
 namespace mycel::data {
 
-// MindSpore's vision.Inter (ANTIALIAS and PILCUBIC are PIL's and not provided).
-enum class Interp : uint8_t { Nearest, Linear, Cubic, Area };
+// MindSpore's vision.Inter. Nearest, Linear, Cubic (a = -0.75) and Area are OpenCV's: a fixed
+// number of taps whatever the scale. Antialias (Lanczos, a = 3: PIL's ANTIALIAS) and PilCubic
+// (PIL's BICUBIC, a = -0.5) are PIL's resampling: when shrinking, the filter is stretched by
+// the scale so every source pixel contributes, and integer images pass through a rounded,
+// clipped intermediate after the horizontal pass, as PIL computes them.
+enum class Interp : uint8_t { Nearest, Linear, Cubic, Area, Antialias, PilCubic };
 // MindSpore's vision.Border: CONSTANT fills, EDGE repeats the last pixel, REFLECT mirrors
 // without repeating it (OpenCV's BORDER_REFLECT_101), SYMMETRIC mirrors with it.
 enum class BorderMode : uint8_t { Constant, Edge, Reflect, Symmetric };
 
 // Names as MindSpore's enums print them in lower case: "nearest", "bilinear" (or "linear"),
-// "bicubic" (or "cubic"), "area"; "constant", "edge", "reflect", "symmetric". A ValueError
+// "bicubic" (or "cubic"), "area", "antialias", "pilcubic"; "constant", "edge", "reflect",
+// "symmetric". A ValueError
 // naming op for anything else.
 Interp interp_from_name(std::string_view name, std::string_view op);
 BorderMode border_from_name(std::string_view name, std::string_view op);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include "data/image_codec.h"
@@ -31,8 +32,11 @@ Interp interp_from_name(std::string_view name, std::string_view op) {
   if (name == "bilinear" || name == "linear") return Interp::Linear;
   if (name == "bicubic" || name == "cubic") return Interp::Cubic;
   if (name == "area") return Interp::Area;
+  if (name == "antialias") return Interp::Antialias;
+  if (name == "pilcubic") return Interp::PilCubic;
   MC_THROW(Value, op, ": interpolation must be Inter.NEAREST, Inter.LINEAR (BILINEAR), ",
-           "Inter.CUBIC (BICUBIC) or Inter.AREA, but got '", name, "'.");
+           "Inter.CUBIC (BICUBIC), Inter.AREA, Inter.ANTIALIAS or Inter.PILCUBIC, but got '",
+           name, "'.");
 }
 
 BorderMode border_from_name(std::string_view name, std::string_view op) {
@@ -259,7 +263,60 @@ struct AxisTaps {
   std::vector<float> weight;
 };
 
+// PIL's filters, on the distance x from the output pixel's centre in source pixels.
+double pil_filter(Interp interp, double x) {
+  x = std::abs(x);
+  if (interp == Interp::PilCubic) {
+    constexpr double A = -0.5;
+    if (x < 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    return x < 2 ? (((x - 5) * x + 8) * x - 4) * A : 0.0;
+  }
+  auto sinc = [](double v) { return v == 0 ? 1.0 : std::sin(v * M_PI) / (v * M_PI); };
+  return x < 3 ? sinc(x) * sinc(x / 3) : 0.0;  // Lanczos, a = 3
+}
+
+// PIL's taps (ImagingResample's precompute_coeffs): output pixel o has its centre at source
+// position c = (o + 0.5) * scale and reads the pixels within support * max(scale, 1) of it,
+// weighted by the filter squeezed by max(scale, 1) and normalised to sum 1.
+AxisTaps pil_axis_taps(int64_t in, int64_t out, Interp interp) {
+  AxisTaps t;
+  double scale = static_cast<double>(in) / static_cast<double>(out);
+  double filter_scale = std::max(scale, 1.0);
+  double support = (interp == Interp::PilCubic ? 2.0 : 3.0) * filter_scale;
+  auto window = [&](int64_t o) {
+    double centre = (o + 0.5) * scale;
+    int64_t lo = std::max<int64_t>(static_cast<int64_t>(centre - support + 0.5), 0);
+    int64_t hi = std::min<int64_t>(static_cast<int64_t>(centre + support + 0.5), in);
+    return std::make_tuple(centre, lo, hi);
+  };
+  t.n = 1;  // the widest window (at most 2 * ceil(support) + 1 pixels)
+  for (int64_t o = 0; o < out; ++o) {
+    auto [centre, lo, hi] = window(o);
+    t.n = std::max<int>(t.n, static_cast<int>(hi - lo));
+  }
+  t.index.assign(out * t.n, 0);
+  t.weight.assign(out * t.n, 0.0f);
+  std::vector<double> w(t.n);
+  for (int64_t o = 0; o < out; ++o) {
+    auto [centre, lo, hi] = window(o);
+    int64_t taps = hi - lo;
+    double sum = 0;
+    for (int64_t k = 0; k < taps; ++k) {
+      w[k] = pil_filter(interp, (lo + k - centre + 0.5) / filter_scale);
+      sum += w[k];
+    }
+    for (int64_t k = 0; k < t.n; ++k) {  // taps past the window: the last pixel, weight 0
+      t.index[o * t.n + k] = static_cast<int32_t>(std::min(lo + k, hi - 1));
+      t.weight[o * t.n + k] = k < taps && sum != 0 ? static_cast<float>(w[k] / sum) : 0.0f;
+    }
+  }
+  return t;
+}
+
 AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
+  if (interp == Interp::Antialias || interp == Interp::PilCubic) {
+    return pil_axis_taps(in, out, interp);
+  }
   AxisTaps t;
   double scale = static_cast<double>(in) / static_cast<double>(out);
   auto clamp = [in](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)); };
@@ -379,13 +436,15 @@ MC_DATA_INLINE void hpass_fixed(const S* src, const AxisTaps& tx, int64_t out_w,
 // output pixel is stored as 4 lanes that the next pixel overwrites. The lanes are independent,
 // so the compiler keeps a pixel in vector registers instead of gathering channel by channel;
 // the sums are the same as hpass_fixed's, in the same order.
+// N == 0: tx.n taps, known at run time.
 template <class W, int N>
 MC_DATA_INLINE void hpass_rgb(const W* src, const AxisTaps& tx, int64_t out_w, W* dst) {
   const int32_t* idx = tx.index.data();
   const float* wt = tx.weight.data();
-  for (int64_t o = 0; o < out_w; ++o, idx += N, wt += N, dst += 3) {
+  const int n = N > 0 ? N : tx.n;
+  for (int64_t o = 0; o < out_w; ++o, idx += n, wt += n, dst += 3) {
     W acc[4] = {0, 0, 0, 0};
-    for (int k = 0; k < N; ++k) {
+    for (int k = 0; k < n; ++k) {
       W p[4];
       std::memcpy(p, src + idx[k] * 3, sizeof p);
       W w = wt[k];
@@ -418,6 +477,7 @@ MC_DATA_INLINE void hpass_slack(const W* src, int64_t c, const AxisTaps& tx, int
                                 W* dst) {
   if (c == 3 && tx.n == 2) return hpass_rgb<W, 2>(src, tx, out_w, dst);
   if (c == 3 && tx.n == 4) return hpass_rgb<W, 4>(src, tx, out_w, dst);
+  if (c == 3) return hpass_rgb<W, 0>(src, tx, out_w, dst);
   hpass<W, W>(src, c, tx, out_w, dst);
 }
 
@@ -465,6 +525,37 @@ MC_DATA_CLONES void resize_kernel(const T* src, int64_t src_stride, int64_t c, i
   for (int64_t o = 0; o < out_h; ++o) {
     for (int k = 0; k < ty.n; ++k) rows[k] = &hrows[slot[ty.index[o * ty.n + k]] * stride];
     vblend<W, W>(rows.data(), &ty.weight[o * ty.n], ty.n, row_len, acc.data());
+    store<T, W>(acc.data(), row_len, dst + o * row_len);
+  }
+}
+
+// PIL's order for its filters: each source row that the vertical taps use is resized
+// horizontally and stored as T (rounded and clipped, for integer images), then the vertical
+// pass blends those rows.
+template <class T, class W>
+MC_DATA_CLONES void resize_pil_kernel(const T* src, int64_t src_stride, int64_t c, int64_t in_h,
+                                      int64_t in_w, int64_t out_h, int64_t out_w, Interp interp,
+                                      T* dst) {
+  AxisTaps tx = axis_taps(in_w, out_w, interp), ty = axis_taps(in_h, out_h, interp);
+  int64_t row_len = out_w * c;
+  auto [first, last] = std::minmax_element(ty.index.begin(), ty.index.end());
+  int64_t y0 = *first, used = *last - *first + 1;
+  std::vector<T> hrows(static_cast<size_t>(used) * row_len);
+  std::vector<W> line(in_w * c + 1), acc(row_len + 1);  // one element of slack for hpass_rgb
+  for (int64_t r = 0; r < used; ++r) {
+    const T* s = src + (y0 + r) * src_stride;
+    if (c == 3) {
+      for (int64_t j = 0; j < in_w * c; ++j) line[j] = static_cast<W>(s[j]);
+      hpass_slack<W>(line.data(), c, tx, out_w, acc.data());
+    } else {
+      hpass<T, W>(s, c, tx, out_w, acc.data());
+    }
+    store<T, W>(acc.data(), row_len, &hrows[r * row_len]);
+  }
+  std::vector<const T*> rows(ty.n);
+  for (int64_t o = 0; o < out_h; ++o) {
+    for (int k = 0; k < ty.n; ++k) rows[k] = &hrows[(ty.index[o * ty.n + k] - y0) * row_len];
+    vblend<T, W>(rows.data(), &ty.weight[o * ty.n], ty.n, row_len, acc.data());
     store<T, W>(acc.data(), row_len, dst + o * row_len);
   }
 }
@@ -866,7 +957,10 @@ Array resize_window(const Array& img, int64_t y0, int64_t x0, int64_t h, int64_t
     using T = typename decltype(tag)::type;
     using W = decltype(acc);
     const T* src = img.data<T>() + (y0 * im.w + x0) * im.c;
-    resize_kernel<T, W>(src, im.w * im.c, im.c, h, w, out_h, out_w, interp, out.mutable_data<T>());
+    auto kernel = interp == Interp::Antialias || interp == Interp::PilCubic
+                      ? resize_pil_kernel<T, W>
+                      : resize_kernel<T, W>;
+    kernel(src, im.w * im.c, im.c, h, w, out_h, out_w, interp, out.mutable_data<T>());
   };
   switch (img.dtype()) {
     case DataType::UInt8:

@@ -22,7 +22,8 @@ _INT32_MAX = 2**31 - 1
 
 class Inter(IntEnum):
     """Interpolation modes. NEAREST, LINEAR (= BILINEAR), CUBIC (= BICUBIC, a = -0.75) and AREA
-    as OpenCV computes them; ANTIALIAS and PILCUBIC (PIL's filters) are not supported."""
+    as OpenCV computes them; ANTIALIAS (Lanczos, a = 3) and PILCUBIC (bicubic, a = -0.5) as PIL
+    resamples: antialiased when shrinking (the filter widens with the scale)."""
 
     NEAREST = 0
     ANTIALIAS = 1
@@ -43,7 +44,7 @@ class Border(str, Enum):
 
 
 _INTERP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "bilinear", Inter.CUBIC: "bicubic",
-                 Inter.AREA: "area"}
+                 Inter.AREA: "area", Inter.ANTIALIAS: "antialias", Inter.PILCUBIC: "pilcubic"}
 
 
 def _check_interpolation(func, interpolation):
@@ -51,9 +52,6 @@ def _check_interpolation(func, interpolation):
     if not isinstance(interpolation, Inter):
         raise TypeError(f"{func}: interpolation must be a vision.Inter, but got "
                         f"{type(interpolation).__name__} {interpolation!r}.")
-    if interpolation not in _INTERP_NAMES:
-        raise ValueError(f"{func}: Inter.{interpolation.name} is not supported (a PIL filter); "
-                         "use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or Inter.AREA.")
     return _INTERP_NAMES[interpolation]
 
 
