@@ -30,6 +30,18 @@ void set_num_threads(int n) {
 
 bool in_parallel_region() { return omp_in_parallel() != 0; }
 
+SerialBelow::SerialBelow(int64_t work) {
+  if (work >= kSerialWork || in_parallel_region()) return;
+  int n = omp_get_max_threads();
+  if (n <= 1) return;
+  saved_ = n;
+  omp_set_num_threads(1);
+}
+
+SerialBelow::~SerialBelow() {
+  if (saved_ > 0) omp_set_num_threads(saved_);
+}
+
 void detail::parallel_run(int64_t begin, int64_t end, int64_t grain,
                           const std::function<void(int64_t, int64_t)>& fn) {
   int64_t range = end - begin;

@@ -155,6 +155,7 @@ dnnl_util::Key conv_key(Pass pass, const ConvGeom& g) {
 // Runs one pass on float32 tensors x, w, y (one of which is the pass's output); false when
 // oneDNN cannot run this geometry.
 bool run_f32(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& y) {
+  SerialBelow serial(g.n * g.o * g.ho * g.wo * (g.c / g.group) * g.kh * g.kw);
   dnnl_util::Key key = conv_key(pass, g);
   std::shared_ptr<ConvPrim> p =
       dnnl_util::cached<ConvPrim>(key, [&] { return make_prim(pass, g); });

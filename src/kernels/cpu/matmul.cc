@@ -74,6 +74,7 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, co
     std::fill(C, C + M * N, 0.0f);
     return;
   }
+  SerialBelow serial(M * N * K);
   dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, A, ta ? M : K, B,
                                 tb ? K : N, 0.0f, C, N);
   MC_CHECK(st == dnnl_success, Runtime, "oneDNN sgemm failed with status ", static_cast<int>(st),
@@ -413,6 +414,7 @@ bool batched_primitive(const KernelContext& ctx, const float* A, const float* B,
     return false;
   }
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  SerialBelow serial(count * M * N * K);
   try {
     const dnnl::memory::desc amd = operand_desc(as, ta, nb), bmd = operand_desc(bs, tb, nb);
     const Shape yst = contiguous_strides(ys);

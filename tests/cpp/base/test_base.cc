@@ -1,5 +1,6 @@
 // SmallVector, parallel_for and the error tiers.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <atomic>
 #include <vector>
@@ -46,6 +47,23 @@ TEST(Parallel, ExceptionsReachTheCaller) {
                               if (b > 0) MC_THROW(Value, "boom");
                             }),
                Error);
+}
+
+TEST(Parallel, SerialBelowDropsToOneThreadForSmallWork) {
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(2);  // whatever the machine has
+  int before = omp_get_max_threads();
+  {
+    SerialBelow small(kSerialWork - 1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+  {
+    SerialBelow large(kSerialWork);
+    EXPECT_EQ(omp_get_max_threads(), before);
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+  omp_set_num_threads(saved);
 }
 
 TEST(Errors, InternalErrorsSayWhere) {

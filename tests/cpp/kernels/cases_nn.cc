@@ -55,6 +55,8 @@ void conv_cases(std::vector<KernelCase>& v) {
   // LeNet's layers, and its "pad"/"same" 28x28 variants.
   add_conv(v, {{4, 1, 32, 32}, {6, 1, 5, 5}, A({}), DType::Float32, "lenet conv1"});
   add_conv(v, {{3, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::Float32, "lenet conv2"});
+  // Above kSerialWork multiply-adds (base/parallel.h): oneDNN threads these.
+  add_conv(v, {{8, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::Float32, "lenet conv2 threaded"});
   add_conv(v, {{2, 1, 28, 28},
                {6, 1, 5, 5},
                A({{"pad_mode", S("pad")}, {"pad", ints({2})}}),
