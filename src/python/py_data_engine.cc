@@ -117,16 +117,19 @@ std::vector<data::NodePtr> node_list(const pyb::list& l) {
 // Whether only this Array (and not a source's loaded data) holds its bytes.
 bool owns_bytes(const Array& a) { return a.storage() && a.storage().use_count() == 1; }
 
-pyb::object row_to_py(const Row& row, bool output_numpy, bool do_copy) {
+pyb::object row_to_py(const Row& row, bool output_numpy) {
   pyb::list out;
   for (const Array& a : row) {
     if (output_numpy || a.dtype() == data::DataType::String) {
       out.append(data_array_to_numpy(a, !owns_bytes(a)));
       continue;
     }
+    // A Tensor shares nothing with the engine: bytes only this row owns (a batch, a
+    // transform's output) are handed over as they are, since the row is dropped here; a view
+    // of a source's loaded data is copied.
     bool shared = !owns_bytes(a);
     Tensor t = a.to_tensor("Iterator");
-    if ((do_copy || shared) && t.storage() == a.storage()) t = t.clone();
+    if (shared && t.storage() == a.storage()) t = t.clone();
     out.append(pyb::cast(std::move(t)));
   }
   return out;
@@ -255,7 +258,7 @@ void bind_data_engine(pyb::module_& m) {
            pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16)
       .def(
           "next",
-          [](PyPipeline& p, bool output_numpy, bool do_copy) -> pyb::object {
+          [](PyPipeline& p, bool output_numpy) -> pyb::object {
             Row row;
             bool got;
             try {
@@ -270,9 +273,9 @@ void bind_data_engine(pyb::module_& m) {
               throw pyb::error_already_set();
             }
             if (!got) return pyb::none();
-            return row_to_py(row, output_numpy, do_copy);
+            return row_to_py(row, output_numpy);
           },
-          pyb::arg("output_numpy") = false, pyb::arg("do_copy") = true,
+          pyb::arg("output_numpy") = false,
           "The next row as a list (numpy arrays or Tensors), or None at the end of an epoch.")
       .def_property_readonly("ended", [](const PyPipeline& p) { return p.p->ended(); })
       .def_property_readonly("epoch", [](const PyPipeline& p) { return p.p->epoch(); })

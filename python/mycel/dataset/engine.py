@@ -158,9 +158,11 @@ class Dataset:
                               do_copy=True):
         """An iterator of rows as lists (MindSpore's order: get_col_names(), or columns).
 
-        Items are mycel Tensors (copies with do_copy=True, else sharing the engine's memory),
-        or numpy arrays when output_numpy is True. Each ``for`` loop over the iterator is one
-        epoch; num_epochs (-1: unlimited) bounds how many."""
+        Items are mycel Tensors, or numpy arrays when output_numpy is True. A Tensor never
+        shares memory with the engine whatever do_copy says (accepted for MindSpore's
+        signature): the engine hands over the bytes of a batch or a transform's output, which
+        it no longer needs, and copies a view of a source's data. Each ``for`` loop over the
+        iterator is one epoch; num_epochs (-1: unlimited) bounds how many."""
         from mycel.dataset.iterators import TupleIterator
         return TupleIterator(self, columns, num_epochs, output_numpy, do_copy)
 
@@ -208,7 +210,7 @@ class Dataset:
     def _first_row(self):
         pipe = _data.Pipeline(_plan(self)._node(), _seed(config._entropy(self._passes)), 1)
         try:
-            row = pipe.next(True, True)
+            row = pipe.next(True)
         finally:
             pipe.stop()
         if row is None:

@@ -61,7 +61,7 @@ class Iterator:
                                    "epochs were consumed; create the iterator with a larger "
                                    "num_epochs (or -1).")
             self._in_epoch = True
-        row = self._pipe.next(self._output_numpy, self._do_copy)
+        row = self._pipe.next(self._output_numpy)
         if row is None:
             self._in_epoch = False
             self._epoch += 1
