@@ -145,10 +145,12 @@ class SkipOp : public Op {
   int64_t count_, left_;
 };
 
-// take(count): the first count rows of each pass; the rest of the pass is read and dropped.
-// Over an endless child (repeat() forever) the child's one pass is never drained: each pass of
-// take ends after count rows and the next continues the child's rows (the builder starts a
-// resumed take at child row pass * count + index).
+// take(count): the first count rows of each pass. The pass ends as soon as count rows are
+// out; the rest of the child's pass is read and dropped only when the next pass is asked for,
+// so peeking at a few rows of one epoch does not process the whole epoch. Over an endless
+// child (repeat() forever) the child's one pass is never drained: each pass of take ends after
+// count rows and the next continues the child's rows (the builder starts a resumed take at
+// child row pass * count + index).
 class TakeOp : public Op {
  public:
   TakeOp(const Node& node, const OpContext& ctx, Op* child)
@@ -167,22 +169,34 @@ class TakeOp : public Op {
       ++pass_;
       return Msg::marker(Msg::Kind::EndOfPass);
     }
-    for (;;) {
-      Msg m = child_->pop();
-      if (m.is_row()) {
-        if (node_.count >= 0 && taken_ >= node_.count) continue;
-        ++taken_;
-        return m;
+    if (owe_drain_) {  // the rest of the child's previous pass
+      owe_drain_ = false;
+      for (;;) {
+        Msg m = child_->pop();
+        if (m.is_row()) continue;
+        if (m.kind != Msg::Kind::EndOfPass) return m;  // End or an error
+        break;
       }
-      if (m.kind == Msg::Kind::EndOfPass) taken_ = 0;
-      return m;
     }
+    if (!endless_ && node_.count >= 0 && taken_ >= node_.count) {
+      taken_ = 0;
+      owe_drain_ = true;
+      return Msg::marker(Msg::Kind::EndOfPass);
+    }
+    Msg m = child_->pop();
+    if (m.is_row()) {
+      ++taken_;
+    } else if (m.kind == Msg::Kind::EndOfPass) {
+      taken_ = 0;
+    }
+    return m;
   }
 
  private:
   Op* child_;
   int64_t taken_, pass_;
   bool endless_;
+  bool owe_drain_ = false;
 };
 
 class ProjectOp : public Op {

@@ -464,6 +464,26 @@ def test_skip_take_filter_against_list_slicing():
         [y for y in range(10, 20) if (y - 10 + y) % 4 == 0]
 
 
+def test_take_ends_its_epoch_without_processing_the_rest():
+    seen = []
+
+    def count(x):
+        seen.append(int(x))
+        return x
+
+    d = _slices({"x": np.arange(20000)}).map(count).take(3)
+    it = d.create_tuple_iterator(output_numpy=True)
+    assert [int(r[0]) for r in it] == [0, 1, 2]  # the epoch ends after the third row
+    it.stop()
+    # Only what the bounded queues held was mapped, not the other 19,997 rows.
+    assert len(seen) < 1000
+    # A second epoch drops the rest of the child's first pass, then starts its next one.
+    seen.clear()
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    assert [[int(r[0]) for r in it] for _ in range(2)] == [[0, 1, 2], [0, 1, 2]]
+    assert len(seen) >= 20000
+
+
 def test_zip_ends_with_the_shortest_and_refuses_column_clashes():
     a = _slices({"a": np.arange(5)})
     b = _slices({"b": np.arange(100, 108)})
