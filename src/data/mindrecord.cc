@@ -811,6 +811,25 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
   total_ = start;
 }
 
+std::vector<int32_t> MindRecordReader::file_of_rows() const {
+  std::vector<int32_t> v;
+  v.reserve(static_cast<size_t>(total_));
+  for (const Set& set : sets_) {
+    std::vector<int32_t> number;  // of each shard of the set
+    for (const File* shard : set.shards) {
+      auto it = std::find_if(files_.begin(), files_.end(),
+                             [&](const std::unique_ptr<File>& f) { return f.get() == shard; });
+      number.push_back(static_cast<int32_t>(it - files_.begin()));
+    }
+    auto n = static_cast<int64_t>(set.shards.size());
+    for (int64_t r = 0; r < set.size; ++r) {  // as read() places row r of the set
+      int64_t g = set.positions.empty() ? r : set.positions[static_cast<size_t>(r)];
+      v.push_back(number[static_cast<size_t>(g % n)]);
+    }
+  }
+  return v;
+}
+
 Row MindRecordReader::read(int64_t i, const std::vector<int>& cols) const {
   MC_ASSERT(i >= 0 && i < total_, "MindRecordReader::read(", i, ") of ", total_);
   size_t s = static_cast<size_t>(std::upper_bound(set_start_.begin(), set_start_.end(), i) -
@@ -912,6 +931,14 @@ std::vector<FieldSpec> MindRecordSource::column_fields() const {
   std::vector<FieldSpec> out;
   for (int c : cols_) out.push_back(reader_->schema()[static_cast<size_t>(c)]);
   return out;
+}
+
+std::vector<int32_t> MindRecordSource::file_of_rows() const {
+  std::vector<int32_t> v = reader_->file_of_rows();
+  int32_t pad_file = 0;
+  for (int32_t f : v) pad_file = std::max(pad_file, f + 1);
+  v.resize(v.size() + static_cast<size_t>(num_padded_), pad_file);
+  return v;
 }
 
 Row MindRecordSource::read(int64_t i) const {

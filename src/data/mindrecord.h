@@ -117,6 +117,8 @@ class MindRecordReader {
   // The fields `cols` (indices into schema()) of row i, decoded as check_field_value's
   // results. Thread-safe.
   Row read(int64_t i, const std::vector<int>& cols) const;
+  // The file of each row, numbered in the order the files were opened.
+  std::vector<int32_t> file_of_rows() const;
 
  private:
   struct File;
@@ -138,6 +140,8 @@ class MindRecordSource : public RandomAccessSource {
   int64_t size() const override { return reader_->size() + num_padded_; }
   std::vector<std::string> columns() const override;
   Row read(int64_t i) const override;
+  // The reader's files, then one more for the padded rows.
+  std::vector<int32_t> file_of_rows() const override;
 
   const std::shared_ptr<const MindRecordReader>& reader() const { return reader_; }
   // The schema fields of the output columns, in column order.

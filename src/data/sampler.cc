@@ -21,6 +21,17 @@ void shuffle(std::vector<int64_t>& v, RowRandom& rng) {
   }
 }
 
+// Entries first, first + shards, ... of all, wrapped around: ceil(n / shards) of them.
+std::vector<int64_t> round_robin(const std::vector<int64_t>& all, int64_t shards, int64_t first) {
+  std::vector<int64_t> v;
+  auto n = static_cast<int64_t>(all.size());
+  if (n == 0) return v;
+  int64_t per = (n + shards - 1) / shards;
+  v.reserve(static_cast<size_t>(per));
+  for (int64_t k = 0; k < per; ++k) v.push_back(all[static_cast<size_t>((first + k * shards) % n)]);
+  return v;
+}
+
 class Sequential : public Sampler {
  public:
   Sequential(int64_t start, int64_t num) : start_(start), num_(num) {}
@@ -75,12 +86,8 @@ class Distributed : public Sampler {
       RowRandom rng(seed, key, pass, 0);
       shuffle(all, rng);
     }
-    std::vector<int64_t> v;
-    if (n == 0) return v;
-    int64_t per = (n + shards_ - 1) / shards_;
     int64_t first = offset_ >= 0 ? (id_ - offset_ + shards_) % shards_ : id_;
-    for (int64_t k = 0; k < per; ++k)
-      v.push_back(all[static_cast<size_t>((first + k * shards_) % n)]);
+    std::vector<int64_t> v = round_robin(all, shards_, first);
     v.resize(static_cast<size_t>(size(n)));
     return v;
   }
@@ -166,7 +173,61 @@ class Weighted : public Sampler {
   bool replacement_;
 };
 
+// Shuffle.FILES: the files in a random order, each file's rows in their order; Shuffle.INFILE:
+// the files in order, each file's rows in a random order. Then shard as Distributed.
+class FileShuffle : public Sampler {
+ public:
+  FileShuffle(std::vector<int32_t> file_of_row, bool infile, int64_t shards, int64_t id,
+              int64_t num)
+      : file_of_row_(std::move(file_of_row)),
+        infile_(infile),
+        shards_(shards),
+        id_(id),
+        num_(num) {}
+  std::string name() const override { return infile_ ? "Shuffle.INFILE" : "Shuffle.FILES"; }
+  bool random() const override { return true; }
+  int64_t size(int64_t n) const override { return limit((n + shards_ - 1) / shards_, num_); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
+    MC_CHECK(n == static_cast<int64_t>(file_of_row_.size()), Value, name(), ": the source has ", n,
+             " rows but the file map has ", file_of_row_.size(), ".");
+    int32_t files = 0;
+    for (int32_t f : file_of_row_) files = std::max(files, f + 1);
+    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(files));
+    for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(file_of_row_[i])].push_back(i);
+    RowRandom rng(seed, key, pass, 0);
+    std::vector<int64_t> file_order(static_cast<size_t>(files));
+    std::iota(file_order.begin(), file_order.end(), 0);
+    if (!infile_) shuffle(file_order, rng);
+    std::vector<int64_t> all;
+    all.reserve(static_cast<size_t>(n));
+    for (int64_t f : file_order) {
+      std::vector<int64_t>& r = rows[static_cast<size_t>(f)];
+      if (infile_) shuffle(r, rng);
+      all.insert(all.end(), r.begin(), r.end());
+    }
+    std::vector<int64_t> v = round_robin(all, shards_, id_);
+    v.resize(static_cast<size_t>(size(n)));
+    return v;
+  }
+
+ private:
+  std::vector<int32_t> file_of_row_;
+  bool infile_;
+  int64_t shards_, id_, num_;
+};
+
 }  // namespace
+
+SamplerPtr make_file_shuffle_sampler(std::vector<int32_t> file_of_row, bool infile,
+                                     int64_t num_shards, int64_t shard_id, int64_t num_samples) {
+  MC_CHECK(num_shards >= 1 && shard_id >= 0 && shard_id < num_shards, Value,
+           "file shuffle: shard_id must be in [0, ", num_shards - 1, "], but got ", shard_id, ".");
+  for (int32_t f : file_of_row) {
+    MC_CHECK(f >= 0, Value, "file shuffle: file numbers must be >= 0, but got ", f, ".");
+  }
+  return std::make_shared<FileShuffle>(std::move(file_of_row), infile, num_shards, shard_id,
+                                       num_samples);
+}
 
 SamplerPtr make_sequential_sampler(int64_t start_index, int64_t num_samples) {
   MC_CHECK(start_index >= 0, Value, "SequentialSampler: start_index must be >= 0, but got ",

@@ -24,6 +24,9 @@ class RandomAccessSource {
   // views of the source's loaded data; nobody writes into them. Errors (a corrupt record, an
   // undecodable image) are mycel::Error naming the source, the file and the row.
   virtual Row read(int64_t i) const = 0;
+  // For sources made of files: the file of each row (0, 1, ... in the order the source lists
+  // its files), for Shuffle.FILES and Shuffle.INFILE. Empty for other sources.
+  virtual std::vector<int32_t> file_of_rows() const { return {}; }
   // Whether read() needs the GIL (a Python source): the engine then reads on one thread.
   virtual bool needs_gil() const { return false; }
 };

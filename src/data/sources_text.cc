@@ -117,6 +117,12 @@ bool valid_utf8(std::string_view s) {
 class IndexedSource : public RandomAccessSource {
  public:
   int64_t size() const override { return files_.empty() ? 0 : files_.back().end_row; }
+  std::vector<int32_t> file_of_rows() const override {
+    std::vector<int32_t> v;
+    v.reserve(static_cast<size_t>(size()));
+    for (size_t f = 0; f < files_.size(); ++f) v.resize(files_[f].end_row, static_cast<int32_t>(f));
+    return v;
+  }
 
  protected:
   // Adds a file's records from `first` on as rows.

@@ -74,6 +74,7 @@ void bind_data(pyb::module_& parent) {
           "name", [](const data::RandomAccessSource& s) { return std::string(s.name()); })
       .def("__len__", &data::RandomAccessSource::size)
       .def("columns", &data::RandomAccessSource::columns)
+      .def("file_of_rows", &data::RandomAccessSource::file_of_rows)
       .def(
           "read",
           [](const data::RandomAccessSource& s, int64_t i) {

@@ -163,6 +163,14 @@ void bind_data_engine(pyb::module_& m) {
   m.def("SubsetSampler", &data::make_subset_sampler);
   m.def("SubsetRandomSampler", &data::make_subset_random_sampler);
   m.def("WeightedRandomSampler", &data::make_weighted_random_sampler);
+  m.def(
+      "FileShuffleSampler",
+      [](const data::SourcePtr& source, bool infile, int64_t num_shards, int64_t shard_id,
+         int64_t num_samples) {
+        return data::make_file_shuffle_sampler(source->file_of_rows(), infile, num_shards, shard_id,
+                                               num_samples);
+      },
+      "Shuffle.FILES / Shuffle.INFILE over the files of `source` (sampler.h).");
 
   m.def("PyTransform", [](std::string name, pyb::object fn) -> data::TransformPtr {
     return std::make_shared<PyTransform>(std::move(name), std::move(fn));

@@ -228,6 +228,30 @@ def test_text_file_lines_match_python(tmp_path):
     assert sorted(r[0].item() for r in _rows(shuffled)) == sorted(want)
 
 
+def test_text_file_and_csv_shuffle_files(tmp_path):
+    for f in range(5):
+        (tmp_path / f"{f}.txt").write_text("".join(f"{f}-{i}\n" for i in range(3)))
+        _write_csv(tmp_path / f"{f}.csv", [["v"]] + [[f * 10 + i] for i in range(3)])
+    ds.config.set_seed(5)
+    try:
+        data = ds.TextFileDataset(str(tmp_path / "*.txt"), shuffle=ds.Shuffle.FILES)
+        it = data.create_tuple_iterator(num_epochs=3, output_numpy=True)
+        orders = [[r[0].item() for r in it] for _ in range(3)]
+        for order in orders:  # whole files, each in line order
+            files = [order[k:k + 3] for k in range(0, 15, 3)]
+            assert sorted(b[0][0] for b in files) == list("01234")
+            assert all(b == [f"{b[0][0]}-{i}" for i in range(3)] for b in files)
+        assert len({tuple(o) for o in orders}) > 1
+        csv_data = ds.CSVDataset(str(tmp_path / "*.csv"), column_defaults=[0],
+                                 shuffle=ds.Shuffle.FILES)
+        values = [int(r[0]) for r in _rows(csv_data)]
+        assert [values[k:k + 3] for k in range(0, 15, 3)] == \
+            [list(range(v, v + 3)) for v in values[0::3]]
+        assert sorted(values) == [f * 10 + i for f in range(5) for i in range(3)]
+    finally:
+        ds.config._seed = None
+
+
 def test_text_file_errors(tmp_path):
     with pytest.raises(ValueError, match=r"TextFileDataset: dataset_files \['.*missing.txt'\] "
                                          "match no file"):
@@ -235,8 +259,8 @@ def test_text_file_errors(tmp_path):
     with pytest.raises(TypeError, match="TextFileDataset: dataset_files must be a path"):
         ds.TextFileDataset(3)
     (tmp_path / "a.txt").write_bytes(b"fine\n\xff\xfe bad bytes\n")
-    with pytest.raises(ValueError, match="TextFileDataset: shuffle=.*FILES is not supported"):
-        ds.TextFileDataset(str(tmp_path / "a.txt"), shuffle=ds.Shuffle.FILES)
+    with pytest.raises(ValueError, match="TextFileDataset: shuffle=.*INFILE is not supported"):
+        ds.TextFileDataset(str(tmp_path / "a.txt"), shuffle=ds.Shuffle.INFILE)
     with pytest.raises(RuntimeError, match="a.txt:2: the line is not valid UTF-8"):
         _rows(ds.TextFileDataset(str(tmp_path / "a.txt"), shuffle=False))
 

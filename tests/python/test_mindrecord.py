@@ -347,6 +347,33 @@ def test_mind_dataset_shuffle_and_shards(tmp_path, _dataset_seed):
     assert len(shards[0]) == len(shards[1]) == 5
 
 
+def test_mind_dataset_file_and_infile_shuffle(tmp_path, _dataset_seed):
+    path = _write(tmp_path / "f.mr", 12, shard_num=3)[0]  # row i in shard file i % 3
+
+    def epochs(shuffle, n=4, **kw):
+        it = ds.MindDataset(path, columns_list=["label"], shuffle=shuffle,
+                            **kw).create_tuple_iterator(num_epochs=n, output_numpy=True)
+        return [[-int(r[0]) for r in it] for _ in range(n)]
+
+    def blocks(order):
+        return [order[k * 4:(k + 1) * 4] for k in range(3)]
+
+    files = epochs(ds.Shuffle.FILES)
+    for order in files:  # whole shard files, each in write order
+        assert sorted(b[0] for b in blocks(order)) == [0, 1, 2]
+        assert all(b == list(range(b[0], 12, 3)) for b in blocks(order))
+    assert len({tuple(o) for o in files}) > 1  # a new file order across epochs
+    infile = epochs(ds.Shuffle.INFILE)
+    for order in infile:  # the files in order, each file's rows shuffled
+        assert [sorted(b) for b in blocks(order)] == [list(range(k, 12, 3)) for k in range(3)]
+    assert any(b != sorted(b) for order in infile for b in blocks(order))
+    assert epochs(ds.Shuffle.FILES, num_parallel_workers=4) == files
+    shards = [epochs(ds.Shuffle.FILES, 1, num_shards=2, shard_id=k)[0] for k in range(2)]
+    assert shards == [files[0][0::2], files[0][1::2]]  # one order, dealt round-robin
+    with pytest.raises(ValueError, match="sampler cannot be combined with shuffle"):
+        ds.MindDataset(path, shuffle=ds.Shuffle.FILES, sampler=ds.SequentialSampler())
+
+
 def test_mind_dataset_padding(tmp_path):
     path = _write(tmp_path / "p.mr", 5)[0]
     pad = {"label": -100, "image": b"", "name": "pad"}

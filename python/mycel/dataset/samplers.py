@@ -125,6 +125,24 @@ class WeightedRandomSampler(Sampler):
         return _data.WeightedRandomSampler(self.weights, n, self.replacement)
 
 
+class FileShuffleSampler(Sampler):
+    """The sampler of a file dataset's ``shuffle=Shuffle.FILES`` (infile False: the files in a
+    new random order every epoch, each file's rows in order) or ``Shuffle.INFILE`` (the files
+    in order, each file's rows shuffled), then sharded as DistributedSampler shards. Built by
+    the file datasets from their source."""
+
+    def __init__(self, source, infile, num_shards=None, shard_id=None, num_samples=None):
+        super().__init__(num_samples)
+        self._source = source
+        self.infile = check_bool("FileShuffleSampler", "infile", infile)
+        self.num_shards = 1 if num_shards is None else num_shards
+        self.shard_id = 0 if shard_id is None else shard_id
+
+    def _c_sampler(self):
+        return _data.FileShuffleSampler(self._source, self.infile, self.num_shards,
+                                        self.shard_id, self._limit())
+
+
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
     """The Sampler a source dataset's arguments describe (MindSpore's rules): an explicit
     sampler (a Sampler or a sequence of indices), else a DistributedSampler for

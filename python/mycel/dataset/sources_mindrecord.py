@@ -11,7 +11,7 @@ import os
 from mycel import _mycel
 from mycel.dataset._validate import check_columns, check_int
 from mycel.dataset.sources import SourceDataset
-from mycel.dataset.sources_text import _check_shuffle
+from mycel.dataset.sources_text import Shuffle, _init_file_source
 from mycel.mindrecord import _field_value
 
 _data = _mycel._data
@@ -29,8 +29,10 @@ class MindDataset(SourceDataset):
     columns_list: the fields to read, in that order (default: all, in schema order). Columns:
     numeric fields as numpy arrays of their dtype (scalars 0-d, arrays of their schema shape
     with any -1 resolved), "string" fields as str, "bytes" fields as 1-d uint8 arrays.
-    shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps write order
-    (Shuffle.FILES/INFILE are not supported).
+    shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps write order,
+    Shuffle.FILES reads the shard files in a new random order every epoch (each file's rows in
+    write order; padded rows count as one more file), Shuffle.INFILE keeps the files in order
+    and shuffles the rows within each.
     padded_sample (a dict holding every column of columns_list, which it requires) and
     num_padded append num_padded copies of that row, so that num_shards divides the row count.
 
@@ -54,8 +56,8 @@ class MindDataset(SourceDataset):
         source = _data.MindRecordSource(files, load_set, self.columns_list or [])
         if padded_sample is not None or num_padded is not None:
             source = self._pad(func, source, padded_sample, num_padded, num_shards)
-        super().__init__(func, source, num_samples, num_parallel_workers,
-                         _check_shuffle(func, shuffle), sampler, num_shards, shard_id)
+        _init_file_source(self, func, source, shuffle, (Shuffle.FILES, Shuffle.INFILE),
+                          num_samples, num_parallel_workers, sampler, num_shards, shard_id)
 
     def _pad(self, func, source, padded_sample, num_padded, num_shards):
         """The source with num_padded copies of padded_sample appended (MindSpore's rules)."""

@@ -4,8 +4,9 @@ Each class checks its arguments here, expands dataset_files (paths or glob patte
 as MindSpore) and builds a C++ source (src/data/sources_text.cc) that scans every file once
 at construction, keeping each row's byte range: rows are then read by index, in any order,
 by the engine's workers. ``shuffle`` takes a bool or a ``Shuffle``: Shuffle.GLOBAL (the
-default) is True, a uniform shuffle of all rows of all files; Shuffle.FILES and
-Shuffle.INFILE are not supported (ValueError).
+default) is True, a uniform shuffle of all rows of all files; Shuffle.FILES reads the files in
+a new random order every epoch, each file's rows in order (Shuffle.INFILE, each file's rows
+shuffled in file order, is MindDataset's only, as in MindSpore).
 """
 import enum
 import glob
@@ -13,14 +14,15 @@ import os
 
 from mycel import _mycel
 from mycel.dataset._validate import check_columns
+from mycel.dataset.samplers import FileShuffleSampler
 from mycel.dataset.sources import SourceDataset
 
 _data = _mycel._data
 
 
 class Shuffle(str, enum.Enum):
-    """MindSpore's shuffle levels for file datasets (only GLOBAL is supported: see the module
-    doc)."""
+    """MindSpore's shuffle levels for file datasets: GLOBAL (all rows), FILES (the file order,
+    rows in order within a file), INFILE (the rows within each file, files in order)."""
 
     GLOBAL = "global"
     FILES = "files"
@@ -46,14 +48,22 @@ def _find_files(func, dataset_files):
     return sorted(files)
 
 
-def _check_shuffle(func, shuffle):
-    """shuffle for SourceDataset: a bool or None (Shuffle.GLOBAL is True)."""
-    if shuffle is Shuffle.GLOBAL:
-        return True
+def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_parallel_workers,
+                      sampler, num_shards, shard_id):
+    """SourceDataset.__init__ for a source of files whose shuffle may also be a Shuffle:
+    GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file."""
+    level = None
     if isinstance(shuffle, Shuffle):
-        raise ValueError(f"{func}: shuffle={shuffle} is not supported; use Shuffle.GLOBAL (or "
-                         "True) to shuffle all rows, or False.")
-    return shuffle
+        if shuffle is not Shuffle.GLOBAL and shuffle not in levels:
+            names = ", ".join(f"Shuffle.{s.name}" for s in (Shuffle.GLOBAL, *levels))
+            raise ValueError(f"{func}: shuffle={shuffle} is not supported; use {names}, True "
+                             "or False.")
+        level, shuffle = (None if shuffle is Shuffle.GLOBAL else shuffle), True
+    SourceDataset.__init__(dataset, func, source, num_samples, num_parallel_workers, shuffle,
+                           sampler, num_shards, shard_id)
+    if level is not None:
+        dataset.sampler = FileShuffleSampler(source, level is Shuffle.INFILE, num_shards,
+                                             shard_id, num_samples)
 
 
 class TextFileDataset(SourceDataset):
@@ -63,7 +73,8 @@ class TextFileDataset(SourceDataset):
     dataset_files is a path or glob pattern, or a list of them; the files are read in sorted
     order. One row per non-empty line (without its "\\n" or "\\r\\n"; empty lines are skipped,
     as MindSpore does), column "text" (str scalar). shuffle: None or Shuffle.GLOBAL or True
-    shuffles all lines (the default), False keeps file order (module doc).
+    shuffles all lines (the default), Shuffle.FILES the order of the files, False keeps file
+    order (module doc).
 
     Raises TypeError for bad argument types, ValueError for patterns that match no file,
     RuntimeError for an unreadable file or a line that is not UTF-8."""
@@ -73,8 +84,8 @@ class TextFileDataset(SourceDataset):
         func = "TextFileDataset"
         self.dataset_files = _find_files(func, dataset_files)
         source = _data.text_file_source(self.dataset_files)
-        super().__init__(func, source, num_samples, num_parallel_workers,
-                         _check_shuffle(func, shuffle), None, num_shards, shard_id)
+        _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
+                          num_parallel_workers, None, num_shards, shard_id)
 
 
 class CSVDataset(SourceDataset):
@@ -109,8 +120,8 @@ class CSVDataset(SourceDataset):
         self.column_names = check_columns(func, "column_names", column_names, none_ok=True)
         source = _data.csv_source(self.dataset_files, field_delim, self.column_defaults,
                                   self.column_names or [])
-        super().__init__(func, source, num_samples, num_parallel_workers,
-                         _check_shuffle(func, shuffle), None, num_shards, shard_id)
+        _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
+                          num_parallel_workers, None, num_shards, shard_id)
 
 
 def _check_defaults(func, column_defaults):
