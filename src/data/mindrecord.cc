@@ -551,6 +551,7 @@ void MindRecordWriter::commit() {
 // ---- Reader ------------------------------------------------------------------------------
 
 struct MindRecordReader::File {
+  std::string who;  // the reader's name for messages
   std::string path;
   int fd = -1;
   dev_t dev = 0;
@@ -568,17 +569,16 @@ struct MindRecordReader::File {
   }
 
   [[noreturn]] void corrupt(const std::string& why) const {
-    MC_THROW(Runtime, "MindDataset: ", path, " is truncated or corrupt (", why, ").");
+    MC_THROW(Runtime, who, ": ", path, " is truncated or corrupt (", why, ").");
   }
 
   void open(const std::string& p) {
     path = p;
     fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    MC_CHECK(fd >= 0, Runtime, "MindDataset: cannot open ", p, ": ", errno_text(), ".");
+    MC_CHECK(fd >= 0, Runtime, who, ": cannot open ", p, ": ", errno_text(), ".");
     struct stat st;
-    MC_CHECK(::fstat(fd, &st) == 0, Runtime, "MindDataset: cannot stat ", p, ": ", errno_text(),
-             ".");
-    MC_CHECK(S_ISREG(st.st_mode), Value, "MindDataset: ", p, " is not a regular file.");
+    MC_CHECK(::fstat(fd, &st) == 0, Runtime, who, ": cannot stat ", p, ": ", errno_text(), ".");
+    MC_CHECK(S_ISREG(st.st_mode), Value, who, ": ", p, " is not a regular file.");
     dev = st.st_dev;
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
@@ -586,8 +586,8 @@ struct MindRecordReader::File {
       corrupt(str("the file has ", size, " bytes, fewer than a header and a footer"));
     char head[kHeadSize];
     char foot[kFootSize];
-    if (pread_full(fd, head, kHeadSize, 0, path, "MindDataset") != kHeadSize ||
-        pread_full(fd, foot, kFootSize, size - kFootSize, path, "MindDataset") != kFootSize)
+    if (pread_full(fd, head, kHeadSize, 0, path, who) != kHeadSize ||
+        pread_full(fd, foot, kFootSize, size - kFootSize, path, who) != kFootSize)
       corrupt("the file shrank while being read");
     if (std::memcmp(head, kHeadMagic, sizeof(kHeadMagic)) != 0)
       corrupt("no MindRecord header magic at byte 0");
@@ -595,7 +595,7 @@ struct MindRecordReader::File {
       corrupt("no footer magic at the end: cut short, or never committed");
     if (get_u32(foot + 28) != crc_of(foot, 28)) corrupt("footer checksum mismatch");
     uint32_t version = get_u32(head + 8);
-    MC_CHECK(version == kVersion, Runtime, "MindDataset: ", path, " has format version ", version,
+    MC_CHECK(version == kVersion, Runtime, who, ": ", path, " has format version ", version,
              "; this mycel reads version ", kVersion, ".");
     uint64_t json_len = get_u32(head + 12);
     uint64_t index_offset = get_u64(foot);
@@ -605,13 +605,12 @@ struct MindRecordReader::File {
       corrupt(str("the footer's index offset ", index_offset, " and row count ", nrows,
                   " do not match the file size ", size));
     std::string header(kHeadSize + json_len, '\0');
-    if (pread_full(fd, header.data(), header.size(), 0, path, "MindDataset") != header.size())
+    if (pread_full(fd, header.data(), header.size(), 0, path, who) != header.size())
       corrupt("the file shrank while being read");
     if (crc_of(header.data(), header.size()) != get_u32(foot + 16))
       corrupt("header checksum mismatch");
     index.resize(nrows * kEntrySize);
-    if (pread_full(fd, index.data(), index.size(), index_offset, path, "MindDataset") !=
-        index.size())
+    if (pread_full(fd, index.data(), index.size(), index_offset, path, who) != index.size())
       corrupt("the file shrank while being read");
     if (crc_of(index.data(), index.size()) != get_u32(foot + 20))
       corrupt("index checksum mismatch");
@@ -630,7 +629,7 @@ struct MindRecordReader::File {
     }
     // A sealed temporary file of an interrupted commit is complete but must not read.
     const std::string& written = shard_files[static_cast<size_t>(shard_id)];
-    MC_CHECK(fs::path(path).filename() == written, Runtime, "MindDataset: ", path,
+    MC_CHECK(fs::path(path).filename() == written, Runtime, who, ": ", path,
              " is not a committed MindRecord file: it was written for the name '", written,
              "' (a temporary file of an unfinished commit, or a renamed file; MindRecord "
              "files must keep their names).");
@@ -676,7 +675,7 @@ struct MindRecordReader::File {
       fields.push_back(std::move(f));
     }
     try {
-      check_schema(fields, "MindDataset");
+      check_schema(fields, who);
     } catch (const Error& e) {
       throw std::runtime_error(e.message());
     }
@@ -686,7 +685,7 @@ struct MindRecordReader::File {
   std::vector<char> record(int64_t r) const {
     const char* e = index.data() + static_cast<size_t>(r) * kEntrySize;
     std::vector<char> buf(get_u32(e + 8));
-    if (pread_full(fd, buf.data(), buf.size(), get_u64(e), path, "MindDataset") != buf.size())
+    if (pread_full(fd, buf.data(), buf.size(), get_u64(e), path, who) != buf.size())
       corrupt(str("record ", r, " is cut short"));
     if (crc_of(buf.data(), buf.size()) != get_u32(e + 12))
       corrupt(str("record ", r, " fails its checksum"));
@@ -724,19 +723,22 @@ std::string fields_str(const std::vector<FieldSpec>& fields) {
 
 MindRecordReader::~MindRecordReader() = default;
 
-MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool load_set) {
-  MC_CHECK(!files.empty(), Value, "MindDataset: dataset_files is empty.");
+MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool load_set,
+                                   std::string who)
+    : who_(std::move(who)) {
+  MC_CHECK(!files.empty(), Value, who_, ": dataset_files is empty.");
   MC_ASSERT(!load_set || files.size() == 1, "load_set with several files");
   std::map<std::string, size_t> set_of;  // dataset id -> index in sets_
   auto open_file = [&](const std::string& path) -> File* {
     auto f = std::make_unique<File>();
+    f->who = who_;
     f->open(path);
     files_.push_back(std::move(f));
     return files_.back().get();
   };
   for (const std::string& path : files) {
     std::error_code ec;
-    MC_CHECK(fs::exists(path, ec), Value, "MindDataset: dataset file ", path, " does not exist.");
+    MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path, " does not exist.");
     File* f = open_file(path);
     auto it = set_of.find(f->dataset_id);
     if (it != set_of.end()) {
@@ -744,9 +746,9 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
       Set& set = sets_[it->second];
       File* known = set.shards[static_cast<size_t>(f->shard_id)];
       MC_CHECK(known->dataset_id == f->dataset_id && known->dev == f->dev && known->ino == f->ino,
-               Value, "MindDataset: ", path, " is shard ", f->shard_id, " of the set of ",
+               Value, who_, ": ", path, " is shard ", f->shard_id, " of the set of ",
                set.shards[0]->path, ", but that shard is ", known->path, ".");
-      MC_CHECK(!set.listed[static_cast<size_t>(f->shard_id)], Value, "MindDataset: ", path,
+      MC_CHECK(!set.listed[static_cast<size_t>(f->shard_id)], Value, who_, ": ", path,
                " is listed twice in dataset_files.");
       set.listed[static_cast<size_t>(f->shard_id)] = true;
       files_.pop_back();
@@ -754,7 +756,7 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
     }
     // A new set: open its other shards, found by the names in the header, next to this file.
     if (fields_.empty()) fields_ = f->fields;
-    MC_CHECK(same_fields(f->fields, fields_), Runtime, "MindDataset: ", path, " has the schema ",
+    MC_CHECK(same_fields(f->fields, fields_), Runtime, who_, ": ", path, " has the schema ",
              fields_str(f->fields), ", but ", files_[0]->path, " has ", fields_str(fields_),
              "; all files must share one schema.");
     Set set;
@@ -766,19 +768,19 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
     for (int64_t k = 0; k < f->shard_count; ++k) {
       if (k == f->shard_id) continue;
       std::string sib = dir + "/" + f->shard_files[static_cast<size_t>(k)];
-      MC_CHECK(fs::exists(sib, ec), Runtime, "MindDataset: shard ", k, " of the set of ", path,
-               " (", sib,
+      MC_CHECK(fs::exists(sib, ec), Runtime, who_, ": shard ", k, " of the set of ", path, " (",
+               sib,
                ") is missing: the set is incomplete (an unfinished or crashed "
                "FileWriter.commit?).");
       File* s = open_file(sib);
       MC_CHECK(
           s->dataset_id == f->dataset_id && s->shard_id == k && s->shard_count == f->shard_count,
-          Runtime, "MindDataset: ", sib, " is not shard ", k, " of the set of ", path,
+          Runtime, who_, ": ", sib, " is not shard ", k, " of the set of ", path,
           " (its dataset id ", s->dataset_id, " shard ", s->shard_id, " of ", s->shard_count,
           ", expected ", f->dataset_id, " shard ", k, " of ", f->shard_count,
           "): the set is mixed (an unfinished or crashed "
           "FileWriter.commit?).");
-      MC_CHECK(same_fields(s->fields, f->fields), Runtime, "MindDataset: ", sib, " and ", path,
+      MC_CHECK(same_fields(s->fields, f->fields), Runtime, who_, ": ", sib, " and ", path,
                " are shards of one set but have different schemas.");
       set.shards[static_cast<size_t>(k)] = s;
     }
@@ -787,7 +789,7 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
     auto n = static_cast<int64_t>(set.shards.size());
     for (int64_t k = 0; k < n; ++k)
       MC_CHECK(set.shards[static_cast<size_t>(k)]->rows == (set.total - k + n - 1) / n, Runtime,
-               "MindDataset: ", set.shards[static_cast<size_t>(k)]->path, " holds ",
+               who_, ": ", set.shards[static_cast<size_t>(k)]->path, " holds ",
                set.shards[static_cast<size_t>(k)]->rows, " rows, which does not fit a set of ",
                set.total, " rows over ", n, " shards: the set is mixed or corrupt.");
     set_of.emplace(f->dataset_id, sets_.size());
@@ -905,18 +907,17 @@ MindRecordSource::MindRecordSource(std::shared_ptr<const MindRecordReader> reade
     const std::string& c = columns[j];
     auto it =
         std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.name == c; });
-    MC_CHECK(it != fields.end(), Value, "MindDataset: column '", c,
-             "' of columns_list is not a field of the files; their fields are ", fields_str(fields),
-             ".");
+    MC_CHECK(it != fields.end(), Value, reader_->who(), ": column '", c,
+             "' is not a field of the files; their fields are ", fields_str(fields), ".");
     MC_CHECK(std::find(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(j), c) ==
                  columns.begin() + static_cast<std::ptrdiff_t>(j),
-             Value, "MindDataset: column '", c, "' appears twice in columns_list.");
+             Value, reader_->who(), ": column '", c, "' appears twice.");
     cols_.push_back(static_cast<int>(it - fields.begin()));
   }
-  MC_CHECK(num_padded_ >= 0, Value, "MindDataset: num_padded must be >= 0, but got ", num_padded_,
-           ".");
-  MC_CHECK(num_padded_ == 0 || pad_.size() == cols_.size(), Value,
-           "MindDataset: the padded "
+  MC_CHECK(num_padded_ >= 0, Value, reader_->who(), ": num_padded must be >= 0, but got ",
+           num_padded_, ".");
+  MC_CHECK(num_padded_ == 0 || pad_.size() == cols_.size(), Value, reader_->who(),
+           ": the padded "
            "sample has ",
            pad_.size(), " columns for ", cols_.size(), ".");
 }

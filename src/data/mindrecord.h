@@ -107,13 +107,16 @@ class MindRecordWriter {
 // mention), each set's in the order they were written. All sets must share one schema.
 class MindRecordReader {
  public:
-  MindRecordReader(const std::vector<std::string>& files, bool load_set);
+  // who names the reader in messages ("MindDataset", "FileReader").
+  MindRecordReader(const std::vector<std::string>& files, bool load_set,
+                   std::string who = "MindDataset");
   ~MindRecordReader();
   MindRecordReader(const MindRecordReader&) = delete;
   MindRecordReader& operator=(const MindRecordReader&) = delete;
 
   const std::vector<FieldSpec>& schema() const { return fields_; }
   int64_t size() const { return total_; }
+  const std::string& who() const { return who_; }
   // The fields `cols` (indices into schema()) of row i, decoded as check_field_value's
   // results. Thread-safe.
   Row read(int64_t i, const std::vector<int>& cols) const;
@@ -123,6 +126,7 @@ class MindRecordReader {
  private:
   struct File;
   struct Set;
+  std::string who_;
   std::vector<FieldSpec> fields_;
   std::vector<std::unique_ptr<File>> files_;
   std::vector<Set> sets_;
@@ -136,7 +140,7 @@ class MindRecordSource : public RandomAccessSource {
  public:
   MindRecordSource(std::shared_ptr<const MindRecordReader> reader,
                    const std::vector<std::string>& columns, Row pad = {}, int64_t num_padded = 0);
-  std::string_view name() const override { return "MindDataset"; }
+  std::string_view name() const override { return reader_->who(); }
   int64_t size() const override { return reader_->size() + num_padded_; }
   std::vector<std::string> columns() const override;
   Row read(int64_t i) const override;

@@ -129,16 +129,18 @@ void bind_data_mindrecord(pyb::module_& m) {
   pyb::class_<MindRecordSource, data::RandomAccessSource, std::shared_ptr<MindRecordSource>>(
       m, "MindRecordSource", "MindDataset's source: rows of MindRecord files.")
       .def(pyb::init([](const std::vector<std::string>& files, bool load_set,
-                        const std::vector<std::string>& columns) {
+                        const std::vector<std::string>& columns, std::string who) {
              std::shared_ptr<const MindRecordReader> reader;
              {
                pyb::gil_scoped_release nogil;
-               reader = std::make_shared<const MindRecordReader>(files, load_set);
+               reader = std::make_shared<const MindRecordReader>(files, load_set, std::move(who));
              }
              return std::make_shared<MindRecordSource>(reader, columns);
            }),
            pyb::arg("files"), pyb::arg("load_set"), pyb::arg("columns"),
-           "Opens files (load_set: the whole set of files[0]); columns: [] for all fields.")
+           pyb::arg("who") = "MindDataset",
+           "Opens files (load_set: the whole set of files[0]); columns: [] for all fields; who "
+           "names the reader in messages.")
       .def(
           "schema",
           [](const MindRecordSource& s) {

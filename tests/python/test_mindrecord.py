@@ -13,7 +13,7 @@ import pytest
 
 import mycel.dataset as ds
 from mycel import _mycel
-from mycel.mindrecord import FileWriter
+from mycel.mindrecord import FileReader, FileWriter
 
 _data = _mycel._data
 
@@ -88,7 +88,7 @@ def test_list_of_files_and_columns_list(tmp_path):
     # A part of the set: its shards' rows (round-robin: shard 1 holds rows 1, 5, 9).
     part = _rows(_data.MindRecordSource([paths[1]], False, ["label"]))
     assert [int(r[0]) for r in part] == [-1, -5, -9]
-    with pytest.raises(ValueError, match="column 'nope' of columns_list is not a field"):
+    with pytest.raises(ValueError, match="MindDataset: column 'nope' is not a field"):
         _data.MindRecordSource(paths, False, ["label", "nope"])
     with pytest.raises(ValueError, match="listed twice"):
         _data.MindRecordSource([paths[0], paths[0]], False, [])
@@ -221,7 +221,7 @@ def _run_writer(tmp_path, body):
     script = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {os.path.join(os.path.dirname(__file__), "..", "..", "python")!r})
-        from mycel.mindrecord import FileWriter
+        from mycel.mindrecord import FileReader, FileWriter
         writer = FileWriter({str(tmp_path / "c.mr")!r}, 3, overwrite=True)
         writer.add_schema({{"label": {{"type": "int32"}}, "name": {{"type": "string"}}}})
         writer.write_raw_data([{{"label": i, "name": str(i)}} for i in range(7)])
@@ -303,6 +303,66 @@ def test_truncated_and_corrupt_files(tmp_path):
     os.rename(bad, tmp_path / "renamed.mr")
     with pytest.raises(RuntimeError, match="written for the name 'g.mr'"):
         _read_everything(str(tmp_path / "renamed.mr"))
+
+
+# ---- FileReader -----------------------------------------------------------------------------
+
+def _as_written(i, fields=None):
+    """Row i as FileReader gives it: str, bytes, numpy scalars and arrays of the schema."""
+    names = list(SCHEMA)
+    values = dict(zip(names, _expected(i)))
+    row = {}
+    for name in fields or names:
+        v = values[name]
+        kind = SCHEMA[name]["type"]
+        row[name] = str(v) if kind == "string" else v.tobytes() if kind == "bytes" else \
+            (v[()] if "shape" not in SCHEMA[name] else v)
+    return row
+
+
+def test_file_reader_gives_the_rows_as_written(tmp_path):
+    paths = _write(tmp_path / "r.mr", 11, shard_num=3)
+    for consumers in (1, 2, 4):
+        reader = FileReader(paths[2], num_consumer=consumers)
+        assert reader.len() == 11 and reader.schema() == SCHEMA
+        rows = list(reader.get_next())
+        assert len(rows) == 11
+        for i, row in enumerate(rows):
+            want = _as_written(i)
+            assert list(row) == list(want)
+            for name in want:
+                got = row[name]
+                assert type(got) is type(want[name]), (name, type(got))
+                if isinstance(got, np.ndarray):
+                    _same(got, want[name], f"row {i} {name}")
+                else:
+                    assert got == want[name], (i, name)
+        reader.close()
+        with pytest.raises(RuntimeError, match="FileReader: the reader is closed"):
+            reader.len()
+    picked = list(FileReader([paths[0]], columns=["name", "label"]).get_next())
+    assert picked == [_as_written(i, ["name", "label"]) for i in range(0, 11, 3)]
+
+
+def test_file_reader_errors(tmp_path):
+    path = _write(tmp_path / "x.mr", 4)[0]
+    with pytest.raises(TypeError, match="FileReader: file_name must be a file name"):
+        FileReader(3)
+    with pytest.raises(ValueError, match=r"FileReader: num_consumer must be in \[1, 32\]"):
+        FileReader(path, num_consumer=0)
+    with pytest.raises(TypeError, match="FileReader: num_consumer must be an int"):
+        FileReader(path, num_consumer=2.0)
+    with pytest.raises(TypeError, match="FileReader: columns must be a non-empty list"):
+        FileReader(path, columns="label")
+    with pytest.raises(ValueError, match="FileReader: column 'nope' is not a field"):
+        FileReader(path, columns=["nope"])
+    with pytest.raises(ValueError, match="FileReader: dataset file .*missing.mr does not exist"):
+        FileReader(str(tmp_path / "missing.mr"))
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[:-3])
+    with pytest.raises(RuntimeError, match=f"FileReader: {re.escape(path)} is truncated"):
+        FileReader(path)
 
 
 # ---- MindDataset through the engine ---------------------------------------------------------

@@ -8,9 +8,12 @@ header, compact binary records, an index, CRC32 checksums. Rows go round-robin t
 C++ (src/data/mindrecord.h); commit() seals the shards under temporary names and renames them,
 so a crash at any point leaves no set of files that reads as valid.
 
+FileReader reads the rows back as dicts, in write order, without the data pipeline.
+
 Not implemented: FileWriter.open_for_append, set_header_size, set_page_size (no pages here),
-FileReader, MindPage. Methods return None instead of MSRStatus.SUCCESS (errors raise).
+MindPage. Methods return None instead of MSRStatus.SUCCESS (errors raise).
 """
+import concurrent.futures
 import numbers
 import os
 
@@ -18,7 +21,7 @@ import numpy as np
 
 from mycel import _mycel
 
-__all__ = ["FileWriter"]
+__all__ = ["FileWriter", "FileReader"]
 
 _TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 _NUMERIC = _TYPES[:4]
@@ -207,3 +210,97 @@ class FileWriter:
         meanwhile under a final name and overwrite is False.
         """
         self._writer.commit()
+
+
+class FileReader:
+    """FileReader(file_name, num_consumer=4, columns=None, operator=None): reads the rows of
+    MindRecord files as dicts.
+
+    file_name: one file (then every shard of its set is read, found from its header) or a list
+    of files (exactly their rows); the same rules and checks as ``mycel.dataset.MindDataset``,
+    so a truncated, corrupt or half-committed set raises RuntimeError naming the file.
+    num_consumer: threads decoding rows, 1 to 32 (at most one per CPU runs; reads release the
+    GIL).
+    columns: the fields to read (default: all). operator: reserved, as in MindSpore; ignored.
+
+    ``get_next()`` yields {field: value} in write order: "string" fields as str, "bytes" as
+    bytes, numeric scalars as numpy scalars of the field's dtype, numeric arrays as numpy arrays
+    of their schema shape. ``len()`` is the row count, ``schema()`` the fields as add_schema
+    took them ({name: {"type": t[, "shape": [...]]}}), ``close()`` releases the files.
+    """
+
+    _WINDOW = 64  # rows decoded ahead of the consumer per thread
+
+    def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
+        func = "FileReader"
+        if isinstance(file_name, (str, os.PathLike)):
+            files, load_set = [os.fspath(file_name)], True
+        elif isinstance(file_name, (list, tuple)) and file_name and all(
+                isinstance(f, (str, os.PathLike)) for f in file_name):
+            files, load_set = [os.fspath(f) for f in file_name], False
+        else:
+            raise TypeError(f"{func}: file_name must be a file name or a non-empty list of file "
+                            f"names, but got {file_name!r}.")
+        if isinstance(num_consumer, (bool, np.bool_)) or not isinstance(num_consumer,
+                                                                         (int, np.integer)):
+            raise TypeError(f"{func}: num_consumer must be an int, but got "
+                            f"{type(num_consumer).__name__} {num_consumer!r}.")
+        if not 1 <= num_consumer <= 32:
+            raise ValueError(f"{func}: num_consumer must be in [1, 32], but got "
+                             f"{num_consumer}.")
+        if columns is not None and (not isinstance(columns, (list, tuple)) or not columns or
+                                    not all(isinstance(c, str) for c in columns)):
+            raise TypeError(f"{func}: columns must be a non-empty list of field names, but got "
+                            f"{columns!r}.")
+        del operator  # reserved in MindSpore too
+        self._source = _mycel._data.MindRecordSource(files, load_set, list(columns or []),
+                                                     func)
+        self._fields = self._source.schema()
+        self._threads = min(int(num_consumer), os.cpu_count() or 1)
+
+    def _open(self):
+        if self._source is None:
+            raise RuntimeError("FileReader: the reader is closed.")
+        return self._source
+
+    def len(self):
+        """The number of rows."""
+        return len(self._open())
+
+    def schema(self):
+        """The fields read, as add_schema took them: {name: {"type": t[, "shape": [...]]}}."""
+        self._open()
+        out = {}
+        for name, ftype, shape in self._fields:
+            out[name] = {"type": ftype} if shape is None else {"type": ftype,
+                                                               "shape": list(shape)}
+        return out
+
+    def _row(self, values):
+        row = {}
+        for (name, ftype, shape), v in zip(self._fields, values):
+            if ftype == "string":
+                row[name] = str(v.item())
+            elif ftype == "bytes":
+                row[name] = v.tobytes()
+            else:
+                row[name] = v[()] if shape is None else np.array(v)
+        return row
+
+    def get_next(self):
+        """Yields every row as a dict {field: value}, in write order (class doc)."""
+        source = self._open()
+        n = len(source)
+        if self._threads == 1:
+            for i in range(n):
+                yield self._row(source.read(i))
+            return
+        window = self._WINDOW * self._threads
+        with concurrent.futures.ThreadPoolExecutor(self._threads) as pool:
+            for start in range(0, n, window):
+                for values in pool.map(source.read, range(start, min(n, start + window))):
+                    yield self._row(values)
+
+    def close(self):
+        """Releases the files; the reader cannot be used afterwards."""
+        self._source = None
