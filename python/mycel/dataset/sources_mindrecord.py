@@ -6,13 +6,12 @@ shard present), so a truncated, corrupt or half-committed set fails here; each r
 checksum is checked when the engine's workers read it. The rows come in write order; shuffle,
 sampler, num_shards/shard_id and num_samples choose among them as for every source dataset.
 """
-import os
 
 from mycel import _mycel
 from mycel.dataset._validate import check_columns, check_int
 from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_text import Shuffle, _init_file_source
-from mycel.mindrecord import _field_value
+from mycel.mindrecord import _field_value, _files_to_read
 
 _data = _mycel._data
 
@@ -43,14 +42,7 @@ class MindDataset(SourceDataset):
                  num_shards=None, shard_id=None, sampler=None, padded_sample=None,
                  num_padded=None, num_samples=None):
         func = "MindDataset"
-        if isinstance(dataset_files, (str, os.PathLike)):
-            files, load_set = [os.fspath(dataset_files)], True
-        elif isinstance(dataset_files, (list, tuple)) and dataset_files and all(
-                isinstance(f, (str, os.PathLike)) for f in dataset_files):
-            files, load_set = [os.fspath(f) for f in dataset_files], False
-        else:
-            raise TypeError(f"{func}: dataset_files must be a file name or a non-empty list of "
-                            f"file names, but got {dataset_files!r}.")
+        files, load_set = _files_to_read(func, "dataset_files", dataset_files)
         self.dataset_files = files
         self.columns_list = check_columns(func, "columns_list", columns_list, none_ok=True)
         source = _data.MindRecordSource(files, load_set, self.columns_list or [])

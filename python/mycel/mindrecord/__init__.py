@@ -62,6 +62,25 @@ def _field_value(func, name, ftype, shape, value, where):
     return np.ascontiguousarray(array, dtype=dtype)
 
 
+def _files_to_read(func, arg, value):
+    """(files, load_set) for a reader's file argument: one file name (load_set: every shard
+    of its set) or a non-empty list of them (exactly those files)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)], True
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(f, (str, os.PathLike)) for f in value):
+        return [os.fspath(f) for f in value], False
+    raise TypeError(f"{func}: {arg} must be a file name or a non-empty list of file names, but "
+                    f"got {value!r}.")
+
+
+def _check_int_type(func, arg, value):
+    """TypeError unless value is an int (not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: {arg} must be an int, but got {type(value).__name__} "
+                        f"{value!r}.")
+
+
 def _short(value):
     """repr(value), cut to a readable length for messages."""
     text = repr(value)
@@ -87,10 +106,7 @@ class FileWriter:
         if not isinstance(file_name, (str, os.PathLike)):
             raise TypeError(f"FileWriter: file_name must be a str, but got "
                             f"{type(file_name).__name__} {file_name!r}.")
-        if isinstance(shard_num, (bool, np.bool_)) or not isinstance(shard_num,
-                                                                      (int, np.integer)):
-            raise TypeError(f"FileWriter: shard_num must be an int, but got "
-                            f"{type(shard_num).__name__} {shard_num!r}.")
+        _check_int_type("FileWriter", "shard_num", shard_num)
         if not isinstance(overwrite, (bool, np.bool_)):
             raise TypeError(f"FileWriter: overwrite must be a bool, but got "
                             f"{type(overwrite).__name__} {overwrite!r}.")
@@ -233,18 +249,8 @@ class FileReader:
 
     def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
         func = "FileReader"
-        if isinstance(file_name, (str, os.PathLike)):
-            files, load_set = [os.fspath(file_name)], True
-        elif isinstance(file_name, (list, tuple)) and file_name and all(
-                isinstance(f, (str, os.PathLike)) for f in file_name):
-            files, load_set = [os.fspath(f) for f in file_name], False
-        else:
-            raise TypeError(f"{func}: file_name must be a file name or a non-empty list of file "
-                            f"names, but got {file_name!r}.")
-        if isinstance(num_consumer, (bool, np.bool_)) or not isinstance(num_consumer,
-                                                                         (int, np.integer)):
-            raise TypeError(f"{func}: num_consumer must be an int, but got "
-                            f"{type(num_consumer).__name__} {num_consumer!r}.")
+        files, load_set = _files_to_read(func, "file_name", file_name)
+        _check_int_type(func, "num_consumer", num_consumer)
         if not 1 <= num_consumer <= 32:
             raise ValueError(f"{func}: num_consumer must be in [1, 32], but got "
                              f"{num_consumer}.")
