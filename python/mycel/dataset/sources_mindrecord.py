@@ -6,7 +6,6 @@ shard present), so a truncated, corrupt or half-committed set fails here; each r
 checksum is checked when the engine's workers read it. The rows come in write order; shuffle,
 sampler, num_shards/shard_id and num_samples choose among them as for every source dataset.
 """
-
 from mycel import _mycel
 from mycel.dataset._validate import check_columns, check_int
 from mycel.dataset.sources import SourceDataset
