@@ -25,10 +25,27 @@ sys.path.insert(0, HERE)
 import mycel as ms  # noqa: E402
 from mycel import nn  # noqa: E402
 import mycel.dataset  # noqa: E402,F401
-from mycel.train import Model, ProgressBar  # noqa: E402
+from mycel.train import Callback, Model, ProgressBar  # noqa: E402
 from lenet import LeNet5, fashion_mnist  # noqa: E402
 
 DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
+
+
+class EvalEveryEpoch(Callback):
+    """Evaluates on the test set after every training epoch (outside the timed training)."""
+
+    def __init__(self, model, dataset):
+        self.model, self.dataset = model, dataset
+        self.train_time, self.accuracy, self._t0 = 0.0, 0.0, 0.0
+
+    def on_train_epoch_begin(self, run_context):
+        self._t0 = time.perf_counter()
+
+    def on_train_epoch_end(self, run_context):
+        self.train_time += time.perf_counter() - self._t0
+        self.accuracy = self.model.eval(self.dataset)["accuracy"]
+        epoch = run_context.original_args().cur_epoch_num
+        print(f"  test accuracy after epoch {epoch}: {self.accuracy:.4f}", flush=True)
 
 
 def predictions(predict, dataset):
@@ -65,14 +82,10 @@ def main():
     net = LeNet5()
     opt = nn.Momentum(net.trainable_params(), args.lr, args.momentum)
     model = Model(net, nn.CrossEntropyLoss(), opt, metrics={"accuracy"})
-    train_time, samples, acc = 0.0, 0, 0.0
-    for epoch in range(args.epochs):
-        t0 = time.perf_counter()
-        model.train(epoch + 1, train, callbacks=[ProgressBar()], initial_epoch=epoch)
-        train_time += time.perf_counter() - t0
-        samples += train.get_dataset_size() * args.batch_size
-        acc = model.eval(test)["accuracy"]
-        print(f"  test accuracy after epoch {epoch + 1}: {acc:.4f}", flush=True)
+    evaluate = EvalEveryEpoch(model, test)
+    model.train(args.epochs, train, callbacks=[ProgressBar(), evaluate])
+    acc = evaluate.accuracy
+    samples = args.epochs * train.get_dataset_size() * args.batch_size
 
     out = args.out or tempfile.mkdtemp(prefix="mycel-demo-")
     os.makedirs(out, exist_ok=True)
@@ -93,7 +106,8 @@ def main():
           f"predictions equal)")
     print(f"export:     {os.path.join(out, 'lenet5.mindir')} (reloaded as GraphCell: "
           f"{same}/{len(labels)} predictions equal, accuracy {exp_acc:.4f})")
-    print(f"summary: test accuracy {acc:.4f}, {samples / train_time:,.0f} samples/s training, "
+    print(f"summary: test accuracy {acc:.4f}, {samples / evaluate.train_time:,.0f} samples/s "
+          f"training, "
           f"wall time {time.perf_counter() - t_start:.1f} s")
     if same != len(labels):
         sys.exit("the exported network's predictions differ from the network's")
