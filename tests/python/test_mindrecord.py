@@ -365,6 +365,55 @@ def test_file_reader_errors(tmp_path):
         FileReader(path)
 
 
+# ---- Dataset.save ---------------------------------------------------------------------------
+
+def test_dataset_save_round_trips_a_pipeline(tmp_path):
+    n = 7
+    rng = np.random.default_rng(0)
+    cols = {"image": rng.integers(0, 256, (n, 4, 3, 2), dtype=np.uint8),
+            "label": np.arange(n, dtype=np.int64) - 3, "half": rng.random(n).astype(np.float16),
+            "flag": np.arange(n) % 2 == 0, "wide": np.arange(n, dtype=np.uint32) * 1000,
+            "name": np.array([f"row {i}" for i in range(n)])}
+    data = ds.NumpySlicesDataset(cols, shuffle=False).map(
+        lambda x: x[: 1 + x[0, 0, 0] % 4], "image")  # a first dimension that varies
+    want = [list(r) for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    path = str(tmp_path / "saved.mr")
+    data.save(path, num_files=2)
+    reader = FileReader(path + "0")
+    assert reader.schema() == {"image": {"type": "int32", "shape": [-1, 3, 2]},
+                               "label": {"type": "int64"}, "half": {"type": "float32"},
+                               "flag": {"type": "int32"}, "wide": {"type": "int64"},
+                               "name": {"type": "string"}}
+    got = _tuples(ds.MindDataset(path + "1", shuffle=False))
+    assert len(got) == n
+    for g, w in zip(got, want):
+        _same(g[0], w[0].astype(np.int32))
+        _same(g[1], w[1])
+        _same(g[2], w[2].astype(np.float32))
+        _same(g[3], w[3].astype(np.int32))
+        _same(g[4], w[4].astype(np.int64))
+        assert str(g[5]) == str(w[5])
+    raw = ds.NumpySlicesDataset({"b": np.arange(12, dtype=np.uint8).reshape(3, 4)}, shuffle=False)
+    raw.save(str(tmp_path / "raw.mr"))
+    assert list(FileReader(str(tmp_path / "raw.mr")).get_next()) == \
+        [{"b": bytes(range(4 * i, 4 * i + 4))} for i in range(3)]
+
+
+def test_dataset_save_errors(tmp_path):
+    data = ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False)
+    with pytest.raises(ValueError, match="save: file_type must be 'mindrecord'"):
+        data.save(str(tmp_path / "a.mr"), file_type="tfrecord")
+    with pytest.raises(ValueError, match="save: the dataset has no rows"):
+        data.filter(lambda x: False).save(str(tmp_path / "empty.mr"))
+    assert not os.listdir(tmp_path)  # nothing left behind
+    strings = ds.NumpySlicesDataset({"s": np.array([["a", "b"], ["c", "d"]])}, shuffle=False)
+    with pytest.raises(ValueError, match="column 's' holds an array of strings"):
+        strings.save(str(tmp_path / "s.mr"))
+    data.save(str(tmp_path / "a.mr"))
+    with pytest.raises(RuntimeError, match="exists"):
+        data.save(str(tmp_path / "a.mr"))
+
+
 # ---- MindDataset through the engine ---------------------------------------------------------
 
 def _tuples(dataset):

@@ -175,6 +175,12 @@ class Dataset:
         """Iterate over the dataset: ``create_tuple_iterator()``."""
         return self.create_tuple_iterator()
 
+    def save(self, file_name, num_files=1, file_type="mindrecord"):
+        """Write one epoch as MindRecord files (num_files shards), MindSpore's Dataset.save;
+        the schema and type rules are in mycel/dataset/save.py."""
+        from mycel.dataset.save import save
+        save(self, file_name, num_files, file_type)
+
     # ----- information -----
     def get_col_names(self):
         """The column names, in row order."""

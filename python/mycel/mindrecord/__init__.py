@@ -8,7 +8,8 @@ header, compact binary records, an index, CRC32 checksums. Rows go round-robin t
 C++ (src/data/mindrecord.h); commit() seals the shards under temporary names and renames them,
 so a crash at any point leaves no set of files that reads as valid.
 
-FileReader reads the rows back as dicts, in write order, without the data pipeline.
+FileReader reads the rows back as dicts, in write order, without the data pipeline;
+``Dataset.save`` writes a pipeline's rows through FileWriter.
 
 Not implemented: FileWriter.open_for_append, set_header_size, set_page_size (no pages here),
 MindPage. Methods return None instead of MSRStatus.SUCCESS (errors raise).
