@@ -52,15 +52,22 @@ class MapOp : public RowWiseOp {
  public:
   using RowWiseOp::RowWiseOp;
 
+  // Random transform r of the list draws from op key + r * kTransformStride, so two random
+  // transforms of one map (RandomHorizontalFlip then RandomVerticalFlip) are independent; the
+  // odd 64-bit stride keeps those keys away from other ops' keys (kind << 32 | rank).
+  static constexpr uint64_t kTransformStride = 0x9E3779B97F4A7C15ull;
+
  protected:
   bool process(Msg& m, int64_t pass) override {
     Row& row = m.row;
     std::vector<Array> args;
     for (int c : node_.in_cols) args.push_back(row[static_cast<size_t>(c)]);
+    uint64_t stream = 0;  // the random transforms' rank: each draws from its own stream
     for (const TransformPtr& t : node_.transforms) {
       try {
         if (t->random()) {
-          RowRandom rng(ctx_.seed, ctx_.key, static_cast<uint64_t>(pass), m.id);
+          RowRandom rng(ctx_.seed, ctx_.key + stream++ * kTransformStride,
+                        static_cast<uint64_t>(pass), m.id);
           args = t->apply(std::move(args), node_.lead, &rng);
         } else {
           args = t->apply(std::move(args), node_.lead, nullptr);

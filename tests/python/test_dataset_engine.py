@@ -142,6 +142,15 @@ def test_random_crops_follow_the_row_not_the_worker(make):
         assert all(_is_window(img, IMAGES[label]) for img, label in zip(images, labels))
 
 
+def test_random_transforms_of_one_map_draw_independently():
+    img = np.arange(4, dtype=np.uint8).reshape(2, 2, 1)
+    d = _slices({"x": np.stack([img] * 400)}).map(
+        [vision.RandomHorizontalFlip(0.5), vision.RandomVerticalFlip(0.5)], "x")
+    corners = [int(x[0, 0, 0]) for (x,) in d.create_tuple_iterator(output_numpy=True)]
+    counts = [corners.count(v) for v in range(4)]  # 0: none, 1: h, 2: v, 3: both flips
+    assert all(60 <= c <= 140 for c in counts), counts  # about 100 each when independent
+
+
 def test_python_map_on_four_workers_keeps_order_and_values():
     def uneven_square(x):
         time.sleep(0.002 * (int(x) % 3))  # later rows often finish first
