@@ -326,14 +326,17 @@ class Resize final : public UnaryTransform {
     check_lead0(lead, name());
     Image im = image_of(x, 0, name());
     int64_t oh = h_, ow = w_;
-    if (w_ == 0) {  // the shorter side becomes h_, as MindSpore computes it (in float)
+    if (w_ == 0) {  // the shorter side becomes h_, as MindSpore 2.x computes it: in float,
+                    // rounded down (1.x rounded to nearest; torchvision also truncates)
       MC_CHECK(im.h > 0 && im.w > 0, Value, "Resize: the image must not be empty, but got shape ",
                shape_str(x.shape()), ".");
       if (im.h < im.w) {
-        ow = std::lround(static_cast<float>(im.w) / im.h * static_cast<float>(h_));
+        ow = static_cast<int64_t>(
+            std::floor(static_cast<float>(im.w) / im.h * static_cast<float>(h_)));
       } else {
         ow = h_;
-        oh = std::lround(static_cast<float>(im.h) / im.w * static_cast<float>(h_));
+        oh = static_cast<int64_t>(
+            std::floor(static_cast<float>(im.h) / im.w * static_cast<float>(h_)));
       }
     }
     return resize_window(x, 0, 0, im.h, im.w, oh, ow, interp_, name());

@@ -106,7 +106,8 @@ class Decode(TensorOperation):
 
 class Resize(TensorOperation):
     """Resize(size, interpolation=Inter.LINEAR): resize to size = (height, width); an int size
-    resizes the shorter side to it and keeps the aspect ratio."""
+    resizes the shorter side to it and keeps the aspect ratio, the other side rounded down
+    (MindSpore 2.x: 300x500 to 256 gives 256x426)."""
 
     def __init__(self, size, interpolation=Inter.LINEAR):
         if isinstance(size, (list, tuple)):
