@@ -57,6 +57,12 @@ TransformPtr make_normalize(std::vector<float> mean, std::vector<float> std, boo
 TransformPtr make_hwc2chw();
 // Rescale(rescale, shift): x * rescale + shift in float32.
 TransformPtr make_rescale(float rescale, float shift);
+// ToTensor(output_type): <H, W[, C]> values / 255 in float32, to <C, H, W>, cast to
+// output_type (float16, float32 or float64).
+TransformPtr make_to_tensor(DataType output_type);
+// Pad(padding, fill_value, padding_mode): padding is (left, top, right, bottom); fill as
+// RandomCrop's.
+TransformPtr make_pad(std::array<int64_t, 4> padding, std::vector<double> fill, BorderMode mode);
 
 // Resizes the window [y0, y0 + h) x [x0, x0 + w) of an <H, W> or <H, W, C> image to
 // [out_h, out_w] (half-pixel centres, as OpenCV and torch's align_corners=False). The

@@ -595,6 +595,71 @@ class HWC2CHW final : public UnaryTransform {
   }
 };
 
+// ToTensor: each value divided by 255 in float32 (as MindSpore), HWC to CHW (an <H, W> image
+// becomes <1, H, W>), then cast to the output dtype.
+class ToTensor final : public UnaryTransform {
+ public:
+  explicit ToTensor(DataType out)
+      : hwc2chw_(make_hwc2chw()), cast_(out == DataType::Float32 ? nullptr : make_type_cast(out)) {
+    MC_CHECK(out == DataType::Float16 || out == DataType::Float32 || out == DataType::Float64, Type,
+             "ToTensor: output_type must be float16, float32 or float64, but got ",
+             data_type_name(out), ".");
+  }
+  std::string_view name() const override { return "ToTensor"; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    Array f = Array::empty(DataType::Float32, x.shape());
+    float* dst = f.mutable_data<float>();
+    dispatch_data(x.dtype(), name(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = x.data<T>();
+      for (int64_t i = 0, n = x.numel(); i < n; ++i) dst[i] = static_cast<float>(src[i]) / 255.0f;
+    });
+    std::vector<Array> out;
+    if (im.rank2) {
+      out.push_back(f.reshaped(Shape{1, im.h, im.w}));
+    } else {
+      out = hwc2chw_->apply({std::move(f)}, 0, nullptr);
+    }
+    if (cast_) out = cast_->apply(std::move(out), 0, nullptr);
+    return std::move(out[0]);
+  }
+
+ private:
+  TransformPtr hwc2chw_, cast_;
+};
+
+// Pad: (left, top, right, bottom) pixels added with a fill value or a border mode.
+class Pad final : public UnaryTransform {
+ public:
+  Pad(std::array<int64_t, 4> padding, std::vector<double> fill, BorderMode mode)
+      : pad_(padding), fill_(std::move(fill)), mode_(mode) {
+    for (int64_t p : pad_) {
+      MC_CHECK(p >= 0, Value, "Pad: padding must be non-negative, but got ", p, ".");
+    }
+    MC_CHECK(fill_.size() == 1 || fill_.size() == 3, Value,
+             "Pad: fill_value must have 1 or 3 values, but got ", fill_.size(), ".");
+  }
+  std::string_view name() const override { return "Pad"; }
+
+ protected:
+  Array apply1(const Array& x, int lead, RowRandom*) const override {
+    check_lead0(lead, name());
+    Image im = image_of(x, 0, name());
+    auto [left, top, right, bottom] = pad_;
+    return crop_padded(x, im, -top, -left, im.h + top + bottom, im.w + left + right, mode_,
+                       fill_pixel(x, im, fill_, name()));
+  }
+
+ private:
+  std::array<int64_t, 4> pad_;
+  std::vector<double> fill_;
+  BorderMode mode_;
+};
+
 class Rescale final : public UnaryTransform {
  public:
   Rescale(float rescale, float shift) : rescale_(rescale), shift_(shift) {}
@@ -693,6 +758,12 @@ TransformPtr make_normalize(std::vector<float> mean, std::vector<float> std, boo
 TransformPtr make_hwc2chw() { return std::make_shared<HWC2CHW>(); }
 TransformPtr make_rescale(float rescale, float shift) {
   return std::make_shared<Rescale>(rescale, shift);
+}
+TransformPtr make_to_tensor(DataType output_type) {
+  return std::make_shared<ToTensor>(output_type);
+}
+TransformPtr make_pad(std::array<int64_t, 4> padding, std::vector<double> fill, BorderMode mode) {
+  return std::make_shared<Pad>(padding, std::move(fill), mode);
 }
 
 }  // namespace mycel::data

@@ -96,6 +96,21 @@ void bind_data_vision(pyb::module_& m) {
   m.def("HWC2CHW", &d::make_hwc2chw);
   m.def("Rescale", &d::make_rescale, "rescale"_a, "shift"_a);
   m.def(
+      "ToTensor",
+      [](const std::string& dtype) {
+        d::DataType t;
+        MC_CHECK(d::data_type_from_name(dtype, &t), Type,
+                 "ToTensor: output_type must be a numpy float type name, but got '", dtype, "'.");
+        return d::make_to_tensor(t);
+      },
+      "output_type"_a, "HWC values / 255 to CHW of output_type ('float32').");
+  m.def(
+      "Pad",
+      [](std::array<int64_t, 4> padding, std::vector<double> fill, const std::string& mode) {
+        return d::make_pad(padding, std::move(fill), d::border_from_name(mode, "Pad"));
+      },
+      "padding"_a, "fill_value"_a, "padding_mode"_a, "padding is (left, top, right, bottom).");
+  m.def(
       "TypeCast",
       [](const std::string& dtype) {
         d::DataType t;

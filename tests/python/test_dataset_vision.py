@@ -235,6 +235,40 @@ def test_random_crop_is_a_window_of_np_pad(border, np_mode):
     assert len(seen) > 5  # different rows draw different windows
 
 
+@pytest.mark.parametrize("border, np_mode", [(Border.CONSTANT, "constant"), (Border.EDGE, "edge"),
+                                             (Border.REFLECT, "reflect"),
+                                             (Border.SYMMETRIC, "symmetric")])
+def test_pad_matches_np_pad(border, np_mode):
+    img = np.random.default_rng(3).integers(0, 256, (6, 5, 3), dtype=np.uint8)
+    want = np.pad(img, ((1, 3), (4, 2), (0, 0)), np_mode)
+    if np_mode == "constant":
+        inside = np.zeros(want.shape[:2], bool)
+        inside[1:-3, 4:-2] = True
+        want[~inside] = (10, 20, 30)
+    got = vision.Pad((4, 1, 2, 3), fill_value=(10, 20, 30), padding_mode=border)(img)
+    np.testing.assert_array_equal(got, want)
+    gray = img[..., 0].astype(np.float32)
+    np.testing.assert_array_equal(vision.Pad(2, padding_mode=border)(gray),
+                                  np.pad(gray, 2, np_mode))
+    np.testing.assert_array_equal(vision.Pad([1, 2], padding_mode=border)(gray),
+                                  np.pad(gray, ((2, 2), (1, 1)), np_mode))
+
+
+def test_to_tensor_matches_numpy():
+    img = np.random.default_rng(4).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    want = (img.astype(np.float32) / np.float32(255)).transpose(2, 0, 1)
+    got = vision.ToTensor()(img)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)  # float32 division, as MindSpore
+    np.testing.assert_array_equal(vision.ToTensor(np.float64)(img), want.astype(np.float64))
+    np.testing.assert_array_equal(vision.ToTensor(np.float16)(img), want.astype(np.float16))
+    gray = img[..., 0]
+    np.testing.assert_array_equal(vision.ToTensor()(gray), want[:1])
+    with pytest.raises(TypeError, match="ToTensor: output_type must be float16, float32 or "
+                                        "float64, but got int32"):
+        vision.ToTensor(np.int32)
+
+
 def test_random_crop_padding_forms_and_pad_if_needed():
     img = np.arange(4 * 5, dtype=np.float32).reshape(4, 5) + 1
     big_pad = vision.RandomCrop((12, 13), padding=(4, 4), padding_mode=Border.REFLECT)

@@ -1,5 +1,5 @@
 """Image transforms, MindSpore's ``mindspore.dataset.vision``: Decode, Resize, crops, flips,
-RandomResizedCrop, Normalize, HWC2CHW, Rescale, and the Inter / Border enums.
+RandomResizedCrop, Pad, Normalize, HWC2CHW, Rescale, ToTensor, and the Inter / Border enums.
 
 Images are numpy arrays, HWC (<H, W, C>) or <H, W>. Each class checks its arguments here and
 runs in C++ (src/data/transforms_vision.cc, src/data/image_codec.cc), so a pipeline applies it
@@ -14,7 +14,7 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int, check_number
-from mycel.dataset.transforms import TensorOperation
+from mycel.dataset.transforms import TensorOperation, _numpy_dtype
 
 _data = _mycel._data
 _INT32_MAX = 2**31 - 1
@@ -129,6 +129,38 @@ class CenterCrop(TensorOperation):
         self._op = _data.CenterCrop(*self.size)
 
 
+def _padding(func, padding):
+    """(left, top, right, bottom) from an int (every side), 2 values (left and right, top and
+    bottom) or 4 values; None is no padding."""
+    if padding is None:
+        return 0, 0, 0, 0
+    values = padding if isinstance(padding, (list, tuple)) else [padding]
+    if len(values) not in (1, 2, 4):
+        raise TypeError(f"{func}: padding must be an int or a sequence of 2 or 4 ints, but got "
+                        f"{padding!r}.")
+    values = [check_int(func, "padding", v, 0, _INT32_MAX) for v in values]
+    if len(values) == 1:
+        return tuple(values * 4)
+    if len(values) == 2:
+        return values[0], values[1], values[0], values[1]
+    return tuple(values)
+
+
+def _fill(func, fill_value):
+    """fill_value as 1 value (every channel) or 3 (R, G, B), each in [0, 255]."""
+    values = list(fill_value) if isinstance(fill_value, tuple) else [fill_value]
+    if len(values) not in (1, 3):
+        raise TypeError(f"{func}: fill_value must be an int or a tuple of 3 ints, but got "
+                        f"{fill_value!r}.")
+    return [check_int(func, "fill_value", v, 0, 255) for v in values]
+
+
+def _check_border(func, padding_mode):
+    if not isinstance(padding_mode, Border):
+        raise TypeError(f"{func}: padding_mode must be a vision.Border, but got "
+                        f"{type(padding_mode).__name__} {padding_mode!r}.")
+
+
 class RandomCrop(TensorOperation):
     """RandomCrop(size, padding=None, pad_if_needed=False, fill_value=0,
     padding_mode=Border.CONSTANT): a window of size at a random place.
@@ -144,34 +176,10 @@ class RandomCrop(TensorOperation):
         self.pad_if_needed = check_bool("RandomCrop", "pad_if_needed", pad_if_needed)
         self.fill_value = fill_value
         self.padding_mode = padding_mode
-        if not isinstance(padding_mode, Border):
-            raise TypeError(f"RandomCrop: padding_mode must be a vision.Border, but got "
-                            f"{type(padding_mode).__name__} {padding_mode!r}.")
-        self._op = _data.RandomCrop(*self.size, self._padding(padding), self.pad_if_needed,
-                                    self._fill(fill_value), padding_mode.value)
-
-    @staticmethod
-    def _padding(padding):
-        if padding is None:
-            return 0, 0, 0, 0
-        values = padding if isinstance(padding, (list, tuple)) else [padding]
-        if len(values) not in (1, 2, 4):
-            raise TypeError(f"RandomCrop: padding must be an int or a sequence of 2 or 4 ints, "
-                            f"but got {padding!r}.")
-        values = [check_int("RandomCrop", "padding", v, 0, _INT32_MAX) for v in values]
-        if len(values) == 1:
-            return tuple(values * 4)
-        if len(values) == 2:
-            return values[0], values[1], values[0], values[1]
-        return tuple(values)
-
-    @staticmethod
-    def _fill(fill_value):
-        values = list(fill_value) if isinstance(fill_value, tuple) else [fill_value]
-        if len(values) not in (1, 3):
-            raise TypeError(f"RandomCrop: fill_value must be an int or a tuple of 3 ints, but "
-                            f"got {fill_value!r}.")
-        return [check_int("RandomCrop", "fill_value", v, 0, 255) for v in values]
+        _check_border("RandomCrop", padding_mode)
+        self._op = _data.RandomCrop(*self.size, _padding("RandomCrop", padding),
+                                    self.pad_if_needed, _fill("RandomCrop", fill_value),
+                                    padding_mode.value)
 
 
 class RandomHorizontalFlip(TensorOperation):
@@ -254,6 +262,36 @@ class HWC2CHW(TensorOperation):
         self._op = _data.HWC2CHW()
 
 
+class ToTensor(TensorOperation):
+    """ToTensor(output_type=numpy.float32): an <H, W, C> (or <H, W>) image to <C, H, W> (or
+    <1, H, W>) with every value divided by 255 in float32, then cast to output_type (float16,
+    float32 or float64; a numpy or mycel dtype), as MindSpore's ToTensor."""
+
+    def __init__(self, output_type=np.float32):
+        self.output_type = _numpy_dtype("ToTensor", output_type)
+        self._op = _data.ToTensor(self.output_type.name)
+
+
+class Pad(TensorOperation):
+    """Pad(padding, fill_value=0, padding_mode=Border.CONSTANT): add pixels around an image.
+
+    padding: an int pads every side, 2 values pad (left and right, top and bottom), 4 values
+    pad (left, top, right, bottom). fill_value (an int, or 3 for R, G, B) fills Border.CONSTANT
+    padding; Border.EDGE repeats the last pixel, REFLECT mirrors without it, SYMMETRIC with
+    it."""
+
+    def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
+        if padding is None:
+            raise TypeError("Pad: padding must be an int or a sequence of 2 or 4 ints, but got "
+                            "None.")
+        self.padding = padding
+        self.fill_value = fill_value
+        self.padding_mode = padding_mode
+        _check_border("Pad", padding_mode)
+        self._op = _data.Pad(_padding("Pad", padding), _fill("Pad", fill_value),
+                             padding_mode.value)
+
+
 __all__ = ["Inter", "Border", "Decode", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
-           "Normalize", "HWC2CHW"]
+           "Normalize", "HWC2CHW", "ToTensor", "Pad"]

@@ -203,7 +203,8 @@ TEST(DataTransforms, ResizeNearestAndAreaMatchTheirFormulas) {
 
 TEST(DataTransforms, ResizeKeepsAspectForOneSizeAndIdentityCopies) {
   Array img = filled<uint8_t>({30, 40, 3}, 1, 0, 256);
-  EXPECT_EQ(run(make_resize(20, 0, Interp::Linear), img).shape(), (Shape{20, 27, 3}));
+  // 40 / 30 * 20 = 26.67 rounds down, as MindSpore 2.x.
+  EXPECT_EQ(run(make_resize(20, 0, Interp::Linear), img).shape(), (Shape{20, 26, 3}));
   Array tall = filled<uint8_t>({41, 30}, 1, 0, 256);
   EXPECT_EQ(run(make_resize(20, 0, Interp::Linear), tall).shape(), (Shape{27, 20}));
   for (Interp interp : {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::Area}) {
