@@ -917,9 +917,7 @@ MindRecordSource::MindRecordSource(std::shared_ptr<const MindRecordReader> reade
   MC_CHECK(num_padded_ >= 0, Value, reader_->who(), ": num_padded must be >= 0, but got ",
            num_padded_, ".");
   MC_CHECK(num_padded_ == 0 || pad_.size() == cols_.size(), Value, reader_->who(),
-           ": the padded "
-           "sample has ",
-           pad_.size(), " columns for ", cols_.size(), ".");
+           ": the padded sample has ", pad_.size(), " columns for ", cols_.size(), ".");
 }
 
 std::vector<std::string> MindRecordSource::columns() const {

@@ -16,6 +16,14 @@ pyb::bytes to_bytes(const std::vector<uint8_t>& v) {
   return pyb::bytes(reinterpret_cast<const char*>(v.data()), v.size());
 }
 
+// The numeric DataType a numpy dtype name names; a TypeError naming op and arg otherwise.
+data::DataType numeric_type(const std::string& name, std::string_view op, std::string_view arg) {
+  data::DataType t;
+  MC_CHECK(data::data_type_from_name(name, &t), Type, op, ": ", arg,
+           " must be a numeric numpy type name, but got '", name, "'.");
+  return t;
+}
+
 }  // namespace
 
 void bind_data_vision(pyb::module_& m) {
@@ -98,10 +106,7 @@ void bind_data_vision(pyb::module_& m) {
   m.def(
       "ToTensor",
       [](const std::string& dtype) {
-        d::DataType t;
-        MC_CHECK(d::data_type_from_name(dtype, &t), Type,
-                 "ToTensor: output_type must be a numpy float type name, but got '", dtype, "'.");
-        return d::make_to_tensor(t);
+        return d::make_to_tensor(numeric_type(dtype, "ToTensor", "output_type"));
       },
       "output_type"_a, "HWC values / 255 to CHW of output_type ('float32').");
   m.def(
@@ -113,10 +118,7 @@ void bind_data_vision(pyb::module_& m) {
   m.def(
       "TypeCast",
       [](const std::string& dtype) {
-        d::DataType t;
-        MC_CHECK(d::data_type_from_name(dtype, &t), Type,
-                 "TypeCast: data_type must be a numeric numpy type name, but got '", dtype, "'.");
-        return d::make_type_cast(t);
+        return d::make_type_cast(numeric_type(dtype, "TypeCast", "data_type"));
       },
       "data_type"_a, "Casts to a numpy dtype given by name ('int32').");
   m.def("OneHot", &d::make_one_hot, "num_classes"_a, "smoothing_rate"_a);
