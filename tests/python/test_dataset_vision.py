@@ -293,14 +293,23 @@ def test_flips_and_seeded_randomness():
     flips = [np.array_equal(_run(half, img, s), img[:, ::-1]) for s in range(200)]
     assert 70 < sum(flips) < 130
     # Eager calls draw from the dataset seed and the call count: reproducible after set_seed.
-    config.set_seed(11)
-    crop = vision.RandomCrop(3)
-    first = [crop(img) for _ in range(5)]
-    config.set_seed(11)
-    again = vision.RandomCrop(3)
-    for a in first:
-        np.testing.assert_array_equal(again(img), a)
-    assert len({a.tobytes() for a in first}) > 1
+    try:
+        config.set_seed(11)
+        crop = vision.RandomCrop(3)
+        first = [crop(img) for _ in range(5)]
+        config.set_seed(11)
+        again = vision.RandomCrop(3)
+        for a in first:
+            np.testing.assert_array_equal(again(img), a)
+        assert len({a.tobytes() for a in first}) > 1
+        # Two random transforms draw from different streams, even with the same call counts.
+        config.set_seed(3)
+        square = np.arange(4, dtype=np.uint8).reshape(2, 2, 1)
+        h, v = vision.RandomHorizontalFlip(), vision.RandomVerticalFlip()
+        corners = [int(v(h(square))[0, 0, 0]) for _ in range(400)]
+        assert all(60 <= corners.count(c) <= 140 for c in range(4)), corners
+    finally:
+        config._seed = None
 
 
 def test_random_resized_crop_is_a_resized_window():

@@ -18,12 +18,23 @@ _DEFAULT_SEED = 5489
 _seed = None
 _workers = None
 _prefetch = 16
+_streams = 0  # random transforms called eagerly since the last set_seed
 
 
 def set_seed(seed):
     """Seed the dataset pipelines: shuffles become reproducible (0 <= seed < 2**32)."""
-    global _seed
+    global _seed, _streams
     _seed = check_int("set_seed", "seed", seed, 0, 2**32 - 1)
+    _streams = 0
+
+
+def _next_stream():
+    """A number for a random transform's eager random stream: transforms get 0, 1, ... in the
+    order of their first call since set_seed, so two transforms never share a stream and a
+    program that repeats its calls after set_seed repeats their results."""
+    global _streams
+    _streams += 1
+    return _streams - 1
 
 
 def get_seed():

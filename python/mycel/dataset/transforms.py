@@ -48,7 +48,8 @@ class TensorOperation:
     def __call__(self, *inputs):
         """Apply the transform to one sample (numpy arrays, Tensors or numbers); returns a numpy
         array, or a tuple of arrays for several outputs. Random transforms draw from the
-        dataset seed (``config.set_seed``) and the number of calls so far."""
+        dataset seed (``config.set_seed``), the transform's own stream (numbered by first call
+        since set_seed) and the number of calls so far."""
         return self._run(inputs, 0)
 
     def _apply_batch(self, *inputs):
@@ -58,8 +59,10 @@ class TensorOperation:
     def _run(self, inputs, lead):
         seed = 0
         if self._random:
+            if not hasattr(self, "_stream"):
+                self._stream = config._next_stream()
             self._calls = getattr(self, "_calls", 0) + 1
-            entropy = config._entropy(self._calls)
+            entropy = config._entropy(self._calls) + [self._stream]
             seed = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
         out = self._op.apply([_as_array(x) for x in inputs], lead, seed)
         return out[0] if len(out) == 1 else tuple(out)
