@@ -177,31 +177,33 @@ class Weighted : public Sampler {
 // the files in order, each file's rows in a random order. Then shard as Distributed.
 class FileShuffle : public Sampler {
  public:
-  FileShuffle(std::vector<int32_t> file_of_row, bool infile, int64_t shards, int64_t id,
+  FileShuffle(const std::vector<int32_t>& file_of_row, bool infile, int64_t shards, int64_t id,
               int64_t num)
-      : file_of_row_(std::move(file_of_row)),
+      : rows_(static_cast<int64_t>(file_of_row.size())),
         infile_(infile),
         shards_(shards),
         id_(id),
-        num_(num) {}
+        num_(num) {
+    for (int64_t i = 0; i < rows_; ++i) {
+      auto f = static_cast<size_t>(file_of_row[static_cast<size_t>(i)]);
+      if (f >= files_.size()) files_.resize(f + 1);
+      files_[f].push_back(i);
+    }
+  }
   std::string name() const override { return infile_ ? "Shuffle.INFILE" : "Shuffle.FILES"; }
   bool random() const override { return true; }
   int64_t size(int64_t n) const override { return limit((n + shards_ - 1) / shards_, num_); }
   std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
-    MC_CHECK(n == static_cast<int64_t>(file_of_row_.size()), Value, name(), ": the source has ", n,
-             " rows but the file map has ", file_of_row_.size(), ".");
-    int32_t files = 0;
-    for (int32_t f : file_of_row_) files = std::max(files, f + 1);
-    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(files));
-    for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(file_of_row_[i])].push_back(i);
+    MC_CHECK(n == rows_, Value, name(), ": the source has ", n, " rows but its file map has ",
+             rows_, ".");
     RowRandom rng(seed, key, pass, 0);
-    std::vector<int64_t> file_order(static_cast<size_t>(files));
+    std::vector<int64_t> file_order(files_.size());
     std::iota(file_order.begin(), file_order.end(), 0);
     if (!infile_) shuffle(file_order, rng);
     std::vector<int64_t> all;
     all.reserve(static_cast<size_t>(n));
     for (int64_t f : file_order) {
-      std::vector<int64_t>& r = rows[static_cast<size_t>(f)];
+      std::vector<int64_t> r = files_[static_cast<size_t>(f)];
       if (infile_) shuffle(r, rng);
       all.insert(all.end(), r.begin(), r.end());
     }
@@ -211,22 +213,22 @@ class FileShuffle : public Sampler {
   }
 
  private:
-  std::vector<int32_t> file_of_row_;
+  int64_t rows_;
+  std::vector<std::vector<int64_t>> files_;  // the rows of each file, in order
   bool infile_;
   int64_t shards_, id_, num_;
 };
 
 }  // namespace
 
-SamplerPtr make_file_shuffle_sampler(std::vector<int32_t> file_of_row, bool infile,
+SamplerPtr make_file_shuffle_sampler(const std::vector<int32_t>& file_of_row, bool infile,
                                      int64_t num_shards, int64_t shard_id, int64_t num_samples) {
   MC_CHECK(num_shards >= 1 && shard_id >= 0 && shard_id < num_shards, Value,
            "file shuffle: shard_id must be in [0, ", num_shards - 1, "], but got ", shard_id, ".");
   for (int32_t f : file_of_row) {
     MC_CHECK(f >= 0, Value, "file shuffle: file numbers must be >= 0, but got ", f, ".");
   }
-  return std::make_shared<FileShuffle>(std::move(file_of_row), infile, num_shards, shard_id,
-                                       num_samples);
+  return std::make_shared<FileShuffle>(file_of_row, infile, num_shards, shard_id, num_samples);
 }
 
 SamplerPtr make_sequential_sampler(int64_t start_index, int64_t num_samples) {

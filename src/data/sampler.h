@@ -42,7 +42,7 @@ SamplerPtr make_subset_random_sampler(std::vector<int64_t> indices, int64_t num_
 // their order) or Shuffle.INFILE (infile true: the files in order, every file's rows in a new
 // random order), then rows shard_id, shard_id + num_shards, ... as the distributed sampler
 // takes them. file_of_row[i] is the file of row i (RandomAccessSource::file_of_rows).
-SamplerPtr make_file_shuffle_sampler(std::vector<int32_t> file_of_row, bool infile,
+SamplerPtr make_file_shuffle_sampler(const std::vector<int32_t>& file_of_row, bool infile,
                                      int64_t num_shards, int64_t shard_id, int64_t num_samples);
 SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num_samples,
                                         bool replacement);

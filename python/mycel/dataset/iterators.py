@@ -37,7 +37,7 @@ class Iterator:
         if self._num_epochs == 0:
             raise ValueError(f"{func}: num_epochs must be -1 or positive, but got 0.")
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
-        self._do_copy = check_bool(func, "do_copy", do_copy)
+        check_bool(func, "do_copy", do_copy)  # MindSpore's argument: Tensors never share memory
         plan = _plan(dataset if columns is None else ProjectDataset(dataset, columns))
         self._columns = plan._columns()
         seed = _seed(config._entropy(dataset._passes))
