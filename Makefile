@@ -8,6 +8,8 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYCEL_WERROR=$(WERROR) \
                -DPython_EXECUTABLE=$(PY) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 export PYTHONPATH := $(CURDIR)/python
 export CCACHE_DIR ?= $(HOME)/.cache/mycel-ccache
+# Paths under the checkout hash relative to it, so other checkouts (git worktrees) share hits.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
 .PHONY: all build deps test test-cpp test-python demo bench format clean
 
