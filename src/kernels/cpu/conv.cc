@@ -147,7 +147,7 @@ std::shared_ptr<ConvPrim> make_prim(Pass pass, const ConvGeom& g) {
 // Everything the primitive depends on, the thread count included: oneDNN sizes a primitive's
 // work split and scratchpad for the OpenMP threads available when it is created.
 dnnl_util::Key conv_key(Pass pass, const ConvGeom& g) {
-  int64_t p = static_cast<int64_t>(pass);
+  int64_t p = dnnl_util::kTagConv + static_cast<int64_t>(pass);
   return {p,    g.n,  g.c,  g.h,  g.w,  g.o,  g.kh, g.kw,    g.sh,
           g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.group, omp_get_max_threads()};
 }

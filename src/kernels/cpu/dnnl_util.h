@@ -27,6 +27,10 @@ dnnl::stream& stream();
 // The cache key: a tag naming the primitive family first, then the shapes and attributes.
 using Key = std::vector<int64_t>;
 
+// The families' tags (a family may add a small sub-tag, e.g. the convolution pass).
+constexpr int64_t kTagConv = 0x100;
+constexpr int64_t kTagMatmul = 0x200;
+
 // The cached object for `key`, made by `make` on first use. Entries live for the process
 // (the cache is cleared when it grows past a thousand configurations).
 std::shared_ptr<void> lookup_or_make(const Key& key,

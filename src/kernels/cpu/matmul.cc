@@ -7,7 +7,8 @@
 //
 // Batches: when x2 is shared by every batch and x1 is not transposed, [B, M, K] x [K, N] is one
 // [B*M, K] x [K, N] product. float32 batches of small matrices (< 2^16 multiply-adds each) are
-// one oneDNN matmul primitive, which reads the broadcast and transposed operands through
+// one oneDNN matmul primitive (built once per configuration, in dnnl_util's primitive cache,
+// with a user-managed scratchpad), which reads the broadcast and transposed operands through
 // strides: one call beats an sgemm call per matrix by 2-8x at 8^3..32^3. Otherwise each batch is
 // one gemm on its (broadcast) operands: products too small to thread well, or many batches,
 // run one per thread (sgemm is single-threaded inside a parallel region), a few big ones run
@@ -21,15 +22,18 @@
 // machines get zmm registers). Products up to 2^14 multiply-adds skip the packing. Integers
 // accumulate in uint32 (uint64 for int64) with wrap-around: the output is the exact product sum
 // modulo the output width, as with a 64-bit accumulator.
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
 #include "tensor/allocator.h"
@@ -398,6 +402,45 @@ dnnl::memory::desc operand_desc(const Shape& s, bool trans, size_t nb) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+// The batched primitive for one configuration (null when oneDNN cannot run it), cached in
+// dnnl_util's primitive cache like the convolutions: building one costs more than running a
+// small batch. Keyed by every shape and flag it depends on, and the thread count.
+struct BatchedMatmul {
+  dnnl_util::Prim prim;
+  dnnl::memory::desc a, b, y;
+};
+
+std::shared_ptr<BatchedMatmul> make_batched(const Shape& as, const Shape& bs, const Shape& ys,
+                                            bool ta, bool tb) {
+  auto p = std::make_shared<BatchedMatmul>();
+  const size_t nb = ys.size() - 2;
+  try {
+    p->a = operand_desc(as, ta, nb);
+    p->b = operand_desc(bs, tb, nb);
+    const Shape yst = contiguous_strides(ys);
+    p->y =
+        dnnl::memory::desc(dnnl::memory::dims(ys.begin(), ys.end()), dnnl::memory::data_type::f32,
+                           dnnl::memory::dims(yst.begin(), yst.end()));
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->y), dnnl_util::attr(),
+                                    dnnl_util::engine());
+    p->prim = dnnl_util::make_prim<dnnl::matmul>(pd);
+  } catch (const dnnl::error&) {
+    p->prim = dnnl_util::Prim();
+  }
+  return p;
+}
+
+dnnl_util::Key batched_key(const Shape& as, const Shape& bs, const Shape& ys, bool ta, bool tb) {
+  dnnl_util::Key key{dnnl_util::kTagMatmul,
+                     ta,
+                     tb,
+                     omp_get_max_threads(),
+                     static_cast<int64_t>(as.size()),
+                     static_cast<int64_t>(bs.size())};
+  for (const Shape* s : {&as, &bs, &ys}) key.insert(key.end(), s->begin(), s->end());
+  return key;
+}
+
 // Runs the whole batch as one primitive; false (nothing written) when it does not apply.
 bool batched_primitive(const KernelContext& ctx, const float* A, const float* B, float* C) {
   const Shape& as = ctx.in[0].shape();
@@ -413,24 +456,17 @@ bool batched_primitive(const KernelContext& ctx, const float* A, const float* B,
       count < 2) {
     return false;
   }
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   SerialBelow serial(count * M * N * K);
-  try {
-    const dnnl::memory::desc amd = operand_desc(as, ta, nb), bmd = operand_desc(bs, tb, nb);
-    const Shape yst = contiguous_strides(ys);
-    const dnnl::memory::desc ymd(dnnl::memory::dims(ys.begin(), ys.end()),
-                                 dnnl::memory::data_type::f32,
-                                 dnnl::memory::dims(yst.begin(), yst.end()));
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd), engine);
-    dnnl::matmul prim(pd);
-    dnnl::stream stream(engine);
-    dnnl::memory am(amd, engine, const_cast<float*>(A)), bm(bmd, engine, const_cast<float*>(B));
-    dnnl::memory ym(ymd, engine, C);
-    prim.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}});
-    stream.wait();
-  } catch (const dnnl::error&) {
-    return false;
-  }
+  std::shared_ptr<BatchedMatmul> p = dnnl_util::cached<BatchedMatmul>(
+      batched_key(as, bs, ys, ta, tb), [&] { return make_batched(as, bs, ys, ta, tb); });
+  if (!p->prim) return false;
+  dnnl::engine& eng = dnnl_util::engine();
+  dnnl::stream& s = dnnl_util::stream();
+  dnnl::memory am(p->a, eng, const_cast<float*>(A)), bm(p->b, eng, const_cast<float*>(B));
+  dnnl::memory ym(p->y, eng, C);
+  std::vector<dnnl_util::Scratch> keep;
+  p->prim.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}}, &keep);
+  s.wait();
   return true;
 }
 
