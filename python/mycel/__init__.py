@@ -38,7 +38,7 @@ float_ = float32
 int_ = int32
 from mycel.common import dtype  # noqa: E402  (ms.dtype.float32, as mindspore.dtype)
 
-__version__ = "0.1.0"
+from mycel.version import __version__  # noqa: E402,F401
 __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_context",
            "GRAPH_MODE", "PYNATIVE_MODE", "jit", "grad", "value_and_grad", "vjp", "jvp",
            "jacfwd", "jacrev", "Parameter", "ops", "nn", "numpy", "context", "bool_", "int8",

@@ -1,4 +1,5 @@
-"""Argument checks shared by the dataset API: each names the function and the bad value."""
+"""Argument checks shared by the dataset API: each names the function and the bad value; and
+_reraise, which re-raises an error with the op that raised it named."""
 import numbers
 
 import numpy as np
@@ -63,3 +64,13 @@ def check_known_columns(func, names, available):
         if n not in available:
             raise ValueError(f"{func}: column {n!r} does not exist; the dataset's columns are "
                              f"{list(available)}.")
+
+
+def _reraise(err, message):
+    """Raise message with err's exception type (RuntimeError when that type cannot be built
+    from one message), chained to err."""
+    try:
+        new = type(err)(message)
+    except Exception:  # an exception class with a different constructor
+        new = RuntimeError(message)
+    raise new from err

@@ -21,8 +21,12 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset import config
-from mycel.dataset._validate import (check_bool, check_columns, check_int, check_known_columns,
-                                     check_workers)
+from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
+                                     check_known_columns, check_workers)
+from mycel.dataset.iterators import DictIterator, TupleIterator
+from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
+                                    SubsetSampler)
+from mycel.dataset.save import save
 from mycel.dataset.transforms import _as_array, _check_operations, _op_name
 
 _data = _mycel._data
@@ -33,6 +37,8 @@ class Dataset:
     """Base of every dataset: the pipeline ops and iterators of MindSpore's ``Dataset``.
 
     Each op returns a new Dataset whose child is this one."""
+
+    _reads_by_index = False  # a source read by index through a sampler (SourceDataset)
 
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = list(children)
@@ -115,19 +121,16 @@ class Dataset:
         """Split into len(sizes) datasets: sizes are row counts, or fractions summing to 1
         (rounded, the remainder going to the first). randomize shuffles the rows first (with
         the dataset seed); it needs a source dataset read by index."""
-        from mycel.dataset.sources import SourceDataset
-        from mycel.dataset.samplers import (DistributedSampler, RandomSampler,
-                                            SubsetRandomSampler, SubsetSampler)
         randomize = check_bool("split", "randomize", randomize)
         n = self.get_dataset_size()
         counts = _split_counts(sizes, n)
-        if not randomize and not isinstance(self, SourceDataset):
+        if not randomize and not self._reads_by_index:
             out, start = [], 0
             for k in counts:
                 out.append(self.skip(start).take(k) if start else self.take(k))
                 start += k
             return out
-        if not isinstance(self, SourceDataset):
+        if not self._reads_by_index:
             raise ValueError("split: randomize=True needs a source dataset read by index (split "
                              "before map/batch, or use randomize=False).")
         if isinstance(self.sampler, DistributedSampler):
@@ -163,22 +166,30 @@ class Dataset:
         signature): the engine hands over the bytes of a batch or a transform's output, which
         it no longer needs, and copies a view of a source's data. Each ``for`` loop over the
         iterator is one epoch; num_epochs (-1: unlimited) bounds how many."""
-        from mycel.dataset.iterators import TupleIterator
         return TupleIterator(self, columns, num_epochs, output_numpy, do_copy)
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
         """Like create_tuple_iterator, with rows as dicts {column name: value}."""
-        from mycel.dataset.iterators import DictIterator
         return DictIterator(self, num_epochs, output_numpy, do_copy)
 
     def __iter__(self):
         """Iterate over the dataset: ``create_tuple_iterator()``."""
         return self.create_tuple_iterator()
 
+    def _start_pipeline(self, columns, num_epochs):
+        """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
+        once (_plan) over this dataset or its projection to columns, and its column names.
+        Each call draws new random orders: the seed mixes in the iterators made before."""
+        plan = _plan(self if columns is None else ProjectDataset(self, columns))
+        seed = _seed(config._entropy(self._passes))
+        self._passes += 1
+        pipe = _data.Pipeline(plan._node(counted=self._init_step > 0), seed, num_epochs,
+                              self._init_step, config.get_prefetch_size())
+        return pipe, plan._columns()
+
     def save(self, file_name, num_files=1, file_type="mindrecord"):
         """Write one epoch as MindRecord files (num_files shards), MindSpore's Dataset.save;
         the schema and type rules are in mycel/dataset/save.py."""
-        from mycel.dataset.save import save
         save(self, file_name, num_files, file_type)
 
     # ----- information -----
@@ -301,16 +312,6 @@ def _mapped_names(func, cols, in_index, outs):
     if len(set(names)) != len(names):
         raise ValueError(f"{func}: the output columns {names} have duplicate names.")
     return names
-
-
-def _reraise(err, message):
-    """Raise message with err's exception type (RuntimeError when that type cannot be built
-    from one message), chained to err."""
-    try:
-        new = type(err)(message)
-    except Exception:  # an exception class with a different constructor
-        new = RuntimeError(message)
-    raise new from err
 
 
 def _python_op(op, where):

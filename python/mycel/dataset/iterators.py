@@ -1,6 +1,6 @@
 """Iterators over a dataset: TupleIterator (rows as lists) and DictIterator (rows as dicts).
 
-An iterator plans its pipeline once (engine._plan) and runs it as one C++ Pipeline for all its
+An iterator plans its pipeline once (``Dataset._start_pipeline``) and runs it as one C++ Pipeline for all its
 epochs, so the engine's threads work ahead across epoch boundaries. Each new iterator on the
 same dataset draws new random orders (seeded from the dataset seed and the number of iterators
 made before it). Rows arrive as mycel Tensors unless output_numpy is True; numpy types mycel
@@ -11,9 +11,7 @@ import atexit
 import weakref
 
 from mycel import _mycel
-from mycel.dataset import config
 from mycel.dataset._validate import check_bool, check_int
-from mycel.dataset.engine import ProjectDataset, _plan, _seed
 
 _live = weakref.WeakSet()
 
@@ -38,13 +36,7 @@ class Iterator:
             raise ValueError(f"{func}: num_epochs must be -1 or positive, but got 0.")
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
         check_bool(func, "do_copy", do_copy)  # MindSpore's argument: Tensors never share memory
-        plan = _plan(dataset if columns is None else ProjectDataset(dataset, columns))
-        self._columns = plan._columns()
-        seed = _seed(config._entropy(dataset._passes))
-        dataset._passes += 1
-        self._pipe = _mycel._data.Pipeline(plan._node(counted=dataset._init_step > 0), seed,
-                                           self._num_epochs, dataset._init_step,
-                                           config.get_prefetch_size())
+        self._pipe, self._columns = dataset._start_pipeline(columns, self._num_epochs)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
         _live.add(self)

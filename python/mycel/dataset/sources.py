@@ -12,9 +12,9 @@ import numpy as np
 
 import mycel
 from mycel import _mycel
-from mycel.dataset._validate import check_bool, check_columns, check_int
-from mycel.dataset.engine import Dataset, _reraise
-from mycel.dataset.samplers import source_sampler
+from mycel.dataset._validate import _reraise, check_bool, check_columns, check_int
+from mycel.dataset.engine import Dataset
+from mycel.dataset.samplers import Sampler, source_sampler
 from mycel.dataset.transforms import _numpy_dtype
 
 _data = _mycel._data
@@ -25,6 +25,8 @@ class SourceDataset(Dataset):
 
     func names the class in messages; source is a ``_mycel._data.Source``; the other
     arguments choose the rows (module doc)."""
+
+    _reads_by_index = True
 
     def __init__(self, func, source, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None):
@@ -41,7 +43,6 @@ class SourceDataset(Dataset):
 
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""
-        from mycel.dataset.samplers import Sampler
         if not isinstance(sampler, Sampler):
             raise TypeError(f"use_sampler: sampler must be a Sampler, but got "
                             f"{type(sampler).__name__}.")

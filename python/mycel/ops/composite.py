@@ -14,6 +14,7 @@ import inspect
 
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
+from mycel.ops.function.array_func import ones_like, zeros_like
 
 
 def _train_key(fn):
@@ -195,12 +196,10 @@ def _describe(x):
 
 
 def _zeros_for(x):
-    from mycel import ops
-    return ops.zeros_like(x) if isinstance(x, Tensor) else None
+    return zeros_like(x) if isinstance(x, Tensor) else None
 
 
 def _ones_like_tree(x):
-    from mycel import ops
     if isinstance(x, (tuple, list)):
         return tuple(_ones_like_tree(e) for e in x)
     if not isinstance(x, Tensor):
@@ -209,7 +208,7 @@ def _ones_like_tree(x):
     if not x.dtype.is_floating_point:
         raise TypeError(f"grad: the function must return a floating-point tensor, but it "
                         f"returns {x.dtype}")
-    return ops.ones_like(x)
+    return ones_like(x)
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False):
@@ -314,10 +313,9 @@ def jvp(fn, inputs, v, has_aux=False):
 
 
 def _zeros_like_tree(x):
-    from mycel import ops
     if isinstance(x, (tuple, list)):
         return tuple(_zeros_like_tree(e) for e in x)
-    return ops.zeros_like(x)
+    return zeros_like(x)
 
 
 def _jacobian(fn, grad_position, has_aux, forward):

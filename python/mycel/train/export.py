@@ -11,10 +11,10 @@ never leaves a partial file.
 """
 import os
 
-import mycel
 from mycel import _mycel as _C
 from mycel.common.api import _JitFunction
 from mycel.nn import cell as _cell
+from mycel.version import __version__
 
 _SUFFIX = ".mindir"
 
@@ -56,7 +56,7 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
         flags = [(c, c.training) for _, c in net.cells_and_names()]
         net.set_train(False)
     try:
-        data = _C._export_mindir(fn, inputs, mycel.__version__)
+        data = _C._export_mindir(fn, inputs, __version__)
     finally:
         for c, training in flags:
             object.__setattr__(c, "training", training)

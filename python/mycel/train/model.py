@@ -9,6 +9,7 @@ mode each is one compiled graph, so a training step is one call into C++.
 import time
 from types import SimpleNamespace
 
+from mycel.common.dtype import float16
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
@@ -84,7 +85,6 @@ class Model:
             raise ValueError(f"For 'Model', the 'amp_level' must be one of O0, O1, O2, O3, "
                              f"auto, but got {amp_level!r}.")
         if amp_level in ("O2", "O3"):
-            from mycel import float16
             network.to_float(float16)
         if eval_indexes is not None and (len(eval_indexes) != 3 or eval_network is None):
             raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and three "
