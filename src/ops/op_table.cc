@@ -12,7 +12,10 @@ constexpr auto Call = AttrWhen::Call;
 constexpr uint32_t STRIDED = F_STRIDED, PROMOTE = F_PROMOTE, PROMOTE1 = F_PROMOTE1,
                    FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW,
                    UPDATE = F_UPDATE;
-constexpr Grad DIFF = Grad::DIFF, NODIFF = Grad::NODIFF;
+// The grad column names the op's bprop rule (which the compiler layer binds) or says NODIFF.
+constexpr Grad grad_kind(std::string_view column) {
+  return column == "NODIFF" ? Grad::NODIFF : Grad::DIFF;
+}
 
 // One attribute array per op: kAttrs_<Name>.
 #define ATTR(name, kind, dflt, when) AttrSpec{#name, AttrKind::kind, dflt, when},
@@ -24,8 +27,9 @@ constexpr Grad DIFF = Grad::DIFF, NODIFF = Grad::NODIFF;
 
 const std::vector<OpDef>& table() {
   static const std::vector<OpDef>* t = new std::vector<OpDef>{
-#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
-  OpDef{OpId::name, #name, nin, nout, &infer, &kernel, &ref, grad, flags, kAttrs_##name},
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...)           \
+  OpDef{OpId::name,       #name, nin,          nout, &infer, &kernel, &ref, \
+        grad_kind(#grad), flags, kAttrs_##name},
 #include "ops/defs/all.def"
 #undef OP
   };

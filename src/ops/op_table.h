@@ -9,7 +9,7 @@
 //   infer        shape/dtype rule, infer_<family>.cc:  void(InferContext&)
 //   kernel       optimised CPU kernel, kernels/cpu/:   void(const KernelContext&)
 //   ref          naive reference kernel, kernels/ref/: the oracle the kernel is tested against
-//   grad         DIFF (the autodiff issue gives it a bprop rule) or NODIFF
+//   grad         the backward rule, compiler/ad/bprop_<family>.cc (e.g. bprop_neg), or NODIFF
 //   flags        F_* below, or'ed; 0 for none
 //   ATTR(name, kind, default, Init|Call)
 //

@@ -15,8 +15,11 @@
 // SparseSoftmaxCrossEntropyWithLogits with is_grad), which have rules of their own where the
 // second derivative is simple.
 //
-// The table is a switch over OpId per family file (no static-initialisation registry):
-// bprop_rule(op) asks each family in turn.
+// Each DIFF op names its rule on its line in ops/defs/*.def (the grad column, e.g. `bprop_neg`;
+// NODIFF ops say NODIFF there): the declarations below and the table in bprop_table.cc are
+// generated from those lines, so a rule that is named but not written fails to link, and an
+// op cannot have a rule without its line saying so. Rules live in bprop_<family>.cc; several
+// ops may share one (Mod and FloorMod, the reshape-like ops).
 #pragma once
 
 #include <span>
@@ -36,15 +39,13 @@ struct BpropArgs {
 
 using BpropFn = std::vector<Node*> (*)(BpropArgs&);
 
-// The rule of `op`, or nullptr when it has none (NODIFF ops, and DIFF ops not done yet).
+// The rule of `op`, or nullptr for a NODIFF op.
 BpropFn bprop_rule(OpId op);
 
-// Per-family tables (bprop_<family>.cc); nullptr for ops of other families.
-BpropFn bprop_rule_elementwise(OpId op);
-BpropFn bprop_rule_reduce(OpId op);
-BpropFn bprop_rule_linalg(OpId op);
-BpropFn bprop_rule_nn(OpId op);
-BpropFn bprop_rule_array(OpId op);
-BpropFn bprop_rule_random(OpId op);
+// The rules named in the grad column of the .def lines (NODIFF declares nothing that is used).
+using BpropRule = std::vector<Node*>(BpropArgs&);
+#define OP(name, n_in, n_out, infer, kernel, ref, grad, ...) BpropRule grad;
+#include "ops/defs/all.def"
+#undef OP
 
 }  // namespace mycel::ir

@@ -15,99 +15,6 @@ const Shape& shape(const Node* n) { return IrBuilder::shape_of(n); }
 int64_t rank(const Node* n) { return static_cast<int64_t>(shape(n).size()); }
 int64_t norm_axis(int64_t a, int64_t nd) { return a < 0 ? a + nd : a; }
 std::vector<int64_t> ints(const Shape& s) { return {s.begin(), s.end()}; }
-
-// Reshape, ExpandDims, Squeeze, Flatten: dx = reshape(dout, x.shape)
-Grads reshape_like(BpropArgs& a) { return {a.b.reshape(a.dout, shape(a.in[0]))}; }
-// Transpose: dx = transpose(dout, inverse(perm))
-Grads transpose(BpropArgs& a) {
-  const auto& perm = a.attrs.get_ints("perm");
-  const int64_t nd = rank(a.in[0]);
-  std::vector<int64_t> inv(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    inv[static_cast<size_t>(norm_axis(perm[i], nd))] = static_cast<int64_t>(i);
-  return {a.b.transpose(a.dout, inv)};
-}
-// BroadcastTo: dx = sum_to(dout, x.shape)
-Grads broadcast_to(BpropArgs& a) { return {a.b.sum_to(a.dout, shape(a.in[0]))}; }
-// StridedSlice: dx = StridedSliceGrad(dout, shapex = x.shape, same slice)
-Grads strided_slice(BpropArgs& a) {
-  Attrs g = a.attrs;
-  g.set("shapex", ints(shape(a.in[0])));
-  return {a.b.prim(OpId::StridedSliceGrad, {a.dout}, g)};
-}
-// StridedSliceGrad (linear; the transpose of StridedSlice): ddy = StridedSlice(g, slice)
-Grads strided_slice_grad(BpropArgs& a) {
-  Attrs s;
-  for (const auto& [k, v] : a.attrs.items())
-    if (k != "shapex") s.set(k, v);
-  return {a.b.prim(OpId::StridedSlice, {a.dout}, s)};
-}
-// Concat(xs, axis): dx_i = dout[..., off_i : off_i + n_i, ...] along axis
-Grads concat(BpropArgs& a) {
-  const int64_t nd = rank(a.out), axis = norm_axis(a.attrs.get_int("axis"), nd);
-  Grads out;
-  int64_t off = 0;
-  for (Node* x : a.in) {
-    std::vector<int64_t> begin(static_cast<size_t>(nd), 0), end = ints(shape(a.out)),
-                                                            strides(static_cast<size_t>(nd), 1);
-    int64_t n = shape(x)[static_cast<size_t>(axis)];
-    begin[static_cast<size_t>(axis)] = off;
-    end[static_cast<size_t>(axis)] = off + n;
-    off += n;
-    out.push_back(is_floating(IrBuilder::dtype_of(x))
-                      ? a.b.strided_slice(a.dout, begin, end, strides)
-                      : nullptr);
-  }
-  return out;
-}
-// Stack(xs, axis): dx_i = reshape(Split(dout, axis, n)[i], x_i.shape)
-Grads stack(BpropArgs& a) {
-  const int64_t n = static_cast<int64_t>(a.in.size());
-  if (n == 1) return {a.b.reshape(a.dout, shape(a.in[0]))};
-  Attrs s;
-  s.set("axis", norm_axis(a.attrs.get_int("axis"), rank(a.out)));
-  s.set("output_num", n);
-  Node* parts = a.b.prim(OpId::Split, {a.dout}, s);
-  Grads out;
-  for (size_t i = 0; i < a.in.size(); ++i)
-    out.push_back(a.b.reshape(a.b.tuple_get(parts, i), shape(a.in[i])));
-  return out;
-}
-// Split(x, axis, n): dx = Concat(douts, axis)
-Grads split(BpropArgs& a) {
-  size_t n = a.dout->abstract()->elems.size();
-  std::vector<Node*> parts;
-  for (size_t i = 0; i < n; ++i) parts.push_back(a.b.tuple_get(a.dout, i));
-  if (n == 1) return {parts[0]};
-  return {a.b.concat(parts, a.attrs.get_int("axis"))};
-}
-// Tile(x, multiples): view dout as [m_0, s_0, m_1, s_1, ...] (x's shape s padded with 1s in
-// front to the length of multiples) and sum the m axes: dx = reshape(sum(dout'), x.shape)
-Grads tile(BpropArgs& a) {
-  const auto& m = a.attrs.get_ints("multiples");
-  const Shape& xs = shape(a.in[0]);
-  const size_t off = m.size() - xs.size();
-  Shape split;
-  std::vector<int64_t> axes;
-  for (size_t i = 0; i < m.size(); ++i) {
-    axes.push_back(static_cast<int64_t>(split.size()));
-    split.push_back(m[i]);
-    split.push_back(i >= off ? xs[i - off] : 1);
-  }
-  IrBuilder& b = a.b;
-  return {b.reshape(b.reduce_sum(b.reshape(a.dout, split), axes, false), xs)};
-}
-// Pad(x, paddings): dx = dout[before_d : before_d + x.shape[d]] per axis
-Grads pad(BpropArgs& a) {
-  const auto& p = a.attrs.get_ints("paddings");
-  const Shape& xs = shape(a.in[0]);
-  std::vector<int64_t> begin, end, strides(xs.size(), 1);
-  for (size_t d = 0; d < xs.size(); ++d) {
-    begin.push_back(p[2 * d]);
-    end.push_back(p[2 * d] + xs[d]);
-  }
-  return {a.b.strided_slice(a.dout, begin, end, strides)};
-}
 // Gather(params, indices, axis): out = params[:axis] + idx + params[axis+1:] (batch_dims 0;
 // gather_batched below for the rest).
 // Move the index dims of dout to the front, flatten them, scatter-add the rows into axis
@@ -152,7 +59,123 @@ Grads gather_batched(BpropArgs& a, int64_t bd) {
   return {b.reshape(r, ps), nullptr};
 }
 
-Grads gather(BpropArgs& a) {
+// dout[indices] for indices [..., K] into dout's first K axes (a GatherNd, which the op
+// table lacks): flat = sum(indices * row-major strides of dout.shape[:K], -1), then
+// Gather(reshape(dout, [prod(shape[:K])] + shape[K:]), flat, axis 0) -> [...] + shape[K:].
+Node* gather_nd(IrBuilder& b, Node* x, Node* idx) {
+  const Shape& xs = shape(x);
+  const Shape& is = shape(idx);
+  const size_t k = static_cast<size_t>(is.back());
+  Tensor st = Tensor::empty({static_cast<int64_t>(k)}, DType::Int64);
+  int64_t stride = 1;
+  for (size_t d = k; d-- > 0;) {
+    st.data<int64_t>()[d] = stride;
+    stride *= xs[d];
+  }
+  Node* flat = b.reduce_sum(b.mul(idx, b.constant(st.cast(IrBuilder::dtype_of(idx)))), {-1});
+  Shape rows{stride};
+  for (size_t d = k; d < xs.size(); ++d) rows.push_back(xs[d]);
+  Attrs g;
+  g.set("axis", int64_t{0});
+  return b.prim(OpId::Gather, {b.reshape(x, rows), flat}, g);
+}
+
+}  // namespace
+
+// Reshape, ExpandDims, Squeeze, Flatten: dx = reshape(dout, x.shape)
+Grads bprop_reshape_like(BpropArgs& a) { return {a.b.reshape(a.dout, shape(a.in[0]))}; }
+// Transpose: dx = transpose(dout, inverse(perm))
+Grads bprop_transpose(BpropArgs& a) {
+  const auto& perm = a.attrs.get_ints("perm");
+  const int64_t nd = rank(a.in[0]);
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inv[static_cast<size_t>(norm_axis(perm[i], nd))] = static_cast<int64_t>(i);
+  return {a.b.transpose(a.dout, inv)};
+}
+// BroadcastTo: dx = sum_to(dout, x.shape)
+Grads bprop_broadcast_to(BpropArgs& a) { return {a.b.sum_to(a.dout, shape(a.in[0]))}; }
+// StridedSlice: dx = StridedSliceGrad(dout, shapex = x.shape, same slice)
+Grads bprop_strided_slice(BpropArgs& a) {
+  Attrs g = a.attrs;
+  g.set("shapex", ints(shape(a.in[0])));
+  return {a.b.prim(OpId::StridedSliceGrad, {a.dout}, g)};
+}
+// StridedSliceGrad (linear; the transpose of StridedSlice): ddy = StridedSlice(g, slice)
+Grads bprop_strided_slice_grad(BpropArgs& a) {
+  Attrs s;
+  for (const auto& [k, v] : a.attrs.items())
+    if (k != "shapex") s.set(k, v);
+  return {a.b.prim(OpId::StridedSlice, {a.dout}, s)};
+}
+// Concat(xs, axis): dx_i = dout[..., off_i : off_i + n_i, ...] along axis
+Grads bprop_concat(BpropArgs& a) {
+  const int64_t nd = rank(a.out), axis = norm_axis(a.attrs.get_int("axis"), nd);
+  Grads out;
+  int64_t off = 0;
+  for (Node* x : a.in) {
+    std::vector<int64_t> begin(static_cast<size_t>(nd), 0), end = ints(shape(a.out)),
+                                                            strides(static_cast<size_t>(nd), 1);
+    int64_t n = shape(x)[static_cast<size_t>(axis)];
+    begin[static_cast<size_t>(axis)] = off;
+    end[static_cast<size_t>(axis)] = off + n;
+    off += n;
+    out.push_back(is_floating(IrBuilder::dtype_of(x))
+                      ? a.b.strided_slice(a.dout, begin, end, strides)
+                      : nullptr);
+  }
+  return out;
+}
+// Stack(xs, axis): dx_i = reshape(Split(dout, axis, n)[i], x_i.shape)
+Grads bprop_stack(BpropArgs& a) {
+  const int64_t n = static_cast<int64_t>(a.in.size());
+  if (n == 1) return {a.b.reshape(a.dout, shape(a.in[0]))};
+  Attrs s;
+  s.set("axis", norm_axis(a.attrs.get_int("axis"), rank(a.out)));
+  s.set("output_num", n);
+  Node* parts = a.b.prim(OpId::Split, {a.dout}, s);
+  Grads out;
+  for (size_t i = 0; i < a.in.size(); ++i)
+    out.push_back(a.b.reshape(a.b.tuple_get(parts, i), shape(a.in[i])));
+  return out;
+}
+// Split(x, axis, n): dx = Concat(douts, axis)
+Grads bprop_split(BpropArgs& a) {
+  size_t n = a.dout->abstract()->elems.size();
+  std::vector<Node*> parts;
+  for (size_t i = 0; i < n; ++i) parts.push_back(a.b.tuple_get(a.dout, i));
+  if (n == 1) return {parts[0]};
+  return {a.b.concat(parts, a.attrs.get_int("axis"))};
+}
+// Tile(x, multiples): view dout as [m_0, s_0, m_1, s_1, ...] (x's shape s padded with 1s in
+// front to the length of multiples) and sum the m axes: dx = reshape(sum(dout'), x.shape)
+Grads bprop_tile(BpropArgs& a) {
+  const auto& m = a.attrs.get_ints("multiples");
+  const Shape& xs = shape(a.in[0]);
+  const size_t off = m.size() - xs.size();
+  Shape split;
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < m.size(); ++i) {
+    axes.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(m[i]);
+    split.push_back(i >= off ? xs[i - off] : 1);
+  }
+  IrBuilder& b = a.b;
+  return {b.reshape(b.reduce_sum(b.reshape(a.dout, split), axes, false), xs)};
+}
+// Pad(x, paddings): dx = dout[before_d : before_d + x.shape[d]] per axis
+Grads bprop_pad(BpropArgs& a) {
+  const auto& p = a.attrs.get_ints("paddings");
+  const Shape& xs = shape(a.in[0]);
+  std::vector<int64_t> begin, end, strides(xs.size(), 1);
+  for (size_t d = 0; d < xs.size(); ++d) {
+    begin.push_back(p[2 * d]);
+    end.push_back(p[2 * d] + xs[d]);
+  }
+  return {a.b.strided_slice(a.dout, begin, end, strides)};
+}
+
+Grads bprop_gather(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node *params = a.in[0], *idx = a.in[1];
   int64_t bd = a.attrs.get_int("batch_dims");
@@ -184,97 +207,31 @@ Grads gather(BpropArgs& a) {
   return {identity ? s : b.transpose(s, back), nullptr};
 }
 // UnsortedSegmentSum(x, ids): dx = Gather(dout, ids, axis 0)
-Grads unsorted_segment_sum(BpropArgs& a) {
+Grads bprop_unsorted_segment_sum(BpropArgs& a) {
   Attrs g;
   g.set("axis", int64_t{0});
   return {a.b.prim(OpId::Gather, {a.dout, a.in[1]}, g), nullptr};
 }
 // GatherD(x, index, dim): dx = GatherDGrad(index, dout, dim, shape = x.shape)
-Grads gather_d(BpropArgs& a) {
+Grads bprop_gather_d(BpropArgs& a) {
   Attrs g;
   g.set("dim", a.attrs.get_int("dim"));
   g.set("shape", ints(shape(a.in[0])));
   return {a.b.prim(OpId::GatherDGrad, {a.in[1], a.dout}, g), nullptr};
 }
 // GatherDGrad(index, dy) (linear in dy; the transpose of GatherD): ddy = GatherD(g, index)
-Grads gather_d_grad(BpropArgs& a) {
+Grads bprop_gather_d_grad(BpropArgs& a) {
   Attrs g;
   g.set("dim", a.attrs.get_int("dim"));
   return {nullptr, a.b.prim(OpId::GatherD, {a.dout, a.in[0]}, g)};
 }
-
-// dout[indices] for indices [..., K] into dout's first K axes (a GatherNd, which the op
-// table lacks): flat = sum(indices * row-major strides of dout.shape[:K], -1), then
-// Gather(reshape(dout, [prod(shape[:K])] + shape[K:]), flat, axis 0) -> [...] + shape[K:].
-Node* gather_nd(IrBuilder& b, Node* x, Node* idx) {
-  const Shape& xs = shape(x);
-  const Shape& is = shape(idx);
-  const size_t k = static_cast<size_t>(is.back());
-  Tensor st = Tensor::empty({static_cast<int64_t>(k)}, DType::Int64);
-  int64_t stride = 1;
-  for (size_t d = k; d-- > 0;) {
-    st.data<int64_t>()[d] = stride;
-    stride *= xs[d];
-  }
-  Node* flat = b.reduce_sum(b.mul(idx, b.constant(st.cast(IrBuilder::dtype_of(idx)))), {-1});
-  Shape rows{stride};
-  for (size_t d = k; d < xs.size(); ++d) rows.push_back(xs[d]);
-  Attrs g;
-  g.set("axis", int64_t{0});
-  return b.prim(OpId::Gather, {b.reshape(x, rows), flat}, g);
-}
 // ScatterNd(indices, updates, shape): dupdates = dout[indices]
-Grads scatter_nd(BpropArgs& a) { return {nullptr, gather_nd(a.b, a.dout, a.in[0])}; }
+Grads bprop_scatter_nd(BpropArgs& a) { return {nullptr, gather_nd(a.b, a.dout, a.in[0])}; }
 // TensorScatterUpdate(x, indices, updates): the updated entries come from updates:
 //   dx = TensorScatterUpdate(dout, indices, 0), dupdates = dout[indices]
-Grads tensor_scatter_update(BpropArgs& a) {
+Grads bprop_tensor_scatter_update(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* dx = b.prim(OpId::TensorScatterUpdate, {a.dout, a.in[1], b.zeros_like(a.in[2])});
   return {dx, nullptr, gather_nd(b, a.dout, a.in[1])};
 }
-
-}  // namespace
-
-BpropFn bprop_rule_array(OpId op) {
-  switch (op) {
-    case OpId::Reshape:
-    case OpId::ExpandDims:
-    case OpId::Squeeze:
-    case OpId::Flatten:
-      return reshape_like;
-    case OpId::Transpose:
-      return transpose;
-    case OpId::BroadcastTo:
-      return broadcast_to;
-    case OpId::StridedSlice:
-      return strided_slice;
-    case OpId::StridedSliceGrad:
-      return strided_slice_grad;
-    case OpId::Concat:
-      return concat;
-    case OpId::Stack:
-      return stack;
-    case OpId::Split:
-      return split;
-    case OpId::Tile:
-      return tile;
-    case OpId::Pad:
-      return pad;
-    case OpId::Gather:
-      return gather;
-    case OpId::UnsortedSegmentSum:
-      return unsorted_segment_sum;
-    case OpId::GatherD:
-      return gather_d;
-    case OpId::GatherDGrad:
-      return gather_d_grad;
-    case OpId::ScatterNd:
-      return scatter_nd;
-    case OpId::TensorScatterUpdate:
-      return tensor_scatter_update;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace mycel::ir

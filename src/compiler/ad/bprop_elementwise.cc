@@ -32,100 +32,112 @@ Grads unary(BpropArgs& a, F f) {
 Node* masked(IrBuilder& b, Node* mask, Node* dout) {
   return b.mul(dout, b.cast(mask, IrBuilder::dtype_of(dout)));
 }
+// Maximum: da = dout * (a >= b), db = dout * (a < b)   (ties go to a)
+// Minimum: da = dout * (a <= b), db = dout * (a > b)
+template <bool kMax>
+Grads minmax(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* first = kMax ? b.greater_equal(a.in[0], a.in[1]) : b.greater_equal(a.in[1], a.in[0]);
+  Node* da = masked(b, first, a.dout);
+  Node* db = b.sub(a.dout, da);
+  return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
+}
+
+}  // namespace
 
 // Neg: dx = -dout
-Grads neg(BpropArgs& a) {
+Grads bprop_neg(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node*, Node* d) { return b.neg(d); });
 }
 // Abs: dx = dout * sign(x)
-Grads abs(BpropArgs& a) {
+Grads bprop_abs(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sign(x)); });
 }
 // Sign: dx = 0
-Grads sign(BpropArgs& a) {
+Grads bprop_sign(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node*) { return b.zeros_like(x); });
 }
 // Square: dx = 2 x dout
-Grads square(BpropArgs& a) {
+Grads bprop_square(BpropArgs& a) {
   return unary(
       a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.mul_scalar(x, 2.0)); });
 }
 // ReLU: dx = ReluGrad(dout, out)   (dout where out > 0)
-Grads relu(BpropArgs& a) {
+Grads bprop_relu(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
     return b.prim(OpId::ReluGrad, {d, y});
   });
 }
 // ReluGrad(dy, y): ddy = ReluGrad(dout, y), dy_out = 0 (piecewise constant in y)
-Grads relu_grad(BpropArgs& a) {
+Grads bprop_relu_grad(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* ddy = b.prim(OpId::ReluGrad, {a.dout, a.in[1]});
   return {reduce_for(a, 0, ddy), is_float_node(a.in[1]) ? b.zeros_like(a.in[1]) : nullptr};
 }
 // ReLU6: dx = dout * (0 < x < 6)
-Grads relu6(BpropArgs& a) {
+Grads bprop_relu6(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
     Node* in = b.logical_and(b.greater(x, b.scalar_like(0, x)), b.less(x, b.scalar_like(6, x)));
     return masked(b, in, d);
   });
 }
 // Exp: dx = dout * out
-Grads exp(BpropArgs& a) {
+Grads bprop_exp(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.mul(d, y); });
 }
 // Log: dx = dout / x
-Grads log(BpropArgs& a) {
+Grads bprop_log(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.div(d, x); });
 }
 // Log1p: dx = dout / (1 + x)
-Grads log1p(BpropArgs& a) {
+Grads bprop_log1p(BpropArgs& a) {
   return unary(
       a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.div(d, b.add_scalar(x, 1.0)); });
 }
 // Sqrt: dx = dout * 0.5 / out
-Grads sqrt(BpropArgs& a) {
+Grads bprop_sqrt(BpropArgs& a) {
   return unary(
       a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.div(b.mul_scalar(d, 0.5), y); });
 }
 // Rsqrt: dx = dout * -0.5 * out^3
-Grads rsqrt(BpropArgs& a) {
+Grads bprop_rsqrt(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
     return b.mul(b.mul_scalar(d, -0.5), b.mul(y, b.square(y)));
   });
 }
 // Reciprocal: dx = -dout * out^2
-Grads reciprocal(BpropArgs& a) {
+Grads bprop_reciprocal(BpropArgs& a) {
   return unary(a,
                [](IrBuilder& b, Node*, Node* y, Node* d) { return b.neg(b.mul(d, b.square(y))); });
 }
 // Sin: dx = dout * cos(x)
-Grads sin(BpropArgs& a) {
+Grads bprop_sin(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.cos(x)); });
 }
 // Cos: dx = -dout * sin(x)
-Grads cos(BpropArgs& a) {
+Grads bprop_cos(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.neg(b.mul(d, b.sin(x))); });
 }
 // Tanh: dx = dout * (1 - out^2)
-Grads tanh(BpropArgs& a) {
+Grads bprop_tanh(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
     return b.mul(d, b.sub(b.scalar_like(1, y), b.square(y)));
   });
 }
 // Sigmoid: dx = dout * out * (1 - out)
-Grads sigmoid(BpropArgs& a) {
+Grads bprop_sigmoid(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
     return b.mul(d, b.mul(y, b.sub(b.scalar_like(1, y), y)));
   });
 }
 // Erf: dx = dout * 2/sqrt(pi) * exp(-x^2)
-Grads erf(BpropArgs& a) {
+Grads bprop_erf(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
     return b.mul(d, b.mul_scalar(b.exp(b.neg(b.square(x))), 2.0 / std::sqrt(std::numbers::pi)));
   });
 }
 // SiLU (x * s, s = sigmoid(x)): dx = dout * s * (1 + x * (1 - s))
-Grads silu(BpropArgs& a) {
+Grads bprop_silu(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
     Node* s = b.sigmoid(x);
     Node* t = b.add_scalar(b.mul(x, b.sub(b.scalar_like(1, s), s)), 1.0);
@@ -133,14 +145,14 @@ Grads silu(BpropArgs& a) {
   });
 }
 // Softplus (log(1 + e^x)): dx = dout * sigmoid(x)
-Grads softplus(BpropArgs& a) {
+Grads bprop_softplus(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sigmoid(x)); });
 }
 // GeLU, erf form:  dx = dout * (Phi(x) + x phi(x)),  Phi(x) = (1 + erf(x/sqrt2))/2,
 //                                                      phi(x) = exp(-x^2/2)/sqrt(2 pi)
 // GeLU, tanh form: y = x/2 (1 + t), t = tanh(k (x + c x^3)), k = sqrt(2/pi), c = 0.044715
 //                  dx = dout * ((1 + t)/2 + x/2 (1 - t^2) k (1 + 3 c x^2))
-Grads gelu(BpropArgs& a) {
+Grads bprop_gelu(BpropArgs& a) {
   bool tanh_form = a.attrs.get_str("approximate") == "tanh";
   return unary(a, [tanh_form](IrBuilder& b, Node* x, Node*, Node* d) {
     Node* x2 = b.square(x);
@@ -161,26 +173,28 @@ Grads gelu(BpropArgs& a) {
 }
 
 // Add: da = dout, db = dout
-Grads add(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.dout)}; }
+Grads bprop_add(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.dout)}; }
 // Sub: da = dout, db = -dout
-Grads sub(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.dout))}; }
+Grads bprop_sub(BpropArgs& a) {
+  return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.dout))};
+}
 // Mul: da = dout * b, db = dout * a
-Grads mul(BpropArgs& a) {
+Grads bprop_mul(BpropArgs& a) {
   return {reduce_for(a, 0, a.b.mul(a.dout, a.in[1])), reduce_for(a, 1, a.b.mul(a.dout, a.in[0]))};
 }
 // Div: da = dout / b, db = -dout * out / b
-Grads div(BpropArgs& a) {
+Grads bprop_div(BpropArgs& a) {
   Node* da = a.b.div(a.dout, a.in[1]);
   return {reduce_for(a, 0, da), reduce_for(a, 1, a.b.neg(a.b.mul(da, a.out)))};
 }
 // Mod / FloorMod (out = a - b q, q = trunc or floor of a/b, piecewise constant):
 //   da = dout, db = -dout * q = -dout * (a - out) / b
-Grads mod(BpropArgs& a) {
+Grads bprop_mod(BpropArgs& a) {
   Node* q = a.b.div(a.b.sub(a.in[0], a.out), a.in[1]);
   return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.b.mul(a.dout, q)))};
 }
 // Pow: da = dout * b * a^(b-1), db = dout * out * log(a) (0 where a <= 0)
-Grads pow(BpropArgs& a) {
+Grads bprop_pow(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node *x = a.in[0], *y = a.in[1];
   if (!is_float_node(x)) return {nullptr, nullptr};
@@ -190,108 +204,20 @@ Grads pow(BpropArgs& a) {
   Node* db = b.mul(a.dout, b.mul(a.out, b.log(safe)));
   return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
 }
-// Maximum: da = dout * (a >= b), db = dout * (a < b)   (ties go to a)
-// Minimum: da = dout * (a <= b), db = dout * (a > b)
-template <bool kMax>
-Grads minmax(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Node* first = kMax ? b.greater_equal(a.in[0], a.in[1]) : b.greater_equal(a.in[1], a.in[0]);
-  Node* da = masked(b, first, a.dout);
-  Node* db = b.sub(a.dout, da);
-  return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
-}
 // Select(c, x, y): dc = none, dx = dout * c, dy = dout * !c
-Grads select(BpropArgs& a) {
+Grads bprop_select(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* dx = masked(b, a.in[0], a.dout);
   Node* dy = b.sub(a.dout, dx);
   return {nullptr, reduce_for(a, 1, dx), reduce_for(a, 2, dy)};
 }
 // Cast: dx = cast(dout, x.dtype) (none for non-float x)
-Grads cast(BpropArgs& a) {
+Grads bprop_cast(BpropArgs& a) {
   if (!is_float_node(a.in[0]) || !is_float_node(a.out)) return {nullptr};
   return {a.b.cast(a.dout, IrBuilder::dtype_of(a.in[0]))};
 }
 
-}  // namespace
+Grads bprop_maximum(BpropArgs& a) { return minmax<true>(a); }
 
-BpropFn bprop_rule_elementwise(OpId op) {
-  switch (op) {
-    case OpId::Neg:
-      return neg;
-    case OpId::Abs:
-      return abs;
-    case OpId::Sign:
-      return sign;
-    case OpId::Square:
-      return square;
-    case OpId::ReLU:
-      return relu;
-    case OpId::ReLU6:
-      return relu6;
-    case OpId::Exp:
-      return exp;
-    case OpId::Log:
-      return log;
-    case OpId::Log1p:
-      return log1p;
-    case OpId::Sqrt:
-      return sqrt;
-    case OpId::Rsqrt:
-      return rsqrt;
-    case OpId::Reciprocal:
-      return reciprocal;
-    case OpId::Sin:
-      return sin;
-    case OpId::Cos:
-      return cos;
-    case OpId::Tanh:
-      return tanh;
-    case OpId::Sigmoid:
-      return sigmoid;
-    case OpId::Erf:
-      return erf;
-    case OpId::SiLU:
-      return silu;
-    case OpId::Softplus:
-      return softplus;
-    case OpId::GeLU:
-      return gelu;
-    case OpId::Add:
-      return add;
-    case OpId::Sub:
-      return sub;
-    case OpId::Mul:
-      return mul;
-    case OpId::Div:
-      return div;
-    case OpId::Mod:
-      return mod;
-    case OpId::FloorMod:
-      return mod;
-    case OpId::Pow:
-      return pow;
-    case OpId::ReluGrad:
-      return relu_grad;
-    case OpId::Maximum:
-      return minmax<true>;
-    case OpId::Minimum:
-      return minmax<false>;
-    case OpId::Select:
-      return select;
-    case OpId::Cast:
-      return cast;
-    default:
-      return nullptr;
-  }
-}
-
-BpropFn bprop_rule(OpId op) {
-  for (BpropFn (*family)(OpId) : {bprop_rule_elementwise, bprop_rule_reduce, bprop_rule_linalg,
-                                  bprop_rule_nn, bprop_rule_array, bprop_rule_random}) {
-    if (BpropFn f = family(op)) return f;
-  }
-  return nullptr;
-}
-
+Grads bprop_minimum(BpropArgs& a) { return minmax<false>(a); }
 }  // namespace mycel::ir

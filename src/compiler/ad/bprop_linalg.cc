@@ -9,13 +9,15 @@ using Grads = std::vector<Node*>;
 
 bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
 
+}  // namespace
+
 // MatMul / BatchMatMul, out = op(a) op(b) with op = transpose or not:
 //   (F, F): da = dout b^T     db = a^T dout
 //   (F, T): da = dout b       db = dout^T a
 //   (T, F): da = b dout^T     db = a dout
 //   (T, T): da = b^T dout^T   db = dout^T a^T
 // BatchMatMul's batch dims broadcast, so each cotangent is summed back to its input's shape.
-Grads matmul(BpropArgs& a) {
+Grads bprop_matmul(BpropArgs& a) {
   if (!is_float_node(a.in[0])) return {nullptr, nullptr};
   IrBuilder& b = a.b;
   const bool ta = a.attrs.get_bool("transpose_a"), tb = a.attrs.get_bool("transpose_b");
@@ -40,7 +42,7 @@ Grads matmul(BpropArgs& a) {
 
 // BiasAdd: dx = dout, dbias = sum of dout over every axis but the channel axis
 // (1 for NCHW/NCDHW, the last for NHWC).
-Grads bias_add(BpropArgs& a) {
+Grads bprop_bias_add(BpropArgs& a) {
   if (!is_float_node(a.in[0])) return {nullptr, nullptr};
   const int64_t nd = static_cast<int64_t>(IrBuilder::shape_of(a.in[0]).size());
   const int64_t c = a.attrs.get_str("data_format") == "NHWC" ? nd - 1 : 1;
@@ -49,20 +51,4 @@ Grads bias_add(BpropArgs& a) {
     if (d != c) axes.push_back(d);
   return {a.dout, a.b.reduce_sum(a.dout, axes, false)};
 }
-
-}  // namespace
-
-BpropFn bprop_rule_linalg(OpId op) {
-  switch (op) {
-    case OpId::MatMul:
-      return matmul;
-    case OpId::BatchMatMul:
-      return matmul;
-    case OpId::BiasAdd:
-      return bias_add;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace mycel::ir

@@ -23,60 +23,6 @@ Attrs derived(const Attrs& fwd, std::string_view drop, const char* name = nullpt
 
 const Shape& shape(const Node* n) { return IrBuilder::shape_of(n); }
 
-// Conv2D(x, w): dx = Conv2DBackpropInput(dout, w, input_size = x.shape)
-//               dw = Conv2DBackpropFilter(dout, x, filter_size = w.shape)
-Grads conv2d(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Node* dx = b.prim(OpId::Conv2DBackpropInput, {a.dout, a.in[1]},
-                    derived(a.attrs, "", "input_size", shape(a.in[0])));
-  Node* dw = b.prim(OpId::Conv2DBackpropFilter, {a.dout, a.in[0]},
-                    derived(a.attrs, "", "filter_size", shape(a.in[1])));
-  return {dx, dw};
-}
-// Conv2DBackpropInput(dy, w) is linear in each input (the transpose of Conv2D in x):
-//   ddy = Conv2D(g, w), dw = Conv2DBackpropFilter(dy, g, filter_size = w.shape)
-Grads conv2d_backprop_input(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Attrs conv = derived(a.attrs, "input_size");
-  Node* ddy = b.prim(OpId::Conv2D, {a.dout, a.in[1]}, conv);
-  Node* dw = b.prim(OpId::Conv2DBackpropFilter, {a.in[0], a.dout},
-                    derived(conv, "", "filter_size", shape(a.in[1])));
-  return {ddy, dw};
-}
-// Conv2DBackpropFilter(dy, x): ddy = Conv2D(x, g), dx = Conv2DBackpropInput(dy, g, x.shape)
-Grads conv2d_backprop_filter(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Attrs conv = derived(a.attrs, "filter_size");
-  Node* ddy = b.prim(OpId::Conv2D, {a.in[1], a.dout}, conv);
-  Node* dx = b.prim(OpId::Conv2DBackpropInput, {a.in[0], a.dout},
-                    derived(conv, "", "input_size", shape(a.in[1])));
-  return {ddy, dx};
-}
-// MaxPool: dx = MaxPoolGrad(x, out, dout)
-Grads max_pool(BpropArgs& a) {
-  return {a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
-}
-// MaxPoolGrad(x, out, dy) is linear in dy with x's argmax fixed (piecewise constant in x, so
-// x's cotangent is zero almost everywhere; out only gives the geometry): ddy =
-// MaxPoolGradGrad(x, out, g), g read at each window's argmax.
-Grads max_pool_grad(BpropArgs& a) {
-  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGradGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
-}
-// MaxPoolGradGrad(x, out, ddx) is the transpose of MaxPoolGrad in its last input: dddx =
-// MaxPoolGrad(x, out, g); x and out as above.
-Grads max_pool_grad_grad(BpropArgs& a) {
-  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
-}
-// AvgPool: dx = AvgPoolGrad(x, out, dout)
-Grads avg_pool(BpropArgs& a) {
-  return {a.b.prim(OpId::AvgPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
-}
-// AvgPoolGrad(x, out, dy) is linear in dy (the transpose of AvgPool): ddy = AvgPool(g);
-// x and out only give the geometry.
-Grads avg_pool_grad(BpropArgs& a) {
-  return {nullptr, nullptr, a.b.prim(OpId::AvgPool, {a.dout}, a.attrs)};
-}
-
 int64_t softmax_axis(const Attrs& attrs) {
   const AttrValue& v = attrs.get("axis");
   if (const auto* list = std::get_if<std::vector<int64_t>>(&v)) return (*list)[0];
@@ -86,62 +32,6 @@ int64_t softmax_axis(const Attrs& attrs) {
 // The softmax Jacobian-vector product: s * (g - sum(g * s, axis))
 Node* softmax_jvp(IrBuilder& b, Node* s, Node* g, int64_t axis) {
   return b.mul(s, b.sub(g, b.reduce_sum(b.mul(g, s), {axis}, true)));
-}
-
-// Softmax: dx = out * (dout - sum(dout * out, axis))
-Grads softmax(BpropArgs& a) {
-  if (shape(a.in[0]).empty()) return {a.b.zeros_like(a.in[0])};
-  return {softmax_jvp(a.b, a.out, a.dout, softmax_axis(a.attrs))};
-}
-// LogSoftmax: dx = dout - exp(out) * sum(dout, axis)
-Grads log_softmax(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  if (shape(a.in[0]).empty()) return {b.zeros_like(a.in[0])};
-  int64_t axis = softmax_axis(a.attrs);
-  return {b.sub(a.dout, b.mul(b.exp(a.out), b.reduce_sum(a.dout, {axis}, true)))};
-}
-// SparseSoftmaxCrossEntropyWithLogits(logits [N, C], labels [N]):
-//   loss (is_grad false):  dlogits = dout * (softmax(logits) - onehot(labels)) / N, the op
-//                          itself with is_grad
-//   grad (is_grad true):   out = (softmax(logits) - onehot) / N, so
-//                          dlogits = softmax_jvp(softmax(logits), dout) / N
-// labels get none.
-Grads sparse_softmax_ce(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  if (!a.attrs.get_bool("is_grad")) {
-    Attrs g;
-    g.set("is_grad", true);
-    Node* grad = b.prim(OpId::SparseSoftmaxCrossEntropyWithLogits, {a.in[0], a.in[1]}, g);
-    return {b.mul(grad, a.dout), nullptr};
-  }
-  Attrs ax;
-  ax.set("axis", std::vector<int64_t>{-1});
-  Node* s = b.prim(OpId::Softmax, {a.in[0]}, ax);
-  double n = static_cast<double>(shape(a.in[0])[0]);
-  return {b.mul_scalar(softmax_jvp(b, s, a.dout, -1), 1.0 / n), nullptr};
-}
-// SoftmaxCrossEntropyWithLogits(logits, labels) -> (loss [N], grad [N, C]),
-// loss = -sum(labels * log_softmax(logits), 1), grad = softmax(logits) - labels:
-//   dlogits = dloss[:, None] * (s * sum(labels, 1) - labels) + softmax_jvp(s, dgrad)
-//   (s = softmax(logits) = grad + labels; the first term is dloss * grad when the labels
-//   rows sum to 1)
-//   dlabels = -dloss[:, None] * log_softmax(logits) - dgrad
-Grads softmax_ce(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Node* logits = a.in[0];
-  Node* dloss = b.tuple_get(a.dout, 0);
-  Node* dgrad = b.tuple_get(a.dout, 1);
-  Node* grad = b.tuple_get(a.out, 1);
-  const Shape& ls = shape(logits);
-  Node* dl = b.reshape(dloss, {ls[0], 1});
-  Node* s = b.add(grad, a.in[1]);  // softmax(logits)
-  Node* sum_y = b.reduce_sum(a.in[1], {1}, true);
-  Node* dlogits = b.add(b.mul(dl, b.sub(b.mul(s, sum_y), a.in[1])), softmax_jvp(b, s, dgrad, 1));
-  Attrs ax;
-  ax.set("axis", int64_t{1});
-  Node* lsm = b.prim(OpId::LogSoftmax, {logits}, ax);
-  Node* dlabels = b.sub(b.neg(b.mul(dl, lsm)), dgrad);
-  return {dlogits, dlabels};
 }
 // Whether n is a zero the AD made for an output nobody used (a Fill of 0): its terms vanish.
 bool is_zero_fill(const Node* n) {
@@ -178,54 +68,6 @@ Node* stats_dx(IrBuilder& b, Node* x, Node* mu, Node* r, std::vector<Node*> dm, 
     add(b.mul(b.mul_scalar(b.mul(dr, r3), -1.0 / m), centred()));
   }
   return acc;
-}
-
-// BatchNorm(x, scale, bias, mean, variance) -> (y, mean, var, saved_mean, saved_invstd):
-//   dx, dscale, dbias = BatchNormGrad(dy, x, scale, saved_mean, saved_invstd)
-//   training: + the statistics' cotangents through the batch mean and (biased) variance
-//   (stats_dx), which grad of grad needs: BatchNormGrad's own rule sends cotangents to them.
-// Inference: dx = dy * scale * invstd. The running statistics get no gradient.
-Grads batch_norm(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Attrs g = derived(a.attrs, "momentum");
-  Node* r = b.prim(
-      OpId::BatchNormGrad,
-      {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 3), b.tuple_get(a.out, 4)}, g);
-  Node* dx = b.tuple_get(r, 0);
-  if (a.attrs.get_bool("is_training")) {
-    const Shape& xs = shape(a.in[0]);
-    Shape cs(xs.size(), 1);
-    cs[1] = xs[1];
-    auto view = [&](Node* t) { return b.reshape(t, cs); };
-    double m = 1;
-    for (size_t d = 0; d < xs.size(); ++d)
-      if (d != 1) m *= static_cast<double>(xs[d]);
-    Node* extra = stats_dx(b, a.in[0], view(b.tuple_get(a.out, 3)), view(b.tuple_get(a.out, 4)),
-                           {view(b.tuple_get(a.dout, 1)), view(b.tuple_get(a.dout, 3))},
-                           view(b.tuple_get(a.dout, 2)), view(b.tuple_get(a.dout, 4)), m);
-    if (extra != nullptr) dx = b.add(dx, extra);
-  }
-  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2), nullptr, nullptr};
-}
-// LayerNorm(x, gamma, beta) -> (y, mean, rstd):
-//   dx, dgamma, dbeta = LayerNormGrad(dy, x, gamma, mean, rstd)
-//   dx += the cotangents of mean and rstd through the statistics (stats_dx)
-Grads layer_norm(BpropArgs& a) {
-  IrBuilder& b = a.b;
-  Attrs g = derived(a.attrs, "epsilon");
-  Node* r = b.prim(
-      OpId::LayerNormGrad,
-      {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2)}, g);
-  Node* dx = b.tuple_get(r, 0);
-  const Shape& xs = shape(a.in[0]);
-  int64_t bna = a.attrs.get_int("begin_norm_axis");
-  if (bna < 0) bna += static_cast<int64_t>(xs.size());
-  double m = 1;
-  for (size_t d = static_cast<size_t>(bna); d < xs.size(); ++d) m *= static_cast<double>(xs[d]);
-  Node* extra = stats_dx(b, a.in[0], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2),
-                         {b.tuple_get(a.dout, 1)}, nullptr, b.tuple_get(a.dout, 2), m);
-  if (extra != nullptr) dx = b.add(dx, extra);
-  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2)};
 }
 // The second-order rule shared by BatchNormGrad and LayerNormGrad. Their forward, on views
 // that broadcast against x (stats and params reshaped as needed), with N the normalised axes
@@ -273,9 +115,169 @@ NormVjp norm_grad_vjp(IrBuilder& b, Node* dy, Node* x, Node* gam, Node* mu, Node
   return o;
 }
 
+}  // namespace
+
+// Conv2D(x, w): dx = Conv2DBackpropInput(dout, w, input_size = x.shape)
+//               dw = Conv2DBackpropFilter(dout, x, filter_size = w.shape)
+Grads bprop_conv2d(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* dx = b.prim(OpId::Conv2DBackpropInput, {a.dout, a.in[1]},
+                    derived(a.attrs, "", "input_size", shape(a.in[0])));
+  Node* dw = b.prim(OpId::Conv2DBackpropFilter, {a.dout, a.in[0]},
+                    derived(a.attrs, "", "filter_size", shape(a.in[1])));
+  return {dx, dw};
+}
+// Conv2DBackpropInput(dy, w) is linear in each input (the transpose of Conv2D in x):
+//   ddy = Conv2D(g, w), dw = Conv2DBackpropFilter(dy, g, filter_size = w.shape)
+Grads bprop_conv2d_backprop_input(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Attrs conv = derived(a.attrs, "input_size");
+  Node* ddy = b.prim(OpId::Conv2D, {a.dout, a.in[1]}, conv);
+  Node* dw = b.prim(OpId::Conv2DBackpropFilter, {a.in[0], a.dout},
+                    derived(conv, "", "filter_size", shape(a.in[1])));
+  return {ddy, dw};
+}
+// Conv2DBackpropFilter(dy, x): ddy = Conv2D(x, g), dx = Conv2DBackpropInput(dy, g, x.shape)
+Grads bprop_conv2d_backprop_filter(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Attrs conv = derived(a.attrs, "filter_size");
+  Node* ddy = b.prim(OpId::Conv2D, {a.in[1], a.dout}, conv);
+  Node* dx = b.prim(OpId::Conv2DBackpropInput, {a.in[0], a.dout},
+                    derived(conv, "", "input_size", shape(a.in[1])));
+  return {ddy, dx};
+}
+// MaxPool: dx = MaxPoolGrad(x, out, dout)
+Grads bprop_max_pool(BpropArgs& a) {
+  return {a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
+}
+// MaxPoolGrad(x, out, dy) is linear in dy with x's argmax fixed (piecewise constant in x, so
+// x's cotangent is zero almost everywhere; out only gives the geometry): ddy =
+// MaxPoolGradGrad(x, out, g), g read at each window's argmax.
+Grads bprop_max_pool_grad(BpropArgs& a) {
+  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGradGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
+}
+// MaxPoolGradGrad(x, out, ddx) is the transpose of MaxPoolGrad in its last input: dddx =
+// MaxPoolGrad(x, out, g); x and out as above.
+Grads bprop_max_pool_grad_grad(BpropArgs& a) {
+  return {nullptr, nullptr, a.b.prim(OpId::MaxPoolGrad, {a.in[0], a.in[1], a.dout}, a.attrs)};
+}
+// AvgPool: dx = AvgPoolGrad(x, out, dout)
+Grads bprop_avg_pool(BpropArgs& a) {
+  return {a.b.prim(OpId::AvgPoolGrad, {a.in[0], a.out, a.dout}, a.attrs)};
+}
+// AvgPoolGrad(x, out, dy) is linear in dy (the transpose of AvgPool): ddy = AvgPool(g);
+// x and out only give the geometry.
+Grads bprop_avg_pool_grad(BpropArgs& a) {
+  return {nullptr, nullptr, a.b.prim(OpId::AvgPool, {a.dout}, a.attrs)};
+}
+
+// Softmax: dx = out * (dout - sum(dout * out, axis))
+Grads bprop_softmax(BpropArgs& a) {
+  if (shape(a.in[0]).empty()) return {a.b.zeros_like(a.in[0])};
+  return {softmax_jvp(a.b, a.out, a.dout, softmax_axis(a.attrs))};
+}
+// LogSoftmax: dx = dout - exp(out) * sum(dout, axis)
+Grads bprop_log_softmax(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  if (shape(a.in[0]).empty()) return {b.zeros_like(a.in[0])};
+  int64_t axis = softmax_axis(a.attrs);
+  return {b.sub(a.dout, b.mul(b.exp(a.out), b.reduce_sum(a.dout, {axis}, true)))};
+}
+// SparseSoftmaxCrossEntropyWithLogits(logits [N, C], labels [N]):
+//   loss (is_grad false):  dlogits = dout * (softmax(logits) - onehot(labels)) / N, the op
+//                          itself with is_grad
+//   grad (is_grad true):   out = (softmax(logits) - onehot) / N, so
+//                          dlogits = softmax_jvp(softmax(logits), dout) / N
+// labels get none.
+Grads bprop_sparse_softmax_ce(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  if (!a.attrs.get_bool("is_grad")) {
+    Attrs g;
+    g.set("is_grad", true);
+    Node* grad = b.prim(OpId::SparseSoftmaxCrossEntropyWithLogits, {a.in[0], a.in[1]}, g);
+    return {b.mul(grad, a.dout), nullptr};
+  }
+  Attrs ax;
+  ax.set("axis", std::vector<int64_t>{-1});
+  Node* s = b.prim(OpId::Softmax, {a.in[0]}, ax);
+  double n = static_cast<double>(shape(a.in[0])[0]);
+  return {b.mul_scalar(softmax_jvp(b, s, a.dout, -1), 1.0 / n), nullptr};
+}
+// SoftmaxCrossEntropyWithLogits(logits, labels) -> (loss [N], grad [N, C]),
+// loss = -sum(labels * log_softmax(logits), 1), grad = softmax(logits) - labels:
+//   dlogits = dloss[:, None] * (s * sum(labels, 1) - labels) + softmax_jvp(s, dgrad)
+//   (s = softmax(logits) = grad + labels; the first term is dloss * grad when the labels
+//   rows sum to 1)
+//   dlabels = -dloss[:, None] * log_softmax(logits) - dgrad
+Grads bprop_softmax_ce(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node* logits = a.in[0];
+  Node* dloss = b.tuple_get(a.dout, 0);
+  Node* dgrad = b.tuple_get(a.dout, 1);
+  Node* grad = b.tuple_get(a.out, 1);
+  const Shape& ls = shape(logits);
+  Node* dl = b.reshape(dloss, {ls[0], 1});
+  Node* s = b.add(grad, a.in[1]);  // softmax(logits)
+  Node* sum_y = b.reduce_sum(a.in[1], {1}, true);
+  Node* dlogits = b.add(b.mul(dl, b.sub(b.mul(s, sum_y), a.in[1])), softmax_jvp(b, s, dgrad, 1));
+  Attrs ax;
+  ax.set("axis", int64_t{1});
+  Node* lsm = b.prim(OpId::LogSoftmax, {logits}, ax);
+  Node* dlabels = b.sub(b.neg(b.mul(dl, lsm)), dgrad);
+  return {dlogits, dlabels};
+}
+
+// BatchNorm(x, scale, bias, mean, variance) -> (y, mean, var, saved_mean, saved_invstd):
+//   dx, dscale, dbias = BatchNormGrad(dy, x, scale, saved_mean, saved_invstd)
+//   training: + the statistics' cotangents through the batch mean and (biased) variance
+//   (stats_dx), which grad of grad needs: BatchNormGrad's own rule sends cotangents to them.
+// Inference: dx = dy * scale * invstd. The running statistics get no gradient.
+Grads bprop_batch_norm(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Attrs g = derived(a.attrs, "momentum");
+  Node* r = b.prim(
+      OpId::BatchNormGrad,
+      {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 3), b.tuple_get(a.out, 4)}, g);
+  Node* dx = b.tuple_get(r, 0);
+  if (a.attrs.get_bool("is_training")) {
+    const Shape& xs = shape(a.in[0]);
+    Shape cs(xs.size(), 1);
+    cs[1] = xs[1];
+    auto view = [&](Node* t) { return b.reshape(t, cs); };
+    double m = 1;
+    for (size_t d = 0; d < xs.size(); ++d)
+      if (d != 1) m *= static_cast<double>(xs[d]);
+    Node* extra = stats_dx(b, a.in[0], view(b.tuple_get(a.out, 3)), view(b.tuple_get(a.out, 4)),
+                           {view(b.tuple_get(a.dout, 1)), view(b.tuple_get(a.dout, 3))},
+                           view(b.tuple_get(a.dout, 2)), view(b.tuple_get(a.dout, 4)), m);
+    if (extra != nullptr) dx = b.add(dx, extra);
+  }
+  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2), nullptr, nullptr};
+}
+// LayerNorm(x, gamma, beta) -> (y, mean, rstd):
+//   dx, dgamma, dbeta = LayerNormGrad(dy, x, gamma, mean, rstd)
+//   dx += the cotangents of mean and rstd through the statistics (stats_dx)
+Grads bprop_layer_norm(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Attrs g = derived(a.attrs, "epsilon");
+  Node* r = b.prim(
+      OpId::LayerNormGrad,
+      {b.tuple_get(a.dout, 0), a.in[0], a.in[1], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2)}, g);
+  Node* dx = b.tuple_get(r, 0);
+  const Shape& xs = shape(a.in[0]);
+  int64_t bna = a.attrs.get_int("begin_norm_axis");
+  if (bna < 0) bna += static_cast<int64_t>(xs.size());
+  double m = 1;
+  for (size_t d = static_cast<size_t>(bna); d < xs.size(); ++d) m *= static_cast<double>(xs[d]);
+  Node* extra = stats_dx(b, a.in[0], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2),
+                         {b.tuple_get(a.dout, 1)}, nullptr, b.tuple_get(a.dout, 2), m);
+  if (extra != nullptr) dx = b.add(dx, extra);
+  return {dx, b.tuple_get(r, 1), b.tuple_get(r, 2)};
+}
+
 // BatchNormGrad(dy, x, scale, saved_mean, saved_invstd) -> (dx, dscale, dbias): the
 // [C] inputs and cotangents are viewed as [1, C, 1...] (see norm_grad_vjp).
-Grads batch_norm_grad(BpropArgs& a) {
+Grads bprop_batch_norm_grad(BpropArgs& a) {
   IrBuilder& b = a.b;
   const Shape& xs = shape(a.in[1]);
   Shape cs(xs.size(), 1);
@@ -296,7 +298,7 @@ Grads batch_norm_grad(BpropArgs& a) {
 
 // LayerNormGrad(dy, x, gamma, mean, rstd) -> (dx, dgamma, dbeta): gamma ([begin_params_axis:]
 // of x) and the statistics (x's shape with the normalised axes 1) broadcast as they are.
-Grads layer_norm_grad(BpropArgs& a) {
+Grads bprop_layer_norm_grad(BpropArgs& a) {
   IrBuilder& b = a.b;
   const Shape& xs = shape(a.in[1]);
   const int64_t nd = static_cast<int64_t>(xs.size());
@@ -311,53 +313,9 @@ Grads layer_norm_grad(BpropArgs& a) {
 }
 
 // Dropout(x) -> (y, mask), y = x * mask / keep_prob: dx = dy * mask / keep_prob
-Grads dropout(BpropArgs& a) {
+Grads bprop_dropout(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* mask = b.tuple_get(a.out, 1);
   return {b.mul_scalar(b.mul(b.tuple_get(a.dout, 0), mask), 1.0 / a.attrs.get_float("keep_prob"))};
 }
-
-}  // namespace
-
-BpropFn bprop_rule_nn(OpId op) {
-  switch (op) {
-    case OpId::Conv2D:
-      return conv2d;
-    case OpId::Conv2DBackpropInput:
-      return conv2d_backprop_input;
-    case OpId::Conv2DBackpropFilter:
-      return conv2d_backprop_filter;
-    case OpId::MaxPool:
-      return max_pool;
-    case OpId::AvgPool:
-      return avg_pool;
-    case OpId::MaxPoolGrad:
-      return max_pool_grad;
-    case OpId::MaxPoolGradGrad:
-      return max_pool_grad_grad;
-    case OpId::AvgPoolGrad:
-      return avg_pool_grad;
-    case OpId::Softmax:
-      return softmax;
-    case OpId::LogSoftmax:
-      return log_softmax;
-    case OpId::SparseSoftmaxCrossEntropyWithLogits:
-      return sparse_softmax_ce;
-    case OpId::SoftmaxCrossEntropyWithLogits:
-      return softmax_ce;
-    case OpId::BatchNorm:
-      return batch_norm;
-    case OpId::LayerNorm:
-      return layer_norm;
-    case OpId::BatchNormGrad:
-      return batch_norm_grad;
-    case OpId::LayerNormGrad:
-      return layer_norm_grad;
-    case OpId::Dropout:
-      return dropout;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace mycel::ir

@@ -41,19 +41,21 @@ Kept kept(BpropArgs& a) {
 
 bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
 
+}  // namespace
+
 // ReduceSum: dx = broadcast(dout)
-Grads reduce_sum(BpropArgs& a) {
+Grads bprop_reduce_sum(BpropArgs& a) {
   if (!is_float_node(a.in[0])) return {nullptr};
   return {kept(a).dout};
 }
 // ReduceMean: dx = broadcast(dout) / count
-Grads reduce_mean(BpropArgs& a) {
+Grads bprop_reduce_mean(BpropArgs& a) {
   Kept k = kept(a);
   return {a.b.mul_scalar(k.dout, 1.0 / static_cast<double>(std::max<int64_t>(k.count, 1)))};
 }
 // ReduceMax / ReduceMin: dx = broadcast(dout) * m / sum(m), m = (x == broadcast(out)):
 // ties share the gradient equally.
-Grads reduce_extreme(BpropArgs& a) {
+Grads bprop_reduce_extreme(BpropArgs& a) {
   if (!is_float_node(a.in[0])) return {nullptr};
   IrBuilder& b = a.b;
   Kept k = kept(a);
@@ -63,29 +65,9 @@ Grads reduce_extreme(BpropArgs& a) {
   return {b.mul(k.dout, b.div(m, n))};
 }
 // ReduceProd: dx = broadcast(dout) * broadcast(out) / x   (x without zeros)
-Grads reduce_prod(BpropArgs& a) {
+Grads bprop_reduce_prod(BpropArgs& a) {
   if (!is_float_node(a.in[0])) return {nullptr};
   Kept k = kept(a);
   return {a.b.mul(k.dout, a.b.div(k.out, a.in[0]))};
 }
-
-}  // namespace
-
-BpropFn bprop_rule_reduce(OpId op) {
-  switch (op) {
-    case OpId::ReduceSum:
-      return reduce_sum;
-    case OpId::ReduceMean:
-      return reduce_mean;
-    case OpId::ReduceMax:
-      return reduce_extreme;
-    case OpId::ReduceMin:
-      return reduce_extreme;
-    case OpId::ReduceProd:
-      return reduce_prod;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace mycel::ir
