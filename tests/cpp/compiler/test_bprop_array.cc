@@ -1,5 +1,7 @@
 // Numerical checks of the array family's backward rules (see test_bprop_util.h), and of
 // the rule table: NODIFF ops have no rule.
+#include <set>
+
 #include "test_bprop_util.h"
 
 namespace mycel::bproptest {
@@ -18,7 +20,9 @@ Attrs with(Attrs a, const char* k, AttrValue v) {
 }
 Attrs slice(V b, V e, V s) { return with(with(at("begin", b), "end", e), "strides", s); }
 
-std::vector<Case> cases() {
+}  // namespace
+
+std::vector<Case> array_cases() {
   std::vector<Case> c;
   c.push_back(C("Reshape", OpId::Reshape, {f64({2, 3, 4})}, at("shape", V{6, 4})));
   c.push_back(C("Transpose", OpId::Transpose, {f64({2, 3, 4})}, at("perm", V{2, 0, 1})));
@@ -84,9 +88,11 @@ std::vector<Case> cases() {
   return c;
 }
 
+namespace {
+
 class BpropArray : public testing::TestWithParam<Case> {};
 TEST_P(BpropArray, MatchesFiniteDifferences) { check_case(GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Bprop, BpropArray, testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Bprop, BpropArray, testing::ValuesIn(array_cases()), case_name);
 
 // NODIFF ops have no rule and every DIFF op has one.
 TEST(BpropTable, NodiffOpsHaveNoRule) {
@@ -99,6 +105,20 @@ TEST(BpropTable, NodiffOpsHaveNoRule) {
     if (op.grad == Grad::DIFF && f == nullptr) missing.append(" ").append(op.name);
   }
   EXPECT_TRUE(missing.empty()) << "DIFF ops without a bprop rule:" << missing;
+}
+
+// Every op with a rule has at least one finite-difference case in a family's table, but
+// Dropout, whose forward draws a new mask each run (BpropNNDropout checks its rule instead).
+TEST(BpropTable, EveryRuleHasAFiniteDifferenceCase) {
+  std::set<OpId> covered{OpId::Dropout};
+  for (auto* family : {elementwise_cases, reduce_cases, linalg_cases, nn_cases, array_cases}) {
+    for (const Case& c : family()) covered.insert(c.op);
+  }
+  std::string missing;
+  for (const OpDef& op : op_table()) {
+    if (op.grad == Grad::DIFF && !covered.count(op.id)) missing.append(" ").append(op.name);
+  }
+  EXPECT_TRUE(missing.empty()) << "rules without a finite-difference case:" << missing;
 }
 
 }  // namespace

@@ -20,7 +20,9 @@ std::string cat(const std::string& a, const char* b) {
   return s;
 }
 
-std::vector<Case> cases() {
+}  // namespace
+
+std::vector<Case> elementwise_cases() {
   std::vector<Case> c;
   auto unary = [&](const char* n, OpId op, double lo = -1.5, double hi = 1.5, Attrs a = {}) {
     c.push_back(C(n, op, {f64({2, 3}, lo, hi)}, std::move(a)));
@@ -87,9 +89,12 @@ std::vector<Case> cases() {
   return c;
 }
 
+namespace {
+
 class BpropElementwise : public testing::TestWithParam<Case> {};
 TEST_P(BpropElementwise, MatchesFiniteDifferences) { check_case(GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Bprop, BpropElementwise, testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Bprop, BpropElementwise, testing::ValuesIn(elementwise_cases()),
+                         case_name);
 
 }  // namespace
 }  // namespace mycel::bproptest

@@ -33,7 +33,9 @@ Attrs with(Attrs a, const char* k, AttrValue v) {
   return a;
 }
 
-std::vector<Case> cases() {
+}  // namespace
+
+std::vector<Case> nn_cases() {
   std::vector<Case> c;
   c.push_back(
       C("Conv2D_valid", OpId::Conv2D, {f64({1, 2, 5, 5}), f64({3, 2, 3, 3})}, conv(3, {3, 3})));
@@ -122,9 +124,11 @@ std::vector<Case> cases() {
   return c;
 }
 
+namespace {
+
 class BpropNN : public testing::TestWithParam<Case> {};
 TEST_P(BpropNN, MatchesFiniteDifferences) { check_case(GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Bprop, BpropNN, testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Bprop, BpropNN, testing::ValuesIn(nn_cases()), case_name);
 
 // Dropout with keep_prob < 1 draws a new mask per run, so no finite differences: the rule
 // must give dx = dout * mask / keep_prob with the mask of the same forward call.

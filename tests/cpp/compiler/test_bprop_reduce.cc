@@ -18,6 +18,8 @@ Attrs mm(bool ta, bool tb) {
   return a;
 }
 
+}  // namespace
+
 std::vector<Case> reduce_cases() {
   std::vector<Case> c;
   struct R {
@@ -61,6 +63,8 @@ std::vector<Case> linalg_cases() {
   c.push_back(C("BiasAdd_NHWC", OpId::BiasAdd, {f64({2, 2, 2, 3}), f64({3})}, nhwc));
   return c;
 }
+
+namespace {
 
 class BpropReduce : public testing::TestWithParam<Case> {};
 TEST_P(BpropReduce, MatchesFiniteDifferences) { check_case(GetParam()); }

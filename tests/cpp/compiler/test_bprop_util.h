@@ -55,6 +55,14 @@ struct Case {
   double eps = 1e-6;  // the finite-difference step
 };
 
+// Each family's finite-difference cases (test_bprop_<family>.cc); BpropTable checks that
+// every rule has one.
+std::vector<Case> elementwise_cases();
+std::vector<Case> reduce_cases();
+std::vector<Case> linalg_cases();
+std::vector<Case> nn_cases();
+std::vector<Case> array_cases();
+
 inline Case C(std::string name, OpId op, std::vector<In> in, Attrs attrs = {},
               std::vector<int> weigh = {}, double tol = 1e-5, double eps = 1e-6) {
   return {std::move(name), op, std::move(in), std::move(attrs), std::move(weigh), tol, eps};
