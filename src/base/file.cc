@@ -25,7 +25,7 @@ int open_regular_file(const std::string& path, std::string_view who) {
   do {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
-  MC_CHECK(fd >= 0, Runtime, who, ": cannot open ", path, ": ", std::strerror(errno), ".");
+  MC_CHECK(fd >= 0, Runtime, who, ": cannot read ", path, ": ", std::strerror(errno), ".");
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int err = errno;

@@ -12,8 +12,8 @@
 namespace mycel {
 
 // A read-only descriptor (O_CLOEXEC) of the regular file at path. Errors name `who` and the
-// path: a RuntimeError when it cannot be opened (with strerror), a ValueError when it is a
-// directory, a FIFO, a socket or a device.
+// path: a RuntimeError "<who>: cannot read <path>: <why>" when it cannot be opened (with strerror),
+// a ValueError when it is a directory, a FIFO, a socket or a device.
 int open_regular_file(const std::string& path, std::string_view who);
 
 // "a directory", "a FIFO (named pipe)", ... for an st_mode that is not a regular file.
