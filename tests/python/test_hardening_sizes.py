@@ -109,6 +109,26 @@ def test_numpy_array_too_large_to_copy_is_a_clean_error():
     assert rc == 3, f"rc {rc}\n{out}\n{err[-2000:]}"
 
 
+def test_padded_batch_pad_shape_overflow_is_value_error():
+    """pad_info shapes are the user's: the batch's size is checked before it is allocated (a
+    wrapped size was a small buffer that the rows then overran)."""
+    rc, out, err = child("""
+        import numpy as np
+        import mycel.dataset as ds
+        d = ds.NumpySlicesDataset({"a": np.ones((4, 2, 3), np.float32)}, shuffle=False)
+        for shape, kind in (([2 ** 40, 2 ** 40], ValueError), ([2 ** 64], ValueError),
+                            ([2.5], TypeError)):
+            try:
+                list(d.padded_batch(2, pad_info={"a": (shape, 0.0)}).create_tuple_iterator())
+            except kind as e:
+                assert "padded_batch" in str(e), e
+                print("ok", type(e).__name__, e)
+            else:
+                raise AssertionError(f"no error for {shape}")
+        """)
+    assert rc == 0 and out.count("ok") == 3, f"rc {rc}\n{out}\n{err[-2000:]}"
+
+
 # ---- class 8: empty sequences ------------------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(sizes_cases.EMPTY))
