@@ -109,6 +109,22 @@ def test_numpy_array_too_large_to_copy_is_a_clean_error():
     assert rc == 3, f"rc {rc}\n{out}\n{err[-2000:]}"
 
 
+def test_sizes_that_fit_but_exceed_memory_are_runtime_errors():
+    """2**61 bytes fits in int64 but not in any address space: the allocator's error, no
+    crash (and no wrapped size class)."""
+    rc, out, err = child("""
+        import mycel as ms
+        from mycel import ops
+        for n in (2 ** 61, 2 ** 63 - 1):
+            try:
+                ops.zeros((n,), ms.int8)
+            except RuntimeError as e:
+                assert "out of memory" in str(e), e
+                print("ok")
+        """)
+    assert rc == 0 and out.count("ok") == 2, f"rc {rc}\n{out}\n{err[-2000:]}"
+
+
 def test_padded_batch_pad_shape_overflow_is_value_error():
     """pad_info shapes are the user's: the batch's size is checked before it is allocated (a
     wrapped size was a small buffer that the rows then overran)."""
@@ -292,6 +308,24 @@ def test_readers_refuse_non_regular_files(tmp_path, reader, kind):
     assert rc == 3, f"rc {rc}\n{out}\n{err[-2000:]}"
     assert path in out and ("regular file" in out or "directory" in out), out
     assert out.split(":")[0] in ("ValueError", "RuntimeError"), out
+
+
+def test_image_folder_skips_fifos(tmp_path):
+    """A FIFO among an ImageFolderDataset's images is not an image: it is skipped, never
+    opened (opening it would block)."""
+    cls = tmp_path / "imgs" / "cat"
+    cls.mkdir(parents=True)
+    (cls / "a.jpg").write_bytes(b"not really a jpeg")
+    os.mkfifo(str(cls / "b.jpg"))
+    code = (f"import mycel.dataset as ds\n"
+            f"d = ds.ImageFolderDataset({str(tmp_path / 'imgs')!r}, decode=False, shuffle=False)\n"
+            "rows = list(d.create_tuple_iterator(output_numpy=True))\n"
+            "print(len(rows), bytes(rows[0][0]))\n")
+    try:
+        rc, out, err = child(code, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("ImageFolderDataset blocked on a FIFO")
+    assert rc == 0 and out.strip() == "1 b'not really a jpeg'", f"rc {rc}\n{out}\n{err[-2000:]}"
 
 
 def test_image_sources_refuse_fifos(tmp_path):
