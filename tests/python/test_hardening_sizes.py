@@ -125,6 +125,30 @@ def test_sizes_that_fit_but_exceed_memory_are_runtime_errors():
     assert rc == 0 and out.count("ok") == 2, f"rc {rc}\n{out}\n{err[-2000:]}"
 
 
+def test_data_transforms_with_overflowing_output_sizes():
+    """Sizes the user gives a transform (Pad, RandomCrop's padding, Resize, OneHot's classes)
+    are checked before any table or buffer is made: a ValueError naming the transform (the
+    unchecked OneHot had a 1-byte buffer for 2**65 bytes)."""
+    rc, out, err = child("""
+        import numpy as np
+        import mycel.dataset.vision as vision
+        import mycel.dataset.transforms as T
+        img = np.zeros((4, 4, 3), np.uint8)
+        M = 2 ** 31 - 1
+        cases = {"Resize": lambda: vision.Resize((M, M))(img),
+                 "OneHot": lambda: T.OneHot(2 ** 62)(np.array([1])),
+                 "Pad": lambda: vision.Pad(M)(img),
+                 "RandomCrop": lambda: vision.RandomCrop((M, M), pad_if_needed=True)(img)}
+        for name, f in cases.items():
+            try:
+                f()
+            except ValueError as e:
+                assert f"For '{name}'" in str(e) and "64 bits" in str(e), e
+                print("ok", name)
+        """)
+    assert rc == 0 and out.count("ok") == 4, f"rc {rc}\n{out}\n{err[-2000:]}"
+
+
 def test_padded_batch_pad_shape_overflow_is_value_error():
     """pad_info shapes are the user's: the batch's size is checked before it is allocated (a
     wrapped size was a small buffer that the rows then overran)."""
