@@ -1,5 +1,6 @@
 #include "data/array.h"
 #include "data/transform.h"
+#include "tensor/size.h"
 
 #include <cstring>
 
@@ -92,12 +93,12 @@ bool to_mycel_dtype(DataType t, mycel::DType* out) {
 
 Array Array::empty(DataType t, const Shape& shape) {
   MC_ASSERT(is_numeric(t), "Array::empty of strings");
-  for (int64_t d : shape) MC_CHECK(d >= 0, Value, "negative dimension in shape ", shape);
+  const int64_t nbytes = checked_nbytes(shape, data_type_size(t), "Array");
   Array a;
   a.dtype_ = t;
   a.shape_ = shape;
   // At least one byte: Storage of size 0 still has a valid address.
-  a.storage_ = Storage::allocate(std::max<size_t>(a.nbytes(), 1));
+  a.storage_ = Storage::allocate(std::max<size_t>(static_cast<size_t>(nbytes), 1));
   return a;
 }
 

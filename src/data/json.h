@@ -27,6 +27,11 @@ struct Json {
   }
 };
 
+// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF): what Python can decode into a str. Text sources and the MindRecord reader check
+// string values with it, so a bad byte is an error naming the file, not a UnicodeDecodeError.
+bool valid_utf8(std::string_view s);
+
 // Parses a whole document; throws std::runtime_error naming what is malformed (the MindRecord
 // reader turns it into a "corrupt" message naming the file).
 Json parse_json(std::string_view text);

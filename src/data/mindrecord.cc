@@ -1,6 +1,8 @@
 #include "data/mindrecord.h"
 
+#include "base/file.h"
 #include "data/json.h"
+#include "tensor/size.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -285,6 +287,17 @@ void check_schema(const std::vector<FieldSpec>& fields, std::string_view op) {
     }
     MC_CHECK(negs <= 1, Value, op, ": field '", f.name, "' has shape ", shape_str(f.shape),
              "; at most one dimension may be -1.");
+    // The fixed dimensions' byte size must fit in 64 bits: readers divide by it and multiply
+    // dimensions read from records by it (a wrapped 0 was a SIGFPE, a wrapped small size an
+    // overrun).
+    Shape fixed = f.shape;
+    for (int64_t& d : fixed) d = d == -1 ? 1 : d;
+    try {
+      checked_nbytes(fixed, field_elem_size(f.type), op);
+    } catch (const Error& e) {
+      MC_THROW(Value, op, ": field '", f.name, "' has shape ", shape_str(f.shape),
+               ", whose size does not fit in 64 bits (", e.message(), ").");
+    }
   }
 }
 
@@ -574,11 +587,9 @@ struct MindRecordReader::File {
 
   void open(const std::string& p) {
     path = p;
-    fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    MC_CHECK(fd >= 0, Runtime, who, ": cannot open ", p, ": ", errno_text(), ".");
+    fd = open_regular_file(p, who);  // a FIFO or a directory is a ValueError, not a hang
     struct stat st;
     MC_CHECK(::fstat(fd, &st) == 0, Runtime, who, ": cannot stat ", p, ": ", errno_text(), ".");
-    MC_CHECK(S_ISREG(st.st_mode), Value, who, ": ", p, " is not a regular file.");
     dev = st.st_dev;
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
@@ -677,7 +688,7 @@ struct MindRecordReader::File {
     try {
       check_schema(fields, who);
     } catch (const Error& e) {
-      throw std::runtime_error(e.message());
+      MC_THROW(Value, who, ": ", path, " has an invalid schema in its header: ", e.message());
     }
   }
 
@@ -864,6 +875,9 @@ Row MindRecordReader::read(int64_t i, const std::vector<int>& cols) const {
       const char* at = take(static_cast<size_t>(len), fld);
       if (!wanted[k]) continue;
       if (fld.type == FieldType::String) {
+        // FileWriter writes only Python strs: other bytes mean a file from elsewhere.
+        MC_CHECK(valid_utf8(std::string_view(at, len)), Value, who_, ": ", f.path, ", record ", r,
+                 ", field '", fld.name, "': the string is not valid UTF-8 text.");
         values[k] = Array::strings({std::string(at, len)}, {});
       } else {
         values[k] = Array::empty(DataType::UInt8, {static_cast<int64_t>(len)});

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "data/ops.h"
+#include "tensor/size.h"
 
 namespace mycel::data {
 namespace {
@@ -177,6 +178,9 @@ class BatchOp : public ThreadedOp {
     }
     Shape out_shape{static_cast<int64_t>(rows.size())};
     for (int64_t d : shape) out_shape.push_back(d);
+    // pad_info shapes are the user's: the batch's size must fit before anything is allocated.
+    checked_nbytes(out_shape, std::max<size_t>(data_type_size(first.dtype()), 1),
+                   pad ? "padded_batch" : "batch");
     if (first.dtype() == DataType::String) return stack_strings(rows, c, shape, out_shape, pad);
     Array out = Array::empty(first.dtype(), out_shape);
     size_t item = data_type_size(first.dtype());

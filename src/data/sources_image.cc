@@ -2,6 +2,7 @@
 // (sources.h). The idx and CIFAR files are read whole at construction and rows are views (MNIST)
 // or small copies (CIFAR's CHW -> HWC) of them; image folder rows read their file in read().
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "base/file.h"
 #include "data/image_codec.h"
 #include "data/sources.h"
 
@@ -27,13 +29,18 @@ class ByteReader {
  public:
   ByteReader(std::string_view func, std::string path, bool gz)
       : func_(func), path_(std::move(path)) {
+    int fd = open_regular_file(path_, func_);  // a FIFO or a directory: a ValueError, no hang
     if (gz) {
-      gz_ = gzopen(path_.c_str(), "rb");
+      gz_ = gzdopen(fd, "rb");
       if (gz_) gzbuffer(gz_, 1 << 17);
     } else {
-      file_ = std::fopen(path_.c_str(), "rb");
+      file_ = ::fdopen(fd, "rb");
     }
-    MC_CHECK(gz_ || file_, Runtime, func_, ": cannot read ", path_, ": ", std::strerror(errno));
+    if (!gz_ && !file_) {
+      const int err = errno;
+      ::close(fd);
+      MC_THROW(Runtime, func_, ": cannot read ", path_, ": ", std::strerror(err));
+    }
   }
   ~ByteReader() {
     if (gz_) gzclose(gz_);

@@ -14,6 +14,8 @@
 #include <limits>
 #include <set>
 
+#include "base/file.h"
+#include "data/json.h"
 #include "data/sources.h"
 
 namespace mycel::data {
@@ -34,8 +36,13 @@ struct IndexedFile {
 // does not end one). Blank records are skipped. RuntimeError naming func and the file when it
 // cannot be read or a quote is left open.
 std::vector<Record> scan_records(std::string_view func, const std::string& path, bool quotes) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  MC_CHECK(f, Runtime, func, ": cannot read ", path, ": ", std::strerror(errno));
+  const int fd = open_regular_file(path, func);  // a FIFO or a directory: a ValueError, no hang
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    MC_THROW(Runtime, func, ": cannot read ", path, ": ", std::strerror(err));
+  }
   std::vector<Record> out;
   std::vector<char> buf(1 << 20);
   uint64_t pos = 0, start = 0, line = 1, start_line = 1;
@@ -74,8 +81,7 @@ std::vector<Record> scan_records(std::string_view func, const std::string& path,
 // The bytes of a record, read back from its file.
 std::string fetch(std::string_view func, const std::string& path, const Record& r) {
   std::string s(r.end - r.begin, '\0');
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  MC_CHECK(fd >= 0, Runtime, func, ": cannot read ", path, ": ", std::strerror(errno));
+  int fd = open_regular_file(path, func);
   size_t done = 0;
   while (done < s.size()) {
     ssize_t got = ::pread(fd, s.data() + done, s.size() - done, static_cast<off_t>(r.begin + done));
@@ -90,27 +96,6 @@ std::string fetch(std::string_view func, const std::string& path, const Record& 
   }
   ::close(fd);
   return s;
-}
-
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    // n continuation bytes; 4 marks an invalid lead byte
-    size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
-    if (n == 4 || (n > 0 && i + n >= s.size())) return false;
-    uint32_t cp = n == 0 ? c : c & (0x3f >> n);
-    for (size_t k = 1; k <= n; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d >> 6) != 0x2) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    // overlong forms, surrogates and code points past U+10FFFF
-    static constexpr uint32_t kMin[4] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n + 1;
-  }
-  return true;
 }
 
 // A source over indexed files: maps a row to its file and record.

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "data/transforms.h"
+#include "tensor/size.h"
 
 namespace mycel::data {
 namespace {
@@ -101,7 +102,9 @@ class OneHot final : public UnaryTransform {
     if (k != 1) shape.push_back(k);
     if (c != 1) shape.push_back(c);
     bool smooth = smoothing_ != 0.0;
-    Array out = Array::empty(smooth ? DataType::Float32 : x.dtype(), shape);
+    const DataType out_type = smooth ? DataType::Float32 : x.dtype();
+    checked_nbytes(shape, data_type_size(out_type), name());  // num_classes is the user's
+    Array out = Array::empty(out_type, shape);
     int64_t n = x.numel();
     dispatch_data(x.dtype(), name(), [&](auto tag) {
       using T = typename decltype(tag)::type;

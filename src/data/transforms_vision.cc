@@ -12,6 +12,7 @@
 #include "data/image_codec.h"
 #include "data/resize.h"
 #include "data/transforms.h"
+#include "tensor/size.h"
 
 namespace mycel::data {
 
@@ -194,8 +195,11 @@ Array gather(const Array& x, const Image& im, const std::vector<int64_t>& rows,
 
 // The [h, w] window at (y0, x0) of the image padded by (top, left) and mode: a gather.
 Array crop_padded(const Array& x, const Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w,
-                  BorderMode mode, const std::vector<uint8_t>& fill) {
+                  BorderMode mode, const std::vector<uint8_t>& fill, std::string_view op) {
   if (y0 == 0 && x0 == 0 && h == im.h && w == im.w) return x;
+  // The output's size must fit before the index tables are made (a padded 2**32 x 2**32
+  // image wrapped around).
+  checked_nbytes(Shape{h, w}, im.px, op);
   std::vector<int64_t> rows(h), cols(w);
   for (int64_t i = 0; i < h; ++i) rows[i] = border_index(y0 + i, im.h, mode);
   for (int64_t j = 0; j < w; ++j) cols[j] = border_index(x0 + j, im.w, mode);
@@ -359,7 +363,7 @@ class CenterCrop final : public UnaryTransform {
     // As MindSpore: a smaller side is padded with zeros (the extra pixel on top / left), then
     // the window starts at (size - crop) / 2 rounded down.
     return crop_padded(x, im, floor_div(im.h - h_, 2), floor_div(im.w - w_, 2), h_, w_,
-                       BorderMode::Constant, std::vector<uint8_t>(im.px, 0));
+                       BorderMode::Constant, std::vector<uint8_t>(im.px, 0), name());
   }
 
  private:
@@ -409,7 +413,8 @@ class RandomCrop final : public UnaryTransform {
       x0 = rng->randint(0, pw - w_);
       y = rng->randint(0, ph - h_);
     }
-    return crop_padded(x, im, y - top, x0 - left, h_, w_, mode_, fill_pixel(x, im, fill_, name()));
+    return crop_padded(x, im, y - top, x0 - left, h_, w_, mode_, fill_pixel(x, im, fill_, name()),
+                       name());
   }
 
  private:
@@ -651,7 +656,7 @@ class Pad final : public UnaryTransform {
     Image im = image_of(x, 0, name());
     auto [left, top, right, bottom] = pad_;
     return crop_padded(x, im, -top, -left, im.h + top + bottom, im.w + left + right, mode_,
-                       fill_pixel(x, im, fill_, name()));
+                       fill_pixel(x, im, fill_, name()), name());
   }
 
  private:
@@ -692,8 +697,9 @@ Array resize_window(const Array& img, int64_t y0, int64_t x0, int64_t h, int64_t
            shape_str(img.shape()), ".");
   MC_ASSERT(y0 >= 0 && x0 >= 0 && y0 + h <= im.h && x0 + w <= im.w, "resize window out of image");
   check_positive_size(out_h, out_w, op);
+  checked_nbytes(Shape{out_h, out_w}, im.px, op);  // before any per-row or per-column table
   if (h == out_h && w == out_w) {
-    return crop_padded(img, im, y0, x0, h, w, BorderMode::Edge, {});
+    return crop_padded(img, im, y0, x0, h, w, BorderMode::Edge, {}, op);
   }
   if (interp == Interp::Nearest) {  // a gather: source = floor(dst * in / out), exactly
     std::vector<int64_t> rows(out_h), cols(out_w);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/infer_array.h"
+#include "tensor/size.h"
 
 namespace mycel {
 
@@ -118,7 +119,7 @@ void infer_concat(InferContext& ctx) {
     MC_CHECK(ok, Value, "For '", ctx.op.name,
              "', the shapes of the inputs must be equal except at axis ", axis, ", but got ",
              first.shape, " and ", t.shape, ".");
-    out[axis] += t.shape[axis];
+    out[axis] = checked_add(out[axis], t.shape[axis], ctx.op.name);
   }
   ctx.out.push_back({first.dtype, out});
 }
@@ -165,7 +166,7 @@ void infer_tile(InferContext& ctx) {
   for (size_t i = 0; i < m.size(); ++i) {
     MC_CHECK(m[i] >= 0, Value, "For '", ctx.op.name, "', 'multiples' ", ints_to_shape(m),
              " must not be negative.");
-    out[i] = m[i] * (i >= off ? x.shape[i - off] : 1);
+    out[i] = checked_mul(m[i], i >= off ? x.shape[i - off] : 1, ctx.op.name);
   }
   ctx.out.push_back({x.dtype, out});
 }
@@ -180,7 +181,7 @@ void infer_pad(InferContext& ctx) {
   for (size_t d = 0; d < x.shape.size(); ++d) {
     MC_CHECK(p[2 * d] >= 0 && p[2 * d + 1] >= 0, Value, "For '", ctx.op.name,
              "', 'paddings' must not be negative, but got ", ints_to_shape(p), ".");
-    out[d] += p[2 * d] + p[2 * d + 1];
+    out[d] = checked_add(out[d], checked_add(p[2 * d], p[2 * d + 1], ctx.op.name), ctx.op.name);
   }
   ctx.out.push_back({x.dtype, out});
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/infer_nn.h"
+#include "tensor/size.h"
 
 namespace mycel {
 
@@ -67,10 +68,11 @@ void explicit_pads(const char* op, const Attrs& attrs, const std::string& mode, 
 }
 
 // TF-style "same" padding: out = ceil(in / stride), the odd pixel goes after.
-void same_pads(int64_t in, int64_t extent, int64_t stride, int64_t* out, int64_t* before,
-               int64_t* after) {
-  *out = (in + stride - 1) / stride;
-  int64_t total = std::max<int64_t>((*out - 1) * stride + extent - in, 0);
+void same_pads(const char* op, int64_t in, int64_t extent, int64_t stride, int64_t* out,
+               int64_t* before, int64_t* after) {
+  *out = in > 0 ? (in - 1) / stride + 1 : 0;  // ceil without overflowing for a huge stride
+  int64_t reach = checked_add(checked_mul(std::max<int64_t>(*out - 1, 0), stride, op), extent, op);
+  int64_t total = std::max<int64_t>(reach - in, 0);
   *before = total / 2;
   *after = total - *before;
 }
@@ -120,13 +122,16 @@ ConvGeom conv_geometry(const char* op, const Shape& x, const Shape& w, const Att
   std::string mode = pad_mode_of(op, attrs);
   int64_t p[4];
   explicit_pads(op, attrs, mode, p);
-  int64_t ekh = (g.kh - 1) * g.dh + 1, ekw = (g.kw - 1) * g.dw + 1;
+  // Attributes are user ints: the effective kernel and padded sizes are checked arithmetic.
+  int64_t ekh = checked_add(checked_mul(g.kh - 1, g.dh, op), 1, op);
+  int64_t ekw = checked_add(checked_mul(g.kw - 1, g.dw, op), 1, op);
   if (mode == "same") {
-    same_pads(g.h, ekh, g.sh, &g.ho, &g.pt, &g.pb);
-    same_pads(g.w, ekw, g.sw, &g.wo, &g.pl, &g.pr);
+    same_pads(op, g.h, ekh, g.sh, &g.ho, &g.pt, &g.pb);
+    same_pads(op, g.w, ekw, g.sw, &g.wo, &g.pl, &g.pr);
   } else {
     g.pt = p[0], g.pb = p[1], g.pl = p[2], g.pr = p[3];
-    int64_t hh = g.h + g.pt + g.pb, ww = g.w + g.pl + g.pr;
+    int64_t hh = checked_add(g.h, checked_add(g.pt, g.pb, op), op);
+    int64_t ww = checked_add(g.w, checked_add(g.pl, g.pr, op), op);
     g.ho = hh >= ekh ? (hh - ekh) / g.sh + 1 : 0;
     g.wo = ww >= ekw ? (ww - ekw) / g.sw + 1 : 0;
   }
@@ -228,19 +233,19 @@ PoolGeom pool_geometry(const char* op, const Shape& x, const Attrs& attrs) {
   explicit_pads(op, attrs, mode, p);
   bool ceil = attrs.get_bool("ceil_mode");
   if (mode == "same") {
-    same_pads(g.h, g.kh, g.sh, &g.ho, &g.pt, &g.pb);
-    same_pads(g.w, g.kw, g.sw, &g.wo, &g.pl, &g.pr);
+    same_pads(op, g.h, g.kh, g.sh, &g.ho, &g.pt, &g.pb);
+    same_pads(op, g.w, g.kw, g.sw, &g.wo, &g.pl, &g.pr);
     g.count_pad = false;
   } else {
     g.pt = p[0], g.pb = p[1], g.pl = p[2], g.pr = p[3];
-    MC_CHECK(2 * std::max(g.pt, g.pb) <= g.kh && 2 * std::max(g.pl, g.pr) <= g.kw, Value, "For '",
+    MC_CHECK(std::max(g.pt, g.pb) <= g.kh / 2 && std::max(g.pl, g.pr) <= g.kw / 2, Value, "For '",
              op, "', the 'pad' must be at most half the kernel size, but got pad ",
              ints_str(attrs.get_ints("pad")), " and kernel_size (", g.kh, ", ", g.kw, ").");
     g.count_pad = mode == "pad" && attrs.get_bool("count_include_pad");
-    auto extent = [ceil](int64_t in, int64_t before, int64_t after, int64_t k, int64_t s) {
-      int64_t span = in + before + after - k;
+    auto extent = [ceil, op](int64_t in, int64_t before, int64_t after, int64_t k, int64_t s) {
+      int64_t span = checked_add(in, before + after, op) - k;  // pads are at most k / 2 each
       if (span < 0) return int64_t{0};
-      int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+      int64_t out = (ceil ? span / s + (span % s != 0) : span / s) + 1;
       // As PyTorch: the last window must start inside the input or its leading pad.
       if (ceil && (out - 1) * s >= in + before) --out;
       return out;

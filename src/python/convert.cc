@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "python/module.h"
+#include "tensor/size.h"
 
 namespace mycel::py {
 
@@ -114,7 +115,7 @@ bool as_scalar(pyb::handle h, Scalar* out) {
     return true;
   }
   if (pyb::isinstance(h, np.attr("integer"))) {
-    *out = Scalar::from_int(h.cast<int64_t>());
+    *out = Scalar::from_int(int64_of(h));
     return true;
   }
   if (pyb::isinstance(h, np.attr("floating"))) {
@@ -139,8 +140,13 @@ DType scalar_dtype(const Scalar& s) {
 }
 
 Tensor copy_numpy(pyb::array arr, DType t) {
-  arr = pyb::array::ensure(arr, pyb::array::c_style);
   Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  // ensure() returns a null array (the error cleared) when numpy cannot make the copy, e.g. a
+  // broadcast view of 2**62 elements: reading its shape crashed.
+  arr = pyb::array::ensure(arr, pyb::array::c_style);
+  MC_CHECK(arr, Runtime, "cannot convert a numpy array of shape ", shape,
+           " to a Tensor: numpy could not make a contiguous copy of it (",
+           checked_nbytes(shape, dtype_size(t), "Tensor"), " bytes; out of memory).");
   Tensor out = Tensor::empty(shape, t);
   std::memcpy(out.raw_data(), arr.data(), out.nbytes());
   return out;
@@ -222,10 +228,24 @@ Tensor operand(pyb::handle obj, const Tensor* like) {
   return tensor_from_object(obj, nullptr);
 }
 
+int64_t int64_of(pyb::handle h) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    MC_CHECK(!PyBool_Check(h.ptr()) && pyb::isinstance(h, numpy_module().attr("integer")), Type,
+             "expected an int, but got ", std::string(pyb::str(pyb::repr(h))), " of type ",
+             std::string(pyb::str(pyb::type::handle_of(h).attr("__name__"))), ".");
+    return int64_of(pyb::int_(pyb::reinterpret_borrow<pyb::object>(h)));  // numpy: exact
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  MC_CHECK(!overflow, Value, "the integer ", std::string(pyb::str(h)),
+           " does not fit in int64 (a shape or size must be in [-2**63, 2**63)).");
+  return v;
+}
+
 AttrValue to_attr(pyb::handle h) {
   if (h.is_none()) return std::monostate{};
   if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
-  if (PyLong_Check(h.ptr())) return h.cast<int64_t>();
+  if (PyLong_Check(h.ptr())) return int64_of(h);
   if (PyFloat_Check(h.ptr())) return h.cast<double>();
   if (pyb::isinstance<pyb::str>(h)) return h.cast<std::string>();
   if (pyb::isinstance<DTypeObj>(h)) return h.cast<const DTypeObj&>().t;
@@ -234,12 +254,12 @@ AttrValue to_attr(pyb::handle h) {
     for (pyb::handle e : h) {
       // Nested pairs (Pad's ((1, 2), (3, 4))) flatten.
       if (pyb::isinstance<pyb::tuple>(e) || pyb::isinstance<pyb::list>(e)) {
-        for (pyb::handle x : e) v.push_back(pyb::cast<int64_t>(x));
+        for (pyb::handle x : e) v.push_back(int64_of(x));
       } else {
         MC_CHECK(PyLong_Check(e.ptr()) || pyb::isinstance(e, numpy_module().attr("integer")), Type,
                  "expected a tuple of ints, but it holds ", std::string(pyb::str(pyb::repr(e))),
                  ".");
-        v.push_back(pyb::cast<int64_t>(e));
+        v.push_back(int64_of(e));
       }
     }
     return v;

@@ -41,6 +41,10 @@ bool is_tensor(pyb::handle h);
 const Tensor& tensor_of(pyb::handle h);      // h must be a Tensor (is_tensor)
 bool as_scalar(pyb::handle h, Scalar* out);  // Python bool/int/float or numpy scalar
 
+// A Python int or numpy integer as int64: a TypeError for anything else (a float such as 2.5
+// is never truncated, a bool is not a size), a ValueError for an int beyond int64 (never
+// pybind11's "Unable to cast" message). Callers prefix the op or argument.
+int64_t int64_of(pyb::handle h);
 AttrValue to_attr(pyb::handle h);  // bool, int, float, str, dtype, tuple/list of int
 pyb::object attr_to_py(const AttrValue& v);
 

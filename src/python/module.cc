@@ -62,7 +62,18 @@ PYBIND11_MODULE(_mycel, m) {
           type = PyExc_RuntimeError;
           break;
       }
-      PyErr_SetString(type, e.what());
+      // Messages quote names and paths from files (a MINDIR node name, a MindRecord path) that
+      // need not be UTF-8: bad bytes become \xNN escapes rather than an empty message.
+      const std::string& text = e.message();
+      PyObject* msg = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
+                                           "backslashreplace");
+      if (msg == nullptr) {
+        PyErr_Clear();
+        PyErr_SetString(type, "(an error message that could not be decoded)");
+      } else {
+        PyErr_SetObject(type, msg);
+        Py_DECREF(msg);
+      }
     }
   });
   mycel::py::bind_dtype(m);

@@ -48,7 +48,17 @@ pyb::object data_array_to_numpy(const data::Array& a, bool readonly) {
   std::vector<pyb::ssize_t> shape(a.shape().begin(), a.shape().end());
   if (a.dtype() == DataType::String) {
     pyb::list values;
-    for (const std::string& s : a.str()) values.append(pyb::str(s));
+    for (const std::string& s : a.str()) {
+      PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<pyb::ssize_t>(s.size()), nullptr);
+      if (!u) {  // a ValueError with the bytes, not a bare UnicodeDecodeError
+        PyErr_Clear();
+        pyb::bytes raw(s.size() > 64 ? s.substr(0, 64) : s);
+        MC_THROW(Value,
+                 "a string value is not valid UTF-8 text: ", std::string(pyb::str(pyb::repr(raw))),
+                 s.size() > 64 ? "..." : "", ".");
+      }
+      values.append(pyb::reinterpret_steal<pyb::object>(u));
+    }
     pyb::object out = np.attr("array")(values, "str");
     return out.attr("reshape")(pyb::cast(shape));
   }

@@ -6,6 +6,7 @@
 
 #include "data/array_source.h"
 #include "data/pipeline.h"
+#include "python/convert.h"
 #include "python/module.h"
 #include "python/py_data.h"
 
@@ -213,7 +214,13 @@ void bind_data_engine(pyb::module_& m) {
             p.column = pyb::cast<int>(t[0]);
             if (!t[1].is_none()) {
               p.has_shape = true;
-              p.shape = pyb::cast<std::vector<int64_t>>(t[1]);
+              for (pyb::handle d : t[1]) {
+                try {
+                  p.shape.push_back(int64_of(d));
+                } catch (const Error& e) {
+                  throw Error(e.kind(), str("padded_batch: pad_info shape: ", e.message()));
+                }
+              }
             }
             if (pyb::isinstance<pyb::str>(t[2])) {
               p.text = pyb::cast<std::string>(t[2]);

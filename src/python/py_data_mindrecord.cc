@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "data/mindrecord.h"
+#include "python/convert.h"
 #include "python/py_data.h"
 
 namespace mycel::py {
@@ -46,7 +47,13 @@ FieldSpec field_from_py(const pyb::tuple& t, std::string_view op) {
            "'; the types are int32, int64, float32, float64, string and bytes.");
   if (!t[2].is_none()) {
     f.has_shape = true;
-    for (auto d : pyb::cast<std::vector<int64_t>>(t[2])) f.shape.push_back(d);
+    for (pyb::handle d : t[2]) {
+      try {
+        f.shape.push_back(int64_of(d));
+      } catch (const Error& e) {
+        throw Error(e.kind(), str(op, ": field '", f.name, "' has a bad shape: ", e.message()));
+      }
+    }
   }
   return f;
 }

@@ -24,13 +24,22 @@ struct OpHandle {
   std::vector<const AttrSpec*> call_specs;
 };
 
+// to_attr with the op and attribute in its errors ("For 'Fill', 'shape': the integer ...").
+AttrValue op_attr(const OpDef& op, std::string_view name, pyb::handle v) {
+  try {
+    return to_attr(v);
+  } catch (const Error& e) {
+    throw Error(e.kind(), str("For '", op.name, "', '", name, "': ", e.message()));
+  }
+}
+
 OpHandle make_handle(const std::string& name, const pyb::dict& init) {
   const OpDef* op = find_op(name);
   MC_CHECK(op != nullptr, Value, "unknown primitive '", name, "'.");
   OpHandle h{op, {}, {}, false, {}};
   for (auto [k, v] : init) {
     std::string key = k.cast<std::string>();
-    AttrValue val = to_attr(v);
+    AttrValue val = op_attr(*op, key, v);
     if (std::holds_alternative<std::monostate>(val)) continue;  // None: use the default
     h.given.set(key, std::move(val));
   }
@@ -98,14 +107,14 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
              "', too many arguments: ", args.size(), " given.");
     merged = h.given;
     for (size_t i = 0; i < extra; ++i) {
-      AttrValue v = to_attr(args[next + i]);
+      AttrValue v = op_attr(op, h.call_specs[i]->name, args[next + i]);
       if (!std::holds_alternative<std::monostate>(v))
         merged.set(h.call_specs[i]->name, std::move(v));
     }
     for (auto [k, v] : kwargs) {
-      AttrValue val = to_attr(v);
-      if (!std::holds_alternative<std::monostate>(val))
-        merged.set(k.cast<std::string>(), std::move(val));
+      std::string key = k.cast<std::string>();
+      AttrValue val = op_attr(op, key, v);
+      if (!std::holds_alternative<std::monostate>(val)) merged.set(key, std::move(val));
     }
     merged = make_attrs(op, merged);
     attrs = &merged;

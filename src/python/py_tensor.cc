@@ -124,7 +124,12 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
       ++d;
       ++src;
     } else if (PyLong_Check(it.ptr()) || pyb::isinstance(it, numpy_module().attr("integer"))) {
-      int64_t i = pyb::cast<int64_t>(it), n = t.dim(d);
+      const int64_t n = t.dim(d);
+      pyb::int_ as_int(pyb::reinterpret_borrow<pyb::object>(it));  // numpy integers too
+      int overflow = 0;
+      int64_t i = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+      MC_CHECK(!overflow, Index, "index ", std::string(pyb::str(it)),
+               " is out of bounds for dimension ", src, " with size ", n, ".");
       MC_CHECK(i >= -n && i < n, Index, "index ", i, " is out of bounds for dimension ", src,
                " with size ", n, ".");
       t = t.select(d, i < 0 ? i + n : i);

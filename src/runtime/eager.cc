@@ -1,6 +1,7 @@
 #include "runtime/eager.h"
 
 #include "runtime/record.h"
+#include "tensor/size.h"
 
 namespace mycel {
 
@@ -21,11 +22,19 @@ void promote_inputs(const OpDef& op, std::span<TensorMeta> metas) {
 }
 
 MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs) {
+  // Both modes come here: a variadic op (Concat, Stack) on an empty tuple under @jit reached
+  // rules that read input 0.
+  MC_CHECK(op.num_inputs != kVariadic || !inputs.empty(), Value, "For '", op.name,
+           "', the input tuple must not be empty.");
   MetaList out;
   InferContext ctx{op, inputs, attrs, out};
   op.infer(ctx);
   MC_ASSERT(op.num_outputs == kVariadic || out.size() == static_cast<size_t>(op.num_outputs),
             op.name, ": rule produced ", out.size(), " outputs");
+  // Every shape an op makes, in both modes, passes here: counts and byte sizes that do not fit
+  // in 64 bits are ValueErrors naming the op (rules that multiply or add dimensions check
+  // their own arithmetic with checked_mul/checked_add, so no wrapped value reaches this).
+  for (const TensorMeta& m : out) checked_nbytes(m.shape, dtype_size(m.dtype), op.name);
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include "runtime/eager.h"
 #include "serialize/mindir.h"
 #include "serialize/mindir_format.h"
+#include "tensor/size.h"
 
 namespace mycel::serialize {
 
@@ -305,6 +306,11 @@ class Importer {
         for (int64_t d : t.dims()) {
           if (d < 0) fail("a tensor abstract has a negative dimension");
           shape.push_back(d);
+        }
+        try {
+          checked_nbytes(shape, dtype_size(dt), "load");
+        } catch (const Error& e) {
+          fail(str("a tensor abstract's size does not fit in 64 bits: ", e.message()));
         }
         return Abstract::tensor(dt, std::move(shape));
       }

@@ -4,6 +4,7 @@
 
 #include "base/parallel.h"
 #include "tensor/allocator.h"
+#include "tensor/size.h"
 #include "tensor/strided.h"
 
 namespace mycel {
@@ -30,12 +31,9 @@ Storage::~Storage() {
 // ---- construction ----------------------------------------------------------------------
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
-  for (int64_t d : shape) {
-    MC_CHECK(d >= 0, Value, "a tensor shape must not have negative dimensions, but got ", shape,
-             ".");
-  }
+  int64_t nbytes = checked_nbytes(shape, dtype_size(dtype), "Tensor");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = Storage::allocate(static_cast<size_t>(mycel::numel(shape)) * dtype_size(dtype));
+  impl->storage = Storage::allocate(static_cast<size_t>(nbytes));
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -100,19 +98,20 @@ Tensor Tensor::cast(DType to) const {
 }
 
 Shape infer_reshape(const Shape& from, const Shape& to, std::string_view op) {
-  Shape out = to;
-  int64_t known = 1, infer_at = -1;
+  Shape out = to, known_dims = to;
+  int64_t infer_at = -1;
   for (size_t i = 0; i < to.size(); ++i) {
     if (to[i] == -1) {
       MC_CHECK(infer_at < 0, Value, "For '", op, "', only one dimension of the target shape ", to,
                " can be -1.");
       infer_at = static_cast<int64_t>(i);
+      known_dims[i] = 1;
     } else {
       MC_CHECK(to[i] >= 0, Value, "For '", op, "', the target shape ", to,
                " has a negative dimension.");
-      known *= to[i];
     }
   }
+  int64_t known = checked_numel(known_dims, op);  // (2**62 + 3, 4) is a ValueError, not 12
   int64_t n = mycel::numel(from);
   if (infer_at >= 0) {
     MC_CHECK(known != 0 && n % known == 0, Value, "For '", op,

@@ -37,14 +37,18 @@ def _find_files(func, dataset_files):
             not all(isinstance(p, (str, os.PathLike)) for p in patterns):
         raise TypeError(f"{func}: dataset_files must be a path or a non-empty list of paths, but "
                         f"got {dataset_files!r}.")
-    files, unmatched = [], []
+    files, unmatched, irregular = [], [], []
     for pattern in map(os.fspath, patterns):
-        found = [f for f in glob.glob(pattern, recursive=True) if os.path.isfile(f)]
+        matched = glob.glob(pattern, recursive=True)
+        found = [f for f in matched if os.path.isfile(f)]
         files += found
         if not found:
             unmatched.append(pattern)
+            irregular += [f for f in matched if not os.path.isfile(f)]
     if unmatched:
-        raise ValueError(f"{func}: dataset_files {unmatched} match no file.")
+        why = (f" ({', '.join(irregular)}: not a regular file; directories, FIFOs and devices "
+               "are not read)") if irregular else ""
+        raise ValueError(f"{func}: dataset_files {unmatched} match no file{why}.")
     return sorted(files)
 
 

@@ -161,6 +161,9 @@ class FileWriter:
                     raise TypeError(f"FileWriter: field '{name}' has shape {shape!r}; a shape "
                                     "is a list of ints.")
                 shape = [int(d) for d in shape]
+                if not all(-2**63 <= d < 2**63 for d in shape):
+                    raise ValueError(f"FileWriter: field '{name}' has shape {shape!r}, whose "
+                                     "dimensions do not fit in int64.")
             fields.append((name, ftype, shape))
         schema_id = self._writer.add_schema(fields, desc or "")
         self._fields = fields

@@ -10,6 +10,7 @@ Python source. The file is written to a temporary name and renamed, so a crash m
 never leaves a partial file.
 """
 import os
+import stat
 
 from mycel import _mycel as _C
 from mycel.common.api import _JitFunction
@@ -89,8 +90,15 @@ def load(file_name, **kwargs):
     if not file_name.endswith(_SUFFIX):
         raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}', but got "
                          f"'{file_name}'.")
-    if not os.path.isfile(file_name):
+    if not os.path.exists(file_name):
         raise ValueError(f"For 'load', the file '{file_name}' does not exist.")
-    with open(file_name, "rb") as f:
+    # O_NONBLOCK: open() of a FIFO would block until a writer came; the type is checked on
+    # the opened descriptor, so nothing can be swapped in between.
+    fd = os.open(file_name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"For 'load', '{file_name}' is not a regular file (a directory, a "
+                         "FIFO or a device); only regular files can be read.")
+    with os.fdopen(fd, "rb") as f:
         data = f.read()
     return _C._load_mindir(data, file_name)

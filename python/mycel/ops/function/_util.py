@@ -1,4 +1,5 @@
 """Helpers shared by the functional API: cached op handles and argument normalisation."""
+import numbers
 from functools import lru_cache
 
 from mycel import _mycel as _C
@@ -38,14 +39,31 @@ def as_tensor(x):
     return x if isinstance(x, _C.Tensor) else _C.Tensor(x)
 
 
+def _dim(v, op):
+    # MindSpore's rule: shape elements are ints. A float (2.5, even 2.0) or a bool is a
+    # TypeError rather than silently truncated; an int beyond int64 a ValueError.
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"For '{op}', each element of the shape must be an int, but got "
+                        f"{v!r} of type {type(v).__name__}.")
+    v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise ValueError(f"For '{op}', the shape element {v} does not fit in int64.")
+    return v
+
+
 @constexpr
-def shape_arg(shape):
-    """A shape given as ints, a tuple/list, or a 1-d tensor, as a tuple of ints."""
+def shape_arg(shape, op="shape"):
+    """A shape given as an int, a tuple/list of ints, or a 1-d integer tensor, as a tuple of
+    ints; errors name op."""
     if isinstance(shape, _C.Tensor):
-        return tuple(int(v) for v in shape.asnumpy().reshape(-1))
-    if isinstance(shape, int):
-        return (shape,)
-    return tuple(int(v) for v in shape)
+        arr = shape.asnumpy()
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"For '{op}', a shape given as a tensor must have an integer dtype, "
+                            f"but got {shape.dtype}.")
+        return tuple(_dim(v, op) for v in arr.reshape(-1).tolist())
+    if isinstance(shape, (tuple, list)):
+        return tuple(_dim(v, op) for v in shape)
+    return (_dim(shape, op),)
 
 
 @constexpr

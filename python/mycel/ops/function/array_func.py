@@ -7,7 +7,7 @@ from mycel.ops.function._util import prim, shape_arg, as_tensor
 
 def reshape(input, shape):  # noqa: A002
     """The same data with a new shape (one entry may be -1); a view when the layout allows."""
-    return prim("Reshape")(input, shape_arg(shape))
+    return prim("Reshape")(input, shape_arg(shape, "reshape"))
 
 
 def transpose(input, input_perm):  # noqa: A002
@@ -99,12 +99,12 @@ def split(tensor, split_size_or_sections, axis=0):
 
 def tile(input, multiples):  # noqa: A002
     """Repeats the tensor multiples[i] times along each axis."""
-    return prim("Tile")(input, tuple(multiples))
+    return prim("Tile")(input, shape_arg(multiples, "tile"))
 
 
 def broadcast_to(input, shape):  # noqa: A002
     """A broadcast view with the given shape (-1 keeps a dimension)."""
-    return prim("BroadcastTo", shape=shape_arg(shape))(input)
+    return prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to"))(input)
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
@@ -124,7 +124,7 @@ def gather_elements(input, dim, index):  # noqa: A002
 
 def scatter_nd(indices, updates, shape):
     """zeros(shape) with updates summed in at indices."""
-    return prim("ScatterNd")(indices, updates, shape_arg(shape))
+    return prim("ScatterNd")(indices, updates, shape_arg(shape, "scatter_nd"))
 
 
 def tensor_scatter_update(input_x, indices, updates):
@@ -190,10 +190,14 @@ def ones_like(input, *, dtype=None):  # noqa: A002
     return out if dtype is None else out.astype(dtype)
 
 
+def _fill(op, type, shape, value):  # noqa: A002
+    v = value.item() if isinstance(value, _C.Tensor) else value
+    return prim("Fill")(type, shape_arg(shape, op), float(v))
+
+
 def fill(type, shape, value):  # noqa: A002
     """A tensor of shape and dtype `type` filled with value."""
-    v = value.item() if isinstance(value, _C.Tensor) else value
-    return prim("Fill")(type, shape_arg(shape), float(v))
+    return _fill("fill", type, shape, value)
 
 
 def full(size, fill_value, *, dtype=None):
@@ -201,17 +205,17 @@ def full(size, fill_value, *, dtype=None):
     if dtype is None:
         dtype = _C.float32 if isinstance(fill_value, float) else (
             _C.bool if isinstance(fill_value, bool) else _C.int64)
-    return fill(dtype, size, fill_value)
+    return _fill("full", dtype, size, fill_value)
 
 
 def zeros(size, dtype=None):
     """Zeros of the given shape (float32 by default)."""
-    return fill(dtype or _C.float32, size, 0)
+    return _fill("zeros", dtype or _C.float32, size, 0)
 
 
 def ones(size, dtype=None):
     """Ones of the given shape (float32 by default)."""
-    return fill(dtype or _C.float32, size, 1)
+    return _fill("ones", dtype or _C.float32, size, 1)
 
 
 def shape(input_x):

@@ -12,29 +12,32 @@ def _seeds(seed):
 def standard_normal(shape, seed=None):
     """Samples of N(0, 1), float32."""
     s, s2 = _seeds(seed)
-    return prim("StandardNormal", seed=s, seed2=s2)(shape_arg(shape))
+    return prim("StandardNormal", seed=s, seed2=s2)(shape_arg(shape, "standard_normal"))
 
 
 def randn(*size, dtype=None, seed=None):
     """Samples of N(0, 1) of the given size."""
     if len(size) == 1 and not isinstance(size[0], int):
-        size = tuple(size[0])
+        size = size[0]
     s, s2 = _seeds(seed)
-    return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype or _C.float32)(size)
+    return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
+        shape_arg(size, "randn"))
 
 
 def rand(*size, dtype=None, seed=None):
     """Samples of U[0, 1) of the given size."""
     if len(size) == 1 and not isinstance(size[0], int):
-        size = tuple(size[0])
+        size = size[0]
     s, s2 = _seeds(seed)
-    return prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(size)
+    return prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
+        shape_arg(size, "rand"))
 
 
 def uniform(shape, minval, maxval, seed=None, dtype=None):
     """Samples of U[minval, maxval)."""
     s, s2 = _seeds(seed)
-    u = prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(shape_arg(shape))
+    u = prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(shape_arg(shape,
+                                                                                "uniform"))
     return _m.add(_m.mul(u, _m.sub(maxval, minval)), minval)
 
 
