@@ -3,7 +3,7 @@
 // the tensor forms of Python operators and indexing.
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 
 namespace mycel::ir::spec {
 

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "ops/op_semantics.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -28,19 +29,12 @@ Tensor run_op1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
 Tensor run_op1(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given = {});
 TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& given = {});
 
-// Steps 2-3 alone: the dtypes the kernel will see and the output metas. Used by graph-mode
-// inference too.
-void promote_inputs(const OpDef& op, std::span<TensorMeta> metas);
-MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Attrs& attrs);
+// Steps 2-3 are promote_inputs and infer_op (ops/op_semantics.h), step 4 view_op.
 
 // Runs a kernel (the optimised one, or the reference) on inputs that are already cast, with
 // outputs allocated from `metas` (an F_UPDATE op's outputs are its first inputs). Tests call
 // it with ref=true to compare the two.
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref = false);
-
-// The eager view of an F_VIEW op (kernels/cpu/array_view.cc): a view of x with the inferred
-// output meta, or an undefined Tensor when the layout needs a copy.
-Tensor view_op(const OpDef& op, const Tensor& x, const TensorMeta& out, const Attrs& attrs);
 
 }  // namespace mycel

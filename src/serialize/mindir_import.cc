@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 #include "serialize/mindir.h"
 #include "serialize/mindir_format.h"
 #include "tensor/size.h"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ir/anf.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 
 namespace mycel::ir {
 

@@ -1,7 +1,7 @@
 // The kernel of the view ops: a copy of the input seen as the output (tensor/copy.cc does the
 // copying).
 #include "kernels/cpu/array.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 
 namespace mycel {
 

@@ -8,7 +8,7 @@
 #include "base/parallel.h"
 #include "kernels/cpu/array.h"
 #include "ops/infer_array.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 
 namespace mycel {
 

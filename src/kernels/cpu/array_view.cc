@@ -1,7 +1,7 @@
 // The eager view hook of the F_VIEW ops: their output as a view of the input, sharing storage.
 // cpu_copy_view and cpu_strided_slice copy from the same views when they exist.
 #include "ops/infer_array.h"
-#include "runtime/eager.h"
+#include "ops/op_semantics.h"
 
 namespace mycel {
 
