@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "runtime/record.h"
 #include "runtime/vm_code.h"
 
@@ -63,6 +64,15 @@ class OpProfile {
 };
 
 }  // namespace
+
+namespace {
+[[noreturn]] void stop_interrupted() {
+  set_interrupt_pending(false);
+  MC_THROW(Runtime, "interrupted (SIGINT)");
+}
+}  // namespace
+
+void RuntimeHost::check_signals() { stop_interrupted(); }
 
 class Interpreter {
  public:
@@ -314,6 +324,13 @@ class Interpreter {
       const Instr& in = gc.code[f.pc];
       Value* regs = regs_.data() + f.base;
       if (stats_) ++stats_->instructions;
+      if (interrupt_pending()) [[unlikely]] {
+        if (host_ != nullptr) {
+          host_->check_signals();
+        } else {
+          stop_interrupted();
+        }
+      }
       switch (in.code) {
         case OpCode::Prim:
           if (OpProfile* prof = OpProfile::get()) {
