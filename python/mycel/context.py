@@ -70,4 +70,27 @@ def get_context(attr_key):
     return _context.get(attr_key)
 
 
+def _watch_sigint():
+    """Wraps signal.signal so that a new SIGINT handler tells mycel to chain its own in front
+    of it at the next graph run (src/base/interrupt.h: Ctrl-C stops compiled loops). Checking
+    the C-level handler on every call would cost a system call per call."""
+    import functools
+    import signal
+    from mycel import _mycel as _C
+    original = signal.signal
+    if getattr(original, "_mycel_watch", False):
+        return
+
+    @functools.wraps(original)
+    def watched(signalnum, handler):
+        old = original(signalnum, handler)
+        if signalnum == signal.SIGINT:
+            _C._sigint_handler_changed()
+        return old
+
+    watched._mycel_watch = True
+    signal.signal = watched
+
+
 _init_jit_cache_limit()
+_watch_sigint()

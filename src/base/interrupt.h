@@ -28,10 +28,16 @@ inline void set_interrupt_pending(bool v) {
 }
 
 // Puts mycel's handler in front of the current SIGINT handler unless it is already there
-// (one sigaction query when it is). Nothing is installed while SIGINT is ignored or has its
-// default action (the process then ends or ignores it without mycel's help). Call it on the
-// thread that owns signal handling (Python's main thread) before long work; a later
-// signal.signal(SIGINT, ...) replaces the chain and the next call installs it again.
+// (one sigaction query when it is: about 1 us here, so not on every call). Nothing is
+// installed while SIGINT is ignored or has its default action (the process then ends or
+// ignores it without mycel's help). Call it on the thread that owns signal handling
+// (Python's main thread); a later signal.signal(SIGINT, ...) replaces the chain.
 void chain_sigint_handler();
+
+// The cheap form for every graph run: chains only when the handler may have changed since
+// the last chain (at first, and after sigint_handler_changed(), which mycel's wrapper of
+// Python's signal.signal calls). One relaxed load otherwise.
+void sigint_handler_changed();
+void chain_sigint_handler_if_changed();
 
 }  // namespace mycel

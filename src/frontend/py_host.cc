@@ -577,6 +577,9 @@ class PyRuntimeHost final : public vm::RuntimeHost {
       rethrow_python(e);
     }
   }
+  void poll() override {
+    if (mycel::py::on_main_thread()) chain_sigint_handler();
+  }
   void check_signals() override {
     // Python runs signal handlers on its main thread only: elsewhere the graph goes on and
     // the flag stays set for the main thread.

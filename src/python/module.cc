@@ -27,7 +27,7 @@ unsigned long g_main_thread = 0;  // NOLINT: Python's main thread, set at import
 bool on_main_thread() { return PyThread_get_thread_ident() == g_main_thread; }
 
 void before_graph_run() {
-  if (on_main_thread()) chain_sigint_handler();
+  if (on_main_thread()) chain_sigint_handler_if_changed();
 }
 
 void bind_runtime(pyb::module_& m) {
@@ -47,6 +47,9 @@ void bind_runtime(pyb::module_& m) {
     return d;
   });
   m.def("reset_peak_memory", []() { reset_peak_memory(); });
+  m.def(
+      "_sigint_handler_changed", []() { sigint_handler_changed(); },
+      "Called by mycel's wrapper of signal.signal: chain the SIGINT handler again.");
   m.def("empty_cache", []() { empty_cache(); });
 }
 

@@ -38,7 +38,8 @@
 //
 // Interrupts: the loop polls base/interrupt.h's flag before every instruction (one relaxed
 // load) and calls RuntimeHost::check_signals when it is set, so Ctrl-C stops a compiled
-// loop after at most the instruction (kernel) being run.
+// loop after at most the instruction (kernel) being run; every kPollInstructions it calls
+// RuntimeHost::poll.
 //
 // Run-time errors (a kernel's check, raise, a bad argument) are rethrown as the same mycel
 // error kind with the source excerpt of the failing node appended (ir::span_excerpt), and
@@ -78,6 +79,11 @@ class RuntimeHost {
   // Python host runs Python's signal handlers on the main thread (Ctrl-C: KeyboardInterrupt)
   // and leaves the flag to the main thread on other threads, whose graphs go on.
   virtual void check_signals();
+  // Called every kPollInstructions instructions of a run (long runs only). The Python host
+  // chains the SIGINT handler again on the main thread, in case something replaced it other
+  // than through signal.signal (which tells mycel at once).
+  virtual void poll() {}
+  static constexpr uint32_t kPollInstructions = 1u << 16;
 };
 
 // Counters of one run, for tests and profiling.

@@ -324,6 +324,10 @@ class Interpreter {
       const Instr& in = gc.code[f.pc];
       Value* regs = regs_.data() + f.base;
       if (stats_) ++stats_->instructions;
+      if (--poll_countdown_ == 0) [[unlikely]] {
+        poll_countdown_ = RuntimeHost::kPollInstructions;
+        if (host_ != nullptr) host_->poll();
+      }
       if (interrupt_pending()) [[unlikely]] {
         if (host_ != nullptr) {
           host_->check_signals();
@@ -394,9 +398,10 @@ class Interpreter {
   RunStats* stats_;
   std::vector<Value> regs_;
   std::vector<Frame> frames_;
-  std::vector<Value> scratch_;   // arguments of the call being made
-  std::vector<Value> bargs_;     // arguments of the builtin being run
-  std::vector<Value> closures_;  // closures being unwrapped
+  std::vector<Value> scratch_;                                // arguments of the call being made
+  std::vector<Value> bargs_;                                  // arguments of the builtin being run
+  std::vector<Value> closures_;                               // closures being unwrapped
+  uint32_t poll_countdown_ = RuntimeHost::kPollInstructions;  // instructions to the next poll
 };
 
 Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats) const {

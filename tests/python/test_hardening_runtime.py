@@ -104,7 +104,7 @@ ENDLESS = """
     import numpy as np
     import mycel as ms
     from mycel import ops
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in an interactive session
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     @ms.jit
     def spin(x):
@@ -123,8 +123,17 @@ ENDLESS = """
 """
 
 
-def test_sigint_stops_an_endless_compiled_loop():
-    rc, out, err, took = interrupt_child(ENDLESS)
+@pytest.mark.parametrize("handler_set", ["before", "after"])
+def test_sigint_stops_an_endless_compiled_loop(handler_set):
+    """The SIGINT handler is set before the first graph run, or replaced after it (mycel
+    must chain its handler in front of the new one)."""
+    code = ENDLESS
+    if handler_set == "after":
+        code = code.replace('    signal.signal(signal.SIGINT, signal.default_int_handler)', '')
+        code = code.replace('    print("ready", flush=True)', (
+            '    signal.signal(signal.SIGINT, signal.default_int_handler)\n'
+            '    print("ready", flush=True)'))
+    rc, out, err, took = interrupt_child(code)
     assert "caught KeyboardInterrupt" in out, (out, err)
     assert rc == 0, (rc, out, err)
     assert "-5.0" in out
