@@ -13,7 +13,7 @@
 //     return *once.get([] { return new Refs(...); });
 //   }
 //
-// get() must be called with the GIL held. The value is never destroyed (Python objects may
+// get() may be called with or without the GIL. The value is never destroyed (Python objects may
 // not be released after the interpreter is gone), so T is usually a pointer or a plain
 // value. If make() throws, the exception propagates and the next get() tries again.
 #pragma once
@@ -36,12 +36,17 @@ class GilOnce {
   template <class F>
   T& get(F&& make) {
     if (!done_.load(std::memory_order_acquire)) {
-      pybind11::gil_scoped_release nogil;
-      std::call_once(once_, [&] {
+      auto build = [&] {
         pybind11::gil_scoped_acquire gil;
         new (storage_) T(make());
         done_.store(true, std::memory_order_release);
-      });
+      };
+      if (PyGILState_Check()) {
+        pybind11::gil_scoped_release nogil;
+        std::call_once(once_, build);
+      } else {
+        std::call_once(once_, build);
+      }
     }
     return *std::launder(reinterpret_cast<T*>(storage_));
   }

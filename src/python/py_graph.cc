@@ -396,9 +396,9 @@ class GraphFunction {
     return why;
   }
 
+  // A UserWarning attributed to the caller of the jit function (stack level 2, as before).
   void warn(const std::string& text) {
-    pyb::module_::import("warnings")
-        .attr("warn")(text, pyb::module_::import("builtins").attr("UserWarning"), 3);
+    pyb::module_::import("warnings").attr("warn")(text, pyb::none(), 2);
   }
 
   std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
