@@ -4,17 +4,46 @@ Modes: PYNATIVE_MODE runs every op eagerly from Python. GRAPH_MODE compiles
 ``Cell.construct`` into a graph (once per call signature) and runs it on the C++ executor;
 ``@mycel.jit`` does the same for single functions in either mode.
 """
+import os
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
+_DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
+
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
-          "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads"}
+          "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
+          "jit_cache_limit"}
+
+
+def _check_cache_limit(value, where):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"For {where}, jit_cache_limit must be a positive int, but got "
+                         f"{value!r}.")
+    return value
+
+
+def _init_jit_cache_limit():
+    """The limit from MYCEL_JIT_CACHE_LIMIT, else the default; run at import."""
+    from mycel import _mycel as _C
+    env = os.environ.get("MYCEL_JIT_CACHE_LIMIT")
+    value = _DEFAULT_JIT_CACHE_LIMIT
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            value = 0
+        _check_cache_limit(value, "the environment variable MYCEL_JIT_CACHE_LIMIT")
+    _C.set_jit_cache_limit(value)
+    _context["jit_cache_limit"] = value
 
 
 def set_context(**kwargs):
     """Sets execution options: mode (GRAPH_MODE or PYNATIVE_MODE), device_target ("CPU"),
-    runtime_num_threads (threads for kernels), and MindSpore's other names (accepted and
+    runtime_num_threads (threads for kernels), jit_cache_limit (graphs kept per jit function
+    or GRAPH-mode Cell, least recently used dropped first; default 8 or
+    MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and
     recorded)."""
     from mycel import _mycel as _C
     for key, value in kwargs.items():
@@ -27,6 +56,8 @@ def set_context(**kwargs):
         if key == "device_target" and value != "CPU":
             raise ValueError(f"For 'set_context', device_target must be 'CPU' in this build, "
                              f"but got {value!r}.")
+        if key == "jit_cache_limit":
+            _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value
@@ -37,3 +68,29 @@ def get_context(attr_key):
     if attr_key not in _KNOWN:
         raise ValueError(f"For 'get_context', unknown option '{attr_key}'.")
     return _context.get(attr_key)
+
+
+def _watch_sigint():
+    """Wraps signal.signal so that a new SIGINT handler tells mycel to chain its own in front
+    of it at the next graph run (src/base/interrupt.h: Ctrl-C stops compiled loops). Checking
+    the C-level handler on every call would cost a system call per call."""
+    import functools
+    import signal
+    from mycel import _mycel as _C
+    original = signal.signal
+    if getattr(original, "_mycel_watch", False):
+        return
+
+    @functools.wraps(original)
+    def watched(signalnum, handler):
+        old = original(signalnum, handler)
+        if signalnum == signal.SIGINT:
+            _C._sigint_handler_changed()
+        return old
+
+    watched._mycel_watch = True
+    signal.signal = watched
+
+
+_init_jit_cache_limit()
+_watch_sigint()

@@ -6,6 +6,7 @@
 
 #include "frontend/parse_impl.h"
 #include "frontend/py_value.h"
+#include "python/gil_once.h"
 
 namespace mycel::frontend {
 
@@ -191,16 +192,15 @@ def builtins_of(globals_):
 )PY";
 
 py::object& helper() {
-  static py::object* h = nullptr;
-  if (h == nullptr) {
+  static mycel::py::GilOnce<py::object*> once;  // python/gil_once.h: no deadlock on first use
+  return *once.get([] {
     py::module_ mod = py::module_::create_extension_module("mycel._frontend_helper", nullptr,
                                                            new py::module_::module_def);
     py::dict d = mod.attr("__dict__");
     py::exec(kHelperSource, d);
     py::module_::import("sys").attr("modules")["mycel._frontend_helper"] = mod;  // for tests
-    h = new py::object(std::move(mod));  // leaked: lives as long as the interpreter
-  }
-  return *h;
+    return new py::object(std::move(mod));  // leaked: lives as long as the interpreter
+  });
 }
 
 struct AstTable {
@@ -209,9 +209,9 @@ struct AstTable {
 };
 
 const AstTable& ast_table() {
-  static AstTable* t = nullptr;
-  if (t == nullptr) {
-    t = new AstTable;
+  static mycel::py::GilOnce<AstTable*> once;  // published only once filled
+  return *once.get([] {
+    auto* t = new AstTable;
     static const char* const kNames[] = {"Other",
                                          "FunctionDef",
                                          "AsyncFunctionDef",
@@ -304,8 +304,8 @@ const AstTable& ast_table() {
       py::object cls = ast.attr(kNames[i]);
       t->kinds[reinterpret_cast<PyTypeObject*>(cls.ptr())] = static_cast<Ast>(i);
     }
-  }
-  return *t;
+    return t;
+  });
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "frontend/parse.h"
 #include "frontend/py_value.h"
 #include "python/convert.h"
+#include "python/gil_once.h"
+#include "python/module.h"
 
 namespace mycel::frontend {
 
@@ -27,7 +30,8 @@ struct PyRefs {
 };
 
 const PyRefs& refs() {
-  static PyRefs* r = [] {
+  static mycel::py::GilOnce<PyRefs*> once;  // python/gil_once.h: no deadlock on first use
+  return *once.get([] {
     auto* p = new PyRefs();
     py::module_ types = py::module_::import("types");
     py::module_ bi = py::module_::import("builtins");
@@ -69,8 +73,7 @@ const PyRefs& refs() {
     for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     return p;
-  }();
-  return *r;
+  });
 }
 
 bool is_instance(py::handle obj, py::handle cls) {
@@ -131,7 +134,8 @@ Value prim_of_handle(py::handle h) {
 // written in Python, ...) are not parsed: like MindSpore's JIT fallback they run in Python,
 // at compile time on constants, else at run time. mycel's own package is parsed.
 bool is_library_function(py::handle fn) {
-  static const std::vector<std::string>* prefixes = [] {
+  static mycel::py::GilOnce<const std::vector<std::string>*> prefixes_once;
+  const std::vector<std::string>* prefixes = prefixes_once.get([] {
     auto* v = new std::vector<std::string>;
     py::module_ sc = py::module_::import("sysconfig");
     for (const char* k : {"stdlib", "platstdlib", "purelib", "platlib"})
@@ -140,13 +144,14 @@ bool is_library_function(py::handle fn) {
     if (py::hasattr(site, "getsitepackages"))
       for (py::handle p : site.attr("getsitepackages")()) v->push_back(py::str(p));
     v->push_back("/usr/lib/python3/dist-packages");
-    return v;
-  }();
-  static const std::string mycel_dir = [] {
+    return static_cast<const std::vector<std::string>*>(v);
+  });
+  static mycel::py::GilOnce<std::string> mycel_dir_once;
+  const std::string& mycel_dir = mycel_dir_once.get([] {
     py::module_ os = py::module_::import("os");
     return std::string(
         py::str(os.attr("path").attr("dirname")(py::module_::import("mycel").attr("__file__"))));
-  }();
+  });
   py::object code = py::getattr(fn, "__code__", py::none());
   if (code.is_none()) return true;
   std::string file = py::str(code.attr("co_filename"));
@@ -161,11 +166,15 @@ class PyHost final : public ir::Host {
  public:
   ~PyHost() override {
     if (!Py_IsInitialized()) {
-      for (auto& [k, e] : graphs_) e.first.release();  // the interpreter is gone
+      graphs_.clear();  // PyHostObject releases without the interpreter
       return;
     }
     py::gil_scoped_acquire gil;
     graphs_.clear();
+  }
+
+  void for_each_value(const std::function<void(const Value&)>& f) const {
+    for (const auto& [k, e] : graphs_) f(e.first);
   }
 
   Value convert(ir::Module& m, const Value& obj) override {
@@ -451,7 +460,7 @@ class PyHost final : public ir::Host {
     if (it != graphs_.end()) return it->second.second;
     ir::FuncGraph* g = parse_function(m, fn);
     MC_ASSERT(g != nullptr, "parse_function returned no graph");
-    graphs_.emplace(key, std::make_pair(py::reinterpret_borrow<py::object>(fn), g));
+    graphs_.emplace(key, std::make_pair(wrap_host(fn), g));
     return g;
   }
 
@@ -532,12 +541,17 @@ class PyHost final : public ir::Host {
   }
 
   // (module, function) -> its graph; the function is kept alive so its id stays unique.
-  std::map<std::pair<ir::Module*, PyObject*>, std::pair<py::object, ir::FuncGraph*>> graphs_;
+  // Parsed functions: (module, function) -> (the function, as a host object, and its graph).
+  std::map<std::pair<ir::Module*, PyObject*>, std::pair<Value, ir::FuncGraph*>> graphs_;
 };
 
 }  // namespace
 
 std::unique_ptr<ir::Host> make_py_host() { return std::make_unique<PyHost>(); }
+
+void for_each_host_value(const ir::Host& host, const std::function<void(const Value&)>& f) {
+  if (const auto* h = dynamic_cast<const PyHost*>(&host)) h->for_each_value(f);
+}
 
 namespace {
 class PyRuntimeHost final : public vm::RuntimeHost {
@@ -553,6 +567,8 @@ class PyRuntimeHost final : public vm::RuntimeHost {
     try {
       return to_value(unwrap_host(fn)(*a));
     } catch (py::error_already_set& e) {
+      // KeyboardInterrupt, SystemExit and other non-Exception errors pass through as they are.
+      if (!e.matches(PyExc_Exception)) throw;
       // TypeError / ValueError / IndexError keep their kind and message as they are.
       for (auto [exc, kind] : {std::pair{PyExc_TypeError, ErrorKind::Type},
                                std::pair{PyExc_ValueError, ErrorKind::Value},
@@ -560,6 +576,17 @@ class PyRuntimeHost final : public vm::RuntimeHost {
         if (e.matches(exc) && e.value()) throw Error(kind, py::str(e.value()).cast<std::string>());
       rethrow_python(e);
     }
+  }
+  void poll() override {
+    if (mycel::py::on_main_thread()) chain_sigint_handler();
+  }
+  void check_signals() override {
+    // Python runs signal handlers on its main thread only: elsewhere the graph goes on and
+    // the flag stays set for the main thread.
+    if (!mycel::py::on_main_thread()) return;
+    set_interrupt_pending(false);
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   }
 };
 }  // namespace

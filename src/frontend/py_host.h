@@ -32,6 +32,7 @@
 // Every method takes the GIL itself; callers need not hold it.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "compiler/host.h"
@@ -40,6 +41,10 @@
 namespace mycel::frontend {
 
 std::unique_ptr<ir::Host> make_py_host();
+// Calls f on every value a host made by make_py_host keeps (its parsed functions, as host
+// objects): with the IR's own values, what the garbage collector must see of a compiled
+// function (python/py_graph.cc).
+void for_each_host_value(const ir::Host& host, const std::function<void(const ir::Value&)>& f);
 
 // What graphs need from Python at run time (print, JIT fallback and host calls).
 std::unique_ptr<vm::RuntimeHost> make_py_runtime_host();

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "python/convert.h"
+#include "python/gil_once.h"
 #include "python/module.h"
 
 namespace mycel::frontend {
@@ -15,9 +16,10 @@ namespace {
 // specialisation can make it a weight input). Leaked on purpose: no Python object may be
 // released after the interpreter is gone.
 py::handle parameter_class() {
-  static py::object* cls =
-      new py::object(py::module_::import("mycel.common.parameter").attr("Parameter"));
-  return *cls;
+  static mycel::py::GilOnce<py::object*> once;  // python/gil_once.h: no deadlock on first use
+  return *once.get([] {
+    return new py::object(py::module_::import("mycel.common.parameter").attr("Parameter"));
+  });
 }
 
 bool is_parameter(py::handle h) {

@@ -201,6 +201,8 @@ class Module {
   CNode* call_builtin(FuncGraph* g, Builtin b, std::vector<Node*> args, SourceSpan span = {});
 
   const std::deque<std::unique_ptr<FuncGraph>>& graphs() const { return graphs_; }
+  // Every node ever made in the module, dead ones included (the arena).
+  const std::deque<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   FuncGraph* entry() const { return entry_; }
   void set_entry(FuncGraph* g) { entry_ = g; }
 

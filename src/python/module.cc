@@ -5,7 +5,9 @@
 #include <pybind11/numpy.h>
 
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "base/parallel.h"
+#include "python/gil_once.h"
 #include "tensor/allocator.h"
 #include "tensor/random.h"
 
@@ -14,8 +16,18 @@ namespace pyb = pybind11;
 namespace mycel::py {
 
 pyb::module_& numpy_module() {
-  static pyb::module_* np = new pyb::module_(pyb::module_::import("numpy"));
-  return *np;
+  static GilOnce<pyb::module_*> once;  // gil_once.h: no deadlock on first use
+  return *once.get([] { return new pyb::module_(pyb::module_::import("numpy")); });
+}
+
+namespace {
+unsigned long g_main_thread = 0;  // NOLINT: Python's main thread, set at import
+}
+
+bool on_main_thread() { return PyThread_get_thread_ident() == g_main_thread; }
+
+void before_graph_run() {
+  if (on_main_thread()) chain_sigint_handler_if_changed();
 }
 
 void bind_runtime(pyb::module_& m) {
@@ -35,6 +47,9 @@ void bind_runtime(pyb::module_& m) {
     return d;
   });
   m.def("reset_peak_memory", []() { reset_peak_memory(); });
+  m.def(
+      "_sigint_handler_changed", []() { sigint_handler_changed(); },
+      "Called by mycel's wrapper of signal.signal: chain the SIGINT handler again.");
   m.def("empty_cache", []() { empty_cache(); });
 }
 
@@ -42,6 +57,8 @@ void bind_runtime(pyb::module_& m) {
 
 PYBIND11_MODULE(_mycel, m) {
   m.doc() = "mycel's C++ core. Use the mycel package, not this module.";
+  mycel::py::g_main_thread =
+      pyb::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

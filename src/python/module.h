@@ -15,6 +15,13 @@ struct DTypeObj {
 
 pybind11::module_& numpy_module();
 
+// Whether this is Python's main thread, the only one on which Python runs signal handlers.
+bool on_main_thread();
+// Call with the GIL held before a graph runs without it: on the main thread, chains mycel's
+// SIGINT handler in front of Python's when it may have changed (base/interrupt.h), so
+// Ctrl-C reaches the executor.
+void before_graph_run();
+
 void bind_dtype(pybind11::module_& m);
 void bind_tensor(pybind11::module_& m);
 void bind_ops(pybind11::module_& m);

@@ -84,6 +84,7 @@ void bind_grad(pyb::module_& m) {
             std::vector<ir::Value> g;
             ir::Value o = tensor_tree(out), s = tensor_tree(sens);
             static std::unique_ptr<vm::RuntimeHost> host = frontend::make_py_runtime_host();
+            before_graph_run();
             {
               pyb::gil_scoped_release nogil;
               g = r.backward(cache, o, s, host.get());

@@ -3,18 +3,37 @@
 //
 //   GraphFunction(fn)(*args)
 //     1. the signature: an abstract per argument — tensors by dtype and shape, anything
-//        else (numbers, strings, tuples of them) by value;
+//        else (numbers, strings, tuples of them) by value, except run-time scalars: a
+//        mycel.mutable(number), and a Python float argument that took kFloatRecompiles
+//        different values in compiles (then "f64", the graph takes it as a 0-d input; if
+//        that graph does not compile, the argument goes back to being compiled by value);
 //     2. a cache hit runs the compiled graph; a miss compiles: parse (once per function,
 //        in this object's source module) -> specialise -> optimise (the pass pipeline) ->
-//        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how;
+//        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
+//        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
+//        set_context(jit_cache_limit=n) or MYCEL_JIT_CACHE_LIMIT say otherwise, as
+//        PyTorch's recompile limit); the first eviction warns, naming the argument that
+//        changed;
 //     3. runs it on the argument values plus the current tensors of the weights
 //        (Parameters) the graph reads, with the GIL released (print and the JIT fallback
 //        take it back).
+//
+// Garbage collection: a Cell compiled in GRAPH mode is in a cycle, Cell -> its jit function
+// -> GraphFunction -> the bound construct and the IR's host objects (the cell, its sub-cells
+// and Parameters) -> Cell. The GraphFunction type takes part in Python's cycle collector
+// (tp_traverse/tp_clear through py::custom_type_setup): after each compile it lists every
+// distinct host object its modules, signatures, weights and host hold (HostRefs; each
+// holds one reference, which tp_traverse reports once), so a dropped Cell is freed with its
+// graphs by gc.collect().
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <unordered_set>
 
 #include "compiler/pipeline.h"
 #include "compiler/specialize.h"
@@ -73,6 +92,93 @@ Value runtime_value(const Value& v, ir::Host& host) {
   return v;
 }
 
+// The most graphs one GraphFunction keeps.
+std::atomic<int> g_cache_limit{8};
+// A Python float argument that took this many values in compiles becomes a run-time scalar.
+constexpr int kFloatRecompiles = 3;
+
+bool is_float_const(const AbsPtr& a) {
+  return a->kind == ir::AbsKind::Scalar && a->stype == ValueKind::Float && a->is_const();
+}
+
+// mycel.mutable(number) (common/api.py): a float or int subclass marked __ms_mutable__,
+// passed as a run-time scalar. Sets `v` and `abs` and returns true for one.
+bool mutable_scalar(pyb::handle a, Value& v, AbsPtr& abs) {
+  PyObject* p = a.ptr();
+  bool is_float = PyFloat_Check(p) && !PyFloat_CheckExact(p);
+  bool is_int = PyLong_Check(p) && !PyLong_CheckExact(p) && !PyBool_Check(p);
+  if (!(is_float || is_int) || !pyb::hasattr(a, "__ms_mutable__")) return false;
+  if (is_float) {
+    v = Value::real(PyFloat_AsDouble(p));
+    abs = Abstract::scalar(ValueKind::Float);
+  } else {
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(p, &overflow);
+    MC_CHECK(overflow == 0, Value, "mutable: the int ", pyb::str(a).cast<std::string>(),
+             " does not fit in int64");
+    v = Value::integer(i);
+    abs = Abstract::scalar(ValueKind::Int);
+  }
+  return true;
+}
+
+// The distinct host objects reachable from IR values, abstracts and modules: each holds one
+// reference to its Python object, which the garbage collector must see.
+class HostRefs {
+ public:
+  void value(const Value& v) {
+    switch (v.kind()) {
+      case ValueKind::PyObj:
+        if (seen_.insert(v.as_host().get()).second) out_.push_back(v.as_host());
+        break;
+      case ValueKind::Tuple:
+      case ValueKind::List:
+        for (const Value& e : v.items()) value(e);
+        break;
+      case ValueKind::Dict:
+        for (const Value& e : v.as_dict().keys) value(e);
+        for (const Value& e : v.as_dict().values) value(e);
+        break;
+      case ValueKind::Slice:
+        value(v.as_slice().start);
+        value(v.as_slice().stop);
+        value(v.as_slice().step);
+        break;
+      case ValueKind::Closure:
+        value(v.as_closure().fn);
+        for (const Value& e : v.as_closure().args) value(e);
+        break;
+      default:
+        break;
+    }
+  }
+  void abstract(const AbsPtr& a) {
+    if (!a || !seen_abs_.insert(a.get()).second) return;
+    if (a->value) value(*a->value);
+    for (const AbsPtr& e : a->elems) abstract(e);
+    for (const Value& k : a->keys) value(k);
+    for (const ir::FuncCandidate& f : a->funcs) {
+      value(f.fn);
+      for (const AbsPtr& b : f.bound) abstract(b);
+    }
+  }
+  void module(const ir::Module& m) {
+    for (const auto& n : m.nodes()) {
+      abstract(n->abstract());
+      if (n->is_value()) value(static_cast<const ir::ValueNode&>(*n).value());
+    }
+    for (const auto& g : m.graphs())
+      for (const std::optional<Value>& d : g->signature().defaults)
+        if (d) value(*d);
+  }
+  std::vector<std::shared_ptr<const ir::HostObject>> take() { return std::move(out_); }
+
+ private:
+  std::unordered_set<const ir::HostObject*> seen_;
+  std::unordered_set<const Abstract*> seen_abs_;  // abstracts are shared DAGs
+  std::vector<std::shared_ptr<const ir::HostObject>> out_;
+};
+
 struct Compiled {
   std::vector<AbsPtr> sig;
   AbsPtr key;
@@ -109,16 +215,25 @@ class GraphFunction {
     std::vector<Value> vals;
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) {
-      vals.push_back(frontend::to_value(a));
-      sig.push_back(arg_abstract(vals.back(), *host_));
+      Value v;
+      AbsPtr abs;
+      if (!mutable_scalar(a, v, abs)) {
+        v = frontend::to_value(a);
+        abs = arg_abstract(v, *host_);
+        size_t i = sig.size();
+        if (i < float_state_.size() && float_state_[i] == kRuntime && is_float_const(abs))
+          abs = Abstract::scalar(ValueKind::Float);
+      }
+      vals.push_back(std::move(v));
+      sig.push_back(std::move(abs));
     }
     AbsPtr key = Abstract::constant(frontend::to_value(phase));
-    Compiled* c = find(sig, key);
-    if (c == nullptr) c = compile(sig, key);
+    std::shared_ptr<Compiled> c = lookup(sig, key);  // shared: an eviction may drop it
     std::vector<Value> run_args;
     for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
     for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
     Value out;
+    before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
     {
       pyb::gil_scoped_release nogil;
       out = c->exe->run(run_args, runtime_host_.get());
@@ -132,56 +247,166 @@ class GraphFunction {
     ir::Module out;
     ir::Specialized s = ir::specialize(*src_, out, *host_, frontend::wrap_host(fn_), sig);
     if (optimized) compiler::optimize(out, s.entry, {});
+    refresh_refs();  // src_ and host_ may hold new objects
     return ir::print_graph(s.entry);
   }
 
   std::string vm_text(const pyb::args& args) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
-    AbsPtr key = Abstract::constant(Value::none());
-    Compiled* c = find(sig, key);
-    if (c == nullptr) c = compile(sig, key);
-    return c->exe->dump();
+    return lookup(sig, Abstract::constant(Value::none()))->exe->dump();
   }
 
   size_t num_compiled() const { return cache_.size(); }
+  size_t num_compiles() const { return compiles_; }
+
+  // tp_traverse: the Python objects this function holds (one visit per reference).
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(fn_.ptr());
+    for (const auto& h : refs_) {
+      auto* p = dynamic_cast<const frontend::PyHostObject*>(h.get());
+      if (p != nullptr) Py_VISIT(p->object().ptr());
+    }
+    return 0;
+  }
+
+  // tp_clear: drops every reference (the function can no longer compile; nothing calls it,
+  // as the collector clears only unreachable objects). Old state is released after the
+  // members are reset, so code run by a released object's __del__ sees a consistent one.
+  void clear() {
+    std::unique_ptr<ir::Module> src = std::move(src_);
+    std::unique_ptr<ir::Host> host = std::move(host_);
+    std::vector<std::shared_ptr<Compiled>> cache = std::move(cache_);
+    std::vector<std::shared_ptr<const ir::HostObject>> refs = std::move(refs_);
+    pyb::object fn = std::move(fn_);
+    cache_.clear();
+    refs_.clear();
+    src_ = std::make_unique<ir::Module>();
+    host_ = frontend::make_py_host();
+    fn_ = pyb::none();
+    last_float_.clear();
+    float_state_.clear();
+    float_changes_.clear();
+  }
 
  private:
-  Compiled* find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
-    for (auto& c : cache_) {
-      if (c->sig.size() != sig.size() || !ir::abs_equal(c->key, key)) continue;
+  // How a Python float argument position is keyed: by value, as a run-time scalar (after
+  // kFloatRecompiles values), or by value for good (its run-time form did not compile).
+  enum FloatState : uint8_t { kByValue, kRuntime, kStatic };
+
+  std::shared_ptr<Compiled> lookup(std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+    std::vector<size_t> broadened = count_float_changes(sig);
+    if (!broadened.empty()) {
+      if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+      try {
+        std::shared_ptr<Compiled> c = compile(sig, key);
+        for (size_t i : broadened)
+          warn(str("mycel: argument ", arg_name(i), " of '", name_,
+                   "' is a Python float that took ", kFloatRecompiles,
+                   " different values, each compiled into its own graph; it is now passed to "
+                   "the graph as a run-time float scalar. Pass it as mycel.mutable(value) (or "
+                   "a Tensor) to do so from the first call."));
+        return c;
+      } catch (const Error&) {
+        // The graph needs those floats as constants: key them by value from now on.
+        for (size_t i : broadened) {
+          float_state_[i] = kStatic;
+          sig[i] = Abstract::constant(*last_float_[i]);
+        }
+        if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+      }
+    }
+    return compile(sig, key);
+  }
+
+  // Hits move to the back: the front is the least recently used.
+  std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    for (size_t k = cache_.size(); k-- > 0;) {
+      const Compiled& c = *cache_[k];
+      if (c.sig.size() != sig.size() || !ir::abs_equal(c.key, key)) continue;
       bool same = true;
-      for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c->sig[i], sig[i]);
-      if (same) return c.get();
+      for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c.sig[i], sig[i]);
+      if (!same) continue;
+      if (k + 1 != cache_.size())
+        std::rotate(cache_.begin() + k, cache_.begin() + k + 1, cache_.end());
+      return cache_.back();
     }
     return nullptr;
   }
 
-  void log_recompile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
-    if (cache_.empty() || !env_flag("MYCEL_LOG_RECOMPILE")) return;
-    const std::vector<AbsPtr>& last = cache_.back()->sig;
-    std::string why;
-    if (!ir::abs_equal(cache_.back()->key, key))
-      why = str("the cell's training flags changed from ", cache_.back()->key->to_string(), " to ",
-                key->to_string());
-    if (last.size() != sig.size()) {
-      why = str("the number of arguments changed from ", last.size(), " to ", sig.size());
-    } else {
-      for (size_t i = 0; i < sig.size(); ++i) {
-        if (ir::abs_equal(last[i], sig[i])) continue;
-        if (!why.empty()) why += "; ";
-        std::string arg = i < arg_names_.size() ? str("'", arg_names_[i], "'") : str(i);
-        why += str("argument ", arg, " changed from ", last[i]->to_string(), " to ",
-                   sig[i]->to_string());
-      }
+  // On a cache miss: counts, per position, the Python floats that differ from the value
+  // of the last miss; a position that reaches kFloatRecompiles becomes a run-time scalar
+  // (its entry of `sig` broadened). Returns the positions broadened now.
+  std::vector<size_t> count_float_changes(std::vector<AbsPtr>& sig) {
+    std::vector<size_t> now;
+    if (float_state_.size() < sig.size()) {
+      float_state_.resize(sig.size(), kByValue);
+      float_changes_.resize(sig.size(), 0);
+      last_float_.resize(sig.size());
     }
-    pyb::module_::import("sys").attr("stderr").attr("write")(
-        str("mycel: recompiling '", name_, "' (", cache_.size() + 1, " signatures): ", why, "\n"));
+    for (size_t i = 0; i < sig.size(); ++i) {
+      if (float_state_[i] != kByValue || !is_float_const(sig[i])) continue;
+      const Value& v = *sig[i]->value;
+      if (last_float_[i] && !(last_float_[i]->as_float() == v.as_float())) ++float_changes_[i];
+      last_float_[i] = v;
+      if (float_changes_[i] + 1 < kFloatRecompiles) continue;
+      float_state_[i] = kRuntime;
+      sig[i] = Abstract::scalar(ValueKind::Float);
+      now.push_back(i);
+    }
+    return now;
   }
 
-  Compiled* compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
-    log_recompile(sig, key);
-    auto c = std::make_unique<Compiled>();
+  // Lists the host objects of every structure (see HostRefs). Runs no Python code until the
+  // new list is in place: the old one, released last, may drop the last references.
+  void refresh_refs() {
+    HostRefs r;
+    r.module(*src_);
+    frontend::for_each_host_value(*host_, [&](const Value& v) { r.value(v); });
+    for (const auto& c : cache_) {
+      for (const AbsPtr& a : c->sig) r.abstract(a);
+      r.abstract(c->key);
+      r.module(*c->module);
+      for (const Value& w : c->weights) r.value(w);
+    }
+    std::vector<std::shared_ptr<const ir::HostObject>> fresh = r.take();
+    std::swap(refs_, fresh);
+  }
+
+  std::string arg_name(size_t i) const {
+    return i < arg_names_.size() ? str("'", arg_names_[i], "'") : str("#", i);
+  }
+
+  // What differs between `sig`/`key` and the most recently used graph's.
+  std::string why_recompile(const std::vector<AbsPtr>& sig, const AbsPtr& key) const {
+    const Compiled& last = *cache_.back();
+    std::string why;
+    if (!ir::abs_equal(last.key, key))
+      why = str("the cell's training flags changed from ", last.key->to_string(), " to ",
+                key->to_string());
+    if (last.sig.size() != sig.size())
+      return str("the number of arguments changed from ", last.sig.size(), " to ", sig.size());
+    for (size_t i = 0; i < sig.size(); ++i) {
+      if (ir::abs_equal(last.sig[i], sig[i])) continue;
+      if (!why.empty()) why += "; ";
+      why += str("argument ", arg_name(i), " changed from ", last.sig[i]->to_string(), " to ",
+                 sig[i]->to_string());
+    }
+    return why;
+  }
+
+  // A UserWarning attributed to the caller of the jit function (stack level 2, as before).
+  void warn(const std::string& text) {
+    pyb::module_::import("warnings").attr("warn")(text, pyb::none(), 2);
+  }
+
+  std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    std::string why = cache_.empty() ? std::string() : why_recompile(sig, key);
+    if (!cache_.empty() && env_flag("MYCEL_LOG_RECOMPILE"))
+      pyb::module_::import("sys").attr("stderr").attr("write")(str(
+          "mycel: recompiling '", name_, "' (", cache_.size() + 1, " signatures): ", why, "\n"));
+    auto c = std::make_shared<Compiled>();
     c->sig = sig;
     c->key = key;
     c->module = std::make_unique<ir::Module>();
@@ -203,12 +428,30 @@ class GraphFunction {
     }
     c->weights = std::move(s.weights);
     c->warnings = std::move(s.warnings);
-    if (!c->warnings.empty()) {
-      pyb::object warn = pyb::module_::import("warnings").attr("warn");
-      for (const std::string& w : c->warnings) warn(str("mycel: ", w), pyb::none(), 2);
+    ++compiles_;
+    // Evict (least recently used first) and insert with no Python call in between: another
+    // thread may use the cache whenever Python code runs.
+    size_t limit = static_cast<size_t>(std::max(1, g_cache_limit.load()));
+    bool evicted = false;
+    while (cache_.size() >= limit) {
+      cache_.erase(cache_.begin());
+      evicted = true;
     }
-    cache_.push_back(std::move(c));
-    return cache_.back().get();
+    cache_.push_back(c);
+    refresh_refs();
+    for (const std::string& w : c->warnings) warn(str("mycel: ", w));
+    if (evicted && !warned_eviction_) {
+      warned_eviction_ = true;
+      warn(str("mycel: '", name_, "' was compiled for more than ", limit,
+               " signatures, the jit cache limit (set_context(jit_cache_limit=n) or "
+               "MYCEL_JIT_CACHE_LIMIT); the least recently used graph was dropped. Last "
+               "recompile: ",
+               why,
+               ". Python numbers, strings and tuples are compiled in by "
+               "value: pass values that change between calls as Tensors, or wrap them in "
+               "mycel.mutable()."));
+    }
+    return c;
   }
 
   pyb::object fn_;
@@ -216,15 +459,48 @@ class GraphFunction {
   std::vector<std::string> arg_names_;
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
-  std::vector<std::unique_ptr<Compiled>> cache_;
+  std::vector<std::shared_ptr<Compiled>> cache_;  // least recently used first
+  size_t compiles_ = 0;
+  bool warned_eviction_ = false;
+  std::vector<FloatState> float_state_;           // per argument position
+  std::vector<int> float_changes_;                // per position: new float values at misses
+  std::vector<std::optional<Value>> last_float_;  // per position: the float of the last miss
   std::unique_ptr<vm::RuntimeHost> runtime_host_ = frontend::make_py_runtime_host();
+  // The host objects of all of the above (refresh_refs), for the garbage collector.
+  std::vector<std::shared_ptr<const ir::HostObject>> refs_;
 };
+
+// GraphFunction's type takes part in the cycle collector (see the top of the file).
+void setup_gc(PyHeapTypeObject* heap_type) {
+  PyTypeObject* type = &heap_type->ht_type;
+  type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) -> int {
+    Py_VISIT(Py_TYPE(self));  // a heap type's instances own a reference to it
+    auto* inst = reinterpret_cast<pyb::detail::instance*>(self);
+    pyb::detail::value_and_holder vh = inst->get_value_and_holder();
+    if (!vh.holder_constructed()) return 0;  // not built yet, or being destroyed
+    return vh.value_ptr<GraphFunction>()->traverse(visit, arg);
+  };
+  type->tp_clear = [](PyObject* self) -> int {
+    auto* inst = reinterpret_cast<pyb::detail::instance*>(self);
+    pyb::detail::value_and_holder vh = inst->get_value_and_holder();
+    if (vh.holder_constructed()) vh.value_ptr<GraphFunction>()->clear();
+    return 0;
+  };
+  // Untracked before the C++ object is destroyed, so a collection run by a destructor's
+  // Python code never traverses a half-destroyed GraphFunction.
+  type->tp_dealloc = [](PyObject* self) {
+    PyObject_GC_UnTrack(self);
+    pyb::detail::pybind11_object_dealloc(self);
+  };
+}
 
 }  // namespace
 
 void bind_graph(pyb::module_& m) {
   pyb::class_<GraphFunction>(m, "GraphFunction",
-                             "A function, bound method or Cell compiled per call signature.")
+                             "A function, bound method or Cell compiled per call signature.",
+                             pyb::custom_type_setup(setup_gc))
       .def(pyb::init<pyb::object>())
       .def("__call__", &GraphFunction::call)
       .def("call_keyed", &GraphFunction::call_keyed,
@@ -239,7 +515,19 @@ void bind_graph(pyb::module_& m) {
       .def(
           "vm", [](GraphFunction& g, const pyb::args& a) { return g.vm_text(a); },
           "The executor's instruction listing for these arguments.")
-      .def_property_readonly("num_compiled", &GraphFunction::num_compiled);
+      .def_property_readonly("num_compiled", &GraphFunction::num_compiled,
+                             "Graphs in the cache now.")
+      .def_property_readonly("num_compiles", &GraphFunction::num_compiles,
+                             "Compilations so far (evicted graphs included).");
+  m.def(
+      "set_jit_cache_limit",
+      [](int n) {
+        MC_CHECK(n >= 1, Value,
+                 "For 'set_context', jit_cache_limit must be a positive int, but got ", n, ".");
+        g_cache_limit.store(n);
+      },
+      "The most graphs each jit function or GRAPH-mode Cell keeps (LRU).");
+  m.def("get_jit_cache_limit", []() { return g_cache_limit.load(); });
 }
 
 }  // namespace mycel::py

@@ -36,6 +36,11 @@
 // host's tensor) and, at run time, the register holds the only reference to it (no closure
 // or tuple shares it): such a chain runs in one buffer.
 //
+// Interrupts: the loop polls base/interrupt.h's flag before every instruction (one relaxed
+// load) and calls RuntimeHost::check_signals when it is set, so Ctrl-C stops a compiled
+// loop after at most the instruction (kernel) being run; every kPollInstructions it calls
+// RuntimeHost::poll.
+//
 // Run-time errors (a kernel's check, raise, a bad argument) are rethrown as the same mycel
 // error kind with the source excerpt of the failing node appended (ir::span_excerpt), and
 // those of the calling nodes below it (innermost first, at most a few).
@@ -68,6 +73,17 @@ class RuntimeHost {
   // py_execute(fn, args...): calls host object `fn` (JIT fallback). Host exceptions become
   // mycel errors carrying the host's message.
   virtual ir::Value call(const ir::Value& fn, const std::vector<ir::Value>& args) = 0;
+  // Called by the executor between instructions when a SIGINT is pending
+  // (base/interrupt.h): throws to stop the run or returns to go on. This default (also used
+  // when the host is null) clears the flag and throws a RuntimeError "interrupted"; the
+  // Python host runs Python's signal handlers on the main thread (Ctrl-C: KeyboardInterrupt)
+  // and leaves the flag to the main thread on other threads, whose graphs go on.
+  virtual void check_signals();
+  // Called every kPollInstructions instructions of a run (long runs only). The Python host
+  // chains the SIGINT handler again on the main thread, in case something replaced it other
+  // than through signal.signal (which tells mycel at once).
+  virtual void poll() {}
+  static constexpr uint32_t kPollInstructions = 1u << 16;
 };
 
 // Counters of one run, for tests and profiling.

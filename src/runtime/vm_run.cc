@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "runtime/record.h"
 #include "runtime/vm_code.h"
 
@@ -63,6 +64,15 @@ class OpProfile {
 };
 
 }  // namespace
+
+namespace {
+[[noreturn]] void stop_interrupted() {
+  set_interrupt_pending(false);
+  MC_THROW(Runtime, "interrupted (SIGINT)");
+}
+}  // namespace
+
+void RuntimeHost::check_signals() { stop_interrupted(); }
 
 class Interpreter {
  public:
@@ -314,6 +324,17 @@ class Interpreter {
       const Instr& in = gc.code[f.pc];
       Value* regs = regs_.data() + f.base;
       if (stats_) ++stats_->instructions;
+      if (--poll_countdown_ == 0) [[unlikely]] {
+        poll_countdown_ = RuntimeHost::kPollInstructions;
+        if (host_ != nullptr) host_->poll();
+      }
+      if (interrupt_pending()) [[unlikely]] {
+        if (host_ != nullptr) {
+          host_->check_signals();
+        } else {
+          stop_interrupted();
+        }
+      }
       switch (in.code) {
         case OpCode::Prim:
           if (OpProfile* prof = OpProfile::get()) {
@@ -377,9 +398,10 @@ class Interpreter {
   RunStats* stats_;
   std::vector<Value> regs_;
   std::vector<Frame> frames_;
-  std::vector<Value> scratch_;   // arguments of the call being made
-  std::vector<Value> bargs_;     // arguments of the builtin being run
-  std::vector<Value> closures_;  // closures being unwrapped
+  std::vector<Value> scratch_;                                // arguments of the call being made
+  std::vector<Value> bargs_;                                  // arguments of the builtin being run
+  std::vector<Value> closures_;                               // closures being unwrapped
+  uint32_t poll_countdown_ = RuntimeHost::kPollInstructions;  // instructions to the next poll
 };
 
 Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats) const {

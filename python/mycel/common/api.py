@@ -4,6 +4,12 @@
 PYNATIVE and GRAPH mode: the decorated function runs as one compiled graph per call
 signature (tensor dtypes and shapes, values of other arguments). In GRAPH mode, calling a
 Cell compiles its ``construct`` the same way (see nn.Cell.__call__).
+
+Each function keeps at most ``set_context(jit_cache_limit=n)`` graphs (default 8, or the
+``MYCEL_JIT_CACHE_LIMIT`` environment variable), least recently used dropped first, with a
+warning naming the argument that changed. A Python float argument that takes 3 different
+values becomes a run-time scalar (with a warning); ``mutable(x)`` makes a number one from
+the first call.
 """
 import functools
 import inspect
@@ -84,3 +90,34 @@ def jit(function=None, *, capture_mode="ast", jit_level="O1", dynamic=0, fullgra
     if function is None:
         return wrap
     return wrap(function)
+
+
+class _MutableFloat(float):
+    """A float that jit passes to the graph as a run-time scalar (see mutable)."""
+    __ms_mutable__ = True
+    __slots__ = ()
+
+
+class _MutableInt(int):
+    """An int that jit passes to the graph as a run-time scalar (see mutable)."""
+    __ms_mutable__ = True
+    __slots__ = ()
+
+
+def mutable(input_data, dynamic_len=False):
+    """Marks `input_data` as a value that changes between calls of a compiled function
+    (MindSpore's ``mindspore.mutable``): a Python int or float is then passed to the graph
+    as a run-time scalar instead of being compiled in as a constant, so new values do not
+    recompile. A Tensor is returned as it is (tensors are always run-time values).
+    Supported: int, float, Tensor."""
+    from mycel import Tensor
+    if dynamic_len:
+        raise ValueError("For 'mutable', dynamic_len=True is not supported.")
+    if isinstance(input_data, Tensor):
+        return input_data
+    if isinstance(input_data, bool) or not isinstance(input_data, (int, float)):
+        raise TypeError(f"For 'mutable', the input must be an int, a float or a Tensor, but "
+                        f"got {type(input_data).__name__}.")
+    if isinstance(input_data, float):
+        return _MutableFloat(input_data)
+    return _MutableInt(input_data)

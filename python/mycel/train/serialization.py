@@ -42,7 +42,8 @@ _FLOATS = ("Float16", "BFloat16", "Float32", "Float64")
 _INTS = ("Int8", "Int16", "Int32", "Int64")  # the casts non-strict loading makes, as MindSpore
 
 _LOCK = threading.RLock()
-_PENDING = {}  # path -> [thread, exception] of an asynchronous save
+_PENDING = {}  # path -> _AsyncSave: the running (or finished, unreported) asynchronous save
+_PENDING_LOCK = threading.Lock()  # guards _PENDING
 
 
 class _Corrupt(Exception):
@@ -135,29 +136,53 @@ def _fsync_dir(directory):
         os.close(fd)
 
 
-def _async_write(path, entries):
-    job = [None, None]
+class _AsyncSave:
+    """One asynchronous save: its writer thread and the exception it ended with."""
 
-    def run():
+    def __init__(self, path, entries):
+        self.error = None
+        self.thread = threading.Thread(target=self._run, args=(path, entries),
+                                       name="mycel_async_save_ckpt", daemon=False)
+
+    def _run(self, path, entries):
         try:
             _write_file(path, entries)
         except BaseException as e:  # reported by the next save or load of this file
-            job[1] = e
+            self.error = e
 
-    job[0] = threading.Thread(target=run, name="mycel_async_save_ckpt", daemon=False)
-    _PENDING[path] = job
-    job[0].start()
+
+def _async_write(path, entries, func):
+    """Starts a writer thread for path once no other save of it is running. The thread is
+    started before it is published in _PENDING (a published writer can always be joined),
+    and waiting for the previous writer and publishing the new one are one step under
+    _PENDING_LOCK, so concurrent saves of one file never lose track of a writer."""
+    while True:
+        _wait_pending(path, func)
+        with _PENDING_LOCK:
+            if path in _PENDING:  # another thread published a writer meanwhile
+                continue
+            job = _AsyncSave(path, entries)
+            job.thread.start()
+            _PENDING[path] = job
+            return
 
 
 def _wait_pending(path, func):
-    """Waits for an asynchronous save of path; raises RuntimeError if it failed."""
-    job = _PENDING.pop(path, None)
+    """Waits for the asynchronous save of path, if one is running (every thread that saves
+    or loads the file waits for it); the first to see it finished reports its failure as a
+    RuntimeError."""
+    with _PENDING_LOCK:
+        job = _PENDING.get(path)
     if job is None:
         return
-    job[0].join()
-    if job[1] is not None:
+    job.thread.join()
+    with _PENDING_LOCK:
+        if _PENDING.get(path) is not job:
+            return  # another waiter took it (and reported its error)
+        del _PENDING[path]
+    if job.error is not None:
         raise RuntimeError(f"For '{func}', the earlier asynchronous save of {path} failed: "
-                           f"{type(job[1]).__name__}: {job[1]}") from job[1]
+                           f"{type(job.error).__name__}: {job.error}") from job.error
 
 
 def _path_arg(func, name):
@@ -305,7 +330,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     entries = [_encode(name, data, async_save) for name, data in items]
     _wait_pending(path, func)
     if async_save:
-        _async_write(path, entries)
+        _async_write(path, entries, func)
     else:
         _write_file(path, entries)
 

@@ -1,8 +1,13 @@
 // The graph executor on prim chains, control flow (switch, partial, loops as tail calls,
 // deep recursion) and its memory plan. Oracles: eager run_op on the same tensors, loops
 // written out in C++, and the allocator's statistics.
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 #include <thread>
 
+#include "base/interrupt.h"
 #include "tensor/allocator.h"
 #include "test_vm_util.h"
 
@@ -206,6 +211,87 @@ TEST(VmControl, WhileLoop100kInConstantStackAndMemory) {
   EXPECT_EQ(long_stats.max_registers, short_stats.max_registers);
   EXPECT_LE(long_peak, short_peak + 4096) << "short " << short_peak << " long " << long_peak;
   EXPECT_LE(after, 2048);  // only the result (1 KiB) is left
+}
+
+// A pending interrupt (base/interrupt.h) stops a loop between instructions: with no host, a
+// RuntimeError "interrupted" that clears the flag; a host whose check_signals returns lets
+// the run go on to the same result.
+TEST(VmInterrupt, PendingFlagStopsALoopWithoutHost) {
+  LoopProgram p({4});
+  Tensor x = make_tensor({4}, 3);
+  set_interrupt_pending(true);
+  try {
+    p.exe->run({LoopProgram::count(1000000000), tv(x)}, nullptr);
+    ADD_FAILURE() << "the loop was not interrupted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
+    EXPECT_NE(std::string(e.what()).find("interrupted (SIGINT)"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(interrupt_pending());
+}
+
+TEST(VmInterrupt, FlagSetByAnotherThreadStopsARunningLoop) {
+  LoopProgram p({4});
+  Tensor x = make_tensor({4}, 3);
+  std::thread t([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    set_interrupt_pending(true);
+  });
+  // Unstopped, 2e7 iterations take many seconds: a failure, not a hang.
+  EXPECT_THROW(p.exe->run({LoopProgram::count(20000000), tv(x)}, nullptr), Error);
+  t.join();
+  EXPECT_FALSE(interrupt_pending());
+}
+
+struct ReturningHost : FakeHost {
+  int checks = 0;
+  void check_signals() override {
+    ++checks;
+    set_interrupt_pending(false);
+  }
+};
+
+TEST(VmInterrupt, HostThatReturnsLetsTheRunFinish) {
+  LoopProgram p({4});
+  Tensor x = make_tensor({4}, 3);
+  ReturningHost host;
+  set_interrupt_pending(true);
+  Value out = p.exe->run({LoopProgram::count(100), tv(x)}, &host);
+  EXPECT_EQ(host.checks, 1);
+  EXPECT_TRUE(bit_equal(out.as_tensor(), p.eager(x, 100)));
+}
+
+std::atomic<int> g_previous_calls{0};
+void previous_handler(int) { g_previous_calls.fetch_add(1); }
+
+// chain_sigint_handler puts the flag-setting handler in front of the current one, once, and
+// installs nothing over an ignored SIGINT.
+TEST(VmInterrupt, ChainedSigintHandlerSetsFlagAndCallsThePreviousOne) {
+  struct sigaction prev = {}, saved = {};
+  prev.sa_handler = previous_handler;
+  sigemptyset(&prev.sa_mask);
+  ASSERT_EQ(sigaction(SIGINT, &prev, &saved), 0);
+  set_interrupt_pending(false);
+  g_previous_calls = 0;
+  chain_sigint_handler();
+  chain_sigint_handler();  // already installed: not chained to itself
+  raise(SIGINT);
+  EXPECT_TRUE(interrupt_pending());
+  EXPECT_EQ(g_previous_calls.load(), 1);
+  set_interrupt_pending(false);
+
+  struct sigaction ign = {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  ASSERT_EQ(sigaction(SIGINT, &ign, nullptr), 0);
+  chain_sigint_handler();
+  struct sigaction now = {};
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &now), 0);
+  EXPECT_FALSE(now.sa_flags & SA_SIGINFO);
+  EXPECT_EQ(now.sa_handler, SIG_IGN);
+  raise(SIGINT);  // ignored
+  EXPECT_FALSE(interrupt_pending());
+  ASSERT_EQ(sigaction(SIGINT, &saved, nullptr), 0);
 }
 
 // @sum(n) = switch(n == 0, partial(@zero), partial(@rec, n))()
