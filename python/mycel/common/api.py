@@ -110,10 +110,9 @@ def mutable(input_data, dynamic_len=False):
     as a run-time scalar instead of being compiled in as a constant, so new values do not
     recompile. A Tensor is returned as it is (tensors are always run-time values).
     Supported: int, float, Tensor."""
-    from mycel import Tensor
     if dynamic_len:
         raise ValueError("For 'mutable', dynamic_len=True is not supported.")
-    if isinstance(input_data, Tensor):
+    if isinstance(input_data, _C.Tensor):
         return input_data
     if isinstance(input_data, bool) or not isinstance(input_data, (int, float)):
         raise TypeError(f"For 'mutable', the input must be an int, a float or a Tensor, but "
