@@ -20,12 +20,28 @@ struct Json {
   std::vector<Json> arr;
   std::vector<std::pair<std::string, Json>> obj;  // in file order
 
+  // Declared here and defaulted below: clang 14 (the fuzz build) instantiates a member's
+  // constexpr destructor where it is declared, before Json is complete.
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
   const Json* get(std::string_view key) const {
     for (const auto& [k, v] : obj)
       if (k == key) return &v;
     return nullptr;
   }
 };
+
+inline Json::Json() = default;
+inline Json::Json(const Json&) = default;
+inline Json::Json(Json&&) noexcept = default;
+inline Json& Json::operator=(const Json&) = default;
+inline Json& Json::operator=(Json&&) noexcept = default;
+inline Json::~Json() = default;
 
 // Parses a whole document; throws std::runtime_error naming what is malformed (the MindRecord
 // reader turns it into a "corrupt" message naming the file).
