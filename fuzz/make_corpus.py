@@ -63,6 +63,17 @@ def checkpoints(tmp):
     put("checkpoint", "mindspore.ckpt", value(b"w", [2], b"Float32", bytes(4)) +
         value(b"w", [2], b"Float32", bytes(4)) + value(b"s", [0], b"Int32", bytes(4)))
 
+    def framed(values):  # docs/checkpoint-format.md: header, values, footer with the CRC-32
+        body = pb(1001, b"MYCELCKP" + struct.pack("<I", 1)) + b"".join(values)
+        return body + pb(1000, b"MYCELCKP" + struct.pack("<IQI", 1, len(values),
+                                                         zlib.crc32(body)))
+    # Hand-made edge cases under a valid frame: hostile sizes the reader must refuse.
+    put("checkpoint", "edge-dims-overflow", framed([value(b"w", [1 << 32, 1 << 32, 4],
+                                                          b"Float32", bytes(16))]))
+    put("checkpoint", "edge-dims-huge", framed([value(b"w", [1 << 40], b"Int8", bytes(3))]))
+    put("checkpoint", "edge-negative-dim", framed([value(b"w", [(1 << 64) - 1], b"Int8", b"1")]))
+    put("checkpoint", "edge-nested-overrun", framed([pb(1, varint(1 << 3 | 2) + varint(1 << 40))]))
+
 
 def varint(n):
     out = bytearray()

@@ -347,7 +347,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 
     Raises:
         TypeError: a wrong argument type.
-        ValueError: the file is missing, does not end in ".ckpt", is truncated or corrupted
+        ValueError: the file is missing, is a directory, a FIFO or a device (refused without
+            blocking), does not end in ".ckpt", is truncated or corrupted
             (a bad footer or CRC, a truncated field, an unknown tensor_type, content whose
             size does not match its dims), or nothing is left to load after the filters.
         NotImplementedError: dec_key is given.
