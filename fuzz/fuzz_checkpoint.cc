@@ -28,14 +28,6 @@ using mycel::fuzz::append_le;
 
 constexpr std::string_view kMagic = "MYCELCKP";
 
-void append_varint(std::string& s, uint64_t v) {
-  while (v > 0x7F) {
-    s += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  s += static_cast<char>(v);
-}
-
 // A mycel file around `body` (the serialised values): header, body, footer with `count`
 // entries and the CRC-32 of everything before the footer.
 std::string frame(const std::string& body, uint64_t count) {
@@ -66,7 +58,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
                                           unsigned int seed) {
   std::mt19937_64 rng(seed);
   mycel::ckpt::Checkpoint ckpt;
-  if (rng() % 4 == 0 || !ckpt.ParsePartialFromArray(data, static_cast<int>(size)))
+  if (mycel::fuzz::plain_only() || rng() % 4 == 0 ||
+      !ckpt.ParsePartialFromArray(data, static_cast<int>(size)))
     return mycel::fuzz::plain_mutate(data, size, max_size);
   ckpt.clear_mycel_header();
   ckpt.clear_mycel_footer();

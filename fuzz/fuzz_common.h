@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -34,6 +35,16 @@ inline void mutate_bytes(std::string& s, size_t grow = 64) {
   s.resize(size + grow);
   size = LLVMFuzzerMutate(reinterpret_cast<uint8_t*>(s.data()), size, s.size());
   s.resize(size);
+}
+
+// MYCEL_FUZZ_PLAIN=1 in the environment: the custom mutators make only plain mutations (to
+// compare, or to test the integrity checks themselves); otherwise one in four is plain.
+inline bool plain_only() {
+  static const bool plain = [] {
+    const char* v = std::getenv("MYCEL_FUZZ_PLAIN");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return plain;
 }
 
 // A plain mutation of the whole input (what libFuzzer does without a custom mutator).

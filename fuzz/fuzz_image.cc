@@ -26,7 +26,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::mt19937_64 rng(seed);
   size = mycel::fuzz::plain_mutate(data, size, max_size);
   static const uint8_t kSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (rng() % 4 == 0 || size < 8 || std::memcmp(data, kSig, 8) != 0) return size;
+  if (mycel::fuzz::plain_only() || rng() % 4 == 0 || size < 8 || std::memcmp(data, kSig, 8) != 0)
+    return size;
   size_t at = 8;  // chunks: length u32 BE, type, data, CRC-32 (BE) of type and data
   while (at + 12 <= size) {
     uint32_t len = uint32_t{data[at]} << 24 | uint32_t{data[at + 1]} << 16 |

@@ -32,7 +32,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
                                           unsigned int seed) {
   std::mt19937_64 rng(seed);
   mind_ir::ModelProto model;
-  if (rng() % 4 == 0 || size < fmt::kFooterSize ||
+  if (mycel::fuzz::plain_only() || rng() % 4 == 0 || size < fmt::kFooterSize ||
       !model.ParsePartialFromArray(data, static_cast<int>(size - fmt::kFooterSize)))
     return mycel::fuzz::plain_mutate(data, size, max_size);
   model.clear_mycel_crc32();

@@ -129,7 +129,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::mt19937_64 rng(seed);
   std::string s(reinterpret_cast<const char*>(data), size);
   Parts p;
-  if (rng() % 4 == 0 || !split(s, p)) return mycel::fuzz::plain_mutate(data, size, max_size);
+  if (mycel::fuzz::plain_only() || rng() % 4 == 0 || !split(s, p))
+    return mycel::fuzz::plain_mutate(data, size, max_size);
   switch (rng() % 5) {
     case 0:
     case 1:
