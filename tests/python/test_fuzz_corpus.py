@@ -5,6 +5,9 @@ regression that crashes again fails here even where clang and the fuzz build are
 The IR text corpus has no Python entry point; the fuzz targets run it (make test)."""
 import os
 import shutil
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -88,3 +91,28 @@ def test_mindrecord_shape_whose_size_overflows(tmp_path):
         writer = FileWriter(str(tmp_path / "w.mr"))
         with pytest.raises(ValueError, match="too large"):
             writer.add_schema({"x": {"type": "float64", "shape": shape}})
+
+
+def test_jpeg_size_is_checked_before_decompression_starts():
+    """Found by fuzz_image (out of memory): a 325-byte JPEG claiming 30042 x 39431 pixels made
+    libjpeg reserve gigabytes for the whole image in jpeg_start_decompress,
+    before the pixel limit was checked. In a child process whose address space is capped at
+    1 GB, that reservation fails ("Insufficient memory"); checked first, the limit is what
+    the error names."""
+    code = textwrap.dedent(f"""
+        import resource
+        import numpy as np
+        from mycel.dataset import vision
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        data = np.fromfile({os.path.join(CORPUS, "image", "regress-jpeg-huge-header.jpg")!r},
+                           np.uint8)
+        try:
+            vision.Decode()(data)
+        except RuntimeError as e:
+            print("RuntimeError:", e)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "30042 x 39431 pixels, more than the limit" in out.stdout, out.stdout
