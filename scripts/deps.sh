@@ -6,7 +6,9 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
             libprotobuf-dev protobuf-compiler zlib1g-dev libjpeg62-turbo-dev libpng-dev)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
 # writes their JPEG/PNG fixtures and is the oracle for decoding and PIL-filter resizing.
-test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist)
+# The fuzz targets (fuzz/) build with clang's libFuzzer and sanitizers, and its OpenMP.
+test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
+           clang-14 libclang-rt-14-dev libomp-14-dev)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)

@@ -67,7 +67,7 @@ struct JpegDecoder {
   }
 };
 
-// Reads the header and starts decompressing (RGB out, or CMYK converted by the caller).
+// Reads the header (RGB out, or CMYK converted by the caller).
 bool jpeg_begin(JpegDecoder* d, const uint8_t* data, size_t size) {
   if (setjmp(d->err.jump)) return false;
   jpeg_create_decompress(&d->cinfo);
@@ -76,6 +76,14 @@ bool jpeg_begin(JpegDecoder* d, const uint8_t* data, size_t size) {
   jpeg_read_header(&d->cinfo, TRUE);
   bool cmyk = d->cinfo.jpeg_color_space == JCS_CMYK || d->cinfo.jpeg_color_space == JCS_YCCK;
   d->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+  return true;
+}
+
+// Starts decompressing: for a progressive or multi-scan image, libjpeg allocates the whole
+// image's coefficients here, so the size must be checked before (fuzz/fuzz_image.cc found a
+// 325-byte file that took gigabytes).
+bool jpeg_start(JpegDecoder* d) {
+  if (setjmp(d->err.jump)) return false;
   jpeg_start_decompress(&d->cinfo);
   return true;
 }
@@ -101,6 +109,8 @@ Array decode_jpeg(const uint8_t* data, size_t size, std::string_view what) {
     MC_THROW(Runtime, "Decode: invalid JPEG data in ", what, ": ", d.err.message, ".");
   };
   if (!jpeg_begin(&d, data, size)) fail();
+  check_pixels(d.cinfo.image_height, d.cinfo.image_width, "JPEG", what);
+  if (!jpeg_start(&d)) fail();
   int64_t h = d.cinfo.output_height, w = d.cinfo.output_width;
   check_pixels(h, w, "JPEG", what);
   Array out = Array::empty(DataType::UInt8, {h, w, 3});

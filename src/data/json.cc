@@ -147,25 +147,4 @@ class JsonParser {
 
 Json parse_json(std::string_view text) { return JsonParser(text).parse_document(); }
 
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    // n continuation bytes; 4 marks an invalid lead byte
-    size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
-    if (n == 4 || (n > 0 && i + n >= s.size())) return false;
-    uint32_t cp = n == 0 ? c : c & (0x3f >> n);
-    for (size_t k = 1; k <= n; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d >> 6) != 0x2) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    // overlong forms, surrogates and code points past U+10FFFF
-    static constexpr uint32_t kMin[4] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n + 1;
-  }
-  return true;
-}
-
 }  // namespace mycel::data

@@ -20,6 +20,15 @@ struct Json {
   std::vector<Json> arr;
   std::vector<std::pair<std::string, Json>> obj;  // in file order
 
+  // Declared here and defaulted below: clang 14 (the fuzz build) instantiates a member's
+  // constexpr destructor where it is declared, before Json is complete.
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
   const Json* get(std::string_view key) const {
     for (const auto& [k, v] : obj)
       if (k == key) return &v;
@@ -27,10 +36,12 @@ struct Json {
   }
 };
 
-// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF): what Python can decode into a str. Text sources and the MindRecord reader check
-// string values with it, so a bad byte is an error naming the file, not a UnicodeDecodeError.
-bool valid_utf8(std::string_view s);
+inline Json::Json() = default;
+inline Json::Json(const Json&) = default;
+inline Json::Json(Json&&) noexcept = default;
+inline Json& Json::operator=(const Json&) = default;
+inline Json& Json::operator=(Json&&) noexcept = default;
+inline Json::~Json() = default;
 
 // Parses a whole document; throws std::runtime_error naming what is malformed (the MindRecord
 // reader turns it into a "corrupt" message naming the file).

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "base/file.h"
+#include "base/utf8.h"
 #include "data/json.h"
 #include "data/sources.h"
 

@@ -232,6 +232,19 @@ class Parser {
   }
   [[noreturn]] void error(const Token& t, const std::string& msg) { fail(t.line, t.col, msg); }
 
+  // Constants and types nest (tuples, lists, dicts, partial, attributes): the recursion is
+  // bounded, so that hostile text cannot overflow the stack (found by fuzz/fuzz_ir_text.cc).
+  static constexpr int kMaxNesting = 256;
+  struct Nest {
+    Parser* p;
+    Nest(Parser* parser, const Token& at) : p(parser) {
+      if (p->nesting_ >= kMaxNesting)
+        p->error(at, str("constants or types nested deeper than ", kMaxNesting, " levels"));
+      ++p->nesting_;
+    }
+    ~Nest() { --p->nesting_; }
+  };
+
   FuncGraph* graph_ref(const Token& t) {
     auto it = graphs_.find(t.text);
     if (it != graphs_.end()) return it->second.graph;
@@ -394,6 +407,7 @@ class Parser {
 
   Value parse_const() {
     const Token& t = next();
+    Nest nest(this, t);
     switch (t.kind) {
       case Tok::Int:
         return Value::integer(parse_int_token(t));
@@ -522,6 +536,7 @@ class Parser {
 
   AbsPtr parse_type() {
     const Token& t = next();
+    Nest nest(this, t);
     if (t.kind != Tok::Ident) error(t, "expected a type, found " + describe(t));
     const std::string& id = t.text;
     DType dt;
@@ -590,6 +605,7 @@ class Parser {
   Module& m_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int nesting_ = 0;  // the depth of parse_const/parse_type calls (Nest)
   std::unordered_map<std::string, GraphInfo> graphs_;
   std::unordered_map<std::string, Node*> names_;
   std::vector<Fixup> fixups_;

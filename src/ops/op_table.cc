@@ -78,7 +78,9 @@ AttrValue coerce(AttrKind k, AttrValue v) {
 }  // namespace
 
 void check_attrs(const OpDef& op, const Attrs& given) {
-  for (const auto& [name, v] : given.items()) {
+  for (const auto& item : given.items()) {
+    const auto& name = item.first;  // not a structured binding: clang 14 (the fuzz build)
+    const auto& v = item.second;    // cannot capture one in the lambda below
     auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
                            [&](const AttrSpec& s) { return name == s.name; });
     MC_CHECK(it != op.attrs.end(), Type, "For '", op.name, "', unknown attribute '", name, "'.");

@@ -31,6 +31,7 @@ void bind_frontend(pybind11::module_& m);    // py_frontend.cc: _parse_ir debug 
 void bind_graph(pybind11::module_& m);       // py_graph.cc: GraphFunction (compile and run)
 void bind_grad(pybind11::module_& m);        // py_grad.cc: OpRecorder (PYNATIVE grad)
 void bind_export(pybind11::module_& m);      // py_export.cc: MINDIR export and load
+void bind_checkpoint(pybind11::module_& m);  // py_checkpoint.cc: the checkpoint reader
 void bind_data(pybind11::module_& m);        // py_data*.cc: the data engine, as _mycel._data
 
 }  // namespace mycel::py

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/utf8.h"
 #include "ops/op_semantics.h"
 #include "serialize/mindir.h"
 #include "serialize/mindir_format.h"
@@ -59,6 +60,31 @@ bool fits(const AbsPtr& arg, const AbsPtr& param) {
       if (!fits(arg->elems[i], param->elems[i])) return false;
   }
   return true;
+}
+
+// The full name of the first string field of `m` (not a bytes field) that is not UTF-8, or
+// "": proto2 parses such strings (it only logs them), but names must be text.
+std::string non_utf8_field(const google::protobuf::Message& m) {
+  const google::protobuf::Reflection* r = m.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  r->ListFields(m, &fields);
+  using FD = google::protobuf::FieldDescriptor;
+  for (const FD* f : fields) {
+    int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
+    for (int k = 0; k < n; ++k) {
+      if (f->type() == FD::TYPE_STRING) {
+        std::string scratch;
+        const std::string& v = f->is_repeated() ? r->GetRepeatedStringReference(m, f, k, &scratch)
+                                                : r->GetStringReference(m, f, &scratch);
+        if (!valid_utf8(v)) return f->full_name();
+      } else if (f->type() == FD::TYPE_MESSAGE) {
+        std::string bad =
+            non_utf8_field(f->is_repeated() ? r->GetRepeatedMessage(m, f, k) : r->GetMessage(m, f));
+        if (!bad.empty()) return bad;
+      }
+    }
+  }
+  return "";
 }
 
 class Importer {
@@ -124,6 +150,8 @@ class Importer {
                "): the file is corrupted or truncated"));
     if (!model.ParseFromArray(bytes_.data(), static_cast<int>(n)))
       fail("the file is corrupted: it does not parse as a protobuf ModelProto");
+    std::string bad = non_utf8_field(model);
+    if (!bad.empty()) fail("the file is corrupted: a " + bad + " is not valid UTF-8");
     if (model.producer_name() != format::kProducer)
       fail("the file was written by '" + model.producer_name() +
            "': mycel reads only the MINDIR files that mycel.export writes");

@@ -3,13 +3,12 @@
 A checkpoint file is a protobuf ``Checkpoint`` message laid out as MindSpore's
 checkpoint.proto (one ``Value`` per tensor: its name and a ``TensorProto`` with the dims, the
 type name and the raw little-endian bytes), so either framework reads the other's files. The
-wire format is written and parsed here by hand, without protoc. mycel adds two fields that a
+wire format is written here by hand; the reader is C++ (src/serialize/checkpoint.cc). mycel adds two fields that a
 protobuf reader skips as unknown: a header first, and a footer last holding the entry count
 and a CRC32 of everything before it, so that a truncated or corrupted mycel file is always
 rejected. Writing goes to a temporary file that is renamed into place: a crash mid-write
 leaves the previous checkpoint intact. docs/checkpoint-format.md describes the format.
 """
-import math
 import os
 import struct
 import threading
@@ -37,17 +36,12 @@ _TYPES = {
     "Float16": ("<f2", _C.float16), "BFloat16": ("<u2", _C.bfloat16),
     "Float32": ("<f4", _C.float32), "Float64": ("<f8", _C.float64),
 }
-_FOREIGN_TYPES = ("UInt16", "UInt32", "UInt64", "random_op")  # MindSpore's, not mycel's
 _FLOATS = ("Float16", "BFloat16", "Float32", "Float64")
 _INTS = ("Int8", "Int16", "Int32", "Int64")  # the casts non-strict loading makes, as MindSpore
 
 _LOCK = threading.RLock()
 _PENDING = {}  # path -> _AsyncSave: the running (or finished, unreported) asynchronous save
 _PENDING_LOCK = threading.Lock()  # guards _PENDING
-
-
-class _Corrupt(Exception):
-    """A malformed checkpoint (turned into a ValueError naming the file)."""
 
 
 # ---- writing --------------------------------------------------------------------------------
@@ -336,209 +330,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
 
 
 # ---- reading --------------------------------------------------------------------------------
-
-def _read_varint(buf, pos, end, what):
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise _Corrupt(f"truncated varint in {what} at byte {pos}")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-        if shift >= 64:
-            raise _Corrupt(f"varint longer than 10 bytes in {what} at byte {pos}")
-
-
-def _fields(buf, pos, end, what):
-    """Yields (field number, wire type, value, offset) of the message in buf[pos:end]: value
-    is an int for varints and the (start, stop) byte range otherwise."""
-    while pos < end:
-        start = pos
-        key, pos = _read_varint(buf, pos, end, what)
-        field, wire_type = key >> 3, key & 7
-        if field == 0:
-            raise _Corrupt(f"field number 0 in {what} at byte {start}")
-        if wire_type == 0:
-            value, pos = _read_varint(buf, pos, end, what)
-        elif wire_type in (1, 2, 5):
-            if wire_type == 2:
-                size, pos = _read_varint(buf, pos, end, what)
-            else:
-                size = 8 if wire_type == 1 else 4
-            if size > end - pos:
-                raise _Corrupt(f"truncated: field {field} of {what} at byte {start} needs {size} "
-                               f"bytes but {end - pos} remain")
-            value = (pos, pos + size)
-            pos += size
-        else:
-            raise _Corrupt(f"unsupported wire type {wire_type} in {what} at byte {start}")
-        yield field, wire_type, value, start
-
-
-def _expect_bytes(field, wire_type, what, start):
-    if wire_type != 2:
-        raise _Corrupt(f"field {field} of {what} at byte {start} has wire type {wire_type}, "
-                       f"not 2 (length-delimited)")
-
-
-def _text(buf, span, what):
-    try:
-        return bytes(buf[span[0]:span[1]]).decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Corrupt(f"{what} is not valid UTF-8") from None
-
-
-def _set_once(found, key, value, what, start):
-    if key in found:
-        raise _Corrupt(f"{what} has field '{key}' twice (byte {start})")
-    found[key] = value
-
-
-def _parse_tensor(buf, pos, end, what):
-    dims, found = [], {}
-    for field, wire_type, value, start in _fields(buf, pos, end, what):
-        if field == 1:
-            if wire_type == 0:
-                dims.append(value)
-            elif wire_type == 2:  # packed
-                p = value[0]
-                while p < value[1]:
-                    d, p = _read_varint(buf, p, value[1], what + " dims")
-                    dims.append(d)
-            else:
-                raise _Corrupt(f"dims of {what} at byte {start} have wire type {wire_type}")
-        elif field in (2, 3):
-            _expect_bytes(field, wire_type, what, start)
-            _set_once(found, "tensor_type" if field == 2 else "tensor_content", value, what,
-                      start)
-    for key in ("tensor_type", "tensor_content"):
-        if key not in found:
-            raise _Corrupt(f"{what} has no {key}")
-    if any(d >= 2**63 for d in dims):
-        raise _Corrupt(f"{what} has a negative dim")
-    return dims, _text(buf, found["tensor_type"], f"the tensor_type of {what}"), \
-        found["tensor_content"]
-
-
-def _parse_value(buf, pos, end, index):
-    what = f"entry {index}"
-    found = {}
-    for field, wire_type, value, start in _fields(buf, pos, end, what):
-        if field in (1, 2):
-            _expect_bytes(field, wire_type, what, start)
-            _set_once(found, "tag" if field == 1 else "tensor", value, what, start)
-    if "tag" not in found:
-        raise _Corrupt(f"{what} has no tag (name)")
-    tag = _text(buf, found["tag"], f"the tag of {what}")
-    if "tensor" not in found:
-        raise _Corrupt(f"{what} ({tag!r}) has no tensor")
-    return (tag,) + _parse_tensor(buf, *found["tensor"], f"entry {index} ({tag!r})")
-
-
-def _parse_checkpoint(buf):
-    """The (tag, dims, tensor_type, content span) entries of a checkpoint, after checking
-    mycel's header and footer when the file has them."""
-    if not buf:
-        raise _Corrupt("the file is empty")
-    values, header, footer = [], False, False
-    for field, wire_type, value, start in _fields(buf, 0, len(buf), "the checkpoint"):
-        if footer:
-            raise _Corrupt(f"data follows the footer (byte {start})")
-        if field == 1:
-            _expect_bytes(field, wire_type, "the checkpoint", start)
-            values.append(_parse_value(buf, *value, len(values)))
-        elif field == HEADER_FIELD:
-            _expect_bytes(field, wire_type, "the checkpoint", start)
-            if start != 0 or value[1] - value[0] != _HEADER.size:
-                raise _Corrupt(f"malformed header at byte {start}")
-            magic, version = _HEADER.unpack_from(buf, value[0])
-            _check_magic_version(magic, version, "header")
-            header = True
-        elif field == FOOTER_FIELD:
-            _expect_bytes(field, wire_type, "the checkpoint", start)
-            if value[1] - value[0] != _FOOTER.size:
-                raise _Corrupt(f"malformed footer at byte {start}")
-            magic, version, count, crc = _FOOTER.unpack_from(buf, value[0])
-            _check_magic_version(magic, version, "footer")
-            if count != len(values):
-                raise _Corrupt(f"the footer counts {count} entries but the file has "
-                               f"{len(values)}")
-            actual = zlib.crc32(buf[:start])
-            if crc != actual:
-                raise _Corrupt(f"CRC32 mismatch (footer {crc:#010x}, data {actual:#010x}): "
-                               f"the file is corrupted")
-            footer = True
-        # Other fields are unknown to this reader and skipped, as protobuf does.
-    if header != footer:
-        raise _Corrupt("the footer is missing: the file is truncated" if header else
-                       "it has a footer but no header")
-    return values
-
-
-def _check_magic_version(magic, version, what):
-    if magic != MAGIC:
-        raise _Corrupt(f"bad {what} magic {magic!r}")
-    if version != FORMAT_VERSION:
-        raise _Corrupt(f"format version {version} in the {what}; this mycel reads version "
-                       f"{FORMAT_VERSION}")
-
-
-def _group(buf, values):
-    """name -> (tensor_type, shape, content bytes): consecutive entries with one tag are the
-    chunks of one tensor (MindSpore splits big tensors so); the content size is checked."""
-    out, last = {}, None
-    for tag, dims, kind, span in values:
-        chunk = buf[span[0]:span[1]]
-        if tag == last and out[tag][:2] == (kind, dims):
-            out[tag][2].append(chunk)
-            continue
-        if tag in out:
-            raise _Corrupt(f"the name {tag!r} occurs twice")
-        if kind not in _TYPES and kind != "str":
-            raise _Corrupt(f"entry {tag!r} has tensor_type {kind!r}, " +
-                           ("which mycel does not support" if kind in _FOREIGN_TYPES else
-                            "which is unknown"))
-        out[tag] = (kind, dims, [chunk])
-        last = tag
-    result = {}
-    for tag, (kind, dims, chunks) in out.items():
-        content = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if kind == "str":
-            if len(content) % 4:
-                raise _Corrupt(f"string entry {tag!r} has {len(content)} bytes, not a multiple "
-                               f"of 4 (UTF-32)")
-            result[tag] = (kind, (), content)
-            continue
-        itemsize = np.dtype(_TYPES[kind][0]).itemsize
-        shape = tuple(dims)
-        if dims == [0] and len(content) == itemsize:
-            shape = ()  # how MindSpore before 2.3 writes a 0-d tensor
-        need = math.prod(shape) * itemsize
-        if len(content) != need:
-            raise _Corrupt(f"entry {tag!r} has {len(content)} bytes of content, but dims "
-                           f"{list(dims)} of {kind} need {need}")
-        result[tag] = (kind, shape, content)
-    return result
-
-
-def _to_value(tag, kind, shape, content):
-    """The Parameter (or str) of a decoded entry, with its own copy of the data."""
-    if kind == "str":
-        try:
-            return bytes(content).decode("utf-32-le").rstrip("\0")
-        except UnicodeDecodeError:
-            raise _Corrupt(f"string entry {tag!r} is not valid UTF-32") from None
-    wire, dtype = _TYPES[kind]
-    arr = np.frombuffer(content, wire)
-    if kind == "BFloat16":
-        arr = (arr.astype("<u4") << 16).view("<f4")
-    elif kind == "Bool":
-        arr = arr != 0
-    return Parameter(Tensor(arr.reshape(shape), dtype), name=tag)
-
+# The reader is C++ (src/serialize/checkpoint.cc, _C._load_checkpoint): it parses and checks
+# the whole file (header, footer, CRC32, every entry's fields, dtype and size) before it
+# returns anything, and refuses a directory, a FIFO or a device without blocking.
 
 def _check_prefix(arg, prefix):
     if prefix is None:
@@ -578,7 +372,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 
     Raises:
         TypeError: a wrong argument type.
-        ValueError: the file is missing, does not end in ".ckpt", is truncated or corrupted
+        ValueError: the file is missing, is a directory, a FIFO or a device (refused without
+            blocking), does not end in ".ckpt", is truncated or corrupted
             (a bad footer or CRC, a truncated field, an unknown tensor_type, content whose
             size does not match its dims), or nothing is left to load after the filters.
         NotImplementedError: dec_key is given.
@@ -602,23 +397,15 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         raise TypeError(f"For '{func}', 'net' must be a Cell or None, but got "
                         f"{type(net).__name__}.")
     _wait_pending(path, func)
-    if not os.path.isfile(path):
-        raise ValueError(f"For '{func}', the checkpoint file {path} does not exist.")
-    with open(path, "rb") as f:
-        buf = memoryview(f.read())
-    try:
-        entries = _group(buf, _parse_checkpoint(buf))
-        result = {}
-        for tag, entry in entries.items():
-            if specify_prefix and not tag.startswith(specify_prefix):
-                continue
-            if filter_prefix and tag.startswith(filter_prefix):
-                continue
-            if choice_func is not None and not choice_func(tag):
-                continue
-            result[tag] = _to_value(tag, *entry)
-    except _Corrupt as e:
-        raise ValueError(f"For '{func}', the checkpoint file {path} is not valid: {e}.") from None
+    result = {}
+    for tag, value in _C._load_checkpoint(path, func):
+        if specify_prefix and not tag.startswith(specify_prefix):
+            continue
+        if filter_prefix and tag.startswith(filter_prefix):
+            continue
+        if choice_func is not None and not choice_func(tag):
+            continue
+        result[tag] = value if isinstance(value, str) else Parameter(value, name=tag)
     if not result:
         raise ValueError(f"For '{func}', nothing was loaded from {path}: it has no entries, or "
                          f"filter_prefix/specify_prefix/choice_func removed them all.")

@@ -1,0 +1,185 @@
+"""Writes the seed corpus of the fuzz targets into fuzz/corpus/<target>/ (small valid files,
+made by mycel itself, plus a few hand-made edge cases). Run from the repository root:
+
+    PYTHONPATH=python /usr/bin/python3 fuzz/make_corpus.py
+
+The files it writes are committed; regression inputs of fixed findings live beside them
+under names starting with "regress-" and are never overwritten. Keep the corpus small.
+"""
+import io
+import os
+import struct
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import mycel as ms  # noqa: E402
+from mycel import nn, ops  # noqa: E402
+from mycel.mindrecord import FileWriter  # noqa: E402
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def checkpoints(tmp):
+    p = lambda a, dt=None: ms.Parameter(ms.Tensor(np.asarray(a), dt))  # noqa: E731
+    cases = {
+        "dense": ({"w": p(np.arange(6, dtype=np.float32).reshape(2, 3)),
+                   "b": p(np.array([1, -2], np.int64))}, None),
+        "dtypes": ({f"x{i}": p(np.array([1, 0, 3]).astype(t)) for i, t in enumerate(
+            ["bool", "int8", "uint8", "int16", "int32", "float16", "float64"])}, None),
+        "bf16": ({"h": ms.Parameter(ms.Tensor(np.array([1.5, -2.0], np.float32), ms.bfloat16))},
+                 None),
+        "scalar_str": ({"s": p(np.float32(2.5)), "e": p(np.zeros((0, 3), np.float32))},
+                       {"note": "héllo", "step": 7, "lr": 0.5, "flag": True}),
+    }
+    for name, (d, extra) in cases.items():
+        path = os.path.join(tmp, name + ".ckpt")
+        ms.save_checkpoint(d, path, append_dict=extra)
+        put("checkpoint", name + ".ckpt", read(path))
+    put("checkpoint", "empty", b"")
+
+    def pb(field, payload):
+        return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+    def value(tag, dims, kind, content):
+        t = b"".join(varint(1 << 3) + varint(d) for d in dims) + pb(2, kind) + pb(3, content)
+        return pb(1, pb(1, tag) + pb(2, t))
+    # MindSpore-style (no header/footer): a split tensor and an old-style 0-d scalar.
+    put("checkpoint", "mindspore.ckpt", value(b"w", [2], b"Float32", bytes(4)) +
+        value(b"w", [2], b"Float32", bytes(4)) + value(b"s", [0], b"Int32", bytes(4)))
+
+    def framed(values):  # docs/checkpoint-format.md: header, values, footer with the CRC-32
+        body = pb(1001, b"MYCELCKP" + struct.pack("<I", 1)) + b"".join(values)
+        return body + pb(1000, b"MYCELCKP" + struct.pack("<IQI", 1, len(values),
+                                                         zlib.crc32(body)))
+    # Hand-made edge cases under a valid frame: hostile sizes the reader must refuse.
+    put("checkpoint", "edge-dims-overflow", framed([value(b"w", [1 << 32, 1 << 32, 4],
+                                                          b"Float32", bytes(16))]))
+    put("checkpoint", "edge-dims-huge", framed([value(b"w", [1 << 40], b"Int8", bytes(3))]))
+    put("checkpoint", "edge-negative-dim", framed([value(b"w", [(1 << 64) - 1], b"Int8", b"1")]))
+    put("checkpoint", "edge-nested-overrun", framed([pb(1, varint(1 << 3 | 2) + varint(1 << 40))]))
+
+
+def varint(n):
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+class Small(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 3)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.fc(x)).sum(axis=1)
+
+
+def branchy(x, y):
+    if x.sum() > 0:
+        return x * y + 1.0
+    return ops.exp(x) - y
+
+
+def loop(x):
+    i = 0
+    while i < 3:
+        x = x * 2.0
+        i += 1
+    return x
+
+
+def mindirs(tmp):
+    x = ms.Tensor(np.ones((2, 4), np.float32))
+    graphs = []
+    for name, fn, args in [("dense", Small(), (x,)), ("branch", branchy, (x, x)),
+                           ("loop", loop, (x,))]:
+        path = os.path.join(tmp, name)
+        ms.export(fn, *args, file_name=path)
+        put("mindir", name + ".mindir", read(path + ".mindir"))
+        graphs.append((name, ms.load(path + ".mindir")))
+    return graphs
+
+
+def mindrecords(tmp):
+    schema = {"label": {"type": "int32"}, "id": {"type": "int64"}, "score": {"type": "float32"},
+              "weight": {"type": "float64"}, "name": {"type": "string"},
+              "image": {"type": "bytes"}, "mat": {"type": "float32", "shape": [2, 3]},
+              "seq": {"type": "int64", "shape": [-1, 2]}}
+    for name, n in [("rows3", 3), ("rows0", 0)]:
+        d = os.path.join(tmp, name)
+        os.makedirs(d)
+        w = FileWriter(os.path.join(d, "data.mr"), 1)  # the fuzz target's file name
+        w.add_schema(schema, "fuzz seed")
+        w.add_index(["label"])
+        w.write_raw_data([{"label": i, "id": 1 << 40, "score": 0.5, "weight": 2.0,
+                           "name": f"r{i}é", "image": bytes(range(i)),
+                           "mat": np.arange(6, dtype=np.float32),
+                           "seq": np.arange(2 * i, dtype=np.int64)} for i in range(n)])
+        w.commit()
+        put("mindrecord", name + ".mr", read(os.path.join(d, "data.mr")))
+
+
+def images():
+    from PIL import Image
+    rng = np.random.default_rng(0)
+    rgb = rng.integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    cases = [("rgb.jpg", Image.fromarray(rgb), "JPEG", {"quality": 80}),
+             ("gray.jpg", Image.fromarray(rgb[..., 0]), "JPEG", {}),
+             ("progressive.jpg", Image.fromarray(rgb), "JPEG", {"progressive": True}),
+             ("rgb.png", Image.fromarray(rgb), "PNG", {}),
+             ("rgba.png", Image.fromarray(np.dstack([rgb, rgb[..., :1]])), "PNG", {}),
+             ("gray16.png", Image.fromarray((rgb[..., 0].astype(np.uint16) * 257)), "PNG", {}),
+             ("palette.png", Image.fromarray(rgb).convert("P"), "PNG", {}),
+             ("interlaced.png", Image.fromarray(rgb), "PNG", {"interlace": 1})]
+    for name, img, fmt, kw in cases:
+        buf = io.BytesIO()
+        img.save(buf, fmt, **kw)
+        put("image", name, buf.getvalue())
+    # A PNG that claims 65535 x 65535 pixels (hostile size): its IDAT is tiny.
+    ihdr = struct.pack(">IIBBBBB", 65535, 65535, 8, 2, 0, 0, 0)
+    chunk = lambda t, d: (struct.pack(">I", len(d)) + t + d +  # noqa: E731
+                          struct.pack(">I", zlib.crc32(t + d)))
+    put("image", "huge.png", b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) +
+        chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b""))
+
+
+def ir_texts(graphs):
+    from mycel import _mycel as C
+    for name, g in graphs:
+        put("ir_text", name + ".ir", g.ir().encode())
+    for i, fn in enumerate([branchy, loop]):
+        put("ir_text", f"parsed{i}.ir", C._parse_ir(fn).encode())
+    put("ir_text", "tiny.ir", b"graph @main(%a, %b) {\n  %0 = Add(%a, %b)\n  return %0\n}\n")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoints(tmp)
+        graphs = mindirs(tmp)
+        mindrecords(tmp)
+    images()
+    ir_texts(graphs)
+
+
+if __name__ == "__main__":
+    main()
