@@ -17,7 +17,8 @@
 
 namespace mycel {
 
-enum class ErrorKind { Value, Type, Index, Runtime, Internal };
+// Recursion: a program nested beyond a compiler limit (Python's RecursionError).
+enum class ErrorKind { Value, Type, Index, Runtime, Recursion, Internal };
 
 class Error : public std::exception {
  public:

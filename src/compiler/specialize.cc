@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
+#include "ir/depth.h"
 
 namespace mycel::ir {
 
@@ -242,22 +243,67 @@ Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
   return constant(v, sp);
 }
 
+Ctx* Specializer::owner_ctx(Node* n, Ctx* c) {
+  Ctx* k = c;
+  while (k != nullptr && k->src != n->graph()) k = k->parent;
+  MC_ASSERT(k != nullptr, "free variable of graph @", n->graph()->name(),
+            " outside the context chain");
+  return k;
+}
+
 Node* Specializer::eval(Node* n, Ctx* c) {
   if (n->is_value()) return eval_value(static_cast<ValueNode*>(n)->value(), n->span(), c);
-  if (n->graph() != c->src) {
-    Ctx* k = c->parent;
-    while (k != nullptr && k->src != n->graph()) k = k->parent;
-    MC_ASSERT(k != nullptr, "free variable of graph @", n->graph()->name(),
-              " outside the context chain");
-    return eval(n, k);
-  }
-  auto it = c->map.find(n);
-  if (it != c->map.end()) return it->second;
+  Ctx* k = owner_ctx(n, c);
+  auto it = k->map.find(n);
+  if (it != k->map.end()) return it->second;
   MC_ASSERT(n->is_cnode(), "parameter without a value");
-  Node* r = eval_cnode(static_cast<CNode*>(n), c);
+  eval_operands(static_cast<CNode*>(n), k);
+  return eval_now(static_cast<CNode*>(n), k);
+}
+
+Node* Specializer::eval_now(CNode* n, Ctx* k) {
+  Node* r = eval_cnode(n, k);
   if (r->name().empty() && !n->name().empty() && r->is_cnode()) r->set_name(n->name());
-  c->map[n] = r;
+  k->map[n] = r;
   return r;
+}
+
+void Specializer::eval_operands(CNode* root, Ctx* c) {
+  // An explicit stack instead of recursion: x = x + 1 repeated 50,000 times is a chain of
+  // 50,000 nodes. Operands are visited in eval_cnode's order (inputs left to right, through
+  // a make_kwarg to its key and value), and a call stops at its first positional argument
+  // that has no value yet (bottom), as eval_cnode does.
+  struct Frame {
+    CNode* n;
+    Ctx* k;
+    size_t next = 0;
+    bool kwarg = false;  // a make_kwarg: eval_cnode reads its inputs, never the node
+  };
+  std::vector<Frame> stack{{root, c}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == f.n->size()) {
+      Frame done = f;
+      stack.pop_back();
+      if (!stack.empty() && !done.kwarg && !done.k->map.count(done.n)) {
+        Node* r = eval_now(done.n, done.k);
+        Frame& user = stack.back();
+        size_t first = user.n->is_builtin(Builtin::UnpackCall) ? 2 : 1;
+        if (is_bottom(r) && !user.kwarg && user.next > first) user.next = user.n->size();
+      }
+      continue;
+    }
+    Node* a = f.n->input(f.next++);
+    if (!a->is_cnode()) continue;  // values: evaluated by their user; parameters: mapped
+    Ctx* ka = owner_ctx(a, f.k);
+    if (ka->map.count(a)) {
+      size_t first = f.n->is_builtin(Builtin::UnpackCall) ? 2 : 1;
+      if (is_bottom(ka->map[a]) && !f.kwarg && f.next > first) f.next = f.n->size();
+      continue;
+    }
+    auto* ac = static_cast<CNode*>(a);
+    stack.push_back({ac, ka, 0, ac->is_builtin(Builtin::MakeKwarg)});
+  }
 }
 
 Node* Specializer::eval_cnode(CNode* n, Ctx* c) {
@@ -545,11 +591,12 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
       return k.get();
     }
   }
-  if (stack_.size() > 3000)
-    fail(ErrorKind::Runtime, sp,
-         str("compiling '", g->name(),
-             "' recurses too deeply (more than 3000 nested calls at compile time); make the "
-             "recursion depend on a tensor, or use PYNATIVE mode"));
+  // Each nested call recurses on the C stack (specialising the callee inside its caller).
+  if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve)
+    fail(ErrorKind::Recursion, sp,
+         str("compiling '", g->name(), "' nests calls too deeply (the limit is ", kMaxCallDepth,
+             " nested calls at compile time, fewer when the thread's stack is small); make "
+             "the recursion depend on a tensor, or use PYNATIVE mode"));
   auto owned = std::make_unique<Ctx>();
   Ctx* k = owned.get();
   k->src = g;

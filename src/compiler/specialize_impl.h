@@ -43,6 +43,8 @@ class Specializer {
   Specialized run(const Value& fn, const std::vector<AbsPtr>& args);
 
   // ---- engine (specialize.cc)
+  // The value of n in context c (n may belong to an enclosing context). Operands are
+  // evaluated first with an explicit stack, so long chains of nodes do not recurse.
   Node* eval(Node* n, Ctx* c);
   Node* call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   Node* call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args, KwNodes kw,
@@ -111,6 +113,9 @@ class Specializer {
   bool resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
                        int depth);
   Node* eval_cnode(CNode* n, Ctx* c);
+  Ctx* owner_ctx(Node* n, Ctx* c);  // the context of n's graph: c or one enclosing it
+  void eval_operands(CNode* root, Ctx* c);
+  Node* eval_now(CNode* n, Ctx* k);  // eval_cnode, then records the result
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
                                const SourceSpan& sp);

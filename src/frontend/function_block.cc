@@ -38,6 +38,7 @@ void Parser::write(Block* b, const std::string& name, ir::Node* v) {
 ir::Node* Parser::read(Block* b, const std::string& name, ir::SourceSpan s) {
   auto it = b->vars.find(name);
   if (it != b->vars.end()) return it->second;
+  Nest nest(*this, s);  // recurses into predecessors and enclosing blocks
   ir::Node* v = nullptr;
   if (b->join) {
     ir::Parameter* phi = m_.add_param(b->g, name[0] == '$' ? name.substr(1) : name, b->g->span());

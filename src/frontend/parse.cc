@@ -111,11 +111,13 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 def _owner_map(root):
     """node -> the innermost function (def or lambda) containing it, under root."""
     owner = {}
-    def visit(n, f):
-        for c in ast.iter_child_nodes(n):
-            owner[c] = f
-            visit(c, c if isinstance(c, _FUNCS) else f)
-    visit(root, root)
+    stack = [(root, root)]  # no recursion: a chain of 1000 '+' is 1000 levels deep
+    while stack:  # pre-order, children in order
+        n, f = stack.pop()
+        if n is not root:
+            owner[n] = f
+        inner = n if isinstance(n, _FUNCS) else f
+        stack.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
     return owner
 
 def late_bound(root):

@@ -105,6 +105,7 @@ ir::Node* Parser::boolop(const Ctx& c, bool is_and, py::handle values, size_t i,
   py::handle e = vals[i];
   if (i + 1 == vals.size()) return test ? truth(c, e) : expr(c, e);
   ir::SourceSpan s = span(e);
+  Nest nest(*this, s);
   ir::Node* lhs = test ? truth(c, e) : expr(c, e);
   ir::Node* cond = test ? lhs : builtin(c, ir::Builtin::Truth, {lhs}, s);
   if (i + 2 == vals.size() && simple(vals[i + 1])) {
@@ -126,6 +127,7 @@ ir::Node* Parser::compare(const Ctx& c, ir::Node* lhs, py::handle ops, py::handl
   py::list opl = py::reinterpret_borrow<py::list>(ops);
   py::list cl = py::reinterpret_borrow<py::list>(comps);
   ir::SourceSpan s = span(cl[i]);
+  Nest nest(*this, s);
   ir::Node* rhs = expr(c, cl[i]);
   ir::Node* t = builtin(c, compare_of(ast_kind(opl[i])), {lhs, rhs}, s);
   if (i + 1 == cl.size()) return t;
@@ -199,6 +201,7 @@ ir::Node* Parser::fallback(const Ctx& c, py::handle e) {
 
 ir::Node* Parser::expr(const Ctx& c, py::handle e) {
   ir::SourceSpan s = span(e);
+  Nest nest(*this, s);
   Ast k = ast_kind(e);
   switch (k) {
     case Ast::Constant:

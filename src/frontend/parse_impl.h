@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "frontend/parse.h"
+#include "ir/depth.h"
 
 namespace mycel::frontend::detail {
 
@@ -160,6 +161,19 @@ class Parser {
   [[noreturn]] void fail(ir::SourceSpan s, const Args&... msg) const {
     throw_error(ErrorKind::Value, str(msg...) + "\n" + ir::span_excerpt(s));
   }
+  // One level of the parser's recursion (nested expressions, blocks, defs, and joins that
+  // read() walks back through): a RecursionError at `s` past ir::kMaxNesting levels or
+  // when the stack runs low. Straight-line statements do not recurse.
+  struct Nest {
+    ir::DepthGuard guard;
+    Nest(const Parser& p, ir::SourceSpan s) : guard(p.depth_) {
+      if (guard.too_deep(ir::kMaxNesting)) p.fail_too_deep(s);
+    }
+  };
+  [[noreturn]] void fail_too_deep(ir::SourceSpan s) const {
+    throw_error(ErrorKind::Recursion, ir::depth_message("expressions or blocks", ir::kMaxNesting) +
+                                          "\n" + ir::span_excerpt(s));
+  }
 
   // ---- graphs and nodes
   ir::FuncGraph* new_graph(const std::string& name, ir::SourceSpan s);
@@ -232,6 +246,7 @@ class Parser {
   std::unordered_set<std::string> graph_names_;
   std::vector<Loop> loops_;
   int counter_ = 0;
+  mutable int depth_ = 0;  // Nest levels now open
 };
 
 }  // namespace mycel::frontend::detail

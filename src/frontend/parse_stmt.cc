@@ -27,6 +27,7 @@ Block* Parser::stmts(Block* b, py::handle list) {
 
 void Parser::assign(Block* b, py::handle t, ir::Node* v, ir::SourceSpan s) {
   Ctx c{b, b->g};
+  Nest nest(*this, s);  // nested targets: (a, (b, c)) = ..., x[i][j] = ...
   switch (ast_kind(t)) {
     case Ast::Name:
       write(b, t.attr("id").cast<std::string>(), v);
@@ -161,6 +162,7 @@ static Block* loop_rest(Parser& p, const LoopParts& lp,
 Block* Parser::stmt(Block* b, py::handle s) {
   Ctx c{b, b->g};
   ir::SourceSpan sp = span(s);
+  Nest nest(*this, sp);
   Ast k = ast_kind(s);
   switch (k) {
     case Ast::Expr: {

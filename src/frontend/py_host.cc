@@ -110,6 +110,8 @@ bool is_subclass(py::handle sub, py::handle cls) {
     kind = ErrorKind::Type;
   } else if (e.matches(PyExc_IndexError) || e.matches(PyExc_KeyError)) {
     kind = ErrorKind::Index;
+  } else if (e.matches(PyExc_RecursionError)) {
+    kind = ErrorKind::Recursion;
   }
   throw Error(kind, str(type, ": ", msg));
 }

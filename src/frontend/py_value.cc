@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "base/error.h"
+#include "ir/depth.h"
 #include "python/convert.h"
 #include "python/gil_once.h"
 #include "python/module.h"
@@ -67,6 +68,12 @@ py::object unwrap_host(const ir::Value& v) {
 }
 
 ir::Value to_value(py::handle obj) {
+  // Containers nest: bound their depth, so that every later walk of the value (hashing,
+  // printing, abstracts, destruction) is bounded too.
+  thread_local int depth = 0;
+  ir::DepthGuard guard(depth);
+  if (guard.too_deep(ir::kMaxNesting))
+    ir::throw_too_deep("a constant of nested tuples, lists, dicts or slices", ir::kMaxNesting);
   PyObject* p = obj.ptr();
   if (p == Py_None) return ir::Value::none();
   if (PyBool_Check(p)) return ir::Value::boolean(p == Py_True);

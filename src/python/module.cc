@@ -74,6 +74,9 @@ PYBIND11_MODULE(_mycel, m) {
         case mycel::ErrorKind::Index:
           type = PyExc_IndexError;
           break;
+        case mycel::ErrorKind::Recursion:
+          type = PyExc_RecursionError;
+          break;
         case mycel::ErrorKind::Runtime:
         case mycel::ErrorKind::Internal:
           type = PyExc_RuntimeError;

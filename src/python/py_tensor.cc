@@ -354,7 +354,16 @@ void bind_tensor(pyb::module_& m) {
              return record::active() && to != t.dtype() ? recorded_cast(t, to) : t.cast(to);
            })
       .def("item", &py_item)
-      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      // int() of a float tensor is Python's int() of its value, as in graph code (the
+      // executor's int builtin): truncation, ValueError for NaN, OverflowError for inf.
+      .def("__int__",
+           [](const Tensor& t) -> pyb::object {
+             Scalar s = t.item();
+             if (s.kind != ScalarKind::Float) return pyb::int_(s.i);
+             PyObject* r = PyLong_FromDouble(s.f);
+             if (r == nullptr) throw pyb::error_already_set();
+             return pyb::reinterpret_steal<pyb::object>(r);
+           })
       .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
       .def("__index__",
            [](const Tensor& t) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string_view>
 #include <type_traits>
@@ -113,5 +114,36 @@ decltype(auto) dispatch_number(DType t, std::string_view op, F&& fn) {
 template <class T>
 using compute_t =
     std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
+
+// The one definition of converting a value between dtypes (the Cast op, Tensor::cast and
+// copies between dtypes, Tensor scalars and fill values, constant folding):
+//   float -> integer  truncates toward zero; NaN gives 0; values outside the integer range,
+//                     +-inf included, saturate to its limits (300.0 -> int8 gives 127).
+//   integer -> narrower integer  wraps (two's complement), as numpy and PyTorch.
+//   anything -> bool  x != 0 (NaN gives true).
+//   -> float16/bfloat16  through float (round to nearest even).
+// Loops of it vectorise (compares and selects around the convert).
+// kernels/ref implements the same rules independently, as the tests' oracle.
+template <class D, class S>
+inline D saturate_cast(S v) {
+  using SC = compute_t<S>;
+  const SC x = static_cast<SC>(v);
+  if constexpr (std::is_same_v<D, bool>) {
+    return x != SC(0);
+  } else if constexpr (std::is_floating_point_v<SC> && std::is_integral_v<D>) {
+    // lo is exact in SC (a power of two or 0); hi rounds up to a power of two when D has
+    // more bits than SC's mantissa, so "x >= hi" is exactly "x is above D's range". This
+    // form compiles to a vector convert and selects.
+    constexpr SC lo = static_cast<SC>(std::numeric_limits<D>::min());
+    constexpr SC hi = static_cast<SC>(std::numeric_limits<D>::max());
+    if (!(x == x)) return D(0);
+    return x <= lo ? std::numeric_limits<D>::min()
+                   : (x >= hi ? std::numeric_limits<D>::max() : static_cast<D>(x));
+  } else if constexpr (std::is_same_v<D, float16> || std::is_same_v<D, bfloat16>) {
+    return D(static_cast<float>(x));
+  } else {
+    return static_cast<D>(x);
+  }
+}
 
 }  // namespace mycel

@@ -263,14 +263,10 @@ Tensor Tensor::expand(const Shape& to, std::string_view op) const {
 
 namespace {
 
+// Copies between dtypes convert as the Cast op does (saturating float -> int).
 template <class D, class S>
 inline D convert(S v) {
-  if constexpr (std::is_same_v<D, bool>)
-    return static_cast<compute_t<S>>(v) != compute_t<S>(0);
-  else if constexpr (std::is_same_v<D, float16> || std::is_same_v<D, bfloat16>)
-    return D(static_cast<float>(static_cast<compute_t<S>>(v)));
-  else
-    return static_cast<D>(static_cast<compute_t<S>>(v));
+  return saturate_cast<D, S>(v);
 }
 
 template <class D, class S>

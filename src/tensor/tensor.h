@@ -48,15 +48,16 @@ struct Scalar {
   Scalar() = default;
   static Scalar from_bool(bool v) { return {ScalarKind::Bool, v ? 1.0 : 0.0, v ? 1 : 0}; }
   static Scalar from_int(int64_t v) { return {ScalarKind::Int, static_cast<double>(v), v}; }
-  static Scalar from_float(double v) { return {ScalarKind::Float, v, static_cast<int64_t>(v)}; }
+  static Scalar from_float(double v) { return {ScalarKind::Float, v, saturate_cast<int64_t>(v)}; }
   double to_double() const { return kind == ScalarKind::Float ? f : static_cast<double>(i); }
-  int64_t to_int() const { return kind == ScalarKind::Float ? static_cast<int64_t>(f) : i; }
+  // A float converts as the Cast op does (saturate_cast: truncation, NaN -> 0, saturation).
+  int64_t to_int() const { return kind == ScalarKind::Float ? saturate_cast<int64_t>(f) : i; }
   template <class T>
   T to() const {
     if constexpr (std::is_same_v<T, bool>)
       return to_double() != 0;
     else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(to_int());
+      return kind == ScalarKind::Float ? saturate_cast<T>(f) : static_cast<T>(i);
     else if constexpr (std::is_floating_point_v<T>)
       return static_cast<T>(to_double());
     else

@@ -119,26 +119,10 @@ inline void run_binary(const Tensor& a, const Tensor& b, const Tensor& o, Binary
   });
 }
 
-// Conversion of one value as Cast defines it: float to integer truncates toward zero and
-// saturates at the type's range, nan gives 0; anything to bool is x != 0; integers narrow
-// by wrapping; 16-bit floats convert through float.
+// Conversion of one value as Cast defines it: tensor/dtype.h's saturate_cast.
 template <class D, class S>
 inline D cast_value(S v) {
-  using SC = compute_t<S>;
-  const SC x = static_cast<SC>(v);
-  if constexpr (std::is_same_v<D, bool>) {
-    return x != SC(0);
-  } else if constexpr (std::is_floating_point_v<SC> && std::is_integral_v<D>) {
-    constexpr SC lo = static_cast<SC>(std::numeric_limits<D>::min());
-    constexpr SC hi = static_cast<SC>(std::numeric_limits<D>::max());
-    if (!(x == x)) return D(0);
-    return x <= lo ? std::numeric_limits<D>::min()
-                   : (x >= hi ? std::numeric_limits<D>::max() : static_cast<D>(x));
-  } else if constexpr (std::is_same_v<D, float16> || std::is_same_v<D, bfloat16>) {
-    return D(static_cast<float>(x));
-  } else {
-    return static_cast<D>(x);
-  }
+  return saturate_cast<D, S>(v);
 }
 
 }  // namespace mycel::ew

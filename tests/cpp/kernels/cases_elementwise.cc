@@ -345,12 +345,16 @@ void add_misc(std::vector<KernelCase>& v) {
       v.push_back(c);
     }
   }
-  for (DType to :
-       {DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Bool, DType::Float16}) {
-    KernelCase c = make("Cast", {}, DType::Float32, A({{"dtype", to}}),
-                        "special values to " + std::string(dtype_name(to)));
-    c.make_inputs = [] { return std::vector<Tensor>{specials(DType::Float32)}; };
-    v.push_back(c);
+  // Special values (nan, +-inf, values past every integer range) from every float dtype.
+  for (DType from : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    for (DType to : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64,
+                     DType::Bool, DType::Float16}) {
+      KernelCase c = make("Cast", {}, from, A({{"dtype", to}}),
+                          std::string("special values of ") + std::string(dtype_name(from)) +
+                              " to " + std::string(dtype_name(to)));
+      c.make_inputs = [from] { return std::vector<Tensor>{specials(from)}; };
+      v.push_back(c);
+    }
   }
   v.push_back(make("Cast", {spec("", kBig, DType::Float32)}, DType::Float32,
                    A({{"dtype", DType::Float16}}), "to Float16"));
