@@ -16,6 +16,10 @@
 //                                                 not needed (a gradient's seed), fold may
 //                                                 make it a constant
 //
+// An operand that is a parameter of the module's entry (a weight or an input, maybe read
+// through depend) is not taken for the result: the op's fresh value must not alias a tensor
+// that an update op may write later.
+//
 // Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
 // the sign of a -0.0 element of x (IEEE gives +0.0 there).
 // Pre: specialised IR. Post: the same program; rewritten nodes keep their abstracts.
@@ -80,6 +84,12 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c) {
   if (p == nullptr) return false;
   OpId id = p->op->id;
   auto to = [&](Node* x) {
+    // A weight or input of the entry (read through depend or not) stays computed: the
+    // result is a fresh value that a later in-place update of the weight must not change.
+    const Node* r = x;
+    while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
+      r = static_cast<const CNode*>(r)->input(1);
+    if (r->is_param() && r->graph() == m.entry()) return false;
     rw.replace(c, x);
     return true;
   };

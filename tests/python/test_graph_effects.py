@@ -1,0 +1,581 @@
+"""Effects keep program order in GRAPH mode (issue #16, class 9).
+
+A corpus of small functions and Cells that read and write Parameters (ops.assign,
+ops.assign_add, P.Assign) and print, around if (constant and tensor conditions), while and
+for loops, nested calls, methods, sub-cells, closures and grad. Each runs in PYNATIVE mode,
+under @jit and in GRAPH mode with fresh Parameters per mode; the results and the final
+Parameter values must be identical (PYNATIVE runs the statements in source order, as
+MindSpore's auto-monad does in graph mode). Most cases also check PYNATIVE against the
+hand-computed value. The second part covers the other wrong behaviours of class 9:
+in-place ops through x[True]/x[False]/x[None]/x[...], @jit on construct, keyword-only
+construct arguments, jit of grad/value_and_grad, and control-flow programs that reached
+internal errors in the specialiser.
+"""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import Parameter, Tensor, context, nn, ops
+from mycel.ops import functional as F
+from mycel.ops import operations as P
+
+from graph_harness import assert_same, run_mode
+
+
+def T(a, dtype=np.float32):
+    return Tensor(np.asarray(a, dtype=dtype))
+
+
+def run_all(make, *args, modes=("pynative", "jit", "graph")):
+    """make() -> (callable, [Parameters]): fresh state per mode. Returns the PYNATIVE
+    (result, parameter values) after checking that every mode agrees."""
+    got = {}
+    for mode in modes:
+        fn, params = make()
+        out = run_mode(fn, mode, *args)
+        got[mode] = (out, [p.asnumpy().copy() for p in params])
+    ref_out, ref_params = got["pynative"]
+    for mode in modes[1:]:
+        out, params = got[mode]
+        try:
+            assert_same(ref_out, out)
+        except AssertionError as e:
+            raise AssertionError(f"{mode} result differs from PYNATIVE: {e}") from None
+        for i, (a, b) in enumerate(zip(ref_params, params)):
+            np.testing.assert_array_equal(a, b, err_msg=f"{mode}: Parameter {i} differs")
+    return ref_out, ref_params
+
+
+def cell(cls, *a):
+    def make():
+        net = cls(*a)
+        return net, [p for p in net.get_parameters()]
+    return make
+
+
+def vals(out):
+    if isinstance(out, (tuple, list)):
+        return [vals(o) for o in out]
+    return out.asnumpy().tolist()
+
+
+# ------------------------------------------------------------------------------------------
+# The issue's two examples, verbatim
+
+
+class IssueIf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([0.0]), name="p")
+
+    def construct(self, x):
+        out = x
+        if x > 0:
+            F.assign(self.p, 1)
+            out = out + self.p
+            F.assign(self.p, 6)
+        return out
+
+
+class IssueMethod(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.param = Parameter(T([1.0, 2.0]), name="param")
+        self.assign = P.Assign()
+
+    def construct(self, v):
+        self.assign(self.param, v * 2)
+        return self.param + 2
+
+
+def test_issue_if_example():
+    out, (p,) = run_all(cell(IssueIf), T([2.0]))
+    assert vals(out) == [3.0] and p.tolist() == [6.0]
+    out, (p,) = run_all(cell(IssueIf), T([-2.0]))
+    assert vals(out) == [-2.0] and p.tolist() == [0.0]
+
+
+def test_issue_method_example():
+    out, (p,) = run_all(cell(IssueMethod), T([3.0, 4.0]))
+    assert vals(out) == [8.0, 10.0] and p.tolist() == [6.0, 8.0]
+
+
+# ------------------------------------------------------------------------------------------
+# Straight-line code
+
+
+class ReadWriteRead(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0, 1.0]), name="p")
+
+    def construct(self, x):
+        a = self.p * 1
+        ops.assign(self.p, x)
+        b = self.p * 1
+        ops.assign_add(self.p, x)
+        c = self.p + 0
+        return a, b, c
+
+
+def test_reads_between_writes():
+    out, (p,) = run_all(cell(ReadWriteRead), T([2.0, 3.0]))
+    assert vals(out) == [[1, 1], [2, 3], [4, 6]] and p.tolist() == [4, 6]
+
+
+class TwoParams(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = Parameter(T([1.0]), name="a")
+        self.b = Parameter(T([10.0]), name="b")
+
+    def construct(self, x):
+        ops.assign(self.a, self.b + x)   # a = 10 + x
+        ops.assign(self.b, self.a * 2)   # b = 2a
+        ops.assign_add(self.a, self.b)   # a = 3a
+        return self.a + self.b
+
+
+def test_writes_read_each_other():
+    out, (a, b) = run_all(cell(TwoParams), T([1.0]))
+    assert vals(out) == [55.0] and a.tolist() == [33.0] and b.tolist() == [22.0]
+
+
+class ReturnsParam(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([5.0]), name="p")
+
+    def construct(self, x):
+        y = ops.assign_add(self.p, x)
+        return y * 1, self.p * 1
+
+
+def test_update_result_and_later_read():
+    out, (p,) = run_all(cell(ReturnsParam), T([1.0]))
+    assert vals(out) == [[6.0], [6.0]] and p.tolist() == [6.0]
+
+
+# ------------------------------------------------------------------------------------------
+# if: constant and tensor conditions, both branches, reads before/after, early return
+
+
+class IfElse(nn.Cell):
+    def __init__(self, flag):
+        super().__init__()
+        self.flag = flag
+        self.p = Parameter(T([1.0]), name="p")
+
+    def construct(self, x):
+        before = self.p * 1
+        if self.flag:
+            ops.assign(self.p, x)
+        else:
+            ops.assign_add(self.p, x)
+        return before, self.p * 1
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_if_constant_condition(flag):
+    out, (p,) = run_all(cell(IfElse, flag), T([3.0]))
+    assert vals(out) == [[1.0], [3.0 if flag else 4.0]]
+
+
+class IfTensor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+
+    def construct(self, x):
+        a = self.p * 1
+        if x.sum() > 0:
+            ops.assign(self.p, x)
+            b = self.p * 2
+        else:
+            b = self.p * 3
+            ops.assign_add(self.p, x)
+        return a, b, self.p * 1
+
+
+@pytest.mark.parametrize("v", [2.0, -2.0])
+def test_if_tensor_condition(v):
+    out, (p,) = run_all(cell(IfTensor), T([v]))
+    if v > 0:
+        assert vals(out) == [[1.0], [4.0], [2.0]]
+    else:
+        assert vals(out) == [[1.0], [3.0], [-1.0]]
+
+
+class ReadBeforeUsedInBranch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+
+    def construct(self, x):
+        old = self.p * 1          # read before the assign, used only in a branch
+        ops.assign(self.p, x)
+        if x > 0:
+            return old + self.p
+        return old - self.p
+
+
+def test_read_before_assign_used_in_branch():
+    out, _ = run_all(cell(ReadBeforeUsedInBranch), T([5.0]))
+    assert vals(out) == [6.0]
+
+
+class EarlyReturn(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([0.0]), name="p")
+
+    def construct(self, x):
+        ops.assign(self.p, x)
+        if x > 1:
+            ops.assign_add(self.p, x)
+            return self.p * 1
+        ops.assign_add(self.p, 100 * x)
+        return self.p * 1
+
+
+@pytest.mark.parametrize("v", [2.0, 0.5])
+def test_early_return_after_assign(v):
+    out, (p,) = run_all(cell(EarlyReturn), T([v]))
+    assert p.tolist() == vals(out)
+
+
+# ------------------------------------------------------------------------------------------
+# Loops
+
+
+class WhileAssign(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+
+    def construct(self, x, n):
+        s = x * 0
+        i = 0
+        while i < n:
+            s = s + self.p
+            ops.assign_add(self.p, x)
+            s = s + self.p
+            i += 1
+        return s, self.p * 1
+
+
+def test_while_tensor_condition():
+    out, (p,) = run_all(cell(WhileAssign), T([1.0]), T(3, np.int32))
+    # p: 1 -> 2 -> 3 -> 4; s = (1+2) + (2+3) + (3+4)
+    assert vals(out) == [[15.0], [4.0]] and p.tolist() == [4.0]
+
+
+class ForAssign(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([0.0]), name="p")
+
+    def construct(self, x):
+        acc = x * 0
+        for i in range(4):
+            ops.assign(self.p, self.p * 2 + i)
+            if i % 2 == 0:
+                acc = acc + self.p
+        return acc + x
+
+
+def test_for_range_with_constant_if():
+    out, (p,) = run_all(cell(ForAssign), T([1.0]))
+    # p: 0 -> 0 -> 1 -> 4 -> 11; acc = p after i=0 (0) + after i=2 (4)
+    assert vals(out) == [5.0] and p.tolist() == [11.0]
+
+
+class WhileBreak(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([0.0]), name="p")
+
+    def construct(self, x):
+        while self.p < 10:
+            ops.assign_add(self.p, x)
+            if self.p > 5:
+                break
+        return self.p * 1
+
+
+def test_while_condition_reads_param_and_break():
+    out, (p,) = run_all(cell(WhileBreak), T([2.0]))
+    assert vals(out) == [6.0] and p.tolist() == [6.0]
+
+
+# ------------------------------------------------------------------------------------------
+# Calls: methods, sub-cells, closures, plain functions with closure Parameters
+
+
+class Methods(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+
+    def bump(self, v):
+        ops.assign_add(self.p, v)
+        return self.p * 1
+
+    def read(self):
+        return self.p * 10
+
+    def construct(self, x):
+        a = self.read()
+        b = self.bump(x)
+        c = self.read()
+        self.bump(x)
+        d = self.read()
+        return a, b, c, d
+
+
+def test_methods_read_and_write():
+    out, (p,) = run_all(cell(Methods), T([2.0]))
+    assert vals(out) == [[10.0], [3.0], [30.0], [50.0]] and p.tolist() == [5.0]
+
+
+class Counter(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.n = Parameter(T([0.0]), name="n")
+
+    def construct(self, x):
+        ops.assign_add(self.n, x)
+        return x
+
+
+class Outer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.counter = Counter()
+
+    def construct(self, x):
+        before = self.counter.n * 1
+        self.counter(x)
+        y = self.counter(x * 2)
+        return before, y, self.counter.n * 1
+
+
+def test_sub_cell_updates_seen_by_parent():
+    out, (n,) = run_all(cell(Outer), T([1.0]))
+    assert vals(out) == [[0.0], [2.0], [3.0]] and n.tolist() == [3.0]
+
+
+class Closure(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+
+    def construct(self, x):
+        def step(v):
+            ops.assign(self.p, self.p * v)
+            return self.p + 0
+
+        a = step(x)
+        b = step(x)
+        return a, b, self.p * 1
+
+
+def test_closure_writes():
+    out, (p,) = run_all(cell(Closure), T([3.0]))
+    assert vals(out) == [[3.0], [9.0], [9.0]] and p.tolist() == [9.0]
+
+
+def make_function():
+    p = Parameter(T([1.0, 2.0]), name="fp")
+
+    def helper(v):
+        ops.assign_add(p, v)
+
+    def f(x):
+        a = p * 1
+        helper(x)
+        b = p * 1
+        helper(x)
+        return a, b, p + 0
+
+    return f, [p]
+
+
+def test_function_with_closure_parameter():
+    out, (p,) = run_all(make_function, T([1.0, 1.0]))
+    assert vals(out) == [[1, 2], [2, 3], [3, 4]] and p.tolist() == [3, 4]
+
+
+# ------------------------------------------------------------------------------------------
+# print keeps its place
+
+
+PRINT_PROGRAM = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import mycel as ms
+    from mycel import Parameter, Tensor, nn, ops, context
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = Parameter(Tensor(np.array([1.0], np.float32)), name="p")
+
+        def construct(self, x):
+            print("first", self.p * 1)
+            ops.assign(self.p, x)
+            print("second", self.p * 1)
+            ops.assign_add(self.p, x)
+            y = self.p * 1
+            print("third", y)
+            return y
+
+    mode = context.GRAPH_MODE if sys.argv[1] == "graph" else context.PYNATIVE_MODE
+    context.set_context(mode=mode)
+    Net()(Tensor(np.array([5.0], np.float32)))
+""")
+
+
+def test_print_order_matches_pynative(tmp_path):
+    prog = tmp_path / "print_order.py"
+    prog.write_text(PRINT_PROGRAM)
+    outs = []
+    for mode in ("pynative", "graph"):
+        r = subprocess.run([sys.executable, str(prog), mode], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append([line for line in r.stdout.splitlines() if line.strip()])
+    assert outs[0] == outs[1]
+    assert [line.split()[0] for line in outs[0]] == ["first", "second", "third"]
+    assert "10" in outs[0][2]
+
+
+# ------------------------------------------------------------------------------------------
+# grad of functions with effects
+
+
+class GradWithAssign(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+
+    def construct(self, x):
+        ops.assign_add(self.p, 1)
+        return x * x * self.p
+
+
+def test_grad_of_function_with_assign():
+    def make():
+        net = GradWithAssign()
+        return (lambda x: ms.grad(net)(x)), [net.p]
+    # d/dx of x^2 * p after p += 1 (p = 3): 2 * x * 3
+    out, (p,) = run_all(make, T([1.5]), modes=("pynative", "graph"))
+    assert vals(out) == [9.0] and p.tolist() == [3.0]
+
+
+# ------------------------------------------------------------------------------------------
+# The optimised IR keeps no state token when there are no effects
+
+
+def test_no_token_without_effects():
+    net = nn.Dense(3, 2)
+    ir = ms.jit(net.construct).ir(T(np.ones((1, 3))))
+    assert "depend" not in ir
+
+
+# ------------------------------------------------------------------------------------------
+# In-place ops through bool, None and Ellipsis indices (PYNATIVE)
+
+
+@pytest.mark.parametrize("idx", [True, False, None, Ellipsis, np.bool_(True), (True, 0),
+                                 (Ellipsis, None), (None, 1)])
+def test_inplace_through_special_indices(idx):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = Tensor(a.copy())
+    x[idx] *= 3
+    want = a.copy()
+    want[idx] *= 3
+    np.testing.assert_array_equal(x.asnumpy(), want)
+    np.testing.assert_array_equal(Tensor(a)[idx].asnumpy(), a[idx])
+
+
+def test_bool_index_assignment_and_read():
+    a = np.arange(4, dtype=np.float32)
+    x = Tensor(a.copy())
+    assert x[True].shape == (1, 4) and x[False].shape == (0, 4)
+    x[True] = 7.0
+    np.testing.assert_array_equal(x.asnumpy(), np.full(4, 7, np.float32))
+    x[False] = 1.0
+    np.testing.assert_array_equal(x.asnumpy(), np.full(4, 7, np.float32))
+
+
+# ------------------------------------------------------------------------------------------
+# @jit on construct, keyword-only construct arguments, jit of grad
+
+
+class JitConstruct(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(T([2.0]), name="w")
+
+    @ms.jit
+    def construct(self, x, y):
+        return x * self.w + y
+
+
+@pytest.mark.parametrize("mode", [context.PYNATIVE_MODE, context.GRAPH_MODE])
+def test_jit_on_construct(mode):
+    saved = context._context["mode"]
+    try:
+        context.set_context(mode=mode)
+        net = JitConstruct()
+        np.testing.assert_array_equal(net(T([3.0]), T([1.0])).asnumpy(), [7.0])
+        np.testing.assert_array_equal(net(T([3.0]), y=T([2.0])).asnumpy(), [8.0])
+    finally:
+        context.set_context(mode=saved)
+
+
+class KwOnly(nn.Cell):
+    def construct(self, x, *, scale=1.0, shift=0.0):
+        return x * scale + shift
+
+
+class KwOnlyVarargs(nn.Cell):
+    def construct(self, x, *rest, scale=2.0):
+        for r in rest:
+            x = x + r
+        return x * scale
+
+
+@pytest.mark.parametrize("kwargs,want", [({}, [1.0, 2.0]), ({"scale": 3.0}, [3.0, 6.0]),
+                                         ({"shift": 1.0, "scale": 2.0}, [3.0, 5.0])])
+def test_keyword_only_construct(kwargs, want):
+    for mode in (context.PYNATIVE_MODE, context.GRAPH_MODE):
+        saved = context._context["mode"]
+        try:
+            context.set_context(mode=mode)
+            out = KwOnly()(T([1.0, 2.0]), **kwargs)
+            np.testing.assert_array_equal(out.asnumpy(), want)
+            scale = {k: v for k, v in kwargs.items() if k == "scale"}
+            out = KwOnlyVarargs()(T([1.0]), T([1.0]), T([2.0]), **scale)
+            np.testing.assert_array_equal(out.asnumpy(), [4.0 * scale.get("scale", 2.0)])
+        finally:
+            context.set_context(mode=saved)
+
+
+def test_jit_of_grad_and_value_and_grad():
+    def f(x, y):
+        return (x * x * y).sum()
+
+    x, y = T([1.0, 2.0]), T([3.0, 4.0])
+    g = ms.jit(ops.grad(f))(x, y)
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 16.0])
+    g_all = ms.jit(ops.grad(f, grad_position=(0, 1)))(x, y)
+    np.testing.assert_allclose(g_all[1].asnumpy(), [1.0, 4.0])
+    v, g = ms.jit(ms.value_and_grad(f))(x, y)
+    np.testing.assert_allclose(v.asnumpy(), 19.0)
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 16.0])
