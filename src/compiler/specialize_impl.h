@@ -69,8 +69,7 @@ class Specializer {
   // A call of graph context k from c (the call node `call`): c's state follows k's effects.
   void after_call(Ctx* c, const Ctx* k, Node* call);
   // Appends c's state token (when c has a state) to a graph call's arguments and abstracts.
-  void pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs,
-                  const SourceSpan& sp);
+  void pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs, const SourceSpan& sp);
   [[noreturn]] void fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg);
   void warn(const SourceSpan& sp, const std::string& msg);
   Host& host() { return host_; }

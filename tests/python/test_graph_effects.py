@@ -579,3 +579,133 @@ def test_jit_of_grad_and_value_and_grad():
     v, g = ms.jit(ms.value_and_grad(f))(x, y)
     np.testing.assert_allclose(v.asnumpy(), 19.0)
     np.testing.assert_allclose(g.asnumpy(), [6.0, 16.0])
+
+
+def test_graph_bool_index_is_a_new_axis():
+    def f(x):
+        return x[True] * 2, x[True, 0], x[..., True] + 1
+
+    run_all(lambda: (f, []), T(np.arange(6).reshape(2, 3)))
+
+
+# ------------------------------------------------------------------------------------------
+# Control flow around closures (these reached internal errors or gave wrong answers)
+
+
+def _mk(y):
+    return lambda v: v + y
+
+
+def cf_closure_in_branch(x):
+    g = _mk(x)
+    if x.sum() > 0:
+        return g(x)
+    return g(-x)
+
+
+def cf_closure_in_while(x):
+    g = _mk(x)
+    i = T(0)
+    while i < 3:
+        if x.sum() > 3:
+            x = g(x)
+        i = i + 1
+    return x
+
+
+def cf_closure_in_for(x):
+    g = _mk(x)
+    for _ in range(3):
+        x = g(x)
+    return x
+
+
+def cf_closure_chosen_in_loop(x):
+    g = _mk(x)
+    h = _mk(x * 2)
+    i = T(0)
+    while i < 2:
+        x = g(x) if x.sum() > 0 else h(x)
+        i = i + 1
+    return x
+
+
+def cf_closures_in_tuple(x):
+    gs = (_mk(x), _mk(x * 2))
+    i = T(0)
+    while i < 2:
+        x = gs[0](x) + gs[1](x)
+        i = i + 1
+    return x
+
+
+def cf_closure_in_nested_fn_loop(x):
+    def inner(v):
+        g = _mk(v)
+        i = T(0)
+        while i < 2:
+            v = g(v)
+            i = i + 1
+        return v
+    return inner(x)
+
+
+def cf_closure_per_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+        f = lambda v: v + y
+    else:
+        y = x * 3
+        f = lambda v: v - y
+    return f(x)
+
+
+def cf_nested_while_break_continue(x):
+    i = T(0)
+    s = x * 0
+    while i < 4:
+        j = T(0)
+        while j < 4:
+            j = j + 1
+            if j == 2:
+                continue
+            if j > 3:
+                break
+            s = s + j
+        i = i + 1
+    return s
+
+
+def cf_early_return_in_loop(x):
+    for i in range(3):
+        y = x + i
+        if y.sum() > 10:
+            return y
+        x = y
+    return x * 0
+
+
+@pytest.mark.parametrize("fn", [cf_closure_in_branch, cf_closure_in_while, cf_closure_in_for,
+                                cf_closure_chosen_in_loop, cf_closures_in_tuple,
+                                cf_closure_in_nested_fn_loop, cf_closure_per_branch,
+                                cf_nested_while_break_continue, cf_early_return_in_loop])
+@pytest.mark.parametrize("v", [1.0, -1.0])
+def test_control_flow_closures(fn, v):
+    run_all(lambda: (fn, []), T([v, 2 * v]))
+
+
+def cf_late_binding_in_loop(x):
+    def g():
+        return x * 2
+    i = T(0)
+    while i < 2:
+        x = g()      # Python reads the current x at each call; graph mode cannot
+        i = i + 1
+    return x
+
+
+def test_late_binding_in_loop_is_an_error_not_a_wrong_answer():
+    out = run_mode(cf_late_binding_in_loop, "pynative", T([1.0]))
+    assert vals(out) == [4.0]
+    with pytest.raises(ValueError, match="assigned again here"):
+        run_mode(cf_late_binding_in_loop, "graph", T([1.0]))
