@@ -67,6 +67,44 @@ Node* Specializer::weight(const Value& param) {
 
 // ---------------------------------------------------------------- program order of effects
 
+namespace {
+
+// The CNodes of a source graph: reachable from its output and from its effects (expression
+// statements, which nothing else may use).
+std::vector<CNode*> region_nodes(FuncGraph* h) {
+  std::vector<CNode*> out;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack{h->output()};
+  stack.insert(stack.end(), h->effects.begin(), h->effects.end());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (n == nullptr || !n->is_cnode() || n->graph() != h || !seen.insert(n).second) continue;
+    out.push_back(static_cast<CNode*>(n));
+    for (Node* in : static_cast<CNode*>(n)->inputs()) stack.push_back(in);
+  }
+  return out;
+}
+
+// Graphs reachable from g through graph constants, effects included, g first.
+std::vector<FuncGraph*> region_graphs(FuncGraph* g) {
+  std::vector<FuncGraph*> all{g};
+  std::unordered_set<FuncGraph*> seen{g};
+  auto add = [&](Node* n) {
+    if (n == nullptr || !n->is_value()) return;
+    const Value& v = static_cast<ValueNode*>(n)->value();
+    if (v.is(ValueKind::Graph) && seen.insert(v.as_graph()).second) all.push_back(v.as_graph());
+  };
+  for (size_t k = 0; k < all.size(); ++k) {
+    add(all[k]->output());
+    for (CNode* n : region_nodes(all[k]))
+      for (Node* in : n->inputs()) add(in);
+  }
+  return all;
+}
+
+}  // namespace
+
 Node* Specializer::read_weight(Ctx* c, const Value& param) {
   return after_state(c, weight(param), {});
 }
@@ -108,31 +146,11 @@ const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
   // Roots: g's output and effects, and g's nodes used by the graphs nested in g.
   std::vector<Node*> roots{g->output()};
   roots.insert(roots.end(), g->effects.begin(), g->effects.end());
-  std::vector<FuncGraph*> graphs{g};
-  std::unordered_set<FuncGraph*> seen_g{g};
-  for (size_t k = 0; k < graphs.size(); ++k) {
-    FuncGraph* h = graphs[k];
-    std::vector<Node*> stack{h->output()};
-    stack.insert(stack.end(), h->effects.begin(), h->effects.end());
-    std::unordered_set<Node*> seen;
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      if (n == nullptr || !seen.insert(n).second) continue;
-      if (n->is_value()) {
-        const Value& v = static_cast<ValueNode*>(n)->value();
-        if (v.is(ValueKind::Graph) && seen_g.insert(v.as_graph()).second)
-          graphs.push_back(v.as_graph());
-        continue;
-      }
-      if (!n->is_cnode()) continue;
-      if (n->graph() != h) {
-        if (n->graph() == g) roots.push_back(n);
-        continue;
-      }
-      for (Node* in : static_cast<CNode*>(n)->inputs()) stack.push_back(in);
-    }
-  }
+  for (FuncGraph* h : region_graphs(g))
+    if (h != g)
+      for (CNode* n : region_nodes(h))
+        for (Node* in : n->inputs())
+          if (in->is_cnode() && in->graph() == g) roots.push_back(in);
   std::vector<CNode*> order;
   std::unordered_set<Node*> seen;
   while (!roots.empty()) {
@@ -273,18 +291,20 @@ void Specializer::patch_placeholders() {
   }
 }
 
-// Graphs owning the free variables of g (and of the graphs g refers to), g excluded.
+// Graphs owning the free variables of g (and of the graphs g refers to), g excluded. The
+// effects count: a nested def whose only use of an outer variable is an expression
+// statement (`ops.assign(self.p, v)`) captures it too.
 const std::unordered_set<FuncGraph*>& FvOwners::of(Module& m, FuncGraph* g) {
   auto it = owners.find(g);
   if (it != owners.end()) return it->second;
-  std::vector<FuncGraph*> all = m.reachable_graphs(g);
+  std::vector<FuncGraph*> all = region_graphs(g);
   std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
   std::vector<FuncGraph*> fresh;
   for (FuncGraph* h : all) {
     if (owners.count(h)) continue;
     fresh.push_back(h);
     auto& own = owners[h];
-    for (CNode* n : m.toposort(h))
+    for (CNode* n : region_nodes(h))
       for (Node* in : n->inputs()) {
         if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
         if (in->is_value()) {

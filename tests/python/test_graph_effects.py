@@ -709,3 +709,142 @@ def test_late_binding_in_loop_is_an_error_not_a_wrong_answer():
     assert vals(out) == [4.0]
     with pytest.raises(ValueError, match="assigned again here"):
         run_mode(cf_late_binding_in_loop, "graph", T([1.0]))
+
+
+# ------------------------------------------------------------------------------------------
+# More programs: nested defs whose only use of an outer variable is an effect (these reached
+# "check 'k != nullptr' failed" in the specialiser), effects in branches of methods called
+# twice, loops with break/continue, loop conditions reading the state, grad inside construct
+
+
+class G1(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def construct(self, x):
+        def bump():
+            ops.assign_add(self.p, x)
+        i = T(0)
+        while i < 3:
+            if x.sum() > 0:
+                bump()
+            i = i + 1
+        return self.p * 2
+
+class G2(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def f(self, v):
+        if v.sum() > 0:
+            ops.assign(self.p, v)
+            return self.p * 2
+        return self.p * 3
+    def construct(self, x):
+        a = self.f(x)
+        b = self.f(-x)
+        return a, b, self.p * 1
+
+class G3(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def construct(self, x):
+        for i in range(3):
+            if i == 1:
+                continue
+            ops.assign_add(self.p, x)
+            if self.p.sum() > 4:
+                break
+        return self.p * 1
+
+class G4(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+        self.q = Parameter(T([0.0]), name="q")
+    def construct(self, x):
+        while x.sum() < 10:
+            x = x + self.p
+            ops.assign(self.q, x)
+            ops.assign_add(self.p, 1)
+        return x, self.q * 1
+
+class G5(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+    def construct(self, x):
+        def loss(v):
+            return (v * self.p).sum()
+        g = ms.grad(loss)(x)
+        ops.assign(self.p, g)
+        return self.p * 1 + ms.grad(loss)(x)
+
+class G6(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+    def construct(self, x):
+        y = x * 1
+        if x.sum() > 0:
+            ops.assign(self.p, x)
+        else:
+            pass
+        while y.sum() < 5:
+            y = y + self.p
+        return y
+
+class G7(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+    def helper(self, v):
+        def inner(w):
+            ops.assign_add(self.p, w)
+            return w
+        return inner(v) + self.p
+    def construct(self, x):
+        return self.helper(x) + self.helper(x)
+
+class G8(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def construct(self, x):
+        r = self.p * 1
+        n = 0
+        while n < 3:
+            ops.assign(self.p, self.p * 2)
+            n += 1
+        return r, self.p * 1
+
+class G9(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def construct(self, x):
+        if x.sum() > 0:
+            ops.assign(self.p, x)
+            if x.sum() > 5:
+                return self.p * 10
+            ops.assign_add(self.p, x)
+        return self.p * 1
+
+class G10(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0]), name="p")
+    def construct(self, x):
+        out = ()
+        for k in (1.0, 2.0, 3.0):
+            ops.assign(self.p, x * k)
+            out = out + (self.p * 1,)
+        return out
+
+
+
+@pytest.mark.parametrize("cls", [G1, G2, G3, G4, G5, G6, G7, G8, G9, G10])
+@pytest.mark.parametrize("v", [1.0, -1.0, 3.0])
+def test_effect_programs(cls, v):
+    run_all(cell(cls), T([v]))
