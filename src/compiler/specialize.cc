@@ -105,6 +105,12 @@ std::vector<FuncGraph*> region_graphs(FuncGraph* g) {
 
 }  // namespace
 
+bool Specializer::is_entry_param(const Node* n) const {
+  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend))
+    n = static_cast<const CNode*>(n)->input(1);
+  return n->is_param() && n->graph() == entry_;
+}
+
 Node* Specializer::read_weight(Ctx* c, const Value& param) {
   return after_state(c, weight(param), {});
 }
@@ -173,12 +179,20 @@ const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
 // then it is a placeholder ValueNode. Direct calls use the specialised graph right away;
 // placeholders that flow through switch/partial are patched once the run-time call chose
 // their specialisation (patch_placeholders, at the end).
+// Whether g was built by a context that a recursion's later round replaced: a placeholder
+// it resolved is resolved again by the new round's call.
+bool Specializer::stale_graph(const FuncGraph* g) const {
+  for (const auto& k : ctxs_)
+    if (k->out == g) return k->stale;
+  return false;
+}
+
 void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
                                       const SourceSpan& sp, bool strict) {
   for (auto& [node, ph] : placeholders_) {
     if (ph.g != g || ph.pctx != pctx) continue;
     if (ph.owner->stale || ph.round != ph.owner->round) continue;
-    if (ph.resolved != nullptr && ph.resolved != spec) {
+    if (ph.resolved != nullptr && ph.resolved != spec && !stale_graph(ph.resolved)) {
       // Direct calls with several signatures are fine; the value itself is then ambiguous,
       // an error only if something uses it at run time (patch_placeholders).
       if (strict || ph.strict)
@@ -201,7 +215,8 @@ bool Specializer::resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* 
   if (it != placeholders_.end()) {
     Placeholder& ph = it->second;
     if (ph.g != g || ph.pctx != pctx) return false;
-    if (ph.resolved != nullptr && ph.resolved != spec && (ph.strict || ph.ambiguous))
+    if (ph.resolved != nullptr && ph.resolved != spec && (ph.strict || ph.ambiguous) &&
+        !stale_graph(ph.resolved))
       fail(ErrorKind::Type, sp,
            str("the function '", g->name(),
                "' is called with different argument types where it is chosen at run time; "

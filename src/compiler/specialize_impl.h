@@ -62,6 +62,9 @@ class Specializer {
   // ---- program order of effects (specialize.cc)
   // A read of a Parameter at this point of c: the weight, after c's last effect.
   Node* read_weight(Ctx* c, const Value& param);
+  // Whether n is a weight or argument of the entry (through depends): a tensor that an
+  // update may write, read again where an op uses it.
+  bool is_entry_param(const Node* n) const;
   // x, ordered after c's last effect (x itself when there is none).
   Node* after_state(Ctx* c, Node* x, const SourceSpan& sp);
   // n is an effect of c: later reads and effects run after it.
@@ -125,6 +128,7 @@ class Specializer {
   Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
   Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
   void patch_placeholders();
+  bool stale_graph(const FuncGraph* g) const;
   bool resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
                        int depth);
   Node* eval_cnode(CNode* n, Ctx* c);

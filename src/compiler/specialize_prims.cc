@@ -126,6 +126,11 @@ Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpa
 
 Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
                              const SourceSpan& sp) {
+  // A Parameter is read where an op uses it (MindSpore's Load at the use): `a = self.p`
+  // bound before an effect and used after it sees the new value, as in PYNATIVE mode.
+  if (c->state != nullptr)
+    for (Node*& in : inputs)
+      if (is_entry_param(in)) in = after_state(c, in, sp);
   std::vector<TensorMeta> metas;
   for (Node* n : inputs) {
     MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");

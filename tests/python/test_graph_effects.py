@@ -104,6 +104,26 @@ def test_issue_method_example():
     assert vals(out) == [8.0, 10.0] and p.tolist() == [6.0, 8.0]
 
 
+P_GLOBAL = Parameter(T([0.0]), name="p_global")
+
+
+def issue_if_global(x):
+    out = x
+    if x > 0:
+        F.assign(P_GLOBAL, 1)
+        out = out + P_GLOBAL
+        F.assign(P_GLOBAL, 6)
+    return out
+
+
+def test_issue_if_example_with_a_global_parameter():
+    def make():
+        P_GLOBAL.set_data(T([0.0]))
+        return issue_if_global, [P_GLOBAL]
+    out, (p,) = run_all(make, T([2.0]))
+    assert vals(out) == [3.0] and p.tolist() == [6.0]
+
+
 # ------------------------------------------------------------------------------------------
 # Straight-line code
 
@@ -685,7 +705,34 @@ def cf_early_return_in_loop(x):
     return x * 0
 
 
-@pytest.mark.parametrize("fn", [cf_closure_in_branch, cf_closure_in_while, cf_closure_in_for,
+def cf_closure_in_tensor_while(x):
+    g = _mk(x)
+    while x.sum() < 20:
+        x = g(x)
+    return x
+
+
+def cf_lambda_rebound_in_loop(x):
+    g = lambda v: v
+    i = T(0)
+    while i < 3:
+        g = lambda v: v + 1
+        i = i + 1
+    return g(x)
+
+
+def cf_closure_made_in_loop(x):
+    i = T(0)
+    g = _mk(x)
+    while i < 3:
+        g = _mk(x * 2)
+        i = i + 1
+    return g(x)
+
+
+@pytest.mark.parametrize("fn", [cf_closure_in_tensor_while, cf_lambda_rebound_in_loop,
+                                cf_closure_made_in_loop,
+                                cf_closure_in_branch, cf_closure_in_while, cf_closure_in_for,
                                 cf_closure_chosen_in_loop, cf_closures_in_tuple,
                                 cf_closure_in_nested_fn_loop, cf_closure_per_branch,
                                 cf_nested_while_break_continue, cf_early_return_in_loop])
@@ -721,6 +768,7 @@ class G1(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def construct(self, x):
         def bump():
             ops.assign_add(self.p, x)
@@ -731,24 +779,29 @@ class G1(nn.Cell):
             i = i + 1
         return self.p * 2
 
+
 class G2(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def f(self, v):
         if v.sum() > 0:
             ops.assign(self.p, v)
             return self.p * 2
         return self.p * 3
+
     def construct(self, x):
         a = self.f(x)
         b = self.f(-x)
         return a, b, self.p * 1
 
+
 class G3(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def construct(self, x):
         for i in range(3):
             if i == 1:
@@ -758,11 +811,13 @@ class G3(nn.Cell):
                 break
         return self.p * 1
 
+
 class G4(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
         self.q = Parameter(T([0.0]), name="q")
+
     def construct(self, x):
         while x.sum() < 10:
             x = x + self.p
@@ -770,10 +825,12 @@ class G4(nn.Cell):
             ops.assign_add(self.p, 1)
         return x, self.q * 1
 
+
 class G5(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([2.0]), name="p")
+
     def construct(self, x):
         def loss(v):
             return (v * self.p).sum()
@@ -781,10 +838,12 @@ class G5(nn.Cell):
         ops.assign(self.p, g)
         return self.p * 1 + ms.grad(loss)(x)
 
+
 class G6(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([2.0]), name="p")
+
     def construct(self, x):
         y = x * 1
         if x.sum() > 0:
@@ -795,22 +854,27 @@ class G6(nn.Cell):
             y = y + self.p
         return y
 
+
 class G7(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([2.0]), name="p")
+
     def helper(self, v):
         def inner(w):
             ops.assign_add(self.p, w)
             return w
         return inner(v) + self.p
+
     def construct(self, x):
         return self.helper(x) + self.helper(x)
+
 
 class G8(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def construct(self, x):
         r = self.p * 1
         n = 0
@@ -819,10 +883,12 @@ class G8(nn.Cell):
             n += 1
         return r, self.p * 1
 
+
 class G9(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def construct(self, x):
         if x.sum() > 0:
             ops.assign(self.p, x)
@@ -831,10 +897,12 @@ class G9(nn.Cell):
             ops.assign_add(self.p, x)
         return self.p * 1
 
+
 class G10(nn.Cell):
     def __init__(self):
         super().__init__()
         self.p = Parameter(T([1.0]), name="p")
+
     def construct(self, x):
         out = ()
         for k in (1.0, 2.0, 3.0):
@@ -843,8 +911,25 @@ class G10(nn.Cell):
         return out
 
 
-
 @pytest.mark.parametrize("cls", [G1, G2, G3, G4, G5, G6, G7, G8, G9, G10])
 @pytest.mark.parametrize("v", [1.0, -1.0, 3.0])
 def test_effect_programs(cls, v):
     run_all(cell(cls), T([v]))
+
+
+class BoundBeforeUsedAfter(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0, 2.0]), name="p")
+
+    def construct(self, x):
+        a = self.p               # the Parameter itself, not a copy
+        before = a * 2
+        ops.assign(self.p, x)
+        after = a * 2            # read where it is used: after the assign
+        return before, after
+
+
+def test_parameter_bound_before_and_used_after_an_assign():
+    out, (p,) = run_all(cell(BoundBeforeUsedAfter), T([5.0, 6.0]))
+    assert vals(out) == [[2.0, 4.0], [10.0, 12.0]]
