@@ -933,3 +933,42 @@ class BoundBeforeUsedAfter(nn.Cell):
 def test_parameter_bound_before_and_used_after_an_assign():
     out, (p,) = run_all(cell(BoundBeforeUsedAfter), T([5.0, 6.0]))
     assert vals(out) == [[2.0, 4.0], [10.0, 12.0]]
+
+
+class GradAfterAssign(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+
+    def construct(self, x):
+        ops.assign(self.p, x * 3)
+
+        def f(v):
+            return (v * self.p).sum()
+
+        g = ms.grad(f)(x)            # d/dv (v * p) = p, the new p
+        ops.assign_add(self.p, 1)
+        return g, self.p * 1
+
+
+class ReadAfterGradOfAssign(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([2.0]), name="p")
+
+    def construct(self, x):
+        def f(v):
+            ops.assign_add(self.p, 1)
+            return (v * v).sum()
+
+        g = ms.grad(f)(x)            # runs f once: p += 1
+        return g, self.p * 1
+
+
+@pytest.mark.parametrize("cls", [GradAfterAssign, ReadAfterGradOfAssign])
+def test_grad_between_effects(cls):
+    out, (p,) = run_all(cell(cls), T([1.5]), modes=("pynative", "graph"))
+    if cls is GradAfterAssign:
+        assert vals(out) == [[4.5], [5.5]] and p.tolist() == [5.5]
+    else:
+        assert vals(out) == [[3.0], [3.0]] and p.tolist() == [3.0]
