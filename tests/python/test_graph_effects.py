@@ -706,7 +706,7 @@ def cf_early_return_in_loop(x):
 
 
 def cf_closure_in_tensor_while(x):
-    g = _mk(x)
+    g = _mk(x * x + 1)      # adds a positive step: the loop ends for any x
     while x.sum() < 20:
         x = g(x)
     return x
