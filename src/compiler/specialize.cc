@@ -66,18 +66,134 @@ Node* Specializer::weight(const Value& param) {
   return p;
 }
 
+// ---------------------------------------------------------------- program order of effects
+
+namespace {
+
+// The CNodes of a source graph: reachable from its output and from its effects (expression
+// statements, which nothing else may use).
+std::vector<CNode*> region_nodes(FuncGraph* h) {
+  std::vector<CNode*> out;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack{h->output()};
+  stack.insert(stack.end(), h->effects.begin(), h->effects.end());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (n == nullptr || !n->is_cnode() || n->graph() != h || !seen.insert(n).second) continue;
+    out.push_back(static_cast<CNode*>(n));
+    for (Node* in : static_cast<CNode*>(n)->inputs()) stack.push_back(in);
+  }
+  return out;
+}
+
+// Graphs reachable from g through graph constants, effects included, g first.
+std::vector<FuncGraph*> region_graphs(FuncGraph* g) {
+  std::vector<FuncGraph*> all{g};
+  std::unordered_set<FuncGraph*> seen{g};
+  auto add = [&](Node* n) {
+    if (n == nullptr || !n->is_value()) return;
+    const Value& v = static_cast<ValueNode*>(n)->value();
+    if (v.is(ValueKind::Graph) && seen.insert(v.as_graph()).second) all.push_back(v.as_graph());
+  };
+  for (size_t k = 0; k < all.size(); ++k) {
+    add(all[k]->output());
+    for (CNode* n : region_nodes(all[k]))
+      for (Node* in : n->inputs()) add(in);
+  }
+  return all;
+}
+
+}  // namespace
+
+bool Specializer::is_entry_param(const Node* n) const {
+  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend))
+    n = static_cast<const CNode*>(n)->input(1);
+  return n->is_param() && n->graph() == entry_;
+}
+
+Node* Specializer::read_weight(Ctx* c, const Value& param) {
+  return after_state(c, weight(param), {});
+}
+
+Node* Specializer::after_state(Ctx* c, Node* x, const SourceSpan& sp) {
+  if (c == nullptr || c->state == nullptr) return x;
+  if (x->is_cnode()) {
+    auto* d = static_cast<CNode*>(x);
+    if (d->is_builtin(Builtin::Depend) && d->size() == 3 && d->input(2) == c->state) return x;
+  }
+  return emit_builtin(c, Builtin::Depend, {x, c->state}, x->abstract(), sp);
+}
+
+void Specializer::took_effect(Ctx* c, Node* n) {
+  c->state = n;
+  c->token = nullptr;
+  c->effects = true;
+}
+
+void Specializer::after_call(Ctx* c, const Ctx* k, Node* call) {
+  if (k != nullptr && k->effects && !is_bottom(call)) took_effect(c, call);
+}
+
+void Specializer::pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs,
+                             const SourceSpan& sp) {
+  if (c->state == nullptr) return;
+  // The token is an int whose value nobody reads (0), known only at run time so that no
+  // pass folds it away: its data edge to the state is what orders the callee.
+  if (c->token == nullptr)
+    c->token = emit_builtin(c, Builtin::Depend, {constant(Value::integer(0), sp), c->state},
+                            Abstract::scalar(ValueKind::Int), sp);
+  args.push_back(c->token);
+  if (abs != nullptr) abs->push_back(c->token->abstract());
+}
+
+const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
+  auto it = source_order_.find(g);
+  if (it != source_order_.end()) return it->second;
+  // Roots: g's output and effects, and g's nodes used by the graphs nested in g.
+  std::vector<Node*> roots{g->output()};
+  roots.insert(roots.end(), g->effects.begin(), g->effects.end());
+  for (FuncGraph* h : region_graphs(g))
+    if (h != g)
+      for (CNode* n : region_nodes(h))
+        for (Node* in : n->inputs())
+          if (in->is_cnode() && in->graph() == g) roots.push_back(in);
+  std::vector<CNode*> order;
+  std::unordered_set<Node*> seen;
+  while (!roots.empty()) {
+    Node* n = roots.back();
+    roots.pop_back();
+    if (n == nullptr || !n->is_cnode() || n->graph() != g || !seen.insert(n).second) continue;
+    // A keyword argument is part of its call's syntax, evaluated with the call.
+    if (!static_cast<CNode*>(n)->is_builtin(Builtin::MakeKwarg))
+      order.push_back(static_cast<CNode*>(n));
+    for (Node* in : static_cast<CNode*>(n)->inputs()) roots.push_back(in);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const CNode* a, const CNode* b) { return a->id() < b->id(); });
+  return source_order_[g] = std::move(order);
+}
+
 // ---------------------------------------------------------------- placeholders
 
 // A graph value (a branch, a loop body, a lambda) is specialised only when called; until
 // then it is a placeholder ValueNode. Direct calls use the specialised graph right away;
 // placeholders that flow through switch/partial are patched once the run-time call chose
 // their specialisation (patch_placeholders, at the end).
+// Whether g was built by a context that a recursion's later round replaced: a placeholder
+// it resolved is resolved again by the new round's call.
+bool Specializer::stale_graph(const FuncGraph* g) const {
+  for (const auto& k : ctxs_)
+    if (k->out == g) return k->stale;
+  return false;
+}
+
 void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
                                       const SourceSpan& sp, bool strict) {
   for (auto& [node, ph] : placeholders_) {
     if (ph.g != g || ph.pctx != pctx) continue;
     if (ph.owner->stale || ph.round != ph.owner->round) continue;
-    if (ph.resolved != nullptr && ph.resolved != spec) {
+    if (ph.resolved != nullptr && ph.resolved != spec && !stale_graph(ph.resolved)) {
       // Direct calls with several signatures are fine; the value itself is then ambiguous,
       // an error only if something uses it at run time (patch_placeholders).
       if (strict || ph.strict)
@@ -100,7 +216,8 @@ bool Specializer::resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* 
   if (it != placeholders_.end()) {
     Placeholder& ph = it->second;
     if (ph.g != g || ph.pctx != pctx) return false;
-    if (ph.resolved != nullptr && ph.resolved != spec && (ph.strict || ph.ambiguous))
+    if (ph.resolved != nullptr && ph.resolved != spec && (ph.strict || ph.ambiguous) &&
+        !stale_graph(ph.resolved))
       fail(ErrorKind::Type, sp,
            str("the function '", g->name(),
                "' is called with different argument types where it is chosen at run time; "
@@ -121,38 +238,32 @@ bool Specializer::resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* 
 }
 
 void Specializer::patch_placeholders() {
+  // Every node reachable from the entry, across graphs: through inputs (a node only a nested
+  // graph uses, such as a call returning a closure, included) and graph constants.
   std::vector<FuncGraph*> todo{entry_};
   std::unordered_set<FuncGraph*> seen{entry_};
+  std::unordered_set<Node*> visited;
+  std::vector<Node*> stack;
+  auto visit_graph = [&](FuncGraph* target) {
+    if (target != nullptr && target->module() == &out_ && seen.insert(target).second)
+      todo.push_back(target);
+  };
+  auto resolved = [&](const Placeholder& ph, const char* what) {
+    if (ph.ambiguous)
+      fail(ErrorKind::Type, ph.span,
+           str("the function '", ph.g->name(), "' is ", what,
+               " but called with different argument types; graph mode needs one signature "
+               "per function value"));
+    if (ph.resolved == nullptr)
+      fail(ErrorKind::Type, ph.span,
+           str("the function '", ph.g->name(), "' is ", what,
+               " that graph mode cannot resolve (returned, stored, or never called); call "
+               "it inside the graph instead"));
+    return ph.resolved;
+  };
   for (size_t k = 0; k < todo.size(); ++k) {
-    for (CNode* n : out_.toposort(todo[k])) {
-      for (size_t i = 0; i < n->size(); ++i) {
-        Node* in = n->input(i);
-        if (!in->is_value()) continue;
-        auto it = placeholders_.find(in);
-        FuncGraph* target = nullptr;
-        if (it != placeholders_.end()) {
-          if (it->second.ambiguous)
-            fail(ErrorKind::Type, it->second.span,
-                 str("the function '", it->second.g->name(),
-                     "' is used as a value but called with different argument types; graph "
-                     "mode needs one signature per function value"));
-          if (it->second.resolved == nullptr)
-            fail(ErrorKind::Type, it->second.span,
-                 str("the function '", it->second.g->name(),
-                     "' is used as a value that graph mode cannot resolve (returned, stored, "
-                     "or never called); call it inside the graph instead"));
-          target = it->second.resolved;
-          Node* v = out_.value(Value::graph(target), in->span());
-          v->set_abstract(in->abstract());
-          n->set_input(i, v);
-        } else if (static_cast<ValueNode*>(in)->value().is(ValueKind::Graph)) {
-          target = static_cast<ValueNode*>(in)->value().as_graph();
-        }
-        if (target != nullptr && target->module() == &out_ && seen.insert(target).second)
-          todo.push_back(target);
-      }
-    }
-    Node* o = todo[k]->output();
+    FuncGraph* g = todo[k];
+    Node* o = g->output();
     if (o->is_value() && placeholders_.count(o)) {
       const Placeholder& ph = placeholders_[o];
       if (ph.resolved == nullptr || ph.ambiguous)
@@ -162,24 +273,54 @@ void Specializer::patch_placeholders() {
                  "functions to Python"));
       Node* v = out_.value(Value::graph(ph.resolved), o->span());
       v->set_abstract(o->abstract());
-      todo[k]->set_output(v);
-      if (seen.insert(ph.resolved).second) todo.push_back(ph.resolved);
+      g->set_output(v);
+      visit_graph(ph.resolved);
+    } else if (o->is_value() && static_cast<ValueNode*>(o)->value().is(ValueKind::Graph)) {
+      visit_graph(static_cast<ValueNode*>(o)->value().as_graph());
+    }
+    stack.push_back(g->output());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (!n->is_cnode() || !visited.insert(n).second) continue;
+      auto* c = static_cast<CNode*>(n);
+      visit_graph(c->graph());
+      for (size_t i = 0; i < c->size(); ++i) {
+        Node* in = c->input(i);
+        if (!in->is_value()) {
+          stack.push_back(in);
+          continue;
+        }
+        auto it = placeholders_.find(in);
+        FuncGraph* target = nullptr;
+        if (it != placeholders_.end()) {
+          target = resolved(it->second, "used as a value");
+          Node* v = out_.value(Value::graph(target), in->span());
+          v->set_abstract(in->abstract());
+          c->set_input(i, v);
+        } else if (static_cast<ValueNode*>(in)->value().is(ValueKind::Graph)) {
+          target = static_cast<ValueNode*>(in)->value().as_graph();
+        }
+        visit_graph(target);
+      }
     }
   }
 }
 
-// Graphs owning the free variables of g (and of the graphs g refers to), g excluded.
+// Graphs owning the free variables of g (and of the graphs g refers to), g excluded. The
+// effects count: a nested def whose only use of an outer variable is an expression
+// statement (`ops.assign(self.p, v)`) captures it too.
 const std::unordered_set<FuncGraph*>& FvOwners::of(Module& m, FuncGraph* g) {
   auto it = owners.find(g);
   if (it != owners.end()) return it->second;
-  std::vector<FuncGraph*> all = m.reachable_graphs(g);
+  std::vector<FuncGraph*> all = region_graphs(g);
   std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
   std::vector<FuncGraph*> fresh;
   for (FuncGraph* h : all) {
     if (owners.count(h)) continue;
     fresh.push_back(h);
     auto& own = owners[h];
-    for (CNode* n : m.toposort(h))
+    for (CNode* n : region_nodes(h))
       for (Node* in : n->inputs()) {
         if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
         if (in->is_value()) {
@@ -235,7 +376,7 @@ Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
       fail(e.kind(), sp, e.message());
     }
     if (conv.is(ValueKind::PyObj)) {
-      if (host_.weight(conv).has_value()) return weight(conv);
+      if (host_.weight(conv).has_value()) return read_weight(c, conv);
       return constant(conv, sp);
     }
     return eval_value(conv, sp, c);
@@ -389,11 +530,14 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
         // the run-time value.
         std::vector<AbsPtr> abs = cand.bound;
         for (Node* a : args) abs.push_back(a->abstract());
+        pass_state(c, args, &abs, sp);
         Ctx* k = context_for(cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),
                              abs, false, sp);
         resolve_placeholder(cand.fn.as_graph(), k->parent, k->out, sp, true);
         args.insert(args.begin(), fn);
-        return emit(c, std::move(args), k->ret, sp);
+        CNode* r = emit(c, std::move(args), k->ret, sp);
+        after_call(c, k, r);
+        return r;
       }
     }
     if (cand.fn.is(ValueKind::Graph)) {
@@ -407,10 +551,13 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
           fail(ErrorKind::Type, sp, "keyword arguments to a closure returned by a call");
         std::vector<AbsPtr> abs = cand.bound;
         for (Node* a : args) abs.push_back(a->abstract());
+        pass_state(c, args, &abs, sp);
         Ctx* k = context_for(cand.fn.as_graph(), pctx, abs, false, sp);
         resolve_placeholder(cand.fn.as_graph(), pctx, k->out, sp, false);
         args.insert(args.begin(), fn);
-        return emit(c, std::move(args), k->ret, sp);
+        CNode* r = emit(c, std::move(args), k->ret, sp);
+        after_call(c, k, r);
+        return r;
       }
     }
     all.insert(all.end(), args.begin(), args.end());
@@ -445,6 +592,19 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
     return i < s.names.size() && !s.names[i].empty() ? s.names[i] : g->param(i)->name();
   };
   std::string fname = g->name();
+  // The entry's caller (mycel.jit, a GRAPH-mode Cell) passes keyword-only parameters
+  // positionally, after the positional ones and the *args items (api.py's _positional).
+  const bool entry = entry_call_;
+  entry_call_ = false;
+  if (entry && s.kwonly_begin >= 0) {
+    size_t kw_end = s.kwarg >= 0 ? static_cast<size_t>(s.kwarg) : np;
+    size_t nkw = kw_end - static_cast<size_t>(s.kwonly_begin);
+    if (args.size() >= nkw && (s.vararg >= 0 || args.size() >= npos + nkw)) {
+      for (size_t i = 0; i < nkw; ++i)
+        bound[static_cast<size_t>(s.kwonly_begin) + i] = args[args.size() - nkw + i];
+      args.resize(args.size() - nkw);
+    }
+  }
   size_t k = 0;
   for (; k < args.size() && k < npos; ++k) bound[k] = args[k];
   if (k < args.size()) {
@@ -504,16 +664,22 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
     if (is_bottom(a)) return bottom();
     abs.push_back(a->abstract());
   }
+  pass_state(c, bound, &abs, sp);
   Ctx* k = context_for(g, pctx, std::move(abs), /*dynamic=*/false, sp);
   resolve_placeholder(g, pctx, k->out, sp, false);
   bound.insert(bound.begin(), out_.value(Value::graph(k->out), sp));
   bound[0]->set_abstract(Abstract::func({FuncCandidate{Value::graph(k->out), {}, nullptr}}));
-  return emit(c, std::move(bound), k->ret, sp);
+  CNode* r = emit(c, std::move(bound), k->ret, sp);
+  after_call(c, k, r);
+  return r;
 }
 
 Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp) {
   AbsPtr ret;
   bool any_bottom = false;
+  std::vector<Node*> state;  // c's token, when c has a state: the last argument
+  pass_state(c, state, nullptr, sp);
+  std::vector<Ctx*> called;
   for (const FuncCandidate& cand : fn->abstract()->funcs) {
     if (!cand.fn.is(ValueKind::Graph))
       fail(ErrorKind::Type, sp,
@@ -529,7 +695,9 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
       fail(ErrorKind::Type, sp,
            str(g->name(), "() takes ", g->params().size(), " arguments but ", abs.size(),
                " were given"));
+    for (Node* t : state) abs.push_back(t->abstract());
     Ctx* k = context_for(g, pctx, abs, true, sp);
+    called.push_back(k);
     // The placeholders this switch chose between, else (the value came from elsewhere)
     // every placeholder of that graph and context.
     if (!resolve_through(fn, g, pctx, k->out, sp, 0))
@@ -552,7 +720,10 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
   }
   (void)any_bottom;
   args.insert(args.begin(), fn);
-  return emit(c, std::move(args), ret, sp);
+  args.insert(args.end(), state.begin(), state.end());
+  CNode* r = emit(c, std::move(args), ret, sp);
+  for (Ctx* k : called) after_call(c, k, r);
+  return r;
 }
 
 Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
@@ -643,10 +814,21 @@ void Specializer::run_ctx(Ctx* k) {
       else
         k->map[g->param(i)] = p;
     }
+    // A caller with a state passes its token last: reads and effects here run after it.
+    k->state = k->token = nullptr;
+    k->effects = false;
+    if (k->args.size() > g->params().size()) {
+      Parameter* u = out_.add_param(k->out, "u", g->span());
+      u->set_abstract(k->args.back());
+      k->state = k->token = u;
+    }
     k->active = true;
     k->used_provisional = false;
     Node* o;
     try {
+      // Python evaluates a region's statements in order: so does the walk, so that reads of
+      // Parameters and effects see the state at their place in the source.
+      for (CNode* n : source_order(g)) eval(n, k);
       // Expression statements (print(x), f(x)) run before the output; depend() keeps them.
       std::vector<Node*> effects;
       for (Node* e : g->effects) {
@@ -703,6 +885,7 @@ Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args
   } else {
     fnode = constant(fn);
   }
+  entry_call_ = true;
   Node* o = call(root.get(), fnode, arg_nodes, {}, SourceSpan{});
   if (is_bottom(o)) fail(ErrorKind::Runtime, {}, "the function never returns");
   entry_->set_output(o);

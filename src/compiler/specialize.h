@@ -20,6 +20,17 @@
 //   - recursion through a run-time condition reaches a fixed point on the return abstract;
 //   - Parameters (trainable weights) read from cells became parameters of the entry graph,
 //     after the arguments, used by inner graphs as free variables.
+//   - effects keep program order (MindSpore's auto-monad, done by data edges): the walk
+//     evaluates each region's statements in source order, and each context carries a
+//     state, the last effect so far (an update prim, print, or a call of a graph with
+//     effects). A read of a Parameter after an effect is depend(w, state); an update's
+//     written inputs and print's first argument are ordered after the state too, and the
+//     node becomes the new state. A graph called where the caller has a state (a branch of
+//     an `if`, a loop body or header, the code after an `if`, a function or method) gets
+//     one more parameter, the token (an int 0 that depends on the state, never read), so
+//     its reads and effects run after the caller's; after a call of a graph with effects,
+//     the call is the caller's state. Loops carry the token like any value. What does not
+//     depend on an update came before it in the source; order_updates runs it first.
 // User errors (bad shapes, unsupported calls) name the user's file:line and source line.
 // Expressions that only the host can run and whose inputs are not constants become
 // py_execute nodes (JIT fallback), with a warning naming file:line.

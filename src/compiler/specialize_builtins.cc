@@ -196,7 +196,8 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
         // A Parameter held in a constant sequence (an optimizer's tuple of parameters) is
         // read as the weight.
         const Value& item = a->value->items()[static_cast<size_t>(i)];
-        if (item.is(ValueKind::PyObj) && host_.weight(item).has_value()) return weight(item);
+        if (item.is(ValueKind::PyObj) && host_.weight(item).has_value())
+          return read_weight(c, item);
         return constant(item, sp);
       }
       if (x->is_cnode()) {
@@ -423,7 +424,11 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       for (auto& [k, v] : kw)
         MC_CHECK(k == "sep" || k == "end", Type, "print() got an unexpected keyword '", k, "'");
       MC_CHECK(kw.empty(), Type, "print() keywords are not supported in graph mode");
-      return emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);
+      // print is an effect: after the state, and the state for what follows.
+      if (!args.empty()) args[0] = after_state(c, args[0], sp);
+      CNode* r = emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);
+      took_effect(c, r);
+      return r;
     }
     case Builtin::Raise: {
       std::string msg;

@@ -102,6 +102,7 @@ FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& a
   w->done = true;
   ctxs_.push_back(std::move(owned));
   w->out = out_.new_graph(name);
+  w->state = c->state;  // what fn reads runs after c's effects (W is nested in c)
   std::vector<Node*> params;
   for (size_t i = 0; i < abs.size(); ++i) {
     AbsPtr a = abs[i];
@@ -277,6 +278,10 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   std::vector<Node*> vargs{wref, make_seq(c, false, wnodes, sp)};
   vargs.insert(vargs.end(), call_args.begin(), call_args.end());
   Node* t = emit_builtin(c, Builtin::Vjp, vargs, Abstract::tuple({out_abs, bp_abs}), sp);
+  // The forward runs fn once: its effects (an assign inside a differentiated function) are
+  // effects of this call.
+  for (const auto& k : ctxs_)
+    if (k->out == wg && k->effects) took_effect(c, t);
   auto item = [&](Node* x, size_t i) {
     return getitem(c, x, constant(Value::integer(static_cast<int64_t>(i)), sp), sp);
   };

@@ -29,6 +29,12 @@ struct Ctx {
   bool stale = false;             // built on a provisional result; not reused
   int round = 0;                  // rebuilds so far (recursion reaching a fixed point)
   bool tainted = false;           // no result yet because a recursion is being solved
+  // Program order of effects (see "State" in specialize.h): the node after which the next
+  // read of a Parameter or effect must run (null: none yet), the token passed for it to
+  // calls (made on demand), and whether this context has effects its callers must order.
+  Node* state = nullptr;
+  Node* token = nullptr;
+  bool effects = false;
 };
 
 // Graphs owning the free variables of a source graph (and of the graphs it refers to).
@@ -55,6 +61,20 @@ class Specializer {
   CNode* emit(Ctx* c, std::vector<Node*> inputs, AbsPtr abs, const SourceSpan& sp);
   CNode* emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs, const SourceSpan& sp);
   Node* weight(const Value& param);  // the entry parameter standing for a Parameter
+  // ---- program order of effects (specialize.cc)
+  // A read of a Parameter at this point of c: the weight, after c's last effect.
+  Node* read_weight(Ctx* c, const Value& param);
+  // Whether n is a weight or argument of the entry (through depends): a tensor that an
+  // update may write, read again where an op uses it.
+  bool is_entry_param(const Node* n) const;
+  // x, ordered after c's last effect (x itself when there is none).
+  Node* after_state(Ctx* c, Node* x, const SourceSpan& sp);
+  // n is an effect of c: later reads and effects run after it.
+  void took_effect(Ctx* c, Node* n);
+  // A call of graph context k from c (the call node `call`): c's state follows k's effects.
+  void after_call(Ctx* c, const Ctx* k, Node* call);
+  // Appends c's state token (when c has a state) to a graph call's arguments and abstracts.
+  void pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs, const SourceSpan& sp);
   [[noreturn]] void fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg);
   void warn(const SourceSpan& sp, const std::string& msg);
   Host& host() { return host_; }
@@ -110,12 +130,16 @@ class Specializer {
   Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
   Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
   void patch_placeholders();
+  bool stale_graph(const FuncGraph* g) const;
   bool resolve_through(Node* fn, FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
                        int depth);
   Node* eval_cnode(CNode* n, Ctx* c);
   Ctx* owner_ctx(Node* n, Ctx* c);  // the context of n's graph: c or one enclosing it
   void eval_operands(CNode* root, Ctx* c);
   Node* eval_now(CNode* n, Ctx* k);  // eval_cnode, then records the result
+  // The CNodes of g that Python evaluates in g's region (reachable from its output and
+  // effects, or used by the graphs nested in it), in source (creation) order.
+  const std::vector<CNode*>& source_order(FuncGraph* g);
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
                                const SourceSpan& sp);
@@ -148,6 +172,8 @@ class Specializer {
     bool ambiguous = false;  // called directly with several signatures
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
+  std::unordered_map<FuncGraph*, std::vector<CNode*>> source_order_;
+  bool entry_call_ = false;  // the next bind_args binds the entry's arguments
 };
 
 // Python semantics of a binary operator on two constant scalars.

@@ -126,6 +126,11 @@ Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpa
 
 Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
                              const SourceSpan& sp) {
+  // A Parameter is read where an op uses it (MindSpore's Load at the use): `a = self.p`
+  // bound before an effect and used after it sees the new value, as in PYNATIVE mode.
+  if (c->state != nullptr)
+    for (Node*& in : inputs)
+      if (is_entry_param(in)) in = after_state(c, in, sp);
   std::vector<TensorMeta> metas;
   for (Node* n : inputs) {
     MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");
@@ -167,8 +172,16 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
     for (const TensorMeta& m : outs) el.push_back(Abstract::tensor(m.dtype, m.shape));
     abs = Abstract::tuple(el);
   }
+  // An update (Assign, optimizer steps) writes its first n_out inputs after the state and
+  // is the state for what follows.
+  const bool update = (op.flags & F_UPDATE) != 0;
+  if (update)
+    for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(op.num_outputs); ++i)
+      inputs[i] = after_state(c, inputs[i], sp);
   inputs.insert(inputs.begin(), constant(Value::prim(op, std::move(attrs)), sp));
-  return emit(c, std::move(inputs), abs, sp);
+  CNode* r = emit(c, std::move(inputs), abs, sp);
+  if (update) took_effect(c, r);
+  return r;
 }
 
 Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args, KwNodes kw,
@@ -354,13 +367,15 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
         }
         MC_CHECK(e->value.has_value(), Index, "unsupported tensor index ", e->to_string());
         basic.push_back(*e->value);
-        if (!e->value->is_none() && !e->value->is(ValueKind::Ellipsis)) ++consumed;
+        if (!e->value->is_none() && !e->value->is(ValueKind::Ellipsis) &&
+            !e->value->is(ValueKind::Bool))
+          ++consumed;
       }
       ++consumed;  // the tensor entry's dimension
       int64_t ndim = static_cast<int64_t>(x->abstract()->shape.size());
       for (int i = 0; i < tensor_at; ++i) {
         const Value& v = basic[static_cast<size_t>(i)];
-        if (v.is(ValueKind::Int) || v.is(ValueKind::Bool)) continue;
+        if (v.is(ValueKind::Int)) continue;
         if (v.is(ValueKind::Ellipsis)) {
           seen_ellipsis = true;
           axis += ndim - consumed;
@@ -393,6 +408,13 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
              "tensor indices must be known at compile time (ints, slices, None, ...) "
              "or an integer tensor, but got ",
              ia->to_string());
+  // numpy: True adds an axis of size 1, as None (a bool is not the integer 1 here).
+  for (Value& e : entries) {
+    if (!e.is(ValueKind::Bool)) continue;
+    MC_CHECK(e.as_bool(), Index,
+             "x[False] selects no element (an axis of size 0); graph mode does not support it");
+    e = Value::none();
+  }
   std::vector<int64_t> begin, end, strides;
   int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink = 0;
   for (size_t i = 0; i < entries.size(); ++i) {

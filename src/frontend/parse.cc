@@ -120,6 +120,48 @@ def _owner_map(root):
         stack.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
     return owner
 
+def _path(n, f, parent):
+    """n and its ancestors up to (not including) f, innermost first."""
+    out = [n]
+    while n in parent and parent[n] is not f:
+        n = parent[n]
+        out.append(n)
+    return out
+
+def _inside(n, anc, parent):
+    while n in parent:
+        n = parent[n]
+        if n is anc:
+            return True
+    return False
+
+_LOOPS = (ast.While, ast.For, ast.AsyncFor)
+
+def _exclusive(a, b, f, parent):
+    """a and b lie on different arms of one `if` that no loop of f encloses."""
+    pa, pb = _path(a, f, parent), _path(b, f, parent)
+    ids_b = {id(x): i for i, x in enumerate(pb)}
+    for i, anc in enumerate(pa):
+        j = ids_b.get(id(anc))
+        if j is None:
+            continue
+        if not isinstance(anc, ast.If) or i == 0 or j == 0:
+            return False
+        ca, cb = pa[i - 1], pb[j - 1]
+        arms = (any(ca is x for x in anc.body), any(cb is x for x in anc.body))
+        if arms[0] == arms[1]:
+            return False
+        return not any(isinstance(x, _LOOPS) for x in pa[i + 1:])
+    return False
+
+def _loop_outside(st, g, f, parent):
+    """The outermost loop of f around st that does not contain g, or None."""
+    found = None
+    for anc in _path(st, f, parent)[1:]:
+        if isinstance(anc, _LOOPS) and not _inside(g, anc, parent):
+            found = anc
+    return found
+
 def late_bound(root):
     """Places where graph mode's binding of a nested function's free variables at its
     definition differs from Python's (the value at the call): a variable the nested
@@ -153,11 +195,18 @@ def late_bound(root):
             for st in stores:
                 if st.id not in free or (st.lineno, st.col_offset) <= end:
                     continue
+                if _exclusive(g, st, f, parent):
+                    continue
                 stmt = st
                 while stmt in parent and not isinstance(stmt, ast.stmt):
                     stmt = parent[stmt]
                 after = (stmt.end_lineno, stmt.end_col_offset)
                 use = [u for u in loads if u.id == name and (u.lineno, u.col_offset) >= after]
+                # In a loop that does not define the function, a use anywhere in the loop
+                # runs after the store of the previous iteration.
+                loop = _loop_outside(st, g, f, parent)
+                if loop is not None:
+                    use += [u for u in loads if u.id == name and _inside(u, loop, parent)]
                 if use:
                     out.append((st.lineno, st.col_offset,
                                 "'%s', which the nested function '%s' (line %d) reads, is "

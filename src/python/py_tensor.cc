@@ -68,8 +68,18 @@ struct IndexPlan {
   // grad recording sees the view (runtime/record.h).
   std::vector<int64_t> begin, end, strides;
   int64_t end_mask = 0;
-  bool basic = false;  // some basic item (int, slice, None) was applied
+  bool basic = false;  // some basic item (int, slice, None, bool) was applied
+  bool empty = false;  // a False item: the view has no elements
 };
+
+// A Python or numpy bool used as an index item.
+bool is_bool_index(pyb::handle it) {
+  PyObject* o = it.ptr();
+  if (PyBool_Check(o)) return true;
+  if (PyLong_Check(o) || PySlice_Check(o) || o == Py_None || o == Py_Ellipsis || is_tensor(it))
+    return false;
+  return pyb::isinstance(it, numpy_module().attr("bool_"));
+}
 
 IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
   pyb::tuple items = pyb::isinstance<pyb::tuple>(idx_in)
@@ -79,7 +89,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
   int64_t consumed = 0;
   bool has_ellipsis = false;
   for (pyb::handle it : items) {
-    if (it.is_none()) continue;
+    if (it.is_none() || is_bool_index(it)) continue;
     if (it.ptr() == Py_Ellipsis) {
       MC_CHECK(!has_ellipsis, Index, "an index can only have a single ellipsis ('...').");
       has_ellipsis = true;
@@ -105,6 +115,16 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
   for (pyb::handle it : items) {
     if (it.is_none()) {
       t = t.unsqueeze(d);
+      ++d;
+      plan.basic = true;
+    } else if (is_bool_index(it)) {
+      // numpy: True adds an axis of size 1 (as None), False one of size 0. (A Python bool
+      // is an int: without this, x[True] would be x[1].)
+      t = t.unsqueeze(d);
+      if (!pyb::cast<bool>(it)) {
+        t = t.slice(d, 0, 0, 1);
+        plan.empty = true;
+      }
       ++d;
       plan.basic = true;
     } else if (it.ptr() == Py_Ellipsis) {
@@ -210,7 +230,7 @@ Tensor recorded_cast(const Tensor& t, DType to) {
 
 Tensor getitem(const Tensor& self, pyb::handle idx) {
   IndexPlan p = plan_index(self, idx);
-  if (p.basic && record::active()) {
+  if (p.basic && !p.empty && record::active()) {
     // The same view through recorded ops, so that a PYNATIVE grad differentiates it.
     Attrs a;
     a.set("begin", p.begin);

@@ -18,8 +18,10 @@ from mycel import _mycel as _C
 
 
 def _positional(sig, args, kwargs):
-    """args and kwargs bound to the signature as positional arguments (defaults filled)."""
-    if not kwargs:
+    """args and kwargs bound to the signature as positional arguments (defaults filled).
+    Keyword-only parameters come last, after the positional ones and the *args items; the
+    compiler binds the entry's trailing arguments to them."""
+    if not kwargs and not any(p.kind == p.KEYWORD_ONLY for p in sig.parameters.values()):
         return args
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
@@ -40,12 +42,18 @@ class _JitFunction:
     graph calls a jit function, the compiler inlines that function's source."""
 
     def __init__(self, fn, instance=None):
+        # @jit on a Cell's construct: the Cell compiles the function itself.
+        if isinstance(fn, _JitFunction):
+            fn = fn._mycel_fn
         self._mycel_fn = fn
         self._instance = instance
         target = fn if instance is None else fn.__get__(instance)
         self._graph = _C.GraphFunction(target)
         self._sig = inspect.signature(target)
-        functools.update_wrapper(self, fn)
+        # A callable object (grad(f)'s _GradFunction) keeps its state: only a function's
+        # __dict__ is copied onto the wrapper.
+        functools.update_wrapper(self, fn, updated=functools.WRAPPER_UPDATES
+                                 if inspect.isfunction(fn) else ())
 
     _phase_version = -1
     _phase = None

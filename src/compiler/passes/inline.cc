@@ -79,10 +79,23 @@ bool inline_graphs(Module& m, FuncGraph* root) {
   // Callees before callers (reverse discovery order), so chains flatten in one run; within
   // a graph in topological order, each call's arguments already rewired.
   detail::Rewriter rw;
+  bool replaced = false;
+  // The callee (and the graphs it reaches) rewired to this run's replacements before it is
+  // copied: a copy must not revive a node already inlined away (a call whose result a
+  // nested graph reads as a free variable would then run twice).
+  auto refresh = [&](FuncGraph* callee) {
+    if (!replaced) return;
+    detail::Walk cw = detail::walk(callee);
+    for (CNode* n : cw.nodes) rw.update_inputs(n);
+    for (FuncGraph* g : cw.graphs) g->set_output(rw.resolve(g->output()));
+  };
   for (auto it = w.graphs.rbegin(); it != w.graphs.rend(); ++it) {
     for (CNode* c : body[*it]) {
       rw.update_inputs(c);
-      if (todo.count(c)) rw.replace(c, inline_call(c->graph(), c));
+      if (!todo.count(c)) continue;
+      refresh(c->called_graph());
+      rw.replace(c, inline_call(c->graph(), c));
+      replaced = true;
     }
     (*it)->set_output(rw.resolve((*it)->output()));  // before a caller copies this graph
   }

@@ -1,8 +1,10 @@
 // order_updates: an update op (F_UPDATE: Assign, AssignAdd, ApplyMomentum, SGD, Adam...)
-// writes its first n_out inputs in place. In a graph, every other reader of a written node
-// that does not itself depend on the update runs before it, so all reads see the value from
-// before the update (to read the new value, use the update's result). The pass makes that
-// order an edge: the written input is wrapped in a depend on those readers:
+// writes its first n_out inputs in place. The specialiser orders what comes after an effect
+// in the source by data: a later read of the Parameter is depend(w, update), a later call
+// takes the state token (specialize.h, "Program order"). What does not depend on the update
+// came before it in the source, so in a graph every other reader of a written node that
+// does not itself depend on the update runs before it. The pass makes that order an edge:
+// the written input is wrapped in a depend on those readers:
 //
 //   %a = Neg(%w)   %b = MatMul(%x, %w)   %u = Assign(%w, %v)
 //     ->  %u = Assign(depend(%w, %a, %b), %v)
@@ -37,12 +39,21 @@ bool is_view(const CNode* c) {
   return (p != nullptr && (p->op->flags & F_VIEW) != 0) || c->is_builtin(Builtin::Depend);
 }
 
-// Whether c writes its input `node` (one of its first n_out inputs).
-bool writes(const CNode* c, const Node* node) {
+// The tensor a node stands for: depend(x, ...) is x, ordered after the other inputs (the
+// specialiser reads a Parameter after the program's last effect as depend(w, effect)).
+const Node* root_of(const Node* n) {
+  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend) &&
+         static_cast<const CNode*>(n)->size() > 1)
+    n = static_cast<const CNode*>(n)->input(1);
+  return n;
+}
+
+// Whether c writes the tensor `root` (through one of its first n_out inputs).
+bool writes(const CNode* c, const Node* root) {
   if (!is_update(c)) return false;
   const int n_out = c->prim()->op->num_outputs;
   for (int i = 1; i <= n_out && static_cast<size_t>(i) < c->size(); ++i)
-    if (c->input(static_cast<size_t>(i)) == node) return true;
+    if (root_of(c->input(static_cast<size_t>(i))) == root) return true;
   return false;
 }
 
@@ -70,20 +81,19 @@ class Orderer {
   // Makes the readers of c's input i that c does not reach run before c.
   bool order_before(CNode* c, size_t i) {
     Node* written = c->input(i);
-    if (written->is_value()) return false;
+    Node* root = const_cast<Node*>(root_of(written));
+    if (root->is_value()) return false;
     std::unordered_set<Node*> after = reached_from(c), before = inputs_of(c);
     std::vector<Node*> readers;
     std::unordered_set<Node*> seen;
-    // A view of the written tensor (Reshape, a slice...: the executor may alias the storage)
-    // is read through its users too.
-    std::vector<Node*> aliases{written};
+    // A view of the written tensor (Reshape, a slice, a depend...: the executor may alias the
+    // storage) is read through its users too, also when the view itself runs before c.
+    std::vector<Node*> aliases{root};
     for (size_t k = 0; k < aliases.size(); ++k) {
       for (CNode* u : users_[aliases[k]]) {
-        if (u == c || after.count(u) || before.count(u) || writes(u, written) ||
-            !seen.insert(u).second)
-          continue;
-        readers.push_back(u);
+        if (u == c || after.count(u) || writes(u, root) || !seen.insert(u).second) continue;
         if (is_view(u)) aliases.push_back(u);
+        if (!before.count(u)) readers.push_back(u);
       }
     }
     if (readers.empty()) return false;

@@ -16,6 +16,10 @@
 //                                                 not needed (a gradient's seed), fold may
 //                                                 make it a constant
 //
+// In a program with update ops, an operand that is a parameter of the root (a weight or an
+// input, maybe read through depend) is not taken for the result: the op's fresh value must
+// not alias a tensor that an update writes later.
+//
 // Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
 // the sign of a -0.0 element of x (IEEE gives +0.0 there).
 // Pre: specialised IR. Post: the same program; rewritten nodes keep their abstracts.
@@ -75,11 +79,18 @@ bool is_identity(const std::vector<int64_t>& p) {
 }
 
 // One rewrite of c; returns whether it changed anything.
-bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c) {
+// `keep`: the graph whose parameters are never taken for a result (null: none).
+bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* keep) {
   const PrimData* p = c->prim();
   if (p == nullptr) return false;
   OpId id = p->op->id;
   auto to = [&](Node* x) {
+    // A weight or input of the entry (read through depend or not) stays computed: the
+    // result is a fresh value that a later in-place update of the weight must not change.
+    const Node* r = x;
+    while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
+      r = static_cast<const CNode*>(r)->input(1);
+    if (keep != nullptr && r->is_param() && r->graph() == keep) return false;
     rw.replace(c, x);
     return true;
   };
@@ -166,9 +177,12 @@ bool simplify(Module& m, FuncGraph* root) {
   detail::Walk w = detail::walk(root);
   detail::Rewriter rw;
   bool changed = false;
+  const FuncGraph* keep = nullptr;  // the root's parameters, when the program updates state
+  for (CNode* c : w.nodes)
+    if (c->prim() != nullptr && (c->prim()->op->flags & F_UPDATE) != 0) keep = root;
   for (CNode* c : w.nodes) {
     rw.update_inputs(c);
-    if (c->prim() != nullptr && c->size() >= 2) changed = simplify_node(m, rw, c) || changed;
+    if (c->prim() != nullptr && c->size() >= 2) changed = simplify_node(m, rw, c, keep) || changed;
   }
   changed = rw.finish(w.graphs) || changed;
   if (changed) mng->invalidate();

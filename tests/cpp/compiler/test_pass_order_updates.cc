@@ -87,5 +87,58 @@ TEST(PassOrderUpdates, ReadersOfAViewRunBeforeTheUpdate) {
   )");
 }
 
+TEST(PassOrderUpdates, ProgramOrderThroughTheSpecialisersDepends) {
+  // The specialiser reads %w after %u1 as depend(%w, %u1) (%r) and writes it again through
+  // the same node. %y reads %r before %u2 in the program: it runs first, although the
+  // written input %r itself already precedes %u2.
+  expect_rewrite(order_updates, R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %u1 = Assign(%w, %x) : f32[3]
+      %r = depend(%w, %u1) : f32[3]
+      %y = Mul(%r, %x) : f32[3]
+      %u2 = AssignAdd(%r, %x) : f32[3]
+      %t = make_tuple(%y, %u2) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %u1 = Assign(%w, %x) : f32[3]
+      %r = depend(%w, %u1) : f32[3]
+      %y = Mul(%r, %x) : f32[3]
+      %1 = depend(%r, %y) : f32[3]
+      %u2 = AssignAdd(%1, %x) : f32[3]
+      %t = make_tuple(%y, %u2) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )");
+}
+
+TEST(PassOrderUpdates, ReadersOfTheRootThroughAViewTheUpdateAlreadyFollows) {
+  // The written input is depend(%w, %v): %v, a view of %w, precedes the update, but %y reads
+  // %w's storage through it and must run first too.
+  expect_rewrite(order_updates, R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %v = Reshape{shape=(1, 3)}(%w) : f32[1, 3]
+      %y = Neg(%v) : f32[1, 3]
+      %d = depend(%w, %v) : f32[3]
+      %u = Assign(%d, %x) : f32[3]
+      %t = make_tuple(%y, %u) : tuple(f32[1, 3], f32[3])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %v = Reshape{shape=(1, 3)}(%w) : f32[1, 3]
+      %y = Neg(%v) : f32[1, 3]
+      %d = depend(%w, %v) : f32[3]
+      %1 = depend(%d, %y) : f32[3]
+      %u = Assign(%1, %x) : f32[3]
+      %t = make_tuple(%y, %u) : tuple(f32[1, 3], f32[3])
+      return %t
+    }
+  )");
+}
+
 }  // namespace
 }  // namespace mycel::passtest

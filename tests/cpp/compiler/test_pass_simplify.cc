@@ -25,6 +25,20 @@ TEST(PassSimplify, MultiplyByOneAndAddZero) {
   EXPECT_EQ(c.text(), canon("graph @f(%x: f32[2, 3]) {\n  return %x\n}\n"));
 }
 
+TEST(PassSimplify, AWeightStaysComputedWhenTheProgramUpdatesState) {
+  // %a = w * 1 is a fresh value: as w itself it would see the later Assign.
+  PassCase c(R"(
+    graph @f(%x: f32[3], %w: f32[3], %one: f32[]) {
+      %a = Mul(%w, %one) : f32[3]
+      %u = Assign(%w, %x) : f32[3]
+      %t = make_tuple(%a, %u) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )",
+             {{"one", tensor_f32({}, {1})}});
+  EXPECT_FALSE(c.run(simplify));
+}
+
 TEST(PassSimplify, BroadcastingOrPromotionIsNotLost) {
   // x * 1 where 1 broadcasts x to a larger shape: the result is not x.
   PassCase bcast(R"(

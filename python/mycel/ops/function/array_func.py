@@ -235,8 +235,9 @@ def rank(input_x):
 
 def assign(variable, value):
     """Writes value into the Parameter (or tensor) `variable` in place and returns it; value
-    takes variable's dtype and must have its shape. In a graph, reads of `variable` that do
-    not use the result see its value from before the assignment."""
+    takes variable's dtype and must have its shape. In a graph, as in PYNATIVE mode, reads
+    of `variable` before the assignment in the program see the old value, reads after it the
+    new one."""
     return prim("Assign")(variable, as_tensor(value))
 
 
