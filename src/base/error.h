@@ -18,7 +18,8 @@
 namespace mycel {
 
 // Recursion: a program nested beyond a compiler limit (Python's RecursionError).
-enum class ErrorKind { Value, Type, Index, Runtime, Recursion, Internal };
+// Overflow: a graph-mode int beyond 64 bits, a float infinity made an int (OverflowError).
+enum class ErrorKind { Value, Type, Index, Runtime, Recursion, Overflow, Internal };
 
 class Error : public std::exception {
  public:

@@ -4,9 +4,9 @@
 #include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
+#include "frontend/gil_once.h"
 #include "frontend/parse_impl.h"
 #include "frontend/py_value.h"
-#include "python/gil_once.h"
 
 namespace mycel::frontend {
 
@@ -243,7 +243,7 @@ def builtins_of(globals_):
 )PY";
 
 py::object& helper() {
-  static mycel::py::GilOnce<py::object*> once;  // python/gil_once.h: no deadlock on first use
+  static mycel::py::GilOnce<py::object*> once;  // frontend/gil_once.h: no deadlock on first use
   return *once.get([] {
     py::module_ mod = py::module_::create_extension_module("mycel._frontend_helper", nullptr,
                                                            new py::module_::module_def);

@@ -6,11 +6,11 @@
 
 #include "base/error.h"
 #include "base/interrupt.h"
+#include "frontend/gil_once.h"
 #include "frontend/parse.h"
+#include "frontend/py_convert.h"
+#include "frontend/py_runtime.h"
 #include "frontend/py_value.h"
-#include "python/convert.h"
-#include "python/gil_once.h"
-#include "python/module.h"
 
 namespace mycel::frontend {
 
@@ -30,7 +30,7 @@ struct PyRefs {
 };
 
 const PyRefs& refs() {
-  static mycel::py::GilOnce<PyRefs*> once;  // python/gil_once.h: no deadlock on first use
+  static mycel::py::GilOnce<PyRefs*> once;  // frontend/gil_once.h: no deadlock on first use
   return *once.get([] {
     auto* p = new PyRefs();
     py::module_ types = py::module_::import("types");
@@ -112,6 +112,8 @@ bool is_subclass(py::handle sub, py::handle cls) {
     kind = ErrorKind::Index;
   } else if (e.matches(PyExc_RecursionError)) {
     kind = ErrorKind::Recursion;
+  } else if (e.matches(PyExc_OverflowError)) {
+    kind = ErrorKind::Overflow;
   }
   throw Error(kind, str(type, ": ", msg));
 }

@@ -4,10 +4,10 @@
 #include <climits>
 
 #include "base/error.h"
+#include "frontend/gil_once.h"
+#include "frontend/py_convert.h"
+#include "frontend/py_runtime.h"
 #include "ir/depth.h"
-#include "python/convert.h"
-#include "python/gil_once.h"
-#include "python/module.h"
 
 namespace mycel::frontend {
 
@@ -17,7 +17,7 @@ namespace {
 // specialisation can make it a weight input). Leaked on purpose: no Python object may be
 // released after the interpreter is gone.
 py::handle parameter_class() {
-  static mycel::py::GilOnce<py::object*> once;  // python/gil_once.h: no deadlock on first use
+  static mycel::py::GilOnce<py::object*> once;  // frontend/gil_once.h: no deadlock on first use
   return *once.get([] {
     return new py::object(py::module_::import("mycel.common.parameter").attr("Parameter"));
   });

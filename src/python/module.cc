@@ -7,28 +7,12 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
-#include "python/gil_once.h"
 #include "tensor/allocator.h"
 #include "tensor/random.h"
 
 namespace pyb = pybind11;
 
 namespace mycel::py {
-
-pyb::module_& numpy_module() {
-  static GilOnce<pyb::module_*> once;  // gil_once.h: no deadlock on first use
-  return *once.get([] { return new pyb::module_(pyb::module_::import("numpy")); });
-}
-
-namespace {
-unsigned long g_main_thread = 0;  // NOLINT: Python's main thread, set at import
-}
-
-bool on_main_thread() { return PyThread_get_thread_ident() == g_main_thread; }
-
-void before_graph_run() {
-  if (on_main_thread()) chain_sigint_handler_if_changed();
-}
 
 void bind_runtime(pyb::module_& m) {
   m.def("set_seed", [](int64_t seed) {
@@ -57,8 +41,7 @@ void bind_runtime(pyb::module_& m) {
 
 PYBIND11_MODULE(_mycel, m) {
   m.doc() = "mycel's C++ core. Use the mycel package, not this module.";
-  mycel::py::g_main_thread =
-      pyb::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  mycel::py::set_main_thread();
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -76,6 +59,9 @@ PYBIND11_MODULE(_mycel, m) {
           break;
         case mycel::ErrorKind::Recursion:
           type = PyExc_RecursionError;
+          break;
+        case mycel::ErrorKind::Overflow:
+          type = PyExc_OverflowError;
           break;
         case mycel::ErrorKind::Runtime:
         case mycel::ErrorKind::Internal:

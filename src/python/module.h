@@ -4,23 +4,9 @@
 
 #include <pybind11/pybind11.h>
 
-#include "tensor/dtype.h"
+#include "frontend/py_runtime.h"  // DTypeObj, numpy_module, the main thread
 
 namespace mycel::py {
-
-// The Python face of a DType: mycel.float32 and friends are the ten instances.
-struct DTypeObj {
-  DType t;
-};
-
-pybind11::module_& numpy_module();
-
-// Whether this is Python's main thread, the only one on which Python runs signal handlers.
-bool on_main_thread();
-// Call with the GIL held before a graph runs without it: on the main thread, chains mycel's
-// SIGINT handler in front of Python's when it may have changed (base/interrupt.h), so
-// Ctrl-C reaches the executor.
-void before_graph_run();
 
 void bind_dtype(pybind11::module_& m);
 void bind_tensor(pybind11::module_& m);

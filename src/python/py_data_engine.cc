@@ -6,7 +6,7 @@
 
 #include "data/array_source.h"
 #include "data/pipeline.h"
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 #include "python/module.h"
 #include "python/py_data.h"
 

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "data/mindrecord.h"
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 #include "python/py_data.h"
 
 namespace mycel::py {

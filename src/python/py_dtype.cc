@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 #include "python/module.h"
 
 namespace pyb = pybind11;

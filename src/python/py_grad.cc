@@ -3,9 +3,9 @@
 #include <pybind11/stl.h>
 
 #include "compiler/ad/pynative.h"
+#include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
-#include "python/convert.h"
 #include "python/module.h"
 
 namespace pyb = pybind11;

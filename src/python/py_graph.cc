@@ -37,9 +37,9 @@
 
 #include "compiler/pipeline.h"
 #include "compiler/specialize.h"
+#include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
-#include "python/convert.h"
 #include "python/module.h"
 #include "runtime/vm.h"
 

@@ -4,10 +4,10 @@
 // _tensor_assign, the primitive under mycel.Parameter (sharing and set_data).
 #include <pybind11/stl.h>
 
+#include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
 #include "ir/anf.h"
-#include "python/convert.h"
 #include "python/module.h"
 
 namespace pyb = pybind11;

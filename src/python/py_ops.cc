@@ -3,7 +3,7 @@
 // attributes before going straight to the eager dispatcher.
 #include <pybind11/stl.h>
 
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 #include "python/module.h"
 #include "runtime/eager.h"
 

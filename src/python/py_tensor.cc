@@ -3,7 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 #include "python/module.h"
 #include "runtime/eager.h"
 #include "runtime/record.h"

@@ -147,7 +147,7 @@ const char* type_name(const Value& v) { return ir::value_kind_name(v.kind()); }
 }
 
 [[noreturn]] void overflow(const char* what) {
-  MC_THROW(Runtime, "OverflowError: ", what, " does not fit in a 64-bit integer");
+  MC_THROW(Overflow, what, " does not fit in a 64-bit integer (graph-mode ints are int64)");
 }
 
 // ---------------------------------------------------------------- numbers
@@ -490,7 +490,7 @@ Value cast_scalar(const Value& x, const std::string& to) {
     if (x.is(ValueKind::Float)) {
       double d = x.as_float();
       MC_CHECK(!std::isnan(d), Value, "cannot convert float NaN to integer");
-      MC_CHECK(!std::isinf(d), Runtime, "OverflowError: cannot convert float infinity to integer");
+      MC_CHECK(!std::isinf(d), Overflow, "cannot convert float infinity to integer");
       double t = std::trunc(d);
       if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0)) overflow("int(float)");
       return Value::integer(static_cast<int64_t>(t));
@@ -685,8 +685,8 @@ Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
       return Value::boolean(!contains(a[1], a[0]));
     case Builtin::Neg:
       if (is_intlike(a[0])) {
-        MC_CHECK(a[0].as_int() != std::numeric_limits<int64_t>::min(), Runtime,
-                 "OverflowError: -int does not fit in a 64-bit integer");
+        MC_CHECK(a[0].as_int() != std::numeric_limits<int64_t>::min(), Overflow,
+                 "-int does not fit in a 64-bit integer (graph-mode ints are int64)");
         return Value::integer(-a[0].as_int());
       }
       if (a[0].is(ValueKind::Float)) return Value::real(-a[0].as_float());

@@ -72,6 +72,29 @@ def test_overflow_messages_name_the_op():
     assert "Fill" in r["zeros_2p62"][1] and "64 bits" in r["zeros_2p62"][1]
 
 
+def test_an_int_past_int64_computed_in_graph_code_is_an_overflow_error(tmp_path):
+    """Graph-mode ints are int64: 2**64 written inside a jit function is Python's
+    OverflowError at that line (the PYNATIVE call of zeros with it is the ValueError above)."""
+    src = tmp_path / "big.py"
+    src.write_text(textwrap.dedent("""
+        import mycel as ms
+        from mycel import ops
+
+        @ms.jit
+        def f():
+            return ops.zeros((2**64,))
+
+        try:
+            f()
+        except OverflowError as e:
+            print("OverflowError:", e)
+    """))
+    rc, out, err = child([str(src)], script=True)
+    assert rc == 0, err
+    assert "OverflowError: int ** int does not fit in a 64-bit integer" in out, out
+    assert "big.py\", line 7" in out and "2**64" in out, out
+
+
 def test_tensor_constructor_and_in_range_shapes():
     import mycel as ms
     from mycel import Tensor, ops

@@ -1,4 +1,5 @@
-// Conversions between Python objects and mycel values, shared by the binding files.
+// Conversions between Python objects and mycel values (dtypes, tensors, scalars, attributes),
+// shared by the front end (py_value.cc, py_host.cc) and the binding files.
 #pragma once
 
 #include <pybind11/numpy.h>

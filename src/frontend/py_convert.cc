@@ -1,8 +1,8 @@
-#include "python/convert.h"
+#include "frontend/py_convert.h"
 
 #include <cstring>
 
-#include "python/module.h"
+#include "frontend/py_runtime.h"
 #include "tensor/size.h"
 
 namespace mycel::py {
