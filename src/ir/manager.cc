@@ -43,6 +43,66 @@ template <class T>
 void push_unique(std::vector<T>& v, std::unordered_set<T>& seen, T x) {
   if (seen.insert(x).second) v.push_back(x);
 }
+
+// Recursion: g reaches itself through graphs_used, i.e. g is in a strongly connected
+// component of more than one graph or uses itself. Tarjan's algorithm, iteratively: one pass
+// over the graphs (a search per graph made this quadratic in long chains of ifs).
+std::unordered_map<FuncGraph*, bool> find_recursion(
+    const std::vector<FuncGraph*>& graphs,
+    std::unordered_map<FuncGraph*, std::vector<FuncGraph*>>& used) {
+  std::unordered_map<FuncGraph*, bool> rec;
+  std::unordered_map<FuncGraph*, std::pair<size_t, size_t>> mark;  // index, lowlink
+  std::unordered_set<FuncGraph*> on_stack;
+  std::vector<FuncGraph*> scc_stack;
+  std::vector<std::pair<FuncGraph*, size_t>> dfs;  // graph, next entry of used[graph]
+  size_t counter = 0;
+  for (FuncGraph* start : graphs) {
+    if (mark.count(start)) continue;
+    auto open = [&](FuncGraph* g) {
+      mark[g] = {counter, counter};
+      ++counter;
+      scc_stack.push_back(g);
+      on_stack.insert(g);
+      dfs.push_back({g, 0});
+    };
+    open(start);
+    while (!dfs.empty()) {
+      auto& [g, i] = dfs.back();
+      const std::vector<FuncGraph*>& uses = used[g];
+      if (i < uses.size()) {
+        FuncGraph* h = uses[i++];
+        auto it = mark.find(h);
+        if (it == mark.end()) {
+          open(h);  // invalidates g and i
+        } else if (on_stack.count(h)) {
+          mark[g].second = std::min(mark[g].second, it->second.first);
+        }
+        continue;
+      }
+      FuncGraph* done = g;
+      dfs.pop_back();
+      size_t low = mark[done].second;
+      if (!dfs.empty()) {
+        size_t& parent_low = mark[dfs.back().first].second;
+        parent_low = std::min(parent_low, low);
+      }
+      if (low != mark[done].first) continue;
+      std::vector<FuncGraph*> comp;
+      FuncGraph* x = nullptr;
+      do {
+        x = scc_stack.back();
+        scc_stack.pop_back();
+        on_stack.erase(x);
+        comp.push_back(x);
+      } while (x != done);
+      for (FuncGraph* y : comp) {
+        const std::vector<FuncGraph*>& u = used[y];
+        rec[y] = comp.size() > 1 || std::find(u.begin(), u.end(), y) != u.end();
+      }
+    }
+  }
+  return rec;
+}
 }  // namespace
 
 Manager::Manager(Module& m, FuncGraph* root) : module_(m), root_(root) {
@@ -167,59 +227,7 @@ void Manager::ensure() {
     if (best != nullptr) children_[best].push_back(g);
   }
 
-  // Recursion: g reaches itself through graphs_used, i.e. g is in a strongly connected
-  // component of more than one graph or uses itself. Tarjan's algorithm, iteratively: one
-  // pass over the graphs (a search per graph made this quadratic in long if chains).
-  std::unordered_map<FuncGraph*, std::pair<size_t, size_t>> mark;  // index, lowlink
-  std::unordered_set<FuncGraph*> on_stack;
-  std::vector<FuncGraph*> scc_stack;
-  std::vector<std::pair<FuncGraph*, size_t>> dfs;  // graph, next used_ entry
-  size_t counter = 0;
-  for (FuncGraph* start : graphs_) {
-    if (mark.count(start)) continue;
-    auto open = [&](FuncGraph* g) {
-      mark[g] = {counter, counter};
-      ++counter;
-      scc_stack.push_back(g);
-      on_stack.insert(g);
-      dfs.push_back({g, 0});
-    };
-    open(start);
-    while (!dfs.empty()) {
-      auto& [g, i] = dfs.back();
-      const std::vector<FuncGraph*>& used = used_[g];
-      if (i < used.size()) {
-        FuncGraph* h = used[i++];
-        auto it = mark.find(h);
-        if (it == mark.end()) {
-          open(h);  // invalidates g and i
-        } else if (on_stack.count(h)) {
-          mark[g].second = std::min(mark[g].second, it->second.first);
-        }
-        continue;
-      }
-      FuncGraph* done = g;
-      dfs.pop_back();
-      size_t low = mark[done].second;
-      if (!dfs.empty()) {
-        size_t& parent_low = mark[dfs.back().first].second;
-        parent_low = std::min(parent_low, low);
-      }
-      if (low != mark[done].first) continue;
-      std::vector<FuncGraph*> comp;
-      FuncGraph* x = nullptr;
-      do {
-        x = scc_stack.back();
-        scc_stack.pop_back();
-        on_stack.erase(x);
-        comp.push_back(x);
-      } while (x != done);
-      for (FuncGraph* y : comp) {
-        const std::vector<FuncGraph*>& u = used_[y];
-        recursive_[y] = comp.size() > 1 || std::find(u.begin(), u.end(), y) != u.end();
-      }
-    }
-  }
+  recursive_ = find_recursion(graphs_, used_);
   stale_ = false;
 }
 
