@@ -2,7 +2,7 @@
 //
 //   repeat until no pass changes anything (at most kMaxRounds rounds):
 //     switch_simplify   switch(True/False, a, b) -> a/b, so `if` on a constant is a call
-//     inline            calls of small or once-used graphs -> their bodies
+//     inline            calls of once-used or small graphs (nested graphs counted) -> bodies
 //     fold              constant folding (prims on small constant tensors, scalars, getitem)
 //     simplify          algebraic identities (x*1, x+0, Transpose∘Transpose, ...)
 //     cse               common subexpressions and equal constants merge

@@ -11,6 +11,8 @@
 // owners include all of g's other owners (outer graphs own outer FVs too).
 #include "ir/manager.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 
 namespace mycel::ir {
@@ -40,6 +42,66 @@ void graph_values(const Value& v, std::vector<FuncGraph*>& out) {
 template <class T>
 void push_unique(std::vector<T>& v, std::unordered_set<T>& seen, T x) {
   if (seen.insert(x).second) v.push_back(x);
+}
+
+// Recursion: g reaches itself through graphs_used, i.e. g is in a strongly connected
+// component of more than one graph or uses itself. Tarjan's algorithm, iteratively: one pass
+// over the graphs (a search per graph made this quadratic in long chains of ifs).
+std::unordered_map<FuncGraph*, bool> find_recursion(
+    const std::vector<FuncGraph*>& graphs,
+    std::unordered_map<FuncGraph*, std::vector<FuncGraph*>>& used) {
+  std::unordered_map<FuncGraph*, bool> rec;
+  std::unordered_map<FuncGraph*, std::pair<size_t, size_t>> mark;  // index, lowlink
+  std::unordered_set<FuncGraph*> on_stack;
+  std::vector<FuncGraph*> scc_stack;
+  std::vector<std::pair<FuncGraph*, size_t>> dfs;  // graph, next entry of used[graph]
+  size_t counter = 0;
+  for (FuncGraph* start : graphs) {
+    if (mark.count(start)) continue;
+    auto open = [&](FuncGraph* g) {
+      mark[g] = {counter, counter};
+      ++counter;
+      scc_stack.push_back(g);
+      on_stack.insert(g);
+      dfs.push_back({g, 0});
+    };
+    open(start);
+    while (!dfs.empty()) {
+      auto& [g, i] = dfs.back();
+      const std::vector<FuncGraph*>& uses = used[g];
+      if (i < uses.size()) {
+        FuncGraph* h = uses[i++];
+        auto it = mark.find(h);
+        if (it == mark.end()) {
+          open(h);  // invalidates g and i
+        } else if (on_stack.count(h)) {
+          mark[g].second = std::min(mark[g].second, it->second.first);
+        }
+        continue;
+      }
+      FuncGraph* done = g;
+      dfs.pop_back();
+      size_t low = mark[done].second;
+      if (!dfs.empty()) {
+        size_t& parent_low = mark[dfs.back().first].second;
+        parent_low = std::min(parent_low, low);
+      }
+      if (low != mark[done].first) continue;
+      std::vector<FuncGraph*> comp;
+      FuncGraph* x = nullptr;
+      do {
+        x = scc_stack.back();
+        scc_stack.pop_back();
+        on_stack.erase(x);
+        comp.push_back(x);
+      } while (x != done);
+      for (FuncGraph* y : comp) {
+        const std::vector<FuncGraph*>& u = used[y];
+        rec[y] = comp.size() > 1 || std::find(u.begin(), u.end(), y) != u.end();
+      }
+    }
+  }
+  return rec;
 }
 }  // namespace
 
@@ -165,21 +227,7 @@ void Manager::ensure() {
     if (best != nullptr) children_[best].push_back(g);
   }
 
-  // Recursion: g reaches itself through graphs_used.
-  for (FuncGraph* g : graphs_) {
-    std::unordered_set<FuncGraph*> visited;
-    std::vector<FuncGraph*> work(used_[g].begin(), used_[g].end());
-    bool rec = false;
-    while (!work.empty() && !rec) {
-      FuncGraph* h = work.back();
-      work.pop_back();
-      if (h == g) rec = true;
-      if (!visited.insert(h).second) continue;
-      auto it = used_.find(h);
-      if (it != used_.end()) work.insert(work.end(), it->second.begin(), it->second.end());
-    }
-    recursive_[g] = rec;
-  }
+  recursive_ = find_recursion(graphs_, used_);
   stale_ = false;
 }
 

@@ -7,7 +7,9 @@
 //   - every free variable of the callee is visible in the caller (owned by the caller or
 //     by a graph enclosing it);
 //   - policy: the callee is referenced once in the module (a branch of a resolved switch,
-//     a helper used once) or is small (at most kMaxInlineNodes CNodes of its own).
+//     a helper used once) or is small: at most kMaxInlineNodes CNodes in what inlining
+//     copies, its own and its nested graphs', counted when the call is inlined (after the
+//     calls inside the callee were, which grow it).
 //
 //   %r = @f(%a, %b)          with  graph @f(%x, %y) { %t = Mul(%x, %y)  return %t }
 //     ->
@@ -16,6 +18,15 @@
 // Calls inside callees are visited first (the graphs in reverse reachability order), so one
 // run flattens chains of small helpers. Pre: specialised IR. Post: the same program; graphs
 // no longer referenced are simply unreachable.
+//
+// Why the size counts nested graphs and is measured late: the code after an `if` is a join
+// graph called from both branches, and the branches of the next `if` are nested in it
+// (they read its parameters). With n sequential ifs, a bound on the join's own nodes let
+// every join be copied into both branches of the if before it, its nested branches (which
+// already held copies of the next join) with it: 2^n copies. Counting what is copied, as it
+// is when copied, keeps a callee used more than once shared once it holds more than
+// kMaxInlineNodes: a join holding an if stays a called graph (as in MindSpore and XLA),
+// small straight-line joins are still copied, and the IR stays linear in the program.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -54,20 +65,32 @@ bool inline_graphs(Module& m, FuncGraph* root) {
     for (Node* in : c->inputs()) count(in);
   for (FuncGraph* g : w.graphs) count(g->output());
 
-  // Every decision is taken on the unedited IR (the analyses are not recomputed per edit).
+  // Every decision is taken on the unedited IR (the analyses are not recomputed per edit),
+  // except the size, which grows as the callee's own calls are inlined: `grown` counts the
+  // CNodes this run copied into each graph (with the graphs nested in those copies).
+  std::unordered_map<FuncGraph*, std::vector<CNode*>> body;
+  for (CNode* c : w.nodes) body[c->graph()].push_back(c);
+  std::unordered_map<FuncGraph*, size_t> grown;
+  auto copy_size = [&](FuncGraph* g) {  // what inline_call copies: g and its nested graphs
+    size_t n = 0;
+    std::vector<FuncGraph*> work{g};
+    for (size_t k = 0; k < work.size(); ++k) {
+      n += body[work[k]].size() + grown[work[k]];
+      for (FuncGraph* h : mng->children(work[k])) work.push_back(h);
+    }
+    return n;
+  };
   std::unordered_map<FuncGraph*, bool> inlinable;
   auto can_inline = [&](FuncGraph* g) {
     auto it = inlinable.find(g);
     if (it != inlinable.end()) return it->second;
     bool ok = g != root && !g->no_inline && !mng->is_recursive(g) &&
-              (refs[g] == 1 || m.toposort(g).size() <= kMaxInlineNodes);
+              (refs[g] == 1 || copy_size(g) <= kMaxInlineNodes);
     inlinable[g] = ok;
     return ok;
   };
   std::unordered_set<CNode*> todo;
-  std::unordered_map<FuncGraph*, std::vector<CNode*>> body;
   for (CNode* c : w.nodes) {
-    body[c->graph()].push_back(c);
     FuncGraph* g = c->called_graph();
     if (g == nullptr || !can_inline(g) || c->size() - 1 != g->params().size()) continue;
     bool scoped = true;
@@ -93,8 +116,13 @@ bool inline_graphs(Module& m, FuncGraph* root) {
     for (CNode* c : body[*it]) {
       rw.update_inputs(c);
       if (!todo.count(c)) continue;
-      refresh(c->called_graph());
+      FuncGraph* callee = c->called_graph();
+      size_t size = copy_size(callee);
+      // Inlining the callee's own calls may have grown it past the bound.
+      if (refs[callee] != 1 && size > kMaxInlineNodes) continue;
+      refresh(callee);
       rw.replace(c, inline_call(c->graph(), c));
+      grown[c->graph()] += size;
       replaced = true;
     }
     (*it)->set_output(rw.resolve((*it)->output()));  // before a caller copies this graph

@@ -146,6 +146,44 @@ TEST(PassInline, LargeGraphsAreInlinedOnlyWhenCalledOnce) {
   EXPECT_EQ(small.text().find("@big"), std::string::npos) << small.text();
 }
 
+// The join after an `if` holds the next if, whose branches are nested in it (they read
+// its parameter): inlining copies them too, so they count towards the size.
+TEST(PassInline, SharedGraphCountsItsNestedGraphs) {
+  std::string s =
+      "graph @f(%x: f32[2]) {\n  %a = @join(%x) : f32[2]\n  %b = @join(%a) : f32[2]\n"
+      "  return %b\n}\ngraph @join(%p: f32[2]) {\n  %r = @br() : f32[2]\n  return %r\n}\n"
+      "graph @br() {\n";
+  std::string last = "%p";
+  for (int k = 0; k < 32; ++k) {
+    s += "  %n" + std::to_string(k) + " = Neg(" + last + ") : f32[2]\n";
+    last = "%n" + std::to_string(k);
+  }
+  s += "  return " + last + "\n}\n";
+  PassCase c(s);
+  c.run(inline_graphs);  // @br is inlined into @join (once used), @join stays shared
+  EXPECT_NE(c.text().find("@join(%x)"), std::string::npos) << c.text();
+}
+
+// Sizes are counted as the run inlines: @a is small, but holds two copies of @b once
+// @b is inlined into it, so @a stays a called graph (copying it into both of @f's call
+// sites, and so on down a chain, doubled the program per level).
+TEST(PassInline, SizeCountsWhatTheRunInlinedIntoTheCallee) {
+  std::string s =
+      "graph @f(%x: f32[2]) {\n  %a1 = @a(%x) : f32[2]\n  %a2 = @a(%a1) : f32[2]\n"
+      "  return %a2\n}\ngraph @a(%p: f32[2]) {\n  %b1 = @b(%p) : f32[2]\n"
+      "  %b2 = @b(%b1) : f32[2]\n  return %b2\n}\ngraph @b(%v: f32[2]) {\n";
+  std::string last = "%v";
+  for (int k = 0; k < 20; ++k) {
+    s += "  %n" + std::to_string(k) + " = Neg(" + last + ") : f32[2]\n";
+    last = "%n" + std::to_string(k);
+  }
+  s += "  return " + last + "\n}\n";
+  PassCase c(s);
+  EXPECT_TRUE(c.run(inline_graphs));
+  EXPECT_NE(c.text().find("@a(%x)"), std::string::npos) << c.text();
+  EXPECT_EQ(c.text().find("@b("), std::string::npos) << c.text();
+}
+
 TEST(PassInline, NoInlineFlagIsRespected) {
   PassCase c(R"(
     graph @f(%x: f32[2]) {
