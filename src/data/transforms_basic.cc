@@ -1,46 +1,13 @@
 // mindspore.dataset.transforms' TypeCast and OneHot: element-wise and per-sample, so both are
 // batchable (a leading batch axis gives the stacked per-sample results).
-#include <cmath>
-#include <limits>
 #include <type_traits>
 
 #include "data/transforms.h"
+#include "tensor/dtype.h"
 #include "tensor/size.h"
 
 namespace mycel::data {
 namespace {
-
-template <class T>
-constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, float16>;
-
-// numpy's astype for one value, saturating float -> int (NaN -> 0) where C++ would be undefined.
-template <class D, class S>
-inline D cast_value(S v) {
-  if constexpr (std::is_same_v<D, bool>) {
-    if constexpr (std::is_same_v<S, float16>) {
-      return static_cast<float>(v) != 0.0f;
-    } else {
-      return v != S(0);
-    }
-  } else if constexpr (std::is_same_v<D, float16>) {
-    return float16(static_cast<float>(v));
-  } else if constexpr (std::is_integral_v<D> && is_float_like<S>) {
-    double d = static_cast<double>(
-        static_cast<std::conditional_t<std::is_same_v<S, float16>, float, S>>(v));
-    if (std::isnan(d)) return D(0);
-    if (d <= static_cast<double>(std::numeric_limits<D>::min())) {
-      return std::numeric_limits<D>::min();
-    }
-    if (d >= static_cast<double>(std::numeric_limits<D>::max())) {
-      return std::numeric_limits<D>::max();
-    }
-    return static_cast<D>(d);
-  } else if constexpr (std::is_same_v<S, float16>) {
-    return static_cast<D>(static_cast<float>(v));
-  } else {
-    return static_cast<D>(v);
-  }
-}
 
 class TypeCast final : public UnaryTransform {
  public:
@@ -63,7 +30,7 @@ class TypeCast final : public UnaryTransform {
         using D = typename decltype(dst_tag)::type;
         const S* src = x.data<S>();
         D* dst = out.mutable_data<D>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<D, S>(src[i]);
+        for (int64_t i = 0; i < n; ++i) dst[i] = saturate_cast<D, S>(src[i]);  // the Cast op's rule
       });
     });
     return out;
