@@ -6,7 +6,8 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 WERROR  := $(if $(MYCEL_WERROR),ON,OFF)
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYCEL_WERROR=$(WERROR) \
-               -DPython_EXECUTABLE=$(PY) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+               -DPython_EXECUTABLE=$(PY) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+               -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache
 export PYTHONPATH := $(CURDIR)/python
 export CCACHE_DIR ?= $(HOME)/.cache/mycel-ccache
 # Paths under the checkout hash relative to it, so other checkouts (git worktrees) share hits.

@@ -32,6 +32,14 @@ class InlineVector {
     size_ = n;
   }
 
+  // Drops every element (their destructors run now, not when the slot is reused).
+  void clear() {
+    for (size_t i = 0; i < size_ && !spilled_; ++i) inline_[i] = T();
+    heap_.clear();
+    spilled_ = false;
+    size_ = 0;
+  }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T* data() { return spilled_ ? heap_.data() : inline_.data(); }

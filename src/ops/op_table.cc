@@ -40,6 +40,20 @@ const std::vector<OpDef>& table() {
 
 std::span<const OpDef> op_table() { return table(); }
 
+namespace {
+std::span<const KernelFn> g_device_kernels[kNumDeviceTypes];
+}
+
+void install_device_kernels(DeviceType type, std::span<const KernelFn> table) {
+  MC_ASSERT(type != DeviceType::CPU && table.size() == kNumOps);
+  g_device_kernels[static_cast<int>(type)] = table;
+}
+
+KernelFn device_kernel(const OpDef& op, DeviceType type) {
+  std::span<const KernelFn> t = g_device_kernels[static_cast<int>(type)];
+  return t.empty() ? nullptr : t[static_cast<size_t>(op.id)];
+}
+
 const OpDef& op_def(OpId id) { return table()[static_cast<size_t>(id)]; }
 
 const OpDef* find_op(std::string_view name) {

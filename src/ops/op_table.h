@@ -68,11 +68,15 @@ struct InferContext {
   MetaList& out;  // the rule appends one entry per output
 };
 
+// What a kernel sees. Every tensor in `in` and `out` is on `device`: a CPU kernel runs only
+// with the host, a device kernel (kernels/cuda) only with its device, and queues its work on
+// that device's stream without waiting for it.
 struct KernelContext {
   const OpDef& op;
   std::span<const Tensor> in;  // contiguous unless the op has F_STRIDED
   std::span<Tensor> out;       // allocated, contiguous, shapes and dtypes from infer
   const Attrs& attrs;
+  Device device;
 };
 
 using InferFn = void (*)(InferContext&);
@@ -92,6 +96,17 @@ struct OpDef {
 };
 
 std::span<const OpDef> op_table();
+inline constexpr size_t kNumOps = 0
+#define OP(name, ...) +1
+#include "ops/defs/all.def"
+#undef OP
+    ;
+
+// A non-CPU device's kernels, indexed by OpId, nullptr where the device has none (the
+// dispatcher then runs the CPU kernel on copies: runtime/eager.h, launch_kernel). Installed
+// by the device's kernel library (kernels/cuda: install_cuda()).
+void install_device_kernels(DeviceType type, std::span<const KernelFn> table);
+KernelFn device_kernel(const OpDef& op, DeviceType type);  // nullptr for none, and for CPU
 const OpDef& op_def(OpId id);
 const OpDef* find_op(std::string_view name);  // nullptr if no such op
 

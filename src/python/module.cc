@@ -86,6 +86,7 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_tensor(m);
   mycel::py::bind_ops(m);
   mycel::py::bind_runtime(m);
+  mycel::py::bind_device(m);
   mycel::py::bind_host_debug(m);
   mycel::py::bind_frontend(m);
   mycel::py::bind_graph(m);

@@ -19,5 +19,6 @@ void bind_grad(pybind11::module_& m);        // py_grad.cc: OpRecorder (PYNATIVE
 void bind_export(pybind11::module_& m);      // py_export.cc: MINDIR export and load
 void bind_checkpoint(pybind11::module_& m);  // py_checkpoint.cc: the checkpoint reader
 void bind_data(pybind11::module_& m);        // py_data*.cc: the data engine, as _mycel._data
+void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_context's GPU)
 
 }  // namespace mycel::py

@@ -4,16 +4,83 @@
 
 namespace mycel {
 
+namespace {
+Device g_default_device;
+
+// The CPU kernel on host copies of a device op's inputs; results copied back.
+void launch_on_host(const KernelContext& ctx, bool ref) {
+  const OpDef& op = ctx.op;
+  TensorList hin, hout;
+  for (const Tensor& t : ctx.in) hin.push_back(t.to(Device::cpu()));
+  for (size_t i = 0; i < ctx.out.size(); ++i) {
+    const Tensor& o = ctx.out[i];
+    hout.push_back((op.flags & F_UPDATE) ? hin[i] : Tensor::empty(o.shape(), o.dtype()));
+  }
+  KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu()};
+  (ref ? op.ref : op.kernel)(hctx);
+  if (op.flags & F_INPLACE) {
+    for (size_t i = 0; i < hin.size(); ++i) ctx.in[i].copy_from(hin[i]);
+  }
+  for (size_t i = 0; i < hout.size(); ++i) {
+    if (!(op.flags & F_UPDATE)) ctx.out[i].copy_from(hout[i]);
+  }
+}
+}  // namespace
+
+Device default_device() { return g_default_device; }
+
+void set_default_device(Device d) {
+  if (!d.is_cpu()) backend_for(d);  // a RuntimeError now if there is no such device
+  g_default_device = d;
+}
+
+Device place_inputs(std::span<const Tensor> inputs, TensorList& placed) {
+  Device dev = g_default_device;
+  if (dev.is_cpu()) {
+    for (const Tensor& t : inputs) {
+      if (t.defined() && !t.device().is_cpu()) {
+        dev = t.device();
+        break;
+      }
+    }
+  }
+  placed.clear();
+  for (const Tensor& t : inputs) {
+    if (!t.defined() || t.device() == dev) {
+      placed.push_back(t);
+    } else if (dev == g_default_device && t.device().is_cpu()) {
+      t.storage()->migrate(dev);
+      placed.push_back(t);
+    } else {
+      placed.push_back(t.to(dev));
+    }
+  }
+  return dev;
+}
+
+void launch_kernel(const KernelContext& ctx, bool ref) {
+  if (ctx.device.is_cpu()) {
+    (ref ? ctx.op.ref : ctx.op.kernel)(ctx);
+    return;
+  }
+  KernelFn k = ref ? nullptr : device_kernel(ctx.op, ctx.device.type);
+  if (k)
+    k(ctx);
+  else
+    launch_on_host(ctx, ref);
+}
+
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref) {
+  Device dev = inputs.empty() ? g_default_device : inputs[0].device();
   TensorList outs;
   for (size_t i = 0; i < metas.size(); ++i) {
     // An update op's outputs are its first inputs, written in place.
     outs.push_back((op.flags & F_UPDATE) ? inputs[i]
-                                         : Tensor::empty(metas[i].shape, metas[i].dtype));
+                                         : Tensor::empty(metas[i].shape, metas[i].dtype, dev));
   }
-  KernelContext ctx{op, inputs, outs, attrs};
-  (ref ? op.ref : op.kernel)(ctx);
+  KernelContext ctx{op, inputs, outs, attrs, dev};
+  launch_kernel(ctx, ref);
   return outs;
 }
 
@@ -47,10 +114,11 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
     }
   }
 
-  // Cast and lay out the inputs as the kernel expects them.
-  TensorList ins;
+  // Place, cast and lay out the inputs as the kernel expects them.
+  TensorList placed, ins;
+  place_inputs(inputs, placed);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Tensor x = inputs[i].cast(metas[i].dtype);  // itself when the dtype already matches
+    Tensor x = placed[i].cast(metas[i].dtype);  // itself when the dtype already matches
     ins.push_back((op.flags & F_STRIDED) ? std::move(x) : x.contiguous());
   }
   TensorList outs = run_kernel(op, ins, out, attrs);

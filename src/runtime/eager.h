@@ -5,8 +5,9 @@
 //     2. casts inputs as the op's flags say (F_PROMOTE, F_PROMOTE1, F_FLOAT_IN);
 //     3. infers output dtypes and shapes with the op's rule (user errors surface here);
 //     4. for F_VIEW ops, returns a view of input 0 when the layout allows;
-//     5. makes inputs contiguous unless the op is F_STRIDED;
-//     6. allocates the outputs and runs the kernel.
+//     5. places the inputs on the op's device (place_inputs), casts them and makes them
+//        contiguous unless the op is F_STRIDED;
+//     6. allocates the outputs on that device and runs the kernel (launch_kernel).
 //
 // `attrs` must be complete (see make_attrs); run_op_user() validates user-given ones first.
 #pragma once
@@ -31,10 +32,29 @@ TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& gi
 
 // Steps 2-3 are promote_inputs and infer_op (ops/op_semantics.h), step 4 view_op.
 
-// Runs a kernel (the optimised one, or the reference) on inputs that are already cast, with
-// outputs allocated from `metas` (an F_UPDATE op's outputs are its first inputs). Tests call
-// it with ref=true to compare the two.
+// Runs a kernel (the optimised one, or the reference) on inputs that are already cast and
+// placed (all on one device), with outputs allocated there from `metas` (an F_UPDATE op's
+// outputs are its first inputs). Tests call it with ref=true to compare the two.
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref = false);
+
+// ---- devices -----------------------------------------------------------------------------
+// The device for ops with no tensor input and where host inputs go: the host unless
+// set_context(device_target="GPU") chose a device.
+Device default_device();
+void set_default_device(Device d);
+
+// Where an op runs, and its inputs brought there (`placed`, one per input):
+//   - the default device when it is not the host: host inputs migrate to it in place
+//     (Storage::migrate), so a parameter or a constant moves once and stays;
+//   - else the device of the first input that is on one (host inputs are copied there);
+//   - else the host (no copies; the inputs themselves).
+Device place_inputs(std::span<const Tensor> inputs, TensorList& placed);
+
+// Runs the kernel of ctx.op for ctx.device: the CPU kernel (or the reference with ref) on
+// the host; the device's kernel on a device that has one; else the CPU kernel (reference)
+// on host copies of the inputs, whose outputs, and inputs written in place, are copied
+// back to the device. A device kernel never runs with ref: the reference is the oracle.
+void launch_kernel(const KernelContext& ctx, bool ref = false);
 
 }  // namespace mycel

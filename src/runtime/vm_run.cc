@@ -256,6 +256,12 @@ class Interpreter {
       ins.push_back(v.as_tensor());
     }
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
+    TensorList placed;
+    Device dev = place_inputs(ins, placed);
+    if (dev.is_cpu())
+      placed.clear();  // the inputs themselves: no extra references (see `reuse` below)
+    else
+      ins = std::move(placed);
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
       if (v.defined()) {
@@ -272,8 +278,8 @@ class Interpreter {
       if (t.impl().use_count() == 2 && t.storage().use_count() == 1 && t.offset() == 0 &&
           t.dtype() == m.dtype && t.shape() == m.shape && t.is_contiguous()) {
         outs.push_back(t);
-        KernelContext ctx{op, ins, outs, *in.attrs};
-        op.kernel(ctx);
+        KernelContext ctx{op, ins, outs, *in.attrs, dev};
+        launch_kernel(ctx);
         return Value::tensor(std::move(outs[0]));
       }
     }

@@ -466,6 +466,7 @@ std::string ms_values(const Tensor& t) {
 }  // namespace
 
 std::string Tensor::to_string() const {
+  if (!device().is_cpu()) return cpu().to_string();
   const int64_t n = numel();
   if (ndim() == 0) {
     Elem e = read_elem(*this, 0);

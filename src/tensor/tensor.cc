@@ -11,9 +11,10 @@ namespace mycel {
 
 // ---- Storage ---------------------------------------------------------------------------
 
-std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
-  void* p = nbytes ? host_alloc(nbytes) : nullptr;
-  return std::make_shared<Storage>(p, nbytes, nullptr, nullptr);
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  void* p = nullptr;
+  if (nbytes) p = device.is_cpu() ? host_alloc(nbytes) : backend_for(device).allocate(device.index, nbytes);
+  return std::make_shared<Storage>(p, nbytes, nullptr, nullptr, device);
 }
 
 std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, ReleaseFn release, void* ctx) {
@@ -21,19 +22,43 @@ std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, ReleaseFn rele
   return std::make_shared<Storage>(data, nbytes, release, ctx);
 }
 
-Storage::~Storage() {
+void Storage::free_bytes() {
   if (release_)
     release_(ctx_);
-  else
+  else if (device_.is_cpu())
     host_free(data_, nbytes_);
+  else if (data_)
+    backend_for(device_).release(device_.index, data_, nbytes_);
+}
+
+Storage::~Storage() { free_bytes(); }
+
+void Storage::migrate(Device to) {
+  if (to == device_) return;
+  void* p = nullptr;
+  if (nbytes_) {
+    p = to.is_cpu() ? host_alloc(nbytes_) : backend_for(to).allocate(to.index, nbytes_);
+    if (device_.is_cpu())
+      backend_for(to).copy_h2d(to.index, p, data_, nbytes_);
+    else if (to.is_cpu())
+      backend_for(device_).copy_d2h(device_.index, p, data_, nbytes_);
+    else
+      MC_THROW(Runtime, "cannot move memory from ", device_name(device_), " to ",
+               device_name(to), " directly");
+  }
+  free_bytes();
+  data_ = p;
+  release_ = nullptr;
+  ctx_ = nullptr;
+  device_ = to;
 }
 
 // ---- construction ----------------------------------------------------------------------
 
-Tensor Tensor::empty(const Shape& shape, DType dtype) {
+Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   int64_t nbytes = checked_nbytes(shape, dtype_size(dtype), "Tensor");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = Storage::allocate(static_cast<size_t>(nbytes));
+  impl->storage = Storage::allocate(static_cast<size_t>(nbytes), device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -85,15 +110,32 @@ bool Tensor::is_contiguous() const {
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
-  Tensor out = empty(shape(), dtype());
+  Tensor out = empty(shape(), dtype(), device());
   out.copy_from(*this);
   return out;
 }
 
 Tensor Tensor::cast(DType to) const {
   if (to == dtype()) return *this;
-  Tensor out = empty(shape(), to);
+  Tensor out = empty(shape(), to, device());
   out.copy_from(*this);
+  return out;
+}
+
+Tensor Tensor::to(Device d) const {
+  Device from = device();
+  if (d == from) return *this;
+  Tensor src = contiguous();
+  Tensor out = empty(shape(), dtype(), d);
+  size_t n = nbytes();
+  if (n == 0) return out;
+  if (from.is_cpu()) {
+    backend_for(d).copy_h2d(d.index, out.raw_data(), src.raw_data(), n);
+  } else if (d.is_cpu()) {
+    backend_for(from).copy_d2h(from.index, out.raw_data(), src.raw_data(), n);
+  } else {  // between two devices: through the host
+    return cpu().to(d);
+  }
   return out;
 }
 
@@ -291,6 +333,16 @@ void Tensor::copy_from(const Tensor& src_in) const {
   if (numel() == 0) return;
   // x[1:] = x[:-1]: the source may overlap the destination; read from a snapshot.
   if (src.storage() == storage()) src = src.clone();
+  if (src.device() != device()) {
+    // Move the bytes first (a broadcast source moves before it is expanded), then convert
+    // and lay out on this tensor's device.
+    Tensor moved = src_in.to(device());
+    src = moved.shape() == shape() ? moved : moved.expand(shape(), "copy");
+  }
+  if (!device().is_cpu()) {
+    backend_for(device()).strided_copy(*this, src);
+    return;
+  }
   if (src.dtype() == dtype()) {
     strided_copy(*this, src);
     return;
@@ -313,7 +365,7 @@ void Tensor::copy_from(const Tensor& src_in) const {
 
 void Tensor::fill(Scalar value) const {
   if (numel() == 0) return;
-  Tensor src = Tensor::empty({}, dtype());
+  Tensor src = Tensor::empty({}, dtype());  // on the host; copy_from moves it
   dispatch_all(dtype(), "fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     *src.data<T>() = value.to<T>();
@@ -326,6 +378,7 @@ Scalar Tensor::item() const {
            "only a tensor with one element can be converted to a scalar, "
            "but got shape ",
            shape(), ".");
+  if (!device().is_cpu()) return cpu().item();
   return dispatch_all(dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     T v = *static_cast<const T*>(raw_data());
@@ -339,6 +392,7 @@ Scalar Tensor::item() const {
 }
 
 double Tensor::element_as_double(int64_t flat) const {
+  if (!device().is_cpu()) return cpu().element_as_double(flat);
   int64_t off = 0;
   for (size_t i = shape().size(); i-- > 0;) {
     off += (flat % shape()[i]) * strides()[i];

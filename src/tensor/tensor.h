@@ -10,17 +10,21 @@
 #include <memory>
 #include <string>
 
+#include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/shape.h"
 
 namespace mycel {
 
-// Bytes that tensors share. Either from the caching allocator or wrapped memory owned by
-// someone else (a numpy array), released through a callback.
+// Bytes that tensors share, on one device. Either from a caching allocator (the host's or the
+// device backend's) or wrapped host memory owned by someone else (a numpy array), released
+// through a callback. migrate() moves the bytes to another device in place, so every view of
+// the storage follows: a parameter moves to the GPU once, on first use (MindSpore's model of
+// a tensor that lives where it was last used).
 class Storage {
  public:
   using ReleaseFn = void (*)(void* ctx);
-  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  static std::shared_ptr<Storage> allocate(size_t nbytes, Device device = Device::cpu());
   static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, ReleaseFn release, void* ctx);
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -28,15 +32,22 @@ class Storage {
 
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  // Moves the bytes to `to` (a no-op when already there). Not thread-safe against readers of
+  // the same storage: the dispatcher calls it under the GIL, before any kernel reads it.
+  void migrate(Device to);
 
-  Storage(void* data, size_t nbytes, ReleaseFn release, void* ctx)
-      : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx) {}
+  Storage(void* data, size_t nbytes, ReleaseFn release, void* ctx, Device device = {})
+      : data_(data), nbytes_(nbytes), release_(release), ctx_(ctx), device_(device) {}
 
  private:
+  void free_bytes();
+
   void* data_;
   size_t nbytes_;
-  ReleaseFn release_;  // nullptr: memory came from host_alloc
+  ReleaseFn release_;  // nullptr: memory came from host_alloc or the device's allocator
   void* ctx_;
+  Device device_;
 };
 
 // A Python-style scalar: the value of a 0-d tensor, a fill value, a scalar operand.
@@ -81,8 +92,8 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
-  // Uninitialised contiguous tensor (memory from the caching allocator).
-  static Tensor empty(const Shape& shape, DType dtype);
+  // Uninitialised contiguous tensor (memory from the device's caching allocator).
+  static Tensor empty(const Shape& shape, DType dtype, Device device = Device::cpu());
   static Tensor full(const Shape& shape, Scalar value, DType dtype);
   static Tensor zeros(const Shape& shape, DType dtype) {
     return full(shape, Scalar::from_int(0), dtype);
@@ -103,6 +114,7 @@ class Tensor {
   size_t itemsize() const { return dtype_size(impl_->dtype); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
   const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  Device device() const { return impl_->storage->device(); }
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
 
@@ -121,6 +133,11 @@ class Tensor {
   Tensor contiguous() const;    // this tensor if already contiguous, else a contiguous copy
   Tensor clone() const;         // always a fresh contiguous copy
   Tensor cast(DType to) const;  // this tensor if already `to`, else a converted copy
+  // This tensor if already on `d`, else a contiguous copy there (waits for the bytes when
+  // `d` is the host). cpu() is to(Device::cpu()): what anything reading bytes on the host
+  // (printing, numpy, files) calls first.
+  Tensor to(Device d) const;
+  Tensor cpu() const { return to(Device::cpu()); }
 
   // Views. `op` names the user-facing op in error messages.
   Tensor reshape(const Shape& shape, std::string_view op = "Reshape") const;  // view if it can
@@ -133,10 +150,12 @@ class Tensor {
   Tensor squeeze_dim(int64_t dim) const;
   Tensor expand(const Shape& shape, std::string_view op = "BroadcastTo") const;  // stride-0
 
-  // Writes src into this tensor (broadcasting src, converting its dtype).
+  // Writes src into this tensor (broadcasting src, converting its dtype; src may be on
+  // another device).
   void copy_from(const Tensor& src) const;
   void fill(Scalar value) const;
 
+  // Element reads copy to the host first when the tensor is on a device.
   Scalar item() const;                                 // the one element, or a ValueError
   double element_as_double(int64_t flat_index) const;  // row-major index, for tests/printing
 
@@ -147,8 +166,8 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// dst = src for two tensors of one dtype and shape with any strides (src may broadcast with
-// stride 0; dst must not overlap itself). tensor/copy.cc.
+// dst = src for two host tensors of one dtype and shape with any strides (src may broadcast
+// with stride 0; dst must not overlap itself). tensor/copy.cc.
 void strided_copy(const Tensor& dst, const Tensor& src);
 
 // Reshape target with one -1 resolved; a ValueError names op and both shapes if impossible.

@@ -1,0 +1,30 @@
+// dst = src with any strides and the Cast op's conversion (see cuda_device.cc).
+#include "device/cuda/cuda_common.cuh"
+#include "device/cuda/strided_copy.h"
+
+namespace mycel::cuda {
+
+namespace {
+template <class D, class S>
+__global__ void strided_copy_kernel(D* dst, const S* src, Strided<2> s, int64_t n) {
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    int64_t off[2];
+    s.offsets(i, off);
+    dst[off[0]] = cast_to<D>(src[off[1]]);
+  }
+}
+}  // namespace
+
+void launch_strided_copy(void* dst, int dst_code, const void* src, int src_code,
+                         const Strided<2>& s, int64_t n, cudaStream_t stream) {
+  dispatch_code(dst_code, [&](auto d) {
+    using D = decltype(d);
+    dispatch_code(src_code, [&](auto sv) {
+      using S = decltype(sv);
+      strided_copy_kernel<D, S><<<grid_for(n), 256, 0, stream>>>(
+          static_cast<D*>(dst), static_cast<const S*>(src), s, n);
+    });
+  });
+}
+
+}  // namespace mycel::cuda

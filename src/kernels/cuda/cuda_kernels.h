@@ -1,0 +1,29 @@
+// The CUDA kernel library: declarations of every function named in kernels/cuda/defs/*.def,
+// the table the dispatcher reads, and install_cuda().
+//
+// A CUDA kernel has the CPU kernel's signature (void(const KernelContext&)); every tensor it
+// sees is on ctx.device, laid out as the op's flags say (contiguous unless F_STRIDED), with
+// outputs allocated. It queues work on cuda::stream(ctx.device.index) and returns without
+// waiting. The .cc wrapper unpacks the context; device code sits in a .cu file beside it
+// and takes plain pointers and sizes, so nvcc never parses the op table.
+#pragma once
+
+#include <span>
+
+#include "ops/op_table.h"
+
+namespace mycel::cuda {
+
+#define CUDA_OP(op, fn) void fn(const KernelContext&);
+#include "kernels/cuda/all.def"
+#undef CUDA_OP
+
+// Indexed by OpId; nullptr for ops with no CUDA kernel.
+std::span<const KernelFn> kernel_table();
+
+// Installs the CUDA backend (tensor/device.h) and the kernel table (ops/op_table.h).
+// Returns the number of devices found; 0 (and nothing installed) with no driver or GPU.
+// Never throws; safe to call twice.
+int install_cuda();
+
+}  // namespace mycel::cuda

@@ -1,0 +1,36 @@
+#include <array>
+
+#include "device/cuda/cuda_device.h"
+#include "kernels/cuda/cuda_kernels.h"
+
+namespace mycel::cuda {
+
+namespace {
+std::array<KernelFn, kNumOps> make_table() {
+  std::array<KernelFn, kNumOps> t{};
+#define CUDA_OP(op, fn) t[static_cast<size_t>(OpId::op)] = &fn;
+#include "kernels/cuda/all.def"
+#undef CUDA_OP
+  return t;
+}
+}  // namespace
+
+std::span<const KernelFn> kernel_table() {
+  static const std::array<KernelFn, kNumOps> table = make_table();
+  return table;
+}
+
+int install_cuda() {
+  int n = 0;
+  try {
+    n = cuda_backend().device_count();
+  } catch (const std::exception&) {
+    return 0;
+  }
+  if (n == 0) return 0;
+  install_device_backend(DeviceType::CUDA, &cuda_backend());
+  install_device_kernels(DeviceType::CUDA, kernel_table());
+  return n;
+}
+
+}  // namespace mycel::cuda
