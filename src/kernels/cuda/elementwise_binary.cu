@@ -1,0 +1,176 @@
+// CUDA kernels of the binary arithmetic ops (Add ... Minimum): the functors of
+// kernels/cpu/elementwise_binary.cc on the device.
+//
+// Integer +, -, * wrap; bool Add is `or` and bool Mul `and`. Float semantics are IEEE
+// (x / 0 = +-inf or nan); Maximum and Minimum propagate nan from either side; FloorDiv and
+// FloorMod follow Python's float // and % computed in double, as the CPU does; Mod is C fmod
+// (exact, so it agrees with the CPU bit for bit). FloorDiv, Mod, FloorMod and Pow are
+// instantiated for the floating dtypes only (see elementwise.h).
+#include <cmath>
+
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_loops.h"
+
+namespace mycel::cuda::ew {
+
+namespace {
+
+struct BinBase {
+  static constexpr bool kCompare = false;
+};
+
+struct AddOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a || b;
+    else if constexpr (std::is_integral_v<C>)
+      return wrap_add(a, b);
+    else
+      return a + b;
+  }
+};
+
+struct SubOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    if constexpr (std::is_integral_v<C>)
+      return wrap_sub(a, b);
+    else
+      return a - b;
+  }
+};
+
+struct MulOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a && b;
+    else if constexpr (std::is_integral_v<C>)
+      return wrap_mul(a, b);
+    else
+      return a * b;
+  }
+};
+
+struct DivOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    return a / b;
+  }
+};
+
+struct ReluGradOp : BinBase {
+  template <class C>
+  __device__ static C f(C dy, C y) {
+    return y > C(0) ? dy : C(0);
+  }
+};
+
+struct MaximumOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>)
+      return ((a > b) || (a != a)) ? a : b;
+    else
+      return a > b ? a : b;
+  }
+};
+
+struct MinimumOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>)
+      return ((a < b) || (a != a)) ? a : b;
+    else
+      return a < b ? a : b;
+  }
+};
+
+// Python's float // and % (the CPU's py_floordiv / py_mod): from fmod, so that
+// a == b * (a // b) + a % b holds closely.
+__device__ inline double py_floordiv(double a, double b) {
+  if (b == 0) return a / b;
+  const double mod = fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+  if (div == 0) return copysign(0.0, a / b);
+  double fl = floor(div);
+  if (div - fl > 0.5) fl += 1.0;
+  return fl;
+}
+
+__device__ inline double py_mod(double a, double b) {
+  double mod = fmod(a, b);
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = copysign(0.0, b);
+  }
+  return mod;
+}
+
+// The four below are float-only (C is float or double).
+struct FloorDivOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    return static_cast<C>(py_floordiv(a, b));
+  }
+};
+
+struct ModOp : BinBase {
+  __device__ static float f(float a, float b) { return fmodf(a, b); }
+  __device__ static double f(double a, double b) { return fmod(a, b); }
+};
+
+struct FloorModOp : BinBase {
+  template <class C>
+  __device__ static C f(C a, C b) {
+    return static_cast<C>(py_mod(a, b));
+  }
+};
+
+struct PowOp : BinBase {
+  __device__ static float f(float a, float b) { return powf(a, b); }
+  __device__ static double f(double a, double b) { return pow(a, b); }
+};
+
+template <class Op>
+void all(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
+         cudaStream_t st) {
+  for_all(code, [&](auto v) { run_binary<Op, decltype(v)>(o, a, b, s, n, st); });
+}
+
+template <class Op>
+void number(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
+            cudaStream_t st) {
+  for_number(code, [&](auto v) { run_binary<Op, decltype(v)>(o, a, b, s, n, st); });
+}
+
+template <class Op>
+void floating(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
+              cudaStream_t st) {
+  for_float(code, [&](auto v) { run_binary<Op, decltype(v)>(o, a, b, s, n, st); });
+}
+
+}  // namespace
+
+void launch_binary(Binary op, int code, void* o, const void* a, const void* b,
+                   const Strided<2>& s, int64_t n, cudaStream_t stream) {
+  switch (op) {
+    case Binary::Add: all<AddOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Sub: number<SubOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Mul: all<MulOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Div: floating<DivOp>(code, o, a, b, s, n, stream); break;
+    case Binary::FloorDiv: floating<FloorDivOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Mod: floating<ModOp>(code, o, a, b, s, n, stream); break;
+    case Binary::FloorMod: floating<FloorModOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Pow: floating<PowOp>(code, o, a, b, s, n, stream); break;
+    case Binary::ReluGrad: number<ReluGradOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Maximum: all<MaximumOp>(code, o, a, b, s, n, stream); break;
+    case Binary::Minimum: all<MinimumOp>(code, o, a, b, s, n, stream); break;
+    default: break;  // comparisons: launch_compare
+  }
+}
+
+}  // namespace mycel::cuda::ew
