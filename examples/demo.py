@@ -9,7 +9,8 @@ summary.
 
 Options: --epochs N (5), --batch-size N (64), --mode graph|pynative, --lr F (0.01),
 --momentum F (0.9), --data DIR, --out DIR (checkpoint and export; default a temporary one),
---seed N.
+--seed N, --device CPU|GPU (GPU: set_context(device_target="GPU"), a CUDA build and an
+NVIDIA GPU).
 """
 import argparse
 import os
@@ -67,16 +68,18 @@ def main():
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--out", default=None)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--device", choices=["CPU", "GPU"], default="CPU")
     args = ap.parse_args()
 
     t_start = time.perf_counter()
-    ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE,
+                   device_target=args.device)
     ms.set_seed(args.seed)
     ms.dataset.config.set_seed(args.seed)
     train = fashion_mnist(args.data, "train", args.batch_size, shuffle=True)
     test = fashion_mnist(args.data, "test", 1000, shuffle=False)
     print(f"mycel {ms.__version__}: LeNet-5 on Fashion-MNIST ({args.data}), {args.mode.upper()} "
-          f"mode, {args.epochs} epochs, batch {args.batch_size}, Momentum SGD lr {args.lr} "
+          f"mode on {args.device}, {args.epochs} epochs, batch {args.batch_size}, Momentum SGD lr {args.lr} "
           f"momentum {args.momentum}", flush=True)
 
     net = LeNet5()

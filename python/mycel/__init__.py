@@ -22,7 +22,7 @@ from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  
 from mycel import common  # noqa: E402,F401
 from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches methods)
 from mycel.common.parameter import Parameter  # noqa: E402,F401
-from mycel import ops, numpy, nn, context  # noqa: E402,F401
+from mycel import ops, numpy, nn, context, hal  # noqa: E402,F401
 from mycel.common.api import jit, mutable  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
                                  jacrev)

@@ -40,7 +40,10 @@ def _init_jit_cache_limit():
 
 
 def set_context(**kwargs):
-    """Sets execution options: mode (GRAPH_MODE or PYNATIVE_MODE), device_target ("CPU"),
+    """Sets execution options: mode (GRAPH_MODE or PYNATIVE_MODE), device_target ("CPU", or
+    "GPU" in a build with CUDA on a machine with an NVIDIA GPU: ops then run there, and
+    tensors made on the host move to the GPU when an op first uses them), device_id (which
+    GPU),
     runtime_num_threads (threads for kernels), jit_cache_limit (graphs kept per jit function
     or GRAPH-mode Cell, least recently used dropped first; default 8 or
     MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and
@@ -53,9 +56,20 @@ def set_context(**kwargs):
             if value not in (GRAPH_MODE, PYNATIVE_MODE):
                 raise ValueError(f"For 'set_context', mode must be GRAPH_MODE (0) or "
                                  f"PYNATIVE_MODE (1), but got {value!r}.")
-        if key == "device_target" and value != "CPU":
-            raise ValueError(f"For 'set_context', device_target must be 'CPU' in this build, "
+        if key == "device_target":
+            if value not in ("CPU", "GPU"):
+                raise ValueError(f"For 'set_context', device_target must be 'CPU' or 'GPU', "
+                                 f"but got {value!r}.")
+        if key == "device_id" and (isinstance(value, bool) or not isinstance(value, int)
+                                   or value < 0):
+            raise ValueError(f"For 'set_context', device_id must be a non-negative int, "
                              f"but got {value!r}.")
+        if key in ("device_target", "device_id"):
+            target = value if key == "device_target" else kwargs.get(
+                "device_target", _context["device_target"])
+            index = value if key == "device_id" else kwargs.get("device_id",
+                                                                _context["device_id"])
+            _C._set_device(target, index)  # RuntimeError where there is no such GPU
         if key == "jit_cache_limit":
             _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
         if key == "runtime_num_threads":

@@ -207,6 +207,7 @@ Tensor tensor_from_numpy_shared(pyb::array arr) {
 }
 
 pyb::array tensor_to_numpy(const Tensor& t) {
+  if (!t.device().is_cpu()) return tensor_to_numpy(t.cpu());  // waits for the device
   if (t.dtype() == DType::BFloat16) return tensor_to_numpy(t.cast(DType::Float32));
   std::vector<pyb::ssize_t> shape(t.shape().begin(), t.shape().end());
   std::vector<pyb::ssize_t> strides;

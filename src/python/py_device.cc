@@ -24,6 +24,8 @@ int gpu_count() {
 #endif
 }
 
+}  // namespace
+
 Device parse_device(const std::string& target, int index) {
   if (target == "CPU") return Device::cpu();
   MC_CHECK(target == "GPU", Value, "device_target must be 'CPU' or 'GPU', but got '", target,
@@ -40,8 +42,6 @@ Device parse_device(const std::string& target, int index) {
            " GPU device", n == 1 ? "" : "s", " found.");
   return Device::cuda(index);
 }
-
-}  // namespace
 
 void bind_device(pyb::module_& m) {
   m.def("_gpu_count", &gpu_count, "GPUs this build can use (0 without CUDA or a GPU).");

@@ -193,7 +193,7 @@ IndexPlan plan_index(const Tensor& self, pyb::handle idx_in) {
 
 // Flat positions of the true entries of a bool mask, as int64.
 Tensor mask_positions(const Tensor& mask) {
-  Tensor m = mask.contiguous();
+  Tensor m = mask.cpu().contiguous();
   const bool* p = m.data<bool>();
   std::vector<int64_t> pos;
   for (int64_t i = 0; i < m.numel(); ++i) {
@@ -268,7 +268,7 @@ void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
   if (p.mask.defined()) {
     positions = mask_positions(p.mask);
   } else {
-    positions = p.adv_index.cast(DType::Int64).contiguous().reshape({-1});
+    positions = p.adv_index.cpu().cast(DType::Int64).contiguous().reshape({-1});
     axis = p.adv_axis;
   }
   const int64_t* pos = positions.data<int64_t>();
@@ -353,7 +353,22 @@ void bind_tensor(pyb::module_& m) {
                                      pyb::int_(t.strides()[i] * static_cast<int64_t>(t.itemsize()));
                                return s;
                              })
-      .def("asnumpy", &tensor_to_numpy, "A numpy array sharing this tensor's memory.")
+      .def("asnumpy", &tensor_to_numpy,
+           "A numpy array sharing this tensor's memory (a copy, for a tensor on a GPU).")
+      .def_property_readonly(
+          "device", [](const Tensor& t) { return device_name(t.device()); },
+          "Where the tensor's memory is: 'CPU' or 'GPU:<index>'.")
+      .def(
+          "move_to",
+          [](const Tensor& t, const std::string& to, bool blocking) {
+            Device cur = default_device();
+            Device d = parse_device(to, to == "GPU" && !cur.is_cpu() ? cur.index : 0);
+            Tensor r = t.to(d);
+            if (blocking && !d.is_cpu()) backend_for(d).synchronize(d.index);
+            return r;
+          },
+          pyb::arg("to"), pyb::arg("blocking") = true,
+          "A copy of this tensor on 'CPU' or 'GPU' (this tensor if already there).")
       .def("numpy", &tensor_to_numpy)
       .def(
           "__array__",

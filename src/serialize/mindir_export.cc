@@ -101,7 +101,7 @@ void set_tensor_type(DType dt, const Shape& shape, pb::TensorProto* t) {
 
 void set_tensor(const Tensor& value, pb::TensorProto* t) {
   set_tensor_type(value.dtype(), value.shape(), t);
-  Tensor c = value.contiguous();
+  Tensor c = value.cpu().contiguous();
   t->set_raw_data(static_cast<const char*>(c.raw_data()), c.nbytes());
 }
 

@@ -65,8 +65,8 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   return Tensor(std::move(impl));
 }
 
-Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
-  Tensor t = empty(shape, dtype);
+Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
   t.fill(value);
   return t;
 }

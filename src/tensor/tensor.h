@@ -94,9 +94,10 @@ class Tensor {
 
   // Uninitialised contiguous tensor (memory from the device's caching allocator).
   static Tensor empty(const Shape& shape, DType dtype, Device device = Device::cpu());
-  static Tensor full(const Shape& shape, Scalar value, DType dtype);
-  static Tensor zeros(const Shape& shape, DType dtype) {
-    return full(shape, Scalar::from_int(0), dtype);
+  static Tensor full(const Shape& shape, Scalar value, DType dtype,
+                     Device device = Device::cpu());
+  static Tensor zeros(const Shape& shape, DType dtype, Device device = Device::cpu()) {
+    return full(shape, Scalar::from_int(0), dtype, device);
   }
   static Tensor scalar(Scalar value, DType dtype) { return full({}, value, dtype); }
   // A view of existing storage; checks that the view stays inside it.

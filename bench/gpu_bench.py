@@ -1,0 +1,174 @@
+"""GPU benchmark rows, one framework per process (scripts/gpu_check.sh runs both on the same
+GPU in one run): `gpu_bench.py --out F` measures mycel (GRAPH mode, device_target="GPU");
+`gpu_bench.py --torch --out F` measures PyTorch eager on cuda:0 (and a CUDA-graph replay of
+the elementwise chain). Each writes a JSON object of rows {name: value}; --table A B prints
+the markdown table of the two with ratios (mycel / PyTorch speed: > 1 means mycel is faster).
+
+Rows:
+  lenet_train_b64   LeNet-5 training steps (forward, cross-entropy, backward, Momentum SGD),
+                    batch 64, fp32, random data prepared on the GPU first: samples/s
+  lenet_infer_b1    LeNet-5 inference, batch 1: calls/s
+  chain100          100 elementwise ops (alternating mul/add/relu) on a [4096] float32
+                    tensor, one call: calls/s (launch overhead: the ops are tiny)
+  chain100_graph    the same chain as one captured CUDA graph replayed (PyTorch only here)
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+
+def rate(fn, sync, n, warmup=10, rounds=3):
+    """Calls per second of fn over n calls, best of `rounds`, after warm-up."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    best = 0.0
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        best = max(best, n / (time.perf_counter() - t0))
+    return best
+
+
+def bench_mycel():
+    import mycel as ms
+    from mycel import nn, ops, Tensor
+    from lenet import LeNet5
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="GPU")
+    ms.set_seed(1)
+    sync = ms.hal.synchronize
+    rng = np.random.RandomState(0)
+    rows = {}
+    net = LeNet5()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    x = Tensor(rng.randn(64, 1, 28, 28).astype(np.float32)).move_to("GPU")
+    y = Tensor(rng.randint(0, 10, 64).astype(np.int32)).move_to("GPU")
+    rows["lenet_train_b64"] = 64 * rate(lambda: step(x, y), sync, 100)
+    net.set_train(False)
+    x1 = Tensor(rng.randn(1, 1, 28, 28).astype(np.float32)).move_to("GPU")
+    rows["lenet_infer_b1"] = rate(lambda: net(x1), sync, 200)
+
+    @ms.jit
+    def chain(v):
+        for i in range(100):
+            if i % 3 == 0:
+                v = v * 1.0001
+            elif i % 3 == 1:
+                v = v + 0.001
+            else:
+                v = ops.relu(v)
+        return v
+    v = Tensor(rng.randn(4096).astype(np.float32)).move_to("GPU")
+    rows["chain100"] = rate(lambda: chain(v), sync, 200)
+    return rows
+
+
+def bench_torch():
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as F
+    dev = torch.device("cuda:0")
+    torch.manual_seed(1)
+    sync = torch.cuda.synchronize
+    rows = {}
+
+    class LeNet5(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = tnn.Conv2d(1, 6, 5, padding=2)
+            self.conv2 = tnn.Conv2d(6, 16, 5)
+            self.fc1 = tnn.Linear(400, 120)
+            self.fc2 = tnn.Linear(120, 84)
+            self.fc3 = tnn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            x = x.flatten(1)
+            return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+    net = LeNet5().to(dev)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(64, 1, 28, 28, device=dev)
+    y = torch.randint(0, 10, (64,), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(net(x), y).backward()
+        opt.step()
+    rows["lenet_train_b64"] = 64 * rate(step, sync, 100)
+    net.eval()
+    x1 = torch.randn(1, 1, 28, 28, device=dev)
+
+    def infer():
+        with torch.no_grad():
+            net(x1)
+    rows["lenet_infer_b1"] = rate(infer, sync, 200)
+
+    def chain(v):
+        for i in range(100):
+            v = v * 1.0001 if i % 3 == 0 else (v + 0.001 if i % 3 == 1 else torch.relu(v))
+        return v
+    v = torch.randn(4096, device=dev)
+    rows["chain100"] = rate(lambda: chain(v), sync, 200)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            chain(v)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        chain(v)
+    rows["chain100_graph"] = rate(g.replay, sync, 200)
+    rows["device"] = torch.cuda.get_device_name(0)
+    rows["torch"] = torch.__version__
+    return rows
+
+
+def table(mycel_file, torch_file):
+    m = json.load(open(mycel_file))
+    t = json.load(open(torch_file))
+    units = {"lenet_train_b64": "samples/s", "lenet_infer_b1": "calls/s",
+             "chain100": "calls/s", "chain100_graph": "calls/s"}
+    lines = [f"GPU: {t.get('device')}, PyTorch {t.get('torch')} (eager, CUDA 13)", "",
+             "| row | mycel | PyTorch | mycel / PyTorch |", "|---|---|---|---|"]
+    for k, unit in units.items():
+        mv, tv = m.get(k), t.get(k)
+        ratio = f"{mv / tv:.2f}x" if mv and tv else "-"
+        fm = f"{mv:,.0f} {unit}" if mv else "-"
+        ft = f"{tv:,.0f} {unit}" if tv else "-"
+        lines.append(f"| {k} | {fm} | {ft} | {ratio} |")
+    print("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--torch", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--table", nargs=2)
+    a = ap.parse_args()
+    if a.table:
+        table(*a.table)
+        return
+    rows = bench_torch() if a.torch else bench_mycel()
+    print(json.dumps(rows, indent=1))
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(rows, f)
+
+
+if __name__ == "__main__":
+    main()
