@@ -36,15 +36,19 @@ struct Types {
 
 Types types_of(DType dt, const char* op) {
   switch (dt) {
-    case DType::Float32: return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, false};
-    case DType::Float16: return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false};
+    case DType::Float32:
+      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, false};
+    case DType::Float16:
+      return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false};
     case DType::BFloat16:
       return {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false};
-    case DType::Float64: return {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, true};
-    default: break;
+    case DType::Float64:
+      return {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, true};
+    default:
+      break;
   }
-  MC_CHECK(false, Type, "For '", op, "', the GPU kernel takes floating-point tensors, but got ",
-           dt, ".");
+  MC_CHECK(false, Type, "For '", op, "', the GPU kernel takes floating-point tensors, but got ", dt,
+           ".");
   return {};
 }
 
@@ -86,8 +90,7 @@ struct ConvDescs : DescOwner {
     MC_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, t.data, to_int(g.n, op),
                                               to_int(g.c, op), to_int(hp, op), to_int(wp, op)));
     MC_CUDNN_CHECK(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, t.data, to_int(g.n, op),
-                                              to_int(g.o, op), to_int(g.ho, op),
-                                              to_int(g.wo, op)));
+                                              to_int(g.o, op), to_int(g.ho, op), to_int(g.wo, op)));
     MC_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w, t.data, CUDNN_TENSOR_NCHW, to_int(g.o, op),
                                               to_int(g.c / g.group, op), to_int(g.kh, op),
                                               to_int(g.kw, op)));
@@ -138,6 +141,16 @@ bool run_first(int dev, ConvDescs& d, const Perf* perf, int count, WsFn ws_size,
   return false;
 }
 
+// Checks a cudnnGet*Algorithm_v7 status; an unsupported configuration leaves count at 0
+// (the host fallback then runs).
+void heuristics(cudnnStatus_t st, const char* what, int* count) {
+  if (not_supported(st)) {
+    *count = 0;
+    return;
+  }
+  check_cudnn(st, what);
+}
+
 bool symmetric(const ConvGeom& g) { return g.pt == g.pb && g.pl == g.pr; }
 
 // True when nothing is to be computed: the output is empty, or an input is (the output is
@@ -174,16 +187,17 @@ void cuda_conv2d(const KernelContext& ctx) {
   cudnnHandle_t h = cudnn(dev);
   cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
   int count = 0;
-  MC_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos,
-                                                        &count, perf));
+  heuristics(
+      cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos, &count, perf),
+      "cudnnGetConvolutionForwardAlgorithm_v7", &count);
   bool ok = run_first(
       dev, d, perf, count,
       [&](cudnnConvolutionFwdAlgo_t a, size_t* ws) {
         return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, a, ws);
       },
       [&](cudnnConvolutionFwdAlgo_t a, void* ws, size_t wsn, const void* one, const void* zero) {
-        return cudnnConvolutionForward(h, one, d.x, xd, d.w, w.raw_data(), d.conv, a, ws, wsn,
-                                       zero, d.y, y.raw_data());
+        return cudnnConvolutionForward(h, one, d.x, xd, d.w, w.raw_data(), d.conv, a, ws, wsn, zero,
+                                       d.y, y.raw_data());
       },
       "cudnnConvolutionForward");
   if (!ok) run_on_host(ctx);
@@ -204,8 +218,9 @@ void cuda_conv2d_backprop_input(const KernelContext& ctx) {
   cudnnHandle_t h = cudnn(dev);
   cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
   int count = 0;
-  MC_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
-                                                             &count, perf));
+  heuristics(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
+                                                         &count, perf),
+             "cudnnGetConvolutionBackwardDataAlgorithm_v7", &count);
   bool ok = run_first(
       dev, d, perf, count,
       [&](cudnnConvolutionBwdDataAlgo_t a, size_t* ws) {
@@ -247,8 +262,9 @@ void cuda_conv2d_backprop_filter(const KernelContext& ctx) {
   cudnnHandle_t h = cudnn(dev);
   cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
   int count = 0;
-  MC_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w,
-                                                               kMaxAlgos, &count, perf));
+  heuristics(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgos,
+                                                           &count, perf),
+             "cudnnGetConvolutionBackwardFilterAlgorithm_v7", &count);
   bool ok = run_first(
       dev, d, perf, count,
       [&](cudnnConvolutionBwdFilterAlgo_t a, size_t* ws) {

@@ -9,12 +9,14 @@
 //     "A" is our B and its "B" is our A, with the transpose flags swapped accordingly;
 //   - batches: an operand whose batch dims are all 1 is shared (batch stride 0), one with the
 //     output's batch count is walked with its matrix size as stride; any other broadcast is
-//     materialised first (expand + contiguous on the device);
+//     materialised first (expand + contiguous on the device). A shared x2 with an
+//     untransposed x1 folds the batch into the rows (one [B*M, K] x [K, N] product);
 //   - the algorithm is cuBLASLt's first heuristic pick for the actual pointer alignments,
 //     with a workspace from the caching allocator; where it offers none the naive kernel of
 //     linalg_kernels.cu runs instead.
 // Integer dtypes use the naive kernel (cuBLASLt has no general integer GEMM); its sums wrap
 // like the CPU kernel's. BiasAdd is an elementwise kernel.
+#include <algorithm>
 #include <cstring>
 
 #include "device/cuda/cuda_device.h"
@@ -65,19 +67,26 @@ void set_batch(cublasLtMatrixLayout_t l, int32_t count, int64_t stride) {
 
 // One cuBLASLt call for `batches` products; false (nothing queued) when the heuristics offer
 // no algorithm.
-bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t batches,
-               int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
+bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t batches, int64_t M,
+               int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
   cudaDataType_t data;
   cublasComputeType_t compute;
   cudaDataType_t scale;
   switch (dt) {
-    case DType::Float32: data = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F; break;
-    case DType::Float16: data = CUDA_R_16F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F; break;
+    case DType::Float32:
+      data = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      break;
+    case DType::Float16:
+      data = CUDA_R_16F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      break;
     case DType::BFloat16:
       data = CUDA_R_16BF, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
       break;
-    case DType::Float64: data = CUDA_R_64F, compute = CUBLAS_COMPUTE_64F, scale = CUDA_R_64F; break;
-    default: return false;
+    case DType::Float64:
+      data = CUDA_R_64F, compute = CUBLAS_COMPUTE_64F, scale = CUDA_R_64F;
+      break;
+    default:
+      return false;
   }
   cublasLtHandle_t h = cublaslt(dev);
   cudaStream_t s = stream(dev);
@@ -94,8 +103,10 @@ bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t
   // row-major = [K rows, N cols], ld K, when tb); likewise A; Y^T is [N rows, M cols], ld N.
   const uint64_t a_rows = tb ? K : N, a_cols = tb ? N : K;
   const uint64_t b_rows = ta ? M : K, b_cols = ta ? K : M;
-  MC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.a, data, a_rows, a_cols, static_cast<int64_t>(a_rows)));
-  MC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.b, data, b_rows, b_cols, static_cast<int64_t>(b_rows)));
+  MC_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&d.a, data, a_rows, a_cols, static_cast<int64_t>(a_rows)));
+  MC_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&d.b, data, b_rows, b_cols, static_cast<int64_t>(b_rows)));
   MC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.c, data, static_cast<uint64_t>(N),
                                              static_cast<uint64_t>(M), N));
   const int32_t count = static_cast<int32_t>(batches);
@@ -122,17 +133,17 @@ bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t
   int found = 0;
   cublasStatus_t st =
       cublasLtMatmulAlgoGetHeuristic(h, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &res, &found);
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED || found == 0 || res.state != CUBLAS_STATUS_SUCCESS)
-    return false;
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
   check_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0 || res.state != CUBLAS_STATUS_SUCCESS) return false;
 
   Buffer ws(dev, res.workspaceSize);
   const float one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   const bool f64 = dt == DType::Float64;
-  MC_CUBLAS_CHECK(cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B,
-                                 d.a, A, d.b, f64 ? static_cast<const void*>(&zero_d) : &zero_f,
-                                 Y, d.c, Y, d.c, &res.algo, ws.data(), res.workspaceSize, s));
+  MC_CUBLAS_CHECK(cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a,
+                                 A, d.b, f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c,
+                                 Y, d.c, &res.algo, ws.data(), res.workspaceSize, s));
   return true;
 }
 
@@ -174,17 +185,24 @@ void cuda_matmul(const KernelContext& ctx) {
   int64_t sa = 0, sb = 0;
   const Tensor a = batch_operand(ctx.in[0], ys, batches, &sa);
   const Tensor b = batch_operand(ctx.in[1], ys, batches, &sb);
+  int64_t rows = M, count = batches;
+  if (sb == 0 && sa != 0 && !ta) {
+    // x2 shared by every batch, x1 not transposed: [B, M, K] x [K, N] is one
+    // [B*M, K] x [K, N] product.
+    rows = batches * M;
+    count = 1;
+  }
   const DType dt = y.dtype();
   const size_t es = y.itemsize();
-  const bool is_float = dt == DType::Float32 || dt == DType::Float16 ||
-                        dt == DType::BFloat16 || dt == DType::Float64;
-  for (int64_t t0 = 0; t0 < batches; t0 += kMaxBatchPerCall) {
-    const int64_t nb = std::min(kMaxBatchPerCall, batches - t0);
+  const bool is_float =
+      dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Float64;
+  for (int64_t t0 = 0; t0 < count; t0 += kMaxBatchPerCall) {
+    const int64_t nb = std::min(kMaxBatchPerCall, count - t0);
     const char* A = static_cast<const char*>(a.raw_data()) + t0 * sa * static_cast<int64_t>(es);
     const char* B = static_cast<const char*>(b.raw_data()) + t0 * sb * static_cast<int64_t>(es);
-    char* Y = static_cast<char*>(y.raw_data()) + t0 * M * N * static_cast<int64_t>(es);
-    if (is_float && lt_matmul(dev, dt, A, B, Y, nb, M, N, K, ta, tb, sa, sb)) continue;
-    launch_matmul_naive(code(dt), A, B, Y, nb, M, N, K, ta, tb, sa, sb, s);
+    char* Y = static_cast<char*>(y.raw_data()) + t0 * rows * N * static_cast<int64_t>(es);
+    if (is_float && lt_matmul(dev, dt, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
+    launch_matmul_naive(code(dt), A, B, Y, nb, rows, N, K, ta, tb, sa, sb, s);
     MC_CUDA_LAUNCH_CHECK();
   }
 }

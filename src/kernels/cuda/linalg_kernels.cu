@@ -62,14 +62,14 @@ void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       matmul_naive_kernel<T><<<grid_for(total), 256, 0, stream>>>(
-          static_cast<const T*>(A), static_cast<const T*>(B), static_cast<T*>(Y), total, M, N,
-          K, ta, tb, stride_a, stride_b);
+          static_cast<const T*>(A), static_cast<const T*>(B), static_cast<T*>(Y), total, M, N, K,
+          ta, tb, stride_a, stride_b);
     }
   });
 }
 
-void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n,
-                     int64_t channels, int64_t inner, cudaStream_t stream) {
+void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n, int64_t channels,
+                     int64_t inner, cudaStream_t stream) {
   if (n == 0) return;
   dispatch_code(code, [&](auto tag) {
     using T = decltype(tag);

@@ -18,7 +18,7 @@ void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_
                          int64_t stride_b, cudaStream_t stream);
 
 // y[i] = x[i] + b[(i / inner) % channels] over n elements (BiasAdd).
-void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n,
-                     int64_t channels, int64_t inner, cudaStream_t stream);
+void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n, int64_t channels,
+                     int64_t inner, cudaStream_t stream);
 
 }  // namespace mycel::cuda

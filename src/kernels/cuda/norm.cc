@@ -26,8 +26,7 @@ void cuda_batch_norm(const KernelContext& ctx) {
   a.training = ctx.attrs.get_bool("is_training");
   a.eps = ctx.attrs.get_float("epsilon");
   a.momentum = ctx.attrs.get_float("momentum");
-  launch_batch_norm(code(ctx.in[0].dtype()), code(ctx.in[1].dtype()), a,
-                    stream(ctx.device.index));
+  launch_batch_norm(code(ctx.in[0].dtype()), code(ctx.in[1].dtype()), a, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 
@@ -60,8 +59,7 @@ void cuda_layer_norm(const KernelContext& ctx) {
   a.rstd = ctx.out[2].raw_data();
   a.rows = g.rows, a.cols = g.cols, a.params = g.params;
   a.eps = ctx.attrs.get_float("epsilon");
-  launch_layer_norm(code(ctx.in[0].dtype()), code(ctx.in[1].dtype()), a,
-                    stream(ctx.device.index));
+  launch_layer_norm(code(ctx.in[0].dtype()), code(ctx.in[1].dtype()), a, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 

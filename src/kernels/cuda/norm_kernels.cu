@@ -210,9 +210,14 @@ void dispatch_norm(int x_code, int p_code, F&& f) {
       else
         f(bf16_t{}, bf16_t{});
       break;
-    case kFloat32: f(float{}, float{}); break;
-    case kFloat64: f(double{}, double{}); break;
-    default: break;
+    case kFloat32:
+      f(float{}, float{});
+      break;
+    case kFloat64:
+      f(double{}, double{});
+      break;
+    default:
+      break;
   }
 }
 

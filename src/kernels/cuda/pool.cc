@@ -12,8 +12,8 @@ namespace {
 
 PoolParams params_of(const KernelContext& ctx) {
   const PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
-  return {g.n * g.c, g.h,  g.w,  g.kh, g.kw, g.sh, g.sw,       g.pt,
-          g.pb,      g.pl, g.pr, g.ho, g.wo, g.count_pad};
+  return {g.n * g.c, g.h,  g.w,  g.kh, g.kw, g.sh, g.sw,
+          g.pt,      g.pb, g.pl, g.pr, g.ho, g.wo, g.count_pad};
 }
 
 // Fills `argmax` with the first maximum of every window of x (in[0]), for the max-pool

@@ -114,8 +114,8 @@ __global__ void max_pool_grad_kernel(const int64_t* argmax, const T* dy, T* dx, 
 }
 
 template <class T>
-__global__ void max_pool_grad_grad_kernel(const int64_t* argmax, const T* ddx, T* ddy,
-                                          PoolParams p, int64_t n) {
+__global__ void max_pool_grad_grad_kernel(const int64_t* argmax, const T* ddx, T* ddy, PoolParams p,
+                                          int64_t n) {
   MC_CUDA_KERNEL_LOOP(o, n) {
     const int64_t pl = o / (p.wo * p.ho);
     const int64_t a = argmax[o];
@@ -146,11 +146,20 @@ __global__ void avg_pool_grad_kernel(const T* dy, T* dx, PoolParams p, int64_t n
 template <class F>
 void dispatch_float_code(int code, F&& f) {
   switch (code) {
-    case kFloat16: f(half_t{}); break;
-    case kBFloat16: f(bf16_t{}); break;
-    case kFloat32: f(float{}); break;
-    case kFloat64: f(double{}); break;
-    default: break;
+    case kFloat16:
+      f(half_t{});
+      break;
+    case kBFloat16:
+      f(bf16_t{});
+      break;
+    case kFloat32:
+      f(float{});
+      break;
+    case kFloat64:
+      f(double{});
+      break;
+    default:
+      break;
   }
 }
 
@@ -161,8 +170,8 @@ void launch_max_pool(int code, const void* x, void* y, const PoolParams& p, cuda
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_kernel<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y),
-                                                   p, n);
+    max_pool_kernel<T>
+        <<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), p, n);
   });
 }
 
@@ -171,8 +180,8 @@ void launch_avg_pool(int code, const void* x, void* y, const PoolParams& p, cuda
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_kernel<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y),
-                                                   p, n);
+    avg_pool_kernel<T>
+        <<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), p, n);
   });
 }
 
@@ -192,8 +201,8 @@ void launch_max_pool_grad(int code, const int64_t* argmax, const void* dy, void*
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_grad_kernel<T><<<grid_for(n), 256, 0, s>>>(argmax, static_cast<const T*>(dy),
-                                                        static_cast<T*>(dx), p, n);
+    max_pool_grad_kernel<T>
+        <<<grid_for(n), 256, 0, s>>>(argmax, static_cast<const T*>(dy), static_cast<T*>(dx), p, n);
   });
 }
 
@@ -203,19 +212,18 @@ void launch_max_pool_grad_grad(int code, const int64_t* argmax, const void* ddx,
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_grad_grad_kernel<T><<<grid_for(n), 256, 0, s>>>(
-        argmax, static_cast<const T*>(ddx), static_cast<T*>(ddy), p, n);
+    max_pool_grad_grad_kernel<T><<<grid_for(n), 256, 0, s>>>(argmax, static_cast<const T*>(ddx),
+                                                             static_cast<T*>(ddy), p, n);
   });
 }
 
-void launch_avg_pool_grad(int code, const void* dy, void* dx, const PoolParams& p,
-                          cudaStream_t s) {
+void launch_avg_pool_grad(int code, const void* dy, void* dx, const PoolParams& p, cudaStream_t s) {
   const int64_t n = p.planes * p.h * p.w;
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_grad_kernel<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(dy),
-                                                        static_cast<T*>(dx), p, n);
+    avg_pool_grad_kernel<T>
+        <<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(dy), static_cast<T*>(dx), p, n);
   });
 }
 

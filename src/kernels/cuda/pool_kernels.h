@@ -34,7 +34,6 @@ void launch_max_pool_grad(int code, const int64_t* argmax, const void* dy, void*
 void launch_max_pool_grad_grad(int code, const int64_t* argmax, const void* ddx, void* ddy,
                                const PoolParams& p, cudaStream_t s);
 // dx = AvgPoolGrad: each input element sums dy / divisor over the windows that cover it.
-void launch_avg_pool_grad(int code, const void* dy, void* dx, const PoolParams& p,
-                          cudaStream_t s);
+void launch_avg_pool_grad(int code, const void* dy, void* dx, const PoolParams& p, cudaStream_t s);
 
 }  // namespace mycel::cuda

@@ -12,16 +12,24 @@ namespace mycel::cuda {
 
 struct SumOp {
   template <class C>
-  __device__ C operator()(C a, C b) const { return a + b; }
+  __device__ C operator()(C a, C b) const {
+    return a + b;
+  }
   template <class C>
-  __device__ static C identity() { return C(0); }
+  __device__ static C identity() {
+    return C(0);
+  }
 };
 // The maximum, NaN ignored (as the CPU's row max: a NaN still propagates through the sums).
 struct MaxOp {
   template <class C>
-  __device__ C operator()(C a, C b) const { return b > a ? b : (a == a ? a : b); }
+  __device__ C operator()(C a, C b) const {
+    return b > a ? b : (a == a ? a : b);
+  }
   template <class C>
-  __device__ static C identity() { return static_cast<C>(-INFINITY); }
+  __device__ static C identity() {
+    return static_cast<C>(-INFINITY);
+  }
 };
 
 template <class C, class Op>

@@ -31,10 +31,12 @@ __device__ inline C fix_max(C m) {
 template <class T, class C>
 __device__ inline void row_stats(const T* x, int64_t len, C* m_out, C* s_out) {
   C m = MaxOp::identity<C>();
-  for (int64_t k = threadIdx.x; k < len; k += blockDim.x) m = MaxOp()(m, static_cast<C>(load(x[k])));
+  for (int64_t k = threadIdx.x; k < len; k += blockDim.x)
+    m = MaxOp()(m, static_cast<C>(load(x[k])));
   m = fix_max(block_reduce(m, MaxOp()));
   C s = 0;
-  for (int64_t k = threadIdx.x; k < len; k += blockDim.x) s += exp_c(static_cast<C>(load(x[k])) - m);
+  for (int64_t k = threadIdx.x; k < len; k += blockDim.x)
+    s += exp_c(static_cast<C>(load(x[k])) - m);
   s = block_reduce(s, SumOp());
   *m_out = m;
   *s_out = s;
@@ -120,8 +122,8 @@ __global__ void mean_loss_kernel(const double* row_loss, T* out, int64_t n) {
 }
 
 template <class T>
-__global__ void softmax_ce_kernel(const T* logits, const T* labels, T* loss, T* dlogits,
-                                  int64_t n, int64_t c) {
+__global__ void softmax_ce_kernel(const T* logits, const T* labels, T* loss, T* dlogits, int64_t n,
+                                  int64_t c) {
   using C = sacc_t<T>;
   for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
     const T* xr = logits + r * c;
@@ -144,11 +146,20 @@ __global__ void softmax_ce_kernel(const T* logits, const T* labels, T* loss, T* 
 template <class F>
 void dispatch_float_code(int code, F&& f) {
   switch (code) {
-    case kFloat16: f(half_t{}); break;
-    case kBFloat16: f(bf16_t{}); break;
-    case kFloat32: f(float{}); break;
-    case kFloat64: f(double{}); break;
-    default: break;
+    case kFloat16:
+      f(half_t{});
+      break;
+    case kBFloat16:
+      f(bf16_t{});
+      break;
+    case kFloat32:
+      f(float{});
+      break;
+    case kFloat64:
+      f(double{});
+      break;
+    default:
+      break;
   }
 }
 
@@ -193,8 +204,8 @@ void launch_sparse_softmax_ce(int code, const void* logits, int label_code, cons
   });
 }
 
-void launch_softmax_ce(int code, const void* logits, const void* labels, void* loss,
-                       void* dlogits, int64_t n, int64_t c, cudaStream_t s) {
+void launch_softmax_ce(int code, const void* logits, const void* labels, void* loss, void* dlogits,
+                       int64_t n, int64_t c, cudaStream_t s) {
   if (n == 0) return;
   dispatch_float_code(code, [&](auto tag) {
     using T = decltype(tag);

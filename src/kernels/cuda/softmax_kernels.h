@@ -23,7 +23,7 @@ void launch_sparse_softmax_ce(int code, const void* logits, int label_code, cons
 
 // SoftmaxCrossEntropyWithLogits: loss[i] = -sum_j labels[i,j] * log_softmax[i,j],
 // dlogits = softmax - labels.
-void launch_softmax_ce(int code, const void* logits, const void* labels, void* loss,
-                       void* dlogits, int64_t n, int64_t c, cudaStream_t s);
+void launch_softmax_ce(int code, const void* logits, const void* labels, void* loss, void* dlogits,
+                       int64_t n, int64_t c, cudaStream_t s);
 
 }  // namespace mycel::cuda
