@@ -11,9 +11,14 @@
 //     float64 computes in double.
 //   - algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no timing runs), first
 //     deterministic pick that runs with at most kMaxWorkspace of scratch memory from the
-//     caching allocator; so a given shape always uses the same algorithm and results are
+//     caching allocator, remembered per configuration (the heuristics cost more than a small
+//     convolution); so a given shape always uses the same algorithm and results are
 //     reproducible run to run. If cuDNN offers nothing, the CPU kernel runs on host copies.
 #include <climits>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/conv_kernels.h"
@@ -112,12 +117,66 @@ bool not_supported(cudnnStatus_t st) {
          CUDNN_STATUS_CATEGORY(st) == CUDNN_STATUS_BAD_PARAM;
 }
 
-// Runs the first usable algorithm of cuDNN's heuristic list `perf` (count entries): status
-// success, deterministic, no TF32 for float32, workspace within bounds, and cuDNN accepts
-// the call. False when none does (nothing was queued).
-template <class Perf, class WsFn, class RunFn>
-bool run_first(int dev, ConvDescs& d, const Perf* perf, int count, WsFn ws_size, RunFn run,
-               const char* what) {
+// The algorithm and math type chosen for each configuration (direction, device, dtype and
+// every size cuDNN sees), so that the heuristics run once per configuration.
+using AlgoKey = std::vector<int64_t>;
+std::mutex g_algo_mu;
+std::map<AlgoKey, std::pair<int, int>> g_algos;
+
+AlgoKey algo_key(int dir, int dev, DType dt, const ConvGeom& g, int64_t hp, int64_t wp,
+                 int64_t pad_h, int64_t pad_w) {
+  return {dir,    dev,   static_cast<int64_t>(dt),
+          g.n,    g.c,   hp,
+          wp,     g.o,   g.kh,
+          g.kw,   g.ho,  g.wo,
+          pad_h,  pad_w, g.sh,
+          g.sw,   g.dh,  g.dw,
+          g.group};
+}
+
+// Runs one algorithm; false (nothing queued) when cuDNN declines it or it needs more than
+// kMaxWorkspace.
+template <class Algo, class WsFn, class RunFn>
+bool try_algo(int dev, ConvDescs& d, Algo algo, cudnnMathType_t math, WsFn ws_size, RunFn run,
+              const char* what) {
+  MC_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, math));
+  size_t ws = 0;
+  if (ws_size(algo, &ws) != CUDNN_STATUS_SUCCESS || ws > kMaxWorkspace) return false;
+  Buffer buf(dev, ws);
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  const void* one = d.t.f64 ? static_cast<const void*>(&one_d) : &one_f;
+  const void* zero = d.t.f64 ? static_cast<const void*>(&zero_d) : &zero_f;
+  cudnnStatus_t st = run(algo, buf.data(), ws, one, zero);
+  if (st == CUDNN_STATUS_SUCCESS) return true;
+  if (!not_supported(st)) check_cudnn(st, what);
+  return false;
+}
+
+// Runs the configuration's remembered algorithm, or else the first usable one of cuDNN's
+// heuristic list (get(perf, &count)): status success, deterministic, no TF32 for float32,
+// workspace within bounds, and cuDNN accepts the call. False when none does (nothing was
+// queued).
+template <class Perf, class GetFn, class WsFn, class RunFn>
+bool run_conv(int dev, ConvDescs& d, const AlgoKey& key, GetFn get, WsFn ws_size, RunFn run,
+              const char* what) {
+  using Algo = decltype(std::declval<Perf>().algo);
+  std::pair<int, int> known{-1, 0};
+  {
+    std::lock_guard<std::mutex> lock(g_algo_mu);
+    auto it = g_algos.find(key);
+    if (it != g_algos.end()) known = it->second;
+  }
+  if (known.first >= 0 &&
+      try_algo(dev, d, static_cast<Algo>(known.first), static_cast<cudnnMathType_t>(known.second),
+               ws_size, run, what)) {
+    return true;
+  }
+  Perf perf[kMaxAlgos];
+  int count = 0;
+  cudnnStatus_t st = get(perf, &count);
+  if (not_supported(st)) return false;
+  check_cudnn(st, "cudnnGetConvolution*Algorithm_v7");
   for (int i = 0; i < count; ++i) {
     const Perf& p = perf[i];
     if (p.status != CUDNN_STATUS_SUCCESS || p.determinism != CUDNN_DETERMINISTIC) continue;
@@ -126,29 +185,13 @@ bool run_first(int dev, ConvDescs& d, const Perf* perf, int count, WsFn ws_size,
       if (math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
       math = CUDNN_FMA_MATH;
     }
-    MC_CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, math));
-    size_t ws = 0;
-    if (ws_size(p.algo, &ws) != CUDNN_STATUS_SUCCESS || ws > kMaxWorkspace) continue;
-    Buffer buf(dev, ws);
-    const float one_f = 1.0f, zero_f = 0.0f;
-    const double one_d = 1.0, zero_d = 0.0;
-    const void* one = d.t.f64 ? static_cast<const void*>(&one_d) : &one_f;
-    const void* zero = d.t.f64 ? static_cast<const void*>(&zero_d) : &zero_f;
-    cudnnStatus_t st = run(p.algo, buf.data(), ws, one, zero);
-    if (st == CUDNN_STATUS_SUCCESS) return true;
-    if (!not_supported(st)) check_cudnn(st, what);
+    if (try_algo(dev, d, p.algo, math, ws_size, run, what)) {
+      std::lock_guard<std::mutex> lock(g_algo_mu);
+      g_algos[key] = {static_cast<int>(p.algo), static_cast<int>(math)};
+      return true;
+    }
   }
   return false;
-}
-
-// Checks a cudnnGet*Algorithm_v7 status; an unsupported configuration leaves count at 0
-// (the host fallback then runs).
-void heuristics(cudnnStatus_t st, const char* what, int* count) {
-  if (not_supported(st)) {
-    *count = 0;
-    return;
-  }
-  check_cudnn(st, what);
 }
 
 bool symmetric(const ConvGeom& g) { return g.pt == g.pb && g.pl == g.pr; }
@@ -185,13 +228,12 @@ void cuda_conv2d(const KernelContext& ctx) {
   }
   ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
-  cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
-  int count = 0;
-  heuristics(
-      cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos, &count, perf),
-      "cudnnGetConvolutionForwardAlgorithm_v7", &count);
-  bool ok = run_first(
-      dev, d, perf, count,
+  bool ok = run_conv<cudnnConvolutionFwdAlgoPerf_t>(
+      dev, d, algo_key(0, dev, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      [&](cudnnConvolutionFwdAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos, count,
+                                                      perf);
+      },
       [&](cudnnConvolutionFwdAlgo_t a, size_t* ws) {
         return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, a, ws);
       },
@@ -216,13 +258,12 @@ void cuda_conv2d_backprop_input(const KernelContext& ctx) {
   void* dxd = sym ? dx.raw_data() : dxpad.data();
   ConvDescs d(g, dx.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
-  cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
-  int count = 0;
-  heuristics(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
-                                                         &count, perf),
-             "cudnnGetConvolutionBackwardDataAlgorithm_v7", &count);
-  bool ok = run_first(
-      dev, d, perf, count,
+  bool ok = run_conv<cudnnConvolutionBwdDataAlgoPerf_t>(
+      dev, d, algo_key(1, dev, dx.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      [&](cudnnConvolutionBwdDataAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
+                                                           count, perf);
+      },
       [&](cudnnConvolutionBwdDataAlgo_t a, size_t* ws) {
         return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, a, ws);
       },
@@ -260,13 +301,12 @@ void cuda_conv2d_backprop_filter(const KernelContext& ctx) {
   }
   ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
-  cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
-  int count = 0;
-  heuristics(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgos,
-                                                           &count, perf),
-             "cudnnGetConvolutionBackwardFilterAlgorithm_v7", &count);
-  bool ok = run_first(
-      dev, d, perf, count,
+  bool ok = run_conv<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      dev, d, algo_key(2, dev, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      [&](cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgos,
+                                                             count, perf);
+      },
       [&](cudnnConvolutionBwdFilterAlgo_t a, size_t* ws) {
         return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, a, ws);
       },
