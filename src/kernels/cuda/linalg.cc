@@ -1,0 +1,223 @@
+// CUDA kernels of MatMul, BatchMatMul and BiasAdd.
+//
+// Float types go to cuBLASLt, one (strided-batched) call per product:
+//   - float32 computes in CUBLAS_COMPUTE_32F, which never uses TF32, so results match the
+//     CPU's sgemm within float32 tolerances; float16/bfloat16 read and write 16 bits and
+//     accumulate in float32 (the CPU widens to float32, multiplies, rounds back: the same up
+//     to summation order); float64 computes in CUBLAS_COMPUTE_64F;
+//   - row-major Y[M,N] = op(A) op(B) is column-major Y^T[N,M] = op(B)^T op(A)^T, so cuBLASLt's
+//     "A" is our B and its "B" is our A, with the transpose flags swapped accordingly;
+//   - batches: an operand whose batch dims are all 1 is shared (batch stride 0), one with the
+//     output's batch count is walked with its matrix size as stride; any other broadcast is
+//     materialised first (expand + contiguous on the device). A shared x2 with an
+//     untransposed x1 folds the batch into the rows (one [B*M, K] x [K, N] product);
+//   - the algorithm is cuBLASLt's first heuristic pick for the actual pointer alignments,
+//     with a workspace from the caching allocator; where it offers none the naive kernel of
+//     linalg_kernels.cu runs instead.
+// Integer dtypes use the naive kernel (cuBLASLt has no general integer GEMM); its sums wrap
+// like the CPU kernel's. BiasAdd is an elementwise kernel.
+#include <algorithm>
+#include <cstring>
+
+#include "device/cuda/cuda_device.h"
+#include "device/cuda/cuda_tensor.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/handles.h"
+#include "kernels/cuda/linalg_kernels.h"
+
+namespace mycel::cuda {
+
+namespace {
+
+constexpr size_t kMaxWorkspace = size_t{32} << 20;
+constexpr int64_t kMaxBatchPerCall = 65535;
+
+// Largest power of two (<= 256) dividing the address: cuBLASLt's heuristics assume 256-byte
+// aligned operands unless told otherwise.
+uint32_t alignment_of(const void* p) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  uint32_t al = 256;
+  while (al > 1 && (a % al) != 0) al /= 2;
+  return al;
+}
+
+// RAII owners of the cuBLASLt descriptors.
+struct LtDescs {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  LtDescs() = default;
+  LtDescs(const LtDescs&) = delete;
+  LtDescs& operator=(const LtDescs&) = delete;
+  ~LtDescs() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+void set_batch(cublasLtMatrixLayout_t l, int32_t count, int64_t stride) {
+  MC_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                                   sizeof(count)));
+  MC_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                   &stride, sizeof(stride)));
+}
+
+// One cuBLASLt call for `batches` products; false (nothing queued) when the heuristics offer
+// no algorithm.
+bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t batches, int64_t M,
+               int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+  switch (dt) {
+    case DType::Float32:
+      data = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      break;
+    case DType::Float16:
+      data = CUDA_R_16F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      break;
+    case DType::BFloat16:
+      data = CUDA_R_16BF, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      break;
+    case DType::Float64:
+      data = CUDA_R_64F, compute = CUBLAS_COMPUTE_64F, scale = CUDA_R_64F;
+      break;
+    default:
+      return false;
+  }
+  cublasLtHandle_t h = cublaslt(dev);
+  cudaStream_t s = stream(dev);
+  LtDescs d;
+  MC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&d.op, compute, scale));
+  // cuBLASLt's A is our B (column-major view of row-major storage), its B our A.
+  cublasOperation_t opa = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opb = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  MC_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
+  MC_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
+  // Stored (column-major) shapes: B is [K,N] row-major = [N rows, K cols], ld N (or [N,K]
+  // row-major = [K rows, N cols], ld K, when tb); likewise A; Y^T is [N rows, M cols], ld N.
+  const uint64_t a_rows = tb ? K : N, a_cols = tb ? N : K;
+  const uint64_t b_rows = ta ? M : K, b_cols = ta ? K : M;
+  MC_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&d.a, data, a_rows, a_cols, static_cast<int64_t>(a_rows)));
+  MC_CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&d.b, data, b_rows, b_cols, static_cast<int64_t>(b_rows)));
+  MC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.c, data, static_cast<uint64_t>(N),
+                                             static_cast<uint64_t>(M), N));
+  const int32_t count = static_cast<int32_t>(batches);
+  set_batch(d.a, count, sb);
+  set_batch(d.b, count, sa);
+  set_batch(d.c, count, M * N);
+
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&d.pref));
+  size_t max_ws = kMaxWorkspace;
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
+  const uint32_t al_a = alignment_of(B), al_b = alignment_of(A), al_c = alignment_of(Y);
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof(al_a)));
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof(al_b)));
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof(al_c)));
+  MC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof(al_c)));
+
+  cublasLtMatmulHeuristicResult_t res;
+  std::memset(&res, 0, sizeof(res));
+  int found = 0;
+  cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(h, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &res, &found);
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  check_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0 || res.state != CUBLAS_STATUS_SUCCESS) return false;
+
+  Buffer ws(dev, res.workspaceSize);
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  const bool f64 = dt == DType::Float64;
+  MC_CUBLAS_CHECK(cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a,
+                                 A, d.b, f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c,
+                                 Y, d.c, &res.algo, ws.data(), res.workspaceSize, s));
+  return true;
+}
+
+// op's operand `t` ready for batch strides: itself with stride `mat` (its batch count is the
+// output's) or 0 (one matrix for all), else expanded to the output's batch dims.
+Tensor batch_operand(const Tensor& t, const Shape& ys, int64_t batches, int64_t* stride) {
+  const size_t r = t.shape().size();
+  const int64_t mat = t.shape()[r - 2] * t.shape()[r - 1];
+  const int64_t count = mat == 0 ? 1 : t.numel() / mat;
+  if (count == 1 && batches != 1) {
+    *stride = 0;
+    return t;
+  }
+  *stride = mat;
+  if (count == batches) return t;
+  Shape full(ys.begin(), ys.end() - 2);
+  full.push_back(t.shape()[r - 2]);
+  full.push_back(t.shape()[r - 1]);
+  return t.expand(full).contiguous();
+}
+
+}  // namespace
+
+void cuda_matmul(const KernelContext& ctx) {
+  const Tensor& y = ctx.out[0];
+  if (y.numel() == 0) return;
+  const int dev = ctx.device.index;
+  cudaStream_t s = stream(dev);
+  const bool ta = ctx.attrs.get_bool("transpose_a"), tb = ctx.attrs.get_bool("transpose_b");
+  const Shape& ys = y.shape();
+  const size_t ry = ys.size(), ra = ctx.in[0].shape().size();
+  const int64_t M = ys[ry - 2], N = ys[ry - 1];
+  const int64_t K = ctx.in[0].shape()[ra - (ta ? 2 : 1)];
+  if (K == 0) {
+    MC_CUDA_CHECK(cudaMemsetAsync(y.raw_data(), 0, y.nbytes(), s));
+    return;
+  }
+  const int64_t batches = y.numel() / (M * N);
+  int64_t sa = 0, sb = 0;
+  const Tensor a = batch_operand(ctx.in[0], ys, batches, &sa);
+  const Tensor b = batch_operand(ctx.in[1], ys, batches, &sb);
+  int64_t rows = M, count = batches;
+  if (sb == 0 && sa != 0 && !ta) {
+    // x2 shared by every batch, x1 not transposed: [B, M, K] x [K, N] is one
+    // [B*M, K] x [K, N] product.
+    rows = batches * M;
+    count = 1;
+  }
+  const DType dt = y.dtype();
+  const size_t es = y.itemsize();
+  const bool is_float =
+      dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Float64;
+  for (int64_t t0 = 0; t0 < count; t0 += kMaxBatchPerCall) {
+    const int64_t nb = std::min(kMaxBatchPerCall, count - t0);
+    const char* A = static_cast<const char*>(a.raw_data()) + t0 * sa * static_cast<int64_t>(es);
+    const char* B = static_cast<const char*>(b.raw_data()) + t0 * sb * static_cast<int64_t>(es);
+    char* Y = static_cast<char*>(y.raw_data()) + t0 * rows * N * static_cast<int64_t>(es);
+    if (is_float && lt_matmul(dev, dt, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
+    launch_matmul_naive(code(dt), A, B, Y, nb, rows, N, K, ta, tb, sa, sb, s);
+    MC_CUDA_LAUNCH_CHECK();
+  }
+}
+
+void cuda_bias_add(const KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  if (y.numel() == 0) return;
+  const int64_t nd = x.ndim();
+  const int64_t cdim = ctx.attrs.get_str("data_format") == "NHWC" ? nd - 1 : 1;
+  int64_t inner = 1;
+  for (int64_t d = cdim + 1; d < nd; ++d) inner *= x.dim(d);
+  launch_bias_add(code(x.dtype()), x.raw_data(), ctx.in[1].raw_data(), y.raw_data(), y.numel(),
+                  x.dim(cdim), inner, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace mycel::cuda

@@ -1,0 +1,24 @@
+// Launchers of the linalg family's own device code (linalg_kernels.cu); the cuBLASLt calls
+// are in linalg.cc. Plain pointers and sizes: nvcc never sees a mycel tensor.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace mycel::cuda {
+
+// Y[t] = op(A[t]) * op(B[t]) for t < batches, one thread per output element: the integer
+// dtypes (products summed modulo 2^64, then wrapped to the output width, as the CPU kernel)
+// and the fallback for float types cuBLASLt declines (accumulating in acc_t / double).
+// A[t] starts at A + t * stride_a (stride 0: shared by every batch); op(A) is [M, K], stored
+// [K, M] when ta; op(B) is [K, N], stored [N, K] when tb; Y is [batches, M, N] contiguous.
+void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_t batches,
+                         int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t stride_a,
+                         int64_t stride_b, cudaStream_t stream);
+
+// y[i] = x[i] + b[(i / inner) % channels] over n elements (BiasAdd).
+void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n, int64_t channels,
+                     int64_t inner, cudaStream_t stream);
+
+}  // namespace mycel::cuda
