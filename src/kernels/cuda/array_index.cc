@@ -81,7 +81,7 @@ void accumulate(const KernelContext& ctx, const Tensor& out, const F& run) {
 DimIndexDesc dim_desc(const Shape& data, const Tensor& index, int64_t dim) {
   MC_CHECK(index.ndim() <= kMaxDims, Runtime, "a GPU GatherD takes at most ", kMaxDims,
            " dimensions, but got ", index.ndim(), ".");
-  DimIndexDesc d;
+  DimIndexDesc d{};
   d.ndim = static_cast<int>(index.ndim());
   d.dim = static_cast<int>(dim);
   d.n = data[static_cast<size_t>(dim)];
@@ -97,7 +97,7 @@ DimIndexDesc dim_desc(const Shape& data, const Tensor& index, int64_t dim) {
 NdDesc nd_desc(const NdIndexLayout& l, const Shape& shape) {
   MC_CHECK(l.k <= kMaxDims, Runtime, "a GPU scatter takes index tuples of at most ", kMaxDims,
            " components, but got ", l.k, ".");
-  NdDesc d;
+  NdDesc d{};
   d.k = static_cast<int>(l.k);
   const Shape st = contiguous_strides(shape);
   for (int k = 0; k < d.k; ++k) {
