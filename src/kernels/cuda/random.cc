@@ -1,0 +1,49 @@
+// CUDA kernels of the random family: the counters are reserved on the host exactly as the
+// CPU kernels reserve them (ceil(n / P) from next_random_stream, so the global generator
+// advances the same whichever device runs the op), then random.cu computes the elements.
+#include "kernels/cuda/random.h"
+
+#include "device/cuda/cuda_device.h"
+#include "device/cuda/cuda_tensor.h"
+#include "kernels/cpu/random_format.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "tensor/random.h"
+
+namespace mycel::cuda {
+
+namespace {
+
+RandomStream reserve(const KernelContext& ctx, bool normal) {
+  const Tensor& y = ctx.out[0];
+  const int64_t per = random_format::per_call(normal, y.dtype());
+  const int64_t calls = (y.numel() + per - 1) / per;
+  return next_random_stream(ctx.attrs.get_int("seed"), ctx.attrs.get_int("seed2"),
+                            static_cast<uint64_t>(calls));
+}
+
+void check_float(const KernelContext& ctx) {
+  const DType t = ctx.out[0].dtype();
+  if (!is_floating(t)) throw_unsupported_dtype(ctx.op.name, t, "floating-point");
+}
+
+}  // namespace
+
+void cuda_standard_normal(const KernelContext& ctx) {
+  check_float(ctx);
+  const Tensor& y = ctx.out[0];
+  const RandomStream st = reserve(ctx, true);
+  launch_standard_normal(code(y.dtype()), y.raw_data(), y.numel(), st.key, st.offset,
+                         stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+void cuda_uniform_real(const KernelContext& ctx) {
+  check_float(ctx);
+  const Tensor& y = ctx.out[0];
+  const RandomStream st = reserve(ctx, false);
+  launch_uniform_real(code(y.dtype()), y.raw_data(), y.numel(), st.key, st.offset,
+                      stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace mycel::cuda

@@ -1,0 +1,21 @@
+// Launchers of StandardNormal and UniformReal on the device (random.cu), called by random.cc.
+//
+// The stream format is the CPU's (kernels/cpu/random_format.h): element i comes from the four
+// words of Philox4x32-10 (key, counter offset + i / P) alone. The host reserves the counters
+// (next_random_stream, exactly as the CPU kernel does); the device computes one counter per
+// thread.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace mycel::cuda {
+
+// n elements of dtype code `code` (a float dtype) from counters offset, offset + 1, ...
+void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
+                            cudaStream_t s);
+void launch_uniform_real(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
+                         cudaStream_t s);
+
+}  // namespace mycel::cuda
