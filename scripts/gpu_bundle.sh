@@ -22,7 +22,7 @@ cp /usr/bin/python3.11 "$stage/usr/bin/"
 tar -C /usr/lib/python3.11 --exclude=test --exclude=idlelib --exclude=tkinter \
   --exclude=turtledemo --exclude=ensurepip --exclude=lib2to3 --exclude='config-3.11*' \
   --exclude=__pycache__ -cf - . | tar -C "$stage/usr/lib/python3.11" -xf -
-for pkg in numpy pytest _pytest pluggy iniconfig packaging py.py; do
+for pkg in numpy pytest _pytest pluggy iniconfig packaging py.py attr attrs; do
   src=/usr/lib/python3/dist-packages/$pkg
   [[ -e $src ]] && cp -r "$src" "$stage/dist/"
 done

@@ -39,25 +39,32 @@ cp $rt/dist/_mycel.cpython-311-x86_64-linux-gnu.so python/mycel/
 PY=$rt/usr/bin/python3.11
 nvidia-smi -L | tee "$out/gpu.txt"
 fail=0
-run() {  # name, command...
-  local name=$1
-  shift
+run() {  # name, time limit (s), command...
+  local name=$1 limit=$2
+  shift 2
   local t0=$SECONDS
-  "$@" > "$out/$name.log" 2>&1
+  timeout "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
   echo "== $name: rc=$rc, $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
   tail -n 5 "$out/$name.log"
   ((rc == 0)) || fail=1
+  save
+}
+save() {  # the logs so far into $OUT: a run cut short still returns them
+  if [[ -n ${OUT:-} ]]; then
+    cp "$out/summary.txt" "$OUT/" 2>/dev/null
+    tar -C "$out" -czf "$OUT/gpu_logs.tgz" .
+  fi
 }
 for step in $steps; do
   case $step in
-    tests) run cuda_tests $rt/bin/mycel_cuda_tests --gtest_brief=1 ;;
-    pytest) run pytest timeout "${PYTEST_TIMEOUT:-300}" $PY -m pytest -q -p no:cacheprovider tests/gpu ;;
+    tests) run cuda_tests 180 $rt/bin/mycel_cuda_tests --gtest_brief=1 ;;
+    pytest) run pytest "${PYTEST_TIMEOUT:-300}" $PY -m pytest -q -p no:cacheprovider tests/gpu ;;
     lenet)
       data=${MYCEL_FASHION:-.gpu/fashion-mnist}
-      run lenet_cpu $PY examples/demo.py --device CPU --epochs 2 --data "$data"
-      run lenet_gpu $PY examples/demo.py --device GPU --epochs 2 --data "$data"
-      run lenet_compare $PY - "$out/lenet_cpu.log" "$out/lenet_gpu.log" <<'PYEOF'
+      run lenet_cpu 120 $PY examples/demo.py --device CPU --epochs 2 --data "$data"
+      run lenet_gpu 120 $PY examples/demo.py --device GPU --epochs 2 --data "$data"
+      run lenet_compare 10 $PY - "$out/lenet_cpu.log" "$out/lenet_gpu.log" <<'PYEOF'
 import re, sys
 acc = [float(re.findall(r"summary: test accuracy ([0-9.]+)", open(f).read())[-1]) for f in sys.argv[1:]]
 print(f"LeNet test accuracy: CPU {acc[0]:.4f}, GPU {acc[1]:.4f}")
@@ -66,8 +73,8 @@ PYEOF
       ;;
     bench)
       if [[ -f bench/gpu_bench.py ]]; then
-        run bench_mycel $PY bench/gpu_bench.py --out "$out/bench_mycel.json"
-        run bench_torch env -u PYTHONHOME -u PYTHONPATH LD_LIBRARY_PATH= python3 \
+        run bench_mycel 90 $PY bench/gpu_bench.py --out "$out/bench_mycel.json"
+        run bench_torch 90 env -u PYTHONHOME -u PYTHONPATH LD_LIBRARY_PATH= python3 \
           bench/gpu_bench.py --torch --out "$out/bench_torch.json"
         $PY bench/gpu_bench.py --table "$out/bench_mycel.json" "$out/bench_torch.json" \
           | tee "$out/gpu_bench.md"
@@ -75,8 +82,4 @@ PYEOF
       ;;
   esac
 done
-if [[ -n ${OUT:-} ]]; then
-  cp "$out/summary.txt" "$OUT/" 2>/dev/null
-  tar -C "$out" -czf "$OUT/gpu_logs.tgz" .
-fi
 exit $fail
