@@ -2184,14 +2184,23 @@ class Halve(nn.Cell):
         return (dout * 0.25,)
 
 
-class _HalveT(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 0.5
+def _halve_t(x):
+    """Halve's twin: a torch.autograd.Function with the same custom backward (made on first
+    use, so the module imports without torch: see the import at the top)."""
+    global _HalveT
+    if _HalveT is None:
+        class _HalveT(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 0.5
 
-    @staticmethod
-    def backward(ctx, dout):
-        return dout * 0.25
+            @staticmethod
+            def backward(ctx, dout):
+                return dout * 0.25
+    return _HalveT.apply(x)
+
+
+_HalveT = None
 
 
 class UsesBprop(nn.Cell):
@@ -2210,7 +2219,7 @@ class UsesBprop(nn.Cell):
 
 def uses_bprop_t(P, x):
     while tsum(x * x) > 0.5:
-        x = _HalveT.apply(x)
+        x = _halve_t(x)
         if tsum(x) > 0:
             x = tlin(P, "fc", x)
     return x

@@ -1,7 +1,7 @@
-// The CUDA kernels of the reduce, array and random families against the CPU kernels: every
-// kernel case of those families whose op has a CUDA kernel (same inputs, same attributes),
-// the random ops bit for bit (the same Philox streams, the global generator advancing the
-// same), and the device-side index checks. Needs a GPU (mycel_cuda_tests).
+// What test_cuda_vs_cpu.cc's kernel cases do not show for the reduce, array and random
+// families: the random ops bit for bit against the CPU (the same Philox streams, the global
+// generator advancing the same), and the device-side index checks. Needs a GPU
+// (mycel_cuda_tests).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,17 +18,6 @@
 
 namespace mycel::test {
 namespace {
-
-std::vector<KernelCase> red_family_cases() {
-  std::vector<KernelCase> v;
-  for (auto* f : {&reduce_cases, &array_cases, &random_cases}) {
-    for (KernelCase& c : f()) {
-      const OpDef* op = find_op(c.op);
-      if (op && device_kernel(*op, DeviceType::CUDA)) v.push_back(std::move(c));
-    }
-  }
-  return v;
-}
 
 struct Prepared {
   const OpDef* op;
@@ -71,34 +60,6 @@ TensorList run_on(const Prepared& p, Device dev, uint64_t seed = 1234) {
   for (const Tensor& t : outs) host.push_back(t.cpu());
   return host;
 }
-
-class CudaVsCpu : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(CudaVsCpu, Matches) {
-  const KernelCase& c = GetParam();
-  Prepared p = prepare(c);
-  TensorList want = run_on(p, Device::cpu());
-  TensorList got = run_on(p, Device::cuda(0));
-  ASSERT_EQ(got.size(), want.size());
-  const bool random = p.op->flags & F_RANDOM;
-  for (size_t i = 0; i < got.size(); ++i) {
-    // Random ops: the same numbers (normals may differ by an FMA's last bit: random.cu).
-    const double rtol = random ? 1e-12 : c.rtol, atol = random ? 1e-12 : c.atol;
-    std::string err = compare_tensors(got[i], want[i], rtol, atol);
-    EXPECT_EQ(err, "") << c.op << " " << c.label << " output " << i;
-  }
-}
-
-std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
-  std::string s = info.param.op + "_" + std::to_string(info.index);
-  for (char& ch : s) {
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(RedFamilies, CudaVsCpu, ::testing::ValuesIn(red_family_cases()),
-                         case_name);
 
 // Bitwise equality of two host tensors; the count of differing elements.
 int64_t differing(const Tensor& a, const Tensor& b) {
