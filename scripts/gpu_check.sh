@@ -62,8 +62,8 @@ for step in $steps; do
     pytest) run pytest "${PYTEST_TIMEOUT:-300}" $PY -m pytest -q -p no:cacheprovider tests/gpu ;;
     lenet)
       data=${MYCEL_FASHION:-.gpu/fashion-mnist}
-      run lenet_cpu 120 $PY examples/demo.py --device CPU --epochs 2 --data "$data"
-      run lenet_gpu 120 $PY examples/demo.py --device GPU --epochs 2 --data "$data"
+      run lenet_cpu 120 $PY examples/demo.py --device CPU --epochs 5 --data "$data"
+      run lenet_gpu 120 $PY examples/demo.py --device GPU --epochs 5 --data "$data"
       run lenet_compare 10 $PY - "$out/lenet_cpu.log" "$out/lenet_gpu.log" <<'PYEOF'
 import re, sys
 acc = [float(re.findall(r"summary: test accuracy ([0-9.]+)", open(f).read())[-1]) for f in sys.argv[1:]]

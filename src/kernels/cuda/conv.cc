@@ -153,6 +153,25 @@ bool try_algo(int dev, ConvDescs& d, Algo algo, cudnnMathType_t math, WsFn ws_si
   return false;
 }
 
+// FFT and Winograd algorithms trade accuracy for speed: their float32 results can miss the
+// CPU's by more than the kernel cases allow, so the heuristic list is read without them.
+bool approximate(cudnnConvolutionFwdAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_FWD_ALGO_FFT || a == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool approximate(cudnnConvolutionBwdDataAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+bool approximate(cudnnConvolutionBwdFilterAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
+         a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+
 // Runs the configuration's remembered algorithm, or else the first usable one of cuDNN's
 // heuristic list (get(perf, &count)): status success, deterministic, no TF32 for float32,
 // workspace within bounds, and cuDNN accepts the call. False when none does (nothing was
@@ -179,7 +198,9 @@ bool run_conv(int dev, ConvDescs& d, const AlgoKey& key, GetFn get, WsFn ws_size
   check_cudnn(st, "cudnnGetConvolution*Algorithm_v7");
   for (int i = 0; i < count; ++i) {
     const Perf& p = perf[i];
-    if (p.status != CUDNN_STATUS_SUCCESS || p.determinism != CUDNN_DETERMINISTIC) continue;
+    if (p.status != CUDNN_STATUS_SUCCESS || p.determinism != CUDNN_DETERMINISTIC ||
+        approximate(p.algo))
+      continue;
     cudnnMathType_t math = p.mathType;
     if (d.t.data == CUDNN_DATA_FLOAT) {
       if (math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
