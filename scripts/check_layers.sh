@@ -4,14 +4,16 @@
 #
 # The layers, lowest first; a folder may include its own headers and those of lower ranks.
 # Folders of one rank are siblings and do not include each other (runtime and data).
-#   base < tensor < ops < kernels < ir < runtime, data < compiler < serialize < frontend
-#   < python (the bindings)
+#   base < tensor < device < ops < kernels < ir < runtime, data < compiler < serialize
+#   < frontend < python (the bindings)
+# device/ holds the device backends (device/cuda: memory, streams, copies), below the op
+# table; their kernels live in kernels/<device>/. CUDA sources (.cu, .cuh) are checked too.
 # A folder of src/ without a rank is an error too: a new layer says where it stands.
 # Prints each upward include as file:line and exits 1; exits 0 when there is none.
 set -euo pipefail
 tree=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-declare -A rank=([base]=0 [tensor]=1 [ops]=2 [kernels]=3 [ir]=4 [runtime]=5 [data]=5
-                 [compiler]=6 [serialize]=7 [frontend]=8 [python]=9)
+declare -A rank=([base]=0 [tensor]=1 [device]=2 [ops]=3 [kernels]=4 [ir]=5 [runtime]=6
+                 [data]=6 [compiler]=7 [serialize]=8 [frontend]=9 [python]=10)
 bad=0
 for dir in "$tree"/src/*/; do
   name=$(basename "$dir")
@@ -33,5 +35,6 @@ while IFS= read -r hit; do
     echo "$file:$line: $from/ includes $header, from layer $to/, which is not below it"
     bad=1
   fi
-done < <(grep -rn --include='*.h' --include='*.cc' --include='*.def' '^#include "' "$tree/src")
+done < <(grep -rn --include='*.h' --include='*.cc' --include='*.def' --include='*.cu' \
+  --include='*.cuh' '^#include "' "$tree/src")
 exit $bad

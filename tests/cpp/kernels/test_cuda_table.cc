@@ -1,0 +1,36 @@
+// The CUDA kernel table (kernels/cuda/defs/*.def), checked on any machine: every op either has
+// a CUDA kernel or is listed here as running on the CPU with copies on a GPU (the
+// dispatcher's fallback). A new op without a CUDA kernel fails until it is added to the list.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "ops/op_table.h"
+#if defined(MYCEL_CUDA)
+#include "kernels/cuda/cuda_kernels.h"
+#endif
+
+namespace mycel {
+namespace {
+
+#if defined(MYCEL_CUDA)
+// Dropout: its mask must be the CPU's Philox stream, and it is not written for the GPU yet.
+const std::set<std::string> kCpuFallback = {"Dropout"};
+
+TEST(CudaTable, EveryOpHasACudaKernelOrIsListedAsFallback) {
+  std::span<const KernelFn> t = cuda::kernel_table();
+  ASSERT_EQ(t.size(), kNumOps);
+  for (const OpDef& op : op_table()) {
+    bool has = t[static_cast<size_t>(op.id)] != nullptr;
+    EXPECT_NE(has, kCpuFallback.count(op.name) > 0)
+        << op.name << (has ? " has a CUDA kernel: take it off the fallback list"
+                           : " has no CUDA kernel: write one or list it as a fallback");
+  }
+}
+#else
+TEST(CudaTable, BuiltWithoutCuda) { EXPECT_EQ(device_kernel(op_def(OpId::Add), DeviceType::CUDA), nullptr); }
+#endif
+
+}  // namespace
+}  // namespace mycel

@@ -1,0 +1,179 @@
+// The device-independent half of GPU execution, on a machine without a GPU: a fake device
+// backend (host memory tagged as CUDA:0, counting what it is asked to do) drives
+// Tensor::to/copy_from/migrate, placement (place_inputs) and the CPU fallback of
+// launch_kernel, with no CUDA kernels installed. The real backend runs the same paths in
+// tests/cpp/cuda on a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/eager.h"
+#include "tensor/device.h"
+
+namespace mycel {
+namespace {
+
+class FakeDevice final : public DeviceBackend {
+ public:
+  int allocs = 0, releases = 0, h2d = 0, d2h = 0, strided = 0;
+  int device_count() override { return 1; }
+  void* allocate(int, size_t n) override {
+    ++allocs;
+    return std::malloc(n);
+  }
+  void release(int, void* p, size_t) override {
+    ++releases;
+    std::free(p);
+  }
+  void copy_h2d(int, void* d, const void* s, size_t n) override {
+    ++h2d;
+    std::memcpy(d, s, n);
+  }
+  void copy_d2h(int, void* d, const void* s, size_t n) override {
+    ++d2h;
+    std::memcpy(d, s, n);
+  }
+  void copy_d2d(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
+  void strided_copy(const Tensor& dst, const Tensor& src) override {
+    ++strided;
+    host_view(dst).copy_from(host_view(src));
+  }
+  void synchronize(int) override {}
+  AllocatorStats memory_stats(int) override { return {}; }
+  void reset_peak_memory(int) override {}
+  void empty_cache(int) override {}
+
+  // The same bytes seen as a host tensor (the fake's "device" memory is host memory).
+  static Tensor host_view(const Tensor& t) {
+    auto st = Storage::wrap(t.storage()->data(), t.storage()->nbytes(), [](void*) {}, nullptr);
+    return Tensor::make_view(st, t.dtype(), t.shape(), t.strides(), t.offset());
+  }
+};
+
+class DeviceDispatch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_ = device_backend(DeviceType::CUDA);
+    install_device_backend(DeviceType::CUDA, &fake_);
+  }
+  void TearDown() override {
+    set_default_device(Device::cpu());
+    install_device_backend(DeviceType::CUDA, saved_);
+  }
+  FakeDevice fake_;
+  DeviceBackend* saved_ = nullptr;
+  const Device gpu_ = Device::cuda(0);
+};
+
+Tensor iota(Shape s, DType t = DType::Float32) {
+  Tensor x = Tensor::empty(s, DType::Float64);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = static_cast<double>(i) - 3;
+  return x.cast(t);
+}
+
+std::string diff(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return "shape/dtype";
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (a.element_as_double(i) != b.element_as_double(i)) return str("element ", i);
+  return "";
+}
+
+TEST_F(DeviceDispatch, TensorsMoveAndConvertAcrossDevices) {
+  Tensor h = iota({3, 4});
+  Tensor g = h.to(gpu_);
+  EXPECT_EQ(g.device(), gpu_);
+  EXPECT_EQ(fake_.h2d, 1);
+  EXPECT_TRUE(g.to(gpu_).same(g));  // already there: no copy
+  Tensor back = g.permute({1, 0}).contiguous().cast(DType::Int32).cpu();
+  EXPECT_EQ(back.device(), Device::cpu());
+  EXPECT_EQ(diff(back, h.permute({1, 0}).contiguous().cast(DType::Int32)), "");
+  EXPECT_GE(fake_.strided, 2);  // contiguous() and cast() ran on the device
+  EXPECT_EQ(g.select(0, 1).select(0, 2).item().to_double(), 3.0);
+  g.fill(Scalar::from_float(1.5));  // a host scalar broadcast into device memory
+  EXPECT_EQ(g.cpu().element_as_double(11), 1.5);
+  g.copy_from(iota({4}));  // host source, broadcast over rows
+  EXPECT_EQ(diff(g.cpu(), iota({4}).expand({3, 4}).contiguous()), "");
+}
+
+TEST_F(DeviceDispatch, MigrationMovesEveryViewOfAStorage) {
+  Tensor h = iota({2, 3});
+  Tensor view = h.permute({1, 0});
+  h.storage()->migrate(gpu_);
+  EXPECT_EQ(h.device(), gpu_);
+  EXPECT_EQ(view.device(), gpu_);  // the same Storage
+  EXPECT_EQ(diff(view.cpu(), iota({2, 3}).permute({1, 0}).contiguous()), "");
+  h.storage()->migrate(Device::cpu());
+  EXPECT_EQ(view.device(), Device::cpu());
+  EXPECT_EQ(diff(h, iota({2, 3})), "");
+}
+
+TEST_F(DeviceDispatch, DefaultDeviceMovesHostInputsOnceAndFallsBackToCpuKernels) {
+  set_default_device(gpu_);
+  Tensor a = iota({4, 5}), b = iota({5});
+  Tensor c = run_op1(OpId::Add, {a, b});
+  EXPECT_EQ(c.device(), gpu_);
+  EXPECT_EQ(a.device(), gpu_);  // migrated in place: the next use copies nothing
+  int h2d = fake_.h2d;
+  Tensor d = run_op1(OpId::Mul, {a, a});
+  EXPECT_EQ(fake_.h2d, h2d + 1);  // the fallback's result only: `a` is not copied again
+  set_default_device(Device::cpu());
+  Tensor want = run_op1(OpId::Add, {iota({4, 5}), iota({5})});
+  EXPECT_EQ(diff(c.cpu(), want), "");
+  EXPECT_EQ(diff(d.cpu(), run_op1(OpId::Mul, {iota({4, 5}), iota({4, 5})})), "");
+  // An op with no tensor input runs on the default device.
+  set_default_device(gpu_);
+  Attrs fill;
+  fill.set("shape", std::vector<int64_t>{2, 2});
+  fill.set("value", 3.0);
+  fill.set("dtype", DType::Float32);
+  Tensor z = run_op1(OpId::Fill, {}, fill);
+  EXPECT_EQ(z.device(), gpu_);
+  EXPECT_EQ(z.cpu().element_as_double(3), 3.0);
+}
+
+TEST_F(DeviceDispatch, AnInputOnADeviceDecidesWhereTheOpRuns) {
+  Tensor g = iota({3}).to(gpu_);
+  Tensor h = iota({3});
+  Tensor r = run_op1(OpId::Sub, {h, g});  // the context says CPU; one input is on the GPU
+  EXPECT_EQ(r.device(), gpu_);
+  EXPECT_EQ(h.device(), Device::cpu());  // copied, not migrated: the context is the CPU
+  EXPECT_EQ(diff(r.cpu(), Tensor::zeros({3}, DType::Float32)), "");
+}
+
+TEST_F(DeviceDispatch, InPlaceUpdatesOnTheFallbackReachTheDeviceTensor) {
+  Tensor var = iota({6}).to(gpu_);
+  Tensor inc = iota({6}).to(gpu_);
+  TensorList out = run_op(OpId::AssignAdd, {var, inc});
+  EXPECT_TRUE(out[0].same(var));
+  EXPECT_EQ(var.device(), gpu_);
+  Tensor want = run_op1(OpId::Add, {iota({6}), iota({6})});
+  EXPECT_EQ(diff(var.cpu(), want), "");
+}
+
+TEST_F(DeviceDispatch, DeviceMemoryIsGivenBack) {
+  {
+    Tensor g = iota({8}).to(gpu_);
+    Tensor h = run_op1(OpId::Neg, {g});
+  }
+  EXPECT_GT(fake_.allocs, 0);
+  EXPECT_EQ(fake_.allocs, fake_.releases);
+}
+
+TEST(Devices, NoBackendIsARuntimeErrorNamingWhatIsMissing) {
+  DeviceBackend* saved = device_backend(DeviceType::CUDA);
+  install_device_backend(DeviceType::CUDA, nullptr);
+  try {
+    iota({2}).to(Device::cuda(0));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
+    EXPECT_NE(std::string(e.what()).find("no GPU backend"), std::string::npos) << e.what();
+  }
+  install_device_backend(DeviceType::CUDA, saved);
+  EXPECT_EQ(device_name(Device::cuda(1)), "GPU:1");
+  EXPECT_EQ(device_name(Device::cpu()), "CPU");
+}
+
+}  // namespace
+}  // namespace mycel
