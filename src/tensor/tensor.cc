@@ -38,13 +38,22 @@ void Storage::migrate(Device to) {
   void* p = nullptr;
   if (nbytes_) {
     p = to.is_cpu() ? host_alloc(nbytes_) : backend_for(to).allocate(to.index, nbytes_);
-    if (device_.is_cpu())
-      backend_for(to).copy_h2d(to.index, p, data_, nbytes_);
-    else if (to.is_cpu())
-      backend_for(device_).copy_d2h(device_.index, p, data_, nbytes_);
-    else
-      MC_THROW(Runtime, "cannot move memory from ", device_name(device_), " to ",
-               device_name(to), " directly");
+    try {
+      if (device_.is_cpu())
+        backend_for(to).copy_h2d(to.index, p, data_, nbytes_);
+      else if (to.is_cpu())
+        backend_for(device_).copy_d2h(device_.index, p, data_, nbytes_);
+      else
+        MC_THROW(Runtime, "cannot move memory from ", device_name(device_), " to ",
+                 device_name(to), " directly");
+    } catch (...) {
+      // The storage stays where it was (a device may report an earlier error on a wait).
+      if (to.is_cpu())
+        host_free(p, nbytes_);
+      else
+        backend_for(to).release(to.index, p, nbytes_);
+      throw;
+    }
   }
   free_bytes();
   data_ = p;

@@ -48,6 +48,16 @@ def test_bad_device_id_is_a_value_error():
         ms.set_context(device_target="GPU", device_id=7)
 
 
+def test_bad_gather_index_is_raised_when_the_host_reads():
+    # Checked on the device; raised (once) by the next wait for it: asnumpy() here.
+    ms.set_context(device_target="GPU")
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+    y = ops.gather(x, Tensor(np.array([1, 9], np.int32)), 0)
+    with pytest.raises(IndexError, match="'Gather'.*index 9"):
+        y.asnumpy()
+    np.testing.assert_array_equal(y.asnumpy(), [[3, 4, 5], [0, 0, 0]])
+
+
 def _train_steps(target, mode, steps=5):
     ms.set_context(device_target=target, mode=mode)
     ms.set_seed(3)

@@ -1,5 +1,6 @@
 #include "device/cuda/cuda_device.h"
 
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -28,6 +29,13 @@ Shape broadcast_strides_to(const Tensor& t, const Shape& shape) {
 namespace {
 
 thread_local int t_current = -1;
+
+std::atomic<AfterSyncHook> g_after_sync{nullptr};
+
+// After the host waited for device `index`: the installed check (it may throw).
+void after_sync(int index) {
+  if (AfterSyncHook h = g_after_sync.load(std::memory_order_acquire)) h(index);
+}
 
 void use_device(int index) {
   if (t_current != index) {
@@ -118,6 +126,7 @@ class CudaBackend final : public DeviceBackend {
     cudaStream_t s = stream_of(index);
     MC_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
     MC_CUDA_CHECK(cudaStreamSynchronize(s));
+    after_sync(index);  // dst holds the bytes either way
   }
 
   void copy_d2d(int index, void* dst, const void* src, size_t n) override {
@@ -140,7 +149,10 @@ class CudaBackend final : public DeviceBackend {
     MC_CUDA_LAUNCH_CHECK();
   }
 
-  void synchronize(int index) override { MC_CUDA_CHECK(cudaStreamSynchronize(stream_of(index))); }
+  void synchronize(int index) override {
+    MC_CUDA_CHECK(cudaStreamSynchronize(stream_of(index)));
+    after_sync(index);
+  }
 
   AllocatorStats memory_stats(int index) override {
     return allocators_[static_cast<size_t>(index)]->stats();
@@ -168,6 +180,8 @@ CudaBackend& backend() {
 DeviceBackend& cuda_backend() { return backend(); }
 
 cudaStream_t stream(int index) { return backend().stream_of(index); }
+
+void set_after_sync(AfterSyncHook hook) { g_after_sync.store(hook, std::memory_order_release); }
 
 Buffer::Buffer(int index, size_t nbytes) : index_(index), n_(nbytes), p_(nullptr) {
   if (n_) p_ = backend().allocate(index, n_);

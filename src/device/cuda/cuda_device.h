@@ -2,7 +2,8 @@
 //
 //   - one compute stream per device (non-blocking): every kernel and copy is queued on it,
 //     so work is ordered without host synchronisation; the host waits only in copy_d2h,
-//     synchronize() and item()/asnumpy() (which go through copy_d2h);
+//     synchronize() and item()/asnumpy() (which go through copy_d2h), after which the
+//     after-sync hook reports errors the device recorded (set_after_sync);
 //   - a caching allocator per device (cuda_allocator.cc): freed blocks go back to size-class
 //     free lists and are reused by later work on the same stream without a sync (stream
 //     order makes that safe); cudaMalloc only on a miss, and on out-of-memory the cache is
@@ -36,6 +37,13 @@ void check(cudaError_t err, const char* what);
 
 // The compute stream of device `index` (makes that device current on the calling thread).
 cudaStream_t stream(int index);
+
+// A check run each time the host has waited for device `index` (copy_d2h, synchronize), once
+// the work queued before has finished: the layer above installs one (kernels/cuda's
+// install_cuda: the index errors its kernels recorded on the device, array_index.h), which
+// may throw. Layering keeps that state above this one; nullptr (the default) for none.
+using AfterSyncHook = void (*)(int index);
+void set_after_sync(AfterSyncHook hook);
 
 // Scratch memory on a device from the caching allocator, released (to the cache) when it
 // goes out of scope; safe to release while kernels using it are still queued on stream().

@@ -3,7 +3,9 @@
 // (kernels/cpu/array_index.cc); device code in array_index.cu.
 //
 // Index errors are found on the device and raised here later (array_index.h explains why):
-// each indexing kernel first raises any error an earlier launch on its device recorded.
+// each indexing kernel first raises any error an earlier launch on its device recorded, and
+// so does every host wait for the device (install_cuda makes check_index_errors the CUDA
+// backend's after-sync hook).
 #include "kernels/cuda/array_index.h"
 
 #include <array>
@@ -27,14 +29,15 @@ struct ErrorWord {
   int64_t* dev = nullptr;
 };
 
-ErrorWord& error_word(int index) {
+// The device's error word; allocated on first use when `create`, else nullptr until then.
+ErrorWord* error_word(int index, bool create) {
   static std::mutex mu;
   static std::array<ErrorWord, kMaxDevices> words;
   MC_CHECK(index >= 0 && index < kMaxDevices, Runtime, "GPU:", index, " is beyond the ",
            kMaxDevices, " devices the index checks support.");
   std::lock_guard<std::mutex> lock(mu);
   ErrorWord& w = words[static_cast<size_t>(index)];
-  if (!w.host) {
+  if (!w.host && create) {
     stream(index);  // makes the device current
     void* p = nullptr;
     MC_CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(int64_t), cudaHostAllocMapped));
@@ -44,13 +47,13 @@ ErrorWord& error_word(int index) {
     w.host = static_cast<volatile int64_t*>(p);
     w.dev = static_cast<int64_t*>(d);
   }
-  return w;
+  return w.host ? &w : nullptr;
 }
 
 // The device's error word, after raising any error recorded in it.
 int64_t* checked_error_word(int index) {
   check_index_errors(index);
-  return error_word(index).dev;
+  return error_word(index, true)->dev;
 }
 
 bool idx64(const Tensor& t) { return t.dtype() == DType::Int64; }
@@ -121,18 +124,20 @@ uint64_t value_bits(DType t, double v, std::string_view op) {
 }  // namespace
 
 void check_index_errors(int index) {
-  ErrorWord& w = error_word(index);
-  const int64_t op = w.host[0];
+  ErrorWord* w = error_word(index, false);
+  if (!w || w->host[0] == 0) return;  // no indexing kernel yet, or no error
+  // Claims the error (cleared at once, so it is raised once even when threads race).
+  const int64_t op = __atomic_exchange_n(const_cast<int64_t*>(w->host), int64_t{0},
+                                         __ATOMIC_ACQ_REL);
   if (op == 0) return;
-  const int64_t v = w.host[1];
-  w.host[0] = 0;
+  const int64_t v = w->host[1];
   const char* name = op - 1 >= 0 && static_cast<size_t>(op - 1) < kNumOps
                          ? op_def(static_cast<OpId>(op - 1)).name
                          : "?";
   MC_THROW(Index, "For '", name, "' on GPU:", index, ", the index ", v,
-           " is out of range. (GPU kernels run asynchronously, so this is reported by a later "
-           "indexing op; that output holds zeros, or skipped updates, in place of the bad "
-           "index's.)");
+           " is out of range. (GPU kernels run asynchronously, so this is reported later: by "
+           "the next indexing op or wait for the device, such as reading a tensor's values; "
+           "that output holds zeros, or skipped updates, in place of the bad index's.)");
 }
 
 void cuda_gather(const KernelContext& ctx) {

@@ -9,7 +9,9 @@
 // it), and record the first bad value in `err`, a per-device word in mapped pinned host
 // memory: err[0] = 1 + the op's id, err[1] = the index. array_index.cc raises the IndexError
 // when it next checks the word: at the start of the next indexing kernel on that device, or
-// at an explicit check_index_errors().
+// when the host next waits for that device (the backend's copy_d2h, so item()/asnumpy()/
+// cpu(), and synchronize(): install_cuda installs check_index_errors as device/cuda's
+// after-sync hook), whichever comes first; each error is raised once, then cleared.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,7 +23,8 @@
 namespace mycel::cuda {
 
 // Raises the IndexError an earlier indexing kernel on device `index` recorded, if any, and
-// clears it (host code, array_index.cc). Reads pinned memory: does not wait for the device.
+// clears it (host code, array_index.cc). Reads pinned memory: does not wait for the device
+// (sees what finished kernels wrote). Allocates nothing when no indexing kernel ran yet.
 void check_index_errors(int index);
 
 // GatherD(+Grad): the index tensor's shape, the data tensor's (contiguous) strides, the axis.

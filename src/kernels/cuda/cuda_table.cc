@@ -1,6 +1,7 @@
 #include <array>
 
 #include "device/cuda/cuda_device.h"
+#include "kernels/cuda/array_index.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mycel::cuda {
@@ -28,6 +29,9 @@ int install_cuda() {
     return 0;
   }
   if (n == 0) return 0;
+  // Index errors the indexing kernels recorded on the device are raised when the host next
+  // waits for it too (array_index.h), not only by the next indexing op.
+  set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
   return n;

@@ -1,4 +1,5 @@
-// CUDA kernels of the random family: the counters are reserved on the host exactly as the
+// CUDA kernels of the random family, and Dropout (nn family; its mask is a random draw): the
+// counters are reserved on the host exactly as the
 // CPU kernels reserve them (ceil(n / P) from next_random_stream, so the global generator
 // advances the same whichever device runs the op), then random.cu computes the elements.
 #include "kernels/cuda/random.h"
@@ -43,6 +44,21 @@ void cuda_uniform_real(const KernelContext& ctx) {
   const RandomStream st = reserve(ctx, false);
   launch_uniform_real(code(y.dtype()), y.raw_data(), y.numel(), st.key, st.offset,
                       stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+// Dropout: ceil(n / 4) counters, reserved before the dtype check as kernels/cpu/dropout.cc
+// does (infer_dropout has already rejected other dtypes).
+void cuda_dropout(const KernelContext& ctx) {
+  const Tensor& x = ctx.in[0];
+  const int64_t n = x.numel();
+  const double keep = ctx.attrs.get_float("keep_prob");
+  const RandomStream st = next_random_stream(ctx.attrs.get_int("Seed0"),
+                                             ctx.attrs.get_int("Seed1"),
+                                             static_cast<uint64_t>((n + 3) / 4));
+  if (!is_floating(x.dtype())) throw_unsupported_dtype(ctx.op.name, x.dtype(), "floating-point");
+  launch_dropout(code(x.dtype()), x.raw_data(), ctx.out[0].raw_data(), ctx.out[1].raw_data(), n,
+                 keep, st.key, st.offset, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 

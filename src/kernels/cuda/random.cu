@@ -1,4 +1,5 @@
-// StandardNormal and UniformReal on the device: the CPU kernel's numbers (kernels/cpu/random.cc).
+// StandardNormal, UniformReal and Dropout on the device: the CPU kernels' numbers
+// (kernels/cpu/random.cc, kernels/cpu/dropout.cc).
 //
 //   - Philox4x32-10 is integer arithmetic (tensor/random.h's rounds, __umulhi for the high
 //     words): the same words as on the CPU, bit for bit.
@@ -11,6 +12,9 @@
 //     float32/float16/bfloat16 outputs are equal except when a double falls within that of a
 //     rounding boundary of the dtype (then 1 ulp apart; probability ~1e-8 per float32 element);
 //     float64 outputs agree to ~1e-15 relative.
+//   - Dropout compares the same exact uniform float with keep_prob in double, and computes
+//     x * (mask * scale) in the CPU's compute type (two products, nothing to fuse): its mask
+//     and output equal the CPU's bit for bit.
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/random.h"
 
@@ -199,7 +203,80 @@ struct Uniform {
   }
 };
 
+// ---- Dropout ----------------------------------------------------------------------------
+
+// Four consecutive elements, for one vector load or store when the pointers allow it.
+template <class T>
+struct alignas(4 * sizeof(T)) Quad {
+  T v[4];
+};
+
+// One element of kernels/cpu/dropout.cc's loop.
+template <class T>
+__device__ inline void drop_one(T x, uint32_t word, double keep, acc_t<T> scale, T* y, T* mask) {
+  using C = acc_t<T>;
+  const bool kept = static_cast<double>(static_cast<float>(word >> 8) * 0x1p-24f) < keep;
+  const C mk = kept ? C(1) : C(0);
+  *mask = cast_to<T>(mk);
+  *y = cast_to<T>(load(x) * (mk * scale));
+}
+
+// One thread per Philox block: elements 4b .. 4b + 3 from counter offset + b.
+template <class T>
+__global__ void dropout_kernel(const T* x, T* y, T* mask, int64_t n, double keep,
+                               acc_t<T> scale, uint64_t key, uint64_t offset, bool quads) {
+  const int64_t blocks = (n + 3) / 4;
+  MC_CUDA_KERNEL_LOOP(b, blocks) {
+    const Words w = philox(key, offset + static_cast<uint64_t>(b));
+    const int64_t base = 4 * b;
+    if (quads && base + 4 <= n) {
+      const Quad<T> xq = *reinterpret_cast<const Quad<T>*>(x + base);
+      Quad<T> yq, mq;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) drop_one(xq.v[k], w.w[k], keep, scale, &yq.v[k], &mq.v[k]);
+      *reinterpret_cast<Quad<T>*>(y + base) = yq;
+      *reinterpret_cast<Quad<T>*>(mask + base) = mq;
+    } else {
+      for (int k = 0; k < 4 && base + k < n; ++k)
+        drop_one(x[base + k], w.w[k], keep, scale, &y[base + k], &mask[base + k]);
+    }
+  }
+}
+
+template <class T>
+void dropout_as(const void* x, void* y, void* mask, int64_t n, double keep, uint64_t key,
+                uint64_t offset, cudaStream_t s) {
+  const int64_t blocks = (n + 3) / 4;
+  if (blocks == 0) return;
+  constexpr uintptr_t kAlign = alignof(Quad<T>);
+  const bool quads = (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y) |
+                      reinterpret_cast<uintptr_t>(mask)) % kAlign == 0;
+  // The CPU's scale: 1 / keep in double, rounded to the compute type.
+  const acc_t<T> scale = static_cast<acc_t<T>>(1.0 / keep);
+  dropout_kernel<T><<<grid_for(blocks, kThreads), kThreads, 0, s>>>(
+      static_cast<const T*>(x), static_cast<T*>(y), static_cast<T*>(mask), n, keep, scale, key,
+      offset, quads);
+}
+
 }  // namespace
+
+void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
+                    uint64_t key, uint64_t offset, cudaStream_t s) {
+  switch (code) {
+    case kFloat16:
+      dropout_as<half_t>(x, y, mask, n, keep, key, offset, s);
+      break;
+    case kBFloat16:
+      dropout_as<bf16_t>(x, y, mask, n, keep, key, offset, s);
+      break;
+    case kFloat64:
+      dropout_as<double>(x, y, mask, n, keep, key, offset, s);
+      break;
+    default:
+      dropout_as<float>(x, y, mask, n, keep, key, offset, s);
+      break;
+  }
+}
 
 void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
                             cudaStream_t s) {

@@ -1,4 +1,5 @@
-// Launchers of StandardNormal and UniformReal on the device (random.cu), called by random.cc.
+// Launchers of StandardNormal, UniformReal and Dropout on the device (random.cu), called by
+// random.cc.
 //
 // The stream format is the CPU's (kernels/cpu/random_format.h): element i comes from the four
 // words of Philox4x32-10 (key, counter offset + i / P) alone. The host reserves the counters
@@ -17,5 +18,12 @@ void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64
                             cudaStream_t s);
 void launch_uniform_real(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
                          cudaStream_t s);
+
+// Dropout (kernels/cpu/dropout.cc's stream): element i is kept iff word i % 4 of counter
+// offset + i / 4, as a uniform float, is below keep; mask[i] = kept, y[i] = x[i] * (kept *
+// (1 / keep)) in the compute type (float for float32 and narrower, double for float64).
+// x, y, mask: n contiguous elements of float dtype `code`.
+void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
+                    uint64_t key, uint64_t offset, cudaStream_t s);
 
 }  // namespace mycel::cuda
