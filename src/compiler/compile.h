@@ -57,10 +57,10 @@ struct CompileOptions {
 enum class Stage { Specialize, Optimize, Lower };
 
 struct CompileResult {
-  ir::FuncGraph* entry = nullptr;         // in `out`: params per argument, then per weight
-  std::vector<ir::Value> weights;         // the host Parameter objects, in parameter order
-  std::vector<std::string> warnings;      // the specialiser's (JIT fallback notes)
-  std::unique_ptr<vm::Executable> exe;    // Stage::Lower only
+  ir::FuncGraph* entry = nullptr;       // in `out`: params per argument, then per weight
+  std::vector<ir::Value> weights;       // the host Parameter objects, in parameter order
+  std::vector<std::string> warnings;    // the specialiser's (JIT fallback notes)
+  std::unique_ptr<vm::Executable> exe;  // Stage::Lower only
 };
 
 // Compiles `fn` (a Graph, a Closure, or a host callable such as a Cell, of module `src`) for

@@ -28,7 +28,7 @@ namespace mycel::compiler {
 
 struct PipelineOptions {
   bool verify_each = false;
-  std::string dump_dir;                          // empty: no dumps
+  std::string dump_dir;                         // empty: no dumps
   std::function<void(const std::string&)> log;  // set: one line per pass (with '\n')
 };
 

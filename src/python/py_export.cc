@@ -34,8 +34,7 @@ std::string type_name(pyb::handle h) {
 
 // fn's __qualname__ ("Net.construct"), else its type's name: for the compile log.
 std::string qualname(pyb::handle fn) {
-  return pyb::str(
-      pyb::getattr(fn, "__qualname__", pyb::getattr(fn, "__class__").attr("__name__")));
+  return pyb::str(pyb::getattr(fn, "__qualname__", pyb::getattr(fn, "__class__").attr("__name__")));
 }
 
 std::string meta_str(DType dt, const Shape& shape) {
@@ -58,8 +57,7 @@ pyb::bytes export_mindir(pyb::object fn, const pyb::sequence& inputs, const std:
   // As GRAPH mode compiles, without the executable.
   compiler::CompileResult r =
       compiler::compile(*host, src, out, frontend::wrap_host(fn), sig, compile_options(),
-                        str("'", qualname(fn), "' for export"),
-                        compiler::Stage::Optimize);
+                        str("'", qualname(fn), "' for export"), compiler::Stage::Optimize);
   serialize::ExportSpec spec;
   spec.entry = r.entry;
   spec.num_inputs = sig.size();

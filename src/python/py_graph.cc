@@ -238,8 +238,7 @@ class GraphFunction {
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
     ir::Module out;
     compiler::CompileResult r = compiler::compile(
-        *host_, *src_, out, frontend::wrap_host(fn_), sig, compile_options(),
-        str("'", name_, "'"),
+        *host_, *src_, out, frontend::wrap_host(fn_), sig, compile_options(), str("'", name_, "'"),
         optimized ? compiler::Stage::Optimize : compiler::Stage::Specialize);
     refresh_refs();  // src_ and host_ may hold new objects
     return ir::print_graph(r.entry);
@@ -405,9 +404,8 @@ class GraphFunction {
     c->sig = sig;
     c->key = key;
     c->module = std::make_unique<ir::Module>();
-    compiler::CompileResult r =
-        compiler::compile(*host_, *src_, *c->module, frontend::wrap_host(fn_), sig, options,
-                          str("'", name_, "'"));
+    compiler::CompileResult r = compiler::compile(
+        *host_, *src_, *c->module, frontend::wrap_host(fn_), sig, options, str("'", name_, "'"));
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);

@@ -22,14 +22,12 @@ using ir::ValueKind;
 
 namespace {
 
-// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the time spent in each op (by name) over the process, printed to
-// stderr at exit, slowest first. Off, it costs one branch per instruction.
+// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the time spent in each op (by name) over
+// the process, printed to stderr at exit, slowest first. Off, it costs one branch per instruction.
 class OpProfile {
  public:
   static OpProfile* get() {
-    static OpProfile* p = [] {
-      return env_flag("MYCEL_PROFILE_OPS") ? new OpProfile : nullptr;
-    }();
+    static OpProfile* p = [] { return env_flag("MYCEL_PROFILE_OPS") ? new OpProfile : nullptr; }();
     return p;
   }
   void add(const char* op, double seconds) {
