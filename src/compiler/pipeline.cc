@@ -1,7 +1,7 @@
 #include "compiler/pipeline.h"
 
+#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -10,9 +10,6 @@
 #include "compiler/ad/ad.h"
 #include "compiler/passes.h"
 #include "ir/manager.h"
-
-#include <chrono>
-#include <cstdio>
 
 namespace mycel::compiler {
 
@@ -26,9 +23,7 @@ using PassFn = bool (*)(ir::Module&, ir::FuncGraph*);
 class PassRunner {
  public:
   PassRunner(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts)
-      : m_(m), root_(root), verify_(opts.verify_each), dir_(opts.dump_dir) {
-    if (dir_.empty())
-      if (const char* env = std::getenv("MYCEL_DUMP_IR")) dir_ = env;
+      : m_(m), root_(root), verify_(opts.verify_each), log_(opts.log), dir_(opts.dump_dir) {
     if (!dir_.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);
@@ -41,11 +36,14 @@ class PassRunner {
   bool run(const char* name, PassFn pass, ir::VerifyOptions checks = {.specialized = true}) {
     auto t0 = std::chrono::steady_clock::now();
     bool changed = pass(m_, root_);
-    if (log_)
-      std::fprintf(
-          stderr, "mycel: pass %-16s %8.3f ms%s\n", name,
+    if (log_) {
+      char line[96];
+      std::snprintf(
+          line, sizeof(line), "mycel: pass %-16s %8.3f ms%s\n", name,
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
           changed ? " (changed)" : "");
+      log_(line);
+    }
     if (verify_) {
       try {
         ir::verify(root_, checks);
@@ -71,7 +69,7 @@ class PassRunner {
   ir::Module& m_;
   ir::FuncGraph* root_;
   bool verify_;
-  bool log_ = std::getenv("MYCEL_LOG_COMPILE") != nullptr;  // per-pass times on stderr
+  std::function<void(const std::string&)> log_;  // per-pass times, when set
   std::string dir_;
   int step_ = 0;
 };

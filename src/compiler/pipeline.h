@@ -9,13 +9,17 @@
 //     dce               unused parameters and tuple outputs of called graphs go
 //   lift                free variables -> parameters and partial() (the executor's form)
 //
-// The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir, or
-// the environment variable MYCEL_DUMP_IR=dir when that is empty) the IR is written before
-// the first pass as <dir>/00_input.ir and after each pass as <dir>/<NN>_<pass>.ir
-// (ir::print_graph). With verify_each, ir::verify runs after every pass (specialised form;
-// lifted after lift) and names the pass that broke an invariant.
+// The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
+// is written before the first pass as <dir>/00_input.ir and after each pass as
+// <dir>/<NN>_<pass>.ir (ir::print_graph). With verify_each, ir::verify runs after every pass
+// (specialised form; lifted after lift) and names the pass that broke an invariant. With a
+// log function, each pass's time is reported to it ("mycel: pass <name> <ms> ms").
+//
+// optimize() reads no environment variable: the compile driver (compiler/compile.h) fills
+// these options from MYCEL_VERIFY_IR, MYCEL_DUMP_IR and MYCEL_LOG_COMPILE.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ir/anf.h"
@@ -24,7 +28,8 @@ namespace mycel::compiler {
 
 struct PipelineOptions {
   bool verify_each = false;
-  std::string dump_dir;  // empty: MYCEL_DUMP_IR, or no dumps
+  std::string dump_dir;                         // empty: no dumps
+  std::function<void(const std::string&)> log;  // set: one line per pass (with '\n')
 };
 
 // Optimises the graphs reachable from `root` in place. Attaches a Manager to `m` for the

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "compiler/compile.h"
 #include "frontend/py_runtime.h"  // DTypeObj, numpy_module, the main thread
 #include "tensor/device.h"
 
@@ -21,6 +22,10 @@ void bind_export(pybind11::module_& m);      // py_export.cc: MINDIR export and 
 void bind_checkpoint(pybind11::module_& m);  // py_checkpoint.cc: the checkpoint reader
 void bind_data(pybind11::module_& m);        // py_data*.cc: the data engine, as _mycel._data
 void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_context's GPU)
+// The compile options the environment asks for (compiler::CompileOptions::from_env), with
+// the compile log written to Python's sys.stderr; call and compile with the GIL held.
+// py_graph.cc; used by GRAPH mode and MINDIR export.
+compiler::CompileOptions compile_options();
 // "CPU" or "GPU" (and a GPU index) as a Device; errors say what is missing (no CUDA in
 // this build, no GPU, an index out of range). py_device.cc.
 Device parse_device(const std::string& target, int index);

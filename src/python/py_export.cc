@@ -3,17 +3,15 @@
 //
 //   _C._export_mindir(fn, inputs, version) -> bytes
 //       compiles fn (a function or a Cell's bound construct) for the example inputs' dtypes
-//       and shapes as GRAPH mode does (specialise, optimise) and serialises the result;
+//       and shapes as GRAPH mode does (compiler::compile up to the passes, options from the
+//       environment) and serialises the result;
 //   _C._load_mindir(data, file_name) -> MindIRGraph
 //       rebuilds, checks and compiles a file's graph; MindIRGraph.run(inputs, weights)
 //       checks the inputs against the exported dtypes and shapes and runs the graph
 //       without the GIL.
 #include <pybind11/stl.h>
 
-#include <cstdlib>
-
-#include "compiler/pipeline.h"
-#include "compiler/specialize.h"
+#include "compiler/compile.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
@@ -34,6 +32,11 @@ std::string type_name(pyb::handle h) {
   return pyb::str(pyb::type::of(h).attr("__name__")).cast<std::string>();
 }
 
+// fn's __qualname__ ("Net.construct"), else its type's name: for the compile log.
+std::string qualname(pyb::handle fn) {
+  return pyb::str(pyb::getattr(fn, "__qualname__", pyb::getattr(fn, "__class__").attr("__name__")));
+}
+
 std::string meta_str(DType dt, const Shape& shape) {
   std::string s = str(dtype_name(dt), "[");
   for (size_t i = 0; i < shape.size(); ++i) s += str(i ? ", " : "", shape[i]);
@@ -51,16 +54,15 @@ pyb::bytes export_mindir(pyb::object fn, const pyb::sequence& inputs, const std:
   }
   std::unique_ptr<ir::Host> host = frontend::make_py_host();
   ir::Module src, out;
-  ir::Specialized s = ir::specialize(src, out, *host, frontend::wrap_host(fn), sig);
-  compiler::PipelineOptions opts;
-  const char* verify = std::getenv("MYCEL_VERIFY_IR");  // as GRAPH mode: checks after each pass
-  opts.verify_each = verify != nullptr && *verify != '\0' && std::string(verify) != "0";
-  compiler::optimize(out, s.entry, opts);
+  // As GRAPH mode compiles, without the executable.
+  compiler::CompileResult r =
+      compiler::compile(*host, src, out, frontend::wrap_host(fn), sig, compile_options(),
+                        str("'", qualname(fn), "' for export"), compiler::Stage::Optimize);
   serialize::ExportSpec spec;
-  spec.entry = s.entry;
+  spec.entry = r.entry;
   spec.num_inputs = sig.size();
   spec.producer_version = version;
-  for (const Value& w : s.weights) {
+  for (const Value& w : r.weights) {
     spec.weight_names.push_back(pyb::str(frontend::unwrap_host(w).attr("name")));
     spec.weights.push_back(*host->weight(w));
   }

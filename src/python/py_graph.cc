@@ -7,8 +7,9 @@
 //        mycel.mutable(number), and a Python float argument that took kFloatRecompiles
 //        different values in compiles (then "f64", the graph takes it as a 0-d input; if
 //        that graph does not compile, the argument goes back to being compiled by value);
-//     2. a cache hit runs the compiled graph; a miss compiles: parse (once per function,
-//        in this object's source module) -> specialise -> optimise (the pass pipeline) ->
+//     2. a cache hit runs the compiled graph; a miss compiles (compiler::compile, options
+//        from the environment, logging to sys.stderr): parse (once per function, in this
+//        object's source module) -> specialise -> optimise (the pass pipeline) ->
 //        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
 //        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
 //        set_context(jit_cache_limit=n) or MYCEL_JIT_CACHE_LIMIT say otherwise, as
@@ -29,14 +30,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <cstdlib>
-#include <iostream>
 #include <optional>
 #include <unordered_set>
 
-#include "compiler/pipeline.h"
-#include "compiler/specialize.h"
+#include "compiler/compile.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
@@ -188,11 +185,6 @@ struct Compiled {
   std::vector<std::string> warnings;
 };
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' && std::string(v) != "0";
-}
-
 class GraphFunction {
  public:
   explicit GraphFunction(pyb::object fn) : fn_(std::move(fn)), host_(frontend::make_py_host()) {
@@ -245,10 +237,11 @@ class GraphFunction {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
     ir::Module out;
-    ir::Specialized s = ir::specialize(*src_, out, *host_, frontend::wrap_host(fn_), sig);
-    if (optimized) compiler::optimize(out, s.entry, {});
+    compiler::CompileResult r = compiler::compile(
+        *host_, *src_, out, frontend::wrap_host(fn_), sig, compile_options(), str("'", name_, "'"),
+        optimized ? compiler::Stage::Optimize : compiler::Stage::Specialize);
     refresh_refs();  // src_ and host_ may hold new objects
-    return ir::print_graph(s.entry);
+    return ir::print_graph(r.entry);
   }
 
   std::string vm_text(const pyb::args& args) {
@@ -403,31 +396,19 @@ class GraphFunction {
 
   std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
     std::string why = cache_.empty() ? std::string() : why_recompile(sig, key);
-    if (!cache_.empty() && env_flag("MYCEL_LOG_RECOMPILE"))
-      pyb::module_::import("sys").attr("stderr").attr("write")(str(
-          "mycel: recompiling '", name_, "' (", cache_.size() + 1, " signatures): ", why, "\n"));
+    compiler::CompileOptions options = compile_options();
+    if (!cache_.empty() && options.log_recompile)
+      options.write_log(str("mycel: recompiling '", name_, "' (", cache_.size() + 1,
+                            " signatures): ", why, "\n"));
     auto c = std::make_shared<Compiled>();
     c->sig = sig;
     c->key = key;
     c->module = std::make_unique<ir::Module>();
-    using clock = std::chrono::steady_clock;
-    auto t0 = clock::now();
-    ir::Specialized s = ir::specialize(*src_, *c->module, *host_, frontend::wrap_host(fn_), sig);
-    auto t1 = clock::now();
-    compiler::PipelineOptions opts;
-    opts.verify_each = env_flag("MYCEL_VERIFY_IR");
-    compiler::optimize(*c->module, s.entry, opts);
-    auto t2 = clock::now();
-    c->exe = vm::Executable::compile(s.entry);
-    auto t3 = clock::now();
-    if (env_flag("MYCEL_LOG_COMPILE")) {
-      auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-      pyb::module_::import("sys").attr("stderr").attr("write")(
-          str("mycel: compiled '", name_, "': parse+specialise ", ms(t1 - t0), " ms, passes ",
-              ms(t2 - t1), " ms, executable ", ms(t3 - t2), " ms\n"));
-    }
-    c->weights = std::move(s.weights);
-    c->warnings = std::move(s.warnings);
+    compiler::CompileResult r = compiler::compile(
+        *host_, *src_, *c->module, frontend::wrap_host(fn_), sig, options, str("'", name_, "'"));
+    c->exe = std::move(r.exe);
+    c->weights = std::move(r.weights);
+    c->warnings = std::move(r.warnings);
     ++compiles_;
     // Evict (least recently used first) and insert with no Python call in between: another
     // thread may use the cache whenever Python code runs.
@@ -496,6 +477,14 @@ void setup_gc(PyHeapTypeObject* heap_type) {
 }
 
 }  // namespace
+
+compiler::CompileOptions compile_options() {
+  compiler::CompileOptions o = compiler::CompileOptions::from_env();
+  o.log_to = [](const std::string& line) {
+    pyb::module_::import("sys").attr("stderr").attr("write")(line);
+  };
+  return o;
+}
 
 void bind_graph(pyb::module_& m) {
   pyb::class_<GraphFunction>(m, "GraphFunction",

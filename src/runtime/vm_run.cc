@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "base/env.h"
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "runtime/record.h"
@@ -21,15 +22,12 @@ using ir::ValueKind;
 
 namespace {
 
-// MYCEL_PROFILE_OPS=1: the time spent in each op (by name) over the process, printed to
-// stderr at exit, slowest first. Off, it costs one branch per instruction.
+// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the time spent in each op (by name) over
+// the process, printed to stderr at exit, slowest first. Off, it costs one branch per instruction.
 class OpProfile {
  public:
   static OpProfile* get() {
-    static OpProfile* p = [] {
-      const char* v = std::getenv("MYCEL_PROFILE_OPS");
-      return v != nullptr && *v != '\0' && *v != '0' ? new OpProfile : nullptr;
-    }();
+    static OpProfile* p = [] { return env_flag("MYCEL_PROFILE_OPS") ? new OpProfile : nullptr; }();
     return p;
   }
   void add(const char* op, double seconds) {

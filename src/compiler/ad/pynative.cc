@@ -1,7 +1,6 @@
 // PYNATIVE automatic differentiation (pynative.h).
 #include "compiler/ad/pynative.h"
 
-#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -9,7 +8,7 @@
 #include "compiler/ad/ad.h"
 #include "compiler/ad/ir_builder.h"
 #include "compiler/ad/k_transform.h"
-#include "compiler/pipeline.h"
+#include "compiler/compile.h"
 #include "runtime/vm.h"
 
 namespace mycel::ad {
@@ -265,11 +264,8 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, 
     bg->set_output(bb.make_tuple(grads));
     m.set_entry(bg);
 
-    compiler::PipelineOptions opts;
-    const char* v = std::getenv("MYCEL_VERIFY_IR");
-    opts.verify_each = v != nullptr && *v != '\0' && std::string(v) != "0";
-    compiler::optimize(m, bg, opts);
-    ne->exe = vm::Executable::compile(bg);
+    ne->exe = compiler::compile_graph(m, bg, compiler::CompileOptions::from_env(),
+                                      str("a PYNATIVE backward graph (", recs_.size(), " ops)"));
     cache.entries_.push_back(std::move(ne));
     e = cache.entries_.back().get();
   }

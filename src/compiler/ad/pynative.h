@@ -16,7 +16,8 @@
 // the promotion casts the dispatcher did implicitly), K(g) is formed, and B(g) becomes the
 // backward's entry: its free variables (forward values) become parameters fed with the
 // recorded tensors, so no forward op is recomputed (promotion casts aside). It is optimised
-// like any program and compiled for the executor. A hit just runs the cached executable on
+// like any program and compiled for the executor (compiler::compile_graph, with the options
+// of the environment: MYCEL_VERIFY_IR, MYCEL_LOG_COMPILE, ...; compiler/compile.h). A hit just runs the cached executable on
 // the new recording's tensors.
 //
 // Because graphs run by the executor report their prims too, a @jit function called inside

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compile.h"
 #include "compiler/pipeline.h"
 #include "pass_test_util.h"
 #include "runtime/vm.h"
@@ -173,12 +174,16 @@ TEST(Pipeline, DumpDirGetsTheIrAfterEveryPass) {
   std::filesystem::remove_all(dir);
 }
 
+// optimize() reads no environment variable; CompileOptions::from_env gives it the directory.
 TEST(Pipeline, DumpDirFromEnvironment) {
   std::filesystem::path dir = fresh_dir("mycel_pipeline_env");
   ::setenv("MYCEL_DUMP_IR", dir.string().c_str(), 1);
   PassCase c(kIfProgram, {{"one", tensor_f32({2}, {1})}});
   optimize(c.m, c.root, {});
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  compiler::CompileOptions env = compiler::CompileOptions::from_env();
   ::unsetenv("MYCEL_DUMP_IR");
+  optimize(c.m, c.root, env.pipeline());
   std::vector<std::string> names = dir_listing(dir);
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names.front(), "00_input.ir");

@@ -1,0 +1,79 @@
+// The compile driver: the one sequence that turns a program into something runnable, shared
+// by GRAPH mode (python/py_graph.cc), MINDIR export (python/py_export.cc) and the PYNATIVE
+// backward graphs (compiler/ad/pynative.cc).
+//
+//   compile(host, src, out, fn, signature, options, until)
+//       specialise fn for the signature (compiler/specialize.h)   -> Stage::Specialize
+//       optimise: the pass pipeline (compiler/pipeline.h)          -> Stage::Optimize
+//       lower to executor code (vm::Executable::compile)           -> Stage::Lower
+//   compile_graph(m, entry, options)
+//       the last two steps, for a graph already built in IR (the PYNATIVE backward).
+//
+// Options come from the environment through CompileOptions::from_env, the only place the
+// compiler's variables are read (flags follow base/env.h: unset, "", "0", "false", "off" are
+// off, anything else on):
+//   MYCEL_VERIFY_IR=1      ir::verify after every pass, naming the pass that broke the IR
+//   MYCEL_DUMP_IR=dir      the IR before the passes and after each one, as dir/NN_<pass>.ir
+//   MYCEL_LOG_COMPILE=1    each pass's time, then one line per compile with the time of each
+//                          stage ("mycel: compiled 'f': parse+specialise 3.1 ms, passes ...")
+//   MYCEL_LOG_RECOMPILE=1  (GRAPH mode's cache) why a function was compiled again
+// The log goes to CompileOptions::log_to, stderr unless the caller says otherwise (the
+// Python bindings write to sys.stderr, as Python code does).
+//
+// The compiler layer stays free of Python: the host language is reached through ir::Host.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/host.h"
+#include "compiler/pipeline.h"
+#include "runtime/vm.h"
+
+namespace mycel::compiler {
+
+struct CompileOptions {
+  bool verify_each = false;    // MYCEL_VERIFY_IR
+  bool log = false;            // MYCEL_LOG_COMPILE: per-pass and per-compile times
+  bool log_recompile = false;  // MYCEL_LOG_RECOMPILE: read by GRAPH mode's cache
+  std::string dump_dir;        // MYCEL_DUMP_IR; empty: no dumps
+  // Where log lines (each ending in '\n') go; empty: stderr (std::fprintf).
+  std::function<void(const std::string&)> log_to;
+
+  // The options the environment asks for (see the top of the file); log_to stays empty.
+  static CompileOptions from_env();
+
+  // The pass pipeline's share: verification, dumps, and the per-pass log when `log` (its
+  // log function refers to this object: use the result while this object lives).
+  PipelineOptions pipeline() const;
+
+  // Writes one log line to log_to (or stderr), whether or not `log` is set.
+  void write_log(const std::string& line) const;
+};
+
+// How far compile() goes.
+enum class Stage { Specialize, Optimize, Lower };
+
+struct CompileResult {
+  ir::FuncGraph* entry = nullptr;       // in `out`: params per argument, then per weight
+  std::vector<ir::Value> weights;       // the host Parameter objects, in parameter order
+  std::vector<std::string> warnings;    // the specialiser's (JIT fallback notes)
+  std::unique_ptr<vm::Executable> exe;  // Stage::Lower only
+};
+
+// Compiles `fn` (a Graph, a Closure, or a host callable such as a Cell, of module `src`) for
+// arguments with abstracts `sig` up to `until`; the IR lives in `out`. `name` names the
+// program in the compile log ("'f'"). Errors propagate unchanged (specialisation's user
+// errors, a verifier's internal error naming the pass).
+CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir::Value& fn,
+                      const std::vector<ir::AbsPtr>& sig, const CompileOptions& options,
+                      const std::string& name, Stage until = Stage::Lower);
+
+// Optimises `entry` of `m` (specialised IR) in place and lowers it to executor code.
+std::unique_ptr<vm::Executable> compile_graph(ir::Module& m, ir::FuncGraph* entry,
+                                              const CompileOptions& options,
+                                              const std::string& name);
+
+}  // namespace mycel::compiler
