@@ -62,8 +62,8 @@ def test_quickstart_reaches_80_percent(mode, tmp_path):
 
 def test_demo_one_epoch(tmp_path):
     out = run_example("demo.py", ["--epochs", "1", "--out", str(tmp_path)], tmp_path)
-    assert re.search(r"^mycel .*: LeNet-5 on Fashion-MNIST .* GRAPH mode, 1 epochs, batch 64",
-                     out, re.M)
+    assert re.search(r"^mycel .*: LeNet-5 on Fashion-MNIST .* GRAPH mode on CPU, 1 epochs, "
+                     r"batch 64", out, re.M)
     assert re.search(r"^epoch 1/1: loss \d+\.\d{4}, ", out, re.M)      # the ProgressBar line
     acc = float(re.search(r"^  test accuracy after epoch 1: (\d\.\d{4})$", out, re.M)[1])
     assert acc >= 0.7
