@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/pymath.h"
 #include "runtime/vm_code.h"
 
 namespace mycel::vm {
@@ -195,28 +196,6 @@ int64_t int_pow(int64_t base, int64_t e) {
   return result;
 }
 
-// Python's float_divmod: floor quotient and modulo with the divisor's sign.
-void float_divmod(double vx, double wx, double* floordiv, double* mod) {
-  double m = std::fmod(vx, wx);
-  double div = (vx - m) / wx;
-  if (m != 0.0) {
-    if ((wx < 0) != (m < 0)) {
-      m += wx;
-      div -= 1.0;
-    }
-  } else {
-    m = std::copysign(0.0, wx);
-  }
-  double fd;
-  if (div != 0.0) {
-    fd = std::floor(div);
-    if (div - fd > 0.5) fd += 1.0;
-  } else {
-    fd = std::copysign(0.0, vx / wx);
-  }
-  *floordiv = fd;
-  *mod = m;
-}
 
 double float_pow(double x, double y) {
   MC_CHECK(!(x == 0.0 && y < 0), Runtime,
@@ -283,9 +262,7 @@ Value arith(Builtin b, const Value& x, const Value& y) {
     case Builtin::Mod: {
       MC_CHECK(c != 0.0, Runtime, "ZeroDivisionError: ",
                b == Builtin::FloorDiv ? "float floor division by zero" : "float modulo");
-      double q, m;
-      float_divmod(a, c, &q, &m);
-      return Value::real(b == Builtin::FloorDiv ? q : m);
+      return Value::real(b == Builtin::FloorDiv ? py_floordiv(a, c) : py_mod(a, c));
     }
     case Builtin::Pow:
       return Value::real(float_pow(a, c));

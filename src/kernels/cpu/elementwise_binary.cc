@@ -6,6 +6,7 @@
 // propagate nan; FloorDiv and FloorMod follow Python's float // and % (computed in double).
 #include <cmath>
 
+#include "base/pymath.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/op_table.h"
 
@@ -87,27 +88,7 @@ struct MinimumOp : BinBase {
   }
 };
 
-// Python's float // and %: from fmod, so that a == b * (a // b) + a % b holds closely.
-double py_floordiv(double a, double b) {
-  if (b == 0) return a / b;
-  const double mod = std::fmod(a, b);
-  double div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
-  if (div == 0) return std::copysign(0.0, a / b);
-  double fl = std::floor(div);
-  if (div - fl > 0.5) fl += 1.0;
-  return fl;
-}
-
-double py_mod(double a, double b) {
-  double mod = std::fmod(a, b);
-  if (mod != 0) {
-    if ((b < 0) != (mod < 0)) mod += b;
-  } else {
-    mod = std::copysign(0.0, b);
-  }
-  return mod;
-}
+// Python's float // and %: py_floordiv and py_mod of base/pymath.h.
 
 [[noreturn, gnu::cold]] void fail_div_zero(const char* op, DType t) {
   MC_THROW(Value, "For '", op, "', division by zero: an integer divisor (dtype ", t, ") is 0.");

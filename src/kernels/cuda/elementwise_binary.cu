@@ -8,6 +8,7 @@
 // instantiated for the floating dtypes only (see elementwise.h).
 #include <cmath>
 
+#include "base/pymath.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
 
@@ -87,28 +88,7 @@ struct MinimumOp : BinBase {
   }
 };
 
-// Python's float // and % (the CPU's py_floordiv / py_mod): from fmod, so that
-// a == b * (a // b) + a % b holds closely.
-__device__ inline double py_floordiv(double a, double b) {
-  if (b == 0) return a / b;
-  const double mod = fmod(a, b);
-  double div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
-  if (div == 0) return copysign(0.0, a / b);
-  double fl = floor(div);
-  if (div - fl > 0.5) fl += 1.0;
-  return fl;
-}
-
-__device__ inline double py_mod(double a, double b) {
-  double mod = fmod(a, b);
-  if (mod != 0) {
-    if ((b < 0) != (mod < 0)) mod += b;
-  } else {
-    mod = copysign(0.0, b);
-  }
-  return mod;
-}
+// Python's float // and %: py_floordiv and py_mod of base/pymath.h (host and device).
 
 // The four below are float-only (C is float or double).
 struct FloorDivOp : BinBase {
