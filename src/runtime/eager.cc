@@ -114,16 +114,27 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
     }
   }
 
+  TensorList outs = launch_op(op, inputs, metas, out, attrs);
+  record::emit(op, attrs, inputs, outs);
+  return outs;
+}
+
+}  // namespace
+
+TensorList launch_op(const OpDef& op, std::span<const Tensor> inputs,
+                     std::span<const TensorMeta> in, std::span<const TensorMeta> out,
+                     const Attrs& attrs) {
   // Place, cast and lay out the inputs as the kernel expects them.
   TensorList placed, ins;
   place_inputs(inputs, placed);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Tensor x = placed[i].cast(metas[i].dtype);  // itself when the dtype already matches
+    Tensor x = in.empty() ? placed[i] : placed[i].cast(in[i].dtype);  // itself if it matches
     ins.push_back((op.flags & F_STRIDED) ? std::move(x) : x.contiguous());
   }
+  placed.clear();
   TensorList outs = run_kernel(op, ins, out, attrs);
   if (op.flags & F_INPLACE) {
-    // The kernel wrote into ins[i]; where that was a cast or contiguous copy, write it back.
+    // The kernel wrote into ins[i]; where that was a copy, write it back.
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!ins[i].same(inputs[i])) inputs[i].copy_from(ins[i]);
     }
@@ -131,11 +142,8 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
       for (size_t i = 0; i < outs.size(); ++i) outs[i] = inputs[i];
     }
   }
-  record::emit(op, attrs, inputs, outs);
   return outs;
 }
-
-}  // namespace
 
 TensorList run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
   return run(op, inputs, attrs);

@@ -32,6 +32,16 @@ TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& gi
 
 // Steps 2-3 are promote_inputs and infer_op (ops/op_semantics.h), step 4 view_op.
 
+// Steps 5-6 of run_op, which the graph executor runs too (its inputs are typed at compile
+// time): places the inputs (place_inputs), casts input i to in[i].dtype when `in` is given
+// (empty: no casts), makes them contiguous unless the op is F_STRIDED, runs the kernel with
+// outputs from `out`, and writes what an F_INPLACE kernel wrote into a placed, cast or
+// contiguous copy back into the caller's input; an F_UPDATE op's outputs are then its
+// inputs themselves.
+TensorList launch_op(const OpDef& op, std::span<const Tensor> inputs,
+                     std::span<const TensorMeta> in, std::span<const TensorMeta> out,
+                     const Attrs& attrs);
+
 // Runs a kernel (the optimised one, or the reference) on inputs that are already cast and
 // placed (all on one device), with outputs allocated there from `metas` (an F_UPDATE op's
 // outputs are its first inputs). Tests call it with ref=true to compare the two.

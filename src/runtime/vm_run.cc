@@ -256,10 +256,13 @@ class Interpreter {
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
     TensorList placed;
     Device dev = place_inputs(ins, placed);
-    if (dev.is_cpu())
-      placed.clear();  // the inputs themselves: no extra references (see `reuse` below)
-    else
-      ins = std::move(placed);
+    // Inputs that moved in place (or were there) are the inputs themselves: keep one
+    // reference each (see `reuse` below). A copy (a host input of an op on a GPU input,
+    // with the context on the host) stays for launch_op, which writes in-place results
+    // back into the original.
+    bool copied = false;
+    for (size_t i = 0; i < ins.size() && !copied; ++i) copied = !placed[i].same(ins[i]);
+    placed.clear();
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
       if (v.defined()) {
@@ -268,7 +271,7 @@ class Interpreter {
       }
     }
     TensorList outs;
-    if (in.reuse >= 0 && !record::active()) {  // a recorder must see the input intact
+    if (in.reuse >= 0 && !copied && !record::active()) {  // a recorder must see the input intact
       // The dying input's buffer becomes the output when nothing else can see it.
       const Tensor& t = ins[static_cast<size_t>(in.reuse)];
       const TensorMeta& m = in.metas[0];
@@ -281,21 +284,7 @@ class Interpreter {
         return Value::tensor(std::move(outs[0]));
       }
     }
-    if (op.flags & F_STRIDED) {
-      outs = run_kernel(op, ins, in.metas, *in.attrs);
-    } else {
-      TensorList cins;
-      for (const Tensor& t : ins) cins.push_back(t.contiguous());
-      outs = run_kernel(op, cins, in.metas, *in.attrs);
-      if (op.flags & F_INPLACE) {
-        // As eager run_op: where the kernel wrote into a contiguous copy, write it back.
-        for (size_t i = 0; i < ins.size(); ++i)
-          if (!cins[i].same(ins[i])) ins[i].copy_from(cins[i]);
-        if (op.flags & F_UPDATE) {  // the outputs are the updated inputs themselves
-          for (size_t i = 0; i < outs.size(); ++i) outs[i] = ins[i];
-        }
-      }
-    }
+    outs = launch_op(op, ins, {}, in.metas, *in.attrs);  // the inputs are typed already
     record::emit(op, *in.attrs, ins, outs);
     return wrap(std::move(outs), in.tuple_out);
   }
