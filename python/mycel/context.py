@@ -64,12 +64,10 @@ def set_context(**kwargs):
                                    or value < 0):
             raise ValueError(f"For 'set_context', device_id must be a non-negative int, "
                              f"but got {value!r}.")
-        if key in ("device_target", "device_id"):
-            target = value if key == "device_target" else kwargs.get(
-                "device_target", _context["device_target"])
-            index = value if key == "device_id" else kwargs.get("device_id",
-                                                                _context["device_id"])
-            _C._set_device(target, index)  # RuntimeError where there is no such GPU
+        if key == "device_target" or (key == "device_id" and "device_target" not in kwargs):
+            # Once per call, with both values: a RuntimeError where there is no such GPU.
+            _C._set_device(kwargs.get("device_target", _context["device_target"]),
+                           kwargs.get("device_id", _context["device_id"]))
         if key == "jit_cache_limit":
             _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
         if key == "runtime_num_threads":

@@ -49,9 +49,6 @@ void bind_device(pyb::module_& m) {
       "_set_device",
       [](const std::string& target, int index) { set_default_device(parse_device(target, index)); },
       "set_context(device_target, device_id): where ops with host inputs run.");
-  m.def("_device_of", [](const std::string& target, int index) {
-    return device_name(parse_device(target, index));
-  });
   m.def(
       "_synchronize",
       []() {

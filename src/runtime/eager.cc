@@ -34,7 +34,7 @@ void set_default_device(Device d) {
   g_default_device = d;
 }
 
-Device place_inputs(std::span<const Tensor> inputs, TensorList& placed) {
+Device place_inputs(std::span<const Tensor> inputs, TensorList& copies) {
   Device dev = g_default_device;
   if (dev.is_cpu()) {
     for (const Tensor& t : inputs) {
@@ -44,16 +44,19 @@ Device place_inputs(std::span<const Tensor> inputs, TensorList& placed) {
       }
     }
   }
-  placed.clear();
-  for (const Tensor& t : inputs) {
-    if (!t.defined() || t.device() == dev) {
-      placed.push_back(t);
-    } else if (dev == g_default_device && t.device().is_cpu()) {
-      t.storage()->migrate(dev);
-      placed.push_back(t);
-    } else {
-      placed.push_back(t.to(dev));
+  copies.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (t.defined() && t.device() != dev) {
+      if (dev == g_default_device && t.device().is_cpu()) {
+        t.storage()->migrate(dev);
+      } else {
+        for (size_t j = copies.size(); j < i; ++j) copies.push_back(inputs[j]);
+        copies.push_back(t.to(dev));
+        continue;
+      }
     }
+    if (!copies.empty()) copies.push_back(t);
   }
   return dev;
 }
@@ -125,13 +128,14 @@ TensorList launch_op(const OpDef& op, std::span<const Tensor> inputs,
                      std::span<const TensorMeta> in, std::span<const TensorMeta> out,
                      const Attrs& attrs) {
   // Place, cast and lay out the inputs as the kernel expects them.
-  TensorList placed, ins;
-  place_inputs(inputs, placed);
+  TensorList copies, ins;
+  place_inputs(inputs, copies);
+  std::span<const Tensor> placed = copies.empty() ? inputs : std::span<const Tensor>(copies);
   for (size_t i = 0; i < inputs.size(); ++i) {
     Tensor x = in.empty() ? placed[i] : placed[i].cast(in[i].dtype);  // itself if it matches
     ins.push_back((op.flags & F_STRIDED) ? std::move(x) : x.contiguous());
   }
-  placed.clear();
+  copies.clear();
   TensorList outs = run_kernel(op, ins, out, attrs);
   if (op.flags & F_INPLACE) {
     // The kernel wrote into ins[i]; where that was a copy, write it back.

@@ -54,12 +54,15 @@ TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
 Device default_device();
 void set_default_device(Device d);
 
-// Where an op runs, and its inputs brought there (`placed`, one per input):
+// Where an op runs, with its inputs brought there:
 //   - the default device when it is not the host: host inputs migrate to it in place
 //     (Storage::migrate), so a parameter or a constant moves once and stays;
 //   - else the device of the first input that is on one (host inputs are copied there);
-//   - else the host (no copies; the inputs themselves).
-Device place_inputs(std::span<const Tensor> inputs, TensorList& placed);
+//   - else the host.
+// `copies` is left empty when the inputs themselves are all there (moved in place or
+// already), the common case, which costs no reference counting; else it holds one tensor
+// per input, the copies among them.
+Device place_inputs(std::span<const Tensor> inputs, TensorList& copies);
 
 // Runs the kernel of ctx.op for ctx.device: the CPU kernel (or the reference with ref) on
 // the host; the device's kernel on a device that has one; else the CPU kernel (reference)

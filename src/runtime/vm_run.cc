@@ -254,15 +254,14 @@ class Interpreter {
       ins.push_back(v.as_tensor());
     }
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
-    TensorList placed;
-    Device dev = place_inputs(ins, placed);
-    // Inputs that moved in place (or were there) are the inputs themselves: keep one
-    // reference each (see `reuse` below). A copy (a host input of an op on a GPU input,
-    // with the context on the host) stays for launch_op, which writes in-place results
-    // back into the original.
-    bool copied = false;
-    for (size_t i = 0; i < ins.size() && !copied; ++i) copied = !placed[i].same(ins[i]);
-    placed.clear();
+    // Inputs moved in place (or already there) are the inputs themselves, with one
+    // reference each (see `reuse` below). Copies (a host input of an op on a GPU input,
+    // with the context on the host) are left to launch_op, which writes in-place results
+    // back into the originals.
+    TensorList copies;
+    Device dev = place_inputs(ins, copies);
+    const bool copied = !copies.empty();
+    copies.clear();
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
       if (v.defined()) {

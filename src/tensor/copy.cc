@@ -134,6 +134,11 @@ void strided_copy(const Tensor& dst, const Tensor& src) {
   MC_ASSERT(dst.dtype() == src.dtype() && dst.shape() == src.shape(), "strided_copy of ",
             src.dtype(), src.shape(), " into ", dst.dtype(), dst.shape());
   if (dst.numel() == 0) return;
+  if (!dst.device().is_cpu()) {  // a device's own strided copy (tensor/device.h)
+    MC_ASSERT(src.device() == dst.device(), "strided_copy across devices");
+    backend_for(dst.device()).strided_copy(dst, src);
+    return;
+  }
   switch (dst.itemsize()) {
     case 1:
       copy_typed<uint8_t>(dst, src);

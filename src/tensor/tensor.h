@@ -167,8 +167,9 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// dst = src for two host tensors of one dtype and shape with any strides (src may broadcast
-// with stride 0; dst must not overlap itself). tensor/copy.cc.
+// dst = src for two tensors of one dtype and shape on one device, with any strides (src may
+// broadcast with stride 0; dst must not overlap itself). tensor/copy.cc; on a device, the
+// backend's strided copy, so kernels built on views and strided_copy run on any device.
 void strided_copy(const Tensor& dst, const Tensor& src);
 
 // Reshape target with one -1 resolved; a ValueError names op and both shapes if impossible.

@@ -88,6 +88,18 @@ inline void dispatch_code(int code, F&& f) {
   }
 }
 
+// As dispatch_code, for the floating-point codes only (others: no call).
+template <class F>
+inline void dispatch_float_code(int code, F&& f) {
+  switch (code) {
+    case kFloat16: f(half_t{}); break;
+    case kBFloat16: f(bf16_t{}); break;
+    case kFloat32: f(float{}); break;
+    case kFloat64: f(double{}); break;
+    default: break;
+  }
+}
+
 // Grid-stride loop over [0, n).
 #define MC_CUDA_KERNEL_LOOP(i, n)                                                     \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \

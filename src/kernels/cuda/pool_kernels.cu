@@ -142,26 +142,6 @@ __global__ void avg_pool_grad_kernel(const T* dy, T* dx, PoolParams p, int64_t n
   }
 }
 
-// Calls f(T{}) for the floating-point dtype codes.
-template <class F>
-void dispatch_float_code(int code, F&& f) {
-  switch (code) {
-    case kFloat16:
-      f(half_t{});
-      break;
-    case kBFloat16:
-      f(bf16_t{});
-      break;
-    case kFloat32:
-      f(float{});
-      break;
-    case kFloat64:
-      f(double{});
-      break;
-    default:
-      break;
-  }
-}
 
 }  // namespace
 

@@ -173,20 +173,10 @@ void launch_float(int code, void* out, int64_t n, int64_t per, uint64_t key, uin
   const int64_t calls = (n + per - 1) / per;
   if (calls == 0) return;
   const unsigned g = grid_for(calls, kThreads);
-  switch (code) {
-    case kFloat16:
-      K<half_t>::launch(g, s, static_cast<half_t*>(out), n, key, offset);
-      break;
-    case kBFloat16:
-      K<bf16_t>::launch(g, s, static_cast<bf16_t*>(out), n, key, offset);
-      break;
-    case kFloat64:
-      K<double>::launch(g, s, static_cast<double*>(out), n, key, offset);
-      break;
-    default:
-      K<float>::launch(g, s, static_cast<float*>(out), n, key, offset);
-      break;
-  }
+  dispatch_float_code(code, [&](auto t) {
+    using T = decltype(t);
+    K<T>::launch(g, s, static_cast<T*>(out), n, key, offset);
+  });
 }
 
 template <class T>
@@ -262,20 +252,9 @@ void dropout_as(const void* x, void* y, void* mask, int64_t n, double keep, uint
 
 void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
                     uint64_t key, uint64_t offset, cudaStream_t s) {
-  switch (code) {
-    case kFloat16:
-      dropout_as<half_t>(x, y, mask, n, keep, key, offset, s);
-      break;
-    case kBFloat16:
-      dropout_as<bf16_t>(x, y, mask, n, keep, key, offset, s);
-      break;
-    case kFloat64:
-      dropout_as<double>(x, y, mask, n, keep, key, offset, s);
-      break;
-    default:
-      dropout_as<float>(x, y, mask, n, keep, key, offset, s);
-      break;
-  }
+  dispatch_float_code(code, [&](auto t) {
+    dropout_as<decltype(t)>(x, y, mask, n, keep, key, offset, s);
+  });
 }
 
 void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64_t offset,

@@ -143,25 +143,6 @@ __global__ void softmax_ce_kernel(const T* logits, const T* labels, T* loss, T* 
   }
 }
 
-template <class F>
-void dispatch_float_code(int code, F&& f) {
-  switch (code) {
-    case kFloat16:
-      f(half_t{});
-      break;
-    case kBFloat16:
-      f(bf16_t{});
-      break;
-    case kFloat32:
-      f(float{});
-      break;
-    case kFloat64:
-      f(double{});
-      break;
-    default:
-      break;
-  }
-}
 
 unsigned row_grid(int64_t rows) {
   return static_cast<unsigned>(rows < 65535LL * 16 ? rows : 65535LL * 16);

@@ -46,7 +46,8 @@ class FakeDevice final : public DeviceBackend {
 
   // The same bytes seen as a host tensor (the fake's "device" memory is host memory).
   static Tensor host_view(const Tensor& t) {
-    auto st = Storage::wrap(t.storage()->data(), t.storage()->nbytes(), [](void*) {}, nullptr);
+    auto st = Storage::wrap(
+        t.storage()->data(), t.storage()->nbytes(), [](void*) {}, nullptr);
     return Tensor::make_view(st, t.dtype(), t.shape(), t.strides(), t.offset());
   }
 };
@@ -149,6 +150,30 @@ TEST_F(DeviceDispatch, InPlaceUpdatesOnTheFallbackReachTheDeviceTensor) {
   EXPECT_EQ(var.device(), gpu_);
   Tensor want = run_op1(OpId::Add, {iota({6}), iota({6})});
   EXPECT_EQ(diff(var.cpu(), want), "");
+}
+
+// The CPU kernels that are views and strided_copy (kernels/cuda/array.cc runs them on the
+// GPU) give the host's results on a device.
+TEST_F(DeviceDispatch, LayoutKernelsRunOnADevice) {
+  Attrs tile, pad, perm;
+  tile.set("multiples", std::vector<int64_t>{2, 1, 3});
+  pad.set("paddings", std::vector<int64_t>{1, 0, 2, 1});
+  pad.set("value", 0.5);
+  perm.set("perm", std::vector<int64_t>{1, 0});
+  const std::pair<OpId, const Attrs*> cases[] = {
+      {OpId::Tile, &tile}, {OpId::Pad, &pad}, {OpId::Transpose, &perm}};
+  for (const auto& [id, given] : cases) {
+    const OpDef& op = op_def(id);
+    Attrs attrs = make_attrs(op, *given);
+    Tensor x = iota({3, 4});
+    MetaList out = infer_op(op, std::vector<TensorMeta>{{x.dtype(), x.shape()}}, attrs);
+    Tensor want = run_kernel(op, std::vector<Tensor>{x}, out, attrs)[0];
+    std::vector<Tensor> in{x.to(gpu_)};
+    std::vector<Tensor> got{Tensor::empty(out[0].shape, out[0].dtype, gpu_)};
+    op.kernel(KernelContext{op, in, got, attrs, gpu_});
+    EXPECT_EQ(diff(got[0].cpu(), want), "") << op.name;
+  }
+  EXPECT_GT(fake_.strided, 0);
 }
 
 TEST_F(DeviceDispatch, DeviceMemoryIsGivenBack) {
