@@ -1,10 +1,10 @@
 #include "ir/anf.h"
 
 #include <mutex>
-#include <unordered_set>
 
 #include "base/error.h"
 #include "ir/manager.h"
+#include "ir/walk.h"
 
 namespace mycel::ir {
 
@@ -166,77 +166,16 @@ CNode* Module::call_builtin(FuncGraph* g, Builtin b, std::vector<Node*> args, So
   return cnode(g, std::move(args), span);
 }
 
-namespace {
-void collect_graph_values(const Value& v, std::vector<FuncGraph*>& out) {
-  switch (v.kind()) {
-    case ValueKind::Graph:
-      out.push_back(v.as_graph());
-      break;
-    case ValueKind::Closure:
-      collect_graph_values(v.as_closure().fn, out);
-      for (const Value& a : v.as_closure().args) collect_graph_values(a, out);
-      break;
-    case ValueKind::Tuple:
-    case ValueKind::List:
-      for (const Value& a : v.items()) collect_graph_values(a, out);
-      break;
-    default:
-      break;
-  }
-}
-}  // namespace
-
 std::vector<FuncGraph*> Module::reachable_graphs(FuncGraph* root) const {
-  std::vector<FuncGraph*> order{root};
-  std::unordered_set<FuncGraph*> seen{root};
-  for (size_t k = 0; k < order.size(); ++k) {
-    FuncGraph* g = order[k];
-    std::vector<Node*> stack{g->output()};
-    std::unordered_set<Node*> visited;
-    std::vector<FuncGraph*> found;
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      if (n == nullptr || !visited.insert(n).second) continue;
-      if (n->is_value()) {
-        collect_graph_values(static_cast<ValueNode*>(n)->value(), found);
-      } else if (n->is_cnode() && n->graph() == g) {
-        auto* c = static_cast<CNode*>(n);
-        for (auto it = c->inputs().rbegin(); it != c->inputs().rend(); ++it) stack.push_back(*it);
-      }
-    }
-    for (FuncGraph* f : found)
-      if (seen.insert(f).second) order.push_back(f);
-  }
-  return order;
+  std::vector<FuncGraph*> graphs{root};
+  walk_graphs(
+      graphs, /*cross=*/false, [](FuncGraph*) {}, [](Node*) {});
+  return graphs;
 }
 
 std::vector<CNode*> Module::toposort(FuncGraph* g) const {
-  std::vector<CNode*> order;
-  std::unordered_set<Node*> done;
-  // Iterative post-order DFS over the CNodes of g.
-  std::vector<std::pair<Node*, size_t>> stack;
-  auto push = [&](Node* n) {
-    if (n->is_cnode() && n->graph() == g && !done.count(n)) stack.push_back({n, 0});
-  };
-  push(g->output());
-  while (!stack.empty()) {
-    auto& [n, i] = stack.back();
-    auto* c = static_cast<CNode*>(n);
-    if (done.count(c)) {
-      stack.pop_back();
-      continue;
-    }
-    if (i < c->size()) {
-      Node* in = c->input(i++);
-      push(in);
-      continue;
-    }
-    done.insert(c);
-    order.push_back(c);
-    stack.pop_back();
-  }
-  return order;
+  Node* out = g->output();
+  return ir::toposort(g, std::span<Node* const>(&out, 1));
 }
 
 }  // namespace mycel::ir

@@ -206,10 +206,12 @@ class Module {
   FuncGraph* entry() const { return entry_; }
   void set_entry(FuncGraph* g) { entry_ = g; }
 
-  // Graphs reachable from `root` through graph-valued ValueNodes, root first, each once.
+  // Graphs reachable from `root` through graph-valued ValueNodes (graphs_in of ir/walk.h),
+  // root first, each once.
   std::vector<FuncGraph*> reachable_graphs(FuncGraph* root) const;
   // Nodes of g reachable from its output (free variables of other graphs excluded), in
-  // topological order (inputs before users). Parameters are not included.
+  // topological order (inputs before users): ir::toposort from the output. Parameters are
+  // not included.
   std::vector<CNode*> toposort(FuncGraph* g) const;
 
   // The module's manager, if one is attached (ir/manager.h); edits notify it.
@@ -232,6 +234,8 @@ class Module {
 // The module's graphs reachable from `root` in the text form above; with `types`, each
 // statement is followed by ": <abstract>" where known.
 std::string print_graph(FuncGraph* root, bool types = true);
+// A name hint as the text form (and MINDIR files) write it: [A-Za-z0-9_.], others '_'.
+std::string sanitize_name(const std::string& s);
 // Parses the text form into `m` and returns the entry (first) graph. Prims are looked up
 // in the op table; attributes in braces. Throws ValueError naming line:col on bad text.
 FuncGraph* parse_graph(Module& m, const std::string& text);

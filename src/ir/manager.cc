@@ -14,31 +14,11 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "ir/walk.h"
 
 namespace mycel::ir {
 
 namespace {
-void graph_values(const Value& v, std::vector<FuncGraph*>& out) {
-  switch (v.kind()) {
-    case ValueKind::Graph:
-      out.push_back(v.as_graph());
-      break;
-    case ValueKind::Closure:
-      graph_values(v.as_closure().fn, out);
-      for (const Value& a : v.as_closure().args) graph_values(a, out);
-      break;
-    case ValueKind::Tuple:
-    case ValueKind::List:
-      for (const Value& a : v.items()) graph_values(a, out);
-      break;
-    case ValueKind::Dict:
-      for (const Value& a : v.as_dict().values) graph_values(a, out);
-      break;
-    default:
-      break;
-  }
-}
-
 template <class T>
 void push_unique(std::vector<T>& v, std::unordered_set<T>& seen, T x) {
   if (seen.insert(x).second) v.push_back(x);
@@ -125,36 +105,18 @@ void Manager::ensure() {
   recursive_.clear();
 
   // The walk.
-  std::unordered_set<FuncGraph*> graph_seen;
   std::unordered_map<FuncGraph*, std::vector<CNode*>> owned;
-  std::unordered_set<Node*> seen;
-  std::vector<Node*> stack;
   std::vector<FuncGraph*> found;
-  push_unique(graphs_, graph_seen, root_);
-  for (size_t k = 0; k < graphs_.size(); ++k) {
-    FuncGraph* g = graphs_[k];
-    stack.push_back(g->output());
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      if (n == nullptr || !seen.insert(n).second) continue;
-      if (n->is_value()) {
-        found.clear();
-        graph_values(static_cast<ValueNode*>(n)->value(), found);
-        for (FuncGraph* f : found) push_unique(graphs_, graph_seen, f);
-        continue;
-      }
-      if (!n->is_cnode()) continue;
-      auto* c = static_cast<CNode*>(n);
-      owned[c->graph()].push_back(c);
-      for (size_t i = 0; i < c->size(); ++i) {
-        Node* in = c->input(i);
-        if (in == nullptr) continue;
-        users_[in].push_back({c, static_cast<int>(i)});
-      }
-      for (size_t i = c->size(); i-- > 0;) stack.push_back(c->input(i));
-    }
-  }
+  graphs_.push_back(root_);
+  walk_graphs(
+      graphs_, /*cross=*/true, [](FuncGraph*) {},
+      [&](Node* n) {
+        if (!n->is_cnode()) return;
+        auto* c = static_cast<CNode*>(n);
+        owned[c->graph()].push_back(c);
+        for (size_t i = 0; i < c->size(); ++i)
+          if (Node* in = c->input(i)) users_[in].push_back({c, static_cast<int>(i)});
+      });
 
   // graphs_used and the direct free variables.
   std::unordered_map<FuncGraph*, std::unordered_set<Node*>> fv_set;
@@ -167,7 +129,7 @@ void Manager::ensure() {
       if (in == nullptr) return;
       if (in->is_value()) {
         found.clear();
-        graph_values(static_cast<ValueNode*>(in)->value(), found);
+        graphs_in(static_cast<ValueNode*>(in)->value(), found);
         for (FuncGraph* f : found) push_unique(used, used_seen, f);
       } else if (in->graph() != g) {
         push_unique(fvs, fset, in);

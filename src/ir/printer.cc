@@ -15,21 +15,11 @@
 #include <vector>
 
 #include "ir/anf.h"
+#include "ir/walk.h"
 
 namespace mycel::ir {
 
 namespace {
-
-// Name hints may hold any character; the text keeps [A-Za-z0-9_.].
-std::string sanitize(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.';
-    out += ok ? c : '_';
-  }
-  return out;
-}
 
 class Printer {
  public:
@@ -40,7 +30,7 @@ class Printer {
     // Names: graphs, then parameters and statements in print order.
     for (FuncGraph* g : graphs_) {
       graph_names_[g] =
-          unique(g->name().empty() ? std::string("g") : sanitize(g->name()), graph_used_);
+          unique(g->name().empty() ? std::string("g") : sanitize_name(g->name()), graph_used_);
     }
     for (FuncGraph* g : graphs_) {
       for (Parameter* p : g->params()) name_node(p);
@@ -65,7 +55,7 @@ class Printer {
   const std::string& name_node(Node* n) {
     auto it = node_names_.find(n);
     if (it != node_names_.end()) return it->second;
-    std::string base = sanitize(n->name());
+    std::string base = sanitize_name(n->name());
     bool digits = !base.empty() && base.find_first_not_of("0123456789") == std::string::npos;
     std::string name;
     if (base.empty() || digits) {
@@ -78,49 +68,23 @@ class Printer {
     return node_names_[n] = name;
   }
 
-  // The graphs to print and each one's statements.
+  // The graphs to print and each one's statements. A walk over every node reachable from the
+  // printed graphs crosses into other graphs through free variables: a CNode of graph h used
+  // from another graph (as an input or as the output) is a root of h's statements.
   void collect() {
     graphs_ = root_->module()->reachable_graphs(root_);
-    std::unordered_set<FuncGraph*> in_set(graphs_.begin(), graphs_.end());
-    // A walk over every CNode reachable from the printed graphs, crossing into other graphs
-    // through free variables: a CNode of graph h used from another graph is a root of h.
     std::unordered_map<FuncGraph*, std::vector<Node*>> extra;
-    std::unordered_set<Node*> seen;
-    std::vector<Node*> stack;
-    auto note_value = [&](const Value& v, auto&& self) -> void {
-      if (v.is(ValueKind::Graph)) {
-        if (in_set.insert(v.as_graph()).second) graphs_.push_back(v.as_graph());
-      } else if (v.is(ValueKind::Closure)) {
-        self(v.as_closure().fn, self);
-        for (const Value& a : v.as_closure().args) self(a, self);
-      } else if (v.is_sequence()) {
-        for (const Value& a : v.items()) self(a, self);
-      }
+    auto note = [&](Node* in, FuncGraph* user) {
+      if (in != nullptr && in->is_cnode() && in->graph() != user) extra[in->graph()].push_back(in);
     };
-    for (size_t k = 0; k < graphs_.size(); ++k) {
-      FuncGraph* g = graphs_[k];
-      if (g->output() == nullptr) continue;
-      stack.push_back(g->output());
-      if (g->output()->is_cnode() && g->output()->graph() != g)
-        extra[g->output()->graph()].push_back(g->output());
-      while (!stack.empty()) {
-        Node* n = stack.back();
-        stack.pop_back();
-        if (n == nullptr || !seen.insert(n).second) continue;
-        if (n->is_value()) {
-          note_value(static_cast<ValueNode*>(n)->value(), note_value);
-          continue;
-        }
-        if (!n->is_cnode()) continue;
-        auto* c = static_cast<CNode*>(n);
-        for (auto it = c->inputs().rbegin(); it != c->inputs().rend(); ++it) {
-          Node* in = *it;
-          if (in != nullptr && in->is_cnode() && in->graph() != c->graph())
-            extra[in->graph()].push_back(in);
-          stack.push_back(in);
-        }
-      }
-    }
+    walk_graphs(
+        graphs_, /*cross=*/true, [&](FuncGraph* g) { note(g->output(), g); },
+        [&](Node* n) {
+          if (!n->is_cnode()) return;
+          auto* c = static_cast<CNode*>(n);
+          for (auto it = c->inputs().rbegin(); it != c->inputs().rend(); ++it)
+            note(*it, c->graph());
+        });
     for (FuncGraph* g : graphs_) {
       std::vector<Node*> roots;
       if (g->output() != nullptr) roots.push_back(g->output());
@@ -129,73 +93,19 @@ class Printer {
     }
   }
 
-  // Post-order over g's CNodes from `roots`, inputs in order.
-  static std::vector<CNode*> toposort(FuncGraph* g, const std::vector<Node*>& roots) {
-    std::vector<CNode*> order;
-    std::unordered_set<Node*> done, open;
-    std::vector<std::pair<CNode*, size_t>> stack;
-    for (Node* r : roots) {
-      if (!r->is_cnode() || r->graph() != g || done.count(r)) continue;
-      stack.push_back({static_cast<CNode*>(r), 0});
-      open.insert(r);
-      while (!stack.empty()) {
-        auto& [c, i] = stack.back();
-        if (i < c->size()) {
-          Node* in = c->input(i++);
-          if (in != nullptr && in->is_cnode() && in->graph() == g && !done.count(in) &&
-              !open.count(in)) {
-            open.insert(in);
-            stack.push_back({static_cast<CNode*>(in), 0});
-          }
-          continue;
-        }
-        done.insert(c);
-        order.push_back(c);
-        stack.pop_back();
-      }
-    }
-    return order;
-  }
-
-  void print_value(std::ostringstream& os, const Value& v) {
-    switch (v.kind()) {
-      case ValueKind::Graph: {
-        auto it = graph_names_.find(v.as_graph());
-        os << '@' << (it != graph_names_.end() ? it->second : sanitize(v.as_graph()->name()));
-        return;
-      }
-      case ValueKind::Closure:
-        os << "partial(";
-        print_value(os, v.as_closure().fn);
-        for (const Value& a : v.as_closure().args) {
-          os << ", ";
-          print_value(os, a);
-        }
-        os << ')';
-        return;
-      case ValueKind::Tuple:
-      case ValueKind::List: {
-        bool tup = v.is(ValueKind::Tuple);
-        os << (tup ? '(' : '[');
-        for (size_t i = 0; i < v.items().size(); ++i) {
-          if (i) os << ", ";
-          print_value(os, v.items()[i]);
-        }
-        if (tup && v.items().size() == 1) os << ',';
-        os << (tup ? ')' : ']');
-        return;
-      }
-      default:
-        os << v.to_string();
-        return;
-    }
+  // Graphs by their unique @names (a graph outside the printed set: its own, sanitised).
+  std::string value_text(const Value& v) const {
+    return v.to_string([this](const FuncGraph* g) {
+      auto it = graph_names_.find(g);
+      return it != graph_names_.end() ? it->second : sanitize_name(g->name());
+    });
   }
 
   void print_atom(std::ostringstream& os, Node* n) {
     if (n == nullptr) {
       os << "<null>";
     } else if (n->is_value()) {
-      print_value(os, static_cast<ValueNode*>(n)->value());
+      os << value_text(static_cast<ValueNode*>(n)->value());
     } else {
       os << '%' << name_node(n);
     }
@@ -234,7 +144,7 @@ class Printer {
   bool types_;
   std::vector<FuncGraph*> graphs_;
   std::unordered_map<FuncGraph*, std::vector<CNode*>> stmts_;
-  std::unordered_map<FuncGraph*, std::string> graph_names_;
+  std::unordered_map<const FuncGraph*, std::string> graph_names_;
   std::unordered_set<std::string> graph_used_;
   std::unordered_map<Node*, std::string> node_names_;
   std::unordered_set<std::string> node_used_;
@@ -242,6 +152,16 @@ class Printer {
 };
 
 }  // namespace
+
+std::string sanitize_name(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.';
+    out += ok ? c : '_';
+  }
+  return out;
+}
 
 std::string print_graph(FuncGraph* root, bool types) {
   if (root == nullptr) return "<null graph>\n";

@@ -11,31 +11,8 @@
 namespace mycel::ir {
 
 namespace {
-const char* const kBuiltinNames[] = {
-#define BUILTIN(name, text, nargs) text,
-#include "ir/builtins.def"
-#undef BUILTIN
-};
-const int kBuiltinArity[] = {
-#define BUILTIN(name, text, nargs) nargs,
-#include "ir/builtins.def"
-#undef BUILTIN
-};
-constexpr size_t kNumBuiltins = sizeof(kBuiltinArity) / sizeof(int);
-
 size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
 }  // namespace
-
-const char* builtin_name(Builtin b) { return kBuiltinNames[static_cast<size_t>(b)]; }
-int builtin_arity(Builtin b) { return kBuiltinArity[static_cast<size_t>(b)]; }
-bool find_builtin(std::string_view text, Builtin* out) {
-  for (size_t i = 0; i < kNumBuiltins; ++i)
-    if (text == kBuiltinNames[i]) {
-      *out = static_cast<Builtin>(i);
-      return true;
-    }
-  return false;
-}
 
 const char* value_kind_name(ValueKind k) {
   switch (k) {
@@ -357,7 +334,9 @@ void print_attr(std::ostringstream& os, const AttrValue& v) {
   }
 }
 
-void print_value(std::ostringstream& os, const Value& v) {
+using GraphName = std::function<std::string(const FuncGraph*)>;
+
+void print_value(std::ostringstream& os, const Value& v, const GraphName* graph_name) {
   switch (v.kind()) {
     case ValueKind::None:
       os << "None";
@@ -407,7 +386,7 @@ void print_value(std::ostringstream& os, const Value& v) {
       os << (tup ? '(' : '[');
       for (size_t i = 0; i < v.items().size(); ++i) {
         if (i) os << ", ";
-        print_value(os, v.items()[i]);
+        print_value(os, v.items()[i], graph_name);
       }
       if (tup && v.items().size() == 1) os << ',';
       os << (tup ? ')' : ']');
@@ -417,20 +396,20 @@ void print_value(std::ostringstream& os, const Value& v) {
       os << '{';
       for (size_t i = 0; i < v.as_dict().keys.size(); ++i) {
         if (i) os << ", ";
-        print_value(os, v.as_dict().keys[i]);
+        print_value(os, v.as_dict().keys[i], graph_name);
         os << ": ";
-        print_value(os, v.as_dict().values[i]);
+        print_value(os, v.as_dict().values[i], graph_name);
       }
       os << '}';
       return;
     }
     case ValueKind::Slice:
       os << "slice(";
-      print_value(os, v.as_slice().start);
+      print_value(os, v.as_slice().start, graph_name);
       os << ", ";
-      print_value(os, v.as_slice().stop);
+      print_value(os, v.as_slice().stop, graph_name);
       os << ", ";
-      print_value(os, v.as_slice().step);
+      print_value(os, v.as_slice().step, graph_name);
       os << ')';
       return;
     case ValueKind::Prim: {
@@ -450,14 +429,14 @@ void print_value(std::ostringstream& os, const Value& v) {
       os << builtin_name(v.as_builtin());
       return;
     case ValueKind::Graph:
-      os << '@' << v.as_graph()->name();
+      os << '@' << (graph_name ? (*graph_name)(v.as_graph()) : v.as_graph()->name());
       return;
     case ValueKind::Closure:
       os << "partial(";
-      print_value(os, v.as_closure().fn);
+      print_value(os, v.as_closure().fn, graph_name);
       for (const Value& a : v.as_closure().args) {
         os << ", ";
-        print_value(os, a);
+        print_value(os, a, graph_name);
       }
       os << ')';
       return;
@@ -468,9 +447,26 @@ void print_value(std::ostringstream& os, const Value& v) {
 }
 }  // namespace
 
+std::string exception_name(const Value& v) {
+  if (v.is(ValueKind::Str)) return v.as_str();
+  if (!v.is(ValueKind::PyObj)) return "";
+  std::string r = v.as_host()->repr();
+  size_t b = r.find('\'');
+  size_t e = r.rfind('\'');
+  if (b != std::string::npos && e != std::string::npos && e > b) r = r.substr(b + 1, e - b - 1);
+  size_t dot = r.rfind('.');
+  return dot == std::string::npos ? r : r.substr(dot + 1);
+}
+
 std::string Value::to_string() const {
   std::ostringstream os;
-  print_value(os, *this);
+  print_value(os, *this, nullptr);
+  return os.str();
+}
+
+std::string Value::to_string(const GraphName& graph_name) const {
+  std::ostringstream os;
+  print_value(os, *this, &graph_name);
   return os.str();
 }
 

@@ -14,11 +14,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "ir/builtins.h"
 #include "ops/op_table.h"
 #include "tensor/tensor.h"
 
@@ -26,15 +28,6 @@ namespace mycel::ir {
 
 class FuncGraph;
 class Value;
-
-enum class Builtin : uint16_t {
-#define BUILTIN(name, text, nargs) name,
-#include "ir/builtins.def"
-#undef BUILTIN
-};
-const char* builtin_name(Builtin b);  // the IR text name ("make_tuple")
-int builtin_arity(Builtin b);         // -1: variadic
-bool find_builtin(std::string_view text, Builtin* out);
 
 enum class ValueKind : uint8_t {
   None,
@@ -134,6 +127,8 @@ class Value {
   // f32, Transpose{perm=(1, 0)}, make_tuple, @graph, partial(@g, 1), <host repr>, and
   // tensor<f32[2]>(...) for tensors (values printed when small).
   std::string to_string() const;
+  // The same with each graph written as '@' + graph_name(g) (the printer's unique names).
+  std::string to_string(const std::function<std::string(const FuncGraph*)>& graph_name) const;
 
  private:
   using Payload =
@@ -154,6 +149,10 @@ struct ClosureData {
   Value fn;
   std::vector<Value> args;
 };
+
+// The exception class a raise() names: a string as it is, a host class object by the name in
+// its repr ("<class 'a.b.Err'>" -> "Err"), anything else "".
+std::string exception_name(const Value& v);
 
 struct ValueHash {
   size_t operator()(const Value& v) const { return v.hash(); }

@@ -53,42 +53,6 @@ std::string graph_desc(const FuncGraph* g) { return g == nullptr ? "<none>" : "@
   MC_THROW(Runtime, "IR verify failed: ", where, ": ", rule);
 }
 
-bool is_scalar_operator(Builtin b) {
-  return (static_cast<int>(b) >= static_cast<int>(Builtin::Add) &&
-          static_cast<int>(b) <= static_cast<int>(Builtin::RShift)) ||
-         b == Builtin::Truth;
-}
-
-// What specialisation leaves (the brief of the specialised IR); everything else is gone.
-bool allowed_after_specialisation(Builtin b) {
-  switch (b) {
-    case Builtin::MakeTuple:
-    case Builtin::MakeList:
-    case Builtin::MakeDict:
-    case Builtin::GetItem:
-    case Builtin::Switch:
-    case Builtin::Partial:
-    case Builtin::ScalarToTensor:
-    case Builtin::TensorToScalar:
-    case Builtin::Cast:
-    case Builtin::Print:
-    case Builtin::Depend:
-    case Builtin::PyExecute:
-    case Builtin::Raise:
-    case Builtin::Vjp:
-    case Builtin::StopGradient:
-    case Builtin::CustomVjp:
-    case Builtin::CotAdd:
-    case Builtin::CotGet:
-    case Builtin::TupleHead:
-    case Builtin::CotSparse:
-    case Builtin::CotPad:
-      return true;
-    default:
-      return is_scalar_operator(b);
-  }
-}
-
 class Verifier {
  public:
   Verifier(FuncGraph* root, VerifyOptions opts)
@@ -240,10 +204,10 @@ class Verifier {
     const Value& v = static_cast<ValueNode*>(f)->value();
     if (v.is(ValueKind::Builtin)) {
       Builtin b = v.as_builtin();
-      if (!allowed_after_specialisation(b))
+      if (builtin_has(b, B_FRONT))
         fail(g, c,
              std::string("builtin ") + builtin_name(b) + " must be resolved by specialisation");
-      if (is_scalar_operator(b) || b == Builtin::GetItem) {
+      if (builtin_has(b, B_OPERATOR) || b == Builtin::GetItem) {
         size_t last = b == Builtin::GetItem ? 1 : c->size() - 1;
         for (size_t i = 1; i <= last && i < c->size(); ++i) {
           const AbsPtr& a = c->input(i)->abstract();

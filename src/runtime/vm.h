@@ -129,8 +129,12 @@ class Executable {
 // Runs builtin `b` on run-time values (vm_builtins.cc): Python's semantics for scalar
 // operators, containers, getitem, casts, print, py_execute, raise. Switch, partial and calls
 // are the interpreter's. Throws mycel errors with Python's messages. Constant folding (the
-// fold pass, specialisation) uses it too, so compile time and run time agree.
+// fold pass, specialisation) uses it too, so compile time and run time agree. Dispatch is an
+// array of functions made from the `vm` column of ir/builtins.def.
 ir::Value run_builtin(ir::Builtin b, std::span<const ir::Value> args, RuntimeHost* host);
+// Whether the executor implements `b` (its `vm` column is not vm_none): the builtins that
+// specialisation or AD removes (getattr, grad, vjp, ...) have no implementation.
+bool builtin_runs(ir::Builtin b);
 
 // Python-style formatting of a run-time value, as print() writes it: str() of the top-level
 // value (strings raw, tensors as Tensor::to_string) and repr() inside containers.

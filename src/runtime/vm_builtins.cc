@@ -2,7 +2,9 @@
 // int/float/bool arithmetic (bools count as ints, any float makes the result a float; floor
 // division and modulo take the divisor's sign; true division always gives a float), truth,
 // comparisons, containers and indexing, scalar<->tensor conversions, print, py_execute and
-// raise. Also format_value, print's Python-style formatting.
+// raise. Also format_value, print's Python-style formatting. Each builtin is the function its
+// line of ir/builtins.def names in the `vm` column (vm_arith, vm_getitem, ...); run_builtin
+// dispatches through the array made from those lines.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -81,64 +83,7 @@ std::string str_repr(const std::string& s) {
   return out + q;
 }
 
-// The class name inside a host repr such as "<class 'ValueError'>" or "<class 'a.b.Err'>".
-std::string exception_name(const Value& v) {
-  if (v.is(ValueKind::Str)) return v.as_str();
-  if (!v.is(ValueKind::PyObj)) return "";
-  std::string r = v.as_host()->repr();
-  size_t b = r.find('\'');
-  size_t e = r.rfind('\'');
-  if (b != std::string::npos && e != std::string::npos && e > b) r = r.substr(b + 1, e - b - 1);
-  size_t dot = r.rfind('.');
-  return dot == std::string::npos ? r : r.substr(dot + 1);
-}
-
-const char* op_symbol(Builtin b) {
-  switch (b) {
-    case Builtin::Add:
-      return "+";
-    case Builtin::Sub:
-      return "-";
-    case Builtin::Mul:
-      return "*";
-    case Builtin::TrueDiv:
-      return "/";
-    case Builtin::FloorDiv:
-      return "//";
-    case Builtin::Mod:
-      return "%";
-    case Builtin::Pow:
-      return "**";
-    case Builtin::MatMul:
-      return "@";
-    case Builtin::Lt:
-      return "<";
-    case Builtin::Le:
-      return "<=";
-    case Builtin::Gt:
-      return ">";
-    case Builtin::Ge:
-      return ">=";
-    case Builtin::BitAnd:
-      return "&";
-    case Builtin::BitOr:
-      return "|";
-    case Builtin::BitXor:
-      return "^";
-    case Builtin::LShift:
-      return "<<";
-    case Builtin::RShift:
-      return ">>";
-    case Builtin::Neg:
-      return "unary -";
-    case Builtin::Pos:
-      return "unary +";
-    case Builtin::Invert:
-      return "unary ~";
-    default:
-      return ir::builtin_name(b);
-  }
-}
+const char* op_symbol(Builtin b) { return ir::builtin_def(b).symbol; }
 
 const char* type_name(const Value& v) { return ir::value_kind_name(v.kind()); }
 
@@ -195,7 +140,6 @@ int64_t int_pow(int64_t base, int64_t e) {
   }
   return result;
 }
-
 
 double float_pow(double x, double y) {
   MC_CHECK(!(x == 0.0 && y < 0), Runtime,
@@ -521,7 +465,7 @@ Value tensor_to_scalar(const Value& x) {
 }
 
 [[noreturn]] void raise(std::span<const Value> args) {
-  std::string name = args.empty() ? "" : exception_name(args[0]);
+  std::string name = args.empty() ? "" : ir::exception_name(args[0]);
   std::string msg;
   for (size_t i = 1; i < args.size(); ++i) {
     if (i > 1) msg += ' ';
@@ -622,186 +566,199 @@ Value zero_cot_like(const Value& v) {
   }
   return Value();
 }
+
+// ---------------------------------------------------------------- the table
+
+// One function per `vm` column of ir/builtins.def, called with the arguments checked against
+// the builtin's arity.
+using Args = std::span<const Value>;
+
+#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags) \
+  Value vm(Builtin b, Args a, RuntimeHost* host);
+#include "ir/builtins.def"
+#undef BUILTIN
+
+Value vm_arith(Builtin b, Args a, RuntimeHost*) { return arith(b, a[0], a[1]); }
+Value vm_bitwise(Builtin b, Args a, RuntimeHost*) { return bitwise(b, a[0], a[1]); }
+Value vm_compare(Builtin b, Args a, RuntimeHost*) { return compare(b, a[0], a[1]); }
+Value vm_matmul(Builtin b, Args a, RuntimeHost*) { unsupported(b, a[0], a[1]); }
+Value vm_eq(Builtin, Args a, RuntimeHost*) { return Value::boolean(equal(a[0], a[1])); }
+Value vm_ne(Builtin, Args a, RuntimeHost*) { return Value::boolean(!equal(a[0], a[1])); }
+
+Value vm_is(Builtin b, Args a, RuntimeHost*) {
+  bool same = a[0].kind() == a[1].kind() && a[0] == a[1];
+  return Value::boolean(b == Builtin::Is ? same : !same);
+}
+
+Value vm_in(Builtin b, Args a, RuntimeHost*) {
+  return Value::boolean(contains(a[1], a[0]) == (b == Builtin::In));
+}
+
+Value vm_neg(Builtin, Args a, RuntimeHost*) {
+  if (is_intlike(a[0])) {
+    MC_CHECK(a[0].as_int() != std::numeric_limits<int64_t>::min(), Overflow,
+             "-int does not fit in a 64-bit integer (graph-mode ints are int64)");
+    return Value::integer(-a[0].as_int());
+  }
+  if (a[0].is(ValueKind::Float)) return Value::real(-a[0].as_float());
+  MC_THROW(Type, "bad operand type for unary -: '", type_name(a[0]), "'");
+}
+
+Value vm_pos(Builtin, Args a, RuntimeHost*) {
+  if (is_intlike(a[0])) return Value::integer(a[0].as_int());
+  if (a[0].is(ValueKind::Float)) return a[0];
+  MC_THROW(Type, "bad operand type for unary +: '", type_name(a[0]), "'");
+}
+
+Value vm_invert(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(is_intlike(a[0]), Type, "bad operand type for unary ~: '", type_name(a[0]), "'");
+  return Value::integer(~a[0].as_int());
+}
+
+Value vm_not(Builtin, Args a, RuntimeHost*) { return Value::boolean(!truth(a[0])); }
+Value vm_truth(Builtin, Args a, RuntimeHost*) { return Value::boolean(truth(a[0])); }
+Value vm_make_tuple(Builtin, Args a, RuntimeHost*) { return Value::tuple({a.begin(), a.end()}); }
+Value vm_make_list(Builtin, Args a, RuntimeHost*) { return Value::list({a.begin(), a.end()}); }
+
+Value vm_make_dict(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(a.size() % 2 == 0, Type, "make_dict expects key, value pairs");
+  std::vector<Value> keys, values;
+  for (size_t i = 0; i < a.size(); i += 2) {
+    keys.push_back(a[i]);
+    values.push_back(a[i + 1]);
+  }
+  return Value::dict(std::move(keys), std::move(values));
+}
+
+Value vm_make_slice(Builtin, Args a, RuntimeHost*) { return Value::slice(a[0], a[1], a[2]); }
+Value vm_getitem(Builtin, Args a, RuntimeHost*) { return getitem(a[0], a[1]); }
+Value vm_setitem(Builtin, Args a, RuntimeHost*) { return setitem(a[0], a[1], a[2]); }
+
+Value vm_len(Builtin, Args a, RuntimeHost*) {
+  if (a[0].is_sequence()) return Value::integer(static_cast<int64_t>(a[0].items().size()));
+  if (a[0].is(ValueKind::Dict))
+    return Value::integer(static_cast<int64_t>(a[0].as_dict().keys.size()));
+  if (a[0].is(ValueKind::Str)) return Value::integer(static_cast<int64_t>(a[0].as_str().size()));
+  if (a[0].is(ValueKind::Tensor)) {
+    MC_CHECK(a[0].as_tensor().ndim() > 0, Type, "len() of a 0-d tensor");
+    return Value::integer(a[0].as_tensor().dim(0));
+  }
+  MC_THROW(Type, "object of type '", type_name(a[0]), "' has no len()");
+}
+
+Value vm_switch(Builtin, Args a, RuntimeHost*) {
+  const Value& c = a[0];
+  MC_CHECK(c.is_scalar() || c.is_none(), Type, "switch: the condition is a ", type_name(c),
+           ", not a bool");
+  return truth(c) ? a[1] : a[2];
+}
+
+Value vm_partial(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(!a.empty(), Type, "partial expects a function");
+  return Value::closure(a[0], {a.begin() + 1, a.end()});
+}
+
+Value vm_raise(Builtin, Args a, RuntimeHost*) { raise(a); }
+Value vm_to_tensor(Builtin, Args a, RuntimeHost*) { return scalar_to_tensor(a[0], a[1]); }
+Value vm_to_scalar(Builtin, Args a, RuntimeHost*) { return tensor_to_scalar(a[0]); }
+
+Value vm_cast(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(a[1].is(ValueKind::Str), Type, "cast_scalar: the target is a ", type_name(a[1]));
+  return cast_scalar(a[0], a[1].as_str());
+}
+
+// depend(x, effects...) and stop_gradient(x): x.
+Value vm_first(Builtin b, Args a, RuntimeHost*) {
+  MC_CHECK(!a.empty(), Type, ir::builtin_name(b), " expects a value");
+  return a[0];
+}
+
+Value vm_print(Builtin, Args a, RuntimeHost* host) {
+  std::string text;
+  for (size_t i = 0; i < a.size(); ++i) text.append(i ? " " : "").append(format_value(a[i]));
+  text += '\n';
+  if (host) {
+    host->print(text);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  return Value();
+}
+
+Value vm_py_execute(Builtin, Args a, RuntimeHost* host) {
+  MC_CHECK(!a.empty(), Type, "py_execute expects a function");
+  MC_CHECK(host != nullptr, Runtime,
+           "this graph calls back into Python (JIT fallback), but it runs without a host");
+  return host->call(a[0], {a.begin() + 1, a.end()});
+}
+
+Value vm_cot_add(Builtin, Args a, RuntimeHost*) { return cot_add(a[0], a[1]); }
+
+Value vm_cot_get(Builtin, Args a, RuntimeHost*) {
+  if (a[0].is_none()) return a[2];
+  MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_get of a ", type_name(a[0]));
+  const std::vector<Value>& items = a[0].items();
+  int64_t i = a[1].as_int();
+  MC_CHECK(i >= 0 && static_cast<size_t>(i) < items.size(), Internal, "cot_get index ", i,
+           " of a tuple of ", items.size());
+  const Value& e = items[static_cast<size_t>(i)];
+  return e.is_none() ? a[2] : e;
+}
+
+Value vm_cot_pad(Builtin, Args a, RuntimeHost*) {
+  if (a[1].is_none()) return Value();
+  MC_CHECK(a[0].is(ValueKind::Tuple) && a[1].is(ValueKind::Tuple) &&
+               a[1].items().size() <= a[0].items().size(),
+           Internal, "cot_pad of a ", type_name(a[0]), " and a ", type_name(a[1]));
+  std::vector<Value> r = a[1].items();
+  for (size_t j = r.size(); j < a[0].items().size(); ++j)
+    r.push_back(zero_cot_like(a[0].items()[j]));
+  return Value::tuple(std::move(r));
+}
+
+Value vm_cot_sparse(Builtin, Args a, RuntimeHost*) {
+  if (a[0].is_none()) return Value();
+  MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_sparse of a ", type_name(a[0]));
+  const std::vector<Value>& items = a[0].items();
+  int64_t n = static_cast<int64_t>(items.size()), i = a[1].as_int();
+  if (i < 0) i += n;
+  MC_CHECK(i >= 0 && i < n, Internal, "cot_sparse index");
+  std::vector<Value> r;
+  for (int64_t j = 0; j < n; ++j)
+    r.push_back(j == i ? a[2] : zero_cot_like(items[static_cast<size_t>(j)]));
+  return Value::tuple(std::move(r));
+}
+
+Value vm_tuple_head(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "tuple_head of a ", type_name(a[0]));
+  const std::vector<Value>& items = a[0].items();
+  int64_t n = a[1].as_int();
+  MC_CHECK(n >= 0 && static_cast<size_t>(n) <= items.size(), Internal, "tuple_head");
+  return Value::tuple({items.begin(), items.end() - n});
+}
+
+// A builtin that specialisation or AD removes (getattr, grad, vjp, ...).
+Value vm_none(Builtin b, Args, RuntimeHost*) {
+  MC_THROW(Internal, "executor: builtin ", ir::builtin_name(b),
+           " should have been removed by specialisation");
+}
+
+using BuiltinFn = Value (*)(Builtin, Args, RuntimeHost*);
+constexpr BuiltinFn kBuiltinFns[] = {
+#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags) &vm,
+#include "ir/builtins.def"
+#undef BUILTIN
+};
+
 }  // namespace
+
+bool builtin_runs(Builtin b) { return kBuiltinFns[static_cast<size_t>(b)] != &vm_none; }
 
 Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
   int arity = ir::builtin_arity(b);
   if (arity >= 0) check_nargs(b, a.size(), static_cast<size_t>(arity));
-  switch (b) {
-    case Builtin::Add:
-    case Builtin::Sub:
-    case Builtin::Mul:
-    case Builtin::TrueDiv:
-    case Builtin::FloorDiv:
-    case Builtin::Mod:
-    case Builtin::Pow:
-      return arith(b, a[0], a[1]);
-    case Builtin::BitAnd:
-    case Builtin::BitOr:
-    case Builtin::BitXor:
-    case Builtin::LShift:
-    case Builtin::RShift:
-      return bitwise(b, a[0], a[1]);
-    case Builtin::Lt:
-    case Builtin::Le:
-    case Builtin::Gt:
-    case Builtin::Ge:
-      return compare(b, a[0], a[1]);
-    case Builtin::Eq:
-      return Value::boolean(equal(a[0], a[1]));
-    case Builtin::Ne:
-      return Value::boolean(!equal(a[0], a[1]));
-    case Builtin::Is:
-    case Builtin::IsNot: {
-      bool same = a[0].kind() == a[1].kind() && a[0] == a[1];
-      return Value::boolean(b == Builtin::Is ? same : !same);
-    }
-    case Builtin::In:
-      return Value::boolean(contains(a[1], a[0]));
-    case Builtin::NotIn:
-      return Value::boolean(!contains(a[1], a[0]));
-    case Builtin::Neg:
-      if (is_intlike(a[0])) {
-        MC_CHECK(a[0].as_int() != std::numeric_limits<int64_t>::min(), Overflow,
-                 "-int does not fit in a 64-bit integer (graph-mode ints are int64)");
-        return Value::integer(-a[0].as_int());
-      }
-      if (a[0].is(ValueKind::Float)) return Value::real(-a[0].as_float());
-      MC_THROW(Type, "bad operand type for unary -: '", type_name(a[0]), "'");
-    case Builtin::Pos:
-      if (is_intlike(a[0])) return Value::integer(a[0].as_int());
-      if (a[0].is(ValueKind::Float)) return a[0];
-      MC_THROW(Type, "bad operand type for unary +: '", type_name(a[0]), "'");
-    case Builtin::Invert:
-      MC_CHECK(is_intlike(a[0]), Type, "bad operand type for unary ~: '", type_name(a[0]), "'");
-      return Value::integer(~a[0].as_int());
-    case Builtin::Not:
-      return Value::boolean(!truth(a[0]));
-    case Builtin::Truth:
-      return Value::boolean(truth(a[0]));
-    case Builtin::MakeTuple:
-      return Value::tuple({a.begin(), a.end()});
-    case Builtin::MakeList:
-      return Value::list({a.begin(), a.end()});
-    case Builtin::MakeDict: {
-      MC_CHECK(a.size() % 2 == 0, Type, "make_dict expects key, value pairs");
-      std::vector<Value> keys, values;
-      for (size_t i = 0; i < a.size(); i += 2) {
-        keys.push_back(a[i]);
-        values.push_back(a[i + 1]);
-      }
-      return Value::dict(std::move(keys), std::move(values));
-    }
-    case Builtin::MakeSlice:
-      return Value::slice(a[0], a[1], a[2]);
-    case Builtin::GetItem:
-      return getitem(a[0], a[1]);
-    case Builtin::SetItem:
-      return setitem(a[0], a[1], a[2]);
-    case Builtin::Len:
-      if (a[0].is_sequence()) return Value::integer(static_cast<int64_t>(a[0].items().size()));
-      if (a[0].is(ValueKind::Dict))
-        return Value::integer(static_cast<int64_t>(a[0].as_dict().keys.size()));
-      if (a[0].is(ValueKind::Str))
-        return Value::integer(static_cast<int64_t>(a[0].as_str().size()));
-      if (a[0].is(ValueKind::Tensor)) {
-        MC_CHECK(a[0].as_tensor().ndim() > 0, Type, "len() of a 0-d tensor");
-        return Value::integer(a[0].as_tensor().dim(0));
-      }
-      MC_THROW(Type, "object of type '", type_name(a[0]), "' has no len()");
-    case Builtin::Switch: {
-      const Value& c = a[0];
-      MC_CHECK(c.is_scalar() || c.is_none(), Type, "switch: the condition is a ", type_name(c),
-               ", not a bool");
-      return truth(c) ? a[1] : a[2];
-    }
-    case Builtin::Partial:
-      MC_CHECK(!a.empty(), Type, "partial expects a function");
-      return Value::closure(a[0], {a.begin() + 1, a.end()});
-    case Builtin::Raise:
-      raise(a);
-    case Builtin::ScalarToTensor:
-      return scalar_to_tensor(a[0], a[1]);
-    case Builtin::TensorToScalar:
-      return tensor_to_scalar(a[0]);
-    case Builtin::Cast:
-      MC_CHECK(a[1].is(ValueKind::Str), Type, "cast_scalar: the target is a ", type_name(a[1]));
-      return cast_scalar(a[0], a[1].as_str());
-    case Builtin::Depend:
-      MC_CHECK(!a.empty(), Type, "depend expects a value");
-      return a[0];
-    case Builtin::Print: {
-      std::string text;
-      for (size_t i = 0; i < a.size(); ++i) text.append(i ? " " : "").append(format_value(a[i]));
-      text += '\n';
-      if (host) {
-        host->print(text);
-      } else {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-      }
-      return Value();
-    }
-    case Builtin::PyExecute:
-      MC_CHECK(!a.empty(), Type, "py_execute expects a function");
-      MC_CHECK(host != nullptr, Runtime,
-               "this graph calls back into Python (JIT fallback), but it runs without a host");
-      return host->call(a[0], {a.begin() + 1, a.end()});
-    case Builtin::MatMul:
-      unsupported(b, a[0], a[1]);
-    case Builtin::StopGradient:
-      return a[0];
-    case Builtin::CotAdd:
-      return cot_add(a[0], a[1]);
-    case Builtin::CotGet: {
-      if (a[0].is_none()) return a[2];
-      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_get of a ", type_name(a[0]));
-      const std::vector<Value>& items = a[0].items();
-      int64_t i = a[1].as_int();
-      MC_CHECK(i >= 0 && static_cast<size_t>(i) < items.size(), Internal, "cot_get index ", i,
-               " of a tuple of ", items.size());
-      const Value& e = items[static_cast<size_t>(i)];
-      return e.is_none() ? a[2] : e;
-    }
-    case Builtin::CotPad: {
-      if (a[1].is_none()) return Value();
-      MC_CHECK(a[0].is(ValueKind::Tuple) && a[1].is(ValueKind::Tuple) &&
-                   a[1].items().size() <= a[0].items().size(),
-               Internal, "cot_pad of a ", type_name(a[0]), " and a ", type_name(a[1]));
-      std::vector<Value> r = a[1].items();
-      for (size_t j = r.size(); j < a[0].items().size(); ++j)
-        r.push_back(zero_cot_like(a[0].items()[j]));
-      return Value::tuple(std::move(r));
-    }
-    case Builtin::CotSparse: {
-      if (a[0].is_none()) return Value();
-      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_sparse of a ", type_name(a[0]));
-      const std::vector<Value>& items = a[0].items();
-      int64_t n = static_cast<int64_t>(items.size()), i = a[1].as_int();
-      if (i < 0) i += n;
-      MC_CHECK(i >= 0 && i < n, Internal, "cot_sparse index");
-      std::vector<Value> r;
-      for (int64_t j = 0; j < n; ++j)
-        r.push_back(j == i ? a[2] : zero_cot_like(items[static_cast<size_t>(j)]));
-      return Value::tuple(std::move(r));
-    }
-    case Builtin::TupleHead: {
-      MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "tuple_head of a ", type_name(a[0]));
-      const std::vector<Value>& items = a[0].items();
-      int64_t n = a[1].as_int();
-      MC_CHECK(n >= 0 && static_cast<size_t>(n) <= items.size(), Internal, "tuple_head");
-      return Value::tuple({items.begin(), items.end() - n});
-    }
-    case Builtin::GetAttr:
-    case Builtin::MakeKwarg:
-    case Builtin::UnpackCall:
-    case Builtin::Grad:
-    case Builtin::Vjp:
-    case Builtin::CustomVjp:
-      break;
-  }
-  MC_THROW(Internal, "executor: builtin ", ir::builtin_name(b),
-           " should have been removed by specialisation");
+  return kBuiltinFns[static_cast<size_t>(b)](b, a, host);
 }
 
 }  // namespace mycel::vm

@@ -6,18 +6,12 @@
 #include <unordered_set>
 
 #include "base/error.h"
+#include "ir/walk.h"
 #include "runtime/vm_code.h"
 
 namespace mycel::vm {
 
-using ir::AbsKind;
-using ir::Builtin;
-using ir::CNode;
-using ir::FuncGraph;
-using ir::Node;
-using ir::Value;
-using ir::ValueKind;
-using ir::ValueNode;
+using namespace ir;
 
 class Compiler {
  public:
@@ -147,9 +141,7 @@ class Compiler {
         tail = false;
       } else if (cv && cv->is(ValueKind::Builtin)) {
         Builtin b = cv->as_builtin();
-        MC_ASSERT(b != Builtin::GetAttr && b != Builtin::MakeKwarg && b != Builtin::UnpackCall &&
-                      b != Builtin::Grad && b != Builtin::Vjp && b != Builtin::CustomVjp,
-                  "executor: builtin ", ir::builtin_name(b), " in @", g_->name(),
+        MC_ASSERT(builtin_runs(b), "executor: builtin ", ir::builtin_name(b), " in @", g_->name(),
                   " should have been removed by specialisation");
         int arity = ir::builtin_arity(b);
         MC_ASSERT(arity < 0 || static_cast<size_t>(arity) + 1 == c->size(),
@@ -190,36 +182,9 @@ class Compiler {
   // before its output, and in depend(x, effects...) the effects before x. (Module::toposort
   // would run x first, and a loop's tail call under a depend() would then not be last.)
   std::vector<CNode*> schedule() const {
-    std::vector<CNode*> order;
-    std::unordered_set<const Node*> done;
-    std::vector<std::pair<CNode*, size_t>> stack;
-    auto push = [&](Node* n) {
-      if (n->is_cnode() && n->graph() == g_ && !done.count(n))
-        stack.push_back({static_cast<CNode*>(n), 0});
-    };
     std::vector<Node*> roots = g_->effects;
     roots.push_back(g_->output());
-    for (Node* root : roots) {
-      push(root);
-      while (!stack.empty()) {
-        auto& [c, k] = stack.back();
-        if (done.count(c)) {
-          stack.pop_back();
-          continue;
-        }
-        if (k < c->size()) {
-          size_t pos = k++;
-          // depend: callee, effects (inputs 2..), then x (input 1).
-          if (is_depend(c) && pos > 0) pos = pos + 1 < c->size() ? pos + 1 : 1;
-          push(c->input(pos));
-          continue;
-        }
-        done.insert(c);
-        order.push_back(c);
-        stack.pop_back();
-      }
-    }
-    return order;
+    return ir::toposort(g_, roots, ir::DependOrder::EffectsFirst);
   }
 
   // Last uses: a register dies after the last instruction that reads it (or right after its

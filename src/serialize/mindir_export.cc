@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "ir/walk.h"
 #include "serialize/mindir.h"
 #include "serialize/mindir_format.h"
 
@@ -22,37 +23,9 @@ namespace mycel::serialize {
 
 namespace {
 
-using ir::AbsKind;
-using ir::AbsPtr;
-using ir::Builtin;
-using ir::CNode;
-using ir::FuncGraph;
-using ir::Node;
-using ir::Value;
-using ir::ValueKind;
-using ir::ValueNode;
+using namespace ir;
 namespace pb = mind_ir;
 using AT = pb::AttributeProto;
-
-std::string sanitize(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.';
-    out += ok ? c : '_';
-  }
-  return out;
-}
-
-// The exception name a raise() node's host-object class stands for ("ValueError").
-std::string exception_name(const Value& v) {
-  std::string r = v.as_host()->repr();
-  size_t b = r.find('\'');
-  size_t e = r.rfind('\'');
-  if (b != std::string::npos && e != std::string::npos && e > b) r = r.substr(b + 1, e - b - 1);
-  size_t dot = r.rfind('.');
-  return dot == std::string::npos ? r : r.substr(dot + 1);
-}
 
 std::string describe(const Value& v) {
   return v.is(ValueKind::PyObj) ? v.as_host()->repr() : v.to_string();
@@ -105,19 +78,11 @@ void set_tensor(const Tensor& value, pb::TensorProto* t) {
   t->set_raw_data(static_cast<const char*>(c.raw_data()), c.nbytes());
 }
 
+// The scalar kind of an abstract as MINDIR writes it: "bool", "int", "float", "str" or "none".
 const char* scalar_kind_name(ValueKind k) {
-  switch (k) {
-    case ValueKind::Bool:
-      return "bool";
-    case ValueKind::Int:
-      return "int";
-    case ValueKind::Float:
-      return "float";
-    case ValueKind::Str:
-      return "str";
-    default:
-      return "none";
-  }
+  bool named =
+      k == ValueKind::Bool || k == ValueKind::Int || k == ValueKind::Float || k == ValueKind::Str;
+  return named ? ir::value_kind_name(k) : "none";
 }
 
 class Exporter {
@@ -157,59 +122,42 @@ class Exporter {
   }
 
  private:
-  // Graphs reachable from the entry through constants (graph values, closures, tuples).
+  // Graphs reachable from the entry through constants (graph values, closures, tuples, dict
+  // values), in the order their statements use them.
   void collect_graphs() {
     std::unordered_set<FuncGraph*> seen;
-    auto note = [&](const Value& v, auto&& self) -> void {
-      if (v.is(ValueKind::Graph)) {
-        if (seen.insert(v.as_graph()).second) graphs_.push_back(v.as_graph());
-      } else if (v.is(ValueKind::Closure)) {
-        self(v.as_closure().fn, self);
-        for (const Value& a : v.as_closure().args) self(a, self);
-      } else if (v.is_sequence()) {
-        for (const Value& a : v.items()) self(a, self);
-      }
+    std::vector<FuncGraph*> found{spec_.entry};
+    auto note = [&] {
+      for (FuncGraph* f : found)
+        if (seen.insert(f).second) graphs_.push_back(f);
+      found.clear();
     };
-    note(Value::graph(spec_.entry), note);
+    note();
     for (size_t k = 0; k < graphs_.size(); ++k) {
       FuncGraph* g = graphs_[k];
-      order_[g] = toposort(g);
+      order_[g] = statements(g);
       for (CNode* c : order_[g])
         for (Node* in : c->inputs())
-          if (in->is_value()) note(static_cast<ValueNode*>(in)->value(), note);
-      if (g->output()->is_value()) note(static_cast<ValueNode*>(g->output())->value(), note);
+          if (in->is_value()) ir::graphs_in(static_cast<ValueNode*>(in)->value(), found);
+      if (g->output()->is_value())
+        ir::graphs_in(static_cast<ValueNode*>(g->output())->value(), found);
+      note();
     }
   }
 
-  // g's CNodes from its output and effects, inputs first.
-  static std::vector<CNode*> toposort(FuncGraph* g) {
+  // g's CNodes from its output and effects, inputs first; a lifted graph uses no node of
+  // another graph.
+  static std::vector<CNode*> statements(FuncGraph* g) {
     std::vector<Node*> roots{g->output()};
     roots.insert(roots.end(), g->effects.begin(), g->effects.end());
-    std::vector<CNode*> order;
-    std::unordered_set<Node*> done, open;
-    std::vector<std::pair<CNode*, size_t>> stack;
-    for (Node* r : roots) {
-      if (!r->is_cnode() || done.count(r)) continue;
-      MC_ASSERT(r->graph() == g, "export: @", g->name(), " returns a node of another graph");
-      stack.push_back({static_cast<CNode*>(r), 0});
-      open.insert(r);
-      while (!stack.empty()) {
-        auto& [c, i] = stack.back();
-        if (i < c->size()) {
-          Node* in = c->input(i++);
-          MC_ASSERT(in->is_value() || in->graph() == g, "export: @", g->name(),
-                    " has free variables (the module is not lambda-lifted)");
-          if (in->is_cnode() && !done.count(in) && !open.count(in)) {
-            open.insert(in);
-            stack.push_back({static_cast<CNode*>(in), 0});
-          }
-          continue;
-        }
-        done.insert(c);
-        order.push_back(c);
-        stack.pop_back();
-      }
-    }
+    for (Node* r : roots)
+      MC_ASSERT(!r->is_cnode() || r->graph() == g, "export: @", g->name(),
+                " returns a node of another graph");
+    std::vector<CNode*> order = ir::toposort(g, roots);
+    for (CNode* c : order)
+      for (Node* in : c->inputs())
+        MC_ASSERT(in->is_value() || in->graph() == g, "export: @", g->name(),
+                  " has free variables (the module is not lambda-lifted)");
     return order;
   }
 
@@ -241,7 +189,12 @@ class Exporter {
                   : std::string();
           unexportable(c, "the Python fallback py_execute" + fn);
         }
-        if (c->is_builtin(Builtin::Print)) unexportable(c, "print");
+        const Value* cv = c->callee()->is_value()
+                              ? &static_cast<const ValueNode*>(c->callee())->value()
+                              : nullptr;
+        if (cv != nullptr && cv->is(ValueKind::Builtin) &&
+            builtin_has(cv->as_builtin(), ir::B_HOST))
+          unexportable(c, ir::builtin_name(cv->as_builtin()));
         for (size_t i = 0; i < c->size(); ++i) {
           if (!c->input(i)->is_value()) continue;
           const Value& v = static_cast<ValueNode*>(c->input(i))->value();
@@ -255,7 +208,7 @@ class Exporter {
   }
 
   std::string unique(const std::string& hint, const char* fallback) {
-    std::string base = sanitize(hint);
+    std::string base = ir::sanitize_name(hint);
     if (base.empty()) base = fallback;
     std::string name = base;
     for (int k = 1; used_.count(name); ++k) name = base + "." + std::to_string(k);
@@ -390,15 +343,10 @@ class Exporter {
 
   // Whether the graphs `v` refers to are in the file.
   bool exported(const Value& v) const {
-    if (v.is(ValueKind::Graph)) return graph_names_.count(v.as_graph()) > 0;
-    if (v.is(ValueKind::Closure)) {
-      if (!exported(v.as_closure().fn)) return false;
-      for (const Value& a : v.as_closure().args)
-        if (!exported(a)) return false;
-    }
-    if (v.is_sequence())
-      for (const Value& a : v.items())
-        if (!exported(a)) return false;
+    std::vector<FuncGraph*> refs;
+    ir::graphs_in(v, refs);
+    for (FuncGraph* f : refs)
+      if (!graph_names_.count(f)) return false;
     return true;
   }
 
@@ -422,7 +370,7 @@ class Exporter {
     np->add_output(name);
     AT* a = np->add_attribute();
     a->set_name("value");
-    encode_value(exception ? Value::string(exception_name(v->value())) : v->value(), a);
+    encode_value(exception ? Value::string(ir::exception_name(v->value())) : v->value(), a);
     return name;
   }
 

@@ -27,15 +27,7 @@ namespace mycel::serialize {
 
 namespace {
 
-using ir::AbsKind;
-using ir::AbsPtr;
-using ir::Abstract;
-using ir::Builtin;
-using ir::CNode;
-using ir::FuncGraph;
-using ir::Node;
-using ir::Value;
-using ir::ValueKind;
+using namespace ir;
 namespace pb = mind_ir;
 using AT = pb::AttributeProto;
 
@@ -439,19 +431,9 @@ class Importer {
     if (np.domain() == format::kBuiltinDomain) {
       Builtin b;
       if (!ir::find_builtin(op, &b)) node_fail(np, "unknown builtin '" + op + "'");
-      switch (b) {
-        case Builtin::GetAttr:
-        case Builtin::MakeKwarg:
-        case Builtin::UnpackCall:
-        case Builtin::Grad:
-        case Builtin::Vjp:
-        case Builtin::CustomVjp:
-        case Builtin::Print:
-        case Builtin::PyExecute:
-          node_fail(np, "the builtin '" + op + "' cannot appear in an exported graph");
-        default:
-          break;
-      }
+      // What the executor does not run (removed by specialisation or AD) or needs the host.
+      if (!vm::builtin_runs(b) || ir::builtin_has(b, ir::B_HOST))
+        node_fail(np, "the builtin '" + op + "' cannot appear in an exported graph");
       int arity = ir::builtin_arity(b);
       if (arity >= 0 && arity != np.input_size())
         node_fail(np,

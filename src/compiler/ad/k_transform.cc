@@ -410,155 +410,157 @@ class KGraph {
     for (size_t i = 0; i < g.size(); ++i) contrib(b, n->input(i + 1), g[i]);
   }
 
+  // ------------------------------------------------------------ builtin rules
+
+  // The rule of each builtin, named in the `ad` column of ir/builtins.def: given the forward
+  // node n and its cotangent d, each contributes the cotangents of n's inputs.
+  using Rule = void (KGraph::*)(IrBuilder& b, CNode* n, Node* d);
+  static const Rule kRules[];
+
   void builtin_rule(IrBuilder& b, CNode* n, Builtin op, Node* d) {
-    switch (op) {
-      case Builtin::MakeTuple:
-      case Builtin::MakeList:
-        for (size_t i = 1; i < n->size(); ++i)
-          contrib(b, n->input(i), cot_item(b, d, i - 1, cot_abs(n->input(i)->abstract())));
-        return;
-      case Builtin::MakeDict:
-        for (size_t i = 2; i < n->size(); i += 2)
-          contrib(b, n->input(i), cot_item(b, d, i / 2 - 1, cot_abs(n->input(i)->abstract())));
-        return;
-      case Builtin::GetItem: {
-        Node* t = n->input(1);
-        const AbsPtr& ta = t->abstract();
-        if (!carries_cot(ta)) return;
-        if (ta->kind == AbsKind::Any) {
-          // A tuple whose length is known at run time (a bprop's result, differentiated
-          // again): d at that index, zeros shaped like the forward value elsewhere.
-          contrib(b, t,
-                  b.builtin(Builtin::CotSparse, {fwd_of(t), n->input(2), d}, Abstract::any()));
-          return;
-        }
-        MC_ASSERT(
-            ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List || ta->kind == AbsKind::Dict,
-            "K: getitem of ", ta->to_string());
-        const Value* key = const_value(n->input(2));
-        if (key == nullptr) {
-          // An index known at run time (a loop counter): d at that index, zeros elsewhere.
-          contrib(
-              b, t,
+    (this->*kRules[static_cast<size_t>(op)])(b, n, d);
+  }
+
+  // No gradient: stop_gradient, scalar arithmetic and conversions, print, raise, the host.
+  void ad_none(IrBuilder&, CNode*, Node*) {}
+
+  void ad_make_seq(IrBuilder& b, CNode* n, Node* d) {
+    for (size_t i = 1; i < n->size(); ++i)
+      contrib(b, n->input(i), cot_item(b, d, i - 1, cot_abs(n->input(i)->abstract())));
+  }
+
+  void ad_make_dict(IrBuilder& b, CNode* n, Node* d) {
+    for (size_t i = 2; i < n->size(); i += 2)
+      contrib(b, n->input(i), cot_item(b, d, i / 2 - 1, cot_abs(n->input(i)->abstract())));
+  }
+
+  void ad_getitem(IrBuilder& b, CNode* n, Node* d) {
+    Node* t = n->input(1);
+    const AbsPtr& ta = t->abstract();
+    if (!carries_cot(ta)) return;
+    if (ta->kind == AbsKind::Any) {
+      // A tuple whose length is known at run time (a bprop's result, differentiated again):
+      // d at that index, zeros shaped like the forward value elsewhere.
+      contrib(b, t, b.builtin(Builtin::CotSparse, {fwd_of(t), n->input(2), d}, Abstract::any()));
+      return;
+    }
+    MC_ASSERT(ta->kind == AbsKind::Tuple || ta->kind == AbsKind::List || ta->kind == AbsKind::Dict,
+              "K: getitem of ", ta->to_string());
+    const Value* key = const_value(n->input(2));
+    if (key == nullptr) {
+      // An index known at run time (a loop counter): d at that index, zeros elsewhere.
+      contrib(b, t,
               b.builtin(Builtin::CotSparse, {fwd_of(t), fwd_of(n->input(2)), d}, Abstract::any()));
-          return;
-        }
-        size_t idx = 0;
-        if (ta->kind == AbsKind::Dict) {
-          while (idx < ta->keys.size() && !(ta->keys[idx] == *key)) ++idx;
-          MC_ASSERT(idx < ta->keys.size(), "K: getitem of a missing dict key");
-        } else {
-          int64_t i = key->as_int();
-          if (i < 0) i += static_cast<int64_t>(ta->elems.size());
-          idx = static_cast<size_t>(i);
-        }
-        std::vector<Node*> el;
-        for (size_t j = 0; j < ta->elems.size(); ++j)
-          el.push_back(j == idx ? d : zero_cot(b, cot_abs(ta->elems[j])));
-        contrib(b, t, b.make_tuple(el));
-        return;
-      }
-      case Builtin::Depend:
-        contrib(b, n->input(1), d);
-        return;
-      case Builtin::CustomVjp: {
-        // dx... = bprop(x..., out, dout)
-        FuncGraph* bg = nullptr;
-        std::vector<Node*> caps;
-        AbsPtr r;
-        if (as_closure(n->input(2), &bg, &caps)) {
-          r = bg->output()->abstract();
-          if (r->kind == AbsKind::List) r = Abstract::tuple(r->elems);
-        } else {  // a host callable: trusted to return one cotangent per input
-          std::vector<AbsPtr> el;
-          for (size_t i = 3; i < n->size(); ++i) el.push_back(cot_abs(n->input(i)->abstract()));
-          r = Abstract::tuple(std::move(el));
-        }
-        std::vector<Node*> in{bprop_.at(n)};
-        for (size_t i = 3; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
-        in.push_back(fwd_of(n));
-        in.push_back(d);
-        CNode* dd = m_.cnode(bg_, std::move(in), n->span());
-        dd->set_abstract(r);
-        for (size_t i = 3; i < n->size(); ++i) contrib(b, n->input(i), cot_item(b, dd, i - 3));
-        return;
-      }
-      case Builtin::Switch: {
-        Node* c = fwd_of(n->input(1));
-        for (int k = 0; k < 2; ++k) {
-          Node* x = n->input(2 + k);
-          if (x->is_value() || !carries_cot(x->abstract())) continue;
-          Node* z = zero_cot(b, cot_abs(x->abstract()));
-          Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
-          contrib(b, x, r);
-        }
-        return;
-      }
-      // The cotangent builtins themselves (a bprop differentiated again):
-      case Builtin::CotAdd:  // linear
-        contrib(b, n->input(1), d);
-        contrib(b, n->input(2), d);
-        return;
-      case Builtin::CotGet:  // d_env[i] (or the zero template, a constant)
-        contrib(
-            b, n->input(1),
+      return;
+    }
+    size_t idx = 0;
+    if (ta->kind == AbsKind::Dict) {
+      while (idx < ta->keys.size() && !(ta->keys[idx] == *key)) ++idx;
+      MC_ASSERT(idx < ta->keys.size(), "K: getitem of a missing dict key");
+    } else {
+      int64_t i = key->as_int();
+      if (i < 0) i += static_cast<int64_t>(ta->elems.size());
+      idx = static_cast<size_t>(i);
+    }
+    std::vector<Node*> el;
+    for (size_t j = 0; j < ta->elems.size(); ++j)
+      el.push_back(j == idx ? d : zero_cot(b, cot_abs(ta->elems[j])));
+    contrib(b, t, b.make_tuple(el));
+  }
+
+  void ad_depend(IrBuilder& b, CNode* n, Node* d) { contrib(b, n->input(1), d); }
+
+  // dx... = bprop(x..., out, dout)
+  void ad_custom_vjp(IrBuilder& b, CNode* n, Node* d) {
+    FuncGraph* bg = nullptr;
+    std::vector<Node*> caps;
+    AbsPtr r;
+    if (as_closure(n->input(2), &bg, &caps)) {
+      r = bg->output()->abstract();
+      if (r->kind == AbsKind::List) r = Abstract::tuple(r->elems);
+    } else {  // a host callable: trusted to return one cotangent per input
+      std::vector<AbsPtr> el;
+      for (size_t i = 3; i < n->size(); ++i) el.push_back(cot_abs(n->input(i)->abstract()));
+      r = Abstract::tuple(std::move(el));
+    }
+    std::vector<Node*> in{bprop_.at(n)};
+    for (size_t i = 3; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
+    in.push_back(fwd_of(n));
+    in.push_back(d);
+    CNode* dd = m_.cnode(bg_, std::move(in), n->span());
+    dd->set_abstract(r);
+    for (size_t i = 3; i < n->size(); ++i) contrib(b, n->input(i), cot_item(b, dd, i - 3));
+  }
+
+  void ad_switch(IrBuilder& b, CNode* n, Node* d) {
+    Node* c = fwd_of(n->input(1));
+    for (int k = 0; k < 2; ++k) {
+      Node* x = n->input(2 + k);
+      if (x->is_value() || !carries_cot(x->abstract())) continue;
+      Node* z = zero_cot(b, cot_abs(x->abstract()));
+      Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
+      contrib(b, x, r);
+    }
+  }
+
+  // The cotangent builtins themselves (a bprop differentiated again):
+  void ad_cot_add(IrBuilder& b, CNode* n, Node* d) {  // linear
+    contrib(b, n->input(1), d);
+    contrib(b, n->input(2), d);
+  }
+
+  void ad_cot_get(IrBuilder& b, CNode* n, Node* d) {  // d_env[i] (or the zero template)
+    contrib(b, n->input(1),
             b.builtin(Builtin::CotSparse, {fwd_of(n->input(1)), n->input(2), d}, Abstract::any()));
-        return;
-      case Builtin::CotSparse: {  // the i-th element; the rest are zeros
-        Node* x = n->input(3);
-        if (x->is_value() || !carries_cot(x->abstract())) return;
-        AbsPtr xa = cot_abs(x->abstract());
-        contrib(b, x, b.builtin(Builtin::CotGet, {d, n->input(2), zero_cot(b, xa)}, xa));
-        return;
-      }
-      case Builtin::CotPad:  // the leading elements
-        contrib(b, n->input(2),
-                b.builtin(Builtin::TupleHead,
-                          {d, b.builtin(Builtin::Sub,
-                                        {b.builtin(Builtin::Len, {fwd_of(n->input(1))},
-                                                   Abstract::scalar(ValueKind::Int)),
-                                         b.builtin(Builtin::Len, {fwd_of(n->input(2))},
-                                                   Abstract::scalar(ValueKind::Int))},
-                                        Abstract::scalar(ValueKind::Int))},
-                          Abstract::any()));
-        return;
-      case Builtin::TupleHead:  // t without its tail: pad the cotangent back
-        contrib(b, n->input(1),
-                b.builtin(Builtin::CotPad, {fwd_of(n->input(1)), d}, Abstract::any()));
-        return;
-      case Builtin::SetItem: {  // functional seq[i] = v on a tuple or list
-        Node* seq = n->input(1);
-        const Value* key = const_value(n->input(2));
-        const AbsPtr& sa = seq->abstract();
-        if (key == nullptr || !(sa->kind == AbsKind::Tuple || sa->kind == AbsKind::List))
-          unsupported(n, "item assignment with an index known only at run time");
-        int64_t i = key->as_int();
-        if (i < 0) i += static_cast<int64_t>(sa->elems.size());
-        std::vector<Node*> el;
-        for (size_t j = 0; j < sa->elems.size(); ++j)
-          el.push_back(j == static_cast<size_t>(i) ? zero_cot(b, cot_abs(sa->elems[j]))
-                                                   : cot_item(b, d, j, cot_abs(sa->elems[j])));
-        contrib(b, seq, b.make_tuple(el));
-        contrib(b, n->input(3),
-                cot_item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
-        return;
-      }
-      case Builtin::Partial:
-        // A closure's cotangent is one per captured value (or None): route them.
-        for (size_t i = 2; i < n->size(); ++i) {
-          Node* c = n->input(i);
-          if (c->is_value() || !carries_cot(c->abstract())) continue;
-          AbsPtr ca = cot_abs(c->abstract());
-          Node* g = b.builtin(
-              Builtin::CotGet,
-              {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))), zero_cot(b, ca)}, ca);
-          contrib(b, c, g);
-        }
-        return;
-      default:
-        // No gradient: stop_gradient, scalar arithmetic and conversions, print, raise, the
-        // host (py_execute).
-        return;
+  }
+
+  void ad_cot_sparse(IrBuilder& b, CNode* n, Node* d) {  // the i-th element; zeros elsewhere
+    Node* x = n->input(3);
+    if (x->is_value() || !carries_cot(x->abstract())) return;
+    AbsPtr xa = cot_abs(x->abstract());
+    contrib(b, x, b.builtin(Builtin::CotGet, {d, n->input(2), zero_cot(b, xa)}, xa));
+  }
+
+  void ad_cot_pad(IrBuilder& b, CNode* n, Node* d) {  // the leading elements
+    auto len = [&](Node* t) {
+      return b.builtin(Builtin::Len, {fwd_of(t)}, Abstract::scalar(ValueKind::Int));
+    };
+    Node* pad = b.builtin(Builtin::Sub, {len(n->input(1)), len(n->input(2))},
+                          Abstract::scalar(ValueKind::Int));
+    contrib(b, n->input(2), b.builtin(Builtin::TupleHead, {d, pad}, Abstract::any()));
+  }
+
+  void ad_tuple_head(IrBuilder& b, CNode* n, Node* d) {  // t without its tail: pad it back
+    contrib(b, n->input(1), b.builtin(Builtin::CotPad, {fwd_of(n->input(1)), d}, Abstract::any()));
+  }
+
+  void ad_setitem(IrBuilder& b, CNode* n, Node* d) {  // functional seq[i] = v on a tuple/list
+    Node* seq = n->input(1);
+    const Value* key = const_value(n->input(2));
+    const AbsPtr& sa = seq->abstract();
+    if (key == nullptr || !(sa->kind == AbsKind::Tuple || sa->kind == AbsKind::List))
+      unsupported(n, "item assignment with an index known only at run time");
+    int64_t i = key->as_int();
+    if (i < 0) i += static_cast<int64_t>(sa->elems.size());
+    std::vector<Node*> el;
+    for (size_t j = 0; j < sa->elems.size(); ++j)
+      el.push_back(j == static_cast<size_t>(i) ? zero_cot(b, cot_abs(sa->elems[j]))
+                                               : cot_item(b, d, j, cot_abs(sa->elems[j])));
+    contrib(b, seq, b.make_tuple(el));
+    contrib(b, n->input(3),
+            cot_item(b, d, static_cast<size_t>(i), cot_abs(n->input(3)->abstract())));
+  }
+
+  // A closure's cotangent is one per captured value (or None): route them.
+  void ad_partial(IrBuilder& b, CNode* n, Node* d) {
+    for (size_t i = 2; i < n->size(); ++i) {
+      Node* c = n->input(i);
+      if (c->is_value() || !carries_cot(c->abstract())) continue;
+      AbsPtr ca = cot_abs(c->abstract());
+      Node* g = b.builtin(
+          Builtin::CotGet,
+          {d, b.constant(Value::integer(static_cast<int64_t>(i - 2))), zero_cot(b, ca)}, ca);
+      contrib(b, c, g);
     }
   }
 
@@ -615,6 +617,12 @@ class KGraph {
   std::unordered_map<Node*, Node*> fwd_;    // g's nodes -> K_g's
   std::unordered_map<Node*, Node*> bprop_;  // g's calls -> their bprop in K_g
   std::unordered_map<Node*, Node*> adj_;    // g's nodes -> their cotangent in B_g
+};
+
+const KGraph::Rule KGraph::kRules[] = {
+#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags) &KGraph::ad,
+#include "ir/builtins.def"
+#undef BUILTIN
 };
 
 }  // namespace

@@ -41,70 +41,60 @@ constexpr int64_t kMaxFoldNumel = int64_t{1} << 16;
 
 bool is_int_like(const Value& v) { return v.is(ValueKind::Int) || v.is(ValueKind::Bool); }
 
+// When a builtin folds: the `fold` column of ir/builtins.def names one of these predicates
+// on its constant arguments.
+using Args = std::vector<const Value*>;
+
+// Every argument a scalar or a string.
+bool fold_scalars(const Args& in) {
+  for (const Value* v : in)
+    if (!v->is_scalar() && !v->is(ValueKind::Str)) return false;
+  return true;
+}
+
+// Identity is defined for None and the bools; `1 is 1` is CPython's choice.
+bool fold_identity(const Args& in) {
+  return in.size() == 2 && ((in[0]->is_none() || in[1]->is_none()) ||
+                            (in[0]->is(ValueKind::Bool) && in[1]->is(ValueKind::Bool)));
+}
+
+// Plain data: scalars, strings, None and tuples/lists of them.
+bool is_data(const Value& v) {
+  if (v.is_scalar() || v.is(ValueKind::Str) || v.is_none()) return true;
+  if (!v.is_sequence()) return false;
+  for (const Value& e : v.items())
+    if (!is_data(e)) return false;
+  return true;
+}
+
+bool fold_data(const Args& in) {
+  for (const Value* v : in)
+    if (!is_data(*v)) return false;
+  return true;
+}
+
+bool fold_to_tensor(const Args& in) {
+  return in.size() == 2 && in[0]->is_scalar() && in[1]->is(ValueKind::DType);
+}
+
+bool fold_to_scalar(const Args& in) {
+  return in.size() == 1 && in[0]->is(ValueKind::Tensor) && in[0]->as_tensor().numel() == 1;
+}
+
+bool no_fold(const Args&) { return false; }
+
+using FoldPredicate = bool (*)(const Args&);
+constexpr FoldPredicate kFolds[] = {
+#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags) &fold,
+#include "ir/builtins.def"
+#undef BUILTIN
+};
+
 // Scalar builtins fold through the executor's own implementation (vm::run_builtin), so
 // compile time and run time agree on Python's semantics; where Python would raise (division
 // by zero, overflow) nothing folds and the error happens at run time, on that path only.
-std::optional<Value> fold_builtin(Builtin b, const std::vector<const Value*>& in) {
-  auto simple = [](const Value* v) { return v->is_scalar() || v->is(ValueKind::Str); };
-  // Plain data: scalars, strings, None and tuples/lists of them.
-  auto data = [](const Value* v, auto&& self) -> bool {
-    if (v->is_scalar() || v->is(ValueKind::Str) || v->is_none()) return true;
-    if (!v->is_sequence()) return false;
-    for (const Value& e : v->items())
-      if (!self(&e, self)) return false;
-    return true;
-  };
-  switch (b) {
-    case Builtin::Is:
-    case Builtin::IsNot:
-      // Identity is defined for None and the bools; `1 is 1` is CPython's choice.
-      if (in.size() != 2 || !((in[0]->is_none() || in[1]->is_none()) ||
-                              (in[0]->is(ValueKind::Bool) && in[1]->is(ValueKind::Bool))))
-        return std::nullopt;
-      break;
-    case Builtin::In:
-    case Builtin::NotIn:
-      for (const Value* v : in)
-        if (!data(v, data)) return std::nullopt;
-      break;
-    case Builtin::Add:
-    case Builtin::Sub:
-    case Builtin::Mul:
-    case Builtin::TrueDiv:
-    case Builtin::FloorDiv:
-    case Builtin::Mod:
-    case Builtin::Pow:
-    case Builtin::BitAnd:
-    case Builtin::BitOr:
-    case Builtin::BitXor:
-    case Builtin::LShift:
-    case Builtin::RShift:
-    case Builtin::Lt:
-    case Builtin::Le:
-    case Builtin::Gt:
-    case Builtin::Ge:
-    case Builtin::Eq:
-    case Builtin::Ne:
-    case Builtin::Neg:
-    case Builtin::Pos:
-    case Builtin::Invert:
-    case Builtin::Not:
-    case Builtin::Truth:
-    case Builtin::Cast:
-      for (const Value* v : in)
-        if (!simple(v)) return std::nullopt;
-      break;
-    case Builtin::ScalarToTensor:
-      if (in.size() != 2 || !in[0]->is_scalar() || !in[1]->is(ValueKind::DType))
-        return std::nullopt;
-      break;
-    case Builtin::TensorToScalar:
-      if (in.size() != 1 || !in[0]->is(ValueKind::Tensor) || in[0]->as_tensor().numel() != 1)
-        return std::nullopt;
-      break;
-    default:
-      return std::nullopt;
-  }
+std::optional<Value> fold_builtin(Builtin b, const Args& in) {
+  if (!kFolds[static_cast<size_t>(b)](in)) return std::nullopt;
   std::vector<Value> args;
   for (const Value* v : in) args.push_back(*v);
   try {
@@ -255,18 +245,12 @@ bool call_partial_directly(CNode* c) {
 }  // namespace
 
 bool fold(Module& m, FuncGraph* root) {
-  detail::PassManager mng(m, root);
-  detail::Walk w = detail::walk(root);
-  detail::Rewriter rw;
-  bool edited = false;
-  for (CNode* c : w.nodes) {
-    rw.update_inputs(c);
-    edited |= call_partial_directly(c);
-    if (Node* r = fold_node(m, c)) rw.replace(c, r);
-  }
-  if (!rw.finish(w.graphs) && !edited) return false;
-  mng->invalidate();
-  return true;
+  detail::RewritePass pass(m, root);
+  return pass.run([&](CNode* c) {
+    bool edited = call_partial_directly(c);
+    if (Node* r = fold_node(m, c)) pass.rw.replace(c, r);
+    return edited;
+  });
 }
 
 }  // namespace mycel::compiler

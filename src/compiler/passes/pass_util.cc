@@ -3,23 +3,11 @@
 #include <unordered_set>
 #include <utility>
 
+#include "ir/walk.h"
+
 namespace mycel::compiler::detail {
 
 using namespace ir;
-
-namespace {
-void graphs_in(const Value& v, std::vector<FuncGraph*>& out) {
-  if (v.is(ValueKind::Graph)) out.push_back(v.as_graph());
-  if (v.is(ValueKind::Closure)) {
-    graphs_in(v.as_closure().fn, out);
-    for (const Value& a : v.as_closure().args) graphs_in(a, out);
-  }
-  if (v.is_sequence())
-    for (const Value& a : v.items()) graphs_in(a, out);
-  if (v.is(ValueKind::Dict))
-    for (const Value& a : v.as_dict().values) graphs_in(a, out);
-}
-}  // namespace
 
 Walk walk(FuncGraph* root) {
   Walk w;

@@ -59,10 +59,7 @@ inline std::optional<int64_t> const_int(const ir::Node* n) {
 // Nodes with effects beyond their result: never merged, dropped or run at compile time.
 inline bool is_effectful_callee(const ir::Value& v) {
   if (v.is(ir::ValueKind::Prim)) return (v.as_prim().op->flags & (F_RANDOM | F_INPLACE)) != 0;
-  if (v.is(ir::ValueKind::Builtin)) {
-    ir::Builtin b = v.as_builtin();
-    return b == ir::Builtin::Print || b == ir::Builtin::PyExecute || b == ir::Builtin::Raise;
-  }
+  if (v.is(ir::ValueKind::Builtin)) return ir::builtin_has(v.as_builtin(), ir::B_EFFECT);
   return v.is(ir::ValueKind::PyObj);
 }
 
@@ -102,6 +99,28 @@ class Rewriter {
 
  private:
   std::unordered_map<ir::Node*, ir::Node*> repl_;
+};
+
+// A pass of one rewriting walk from the root: `run(visit)` visits every CNode in topological
+// order, its inputs first rewired to the replacements recorded so far (rw.replace); `visit(c)`
+// records replacements and returns whether it edited c in place. run() rewires the outputs,
+// invalidates the manager when anything changed and returns whether it did.
+struct RewritePass {
+  RewritePass(ir::Module& m, ir::FuncGraph* root) : mng(m, root), w(walk(root)) {}
+  template <class Visit>
+  bool run(Visit&& visit) {
+    bool edited = false;
+    for (ir::CNode* c : w.nodes) {
+      rw.update_inputs(c);
+      edited = visit(c) || edited;
+    }
+    bool changed = rw.finish(w.graphs) || edited;
+    if (changed) mng->invalidate();
+    return changed;
+  }
+  PassManager mng;
+  Walk w;
+  Rewriter rw;
 };
 
 }  // namespace mycel::compiler::detail

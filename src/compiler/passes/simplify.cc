@@ -173,20 +173,13 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
 }  // namespace
 
 bool simplify(Module& m, FuncGraph* root) {
-  detail::PassManager mng(m, root);
-  detail::Walk w = detail::walk(root);
-  detail::Rewriter rw;
-  bool changed = false;
+  detail::RewritePass pass(m, root);
   const FuncGraph* keep = nullptr;  // the root's parameters, when the program updates state
-  for (CNode* c : w.nodes)
+  for (CNode* c : pass.w.nodes)
     if (c->prim() != nullptr && (c->prim()->op->flags & F_UPDATE) != 0) keep = root;
-  for (CNode* c : w.nodes) {
-    rw.update_inputs(c);
-    if (c->prim() != nullptr && c->size() >= 2) changed = simplify_node(m, rw, c, keep) || changed;
-  }
-  changed = rw.finish(w.graphs) || changed;
-  if (changed) mng->invalidate();
-  return changed;
+  return pass.run([&](CNode* c) {
+    return c->prim() != nullptr && c->size() >= 2 && simplify_node(m, pass.rw, c, keep);
+  });
 }
 
 }  // namespace mycel::compiler
