@@ -215,6 +215,16 @@ class Parser {
   Block* stmts(Block* b, py::handle list);
   Block* stmt(Block* b, py::handle s);
   Block* parse_for(Block* b, py::handle s);
+  Block* parse_aug_assign(Block* b, py::handle s);
+  Block* parse_if(Block* b, py::handle s);
+  Block* parse_while(Block* b, py::handle s);
+  Block* parse_jump(Block* b, Ast k, ir::SourceSpan sp);  // break, continue
+  Block* parse_raise(Block* b, py::handle s);
+  Block* parse_assert(Block* b, py::handle s);
+  // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
+  std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
+                                   ir::SourceSpan sp);
+  [[noreturn]] void unsupported_stmt(Ast k, ir::SourceSpan sp);
   void assign(Block* b, py::handle target, ir::Node* v, ir::SourceSpan s);
 
   // ---- expressions (parse_expr.cc)

@@ -183,27 +183,8 @@ Block* Parser::stmt(Block* b, py::handle s) {
       assign(b, s.attr("target"), expr(c, s.attr("value")), sp);
       return b;
     }
-    case Ast::AugAssign: {
-      py::object t = s.attr("target");
-      ir::Builtin op = binop_builtin(s.attr("op"), sp);
-      Ast tk = ast_kind(t);
-      if (tk == Ast::Attribute)
-        fail(span(t), "graph mode cannot assign attributes (", unparse(t), " ",
-             "op= ...): objects are constants of the compiled graph; return the new value "
-             "instead, or use PYNATIVE mode");
-      if (tk != Ast::Name && tk != Ast::Subscript)
-        fail(span(t), "graph mode cannot assign to '", unparse(t), "'");
-      ir::Node* old;
-      if (tk == Ast::Name) {
-        old = load_name(b, t.attr("id").cast<std::string>(), span(t));
-      } else {
-        ir::Node* container = expr(c, t.attr("value"));
-        old = builtin(c, ir::Builtin::GetItem, {container, index(c, t.attr("slice"))}, span(t));
-      }
-      ir::Node* rhs = expr(c, s.attr("value"));
-      assign(b, t, builtin(c, op, {old, rhs}, sp), sp);
-      return b;
-    }
+    case Ast::AugAssign:
+      return parse_aug_assign(b, s);
     case Ast::Return: {
       py::object v = s.attr("value");
       b->g->set_output(v.is_none() ? value(ir::Value::none(), sp) : expr(c, v));
@@ -211,47 +192,15 @@ Block* Parser::stmt(Block* b, py::handle s) {
     }
     case Ast::Pass:
       return b;
-    case Ast::If: {
-      ir::Node* cond = truth(c, s.attr("test"));
-      Block* tb = new_block(b->scope, b, "then", sp);
-      Block* eb = new_block(b->scope, b, "else", sp);
-      ir::Node* sw = builtin(c, ir::Builtin::Switch,
-                             {cond, graph_value(tb->g, sp), graph_value(eb->g, sp)}, sp);
-      b->g->set_output(call0(c, sw, sp));
-      Block* te = stmts(tb, s.attr("body"));
-      Block* ee = stmts(eb, s.attr("orelse"));
-      if (te == nullptr) return ee;
-      if (ee == nullptr) return te;
-      Block* j = new_join(b->scope, "join", sp, false);
-      jump(te, j, sp);
-      jump(ee, j, sp);
-      seal(j);
-      return j;
-    }
-    case Ast::While: {
-      Block* h = new_join(b->scope, "while", sp, false);
-      h->g->is_loop = true;
-      jump(b, h, sp);
-      ir::Node* cond = truth(Ctx{h, h->g}, s.attr("test"));
-      return loop_rest(
-          *this, {h, cond, sp}, [&](Block* body) { return stmts(body, s.attr("body")); },
-          s.attr("orelse"));
-    }
+    case Ast::If:
+      return parse_if(b, s);
+    case Ast::While:
+      return parse_while(b, s);
     case Ast::For:
       return parse_for(b, s);
     case Ast::Break:
-    case Ast::Continue: {
-      MC_CHECK(!loops_.empty(), Value, "SyntaxError: '", ast_name(k), "' outside loop\n",
-               ir::span_excerpt(sp));
-      Loop& lp = loops_.back();
-      if (k == Ast::Continue) {
-        jump(b, lp.header, sp);
-      } else {
-        if (lp.after == nullptr) lp.after = new_join(b->scope, "after", sp, false);
-        jump(b, lp.after, sp);
-      }
-      return nullptr;
-    }
+    case Ast::Continue:
+      return parse_jump(b, k, sp);
     case Ast::FunctionDef: {
       if (py::len(s.attr("decorator_list")) > 0)
         fail(sp,
@@ -263,40 +212,124 @@ Block* Parser::stmt(Block* b, py::handle s) {
       parse_def(s, b, g);
       return b;
     }
-    case Ast::Raise: {
-      py::object exc = s.attr("exc");
-      if (exc.is_none())
-        fail(sp,
-             "a bare 'raise' (re-raise) is not supported in graph mode; raise an "
-             "exception explicitly");
-      std::vector<ir::Node*> args;
-      bool plain_call = ast_kind(exc) == Ast::Call && py::len(exc.attr("keywords")) == 0;
-      if (plain_call)
-        for (py::handle a : exc.attr("args"))
-          if (ast_kind(a) == Ast::Starred) plain_call = false;
-      if (plain_call) {
-        args.push_back(expr(c, exc.attr("func")));
-        for (py::handle a : exc.attr("args")) args.push_back(expr(c, a));
-      } else {
-        args.push_back(expr(c, exc));
-      }
-      b->g->set_output(builtin(c, ir::Builtin::Raise, std::move(args), sp));
-      return nullptr;
-    }
-    case Ast::Assert: {
-      ir::Node* cond = truth(c, s.attr("test"));
-      Block* ok = new_block(b->scope, b, "assert_ok", sp);
-      Block* bad = new_block(b->scope, b, "assert_fail", sp);
-      ir::Node* sw = builtin(c, ir::Builtin::Switch,
-                             {cond, graph_value(ok->g, sp), graph_value(bad->g, sp)}, sp);
-      b->g->set_output(call0(c, sw, sp));
-      Ctx bc{bad, bad->g};
-      std::vector<ir::Node*> args{
-          value(wrap_host(py::module_::import("builtins").attr("AssertionError")), sp)};
-      if (!s.attr("msg").is_none()) args.push_back(expr(bc, s.attr("msg")));
-      bad->g->set_output(builtin(bc, ir::Builtin::Raise, std::move(args), sp));
-      return ok;
-    }
+    case Ast::Raise:
+      return parse_raise(b, s);
+    case Ast::Assert:
+      return parse_assert(b, s);
+    default:
+      unsupported_stmt(k, sp);
+  }
+}
+
+Block* Parser::parse_aug_assign(Block* b, py::handle s) {
+  Ctx c{b, b->g};
+  ir::SourceSpan sp = span(s);
+  py::object t = s.attr("target");
+  ir::Builtin op = binop_builtin(s.attr("op"), sp);
+  Ast tk = ast_kind(t);
+  if (tk == Ast::Attribute)
+    fail(span(t), "graph mode cannot assign attributes (", unparse(t), " ",
+         "op= ...): objects are constants of the compiled graph; return the new value "
+         "instead, or use PYNATIVE mode");
+  if (tk != Ast::Name && tk != Ast::Subscript)
+    fail(span(t), "graph mode cannot assign to '", unparse(t), "'");
+  ir::Node* old;
+  if (tk == Ast::Name) {
+    old = load_name(b, t.attr("id").cast<std::string>(), span(t));
+  } else {
+    ir::Node* container = expr(c, t.attr("value"));
+    old = builtin(c, ir::Builtin::GetItem, {container, index(c, t.attr("slice"))}, span(t));
+  }
+  ir::Node* rhs = expr(c, s.attr("value"));
+  assign(b, t, builtin(c, op, {old, rhs}, sp), sp);
+  return b;
+}
+
+std::pair<Block*, Block*> Parser::branch(Block* b, ir::Node* cond, const char* yes, const char* no,
+                                         ir::SourceSpan sp) {
+  Ctx c{b, b->g};
+  Block* yb = new_block(b->scope, b, yes, sp);
+  Block* nb = new_block(b->scope, b, no, sp);
+  ir::Node* sw =
+      builtin(c, ir::Builtin::Switch, {cond, graph_value(yb->g, sp), graph_value(nb->g, sp)}, sp);
+  b->g->set_output(call0(c, sw, sp));
+  return {yb, nb};
+}
+
+Block* Parser::parse_if(Block* b, py::handle s) {
+  ir::SourceSpan sp = span(s);
+  auto [tb, eb] = branch(b, truth(Ctx{b, b->g}, s.attr("test")), "then", "else", sp);
+  Block* te = stmts(tb, s.attr("body"));
+  Block* ee = stmts(eb, s.attr("orelse"));
+  if (te == nullptr) return ee;
+  if (ee == nullptr) return te;
+  Block* j = new_join(b->scope, "join", sp, false);
+  jump(te, j, sp);
+  jump(ee, j, sp);
+  seal(j);
+  return j;
+}
+
+Block* Parser::parse_while(Block* b, py::handle s) {
+  ir::SourceSpan sp = span(s);
+  Block* h = new_join(b->scope, "while", sp, false);
+  h->g->is_loop = true;
+  jump(b, h, sp);
+  ir::Node* cond = truth(Ctx{h, h->g}, s.attr("test"));
+  return loop_rest(
+      *this, {h, cond, sp}, [&](Block* body) { return stmts(body, s.attr("body")); },
+      s.attr("orelse"));
+}
+
+Block* Parser::parse_jump(Block* b, Ast k, ir::SourceSpan sp) {
+  MC_CHECK(!loops_.empty(), Value, "SyntaxError: '", ast_name(k), "' outside loop\n",
+           ir::span_excerpt(sp));
+  Loop& lp = loops_.back();
+  if (k == Ast::Continue) {
+    jump(b, lp.header, sp);
+  } else {
+    if (lp.after == nullptr) lp.after = new_join(b->scope, "after", sp, false);
+    jump(b, lp.after, sp);
+  }
+  return nullptr;
+}
+
+Block* Parser::parse_raise(Block* b, py::handle s) {
+  Ctx c{b, b->g};
+  ir::SourceSpan sp = span(s);
+  py::object exc = s.attr("exc");
+  if (exc.is_none())
+    fail(sp,
+         "a bare 'raise' (re-raise) is not supported in graph mode; raise an "
+         "exception explicitly");
+  std::vector<ir::Node*> args;
+  bool plain_call = ast_kind(exc) == Ast::Call && py::len(exc.attr("keywords")) == 0;
+  if (plain_call)
+    for (py::handle a : exc.attr("args"))
+      if (ast_kind(a) == Ast::Starred) plain_call = false;
+  if (plain_call) {
+    args.push_back(expr(c, exc.attr("func")));
+    for (py::handle a : exc.attr("args")) args.push_back(expr(c, a));
+  } else {
+    args.push_back(expr(c, exc));
+  }
+  b->g->set_output(builtin(c, ir::Builtin::Raise, std::move(args), sp));
+  return nullptr;
+}
+
+Block* Parser::parse_assert(Block* b, py::handle s) {
+  ir::SourceSpan sp = span(s);
+  auto [ok, bad] = branch(b, truth(Ctx{b, b->g}, s.attr("test")), "assert_ok", "assert_fail", sp);
+  Ctx bc{bad, bad->g};
+  std::vector<ir::Node*> args{
+      value(wrap_host(py::module_::import("builtins").attr("AssertionError")), sp)};
+  if (!s.attr("msg").is_none()) args.push_back(expr(bc, s.attr("msg")));
+  bad->g->set_output(builtin(bc, ir::Builtin::Raise, std::move(args), sp));
+  return ok;
+}
+
+void Parser::unsupported_stmt(Ast k, ir::SourceSpan sp) {
+  switch (k) {
     case Ast::Global:
     case Ast::Nonlocal:
       fail(sp, "'", k == Ast::Global ? "global" : "nonlocal",
