@@ -148,8 +148,7 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
       for (size_t i = a->shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
       Attrs at;
       at.set("perm", perm);
-      return emit_prim(c, op_def(OpId::Transpose), make_attrs(op_def(OpId::Transpose), at), {obj},
-                       sp);
+      return emit_prim(c, op_def(OpId::Transpose), at, {obj}, sp);
     }
     Value m = host_.tensor_method(src_, name);
     if (m.is(ValueKind::Graph)) {
@@ -264,23 +263,12 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
   MC_CHECK(kw.empty() || b == Builtin::Print, Type, builtin_name(b),
            "() takes no keyword arguments");
   MC_ASSERT(arity < 0 || static_cast<size_t>(arity) == args.size(), builtin_name(b), " arity");
-  auto A = [&](size_t i) -> const AbsPtr& { return args[i]->abstract(); };
+  // One rule per builtin; the builtins not named are Python's binary operators.
   switch (b) {
-    case Builtin::Switch: {
-      Node* cond = truth(c, args[0], sp);
-      if (cond->abstract()->value) return cond->abstract()->value->as_bool() ? args[1] : args[2];
-      AbsPtr j = join(A(1), A(2));
-      MC_CHECK(j != nullptr, Type, "the two branches give different types: ", A(1)->to_string(),
-               " and ", A(2)->to_string());
-      return emit_builtin(c, Builtin::Switch, {cond, args[1], args[2]}, j, sp);
-    }
-    case Builtin::Partial: {
-      MC_CHECK(A(0)->kind == AbsKind::Func, Type, "partial() needs a function");
-      std::vector<FuncCandidate> cands = A(0)->funcs;
-      for (FuncCandidate& f : cands)
-        for (size_t i = 1; i < args.size(); ++i) f.bound.push_back(A(i));
-      return emit_builtin(c, Builtin::Partial, args, Abstract::func(cands), sp);
-    }
+    case Builtin::Switch:
+      return switch_rule(c, args, sp);
+    case Builtin::Partial:
+      return partial_rule(c, args, sp);
     case Builtin::Truth:
       return truth(c, args[0], sp);
     case Builtin::Grad:
@@ -288,196 +276,255 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
     case Builtin::CustomVjp:
       return custom_vjp_call(c, std::move(args), sp);
     case Builtin::StopGradient:
-      if (!differentiable(A(0))) return args[0];
-      return emit_builtin(c, Builtin::StopGradient, {args[0]}, A(0), sp);
-    case Builtin::Not: {
-      Node* t = truth(c, args[0], sp);
-      if (t->abstract()->value)
-        return constant(Value::boolean(!t->abstract()->value->as_bool()), sp);
-      return emit_builtin(c, Builtin::Not, {t}, Abstract::scalar(ValueKind::Bool), sp);
-    }
+      if (!differentiable(args[0]->abstract())) return args[0];
+      return emit_builtin(c, Builtin::StopGradient, {args[0]}, args[0]->abstract(), sp);
+    case Builtin::Not:
+      return not_rule(c, args[0], sp);
     case Builtin::Neg:
     case Builtin::Pos:
-    case Builtin::Invert: {
-      if (A(0)->kind == AbsKind::Tensor) return unary_tensor_op(c, b, args[0], sp);
-      MC_CHECK(is_scalar_abs(A(0)), Type, "bad operand type for unary ", builtin_name(b), ": '",
-               A(0)->to_string(), "'");
-      if (b == Builtin::Pos) return args[0];
-      if (A(0)->value) {
-        const Value& v = *A(0)->value;
-        if (b == Builtin::Neg)
-          return constant(
-              v.is(ValueKind::Float) ? Value::real(-v.as_float()) : Value::integer(-v.as_int()),
-              sp);
-        return constant(Value::integer(~v.as_int()), sp);
-      }
-      ValueKind k = A(0)->stype == ValueKind::Float ? ValueKind::Float : ValueKind::Int;
-      return emit_builtin(c, b, args, Abstract::scalar(k), sp);
-    }
+    case Builtin::Invert:
+      return unary_rule(c, b, args, sp);
     case Builtin::MakeTuple:
       return make_seq(c, false, args, sp);
     case Builtin::MakeList:
       return make_seq(c, true, args, sp);
-    case Builtin::MakeDict: {
-      std::vector<Value> keys;
-      std::vector<AbsPtr> vals;
-      bool all_const = true;
-      std::vector<Value> cvals;
-      for (size_t i = 0; i + 1 < args.size(); i += 2) {
-        MC_CHECK(A(i)->value.has_value(), Type, "dict keys must be constants in graph mode");
-        keys.push_back(*A(i)->value);
-        vals.push_back(A(i + 1));
-        if (A(i + 1)->value && !A(i + 1)->value->is(ValueKind::Tensor))
-          cvals.push_back(*A(i + 1)->value);
-        else
-          all_const = false;
-      }
-      if (all_const) return constant(Value::dict(keys, cvals), sp);
-      return emit_builtin(c, Builtin::MakeDict, args, Abstract::dict(keys, vals), sp);
-    }
-    case Builtin::MakeSlice: {
-      for (size_t i = 0; i < 3; ++i)
-        MC_CHECK(A(i)->value.has_value(), Type,
-                 "slice bounds must be known at compile time in graph mode");
-      return constant(Value::slice(*A(0)->value, *A(1)->value, *A(2)->value), sp);
-    }
+    case Builtin::MakeDict:
+      return make_dict(c, args, sp);
+    case Builtin::MakeSlice:
+      return make_slice(args, sp);
     case Builtin::GetItem:
       return getitem(c, args[0], args[1], sp);
-    case Builtin::SetItem: {
-      const AbsPtr& a = A(0);
-      if (is_seq_abs(a)) {
-        std::vector<Node*> items = unpack(c, args[0], sp);
-        MC_CHECK(A(1)->value && A(1)->value->is(ValueKind::Int), Type,
-                 "list index in an assignment must be a constant int in graph mode");
-        int64_t i = A(1)->value->as_int(), n = static_cast<int64_t>(items.size());
-        MC_CHECK(i >= -n && i < n, Index, "IndexError: list assignment index out of range");
-        items[static_cast<size_t>(i < 0 ? i + n : i)] = args[2];
-        return make_seq(c, a->kind == AbsKind::List, items, sp);
-      }
-      if (a->kind == AbsKind::Dict) {
-        MC_CHECK(A(1)->value.has_value(), Type, "dict keys must be constants in graph mode");
-        std::vector<Node*> kv;
-        bool found = false;
-        for (size_t i = 0; i < a->keys.size(); ++i) {
-          kv.push_back(constant(a->keys[i], sp));
-          if (a->keys[i] == *A(1)->value) {
-            kv.push_back(args[2]);
-            found = true;
-          } else {
-            kv.push_back(getitem(c, args[0], constant(a->keys[i], sp), sp));
-          }
-        }
-        if (!found) {
-          kv.push_back(args[1]);
-          kv.push_back(args[2]);
-        }
-        return builtin(c, Builtin::MakeDict, kv, {}, sp);
-      }
-      if (a->kind == AbsKind::Tensor) return tensor_setitem(c, args[0], args[1], args[2], sp);
-      MC_THROW(Type, "'", a->to_string(), "' does not support item assignment in graph mode");
-    }
-    case Builtin::GetAttr: {
-      MC_CHECK(A(1)->value && A(1)->value->is(ValueKind::Str), Type,
+    case Builtin::SetItem:
+      return setitem(c, args[0], args[1], args[2], sp);
+    case Builtin::GetAttr:
+      MC_CHECK(args[1]->abstract()->value && args[1]->abstract()->value->is(ValueKind::Str), Type,
                "attribute names must be constant strings");
-      return getattr(c, args[0], A(1)->value->as_str(), sp);
-    }
+      return getattr(c, args[0], args[1]->abstract()->value->as_str(), sp);
     case Builtin::Len: {
       Node* r = host_builtin(c, "len", args, {}, sp);
-      MC_CHECK(r != nullptr, Type, "object of type ", A(0)->to_string(), " has no len()");
+      MC_CHECK(r != nullptr, Type, "object of type ", args[0]->abstract()->to_string(),
+               " has no len()");
       return r;
     }
     case Builtin::Is:
-    case Builtin::IsNot: {
-      bool same;
-      if (A(0)->value && A(1)->value)
-        same = *A(0)->value == *A(1)->value;
-      else if ((A(0)->kind == AbsKind::Scalar && A(0)->stype == ValueKind::None) ||
-               (A(1)->kind == AbsKind::Scalar && A(1)->stype == ValueKind::None))
-        same = false;  // one side is None, the other is not known to be
-      else
-        MC_THROW(Type, "'is' between values known only at run time is not supported");
-      return constant(Value::boolean(b == Builtin::Is ? same : !same), sp);
-    }
+    case Builtin::IsNot:
+      return is_rule(b, args, sp);
     case Builtin::In:
-    case Builtin::NotIn: {
-      const AbsPtr& s = A(1);
-      MC_CHECK(A(0)->value.has_value(), Type,
-               "'in' needs a value known at compile time on the left in graph mode");
-      bool found = false;
-      if (s->kind == AbsKind::Dict) {
-        for (const Value& k : s->keys) found = found || k == *A(0)->value;
-      } else if (s->value && s->value->is_sequence()) {
-        for (const Value& e : s->value->items()) {
-          if (e.is_scalar() && A(0)->value->is_scalar())
-            found = found || fold_scalar(Builtin::Eq, e, *A(0)->value).as_bool();
-          else
-            found = found || e == *A(0)->value;
-        }
-      } else if (s->value && s->value->is(ValueKind::Str) && A(0)->value->is(ValueKind::Str)) {
-        found = s->value->as_str().find(A(0)->value->as_str()) != std::string::npos;
-      } else {
-        MC_THROW(Type, "'in' on ", s->to_string(), " is not supported in graph mode");
-      }
-      return constant(Value::boolean(b == Builtin::In ? found : !found), sp);
-    }
-    case Builtin::Print: {
-      for (auto& [k, v] : kw)
-        MC_CHECK(k == "sep" || k == "end", Type, "print() got an unexpected keyword '", k, "'");
-      MC_CHECK(kw.empty(), Type, "print() keywords are not supported in graph mode");
-      // print is an effect: after the state, and the state for what follows.
-      if (!args.empty()) args[0] = after_state(c, args[0], sp);
-      CNode* r = emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);
-      took_effect(c, r);
-      return r;
-    }
-    case Builtin::Raise: {
-      std::string msg;
-      ErrorKind kind = ErrorKind::Runtime;
-      for (size_t i = 0; i < args.size(); ++i) {
-        const AbsPtr& x = A(i);
-        if (!x->value) continue;
-        if (x->value->is(ValueKind::Str)) {
-          msg += (msg.empty() ? "" : " ") + x->value->as_str();
-        } else if (x->value->is(ValueKind::PyObj)) {
-          std::string t = host_.type_name(*x->value);
-          std::string r = x->value->as_host()->repr();
-          std::string cls = t == "type" ? r : t;
-          if (cls.find("ValueError") != std::string::npos) kind = ErrorKind::Value;
-          if (cls.find("TypeError") != std::string::npos) kind = ErrorKind::Type;
-          if (cls.find("IndexError") != std::string::npos) kind = ErrorKind::Index;
-          if (t != "type") msg += (msg.empty() ? "" : " ") + r;
-        }
-      }
-      bool certain = true;
-      for (bool d : stack_dynamic_) certain = certain && !d;
-      if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
-      CNode* r = emit_builtin(c, Builtin::Raise,
-                              {constant(Value::integer(static_cast<int64_t>(kind)), sp),
-                               constant(Value::string(with_location(msg, sp)), sp)},
-                              nullptr, sp);
-      return r;
-    }
-    case Builtin::PyExecute: {
-      std::vector<Value> vals;
-      bool all_const = true;
-      for (size_t i = 1; i < args.size(); ++i) {
-        if (A(i)->value)
-          vals.push_back(*A(i)->value);
-        else
-          all_const = false;
-      }
-      MC_CHECK(A(0)->value.has_value(), Type, "py_execute needs a constant callable");
-      if (all_const) return eval_value(host_.call(src_, *A(0)->value, vals, {}), sp, c);
-      warn(sp, "runs in the Python interpreter at run time (JIT fallback)");
-      return emit_builtin(c, Builtin::PyExecute, args, Abstract::any(), sp);
-    }
+    case Builtin::NotIn:
+      return in_rule(b, args, sp);
+    case Builtin::Print:
+      return print_rule(c, std::move(args), kw, sp);
+    case Builtin::Raise:
+      return raise_rule(c, args, sp);
+    case Builtin::PyExecute:
+      return py_execute_rule(c, std::move(args), sp);
     default:
-      break;
+      return binary_rule(c, b, args, sp);
   }
-  // Binary Python operators.
+}
+
+Node* Specializer::switch_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
+  Node* cond = truth(c, args[0], sp);
+  if (cond->abstract()->value) return cond->abstract()->value->as_bool() ? args[1] : args[2];
+  const AbsPtr &x = args[1]->abstract(), &y = args[2]->abstract();
+  AbsPtr j = join(x, y);
+  MC_CHECK(j != nullptr, Type, "the two branches give different types: ", x->to_string(), " and ",
+           y->to_string());
+  return emit_builtin(c, Builtin::Switch, {cond, args[1], args[2]}, j, sp);
+}
+
+Node* Specializer::partial_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
+  MC_CHECK(args[0]->abstract()->kind == AbsKind::Func, Type, "partial() needs a function");
+  std::vector<FuncCandidate> cands = args[0]->abstract()->funcs;
+  for (FuncCandidate& f : cands)
+    for (size_t i = 1; i < args.size(); ++i) f.bound.push_back(args[i]->abstract());
+  return emit_builtin(c, Builtin::Partial, args, Abstract::func(cands), sp);
+}
+
+Node* Specializer::not_rule(Ctx* c, Node* x, const SourceSpan& sp) {
+  Node* t = truth(c, x, sp);
+  if (t->abstract()->value) return constant(Value::boolean(!t->abstract()->value->as_bool()), sp);
+  return emit_builtin(c, Builtin::Not, {t}, Abstract::scalar(ValueKind::Bool), sp);
+}
+
+Node* Specializer::unary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args,
+                              const SourceSpan& sp) {
+  const AbsPtr& a = args[0]->abstract();
+  if (a->kind == AbsKind::Tensor) return unary_tensor_op(c, b, args[0], sp);
+  MC_CHECK(is_scalar_abs(a), Type, "bad operand type for unary ", builtin_name(b), ": '",
+           a->to_string(), "'");
+  if (b == Builtin::Pos) return args[0];
+  if (a->value) {
+    const Value& v = *a->value;
+    if (b == Builtin::Neg)
+      return constant(
+          v.is(ValueKind::Float) ? Value::real(-v.as_float()) : Value::integer(-v.as_int()), sp);
+    return constant(Value::integer(~v.as_int()), sp);
+  }
+  ValueKind k = a->stype == ValueKind::Float ? ValueKind::Float : ValueKind::Int;
+  return emit_builtin(c, b, args, Abstract::scalar(k), sp);
+}
+
+Node* Specializer::make_dict(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
+  std::vector<Value> keys;
+  std::vector<AbsPtr> vals;
+  bool all_const = true;
+  std::vector<Value> cvals;
+  for (size_t i = 0; i + 1 < args.size(); i += 2) {
+    const AbsPtr &k = args[i]->abstract(), &v = args[i + 1]->abstract();
+    MC_CHECK(k->value.has_value(), Type, "dict keys must be constants in graph mode");
+    keys.push_back(*k->value);
+    vals.push_back(v);
+    if (v->value && !v->value->is(ValueKind::Tensor))
+      cvals.push_back(*v->value);
+    else
+      all_const = false;
+  }
+  if (all_const) return constant(Value::dict(keys, cvals), sp);
+  return emit_builtin(c, Builtin::MakeDict, args, Abstract::dict(keys, vals), sp);
+}
+
+Node* Specializer::make_slice(const std::vector<Node*>& args, const SourceSpan& sp) {
+  for (size_t i = 0; i < 3; ++i)
+    MC_CHECK(args[i]->abstract()->value.has_value(), Type,
+             "slice bounds must be known at compile time in graph mode");
+  return constant(Value::slice(*args[0]->abstract()->value, *args[1]->abstract()->value,
+                               *args[2]->abstract()->value),
+                  sp);
+}
+
+Node* Specializer::setitem(Ctx* c, Node* x, Node* key, Node* v, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  const AbsPtr& k = key->abstract();
+  if (is_seq_abs(a)) {
+    std::vector<Node*> items = unpack(c, x, sp);
+    MC_CHECK(k->value && k->value->is(ValueKind::Int), Type,
+             "list index in an assignment must be a constant int in graph mode");
+    int64_t i = k->value->as_int(), n = static_cast<int64_t>(items.size());
+    MC_CHECK(i >= -n && i < n, Index, "IndexError: list assignment index out of range");
+    items[static_cast<size_t>(i < 0 ? i + n : i)] = v;
+    return make_seq(c, a->kind == AbsKind::List, items, sp);
+  }
+  if (a->kind == AbsKind::Dict) {
+    MC_CHECK(k->value.has_value(), Type, "dict keys must be constants in graph mode");
+    std::vector<Node*> kv;
+    bool found = false;
+    for (const Value& key_i : a->keys) {
+      kv.push_back(constant(key_i, sp));
+      if (key_i == *k->value) {
+        kv.push_back(v);
+        found = true;
+      } else {
+        kv.push_back(getitem(c, x, constant(key_i, sp), sp));
+      }
+    }
+    if (!found) {
+      kv.push_back(key);
+      kv.push_back(v);
+    }
+    return make_dict(c, kv, sp);
+  }
+  if (a->kind == AbsKind::Tensor) return tensor_setitem(c, x, key, v, sp);
+  MC_THROW(Type, "'", a->to_string(), "' does not support item assignment in graph mode");
+}
+
+Node* Specializer::is_rule(Builtin b, const std::vector<Node*>& args, const SourceSpan& sp) {
+  const AbsPtr &x = args[0]->abstract(), &y = args[1]->abstract();
+  bool same;
+  if (x->value && y->value)
+    same = *x->value == *y->value;
+  else if ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||
+           (y->kind == AbsKind::Scalar && y->stype == ValueKind::None))
+    same = false;  // one side is None, the other is not known to be
+  else
+    MC_THROW(Type, "'is' between values known only at run time is not supported");
+  return constant(Value::boolean(b == Builtin::Is ? same : !same), sp);
+}
+
+Node* Specializer::in_rule(Builtin b, const std::vector<Node*>& args, const SourceSpan& sp) {
+  const AbsPtr &x = args[0]->abstract(), &s = args[1]->abstract();
+  MC_CHECK(x->value.has_value(), Type,
+           "'in' needs a value known at compile time on the left in graph mode");
+  bool found = false;
+  if (s->kind == AbsKind::Dict) {
+    for (const Value& k : s->keys) found = found || k == *x->value;
+  } else if (s->value && s->value->is_sequence()) {
+    for (const Value& e : s->value->items()) {
+      if (e.is_scalar() && x->value->is_scalar())
+        found = found || fold_scalar(Builtin::Eq, e, *x->value).as_bool();
+      else
+        found = found || e == *x->value;
+    }
+  } else if (s->value && s->value->is(ValueKind::Str) && x->value->is(ValueKind::Str)) {
+    found = s->value->as_str().find(x->value->as_str()) != std::string::npos;
+  } else {
+    MC_THROW(Type, "'in' on ", s->to_string(), " is not supported in graph mode");
+  }
+  return constant(Value::boolean(b == Builtin::In ? found : !found), sp);
+}
+
+Node* Specializer::print_rule(Ctx* c, std::vector<Node*> args, const KwNodes& kw,
+                              const SourceSpan& sp) {
+  for (auto& [k, v] : kw)
+    MC_CHECK(k == "sep" || k == "end", Type, "print() got an unexpected keyword '", k, "'");
+  MC_CHECK(kw.empty(), Type, "print() keywords are not supported in graph mode");
+  // print is an effect: after the state, and the state for what follows.
+  if (!args.empty()) args[0] = after_state(c, args[0], sp);
+  CNode* r = emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);
+  took_effect(c, r);
+  return r;
+}
+
+Node* Specializer::raise_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
+  std::string msg;
+  ErrorKind kind = ErrorKind::Runtime;
+  for (Node* n : args) {
+    const AbsPtr& x = n->abstract();
+    if (!x->value) continue;
+    if (x->value->is(ValueKind::Str)) {
+      msg += (msg.empty() ? "" : " ") + x->value->as_str();
+    } else if (x->value->is(ValueKind::PyObj)) {
+      std::string t = host_.type_name(*x->value);
+      std::string r = x->value->as_host()->repr();
+      std::string cls = t == "type" ? r : t;
+      if (cls.find("ValueError") != std::string::npos) kind = ErrorKind::Value;
+      if (cls.find("TypeError") != std::string::npos) kind = ErrorKind::Type;
+      if (cls.find("IndexError") != std::string::npos) kind = ErrorKind::Index;
+      if (t != "type") msg += (msg.empty() ? "" : " ") + r;
+    }
+  }
+  bool certain = true;
+  for (bool d : stack_dynamic_) certain = certain && !d;
+  if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
+  return emit_builtin(c, Builtin::Raise,
+                      {constant(Value::integer(static_cast<int64_t>(kind)), sp),
+                       constant(Value::string(with_location(msg, sp)), sp)},
+                      nullptr, sp);
+}
+
+Node* Specializer::py_execute_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  std::vector<Value> vals;
+  bool all_const = true;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i]->abstract()->value)
+      vals.push_back(*args[i]->abstract()->value);
+    else
+      all_const = false;
+  }
+  const AbsPtr& fn = args[0]->abstract();
+  MC_CHECK(fn->value.has_value(), Type, "py_execute needs a constant callable");
+  if (all_const) return eval_value(host_.call(src_, *fn->value, vals, {}), sp, c);
+  warn(sp, "runs in the Python interpreter at run time (JIT fallback)");
+  return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+}
+
+// Python's binary operators: on tensors the op-table prims, on scalars folded or run by the
+// executor, on sequences concatenation and repetition, on host objects their dunder method.
+Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args,
+                               const SourceSpan& sp) {
   MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
-  const AbsPtr& x = A(0);
-  const AbsPtr& y = A(1);
+  const AbsPtr& x = args[0]->abstract();
+  const AbsPtr& y = args[1]->abstract();
   if (x->kind == AbsKind::Tensor || y->kind == AbsKind::Tensor) {
     if ((b == Builtin::Eq || b == Builtin::Ne) &&
         ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||

@@ -72,11 +72,104 @@ Node* Specializer::mixed_cast(Ctx* c, Node* x, DType t, const SourceSpan& sp) {
     const OpDef& cast = op_def(OpId::Cast);
     Attrs at;
     at.set("dtype", t);
-    return emit_prim(c, cast, make_attrs(cast, at), {x}, sp);
+    return emit_prim(c, cast, at, {x}, sp);
   }
   std::vector<Node*> items = unpack(c, x, sp);
   for (Node*& e : items) e = mixed_cast(c, e, t, sp);
   return make_seq(c, a->kind == AbsKind::List, std::move(items), sp);
+}
+
+// len(x) of what the compiler knows the length of (nullptr: the host's, on constants).
+Node* Specializer::len_rule(Ctx* c, Node* x, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
+    return constant(Value::integer(static_cast<int64_t>(a->elems.size())), sp);
+  if (a->kind == AbsKind::Tensor) {
+    MC_CHECK(!a->shape.empty(), Type, "len() of a 0-d tensor");
+    return constant(Value::integer(a->shape[0]), sp);
+  }
+  if (a->value && a->value->is(ValueKind::Str))
+    return constant(Value::integer(static_cast<int64_t>(a->value->as_str().size())), sp);
+  if (a->value && a->value->is(ValueKind::PyObj))  // a CellList, a host container
+    return eval_value(host_.call_builtin(src_, "len", {*a->value}), sp, c);
+  return nullptr;
+}
+
+Node* Specializer::zip_rule(Ctx* c, bool enumerate, const std::vector<Node*>& args,
+                            const KwNodes& kw, const SourceSpan& sp) {
+  const char* name = enumerate ? "enumerate" : "zip";
+  std::vector<std::vector<Node*>> cols;
+  int64_t start = 0;
+  for (auto& [k, v] : kw) {
+    MC_CHECK(enumerate && k == "start" && v->abstract()->value, Type, name,
+             "() got an unexpected keyword argument '", k, "'");
+    start = v->abstract()->value->as_int();
+  }
+  for (Node* a : args) cols.push_back(unpack(c, a, sp));
+  size_t n = cols.empty() ? 0 : cols[0].size();
+  for (auto& col : cols) n = std::min(n, col.size());
+  std::vector<Node*> rows;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Node*> row;
+    if (enumerate) row.push_back(constant(Value::integer(start + static_cast<int64_t>(i)), sp));
+    for (auto& col : cols) row.push_back(col[i]);
+    rows.push_back(make_seq(c, false, row, sp));
+  }
+  return make_seq(c, false, rows, sp);
+}
+
+// map(f, seqs...) over sequences of known length: the calls, as a tuple.
+Node* Specializer::map_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
+  std::vector<std::vector<Node*>> cols;
+  for (size_t i = 1; i < args.size(); ++i) cols.push_back(unpack(c, args[i], sp));
+  size_t n = cols[0].size();
+  for (auto& col : cols) n = std::min(n, col.size());
+  std::vector<Node*> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Node*> a;
+    for (auto& col : cols) a.push_back(col[i]);
+    out.push_back(call(c, args[0], a, {}, sp));
+  }
+  return make_seq(c, false, out, sp);
+}
+
+// int(x), float(x), bool(x) of a value known only at run time.
+Node* Specializer::scalar_conversion(Ctx* c, const std::string& name, Node* x,
+                                     const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (a->kind == AbsKind::Tensor) {
+    if (name == "bool") return truth(c, x, sp);
+    int64_t n = 1;
+    for (int64_t d : a->shape) n *= d;
+    MC_CHECK(n == 1, Type, "only one-element tensors can be converted to Python scalars");
+    ValueKind k = a->dtype == DType::Bool ? ValueKind::Bool
+                  : is_floating(a->dtype) ? ValueKind::Float
+                                          : ValueKind::Int;
+    x = emit_builtin(c, Builtin::TensorToScalar, {x}, Abstract::scalar(k), sp);
+  }
+  if (name == "bool") return truth(c, x, sp);
+  ValueKind k = name == "int" ? ValueKind::Int : ValueKind::Float;
+  if (x->abstract()->kind == AbsKind::Scalar && x->abstract()->stype == k) return x;
+  return emit_builtin(c, Builtin::Cast, {x, constant(Value::string(name), sp)}, Abstract::scalar(k),
+                      sp);
+}
+
+// max/min of tensors (Maximum/Minimum, scalars joining as weak scalars).
+Node* Specializer::min_max_rule(Ctx* c, const std::string& name, const std::vector<Node*>& args,
+                                const SourceSpan& sp) {
+  std::vector<Node*> items = args;
+  if (items.size() == 1) items = unpack(c, items[0], sp);
+  MC_CHECK(!items.empty(), Value, name, "() arg is an empty sequence");
+  Node* acc = items[0];
+  for (size_t i = 1; i < items.size(); ++i) {
+    const AbsPtr &a = acc->abstract(), &b = items[i]->abstract();
+    MC_CHECK(a->kind == AbsKind::Tensor || b->kind == AbsKind::Tensor, Type, name,
+             "() of scalars known only at run time is not supported");
+    const OpDef& op = op_def(name == "max" ? OpId::Maximum : OpId::Minimum);
+    DType lk = a->kind == AbsKind::Tensor ? a->dtype : b->dtype;
+    acc = emit_prim(c, op, {}, {to_tensor(c, acc, &lk, sp), to_tensor(c, items[i], &lk, sp)}, sp);
+  }
+  return acc;
 }
 
 Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args,
@@ -88,17 +181,7 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
   };
   if (name == "len") {
     need(1);
-    const AbsPtr& a = A(0);
-    if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
-      return constant(Value::integer(static_cast<int64_t>(a->elems.size())), sp);
-    if (a->kind == AbsKind::Tensor) {
-      MC_CHECK(!a->shape.empty(), Type, "len() of a 0-d tensor");
-      return constant(Value::integer(a->shape[0]), sp);
-    }
-    if (a->value && a->value->is(ValueKind::Str))
-      return constant(Value::integer(static_cast<int64_t>(a->value->as_str().size())), sp);
-    if (a->value && a->value->is(ValueKind::PyObj))  // a CellList, a host container
-      return eval_value(host_.call_builtin(src_, "len", {*a->value}), sp, c);
+    if (Node* r = len_rule(c, args[0], sp)) return r;
   } else if (name == "isinstance") {
     need(2);
     MC_CHECK(A(1)->value.has_value(), Type, "isinstance() needs a class known at compile time");
@@ -134,82 +217,20 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
       return args[2];
     }
   } else if (name == "zip" || name == "enumerate") {
-    std::vector<std::vector<Node*>> cols;
-    int64_t start = 0;
-    for (auto& [k, v] : kw) {
-      MC_CHECK(name == "enumerate" && k == "start" && v->abstract()->value, Type, name,
-               "() got an unexpected keyword argument '", k, "'");
-      start = v->abstract()->value->as_int();
-    }
-    for (Node* a : args) cols.push_back(unpack(c, a, sp));
-    size_t n = cols.empty() ? 0 : cols[0].size();
-    for (auto& col : cols) n = std::min(n, col.size());
-    std::vector<Node*> rows;
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<Node*> row;
-      if (name == "enumerate")
-        row.push_back(constant(Value::integer(start + static_cast<int64_t>(i)), sp));
-      for (auto& col : cols) row.push_back(col[i]);
-      rows.push_back(make_seq(c, false, row, sp));
-    }
-    return make_seq(c, false, rows, sp);
+    return zip_rule(c, name == "enumerate", args, kw, sp);
   } else if (name == "map" && args.size() >= 2 && !all_const(args, kw)) {
-    // map(f, seqs...) over sequences of known length: the calls, as a tuple.
-    std::vector<std::vector<Node*>> cols;
-    for (size_t i = 1; i < args.size(); ++i) cols.push_back(unpack(c, args[i], sp));
-    size_t n = cols[0].size();
-    for (auto& col : cols) n = std::min(n, col.size());
-    std::vector<Node*> out;
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<Node*> a;
-      for (auto& col : cols) a.push_back(col[i]);
-      out.push_back(call(c, args[0], a, {}, sp));
-    }
-    return make_seq(c, false, out, sp);
+    return map_rule(c, args, sp);
   } else if (name == "tuple" || name == "list") {
     if (args.empty()) return make_seq(c, name == "list", {}, sp);
     need(1);
     return make_seq(c, name == "list", unpack(c, args[0], sp), sp);
   } else if (name == "int" || name == "float" || name == "bool") {
-    if (args.size() == 1 && !A(0)->value) {
-      Node* x = args[0];
-      if (A(0)->kind == AbsKind::Tensor) {
-        if (name == "bool") return truth(c, x, sp);
-        int64_t n = 1;
-        for (int64_t d : A(0)->shape) n *= d;
-        MC_CHECK(n == 1, Type, "only one-element tensors can be converted to Python scalars");
-        ValueKind k = A(0)->dtype == DType::Bool ? ValueKind::Bool
-                      : is_floating(A(0)->dtype) ? ValueKind::Float
-                                                 : ValueKind::Int;
-        x = emit_builtin(c, Builtin::TensorToScalar, {x}, Abstract::scalar(k), sp);
-      }
-      if (name == "bool") return truth(c, x, sp);
-      ValueKind k = name == "int" ? ValueKind::Int : ValueKind::Float;
-      if (x->abstract()->kind == AbsKind::Scalar && x->abstract()->stype == k) return x;
-      return emit_builtin(c, Builtin::Cast, {x, constant(Value::string(name), sp)},
-                          Abstract::scalar(k), sp);
-    }
+    if (args.size() == 1 && !A(0)->value) return scalar_conversion(c, name, args[0], sp);
   } else if (name == "abs" && args.size() == 1 && A(0)->kind == AbsKind::Tensor) {
     const OpDef& op = op_def(OpId::Abs);
-    return emit_prim(c, op, make_attrs(op, {}), {args[0]}, sp);
+    return emit_prim(c, op, {}, {args[0]}, sp);
   } else if ((name == "max" || name == "min") && !all_const(args, kw)) {
-    std::vector<Node*> items = args;
-    if (items.size() == 1) items = unpack(c, items[0], sp);
-    MC_CHECK(!items.empty(), Value, name, "() arg is an empty sequence");
-    Node* acc = items[0];
-    for (size_t i = 1; i < items.size(); ++i) {
-      if (acc->abstract()->kind == AbsKind::Tensor ||
-          items[i]->abstract()->kind == AbsKind::Tensor) {
-        const OpDef& op = op_def(name == "max" ? OpId::Maximum : OpId::Minimum);
-        DType lk = acc->abstract()->kind == AbsKind::Tensor ? acc->abstract()->dtype
-                                                            : items[i]->abstract()->dtype;
-        acc = emit_prim(c, op, make_attrs(op, {}),
-                        {to_tensor(c, acc, &lk, sp), to_tensor(c, items[i], &lk, sp)}, sp);
-      } else {
-        MC_THROW(Type, name, "() of scalars known only at run time is not supported");
-      }
-    }
-    return acc;
+    return min_max_rule(c, name, args, sp);
   } else if (name == "sum" && !all_const(args, kw)) {
     need(1);
     std::vector<Node*> items = unpack(c, args[0], sp);

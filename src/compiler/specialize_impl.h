@@ -88,12 +88,28 @@ class Specializer {
   Node* getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp);
   Node* make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp);
   std::vector<Node*> unpack(Ctx* c, Node* seq, const SourceSpan& sp);  // a static-length seq
+  // x[key] = v on a list, tuple or dict (a new one), or a tensor (tensor_setitem).
+  Node* setitem(Ctx* c, Node* x, Node* key, Node* v, const SourceSpan& sp);
+  Node* make_dict(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp);
+  // The rules of builtin() that take more than a line, one per builtin or group.
+  Node* switch_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* partial_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* not_rule(Ctx* c, Node* x, const SourceSpan& sp);
+  Node* unary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* make_slice(const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* is_rule(Builtin b, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* in_rule(Builtin b, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* print_rule(Ctx* c, std::vector<Node*> args, const KwNodes& kw, const SourceSpan& sp);
+  Node* raise_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* py_execute_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  Node* binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args, const SourceSpan& sp);
 
   // ---- op-table prims (specialize_prims.cc)
   Node* prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args, KwNodes kw,
                   const SourceSpan& sp);
-  // Emits the prim on tensor nodes (scalars/sequences become tensors), with the casts the
-  // op's flags ask for, inferring the output.
+  // Emits the prim on tensor nodes through IrBuilder::type_prim (attributes completed with
+  // the op's defaults, the casts its flags ask for, the output inferred); user errors name
+  // the op and the source line; Parameters and updates are ordered after c's state.
   Node* emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
                   const SourceSpan& sp);
   Node* to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpan& sp);
@@ -105,6 +121,14 @@ class Specializer {
   // ---- Python builtins and host callables (specialize_host.cc)
   // nullptr: not modelled, the host evaluates the call on constants.
   Node* host_builtin(Ctx* c, const std::string& name, std::vector<Node*> args, KwNodes kw,
+                     const SourceSpan& sp);
+  // Its rules that take more than a few lines (len_rule: nullptr when not modelled).
+  Node* len_rule(Ctx* c, Node* x, const SourceSpan& sp);
+  Node* zip_rule(Ctx* c, bool enumerate, const std::vector<Node*>& args, const KwNodes& kw,
+                 const SourceSpan& sp);
+  Node* map_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp);
+  Node* scalar_conversion(Ctx* c, const std::string& name, Node* x, const SourceSpan& sp);
+  Node* min_max_rule(Ctx* c, const std::string& name, const std::vector<Node*>& args,
                      const SourceSpan& sp);
   // x with its floating-point tensors (also inside tuples and lists) cast to t: what a Cell
   // under to_float(t) receives (Host::mixed_precision).

@@ -2,7 +2,9 @@
 // attributes, weak Python scalars, the casts an op's flags ask for, output inference, and
 // the tensor forms of Python operators and indexing.
 #include "base/error.h"
+#include "compiler/ad/ir_builder.h"
 #include "compiler/specialize_impl.h"
+#include "ops/indexing.h"
 #include "ops/op_semantics.h"
 
 namespace mycel::ir::spec {
@@ -119,7 +121,7 @@ Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpa
     for (Node* e : unpack(c, x, sp)) items.push_back(to_tensor(c, e, like, sp));
     MC_CHECK(!items.empty(), Type, "cannot make a tensor of an empty sequence");
     Attrs at;
-    return emit_prim(c, op_def(OpId::Stack), make_attrs(op_def(OpId::Stack), at), items, sp);
+    return emit_prim(c, op_def(OpId::Stack), at, items, sp);
   }
   MC_THROW(Type, "expected a tensor or a number, but got ", a->to_string());
 }
@@ -131,55 +133,28 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   if (c->state != nullptr)
     for (Node*& in : inputs)
       if (is_entry_param(in)) in = after_state(c, in, sp);
-  std::vector<TensorMeta> metas;
-  for (Node* n : inputs) {
+  for (Node* n : inputs)
     MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");
-    metas.push_back(n->abstract()->meta());
-  }
-  std::vector<TensorMeta> want = metas;
-  MetaList outs;
+  IrBuilder b(out_, c->out, sp);
+  IrBuilder::Typed t;
   try {
     if (op.num_inputs != kVariadic)
       MC_CHECK(inputs.size() == static_cast<size_t>(op.num_inputs), Type, "expected ",
                op.num_inputs, " tensor inputs, but got ", inputs.size(), ".");
-    promote_inputs(op, want);
-    outs = infer_op(op, want, attrs);
+    t = b.type_prim(op, std::move(inputs), attrs);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Internal) throw;
     std::string m = e.message();
     if (m.rfind("For '", 0) != 0) m = str("For '", op.name, "', ", m);
     fail(e.kind(), sp, m);
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (want[i].dtype == metas[i].dtype) continue;
-    Attrs ca;
-    ca.set("dtype", want[i].dtype);
-    const OpDef& cast = op_def(OpId::Cast);
-    Node* cn = inputs[i];
-    if (cn->abstract()->value && cn->abstract()->value->is(ValueKind::Tensor)) {
-      inputs[i] =
-          constant(Value::tensor(cn->abstract()->value->as_tensor().cast(want[i].dtype)), sp);
-      continue;
-    }
-    std::vector<Node*> ins{constant(Value::prim(cast, make_attrs(cast, ca)), sp), cn};
-    inputs[i] = emit(c, ins, Abstract::tensor(want[i].dtype, want[i].shape), sp);
-  }
-  AbsPtr abs;
-  if (outs.size() == 1 && op.num_outputs == 1) {
-    abs = Abstract::tensor(outs[0].dtype, outs[0].shape);
-  } else {
-    std::vector<AbsPtr> el;
-    for (const TensorMeta& m : outs) el.push_back(Abstract::tensor(m.dtype, m.shape));
-    abs = Abstract::tuple(el);
-  }
   // An update (Assign, optimizer steps) writes its first n_out inputs after the state and
   // is the state for what follows.
   const bool update = (op.flags & F_UPDATE) != 0;
   if (update)
-    for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(op.num_outputs); ++i)
-      inputs[i] = after_state(c, inputs[i], sp);
-  inputs.insert(inputs.begin(), constant(Value::prim(op, std::move(attrs)), sp));
-  CNode* r = emit(c, std::move(inputs), abs, sp);
+    for (size_t i = 0; i < t.inputs.size() && i < static_cast<size_t>(op.num_outputs); ++i)
+      t.inputs[i] = after_state(c, t.inputs[i], sp);
+  CNode* r = b.emit_typed(op, std::move(t));
   if (update) took_effect(c, r);
   return r;
 }
@@ -234,16 +209,8 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   };
   for (size_t i = 0; i < extra; ++i) set_attr(call_specs[i]->name, args[next + i]);
   for (auto& [k, v] : kw) set_attr(k, v);
-  Attrs full;
-  try {
-    full = make_attrs(op, merged);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Internal) throw;
-    std::string m = e.message();
-    if (m.rfind("For '", 0) != 0) m = str("For '", op.name, "', ", m);
-    fail(e.kind(), sp, m);
-  }
-  return emit_prim(c, op, std::move(full), std::move(inputs), sp);
+  // make_attrs runs in emit_prim, whose errors name the op and the user's line.
+  return emit_prim(c, op, std::move(merged), std::move(inputs), sp);
 }
 
 Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const SourceSpan& sp) {
@@ -315,7 +282,7 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
       !(tx->abstract()->shape.size() == 2 && ty->abstract()->shape.size() == 2))
     id = OpId::BatchMatMul;
   const OpDef& op = op_def(id);
-  return emit_prim(c, op, make_attrs(op, {}), {tx, ty}, sp);
+  return emit_prim(c, op, {}, {tx, ty}, sp);
 }
 
 Node* Specializer::unary_tensor_op(Ctx* c, Builtin b, Node* x, const SourceSpan& sp) {
@@ -325,138 +292,83 @@ Node* Specializer::unary_tensor_op(Ctx* c, Builtin b, Node* x, const SourceSpan&
              "For 'LogicalNot', the operand of ~ must be a bool tensor, but got ",
              x->abstract()->dtype, ".");
   const OpDef& op = op_def(b == Builtin::Neg ? OpId::Neg : OpId::LogicalNot);
-  return emit_prim(c, op, make_attrs(op, {}), {x}, sp);
+  return emit_prim(c, op, {}, {x}, sp);
 }
 
+namespace {
+
+bool runtime_int(const AbsPtr& a) {
+  return a->kind == AbsKind::Scalar && a->stype == ValueKind::Int && !a->value;
+}
+
+// The item of a constant index entry (int, bool, slice, None, ...); false for what makes a
+// tensor item (a constant tensor or sequence of numbers).
+bool constant_item(const Value& v, IndexItem& it) {
+  using Kind = IndexItem::Kind;
+  if (v.is(ValueKind::Bool)) {
+    // numpy: True adds an axis of size 1, as None (a bool is not the integer 1 here).
+    MC_CHECK(v.as_bool(), Index,
+             "x[False] selects no element (an axis of size 0); graph mode does not support it");
+    it.kind = Kind::Bool;
+    it.value = 1;
+  } else if (v.is(ValueKind::Int)) {
+    it.kind = Kind::Int;
+    it.value = v.as_int();
+  } else if (v.is_none()) {
+    it.kind = Kind::NewAxis;
+  } else if (v.is(ValueKind::Ellipsis)) {
+    it.kind = Kind::Ellipsis;
+  } else if (v.is(ValueKind::Slice)) {
+    const SliceData& s = v.as_slice();
+    it.kind = Kind::Slice;
+    it.has_start = !s.start.is_none();
+    it.has_stop = !s.stop.is_none();
+    it.start = it.has_start ? s.start.as_int() : 0;
+    it.stop = it.has_stop ? s.stop.as_int() : 0;
+    it.step = s.step.is_none() ? 1 : s.step.as_int();
+  } else if (v.is(ValueKind::Tensor) || v.is_sequence()) {
+    return false;
+  } else {
+    MC_THROW(Index, "unsupported tensor index ", v.to_string(), " in graph mode");
+  }
+  return true;
+}
+
+}  // namespace
+
+// x[idx]: the items described to the lowering (ops/indexing.h), its plan emitted as prims.
+// Graph mode needs static shapes: no bool mask, no False; a tensor item may also be an int
+// known only at run time (a loop counter), a 0-d index.
 Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
   const AbsPtr& ia = idx->abstract();
-  // A run-time integer (a loop counter) or an integer tensor: Gather along axis 0.
-  if ((ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int && !ia->value) ||
-      (ia->kind == AbsKind::Tensor && ia->dtype != DType::Bool)) {
-    Node* t = to_tensor(c, idx, nullptr, sp);
-    MC_CHECK(is_integral(t->abstract()->dtype), Index,
-             "tensors used as indices must be integer tensors, but got ", t->abstract()->dtype);
-    Attrs at;
-    at.set("axis", int64_t{0});
-    const OpDef& op = op_def(OpId::Gather);
-    return emit_prim(c, op, make_attrs(op, at), {x, t}, sp);
-  }
-  // One integer tensor among basic entries (x[:, idx], x[1, idx]): the basic part with a
-  // full slice in its place, then Gather along the axis that slice became.
-  if (ia->kind == AbsKind::Tuple) {
-    int tensor_at = -1;
-    for (size_t i = 0; i < ia->elems.size(); ++i) {
-      const AbsPtr& e = ia->elems[i];
-      bool dyn = (e->kind == AbsKind::Tensor && e->dtype != DType::Bool) ||
-                 (e->kind == AbsKind::Scalar && e->stype == ValueKind::Int && !e->value);
-      if (!dyn) continue;
-      MC_CHECK(tensor_at < 0, Index,
-               "graph mode supports one tensor among the indices of a tensor, but got ",
-               ia->to_string());
-      tensor_at = static_cast<int>(i);
-    }
-    if (tensor_at >= 0) {
-      std::vector<Value> basic;
-      int64_t axis = 0, consumed = 0;
-      bool seen_ellipsis = false;
-      for (size_t i = 0; i < ia->elems.size(); ++i) {
-        const AbsPtr& e = ia->elems[i];
-        if (static_cast<int>(i) == tensor_at) {
-          basic.push_back(Value::slice(Value::none(), Value::none(), Value::none()));
-          continue;
-        }
-        MC_CHECK(e->value.has_value(), Index, "unsupported tensor index ", e->to_string());
-        basic.push_back(*e->value);
-        if (!e->value->is_none() && !e->value->is(ValueKind::Ellipsis) &&
-            !e->value->is(ValueKind::Bool))
-          ++consumed;
-      }
-      ++consumed;  // the tensor entry's dimension
-      int64_t ndim = static_cast<int64_t>(x->abstract()->shape.size());
-      for (int i = 0; i < tensor_at; ++i) {
-        const Value& v = basic[static_cast<size_t>(i)];
-        if (v.is(ValueKind::Int)) continue;
-        if (v.is(ValueKind::Ellipsis)) {
-          seen_ellipsis = true;
-          axis += ndim - consumed;
-          continue;
-        }
-        ++axis;  // a slice or None
-      }
-      (void)seen_ellipsis;
-      Node* y = tensor_index(c, x, constant(Value::tuple(basic), sp), sp);
-      Node* t =
-          to_tensor(c, getitem(c, idx, constant(Value::integer(tensor_at), sp), sp), nullptr, sp);
-      MC_CHECK(is_integral(t->abstract()->dtype), Index,
-               "tensors used as indices must be integer tensors, but got ", t->abstract()->dtype);
-      Attrs at;
-      at.set("axis", axis);
-      const OpDef& op = op_def(OpId::Gather);
-      return emit_prim(c, op, make_attrs(op, at), {y, t}, sp);
-    }
-  }
-  MC_CHECK(ia->kind != AbsKind::Tensor, Index,
-           "boolean mask indexing gives a shape known only at run time; graph mode needs "
-           "static shapes (use ops.masked_fill / ops.select instead)");
-  std::vector<Value> entries;
-  if (ia->value && ia->value->is(ValueKind::Tuple))
-    entries = ia->value->items();
-  else if (ia->value)
-    entries = {*ia->value};
-  else
-    MC_THROW(Index,
+  std::vector<Node*> nodes = ia->kind == AbsKind::Tuple ? unpack(c, idx, sp) : std::vector{idx};
+  std::vector<IndexItem> items(nodes.size());
+  Node* index = nullptr;  // the tensor item, as a tensor
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const AbsPtr& e = nodes[i]->abstract();
+    if (e->value && constant_item(*e->value, items[i])) continue;
+    MC_CHECK(e->value || e->kind == AbsKind::Tensor || runtime_int(e), Index,
              "tensor indices must be known at compile time (ints, slices, None, ...) "
              "or an integer tensor, but got ",
-             ia->to_string());
-  // numpy: True adds an axis of size 1, as None (a bool is not the integer 1 here).
-  for (Value& e : entries) {
-    if (!e.is(ValueKind::Bool)) continue;
-    MC_CHECK(e.as_bool(), Index,
-             "x[False] selects no element (an axis of size 0); graph mode does not support it");
-    e = Value::none();
+             e->to_string());
+    Node* t = to_tensor(c, nodes[i], nullptr, sp);
+    MC_CHECK(t->abstract()->dtype != DType::Bool, Index,
+             "boolean mask indexing gives a shape known only at run time; graph mode needs "
+             "static shapes (use ops.masked_fill / ops.select instead)");
+    items[i].kind = IndexItem::Kind::Tensor;
+    items[i].dtype = t->abstract()->dtype;
+    items[i].shape = t->abstract()->shape;
+    if (index == nullptr) index = t;
   }
-  std::vector<int64_t> begin, end, strides;
-  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const Value& e = entries[i];
-    int64_t bit = int64_t{1} << i;
-    if (e.is(ValueKind::Int) || e.is(ValueKind::Bool)) {
-      begin.push_back(e.as_int());
-      end.push_back(e.as_int() + 1);
-      strides.push_back(1);
-      shrink |= bit;
-    } else if (e.is(ValueKind::Slice)) {
-      const SliceData& s = e.as_slice();
-      begin.push_back(s.start.is_none() ? 0 : s.start.as_int());
-      end.push_back(s.stop.is_none() ? 0 : s.stop.as_int());
-      strides.push_back(s.step.is_none() ? 1 : s.step.as_int());
-      if (s.start.is_none()) begin_mask |= bit;
-      if (s.stop.is_none()) end_mask |= bit;
-    } else if (e.is_none()) {
-      begin.push_back(0);
-      end.push_back(1);
-      strides.push_back(1);
-      new_axis_mask |= bit;
-    } else if (e.is(ValueKind::Ellipsis)) {
-      begin.push_back(0);
-      end.push_back(1);
-      strides.push_back(1);
-      ellipsis_mask |= bit;
-    } else {
-      MC_THROW(Index, "unsupported tensor index ", e.to_string(), " in graph mode");
-    }
+  IndexPlan p = lower_index(x->abstract()->shape, items);
+  Node* y = x;
+  if (p.slice) y = emit_prim(c, op_def(OpId::StridedSlice), p.slice_attrs(), {x}, sp);
+  if (p.gather == IndexPlan::Gather::Index) {
+    Attrs at;
+    at.set("axis", p.axis);
+    y = emit_prim(c, op_def(OpId::Gather), at, {y, index}, sp);
   }
-  Attrs at;
-  at.set("begin", begin);
-  at.set("end", end);
-  at.set("strides", strides);
-  at.set("begin_mask", begin_mask);
-  at.set("end_mask", end_mask);
-  at.set("ellipsis_mask", ellipsis_mask);
-  at.set("new_axis_mask", new_axis_mask);
-  at.set("shrink_axis_mask", shrink);
-  const OpDef& op = op_def(OpId::StridedSlice);
-  return emit_prim(c, op, make_attrs(op, at), {x}, sp);
+  return y;
 }
 
 Node* Specializer::tensor_setitem(Ctx* c, Node* x, Node* idx, Node* v, const SourceSpan& sp) {

@@ -1,6 +1,7 @@
 // Shared by the array family's rules (infer_array_*.cc) and kernels (kernels/*/array*.cc).
 #pragma once
 
+#include <span>
 #include <string_view>
 
 #include "ops/op_table.h"
@@ -19,13 +20,23 @@ struct SliceSpec {
   Shape out_shape;
 };
 
+// StridedSlice's attributes: begin/end/strides per entry and the masks (bit i: entry i).
+struct SliceArgs {
+  std::span<const int64_t> begin, end, strides;
+  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink_axis_mask = 0;
+};
+SliceArgs slice_args(const Attrs& attrs);  // refers to attrs' vectors
+
 // Python slicing per entry of begin/end/strides with TensorFlow-style masks (bit i refers to
 // entry i): begin_mask/end_mask ignore begin[i]/end[i]; ellipsis_mask marks the entry that
 // stands for all dimensions no other entry names (one at most; implicit at the end when no bit
 // is set); new_axis_mask inserts a size-1 dimension; shrink_axis_mask takes the single index
 // begin[i] and drops the dimension. Out-of-range bounds clamp as in Python; a 0 stride is a
 // ValueError, a shrunk index outside [-n, n) an IndexError.
-SliceSpec strided_slice_spec(const Shape& in, const Attrs& attrs, std::string_view op);
+SliceSpec strided_slice_spec(const Shape& in, const SliceArgs& args, std::string_view op);
+inline SliceSpec strided_slice_spec(const Shape& in, const Attrs& attrs, std::string_view op) {
+  return strided_slice_spec(in, slice_args(attrs), op);
+}
 
 // The element offset and strides that read `base` (with `base_strides`) as the slice's output.
 struct SliceView {
@@ -33,6 +44,8 @@ struct SliceView {
   int64_t offset = 0;
 };
 SliceView slice_view(const SliceSpec& spec, const Shape& base_strides, int64_t base_offset);
+// x's elements that the slice reads, as a view sharing x's storage.
+Tensor sliced_view(const Tensor& x, const SliceSpec& spec);
 
 // For the indexed-update ops: indices [..., K] into a tensor of shape `shape`. rows is the
 // number of index tuples, slice the elements each tuple selects (prod(shape[K:])).

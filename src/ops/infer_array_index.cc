@@ -8,7 +8,7 @@ namespace {
 
 bool bit(int64_t mask, size_t i) { return i < 63 && ((mask >> i) & 1) != 0; }
 
-Shape ints_to_shape(const std::vector<int64_t>& v) { return Shape(v.begin(), v.end()); }
+Shape ints_to_shape(std::span<const int64_t> v) { return Shape(v.begin(), v.end()); }
 
 void check_index_dtype(const InferContext& ctx, const TensorMeta& t, const char* what) {
   MC_CHECK(t.dtype == DType::Int32 || t.dtype == DType::Int64, Type, "For '", ctx.op.name,
@@ -30,14 +30,18 @@ Shape nd_updates_shape(const InferContext& ctx, const Shape& indices, const Shap
 
 }  // namespace
 
-SliceSpec strided_slice_spec(const Shape& in, const Attrs& attrs, std::string_view op) {
-  const auto& begin = attrs.get_ints("begin");
-  const auto& end = attrs.get_ints("end");
-  const auto& strides = attrs.get_ints("strides");
-  const int64_t begin_mask = attrs.get_int("begin_mask"), end_mask = attrs.get_int("end_mask"),
-                ellipsis_mask = attrs.get_int("ellipsis_mask"),
-                new_axis_mask = attrs.get_int("new_axis_mask"),
-                shrink_mask = attrs.get_int("shrink_axis_mask");
+SliceArgs slice_args(const Attrs& attrs) {
+  return {attrs.get_ints("begin"),        attrs.get_ints("end"),
+          attrs.get_ints("strides"),      attrs.get_int("begin_mask"),
+          attrs.get_int("end_mask"),      attrs.get_int("ellipsis_mask"),
+          attrs.get_int("new_axis_mask"), attrs.get_int("shrink_axis_mask")};
+}
+
+SliceSpec strided_slice_spec(const Shape& in, const SliceArgs& args, std::string_view op) {
+  const std::span<const int64_t> begin = args.begin, end = args.end, strides = args.strides;
+  const int64_t begin_mask = args.begin_mask, end_mask = args.end_mask,
+                ellipsis_mask = args.ellipsis_mask, new_axis_mask = args.new_axis_mask,
+                shrink_mask = args.shrink_axis_mask;
   MC_CHECK(begin.size() == end.size() && end.size() == strides.size(), Value, "For '", op,
            "', 'begin', 'end' and 'strides' must have the same length, but got ", begin.size(),
            ", ", end.size(), " and ", strides.size(), ".");
@@ -122,6 +126,11 @@ SliceView slice_view(const SliceSpec& spec, const Shape& base_strides, int64_t b
     v.strides.push_back(src < 0 ? 0 : base_strides[src] * spec.step[src]);
   }
   return v;
+}
+
+Tensor sliced_view(const Tensor& x, const SliceSpec& spec) {
+  SliceView v = slice_view(spec, x.strides(), x.offset());
+  return Tensor::make_view(x.storage(), x.dtype(), spec.out_shape, v.strides, v.offset);
 }
 
 NdIndexLayout nd_index_layout(const Shape& indices, const Shape& shape) {

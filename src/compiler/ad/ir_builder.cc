@@ -12,14 +12,14 @@ const Abstract& IrBuilder::tensor_abs(const Node* n) {
   return *n->abstract();
 }
 
-Node* IrBuilder::emit(std::vector<Node*> inputs, AbsPtr abs) {
-  CNode* n = m_.cnode(g_, std::move(inputs));
+CNode* IrBuilder::emit(std::vector<Node*> inputs, AbsPtr abs) {
+  CNode* n = m_.cnode(g_, std::move(inputs), sp_);
   n->set_abstract(std::move(abs));
   return n;
 }
 
 Node* IrBuilder::constant(const Value& v) {
-  ValueNode* n = m_.value(v);
+  ValueNode* n = m_.value(v, sp_);
   n->set_abstract(Abstract::constant(v));
   return n;
 }
@@ -29,30 +29,38 @@ Node* IrBuilder::builtin(Builtin b, std::vector<Node*> args, AbsPtr abs) {
   return emit(std::move(args), std::move(abs));
 }
 
-Node* IrBuilder::prim(OpId id, std::vector<Node*> inputs, const Attrs& given) {
-  const OpDef& op = op_def(id);
-  Attrs attrs = make_attrs(op, given);
-  MC_ASSERT(op.num_inputs == kVariadic || inputs.size() == static_cast<size_t>(op.num_inputs),
-            "IrBuilder: ", op.name, " takes ", op.num_inputs, " inputs, got ", inputs.size());
+IrBuilder::Typed IrBuilder::type_prim(const OpDef& op, std::vector<Node*> inputs,
+                                      const Attrs& given) {
+  Typed t{std::move(inputs), make_attrs(op, given), nullptr};
+  MC_ASSERT(op.num_inputs == kVariadic || t.inputs.size() == static_cast<size_t>(op.num_inputs),
+            "IrBuilder: ", op.name, " takes ", op.num_inputs, " inputs, got ", t.inputs.size());
   std::vector<TensorMeta> metas;
-  metas.reserve(inputs.size());
-  for (Node* n : inputs) metas.push_back(tensor_abs(n).meta());
+  metas.reserve(t.inputs.size());
+  for (Node* n : t.inputs) metas.push_back(tensor_abs(n).meta());
   std::vector<TensorMeta> want = metas;
   promote_inputs(op, want);
-  MetaList outs = infer_op(op, want, attrs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (want[i].dtype != metas[i].dtype) inputs[i] = cast(inputs[i], want[i].dtype);
+  MetaList outs = infer_op(op, want, t.attrs);
+  for (size_t i = 0; i < t.inputs.size(); ++i) {
+    if (want[i].dtype != metas[i].dtype) t.inputs[i] = cast(t.inputs[i], want[i].dtype);
   }
-  AbsPtr abs;
   if (outs.size() == 1 && op.num_outputs == 1) {
-    abs = Abstract::tensor(outs[0].dtype, outs[0].shape);
+    t.abs = Abstract::tensor(outs[0].dtype, outs[0].shape);
   } else {
     std::vector<AbsPtr> el;
     for (const TensorMeta& m : outs) el.push_back(Abstract::tensor(m.dtype, m.shape));
-    abs = Abstract::tuple(std::move(el));
+    t.abs = Abstract::tuple(std::move(el));
   }
-  inputs.insert(inputs.begin(), constant(Value::prim(op, std::move(attrs))));
-  return emit(std::move(inputs), std::move(abs));
+  return t;
+}
+
+CNode* IrBuilder::emit_typed(const OpDef& op, Typed t) {
+  t.inputs.insert(t.inputs.begin(), constant(Value::prim(op, std::move(t.attrs))));
+  return emit(std::move(t.inputs), std::move(t.abs));
+}
+
+Node* IrBuilder::prim(OpId id, std::vector<Node*> inputs, const Attrs& given) {
+  const OpDef& op = op_def(id);
+  return emit_typed(op, type_prim(op, std::move(inputs), given));
 }
 
 Node* IrBuilder::cast(Node* x, DType t) {

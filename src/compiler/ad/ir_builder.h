@@ -1,5 +1,6 @@
-// IrBuilder: emits nodes of the SPECIALISED IR (see ir/anf.h) into one graph, with the
-// bookkeeping specialisation does for a prim call (compiler/specialize_prims.cc emit_prim):
+// IrBuilder: emits nodes of the SPECIALISED IR (see ir/anf.h) into one graph. Every typed
+// prim call of the compiler is made here, the specialiser's included (its emit_prim adds the
+// user's source line to errors and orders effects around type_prim/emit_typed):
 //
 //   prim(op, inputs, attrs):
 //     1. completes the attributes with the op's defaults (make_attrs);
@@ -24,12 +25,23 @@ namespace mycel::ir {
 
 class IrBuilder {
  public:
-  IrBuilder(Module& m, FuncGraph* g) : m_(m), g_(g) {}
+  // Nodes carry `sp` as their source span (the specialiser's: the user's line).
+  IrBuilder(Module& m, FuncGraph* g, SourceSpan sp = {}) : m_(m), g_(g), sp_(sp) {}
   Module& module() const { return m_; }
   FuncGraph* graph() const { return g_; }
 
   // ------------------------------------------------------------ core
   Node* prim(OpId op, std::vector<Node*> inputs, const Attrs& given = {});
+  // prim() in two steps: type_prim does 1-3 (casts emitted, nothing else), emit_typed
+  // makes the call node. Between them a caller may still change the (cast) inputs, e.g.
+  // order them after an effect.
+  struct Typed {
+    std::vector<Node*> inputs;  // as the op takes them, cast where it promotes
+    Attrs attrs;                // complete
+    AbsPtr abs;                 // the output's abstract
+  };
+  Typed type_prim(const OpDef& op, std::vector<Node*> inputs, const Attrs& given);
+  CNode* emit_typed(const OpDef& op, Typed t);
   Node* builtin(Builtin b, std::vector<Node*> args, AbsPtr abs);
   Node* constant(const Value& v);
   Node* constant(const Tensor& t) { return constant(Value::tensor(t)); }
@@ -92,9 +104,10 @@ class IrBuilder {
   static DType dtype_of(const Node* n) { return tensor_abs(n).dtype; }
 
  private:
-  Node* emit(std::vector<Node*> inputs, AbsPtr abs);
+  CNode* emit(std::vector<Node*> inputs, AbsPtr abs);
   Module& m_;
   FuncGraph* g_;
+  SourceSpan sp_;
 };
 
 }  // namespace mycel::ir

@@ -60,11 +60,8 @@ Tensor view_op(const OpDef& op, const Tensor& x, const TensorMeta& out, const At
     }
     case OpId::BroadcastTo:
       return x.expand(out.shape, op.name);
-    case OpId::StridedSlice: {
-      SliceSpec spec = strided_slice_spec(x.shape(), attrs, op.name);
-      SliceView v = slice_view(spec, x.strides(), x.offset());
-      return Tensor::make_view(x.storage(), x.dtype(), spec.out_shape, v.strides, v.offset);
-    }
+    case OpId::StridedSlice:
+      return sliced_view(x, strided_slice_spec(x.shape(), attrs, op.name));
     default:
       return Tensor();
   }
