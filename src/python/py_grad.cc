@@ -38,10 +38,11 @@ ir::Value tensor_tree(pyb::handle h) {
                   pyb::str(pyb::type::of(h).attr("__name__")).cast<std::string>()));
 }
 
-// The options of a gradient function (composite._GradFunction._mycel_grad[1]).
-compiler::GradSpec spec_of(pyb::handle options) {
-  return compiler::GradSpec::parse(frontend::to_value(options));
-}
+// A gradient function's rules, its options (composite._GradFunction._mycel_grad[1]) parsed
+// once: _C._GradRules, which the PYNATIVE path asks at each call.
+struct GradRules {
+  compiler::GradSpec spec;
+};
 
 // Tells Parameters (Host::weight) and names types for the rules' errors.
 ir::Host& py_host() {
@@ -66,48 +67,49 @@ void bind_grad_rules(pyb::module_& m) {
             compiler::grad_operation_options(get_all, get_by_list, sens_param, to_value(weights)));
       },
       "The options of GradOperation(get_all, get_by_list, sens_param)(fn, weights), checked.");
-  m.def(
-      "_grad_call",
-      [](pyb::handle options, const pyb::tuple& args, bool check) {
-        compiler::GradSpec s = spec_of(options);
-        compiler::GradCall call;
-        if (check) {
-          std::vector<ir::AbsPtr> abs;
-          for (pyb::handle a : args) abs.push_back(arg_abstract(to_value(a), py_host()));
-          call = compiler::check_grad_call(s, abs, py_host());
-        } else {
-          call = compiler::grad_positions(s, args.size());
-        }
-        return call.positions;
-      },
-      pyb::arg("options"), pyb::arg("args"), pyb::arg("check"),
-      "The positions of a call's wanted inputs; with check, the call is checked first.");
-  m.def(
-      "_grad_target",
-      [](pyb::handle options, pyb::handle out) {
-        compiler::GradSpec s = spec_of(options);
-        compiler::grad_target(s, arg_abstract(to_value(out), py_host()));
-        if (!s.has_aux) return pyb::reinterpret_borrow<pyb::object>(out);
-        return pyb::reinterpret_borrow<pyb::object>(PyTuple_GET_ITEM(out.ptr(), 0));
-      },
-      "The output to differentiate (checked): out, or out[0] with has_aux.");
-  m.def(
-      "_grad_result",
-      [](pyb::handle options, const std::vector<pyb::object>& input_grads,
-         const std::vector<pyb::object>& weight_grads, pyb::object out) {
-        compiler::GradSpec s = spec_of(options);
-        std::vector<pyb::object> items;
-        if (s.has_aux)
-          for (pyb::handle h : out) items.push_back(pyb::reinterpret_borrow<pyb::object>(h));
-        auto tuple = [](const std::vector<pyb::object>& xs) {
-          pyb::tuple t(xs.size());
-          for (size_t i = 0; i < xs.size(); ++i) t[i] = xs[i];
-          return pyb::object(t);
-        };
-        return compiler::grad_result(s, compiler::grad_positions(s, 0), input_grads, weight_grads,
-                                     out, items, tuple);
-      },
-      "What a gradient function returns, from the gradients of its positions and weights.");
+  pyb::class_<GradRules>(m, "_GradRules", "A gradient function's rules (compiler/grad_spec.h).")
+      .def(pyb::init([](pyb::handle options) {
+        return GradRules{compiler::GradSpec::parse(to_value(options))};
+      }))
+      .def(
+          "call",
+          [](const GradRules& r, const pyb::tuple& args, bool check) {
+            compiler::GradCall call;
+            if (check) {
+              std::vector<ir::AbsPtr> abs;
+              for (pyb::handle a : args) abs.push_back(arg_abstract(to_value(a), py_host()));
+              call = compiler::check_grad_call(r.spec, abs, py_host());
+            } else {
+              call = compiler::grad_positions(r.spec, args.size());
+            }
+            return call.positions;
+          },
+          pyb::arg("args"), pyb::arg("check"),
+          "The positions of a call's wanted inputs; with check, the call is checked first.")
+      .def(
+          "target",
+          [](const GradRules& r, pyb::handle out) {
+            compiler::grad_target(r.spec, arg_abstract(to_value(out), py_host()));
+            if (!r.spec.has_aux) return pyb::reinterpret_borrow<pyb::object>(out);
+            return pyb::reinterpret_borrow<pyb::object>(PyTuple_GET_ITEM(out.ptr(), 0));
+          },
+          "The output to differentiate (checked): out, or out[0] with has_aux.")
+      .def(
+          "result",
+          [](const GradRules& r, const std::vector<pyb::object>& input_grads,
+             const std::vector<pyb::object>& weight_grads, pyb::object out) {
+            std::vector<pyb::object> items;
+            if (r.spec.has_aux)
+              for (pyb::handle h : out) items.push_back(pyb::reinterpret_borrow<pyb::object>(h));
+            auto tuple = [](const std::vector<pyb::object>& xs) {
+              pyb::tuple t(xs.size());
+              for (size_t i = 0; i < xs.size(); ++i) t[i] = xs[i];
+              return pyb::object(t);
+            };
+            return compiler::grad_result(r.spec, compiler::grad_positions(r.spec, 0), input_grads,
+                                         weight_grads, out, items, tuple);
+          },
+          "What the gradient function returns, from the gradients of its positions and weights.");
 }
 
 }  // namespace

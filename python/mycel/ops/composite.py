@@ -47,6 +47,7 @@ class _GradFunction:
     def __init__(self, fn, options):
         self._fn = fn
         self._mycel_grad = (fn, options)
+        self._rules = _C._GradRules(options)
         self._graph = None
         try:
             self.__name__ = "grad_" + getattr(fn, "__name__", type(fn).__name__)
@@ -63,10 +64,9 @@ class _GradFunction:
             args = tuple(bound.args)
         from mycel import context
         pynative = context._context["mode"] == context.PYNATIVE_MODE
-        options = self._mycel_grad[1]
         # The wanted inputs (checked in PYNATIVE mode; the compiler checks GRAPH calls, naming
         # the line). A Python float there is taken as an f32 tensor.
-        wanted = _C._grad_call(options, args, pynative)
+        wanted = self._rules.call(args, pynative)
         args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
                      for i, a in enumerate(args))
         if pynative:
@@ -95,7 +95,7 @@ class _GradFunction:
             out = fn(*args)
         finally:
             rec.stop()
-        y = _C._grad_target(options, out)
+        y = self._rules.target(out)
         if sens is None:
             sens = _ones_like_tree(y)
         grads = rec.backward(self._cache(), y, sens)
@@ -107,7 +107,7 @@ class _GradFunction:
                 leaves = [_zeros_for(a) if g is None else g
                           for g, a in zip(leaves, _leaves(args[p]))]
             per_input.append(_rebuild(args[p], iter(leaves)))
-        return _C._grad_result(options, per_input, list(gw), out)
+        return self._rules.result(per_input, list(gw), out)
 
     def _cache(self):
         c = self.__dict__.get("_backward_cache")
