@@ -7,41 +7,35 @@
 //       -> a graph W(x...) = fn(x...) specialised for these arguments, then
 //          %t = vjp(@W, make_tuple(w...), x...); %d = getitem(%t, 1)(sens); selection of %d
 //
-// options = (positions, weights, has_aux, return_value, sens_param): positions is None (no
-// input gradients), an int (one gradient, returned bare), a tuple of ints, or "all"
-// (GradOperation's get_all); weights is None or a tuple of Parameters (host objects).
+// The options, their checks, the checks of a call and the shape of its result are the grad
+// API's rules (compiler/grad_spec.h), shared with PYNATIVE mode; here they meet abstracts,
+// so their errors name the user's line.
 #include <functional>
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
+#include "compiler/grad_spec.h"
 #include "compiler/specialize_impl.h"
 
 namespace mycel::ir::spec {
 
 namespace {
 
-struct GradOptions {
-  Value positions;
-  std::vector<Value> weights;
-  bool has_weights = false;
-  bool has_aux = false;
-  bool return_value = false;
-  bool sens_param = false;
-};
+// A reference to graph g, as a function value.
+Node* graph_ref(Module& m, FuncGraph* g, const SourceSpan& sp) {
+  Node* v = m.value(Value::graph(g), sp);
+  v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
+  return v;
+}
 
-GradOptions parse_options(const Value& v) {
-  MC_ASSERT(v.is(ValueKind::Tuple) && v.items().size() == 5, "grad: malformed options");
-  const std::vector<Value>& it = v.items();
-  GradOptions o;
-  o.positions = it[0];
-  if (!it[1].is_none()) {
-    o.has_weights = true;
-    o.weights = it[1].is_sequence() ? it[1].items() : std::vector<Value>{it[1]};
-  }
-  o.has_aux = it[2].as_bool();
-  o.return_value = it[3].as_bool();
-  o.sens_param = it[4].as_bool();
-  return o;
+Node* item(Specializer& s, Ctx* c, Node* x, size_t i, const SourceSpan& sp) {
+  return s.getitem(c, x, s.constant(Value::integer(static_cast<int64_t>(i)), sp), sp);
+}
+
+std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
+  std::vector<AbsPtr> r;
+  for (Node* x : xs) r.push_back(x->abstract());
+  return r;
 }
 
 }  // namespace
@@ -72,22 +66,12 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
     const AbsPtr& wa = slot[2]->abstract();
     if (wa->kind == AbsKind::Tuple || wa->kind == AbsKind::List)
       for (size_t j = 0; j < wa->elems.size(); ++j)
-        MC_CHECK(wa->elems[j]->value && host_.weight(*wa->elems[j]->value), Type, api,
-                 "(): weights must be Parameters, but element ", j, " is ",
-                 broaden(wa->elems[j])->to_string());
-    MC_CHECK(false, Type, api, "(): weights must be Parameters, but got ", wa->to_string());
+        compiler::check_grad_weight(wa->elems[j]->value && host_.weight(*wa->elems[j]->value), j,
+                                    broaden(wa->elems[j])->to_string());
+    compiler::check_grad_weight(false, 0, wa->to_string());
   }
-  Value pos = const_of(1, Value::integer(0));
-  Value weights = const_of(2, Value());
-  Value aux = const_of(3, Value::boolean(false));
-  MC_CHECK(pos.is_none() || pos.is(ValueKind::Int) || pos.is(ValueKind::Tuple), Type, api,
-           "(): 'grad_position' must be None, an int or a tuple of ints, but got ",
-           pos.to_string());
-  MC_CHECK(!(pos.is_none() && weights.is_none()), Value, api,
-           "(): 'grad_position' and 'weights' cannot both be None");
-  MC_CHECK(aux.is(ValueKind::Bool), Type, api, "(): 'has_aux' must be a bool");
-  if (weights.is(ValueKind::List)) weights = Value::tuple(weights.items());
-  Value opts = Value::tuple({pos, weights, aux, Value::boolean(value), Value::boolean(false)});
+  Value opts = compiler::grad_options(value, const_of(1, Value::integer(0)), const_of(2, Value()),
+                                      const_of(3, Value::boolean(false)));
   return builtin(c, Builtin::Partial,
                  {constant(Value::builtin(Builtin::Grad), sp), slot[0], constant(opts, sp)}, {},
                  sp);
@@ -120,8 +104,7 @@ FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& a
 Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
   MC_ASSERT(args.size() >= 2, "custom_vjp: malformed call");
   std::vector<Node*> xs(args.begin() + 2, args.end());
-  std::vector<AbsPtr> abs;
-  for (Node* x : xs) abs.push_back(x->abstract());
+  std::vector<AbsPtr> abs = abstracts(xs);
   FuncGraph* f = wrap_call(c, args[0], abs, str("construct_", c->out->name()), sp);
   if (f == nullptr) return bottom();
   AbsPtr out = f->output()->abstract();
@@ -151,12 +134,7 @@ Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const Source
            str("the Cell's bprop returns ", got->to_string(), " as the gradient of input ", i,
                ", which is ", want->to_string()));
   }
-  auto ref = [&](FuncGraph* g) {
-    Node* v = out_.value(Value::graph(g), sp);
-    v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
-    return v;
-  };
-  std::vector<Node*> in{ref(f), ref(b)};
+  std::vector<Node*> in{graph_ref(out_, f, sp), graph_ref(out_, b, sp)};
   in.insert(in.end(), xs.begin(), xs.end());
   return emit_builtin(c, Builtin::CustomVjp, in, out, sp);
 }
@@ -171,190 +149,104 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
     flag[i] = a->value->as_bool();
   }
   bool get_all = flag[0], get_by_list = flag[1], sens = flag[2];
-  Value weights;
-  if (get_by_list) {
-    const AbsPtr& wa = args[1]->abstract();
-    MC_CHECK(!(wa->value && wa->value->is_none()), Type,
-             "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
-    MC_CHECK(wa->value.has_value(), Type,
-             "GradOperation: weights must be Parameters known at compile time, but got ",
-             wa->to_string());
-    weights =
-        wa->value->is_sequence() ? Value::tuple(wa->value->items()) : Value::tuple({*wa->value});
-  }
-  Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
-  Value opts = Value::tuple(
-      {pos, weights, Value::boolean(false), Value::boolean(false), Value::boolean(sens)});
+  const AbsPtr& wa = args[1]->abstract();
+  MC_CHECK(!get_by_list || wa->value.has_value(), Type,
+           "GradOperation: weights must be Parameters known at compile time, but got ",
+           wa->to_string());
+  Value opts =
+      compiler::grad_operation_options(get_all, get_by_list, sens, wa->value.value_or(Value()));
   return builtin(c, Builtin::Partial,
                  {constant(Value::builtin(Builtin::Grad), sp), args[0], constant(opts, sp)}, {},
                  sp);
 }
 
+// The call: the grad API's checks (compiler/grad_spec.h), W(x...) = fn(x...) specialised for
+// these arguments, %t = vjp(@W, (w...), x...), its bprop called on the sensitivity, and the
+// selection of what the API returns.
 Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
   MC_ASSERT(args.size() >= 2 && args[1]->abstract()->value, "grad: malformed call");
-  Node* fn = args[0];
-  GradOptions o = parse_options(*args[1]->abstract()->value);
+  compiler::GradSpec s = compiler::GradSpec::parse(*args[1]->abstract()->value);
   std::vector<Node*> inputs(args.begin() + 2, args.end());
+  compiler::GradCall call = compiler::check_grad_call(s, abstracts(inputs), host_);
   Node* sens = nullptr;
-  if (o.sens_param) {
-    MC_CHECK(!inputs.empty(), Type,
-             "GradOperation with sens_param=True expects the sensitivity as the last argument");
+  if (s.sens_param) {
     sens = inputs.back();
     inputs.pop_back();
   }
-  size_t n = inputs.size();
-
-  // Which inputs: positions, each checked.
-  std::vector<size_t> pos;
-  bool single = false;
-  auto add_pos = [&](const Value& p) {
-    MC_CHECK(p.is(ValueKind::Int), Type, "grad_position must hold ints, but got ", p.to_string());
-    int64_t i = p.as_int();
-    MC_CHECK(i >= 0 && static_cast<size_t>(i) < n, Index, "grad_position ", i,
-             " is out of range: the function is called with ", n, " input", n == 1 ? "" : "s");
-    pos.push_back(static_cast<size_t>(i));
-  };
-  bool all = o.positions.is(ValueKind::Str);
-  if (all) {
-    for (size_t i = 0; i < n; ++i) pos.push_back(i);
-  } else if (o.positions.is(ValueKind::Int)) {
-    single = true;
-    add_pos(o.positions);
-  } else if (o.positions.is(ValueKind::Tuple)) {
-    for (const Value& p : o.positions.items()) add_pos(p);
-  }
-  for (size_t p : pos) {
+  for (size_t p : call.positions) {  // a Python float whose gradient is wanted: an f32 tensor
     const AbsPtr& a = inputs[p]->abstract();
     if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Float) {
       DType f32 = DType::Float32;
       inputs[p] = to_tensor(c, inputs[p], &f32, sp);
-      continue;
     }
-    if (all) continue;
-    bool ok = differentiable(a);
-    MC_CHECK(ok, Type, "grad with respect to input ", p, ", which is ", a->to_string(),
-             ": only floating-point tensors (or tuples of them) have gradients");
   }
-
-  // Which weights.
   std::vector<Node*> wnodes;
-  for (size_t j = 0; j < o.weights.size(); ++j) {
-    const Value& w = o.weights[j];
-    MC_CHECK(host_.weight(w).has_value(), Type, "grad: weights must be Parameters, but element ", j,
-             " is ", w.is(ValueKind::PyObj) ? host_.type_name(w) : w.to_string());
-    wnodes.push_back(weight(w));
-  }
+  for (const Value& w : s.weights) wnodes.push_back(weight(w));
 
-  // W(x...) = fn(x...), specialised for these arguments, in a context nested in c.
-  std::vector<AbsPtr> in_abs;
-  for (Node* x : inputs) in_abs.push_back(x->abstract());
-  FuncGraph* wg = wrap_call(c, fn, in_abs, str("grad_", c->out->name()), sp);
+  FuncGraph* wg = wrap_call(c, args[0], abstracts(inputs), str("grad_", c->out->name()), sp);
   if (wg == nullptr) return bottom();
-  std::vector<Node*> call_args = inputs;
-  Node* res = wg->output();
-  AbsPtr out_abs = res->abstract();
-
-  // The differentiated output: the first one with has_aux.
-  AbsPtr y_abs = out_abs;
-  if (o.has_aux) {
-    MC_CHECK(out_abs->kind == AbsKind::Tuple && out_abs->elems.size() >= 2, Type,
-             "grad with has_aux=True needs the function to return a tuple of at least two "
-             "outputs, but it returns ",
-             out_abs->to_string());
-    y_abs = out_abs->elems[0];
-  }
-  MC_CHECK(differentiable(y_abs), Type,
-           "grad: the function must return a floating-point tensor (or a tuple of them), but "
-           "it returns ",
-           y_abs->to_string());
-
-  // %t = vjp(@W, (w...), x...)
+  AbsPtr target = compiler::grad_target(s, wg->output()->abstract());
+  Node* t = grad_vjp(c, wg, inputs, wnodes, sp);
+  Node* out = item(*this, c, t, 0, sp);
+  if (sens == nullptr)
+    sens = grad_seed(c, out, s.has_aux, sp);
+  else
+    compiler::check_grad_sens(target, sens->abstract());
   std::vector<AbsPtr> d_abs;
-  for (Node* x : call_args) d_abs.push_back(cot_abs(x->abstract()));
+  for (Node* x : inputs) d_abs.push_back(cot_abs(x->abstract()));
   for (Node* x : wnodes) d_abs.push_back(cot_abs(x->abstract()));
-  Node* wref = out_.value(Value::graph(wg), sp);
-  wref->set_abstract(Abstract::func({FuncCandidate{Value::graph(wg), {}, nullptr}}));
+  Node* d = emit(c, {item(*this, c, t, 1, sp), sens}, Abstract::tuple(d_abs), sp);
+
+  // What the API returns, from the cotangents d = (d_inputs..., d_weights...).
+  std::vector<Node*> gin, gw, out_items;
+  for (size_t p : call.positions) {
+    const AbsPtr& a = inputs[p]->abstract();
+    bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
+    gin.push_back(zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
+                        : item(*this, c, d, p, sp));
+  }
+  for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
+  if (s.has_aux)
+    for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
+      out_items.push_back(item(*this, c, out, i, sp));
+  return compiler::grad_result(s, call, gin, gw, out, out_items, [&](std::vector<Node*> xs) {
+    return make_seq(c, false, std::move(xs), sp);
+  });
+}
+
+Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inputs,
+                            const std::vector<Node*>& weights, const SourceSpan& sp) {
   AbsPtr bp_abs = Abstract::func({FuncCandidate{Value::builtin(Builtin::Vjp), {}, nullptr}});
-  std::vector<Node*> vargs{wref, make_seq(c, false, wnodes, sp)};
-  vargs.insert(vargs.end(), call_args.begin(), call_args.end());
-  Node* t = emit_builtin(c, Builtin::Vjp, vargs, Abstract::tuple({out_abs, bp_abs}), sp);
+  std::vector<Node*> vargs{graph_ref(out_, w, sp), make_seq(c, false, weights, sp)};
+  vargs.insert(vargs.end(), inputs.begin(), inputs.end());
+  Node* t =
+      emit_builtin(c, Builtin::Vjp, vargs, Abstract::tuple({w->output()->abstract(), bp_abs}), sp);
   // The forward runs fn once: its effects (an assign inside a differentiated function) are
   // effects of this call.
   for (const auto& k : ctxs_)
-    if (k->out == wg && k->effects) took_effect(c, t);
-  auto item = [&](Node* x, size_t i) {
-    return getitem(c, x, constant(Value::integer(static_cast<int64_t>(i)), sp), sp);
-  };
-  Node* out = item(t, 0);
-  Node* bp = item(t, 1);
+    if (k->out == w && k->effects) took_effect(c, t);
+  return t;
+}
 
-  // The sensitivity: ones for the differentiated output, zeros for the auxiliary ones.
+Node* Specializer::grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& sp) {
+  // Ones (or zeros) for each float tensor of x, None for anything else.
   std::function<Node*(Node*, bool)> seed = [&](Node* x, bool one) -> Node* {
     const AbsPtr& a = x->abstract();
     if (a->kind == AbsKind::Tensor && is_floating(a->dtype))
       return emit_prim(c, op_def(one ? OpId::OnesLike : OpId::ZerosLike), {}, {x}, sp);
     if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
       std::vector<Node*> items;
-      for (size_t i = 0; i < a->elems.size(); ++i) items.push_back(seed(item(x, i), one));
+      for (size_t i = 0; i < a->elems.size(); ++i)
+        items.push_back(seed(item(*this, c, x, i, sp), one));
       return make_seq(c, false, items, sp);
     }
     return constant(Value(), sp);
   };
-  if (sens == nullptr) {
-    if (o.has_aux) {
-      std::vector<Node*> items{seed(item(out, 0), true)};
-      for (size_t i = 1; i < out_abs->elems.size(); ++i) items.push_back(seed(item(out, i), false));
-      sens = make_seq(c, false, items, sp);
-    } else {
-      sens = seed(out, true);
-    }
-  } else {
-    AbsPtr want = cot_abs(out_abs);
-    AbsPtr got = sens->abstract()->kind == AbsKind::Tensor
-                     ? Abstract::tensor(sens->abstract()->dtype, sens->abstract()->shape)
-                     : sens->abstract();
-    MC_CHECK(abs_equal(broaden(got), broaden(want)), Type,
-             "GradOperation: the sensitivity must match the output ", want->to_string(),
-             ", but it is ", sens->abstract()->to_string());
-  }
-  Node* d = emit(c, {bp, sens}, Abstract::tuple(d_abs), sp);
-
-  // Select what the API returns.
-  Node* grads = nullptr;
-  if (!o.positions.is_none()) {
-    if (single) {
-      grads = item(d, pos[0]);
-    } else {
-      std::vector<Node*> g;
-      for (size_t p : pos) {
-        Node* gp = item(d, p);
-        if (all && !differentiable(inputs[p]->abstract()) &&
-            inputs[p]->abstract()->kind == AbsKind::Tensor)
-          gp = emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp);
-        g.push_back(gp);
-      }
-      grads = make_seq(c, false, g, sp);
-    }
-  }
-  if (o.has_weights) {
-    std::vector<Node*> g;
-    for (size_t j = 0; j < wnodes.size(); ++j) g.push_back(item(d, n + j));
-    Node* gw = make_seq(c, false, g, sp);
-    grads = grads == nullptr ? gw : make_seq(c, false, {grads, gw}, sp);
-  }
-  if (o.return_value) return make_seq(c, false, {out, grads}, sp);
-  if (o.has_aux) {
-    Node* aux;
-    if (out_abs->elems.size() == 2) {
-      aux = item(out, 1);
-    } else {
-      std::vector<Node*> rest;
-      for (size_t i = 1; i < out_abs->elems.size(); ++i) rest.push_back(item(out, i));
-      aux = make_seq(c, false, rest, sp);
-    }
-    return make_seq(c, false, {grads, aux}, sp);
-  }
-  return grads;
+  if (!has_aux) return seed(out, true);
+  std::vector<Node*> items;
+  for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
+    items.push_back(seed(item(*this, c, out, i, sp), i == 0));
+  return make_seq(c, false, items, sp);
 }
 
 }  // namespace mycel::ir::spec

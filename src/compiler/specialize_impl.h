@@ -141,6 +141,11 @@ class Specializer {
   Node* make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A call of a gradient function: args = (fn, options, call arguments...).
   Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // Its parts: vjp(@W, (w...), x...), with W's effects; the default sensitivity of W's
+  // output `out` (ones for the differentiated output, zeros for aux outputs).
+  Node* grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inputs,
+                 const std::vector<Node*>& weights, const SourceSpan& sp);
+  Node* grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& sp);
   // A call of a Cell with its own bprop: args = (construct, bprop, call arguments...).
   Node* custom_vjp_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A graph W(params with `abs`...) = fn(params...), specialised in a context nested in c.

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include "compiler/compile.h"
+#include "compiler/host.h"
 #include "frontend/py_runtime.h"  // DTypeObj, numpy_module, the main thread
 #include "tensor/device.h"
 
@@ -26,6 +27,9 @@ void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_conte
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
 // py_graph.cc; used by GRAPH mode and MINDIR export.
 compiler::CompileOptions compile_options();
+// The abstract of a call's argument: tensors (and Parameters) by dtype and shape, anything
+// else by value. py_graph.cc; GRAPH mode's signatures and PYNATIVE grad's checks.
+ir::AbsPtr arg_abstract(const ir::Value& v, ir::Host& host);
 // "CPU" or "GPU" (and a GPU index) as a Device; errors say what is missing (no CUDA in
 // this build, no GPU, an index out of range). py_device.cc.
 Device parse_device(const std::string& target, int index);

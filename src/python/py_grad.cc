@@ -1,8 +1,10 @@
 // Python bindings of PYNATIVE automatic differentiation (compiler/ad/pynative.h):
-// _C.OpRecorder and _C.BackwardCache, used by mycel.ops.composite.
+// _C.OpRecorder and _C.BackwardCache, used by mycel.ops.composite, and the grad API's rules
+// (compiler/grad_spec.h) as _C._grad_* for its PYNATIVE path.
 #include <pybind11/stl.h>
 
 #include "compiler/ad/pynative.h"
+#include "compiler/grad_spec.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
@@ -36,9 +38,84 @@ ir::Value tensor_tree(pyb::handle h) {
                   pyb::str(pyb::type::of(h).attr("__name__")).cast<std::string>()));
 }
 
+// A gradient function's rules, its options (composite._GradFunction._mycel_grad[1]) parsed
+// once: _C._GradRules, which the PYNATIVE path asks at each call.
+struct GradRules {
+  compiler::GradSpec spec;
+};
+
+// Tells Parameters (Host::weight) and names types for the rules' errors.
+ir::Host& py_host() {
+  static ir::Host* host = frontend::make_py_host().release();  // lives until exit
+  return *host;
+}
+
+void bind_grad_rules(pyb::module_& m) {
+  using frontend::to_python;
+  using frontend::to_value;
+  m.def(
+      "_grad_options",
+      [](bool value_and_grad, pyb::handle positions, pyb::handle weights, pyb::handle has_aux) {
+        return to_python(compiler::grad_options(value_and_grad, to_value(positions),
+                                                to_value(weights), to_value(has_aux)));
+      },
+      "The options of grad/value_and_grad(fn, positions, weights, has_aux), checked.");
+  m.def(
+      "_grad_operation_options",
+      [](bool get_all, bool get_by_list, bool sens_param, pyb::handle weights) {
+        return to_python(
+            compiler::grad_operation_options(get_all, get_by_list, sens_param, to_value(weights)));
+      },
+      "The options of GradOperation(get_all, get_by_list, sens_param)(fn, weights), checked.");
+  pyb::class_<GradRules>(m, "_GradRules", "A gradient function's rules (compiler/grad_spec.h).")
+      .def(pyb::init([](pyb::handle options) {
+        return GradRules{compiler::GradSpec::parse(to_value(options))};
+      }))
+      .def(
+          "call",
+          [](const GradRules& r, const pyb::tuple& args, bool check) {
+            compiler::GradCall call;
+            if (check) {
+              std::vector<ir::AbsPtr> abs;
+              for (pyb::handle a : args) abs.push_back(arg_abstract(to_value(a), py_host()));
+              call = compiler::check_grad_call(r.spec, abs, py_host());
+            } else {
+              call = compiler::grad_positions(r.spec, args.size());
+            }
+            return call.positions;
+          },
+          pyb::arg("args"), pyb::arg("check"),
+          "The positions of a call's wanted inputs; with check, the call is checked first.")
+      .def(
+          "target",
+          [](const GradRules& r, pyb::handle out) {
+            compiler::grad_target(r.spec, arg_abstract(to_value(out), py_host()));
+            if (!r.spec.has_aux) return pyb::reinterpret_borrow<pyb::object>(out);
+            return pyb::reinterpret_borrow<pyb::object>(PyTuple_GET_ITEM(out.ptr(), 0));
+          },
+          "The output to differentiate (checked): out, or out[0] with has_aux.")
+      .def(
+          "result",
+          [](const GradRules& r, const std::vector<pyb::object>& input_grads,
+             const std::vector<pyb::object>& weight_grads, pyb::object out) {
+            std::vector<pyb::object> items;
+            if (r.spec.has_aux)
+              for (pyb::handle h : out) items.push_back(pyb::reinterpret_borrow<pyb::object>(h));
+            auto tuple = [](const std::vector<pyb::object>& xs) {
+              pyb::tuple t(xs.size());
+              for (size_t i = 0; i < xs.size(); ++i) t[i] = xs[i];
+              return pyb::object(t);
+            };
+            return compiler::grad_result(r.spec, compiler::grad_positions(r.spec, 0), input_grads,
+                                         weight_grads, out, items, tuple);
+          },
+          "What the gradient function returns, from the gradients of its positions and weights.");
+}
+
 }  // namespace
 
 void bind_grad(pyb::module_& m) {
+  bind_grad_rules(m);
   m.def(
       "_recording", [] { return record::active(); },
       "Whether a PYNATIVE grad records the ops run on this thread.");

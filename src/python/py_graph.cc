@@ -44,14 +44,11 @@ namespace pyb = pybind11;
 
 namespace mycel::py {
 
-namespace {
-
 using ir::AbsPtr;
 using ir::Abstract;
 using ir::Value;
 using ir::ValueKind;
 
-// The abstract of a run-time argument: tensors by type, constants by value.
 AbsPtr arg_abstract(const Value& v, ir::Host& host) {
   switch (v.kind()) {
     case ValueKind::Tensor:
@@ -75,6 +72,8 @@ AbsPtr arg_abstract(const Value& v, ir::Host& host) {
       return Abstract::constant(v);
   }
 }
+
+namespace {
 
 // Parameters passed as arguments run as their tensors.
 Value runtime_value(const Value& v, ir::Host& host) {

@@ -36,26 +36,18 @@ def _weights_tuple(weights):
         return tuple(weights)
     if hasattr(weights, "__iter__") and not isinstance(weights, Tensor):
         return tuple(weights)
-    return (weights,)  # the compiler reports what is not a Parameter
+    return (weights,)  # the rules (grad_spec.h) report what is not a Parameter
 
 
 class _GradFunction:
     """The function ``grad(fn, ...)`` returns. ``_mycel_grad`` tells the compiler what it is:
-    ``(fn, (positions, weights, has_aux, return_value, sens_param))``."""
+    ``(fn, (positions, weights, has_aux, return_value, sens_param))``, the options the grad
+    API's rules made and check (src/compiler/grad_spec.h, shared with GRAPH mode)."""
 
-    def __init__(self, fn, positions, weights, has_aux, return_value, sens_param):
-        if positions is None and weights is None:
-            raise ValueError("'grad_position' and 'weights' cannot both be None")
-        def is_int(p):
-            return isinstance(p, int) and not isinstance(p, bool)
-        if not (positions is None or positions == "all" or is_int(positions)
-                or (isinstance(positions, tuple) and all(is_int(p) for p in positions))):
-            raise TypeError("'grad_position' must be None, an int or a tuple of ints, but got "
-                            f"{positions!r}")
+    def __init__(self, fn, options):
         self._fn = fn
-        self._positions = positions
-        self._mycel_grad = (fn, (positions, _weights_tuple(weights), bool(has_aux),
-                                 bool(return_value), bool(sens_param)))
+        self._mycel_grad = (fn, options)
+        self._rules = _C._GradRules(options)
         self._graph = None
         try:
             self.__name__ = "grad_" + getattr(fn, "__name__", type(fn).__name__)
@@ -70,98 +62,62 @@ class _GradFunction:
                 raise TypeError(f"{self.__name__}: {e}") from None
             bound.apply_defaults()
             args = tuple(bound.args)
-        p = self._positions
-        wanted = range(len(args)) if p == "all" else (p,) if isinstance(p, int) else (p or ())
+        from mycel import context
+        pynative = context._context["mode"] == context.PYNATIVE_MODE
+        # The wanted inputs (checked in PYNATIVE mode; the compiler checks GRAPH calls, naming
+        # the line). A Python float there is taken as an f32 tensor.
+        wanted = self._rules.call(args, pynative)
         args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
                      for i, a in enumerate(args))
-        from mycel import context
-        if context._context["mode"] == context.PYNATIVE_MODE:
-            return self._run_pynative(args)
+        if pynative:
+            return self._run_pynative(args, wanted)
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
         return self._graph.call_keyed(_train_key(self._fn), *args)
 
-    def _run_pynative(self, args):
+    def _run_pynative(self, args, wanted):
         """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
         graph of that op sequence (mycel/src/compiler/ad/pynative.h)."""
-        fn, (positions, weights, has_aux, return_value, sens_param) = self._mycel_grad
+        fn, options = self._mycel_grad
+        positions, weights, sens_param = options[0], options[1], options[4]
         sens = None
         if sens_param:
-            if not args:
-                raise TypeError("GradOperation with sens_param=True expects the sensitivity as "
-                                "the last argument")
             sens, args = args[-1], args[:-1]
-        n = len(args)
-        if positions == "all":
-            pos, single = tuple(range(n)), False
-        elif isinstance(positions, int):
-            pos, single = (positions,), True
-        else:
-            pos, single = tuple(positions or ()), False
-        for p in pos:
-            if not 0 <= p < n:
-                raise IndexError(f"grad_position {p} is out of range: the function is called "
-                                 f"with {n} input{'' if n == 1 else 's'}")
-        # The tensors whose gradients are wanted, flattened (an input may be a tuple).
+        # The float tensors whose gradients are wanted, flattened (an input may be a tuple).
         flat, slots = [], []
-        for p in pos:
+        for p in wanted:
             leaves = _leaves(args[p])
-            if positions != "all":
-                for leaf in leaves:
-                    if not (isinstance(leaf, Tensor) and leaf.dtype.is_floating_point):
-                        raise TypeError(
-                            f"grad with respect to input {p}, which is {_describe(args[p])}: only "
-                            "floating-point tensors (or tuples of them) have gradients")
-            slots.append([len(flat) + i if isinstance(leaf, Tensor) and
-                          leaf.dtype.is_floating_point else None
+            slots.append([len(flat) + i if _has_grad(leaf) else None
                           for i, leaf in enumerate(leaves)])
-            flat.extend(leaf for leaf in leaves
-                        if isinstance(leaf, Tensor) and leaf.dtype.is_floating_point)
-        ws = weights or ()
-        from mycel.common.parameter import Parameter
-        for j, w in enumerate(ws):
-            if not isinstance(w, Parameter):
-                raise TypeError(f"grad: weights must be Parameters, but element {j} is "
-                                f"{type(w).__name__}")
-        rec = _C.OpRecorder(flat, list(ws))
+            flat.extend(leaf for leaf in leaves if _has_grad(leaf))
+        rec = _C.OpRecorder(flat, list(weights or ()))
         try:
             out = fn(*args)
         finally:
             rec.stop()
-        if has_aux:
-            if not isinstance(out, tuple) or len(out) < 2:
-                raise TypeError("grad with has_aux=True needs the function to return a tuple of "
-                                "at least two outputs")
-            y = out[0]
-        else:
-            y = out
+        y = self._rules.target(out)
         if sens is None:
             sens = _ones_like_tree(y)
         grads = rec.backward(self._cache(), y, sens)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         per_input = []
-        for p, slot in zip(pos, slots):
+        for p, slot in zip(wanted, slots):
             leaves = [None if k is None else gin[k] for k in slot]
             if positions == "all":
                 leaves = [_zeros_for(a) if g is None else g
                           for g, a in zip(leaves, _leaves(args[p]))]
             per_input.append(_rebuild(args[p], iter(leaves)))
-        res = None
-        if positions is not None:
-            res = per_input[0] if single else tuple(per_input)
-        if weights is not None:
-            res = tuple(gw) if res is None else (res, tuple(gw))
-        if return_value:
-            return out, res
-        if has_aux:
-            return res, (out[1] if len(out) == 2 else tuple(out[1:]))
-        return res
+        return self._rules.result(per_input, list(gw), out)
 
     def _cache(self):
         c = self.__dict__.get("_backward_cache")
         if c is None:
             c = self._backward_cache = _C.BackwardCache()
         return c
+
+
+def _has_grad(x):
+    return isinstance(x, Tensor) and x.dtype.is_floating_point
 
 
 def _leaves(x):
@@ -176,25 +132,6 @@ def _rebuild(x, it):
     return next(it)
 
 
-_SHORT = {"Float16": "f16", "BFloat16": "bf16", "Float32": "f32", "Float64": "f64",
-          "Int8": "i8", "Int16": "i16", "Int32": "i32", "Int64": "i64", "UInt8": "u8",
-          "Bool": "bool"}
-
-
-def _describe(x):
-    """As the compiler writes abstracts: f32[2, 3], i64, tuple(f32[2], i64[])."""
-    if isinstance(x, Tensor):
-        name = str(x.dtype)
-        return f"{_SHORT.get(name, name)}[{', '.join(str(d) for d in x.shape)}]"
-    if isinstance(x, (tuple, list)):
-        return f"{type(x).__name__}({', '.join(_describe(e) for e in x)})"
-    if isinstance(x, bool):
-        return "bool"
-    if isinstance(x, int):
-        return "i64"
-    return type(x).__name__
-
-
 def _zeros_for(x):
     return zeros_like(x) if isinstance(x, Tensor) else None
 
@@ -202,13 +139,7 @@ def _zeros_for(x):
 def _ones_like_tree(x):
     if isinstance(x, (tuple, list)):
         return tuple(_ones_like_tree(e) for e in x)
-    if not isinstance(x, Tensor):
-        raise TypeError(f"grad: the function must return a Tensor (or a tuple of them), but it "
-                        f"returns {type(x).__name__}")
-    if not x.dtype.is_floating_point:
-        raise TypeError(f"grad: the function must return a floating-point tensor, but it "
-                        f"returns {x.dtype}")
-    return ones_like(x)
+    return ones_like(x) if _has_grad(x) else x
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False):
@@ -219,12 +150,14 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     example ``net.trainable_params()``) whose gradients are returned, in that order, after
     the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
     whose first element is differentiated; the others are returned as ``(grads, aux)``."""
-    return _GradFunction(fn, grad_position, weights, has_aux, False, False)
+    return _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
+                                              bool(has_aux)))
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
     """Like ``grad``, but the function returns ``(fn(*args), gradients)``."""
-    return _GradFunction(fn, grad_position, weights, has_aux, True, False)
+    return _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
+                                              bool(has_aux)))
 
 
 class GradOperation:
@@ -247,11 +180,8 @@ class GradOperation:
 def grad_operation(fn, weights, get_all, get_by_list, sens_param):
     """What ``GradOperation(get_all, get_by_list, sens_param)(fn, weights)`` returns (the
     compiler models this function by name, so it also works inside graph code)."""
-    if get_by_list and weights is None:
-        raise TypeError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)")
-    positions = "all" if get_all else (None if get_by_list else 0)
-    return _GradFunction(fn, positions, weights if get_by_list else None, False, False,
-                         sens_param)
+    return _GradFunction(fn, _C._grad_operation_options(
+        bool(get_all), bool(get_by_list), bool(sens_param), _weights_tuple(weights)))
 
 
 def _single_or_tuple(grads, n):

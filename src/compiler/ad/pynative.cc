@@ -9,6 +9,7 @@
 #include "compiler/ad/ir_builder.h"
 #include "compiler/ad/k_transform.h"
 #include "compiler/compile.h"
+#include "compiler/grad_spec.h"
 #include "runtime/vm.h"
 
 namespace mycel::ad {
@@ -122,31 +123,11 @@ bool same_attrs(const Attrs& a, const Attrs& b) { return a.items() == b.items();
 
 }  // namespace
 
-std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, const Value& sens,
-                                        vm::RuntimeHost* host) {
-  MC_CHECK(!active_, Internal, "OpRecorder::backward before stop()");
-  std::vector<Tensor> outs;
-  std::string out_shape;
-  flatten(out, outs, out_shape);
-  std::vector<Ref> out_refs;
-  for (const Tensor& t : outs) out_refs.push_back(ref_of(t));
-  std::vector<Tensor> sens_t;
-  std::string sens_shape;
-  flatten(sens, sens_t, sens_shape);
-  MC_CHECK(sens_shape == out_shape, Type, "grad: the sensitivity's structure ", sens_shape,
-           " does not match the output's ", out_shape);
-  for (size_t i = 0; i < outs.size(); ++i)
-    MC_CHECK(sens_t[i].dtype() == outs[i].dtype() && sens_t[i].shape() == outs[i].shape(), Type,
-             "grad: the sensitivity ", i, " is ",
-             Abstract::tensor(sens_t[i].dtype(), sens_t[i].shape())->to_string(),
-             " but the output is ",
-             Abstract::tensor(outs[i].dtype(), outs[i].shape())->to_string());
-
-  // Look the op sequence up.
-  BackwardEntry* e = nullptr;
+BackwardEntry* OpRecorder::find_entry(BackwardCache& cache, const std::vector<Ref>& outs,
+                                      const std::string& out_shape) const {
   for (auto& c : cache.entries_) {
-    if (c->params.size() != params_.size() || c->recs.size() != recs_.size() ||
-        c->outs != out_refs || c->out_shape != out_shape)
+    if (c->params.size() != params_.size() || c->recs.size() != recs_.size() || c->outs != outs ||
+        c->out_shape != out_shape)
       continue;
     bool same = true;
     for (size_t i = 0; i < params_.size() && same; ++i)
@@ -154,127 +135,143 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, 
     for (size_t k = 0; k < recs_.size() && same; ++k)
       same = c->recs[k].op == recs_[k].op && c->recs[k].in == recs_[k].in &&
              same_attrs(c->recs[k].attrs, recs_[k].attrs);
-    if (same) {
-      e = c.get();
-      break;
+    if (same) return c.get();
+  }
+  return nullptr;
+}
+
+ir::FuncGraph* OpRecorder::recorded_graph(ir::Module& m, const Value& out,
+                                          const std::vector<Ref>& outs, SourceMap& source) const {
+  ir::FuncGraph* g = m.new_graph("pynative");
+  std::vector<Node*> pnode;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const char* kind = i < n_in_ ? "x" : i < n_in_ + n_w_ ? "w" : "c";
+    ir::Parameter* p = m.add_param(g, str(kind, i));
+    p->set_abstract(Abstract::tensor(params_[i].dtype(), params_[i].shape()));
+    source[p] = Feed{Ref{-1, static_cast<int32_t>(i)}};
+    pnode.push_back(p);
+  }
+  ir::IrBuilder b(m, g);
+  std::vector<std::vector<Node*>> onode(recs_.size());
+  auto node_of = [&](const Ref& r) { return r.rec < 0 ? pnode[r.index] : onode[r.rec][r.index]; };
+  for (size_t k = 0; k < recs_.size(); ++k) {
+    const Rec& r = recs_[k];
+    Ref first{static_cast<int32_t>(k), 0};
+    std::vector<Node*> in;
+    for (const Ref& x : r.in) in.push_back(node_of(x));
+    if (r.op == nullptr) {
+      // custom_vjp(None, bprop, x...): the value is recorded, the rule is fed.
+      ir::Parameter* bp = m.add_param(g, str("bprop", k));
+      bp->set_abstract(Abstract::any());
+      source[bp] = Feed{first, false, true};
+      std::vector<Node*> args{b.constant(Value()), bp};
+      args.insert(args.end(), in.begin(), in.end());
+      Node* c = b.builtin(ir::Builtin::CustomVjp, args,
+                          Abstract::tensor(r.out[0].dtype(), r.out[0].shape()));
+      source[c] = Feed{first};
+      onode[k].push_back(c);
+      continue;
+    }
+    Node* c = b.prim(r.op->id, in, r.attrs);
+    bool one = c->abstract()->kind == ir::AbsKind::Tensor;
+    source[c] = Feed{first, !one};
+    if (one) {
+      onode[k].push_back(c);
+      continue;
+    }
+    for (size_t o = 0; o < r.out.size(); ++o) {
+      Node* gi = b.tuple_get(c, o);
+      source[gi] = Feed{Ref{static_cast<int32_t>(k), static_cast<int32_t>(o)}};
+      onode[k].push_back(gi);
     }
   }
-  if (e == nullptr) {
-    auto ne = std::make_unique<BackwardEntry>();
-    for (const Tensor& t : params_) ne->params.push_back({t.dtype(), t.shape()});
-    for (const Rec& r : recs_) ne->recs.push_back({r.op, r.attrs, r.in});
-    ne->outs = out_refs;
-    ne->out_shape = out_shape;
-    ne->module = std::make_unique<ir::Module>();
-    ir::Module& m = *ne->module;
+  size_t pos = 0;
+  std::function<Node*(const Value&)> build = [&](const Value& v) -> Node* {
+    if (v.is(ValueKind::Tensor)) return node_of(outs[pos++]);
+    std::vector<Node*> items;
+    for (const Value& x : v.items()) items.push_back(build(x));
+    return b.make_tuple(items);
+  };
+  g->set_output(build(out));
+  return g;
+}
 
-    // g: the recorded ops.
-    ir::FuncGraph* g = m.new_graph("pynative");
-    std::unordered_map<Node*, Feed> source;
-    std::vector<Node*> pnode;
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const char* kind = i < n_in_ ? "x" : i < n_in_ + n_w_ ? "w" : "c";
-      ir::Parameter* p = m.add_param(g, str(kind, i));
-      p->set_abstract(Abstract::tensor(params_[i].dtype(), params_[i].shape()));
-      source[p] = Feed{Ref{-1, static_cast<int32_t>(i)}};
-      pnode.push_back(p);
+namespace {
+
+// B(g) of the recorded graph g as a graph of its own: the forward values it reads become
+// parameters (their feeds, in order, are appended to `feeds`), and its output keeps the
+// first n_grads cotangents (the inputs' and weights'; the captured tensors' are dead code).
+ir::FuncGraph* backward_graph(ir::Module& m, ir::FuncGraph* g, const SourceMap& source,
+                              std::vector<Feed>& feeds, size_t n_grads) {
+  ir::KTransform kt(m);
+  kt.k_graph(g);
+  ir::FuncGraph* bg = kt.bprop_graph(g);
+  std::unordered_map<Node*, Node*> back;  // K(g) node -> g node
+  for (auto& [gn, kn] : kt.forward_map(g)) back[kn] = gn;
+  std::unordered_map<Node*, Node*> resolved;
+  std::function<Node*(Node*)> resolve = [&](Node* x) -> Node* {
+    if (x->is_value() || x->graph() == bg) return x;
+    auto it = resolved.find(x);
+    if (it != resolved.end()) return it->second;
+    Node* gn = back.at(x);
+    Node* r;
+    auto s = source.find(gn);
+    if (s != source.end()) {
+      ir::Parameter* p = m.add_param(bg, x->name());
+      p->set_abstract(x->abstract());
+      feeds.push_back(s->second);
+      r = p;
+    } else {
+      MC_ASSERT(x->is_cnode(), "pynative backward: an unrecorded forward parameter");
+      auto* c = static_cast<ir::CNode*>(x);
+      std::vector<Node*> in{c->callee()};
+      for (size_t i = 1; i < c->size(); ++i) in.push_back(resolve(c->input(i)));
+      ir::CNode* copy = m.cnode(bg, std::move(in), c->span());
+      copy->set_abstract(c->abstract());
+      r = copy;
     }
-    ir::IrBuilder b(m, g);
-    std::vector<std::vector<Node*>> onode(recs_.size());
-    auto node_of = [&](const Ref& r) { return r.rec < 0 ? pnode[r.index] : onode[r.rec][r.index]; };
-    for (size_t k = 0; k < recs_.size(); ++k) {
-      const Rec& r = recs_[k];
-      std::vector<Node*> in;
-      for (const Ref& x : r.in) in.push_back(node_of(x));
-      if (r.op == nullptr) {
-        // custom_vjp(None, bprop, x...): the value is recorded, the rule is fed.
-        ir::Parameter* bp = m.add_param(g, str("bprop", k));
-        bp->set_abstract(Abstract::any());
-        source[bp] = Feed{Ref{static_cast<int32_t>(k), 0}, false, true};
-        std::vector<Node*> args{b.constant(Value()), bp};
-        args.insert(args.end(), in.begin(), in.end());
-        Node* c = b.builtin(ir::Builtin::CustomVjp, args,
-                            Abstract::tensor(r.out[0].dtype(), r.out[0].shape()));
-        source[c] = Feed{Ref{static_cast<int32_t>(k), 0}};
-        onode[k].push_back(c);
-        continue;
-      }
-      Node* c = b.prim(r.op->id, in, r.attrs);
-      if (c->abstract()->kind == ir::AbsKind::Tensor) {
-        source[c] = Feed{Ref{static_cast<int32_t>(k), 0}};
-        onode[k].push_back(c);
-      } else {
-        source[c] = Feed{Ref{static_cast<int32_t>(k), 0}, true};
-        for (size_t o = 0; o < r.out.size(); ++o) {
-          Node* gi = b.tuple_get(c, o);
-          source[gi] = Feed{Ref{static_cast<int32_t>(k), static_cast<int32_t>(o)}};
-          onode[k].push_back(gi);
-        }
-      }
-    }
-    size_t pos = 0;
-    std::function<Node*(const Value&)> build = [&](const Value& v) -> Node* {
-      if (v.is(ValueKind::Tensor)) return node_of(out_refs[pos++]);
-      std::vector<Node*> items;
-      for (const Value& x : v.items()) items.push_back(build(x));
-      return b.make_tuple(items);
-    };
-    g->set_output(build(out));
+    resolved[x] = r;
+    return r;
+  };
+  for (ir::CNode* c : m.toposort(bg))
+    for (size_t i = 0; i < c->size(); ++i)
+      if (Node* r = resolve(c->input(i)); r != c->input(i)) c->set_input(i, r);
+  auto* all = static_cast<ir::CNode*>(bg->output());
+  MC_ASSERT(all->is_builtin(ir::Builtin::MakeTuple), "pynative backward: output form");
+  ir::IrBuilder bb(m, bg);
+  std::vector<Node*> grads(all->inputs().begin() + 1,
+                           all->inputs().begin() + 1 + static_cast<std::ptrdiff_t>(n_grads));
+  bg->set_output(bb.make_tuple(grads));
+  return bg;
+}
 
-    // K(g); B(g) becomes the entry, fed with the recorded forward values.
-    ir::KTransform kt(m);
-    kt.k_graph(g);
-    ir::FuncGraph* bg = kt.bprop_graph(g);
-    std::unordered_map<Node*, Node*> back;  // K(g) node -> g node
-    for (auto& [gn, kn] : kt.forward_map(g)) back[kn] = gn;
-    std::unordered_map<Node*, Node*> resolved;
-    std::function<Node*(Node*)> resolve = [&](Node* x) -> Node* {
-      if (x->is_value() || x->graph() == bg) return x;
-      auto it = resolved.find(x);
-      if (it != resolved.end()) return it->second;
-      Node* gn = back.at(x);
-      Node* r;
-      auto s = source.find(gn);
-      if (s != source.end()) {
-        ir::Parameter* p = m.add_param(bg, x->name());
-        p->set_abstract(x->abstract());
-        ne->feeds.push_back(s->second);
-        r = p;
-      } else {
-        MC_ASSERT(x->is_cnode(), "pynative backward: an unrecorded forward parameter");
-        auto* c = static_cast<ir::CNode*>(x);
-        std::vector<Node*> in{c->callee()};
-        for (size_t i = 1; i < c->size(); ++i) in.push_back(resolve(c->input(i)));
-        ir::CNode* copy = m.cnode(bg, std::move(in), c->span());
-        copy->set_abstract(c->abstract());
-        r = copy;
-      }
-      resolved[x] = r;
-      return r;
-    };
-    for (ir::CNode* c : m.toposort(bg))
-      for (size_t i = 0; i < c->size(); ++i)
-        if (Node* r = resolve(c->input(i)); r != c->input(i)) c->set_input(i, r);
-    // Only the inputs' and weights' cotangents (the captured tensors' are dead code).
-    auto* all = static_cast<ir::CNode*>(bg->output());
-    MC_ASSERT(all->is_builtin(ir::Builtin::MakeTuple), "pynative backward: output form");
-    ir::IrBuilder bb(m, bg);
-    std::vector<Node*> grads(all->inputs().begin() + 1,
-                             all->inputs().begin() + 1 + static_cast<std::ptrdiff_t>(n_in_ + n_w_));
-    bg->set_output(bb.make_tuple(grads));
-    m.set_entry(bg);
+}  // namespace
 
-    ne->exe = compiler::compile_graph(m, bg, compiler::CompileOptions::from_env(),
-                                      str("a PYNATIVE backward graph (", recs_.size(), " ops)"));
-    cache.entries_.push_back(std::move(ne));
-    e = cache.entries_.back().get();
-  }
+std::unique_ptr<BackwardEntry> OpRecorder::compile_entry(const Value& out,
+                                                         const std::vector<Ref>& outs,
+                                                         const std::string& out_shape) const {
+  auto e = std::make_unique<BackwardEntry>();
+  for (const Tensor& t : params_) e->params.push_back({t.dtype(), t.shape()});
+  for (const Rec& r : recs_) e->recs.push_back({r.op, r.attrs, r.in});
+  e->outs = outs;
+  e->out_shape = out_shape;
+  e->module = std::make_unique<ir::Module>();
+  ir::Module& m = *e->module;
+  SourceMap source;
+  ir::FuncGraph* g = recorded_graph(m, out, outs, source);
+  ir::FuncGraph* bg = backward_graph(m, g, source, e->feeds, n_in_ + n_w_);
+  m.set_entry(bg);
+  e->exe = compiler::compile_graph(m, bg, compiler::CompileOptions::from_env(),
+                                   str("a PYNATIVE backward graph (", recs_.size(), " ops)"));
+  return e;
+}
 
-  // Run it on this recording.
+Value OpRecorder::run_entry(const BackwardEntry& e, const Value& sens,
+                            vm::RuntimeHost* host) const {
   std::vector<Value> args;
-  args.reserve(e->feeds.size() + 1);
+  args.reserve(e.feeds.size() + 1);
   args.push_back(sens);
-  for (const Feed& f : e->feeds) {
+  for (const Feed& f : e.feeds) {
     if (f.bprop) {
       args.push_back(recs_[static_cast<size_t>(f.ref.rec)].bprop);
     } else if (f.ref.rec < 0) {
@@ -289,7 +286,25 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, 
           recs_[static_cast<size_t>(f.ref.rec)].out[static_cast<size_t>(f.ref.index)]));
     }
   }
-  Value r = e->exe->run(args, host);
+  return e.exe->run(args, host);
+}
+
+std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, const Value& sens,
+                                        vm::RuntimeHost* host) {
+  MC_CHECK(!active_, Internal, "OpRecorder::backward before stop()");
+  std::vector<Tensor> outs;
+  std::string out_shape;
+  flatten(out, outs, out_shape);
+  compiler::check_grad_sens(ir::broaden(Abstract::constant(out)),
+                            ir::broaden(Abstract::constant(sens)));
+  std::vector<Ref> out_refs;
+  for (const Tensor& t : outs) out_refs.push_back(ref_of(t));
+  BackwardEntry* e = find_entry(cache, out_refs, out_shape);
+  if (e == nullptr) {
+    cache.entries_.push_back(compile_entry(out, out_refs, out_shape));
+    e = cache.entries_.back().get();
+  }
+  Value r = run_entry(*e, sens, host);
   MC_ASSERT(r.is(ValueKind::Tuple) && r.items().size() == n_in_ + n_w_,
             "pynative backward: result form");
   return r.items();

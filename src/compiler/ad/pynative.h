@@ -17,8 +17,8 @@
 // backward's entry: its free variables (forward values) become parameters fed with the
 // recorded tensors, so no forward op is recomputed (promotion casts aside). It is optimised
 // like any program and compiled for the executor (compiler::compile_graph, with the options
-// of the environment: MYCEL_VERIFY_IR, MYCEL_LOG_COMPILE, ...; compiler/compile.h). A hit just runs the cached executable on
-// the new recording's tensors.
+// of the environment: MYCEL_VERIFY_IR, MYCEL_LOG_COMPILE, ...; compiler/compile.h). A hit just runs
+// the cached executable on the new recording's tensors.
 //
 // Because graphs run by the executor report their prims too, a @jit function called inside
 // the recorded function is differentiated through, and a gradient computed inside the
@@ -28,9 +28,11 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "ir/anf.h"
 #include "ir/value.h"
 #include "runtime/eager.h"
 #include "runtime/record.h"
@@ -39,6 +41,8 @@
 namespace mycel::ad {
 
 struct BackwardEntry;
+struct Feed;  // what a backward parameter is fed with (pynative.cc)
+using SourceMap = std::unordered_map<ir::Node*, Feed>;  // recorded graph node -> its feed
 
 // The compiled backward graphs of one gradient function, per op sequence.
 class BackwardCache {
@@ -91,6 +95,16 @@ class OpRecorder final : public record::Sink {
  private:
   Ref ref_of(const Tensor& t);
   void add_param(const Tensor& t);
+  // backward()'s steps: the cache's entry for this op sequence (null: none yet); a new entry
+  // (the recorded graph g, whose nodes' feeds go to `source`, K(g), and B(g) fed with the
+  // recorded values, compiled); a run of an entry on this recording's tensors.
+  BackwardEntry* find_entry(BackwardCache& cache, const std::vector<Ref>& outs,
+                            const std::string& out_shape) const;
+  ir::FuncGraph* recorded_graph(ir::Module& m, const ir::Value& out, const std::vector<Ref>& outs,
+                                SourceMap& source) const;
+  std::unique_ptr<BackwardEntry> compile_entry(const ir::Value& out, const std::vector<Ref>& outs,
+                                               const std::string& out_shape) const;
+  ir::Value run_entry(const BackwardEntry& e, const ir::Value& sens, vm::RuntimeHost* host) const;
 
   std::unordered_map<const void*, Ref> ids_;  // TensorImpl -> where it came from
   std::vector<Tensor> params_;                // inputs, weights, then captured tensors

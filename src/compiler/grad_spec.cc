@@ -1,0 +1,143 @@
+// The grad API's rules (grad_spec.h).
+#include "compiler/grad_spec.h"
+
+#include "base/error.h"
+#include "compiler/ad/ad.h"
+
+namespace mycel::compiler {
+
+using ir::AbsKind;
+using ir::AbsPtr;
+using ir::Value;
+using ir::ValueKind;
+
+namespace {
+
+Value options_value(Value positions, Value weights, bool has_aux, bool return_value,
+                    bool sens_param) {
+  return Value::tuple({std::move(positions), std::move(weights), Value::boolean(has_aux),
+                       Value::boolean(return_value), Value::boolean(sens_param)});
+}
+
+// None, or the weights as a tuple (one Parameter becomes a tuple of one).
+Value weights_tuple(const Value& w) {
+  if (w.is_none()) return w;
+  return w.is_sequence() ? Value::tuple(w.items()) : Value::tuple({w});
+}
+
+}  // namespace
+
+GradSpec GradSpec::parse(const Value& v) {
+  MC_ASSERT(v.is(ValueKind::Tuple) && v.items().size() == 5, "grad: malformed options");
+  const std::vector<Value>& it = v.items();
+  GradSpec s;
+  s.positions = it[0];
+  if (!it[1].is_none()) {
+    s.has_weights = true;
+    s.weights = weights_tuple(it[1]).items();
+  }
+  s.has_aux = it[2].as_bool();
+  s.return_value = it[3].as_bool();
+  s.sens_param = it[4].as_bool();
+  return s;
+}
+
+Value grad_options(bool value_and_grad, const Value& positions, const Value& weights,
+                   const Value& has_aux) {
+  const char* api = value_and_grad ? "value_and_grad" : "grad";
+  bool ints = positions.is(ValueKind::Tuple);
+  if (ints)
+    for (const Value& p : positions.items()) ints = ints && p.is(ValueKind::Int);
+  MC_CHECK(positions.is_none() || positions.is(ValueKind::Int) || ints, Type, api,
+           "(): 'grad_position' must be None, an int or a tuple of ints, but got ",
+           positions.to_string());
+  MC_CHECK(!(positions.is_none() && weights.is_none()), Value, api,
+           "(): 'grad_position' and 'weights' cannot both be None");
+  MC_CHECK(has_aux.is(ValueKind::Bool), Type, api, "(): 'has_aux' must be a bool");
+  return options_value(positions, weights_tuple(weights), has_aux.as_bool(), value_and_grad, false);
+}
+
+Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
+                             const Value& weights) {
+  MC_CHECK(!(get_by_list && weights.is_none()), Type,
+           "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
+  Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
+  return options_value(pos, get_by_list ? weights_tuple(weights) : Value(), false, false,
+                       sens_param);
+}
+
+GradCall grad_positions(const GradSpec& s, size_t nargs) {
+  GradCall call;
+  call.n = s.sens_param && nargs > 0 ? nargs - 1 : nargs;
+  auto add = [&](const Value& p) {
+    if (p.is(ValueKind::Int) && p.as_int() >= 0 && static_cast<size_t>(p.as_int()) < call.n)
+      call.positions.push_back(static_cast<size_t>(p.as_int()));
+  };
+  call.all = s.positions.is(ValueKind::Str);
+  call.single = s.positions.is(ValueKind::Int);
+  if (call.all) {
+    for (size_t i = 0; i < call.n; ++i) call.positions.push_back(i);
+  } else if (call.single) {
+    add(s.positions);
+  } else if (s.positions.is(ValueKind::Tuple)) {
+    for (const Value& p : s.positions.items()) add(p);
+  }
+  return call;
+}
+
+void check_grad_weight(bool is_parameter, size_t j, const std::string& what) {
+  MC_CHECK(is_parameter, Type, "grad: weights must be Parameters, but element ", j, " is ", what);
+}
+
+GradCall check_grad_call(const GradSpec& s, const std::vector<AbsPtr>& args, ir::Host& host) {
+  MC_CHECK(!(s.sens_param && args.empty()), Type,
+           "GradOperation with sens_param=True expects the sensitivity as the last argument");
+  GradCall call = grad_positions(s, args.size());
+  // What grad_positions left out is out of range.
+  std::vector<Value> given = s.positions.is(ValueKind::Tuple) ? s.positions.items()
+                             : s.positions.is(ValueKind::Int) ? std::vector<Value>{s.positions}
+                                                              : std::vector<Value>{};
+  size_t n = call.n;
+  for (const Value& p : given)
+    MC_CHECK(p.as_int() >= 0 && static_cast<size_t>(p.as_int()) < n, Index, "grad_position ",
+             p.as_int(), " is out of range: the function is called with ", n, " input",
+             n == 1 ? "" : "s");
+  for (size_t p : call.positions) {
+    const AbsPtr& a = args[p];
+    bool py_float = a->kind == AbsKind::Scalar && a->stype == ValueKind::Float;
+    MC_CHECK(call.all || py_float || ir::differentiable(a), Type, "grad with respect to input ", p,
+             ", which is ", a->to_string(),
+             ": only floating-point tensors (or tuples of them) have gradients");
+  }
+  for (size_t j = 0; j < s.weights.size(); ++j) {
+    const Value& w = s.weights[j];
+    if (!host.weight(w))
+      check_grad_weight(false, j, w.is(ValueKind::PyObj) ? host.type_name(w) : w.to_string());
+  }
+  return call;
+}
+
+AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
+  AbsPtr y = out;
+  if (s.has_aux) {
+    MC_CHECK(out->kind == AbsKind::Tuple && out->elems.size() >= 2, Type,
+             "grad with has_aux=True needs the function to return a tuple of at least two "
+             "outputs, but it returns ",
+             out->to_string());
+    y = out->elems[0];
+  }
+  MC_CHECK(ir::differentiable(y), Type,
+           "grad: the function must return a floating-point tensor (or a tuple of them), but "
+           "it returns ",
+           y->to_string());
+  return y;
+}
+
+void check_grad_sens(const AbsPtr& target, const AbsPtr& sens) {
+  AbsPtr want = ir::cot_abs(target);
+  MC_CHECK(ir::abs_equal(ir::broaden(sens), ir::broaden(want)), Type,
+           "GradOperation: the sensitivity must match the output ", want->to_string(),
+           ", but it is ", sens->to_string());
+}
+
+}  // namespace mycel::compiler
