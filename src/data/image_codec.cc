@@ -54,18 +54,24 @@ void jpeg_init_error(JpegError* err) {
   err->message[0] = '\0';
 }
 
-struct JpegDecoder {
-  jpeg_decompress_struct cinfo{};
+// A libjpeg decompressor or compressor (Info) with our error manager; destroyed if created.
+template <class Info>
+struct JpegObject {
+  Info cinfo{};
   JpegError err{};
   bool created = false;
-  JpegDecoder() {
+  JpegObject() {
     jpeg_init_error(&err);
     cinfo.err = &err.mgr;
   }
-  ~JpegDecoder() {
-    if (created) jpeg_destroy_decompress(&cinfo);
+  ~JpegObject() {
+    if (created) jpeg_destroy(reinterpret_cast<j_common_ptr>(&cinfo));
   }
+  JpegObject(const JpegObject&) = delete;
+  JpegObject& operator=(const JpegObject&) = delete;
 };
+
+using JpegDecoder = JpegObject<jpeg_decompress_struct>;
 
 // Reads the header (RGB out, or CMYK converted by the caller).
 bool jpeg_begin(JpegDecoder* d, const uint8_t* data, size_t size) {
@@ -156,20 +162,12 @@ void vector_dest_term(j_compress_ptr cinfo) {
   dest->out->resize(dest->out->size() - dest->pub.free_in_buffer);
 }
 
-struct JpegEncoder {
-  jpeg_compress_struct cinfo{};
-  JpegError err{};
+struct JpegEncoder : JpegObject<jpeg_compress_struct> {
   VectorDest dest{};
-  bool created = false;
   JpegEncoder() {
-    jpeg_init_error(&err);
-    cinfo.err = &err.mgr;
     dest.pub.init_destination = vector_dest_init;
     dest.pub.empty_output_buffer = vector_dest_grow;
     dest.pub.term_destination = vector_dest_term;
-  }
-  ~JpegEncoder() {
-    if (created) jpeg_destroy_compress(&cinfo);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "data/clones.h"
 #include "data/image_codec.h"
@@ -104,39 +105,28 @@ std::vector<uint8_t> fill_pixel(const Array& x, const Image& im, const std::vect
   return out;
 }
 
-// Copies n pixels of P bytes: dst[j] = src[cols[j]] (a negative col: the fill pixel).
-template <size_t P>
-void gather_pixels(uint8_t* dst, const uint8_t* src, const int64_t* cols, int64_t n,
-                   const uint8_t* fill) {
-  for (int64_t j = 0; j < n; ++j) {
-    std::memcpy(dst + j * P, cols[j] >= 0 ? src + cols[j] * P : fill, P);
+// The pixel sizes (bytes) that get copies compiled for their size.
+using FixedPixelSizes = std::index_sequence<1, 2, 3, 4, 6, 8, 12, 16>;
+
+// Calls f(p) with p the pixel size px: a std::integral_constant for the sizes in
+// FixedPixelSizes, so that each memcpy of one pixel compiles to a fixed-size move, else px.
+template <class F>
+void with_pixel_size(size_t px, F&& f) {
+  bool fixed = [&]<size_t... Ps>(std::index_sequence<Ps...>) {
+    return ((px == Ps && (f(std::integral_constant<size_t, Ps>{}), true)) || ...);
   }
+  (FixedPixelSizes{});
+  if (!fixed) f(px);
 }
 
-void gather_pixels_any(uint8_t* dst, const uint8_t* src, const int64_t* cols, int64_t n,
-                       const uint8_t* fill, size_t px) {
-  switch (px) {
-    case 1:
-      return gather_pixels<1>(dst, src, cols, n, fill);
-    case 2:
-      return gather_pixels<2>(dst, src, cols, n, fill);
-    case 3:
-      return gather_pixels<3>(dst, src, cols, n, fill);
-    case 4:
-      return gather_pixels<4>(dst, src, cols, n, fill);
-    case 6:
-      return gather_pixels<6>(dst, src, cols, n, fill);
-    case 8:
-      return gather_pixels<8>(dst, src, cols, n, fill);
-    case 12:
-      return gather_pixels<12>(dst, src, cols, n, fill);
-    case 16:
-      return gather_pixels<16>(dst, src, cols, n, fill);
-    default:
-      for (int64_t j = 0; j < n; ++j) {
-        std::memcpy(dst + j * px, cols[j] >= 0 ? src + cols[j] * px : fill, px);
-      }
-  }
+// Copies n pixels of px bytes: dst[j] = src[cols[j]] (a negative col: the fill pixel).
+void gather_pixels(uint8_t* dst, const uint8_t* src, const int64_t* cols, int64_t n,
+                   const uint8_t* fill, size_t px) {
+  with_pixel_size(px, [&](auto p) {
+    for (int64_t j = 0; j < n; ++j) {
+      std::memcpy(dst + j * p, cols[j] >= 0 ? src + cols[j] * p : fill, p);
+    }
+  });
 }
 
 // out[i, j] = x[rows[i], cols[j]], or the fill pixel where a row or col is negative. Runs of
@@ -176,7 +166,7 @@ Array gather(const Array& x, const Image& im, const std::vector<int64_t>& rows,
         std::memset(d, 0, row_bytes);
       } else {
         none.resize(static_cast<size_t>(ow), -1);
-        gather_pixels_any(d, nullptr, none.data(), ow, fill.data(), px);
+        gather_pixels(d, nullptr, none.data(), ow, fill.data(), px);
       }
       continue;
     }
@@ -185,8 +175,7 @@ Array gather(const Array& x, const Image& im, const std::vector<int64_t>& rows,
       if (g.run) {
         std::memcpy(d + g.start * px, s + cols[g.start] * px, (g.end - g.start) * px);
       } else {
-        gather_pixels_any(d + g.start * px, s, cols.data() + g.start, g.end - g.start, fill.data(),
-                          px);
+        gather_pixels(d + g.start * px, s, cols.data() + g.start, g.end - g.start, fill.data(), px);
       }
     }
   }
@@ -206,11 +195,6 @@ Array crop_padded(const Array& x, const Image& im, int64_t y0, int64_t x0, int64
   return gather(x, im, rows, cols, fill);
 }
 
-template <size_t P>
-void flip_row(uint8_t* dst, const uint8_t* src, int64_t w) {
-  for (int64_t j = 0; j < w; ++j) std::memcpy(dst + j * P, src + (w - 1 - j) * P, P);
-}
-
 Array flip(const Array& x, const Image& im, bool horizontal) {
   Array out = Array::empty(x.dtype(), x.shape());
   auto* dst = static_cast<uint8_t*>(out.mutable_raw());
@@ -223,24 +207,9 @@ Array flip(const Array& x, const Image& im, bool horizontal) {
       continue;
     }
     const uint8_t* s = src + i * row_bytes;
-    switch (im.px) {
-      case 1:
-        flip_row<1>(d, s, im.w);
-        break;
-      case 3:
-        flip_row<3>(d, s, im.w);
-        break;
-      case 4:
-        flip_row<4>(d, s, im.w);
-        break;
-      case 12:
-        flip_row<12>(d, s, im.w);
-        break;
-      default:
-        for (int64_t j = 0; j < im.w; ++j) {
-          std::memcpy(d + j * im.px, s + (im.w - 1 - j) * im.px, im.px);
-        }
-    }
+    with_pixel_size(im.px, [&](auto p) {
+      for (int64_t j = 0; j < im.w; ++j) std::memcpy(d + j * p, s + (im.w - 1 - j) * p, p);
+    });
   }
   return out;
 }

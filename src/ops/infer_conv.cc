@@ -267,40 +267,44 @@ void infer_pool(InferContext& ctx) {
   ctx.out.push_back({ctx.in[0].dtype, g.y_shape()});
 }
 
-void infer_pool_grad(InferContext& ctx) {
+namespace {
+
+void check_pooled_shape(InferContext& ctx, size_t i, const char* what, const PoolGeom& g) {
+  MC_CHECK(ctx.in[i].shape == g.y_shape(), Value, "For '", ctx.op.name, "', the '", what,
+           "' shape must be the pooled shape ", g.y_shape(), " (x shape ", ctx.in[0].shape,
+           "), but got ", ctx.in[i].shape, ".");
+}
+
+// The inputs (x, out, <third>) of the pooling gradients: x floating, out and the third of x's
+// dtype, out of the pooled shape. Returns the pooling's geometry.
+PoolGeom check_pool_grad_inputs(InferContext& ctx, const char* third) {
   const char* op = ctx.op.name;
   const TensorMeta& x = ctx.in[0];
   check_float_input(op, x.dtype, "x");
   for (size_t i = 1; i < 3; ++i) {
-    const char* what = i == 1 ? "out" : "dout";
-    MC_CHECK(ctx.in[i].dtype == x.dtype, Type, "For '", op, "', the '", what,
+    MC_CHECK(ctx.in[i].dtype == x.dtype, Type, "For '", op, "', the '", i == 1 ? "out" : third,
              "' must have x's dtype ", x.dtype, ", but got ", ctx.in[i].dtype, ".");
   }
   PoolGeom g = pool_geometry(op, x.shape, ctx.attrs);
-  for (size_t i = 1; i < 3; ++i) {
-    MC_CHECK(ctx.in[i].shape == g.y_shape(), Value, "For '", op, "', the '",
-             i == 1 ? "out" : "dout", "' shape must be the pooled shape ", g.y_shape(),
-             " (x shape ", x.shape, "), but got ", ctx.in[i].shape, ".");
-  }
-  ctx.out.push_back(x);
+  check_pooled_shape(ctx, 1, "out", g);
+  return g;
+}
+
+}  // namespace
+
+// (x, out, dout) -> dx: dout has the pooled shape; dx is x's.
+void infer_pool_grad(InferContext& ctx) {
+  PoolGeom g = check_pool_grad_inputs(ctx, "dout");
+  check_pooled_shape(ctx, 2, "dout", g);
+  ctx.out.push_back(ctx.in[0]);
 }
 
 // (x, out, ddx) -> ddy: ddx has x's dtype and shape, out the pooled shape; ddy is out's.
 void infer_pool_grad_grad(InferContext& ctx) {
-  const char* op = ctx.op.name;
+  PoolGeom g = check_pool_grad_inputs(ctx, "ddx");
   const TensorMeta& x = ctx.in[0];
-  check_float_input(op, x.dtype, "x");
-  for (size_t i = 1; i < 3; ++i) {
-    const char* what = i == 1 ? "out" : "ddx";
-    MC_CHECK(ctx.in[i].dtype == x.dtype, Type, "For '", op, "', the '", what,
-             "' must have x's dtype ", x.dtype, ", but got ", ctx.in[i].dtype, ".");
-  }
-  PoolGeom g = pool_geometry(op, x.shape, ctx.attrs);
-  MC_CHECK(ctx.in[1].shape == g.y_shape(), Value, "For '", op,
-           "', the 'out' shape must be the pooled shape ", g.y_shape(), " (x shape ", x.shape,
-           "), but got ", ctx.in[1].shape, ".");
-  MC_CHECK(ctx.in[2].shape == x.shape, Value, "For '", op, "', the 'ddx' shape must be x's shape ",
-           x.shape, ", but got ", ctx.in[2].shape, ".");
+  MC_CHECK(ctx.in[2].shape == x.shape, Value, "For '", ctx.op.name,
+           "', the 'ddx' shape must be x's shape ", x.shape, ", but got ", ctx.in[2].shape, ".");
   ctx.out.push_back({x.dtype, g.y_shape()});
 }
 

@@ -1,6 +1,9 @@
 // Shape and dtype rules of the state-update family (ops/defs/optim.def). Each op returns the
 // tensors it updates with their own types; the other tensors must match them (gradients,
 // moments: same shape and dtype) or be 0-d floating scalars (learning rate, momentum, betas).
+#include <initializer_list>
+#include <string_view>
+
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -30,6 +33,25 @@ void check_scalar(InferContext& ctx, size_t i, const char* name) {
            "' must be a floating-point scalar (a 0-d tensor), but got ", m.dtype, m.shape, ".");
 }
 
+// Checks input i against roles[i]: 'V' the updated variable (floating; input 0), 'L' a tensor
+// like it (its shape and dtype: gradients, moments), 'S' a floating scalar. Returns the first
+// `updated` inputs, the tensors the op updates.
+void infer_update(InferContext& ctx, std::string_view roles,
+                  std::initializer_list<const char*> names, size_t updated) {
+  MC_ASSERT(roles.size() == names.size(), ctx.op.name, ": a role per input");
+  const char* const* name = names.begin();
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (roles[i] == 'V') {
+      check_var(ctx, i, name[i]);
+    } else if (roles[i] == 'L') {
+      check_like(ctx, i, name[i], 0, name[0]);
+    } else {
+      check_scalar(ctx, i, name[i]);
+    }
+  }
+  for (size_t k = 0; k < updated; ++k) ctx.out.push_back(ctx.in[k]);
+}
+
 }  // namespace
 
 void infer_assign(InferContext& ctx) {
@@ -53,43 +75,25 @@ void infer_assign_add(InferContext& ctx) {
 }
 
 void infer_apply_momentum(InferContext& ctx) {
-  check_var(ctx, 0, "variable");
-  check_like(ctx, 1, "accumulation", 0, "variable");
-  check_scalar(ctx, 2, "learning_rate");
-  check_like(ctx, 3, "gradient", 0, "variable");
-  check_scalar(ctx, 4, "momentum");
-  ctx.out.push_back(ctx.in[0]);
+  infer_update(ctx, "VLSLS", {"variable", "accumulation", "learning_rate", "gradient", "momentum"},
+               1);
 }
 
 void infer_sgd(InferContext& ctx) {
-  check_var(ctx, 0, "parameters");
-  check_like(ctx, 1, "gradient", 0, "parameters");
-  check_scalar(ctx, 2, "learning_rate");
-  check_like(ctx, 3, "accum", 0, "parameters");
-  check_scalar(ctx, 4, "momentum");
-  check_scalar(ctx, 5, "stat");
-  ctx.out.push_back(ctx.in[0]);
+  infer_update(ctx, "VLSLSS",
+               {"parameters", "gradient", "learning_rate", "accum", "momentum", "stat"}, 1);
 }
 
 void infer_adam(InferContext& ctx) {
-  check_var(ctx, 0, "var");
-  check_like(ctx, 1, "m", 0, "var");
-  check_like(ctx, 2, "v", 0, "var");
-  static const char* const kScalars[] = {"beta1_power", "beta2_power", "lr",
-                                         "beta1",       "beta2",       "epsilon"};
-  for (size_t i = 0; i < 6; ++i) check_scalar(ctx, 3 + i, kScalars[i]);
-  check_like(ctx, 9, "gradient", 0, "var");
-  for (size_t i = 0; i < 3; ++i) ctx.out.push_back(ctx.in[i]);
+  infer_update(ctx, "VLLSSSSSSL",
+               {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon",
+                "gradient"},
+               3);
 }
 
 void infer_adam_weight_decay(InferContext& ctx) {
-  check_var(ctx, 0, "var");
-  check_like(ctx, 1, "m", 0, "var");
-  check_like(ctx, 2, "v", 0, "var");
-  static const char* const kScalars[] = {"lr", "beta1", "beta2", "epsilon", "decay"};
-  for (size_t i = 0; i < 5; ++i) check_scalar(ctx, 3 + i, kScalars[i]);
-  check_like(ctx, 8, "gradient", 0, "var");
-  for (size_t i = 0; i < 3; ++i) ctx.out.push_back(ctx.in[i]);
+  infer_update(ctx, "VLLSSSSSL",
+               {"var", "m", "v", "lr", "beta1", "beta2", "epsilon", "decay", "gradient"}, 3);
 }
 
 }  // namespace mycel

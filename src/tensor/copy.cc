@@ -117,14 +117,9 @@ void copy_typed(const Tensor& dst, const Tensor& src) {
   const int64_t isz = static_cast<int64_t>(sizeof(U));
   StridedLoop<2> loop(dst.shape(), {dst.strides().data(), src.strides().data()}, {isz, isz},
                       {static_cast<char*>(dst.raw_data()), static_cast<char*>(src.raw_data())});
-  const int64_t grain =
-      std::max<int64_t>(1, kCopyGrainBytes / (std::max<int64_t>(1, loop.inner_size()) * isz));
-  parallel_for(0, loop.rows(), grain, [&](int64_t b, int64_t e) {
-    loop.run(b, e, [](int64_t n, char** p, const int64_t* st) {
-      copy_block<U>(reinterpret_cast<U*>(p[0]), reinterpret_cast<const U*>(p[1]), n,
-                    st[0] / static_cast<int64_t>(sizeof(U)),
-                    st[1] / static_cast<int64_t>(sizeof(U)));
-    });
+  loop.run_parallel(kCopyGrainBytes / isz, [](int64_t n, char** p, const int64_t* st) {
+    copy_block<U>(reinterpret_cast<U*>(p[0]), reinterpret_cast<const U*>(p[1]), n,
+                  st[0] / static_cast<int64_t>(sizeof(U)), st[1] / static_cast<int64_t>(sizeof(U)));
   });
 }
 

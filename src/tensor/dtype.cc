@@ -1,50 +1,48 @@
 #include "tensor/dtype.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace mycel {
 
-size_t dtype_size(DType t) {
-  switch (t) {
-#define MC_X(e, ty, n, np) \
-  case DType::e:           \
-    return sizeof(ty);
+namespace {
+
+// What MYCEL_DTYPES says of each dtype, in the enum's order.
+struct DTypeInfo {
+  size_t size;
+  std::string_view name, numpy_name;
+};
+constexpr DTypeInfo kDTypeInfo[] = {
+#define MC_X(e, ty, n, np) {sizeof(ty), n, np},
     MYCEL_DTYPES(MC_X)
 #undef MC_X
-  }
-  MC_ASSERT(false, "bad dtype ", static_cast<int>(t));
+};
+static_assert(std::size(kDTypeInfo) == kNumDTypes);
+
+bool valid(DType t) { return static_cast<size_t>(t) < std::size(kDTypeInfo); }
+
+}  // namespace
+
+size_t dtype_size(DType t) {
+  MC_ASSERT(valid(t), "bad dtype ", static_cast<int>(t));
+  return kDTypeInfo[static_cast<size_t>(t)].size;
 }
 
 std::string_view dtype_name(DType t) {
-  switch (t) {
-#define MC_X(e, ty, n, np) \
-  case DType::e:           \
-    return n;
-    MYCEL_DTYPES(MC_X)
-#undef MC_X
-  }
-  return "?";
+  return valid(t) ? kDTypeInfo[static_cast<size_t>(t)].name : "?";
 }
 
 std::string_view dtype_numpy_name(DType t) {
-  switch (t) {
-#define MC_X(e, ty, n, np) \
-  case DType::e:           \
-    return np;
-    MYCEL_DTYPES(MC_X)
-#undef MC_X
-  }
-  return "?";
+  return valid(t) ? kDTypeInfo[static_cast<size_t>(t)].numpy_name : "?";
 }
 
 bool dtype_from_name(std::string_view name, DType* out) {
-#define MC_X(e, ty, n, np)       \
-  if (name == n || name == np) { \
-    *out = DType::e;             \
-    return true;                 \
+  for (size_t i = 0; i < std::size(kDTypeInfo); ++i) {
+    if (name == kDTypeInfo[i].name || name == kDTypeInfo[i].numpy_name) {
+      *out = static_cast<DType>(i);
+      return true;
+    }
   }
-  MYCEL_DTYPES(MC_X)
-#undef MC_X
   if (name == "bool_") {
     *out = DType::Bool;
     return true;

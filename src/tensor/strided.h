@@ -8,9 +8,11 @@
 // outer dimensions can be split across threads with run(row_begin, row_end, ...).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
+#include "base/parallel.h"
 #include "tensor/shape.h"
 
 namespace mycel {
@@ -58,6 +60,14 @@ class StridedLoop {
     return r;
   }
   int64_t inner_stride(int k) const { return st_[k][0]; }
+
+  // run() over all rows, split across the threads in tasks of about grain_elems elements.
+  template <class F>
+  void run_parallel(int64_t grain_elems, const F& inner) const {
+    const int64_t row_grain =
+        std::max<int64_t>(1, grain_elems / std::max<int64_t>(1, inner_size()));
+    parallel_for(0, rows(), row_grain, [&](int64_t b, int64_t e) { run(b, e, inner); });
+  }
 
   template <class F>
   void run(int64_t row_begin, int64_t row_end, const F& inner) const {

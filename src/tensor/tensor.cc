@@ -13,7 +13,8 @@ namespace mycel {
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   void* p = nullptr;
-  if (nbytes) p = device.is_cpu() ? host_alloc(nbytes) : backend_for(device).allocate(device.index, nbytes);
+  if (nbytes)
+    p = device.is_cpu() ? host_alloc(nbytes) : backend_for(device).allocate(device.index, nbytes);
   return std::make_shared<Storage>(p, nbytes, nullptr, nullptr, device);
 }
 
@@ -44,8 +45,8 @@ void Storage::migrate(Device to) {
       else if (to.is_cpu())
         backend_for(device_).copy_d2h(device_.index, p, data_, nbytes_);
       else
-        MC_THROW(Runtime, "cannot move memory from ", device_name(device_), " to ",
-                 device_name(to), " directly");
+        MC_THROW(Runtime, "cannot move memory from ", device_name(device_), " to ", device_name(to),
+                 " directly");
     } catch (...) {
       // The storage stays where it was (a device may report an earlier error on a wait).
       if (to.is_cpu())
@@ -363,11 +364,8 @@ void Tensor::copy_from(const Tensor& src_in) const {
     using D = typename decltype(dtag)::type;
     dispatch_all(src.dtype(), "copy", [&](auto stag) {
       using S = typename decltype(stag)::type;
-      int64_t rows = loop.rows();
-      int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, loop.inner_size()));
-      parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
-        loop.run(b, e, [](int64_t n, char** p, const int64_t* st) { copy_run<D, S>(n, p, st); });
-      });
+      loop.run_parallel(32768,
+                        [](int64_t n, char** p, const int64_t* st) { copy_run<D, S>(n, p, st); });
     });
   });
 }

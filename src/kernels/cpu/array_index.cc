@@ -193,17 +193,28 @@ void check_gather_d_index(const OpDef& op, const Ix* ix, int64_t count, int64_t 
            ") for dim ", dim, " of size ", n, " (shape ", data, ").");
 }
 
+// GatherD's index for data of `shape` (x for GatherD, dx for its gradient), checked: calls
+// fn(ix, layout) with the index's typed elements and the layout along attribute dim.
+template <class F>
+void with_gather_d_index(const KernelContext& ctx, const Tensor& index, const Shape& shape,
+                         F&& fn) {
+  const int64_t dim = normalize_axis(ctx.attrs.get_int("dim"), static_cast<int64_t>(shape.size()),
+                                     ctx.op.name, "dim");
+  GatherDLayout l = gather_d_layout(shape, index.shape(), dim);
+  dispatch_index(index.dtype(), [&](auto itag) {
+    using Ix = typename decltype(itag)::type;
+    const Ix* ix = index.data<Ix>();
+    check_gather_d_index(ctx.op, ix, index.numel(), l.n, dim, shape);
+    fn(ix, l);
+  });
+}
+
 }  // namespace
 
 void cpu_gather_d(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &index = ctx.in[1];
   const Tensor& out = ctx.out[0];
-  const int64_t dim = normalize_axis(ctx.attrs.get_int("dim"), x.ndim(), ctx.op.name, "dim");
-  GatherDLayout l = gather_d_layout(x.shape(), index.shape(), dim);
-  dispatch_index(index.dtype(), [&](auto itag) {
-    using Ix = typename decltype(itag)::type;
-    const Ix* ix = index.data<Ix>();
-    check_gather_d_index(ctx.op, ix, index.numel(), l.n, dim, x.shape());
+  with_gather_d_index(ctx, index, x.shape(), [&](const auto* ix, const GatherDLayout& l) {
     dispatch_bits(x.dtype(), [&](auto tag) {
       using U = typename decltype(tag)::type;
       const U* xp = static_cast<const U*>(x.raw_data());
@@ -212,7 +223,7 @@ void cpu_gather_d(const KernelContext& ctx) {
       parallel_for(0, l.outer * l.nj, grain, [&](int64_t rb, int64_t re) {
         for (int64_t r = rb; r < re; ++r) {
           const int64_t base = l.outer_off[r / l.nj];
-          const Ix* ir = ix + r * l.inner;
+          const auto* ir = ix + r * l.inner;
           U* orow = o + r * l.inner;
           for (int64_t q = 0; q < l.inner; ++q) {
             int64_t i = ir[q];
@@ -228,12 +239,7 @@ void cpu_gather_d(const KernelContext& ctx) {
 void cpu_gather_d_grad(const KernelContext& ctx) {
   const Tensor &index = ctx.in[0], &dout = ctx.in[1];
   const Tensor& out = ctx.out[0];
-  const int64_t dim = normalize_axis(ctx.attrs.get_int("dim"), out.ndim(), ctx.op.name, "dim");
-  GatherDLayout l = gather_d_layout(out.shape(), index.shape(), dim);
-  dispatch_index(index.dtype(), [&](auto itag) {
-    using Ix = typename decltype(itag)::type;
-    const Ix* ix = index.data<Ix>();
-    check_gather_d_index(ctx.op, ix, index.numel(), l.n, dim, out.shape());
+  with_gather_d_index(ctx, index, out.shape(), [&](const auto* ix, const GatherDLayout& l) {
     dispatch_number(dout.dtype(), ctx.op.name, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = compute_t<T>;

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/parallel.h"
@@ -82,35 +83,37 @@ bool try_make(Pass pass, const ConvGeom& g, const bool any[3], bool need_direct,
                                       want[2], strides, dil, pad_l, pad_r),
       dnnl_util::attr(), eng);
   ConvPrim p;
-  const char* impl = nullptr;
   int out_index = 0;
+  // The pass's primitive from its descriptor pd, with the layouts it chose for x, w and y;
+  // operand `out` is what the pass writes.
+  auto take = [&]<class P>(std::type_identity<P>, const typename P::primitive_desc& pd,
+                           memory::desc x, memory::desc w, memory::desc y, int out) {
+    p.md[0] = x, p.md[1] = w, p.md[2] = y;
+    if (need_direct && !is_direct(pd.impl_info_str())) return false;
+    p.prim = dnnl_util::make_prim<P>(pd);
+    out_index = out;
+    return true;
+  };
+  bool made;
   if (pass == Pass::Fwd) {
-    impl = fwd.impl_info_str();
-    p.md[0] = fwd.src_desc(), p.md[1] = fwd.weights_desc(), p.md[2] = fwd.dst_desc();
-    if (need_direct && !is_direct(impl)) return false;
-    p.prim = dnnl_util::make_prim<dnnl::convolution_forward>(fwd);
-    out_index = 2;
+    made = take(std::type_identity<dnnl::convolution_forward>{}, fwd, fwd.src_desc(),
+                fwd.weights_desc(), fwd.dst_desc(), 2);
   } else if (pass == Pass::BwdData) {
     dnnl::convolution_backward_data::primitive_desc pd(
         dnnl::convolution_backward_data::desc(alg, want[0], want[1], want[2], strides, dil, pad_l,
                                               pad_r),
         dnnl_util::attr(), eng, fwd);
-    impl = pd.impl_info_str();
-    p.md[0] = pd.diff_src_desc(), p.md[1] = pd.weights_desc(), p.md[2] = pd.diff_dst_desc();
-    if (need_direct && !is_direct(impl)) return false;
-    p.prim = dnnl_util::make_prim<dnnl::convolution_backward_data>(pd);
-    out_index = 0;
+    made = take(std::type_identity<dnnl::convolution_backward_data>{}, pd, pd.diff_src_desc(),
+                pd.weights_desc(), pd.diff_dst_desc(), 0);
   } else {
     dnnl::convolution_backward_weights::primitive_desc pd(
         dnnl::convolution_backward_weights::desc(alg, want[0], want[1], want[2], strides, dil,
                                                  pad_l, pad_r),
         dnnl_util::attr(), eng, fwd);
-    impl = pd.impl_info_str();
-    p.md[0] = pd.src_desc(), p.md[1] = pd.diff_weights_desc(), p.md[2] = pd.diff_dst_desc();
-    if (need_direct && !is_direct(impl)) return false;
-    p.prim = dnnl_util::make_prim<dnnl::convolution_backward_weights>(pd);
-    out_index = 1;
+    made = take(std::type_identity<dnnl::convolution_backward_weights>{}, pd, pd.src_desc(),
+                pd.diff_weights_desc(), pd.diff_dst_desc(), 1);
   }
+  if (!made) return false;
   for (int i = 0; i < 3; ++i) {
     if (p.md[i] == plain[i]) continue;
     p.reorder[i] = true;

@@ -69,20 +69,13 @@ inline void run_unary(const Tensor& x, const Tensor& y, UnaryLoop fn, int64_t gr
   char* xp = static_cast<char*>(x.raw_data());
   char* yp = static_cast<char*>(y.raw_data());
   if (x.is_contiguous()) {
-    if (n < 2 * grain) {
-      fn(n, xp, isz, yp, osz);
-      return;
-    }
     parallel_for(0, n, grain,
                  [&](int64_t b, int64_t e) { fn(e - b, xp + b * isz, isz, yp + b * osz, osz); });
     return;
   }
   StridedLoop<2> loop(y.shape(), {y.strides().data(), x.strides().data()}, {osz, isz}, {yp, xp});
-  const int64_t row_grain = std::max<int64_t>(1, grain / loop.inner_size());
-  parallel_for(0, loop.rows(), row_grain, [&](int64_t b, int64_t e) {
-    loop.run(b, e,
-             [fn](int64_t m, char** p, const int64_t* st) { fn(m, p[1], st[1], p[0], st[0]); });
-  });
+  loop.run_parallel(
+      grain, [fn](int64_t m, char** p, const int64_t* st) { fn(m, p[1], st[1], p[0], st[0]); });
 }
 
 // o = f(a, b) with numpy broadcasting; a and b have one dtype and may be strided.
@@ -98,10 +91,6 @@ inline void run_binary(const Tensor& a, const Tensor& b, const Tensor& o, Binary
   const int64_t na = a.numel(), nb = b.numel();
   if ((na == n || na == 1) && (nb == n || nb == 1) && a.is_contiguous() && b.is_contiguous()) {
     const int64_t sa = na == n ? isz : 0, sb = nb == n ? isz : 0;
-    if (n < 2 * grain) {
-      fn(n, ap, sa, bp, sb, op, osz);
-      return;
-    }
     parallel_for(0, n, grain, [&](int64_t lo, int64_t hi) {
       fn(hi - lo, ap + lo * sa, sa, bp + lo * sb, sb, op + lo * osz, osz);
     });
@@ -111,11 +100,8 @@ inline void run_binary(const Tensor& a, const Tensor& b, const Tensor& o, Binary
   const Shape sb = broadcast_strides(b.shape(), b.strides(), o.shape());
   StridedLoop<3> loop(o.shape(), {o.strides().data(), sa.data(), sb.data()}, {osz, isz, isz},
                       {op, ap, bp});
-  const int64_t row_grain = std::max<int64_t>(1, grain / loop.inner_size());
-  parallel_for(0, loop.rows(), row_grain, [&](int64_t lo, int64_t hi) {
-    loop.run(lo, hi, [fn](int64_t m, char** p, const int64_t* st) {
-      fn(m, p[1], st[1], p[2], st[2], p[0], st[0]);
-    });
+  loop.run_parallel(grain, [fn](int64_t m, char** p, const int64_t* st) {
+    fn(m, p[1], st[1], p[2], st[2], p[0], st[0]);
   });
 }
 

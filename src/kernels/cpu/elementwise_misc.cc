@@ -96,11 +96,8 @@ void cpu_select(const KernelContext& ctx) {
   const Shape sy = broadcast_strides(y.shape(), y.strides(), o.shape());
   StridedLoop<4> loop(o.shape(), {o.strides().data(), sc.data(), sx.data(), sy.data()},
                       {isz, 1, isz, isz}, {op, cp, xp, yp});
-  const int64_t row_grain = std::max<int64_t>(1, ew::kGrainCheap / loop.inner_size());
-  parallel_for(0, loop.rows(), row_grain, [&](int64_t b, int64_t e) {
-    loop.run(b, e, [fn](int64_t m, char** p, const int64_t* st) {
-      fn(m, p[1], st[1], p[2], st[2], p[3], st[3], p[0], st[0]);
-    });
+  loop.run_parallel(ew::kGrainCheap, [fn](int64_t m, char** p, const int64_t* st) {
+    fn(m, p[1], st[1], p[2], st[2], p[3], st[3], p[0], st[0]);
   });
 }
 

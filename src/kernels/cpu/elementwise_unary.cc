@@ -121,7 +121,19 @@ MC_EW_FLOAT_OP(GeluTanhOp, HeavyBase, vmath::gelu_tanh(x),
                               : x * sigmoid_d(1.5957691216057308 * (x + 0.044715 * x * x * x)))
 MC_EW_FLOAT_OP(GeluErfOp, HeavyBase, vmath::gelu_erf(x),
                x == -INFINITY ? 0.0 : 0.5 * x * std::erfc(-x * 0.7071067811865476))
+MC_EW_FLOAT_OP(SinMath, HeavyBase, vmath::sin(x), std::sin(x))
+MC_EW_FLOAT_OP(CosMath, HeavyBase, vmath::cos(x), std::cos(x))
 #undef MC_EW_FLOAT_OP
+
+// sin/cos: vmath reduces |x| <= 8192 exactly; larger and non-finite arguments are redone
+// in double.
+template <class Math>
+struct TrigOp : Math {
+  static constexpr bool kFixup = true;
+  static float fix(float x) { return static_cast<float>(Math::f(static_cast<double>(x))); }
+};
+using SinOp = TrigOp<SinMath>;
+using CosOp = TrigOp<CosMath>;
 
 // sqrt does not auto-vectorise while libm may set errno, so float32 uses SSE directly.
 struct SqrtOp : OpBase {
@@ -156,32 +168,6 @@ struct RsqrtOp : OpBase {
       _mm_storeu_ps(y + i, _mm_div_ps(one, _mm_sqrt_ps(_mm_loadu_ps(x + i))));
     for (; i < n; ++i) y[i] = f(x[i]);
   }
-};
-
-// sin/cos: vmath reduces |x| <= 8192 exactly; larger and non-finite arguments are redone
-// in double.
-struct SinOp : HeavyBase {
-  static constexpr bool kFixup = true;
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_same_v<C, float>)
-      return vmath::sin(x);
-    else
-      return std::sin(x);
-  }
-  static float fix(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
-};
-
-struct CosOp : HeavyBase {
-  static constexpr bool kFixup = true;
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_same_v<C, float>)
-      return vmath::cos(x);
-    else
-      return std::cos(x);
-  }
-  static float fix(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
 };
 
 struct NotOp : OpBase {

@@ -8,7 +8,9 @@
 // float, with parameters in their own dtype or float32.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/parallel.h"
@@ -76,23 +78,61 @@ int64_t channel_grain(const BatchNormGeom& g) {
 
 // ---- BatchNorm ----
 
+// BatchNorm's tensors and attributes, and the per-channel steps both layouts share.
+template <class T, class P>
+struct BatchNormArgs {
+  using C = compute_t<T>;
+  const T* x;
+  T* y;
+  const P *scale, *bias;
+  P *rmean, *rvar, *bmean, *bvar, *smean, *sinv;
+  bool training;
+  double eps, mom;
+
+  explicit BatchNormArgs(const KernelContext& ctx)
+      : x(ctx.in[0].data<T>()),
+        y(ctx.out[0].data<T>()),
+        scale(ctx.in[1].data<P>()),
+        bias(ctx.in[2].data<P>()),
+        rmean(ctx.in[3].data<P>()),
+        rvar(ctx.in[4].data<P>()),
+        bmean(ctx.out[1].data<P>()),
+        bvar(ctx.out[2].data<P>()),
+        smean(ctx.out[3].data<P>()),
+        sinv(ctx.out[4].data<P>()),
+        training(ctx.attrs.get_bool("is_training")),
+        eps(ctx.attrs.get_float("epsilon")),
+        mom(ctx.attrs.get_float("momentum")) {}
+
+  // Training: channel c's running statistics move toward the batch's mean and variance over
+  // m values (the running variance takes the unbiased one).
+  void update_running(int64_t c, double mean, double var, double m) const {
+    rmean[c] = static_cast<P>((1 - mom) * static_cast<double>(rmean[c]) + mom * mean);
+    rvar[c] = static_cast<P>((1 - mom) * static_cast<double>(rvar[c]) + mom * var * m / (m - 1));
+  }
+
+  // Writes channel c's batch and saved statistics and returns (a, b) of y = x * a + b.
+  std::pair<C, C> finish(int64_t c, double mean, double var) const {
+    double inv = 1.0 / std::sqrt(var + eps);
+    bmean[c] = static_cast<P>(mean), bvar[c] = static_cast<P>(var);
+    smean[c] = static_cast<P>(mean), sinv[c] = static_cast<P>(inv);
+    double sc = static_cast<double>(scale[c]);
+    return {static_cast<C>(inv * sc),
+            static_cast<C>(static_cast<double>(bias[c]) - mean * inv * sc)};
+  }
+};
+
 template <class T, class P>
 void batch_norm(const KernelContext& ctx, const BatchNormGeom& g) {
   using C = compute_t<T>;
-  const T* x = ctx.in[0].data<T>();
-  T* y = ctx.out[0].data<T>();
-  const P *scale = ctx.in[1].data<P>(), *bias = ctx.in[2].data<P>();
-  P *rmean = ctx.in[3].data<P>(), *rvar = ctx.in[4].data<P>();
-  P *bmean = ctx.out[1].data<P>(), *bvar = ctx.out[2].data<P>();
-  P *smean = ctx.out[3].data<P>(), *sinv = ctx.out[4].data<P>();
-  bool training = ctx.attrs.get_bool("is_training");
-  double eps = ctx.attrs.get_float("epsilon"), mom = ctx.attrs.get_float("momentum");
+  const BatchNormArgs<T, P> args(ctx);
+  const T* x = args.x;
   double m = static_cast<double>(g.n * g.s);
   const int64_t cs = g.c * g.s;
   parallel_for(0, g.c, channel_grain(g), [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      double mean, var;
-      if (training) {
+      double mean = static_cast<double>(args.rmean[c]), var = static_cast<double>(args.rvar[c]);
+      if (args.training) {
         // A rough shift first (the first element) keeps the sums small, then the exact mean.
         C shift = g.n > 0 ? static_cast<C>(x[c * g.s]) : C(0);
         double s = 0;
@@ -103,22 +143,12 @@ void batch_norm(const KernelContext& ctx, const BatchNormGeom& g) {
           q += segment_sq(x + n * cs + c * g.s, g.s, static_cast<C>(mean));
         }
         var = q / m;
-        rmean[c] = static_cast<P>((1 - mom) * static_cast<double>(rmean[c]) + mom * mean);
-        rvar[c] =
-            static_cast<P>((1 - mom) * static_cast<double>(rvar[c]) + mom * var * m / (m - 1));
-      } else {
-        mean = static_cast<double>(rmean[c]);
-        var = static_cast<double>(rvar[c]);
+        args.update_running(c, mean, var, m);
       }
-      double inv = 1.0 / std::sqrt(var + eps);
-      bmean[c] = static_cast<P>(mean), bvar[c] = static_cast<P>(var);
-      smean[c] = static_cast<P>(mean), sinv[c] = static_cast<P>(inv);
-      C a = static_cast<C>(inv * static_cast<double>(scale[c]));
-      C b =
-          static_cast<C>(static_cast<double>(bias[c]) - mean * inv * static_cast<double>(scale[c]));
+      auto [a, b] = args.finish(c, mean, var);
       for (int64_t n = 0; n < g.n; ++n) {
         const T* xs = x + n * cs + c * g.s;
-        T* ys = y + n * cs + c * g.s;
+        T* ys = args.y + n * cs + c * g.s;
         for (int64_t i = 0; i < g.s; ++i) ys[i] = static_cast<T>(static_cast<C>(xs[i]) * a + b);
       }
     }
@@ -130,20 +160,14 @@ void batch_norm(const KernelContext& ctx, const BatchNormGeom& g) {
 template <class T, class P>
 void batch_norm_2d(const KernelContext& ctx, const BatchNormGeom& g) {
   using C = compute_t<T>;
-  const T* x = ctx.in[0].data<T>();
-  T* y = ctx.out[0].data<T>();
-  const P *scale = ctx.in[1].data<P>(), *bias = ctx.in[2].data<P>();
-  P *rmean = ctx.in[3].data<P>(), *rvar = ctx.in[4].data<P>();
-  P *bmean = ctx.out[1].data<P>(), *bvar = ctx.out[2].data<P>();
-  P *smean = ctx.out[3].data<P>(), *sinv = ctx.out[4].data<P>();
-  bool training = ctx.attrs.get_bool("is_training");
-  double eps = ctx.attrs.get_float("epsilon"), mom = ctx.attrs.get_float("momentum");
+  const BatchNormArgs<T, P> args(ctx);
+  const T* x = args.x;
   double m = static_cast<double>(g.n);
   parallel_for(0, g.c, std::max<int64_t>(16, channel_grain(g)), [&](int64_t c0, int64_t c1) {
     int64_t w = c1 - c0;
     std::vector<double> mean(static_cast<size_t>(w)), var(static_cast<size_t>(w));
     std::vector<C> a(static_cast<size_t>(w)), b(static_cast<size_t>(w));
-    if (training) {
+    if (args.training) {
       std::fill(mean.begin(), mean.end(), 0.0);
       std::fill(var.begin(), var.end(), 0.0);
       for (int64_t n = 0; n < g.n; ++n) {
@@ -160,29 +184,18 @@ void batch_norm_2d(const KernelContext& ctx, const BatchNormGeom& g) {
       }
       for (int64_t j = 0; j < w; ++j) {
         var[j] /= m;
-        int64_t c = c0 + j;
-        rmean[c] = static_cast<P>((1 - mom) * static_cast<double>(rmean[c]) + mom * mean[j]);
-        rvar[c] =
-            static_cast<P>((1 - mom) * static_cast<double>(rvar[c]) + mom * var[j] * m / (m - 1));
+        args.update_running(c0 + j, mean[j], var[j], m);
       }
     } else {
       for (int64_t j = 0; j < w; ++j) {
-        mean[j] = static_cast<double>(rmean[c0 + j]);
-        var[j] = static_cast<double>(rvar[c0 + j]);
+        mean[j] = static_cast<double>(args.rmean[c0 + j]);
+        var[j] = static_cast<double>(args.rvar[c0 + j]);
       }
     }
-    for (int64_t j = 0; j < w; ++j) {
-      int64_t c = c0 + j;
-      double inv = 1.0 / std::sqrt(var[j] + eps);
-      bmean[c] = static_cast<P>(mean[j]), bvar[c] = static_cast<P>(var[j]);
-      smean[c] = static_cast<P>(mean[j]), sinv[c] = static_cast<P>(inv);
-      a[j] = static_cast<C>(inv * static_cast<double>(scale[c]));
-      b[j] = static_cast<C>(static_cast<double>(bias[c]) -
-                            mean[j] * inv * static_cast<double>(scale[c]));
-    }
+    for (int64_t j = 0; j < w; ++j) std::tie(a[j], b[j]) = args.finish(c0 + j, mean[j], var[j]);
     for (int64_t n = 0; n < g.n; ++n) {
       const T* row = x + n * g.c + c0;
-      T* out = y + n * g.c + c0;
+      T* out = args.y + n * g.c + c0;
       for (int64_t j = 0; j < w; ++j) out[j] = static_cast<T>(static_cast<C>(row[j]) * a[j] + b[j]);
     }
   });

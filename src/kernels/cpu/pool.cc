@@ -117,6 +117,40 @@ MC_POOL_INLINE void for_border(const PoolGeom& g, const Interior& in, F&& f) {
   const int64_t kw = kKW ? kKW : g.kw; \
   static_cast<void>(kh)
 
+// The taps of output column j that fall inside the input: b in [b0, b1), input column w0 + b.
+struct ColTaps {
+  int64_t w0, b0, b1;
+};
+MC_POOL_INLINE ColTaps col_taps(const PoolGeom& g, int64_t j, int64_t sw, int64_t kw) {
+  int64_t w0 = j * sw - g.pl;
+  return {w0, w0 < 0 ? -w0 : 0, w0 + kw > g.w ? g.w - w0 : kw};
+}
+
+// Calls f(input index, tap a * kw + b) for the taps of one window that lie inside the input,
+// in row-major order (a border window, done one at a time).
+template <class F>
+MC_POOL_INLINE void for_window(const PoolGeom& g, const RowTaps& r, const ColTaps& c, int64_t kw,
+                               F&& f) {
+  for (int64_t a = r.a0; a < r.a1; ++a) {
+    for (int64_t b = c.b0; b < c.b1; ++b) {
+      f((r.h0 + a) * g.w + c.w0 + b, static_cast<int32_t>(a * kw + b));
+    }
+  }
+}
+
+// Calls f(base, tap a * kw + b) for the taps of row r inside the input, in row-major order
+// (from the second on when `skip_first`): tap t of interior column j reads input index
+// base + j * sw, so f's loop over the columns is a plain strided one.
+template <class F>
+MC_POOL_INLINE void for_row_taps(const PoolGeom& g, const RowTaps& r, int64_t kw, bool skip_first,
+                                 F&& f) {
+  for (int64_t a = r.a0; a < r.a1; ++a) {
+    for (int64_t b = skip_first && a == r.a0 ? 1 : 0; b < kw; ++b) {
+      f((r.h0 + a) * g.w - g.pl + b, static_cast<int32_t>(a * kw + b));
+    }
+  }
+}
+
 // For output row i of one plane: val[j] = the window's maximum and tap[j] = a * kw + b of its
 // first occurrence, for every column j.
 template <bool kNaN, int kSW, int kKH, int kKW, class T, class C>
@@ -125,16 +159,13 @@ MC_POOL_INLINE void max_row(const PoolGeom& g, const Interior& in, const T* x, i
   MC_POOL_DIMS;
   RowTaps r = row_taps(g, i);
   for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
-    int64_t w0 = j * sw - g.pl;
-    int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
-    C best = static_cast<C>(x[(r.h0 + r.a0) * g.w + w0 + b0]);
-    int32_t bt = static_cast<int32_t>(r.a0 * kw + b0);
-    for (int64_t a = r.a0; a < r.a1; ++a) {
-      for (int64_t b = b0; b < b1; ++b) {
-        C v = static_cast<C>(x[(r.h0 + a) * g.w + w0 + b]);
-        if (beats<kNaN>(v, best)) best = v, bt = static_cast<int32_t>(a * kw + b);
-      }
-    }
+    ColTaps c = col_taps(g, j, sw, kw);
+    C best = static_cast<C>(x[(r.h0 + r.a0) * g.w + c.w0 + c.b0]);
+    int32_t bt = static_cast<int32_t>(r.a0 * kw + c.b0);
+    for_window(g, r, c, kw, [&](int64_t k, int32_t t) MC_POOL_LAMBDA {
+      C v = static_cast<C>(x[k]);
+      if (beats<kNaN>(v, best)) best = v, bt = t;
+    });
     val[j] = best, tap[j] = bt;
   });
   // Input index of tap (a, b) of column j: base(a, b) + j * sw (never negative for interior j).
@@ -159,18 +190,14 @@ MC_POOL_INLINE void max_row(const PoolGeom& g, const Interior& in, const T* x, i
     val[j] = static_cast<C>(x[first + j * sw]);
     tap[j] = static_cast<int32_t>(r.a0 * kw);
   }
-  for (int64_t a = r.a0; a < r.a1; ++a) {
-    for (int64_t b = a == r.a0 ? 1 : 0; b < kw; ++b) {
-      const int64_t base = (r.h0 + a) * g.w - g.pl + b;
-      int32_t t = static_cast<int32_t>(a * kw + b);
-      for (int64_t j = in.lo; j < in.hi; ++j) {
-        C v = static_cast<C>(x[base + j * sw]);
-        bool take = beats<kNaN>(v, val[j]);
-        val[j] = pick<kNaN>(take, v, val[j]);
-        tap[j] = pick<kNaN>(take, t, tap[j]);
-      }
+  for_row_taps(g, r, kw, true, [&](int64_t base, int32_t t) MC_POOL_LAMBDA {
+    for (int64_t j = in.lo; j < in.hi; ++j) {
+      C v = static_cast<C>(x[base + j * sw]);
+      bool take = beats<kNaN>(v, val[j]);
+      val[j] = pick<kNaN>(take, v, val[j]);
+      tap[j] = pick<kNaN>(take, t, tap[j]);
     }
-  }
+  });
 }
 
 // For output row i: val[j] = the sum over the window's taps inside the input.
@@ -179,12 +206,9 @@ MC_POOL_INLINE void sum_row(const PoolGeom& g, const Interior& in, const T* x, i
   MC_POOL_DIMS;
   RowTaps r = row_taps(g, i);
   for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
-    int64_t w0 = j * sw - g.pl;
-    int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
     C s = 0;
-    for (int64_t a = r.a0; a < r.a1; ++a) {
-      for (int64_t b = b0; b < b1; ++b) s += static_cast<C>(x[(r.h0 + a) * g.w + w0 + b]);
-    }
+    for_window(g, r, col_taps(g, j, sw, kw), kw,
+               [&](int64_t k, int32_t) MC_POOL_LAMBDA { s += static_cast<C>(x[k]); });
     val[j] = s;
   });
   if (kKH > 0 && r.a0 == 0 && r.a1 == kh) {
@@ -198,69 +222,62 @@ MC_POOL_INLINE void sum_row(const PoolGeom& g, const Interior& in, const T* x, i
     return;
   }
   for (int64_t j = in.lo; j < in.hi; ++j) val[j] = 0;
-  for (int64_t a = r.a0; a < r.a1; ++a) {
-    for (int64_t b = 0; b < kw; ++b) {
-      const int64_t base = (r.h0 + a) * g.w - g.pl + b;
-      for (int64_t j = in.lo; j < in.hi; ++j) val[j] += static_cast<C>(x[base + j * sw]);
+  for_row_taps(g, r, kw, false, [&](int64_t base, int32_t) MC_POOL_LAMBDA {
+    for (int64_t j = in.lo; j < in.hi; ++j) val[j] += static_cast<C>(x[base + j * sw]);
+  });
+}
+
+// For every output row i of one plane: the row's maxima and their taps into val and tap
+// (max_row, with the NaN rule when the plane has a NaN), then row(i).
+template <int kSW, int kKH, int kKW, class T, class C, class F>
+MC_POOL_INLINE void for_max_rows(const PoolGeom& g, const T* x, C* val, int32_t* tap, F&& row) {
+  Interior in = interior(g);
+  const bool nan = any_nan(x, g.h * g.w);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    if (nan) {
+      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
+    } else {
+      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
     }
+    row(i);
   }
+}
+
+// The input index of the first maximum of window (i, j), from its tap.
+template <int kSW, int kKH, int kKW>
+MC_POOL_INLINE int64_t argmax_index(const PoolGeom& g, int64_t i, int64_t j, int32_t tap) {
+  MC_POOL_DIMS;
+  return (i * g.sh - g.pt + tap / kw) * g.w + j * sw - g.pl + tap % kw;
 }
 
 // One plane of each op. `dx` accumulates in the compute type C.
 template <int kSW, int kKH, int kKW, class T, class C>
 MC_POOL_INLINE void max_plane(const PoolGeom& g, const T* x, T* y, C* val, int32_t* tap) {
-  Interior in = interior(g);
-  const bool nan = any_nan(x, g.h * g.w);
-  for (int64_t i = 0; i < g.ho; ++i) {
-    if (nan) {
-      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    } else {
-      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    }
+  for_max_rows<kSW, kKH, kKW>(g, x, val, tap, [&](int64_t i) MC_POOL_LAMBDA {
     for (int64_t j = 0; j < g.wo; ++j) y[i * g.wo + j] = static_cast<T>(val[j]);
-  }
+  });
 }
 
 template <int kSW, int kKH, int kKW, class T, class C>
 MC_POOL_INLINE void max_grad_plane(const PoolGeom& g, const T* x, const T* dy, C* dx, C* val,
                                    int32_t* tap) {
-  MC_POOL_DIMS;
-  Interior in = interior(g);
   std::fill(dx, dx + g.h * g.w, C(0));
-  const bool nan = any_nan(x, g.h * g.w);
-  for (int64_t i = 0; i < g.ho; ++i) {
-    if (nan) {
-      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    } else {
-      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    }
-    int64_t h0 = i * g.sh - g.pt;
+  for_max_rows<kSW, kKH, kKW>(g, x, val, tap, [&](int64_t i) MC_POOL_LAMBDA {
     for (int64_t j = 0; j < g.wo; ++j) {
-      int64_t a = tap[j] / kw, b = tap[j] % kw;
-      dx[(h0 + a) * g.w + j * sw - g.pl + b] += static_cast<C>(dy[i * g.wo + j]);
+      dx[argmax_index<kSW, kKH, kKW>(g, i, j, tap[j])] += static_cast<C>(dy[i * g.wo + j]);
     }
-  }
+  });
 }
 
 // ddy[i, j] = ddx at the first maximum of window (i, j) in x: the argmax of max_grad_plane.
 template <int kSW, int kKH, int kKW, class T, class C>
 MC_POOL_INLINE void max_grad_grad_plane(const PoolGeom& g, const T* x, const T* ddx, T* ddy, C* val,
                                         int32_t* tap) {
-  MC_POOL_DIMS;
-  Interior in = interior(g);
-  const bool nan = any_nan(x, g.h * g.w);
-  for (int64_t i = 0; i < g.ho; ++i) {
-    if (nan) {
-      max_row<true, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    } else {
-      max_row<false, kSW, kKH, kKW>(g, in, x, i, val, tap);
-    }
-    int64_t h0 = i * g.sh - g.pt;
+  for_max_rows<kSW, kKH, kKW>(g, x, val, tap, [&](int64_t i) MC_POOL_LAMBDA {
     for (int64_t j = 0; j < g.wo; ++j) {
-      int64_t a = tap[j] / kw, b = tap[j] % kw;
-      ddy[i * g.wo + j] = ddx[(h0 + a) * g.w + j * sw - g.pl + b];
+      ddy[i * g.wo + j] = ddx[argmax_index<kSW, kKH, kKW>(g, i, j, tap[j])];
     }
-  }
+  });
 }
 
 // div[j] = the divisor of window (i, j); interior windows share one.
@@ -292,18 +309,12 @@ MC_POOL_INLINE void avg_grad_plane(const PoolGeom& g, const T* dy, C* dx, C* val
     divisors(g, in, i, val);
     for (int64_t j = 0; j < g.wo; ++j) val[j] = static_cast<C>(dy[i * g.wo + j]) / val[j];
     for_border(g, in, [&](int64_t j) MC_POOL_LAMBDA {
-      int64_t w0 = j * sw - g.pl;
-      int64_t b0 = w0 < 0 ? -w0 : 0, b1 = w0 + kw > g.w ? g.w - w0 : kw;
-      for (int64_t a = r.a0; a < r.a1; ++a) {
-        for (int64_t b = b0; b < b1; ++b) dx[(r.h0 + a) * g.w + w0 + b] += val[j];
-      }
+      for_window(g, r, col_taps(g, j, sw, kw), kw,
+                 [&](int64_t k, int32_t) MC_POOL_LAMBDA { dx[k] += val[j]; });
     });
-    for (int64_t a = r.a0; a < r.a1; ++a) {
-      for (int64_t b = 0; b < kw; ++b) {
-        const int64_t base = (r.h0 + a) * g.w - g.pl + b;
-        for (int64_t j = in.lo; j < in.hi; ++j) dx[base + j * sw] += val[j];
-      }
-    }
+    for_row_taps(g, r, kw, false, [&](int64_t base, int32_t) MC_POOL_LAMBDA {
+      for (int64_t j = in.lo; j < in.hi; ++j) dx[base + j * sw] += val[j];
+    });
   }
 }
 

@@ -22,6 +22,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 // Always inlined: GCC does not inline a plain function into a clone with another -march.
 #define MC_VMATH_INLINE [[gnu::always_inline]] inline
@@ -45,17 +46,21 @@ MC_VMATH_INLINE float select(bool c, float a, float b) {
 MC_VMATH_INLINE float round_small(float x) { return (x + 12582912.0f) - 12582912.0f; }
 // 2^n for an integer n in [-126, 127].
 MC_VMATH_INLINE float pow2i(int32_t n) { return as_float(static_cast<uint32_t>(n + 127) << 23); }
+// The polynomial c0 x^n + c1 x^(n-1) + ... + cn by Horner's rule, p = p * x + c per
+// coefficient: the polynomials below are their coefficient lists, highest power first.
+template <class... Cs>
+requires(std::is_same_v<Cs, float>&&...) MC_VMATH_INLINE float horner(float x, float c0, Cs... cs) {
+  float p = c0;
+  ((p = p * x + cs), ...);
+  return p;
+}
 
 // 2^n exp(r) for an integer-valued n in [-150, 129] and |r| <= ln2/2 (Cephes expf
 // polynomial). The scale is applied as two powers of two so that results near overflow and
 // subnormal results are exact up to the final rounding.
 MC_VMATH_INLINE float exp_scaled(float n, float r) {
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
+  float p = horner(r, 1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                   1.6666665459e-1f, 5.0000001201e-1f);
   p = p * (r * r) + r + 1.0f;
   int32_t ni = static_cast<int32_t>(n);
   int32_t n1 = ni >> 1;
@@ -87,15 +92,9 @@ MC_VMATH_INLINE float log(float x) {
   e -= lo ? 1 : 0;
   float f = select(lo, m + m, m) - 1.0f;
   float z = f * f;
-  float p = 7.0376836292e-2f;
-  p = p * f - 1.1514610310e-1f;
-  p = p * f + 1.1676998740e-1f;
-  p = p * f - 1.2420140846e-1f;
-  p = p * f + 1.4249322787e-1f;
-  p = p * f - 1.6668057665e-1f;
-  p = p * f + 2.0000714765e-1f;
-  p = p * f - 2.4999993993e-1f;
-  p = p * f + 3.3333331174e-1f;
+  float p = horner(f, 7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f, -1.2420140846e-1f,
+                   1.4249322787e-1f, -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f,
+                   3.3333331174e-1f);
   float fe = static_cast<float>(e);
   float y = p * f * z;
   y = y + fe * kLn2Lo;
@@ -130,11 +129,8 @@ MC_VMATH_INLINE float sigmoid(float x) {
 MC_VMATH_INLINE float tanh(float x) {
   float a = fabs(x);
   float z = x * x;
-  float p = -5.70498872745e-3f;
-  p = p * z + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
+  float p = horner(z, -5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f,
+                   -3.33332819422e-1f);
   float small = p * z * x + x;
   float big = 1.0f - 2.0f / (exp(a + a) + 1.0f);
   big = select(x < 0.0f, -big, big);
@@ -156,16 +152,8 @@ MC_VMATH_INLINE void square_split(float x, float& hi, float& lo) {
 // ln2_lo, whose first difference is exact, so its rounding does not grow with z^2.
 MC_VMATH_INLINE float erfc_nonneg(float z, float z2hi, float z2lo) {
   float t = 1.0f / (1.0f + 0.5f * z);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
+  float p = horner(t, 0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
+                   -0.18628806f, 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f);
   float n = round_small(((p - z2hi) - z2lo) * kLog2e);
   float r = -z2hi - n * kLn2Hi;
   r = r + p;
@@ -181,13 +169,9 @@ MC_VMATH_INLINE float erfc_nonneg(float z) {
 
 // erf(x) / x for |x| < 1 as a polynomial in x^2 (Cephes erff).
 MC_VMATH_INLINE float erf_small_ratio(float z) {
-  float p = 7.853861353153693e-5f;
-  p = p * z - 8.010193625184903e-4f;
-  p = p * z + 5.188327685732524e-3f;
-  p = p * z - 2.685381193529856e-2f;
-  p = p * z + 1.128358514861418e-1f;
-  p = p * z - 3.761262582423300e-1f;
-  return p * z + 1.128379165726710e0f;
+  return horner(z, 7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f,
+                -2.685381193529856e-2f, 1.128358514861418e-1f, -3.761262582423300e-1f,
+                1.128379165726710e0f);
 }
 
 // erf(x): x P(x^2) for |x| < 1, 1 - erfc(|x|) with its sign beyond.
@@ -239,15 +223,11 @@ MC_VMATH_INLINE float gelu_erf(float x) {
 
 // sin and cos on r in [-pi/4, pi/4] (Cephes sinf/cosf polynomials).
 MC_VMATH_INLINE float sin_poly(float r, float z) {
-  float p = -1.9515295891e-4f;
-  p = p * z + 8.3321608736e-3f;
-  p = p * z - 1.6666654611e-1f;
+  float p = horner(z, -1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f);
   return p * z * r + r;
 }
 MC_VMATH_INLINE float cos_poly(float z) {
-  float p = 2.443315711809948e-5f;
-  p = p * z - 1.388731625493765e-3f;
-  p = p * z + 4.166664568298827e-2f;
+  float p = horner(z, 2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f);
   return p * z * z - 0.5f * z + 1.0f;
 }
 

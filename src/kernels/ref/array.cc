@@ -54,12 +54,26 @@ int64_t read_index_flat(const Tensor& t, int64_t flat) {
   return read_index(t, unravel(flat, t.shape()));
 }
 
+// out[o] = src[i] for every output element o, where i starts as o and source(i) turns it into
+// the index read and returns the tensor src it reads (one of several inputs).
+template <class Source>
+void gather_sources(const Tensor& out, const Source& source) {
+  dispatch_all(out.dtype(), "ref", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    each(out.shape(), [&](const Index& o) {
+      Index i = o;
+      const Tensor& src = source(i);
+      at<T>(out, o) = at<T>(src, i);
+    });
+  });
+}
+
 // out[idx] = in[map(idx)] for every output element.
 template <class Map>
 void gather_elements(const Tensor& out, const Tensor& in, const Map& map) {
-  dispatch_all(out.dtype(), "ref", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    each(out.shape(), [&](const Index& idx) { at<T>(out, idx) = at<T>(in, map(idx)); });
+  gather_sources(out, [&](Index& i) -> const Tensor& {
+    i = map(static_cast<const Index&>(i));
+    return in;
   });
 }
 
@@ -296,27 +310,20 @@ void ref_one_hot(const KernelContext& ctx) {
 void ref_concat(const KernelContext& ctx) {
   const Tensor& out = ctx.out[0];
   const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), out.ndim(), ctx.op.name);
-  dispatch_all(out.dtype(), "ref", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    each(out.shape(), [&](const Index& o) {
-      Index i = o;
-      size_t k = 0;
-      while (i[axis] >= ctx.in[k].dim(axis)) i[axis] -= ctx.in[k++].dim(axis);
-      at<T>(out, o) = at<T>(ctx.in[k], i);
-    });
+  gather_sources(out, [&](Index& i) -> const Tensor& {
+    size_t k = 0;
+    while (i[axis] >= ctx.in[k].dim(axis)) i[axis] -= ctx.in[k++].dim(axis);
+    return ctx.in[k];
   });
 }
 
 void ref_stack(const KernelContext& ctx) {
   const Tensor& out = ctx.out[0];
   const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), out.ndim(), ctx.op.name);
-  dispatch_all(out.dtype(), "ref", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    each(out.shape(), [&](const Index& o) {
-      Index i = o;
-      i.erase(i.begin() + axis);
-      at<T>(out, o) = at<T>(ctx.in[o[axis]], i);
-    });
+  gather_sources(out, [&](Index& i) -> const Tensor& {
+    const int64_t k = i[axis];
+    i.erase(i.begin() + axis);
+    return ctx.in[k];
   });
 }
 

@@ -42,36 +42,34 @@ void for_each_tap(const ConvGeom& g, F&& f) {
   }
 }
 
-}  // namespace
+// The operands of a convolution, naming the index for_each_tap gives each.
+enum Operand { kX, kW, kY };
 
-void ref_conv2d(const KernelContext& ctx) {
-  ConvGeom g = conv2d_geometry(ctx);
-  std::vector<double> x = to_double(ctx.in[0]), w = to_double(ctx.in[1]);
-  std::vector<double> y(static_cast<size_t>(ctx.out[0].numel()), 0.0);
+// The convolution sum of the op's two inputs: out[tap's `out` index] += in0[its `a` index] *
+// in1[its `b` index] over every tap, in double. The forward op and both gradients are this
+// sum with the operands' roles exchanged.
+void conv_sum(const KernelContext& ctx, const ConvGeom& g, Operand out, Operand a, Operand b) {
+  std::vector<double> va = to_double(ctx.in[0]), vb = to_double(ctx.in[1]);
+  std::vector<double> r(static_cast<size_t>(ctx.out[0].numel()), 0.0);
   for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
-    y[static_cast<size_t>(yi)] += x[static_cast<size_t>(xi)] * w[static_cast<size_t>(wi)];
+    const size_t idx[3] = {static_cast<size_t>(xi), static_cast<size_t>(wi),
+                           static_cast<size_t>(yi)};
+    r[idx[out]] += va[idx[a]] * vb[idx[b]];
   });
-  store(ctx.out[0], y);
+  store(ctx.out[0], r);
 }
 
+}  // namespace
+
+// y = x * w; dx = dy * w; dw = dy * x.
+void ref_conv2d(const KernelContext& ctx) { conv_sum(ctx, conv2d_geometry(ctx), kY, kX, kW); }
+
 void ref_conv2d_backprop_input(const KernelContext& ctx) {
-  ConvGeom g = conv2d_backprop_input_geometry(ctx);
-  std::vector<double> dy = to_double(ctx.in[0]), w = to_double(ctx.in[1]);
-  std::vector<double> dx(static_cast<size_t>(ctx.out[0].numel()), 0.0);
-  for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
-    dx[static_cast<size_t>(xi)] += dy[static_cast<size_t>(yi)] * w[static_cast<size_t>(wi)];
-  });
-  store(ctx.out[0], dx);
+  conv_sum(ctx, conv2d_backprop_input_geometry(ctx), kX, kY, kW);
 }
 
 void ref_conv2d_backprop_filter(const KernelContext& ctx) {
-  ConvGeom g = conv2d_backprop_filter_geometry(ctx);
-  std::vector<double> dy = to_double(ctx.in[0]), x = to_double(ctx.in[1]);
-  std::vector<double> dw(static_cast<size_t>(ctx.out[0].numel()), 0.0);
-  for_each_tap(g, [&](int64_t xi, int64_t wi, int64_t yi) {
-    dw[static_cast<size_t>(wi)] += dy[static_cast<size_t>(yi)] * x[static_cast<size_t>(xi)];
-  });
-  store(ctx.out[0], dw);
+  conv_sum(ctx, conv2d_backprop_filter_geometry(ctx), kW, kY, kX);
 }
 
 }  // namespace mycel

@@ -11,6 +11,7 @@ namespace mycel {
 namespace {
 
 using ref::store;
+using ref::store_all;
 using ref::to_double;
 
 // log_softmax of the `len` elements x[base + k*stride].
@@ -87,8 +88,7 @@ void ref_softmax_ce(const KernelContext& ctx) {
       d[k] = std::exp(ls[static_cast<size_t>(j)]) - y[k];
     }
   }
-  store(ctx.out[0], loss);
-  store(ctx.out[1], d);
+  store_all(ctx.out, loss, d);
 }
 
 void ref_dropout(const KernelContext& ctx) {
@@ -103,8 +103,7 @@ void ref_dropout(const KernelContext& ctx) {
     mask[static_cast<size_t>(i)] = kept ? 1.0 : 0.0;
     y[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] * mask[static_cast<size_t>(i)] / keep;
   }
-  store(ctx.out[0], y);
-  store(ctx.out[1], mask);
+  store_all(ctx.out, y, mask);
 }
 
 }  // namespace mycel

@@ -10,6 +10,7 @@ namespace mycel {
 namespace {
 
 using ref::store;
+using ref::store_all;
 using ref::to_double;
 
 // Index of element (n, c, s) of x viewed as [N, C, S].
@@ -56,11 +57,7 @@ void ref_batch_norm(const KernelContext& ctx) {
       }
     }
   }
-  store(ctx.out[0], y);
-  store(ctx.out[1], mean);
-  store(ctx.out[2], var);
-  store(ctx.out[3], mean);
-  store(ctx.out[4], inv);
+  store_all(ctx.out, y, mean, var, mean, inv);
   if (training) {
     store(ctx.in[3], rmean);
     store(ctx.in[4], rvar);
@@ -99,9 +96,7 @@ void ref_batch_norm_grad(const KernelContext& ctx) {
       }
     }
   }
-  store(ctx.out[0], dx);
-  store(ctx.out[1], dscale);
-  store(ctx.out[2], dbias);
+  store_all(ctx.out, dx, dscale, dbias);
 }
 
 void ref_layer_norm(const KernelContext& ctx) {
@@ -127,9 +122,7 @@ void ref_layer_norm(const KernelContext& ctx) {
       y[static_cast<size_t>(f)] = (x[static_cast<size_t>(f)] - mu) * rs * gamma[p] + beta[p];
     }
   }
-  store(ctx.out[0], y);
-  store(ctx.out[1], mean);
-  store(ctx.out[2], rstd);
+  store_all(ctx.out, y, mean, rstd);
 }
 
 void ref_layer_norm_grad(const KernelContext& ctx) {
@@ -160,9 +153,7 @@ void ref_layer_norm_grad(const KernelContext& ctx) {
       dx[k] = rs * (dy[k] * gamma[p] - sg / cols - xhat * sgx / cols);
     }
   }
-  store(ctx.out[0], dx);
-  store(ctx.out[1], dgamma);
-  store(ctx.out[2], dbeta);
+  store_all(ctx.out, dx, dgamma, dbeta);
 }
 
 }  // namespace mycel

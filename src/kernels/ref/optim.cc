@@ -75,9 +75,7 @@ void ref_adam(const KernelContext& ctx) {
     double num = ctx.attrs.get_bool("use_nesterov") ? b1 * m[i] + (1 - b1) * g[i] : m[i];
     var[i] -= lr_t * num / (std::sqrt(v[i]) + eps);
   }
-  ref::store(ctx.out[0], var);
-  ref::store(ctx.out[1], m);
-  ref::store(ctx.out[2], v);
+  ref::store_all(ctx.out, var, m, v);
 }
 
 void ref_adam_weight_decay(const KernelContext& ctx) {
@@ -90,9 +88,7 @@ void ref_adam_weight_decay(const KernelContext& ctx) {
     v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
     var[i] -= lr * (m[i] / (std::sqrt(v[i]) + eps) + decay * var[i]);
   }
-  ref::store(ctx.out[0], var);
-  ref::store(ctx.out[1], m);
-  ref::store(ctx.out[2], v);
+  ref::store_all(ctx.out, var, m, v);
 }
 
 }  // namespace mycel

@@ -51,29 +51,32 @@ double window_mean(const PoolGeom& g, const std::vector<double>& x, int64_t p, i
   return s / static_cast<double>(g.divisor(i, j));
 }
 
+// Calls f(p, i, j) for every window, in output order: plane p, output row i, column j.
+template <class F>
+void for_each_window(const PoolGeom& g, F&& f) {
+  for (int64_t p = 0; p < g.n * g.c; ++p) {
+    for (int64_t i = 0; i < g.ho; ++i) {
+      for (int64_t j = 0; j < g.wo; ++j) f(p, i, j);
+    }
+  }
+}
+
 }  // namespace
 
 void ref_max_pool(const KernelContext& ctx) {
   PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
   std::vector<double> x = to_double(ctx.in[0]), y;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
-    for (int64_t i = 0; i < g.ho; ++i) {
-      for (int64_t j = 0; j < g.wo; ++j) {
-        y.push_back(x[static_cast<size_t>(window_argmax(g, x, p, i, j))]);
-      }
-    }
-  }
+  for_each_window(g, [&](int64_t p, int64_t i, int64_t j) {
+    y.push_back(x[static_cast<size_t>(window_argmax(g, x, p, i, j))]);
+  });
   store(ctx.out[0], y);
 }
 
 void ref_avg_pool(const KernelContext& ctx) {
   PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
   std::vector<double> x = to_double(ctx.in[0]), y;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
-    for (int64_t i = 0; i < g.ho; ++i) {
-      for (int64_t j = 0; j < g.wo; ++j) y.push_back(window_mean(g, x, p, i, j));
-    }
-  }
+  for_each_window(
+      g, [&](int64_t p, int64_t i, int64_t j) { y.push_back(window_mean(g, x, p, i, j)); });
   store(ctx.out[0], y);
 }
 
@@ -82,26 +85,18 @@ void ref_max_pool_grad(const KernelContext& ctx) {
   std::vector<double> x = to_double(ctx.in[0]), dy = to_double(ctx.in[2]);
   std::vector<double> dx(x.size(), 0.0);
   size_t o = 0;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
-    for (int64_t i = 0; i < g.ho; ++i) {
-      for (int64_t j = 0; j < g.wo; ++j) {
-        dx[static_cast<size_t>(window_argmax(g, x, p, i, j))] += dy[o++];
-      }
-    }
-  }
+  for_each_window(g, [&](int64_t p, int64_t i, int64_t j) {
+    dx[static_cast<size_t>(window_argmax(g, x, p, i, j))] += dy[o++];
+  });
   store(ctx.out[0], dx);
 }
 
 void ref_max_pool_grad_grad(const KernelContext& ctx) {
   PoolGeom g = pool_geometry(ctx.op.name, ctx.in[0].shape(), ctx.attrs);
   std::vector<double> x = to_double(ctx.in[0]), ddx = to_double(ctx.in[2]), ddy;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
-    for (int64_t i = 0; i < g.ho; ++i) {
-      for (int64_t j = 0; j < g.wo; ++j) {
-        ddy.push_back(ddx[static_cast<size_t>(window_argmax(g, x, p, i, j))]);
-      }
-    }
-  }
+  for_each_window(g, [&](int64_t p, int64_t i, int64_t j) {
+    ddy.push_back(ddx[static_cast<size_t>(window_argmax(g, x, p, i, j))]);
+  });
   store(ctx.out[0], ddy);
 }
 
@@ -110,14 +105,10 @@ void ref_avg_pool_grad(const KernelContext& ctx) {
   std::vector<double> dy = to_double(ctx.in[2]);
   std::vector<double> dx(static_cast<size_t>(ctx.in[0].numel()), 0.0);
   size_t o = 0;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
-    for (int64_t i = 0; i < g.ho; ++i) {
-      for (int64_t j = 0; j < g.wo; ++j) {
-        double d = dy[o++] / static_cast<double>(g.divisor(i, j));
-        for_window(g, p, i, j, [&](int64_t k) { dx[static_cast<size_t>(k)] += d; });
-      }
-    }
-  }
+  for_each_window(g, [&](int64_t p, int64_t i, int64_t j) {
+    double d = dy[o++] / static_cast<double>(g.divisor(i, j));
+    for_window(g, p, i, j, [&](int64_t k) { dx[static_cast<size_t>(k)] += d; });
+  });
   store(ctx.out[0], dx);
 }
 

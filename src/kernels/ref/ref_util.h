@@ -24,4 +24,11 @@ inline void store(const Tensor& out, const std::vector<double>& v) {
   });
 }
 
+// store(out[k], the k-th vector) for each output of a kernel with several.
+template <class Outs, class... V>
+void store_all(const Outs& out, const V&... v) {
+  size_t k = 0;
+  (store(out[k++], v), ...);
+}
+
 }  // namespace mycel::ref
