@@ -4,15 +4,17 @@
 #
 # The layers, lowest first; a folder may include its own headers and those of lower ranks.
 # Folders of one rank are siblings and do not include each other (runtime and data).
-#   base < tensor < device < ops < kernels < ir < runtime, data < compiler < serialize
+#   base < tensor < device, comm < ops < kernels < ir < runtime, data < compiler < serialize
 #   < frontend < python (the bindings)
+# comm/ holds the communicators (the Communicator interface, Gloo and MPI backends, process
+# groups), siblings of the devices: collective kernels reach them through KernelContext.
 # device/ holds the device backends (device/cuda: memory, streams, copies), below the op
 # table; their kernels live in kernels/<device>/. CUDA sources (.cu, .cuh) are checked too.
 # A folder of src/ without a rank is an error too: a new layer says where it stands.
 # Prints each upward include as file:line and exits 1; exits 0 when there is none.
 set -euo pipefail
 tree=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-declare -A rank=([base]=0 [tensor]=1 [device]=2 [ops]=3 [kernels]=4 [ir]=5 [runtime]=6
+declare -A rank=([base]=0 [tensor]=1 [device]=2 [comm]=2 [ops]=3 [kernels]=4 [ir]=5 [runtime]=6
                  [data]=6 [compiler]=7 [serialize]=8 [frontend]=9 [python]=10)
 bad=0
 for dir in "$tree"/src/*/; do

@@ -1,0 +1,82 @@
+#include "comm/communicator.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace mycel {
+
+std::string_view reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Max:
+      return "max";
+    case ReduceOp::Min:
+      return "min";
+    case ReduceOp::Prod:
+      return "prod";
+  }
+  return "?";
+}
+
+namespace {
+template <class T, class F>
+void combine(void* out, const void* a, const void* b, size_t n, F f) {
+  using C = compute_t<T>;
+  T* o = static_cast<T*>(out);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (size_t i = 0; i < n; ++i)
+    o[i] = static_cast<T>(f(static_cast<C>(x[i]), static_cast<C>(y[i])));
+}
+}  // namespace
+
+void reduce_into(DType t, ReduceOp op, void* out, const void* a, const void* b, size_t n) {
+  if (t == DType::Bool) {  // or / and, whatever the bytes of a true are
+    const bool any = op == ReduceOp::Sum || op == ReduceOp::Max;
+    return combine<bool>(out, a, b, n, [any](bool x, bool y) { return any ? (x || y) : (x && y); });
+  }
+  dispatch_number(t, "reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return;  // handled above; dispatch_number never calls with bool
+    } else {
+      switch (op) {
+        case ReduceOp::Sum:
+          // Integers wrap: add in the unsigned type of the same width.
+          if constexpr (std::is_integral_v<C>) {
+            using U = std::make_unsigned_t<C>;
+            return combine<T>(out, a, b, n, [](C x, C y) {
+              return static_cast<C>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+            });
+          } else {
+            return combine<T>(out, a, b, n, [](C x, C y) { return x + y; });
+          }
+        case ReduceOp::Prod:
+          if constexpr (std::is_integral_v<C>) {
+            using U = std::make_unsigned_t<C>;
+            return combine<T>(out, a, b, n, [](C x, C y) {
+              return static_cast<C>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
+            });
+          } else {
+            return combine<T>(out, a, b, n, [](C x, C y) { return x * y; });
+          }
+        // NaN propagates, as numpy's maximum/minimum.
+        case ReduceOp::Max:
+          return combine<T>(out, a, b, n, [](C x, C y) { return x != x || x > y ? x : y; });
+        case ReduceOp::Min:
+          return combine<T>(out, a, b, n, [](C x, C y) { return x != x || x < y ? x : y; });
+      }
+    }
+  });
+}
+
+void throw_comm_error(const Communicator& c, std::string_view op, std::string_view what) {
+  std::ostringstream s;
+  s << op << " on group '" << c.group() << "' (rank " << c.rank() << " of " << c.size() << ", "
+    << c.backend() << ", timeout " << c.timeout().count() / 1000.0 << " s) failed: " << what;
+  throw Error(ErrorKind::Runtime, s.str());
+}
+
+}  // namespace mycel

@@ -1,0 +1,70 @@
+// Communicators: the collective operations of one process group, and the narrow interface a
+// collective library implements (comm/gloo_comm.h: Gloo over TCP, the default;
+// comm/mpi_comm.h: Open MPI; a seam for NCCL where it is installed).
+//
+// A Communicator is one group of ranks (the world, or a sub-group made by
+// ProcessGroups::create_group). Every operation is collective over the group unless it says
+// otherwise, works on host buffers of `count` elements of one dtype, blocks until its result
+// is in place, and gives up after the group's timeout: a peer that died or never arrives is
+// a RuntimeError naming the operation, the group and the ranks it waited for, never a hang.
+// Operations of one group run in the order the caller issues them; callers serialise their
+// calls on a group (the runtime runs collectives on one thread per group).
+//
+// Device tensors are the caller's concern (kernels copy through the host until a device
+// library such as NCCL is behind this interface).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tensor/dtype.h"
+
+namespace mycel {
+
+// MindSpore's ops.ReduceOp. On bool, Sum and Max are "or", Prod and Min are "and"; integer
+// sums wrap as the dtype does; 16-bit floats accumulate in float and round once per step.
+enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
+std::string_view reduce_op_name(ReduceOp op);  // "sum", ...
+
+// out[i] = op(a[i], b[i]) for n elements of dtype t (the reduction every backend applies
+// to the blocks it receives; one definition so the backends agree bit for bit).
+void reduce_into(DType t, ReduceOp op, void* out, const void* a, const void* b, size_t n);
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual const std::string& group() const = 0;  // "hccl_world_group" for the world
+  virtual int rank() const = 0;                  // this process's rank in the group
+  virtual int size() const = 0;
+  virtual std::string backend() const = 0;  // "gloo", "mpi"
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
+
+  // buf = op over ranks of buf (in place).
+  virtual void all_reduce(void* buf, size_t count, DType t, ReduceOp op) = 0;
+  // out = the ranks' `in` blocks concatenated in rank order; out holds size()*count.
+  virtual void all_gather(const void* in, void* out, size_t count, DType t) = 0;
+  // in holds size()*count; out = op over ranks of block rank() of `in` (count elements).
+  virtual void reduce_scatter(const void* in, void* out, size_t count, DType t, ReduceOp op) = 0;
+  // in and out hold size()*count: block j of `in` goes to rank j, block i of `out` came
+  // from rank i.
+  virtual void all_to_all(const void* in, void* out, size_t count, DType t) = 0;
+  // buf on every rank = buf of `root` (a rank of this group).
+  virtual void broadcast(void* buf, size_t count, DType t, int root) = 0;
+  // Point to point, not collective: matched by (peer, tag) in issue order.
+  virtual void send(const void* buf, size_t nbytes, int dst, int tag) = 0;
+  virtual void recv(void* buf, size_t nbytes, int src, int tag) = 0;
+  virtual void barrier() = 0;
+
+ protected:
+  std::chrono::milliseconds timeout_{std::chrono::seconds(600)};
+};
+
+// The RuntimeError of a collective that did not complete: names the operation, the group,
+// its size, the timeout and the backend's message.
+[[noreturn]] void throw_comm_error(const Communicator& c, std::string_view op,
+                                   std::string_view what);
+
+}  // namespace mycel

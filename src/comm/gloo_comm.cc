@@ -1,0 +1,231 @@
+#include "comm/gloo_comm.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cstring>
+
+#include "base/error.h"
+
+namespace mycel {
+
+class GlooDevice {
+ public:
+  std::shared_ptr<gloo::transport::Device> dev;
+};
+
+std::shared_ptr<GlooDevice> make_gloo_device(const std::string& hostname) {
+  gloo::transport::tcp::attr attr;
+  attr.hostname = hostname;  // explicit: this machine's hostname may not resolve elsewhere
+  auto d = std::make_shared<GlooDevice>();
+  try {
+    d->dev = gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& e) {
+    MC_THROW(Runtime, "cannot open a Gloo TCP device on '", hostname, "': ", e.what());
+  }
+  return d;
+}
+
+namespace {
+
+// mycel's Store seen as Gloo's: get and wait block up to the group's timeout.
+class StoreAdapter : public gloo::rendezvous::Store {
+ public:
+  StoreAdapter(mycel::Store& s, std::chrono::milliseconds timeout) : s_(s), timeout_(timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    s_.set(key, std::string(data.begin(), data.end()));
+  }
+  std::vector<char> get(const std::string& key) override {
+    std::string v = s_.get(key, timeout_);
+    return std::vector<char>(v.begin(), v.end());
+  }
+  void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& t) override {
+    for (const std::string& k : keys) s_.get(k, t);
+  }
+
+ private:
+  mycel::Store& s_;
+  std::chrono::milliseconds timeout_;
+};
+
+// Calls f(T*) with T an unsigned integer type of the dtype's size: Gloo needs only the
+// element size; the reduction is reduce_into's.
+template <class F>
+void with_element(DType t, F&& f) {
+  switch (dtype_size(t)) {
+    case 1:
+      return f(static_cast<uint8_t*>(nullptr));
+    case 2:
+      return f(static_cast<uint16_t*>(nullptr));
+    case 4:
+      return f(static_cast<uint32_t*>(nullptr));
+    case 8:
+      return f(static_cast<uint64_t*>(nullptr));
+  }
+  MC_THROW(Internal, "no Gloo element type of ", dtype_size(t), " bytes");
+}
+
+constexpr uint8_t kP2PSlotPrefix = 0x40;  // above Gloo's collective slot prefixes
+
+class GlooCommunicator : public Communicator {
+ public:
+  GlooCommunicator(std::string group, std::shared_ptr<gloo::rendezvous::Context> ctx)
+      : group_(std::move(group)), ctx_(std::move(ctx)) {}
+
+  const std::string& group() const override { return group_; }
+  int rank() const override { return ctx_->rank; }
+  int size() const override { return ctx_->size; }
+  std::string backend() const override { return "gloo"; }
+
+  void all_reduce(void* buf, size_t count, DType t, ReduceOp op) override {
+    if (count == 0) return;
+    run("AllReduce", [&] {
+      with_element(t, [&](auto* tag) {
+        using E = std::remove_pointer_t<decltype(tag)>;
+        gloo::AllreduceOptions o(ctx_);
+        o.setOutput(static_cast<E*>(buf), count);
+        o.setReduceFunction([t, op](void* c, const void* a, const void* b, size_t n) {
+          reduce_into(t, op, c, a, b, n);
+        });
+        prepare(o);
+        gloo::allreduce(o);
+      });
+    });
+  }
+
+  void all_gather(const void* in, void* out, size_t count, DType t) override {
+    if (count == 0) return;
+    run("AllGather", [&] {
+      with_element(t, [&](auto* tag) {
+        using E = std::remove_pointer_t<decltype(tag)>;
+        gloo::AllgatherOptions o(ctx_);
+        o.setInput(const_cast<E*>(static_cast<const E*>(in)), count);
+        o.setOutput(static_cast<E*>(out), count * size());
+        prepare(o);
+        gloo::allgather(o);
+      });
+    });
+  }
+
+  void all_to_all(const void* in, void* out, size_t count, DType t) override {
+    if (count == 0) return;
+    run("AlltoAll", [&] { alltoall(in, out, count, t); });
+  }
+
+  void reduce_scatter(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
+    if (count == 0) return;
+    const size_t block = count * dtype_size(t);
+    std::vector<char> blocks(block * size());
+    run("ReduceScatter", [&] { alltoall(in, blocks.data(), count, t); });
+    // Reduced in rank order on every rank: the same order whoever holds the block.
+    std::memcpy(out, blocks.data(), block);
+    for (int r = 1; r < size(); ++r) reduce_into(t, op, out, out, blocks.data() + r * block, count);
+  }
+
+  void broadcast(void* buf, size_t count, DType t, int root) override {
+    if (count == 0) return;
+    run("Broadcast", [&] {
+      with_element(t, [&](auto* tag) {
+        using E = std::remove_pointer_t<decltype(tag)>;
+        gloo::BroadcastOptions o(ctx_);
+        o.setOutput(static_cast<E*>(buf), count);
+        o.setRoot(root);
+        prepare(o);
+        gloo::broadcast(o);
+      });
+    });
+  }
+
+  void send(const void* buf, size_t nbytes, int dst, int tag) override {
+    if (nbytes == 0) return;
+    run("Send", [&] {
+      auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), nbytes);
+      ub->send(dst, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
+      ub->waitSend(timeout());
+    });
+  }
+
+  void recv(void* buf, size_t nbytes, int src, int tag) override {
+    if (nbytes == 0) return;
+    run("Receive", [&] {
+      auto ub = ctx_->createUnboundBuffer(buf, nbytes);
+      ub->recv(src, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
+      ub->waitRecv(timeout());
+    });
+  }
+
+  void barrier() override {
+    run("Barrier", [&] {
+      gloo::BarrierOptions o(ctx_);
+      prepare(o);
+      gloo::barrier(o);
+    });
+  }
+
+ private:
+  template <class O>
+  void prepare(O& o) {
+    o.setTag(seq_++);
+    o.setTimeout(timeout());
+  }
+
+  void alltoall(const void* in, void* out, size_t count, DType t) {
+    with_element(t, [&](auto* tag) {
+      using E = std::remove_pointer_t<decltype(tag)>;
+      gloo::AlltoallOptions o(ctx_);
+      o.setInput(const_cast<E*>(static_cast<const E*>(in)), count * size());
+      o.setOutput(static_cast<E*>(out), count * size());
+      prepare(o);
+      gloo::alltoall(o);
+    });
+  }
+
+  // Gloo's exceptions (a timeout, a closed connection) as mycel's error.
+  template <class F>
+  void run(std::string_view op, F&& f) {
+    try {
+      f();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {  // gloo::Exception, gloo::EnforceNotMet
+      throw_comm_error(*this, op, e.what());
+    }
+  }
+
+  std::string group_;
+  std::shared_ptr<gloo::rendezvous::Context> ctx_;
+  uint32_t seq_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> connect_gloo(std::shared_ptr<GlooDevice> device, Store& store,
+                                           const std::string& group, int rank, int size,
+                                           std::chrono::milliseconds timeout) {
+  auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
+  ctx->setTimeout(timeout);
+  StoreAdapter adapter(store, timeout);
+  gloo::rendezvous::PrefixStore prefixed(group, adapter);
+  try {
+    ctx->connectFullMesh(prefixed, device->dev);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    MC_THROW(Runtime, "connecting group '", group, "' (rank ", rank, " of ", size,
+             ", gloo) failed: ", e.what());
+  }
+  auto c = std::make_unique<GlooCommunicator>(group, std::move(ctx));
+  c->set_timeout(timeout);
+  return c;
+}
+
+}  // namespace mycel

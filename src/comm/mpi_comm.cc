@@ -1,0 +1,207 @@
+#include "comm/mpi_comm.h"
+
+#include <mpi.h>
+
+#include <climits>
+#include <thread>
+
+#include "base/error.h"
+
+namespace mycel {
+
+namespace {
+
+bool g_inited = false;     // MPI allows one init per process
+bool g_finalized = false;  // ... and nothing after finalize
+MPI_Datatype g_types[kNumDTypes];
+MPI_Op g_ops[4];
+
+DType dtype_of_mpi(MPI_Datatype d) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (g_types[i] == d) return static_cast<DType>(i);
+  }
+  MC_THROW(Internal, "an MPI reduction on a datatype mycel did not make");
+}
+
+template <ReduceOp Op>
+void user_op(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  reduce_into(dtype_of_mpi(*dt), Op, inout, inout, in, static_cast<size_t>(*len));
+}
+
+// One MPI datatype per dtype: each its own handle (16-bit floats are 2-byte contiguous
+// types), so a user operation can tell them apart.
+void make_types_and_ops() {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    MPI_Type_contiguous(static_cast<int>(dtype_size(static_cast<DType>(i))), MPI_BYTE, &g_types[i]);
+    MPI_Type_commit(&g_types[i]);
+  }
+  MPI_Op_create(&user_op<ReduceOp::Sum>, 1, &g_ops[0]);
+  MPI_Op_create(&user_op<ReduceOp::Max>, 1, &g_ops[1]);
+  MPI_Op_create(&user_op<ReduceOp::Min>, 1, &g_ops[2]);
+  MPI_Op_create(&user_op<ReduceOp::Prod>, 1, &g_ops[3]);
+}
+
+int mpi_count(size_t n, std::string_view op) {
+  MC_CHECK(n <= static_cast<size_t>(INT_MAX), Value, op, ": ", n,
+           " elements are more than MPI can move in one call (", INT_MAX, ")");
+  return static_cast<int>(n);
+}
+
+std::string mpi_message(int rc) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, buf, &len);
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator(std::string group, MPI_Comm comm) : group_(std::move(group)), comm_(comm) {
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiCommunicator() override {
+    if (comm_ != MPI_COMM_WORLD && !g_finalized) MPI_Comm_free(&comm_);
+  }
+  MPI_Comm comm() const { return comm_; }
+
+  const std::string& group() const override { return group_; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string backend() const override { return "mpi"; }
+
+  void all_reduce(void* buf, size_t count, DType t, ReduceOp op) override {
+    if (count == 0) return;
+    MPI_Request r;
+    check("AllReduce", MPI_Iallreduce(MPI_IN_PLACE, buf, mpi_count(count, "AllReduce"), type(t),
+                                      g_ops[static_cast<int>(op)], comm_, &r));
+    wait("AllReduce", r);
+  }
+  void all_gather(const void* in, void* out, size_t count, DType t) override {
+    if (count == 0) return;
+    const int n = mpi_count(count * size_, "AllGather");
+    MPI_Request r;
+    check("AllGather", MPI_Iallgather(in, n / size_, type(t), out, n / size_, type(t), comm_, &r));
+    wait("AllGather", r);
+  }
+  void reduce_scatter(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
+    if (count == 0) return;
+    const int n = mpi_count(count * size_, "ReduceScatter") / size_;
+    MPI_Request r;
+    check("ReduceScatter",
+          MPI_Ireduce_scatter_block(in, out, n, type(t), g_ops[static_cast<int>(op)], comm_, &r));
+    wait("ReduceScatter", r);
+  }
+  void all_to_all(const void* in, void* out, size_t count, DType t) override {
+    if (count == 0) return;
+    const int n = mpi_count(count * size_, "AlltoAll") / size_;
+    MPI_Request r;
+    check("AlltoAll", MPI_Ialltoall(in, n, type(t), out, n, type(t), comm_, &r));
+    wait("AlltoAll", r);
+  }
+  void broadcast(void* buf, size_t count, DType t, int root) override {
+    if (count == 0) return;
+    MPI_Request r;
+    check("Broadcast", MPI_Ibcast(buf, mpi_count(count, "Broadcast"), type(t), root, comm_, &r));
+    wait("Broadcast", r);
+  }
+  void send(const void* buf, size_t nbytes, int dst, int tag) override {
+    if (nbytes == 0) return;
+    MPI_Request r;
+    check("Send", MPI_Isend(buf, mpi_count(nbytes, "Send"), MPI_BYTE, dst, tag, comm_, &r));
+    wait("Send", r);
+  }
+  void recv(void* buf, size_t nbytes, int src, int tag) override {
+    if (nbytes == 0) return;
+    MPI_Request r;
+    check("Receive", MPI_Irecv(buf, mpi_count(nbytes, "Receive"), MPI_BYTE, src, tag, comm_, &r));
+    wait("Receive", r);
+  }
+  void barrier() override {
+    MPI_Request r;
+    check("Barrier", MPI_Ibarrier(comm_, &r));
+    wait("Barrier", r);
+  }
+
+ private:
+  static MPI_Datatype type(DType t) { return g_types[static_cast<int>(t)]; }
+  void check(std::string_view op, int rc) {
+    if (rc != MPI_SUCCESS) throw_comm_error(*this, op, mpi_message(rc));
+  }
+  // Polls the request until it completes or the timeout passes: a spin first (latency),
+  // then short sleeps (a rank waiting long for a peer leaves its core to the others).
+  void wait(std::string_view op, MPI_Request& r) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now(), deadline = start + timeout();
+    for (int polls = 0;; ++polls) {
+      int done = 0;
+      check(op, MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+      if (done) return;
+      if (Clock::now() > deadline) {
+        throw_comm_error(*this, op, "a peer did not arrive within the timeout");
+      }
+      if (polls < 2000) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+  }
+
+  std::string group_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> mpi_world(std::chrono::milliseconds timeout) {
+  MC_CHECK(!g_finalized, Runtime,
+           "MPI was released in this process and cannot be initialised again (an MPI rule)");
+  if (!g_inited) {
+    int provided = 0;
+    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    MC_CHECK(rc == MPI_SUCCESS, Runtime, "MPI_Init_thread failed: ", mpi_message(rc));
+    make_types_and_ops();
+    g_inited = true;
+  }
+  auto c = std::make_unique<MpiCommunicator>("hccl_world_group", MPI_COMM_WORLD);
+  c->set_timeout(timeout);
+  return c;
+}
+
+void mpi_local_rank(int* local_rank, int* local_size) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, local_rank);
+  MPI_Comm_size(node, local_size);
+  MPI_Comm_free(&node);
+}
+
+std::unique_ptr<Communicator> mpi_subgroup(Communicator& parent, const std::string& name,
+                                           const std::vector<int>& parent_ranks) {
+  auto& p = dynamic_cast<MpiCommunicator&>(parent);
+  MPI_Group pg, g;
+  MPI_Comm_group(p.comm(), &pg);
+  MPI_Group_incl(pg, static_cast<int>(parent_ranks.size()), parent_ranks.data(), &g);
+  MPI_Comm c = MPI_COMM_NULL;
+  int rc = MPI_Comm_create_group(p.comm(), g, 0, &c);
+  MPI_Group_free(&g);
+  MPI_Group_free(&pg);
+  MC_CHECK(rc == MPI_SUCCESS && c != MPI_COMM_NULL, Runtime, "creating group '", name,
+           "' failed: ", mpi_message(rc));
+  auto sub = std::make_unique<MpiCommunicator>(name, c);
+  sub->set_timeout(parent.timeout());
+  return sub;
+}
+
+void mpi_finalize() {
+  if (!g_inited || g_finalized) return;
+  for (MPI_Op& op : g_ops) MPI_Op_free(&op);
+  for (MPI_Datatype& t : g_types) MPI_Type_free(&t);
+  MPI_Finalize();
+  g_finalized = true;
+}
+
+}  // namespace mycel

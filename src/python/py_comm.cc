@@ -1,0 +1,43 @@
+// mycel.communication's core: a ProcessGroups object (comm/process_groups.h) made by init()
+// and held by the Python module until release(). Blocking calls (connecting the world, making
+// a group) drop the GIL, so other Python threads run while a rank waits for its peers.
+#include <pybind11/stl.h>
+
+#include "comm/process_groups.h"
+#include "python/module.h"
+
+namespace pyb = pybind11;
+
+namespace mycel::py {
+
+void bind_comm(pyb::module_& m) {
+  using PG = ProcessGroups;
+  pyb::class_<PG>(m, "_ProcessGroups")
+      .def(pyb::init([](const std::string& backend, double timeout_s) {
+             CommOptions o = CommOptions::from_env(backend);
+             if (timeout_s > 0) {
+               o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+             }
+             pyb::gil_scoped_release nogil;
+             return std::make_unique<PG>(o);
+           }),
+           pyb::arg("backend") = "", pyb::arg("timeout") = 0.0,
+           "Connects the world group (init()); timeout in seconds, 0: MYCEL_COMM_TIMEOUT.")
+      .def_property_readonly("backend", [](PG& g) { return g.options().backend; })
+      .def_property_readonly("timeout", [](PG& g) { return g.options().timeout.count() / 1000.0; })
+      .def("rank", [](PG& g, const std::string& group) { return g.group(group).rank(); })
+      .def("size", [](PG& g, const std::string& group) { return g.group(group).size(); })
+      .def_property_readonly("local_rank", &PG::local_rank)
+      .def_property_readonly("local_size", &PG::local_size)
+      .def("create_group", &PG::create_group, pyb::call_guard<pyb::gil_scoped_release>())
+      .def("destroy_group", &PG::destroy_group)
+      .def("has_group", &PG::has_group)
+      .def("world_rank", &PG::world_rank)
+      .def("group_rank", &PG::group_rank)
+      .def(
+          "barrier", [](PG& g, const std::string& group) { g.group(group).barrier(); },
+          pyb::call_guard<pyb::gil_scoped_release>());
+  m.attr("_WORLD_COMM_GROUP") = kWorldGroup;
+}
+
+}  // namespace mycel::py

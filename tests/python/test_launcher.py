@@ -1,0 +1,99 @@
+"""The launcher, python -m mycel.run: one log per rank, a failed rank stops the job with a
+message naming it, two launchers with different --node_rank form one job, bad options are
+usage errors. Every launcher runs under a timeout, and the tests check that no worker is
+left behind."""
+import os
+import subprocess
+import textwrap
+import time
+
+from distributed import PYTHON, ROOT, _env, free_port
+
+WORKER = textwrap.dedent("""
+    import os, sys, time
+    from mycel.communication import init, get_rank, get_group_size, get_local_rank
+    init()
+    rank = get_rank()
+    with open(os.path.join(sys.argv[1], f"pid_{rank}"), "w") as f:
+        f.write(str(os.getpid()))
+    print(f"rank {rank} of {get_group_size()} local {get_local_rank()} "
+          f"timeout {os.environ['MYCEL_COMM_TIMEOUT']}", flush=True)
+    if len(sys.argv) > 2 and rank == int(sys.argv[2]):
+        print("giving up", flush=True)
+        sys.exit(3)
+    if len(sys.argv) > 2:
+        time.sleep(120)   # the launcher must stop this rank long before
+""")
+
+
+def launch(args, timeout=150):
+    return subprocess.run([PYTHON, "-m", "mycel.run", *map(str, args)], env=_env({}),
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead too: read its state.
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ")[1][0] != "Z"
+
+
+def test_two_workers_write_one_log_each(tmp_path):
+    script = tmp_path / "w.py"
+    script.write_text(WORKER)
+    logs = tmp_path / "logs"
+    r = launch(["--worker_num", 2, "--master_port", free_port(), "--log_dir", logs,
+                "--cluster_time_out", 77, script, tmp_path])
+    assert r.returncode == 0, r.stderr
+    for rank in range(2):
+        text = (logs / f"worker_{rank}.log").read_text()
+        assert f"rank {rank} of 2 local {rank} timeout 77" in text, text
+
+
+def test_a_failed_rank_stops_the_job_and_is_named(tmp_path):
+    script = tmp_path / "w.py"
+    script.write_text(WORKER)
+    logs = tmp_path / "logs"
+    start = time.monotonic()
+    r = launch(["--worker_num", 3, "--master_port", free_port(), "--log_dir", logs, script,
+                tmp_path, 1])
+    assert r.returncode != 0
+    assert "worker rank 1 exited with status 3" in r.stderr, r.stderr
+    assert "giving up" in r.stderr  # the last lines of its log
+    assert time.monotonic() - start < 100  # the sleeping ranks were stopped, not awaited
+    for rank in (0, 2):
+        pid = int((tmp_path / f"pid_{rank}").read_text())
+        assert not alive(pid), f"rank {rank} (pid {pid}) was left running"
+
+
+def test_two_launchers_with_different_node_ranks_form_one_job(tmp_path):
+    script = tmp_path / "w.py"
+    script.write_text(WORKER)
+    port = free_port()
+    procs = [subprocess.Popen([PYTHON, "-m", "mycel.run", "--worker_num", "2",
+                               "--local_worker_num", "1", "--node_rank", str(node),
+                               "--master_addr", "127.0.0.1", "--master_port", str(port),
+                               "--log_dir", str(tmp_path / f"node{node}"), str(script),
+                               str(tmp_path)], env=_env({}), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for node in (0, 1)]
+    try:
+        outs = [p.communicate(timeout=150)[0] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert "rank 0 of 2 local 0" in (tmp_path / "node0" / "worker_0.log").read_text()
+    assert "rank 1 of 2 local 1" in (tmp_path / "node1" / "worker_1.log").read_text()
+
+
+def test_bad_options_are_usage_errors(tmp_path):
+    r = launch(["--worker_num", 2, "--node_rank", 2, "--local_worker_num", 1, "x.py"])
+    assert r.returncode == 2 and "outside the 2 of --worker_num" in r.stderr, r.stderr
+    r = launch(["--worker_num", 0, "x.py"])
+    assert r.returncode == 2 and "positive integer" in r.stderr, r.stderr
