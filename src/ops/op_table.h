@@ -10,12 +10,12 @@
 //   kernel       optimised CPU kernel, kernels/cpu/:   void(const KernelContext&)
 //   ref          naive reference kernel, kernels/ref/: the oracle the kernel is tested against
 //   grad         the backward rule, compiler/ad/bprop_<family>.cc (e.g. bprop_neg), or NODIFF
+//   flags        F_* below, or'ed; 0 for none
+//   ATTR(name, kind, default, Init|Call)
 //
 // This layer binds only the infer column. Each layer above binds the columns it owns, from
 // the same lines: the kernels layer the kernel and ref columns (kernels/kernel_table.h), the
 // compiler the grad column (compiler/ad/bprop.h).
-//   flags        F_* below, or'ed; 0 for none
-//   ATTR(name, kind, default, Init|Call)
 //
 // From these lines come the OpId enum, the table, the Python primitive classes
 // (mycel.ops.operations) and the op-table test, which fails on any op that lacks a rule, a
