@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# Fails when a C++ file includes a header of a layer above its own (docs/architecture.md,
-# "Layers"). Usage: scripts/check_layers.sh [TREE]   (default: the repository root)
+# Fails when a C++ file includes a header of a layer that is not below its own
+# (docs/architecture.md, "Layers"). Usage: scripts/check_layers.sh [TREE]   (default: the
+# repository root)
 #
-# The layers, lowest first; a folder may include its own headers and those of lower ranks.
-# Folders of one rank are siblings and do not include each other (runtime and data).
-#   base < tensor < device, comm < ops < kernels < ir < runtime, data < compiler < serialize
-#   < frontend < python (the bindings)
-# comm/ holds the communicators (the Communicator interface, Gloo and MPI backends, process
-# groups), siblings of the devices: collective kernels reach them through KernelContext.
-# device/ holds the device backends (device/cuda: memory, streams, copies), below the op
-# table; their kernels live in kernels/<device>/. CUDA sources (.cu, .cuh) are checked too.
-# A folder of src/ without a rank is an error too: a new layer says where it stands.
+# The layers are the lines of TREE/src/layers.txt, lowest first, the list the build's
+# one-library-per-layer link check reads too: a folder may include its own headers and those
+# of lower lines. Folders on one line are siblings and do not include each other (runtime
+# and data). CUDA sources (.cu, .cuh) are checked too.
+# A folder of src/ without a line is an error too: a new layer says where it stands.
 # Prints each upward include as file:line and exits 1; exits 0 when there is none.
 set -euo pipefail
 tree=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-declare -A rank=([base]=0 [tensor]=1 [device]=2 [comm]=2 [ops]=3 [kernels]=4 [ir]=5 [runtime]=6
-                 [data]=6 [compiler]=7 [serialize]=8 [frontend]=9 [python]=10)
+declare -A rank=()
+r=0
+while IFS= read -r line; do
+  line=${line%%#*}
+  read -ra folders <<<"$line"
+  ((${#folders[@]})) || continue
+  for f in "${folders[@]}"; do rank[$f]=$r; done
+  r=$((r + 1))
+done <"$tree/src/layers.txt"
 bad=0
 for dir in "$tree"/src/*/; do
   name=$(basename "$dir")
   if [[ -z ${rank[$name]:-} ]]; then
-    echo "src/$name/: not a known layer (give it a rank in scripts/check_layers.sh)"
+    echo "src/$name/: not a known layer (give it a line in src/layers.txt)"
     bad=1
   fi
 done

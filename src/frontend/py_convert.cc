@@ -1,5 +1,6 @@
 #include "frontend/py_convert.h"
 
+#include <array>
 #include <cstring>
 
 #include "frontend/py_runtime.h"
@@ -69,6 +70,19 @@ DType to_dtype(pyb::handle h) {
   }
   MC_THROW(Type, "expected a mycel dtype such as mycel.float32, but got ",
            std::string(pyb::str(pyb::repr(h))), ".");
+}
+
+namespace {
+std::array<pyb::object, kNumDTypes>& dtype_objects() {
+  static auto* a = new std::array<pyb::object, kNumDTypes>();  // never destroyed
+  return *a;
+}
+}  // namespace
+
+pyb::object dtype_object(DType t) { return dtype_objects()[static_cast<size_t>(t)]; }
+
+void set_dtype_object(DType t, pyb::object obj) {
+  dtype_objects()[static_cast<size_t>(t)] = std::move(obj);
 }
 
 namespace {

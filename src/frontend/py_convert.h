@@ -16,6 +16,8 @@ namespace pyb = pybind11;
 // a TypeError.
 DType to_dtype(pyb::handle h);
 pyb::object dtype_object(DType t);  // the mycel.<dtype> singleton
+// Makes `obj` the singleton of t: the extension, once per DType at import (python/py_dtype.cc).
+void set_dtype_object(DType t, pyb::object obj);
 
 // numpy dtype for t (bfloat16 has none: asnumpy converts it to float32).
 pyb::dtype numpy_dtype(DType t);

@@ -27,9 +27,8 @@ constexpr Grad grad_kind(std::string_view column) {
 
 const std::vector<OpDef>& table() {
   static const std::vector<OpDef>* t = new std::vector<OpDef>{
-#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...)           \
-  OpDef{OpId::name,       #name, nin,          nout, &infer, &kernel, &ref, \
-        grad_kind(#grad), flags, kAttrs_##name},
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
+  OpDef{OpId::name, #name, nin, nout, &infer, grad_kind(#grad), flags, kAttrs_##name},
 #include "ops/defs/all.def"
 #undef OP
   };
@@ -39,20 +38,6 @@ const std::vector<OpDef>& table() {
 }  // namespace
 
 std::span<const OpDef> op_table() { return table(); }
-
-namespace {
-std::span<const KernelFn> g_device_kernels[kNumDeviceTypes];
-}
-
-void install_device_kernels(DeviceType type, std::span<const KernelFn> table) {
-  MC_ASSERT(type != DeviceType::CPU && table.size() == kNumOps);
-  g_device_kernels[static_cast<int>(type)] = table;
-}
-
-KernelFn device_kernel(const OpDef& op, DeviceType type) {
-  std::span<const KernelFn> t = g_device_kernels[static_cast<int>(type)];
-  return t.empty() ? nullptr : t[static_cast<size_t>(op.id)];
-}
 
 const OpDef& op_def(OpId id) { return table()[static_cast<size_t>(id)]; }
 

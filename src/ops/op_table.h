@@ -13,10 +13,16 @@
 //   flags        F_* below, or'ed; 0 for none
 //   ATTR(name, kind, default, Init|Call)
 //
+// This layer binds only the infer column. Each layer above binds the columns it owns, from
+// the same lines: the kernels layer the kernel and ref columns (kernels/kernel_table.h), the
+// compiler the grad column (compiler/ad/bprop.h).
+//
 // From these lines come the OpId enum, the table, the Python primitive classes
 // (mycel.ops.operations) and the op-table test, which fails on any op that lacks a rule, a
 // kernel, a reference or a test case. Hooks are plain functions named in the line, resolved
-// at link time: no registration at static-initialisation time.
+// at link time (each layer's library is linked alone with the layers below it as part of the
+// build, so a named hook that is not written fails there): no registration at
+// static-initialisation time.
 #pragma once
 
 #include <span>
@@ -88,8 +94,6 @@ struct OpDef {
   int num_inputs;   // or kVariadic
   int num_outputs;  // or kVariadic
   InferFn infer;
-  KernelFn kernel;
-  KernelFn ref;
   Grad grad;
   uint32_t flags;
   std::span<const AttrSpec> attrs;
@@ -102,11 +106,6 @@ inline constexpr size_t kNumOps = 0
 #undef OP
     ;
 
-// A non-CPU device's kernels, indexed by OpId, nullptr where the device has none (the
-// dispatcher then runs the CPU kernel on copies: runtime/eager.h, launch_kernel). Installed
-// by the device's kernel library (kernels/cuda: install_cuda()).
-void install_device_kernels(DeviceType type, std::span<const KernelFn> table);
-KernelFn device_kernel(const OpDef& op, DeviceType type);  // nullptr for none, and for CPU
 const OpDef& op_def(OpId id);
 const OpDef* find_op(std::string_view name);  // nullptr if no such op
 
@@ -115,11 +114,8 @@ const OpDef* find_op(std::string_view name);  // nullptr if no such op
 void check_attrs(const OpDef& op, const Attrs& given);
 Attrs make_attrs(const OpDef& op, const Attrs& given);
 
-// Hook declarations, one per function named in the .def files.
-#define OP(name, nin, nout, infer, kernel, ref, ...) \
-  void infer(InferContext&);                         \
-  void kernel(const KernelContext&);                 \
-  void ref(const KernelContext&);
+// The inference rules named in the .def files (the kernels: kernels/kernel_table.h).
+#define OP(name, nin, nout, infer, ...) void infer(InferContext&);
 #include "ops/defs/all.def"
 #undef OP
 

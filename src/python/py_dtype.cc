@@ -1,23 +1,12 @@
 // mycel.float32 and the other dtype objects.
 #include <pybind11/pybind11.h>
 
-#include <array>
-
 #include "frontend/py_convert.h"
 #include "python/module.h"
 
 namespace pyb = pybind11;
 
 namespace mycel::py {
-
-namespace {
-std::array<pyb::object, kNumDTypes>& singletons() {
-  static auto* a = new std::array<pyb::object, kNumDTypes>();
-  return *a;
-}
-}  // namespace
-
-pyb::object dtype_object(DType t) { return singletons()[static_cast<size_t>(t)]; }
 
 void bind_dtype(pyb::module_& m) {
   pyb::class_<DTypeObj>(m, "DType", "A tensor element type, such as mycel.float32.")
@@ -38,9 +27,9 @@ void bind_dtype(pyb::module_& m) {
                              [](const DTypeObj& d) { return is_floating(d.t); })
       .def_property_readonly("name",
                              [](const DTypeObj& d) { return std::string(dtype_numpy_name(d.t)); });
-#define MC_X(e, ty, n, np)                                                     \
-  singletons()[static_cast<size_t>(DType::e)] = pyb::cast(DTypeObj{DType::e}); \
-  m.attr(np) = singletons()[static_cast<size_t>(DType::e)];
+#define MC_X(e, ty, n, np)                                   \
+  set_dtype_object(DType::e, pyb::cast(DTypeObj{DType::e})); \
+  m.attr(np) = dtype_object(DType::e);
   MYCEL_DTYPES(MC_X)
 #undef MC_X
   m.def("dtype_from_name", [](const std::string& s) {

@@ -1,5 +1,6 @@
 #include "runtime/eager.h"
 
+#include "kernels/kernel_table.h"
 #include "runtime/record.h"
 
 namespace mycel {
@@ -17,7 +18,7 @@ void launch_on_host(const KernelContext& ctx, bool ref) {
     hout.push_back((op.flags & F_UPDATE) ? hin[i] : Tensor::empty(o.shape(), o.dtype()));
   }
   KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu()};
-  (ref ? op.ref : op.kernel)(hctx);
+  (ref ? ref_kernel(op) : cpu_kernel(op))(hctx);
   if (op.flags & F_INPLACE) {
     for (size_t i = 0; i < hin.size(); ++i) ctx.in[i].copy_from(hin[i]);
   }
@@ -63,7 +64,7 @@ Device place_inputs(std::span<const Tensor> inputs, TensorList& copies) {
 
 void launch_kernel(const KernelContext& ctx, bool ref) {
   if (ctx.device.is_cpu()) {
-    (ref ? ctx.op.ref : ctx.op.kernel)(ctx);
+    (ref ? ref_kernel(ctx.op) : cpu_kernel(ctx.op))(ctx);
     return;
   }
   KernelFn k = ref ? nullptr : device_kernel(ctx.op, ctx.device.type);

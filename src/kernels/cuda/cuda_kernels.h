@@ -10,7 +10,7 @@
 
 #include <span>
 
-#include "ops/op_table.h"
+#include "kernels/kernel_table.h"
 
 namespace mycel::cuda {
 
@@ -21,7 +21,7 @@ namespace mycel::cuda {
 // Indexed by OpId; nullptr for ops with no CUDA kernel.
 std::span<const KernelFn> kernel_table();
 
-// Installs the CUDA backend (tensor/device.h) and the kernel table (ops/op_table.h).
+// Installs the CUDA backend (tensor/device.h) and the kernel table (kernels/kernel_table.h).
 // Returns the number of devices found; 0 (and nothing installed) with no driver or GPU.
 // Never throws; safe to call twice.
 int install_cuda();

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "kernels/kernel_table.h"
 #include "ops/op_table.h"
 #if defined(MYCEL_CUDA)
 #include "kernels/cuda/cuda_kernels.h"

@@ -1,0 +1,33 @@
+// The CPU and reference kernel tables, generated from the kernel and ref columns of the op
+// table's .def lines (kernel_table.h), and the installed device tables.
+#include "kernels/kernel_table.h"
+
+namespace mycel {
+
+constinit const KernelFn kCpuKernels[kNumOps] = {
+#define OP(name, nin, nout, infer, kernel, ref, ...) &kernel,
+#include "ops/defs/all.def"
+#undef OP
+};
+
+constinit const KernelFn kRefKernels[kNumOps] = {
+#define OP(name, nin, nout, infer, kernel, ref, ...) &ref,
+#include "ops/defs/all.def"
+#undef OP
+};
+
+namespace {
+std::span<const KernelFn> g_device_kernels[kNumDeviceTypes];
+}
+
+void install_device_kernels(DeviceType type, std::span<const KernelFn> table) {
+  MC_ASSERT(type != DeviceType::CPU && table.size() == kNumOps);
+  g_device_kernels[static_cast<int>(type)] = table;
+}
+
+KernelFn device_kernel(const OpDef& op, DeviceType type) {
+  std::span<const KernelFn> t = g_device_kernels[static_cast<int>(type)];
+  return t.empty() ? nullptr : t[static_cast<size_t>(op.id)];
+}
+
+}  // namespace mycel

@@ -1,0 +1,45 @@
+// The kernels of each op: the binding of the op table (ops/op_table.h) to the kernel layer.
+//
+// The kernel and ref columns of an op's line in ops/defs/*.def name its optimised CPU kernel
+// (kernels/cpu/) and its reference kernel (kernels/ref/). The declarations below and the
+// tables in kernel_table.cc are generated from those lines, so a kernel that is named but
+// not written fails to link. The op table itself (names, attributes, inference) knows no
+// kernel: the layers above ops look kernels up here (the runtime's dispatcher, tests).
+//
+// A device's kernels (kernels/cuda) are a table indexed by OpId that its library installs
+// when the device is found (cuda::install_cuda()); a host without one has none, and the
+// dispatcher runs the CPU kernel on copies (runtime/eager.h, launch_kernel).
+//
+// Every lookup is an array index: no registration at static-initialisation time, and nothing
+// to install for the CPU.
+#pragma once
+
+#include <span>
+
+#include "ops/op_table.h"
+
+namespace mycel {
+
+// One declaration per kernel and reference named in the .def files.
+#define OP(name, nin, nout, infer, kernel, ref, ...) \
+  void kernel(const KernelContext&);                 \
+  void ref(const KernelContext&);
+#include "ops/defs/all.def"
+#undef OP
+
+// Indexed by OpId, constant-initialised from the .def lines (kernel_table.cc).
+extern const KernelFn kCpuKernels[kNumOps];
+extern const KernelFn kRefKernels[kNumOps];
+
+// The op's optimised CPU kernel, and its naive reference kernel (the oracle tests compare
+// the kernels against). Never nullptr.
+inline KernelFn cpu_kernel(const OpDef& op) { return kCpuKernels[static_cast<size_t>(op.id)]; }
+inline KernelFn ref_kernel(const OpDef& op) { return kRefKernels[static_cast<size_t>(op.id)]; }
+
+// A non-CPU device's kernels, indexed by OpId, nullptr where the device has none. Installed
+// by the device's kernel library (kernels/cuda: install_cuda()); `table` must outlive every
+// op call (a static table).
+void install_device_kernels(DeviceType type, std::span<const KernelFn> table);
+KernelFn device_kernel(const OpDef& op, DeviceType type);  // nullptr for none, and for CPU
+
+}  // namespace mycel
