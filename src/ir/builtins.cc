@@ -2,13 +2,15 @@
 #include "ir/builtins.h"
 
 #include <iterator>
+#include <string_view>
 
 namespace mycel::ir {
 
 namespace {
 constexpr BuiltinDef kBuiltins[] = {
-#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags) \
-  {text, nargs, symbol[0] != '\0' ? symbol : text, static_cast<uint8_t>(flags)},
+#define BUILTIN(name, text, nargs, symbol, vm, fold, ad, flags)                 \
+  {text, nargs, symbol[0] != '\0' ? symbol : text, static_cast<uint8_t>(flags), \
+   std::string_view(#vm) != "vm_none"},
 #include "ir/builtins.def"
 #undef BUILTIN
 };

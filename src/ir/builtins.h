@@ -35,12 +35,15 @@ struct BuiltinDef {
   int arity;           // -1: variadic
   const char* symbol;  // the Python operator ("+", "unary -") or the text name
   uint8_t flags;       // BuiltinFlag
+  bool executes;       // the executor runs it (its vm column is not vm_none)
 };
 
 const BuiltinDef& builtin_def(Builtin b);
 inline const char* builtin_name(Builtin b) { return builtin_def(b).name; }
 inline int builtin_arity(Builtin b) { return builtin_def(b).arity; }
 inline bool builtin_has(Builtin b, BuiltinFlag f) { return (builtin_def(b).flags & f) != 0; }
+// Whether the executor can run it; the others are gone before execution.
+inline bool builtin_executes(Builtin b) { return builtin_def(b).executes; }
 bool find_builtin(std::string_view text, Builtin* out);
 
 }  // namespace mycel::ir

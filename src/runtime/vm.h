@@ -132,10 +132,6 @@ class Executable {
 // fold pass, specialisation) uses it too, so compile time and run time agree. Dispatch is an
 // array of functions made from the `vm` column of ir/builtins.def.
 ir::Value run_builtin(ir::Builtin b, std::span<const ir::Value> args, RuntimeHost* host);
-// Whether the executor implements `b` (its `vm` column is not vm_none): the builtins that
-// specialisation or AD removes (getattr, grad, vjp, ...) have no implementation.
-bool builtin_runs(ir::Builtin b);
-
 // Python-style formatting of a run-time value, as print() writes it: str() of the top-level
 // value (strings raw, tensors as Tensor::to_string) and repr() inside containers.
 std::string format_value(const ir::Value& v, bool top = true);

@@ -753,8 +753,6 @@ constexpr BuiltinFn kBuiltinFns[] = {
 
 }  // namespace
 
-bool builtin_runs(Builtin b) { return kBuiltinFns[static_cast<size_t>(b)] != &vm_none; }
-
 Value run_builtin(Builtin b, std::span<const Value> a, RuntimeHost* host) {
   int arity = ir::builtin_arity(b);
   if (arity >= 0) check_nargs(b, a.size(), static_cast<size_t>(arity));

@@ -141,8 +141,8 @@ class Compiler {
         tail = false;
       } else if (cv && cv->is(ValueKind::Builtin)) {
         Builtin b = cv->as_builtin();
-        MC_ASSERT(builtin_runs(b), "executor: builtin ", ir::builtin_name(b), " in @", g_->name(),
-                  " should have been removed by specialisation");
+        MC_ASSERT(ir::builtin_executes(b), "executor: builtin ", ir::builtin_name(b), " in @",
+                  g_->name(), " should have been removed by specialisation");
         int arity = ir::builtin_arity(b);
         MC_ASSERT(arity < 0 || static_cast<size_t>(arity) + 1 == c->size(),
                   "executor: ", ir::builtin_name(b), " with ", c->size() - 1, " arguments");

@@ -432,7 +432,7 @@ class Importer {
       Builtin b;
       if (!ir::find_builtin(op, &b)) node_fail(np, "unknown builtin '" + op + "'");
       // What the executor does not run (removed by specialisation or AD) or needs the host.
-      if (!vm::builtin_runs(b) || ir::builtin_has(b, ir::B_HOST))
+      if (!ir::builtin_executes(b) || ir::builtin_has(b, ir::B_HOST))
         node_fail(np, "the builtin '" + op + "' cannot appear in an exported graph");
       int arity = ir::builtin_arity(b);
       if (arity >= 0 && arity != np.input_size())

@@ -6,7 +6,6 @@
 
 #include "ir/anf.h"
 #include "ir/walk.h"
-#include "runtime/vm.h"
 
 namespace mycel::ir {
 namespace {
@@ -125,7 +124,7 @@ TEST(IrBuiltins, TableNamesArityAndFlags) {
 TEST(IrBuiltins, TheExecutorRunsWhatSurvivesSpecialisationAndAd) {
   std::vector<std::string> gone;
   for (size_t i = 0; i < kNumBuiltins; ++i)
-    if (!vm::builtin_runs(static_cast<Builtin>(i)))
+    if (!builtin_executes(static_cast<Builtin>(i)))
       gone.push_back(builtin_name(static_cast<Builtin>(i)));
   EXPECT_EQ(gone, (std::vector<std::string>{"getattr", "make_kwarg", "unpack_call", "grad", "vjp",
                                             "custom_vjp"}));
