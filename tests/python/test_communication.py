@@ -35,16 +35,16 @@ WORKER = textwrap.dedent("""
             out["gone"] = str(e)
     release()
     out["released"] = not GlobalComm.INITED
-    print("RESULT " + json.dumps(out))
+    # One file per rank: under mpirun the ranks share one stdout, and lines can interleave.
+    with open(f"{sys.argv[2]}/result_{rank}.json", "w") as f:
+        json.dump(out, f)
 """)
 
 
-def results(runs):
-    out = []
+def results(runs, folder):
     for code, text in runs:
         assert code == 0, text
-        out += [json.loads(line[7:]) for line in text.splitlines()
-                if line.startswith("RESULT ")]
+    out = [json.loads(p.read_text()) for p in folder.glob("result_*.json")]
     return sorted(out, key=lambda r: r["rank"])
 
 
@@ -53,8 +53,9 @@ def results(runs):
 def test_ranks_groups_and_release(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    runs = run_gloo(script, n, ["default"]) if backend == "gloo" else run_mpi(script, n, ["default"])
-    res = results(runs)
+    args = ["default", tmp_path]
+    runs = run_gloo(script, n, args) if backend == "gloo" else run_mpi(script, n, args)
+    res = results(runs, tmp_path)
     assert [r["rank"] for r in res] == list(range(n))
     evens = [r for r in range(n) if r % 2 == 0][::-1]
     for r in res:
@@ -71,7 +72,7 @@ def test_a_single_process_without_a_launcher_is_a_world_of_one(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     env = {k: "" for k in ("MS_WORKER_NUM", "RANK_ID", "MS_SCHED_PORT")}
-    res = results(run_gloo(script, 1, ["gloo"], env=env))
+    res = results(run_gloo(script, 1, ["gloo", tmp_path], env=env), tmp_path)
     assert res[0]["size"] == 1 and res[0]["rank"] == 0
 
 
