@@ -1,6 +1,5 @@
 #include "comm/communicator.h"
 
-#include <algorithm>
 #include <sstream>
 
 namespace mycel {
@@ -29,39 +28,33 @@ void combine(void* out, const void* a, const void* b, size_t n, F f) {
   for (size_t i = 0; i < n; ++i)
     o[i] = static_cast<T>(f(static_cast<C>(x[i]), static_cast<C>(y[i])));
 }
+
+// The type sums and products are taken in: integers in the unsigned type of their width, so
+// they wrap as the dtype does; floats as they are.
+template <class C, bool = std::is_integral_v<C>>
+struct wrapping {
+  using type = C;
+};
+template <class C>
+struct wrapping<C, true> {
+  using type = std::make_unsigned_t<C>;
+};
 }  // namespace
 
 void reduce_into(DType t, ReduceOp op, void* out, const void* a, const void* b, size_t n) {
-  if (t == DType::Bool) {  // or / and, whatever the bytes of a true are
-    const bool any = op == ReduceOp::Sum || op == ReduceOp::Max;
-    return combine<bool>(out, a, b, n, [any](bool x, bool y) { return any ? (x || y) : (x && y); });
-  }
-  dispatch_number(t, "reduce", [&](auto tag) {
+  dispatch_all(t, "reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = compute_t<T>;
-    if constexpr (std::is_same_v<T, bool>) {
-      return;  // handled above; dispatch_number never calls with bool
+    if constexpr (std::is_same_v<T, bool>) {  // or / and, whatever the bytes of a true are
+      const bool any = op == ReduceOp::Sum || op == ReduceOp::Max;
+      return combine<T>(out, a, b, n, [any](bool x, bool y) { return any ? x || y : x && y; });
     } else {
+      using C = compute_t<T>;
+      using W = typename wrapping<C>::type;
       switch (op) {
         case ReduceOp::Sum:
-          // Integers wrap: add in the unsigned type of the same width.
-          if constexpr (std::is_integral_v<C>) {
-            using U = std::make_unsigned_t<C>;
-            return combine<T>(out, a, b, n, [](C x, C y) {
-              return static_cast<C>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
-            });
-          } else {
-            return combine<T>(out, a, b, n, [](C x, C y) { return x + y; });
-          }
+          return combine<T>(out, a, b, n, [](C x, C y) { return C(W(W(x) + W(y))); });
         case ReduceOp::Prod:
-          if constexpr (std::is_integral_v<C>) {
-            using U = std::make_unsigned_t<C>;
-            return combine<T>(out, a, b, n, [](C x, C y) {
-              return static_cast<C>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
-            });
-          } else {
-            return combine<T>(out, a, b, n, [](C x, C y) { return x * y; });
-          }
+          return combine<T>(out, a, b, n, [](C x, C y) { return C(W(W(x) * W(y))); });
         // NaN propagates, as numpy's maximum/minimum.
         case ReduceOp::Max:
           return combine<T>(out, a, b, n, [](C x, C y) { return x != x || x > y ? x : y; });

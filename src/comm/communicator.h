@@ -6,9 +6,9 @@
 // ProcessGroups::create_group). Every operation is collective over the group unless it says
 // otherwise, works on host buffers of `count` elements of one dtype, blocks until its result
 // is in place, and gives up after the group's timeout: a peer that died or never arrives is
-// a RuntimeError naming the operation, the group and the ranks it waited for, never a hang.
+// a RuntimeError naming the operation, the group, this rank and the timeout, never a hang.
 // Operations of one group run in the order the caller issues them; callers serialise their
-// calls on a group (the runtime runs collectives on one thread per group).
+// calls on a group.
 //
 // Device tensors are the caller's concern (kernels copy through the host until a device
 // library such as NCCL is behind this interface).

@@ -63,11 +63,10 @@ CommOptions CommOptions::from_env(const std::string& backend) {
   return o;
 }
 
-struct ProcessGroups::Backend {
+struct ProcessGroups::Backend {         // Gloo's shared state (MPI keeps its own)
   std::unique_ptr<StoreServer> server;  // rank 0's
   std::unique_ptr<HttpStore> store;
   std::shared_ptr<GlooDevice> device;
-  bool mpi = false;
 };
 
 namespace {
@@ -86,7 +85,6 @@ void check_in(Store& store, const CommOptions& o) {
 ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<Backend>()) {
   Group world;
   if (o.backend == "mpi") {
-    b_->mpi = true;
     world.comm = mpi_world(o.timeout);
     o_.rank = world.comm->rank();
     o_.size = world.comm->size();
@@ -112,10 +110,9 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
 }
 
 ProcessGroups::~ProcessGroups() {
-  const bool mpi = b_->mpi;
   groups_.clear();  // the communicators before the store and device they use
   b_.reset();
-  if (mpi) mpi_finalize();
+  if (o_.backend == "mpi") mpi_finalize();
 }
 
 const ProcessGroups::Group& ProcessGroups::find(const std::string& name) const {
@@ -147,7 +144,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
   const int my_group_rank = static_cast<int>(me - ranks.begin());
   Group g;
   g.ranks = ranks;
-  if (b_->mpi) {
+  if (o_.backend == "mpi") {
     g.comm = mpi_subgroup(world(), name, ranks);
   } else {
     const std::string key = "group/" + name + "/" + std::to_string(generations_[name]++);

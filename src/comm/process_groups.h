@@ -1,8 +1,7 @@
 // The process groups of a distributed job: the world and the named sub-groups, each a
 // Communicator (comm/communicator.h) of the chosen backend. mycel.communication.init()
-// makes one ProcessGroups and release() ends it; the runtime hands a group's communicator to
-// the kernels of collective operations through KernelContext::comm, resolving the op's
-// `group` attribute here. Nothing else holds communicators.
+// makes one ProcessGroups and release() ends it; nothing else holds communicators. (The
+// collective operators, next, will reach a group's communicator from here by name.)
 //
 // CommOptions::from_env is the one reader of the environment that describes the job (the
 // launcher, python -m mycel.run, and mpirun set it):

@@ -35,9 +35,8 @@ class StoreServer {
   StoreServer& operator=(const StoreServer&) = delete;
   int port() const;
 
-  struct State;
-
  private:
+  struct State;
   std::unique_ptr<State> s_;
 };
 
@@ -51,9 +50,8 @@ class HttpStore : public Store {
   std::string get(const std::string& key, std::chrono::milliseconds timeout) override;
   int64_t add(const std::string& key, int64_t delta) override;
 
-  struct Client;
-
  private:
+  struct Client;
   std::unique_ptr<Client> c_;
 };
 

@@ -1,5 +1,6 @@
 // The IR's walks, one of each (ir/anf.h's Module::toposort and reachable_graphs, the printer,
-// the Manager, the MINDIR exporter, the executor's schedule and the passes use them):
+// the Manager, the MINDIR exporter and the executor's schedule use them; the passes use
+// graphs_in, and pass_util keeps its own post-order walk across graphs):
 //
 //   graphs_in(v)      the graphs a constant refers to (closures, tuples, lists, dicts)
 //   toposort(g, ...)  g's statements from given roots (its output, its effects, ...), each

@@ -100,9 +100,11 @@ class Lowering {
   }
 
   void tensor(size_t i, const IndexItem& it) {
+    MC_CHECK(it.dtype == DType::Bool || is_integral(it.dtype), Index,
+             "tensors used as indices must be integer or bool tensors, but got ", it.dtype, ".");
+    MC_CHECK(p_.gather == IndexPlan::Gather::None, Index,
+             "only one tensor index per indexing expression is supported.");
     if (it.dtype == DType::Bool) {
-      MC_CHECK(p_.gather == IndexPlan::Gather::None, Index,
-               "only one tensor index per indexing expression is supported.");
       MC_CHECK(out_ == 0, Index,
                "a bool mask index must come first (it masks the leading dimensions).");
       const auto rank = static_cast<int64_t>(it.shape.size());
@@ -119,10 +121,6 @@ class Lowering {
       src_ += rank;
       return;
     }
-    MC_CHECK(is_integral(it.dtype), Index,
-             "tensors used as indices must be integer or bool tensors, but got ", it.dtype, ".");
-    MC_CHECK(p_.gather == IndexPlan::Gather::None, Index,
-             "only one tensor index per indexing expression is supported.");
     whole();
     p_.gather = IndexPlan::Gather::Index;
     p_.axis = out_;

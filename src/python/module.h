@@ -28,6 +28,8 @@ void bind_comm(pybind11::module_& m);        // py_comm.cc: process groups (myce
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
 // py_graph.cc; used by GRAPH mode and MINDIR export.
 compiler::CompileOptions compile_options();
+// fn's __qualname__ ("Net.construct"), else its type's name: for logs and errors.
+std::string qualname(pybind11::handle fn);
 // The abstract of a call's argument: tensors (and Parameters) by dtype and shape, anything
 // else by value. py_graph.cc; GRAPH mode's signatures and PYNATIVE grad's checks.
 ir::AbsPtr arg_abstract(const ir::Value& v, ir::Host& host);

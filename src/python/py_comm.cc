@@ -31,12 +31,8 @@ void bind_comm(pyb::module_& m) {
       .def_property_readonly("local_size", &PG::local_size)
       .def("create_group", &PG::create_group, pyb::call_guard<pyb::gil_scoped_release>())
       .def("destroy_group", &PG::destroy_group)
-      .def("has_group", &PG::has_group)
       .def("world_rank", &PG::world_rank)
-      .def("group_rank", &PG::group_rank)
-      .def(
-          "barrier", [](PG& g, const std::string& group) { g.group(group).barrier(); },
-          pyb::call_guard<pyb::gil_scoped_release>());
+      .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;
 }
 

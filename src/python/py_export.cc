@@ -32,11 +32,6 @@ std::string type_name(pyb::handle h) {
   return pyb::str(pyb::type::of(h).attr("__name__")).cast<std::string>();
 }
 
-// fn's __qualname__ ("Net.construct"), else its type's name: for the compile log.
-std::string qualname(pyb::handle fn) {
-  return pyb::str(pyb::getattr(fn, "__qualname__", pyb::getattr(fn, "__class__").attr("__name__")));
-}
-
 std::string meta_str(DType dt, const Shape& shape) {
   std::string s = str(dtype_name(dt), "[");
   for (size_t i = 0; i < shape.size(); ++i) s += str(i ? ", " : "", shape[i]);

@@ -194,8 +194,7 @@ class GraphFunction {
       for (pyb::handle k : params) arg_names_.push_back(pyb::str(k));
     } catch (pyb::error_already_set&) {
     }
-    name_ = pyb::str(
-        pyb::getattr(fn_, "__qualname__", pyb::getattr(fn_, "__class__").attr("__name__")));
+    name_ = qualname(fn_);
   }
 
   pyb::object call(const pyb::args& args) { return call_keyed(pyb::none(), args); }
@@ -476,6 +475,10 @@ void setup_gc(PyHeapTypeObject* heap_type) {
 }
 
 }  // namespace
+
+std::string qualname(pyb::handle fn) {
+  return pyb::str(pyb::getattr(fn, "__qualname__", pyb::getattr(fn, "__class__").attr("__name__")));
+}
 
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();

@@ -128,15 +128,21 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
 TensorList launch_op(const OpDef& op, std::span<const Tensor> inputs,
                      std::span<const TensorMeta> in, std::span<const TensorMeta> out,
                      const Attrs& attrs) {
-  // Place, cast and lay out the inputs as the kernel expects them.
-  TensorList copies, ins;
+  TensorList copies;
   place_inputs(inputs, copies);
-  std::span<const Tensor> placed = copies.empty() ? inputs : std::span<const Tensor>(copies);
+  return launch_placed(op, inputs, copies, in, out, attrs);
+}
+
+TensorList launch_placed(const OpDef& op, std::span<const Tensor> inputs,
+                         std::span<const Tensor> copies, std::span<const TensorMeta> in,
+                         std::span<const TensorMeta> out, const Attrs& attrs) {
+  // Cast and lay out the placed inputs as the kernel expects them.
+  TensorList ins;
+  std::span<const Tensor> placed = copies.empty() ? inputs : copies;
   for (size_t i = 0; i < inputs.size(); ++i) {
     Tensor x = in.empty() ? placed[i] : placed[i].cast(in[i].dtype);  // itself if it matches
     ins.push_back((op.flags & F_STRIDED) ? std::move(x) : x.contiguous());
   }
-  copies.clear();
   TensorList outs = run_kernel(op, ins, out, attrs);
   if (op.flags & F_INPLACE) {
     // The kernel wrote into ins[i]; where that was a copy, write it back.

@@ -41,6 +41,11 @@ TensorList run_op(OpId id, std::initializer_list<Tensor> inputs, const Attrs& gi
 TensorList launch_op(const OpDef& op, std::span<const Tensor> inputs,
                      std::span<const TensorMeta> in, std::span<const TensorMeta> out,
                      const Attrs& attrs);
+// launch_op for a caller that ran place_inputs itself: `copies` is what it filled (empty
+// when the inputs themselves are in place), so nothing is placed or copied twice.
+TensorList launch_placed(const OpDef& op, std::span<const Tensor> inputs,
+                         std::span<const Tensor> copies, std::span<const TensorMeta> in,
+                         std::span<const TensorMeta> out, const Attrs& attrs);
 
 // Runs a kernel (the optimised one, or the reference) on inputs that are already cast and
 // placed (all on one device), with outputs allocated there from `metas` (an F_UPDATE op's

@@ -256,12 +256,11 @@ class Interpreter {
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
     // Inputs moved in place (or already there) are the inputs themselves, with one
     // reference each (see `reuse` below). Copies (a host input of an op on a GPU input,
-    // with the context on the host) are left to launch_op, which writes in-place results
+    // with the context on the host) go to launch_placed, which writes in-place results
     // back into the originals.
     TensorList copies;
     Device dev = place_inputs(ins, copies);
     const bool copied = !copies.empty();
-    copies.clear();
     if ((op.flags & F_VIEW) && !in.tuple_out) {
       Tensor v = view_op(op, ins[0], in.metas[0], *in.attrs);
       if (v.defined()) {
@@ -283,7 +282,7 @@ class Interpreter {
         return Value::tensor(std::move(outs[0]));
       }
     }
-    outs = launch_op(op, ins, {}, in.metas, *in.attrs);  // the inputs are typed already
+    outs = launch_placed(op, ins, copies, {}, in.metas, *in.attrs);  // typed already
     record::emit(op, *in.attrs, ins, outs);
     return wrap(std::move(outs), in.tuple_out);
   }

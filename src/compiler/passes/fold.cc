@@ -20,9 +20,6 @@
 // reported at run time with the user's line. The new constant's abstract is
 // Abstract::constant of its value and must match the node's dtype and shape.
 // Pre: specialised IR. Post: the same program with the folded nodes unreachable.
-#include <bit>
-#include <cmath>
-#include <limits>
 #include <optional>
 
 #include "base/error.h"

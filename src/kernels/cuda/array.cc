@@ -10,7 +10,6 @@
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "ops/infer_array.h"
-#include "ops/op_semantics.h"
 
 namespace mycel::cuda {
 

@@ -63,7 +63,8 @@ T expected_reduce(int size, size_t i, ReduceOp op) {
 }
 
 template <class T>
-void check_all_reduce(Communicator& c, DType t) {
+void check_all_reduce(Communicator& c) {
+  const DType t = dtype_of<T>();
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod}) {
     for (size_t n : {size_t{1}, size_t{7}, size_t{1000}}) {
       Buf<T> v = filled<T>(n, c.rank(), op);
@@ -88,9 +89,9 @@ void check_wrap_and_nan(Communicator& c) {
   EXPECT_EQ(f[1], 2.0f);
 }
 
-// Data movement: one dtype of each element size.
 template <class T>
-void check_movement(Communicator& c, DType t) {
+void check_movement(Communicator& c) {
+  const DType t = dtype_of<T>();
   const int p = c.size(), me = c.rank();
   const size_t n = 5;
   auto val = [](int r, size_t i) {
@@ -154,22 +155,15 @@ void check_ring(Communicator& c) {
 }  // namespace
 
 void check_collectives(Communicator& c) {
-  check_all_reduce<bool>(c, DType::Bool);
-  check_all_reduce<int8_t>(c, DType::Int8);
-  check_all_reduce<uint8_t>(c, DType::UInt8);
-  check_all_reduce<int16_t>(c, DType::Int16);
-  check_all_reduce<int32_t>(c, DType::Int32);
-  check_all_reduce<int64_t>(c, DType::Int64);
-  check_all_reduce<float16>(c, DType::Float16);
-  check_all_reduce<bfloat16>(c, DType::BFloat16);
-  check_all_reduce<float>(c, DType::Float32);
-  check_all_reduce<double>(c, DType::Float64);
+  for (int i = 0; i < kNumDTypes; ++i) {
+    dispatch_all(static_cast<DType>(i), "check",
+                 [&](auto tag) { check_all_reduce<typename decltype(tag)::type>(c); });
+  }
   check_wrap_and_nan(c);
-  check_movement<bool>(c, DType::Bool);
-  check_movement<int16_t>(c, DType::Int16);
-  check_movement<bfloat16>(c, DType::BFloat16);
-  check_movement<float>(c, DType::Float32);
-  check_movement<int64_t>(c, DType::Int64);
+  // Data movement needs only the element size: one dtype of each.
+  for (DType t : {DType::Bool, DType::Int16, DType::BFloat16, DType::Float32, DType::Int64}) {
+    dispatch_all(t, "check", [&](auto tag) { check_movement<typename decltype(tag)::type>(c); });
+  }
   check_reduce_scatter(c);
   check_ring(c);
   // Empty buffers are no-ops (no message is sent), then the group still works.
