@@ -26,11 +26,14 @@ std::vector<Tensor> tensors(const pyb::sequence& s, const char* what) {
   return r;
 }
 
-ir::Value tensor_tree(pyb::handle h) {
+// A function's output (tensors in tuples), or with `none_ok` a sensitivity for it, where
+// None seeds an output that takes no gradient (an integer tensor), as GRAPH mode seeds it.
+ir::Value tensor_tree(pyb::handle h, bool none_ok = false) {
   if (is_tensor(h)) return ir::Value::tensor(tensor_of(h));
+  if (none_ok && h.is_none()) return ir::Value::none();
   if (pyb::isinstance<pyb::tuple>(h) || pyb::isinstance<pyb::list>(h)) {
     std::vector<ir::Value> items;
-    for (pyb::handle e : h) items.push_back(tensor_tree(e));
+    for (pyb::handle e : h) items.push_back(tensor_tree(e, none_ok));
     return ir::Value::tuple(std::move(items));
   }
   throw Error(ErrorKind::Type,
@@ -159,7 +162,7 @@ void bind_grad(pyb::module_& m) {
           "backward",
           [](ad::OpRecorder& r, ad::BackwardCache& cache, pyb::handle out, pyb::handle sens) {
             std::vector<ir::Value> g;
-            ir::Value o = tensor_tree(out), s = tensor_tree(sens);
+            ir::Value o = tensor_tree(out), s = tensor_tree(sens, true);
             static std::unique_ptr<vm::RuntimeHost> host = frontend::make_py_runtime_host();
             before_graph_run();
             {

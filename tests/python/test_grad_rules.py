@@ -164,3 +164,15 @@ def shape(x):
 def test_every_mode_returns_the_same_shape(mode, k):
     call, want = SHAPES[k]
     assert shape(run(mode, call, X, Y)) == want
+
+
+# An output that takes no gradient (an integer tensor) is seeded with None in every mode, so
+# only the float outputs count: d/dx of (2x, int(x)) is 2 everywhere.
+def float_and_int(x):
+    return x * 2, ops.cast(x, ms.int64)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_integer_output_takes_no_gradient_in_every_mode(mode):
+    g = run(mode, (GRAD, float_and_int, (0,)), X)
+    np.testing.assert_array_equal(g.asnumpy(), np.full(3, 2.0, np.float32))

@@ -139,7 +139,7 @@ def _zeros_for(x):
 def _ones_like_tree(x):
     if isinstance(x, (tuple, list)):
         return tuple(_ones_like_tree(e) for e in x)
-    return ones_like(x) if _has_grad(x) else x
+    return ones_like(x) if _has_grad(x) else None  # as GRAPH seeds a non-float output
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False):
