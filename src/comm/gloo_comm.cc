@@ -225,6 +225,10 @@ std::unique_ptr<Communicator> connect_gloo(std::shared_ptr<GlooDevice> device, S
   }
   auto c = std::make_unique<GlooCommunicator>(group, std::move(ctx));
   c->set_timeout(timeout);
+  // A pair is connected on one side before the other; a member that went on and closed its
+  // end would fail a peer still connecting ("connection closed by peer"). The barrier
+  // returns on each member only once every pair is connected on both sides.
+  c->barrier();
   return c;
 }
 

@@ -156,8 +156,22 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
 
 void ProcessGroups::destroy_group(const std::string& name) {
   MC_CHECK(name != kWorldGroup, Value, "destroy_group: the world group cannot be destroyed");
-  find(name);
-  groups_.erase(name);
+  Communicator& c = group(name);
+  struct Erase {
+    ProcessGroups* self;
+    const std::string& name;
+    ~Erase() { self->groups_.erase(name); }
+  } erase{this, name};
+  c.barrier();
+}
+
+void ProcessGroups::close() {
+  if (groups_.empty()) return;
+  struct Clear {
+    std::map<std::string, Group>& groups;
+    ~Clear() { groups.clear(); }
+  } clear{groups_};
+  world().barrier();
 }
 
 int ProcessGroups::world_rank(const std::string& group, int group_rank) {

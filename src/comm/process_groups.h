@@ -64,7 +64,14 @@ class ProcessGroups {
   // Makes the group `name` of the given world ranks (distinct, in range, at least one; this
   // rank among them). Called by each member; returns when all members have.
   void create_group(const std::string& name, const std::vector<int>& world_ranks);
-  void destroy_group(const std::string& name);               // the world cannot be destroyed
+  // Closes the group on this rank after a barrier of its members (each member calls it): a
+  // member that closed its connections while a peer still used them would fail that peer.
+  // The world cannot be destroyed.
+  void destroy_group(const std::string& name);
+  // release(): a barrier of the world (so every rank has finished every operation of every
+  // group), then every group closed, also when the barrier fails (its error is rethrown).
+  // Destroying a ProcessGroups without close() closes without the barrier (error paths).
+  void close();
   int world_rank(const std::string& group, int group_rank);  // ValueError when out of range
   int group_rank(const std::string& group, int world_rank);  // ValueError when not a member
 

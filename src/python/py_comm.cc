@@ -30,7 +30,9 @@ void bind_comm(pyb::module_& m) {
       .def_property_readonly("local_rank", &PG::local_rank)
       .def_property_readonly("local_size", &PG::local_size)
       .def("create_group", &PG::create_group, pyb::call_guard<pyb::gil_scoped_release>())
-      .def("destroy_group", &PG::destroy_group)
+      .def("destroy_group", &PG::destroy_group, pyb::call_guard<pyb::gil_scoped_release>())
+      .def("close", &PG::close, pyb::call_guard<pyb::gil_scoped_release>(),
+           "release(): a barrier of the world, then every group closed.")
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;

@@ -64,10 +64,13 @@ def init(backend_name=None, timeout=None):
 
 
 def release():
-    """Leaves the job: closes every group of this process. Safe to call twice."""
+    """Leaves the job: waits until every rank has called release (a barrier of the world,
+    bounded by the timeout), then closes every group of this process. Safe to call twice."""
     global _groups
-    _groups = None
+    groups, _groups = _groups, None
     GlobalComm.INITED = False
+    if groups is not None:
+        groups.close()
 
 
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP):
@@ -114,7 +117,8 @@ def create_group(group, rank_ids):
 
 
 def destroy_group(group):
-    """Closes the group `group` on this rank (not the world group)."""
+    """Closes the group `group` (not the world group). Every member calls it: it returns
+    once all members have."""
     _check_str("destroy_group", "group", group)
     _state("destroy_group").destroy_group(group)
 
