@@ -18,6 +18,12 @@ std::string_view reduce_op_name(ReduceOp op) {
   return "?";
 }
 
+std::optional<ReduceOp> reduce_op_from_name(std::string_view name) {
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod})
+    if (reduce_op_name(op) == name) return op;
+  return std::nullopt;
+}
+
 namespace {
 template <class T, class F>
 void combine(void* out, const void* a, const void* b, size_t n, F f) {

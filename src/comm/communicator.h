@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ namespace mycel {
 // sums wrap as the dtype does; 16-bit floats accumulate in float and round once per step.
 enum class ReduceOp : uint8_t { Sum, Max, Min, Prod };
 std::string_view reduce_op_name(ReduceOp op);  // "sum", ...
+// The ReduceOp named "sum", "max", "min" or "prod" (MindSpore's ReduceOp strings); nullopt
+// for any other name.
+std::optional<ReduceOp> reduce_op_from_name(std::string_view name);
 
 // out[i] = op(a[i], b[i]) for n elements of dtype t (the reduction every backend applies
 // to the blocks it receives; one definition so the backends agree bit for bit).

@@ -116,7 +116,15 @@ class MpiCommunicator : public Communicator {
     if (nbytes == 0) return;
     MPI_Request r;
     check("Receive", MPI_Irecv(buf, mpi_count(nbytes, "Receive"), MPI_BYTE, src, tag, comm_, &r));
-    wait("Receive", r);
+    MPI_Status st = wait("Receive", r);
+    int got = 0;
+    check("Receive", MPI_Get_count(&st, MPI_BYTE, &got));
+    // A shorter message would leave the rest of the buffer unwritten (a longer one is
+    // MPI_ERR_TRUNCATE): the sender's tensor was not the one expected.
+    if (static_cast<size_t>(got) != nbytes)
+      throw_comm_error(*this, "Receive",
+                       "expected " + std::to_string(nbytes) + " bytes from rank " +
+                           std::to_string(src) + " but it sent " + std::to_string(got));
   }
   void barrier() override {
     MPI_Request r;
@@ -129,15 +137,16 @@ class MpiCommunicator : public Communicator {
   void check(std::string_view op, int rc) {
     if (rc != MPI_SUCCESS) throw_comm_error(*this, op, mpi_message(rc));
   }
-  // Polls the request until it completes or the timeout passes: a spin first (latency),
-  // then short sleeps (a rank waiting long for a peer leaves its core to the others).
-  void wait(std::string_view op, MPI_Request& r) {
+  // Polls the request until it completes (its status) or the timeout passes: a spin first
+  // (latency), then short sleeps (a rank waiting long for a peer leaves its core to the others).
+  MPI_Status wait(std::string_view op, MPI_Request& r) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now(), deadline = start + timeout();
     for (int polls = 0;; ++polls) {
       int done = 0;
-      check(op, MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-      if (done) return;
+      MPI_Status st;
+      check(op, MPI_Test(&r, &done, &st));
+      if (done) return st;
       if (Clock::now() > deadline) {
         throw_comm_error(*this, op, "a peer did not arrive within the timeout");
       }

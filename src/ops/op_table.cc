@@ -11,7 +11,7 @@ constexpr auto Init = AttrWhen::Init;
 constexpr auto Call = AttrWhen::Call;
 constexpr uint32_t STRIDED = F_STRIDED, PROMOTE = F_PROMOTE, PROMOTE1 = F_PROMOTE1,
                    FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW,
-                   UPDATE = F_UPDATE;
+                   UPDATE = F_UPDATE, COLLECTIVE = F_COLLECTIVE;
 // The grad column names the op's bprop rule (which the compiler layer binds) or says NODIFF.
 constexpr Grad grad_kind(std::string_view column) {
   return column == "NODIFF" ? Grad::NODIFF : Grad::DIFF;

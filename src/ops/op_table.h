@@ -35,6 +35,8 @@
 
 namespace mycel {
 
+class Communicator;  // comm/communicator.h
+
 enum class OpId : uint16_t {
 #define OP(name, ...) name,
 #include "ops/defs/all.def"
@@ -44,15 +46,21 @@ enum class OpId : uint16_t {
 inline constexpr int kVariadic = -1;
 
 enum OpFlags : uint32_t {
-  F_STRIDED = 1u << 0,   // the kernel reads strided inputs; no contiguous copy first
-  F_PROMOTE = 1u << 1,   // inputs are cast to their promoted common dtype first
-  F_PROMOTE1 = 1u << 2,  // as F_PROMOTE for inputs 1.. (input 0 is left alone: Select's cond)
-  F_FLOAT_IN = 1u << 3,  // bool/integer inputs are cast to float32 first (Exp, Div, Mean...)
-  F_RANDOM = 1u << 4,    // draws from the global Philox generator
-  F_INPLACE = 1u << 5,   // also writes some inputs (BatchNorm's running statistics)
-  F_VIEW = 1u << 6,      // eager mode may return a view of input 0 instead of running it
-  F_UPDATE = 1u << 7,    // output i is input i, updated in place (with F_INPLACE): Assign, SGD
+  F_STRIDED = 1u << 0,     // the kernel reads strided inputs; no contiguous copy first
+  F_PROMOTE = 1u << 1,     // inputs are cast to their promoted common dtype first
+  F_PROMOTE1 = 1u << 2,    // as F_PROMOTE for inputs 1.. (input 0 is left alone: Select's cond)
+  F_FLOAT_IN = 1u << 3,    // bool/integer inputs are cast to float32 first (Exp, Div, Mean...)
+  F_RANDOM = 1u << 4,      // draws from the global Philox generator
+  F_INPLACE = 1u << 5,     // also writes some inputs (BatchNorm's running statistics)
+  F_VIEW = 1u << 6,        // eager mode may return a view of input 0 instead of running it
+  F_UPDATE = 1u << 7,      // output i is input i, updated in place (with F_INPLACE): Assign, SGD
+  F_COLLECTIVE = 1u << 8,  // communicates over the `group` attribute's process group
+                           // (ops/defs/comm.def): KernelContext::comm is set; an effect
 };
+
+// Calls with effects beyond their result, which the compiler never merges, drops or runs at
+// compile time: random draws, in-place writes, communication.
+inline constexpr uint32_t kEffectFlags = F_RANDOM | F_INPLACE | F_COLLECTIVE;
 
 enum class Grad : uint8_t { DIFF, NODIFF };
 
@@ -76,13 +84,16 @@ struct InferContext {
 
 // What a kernel sees. Every tensor in `in` and `out` is on `device`: a CPU kernel runs only
 // with the host, a device kernel (kernels/cuda) only with its device, and queues its work on
-// that device's stream without waiting for it.
+// that device's stream without waiting for it. A collective op (F_COLLECTIVE) also gets the
+// communicator of its `group` attribute, which the runtime resolves from the job's process
+// groups (runtime/eager.h); other ops get nullptr.
 struct KernelContext {
   const OpDef& op;
   std::span<const Tensor> in;  // contiguous unless the op has F_STRIDED
   std::span<Tensor> out;       // allocated, contiguous, shapes and dtypes from infer
   const Attrs& attrs;
   Device device;
+  Communicator* comm = nullptr;
 };
 
 using InferFn = void (*)(InferContext&);

@@ -1,25 +1,40 @@
 // mycel.communication's core: a ProcessGroups object (comm/process_groups.h) made by init()
 // and held by the Python module until release(). Blocking calls (connecting the world, making
 // a group) drop the GIL, so other Python threads run while a rank waits for its peers.
+// While held, it is the runtime's process groups (runtime/eager.h, set_process_groups), which
+// the collective ops run over; close() and destruction take it back.
 #include <pybind11/stl.h>
 
 #include "comm/process_groups.h"
 #include "python/module.h"
+#include "runtime/eager.h"
 
 namespace pyb = pybind11;
 
 namespace mycel::py {
 
+namespace {
+// Unregisters the groups from the runtime before they go.
+struct Unregister {
+  void operator()(ProcessGroups* g) const {
+    if (process_groups() == g) set_process_groups(nullptr);
+    delete g;
+  }
+};
+}  // namespace
+
 void bind_comm(pyb::module_& m) {
   using PG = ProcessGroups;
-  pyb::class_<PG>(m, "_ProcessGroups")
+  pyb::class_<PG, std::unique_ptr<PG, Unregister>>(m, "_ProcessGroups")
       .def(pyb::init([](const std::string& backend, double timeout_s) {
              CommOptions o = CommOptions::from_env(backend);
              if (timeout_s > 0) {
                o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
              }
              pyb::gil_scoped_release nogil;
-             return std::make_unique<PG>(o);
+             std::unique_ptr<PG, Unregister> g(new PG(o));
+             set_process_groups(g.get());
+             return g;
            }),
            pyb::arg("backend") = "", pyb::arg("timeout") = 0.0,
            "Connects the world group (init()); timeout in seconds, 0: MYCEL_COMM_TIMEOUT.")
@@ -31,7 +46,13 @@ void bind_comm(pyb::module_& m) {
       .def_property_readonly("local_size", &PG::local_size)
       .def("create_group", &PG::create_group, pyb::call_guard<pyb::gil_scoped_release>())
       .def("destroy_group", &PG::destroy_group, pyb::call_guard<pyb::gil_scoped_release>())
-      .def("close", &PG::close, pyb::call_guard<pyb::gil_scoped_release>(),
+      .def(
+          "close",
+          [](PG& g) {
+            if (process_groups() == &g) set_process_groups(nullptr);
+            g.close();
+          },
+          pyb::call_guard<pyb::gil_scoped_release>(),
            "release(): a barrier of the world, then every group closed.")
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);

@@ -1,5 +1,6 @@
 #include "runtime/eager.h"
 
+#include "comm/process_groups.h"
 #include "kernels/kernel_table.h"
 #include "runtime/record.h"
 
@@ -7,6 +8,7 @@ namespace mycel {
 
 namespace {
 Device g_default_device;
+ProcessGroups* g_process_groups = nullptr;
 
 // The CPU kernel on host copies of a device op's inputs; results copied back.
 void launch_on_host(const KernelContext& ctx, bool ref) {
@@ -17,7 +19,7 @@ void launch_on_host(const KernelContext& ctx, bool ref) {
     const Tensor& o = ctx.out[i];
     hout.push_back((op.flags & F_UPDATE) ? hin[i] : Tensor::empty(o.shape(), o.dtype()));
   }
-  KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu()};
+  KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu(), ctx.comm};
   (ref ? ref_kernel(op) : cpu_kernel(op))(hctx);
   if (op.flags & F_INPLACE) {
     for (size_t i = 0; i < hin.size(); ++i) ctx.in[i].copy_from(hin[i]);
@@ -62,7 +64,26 @@ Device place_inputs(std::span<const Tensor> inputs, TensorList& copies) {
   return dev;
 }
 
+void set_process_groups(ProcessGroups* groups) { g_process_groups = groups; }
+
+ProcessGroups* process_groups() { return g_process_groups; }
+
+namespace {
+Communicator& communicator_for(const OpDef& op, const Attrs& attrs) {
+  MC_CHECK(g_process_groups != nullptr, Runtime, "For '", op.name,
+           "', the communication is not initialized: call mycel.communication.init() first, in a "
+           "job started by python -m mycel.run (or mpirun).");
+  return g_process_groups->group(attrs.get_str("group"));
+}
+}  // namespace
+
 void launch_kernel(const KernelContext& ctx, bool ref) {
+  if ((ctx.op.flags & F_COLLECTIVE) && ctx.comm == nullptr) {
+    KernelContext with = ctx;
+    with.comm = &communicator_for(ctx.op, ctx.attrs);
+    launch_kernel(with, ref);
+    return;
+  }
   if (ctx.device.is_cpu()) {
     (ref ? ref_kernel(ctx.op) : cpu_kernel(ctx.op))(ctx);
     return;

@@ -20,6 +20,8 @@
 
 namespace mycel {
 
+class ProcessGroups;
+
 // Tensors of one op call, inline for up to 4.
 using TensorList = InlineVector<Tensor, 4>;
 
@@ -69,10 +71,20 @@ void set_default_device(Device d);
 // per input, the copies among them.
 Device place_inputs(std::span<const Tensor> inputs, TensorList& copies);
 
+// ---- process groups ---------------------------------------------------------------------
+// The job's process groups (comm/process_groups.h), over which collective ops (F_COLLECTIVE)
+// run: set by mycel.communication.init() and cleared by release(); nullptr outside a job.
+// Held beside the default device as the execution context of this process; not owned.
+void set_process_groups(ProcessGroups* groups);
+ProcessGroups* process_groups();
+
 // Runs the kernel of ctx.op for ctx.device: the CPU kernel (or the reference with ref) on
 // the host; the device's kernel on a device that has one; else the CPU kernel (reference)
 // on host copies of the inputs, whose outputs, and inputs written in place, are copied
 // back to the device. A device kernel never runs with ref: the reference is the oracle.
+// A collective op's communicator is resolved here when ctx.comm is null: the group named by
+// its `group` attribute (a RuntimeError when communication is not initialised, a ValueError
+// when this rank has no such group).
 void launch_kernel(const KernelContext& ctx, bool ref = false);
 
 }  // namespace mycel

@@ -15,6 +15,7 @@ import inspect
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
 from mycel.ops.function.array_func import ones_like, zeros_like
+from mycel.ops.primitive import Primitive
 
 
 def _train_key(fn):
@@ -324,3 +325,15 @@ def depend(value, expr):
     the compiler's depend builtin, which keeps expr (an update, a print) alive and ordered
     before value's users; in PYNATIVE mode expr has already run, and value is returned."""
     return value
+
+
+class Depend(Primitive):
+    """Depend()(value, expr): MindSpore's primitive form of ``ops.depend``; value, returned
+    once expr has been computed (e.g. ``Depend()(x, Send(...)(x))`` keeps the send). Graph
+    code compiles its call to the depend builtin."""
+
+    def __init__(self):  # no op of the table behind it
+        self.name = "Depend"
+
+    def __call__(self, value, expr):
+        return depend(value, expr)

@@ -9,9 +9,9 @@
 //   %b = Mul(%x, %y)     ->    %c = Add(%a, %a)
 //   %c = Add(%a, %b)
 //
-// Never merged: calls with effects (prims flagged F_RANDOM or F_INPLACE, print, py_execute,
-// raise, host objects), calls of graphs that contain such calls (transitively), and calls
-// whose callee is not a constant (a closure's effects are unknown). Merging is per graph:
+// Never merged: calls with effects (prims with kEffectFlags: random, in-place, collective;
+// print, py_execute, raise, host objects), calls of graphs that contain such calls (transitively),
+// and calls whose callee is not a constant (a closure's effects are unknown). Merging is per graph:
 // a node of an inner graph is not merged with one of its enclosing graph.
 // Pre: specialised IR. Post: the same program with fewer nodes.
 #include <unordered_map>

@@ -2,7 +2,7 @@
 //
 //   Prim(c1, ..., cn)             -> c       when every input is a constant tensor of at most
 //                                            kMaxFoldNumel elements, so is every output, and
-//                                            the op is neither F_RANDOM nor F_INPLACE; run at
+//                                            the op has no effect (kEffectFlags); run at
 //                                            compile time by the eager dispatcher (run_op).
 //                                            Multi-output ops fold to a constant tuple.
 //   op(k1, k2)                    -> k       scalar builtins (add ... rshift, not, truth,
@@ -166,7 +166,7 @@ bool same_meta(const Tensor& t, const AbsPtr& a) {
 }
 
 Node* fold_prim(Module& m, CNode* c, const PrimData& p) {
-  if ((p.op->flags & (F_RANDOM | F_INPLACE)) != 0 || !small_tensor_abs(c->abstract()))
+  if ((p.op->flags & kEffectFlags) != 0 || !small_tensor_abs(c->abstract()))
     return nullptr;
   std::vector<Tensor> inputs;
   for (size_t i = 1; i < c->size(); ++i) {

@@ -58,7 +58,7 @@ inline std::optional<int64_t> const_int(const ir::Node* n) {
 
 // Nodes with effects beyond their result: never merged, dropped or run at compile time.
 inline bool is_effectful_callee(const ir::Value& v) {
-  if (v.is(ir::ValueKind::Prim)) return (v.as_prim().op->flags & (F_RANDOM | F_INPLACE)) != 0;
+  if (v.is(ir::ValueKind::Prim)) return (v.as_prim().op->flags & kEffectFlags) != 0;
   if (v.is(ir::ValueKind::Builtin)) return ir::builtin_has(v.as_builtin(), ir::B_EFFECT);
   return v.is(ir::ValueKind::PyObj);
 }

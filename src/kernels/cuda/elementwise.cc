@@ -36,7 +36,7 @@ void run_on_host(const KernelContext& ctx) {
   std::vector<Tensor> hin, hout;
   for (const Tensor& t : ctx.in) hin.push_back(t.to(Device::cpu()));
   for (const Tensor& o : ctx.out) hout.push_back(Tensor::empty(o.shape(), o.dtype()));
-  KernelContext hctx{ctx.op, hin, hout, ctx.attrs, Device::cpu()};
+  KernelContext hctx{ctx.op, hin, hout, ctx.attrs, Device::cpu(), ctx.comm};
   cpu_kernel(ctx.op)(hctx);
   for (size_t i = 0; i < hout.size(); ++i) ctx.out[i].copy_from(hout[i]);
 }

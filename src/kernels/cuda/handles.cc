@@ -62,7 +62,7 @@ void run_on_host(const KernelContext& ctx) {
     const Tensor& o = ctx.out[i];
     hout.push_back((op.flags & F_UPDATE) ? hin[i] : Tensor::empty(o.shape(), o.dtype()));
   }
-  KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu()};
+  KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu(), ctx.comm};
   cpu_kernel(op)(hctx);
   if (op.flags & F_INPLACE) {
     for (size_t i = 0; i < hin.size(); ++i) ctx.in[i].copy_from(hin[i]);

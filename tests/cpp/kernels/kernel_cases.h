@@ -49,7 +49,9 @@ std::vector<KernelCase> nn_cases();
 std::vector<KernelCase> array_cases();
 std::vector<KernelCase> random_cases();
 std::vector<KernelCase> optim_cases();
-std::vector<KernelCase> all_kernel_cases();
+std::vector<KernelCase> all_kernel_cases();  // every family above, not comm_cases
+// The collective family's cases, which need several processes (cases_comm.cc).
+std::vector<KernelCase> comm_cases();
 
 // Small builders for Attrs in case tables: A({{"axis", i64(1)}, {"keep_dims", true}}).
 Attrs A(std::initializer_list<std::pair<const char*, AttrValue>> kv);

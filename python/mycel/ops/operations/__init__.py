@@ -73,6 +73,11 @@ class Argmin(Primitive):
     _op = "Argmin"
 
 
+# The collectives: MindSpore's signatures (their group's size read when made).
+from mycel.ops.operations.comm_ops import (ReduceOp, AllReduce, AllGather,  # noqa: E402
+                                           ReduceScatter, AlltoAll, Broadcast, Send, Receive)
+__all__ += ["ReduceOp"]
+
 # MindSpore spellings that differ from the table name.
 Gelu = globals()["GeLU"]
 __all__ += ["Gelu"]

@@ -1,0 +1,68 @@
+// Backward rules of the collective family (ops/defs/comm.def). The cotangent of a collective
+// is another collective over the same group: every rank runs the backward graph with the
+// same calls in the same order, as it ran the forward one.
+#include "compiler/ad/bprop.h"
+
+namespace mycel::ir {
+
+namespace {
+
+using Grads = std::vector<Node*>;
+
+bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+
+Attrs group_attrs(const Attrs& fwd, std::initializer_list<const char*> keep) {
+  Attrs a;
+  for (const char* k : keep) a.set(k, fwd.get(k));
+  return a;
+}
+
+}  // namespace
+
+// AllReduce, y = op over ranks r of x_r; each rank's dout is a cotangent of the same y:
+//   sum:      dx = sum_r dout_r                    = AllReduce(sum)(dout)
+//   max, min: dx = sum_r dout_r * [x == y]         (every rank that holds the extreme)
+//   prod:     dx = sum_r dout_r * y / x
+Grads bprop_all_reduce(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  IrBuilder& b = a.b;
+  Attrs sum = group_attrs(a.attrs, {"group"});
+  sum.set("op", std::string("sum"));
+  const std::string& op = a.attrs.get_str("op");
+  if (op == "sum") return {b.prim(OpId::AllReduce, {a.dout}, sum)};
+  Node* total = b.prim(OpId::AllReduce, {a.dout}, sum);
+  if (op == "prod") return {b.div(b.mul(total, a.out), a.in[0])};
+  return {b.mul(total, b.cast(b.equal(a.in[0], a.out), IrBuilder::dtype_of(a.in[0])))};
+}
+
+// AllGather, y = concat_r x_r: rank r's block of every rank's dout, summed:
+//   dx = ReduceScatter(sum)(dout)
+Grads bprop_all_gather(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  Attrs rs = group_attrs(a.attrs, {"group", "rank_size"});
+  rs.set("op", std::string("sum"));
+  return {a.b.prim(OpId::ReduceScatter, {a.dout}, rs)};
+}
+
+// ReduceScatter (sum), y_r = block r of sum_r' x_r': x_r' block r feeds rank r's y only:
+//   dx = AllGather(dout)
+// Other reductions have no rule (as in MindSpore): a ValueError.
+Grads bprop_reduce_scatter(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  MC_CHECK(a.attrs.get_str("op") == "sum", Value,
+           "For 'ReduceScatter', only op 'sum' has a gradient, but got op '", a.attrs.get_str("op"),
+           "'.");
+  return {a.b.prim(OpId::AllGather, {a.dout}, group_attrs(a.attrs, {"group", "rank_size"}))};
+}
+
+// AlltoAll moves blocks between ranks; its cotangent moves them back:
+//   dx = AlltoAll(split_dim = concat_dim, concat_dim = split_dim)(dout)
+Grads bprop_all_to_all(BpropArgs& a) {
+  if (!is_float_node(a.in[0])) return {nullptr};
+  Attrs back = group_attrs(a.attrs, {"group", "split_count"});
+  back.set("split_dim", a.attrs.get("concat_dim"));
+  back.set("concat_dim", a.attrs.get("split_dim"));
+  return {a.b.prim(OpId::AlltoAll, {a.dout}, back)};
+}
+
+}  // namespace mycel::ir

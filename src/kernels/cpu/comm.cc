@@ -1,0 +1,110 @@
+// CPU kernels of the collective family (ops/defs/comm.def): each hands the tensors' host
+// buffers to the communicator of the op's group (ctx.comm, comm/communicator.h), whose
+// library (Gloo, MPI) moves and reduces them.
+#include "comm/communicator.h"
+#include "ops/op_table.h"
+
+namespace mycel {
+
+namespace {
+
+ReduceOp reduce_op(const KernelContext& ctx) {
+  return *reduce_op_from_name(ctx.attrs.get_str("op"));
+}
+
+// The rank_size (or split_count) the primitive was made with must be the group's size: a
+// group released and made again with other ranks since is a ValueError, never a wrong shape.
+void check_size(const KernelContext& ctx, const char* attr) {
+  const int64_t n = ctx.attrs.get_int(attr);
+  MC_CHECK(n == ctx.comm->size(), Value, "For '", ctx.op.name, "', the '", attr, "' is ", n,
+           " but the group '", ctx.comm->group(), "' has ", ctx.comm->size(),
+           " ranks (make the primitive again after changing the group).");
+}
+
+void check_peer(const KernelContext& ctx, const char* attr) {
+  const int64_t r = ctx.attrs.get_int(attr);
+  MC_CHECK(r < ctx.comm->size() && r != ctx.comm->rank(), Value, "For '", ctx.op.name, "', the '",
+           attr, "' ", r, " is not another rank of the group '", ctx.comm->group(), "' (",
+           ctx.comm->size(), " ranks; this is rank ", ctx.comm->rank(), ").");
+}
+
+size_t count(const Tensor& t) { return static_cast<size_t>(t.numel()); }
+
+// a's shape as [prod(a[:axis]), a[axis], prod(a[axis+1:])].
+Shape around(const Shape& a, size_t axis) {
+  int64_t pre = 1, post = 1;
+  for (size_t d = 0; d < axis; ++d) pre *= a[d];
+  for (size_t d = axis + 1; d < a.size(); ++d) post *= a[d];
+  return {pre, a[axis], post};
+}
+
+size_t norm_axis(const KernelContext& ctx, const char* attr) {
+  const int64_t a = ctx.attrs.get_int(attr), nd = ctx.in[0].ndim();
+  return static_cast<size_t>(a < 0 ? a + nd : a);
+}
+
+}  // namespace
+
+void cpu_all_reduce(const KernelContext& ctx) {
+  const Tensor &x = ctx.in[0], &y = ctx.out[0];
+  if (!y.same(x) && y.raw_data() != x.raw_data()) y.copy_from(x);
+  ctx.comm->all_reduce(y.raw_data(), count(y), y.dtype(), reduce_op(ctx));
+}
+
+void cpu_all_gather(const KernelContext& ctx) {
+  check_size(ctx, "rank_size");
+  ctx.comm->all_gather(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.in[0]),
+                       ctx.in[0].dtype());
+}
+
+void cpu_reduce_scatter(const KernelContext& ctx) {
+  check_size(ctx, "rank_size");
+  ctx.comm->reduce_scatter(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.out[0]),
+                           ctx.in[0].dtype(), reduce_op(ctx));
+}
+
+// Block j of split_dim goes to rank j: the input seen as [pre, n, c, post] is packed into
+// [n, pre, c, post] so each block is contiguous; block i received is the output seen as
+// [pre', n, c', post'] around concat_dim, written through the transposed view.
+void cpu_all_to_all(const KernelContext& ctx) {
+  check_size(ctx, "split_count");
+  const int64_t n = ctx.comm->size();
+  const Tensor &x = ctx.in[0], &y = ctx.out[0];
+  const Shape xs = around(x.shape(), norm_axis(ctx, "split_dim"));
+  Tensor send = Tensor::empty({n, xs[0], xs[1] / n, xs[2]}, x.dtype());
+  strided_copy(send, x.view({xs[0], n, xs[1] / n, xs[2]}).permute({1, 0, 2, 3}));
+  Shape block = x.shape();
+  block[norm_axis(ctx, "split_dim")] /= n;
+  const Shape bs = around(block, norm_axis(ctx, "concat_dim"));
+  Tensor recv = Tensor::empty({n, bs[0], bs[1], bs[2]}, x.dtype());
+  ctx.comm->all_to_all(send.raw_data(), recv.raw_data(), count(x) / static_cast<size_t>(n),
+                       x.dtype());
+  strided_copy(y.view({bs[0], n, bs[1], bs[2]}).permute({1, 0, 2, 3}), recv);
+}
+
+void cpu_comm_broadcast(const KernelContext& ctx) {
+  const int64_t root = ctx.attrs.get_int("root_rank");
+  MC_CHECK(root < ctx.comm->size(), Value, "For 'Broadcast', the 'root_rank' ", root,
+           " is not a rank of the group '", ctx.comm->group(), "' (", ctx.comm->size(), " ranks).");
+  for (size_t i = 0; i < ctx.in.size(); ++i) {
+    if (ctx.comm->rank() == root) ctx.out[i].copy_from(ctx.in[i]);
+    ctx.comm->broadcast(ctx.out[i].raw_data(), count(ctx.out[i]), ctx.out[i].dtype(),
+                        static_cast<int>(root));
+  }
+}
+
+void cpu_send(const KernelContext& ctx) {
+  check_peer(ctx, "dest_rank");
+  ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(),
+                 static_cast<int>(ctx.attrs.get_int("dest_rank")),
+                 static_cast<int>(ctx.attrs.get_int("sr_tag")));
+}
+
+void cpu_receive(const KernelContext& ctx) {
+  check_peer(ctx, "src_rank");
+  ctx.comm->recv(ctx.out[0].raw_data(), ctx.out[0].nbytes(),
+                 static_cast<int>(ctx.attrs.get_int("src_rank")),
+                 static_cast<int>(ctx.attrs.get_int("sr_tag")));
+}
+
+}  // namespace mycel

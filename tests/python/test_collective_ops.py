@@ -1,0 +1,159 @@
+"""The collective primitives (ops.AllReduce, AllGather, ReduceScatter, AlltoAll, Broadcast,
+Send, Receive) on real ranks, Gloo at 2 and 4 processes and MPI at 2, in PYNATIVE and GRAPH
+mode: outputs against numpy (every rank draws every rank's data, so each knows the answer),
+and gradients against analytic values (a rank's input feeds every rank's loss, so its
+gradient sums over the ranks' weights). Also the errors of a process outside a job."""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import ops
+from distributed import run_gloo, run_mpi
+
+# The ops whose gradients the worker checks (test_grad_ops.py counts them as covered).
+GRAD_CHECKED = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll")
+
+WORKER = textwrap.dedent("""
+    import json, sys, traceback, warnings
+    warnings.filterwarnings("error", message=".*JIT fallback")  # graph code must compile
+    import numpy as np
+    import mycel as ms
+    from mycel import ops, nn
+    from mycel.communication import init, release, get_rank, get_group_size, create_group
+
+    init()
+    r, n = get_rank(), get_group_size()
+    fails = []
+
+    def data(shape, seed):
+        return [np.random.default_rng(100 * seed + i).standard_normal(shape).astype(np.float32)
+                for i in range(n)]
+
+    def check(name, got, want, tol=1e-5):
+        got = got.asnumpy()
+        if got.shape != want.shape or not np.allclose(got, want, rtol=tol, atol=tol):
+            fails.append(f"{name}: got {got.tolist()} want {want.tolist()}")
+
+    class Weighted(nn.Cell):
+        # sum(op(x) * w): its gradient is the op's vector-Jacobian product with w.
+        def __init__(self, op, w):
+            super().__init__()
+            self.op, self.w = op, ms.Tensor(w)
+
+        def construct(self, x):
+            return (self.op(x) * self.w).sum()
+
+    def grad_of(op, x, w):
+        return ms.grad(Weighted(op, w))(ms.Tensor(x))
+
+    def a2a(xs, split, concat):  # every rank's AlltoAll output, from every rank's input
+        return [np.concatenate([np.split(xs[i], n, axis=split)[j] for i in range(n)], axis=concat)
+                for j in range(n)]
+
+    class SendRecv(nn.Cell):
+        def __init__(self, shape):
+            super().__init__()
+            self.send = ops.Send(sr_tag=5, dest_rank=r + 1)
+            self.recv = ops.Receive(sr_tag=5, src_rank=r - 1, shape=shape, dtype=ms.float32)
+            self.depend = ops.Depend()
+
+        def construct(self, x):
+            if r % 2 == 0:
+                return self.depend(x, self.send(x))
+            return self.recv()
+
+    def run(mode):
+        ms.set_context(mode=mode)
+        m = "graph" if mode == ms.GRAPH_MODE else "pynative"
+        X, W = data((4, 8), 1), data((4, 8), 2)
+        S, P = np.stack(X), np.sum(W, axis=0)
+        for op, want in (("sum", S.sum(0)), ("max", S.max(0)), ("min", S.min(0)),
+                         ("prod", S.prod(0))):
+            check(f"{m} AllReduce {op}", ops.AllReduce(op)(ms.Tensor(X[r])), want, 1e-4)
+        check(f"{m} AllReduce sum grad", grad_of(ops.AllReduce(), X[r], W[r]), P)
+        check(f"{m} AllReduce max grad", grad_of(ops.AllReduce("max"), X[r], W[r]),
+              P * (X[r] == S.max(0)))
+        check(f"{m} AllReduce prod grad", grad_of(ops.AllReduce("prod"), X[r], W[r]),
+              P * S.prod(0) / X[r], 1e-3)
+        check(f"{m} AllGather", ops.AllGather()(ms.Tensor(X[r])), np.concatenate(X))
+        WG = data((4 * n, 8), 3)
+        check(f"{m} AllGather grad", grad_of(ops.AllGather(), X[r], WG[r]),
+              sum(w[4 * r:4 * r + 4] for w in WG))
+        k = 4 // n
+        check(f"{m} ReduceScatter", ops.ReduceScatter()(ms.Tensor(X[r])),
+              S.sum(0)[k * r:k * r + k], 1e-4)
+        check(f"{m} ReduceScatter max", ops.ReduceScatter("max")(ms.Tensor(X[r])),
+              S.max(0)[k * r:k * r + k])
+        WS = data((k, 8), 4)
+        check(f"{m} ReduceScatter grad", grad_of(ops.ReduceScatter(), X[r], WS[r]),
+              np.concatenate(WS))
+        for split, concat in ((1, 0), (0, 1), (1, 1)):
+            A = ops.AlltoAll(n, split, concat)
+            check(f"{m} AlltoAll {split},{concat}", A(ms.Tensor(X[r])), a2a(X, split, concat)[r])
+            WA = a2a(data((4, 8), 5), split, concat)  # shaped as the outputs
+            check(f"{m} AlltoAll {split},{concat} grad", grad_of(A, X[r], WA[r]),
+                  a2a(WA, concat, split)[r])
+        b = ops.Broadcast(1)((ms.Tensor(X[r]), ms.Tensor(W[r])))
+        check(f"{m} Broadcast 0", b[0], X[1])
+        check(f"{m} Broadcast 1", b[1], W[1])
+        got = SendRecv((4, 8))(ms.Tensor(X[r]))
+        check(f"{m} Send/Receive", got, X[r] if r % 2 == 0 else X[r - 1])
+        check(f"{m} AllGather rev", ops.AllGather("rev")(ms.Tensor(X[r])),
+              np.concatenate(X[::-1]))
+
+    try:
+        create_group("rev", list(range(n))[::-1])
+        for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+            run(mode)
+    except Exception:
+        fails.append(traceback.format_exc())
+    release()
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump({"rank": r, "size": n, "fails": fails}, f)
+""")
+
+
+def test_worker_checks_the_gradient_of_each_grad_checked_op():
+    lines = [ln for ln in WORKER.splitlines() if "grad_of(" in ln or " grad\"" in ln]
+    for op in GRAD_CHECKED:
+        assert any(f"{{m}} {op}" in ln and " grad\"" in ln for ln in lines), op
+
+
+def _check(runs, folder, n):
+    for code, text in runs:
+        assert code == 0, text
+    res = [json.loads(p.read_text()) for p in sorted(folder.glob("result_*.json"))]
+    assert sorted(x["rank"] for x in res) == list(range(n))
+    for x in res:
+        assert x["size"] == n
+        assert x["fails"] == [], f"rank {x['rank']}:\n" + "\n".join(x["fails"])
+
+
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+def test_collectives_match_numpy_in_both_modes(tmp_path, backend, n):
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    runs = run_gloo(script, n, [tmp_path]) if backend == "gloo" else run_mpi(script, n, [tmp_path])
+    _check(runs, tmp_path, n)
+
+
+def test_outside_a_job_collectives_name_init():
+    x = ms.Tensor(np.ones((2, 2), np.float32))
+    with pytest.raises(RuntimeError, match=r"For 'AllReduce', the communication is not "
+                                           r"initialized: call mycel.communication.init"):
+        ops.AllReduce()(x)
+    for make in (ops.AllGather, ops.ReduceScatter, lambda: ops.AlltoAll(2, 0, 0)):
+        with pytest.raises(RuntimeError, match="not initialized"):
+            make()
+
+
+def test_bad_arguments_are_typed_errors():
+    with pytest.raises(TypeError, match="For 'AllReduce', the 'group' must be a str"):
+        ops.AllReduce(group=3)
+    with pytest.raises(TypeError, match="For 'Send', the 'dest_rank' must be an int"):
+        ops.Send(0, "1")
+    with pytest.raises(ValueError, match="For 'AllReduce', the 'op' must be one of"):
+        ops.AllReduce("mean")(ms.Tensor(np.ones(2, np.float32)))
