@@ -53,7 +53,7 @@ void bind_comm(pyb::module_& m) {
             g.close();
           },
           pyb::call_guard<pyb::gil_scoped_release>(),
-           "release(): a barrier of the world, then every group closed.")
+          "release(): a barrier of the world, then every group closed.")
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;
