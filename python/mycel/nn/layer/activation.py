@@ -1,9 +1,20 @@
-"""Activation cells (MindSpore 2.x ``mindspore.nn``): ReLU, Sigmoid, Tanh, GELU, Softmax, and
-get_activation(name) for the ``activation=`` argument of Dense. Each holds its primitive as
-an attribute and calls it in ``construct``, so it compiles in GRAPH mode."""
+"""Activation cells (MindSpore 2.x ``mindspore.nn``): ReLU, Sigmoid, Tanh, GELU, Softmax,
+LogSoftmax, SiLU, Mish, LeakyReLU, ELU, PReLU, HSigmoid, HSwish, Hardtanh, Softsign,
+Tanhshrink, and get_activation(name) for the ``activation=`` argument of Dense. Each holds its
+primitives as attributes and calls them in ``construct``, so it compiles in GRAPH mode.
+
+The activations without an op of their own are compositions of elementwise ops (their
+gradients follow from the ops'). Where a branch could overflow (ELU's exp of a large
+positive x) the composition clamps the argument first, so the discarded branch stays finite
+and its zero cotangent does not turn into NaN (0 * inf)."""
+import numbers
+
+from mycel import _mycel as _C
+from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
+from mycel.ops.primitive import constexpr
 
 
 class ReLU(Cell):
@@ -75,12 +86,218 @@ class Softmax(Cell):
         return self.softmax(input)
 
 
-_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "gelu": GELU, "softmax": Softmax}
+class LogSoftmax(Cell):
+    """log(softmax(x)) along `axis` (an int; default -1), computed as one stable op."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'LogSoftmax', axis must be an int, but got {axis!r}.")
+        self.axis = axis
+        self.log_softmax = prim("LogSoftmax", axis=axis)
+
+    def construct(self, x):
+        return self.log_softmax(x)
+
+
+class SiLU(Cell):
+    """x * sigmoid(x), elementwise (the swish activation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.silu = prim("SiLU")
+
+    def construct(self, input):  # noqa: A002
+        return self.silu(input)
+
+
+class Mish(Cell):
+    """x * tanh(softplus(x)), elementwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.softplus = prim("Softplus")
+        self.tanh = prim("Tanh")
+
+    def construct(self, x):
+        return x * self.tanh(self.softplus(x))
+
+
+def _float(value, name, cls):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{cls}', '{name}' must be a float, but got "
+                        f"{type(value).__name__}.")
+    return float(value)
+
+
+class LeakyReLU(Cell):
+    """x where x > 0, else alpha * x (MindSpore's default alpha is 0.2; PyTorch's 0.01)."""
+
+    def __init__(self, alpha=0.2):
+        super().__init__()
+        self.alpha = _float(alpha, "alpha", "LeakyReLU")
+        self.greater = prim("Greater")
+        self.select = prim("Select")
+
+    def construct(self, x):
+        return self.select(self.greater(x, 0.0), x, x * self.alpha)
+
+    def extend_repr(self):
+        return f"alpha={self.alpha}"
+
+
+class ELU(Cell):
+    """x where x > 0, else alpha * (exp(x) - 1) (default alpha 1.0)."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = _float(alpha, "alpha", "ELU")
+        self.greater = prim("Greater")
+        self.select = prim("Select")
+        self.minimum = prim("Minimum")
+        self.exp = prim("Exp")
+
+    def construct(self, input_x):
+        neg = (self.exp(self.minimum(input_x, 0.0)) - 1.0) * self.alpha
+        return self.select(self.greater(input_x, 0.0), input_x, neg)
+
+    def extend_repr(self):
+        return f"alpha={self.alpha}"
+
+
+class HSigmoid(Cell):
+    """Hard sigmoid: relu6(x + 3) / 6, elementwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.relu6 = prim("ReLU6")
+
+    def construct(self, input_x):
+        return self.relu6(input_x + 3.0) / 6.0
+
+
+class HSwish(Cell):
+    """Hard swish: x * relu6(x + 3) / 6, elementwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.relu6 = prim("ReLU6")
+
+    def construct(self, x):
+        return x * (self.relu6(x + 3.0) / 6.0)
+
+
+class Hardtanh(Cell):
+    """x clamped to [min_val, max_val] (default [-1, 1]); min_val must be below max_val."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0):
+        super().__init__()
+        self.min_val = _float(min_val, "min_val", "Hardtanh")
+        self.max_val = _float(max_val, "max_val", "Hardtanh")
+        if self.min_val >= self.max_val:
+            raise ValueError(f"For 'Hardtanh', min_val must be less than max_val, but got "
+                             f"min_val={min_val} and max_val={max_val}.")
+        self.maximum = prim("Maximum")
+        self.minimum = prim("Minimum")
+
+    def construct(self, x):
+        return self.minimum(self.maximum(x, self.min_val), self.max_val)
+
+    def extend_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class Softsign(Cell):
+    """x / (1 + |x|), elementwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.abs = prim("Abs")
+
+    def construct(self, x):
+        return x / (self.abs(x) + 1.0)
+
+
+class Tanhshrink(Cell):
+    """x - tanh(x), elementwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.tanh = prim("Tanh")
+
+    def construct(self, x):
+        return x - self.tanh(x)
+
+
+@constexpr
+def _prelu_weight_shape(shape, channel):
+    """The shape that broadcasts PReLU's weight [channel] along the input's channel axis (1,
+    or 0 for a 1-d input)."""
+    rank = len(shape)
+    if rank == 0:
+        raise ValueError("For 'PReLU', the input must have at least 1 dimension, but got a "
+                         "scalar.")
+    axis = 1 if rank >= 2 else 0
+    if channel != 1 and shape[axis] != channel:
+        raise ValueError(f"For 'PReLU', the input's channel dimension (shape[{axis}] = "
+                         f"{shape[axis]}) must equal channel ({channel}); input shape {shape}.")
+    return (channel,) + (1,) * (rank - axis - 1)
+
+
+def _prelu_init(channel, w):
+    """PReLU's initial weight as a float32 Tensor of shape (channel,)."""
+    if isinstance(w, (list, tuple)):
+        if len(w) != channel or not all(isinstance(v, numbers.Real) and
+                                        not isinstance(v, bool) for v in w):
+            raise ValueError(f"For 'PReLU', a list 'w' must hold 'channel' ({channel}) floats, "
+                             f"but got {w!r}.")
+        return _C.Tensor([float(v) for v in w], _C.float32)
+    if isinstance(w, _C.Tensor):
+        if w.dtype not in (_C.float16, _C.float32):
+            raise ValueError(f"For 'PReLU', a tensor 'w' must be float16 or float32, but got "
+                             f"{w.dtype}.")
+        if tuple(w.shape) != (channel,):
+            raise ValueError(f"For 'PReLU', a tensor 'w' must have shape ({channel},) (the "
+                             f"'channel'), but got {tuple(w.shape)}.")
+        return w.copy()
+    if isinstance(w, numbers.Real) and not isinstance(w, bool):
+        return _C.Tensor([float(w)] * channel, _C.float32)
+    raise TypeError(f"For 'PReLU', 'w' must be a float, a list of floats or a Tensor, but got "
+                    f"{type(w).__name__}.")
+
+
+class PReLU(Cell):
+    """x where x > 0, else w * x, with a learnable slope per channel: the Parameter ``w``
+    (named 'a', as in MindSpore) of shape (channel,), initialised to `w` (a float, a list of
+    `channel` floats or a Tensor). channel is 1 (one slope shared by every element) or the
+    input's channel count (axis 1, or axis 0 of a 1-d input)."""
+
+    def __init__(self, channel=1, w=0.25):
+        super().__init__()
+        self.channel = _check.positive_int(channel, "channel", "PReLU")
+        self.w = Parameter(_prelu_init(self.channel, w), name="a")
+        self.greater = prim("Greater")
+        self.select = prim("Select")
+        self.reshape = prim("Reshape")
+
+    def construct(self, x):
+        w = self.reshape(self.w.astype(x.dtype), _prelu_weight_shape(x.shape, self.channel))
+        return self.select(self.greater(x, 0.0), x, x * w)
+
+    def extend_repr(self):
+        return f"channel={self.channel}"
+
+
+_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "gelu": GELU, "softmax": Softmax,
+                "logsoftmax": LogSoftmax, "silu": SiLU, "mish": Mish, "leakyrelu": LeakyReLU,
+                "elu": ELU, "prelu": PReLU, "hsigmoid": HSigmoid, "hswish": HSwish,
+                "hardtanh": Hardtanh, "softsign": Softsign, "tanhshrink": Tanhshrink}
 
 
 def get_activation(name, prim_name=None):
-    """The activation cell registered as `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax'), or
-    None for None."""
+    """The activation cell registered as `name` (the class name in lower case: 'relu',
+    'sigmoid', 'tanh', 'gelu', 'softmax', 'logsoftmax', 'silu', 'mish', 'leakyrelu', 'elu',
+    'prelu', 'hsigmoid', 'hswish', 'hardtanh', 'softsign', 'tanhshrink'), or None for None."""
     if name is None:
         return None
     if not isinstance(name, str):
@@ -93,4 +310,6 @@ def get_activation(name, prim_name=None):
     return cls()
 
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "get_activation"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "Mish",
+           "LeakyReLU", "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign",
+           "Tanhshrink", "get_activation"]

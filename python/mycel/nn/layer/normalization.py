@@ -1,4 +1,5 @@
-"""Normalization layers (MindSpore 2.x ``mindspore.nn``): BatchNorm1d, BatchNorm2d, LayerNorm.
+"""Normalization layers (MindSpore 2.x ``mindspore.nn``): BatchNorm1d, BatchNorm2d, LayerNorm,
+GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d.
 
 BatchNorm keeps MindSpore's parameters and their roles: gamma and beta (trainable when
 affine), moving_mean and moving_variance (requires_grad=False). MindSpore's momentum is the
@@ -12,6 +13,14 @@ sharing their storage. In evaluation it normalises with the moving statistics.
 Under Cell.to_float(float16) BatchNorm casts its input but keeps its parameters: the op
 takes a half-precision input with float32 parameters (and returns the input's dtype), and
 must update the float32 moving statistics themselves, not cast copies.
+
+GroupNorm and InstanceNorm normalise each sample on its own: the input [N, C, *] is viewed
+as [N, G, C/G * prod(*)] (G = num_groups; G = C for InstanceNorm) and the LayerNorm op
+normalises the last axis (biased variance), then gamma and beta [C] scale and shift each
+channel. Both use these per-sample statistics in training and in evaluation alike.
+InstanceNorm keeps MindSpore's moving_mean and moving_variance Parameters (named 'mean' and
+'variance', requires_grad=False) so checkpoints carry over, but as in MindSpore (whose
+InstanceNorm op updates a scratch copy of them) they are never updated nor read.
 """
 import numbers
 
@@ -162,4 +171,131 @@ class LayerNorm(Cell):
                 f"begin_params_axis={self.begin_params_axis}, epsilon={self.epsilon}")
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+@constexpr
+def _group_shapes(shape, num_channels, num_groups, ranks, cls):
+    """Checks the input [N, C, *] (its rank one of `ranks`, None: any rank >= 2, and C =
+    num_channels); gives ([N, G, -1], the shape gamma/beta [C] broadcast as: (C, 1, ...))."""
+    if (ranks is None and len(shape) < 2) or (ranks is not None and len(shape) not in ranks):
+        want = "at least 2-d" if ranks is None else " or ".join(f"{r}-d" for r in ranks)
+        raise ValueError(f"For '{cls}', the input must be {want} ([N, C, ...]), but got "
+                         f"shape {shape}.")
+    if shape[1] != num_channels:
+        raise ValueError(f"For '{cls}', the input's channel dimension (shape[1] = {shape[1]}) "
+                         f"must equal {'num_channels' if cls == 'GroupNorm' else 'num_features'}"
+                         f" ({num_channels}); input shape {shape}.")
+    return (shape[0], num_groups, -1), (num_channels,) + (1,) * (len(shape) - 2)
+
+
+@constexpr
+def _norm_axis_shape(shape):
+    return (shape[-1],)
+
+
+class _GroupStatsNorm(Cell):
+    """y = (x - mean) / sqrt(var + eps) * gamma + beta with the statistics of each sample's
+    group of channels (see the module docstring)."""
+
+    _ranks = None
+
+    def _init_norm(self, num_channels, num_groups, eps, affine, gamma_init, beta_init, dtype):
+        cls = type(self).__name__
+        self.eps = _real(eps, "eps", cls, 0.0, float("inf"), True)
+        self.affine = _check.bool_(affine, "affine", cls)
+        self._channels, self._groups = num_channels, num_groups
+        shape = (num_channels,)
+        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta",
+                              requires_grad=affine)
+        self.layer_norm = prim("LayerNorm", begin_norm_axis=-1, begin_params_axis=-1,
+                               epsilon=self.eps)
+        self.reshape = prim("Reshape")
+        self.fill = prim("Fill")
+
+    def construct(self, x):
+        shape = x.shape
+        grouped, param_shape = _group_shapes(shape, self._channels, self._groups, self._ranks,
+                                             type(self).__name__)
+        g = self.reshape(x, grouped)
+        ones_shape = _norm_axis_shape(g.shape)
+        y, _, _ = self.layer_norm(g, self.fill(x.dtype, ones_shape, 1.0),
+                                  self.fill(x.dtype, ones_shape, 0.0))
+        y = self.reshape(y, shape)
+        gamma = self.reshape(self.gamma.astype(x.dtype), param_shape)
+        beta = self.reshape(self.beta.astype(x.dtype), param_shape)
+        return y * gamma + beta
+
+
+class GroupNorm(_GroupStatsNorm):
+    """Group normalisation of [N, C, *] input: the C = num_channels channels are split into
+    num_groups groups (num_groups must divide num_channels) and each sample's group is
+    normalised with its own mean and (biased) variance; gamma and beta [num_channels] then
+    scale and shift each channel (trainable when affine). The same in training and
+    evaluation."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=_C.float32):
+        super().__init__()
+        cls = "GroupNorm"
+        self.num_groups = _check.positive_int(num_groups, "num_groups", cls)
+        self.num_channels = _check.positive_int(num_channels, "num_channels", cls)
+        if self.num_channels % self.num_groups:
+            raise ValueError(f"For '{cls}', num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups}).")
+        self._init_norm(self.num_channels, self.num_groups, eps, affine, gamma_init, beta_init,
+                        dtype)
+
+    def extend_repr(self):
+        return (f"num_groups={self.num_groups}, num_channels={self.num_channels}, "
+                f"eps={self.eps}, affine={self.affine}")
+
+
+class _InstanceNorm(_GroupStatsNorm):
+    """Instance normalisation: each sample's channel normalised on its own (GroupNorm with one
+    channel per group), in training and evaluation alike."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=_C.float32):
+        super().__init__()
+        cls = type(self).__name__
+        self.num_features = _check.positive_int(num_features, "num_features", cls)
+        self.momentum = _real(momentum, "momentum", cls, 0.0, 1.0, False)
+        self._init_norm(self.num_features, self.num_features, eps, affine, gamma_init,
+                        beta_init, dtype)
+        shape = (self.num_features,)
+        self.moving_mean = Parameter(initializer("zeros", shape, dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", shape, dtype), name="variance",
+                                         requires_grad=False)
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"gamma={self.gamma}, beta={self.beta}, moving_mean={self.moving_mean}, "
+                f"moving_variance={self.moving_variance}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of [N, C, L] input: y = (x - mean) / sqrt(var + eps) * gamma +
+    beta with the mean and (biased) variance over L of each sample and channel, in training
+    and evaluation alike; gamma and beta [C] are trainable when affine. momentum is kept for
+    MindSpore's signature (the moving statistics are not used; see the module docstring)."""
+
+    _ranks = (3,)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of [N, C, H, W] input: statistics over H and W of each sample
+    and channel (see InstanceNorm1d)."""
+
+    _ranks = (4,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of [N, C, D, H, W] input: statistics over D, H and W of each
+    sample and channel (see InstanceNorm1d)."""
+
+    _ranks = (5,)
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d"]
