@@ -146,7 +146,8 @@ class FileShuffleSampler(Sampler):
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
     """The Sampler a source dataset's arguments describe (MindSpore's rules): an explicit
     sampler (a Sampler or a sequence of indices), else a DistributedSampler for
-    num_shards/shard_id, else a RandomSampler (shuffle, the default) or a SequentialSampler."""
+    num_shards/shard_id (in data parallelism, by default, this rank's shard:
+    mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
     num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
@@ -170,6 +171,9 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
                             f"but got {type(sampler).__name__}.")
         return SubsetSampler(sampler, num_samples)
     shuffle = shuffle_default if shuffle is None else shuffle
+    if num_shards is None:  # in data parallelism, this rank's shard unless told otherwise
+        from mycel.parallel.context import dataset_shard
+        num_shards, shard_id = dataset_shard() or (None, None)
     if num_shards is not None:
         return DistributedSampler(num_shards, shard_id, shuffle, num_samples)
     return RandomSampler(False, num_samples) if shuffle else SequentialSampler(None, num_samples)

@@ -26,7 +26,12 @@ class TrainOneStepCell(Cell):
     with the network's inputs, it computes the loss and the gradients of the optimizer's
     parameters in one pass (value_and_grad), scales them by `sens` when given (loss scaling),
     updates the parameters with ``optimizer(grads)`` and returns the loss. In GRAPH mode the
-    whole step is one compiled graph."""
+    whole step is one compiled graph.
+
+    In data parallelism (``set_auto_parallel_context(parallel_mode="data_parallel")`` in a
+    job that ``communication.init()`` joined) the gradients are all-reduced over the ranks by
+    a ``DistributedGradReducer`` before the update (averaged with gradients_mean), and with
+    parameter_broadcast every rank starts from rank 0's parameters."""
 
     def __init__(self, network, optimizer, sens=None):
         super().__init__(auto_prefix=False)
@@ -43,6 +48,16 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = None if sens is None else float(sens)
         self.grad_fn = value_and_grad(network, None, self.weights)
+        from mycel.parallel import context as pctx
+        self.reducer_flag = pctx.is_data_parallel()
+        self.grad_reducer = None
+        if self.reducer_flag:
+            from mycel.nn.grad_reducer import DistributedGradReducer, broadcast_parameters
+            if pctx.get_auto_parallel_context("parameter_broadcast"):
+                seen = {id(p) for p in network.get_parameters()}
+                broadcast_parameters(list(network.get_parameters()) +
+                                     [p for p in optimizer.get_parameters() if id(p) not in seen])
+            self.grad_reducer = DistributedGradReducer(self.weights)
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
@@ -51,4 +66,6 @@ class TrainOneStepCell(Cell):
             for g in grads:
                 scaled = scaled + (g * self.sens,)
             grads = scaled
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         return depend(loss, self.optimizer(grads))

@@ -1,0 +1,14 @@
+"""mycel.parallel: how a job of several processes trains (MindSpore's auto-parallel context).
+
+``set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)``
+makes ``nn.TrainOneStepCell`` (and ``Model``, which uses it) all-reduce the gradients over the
+world group (``nn.DistributedGradReducer``, in buckets), broadcast the parameters from rank 0
+when ``parameter_broadcast`` is set, and source datasets read this rank's shard. The
+collectives underneath are ``mycel.ops.AllReduce`` and friends on the job that
+``mycel.communication.init()`` joined.
+"""
+from mycel.parallel.context import (ParallelMode, set_auto_parallel_context,
+                                    get_auto_parallel_context, reset_auto_parallel_context)
+
+__all__ = ["ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+           "reset_auto_parallel_context"]

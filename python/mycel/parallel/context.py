@@ -1,0 +1,181 @@
+"""The auto-parallel context: MindSpore's ``set_auto_parallel_context`` and its readers.
+
+One dictionary of settings, validated when set. What reads it: ``nn.TrainOneStepCell``
+(gradient reduction and parameter broadcast in data parallelism), ``nn.DistributedGradReducer``
+(defaults for mean and degree), the source datasets (a shard per rank) and
+``save_checkpoint`` (rank 0 writes). Semi-automatic and automatic parallelism are not built
+yet: choosing them is a clear error, not a silent stand-alone run.
+"""
+from mycel.communication import management as _mgmt
+
+
+class ParallelMode:
+    """The parallel modes (MindSpore's ``mindspore.ParallelMode``)."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+_BUILT = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL)
+
+_DEFAULTS = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": None,          # None: the world group's size
+    "global_rank": None,         # None: this process's world rank
+    "parameter_broadcast": False,
+    "full_batch": False,         # True: every rank reads the whole data set (no sharding)
+    "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "search_mode": "sharding_propagation",
+    "enable_parallel_optimizer": False,
+    "strategy_ckpt_save_file": "",
+    "strategy_ckpt_load_file": "",
+    "dataset_strategy": "data_parallel",
+    "pipeline_stages": 1,
+}
+_context = dict(_DEFAULTS)
+
+# Bucket size of the gradient all-reduce for comm_fusion mode "auto" (MindSpore's default).
+AUTO_FUSION_MB = 64
+
+
+def _check_bool(key, v):
+    if not isinstance(v, bool):
+        raise TypeError(f"For 'set_auto_parallel_context', '{key}' must be a bool, but got "
+                        f"{type(v).__name__}.")
+    return v
+
+
+def _check_int(key, v, lo):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"For 'set_auto_parallel_context', '{key}' must be an int, but got "
+                        f"{type(v).__name__}.")
+    if v < lo:
+        raise ValueError(f"For 'set_auto_parallel_context', '{key}' must be at least {lo}, "
+                         f"but got {v}.")
+    return v
+
+
+def _check_mode(v):
+    if v not in ParallelMode.MODE_LIST:
+        raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
+                         f"{ParallelMode.MODE_LIST}, but got {v!r}.")
+    if v not in _BUILT:
+        raise ValueError(f"For 'set_auto_parallel_context', parallel_mode {v!r} is not built "
+                         f"in mycel yet (stand_alone, data_parallel and hybrid_parallel are).")
+    return v
+
+
+def _check_fusion(v):
+    """{"allreduce": {"mode": "auto" | "size" (config: MB per bucket) | "index" (config: the
+    parameter indices where buckets split)}}."""
+    if not isinstance(v, dict) or set(v) - {"allreduce", "allgather", "reducescatter"}:
+        raise TypeError("For 'set_auto_parallel_context', 'comm_fusion' must be a dict with "
+                        f"keys among 'allreduce', 'allgather', 'reducescatter', but got {v!r}.")
+    ar = v.get("allreduce", {"mode": "auto", "config": None})
+    mode, config = ar.get("mode", "auto"), ar.get("config")
+    if mode not in ("auto", "size", "index"):
+        raise ValueError(f"For 'set_auto_parallel_context', comm_fusion allreduce mode must be "
+                         f"'auto', 'size' or 'index', but got {mode!r}.")
+    if mode == "size" and (isinstance(config, bool) or not isinstance(config, (int, float))
+                           or config <= 0):
+        raise ValueError("For 'set_auto_parallel_context', comm_fusion allreduce mode 'size' "
+                         f"needs config, a positive bucket size in MB, but got {config!r}.")
+    if mode == "index" and not (isinstance(config, (list, tuple)) and
+                                all(isinstance(i, int) and i >= 0 for i in config)):
+        raise ValueError("For 'set_auto_parallel_context', comm_fusion allreduce mode 'index' "
+                         f"needs config, a list of parameter indices, but got {config!r}.")
+    return {"allreduce": {"mode": mode, "config": config}}
+
+
+_CHECKS = {
+    "parallel_mode": _check_mode,
+    "gradients_mean": lambda v: _check_bool("gradients_mean", v),
+    "device_num": lambda v: _check_int("device_num", v, 1),
+    "global_rank": lambda v: _check_int("global_rank", v, 0),
+    "parameter_broadcast": lambda v: _check_bool("parameter_broadcast", v),
+    "full_batch": lambda v: _check_bool("full_batch", v),
+    "comm_fusion": _check_fusion,
+    "gradient_fp32_sync": lambda v: _check_bool("gradient_fp32_sync", v),
+    "loss_repeated_mean": lambda v: _check_bool("loss_repeated_mean", v),
+    "enable_parallel_optimizer": lambda v: _check_bool("enable_parallel_optimizer", v),
+    "pipeline_stages": lambda v: _check_int("pipeline_stages", v, 1),
+}
+
+
+def set_auto_parallel_context(**kwargs):
+    """Sets how the job trains in parallel: parallel_mode (ParallelMode; "stand_alone",
+    "data_parallel" and "hybrid_parallel" are built), gradients_mean (average the all-reduced
+    gradients, default False as MindSpore), device_num (default: the world's size),
+    parameter_broadcast (rank 0's initial parameters to every rank), full_batch (no dataset
+    sharding), comm_fusion ({"allreduce": {"mode": "size", "config": MB}}: gradient buckets),
+    and MindSpore's other keys (checked and recorded)."""
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'.")
+    for key, value in kwargs.items():
+        check = _CHECKS.get(key)
+        _context[key] = check(value) if check else value
+
+
+def get_auto_parallel_context(attr_key):
+    """The value of one setting (device_num and global_rank resolved from the job when
+    unset)."""
+    if attr_key not in _DEFAULTS:
+        raise ValueError(f"For 'get_auto_parallel_context', unknown option '{attr_key}'.")
+    v = _context[attr_key]
+    if v is None and attr_key in ("device_num", "global_rank"):
+        if not _mgmt.GlobalComm.INITED:
+            return 1 if attr_key == "device_num" else 0
+        return _mgmt.get_group_size() if attr_key == "device_num" else _mgmt.get_rank()
+    return v
+
+
+def reset_auto_parallel_context():
+    """Every setting back to its default (stand-alone)."""
+    _context.clear()
+    _context.update(_DEFAULTS)
+
+
+def is_data_parallel():
+    """Whether gradients are reduced over the ranks: data or hybrid parallel mode in a job
+    that communication.init() joined."""
+    return (_context["parallel_mode"] in (ParallelMode.DATA_PARALLEL,
+                                          ParallelMode.HYBRID_PARALLEL)
+            and _mgmt.GlobalComm.INITED)
+
+
+def dataset_shard():
+    """(num_shards, shard_id) a source dataset reads when not told otherwise: this rank's
+    shard in data parallelism (unless full_batch), else None."""
+    if not is_data_parallel() or _context["full_batch"]:
+        return None
+    n = get_auto_parallel_context("device_num")
+    return (n, get_auto_parallel_context("global_rank")) if n > 1 else None
+
+
+def fusion_buckets(sizes_bytes):
+    """The buckets of the gradient all-reduce for parameters of the given byte sizes, in
+    parameter order: a list of index lists (comm_fusion's allreduce setting)."""
+    ar = _context["comm_fusion"]["allreduce"]
+    n = len(sizes_bytes)
+    if ar["mode"] == "index":
+        cuts = sorted({i for i in ar["config"] if 0 < i < n})
+        edges = [0, *cuts, n]
+        return [list(range(a, b)) for a, b in zip(edges, edges[1:]) if b > a]
+    limit = (ar["config"] if ar["mode"] == "size" else AUTO_FUSION_MB) * (1 << 20)
+    buckets, cur, total = [], [], 0
+    for i, s in enumerate(sizes_bytes):
+        if cur and total + s > limit:
+            buckets.append(cur)
+            cur, total = [], 0
+        cur.append(i)
+        total += s
+    if cur:
+        buckets.append(cur)
+    return buckets

@@ -1,0 +1,144 @@
+"""Data parallelism (set_auto_parallel_context(parallel_mode=DATA_PARALLEL)) on real ranks:
+20 steps of Model.train at 2 and 4 processes (Gloo) and 2 (MPI), in GRAPH and PYNATIVE mode,
+in float32 and float64, give the weights of serial training on the global batch: the
+dataset shards itself by rank, rank 0's initial parameters are broadcast (every rank starts
+from different ones), and the gradients are all-reduced in several buckets and averaged.
+Also the context's settings and errors, and the reducer's buckets."""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel.parallel import context as pctx
+from distributed import run_gloo, run_mpi
+
+WORKER = textwrap.dedent("""
+    import json, sys, warnings
+    warnings.filterwarnings("error", message=".*JIT fallback")
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, ops, Parameter, Tensor
+    from mycel import dataset as ds
+    from mycel.communication import init, get_rank, get_group_size
+
+    serial = sys.argv[2] == "serial"
+    STEPS, BATCH = 20, 8            # global batch of 8 rows per step
+
+    class MLP(nn.Cell):
+        def __init__(self, dtype, seed):
+            super().__init__()
+            rng = np.random.default_rng(seed)
+            t = ms.float64 if dtype == "float64" else ms.float32
+            def p(shape, name):
+                return Parameter(Tensor(rng.standard_normal(shape) * 0.3, t), name)
+            self.w1, self.b1 = p((5, 16), "w1"), p((16,), "b1")
+            self.w2, self.b2 = p((16, 3), "w2"), p((3,), "b2")
+
+        def construct(self, x):
+            h = ops.relu(ops.matmul(x, self.w1) + self.b1)
+            return ops.matmul(h, self.w2) + self.b2
+
+    def train(mode, dtype):
+        ms.set_context(mode=mode)
+        rank = 0 if serial else get_rank()
+        net = MLP(dtype, seed=100 + rank)  # different on every rank: rank 0's is broadcast
+        rng = np.random.default_rng(7)
+        x = rng.standard_normal((STEPS * BATCH, 5)).astype(dtype)
+        y = rng.standard_normal((STEPS * BATCH, 3)).astype(dtype)
+        n = 1 if serial else get_group_size()
+        data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(BATCH // n)
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+        model = ms.Model(net, nn.MSELoss(), opt)
+        model.train(1, data)
+        return {p.name: p.asnumpy().tolist() for p in net.trainable_params()}
+
+    if not serial:
+        init()
+        # Buckets of at most 128 bytes: w1 alone, (b1, b2) together, w2 alone...
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True, parameter_broadcast=True,
+                                     comm_fusion={"allreduce": {"mode": "size",
+                                                                "config": 128 / 2**20}})
+    out = {}
+    for mode, m in ((ms.PYNATIVE_MODE, "pynative"), (ms.GRAPH_MODE, "graph")):
+        for dtype in ("float32", "float64"):
+            out[f"{m} {dtype}"] = train(mode, dtype)
+    rank = 0 if serial else get_rank()
+    with open(f"{sys.argv[1]}/result_{rank}.json", "w") as f:
+        json.dump(out, f)
+""")
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serial")
+    script = folder / "worker.py"
+    script.write_text(WORKER)
+    [(code, text)] = run_gloo(script, 1, [folder, "serial"])
+    assert code == 0, text
+    return json.loads((folder / "result_0.json").read_text())
+
+
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+def test_data_parallel_training_equals_serial_training(tmp_path, serial, backend, n):
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    args = [tmp_path, "parallel"]
+    runs = run_gloo(script, n, args) if backend == "gloo" else run_mpi(script, n, args)
+    for code, text in runs:
+        assert code == 0, text
+    for r in range(n):
+        got = json.loads((tmp_path / f"result_{r}.json").read_text())
+        for run, params in serial.items():
+            tol = 1e-12 if run.endswith("float64") else 1e-5
+            for name, want in params.items():
+                np.testing.assert_allclose(np.array(got[run][name]), np.array(want), rtol=tol,
+                                           atol=tol, err_msg=f"rank {r} {run} {name}")
+
+
+def test_serial_training_moved_the_weights(serial):
+    # Guards the comparison: 20 steps changed every parameter (from rank 0's seed).
+    rng = np.random.default_rng(100)
+    w1 = rng.standard_normal((5, 16)) * 0.3
+    assert np.abs(np.array(serial["graph float64"]["w1"]) - w1).max() > 1e-3
+
+
+def test_context_settings_and_errors():
+    try:
+        ms.set_auto_parallel_context(gradients_mean=True, device_num=4)
+        assert ms.get_auto_parallel_context("gradients_mean") is True
+        assert ms.get_auto_parallel_context("device_num") == 4
+        with pytest.raises(ValueError, match="not built in mycel yet"):
+            ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+        with pytest.raises(ValueError, match="must be one of"):
+            ms.set_auto_parallel_context(parallel_mode="model_parallel")
+        with pytest.raises(ValueError, match="unknown option 'no_such'"):
+            ms.set_auto_parallel_context(no_such=1)
+        with pytest.raises(TypeError, match="'gradients_mean' must be a bool"):
+            ms.set_auto_parallel_context(gradients_mean=1)
+        with pytest.raises(ValueError, match="mode 'size' needs config"):
+            ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size"}})
+        # Outside a job, data parallel mode changes nothing (no reducer, no shard).
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+        assert not pctx.is_data_parallel()
+        assert pctx.dataset_shard() is None
+    finally:
+        ms.reset_auto_parallel_context()
+    assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
+    assert ms.get_auto_parallel_context("device_num") == 1
+
+
+def test_fusion_buckets_follow_comm_fusion():
+    try:
+        assert pctx.fusion_buckets([100, 200, 300]) == [[0, 1, 2]]  # auto: 64 MB
+        ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size",
+                                                                "config": 250 / 2**20}})
+        assert pctx.fusion_buckets([100, 200, 300, 10]) == [[0], [1], [2], [3]]
+        assert pctx.fusion_buckets([100, 100, 300, 10]) == [[0, 1], [2], [3]]
+        ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "index",
+                                                                "config": [2, 3]}})
+        assert pctx.fusion_buckets([1] * 5) == [[0, 1], [2], [3, 4]]
+    finally:
+        ms.reset_auto_parallel_context()
