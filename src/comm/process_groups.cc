@@ -110,6 +110,7 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
 }
 
 ProcessGroups::~ProcessGroups() {
+  queue_.reset();   // its pending work uses the communicators
   groups_.clear();  // the communicators before the store and device they use
   b_.reset();
   if (o_.backend == "mpi") mpi_finalize();
@@ -157,6 +158,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
 void ProcessGroups::destroy_group(const std::string& name) {
   MC_CHECK(name != kWorldGroup, Value, "destroy_group: the world group cannot be destroyed");
   Communicator& c = group(name);
+  queue_->drain();
   struct Erase {
     ProcessGroups* self;
     const std::string& name;
@@ -167,6 +169,7 @@ void ProcessGroups::destroy_group(const std::string& name) {
 
 void ProcessGroups::close() {
   if (groups_.empty()) return;
+  queue_->drain();
   struct Clear {
     std::map<std::string, Group>& groups;
     ~Clear() { groups.clear(); }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "comm/work_queue.h"
 
 namespace mycel {
 
@@ -73,6 +74,9 @@ class ProcessGroups {
   // Destroying a ProcessGroups without close() closes without the barrier (error paths).
   void close();
   int world_rank(const std::string& group, int group_rank);  // ValueError when out of range
+  // The process's communication queue (comm/work_queue.h): asynchronous collectives of any
+  // group run there, in issue order. destroy_group and close() drain it first.
+  CommQueue& queue() { return *queue_; }
   int group_rank(const std::string& group, int world_rank);  // ValueError when not a member
 
   struct Backend;  // the backend's shared state (store, transport device)
@@ -89,6 +93,7 @@ class ProcessGroups {
   std::unique_ptr<Backend> b_;
   std::map<std::string, Group> groups_;
   int local_rank_ = 0, local_size_ = 1;
+  std::unique_ptr<CommQueue> queue_ = std::make_unique<CommQueue>();  // ended first
 };
 
 }  // namespace mycel

@@ -93,6 +93,8 @@ void infer_comm_broadcast(InferContext& ctx) {
   for (const TensorMeta& m : ctx.in) ctx.out.push_back(m);
 }
 
+void infer_barrier(InferContext& ctx) { ctx.out.push_back({DType::Float32, Shape{0}}); }
+
 void infer_send(InferContext& ctx) {
   check_rank(ctx, "dest_rank");
   ctx.out.push_back({ctx.in[0].dtype, Shape{0}});

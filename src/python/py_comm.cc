@@ -24,6 +24,11 @@ struct Unregister {
 }  // namespace
 
 void bind_comm(pyb::module_& m) {
+  pyb::class_<CommWork, std::shared_ptr<CommWork>>(
+      m, "_CommWork", "Queued communication work (comm/work_queue.h).")
+      .def("wait", &CommWork::wait, pyb::call_guard<pyb::gil_scoped_release>(),
+           "Blocks until the work ran; raises its error.")
+      .def("is_completed", &CommWork::done);
   using PG = ProcessGroups;
   pyb::class_<PG, std::unique_ptr<PG, Unregister>>(m, "_ProcessGroups")
       .def(pyb::init([](const std::string& backend, double timeout_s) {

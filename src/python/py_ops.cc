@@ -3,6 +3,7 @@
 // attributes before going straight to the eager dispatcher.
 #include <pybind11/stl.h>
 
+#include "comm/work_queue.h"
 #include "frontend/py_convert.h"
 #include "python/module.h"
 #include "runtime/eager.h"
@@ -143,6 +144,18 @@ void bind_ops(pyb::module_& m) {
            }),
            pyb::arg("name"), pyb::arg("attrs") = pyb::dict())
       .def("__call__", &call_handle)
+      .def(
+          "call_async",
+          [](const OpHandle& h, const std::vector<Tensor>& inputs) {
+            MC_CHECK(h.attrs_complete, Type, "For '", h.op->name,
+                     "', call_async needs every attribute given at construction.");
+            AsyncCollective r = run_collective_async(*h.op, inputs, h.attrs);
+            pyb::tuple outs(r.outputs.size());
+            for (size_t i = 0; i < r.outputs.size(); ++i) outs[i] = pyb::cast(r.outputs[i]);
+            return pyb::make_tuple(outs, r.work);
+          },
+          "A communication op queued on the job's communication queue: (outputs, work); the "
+          "outputs hold the result once work.wait() returned.")
       .def_property_readonly("name", [](const OpHandle& h) { return std::string(h.op->name); })
       .def("attrs", [](const OpHandle& h) {
         pyb::dict d;

@@ -77,13 +77,9 @@ Communicator& communicator_for(const OpDef& op, const Attrs& attrs) {
 }
 }  // namespace
 
-void launch_kernel(const KernelContext& ctx, bool ref) {
-  if ((ctx.op.flags & F_COLLECTIVE) && ctx.comm == nullptr) {
-    KernelContext with = ctx;
-    with.comm = &communicator_for(ctx.op, ctx.attrs);
-    launch_kernel(with, ref);
-    return;
-  }
+namespace {
+// launch_kernel once a collective's communicator is known.
+void launch_now(const KernelContext& ctx, bool ref) {
   if (ctx.device.is_cpu()) {
     (ref ? ref_kernel(ctx.op) : cpu_kernel(ctx.op))(ctx);
     return;
@@ -93,6 +89,51 @@ void launch_kernel(const KernelContext& ctx, bool ref) {
     k(ctx);
   else
     launch_on_host(ctx, ref);
+}
+}  // namespace
+
+void launch_kernel(const KernelContext& ctx, bool ref) {
+  if (!(ctx.op.flags & F_COLLECTIVE)) {
+    launch_now(ctx, ref);
+    return;
+  }
+  KernelContext with = ctx;
+  if (with.comm == nullptr) with.comm = &communicator_for(ctx.op, ctx.attrs);
+  // Behind asynchronous work already queued, never before it (comm/work_queue.h).
+  CommQueue& q = g_process_groups->queue();
+  if (q.idle()) {
+    launch_now(with, ref);
+  } else {
+    q.submit([&] { launch_now(with, ref); })->wait();
+  }
+}
+
+AsyncCollective run_collective_async(const OpDef& op, std::span<const Tensor> inputs,
+                                     const Attrs& attrs) {
+  MC_CHECK(op.flags & F_COLLECTIVE, Type, "For '", op.name,
+           "', only communication ops run asynchronously.");
+  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == inputs.size(), Type,
+           "For '", op.name, "', expected ", op.num_inputs, " tensor inputs, but got ",
+           inputs.size(), ".");
+  MetaList metas;
+  for (const Tensor& t : inputs) {
+    MC_CHECK(t.defined(), Type, "For '", op.name, "', an input is not a tensor.");
+    metas.push_back({t.dtype(), t.shape()});
+  }
+  MetaList out = infer_op(op, metas, attrs);
+  Communicator* comm = &communicator_for(op, attrs);
+  auto job = std::make_shared<std::tuple<TensorList, TensorList, Attrs>>();
+  auto& [ins, outs, at] = *job;
+  for (const Tensor& t : inputs) ins.push_back(t.to(Device::cpu()).contiguous());
+  for (const TensorMeta& m : out) outs.push_back(Tensor::empty(m.shape, m.dtype));
+  at = attrs;
+  AsyncCollective r;
+  r.outputs = outs;
+  r.work = g_process_groups->queue().submit([job, comm, &op] {
+    auto& [i, o, a] = *job;
+    launch_now(KernelContext{op, i, o, a, Device::cpu(), comm}, false);
+  });
+  return r;
 }
 
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,

@@ -12,6 +12,7 @@
 // `attrs` must be complete (see make_attrs); run_op_user() validates user-given ones first.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,7 @@
 namespace mycel {
 
 class ProcessGroups;
+class CommWork;
 
 // Tensors of one op call, inline for up to 4.
 using TensorList = InlineVector<Tensor, 4>;
@@ -77,6 +79,17 @@ Device place_inputs(std::span<const Tensor> inputs, TensorList& copies);
 // Held beside the default device as the execution context of this process; not owned.
 void set_process_groups(ProcessGroups* groups);
 ProcessGroups* process_groups();
+
+// Runs the collective op (F_COLLECTIVE) on the job's communication queue and returns at
+// once: its outputs (on the host; their contents are ready once `work` is done) and the work
+// to wait on, which rethrows the op's error. Inference, group and argument errors are raised
+// here, before anything is queued. Not recorded for autodiff (comm_func's async_op=True).
+struct AsyncCollective {
+  TensorList outputs;
+  std::shared_ptr<CommWork> work;
+};
+AsyncCollective run_collective_async(const OpDef& op, std::span<const Tensor> inputs,
+                                     const Attrs& attrs);
 
 // Runs the kernel of ctx.op for ctx.device: the CPU kernel (or the reference with ref) on
 // the host; the device's kernel on a device that has one; else the CPU kernel (reference)

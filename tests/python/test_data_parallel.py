@@ -56,11 +56,12 @@ WORKER = textwrap.dedent("""
 
     if not serial:
         init()
-        # Buckets of at most 128 bytes: w1 alone, (b1, b2) together, w2 alone...
+        # Buckets of at most 256 bytes (float32): w1 (320 bytes) alone, then b1 and w2 (64 +
+        # 192) in one, b2 alone; in float64 each alone.
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True, parameter_broadcast=True,
                                      comm_fusion={"allreduce": {"mode": "size",
-                                                                "config": 128 / 2**20}})
+                                                                "config": 256 / 2**20}})
     out = {}
     for mode, m in ((ms.PYNATIVE_MODE, "pynative"), (ms.GRAPH_MODE, "graph")):
         for dtype in ("float32", "float64"):

@@ -93,6 +93,8 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
   }
 }
 
+void cpu_barrier(const KernelContext& ctx) { ctx.comm->barrier(); }
+
 void cpu_send(const KernelContext& ctx) {
   check_peer(ctx, "dest_rank");
   ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(),

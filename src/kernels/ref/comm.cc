@@ -220,6 +220,18 @@ void ref_comm_broadcast(const KernelContext& ctx) {
   }
 }
 
+// Everyone checks in with group rank 0, which then lets everyone go.
+void ref_barrier(const KernelContext& ctx) {
+  Communicator& c = *ctx.comm;
+  gather(c, Bytes(1, 'b'));
+  char token = 'g';
+  if (c.rank() != 0) {
+    c.recv(&token, 1, 0, kRefTag + 1);
+  } else {
+    for (int r = 1; r < c.size(); ++r) c.send(&token, 1, r, kRefTag + 1);
+  }
+}
+
 void ref_send(const KernelContext& ctx) {
   ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(),
                  static_cast<int>(ctx.attrs.get_int("dest_rank")),

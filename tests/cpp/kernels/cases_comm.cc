@@ -49,6 +49,9 @@ std::vector<KernelCase> comm_cases() {
   v.push_back(comm_case("AlltoAll", {4, 8}, DType::Int64,
                         A({{"split_dim", i64(1)}, {"concat_dim", i64(0)}}), "split 1 concat 0"));
   v.push_back(comm_case("Receive", {5}, DType::Float32, A({{"sr_tag", i64(4)}}), "pair"));
+  KernelCase barrier = comm_case("Barrier", {}, DType::Float32, {}, "no input");
+  barrier.inputs.clear();
+  v.push_back(barrier);
   return v;
 }
 

@@ -117,8 +117,8 @@ std::function<std::vector<Tensor>()> int_division_inputs(DType t) {
 const char* const kUnaryNumber[] = {"Neg", "Abs", "Sign", "Square", "ReLU", "ReLU6"};
 const char* const kUnaryFloat[] = {"Exp", "Log",  "Log1p",   "Sqrt", "Rsqrt", "Reciprocal", "Sin",
                                    "Cos", "Tanh", "Sigmoid", "Erf",  "SiLU",  "Softplus",   "GeLU"};
-const char* const kArith[] = {"Add",     "Sub",      "Mul", "Maximum",  "Minimum",
-                              "FloorDiv", "Mod",      "FloorMod", "ReluGrad"};
+const char* const kArith[] = {"Add",      "Sub", "Mul",      "Maximum", "Minimum",
+                              "FloorDiv", "Mod", "FloorMod", "ReluGrad"};
 const char* const kBoolArith[] = {"Add", "Mul", "Maximum", "Minimum"};
 const char* const kCompare[] = {"Equal",     "NotEqual", "Less",
                                 "LessEqual", "Greater",  "GreaterEqual"};

@@ -37,9 +37,8 @@ Tensor make_input(const InputSpec& s, uint64_t seed) {
 
 std::vector<KernelCase> all_kernel_cases() {
   std::vector<KernelCase> all;
-  for (auto* f :
-       {&elementwise_cases, &reduce_cases, &linalg_cases, &nn_cases, &array_cases, &random_cases,
-        &optim_cases}) {
+  for (auto* f : {&elementwise_cases, &reduce_cases, &linalg_cases, &nn_cases, &array_cases,
+                  &random_cases, &optim_cases}) {
     auto v = f();
     all.insert(all.end(), v.begin(), v.end());
   }

@@ -20,7 +20,7 @@ namespace {
 // The collectives: the communicators work on host buffers (comm/communicator.h); a device
 // collective library (NCCL, not in Debian) is the seam where they would get device kernels.
 const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll",
-                                            "Broadcast", "Send",      "Receive"};
+                                            "Broadcast", "Barrier",   "Send",          "Receive"};
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;

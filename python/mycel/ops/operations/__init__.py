@@ -75,7 +75,8 @@ class Argmin(Primitive):
 
 # The collectives: MindSpore's signatures (their group's size read when made).
 from mycel.ops.operations.comm_ops import (ReduceOp, AllReduce, AllGather,  # noqa: E402
-                                           ReduceScatter, AlltoAll, Broadcast, Send, Receive)
+                                           ReduceScatter, AlltoAll, Broadcast, Barrier, Send,
+                                           Receive)
 __all__ += ["ReduceOp"]
 
 # MindSpore spellings that differ from the table name.

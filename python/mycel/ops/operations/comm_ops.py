@@ -1,5 +1,6 @@
 """Collective communication primitives, MindSpore's ``ops.AllReduce``, ``ops.AllGather``,
-``ops.ReduceScatter``, ``ops.AlltoAll``, ``ops.Broadcast``, ``ops.Send`` and ``ops.Receive``.
+``ops.ReduceScatter``, ``ops.AlltoAll``, ``ops.Broadcast``, ``ops.Barrier``, ``ops.Send`` and
+``ops.Receive``.
 
 Each runs over a process group of the job (``mycel.communication``; the world group by
 default): ``init()`` must have run. Like MindSpore's, a primitive reads its group's size when
@@ -117,6 +118,20 @@ class Broadcast(Primitive):
         return self._handle(tuple(input_x))
 
 
+class Barrier(Primitive):
+    """Barrier(group=GlobalComm.WORLD_COMM_GROUP)(): returns once every rank of the group
+    has called it; the output is an empty tensor to order it by (``ops.Depend``)."""
+    _op = "Barrier"
+
+    def __init__(self, group=_WORLD):
+        _check_group("Barrier", group)
+        super().__init__(group=group)
+        self.group = group
+
+    def __call__(self):
+        return self._handle()
+
+
 class Send(Primitive):
     """Send(sr_tag, dest_rank, group=..., group_back=...)(x): sends x to dest_rank, whose
     Receive of the same sr_tag takes it. Returns an empty tensor to order it by
@@ -149,4 +164,4 @@ class Receive(Primitive):
 
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast",
-           "Send", "Receive"]
+           "Barrier", "Send", "Receive"]
