@@ -15,9 +15,11 @@ here), --cluster_time_out S (seconds any rendezvous or collective may wait; 600)
 """
 import argparse
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 GRACE_S = 5.0  # SIGTERM to SIGKILL
@@ -114,22 +116,27 @@ def start(a):
 
 
 def watch(workers):
-    """Waits for the workers; 0 when all succeed, else stops the rest and returns 1."""
-    while True:
-        running = False
-        for w in workers:
-            code = w["proc"].poll()
-            if code is None:
-                running = True
-            elif code != 0:
-                _stop(workers)
-                how = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
-                sys.stderr.write(f"mycel.run: worker rank {w['rank']} {how}; the other workers "
-                                 f"were stopped. Last lines of {w['log']}:\n{_tail(w['log'])}")
-                return 1
-        if not running:
-            return 0
-        time.sleep(0.1)
+    """Waits for the workers; 0 when all succeed, else stops the rest and returns 1, naming
+    the first to fail (a thread per worker records the order of exits, so a rank that died
+    is named rather than a peer that failed because of it)."""
+    exits = queue.Queue()
+    for w in workers:
+        threading.Thread(target=lambda w=w: exits.put((w, w["proc"].wait())),
+                         daemon=True).start()
+    done = 0
+    while done < len(workers):
+        try:
+            w, code = exits.get(timeout=0.5)  # a timeout keeps the signal handlers running
+        except queue.Empty:
+            continue
+        done += 1
+        if code != 0:
+            _stop(workers)
+            how = (f"was killed by signal {-code}" if code < 0 else f"exited with status {code}")
+            sys.stderr.write(f"mycel.run: worker rank {w['rank']} {how}; the other workers "
+                             f"were stopped. Last lines of {w['log']}:\n{_tail(w['log'])}")
+            return 1
+    return 0
 
 
 def main(argv=None):

@@ -243,7 +243,8 @@ class ModelCheckpoint(Callback):
         step = p.cur_step_in_epoch
         path = os.path.join(self._dir, f"{self._prefix}-{p.cur_epoch_num}_{step}.ckpt")
         net = self._config.saved_network or p.train_network
-        save_checkpoint(net, path, append_dict=self._config.append_info)
+        save_checkpoint(net, path, integrated_save=self._config.integrated_save,
+                        append_dict=self._config.append_info)
         self._saved.append(path)
         keep = self._config.keep_checkpoint_max
         while keep and len(self._saved) > keep:
