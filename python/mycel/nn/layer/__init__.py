@@ -9,6 +9,7 @@ from mycel.nn.layer.embedding import Embedding  # noqa: F401
 from mycel.nn.layer.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm,  # noqa: F401
                                           GroupNorm, InstanceNorm1d, InstanceNorm2d,
                                           InstanceNorm3d)
+from mycel.nn.layer.sync_batchnorm import SyncBatchNorm  # noqa: F401
 from mycel.nn.layer.pooling import MaxPool2d, AvgPool2d  # noqa: F401
 from mycel.nn.layer.transformer import (MultiheadAttention,  # noqa: F401
                                         TransformerEncoderLayer, TransformerEncoder,
@@ -19,6 +20,7 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "LeakyReLU", "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign",
            "Tanhshrink", "get_activation", "Dense", "Flatten", "Dropout", "SequentialCell",
            "CellList", "Conv2d", "Embedding", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "MaxPool2d",
+           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm",
+           "MaxPool2d",
            "AvgPool2d", "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
