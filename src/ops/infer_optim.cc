@@ -96,4 +96,35 @@ void infer_adam_weight_decay(InferContext& ctx) {
                {"var", "m", "v", "lr", "beta1", "beta2", "epsilon", "decay", "gradient"}, 3);
 }
 
+void infer_apply_adagrad(InferContext& ctx) {
+  infer_update(ctx, "VLSL", {"var", "accum", "lr", "grad"}, 2);
+}
+
+void infer_apply_rms_prop(InferContext& ctx) {
+  infer_update(
+      ctx, "VLLSLSSS",
+      {"var", "mean_square", "moment", "learning_rate", "grad", "decay", "momentum", "epsilon"}, 1);
+}
+
+void infer_apply_centered_rms_prop(InferContext& ctx) {
+  infer_update(ctx, "VLLLLSSSS",
+               {"var", "mean_gradient", "mean_square", "moment", "grad", "learning_rate", "decay",
+                "momentum", "epsilon"},
+               1);
+}
+
+void infer_apply_ada_max(InferContext& ctx) {
+  infer_update(ctx, "VLLSSSSSL",
+               {"var", "m", "v", "beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"}, 3);
+}
+
+void infer_apply_adadelta(InferContext& ctx) {
+  infer_update(ctx, "VLLSSSL", {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"}, 3);
+}
+
+void infer_apply_ftrl(InferContext& ctx) {
+  infer_update(ctx, "VLLLSSSS", {"var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"},
+               1);
+}
+
 }  // namespace mycel

@@ -3,23 +3,12 @@
 // ctx.in[i] (F_UPDATE): the kernels write through the outputs.
 #include <cmath>
 
-#include "base/parallel.h"
-#include "ops/op_table.h"
+#include "kernels/cpu/optim_util.h"
 
 namespace mycel {
 
-namespace {
-
-constexpr int64_t kGrain = 16384;
-
-double scalar(const KernelContext& ctx, size_t i) { return ctx.in[i].element_as_double(0); }
-
-template <class F>
-void for_chunks(int64_t n, const F& fn) {
-  parallel_for(0, n, kGrain, fn);
-}
-
-}  // namespace
+using optim_cpu::for_chunks;
+using optim_cpu::scalar;
 
 void cpu_assign(const KernelContext& ctx) {
   if (!ctx.in[1].same(ctx.out[0])) ctx.out[0].copy_from(ctx.in[1]);

@@ -2,10 +2,10 @@
 // ctx.in[i] (F_UPDATE); the kernels write through the pointers of the inputs they update.
 // Dtype checks as in kernels/cpu/optim.cc. Scalar inputs stay on the device (optim.h): no
 // device-to-host copy, so a training step queues without waiting.
+#include "kernels/cuda/optim.h"
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
 #include "kernels/cuda/cuda_kernels.h"
-#include "kernels/cuda/optim.h"
 
 namespace mycel::cuda {
 
@@ -44,9 +44,9 @@ void cuda_apply_momentum(const KernelContext& ctx) {
   check_float(ctx);
   const int64_t n = ctx.in[0].numel();
   if (n == 0) return;
-  optim::launch_apply_momentum(code(ctx.in[0].dtype()), ctx.out[0].raw_data(),
-                               ctx.in[1].raw_data(), ctx.in[3].raw_data(), scalar(ctx, 2),
-                               scalar(ctx, 4), ctx.attrs.get_float("gradient_scale"),
+  optim::launch_apply_momentum(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.in[1].raw_data(),
+                               ctx.in[3].raw_data(), scalar(ctx, 2), scalar(ctx, 4),
+                               ctx.attrs.get_float("gradient_scale"),
                                ctx.attrs.get_bool("use_nesterov"), n, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
@@ -80,8 +80,7 @@ void cuda_adam(const KernelContext& ctx) {
   sc.beta2 = scalar(ctx, 7);
   sc.epsilon = scalar(ctx, 8);
   optim::launch_adam(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.out[1].raw_data(),
-                     ctx.out[2].raw_data(), ctx.in[9].raw_data(), sc, n,
-                     stream(ctx.device.index));
+                     ctx.out[2].raw_data(), ctx.in[9].raw_data(), sc, n, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 
@@ -97,8 +96,86 @@ void cuda_adam_weight_decay(const KernelContext& ctx) {
   sc.epsilon = scalar(ctx, 6);
   sc.decay = scalar(ctx, 7);
   optim::launch_adam(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.out[1].raw_data(),
-                     ctx.out[2].raw_data(), ctx.in[8].raw_data(), sc, n,
-                     stream(ctx.device.index));
+                     ctx.out[2].raw_data(), ctx.in[8].raw_data(), sc, n, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+void cuda_apply_adagrad(const KernelContext& ctx) {
+  check_float(ctx);
+  const int64_t n = ctx.in[0].numel();
+  if (n == 0) return;
+  optim::launch_apply_adagrad(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.out[1].raw_data(),
+                              ctx.in[3].raw_data(), scalar(ctx, 2),
+                              ctx.attrs.get_bool("update_slots"), n, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+namespace {
+
+// ApplyRMSProp (centered = false: inputs var, ms, mom, lr, grad, decay, momentum, epsilon) and
+// ApplyCenteredRMSProp (var, mg, ms, mom, grad, lr, decay, momentum, epsilon).
+void rms_prop(const KernelContext& ctx, bool centered) {
+  check_float(ctx);
+  const int64_t n = ctx.in[0].numel();
+  if (n == 0) return;
+  const size_t k = centered ? 1 : 0;  // mean_gradient shifts ms, mom, decay... by one
+  optim::RmsPropScalars sc;
+  sc.lr = scalar(ctx, centered ? 5 : 3);  // after grad when centered, before it otherwise
+  sc.decay = scalar(ctx, 5 + k);
+  sc.momentum = scalar(ctx, 6 + k);
+  sc.epsilon = scalar(ctx, 7 + k);
+  void* mg = centered ? ctx.in[1].raw_data() : nullptr;
+  optim::launch_apply_rms_prop(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), mg,
+                               ctx.in[1 + k].raw_data(), ctx.in[2 + k].raw_data(),
+                               ctx.in[4].raw_data(), sc, n, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void cuda_apply_rms_prop(const KernelContext& ctx) { rms_prop(ctx, false); }
+
+void cuda_apply_centered_rms_prop(const KernelContext& ctx) { rms_prop(ctx, true); }
+
+void cuda_apply_ada_max(const KernelContext& ctx) {
+  check_float(ctx);
+  const int64_t n = ctx.in[0].numel();
+  if (n == 0) return;
+  optim::AdaMaxScalars sc;
+  sc.beta1_power = scalar(ctx, 3);
+  sc.lr = scalar(ctx, 4);
+  sc.beta1 = scalar(ctx, 5);
+  sc.beta2 = scalar(ctx, 6);
+  sc.epsilon = scalar(ctx, 7);
+  optim::launch_apply_ada_max(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.out[1].raw_data(),
+                              ctx.out[2].raw_data(), ctx.in[8].raw_data(), sc, n,
+                              stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+void cuda_apply_adadelta(const KernelContext& ctx) {
+  check_float(ctx);
+  const int64_t n = ctx.in[0].numel();
+  if (n == 0) return;
+  optim::launch_apply_adadelta(code(ctx.in[0].dtype()), ctx.out[0].raw_data(),
+                               ctx.out[1].raw_data(), ctx.out[2].raw_data(), ctx.in[6].raw_data(),
+                               scalar(ctx, 3), scalar(ctx, 4), scalar(ctx, 5), n,
+                               stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+void cuda_apply_ftrl(const KernelContext& ctx) {
+  check_float(ctx);
+  const int64_t n = ctx.in[0].numel();
+  if (n == 0) return;
+  optim::FtrlScalars sc;
+  sc.lr = scalar(ctx, 4);
+  sc.l1 = scalar(ctx, 5);
+  sc.l2 = scalar(ctx, 6);
+  sc.lr_power = scalar(ctx, 7);
+  optim::launch_apply_ftrl(code(ctx.in[0].dtype()), ctx.out[0].raw_data(), ctx.in[1].raw_data(),
+                           ctx.in[2].raw_data(), ctx.in[3].raw_data(), sc, n,
+                           stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 

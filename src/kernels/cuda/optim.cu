@@ -1,5 +1,5 @@
 // CUDA kernels of the state-update family (ops/defs/optim.def): one fused pass over each
-// tensor, the formulas of kernels/cpu/optim.cc line for line, computing in acc_t<T> (float
+// tensor, the formulas of kernels/cpu/optim*.cc line for line, computing in acc_t<T> (float
 // for the 16-bit floats). Scalar inputs are read on the device (optim.h).
 #include <cmath>
 #include <type_traits>
@@ -27,6 +27,12 @@ __device__ inline double read(ScalarArg s) {
 
 __device__ inline float m_sqrt(float x) { return sqrtf(x); }
 __device__ inline double m_sqrt(double x) { return sqrt(x); }
+__device__ inline float m_abs(float x) { return fabsf(x); }
+__device__ inline double m_abs(double x) { return fabs(x); }
+__device__ inline float m_max(float a, float b) { return fmaxf(a, b); }
+__device__ inline double m_max(double a, double b) { return fmax(a, b); }
+__device__ inline float m_pow(float a, float b) { return powf(a, b); }
+__device__ inline double m_pow(double a, double b) { return pow(a, b); }
 
 template <class T>
 __global__ void assign_add_kernel(T* var, const T* val, int64_t n) {
@@ -102,6 +108,108 @@ __global__ void adam_kernel(T* var, T* m, T* v, const T* g, AdamScalars sc, int6
   }
 }
 
+// ---- the adaptive updates: the formulas of kernels/cpu/optim_adaptive.cc line for line ----
+
+template <class T>
+__global__ void adagrad_kernel(T* var, T* acc, const T* g, ScalarArg lr_s, bool update_slots,
+                               int64_t n) {
+  using C = acc_t<T>;
+  const C lr = static_cast<C>(read(lr_s));
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    C gi = load(g[i]);
+    C a = load(acc[i]);
+    if (update_slots) {
+      a += gi * gi;
+      acc[i] = store<T>(a);
+    }
+    var[i] = store<T>(load(var[i]) - lr * gi / m_sqrt(a));
+  }
+}
+
+// ApplyRMSProp, or ApplyCenteredRMSProp when mg is not null.
+template <class T>
+__global__ void rms_prop_kernel(T* var, T* mg, T* ms, T* mom, const T* g, RmsPropScalars sc,
+                                int64_t n) {
+  using C = acc_t<T>;
+  const double decay = read(sc.decay);
+  const C lr = static_cast<C>(read(sc.lr)), d = static_cast<C>(decay);
+  const C m = static_cast<C>(read(sc.momentum)), e = static_cast<C>(read(sc.epsilon));
+  const C keep = static_cast<C>(1.0 - decay);
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    C gi = load(g[i]);
+    C s = d * load(ms[i]) + keep * gi * gi;
+    ms[i] = store<T>(s);
+    C denom = s;
+    if (mg != nullptr) {
+      C mgi = d * load(mg[i]) + keep * gi;
+      mg[i] = store<T>(mgi);
+      denom -= mgi * mgi;
+    }
+    C mo = m * load(mom[i]) + lr * gi / m_sqrt(denom + e);
+    mom[i] = store<T>(mo);
+    var[i] = store<T>(load(var[i]) - mo);
+  }
+}
+
+template <class T>
+__global__ void ada_max_kernel(T* var, T* m, T* v, const T* g, AdaMaxScalars sc, int64_t n) {
+  using C = acc_t<T>;
+  const C lt = static_cast<C>(read(sc.lr) / (1.0 - read(sc.beta1_power)));
+  const C b1 = static_cast<C>(read(sc.beta1)), b2 = static_cast<C>(read(sc.beta2));
+  const C e = static_cast<C>(read(sc.epsilon));
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    C gi = load(g[i]);
+    C mi = b1 * load(m[i]) + (C(1) - b1) * gi;
+    C vi = m_max(b2 * load(v[i]), m_abs(gi));
+    m[i] = store<T>(mi);
+    v[i] = store<T>(vi);
+    var[i] = store<T>(load(var[i]) - lt * mi / (vi + e));
+  }
+}
+
+template <class T>
+__global__ void adadelta_kernel(T* var, T* acc, T* acc_up, const T* g, ScalarArg lr_s,
+                                ScalarArg rho_s, ScalarArg eps_s, int64_t n) {
+  using C = acc_t<T>;
+  const double rho = read(rho_s);
+  const C lr = static_cast<C>(read(lr_s)), r = static_cast<C>(rho);
+  const C e = static_cast<C>(read(eps_s)), keep = static_cast<C>(1.0 - rho);
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    C gi = load(g[i]);
+    C a = r * load(acc[i]) + keep * gi * gi;
+    C u0 = load(acc_up[i]);
+    C upd = m_sqrt(u0 + e) / m_sqrt(a + e) * gi;
+    acc[i] = store<T>(a);
+    acc_up[i] = store<T>(r * u0 + keep * upd * upd);
+    var[i] = store<T>(load(var[i]) - lr * upd);
+  }
+}
+
+template <class T>
+__global__ void ftrl_kernel(T* var, T* acc, T* lin, const T* g, FtrlScalars sc, int64_t n) {
+  using C = acc_t<T>;
+  const double lr_power = read(sc.lr_power);
+  const bool half_power = lr_power == -0.5;  // a square root, not pow (as the CPU kernel)
+  const C lr = static_cast<C>(read(sc.lr)), l1 = static_cast<C>(read(sc.l1));
+  const C l2 = static_cast<C>(read(sc.l2)), p = static_cast<C>(-lr_power);
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    C gi = load(g[i]);
+    C a = load(acc[i]);
+    C an = a + gi * gi;
+    C pn = half_power ? m_sqrt(an) : m_pow(an, p);
+    C pa = half_power ? m_sqrt(a) : m_pow(a, p);
+    C li = load(lin[i]) + gi - (pn - pa) / lr * load(var[i]);
+    C w = C(0);
+    if (m_abs(li) > l1) {
+      C sign = li > C(0) ? C(1) : C(-1);
+      w = (sign * l1 - li) / (pn / lr + C(2) * l2);
+    }
+    acc[i] = store<T>(an);
+    lin[i] = store<T>(li);
+    var[i] = store<T>(w);
+  }
+}
+
 }  // namespace
 
 void launch_assign_add(int code, void* var, const void* val, int64_t n, cudaStream_t stream) {
@@ -140,6 +248,58 @@ void launch_adam(int code, void* var, void* m, void* v, const void* grad,
     using T = decltype(tag);
     adam_kernel<T><<<grid_for(n), 256, 0, stream>>>(static_cast<T*>(var), static_cast<T*>(m),
                                                     static_cast<T*>(v),
+                                                    static_cast<const T*>(grad), sc, n);
+  });
+}
+
+void launch_apply_adagrad(int code, void* var, void* accum, const void* grad, ScalarArg lr,
+                          bool update_slots, int64_t n, cudaStream_t stream) {
+  ew::for_float(code, [&](auto tag) {
+    using T = decltype(tag);
+    adagrad_kernel<T><<<grid_for(n), 256, 0, stream>>>(static_cast<T*>(var), static_cast<T*>(accum),
+                                                       static_cast<const T*>(grad), lr,
+                                                       update_slots, n);
+  });
+}
+
+void launch_apply_rms_prop(int code, void* var, void* mean_grad, void* mean_square, void* moment,
+                           const void* grad, const RmsPropScalars& sc, int64_t n,
+                           cudaStream_t stream) {
+  ew::for_float(code, [&](auto tag) {
+    using T = decltype(tag);
+    rms_prop_kernel<T><<<grid_for(n), 256, 0, stream>>>(
+        static_cast<T*>(var), static_cast<T*>(mean_grad), static_cast<T*>(mean_square),
+        static_cast<T*>(moment), static_cast<const T*>(grad), sc, n);
+  });
+}
+
+void launch_apply_ada_max(int code, void* var, void* m, void* v, const void* grad,
+                          const AdaMaxScalars& sc, int64_t n, cudaStream_t stream) {
+  ew::for_float(code, [&](auto tag) {
+    using T = decltype(tag);
+    ada_max_kernel<T><<<grid_for(n), 256, 0, stream>>>(static_cast<T*>(var), static_cast<T*>(m),
+                                                       static_cast<T*>(v),
+                                                       static_cast<const T*>(grad), sc, n);
+  });
+}
+
+void launch_apply_adadelta(int code, void* var, void* accum, void* accum_update, const void* grad,
+                           ScalarArg lr, ScalarArg rho, ScalarArg epsilon, int64_t n,
+                           cudaStream_t stream) {
+  ew::for_float(code, [&](auto tag) {
+    using T = decltype(tag);
+    adadelta_kernel<T><<<grid_for(n), 256, 0, stream>>>(
+        static_cast<T*>(var), static_cast<T*>(accum), static_cast<T*>(accum_update),
+        static_cast<const T*>(grad), lr, rho, epsilon, n);
+  });
+}
+
+void launch_apply_ftrl(int code, void* var, void* accum, void* linear, const void* grad,
+                       const FtrlScalars& sc, int64_t n, cudaStream_t stream) {
+  ew::for_float(code, [&](auto tag) {
+    using T = decltype(tag);
+    ftrl_kernel<T><<<grid_for(n), 256, 0, stream>>>(static_cast<T*>(var), static_cast<T*>(accum),
+                                                    static_cast<T*>(linear),
                                                     static_cast<const T*>(grad), sc, n);
   });
 }

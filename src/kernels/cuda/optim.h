@@ -43,7 +43,45 @@ struct AdamScalars {
   ScalarArg decay;  // AdamWeightDecay only
 };
 
-void launch_adam(int code, void* var, void* m, void* v, const void* grad,
-                 const AdamScalars& sc, int64_t n, cudaStream_t stream);
+void launch_adam(int code, void* var, void* m, void* v, const void* grad, const AdamScalars& sc,
+                 int64_t n, cudaStream_t stream);
+
+// ApplyAdagrad: accum += grad * grad (with update_slots); var -= lr * grad / sqrt(accum).
+void launch_apply_adagrad(int code, void* var, void* accum, const void* grad, ScalarArg lr,
+                          bool update_slots, int64_t n, cudaStream_t stream);
+
+// The scalars of ApplyRMSProp and ApplyCenteredRMSProp.
+struct RmsPropScalars {
+  ScalarArg lr, decay, momentum, epsilon;
+};
+
+// ApplyRMSProp, or ApplyCenteredRMSProp when mean_grad is not null (ops/defs/optim.def).
+void launch_apply_rms_prop(int code, void* var, void* mean_grad, void* mean_square, void* moment,
+                           const void* grad, const RmsPropScalars& sc, int64_t n,
+                           cudaStream_t stream);
+
+// The scalars of ApplyAdaMax.
+struct AdaMaxScalars {
+  ScalarArg beta1_power, lr, beta1, beta2, epsilon;
+};
+
+// m = beta1 m + (1 - beta1) grad;  v = max(beta2 v, |grad|);
+// var -= lr / (1 - beta1_power) * m / (v + epsilon)
+void launch_apply_ada_max(int code, void* var, void* m, void* v, const void* grad,
+                          const AdaMaxScalars& sc, int64_t n, cudaStream_t stream);
+
+// ApplyAdadelta (ops/defs/optim.def).
+void launch_apply_adadelta(int code, void* var, void* accum, void* accum_update, const void* grad,
+                           ScalarArg lr, ScalarArg rho, ScalarArg epsilon, int64_t n,
+                           cudaStream_t stream);
+
+// The scalars of ApplyFtrl.
+struct FtrlScalars {
+  ScalarArg lr, l1, l2, lr_power;
+};
+
+// ApplyFtrl (ops/defs/optim.def): writes var, accum and linear.
+void launch_apply_ftrl(int code, void* var, void* accum, void* linear, const void* grad,
+                       const FtrlScalars& sc, int64_t n, cudaStream_t stream);
 
 }  // namespace mycel::cuda::optim

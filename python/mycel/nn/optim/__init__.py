@@ -2,5 +2,9 @@
 from mycel.nn.optim.optimizer import Optimizer  # noqa: F401
 from mycel.nn.optim.momentum import Momentum, SGD  # noqa: F401
 from mycel.nn.optim.adam import Adam, AdamWeightDecay, AdamW  # noqa: F401
+from mycel.nn.optim.adaptive import Adagrad, RMSProp, AdaMax, Adadelta  # noqa: F401
+from mycel.nn.optim.ftrl import FTRL  # noqa: F401
+from mycel.nn.optim.composed import ASGD, Rprop, Lamb  # noqa: F401
 
-__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW"]
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "Adagrad",
+           "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb"]

@@ -2,7 +2,8 @@
 
 An optimizer is a Cell called with the gradients (a tuple, one per parameter, in the order
 of ``parameters``); its ``construct`` updates the parameters in place with the op-table's
-update ops (ApplyMomentum, SGD, Adam, AdamWeightDecay), in PYNATIVE mode and inside compiled
+update ops (ApplyMomentum, SGD, Adam, ApplyAdagrad, ApplyFtrl...), or composes elementwise ops
+and Assign (ASGD, Rprop, Lamb), in PYNATIVE mode and inside compiled
 training steps alike. Its own state (moments, the step counter, the learning rate) is held in
 Parameters, so it is saved by checkpoints with the network's.
 
@@ -55,6 +56,18 @@ def _check_float(name, arg, v, low=None, high=None):
         rng = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"For '{name}', the '{arg}' must be in {rng}, but got {v}.")
     return v
+
+
+def _check_bool(name, arg, v):
+    if not isinstance(v, bool):
+        raise TypeError(f"For '{name}', the '{arg}' must be a bool, but got {type(v).__name__}.")
+    return v
+
+
+def _const(v):
+    """A hyperparameter as a float32 0-d tensor (as MindSpore keeps betas and epsilons): exact
+    enough for every parameter dtype, and no underflow of a small epsilon in float16."""
+    return Tensor(np.float32(v))
 
 
 class Optimizer(Cell):
@@ -138,17 +151,19 @@ class Optimizer(Cell):
                 params.append(p)
         return params, groups, is_group
 
-    def _state(self, prefix, init="zeros", scalar=False):
-        """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`) named
-        prefix + "." + its name (MindSpore's ``parameters.clone(prefix, init)``), registered on
-        this cell; returns them as a tuple."""
+    def _state(self, prefix, init="zeros", scalar=False, sep=".", dtype=None):
+        """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`, or of
+        `dtype`) named prefix + sep + its name (MindSpore's ``parameters.clone(prefix, init)``),
+        registered on this cell; returns them as a tuple. `init` is "zeros", "ones" or a
+        number."""
         out = []
-        fill = {"zeros": np.zeros, "ones": np.ones}[init]
+        value = {"zeros": 0.0, "ones": 1.0}[init] if isinstance(init, str) else float(init)
         for i, p in enumerate(self._params_list):
-            t = Tensor(fill(() if scalar else tuple(p.shape), np.float32)).astype(p.dtype)
-            s = Parameter(t, f"{prefix}.{p.name}", requires_grad=False)
+            t = Tensor(np.full(() if scalar else tuple(p.shape), value, np.float64))
+            t = t.astype(p.dtype if dtype is None else dtype)
+            s = Parameter(t, f"{prefix}{sep}{p.name}", requires_grad=False)
             self.insert_param_to_cell(f"{prefix}_{i}", s)
-            s.name = f"{prefix}.{p.name}"
+            s.name = f"{prefix}{sep}{p.name}"
             out.append(s)
         return tuple(out)
 
