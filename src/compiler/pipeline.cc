@@ -31,6 +31,9 @@ class PassRunner {
                "': ", ec.message());
       dump("input");
     }
+    // What the passes start from is checked too, so that IR broken by whatever built it
+    // (the specialiser, AD's builders) is not reported as broken by the first pass.
+    check(nullptr, {.specialized = true});
   }
 
   bool run(const char* name, PassFn pass, ir::VerifyOptions checks = {.specialized = true}) {
@@ -44,18 +47,24 @@ class PassRunner {
           changed ? " (changed)" : "");
       log_(line);
     }
-    if (verify_) {
-      try {
-        ir::verify(root_, checks);
-      } catch (const Error& e) {
-        MC_ASSERT(false, "after the pass '", name, "': ", e.what());
-      }
-    }
+    check(name, checks);
     dump(name);
     return changed;
   }
 
  private:
+  // With verify_each: ir::verify, failing with an internal error that names the pass that
+  // just ran (null: none yet, the input is broken).
+  void check(const char* pass, ir::VerifyOptions checks) {
+    if (!verify_) return;
+    try {
+      ir::verify(root_, checks);
+    } catch (const Error& e) {
+      if (pass == nullptr) MC_ASSERT(false, "in the pipeline's input: ", e.what());
+      MC_ASSERT(false, "after the pass '", pass, "': ", e.what());
+    }
+  }
+
   void dump(const char* name) {
     if (dir_.empty()) return;
     char file[64];

@@ -11,8 +11,9 @@
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
 // is written before the first pass as <dir>/00_input.ir and after each pass as
-// <dir>/<NN>_<pass>.ir (ir::print_graph). With verify_each, ir::verify runs after every pass
-// (specialised form; lifted after lift) and names the pass that broke an invariant. With a
+// <dir>/<NN>_<pass>.ir (ir::print_graph). With verify_each, ir::verify runs on the input
+// (specialised form) and after every pass (specialised form; lifted after lift), naming the
+// pass that broke an invariant, or the input when what built it did. With a
 // log function, each pass's time is reported to it ("mycel: pass <name> <ms> ms").
 //
 // optimize() reads no environment variable: the compile driver (compiler/compile.h) fills

@@ -68,44 +68,6 @@ Node* Specializer::weight(const Value& param) {
 
 // ---------------------------------------------------------------- program order of effects
 
-namespace {
-
-// The CNodes of a source graph: reachable from its output and from its effects (expression
-// statements, which nothing else may use).
-std::vector<CNode*> region_nodes(FuncGraph* h) {
-  std::vector<CNode*> out;
-  std::unordered_set<Node*> seen;
-  std::vector<Node*> stack{h->output()};
-  stack.insert(stack.end(), h->effects.begin(), h->effects.end());
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    if (n == nullptr || !n->is_cnode() || n->graph() != h || !seen.insert(n).second) continue;
-    out.push_back(static_cast<CNode*>(n));
-    for (Node* in : static_cast<CNode*>(n)->inputs()) stack.push_back(in);
-  }
-  return out;
-}
-
-// Graphs reachable from g through graph constants, effects included, g first.
-std::vector<FuncGraph*> region_graphs(FuncGraph* g) {
-  std::vector<FuncGraph*> all{g};
-  std::unordered_set<FuncGraph*> seen{g};
-  auto add = [&](Node* n) {
-    if (n == nullptr || !n->is_value()) return;
-    const Value& v = static_cast<ValueNode*>(n)->value();
-    if (v.is(ValueKind::Graph) && seen.insert(v.as_graph()).second) all.push_back(v.as_graph());
-  };
-  for (size_t k = 0; k < all.size(); ++k) {
-    add(all[k]->output());
-    for (CNode* n : region_nodes(all[k]))
-      for (Node* in : n->inputs()) add(in);
-  }
-  return all;
-}
-
-}  // namespace
-
 bool Specializer::is_entry_param(const Node* n) const {
   while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend))
     n = static_cast<const CNode*>(n)->input(1);
@@ -150,27 +112,10 @@ void Specializer::pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPt
 const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
   auto it = source_order_.find(g);
   if (it != source_order_.end()) return it->second;
-  // Roots: g's output and effects, and g's nodes used by the graphs nested in g.
-  std::vector<Node*> roots{g->output()};
-  roots.insert(roots.end(), g->effects.begin(), g->effects.end());
-  for (FuncGraph* h : region_graphs(g))
-    if (h != g)
-      for (CNode* n : region_nodes(h))
-        for (Node* in : n->inputs())
-          if (in->is_cnode() && in->graph() == g) roots.push_back(in);
   std::vector<CNode*> order;
-  std::unordered_set<Node*> seen;
-  while (!roots.empty()) {
-    Node* n = roots.back();
-    roots.pop_back();
-    if (n == nullptr || !n->is_cnode() || n->graph() != g || !seen.insert(n).second) continue;
-    // A keyword argument is part of its call's syntax, evaluated with the call.
-    if (!static_cast<CNode*>(n)->is_builtin(Builtin::MakeKwarg))
-      order.push_back(static_cast<CNode*>(n));
-    for (Node* in : static_cast<CNode*>(n)->inputs()) roots.push_back(in);
-  }
-  std::sort(order.begin(), order.end(),
-            [](const CNode* a, const CNode* b) { return a->id() < b->id(); });
+  // A keyword argument is part of its call's syntax, evaluated with the call.
+  for (CNode* n : scopes_.region(g))
+    if (!n->is_builtin(Builtin::MakeKwarg)) order.push_back(n);
   return source_order_[g] = std::move(order);
 }
 
@@ -307,48 +252,8 @@ void Specializer::patch_placeholders() {
   }
 }
 
-// Graphs owning the free variables of g (and of the graphs g refers to), g excluded. The
-// effects count: a nested def whose only use of an outer variable is an expression
-// statement (`ops.assign(self.p, v)`) captures it too.
-const std::unordered_set<FuncGraph*>& FvOwners::of(Module& m, FuncGraph* g) {
-  auto it = owners.find(g);
-  if (it != owners.end()) return it->second;
-  std::vector<FuncGraph*> all = region_graphs(g);
-  std::unordered_map<FuncGraph*, std::vector<FuncGraph*>> refs;
-  std::vector<FuncGraph*> fresh;
-  for (FuncGraph* h : all) {
-    if (owners.count(h)) continue;
-    fresh.push_back(h);
-    auto& own = owners[h];
-    for (CNode* n : region_nodes(h))
-      for (Node* in : n->inputs()) {
-        if ((in->is_cnode() || in->is_param()) && in->graph() != h) own.insert(in->graph());
-        if (in->is_value()) {
-          const Value& v = static_cast<ValueNode*>(in)->value();
-          if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
-        }
-      }
-    Node* o = h->output();
-    if (o != nullptr && (o->is_cnode() || o->is_param()) && o->graph() != h) own.insert(o->graph());
-    if (o != nullptr && o->is_value()) {
-      const Value& v = static_cast<ValueNode*>(o)->value();
-      if (v.is(ValueKind::Graph) && v.as_graph() != h) refs[h].push_back(v.as_graph());
-    }
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (FuncGraph* h : fresh)
-      for (FuncGraph* r : refs[h]) {
-        auto& dst = owners[h];
-        for (FuncGraph* o : owners[r])
-          if (o != h && dst.insert(o).second) changed = true;
-      }
-  }
-  return owners[g];
-}
-
 Ctx* Specializer::enclosing_ctx(FuncGraph* g, Ctx* c) {
-  const auto& own = fv_owners_.of(src_, g);
+  const auto& own = scopes_.owners(g);
   if (own.empty()) return nullptr;
   for (Ctx* k = c; k != nullptr; k = k->parent)
     if (own.count(k->src)) return k;

@@ -37,10 +37,38 @@ struct Ctx {
   bool effects = false;
 };
 
-// Graphs owning the free variables of a source graph (and of the graphs it refers to).
-struct FvOwners {
-  std::unordered_map<FuncGraph*, std::unordered_set<FuncGraph*>> owners;
-  const std::unordered_set<FuncGraph*>& of(Module& m, FuncGraph* g);
+// The scoping of the source IR (specialize_scopes.cc): what each graph of the front end
+// evaluates, and which graphs own its free variables. The walk follows it: a graph's
+// statements run in region order, and a graph value's context is the innermost context on
+// the chain whose graph is one of its owners.
+//
+//   region(g)  the CNodes Python evaluates in g's region, in source (creation) order: those
+//              reachable from g's output and effects, and those of g that only graphs nested
+//              in g use, at any depth (`red = flat[0]` after an inner loop is a node of the
+//              loop's exit graph, read only by the body of the loop that follows it).
+//   owners(g)  the graphs owning free variables of g or of the graphs g refers to, directly
+//              or through others, g excluded at each step: a graph reached only through g
+//              (nested in it) owns nothing of g's. Free variables of region nodes count, so
+//              `red`'s read of the first loop's phi makes that loop's header an owner of the
+//              exit graph and of everything that refers to it.
+//
+// Both are computed at once for a group of graphs closed under references and free
+// variables (a parsed function with its blocks and nested defs, which only use each other's
+// nodes), when one of them is first asked about; functions parsed later form their own.
+class SourceScopes {
+ public:
+  const std::vector<CNode*>& region(FuncGraph* g) { return scope(g).region; }
+  const std::unordered_set<FuncGraph*>& owners(FuncGraph* g) { return scope(g).owners; }
+
+ private:
+  struct Scope {
+    std::vector<CNode*> region;
+    std::vector<FuncGraph*> refs;  // graphs its region and output refer to
+    std::unordered_set<FuncGraph*> owners;
+  };
+  Scope& scope(FuncGraph* g);
+  void analyse(FuncGraph* root);
+  std::unordered_map<FuncGraph*, Scope> scopes_;
 };
 
 class Specializer {
@@ -166,8 +194,8 @@ class Specializer {
   Ctx* owner_ctx(Node* n, Ctx* c);  // the context of n's graph: c or one enclosing it
   void eval_operands(CNode* root, Ctx* c);
   Node* eval_now(CNode* n, Ctx* k);  // eval_cnode, then records the result
-  // The CNodes of g that Python evaluates in g's region (reachable from its output and
-  // effects, or used by the graphs nested in it), in source (creation) order.
+  // The CNodes of g that Python evaluates in g's region (SourceScopes::region), in source
+  // (creation) order, keyword arguments left to their calls.
   const std::vector<CNode*>& source_order(FuncGraph* g);
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
@@ -186,7 +214,7 @@ class Specializer {
   std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
   uint64_t next_seq_ = 0;
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
-  FvOwners fv_owners_;
+  SourceScopes scopes_;
   std::vector<std::pair<Value, Node*>> weights_;
   Node* bottom_ = nullptr;
   // Graph values waiting for the specialisation their call will choose.

@@ -6,10 +6,11 @@ numpy oracle. Covered: if/elif/else on tensor and constant conditions (a constan
 leaves no switch in the optimised IR), nested ifs, return from branches and loops, while on
 tensor conditions and on Python-int counters, for over range (constant, large, start/stop/
 step, negative step), over tuples of sub-cells, lists, a tensor's first axis, zip and
-enumerate, break/continue, nested loops, loops carrying tuples, recursion (constant depth and
-depth from a tensor value), mutual recursion, closures/nested defs/lambdas, conditional
-expressions, and/or/not, a 100,000-iteration tensor while loop in flat memory, and print at
-run time.
+enumerate, break/continue, nested loops, values computed between two inner loops (for and
+while, nested three deep, a Cell looping over bucket tuples), loops carrying tuples,
+recursion (constant depth and depth from a tensor value), mutual recursion, closures/nested
+defs/lambdas, conditional expressions, and/or/not, a 100,000-iteration tensor while loop in
+flat memory, and print at run time.
 """
 import numpy as np
 import pytest
@@ -1296,3 +1297,273 @@ def test_while_calling_subcell_until_converged():
         n += 1
     np.testing.assert_array_equal(npy(out[0]), xs)
     assert int(npy(out[1])) == n == 9
+
+
+# ------------------------------------------------------------------------------------------
+# values computed between two inner loops
+#
+# The code after an inner loop continues in the loop's exit graph; a value computed there
+# (from the loop's result) and read only by the body of the next inner loop is a node of the
+# exit graph that only graphs nested in it use. The specialiser must count such nodes (and
+# what they read: the first loop's phis) when it finds the enclosing context of the graphs
+# it specialises; it used to fail with "free variable of graph @f.for.1 outside the context
+# chain" once an outer loop made the chain longer.
+
+
+def value_between_inner_loops(x):
+    # The issue's program.
+    pieces = ()
+    for offsets in ((0, 2),):
+        flat = ()
+        for i in (0, 1):
+            flat = flat + (x,)
+        red = flat[0]
+        for off in offsets:
+            pieces = pieces + (red,)
+    return pieces
+
+
+def test_value_between_inner_loops():
+    x = T([1.0, 2.0, 3.0, 4.0])
+    out = check_all_modes(value_between_inner_loops, x)
+    assert len(out) == 2
+    for p in out:
+        np.testing.assert_array_equal(npy(p), npy(x))
+
+
+def values_between_inner_loops(x):
+    # Several outer iterations, each inner loop reading the outer one's items and the value
+    # computed between them.
+    pieces = ()
+    for scale, offsets in ((1.0, (0, 2)), (2.0, (1,)), (3.0, (0, 1, 2))):
+        flat = ()
+        for i in (0, 1, 2):
+            flat = flat + (x * (i + 1),)
+        red = (flat[0] + flat[2]) * scale
+        for off in offsets:
+            pieces = pieces + (red[off] + off,)
+    return pieces
+
+
+def test_values_between_inner_loops_oracle():
+    x = T([1.0, -2.0, 0.5])
+    out = check_all_modes(values_between_inner_loops, x)
+    xs, want = npy(x), []
+    for scale, offsets in ((1.0, (0, 2)), (2.0, (1,)), (3.0, (0, 1, 2))):
+        red = (xs + xs * np.float32(3)) * np.float32(scale)
+        want += [red[off] + np.float32(off) for off in offsets]
+    assert len(out) == len(want)
+    for got, w in zip(out, want):
+        np.testing.assert_array_equal(npy(got), w)
+
+
+def ifexp_between_inner_loops(x, c):
+    # A conditional expression between the loops: its branch graphs capture the first
+    # loop's result.
+    pieces = ()
+    for offsets in ((0, 2), (1,)):
+        flat = ()
+        for i in (0, 1):
+            flat = flat + (x * (i + 1),)
+        red = flat[1] * 2.0 if c else x
+        for off in offsets:
+            pieces = pieces + (red * off,)
+    return pieces
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_ifexp_between_inner_loops(c):
+    x = T([1.0, 2.0])
+    out = check_all_modes(ifexp_between_inner_loops, x, c)
+    red = npy(x) * np.float32(4.0) if c else npy(x)
+    want = [red * np.float32(off) for off in (0, 2, 1)]
+    assert len(out) == 3
+    for got, w in zip(out, want):
+        np.testing.assert_array_equal(npy(got), w)
+
+
+def tensor_ifexp_between_inner_loops(x):
+    pieces = ()
+    for offsets in ((0, 2), (1,)):
+        flat = ()
+        for i in (0, 1):
+            flat = flat + (x * (i + 1),)
+        red = flat[1] * 2.0 if flat[0].sum() > 0.0 else flat[0] - 1.0
+        for off in offsets:
+            pieces = pieces + (red * off,)
+    return pieces
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_tensor_ifexp_between_inner_loops(sign):
+    x = T([1.0, 2.0]) * sign
+    out = check_all_modes(tensor_ifexp_between_inner_loops, x)
+    xs = npy(x)
+    red = xs * np.float32(4.0) if xs.sum() > 0 else xs - np.float32(1.0)
+    for got, off in zip(out, (0, 2, 1)):
+        np.testing.assert_array_equal(npy(got), red * np.float32(off))
+
+
+def three_levels_between_inner_loops(x):
+    # The pattern at three levels: a value between two loops inside the second loop of a
+    # pair, itself inside an outer loop.
+    out = ()
+    for group in (((0, 1), (2,)), ((1,), (0, 2))):
+        for offsets in group:
+            flat = ()
+            for i in (0, 1):
+                flat = flat + (x * (i + 1),)
+            red = flat[0] + flat[1]
+            for off in offsets:
+                acc = ()
+                for j in range(2):
+                    acc = acc + (red[off] * (j + 1),)
+                s = acc[0] + acc[1]
+                for k in (1, 2):
+                    out = out + (s * k,)
+    return out
+
+
+def test_three_levels_of_values_between_inner_loops():
+    x = T([1.0, 2.0, 4.0])
+    out = check_all_modes(three_levels_between_inner_loops, x)
+    xs, want = npy(x), []
+    for group in (((0, 1), (2,)), ((1,), (0, 2))):
+        for offsets in group:
+            red = xs + xs * np.float32(2)
+            for off in offsets:
+                s = red[off] * np.float32(1) + red[off] * np.float32(2)
+                want += [s * np.float32(k) for k in (1, 2)]
+    assert len(out) == len(want) == 12
+    for got, w in zip(out, want):
+        np.testing.assert_array_equal(npy(got), w)
+
+
+def while_between_inner_loops(x):
+    # while loops on Python ints (unrolled at compile time).
+    out = x * 0.0
+    i = 0
+    while i < 2:
+        j = 0
+        acc = x
+        while j < 3:
+            acc = acc * 0.5 + 1.0
+            j += 1
+        red = acc * 2.0 + i
+        k = 0
+        while k < 2:
+            out = out + red * k
+            k += 1
+        i += 1
+    return out
+
+
+def tensor_while_between_inner_loops(x, n):
+    # The same on tensor conditions: the loops are recursive graphs.
+    out = x * 0.0
+    i = T(0, np.int32)
+    while i < 2:
+        j = T(0, np.int32)
+        acc = x
+        while j < n:
+            acc = acc * 0.5 + 1.0
+            j = j + 1
+        red = acc * 2.0 + i.astype(mycel.float32)
+        k = T(0, np.int32)
+        while k < n - 1:
+            out = out + red * k.astype(mycel.float32)
+            k = k + 1
+        i = i + 1
+    return out
+
+
+def while_oracle(xs, n_inner, n_second):
+    out = xs * np.float32(0.0)
+    for i in range(2):
+        acc = xs
+        for _ in range(n_inner):
+            acc = acc * np.float32(0.5) + np.float32(1.0)
+        red = acc * np.float32(2.0) + np.float32(i)
+        for k in range(n_second):
+            out = out + red * np.float32(k)
+    return out
+
+
+def test_while_loops_between_inner_loops():
+    x = T([1.0, -3.0])
+    out = check_all_modes(while_between_inner_loops, x)
+    np.testing.assert_array_equal(npy(out), while_oracle(npy(x), 3, 2))
+    out = check_all_modes(tensor_while_between_inner_loops, x, T(3, np.int32))
+    np.testing.assert_array_equal(npy(out), while_oracle(npy(x), 3, 2))
+
+
+class BucketedReduce(nn.Cell):
+    """The pattern of nn.DistributedGradReducer: buckets of (members, offsets, counts), each
+    flattened into one buffer, reduced, and cut back into pieces."""
+
+    def __init__(self):
+        super().__init__()
+        self.buckets = (((0, 2), (0, 6), (6, 4)), ((1,), (0,), (3,)),
+                        ((3, 4, 5), (0, 2, 5), (2, 3, 1)))
+        self.concat = ops.Concat(axis=0)
+
+    def construct(self, grads):
+        pieces = ()
+        for members, offsets, counts in self.buckets:
+            flat = ()
+            for i in members:
+                flat = flat + (grads[i].reshape((-1,)),)
+            red = self.concat(flat) * 0.5
+            for off, cnt in zip(offsets, counts):
+                pieces = pieces + (red[off:off + cnt],)
+        return pieces
+
+
+def test_bucketed_reduce_cell():
+    shapes = ((2, 3), (3,), (4,), (2,), (3, 1), (1,))
+    grads = tuple(T(RNG.standard_normal(s)) for s in shapes)
+    out = check_all_modes(BucketedReduce(), grads)
+    want = []
+    for members in ((0, 2), (1,), (3, 4, 5)):
+        want += [npy(grads[i]).reshape(-1) * np.float32(0.5) for i in members]
+    assert len(out) == 6
+    for got, w in zip(out, want):
+        np.testing.assert_array_equal(npy(got), w)
+
+
+class ReadBetweenLoopsThenUpdate(nn.Cell):
+    """A Parameter read between two loops, then updated: the read is a node of the first
+    loop's exit graph used only by the graphs of the second loop (and of a loop inside it),
+    and must still run where the source has it, before the update."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(T([1.0, 2.0]), name="p")
+
+    def construct(self, x):
+        out = ()
+        for i in range(2):
+            flat = ()
+            for j in range(2):
+                flat = flat + (x * j,)
+            w = self.p * 1.0 + flat[1]
+            ops.assign_add(self.p, x)
+            for k in range(2):
+                t = w + k
+                for m in range(1):
+                    out = out + (t,)
+        return out, self.p * 1.0
+
+
+def test_parameter_read_between_loops_before_update():
+    x = T([10.0, 20.0])
+    out = check_all_modes(ReadBetweenLoopsThenUpdate, x)
+    p, xs, want = np.array([1.0, 2.0], np.float32), npy(x), []
+    for _ in range(2):
+        w = p + xs
+        p = p + xs
+        want += [w + np.float32(k) for k in range(2)]
+    assert len(out[0]) == 4
+    for got, w in zip(out[0], want):
+        np.testing.assert_array_equal(npy(got), w)
+    np.testing.assert_array_equal(npy(out[1]), p)

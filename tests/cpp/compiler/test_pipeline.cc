@@ -147,6 +147,26 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+// verify_each checks what the passes start from: IR broken by its builder (here a
+// parameter without an abstract) is reported as the input's fault, not the first pass's.
+TEST(Pipeline, VerifyEachChecksTheInput) {
+  ir::Module m;
+  ir::FuncGraph* f = ir::parse_graph(m,
+                                     "graph @f(%x) {\n"
+                                     "  %1 = neg(%x)\n"
+                                     "  return %1\n"
+                                     "}\n");
+  try {
+    optimize(m, f, verify_each());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("in the pipeline's input: IR verify failed: graph @f"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("the parameter has no abstract"), std::string::npos) << msg;
+  }
+}
+
 TEST(Pipeline, DumpDirGetsTheIrAfterEveryPass) {
   std::filesystem::path dir = fresh_dir("mycel_pipeline_dump");
   PassCase c(kIfProgram, {{"one", tensor_f32({2}, {1})}});
