@@ -27,7 +27,7 @@ WORKER = textwrap.dedent("""
     rank, n = get_rank(), get_group_size()
     with open(os.path.join(out, f"pid_{run}_{rank}"), "w") as f:
         f.write(str(os.getpid()))
-    ms.set_context(mode=ms.PYNATIVE_MODE)  # TEMP
+    ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=True, parameter_broadcast=True)
 
