@@ -143,3 +143,18 @@ def test_fusion_buckets_follow_comm_fusion():
         assert pctx.fusion_buckets([1] * 5) == [[0, 1], [2], [3, 4]]
     finally:
         ms.reset_auto_parallel_context()
+
+
+def test_the_distributed_example_trains_through_the_launcher(tmp_path):
+    # examples/distributed/train_lenet.py, as the README runs it: one epoch on 2 processes.
+    from test_launcher import launch
+    from distributed import free_port
+    r = launch(["--worker_num", 2, "--local_worker_num", 2, "--master_port", free_port(),
+                "--log_dir", tmp_path / "logs", "examples/distributed/train_lenet.py",
+                "--epochs", 1, "--out", tmp_path], timeout=300)
+    assert r.returncode == 0, r.stderr
+    log = (tmp_path / "logs" / "worker_0.log").read_text()
+    acc = float(log.split("summary: test accuracy ")[1].split(",")[0])
+    assert acc > 0.8, log
+    assert (tmp_path / "lenet5_dp.ckpt").exists()
+    assert "summary" not in (tmp_path / "logs" / "worker_1.log").read_text()  # rank 0 reports
