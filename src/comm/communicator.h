@@ -45,6 +45,10 @@ class Communicator {
   virtual std::string backend() const = 0;  // "gloo", "mpi"
   std::chrono::milliseconds timeout() const { return timeout_; }
   void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
+  // Whether the collective ops check that the ranks agree on the op and the tensors first
+  // (check_same_call below; MYCEL_COMM_CHECK, on by default).
+  bool checks_calls() const { return checks_calls_; }
+  void set_checks_calls(bool on) { checks_calls_ = on; }
 
   // buf = op over ranks of buf (in place).
   virtual void all_reduce(void* buf, size_t count, DType t, ReduceOp op) = 0;
@@ -64,7 +68,35 @@ class Communicator {
 
  protected:
   std::chrono::milliseconds timeout_{std::chrono::seconds(600)};
+  bool checks_calls_ = true;
 };
+
+// What one rank calls a collective with: the op's name, the dtype and the shape. Ranks that
+// disagree would make the libraries fail badly: Gloo aborts the process on a message of
+// another size, and a smaller buffer on one rank can give the others a silently wrong sum.
+struct CallSignature {
+  std::string_view op;
+  DType dtype;
+  const int64_t* dims;
+  size_t ndim;
+};
+
+// Checks that every rank of the group makes the same call (one all-gather of a fixed-size
+// descriptor of each rank's signature); a ValueError naming the op, the group and what each
+// disagreeing rank called with otherwise, on every rank.
+void check_same_call(Communicator& c, const CallSignature& s);
+
+// User tags of point-to-point messages are below this (the rest of MPI's guaranteed tag
+// range carries mycel's own messages).
+inline constexpr int kMaxUserTag = 15000;
+
+// Point to point: send_checked sends the signature before the data; recv_checked receives
+// it and, when it is not `expected`, still takes the data (so the sender is not left waiting)
+// and raises a ValueError naming both signatures.
+void send_checked(Communicator& c, const CallSignature& s, const void* buf, size_t nbytes, int dst,
+                  int tag);
+void recv_checked(Communicator& c, const CallSignature& expected, void* buf, size_t nbytes, int src,
+                  int tag);
 
 // The RuntimeError of a collective that did not complete: names the operation, the group,
 // its size, the timeout and the backend's message.

@@ -46,6 +46,10 @@ CommOptions CommOptions::from_env(const std::string& backend) {
   }
   int secs = env_int("MYCEL_COMM_TIMEOUT", 600, 1);
   o.timeout = std::chrono::seconds(secs);
+  const int check = env_int("MYCEL_COMM_CHECK", 1, 0);
+  MC_CHECK(check <= 1, Value, "the environment variable MYCEL_COMM_CHECK='", check,
+           "' is not 0 or 1");
+  o.check_calls = check == 1;
   if (o.backend == "mpi") return o;  // MPI tells rank and size itself
   o.size = env_int("MS_WORKER_NUM", 1, 1);
   o.rank = env_int("RANK_ID", 0, 0);
@@ -106,6 +110,7 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
     }
   }
   for (int r = 0; r < o_.size; ++r) world.ranks.push_back(r);
+  world.comm->set_checks_calls(o_.check_calls);
   groups_.emplace(kWorldGroup, std::move(world));
 }
 
@@ -152,6 +157,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
     g.comm = connect_gloo(b_->device, *b_->store, key, my_group_rank,
                           static_cast<int>(ranks.size()), o_.timeout);
   }
+  g.comm->set_checks_calls(o_.check_calls);
   groups_.emplace(name, std::move(g));
 }
 

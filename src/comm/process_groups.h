@@ -12,6 +12,8 @@
 //   MYCEL_COMM_HOST the address the other ranks reach this one at (default: 127.0.0.1 when
 //                   MS_SCHED_HOST is a loopback address, else this machine's hostname)
 //   MYCEL_COMM_TIMEOUT  seconds any collective, connect or rendezvous may wait (600)
+//   MYCEL_COMM_CHECK    0: the collective ops skip checking that every rank makes the same
+//                       call (comm/communicator.h, check_same_call); unset or 1: they check
 //   OMPI_COMM_WORLD_SIZE  set by Open MPI's mpirun: the backend is then MPI
 #pragma once
 
@@ -36,6 +38,7 @@ struct CommOptions {
   int master_port = 8118;
   std::string host;  // this rank's transport address
   std::chrono::milliseconds timeout{std::chrono::seconds(600)};
+  bool check_calls = true;
 
   // From the environment (above). `backend` "" picks MPI under mpirun, else Gloo; a name
   // other than "gloo", "mpi" (or MindSpore's "hccl"/"nccl", which mean the default here) is a

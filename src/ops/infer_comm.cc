@@ -53,6 +53,12 @@ Shape scale_dim0(const Shape& s, int64_t mul, int64_t div) {
   return r;
 }
 
+void check_tag(InferContext& ctx) {
+  const int64_t t = ctx.attrs.get_int("sr_tag");
+  MC_CHECK(t >= 0 && t < kMaxUserTag, Value, "For '", ctx.op.name,
+           "', the 'sr_tag' must be in [0, ", kMaxUserTag - 1, "], but got ", t, ".");
+}
+
 }  // namespace
 
 void infer_all_reduce(InferContext& ctx) {
@@ -97,11 +103,13 @@ void infer_barrier(InferContext& ctx) { ctx.out.push_back({DType::Float32, Shape
 
 void infer_send(InferContext& ctx) {
   check_rank(ctx, "dest_rank");
+  check_tag(ctx);
   ctx.out.push_back({ctx.in[0].dtype, Shape{0}});
 }
 
 void infer_receive(InferContext& ctx) {
   check_rank(ctx, "src_rank");
+  check_tag(ctx);
   Shape shape;
   for (int64_t d : ctx.attrs.get_ints("shape")) {
     MC_CHECK(d >= 0, Value, "For '", ctx.op.name,

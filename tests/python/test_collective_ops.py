@@ -157,3 +157,67 @@ def test_bad_arguments_are_typed_errors():
         ops.Send(0, "1")
     with pytest.raises(ValueError, match="For 'AllReduce', the 'op' must be one of"):
         ops.AllReduce("mean")(ms.Tensor(np.ones(2, np.float32)))
+
+
+MISMATCH = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import ops
+    from mycel.communication import init, release, get_rank
+
+    init()
+    r = get_rank()
+    errors = {}
+
+    def attempt(name, fn):
+        try:
+            fn()
+            errors[name] = None
+        except ValueError as e:
+            errors[name] = str(e)
+
+    attempt("shape", lambda: ops.AllReduce()(ms.Tensor(np.ones(4 if r == 0 else 6, np.float32))))
+    attempt("dtype", lambda: ops.AllGather()(ms.Tensor(np.ones(3, np.float32 if r == 0 else np.int32))))
+    attempt("op", lambda: (ops.AllReduce() if r == 0 else ops.AllGather())(
+        ms.Tensor(np.ones(3, np.float32))))
+    if r == 0:
+        attempt("p2p", lambda: ops.Send(4, 1)(ms.Tensor(np.ones((2, 3), np.float32))))
+    else:
+        attempt("p2p", lambda: ops.Receive(4, 0, (5,), ms.float32)())
+    out = ops.AllReduce()(ms.Tensor(np.ones(2, np.float32)))  # the job goes on
+    errors["after"] = out.asnumpy().tolist()
+    release()
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump(errors, f)
+""")
+
+
+@pytest.mark.parametrize("backend", ["gloo", "mpi"])
+def test_ranks_that_disagree_on_a_call_get_a_value_error_naming_each(tmp_path, backend):
+    script = tmp_path / "worker.py"
+    script.write_text(MISMATCH)
+    env = {"MYCEL_COMM_TIMEOUT": "60"}
+    runs = (run_gloo(script, 2, [tmp_path], env=env) if backend == "gloo"
+            else run_mpi(script, 2, [tmp_path], env=env))
+    for code, text in runs:
+        assert code == 0, text
+    res = [json.loads((tmp_path / f"result_{r}.json").read_text()) for r in range(2)]
+    for e in res:
+        assert "rank 0 called AllReduce(Float32[4]); rank 1 called AllReduce(Float32[6])" in \
+            e["shape"]
+        assert "rank 0 called AllGather(Float32[3]); rank 1 called AllGather(Int32[3])" in \
+            e["dtype"]
+        assert "rank 0 called AllReduce(Float32[3]); rank 1 called AllGather(Float32[3])" in \
+            e["op"]
+        assert e["after"] == [2.0, 2.0]
+    assert res[0]["p2p"] is None  # the sender is not left waiting
+    assert "rank 0 of group 'hccl_world_group' sent Send(Float32[2, 3]) but this rank (1) " \
+           "expects Receive(Float32[5])" in res[1]["p2p"]
+
+
+def test_mycel_comm_check_0_skips_the_check_and_computes_the_same(tmp_path):
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    runs = run_gloo(script, 2, [tmp_path], env={"MYCEL_COMM_CHECK": "0"})
+    _check(runs, tmp_path, 2)

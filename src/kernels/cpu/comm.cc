@@ -1,6 +1,8 @@
 // CPU kernels of the collective family (ops/defs/comm.def): each hands the tensors' host
 // buffers to the communicator of the op's group (ctx.comm, comm/communicator.h), whose
-// library (Gloo, MPI) moves and reduces them.
+// library (Gloo, MPI) moves and reduces them, after checking that every rank makes the same
+// call (check_same_call; Send/Receive: the signature travels ahead of the data) unless
+// MYCEL_COMM_CHECK=0.
 #include "comm/communicator.h"
 #include "ops/op_table.h"
 
@@ -30,6 +32,15 @@ void check_peer(const KernelContext& ctx, const char* attr) {
 
 size_t count(const Tensor& t) { return static_cast<size_t>(t.numel()); }
 
+CallSignature signature(const KernelContext& ctx, const Tensor& t) {
+  return {ctx.op.name, t.dtype(), t.shape().data(), t.shape().size()};
+}
+
+// The ranks agree on the call before the library sees the buffers (comm/communicator.h).
+void check_call(const KernelContext& ctx, const Tensor& t) {
+  if (ctx.comm->checks_calls()) check_same_call(*ctx.comm, signature(ctx, t));
+}
+
 // a's shape as [prod(a[:axis]), a[axis], prod(a[axis+1:])].
 Shape around(const Shape& a, size_t axis) {
   int64_t pre = 1, post = 1;
@@ -47,18 +58,21 @@ size_t norm_axis(const KernelContext& ctx, const char* attr) {
 
 void cpu_all_reduce(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
+  check_call(ctx, x);
   if (!y.same(x) && y.raw_data() != x.raw_data()) y.copy_from(x);
   ctx.comm->all_reduce(y.raw_data(), count(y), y.dtype(), reduce_op(ctx));
 }
 
 void cpu_all_gather(const KernelContext& ctx) {
   check_size(ctx, "rank_size");
+  check_call(ctx, ctx.in[0]);
   ctx.comm->all_gather(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.in[0]),
                        ctx.in[0].dtype());
 }
 
 void cpu_reduce_scatter(const KernelContext& ctx) {
   check_size(ctx, "rank_size");
+  check_call(ctx, ctx.in[0]);
   ctx.comm->reduce_scatter(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.out[0]),
                            ctx.in[0].dtype(), reduce_op(ctx));
 }
@@ -70,6 +84,7 @@ void cpu_all_to_all(const KernelContext& ctx) {
   check_size(ctx, "split_count");
   const int64_t n = ctx.comm->size();
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
+  check_call(ctx, x);
   const Shape xs = around(x.shape(), norm_axis(ctx, "split_dim"));
   Tensor send = Tensor::empty({n, xs[0], xs[1] / n, xs[2]}, x.dtype());
   strided_copy(send, x.view({xs[0], n, xs[1] / n, xs[2]}).permute({1, 0, 2, 3}));
@@ -87,26 +102,39 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
   MC_CHECK(root < ctx.comm->size(), Value, "For 'Broadcast', the 'root_rank' ", root,
            " is not a rank of the group '", ctx.comm->group(), "' (", ctx.comm->size(), " ranks).");
   for (size_t i = 0; i < ctx.in.size(); ++i) {
+    check_call(ctx, ctx.in[i]);
     if (ctx.comm->rank() == root) ctx.out[i].copy_from(ctx.in[i]);
     ctx.comm->broadcast(ctx.out[i].raw_data(), count(ctx.out[i]), ctx.out[i].dtype(),
                         static_cast<int>(root));
   }
 }
 
-void cpu_barrier(const KernelContext& ctx) { ctx.comm->barrier(); }
+void cpu_barrier(const KernelContext& ctx) {
+  if (ctx.comm->checks_calls())
+    check_same_call(*ctx.comm, {ctx.op.name, DType::Float32, nullptr, 0});
+  ctx.comm->barrier();
+}
 
 void cpu_send(const KernelContext& ctx) {
   check_peer(ctx, "dest_rank");
-  ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(),
-                 static_cast<int>(ctx.attrs.get_int("dest_rank")),
-                 static_cast<int>(ctx.attrs.get_int("sr_tag")));
+  const int dst = static_cast<int>(ctx.attrs.get_int("dest_rank"));
+  const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
+  if (ctx.comm->checks_calls())
+    send_checked(*ctx.comm, signature(ctx, ctx.in[0]), ctx.in[0].raw_data(), ctx.in[0].nbytes(),
+                 dst, tag);
+  else
+    ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(), dst, tag);
 }
 
 void cpu_receive(const KernelContext& ctx) {
   check_peer(ctx, "src_rank");
-  ctx.comm->recv(ctx.out[0].raw_data(), ctx.out[0].nbytes(),
-                 static_cast<int>(ctx.attrs.get_int("src_rank")),
-                 static_cast<int>(ctx.attrs.get_int("sr_tag")));
+  const int src = static_cast<int>(ctx.attrs.get_int("src_rank"));
+  const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
+  if (ctx.comm->checks_calls())
+    recv_checked(*ctx.comm, signature(ctx, ctx.out[0]), ctx.out[0].raw_data(), ctx.out[0].nbytes(),
+                 src, tag);
+  else
+    ctx.comm->recv(ctx.out[0].raw_data(), ctx.out[0].nbytes(), src, tag);
 }
 
 }  // namespace mycel

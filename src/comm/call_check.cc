@@ -1,0 +1,94 @@
+// check_same_call, send_checked, recv_checked (comm/communicator.h): each rank's call as a
+// descriptor of 13 int64: the op's name (16 characters), the dtype, the rank, the element
+// count and the first 8 dimensions (later ones folded into the 8th).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <sstream>
+
+#include "comm/communicator.h"
+
+namespace mycel {
+
+namespace {
+
+constexpr size_t kNameWords = 2, kDims = 8, kWords = kNameWords + 3 + kDims;
+using Descriptor = std::array<int64_t, kWords>;
+// A Send's signature travels under tag + kSignatureTag: user tags are below kMaxUserTag
+// (ops/infer_comm.cc checks), and the sums stay below MPI's smallest tag bound (32767).
+constexpr int kSignatureTag = 16384;
+static_assert(kSignatureTag + kMaxUserTag <= 32000, "signature tags meet the references'");
+
+Descriptor describe(const CallSignature& s) {
+  Descriptor d{};
+  std::memcpy(d.data(), s.op.data(), std::min(s.op.size(), kNameWords * sizeof(int64_t)));
+  d[kNameWords] = static_cast<int64_t>(s.dtype);
+  d[kNameWords + 1] = static_cast<int64_t>(s.ndim);
+  int64_t numel = 1;
+  for (size_t i = 0; i < s.ndim; ++i) {
+    numel *= s.dims[i];
+    int64_t& slot = d[kNameWords + 3 + std::min(i, kDims - 1)];
+    slot = i < kDims ? s.dims[i] : slot * 1000003 + s.dims[i];  // folded, still compared
+  }
+  d[kNameWords + 2] = numel;
+  return d;
+}
+
+// "AllReduce(Float32[4, 3])"
+std::string text(const Descriptor& d) {
+  char name[kNameWords * sizeof(int64_t) + 1] = {0};
+  std::memcpy(name, d.data(), kNameWords * sizeof(int64_t));
+  std::ostringstream s;
+  s << name << "(" << static_cast<DType>(d[kNameWords]) << "[";
+  const int64_t nd = d[kNameWords + 1];
+  for (int64_t i = 0; i < std::min<int64_t>(nd, kDims); ++i)
+    s << (i ? ", " : "") << d[kNameWords + 3 + static_cast<size_t>(i)];
+  if (nd > static_cast<int64_t>(kDims)) s << ", ...";
+  s << "])";
+  return s.str();
+}
+
+}  // namespace
+
+void check_same_call(Communicator& c, const CallSignature& s) {
+  const Descriptor mine = describe(s);
+  std::vector<Descriptor> all(static_cast<size_t>(c.size()));
+  c.all_gather(mine.data(), all.data(), kWords, DType::Int64);
+  std::ostringstream bad;
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r] != all[0]) bad << "; rank " << r << " called " << text(all[r]);
+  if (bad.tellp() == 0) return;
+  MC_THROW(Value, "For '", s.op, "', the ranks of group '", c.group(),
+           "' disagree on the call: rank 0 called ", text(all[0]), bad.str(),
+           " (every rank must call the same collective with the same dtype and shape)");
+}
+
+void send_checked(Communicator& c, const CallSignature& s, const void* buf, size_t nbytes, int dst,
+                  int tag) {
+  const Descriptor d = describe(s);
+  c.send(d.data(), sizeof(d), dst, kSignatureTag + tag);
+  c.send(buf, nbytes, dst, tag);
+}
+
+void recv_checked(Communicator& c, const CallSignature& expected, void* buf, size_t nbytes, int src,
+                  int tag) {
+  Descriptor got{};
+  c.recv(got.data(), sizeof(got), src, kSignatureTag + tag);
+  const Descriptor want = describe(expected);
+  // The name differs (Send vs Receive): compare the tensor only.
+  if (std::equal(got.begin() + kNameWords, got.end(), want.begin() + kNameWords)) {
+    c.recv(buf, nbytes, src, tag);
+    return;
+  }
+  const int64_t count = got[kNameWords + 2], dtype = got[kNameWords];
+  const bool known = dtype >= 0 && dtype < kNumDTypes && count >= 0;
+  if (known) {  // take the message, so that the sender is not left waiting
+    std::vector<char> scratch(static_cast<size_t>(count) * dtype_size(static_cast<DType>(dtype)));
+    c.recv(scratch.data(), scratch.size(), src, tag);
+  }
+  MC_THROW(Value, "For 'Receive', rank ", src, " of group '", c.group(), "' sent ", text(got),
+           " but this rank (", c.rank(), ") expects ", text(want),
+           ": the Receive's shape and dtype must be those of the Send (sr_tag ", tag, ")");
+}
+
+}  // namespace mycel
