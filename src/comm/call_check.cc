@@ -53,7 +53,11 @@ std::string text(const Descriptor& d) {
 void check_same_call(Communicator& c, const CallSignature& s) {
   const Descriptor mine = describe(s);
   std::vector<Descriptor> all(static_cast<size_t>(c.size()));
-  c.all_gather(mine.data(), all.data(), kWords, DType::Int64);
+  try {
+    c.all_gather(mine.data(), all.data(), kWords, DType::Int64);
+  } catch (const Error& e) {  // a peer that died or never came: name the user's op
+    throw Error(e.kind(), str("For '", s.op, "' (the ranks comparing their calls), ", e.message()));
+  }
   std::ostringstream bad;
   for (size_t r = 0; r < all.size(); ++r)
     if (all[r] != all[0]) bad << "; rank " << r << " called " << text(all[r]);

@@ -10,6 +10,7 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
+#include <algorithm>
 
 #include <cstring>
 
@@ -78,8 +79,8 @@ constexpr uint8_t kP2PSlotPrefix = 0x40;  // above Gloo's collective slot prefix
 
 class GlooCommunicator : public Communicator {
  public:
-  GlooCommunicator(std::string group, std::shared_ptr<gloo::rendezvous::Context> ctx)
-      : group_(std::move(group)), ctx_(std::move(ctx)) {}
+  GlooCommunicator(std::string group, std::shared_ptr<gloo::rendezvous::Context> ctx, Store* store)
+      : group_(std::move(group)), ctx_(std::move(ctx)), store_(store) {}
 
   const std::string& group() const override { return group_; }
   int rank() const override { return ctx_->rank; }
@@ -189,20 +190,53 @@ class GlooCommunicator : public Communicator {
     });
   }
 
-  // Gloo's exceptions (a timeout, a closed connection) as mycel's error.
+  // Gloo's exceptions (a timeout, a closed connection) as mycel's error; for a collective,
+  // naming the ranks that never reached it (absent_ranks).
   template <class F>
   void run(std::string_view op, F&& f) {
+    const uint32_t seq = seq_;
     try {
       f();
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {  // gloo::Exception, gloo::EnforceNotMet
-      throw_comm_error(*this, op, e.what());
+      throw_comm_error(*this, op, e.what() + (seq_ != seq ? absent_ranks(seq) : ""));
     }
+  }
+
+  // After a failed collective (the seq-th of the group): every rank that failed in it
+  // records so in the store, and those that have not after a grace period (a fifth of the
+  // timeout, 1 to 10 s) are named: they died, or never called it.
+  std::string absent_ranks(uint32_t seq) {
+    if (store_ == nullptr) return "";
+    const std::string key = "fault/" + group_ + "/" + std::to_string(seq) + "/";
+    const auto grace = std::clamp<std::chrono::milliseconds>(timeout() / 5, std::chrono::seconds(1),
+                                                             std::chrono::seconds(10));
+    std::string absent;
+    try {
+      store_->set(key + std::to_string(rank()), "1");
+      const auto deadline = std::chrono::steady_clock::now() + grace;
+      for (int r = 0; r < size(); ++r) {
+        if (r == rank()) continue;
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        try {
+          store_->get(key + std::to_string(r), std::max(left, std::chrono::milliseconds(1)));
+        } catch (const Error&) {
+          absent += (absent.empty() ? "" : ", ") + std::to_string(r);
+        }
+      }
+    } catch (const std::exception&) {
+      return " (the rendezvous store, hosted by world rank 0, did not answer: rank 0 may be "
+             "gone)";
+    }
+    return absent.empty() ? " (every rank of the group reached this collective)"
+                          : " (rank(s) " + absent + " of the group never reached this collective)";
   }
 
   std::string group_;
   std::shared_ptr<gloo::rendezvous::Context> ctx_;
+  Store* store_;  // the job's rendezvous store; outlives the communicator
   uint32_t seq_ = 0;
 };
 
@@ -223,7 +257,7 @@ std::unique_ptr<Communicator> connect_gloo(std::shared_ptr<GlooDevice> device, S
     MC_THROW(Runtime, "connecting group '", group, "' (rank ", rank, " of ", size,
              ", gloo) failed: ", e.what());
   }
-  auto c = std::make_unique<GlooCommunicator>(group, std::move(ctx));
+  auto c = std::make_unique<GlooCommunicator>(group, std::move(ctx), &store);
   c->set_timeout(timeout);
   // A pair is connected on one side before the other; a member that went on and closed its
   // end would fail a peer still connecting ("connection closed by peer"). The barrier

@@ -152,3 +152,46 @@ def test_a_port_in_use_is_a_clear_error_at_init(tmp_path):
         port = s.getsockname()[1]
         [(code, out)] = run_ranks(script, [(0, 2)], timeout=120, port=port)
     assert out.startswith("RuntimeError") and str(port) in out and "in use" in out, out
+
+
+FAULT = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np
+    import mycel as ms
+    from mycel import ops
+    from mycel.communication import init, get_rank
+    init()
+    r, out, how = get_rank(), sys.argv[1], sys.argv[2]
+    x = ms.Tensor(np.ones(3, np.float32))
+    ops.AllReduce()(x)
+    if r == 2:   # never reaches the next collective: gone, or busy until the others report
+        if how == "exit":
+            os._exit(0)
+        deadline = time.time() + 60
+        while time.time() < deadline and not all(
+                os.path.exists(os.path.join(out, f"res_{k}")) for k in (0, 1)):
+            time.sleep(0.2)
+        sys.exit(0)
+    try:
+        ops.AllReduce()(x)
+        msg = "no error"
+    except RuntimeError as e:
+        msg = str(e)
+    with open(os.path.join(out, f"res_{r}"), "w") as f:
+        f.write(msg)
+""")
+
+
+@pytest.mark.parametrize("how", ["exit", "busy"])
+def test_a_collective_whose_peer_is_gone_or_never_comes_names_it(tmp_path, how):
+    script = tmp_path / "worker.py"
+    script.write_text(FAULT)
+    runs = run_gloo(script, 3, [tmp_path, how], timeout=120, env={"MYCEL_COMM_TIMEOUT": "4"})
+    for code, text in runs:
+        assert code == 0, text
+    for r in (0, 1):
+        msg = (tmp_path / f"res_{r}").read_text()
+        assert msg.startswith("For 'AllReduce' (the ranks comparing their calls), AllGather "
+                              "on group 'hccl_world_group' "
+                              f"(rank {r} of 3, gloo, timeout 4 s) failed"), msg
+        assert msg.endswith("(rank(s) 2 of the group never reached this collective)"), msg
