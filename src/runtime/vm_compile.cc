@@ -184,7 +184,52 @@ class Compiler {
   std::vector<CNode*> schedule() const {
     std::vector<Node*> roots = g_->effects;
     roots.push_back(g_->output());
-    return ir::toposort(g_, roots, ir::DependOrder::EffectsFirst);
+    return hoist_collectives(ir::toposort(g_, roots, ir::DependOrder::EffectsFirst));
+  }
+
+  static bool is_collective(const CNode* c) {
+    const ir::PrimData* p = c->prim();
+    return p != nullptr && (p->op->flags & F_COLLECTIVE) != 0;
+  }
+
+  // Collectives move up to just after their last input: the executor runs them on the
+  // communication queue while the graph computes on (data parallelism's gradient buckets
+  // start while the backward pass runs), and waits where their results are read. They keep
+  // their order among themselves, and every rank schedules the same graph the same way.
+  static std::vector<CNode*> hoist_collectives(std::vector<CNode*> order) {
+    std::vector<CNode*> colls;
+    for (CNode* c : order)
+      if (is_collective(c)) colls.push_back(c);
+    if (colls.empty()) return order;
+    std::unordered_set<const Node*> in_order(order.begin(), order.end()), emitted;
+    std::vector<CNode*> out;
+    size_t next = 0;
+    auto ready = [&](const CNode* c) {
+      for (size_t k = 1; k < c->size(); ++k)
+        if (in_order.count(c->input(k)) && !emitted.count(c->input(k))) return false;
+      return true;
+    };
+    auto emit = [&](CNode* c) {
+      out.push_back(c);
+      emitted.insert(c);
+    };
+    auto emit_ready = [&] {
+      while (next < colls.size() && !emitted.count(colls[next]) && ready(colls[next]))
+        emit(colls[next++]);
+    };
+    emit_ready();
+    for (CNode* c : order) {
+      if (is_collective(c)) {
+        if (!emitted.count(c)) {  // its place at the latest, with the ones before it
+          while (colls[next] != c) emit(colls[next++]);
+          emit(colls[next++]);
+        }
+      } else {
+        emit(c);
+      }
+      emit_ready();
+    }
+    return out;
   }
 
   // Last uses: a register dies after the last instruction that reads it (or right after its

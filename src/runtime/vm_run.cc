@@ -12,6 +12,8 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/interrupt.h"
+#include "comm/work_queue.h"
+#include "runtime/eager.h"
 #include "runtime/record.h"
 #include "runtime/vm_code.h"
 
@@ -244,15 +246,69 @@ class Interpreter {
     return Value::tuple(std::move(items));
   }
 
-  Value exec_prim(const GraphCode& gc, const Instr& in, const Value* regs) {
-    const OpDef& op = *in.op;
+  TensorList inputs_of(const GraphCode& gc, const Instr& in, const Value* regs) const {
     TensorList ins;
     for (uint32_t k = 0; k < in.nargs; ++k) {
       const Value& v = get(gc, regs, gc.operands[in.args_begin + k]);
-      MC_CHECK(v.is(ValueKind::Tensor), Type, "For '", op.name, "', input ", k, " is a ",
+      MC_CHECK(v.is(ValueKind::Tensor), Type, "For '", in.op->name, "', input ", k, " is a ",
                ir::value_kind_name(v.kind()), ", not a Tensor.");
       ins.push_back(v.as_tensor());
     }
+    return ins;
+  }
+
+  // A collective of a job, not under a recorder: queued on the communication queue
+  // (runtime/eager.h, run_collective_async); its result register waits for it when read.
+  bool runs_async(const Instr& in) const {
+    return (in.op->flags & F_COLLECTIVE) && process_groups() != nullptr && !record::active();
+  }
+
+  Value exec_async(const GraphCode& gc, const Instr& in, const Value* regs, size_t base) {
+    AsyncCollective a = run_collective_async(*in.op, inputs_of(gc, in, regs), *in.attrs);
+    pending_.push_back({base + static_cast<size_t>(in.out), std::move(a.work)});
+    return wrap(std::move(a.outputs), in.op->num_outputs != 1);
+  }
+
+  // Waits for the queued collectives whose results `in` reads.
+  void await_operands(const GraphCode& gc, const Instr& in, size_t base) {
+    auto await = [&](Operand o) {
+      if (is_const_operand(o)) return;
+      const size_t r = base + static_cast<size_t>(o);
+      for (size_t i = 0; i < pending_.size(); ++i) {
+        if (pending_[i].first != r) continue;
+        std::shared_ptr<CommWork> w = std::move(pending_[i].second);
+        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+        w->wait();
+        return;
+      }
+    };
+    for (uint32_t k = 0; k < in.nargs; ++k) await(gc.operands[in.args_begin + k]);
+    if (in.code == OpCode::Call || in.code == OpCode::TailCall || in.code == OpCode::Return)
+      await(in.callee);
+  }
+
+  // Waits for the queued collectives whose registers are at `from` or above (a frame being
+  // left or replaced: results nothing read; their errors still surface).
+  void await_from(size_t from) {
+    while (!pending_.empty() && pending_.back().first >= from) {
+      std::shared_ptr<CommWork> w = std::move(pending_.back().second);
+      pending_.pop_back();
+      w->wait();
+    }
+    for (size_t i = 0; i < pending_.size();) {
+      if (pending_[i].first < from) {
+        ++i;
+        continue;
+      }
+      std::shared_ptr<CommWork> w = std::move(pending_[i].second);
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+      w->wait();
+    }
+  }
+
+  Value exec_prim(const GraphCode& gc, const Instr& in, const Value* regs) {
+    const OpDef& op = *in.op;
+    TensorList ins = inputs_of(gc, in, regs);
     if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
     // Inputs moved in place (or already there) are the inputs themselves, with one
     // reference each (see `reuse` below). Copies (a host input of an op on a GPU input,
@@ -298,6 +354,7 @@ class Interpreter {
 
   // Pops the current frame; returns true when it was the entry's (result in `r`).
   bool do_return(Value& r) {
+    if (!pending_.empty()) await_from(frames_.back().base);
     regs_.resize(frames_.back().base);
     frames_.pop_back();
     if (frames_.empty()) return true;
@@ -326,9 +383,12 @@ class Interpreter {
           stop_interrupted();
         }
       }
+      if (!pending_.empty()) await_operands(gc, in, f.base);
       switch (in.code) {
         case OpCode::Prim:
-          if (OpProfile* prof = OpProfile::get()) {
+          if (runs_async(in)) {
+            regs[in.out] = exec_async(gc, in, regs, f.base);
+          } else if (OpProfile* prof = OpProfile::get()) {
             auto t0 = std::chrono::steady_clock::now();
             regs[in.out] = exec_prim(gc, in, regs);
             prof->add(in.op->name,
@@ -363,6 +423,7 @@ class Interpreter {
           if (target) {
             // Replace this frame's window with the callee's: constant stack and memory.
             check_arity(*target);
+            if (!pending_.empty()) await_from(f.base);
             regs_.resize(f.base);
             regs_.resize(f.base + target->nregs);
             f.gc = target;
@@ -393,6 +454,10 @@ class Interpreter {
   std::vector<Value> bargs_;                                  // arguments of the builtin being run
   std::vector<Value> closures_;                               // closures being unwrapped
   uint32_t poll_countdown_ = RuntimeHost::kPollInstructions;  // instructions to the next poll
+  // Collectives running on the communication queue: the register (on the register stack)
+  // each one's result is in, and its work. An instruction that reads such a register waits
+  // for the work first; leaving or replacing a frame waits for its own.
+  std::vector<std::pair<size_t, std::shared_ptr<CommWork>>> pending_;
 };
 
 Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats) const {

@@ -541,3 +541,32 @@ TEST(VmDump, ListsInstructionsTailCallsAndFrees) {
 
 }  // namespace
 }  // namespace mycel::vmtest
+
+namespace mycel::vmtest {
+namespace {
+
+// A collective moves up to just after its last input (it then runs on the communication
+// queue while the graph computes on), keeping its order with other collectives:
+//   e = Exp(x); m = Mul(Neg(y), e); r = AllReduce(e); s = AllReduce(m); out = Add(Add(m, r), s)
+// runs as Neg, Exp, AllReduce(e), Mul, AllReduce(m), ...
+TEST(VmSchedule, CollectivesRunAsSoonAsTheirInputsAre) {
+  Builder b;
+  FuncGraph* g = b.graph("main", {f32({3}), f32({3})});
+  b.m.set_entry(g);
+  Node* e = b.prim(g, OpId::Exp, {b.param(g, 0)});
+  Node* m = b.prim(g, OpId::Mul, {b.prim(g, OpId::Neg, {b.param(g, 1)}), e});
+  Node* r = b.prim(g, OpId::AllReduce, {e});
+  Node* s = b.prim(g, OpId::AllReduce, {m});
+  g->set_output(b.prim(g, OpId::Add, {b.prim(g, OpId::Add, {m, r}), s}));
+  ir::verify(g, {.specialized = true, .lifted = true});
+  std::string d = Executable::compile(g)->dump();
+  size_t exp = d.find("= Exp("), ar1 = d.find("= AllReduce{"), mul = d.find("= Mul(");
+  size_t ar2 = d.find("= AllReduce{", ar1 + 1);
+  ASSERT_NE(ar2, std::string::npos) << d;
+  EXPECT_LT(exp, ar1) << d;
+  EXPECT_LT(ar1, mul) << d;  // hoisted above the Mul that came first in data order
+  EXPECT_LT(mul, ar2) << d;
+}
+
+}  // namespace
+}  // namespace mycel::vmtest
