@@ -24,8 +24,8 @@ struct Unregister {
 }  // namespace
 
 void bind_comm(pyb::module_& m) {
-  pyb::class_<CommWork, std::shared_ptr<CommWork>>(
-      m, "_CommWork", "Queued communication work (comm/work_queue.h).")
+  pyb::class_<CommWork, std::shared_ptr<CommWork>>(m, "_CommWork",
+                                                   "Queued communication work (comm/work_queue.h).")
       .def("wait", &CommWork::wait, pyb::call_guard<pyb::gil_scoped_release>(),
            "Blocks until the work ran; raises its error.")
       .def("is_completed", &CommWork::done);
@@ -59,6 +59,13 @@ void bind_comm(pyb::module_& m) {
           },
           pyb::call_guard<pyb::gil_scoped_release>(),
           "release(): a barrier of the world, then every group closed.")
+      .def(
+          "agree_on",
+          [](PG& g, int64_t mine) {
+            g.world().broadcast(&mine, 1, DType::Int64, 0);
+            return mine;
+          },
+          pyb::call_guard<pyb::gil_scoped_release>(), "Rank 0's value, on every rank.")
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;

@@ -158,3 +158,34 @@ def test_the_distributed_example_trains_through_the_launcher(tmp_path):
     assert acc > 0.8, log
     assert (tmp_path / "lenet5_dp.ckpt").exists()
     assert "summary" not in (tmp_path / "logs" / "worker_1.log").read_text()  # rank 0 reports
+
+
+SHARDS = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import dataset as ds
+    from mycel.communication import init, get_rank
+    init()
+    ms.set_auto_parallel_context(parallel_mode="data_parallel")
+    data = ds.NumpySlicesDataset({"x": np.arange(40)}, shuffle=True)   # no seed set anywhere
+    epochs = [[int(row["x"]) for row in data.create_dict_iterator(num_epochs=1,
+                                                                   output_numpy=True)]
+              for _ in range(2)]
+    with open(f"{sys.argv[1]}/rows_{get_rank()}.json", "w") as f:
+        json.dump(epochs, f)
+""")
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_unseeded_shuffled_shards_partition_the_data(tmp_path, n):
+    script = tmp_path / "worker.py"
+    script.write_text(SHARDS)
+    for code, text in run_gloo(script, n, [tmp_path]):
+        assert code == 0, text
+    rows = [json.loads((tmp_path / f"rows_{r}.json").read_text()) for r in range(n)]
+    for e in range(2):
+        got = sorted(x for r in range(n) for x in rows[r][e])
+        assert got == list(range(40)), f"epoch {e}: the shards overlap or miss rows"
+        assert all(len(rows[r][e]) == 40 // n for r in range(n))
+    assert rows[0][0] != sorted(rows[0][0])  # shuffled

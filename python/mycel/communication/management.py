@@ -5,6 +5,8 @@ and dropped by ``release``; every function below asks it. Errors: RuntimeError b
 ``init`` or when a peer does not arrive within the timeout; ValueError for a bad group name,
 rank or rank list; TypeError for arguments of the wrong type.
 """
+import os
+
 from mycel import _mycel as _C
 
 HCCL_WORLD_COMM_GROUP = _C._WORLD_COMM_GROUP
@@ -58,9 +60,23 @@ def init(backend_name=None, timeout=None):
                          f"but got {timeout!r}.")
     if _groups is not None:
         return
+    global _job_entropy
     _groups = _C._ProcessGroups(backend_name or "", float(timeout or 0))
     GlobalComm.BACKEND = _groups.backend
     GlobalComm.INITED = True
+    # Rank 0's fresh randomness, on every rank: what unseeded dataset shuffles use in a job,
+    # so that the shards of one permutation partition the data (job_entropy).
+    _job_entropy = _groups.agree_on(int.from_bytes(os.urandom(7), "little"))
+
+
+_job_entropy = None
+
+
+def job_entropy():
+    """A random number all ranks of the job share (drawn by rank 0 at init), or None
+    outside a job: the dataset engine's entropy when no seed was set, so that every rank
+    shuffles alike."""
+    return _job_entropy if _groups is not None else None
 
 
 def release():

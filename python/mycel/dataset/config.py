@@ -46,7 +46,11 @@ def _entropy(pass_number):
     """The entropy of one pipeline run: the seed and the run's number, or fresh randomness."""
     seed = get_seed()
     if _seed is None and seed == _DEFAULT_SEED:
-        return [np.random.SeedSequence().entropy]
+        # Unseeded: fresh randomness, shared by the ranks of a job (their shards must be
+        # cut from one permutation).
+        from mycel.communication.management import job_entropy
+        job = job_entropy()
+        return [np.random.SeedSequence().entropy] if job is None else [job, pass_number]
     return [seed, pass_number]
 
 
