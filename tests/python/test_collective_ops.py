@@ -221,3 +221,81 @@ def test_mycel_comm_check_0_skips_the_check_and_computes_the_same(tmp_path):
     script.write_text(WORKER)
     runs = run_gloo(script, 2, [tmp_path], env={"MYCEL_COMM_CHECK": "0"})
     _check(runs, tmp_path, 2)
+
+
+DTYPES = textwrap.dedent("""
+    import json, sys, traceback
+    import numpy as np
+    import mycel as ms
+    from mycel import ops
+    from mycel.communication import init, release, get_rank, get_group_size
+
+    init()
+    r, n = get_rank(), get_group_size()
+    fails = []
+
+    def data(shape, dtype, seed):
+        rng = np.random.default_rng(1000 * seed + 7)
+        out = []
+        for i in range(n):
+            if dtype == np.bool_:
+                out.append(rng.random(shape) < 0.5)
+            elif np.issubdtype(dtype, np.integer):
+                out.append(rng.integers(-9, 10, shape).astype(dtype))
+            else:
+                out.append(rng.standard_normal(shape).astype(dtype))
+        return out
+
+    def check(name, got, want):
+        got = got.asnumpy()
+        tol = 2e-2 if want.dtype == np.float16 else 1e-5
+        ok = got.shape == want.shape and got.dtype == want.dtype and (
+            np.array_equal(got, want) if want.dtype.kind in "biu" else
+            np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol))
+        if not ok:
+            fails.append(f"{name}: got {got.dtype}{got.shape} {got.ravel()[:6]} "
+                         f"want {want.dtype}{want.shape} {want.ravel()[:6]}")
+
+    def reduce(xs, op, dtype):
+        s = np.stack(xs)
+        if dtype == np.bool_:
+            return s.any(0) if op in ("sum", "max") else s.all(0)
+        f = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}[op]
+        return f(s, axis=0).astype(dtype)   # integers wrap as the dtype does
+
+    try:
+        for dtype in (np.float32, np.float64, np.float16, np.int8, np.uint8, np.int16, np.int32,
+                      np.int64, np.bool_):
+            name = np.dtype(dtype).name
+            for shape in ((7,), (), (0, 3), (2, 5, 3)):
+                X = data(shape, dtype, len(shape))
+                for op in ("sum", "max", "min", "prod"):
+                    check(f"AllReduce {op} {name}{shape}", ops.AllReduce(op)(ms.Tensor(X[r])),
+                          reduce(X, op, dtype))
+                check(f"Broadcast {name}{shape}", ops.Broadcast(n - 1)((ms.Tensor(X[r]),))[0],
+                      X[n - 1])
+                if shape:
+                    check(f"AllGather {name}{shape}", ops.AllGather()(ms.Tensor(X[r])),
+                          np.concatenate(X))
+            X = data((3 * n, 5), dtype, 9)
+            for op in ("sum", "max"):
+                k = 3
+                check(f"ReduceScatter {op} {name}", ops.ReduceScatter(op)(ms.Tensor(X[r])),
+                      reduce(X, op, dtype)[k * r:k * r + k])
+            Y = data((n, 3 * n), dtype, 10)
+            want = np.concatenate([np.split(Y[i], n, axis=1)[r] for i in range(n)], axis=0)
+            check(f"AlltoAll {name}", ops.AlltoAll(n, 1, 0)(ms.Tensor(Y[r])), want)
+    except Exception:
+        fails.append(traceback.format_exc())
+    release()
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump({"rank": r, "size": n, "fails": fails}, f)
+""")
+
+
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2), ("mpi", 4)])
+def test_every_dtype_odd_0d_and_empty_shapes_match_numpy(tmp_path, backend, n):
+    script = tmp_path / "worker.py"
+    script.write_text(DTYPES)
+    runs = run_gloo(script, n, [tmp_path]) if backend == "gloo" else run_mpi(script, n, [tmp_path])
+    _check(runs, tmp_path, n)

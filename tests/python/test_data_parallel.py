@@ -1,5 +1,5 @@
 """Data parallelism (set_auto_parallel_context(parallel_mode=DATA_PARALLEL)) on real ranks:
-20 steps of Model.train at 2 and 4 processes (Gloo) and 2 (MPI), in GRAPH and PYNATIVE mode,
+20 steps of Model.train at 2 and 4 processes (Gloo and MPI), in GRAPH and PYNATIVE mode,
 in float32 and float64, give the weights of serial training on the global batch: the
 dataset shards itself by rank, rank 0's initial parameters are broadcast (every rank starts
 from different ones), and the gradients are all-reduced in several buckets and averaged.
@@ -82,7 +82,7 @@ def serial(tmp_path_factory):
     return json.loads((folder / "result_0.json").read_text())
 
 
-@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2), ("mpi", 4)])
 def test_data_parallel_training_equals_serial_training(tmp_path, serial, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
