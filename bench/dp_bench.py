@@ -1,0 +1,162 @@
+"""Data-parallel training throughput: LeNet-5 on Fashion-MNIST at 2 processes of 1 thread
+each on the loopback address, global batch 64 (32 per process), Momentum SGD (lr 0.01,
+momentum 0.9) and cross-entropy: mycel in GRAPH mode with set_auto_parallel_context(
+parallel_mode="data_parallel", gradients_mean=True) (its TrainOneStepCell all-reduces the
+gradients over Gloo, in buckets overlapping the backward pass), against PyTorch's
+DistributedDataParallel with the gloo backend.
+
+`dp_bench.py mycel|mycel-mpi|torch` starts the two processes (`dp_bench.py worker ...`;
+mycel-mpi: under mpirun, mycel's MPI backend), waits for them (with a timeout; both are
+ended whatever happens) and prints rank 0's JSON: samples/s (global) over STEPS steps after
+WARMUP, the best of ROUNDS passes. The batches are prepared
+once in each framework's tensors (the data pipeline is not timed).
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from train_bench import batches  # noqa: E402  (the same Fashion-MNIST batches of 64)
+
+WORLD = 2
+STEPS, WARMUP, ROUNDS = 200, 20, 3
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def shards(rank):
+    """This rank's half of every global batch of 64, as numpy."""
+    half = 64 // WORLD
+    return [(x[rank * half:(rank + 1) * half], y[rank * half:(rank + 1) * half])
+            for x, y in batches()[:STEPS + WARMUP]]
+
+
+def timed(step, data):
+    for x, y in data[:WARMUP]:
+        step(x, y)
+    best = 0.0
+    for _ in range(ROUNDS):
+        t0 = time.perf_counter()
+        for x, y in data[WARMUP:]:
+            last = step(x, y)
+        float(last.asnumpy() if hasattr(last, "asnumpy") else last.item())
+        best = max(best, STEPS * 64 / (time.perf_counter() - t0))
+    return best
+
+
+def worker_mycel(rank):
+    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+    sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+    import mycel as ms
+    from mycel import nn
+    from mycel.communication import init, release
+    from lenet import LeNet5
+    ms._mycel.set_num_threads(1)
+    init()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True, parameter_broadcast=True)
+    ms.set_seed(1)
+    net = LeNet5()
+    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)
+    step.set_train()
+    data = [(ms.Tensor(x), ms.Tensor(y)) for x, y in shards(rank)]
+    res = {"samples_per_s": timed(step, data), "backend": ms.communication.GlobalComm.BACKEND,
+           "rank": rank}
+    release()
+    return res
+
+
+def worker_torch(rank, port):
+    import torch
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=WORLD)
+    torch.manual_seed(1)
+    f = torch.nn.functional
+
+    class LeNet5(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(1, 6, 5, padding=2)
+            self.conv2 = torch.nn.Conv2d(6, 16, 5)
+            self.fc1 = torch.nn.Linear(400, 120)
+            self.fc2 = torch.nn.Linear(120, 84)
+            self.fc3 = torch.nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = f.max_pool2d(f.relu(self.conv1(x)), 2)
+            x = f.max_pool2d(f.relu(self.conv2(x)), 2)
+            return self.fc3(f.relu(self.fc2(f.relu(self.fc1(x.flatten(1))))))
+
+    net = torch.nn.parallel.DistributedDataParallel(LeNet5())
+    opt = torch.optim.SGD(net.parameters(), 0.01, momentum=0.9)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = f.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    data = [(torch.from_numpy(x), torch.from_numpy(y).long()) for x, y in shards(rank)]
+    res = {"samples_per_s": timed(step, data)}
+    dist.destroy_process_group()
+    return res
+
+
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader,tcp",
+          "--mca", "btl_tcp_if_include", "lo", "-x", "OMP_NUM_THREADS"]
+
+
+def launch(framework, timeout=900):
+    port, torch_port = free_port(), free_port()
+    procs = []
+    if framework == "mycel-mpi":  # one mpirun; rank 0 prints first
+        cmd = MPIRUN + ["-np", str(WORLD), sys.executable, __file__, "worker", "mycel", "mpi",
+                        "0"]
+        procs.append(subprocess.Popen(cmd, env=dict(os.environ, OMP_NUM_THREADS="1"),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    for rank in range(WORLD if framework != "mycel-mpi" else 0):
+        env = dict(os.environ, OMP_NUM_THREADS="1", MS_WORKER_NUM=str(WORLD), RANK_ID=str(rank),
+                   MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=str(port))
+        procs.append(subprocess.Popen([sys.executable, __file__, "worker", framework, str(rank),
+                                       str(torch_port)],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=timeout))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    for p, (out, err) in zip(procs, outs):
+        if p.returncode != 0:
+            sys.stderr.write(err)
+            raise SystemExit(f"dp_bench {framework}: a rank failed")
+    lines = [json.loads(ln) for ln in outs[0][0].strip().splitlines() if ln.startswith("{")]
+    return next((r for r in lines if r.get("rank", 0) == 0), lines[-1])
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "worker":
+        fw = sys.argv[2]
+        rank = int(os.environ["OMPI_COMM_WORLD_RANK"] if sys.argv[3] == "mpi" else sys.argv[3])
+        res = worker_mycel(rank) if fw == "mycel" else worker_torch(rank, int(sys.argv[4]))
+        print(json.dumps(res))
+    else:
+        print(json.dumps(launch(sys.argv[1])))
