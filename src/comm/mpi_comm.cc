@@ -169,6 +169,10 @@ std::unique_ptr<Communicator> mpi_world(std::chrono::milliseconds timeout) {
   MC_CHECK(!g_finalized, Runtime,
            "MPI was released in this process and cannot be initialised again (an MPI rule)");
   if (!g_inited) {
+    // Open MPI's default algorithm for the non-blocking all-reduce (libnbc), which this
+    // backend calls so that every wait can time out, ran several times slower here than its
+    // ring on large buffers (bench/RESULTS.md): the ring, unless the user chose.
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", 0);
     int provided = 0;
     int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
     MC_CHECK(rc == MPI_SUCCESS, Runtime, "MPI_Init_thread failed: ", mpi_message(rc));

@@ -148,6 +148,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
   MC_CHECK(me != ranks.end(), Value, "create_group: this rank (", o_.rank, ") is not in '", name,
            "'; only the members call create_group");
   const int my_group_rank = static_cast<int>(me - ranks.begin());
+  queue_->drain();  // no communication runs beside the group's creation (MPI: serialized)
   Group g;
   g.ranks = ranks;
   if (o_.backend == "mpi") {
