@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from train_bench import batches  # noqa: E402  (the same Fashion-MNIST batches of 64)
+from train_bench import batches, torch_lenet5  # noqa: E402  (the same batches and net)
 
 WORLD = 2
 STEPS, WARMUP, ROUNDS = 200, 20, 3
@@ -85,21 +85,7 @@ def worker_torch(rank, port):
     torch.manual_seed(1)
     f = torch.nn.functional
 
-    class LeNet5(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(1, 6, 5, padding=2)
-            self.conv2 = torch.nn.Conv2d(6, 16, 5)
-            self.fc1 = torch.nn.Linear(400, 120)
-            self.fc2 = torch.nn.Linear(120, 84)
-            self.fc3 = torch.nn.Linear(84, 10)
-
-        def forward(self, x):
-            x = f.max_pool2d(f.relu(self.conv1(x)), 2)
-            x = f.max_pool2d(f.relu(self.conv2(x)), 2)
-            return self.fc3(f.relu(self.fc2(f.relu(self.fc1(x.flatten(1))))))
-
-    net = torch.nn.parallel.DistributedDataParallel(LeNet5())
+    net = torch.nn.parallel.DistributedDataParallel(torch_lenet5())
     opt = torch.optim.SGD(net.parameters(), 0.01, momentum=0.9)
 
     def step(x, y):

@@ -93,10 +93,10 @@ def bench_mycel(mode):
     return out
 
 
-def bench_torch():
+def torch_lenet5():
+    """LeNet-5 in PyTorch, as examples/lenet.py builds it in mycel."""
     import torch
-    torch.set_num_threads(THREADS)
-    torch.manual_seed(1)
+    f = torch.nn.functional
 
     class LeNet5(torch.nn.Module):
         def __init__(self):
@@ -108,17 +108,23 @@ def bench_torch():
             self.fc3 = torch.nn.Linear(84, 10)
 
         def forward(self, x):
-            f = torch.nn.functional
             x = f.max_pool2d(f.relu(self.conv1(x)), 2)
             x = f.max_pool2d(f.relu(self.conv2(x)), 2)
-            x = x.flatten(1)
-            return self.fc3(f.relu(self.fc2(f.relu(self.fc1(x)))))
+            return self.fc3(f.relu(self.fc2(f.relu(self.fc1(x.flatten(1))))))
+
+    return LeNet5()
+
+
+def bench_torch():
+    import torch
+    torch.set_num_threads(THREADS)
+    torch.manual_seed(1)
 
     raw = batches()
     out = {}
     for name in ("lenet", "mlp"):
         if name == "lenet":
-            net = LeNet5()
+            net = torch_lenet5()
             data = [(torch.from_numpy(x), torch.from_numpy(y).long()) for x, y in raw]
         else:
             net = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),

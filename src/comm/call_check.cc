@@ -50,21 +50,39 @@ std::string text(const Descriptor& d) {
 
 }  // namespace
 
-void check_same_call(Communicator& c, const CallSignature& s) {
-  const Descriptor mine = describe(s);
-  std::vector<Descriptor> all(static_cast<size_t>(c.size()));
+CallData check_same_call(Communicator& c, const CallSignature& s, const void* data, size_t nbytes) {
+  // Each rank's message: its descriptor, then up to kInlineBytes of its data (zero padded).
+  constexpr size_t kMsg = sizeof(Descriptor) + kInlineBytes;
+  static_assert(kMsg % sizeof(int64_t) == 0);
+  std::vector<char> mine(kMsg, 0);
+  const Descriptor d = describe(s);
+  std::memcpy(mine.data(), d.data(), sizeof(d));
+  const bool inline_data = data != nullptr && nbytes <= kInlineBytes;
+  if (inline_data && nbytes > 0) std::memcpy(mine.data() + sizeof(d), data, nbytes);
+  CallData out;
+  out.blocks.resize(kMsg * static_cast<size_t>(c.size()));
   try {
-    c.all_gather(mine.data(), all.data(), kWords, DType::Int64);
+    c.all_gather(mine.data(), out.blocks.data(), kMsg / sizeof(int64_t), DType::Int64);
   } catch (const Error& e) {  // a peer that died or never came: name the user's op
     throw Error(e.kind(), str("For '", s.op, "' (the ranks comparing their calls), ", e.message()));
   }
+  auto descriptor = [&](size_t r) {
+    Descriptor x;
+    std::memcpy(x.data(), out.blocks.data() + r * kMsg, sizeof(x));
+    return x;
+  };
   std::ostringstream bad;
-  for (size_t r = 0; r < all.size(); ++r)
-    if (all[r] != all[0]) bad << "; rank " << r << " called " << text(all[r]);
-  if (bad.tellp() == 0) return;
-  MC_THROW(Value, "For '", s.op, "', the ranks of group '", c.group(),
-           "' disagree on the call: rank 0 called ", text(all[0]), bad.str(),
-           " (every rank must call the same collective with the same dtype and shape)");
+  for (size_t r = 0; r < static_cast<size_t>(c.size()); ++r)
+    if (descriptor(r) != descriptor(0)) bad << "; rank " << r << " called " << text(descriptor(r));
+  if (bad.tellp() != 0)
+    MC_THROW(Value, "For '", s.op, "', the ranks of group '", c.group(),
+             "' disagree on the call: rank 0 called ", text(descriptor(0)), bad.str(),
+             " (every rank must call the same collective with the same dtype and shape)");
+  // Same calls: the same nbytes everywhere, so every rank decides alike.
+  out.inlined = inline_data;
+  out.stride = kMsg;
+  out.offset = sizeof(Descriptor);
+  return out;
 }
 
 void send_checked(Communicator& c, const CallSignature& s, const void* buf, size_t nbytes, int dst,

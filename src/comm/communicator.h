@@ -82,9 +82,20 @@ struct CallSignature {
 };
 
 // Checks that every rank of the group makes the same call (one all-gather of a fixed-size
-// descriptor of each rank's signature); a ValueError naming the op, the group and what each
-// disagreeing rank called with otherwise, on every rank.
-void check_same_call(Communicator& c, const CallSignature& s);
+// message per rank: a descriptor of its signature, then up to kInlineBytes of its input); a
+// ValueError naming the op, the group and what each disagreeing rank called with otherwise,
+// on every rank. When the input (`data`, `nbytes`; null for none) fits, the message carries
+// it, and the caller computes the collective's result from the gathered bytes: a small
+// collective costs one round trip, check included.
+inline constexpr size_t kInlineBytes = 4096;
+struct CallData {
+  bool inlined = false;      // every rank's input is in `blocks`
+  std::vector<char> blocks;  // the ranks' messages, in rank order
+  size_t stride = 0, offset = 0;
+  const char* data_of(int rank) const { return blocks.data() + stride * rank + offset; }
+};
+CallData check_same_call(Communicator& c, const CallSignature& s, const void* data = nullptr,
+                         size_t nbytes = 0);
 
 // User tags of point-to-point messages are below this (the rest of MPI's guaranteed tag
 // range carries mycel's own messages).

@@ -3,6 +3,8 @@
 // library (Gloo, MPI) moves and reduces them, after checking that every rank makes the same
 // call (check_same_call; Send/Receive: the signature travels ahead of the data) unless
 // MYCEL_COMM_CHECK=0.
+#include <cstring>
+
 #include "comm/communicator.h"
 #include "ops/op_table.h"
 
@@ -36,9 +38,22 @@ CallSignature signature(const KernelContext& ctx, const Tensor& t) {
   return {ctx.op.name, t.dtype(), t.shape().data(), t.shape().size()};
 }
 
-// The ranks agree on the call before the library sees the buffers (comm/communicator.h).
-void check_call(const KernelContext& ctx, const Tensor& t) {
-  if (ctx.comm->checks_calls()) check_same_call(*ctx.comm, signature(ctx, t));
+// The ranks agree on the call before the library sees the buffers (comm/communicator.h);
+// with `carry`, the check carries a small input, whose result the kernel then computes from
+// the gathered bytes (CallData::inlined).
+CallData check_call(const KernelContext& ctx, const Tensor& t, bool carry = false) {
+  if (!ctx.comm->checks_calls()) return {};
+  return check_same_call(*ctx.comm, signature(ctx, t), carry ? t.raw_data() : nullptr,
+                         carry ? t.nbytes() : 0);
+}
+
+// out = op over the ranks' inlined inputs, in rank order (every rank reduces the same bytes
+// in the same order: the same result everywhere).
+void reduce_inlined(const KernelContext& ctx, const CallData& cd, void* out, size_t n) {
+  const DType t = ctx.in[0].dtype();
+  std::memcpy(out, cd.data_of(0), n * dtype_size(t));
+  for (int r = 1; r < ctx.comm->size(); ++r)
+    reduce_into(t, reduce_op(ctx), out, out, cd.data_of(r), n);
 }
 
 // a's shape as [prod(a[:axis]), a[axis], prod(a[axis+1:])].
@@ -58,21 +73,35 @@ size_t norm_axis(const KernelContext& ctx, const char* attr) {
 
 void cpu_all_reduce(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
-  check_call(ctx, x);
+  const CallData cd = check_call(ctx, x, true);
+  if (cd.inlined) return reduce_inlined(ctx, cd, y.raw_data(), count(y));
   if (!y.same(x) && y.raw_data() != x.raw_data()) y.copy_from(x);
   ctx.comm->all_reduce(y.raw_data(), count(y), y.dtype(), reduce_op(ctx));
 }
 
 void cpu_all_gather(const KernelContext& ctx) {
   check_size(ctx, "rank_size");
-  check_call(ctx, ctx.in[0]);
+  const CallData cd = check_call(ctx, ctx.in[0], true);
+  if (cd.inlined) {
+    const size_t n = ctx.in[0].nbytes();
+    char* out = static_cast<char*>(ctx.out[0].raw_data());
+    for (int r = 0; r < ctx.comm->size(); ++r) std::memcpy(out + n * r, cd.data_of(r), n);
+    return;
+  }
   ctx.comm->all_gather(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.in[0]),
                        ctx.in[0].dtype());
 }
 
 void cpu_reduce_scatter(const KernelContext& ctx) {
   check_size(ctx, "rank_size");
-  check_call(ctx, ctx.in[0]);
+  const CallData cd = check_call(ctx, ctx.in[0], true);
+  if (cd.inlined) {
+    std::vector<char> all(ctx.in[0].nbytes());
+    reduce_inlined(ctx, cd, all.data(), count(ctx.in[0]));
+    const size_t block = ctx.out[0].nbytes();
+    std::memcpy(ctx.out[0].raw_data(), all.data() + block * ctx.comm->rank(), block);
+    return;
+  }
   ctx.comm->reduce_scatter(ctx.in[0].raw_data(), ctx.out[0].raw_data(), count(ctx.out[0]),
                            ctx.in[0].dtype(), reduce_op(ctx));
 }
@@ -102,7 +131,11 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
   MC_CHECK(root < ctx.comm->size(), Value, "For 'Broadcast', the 'root_rank' ", root,
            " is not a rank of the group '", ctx.comm->group(), "' (", ctx.comm->size(), " ranks).");
   for (size_t i = 0; i < ctx.in.size(); ++i) {
-    check_call(ctx, ctx.in[i]);
+    const CallData cd = check_call(ctx, ctx.in[i], true);
+    if (cd.inlined) {
+      std::memcpy(ctx.out[i].raw_data(), cd.data_of(static_cast<int>(root)), ctx.out[i].nbytes());
+      continue;
+    }
     if (ctx.comm->rank() == root) ctx.out[i].copy_from(ctx.in[i]);
     ctx.comm->broadcast(ctx.out[i].raw_data(), count(ctx.out[i]), ctx.out[i].dtype(),
                         static_cast<int>(root));

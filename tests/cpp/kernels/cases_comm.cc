@@ -41,6 +41,16 @@ std::vector<KernelCase> comm_cases() {
     v.push_back(comm_case("Send", {6, 2}, t, A({{"sr_tag", i64(3)}}), "pair"));
   }
   v.push_back(comm_case("AllReduce", {1000}, DType::Float32, {}, "sum 1000"));
+  // Above kInlineBytes (comm/communicator.h): the library's own collectives, not the data the
+  // call check carries.
+  for (DType t : {DType::Float32, DType::Int64, DType::Float16}) {
+    for (const char* op : {"sum", "max", "prod"})
+      v.push_back(comm_case("AllReduce", {40, 60}, t, A({{"op", std::string(op)}}),
+                            std::string(op) + " large"));
+    v.push_back(comm_case("AllGather", {30, 50}, t, {}, "large"));
+    v.push_back(comm_case("ReduceScatter", {1200, 4}, t, {}, "large"));
+    v.push_back(comm_case("Broadcast", {3000}, t, A({{"root_rank", i64(1)}}), "large"));
+  }
   v.push_back(comm_case("AllReduce", {0, 3}, DType::Float32, {}, "empty"));
   for (auto [split, concat] : {std::pair{0, 0}, {0, 1}, {1, 0}, {2, 1}, {-1, -3}})
     v.push_back(comm_case("AlltoAll", {4, 8, 12}, DType::Float32,
