@@ -50,38 +50,64 @@ std::string text(const Descriptor& d) {
 
 }  // namespace
 
+namespace {
+
+// FNV-1a over the descriptor: what the ranks compare first (8 bytes on the wire).
+int64_t fingerprint(const Descriptor& d) {
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t w : d) {
+    for (int b = 0; b < 8; ++b) {
+      h ^= (static_cast<uint64_t>(w) >> (8 * b)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return static_cast<int64_t>(h);
+}
+
+// The ranks disagree: all-gather the whole descriptors and name each rank's call.
+[[noreturn]] void throw_disagreement(Communicator& c, const CallSignature& s,
+                                     const Descriptor& mine) {
+  std::vector<Descriptor> all(static_cast<size_t>(c.size()));
+  c.all_gather(mine.data(), all.data(), kWords, DType::Int64);
+  std::ostringstream bad;
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r] != all[0]) bad << "; rank " << r << " called " << text(all[r]);
+  MC_THROW(Value, "For '", s.op, "', the ranks of group '", c.group(),
+           "' disagree on the call: rank 0 called ", text(all[0]), bad.str(),
+           " (every rank must call the same collective with the same dtype and shape)");
+}
+
+}  // namespace
+
 CallData check_same_call(Communicator& c, const CallSignature& s, const void* data, size_t nbytes) {
-  // Each rank's message: its descriptor, then up to kInlineBytes of its data (zero padded).
-  constexpr size_t kMsg = sizeof(Descriptor) + kInlineBytes;
+  // Each rank's message: the fingerprint of its call, then up to kInlineBytes of its data
+  // (zero padded). Only when fingerprints differ do the whole descriptors travel.
+  constexpr size_t kHead = sizeof(int64_t), kMsg = kHead + kInlineBytes;
   static_assert(kMsg % sizeof(int64_t) == 0);
-  std::vector<char> mine(kMsg, 0);
   const Descriptor d = describe(s);
-  std::memcpy(mine.data(), d.data(), sizeof(d));
+  const int64_t fp = fingerprint(d);
+  std::vector<char> mine(kMsg, 0);
+  std::memcpy(mine.data(), &fp, kHead);
   const bool inline_data = data != nullptr && nbytes <= kInlineBytes;
-  if (inline_data && nbytes > 0) std::memcpy(mine.data() + sizeof(d), data, nbytes);
+  if (inline_data && nbytes > 0) std::memcpy(mine.data() + kHead, data, nbytes);
   CallData out;
   out.blocks.resize(kMsg * static_cast<size_t>(c.size()));
   try {
     c.all_gather(mine.data(), out.blocks.data(), kMsg / sizeof(int64_t), DType::Int64);
-  } catch (const Error& e) {  // a peer that died or never came: name the user's op
+    for (int r = 0; r < c.size(); ++r) {
+      int64_t theirs;
+      std::memcpy(&theirs, out.blocks.data() + kMsg * static_cast<size_t>(r), kHead);
+      if (theirs != fp) throw_disagreement(c, s, d);  // every rank sees it: all come here
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Runtime) throw;
+    // A peer that died or never came: name the user's op.
     throw Error(e.kind(), str("For '", s.op, "' (the ranks comparing their calls), ", e.message()));
   }
-  auto descriptor = [&](size_t r) {
-    Descriptor x;
-    std::memcpy(x.data(), out.blocks.data() + r * kMsg, sizeof(x));
-    return x;
-  };
-  std::ostringstream bad;
-  for (size_t r = 0; r < static_cast<size_t>(c.size()); ++r)
-    if (descriptor(r) != descriptor(0)) bad << "; rank " << r << " called " << text(descriptor(r));
-  if (bad.tellp() != 0)
-    MC_THROW(Value, "For '", s.op, "', the ranks of group '", c.group(),
-             "' disagree on the call: rank 0 called ", text(descriptor(0)), bad.str(),
-             " (every rank must call the same collective with the same dtype and shape)");
   // Same calls: the same nbytes everywhere, so every rank decides alike.
   out.inlined = inline_data;
   out.stride = kMsg;
-  out.offset = sizeof(Descriptor);
+  out.offset = kHead;
   return out;
 }
 

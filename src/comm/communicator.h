@@ -82,12 +82,13 @@ struct CallSignature {
 };
 
 // Checks that every rank of the group makes the same call (one all-gather of a fixed-size
-// message per rank: a descriptor of its signature, then up to kInlineBytes of its input); a
-// ValueError naming the op, the group and what each disagreeing rank called with otherwise,
-// on every rank. When the input (`data`, `nbytes`; null for none) fits, the message carries
-// it, and the caller computes the collective's result from the gathered bytes: a small
-// collective costs one round trip, check included.
-inline constexpr size_t kInlineBytes = 4096;
+// message per rank: a fingerprint of its signature, then up to kInlineBytes of its input;
+// the whole signatures travel only when fingerprints differ); a ValueError naming the op,
+// the group and what each disagreeing rank called with otherwise, on every rank. When the input
+// (`data`, `nbytes`; null for none) fits, the message carries it, and the caller computes the
+// collective's result from the gathered bytes: a small collective costs one round trip, check
+// included.
+inline constexpr size_t kInlineBytes = 1024;
 struct CallData {
   bool inlined = false;      // every rank's input is in `blocks`
   std::vector<char> blocks;  // the ranks' messages, in rank order

@@ -267,7 +267,7 @@ DTYPES = textwrap.dedent("""
         for dtype in (np.float32, np.float64, np.float16, np.int8, np.uint8, np.int16, np.int32,
                       np.int64, np.bool_):
             name = np.dtype(dtype).name
-            # (1200,): above the 4096 bytes the call check carries (the library's collectives)
+            # (1200,): above the 1024 bytes the call check carries (the library's collectives)
             for shape in ((7,), (), (0, 3), (2, 5, 3), (1200,)):
                 X = data(shape, dtype, len(shape))
                 for op in ("sum", "max", "min", "prod"):

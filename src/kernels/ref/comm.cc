@@ -134,58 +134,56 @@ size_t axis(const KernelContext& ctx, const char* attr) {
   return static_cast<size_t>(a < 0 ? a + nd : a);
 }
 
+// The references' pattern: group rank 0 gathers every rank's input, `compute` makes each
+// rank's result from them (there only), and each rank receives its own.
+template <class F>
+void at_root(const KernelContext& ctx, F&& compute) {
+  Communicator& c = *ctx.comm;
+  std::vector<Bytes> all = gather(c, bytes_of(ctx.in[0]));
+  std::vector<Bytes> res;
+  if (c.rank() == 0) res = compute(all);
+  scatter(c, res, ctx.out[0]);
+}
+
 }  // namespace
 
 void ref_all_reduce(const KernelContext& ctx) {
-  Communicator& c = *ctx.comm;
-  std::vector<Bytes> all = gather(c, bytes_of(ctx.in[0]));
-  std::vector<Bytes> res;
-  if (c.rank() == 0) {
+  at_root(ctx, [&](const std::vector<Bytes>& all) {
     Bytes r =
         reduce_all(all, ctx.in[0].dtype(), static_cast<size_t>(ctx.in[0].numel()), op_of(ctx));
-    res.assign(static_cast<size_t>(c.size()), r);
-  }
-  scatter(c, res, ctx.out[0]);
+    return std::vector<Bytes>(static_cast<size_t>(ctx.comm->size()), r);
+  });
 }
 
 void ref_all_gather(const KernelContext& ctx) {
-  Communicator& c = *ctx.comm;
-  std::vector<Bytes> all = gather(c, bytes_of(ctx.in[0]));
-  std::vector<Bytes> res;
-  if (c.rank() == 0) {
+  at_root(ctx, [&](const std::vector<Bytes>& all) {
     Bytes cat;
     for (const Bytes& b : all) cat.insert(cat.end(), b.begin(), b.end());
-    res.assign(static_cast<size_t>(c.size()), cat);
-  }
-  scatter(c, res, ctx.out[0]);
+    return std::vector<Bytes>(static_cast<size_t>(ctx.comm->size()), cat);
+  });
 }
 
 void ref_reduce_scatter(const KernelContext& ctx) {
-  Communicator& c = *ctx.comm;
-  std::vector<Bytes> all = gather(c, bytes_of(ctx.in[0]));
-  std::vector<Bytes> res;
-  if (c.rank() == 0) {
+  at_root(ctx, [&](const std::vector<Bytes>& all) {
     Bytes r =
         reduce_all(all, ctx.in[0].dtype(), static_cast<size_t>(ctx.in[0].numel()), op_of(ctx));
-    const size_t block = ctx.out[0].nbytes();
-    for (int k = 0; k < c.size(); ++k)
-      res.emplace_back(r.begin() + static_cast<int64_t>(block) * k,
-                       r.begin() + static_cast<int64_t>(block) * (k + 1));
-  }
-  scatter(c, res, ctx.out[0]);
+    const auto block = static_cast<int64_t>(ctx.out[0].nbytes());
+    std::vector<Bytes> res;
+    for (int k = 0; k < ctx.comm->size(); ++k)
+      res.emplace_back(r.begin() + block * k, r.begin() + block * (k + 1));
+    return res;
+  });
 }
 
 // Rank r's output element o: the block along concat_dim that o falls in names the source
 // rank i; within it, the element of input i's block r along split_dim.
 void ref_all_to_all(const KernelContext& ctx) {
-  Communicator& c = *ctx.comm;
-  std::vector<Bytes> all = gather(c, bytes_of(ctx.in[0]));
-  std::vector<Bytes> res;
-  if (c.rank() == 0) {
+  at_root(ctx, [&](const std::vector<Bytes>& all) {
     const Shape &xs = ctx.in[0].shape(), &ys = ctx.out[0].shape();
     const size_t split = axis(ctx, "split_dim"), concat = axis(ctx, "concat_dim");
     const size_t es = ctx.in[0].itemsize();
-    const int64_t n = c.size(), c_split = xs[split] / n, c_concat = ys[concat] / n;
+    const int64_t n = ctx.comm->size(), c_split = xs[split] / n, c_concat = ys[concat] / n;
+    std::vector<Bytes> res;
     for (int64_t r = 0; r < n; ++r) {
       Bytes out(ctx.out[0].nbytes());
       for (int64_t f = 0; f < ctx.out[0].numel(); ++f) {
@@ -193,14 +191,14 @@ void ref_all_to_all(const KernelContext& ctx) {
         const int64_t src = idx[concat] / c_concat;
         idx[concat] %= c_concat;
         idx[split] += r * c_split;
-        const int64_t from = flatten(idx, xs);
-        std::memcpy(out.data() + static_cast<size_t>(f) * es,
-                    all[static_cast<size_t>(src)].data() + static_cast<size_t>(from) * es, es);
+        std::memcpy(
+            out.data() + static_cast<size_t>(f) * es,
+            all[static_cast<size_t>(src)].data() + static_cast<size_t>(flatten(idx, xs)) * es, es);
       }
       res.push_back(std::move(out));
     }
-  }
-  scatter(c, res, ctx.out[0]);
+    return res;
+  });
 }
 
 void ref_comm_broadcast(const KernelContext& ctx) {

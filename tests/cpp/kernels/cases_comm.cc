@@ -40,6 +40,7 @@ std::vector<KernelCase> comm_cases() {
     v.push_back(comm_case("Broadcast", {4, 3}, t, A({{"root_rank", i64(1)}}), "root 1"));
     v.push_back(comm_case("Send", {6, 2}, t, A({{"sr_tag", i64(3)}}), "pair"));
   }
+  v.push_back(comm_case("AllReduce", {250}, DType::Float32, {}, "sum 250 (inlined)"));
   v.push_back(comm_case("AllReduce", {1000}, DType::Float32, {}, "sum 1000"));
   // Above kInlineBytes (comm/communicator.h): the library's own collectives, not the data the
   // call check carries.
