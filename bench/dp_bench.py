@@ -13,9 +13,11 @@ once in each framework's tensors (the data pipeline is not timed).
 """
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,6 +108,10 @@ MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "s
 
 
 def launch(framework, timeout=900):
+    """Rank 0's result: each rank writes its own file (under mpirun the ranks share one
+    stdout, and lines interleave)."""
+    out_dir = tempfile.mkdtemp(prefix="dp_bench_")
+    os.environ["DP_BENCH_OUT"] = out_dir
     port, torch_port = free_port(), free_port()
     procs = []
     if framework == "mycel-mpi":  # one mpirun; rank 0 prints first
@@ -134,8 +140,10 @@ def launch(framework, timeout=900):
         if p.returncode != 0:
             sys.stderr.write(err)
             raise SystemExit(f"dp_bench {framework}: a rank failed")
-    lines = [json.loads(ln) for ln in outs[0][0].strip().splitlines() if ln.startswith("{")]
-    return next((r for r in lines if r.get("rank", 0) == 0), lines[-1])
+    with open(os.path.join(out_dir, "rank_0.json")) as f:
+        res = json.load(f)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return res
 
 
 if __name__ == "__main__":
@@ -143,6 +151,7 @@ if __name__ == "__main__":
         fw = sys.argv[2]
         rank = int(os.environ["OMPI_COMM_WORLD_RANK"] if sys.argv[3] == "mpi" else sys.argv[3])
         res = worker_mycel(rank) if fw == "mycel" else worker_torch(rank, int(sys.argv[4]))
-        print(json.dumps(res))
+        with open(os.path.join(os.environ["DP_BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
+            json.dump(res, f)
     else:
         print(json.dumps(launch(sys.argv[1])))
