@@ -39,8 +39,15 @@ std::string text(const Descriptor& d) {
   char name[kNameWords * sizeof(int64_t) + 1] = {0};
   std::memcpy(name, d.data(), kNameWords * sizeof(int64_t));
   std::ostringstream s;
-  s << name << "(" << static_cast<DType>(d[kNameWords]) << "[";
-  const int64_t nd = d[kNameWords + 1];
+  // A peer's descriptor is network input: a dtype out of range is printed as a number.
+  const int64_t t = d[kNameWords];
+  s << name << "(";
+  if (t >= 0 && t < kNumDTypes)
+    s << static_cast<DType>(t);
+  else
+    s << "dtype#" << t;
+  s << "[";
+  const int64_t nd = d[kNameWords + 1];  // any value: only the first kDims are read
   for (int64_t i = 0; i < std::min<int64_t>(nd, kDims); ++i)
     s << (i ? ", " : "") << d[kNameWords + 3 + static_cast<size_t>(i)];
   if (nd > static_cast<int64_t>(kDims)) s << ", ...";
@@ -129,8 +136,11 @@ void recv_checked(Communicator& c, const CallSignature& expected, void* buf, siz
     return;
   }
   const int64_t count = got[kNameWords + 2], dtype = got[kNameWords];
-  const bool known = dtype >= 0 && dtype < kNumDTypes && count >= 0;
-  if (known) {  // take the message, so that the sender is not left waiting
+  // The descriptor is network input: drain only a plausible message (a dtype, a size up to
+  // 1 GiB), so that the sender is not left waiting; anything else is not allocated.
+  const bool known =
+      dtype >= 0 && dtype < kNumDTypes && count >= 0 && count <= (int64_t{1} << 30) / 8;
+  if (known) {
     std::vector<char> scratch(static_cast<size_t>(count) * dtype_size(static_cast<DType>(dtype)));
     c.recv(scratch.data(), scratch.size(), src, tag);
   }
