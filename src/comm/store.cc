@@ -2,9 +2,11 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/error.h"
@@ -18,6 +20,14 @@ constexpr const char* kWait = "X-Mycel-Wait-Ms";
 // for long and a client that went away frees its thread soon.
 constexpr int64_t kMaxServerWaitMs = 1000;
 using Clock = std::chrono::steady_clock;
+
+// The integer a request carries (network input): nullopt unless the whole text is one.
+std::optional<int64_t> to_int(const std::string& text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
 
 int64_t wait_ms(const httplib::Request& req) {
   const std::string v = req.get_header_value(kWait);
@@ -72,7 +82,11 @@ StoreServer::StoreServer(const std::string& host, int port) : s_(std::make_uniqu
     {
       std::lock_guard<std::mutex> l(s->mu);
       std::string& cur = s->kv[req.get_header_value(kKey)];
-      v = (cur.empty() ? 0 : std::stoll(cur)) + std::stoll(req.body);
+      std::optional<int64_t> a = cur.empty() ? 0 : to_int(cur), d = to_int(req.body);
+      if (!a || !d || __builtin_add_overflow(*a, *d, &v)) {  // not a counter, or overflow
+        res.status = 400;
+        return;
+      }
       cur = std::to_string(v);
     }
     s->cv.notify_all();

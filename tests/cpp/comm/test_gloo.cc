@@ -2,6 +2,8 @@
 // own store client, transport device and context, over the loopback address).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include <atomic>
 #include <exception>
 #include <thread>
@@ -108,6 +110,18 @@ TEST(Store, SetGetAddAndAKeyThatNeverComes) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'never'"), std::string::npos) << e.what();
   }
+}
+
+// Requests are network input: adding to a value that is not a counter, or past int64, is
+// refused (HTTP 400, a RuntimeError at the client), never a crash of the server.
+TEST(Store, AddToANonCounterOrPastInt64IsRefused) {
+  StoreServer server("127.0.0.1", 0);
+  HttpStore s("127.0.0.1", server.port(), 10s);
+  s.set("text", "abc");
+  EXPECT_THROW(s.add("text", 1), Error);
+  EXPECT_EQ(s.add("big", INT64_MAX), INT64_MAX);
+  EXPECT_THROW(s.add("big", 1), Error);
+  EXPECT_EQ(s.add("big", -1), INT64_MAX - 1);  // the store still serves
 }
 
 TEST(Store, AGetWaitsForALaterSet) {
