@@ -55,3 +55,21 @@ def test_host_code_on_constants_folds_at_compile_time_without_warning():
     np.testing.assert_array_equal(y.asnumpy(), [8.0, 16.0])
     assert n == 3
     assert "py_execute" not in f.ir(x)
+
+
+def test_grad_of_a_function_without_source_runs_in_pynative_mode_with_a_warning():
+    # A lambda in `python -c` has no readable source: GRAPH mode cannot compile it, and the
+    # gradient comes from the PYNATIVE path (it raised a misleading "returns any" TypeError).
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, mycel as ms\n"
+            "ms.set_context(mode=ms.GRAPH_MODE)\n"
+            "v, g = ms.value_and_grad(lambda s: (s * s).sum())(ms.Tensor(np.arange(3.0)))\n"
+            "print(float(v), g.asnumpy().tolist())\n")
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, PYTHONPATH=root))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "5.0 [0.0, 2.0, 4.0]"
+    assert "cannot be read, so GRAPH mode cannot compile its gradient" in r.stderr

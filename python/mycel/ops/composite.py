@@ -40,6 +40,18 @@ def _weights_tuple(weights):
     return (weights,)  # the rules (grad_spec.h) report what is not a Parameter
 
 
+def _has_source(fn):
+    """Whether the front end can read fn's source (a Cell's construct, a function's def)."""
+    import linecache
+    from mycel.nn.cell import Cell
+    f = type(fn).construct if isinstance(fn, Cell) else fn
+    f = getattr(f, "__func__", f)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return True  # not a Python function (a primitive, a GraphCell): the compiler decides
+    return bool(linecache.getlines(code.co_filename, getattr(f, "__globals__", None)))
+
+
 class _GradFunction:
     """The function ``grad(fn, ...)`` returns. ``_mycel_grad`` tells the compiler what it is:
     ``(fn, (positions, weights, has_aux, return_value, sens_param))``, the options the grad
@@ -50,6 +62,7 @@ class _GradFunction:
         self._mycel_grad = (fn, options)
         self._rules = _C._GradRules(options)
         self._graph = None
+        self._has_source = None  # whether GRAPH mode can compile fn (known at the first call)
         try:
             self.__name__ = "grad_" + getattr(fn, "__name__", type(fn).__name__)
         except (AttributeError, TypeError):
@@ -65,6 +78,17 @@ class _GradFunction:
             args = tuple(bound.args)
         from mycel import context
         pynative = context._context["mode"] == context.PYNATIVE_MODE
+        if not pynative and self._has_source is None:
+            self._has_source = _has_source(self._fn)
+        if not pynative and not self._has_source:
+            # Graph mode compiles from source; without it (a lambda typed at a prompt or in
+            # `python -c`) the same gradient comes from the PYNATIVE path, with a warning,
+            # as a jit function without source falls back to the interpreter.
+            import warnings
+            warnings.warn(f"mycel: the source of {self.__name__[5:]!r} cannot be read, so "
+                          "GRAPH mode cannot compile its gradient; it runs in PYNATIVE mode",
+                          stacklevel=2)
+            pynative = True
         # The wanted inputs (checked in PYNATIVE mode; the compiler checks GRAPH calls, naming
         # the line). A Python float there is taken as an f32 tensor.
         wanted = self._rules.call(args, pynative)

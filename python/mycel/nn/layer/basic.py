@@ -136,6 +136,7 @@ class Dropout(Cell):
                 raise ValueError(f"For 'Dropout', the 'keep_prob' must be a number in range "
                                  f"(0, 1], but got {keep_prob}.")
             self.keep_prob = float(keep_prob)
+            self.p = 1.0 - self.keep_prob
         else:
             p = 0.5 if p is None else p
             if isinstance(p, bool) or not isinstance(p, numbers.Real):
@@ -145,7 +146,7 @@ class Dropout(Cell):
                 raise ValueError(f"For 'Dropout', the 'p' must be a number in range [0, 1), "
                                  f"but got {p}.")
             self.keep_prob = 1.0 - float(p)
-        self.p = 1.0 - self.keep_prob
+            self.p = float(p)  # as given: 1 - (1 - 0.1) is 0.09999999999999998
         self.dropout = prim("Dropout", keep_prob=self.keep_prob)
 
     def construct(self, x):
