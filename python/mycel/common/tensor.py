@@ -62,6 +62,38 @@ def _any(self, axis=None, keep_dims=False):
     return _m.amax(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
+def _chunk(self, chunks, axis=0):
+    """`chunks` pieces along axis, each ceil(n / chunks) long but the last (as torch.chunk)."""
+    n = self.shape[axis]
+    size = max(1, -(-n // chunks))
+    return _a.split(self, size, axis)
+
+
+def _norm(self, ord=None, dim=None, keepdim=False):  # noqa: A002 (MindSpore's name)
+    """The 2-norm (Frobenius for matrices) over dim (None: all elements): sqrt(sum(x**2))."""
+    if ord not in (None, 2, "fro"):
+        raise ValueError(f"For 'Tensor.norm', only the 2-norm ('fro') is supported, but got "
+                         f"ord={ord!r}.")
+    x = self if self.dtype in (_C.float16, _C.float32, _C.float64, _C.bfloat16) \
+        else self.astype(_C.float32)
+    return _m.sqrt(_m.sum(_m.square(x), dim, keepdim))
+
+
+def _dot(self, other):
+    """The inner product of two 1-d tensors (a matrix product otherwise)."""
+    if self.ndim == 1 and other.ndim == 1:
+        return _m.sum(_m.mul(self, other))
+    return _m.matmul(self, other)
+
+
+def _t(self):
+    """The transpose of a tensor of at most 2 dims."""
+    if self.ndim > 2:
+        raise ValueError(f"For 'Tensor.t', the tensor must have at most 2 dims, but got "
+                         f"{self.ndim}.")
+    return self if self.ndim < 2 else _a.transpose(self, (1, 0))
+
+
 _METHODS = {
     "sum": _sum,
     "mean": lambda self, axis=None, keep_dims=False: _m.mean(self, axis, keep_dims),
@@ -119,6 +151,27 @@ _METHODS = {
     "clip": lambda self, xmin=None, xmax=None: _m.clamp(self, xmin, xmax),
     "clamp": lambda self, min=None, max=None: _m.clamp(self, min, max),  # noqa: A002
     "equal": _m.equal,
+    "eq": _m.equal,
+    "ne": _m.not_equal,
+    "not_equal": _m.not_equal,
+    "lt": _m.less,
+    "less": _m.less,
+    "le": _m.less_equal,
+    "less_equal": _m.less_equal,
+    "gt": _m.greater,
+    "greater": _m.greater,
+    "ge": _m.greater_equal,
+    "greater_equal": _m.greater_equal,
+    "split": lambda self, split_size_or_sections, axis=0: _a.split(self,
+                                                                   split_size_or_sections, axis),
+    "chunk": _chunk,
+    "t": _t,
+    "mm": _m.matmul,
+    "dot": _dot,
+    "norm": _norm,
+    "new_ones": lambda self, size, dtype=None: _a.ones(size, dtype or self.dtype),
+    "new_zeros": lambda self, size, dtype=None: _a.zeros(size, dtype or self.dtype),
+    "type_as": lambda self, other: self.astype(other.dtype),
     "where": lambda self, condition, y: _m.where(condition, self, y),
     "gather": lambda self, input_indices, axis: _a.gather(self, input_indices, axis),
     "float": lambda self: self.astype(_C.float32),
@@ -138,4 +191,5 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+Tensor.from_numpy = staticmethod(_C.from_numpy)
 Tensor.T = property(lambda self: _transpose(self))

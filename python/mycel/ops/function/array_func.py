@@ -88,13 +88,13 @@ def split(tensor, split_size_or_sections, axis=0):
         if sum(sizes) != n:
             raise ValueError(f"For 'split', the sections {sizes} must add up to the size {n} of "
                              f"axis {axis}.")
-    out, start = [], 0
+    out, start = (), 0  # a tuple grown in place: graph code has no list.append
     ax = axis % x.ndim
     for s in sizes:
         idx = (slice(None),) * ax + (slice(start, start + s),)
-        out.append(x[idx])
+        out = out + (x[idx],)
         start += s
-    return tuple(out)
+    return out
 
 
 def tile(input, multiples):  # noqa: A002
