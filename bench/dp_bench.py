@@ -7,51 +7,30 @@ DistributedDataParallel with the gloo backend.
 
 `dp_bench.py mycel|mycel-mpi|torch` starts the two processes (`dp_bench.py worker ...`;
 mycel-mpi: under mpirun, mycel's MPI backend), waits for them (with a timeout; both are
-ended whatever happens) and prints rank 0's JSON: samples/s (global) over STEPS steps after
-WARMUP, the best of ROUNDS passes. The batches are prepared
-once in each framework's tensors (the data pipeline is not timed).
+ended whatever happens) and prints rank 0's JSON: global samples/s, timed as train_bench
+times (train_bench.timed: STEPS steps after WARMUP, the best of ROUNDS passes). The batches
+are prepared once in each framework's tensors (the data pipeline is not timed).
 """
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from train_bench import batches, torch_lenet5  # noqa: E402  (the same batches and net)
+from dist_bench import free_port  # noqa: E402
+from train_bench import batches, timed, torch_lenet5  # noqa: E402
 
 WORLD = 2
-STEPS, WARMUP, ROUNDS = 200, 20, 3
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def shards(rank):
     """This rank's half of every global batch of 64, as numpy."""
     half = 64 // WORLD
     return [(x[rank * half:(rank + 1) * half], y[rank * half:(rank + 1) * half])
-            for x, y in batches()[:STEPS + WARMUP]]
-
-
-def timed(step, data):
-    for x, y in data[:WARMUP]:
-        step(x, y)
-    best = 0.0
-    for _ in range(ROUNDS):
-        t0 = time.perf_counter()
-        for x, y in data[WARMUP:]:
-            last = step(x, y)
-        float(last.asnumpy() if hasattr(last, "asnumpy") else last.item())
-        best = max(best, STEPS * 64 / (time.perf_counter() - t0))
-    return best
+            for x, y in batches()]
 
 
 def worker_mycel(rank):

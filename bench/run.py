@@ -336,7 +336,7 @@ def dp_rows(dp):
         "Momentum SGD, cross-entropy; mycel GRAPH mode with `set_auto_parallel_context("
         "parallel_mode=\"data_parallel\", gradients_mean=True)` (TrainOneStepCell "
         "all-reduces the gradients in buckets, overlapping the backward pass) against "
-        "PyTorch's DistributedDataParallel on gloo. Global samples/s over 200 steps after 20, "
+        "PyTorch's DistributedDataParallel on gloo. Global samples/s over 300 steps after 20, "
         f"the best of 3 passes, the best of {DP_ROUNDS} interleaved jobs. On Gloo both "
         "frameworks pay the transport's hand-offs between threads (about 1 ms per message "
         "after computing, on this virtual machine, where waking an idle CPU is slow); MPI "

@@ -87,7 +87,8 @@ struct CallSignature {
 // the group and what each disagreeing rank called with otherwise, on every rank. When the input
 // (`data`, `nbytes`; null for none) fits, the message carries it, and the caller computes the
 // collective's result from the gathered bytes: a small collective costs one round trip, check
-// included.
+// included. A communicator that does not check calls (checks_calls()) returns at once, with
+// nothing inlined.
 inline constexpr size_t kInlineBytes = 1024;
 struct CallData {
   bool inlined = false;      // every rank's input is in `blocks`
@@ -104,7 +105,7 @@ inline constexpr int kMaxUserTag = 15000;
 
 // Point to point: send_checked sends the signature before the data; recv_checked receives
 // it and, when it is not `expected`, still takes the data (so the sender is not left waiting)
-// and raises a ValueError naming both signatures.
+// and raises a ValueError naming both signatures. Without checks_calls(), plain send/recv.
 void send_checked(Communicator& c, const CallSignature& s, const void* buf, size_t nbytes, int dst,
                   int tag);
 void recv_checked(Communicator& c, const CallSignature& expected, void* buf, size_t nbytes, int src,

@@ -166,22 +166,25 @@ void ProcessGroups::destroy_group(const std::string& name) {
   MC_CHECK(name != kWorldGroup, Value, "destroy_group: the world group cannot be destroyed");
   Communicator& c = group(name);
   queue_->drain();
-  struct Erase {
-    ProcessGroups* self;
-    const std::string& name;
-    ~Erase() { self->groups_.erase(name); }
-  } erase{this, name};
-  c.barrier();
+  try {
+    c.barrier();
+  } catch (...) {  // closed all the same
+    groups_.erase(name);
+    throw;
+  }
+  groups_.erase(name);
 }
 
 void ProcessGroups::close() {
   if (groups_.empty()) return;
   queue_->drain();
-  struct Clear {
-    std::map<std::string, Group>& groups;
-    ~Clear() { groups.clear(); }
-  } clear{groups_};
-  world().barrier();
+  try {
+    world().barrier();
+  } catch (...) {  // closed all the same
+    groups_.clear();
+    throw;
+  }
+  groups_.clear();
 }
 
 int ProcessGroups::world_rank(const std::string& group, int group_rank) {

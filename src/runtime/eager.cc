@@ -108,19 +108,31 @@ void launch_kernel(const KernelContext& ctx, bool ref) {
   }
 }
 
+namespace {
+// Steps 1-2 of run_op: the input count and tensors checked, their types as the op casts them.
+MetaList input_metas(const OpDef& op, std::span<const Tensor> inputs) {
+  const size_t n = inputs.size();
+  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == n, Type, "For '",
+           op.name, "', expected ", op.num_inputs, " tensor input", op.num_inputs == 1 ? "" : "s",
+           ", but got ", n, ".");
+  MC_CHECK(op.num_inputs != kVariadic || n > 0, Value, "For '", op.name,
+           "', the input tuple must not be empty.");
+  MetaList metas(n);
+  for (size_t i = 0; i < n; ++i) {
+    MC_CHECK(inputs[i].defined(), Type, "For '", op.name, "', input ", i, " is not a tensor.");
+    metas[i].dtype = inputs[i].dtype();
+    metas[i].shape = inputs[i].shape();
+  }
+  promote_inputs(op, metas);
+  return metas;
+}
+}  // namespace
+
 AsyncCollective run_collective_async(const OpDef& op, std::span<const Tensor> inputs,
                                      const Attrs& attrs) {
   MC_CHECK(op.flags & F_COLLECTIVE, Type, "For '", op.name,
            "', only communication ops run asynchronously.");
-  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == inputs.size(), Type,
-           "For '", op.name, "', expected ", op.num_inputs, " tensor inputs, but got ",
-           inputs.size(), ".");
-  MetaList metas;
-  for (const Tensor& t : inputs) {
-    MC_CHECK(t.defined(), Type, "For '", op.name, "', an input is not a tensor.");
-    metas.push_back({t.dtype(), t.shape()});
-  }
-  MetaList out = infer_op(op, metas, attrs);
+  MetaList out = infer_op(op, input_metas(op, inputs), attrs);
   Communicator* comm = &communicator_for(op, attrs);
   auto job = std::make_shared<std::tuple<TensorList, TensorList, Attrs>>();
   auto& [ins, outs, at] = *job;
@@ -151,23 +163,8 @@ TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
 }
 
 namespace {
-void check_arity(const OpDef& op, size_t n) {
-  MC_CHECK(op.num_inputs == kVariadic || static_cast<size_t>(op.num_inputs) == n, Type, "For '",
-           op.name, "', expected ", op.num_inputs, " tensor input", op.num_inputs == 1 ? "" : "s",
-           ", but got ", n, ".");
-  MC_CHECK(op.num_inputs != kVariadic || n > 0, Value, "For '", op.name,
-           "', the input tuple must not be empty.");
-}
-
 TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
-  check_arity(op, inputs.size());
-  MetaList metas(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    MC_CHECK(inputs[i].defined(), Type, "For '", op.name, "', input ", i, " is not a tensor.");
-    metas[i].dtype = inputs[i].dtype();
-    metas[i].shape = inputs[i].shape();
-  }
-  promote_inputs(op, metas);
+  MetaList metas = input_metas(op, inputs);
   MetaList out = infer_op(op, metas, attrs);
 
   if ((op.flags & F_VIEW) && out.size() == 1 && metas[0].dtype == inputs[0].dtype()) {

@@ -290,11 +290,6 @@ class Interpreter {
   // Waits for the queued collectives whose registers are at `from` or above (a frame being
   // left or replaced: results nothing read; their errors still surface).
   void await_from(size_t from) {
-    while (!pending_.empty() && pending_.back().first >= from) {
-      std::shared_ptr<CommWork> w = std::move(pending_.back().second);
-      pending_.pop_back();
-      w->wait();
-    }
     for (size_t i = 0; i < pending_.size();) {
       if (pending_[i].first < from) {
         ++i;

@@ -12,6 +12,7 @@ from mycel import _mycel as _C
 from mycel.communication import management as _mgmt
 from mycel.ops.operations import comm_ops as _ops
 from mycel.ops.operations.comm_ops import ReduceOp
+from mycel.ops.primitive import op_schema
 
 _WORLD = _mgmt.GlobalComm.WORLD_COMM_GROUP
 
@@ -52,7 +53,8 @@ def _run(prim, inputs, async_op):
     if async_op:
         outs, work = prim._handle.call_async(list(inputs))
         return outs, CommHandle(work)
-    out = prim._handle(*inputs) if prim._op != "Broadcast" else prim._handle(tuple(inputs))
+    variadic = op_schema(prim._op)["num_inputs"] < 0  # its inputs are one tuple (Broadcast)
+    out = prim._handle(tuple(inputs)) if variadic else prim._handle(*inputs)
     return (out if isinstance(out, tuple) else (out,)), None
 
 

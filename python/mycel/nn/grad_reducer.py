@@ -18,10 +18,6 @@ from mycel.ops.operations.comm_ops import AllReduce, ReduceOp
 from mycel.parallel import context as _pctx
 
 
-def _itemsize(dtype):
-    return np.dtype(dtype.name if hasattr(dtype, "name") else str(dtype).lower()).itemsize
-
-
 class DistributedGradReducer(Cell):
     """DistributedGradReducer(parameters, mean=None, degree=None, fusion_type=1,
     group=GlobalComm.WORLD_COMM_GROUP): called with the gradients of `parameters` (a tuple,
@@ -60,10 +56,10 @@ class DistributedGradReducer(Cell):
             by_dtype.setdefault(str(p.dtype), []).append(i)
         plan = []
         for idx in by_dtype.values():
-            sizes = [int(np.prod(params[i].shape)) * _itemsize(params[i].dtype) for i in idx]
+            sizes = [params[i].nbytes for i in idx]  # (numpy has no bfloat16 to ask)
             for b in _pctx.fusion_buckets(sizes):
                 members = tuple(idx[k] for k in b)
-                counts = tuple(int(np.prod(params[i].shape)) for i in members)
+                counts = tuple(params[i].size for i in members)
                 offsets = tuple(int(o) for o in np.cumsum((0,) + counts[:-1]))
                 shapes = tuple(tuple(params[i].shape) for i in members)
                 plan.append((members, offsets, counts, shapes))

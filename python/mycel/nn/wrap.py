@@ -54,9 +54,10 @@ class TrainOneStepCell(Cell):
         if self.reducer_flag:
             from mycel.nn.grad_reducer import DistributedGradReducer, broadcast_parameters
             if pctx.get_auto_parallel_context("parameter_broadcast"):
-                seen = {id(p) for p in network.get_parameters()}
-                broadcast_parameters(list(network.get_parameters()) +
-                                     [p for p in optimizer.get_parameters() if id(p) not in seen])
+                params = list(network.get_parameters())  # and the optimizer's state
+                seen = {id(p) for p in params}
+                broadcast_parameters(params + [p for p in optimizer.get_parameters()
+                                               if id(p) not in seen])
             self.grad_reducer = DistributedGradReducer(self.weights)
 
     def construct(self, *inputs):

@@ -42,7 +42,6 @@ CallSignature signature(const KernelContext& ctx, const Tensor& t) {
 // with `carry`, the check carries a small input, whose result the kernel then computes from
 // the gathered bytes (CallData::inlined).
 CallData check_call(const KernelContext& ctx, const Tensor& t, bool carry = false) {
-  if (!ctx.comm->checks_calls()) return {};
   return check_same_call(*ctx.comm, signature(ctx, t), carry ? t.raw_data() : nullptr,
                          carry ? t.nbytes() : 0);
 }
@@ -142,32 +141,28 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
   }
 }
 
+// With the call check on, its all-gather is the barrier.
 void cpu_barrier(const KernelContext& ctx) {
   if (ctx.comm->checks_calls())
     check_same_call(*ctx.comm, {ctx.op.name, DType::Float32, nullptr, 0});
-  ctx.comm->barrier();
+  else
+    ctx.comm->barrier();
 }
 
 void cpu_send(const KernelContext& ctx) {
   check_peer(ctx, "dest_rank");
   const int dst = static_cast<int>(ctx.attrs.get_int("dest_rank"));
   const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
-  if (ctx.comm->checks_calls())
-    send_checked(*ctx.comm, signature(ctx, ctx.in[0]), ctx.in[0].raw_data(), ctx.in[0].nbytes(),
-                 dst, tag);
-  else
-    ctx.comm->send(ctx.in[0].raw_data(), ctx.in[0].nbytes(), dst, tag);
+  send_checked(*ctx.comm, signature(ctx, ctx.in[0]), ctx.in[0].raw_data(), ctx.in[0].nbytes(), dst,
+               tag);
 }
 
 void cpu_receive(const KernelContext& ctx) {
   check_peer(ctx, "src_rank");
   const int src = static_cast<int>(ctx.attrs.get_int("src_rank"));
   const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
-  if (ctx.comm->checks_calls())
-    recv_checked(*ctx.comm, signature(ctx, ctx.out[0]), ctx.out[0].raw_data(), ctx.out[0].nbytes(),
-                 src, tag);
-  else
-    ctx.comm->recv(ctx.out[0].raw_data(), ctx.out[0].nbytes(), src, tag);
+  recv_checked(*ctx.comm, signature(ctx, ctx.out[0]), ctx.out[0].raw_data(), ctx.out[0].nbytes(),
+               src, tag);
 }
 
 }  // namespace mycel

@@ -44,16 +44,22 @@ def _real(value, name, cls, low, high, low_open):
     return float(value)
 
 
+def check_channels(shape, ranks, channels, cls, name="num_features"):
+    """A ValueError unless the input [N, C, ...] has one of `ranks` dims (None: at least 2)
+    and C = channels (the argument `name`). Called from constexpr helpers."""
+    if (ranks is None and len(shape) < 2) or (ranks is not None and len(shape) not in ranks):
+        want = "at least 2-d" if ranks is None else " or ".join(f"{r}-d" for r in ranks)
+        raise ValueError(f"For '{cls}', the input must be {want}, but got shape {shape}.")
+    if shape[1] != channels:
+        raise ValueError(f"For '{cls}', the input's channel dimension (shape[1] = {shape[1]}) "
+                         f"must equal {name} ({channels}); input shape {shape}.")
+
+
 @constexpr
 def _bn_shape4(shape, ranks, num_features, cls):
     """Checks the input's rank and channel count; for a 3-d input [N, C, L], the 4-d shape
     [N, C, L, 1] the BatchNorm op computes in, else None."""
-    if len(shape) not in ranks:
-        want = " or ".join(f"{r}-d" for r in ranks)
-        raise ValueError(f"For '{cls}', the input must be {want}, but got shape {shape}.")
-    if shape[1] != num_features:
-        raise ValueError(f"For '{cls}', the input's channel dimension (shape[1] = {shape[1]}) "
-                         f"must equal num_features ({num_features}); input shape {shape}.")
+    check_channels(shape, ranks, num_features, cls)
     return tuple(shape) + (1,) if len(shape) == 3 else None
 
 
@@ -175,14 +181,8 @@ class LayerNorm(Cell):
 def _group_shapes(shape, num_channels, num_groups, ranks, cls):
     """Checks the input [N, C, *] (its rank one of `ranks`, None: any rank >= 2, and C =
     num_channels); gives ([N, G, -1], the shape gamma/beta [C] broadcast as: (C, 1, ...))."""
-    if (ranks is None and len(shape) < 2) or (ranks is not None and len(shape) not in ranks):
-        want = "at least 2-d" if ranks is None else " or ".join(f"{r}-d" for r in ranks)
-        raise ValueError(f"For '{cls}', the input must be {want} ([N, C, ...]), but got "
-                         f"shape {shape}.")
-    if shape[1] != num_channels:
-        raise ValueError(f"For '{cls}', the input's channel dimension (shape[1] = {shape[1]}) "
-                         f"must equal {'num_channels' if cls == 'GroupNorm' else 'num_features'}"
-                         f" ({num_channels}); input shape {shape}.")
+    check_channels(shape, ranks, num_channels, cls,
+                   "num_channels" if cls == "GroupNorm" else "num_features")
     return (shape[0], num_groups, -1), (num_channels,) + (1,) * (len(shape) - 2)
 
 

@@ -10,7 +10,7 @@ the global mean and the unbiased global variance, as BatchNorm2d does on one pro
 """
 from mycel import _mycel as _C
 from mycel.communication import management as _mgmt
-from mycel.nn.layer.normalization import _BatchNorm
+from mycel.nn.layer.normalization import _BatchNorm, check_channels
 from mycel.ops.composite import depend, stop_gradient
 from mycel.ops.function._util import prim
 from mycel.ops.operations.comm_ops import AllReduce
@@ -21,13 +21,7 @@ from mycel.ops.primitive import constexpr
 def _axes_and_stat_shape(shape, num_features):
     """The reduced axes (all but 1), the [1, C, 1...] shape of the statistics, and the
     local element count per channel."""
-    if len(shape) not in (2, 3, 4):
-        raise ValueError(f"For 'SyncBatchNorm', the input must be 2-d, 3-d or 4-d, but got shape "
-                         f"{shape}.")
-    if shape[1] != num_features:
-        raise ValueError(f"For 'SyncBatchNorm', the input's channel dimension (shape[1] = "
-                         f"{shape[1]}) must equal num_features ({num_features}); input shape "
-                         f"{shape}.")
+    check_channels(shape, (2, 3, 4), num_features, "SyncBatchNorm")
     axes = (0,) + tuple(range(2, len(shape)))
     count = 1
     for a in axes:
