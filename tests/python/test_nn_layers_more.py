@@ -13,23 +13,8 @@ import torch.nn.functional as F
 import mycel as ms
 from mycel import nn, ops
 
-MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
-
-
-@pytest.fixture(params=MODES, ids=["pynative", "graph"])
-def mode(request):
-    """Runs the test in one mode and restores PYNATIVE afterwards."""
-    ms.set_context(mode=request.param)
-    yield request.param
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
-def rand(*shape, seed=0, dtype=np.float32):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
-
-
-def T(a):
-    return ms.Tensor(np.ascontiguousarray(a))
+# The mode fixture and data helpers of the layer-gradient tests.
+from test_nn_layer_grads import T, mode, rand  # noqa: E402,F401
 
 
 def torch_name(name):
