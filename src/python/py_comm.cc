@@ -69,6 +69,14 @@ void bind_comm(pyb::module_& m) {
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;
+  // The size of a group of the registered process groups, for the collective primitives
+  // (mycel.ops), which stand below mycel.communication.
+  m.def("_comm_group_size", [](const std::string& api, const std::string& group) {
+    ProcessGroups* g = process_groups();
+    MC_CHECK(g != nullptr, Runtime, "For '", api,
+             "', the communication is not initialized: call mycel.communication.init() first.");
+    return g->group(group).size();
+  });
 }
 
 }  // namespace mycel::py

@@ -8,10 +8,10 @@ it is made (AllGather, ReduceScatter, AlltoAll), so its output shape is known to
 without communicating. The work is the C++ collective ops (src/ops/defs/comm.def) on Gloo or
 MPI; AllReduce, AllGather, ReduceScatter and AlltoAll are differentiable in both modes.
 """
-from mycel.communication import management as _mgmt
+from mycel import _mycel as _C
 from mycel.ops.primitive import Primitive
 
-_WORLD = _mgmt.GlobalComm.WORLD_COMM_GROUP
+_WORLD = _C._WORLD_COMM_GROUP  # GlobalComm.WORLD_COMM_GROUP
 
 
 class ReduceOp:
@@ -29,12 +29,11 @@ def _check_group(api, group):
 
 
 def _group_size(api, group):
-    """The size of `group`; a RuntimeError naming `api` before init()."""
+    """The size of `group` in the job (the process groups init() registered with the
+    runtime; this layer does not reach up to mycel.communication); a RuntimeError naming
+    `api` before init()."""
     _check_group(api, group)
-    if not _mgmt.GlobalComm.INITED:
-        raise RuntimeError(f"For '{api}', the communication is not initialized: call "
-                           f"mycel.communication.init() first.")
-    return _mgmt.get_group_size(group)
+    return _C._comm_group_size(api, group)
 
 
 def _check_int(api, name, value):
