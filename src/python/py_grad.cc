@@ -41,6 +41,22 @@ ir::Value tensor_tree(pyb::handle h, bool none_ok = false) {
                   pyb::str(pyb::type::of(h).attr("__name__")).cast<std::string>()));
 }
 
+// OpRecorder.backward's on_ready: a Python callable told (index, gradient) as each gradient
+// is computed, called through the runtime host, which takes the GIL and turns a Python
+// exception into the mycel error that ends the backward run.
+class ReadyCallback final : public vm::ResultObserver {
+ public:
+  ReadyCallback(vm::RuntimeHost* host, pyb::handle fn)
+      : host_(host), fn_(fn.is_none() ? ir::Value() : frontend::wrap_host(fn)) {}
+  void ready(size_t index, const ir::Value& item) override {
+    host_->call(fn_, {ir::Value::integer(static_cast<int64_t>(index)), item});
+  }
+
+ private:
+  vm::RuntimeHost* host_;
+  ir::Value fn_;
+};
+
 // A gradient function's rules, its options (composite._GradFunction._mycel_grad[1]) parsed
 // once: _C._GradRules, which the PYNATIVE path asks at each call.
 struct GradRules {
@@ -160,20 +176,25 @@ void bind_grad(pyb::module_& m) {
       .def_property_readonly("num_ops", &ad::OpRecorder::num_ops)
       .def(
           "backward",
-          [](ad::OpRecorder& r, ad::BackwardCache& cache, pyb::handle out, pyb::handle sens) {
+          [](ad::OpRecorder& r, ad::BackwardCache& cache, pyb::handle out, pyb::handle sens,
+             pyb::object on_ready) {
             std::vector<ir::Value> g;
             ir::Value o = tensor_tree(out), s = tensor_tree(sens, true);
             static std::unique_ptr<vm::RuntimeHost> host = frontend::make_py_runtime_host();
             before_graph_run();
+            ReadyCallback ready(host.get(), on_ready);
             {
               pyb::gil_scoped_release nogil;
-              g = r.backward(cache, o, s, host.get());
+              g = r.backward(cache, o, s, host.get(), on_ready.is_none() ? nullptr : &ready);
             }
             pyb::tuple t(g.size());
             for (size_t i = 0; i < g.size(); ++i) t[i] = frontend::to_python(g[i]);
             return t;
           },
-          pyb::arg("cache"), pyb::arg("out"), pyb::arg("sens"));
+          pyb::arg("cache"), pyb::arg("out"), pyb::arg("sens"), pyb::arg("on_ready") = pyb::none(),
+          "The gradients (inputs', then weights'); on_ready(index, gradient), when given, is "
+          "called with each one as soon as the backward pass has computed it, while the rest "
+          "of the backward runs (vm::ResultObserver).");
 }
 
 }  // namespace mycel::py

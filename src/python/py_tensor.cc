@@ -260,8 +260,10 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
            })
       .def("__str__", &Tensor::to_string)
       .def("__repr__", &Tensor::repr)
-      .def("__hash__",
-           [](pyb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; });
+      .def("__hash__", [](pyb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
+      .def(
+          "_same", [](const Tensor& t, const Tensor& o) { return t.impl() == o.impl(); },
+          "Whether o is this very tensor (two Python objects may wrap one tensor).");
 }
 
 // Indexing and Python's operators.

@@ -22,7 +22,10 @@
 //
 // Order: inputs before users; a graph's `effects` and the effects of depend(x, effects...)
 // run before x (depend itself emits nothing: it is x), so a loop body that prints still ends
-// in its tail call.
+// in its tail call. Collectives and the pure items of a returned tuple run, with what leads
+// to them alone, as soon as they can (vm_compile.cc, hoist_sinks): a gradient bucket's
+// AllReduce runs while the backward pass goes on, and a backward graph's gradients are
+// ready (ResultObserver) in the order they can be computed.
 //
 // Liveness plan: for each register the compiler records the instruction of its last use;
 // right after that instruction the register is cleared (parameters too; unused parameters
@@ -93,6 +96,19 @@ struct RunStats {
   size_t max_registers = 0;   // most registers live on the register stack at once
 };
 
+// Told the items of the entry graph's result (a tuple) one by one as soon as each is final,
+// while the run goes on: an item computed by the entry graph itself (it returns a make_tuple
+// of its own) right after the instruction that computes it, any other item when the entry
+// returns. Each item is reported exactly once, on the running thread, in the order the
+// items are computed. PYNATIVE data parallelism reduces a gradient bucket this way as soon
+// as its last gradient is ready, while the backward pass goes on (PyTorch DDP's hooks).
+// An exception thrown by ready() ends the run.
+class ResultObserver {
+ public:
+  virtual ~ResultObserver() = default;
+  virtual void ready(size_t index, const ir::Value& item) = 0;
+};
+
 struct GraphCode;  // one compiled graph (vm_compile.cc)
 
 class Executable {
@@ -106,8 +122,10 @@ class Executable {
   // parameter's dtype and shape when its abstract is known). `host` may be null: print then
   // writes to stdout and py_execute fails. Deep non-tail recursion is limited by
   // `max_frames` (a RuntimeError naming the line), not by the C++ stack.
-  ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host,
-                RunStats* stats = nullptr) const;
+  // With `observer`, the result's items are also reported as they become final (see
+  // ResultObserver).
+  ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host, RunStats* stats = nullptr,
+                ResultObserver* observer = nullptr) const;
 
   // The instruction listing of every graph, entry first:
   //   @name(r0, r1): 5 registers, 2 constants

@@ -50,6 +50,11 @@ struct GraphCode {
   std::vector<uint8_t> moves;  // per operand: its register dies here, move it
   std::vector<int32_t> kills;
   std::vector<int32_t> entry_kills;  // parameters nothing reads
+  // The entry graph's result items (Executable::run's ResultObserver): when the graph
+  // returns a tuple it builds itself, the register of each item computed in this graph and
+  // the item's position; is_item flags those registers. Empty for other graphs.
+  std::vector<std::pair<int32_t, uint32_t>> result_items;
+  std::vector<uint8_t> is_item;
 };
 
 }  // namespace mycel::vm

@@ -1,6 +1,7 @@
 // Executable::compile: turns each graph reachable from the entry into a linear instruction
 // list over registers, with the liveness plan (kills and moves) described in vm.h; and
 // Executable::dump, the listing.
+#include <queue>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,6 +28,7 @@ class Compiler {
       Compiler c(*exe, graphs[i], *exe->graphs_[i]);
       c.emit_graph();
       c.plan_liveness();
+      if (i == 0) c.plan_result_items();
     }
     return exe;
   }
@@ -174,6 +176,25 @@ class Compiler {
     gc_.nregs = static_cast<uint32_t>(next);
   }
 
+  // The registers of the returned tuple's items (GraphCode::result_items), when the graph
+  // returns a make_tuple of its own.
+  void plan_result_items() {
+    const Instr& ret = gc_.code.back();
+    if (ret.code != OpCode::Return || is_const_operand(ret.callee)) return;
+    for (const Instr& in : gc_.code) {
+      if (in.out != ret.callee) continue;
+      if (in.code != OpCode::Builtin || in.builtin != Builtin::MakeTuple) return;
+      gc_.is_item.assign(gc_.nregs, 0);
+      for (uint32_t k = 0; k < in.nargs; ++k) {
+        Operand o = gc_.operands[in.args_begin + k];
+        if (is_const_operand(o)) continue;
+        gc_.result_items.emplace_back(o, k);
+        gc_.is_item[static_cast<size_t>(o)] = 1;
+      }
+      return;
+    }
+  }
+
   static bool is_depend(const Node* n) {
     return n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend);
   }
@@ -184,7 +205,7 @@ class Compiler {
   std::vector<CNode*> schedule() const {
     std::vector<Node*> roots = g_->effects;
     roots.push_back(g_->output());
-    return hoist_collectives(ir::toposort(g_, roots, ir::DependOrder::EffectsFirst));
+    return hoist_sinks(ir::toposort(g_, roots, ir::DependOrder::EffectsFirst), g_->output());
   }
 
   static bool is_collective(const CNode* c) {
@@ -192,43 +213,118 @@ class Compiler {
     return p != nullptr && (p->op->flags & F_COLLECTIVE) != 0;
   }
 
-  // Collectives move up to just after their last input: the executor runs them on the
-  // communication queue while the graph computes on (data parallelism's gradient buckets
-  // start while the backward pass runs), and waits where their results are read. They keep
-  // their order among themselves, and every rank schedules the same graph the same way.
-  static std::vector<CNode*> hoist_collectives(std::vector<CNode*> order) {
-    std::vector<CNode*> colls;
-    for (CNode* c : order)
-      if (is_collective(c)) colls.push_back(c);
-    if (colls.empty()) return order;
-    std::unordered_set<const Node*> in_order(order.begin(), order.end()), emitted;
-    std::vector<CNode*> out;
-    size_t next = 0;
-    auto ready = [&](const CNode* c) {
-      for (size_t k = 1; k < c->size(); ++k)
-        if (in_order.count(c->input(k)) && !emitted.count(c->input(k))) return false;
-      return true;
-    };
-    auto emit = [&](CNode* c) {
-      out.push_back(c);
-      emitted.insert(c);
-    };
-    auto emit_ready = [&] {
-      while (next < colls.size() && !emitted.count(colls[next]) && ready(colls[next]))
-        emit(colls[next++]);
-    };
-    emit_ready();
-    for (CNode* c : order) {
-      if (is_collective(c)) {
-        if (!emitted.count(c)) {  // its place at the latest, with the ones before it
-          while (colls[next] != c) emit(colls[next++]);
-          emit(colls[next++]);
-        }
-      } else {
-        emit(c);
+  // Whether c may run earlier than its place without changing any result: a prim without
+  // effects (kEffectFlags) or a tuple builtin.
+  static bool is_pure(const CNode* c) {
+    if (const ir::PrimData* p = c->prim()) return (p->op->flags & kEffectFlags) == 0;
+    return c->is_builtin(Builtin::MakeTuple) || c->is_builtin(Builtin::GetItem);
+  }
+
+  // Sinks and their cones move up: a sink runs, after its cone, as soon as everything the
+  // cone reads from outside is computed. The sinks are
+  //   - the collectives: the executor runs them on the communication queue while the graph
+  //     computes on, and waits where their results are read (data parallelism's gradient
+  //     buckets start while the backward pass runs);
+  //   - the pure items of a returned make_tuple: a PYNATIVE backward reports each gradient
+  //     as soon as it is computed (vm::ResultObserver).
+  // A sink's cone is the pure nodes that lead to it alone (every user in the cone, every
+  // path to a sink reaching it first): in a
+  // backward graph, the MatMul computing a weight's gradient from the activation gradient,
+  // or the concatenation of a bucket. What several sinks share stays in its place, and so
+  // cones are not computed before their sink can be (no value is held longer than needed).
+  // Collectives keep their order among themselves; of sinks ready at once, the one with the
+  // smaller cone runs first; every rank schedules the same graph the same way.
+  static std::vector<CNode*> hoist_sinks(const std::vector<CNode*>& order, const Node* output) {
+    const size_t n = order.size();
+    std::unordered_map<const Node*, size_t> pos;
+    for (size_t i = 0; i < n; ++i) pos[order[i]] = i;
+    std::vector<std::vector<size_t>> users(n);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t k = 1; k < order[i]->size(); ++k) {
+        auto it = pos.find(order[i]->input(k));
+        if (it != pos.end()) users[it->second].push_back(i);
       }
-      emit_ready();
+    const bool tuple_out =
+        output->is_cnode() && static_cast<const CNode*>(output)->is_builtin(Builtin::MakeTuple);
+    constexpr size_t kNone = SIZE_MAX, kMany = SIZE_MAX - 1;
+    std::vector<uint8_t> sink(n, 0);
+    size_t num_sinks = 0;
+    for (size_t i = 0; i < n; ++i) {
+      bool item = false;
+      for (size_t u : users[i]) item = item || (tuple_out && order[u] == output);
+      sink[i] = order[i] != output && (is_collective(order[i]) || (item && is_pure(order[i])));
+      num_sinks += sink[i];
     }
+    if (num_sinks == 0) return order;
+    // cone[i]: the sink whose cone holds i (itself for a sink), or kNone.
+    std::vector<size_t> reach(n, kNone), cone(n, kNone);
+    for (size_t i = n; i-- > 0;) {
+      bool exclusive = is_pure(order[i]) && order[i] != output;
+      for (size_t u : users[i]) {  // the first sinks on the paths from i
+        const size_t x = sink[u] ? u : reach[u];
+        if (x != kNone) reach[i] = reach[i] == kNone || reach[i] == x ? x : kMany;
+        exclusive = exclusive && cone[u] != kNone;
+      }
+      if (sink[i]) {
+        cone[i] = i;
+      } else if (exclusive && reach[i] < kMany) {
+        cone[i] = reach[i];
+      }
+    }
+    // Each sink's members in order, and what it waits for: the nodes its cone reads from
+    // outside, and for a collective the collective before it.
+    std::vector<std::vector<size_t>> members(n), triggers(n);
+    std::vector<size_t> waiting(n, 0), stamp(n, kNone);
+    for (size_t i = 0; i < n; ++i)
+      if (cone[i] != kNone) members[cone[i]].push_back(i);
+    for (size_t i = 0, prev = kNone; i < n; ++i) {
+      if (!sink[i]) continue;
+      for (size_t m : members[i])
+        for (size_t k = 1; k < order[m]->size(); ++k) {
+          auto it = pos.find(order[m]->input(k));
+          if (it == pos.end() || cone[it->second] == i || stamp[it->second] == i) continue;
+          stamp[it->second] = i;
+          triggers[it->second].push_back(i);
+          ++waiting[i];
+        }
+      if (is_collective(order[i])) {
+        if (prev != kNone) {
+          triggers[prev].push_back(i);
+          ++waiting[i];
+        }
+        prev = i;
+      }
+    }
+    std::vector<uint8_t> emitted(n, 0);
+    // Sinks ready at once: the smaller cone first (it is done sooner), then in order.
+    auto later = [&](size_t x, size_t y) {
+      return std::pair(members[x].size(), x) > std::pair(members[y].size(), y);
+    };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(later)> ready(later);
+    std::vector<CNode*> out;
+    out.reserve(n);
+    auto emit = [&](size_t i) {
+      out.push_back(order[i]);
+      emitted[i] = 1;
+      for (size_t s : triggers[i])
+        if (--waiting[s] == 0) ready.push(s);
+    };
+    auto drain = [&] {
+      while (!ready.empty()) {
+        size_t s = ready.top();
+        ready.pop();
+        for (size_t m : members[s]) emit(m);
+      }
+    };
+    for (size_t i = 0; i < n; ++i)
+      if (sink[i] && waiting[i] == 0) ready.push(i);
+    drain();
+    for (size_t i = 0; i < n; ++i) {
+      if (emitted[i] || cone[i] != kNone) continue;  // a cone runs with its sink
+      emit(i);
+      drain();
+    }
+    MC_ASSERT(out.size() == n, "executor: hoist_sinks scheduled ", out.size(), " of ", n, " nodes");
     return out;
   }
 

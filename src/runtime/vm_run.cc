@@ -76,8 +76,8 @@ void RuntimeHost::check_signals() { stop_interrupted(); }
 
 class Interpreter {
  public:
-  Interpreter(const Executable& exe, RuntimeHost* host, RunStats* stats)
-      : exe_(exe), host_(host), stats_(stats) {}
+  Interpreter(const Executable& exe, RuntimeHost* host, RunStats* stats, ResultObserver* observer)
+      : exe_(exe), host_(host), stats_(stats), observer_(observer) {}
 
   Value run(const std::vector<Value>& args) {
     const GraphCode& entry = *exe_.graphs_[0];
@@ -85,7 +85,9 @@ class Interpreter {
     scratch_.assign(args.begin(), args.end());
     try {
       push_frame(entry);
-      return loop();
+      Value r = loop();
+      if (observer_) report_rest(r);
+      return r;
     } catch (const Error& e) {
       throw Error(e.kind(), e.message() + traceback(e.message()));
     }
@@ -269,18 +271,22 @@ class Interpreter {
     return wrap(std::move(a.outputs), in.op->num_outputs != 1);
   }
 
+  // Waits for the queued collective whose result is in register r of the register stack,
+  // if one is.
+  void await_register(size_t r) {
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      if (pending_[i].first != r) continue;
+      std::shared_ptr<CommWork> w = std::move(pending_[i].second);
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+      w->wait();
+      return;
+    }
+  }
+
   // Waits for the queued collectives whose results `in` reads.
   void await_operands(const GraphCode& gc, const Instr& in, size_t base) {
     auto await = [&](Operand o) {
-      if (is_const_operand(o)) return;
-      const size_t r = base + static_cast<size_t>(o);
-      for (size_t i = 0; i < pending_.size(); ++i) {
-        if (pending_[i].first != r) continue;
-        std::shared_ptr<CommWork> w = std::move(pending_[i].second);
-        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-        w->wait();
-        return;
-      }
+      if (!is_const_operand(o)) await_register(base + static_cast<size_t>(o));
     };
     for (uint32_t k = 0; k < in.nargs; ++k) await(gc.operands[in.args_begin + k]);
     if (in.code == OpCode::Call || in.code == OpCode::TailCall || in.code == OpCode::Return)
@@ -356,8 +362,38 @@ class Interpreter {
     Frame& f = frames_.back();
     const Instr& ci = f.gc->code[f.pc];
     regs_[f.base + static_cast<size_t>(ci.out)] = std::move(r);
+    if (observer_) note_result(f, ci.out);
     ++f.pc;
     return false;
+  }
+
+  // ResultObserver: register `reg` of frame f was just written; when f is the entry graph's
+  // outermost frame and the register is an item of its result, the item is final: report it.
+  void note_result(const Frame& f, int32_t reg) {
+    const GraphCode& gc = *f.gc;
+    if (frames_.size() != 1 || &gc != exe_.graphs_[0].get() || gc.is_item.empty() ||
+        !gc.is_item[static_cast<size_t>(reg)])
+      return;
+    const size_t r = f.base + static_cast<size_t>(reg);
+    if (!pending_.empty()) await_register(r);  // a collective's result: final once done
+    if (reported_.empty()) reported_.assign(gc.result_items.size(), 0);
+    for (size_t k = 0; k < gc.result_items.size(); ++k) {
+      if (gc.result_items[k].first != reg || reported_[k]) continue;
+      reported_[k] = 1;
+      observer_->ready(gc.result_items[k].second, regs_[r]);
+    }
+  }
+
+  // ResultObserver: the items of the result `r` not reported yet (constants, parameters,
+  // items computed elsewhere; all of them when the entry did not build the tuple itself).
+  void report_rest(const Value& r) {
+    if (!r.is(ValueKind::Tuple)) return;
+    const GraphCode& entry = *exe_.graphs_[0];
+    std::vector<uint8_t> done(r.items().size(), 0);
+    for (size_t k = 0; k < reported_.size(); ++k)
+      if (reported_[k]) done[entry.result_items[k].second] = 1;
+    for (size_t i = 0; i < done.size(); ++i)
+      if (!done[i]) observer_->ready(i, r.items()[i]);
   }
 
   Value loop() {
@@ -392,11 +428,13 @@ class Interpreter {
             regs[in.out] = exec_prim(gc, in, regs);
           }
           kill(gc, in, regs);
+          if (observer_) note_result(f, in.out);
           ++f.pc;
           break;
         case OpCode::Builtin:
           regs[in.out] = exec_builtin(gc, in, regs);
           kill(gc, in, regs);
+          if (observer_) note_result(f, in.out);
           ++f.pc;
           break;
         case OpCode::Call: {
@@ -408,6 +446,7 @@ class Interpreter {
           } else {
             Value r = call_value(fn);
             regs[in.out] = std::move(r);
+            if (observer_) note_result(f, in.out);
             ++f.pc;
           }
           break;
@@ -443,6 +482,8 @@ class Interpreter {
   const Executable& exe_;
   RuntimeHost* host_;
   RunStats* stats_;
+  ResultObserver* observer_;
+  std::vector<uint8_t> reported_;  // per entry result item: reported to observer_
   std::vector<Value> regs_;
   std::vector<Frame> frames_;
   std::vector<Value> scratch_;                                // arguments of the call being made
@@ -455,8 +496,9 @@ class Interpreter {
   std::vector<std::pair<size_t, std::shared_ptr<CommWork>>> pending_;
 };
 
-Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats) const {
-  Interpreter interp(*this, host, stats);
+Value Executable::run(const std::vector<Value>& args, RuntimeHost* host, RunStats* stats,
+                      ResultObserver* observer) const {
+  Interpreter interp(*this, host, stats, observer);
   return interp.run(args);
 }
 

@@ -189,3 +189,76 @@ def test_unseeded_shuffled_shards_partition_the_data(tmp_path, n):
         assert got == list(range(40)), f"epoch {e}: the shards overlap or miss rows"
         assert all(len(rows[r][e]) == 40 // n for r in range(n))
     assert rows[0][0] != sorted(rows[0][0])  # shuffled
+
+
+OVERLAP = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, ops, Parameter, Tensor
+    from mycel.communication import init, get_rank
+    from mycel.nn import grad_reducer as gr
+
+    events = []
+    ready, finish = gr._OverlapStep.ready, gr._OverlapStep.finish
+
+    def logged_ready(self, i, g):
+        before = sum(q is not None for q in self._queued)
+        ready(self, i, g)
+        events.append(("ready", i))
+        if sum(q is not None for q in self._queued) > before:
+            events.append(("queued", i))
+
+    def logged_finish(self):
+        events.append(("finish",))
+        return finish(self)
+
+    gr._OverlapStep.ready, gr._OverlapStep.finish = logged_ready, logged_finish
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            rng = np.random.default_rng(3)
+            self.w = [Parameter(Tensor(rng.standard_normal((8, 8)) * 0.3, ms.float32), f"w{k}")
+                      for k in range(3)]
+            self.w0, self.w1, self.w2 = self.w
+
+        def construct(self, x):
+            return ops.matmul(ops.tanh(ops.matmul(ops.tanh(ops.matmul(x, self.w0)), self.w1)),
+                              self.w2)
+
+    init()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True,
+                                 comm_fusion={"allreduce": {"mode": "size", "config": 1e-6}})
+    net = MLP()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.SGD(net.trainable_params(), learning_rate=0.1))
+    rng = np.random.default_rng(get_rank())
+    for _ in range(2):
+        step(Tensor(rng.standard_normal((4, 8)), ms.float32),
+             Tensor(rng.standard_normal((4, 8)), ms.float32))
+    with open(f"{sys.argv[1]}/events_{get_rank()}.json", "w") as f:
+        json.dump(events, f)
+""")
+
+
+def test_pynative_buckets_start_while_the_backward_runs(tmp_path):
+    # One bucket per weight: the last layer's gradient is computed first and its AllReduce
+    # is queued before the backward has computed the first layer's; the reducer's call
+    # then only waits for the queued buckets (finish). The values are checked against serial
+    # training by test_data_parallel_training_equals_serial_training (PYNATIVE runs).
+    script = tmp_path / "worker.py"
+    script.write_text(OVERLAP)
+    for code, text in run_gloo(script, 2, [tmp_path]):
+        assert code == 0, text
+    for r in range(2):
+        events = [tuple(e) for e in json.loads((tmp_path / f"events_{r}.json").read_text())]
+        steps = [events[:7], events[7:]]
+        assert len(events) == 14, events
+        for ev in steps:
+            readies = [e[1] for e in ev if e[0] == "ready"]
+            assert readies == [2, 1, 0], ev  # in the backward's order
+            assert ev.index(("queued", 2)) < ev.index(("ready", 0)), ev
+            assert ev[-1] == ("finish",), ev

@@ -8,6 +8,14 @@ cut back into their shapes. One collective per bucket instead of one per paramet
 network of latency-bound small tensors that is most of the communication time. With
 ``mean`` the sums are divided by ``degree`` (the group's size). The reduction is the
 AllReduce op, so it runs in both modes and inside a compiled training step.
+
+Buckets follow the parameters in reverse order, the order in which the backward pass
+computes their gradients. So a bucket is complete, and its AllReduce starts, while the
+backward pass still runs: in GRAPH mode the executor runs each collective as soon as its
+gradients are computed (runtime/vm.h, hoist_sinks); in PYNATIVE mode ``TrainOneStepCell``
+gives the gradient function this reducer's ``_step`` hook, which is told each gradient as
+the backward graph computes it and queues the AllReduce of a completed bucket on the
+communication queue; the reducer's call then waits for them.
 """
 import numpy as np
 
@@ -49,11 +57,11 @@ class DistributedGradReducer(Cell):
         self._count = len(params)
 
     def _plan(self, params):
-        """Buckets of (indices, offsets, sizes, shapes), each of one dtype, in parameter
-        order, cut by comm_fusion."""
+        """Buckets of (indices, offsets, sizes, shapes), each of one dtype, in reverse
+        parameter order (the backward's), cut by comm_fusion."""
         by_dtype = {}
-        for i, p in enumerate(params):
-            by_dtype.setdefault(str(p.dtype), []).append(i)
+        for i in reversed(range(len(params))):
+            by_dtype.setdefault(str(params[i].dtype), []).append(i)
         plan = []
         for idx in by_dtype.values():
             sizes = [params[i].nbytes for i in idx]  # (numpy has no bfloat16 to ask)
@@ -65,28 +73,87 @@ class DistributedGradReducer(Cell):
                 plan.append((members, offsets, counts, shapes))
         return tuple(plan)
 
-    def _reduce(self, flat):
-        out = self.allreduce(flat)
-        if self.mean:
-            out = out / self.degree
-        return out
+    def _mean(self, red):
+        return red / self.degree if self.mean else red
 
-    def construct(self, grads):
+    def _flatten(self, bucket, grads):
+        """The bucket's gradients as one tensor (flat when there are several)."""
+        members = bucket[0]
+        if len(members) == 1:
+            return grads[members[0]]
+        flat = ()
+        for i in members:
+            flat = flat + (grads[i].reshape((-1,)),)
+        return self._concat(flat)
+
+    def _cut(self, bucket, red):
+        """The reduced bucket cut back into its gradients."""
+        members, offsets, counts, shapes = bucket
+        if len(members) == 1:
+            return (red,)
         pieces = ()
-        for members, offsets, counts, shapes in self._buckets:
-            if len(members) == 1:
-                pieces = pieces + (self._reduce(grads[members[0]]),)
-                continue
-            flat = ()
-            for i in members:
-                flat = flat + (grads[i].reshape((-1,)),)
-            red = self._reduce(self._concat(flat))
-            for off, cnt, shape in zip(offsets, counts, shapes):
-                pieces = pieces + (red[off:off + cnt].reshape(shape),)
+        for off, cnt, shape in zip(offsets, counts, shapes):
+            pieces = pieces + (red[off:off + cnt].reshape(shape),)
+        return pieces
+
+    def _order(self, pieces):
+        """The reduced gradients (in bucket order) in parameter order."""
         out = ()
         for i in range(self._count):
             out = out + (pieces[self._position[i]],)
         return out
+
+    def construct(self, grads):
+        pieces = ()
+        for bucket in self._buckets:
+            pieces = pieces + self._cut(bucket, self._mean(self.allreduce(self._flatten(bucket, grads))))
+        return self._order(pieces)
+
+    def _step(self):
+        """A new PYNATIVE step's hook: (i, gradient of parameter i), called by the gradient
+        function's backward as each gradient is computed."""
+        self._overlap = _OverlapStep(self)
+        return self._overlap.ready
+
+    def __call__(self, grads):
+        step, self._overlap = self.__dict__.get("_overlap"), None
+        if step is not None and step.covers(grads):
+            return step.finish()
+        return super().__call__(grads)
+
+
+class _OverlapStep:
+    """The buckets of one PYNATIVE step, each queued on the communication queue as soon as
+    its last gradient is computed (the backward runs on meanwhile)."""
+
+    def __init__(self, reducer):
+        self._r = reducer
+        self._grads = [None] * reducer._count
+        self._left = [len(b[0]) for b in reducer._buckets]
+        self._bucket_of = {i: k for k, b in enumerate(reducer._buckets) for i in b[0]}
+        self._queued = [None] * len(reducer._buckets)
+
+    def ready(self, i, grad):
+        if not 0 <= i < len(self._grads) or self._grads[i] is not None:
+            return
+        self._grads[i] = grad
+        k = self._bucket_of[i]
+        self._left[k] -= 1
+        if self._left[k] == 0:
+            flat = self._r._flatten(self._r._buckets[k], self._grads)
+            self._queued[k] = self._r.allreduce._handle.call_async([flat])
+
+    def covers(self, grads):
+        """Whether `grads` are the gradients this step saw, all queued."""
+        return (len(grads) == len(self._grads) and all(q is not None for q in self._queued)
+                and all(g is not None and g._same(h) for g, h in zip(grads, self._grads)))
+
+    def finish(self):
+        pieces = ()
+        for bucket, (outs, work) in zip(self._r._buckets, self._queued):
+            work.wait()
+            pieces = pieces + self._r._cut(bucket, self._r._mean(outs[0]))
+        return self._r._order(pieces)
 
 
 def broadcast_parameters(params, root_rank=0, group=_mgmt.GlobalComm.WORLD_COMM_GROUP):

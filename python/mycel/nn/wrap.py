@@ -30,7 +30,8 @@ class TrainOneStepCell(Cell):
 
     In data parallelism (``set_auto_parallel_context(parallel_mode="data_parallel")`` in a
     job that ``communication.init()`` joined) the gradients are all-reduced over the ranks by
-    a ``DistributedGradReducer`` before the update (averaged with gradients_mean), and with
+    a ``DistributedGradReducer`` before the update (averaged with gradients_mean), each
+    bucket as soon as the backward pass has computed its gradients (in both modes), and with
     parameter_broadcast every rank starts from rank 0's parameters."""
 
     def __init__(self, network, optimizer, sens=None):
@@ -59,6 +60,8 @@ class TrainOneStepCell(Cell):
                 broadcast_parameters(params + [p for p in optimizer.get_parameters()
                                                if id(p) not in seen])
             self.grad_reducer = DistributedGradReducer(self.weights)
+            if self.sens is None:  # PYNATIVE: buckets reduced while the backward runs
+                self.grad_fn._weight_ready = self.grad_reducer._step
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)

@@ -57,6 +57,11 @@ class _GradFunction:
     ``(fn, (positions, weights, has_aux, return_value, sens_param))``, the options the grad
     API's rules made and check (src/compiler/grad_spec.h, shared with GRAPH mode)."""
 
+    # PYNATIVE only: a callable returning, for each backward pass, a hook told (i, gradient
+    # of weight i) as soon as the backward graph has computed it (data parallelism's reducer
+    # starts a bucket's AllReduce then, while the backward goes on: nn.grad_reducer).
+    _weight_ready = None
+
     def __init__(self, fn, options):
         self._fn = fn
         self._mycel_grad = (fn, options)
@@ -123,7 +128,11 @@ class _GradFunction:
         y = self._rules.target(out)
         if sens is None:
             sens = _ones_like_tree(y)
-        grads = rec.backward(self._cache(), y, sens)
+        on_ready = None
+        if self._weight_ready is not None:
+            hook, skip = self._weight_ready(), len(flat)
+            on_ready = lambda i, g: hook(i - skip, g) if i >= skip else None  # noqa: E731
+        grads = rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         per_input = []
         for p, slot in zip(wanted, slots):

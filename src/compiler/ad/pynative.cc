@@ -266,8 +266,8 @@ std::unique_ptr<BackwardEntry> OpRecorder::compile_entry(const Value& out,
   return e;
 }
 
-Value OpRecorder::run_entry(const BackwardEntry& e, const Value& sens,
-                            vm::RuntimeHost* host) const {
+Value OpRecorder::run_entry(const BackwardEntry& e, const Value& sens, vm::RuntimeHost* host,
+                            vm::ResultObserver* observer) const {
   std::vector<Value> args;
   args.reserve(e.feeds.size() + 1);
   args.push_back(sens);
@@ -286,11 +286,11 @@ Value OpRecorder::run_entry(const BackwardEntry& e, const Value& sens,
           recs_[static_cast<size_t>(f.ref.rec)].out[static_cast<size_t>(f.ref.index)]));
     }
   }
-  return e.exe->run(args, host);
+  return e.exe->run(args, host, nullptr, observer);
 }
 
 std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, const Value& sens,
-                                        vm::RuntimeHost* host) {
+                                        vm::RuntimeHost* host, vm::ResultObserver* observer) {
   MC_CHECK(!active_, Internal, "OpRecorder::backward before stop()");
   std::vector<Tensor> outs;
   std::string out_shape;
@@ -304,7 +304,7 @@ std::vector<Value> OpRecorder::backward(BackwardCache& cache, const Value& out, 
     cache.entries_.push_back(compile_entry(out, out_refs, out_shape));
     e = cache.entries_.back().get();
   }
-  Value r = run_entry(*e, sens, host);
+  Value r = run_entry(*e, sens, host, observer);
   MC_ASSERT(r.is(ValueKind::Tuple) && r.items().size() == n_in_ + n_w_,
             "pynative backward: result form");
   return r.items();

@@ -74,9 +74,11 @@ class OpRecorder final : public record::Sink {
   // The gradients of the recorded output `out` (a tensor, or a tuple of tensors, made by the
   // recorded ops) pulled back from `sens` (the same structure): one per input, then one per
   // weight. Uses or fills `cache`. Call after stop().
-  // `host` runs custom bprops (host callables).
+  // `host` runs custom bprops (host callables). With `observer`, each gradient is also
+  // reported as soon as the backward graph has computed it (index as in the result), while
+  // the rest of the backward runs (vm::ResultObserver).
   std::vector<ir::Value> backward(BackwardCache& cache, const ir::Value& out, const ir::Value& sens,
-                                  vm::RuntimeHost* host);
+                                  vm::RuntimeHost* host, vm::ResultObserver* observer = nullptr);
 
   // Where a tensor came from: params_[index] (rec < 0) or output `index` of recs_[rec].
   struct Ref {
@@ -104,7 +106,8 @@ class OpRecorder final : public record::Sink {
                                 SourceMap& source) const;
   std::unique_ptr<BackwardEntry> compile_entry(const ir::Value& out, const std::vector<Ref>& outs,
                                                const std::string& out_shape) const;
-  ir::Value run_entry(const BackwardEntry& e, const ir::Value& sens, vm::RuntimeHost* host) const;
+  ir::Value run_entry(const BackwardEntry& e, const ir::Value& sens, vm::RuntimeHost* host,
+                      vm::ResultObserver* observer) const;
 
   std::unordered_map<const void*, Ref> ids_;  // TensorImpl -> where it came from
   std::vector<Tensor> params_;                // inputs, weights, then captured tensors

@@ -483,7 +483,8 @@ TEST(VmMemory, SharedBuffersAreNotReused) {
   Node* t = b.builtin(g, Builtin::MakeTuple, {y});
   Node* p = b.builtin(g, Builtin::Partial, {b.c(Value::prim(op_def(OpId::Neg), {})), y});
   Node* z = b.prim(g, OpId::Neg, {y});  // y's last use: its buffer is still in t and p
-  g->set_output(b.builtin(g, Builtin::MakeTuple, {t, p, z}));
+  // (A list: the items of a returned tuple would be scheduled early, before the partial.)
+  g->set_output(b.builtin(g, Builtin::MakeList, {t, p, z}));
   auto exe = Executable::compile(g);
   EXPECT_NE(exe->dump().find("Neg(r1) : f32[8] in r1"), std::string::npos) << exe->dump();
   Tensor x = make_tensor({8}, 3);
@@ -566,6 +567,69 @@ TEST(VmSchedule, CollectivesRunAsSoonAsTheirInputsAre) {
   EXPECT_LT(exp, ar1) << d;
   EXPECT_LT(ar1, mul) << d;  // hoisted above the Mul that came first in data order
   EXPECT_LT(mul, ar2) << d;
+}
+
+// Sinks (collectives, the items of a returned tuple) and the nodes that lead to them alone
+// run as soon as what they read from elsewhere is computed (hoist_sinks). A backward graph's
+// shape: a chain s1, s2, s3 (the activation gradients), an item A = Exp(Neg(s3)), an item
+// B = Mul(s1, w) (a weight's gradient), a bucket y = AllReduce(Cos(s1)) and an item
+// D = Add(y, s3); returned as (A, D, B), data order would compute B last.
+TEST(VmSchedule, SinksAndTheirConesRunAsSoonAsTheyCan) {
+  Builder b;
+  FuncGraph* g = b.graph("main", {f32({3}), f32({3})});
+  b.m.set_entry(g);
+  Node* s1 = b.prim(g, OpId::Sin, {b.param(g, 0)});
+  Node* s2 = b.prim(g, OpId::Sin, {s1});
+  Node* s3 = b.prim(g, OpId::Sin, {s2});
+  Node* a = b.prim(g, OpId::Exp, {b.prim(g, OpId::Neg, {s3})});
+  Node* y = b.prim(g, OpId::AllReduce, {b.prim(g, OpId::Cos, {s1})});
+  Node* d = b.prim(g, OpId::Add, {y, s3});
+  Node* w = b.prim(g, OpId::Mul, {s1, b.param(g, 1)});
+  g->set_output(b.builtin(g, Builtin::MakeTuple, {a, d, w}));
+  ir::verify(g, {.specialized = true, .lifted = true});
+  std::string dump = Executable::compile(g)->dump();
+  std::vector<std::string> ops;
+  for (size_t at = dump.find(" = "); at != std::string::npos; at = dump.find(" = ", at + 1))
+    ops.push_back(dump.substr(at + 3, dump.find_first_of("({", at + 3) - at - 3));
+  // After s1: B (cone of 1) before the bucket (cone of 2); after s3: D before A.
+  std::vector<std::string> want = {"Sin", "Mul", "Cos", "AllReduce", "Sin",
+                                   "Sin", "Add", "Neg", "Exp",       "make_tuple"};
+  EXPECT_EQ(ops, want) << dump;
+}
+
+// The observer is told each item of the result once, as soon as it is computed.
+TEST(VmRun, ResultObserverHearsEachItemWhenComputed) {
+  Builder b;
+  FuncGraph* g = b.graph("main", {f32({3}), f32({3})});
+  b.m.set_entry(g);
+  Node* a = b.param(g, 1);
+  for (int i = 0; i < 4; ++i) a = b.prim(g, OpId::Sin, {a});
+  Node* e = b.prim(g, OpId::Exp, {b.param(g, 0)});
+  g->set_output(b.builtin(g, Builtin::MakeTuple, {a, e, b.param(g, 0), b.c(Value::integer(7))}));
+  auto exe = Executable::compile(g);
+  struct Log : vm::ResultObserver {
+    vm::RunStats* stats;
+    std::vector<std::pair<size_t, uint64_t>> heard;  // (index, instructions run by then)
+    std::vector<Value> items;
+    void ready(size_t i, const Value& v) override {
+      heard.emplace_back(i, stats->instructions);
+      items.push_back(v);
+    }
+  } log;
+  vm::RunStats stats;
+  log.stats = &stats;
+  Tensor x = make_tensor({3}, 1), y = make_tensor({3}, 2);
+  Value out = exe->run({tv(x), tv(y)}, nullptr, &stats, &log);
+  ASSERT_EQ(log.heard.size(), 4u) << exe->dump();
+  // Exp (instruction 0: the smaller cone), the Sin chain (1-4), make_tuple (5), return (6).
+  EXPECT_EQ(log.heard[0], (std::pair<size_t, uint64_t>{1, 1})) << exe->dump();
+  EXPECT_EQ(log.heard[1], (std::pair<size_t, uint64_t>{0, 5})) << exe->dump();
+  EXPECT_EQ(stats.instructions, 7u);
+  std::vector<size_t> rest = {log.heard[2].first, log.heard[3].first};
+  EXPECT_EQ(rest, (std::vector<size_t>{2, 3}));  // the parameter and the constant, at return
+  EXPECT_TRUE(bit_equal(log.items[0].as_tensor(), out.items()[1].as_tensor()));
+  EXPECT_TRUE(bit_equal(log.items[2].as_tensor(), x));
+  EXPECT_EQ(log.items[3].as_int(), 7);
 }
 
 }  // namespace
