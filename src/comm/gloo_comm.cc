@@ -11,6 +11,7 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 #include <algorithm>
+#include <atomic>
 
 #include <cstring>
 
@@ -148,20 +149,26 @@ class GlooCommunicator : public Communicator {
 
   void send(const void* buf, size_t nbytes, int dst, int tag) override {
     if (nbytes == 0) return;
-    run("Send", [&] {
-      auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), nbytes);
-      ub->send(dst, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
-      ub->waitSend(timeout());
-    });
+    run(
+        "Send",
+        [&] {
+          auto ub = ctx_->createUnboundBuffer(const_cast<void*>(buf), nbytes);
+          ub->send(dst, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
+          ub->waitSend(timeout());
+        },
+        false);
   }
 
   void recv(void* buf, size_t nbytes, int src, int tag) override {
     if (nbytes == 0) return;
-    run("Receive", [&] {
-      auto ub = ctx_->createUnboundBuffer(buf, nbytes);
-      ub->recv(src, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
-      ub->waitRecv(timeout());
-    });
+    run(
+        "Receive",
+        [&] {
+          auto ub = ctx_->createUnboundBuffer(buf, nbytes);
+          ub->recv(src, gloo::Slot::build(kP2PSlotPrefix, static_cast<uint32_t>(tag)));
+          ub->waitRecv(timeout());
+        },
+        false);
   }
 
   void barrier() override {
@@ -191,16 +198,18 @@ class GlooCommunicator : public Communicator {
   }
 
   // Gloo's exceptions (a timeout, a closed connection) as mycel's error; for a collective,
-  // naming the ranks that never reached it (absent_ranks).
+  // naming the ranks that never reached it (absent_ranks). Point-to-point work may run on
+  // another thread beside a collective (ProcessGroups::p2p_queue): it reads no sequence.
   template <class F>
-  void run(std::string_view op, F&& f) {
-    const uint32_t seq = seq_;
+  void run(std::string_view op, F&& f, bool collective = true) {
+    const uint32_t seq = collective ? seq_.load() : 0;
     try {
       f();
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {  // gloo::Exception, gloo::EnforceNotMet
-      throw_comm_error(*this, op, e.what() + (seq_ != seq ? absent_ranks(seq) : ""));
+      const bool posted = collective && seq_.load() != seq;
+      throw_comm_error(*this, op, e.what() + (posted ? absent_ranks(seq) : ""));
     }
   }
 
@@ -236,8 +245,8 @@ class GlooCommunicator : public Communicator {
 
   std::string group_;
   std::shared_ptr<gloo::rendezvous::Context> ctx_;
-  Store* store_;  // the job's rendezvous store; outlives the communicator
-  uint32_t seq_ = 0;
+  Store* store_;                   // the job's rendezvous store; outlives the communicator
+  std::atomic<uint32_t> seq_ = 0;  // collectives posted (their tags); on the collective thread
 };
 
 }  // namespace

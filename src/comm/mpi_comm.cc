@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <mutex>
 #include <thread>
 
 #include "base/error.h"
@@ -10,6 +11,12 @@
 namespace mycel {
 
 namespace {
+
+// MPI runs with MPI_THREAD_SERIALIZED: one call at a time in the process. Collectives and
+// point-to-point lanes (ProcessGroups::p2p_queue) run on different threads, each posting
+// non-blocking requests and polling them, so each MPI call of a communicator holds this
+// lock while it runs, and only then: a lane waiting for its peer leaves MPI to the others.
+std::mutex g_mpi;
 
 bool g_inited = false;     // MPI allows one init per process
 bool g_finalized = false;  // ... and nothing after finalize
@@ -73,50 +80,49 @@ class MpiCommunicator : public Communicator {
 
   void all_reduce(void* buf, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
-    MPI_Request r;
-    check("AllReduce", MPI_Iallreduce(MPI_IN_PLACE, buf, mpi_count(count, "AllReduce"), type(t),
-                                      g_ops[static_cast<int>(op)], comm_, &r));
-    wait("AllReduce", r);
+    const int n = mpi_count(count, "AllReduce");
+    post_and_wait("AllReduce", [&](MPI_Request* r) {
+      return MPI_Iallreduce(MPI_IN_PLACE, buf, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
+    });
   }
   void all_gather(const void* in, void* out, size_t count, DType t) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "AllGather");
-    MPI_Request r;
-    check("AllGather", MPI_Iallgather(in, n / size_, type(t), out, n / size_, type(t), comm_, &r));
-    wait("AllGather", r);
+    post_and_wait("AllGather", [&](MPI_Request* r) {
+      return MPI_Iallgather(in, n / size_, type(t), out, n / size_, type(t), comm_, r);
+    });
   }
   void reduce_scatter(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "ReduceScatter") / size_;
-    MPI_Request r;
-    check("ReduceScatter",
-          MPI_Ireduce_scatter_block(in, out, n, type(t), g_ops[static_cast<int>(op)], comm_, &r));
-    wait("ReduceScatter", r);
+    post_and_wait("ReduceScatter", [&](MPI_Request* r) {
+      return MPI_Ireduce_scatter_block(in, out, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
+    });
   }
   void all_to_all(const void* in, void* out, size_t count, DType t) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "AlltoAll") / size_;
-    MPI_Request r;
-    check("AlltoAll", MPI_Ialltoall(in, n, type(t), out, n, type(t), comm_, &r));
-    wait("AlltoAll", r);
+    post_and_wait("AlltoAll", [&](MPI_Request* r) {
+      return MPI_Ialltoall(in, n, type(t), out, n, type(t), comm_, r);
+    });
   }
   void broadcast(void* buf, size_t count, DType t, int root) override {
     if (count == 0) return;
-    MPI_Request r;
-    check("Broadcast", MPI_Ibcast(buf, mpi_count(count, "Broadcast"), type(t), root, comm_, &r));
-    wait("Broadcast", r);
+    const int n = mpi_count(count, "Broadcast");
+    post_and_wait("Broadcast",
+                  [&](MPI_Request* r) { return MPI_Ibcast(buf, n, type(t), root, comm_, r); });
   }
   void send(const void* buf, size_t nbytes, int dst, int tag) override {
     if (nbytes == 0) return;
-    MPI_Request r;
-    check("Send", MPI_Isend(buf, mpi_count(nbytes, "Send"), MPI_BYTE, dst, tag, comm_, &r));
-    wait("Send", r);
+    const int n = mpi_count(nbytes, "Send");
+    post_and_wait("Send",
+                  [&](MPI_Request* r) { return MPI_Isend(buf, n, MPI_BYTE, dst, tag, comm_, r); });
   }
   void recv(void* buf, size_t nbytes, int src, int tag) override {
     if (nbytes == 0) return;
-    MPI_Request r;
-    check("Receive", MPI_Irecv(buf, mpi_count(nbytes, "Receive"), MPI_BYTE, src, tag, comm_, &r));
-    MPI_Status st = wait("Receive", r);
+    const int n = mpi_count(nbytes, "Receive");
+    MPI_Status st = post_and_wait(
+        "Receive", [&](MPI_Request* r) { return MPI_Irecv(buf, n, MPI_BYTE, src, tag, comm_, r); });
     int got = 0;
     check("Receive", MPI_Get_count(&st, MPI_BYTE, &got));
     // A shorter message would leave the rest of the buffer unwritten (a longer one is
@@ -127,15 +133,23 @@ class MpiCommunicator : public Communicator {
                            std::to_string(src) + " but it sent " + std::to_string(got));
   }
   void barrier() override {
-    MPI_Request r;
-    check("Barrier", MPI_Ibarrier(comm_, &r));
-    wait("Barrier", r);
+    post_and_wait("Barrier", [&](MPI_Request* r) { return MPI_Ibarrier(comm_, r); });
   }
 
  private:
   static MPI_Datatype type(DType t) { return g_types[static_cast<int>(t)]; }
   void check(std::string_view op, int rc) {
     if (rc != MPI_SUCCESS) throw_comm_error(*this, op, mpi_message(rc));
+  }
+  // Posts a non-blocking request (g_mpi held) and waits for it (the lock taken per poll).
+  template <class Post>
+  MPI_Status post_and_wait(std::string_view op, Post post) {
+    MPI_Request r;
+    {
+      std::lock_guard<std::mutex> lock(g_mpi);
+      check(op, post(&r));
+    }
+    return wait(op, r);
   }
   // Polls the request until it completes (its status) or the timeout passes: a spin first
   // (latency), then short sleeps (a rank waiting long for a peer leaves its core to the others).
@@ -145,7 +159,10 @@ class MpiCommunicator : public Communicator {
     for (int polls = 0;; ++polls) {
       int done = 0;
       MPI_Status st;
-      check(op, MPI_Test(&r, &done, &st));
+      {
+        std::lock_guard<std::mutex> lock(g_mpi);
+        check(op, MPI_Test(&r, &done, &st));
+      }
       if (done) return st;
       if (Clock::now() > deadline) {
         throw_comm_error(*this, op, "a peer did not arrive within the timeout");

@@ -115,7 +115,8 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
 }
 
 ProcessGroups::~ProcessGroups() {
-  queue_.reset();   // its pending work uses the communicators
+  queue_.reset();  // its pending work uses the communicators
+  lanes_.clear();
   groups_.clear();  // the communicators before the store and device they use
   b_.reset();
   if (o_.backend == "mpi") mpi_finalize();
@@ -129,6 +130,17 @@ const ProcessGroups::Group& ProcessGroups::find(const std::string& name) const {
 }
 
 Communicator& ProcessGroups::group(const std::string& name) { return *find(name).comm; }
+
+CommQueue& ProcessGroups::p2p_queue(const std::string& group, int peer, bool send) {
+  std::unique_ptr<CommQueue>& q = lanes_[{group, peer, send}];
+  if (!q) q = std::make_unique<CommQueue>();
+  return *q;
+}
+
+void ProcessGroups::drain() {
+  queue_->drain();
+  for (auto& [key, q] : lanes_) q->drain();
+}
 
 bool ProcessGroups::has_group(const std::string& name) const { return groups_.count(name) > 0; }
 
@@ -148,7 +160,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
   MC_CHECK(me != ranks.end(), Value, "create_group: this rank (", o_.rank, ") is not in '", name,
            "'; only the members call create_group");
   const int my_group_rank = static_cast<int>(me - ranks.begin());
-  queue_->drain();  // no communication runs beside the group's creation (MPI: serialized)
+  drain();  // no communication runs beside the group's creation (MPI: serialized)
   Group g;
   g.ranks = ranks;
   if (o_.backend == "mpi") {
@@ -165,7 +177,8 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
 void ProcessGroups::destroy_group(const std::string& name) {
   MC_CHECK(name != kWorldGroup, Value, "destroy_group: the world group cannot be destroyed");
   Communicator& c = group(name);
-  queue_->drain();
+  drain();
+  std::erase_if(lanes_, [&](const auto& lane) { return std::get<0>(lane.first) == name; });
   try {
     c.barrier();
   } catch (...) {  // closed all the same
@@ -177,7 +190,7 @@ void ProcessGroups::destroy_group(const std::string& name) {
 
 void ProcessGroups::close() {
   if (groups_.empty()) return;
-  queue_->drain();
+  drain();
   try {
     world().barrier();
   } catch (...) {  // closed all the same

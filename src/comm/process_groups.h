@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "comm/communicator.h"
@@ -80,6 +81,15 @@ class ProcessGroups {
   // The process's communication queue (comm/work_queue.h): asynchronous collectives of any
   // group run there, in issue order. destroy_group and close() drain it first.
   CommQueue& queue() { return *queue_; }
+  // A point-to-point lane: the queue of the Sends to group rank `peer` of `group` (send) or
+  // of the Receives from it, made at first use. Matching is by (peer, tag) in issue order, so
+  // each direction to each peer keeps its order; but a Send or Receive waiting for its peer
+  // (Gloo's sends wait for the matching receive) holds up neither the collectives nor the
+  // other lanes, so ranks may exchange in any order (a ring shift with every rank receiving
+  // first, a send waiting across a collective), as with MPI's or PyTorch's isend/irecv.
+  CommQueue& p2p_queue(const std::string& group, int peer, bool send);
+  // Waits until nothing is pending on the queue or any lane.
+  void drain();
   int group_rank(const std::string& group, int world_rank);  // ValueError when not a member
 
   struct Backend;  // the backend's shared state (store, transport device)
@@ -96,7 +106,8 @@ class ProcessGroups {
   std::unique_ptr<Backend> b_;
   std::map<std::string, Group> groups_;
   int local_rank_ = 0, local_size_ = 1;
-  std::unique_ptr<CommQueue> queue_ = std::make_unique<CommQueue>();  // ended first
+  std::unique_ptr<CommQueue> queue_ = std::make_unique<CommQueue>();                // ended first
+  std::map<std::tuple<std::string, int, bool>, std::unique_ptr<CommQueue>> lanes_;  // likewise
 };
 
 }  // namespace mycel

@@ -75,6 +75,17 @@ Communicator& communicator_for(const OpDef& op, const Attrs& attrs) {
            "job started by python -m mycel.run (or mpirun).");
   return g_process_groups->group(attrs.get_str("group"));
 }
+
+// Where a communication op runs: a Send or Receive on the lane of its peer and direction,
+// the others on the collective queue (comm/process_groups.h).
+CommQueue& queue_for(const OpDef& op, const Attrs& attrs) {
+  if (op.id == OpId::Send || op.id == OpId::Receive) {
+    const bool send = op.id == OpId::Send;
+    const int peer = static_cast<int>(attrs.get_int(send ? "dest_rank" : "src_rank"));
+    return g_process_groups->p2p_queue(attrs.get_str("group"), peer, send);
+  }
+  return g_process_groups->queue();
+}
 }  // namespace
 
 namespace {
@@ -100,7 +111,7 @@ void launch_kernel(const KernelContext& ctx, bool ref) {
   KernelContext with = ctx;
   if (with.comm == nullptr) with.comm = &communicator_for(ctx.op, ctx.attrs);
   // Behind asynchronous work already queued, never before it (comm/work_queue.h).
-  CommQueue& q = g_process_groups->queue();
+  CommQueue& q = queue_for(ctx.op, ctx.attrs);
   if (q.idle()) {
     launch_now(with, ref);
   } else {
@@ -141,7 +152,7 @@ AsyncCollective run_collective_async(const OpDef& op, std::span<const Tensor> in
   at = attrs;
   AsyncCollective r;
   r.outputs = outs;
-  r.work = g_process_groups->queue().submit([job, comm, &op] {
+  r.work = queue_for(op, attrs).submit([job, comm, &op] {
     auto& [i, o, a] = *job;
     launch_now(KernelContext{op, i, o, a, Device::cpu(), comm}, false);
   });

@@ -17,6 +17,8 @@ WORKER = textwrap.dedent("""
     import mycel as ms
     from mycel.communication import init, release, get_rank, get_group_size, comm_func as cf
 
+    import os
+    os.environ["MYCEL_COMM_TIMEOUT"] = "30"  # a deadlock fails in 30 s, not 600
     init()
     r, n = get_rank(), get_group_size()
     fails = []
@@ -74,6 +76,31 @@ WORKER = textwrap.dedent("""
             cf.send(ms.Tensor(Y[r] * 2), dst=peer)
         else:
             check("send/recv", cf.recv(buf, src=peer), Y[peer] * 2)
+        # Unpaired orders, as other frameworks allow: a receive or send waiting for its peer
+        # does not hold up this rank's other communication. A ring shift with every rank
+        # receiving first, then sending first; then a send left waiting across a collective.
+        nxt, prv = (r + 1) % n, (r - 1) % n
+        Z = data((70, 1000), 3)  # 280 KB: beyond eager-send buffering
+        got, hr = cf.irecv(ms.Tensor(np.zeros((70, 1000), np.float32)), src=prv, tag=11)
+        hs = cf.isend(ms.Tensor(Z[r]), dst=nxt, tag=11)
+        hs.wait()
+        hr.wait()
+        check("ring shift, receives first", got, Z[prv])
+        hs = cf.isend(ms.Tensor(Z[r] + 1), dst=nxt, tag=12)
+        got, hr = cf.irecv(ms.Tensor(np.zeros((70, 1000), np.float32)), src=prv, tag=12)
+        hr.wait()
+        hs.wait()
+        check("ring shift, sends first", got, Z[prv] + 1)
+        if r == 0:
+            hs = cf.isend(ms.Tensor(Z[0]), dst=1, tag=13)
+            out, _ = cf.all_reduce(ms.Tensor(X[r]))
+            hs.wait()
+        else:
+            out, _ = cf.all_reduce(ms.Tensor(X[r]))
+            if r == 1:
+                got = cf.recv(ms.Tensor(np.zeros((70, 1000), np.float32)), src=0, tag=13)
+                check("send across a collective", got, Z[0])
+        check("collective beside a waiting send", out, S.sum(0), 1e-4)
     except Exception:
         fails.append(traceback.format_exc())
     release()
