@@ -4,7 +4,9 @@ Each call is the collective op of the same name (``mycel.ops.AllReduce`` and fri
 Gloo or MPI) over `group`. With ``async_op=True`` it is queued on the process's
 communication queue and returns at once with a ``CommHandle``: the output holds its result
 once ``handle.wait()`` returned, and the input must not be written before then.
-Communication runs in issue order, so a later synchronous call waits behind queued ones.
+Collectives run in issue order, so a later synchronous one waits behind queued ones;
+isend/irecv run in issue order per peer and direction, beside the collectives, so a
+receive waiting for its peer holds up nothing else (exchanges may be issued in any order).
 Ranks (dst, src) are world ranks, as MindSpore's; tensors must have the same shape and
 dtype on every rank where the op says so.
 """
