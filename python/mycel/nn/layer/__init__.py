@@ -15,6 +15,7 @@ from mycel.nn.layer.pooling import (MaxPool2d, AvgPool2d, MaxPool1d, AvgPool1d, 
                                     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
                                     AdaptiveMaxPool2d)
 from mycel.nn.layer.upsample import Upsample, PixelShuffle, PixelUnshuffle  # noqa: F401
+from mycel.nn.layer.rnn import RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU  # noqa: F401
 from mycel.nn.layer.transformer import (MultiheadAttention,  # noqa: F401
                                         TransformerEncoderLayer, TransformerEncoder,
                                         TransformerDecoderLayer, TransformerDecoder,
@@ -29,4 +30,5 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "Upsample",
-           "PixelShuffle", "PixelUnshuffle"]
+           "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",
+           "GRU"]
