@@ -12,7 +12,7 @@ import mycel as ms
 from mycel import nn, ops
 
 from test_nn_layer_grads import T, mode, rand, same_pad  # noqa: F401
-from test_nn_layers_more import Case, check_case
+from test_nn_layers_more import Case, check_case, run
 
 
 class TorchFn(torch.nn.Module):
@@ -194,11 +194,6 @@ def test_layer_forward_and_gradients_match_torch(mode, case, dtype):
 
 
 # ---- functional forms ----------------------------------------------------------------------
-
-def run(fn, *xs):
-    f = ms.jit(fn) if ms.get_context("mode") == ms.GRAPH_MODE else fn
-    return f(*[T(x) for x in xs]).asnumpy()
-
 
 def tt(x):
     return torch.from_numpy(x)

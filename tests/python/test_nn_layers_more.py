@@ -325,6 +325,13 @@ def check_case(case, dtype):
                                    err_msg=name)
 
 
+def run(fn, *xs):
+    """fn on numpy inputs (as Tensors) in the current mode (under jit in GRAPH mode), as
+    numpy."""
+    f = ms.jit(fn) if ms.get_context("mode") == ms.GRAPH_MODE else fn
+    return f(*[T(x) for x in xs]).asnumpy()
+
+
 # ---- parameters, modes, cloning ---------------------------------------------------------------
 
 def names(cell):

@@ -13,7 +13,7 @@ import mycel as ms
 from mycel import nn, ops
 
 from test_nn_layer_grads import T, mode, rand  # noqa: F401
-from test_nn_layers_more import Case, check_case
+from test_nn_layers_more import Case, check_case, run
 
 N, C = 4, 5
 
@@ -184,11 +184,6 @@ PARAMS = [pytest.param(c, ms.float32, id=c.name) for c in CASES] + \
 @pytest.mark.parametrize("case,dtype", PARAMS)
 def test_loss_and_gradients_match_torch(mode, case, dtype):
     check_case(case, dtype)
-
-
-def run(fn, *xs):
-    f = ms.jit(fn) if ms.get_context("mode") == ms.GRAPH_MODE else fn
-    return f(*[T(x) for x in xs]).asnumpy()
 
 
 def test_functional_forms_and_edge_values(mode):

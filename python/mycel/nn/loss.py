@@ -166,16 +166,25 @@ class KLDivLoss(_Loss):
         return _L.kl_div(logits, labels, self.reduction)
 
 
-class BCELoss(_Loss):
-    """Binary cross entropy of probabilities `logits` against labels in [0, 1] (logs clamped
-    at -100); optional element `weight`."""
+class _WeightedLoss(_Loss):
+    """A loss of (logits, labels) with optional element or class weights; `_fn` is its
+    function in ops/function/loss_func.py."""
+
+    _fn = None
 
     def __init__(self, weight=None, reduction="mean"):
         super().__init__(reduction)
         self.weight = weight
 
     def construct(self, logits, labels):
-        return _L.binary_cross_entropy(logits, labels, self.weight, self.reduction)
+        return self._fn(logits, labels, self.weight, self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities `logits` against labels in [0, 1] (logs clamped
+    at -100); optional element `weight`."""
+
+    _fn = staticmethod(_L.binary_cross_entropy)
 
 
 class MarginRankingLoss(_Loss):
@@ -211,16 +220,11 @@ class SoftMarginLoss(_Loss):
         return _L.soft_margin_loss(logits, labels, self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_Loss):
-    """Per sample, the mean over classes of the (weighted) sigmoid cross entropy; logits and
-    labels [N, C]."""
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per sample, the mean over classes of the (class-`weight`ed) sigmoid cross entropy;
+    logits and labels [N, C]."""
 
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
-        self.weight = weight
-
-    def construct(self, x, target):
-        return _L.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+    _fn = staticmethod(_L.multilabel_soft_margin_loss)
 
 
 class TripletMarginLoss(_Loss):
