@@ -155,6 +155,20 @@ def test_dropout_between_layers_only_in_training(mode):
     assert np.abs(train_out.asnumpy() - eval_out.asnumpy()).max() > 1e-3
 
 
+@pytest.mark.parametrize("steps", [6, 70])
+def test_to_float_computes_in_half_precision(mode, steps):
+    """to_float casts the Parameters the layer reads (by name), so the whole step runs in
+    float16 and stays close to the float32 result."""
+    net = nn.LSTM(I, H, bidirectional=True)
+    x = T(rand(steps, 3, I, seed=5))
+    want, (want_h, _) = net(x)
+    net.to_float(ms.float16)
+    got, (got_h, _) = net(x)
+    assert got.dtype == got_h.dtype == ms.float16
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), atol=1e-2)
+    np.testing.assert_allclose(got_h.asnumpy(), want_h.asnumpy(), atol=1e-2)
+
+
 def test_graph_compile_time_of_32_steps():
     """A 2-layer bidirectional LSTM over 32 steps (unrolled) compiles with its gradient in
     seconds, not minutes."""

@@ -147,7 +147,6 @@ def _uniform_params(cell, names_shapes, hidden_size, dtype):
     init = Uniform(1 / math.sqrt(hidden_size))
     for name, shape in names_shapes:
         setattr(cell, name, Parameter(initializer(init, shape, dtype), name=name))
-    return tuple(getattr(cell, name) for name, _ in names_shapes)
 
 
 def _mode_of(cls, nonlinearity):
@@ -275,7 +274,7 @@ class _RNNBase(Cell):
         self._cls = cls
         self.num_directions = 2 if bidirectional else 1
         g = _GATES[self._mode] * hidden_size
-        w_ih, w_hh, b_ih, b_hh = [], [], [], []
+        names = []
         for layer in range(num_layers):
             width = input_size if layer == 0 else hidden_size * self.num_directions
             for suffix in ("", "_reverse")[:self.num_directions]:
@@ -283,22 +282,28 @@ class _RNNBase(Cell):
                 shapes = [(f"weight_ih_{k}", (g, width)), (f"weight_hh_{k}", (g, hidden_size))]
                 if has_bias:
                     shapes += [(f"bias_ih_{k}", (g,)), (f"bias_hh_{k}", (g,))]
-                params = _uniform_params(self, shapes, hidden_size, dtype) + (None, None)
-                w_ih.append(params[0])
-                w_hh.append(params[1])
-                b_ih.append(params[2])
-                b_hh.append(params[3])
-        self._w_ih, self._w_hh = tuple(w_ih), tuple(w_hh)
-        self._b_ih, self._b_hh = tuple(b_ih), tuple(b_hh)
+                _uniform_params(self, shapes, hidden_size, dtype)
+                names.append(tuple(n for n, _ in shapes) + (None, None))
+        # Read by name in construct (getattr), so that to_float casts them as it casts
+        # attributes.
+        self._param_names = tuple(names)
         self.dropout_op = prim("Dropout", keep_prob=1.0 - self.dropout)
+
+    def _weights_of(self, k):
+        """(weight_ih, weight_hh, bias_ih, bias_hh) of layer-direction k (biases None without
+        has_bias)."""
+        names = self._param_names[k]
+        b_ih = None if names[2] is None else getattr(self, names[2])
+        b_hh = None if names[3] is None else getattr(self, names[3])
+        return getattr(self, names[0]), getattr(self, names[1]), b_ih, b_hh
 
     def _layer(self, layer, x, states, lengths):
         """One layer, both directions: (output [T, B, D * H], final states)."""
         outs, finals = (), ()
         for d in range(self.num_directions):
             k = layer * self.num_directions + d
-            gx = _project(x, self._w_ih[k], self._b_ih[k])
-            out, final = _run(self._mode, gx, states[k], self._w_hh[k], self._b_hh[k],
+            w_ih, w_hh, b_ih, b_hh = self._weights_of(k)
+            out, final = _run(self._mode, _project(x, w_ih, b_ih), states[k], w_hh, b_hh,
                               lengths, d == 1)
             outs = outs + (out,)
             finals = finals + (final,)
