@@ -155,7 +155,7 @@ def test_dropout_between_layers_only_in_training(mode):
     assert np.abs(train_out.asnumpy() - eval_out.asnumpy()).max() > 1e-3
 
 
-@pytest.mark.parametrize("steps", [6, 70])
+@pytest.mark.parametrize("steps", [6, 63, 64, 70])
 def test_to_float_computes_in_half_precision(mode, steps):
     """to_float casts the Parameters the layer reads (by name), so the whole step runs in
     float16 and stays close to the float32 result."""

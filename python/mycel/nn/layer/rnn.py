@@ -16,9 +16,9 @@ weight_ih_l{k}_reverse for the backward direction. All start U(-1/sqrt(hidden),
           (x* = x W_ih^T + b_ih and h* = h W_hh^T + b_hh split in three)
 
 The input projection of all time steps is one matmul; the time loop is a Python for-loop over
-the static sequence length. GRAPH mode unrolls it up to 64 steps (the outputs kept as a
-tuple and stacked); longer sequences compile to a real loop (the specialiser broadens it after
-64 constant iterations), whose state is tensors only: the step index is an int tensor and the
+the static sequence length. GRAPH mode unrolls it up to 63 steps (the outputs kept as a
+tuple and stacked); longer sequences compile to a real loop (the specialiser broadens a loop
+entered 64 times), whose state is tensors only: the step index is an int tensor and the
 outputs are written with TensorScatterUpdate, which copies the output buffer each step (cost
 grows with the square of the length). With seq_length, steps at or past a sample's length
 keep its state and output zeros, and the reverse direction runs over each sample's sequence
@@ -40,7 +40,7 @@ from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-_UNROLL = 64
+_UNROLL = 63  # GRAPH mode broadens a loop entered 64 times: 63 steps and the exit
 
 
 # ---- one step --------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ def _keep(mode, mask, new, old):
 
 @constexpr
 def _unrolled(steps):
-    """Whether the loop keeps its outputs in a tuple: PYNATIVE, or GRAPH up to 64 steps."""
+    """Whether the loop keeps its outputs in a tuple: PYNATIVE, or GRAPH up to 63 steps."""
     return steps <= _UNROLL or get_context("mode") != GRAPH_MODE
 
 
