@@ -12,8 +12,8 @@ from mycel.nn.layer.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm,  
                                           InstanceNorm3d)
 from mycel.nn.layer.sync_batchnorm import SyncBatchNorm  # noqa: F401
 from mycel.nn.layer.pooling import (MaxPool2d, AvgPool2d, MaxPool1d, AvgPool1d,  # noqa: F401
-                                    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
-                                    AdaptiveMaxPool2d)
+                                    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,
+                                    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d)
 from mycel.nn.layer.upsample import Upsample, PixelShuffle, PixelUnshuffle  # noqa: F401
 from mycel.nn.layer.rnn import RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU  # noqa: F401
 from mycel.nn.layer.transformer import (MultiheadAttention,  # noqa: F401
@@ -27,7 +27,8 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Embedding", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "SyncBatchNorm", "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d",
-           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "Upsample",
            "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",

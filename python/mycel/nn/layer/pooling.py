@@ -1,6 +1,6 @@
 """Pooling layers (MindSpore 2.x ``mindspore.nn``): MaxPool2d, AvgPool2d over NCHW input,
 MaxPool1d, AvgPool1d over [N, C, L] or [C, L] input (the 2-d ops on a unit height), and the
-adaptive poolings AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d (``ops.adaptive_*``, see
+adaptive poolings AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d (``ops.adaptive_*``, see
 ``ops/function/resample_func.py``).
 
 MindSpore's defaults: kernel_size=1, stride=1, pad_mode='valid' ('same': output H =
@@ -138,8 +138,8 @@ class _AdaptivePool(Cell):
         elif isinstance(output_size, (tuple, list)):
             output_size = tuple(None if o is None else _check.positive_int(o, "output_size", cls)
                                 for o in output_size)
-            if len(output_size) != 2:
-                raise ValueError(f"For '{cls}', output_size must be an int or a tuple of 2 "
+            if len(output_size) != dims:
+                raise ValueError(f"For '{cls}', output_size must be an int or a tuple of {dims} "
                                  f"ints (or None), but got {output_size!r}.")
         else:
             output_size = _check.positive_int(output_size, "output_size", cls)
@@ -172,6 +172,16 @@ class AdaptiveAvgPool2d(_AdaptivePool):
         super().__init__(output_size, 2)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Mean over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
+    input; output_size: an int or (d, h, w), None keeping that axis."""
+
+    _fn = staticmethod(_R.adaptive_avg_pool3d)
+
+    def __init__(self, output_size):
+        super().__init__(output_size, 3)
+
+
 class AdaptiveMaxPool1d(_AdaptivePool):
     """Maximum over output_size adaptive bins of the last axis of [N, C, L] or [C, L]
     input."""
@@ -194,5 +204,18 @@ class AdaptiveMaxPool2d(_AdaptivePool):
         super().__init__(output_size, 2)
 
 
+class AdaptiveMaxPool3d(_AdaptivePool):
+    """Maximum over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
+    input (return_indices=True is not supported)."""
+
+    _fn = staticmethod(_R.adaptive_max_pool3d)
+
+    def __init__(self, output_size, return_indices=False):
+        if return_indices:
+            raise ValueError("For 'AdaptiveMaxPool3d', return_indices=True is not supported.")
+        super().__init__(output_size, 3)
+
+
 __all__ = ["MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AdaptiveMaxPool3d"]

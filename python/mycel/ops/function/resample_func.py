@@ -9,7 +9,7 @@ through the ops' own backward rules, and compile in GRAPH mode to a few ops:
   with an [L, out] matrix of 1 / |bin| entries; maxima gather each bin's elements (bins
   shorter than the longest repeat their first element, which leaves the maximum and, since
   ReduceMax shares ties equally, the gradient unchanged) and reduce over them. 2-d pooling
-  does the last axis then the one before (bins are rectangles).
+  and 3-d pooling do the last axis, then the one before, ... (bins are boxes).
 - ``interpolate`` 'nearest'/'nearest-exact' gathers source indices; 'linear'/'bilinear' and
   'area' multiply by [L, out] interpolation (or averaging) matrices along each resized axis.
 """
@@ -60,13 +60,15 @@ def _max_index(length, out):
 
 
 def _along(x, axis, matrix):
-    """x with its axis `axis` (-1 or -2) multiplied by matrix [L, out]."""
+    """x with its axis `axis` (negative) multiplied by matrix [L, out]."""
     if axis == -1:
         if x.ndim == 2:
             return _matmul(x, matrix)
         return _batch_matmul(x, matrix.broadcast_to(x.shape[:-2] + matrix.shape))
-    mt = matrix.transpose(1, 0)
-    return _batch_matmul(mt.broadcast_to(x.shape[:-2] + mt.shape), x)
+    if axis == -2:
+        mt = matrix.transpose(1, 0)
+        return _batch_matmul(mt.broadcast_to(x.shape[:-2] + mt.shape), x)
+    return _along(x.swapaxes(axis, -1), -1, matrix).swapaxes(axis, -1)
 
 
 def _adaptive_avg(x, axis, out):
@@ -107,45 +109,60 @@ def _check_float(name, dtype):
                         f"{dtype}.")
 
 
-def adaptive_avg_pool1d(input, output_size):  # noqa: A002
-    """Mean over output_size adaptive bins of the last axis of [N, C, L] or [C, L] input."""
-    x = as_tensor(input)
-    _check_float("adaptive_avg_pool1d", x.dtype)
-    (o,) = _output_size("adaptive_avg_pool1d", x.shape, output_size, 1)
-    return _adaptive_avg(x, -1, o)
-
-
-def adaptive_avg_pool2d(input, output_size):  # noqa: A002
-    """Mean over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input;
-    output_size: an int or (h, w), None keeping that axis."""
-    x = as_tensor(input)
-    _check_float("adaptive_avg_pool2d", x.dtype)
-    oh, ow = _output_size("adaptive_avg_pool2d", x.shape, output_size, 2)
-    return _adaptive_avg(_adaptive_avg(x, -1, ow), -2, oh)
-
-
 def _no_indices(name, return_indices):
     if return_indices:
         raise ValueError(f"For '{name}', return_indices=True is not supported.")
 
 
+def _adaptive(name, input, output_size, dims, average):  # noqa: A002
+    """Adaptive pooling of the last `dims` axes, the last one first (bins are boxes)."""
+    x = as_tensor(input)
+    _check_float(name, x.dtype)
+    sizes = _output_size(name, x.shape, output_size, dims)
+    for k in range(dims):
+        axis = -1 - k
+        if average:
+            x = _adaptive_avg(x, axis, sizes[dims - 1 - k])
+        else:
+            x = _adaptive_max(x, axis, sizes[dims - 1 - k])
+    return x
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    """Mean over output_size adaptive bins of the last axis of [N, C, L] or [C, L] input."""
+    return _adaptive("adaptive_avg_pool1d", input, output_size, 1, True)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+    """Mean over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input;
+    output_size: an int or (h, w), None keeping that axis."""
+    return _adaptive("adaptive_avg_pool2d", input, output_size, 2, True)
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    """Mean over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
+    input; output_size: an int or (d, h, w), None keeping that axis."""
+    return _adaptive("adaptive_avg_pool3d", input, output_size, 3, True)
+
+
 def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
     """Maximum over output_size adaptive bins of the last axis of [N, C, L] or [C, L]
     input."""
-    x = as_tensor(input)
-    _check_float("adaptive_max_pool1d", x.dtype)
     _no_indices("adaptive_max_pool1d", return_indices)
-    (o,) = _output_size("adaptive_max_pool1d", x.shape, output_size, 1)
-    return _adaptive_max(x, -1, o)
+    return _adaptive("adaptive_max_pool1d", input, output_size, 1, False)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
     """Maximum over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input."""
-    x = as_tensor(input)
-    _check_float("adaptive_max_pool2d", x.dtype)
     _no_indices("adaptive_max_pool2d", return_indices)
-    oh, ow = _output_size("adaptive_max_pool2d", x.shape, output_size, 2)
-    return _adaptive_max(_adaptive_max(x, -1, ow), -2, oh)
+    return _adaptive("adaptive_max_pool2d", input, output_size, 2, False)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
+    """Maximum over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
+    input."""
+    _no_indices("adaptive_max_pool3d", return_indices)
+    return _adaptive("adaptive_max_pool3d", input, output_size, 3, False)
 
 
 # ---- interpolate ---------------------------------------------------------------------------
@@ -288,5 +305,5 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     return _shuffle("pixel_unshuffle", input, downscale_factor, False)
 
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
-           "adaptive_max_pool2d", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
