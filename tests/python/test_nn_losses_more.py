@@ -1,7 +1,7 @@
 """The losses added for MindSpore 2.x compatibility (SmoothL1Loss, HuberLoss, KLDivLoss,
 BCELoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MAELoss, RMSELoss) against PyTorch's
-functional losses: the value for every reduction and the gradients w.r.t. the differentiable
+MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MAELoss, RMSELoss)
+against PyTorch's functional losses: the value for every reduction and the gradients w.r.t. the differentiable
 inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH mode; the functional
 forms; edge values; argument errors."""
 import numpy as np
@@ -81,6 +81,10 @@ def multilabel(npd):
     return [rand(N, C, seed=16, dtype=npd) * 3, (rand(N, C, seed=17) > 0).astype(npd)]
 
 
+def classes(npd):
+    return [rand(N, C, seed=26, dtype=npd), np.array([0, 3, 4, 1], np.int64)]
+
+
 def triplet(npd):
     return [rand(N, C, seed=18 + i, dtype=npd) for i in range(3)]
 
@@ -144,6 +148,12 @@ CASES = [
     case("multilabel-soft-margin-weight-none",
          lambda: nn.MultiLabelSoftMarginLoss(T(W), "none"),
          lambda x, y: F.multilabel_soft_margin_loss(x, y, t(W), reduction="none"), multilabel),
+    case("multi-margin", nn.MultiMarginLoss, F.multi_margin_loss, classes),
+    case("multi-margin-p2-weight-sum", lambda: nn.MultiMarginLoss(2, 0.6, "sum", T(W)),
+         lambda x, y: F.multi_margin_loss(x, y, 2, 0.6, t(W).to(x.dtype), reduction="sum"),
+         classes),
+    case("multi-margin-fn-none", lambda: _Fn(ops.multi_margin_loss, margin=2, reduction="none"),
+         lambda x, y: F.multi_margin_loss(x, y, margin=2, reduction="none"), classes),
     case("triplet", nn.TripletMarginLoss, F.triplet_margin_loss, triplet, 3),
     case("triplet-p1-swap-sum", lambda: nn.TripletMarginLoss(1, True, reduction="sum",
                                                              margin=0.5),
@@ -233,6 +243,7 @@ def test_gaussian_clamps_small_variance(mode):
     (lambda: nn.TripletMarginLoss(swap=1), TypeError, "'swap' must be a bool"),
     (lambda: nn.PoissonNLLLoss(eps=-1.0), ValueError, "'eps' must be positive"),
     (lambda: nn.BCELoss(reduction="max"), ValueError, "'BCELoss', 'reduction'"),
+    (lambda: nn.MultiMarginLoss(p=3), ValueError, "'p' must be 1 or 2"),
 ])
 def test_construction_errors(make, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -245,6 +256,10 @@ def test_construction_errors(make, exc, msg):
     (lambda: nn.GaussianNLLLoss()(T(rand(3, 4)), T(rand(3, 4)), T(rand(4) ** 2)),
      ValueError, "'gaussian_nll_loss', var must have"),
     (lambda: nn.SmoothL1Loss()(T(rand(3, 4)), T(rand(3, 5))), ValueError, "broadcast"),
+    (lambda: nn.MultiMarginLoss()(T(rand(3, 4)), T(np.zeros(2, np.int64))), ValueError,
+     r"the input must be \[N, C\] and the target \[N\]"),
+    (lambda: nn.MultiMarginLoss()(T(rand(3, 4)), T(np.zeros(3, np.float32))), TypeError,
+     "class indices"),
 ])
 def test_call_errors(mode, call, exc, msg):
     with pytest.raises(exc, match=msg):

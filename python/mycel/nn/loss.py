@@ -227,6 +227,25 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     _fn = staticmethod(_L.multilabel_soft_margin_loss)
 
 
+class MultiMarginLoss(_Loss):
+    """Multi-class hinge loss of x [N, C] against class indices [N]: per sample, sum over i
+    != y of max(0, margin - x[y] + x[i])^p / C, times weight[y] (given here or to
+    construct)."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(reduction)
+        if isinstance(p, bool) or p not in (1, 2):
+            raise ValueError(f"For 'MultiMarginLoss', 'p' must be 1 or 2, but got {p!r}.")
+        self.p = p
+        self.margin = _check_float("MultiMarginLoss", "margin", margin)
+        self.weight = weight
+
+    def construct(self, x, target, weight=None):
+        if weight is None:
+            weight = self.weight
+        return _L.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
+
+
 class TripletMarginLoss(_Loss):
     """max(d(x, positive) - d(x, negative) + margin, 0) with d the p-norm distance (plus eps)
     over the last dimension; swap: the negative distance is min(d(x, negative), d(positive,
@@ -281,5 +300,5 @@ class GaussianNLLLoss(_Loss):
 __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
            "SoftmaxCrossEntropyWithLogits", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss",
            "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
-           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss"]
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss"]

@@ -1,7 +1,8 @@
 """More loss functions (MindSpore 2.x ``mindspore.ops`` names and arguments), composed of
 elementwise ops and reductions so that both modes and autodiff come from the ops: smooth L1,
 Huber, KL divergence, binary cross entropy, margin ranking, cosine embedding, soft margin,
-multi-label soft margin, triplet margin, Poisson and Gaussian negative log-likelihood.
+multi-label soft margin, multi-class margin, triplet margin, Poisson and Gaussian negative
+log-likelihood.
 
 reduction: 'mean' (of all elements), 'sum' or 'none' (kl_div also 'batchmean': the sum over
 the batch size). The nn loss cells (``nn/loss.py``) call these functions.
@@ -142,6 +143,35 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(loss, reduction, "triplet_margin_loss")
 
 
+@constexpr
+def _check_multi_margin(x_shape, y_shape, y_dtype, p):
+    if p not in (1, 2) or isinstance(p, bool):
+        raise ValueError(f"For 'multi_margin_loss', p must be 1 or 2, but got {p!r}.")
+    if len(x_shape) != 2 or tuple(y_shape) != tuple(x_shape[:1]):
+        raise ValueError(f"For 'multi_margin_loss', the input must be [N, C] and the target "
+                         f"[N], but got {tuple(x_shape)} and {tuple(y_shape)}.")
+    if y_dtype.is_floating_point:
+        raise TypeError(f"For 'multi_margin_loss', the target must hold class indices (an "
+                        f"integer tensor), but got {y_dtype}.")
+
+
+def multi_margin_loss(input, target, p=1, margin=1, weight=None,  # noqa: A002
+                      reduction="mean"):
+    """Per sample, sum over classes i != y of max(0, margin - x[y] + x[i])^p, divided by the
+    class count C (times weight[y]); input [N, C], target [N] class indices."""
+    x, y = as_tensor(input), as_tensor(target)
+    _check_multi_margin(x.shape, y.shape, y.dtype, p)
+    x_y = _a.gather_d(x, 1, y.expand_dims(1))
+    hinge = prim("ReLU")(_m.add(_m.sub(x, x_y), margin))
+    if p == 2:
+        hinge = _m.square(hinge)
+    others = _m.sub(1.0, _a.one_hot(y, x.shape[1]).astype(x.dtype))
+    loss = _m.div(_m.sum(_m.mul(hinge, others), 1), x.shape[1])
+    if weight is not None:
+        loss = _m.mul(loss, _a.gather(as_tensor(weight), y, 0))
+    return _reduce(loss, reduction, "multi_margin_loss")
+
+
 def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-08,  # noqa: A002
                      reduction="mean"):
     """exp(input) - target * input (log_input), or input - target * log(input + eps); full
@@ -192,5 +222,6 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
 
 __all__ = ["smooth_l1_loss", "huber_loss", "kl_div", "binary_cross_entropy",
            "margin_ranking_loss", "cosine_embedding_loss", "soft_margin_loss",
-           "multilabel_soft_margin_loss", "triplet_margin_loss", "poisson_nll_loss",
+           "multilabel_soft_margin_loss", "multi_margin_loss", "triplet_margin_loss",
+           "poisson_nll_loss",
            "gaussian_nll_loss"]
