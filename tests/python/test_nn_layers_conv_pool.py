@@ -245,6 +245,33 @@ def test_functional_forms_match_torch(mode):
         np.testing.assert_allclose(run(fn, x), tfn(tt(x)).numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("make,tfn,shape", [
+    (lambda: nn.AdaptiveMaxPool2d((3, 4), return_indices=True),
+     lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), (2, 3, 7, 10)),
+    (lambda: nn.AdaptiveMaxPool2d(5, True), lambda x: F.adaptive_max_pool2d(x, 5, True),
+     (3, 4, 3)),
+    (lambda: nn.AdaptiveMaxPool3d((2, None, 3), True),
+     lambda x: F.adaptive_max_pool3d(x, (2, None, 3), True), (2, 2, 5, 4, 7)),
+    (lambda: lambda x: ops.adaptive_max_pool1d(x, 4, return_indices=True),
+     lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), (2, 3, 10)),
+])
+def test_adaptive_max_pool_indices(mode, make, tfn, shape):
+    """The maxima and the flat indices of each into the pooled axes, as torch's; the
+    gradient reaches the maxima."""
+    x = rand(*shape, seed=11)
+    fn = make()
+    out, idx = (ms.jit(fn) if mode == ms.GRAPH_MODE and not isinstance(fn, nn.Cell) else
+                fn)(T(x))
+    want, want_idx = tfn(torch.from_numpy(x))
+    assert idx.dtype == ms.int64
+    np.testing.assert_allclose(out.asnumpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(idx.asnumpy(), want_idx.numpy())
+    grad = ms.grad(lambda t: fn(t)[0].sum())(T(x))
+    tx = torch.from_numpy(x).requires_grad_(True)
+    tfn(tx)[0].sum().backward()
+    np.testing.assert_allclose(grad.asnumpy(), tx.grad.numpy(), rtol=1e-6)
+
+
 def test_parameter_shapes_and_defaults():
     c1 = nn.Conv1d(4, 6, 3, group=2, has_bias=True)
     assert (c1.weight.shape, c1.bias.shape, c1.pad_mode) == ((6, 2, 3), (6,), "same")
@@ -282,7 +309,8 @@ def test_unbatched_and_odd_sizes(mode):
     (lambda: nn.AvgPool1d(0), ValueError, "'kernel_size' must be a positive int"),
     (lambda: nn.AdaptiveAvgPool2d((2, 3, 4)), ValueError, "tuple of 2 ints"),
     (lambda: nn.AdaptiveMaxPool1d(0), ValueError, "'output_size' must be a positive int"),
-    (lambda: nn.AdaptiveMaxPool2d(2, return_indices=True), ValueError, "return_indices"),
+    (lambda: nn.AdaptiveMaxPool2d(2, return_indices=1), TypeError,
+     "'return_indices' must be a bool"),
     (lambda: nn.AdaptiveAvgPool3d((2, 3)), ValueError, "tuple of 3 ints"),
     (lambda: nn.PixelShuffle(0), ValueError, "'upscale_factor' must be a positive int"),
 ])
@@ -324,8 +352,6 @@ def test_float_only(mode):
     (lambda x: ops.conv_transpose2d(x, x[:, :2], stride=2, output_padding=2), ValueError,
      "output_padding 2 must be non-negative and smaller than stride"),
     (lambda x: ops.conv1d(x, x), ValueError, "'conv1d', the input must be 3-d"),
-    (lambda x: ops.adaptive_max_pool2d(x, 2, return_indices=True), ValueError,
-     "return_indices=True is not supported"),
     (lambda x: ops.adaptive_avg_pool2d(x, (2, 0)), ValueError, "must hold positive ints"),
     (lambda x: ops.interpolate(x, size=(2, 3, 4)), ValueError, "size must be a positive int"),
     (lambda x: ops.interpolate(x, scale_factor=(2, "a")), ValueError, "scale_factor must be"),

@@ -130,9 +130,12 @@ class AvgPool1d(_Pool1d):
 class _AdaptivePool(Cell):
     _fn = None
 
-    def __init__(self, output_size, dims):
+    def __init__(self, output_size, dims, return_indices=None):
         super().__init__()
         cls = type(self).__name__
+        self.return_indices = return_indices
+        if return_indices is not None:
+            _check.bool_(return_indices, "return_indices", cls)
         if dims == 1:
             output_size = _check.positive_int(output_size, "output_size", cls)
         elif isinstance(output_size, (tuple, list)):
@@ -146,7 +149,9 @@ class _AdaptivePool(Cell):
         self.output_size = output_size
 
     def construct(self, x):
-        return self._fn(x, self.output_size)
+        if self.return_indices is None:
+            return self._fn(x, self.output_size)
+        return self._fn(x, self.output_size, self.return_indices)
 
     def extend_repr(self):
         return f"output_size={self.output_size}"
@@ -193,27 +198,23 @@ class AdaptiveMaxPool1d(_AdaptivePool):
 
 
 class AdaptiveMaxPool2d(_AdaptivePool):
-    """Maximum over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input
-    (return_indices=True is not supported)."""
+    """Maximum over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input;
+    return_indices: (output, int64 index of each maximum into H * W)."""
 
     _fn = staticmethod(_R.adaptive_max_pool2d)
 
     def __init__(self, output_size, return_indices=False):
-        if return_indices:
-            raise ValueError("For 'AdaptiveMaxPool2d', return_indices=True is not supported.")
-        super().__init__(output_size, 2)
+        super().__init__(output_size, 2, return_indices)
 
 
 class AdaptiveMaxPool3d(_AdaptivePool):
     """Maximum over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
-    input (return_indices=True is not supported)."""
+    input; return_indices: (output, int64 index of each maximum into D * H * W)."""
 
     _fn = staticmethod(_R.adaptive_max_pool3d)
 
     def __init__(self, output_size, return_indices=False):
-        if return_indices:
-            raise ValueError("For 'AdaptiveMaxPool3d', return_indices=True is not supported.")
-        super().__init__(output_size, 3)
+        super().__init__(output_size, 3, return_indices)
 
 
 __all__ = ["MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",

@@ -9,10 +9,13 @@ through the ops' own backward rules, and compile in GRAPH mode to a few ops:
   with an [L, out] matrix of 1 / |bin| entries; maxima gather each bin's elements (bins
   shorter than the longest repeat their first element, which leaves the maximum and, since
   ReduceMax shares ties equally, the gradient unchanged) and reduce over them. 2-d pooling
-  and 3-d pooling do the last axis, then the one before, ... (bins are boxes).
+  and 3-d pooling do the last axis, then the one before, ... (bins are boxes). With
+  return_indices the maxima gather whole boxes at once (a table of flat indices) and Argmax
+  picks each box's first maximum, mapped back through the table.
 - ``interpolate`` 'nearest'/'nearest-exact' gathers source indices; 'linear'/'bilinear' and
   'area' multiply by [L, out] interpolation (or averaging) matrices along each resized axis.
 """
+import itertools
 import math
 
 import numpy as np
@@ -109,16 +112,51 @@ def _check_float(name, dtype):
                         f"{dtype}.")
 
 
-def _no_indices(name, return_indices):
-    if return_indices:
-        raise ValueError(f"For '{name}', return_indices=True is not supported.")
+@constexpr
+def _box_index(in_sizes, out_sizes):
+    """[boxes, widest box] int64 flat indices (into the trailing axes of sizes in_sizes) of
+    each adaptive box, boxes in row-major order of out_sizes; short boxes repeat their
+    first index."""
+    per_axis = [_bins(n, o) for n, o in zip(in_sizes, out_sizes)]
+    boxes = []
+    for box in itertools.product(*per_axis):
+        cells = itertools.product(*[range(s, e) for s, e in box])
+        boxes.append([int(np.ravel_multi_index(c, in_sizes)) for c in cells])
+    width = max(len(b) for b in boxes)
+    return _C.Tensor(np.array([b + b[:1] * (width - len(b)) for b in boxes], np.int64))
 
 
-def _adaptive(name, input, output_size, dims, average):  # noqa: A002
-    """Adaptive pooling of the last `dims` axes, the last one first (bins are boxes)."""
+@constexpr
+def _box_plan(shape, dims, sizes):
+    """(flat input shape, flat output shape, output shape, box offsets [boxes] * width)."""
+    lead = tuple(shape[:len(shape) - dims])
+    n_in = int(np.prod(shape[len(shape) - dims:]))
+    n_out = int(np.prod(sizes))
+    width = _box_index(tuple(shape[len(shape) - dims:]), sizes).shape[1]
+    offsets = _C.Tensor(np.arange(n_out, dtype=np.int64) * width)
+    return lead + (n_in,), lead + (n_out,), lead + tuple(sizes), offsets
+
+
+def _adaptive_max_indices(x, dims, sizes):
+    """(maxima, their flat indices into the pooled axes): each box's elements gathered at
+    once, ReduceMax and Argmax over them (the first maximum's index)."""
+    flat_in, _, out_shape, offsets = _box_plan(x.shape, dims, sizes)
+    table = _box_index(tuple(x.shape[x.ndim - dims:]), sizes)
+    picked = prim("Gather")(x.reshape(flat_in), table, len(flat_in) - 1)
+    values = prim("ReduceMax", keep_dims=False)(picked, (picked.ndim - 1,))
+    arg = prim("Argmax", axis=-1, output_type=_C.int64)(picked)
+    index = prim("Gather")(table.reshape((-1,)), prim("Add")(arg, offsets), 0)
+    return values.reshape(out_shape), index.reshape(out_shape)
+
+
+def _adaptive(name, input, output_size, dims, average, return_indices=False):  # noqa: A002
+    """Adaptive pooling of the last `dims` axes, the last one first (bins are boxes); with
+    return_indices (maxima only) also the flat index of each maximum."""
     x = as_tensor(input)
     _check_float(name, x.dtype)
     sizes = _output_size(name, x.shape, output_size, dims)
+    if return_indices:
+        return _adaptive_max_indices(x, dims, sizes)
     for k in range(dims):
         axis = -1 - k
         if average:
@@ -146,23 +184,21 @@ def adaptive_avg_pool3d(input, output_size):  # noqa: A002
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
-    """Maximum over output_size adaptive bins of the last axis of [N, C, L] or [C, L]
-    input."""
-    _no_indices("adaptive_max_pool1d", return_indices)
-    return _adaptive("adaptive_max_pool1d", input, output_size, 1, False)
+    """Maximum over output_size adaptive bins of the last axis of [N, C, L] or [C, L] input;
+    return_indices: also the int64 index of each maximum along that axis."""
+    return _adaptive("adaptive_max_pool1d", input, output_size, 1, False, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
-    """Maximum over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input."""
-    _no_indices("adaptive_max_pool2d", return_indices)
-    return _adaptive("adaptive_max_pool2d", input, output_size, 2, False)
+    """Maximum over adaptive bins of the last two axes of [N, C, H, W] or [C, H, W] input;
+    return_indices: also the int64 index of each maximum into H * W."""
+    return _adaptive("adaptive_max_pool2d", input, output_size, 2, False, return_indices)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
     """Maximum over adaptive bins of the last three axes of [N, C, D, H, W] or [C, D, H, W]
-    input."""
-    _no_indices("adaptive_max_pool3d", return_indices)
-    return _adaptive("adaptive_max_pool3d", input, output_size, 3, False)
+    input; return_indices: also the int64 index of each maximum into D * H * W."""
+    return _adaptive("adaptive_max_pool3d", input, output_size, 3, False, return_indices)
 
 
 # ---- interpolate ---------------------------------------------------------------------------
