@@ -342,4 +342,5 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
 
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "interpolate",
+           "pixel_shuffle", "pixel_unshuffle"]
