@@ -1,6 +1,6 @@
 """The losses added for MindSpore 2.x compatibility (SmoothL1Loss, HuberLoss, KLDivLoss,
 BCELoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MAELoss, RMSELoss)
+MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss, MAELoss, RMSELoss)
 against PyTorch's functional losses: the value for every reduction and the gradients w.r.t. the differentiable
 inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH mode; the functional
 forms; edge values; argument errors."""
@@ -112,7 +112,41 @@ def t(x):
     return torch.from_numpy(np.ascontiguousarray(x))
 
 
+class _CTC(nn.Cell):
+    """CTCLoss of log_softmax(logits): the gradient w.r.t. the logits is well defined (torch's
+    CTC backward folds in the log_softmax's)."""
+
+    def __init__(self, **kw):
+        super().__init__()
+        self.loss = nn.CTCLoss(**kw)
+
+    def construct(self, x, targets, input_lengths, target_lengths):
+        return self.loss(ops.log_softmax(x, -1), targets, input_lengths, target_lengths)
+
+
+def ctc(name, steps, input_lengths, target_lengths, blank=0, reduction="mean",
+        zero_infinity=False):
+    def inputs(npd):
+        labels = [c for c in range(C) if c != blank]
+        targets = np.random.default_rng(40).choice(labels, (3, 4)).astype(np.int64)
+        targets[0, 1] = targets[0, 0]  # a repeat: the blank between them is needed
+        return [rand(steps, 3, C, seed=41, dtype=npd), targets,
+                np.array(input_lengths, np.int64), np.array(target_lengths, np.int64)]
+
+    def tfn(x, targets, il, tl):
+        return F.ctc_loss(F.log_softmax(x, -1), targets, il, tl, blank, reduction,
+                          zero_infinity)
+    return Case(name, lambda dt: _CTC(blank=blank, reduction=reduction,
+                                      zero_infinity=zero_infinity),
+                lambda: TorchLoss(tfn), inputs, f64=True, tol=1e-4)
+
+
 CASES = [
+    ctc("ctc-none", 12, [12, 10, 11], [4, 2, 0], reduction="none"),
+    ctc("ctc-mean-blank-2", 9, [9, 9, 5], [3, 4, 1], blank=2),
+    ctc("ctc-sum-zero-infinity", 4, [4, 2, 4], [3, 2, 1], reduction="sum", zero_infinity=True),
+    # Longer than GRAPH mode unrolls: a compiled loop.
+    ctc("ctc-long", 70, [70, 40, 65], [4, 3, 2]),
     case("smooth-l1-default-none", nn.SmoothL1Loss,
          lambda x, y: F.smooth_l1_loss(x, y, reduction="none"), two, 2),
     case("smooth-l1-beta-mean", lambda: nn.SmoothL1Loss(0.5, "mean"),
@@ -227,6 +261,18 @@ def test_functional_forms_and_edge_values(mode):
                                rtol=1e-5)
 
 
+def test_ctc_impossible_target_is_inf(mode):
+    lp = np.log(np.full((2, 1, 3), 1 / 3, np.float32))
+    args = [T(lp), T(np.array([[1, 1]], np.int64)), T(np.array([2], np.int64)),
+            T(np.array([2], np.int64))]
+    assert np.isinf(nn.CTCLoss(reduction="none")(*args).asnumpy()).all()
+    assert nn.CTCLoss(zero_infinity=True)(*args).asnumpy() == 0
+    # Two steps spell [1] as 1-1, 1-blank or blank-1: p = 3 / 9.
+    args[1], args[3] = T(np.array([[1, 0]], np.int64)), T(np.array([1], np.int64))
+    np.testing.assert_allclose(nn.CTCLoss(reduction="sum")(*args).asnumpy(), -np.log(3 / 9),
+                               rtol=1e-6)
+
+
 def test_gaussian_clamps_small_variance(mode):
     x = np.array([[1.0, 2.0]], np.float32)
     got = nn.GaussianNLLLoss(eps=0.5, reduction="none")(T(x), T(x * 0), T(x * 0 + 1e-9))
@@ -244,6 +290,8 @@ def test_gaussian_clamps_small_variance(mode):
     (lambda: nn.PoissonNLLLoss(eps=-1.0), ValueError, "'eps' must be positive"),
     (lambda: nn.BCELoss(reduction="max"), ValueError, "'BCELoss', 'reduction'"),
     (lambda: nn.MultiMarginLoss(p=3), ValueError, "'p' must be 1 or 2"),
+    (lambda: nn.CTCLoss(blank=-1), TypeError, "'blank' must be a non-negative int"),
+    (lambda: nn.CTCLoss(zero_infinity=0), TypeError, "'zero_infinity' must be a bool"),
 ])
 def test_construction_errors(make, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -260,6 +308,21 @@ def test_construction_errors(make, exc, msg):
      r"the input must be \[N, C\] and the target \[N\]"),
     (lambda: nn.MultiMarginLoss()(T(rand(3, 4)), T(np.zeros(3, np.float32))), TypeError,
      "class indices"),
+    (lambda: nn.CTCLoss()(T(rand(5, 2, 4)), T(np.ones((2, 3), np.float32)),
+                          T(np.full(2, 5, np.int64)), T(np.full(2, 3, np.int64))), TypeError,
+     "targets must be an integer tensor"),
+    (lambda: nn.CTCLoss()(T(rand(5, 4)), T(np.ones((2, 3), np.int64)),
+                          T(np.full(2, 5, np.int64)), T(np.full(2, 3, np.int64))), ValueError,
+     r"log_probs must be a float32 or float64 tensor \[T, N, C\]"),
+    (lambda: nn.CTCLoss()(T(rand(5, 2, 4)), T(np.ones((3, 3), np.int64)),
+                          T(np.full(2, 5, np.int64)), T(np.full(2, 3, np.int64))), ValueError,
+     r"targets must be \[N, S\]"),
+    (lambda: nn.CTCLoss()(T(rand(5, 2, 4)), T(np.ones((2, 3), np.int64)),
+                          T(np.full(3, 5, np.int64)), T(np.full(2, 3, np.int64))), ValueError,
+     r"input_lengths must have shape \(2,\)"),
+    (lambda: nn.CTCLoss(blank=4)(T(rand(5, 2, 4)), T(np.ones((2, 3), np.int64)),
+                                 T(np.full(2, 5, np.int64)), T(np.full(2, 3, np.int64))),
+     ValueError, r"blank must be an int in \[0, 4\)"),
 ])
 def test_call_errors(mode, call, exc, msg):
     with pytest.raises(exc, match=msg):

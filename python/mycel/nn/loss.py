@@ -33,6 +33,13 @@ def _check_float(name, arg, value, positive=False):
     return float(value)
 
 
+def _check_int(name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise TypeError(f"For '{name}', '{arg}' must be a non-negative int, but got "
+                        f"{value!r}.")
+    return int(value)
+
+
 class _Loss(Cell):
     """A loss cell holding its reduction (one of the class's `_reductions`)."""
 
@@ -284,6 +291,25 @@ class PoissonNLLLoss(_Loss):
                                    self.reduction)
 
 
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss. construct(log_probs [T, N, C], targets [N,
+    S] padded class indices, input_lengths [N], target_lengths [N]); blank is the blank
+    class; impossible targets give inf, or 0 with zero_infinity; reduction 'mean' divides
+    each loss by its target length before averaging over the batch."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction)
+        self.blank = _check_int("CTCLoss", "blank", blank)
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"For 'CTCLoss', 'zero_infinity' must be a bool, but got "
+                            f"{type(zero_infinity).__name__}.")
+        self.zero_infinity = zero_infinity
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return _L._ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                            self.reduction, self.zero_infinity)
+
+
 class GaussianNLLLoss(_Loss):
     """0.5 * (log(max(var, eps)) + (logits - labels)^2 / max(var, eps)) (+ 0.5 * log(2 pi)
     with full); var may lack the last dimension."""
@@ -301,4 +327,4 @@ __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLos
            "SoftmaxCrossEntropyWithLogits", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss",
            "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
-           "PoissonNLLLoss", "GaussianNLLLoss"]
+           "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]

@@ -1,6 +1,6 @@
 """More loss functions (MindSpore 2.x ``mindspore.ops`` names and arguments), composed of
 elementwise ops and reductions so that both modes and autodiff come from the ops: smooth L1,
-Huber, KL divergence, binary cross entropy, margin ranking, cosine embedding, soft margin,
+Huber, KL divergence, binary cross entropy, CTC (for nn.CTCLoss), margin ranking, cosine embedding, soft margin,
 multi-label soft margin, multi-class margin, triplet margin, Poisson and Gaussian negative
 log-likelihood.
 
@@ -9,6 +9,7 @@ the batch size). The nn loss cells (``nn/loss.py``) call these functions.
 """
 import math
 
+from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.function.nn_func import _reduce
@@ -218,6 +219,107 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     if full:
         loss = _m.add(loss, 0.5 * math.log(2 * math.pi))
     return _reduce(loss, reduction, "gaussian_nll_loss")
+
+
+# ---- CTC ------------------------------------------------------------------------------------
+
+# log(0) in the CTC recursion: finite, so that log-sum-exp and its gradient stay finite; a loss
+# this large means no alignment exists and becomes inf (or 0 with zero_infinity).
+_CTC_NEG = -1e30
+
+
+@constexpr
+def _check_ctc(lp_shape, lp_dtype, t_shape, t_dtype, il_shape, il_dtype, tl_shape, tl_dtype,
+               blank):
+    name = "CTCLoss"
+    if len(lp_shape) != 3 or lp_dtype not in (_C.float32, _C.float64):
+        raise ValueError(f"For '{name}', log_probs must be a float32 or float64 tensor [T, N, "
+                         f"C], but got {lp_dtype} of shape {tuple(lp_shape)}.")
+    t_len, n, c = lp_shape
+    if len(t_shape) != 2 or t_shape[0] != n:
+        raise ValueError(f"For '{name}', targets must be [N, S] (padded) with N = {n}, but "
+                         f"got shape {tuple(t_shape)}.")
+    for what, shape, dtype in (("targets", t_shape, t_dtype),
+                               ("input_lengths", il_shape, il_dtype),
+                               ("target_lengths", tl_shape, tl_dtype)):
+        if dtype.is_floating_point or dtype == _C.bool:
+            raise TypeError(f"For '{name}', {what} must be an integer tensor, but got {dtype}.")
+        if what != "targets" and tuple(shape) != (n,):
+            raise ValueError(f"For '{name}', {what} must have shape ({n},), but got "
+                             f"{tuple(shape)}.")
+    if isinstance(blank, bool) or not isinstance(blank, int) or not 0 <= blank < c:
+        raise ValueError(f"For '{name}', blank must be an int in [0, {c}), but got {blank!r}.")
+
+
+def _shift_right(a, k, neg):
+    """a [N, L] moved k places right along L, log(0) coming in."""
+    return _a.concat((neg[:, :k], a[:, :a.shape[1] - k]), 1)
+
+
+def _log_add(*xs):
+    m = xs[0]
+    for x in xs[1:]:
+        m = _m.maximum(m, x)
+    total = _m.exp(_m.sub(xs[0], m))
+    for x in xs[1:]:
+        total = _m.add(total, _m.exp(_m.sub(x, m)))
+    return _m.add(m, _m.log(total))
+
+
+def _ctc_nll(log_probs, targets, input_lengths, target_lengths, blank):
+    """-log p(target | log_probs) per sample [N] by the forward (alpha) recursion over the
+    extended target (blank, t1, blank, t2, ..., blank) of length L = 2S + 1, in log space;
+    steps at or past a sample's input length keep its alphas."""
+    steps, batch = log_probs.shape[0], log_probs.shape[1]
+    tg = targets.astype(_C.int64)
+    width = 2 * tg.shape[1] + 1
+    blanks = _a.full((batch, tg.shape[1] + 2), blank, dtype=_C.int64)
+    ext = _a.concat((_a.stack((blanks[:, :tg.shape[1]], tg), 2).reshape((batch, width - 1)),
+                     blanks[:, :1]), 1)
+    # A step may skip the blank before a label unless it repeats the label two places back.
+    skip = _m.logical_and(_m.not_equal(ext, blank),
+                          _m.not_equal(ext, _a.concat((blanks[:, :2], ext[:, :width - 2]), 1)))
+    emit = _a.gather_d(log_probs, 2, _a.broadcast_to(ext.expand_dims(0),
+                                                     (steps, batch, width)))
+    neg = _a.full((batch, width), _CTC_NEG, dtype=log_probs.dtype)
+    tl = target_lengths.astype(_C.int64)
+    pos = _a.arange(0, width, dtype=_C.int64).reshape((1, -1))
+    start = _m.logical_or(_m.equal(pos, 0),
+                          _m.logical_and(_m.equal(pos, 1), _m.greater(tl, 0).expand_dims(1)))
+    alpha = _m.select(start, emit[0], neg)
+    il = input_lengths.astype(_C.int32)
+    ti = _a.ones((1,), _C.int32)
+    for _ in range(steps - 1):
+        e = _a.gather(emit, ti, 0).squeeze(0)
+        a2 = _m.select(skip, _shift_right(alpha, 2, neg), neg)
+        new = _m.add(_log_add(alpha, _shift_right(alpha, 1, neg), a2), e)
+        alpha = _m.select(_m.less(ti, il).expand_dims(1), new, alpha)
+        ti = _m.add(ti, 1)
+    last = _a.gather_d(alpha, 1, _m.mul(tl, 2).expand_dims(1)).squeeze(1)
+    before = _a.gather_d(alpha, 1, _m.maximum(_m.sub(_m.mul(tl, 2), 1), 0).expand_dims(1))
+    before = _m.select(_m.greater(tl, 0), before.squeeze(1), neg[:, 0])
+    return _m.neg(_log_add(last, before))
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+              reduction="mean", zero_infinity=False):
+    """nn.CTCLoss's value (MindSpore's ops.ctc_loss also returns the alphas, which this does
+    not): the CTC loss of log-probabilities [T, N, C] against padded targets [N, S] with per-
+    sample input and target lengths [N]: -log of the summed probability of every alignment
+    (blanks between and around the labels, repeats merged). Impossible targets give inf (0
+    with zero_infinity). reduction 'mean' divides each loss by its target length (at least 1)
+    and averages over the batch."""
+    lp, tg = as_tensor(log_probs), as_tensor(targets)
+    il, tl = as_tensor(input_lengths), as_tensor(target_lengths)
+    _check_ctc(lp.shape, lp.dtype, tg.shape, tg.dtype, il.shape, il.dtype, tl.shape, tl.dtype,
+               blank)
+    loss = _ctc_nll(lp, tg, il, tl, blank)
+    impossible = _m.greater(loss, -_CTC_NEG / 10)
+    loss = _m.select(impossible, _a.full(loss.shape, 0.0 if zero_infinity else math.inf,
+                                         dtype=loss.dtype), loss)
+    if reduction == "mean":
+        return _m.mean(_m.div(loss, _m.maximum(tl, 1).astype(loss.dtype)))
+    return _reduce(loss, reduction, "CTCLoss")
 
 
 __all__ = ["smooth_l1_loss", "huber_loss", "kl_div", "binary_cross_entropy",
