@@ -1,8 +1,8 @@
 """The losses added for MindSpore 2.x compatibility (SmoothL1Loss, HuberLoss, KLDivLoss,
 BCELoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss, MAELoss, RMSELoss)
-against PyTorch's functional losses: the value for every reduction and the gradients w.r.t. the differentiable
-inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH mode; the functional
+MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss, MAELoss,
+RMSELoss) against PyTorch's functional losses: the value for every reduction and the gradients
+w.r.t. the differentiable inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH mode; the functional
 forms; edge values; argument errors."""
 import numpy as np
 import pytest

@@ -1,8 +1,8 @@
 """More loss functions (MindSpore 2.x ``mindspore.ops`` names and arguments), composed of
 elementwise ops and reductions so that both modes and autodiff come from the ops: smooth L1,
-Huber, KL divergence, binary cross entropy, CTC (for nn.CTCLoss), margin ranking, cosine embedding, soft margin,
+Huber, KL divergence, binary cross entropy, margin ranking, cosine embedding, soft margin,
 multi-label soft margin, multi-class margin, triplet margin, Poisson and Gaussian negative
-log-likelihood.
+log-likelihood, and CTC (for nn.CTCLoss).
 
 reduction: 'mean' (of all elements), 'sum' or 'none' (kl_div also 'batchmean': the sum over
 the batch size). The nn loss cells (``nn/loss.py``) call these functions.
