@@ -2,8 +2,8 @@
 BCELoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
 MultiMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CTCLoss, MAELoss,
 RMSELoss) against PyTorch's functional losses: the value for every reduction and the gradients
-w.r.t. the differentiable inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH mode; the functional
-forms; edge values; argument errors."""
+w.r.t. the differentiable inputs, through test_nn_layers_more's harness, in PYNATIVE and GRAPH
+mode; the functional forms; edge values; argument errors."""
 import numpy as np
 import pytest
 import torch
