@@ -3,6 +3,8 @@ PixelShuffle/PixelUnshuffle against PyTorch on the same weights and inputs (forw
 gradients w.r.t. the input and every Parameter, through test_nn_layers_more's harness), in
 PYNATIVE and GRAPH mode; odd sizes, MindSpore's 'same'/'valid' rules (the torch side pads or
 crops explicitly), the functional forms, and argument errors naming the layer."""
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -111,6 +113,8 @@ CONV = [
     transposed("conv2dT-pad-dil-outpad", nn.Conv2dTranspose, (2, 4, 4, 5), (9, 9),
                pad_mode="pad", padding=(1, 2, 0, 1), stride=2, dilation=(2, 1),
                output_padding=(1, 0)),
+    transposed("conv2dT-same-dil", nn.Conv2dTranspose, (2, 4, 4, 5), (8, 5),
+               stride=(2, 1), dilation=(2, 3), has_bias=True),
     transposed("conv1dT-same-s3", nn.Conv1dTranspose, (2, 4, 7), (21,), stride=3),
     transposed("conv1dT-valid", nn.Conv1dTranspose, (2, 4, 7), (15,), pad_mode="valid",
                stride=2, has_bias=True),
@@ -130,6 +134,11 @@ POOL = [
     cell("maxpool1d", lambda: nn.MaxPool1d(3, 2), lambda x: F.max_pool1d(x, 3, 2), (2, 3, 10)),
     cell("maxpool1d-pad-ceil-unbatched", lambda: nn.MaxPool1d(3, 2, "pad", 1, ceil_mode=True),
          lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True), (3, 10)),
+    cell("maxpool1d-same", lambda: nn.MaxPool1d(4, 3, "same"),
+         lambda x: F.max_pool1d(F.pad(x, same_pad(11, 4, 3), value=-math.inf), 4, 3),
+         (2, 3, 11)),
+    cell("avgpool1d-same-pad-not-counted", lambda: nn.AvgPool1d(3, 2, "same"),
+         lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False), (2, 3, 9)),
     cell("avgpool1d-pad", lambda: nn.AvgPool1d(4, 3, "pad", (2, 2)),
          lambda x: F.avg_pool1d(x, 4, 3, 2), (2, 3, 11)),
     cell("avgpool1d-pad-no-count", lambda: nn.AvgPool1d(3, 2, "pad", 1,
