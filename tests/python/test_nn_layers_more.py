@@ -61,8 +61,8 @@ def mycel_step(case, net, xs, cots):
     def loss_fn(*args):
         outs = case.call(net, *args)
         loss = (outs[0] * cot[0]).sum()
-        if case.n_out == 2:
-            loss = loss + (outs[1] * cot[1]).sum()
+        for i in range(1, case.n_out):
+            loss = loss + (outs[i] * cot[i]).sum()
         return loss, outs
 
     fn = ms.value_and_grad(loss_fn, grad_position=tuple(range(case.n_grad)),
@@ -292,6 +292,12 @@ PARAMS = [pytest.param(c, ms.float32, id=c.name) for c in CASES] + \
 
 @pytest.mark.parametrize("case,dtype", PARAMS)
 def test_layer_forward_and_gradients_match_torch(mode, case, dtype):
+    check_case(case, dtype)
+
+
+def check_case(case, dtype):
+    """Runs `case` in mycel and torch on the same weights and inputs and compares the outputs
+    and the gradients w.r.t. the inputs and every trainable Parameter."""
     npd = np.float64 if dtype == ms.float64 else np.float32
     net = case.make(dtype)
     net.set_train(case.train)
@@ -317,6 +323,13 @@ def test_layer_forward_and_gradients_match_torch(mode, case, dtype):
     for name, g in dws.items():
         np.testing.assert_allclose(g.asnumpy(), dws_t[name].numpy(), rtol=tol, atol=tol,
                                    err_msg=name)
+
+
+def run(fn, *xs):
+    """fn on numpy inputs (as Tensors) in the current mode (under jit in GRAPH mode), as
+    numpy."""
+    f = ms.jit(fn) if ms.get_context("mode") == ms.GRAPH_MODE else fn
+    return f(*[T(x) for x in xs]).asnumpy()
 
 
 # ---- parameters, modes, cloning ---------------------------------------------------------------

@@ -2,39 +2,63 @@
 labels)`` calls the matching function of ``mycel.ops`` (where the math and its checks live),
 so they run eagerly in PYNATIVE mode and compile in GRAPH mode.
 
-reduction: 'mean' (default), 'sum' or 'none'.
+reduction: 'mean' (default; SmoothL1Loss's is 'none' as in MindSpore), 'sum' or 'none'
+(KLDivLoss also 'batchmean'). The losses beyond the first six call ``ops/function/
+loss_func.py``.
 """
+import numbers
+
 from mycel.nn.cell import Cell
 from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
+from mycel.ops.function import loss_func as _L
+from mycel.ops.function import math_func as _m
 
 _REDUCTIONS = ("mean", "sum", "none")
 
 
-def _check_reduction(name, reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"For '{name}', 'reduction' must be one of {_REDUCTIONS}, but got "
+def _check_reduction(name, reduction, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        raise ValueError(f"For '{name}', 'reduction' must be one of {allowed}, but got "
                          f"{reduction!r}.")
     return reduction
 
 
-class L1Loss(Cell):
-    """mean |logits - labels| (or sum / none)."""
+def _check_float(name, arg, value, positive=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{name}', '{arg}' must be a float, but got "
+                        f"{type(value).__name__}.")
+    if positive and value <= 0:
+        raise ValueError(f"For '{name}', '{arg}' must be positive, but got {value}.")
+    return float(value)
+
+
+def _check_int(name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise TypeError(f"For '{name}', '{arg}' must be a non-negative int, but got "
+                        f"{value!r}.")
+    return int(value)
+
+
+class _Loss(Cell):
+    """A loss cell holding its reduction (one of the class's `_reductions`)."""
+
+    _reductions = _REDUCTIONS
 
     def __init__(self, reduction="mean"):
         super().__init__()
-        self.reduction = _check_reduction("L1Loss", reduction)
+        self.reduction = _check_reduction(type(self).__name__, reduction, self._reductions)
+
+
+class L1Loss(_Loss):
+    """mean |logits - labels| (or sum / none)."""
 
     def construct(self, logits, labels):
         return _F.l1_loss(logits, labels, self.reduction)
 
 
-class MSELoss(Cell):
+class MSELoss(_Loss):
     """mean (logits - labels)^2 (or sum / none)."""
-
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        self.reduction = _check_reduction("MSELoss", reduction)
 
     def construct(self, logits, labels):
         return _F.mse_loss(logits, labels, self.reduction)
@@ -105,5 +129,202 @@ class SoftmaxCrossEntropyWithLogits(Cell):
                                 self.reduction)
 
 
+class MAELoss(L1Loss):
+    """mean |logits - labels| (or sum / none): L1Loss under MindSpore's other name."""
+
+
+class RMSELoss(Cell):
+    """sqrt(mean((logits - labels)^2))."""
+
+    def construct(self, logits, labels):
+        return _m.sqrt(_F.mse_loss(logits, labels, "mean"))
+
+
+class SmoothL1Loss(_Loss):
+    """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta (d = logits - labels);
+    reduction 'none' by default."""
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        self.beta = _check_float("SmoothL1Loss", "beta", beta, positive=True)
+
+    def construct(self, logits, labels):
+        return _L.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class HuberLoss(_Loss):
+    """0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta)."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = _check_float("HuberLoss", "delta", delta, positive=True)
+
+    def construct(self, logits, labels):
+        return _L.huber_loss(logits, labels, self.reduction, self.delta)
+
+
+class KLDivLoss(_Loss):
+    """labels * (log(labels) - logits), logits being log-probabilities; reduction 'mean' (of
+    all elements), 'batchmean' (the KL divergence per sample), 'sum' or 'none'."""
+
+    _reductions = _REDUCTIONS + ("batchmean",)
+
+    def construct(self, logits, labels):
+        return _L.kl_div(logits, labels, self.reduction)
+
+
+class _WeightedLoss(_Loss):
+    """A loss of (logits, labels) with optional element or class weights; `_fn` is its
+    function in ops/function/loss_func.py."""
+
+    _fn = None
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return self._fn(logits, labels, self.weight, self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities `logits` against labels in [0, 1] (logs clamped
+    at -100); optional element `weight`."""
+
+    _fn = staticmethod(_L.binary_cross_entropy)
+
+
+class MarginRankingLoss(_Loss):
+    """max(0, -target * (input1 - input2) + margin)."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = _check_float("MarginRankingLoss", "margin", margin)
+
+    def construct(self, input1, input2, target):
+        return _L.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """1 - cos(x1, x2) where labels is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = _check_float("CosineEmbeddingLoss", "margin", margin)
+        if not -1.0 <= self.margin <= 1.0:
+            raise ValueError(f"For 'CosineEmbeddingLoss', 'margin' must be in [-1, 1], but "
+                             f"got {margin}.")
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return _L.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin,
+                                        self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """log(1 + exp(-labels * logits)), labels holding 1 or -1."""
+
+    def construct(self, logits, labels):
+        return _L.soft_margin_loss(logits, labels, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per sample, the mean over classes of the (class-`weight`ed) sigmoid cross entropy;
+    logits and labels [N, C]."""
+
+    _fn = staticmethod(_L.multilabel_soft_margin_loss)
+
+
+class MultiMarginLoss(_Loss):
+    """Multi-class hinge loss of x [N, C] against class indices [N]: per sample, sum over i
+    != y of max(0, margin - x[y] + x[i])^p / C, times weight[y] (given here or to
+    construct)."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(reduction)
+        if isinstance(p, bool) or p not in (1, 2):
+            raise ValueError(f"For 'MultiMarginLoss', 'p' must be 1 or 2, but got {p!r}.")
+        self.p = p
+        self.margin = _check_float("MultiMarginLoss", "margin", margin)
+        self.weight = weight
+
+    def construct(self, x, target, weight=None):
+        if weight is None:
+            weight = self.weight
+        return _L.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with d the p-norm distance (plus eps)
+    over the last dimension; swap: the negative distance is min(d(x, negative), d(positive,
+    negative)). construct's margin (a float or 0-d tensor) overrides the one given here."""
+
+    def __init__(self, p=2, swap=False, eps=1e-06, reduction="mean", margin=1.0):
+        super().__init__(reduction)
+        if isinstance(p, bool) or not isinstance(p, int) or p <= 0:
+            raise ValueError(f"For 'TripletMarginLoss', 'p' must be a positive int, but got "
+                             f"{p!r}.")
+        if not isinstance(swap, bool):
+            raise TypeError(f"For 'TripletMarginLoss', 'swap' must be a bool, but got "
+                            f"{type(swap).__name__}.")
+        self.p, self.swap = p, swap
+        self.eps = _check_float("TripletMarginLoss", "eps", eps)
+        self.margin = margin
+
+    def construct(self, x, positive, negative, margin=None):
+        if margin is None:
+            margin = self.margin
+        return _L.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps,
+                                      self.swap, self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """exp(x) - target * x (log_input) or x - target * log(x + eps); full adds Stirling's
+    approximation of log(target!)."""
+
+    def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
+        super().__init__(reduction)
+        self.log_input, self.full = bool(log_input), bool(full)
+        self.eps = _check_float("PoissonNLLLoss", "eps", eps, positive=True)
+
+    def construct(self, input, target):  # noqa: A002
+        return _L.poisson_nll_loss(input, target, self.log_input, self.full, self.eps,
+                                   self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss. construct(log_probs [T, N, C], targets [N,
+    S] padded class indices, input_lengths [N], target_lengths [N]); blank is the blank
+    class; impossible targets give inf, or 0 with zero_infinity; reduction 'mean' divides
+    each loss by its target length before averaging over the batch."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction)
+        self.blank = _check_int("CTCLoss", "blank", blank)
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"For 'CTCLoss', 'zero_infinity' must be a bool, but got "
+                            f"{type(zero_infinity).__name__}.")
+        self.zero_infinity = zero_infinity
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return _L._ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                            self.reduction, self.zero_infinity)
+
+
+class GaussianNLLLoss(_Loss):
+    """0.5 * (log(max(var, eps)) + (logits - labels)^2 / max(var, eps)) (+ 0.5 * log(2 pi)
+    with full); var may lack the last dimension."""
+
+    def __init__(self, *, full=False, eps=1e-06, reduction="mean"):
+        super().__init__(reduction)
+        self.full = bool(full)
+        self.eps = _check_float("GaussianNLLLoss", "eps", eps, positive=True)
+
+    def construct(self, logits, labels, var):
+        return _L.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)
+
+
 __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
-           "SoftmaxCrossEntropyWithLogits"]
+           "SoftmaxCrossEntropyWithLogits", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss",
+           "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]

@@ -4,23 +4,32 @@ from mycel.nn.layer.activation import (ReLU, Sigmoid, Tanh, GELU, Softmax,  # no
                                        HSwish, Hardtanh, Softsign, Tanhshrink, get_activation)
 from mycel.nn.layer.basic import Dense, Flatten, Dropout  # noqa: F401
 from mycel.nn.layer.container import SequentialCell, CellList  # noqa: F401
-from mycel.nn.layer.conv import Conv2d  # noqa: F401
+from mycel.nn.layer.conv import (Conv2d, Conv1d, Conv2dTranspose,  # noqa: F401
+                                 Conv1dTranspose)
 from mycel.nn.layer.embedding import Embedding  # noqa: F401
 from mycel.nn.layer.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm,  # noqa: F401
                                           GroupNorm, InstanceNorm1d, InstanceNorm2d,
                                           InstanceNorm3d)
 from mycel.nn.layer.sync_batchnorm import SyncBatchNorm  # noqa: F401
-from mycel.nn.layer.pooling import MaxPool2d, AvgPool2d  # noqa: F401
+from mycel.nn.layer.pooling import (MaxPool2d, AvgPool2d, MaxPool1d, AvgPool1d,  # noqa: F401
+                                    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,
+                                    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d)
+from mycel.nn.layer.upsample import Upsample, PixelShuffle, PixelUnshuffle  # noqa: F401
+from mycel.nn.layer.rnn import RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU  # noqa: F401
 from mycel.nn.layer.transformer import (MultiheadAttention,  # noqa: F401
                                         TransformerEncoderLayer, TransformerEncoder,
                                         TransformerDecoderLayer, TransformerDecoder,
                                         Transformer)
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "Mish",
-           "LeakyReLU", "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign",
-           "Tanhshrink", "get_activation", "Dense", "Flatten", "Dropout", "SequentialCell",
-           "CellList", "Conv2d", "Embedding", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm",
-           "MaxPool2d",
-           "AvgPool2d", "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "Mish", "LeakyReLU",
+           "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign", "Tanhshrink",
+           "get_activation", "Dense", "Flatten", "Dropout", "SequentialCell", "CellList", "Conv2d",
+           "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Embedding", "BatchNorm1d",
+           "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "SyncBatchNorm", "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "Upsample",
+           "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",
+           "GRU"]

@@ -71,3 +71,26 @@ def data_format(value, cls):
         raise ValueError(f"For '{cls}', only data_format 'NCHW' is supported on CPU, but got "
                          f"{value!r}.")
     return value
+
+
+def pair_non_negative(value, name, cls):
+    """An int or a tuple of 2 non-negative ints as a 2-tuple."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value, value)
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"For '{cls}', '{name}' must be an int or a tuple of 2 ints, but got "
+                         f"{value!r}.")
+    return tuple(non_negative_int(v, name, cls) for v in value)
+
+
+def padding2(value, mode, cls):
+    """1-d padding as (left, right) from an int or a pair; non-zero only with pad_mode
+    'pad'."""
+    if not isinstance(value, (numbers.Integral, tuple, list)) or isinstance(value, bool):
+        raise TypeError(f"For '{cls}', padding must be an int or a tuple of 2 ints, but got "
+                        f"{value!r}.")
+    value = pair_non_negative(value, "padding", cls)
+    if mode != "pad" and any(value):
+        raise ValueError(f"For '{cls}', padding must be zero when pad_mode is {mode!r}, but "
+                         f"got {value}; use pad_mode='pad'.")
+    return value

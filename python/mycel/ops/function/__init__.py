@@ -3,3 +3,5 @@ from mycel.ops.function.math_func import *  # noqa: F401,F403
 from mycel.ops.function.nn_func import *  # noqa: F401,F403
 from mycel.ops.function.array_func import *  # noqa: F401,F403
 from mycel.ops.function.random_func import *  # noqa: F401,F403
+from mycel.ops.function.resample_func import *  # noqa: F401,F403
+from mycel.ops.function.loss_func import *  # noqa: F401,F403

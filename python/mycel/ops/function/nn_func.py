@@ -1,6 +1,7 @@
 """Neural-network functions: activations, softmax, convolution, pooling, normalisation,
 dropout and losses (MindSpore 2.x names and arguments)."""
 from mycel.ops.function._util import prim, pair, as_tensor
+from mycel.ops.primitive import constexpr
 from mycel.ops.function import math_func as _m
 
 _relu = prim("ReLU")
@@ -80,6 +81,82 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
               pad_mode=pad_mode, pad=pad, stride=pair(stride), dilation=pair(dilation),
               group=groups)
     out = op(input, w)
+    return out if bias is None else _m.bias_add(out, bias)
+
+
+@constexpr
+def _check_rank(shape, rank, name):
+    """A ValueError naming `name` unless the input `shape` has `rank` dims."""
+    if len(shape) != rank:
+        raise ValueError(f"For '{name}', the input must be {rank}-d, but got shape "
+                         f"{tuple(shape)}.")
+
+
+def _transposed_length(cls, size, k, stride, dilation, mode, before, after, out_pad):
+    ek = dilation * (k - 1) + 1
+    if mode == "same":
+        n = size * stride
+    elif mode == "valid":
+        n = size * stride + max(ek - stride, 0)
+    else:
+        n = (size - 1) * stride + ek - before - after + out_pad
+    if n < 1:
+        raise ValueError(f"For '{cls}', the output length must be positive, but got {n} from "
+                         f"input length {size}, kernel {k}, stride {stride}, dilation "
+                         f"{dilation} and padding ({before}, {after}).")
+    return n
+
+
+@constexpr
+def _conv_transpose_shape(shape, out_channels, kernel, stride, dilation, mode, pad, out_pad,
+                          cls):
+    """The output shape [N, out_channels, Ho, Wo] of a transposed convolution of input `shape`
+    [N, C, H, W] (MindSpore's rule, per axis; ek = dilation * (kernel - 1) + 1):
+
+        'same':  H * stride
+        'valid': H * stride + max(ek - stride, 0)
+        'pad':   (H - 1) * stride + ek - before - after + output_padding
+
+    `pad` is (top, bottom, left, right), `out_pad` (h, w)."""
+    _check_rank(shape, 4, cls)
+    h = _transposed_length(cls, shape[2], kernel[0], stride[0], dilation[0], mode, pad[0],
+                           pad[1], out_pad[0])
+    w = _transposed_length(cls, shape[3], kernel[1], stride[1], dilation[1], mode, pad[2],
+                           pad[3], out_pad[1])
+    return (shape[0], out_channels, h, w)
+
+
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa
+           groups=1):
+    """1-d convolution of [N, C, L] input with weight [out, in/groups, k] (Conv2D on an
+    inserted unit height); padding: an int or (left, right)."""
+    x, w = as_tensor(input), as_tensor(weight)
+    _check_rank(x.shape, 3, "conv1d")
+    _check_rank(w.shape, 3, "conv1d")
+    pad = (padding, padding) if isinstance(padding, int) else tuple(padding)
+    out = conv2d(x.expand_dims(2), w.expand_dims(2), None, (1, stride), pad_mode,
+                 (0, 0) + pad, (1, dilation), groups).squeeze(2)
+    return out if bias is None else _m.bias_add(out, bias)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,  # noqa
+                     groups=1, dilation=1):
+    """2-d transposed convolution (the input gradient of conv2d) of NCHW input with weight
+    [in, out/groups, kh, kw]: output H = (H - 1) * stride - 2 * padding + dilation * (kh - 1)
+    + output_padding + 1; padding and output_padding: an int or (h, w)."""
+    x, w = as_tensor(input), as_tensor(weight)
+    _check_rank(w.shape, 4, "conv_transpose2d")
+    ph, pw = pair(padding)
+    st, dil, opad = pair(stride), pair(dilation), pair(output_padding)
+    if not all(0 <= p < max(s, d) for p, s, d in zip(opad, st, dil)):
+        raise ValueError(f"For 'conv_transpose2d', output_padding {output_padding} must be "
+                         f"non-negative and smaller than stride {st} or dilation {dil}.")
+    ks = tuple(w.shape[2:])
+    size = _conv_transpose_shape(x.shape, w.shape[1] * groups, ks, st, dil, "pad",
+                                (ph, ph, pw, pw), opad, "conv_transpose2d")
+    op = prim("Conv2DBackpropInput", out_channel=w.shape[0], kernel_size=ks, pad_mode="pad",
+              pad=(ph, ph, pw, pw), stride=st, dilation=dil, group=groups)
+    out = op(x, w, size)
     return out if bias is None else _m.bias_add(out, bias)
 
 
