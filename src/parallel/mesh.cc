@@ -15,15 +15,20 @@ std::string shape_str(const Shape& v) {
   return s + "]";
 }
 
-DeviceMesh::DeviceMesh(Shape shape, std::vector<std::string> names, std::vector<int64_t> ranks)
-    : shape_(std::move(shape)), names_(std::move(names)), ranks_(std::move(ranks)) {
+namespace {
+constexpr int64_t kMaxDevices = int64_t{1} << 20;
+}  // namespace
+
+DeviceMesh::DeviceMesh(Shape shape, std::vector<std::string> names,
+                       std::optional<std::vector<int64_t>> ranks)
+    : shape_(std::move(shape)), names_(std::move(names)) {
   MC_CHECK(!shape_.empty(), Value, "DeviceMesh: the device matrix needs at least one axis");
   int64_t n = 1;
   for (int64_t d : shape_) {
     MC_CHECK(d >= 1, Value, "DeviceMesh: every axis of the device matrix ", shape_str(shape_),
              " must have at least 1 device");
-    MC_CHECK(n <= (int64_t{1} << 40) / d, Value, "DeviceMesh: the device matrix ",
-             shape_str(shape_), " has too many devices");
+    MC_CHECK(n <= kMaxDevices / d, Value, "DeviceMesh: the device matrix ", shape_str(shape_),
+             " has more than ", kMaxDevices, " devices");
     n *= d;
   }
   if (!names_.empty()) {
@@ -37,7 +42,9 @@ DeviceMesh::DeviceMesh(Shape shape, std::vector<std::string> names, std::vector<
                "' is used twice");
     }
   }
-  if (ranks_.empty()) {
+  if (ranks) {
+    ranks_ = std::move(*ranks);
+  } else {
     for (int64_t i = 0; i < n; ++i) ranks_.push_back(i);
   }
   MC_CHECK(static_cast<int64_t>(ranks_.size()) == n, Value, "DeviceMesh: the device matrix [",

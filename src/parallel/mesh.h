@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,11 +31,12 @@ std::string shape_str(const Shape& s);
 
 class DeviceMesh {
  public:
-  // Throws ValueError when a size is below 1, when names are given but not one per axis, or
-  // one is empty, "None" or repeated, and when ranks are given but not one distinct
-  // non-negative rank per device.
+  // Ranks: by default 0 .. size-1. Throws ValueError when a size is below 1 or there are
+  // more than 2^20 devices, when names are given but not one per axis, or one is empty,
+  // "None" or repeated, and when ranks are given but not one distinct non-negative rank per
+  // device.
   explicit DeviceMesh(Shape shape, std::vector<std::string> names = {},
-                      std::vector<int64_t> ranks = {});
+                      std::optional<std::vector<int64_t>> ranks = std::nullopt);
 
   const Shape& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }

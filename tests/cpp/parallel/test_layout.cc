@@ -3,24 +3,11 @@
 
 #include <set>
 
-#include "base/error.h"
 #include "parallel/layout.h"
+#include "parallel_test_util.h"
 
 namespace mycel::parallel {
 namespace {
-
-// The message of the mycel::Error `f` throws, and that it is a ValueError.
-template <class F>
-std::string value_error(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Value) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return "";
-}
 
 TEST(DeviceMesh, CoordinatesFollowTheRankList) {
   // Rank list: the matrix position i holds rank 10 + (7 - i).
@@ -72,10 +59,20 @@ TEST(DeviceMesh, BadInputIsAValueError) {
             std::string::npos);
   EXPECT_NE(value_error([] { DeviceMesh({2}, {"None"}); }).find("\"None\""), std::string::npos);
   EXPECT_NE(value_error([] {
-              DeviceMesh({2, 2}, {}, {0, 1, 2});
+              DeviceMesh({2, 2}, {}, std::vector<int64_t>{0, 1, 2});
             }).find("rank list has 3"),
             std::string::npos);
-  EXPECT_NE(value_error([] { DeviceMesh({2}, {}, {3, 3}); }).find("twice"), std::string::npos);
+  EXPECT_NE(value_error([] {
+              DeviceMesh({2}, {}, std::vector<int64_t>{3, 3});
+            }).find("twice"),
+            std::string::npos);
+  EXPECT_NE(
+      value_error([] { DeviceMesh({2}, {}, std::vector<int64_t>{}); }).find("rank list has 0"),
+      std::string::npos);
+  EXPECT_NE(value_error([] {
+              DeviceMesh({1 << 10, 1 << 11});
+            }).find("more than 1048576"),
+            std::string::npos);
   DeviceMesh mesh({2, 2}, {"dp", "mp"});
   EXPECT_NE(value_error([&] { mesh.index_of(4); }).find("rank 4 is not in mesh [2,2]"),
             std::string::npos);

@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
-#include "base/error.h"
 #include "parallel/redistribution.h"
 #include "parallel/sim_mesh.h"
+#include "parallel_test_util.h"
 
 namespace mycel::parallel {
 namespace {
@@ -132,38 +132,30 @@ TEST(Redistribution, CheaperMovesArePreferred) {
 
 TEST(Redistribution, BadPlansAndMovesAreValueErrors) {
   TensorLayout a(kMesh, {8, 16}, {{}, {mp}});
-  auto msg = [](auto f) -> std::string {
-    try {
-      f();
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Value) << e.what();
-      return e.what();
-    }
-    ADD_FAILURE() << "no error thrown";
-    return "";
-  };
-  EXPECT_NE(msg([&] {
+  EXPECT_NE(value_error([&] {
               plan_redistribution(a, TensorLayout(kMesh, {8, 8}, {{}, {}}));
             }).find("different tensors"),
             std::string::npos);
-  EXPECT_NE(msg([&] {
+  EXPECT_NE(value_error([&] {
               plan_redistribution(a, TensorLayout(DeviceMesh({8}), {8, 16}, {{}, {}}));
             }).find("different meshes"),
             std::string::npos);
-  EXPECT_NE(msg([&] {
+  EXPECT_NE(value_error([&] {
               apply_move(a, move(MoveKind::AllGather, {dp}, 1));
             }).find("the axes must be the last ones splitting dimension 1"),
             std::string::npos);
-  EXPECT_NE(msg([&] { apply_move(a, move(MoveKind::AllReduce, {mp})); }).find("must be partial"),
-            std::string::npos);
-  EXPECT_NE(msg([&] {
+  EXPECT_NE(
+      value_error([&] { apply_move(a, move(MoveKind::AllReduce, {mp})); }).find("must be partial"),
+      std::string::npos);
+  EXPECT_NE(value_error([&] {
               apply_move(a, move(MoveKind::Split, {mp}, 0));
             }).find("neither split a dimension nor be partial"),
             std::string::npos);
-  EXPECT_NE(msg([&] { apply_move(a, move(MoveKind::Split, {dp}, 2)); }).find("out of range"),
-            std::string::npos);
+  EXPECT_NE(
+      value_error([&] { apply_move(a, move(MoveKind::Split, {dp}, 2)); }).find("out of range"),
+      std::string::npos);
   TensorLayout odd(kMesh, {3, 16}, {{}, {mp}});
-  EXPECT_NE(msg([&] {
+  EXPECT_NE(value_error([&] {
               apply_move(odd, move(MoveKind::AllToAll, {mp}, 0, 1));
             }).find("cannot be split evenly"),
             std::string::npos);
