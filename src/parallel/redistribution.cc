@@ -143,8 +143,10 @@ namespace {
 // one step at a time towards `to`.
 class Planner {
  public:
-  Planner(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes)
-      : to_(to), cur_(from), elem_bytes_(elem_bytes) {}
+  // reduce_early: AllReduce every partial axis that no ReduceScatter can take yet, before
+  // any AllGather, instead of waiting until the dimension it splits in `to` is ready.
+  Planner(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes, bool reduce_early)
+      : to_(to), cur_(from), elem_bytes_(elem_bytes), reduce_early_(reduce_early) {}
 
   std::vector<Move> run() {
     const size_t bound = 2 * static_cast<size_t>(to_.mesh().ndim());
@@ -224,7 +226,7 @@ class Planner {
   bool all_reduce() {
     Axes axes;
     for (int a : cur_.partial()) {
-      if (!to_.is_partial(a) && to_.dim_of(a) < 0) axes.push_back(a);
+      if (!to_.is_partial(a) && (reduce_early_ || to_.dim_of(a) < 0)) axes.push_back(a);
     }
     if (axes.empty()) return false;
     emit(Move{MoveKind::AllReduce, axes});
@@ -255,6 +257,7 @@ class Planner {
   const TensorLayout& to_;
   TensorLayout cur_;
   int64_t elem_bytes_;
+  bool reduce_early_;
   std::vector<Move> plan_;
 };
 
@@ -271,7 +274,10 @@ std::vector<Move> plan_redistribution(const TensorLayout& from, const TensorLayo
            "tensors: ",
            from.to_string(), " and ", to.to_string());
   MC_CHECK(elem_bytes > 0, Value, "Redistribution: element size ", elem_bytes, " must be positive");
-  return Planner(from, to, elem_bytes).run();
+  std::vector<Move> late = Planner(from, to, elem_bytes, false).run();
+  if (from.partial().empty()) return late;
+  std::vector<Move> early = Planner(from, to, elem_bytes, true).run();
+  return plan_bytes(early) < plan_bytes(late) ? early : late;
 }
 
 }  // namespace mycel::parallel

@@ -70,6 +70,11 @@ double move_bytes(const TensorLayout& l, const Move& m, int64_t elem_bytes);
 //      its trailing axes that `to` puts on no other dimension, else its last axis (which
 //      may then move by AllToAll once the dimension it goes to is ready);
 //   6. Partial, last, for the axes partial in `to` only.
+// Partial axes that `to` splits a dimension by but that no ReduceScatter can take yet either
+// wait (an AllGather may come first, then the ReduceScatter sends more) or are AllReduced at
+// step 4 and split later; both plans are made and the one of fewer bytes kept (the first on a
+// tie). The tests check on random pairs that the plan kept never costs more than the plain
+// route (AllReduce the partial axes, AllGather every dimension whole, Split, Partial).
 // A dimension takes new axes only once its map is a prefix of its map in `to`, so every move
 // brings the layout closer. Each mesh axis is touched at most twice (once to leave its place
 // in `from`, once to reach its place in `to`, a ReduceScatter or AllToAll doing both), so a

@@ -70,6 +70,16 @@ TEST(Redistribution, PartialSumsResolve) {
   TensorLayout both(kMesh, {8, 8}, {{}, {}}, {dp, mp});
   EXPECT_EQ(plan_and_run(both, TensorLayout(kMesh, {8, 8}, {{dp, mp}, {}})),
             (std::vector<Move>{move(MoveKind::ReduceScatter, {dp, mp}, 0)}));
+  // Partial over dp, to be split by dp on a dimension that mp splits first: reducing now
+  // (then gathering mp and splitting locally) sends less than gathering the partial values
+  // and ReduceScattering four times the data afterwards.
+  TensorLayout by_mp(kMesh, {8, 8}, {{mp}, {}}, {dp});
+  std::vector<Move> early = plan_and_run(by_mp, TensorLayout(kMesh, {8, 8}, {{dp}, {}}));
+  EXPECT_EQ(early,
+            (std::vector<Move>{move(MoveKind::AllReduce, {dp}), move(MoveKind::AllGather, {mp}, 0),
+                               move(MoveKind::Split, {dp}, 0)}));
+  const double s = 2 * 8 * 4;                      // the 2x8 float slice
+  EXPECT_DOUBLE_EQ(plan_bytes(early), s + 3 * s);  // not 3 s + (1/2) 4 s
   // And back: replicated to partial is local.
   EXPECT_EQ(plan_and_run(replicated, partial), (std::vector<Move>{move(MoveKind::Partial, {mp})}));
   EXPECT_EQ(plan_redistribution(replicated, partial)[0].bytes, 0);
@@ -185,10 +195,42 @@ Draft random_draft(const DeviceMesh& mesh, int ndim, std::mt19937_64& rng) {
   return d;
 }
 
+// The plain route from -> to: AllReduce the partial axes `to` does not keep, AllGather every
+// dimension whole, Split as `to` does, then Partial.
+std::vector<Move> plain_route(const TensorLayout& from, const TensorLayout& to) {
+  std::vector<Move> plan;
+  Axes reduce, partial;
+  for (int a : from.partial()) {
+    if (!to.is_partial(a)) reduce.push_back(a);
+  }
+  for (int a : to.partial()) {
+    if (!from.is_partial(a)) partial.push_back(a);
+  }
+  if (!reduce.empty()) plan.push_back(move(MoveKind::AllReduce, reduce));
+  for (int d = 0; d < from.ndim(); ++d) {
+    if (!from.map()[static_cast<size_t>(d)].empty()) {
+      plan.push_back(move(MoveKind::AllGather, from.map()[static_cast<size_t>(d)], d));
+    }
+  }
+  for (int d = 0; d < to.ndim(); ++d) {
+    if (!to.map()[static_cast<size_t>(d)].empty()) {
+      plan.push_back(move(MoveKind::Split, to.map()[static_cast<size_t>(d)], d));
+    }
+  }
+  if (!partial.empty()) plan.push_back(move(MoveKind::Partial, partial));
+  TensorLayout cur = from;
+  for (Move& m : plan) {
+    m.bytes = move_bytes(cur, m, 4);
+    cur = apply_move(cur, m);
+  }
+  EXPECT_EQ(cur, to);
+  return plan;
+}
+
 TEST(Redistribution, RandomPairsOnMeshesOfUpTo64Devices) {
   std::mt19937_64 rng(20261126);
   const int kCases = 20000;
-  int max_devices = 0, moves = 0, with_partial = 0;
+  int max_devices = 0, moves = 0, with_partial = 0, cheaper = 0;
   std::set<MoveKind> kinds;
   for (int c = 0; c < kCases; ++c) {
     int axes = std::uniform_int_distribution<int>(1, 3)(rng);
@@ -230,11 +272,20 @@ TEST(Redistribution, RandomPairsOnMeshesOfUpTo64Devices) {
     sim.run(plan);
     std::string err = check_holds(sim, to, full);
     ASSERT_EQ(err, "") << "case " << c << ": " << from.to_string() << " -> " << to.to_string();
+    // Never dearer than the plain route, which lands on the same slices.
+    std::vector<Move> plain = plain_route(from, to);
+    ASSERT_LE(plan_bytes(plan), plan_bytes(plain) * (1 + 1e-12))
+        << "case " << c << ": " << from.to_string() << " -> " << to.to_string();
+    cheaper += plan_bytes(plan) < plan_bytes(plain);
+    SimMesh again = SimMesh::scatter(from, full, rng);
+    again.run(plain);
+    ASSERT_EQ(check_holds(again, to, full), "") << "plain route, case " << c;
   }
   EXPECT_EQ(max_devices, 64);  // the generator reaches the largest mesh
   EXPECT_GT(with_partial, kCases / 4);
-  EXPECT_GT(moves, kCases);     // not mostly empty plans
-  EXPECT_EQ(kinds.size(), 6u);  // every kind of move ran
+  EXPECT_GT(moves, kCases);         // not mostly empty plans
+  EXPECT_EQ(kinds.size(), 6u);      // every kind of move ran
+  EXPECT_GT(cheaper, kCases / 10);  // and the plans often beat the plain route
 }
 
 }  // namespace
