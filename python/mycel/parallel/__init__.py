@@ -6,9 +6,15 @@ world group (``nn.DistributedGradReducer``, in buckets), broadcast the parameter
 when ``parameter_broadcast`` is set, and source datasets read this rank's shard. The
 collectives underneath are ``mycel.ops.AllReduce`` and friends on the job that
 ``mycel.communication.init()`` joined.
+
+``Layout`` (``layout.py``) describes how a tensor is split over a device matrix; the C++ layer
+``src/parallel`` plans the collectives between two layouts (``_plan_redistribution``), the
+foundation of semi-automatic parallelism, which is not built yet.
 """
 from mycel.parallel.context import (ParallelMode, set_auto_parallel_context,
                                     get_auto_parallel_context, reset_auto_parallel_context)
 
-__all__ = ["ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+from mycel.parallel.layout import Layout, _layout_slice, _plan_redistribution  # noqa: F401
+
+__all__ = ["Layout", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
            "reset_auto_parallel_context"]
