@@ -35,12 +35,20 @@ struct BpropArgs {
   Node* out;                  // the forward call's output
   Node* dout;                 // its cotangent (a tuple for multi-output ops)
   const Attrs& attrs;         // the forward call's complete attributes
+  // Nodes the rule makes that must run though no cotangent may read them: the backward of
+  // a point-to-point op is communication that its peer waits for. The K transform makes the
+  // backward graph's result depend on them, in the order the rules ran.
+  std::vector<Node*>* effects = nullptr;
 };
 
 using BpropFn = std::vector<Node*> (*)(BpropArgs&);
 
 // The rule of `op`, or nullptr for a NODIFF op.
 BpropFn bprop_rule(OpId op);
+
+// Whether op's rule runs even where no cotangent reaches the call (with a zero one): Send
+// and Receive, whose backward (a Receive, a Send) a peer's backward waits for.
+bool bprop_always(OpId op);
 
 // The rules named in the grad column of the .def lines (NODIFF declares nothing that is used).
 using BpropRule = std::vector<Node*>(BpropArgs&);

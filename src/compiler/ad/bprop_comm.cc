@@ -65,4 +65,40 @@ Grads bprop_all_to_all(BpropArgs& a) {
   return {a.b.prim(OpId::AlltoAll, {a.dout}, back)};
 }
 
+// Point to point. A Send's x reaches the peer's Receive; the peer's backward sends the
+// cotangent of what it received back, with the same tag over group_back:
+//   Send(x -> dest):      dx = Receive(from dest, x's shape and dtype)
+//   Receive(<- src) = y:  Send(dy -> src), no inputs to differentiate
+// Both run even where no cotangent reaches the call (bprop_always; a zero one is sent), and
+// are effects of the backward graph (BpropArgs::effects): the peer waits for them whether
+// or not this rank uses the result.
+Grads bprop_send(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Attrs r;
+  r.set("sr_tag", a.attrs.get("sr_tag"));
+  r.set("src_rank", a.attrs.get("dest_rank"));
+  const Shape& shape = IrBuilder::shape_of(a.in[0]);
+  r.set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+  r.set("dtype", IrBuilder::dtype_of(a.in[0]));
+  r.set("group", a.attrs.get("group_back"));
+  r.set("group_back", a.attrs.get("group"));
+  Node* dx = b.prim(OpId::Receive, {}, r);
+  a.effects->push_back(dx);
+  return {is_float_node(a.in[0]) ? dx : nullptr};
+}
+
+Grads bprop_receive(BpropArgs& a) {
+  Attrs s;
+  s.set("sr_tag", a.attrs.get("sr_tag"));
+  s.set("dest_rank", a.attrs.get("src_rank"));
+  s.set("group", a.attrs.get("group_back"));
+  s.set("group_back", a.attrs.get("group"));
+  Node* dout = a.dout;
+  if (!is_float_node(a.out)) dout = a.b.prim(OpId::ZerosLike, {a.out});  // the peer waits
+  a.effects->push_back(a.b.prim(OpId::Send, {dout}, s));
+  return {};
+}
+
+bool bprop_always(OpId op) { return op == OpId::Send || op == OpId::Receive; }
+
 }  // namespace mycel::ir

@@ -375,9 +375,13 @@ class KGraph {
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       CNode* n = *it;
       auto a = adj_.find(n);
-      if (a == adj_.end() || a->second == nullptr) continue;
-      Node* d = a->second;
       const Value* cv = const_value(n->callee());
+      if (a == adj_.end() || a->second == nullptr) {
+        if (!cv || !cv->is(ValueKind::Prim) || !bprop_always(cv->as_prim().op->id)) continue;
+        prim_rule(b, n, cv->as_prim(), zero_cot(b, cot_abs(n->abstract())));
+        continue;
+      }
+      Node* d = a->second;
       if (cv && cv->is(ValueKind::Prim)) {
         prim_rule(b, n, cv->as_prim(), d);
       } else if (cv && cv->is(ValueKind::Builtin)) {
@@ -392,7 +396,13 @@ class KGraph {
       grads.push_back(a != adj_.end() && a->second ? a->second
                                                    : zero_cot(b, cot_abs(p->abstract())));
     }
-    bg_->set_output(b.make_tuple(grads));
+    Node* out = b.make_tuple(grads);
+    if (!effects_.empty()) {
+      std::vector<Node*> dep = {out};
+      dep.insert(dep.end(), effects_.begin(), effects_.end());
+      out = b.builtin(Builtin::Depend, dep, out->abstract());
+    }
+    bg_->set_output(out);
   }
 
   void prim_rule(IrBuilder& b, CNode* n, const PrimData& p, Node* d) {
@@ -403,7 +413,7 @@ class KGraph {
     }
     std::vector<Node*> in;
     for (size_t i = 1; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
-    BpropArgs args{b, in, fwd_of(n), d, p.attrs};
+    BpropArgs args{b, in, fwd_of(n), d, p.attrs, &effects_};
     std::vector<Node*> g = rule(args);
     MC_ASSERT(g.size() == in.size(), "K: the rule of ", p.op->name, " returned ", g.size(),
               " cotangents for ", in.size(), " inputs");
@@ -614,7 +624,8 @@ class KGraph {
   FuncGraph* bg_ = nullptr;
   KTransform& k_;
   std::vector<CNode*> order_;
-  std::unordered_map<Node*, Node*> fwd_;    // g's nodes -> K_g's
+  std::vector<Node*> effects_;            // the rules' effects (BpropArgs::effects), in their order
+  std::unordered_map<Node*, Node*> fwd_;  // g's nodes -> K_g's
   std::unordered_map<Node*, Node*> bprop_;  // g's calls -> their bprop in K_g
   std::unordered_map<Node*, Node*> adj_;    // g's nodes -> their cotangent in B_g
 };

@@ -1,11 +1,14 @@
 // PYNATIVE automatic differentiation (pynative.h).
 #include "compiler/ad/pynative.h"
 
+#include "compiler/ad/bprop.h"
+
 #include <functional>
 #include <string>
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
+#include "compiler/ad/bprop.h"
 #include "compiler/ad/ir_builder.h"
 #include "compiler/ad/k_transform.h"
 #include "compiler/compile.h"
@@ -153,6 +156,8 @@ ir::FuncGraph* OpRecorder::recorded_graph(ir::Module& m, const Value& out,
   }
   ir::IrBuilder b(m, g);
   std::vector<std::vector<Node*>> onode(recs_.size());
+  std::vector<Node*> always;  // Send/Receive calls: differentiated even when the output
+                              // does not depend on them (bprop_always)
   auto node_of = [&](const Ref& r) { return r.rec < 0 ? pnode[r.index] : onode[r.rec][r.index]; };
   for (size_t k = 0; k < recs_.size(); ++k) {
     const Rec& r = recs_[k];
@@ -173,6 +178,7 @@ ir::FuncGraph* OpRecorder::recorded_graph(ir::Module& m, const Value& out,
       continue;
     }
     Node* c = b.prim(r.op->id, in, r.attrs);
+    if (ir::bprop_always(r.op->id)) always.push_back(c);
     bool one = c->abstract()->kind == ir::AbsKind::Tensor;
     source[c] = Feed{first, !one};
     if (one) {
@@ -192,7 +198,12 @@ ir::FuncGraph* OpRecorder::recorded_graph(ir::Module& m, const Value& out,
     for (const Value& x : v.items()) items.push_back(build(x));
     return b.make_tuple(items);
   };
-  g->set_output(build(out));
+  Node* result = build(out);
+  if (!always.empty()) {
+    always.insert(always.begin(), result);
+    result = b.builtin(ir::Builtin::Depend, always, result->abstract());
+  }
+  g->set_output(result);
   return g;
 }
 
@@ -236,12 +247,21 @@ ir::FuncGraph* backward_graph(ir::Module& m, ir::FuncGraph* g, const SourceMap& 
   for (ir::CNode* c : m.toposort(bg))
     for (size_t i = 0; i < c->size(); ++i)
       if (Node* r = resolve(c->input(i)); r != c->input(i)) c->set_input(i, r);
-  auto* all = static_cast<ir::CNode*>(bg->output());
+  // make_tuple(grads...), or depend(make_tuple(...), effects...) when bprops had effects
+  // (BpropArgs::effects): the grads wanted, with the same effects.
+  auto* out = static_cast<ir::CNode*>(bg->output());
+  auto* all = out->is_builtin(ir::Builtin::Depend) ? static_cast<ir::CNode*>(out->input(1)) : out;
   MC_ASSERT(all->is_builtin(ir::Builtin::MakeTuple), "pynative backward: output form");
   ir::IrBuilder bb(m, bg);
   std::vector<Node*> grads(all->inputs().begin() + 1,
                            all->inputs().begin() + 1 + static_cast<std::ptrdiff_t>(n_grads));
-  bg->set_output(bb.make_tuple(grads));
+  Node* result = bb.make_tuple(grads);
+  if (out != all) {
+    std::vector<Node*> dep(out->inputs().begin() + 1, out->inputs().end());
+    dep[0] = result;
+    result = bb.builtin(ir::Builtin::Depend, dep, result->abstract());
+  }
+  bg->set_output(result);
   return bg;
 }
 

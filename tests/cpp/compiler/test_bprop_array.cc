@@ -109,11 +109,12 @@ TEST(BpropTable, NodiffOpsHaveNoRule) {
 
 // Every op with a rule has at least one finite-difference case in a family's table, but
 // Dropout, whose forward draws a new mask each run (BpropNNDropout checks its rule instead),
-// and the collectives, whose gradients sum over other processes' losses: their rules are
-// checked on real ranks against analytic gradients (tests/python/test_collective_ops.py).
+// and the communication ops, whose gradients sum over other processes' losses: their rules
+// are checked on real ranks against analytic gradients (tests/python/test_collective_ops.py,
+// test_pipeline_p2p.py).
 TEST(BpropTable, EveryRuleHasAFiniteDifferenceCase) {
-  std::set<OpId> covered{OpId::Dropout, OpId::AllReduce, OpId::AllGather, OpId::ReduceScatter,
-                         OpId::AlltoAll};
+  std::set<OpId> covered{OpId::Dropout,  OpId::AllReduce, OpId::AllGather, OpId::ReduceScatter,
+                         OpId::AlltoAll, OpId::Send,      OpId::Receive};
   for (auto* family : {elementwise_cases, reduce_cases, linalg_cases, nn_cases, array_cases}) {
     for (const Case& c : family()) covered.insert(c.op);
   }
