@@ -14,7 +14,7 @@ from mycel import ops
 from distributed import run_gloo, run_mpi
 
 # The ops whose gradients the worker checks (test_grad_ops.py counts them as covered).
-GRAD_CHECKED = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll")
+GRAD_CHECKED = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast")
 
 WORKER = textwrap.dedent("""
     import json, sys, traceback, warnings
@@ -52,6 +52,14 @@ WORKER = textwrap.dedent("""
     def a2a(xs, split, concat):  # every rank's AlltoAll output, from every rank's input
         return [np.concatenate([np.split(xs[i], n, axis=split)[j] for i in range(n)], axis=concat)
                 for j in range(n)]
+
+    class FirstOf(nn.Cell):  # the first output of a tuple op on (x,)
+        def __init__(self, op):
+            super().__init__()
+            self.op = op
+
+        def construct(self, x):
+            return self.op((x,))[0]
 
     class SendRecv(nn.Cell):
         def __init__(self, shape):
@@ -99,6 +107,9 @@ WORKER = textwrap.dedent("""
         b = ops.Broadcast(1)((ms.Tensor(X[r]), ms.Tensor(W[r])))
         check(f"{m} Broadcast 0", b[0], X[1])
         check(f"{m} Broadcast 1", b[1], W[1])
+        # Only the root's x reaches the outputs: its gradient sums every rank's weights.
+        check(f"{m} Broadcast grad", grad_of(FirstOf(ops.Broadcast(1)), X[r], W[r]),
+              P if r == 1 else np.zeros_like(P))
         got = SendRecv((4, 8))(ms.Tensor(X[r]))
         check(f"{m} Send/Receive", got, X[r] if r % 2 == 0 else X[r - 1])
         check(f"{m} AllGather rev", ops.AllGather("rev")(ms.Tensor(X[r])),

@@ -3,6 +3,9 @@
 // same calls in the same order, as it ran the forward one.
 #include "compiler/ad/bprop.h"
 
+#include "comm/process_groups.h"
+#include "runtime/eager.h"
+
 namespace mycel::ir {
 
 namespace {
@@ -63,6 +66,33 @@ Grads bprop_all_to_all(BpropArgs& a) {
   back.set("split_dim", a.attrs.get("concat_dim"));
   back.set("concat_dim", a.attrs.get("split_dim"));
   return {a.b.prim(OpId::AlltoAll, {a.dout}, back)};
+}
+
+// Broadcast, y_r = x_root on every rank r: only the root's x feeds the outputs, every rank's:
+//   dx = sum_r dy_r on the root (AllReduce), 0 elsewhere
+// Every rank runs the AllReduce (an effect: the ranks' collectives must match), so the
+// rule needs this process's rank in the group when it is built.
+Grads bprop_broadcast(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  ProcessGroups* pg = process_groups();
+  MC_CHECK(pg != nullptr, Runtime,
+           "For 'Broadcast', the gradient needs the communication: call "
+           "mycel.communication.init() first.");
+  const bool root =
+      pg->group(a.attrs.get_str("group")).rank() == static_cast<int>(a.attrs.get_int("root_rank"));
+  Attrs sum = group_attrs(a.attrs, {"group"});
+  sum.set("op", std::string("sum"));
+  Grads g;
+  for (size_t i = 0; i < a.in.size(); ++i) {
+    if (!is_float_node(a.in[i])) {
+      g.push_back(nullptr);
+      continue;
+    }
+    Node* total = b.prim(OpId::AllReduce, {b.tuple_get(a.dout, i)}, sum);
+    a.effects->push_back(total);
+    g.push_back(root ? total : b.prim(OpId::ZerosLike, {a.in[i]}));
+  }
+  return g;
 }
 
 // Point to point. A Send's x reaches the peer's Receive; the peer's backward sends the

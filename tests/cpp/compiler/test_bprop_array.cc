@@ -114,7 +114,7 @@ TEST(BpropTable, NodiffOpsHaveNoRule) {
 // test_pipeline_p2p.py).
 TEST(BpropTable, EveryRuleHasAFiniteDifferenceCase) {
   std::set<OpId> covered{OpId::Dropout,  OpId::AllReduce, OpId::AllGather, OpId::ReduceScatter,
-                         OpId::AlltoAll, OpId::Send,      OpId::Receive};
+                         OpId::AlltoAll, OpId::Broadcast, OpId::Send,      OpId::Receive};
   for (auto* family : {elementwise_cases, reduce_cases, linalg_cases, nn_cases, array_cases}) {
     for (const Case& c : family()) covered.insert(c.op);
   }
