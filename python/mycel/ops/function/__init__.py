@@ -3,3 +3,7 @@ from mycel.ops.function.math_func import *  # noqa: F401,F403
 from mycel.ops.function.nn_func import *  # noqa: F401,F403
 from mycel.ops.function.array_func import *  # noqa: F401,F403
 from mycel.ops.function.random_func import *  # noqa: F401,F403
+from mycel.ops.function.sort_scan_func import *  # noqa: F401,F403
+from mycel.ops.function.layout_func import *  # noqa: F401,F403
+from mycel.ops.function.einsum_func import *  # noqa: F401,F403
+from mycel.ops.function.unary_func import *  # noqa: F401,F403
