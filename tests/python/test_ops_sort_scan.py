@@ -204,9 +204,10 @@ def test_topk_dim_smallest_nan_and_methods(mode):
     x = np.array([[1.0, np.nan, 5.0, 5.0, -2.0, 0.5],
                   [4.0, 4.0, 4.0, -np.inf, np.inf, 1.0]], np.float64)
     got = run(lambda t: P.TopK()(t, 3) + t.topk(2, dim=0) + ops.topk(t, 3, largest=False) +
-              t.topk(4, 1, True, False), mode, x)
+              t.topk(4, 1, True, False) + ops.topk(t, 4, largest=False, sorted=False), mode, x)
     want = (*ref_topk(x, 3), *(a.T for a in ref_topk(x.T.copy(), 2)),
-            *ref_topk(x, 3, largest=False), *ref_topk(x, 4, sorted=False))
+            *ref_topk(x, 3, largest=False), *ref_topk(x, 4, sorted=False),
+            *ref_topk(x, 4, largest=False, sorted=False))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
     # torch agrees where it defines the order (no ties): NaN is the largest value.
@@ -266,7 +267,8 @@ ERRORS = [  # (call on a (2, 3) float32 tensor, exception, message)
     (lambda x: ops.topk(x, 1, dim=2), ValueError,
      r"For 'topk', the 'dim' must be in range \[-2, 2\)"),
     (lambda x: ops.topk(x, 1.5), TypeError, r"For 'topk', the 'k' must be an int"),
-    (lambda x: ops.topk(x[0, 0], 0), ValueError, r"For 'TopK', a 0-d input has one element"),
+    (lambda x: ops.topk(x[0, 0], 0), ValueError, r"For 'topk', a 0-d input has one element"),
+    (lambda x: P.TopK()(x[0, 0], 0), ValueError, r"For 'TopK', a 0-d input has one element"),
 ]
 
 

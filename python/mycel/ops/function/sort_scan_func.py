@@ -59,6 +59,9 @@ def topk(input, k, dim=None, largest=True, sorted=True):  # noqa: A002
         values, indices = prim("Sort", axis=-1)(x)
         if x.ndim > 0:
             values, indices = values[..., :k], indices[..., :k]
+            if not sorted:  # back in input order, as TopK(sorted=False)
+                indices, order = prim("Sort", axis=-1)(indices)
+                values = prim("GatherD")(values, order, -1)
     if perm is not None:
         values, indices = prim("Transpose")(values, perm), prim("Transpose")(indices, perm)
     return values, indices
@@ -72,6 +75,9 @@ def _topk_perm(shape, dim, k, largest):
     d = -1 if dim is None else _check_int(dim, "dim", "topk")
     if nd > 0 and not -nd <= d < nd:
         raise ValueError(f"For 'topk', the 'dim' must be in range [{-nd}, {nd}), but got {d}.")
+    if nd == 0 and k != 1:
+        raise ValueError(f"For 'topk', a 0-d input has one element, so 'k' must be 1, but got "
+                         f"{k}.")
     if not largest:
         n = shape[d] if nd > 0 else 1
         if not 0 <= k <= n:
