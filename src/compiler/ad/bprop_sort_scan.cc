@@ -59,10 +59,11 @@ Grads bprop_cumsum(BpropArgs& a) {
 //   dx_k = CumProd(x, exclusive=true)_k * S(dout * Q * [Z == 1])_k / CumProd(x')_k.
 // Both routes only multiply, add and divide by nonzero values, so the gradient is exact at
 // zeros (torch's, tests/python/test_grad_ops.py) and stays finite. Its own derivative (the
-// second order) is exact where a line holds at most one zero; with two or more, the term of a
-// later zero's gradient through the first zero is missing (the mask above selects the first
-// zero's span only): a strict xfail row there. Exact second order would need each zero's span
-// (a segmented scan), which these ops cannot express in O(n).
+// second order) is exact where a line holds at most one zero; with two or more, the terms
+// between two zeros are missing (the route ends the first zero's span at the next zero and
+// gives later zeros a constant 0): a strict xfail row there. Exact second order would need
+// every zero's span (a segmented scan) and the products across zeros, which these ops cannot
+// express in O(n) (an O(n^2) triangle of products would).
 Grads bprop_cumprod(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* x = a.in[0];

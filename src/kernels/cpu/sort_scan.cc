@@ -93,7 +93,9 @@ void run_sort(const T* x, T* vals, int32_t* idx, Layout l, bool descending) {
   const int64_t R = l.len, I = l.inner;
   parallel_for(0, l.outer * I, std::max<int64_t>(1, kScanGrain / std::max<int64_t>(1, R)),
                [&](int64_t b, int64_t e) {
-                 std::vector<C> v(static_cast<size_t>(R));
+                 // bool lines in bytes (std::vector<bool> packs bits)
+                 std::vector<std::conditional_t<std::is_same_v<C, bool>, uint8_t, C>> v(
+                     static_cast<size_t>(R));
                  std::vector<int32_t> p(static_cast<size_t>(R));
                  for (int64_t line = b; line < e; ++line) {
                    const int64_t o = line / I, i = line % I, base = o * R * I + i;
