@@ -264,3 +264,20 @@ def test_layout_gradients_match_torch(mode):
         (torch.roll(t, (1, -3), (1, 2)) * tw_ * 4.0).sum() + (torch.roll(t, 5) * tw_ * 5.0).sum()
     loss.backward()
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- MindSpore's family modules of the primitive classes -----------------------------------------
+
+def test_family_modules_hold_the_operations_classes():
+    from mycel.ops.operations import array_ops, math_ops, nn_ops, random_ops
+    from mycel.ops.operations.math_ops import CumSum, Einsum  # noqa: F401 (the import form)
+    from mycel.ops.operations.array_ops import Sort, TopK, Tril  # noqa: F401
+    seen = set()
+    for m in (array_ops, math_ops, nn_ops, random_ops):
+        for name in m.__all__:
+            assert getattr(m, name) is getattr(P, name), f"{m.__name__}.{name}"
+            assert name not in seen, f"{name} is in two family modules"
+            seen.add(name)
+    assert not hasattr(math_ops, "Sort") and not hasattr(array_ops, "CumSum")
+    x = ms.Tensor(np.array([[3.0, 1.0, 2.0]], np.float32))
+    np.testing.assert_array_equal(math_ops.CumSum()(x, 1).asnumpy(), [[3.0, 4.0, 6.0]])
