@@ -24,7 +24,7 @@ import mycel
 from mycel import context
 from mycel.nn import Cell
 
-__all__ = ["check_all_modes", "assert_same", "graph_ir", "run_mode", "MODES"]
+__all__ = ["check_all_modes", "assert_same", "graph_ir", "run_mode", "run_numpy", "MODES"]
 
 MODES = ("pynative", "jit", "graph")
 
@@ -59,6 +59,13 @@ def run_mode(target, mode, *args, factory=False):
         raise ValueError(f"unknown mode {mode!r}")
     finally:
         context.set_context(mode=saved)
+
+
+def run_numpy(target, mode, *arrays):
+    """run_mode on the numpy arrays as tensors; the result (a tensor or a tuple of them) as
+    numpy arrays."""
+    out = run_mode(target, mode, *[mycel.Tensor(a) for a in arrays])
+    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
 
 
 def _fail(path, msg):

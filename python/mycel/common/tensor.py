@@ -2,6 +2,7 @@
 numpy interop are in C++). Imported for its effect: it attaches the methods to Tensor."""
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
+from mycel.ops.function import sort_scan_func as _s, layout_func as _l
 
 Tensor = _C.Tensor
 
@@ -84,6 +85,13 @@ def _dot(self, other):
     if self.ndim == 1 and other.ndim == 1:
         return _m.sum(_m.mul(self, other))
     return _m.matmul(self, other)
+
+
+def _cumsum(self, axis=None, dtype=None):
+    """Cumulative sum along axis (None: of the flattened tensor); dtype casts first."""
+    if axis is None:
+        return _s.cumsum(_a.reshape(self, (-1,)), 0, dtype)
+    return _s.cumsum(self, axis, dtype)
 
 
 def _t(self):
@@ -186,6 +194,16 @@ _METHODS = {
     "numel": lambda self: self.size,
     "nelement": lambda self: self.size,
     "zeros_like": lambda self: _a.zeros_like(self),
+    "cumsum": _cumsum,
+    "cumprod": lambda self, dim, dtype=None: _s.cumprod(self, dim, dtype),
+    "sort": lambda self, axis=-1, descending=False: _s.sort(self, axis, descending),
+    "argsort": lambda self, axis=-1, descending=False: _s.argsort(self, axis, descending),
+    "topk": lambda self, k, dim=None, largest=True, sorted=True: _s.topk(  # noqa: A002
+        self, k, dim, largest, sorted),
+    "tril": lambda self, diagonal=0: _l.tril(self, diagonal),
+    "triu": lambda self, diagonal=0: _l.triu(self, diagonal),
+    "flip": lambda self, dims: _l.flip(self, dims),
+    "roll": lambda self, shifts, dims=None: _l.roll(self, shifts, dims),
     "ones_like": lambda self: _a.ones_like(self),
 }
 

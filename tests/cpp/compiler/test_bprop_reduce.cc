@@ -37,6 +37,38 @@ std::vector<Case> reduce_cases() {
     c.push_back(C(n + "_neg_axes_keep", r.op, {f64({2, 3, 4}, r.lo, r.hi)}, red({-1, 0}, true)));
     c.push_back(C(n + "_0d", r.op, {f64({}, r.lo, r.hi)}, red({}, false)));
   }
+  // Scans, every flag combination; CumProd's inputs away from 0 (its zeros are checked
+  // against torch in tests/python/test_ops_sort_scan.py).
+  for (OpId op : {OpId::CumSum, OpId::CumProd}) {
+    const std::string n = op == OpId::CumSum ? "CumSum" : "CumProd";
+    const double lo = op == OpId::CumSum ? -1 : 0.5, hi = op == OpId::CumSum ? 1 : 1.5;
+    for (bool excl : {false, true}) {
+      for (bool rev : {false, true}) {
+        Attrs a;
+        a.set("exclusive", excl);
+        a.set("reverse", rev);
+        a.set("axis", int64_t{excl ? -1 : 1});
+        const std::string tag = std::string(excl ? "_excl" : "") + (rev ? "_rev" : "");
+        c.push_back(C(n + tag, op, {f64({2, 5, 3}, lo, hi)}, a));
+      }
+    }
+    Attrs a;
+    a.set("axis", int64_t{0});
+    c.push_back(C(n + "_0d", op, {f64({}, lo, hi)}, a));
+  }
+  // Sort and TopK: the values' cotangent goes back through the indices.
+  for (bool desc : {false, true}) {
+    Attrs a;
+    a.set("axis", int64_t{desc ? 0 : -1});
+    a.set("descending", desc);
+    c.push_back(C(desc ? "Sort_desc_axis0" : "Sort_last", OpId::Sort, {f64({4, 3, 5})}, a, {0}));
+  }
+  for (bool sorted : {false, true}) {
+    Attrs a;
+    a.set("k", int64_t{3});
+    a.set("sorted", sorted);
+    c.push_back(C(sorted ? "TopK_sorted" : "TopK_unsorted", OpId::TopK, {f64({2, 3, 7})}, a, {0}));
+  }
   return c;
 }
 

@@ -60,6 +60,84 @@ Tensor with_nans(const Shape& s, DType t) {
   return x.cast(t);
 }
 
+// CumSum/CumProd, Sort and TopK: every dtype, each axis kind, flags, 0-d and empty inputs,
+// ties (small integer ranges) and NaNs.
+KernelCase along(const char* op, Shape s, DType t, Attrs a, std::string label = "") {
+  KernelCase c;
+  c.op = op;
+  c.inputs = {spec(s, t)};
+  if (std::string(op) == "CumProd" && is_floating(t)) c.inputs[0].gen = Gen::Unit;
+  if (std::string(op) == "CumProd" && !is_floating(t) && t != DType::Bool)
+    c.inputs[0] = {s, t, Gen::Int, -3, 4};
+  c.attrs = std::move(a);
+  c.rtol = rtol_for(t);
+  c.atol = t == DType::Float32 ? 1e-5 : t == DType::Float64 ? 1e-9 : 2e-2;
+  c.label = label.empty() ? shape_str(s) + " " + std::string(dtype_name(t)) : label;
+  return c;
+}
+
+void scan_sort_cases(std::vector<KernelCase>& v) {
+  for (const char* op : {"CumSum", "CumProd"}) {
+    for (DType t : kAll) {
+      v.push_back(along(op, {33, 7}, t, A({{"axis", i64(1)}})));
+      v.push_back(along(op, {5, 40, 3}, t, A({{"axis", i64(-2)}, {"reverse", true}})));
+      v.push_back(along(op, {7, 33}, t, A({{"axis", i64(0)}, {"exclusive", true}})));
+    }
+    for (bool excl : {false, true}) {
+      for (bool rev : {false, true}) {
+        const Attrs a = A({{"axis", i64(-1)}, {"exclusive", excl}, {"reverse", rev}});
+        v.push_back(along(op, {3, 1031}, DType::Float32, a, "long rows"));
+        v.push_back(along(op, {2, 9, 300}, DType::Float64,
+                          A({{"axis", i64(1)}, {"exclusive", excl}, {"reverse", rev}}),
+                          "several tiles"));
+        v.push_back(
+            along(op, {}, DType::Float32, A({{"axis", i64(0)}, {"exclusive", excl}}), "0-d"));
+      }
+    }
+    v.push_back(along(op, {0, 4}, DType::Float32, A({{"axis", i64(1)}}), "empty"));
+    v.push_back(along(op, {4, 0}, DType::Int32, A({{"axis", i64(1)}}), "empty axis"));
+    v.push_back(along(op, {200, 50}, DType::Int8, A({{"axis", i64(1)}}), "int8 wraps"));
+  }
+  for (DType t : kAll) {
+    v.push_back(along("Sort", {33, 7}, t, A({})));
+    v.push_back(along("Sort", {5, 40, 3}, t, A({{"axis", i64(1)}, {"descending", true}})));
+    v.push_back(along("TopK", {33, 17}, t, A({{"k", i64(5)}})));
+    v.push_back(along("TopK", {4, 3, 9}, t, A({{"k", i64(9)}, {"sorted", false}})));
+  }
+  for (bool desc : {false, true}) {
+    for (int64_t axis : {0, -1}) {
+      KernelCase c = along("Sort", {37, 300}, DType::Float32,
+                           A({{"axis", i64(axis)}, {"descending", desc}}), "nan and inf");
+      c.make_inputs = [] { return std::vector<Tensor>{with_nans({37, 300}, DType::Float32)}; };
+      v.push_back(c);
+    }
+    // Many ties: stability decides the indices.
+    KernelCase c = along("Sort", {50, 101}, DType::Int32, A({{"descending", desc}}), "ties");
+    c.inputs[0] = {{50, 101}, DType::Int32, Gen::Int, 0, 4};
+    v.push_back(c);
+    v.push_back(along("Sort", {}, DType::Float32, A({{"descending", desc}}), "0-d"));
+    v.push_back(along("Sort", {0, 5}, DType::Float32, A({{"axis", i64(0)}}), "empty"));
+    v.push_back(along("Sort", {1000}, DType::Float64, A({{"descending", desc}}), "1-d"));
+  }
+  for (bool sorted : {false, true}) {
+    KernelCase c = along("TopK", {37, 300}, DType::Float32, A({{"k", i64(20)}, {"sorted", sorted}}),
+                         "nan and inf");
+    c.make_inputs = [] { return std::vector<Tensor>{with_nans({37, 300}, DType::Float32)}; };
+    v.push_back(c);
+    KernelCase t =
+        along("TopK", {20, 64}, DType::Int16, A({{"k", i64(10)}, {"sorted", sorted}}), "ties");
+    t.inputs[0] = {{20, 64}, DType::Int16, Gen::Int, 0, 3};
+    v.push_back(t);
+    v.push_back(
+        along("TopK", {6, 5}, DType::Float32, A({{"k", i64(0)}, {"sorted", sorted}}), "k 0"));
+    v.push_back(along("TopK", {}, DType::Float32, A({{"k", i64(1)}, {"sorted", sorted}}), "0-d"));
+    v.push_back(
+        along("TopK", {0, 5}, DType::Float32, A({{"k", i64(2)}, {"sorted", sorted}}), "empty"));
+    v.push_back(
+        along("TopK", {2, 2000}, DType::Float64, A({{"k", i64(7)}, {"sorted", sorted}}), "long"));
+  }
+}
+
 }  // namespace
 
 std::vector<KernelCase> reduce_cases() {
@@ -149,6 +227,7 @@ std::vector<KernelCase> reduce_cases() {
       v.push_back(c);
     }
   }
+  scan_sort_cases(v);
   return v;
 }
 

@@ -5,3 +5,7 @@ from mycel.ops.function.array_func import *  # noqa: F401,F403
 from mycel.ops.function.random_func import *  # noqa: F401,F403
 from mycel.ops.function.resample_func import *  # noqa: F401,F403
 from mycel.ops.function.loss_func import *  # noqa: F401,F403
+from mycel.ops.function.sort_scan_func import *  # noqa: F401,F403
+from mycel.ops.function.layout_func import *  # noqa: F401,F403
+from mycel.ops.function.einsum_func import *  # noqa: F401,F403
+from mycel.ops.function.unary_func import *  # noqa: F401,F403

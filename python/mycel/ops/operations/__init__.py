@@ -82,3 +82,8 @@ __all__ += ["ReduceOp"]
 # MindSpore spellings that differ from the table name.
 Gelu = globals()["GeLU"]
 __all__ += ["Gelu"]
+
+# Primitives composed from the table's (ops/operations/composed_ops.py).
+from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # noqa: E402
+                                               Einsum, Invert, Inv, Softsign)
+__all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]

@@ -1,0 +1,41 @@
+"""Elementwise functions MindSpore 2.x programs use that compose from op-table primitives:
+bitwise not (invert), inv (the reciprocal) and softsign."""
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.primitive import constexpr
+
+_INT_OR_BOOL = (_C.bool, _C.int8, _C.uint8, _C.int16, _C.int32, _C.int64)
+
+
+@constexpr
+def _check_int_or_bool(dtype, op):
+    if dtype not in _INT_OR_BOOL:
+        raise TypeError(f"For '{op}', the input must be a bool or integer tensor, but got "
+                        f"{dtype}.")
+    return dtype == _C.bool
+
+
+def invert(x):
+    """Bitwise not: ~x for integer tensors (two's complement: -1 - x, exact in every width,
+    uint8 included), logical not for bool tensors."""
+    x = as_tensor(x)
+    if _check_int_or_bool(x.dtype, "invert"):
+        return prim("LogicalNot")(x)
+    return prim("Sub")(-1, x)
+
+
+bitwise_not = invert
+
+
+def inv(x):
+    """1 / x, elementwise (integer inputs compute in float32), as ops.reciprocal."""
+    return prim("Reciprocal")(x)
+
+
+def softsign(x):
+    """x / (1 + |x|), elementwise."""
+    x = as_tensor(x)
+    return prim("Div")(x, prim("Add")(prim("Abs")(x), 1.0))
+
+
+__all__ = ["invert", "bitwise_not", "inv", "softsign"]

@@ -1,0 +1,11 @@
+"""MindSpore's ``mindspore.ops.operations.array_ops``: shape and data-movement primitives that programs import
+from there (``from mindspore.ops.operations.array_ops import ...``). The classes are those of
+mycel.ops.operations; this module lists the ones MindSpore defines in array_ops and mycel has."""
+from mycel.ops import operations as _P
+
+__all__ = ["Argmax", "Argmin", "BroadcastTo", "Cast", "Concat", "ExpandDims", "Fill", "Gather",
+           "GatherD", "OnesLike", "Range", "Reshape", "ReverseV2", "ScatterNd", "Select", "Sort",
+           "Split", "Squeeze", "Stack", "StridedSlice", "TensorScatterUpdate", "Tile", "TopK",
+           "Transpose", "Tril", "Triu", "UnsortedSegmentSum", "ZerosLike"]
+
+globals().update((_n, getattr(_P, _n)) for _n in __all__)

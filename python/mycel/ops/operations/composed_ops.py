@@ -1,0 +1,100 @@
+"""Primitive classes of MindSpore 2.x that mycel composes from op-table primitives (the
+functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll, Einsum,
+Invert, Inv, Softsign. They are Primitives with their own __call__, which graph mode parses
+like any function, so both modes and gradients come from the ops they are built of."""
+from mycel.ops.primitive import Primitive
+from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u)
+
+
+class _Composed(Primitive):
+    """A primitive that is a composition: no op-table entry, attributes kept on the object."""
+
+    def __init__(self, **attrs):  # noqa: D107 (no op-table handle to build)
+        self.name = type(self).__name__
+        self._attrs = dict(attrs)
+
+    @property
+    def attrs(self):
+        return dict(self._attrs)
+
+
+class _Triangle(_Composed):
+    _lower = True
+
+    def __init__(self, diagonal=0):
+        super().__init__(diagonal=diagonal)
+        self.diagonal = diagonal
+
+    def __call__(self, x):
+        return _l.tril(x, self.diagonal) if self._lower else _l.triu(x, self.diagonal)
+
+
+class Tril(_Triangle):
+    """Tril(diagonal=0)(x): the lower triangle of the last two dims (ops.tril)."""
+    _lower = True
+
+
+class Triu(_Triangle):
+    """Triu(diagonal=0)(x): the upper triangle of the last two dims (ops.triu)."""
+    _lower = False
+
+
+class ReverseV2(_Composed):
+    """ReverseV2(axis)(input_x): the elements reversed along each axis in axis (ops.flip)."""
+
+    def __init__(self, axis):
+        super().__init__(axis=axis)
+        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+
+    def __call__(self, input_x):
+        return _l.flip(input_x, self.axis)
+
+
+class Roll(_Composed):
+    """Roll(shift, axis)(input_x): elements shifted by shift along axis, wrapping (ops.roll)."""
+
+    def __init__(self, shift, axis):
+        super().__init__(shift=shift, axis=axis)
+        self.shift = tuple(shift) if isinstance(shift, list) else shift
+        self.axis = tuple(axis) if isinstance(axis, list) else axis
+
+    def __call__(self, input_x):
+        return _l.roll(input_x, self.shift, self.axis)
+
+
+class Einsum(_Composed):
+    """Einsum(equation)(x): Einstein summation over the tuple of tensors x (ops.einsum)."""
+
+    def __init__(self, equation):
+        if not isinstance(equation, str):
+            raise TypeError(f"For 'Einsum', the 'equation' must be a str, but got "
+                            f"{type(equation).__name__}.")
+        super().__init__(equation=equation)
+        self.equation = equation
+
+    def __call__(self, x):
+        return _e.einsum(self.equation, *x)
+
+
+class Invert(_Composed):
+    """Invert()(x): bitwise not of an integer or bool tensor (ops.invert)."""
+
+    def __call__(self, x):
+        return _u.invert(x)
+
+
+class Inv(_Composed):
+    """Inv()(x): 1 / x elementwise (ops.inv)."""
+
+    def __call__(self, x):
+        return _u.inv(x)
+
+
+class Softsign(_Composed):
+    """Softsign()(x): x / (1 + |x|) elementwise (ops.softsign)."""
+
+    def __call__(self, x):
+        return _u.softsign(x)
+
+
+__all__ = ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]

@@ -1,0 +1,13 @@
+"""MindSpore's ``mindspore.ops.operations.math_ops``: math primitives that programs import
+from there (``from mindspore.ops.operations.math_ops import ...``). The classes are those of
+mycel.ops.operations; this module lists the ones MindSpore defines in math_ops and mycel has."""
+from mycel.ops import operations as _P
+
+__all__ = ["Abs", "Add", "AssignAdd", "BatchMatMul", "Cos", "CumProd", "CumSum", "Div", "Einsum",
+           "Equal", "Erf", "Exp", "FloorDiv", "FloorMod", "Greater", "GreaterEqual", "Inv",
+           "Invert", "Less", "LessEqual", "Log", "Log1p", "LogicalAnd", "LogicalNot", "LogicalOr",
+           "MatMul", "Maximum", "Minimum", "Mod", "Mul", "Neg", "NotEqual", "Pow", "Reciprocal",
+           "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Roll", "Rsqrt",
+           "Sign", "Sin", "Sqrt", "Square", "Sub"]
+
+globals().update((_n, getattr(_P, _n)) for _n in __all__)

@@ -1,0 +1,13 @@
+"""MindSpore's ``mindspore.ops.operations.nn_ops``: neural-network primitives that programs import
+from there (``from mindspore.ops.operations.nn_ops import ...``). The classes are those of
+mycel.ops.operations; this module lists the ones MindSpore defines in nn_ops and mycel has."""
+from mycel.ops import operations as _P
+
+__all__ = ["Adam", "AdamWeightDecay", "ApplyAdaMax", "ApplyAdadelta", "ApplyAdagrad",
+           "ApplyCenteredRMSProp", "ApplyFtrl", "ApplyMomentum", "ApplyRMSProp", "AvgPool",
+           "BatchNorm", "BiasAdd", "Conv2D", "Conv2DBackpropInput", "Dropout", "Flatten", "GeLU",
+           "Gelu", "LayerNorm", "LogSoftmax", "MaxPool", "OneHot", "Pad", "ReLU", "ReLU6", "SGD",
+           "Sigmoid", "Softmax", "SoftmaxCrossEntropyWithLogits", "Softplus", "Softsign",
+           "SparseSoftmaxCrossEntropyWithLogits", "Tanh"]
+
+globals().update((_n, getattr(_P, _n)) for _n in __all__)

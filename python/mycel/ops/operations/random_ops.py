@@ -1,0 +1,8 @@
+"""MindSpore's ``mindspore.ops.operations.random_ops``: random primitives that programs import
+from there (``from mindspore.ops.operations.random_ops import ...``). The classes are those of
+mycel.ops.operations; this module lists the ones MindSpore defines in random_ops and mycel has."""
+from mycel.ops import operations as _P
+
+__all__ = ["StandardNormal", "UniformReal"]
+
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
