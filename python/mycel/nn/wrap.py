@@ -7,6 +7,7 @@ from mycel.nn.cell import Cell
 from mycel.ops.composite import depend
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
+from mycel.ops.primitive import constexpr
 
 _FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 
@@ -287,9 +288,14 @@ def _micro_batch(x, i, k):
     """Micro-batch i of k of x along axis 0 (x itself when it is not a Tensor or is 0-d)."""
     if not isinstance(x, Tensor) or x.ndim == 0:
         return x
-    n = x.shape[0]
-    if n % k != 0:
-        raise ValueError(f"For 'GradAccumulationCell', the batch size {n} of an input of shape "
-                         f"{tuple(x.shape)} is not a multiple of micro_size {k}.")
-    m = n // k
+    m = _micro_rows(x.shape, k)
     return x[i * m:(i + 1) * m]
+
+
+@constexpr
+def _micro_rows(shape, k):
+    """Rows per micro-batch of a batch of `shape` (checked at compile time in GRAPH mode)."""
+    if shape[0] % k != 0:
+        raise ValueError(f"For 'GradAccumulationCell', the batch size {shape[0]} of an input of "
+                         f"shape {tuple(shape)} is not a multiple of micro_size {k}.")
+    return shape[0] // k
