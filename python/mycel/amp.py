@@ -97,8 +97,8 @@ def _check_dtype(dtype, who):
 def auto_mixed_precision(network, amp_level="O0", dtype=_C.bfloat16):
     """Returns `network` set up for mixed precision at `amp_level` ("O0", "O1", "O2" or
     "O3"; see the module's doc) computing in `dtype` (mycel.bfloat16, the default, or
-    mycel.float16). The network is changed in place. A network already set up at a level
-    other than O0 is returned as it is."""
+    mycel.float16). The network is changed in place (O1 on a single white-list layer returns
+    it wrapped). A network already set up at a level other than O0 is returned as it is."""
     if not isinstance(network, Cell):
         raise TypeError(f"For 'auto_mixed_precision', the 'network' must be a Cell, but got "
                         f"{type(network).__name__}.")
@@ -108,10 +108,9 @@ def auto_mixed_precision(network, amp_level="O0", dtype=_C.bfloat16):
     _check_dtype(dtype, "auto_mixed_precision")
     if amp_level == "O0" or network.__dict__.get("_amp_level", "O0") != "O0":
         return network
-    if amp_level == "O1":
-        if isinstance(network, AMP_WHITE_LIST):
-            raise ValueError("For 'auto_mixed_precision', O1 needs a network that contains its "
-                             "layers; wrap a single layer in a Cell first.")
+    if amp_level == "O1" and isinstance(network, AMP_WHITE_LIST):
+        network = _OutputTo(network.to_float(dtype), _C.float32)  # a single listed layer
+    elif amp_level == "O1":
         _wrap_listed(network, AMP_WHITE_LIST, dtype, _C.float32)
     else:
         network.to_float(dtype)
@@ -215,19 +214,24 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
 
 
 def _tree_map(fn, inputs):
-    """fn applied to every Tensor of inputs (a Tensor, or nested tuples/lists of them)."""
+    """fn applied to every Tensor of inputs (a Tensor, or nested tuples/lists of them, given
+    back as tuples)."""
     if isinstance(inputs, (tuple, list)):
-        return type(inputs)(_tree_map(fn, x) for x in inputs)
+        out = ()
+        for x in inputs:
+            out = out + (_tree_map(fn, x),)
+        return out
     return fn(inputs)
 
 
 def _leaves(inputs):
+    """The Tensors of inputs (nested tuples/lists), as one tuple."""
     if isinstance(inputs, (tuple, list)):
-        out = []
+        out = ()
         for x in inputs:
-            out.extend(_leaves(x))
+            out = out + _leaves(x)
         return out
-    return [inputs]
+    return (inputs,)
 
 
 def all_finite(inputs, status=None):
