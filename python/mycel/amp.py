@@ -31,8 +31,8 @@ from mycel import nn
 from mycel._mycel import Tensor
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
-from mycel.nn.optim.optimizer import Optimizer
-from mycel.nn.wrap import TrainOneStepCell, TrainOneStepWithLossScaleCell, all_finite_flag
+from mycel.nn.wrap import (TrainOneStepCell, TrainOneStepWithLossScaleCell, all_finite_flag,
+                           check_step_args)
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
 from mycel.train.loss_scale_manager import DynamicLossScaleManager, LossScaleManager
@@ -88,6 +88,12 @@ def _wrap_listed(network, classes, compute, output):
             _wrap_listed(sub, classes, compute, output)
 
 
+def _check_level(level, who, name):
+    if level not in _LEVELS:
+        raise ValueError(f"For '{who}', the '{name}' must be one of {', '.join(_LEVELS)}, but "
+                         f"got {level!r}.")
+
+
 def _check_dtype(dtype, who):
     if dtype not in (_C.float16, _C.bfloat16):
         raise ValueError(f"For '{who}', the 'dtype' must be mycel.bfloat16 or mycel.float16, "
@@ -102,9 +108,7 @@ def auto_mixed_precision(network, amp_level="O0", dtype=_C.bfloat16):
     if not isinstance(network, Cell):
         raise TypeError(f"For 'auto_mixed_precision', the 'network' must be a Cell, but got "
                         f"{type(network).__name__}.")
-    if amp_level not in _LEVELS:
-        raise ValueError(f"For 'auto_mixed_precision', the 'amp_level' must be one of "
-                         f"{', '.join(_LEVELS)}, but got {amp_level!r}.")
+    _check_level(amp_level, "auto_mixed_precision", "amp_level")
     _check_dtype(dtype, "auto_mixed_precision")
     if amp_level == "O0" or network.__dict__.get("_amp_level", "O0") != "O0":
         return network
@@ -165,15 +169,8 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     default: DynamicLossScaleManager()) has an update cell or a scale other than 1, else in
     TrainOneStepCell. kwargs: cast_model_type, keep_batchnorm_fp32, loss_scale_manager.
     boost_level must be "O0" (no boost algorithms here)."""
-    if not isinstance(network, Cell):
-        raise TypeError(f"For 'build_train_network', the 'network' must be a Cell, but got "
-                        f"{type(network).__name__}.")
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"For 'build_train_network', the 'optimizer' must be an nn Optimizer, "
-                        f"but got {type(optimizer).__name__}.")
-    if level not in _LEVELS:
-        raise ValueError(f"For 'build_train_network', the 'level' must be one of "
-                         f"{', '.join(_LEVELS)}, but got {level!r}.")
+    check_step_args("build_train_network", network, optimizer)
+    _check_level(level, "build_train_network", "level")
     if boost_level != "O0":
         raise ValueError(f"For 'build_train_network', only boost_level 'O0' is supported, but "
                          f"got {boost_level!r}.")

@@ -139,7 +139,7 @@ def test_set_sense_scale_and_argument_errors():
         nn.DynamicLossScaleUpdateCell(8.0, 2, 0)
     with pytest.raises(ValueError, match="scale_factor"):
         nn.DynamicLossScaleUpdateCell(8.0, 1, 10)
-    with pytest.raises(ValueError, match="loss scale"):
+    with pytest.raises(ValueError, match="loss_scale"):
         nn.FixedLossScaleUpdateCell(0.5)
 
 

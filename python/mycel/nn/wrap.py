@@ -30,6 +30,17 @@ class WithLossCell(Cell):
         return self._backbone
 
 
+def check_step_args(who, network, optimizer):
+    """TypeErrors naming `who` unless network is a Cell and optimizer an nn Optimizer."""
+    from mycel.nn.optim.optimizer import Optimizer
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '{who}', the 'network' must be a Cell, but got "
+                        f"{type(network).__name__}.")
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"For '{who}', the 'optimizer' must be an nn Optimizer, but got "
+                        f"{type(optimizer).__name__}.")
+
+
 class TrainOneStepCell(Cell):
     """TrainOneStepCell(network, optimizer, sens=None): one training step as a Cell. Called
     with the network's inputs, it computes the loss and the gradients of the optimizer's
@@ -44,14 +55,8 @@ class TrainOneStepCell(Cell):
 
     def __init__(self, network, optimizer, sens=None):
         super().__init__(auto_prefix=False)
-        from mycel.nn.optim.optimizer import Optimizer
         from mycel.ops.composite import value_and_grad
-        if not isinstance(network, Cell):
-            raise TypeError(f"For 'TrainOneStepCell', the 'network' must be a Cell, but got "
-                            f"{type(network).__name__}.")
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an nn Optimizer, "
-                            f"but got {type(optimizer).__name__}.")
+        check_step_args("TrainOneStepCell", network, optimizer)
         self.network = network
         self.optimizer = optimizer
         self.weights = optimizer.parameters
@@ -81,11 +86,24 @@ class TrainOneStepCell(Cell):
         return depend(loss, self.optimizer(grads))
 
 
-def _positive_scale(value, who):
+def check_loss_scale(value, who, name="loss_scale"):
+    """value as a float, or a ValueError naming `who` unless it is a number >= 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1:
-        raise ValueError(f"For '{who}', the loss scale must be a number >= 1, but got "
+        raise ValueError(f"For '{who}', the '{name}' must be a number >= 1, but got "
                          f"{value!r}.")
     return float(value)
+
+
+def check_dynamic_scale(who, scale_factor, scale_window):
+    """ValueErrors naming `who` unless scale_factor is a number > 1 and scale_window a
+    positive int (a dynamic loss scale's settings)."""
+    if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)) or \
+            not scale_factor > 1:
+        raise ValueError(f"For '{who}', the 'scale_factor' must be a number greater than 1, but "
+                         f"got {scale_factor!r}.")
+    if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window <= 0:
+        raise ValueError(f"For '{who}', the 'scale_window' must be a positive int, but got "
+                         f"{scale_window!r}.")
 
 
 def all_finite_flag(tensors):
@@ -111,7 +129,7 @@ class FixedLossScaleUpdateCell(Cell):
 
     def __init__(self, loss_scale_value):
         super().__init__()
-        self.loss_scale_value = _positive_scale(loss_scale_value, "FixedLossScaleUpdateCell")
+        self.loss_scale_value = check_loss_scale(loss_scale_value, "FixedLossScaleUpdateCell")
 
     def get_loss_scale(self):
         """The loss scale."""
@@ -131,15 +149,8 @@ class DynamicLossScaleUpdateCell(Cell):
 
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
-        self.loss_scale_value = _positive_scale(loss_scale_value, "DynamicLossScaleUpdateCell")
-        if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)) or \
-                not scale_factor > 1:
-            raise ValueError(f"For 'DynamicLossScaleUpdateCell', the 'scale_factor' must be a "
-                             f"number greater than 1, but got {scale_factor!r}.")
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or \
-                scale_window <= 0:
-            raise ValueError(f"For 'DynamicLossScaleUpdateCell', the 'scale_window' must be a "
-                             f"positive int, but got {scale_window!r}.")
+        self.loss_scale_value = check_loss_scale(loss_scale_value, "DynamicLossScaleUpdateCell")
+        check_dynamic_scale("DynamicLossScaleUpdateCell", scale_factor, scale_window)
         self.scale_factor = float(scale_factor)
         self.scale_window = scale_window
         # Good steps since the last overflow or growth of the scale.

@@ -2,7 +2,8 @@
 loss scale's settings for ``Model(..., loss_scale_manager=...)`` and
 ``amp.build_train_network``, and give the update cell that ``nn.TrainOneStepWithLossScaleCell``
 runs each step (``get_update_cell``)."""
-from mycel.nn.wrap import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+from mycel.nn.wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,
+                           check_dynamic_scale, check_loss_scale)
 
 
 class LossScaleManager:
@@ -21,12 +22,6 @@ class LossScaleManager:
         raise NotImplementedError
 
 
-def _check_scale(value, who, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1:
-        raise ValueError(f"For '{who}', the '{name}' must be a number >= 1, but got {value!r}.")
-    return float(value)
-
-
 class FixedLossScaleManager(LossScaleManager):
     """FixedLossScaleManager(loss_scale=128.0, drop_overflow_update=True): a constant loss
     scale. With drop_overflow_update a step whose gradients overflow skips its update (the
@@ -35,7 +30,7 @@ class FixedLossScaleManager(LossScaleManager):
     the gradients)."""
 
     def __init__(self, loss_scale=128.0, drop_overflow_update=True):
-        self._loss_scale = _check_scale(loss_scale, "FixedLossScaleManager", "loss_scale")
+        self._loss_scale = check_loss_scale(loss_scale, "FixedLossScaleManager")
         if not isinstance(drop_overflow_update, bool):
             raise TypeError(f"For 'FixedLossScaleManager', the 'drop_overflow_update' must be "
                             f"a bool, but got {type(drop_overflow_update).__name__}.")
@@ -67,16 +62,9 @@ class DynamicLossScaleManager(LossScaleManager):
     ``get_update_cell`` gives the DynamicLossScaleUpdateCell the training step runs."""
 
     def __init__(self, init_loss_scale=2 ** 24, scale_factor=2, scale_window=2000):
-        self.loss_scale = _check_scale(init_loss_scale, "DynamicLossScaleManager",
-                                       "init_loss_scale")
-        if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)) or \
-                not scale_factor > 1:
-            raise ValueError(f"For 'DynamicLossScaleManager', the 'scale_factor' must be a "
-                             f"number greater than 1, but got {scale_factor!r}.")
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or \
-                scale_window <= 0:
-            raise ValueError(f"For 'DynamicLossScaleManager', the 'scale_window' must be a "
-                             f"positive int, but got {scale_window!r}.")
+        self.loss_scale = check_loss_scale(init_loss_scale, "DynamicLossScaleManager",
+                                           "init_loss_scale")
+        check_dynamic_scale("DynamicLossScaleManager", scale_factor, scale_window)
         self.scale_factor = scale_factor
         self.scale_window = scale_window
         self.increase_ratio = scale_factor
