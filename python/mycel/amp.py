@@ -35,7 +35,8 @@ from mycel.nn.wrap import (TrainOneStepCell, TrainOneStepWithLossScaleCell, all_
                            check_step_args)
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
-from mycel.train.loss_scale_manager import DynamicLossScaleManager, LossScaleManager
+from mycel.train.loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,
+                                            LossScaleManager)
 
 _LEVELS = ("O0", "O1", "O2", "O3")
 _FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
@@ -324,5 +325,6 @@ class DynamicLossScaler(StaticLossScaler):
 
 
 __all__ = ["auto_mixed_precision", "build_train_network", "all_finite", "init_status",
-           "LossScaler", "StaticLossScaler", "DynamicLossScaler", "AMP_WHITE_LIST",
+           "LossScaler", "StaticLossScaler", "DynamicLossScaler", "LossScaleManager",
+           "FixedLossScaleManager", "DynamicLossScaleManager", "AMP_WHITE_LIST",
            "AMP_BLACK_LIST"]

@@ -3,8 +3,9 @@
 - auto_mixed_precision's levels: which cells compute in bfloat16 (or float16), what stays
   float32, outputs against the float32 network within bfloat16's precision, Parameter names
   and dtypes unchanged;
-- LeNet-5 trained with O2 in bfloat16 follows the float32 loss curve within 2% (the mean loss
-  of every 10-step window) on a Fashion-MNIST subset;
+- LeNet-5 (a Fashion-MNIST subset) and a small Transformer encoder (synthetic sequences)
+  trained with O2 in bfloat16 follow the float32 loss curve within 2% (the mean loss of every
+  10-step window);
 - build_train_network and Model(amp_level=...) pick the training step by level and manager;
 - all_finite, StaticLossScaler and DynamicLossScaler against numpy and the documented rule;
 - the bfloat16 compute ops (MatMul, BatchMatMul, Conv2D and its gradients, elementwise,
@@ -130,6 +131,44 @@ def test_lenet_o2_bf16_follows_the_float32_loss_curve(mode):
     assert w32[-1] < 0.75 * w32[0]  # it learns
     np.testing.assert_array_less(np.abs(w16 / w32 - 1), 0.02)
     assert not np.array_equal(fp32, bf16)  # and the O2 run did compute in bfloat16
+
+
+class _Encoder(nn.Cell):
+    """A small Transformer encoder classifier: Dense embedding, one encoder layer, mean over
+    the sequence, Dense head."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Dense(8, 32)
+        self.layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        self.head = nn.Dense(32, 4)
+
+    def construct(self, x):
+        return self.head(self.layer(self.emb(x)).mean(1))
+
+
+def test_transformer_encoder_o2_bf16_follows_the_float32_loss_curve(mode):
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((30, 16, 10, 8)).astype(np.float32)
+    ys = ((xs[..., 0].mean(-1) > 0) + 2 * (xs[..., 1].mean(-1) > 0)).astype(np.int32)
+    curves = []
+    for level in (None, "O2"):
+        ms.set_seed(1)
+        net = _Encoder()
+        opt = nn.Adam(net.trainable_params(), 1e-3)
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        if level is None:
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        else:
+            step = amp.build_train_network(net, opt, loss, level=level)
+            assert net(T(xs[0])).dtype == ms.bfloat16  # LayerNorms in float32, the rest bf16
+        step.set_train()
+        out = [step(T(x), T(y)) for x, y in zip(xs, ys)]
+        curves.append(np.array([float((r[0] if isinstance(r, tuple) else r).asnumpy())
+                                for r in out]))
+    w32, w16 = (c.reshape(-1, 10).mean(1) for c in curves)
+    assert w32[-1] < w32[0]
+    np.testing.assert_array_less(np.abs(w16 / w32 - 1), 0.02)
 
 
 def test_build_train_network_picks_the_step():
