@@ -114,7 +114,7 @@ inline void run_binary(const Tensor& a, const Tensor& b, const Tensor& o, Binary
 
 // y[i] = float(x[i * ex]) for i < n (ex in elements; 0 repeats one value).
 void bf16_to_f32(const bfloat16* x, int64_t ex, float* y, int64_t n);
-// y[i * ey] = bfloat16(x[i]) for i < n: round to nearest even, NaN kept (saturate_cast's rule).
+// y[i * ey] = bfloat16(x[i]) for i < n (half.h's branch-free rounding, vectorised).
 void f32_to_bf16(const float* x, bfloat16* y, int64_t ey, int64_t n);
 
 inline constexpr int64_t kBf16Block = 1024;

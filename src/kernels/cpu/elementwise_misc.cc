@@ -1,7 +1,6 @@
 // CPU kernels of Select, Cast and the fills (ZerosLike, OnesLike, Fill), and the bfloat16
 // converters of elementwise.h.
 #include <algorithm>
-#include <bit>
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vec_load.h"
@@ -107,19 +106,11 @@ MC_EW_CLONES void bf16_to_f32(const bfloat16* x, int64_t ex, float* y, int64_t n
 }
 
 MC_EW_CLONES void f32_to_bf16(const float* x, bfloat16* y, int64_t ey, int64_t n) {
-  uint16_t* yb = reinterpret_cast<uint16_t*>(y);
-  // bfloat16(float)'s rounding without its branch, so the loop vectorises.
-  auto round = [](float f) -> uint16_t {
-    const uint32_t u = std::bit_cast<uint32_t>(f);
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const uint32_t quiet = (u >> 16) | 0x40u;
-    return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
-  };
   if (ey == 1) {
-    for (int64_t i = 0; i < n; ++i) yb[i] = round(x[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = bfloat16(x[i]);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) yb[i * ey] = round(x[i]);
+  for (int64_t i = 0; i < n; ++i) y[i * ey] = bfloat16(x[i]);
 }
 
 }  // namespace ew

@@ -230,6 +230,8 @@ void pool_cases(std::vector<KernelCase>& v) {
                 {"pad_mode", S("pad")},
                 {"pad", ints({1})}}),
              DType::BFloat16, "pad 1", Gen::Int);
+    add_pool(v, op, {4, 6, 28, 28}, A({{"kernel_size", ints({2})}, {"strides", ints({2})}}),
+             DType::BFloat16, "lenet 2x2");
   }
   // Overlapping windows (stride < kernel) with ties and padding, in float64, for the max family.
   add_pool(v, "MaxPool", {2, 3, 9, 11},
