@@ -140,8 +140,21 @@ void conv_cases(std::vector<KernelCase>& v) {
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float64, "empty batch"});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("same")}}), DType::Float16, ""});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("valid")}}), DType::BFloat16, ""});
-  // bfloat16 on oneDNN's bf16 primitives: LeNet's layers (threaded too), stride, padding,
-  // dilation and groups.
+  // bfloat16: LeNet's layers (threaded too) and narrow groups run converted to float32;
+  // 32 channels per group and more run on oneDNN's bf16 primitives (bf16_wins), all passes.
+  add_conv(v, {{2, 32, 9, 9},
+               {32, 32, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::BFloat16,
+               "oneDNN bf16"});
+  add_conv(v, {{3, 64, 11, 10},
+               {64, 32, 3, 3},
+               A({{"pad_mode", S("pad")},
+                  {"pad", ints({1, 2, 0, 1})},
+                  {"stride", ints({2})},
+                  {"group", i64(2)}}),
+               DType::BFloat16,
+               "oneDNN bf16 stride groups"});
   add_conv(v, {{4, 1, 32, 32}, {6, 1, 5, 5}, A({}), DType::BFloat16, "lenet conv1"});
   add_conv(v, {{8, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::BFloat16, "lenet conv2 threaded"});
   add_conv(v, {{2, 8, 11, 10},
