@@ -89,6 +89,12 @@ def _wrap_listed(network, classes, compute, output):
             _wrap_listed(sub, classes, compute, output)
 
 
+def _check_network(network, who):
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '{who}', the 'network' must be a Cell, but got "
+                        f"{type(network).__name__}.")
+
+
 def _check_level(level, who, name):
     if level not in _LEVELS:
         raise ValueError(f"For '{who}', the '{name}' must be one of {', '.join(_LEVELS)}, but "
@@ -106,22 +112,56 @@ def auto_mixed_precision(network, amp_level="O0", dtype=_C.bfloat16):
     "O3"; see the module's doc) computing in `dtype` (mycel.bfloat16, the default, or
     mycel.float16). The network is changed in place (O1 on a single white-list layer returns
     it wrapped). A network already set up at a level other than O0 is returned as it is."""
-    if not isinstance(network, Cell):
-        raise TypeError(f"For 'auto_mixed_precision', the 'network' must be a Cell, but got "
-                        f"{type(network).__name__}.")
+    _check_network(network, "auto_mixed_precision")
     _check_level(amp_level, "auto_mixed_precision", "amp_level")
     _check_dtype(dtype, "auto_mixed_precision")
     if amp_level == "O0" or network.__dict__.get("_amp_level", "O0") != "O0":
         return network
-    if amp_level == "O1" and isinstance(network, AMP_WHITE_LIST):
-        network = _OutputTo(network.to_float(dtype), _C.float32)  # a single listed layer
-    elif amp_level == "O1":
-        _wrap_listed(network, AMP_WHITE_LIST, dtype, _C.float32)
+    if amp_level == "O1":
+        network = _apply_lists(network, dtype, white=AMP_WHITE_LIST)
     else:
-        network.to_float(dtype)
-        if amp_level == "O2":
-            _wrap_listed(network, AMP_BLACK_LIST, _C.float32, dtype)
+        network = _apply_lists(network, dtype, black=AMP_BLACK_LIST if amp_level == "O2" else ())
     object.__setattr__(network, "_amp_level", amp_level)
+    return network
+
+
+def get_white_list():
+    """The cell classes O1 computes in low precision (a copy of AMP_WHITE_LIST)."""
+    return list(AMP_WHITE_LIST)
+
+
+def get_black_list():
+    """The cell classes O2 keeps in float32 (a copy of AMP_BLACK_LIST)."""
+    return list(AMP_BLACK_LIST)
+
+
+def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=_C.bfloat16):
+    """Mixed precision with your own lists (exactly one of them): with white_list, the cells of
+    those classes compute in `dtype` and the rest in float32 (O1's rule); with black_list,
+    everything computes in `dtype` except the cells of those classes (O2's rule). Returns the
+    network, changed in place (a single white-listed cell comes back wrapped)."""
+    _check_network(network, "custom_mixed_precision")
+    if (white_list is None) == (black_list is None):
+        raise ValueError("For 'custom_mixed_precision', give exactly one of 'white_list' and "
+                         "'black_list'.")
+    classes = tuple(white_list if white_list is not None else black_list)
+    if not all(isinstance(c, type) and issubclass(c, Cell) for c in classes):
+        raise TypeError("For 'custom_mixed_precision', the lists must hold Cell classes.")
+    _check_dtype(dtype, "custom_mixed_precision")
+    return _apply_lists(network, dtype, white=classes if white_list is not None else None,
+                        black=classes if black_list is not None else None)
+
+
+def _apply_lists(network, dtype, white=None, black=None):
+    """O1's rule with `white`, or O2's with `black` (O3: black empty)."""
+    if white is not None:
+        if isinstance(network, white):
+            return _OutputTo(network.to_float(dtype), _C.float32)  # a single listed layer
+        _wrap_listed(network, white, dtype, _C.float32)
+        return network
+    network.to_float(dtype)
+    if black:
+        _wrap_listed(network, black, _C.float32, dtype)
     return network
 
 
@@ -324,7 +364,8 @@ class DynamicLossScaler(StaticLossScaler):
         return True
 
 
-__all__ = ["auto_mixed_precision", "build_train_network", "all_finite", "init_status",
+__all__ = ["auto_mixed_precision", "custom_mixed_precision", "get_white_list", "get_black_list",
+           "build_train_network", "all_finite", "init_status",
            "LossScaler", "StaticLossScaler", "DynamicLossScaler", "LossScaleManager",
            "FixedLossScaleManager", "DynamicLossScaleManager", "AMP_WHITE_LIST",
            "AMP_BLACK_LIST"]

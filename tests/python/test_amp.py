@@ -78,6 +78,27 @@ def test_levels_mark_the_right_cells():
     assert amp.auto_mixed_precision(_net(), "O0")._mixed_precision_type is None
 
 
+def test_custom_mixed_precision_and_lists(mode):
+    assert amp.get_white_list() == list(amp.AMP_WHITE_LIST)
+    assert nn.LayerNorm in amp.get_black_list() and nn.BatchNorm2d in amp.get_black_list()
+    x = T(rand(5, 2, 6, 6, seed=3))
+    want = _net()(x).asnumpy()
+    net = amp.custom_mixed_precision(_net(), white_list=[nn.Conv2d])
+    assert isinstance(net.conv, amp._OutputTo) and not isinstance(net.head, amp._OutputTo)
+    assert net.head._mixed_precision_type is None
+    out = net(x)
+    assert out.dtype == ms.float32
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=0.05, atol=0.05 * np.abs(want).max())
+    net = amp.custom_mixed_precision(_net(), black_list=[nn.Dense], dtype=ms.float16)
+    assert net.conv._mixed_precision_type == ms.float16
+    assert _inner(net.head)._mixed_precision_type == ms.float32
+    assert net(x).dtype == ms.float16
+    with pytest.raises(ValueError, match="exactly one"):
+        amp.custom_mixed_precision(_net(), white_list=[nn.Dense], black_list=[nn.LayerNorm])
+    with pytest.raises(TypeError, match="Cell classes"):
+        amp.custom_mixed_precision(_net(), white_list=["Dense"])
+
+
 @pytest.mark.parametrize("level,out_dtype", [("O1", ms.float32), ("O2", ms.bfloat16),
                                              ("O3", ms.bfloat16)])
 def test_levels_compute_close_to_float32(mode, level, out_dtype):

@@ -124,6 +124,19 @@ def test_tensor_scale_sense_equals_unscaled_training(mode):
         np.testing.assert_array_equal(a, b)
 
 
+def test_overflow_methods():
+    net = _dense_net()
+    step = nn.TrainOneStepWithLossScaleCell(net, nn.SGD(net.trainable_params(), 0.1),
+                                            nn.DynamicLossScaleUpdateCell(8.0, 2, 5))
+    grads = (T(rand(2, 3)), T(np.array([1.0, np.inf], np.float32)))
+    status, same = step.start_overflow_check(None, grads)
+    assert same is grads
+    assert bool(step.get_overflow_status(status, grads).asnumpy())
+    assert not bool(step.get_overflow_status(status, grads[:1]).asnumpy())
+    assert bool(step.process_loss_scale(ms.Tensor(True)).asnumpy())
+    assert float(step.scale_sense.asnumpy()) == 4.0  # the update cell ran
+
+
 def test_set_sense_scale_and_argument_errors():
     net = _dense_net()
     opt = nn.SGD(net.trainable_params(), 0.1)

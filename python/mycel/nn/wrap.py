@@ -221,6 +221,22 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
                             f"{type(sens).__name__}.")
         self.scale_sense.set_data(sens.astype(_C.float32).reshape(()))
 
+    def get_overflow_status(self, status, compute_output):
+        """A bool Tensor: whether some element of the tensors in compute_output (the
+        gradients) is inf or NaN. `status` (start_overflow_check's) is not needed here."""
+        return _math.logical_not(all_finite_flag(compute_output))
+
+    def start_overflow_check(self, pre_cond, compute_input):
+        """(status, compute_input): this backend keeps no overflow status, so the status is a
+        placeholder and compute_input comes back as it is."""
+        return Tensor(0, _C.int32), compute_input
+
+    def process_loss_scale(self, overflow):
+        """Runs the update cell on the scale (if there is one) and returns overflow."""
+        if self.loss_scaling_manager is not None:
+            return self.loss_scaling_manager(self.scale_sense, overflow)
+        return overflow
+
     def construct(self, *inputs):
         scale = self.scale_sense * 1.0  # this step's scale, before the update cell moves it
         (_, loss), grads = self.grad_fn(scale, *inputs)
@@ -230,9 +246,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         grads = unscaled
         if self.reducer_flag:
             grads = self.grad_reducer(grads)
-        overflow = _math.logical_not(all_finite_flag(grads))
-        if self.loss_scaling_manager is not None:
-            overflow = self.loss_scaling_manager(self.scale_sense, overflow)
+        overflow = self.process_loss_scale(self.get_overflow_status(None, grads))
         saved = ()
         for p in self._state:
             saved = saved + (p * 1,)
