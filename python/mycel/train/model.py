@@ -94,9 +94,11 @@ class Model:
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(f"For 'Model', the 'optimizer' must be an nn Optimizer, but got "
                             f"{type(optimizer).__name__}.")
-        if amp_level not in ("O0", "O1", "O2", "O3"):
+        if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
             raise ValueError(f"For 'Model', the 'amp_level' must be one of O0, O1, O2, O3, "
-                             f"but got {amp_level!r}.")
+                             f"auto, but got {amp_level!r}.")
+        if amp_level == "auto":  # MindSpore's per-device recommendation: O0 on a CPU
+            amp_level = "O0"
         if eval_indexes is not None and (len(eval_indexes) != 3 or eval_network is None):
             raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and three "
                              "indexes (loss, outputs, label).")
