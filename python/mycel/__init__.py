@@ -46,6 +46,7 @@ from mycel.version import __version__  # noqa: E402,F401
 __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_context",
            "GRAPH_MODE", "PYNATIVE_MODE", "jit", "mutable", "grad", "value_and_grad", "vjp", "jvp",
            "jacfwd", "jacrev", "Parameter", "ops", "nn", "numpy", "context", "parallel",
-           "communication", "amp", "ParallelMode", "set_auto_parallel_context",
+           "communication", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "bool_", "int8",
-           "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+           "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+           "amp"]
