@@ -32,6 +32,7 @@ from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
                          load_param_into_net)
 from mycel.train import export, load, Model  # noqa: E402,F401
 from mycel import train  # noqa: E402,F401
+from mycel import amp  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
                             get_auto_parallel_context, reset_auto_parallel_context)
@@ -47,4 +48,5 @@ __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_c
            "jacfwd", "jacrev", "Parameter", "ops", "nn", "numpy", "context", "parallel",
            "communication", "Layout", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "bool_", "int8",
-           "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+           "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+           "amp"]

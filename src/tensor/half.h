@@ -59,13 +59,13 @@ struct float16 {
 struct bfloat16 {
   uint16_t bits = 0;
   bfloat16() = default;
+  // Round to nearest even; a NaN stays a (quiet) NaN. A select, not a branch, so that loops
+  // converting float to bfloat16 vectorise.
   bfloat16(float f) {  // NOLINT: implicit by design
-    uint32_t x = std::bit_cast<uint32_t>(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) {
-      bits = static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
-    } else {
-      bits = static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-    }
+    const uint32_t x = std::bit_cast<uint32_t>(f);
+    const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (x >> 16) | 0x40u;
+    bits = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
   operator float() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
   static bfloat16 from_bits(uint16_t b) {

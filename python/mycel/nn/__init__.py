@@ -4,7 +4,9 @@ from mycel.nn.layer import *  # noqa: F401,F403
 from mycel.nn.layer import __all__ as _layers
 from mycel.nn.loss import *  # noqa: F401,F403
 from mycel.nn.loss import __all__ as _losses
-from mycel.nn.wrap import WithLossCell, TrainOneStepCell  # noqa: F401
+from mycel.nn.wrap import (WithLossCell, TrainOneStepCell,  # noqa: F401
+                           TrainOneStepWithLossScaleCell, DynamicLossScaleUpdateCell,
+                           FixedLossScaleUpdateCell, GradAccumulationCell)
 from mycel.nn.optim import *  # noqa: F401,F403
 from mycel.nn.optim import __all__ as _optims
 from mycel.nn.learning_rate_schedule import (LearningRateSchedule,  # noqa: F401
@@ -16,6 +18,8 @@ from mycel.nn.graph_cell import GraphCell  # noqa: F401
 from mycel.nn.grad_reducer import DistributedGradReducer  # noqa: F401
 
 __all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "DistributedGradReducer",
+            "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell",
+            "FixedLossScaleUpdateCell", "GradAccumulationCell",
             "LearningRateSchedule",
             "ExponentialDecayLR", "CosineDecayLR", "PiecewiseConstantLR", "piecewise_constant_lr",
             "exponential_decay_lr", "cosine_decay_lr"] + _layers + _losses + _optims)

@@ -7,3 +7,5 @@ from mycel.train.model import Model  # noqa: F401
 from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
 from mycel.train.metrics import Metric, Accuracy, Loss  # noqa: F401
+from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,  # noqa: F401
+                                            DynamicLossScaleManager)

@@ -9,7 +9,8 @@ mode each is one compiled graph, so a training step is one call into C++.
 import time
 from types import SimpleNamespace
 
-from mycel.common.dtype import float16
+from mycel import _mycel as _C
+from mycel import amp
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
@@ -18,15 +19,19 @@ from mycel.train.metrics import Loss, get_metrics
 
 
 class WithEvalCell(Cell):
-    """(loss, outputs, label) of the network on (data, label): what Model.eval measures."""
+    """(loss, outputs, label) of the network on (data, label): what Model.eval measures.
+    With add_cast_fp32 (a network in low precision) the outputs are cast to float32 first."""
 
-    def __init__(self, network, loss_fn):
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
         super().__init__(auto_prefix=False)
         self._network = network
         self._loss_fn = loss_fn
+        self._add_cast_fp32 = add_cast_fp32
 
     def construct(self, data, label):
         outputs = self._network(data)
+        if self._add_cast_fp32:
+            outputs = outputs.astype(_C.float32)
         return self._loss_fn(outputs, label), outputs, label
 
 
@@ -63,7 +68,8 @@ def _size(dataset):
 
 class Model:
     """Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-    eval_indexes=None, amp_level='O0'): train, evaluate and predict with `network`.
+    eval_indexes=None, amp_level='O0', boost_level='O0', **kwargs): train, evaluate and
+    predict with `network`.
 
     With loss_fn and optimizer, ``train`` steps ``TrainOneStepCell(WithLossCell(network,
     loss_fn), optimizer)``; without a loss_fn, `network` must already return the loss and
@@ -71,10 +77,17 @@ class Model:
     is the training step itself. ``eval`` needs metrics and either a loss_fn or an
     eval_network returning (loss, outputs, label) (eval_indexes picks them from a longer
     output).
+
+    Mixed precision: with amp_level O1-O3 or a loss_scale_manager (kwargs, with
+    keep_batchnorm_fp32 and cast_model_type), the training step is
+    ``amp.build_train_network(network, optimizer, loss_fn, amp_level, **kwargs)``: the network
+    computes in bfloat16 by the level's rules, the loss in float32, and a loss-scale manager
+    with an update cell makes it a TrainOneStepWithLossScaleCell (overflowing steps are
+    skipped). Without an optimizer the network is set up with ``amp.auto_mixed_precision``.
     """
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-                 eval_indexes=None, amp_level="O0", **kwargs):
+                 eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
         if not isinstance(network, Cell):
             raise TypeError(f"For 'Model', the 'network' must be a Cell, but got "
                             f"{type(network).__name__}.")
@@ -84,8 +97,8 @@ class Model:
         if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
             raise ValueError(f"For 'Model', the 'amp_level' must be one of O0, O1, O2, O3, "
                              f"auto, but got {amp_level!r}.")
-        if amp_level in ("O2", "O3"):
-            network.to_float(float16)
+        if amp_level == "auto":  # MindSpore's per-device recommendation: O0 on a CPU
+            amp_level = "O0"
         if eval_indexes is not None and (len(eval_indexes) != 3 or eval_network is None):
             raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and three "
                              "indexes (loss, outputs, label).")
@@ -94,15 +107,22 @@ class Model:
         self._optimizer = optimizer
         self._metric_fns = get_metrics(metrics)
         self._eval_indexes = tuple(eval_indexes) if eval_indexes is not None else (0, 1, 2)
-        if optimizer is not None:
+        use_amp = amp_level != "O0" or kwargs.get("loss_scale_manager") is not None
+        if optimizer is not None and use_amp:
+            self._train_network = amp.build_train_network(network, optimizer, loss_fn,
+                                                          amp_level, boost_level, **kwargs)
+        elif optimizer is not None:
             step_net = WithLossCell(network, loss_fn) if loss_fn is not None else network
             self._train_network = TrainOneStepCell(step_net, optimizer)
         else:
+            if amp_level != "O0":
+                amp.auto_mixed_precision(network, amp_level,
+                                         kwargs.get("cast_model_type", _C.bfloat16))
             self._train_network = network
         if eval_network is not None:
             self._eval_network = eval_network
         elif loss_fn is not None:
-            self._eval_network = WithEvalCell(network, loss_fn)
+            self._eval_network = WithEvalCell(network, loss_fn, amp_level in ("O2", "O3"))
         else:
             self._eval_network = None
 

@@ -301,6 +301,8 @@ template <class Op, class T>
 ew::BinaryLoop pick() {
   if constexpr (std::is_same_v<T, float> && F32<Op>::kHas)
     return F32<Op>::fn;
+  else if constexpr (std::is_same_v<T, bfloat16> && F32<Op>::kHas && !Op::kCompare)
+    return &ew::bf16_binary<F32<Op>::fn>;
   else
     return &binary_fn<Op, T>;
 }

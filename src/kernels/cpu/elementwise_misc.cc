@@ -1,7 +1,9 @@
-// CPU kernels of Select, Cast and the fills (ZerosLike, OnesLike, Fill).
+// CPU kernels of Select, Cast and the fills (ZerosLike, OnesLike, Fill), and the bfloat16
+// converters of elementwise.h.
 #include <algorithm>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -56,6 +58,27 @@ SelectLoop select_for_size(size_t size) {
 
 // ---- Cast ---------------------------------------------------------------------------------
 
+// float32 <-> bfloat16 casts on the vectorised converters (the activations' casts of mixed
+// precision).
+void cast_bf16_f32(int64_t n, const char* x, int64_t sx, char* y, int64_t sy) {
+  float* yp = reinterpret_cast<float*>(y);
+  if (sy == 4) {
+    ew::bf16_to_f32(reinterpret_cast<const bfloat16*>(x), sx / 2, yp, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    yp[i * (sy / 4)] = reinterpret_cast<const bfloat16*>(x)[i * (sx / 2)];
+}
+
+void cast_f32_bf16(int64_t n, const char* x, int64_t sx, char* y, int64_t sy) {
+  const float* xp = reinterpret_cast<const float*>(x);
+  if (sx == 4) {
+    ew::f32_to_bf16(xp, reinterpret_cast<bfloat16*>(y), sy / 2, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) reinterpret_cast<bfloat16*>(y)[i * (sy / 2)] = xp[i * (sx / 4)];
+}
+
 template <class D, class S>
 void cast_fn(int64_t n, const char* x, int64_t sx, char* y, int64_t sy) {
   const S* xp = reinterpret_cast<const S*>(x);
@@ -70,6 +93,27 @@ void cast_fn(int64_t n, const char* x, int64_t sx, char* y, int64_t sy) {
 }
 
 }  // namespace
+
+namespace ew {
+
+MC_EW_CLONES void bf16_to_f32(const bfloat16* x, int64_t ex, float* y, int64_t n) {
+  const uint16_t* xb = reinterpret_cast<const uint16_t*>(x);
+  if (ex == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] = cpu::bf16_to_float(xb[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) y[i] = cpu::bf16_to_float(xb[i * ex]);
+}
+
+MC_EW_CLONES void f32_to_bf16(const float* x, bfloat16* y, int64_t ey, int64_t n) {
+  if (ey == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] = bfloat16(x[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) y[i * ey] = bfloat16(x[i]);
+}
+
+}  // namespace ew
 
 void cpu_select(const KernelContext& ctx) {
   const Tensor& c = ctx.in[0];
@@ -105,6 +149,14 @@ void cpu_cast(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
   const std::string_view name = ctx.op.name;
+  if (x.dtype() == DType::BFloat16 && y.dtype() == DType::Float32) {
+    ew::run_unary(x, y, &cast_bf16_f32, ew::kGrainCheap);
+    return;
+  }
+  if (x.dtype() == DType::Float32 && y.dtype() == DType::BFloat16) {
+    ew::run_unary(x, y, &cast_f32_bf16, ew::kGrainCheap);
+    return;
+  }
   ew::UnaryLoop fn = dispatch_all(y.dtype(), name, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
     return dispatch_all(x.dtype(), name, [](auto stag) -> ew::UnaryLoop {

@@ -262,6 +262,8 @@ template <class Op, class T>
 ew::UnaryLoop pick() {
   if constexpr (std::is_same_v<T, float>)
     return F32<Op>::fn;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return &ew::bf16_unary<F32<Op>::fn>;
   else
     return &unary_fn<Op, T>;
 }

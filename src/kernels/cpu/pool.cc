@@ -13,7 +13,8 @@
 // first) compare with a plain max. The few columns whose window crosses the left or right
 // edge are done one window at a time. LeNet's rows are 14 wide, so much of the work runs in
 // the scalar tails of the vector loops: the selects are written as bit operations there,
-// since GCC's branches on random data mispredict (2.5x slower on LeNet's MaxPool).
+// since GCC's branches on random data mispredict (2.5x slower on LeNet's MaxPool). bfloat16
+// planes are converted to float and go through the float32 kernel.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/elementwise.h"
 #include "ops/infer_nn.h"
 
 namespace mycel {
@@ -370,6 +372,32 @@ int64_t plane_grain(const PoolGeom& g) {
   return std::max<int64_t>(1, 32768 / work);
 }
 
+// bfloat16: each plane is converted to float (vectorised), pooled by the float32 plane kernel
+// and rounded back; max pooling and its gradient's routing are exact either way, the sums of
+// AvgPool and the gradients accumulate in float.
+void pool_bf16(Kind k, const PoolGeom& g, const bfloat16* x, const bfloat16* dy, bfloat16* out) {
+  const bool grad = k == Kind::MaxGrad || k == Kind::AvgGrad;
+  const int64_t in_plane = g.h * g.w, out_plane = g.ho * g.wo;
+  const int64_t dy_plane = k == Kind::MaxGradGrad ? in_plane : out_plane;
+  const int64_t o_plane = grad ? in_plane : out_plane;
+  parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t b, int64_t e) {
+    RowScratch<float> row(g.wo);
+    std::vector<float> fx(x ? static_cast<size_t>(in_plane) : 0);
+    std::vector<float> fdy(dy ? static_cast<size_t>(dy_plane) : 0);
+    std::vector<float> fo(static_cast<size_t>(o_plane));
+    // The gradients accumulate in their output plane; Avg needs a row for its divisors.
+    std::vector<float> divisors(grad ? 0 : static_cast<size_t>(g.wo));
+    float* acc = grad ? fo.data() : divisors.data();
+    for (int64_t p = b; p < e; ++p) {
+      if (x) ew::bf16_to_f32(x + p * in_plane, 1, fx.data(), in_plane);
+      if (dy) ew::bf16_to_f32(dy + p * dy_plane, 1, fdy.data(), dy_plane);
+      plane_f32(k, g, x ? fx.data() : nullptr, dy ? fdy.data() : nullptr, fo.data(), acc,
+                row.val.data(), row.tap.data());
+      ew::f32_to_bf16(fo.data(), out + p * o_plane, 1, o_plane);
+    }
+  });
+}
+
 template <class T>
 void pool(Kind k, const PoolGeom& g, const T* x, const T* dy, T* out) {
   using C = compute_t<T>;
@@ -408,7 +436,12 @@ void run(const KernelContext& ctx, Kind k) {
   dispatch_float(ctx.in[0].dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool three = k == Kind::MaxGrad || k == Kind::AvgGrad || k == Kind::MaxGradGrad;
-    pool(k, g, ctx.in[0].data<T>(), three ? ctx.in[2].data<T>() : nullptr, ctx.out[0].data<T>());
+    const T* dy = three ? ctx.in[2].data<T>() : nullptr;
+    if constexpr (std::is_same_v<T, bfloat16>) {
+      pool_bf16(k, g, ctx.in[0].data<T>(), dy, ctx.out[0].data<T>());
+    } else {
+      pool(k, g, ctx.in[0].data<T>(), dy, ctx.out[0].data<T>());
+    }
   });
 }
 

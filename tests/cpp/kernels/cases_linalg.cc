@@ -80,6 +80,20 @@ std::vector<KernelCase> linalg_cases() {
     v.push_back(mm("BatchMatMul", {2, 3, 0}, {2, 0, 5}, t, false, false, "K = 0"));
   }
   v.push_back(mm("BatchMatMul", {3, 200, 150}, {3, 170, 150}, DType::Float32, false, true, "big"));
+  // bfloat16 on oneDNN's bf16 matmul: threaded sizes, transposes, batches (broadcast, shared
+  // operands, many small ones), and more batch dims than the primitive takes (widened path).
+  const DType bf = DType::BFloat16;
+  v.push_back(mm("MatMul", {300, 257}, {257, 301}, bf, false, false, "threaded"));
+  v.push_back(mm("MatMul", {257, 300}, {301, 257}, bf, true, true, "threaded"));
+  v.push_back(mm("MatMul", {1, 1031}, {1031, 1}, bf));
+  v.push_back(mm("BatchMatMul", {3, 200, 150}, {3, 170, 150}, bf, false, true, "big"));
+  v.push_back(mm("BatchMatMul", {3, 5, 7}, {1, 5, 4}, bf, true, false, "x2 broadcast"));
+  v.push_back(mm("BatchMatMul", {6, 5}, {2, 4, 5, 3}, bf, false, false, "shared x1"));
+  v.push_back(mm("BatchMatMul", {2, 4, 5, 6}, {5, 3}, bf, true, false, "shared x2, ta"));
+  v.push_back(mm("BatchMatMul", {96, 16, 24}, {96, 24, 16}, bf, false, false, "many small"));
+  v.push_back(mm("BatchMatMul", {2, 3, 0}, {2, 0, 5}, bf, false, false, "K = 0"));
+  v.push_back(mm("BatchMatMul", {2, 1, 2, 1, 2, 3, 4}, {1, 2, 1, 2, 1, 4, 5}, bf, false, false,
+                 "5 batch dims"));
   v.push_back(mm("BatchMatMul", {8, 128, 64}, {64, 96}, DType::Float32, false, false, "folded"));
   v.push_back(mm("BatchMatMul", {2, 1, 140, 150}, {1, 3, 150, 130}, DType::Float64, false, false,
                  "broadcast big"));

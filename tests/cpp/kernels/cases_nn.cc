@@ -140,6 +140,32 @@ void conv_cases(std::vector<KernelCase>& v) {
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float64, "empty batch"});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("same")}}), DType::Float16, ""});
   add_conv(v, {{2, 3, 10, 10}, {4, 3, 3, 3}, A({{"pad_mode", S("valid")}}), DType::BFloat16, ""});
+  // bfloat16: LeNet's layers (threaded too) and narrow groups run converted to float32;
+  // 32 channels per group and more run on oneDNN's bf16 primitives (bf16_wins), all passes.
+  add_conv(v, {{2, 32, 9, 9},
+               {32, 32, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::BFloat16,
+               "oneDNN bf16"});
+  add_conv(v, {{3, 64, 11, 10},
+               {64, 32, 3, 3},
+               A({{"pad_mode", S("pad")},
+                  {"pad", ints({1, 2, 0, 1})},
+                  {"stride", ints({2})},
+                  {"group", i64(2)}}),
+               DType::BFloat16,
+               "oneDNN bf16 stride groups"});
+  add_conv(v, {{4, 1, 32, 32}, {6, 1, 5, 5}, A({}), DType::BFloat16, "lenet conv1"});
+  add_conv(v, {{8, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::BFloat16, "lenet conv2 threaded"});
+  add_conv(v, {{2, 8, 11, 10},
+               {8, 4, 3, 3},
+               A({{"pad_mode", S("pad")},
+                  {"pad", ints({1, 2, 0, 1})},
+                  {"stride", ints({2})},
+                  {"dilation", ints({2})},
+                  {"group", i64(2)}}),
+               DType::BFloat16,
+               "pad stride dilation groups"});
 }
 
 // ---- pooling ----
@@ -217,6 +243,8 @@ void pool_cases(std::vector<KernelCase>& v) {
                 {"pad_mode", S("pad")},
                 {"pad", ints({1})}}),
              DType::BFloat16, "pad 1", Gen::Int);
+    add_pool(v, op, {4, 6, 28, 28}, A({{"kernel_size", ints({2})}, {"strides", ints({2})}}),
+             DType::BFloat16, "lenet 2x2");
   }
   // Overlapping windows (stride < kernel) with ties and padding, in float64, for the max family.
   add_pool(v, "MaxPool", {2, 3, 9, 11},
