@@ -19,16 +19,37 @@ constexpr Grad grad_kind(std::string_view column) {
 
 // One attribute array per op: kAttrs_<Name>.
 #define ATTR(name, kind, dflt, when) AttrSpec{#name, AttrKind::kind, dflt, when},
+#define WRITES(...)
 #define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
   const std::vector<AttrSpec> kAttrs_##name = {__VA_ARGS__};
 #include "ops/defs/all.def"
 #undef OP
+#undef WRITES
+#undef ATTR
+
+// The inputs an op writes (OpDef::writes): an update's first outputs' inputs, and WRITES(...).
+constexpr uint32_t input_bits(std::initializer_list<int> inputs) {
+  uint32_t m = 0;
+  for (int i : inputs) m |= 1u << i;
+  return m;
+}
+constexpr uint32_t update_bits(uint32_t flags, int nout) {
+  return (flags & F_UPDATE) && nout > 0 ? (1u << nout) - 1 : 0;
+}
+#define ATTR(name, kind, dflt, when)
+#define WRITES(...) | input_bits({__VA_ARGS__})
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
+  constexpr uint32_t kWrites_##name = update_bits(flags, nout) __VA_ARGS__;
+#include "ops/defs/all.def"
+#undef OP
+#undef WRITES
 #undef ATTR
 
 const std::vector<OpDef>& table() {
   static const std::vector<OpDef>* t = new std::vector<OpDef>{
-#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...) \
-  OpDef{OpId::name, #name, nin, nout, &infer, grad_kind(#grad), flags, kAttrs_##name},
+#define OP(name, nin, nout, infer, kernel, ref, grad, flags, ...)      \
+  OpDef{OpId::name,       #name, nin,           nout,          &infer, \
+        grad_kind(#grad), flags, kAttrs_##name, kWrites_##name},
 #include "ops/defs/all.def"
 #undef OP
   };

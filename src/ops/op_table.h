@@ -2,7 +2,7 @@
 //
 // Each family file in ops/defs/*.def holds one line per op:
 //
-//   OP(Name, n_in, n_out, infer, kernel, ref, grad, flags, ATTR(...)...)
+//   OP(Name, n_in, n_out, infer, kernel, ref, grad, flags, [WRITES(i, ...)] ATTR(...)...)
 //
 //   n_in, n_out  tensor inputs / outputs; kVariadic for a list input (Concat) or a count
 //                decided by attributes (Split)
@@ -11,6 +11,8 @@
 //   ref          naive reference kernel, kernels/ref/: the oracle the kernel is tested against
 //   grad         the backward rule, compiler/ad/bprop_<family>.cc (e.g. bprop_neg), or NODIFF
 //   flags        F_* below, or'ed; 0 for none
+//   WRITES(i...) the inputs an F_INPLACE kernel writes beyond an F_UPDATE op's first
+//                n_out (OpDef::writes)
 //   ATTR(name, kind, default, Init|Call)
 //
 // This layer binds only the infer column. Each layer above binds the columns it owns, from
@@ -51,7 +53,7 @@ enum OpFlags : uint32_t {
   F_PROMOTE1 = 1u << 2,    // as F_PROMOTE for inputs 1.. (input 0 is left alone: Select's cond)
   F_FLOAT_IN = 1u << 3,    // bool/integer inputs are cast to float32 first (Exp, Div, Mean...)
   F_RANDOM = 1u << 4,      // draws from the global Philox generator
-  F_INPLACE = 1u << 5,     // also writes some inputs (BatchNorm's running statistics)
+  F_INPLACE = 1u << 5,     // also writes some inputs (OpDef::writes names them)
   F_VIEW = 1u << 6,        // eager mode may return a view of input 0 instead of running it
   F_UPDATE = 1u << 7,      // output i is input i, updated in place (with F_INPLACE): Assign, SGD
   F_COLLECTIVE = 1u << 8,  // communicates over the `group` attribute's process group
@@ -108,7 +110,14 @@ struct OpDef {
   Grad grad;
   uint32_t flags;
   std::span<const AttrSpec> attrs;
+  // The inputs the kernel writes in place, bit i for input i: an F_UPDATE op's first
+  // num_outputs inputs, and those its .def line names with WRITES(i, ...) (ApplyMomentum's
+  // accumulation, BatchNorm's running statistics). The compiler orders every reader of such
+  // an input before the write (compiler/passes/order_updates.cc).
+  uint32_t writes;
 };
+
+inline bool writes_input(const OpDef& op, size_t i) { return i < 32 && ((op.writes >> i) & 1u); }
 
 std::span<const OpDef> op_table();
 inline constexpr size_t kNumOps = 0

@@ -1,10 +1,10 @@
-// order_updates: an update op (F_UPDATE: Assign, AssignAdd, ApplyMomentum, SGD, Adam...)
-// writes its first n_out inputs in place. The specialiser orders what comes after an effect
-// in the source by data: a later read of the Parameter is depend(w, update), a later call
-// takes the state token (specialize.h, "Program order"). What does not depend on the update
-// came before it in the source, so in a graph every other reader of a written node that
-// does not itself depend on the update runs before it. The pass makes that order an edge:
-// the written input is wrapped in a depend on those readers:
+// order_updates: an op that writes inputs in place (OpDef::writes: Assign, AssignAdd, the
+// optimizers' updates with their state, BatchNorm's running statistics) is an update. The
+// specialiser orders what comes after an effect in the source by data: a later read of the
+// Parameter is depend(w, update), a later call takes the state token (specialize.h, "Program
+// order"). What does not depend on the update came before it in the source, so in a graph every
+// other reader of a written node that does not itself depend on the update runs before it. The pass
+// makes that order an edge: the written input is wrapped in a depend on those readers:
 //
 //   %a = Neg(%w)   %b = MatMul(%x, %w)   %u = Assign(%w, %v)
 //     ->  %u = Assign(depend(%w, %a, %b), %v)
@@ -31,7 +31,7 @@ namespace {
 
 bool is_update(const CNode* c) {
   const PrimData* p = c->prim();
-  return p != nullptr && (p->op->flags & F_UPDATE) != 0;
+  return p != nullptr && p->op->writes != 0;
 }
 
 bool is_view(const CNode* c) {
@@ -48,12 +48,11 @@ const Node* root_of(const Node* n) {
   return n;
 }
 
-// Whether c writes the tensor `root` (through one of its first n_out inputs).
+// Whether c writes the tensor `root` (through an input OpDef::writes names).
 bool writes(const CNode* c, const Node* root) {
   if (!is_update(c)) return false;
-  const int n_out = c->prim()->op->num_outputs;
-  for (int i = 1; i <= n_out && static_cast<size_t>(i) < c->size(); ++i)
-    if (root_of(c->input(static_cast<size_t>(i))) == root) return true;
+  for (size_t i = 1; i < c->size(); ++i)
+    if (writes_input(*c->prim()->op, i - 1) && root_of(c->input(i)) == root) return true;
   return false;
 }
 
@@ -70,9 +69,8 @@ class Orderer {
     bool changed = false;
     for (CNode* c : nodes_) {
       if (!is_update(c)) continue;
-      const int n_out = c->prim()->op->num_outputs;
-      for (size_t i = 1; i <= static_cast<size_t>(n_out) && i < c->size(); ++i)
-        changed = order_before(c, i) || changed;
+      for (size_t i = 1; i < c->size(); ++i)
+        if (writes_input(*c->prim()->op, i - 1)) changed = order_before(c, i) || changed;
     }
     return changed;
   }

@@ -140,5 +140,27 @@ TEST(PassOrderUpdates, ReadersOfTheRootThroughAViewTheUpdateAlreadyFollows) {
   )");
 }
 
+// The state an update writes beyond its outputs (OpDef::writes): ApplyMomentum's
+// accumulation, read before the update in the source, is read before it in the graph.
+TEST(PassOrderUpdates, StateWrittenBeyondTheOutputs) {
+  expect_rewrite(order_updates, R"(
+    graph @f(%w: f32[2], %acc: f32[2], %g: f32[2], %s: f32[]) {
+      %r = Neg(%acc) : f32[2]
+      %u = ApplyMomentum{use_nesterov=False, use_locking=False, gradient_scale=1.0}(%w, %acc, %s, %g, %s) : f32[2]
+      %t = make_tuple(%u, %r) : tuple(f32[2], f32[2])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%w: f32[2], %acc: f32[2], %g: f32[2], %s: f32[]) {
+      %1 = depend(%acc, %r) : f32[2]
+      %r = Neg(%acc) : f32[2]
+      %u = ApplyMomentum{use_nesterov=False, use_locking=False, gradient_scale=1.0}(%w, %1, %s, %g, %s) : f32[2]
+      %t = make_tuple(%u, %r) : tuple(f32[2], f32[2])
+      return %t
+    }
+  )");
+}
+
 }  // namespace
 }  // namespace mycel::passtest

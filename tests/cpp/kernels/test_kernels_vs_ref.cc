@@ -34,8 +34,9 @@ TEST_P(KernelVsRef, MatchesReference) {
   }
   MetaList out = infer_op(*op, metas, attrs);
   // In-place ops write their inputs: give each kernel its own copy.
-  std::vector<Tensor> ins_ref;
+  std::vector<Tensor> ins_ref, orig;
   for (const Tensor& t : ins) ins_ref.push_back((op->flags & F_INPLACE) ? t.clone() : t);
+  for (const Tensor& t : ins) orig.push_back((op->flags & F_INPLACE) ? t.clone() : t);
   TensorList got = run_kernel(*op, ins, out, attrs, false);
   TensorList want = run_kernel(*op, ins_ref, out, attrs, true);
   ASSERT_EQ(got.size(), want.size());
@@ -47,8 +48,21 @@ TEST_P(KernelVsRef, MatchesReference) {
     for (size_t i = 0; i < ins.size(); ++i) {
       std::string err = compare_tensors(ins[i], ins_ref[i], c.rtol, c.atol);
       EXPECT_EQ(err, "") << c.op << " " << c.label << " in-place input " << i;
+      // Only the inputs the op declares (OpDef::writes) may change: the compiler orders
+      // the readers of those alone before the write.
+      if (writes_input(*op, i)) continue;
+      EXPECT_EQ(compare_tensors(ins[i], orig[i], 0, 0), "")
+          << c.op << " " << c.label << " writes input " << i << ", which its line does not declare";
+      EXPECT_EQ(compare_tensors(ins_ref[i], orig[i], 0, 0), "")
+          << c.op << " " << c.label << " (reference) writes undeclared input " << i;
     }
   }
+}
+
+// An op writes inputs exactly when it is F_INPLACE (OpDef::writes names them).
+TEST(OpTable, InPlaceOpsDeclareTheInputsTheyWrite) {
+  for (const OpDef& op : op_table())
+    EXPECT_EQ((op.flags & F_INPLACE) != 0, op.writes != 0) << op.name;
 }
 
 std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
