@@ -95,6 +95,11 @@ std::vector<TensorLayout> strategy_layouts(const OpCall& call, const Strategy& s
 // partial along the axes that split a dimension the op sums over.
 TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in);
 
+// The input layouts of an elementwise op (unary, binary, BiasAdd) whose output is laid out as
+// `out` (broadcast dimensions whole): how the pass propagates a layout through an op
+// without a strategy.
+std::vector<TensorLayout> elementwise_inputs(const OpCall& call, const TensorLayout& out);
+
 // The attributes each device runs the op with, for the output layout `out`.
 Attrs local_attrs(const OpCall& call, const TensorLayout& out);
 
@@ -124,6 +129,10 @@ TensorLayout transpose_layout(const OpCall& call, std::span<const TensorLayout> 
 // The identity loop space of one input: loop dimension d is the input's dimension d, split
 // as the strategy's only row says (its row count and entries checked).
 LoopSpace identity_loops(const OpCall& call, const Strategy& s);
+// Elementwise ops: per input and dimension, the output dimension it runs along (-1 where
+// it broadcasts), and the output shape (when out_shape is given); BiasAdd's likewise.
+std::vector<std::vector<int>> aligned_dims(const OpCall& call, Shape* out_shape);
+std::vector<std::vector<int>> bias_dims(const OpCall& call);
 // Checks the row count and every row (one entry per dimension, >= 1, dividing it).
 void check_rows(const OpCall& call, const Strategy& s);
 }  // namespace rules

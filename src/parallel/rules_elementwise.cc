@@ -9,8 +9,6 @@
 
 namespace mycel::parallel::rules {
 
-namespace {
-
 // Per input, per dimension: the output dimension it runs along, -1 where it broadcasts; and
 // the output shape.
 std::vector<std::vector<int>> aligned_dims(const OpCall& call, Shape* out_shape) {
@@ -37,6 +35,8 @@ std::vector<std::vector<int>> aligned_dims(const OpCall& call, Shape* out_shape)
   if (out_shape) *out_shape = std::move(out);
   return dims;
 }
+
+namespace {
 
 // The loop space of inputs that run along `dims` (loop dimensions 0..n-1).
 LoopSpace loops_along(const OpCall& call, const Strategy& s, std::vector<std::vector<int>> dims,
@@ -96,13 +96,13 @@ size_t channel_axis(const OpCall& call) {
   return call.attrs.get_str("data_format") == "NHWC" ? x.size() - 1 : 1;
 }
 
+}  // namespace
+
 std::vector<std::vector<int>> bias_dims(const OpCall& call) {
   std::vector<int> x;
   for (size_t j = 0; j < call.shapes[0].size(); ++j) x.push_back(static_cast<int>(j));
   return {x, {static_cast<int>(channel_axis(call))}};
 }
-
-}  // namespace
 
 LoopSpace elementwise_loops(const OpCall& call, const Strategy& s) {
   check_rows(call, s);
@@ -127,3 +127,20 @@ TensorLayout bias_add_layout(const OpCall& call, std::span<const TensorLayout> i
 }
 
 }  // namespace mycel::parallel::rules
+
+namespace mycel::parallel {
+
+std::vector<TensorLayout> elementwise_inputs(const OpCall& call, const TensorLayout& out) {
+  auto dims =
+      call.op == OpId::BiasAdd ? rules::bias_dims(call) : rules::aligned_dims(call, nullptr);
+  std::vector<TensorLayout> in;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    TensorMap map;
+    for (int loop : dims[i])
+      map.push_back(loop < 0 ? Axes{} : out.map()[static_cast<size_t>(loop)]);
+    in.emplace_back(out.mesh(), call.shapes[i], std::move(map));
+  }
+  return in;
+}
+
+}  // namespace mycel::parallel
