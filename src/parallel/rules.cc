@@ -127,28 +127,34 @@ LoopSpace identity_loops(const OpCall& call, const Strategy& s) {
 
 }  // namespace rules
 
-LoopSpace loop_space(const OpCall& call, const Strategy& s) {
+namespace {
+
+// Each family's two parts (rules.h), indexed by RuleFamily.
+struct FamilyRules {
+  LoopSpace (*loops)(const OpCall&, const Strategy&);
+  TensorLayout (*layout)(const OpCall&, std::span<const TensorLayout>);
+};
+
+const FamilyRules& family_rules(const OpCall& call) {
+  static constexpr FamilyRules kRules[] = {
+      {nullptr, nullptr},                                     // None
+      {rules::matmul_loops, rules::matmul_layout},            // MatMul
+      {rules::elementwise_loops, rules::elementwise_layout},  // Unary
+      {rules::elementwise_loops, rules::elementwise_layout},  // Binary
+      {rules::bias_add_loops, rules::bias_add_layout},        // BiasAdd
+      {rules::reduce_loops, rules::reduce_layout},            // Reduce
+      {rules::softmax_loops, rules::softmax_layout},          // Softmax
+      {rules::reshape_loops, rules::reshape_layout},          // Reshape
+      {rules::transpose_loops, rules::transpose_layout},      // Transpose
+  };
   check_family(call);
-  switch (rule_family(call.op)) {
-    case RuleFamily::MatMul:
-      return rules::matmul_loops(call, s);
-    case RuleFamily::Unary:
-    case RuleFamily::Binary:
-      return rules::elementwise_loops(call, s);
-    case RuleFamily::BiasAdd:
-      return rules::bias_add_loops(call, s);
-    case RuleFamily::Reduce:
-      return rules::reduce_loops(call, s);
-    case RuleFamily::Softmax:
-      return rules::softmax_loops(call, s);
-    case RuleFamily::Reshape:
-      return rules::reshape_loops(call, s);
-    case RuleFamily::Transpose:
-      return rules::transpose_loops(call, s);
-    case RuleFamily::None:
-      break;
-  }
-  return {};
+  return kRules[static_cast<size_t>(rule_family(call.op))];
+}
+
+}  // namespace
+
+LoopSpace loop_space(const OpCall& call, const Strategy& s) {
+  return family_rules(call).loops(call, s);
 }
 
 Shape device_matrix(const OpCall& call, const LoopSpace& loops, int64_t devices) {
@@ -238,34 +244,13 @@ std::vector<TensorLayout> strategy_layouts(const OpCall& call, const Strategy& s
 }
 
 TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in) {
-  check_family(call);
   MC_ASSERT(in.size() == call.shapes.size(), "infer_layout: ", in.size(), " layouts for ",
             call.shapes.size(), " inputs");
   for (const TensorLayout& l : in) {
     MC_CHECK(l.partial().empty(), Value, rules::describe(call, in),
              ": an input holds partial sums, which must be reduced first", call.where);
   }
-  switch (rule_family(call.op)) {
-    case RuleFamily::MatMul:
-      return rules::matmul_layout(call, in);
-    case RuleFamily::Unary:
-    case RuleFamily::Binary:
-      return rules::elementwise_layout(call, in);
-    case RuleFamily::BiasAdd:
-      return rules::bias_add_layout(call, in);
-    case RuleFamily::Reduce:
-      return rules::reduce_layout(call, in);
-    case RuleFamily::Softmax:
-      return rules::softmax_layout(call, in);
-    case RuleFamily::Reshape:
-      return rules::reshape_layout(call, in);
-    case RuleFamily::Transpose:
-      return rules::transpose_layout(call, in);
-    case RuleFamily::None:
-      break;
-  }
-  MC_ASSERT(false, "infer_layout: no family");
-  return in[0];
+  return family_rules(call).layout(call, in);
 }
 
 Attrs local_attrs(const OpCall& call, const TensorLayout& out) {

@@ -122,6 +122,21 @@ const int64_t kDevices[] = {1, 2, 3, 4, 6, 8};
 
 int64_t random_devices(Rng& rng) { return kDevices[pick(rng, 0, 5)]; }
 
+// A tensor of 1 to max_nd dimensions on a random device count: (devices, splits, shape), each
+// dimension a multiple (1 to max_mult) of its split.
+struct Dims {
+  int64_t n;
+  std::vector<int64_t> splits;
+  Shape shape;
+};
+Dims random_dims(Rng& rng, int64_t max_nd, int64_t max_mult) {
+  Dims d;
+  d.n = random_devices(rng);
+  d.splits = random_splits(rng, static_cast<size_t>(pick(rng, 1, max_nd)), d.n);
+  for (int64_t k : d.splits) d.shape.push_back(k * pick(rng, 1, max_mult));
+  return d;
+}
+
 Case random_matmul(Rng& rng) {
   int64_t n = random_devices(rng);
   auto sp = random_splits(rng, 3, n);  // m, k, n
@@ -166,11 +181,8 @@ Case random_batch_matmul(Rng& rng) {
 
 Case random_binary(Rng& rng) {
   const OpId ops[] = {OpId::Add, OpId::Sub, OpId::Mul, OpId::Maximum};
-  int64_t n = random_devices(rng);
-  size_t nd = static_cast<size_t>(pick(rng, 1, 3));
-  auto sp = random_splits(rng, nd, n);
-  Shape out;
-  for (int64_t s : sp) out.push_back(s * pick(rng, 1, 3));
+  auto [n, sp, out] = random_dims(rng, 3, 3);
+  const size_t nd = sp.size();
   std::vector<Shape> shapes;
   Strategy st;
   for (int i = 0; i < 2; ++i) {
@@ -195,11 +207,7 @@ Case random_binary(Rng& rng) {
 
 Case random_unary(Rng& rng) {
   const OpId ops[] = {OpId::Tanh, OpId::ReLU, OpId::Exp, OpId::Neg, OpId::GeLU};
-  int64_t n = random_devices(rng);
-  size_t nd = static_cast<size_t>(pick(rng, 1, 3));
-  auto sp = random_splits(rng, nd, n);
-  Shape s;
-  for (int64_t k : sp) s.push_back(k * pick(rng, 1, 3));
+  auto [n, sp, s] = random_dims(rng, 3, 3);
   return {ops[pick(rng, 0, 4)], {}, {s}, {sp}, n};
 }
 
@@ -216,11 +224,8 @@ Case random_bias_add(Rng& rng) {
 }
 
 Case random_reduce(Rng& rng) {
-  int64_t n = random_devices(rng);
-  size_t nd = static_cast<size_t>(pick(rng, 1, 3));
-  auto sp = random_splits(rng, nd, n);
-  Shape s;
-  for (int64_t k : sp) s.push_back(k * pick(rng, 1, 3));
+  auto [n, sp, s] = random_dims(rng, 3, 3);
+  const size_t nd = sp.size();
   std::vector<int64_t> axes;
   for (size_t d = 0; d < nd; ++d) {
     if (pick(rng, 0, 1))
@@ -251,11 +256,8 @@ Case random_softmax(Rng& rng) {
 }
 
 Case random_transpose(Rng& rng) {
-  int64_t n = random_devices(rng);
-  size_t nd = static_cast<size_t>(pick(rng, 1, 4));
-  auto sp = random_splits(rng, nd, n);
-  Shape s;
-  for (int64_t k : sp) s.push_back(k * pick(rng, 1, 2));
+  auto [n, sp, s] = random_dims(rng, 4, 2);
+  const size_t nd = sp.size();
   std::vector<int64_t> perm(nd);
   for (size_t i = 0; i < nd; ++i) perm[i] = static_cast<int64_t>(i);
   std::shuffle(perm.begin(), perm.end(), rng);
