@@ -35,10 +35,16 @@ WORKER = textwrap.dedent("""
     W1, B1 = rng.standard_normal((D, H)), rng.standard_normal(H)
     W2, B2 = rng.standard_normal((H, O)), rng.standard_normal(O)
     X, Y = rng.standard_normal((B, D)), rng.standard_normal((B, O))
-    STRATEGIES = {  # (first MatMul, second MatMul)
-        "megatron": (((1, 1), (1, n)), ((1, n), (n, 1))),
-        "dp_mp": (((2, 1), (1, 2)), ((2, 2), (2, 1))),
-        "bad": (((1, 1), (1, n)), ((1, n), (n, 1))),
+    STRATEGIES = {  # (first MatMul, second MatMul, Softmax)
+        "megatron": (((1, 1), (1, n)), ((1, n), (n, 1)), None),
+        "dp_mp": (((2, 1), (1, 2)), ((2, 2), (2, 1)), None),
+        # h split by columns, then by rows: an AlltoAll; the softmax (over axis 0) reads the
+        # split rows whole: an AllGather.
+        "alltoall": (((1, 1), (1, n)), ((n, 1), (1, 1)), None),
+        # The partial sums reduce-scattered to the softmax's column split (dimension 1, so
+        # transposed around the collective), the bias split alike, the output gathered.
+        "reduce_scatter": (((1, 1), (1, n)), ((1, n), (n, 1)), ((1, n),)),
+        "bad": (((1, 1), (1, n)), ((1, n), (n, 1)), None),
     }
 
 
@@ -51,14 +57,17 @@ WORKER = textwrap.dedent("""
             self.b2 = Parameter(Tensor(B2, ms.float64), name="b2")
             self.mm1, self.mm2 = ops.MatMul(), ops.MatMul()
             self.add, self.relu = ops.Add(), ops.ReLU()
+            self.softmax = ops.Softmax(axis=0)
             if sharded:
-                s1, s2 = STRATEGIES[config]
+                s1, s2, s3 = STRATEGIES[config]
                 assert self.mm1.shard(s1) is self.mm1
                 self.mm2.shard(s2)
+                if s3:
+                    self.softmax.shard(s3)
 
         def construct(self, x):
             h = self.relu(self.add(self.mm1(x, self.w1), self.b1))
-            return self.mm2(h, self.w2) + self.b2
+            return self.softmax(self.mm2(h, self.w2)) + self.b2
 
 
     def run(sharded):
@@ -130,15 +139,20 @@ def _results(tmp_path, n, config):
     return out
 
 
-@pytest.mark.parametrize("n, config", [(2, "megatron"), (4, "megatron"), (4, "dp_mp")])
+SLICED = {"megatron": ["w1", "b1", "w2"], "dp_mp": ["w1", "b1", "w2"],
+          "alltoall": ["w1", "b1"], "reduce_scatter": ["w1", "b1", "w2", "b2"]}
+
+
+@pytest.mark.parametrize("n, config", [(2, "megatron"), (4, "megatron"), (4, "dp_mp"),
+                                       (2, "alltoall"), (4, "reduce_scatter")])
 def test_sharded_mlp_equals_the_serial_run(tmp_path, n, config):
     for kind, r in _results(tmp_path, n, config):
         assert kind == "RESULT"
         for what, d in r["diffs"].items():
             assert d <= 1e-10, (what, d)
-        # Each rank holds slices: both weights, the first bias (through the Add the split
-        # activation propagates to); the second bias is whole.
-        assert r["sliced"] == ["w1", "b1", "w2"]
+        # The weights a strategy splits hold slices, and so do the biases added to a split
+        # activation (the layout propagates through the Add).
+        assert r["sliced"] == SLICED[config]
         assert r["moved"] > 1e-3  # the 10 steps trained
 
 
