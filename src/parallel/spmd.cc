@@ -205,7 +205,7 @@ class Spmd {
   }
 
   // ------------------------------------------------------------ redistribution
-  const std::string& group_of(const Axes& axes) {
+  std::string group_of(const Axes& axes) {
     std::vector<int64_t> ranks = mesh_->group(o_.rank, axes);
     std::string name = o_.world_group;
     bool world = static_cast<int64_t>(ranks.size()) == o_.devices;
@@ -217,24 +217,20 @@ class Spmd {
       if (std::none_of(res_.groups.begin(), res_.groups.end(), same))
         res_.groups.push_back({name, ranks});
     }
-    return names_.emplace(name, name).first->second;
+    return name;
   }
 
   // x (laid out as `from`) laid out as `to`, by the collectives of the plan.
   Node* redistribute(FuncGraph* g, Node* x, const TensorLayout& from, const TensorLayout& to) {
     if (from == to) return x;
     IrBuilder b(m_, g, x->span());
-    TensorLayout cur = from;
-    for (const Move& mv : plan_redistribution(from, to, 4)) {
-      x = move(b, x, mv);
-      cur = apply_move(cur, mv);
-    }
+    for (const Move& mv : plan_redistribution(from, to, 4)) x = move(b, x, mv);
     return x;
   }
 
   Node* move(IrBuilder& b, Node* x, const Move& mv) {
     const int64_t g = mesh_->group_size(mv.axes);
-    const std::string& group = group_of(mv.axes);
+    const std::string group = group_of(mv.axes);
     Attrs a;
     a.set("group", group);
     switch (mv.kind) {
@@ -535,7 +531,6 @@ class Spmd {
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
   std::vector<bool> decided_;                          // per weight
   std::unordered_set<const Node*> changed_;            // nodes whose abstract changed
-  std::unordered_map<std::string, std::string> names_;
 };
 
 }  // namespace

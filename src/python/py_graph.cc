@@ -428,7 +428,11 @@ class GraphFunction {
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
     if (pyb::object cfg = spmd_glue.attr("_compile_config")(); !cfg.is_none()) {
       auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string>>();
-      parallel::SpmdOptions so{std::get<0>(t), std::get<1>(t), sig.size(), std::get<2>(t)};
+      parallel::SpmdOptions so;
+      so.devices = std::get<0>(t);
+      so.rank = std::get<1>(t);
+      so.num_args = sig.size();
+      so.world_group = std::get<2>(t);
       options.before_ad = [&spmd, so](ir::Module& m, ir::FuncGraph* root,
                                       const std::vector<Value>& weights) mutable {
         pyb::gil_scoped_acquire gil;
