@@ -31,10 +31,11 @@ def _compile_config():
 def _apply(weights, slices, groups):
     """Creates ``groups`` ([(name, ranks)]) and gives each weight of ``slices``
     ([(index, offsets, shape)], index into ``weights``) its block of its current value."""
+    job = id(_mgmt._groups)  # the groups live as long as the job's process groups
     for name, ranks in groups:
-        if name not in _created:
+        if (job, name) not in _created:
             _mgmt.create_group(name, list(ranks))
-            _created.add(name)
+            _created.add((job, name))
     for i, offsets, shape, mesh, tensor_map, global_shape in slices:
         p = weights[i]
         if getattr(p, "_spmd_layout", None) is not None:
@@ -46,7 +47,7 @@ def _apply(weights, slices, groups):
         p._spmd_global_shape = tuple(global_shape)
 
 
-_created = set()
+_created = set()  # (job, group name) made by _apply
 
 
 def _tensor(array, dtype):
