@@ -77,7 +77,12 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.weights = std::move(s.weights);
   r.warnings = std::move(s.warnings);
   if (until != Stage::Specialize) {
-    optimize(out, r.entry, options.pipeline());
+    PipelineOptions po = options.pipeline();
+    if (options.before_ad)
+      po.before_ad = [&](ir::Module& m, ir::FuncGraph* root) {
+        options.before_ad(m, root, r.weights);
+      };
+    optimize(out, r.entry, po);
     log.stage("passes");
   }
   if (until == Stage::Lower) {

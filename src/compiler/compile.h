@@ -41,6 +41,10 @@ struct CompileOptions {
   std::string dump_dir;        // MYCEL_DUMP_IR; empty: no dumps
   // Where log lines (each ending in '\n') go; empty: stderr (std::fprintf).
   std::function<void(const std::string&)> log_to;
+  // Passed on to the pipeline (PipelineOptions::before_ad) with the program's weights (the
+  // host's Parameters, in entry-parameter order): set by GRAPH mode in semi-automatic
+  // parallelism.
+  std::function<void(ir::Module&, ir::FuncGraph*, const std::vector<ir::Value>&)> before_ad;
 
   // The options the environment asks for (see the top of the file); log_to stays empty.
   static CompileOptions from_env();

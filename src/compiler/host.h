@@ -56,6 +56,9 @@ class Host {
 
   // When obj is a Parameter (a trainable weight), its current tensor.
   virtual std::optional<Tensor> weight(const Value& obj) = 0;
+  // The shape programs see for weight `obj` when its tensor is this rank's slice of a larger
+  // one (semi-automatic parallelism, parallel/spmd.h); none: the tensor's own.
+  virtual std::optional<Shape> weight_global_shape(const Value&) { return std::nullopt; }
 
   // Mixed precision (MindSpore's Cell.to_float): when obj is a Cell marked to compute in a
   // float dtype, that dtype. The specialiser casts the floating-point tensors passed to such

@@ -36,7 +36,8 @@ class PassRunner {
     check(nullptr, {.specialized = true});
   }
 
-  bool run(const char* name, PassFn pass, ir::VerifyOptions checks = {.specialized = true}) {
+  template <class Pass = PassFn>
+  bool run(const char* name, Pass pass, ir::VerifyOptions checks = {.specialized = true}) {
     auto t0 = std::chrono::steady_clock::now();
     bool changed = pass(m_, root_);
     if (log_) {
@@ -102,6 +103,13 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
     }
   };
   simplify_all();
+  if (opts.before_ad) {
+    p.run("before_ad", [&](ir::Module& mm, ir::FuncGraph* r) {
+      opts.before_ad(mm, r);
+      return true;
+    });
+    simplify_all();
+  }
   p.run("lift", lift, {.specialized = true, .lifted = true});
   // Automatic differentiation, innermost gradient first; its output is optimised like any
   // program, so forward values no bprop needs are dropped.

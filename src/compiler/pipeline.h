@@ -7,6 +7,7 @@
 //     simplify          algebraic identities (x*1, x+0, Transpose∘Transpose, ...)
 //     cse               common subexpressions and equal constants merge
 //     dce               unused parameters and tuple outputs of called graphs go
+//   before_ad           (when set, once: parallel/spmd.h's rewrite; then the loop again)
 //   lift                free variables -> parameters and partial() (the executor's form)
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
@@ -31,6 +32,10 @@ struct PipelineOptions {
   bool verify_each = false;
   std::string dump_dir;                         // empty: no dumps
   std::function<void(const std::string&)> log;  // set: one line per pass (with '\n')
+  // Set: a pass of a layer above the compiler run once after the first simplification (calls
+  // inlined) and before autodiff, so the backward is derived from what it makes; the
+  // pipeline then simplifies again. Semi-automatic parallelism's rewrite (parallel/spmd.h).
+  std::function<void(ir::Module&, ir::FuncGraph*)> before_ad;
 };
 
 // Optimises the graphs reachable from `root` in place. Attaches a Manager to `m` for the

@@ -61,7 +61,8 @@ Node* Specializer::weight(const Value& param) {
   std::optional<Tensor> t = host_.weight(param);
   MC_ASSERT(t.has_value());
   Parameter* p = out_.add_param(entry_, str("w", weights_.size()));
-  p->set_abstract(Abstract::tensor(t->dtype(), t->shape()));
+  p->set_abstract(
+      Abstract::tensor(t->dtype(), host_.weight_global_shape(param).value_or(t->shape())));
   weights_.push_back({param, p});
   return p;
 }

@@ -118,8 +118,10 @@ bool is_subclass(py::handle sub, py::handle cls) {
   throw Error(kind, str(type, ": ", msg));
 }
 
-// The Prim of an OpHandle: complete attributes when every required one is known.
-Value prim_of_handle(py::handle h) {
+// The Prim of an OpHandle: complete attributes when every required one is known. A
+// primitive's strategy (Primitive.shard) travels as kStrategyAttr: rows, their lengths, then
+// the entries (parallel/spmd.h reads it).
+Value prim_of_handle(py::handle h, py::handle strategy = py::none()) {
   std::string name = h.attr("name").cast<std::string>();
   const OpDef* op = find_op(name);
   MC_ASSERT(op != nullptr, "an OpHandle of an unknown op ", name);
@@ -127,6 +129,15 @@ Value prim_of_handle(py::handle h) {
   for (auto [k, v] : h.attr("attrs")().cast<py::dict>()) {
     AttrValue a = mycel::py::to_attr(v);
     if (!std::holds_alternative<std::monostate>(a)) given.set(k.cast<std::string>(), std::move(a));
+  }
+  if (!strategy.is_none()) {
+    std::vector<int64_t> flat{static_cast<int64_t>(py::len(strategy))}, entries;
+    for (py::handle row : strategy) {
+      flat.push_back(static_cast<int64_t>(py::len(row)));
+      for (py::handle v : row) entries.push_back(v.cast<int64_t>());
+    }
+    flat.insert(flat.end(), entries.begin(), entries.end());
+    given.set(kStrategyAttr, std::move(flat));
   }
   bool complete = true;
   for (const AttrSpec& s : op->attrs)
@@ -281,6 +292,16 @@ class PyHost final : public ir::Host {
     return mycel::py::tensor_of(o);
   }
 
+  std::optional<Shape> weight_global_shape(const Value& obj) override {
+    if (!obj.is(ValueKind::PyObj)) return std::nullopt;
+    py::gil_scoped_acquire gil;
+    py::object g = py::getattr(unwrap_host(obj), "_spmd_global_shape", py::none());
+    if (g.is_none()) return std::nullopt;
+    Shape s;
+    for (py::handle d : g) s.push_back(d.cast<int64_t>());
+    return s;
+  }
+
   std::optional<DType> mixed_precision(const Value& obj, bool params) override {
     if (!obj.is(ValueKind::PyObj)) return std::nullopt;
     py::gil_scoped_acquire gil;
@@ -409,7 +430,8 @@ class PyHost final : public ir::Host {
     if (is_instance(o, r.op_handle)) return prim_of_handle(o);
     if (is_instance(o, r.primitive)) {
       py::object call = py::type::of(o).attr("__call__");
-      if (call.ptr() == r.primitive_call.ptr()) return prim_of_handle(o.attr("_handle"));
+      if (call.ptr() == r.primitive_call.ptr())
+        return prim_of_handle(o.attr("_handle"), py::getattr(o, "_in_strategy", py::none()));
       return convert_py(m, o.attr("__call__"));  // its own __call__: a closure over it
     }
     PyTypeObject* t = Py_TYPE(o.ptr());

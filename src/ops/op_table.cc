@@ -101,6 +101,11 @@ void check_attrs(const OpDef& op, const Attrs& given) {
   for (const auto& item : given.items()) {
     const auto& name = item.first;  // not a structured binding: clang 14 (the fuzz build)
     const auto& v = item.second;    // cannot capture one in the lambda below
+    if (name == kStrategyAttr) {
+      MC_CHECK(std::holds_alternative<std::vector<int64_t>>(v), Type, "For '", op.name,
+               "', the sharding strategy must be a tuple of ints.");
+      continue;
+    }
     auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
                            [&](const AttrSpec& s) { return name == s.name; });
     MC_CHECK(it != op.attrs.end(), Type, "For '", op.name, "', unknown attribute '", name, "'.");
@@ -122,6 +127,7 @@ Attrs make_attrs(const OpDef& op, const Attrs& given) {
       out.set(s.name, s.dflt);
     }
   }
+  if (given.has(kStrategyAttr)) out.set(kStrategyAttr, given.get(kStrategyAttr));
   return out;
 }
 

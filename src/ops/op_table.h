@@ -131,6 +131,10 @@ const OpDef* find_op(std::string_view name);  // nullptr if no such op
 
 // Validates user-given attributes against the op's declaration: TypeError for unknown names
 // or wrong kinds. make_attrs also fills in defaults (TypeError for missing required ones).
+// Any op may also carry kStrategyAttr: the sharding strategy of semi-automatic parallelism
+// (Primitive.shard, parallel/rules.h), Ints of the row count, each row's length, then the
+// entries. Kernels ignore it; the parallel pass (parallel/spmd.h) consumes it.
+inline constexpr const char* kStrategyAttr = "in_strategy";
 void check_attrs(const OpDef& op, const Attrs& given);
 Attrs make_attrs(const OpDef& op, const Attrs& given);
 

@@ -83,6 +83,16 @@ std::vector<double> slice_of(const TensorLayout& l, const std::vector<double>& f
   return out;
 }
 
+SimMesh SimMesh::from_buffers(DeviceMesh mesh, Shape local, std::vector<Buffer> buffers) {
+  MC_CHECK(static_cast<int64_t>(buffers.size()) == mesh.size(), Value, "SimMesh: ", buffers.size(),
+           " buffers for ", mesh.to_string());
+  for (const Buffer& b : buffers) {
+    MC_CHECK(static_cast<int64_t>(b.size()) == numel(local), Value, "SimMesh: a buffer of ",
+             b.size(), " values for the local shape ", shape_str(local));
+  }
+  return SimMesh(std::move(mesh), std::move(local), std::move(buffers));
+}
+
 SimMesh SimMesh::scatter(const TensorLayout& l, const std::vector<double>& full,
                          std::mt19937_64& rng) {
   const DeviceMesh& mesh = l.mesh();

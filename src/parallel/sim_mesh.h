@@ -30,6 +30,11 @@ class SimMesh {
   static SimMesh scatter(const TensorLayout& l, const std::vector<double>& full,
                          std::mt19937_64& rng);
 
+  // Buffers computed elsewhere (a parallel rule's per-device results), one per device in
+  // matrix order, each of `local` elements' shape; ValueError when the counts disagree.
+  static SimMesh from_buffers(DeviceMesh mesh, Shape local,
+                              std::vector<std::vector<double>> buffers);
+
   const DeviceMesh& mesh() const { return mesh_; }
   const Shape& local_shape() const { return shape_; }
   const std::vector<double>& buffer(int64_t rank) const {

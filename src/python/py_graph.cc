@@ -37,6 +37,7 @@
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
+#include "parallel/spmd.h"
 #include "python/module.h"
 #include "runtime/vm.h"
 
@@ -392,6 +393,27 @@ class GraphFunction {
     pyb::module_::import("warnings").attr("warn")(text, pyb::none(), 2);
   }
 
+  // Before the first run of a program rewritten per rank (parallel/spmd.h): the groups its
+  // collectives use are created and its sliced weights take their slices
+  // (mycel.parallel._spmd._apply).
+  void apply_spmd(const pyb::object& glue, const parallel::SpmdResult& res, const Compiled& c,
+                  const compiler::CompileOptions& options) {
+    pyb::list weights, slices, groups;
+    for (const Value& w : c.weights) weights.append(frontend::to_python(w));
+    int64_t rank = std::get<1>(
+        glue.attr("_compile_config")().cast<std::tuple<int64_t, int64_t, std::string>>());
+    for (size_t i = 0; i < res.weights.size(); ++i) {
+      if (!res.weights[i]) continue;
+      const parallel::TensorLayout& l = *res.weights[i];
+      slices.append(pyb::make_tuple(i, l.slice_offsets(rank), l.slice_shape(), l.mesh().shape(),
+                                    l.map(), l.shape()));
+      if (options.log)
+        options.write_log(str("mycel: semi_auto_parallel: weight ", i, " ", l.to_string(), "\n"));
+    }
+    for (const parallel::SpmdGroup& g : res.groups) groups.append(pyb::make_tuple(g.name, g.ranks));
+    glue.attr("_apply")(weights, slices, groups);
+  }
+
   std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
     std::string why = cache_.empty() ? std::string() : why_recompile(sig, key);
     compiler::CompileOptions options = compile_options();
@@ -402,11 +424,36 @@ class GraphFunction {
     c->sig = sig;
     c->key = key;
     c->module = std::make_unique<ir::Module>();
+    std::optional<parallel::SpmdResult> spmd;
+    pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
+    if (pyb::object cfg = spmd_glue.attr("_compile_config")(); !cfg.is_none()) {
+      auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string>>();
+      parallel::SpmdOptions so;
+      so.devices = std::get<0>(t);
+      so.rank = std::get<1>(t);
+      so.num_args = sig.size();
+      so.world_group = std::get<2>(t);
+      options.before_ad = [&spmd, so](ir::Module& m, ir::FuncGraph* root,
+                                      const std::vector<Value>& weights) mutable {
+        pyb::gil_scoped_acquire gil;
+        for (const Value& w : weights) {
+          pyb::object l = pyb::getattr(frontend::to_python(w), "_spmd_layout", pyb::none());
+          if (l.is_none()) {
+            so.known.emplace_back();
+            continue;
+          }
+          auto [mesh, map] = l.cast<std::pair<parallel::Shape, parallel::TensorMap>>();
+          so.known.emplace_back(std::make_pair(mesh, map));
+        }
+        spmd = parallel::spmd_rewrite(m, root, so);
+      };
+    }
     compiler::CompileResult r = compiler::compile(
         *host_, *src_, *c->module, frontend::wrap_host(fn_), sig, options, str("'", name_, "'"));
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
+    if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
     ++compiles_;
     // Evict (least recently used first) and insert with no Python call in between: another
     // thread may use the cache whenever Python code runs.

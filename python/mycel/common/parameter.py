@@ -61,13 +61,14 @@ class Parameter(Tensor):
         """The parameter itself (MindSpore's Parameter.data)."""
         return self
 
-    def set_data(self, data):
+    def set_data(self, data, slice_shape=False):
         """Replaces the data (shared with `data`, cast to this parameter's dtype). The shape
-        must stay the same (MindSpore: a parameter's shape cannot change once set).
+        must stay the same (MindSpore: a parameter's shape cannot change once set), unless
+        `slice_shape` says the data is this rank's slice (semi-automatic parallelism).
         Returns self."""
         if not isinstance(data, Tensor):
             data = Tensor(data, self.dtype)
-        if tuple(data.shape) != tuple(self.shape):
+        if not slice_shape and tuple(data.shape) != tuple(self.shape):
             raise ValueError(f"For 'Parameter.set_data', the shape of the new data "
                              f"{tuple(data.shape)} must equal the parameter's "
                              f"{tuple(self.shape)} (name={self.name}).")

@@ -19,6 +19,7 @@ from collections import OrderedDict
 
 from mycel import _mycel as _C
 from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
+from mycel.parallel.context import _context as _parallel_context
 
 # Bumped by every set_train() and to_float(): compiled cells re-read their phase then.
 _TRAIN_VERSION = [0]
@@ -119,6 +120,9 @@ class Cell:
                                      for _, c in self.cells_and_names())
                 graph._phase_version = _TRAIN_VERSION[0]
             return graph.call_keyed(graph._phase, inputs, kwargs)
+        if _parallel_context["parallel_mode"] == "semi_auto_parallel":
+            raise ValueError("semi_auto_parallel runs sharded networks in GRAPH mode only "
+                             "(as MindSpore): call mycel.set_context(mode=mycel.GRAPH_MODE).")
         if dst is not None and self._to_float_params:
             return self._call_cast_params(dst, inputs, kwargs)
         return self._run_construct(inputs, kwargs)

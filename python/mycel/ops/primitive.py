@@ -39,6 +39,39 @@ class Primitive:
     def __call__(self, *args, **kwargs):
         return self._handle(*args, **kwargs)
 
+    def shard(self, in_strategy=None, out_strategy=None):
+        """Sets the sharding strategy of this primitive for semi-automatic parallelism
+        (MindSpore 2.x's ``Primitive.shard``): ``in_strategy`` has one tuple per tensor input
+        giving the number of slices of each of its dimensions, e.g. ``ops.MatMul().shard(((1,
+        1), (1, 4)))`` cuts the weight's columns over 4 devices. It takes effect in
+        ``parallel_mode="semi_auto_parallel"`` under GRAPH mode (ignored in stand-alone mode,
+        as in MindSpore); whether it fits the shapes is checked when the network compiles.
+        ``out_strategy`` is not supported yet (outputs are whole on every device). Returns
+        the primitive."""
+        if out_strategy is not None:
+            raise ValueError(f"For '{self.name}.shard', 'out_strategy' is not supported yet: "
+                             "outputs are whole (replicated) on every device.")
+        if in_strategy is None:
+            self._in_strategy = None
+            return self
+        if not isinstance(in_strategy, tuple) or not all(isinstance(r, tuple)
+                                                         for r in in_strategy):
+            raise TypeError(f"For '{self.name}.shard', 'in_strategy' must be a tuple of tuples "
+                            f"of ints, but got {in_strategy!r}.")
+        for row in in_strategy:
+            for v in row:
+                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                    raise ValueError(f"For '{self.name}.shard', the slice counts of "
+                                     f"'in_strategy' must be positive ints, but got "
+                                     f"{in_strategy!r}.")
+        self._in_strategy = in_strategy
+        return self
+
+    @property
+    def in_strategy(self):
+        """The strategy set by ``shard`` (None: not sharded)."""
+        return getattr(self, "_in_strategy", None)
+
     @property
     def attrs(self):
         return self._handle.attrs()

@@ -3,8 +3,10 @@
 One dictionary of settings, validated when set. What reads it: ``nn.TrainOneStepCell``
 (gradient reduction and parameter broadcast in data parallelism), ``nn.DistributedGradReducer``
 (defaults for mean and degree), the source datasets (a shard per rank) and
-``save_checkpoint`` (rank 0 writes). Semi-automatic and automatic parallelism are not built
-yet: choosing them is a clear error, not a silent stand-alone run.
+``save_checkpoint`` (rank 0 writes) and, in semi-automatic parallelism, GRAPH mode's compile
+(``_spmd.py``: each rank's program from the primitives' strategies). Automatic parallelism
+(the strategy search) is not built yet: choosing it is a clear error, not a silent
+stand-alone run.
 """
 from mycel.communication import management as _mgmt
 
@@ -19,7 +21,8 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-_BUILT = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL)
+_BUILT = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL,
+          ParallelMode.SEMI_AUTO_PARALLEL)
 
 _DEFAULTS = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -67,7 +70,8 @@ def _check_mode(v):
                          f"{ParallelMode.MODE_LIST}, but got {v!r}.")
     if v not in _BUILT:
         raise ValueError(f"For 'set_auto_parallel_context', parallel_mode {v!r} is not built "
-                         f"in mycel yet (stand_alone, data_parallel and hybrid_parallel are).")
+                         f"in mycel yet (stand_alone, data_parallel, hybrid_parallel and "
+                         f"semi_auto_parallel are; the strategy search is not).")
     return v
 
 
@@ -110,7 +114,8 @@ _CHECKS = {
 
 def set_auto_parallel_context(**kwargs):
     """Sets how the job trains in parallel: parallel_mode (ParallelMode; "stand_alone",
-    "data_parallel" and "hybrid_parallel" are built), gradients_mean (average the all-reduced
+    "data_parallel", "hybrid_parallel" and "semi_auto_parallel" are built: the last runs
+    the strategies of ``Primitive.shard`` in GRAPH mode, device_num must be the world size), gradients_mean (average the all-reduced
     gradients, default False as MindSpore), device_num (default: the world's size),
     parameter_broadcast (rank 0's initial parameters to every rank), full_batch (no dataset
     sharding), comm_fusion ({"allreduce": {"mode": "size", "config": MB}}: gradient buckets),

@@ -162,6 +162,9 @@ class Optimizer(Cell):
             t = Tensor(np.full(() if scalar else tuple(p.shape), value, np.float64))
             t = t.astype(p.dtype if dtype is None else dtype)
             s = Parameter(t, f"{prefix}{sep}{p.name}", requires_grad=False)
+            if not scalar and getattr(p, "_spmd_layout", None) is not None:
+                # p holds its slice (semi_auto_parallel): so does its state, laid out alike.
+                s._spmd_layout, s._spmd_global_shape = p._spmd_layout, p._spmd_global_shape
             self.insert_param_to_cell(f"{prefix}_{i}", s)
             s.name = f"{prefix}{sep}{p.name}"
             out.append(s)

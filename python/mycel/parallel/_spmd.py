@@ -1,0 +1,55 @@
+"""Semi-automatic parallelism's glue between GRAPH mode's compile and the job.
+
+The C++ pass (``src/parallel/spmd.h``) rewrites a program whose primitives carry strategies
+(``Primitive.shard``) into this rank's program. GRAPH mode asks ``_compile_config`` whether
+to run it, and hands its result to ``_apply`` before the first run: the communication groups
+the program's collectives use are created (every member creates them, in the same order),
+and each weight that holds a slice gets it: the rank cuts the whole initial value once, at
+compile time, as MindSpore's parameters are sliced when the graph is compiled.
+"""
+import numpy as np
+
+from mycel.communication import management as _mgmt
+from mycel.parallel import context as _ctx
+
+
+def _compile_config():
+    """(devices, rank, world group name) when programs compiled now are rewritten per rank
+    (semi_auto_parallel in a job), else None."""
+    if _ctx._context["parallel_mode"] != _ctx.ParallelMode.SEMI_AUTO_PARALLEL:
+        return None
+    if not _mgmt.GlobalComm.INITED:
+        raise RuntimeError("semi_auto_parallel: call mycel.communication.init() before "
+                           "compiling a sharded network.")
+    devices = _ctx.get_auto_parallel_context("device_num")
+    if devices != _mgmt.get_group_size():
+        raise ValueError(f"semi_auto_parallel: device_num ({devices}) must equal the job's "
+                         f"world size ({_mgmt.get_group_size()}).")
+    return devices, _mgmt.get_rank(), _mgmt.GlobalComm.WORLD_COMM_GROUP
+
+
+def _apply(weights, slices, groups):
+    """Creates ``groups`` ([(name, ranks)]) and gives each weight of ``slices``
+    ([(index, offsets, shape)], index into ``weights``) its block of its current value."""
+    job = id(_mgmt._groups)  # the groups live as long as the job's process groups
+    for name, ranks in groups:
+        if (job, name) not in _created:
+            _mgmt.create_group(name, list(ranks))
+            _created.add((job, name))
+    for i, offsets, shape, mesh, tensor_map, global_shape in slices:
+        p = weights[i]
+        if getattr(p, "_spmd_layout", None) is not None:
+            continue  # sliced by an earlier program, whose layout the pass kept
+        whole = p.asnumpy()
+        block = whole[tuple(slice(o, o + n) for o, n in zip(offsets, shape))]
+        p.set_data(_tensor(block, p.dtype), slice_shape=True)
+        p._spmd_layout = (list(mesh), [list(a) for a in tensor_map])
+        p._spmd_global_shape = tuple(global_shape)
+
+
+_created = set()  # (job, group name) made by _apply
+
+
+def _tensor(array, dtype):
+    from mycel.common.tensor import Tensor
+    return Tensor(np.ascontiguousarray(array), dtype)

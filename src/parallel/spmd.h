@@ -1,0 +1,78 @@
+// spmd_rewrite: semi-automatic parallelism's pass (MindSpore's step_parallel). It turns the
+// specialised program, typed with the whole tensors, into this rank's program: its slices and
+// the collectives between them.
+//
+//   forward region (the graphs a vjp differentiates, or the whole program when it has none):
+//     op with a strategy (Primitive.shard)  its inputs' layouts from the strategy (rules.h);
+//                                           each input redistributed there, the op run on
+//                                           slices, its output laid out by its rule (partial
+//                                           where it summed over a split dimension)
+//     op with a rule, an input not whole    the layout propagated when the rule accepts the
+//                                           inputs' layouts, or, for elementwise ops, the
+//                                           layout of the input spanning the output with the
+//                                           others redistributed to match; else all whole
+//     any other node, graph outputs         inputs redistributed to whole (replicated)
+//   entry weights: a weight's layout is what the first op with a strategy that reads it
+//     asks for (else its first propagating reader's); it then holds its slice (the entry
+//     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
+//     the first run), and an update op (F_UPDATE: SGD, Momentum...) gives its layout to the
+//     other weights it updates with of the same shape (optimizer state);
+//   outside the forward region: abstracts retyped from the slices (prims re-inferred,
+//     tuples, getitem, depend, vjp and the bprop call), and at each bprop call of a vjp the
+//     sensitivity is divided by the devices (every device holds the loss, so each adds
+//     1/n of its gradient) and each gradient is summed (AllReduce) over the mesh axes its
+//     weight or input is replicated along (MindSpore's VirtualDiv and mirror operators).
+//
+// Redistribution (redistribution.h's plan) becomes the collective ops: AllReduce, AllGather
+// and ReduceScatter (the dimension moved to the front by Transpose when it is not 0),
+// AlltoAll, and a local Split as a StridedSlice of this rank's block, each over the group of
+// this rank along the move's mesh axes (the world group, or a group `spmd_rewrite` names and
+// lists for the caller to create: "spmd_group_0_2" for ranks 0 and 2).
+//
+// It runs once in the pipeline, after the first simplification (calls inlined) and before
+// automatic differentiation (PipelineOptions::before_ad), so that AD derives the backward
+// pass through the collectives' bprops. Pre: specialised IR, before lift. Post: specialised
+// IR, every prim typed on this rank's shapes, no kStrategyAttr left.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/anf.h"
+#include "parallel/layout.h"
+
+namespace mycel::parallel {
+
+struct SpmdOptions {
+  int64_t devices = 1;      // the job's devices (world size)
+  int64_t rank = 0;         // this process's rank
+  size_t num_args = 0;      // the entry graph's parameters before the weights
+  std::string world_group;  // the world group's name
+  // Per weight: the layout (mesh shape, tensor map) its slice has from an earlier program,
+  // or none (it is whole, the host's global shape typing it).
+  std::vector<std::optional<std::pair<Shape, TensorMap>>> known;
+};
+
+struct SpmdGroup {
+  std::string name;
+  std::vector<int64_t> ranks;  // in group order
+};
+
+struct SpmdResult {
+  bool sharded = false;  // whether any op had a strategy (else nothing changed)
+  std::optional<DeviceMesh> mesh;
+  // Per weight (entry parameter num_args + i): its layout when it holds a slice.
+  std::vector<std::optional<TensorLayout>> weights;
+  std::vector<SpmdGroup> groups;  // to create before the first run, in this order
+};
+
+// Rewrites the program of `root` for this rank (above). ValueError for a strategy that does
+// not fit (rules.h, with the user's file:line), and for a program it cannot rewrite yet
+// (naming the node).
+SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
+
+// The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none.
+std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs);
+
+}  // namespace mycel::parallel
