@@ -199,3 +199,16 @@ def test_semi_auto_parallel_needs_graph_mode_and_a_job(mode):
     finally:
         pctx.reset_auto_parallel_context()
         ms.set_context(mode=old)
+
+
+def test_the_megatron_example_trains_through_the_launcher(tmp_path):
+    # examples/distributed/megatron_mlp.py, as the README runs it (fewer steps): it checks
+    # itself against stand-alone training and fails otherwise.
+    from test_launcher import launch
+    from distributed import free_port
+    r = launch(["--worker_num", 2, "--local_worker_num", 2, "--master_port", free_port(),
+                "--log_dir", tmp_path / "logs", "examples/distributed/megatron_mlp.py",
+                "--steps", 5, "--hidden", 100], timeout=300)
+    assert r.returncode == 0, r.stderr
+    log = (tmp_path / "logs" / "worker_0.log").read_text()
+    assert "rank 0 holds w1 (64, 50) of (64, 100)" in log, log
