@@ -205,7 +205,9 @@ class Compiler {
   std::vector<CNode*> schedule() const {
     std::vector<Node*> roots = g_->effects;
     roots.push_back(g_->output());
-    return hoist_sinks(ir::toposort(g_, roots, ir::DependOrder::EffectsFirst), g_->output());
+    const Node* result = g_->output();  // the value returned: depend(x, effects...) is x
+    while (is_depend(result)) result = static_cast<const CNode*>(result)->input(1);
+    return hoist_sinks(ir::toposort(g_, roots, ir::DependOrder::EffectsFirst), result);
   }
 
   static bool is_collective(const CNode* c) {

@@ -597,6 +597,23 @@ TEST(VmSchedule, SinksAndTheirConesRunAsSoonAsTheyCan) {
   EXPECT_EQ(ops, want) << dump;
 }
 
+// The same with the result under a depend (a backward graph whose rules had effects,
+// BpropArgs::effects): the items are still sinks.
+TEST(VmSchedule, ResultItemsUnderADependAreSinks) {
+  Builder b;
+  FuncGraph* g = b.graph("main", {f32({3}), f32({3})});
+  b.m.set_entry(g);
+  Node* s1 = b.prim(g, OpId::Sin, {b.param(g, 0)});
+  Node* s2 = b.prim(g, OpId::Sin, {s1});
+  Node* a = b.prim(g, OpId::Exp, {s2});
+  Node* w = b.prim(g, OpId::Mul, {s1, b.param(g, 1)});
+  Node* t = b.builtin(g, Builtin::MakeTuple, {a, w});
+  g->set_output(b.builtin(g, Builtin::Depend, {t, b.prim(g, OpId::Neg, {b.param(g, 1)})}));
+  ir::verify(g, {.specialized = true, .lifted = true});
+  std::string d = Executable::compile(g)->dump();
+  EXPECT_LT(d.find("= Mul("), d.find("= Sin(", d.find("= Sin(") + 1)) << d;
+}
+
 // The observer is told each item of the result once, as soon as it is computed.
 TEST(VmRun, ResultObserverHearsEachItemWhenComputed) {
   Builder b;
