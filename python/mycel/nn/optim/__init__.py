@@ -5,6 +5,7 @@ from mycel.nn.optim.adam import Adam, AdamWeightDecay, AdamW  # noqa: F401
 from mycel.nn.optim.adaptive import Adagrad, RMSProp, AdaMax, Adadelta  # noqa: F401
 from mycel.nn.optim.ftrl import FTRL  # noqa: F401
 from mycel.nn.optim.composed import ASGD, Rprop, Lamb  # noqa: F401
+from mycel.nn.optim.lars import LARS  # noqa: F401
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "Adagrad",
-           "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb"]
+           "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb", "LARS"]
