@@ -669,11 +669,23 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     }
   }
   // Each nested call recurses on the C stack (specialising the callee inside its caller).
-  if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve)
+  if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve) {
+    int entries = 0;  // of g on the stack (a loop's body nests in its last iteration's)
+    for (const Ctx* k : stack_) entries += k->src == g;
+    if (entries >= kMaxUnroll)  // broadened, and still a new type each time: no fixed point
+      fail(ErrorKind::Recursion, sp,
+           str("compiling '", g->name(), "': after ", kMaxUnroll,
+               " iterations this loop (or recursion) still changes the type of a value it carries "
+               "on every "
+               "iteration (a tuple or list that grows, a shape that changes), so it can be "
+               "neither unrolled further nor compiled as a loop; carry a tensor of fixed shape "
+               "instead (fill a preallocated tensor, or stack chunks of at most ",
+               kMaxUnroll - 1, " items), or use PYNATIVE mode"));
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "' nests calls too deeply (the limit is ", kMaxCallDepth,
              " nested calls at compile time, fewer when the thread's stack is small); make "
              "the recursion depend on a tensor, or use PYNATIVE mode"));
+  }
   auto owned = std::make_unique<Ctx>();
   Ctx* k = owned.get();
   k->src = g;

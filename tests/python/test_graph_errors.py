@@ -294,3 +294,22 @@ def test_shape_error_in_graph_mode_cell(graph_mode):
     with pytest.raises(ValueError, match=r"(?i)matmul|shape") as ei:
         BadShapeNet()(f32(2, 3))
     check_location(ei.value, "cell_matmul")
+
+
+# ---------------------------------------------------------------- loops without a fixed point
+
+def e_growing_tuple(x):
+    out = ()
+    for i in range(100):  # <- growing
+        out = out + (x * i,)
+    return ops.stack(out)
+
+
+def test_a_loop_whose_carried_type_never_settles_says_so(graph_mode):
+    # Unrolled up to the limit, then broadened, the loop still carries a new type (a longer
+    # tuple) on every iteration: a RecursionError that says why, not only "too deep".
+    with pytest.raises(RecursionError) as e:
+        ms.jit(e_growing_tuple)(f32(3))
+    msg = str(e.value)
+    assert "still changes the type of a value it carries" in msg, msg
+    assert "PYNATIVE" in msg, msg
