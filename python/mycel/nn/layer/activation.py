@@ -14,6 +14,7 @@ from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
+from mycel.ops.function.unary_func import softsign
 from mycel.ops.primitive import constexpr
 
 
@@ -208,14 +209,10 @@ class Hardtanh(Cell):
 
 
 class Softsign(Cell):
-    """x / (1 + |x|), elementwise."""
-
-    def __init__(self):
-        super().__init__()
-        self.abs = prim("Abs")
+    """x / (1 + |x|), elementwise (``ops.softsign``)."""
 
     def construct(self, x):
-        return x / (self.abs(x) + 1.0)
+        return softsign(x)
 
 
 class Tanhshrink(Cell):
