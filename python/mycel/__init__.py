@@ -21,7 +21,7 @@ from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  
                           float32, float64, DType, dtype_from_name)  # noqa: F401
 from mycel import common  # noqa: E402,F401
 from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches methods)
-from mycel.common.parameter import Parameter  # noqa: E402,F401
+from mycel.common.parameter import Parameter, ParameterTuple  # noqa: E402,F401
 from mycel import ops, numpy, nn, context, hal  # noqa: E402,F401
 from mycel.common.api import jit, mutable  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
@@ -45,8 +45,8 @@ from mycel.common import dtype  # noqa: E402  (ms.dtype.float32, as mindspore.dt
 from mycel.version import __version__  # noqa: E402,F401
 __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_context",
            "GRAPH_MODE", "PYNATIVE_MODE", "jit", "mutable", "grad", "value_and_grad", "vjp", "jvp",
-           "jacfwd", "jacrev", "Parameter", "ops", "nn", "numpy", "context", "parallel",
-           "communication", "Layout", "ParallelMode", "set_auto_parallel_context",
+           "jacfwd", "jacrev", "Parameter", "ParameterTuple", "ops", "nn", "numpy", "context",
+           "parallel", "communication", "Layout", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "bool_", "int8",
            "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
            "amp"]

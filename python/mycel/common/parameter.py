@@ -5,8 +5,11 @@ flag. It shares its data with the tensor it is built from (no copy). Assigned as
 attribute of an ``nn.Cell`` it is registered there; an unnamed one takes the attribute's
 name, and a cell assigned into another cell prefixes its parameters' names with the
 attribute path ("fc1.weight"), as MindSpore does. Graph mode passes Parameters to compiled
-graphs as weight inputs rather than freezing them as constants.
+graphs as weight inputs rather than freezing them as constants. ``ParameterTuple`` is a
+tuple of them with distinct names.
 """
+import numpy as np
+
 from mycel import _mycel as _C
 
 Tensor = _C.Tensor
@@ -96,3 +99,40 @@ class Parameter(Tensor):
 
 def _rebuild(array, dtype_name, name, requires_grad):
     return Parameter(Tensor(array, _C.dtype_from_name(dtype_name)), name, requires_grad)
+
+
+class ParameterTuple(tuple):
+    """ParameterTuple(iterable): a tuple of Parameters with distinct names (MindSpore's): what
+    ``grad(..., weights=...)`` and optimizers take, and what a Cell may hold as an attribute
+    (a constant tuple of weights in GRAPH mode). A TypeError for an item that is not a
+    Parameter, a ValueError for a name that appears twice."""
+
+    def __new__(cls, iterable):
+        items = tuple(iterable)
+        names = set()
+        for x in items:
+            if not isinstance(x, Parameter):
+                raise TypeError(f"For 'ParameterTuple', each element must be a Parameter, but "
+                                f"got {type(x).__name__}.")
+            if x.name in names:
+                raise ValueError(f"For 'ParameterTuple', the name '{x.name}' appears twice; "
+                                 "set a unique name for each Parameter.")
+            names.add(x.name)
+        return tuple.__new__(cls, items)
+
+    def clone(self, prefix, init="same"):
+        """A ParameterTuple of new Parameters named `prefix`.<name>: copies of these
+        (init='same'), or of their shapes and dtypes filled with 'zeros' or 'ones'."""
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError(f"For 'ParameterTuple.clone', the 'prefix' must be a non-empty "
+                             f"string, but got {prefix!r}.")
+        fill = {"zeros": 0.0, "ones": 1.0}
+        if init != "same" and init not in fill:
+            raise ValueError(f"For 'ParameterTuple.clone', the 'init' must be 'same', 'zeros' "
+                             f"or 'ones', but got {init!r}.")
+        out = []
+        for p in self:
+            data = p.copy() if init == "same" else Tensor(
+                np.full(tuple(p.shape), fill[init]), _C.float64).astype(p.dtype)
+            out.append(Parameter(data, f"{prefix}.{p.name}", p.requires_grad))
+        return ParameterTuple(out)
