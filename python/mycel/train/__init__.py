@@ -6,6 +6,8 @@ from mycel.train.export import export, load  # noqa: F401
 from mycel.train.model import Model  # noqa: F401
 from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
-from mycel.train.metrics import Metric, Accuracy, Loss  # noqa: F401
+from mycel.train.metrics import (Metric, Accuracy, Loss, MAE, MSE,  # noqa: F401
+                                 TopKCategoricalAccuracy, Top1CategoricalAccuracy,
+                                 Top5CategoricalAccuracy)
 from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,  # noqa: F401
                                             DynamicLossScaleManager)

@@ -98,7 +98,111 @@ class Loss(Metric):
         return self._sum / self._n
 
 
-_NAMES = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss}
+def _pair(name, inputs):
+    if len(inputs) != 2:
+        raise ValueError(f"For '{name}.update', it needs 2 inputs (predictions, labels), but "
+                         f"got {len(inputs)}.")
+    return _numpy(inputs[0]), _numpy(inputs[1])
+
+
+class _ErrorSum(Metric):
+    """The sum over samples of a per-element error of predictions against labels, divided by
+    the number of samples (MindSpore's MAE and MSE: the error summed over each sample's
+    elements, averaged over samples)."""
+
+    def clear(self):
+        self._sum = 0.0
+        self._n = 0
+
+    def _error(self, d):
+        raise NotImplementedError
+
+    def update(self, *inputs):
+        name = type(self).__name__
+        y_pred, y = _pair(name, inputs)
+        if y.size != y_pred.size:
+            raise ValueError(f"For '{name}.update', the labels must have as many elements as "
+                             f"the predictions, but got {list(y.shape)} and "
+                             f"{list(y_pred.shape)}.")
+        d = y.reshape(y_pred.shape).astype(np.float64) - y_pred.astype(np.float64)
+        self._sum += float(self._error(d).sum())
+        self._n += y_pred.shape[0] if y_pred.ndim else 1
+
+    def eval(self):
+        if self._n == 0:
+            raise RuntimeError(f"For '{type(self).__name__}.eval', there is no sample: call "
+                               "update() first.")
+        return self._sum / self._n
+
+
+class MAE(_ErrorSum):
+    """Mean absolute error: sum |y - y_pred| over each sample's elements, averaged over the
+    samples. update(y_pred, y)."""
+
+    def _error(self, d):
+        return np.abs(d)
+
+
+class MSE(_ErrorSum):
+    """Mean squared error: sum (y - y_pred)^2 over each sample's elements, averaged over the
+    samples. update(y_pred, y)."""
+
+    def _error(self, d):
+        return d * d
+
+
+class TopKCategoricalAccuracy(Metric):
+    """TopKCategoricalAccuracy(k): the fraction of samples whose label is among the k largest
+    logits. update(logits [N, C], labels [N] or one-hot [N, C]); ties go to the lower class."""
+
+    def __init__(self, k):
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"For 'TopKCategoricalAccuracy', the 'k' must be a positive int, "
+                             f"but got {k!r}.")
+        self.k = k
+        super().__init__()
+
+    def clear(self):
+        self._correct = 0
+        self._total = 0
+
+    def update(self, *inputs):
+        name = type(self).__name__
+        y_pred, y = _pair(name, inputs)
+        if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
+            y = y.argmax(-1)  # one-hot labels
+        if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
+            raise ValueError(f"For '{name}.update', the logits must be [N, C] and the labels "
+                             f"[N], but got {list(y_pred.shape)} and {list(y.shape)}.")
+        top = np.argsort(-y_pred, axis=-1, kind="stable")[:, :self.k]
+        hit = (top == y.reshape(-1, 1)).any(axis=1)
+        self._correct += int(hit.sum())
+        self._total += hit.shape[0]
+
+    def eval(self):
+        if self._total == 0:
+            raise RuntimeError(f"For '{type(self).__name__}.eval', there is no sample: call "
+                               "update() first.")
+        return self._correct / self._total
+
+
+class Top1CategoricalAccuracy(TopKCategoricalAccuracy):
+    """TopKCategoricalAccuracy(1)."""
+
+    def __init__(self):
+        super().__init__(1)
+
+
+class Top5CategoricalAccuracy(TopKCategoricalAccuracy):
+    """TopKCategoricalAccuracy(5)."""
+
+    def __init__(self):
+        super().__init__(5)
+
+
+_NAMES = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE,
+          "top_1_categorical_accuracy": Top1CategoricalAccuracy,
+          "top_5_categorical_accuracy": Top5CategoricalAccuracy}
 
 
 def get_metrics(metrics):
