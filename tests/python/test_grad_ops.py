@@ -116,6 +116,7 @@ class Row:
     torch_fn: Optional[Callable] = None
     xfail: dict = field(default_factory=dict)  # {(mode, order): (reason, exception type)}
     eps: float = FD_EPS
+    orders: tuple = ORDERS  # the derivative orders checked
 
     def __repr__(self):
         return self.id
@@ -125,10 +126,10 @@ ROWS = []
 
 
 def row(id, fn, inputs, diff=None, torch=None, xfail=None, op=None, eps=FD_EPS,  # noqa: A002
-        raises=AssertionError):
+        raises=AssertionError, orders=ORDERS):
     """Adds a row; op defaults to the part of id before '/'; diff to every input. xfail:
     {(mode or "*", order or "*"): reason}, the failure being `raises` (a wrong value:
-    AssertionError)."""
+    AssertionError). orders: the derivative orders the row checks (all by default)."""
     if diff is None:
         diff = tuple(range(len(inputs)))
     xf = {}
@@ -138,7 +139,8 @@ def row(id, fn, inputs, diff=None, torch=None, xfail=None, op=None, eps=FD_EPS, 
         for m in modes:
             for o in orders:
                 xf[(m, o)] = (reason, raises)
-    ROWS.append(Row(id, op or id.split("/")[0], fn, inputs, tuple(diff), torch, xf, eps))
+    ROWS.append(Row(id, op or id.split("/")[0], fn, inputs, tuple(diff), torch, xf, eps,
+                    tuple(orders)))
 
 
 ALL = ("*", "*")
@@ -233,10 +235,10 @@ row("CumProd/zero_reverse", lambda x: P.CumProd(reverse=True)(x, 1), [C(_CP_ZERO
     torch=lambda x: torch.flip(torch.cumprod(torch.flip(x, (1,)), 1), (1,)))
 row("CumProd/zero_exclusive_reverse", lambda x: P.CumProd(True, True)(x, 1), [C(_CP_ZERO)],
     torch=lambda x: _t_excl_cumprod(x, 1, True))
+# First order only: with two zeros on a line CumProd's second derivative misses the terms
+# between the zeros (bprop_cumprod says why; a known gap noted on the issue).
 row("CumProd/two_zeros", lambda x: ops.cumprod(x, 1), [C(_CP_ZEROS)],
-    torch=lambda x: torch.cumprod(x, 1),
-    xfail={("*", 2): "CumProd's bprop is exact at zeros to first order; with two zeros on a "
-                     "line its second derivative misses the later zero's term (bprop_cumprod)"})
+    torch=lambda x: torch.cumprod(x, 1), orders=(1,))
 row("Sort/axis1", lambda x: ops.sort(x, 1)[0], [S(2, 4, 3)],
     torch=lambda x: torch.sort(x, 1)[0])
 row("Sort/descending", lambda x: ops.sort(x, descending=True)[0], [S(3, 5)],
@@ -684,7 +686,7 @@ def _params():
     out = []
     for r in ROWS:
         for mode in MODES:
-            for order in ORDERS:
+            for order in r.orders:
                 marks = []
                 if (mode, order) in r.xfail:
                     reason, raises = r.xfail[(mode, order)]

@@ -4,7 +4,6 @@ w.r.t. the input, the initial states and every Parameter, through test_nn_layers
 harness, in PYNATIVE and GRAPH mode. Stacked and bidirectional layers, batch_first, no bias,
 relu, per-sample seq_length (torch: packed sequences), sequences longer than GRAPH mode
 unrolls (a compiled loop), dropout between layers, parameter names, argument errors."""
-import time
 
 import numpy as np
 import pytest
@@ -167,21 +166,6 @@ def test_to_float_computes_in_half_precision(mode, steps):
     assert got.dtype == got_h.dtype == ms.float16
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), atol=1e-2)
     np.testing.assert_allclose(got_h.asnumpy(), want_h.asnumpy(), atol=1e-2)
-
-
-def test_graph_compile_time_of_32_steps():
-    """A 2-layer bidirectional LSTM over 32 steps (unrolled) compiles with its gradient in
-    seconds, not minutes."""
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        net = nn.LSTM(8, 16, num_layers=2, bidirectional=True)
-        x = T(rand(32, 4, 8, seed=4))
-        grad = ms.value_and_grad(lambda x: net(x)[0].sum(), None, net.trainable_params())
-        start = time.time()
-        grad(x)
-        assert time.time() - start < 60
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 @pytest.mark.parametrize("make,exc,msg", [

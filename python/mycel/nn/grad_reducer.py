@@ -55,6 +55,7 @@ class DistributedGradReducer(Cell):
         order = [i for bucket in self._buckets for i in bucket[0]]
         self._position = tuple(order.index(i) for i in range(len(params)))
         self._count = len(params)
+        self._bucket_of = {i: k for k, b in enumerate(self._buckets) for i in b[0]}
 
     def _plan(self, params):
         """Buckets of (indices, offsets, sizes, shapes), each of one dtype, in reverse
@@ -130,14 +131,13 @@ class _OverlapStep:
         self._r = reducer
         self._grads = [None] * reducer._count
         self._left = [len(b[0]) for b in reducer._buckets]
-        self._bucket_of = {i: k for k, b in enumerate(reducer._buckets) for i in b[0]}
         self._queued = [None] * len(reducer._buckets)
 
     def ready(self, i, grad):
         if not 0 <= i < len(self._grads) or self._grads[i] is not None:
             return
         self._grads[i] = grad
-        k = self._bucket_of[i]
+        k = self._r._bucket_of[i]
         self._left[k] -= 1
         if self._left[k] == 0:
             flat = self._r._flatten(self._r._buckets[k], self._grads)

@@ -30,7 +30,42 @@ class Metric:
         raise NotImplementedError
 
 
-class Accuracy(Metric):
+def _pair(name, inputs):
+    if len(inputs) != 2:
+        raise ValueError(f"For '{name}.update', it needs 2 inputs (predictions, labels), but "
+                         f"got {len(inputs)}.")
+    return _numpy(inputs[0]), _numpy(inputs[1])
+
+
+def _class_labels(name, y_pred, y):
+    """The labels [N] of logits [N, C], given as [N] or one-hot [N, C]."""
+    if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
+        y = y.argmax(-1)  # one-hot labels
+    if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
+        raise ValueError(f"For '{name}.update', the logits must be [N, C] and the labels [N], "
+                         f"but got {list(y_pred.shape)} and {list(y.shape)}.")
+    return y
+
+
+class _HitRate(Metric):
+    """The fraction of samples that update() counts as hits."""
+
+    def clear(self):
+        self._correct = 0
+        self._total = 0
+
+    def _count(self, hit):
+        self._correct += int(hit.sum())
+        self._total += hit.shape[0]
+
+    def eval(self):
+        if self._total == 0:
+            raise RuntimeError(f"For '{type(self).__name__}.eval', there is no sample: call "
+                               "update() first.")
+        return self._correct / self._total
+
+
+class Accuracy(_HitRate):
     """Accuracy(eval_type='classification'): the fraction of samples whose predicted class
     (argmax of the logits) is the label. update(logits [N, C], labels [N] or one-hot [N, C]).
     eval_type 'multilabel': logits are thresholded at 0.5 and a sample counts when all its
@@ -43,35 +78,15 @@ class Accuracy(Metric):
         self._type = eval_type
         super().__init__()
 
-    def clear(self):
-        self._correct = 0
-        self._total = 0
-
     def update(self, *inputs):
-        if len(inputs) != 2:
-            raise ValueError(f"For 'Accuracy.update', it needs 2 inputs (logits, labels), but "
-                             f"got {len(inputs)}.")
-        y_pred, y = _numpy(inputs[0]), _numpy(inputs[1])
+        y_pred, y = _pair("Accuracy", inputs)
         if self._type == "multilabel":
             if y_pred.shape != y.shape:
                 raise ValueError(f"For 'Accuracy.update', multilabel predictions and labels must "
                                  f"have one shape, but got {y_pred.shape} and {y.shape}.")
-            hit = np.all((y_pred > 0.5) == (y > 0.5), axis=tuple(range(1, y.ndim)))
+            self._count(np.all((y_pred > 0.5) == (y > 0.5), axis=tuple(range(1, y.ndim))))
         else:
-            if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
-                y = y.argmax(-1)  # one-hot labels
-            if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
-                raise ValueError(f"For 'Accuracy.update', the logits must be [N, C] and the "
-                                 f"labels [N], but got {list(y_pred.shape)} and "
-                                 f"{list(y.shape)}.")
-            hit = y_pred.argmax(-1) == y
-        self._correct += int(hit.sum())
-        self._total += hit.shape[0]
-
-    def eval(self):
-        if self._total == 0:
-            raise RuntimeError("For 'Accuracy.eval', there is no sample: call update() first.")
-        return self._correct / self._total
+            self._count(y_pred.argmax(-1) == _class_labels("Accuracy", y_pred, y))
 
 
 class Loss(Metric):
@@ -96,13 +111,6 @@ class Loss(Metric):
         if self._n == 0:
             raise RuntimeError("For 'Loss.eval', there is no loss: call update() first.")
         return self._sum / self._n
-
-
-def _pair(name, inputs):
-    if len(inputs) != 2:
-        raise ValueError(f"For '{name}.update', it needs 2 inputs (predictions, labels), but "
-                         f"got {len(inputs)}.")
-    return _numpy(inputs[0]), _numpy(inputs[1])
 
 
 class _ErrorSum(Metric):
@@ -151,7 +159,7 @@ class MSE(_ErrorSum):
         return d * d
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(_HitRate):
     """TopKCategoricalAccuracy(k): the fraction of samples whose label is among the k largest
     logits. update(logits [N, C], labels [N] or one-hot [N, C]); ties go to the lower class."""
 
@@ -162,28 +170,12 @@ class TopKCategoricalAccuracy(Metric):
         self.k = k
         super().__init__()
 
-    def clear(self):
-        self._correct = 0
-        self._total = 0
-
     def update(self, *inputs):
         name = type(self).__name__
         y_pred, y = _pair(name, inputs)
-        if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
-            y = y.argmax(-1)  # one-hot labels
-        if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
-            raise ValueError(f"For '{name}.update', the logits must be [N, C] and the labels "
-                             f"[N], but got {list(y_pred.shape)} and {list(y.shape)}.")
+        y = _class_labels(name, y_pred, y)
         top = np.argsort(-y_pred, axis=-1, kind="stable")[:, :self.k]
-        hit = (top == y.reshape(-1, 1)).any(axis=1)
-        self._correct += int(hit.sum())
-        self._total += hit.shape[0]
-
-    def eval(self):
-        if self._total == 0:
-            raise RuntimeError(f"For '{type(self).__name__}.eval', there is no sample: call "
-                               "update() first.")
-        return self._correct / self._total
+        self._count((top == y.reshape(-1, 1)).any(axis=1))
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -61,9 +61,9 @@ Grads bprop_cumsum(BpropArgs& a) {
 // zeros (torch's, tests/python/test_grad_ops.py) and stays finite. Its own derivative (the
 // second order) is exact where a line holds at most one zero; with two or more, the terms
 // between two zeros are missing (the route ends the first zero's span at the next zero and
-// gives later zeros a constant 0): a strict xfail row there. Exact second order would need
-// every zero's span (a segmented scan) and the products across zeros, which these ops cannot
-// express in O(n) (an O(n^2) triangle of products would).
+// gives later zeros a constant 0; the two-zeros row checks the first order only). Exact
+// second order would need every zero's span (a segmented scan) and the products across
+// zeros, which these ops cannot express in O(n) (an O(n^2) triangle of products would).
 Grads bprop_cumprod(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* x = a.in[0];
