@@ -4,12 +4,16 @@
 set -euo pipefail
 build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy libdnnl-dev
             libprotobuf-dev protobuf-compiler zlib1g-dev libjpeg62-turbo-dev libpng-dev
-            libgloo-dev libopenmpi-dev openmpi-bin libcpp-httplib-dev)
+            libgloo-dev libopenmpi-dev openmpi-bin libcpp-httplib-dev libssl-dev
+            libsodium-dev libflatbuffers-dev flatbuffers-compiler libonnx-dev python3-yaml)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
 # writes their JPEG/PNG fixtures and is the oracle for decoding and PIL-filter resizing.
 # The fuzz targets (fuzz/) build with clang's libFuzzer and sanitizers, and its OpenMP.
+# The lite converter's tests read ONNX files written by python3-onnx and torch.onnx.export,
+# and run the ONNX conformance cases (libonnx-testdata).
 test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
-           clang-14 libclang-rt-14-dev libomp-14-dev)
+           clang-14 libclang-rt-14-dev libomp-14-dev python3-onnx libonnx-testdata
+           python3-torchvision)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)
