@@ -280,6 +280,7 @@ class Spmd {
 
   // ------------------------------------------------------------ the forward region
   void visit_forward(CNode* c) {
+    if (item(c)) return;
     const PrimData* p = c->prim();
     if (p != nullptr) {
       if (std::optional<Strategy> s = strategy_attr(p->attrs)) return sharded(c, *s);
@@ -301,7 +302,7 @@ class Spmd {
       if (undecided(x)) decide(x, want[i]);
       in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
     }
-    emit(c, std::move(in), call, want, infer_layout(call, want));
+    emit(c, std::move(in), call, want, infer_layouts(call, want));
   }
 
   void propagate(CNode* c) {
@@ -315,9 +316,9 @@ class Spmd {
       in.push_back(redistribute(c->graph(), x, l, summed));
       cur.push_back(summed);
     }
-    std::optional<TensorLayout> out;
+    std::optional<std::vector<TensorLayout>> out;
     try {
-      out = infer_layout(call, cur);
+      out = infer_layouts(call, cur);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Value) throw;
     }
@@ -330,8 +331,8 @@ class Spmd {
 
   // Elementwise ops: the layout of the input spanning the output, the others redistributed
   // (an undecided weight takes its part); else every input whole.
-  TensorLayout match_lead(CNode* c, const OpCall& call, std::vector<Node*>& in,
-                          std::vector<TensorLayout>& cur) {
+  std::vector<TensorLayout> match_lead(CNode* c, const OpCall& call, std::vector<Node*>& in,
+                                       std::vector<TensorLayout>& cur) {
     RuleFamily f = rule_family(call.op);
     const Shape out_shape = shape_of(c);
     for (size_t i = 0; i < cur.size() && f != RuleFamily::MatMul; ++i) {
@@ -348,29 +349,51 @@ class Spmd {
         }
         cur[j] = want[j];
       }
-      return infer_layout(call, cur);
+      return infer_layouts(call, cur);
     }
     for (size_t j = 0; j < in.size(); ++j) {
       in[j] = redistribute(c->graph(), in[j], cur[j], replicated(cur[j]));
       cur[j] = replicated(cur[j]);
     }
-    return infer_layout(call, cur);
+    return infer_layouts(call, cur);
   }
 
+  // The op on this rank's slices; its output's layout (an op with several outputs: the
+  // layout of each item, read by the getitems of its result, `items`).
   void emit(CNode* c, std::vector<Node*> in, const OpCall& call,
-            std::span<const TensorLayout> in_layouts, const TensorLayout& out) {
+            std::span<const TensorLayout> in_layouts, const std::vector<TensorLayout>& out) {
     IrBuilder b(m_, c->graph(), c->span());
-    Node* r = b.prim(call.op, std::move(in), local_attrs(call, out));
+    Node* r = b.prim(call.op, std::move(in), local_attrs(call, out[0]));
+    if (op_def(call.op).num_outputs != 1) {
+      items_.insert_or_assign(r, out);
+      return rw_.replace(c, r);
+    }
     double k = local_scale(call, in_layouts);
     if (k != 1.0) r = b.mul_scalar(r, k);
-    if (!whole(out)) lay_.insert_or_assign(r, out);
+    if (!whole(out[0])) lay_.insert_or_assign(r, out[0]);
     rw_.replace(c, r);
+  }
+
+  // getitem(r, k) of an op with several outputs: item k's layout and slice type.
+  bool item(CNode* c) {
+    if (!c->is_builtin(Builtin::GetItem)) return false;
+    auto it = items_.find(c->input(1));
+    std::optional<int64_t> k = compiler::detail::const_int(c->input(2));
+    if (it == items_.end() || !k) return false;
+    const auto i = static_cast<size_t>(*k);
+    MC_ASSERT(i < it->second.size(), "spmd: item ", i, " of ", it->second.size());
+    c->set_abstract(c->input(1)->abstract()->elems[i]);
+    if (!whole(it->second[i])) lay_.insert_or_assign(c, it->second[i]);
+    return true;
   }
 
   // Any other node of the forward region reads whole tensors.
   void replicate_inputs(CNode* c) {
     for (size_t i = 1; i < c->size(); ++i) {
       Node* x = c->input(i);
+      MC_CHECK(!items_.count(x), Value, "semi_auto_parallel cannot yet pass the outputs of '",
+               static_cast<CNode*>(x)->prim()->op->name, "' on as a tuple: read them one by one",
+               where(c));
       if (!is_tensor(x)) continue;
       if (undecided(x)) decide(x, std::nullopt);
       TensorLayout l = layout_of(x);
@@ -529,8 +552,10 @@ class Spmd {
   std::optional<DeviceMesh> mesh_;
   std::unordered_set<FuncGraph*> forward_;
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
-  std::vector<bool> decided_;                          // per weight
-  std::unordered_set<const Node*> changed_;            // nodes whose abstract changed
+  // The ops with several outputs, each item's layout.
+  std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
+  std::vector<bool> decided_;                // per weight
+  std::unordered_set<const Node*> changed_;  // nodes whose abstract changed
 };
 
 }  // namespace

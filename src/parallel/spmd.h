@@ -6,7 +6,9 @@
 //     op with a strategy (Primitive.shard)  its inputs' layouts from the strategy (rules.h);
 //                                           each input redistributed there, the op run on
 //                                           slices, its output laid out by its rule (partial
-//                                           where it summed over a split dimension)
+//                                           where it summed over a split dimension; an
+//                                           op with several outputs, LayerNorm's, lays
+//                                           out each item its getitems read)
 //     op with a rule, an input not whole    the layout propagated when the rule accepts the
 //                                           inputs' layouts, or, for elementwise ops, the
 //                                           layout of the input spanning the output with the
