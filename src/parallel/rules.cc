@@ -62,6 +62,7 @@ RuleFamily rule_family(OpId op) {
     case OpId::LogSoftmax:
       return RuleFamily::Softmax;
     case OpId::Reshape:
+    case OpId::Flatten:
       return RuleFamily::Reshape;
     case OpId::Transpose:
       return RuleFamily::Transpose;
@@ -72,6 +73,11 @@ RuleFamily rule_family(OpId op) {
     case OpId::SparseSoftmaxCrossEntropyWithLogits:
     case OpId::SoftmaxCrossEntropyWithLogits:
       return RuleFamily::SoftmaxLoss;
+    case OpId::Conv2D:
+      return RuleFamily::Conv2D;
+    case OpId::MaxPool:
+    case OpId::AvgPool:
+      return RuleFamily::Pool;
     default:
       return RuleFamily::None;
   }
@@ -163,6 +169,8 @@ const FamilyRules& family_rules(const OpCall& call) {
       {layer_norm_loops, layer_norm_layouts},        // LayerNorm
       {gather_loops, one<gather_layout>},            // Gather
       {softmax_loss_loops, softmax_loss_layouts},    // SoftmaxLoss
+      {conv2d_loops, one<conv2d_layout>},            // Conv2D
+      {pool_loops, one<pool_layout>},                // Pool
   };
   check_family(call);
   return kRules[static_cast<size_t>(rule_family(call.op))];
@@ -279,6 +287,7 @@ TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in) 
 Attrs local_attrs(const OpCall& call, const TensorLayout& out) {
   Attrs a = call.attrs;
   if (call.op == OpId::Reshape) a.set("shape", out.slice_shape());
+  if (call.op == OpId::Conv2D) a.set("out_channel", out.slice_shape()[1]);
   return a;
 }
 

@@ -25,7 +25,8 @@
 // BiasAdd), rules_reduce.cc (ReduceSum/ReduceMean with or without keep_dims,
 // Softmax/LogSoftmax), rules_shape.cc (Reshape where the split dimensions stay intact,
 // Transpose), rules_nn.cc (LayerNorm, Gather, SoftmaxCrossEntropyWithLogits and its sparse
-// form). `rule_family` is the table, a switch over OpId. Ops with several outputs
+// form), rules_conv.cc (Conv2D, MaxPool, AvgPool; Flatten is a Reshape). `rule_family` is
+// the table, a switch over OpId. Ops with several outputs
 // (LayerNorm's y, mean and rstd) have a layout per output: `infer_layouts`.
 #pragma once
 
@@ -66,7 +67,9 @@ enum class RuleFamily {
   Transpose,
   LayerNorm,
   Gather,
-  SoftmaxLoss
+  SoftmaxLoss,
+  Conv2D,
+  Pool
 };
 
 // The family of an op, None when it has no parallel rule.
@@ -117,7 +120,8 @@ TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in);
 // without a strategy.
 std::vector<TensorLayout> elementwise_inputs(const OpCall& call, const TensorLayout& out);
 
-// The attributes each device runs the op with, for the output layout `out`.
+// The attributes each device runs the op with, for the output layout `out` (a Reshape's
+// target shape and a Conv2D's out_channel are its slice's).
 Attrs local_attrs(const OpCall& call, const TensorLayout& out);
 
 // What each device multiplies its local result by: 1 / (the splits of the reduced
@@ -148,6 +152,10 @@ LoopSpace layer_norm_loops(const OpCall& call, const Strategy& s);
 std::vector<TensorLayout> layer_norm_layouts(const OpCall& call, std::span<const TensorLayout> in);
 LoopSpace gather_loops(const OpCall& call, const Strategy& s);
 TensorLayout gather_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace conv2d_loops(const OpCall& call, const Strategy& s);
+TensorLayout conv2d_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace pool_loops(const OpCall& call, const Strategy& s);
+TensorLayout pool_layout(const OpCall& call, std::span<const TensorLayout> in);
 LoopSpace softmax_loss_loops(const OpCall& call, const Strategy& s);
 std::vector<TensorLayout> softmax_loss_layouts(const OpCall& call,
                                                std::span<const TensorLayout> in);

@@ -7,7 +7,6 @@ GRAPH mode and float64: the forward output, the loss, every gradient (each rank'
 it) and 10 Momentum steps of TrainOneStepCell (the losses and the trained slices) must equal
 the serial run to 1e-10. Then the errors: a strategy that does not divide a dimension names
 the op and the source line, PYNATIVE mode is refused, the search mode stays unbuilt."""
-import json
 import textwrap
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 import mycel as ms
 from mycel import nn, ops
 from mycel.parallel import context as pctx
-from distributed import run_gloo
+from spmd_check import run_worker
 
 WORKER = textwrap.dedent("""
     import json, sys
@@ -27,6 +26,8 @@ WORKER = textwrap.dedent("""
     from mycel.parallel import set_auto_parallel_context
 
     config = sys.argv[1]
+    sys.path.insert(0, sys.argv[2])
+    from spmd_check import compare
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
@@ -82,24 +83,6 @@ WORKER = textwrap.dedent("""
                     losses=losses, params=net.trainable_params())
 
 
-    def block(whole, p):
-        # This rank's block of `whole` under p's layout (mesh axes from the left, groups in
-        # row-major order), or whole when p is not sliced.
-        layout = getattr(p, "_spmd_layout", None)
-        if layout is None:
-            return whole
-        mesh, tensor_map = layout
-        coords = np.unravel_index(rank, mesh)
-        index = []
-        for d, axes in enumerate(tensor_map):
-            k, g = 0, 1
-            for a in axes:
-                k, g = k * mesh[a] + coords[a], g * mesh[a]
-            size = whole.shape[d] // g
-            index.append(slice(k * size, (k + 1) * size))
-        return whole[tuple(index)]
-
-
     if config == "bad":
         set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
         try:
@@ -108,35 +91,16 @@ WORKER = textwrap.dedent("""
             print("ERROR", json.dumps(str(e)))
         sys.exit(0)
     serial = run(False)
-    serial_params = [p.asnumpy() for p in serial["params"]]
     set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
     par = run(True)
-    diffs = {"out": np.abs(serial["out"] - par["out"]).max(),
-             "loss": abs(serial["loss"] - par["loss"]),
-             "losses": np.abs(np.array(serial["losses"]) - np.array(par["losses"])).max()}
-    sliced = []
-    for p, g_ser, g_par in zip(par["params"], serial["grads"], par["grads"]):
-        diffs["grad " + p.name] = np.abs(block(g_ser, p) - g_par).max()
-        if getattr(p, "_spmd_layout", None) is not None:
-            sliced.append(p.name)
-    for p, w_ser in zip(par["params"], [p.asnumpy() for p in serial["params"]]):
-        diffs["trained " + p.name] = np.abs(block(w_ser, p) - p.asnumpy()).max()
-    moved = float(np.abs(serial_params[0] - W1).max())
-    print("RESULT", json.dumps({"diffs": {k: float(v) for k, v in diffs.items()},
-                                "sliced": sliced, "moved": moved}))
+    diffs, sliced = compare(serial, par, rank)
+    moved = float(np.abs(serial["params"][0].asnumpy() - W1).max())
+    print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved}))
 """)
 
 
 def _results(tmp_path, n, config):
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    out = []
-    for rc, text in run_gloo(script, n, args=(config,), timeout=240):
-        assert rc == 0, text[-3000:]
-        lines = [ln for ln in text.splitlines() if ln.startswith(("RESULT", "ERROR"))]
-        assert lines, text[-3000:]
-        out.append((lines[-1].split(" ", 1)[0], json.loads(lines[-1].split(" ", 1)[1])))
-    return out
+    return run_worker(tmp_path, WORKER, n, config, timeout=240)
 
 
 SLICED = {"megatron": ["w1", "b1", "w2"], "dp_mp": ["w1", "b1", "w2"],

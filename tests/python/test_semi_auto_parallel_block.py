@@ -10,12 +10,11 @@ as the oracle, then the sharded one: the loss, every gradient (each rank's slice
             rest propagated;
   dp_mp     (4 ranks, a 2 x 2 mesh) the same with the batch split too, both LayerNorms and
             the loss sharded along the batch (the loss's local means scaled and summed)."""
-import json
 import textwrap
 
 import pytest
 
-from distributed import run_gloo
+from spmd_check import run_worker
 
 WORKER = textwrap.dedent("""
     import json, sys
@@ -26,6 +25,8 @@ WORKER = textwrap.dedent("""
     from mycel.parallel import set_auto_parallel_context
 
     config = sys.argv[1]
+    sys.path.insert(0, sys.argv[2])
+    from spmd_check import compare
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
@@ -107,57 +108,24 @@ WORKER = textwrap.dedent("""
                     losses=losses, params=net.trainable_params())
 
 
-    def block(whole, p):
-        # This rank's block of `whole` under p's layout, or whole when p is not sliced.
-        layout = getattr(p, "_spmd_layout", None)
-        if layout is None:
-            return whole
-        mesh, tensor_map = layout
-        coords = np.unravel_index(rank, mesh)
-        index = []
-        for d, axes in enumerate(tensor_map):
-            k, g = 0, 1
-            for a in axes:
-                k, g = k * mesh[a] + coords[a], g * mesh[a]
-            size = whole.shape[d] // g
-            index.append(slice(k * size, (k + 1) * size))
-        return whole[tuple(index)]
-
-
     serial = run(False)
     set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
     par = run(True)
-    diffs = {"loss": abs(serial["loss"] - par["loss"]),
-             "losses": np.abs(np.array(serial["losses"]) - np.array(par["losses"])).max()}
-    sliced = []
-    for p, g_ser, g_par in zip(par["params"], serial["grads"], par["grads"]):
-        diffs["grad " + p.name] = np.abs(block(g_ser, p) - g_par).max()
-        if getattr(p, "_spmd_layout", None) is not None:
-            sliced.append(p.name)
-    for p, w_ser in zip(par["params"], [p.asnumpy() for p in serial["params"]]):
-        diffs["trained " + p.name] = np.abs(block(w_ser, p) - p.asnumpy()).max()
+    diffs, sliced = compare(serial, par, rank)
     moved = float(np.abs(serial["params"][0].asnumpy() - INIT["emb"]).max())
-    print("RESULT", json.dumps({"diffs": {k: float(v) for k, v in diffs.items()},
-                                "sliced": sliced, "moved": moved,
+    print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved,
                                 "losses": serial["losses"]}))
 """)
 
 
 def _results(tmp_path, n, config):
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    out = []
-    for rc, text in run_gloo(script, n, args=(config,), timeout=300):
-        assert rc == 0, text[-3000:]
-        lines = [ln for ln in text.splitlines() if ln.startswith("RESULT")]
-        assert lines, text[-3000:]
-        out.append(json.loads(lines[-1].split(" ", 1)[1]))
-    return out
+    return run_worker(tmp_path, WORKER, n, config, timeout=300)
 
 
 @pytest.mark.parametrize("n, config", [(2, "megatron"), (4, "megatron"), (4, "dp_mp")])
 def test_sharded_transformer_block_equals_the_serial_run(tmp_path, n, config):
-    for r in _results(tmp_path, n, config):
+    for kind, r in _results(tmp_path, n, config):
+        assert kind == "RESULT"
         for what, d in r["diffs"].items():
             assert d <= 1e-10, (what, d)
         # The split weights hold slices: the embedding table by columns, Q/K/V and the MLP's

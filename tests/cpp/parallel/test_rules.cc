@@ -389,11 +389,60 @@ Case random_softmax_loss(Rng& rng) {
           n};
 }
 
+// x [N, C, H, W] split on N and C, w [O, C, kh, kw] on O and C; stride, padding, dilation
+// random; sometimes groups (then C and O whole).
+Case random_conv2d(Rng& rng) {
+  int64_t n = random_devices(rng);
+  bool grouped = pick(rng, 0, 3) == 0;
+  auto sp = grouped ? std::vector<int64_t>{divisor(rng, n), 1, 1} : random_splits(rng, 3, n);
+  int64_t g = grouped ? 2 : 1;
+  int64_t batch = sp[0] * pick(rng, 1, 2), o = sp[1] * g * pick(rng, 1, 2),
+          c = sp[2] * g * pick(rng, 1, 2), k = pick(rng, 1, 3);
+  Attrs a;
+  a.set("out_channel", o);
+  a.set("kernel_size", std::vector<int64_t>{k, k});
+  a.set("group", g);
+  a.set("stride", std::vector<int64_t>{pick(rng, 1, 2)});
+  if (pick(rng, 0, 1)) {
+    a.set("pad_mode", std::string("pad"));
+    a.set("pad", std::vector<int64_t>{pick(rng, 0, 1)});
+  }
+  return {OpId::Conv2D,
+          a,
+          {{batch, c, 5, 4}, {o, c / g, k, k}},
+          {{sp[0], sp[2], 1, 1}, {sp[1], sp[2], 1, 1}},
+          n};
+}
+
+Case random_pool(Rng& rng) {
+  int64_t n = random_devices(rng);
+  auto sp = random_splits(rng, 2, n);
+  Attrs a;
+  a.set("kernel_size", std::vector<int64_t>{2, 2});
+  a.set("strides", std::vector<int64_t>{pick(rng, 1, 2), pick(rng, 1, 2)});
+  return {pick(rng, 0, 1) ? OpId::MaxPool : OpId::AvgPool,
+          a,
+          {{sp[0] * pick(rng, 1, 2), sp[1] * pick(rng, 1, 2), 4, 5}},
+          {{sp[0], sp[1], 1, 1}},
+          n};
+}
+
+// [N, C, H, W] -> [N, C*H*W], N and C split (C leads the merged run).
+Case random_flatten(Rng& rng) {
+  int64_t n = random_devices(rng);
+  auto sp = random_splits(rng, 2, n);
+  return {OpId::Flatten,
+          {},
+          {{sp[0] * pick(rng, 1, 2), sp[1] * pick(rng, 1, 2), 2, 3}},
+          {{sp[0], sp[1], 1, 1}},
+          n};
+}
+
 TEST(ParallelRules, RandomStrategiesMatchTheSerialOp) {
-  Case (*families[])(Rng&) = {random_matmul,     random_batch_matmul, random_binary,
-                              random_unary,      random_bias_add,     random_reduce,
-                              random_softmax,    random_transpose,    random_reshape,
-                              random_layer_norm, random_gather,       random_softmax_loss};
+  Case (*families[])(Rng&) = {
+      random_matmul, random_batch_matmul, random_binary,    random_unary,   random_bias_add,
+      random_reduce, random_softmax,      random_transpose, random_reshape, random_layer_norm,
+      random_gather, random_softmax_loss, random_conv2d,    random_pool,    random_flatten};
   Rng rng(20261126);
   for (auto family : families) {
     for (int i = 0; i < 40; ++i) {
@@ -491,6 +540,16 @@ TEST(ParallelRules, StrategiesThatDoNotFitAreValueErrors) {
       << e;
   EXPECT_EQ(infer_layout(loss, strategy_layouts(loss, {{4, 1}, {4}}, m4)),
             TensorLayout(m4, {}, {}, {0}));
+
+  Attrs cv;
+  cv.set("out_channel", int64_t{4});
+  cv.set("kernel_size", std::vector<int64_t>{3, 3});
+  cv = make_attrs(op_def(OpId::Conv2D), cv);
+  OpCall conv{OpId::Conv2D, cv, {{2, 4, 8, 8}, {4, 4, 3, 3}}, ""};
+  e = value_error([&] { strategy_layouts(conv, {{1, 1, 4, 1}, {1, 1, 1, 1}}, m4); });
+  EXPECT_NE(e.find("dimension 2 of input 0 is spatial"), std::string::npos) << e;
+  EXPECT_EQ(infer_layout(conv, strategy_layouts(conv, {{1, 4, 1, 1}, {1, 4, 1, 1}}, m4)),
+            TensorLayout(m4, {2, 4, 6, 6}, {{}, {}, {}, {}}, {0}));
 
   Attrs none = make_attrs(op_def(OpId::ReduceMax), {});
   OpCall cast{OpId::ReduceMax, none, {{4}}, ""};
