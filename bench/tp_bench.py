@@ -46,7 +46,8 @@ def worker(mode, rank, n):
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True)
     if mode == "tp":
-        ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+        ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                                     full_batch=True)
     rng = np.random.default_rng(0)
 
     class MLP(nn.Cell):

@@ -73,6 +73,7 @@ class Spmd {
   SpmdResult run() {
     find_mesh();
     if (!res_.sharded) return std::move(res_);
+    lay_out_inputs();
     find_forward();
     const size_t nw = root_->params().size() - o_.num_args;
     res_.weights.assign(nw, std::nullopt);
@@ -124,6 +125,9 @@ class Spmd {
       OpCall call = op_call(c, attrs);
       matrices.push_back(device_matrix(call, loop_space(call, *s), o_.devices));
     }
+    for (size_t i = 0; i < o_.inputs.size(); ++i) {
+      if (!o_.inputs[i].empty()) matrices.push_back(input_matrix(i));
+    }
     if (matrices.empty()) {
       // Weights sliced by an earlier program: this one reads them on their mesh.
       for (const auto& k : o_.known) {
@@ -135,6 +139,65 @@ class Spmd {
     }
     res_.sharded = true;
     res_.mesh = mesh_;
+  }
+
+  // Entry argument i's dataset strategy: its check, and its device matrix [devices /
+  // product, counts...].
+  Shape input_matrix(size_t i) {
+    const std::vector<int64_t>& row = o_.inputs[i];
+    const Node* x = root_->params()[i];
+    MC_CHECK(is_tensor(x) && row.size() == x->abstract()->shape.size(), Value,
+             "semi_auto_parallel: the dataset strategy of input ", i, " has ", row.size(),
+             " entries, but the input ", x->abstract()->to_string(), " has ",
+             is_tensor(x) ? x->abstract()->shape.size() : 0, " dimensions");
+    int64_t used = 1;
+    for (int64_t k : row) {
+      MC_CHECK(k >= 1, Value, "semi_auto_parallel: the dataset strategy of input ", i,
+               " must have positive slice counts, but got ", shape_str(row));
+      used *= k;
+    }
+    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value,
+             "semi_auto_parallel: the dataset strategy ", shape_str(row), " of input ", i,
+             " cuts it into ", used, " slices, which does not divide the ", o_.devices,
+             " devices of the job");
+    Shape m{o_.devices / used};
+    m.insert(m.end(), row.begin(), row.end());
+    return m;
+  }
+
+  // Each entry argument given as a slice is laid out as its dataset strategy says, its
+  // parameter typed as the slice (the program was compiled for the global shape).
+  void lay_out_inputs() {
+    for (size_t i = 0; i < o_.inputs.size(); ++i) {
+      const std::vector<int64_t>& row = o_.inputs[i];
+      if (row.empty()) continue;
+      Node* x = root_->params()[i];
+      std::vector<Axes> axes = matrix_axes(input_matrix(i), *mesh_);
+      TensorMap map;
+      for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+      TensorLayout l(*mesh_, shape_of(x), std::move(map));
+      if (!whole(l)) sliced(x, l);
+    }
+    // The function a vjp differentiates takes them as its parameters.
+    for (CNode* c : w_.nodes) {
+      const Value* fn =
+          c->is_builtin(Builtin::Vjp) ? compiler::detail::const_value(c->input(1)) : nullptr;
+      if (fn == nullptr || !fn->is(ValueKind::Graph)) continue;
+      const auto& params = fn->as_graph()->params();
+      for (size_t k = 3; k < c->size() && k - 3 < params.size(); ++k) {
+        auto it = lay_.find(c->input(k));
+        if (it != lay_.end()) sliced(params[k - 3], TensorLayout(it->second));
+      }
+    }
+  }
+
+  // x, typed with its global shape, holds its slice under l.
+  void sliced(Node* x, const TensorLayout& l) {
+    const Shape local = l.slice_shape();
+    x->set_abstract(
+        Abstract::tensor(x->abstract()->dtype, mycel::Shape(local.begin(), local.end())));
+    changed_.insert(x);
+    lay_.insert_or_assign(x, l);
   }
 
   // The graphs a vjp differentiates (and those they reach), or all of them.

@@ -14,6 +14,8 @@
 //                                           layout of the input spanning the output with the
 //                                           others redistributed to match; else all whole
 //     any other node, graph outputs         inputs redistributed to whole (replicated)
+//   entry arguments: laid out as the dataset strategy (SpmdOptions::inputs) says, the rank
+//     given its slice (the strategy's device matrix joins the mesh);
 //   entry weights: a weight's layout is what the first op with a strategy that reads it
 //     asks for (else its first propagating reader's); it then holds its slice (the entry
 //     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
@@ -54,6 +56,11 @@ struct SpmdOptions {
   // Per weight: the layout (mesh shape, tensor map) its slice has from an earlier program,
   // or none (it is whole, the host's global shape typing it).
   std::vector<std::optional<std::pair<Shape, TensorMap>>> known;
+  // Per entry argument (num_args of them, or none): the slice counts of each dimension of
+  // the slice this rank is given (MindSpore's dataset strategy, full_batch=False), empty for
+  // a whole argument. The program is compiled for the global shapes (the caller's
+  // signature: the slice's times the counts); the pass types the argument as its slice.
+  std::vector<std::vector<int64_t>> inputs;
 };
 
 struct SpmdGroup {

@@ -84,14 +84,16 @@ WORKER = textwrap.dedent("""
 
 
     if config == "bad":
-        set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+        set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                                  full_batch=True)
         try:
             run(True)
         except ValueError as e:
             print("ERROR", json.dumps(str(e)))
         sys.exit(0)
     serial = run(False)
-    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                              full_batch=True)
     par = run(True)
     diffs, sliced = compare(serial, par, rank)
     moved = float(np.abs(serial["params"][0].asnumpy() - W1).max())
@@ -142,6 +144,16 @@ def test_shard_and_the_context():
         assert pctx.get_auto_parallel_context("parallel_mode") == "semi_auto_parallel"
         with pytest.raises(ValueError, match="search is not"):
             pctx.set_auto_parallel_context(parallel_mode="auto_parallel")
+        # How the inputs arrive: each rank's rows (MindSpore's default), whole, or a tuple.
+        assert pctx.input_strategy() == "data_parallel"
+        pctx.set_auto_parallel_context(full_batch=True)
+        assert pctx.input_strategy() is None
+        pctx.set_auto_parallel_context(full_batch=False, dataset_strategy=((2, 1), (2,)))
+        assert pctx.input_strategy() == ((2, 1), (2,))
+        with pytest.raises(ValueError, match="dimension 0 of the inputs, alike"):
+            pctx.set_auto_parallel_context(dataset_strategy=((2, 2), (2,)))
+        with pytest.raises(ValueError, match="tuple of tuples of positive ints"):
+            pctx.set_auto_parallel_context(dataset_strategy=[[2, 1]])
     finally:
         pctx.reset_auto_parallel_context()
 

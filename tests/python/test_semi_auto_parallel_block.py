@@ -9,7 +9,8 @@ as the oracle, then the sharded one: the loss, every gradient (each rank's slice
             output projection and the MLP's second MatMul split by rows (partial sums), the
             rest propagated;
   dp_mp     (4 ranks, a 2 x 2 mesh) the same with the batch split too, both LayerNorms and
-            the loss sharded along the batch (the loss's local means scaled and summed)."""
+            the loss sharded along the batch (the loss's local means scaled and summed),
+            and each rank given only its half of the batch (dataset_strategy)."""
 import textwrap
 
 import pytest
@@ -23,6 +24,7 @@ WORKER = textwrap.dedent("""
     from mycel import nn, ops, Tensor, Parameter
     from mycel.communication import init, get_rank, get_group_size
     from mycel.parallel import set_auto_parallel_context
+    from mycel.parallel.context import dataset_shard
 
     config = sys.argv[1]
     sys.path.insert(0, sys.argv[2])
@@ -100,7 +102,12 @@ WORKER = textwrap.dedent("""
 
     def run(sharded):
         net = Block(sharded)
-        t, y = Tensor(TOKENS), Tensor(LABELS)
+        rows = slice(None)
+        if sharded and config == "dp_mp":  # this rank's half of the batch, the shard a data
+            shards, k = dataset_shard()     # set reads here (the strategy's device matrix is
+            assert shards == 2              # [2 repeats, 2 slices]: rank r reads r % 2)
+            rows = slice(k * B * S // 2, (k + 1) * B * S // 2)
+        t, y = Tensor(TOKENS[rows]), Tensor(LABELS[rows])
         value, grads = ms.value_and_grad(net, None, net.trainable_params())(t, y)
         step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.05, 0.9))
         losses = [float(step(t, y).asnumpy()) for _ in range(10)]
@@ -109,7 +116,11 @@ WORKER = textwrap.dedent("""
 
 
     serial = run(False)
-    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    # dp_mp: each rank is given its half of the batch (dataset_strategy splits the rows in
+    # 2, the other mesh axis repeats them); megatron: the whole batch.
+    data = {"full_batch": True} if config == "megatron" else \
+        {"dataset_strategy": ((2,), (2,))}
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n, **data)
     par = run(True)
     diffs, sliced = compare(serial, par, rank)
     moved = float(np.abs(serial["params"][0].asnumpy() - INIT["emb"]).max())

@@ -7,7 +7,8 @@ as the oracle, then the sharded one: the loss, every gradient (each rank's slice
   model  (2 ranks) the first convolution split by output channels, the second by input
          channels (partial sums), the first Dense by output features, the second by input
          features (partial sums);
-  dp_mp  (4 ranks, a 2 x 2 mesh) the same with the batch split too: data x model."""
+  dp_mp  (4 ranks, a 2 x 2 mesh) the same with the batch split too: data x model, each
+         rank given only its quarter of the batch (the default dataset strategy)."""
 import textwrap
 
 import pytest
@@ -21,6 +22,7 @@ WORKER = textwrap.dedent("""
     from mycel import nn, Tensor
     from mycel.communication import init, get_rank, get_group_size
     from mycel.parallel import set_auto_parallel_context
+    from mycel.parallel.context import dataset_shard
 
     config = sys.argv[1]
     sys.path.insert(0, sys.argv[2])
@@ -73,7 +75,11 @@ WORKER = textwrap.dedent("""
             shard(net, *{"model": (1, n), "dp_mp": (2, 2)}[config])
         loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True,
                                                                     reduction="mean"))
-        x, y = Tensor(X, ms.float64), Tensor(Y)
+        rows = slice(None)
+        if sharded and config == "dp_mp":  # this rank's rows (dataset_strategy data_parallel)
+            assert dataset_shard() == (n, rank)  # what a data set reads here
+            rows = slice(rank * 8 // n, (rank + 1) * 8 // n)
+        x, y = Tensor(X[rows], ms.float64), Tensor(Y[rows])
         value, grads = ms.value_and_grad(loss, None, net.trainable_params())(x, y)
         step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.02, 0.9))
         losses = [float(step(x, y).asnumpy()) for _ in range(10)]
@@ -82,7 +88,10 @@ WORKER = textwrap.dedent("""
 
 
     serial = run(False)
-    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    # model: every rank is given the whole batch; dp_mp: its quarter of it (MindSpore's
+    # default, full_batch=False, dataset_strategy "data_parallel").
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                              full_batch=config == "model")
     par = run(True)
     diffs, sliced = compare(serial, par, rank)
     print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced,
