@@ -337,3 +337,126 @@ def test_dp_argument_errors(mode):
     opt = factory.create("SGD")(net.trainable_params(), 0.1)
     with pytest.raises(ValueError, match="micro-batches"):
         DPModel(micro_batches=4, network=net, loss_fn=loss, optimizer=opt)
+
+
+# ---------------------------------------------------------------- membership inference
+
+from mycel.armour.privacy.evaluation import MembershipInference  # noqa: E402
+from mycel.armour.privacy.evaluation import _attackers  # noqa: E402
+from mycel.armour.privacy.evaluation.membership_inference import roc_auc  # noqa: E402
+
+
+def test_roc_auc_is_the_pairwise_win_rate():
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 2, 300)
+    scores = np.round(rng.randn(300) + labels, 1)  # with ties
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    wins = (pos[:, None] > neg[None]).sum() + 0.5 * (pos[:, None] == neg[None]).sum()
+    assert roc_auc(labels, scores) == pytest.approx(wins / (len(pos) * len(neg)), rel=1e-12)
+
+
+def test_logistic_regression_attack_matches_torch_optimum():
+    """The numpy logistic regression reaches the optimum of the same L2-penalised objective
+    that torch's LBFGS finds (a convex problem, so the same weights)."""
+    rng = np.random.RandomState(1)
+    x = rng.randn(200, 5)
+    y = (x @ np.array([1.0, -2.0, 0.5, 0.0, 1.5]) + rng.randn(200) > 0).astype(np.float64)
+    model = _attackers.LogisticRegression(C=0.5).fit(x, y)
+    xs = torch.tensor((x - x.mean(0)) / (x.std(0) + 1e-12))
+    w = torch.zeros(5, dtype=torch.float64, requires_grad=True)
+    b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([w, b], max_iter=500, tolerance_grad=1e-12, tolerance_change=1e-14)
+
+    def closure():
+        opt.zero_grad()
+        z = xs @ w + b
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(
+            z, torch.tensor(y), reduction="sum") + (w * w).sum() / (2 * 0.5)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    np.testing.assert_allclose(model._w[:5], w.detach().numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(model._w[5], b.item(), rtol=1e-5, atol=1e-7)
+
+
+def blobs10(n, spread, seed):
+    rng = np.random.RandomState(seed)
+    centers = np.random.RandomState(100).randn(10, 20) * 2.0
+    y = rng.randint(0, 10, n).astype(np.int32)
+    return (centers[y] + spread * rng.randn(n, 20)).astype(np.float32), y
+
+
+class Wide(nn.Cell):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc1 = nn.Dense(20, hidden)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(hidden, 10)
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def trained(n_train, spread, hidden, epochs, lr):
+    ms.set_seed(0)
+    x, y = blobs10(n_train, spread, seed=1)
+    net = Wide(hidden)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = Model(net, loss, nn.Adam(net.trainable_params(), lr))
+    model.train(epochs, batches(x, y, min(100, n_train)))
+    return model, x, y
+
+
+ATTACKS = [{"method": "threshold", "params": {}},
+           {"method": "lr", "params": {"C": [0.1, 1.0, 10.0]}},
+           {"method": "knn", "params": {"n_neighbors": [5, 15]}},
+           {"method": "mlp", "params": {"hidden_layer_sizes": [(16,)], "alpha": [1e-3],
+                                        "max_iter": [200]}}]
+
+
+def membership_auc(model, x_train, y_train, x_out, y_out):
+    """Attacks trained on half of the members and non-members, evaluated on the others."""
+    h, g = len(x_train) // 2, len(x_out) // 2
+    mi = MembershipInference(model)
+    mi.train(batches(x_train[:h], y_train[:h], 50), batches(x_out[:g], y_out[:g], 50), ATTACKS)
+    return mi.eval(batches(x_train[h:], y_train[h:], 50), batches(x_out[g:], y_out[g:], 50),
+                   metrics=("precision", "recall", "accuracy", "auc"))
+
+
+def test_membership_inference_separates_overfit_from_generalising(mode):
+    """A wide net fitted for many epochs to 100 samples of overlapping classes is attacked
+    successfully (AUC well above 0.5); a small net trained briefly on 2,000 samples of
+    separated classes is not (AUC near 0.5)."""
+    model, x, y = trained(100, spread=3.0, hidden=256, epochs=200, lr=0.01)
+    xo, yo = blobs10(100, 3.0, seed=2)
+    overfit = membership_auc(model, x, y, xo, yo)
+    model, x, y = trained(2000, spread=0.7, hidden=16, epochs=3, lr=0.01)
+    xo, yo = blobs10(800, 0.7, seed=3)
+    fair = membership_auc(model, x[:800], y[:800], xo, yo)
+    for res in overfit + fair:
+        assert set(res) == {"precision", "recall", "accuracy", "auc"}
+    assert overfit[0]["accuracy"] > 0.65  # the loss threshold attack
+    for r in overfit:  # about 0.73-0.78 here
+        assert r["auc"] > 0.65, overfit
+    for r in fair:
+        assert abs(r["auc"] - 0.5) < 0.08, fair
+
+
+def test_membership_inference_errors():
+    net = MLP()
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    with pytest.raises(TypeError, match="Model"):
+        MembershipInference(net)
+    with pytest.raises(ValueError, match="n_jobs"):
+        MembershipInference(model, n_jobs=0)
+    mi = MembershipInference(model)
+    x, y = blobs(16)
+    with pytest.raises(ValueError, match="'rf' is not implemented"):
+        mi.train(batches(x, y, 8), batches(x, y, 8), [{"method": "rf", "params": {}}])
+    with pytest.raises(ValueError, match="no parameter"):
+        mi.train(batches(x, y, 8), batches(x, y, 8), [{"method": "knn", "params": {"C": [1]}}])
+    with pytest.raises(ValueError, match="call train first"):
+        mi.eval(batches(x, y, 8), batches(x, y, 8))
+    with pytest.raises(ValueError, match="labels must be class indices"):
+        mi.train(batches(x, y + 5, 8), batches(x, y, 8), [{"method": "threshold"}])
