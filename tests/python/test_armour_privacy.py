@@ -183,31 +183,33 @@ def test_dp_training_without_noise_or_clipping_is_ordinary_training(mode):
         np.testing.assert_allclose(c, a, rtol=1e-5, atol=1e-6)
 
 
-def test_per_micro_batch_clipping_matches_torch(mode):
+@pytest.mark.parametrize("n,k", [(24, 6), (96, 96)])
+def test_per_micro_batch_clipping_matches_torch(mode, n, k):
     """One SGD step (lr 1) with noise 0: the update is minus the mean over micro-batches of
-    each micro-batch gradient scaled to global norm <= C, computed by torch autograd."""
+    each micro-batch gradient scaled to global norm <= C, computed by torch autograd; 96
+    micro-batches of one example (per-example clipping) run as 3 chunks of 32."""
     ms.set_seed(5)
-    x, y = blobs(24, seed=1)
+    x, y = blobs(n, seed=1)
     net = MLP()
     w0 = weights_of(net)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     mech = NoiseMechanismsFactory.create("Gaussian", norm_bound=0.3, initial_noise_multiplier=0.0)
     step = DPTrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 1.0),
-                              micro_batches=6, norm_bound=0.3, noise_mech=mech)
+                              micro_batches=k, norm_bound=0.3, noise_mech=mech)
     step(Tensor(x), Tensor(y))
     tw = [torch.tensor(w, requires_grad=True) for w in w0]  # fc1.w, fc1.b, fc2.w, fc2.b
-    total, clipped_any = [torch.zeros_like(t) for t in tw], False
-    for i in range(6):
-        xb, yb = torch.tensor(x[4 * i:4 * i + 4]), torch.tensor(y[4 * i:4 * i + 4]).long()
+    total, clipped, m = [torch.zeros_like(t) for t in tw], 0, n // k
+    for i in range(k):
+        xb, yb = torch.tensor(x[m * i:m * i + m]), torch.tensor(y[m * i:m * i + m]).long()
         h = torch.relu(xb @ tw[0].T + tw[1])
         out = torch.nn.functional.cross_entropy(h @ tw[2].T + tw[3], yb)
         grads = torch.autograd.grad(out, tw)
         norm = torch.sqrt(sum((g * g).sum() for g in grads))
-        clipped_any |= bool(norm > 0.3)
+        clipped += int(norm > 0.3)
         total = [t + g * min(1.0, 0.3 / float(norm)) for t, g in zip(total, grads)]
-    assert clipped_any
+    assert clipped > 0
     for w, t, new in zip(w0, total, weights_of(net)):
-        np.testing.assert_allclose(new, w - t.numpy() / 6, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(new, w - t.numpy() / k, rtol=1e-5, atol=1e-6)
 
 
 class ZeroGrad(nn.Cell):

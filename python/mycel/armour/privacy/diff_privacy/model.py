@@ -2,9 +2,10 @@
 clipping.
 
 The step splits the batch into ``micro_batches`` equal slices along axis 0 and computes each
-slice's gradient with ``value_and_grad`` (a Python loop over the static count: GRAPH mode
-unrolls it into one compiled graph holding one gradient computation per micro-batch; mycel has
-no vmap yet, so per-example clipping is micro_batches == batch size). Each micro-batch gradient
+slice's gradient with ``value_and_grad`` (Python loops over the static count, in chunks of at
+most 32 micro-batches per helper call: GRAPH mode unrolls them into one compiled step holding
+one gradient computation per micro-batch, since it unrolls loops of at most 63 iterations;
+mycel has no vmap yet, so per-example clipping is micro_batches == batch size). Each micro-batch gradient
 (all parameters together) is scaled by ``min(1, C / ||g||)``; the clipped gradients are summed,
 Gaussian noise of std ``C * sigma`` is added and the sum divided by the number of
 micro-batches, either by the step (``noise_mech``) or by a DP optimizer
@@ -25,6 +26,9 @@ from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
 from mycel.ops.primitive import constexpr
 from mycel.train.model import Model
+
+
+_UNROLL = 32  # micro-batches per chunk, an unrolled loop (GRAPH mode unrolls loops of <= 63)
 
 
 @constexpr
@@ -57,6 +61,14 @@ def clip_by_global_norm(grads, norm_bound):
     return out, (norm <= norm_bound).astype(_C.float32)
 
 
+def _add(xs, ys):
+    """The elementwise sums of two tuples of tensors."""
+    out = ()
+    for a, b in zip(xs, ys):
+        out = out + (a + b,)
+    return out
+
+
 class DPTrainOneStepCell(Cell):
     """DPTrainOneStepCell(network, optimizer, micro_batches, norm_bound, noise_mech=None,
     clip_mech=None): one DP-SGD step (see the module's description); `network` returns the
@@ -71,27 +83,38 @@ class DPTrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.grad_fn = value_and_grad(network, None, self.weights)
         self._micro_batches = micro_batches
+        self._chunk = max(d for d in range(1, _UNROLL + 1) if micro_batches % d == 0)
+        self._chunks = micro_batches // self._chunk
         self._noise_mech = noise_mech
         self._clip_mech = clip_mech
         self.norm_bound = Parameter(Tensor(np.float32(norm_bound)), name="dp_norm_bound",
                                     requires_grad=False)
 
+    def _micro_step(self, inputs, i, k):
+        """(loss, clipped gradients, 1.0 if unclipped) of micro-batch i of k."""
+        micro = ()
+        for x in inputs:
+            micro = micro + (_slice(x, i, k),)
+        loss, grads = self.grad_fn(*micro)
+        clipped, kept = clip_by_global_norm(grads, self.norm_bound)
+        return loss, clipped, kept
+
+    def _chunk_sums(self, inputs, c, k):
+        """(loss, clipped gradients, unclipped count) summed over the micro-batches of chunk
+        c: a loop of at most _UNROLL iterations, which GRAPH mode unrolls."""
+        first = c * self._chunk
+        loss_sum, total, unclipped = self._micro_step(inputs, first, k)
+        for j in range(1, self._chunk):
+            loss, clipped, kept = self._micro_step(inputs, first + j, k)
+            total, loss_sum, unclipped = _add(total, clipped), loss_sum + loss, unclipped + kept
+        return loss_sum, total, unclipped
+
     def construct(self, *inputs):
         k = self._micro_batches
-        total, loss_sum, unclipped = None, None, None
-        for i in range(k):
-            micro = ()
-            for x in inputs:
-                micro = micro + (_slice(x, i, k),)
-            loss, grads = self.grad_fn(*micro)
-            clipped, kept = clip_by_global_norm(grads, self.norm_bound)
-            if total is None:
-                total, loss_sum, unclipped = clipped, loss, kept
-            else:
-                summed = ()
-                for a, b in zip(total, clipped):
-                    summed = summed + (a + b,)
-                total, loss_sum, unclipped = summed, loss_sum + loss, unclipped + kept
+        loss_sum, total, unclipped = self._chunk_sums(inputs, 0, k)
+        for c in range(1, self._chunks):
+            loss, clipped, kept = self._chunk_sums(inputs, c, k)
+            total, loss_sum, unclipped = _add(total, clipped), loss_sum + loss, unclipped + kept
         grads = total
         loss = loss_sum / k
         if self._noise_mech is not None:
