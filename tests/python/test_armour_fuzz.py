@@ -91,6 +91,9 @@ def test_coverage_metrics_match_a_hand_computation(mode):
 
     # the network is given back as it was, in the mode it was in
     assert isinstance(net.fc1, nn.Dense) and net._cells["fc2"] is net.fc2
+    net.set_train(True)
+    nc.get_metrics(test)
+    assert net.training and net.fc1.training
     assert ms.get_context("mode") == (ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
 
 

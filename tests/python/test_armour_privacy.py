@@ -324,6 +324,9 @@ def test_dp_argument_errors(mode):
     x, y = blobs(8)
     with pytest.raises(ValueError, match="multiple of micro_batches 3"):
         model.train(1, batches(x, y, 8))
+    with pytest.raises(ValueError, match="calibrated to the clipping bound"):
+        DPModel(micro_batches=2, norm_bound=2.0, noise_mech=mech, network=net, loss_fn=loss,
+                optimizer=nn.SGD(net.trainable_params(), 0.1))
     with pytest.raises(ValueError, match="exactly once"):
         DPModel(network=net, loss_fn=loss, optimizer=nn.SGD(net.trainable_params(), 0.1))
     with pytest.raises(ValueError, match="seed"):

@@ -53,8 +53,8 @@ def default_layers(network):
 
 @contextlib.contextmanager
 def _tapped(network, names):
-    """Within the block the network runs in PYNATIVE mode and the named sub-cells record
-    their outputs into the yielded list."""
+    """Within the block the network runs in PYNATIVE mode, in inference mode
+    (set_train(False)), and the named sub-cells record their outputs into the yielded list."""
     sink = []
     swaps = []
     cells = dict(network.cells_and_names())
@@ -64,12 +64,14 @@ def _tapped(network, names):
         original = parent._cells[attr]
         _replace(parent, attr, _Tap(original, sink))
         swaps.append((parent, attr, original))
-    mode = context.get_context("mode")
+    mode, training = context.get_context("mode"), network.training
     context.set_context(mode=context.PYNATIVE_MODE)
+    network.set_train(False)
     try:
         yield sink
     finally:
         context.set_context(mode=mode)
+        network.set_train(training)
         for parent, attr, original in reversed(swaps):
             _replace(parent, attr, original)
 

@@ -141,7 +141,12 @@ class DPModel(Model):
     predict are Model's. Give the noise either as noise_mech (a NoiseMechanismsFactory
     mechanism) with an ordinary optimizer, or as a DP optimizer from DPOptimizerClassFactory
     (same micro_batches; then its mechanism's norm_bound must equal norm_bound); clip_mech
-    (ClipMechanismsFactory, with noise_mech) adapts the bound after every step."""
+    (ClipMechanismsFactory, with noise_mech) adapts the bound after every step.
+
+    The privacy monitors account per-example sampling. With micro-batches of one example that
+    is exact; with larger micro-batches, adding or removing one example changes its
+    micro-batch's clipped gradient by up to 2C, so the guarantee is the one the monitor gives
+    for half the noise multiplier."""
 
     def __init__(self, micro_batches=2, norm_bound=1.0, noise_mech=None, clip_mech=None,
                  optimizer=None, **kwargs):
@@ -161,6 +166,10 @@ class DPModel(Model):
         if clip_mech is not None and not isinstance(clip_mech, AdaClippingWithGaussianRandom):
             raise TypeError(f"For 'DPModel', the 'clip_mech' must come from "
                             f"ClipMechanismsFactory, but got {type(clip_mech).__name__}.")
+        if noise_mech is not None and noise_mech._norm_bound != float(norm_bound):
+            raise ValueError(f"For 'DPModel', the noise mechanism's norm_bound "
+                             f"{noise_mech._norm_bound} differs from norm_bound {norm_bound}: "
+                             f"the noise must be calibrated to the clipping bound.")
         if (noise_mech is None) == (dp_mb is None):
             raise ValueError("For 'DPModel', give the noise exactly once: a 'noise_mech' with "
                              "an ordinary optimizer, or a DP optimizer without noise_mech.")

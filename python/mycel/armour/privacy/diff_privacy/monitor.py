@@ -99,7 +99,9 @@ class _Monitor(Callback):
         self._spend(steps)
         self._steps += steps
 
-    def on_train_step_end(self, run_context):
+    def step_end(self, run_context):
+        """Accounts the step just taken (Model.train calls it through on_train_step_end),
+        printing the budget every per_print_times steps."""
         self.account(1)
         params = run_context.original_args()
         if self._per_print_times and self._steps % self._per_print_times == 0:
@@ -212,8 +214,9 @@ class RDPMonitor(_Monitor):
             best = epoch
         return best
 
-    def on_train_step_end(self, run_context):
-        super().on_train_step_end(run_context)
+    def step_end(self, run_context):
+        """Accounts the step and requests a stop once target_eps is exceeded."""
+        super().step_end(run_context)
         if self._over_budget():
             print(f"RDPMonitor: the privacy budget eps {self._target_eps} (delta "
                   f"{self._target_delta}) is spent after {self._steps} steps; stopping.",
