@@ -31,12 +31,19 @@ def mode(request):
 def rdp_by_integration(q, sigma, alpha):
     """RDP(alpha) of the sampled Gaussian mechanism as log(A)/(alpha-1) with
     A = integral of N(z; 0, s^2) (1 - q + q exp((2z - 1)/(2 s^2)))^alpha dz, by the trapezoid
-    rule on a fine grid covering the integrand's mass (in log space)."""
-    z = np.linspace(-40 * sigma, alpha + 40 * sigma, 800001)
-    log_f = -z * z / (2 * sigma ** 2) - math.log(math.sqrt(2 * math.pi) * sigma) + \
-        alpha * np.log1p(q * np.expm1((2 * z - 1) / (2 * sigma ** 2)))
+    rule on a fine grid covering the integrand's mass: in log space, or, when A is close to 1
+    (small q, orders near 1), as 1 + the integral of N(z) (ratio - 1) (expm1, log1p), which
+    keeps the relative precision of a tiny log A."""
+    z = np.linspace(-40 * sigma, alpha + 40 * sigma, 2000001)
+    log_ratio = alpha * np.log1p(q * np.expm1((2 * z - 1) / (2 * sigma ** 2)))
+    density = -z * z / (2 * sigma ** 2) - math.log(math.sqrt(2 * math.pi) * sigma)
+    log_f = density + log_ratio
     top = log_f.max()
-    return (top + math.log(np.trapz(np.exp(log_f - top), dx=z[1] - z[0]))) / (alpha - 1)
+    log_a = top + math.log(np.trapz(np.exp(log_f - top), dx=z[1] - z[0]))
+    if log_a > 1e-3:
+        return log_a / (alpha - 1)
+    g = np.exp(density) * np.expm1(log_ratio)  # log_ratio is small wherever density is not
+    return math.log1p(np.trapz(g, dx=z[1] - z[0])) / (alpha - 1)
 
 
 def rdp_integer_order(q, sigma, alpha):
@@ -52,7 +59,9 @@ def classic_eps(orders, rdp, delta):
 
 @pytest.mark.parametrize("q,sigma,alpha", [(0.01, 1.1, 2), (0.01, 1.1, 3.5), (0.01, 1.1, 1.1),
                                            (0.1, 2.0, 7.3), (0.01, 1.1, 20), (0.05, 0.8, 1.5),
-                                           (0.2, 1.0, 32), (0.004, 0.7, 5.25)])
+                                           (0.2, 1.0, 32), (0.004, 0.7, 5.25), (1e-5, 1.0, 1.5),
+                                           (0.01, 10.0, 1.005), (0.5, 1.0, 2.5),
+                                           (0.001, 5.0, 50.5)])
 def test_rdp_of_one_step_matches_numerical_integration(q, sigma, alpha):
     mon = RDPMonitor(int(round(1000 / q)), 1000, initial_noise_multiplier=sigma,
                      orders=[alpha], noise_decay_mode=None)
