@@ -155,8 +155,8 @@ def test_fgsm_mutation_follows_the_loss_gradient_sign(mode):
 @pytest.fixture(scope="module")
 def lenet_and_seeds():
     """LeNet-5 trained for one pass over 9,600 Fashion-MNIST images (undefended; over 60% of
-    the first 256 test images right, checked), 8 test images it classifies correctly as seeds, and 200 training images
-    for the coverage's ranges."""
+    the first 256 test images right, checked), 8 test images it classifies correctly as
+    seeds, and 200 training images for the coverage's ranges."""
     if not os.path.isdir(FASHION):
         pytest.fail(f"the Fashion-MNIST data is missing at {FASHION}")
     from lenet import LeNet5, fashion_mnist

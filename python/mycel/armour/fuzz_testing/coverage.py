@@ -18,6 +18,7 @@ from mycel import context
 from mycel._mycel import Tensor
 from mycel.amp import _replace
 from mycel.nn.cell import Cell
+from mycel.nn.layer._check import bool_, positive_int
 from mycel.train.model import Model
 
 
@@ -97,12 +98,8 @@ class CoverageMetrics:
 
     def __init__(self, model, incremental=False, batch_size=32, layers=None):
         self._network = network_of(model, self._who)
-        if not isinstance(incremental, bool):
-            raise TypeError(f"For '{self._who}', the 'incremental' must be a bool, but got "
-                            f"{type(incremental).__name__}.")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"For '{self._who}', the 'batch_size' must be a positive int, but "
-                             f"got {batch_size!r}.")
+        self.incremental = bool_(incremental, "incremental", self._who)
+        self.batch_size = positive_int(batch_size, "batch_size", self._who)
         known = dict(self._network.cells_and_names())
         self._layers = default_layers(self._network) if layers is None else list(layers)
         unknown = [n for n in self._layers if not n or n not in known]
@@ -110,8 +107,6 @@ class CoverageMetrics:
             raise ValueError(f"For '{self._who}', the 'layers' must name sub-cells of the "
                              f"network (e.g. {default_layers(self._network)}), but got "
                              f"{self._layers!r}.")
-        self.incremental = incremental
-        self.batch_size = batch_size
         self._state = None
         self._bounds = None
 
@@ -190,10 +185,7 @@ class TopKNeuronCoverage(CoverageMetrics):
 
     def __init__(self, model, top_k=3, incremental=False, batch_size=32, layers=None):
         super().__init__(model, incremental, batch_size, layers)
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k <= 0:
-            raise ValueError(f"For 'TopKNeuronCoverage', the 'top_k' must be a positive int, "
-                             f"but got {top_k!r}.")
-        self.top_k = top_k
+        self.top_k = positive_int(top_k, "top_k", self._who)
 
     def _empty(self, n):
         return np.zeros(n, bool)
@@ -228,11 +220,7 @@ class KMultisectionNeuronCoverage(_RangeCoverage):
 
     def __init__(self, model, train_dataset, segmented_num=100, incremental=False, batch_size=32,
                  layers=None):
-        if isinstance(segmented_num, bool) or not isinstance(segmented_num, int) or \
-                segmented_num <= 0:
-            raise ValueError(f"For '{self._who}', the 'segmented_num' must be a positive int, "
-                             f"but got {segmented_num!r}.")
-        self.segmented_num = segmented_num
+        self.segmented_num = positive_int(segmented_num, "segmented_num", self._who)
         super().__init__(model, train_dataset, incremental, batch_size, layers)
 
     def _empty(self, n):

@@ -14,6 +14,7 @@ import numpy as np
 from mycel.armour.fuzz_testing import mutations as mut
 from mycel.armour.fuzz_testing.coverage import CoverageMetrics, network_of
 from mycel._mycel import Tensor
+from mycel.nn.layer._check import positive_int
 from mycel.nn.loss import SoftmaxCrossEntropyWithLogits
 from mycel.nn.wrap import WithLossCell
 from mycel.ops.composite import grad
@@ -108,10 +109,8 @@ class Fuzzer:
         if not isinstance(coverage, CoverageMetrics):
             raise TypeError(f"For 'Fuzzer.fuzzing', the 'coverage' must be a CoverageMetrics, "
                             f"but got {type(coverage).__name__}.")
-        for name, v in (("max_iters", max_iters), ("mutate_num_per_seed", mutate_num_per_seed)):
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise ValueError(f"For 'Fuzzer.fuzzing', the '{name}' must be a positive int, "
-                                 f"but got {v!r}.")
+        positive_int(max_iters, "max_iters", "Fuzzer.fuzzing")
+        positive_int(mutate_num_per_seed, "mutate_num_per_seed", "Fuzzer.fuzzing")
         if not isinstance(initial_seeds, (list, tuple)) or not initial_seeds or \
                 any(not isinstance(s, (list, tuple)) or len(s) != 2 for s in initial_seeds):
             raise ValueError("For 'Fuzzer.fuzzing', the 'initial_seeds' must be a non-empty "

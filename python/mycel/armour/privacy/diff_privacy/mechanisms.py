@@ -19,7 +19,9 @@ from mycel.ops.function import math_func as _math
 from mycel.ops.function import random_func as _random
 
 
-def _check_number(value, name, who, low=0.0, low_open=True, high=None):
+def check_number(value, name, who, low=0.0, low_open=True, high=None):
+    """value as a float, or a ValueError naming `who` unless it is a finite number above low
+    (or at least low) and below high."""
     ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
     ok = ok and (value > low if low_open else value >= low) and (high is None or value < high)
     if not ok:
@@ -46,8 +48,8 @@ class NoiseGaussianRandom(Cell):
 
     def __init__(self, norm_bound=1.0, initial_noise_multiplier=1.0, seed=0, decay_policy=None):
         super().__init__()
-        self._norm_bound = _check_number(norm_bound, "norm_bound", self._who)
-        self._initial_noise_multiplier = _check_number(
+        self._norm_bound = check_number(norm_bound, "norm_bound", self._who)
+        self._initial_noise_multiplier = check_number(
             initial_noise_multiplier, "initial_noise_multiplier", self._who, low_open=False)
         _check_seed(seed, self._who)
         if decay_policy is not None and type(self) is NoiseGaussianRandom:
@@ -87,7 +89,7 @@ class NoiseAdaGaussianRandom(NoiseGaussianRandom):
         if decay_policy is None:
             raise ValueError(f"For '{self._who}', the 'decay_policy' must be one of "
                              f"{sorted(acc.DECAY_FACTORS)}, but got None.")
-        rate = _check_number(noise_decay_rate, "noise_decay_rate", self._who, high=1.0)
+        rate = check_number(noise_decay_rate, "noise_decay_rate", self._who, high=1.0)
         self._noise_decay_rate = rate
         self._factor = acc.decay_factor(decay_policy, rate, self._who)
 
@@ -132,10 +134,10 @@ class AdaClippingWithGaussianRandom(Cell):
             raise ValueError(f"For '{self._who}', the 'decay_policy' must be 'Linear' or "
                              f"'Geometric', but got {decay_policy!r}.")
         self._linear = decay_policy == "Linear"
-        self._learning_rate = _check_number(learning_rate, "learning_rate", self._who)
-        self._target = _check_number(target_unclipped_quantile, "target_unclipped_quantile",
+        self._learning_rate = check_number(learning_rate, "learning_rate", self._who)
+        self._target = check_number(target_unclipped_quantile, "target_unclipped_quantile",
                                      self._who, high=1.0)
-        self._fraction_stddev = _check_number(fraction_stddev, "fraction_stddev", self._who,
+        self._fraction_stddev = check_number(fraction_stddev, "fraction_stddev", self._who,
                                               low_open=False)
         _check_seed(seed, self._who)
 

@@ -1,14 +1,13 @@
-"""DPModel (MindArmour's): ``Model`` whose training step is DP-SGD with per-micro-batch
-clipping.
+"""DPModel (MindArmour's): ``Model`` whose training step is DP-SGD with per-micro-batch clipping.
 
 The step splits the batch into ``micro_batches`` equal slices along axis 0 and computes each
 slice's gradient with ``value_and_grad`` (Python loops over the static count, in chunks of at
 most 32 micro-batches per helper call: GRAPH mode unrolls them into one compiled step holding
 one gradient computation per micro-batch, since it unrolls loops of at most 63 iterations;
-mycel has no vmap yet, so per-example clipping is micro_batches == batch size). Each micro-batch gradient
-(all parameters together) is scaled by ``min(1, C / ||g||)``; the clipped gradients are summed,
-Gaussian noise of std ``C * sigma`` is added and the sum divided by the number of
-micro-batches, either by the step (``noise_mech``) or by a DP optimizer
+mycel has no vmap yet, so per-example clipping is micro_batches == batch size). Each micro-
+batch gradient (all parameters together) is scaled by ``min(1, C / ||g||)``; the clipped
+gradients are summed, Gaussian noise of std ``C * sigma`` is added and the sum divided by the
+number of micro-batches, either by the step (``noise_mech``) or by a DP optimizer
 (``DPOptimizerClassFactory``). With ``clip_mech`` the bound C is a Parameter updated after each
 step from the fraction of unclipped micro-batches. The step returns the mean micro-batch loss.
 """
@@ -17,9 +16,11 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
 from mycel.armour.privacy.diff_privacy.mechanisms import (AdaClippingWithGaussianRandom,
-                                                          NoiseGaussianRandom, noised_mean)
+                                                          NoiseGaussianRandom, check_number,
+                                                          noised_mean)
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
+from mycel.nn.layer._check import positive_int
 from mycel.nn.wrap import WithLossCell, check_step_args
 from mycel.ops.composite import depend, value_and_grad
 from mycel.ops.function import array_func as _array
@@ -126,13 +127,6 @@ class DPTrainOneStepCell(Cell):
         return depend(loss, self.optimizer(grads))
 
 
-def _check_positive(value, name, kind):
-    ok = not isinstance(value, bool) and isinstance(value, kind) and value > 0
-    if not ok:
-        raise ValueError(f"For 'DPModel', the '{name}' must be a positive "
-                         f"{'int' if kind is int else 'number'}, but got {value!r}.")
-
-
 class DPModel(Model):
     """DPModel(micro_batches=2, norm_bound=1.0, noise_mech=None, clip_mech=None,
     optimizer=None, network=..., loss_fn=..., metrics=None, ...): Model trained by DP-SGD.
@@ -150,8 +144,8 @@ class DPModel(Model):
 
     def __init__(self, micro_batches=2, norm_bound=1.0, noise_mech=None, clip_mech=None,
                  optimizer=None, **kwargs):
-        _check_positive(micro_batches, "micro_batches", int)
-        _check_positive(norm_bound, "norm_bound", (int, float))
+        positive_int(micro_batches, "micro_batches", "DPModel")
+        check_number(norm_bound, "norm_bound", "DPModel")
         network, loss_fn = kwargs.pop("network", None), kwargs.pop("loss_fn", None)
         if kwargs.get("amp_level", "O0") != "O0" or kwargs.get("loss_scale_manager"):
             raise ValueError("For 'DPModel', mixed precision and loss scaling are not "

@@ -9,27 +9,13 @@ monitor adds the per-step RDP at each order and converts to (eps, delta); the zC
 ``monitor.delta``, ``privacy_spent(steps)``), printed every ``per_print_times`` steps, and with
 ``target_eps`` (RDP) training is stopped once the budget would be exceeded.
 """
-import math
 
 import numpy as np
 
 from mycel.armour.privacy.diff_privacy import _accounting as acc
+from mycel.armour.privacy.diff_privacy.mechanisms import check_number
+from mycel.nn.layer._check import non_negative_int, positive_int
 from mycel.train.callback import Callback
-
-
-def _positive_int(value, name, who):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"For '{who}', the '{name}' must be a positive int, but got {value!r}.")
-    return value
-
-
-def _positive(value, name, who, upper=None):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or \
-            (upper is not None and not value < upper):
-        bound = f" and less than {upper}" if upper is not None else ""
-        raise ValueError(f"For '{who}', the '{name}' must be a number greater than 0{bound}, "
-                         f"but got {value!r}.")
-    return float(value)
 
 
 class _Monitor(Callback):
@@ -42,24 +28,20 @@ class _Monitor(Callback):
     def __init__(self, num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
                  noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode):
         who = self._who
-        self._num_samples = _positive_int(num_samples, "num_samples", who)
-        self._batch_size = _positive_int(batch_size, "batch_size", who)
+        self._num_samples = positive_int(num_samples, "num_samples", who)
+        self._batch_size = positive_int(batch_size, "batch_size", who)
         if batch_size > num_samples:
             raise ValueError(f"For '{who}', the 'batch_size' {batch_size} must not exceed "
                              f"'num_samples' {num_samples}.")
-        self._sigma0 = _positive(initial_noise_multiplier, "initial_noise_multiplier", who)
+        self._sigma0 = check_number(initial_noise_multiplier, "initial_noise_multiplier", who)
         if max_eval_epoch is not None:
-            _positive_int(max_eval_epoch, "max_eval_epoch", who)
+            positive_int(max_eval_epoch, "max_eval_epoch", who)
         self._max_eval_epoch = max_eval_epoch
         if noise_decay_mode is not None:
-            _positive(noise_decay_rate, "noise_decay_rate", who, upper=1.0)
+            check_number(noise_decay_rate, "noise_decay_rate", who, high=1.0)
         self._factor = acc.decay_factor(noise_decay_mode, noise_decay_rate, who)
         self._noise_decay_mode = noise_decay_mode
-        if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) or \
-                per_print_times < 0:
-            raise ValueError(f"For '{who}', the 'per_print_times' must be a non-negative int, "
-                             f"but got {per_print_times!r}.")
-        self._per_print_times = per_print_times
+        self._per_print_times = non_negative_int(per_print_times, "per_print_times", who)
         self._dataset_sink_mode = bool(dataset_sink_mode)
         self._q = batch_size / num_samples
         self._steps = 0  # steps accounted so far
@@ -95,7 +77,7 @@ class _Monitor(Callback):
 
     def account(self, steps=1):
         """Accounts `steps` more training steps (what step_end does each step)."""
-        _positive_int(steps, "steps", self._who)
+        positive_int(steps, "steps", self._who)
         self._spend(steps)
         self._steps += steps
 
@@ -139,9 +121,9 @@ class RDPMonitor(_Monitor):
         super().__init__(num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
                          noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode)
         if target_delta is not None:
-            _positive(target_delta, "target_delta", self._who, upper=1.0)
+            check_number(target_delta, "target_delta", self._who, high=1.0)
         if target_eps is not None:
-            _positive(target_eps, "target_eps", self._who)
+            check_number(target_eps, "target_eps", self._who)
         if target_delta is None and target_eps is None:
             raise ValueError("For 'RDPMonitor', one of 'target_delta' and 'target_eps' must be "
                              "given.")
@@ -240,7 +222,7 @@ class ZCDPMonitor(_Monitor):
                  dataset_sink_mode=False, target_delta=1e-5):
         super().__init__(num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
                          noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode)
-        self._target_delta = _positive(target_delta, "target_delta", self._who, upper=1.0)
+        self._target_delta = check_number(target_delta, "target_delta", self._who, high=1.0)
         self._reset()
 
     def _reset(self):

@@ -4,6 +4,7 @@ micro-batches before the usual update. It expects what DPModel's step gives it w
 noise_mech: the sum of the micro-batch gradients, each clipped to the mechanism's norm_bound.
 """
 from mycel.armour.privacy.diff_privacy.mechanisms import NoiseMechanismsFactory, noised_mean
+from mycel.nn.layer._check import positive_int
 from mycel.nn.optim.adam import Adam
 from mycel.nn.optim.momentum import SGD, Momentum
 from mycel.ops.composite import depend
@@ -53,11 +54,8 @@ class DPOptimizerClassFactory:
     (``DPMomentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)``)."""
 
     def __init__(self, micro_batches=2):
-        if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) or \
-                micro_batches <= 0:
-            raise ValueError(f"For 'DPOptimizerClassFactory', the 'micro_batches' must be a "
-                             f"positive int, but got {micro_batches!r}.")
-        self._micro_batches = micro_batches
+        self._micro_batches = positive_int(micro_batches, "micro_batches",
+                                           "DPOptimizerClassFactory")
         self._mech_spec = None
 
     def set_mechanisms(self, policy, *args, **kwargs):
