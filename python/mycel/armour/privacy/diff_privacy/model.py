@@ -4,8 +4,8 @@ The step splits the batch into ``micro_batches`` equal slices along axis 0 and c
 slice's gradient with ``value_and_grad`` (Python loops over the static count, in chunks of at
 most 32 micro-batches per helper call: GRAPH mode unrolls them into one compiled step holding
 one gradient computation per micro-batch, since it unrolls loops of at most 63 iterations;
-mycel has no vmap yet, so per-example clipping is micro_batches == batch size). Each micro-
-batch gradient (all parameters together) is scaled by ``min(1, C / ||g||)``; the clipped
+mycel has no vmap yet, so per-example clipping is micro_batches == batch size). Each
+micro-batch gradient (all parameters together) is scaled by ``min(1, C / ||g||)``; the clipped
 gradients are summed, Gaussian noise of std ``C * sigma`` is added and the sum divided by the
 number of micro-batches, either by the step (``noise_mech``) or by a DP optimizer
 (``DPOptimizerClassFactory``). With ``clip_mech`` the bound C is a Parameter updated after each
