@@ -195,6 +195,8 @@ def test_fuzzer_grows_coverage_and_finds_misclassified_inputs(mode, lenet_and_se
     history = np.array(fuzzer.coverage_history)
     assert len(history) == 1 + 12 * 6
     assert np.all(np.diff(history) >= 0) and history[-1] > history[0]
+    # a mutant joins the seeds exactly when it raised the coverage
+    assert len(fuzzer.added_seeds) == int((np.diff(history) > 0).sum()) > 0
     assert len(samples) > 0 and len(samples) == len(labels) == len(preds) == len(strategies)
     again = model.predict(Tensor(samples)).asnumpy()
     np.testing.assert_allclose(again, preds, rtol=1e-4, atol=1e-4)

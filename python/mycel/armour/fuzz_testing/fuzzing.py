@@ -74,7 +74,8 @@ class Fuzzer:
                                             SoftmaxCrossEntropyWithLogits(sparse=True,
                                                                           reduction="mean")),
                                grad_position=0)
-        self.coverage_history = []
+        self.coverage_history = []  # the coverage at the start and after each mutant
+        self.added_seeds = []  # the strategy chains of the mutants that joined the queue
 
     def _input_grad(self, img, label):
         x = Tensor(np.ascontiguousarray(img[None].astype(np.float32)))
@@ -120,6 +121,7 @@ class Fuzzer:
         coverage.reset()
         acts, _ = coverage.run(images)
         self.coverage_history = [coverage.update(acts)]
+        self.added_seeds = []
         # queue entries: image, label as given, class, original image, strategies, affine used
         queue = [(images[i], s[1], _class_of(s[1]), images[i], (), False)
                  for i, s in enumerate(initial_seeds)]
@@ -146,6 +148,7 @@ class Fuzzer:
                 after = coverage.update(acts[i:i + 1])
                 if after > before:
                     queue.append((mutants[i], label, cls, origin, new_chain, new_affine))
+                    self.added_seeds.append(new_chain)
                 self.coverage_history.append(after)
         samples = np.stack([f[0] for f in found]) if found else np.zeros((0,) + images.shape[1:],
                                                                           np.float32)
