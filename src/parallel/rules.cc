@@ -284,6 +284,41 @@ TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in) 
   return out[0];
 }
 
+TensorLayout output_layout(const OpCall& call, const TensorLayout& got,
+                           const std::vector<int64_t>& row) {
+  std::ostringstream what;
+  what << "For '" << op_name(call.op) << "', the out_strategy (" << shape_str(row)
+       << ") and the output layout " << got.to_string();
+  MC_CHECK(static_cast<int>(row.size()) == got.ndim(), Value, what.str(),
+           ": it needs one entry per output dimension", call.where);
+  const DeviceMesh& mesh = got.mesh();
+  Axes pool = got.partial();
+  std::vector<bool> used(static_cast<size_t>(mesh.ndim()), false);
+  for (const Axes& a : got.map()) {
+    for (int x : a) used[static_cast<size_t>(x)] = true;
+  }
+  for (int x : got.partial()) used[static_cast<size_t>(x)] = true;
+  for (int x = 0; x < mesh.ndim(); ++x) {
+    if (!used[static_cast<size_t>(x)]) pool.push_back(x);
+  }
+  TensorMap map = got.map();
+  for (int d = 0; d < got.ndim(); ++d) {
+    const int64_t have = got.splits(d), want = row[static_cast<size_t>(d)];
+    MC_CHECK(want >= 1 && want % have == 0 && got.shape()[static_cast<size_t>(d)] % want == 0,
+             Value, what.str(), ": dimension ", d, " is split in ", have,
+             " and cannot be cut into ", want, " slices", call.where);
+    int64_t need = want / have;
+    while (need > 1 && !pool.empty() && need % mesh.shape()[static_cast<size_t>(pool[0])] == 0) {
+      need /= mesh.shape()[static_cast<size_t>(pool[0])];
+      map[static_cast<size_t>(d)].push_back(pool[0]);
+      pool.erase(pool.begin());
+    }
+    MC_CHECK(need == 1, Value, what.str(), ": no mesh axes are left to cut dimension ", d, " into ",
+             want, " slices", call.where);
+  }
+  return TensorLayout(mesh, got.shape(), std::move(map));
+}
+
 Attrs local_attrs(const OpCall& call, const TensorLayout& out) {
   Attrs a = call.attrs;
   if (call.op == OpId::Reshape) a.set("shape", out.slice_shape());

@@ -115,6 +115,15 @@ std::vector<TensorLayout> infer_layouts(const OpCall& call, std::span<const Tens
 // The same for an op with one output.
 TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in);
 
+// The layout an out_strategy row (slice counts per output dimension) asks for, from the
+// output layout `got` the op's rule gives: each dimension keeps its axes and takes, to reach
+// its count, first axes of `got`'s partial sums (a ReduceScatter instead of an AllReduce),
+// then free mesh axes (a local split); the rest of the partial sums are summed. ValueError
+// (naming the op, the row and the layout) when a count is no multiple of the dimension's
+// splits or no axes make it up.
+TensorLayout output_layout(const OpCall& call, const TensorLayout& got,
+                           const std::vector<int64_t>& row);
+
 // The input layouts of an elementwise op (unary, binary, BiasAdd) whose output is laid out as
 // `out` (broadcast dimensions whole): how the pass propagates a layout through an op
 // without a strategy.

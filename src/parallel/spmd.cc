@@ -15,20 +15,41 @@ namespace mycel::parallel {
 
 using namespace ir;
 
-std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs) {
-  if (!attrs.has(kStrategyAttr)) return std::nullopt;
-  const std::vector<int64_t>& v = attrs.get_ints(kStrategyAttr);
-  MC_ASSERT(!v.empty() && v[0] >= 0 && static_cast<size_t>(v[0]) < v.size(), "bad strategy");
-  size_t rows = static_cast<size_t>(v[0]), next = 1 + rows;
+namespace {
+
+// The rows encoded from v[at] on (a row count, each row's length, the entries); `at` moves
+// past them.
+Strategy decode_rows(const std::vector<int64_t>& v, size_t& at) {
+  MC_ASSERT(at < v.size() && v[at] >= 0 && at + 1 + static_cast<size_t>(v[at]) <= v.size(),
+            "bad strategy");
+  size_t rows = static_cast<size_t>(v[at]), next = at + 1 + rows;
   Strategy s;
   for (size_t r = 0; r < rows; ++r) {
-    size_t len = static_cast<size_t>(v[1 + r]);
+    size_t len = static_cast<size_t>(v[at + 1 + r]);
     MC_ASSERT(next + len <= v.size(), "bad strategy");
     s.emplace_back(v.begin() + static_cast<std::ptrdiff_t>(next),
                    v.begin() + static_cast<std::ptrdiff_t>(next + len));
     next += len;
   }
+  at = next;
   return s;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs) {
+  if (!attrs.has(kStrategyAttr)) return std::nullopt;
+  size_t at = 0;
+  return decode_rows(attrs.get_ints(kStrategyAttr), at);
+}
+
+std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& attrs) {
+  if (!attrs.has(kStrategyAttr)) return std::nullopt;
+  const std::vector<int64_t>& v = attrs.get_ints(kStrategyAttr);
+  size_t at = 0;
+  decode_rows(v, at);
+  if (at == v.size()) return std::nullopt;
+  return decode_rows(v, at);
 }
 
 namespace {
@@ -365,7 +386,15 @@ class Spmd {
       if (undecided(x)) decide(x, want[i]);
       in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
     }
-    emit(c, std::move(in), call, want, infer_layouts(call, want));
+    std::vector<TensorLayout> out = infer_layouts(call, want);
+    std::optional<TensorLayout> target;
+    if (std::optional<Strategy> os = out_strategy_attr(c->prim()->attrs)) {
+      MC_CHECK(os->size() == 1 && out.size() == 1, Value, "For '", c->prim()->op->name,
+               "', the out_strategy needs one row per output (", out.size(), "), but has ",
+               os->size(), where(c));
+      target = output_layout(call, out[0], (*os)[0]);
+    }
+    emit(c, std::move(in), call, want, out, target);
   }
 
   void propagate(CNode* c) {
@@ -424,7 +453,8 @@ class Spmd {
   // The op on this rank's slices; its output's layout (an op with several outputs: the
   // layout of each item, read by the getitems of its result, `items`).
   void emit(CNode* c, std::vector<Node*> in, const OpCall& call,
-            std::span<const TensorLayout> in_layouts, const std::vector<TensorLayout>& out) {
+            std::span<const TensorLayout> in_layouts, const std::vector<TensorLayout>& out,
+            const std::optional<TensorLayout>& target = std::nullopt) {
     IrBuilder b(m_, c->graph(), c->span());
     Node* r = b.prim(call.op, std::move(in), local_attrs(call, out[0]));
     if (op_def(call.op).num_outputs != 1) {
@@ -433,6 +463,11 @@ class Spmd {
     }
     double k = local_scale(call, in_layouts);
     if (k != 1.0) r = b.mul_scalar(r, k);
+    if (target) {  // the out_strategy's layout
+      r = redistribute(c->graph(), r, out[0], *target);
+      if (!whole(*target)) lay_.insert_or_assign(r, *target);
+      return rw_.replace(c, r);
+    }
     if (!whole(out[0])) lay_.insert_or_assign(r, out[0]);
     rw_.replace(c, r);
   }

@@ -4,6 +4,8 @@
 //
 //   forward region (the graphs a vjp differentiates, or the whole program when it has none):
 //     op with a strategy (Primitive.shard)  its inputs' layouts from the strategy (rules.h);
+//                                           with an out_strategy, its output redistributed
+//                                           to the layout that gives (output_layout);
 //                                           each input redistributed there, the op run on
 //                                           slices, its output laid out by its rule (partial
 //                                           where it summed over a split dimension; an
@@ -81,7 +83,10 @@ struct SpmdResult {
 // (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
 
-// The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none.
+// The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its
+// out_strategy, encoded after it the same way (a row count, each row's length, the
+// entries), or none.
 std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs);
+std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& attrs);
 
 }  // namespace mycel::parallel

@@ -46,6 +46,9 @@ WORKER = textwrap.dedent("""
         # transposed around the collective), the bias split alike, the output gathered.
         "reduce_scatter": (((1, 1), (1, n)), ((1, n), (n, 1)), ((1, n),)),
         "bad": (((1, 1), (1, n)), ((1, n), (n, 1)), None),
+        # The row split's partial sums reduce-scattered by rows (out_strategy), not
+        # all-reduced; the bias added to the split rows, the output gathered.
+        "out_strategy": (((1, 1), (1, n)), ((1, n), (n, 1)), None, ((n, 1),)),
     }
 
 
@@ -60,9 +63,9 @@ WORKER = textwrap.dedent("""
             self.add, self.relu = ops.Add(), ops.ReLU()
             self.softmax = ops.Softmax(axis=0)
             if sharded:
-                s1, s2, s3 = STRATEGIES[config]
+                s1, s2, s3, *out = STRATEGIES[config] + (None,)
                 assert self.mm1.shard(s1) is self.mm1
-                self.mm2.shard(s2)
+                self.mm2.shard(s2, out_strategy=out[0])
                 if s3:
                     self.softmax.shard(s3)
 
@@ -94,10 +97,19 @@ WORKER = textwrap.dedent("""
     serial = run(False)
     set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
                               full_batch=True)
+    import os, glob, re
+    # The rewritten programs' IR, dumped beside this script: which collectives they use.
+    dump = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ir_{rank}")
+    os.environ["MYCEL_DUMP_IR"] = dump
     par = run(True)
+    del os.environ["MYCEL_DUMP_IR"]
+    collectives = sorted({m for f in glob.glob(dump + "/*before_ad.ir")
+                          for m in re.findall(r"(AllReduce|ReduceScatter|AllGather|AlltoAll)",
+                                              open(f).read())})
     diffs, sliced = compare(serial, par, rank)
     moved = float(np.abs(serial["params"][0].asnumpy() - W1).max())
-    print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved}))
+    print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved,
+                                "collectives": collectives}))
 """)
 
 
@@ -106,11 +118,13 @@ def _results(tmp_path, n, config):
 
 
 SLICED = {"megatron": ["w1", "b1", "w2"], "dp_mp": ["w1", "b1", "w2"],
-          "alltoall": ["w1", "b1"], "reduce_scatter": ["w1", "b1", "w2", "b2"]}
+          "alltoall": ["w1", "b1"], "reduce_scatter": ["w1", "b1", "w2", "b2"],
+          "out_strategy": ["w1", "b1", "w2"]}
 
 
 @pytest.mark.parametrize("n, config", [(2, "megatron"), (4, "megatron"), (4, "dp_mp"),
-                                       (2, "alltoall"), (4, "reduce_scatter")])
+                                       (2, "alltoall"), (4, "reduce_scatter"),
+                                       (2, "out_strategy"), (4, "out_strategy")])
 def test_sharded_mlp_equals_the_serial_run(tmp_path, n, config):
     for kind, r in _results(tmp_path, n, config):
         assert kind == "RESULT"
@@ -119,6 +133,12 @@ def test_sharded_mlp_equals_the_serial_run(tmp_path, n, config):
         # The weights a strategy splits hold slices, and so do the biases added to a split
         # activation (the layout propagates through the Add).
         assert r["sliced"] == SLICED[config]
+        # out_strategy: the row split's partial sums are reduce-scattered (the megatron
+        # config all-reduces them), as the rewritten program before AD shows.
+        if config == "out_strategy":
+            assert "ReduceScatter" in r["collectives"], r["collectives"]
+        if config == "megatron":
+            assert "ReduceScatter" not in r["collectives"], r["collectives"]
         assert r["moved"] > 1e-3  # the 10 steps trained
 
 
@@ -137,8 +157,11 @@ def test_shard_and_the_context():
         mm.shard([[1, 2], [2, 1]])
     with pytest.raises(ValueError, match="positive ints"):
         mm.shard(((1, 0), (2, 1)))
-    with pytest.raises(ValueError, match="out_strategy"):
-        mm.shard(((1, 2), (2, 1)), out_strategy=((1, 1),))
+    assert mm.shard(((1, 2), (2, 1)), out_strategy=((2, 1),)).out_strategy == ((2, 1),)
+    with pytest.raises(ValueError, match="needs an 'in_strategy'"):
+        mm.shard(None, out_strategy=((2, 1),))
+    with pytest.raises(ValueError, match="'out_strategy' must be positive"):
+        mm.shard(((1, 2), (2, 1)), out_strategy=((0, 1),))
     try:
         pctx.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=2)
         assert pctx.get_auto_parallel_context("parallel_mode") == "semi_auto_parallel"

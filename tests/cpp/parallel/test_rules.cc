@@ -474,6 +474,30 @@ TEST(ParallelRules, MegatronMlpLayouts) {
   EXPECT_NE(m.find("[2,3] and [3,2]"), std::string::npos) << m;
 }
 
+TEST(ParallelRules, OutStrategyLayouts) {
+  // MatMul split on K over 4 devices: partial sums; out_strategy (4, 1) reduce-scatters them
+  // by rows, (2, 2) on a 2 x 2 mesh takes both axes, (1, 1) sums them.
+  Attrs a = make_attrs(op_def(OpId::MatMul), {});
+  OpCall row{OpId::MatMul, a, {{8, 32}, {32, 4}}, " (net.py:3)"};
+  DeviceMesh m4({4}), m22({2, 2});
+  TensorLayout got(m4, {8, 4}, {{}, {}}, {0});
+  EXPECT_EQ(output_layout(row, got, {4, 1}), TensorLayout(m4, {8, 4}, {{0}, {}}));
+  EXPECT_EQ(output_layout(row, got, {1, 1}), TensorLayout(m4, {8, 4}, {{}, {}}));
+  TensorLayout got22(m22, {8, 4}, {{}, {}}, {0, 1});
+  EXPECT_EQ(output_layout(row, got22, {2, 2}), TensorLayout(m22, {8, 4}, {{0}, {1}}));
+  // A split dimension keeps its axes; a free axis splits locally.
+  TensorLayout split(m22, {8, 4}, {{0}, {}});
+  EXPECT_EQ(output_layout(row, split, {4, 1}), TensorLayout(m22, {8, 4}, {{0, 1}, {}}));
+  std::string e = value_error([&] { output_layout(row, got, {3, 1}); });
+  EXPECT_NE(e.find("dimension 0 is split in 1 and cannot be cut into 3 slices (net.py:3)"),
+            std::string::npos)
+      << e;
+  e = value_error([&] { output_layout(row, got, {8, 1}); });
+  EXPECT_NE(e.find("no mesh axes are left"), std::string::npos) << e;
+  e = value_error([&] { output_layout(row, split, {1, 1}); });
+  EXPECT_NE(e.find("cannot be cut into 1 slices"), std::string::npos) << e;
+}
+
 TEST(ParallelRules, StrategiesThatDoNotFitAreValueErrors) {
   Attrs mm = make_attrs(op_def(OpId::MatMul), {});
   OpCall call{OpId::MatMul, mm, {{6, 16}, {16, 4}}, " (net.py:12)"};
