@@ -10,7 +10,7 @@ compile time, as MindSpore's parameters are sliced when the graph is compiled.
 import numpy as np
 
 from mycel.communication import management as _mgmt
-from mycel.parallel import context as _ctx
+from mycel.parallel import checkpoint as _checkpoint, context as _ctx
 
 
 def _compile_config():
@@ -49,6 +49,7 @@ def _apply(weights, slices, groups):
         p.set_data(_tensor(block, p.dtype), slice_shape=True)
         p._spmd_layout = (list(mesh), [list(a) for a in tensor_map])
         p._spmd_global_shape = tuple(global_shape)
+        _checkpoint._record(p.name, p._spmd_layout[0], p._spmd_layout[1], global_shape)
 
 
 _created = set()  # (job, group name) made by _apply

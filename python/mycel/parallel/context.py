@@ -38,6 +38,9 @@ _DEFAULTS = {
     "enable_parallel_optimizer": False,
     "strategy_ckpt_save_file": "",
     "strategy_ckpt_load_file": "",
+    # {"save_file": path, "load_file": path, "only_trainable_params": bool}: where the
+    # layouts of sliced parameters are written (parallel/checkpoint.py) and read.
+    "strategy_ckpt_config": {},
     "dataset_strategy": "data_parallel",
     "pipeline_stages": 1,
 }
@@ -110,6 +113,7 @@ _CHECKS = {
     "enable_parallel_optimizer": lambda v: _check_bool("enable_parallel_optimizer", v),
     "pipeline_stages": lambda v: _check_int("pipeline_stages", v, 1),
     "dataset_strategy": lambda v: _check_dataset_strategy(v),
+    "strategy_ckpt_config": lambda v: _check_strategy_ckpt_config(v),
 }
 
 
@@ -122,8 +126,11 @@ def set_auto_parallel_context(**kwargs):
     sharding: in semi_auto_parallel every rank is given the whole inputs), dataset_strategy
     ("data_parallel", the default: in semi_auto_parallel each rank is given its rows of every
     input, split over all the devices; "full_batch"; or a tuple of slice counts per input,
-    which may split dimension 0 only), comm_fusion ({"allreduce": {"mode": "size", "config": MB}}: gradient buckets),
-    and MindSpore's other keys (checked and recorded)."""
+    which may split dimension 0 only), comm_fusion ({"allreduce": {"mode": "size",
+    "config": MB}}: gradient buckets), strategy_ckpt_config ({"save_file": path} writes the
+    layouts of the sliced parameters, for distributed checkpoints: parallel/checkpoint.py;
+    "load_file" is what load_distributed_checkpoint reads by default), and MindSpore's other
+    keys (checked and recorded)."""
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'.")
@@ -192,6 +199,18 @@ def dataset_shard():
         return None
     n = get_auto_parallel_context("device_num")
     return (n, get_auto_parallel_context("global_rank")) if n > 1 else None
+
+
+def _check_strategy_ckpt_config(v):
+    keys = {"save_file", "load_file", "only_trainable_params"}
+    if not isinstance(v, dict) or not set(v) <= keys:
+        raise ValueError("For 'set_auto_parallel_context', 'strategy_ckpt_config' must be a "
+                         f"dict with keys among {sorted(keys)}, but got {v!r}.")
+    for k in ("save_file", "load_file"):
+        if k in v and not isinstance(v[k], str):
+            raise TypeError(f"For 'set_auto_parallel_context', strategy_ckpt_config['{k}'] "
+                            f"must be a str, but got {type(v[k]).__name__}.")
+    return dict(v)
 
 
 def _check_dataset_strategy(v):
