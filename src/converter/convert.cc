@@ -86,8 +86,8 @@ void accuracy_check(const serialize::LoadedModel& src, const std::string& bytes,
 
 void optimize(lite::Graph& g) {
   passes::fold_constants(g);
-  passes::fold_batchnorm(g);
   passes::fuse_bias(g);
+  passes::fold_batchnorm(g);
   passes::fuse_activation(g);
   passes::eliminate_transposes(g);
   passes::infer_and_prune(g);

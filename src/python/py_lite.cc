@@ -70,6 +70,15 @@ class LiteModel {
     return out;
   }
   size_t arena_bytes() const { return model_.arena_bytes(); }
+  // (node name, op, fused activation) per node: what the converter's passes left.
+  pyb::list ops() const {
+    static const char* acts[] = {"", "ReLU", "ReLU6", "Sigmoid", "Tanh"};
+    pyb::list out;
+    for (const lite::NodeDesc& n : model_.graph().nodes)
+      out.append(
+          pyb::make_tuple(n.name, lite::op_type_name(n.op), acts[static_cast<int>(n.a.act)]));
+    return out;
+  }
 
  private:
   lite::Model model_;
@@ -89,6 +98,7 @@ void bind_lite(pyb::module_& parent) {
       .def("resize", &LiteModel::resize, pyb::arg("shapes"), "New shapes for the inputs.")
       .def("predict", &LiteModel::predict, pyb::arg("inputs"),
            "Runs on float32 arrays; returns (name, array) per output.")
+      .def("ops", &LiteModel::ops, "(node name, op, fused activation) per node.")
       .def_property_readonly("arena_bytes", &LiteModel::arena_bytes,
                              "The planned activation arena's size in bytes.");
   m.def(

@@ -11,12 +11,12 @@ namespace mycel::converter::passes {
 
 // Nodes whose inputs are all constants become constants (run once by the runtime's kernels).
 void fold_constants(lite::Graph& g);
-// Conv2D / FullyConnected followed by an inference BatchNorm: the normalisation folded into
-// the weights and bias.
-void fold_batchnorm(lite::Graph& g);
 // MatMul by a constant 2-d matrix -> FullyConnected; a following BiasAdd (or Add of a [N]
 // constant) becomes its (or a Conv2D's) bias.
 void fuse_bias(lite::Graph& g);
+// Conv2D / FullyConnected followed by an inference BatchNorm: the normalisation folded into
+// the weights and bias.
+void fold_batchnorm(lite::Graph& g);
 // Conv2D / FullyConnected / Eltwise followed by ReLU, ReLU6, Sigmoid or Tanh: fused.
 void fuse_activation(lite::Graph& g);
 // Identity transposes removed; consecutive transposes composed into one (or none).

@@ -170,8 +170,8 @@ TEST(LiteConverterPasses, FoldAndFuseWithoutChangingResults) {
   Graph g = testing::small_convnet(2);
   const std::string before = write_model(g, "test");
   converter::passes::fold_constants(g);
-  converter::passes::fold_batchnorm(g);
   converter::passes::fuse_bias(g);
+  converter::passes::fold_batchnorm(g);
   converter::passes::fuse_activation(g);
   converter::passes::eliminate_transposes(g);
   converter::passes::infer_and_prune(g);
