@@ -368,3 +368,18 @@ def test_c_api_from_a_c_program(tmp_path):
     assert lines[1].split()[1:] == ["2", "1", "10"]
     got = np.array([float(v) for v in lines[2].split()], np.float32).reshape(1, 10)
     _close(got, net(ms.Tensor(x)).asnumpy())
+
+
+def test_fuzz_corpus_runs(tmp_path):
+    """The seeds of fuzz_lite_model (fuzz/corpus/lite_model, fuzz/make_corpus.py) load and
+    run; inputs of fixed findings ("regress-*") load or fail with a typed error."""
+    d = os.path.join(ROOT, "fuzz", "corpus", "lite_model")
+    names = sorted(os.listdir(d))
+    assert [n for n in names if n.endswith(".ms")] and \
+        sum(os.path.getsize(os.path.join(d, n)) for n in names) < 200_000
+    for n in names:
+        try:
+            model = _build(os.path.join(d, n))
+            model.predict([t.get_data_to_numpy() for t in model.get_inputs()])
+        except (ValueError, TypeError, RuntimeError):
+            assert n.startswith("regress-"), n
