@@ -49,6 +49,12 @@ std::string dims_str(const Dims& d);
 // The element count of `d` (ValueError naming `what` for a negative dimension or a count
 // past 2^40 elements, far beyond any model this runtime serves).
 int64_t dims_numel(const Dims& d, const std::string& what);
+// The element count of a shape already checked (by infer_shapes or dims_numel).
+inline int64_t numel(const Dims& d) {
+  int64_t n = 1;
+  for (int64_t v : d) n *= v;
+  return n;
+}
 
 // Per-tensor (one entry) or per-channel (one per index of `axis`) quantization parameters,
 // carried by the file for the int8 path (not produced yet).

@@ -35,6 +35,17 @@ struct NodeKernel : Kernel {
   }
 };
 
+// How FullyConnected (x W^T: B transposed) and MatMul (op(A) op(B)) read their operands.
+struct GemmShape {
+  bool fc, ta, tb;
+  int64_t M, N, K;
+};
+inline GemmShape gemm_shape(const NodeKernel& k) {
+  const bool fc = k.n.op == OpType::FullyConnected;
+  const bool ta = !fc && k.n.a.transpose_a, tb = fc || k.n.a.transpose_b;
+  return {fc, ta, tb, k.out[0], k.out[1], ta ? k.in[0][0] : k.in[0][1]};
+}
+
 // The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones.
 std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference);
 

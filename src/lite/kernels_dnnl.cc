@@ -22,12 +22,6 @@ dnnl::engine& engine() {
   return e;
 }
 
-int64_t numel(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t v : d) n *= v;
-  return n;
-}
-
 bool append_act(dnnl::post_ops& po, Act a) {
   switch (a) {
     case Act::None:
@@ -120,12 +114,12 @@ struct DnnlConv : NodeKernel {
 struct DnnlGemm : NodeKernel {
   using NodeKernel::NodeKernel;
   void run(const float* const* src, float* dst) override {
-    const bool fc = n.op == OpType::FullyConnected;
-    const bool ta = !fc && n.a.transpose_a, tb = fc || n.a.transpose_b;
-    const int64_t M = out[0], N = out[1], K = ta ? in[0][0] : in[0][1];
+    const GemmShape s = gemm_shape(*this);
+    const bool fc = s.fc;
+    const int64_t M = s.M, N = s.N, K = s.K;
     SerialBelow serial(M * N * K);
-    dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.f, src[0], ta ? M : K,
-                                  src[1], tb ? K : N, 0.f, dst, N);
+    dnnl_status_t st = dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', M, N, K, 1.f, src[0],
+                                  s.ta ? M : K, src[1], s.tb ? K : N, 0.f, dst, N);
     MC_CHECK(st == dnnl_success, Runtime, "For '", op_type_name(n.op), "' (node '", n.name,
              "'): dnnl_sgemm failed (", static_cast<int>(st), ")");
     if (!fc) return;

@@ -27,12 +27,6 @@ float act_one(float v, Act a) {
   return v;
 }
 
-int64_t numel(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t v : d) n *= v;
-  return n;
-}
-
 // [outer, mid, inner] around axis `axis` of `d`.
 void split3(const Dims& d, size_t axis, int64_t* outer, int64_t* mid, int64_t* inner) {
   *outer = 1, *inner = 1;

@@ -41,9 +41,9 @@ struct RefConv : NodeKernel {
 struct RefGemm : NodeKernel {
   using NodeKernel::NodeKernel;
   void run(const float* const* src, float* dst) override {
-    const bool fc = n.op == OpType::FullyConnected;
-    const bool ta = !fc && n.a.transpose_a, tb = fc || n.a.transpose_b;
-    const int64_t M = out[0], N = out[1], K = ta ? in[0][0] : in[0][1];
+    const GemmShape s = gemm_shape(*this);
+    const bool fc = s.fc, ta = s.ta, tb = s.tb;
+    const int64_t M = s.M, N = s.N, K = s.K;
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         double acc = fc && in.size() == 3 ? src[2][j] : 0.0;

@@ -84,6 +84,18 @@ class LiteModel {
   lite::Model model_;
 };
 
+// A tool's command line run without the GIL: (exit status, what it printed).
+template <int (*Main)(const std::vector<std::string>&, std::ostream&)>
+pyb::tuple tool_main(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  int status;
+  {
+    pyb::gil_scoped_release nogil;
+    status = Main(args, out);
+  }
+  return pyb::make_tuple(status, out.str());
+}
+
 }  // namespace
 
 void bind_lite(pyb::module_& parent) {
@@ -101,30 +113,10 @@ void bind_lite(pyb::module_& parent) {
       .def("ops", &LiteModel::ops, "(node name, op, fused activation) per node.")
       .def_property_readonly("arena_bytes", &LiteModel::arena_bytes,
                              "The planned activation arena's size in bytes.");
-  m.def(
-      "convert_main",
-      [](const std::vector<std::string>& args) {
-        std::ostringstream out;
-        int status;
-        {
-          pyb::gil_scoped_release nogil;
-          status = converter::convert_main(args, out);
-        }
-        return pyb::make_tuple(status, out.str());
-      },
-      pyb::arg("args"), "mycel_convert's command line: (exit status, report).");
-  m.def(
-      "benchmark_main",
-      [](const std::vector<std::string>& args) {
-        std::ostringstream out;
-        int status;
-        {
-          pyb::gil_scoped_release nogil;
-          status = lite::benchmark_main(args, out);
-        }
-        return pyb::make_tuple(status, out.str());
-      },
-      pyb::arg("args"), "mycel_benchmark's command line: (exit status, report).");
+  m.def("convert_main", &tool_main<converter::convert_main>, pyb::arg("args"),
+        "mycel_convert's command line: (exit status, report).");
+  m.def("benchmark_main", &tool_main<lite::benchmark_main>, pyb::arg("args"),
+        "mycel_benchmark's command line: (exit status, report).");
 }
 
 }  // namespace mycel::py

@@ -5,19 +5,13 @@ reference in MindSpore Lite benchmark's text form)."""
 import sys
 
 from mycel import _mycel
+from mycel.lite import _cli
 
 
 def main(argv=None):
     """Runs the benchmark on ``argv`` (default: the command line); returns the exit status
     (0 ok, 1 accuracy over the threshold, 2 an error)."""
-    try:
-        status, report = _mycel._lite.benchmark_main(
-            list(sys.argv[1:] if argv is None else argv))
-    except (ValueError, TypeError, RuntimeError) as e:
-        print(f"mycel_benchmark: {e}", file=sys.stderr)
-        return 2
-    print(report, end="")
-    return status
+    return _cli.run(_mycel._lite.benchmark_main, argv, "mycel_benchmark", 2)
 
 
 if __name__ == "__main__":

@@ -3,17 +3,13 @@ converter's command line (the flags of ``build/mycel_convert``)."""
 import sys
 
 from mycel import _mycel
+from mycel.lite import _cli
 
 
 def main(argv=None):
-    """Runs the converter on ``argv`` (default: the command line); returns the exit status."""
-    try:
-        status, report = _mycel._lite.convert_main(list(sys.argv[1:] if argv is None else argv))
-    except (ValueError, TypeError, RuntimeError) as e:
-        print(f"mycel_convert: {e}", file=sys.stderr)
-        return 1
-    print(report, end="")
-    return status
+    """Runs the converter on ``argv`` (default: the command line); returns the exit status
+    (0 converted, 1 an error)."""
+    return _cli.run(_mycel._lite.convert_main, argv, "mycel_convert", 1)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,7 @@ bool identity(const lite::Dims& perm) {
 }  // namespace
 
 void eliminate_transposes(lite::Graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) producer[g.nodes[i].outputs[0]] = static_cast<int>(i);
+  std::vector<int> producer = producers(g);
   std::vector<char> dead(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     lite::NodeDesc& n = g.nodes[i];

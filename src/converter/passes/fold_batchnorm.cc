@@ -10,8 +10,7 @@
 namespace mycel::converter::passes {
 
 void fold_batchnorm(lite::Graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) producer[g.nodes[i].outputs[0]] = static_cast<int>(i);
+  std::vector<int> producer = producers(g);
   std::vector<char> dead(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const lite::NodeDesc& bn = g.nodes[i];
@@ -46,9 +45,7 @@ void fold_batchnorm(lite::Graph& g) {
     conv.inputs.resize(3);
     conv.inputs[1] = nw;
     conv.inputs[2] = nb;
-    conv.outputs[0] = bn.outputs[0];
-    producer[bn.outputs[0]] = p;
-    dead[i] = 1;
+    absorb(g, p, static_cast<int>(i), producer, dead);
   }
   remove_nodes(g, dead);
 }

@@ -6,8 +6,7 @@
 namespace mycel::converter::passes {
 
 void fuse_activation(lite::Graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) producer[g.nodes[i].outputs[0]] = static_cast<int>(i);
+  std::vector<int> producer = producers(g);
   std::vector<char> dead(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const lite::NodeDesc& n = g.nodes[i];
@@ -20,9 +19,7 @@ void fuse_activation(lite::Graph& g) {
       continue;
     if (prod.a.act != lite::Act::None) continue;
     prod.a.act = n.a.act;
-    prod.outputs[0] = n.outputs[0];
-    producer[n.outputs[0]] = p;
-    dead[i] = 1;
+    absorb(g, p, static_cast<int>(i), producer, dead);
   }
   remove_nodes(g, dead);
 }

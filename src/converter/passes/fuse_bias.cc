@@ -30,8 +30,7 @@ void matmul_to_fc(lite::Graph& g) {
 
 void fuse_bias(lite::Graph& g) {
   matmul_to_fc(g);
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) producer[g.nodes[i].outputs[0]] = static_cast<int>(i);
+  std::vector<int> producer = producers(g);
   std::vector<char> dead(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const lite::NodeDesc& n = g.nodes[i];
@@ -56,9 +55,7 @@ void fuse_bias(lite::Graph& g) {
     const int nb = g.add_constant(g.tensors[b].name + "/fused", {channels}, std::move(bias));
     prod.inputs.resize(3);
     prod.inputs[2] = nb;
-    prod.outputs[0] = n.outputs[0];
-    producer[n.outputs[0]] = p;
-    dead[i] = 1;
+    absorb(g, p, static_cast<int>(i), producer, dead);
   }
   remove_nodes(g, dead);
 }

@@ -36,4 +36,17 @@ void remove_nodes(lite::Graph& g, const std::vector<char>& dead) {
   g.nodes = std::move(kept);
 }
 
+std::vector<int> producers(const lite::Graph& g) {
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) producer[g.nodes[i].outputs[0]] = static_cast<int>(i);
+  return producer;
+}
+
+void absorb(lite::Graph& g, int p, int i, std::vector<int>& producer, std::vector<char>& dead) {
+  const int out = g.nodes[i].outputs[0];
+  g.nodes[p].outputs[0] = out;
+  producer[out] = p;
+  dead[i] = 1;
+}
+
 }  // namespace mycel::converter::passes

@@ -35,5 +35,10 @@ int sole_reader(const lite::Graph& g, int t);
 std::vector<float> values(const lite::Graph& g, int t);
 // Removes the nodes marked in `dead` (their outputs become unused).
 void remove_nodes(lite::Graph& g, const std::vector<char>& dead);
+// The index of the node writing each tensor (-1 for inputs and constants).
+std::vector<int> producers(const lite::Graph& g);
+// The rewrite every fusion ends with: node `p` takes over the output of node `i` (which
+// folded into it and is marked dead), so the graph's names and readers stay.
+void absorb(lite::Graph& g, int p, int i, std::vector<int>& producer, std::vector<char>& dead);
 
 }  // namespace mycel::converter::passes

@@ -15,12 +15,6 @@ inline std::vector<float> random_values(size_t n, uint32_t seed) {
   return v;
 }
 
-inline int64_t count(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t v : d) n *= v;
-  return n;
-}
-
 // Appends node `op` reading `in`, writing a new tensor named `name`; returns that tensor.
 inline int add_node(Graph& g, const std::string& name, OpType op, OpAttrs a, std::vector<int> in) {
   TensorDesc t;
@@ -31,7 +25,7 @@ inline int add_node(Graph& g, const std::string& name, OpType op, OpAttrs a, std
 }
 
 inline int add_weight(Graph& g, const std::string& name, Dims shape, uint32_t seed) {
-  size_t n = static_cast<size_t>(count(shape));
+  size_t n = static_cast<size_t>(numel(shape));
   return g.add_constant(name, shape, random_values(n, seed));
 }
 

@@ -14,17 +14,16 @@ namespace {
 
 using testing::add_node;
 using testing::add_weight;
-using testing::count;
 using testing::random_values;
 
 // Runs node 0 of g (inputs: graph input 0 random, constants as stored) with both kernels.
 void expect_same(Graph& g, float tol = 1e-4f) {
   infer_shapes(g);
   const NodeDesc& n = g.nodes[0];
-  std::vector<float> x = random_values(static_cast<size_t>(count(g.tensors[n.inputs[0]].shape)), 9);
+  std::vector<float> x = random_values(static_cast<size_t>(numel(g.tensors[n.inputs[0]].shape)), 9);
   std::vector<const float*> in;
   for (int t : n.inputs) in.push_back(g.tensors[t].constant ? g.tensors[t].f32() : x.data());
-  size_t m = static_cast<size_t>(count(g.tensors[n.outputs[0]].shape));
+  size_t m = static_cast<size_t>(numel(g.tensors[n.outputs[0]].shape));
   std::vector<float> fast(m, -7.f), ref(m, 7.f);
   make_kernel(g, n, false)->run(in.data(), fast.data());
   make_kernel(g, n, true)->run(in.data(), ref.data());
