@@ -1,7 +1,8 @@
 // Fuzzes the lite runtime's model reader and runtime (src/lite/model_file.cc, model.cc):
 // Model::Build on the input bytes (preamble, CRC, FlatBuffers verifier, every index, shape,
-// offset and byte count, the graph's structure and shapes), then, for a model whose arena is
-// under 64 MiB, Predict on zero inputs; only mycel's typed errors are accepted.
+// offset and byte count, the graph's structure and shapes), with activations limited to
+// 64 MiB (Context::max_arena_bytes), then Predict on zero inputs; only mycel's typed errors
+// are accepted.
 //
 // Plain bit flips stop at the CRC, so the mutator is structure-aware: it splits a file into
 // its FlatBuffer and its weight area, mutates one with libFuzzer's mutator, and writes a
@@ -63,8 +64,9 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mycel::fuzz::expect_typed_errors([&] {
     mycel::lite::Model model;
-    model.Build(data, size);
-    if (model.arena_bytes() >= (size_t{64} << 20)) return;
+    mycel::lite::Context ctx;
+    ctx.max_arena_bytes = size_t{64} << 20;
+    model.Build(data, size, ctx);
     std::vector<mycel::lite::Tensor> outputs;
     model.Predict(model.GetInputs(), &outputs);
   });

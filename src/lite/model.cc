@@ -12,7 +12,6 @@
 namespace mycel::lite {
 
 namespace {
-constexpr size_t kMaxArena = size_t{16} << 30;  // 16 GiB: a larger plan is refused, not tried
 
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
@@ -49,8 +48,8 @@ struct Model::Impl {
     kernels.clear();
     for (const NodeDesc& n : g.nodes) kernels.push_back(make_kernel(g, n, ctx.reference));
     plan = plan_arena(g);
-    MC_CHECK(plan.bytes <= kMaxArena, Value, what, ": the model needs ", plan.bytes,
-             " bytes of activations (more than 16 GiB)");
+    MC_CHECK(plan.bytes <= ctx.max_arena_bytes, Value, what, ": the model needs ", plan.bytes,
+             " bytes of activations, more than the context allows (", ctx.max_arena_bytes, ")");
     arena = aligned_buffer(plan.bytes, what);
     outputs.clear();
     for (int t : g.outputs)

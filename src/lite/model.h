@@ -32,6 +32,7 @@ struct Context {
   Precision precision = Precision::Float32;
   bool verify_checksum = true;  // false: skip the file's CRC (trusted files; other checks stay)
   bool reference = false;       // run the naive reference kernels (tests, accuracy checks)
+  size_t max_arena_bytes = size_t{16} << 30;  // a model needing more activations is refused
 };
 
 // A named host tensor (MSTensor's role): owns its bytes, shared on copy.
