@@ -5,6 +5,7 @@
 // mycel's own kernels do.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,7 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 constexpr auto kF32 = memory::data_type::f32;
+constexpr int64_t kMaxDnnlWindow = 4096;  // dilated kernel extent or pad given to oneDNN
 
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
@@ -183,7 +185,16 @@ std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n) {
   for (int t : n.inputs)
     if (numel(g.tensors[t].shape) == 0) return make_ref_kernel(g, n);
   if (numel(g.tensors[n.outputs[0]].shape) == 0) return make_ref_kernel(g, n);
-  if (n.op == OpType::Conv2D) return std::make_unique<DnnlConv>(g, n);
+  if (n.op == OpType::Conv2D) {
+    // Windows dilated or padded far beyond any real network's (a damaged file's): oneDNN takes
+    // seconds to make such a primitive; the reference's work is bounded by the output.
+    const OpAttrs& a = n.a;
+    const Dims& w = g.tensors[n.inputs[1]].shape;
+    const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
+    if (extent > kMaxDnnlWindow || *std::max_element(a.pad, a.pad + 4) > kMaxDnnlWindow)
+      return make_ref_kernel(g, n);
+    return std::make_unique<DnnlConv>(g, n);
+  }
   return std::make_unique<DnnlGemm>(g, n);
 }
 

@@ -42,7 +42,10 @@ struct PoolKernel : NodeKernel {
     const Dims& x = in[0];
     const int64_t H = x[2], W = x[3], OH = out[2], OW = out[3];
     const bool avg = a.pool == PoolKind::Avg;
-    parallel_for(0, x[0] * x[1], 1, [&](int64_t b, int64_t e) {
+    // Planes per task: about 2^15 window reads, so a small pool never wakes the workers.
+    const int64_t grain = std::max<int64_t>(
+        1, (int64_t{1} << 15) / std::max<int64_t>(1, OH * OW * a.kernel[0] * a.kernel[1]));
+    parallel_for(0, x[0] * x[1], grain, [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const float* s = src[0] + p * H * W;
         float* d = dst + p * OH * OW;

@@ -87,16 +87,25 @@ struct Reader {
     MC_CHECK(v >= 0 && v < count, Value, what, ": ", where, " has an unknown ", kind, " (", v, ")");
     return v;
   }
+  // FlatBuffers' verifier checks a vector's length field (4-byte aligned), not that 8-byte
+  // elements are 8-byte aligned, which the builder always makes them (an empty vector aside):
+  // a file where they are not is damaged (reading it would be a misaligned load).
+  const flatbuffers::Vector<int64_t>* aligned(const flatbuffers::Vector<int64_t>* v,
+                                              const std::string& where) const {
+    MC_CHECK(!v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->data()) % alignof(int64_t) == 0,
+             Value, what, ": ", where, " has a misaligned vector");
+    return v;
+  }
   // A fixed-length attribute: absent keeps the default, else exactly n entries.
   void fixed(const flatbuffers::Vector<int64_t>* v, int64_t* dst, size_t n, const char* name,
              const std::string& where) const {
-    if (!v) return;
+    if (!aligned(v, where)) return;
     MC_CHECK(v->size() == n, Value, what, ": ", where, ": ", name, " has ", v->size(),
              " entries, not ", n);
     for (size_t i = 0; i < n; ++i) dst[i] = v->Get(static_cast<flatbuffers::uoffset_t>(i));
   }
-  Dims dims(const flatbuffers::Vector<int64_t>* v) const {
-    return v ? Dims(v->begin(), v->end()) : Dims{};
+  Dims dims(const flatbuffers::Vector<int64_t>* v, const std::string& where) const {
+    return aligned(v, where) ? Dims(v->begin(), v->end()) : Dims{};
   }
   std::vector<int> indices(const flatbuffers::Vector<int32_t>* v) const {
     return v ? std::vector<int>(v->begin(), v->end()) : std::vector<int>{};
@@ -161,10 +170,10 @@ struct Reader {
         a.act = act(table(src.op_as_Act(), where)->kind(), where);
         return;
       case OpType::Reshape:
-        a.shape = dims(table(src.op_as_Reshape(), where)->shape());
+        a.shape = dims(table(src.op_as_Reshape(), where)->shape(), where);
         return;
       case OpType::Transpose:
-        a.perm = dims(table(src.op_as_Transpose(), where)->perm());
+        a.perm = dims(table(src.op_as_Transpose(), where)->perm(), where);
         return;
       case OpType::Softmax:
         a.axis = table(src.op_as_Softmax(), where)->axis();
@@ -179,7 +188,7 @@ struct Reader {
     t.name = src.name() ? src.name()->str() : std::string();
     const std::string where = str("tensor '", t.name, "'");
     t.dtype = static_cast<DType>(enum_value(src.dtype(), kNumDTypes, "dtype", where));
-    t.shape = dims(src.shape());
+    t.shape = dims(src.shape(), where);
     MC_CHECK(t.shape.size() <= 8, Value, what, ": ", where, " has rank ", t.shape.size());
     uint64_t nbytes =
         static_cast<uint64_t>(dims_numel(t.shape, what + ": " + where)) * dtype_size(t.dtype);
@@ -196,7 +205,7 @@ struct Reader {
     }
     if (auto* q = src.quant()) {
       if (q->scale()) t.quant.scale.assign(q->scale()->begin(), q->scale()->end());
-      if (q->zero_point())
+      if (aligned(q->zero_point(), where))
         t.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
       t.quant.axis = q->axis();
       t.quant.num_bits = q->num_bits();
