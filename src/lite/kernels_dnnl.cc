@@ -28,10 +28,10 @@ dnnl::engine& engine() {
   return e;
 }
 
-// One in-order CPU stream for every kernel: a primitive runs synchronously on the caller's
-// thread (and OpenMP's workers), so sharing it is what creating one per call would do.
+// One in-order CPU stream per thread for every kernel (primitives run synchronously on the
+// caller's thread and OpenMP's workers): models may Predict on several threads at once.
 dnnl::stream& stream() {
-  static dnnl::stream s(engine());
+  thread_local dnnl::stream s(engine());
   return s;
 }
 

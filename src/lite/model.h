@@ -8,6 +8,8 @@
 //   std::vector<mycel::lite::Tensor> outputs;
 //   model.Predict(inputs, &outputs);
 //
+// A Model runs one Predict at a time (its arena and kernels are its own): one Model per
+// thread for concurrent inference; different Models may run on different threads at once.
 // Errors are mycel::Error (ValueError for bad files, inputs or shapes; the C API,
 // mycel_lite_c.h, turns them into status codes and messages). The file is mapped, not read:
 // constants are used where they lie. Activations live in one arena planned at Build (and at

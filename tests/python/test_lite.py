@@ -214,6 +214,17 @@ def _lenet_ms(tmp_path):
     return net, x, _convert(net, x, tmp_path / "lenet")
 
 
+def test_damaged_source_model_is_an_error(tmp_path):
+    x = _rand(2, 4)
+    ms.export(nn.Dense(4, 3), ms.Tensor(x), file_name=str(tmp_path / "d"), file_format="MINDIR")
+    data = (tmp_path / "d.mindir").read_bytes()
+    (tmp_path / "d.mindir").write_bytes(data[:len(data) // 2])
+    with pytest.raises(ValueError, match="d.mindir"):
+        mslite.Converter().convert(mslite.FmkType.MINDIR, str(tmp_path / "d.mindir"),
+                                   str(tmp_path / "d"))
+    assert not (tmp_path / "d.ms").exists()
+
+
 def test_damaged_and_foreign_files(tmp_path):
     _, x, path = _lenet_ms(tmp_path)
     good = open(path, "rb").read()
@@ -346,6 +357,20 @@ int main(int argc, char** argv) {
          (long long)dims[1]);
   for (int64_t i = 0; i < dims[0] * dims[1]; ++i) printf("%.9g ", y[i]);
   printf("\n");
+  /* Batch 3 (the image three times): the same row three times. */
+  int64_t shape3[4] = {3, 1, 28, 28};
+  const int64_t* shapes[1] = {shape3};
+  size_t ndims[1] = {4};
+  if (mycel_lite_resize(m, shapes, ndims) != MYCEL_LITE_OK) return 7;
+  float* x3 = malloc(3 * n * sizeof(float));
+  for (size_t i = 0; i < 3 * n; ++i) x3[i] = x[i % n];
+  const float* inputs3[1] = {x3};
+  if (mycel_lite_predict(m, inputs3, 1) != MYCEL_LITE_OK) return 8;
+  y = mycel_lite_output(m, 0, dims, 8, &ndim);
+  printf("%lld %lld\n", (long long)dims[0], (long long)dims[1]);
+  for (int64_t i = 0; i < dims[0] * dims[1]; ++i) printf("%.9g ", y[i]);
+  printf("\n");
+  free(x3);
   free(x);
   mycel_lite_model_destroy(m);
   return 0;
@@ -366,8 +391,12 @@ def test_c_api_from_a_c_program(tmp_path):
     lines = r.stdout.splitlines()
     assert "cannot read" in lines[0] and "/nonexistent.ms" in lines[0]
     assert lines[1].split()[1:] == ["2", "1", "10"]
+    want = net(ms.Tensor(x)).asnumpy()
     got = np.array([float(v) for v in lines[2].split()], np.float32).reshape(1, 10)
-    _close(got, net(ms.Tensor(x)).asnumpy())
+    _close(got, want)
+    assert lines[3].split() == ["3", "10"]
+    got3 = np.array([float(v) for v in lines[4].split()], np.float32).reshape(3, 10)
+    _close(got3, np.repeat(want, 3, axis=0))
 
 
 def test_fuzz_corpus_runs(tmp_path):
@@ -383,3 +412,27 @@ def test_fuzz_corpus_runs(tmp_path):
             model.predict([t.get_data_to_numpy() for t in model.get_inputs()])
         except (ValueError, TypeError, RuntimeError):
             assert n.startswith("regress-"), n
+
+
+def test_models_predict_on_several_threads(tmp_path):
+    """Two models of one file, each on its own thread (predict releases the GIL), give what
+    one gives alone."""
+    import threading
+    net, x, path = _lenet_ms(tmp_path)
+    want = _predict(_build(path), x)
+    models = [_build(path) for _ in range(2)]
+    results = [[], []]
+
+    def work(k):
+        for _ in range(50):
+            results[k].append(_predict(models[k], x))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        assert len(r) == 50
+        for got in r:
+            np.testing.assert_array_equal(got, want)
