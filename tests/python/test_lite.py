@@ -166,6 +166,28 @@ def test_constant_folding_and_transpose_elimination(mode, tmp_path):
     _close(_predict(model, x), net(ms.Tensor(x)).asnumpy())
 
 
+class TwoOutputs(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 3)
+
+    def construct(self, x):
+        y = self.fc(x)
+        return ops.relu(y), ops.sigmoid(y)
+
+
+def test_two_outputs_of_one_layer(mode, tmp_path):
+    """A tuple result gives two outputs; the layer both read keeps its output (no fusion)."""
+    net = TwoOutputs()
+    x = _rand(2, 4, seed=14)
+    model = _build(_convert(net, x, tmp_path / "two"))
+    assert _ops(model) == [("FullyConnected", ""), ("Act", "ReLU"), ("Act", "Sigmoid")]
+    outs = model.predict([x])
+    assert len(outs) == 2
+    for got, want in zip(outs, net(ms.Tensor(x))):
+        _close(got.get_data_to_numpy(), want.asnumpy())
+
+
 class Unsupported(nn.Cell):
     def construct(self, x):
         y = ops.exp(x)
