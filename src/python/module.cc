@@ -96,4 +96,5 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_export(m);
   mycel::py::bind_checkpoint(m);
   mycel::py::bind_data(m);
+  mycel::py::bind_lite(m);
 }
