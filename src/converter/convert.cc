@@ -7,6 +7,7 @@
 #include <random>
 
 #include "base/error.h"
+#include "converter/codegen.h"
 #include "converter/converter.h"
 #include "converter/passes/passes.h"
 #include "lite/flags.h"
@@ -28,8 +29,8 @@ void check_not_built(const Options& o) {
            ": --configFile (quantization) is not built yet; the converter writes float32");
   MC_CHECK(off(o.train_model), Value, kTool, ": --trainModel=", o.train_model,
            ": on-device training is not built yet");
-  MC_CHECK(o.codegen.empty(), Value, kTool, ": --codegen=", o.codegen,
-           ": C code generation is not built yet");
+  MC_CHECK(o.codegen.empty() || o.codegen == "c", Value, kTool, ": --codegen=", o.codegen,
+           ": the code generator writes C only (--codegen=c)");
   MC_CHECK(o.fmk != "ONNX", Value, kTool,
            ": --fmk=ONNX: the ONNX importer is not joined to the converter yet");
   MC_CHECK(o.fmk == "MINDIR", Value, kTool, ": --fmk=", o.fmk, " is not a known format (MINDIR)");
@@ -105,6 +106,11 @@ void convert(const Options& o, std::ostream& out) {
   const size_t before = g.nodes.size();
   optimize(g);
   std::string bytes = lite::write_model(g, "mycel converter");
+  if (o.codegen == "c") {
+    write_c(g, o.model_file, o.output_file, out);
+    accuracy_check(src, bytes, out);
+    return;
+  }
   const std::string path = o.output_file + ".ms";
   {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);

@@ -8,6 +8,7 @@
 // (mycel_convert, python -m mycel.lite.convert, mycel.lite.Converter).
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct SourceModel {
 // and reported together: "unsupported: MaxPool3D (nodes 'a', 'b'), switch (node 'c')".
 lite::Graph lower(const SourceModel& m);
 
+// "Exp (nodes 'a', 'b'), Square (node 'c')": the one form of every unsupported-operator
+// report (the lowering's and the C code generator's), from what -> the nodes naming it.
+std::string unsupported_list(const std::map<std::string, std::vector<std::string>>& missing);
+
 // The passes, in order (passes/passes.h), then a final shape inference and pruning.
 void optimize(lite::Graph& g);
 
@@ -38,16 +43,18 @@ void optimize(lite::Graph& g);
 struct Options {
   std::string fmk;  // MINDIR (ONNX: not built yet)
   std::string model_file;
-  std::string output_file;  // BASE: writes BASE.ms
+  std::string output_file;  // BASE: writes BASE.ms (with codegen "c", the folder BASE/)
   std::string fp16 = "off";
   std::string config_file;
   std::string train_model = "false";
-  std::string codegen;
+  std::string codegen;  // "c": C sources for microcontrollers (converter/codegen.h)
 };
 
 // Converts: reads and imports the model, lowers, optimises, writes BASE.ms, then runs the
 // source model and the converted one on the same seeded random inputs and prints the accuracy
-// difference of each output to `out`. Options not built yet are ValueErrors saying so.
+// difference of each output to `out`. With codegen "c" it writes the folder BASE/ of C
+// sources instead of BASE.ms (after the same accuracy check of the graph they come from).
+// Options not built yet are ValueErrors saying so.
 void convert(const Options& o, std::ostream& out);
 
 // The command line: --fmk --modelFile --outputFile [--fp16 --configFile --trainModel

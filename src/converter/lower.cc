@@ -101,14 +101,8 @@ class Lowering {
 
   void report() {
     if (missing_.empty()) return;
-    std::string s;
-    for (auto& [op, nodes] : missing_) {
-      s += (s.empty() ? "" : ", ") + op + (nodes.size() > 1 ? " (nodes " : " (node ");
-      for (size_t i = 0; i < nodes.size(); ++i) s += (i ? ", '" : "'") + nodes[i] + "'";
-      s += ")";
-    }
     MC_THROW(Value, "converter: '", m_.file, "': ", missing_.size(),
-             " unsupported operator(s): ", s);
+             " unsupported operator(s): ", unsupported_list(missing_));
   }
 
   // The tensor of an IR node (a constant for values; -1 after an unsupported producer).
@@ -200,7 +194,10 @@ bool Lowering::lower_conv_pool(ir::CNode* c, const std::string& op, const Attrs&
     return false;
   a.pool = op == "MaxPool" ? lite::PoolKind::Max : lite::PoolKind::Avg;
   a.ceil_mode = at.has("ceil_mode") && at.get_bool("ceil_mode");
-  a.count_include_pad = !at.has("count_include_pad") || at.get_bool("count_include_pad");
+  // Only explicit pads are ever counted (mycel's AvgPool, ops/infer_conv.cc): "same" padding
+  // never is, whatever count_include_pad says.
+  a.count_include_pad =
+      m == "pad" && (!at.has("count_include_pad") || at.get_bool("count_include_pad"));
   return true;
 }
 
@@ -298,5 +295,15 @@ void Lowering::lower_node(ir::CNode* c) {
 }  // namespace
 
 lite::Graph lower(const SourceModel& m) { return Lowering(m).run(); }
+
+std::string unsupported_list(const std::map<std::string, std::vector<std::string>>& missing) {
+  std::string s;
+  for (const auto& [op, nodes] : missing) {
+    s += (s.empty() ? "" : ", ") + op + (nodes.size() > 1 ? " (nodes " : " (node ");
+    for (size_t i = 0; i < nodes.size(); ++i) s += (i ? ", '" : "'") + nodes[i] + "'";
+    s += ")";
+  }
+  return s;
+}
 
 }  // namespace mycel::converter
