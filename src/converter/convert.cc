@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <random>
+#include <set>
 
 #include "base/error.h"
 #include "converter/codegen.h"
@@ -27,8 +28,8 @@ void check_not_built(const Options& o) {
            ": float16 weight storage is not built yet (a later converter)");
   MC_CHECK(o.config_file.empty(), Value, kTool,
            ": --configFile (quantization) is not built yet; the converter writes float32");
-  MC_CHECK(off(o.train_model), Value, kTool, ": --trainModel=", o.train_model,
-           ": on-device training is not built yet");
+  MC_CHECK(off(o.train_model) || o.train_model == "true", Value, kTool,
+           ": --trainModel=", o.train_model, ": must be true or false");
   MC_CHECK(o.codegen.empty() || o.codegen == "c", Value, kTool, ": --codegen=", o.codegen,
            ": the code generator writes C only (--codegen=c)");
   MC_CHECK(o.fmk != "ONNX", Value, kTool,
@@ -95,6 +96,40 @@ void optimize(lite::Graph& g) {
   lite::validate(g, "the converted graph");
 }
 
+namespace {
+
+// --trainModel=true: the passes that keep weights, the trainable weights marked (the
+// source's parameters, BatchNorm statistics excepted), the loss named.
+void prepare_for_training(lite::Graph& g, const SourceModel& m) {
+  // Keep every weight a weight: no constant folding, BatchNorm folding or bias fusion (they
+  // would bake or rename trainable tensors); activations still fuse (their gradients run
+  // through the node's output).
+  passes::fuse_activation(g);
+  passes::eliminate_transposes(g);
+  passes::infer_and_prune(g);
+  lite::validate(g, "the converted graph");
+  std::set<int> stats;  // BatchNorm's moving statistics are not trained
+  for (const lite::NodeDesc& n : g.nodes)
+    if (n.op == lite::OpType::BatchNorm) stats.insert(n.inputs[3]), stats.insert(n.inputs[4]);
+  const std::set<std::string> weights(m.weight_names.begin(), m.weight_names.end());
+  int marked = 0;
+  for (int t = 0; t < static_cast<int>(g.tensors.size()); ++t) {
+    lite::TensorDesc& d = g.tensors[t];
+    d.trainable =
+        d.constant && d.dtype == lite::DType::Float32 && weights.count(d.name) && !stats.count(t);
+    marked += d.trainable;
+  }
+  MC_CHECK(marked > 0, Value, kTool, ": --trainModel=true: the model has no trainable weight");
+  const lite::Dims& y = g.tensors[g.outputs[0]].shape;
+  MC_CHECK(y.size() == 2, Value, kTool,
+           ": --trainModel=true: the loss (softmax cross-entropy) needs output 0 to be "
+           "[batch, classes] logits; it is ",
+           lite::dims_str(y));
+  g.loss = lite::Loss::SoftmaxCrossEntropy;
+}
+
+}  // namespace
+
 void convert(const Options& o, std::ostream& out) {
   check_not_built(o);
   MC_CHECK(!o.output_file.empty(), Value, kTool, ": --outputFile is empty");
@@ -104,7 +139,13 @@ void convert(const Options& o, std::ostream& out) {
   SourceModel m{src.entry, src.input_names, src.weight_names, src.weights, o.model_file};
   lite::Graph g = lower(m);
   const size_t before = g.nodes.size();
-  optimize(g);
+  const bool train = o.train_model == "true";
+  MC_CHECK(!train || o.codegen.empty(), Value, kTool,
+           ": --trainModel=true and --codegen=c: generated C runs inference only");
+  if (train)
+    prepare_for_training(g, m);
+  else
+    optimize(g);
   std::string bytes = lite::write_model(g, "mycel converter");
   if (o.codegen == "c") {
     write_c(g, o.model_file, o.output_file, out);

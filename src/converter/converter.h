@@ -46,7 +46,8 @@ struct Options {
   std::string output_file;  // BASE: writes BASE.ms (with codegen "c", the folder BASE/)
   std::string fp16 = "off";
   std::string config_file;
-  std::string train_model = "false";
+  std::string train_model = "false";  // "true": a training model (lite/train.h): weights
+                                      // unfolded, parameters marked trainable, loss named
   std::string codegen;  // "c": C sources for microcontrollers (converter/codegen.h)
 };
 

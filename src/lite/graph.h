@@ -73,6 +73,7 @@ struct TensorDesc {
   const void* data = nullptr;                         // a constant's bytes: in a mapped file, or
   std::shared_ptr<const std::vector<uint8_t>> owned;  // here (converter-made constants)
   Quant quant;
+  bool trainable = false;  // a constant on-device training updates (lite/train.h)
 
   size_t nbytes() const;  // shape's elements times the dtype's size (shape checked before)
   const float* f32() const { return static_cast<const float*>(data); }
@@ -105,8 +106,13 @@ struct NodeDesc {
   std::vector<int> inputs, outputs;
 };
 
+// The loss of a training model (lite/train.h), over output 0.
+enum class Loss : uint8_t { None, SoftmaxCrossEntropy };
+constexpr int kNumLosses = 2;
+
 struct Graph {
   std::string name;
+  Loss loss = Loss::None;  // None: an inference model
   std::vector<TensorDesc> tensors;
   std::vector<NodeDesc> nodes;  // in execution order
   std::vector<int> inputs, outputs;

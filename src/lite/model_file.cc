@@ -193,6 +193,9 @@ struct Reader {
     uint64_t nbytes =
         static_cast<uint64_t>(dims_numel(t.shape, what + ": " + where)) * dtype_size(t.dtype);
     t.constant = src.constant();
+    t.trainable = src.trainable();
+    MC_CHECK(!t.trainable || (t.constant && t.dtype == DType::Float32), Value, what, ": ", where,
+             " is marked trainable but is not a float32 constant");
     if (t.constant) {
       MC_CHECK(src.nbytes() == nbytes, Value, what, ": ", where, " holds ", src.nbytes(),
                " bytes; its shape ", dims_str(t.shape), " of ", dtype_name(t.dtype), " needs ",
@@ -237,7 +240,7 @@ std::string write_model(const Graph& g, const std::string& producer) {
                                      t.quant.num_bits);
     tensors.push_back(fb::CreateTensorDirect(b, t.name.c_str(), static_cast<fb::DataType>(t.dtype),
                                              &t.shape, t.constant, offset[i],
-                                             t.constant ? t.nbytes() : 0, q));
+                                             t.constant ? t.nbytes() : 0, q, t.trainable));
   }
   std::vector<flatbuffers::Offset<fb::Node>> nodes;
   for (const NodeDesc& n : g.nodes) {
@@ -245,7 +248,7 @@ std::string write_model(const Graph& g, const std::string& producer) {
     nodes.push_back(fb::CreateNodeDirect(b, n.name.c_str(), type, op, &n.inputs, &n.outputs));
   }
   auto model = fb::CreateModelDirect(b, kFormatVersion, g.name.c_str(), producer.c_str(), &tensors,
-                                     &nodes, &g.inputs, &g.outputs);
+                                     &nodes, &g.inputs, &g.outputs, static_cast<fb::Loss>(g.loss));
   fb::FinishModelBuffer(b, model);
 
   const uint64_t meta = b.GetSize();
@@ -291,6 +294,7 @@ Graph read_model(const uint8_t* p, size_t size, const std::string& what, bool ve
   Reader r{what};
   Graph g;
   g.name = m->name() ? m->name()->str() : std::string();
+  g.loss = static_cast<Loss>(r.enum_value(m->loss(), kNumLosses, "loss", "the model"));
   if (m->tensors()) {
     g.tensors.resize(m->tensors()->size());
     for (size_t i = 0; i < g.tensors.size(); ++i)

@@ -11,6 +11,7 @@
 #include "converter/converter.h"
 #include "lite/benchmark.h"
 #include "lite/model.h"
+#include "lite/train.h"
 #include "python/module.h"
 
 namespace pyb = pybind11;
@@ -43,32 +44,7 @@ class LiteModel {
   void resize(const std::vector<std::vector<int64_t>>& shapes) {
     model_.Resize(model_.GetInputs(), std::vector<lite::Dims>(shapes.begin(), shapes.end()));
   }
-  pyb::list predict(const std::vector<FloatArray>& arrays) {
-    std::vector<lite::Tensor> inputs = model_.GetInputs();
-    MC_CHECK(arrays.size() == inputs.size(), Value, "For 'Model.predict', the model has ",
-             inputs.size(), " input(s), but got ", arrays.size(), ".");
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const FloatArray& a = arrays[i];
-      lite::Dims shape(a.shape(), a.shape() + a.ndim());
-      MC_CHECK(shape == inputs[i].Shape(), Value, "For 'Model.predict', input '", inputs[i].Name(),
-               "' must have shape ", lite::dims_str(inputs[i].Shape()), ", but got ",
-               lite::dims_str(shape), " (resize the model for other shapes).");
-      if (inputs[i].DataSize())
-        std::memcpy(inputs[i].MutableData(), a.data(), inputs[i].DataSize());
-    }
-    std::vector<lite::Tensor> outputs;
-    {
-      pyb::gil_scoped_release nogil;
-      model_.Predict(inputs, &outputs);
-    }
-    pyb::list out;
-    for (const lite::Tensor& o : outputs) {
-      FloatArray arr(std::vector<pyb::ssize_t>(o.Shape().begin(), o.Shape().end()));
-      if (o.DataSize()) std::memcpy(arr.mutable_data(), o.Data(), o.DataSize());
-      out.append(pyb::make_tuple(o.Name(), arr));
-    }
-    return out;
-  }
+  pyb::list predict(const std::vector<FloatArray>& arrays);
   size_t arena_bytes() const { return model_.arena_bytes(); }
   // (node name, op, fused activation) per node: what the converter's passes left.
   pyb::list ops() const {
@@ -82,6 +58,80 @@ class LiteModel {
 
  private:
   lite::Model model_;
+};
+
+// Float32 arrays as the model's input tensors (shapes checked against the model's).
+std::vector<lite::Tensor> to_inputs(std::vector<lite::Tensor> inputs,
+                                    const std::vector<FloatArray>& arrays, const char* api,
+                                    const char* hint = "") {
+  MC_CHECK(arrays.size() == inputs.size(), Value, "For '", api, "', the model has ", inputs.size(),
+           " input(s), but got ", arrays.size(), ".");
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    lite::Dims shape(arrays[i].shape(), arrays[i].shape() + arrays[i].ndim());
+    MC_CHECK(shape == inputs[i].Shape(), Value, "For '", api, "', input '", inputs[i].Name(),
+             "' must have shape ", lite::dims_str(inputs[i].Shape()), ", but got ",
+             lite::dims_str(shape), hint, ".");
+    if (inputs[i].DataSize())
+      std::memcpy(inputs[i].MutableData(), arrays[i].data(), inputs[i].DataSize());
+  }
+  return inputs;
+}
+
+pyb::list to_list(const std::vector<lite::Tensor>& outputs) {
+  pyb::list out;
+  for (const lite::Tensor& o : outputs) {
+    FloatArray arr(std::vector<pyb::ssize_t>(o.Shape().begin(), o.Shape().end()));
+    if (o.DataSize()) std::memcpy(arr.mutable_data(), o.Data(), o.DataSize());
+    out.append(pyb::make_tuple(o.Name(), arr));
+  }
+  return out;
+}
+
+pyb::list LiteModel::predict(const std::vector<FloatArray>& arrays) {
+  std::vector<lite::Tensor> inputs = to_inputs(model_.GetInputs(), arrays, "Model.predict",
+                                               " (resize the model for other shapes)");
+  std::vector<lite::Tensor> outputs;
+  {
+    pyb::gil_scoped_release nogil;
+    model_.Predict(inputs, &outputs);
+  }
+  return to_list(outputs);
+}
+
+// A training model (lite/train.h).
+class LiteTrainModel {
+ public:
+  void build(const std::string& path, int thread_num, bool verify_checksum,
+             const lite::TrainCfg& cfg) {
+    lite::Context ctx;
+    ctx.thread_num = thread_num;
+    ctx.verify_checksum = verify_checksum;
+    pyb::gil_scoped_release nogil;
+    model_.Build(path, ctx, cfg);
+  }
+  pyb::list inputs() const { return specs(model_.graph(), model_.graph().inputs); }
+  pyb::list outputs() const { return specs(model_.graph(), model_.graph().outputs); }
+  float train_step(const std::vector<FloatArray>& arrays,
+                   const pyb::array_t<int32_t, pyb::array::c_style | pyb::array::forcecast>& y) {
+    std::vector<lite::Tensor> in = to_inputs(model_.GetInputs(), arrays, "Model.train_step");
+    lite::Tensor labels("labels", lite::DType::Int32, lite::Dims(y.shape(), y.shape() + y.ndim()));
+    if (labels.DataSize()) std::memcpy(labels.MutableData(), y.data(), labels.DataSize());
+    pyb::gil_scoped_release nogil;
+    return model_.TrainStep(in, labels);
+  }
+  pyb::list predict(const std::vector<FloatArray>& arrays) {
+    std::vector<lite::Tensor> in = to_inputs(model_.GetInputs(), arrays, "Model.predict"), out;
+    {
+      pyb::gil_scoped_release nogil;
+      model_.Predict(in, &out);
+    }
+    return to_list(out);
+  }
+  void export_to(const std::string& path) const { model_.Export(path); }
+  std::vector<std::string> trainable() const { return model_.TrainableNames(); }
+
+ private:
+  lite::TrainModel model_;
 };
 
 // A tool's command line run without the GIL: (exit status, what it printed).
@@ -113,6 +163,31 @@ void bind_lite(pyb::module_& parent) {
       .def("ops", &LiteModel::ops, "(node name, op, fused activation) per node.")
       .def_property_readonly("arena_bytes", &LiteModel::arena_bytes,
                              "The planned activation arena's size in bytes.");
+  pyb::class_<lite::TrainCfg>(m, "TrainCfg", "On-device training's settings (lite/train.h).")
+      .def(pyb::init<>())
+      .def_readwrite("optimizer", &lite::TrainCfg::optimizer)
+      .def_readwrite("learning_rate", &lite::TrainCfg::learning_rate)
+      .def_readwrite("momentum", &lite::TrainCfg::momentum)
+      .def_readwrite("dampening", &lite::TrainCfg::dampening)
+      .def_readwrite("nesterov", &lite::TrainCfg::nesterov)
+      .def_readwrite("beta1", &lite::TrainCfg::beta1)
+      .def_readwrite("beta2", &lite::TrainCfg::beta2)
+      .def_readwrite("eps", &lite::TrainCfg::eps)
+      .def_readwrite("weight_decay", &lite::TrainCfg::weight_decay)
+      .def_readwrite("trainable", &lite::TrainCfg::trainable);
+  pyb::class_<LiteTrainModel>(m, "LiteTrainModel", "A lite training model (lite/train.h).")
+      .def(pyb::init<>())
+      .def("build", &LiteTrainModel::build, pyb::arg("path"), pyb::arg("thread_num"),
+           pyb::arg("verify_checksum"), pyb::arg("cfg"), "Reads a --trainModel=true .ms file.")
+      .def("inputs", &LiteTrainModel::inputs, "(name, shape) of each input.")
+      .def("outputs", &LiteTrainModel::outputs, "(name, shape) of each output.")
+      .def("train_step", &LiteTrainModel::train_step, pyb::arg("inputs"), pyb::arg("labels"),
+           "One optimizer step on a batch; returns the loss before it.")
+      .def("predict", &LiteTrainModel::predict, pyb::arg("inputs"),
+           "The forward pass with the current weights: (name, array) per output.")
+      .def("export", &LiteTrainModel::export_to, pyb::arg("path"),
+           "Writes the model with its current weights as a .ms file.")
+      .def("trainable", &LiteTrainModel::trainable, "The names of the weights being trained.");
   m.def("convert_main", &tool_main<converter::convert_main>, pyb::arg("args"),
         "mycel_convert's command line: (exit status, report).");
   m.def("benchmark_main", &tool_main<lite::benchmark_main>, pyb::arg("args"),

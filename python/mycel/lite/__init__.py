@@ -12,10 +12,16 @@ lite runtime (``libmycel_lite``, which needs neither Python nor mycel's compiler
     outputs = model.predict([image])          # numpy arrays or lite Tensors
     logits = outputs[0].get_data_to_numpy()
 
+On-device training: convert with ``--trainModel=true`` (weights kept, trainable ones marked,
+softmax cross-entropy named as the loss), then ``build_from_file(path, context=...,
+train=True, train_cfg=TrainCfg(optimizer="Adam", ...))``, ``train_step(inputs, labels)`` and
+``export(path)``.
+
 Command lines: ``python -m mycel.lite.convert`` and ``python -m mycel.lite.benchmark`` take the
 flags of ``build/mycel_convert`` and ``build/mycel_benchmark``.
 """
-from mycel.lite.model import Context, DataType, Model, ModelType, Tensor  # noqa: F401
+from mycel.lite.model import Context, DataType, Model, ModelType, Tensor, TrainCfg  # noqa: F401
 from mycel.lite.converter import Converter, FmkType  # noqa: F401
 
-__all__ = ["Context", "DataType", "Model", "ModelType", "Tensor", "Converter", "FmkType"]
+__all__ = ["Context", "DataType", "Model", "ModelType", "Tensor", "TrainCfg", "Converter",
+           "FmkType"]

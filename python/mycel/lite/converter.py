@@ -14,10 +14,14 @@ class FmkType(enum.Enum):
 
 class Converter:
     """Converts a model file to a lite ``.ms`` file. After each conversion the source model
-    and the converted one run on the same random inputs and the difference is printed."""
+    and the converted one run on the same random inputs and the difference is printed.
+    ``train_model = True`` (MindSpore Lite's attribute) writes a training model: weights not
+    folded, the network's parameters marked trainable, softmax cross-entropy over output 0
+    named as its loss (``Model.build_from_file(..., train=True)``)."""
 
     def __init__(self):
         self.report = ""
+        self.train_model = False  # True: a training model (``--trainModel=true``)
 
     def convert(self, fmk_type, model_file, output_file, weight_file="", config_file=None):
         """Reads ``model_file`` (of ``fmk_type``), writes ``output_file + '.ms'``. Every
@@ -33,5 +37,7 @@ class Converter:
                 f"--outputFile={output_file}"]
         if config_file:
             args.append(f"--configFile={config_file}")
+        if self.train_model:
+            args.append("--trainModel=true")
         _, self.report = _mycel._lite.convert_main(args)
         print(self.report, end="")
