@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "compiler/compile.h"
+#include "converter/lite_import.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
 #include "frontend/py_value.h"
@@ -144,6 +145,14 @@ void bind_export(pyb::module_& m) {
       },
       pyb::arg("data"), pyb::arg("file_name"),
       "Rebuilds, checks and compiles the graph of a MINDIR file's bytes.");
+  m.def(
+      "_load_lite",
+      [](const pyb::bytes& data, const std::string& file_name) {
+        std::string_view bytes(data);
+        return MindIRGraph(converter::import_lite(bytes, file_name), file_name);
+      },
+      pyb::arg("data"), pyb::arg("file_name"),
+      "The graph of a mycel lite .ms file's bytes in mycel's IR (converter/lite_import.h).");
   pyb::class_<MindIRGraph>(m, "MindIRGraph",
                            "A graph loaded from a MINDIR file (mycel.load); nn.GraphCell runs it.")
       .def("run", &MindIRGraph::run, pyb::arg("inputs"), pyb::arg("weights"),

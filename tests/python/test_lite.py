@@ -211,7 +211,6 @@ def test_every_unsupported_operator_in_one_error(tmp_path):
 @pytest.mark.parametrize("flag, what", [
     ("--fp16=on", "float16 weight storage is not built yet"),
     ("--configFile=q.cfg", "--configFile (quantization) is not built yet"),
-    ("--trainModel=true", "on-device training is not built yet"),
     ("--fmk=ONNX", "the ONNX importer is not joined"),
     ("--bogus=1", "unknown flag --bogus"),
 ])

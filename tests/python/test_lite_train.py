@@ -29,7 +29,7 @@ def mode(request):
 def data():
     """Fashion-MNIST training samples as 30 batches of (images, int32 labels)."""
     out = []
-    for item in fashion_mnist(DATA, "train", BATCH).create_dict_iterator(num_epochs=1):
+    for item in fashion_mnist(DATA, "train", BATCH, shuffle=False).create_dict_iterator(num_epochs=1):
         out.append((item["image"].asnumpy(), item["label"].asnumpy().astype(np.int32)))
         if len(out) == 30:
             break
@@ -103,7 +103,7 @@ def _lite_model(path, optimizer, lr, trainable):
 LAST = ["fc3.weight", "fc3.bias"]
 
 
-@pytest.mark.parametrize("optimizer, lr", [("SGD", 0.05), ("Momentum", 0.01), ("Adam", 1e-3)])
+@pytest.mark.parametrize("optimizer, lr", [("SGD", 0.02), ("Momentum", 0.005), ("Adam", 1e-3)])
 def test_fine_tune_lenet_last_layer_on_fashion_mnist(mode, batches, pretrained, tmp_path,
                                                       optimizer, lr):
     net = _lenet(pretrained)
@@ -113,7 +113,7 @@ def test_fine_tune_lenet_last_layer_on_fashion_mnist(mode, batches, pretrained, 
     lite = [model.train_step([x], y) for _ in range(2) for x, y in batches]
     want = _mycel_curve(net, LAST, optimizer, lr, batches, 2)
     np.testing.assert_allclose(lite, want, rtol=1e-4)
-    assert np.mean(lite[10:]) < np.mean(lite[:10]) - 0.02, lite  # the second epoch is better
+    assert np.mean(lite[10:]) < np.mean(lite[:10]) - 0.01, lite  # the second epoch is better
 
     # The exported file holds the trained weights: the runtime's inference equals mycel's net.
     model.export(str(tmp_path / "tuned.ms"))
@@ -124,6 +124,60 @@ def test_fine_tune_lenet_last_layer_on_fashion_mnist(mode, batches, pretrained, 
     net.set_train(False)
     want = net(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+    # mycel.load reads it too: its weights are the trained parameters, under their names.
+    cell = nn.GraphCell(ms.load(str(tmp_path / "tuned.ms")))
+    params = {p.name: p.asnumpy() for p in net.get_parameters()}
+    loaded = {p.name: p.asnumpy() for p in cell.get_parameters()}
+    assert sorted(loaded) == sorted(params)
+    for name in LAST:
+        np.testing.assert_allclose(loaded[name], params[name], rtol=1e-5, atol=1e-6)
+    got = cell(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+class Various(nn.Cell):
+    """Ops beyond LeNet's for mycel.load of .ms files: BatchNorm (folded or kept), pooling
+    with "same" padding, ReLU6, a transpose, softmax, division, two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
+        self.bn = nn.BatchNorm2d(4)
+        self.bn_in = nn.BatchNorm2d(3)
+        self.avg = nn.AvgPool2d(3, 1, pad_mode="same")
+        self.max = nn.MaxPool2d(2, 2, pad_mode="same")
+        self.fc = nn.Dense(4 * 2 * 2, 5)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        h = self.max(self.avg(ms.ops.relu6(self.bn(self.conv(self.bn_in(x))))))
+        z = self.fc(self.flatten(h))
+        return ms.ops.softmax(z / (z * z + 1.0), -1), ms.ops.transpose(h, (0, 2, 3, 1))
+
+
+@pytest.mark.parametrize("train_model", [False, True], ids=["inference", "training"])
+def test_mycel_load_reads_ms_files(mode, tmp_path, train_model):
+    ms.set_seed(11)
+    net = Various()
+    net.set_train(False)
+    x = np.random.RandomState(3).randn(2, 3, 6, 6).astype(np.float32)
+    ms.export(net, ms.Tensor(x), file_name=str(tmp_path / "v"), file_format="MINDIR")
+    conv = mslite.Converter()
+    conv.train_model = train_model
+    conv.convert(fmk_type=mslite.FmkType.MINDIR, model_file=str(tmp_path / "v.mindir"),
+                 output_file=str(tmp_path / "v"))
+    cell = nn.GraphCell(ms.load(str(tmp_path / "v.ms")))
+    for got, want in zip(cell(ms.Tensor(x)), net(ms.Tensor(x))):
+        want = want.asnumpy()
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4,
+                                   atol=1e-4 * float(np.abs(want).max()))
+    with pytest.raises(ValueError, match="must end with '.mindir' \\(or '.ms'\\)"):
+        ms.load(str(tmp_path / "v.bin"))
+    damaged = bytearray((tmp_path / "v.ms").read_bytes())
+    damaged[-3] ^= 0x10
+    (tmp_path / "d.ms").write_bytes(bytes(damaged))
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        ms.load(str(tmp_path / "d.ms"))
 
 
 def test_whole_lenet_with_adam(mode, batches, tmp_path):

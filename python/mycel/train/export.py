@@ -76,8 +76,10 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
 
 
 def load(file_name, **kwargs):
-    """Loads a MINDIR file that ``mycel.export`` wrote and returns its graph (a
-    ``MindIRGraph``), to run with ``nn.GraphCell(graph)``.
+    """Loads a MINDIR file that ``mycel.export`` wrote, or a mycel lite ``.ms`` file (from the
+    converter or ``mycel.lite.Model.export`` after on-device training), and returns its graph
+    (a ``MindIRGraph``), to run with ``nn.GraphCell(graph)``. A ``.ms`` file's weights are
+    the graph's weights under their tensor names.
 
     Raises ValueError when the file does not exist or does not end with '.mindir', and when
     it is truncated, corrupted, or holds an unknown op, attribute or reference, or shapes
@@ -87,8 +89,9 @@ def load(file_name, **kwargs):
                         f"{type(file_name).__name__}.")
     if kwargs:
         raise ValueError(f"For 'load', the options {sorted(kwargs)} are not supported.")
-    if not file_name.endswith(_SUFFIX):
-        raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}', but got "
+    lite = file_name.endswith(".ms")
+    if not file_name.endswith(_SUFFIX) and not lite:
+        raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}' (or '.ms'), but got "
                          f"'{file_name}'.")
     if not os.path.exists(file_name):
         raise ValueError(f"For 'load', the file '{file_name}' does not exist.")
@@ -101,4 +104,4 @@ def load(file_name, **kwargs):
                          "FIFO or a device); only regular files can be read.")
     with os.fdopen(fd, "rb") as f:
         data = f.read()
-    return _C._load_mindir(data, file_name)
+    return (_C._load_lite if lite else _C._load_mindir)(data, file_name)
