@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "lite/model.h"
 #include "lite/mycel_lite_c.h"
+#include "lite/train.h"
 
 struct MycelLiteModel {
   mycel::lite::Model model;
@@ -15,10 +16,15 @@ struct MycelLiteModel {
   std::string error;
 };
 
+struct MycelLiteTrainModel {
+  mycel::lite::TrainModel model;
+  std::string error;
+};
+
 namespace {
 
-template <class F>
-int guarded(MycelLiteModel* m, F&& f) {
+template <class M, class F>
+int guarded(M* m, F&& f) {
   if (!m) return MYCEL_LITE_VALUE_ERROR;
   try {
     f();
@@ -128,6 +134,73 @@ const float* mycel_lite_output(MycelLiteModel* m, size_t i, int64_t* dims, size_
   if (!m || i >= m->outputs.size()) return nullptr;
   write_shape(m->outputs[i].Shape(), dims, capacity, ndim);
   return static_cast<const float*>(m->outputs[i].Data());
+}
+
+void mycel_lite_train_cfg_init(MycelLiteTrainCfg* cfg) {
+  if (!cfg) return;
+  const mycel::lite::TrainCfg d;
+  *cfg = MycelLiteTrainCfg{"SGD",   d.learning_rate, d.momentum,     d.dampening, 0, d.beta1,
+                           d.beta2, d.eps,           d.weight_decay, nullptr,     0};
+}
+
+MycelLiteTrainModel* mycel_lite_train_model_create(void) {
+  return new (std::nothrow) MycelLiteTrainModel();
+}
+
+void mycel_lite_train_model_destroy(MycelLiteTrainModel* model) { delete model; }
+
+int mycel_lite_train_model_build_from_file(MycelLiteTrainModel* m, const char* path, int thread_num,
+                                           const MycelLiteTrainCfg* c) {
+  return guarded(m, [&] {
+    MC_CHECK(path && c && c->optimizer, Value,
+             "mycel_lite_train_model_build_from_file: path, cfg or cfg->optimizer is NULL");
+    MC_CHECK(c->trainable || !c->num_trainable, Value,
+             "mycel_lite_train_model_build_from_file: cfg->trainable is NULL");
+    mycel::lite::Context ctx;
+    ctx.thread_num = thread_num;
+    mycel::lite::TrainCfg cfg;
+    cfg.optimizer = c->optimizer;
+    cfg.learning_rate = c->learning_rate, cfg.momentum = c->momentum;
+    cfg.dampening = c->dampening, cfg.nesterov = c->nesterov != 0;
+    cfg.beta1 = c->beta1, cfg.beta2 = c->beta2, cfg.eps = c->eps;
+    cfg.weight_decay = c->weight_decay;
+    for (size_t i = 0; i < c->num_trainable; ++i) {
+      MC_CHECK(c->trainable[i], Value, "mycel_lite_train_model_build_from_file: trainable[", i,
+               "] is NULL");
+      cfg.trainable.emplace_back(c->trainable[i]);
+    }
+    m->model.Build(path, ctx, cfg);
+  });
+}
+
+const char* mycel_lite_train_last_error(const MycelLiteTrainModel* m) {
+  return m ? m->error.c_str() : "no model";
+}
+
+int mycel_lite_train_step(MycelLiteTrainModel* m, const float* const* data, size_t n,
+                          const int32_t* labels, size_t n_labels, float* loss) {
+  return guarded(m, [&] {
+    auto inputs = m->model.GetInputs();
+    MC_CHECK(n == inputs.size() && (data || !n), Value, "mycel_lite_train_step: the model has ",
+             inputs.size(), " input(s); got ", n);
+    MC_CHECK(labels || !n_labels, Value, "mycel_lite_train_step: labels is NULL");
+    for (size_t i = 0; i < n; ++i) {
+      MC_CHECK(data[i] || !inputs[i].DataSize(), Value, "mycel_lite_train_step: input ", i,
+               " is NULL");
+      if (inputs[i].DataSize()) std::memcpy(inputs[i].MutableData(), data[i], inputs[i].DataSize());
+    }
+    mycel::lite::Tensor y("labels", mycel::lite::DType::Int32, {static_cast<int64_t>(n_labels)});
+    if (n_labels) std::memcpy(y.MutableData(), labels, n_labels * sizeof(int32_t));
+    const float l = m->model.TrainStep(inputs, y);
+    if (loss) *loss = l;
+  });
+}
+
+int mycel_lite_train_export(MycelLiteTrainModel* m, const char* path) {
+  return guarded(m, [&] {
+    MC_CHECK(path, Value, "mycel_lite_train_export: path is NULL");
+    m->model.Export(path);
+  });
 }
 
 }  // extern "C"

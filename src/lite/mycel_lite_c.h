@@ -40,6 +40,30 @@ int mycel_lite_predict(MycelLiteModel* model, const float* const* inputs, size_t
 const float* mycel_lite_output(MycelLiteModel* model, size_t i, int64_t* dims, size_t capacity,
                                size_t* ndim);
 
+/* On-device training (lite/train.h) of a model converted with --trainModel=true. */
+typedef struct MycelLiteTrainModel MycelLiteTrainModel;
+typedef struct {
+  const char* optimizer; /* "SGD", "Momentum" or "Adam" */
+  float learning_rate, momentum, dampening;
+  int nesterov;
+  float beta1, beta2, eps, weight_decay;
+  const char* const* trainable; /* names of the weights to train; NULL: all the file marks */
+  size_t num_trainable;
+} MycelLiteTrainCfg;
+
+/* TrainCfg's defaults: SGD, learning rate 0.01, beta1 0.9, beta2 0.999, eps 1e-8. */
+void mycel_lite_train_cfg_init(MycelLiteTrainCfg* cfg);
+MycelLiteTrainModel* mycel_lite_train_model_create(void);
+void mycel_lite_train_model_destroy(MycelLiteTrainModel* model);
+int mycel_lite_train_model_build_from_file(MycelLiteTrainModel* model, const char* path,
+                                           int thread_num, const MycelLiteTrainCfg* cfg);
+const char* mycel_lite_train_last_error(const MycelLiteTrainModel* model);
+/* One step: inputs[i] of input i's shape, labels[batch] class indices; *loss gets the loss. */
+int mycel_lite_train_step(MycelLiteTrainModel* model, const float* const* inputs,
+                          size_t n_inputs, const int32_t* labels, size_t n_labels, float* loss);
+/* Writes the model with its current weights as a .ms file. */
+int mycel_lite_train_export(MycelLiteTrainModel* model, const char* path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,10 @@
 train=True)``, ``train_step``, ``export``). The oracle is mycel training the same network on
 the same batches with the same optimizer (nn.SGD, nn.Momentum, nn.Adam over
 nn.SoftmaxCrossEntropyWithLogits(sparse=True)), in each mode: the loss curves must agree to
-1e-4 relative. Fine-tuning LeNet's last layer runs on real Fashion-MNIST images."""
+1e-4 relative. Fine-tuning LeNet's last layer runs on real Fashion-MNIST images. Also
+export (read back by the runtime and by mycel.load), the C API, and the errors."""
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -252,3 +254,85 @@ def test_errors(batches, tmp_path):
     assert convert.main(base + ["--trainModel=maybe"]) == 1
     assert convert.main(base + ["--trainModel=true", "--codegen=c"]) == 1
     assert not os.path.exists(str(tmp_path / "o.ms"))
+
+
+C_TRAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "lite/mycel_lite_c.h"
+
+/* argv: model.ms images.bin labels.bin steps out.ms; prints one loss per step. */
+int main(int argc, char** argv) {
+  if (argc != 6) return 2;
+  MycelLiteTrainCfg cfg;
+  mycel_lite_train_cfg_init(&cfg);
+  const char* names[2] = {"fc3.weight", "fc3.bias"};
+  cfg.optimizer = "Adam";
+  cfg.learning_rate = 1e-3f;
+  cfg.trainable = names;
+  cfg.num_trainable = 2;
+  MycelLiteTrainModel* m = mycel_lite_train_model_create();
+  cfg.optimizer = "Lamb";
+  if (mycel_lite_train_model_build_from_file(m, argv[1], 1, &cfg) != MYCEL_LITE_VALUE_ERROR)
+    return 3;
+  printf("error: %s\n", mycel_lite_train_last_error(m));
+  cfg.optimizer = "Adam";
+  if (mycel_lite_train_model_build_from_file(m, argv[1], 1, &cfg) != MYCEL_LITE_OK) {
+    printf("%s\n", mycel_lite_train_last_error(m));
+    return 4;
+  }
+  const int steps = atoi(argv[4]);
+  const size_t n = 32 * 28 * 28;
+  float* x = malloc(n * sizeof(float));
+  int32_t y[32];
+  FILE* fx = fopen(argv[2], "rb");
+  FILE* fy = fopen(argv[3], "rb");
+  for (int s = 0; s < steps; ++s) {
+    if (fread(x, sizeof(float), n, fx) != n || fread(y, sizeof(int32_t), 32, fy) != 32) return 5;
+    const float* inputs[1] = {x};
+    float loss = 0;
+    if (mycel_lite_train_step(m, inputs, 1, y, 32, &loss) != MYCEL_LITE_OK) {
+      printf("%s\n", mycel_lite_train_last_error(m));
+      return 6;
+    }
+    printf("%.9g\n", loss);
+  }
+  fclose(fx);
+  fclose(fy);
+  if (mycel_lite_train_export(m, argv[5]) != MYCEL_LITE_OK) return 7;
+  free(x);
+  mycel_lite_train_model_destroy(m);
+  return 0;
+}
+"""
+
+
+def test_c_api_trains(batches, pretrained, tmp_path):
+    """The C API (lite/mycel_lite_c.h) from a C program linked to libmycel_lite alone."""
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    build = os.path.join(root, "build")
+    net = _lenet(pretrained)
+    path = _train_ms(net, tmp_path / "c")
+    (tmp_path / "main.c").write_text(C_TRAIN)
+    (tmp_path / "x.bin").write_bytes(b"".join(x.astype("<f4").tobytes() for x, _ in batches))
+    (tmp_path / "y.bin").write_bytes(b"".join(y.astype("<i4").tobytes() for _, y in batches))
+    r = subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "-o", str(tmp_path / "prog"),
+                        str(tmp_path / "main.c"), "-I", os.path.join(root, "src"), "-L", build,
+                        "-lmycel_lite", f"-Wl,-rpath,{build}"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(tmp_path / "prog"), path, str(tmp_path / "x.bin"),
+                        str(tmp_path / "y.bin"), "10", str(tmp_path / "out.ms")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "SGD, Momentum or Adam" in lines[0]
+    losses = [float(v) for v in lines[1:]]
+    want = _mycel_curve(net, LAST, "Adam", 1e-3, batches, 1)
+    np.testing.assert_allclose(losses, want, rtol=1e-4)
+    tuned = mslite.Model()
+    tuned.build_from_file(str(tmp_path / "out.ms"))
+    net.set_train(False)
+    x = batches[0][0]
+    want = net(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(tuned.predict([x])[0].get_data_to_numpy(), want, rtol=1e-4,
+                               atol=1e-4 * float(np.abs(want).max()))
