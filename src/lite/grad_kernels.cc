@@ -94,24 +94,19 @@ void pool_grad(const Shapes& s, const float* const* x, const float* g, float* dx
     const float* src = x[0] + p * H * W;
     float* d = dx + p * H * W;
     for (int64_t oh = 0; oh < OH; ++oh) {
-      const int64_t h0 = oh * a.stride[0] - a.pad[0];
-      const int64_t hs = std::max<int64_t>(h0, 0), he = std::min(h0 + a.kernel[0], H);
       for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t w0 = ow * a.stride[1] - a.pad[2];
-        const int64_t ws = std::max<int64_t>(w0, 0), we = std::min(w0 + a.kernel[1], W);
+        const PoolWindow pw = pool_window(a, H, W, oh, ow);
         const float go = g[(p * OH + oh) * OW + ow];
         if (avg) {
-          const int64_t ch = std::min(h0 + a.kernel[0], H + a.pad[1]) - h0;
-          const int64_t cw = std::min(w0 + a.kernel[1], W + a.pad[3]) - w0;
-          const int64_t cnt = a.count_include_pad ? ch * cw : (he - hs) * (we - ws);
-          if (cnt <= 0) continue;
-          for (int64_t h = hs; h < he; ++h)
-            for (int64_t w = ws; w < we; ++w) d[h * W + w] += go / static_cast<float>(cnt);
+          if (pw.count <= 0) continue;
+          for (int64_t h = pw.hs; h < pw.he; ++h)
+            for (int64_t w = pw.ws; w < pw.we; ++w)
+              d[h * W + w] += go / static_cast<float>(pw.count);
         } else {
           float best = -std::numeric_limits<float>::infinity();
           int64_t at = -1;
-          for (int64_t h = hs; h < he; ++h)
-            for (int64_t w = ws; w < we; ++w)
+          for (int64_t h = pw.hs; h < pw.he; ++h)
+            for (int64_t w = pw.ws; w < pw.we; ++w)
               if (at < 0 || src[h * W + w] > best) best = src[h * W + w], at = h * W + w;
           if (at >= 0) d[at] += go;
         }

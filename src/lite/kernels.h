@@ -46,6 +46,27 @@ inline GemmShape gemm_shape(const NodeKernel& k) {
   return {fc, ta, tb, k.out[0], k.out[1], ta ? k.in[0][0] : k.in[0][1]};
 }
 
+// Pooling's window of output (oh, ow) over an H x W plane: the input rows [hs, he) and
+// columns [ws, we) it reads, and an average's divisor (with count_include_pad, the window
+// clipped to the padded input, else to the input alone). The forward kernel and the gradient
+// (grad_kernels.cc) share it.
+struct PoolWindow {
+  int64_t hs, he, ws, we, count;
+};
+inline PoolWindow pool_window(const OpAttrs& a, int64_t H, int64_t W, int64_t oh, int64_t ow) {
+  const int64_t h0 = oh * a.stride[0] - a.pad[0], w0 = ow * a.stride[1] - a.pad[2];
+  PoolWindow p{h0 > 0 ? h0 : 0, h0 + a.kernel[0] < H ? h0 + a.kernel[0] : H, w0 > 0 ? w0 : 0,
+               w0 + a.kernel[1] < W ? w0 + a.kernel[1] : W, 0};
+  if (a.count_include_pad) {
+    const int64_t hend = h0 + a.kernel[0] < H + a.pad[1] ? h0 + a.kernel[0] : H + a.pad[1];
+    const int64_t wend = w0 + a.kernel[1] < W + a.pad[3] ? w0 + a.kernel[1] : W + a.pad[3];
+    p.count = (hend - h0) * (wend - w0);
+  } else {
+    p.count = (p.he - p.hs) * (p.we - p.ws);
+  }
+  return p;
+}
+
 // The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones.
 std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference);
 

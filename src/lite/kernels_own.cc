@@ -50,22 +50,13 @@ struct PoolKernel : NodeKernel {
         const float* s = src[0] + p * H * W;
         float* d = dst + p * OH * OW;
         for (int64_t oh = 0; oh < OH; ++oh) {
-          const int64_t h0 = oh * a.stride[0] - a.pad[0];
-          const int64_t hs = std::max<int64_t>(h0, 0), he = std::min(h0 + a.kernel[0], H);
           for (int64_t ow = 0; ow < OW; ++ow) {
-            const int64_t w0 = ow * a.stride[1] - a.pad[2];
-            const int64_t ws = std::max<int64_t>(w0, 0), we = std::min(w0 + a.kernel[1], W);
+            const PoolWindow pw = pool_window(a, H, W, oh, ow);
             float acc = avg ? 0.f : -std::numeric_limits<float>::infinity();
-            for (int64_t h = hs; h < he; ++h)
-              for (int64_t w = ws; w < we; ++w)
+            for (int64_t h = pw.hs; h < pw.he; ++h)
+              for (int64_t w = pw.ws; w < pw.we; ++w)
                 acc = avg ? acc + s[h * W + w] : std::max(acc, s[h * W + w]);
-            if (avg) {
-              // The window clipped to the padded input, or to the input alone.
-              int64_t ch = std::min(h0 + a.kernel[0], H + a.pad[1]) - h0;
-              int64_t cw = std::min(w0 + a.kernel[1], W + a.pad[3]) - w0;
-              int64_t cnt = a.count_include_pad ? ch * cw : (he - hs) * (we - ws);
-              acc = cnt > 0 ? acc / static_cast<float>(cnt) : 0.f;
-            }
+            if (avg) acc = pw.count > 0 ? acc / static_cast<float>(pw.count) : 0.f;
             d[oh * OW + ow] = acc;
           }
         }

@@ -16,24 +16,14 @@ import pytest
 import mycel as ms
 import mycel.lite as mslite
 from mycel import nn, ops
+from test_lite import MLP as LiteMLP
+from test_lite import _rand, mode  # noqa: F401 (mode: the fixture, both modes)
 from lenet import LeNet5  # examples/lenet.py
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.join(ROOT, "build")
 CC = shutil.which("cc") or "cc"  # Debian's gcc (build-essential), as the build needs
 CFLAGS = ["-O2", "-std=c99", "-Wall", "-Werror"]
-
-
-@pytest.fixture(params=[ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=request.param)
-    yield request.param
-    ms.set_context(mode=old)
-
-
-def _rand(*shape, seed=0):
-    return np.random.RandomState(seed).randn(*shape).astype(np.float32)
 
 
 def _export(net, xs, base):
@@ -114,18 +104,11 @@ def test_lenet(mode, tmp_path):
         "FullyConnected"]
 
 
-class MLP(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(20, 32)
-        self.fc2 = nn.Dense(32, 16)
-        self.fc3 = nn.Dense(16, 3)
-        self.tanh = nn.Tanh()
-        self.sigmoid = nn.Sigmoid()
+class MLP(LiteMLP):
+    """test_lite's MLP (scalar Eltwise, Tanh, Sigmoid) with a softmax on top."""
 
     def construct(self, x):
-        h = self.tanh(self.fc1(x * 0.5 - 1.0))
-        return ops.softmax(self.fc3(self.sigmoid(self.fc2(h))), -1)
+        return ops.softmax(super().construct(x), -1)
 
 
 def test_mlp(mode, tmp_path):

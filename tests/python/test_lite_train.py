@@ -13,18 +13,11 @@ import pytest
 import mycel as ms
 import mycel.lite as mslite
 from mycel import nn
+from test_lite import mode  # noqa: F401 (the fixture: each test in both modes)
 from lenet import LeNet5, fashion_mnist  # examples/lenet.py
 
 DATA = "/usr/share/datasets/fashion-mnist"  # make demo's data (scripts/deps.sh installs it)
 BATCH = 32
-
-
-@pytest.fixture(params=[ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=request.param)
-    yield request.param
-    ms.set_context(mode=old)
 
 
 @pytest.fixture(scope="module")
