@@ -108,7 +108,7 @@ class MLP(LiteMLP):
     """test_lite's MLP (scalar Eltwise, Tanh, Sigmoid) with a softmax on top."""
 
     def construct(self, x):
-        return ops.softmax(super().construct(x), -1)
+        return ops.softmax(LiteMLP.construct(self, x), -1)
 
 
 def test_mlp(mode, tmp_path):
