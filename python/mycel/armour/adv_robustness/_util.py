@@ -228,3 +228,15 @@ def softmax(logits):
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def jensen_shannon(p, q):
+    """Jensen-Shannon divergence (natural log) of each pair of rows of p and q [N, C]."""
+    p = p / (p.sum(axis=1, keepdims=True) + 1e-12)
+    q = q / (q.sum(axis=1, keepdims=True) + 1e-12)
+    m = (p + q) / 2
+
+    def kl(a, b):
+        return np.where(a > 0, a * np.log(np.maximum(a, 1e-300) / np.maximum(b, 1e-300)),
+                        0.0).sum(axis=1)
+    return 0.5 * kl(p, m) + 0.5 * kl(q, m)
