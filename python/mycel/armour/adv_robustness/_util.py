@@ -124,6 +124,17 @@ def check_rate(who, name, value, low=0.0, high=1.0):
     return float(value)
 
 
+def check_box(who, low, high, names=("box_min", "box_max")):
+    """(low, high) as floats if both are real numbers with low < high, else a TypeError or
+    ValueError naming the two arguments."""
+    check_type(who, names[0], low, numbers.Real)
+    check_type(who, names[1], high, numbers.Real)
+    if not low < high:
+        raise ValueError(f"For '{who}', '{names[0]}' must be < '{names[1]}', but got {low} "
+                         f"and {high}.")
+    return float(low), float(high)
+
+
 def check_bounds(who, bounds, name="bounds"):
     """(clip_min, clip_max) as floats with clip_min < clip_max, or None."""
     if bounds is None:
@@ -132,12 +143,7 @@ def check_bounds(who, bounds, name="bounds"):
     if len(bounds) != 2:
         raise ValueError(f"For '{who}', '{name}' must be (clip_min, clip_max), but got "
                          f"{bounds!r}.")
-    for b in bounds:
-        check_type(who, name, b, numbers.Real)
-    if not bounds[0] < bounds[1]:
-        raise ValueError(f"For '{who}', '{name}' must have clip_min < clip_max, but got "
-                         f"{tuple(bounds)}.")
-    return float(bounds[0]), float(bounds[1])
+    return check_box(who, bounds[0], bounds[1], (f"{name}[0]", f"{name}[1]"))
 
 
 def check_network(who, network, name="network"):

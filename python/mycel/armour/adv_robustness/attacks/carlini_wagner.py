@@ -5,7 +5,7 @@ the tanh-space variable w (x = tanh(w) * half + mid stays in the box) minimising
 The loss and its gradient w.r.t. w are one mycel cell (value_and_grad, compiled once)."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_inputs_labels, check_int_positive,
+from mycel.armour.adv_robustness._util import (check_box, check_inputs_labels, check_int_positive,
                                               check_network, check_positive, check_rate,
                                               check_type, label_indices, tensor)
 from mycel.armour.adv_robustness.attacks.attack import Attack
@@ -61,11 +61,7 @@ class CarliniWagnerL2Attack(Attack):
         who = "CarliniWagnerL2Attack"
         self._network = check_network(who, network)
         self._num_classes = check_int_positive(who, "num_classes", num_classes)
-        check_type(who, "box_min", box_min, (int, float))
-        check_type(who, "box_max", box_max, (int, float))
-        if not box_min < box_max:
-            raise ValueError(f"For '{who}', 'box_min' must be < 'box_max', but got "
-                             f"{box_min} and {box_max}.")
+        box_min, box_max = check_box(who, box_min, box_max)
         self._bin_search_steps = check_int_positive(who, "bin_search_steps", bin_search_steps)
         self._max_iterations = check_int_positive(who, "max_iterations", max_iterations)
         self._confidence = check_positive(who, "confidence", confidence, allow_zero=True)

@@ -3,7 +3,7 @@
 joint effect raises the target logit most while lowering the others."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (GradWrap, check_inputs_labels,
+from mycel.armour.adv_robustness._util import (GradWrap, check_box, check_inputs_labels,
                                               check_int_positive, check_network,
                                               check_positive, check_type, jacobian,
                                               label_indices, predict)
@@ -30,12 +30,7 @@ class JSMAAttack(Attack):
         who = "JSMAAttack"
         self._network = check_network(who, network)
         self._num_classes = check_int_positive(who, "num_classes", num_classes)
-        check_type(who, "box_min", box_min, (int, float))
-        check_type(who, "box_max", box_max, (int, float))
-        if not box_min < box_max:
-            raise ValueError(f"For '{who}', 'box_min' must be < 'box_max', but got "
-                             f"{box_min} and {box_max}.")
-        self._box = (float(box_min), float(box_max))
+        self._box = check_box(who, box_min, box_max)
         self._theta = check_positive(who, "theta", theta)
         self._max_iteration = check_int_positive(who, "max_iteration", max_iteration)
         self._max_count = check_int_positive(who, "max_count", max_count)

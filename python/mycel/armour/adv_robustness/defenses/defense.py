@@ -1,7 +1,5 @@
 """The base of the defences (MindArmour's ``Defense``): ``defense(inputs, labels)`` trains on
 one batch, ``batch_defense`` over a data set for some epochs."""
-import numpy as np
-
 from mycel.armour.adv_robustness._util import check_inputs_labels, check_int_positive
 
 

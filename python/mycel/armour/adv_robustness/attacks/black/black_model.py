@@ -43,3 +43,18 @@ class QueryCounter:
     def labels(self, batch):
         """Predicted classes [N] of the batch."""
         return self.probs(batch).argmax(axis=1)
+
+
+def attack_each(counter, inputs, labels, attack_one):
+    """Runs attack_one(index, x, label, rng) -> (success, adversarial x) on every sample
+    with one generator seeded from numpy's global one; returns (success [N] bool,
+    adversarial examples [N, ...], queries [N]) counted by counter."""
+    rng = np.random.default_rng(np.random.randint(2 ** 31))
+    success, adv, queries = [], [], []
+    for i, (x, label) in enumerate(zip(inputs, labels)):
+        start = counter.count
+        ok, a = attack_one(i, x, label, rng)
+        success.append(ok)
+        adv.append(a)
+        queries.append(counter.count - start)
+    return np.array(success, bool), np.stack(adv), np.array(queries)

@@ -7,7 +7,7 @@ from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels
                                               check_int_positive, check_positive,
                                               check_rate, check_type, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
-from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter
+from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
 
 
 def check_classification(who, model_type, reserve_ratio):
@@ -81,7 +81,7 @@ class GeneticAttack(Attack):
         r = self._per_bounds * width
         return np.clip(kids, -r, r)
 
-    def _attack_one(self, x, label, rng):
+    def _attack_one(self, _, x, label, rng):
         lo, hi = self._bounds if self._bounds is not None else (-np.inf, np.inf)
         width = hi - lo if self._bounds is not None else 1.0
         r = self._per_bounds * width
@@ -114,12 +114,4 @@ class GeneticAttack(Attack):
         """(is_adversarial, adversarial examples, query counts) for inputs [N, ...]."""
         inputs, labels = check_inputs_labels("GeneticAttack", inputs, labels)
         y = label_indices("GeneticAttack", labels, self._sparse)
-        rng = np.random.default_rng(np.random.randint(2 ** 31))
-        success, adv, queries = [], [], []
-        for x, label in zip(inputs, y):
-            start = self._model.count
-            ok, a = self._attack_one(x, label, rng)
-            success.append(ok)
-            adv.append(a)
-            queries.append(self._model.count - start)
-        return np.array(success), np.stack(adv), np.array(queries)
+        return attack_each(self._model, inputs, y, self._attack_one)

@@ -4,11 +4,11 @@ binary search to the boundary, a Monte-Carlo estimate of the boundary's normal, 
 geometric (or grid) step size search, repeat."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_inputs, check_inputs_labels,
+from mycel.armour.adv_robustness._util import (check_box, check_inputs, check_inputs_labels,
                                               check_int_positive, check_positive,
                                               check_type, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
-from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter
+from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
 
 
 class HopSkipJumpAttack(Attack):
@@ -52,12 +52,7 @@ class HopSkipJumpAttack(Attack):
                              f"{constraint!r}.")
         self._constraint = constraint
         self._batch_size = check_int_positive(who, "batch_size", batch_size)
-        check_type(who, "clip_min", clip_min, (int, float))
-        check_type(who, "clip_max", clip_max, (int, float))
-        if not clip_min < clip_max:
-            raise ValueError(f"For '{who}', 'clip_min' must be < 'clip_max', but got "
-                             f"{clip_min} and {clip_max}.")
-        self._clip = (float(clip_min), float(clip_max))
+        self._clip = check_box(who, clip_min, clip_max, ("clip_min", "clip_max"))
         self._sparse = check_type(who, "sparse", sparse, bool)
         self._target_images = None
 
@@ -140,7 +135,7 @@ class HopSkipJumpAttack(Attack):
                 return noise
         return None
 
-    def _attack_one(self, x, label, i, rng):
+    def _attack_one(self, i, x, label, rng):
         adv = self._start(x, label, i, rng)
         if adv is None:
             return False, x
@@ -165,12 +160,4 @@ class HopSkipJumpAttack(Attack):
             raise ValueError(f"For 'HopSkipJumpAttack', 'target_images' must have one image "
                              f"per input, but got {len(self._target_images)} for "
                              f"{len(inputs)} inputs.")
-        rng = np.random.default_rng(np.random.randint(2 ** 31))
-        success, adv, queries = [], [], []
-        for i, (x, label) in enumerate(zip(inputs, y)):
-            start = self._model.count
-            ok, a = self._attack_one(x, label, i, rng)
-            success.append(ok)
-            adv.append(a)
-            queries.append(self._model.count - start)
-        return np.array(success), np.stack(adv), np.array(queries)
+        return attack_each(self._model, inputs, y, self._attack_one)

@@ -8,7 +8,7 @@ from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels
                                               check_int_positive, check_positive,
                                               check_rate, check_type, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
-from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter
+from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
 from mycel.armour.adv_robustness.attacks.black.genetic_attack import (check_classification,
                                                                      fitness_margin)
 
@@ -68,7 +68,7 @@ class PSOAttack(Attack):
             adv = cand
         return adv
 
-    def _attack_one(self, x, label, rng):
+    def _attack_one(self, _, x, label, rng):
         if self._bounds is not None:
             lo, hi = self._bounds
         else:
@@ -108,12 +108,4 @@ class PSOAttack(Attack):
         """(is_adversarial, adversarial examples, query counts) for inputs [N, ...]."""
         inputs, labels = check_inputs_labels("PSOAttack", inputs, labels)
         y = label_indices("PSOAttack", labels, self._sparse)
-        rng = np.random.default_rng(np.random.randint(2 ** 31))
-        success, adv, queries = [], [], []
-        for x, label in zip(inputs, y):
-            start = self._model.count
-            ok, a = self._attack_one(x, label, rng)
-            success.append(ok)
-            adv.append(a)
-            queries.append(self._model.count - start)
-        return np.array(success), np.stack(adv), np.array(queries)
+        return attack_each(self._model, inputs, y, self._attack_one)
