@@ -1,9 +1,9 @@
 """`make bench`: runs every benchmark, each framework in its own process in the same run, and
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
-`python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed) runs one
-section and replaces it in the existing RESULTS.md, keeping the others as they are; the section
-says which command produced it."""
+`python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, armour, distributed)
+runs one section and replaces it in the existing RESULTS.md, keeping the others as they are;
+the section says which command produced it."""
 import argparse
 import datetime
 import json
@@ -382,8 +382,50 @@ def amp_section():
     return lines
 
 
+ARMOUR_ROUNDS = 2
+
+
+def armour_section(produced_by):
+    """Adversarial examples per second (mycel.armour) against the PyTorch oracle."""
+    print("bench: adversarial attacks (mycel GRAPH/PYNATIVE, then the PyTorch oracle) ...",
+          flush=True)
+    best, ref = {}, {}
+    for _ in range(ARMOUR_ROUNDS):
+        for threads in ("1", "2"):
+            env = dict(BENCH_THREADS=threads, OMP_NUM_THREADS=threads)
+            for result, script_arg in ((best, "mycel"), (ref, "torch")):
+                for k, v in run("armour_bench.py", script_arg, **env).items():
+                    result[k] = max(result.get(k, 0.0), v)
+    lines = [
+        "## Adversarial attacks",
+        "",
+        f"Produced by {produced_by} (bench/armour_bench.py): "
+        "adversarial examples per second for LeNet-5 "
+        "(28x28, fixed random weights shared by both frameworks) at batch 128 of "
+        "Fashion-MNIST test images, one-hot labels and softmax cross entropy; FGSM (eps 0.1) "
+        "and PGD-20 (eps 0.1, eps_iter 0.01, l-inf) from `mycel.armour.adv_robustness.attacks`"
+        " against the PyTorch oracle the tests check them against "
+        "(tests/python/armour_oracles.py: eager autograd for the input gradient, numpy for "
+        "the update, as mycel's attacks). 128 over the median time of a call; each framework "
+        f"at its best of 1 and 2 threads and of {ARMOUR_ROUNDS} rounds, each setting in its "
+        "own process, the frameworks interleaved. "
+        "Speed ratio: mycel's examples/s over PyTorch's.",
+        "",
+        "| attack | mycel GRAPH | mycel PYNATIVE | PyTorch oracle | ratio GRAPH | "
+        "ratio PYNATIVE |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, label in (("fgsm", "FGSM, examples/s"), ("pgd20", "PGD-20, examples/s")):
+        g, p, t = best[f"{key}_graph"], best[f"{key}_pynative"], ref[key]
+        lines.append(f"| {label} | {fmt(g)} | {fmt(p)} | {fmt(t)} | {g / t:.2f} | "
+                     f"{p / t:.2f} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
+    "armour": ("## Adversarial attacks", armour_section),
     "graph": ("## Graph mode", graph_section),
     "grad": ("## Automatic differentiation", grad_section),
     "train": ("## Training throughput", train_section),
@@ -418,7 +460,7 @@ def main_only(name):
     produced_by = (f"`python3 bench/run.py --only {name}` on {datetime.date.today()}, "
                    f"{platform.machine()}, {os.cpu_count()} cores (this section only; the "
                    "other sections are from the `make bench` run named at the top)")
-    lines = section(produced_by) if name == "distributed" else section()
+    lines = section(produced_by) if name in ("distributed", "armour") else section()
     path = os.path.join(HERE, "RESULTS.md")
     text = replace_section(path, heading, lines)
     with open(path, "w") as f:
@@ -474,6 +516,7 @@ def main():
     lines += train_section()
     lines += amp_section()
     lines += data_section()
+    lines += armour_section("the same `make bench` run")
     lines += dist_section("the same `make bench` run")
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:

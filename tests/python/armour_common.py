@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 import mycel as ms
+from armour_oracles import torch_lenet
 
 FASHION = "/usr/share/datasets/fashion-mnist"
 
@@ -24,30 +25,6 @@ def fashion(split, n):
     x = _read(f"{prefix}-images-idx3-ubyte.gz", 16).reshape(-1, 1, 28, 28)[:n]
     y = _read(f"{prefix}-labels-idx1-ubyte.gz", 8)[:n]
     return (x.astype(np.float32) / 255.0), y.astype(np.int32)
-
-
-def torch_lenet():
-    """PyTorch twin of examples/lenet.py's LeNet5 (same layers, same weight layouts; the
-    convolutions have no bias, as MindSpore's Conv2d by default)."""
-    import torch
-    F = torch.nn.functional
-
-    class TorchLeNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(1, 6, 5, padding=2, bias=False)
-            self.conv2 = torch.nn.Conv2d(6, 16, 5, bias=False)
-            self.fc1 = torch.nn.Linear(400, 120)
-            self.fc2 = torch.nn.Linear(120, 84)
-            self.fc3 = torch.nn.Linear(84, 10)
-
-        def forward(self, x):
-            x = F.max_pool2d(F.relu(self.conv1(x)), 2, 2)
-            x = F.max_pool2d(F.relu(self.conv2(x)), 2, 2)
-            x = F.relu(self.fc1(x.flatten(1)))
-            return self.fc3(F.relu(self.fc2(x)))
-
-    return TorchLeNet()
 
 
 def train_torch(model, x, y, epochs, seed=0, lr=2e-3):

@@ -16,9 +16,10 @@ from mycel.armour.adv_robustness.attacks import (
     FastGradientSignMethod, GeneticAttack, HopSkipJumpAttack, JSMAAttack,
     MomentumIterativeMethod, ProjectedGradientDescent, PSOAttack, RandomFastGradientMethod,
     RandomFastGradientSignMethod)
-from armour_common import fashion, mycel_net, torch_net, trained_weights
-
 torch = pytest.importorskip("torch")
+from armour_common import fashion, mycel_net, torch_net, trained_weights  # noqa: E402
+from armour_oracles import (t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm,  # noqa: E402
+                            t_l2_ball, t_mim)
 N = 32
 
 
@@ -63,133 +64,6 @@ def report(name, net, x, adv, y, targeted=False):
 
 def same_pixels(a, b, tol=1e-5):
     return float((np.abs(a - b) <= tol).mean())
-
-
-# ---- the oracles (PyTorch), written from the definitions ---------------------------------
-
-def t_grad(tnet, x, onehot):
-    """d/dx of the summed softmax cross entropy against one-hot labels."""
-    xt = torch.tensor(x, requires_grad=True)
-    loss = -(torch.from_numpy(onehot) * torch.log_softmax(tnet(xt), 1)).sum()
-    loss.backward()
-    return xt.grad.numpy()
-
-
-def t_fgsm(tnet, x, onehot, eps, targeted=False, lo=0.0, hi=1.0):
-    g = t_grad(tnet, x, onehot)
-    d = np.sign(-g if targeted else g)
-    return np.clip(x + eps * (hi - lo) * d, lo, hi).astype(np.float32)
-
-
-def t_fgm_l2(tnet, x, onehot, eps):
-    g = t_grad(tnet, x, onehot).reshape(len(x), -1)
-    g = g / (np.sqrt((g.astype(np.float64) ** 2).sum(1, keepdims=True)) + 1e-12)
-    return np.clip(x + eps * g.reshape(x.shape), 0, 1).astype(np.float32)
-
-
-def t_bim(tnet, x, onehot, eps, eps_iter, nb_iter, project=None):
-    adv = x
-    for _ in range(nb_iter):
-        step = t_fgsm(tnet, adv, onehot, eps_iter)
-        delta = np.clip(step - x, -eps, eps) if project is None else project(step - x)
-        adv = np.clip(x + delta, 0, 1).astype(np.float32)
-    return adv
-
-
-def t_l2_ball(radius):
-    def project(delta):
-        flat = delta.reshape(len(delta), -1).astype(np.float64)
-        norm = np.sqrt((flat ** 2).sum(1, keepdims=True))
-        scale = np.where(norm > radius, radius / np.maximum(norm, 1e-12), 1.0)
-        return (flat * scale).reshape(delta.shape)
-    return project
-
-
-def t_mim(tnet, x, onehot, eps, eps_iter, nb_iter, decay):
-    adv, m = x, np.zeros_like(x)
-    for _ in range(nb_iter):
-        g = t_grad(tnet, adv, onehot).reshape(len(x), -1)
-        g = g / (np.abs(g).max(1, keepdims=True) + 1e-12)
-        m = decay * m + g.reshape(x.shape)
-        adv = np.clip(x + np.clip(adv + eps_iter * np.sign(m) - x, -eps, eps), 0, 1)
-        adv = adv.astype(np.float32)
-    return adv
-
-
-def t_jacobian(tnet, x):
-    xt = torch.tensor(x, requires_grad=True)
-    out = tnet(xt)
-    rows = [torch.autograd.grad(out[:, k].sum(), xt, retain_graph=True)[0].numpy()
-            for k in range(out.shape[1])]
-    return out.detach().numpy(), np.stack(rows, 1)        # [N, K], [N, K, ...]
-
-
-def t_deepfool(tnet, x, y, max_iters, overshoot):
-    """Moosavi-Dezfooli et al.: move each sample by the l2 step to the closest linearised
-    boundary until its class changes; the point is x + (1 + overshoot) r_total."""
-    r = np.zeros(x.shape, np.float64)
-    adv = x
-    for _ in range(max_iters):
-        logits, jac = t_jacobian(tnet, adv)
-        todo = logits.argmax(1) == y
-        if not todo.any():
-            break
-        for i in np.flatnonzero(todo):
-            best, step = np.inf, None
-            for k in range(logits.shape[1]):
-                if k == y[i]:
-                    continue
-                w = (jac[i, k] - jac[i, y[i]]).astype(np.float64)
-                f = logits[i, k] - logits[i, y[i]]
-                d = abs(f) / (np.linalg.norm(w) + 1e-12)
-                if d < best:
-                    best, step = d, (abs(f) + 1e-4) / (np.sum(w * w) + 1e-12) * w
-            r[i] += step
-        adv = np.clip(x + (1 + overshoot) * r, 0, 1).astype(np.float32)
-    return adv
-
-
-def t_cw(tnet, x, y, steps, iters, lr, const0, conf=0.0):
-    """Carlini-Wagner L2 (untargeted) with Adam in tanh space and a binary search on c."""
-    n = len(x)
-    onehot = torch.from_numpy(np.eye(10, dtype=np.float32)[y])
-    w0 = np.arctanh(np.clip(x * 2 - 1, -1, 1) * 0.999999).astype(np.float32)
-    const = np.full(n, const0, np.float32)
-    lower, upper = np.zeros(n), np.full(n, 1e10)
-    best_l2, best = np.full(n, np.inf), x.copy()
-    check = max(int(iters * 0.05), 1)
-    for _ in range(steps):
-        w = torch.tensor(w0, requires_grad=True)
-        m, v = torch.zeros_like(w), torch.zeros_like(w)
-        ok_any, prev = np.zeros(n, bool), np.inf
-        for it in range(1, iters + 1):
-            xa = torch.tanh(w) * 0.5 + 0.5
-            l2 = ((xa - torch.from_numpy(x)) ** 2).flatten(1).sum(1)
-            z = tnet(xa)
-            real = (z * onehot).sum(1)
-            other = (z - onehot * 1e10).max(1).values
-            loss = (l2 + torch.from_numpy(const) * torch.clamp(real - other + conf, min=0)).sum()
-            g, = torch.autograd.grad(loss, w)
-            zn = z.detach().numpy().copy()
-            zn[np.arange(n), y] += conf
-            ok = zn.argmax(1) != y
-            l2n = l2.detach().numpy()
-            better = ok & (l2n < best_l2)
-            best_l2[better] = l2n[better]
-            best[better] = xa.detach().numpy()[better]
-            ok_any |= ok
-            with torch.no_grad():
-                m = 0.9 * m + 0.1 * g
-                v = 0.999 * v + 0.001 * g * g
-                w -= lr * (m / (1 - 0.9 ** it)) / (torch.sqrt(v / (1 - 0.999 ** it)) + 1e-8)
-            if it % check == 0:
-                if loss.item() > prev * 0.9999:
-                    break
-                prev = loss.item()
-        upper = np.where(ok_any, np.minimum(upper, const), upper)
-        lower = np.where(ok_any, lower, np.maximum(lower, const))
-        const = np.where(upper < 1e10, (lower + upper) / 2, const * 10).astype(np.float32)
-    return best
 
 
 # ---- white-box attacks against the oracles ------------------------------------------------
