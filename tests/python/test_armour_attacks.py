@@ -139,7 +139,7 @@ def test_pgd_l2_and_random_start(setting, graph):
     assert np.array_equal(b.generate(x, onehot), b.generate(x, onehot))   # no random start
 
 
-def test_bim_and_mim_match_oracle(setting, graph):
+def test_bim_and_mim_match_oracle(setting, mode):
     net, tnet, x, y, onehot = setting
     bim = BasicIterativeMethod(net, eps=0.1, eps_iter=0.02, nb_iter=10).generate(x, onehot)
     assert same_pixels(bim, t_bim(tnet, x, onehot, 0.1, 0.02, 10)) >= 0.98
@@ -150,7 +150,7 @@ def test_bim_and_mim_match_oracle(setting, graph):
     assert report("MIM-10", net, x, mim, y)[0] > 0.6
 
 
-def test_deepfool_matches_oracle(setting, graph):
+def test_deepfool_matches_oracle(setting, mode):
     net, tnet, x, y, _ = setting
     adv = DeepFool(net, num_classes=10, max_iters=20, overshoot=0.02,
                    bounds=(0.0, 1.0)).generate(x[:16], y[:16])
@@ -165,7 +165,7 @@ def test_deepfool_matches_oracle(setting, graph):
     assert (predict(net, inf) != y[:4]).mean() >= 0.75
 
 
-def test_carlini_wagner_matches_oracle(setting, graph):
+def test_carlini_wagner_matches_oracle(setting, mode):
     net, tnet, x, y, _ = setting
     kw = dict(bin_search_steps=3, max_iterations=60, learning_rate=0.05, initial_const=1.0)
     adv = CarliniWagnerL2Attack(net, 10, **kw).generate(x[:12], y[:12])
@@ -186,7 +186,7 @@ def test_carlini_wagner_targeted(setting, graph):
     assert report("C&W L2 targeted", net, x[:6], adv, target, targeted=True)[0] >= 0.8
 
 
-def test_jsma_targeted(setting, graph):
+def test_jsma_targeted(setting, mode):
     net, _, x, y, _ = setting
     target = (y[:4] + 1) % 10
     adv = JSMAAttack(net, 10, theta=1.0, max_iteration=150).generate(x[:4], target)
