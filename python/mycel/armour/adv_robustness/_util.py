@@ -29,6 +29,7 @@ class GradWrapWithLoss(Cell):
         self._grad = _grad(network, grad_position=0)
 
     def construct(self, inputs, labels):
+        """d loss / d inputs."""
         return self._grad(inputs, labels)
 
 
@@ -55,6 +56,7 @@ class GradWrap(Cell):
         self._grad = _grad(self._weighted, grad_position=0)
 
     def construct(self, inputs, weight):
+        """weight^T (d network(inputs) / d inputs), per sample."""
         return self._grad(inputs, weight)
 
 

@@ -45,9 +45,9 @@ class RegionBasedDetector(Detector):
         noise = np.random.uniform(-radius, radius,
                                   (self._number_points,) + inputs.shape).astype(inputs.dtype)
         points = np.clip(inputs[None] + noise, 0.0, 1.0).reshape((-1,) + inputs.shape[1:])
-        labels = run_model(self._model, points).argmax(axis=1).reshape(self._number_points, n)
-        num_classes = run_model(self._model, inputs[:1]).shape[1]
-        votes = np.zeros((n, num_classes), np.int64)
+        scores = run_model(self._model, points)
+        labels = scores.argmax(axis=1).reshape(self._number_points, n)
+        votes = np.zeros((n, scores.shape[1]), np.int64)
         for row in labels:
             votes[np.arange(n), row] += 1
         return votes
