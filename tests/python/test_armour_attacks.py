@@ -218,9 +218,13 @@ class CountingModel(BlackModel):
 @pytest.mark.parametrize("attack,kwargs", [
     (GeneticAttack, dict(targeted=False, max_steps=300, per_bounds=0.2, step_size=0.1,
                          mutation_rate=0.05, pop_size=8)),
+    (GeneticAttack, dict(targeted=False, max_steps=600, per_bounds=0.2, step_size=0.1,
+                         pop_size=8, adaptive=True)),
     (PSOAttack, dict(t_max=150, bounds=(0.0, 1.0), per_bounds=0.3)),
     (HopSkipJumpAttack, dict(num_iterations=6, init_num_evals=50, max_num_evals=100)),
-], ids=["genetic", "pso", "hsja"])
+    (HopSkipJumpAttack, dict(num_iterations=4, init_num_evals=30, max_num_evals=60,
+                             constraint="linf", stepsize_search="grid_search")),
+], ids=["genetic", "genetic-adaptive", "pso", "hsja", "hsja-linf-grid"])
 def test_black_box_attacks_use_predict_only(setting, attack, kwargs):
     net, _, x, y, _ = setting
     model = CountingModel(net)

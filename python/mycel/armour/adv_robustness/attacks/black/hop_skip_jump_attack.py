@@ -24,10 +24,11 @@ class HopSkipJumpAttack(Attack):
     input and the current point to within theta of the boundary (theta = gamma / d^1.5 for
     l2, gamma / d^2 for linf, d the input size); the boundary normal estimated from
     init_num_evals * sqrt(t) (at most max_num_evals) random unit directions at radius
-    delta (d * theta * distance, or 0.1 * range at the first iteration), with their mean
-    decision subtracted as a baseline; a step of distance / sqrt(t) along it (its sign for
-    linf), halved until adversarial ('geometric_progression'), or the best of 20 sizes
-    log-spaced from 1e-4 to 1 times the distance ('grid_search'). Queries are batches of at
+    delta (sqrt(d) * theta * distance for l2, d * theta * distance for linf; 0.1 * range at
+    the first iteration), with their mean decision subtracted as a baseline; a step of
+    distance / sqrt(t) along it (its sign for linf), halved until adversarial
+    ('geometric_progression'), or the best of 20 sizes log-spaced from 1e-4 to 1 times the
+    distance ('grid_search'). Queries are batches of at
     most batch_size samples."""
 
     def __init__(self, model, init_num_evals=100, max_num_evals=1000,
@@ -145,7 +146,8 @@ class HopSkipJumpAttack(Attack):
         dist = self._dist(adv, x)
         width = self._clip[1] - self._clip[0]
         for t in range(1, self._num_iterations + 1):
-            delta = 0.1 * width if t == 1 else d * theta * dist
+            scale = np.sqrt(d) if self._constraint == "l2" else d
+            delta = 0.1 * width if t == 1 else scale * theta * dist
             num_evals = int(min(self._init_num_evals * np.sqrt(t), self._max_num_evals))
             g = self._normal(adv, label, max(delta, 1e-12), num_evals, rng)
             adv = self._binary_search(x, self._step(adv, g, label, dist, t), label, theta)
