@@ -110,14 +110,6 @@ def check_positive(who, name, value, allow_zero=False):
     return value
 
 
-def check_int_positive(who, name, value):
-    """value (an int) if > 0, else a TypeError or ValueError."""
-    check_type(who, name, value, numbers.Integral)
-    if value <= 0:
-        raise ValueError(f"For '{who}', '{name}' must be an int > 0, but got {value}.")
-    return int(value)
-
-
 def check_rate(who, name, value, low=0.0, high=1.0):
     """value (a real number) within [low, high], else a ValueError."""
     check_type(who, name, value, numbers.Real)

@@ -2,7 +2,8 @@
 in slices (MindArmour's ``Attack``)."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import check_int_positive, check_type
+from mycel.armour.adv_robustness._util import check_type
+from mycel.nn.layer._check import positive_int
 
 
 class Attack:
@@ -21,7 +22,7 @@ class Attack:
         who = f"{type(self).__name__}.batch_generate"
         check_type(who, "inputs", inputs, np.ndarray)
         check_type(who, "labels", labels, np.ndarray)
-        batch_size = check_int_positive(who, "batch_size", batch_size)
+        batch_size = positive_int(batch_size, "batch_size", who)
         if labels.shape[0] != inputs.shape[0]:
             raise ValueError(f"For '{who}', 'inputs' and 'labels' must have the same batch "
                              f"size, but got shapes {inputs.shape} and {labels.shape}.")

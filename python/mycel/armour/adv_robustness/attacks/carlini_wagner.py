@@ -5,11 +5,11 @@ the tanh-space variable w (x = tanh(w) * half + mid stays in the box) minimising
 The loss and its gradient w.r.t. w are one mycel cell (value_and_grad, compiled once)."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_box, check_inputs_labels, check_int_positive,
-                                              check_network, check_positive, check_rate,
-                                              check_type, label_indices, tensor)
+from mycel.armour.adv_robustness._util import (check_box, check_inputs_labels, check_network,
+                                               check_positive, check_rate, label_indices, tensor)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.nn.cell import Cell
+from mycel.nn.layer._check import bool_, positive_int
 from mycel.ops.composite import value_and_grad
 from mycel.ops.function import math_func as _m
 
@@ -60,18 +60,18 @@ class CarliniWagnerL2Attack(Attack):
                  sparse=True):
         who = "CarliniWagnerL2Attack"
         self._network = check_network(who, network)
-        self._num_classes = check_int_positive(who, "num_classes", num_classes)
+        self._num_classes = positive_int(num_classes, "num_classes", who)
         box_min, box_max = check_box(who, box_min, box_max)
-        self._bin_search_steps = check_int_positive(who, "bin_search_steps", bin_search_steps)
-        self._max_iterations = check_int_positive(who, "max_iterations", max_iterations)
+        self._bin_search_steps = positive_int(bin_search_steps, "bin_search_steps", who)
+        self._max_iterations = positive_int(max_iterations, "max_iterations", who)
         self._confidence = check_positive(who, "confidence", confidence, allow_zero=True)
         self._lr = check_positive(who, "learning_rate", learning_rate)
         self._initial_const = check_positive(who, "initial_const", initial_const)
         self._check_ratio = check_rate(who, "abort_early_check_ratio", abort_early_check_ratio)
-        self._targeted = check_type(who, "targeted", targeted, bool)
-        check_type(who, "fast", fast, bool)
-        self._abort_early = check_type(who, "abort_early", abort_early, bool)
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._targeted = bool_(targeted, "targeted", who)
+        bool_(fast, "fast", who)
+        self._abort_early = bool_(abort_early, "abort_early", who)
+        self._sparse = bool_(sparse, "sparse", who)
         self._mid = (box_max + box_min) / 2.0
         self._half = (box_max - box_min) / 2.0
         self._loss_grad = value_and_grad(

@@ -3,10 +3,10 @@ the nearest linearised decision boundary, repeated until the prediction changes.
 import numpy as np
 
 from mycel.armour.adv_robustness._util import (GradWrap, check_bounds, check_inputs_labels,
-                                              check_int_positive, check_network,
-                                              check_positive, check_type, jacobian,
-                                              label_indices, predict)
+                                               check_network, check_positive, check_type, jacobian,
+                                               label_indices, predict)
 from mycel.armour.adv_robustness.attacks.attack import Attack
+from mycel.nn.layer._check import bool_, positive_int
 
 _NORM_LEVELS = {2: 2, "2": 2, "l2": 2, np.inf: np.inf, "inf": np.inf, "linf": np.inf}
 
@@ -28,13 +28,13 @@ class DeepFool(Attack):
                  max_iters=50, overshoot=0.02, norm_level=2, bounds=None, sparse=True):
         who = "DeepFool"
         self._network = check_network(who, network)
-        self._num_classes = check_int_positive(who, "num_classes", num_classes)
+        self._num_classes = positive_int(num_classes, "num_classes", who)
         check_type(who, "model_type", model_type, str)
         if model_type != "classification":
             raise ValueError(f"For '{who}', only model_type='classification' is supported, "
                              f"but got {model_type!r}.")
         check_positive(who, "reserve_ratio", reserve_ratio, allow_zero=True)
-        self._max_iters = check_int_positive(who, "max_iters", max_iters)
+        self._max_iters = positive_int(max_iters, "max_iters", who)
         self._overshoot = check_positive(who, "overshoot", overshoot, allow_zero=True)
         key = norm_level.lower() if isinstance(norm_level, str) else norm_level
         if key not in _NORM_LEVELS:
@@ -42,7 +42,7 @@ class DeepFool(Attack):
                              f"{norm_level!r}.")
         self._norm_level = _NORM_LEVELS[key]
         self._bounds = check_bounds(who, bounds)
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._sparse = bool_(sparse, "sparse", who)
         self._grad = GradWrap(network)
 
     def _point(self, inputs, r_tot):

@@ -7,11 +7,11 @@ input shape in GRAPH mode). eps and alpha are proportions of the data range
 ``bounds[1] - bounds[0]``; the result is clipped to bounds."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (GradWrapWithLoss, check_bounds,
-                                              check_inputs_labels, check_network,
-                                              check_norm_level, check_positive, check_type,
-                                              normalize_value, tensor)
+from mycel.armour.adv_robustness._util import (GradWrapWithLoss, check_bounds, check_inputs_labels,
+                                               check_network, check_norm_level, check_positive,
+                                               normalize_value, tensor)
 from mycel.armour.adv_robustness.attacks.attack import Attack
+from mycel.nn.layer._check import bool_
 from mycel.nn.loss import SoftmaxCrossEntropyWithLogits
 from mycel.nn.wrap import WithLossCell
 
@@ -77,7 +77,7 @@ class FastGradientMethod(GradientMethod):
                  is_targeted=False, loss_fn=None):
         super().__init__(network, eps=eps, alpha=alpha, bounds=bounds, loss_fn=loss_fn)
         self._norm_level = check_norm_level(type(self).__name__, norm_level)
-        self._is_targeted = check_type(type(self).__name__, "is_targeted", is_targeted, bool)
+        self._is_targeted = bool_(is_targeted, "is_targeted", type(self).__name__)
 
     def _direction(self, gradient):
         return normalize_value(gradient, self._norm_level)
@@ -102,7 +102,7 @@ class FastGradientSignMethod(GradientMethod):
     def __init__(self, network, eps=0.07, alpha=None, bounds=(0.0, 1.0), is_targeted=False,
                  loss_fn=None):
         super().__init__(network, eps=eps, alpha=alpha, bounds=bounds, loss_fn=loss_fn)
-        self._is_targeted = check_type(type(self).__name__, "is_targeted", is_targeted, bool)
+        self._is_targeted = bool_(is_targeted, "is_targeted", type(self).__name__)
 
     def _direction(self, gradient):
         return np.sign(gradient)

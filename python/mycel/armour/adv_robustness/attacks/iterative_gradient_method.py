@@ -5,13 +5,13 @@ eps (the total perturbation) and eps_iter (one step) are proportions of the data
 ``bounds[1] - bounds[0]``. Every step reuses one compiled input-gradient cell."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels,
-                                              check_int_positive, check_network,
-                                              check_norm_level, check_positive, check_type,
-                                              normalize_value, tensor)
+from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels, check_network,
+                                               check_norm_level, check_positive, normalize_value,
+                                               tensor)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.armour.adv_robustness.attacks.gradient_method import (FastGradientSignMethod,
                                                                 loss_gradient_cell)
+from mycel.nn.layer._check import bool_, positive_int
 
 
 def project(delta, radius, norm_level):
@@ -52,7 +52,7 @@ class IterativeGradientMethod(Attack):
         self._network = check_network(who, network)
         self._eps = check_positive(who, "eps", eps)
         self._eps_iter = check_positive(who, "eps_iter", eps_iter)
-        self._nb_iter = check_int_positive(who, "nb_iter", nb_iter)
+        self._nb_iter = positive_int(nb_iter, "nb_iter", who)
         self._bounds = check_bounds(who, bounds)
         self._loss_fn = loss_fn
 
@@ -73,7 +73,7 @@ class BasicIterativeMethod(IterativeGradientMethod):
                  nb_iter=5, loss_fn=None):
         super().__init__(network, eps=eps, eps_iter=eps_iter, bounds=bounds, nb_iter=nb_iter,
                          loss_fn=loss_fn)
-        self._is_targeted = check_type(type(self).__name__, "is_targeted", is_targeted, bool)
+        self._is_targeted = bool_(is_targeted, "is_targeted", type(self).__name__)
         self._attack = FastGradientSignMethod(network, eps=eps_iter, bounds=bounds,
                                               is_targeted=is_targeted, loss_fn=loss_fn)
 
@@ -106,8 +106,7 @@ class ProjectedGradientDescent(BasicIterativeMethod):
         super().__init__(network, eps=eps, eps_iter=eps_iter, bounds=bounds,
                          is_targeted=is_targeted, nb_iter=nb_iter, loss_fn=loss_fn)
         self._norm_level = check_norm_level(type(self).__name__, norm_level)
-        self._random_start = check_type(type(self).__name__, "random_start", random_start,
-                                        bool)
+        self._random_start = bool_(random_start, "random_start", type(self).__name__)
 
     def _start(self, inputs):
         if not self._random_start:
@@ -132,7 +131,7 @@ class MomentumIterativeMethod(IterativeGradientMethod):
         super().__init__(network, eps=eps, eps_iter=eps_iter, bounds=bounds, nb_iter=nb_iter,
                          loss_fn=loss_fn)
         who = type(self).__name__
-        self._is_targeted = check_type(who, "is_targeted", is_targeted, bool)
+        self._is_targeted = bool_(is_targeted, "is_targeted", who)
         self._decay_factor = check_positive(who, "decay_factor", decay_factor)
         self._norm_level = check_norm_level(who, norm_level)
         self._grad_all = loss_gradient_cell(network, loss_fn)

@@ -4,10 +4,10 @@ joint effect raises the target logit most while lowering the others."""
 import numpy as np
 
 from mycel.armour.adv_robustness._util import (GradWrap, check_box, check_inputs_labels,
-                                              check_int_positive, check_network,
-                                              check_positive, check_type, jacobian,
-                                              label_indices, predict)
+                                               check_network, check_positive, jacobian,
+                                               label_indices, predict)
 from mycel.armour.adv_robustness.attacks.attack import Attack
+from mycel.nn.layer._check import bool_, positive_int
 
 
 class JSMAAttack(Attack):
@@ -29,13 +29,13 @@ class JSMAAttack(Attack):
                  max_iteration=1000, max_count=3, increase=True, sparse=True):
         who = "JSMAAttack"
         self._network = check_network(who, network)
-        self._num_classes = check_int_positive(who, "num_classes", num_classes)
+        self._num_classes = positive_int(num_classes, "num_classes", who)
         self._box = check_box(who, box_min, box_max)
         self._theta = check_positive(who, "theta", theta)
-        self._max_iteration = check_int_positive(who, "max_iteration", max_iteration)
-        self._max_count = check_int_positive(who, "max_count", max_count)
-        self._increase = check_type(who, "increase", increase, bool)
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._max_iteration = positive_int(max_iteration, "max_iteration", who)
+        self._max_count = positive_int(max_count, "max_count", who)
+        self._increase = bool_(increase, "increase", who)
+        self._sparse = bool_(sparse, "sparse", who)
         self._grad = GradWrap(network)
 
     def _best_pair(self, alpha, beta, domain):

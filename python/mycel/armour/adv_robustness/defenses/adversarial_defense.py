@@ -6,8 +6,8 @@ The training step is ``nn.TrainOneStepCell`` (one compiled graph in GRAPH mode);
 share the network's Parameters, so each batch is attacked with the weights of that moment."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels,
-                                              check_network, check_rate, check_type, tensor)
+from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels, check_network,
+                                               check_rate, check_type, tensor)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.armour.adv_robustness.attacks.gradient_method import FastGradientSignMethod
 from mycel.armour.adv_robustness.attacks.iterative_gradient_method import \

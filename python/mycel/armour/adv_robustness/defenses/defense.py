@@ -1,6 +1,7 @@
 """The base of the defences (MindArmour's ``Defense``): ``defense(inputs, labels)`` trains on
 one batch, ``batch_defense`` over a data set for some epochs."""
-from mycel.armour.adv_robustness._util import check_inputs_labels, check_int_positive
+from mycel.armour.adv_robustness._util import check_inputs_labels
+from mycel.nn.layer._check import positive_int
 
 
 class Defense:
@@ -19,8 +20,8 @@ class Defense:
         MindArmour's), epochs times in order; returns the last loss."""
         who = f"{type(self).__name__}.batch_defense"
         inputs, labels = check_inputs_labels(who, inputs, labels)
-        batch_size = check_int_positive(who, "batch_size", batch_size)
-        epochs = check_int_positive(who, "epochs", epochs)
+        batch_size = positive_int(batch_size, "batch_size", who)
+        epochs = positive_int(epochs, "epochs", who)
         if inputs.shape[0] < batch_size:
             raise ValueError(f"For '{who}', 'batch_size' must be <= the number of inputs "
                              f"{inputs.shape[0]}, but got {batch_size}.")

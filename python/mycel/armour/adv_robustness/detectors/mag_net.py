@@ -4,10 +4,10 @@ well and adversarial ones badly; the reconstruction error (or the divergence of 
 classifier's outputs on the input and its reconstruction) is the score."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_bounds, check_inputs, check_int_positive,
-                                              check_positive, check_rate, jensen_shannon,
-                                              softmax)
+from mycel.armour.adv_robustness._util import (check_bounds, check_inputs, check_positive,
+                                               check_rate, jensen_shannon, softmax)
 from mycel.armour.adv_robustness.detectors.detector import Detector, check_model, run_model
+from mycel.nn.layer._check import positive_int
 
 
 class ErrorBasedDetector(Detector):
@@ -68,7 +68,7 @@ class DivergenceBasedDetector(ErrorBasedDetector):
         self._model = check_model(who, "model", model)
         if option != "jsd":
             raise ValueError(f"For '{who}', 'option' must be 'jsd', but got {option!r}.")
-        self._t = check_int_positive(who, "t", t)
+        self._t = positive_int(t, "t", who)
 
     def detect_diff(self, inputs):
         """Jensen-Shannon divergence of the model's outputs on inputs and reconstructions."""

@@ -4,10 +4,10 @@ adversarial examples lie close to a boundary, so their region label often differ
 their point label."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_inputs, check_inputs_labels,
-                                              check_int_positive, check_positive, check_type,
-                                              label_indices)
+from mycel.armour.adv_robustness._util import (check_inputs, check_inputs_labels, check_positive,
+                                               label_indices)
 from mycel.armour.adv_robustness.detectors.detector import Detector, check_model, run_model
+from mycel.nn.layer._check import bool_, positive_int
 
 
 class RegionBasedDetector(Detector):
@@ -26,14 +26,14 @@ class RegionBasedDetector(Detector):
                  search_step=0.01, degrade_limit=0.0, sparse=False):
         who = "RegionBasedDetector"
         self._model = check_model(who, "model", model)
-        self._number_points = check_int_positive(who, "number_points", number_points)
+        self._number_points = positive_int(number_points, "number_points", who)
         self._radius = check_positive(who, "initial_radius", initial_radius, allow_zero=True)
         self._initial_radius = self._radius
         self._max_radius = check_positive(who, "max_radius", max_radius)
         self._search_step = check_positive(who, "search_step", search_step)
         self._degrade_limit = check_positive(who, "degrade_limit", degrade_limit,
                                              allow_zero=True)
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._sparse = bool_(sparse, "sparse", who)
 
     def set_radius(self, radius):
         """Sets the hypercube's half-width."""

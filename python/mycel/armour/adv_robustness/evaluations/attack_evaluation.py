@@ -1,7 +1,8 @@
 """Metrics of an attack's result (MindArmour's ``AttackEvaluate``)."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import check_inputs, check_type
+from mycel.armour.adv_robustness._util import check_inputs
+from mycel.nn.layer._check import bool_
 
 
 def class_indices(who, name, labels, n):
@@ -42,7 +43,7 @@ class AttackEvaluate:
             raise ValueError(f"For '{who}', 'adv_preds' must be [N, C] with N = {n}, but got "
                              f"shape {self._adv_preds.shape}.")
         self._true = class_indices(who, "labels", labels, n)
-        self._targeted = check_type(who, "targeted", targeted, bool)
+        self._targeted = bool_(targeted, "targeted", who)
         self._adv_label = self._adv_preds.argmax(axis=1)
         if targeted:
             if target_label is None:

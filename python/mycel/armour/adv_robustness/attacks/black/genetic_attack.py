@@ -3,11 +3,11 @@
 crossover and mutation, using only the model's predictions."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels,
-                                              check_int_positive, check_positive,
-                                              check_rate, check_type, label_indices)
+from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels, check_positive,
+                                               check_rate, check_type, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
+from mycel.nn.layer._check import bool_, positive_int
 
 
 def check_classification(who, model_type, reserve_ratio):
@@ -53,18 +53,18 @@ class GeneticAttack(Attack):
         who = "GeneticAttack"
         self._model = QueryCounter(who, model)
         check_classification(who, model_type, reserve_ratio)
-        self._targeted = check_type(who, "targeted", targeted, bool)
-        self._sparse = check_type(who, "sparse", sparse, bool)
-        self._pop_size = check_int_positive(who, "pop_size", pop_size)
+        self._targeted = bool_(targeted, "targeted", who)
+        self._sparse = bool_(sparse, "sparse", who)
+        self._pop_size = positive_int(pop_size, "pop_size", who)
         if self._pop_size < 2:
             raise ValueError(f"For '{who}', 'pop_size' must be >= 2, but got {pop_size}.")
         self._mutation_rate = check_rate(who, "mutation_rate", mutation_rate)
         self._per_bounds = check_positive(who, "per_bounds", per_bounds)
-        self._max_steps = check_int_positive(who, "max_steps", max_steps)
+        self._max_steps = positive_int(max_steps, "max_steps", who)
         self._step_size = check_positive(who, "step_size", step_size)
         self._temp = check_positive(who, "temp", temp)
         self._bounds = check_bounds(who, bounds)
-        self._adaptive = check_type(who, "adaptive", adaptive, bool)
+        self._adaptive = bool_(adaptive, "adaptive", who)
         self._c = check_positive(who, "c", c, allow_zero=True)
 
     def _children(self, pop, fit, rate, step, width, rng):

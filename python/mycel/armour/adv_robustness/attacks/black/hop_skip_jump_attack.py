@@ -5,10 +5,10 @@ geometric (or grid) step size search, repeat."""
 import numpy as np
 
 from mycel.armour.adv_robustness._util import (check_box, check_inputs, check_inputs_labels,
-                                              check_int_positive, check_positive,
-                                              check_type, label_indices)
+                                               check_positive, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
+from mycel.nn.layer._check import bool_, positive_int
 
 
 class HopSkipJumpAttack(Attack):
@@ -36,8 +36,8 @@ class HopSkipJumpAttack(Attack):
                  constraint="l2", batch_size=32, clip_min=0.0, clip_max=1.0, sparse=True):
         who = "HopSkipJumpAttack"
         self._model = QueryCounter(who, model)
-        self._init_num_evals = check_int_positive(who, "init_num_evals", init_num_evals)
-        self._max_num_evals = check_int_positive(who, "max_num_evals", max_num_evals)
+        self._init_num_evals = positive_int(init_num_evals, "init_num_evals", who)
+        self._max_num_evals = positive_int(max_num_evals, "max_num_evals", who)
         if self._init_num_evals > self._max_num_evals:
             raise ValueError(f"For '{who}', 'init_num_evals' must be <= 'max_num_evals', but "
                              f"got {init_num_evals} and {max_num_evals}.")
@@ -46,15 +46,15 @@ class HopSkipJumpAttack(Attack):
                              f"'geometric_progression' or 'grid_search', but got "
                              f"{stepsize_search!r}.")
         self._stepsize_search = stepsize_search
-        self._num_iterations = check_int_positive(who, "num_iterations", num_iterations)
+        self._num_iterations = positive_int(num_iterations, "num_iterations", who)
         self._gamma = check_positive(who, "gamma", gamma)
         if constraint not in ("l2", "linf"):
             raise ValueError(f"For '{who}', 'constraint' must be 'l2' or 'linf', but got "
                              f"{constraint!r}.")
         self._constraint = constraint
-        self._batch_size = check_int_positive(who, "batch_size", batch_size)
+        self._batch_size = positive_int(batch_size, "batch_size", who)
         self._clip = check_box(who, clip_min, clip_max, ("clip_min", "clip_max"))
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._sparse = bool_(sparse, "sparse", who)
         self._target_images = None
 
     def set_target_images(self, target_images):

@@ -4,13 +4,13 @@ their own and the swarm's best positions, scored only by the model's predictions
 adversarial example is then reduced."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels,
-                                              check_int_positive, check_positive,
-                                              check_rate, check_type, label_indices)
+from mycel.armour.adv_robustness._util import (check_bounds, check_inputs_labels, check_positive,
+                                               check_rate, label_indices)
 from mycel.armour.adv_robustness.attacks.attack import Attack
 from mycel.armour.adv_robustness.attacks.black.black_model import QueryCounter, attack_each
 from mycel.armour.adv_robustness.attacks.black.genetic_attack import (check_classification,
                                                                      fitness_margin)
+from mycel.nn.layer._check import bool_, positive_int
 
 
 class PSOAttack(Attack):
@@ -42,13 +42,13 @@ class PSOAttack(Attack):
         self._c1 = check_positive(who, "c1", c1, allow_zero=True)
         self._c2 = check_positive(who, "c2", c2, allow_zero=True)
         self._c = check_positive(who, "c", c, allow_zero=True)
-        self._pop_size = check_int_positive(who, "pop_size", pop_size)
-        self._t_max = check_int_positive(who, "t_max", t_max)
+        self._pop_size = positive_int(pop_size, "pop_size", who)
+        self._t_max = positive_int(t_max, "t_max", who)
         self._pm = check_rate(who, "pm", pm)
         self._bounds = check_bounds(who, bounds)
-        self._targeted = check_type(who, "targeted", targeted, bool)
-        self._reduction_iters = check_int_positive(who, "reduction_iters", reduction_iters)
-        self._sparse = check_type(who, "sparse", sparse, bool)
+        self._targeted = bool_(targeted, "targeted", who)
+        self._reduction_iters = positive_int(reduction_iters, "reduction_iters", who)
+        self._sparse = bool_(sparse, "sparse", who)
 
     def _score(self, x, cand, label):
         """(fitness, adversarial?) of each candidate."""

@@ -4,9 +4,9 @@ queries many near-identical inputs, so the mean distance from a query to its k n
 recent queries (in an encoder's feature space) is unusually small."""
 import numpy as np
 
-from mycel.armour.adv_robustness._util import (check_inputs, check_int_positive,
-                                              check_positive, check_rate, check_type)
+from mycel.armour.adv_robustness._util import check_inputs, check_positive, check_rate
 from mycel.armour.adv_robustness.detectors.detector import Detector, check_model, run_model
+from mycel.nn.layer._check import bool_, positive_int
 
 
 def _pairwise_distances(a, b):
@@ -36,10 +36,10 @@ class SimilarityDetector(Detector):
                  max_buffer_size=10000, tuning=False, fpr=0.001):
         who = "SimilarityDetector"
         self._trans_model = check_model(who, "trans_model", trans_model)
-        self._max_k = check_int_positive(who, "max_k_neighbor", max_k_neighbor)
-        self._chunk_size = check_int_positive(who, "chunk_size", chunk_size)
-        self._max_buffer_size = check_int_positive(who, "max_buffer_size", max_buffer_size)
-        self._tuning = check_type(who, "tuning", tuning, bool)
+        self._max_k = positive_int(max_k_neighbor, "max_k_neighbor", who)
+        self._chunk_size = positive_int(chunk_size, "chunk_size", who)
+        self._max_buffer_size = positive_int(max_buffer_size, "max_buffer_size", who)
+        self._tuning = bool_(tuning, "tuning", who)
         self._fpr = check_rate(who, "fpr", fpr)
         self._k = None
         self._threshold = None
@@ -74,7 +74,7 @@ class SimilarityDetector(Detector):
     def set_threshold(self, num_of_neighbors, threshold):
         """Sets k and the threshold."""
         who = type(self).__name__
-        self._k = check_int_positive(who, "num_of_neighbors", num_of_neighbors)
+        self._k = positive_int(num_of_neighbors, "num_of_neighbors", who)
         self._threshold = float(check_positive(who, "threshold", threshold))
 
     def _check_ready(self):
