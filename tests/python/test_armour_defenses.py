@@ -3,16 +3,17 @@
 Adversarial training (PGD) against natural training from the same weights (LeNet-5 trained
 briefly in PyTorch, armour_common), measured under PGD-10 at eps 0.1 on held-out images;
 MagNet's ROC-AUC on FGSM examples with an autoencoder trained here in mycel; the similarity
-detector on near-duplicate and independent query streams; region-based and ensemble
-detectors; AttackEvaluate, DefenseEvaluate and RadarMetric against numpy (and PIL, test only,
-to decode the PNG). Numbers are printed (pytest -s)."""
+detector on near-duplicate and independent query streams and on a HopSkipJump attack's
+queries; region-based and ensemble detectors; AttackEvaluate, DefenseEvaluate and
+RadarMetric against numpy (and PIL, test only, to decode the PNG). Numbers are printed
+(pytest -s)."""
 import numpy as np
 import pytest
 
 import mycel as ms
 from mycel import nn
-from mycel.armour.adv_robustness.attacks import (FastGradientSignMethod,
-                                                 ProjectedGradientDescent)
+from mycel.armour.adv_robustness.attacks import (BlackModel, FastGradientSignMethod,
+                                                 HopSkipJumpAttack, ProjectedGradientDescent)
 from mycel.armour.adv_robustness.defenses import (AdversarialDefense,
                                                   NaturalAdversarialDefense,
                                                   ProjectedAdversarialDefense)
@@ -197,6 +198,34 @@ def test_similarity_detector_flags_duplicate_streams(detector_setting):
     tuned = SimilarityDetector(nn.Flatten(), max_k_neighbor=3, tuning=True)
     ks, thresholds = tuned.fit(xt[:50])
     assert ks == [1, 2, 3] and thresholds == sorted(thresholds)
+
+
+class WatchedModel(BlackModel):
+    """A black-box model whose queries also go through a SimilarityDetector, as a deployed
+    service would screen them."""
+
+    def __init__(self, net, detector):
+        self._net, self.detector = net, detector
+
+    def predict(self, inputs):
+        self.detector.detect(inputs)
+        return self._net(ms.Tensor(np.asarray(inputs, np.float32))).asnumpy()
+
+
+def test_similarity_detector_catches_hop_skip_jump(detector_setting):
+    net, _, xt, yt, _ = detector_setting
+    det = SimilarityDetector(nn.Flatten(), max_k_neighbor=5, fpr=0.01)
+    det.fit(xt[:300])
+    model = WatchedModel(net, det)
+    for i in range(300, 400, 10):                        # ordinary traffic
+        model.predict(xt[i:i + 10])
+    assert det.get_detected_queries() == []
+    np.random.seed(0)
+    HopSkipJumpAttack(model, num_iterations=3, init_num_evals=30,
+                      max_num_evals=60).generate(xt[:1], yt[:1])
+    print(f"\nsimilarity detector during HopSkipJump: {len(det.get_detected_queries())} "
+          f"detections, first at query {det.get_detected_queries()[:1]}")
+    assert len(det.get_detected_queries()) >= 5
 
 
 def test_region_based_and_ensemble_detectors(detector_setting):
