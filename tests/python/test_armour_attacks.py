@@ -133,10 +133,35 @@ def test_pgd_l2_and_random_start(setting, graph):
     assert same_pixels(adv, want) >= 0.98
     assert np.linalg.norm((adv - x).reshape(len(x), -1), axis=1).max() <= 1.0 + 1e-4
     report("PGD-5 l2 eps=1.0", net, x, adv, y)
+    l1 = ProjectedGradientDescent(net, eps=10.0, eps_iter=0.05, nb_iter=3,
+                                  norm_level=1).generate(x, onehot)
+    assert np.abs(l1 - x).reshape(len(x), -1).sum(1).max() <= 10.0 * (1 + 1e-4)  # float32
     a = ProjectedGradientDescent(net, eps=0.1, eps_iter=0.02, nb_iter=2, random_start=True)
     b = ProjectedGradientDescent(net, eps=0.1, eps_iter=0.02, nb_iter=2)
     assert not np.array_equal(a.generate(x, onehot), b.generate(x, onehot))
     assert np.array_equal(b.generate(x, onehot), b.generate(x, onehot))   # no random start
+
+
+def test_projections():
+    from mycel.armour.adv_robustness.attacks.iterative_gradient_method import project
+    d = np.array([[3.0, 1.0], [1.0, -1.0], [0.2, 0.1]], np.float32)
+    # l1 ball of radius 1: soft thresholding at theta with sum max(|d| - theta, 0) = 1
+    np.testing.assert_allclose(project(d, 1.0, 1), [[1, 0], [0.5, -0.5], [0.2, 0.1]],
+                               atol=1e-6)
+    np.testing.assert_allclose(project(d, 1.0, 2), [[3 / np.sqrt(10), 1 / np.sqrt(10)],
+                                                    [1 / np.sqrt(2), -1 / np.sqrt(2)],
+                                                    [0.2, 0.1]], atol=1e-6)
+    np.testing.assert_allclose(project(d, 1.0, np.inf), [[1, 1], [1, -1], [0.2, 0.1]])
+    big = np.random.default_rng(0).standard_normal((5, 50)).astype(np.float32)
+    out = project(big, 3.0, 1)
+    np.testing.assert_allclose(np.abs(out).sum(1), 3.0, rtol=1e-5)
+    assert (np.sign(out) * np.sign(big) >= 0).all()
+    # the l1 projection is the closest point of the ball: no random point of it is closer
+    rng = np.random.default_rng(1)
+    for row, proj in zip(big, out):
+        pts = rng.standard_normal((2000, 50))
+        pts *= 3.0 * rng.random((2000, 1)) / np.abs(pts).sum(1, keepdims=True)
+        assert np.linalg.norm(row - proj) <= np.linalg.norm(row - pts, axis=1).min() + 1e-6
 
 
 def test_bim_and_mim_match_oracle(setting, mode):

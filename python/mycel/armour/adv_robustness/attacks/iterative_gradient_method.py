@@ -54,7 +54,6 @@ class IterativeGradientMethod(Attack):
         self._eps_iter = check_positive(who, "eps_iter", eps_iter)
         self._nb_iter = positive_int(nb_iter, "nb_iter", who)
         self._bounds = check_bounds(who, bounds)
-        self._loss_fn = loss_fn
 
     def _range(self):
         """The data range's width (1 without bounds)."""
