@@ -432,7 +432,8 @@ def armour_training_rows(tr):
         f"the same initial weights, {tr['epochs']} epochs over the 60,000 Fashion-MNIST "
         "training images in [0, 1], batch 64, Momentum 0.01/0.9, natural "
         "(`AdversarialDefense`) against `ProjectedAdversarialDefense` (eps 0.1, eps_iter "
-        "0.025, nb_iter 5, half of each batch replaced); clean accuracy on the 10,000 test "
+        f"0.025, nb_iter 5, replace_ratio {tr['replace_ratio']}: that share of each batch "
+        "replaced by PGD examples); clean accuracy on the 10,000 test "
         "images, accuracy under PGD-20 (eps 0.1, eps_iter 0.01) on the first 2,000. Issue 23's "
         "bar: +20 points under PGD, clean accuracy within 3 points.",
         "",
