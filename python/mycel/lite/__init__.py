@@ -1,0 +1,1 @@
+from mycel.lite._onnx import load_onnx  # noqa: F401

@@ -1,0 +1,226 @@
+// ONNX import, the neural-network translations (onnx_ops.def): Conv, Gemm, MatMul, the
+// poolings, the normalisations, Softmax and Dropout. Convolution and pooling are 2-D (rank-4
+// NCHW inputs), as mycel's Conv2D and pools; auto_pad modes become explicit pads.
+#include "serialize/onnx_translate.h"
+
+namespace mycel::serialize::onnx_detail {
+
+namespace {
+
+// The spatial window attributes of Conv and the poolings, mapped to mycel's: pads as
+// (top, bottom, left, right) from ONNX's (begins..., ends...) or from auto_pad.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pad;
+};
+
+Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
+  if (x.meta.shape.size() != 4)
+    t.fail(str("only 2-D inputs (rank 4, NCHW) are supported, the input has rank ",
+               x.meta.shape.size()));
+  Window w;
+  std::vector<int64_t> ks = t.attr_ints("kernel_shape", kernel);
+  if (!kernel.empty() && ks != kernel) t.fail("kernel_shape disagrees with the weight's shape");
+  if (ks.size() != 2) t.fail("kernel_shape must have 2 values");
+  w.kernel = ks;
+  w.strides = t.attr_ints("strides", {1, 1});
+  w.dilations = t.attr_ints("dilations", {1, 1});
+  std::vector<int64_t> pads = t.attr_ints("pads", {0, 0, 0, 0});
+  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4)
+    t.fail("strides and dilations need 2 values, pads 4");
+  for (int k = 0; k < 2; ++k)
+    if (w.strides[k] < 1 || w.dilations[k] < 1 || w.kernel[k] < 1)
+      t.fail("kernel_shape, strides and dilations must be positive");
+  std::string mode = t.attr_str("auto_pad", "NOTSET");
+  if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    for (int k = 0; k < 2; ++k) {
+      int64_t in = x.meta.shape[2 + k], s = w.strides[k];
+      int64_t out = (in + s - 1) / s;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * s + (w.kernel[k] - 1) * w.dilations[k] + 1 - in);
+      int64_t small = total / 2;
+      pads[k] = mode == "SAME_UPPER" ? small : total - small;
+      pads[2 + k] = total - pads[k];
+    }
+  } else if (mode == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (mode != "NOTSET") {
+    t.fail("auto_pad '" + mode + "' is not supported");
+  }
+  for (int64_t p : pads)
+    if (p < 0) t.fail("negative pads are not supported");
+  w.pad = {pads[0], pads[2], pads[1], pads[3]};
+  return w;
+}
+
+}  // namespace
+
+void conv(Translator& t, OpId) {
+  const Val& x = t.in(0);
+  const Val& wv = t.in(1);
+  const Shape& ws = wv.meta.shape;
+  if (ws.size() != 4) t.fail("only 2-D convolutions (a rank-4 weight) are supported");
+  Window w = window(t, x, {ws[2], ws[3]});
+  Attrs a;
+  a.set("out_channel", ws[0]);
+  a.set("kernel_size", w.kernel);
+  a.set("pad_mode", std::string("pad"));
+  a.set("pad", w.pad);
+  a.set("stride", w.strides);
+  a.set("dilation", w.dilations);
+  a.set("group", t.attr_int("group", 1));
+  Val y = t.op1(OpId::Conv2D, {x, wv}, a);
+  if (t.has_input(2)) y = t.op1(OpId::BiasAdd, {y, t.in(2)});
+  t.set_out(0, y);
+}
+
+void pool(Translator& t, OpId id) {
+  const Val& x = t.in(0);
+  Window w = window(t, x, {});
+  if (w.dilations != std::vector<int64_t>{1, 1}) t.fail("dilated pooling is not supported");
+  if (t.attr_int("storage_order", 0) != 0) t.fail("storage_order=1 is not supported");
+  Attrs a;
+  a.set("kernel_size", w.kernel);
+  a.set("strides", w.strides);
+  a.set("pad_mode", std::string("pad"));
+  a.set("pad", w.pad);
+  a.set("ceil_mode", t.attr_int("ceil_mode", 0) != 0);
+  if (id == OpId::AvgPool) a.set("count_include_pad", t.attr_int("count_include_pad", 0) != 0);
+  t.set_out(0, t.op1(id, {x}, a));
+}
+
+void global_pool(Translator& t, OpId id) {
+  const Val& x = t.in(0);
+  std::vector<int64_t> axes;
+  for (size_t k = 2; k < x.meta.shape.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  if (axes.empty()) t.fail("the input needs a spatial dimension (rank 3 or more)");
+  Attrs a;
+  a.set("axis", axes);
+  a.set("keep_dims", true);
+  t.set_out(0, t.op1(id, {x}, a));
+}
+
+// Y = alpha * op(A) op(B) + beta * C, with C broadcast (a bias vector: BiasAdd).
+void gemm(Translator& t, OpId) {
+  const Val& a = t.in(0);
+  const Val& b = t.in(1);
+  if (a.meta.shape.size() != 2 || b.meta.shape.size() != 2) t.fail("A and B must be 2-D");
+  Attrs at;
+  at.set("transpose_a", t.attr_int("transA", 0) != 0);
+  at.set("transpose_b", t.attr_int("transB", 0) != 0);
+  double alpha = t.attr_float("alpha", 1.0), beta = t.attr_float("beta", 1.0);
+  Val y = t.op1(OpId::MatMul, {a, b}, at);
+  if (alpha != 1.0) y = t.op1(OpId::Mul, {y, t.scalar(alpha, y.meta.dtype)});
+  if (t.has_input(2) && beta != 0.0) {
+    Val c = t.in(2);
+    if (beta != 1.0) c = t.op1(OpId::Mul, {c, t.scalar(beta, c.meta.dtype)});
+    bool bias = c.meta.shape.size() == 1 && c.meta.shape[0] == y.meta.shape[1] &&
+                c.meta.dtype == y.meta.dtype;
+    y = t.op1(bias ? OpId::BiasAdd : OpId::Add, {y, c});
+  }
+  t.set_out(0, y);
+}
+
+// numpy's matmul: 1-D operands get a unit dimension that the result drops; batch dimensions
+// broadcast (BatchMatMul).
+void matmul(Translator& t, OpId) {
+  Val a = t.in(0), b = t.in(1);
+  size_t ra = a.meta.shape.size(), rb = b.meta.shape.size();
+  if (ra == 0 || rb == 0) t.fail("MatMul's inputs must have rank 1 or more");
+  if (ra == 1) a = reshape(t, a, {1, a.meta.shape[0]});
+  if (rb == 1) b = reshape(t, b, {b.meta.shape[0], 1});
+  bool two_d = a.meta.shape.size() == 2 && b.meta.shape.size() == 2;
+  Val y = t.op1(two_d ? OpId::MatMul : OpId::BatchMatMul, {a, b});
+  if (ra == 1 || rb == 1) {
+    Shape s(y.meta.shape.begin(), y.meta.shape.end() - 2);
+    if (ra != 1) s.push_back(y.meta.shape[y.meta.shape.size() - 2]);
+    if (rb != 1) s.push_back(y.meta.shape.back());
+    y = reshape(t, y, s);
+  }
+  t.set_out(0, y);
+}
+
+// Inference batch normalisation (training_mode must be 0).
+void batch_norm(Translator& t, OpId) {
+  if (t.attr_int("training_mode", 0) != 0) t.fail("training_mode=1 is not supported");
+  if (t.attr_int("spatial", 1) != 1) t.fail("spatial=0 is not supported");
+  t.ignore_attr("momentum");  // running statistics are updated in training only
+  for (int i = 1; i < t.num_outputs(); ++i)
+    if (t.wants_output(i)) t.fail("the training outputs (mean, var, ...) are not supported");
+  const Val& x = t.in(0);
+  if (x.meta.shape.size() < 2) t.fail("the input needs a channel dimension");
+  Attrs a;
+  a.set("is_training", false);
+  a.set("epsilon", t.attr_float("epsilon", 1e-5));
+  std::vector<Val> ins{x};
+  for (int i = 1; i < 5; ++i) ins.push_back(t.cast(t.in(i), x.meta.dtype));
+  t.set_out(0, t.op(OpId::BatchNorm, ins, a)[0]);
+}
+
+// Softmax and LogSoftmax. Before opset 13 the input is seen as 2-D, [prod(:axis),
+// prod(axis:)], normalised over its rows; from 13 along one axis (default -1).
+void softmax(Translator& t, OpId id) {
+  const Val& x = t.in(0);
+  int64_t rank = static_cast<int64_t>(x.meta.shape.size());
+  bool legacy = t.opset() < 13;
+  int64_t axis =
+      norm_axis(t, t.attr_int("axis", legacy ? 1 : -1), std::max<int64_t>(rank, 1), "axis");
+  Attrs a;
+  if (id == OpId::Softmax)
+    a.set("axis", std::vector<int64_t>{-1});
+  else
+    a.set("axis", int64_t{-1});
+  if (!legacy || rank == 0) {
+    if (rank > 0 && axis != rank - 1) {
+      if (id == OpId::Softmax)
+        a.set("axis", std::vector<int64_t>{axis});
+      else
+        a.set("axis", axis);
+    }
+    return t.set_out(0, t.op1(id, {x}, a));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= x.meta.shape[k];
+  Val y = t.op1(id, {reshape(t, x, {outer, inner})}, a);
+  t.set_out(0, reshape(t, y, x.meta.shape));
+}
+
+// LayerNormalization over axes [axis, rank): scale and bias broadcast to x.shape[axis:].
+void layer_norm(Translator& t, OpId) {
+  const Val& x = t.in(0);
+  int64_t rank = static_cast<int64_t>(x.meta.shape.size());
+  int64_t axis = norm_axis(t, t.attr_int("axis", -1), rank, "axis");
+  if (t.attr_int("stash_type", 1) != 1) t.fail("stash_type other than float32 is not supported");
+  Shape ps(x.meta.shape.begin() + axis, x.meta.shape.end());
+  auto param = [&](const Val& v) {
+    if (v.meta.shape == ps) return v;
+    Attrs b;
+    b.set("shape", std::vector<int64_t>(ps.begin(), ps.end()));
+    return t.op1(OpId::BroadcastTo, {v}, b);
+  };
+  Val gamma = param(t.in(1));
+  Val beta = t.has_input(2) ? param(t.in(2)) : t.constant(Tensor::zeros(ps, x.meta.dtype));
+  Attrs a;
+  a.set("begin_norm_axis", axis);
+  a.set("begin_params_axis", axis);
+  a.set("epsilon", t.attr_float("epsilon", 1e-5));
+  std::vector<Val> outs = t.op(OpId::LayerNorm, {x, gamma, beta}, a);
+  for (int i = 0; i < 3; ++i)
+    if (t.wants_output(i)) t.set_out(i, outs[i]);
+}
+
+// Inference dropout: the identity, and an all-true mask.
+void dropout(Translator& t, OpId) {
+  t.ignore_attr("seed");
+  t.ignore_attr("ratio");
+  t.ignore_attr("is_test");
+  if (t.has_input(2) && t.scalar_in(2, "training_mode") != 0)
+    t.fail("training_mode=true is not supported");
+  const Val& x = t.in(0);
+  t.set_out(0, x);
+  if (t.wants_output(1)) {
+    DType mask = t.opset() < 10 ? x.meta.dtype : DType::Bool;
+    t.set_out(1, t.constant(Tensor::full(x.meta.shape, Scalar::from_int(1), mask)));
+  }
+}
+
+}  // namespace mycel::serialize::onnx_detail
