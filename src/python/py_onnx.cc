@@ -50,6 +50,14 @@ void bind_onnx(pyb::module_& m) {
   m.def("_load_onnx", &load_onnx, pyb::arg("data"), pyb::arg("file_name"), pyb::arg("input_shape"),
         pyb::arg("const_inputs"),
         "Translates, checks and compiles an ONNX model's bytes into a MindIRGraph.");
+  m.def(
+      "_onnx_supported_ops",
+      [] {
+        std::vector<std::string> out;
+        for (std::string_view s : serialize::onnx_supported_ops()) out.emplace_back(s);
+        return out;
+      },
+      "The ONNX op types load_onnx translates, sorted.");
 }
 
 }  // namespace mycel::py

@@ -31,6 +31,9 @@ constexpr OnnxOp kOps[] = {
 #include "serialize/onnx_ops.def"
 #undef ONNX_OP
 };
+static_assert(std::is_sorted(std::begin(kOps), std::end(kOps),
+                             [](const OnnxOp& a, const OnnxOp& b) { return a.name < b.name; }),
+              "onnx_ops.def must be sorted by name (find_onnx_op searches it)");
 
 std::string meta_str(const TensorMeta& m) {
   std::string s = str(dtype_name(m.dtype), "[");
@@ -342,6 +345,16 @@ std::vector<Val> Translator::op(OpId id, const std::vector<Val>& ins, const Attr
   } catch (const Error& e) {
     fail(str("mycel's ", def.name, " does not take it: ", e.message()));
   }
+  // The executor runs kernels on the dtypes given: the casts promotion asks for are nodes.
+  std::vector<Val> cast_ins;
+  for (size_t k = 0; k < ins.size(); ++k)
+    if (metas[k].dtype != ins[k].meta.dtype) cast_ins.push_back(cast(ins[k], metas[k].dtype));
+  if (!cast_ins.empty()) {
+    std::vector<Val> promoted;
+    for (size_t k = 0, c = 0; k < ins.size(); ++k)
+      promoted.push_back(metas[k].dtype != ins[k].meta.dtype ? cast_ins[c++] : ins[k]);
+    return op(id, promoted, given);
+  }
   std::vector<Val> result(outs.size());
   if (foldable) {
     std::vector<Tensor> in;
@@ -465,8 +478,8 @@ class OnnxImporter {
     for (const onnx::OperatorSetIdProto& o : model.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") t_.set_opset(o.version());
     if (t_.opset() == 0) t_.fail("the model imports no opset of the default (ai.onnx) domain");
-    if (t_.opset() < 7 || t_.opset() > 18)
-      t_.fail(str("opset ", t_.opset(), " is not supported (mycel imports opsets 7 to 18)"));
+    if (t_.opset() < 1 || t_.opset() > 18)
+      t_.fail(str("opset ", t_.opset(), " is not supported (mycel imports opsets 1 to 18)"));
   }
 
   // Every node of an op type without a translation, in one error.
@@ -613,6 +626,12 @@ class OnnxImporter {
 };
 
 }  // namespace
+
+std::vector<std::string_view> onnx_supported_ops() {
+  std::vector<std::string_view> out;
+  for (const OnnxOp& op : onnx_detail::kOps) out.push_back(op.name);
+  return out;
+}
 
 LoadedModel import_onnx(std::string_view bytes, const std::string& file_name,
                         const OnnxOptions& options) {

@@ -54,4 +54,7 @@ struct OnnxOptions {
 LoadedModel import_onnx(std::string_view bytes, const std::string& file_name,
                         const OnnxOptions& options = {});
 
+// The ONNX op types import translates, sorted.
+std::vector<std::string_view> onnx_supported_ops();
+
 }  // namespace mycel::serialize

@@ -211,17 +211,32 @@ void reduce(Translator& t, OpId id) {
   t.set_out(0, t.cast(y, x.meta.dtype));
 }
 
+// select_last_index=1: the first extreme of x reversed along the axis, counted from the end.
 void arg_reduce(Translator& t, OpId id) {
-  const Val& x = t.in(0);
-  int64_t axis =
-      norm_axis(t, t.attr_int("axis", 0), static_cast<int64_t>(x.meta.shape.size()), "axis");
-  if (t.attr_int("select_last_index", 0) != 0)
-    t.fail("select_last_index=1 is not supported (mycel returns the first extreme)");
+  Val x = t.in(0);
+  int64_t rank = static_cast<int64_t>(x.meta.shape.size());
+  int64_t axis = norm_axis(t, t.attr_int("axis", 0), rank, "axis");
+  bool last = t.attr_int("select_last_index", 0) != 0;
+  int64_t d = x.meta.shape[axis];
+  if (last) {
+    std::vector<int64_t> b(rank, 0), e(x.meta.shape.begin(), x.meta.shape.end()), st(rank, 1);
+    b[axis] = d - 1;
+    e[axis] = 0;
+    st[axis] = -1;
+    Attrs s;
+    s.set("begin", b);
+    s.set("end", e);
+    s.set("strides", st);
+    s.set("end_mask", int64_t{1} << axis);
+    x = t.op1(OpId::StridedSlice, {x}, s);
+  }
   Attrs a;
   a.set("axis", axis);
   a.set("keep_dims", t.attr_int("keepdims", 1) != 0);
   a.set("output_type", DType::Int64);
-  t.set_out(0, t.op1(id, {x}, a));
+  Val y = t.op1(id, {x}, a);
+  if (last) y = t.op1(OpId::Sub, {t.scalar(static_cast<double>(d - 1), DType::Int64), y});
+  t.set_out(0, y);
 }
 
 void cast(Translator& t, OpId) {

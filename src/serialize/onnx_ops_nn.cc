@@ -7,48 +7,74 @@ namespace mycel::serialize::onnx_detail {
 
 namespace {
 
-// The spatial window attributes of Conv and the poolings, mapped to mycel's: pads as
-// (top, bottom, left, right) from ONNX's (begins..., ends...) or from auto_pad.
+// The spatial window attributes of Conv and the poolings, mapped to mycel's 2-D ones: pads as
+// (top, bottom, left, right) from ONNX's (begins..., ends...) or from auto_pad. A 1-D window
+// (a rank-3 input) becomes a 2-D one of height 1.
 struct Window {
   std::vector<int64_t> kernel, strides, dilations, pad;
 };
 
+// x as a rank-4 NCHW tensor: a rank-3 [N, C, L] input gets a unit height.
+Val as_2d(Translator& t, const Val& x) {
+  const Shape& s = x.meta.shape;
+  if (s.size() == 3) return reshape(t, x, {s[0], s[1], 1, s[2]});
+  if (s.size() != 4)
+    t.fail(
+        str("only 1-D and 2-D windows (rank-3 and rank-4 inputs) are supported, the input "
+            "has rank ",
+            s.size()));
+  return x;
+}
+
+// The 2-D result y back to the input's rank.
+Val from_2d(Translator& t, const Val& x, const Val& y) {
+  if (x.meta.shape.size() == 4) return y;
+  const Shape& s = y.meta.shape;
+  return reshape(t, y, {s[0], s[1], s[3]});
+}
+
+// `kernel` (from the weight; empty for pools) and the attributes, for the input x (rank 3 or
+// 4, not yet made 2-D).
 Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
-  if (x.meta.shape.size() != 4)
-    t.fail(str("only 2-D inputs (rank 4, NCHW) are supported, the input has rank ",
-               x.meta.shape.size()));
-  Window w;
+  size_t n = x.meta.shape.size() - 2;  // spatial dimensions: 1 or 2 (as_2d checked)
   std::vector<int64_t> ks = t.attr_ints("kernel_shape", kernel);
   if (!kernel.empty() && ks != kernel) t.fail("kernel_shape disagrees with the weight's shape");
-  if (ks.size() != 2) t.fail("kernel_shape must have 2 values");
-  w.kernel = ks;
-  w.strides = t.attr_ints("strides", {1, 1});
-  w.dilations = t.attr_ints("dilations", {1, 1});
-  std::vector<int64_t> pads = t.attr_ints("pads", {0, 0, 0, 0});
-  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4)
-    t.fail("strides and dilations need 2 values, pads 4");
-  for (int k = 0; k < 2; ++k)
-    if (w.strides[k] < 1 || w.dilations[k] < 1 || w.kernel[k] < 1)
+  std::vector<int64_t> strides = t.attr_ints("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dilations = t.attr_ints("dilations", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = t.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  if (ks.size() != n || strides.size() != n || dilations.size() != n || pads.size() != 2 * n)
+    t.fail(str("kernel_shape, strides and dilations need ", n, " values, pads ", 2 * n));
+  for (size_t k = 0; k < n; ++k)
+    if (strides[k] < 1 || dilations[k] < 1 || ks[k] < 1)
       t.fail("kernel_shape, strides and dilations must be positive");
   std::string mode = t.attr_str("auto_pad", "NOTSET");
   if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-    for (int k = 0; k < 2; ++k) {
-      int64_t in = x.meta.shape[2 + k], s = w.strides[k];
+    for (size_t k = 0; k < n; ++k) {
+      int64_t in = x.meta.shape[2 + k], s = strides[k];
       int64_t out = (in + s - 1) / s;
-      int64_t total =
-          std::max<int64_t>(0, (out - 1) * s + (w.kernel[k] - 1) * w.dilations[k] + 1 - in);
-      int64_t small = total / 2;
-      pads[k] = mode == "SAME_UPPER" ? small : total - small;
-      pads[2 + k] = total - pads[k];
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + (ks[k] - 1) * dilations[k] + 1 - in);
+      pads[k] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[n + k] = total - pads[k];
     }
   } else if (mode == "VALID") {
-    pads = {0, 0, 0, 0};
+    pads.assign(2 * n, 0);
   } else if (mode != "NOTSET") {
     t.fail("auto_pad '" + mode + "' is not supported");
   }
   for (int64_t p : pads)
     if (p < 0) t.fail("negative pads are not supported");
-  w.pad = {pads[0], pads[2], pads[1], pads[3]};
+  Window w;
+  if (n == 1) {
+    w.kernel = {1, ks[0]};
+    w.strides = {1, strides[0]};
+    w.dilations = {1, dilations[0]};
+    w.pad = {0, 0, pads[0], pads[1]};
+  } else {
+    w.kernel = ks;
+    w.strides = strides;
+    w.dilations = dilations;
+    w.pad = {pads[0], pads[2], pads[1], pads[3]};
+  }
   return w;
 }
 
@@ -56,10 +82,12 @@ Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
 
 void conv(Translator& t, OpId) {
   const Val& x = t.in(0);
-  const Val& wv = t.in(1);
+  Val x2 = as_2d(t, x);
+  Val wv = t.in(1);
   const Shape& ws = wv.meta.shape;
-  if (ws.size() != 4) t.fail("only 2-D convolutions (a rank-4 weight) are supported");
-  Window w = window(t, x, {ws[2], ws[3]});
+  if (ws.size() != x.meta.shape.size()) t.fail("the weight's rank differs from the input's");
+  Window w = window(t, x, std::vector<int64_t>(ws.begin() + 2, ws.end()));
+  if (ws.size() == 3) wv = reshape(t, wv, {ws[0], ws[1], 1, ws[2]});
   Attrs a;
   a.set("out_channel", ws[0]);
   a.set("kernel_size", w.kernel);
@@ -68,13 +96,15 @@ void conv(Translator& t, OpId) {
   a.set("stride", w.strides);
   a.set("dilation", w.dilations);
   a.set("group", t.attr_int("group", 1));
-  Val y = t.op1(OpId::Conv2D, {x, wv}, a);
+  Val y = t.op1(OpId::Conv2D, {x2, wv}, a);
   if (t.has_input(2)) y = t.op1(OpId::BiasAdd, {y, t.in(2)});
-  t.set_out(0, y);
+  t.set_out(0, from_2d(t, x, y));
 }
 
+// Max pooling of small integer types runs in a float type that holds them exactly.
 void pool(Translator& t, OpId id) {
   const Val& x = t.in(0);
+  Val x2 = as_2d(t, x);
   Window w = window(t, x, {});
   if (w.dilations != std::vector<int64_t>{1, 1}) t.fail("dilated pooling is not supported");
   if (t.attr_int("storage_order", 0) != 0) t.fail("storage_order=1 is not supported");
@@ -85,7 +115,10 @@ void pool(Translator& t, OpId id) {
   a.set("pad", w.pad);
   a.set("ceil_mode", t.attr_int("ceil_mode", 0) != 0);
   if (id == OpId::AvgPool) a.set("count_include_pad", t.attr_int("count_include_pad", 0) != 0);
-  t.set_out(0, t.op1(id, {x}, a));
+  DType dt = x.meta.dtype;
+  if (id == OpId::MaxPool && is_integral(dt) && dtype_size(dt) <= 4)
+    x2 = t.cast(x2, dtype_size(dt) <= 2 ? DType::Float32 : DType::Float64);
+  t.set_out(0, from_2d(t, x, t.cast(t.op1(id, {x2}, a), dt)));
 }
 
 void global_pool(Translator& t, OpId id) {
