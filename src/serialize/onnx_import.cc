@@ -15,7 +15,6 @@
 #include "base/utf8.h"
 #include "ops/op_semantics.h"
 #include "serialize/onnx_translate.h"
-#include "tensor/size.h"
 
 namespace mycel::serialize {
 
@@ -39,6 +38,17 @@ std::string meta_str(const TensorMeta& m) {
   std::string s = str(dtype_name(m.dtype), "[");
   for (size_t i = 0; i < m.shape.size(); ++i) s += str(i ? ", " : "", m.shape[i]);
   return s + "]";
+}
+
+// No negative dimension, and the product of the non-zero ones at most 2^40 (so strides and
+// sizes fit in 64 bits even where a 0 makes the tensor empty).
+bool shape_ok(const Shape& shape) {
+  int64_t prod = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && prod > (int64_t{1} << 40) / d)) return false;
+    if (d > 0) prod *= d;
+  }
+  return true;
 }
 
 }  // namespace
@@ -156,50 +166,49 @@ Tensor Translator::decode_tensor(const TP& t, const std::string& what) {
   if (t.data_location() == TP::EXTERNAL || t.external_data_size() > 0)
     fail(what + " keeps its data in an external file, which is not supported");
   if (t.has_segment()) fail(what + " is a segment of a tensor, which is not supported");
-  Shape shape;
-  int64_t count = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0 || (d > 0 && count > (int64_t{1} << 36) / d)) fail(what + " has a bad shape");
-    shape.push_back(d);
-    count *= d;
-  }
-  Tensor out = Tensor::empty(shape, dt);
+  Shape shape(t.dims().begin(), t.dims().end());
+  if (!shape_ok(shape)) fail(what + " has a negative or too large shape");
+  int64_t count = numel(shape);
   size_t want = static_cast<size_t>(count) * dtype_size(dt);
-  auto typed = [&](int n, const char* field) {
-    if (n != count)
-      fail(str(what, " holds ", n, " values in ", field, ", but ", meta_str({dt, shape}), " needs ",
-               count));
-  };
-  if (t.has_raw_data()) {
+  if (t.has_raw_data()) {  // sizes are checked before anything is allocated
     if (t.raw_data().size() != want)
       fail(str(what, " holds ", t.raw_data().size(), " bytes, but ", meta_str({dt, shape}),
                " needs ", want));
+    Tensor out = Tensor::empty(shape, dt);
     if (want) std::memcpy(out.raw_data(), t.raw_data().data(), want);
     return out;
   }
+  // Otherwise the typed field of the dtype (float16 and bfloat16 as bits in int32_data).
+  const char* field = dt == DType::Float32   ? "float_data"
+                      : dt == DType::Float64 ? "double_data"
+                      : dt == DType::Int64   ? "int64_data"
+                                             : "int32_data";
+  int n = dt == DType::Float32   ? t.float_data_size()
+          : dt == DType::Float64 ? t.double_data_size()
+          : dt == DType::Int64   ? t.int64_data_size()
+                                 : t.int32_data_size();
+  if (n != count)
+    fail(str(what, " holds ", n, " values in ", field, ", but ", meta_str({dt, shape}), " needs ",
+             count));
+  Tensor out = Tensor::empty(shape, dt);
   switch (dt) {
     case DType::Float32:
-      typed(t.float_data_size(), "float_data");
       fill_from(out, t.float_data());
       break;
     case DType::Float64:
-      typed(t.double_data_size(), "double_data");
       fill_from(out, t.double_data());
       break;
     case DType::Int64:
-      typed(t.int64_data_size(), "int64_data");
       fill_from(out, t.int64_data());
       break;
     case DType::Float16:
     case DType::BFloat16: {  // the bits, one value per int32
-      typed(t.int32_data_size(), "int32_data");
       auto* p = static_cast<uint16_t*>(out.raw_data());
       for (int64_t i = 0; i < count; ++i)
         p[i] = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
       break;
     }
     default:
-      typed(t.int32_data_size(), "int32_data");
       fill_from(out, t.int32_data());
   }
   return out;
@@ -359,7 +368,12 @@ std::vector<Val> Translator::op(OpId id, const std::vector<Val>& ins, const Attr
   if (foldable) {
     std::vector<Tensor> in;
     for (const Val& v : ins) in.push_back(*v.value);
-    std::vector<Tensor> got = options_.fold(def, in, attrs);
+    std::vector<Tensor> got;
+    try {
+      got = options_.fold(def, in, attrs);
+    } catch (const Error& e) {
+      fail(str("evaluating ", def.name, " on its constant inputs: ", e.message()));
+    }
     if (got.size() != outs.size()) fail(str("folding ", def.name, " gave ", got.size(), " values"));
     for (size_t k = 0; k < got.size(); ++k) result[k] = constant(got[k]);
     return result;
@@ -424,6 +438,17 @@ int64_t norm_axis(Translator& t, int64_t axis, int64_t rank, const char* what) {
   if (axis < -rank || axis >= rank)
     t.fail(str("the ", what, " ", axis, " is out of range for a rank-", rank, " input"));
   return axis < 0 ? axis + rank : axis;
+}
+
+void check_range(Translator& t, const std::vector<int64_t>& v, int64_t lo, const char* what) {
+  for (int64_t x : v)
+    if (x < lo || x > (int64_t{1} << 40))
+      t.fail(str("the ", what, " value ", x, " is out of range [", lo, ", 2^40]"));
+}
+
+int64_t mask_bit(Translator& t, int64_t axis) {
+  if (axis > 62) t.fail("slicing past axis 62 is not supported");
+  return int64_t{1} << axis;
 }
 
 Val reshape(Translator& t, const Val& x, const Shape& shape) {
@@ -561,11 +586,7 @@ class OnnxImporter {
                     "'): give the input's shape in input_shape to specialise the model"));
       }
     }
-    try {
-      checked_nbytes(shape, 1, "load_onnx");
-    } catch (const Error& e) {
-      t_.fail(e.message());
-    }
+    if (!shape_ok(shape)) t_.fail("the shape is too large");
     return shape;
   }
 

@@ -1,4 +1,4 @@
-// ONNX import: an ONNX ModelProto (default domain, opsets 7-18) -> the same checked module and
+// ONNX import: an ONNX ModelProto (default domain, opsets 1-18) -> the same checked module and
 // executable that MINDIR import gives (serialize/mindir.h's LoadedModel), so mycel.lite's
 // converter and nn.GraphCell take an ONNX model as they take a mycel.export file.
 //

@@ -37,7 +37,8 @@ Tensor filled(Translator& t, const Shape& shape, Scalar v, DType dt) {
   } catch (const Error& e) {
     t.fail(e.message());
   }
-  if (numel(shape) > (int64_t{1} << 32)) t.fail("the constant is too large");
+  if (numel(shape) * static_cast<int64_t>(dtype_size(dt)) > (int64_t{1} << 28))
+    t.fail("constants made at import are limited to 256 MiB");
   return Tensor::full(shape, v, dt);
 }
 
@@ -83,6 +84,7 @@ void reshape_op(Translator& t, OpId) {
       continue;
     }
     if (d < 0) t.fail(str("shape has the entry ", d));
+    if (d > 0 && known > (int64_t{1} << 62) / d) t.fail("the shape is too large");
     s.push_back(d);
     known *= d;
   }
@@ -107,9 +109,10 @@ void transpose(Translator& t, OpId) {
 }
 
 void concat(Translator& t, OpId) {
+  if (t.num_inputs() == 0) t.fail("Concat needs an input");
   std::vector<Val> ins;
   for (int i = 0; i < t.num_inputs(); ++i) ins.push_back(t.in(i));
-  int64_t axis = norm_axis(t, t.attr_int_req("axis"), rank_of(ins.at(0)), "axis");
+  int64_t axis = norm_axis(t, t.attr_int_req("axis"), rank_of(ins[0]), "axis");
   if (ins.size() == 1) return t.set_out(0, ins[0]);
   Attrs a;
   a.set("axis", axis);
@@ -135,11 +138,9 @@ void split(Translator& t, OpId) {
   }
   if (static_cast<int>(sizes.size()) != t.num_outputs())
     t.fail(str("split gives ", sizes.size(), " sizes for ", t.num_outputs(), " outputs"));
+  check_range(t, sizes, 0, "split");
   int64_t at = 0;
-  for (int64_t s : sizes) {
-    if (s < 0) t.fail("split has a negative size");
-    at += s;
-  }
+  for (int64_t s : sizes) at += s;
   if (at != dim) t.fail(str("the split sizes sum to ", at, ", the axis has ", dim));
   at = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
@@ -181,7 +182,8 @@ void slice(Translator& t, OpId) {
     if (seen[a]) t.fail("an axis is sliced twice");
     seen[a] = true;
     int64_t d = x.meta.shape[a], s = steps[k];
-    if (s == 0) t.fail("a step is 0");
+    if (s == 0 || s < -(int64_t{1} << 40) || s > (int64_t{1} << 40))
+      t.fail(str("the step ", s, " is 0 or out of range"));
     auto clampi = [](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(v, hi)); };
     int64_t lo = starts[k] < 0 ? starts[k] + d : starts[k];
     int64_t hi = ends[k] < 0 ? (ends[k] < -d ? -1 : ends[k] + d) : ends[k];
@@ -193,7 +195,7 @@ void slice(Translator& t, OpId) {
       e[a] = clampi(hi, -1, d - 1);
       if (e[a] < 0) {
         e[a] = 0;
-        end_mask |= int64_t{1} << a;
+        end_mask |= mask_bit(t, a);
       }
     }
     st[a] = s;
@@ -326,7 +328,7 @@ void pad(Translator& t, OpId) {
   std::vector<int64_t> paddings(2 * rank, 0);
   for (size_t k = 0; k < n; ++k) {
     int64_t a = norm_axis(t, axes[k], rank, "axis");
-    if (pads[k] < 0 || pads[n + k] < 0) t.fail("negative pads are not supported");
+    check_range(t, {pads[k], pads[n + k]}, 0, "pads");
     paddings[2 * a] = pads[k];
     paddings[2 * a + 1] = pads[n + k];
   }
@@ -340,6 +342,7 @@ void pad(Translator& t, OpId) {
 void expand(Translator& t, OpId) {
   Val x = t.in(0);
   std::vector<int64_t> want = t.ints_in(1, "shape");
+  check_range(t, want, 0, "shape");
   size_t rank = std::max(want.size(), x.meta.shape.size());
   Shape xs(rank - x.meta.shape.size(), 1), out(rank, 1);
   for (int64_t d : x.meta.shape) xs.push_back(d);
@@ -358,8 +361,10 @@ void expand(Translator& t, OpId) {
 }
 
 void tile(Translator& t, OpId) {
+  std::vector<int64_t> repeats = t.ints_in(1, "repeats");
+  check_range(t, repeats, 0, "repeats");
   Attrs a;
-  a.set("multiples", t.ints_in(1, "repeats"));
+  a.set("multiples", repeats);
   t.set_out(0, t.op1(OpId::Tile, {t.in(0)}, a));
 }
 

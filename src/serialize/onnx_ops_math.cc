@@ -227,7 +227,7 @@ void arg_reduce(Translator& t, OpId id) {
     s.set("begin", b);
     s.set("end", e);
     s.set("strides", st);
-    s.set("end_mask", int64_t{1} << axis);
+    s.set("end_mask", mask_bit(t, axis));
     x = t.op1(OpId::StridedSlice, {x}, s);
   }
   Attrs a;

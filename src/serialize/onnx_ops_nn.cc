@@ -44,9 +44,10 @@ Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
   std::vector<int64_t> pads = t.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
   if (ks.size() != n || strides.size() != n || dilations.size() != n || pads.size() != 2 * n)
     t.fail(str("kernel_shape, strides and dilations need ", n, " values, pads ", 2 * n));
-  for (size_t k = 0; k < n; ++k)
-    if (strides[k] < 1 || dilations[k] < 1 || ks[k] < 1)
-      t.fail("kernel_shape, strides and dilations must be positive");
+  check_range(t, ks, 1, "kernel_shape");
+  check_range(t, strides, 1, "strides");
+  check_range(t, dilations, 1, "dilations");
+  check_range(t, pads, 0, "pads");
   std::string mode = t.attr_str("auto_pad", "NOTSET");
   if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
     for (size_t k = 0; k < n; ++k) {
@@ -61,8 +62,6 @@ Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
   } else if (mode != "NOTSET") {
     t.fail("auto_pad '" + mode + "' is not supported");
   }
-  for (int64_t p : pads)
-    if (p < 0) t.fail("negative pads are not supported");
   Window w;
   if (n == 1) {
     w.kernel = {1, ks[0]};

@@ -126,5 +126,10 @@ const OnnxOp* find_onnx_op(std::string_view op_type);
 int64_t norm_axis(Translator& t, int64_t axis, int64_t rank, const char* what);
 // Reshape to `shape` (static, no -1).
 Val reshape(Translator& t, const Val& x, const Shape& shape);
+// Fails unless every value is in [lo, 2^40]: sizes, pads, strides and repeats from a file,
+// bounded before shape arithmetic uses them.
+void check_range(Translator& t, const std::vector<int64_t>& v, int64_t lo, const char* what);
+// The StridedSlice end_mask bit of `axis` (an error past 62 axes).
+int64_t mask_bit(Translator& t, int64_t axis);
 
 }  // namespace mycel::serialize::onnx_detail

@@ -3,7 +3,8 @@ both modes. Oracles: the ONNX conformance cases' reference outputs (libonnx-test
 for torchvision's ResNet-18 and MobileNetV2 and a small network exported with its
 BatchNorm kept; errors: every unsupported operator in one message, unmapped attribute values
 naming the node, corrupt and mutated files giving ValueErrors, never a crash. python3-onnx is
-used to write and read test models only (mycel does not import it)."""
+used to write and read test models only (mycel does not import it). Tests taking `mode`
+(tests/python/conftest.py) run in PYNATIVE and GRAPH mode."""
 import glob
 import os
 import random
@@ -19,7 +20,6 @@ from mycel import _mycel as _C
 from mycel import nn
 from mycel.lite import load_onnx
 
-MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 NODE_CASES = "/usr/share/libonnx-testdata/data/node"
 # Inputs ONNX passes as tensors that mycel needs at import (shapes, axes, pads, sizes): a
 # conformance case that feeds them from its inputs gets them through const_inputs.
@@ -32,14 +32,6 @@ STATIC_INPUTS = {
                         "ReduceSumSquare"]},
 }
 PASS_FLOOR = 0.90
-
-
-@pytest.fixture(params=MODES, ids=["pynative", "graph"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=request.param)
-    yield request.param
-    ms.set_context(mode=old)
 
 
 def _outputs(got):

@@ -1,5 +1,5 @@
 """ONNX import for mycel lite: ``mycel.lite.load_onnx(file_name)`` turns an ONNX model (the
-default domain, opsets 7 to 18) into the graph ``mycel.load`` returns for a MINDIR file, so
+default domain, opsets 1 to 18) into the graph ``mycel.load`` returns for a MINDIR file, so
 ``nn.GraphCell`` runs it in either mode and the lite converter takes it as it takes a
 ``mycel.export`` file. The translation is mycel's (src/serialize/onnx_import.h); python3-onnx
 is not needed."""
