@@ -9,7 +9,6 @@
 
 #include "frontend/py_convert.h"
 #include "python/module.h"
-#include "runtime/eager.h"
 #include "serialize/onnx_import.h"
 
 namespace pyb = pybind11;
@@ -17,11 +16,6 @@ namespace pyb = pybind11;
 namespace mycel::py {
 
 namespace {
-
-std::vector<Tensor> fold(const OpDef& op, std::span<const Tensor> in, const Attrs& attrs) {
-  TensorList out = run_op(op, in, attrs);
-  return std::vector<Tensor>(out.begin(), out.end());
-}
 
 pyb::object load_onnx(const pyb::bytes& data, const std::string& file_name,
                       const std::map<std::string, std::vector<int64_t>>& input_shape,
@@ -34,7 +28,7 @@ pyb::object load_onnx(const pyb::bytes& data, const std::string& file_name,
              "For 'load_onnx', const_inputs must map input names to Tensors.");
     opts.const_inputs[k.cast<std::string>()] = tensor_of(v);
   }
-  opts.fold = &fold;
+  opts.fold = &serialize::eager_fold;
   std::string_view bytes(data);
   serialize::LoadedModel m;
   {

@@ -42,11 +42,15 @@ struct OnnxOptions {
   // Inputs frozen to a value: they become constants of the graph, not inputs (a shape or
   // axes input that an ONNX model takes at run time).
   std::map<std::string, Tensor> const_inputs;
-  // Evaluates ops on constants at import (the Python binding passes the eager dispatcher,
-  // runtime/eager.h); null: nothing folds, constant expressions stay graph nodes and an input
+  // Evaluates ops on constants at import (eager_fold below, as the Python binding does);
+  // null: nothing folds, constant expressions stay graph nodes and an input
   // that must be known at import (a Reshape's shape) must then be an initializer or Constant.
   OnnxFoldFn fold;
 };
+
+// OnnxOptions::fold by the eager dispatcher (runtime/eager.h's run_op), what the Python
+// binding and the converter pass (onnx_fold.cc, which builds without kernels leave out).
+std::vector<Tensor> eager_fold(const OpDef& op, std::span<const Tensor> in, const Attrs& attrs);
 
 // Translates, checks and compiles the ONNX model in `bytes`; `file_name` names it in errors.
 // The result's inputs are the ONNX graph's inputs less the initializers and const_inputs; its

@@ -1,6 +1,8 @@
 // ONNX import, the neural-network translations (onnx_ops.def): Conv, Gemm, MatMul, the
 // poolings, the normalisations, Softmax and Dropout. Convolution and pooling are 2-D (rank-4
 // NCHW inputs), as mycel's Conv2D and pools; auto_pad modes become explicit pads.
+#include <limits>
+
 #include "serialize/onnx_translate.h"
 
 namespace mycel::serialize::onnx_detail {
@@ -100,6 +102,81 @@ void conv(Translator& t, OpId) {
   t.set_out(0, from_2d(t, x, y));
 }
 
+// ConvTranspose as the input gradient of the convolution that maps its output back to its
+// input (Conv2DBackpropInput; ONNX's weight [C_in, C_out/group, k...] is that convolution's).
+// Output size per axis: stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads;
+// with output_shape or a SAME auto_pad, the pads come from the wanted size.
+void conv_transpose(Translator& t, OpId) {
+  const Val& x = t.in(0);
+  Val x2 = as_2d(t, x);
+  Val wv = t.in(1);
+  const Shape ws = wv.meta.shape;
+  if (ws.size() != x.meta.shape.size()) t.fail("the weight's rank differs from the input's");
+  size_t n = ws.size() - 2;
+  std::string mode = t.attr_str("auto_pad", "NOTSET");
+  std::vector<int64_t> out_shape = t.attr_ints("output_shape", {});
+  std::vector<int64_t> out_pad = t.attr_ints("output_padding", std::vector<int64_t>(n, 0));
+  check_range(t, out_shape, 1, "output_shape");
+  check_range(t, out_pad, 0, "output_padding");
+  if ((!out_shape.empty() && out_shape.size() != n) || out_pad.size() != n)
+    t.fail(str("output_shape and output_padding need ", n, " values"));
+  Window w = window(t, x, std::vector<int64_t>(ws.begin() + 2, ws.end()));
+  int64_t group = t.attr_int("group", 1);
+  Shape size{x.meta.shape[0], ws[1] * group};
+  for (size_t k = 0; k < n; ++k) {
+    size_t a = k + 2 - n;  // the 2-D axis (0: H, 1: W) of spatial axis k
+    int64_t in = x.meta.shape[2 + k], s = w.strides[a];
+    int64_t span = s * (in - 1) + out_pad[k] + (w.kernel[a] - 1) * w.dilations[a] + 1;
+    if (!out_shape.empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      int64_t total = span - (out_shape.empty() ? in * s : out_shape[k]);
+      // A larger output than the span: the extra rows at the end (only the bias reaches
+      // them) are output padding, which must stay under the stride.
+      if (total < 0 && out_pad[k] - total >= s)
+        t.fail("output_shape exceeds what the input and the stride can give");
+      if (total < 0) span -= total;
+      total = std::max<int64_t>(total, 0);
+      int64_t half = total / 2;
+      w.pad[2 * a] = mode == "SAME_UPPER" ? half : total - half;
+      w.pad[2 * a + 1] = total - w.pad[2 * a];
+    }
+    size.push_back(span - w.pad[2 * a] - w.pad[2 * a + 1]);
+  }
+  if (n == 1) {
+    size.insert(size.begin() + 2, 1);
+    wv = reshape(t, wv, {ws[0], ws[1], 1, ws[2]});
+  }
+  Attrs a;
+  a.set("out_channel", ws[0]);
+  a.set("kernel_size", w.kernel);
+  a.set("pad_mode", std::string("pad"));
+  a.set("pad", w.pad);
+  a.set("stride", w.strides);
+  a.set("dilation", w.dilations);
+  a.set("group", group);
+  a.set("input_size", std::vector<int64_t>(size.begin(), size.end()));
+  Val y = t.op1(OpId::Conv2DBackpropInput, {x2, wv}, a);
+  if (t.has_input(2)) y = t.op1(OpId::BiasAdd, {y, t.in(2)});
+  t.set_out(0, from_2d(t, x, y));
+}
+
+// mycel's pools take pads of at most half the kernel; wider ones (without ceil_mode) pad
+// explicitly first: -inf for MaxPool, zeros for AvgPool, whose count_include_pad=0 average
+// is then the window sum over the count of real elements (the same pool over ones).
+Val wide_pad_pool(Translator& t, OpId id, const Val& x, Attrs a, bool include_pad) {
+  std::vector<int64_t> pad = a.get_ints("pad");
+  a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
+  Attrs p;
+  p.set("paddings", std::vector<int64_t>{0, 0, 0, 0, pad[0], pad[1], pad[2], pad[3]});
+  p.set("value", id == OpId::MaxPool ? -std::numeric_limits<double>::infinity() : 0.0);
+  Val y = t.op1(id, {t.op1(OpId::Pad, {x}, p)}, a);
+  if (id == OpId::MaxPool || include_pad) return y;
+  a.set("count_include_pad", true);
+  Shape one{1, 1, x.meta.shape[2], x.meta.shape[3]};
+  Val ones = t.constant(Tensor::full(one, Scalar::from_int(1), x.meta.dtype));
+  Val share = t.op1(id, {t.op1(OpId::Pad, {ones}, p)}, a);  // real elements / window size
+  return t.op1(OpId::Div, {y, share});
+}
+
 // Max pooling of small integer types runs in a float type that holds them exactly.
 void pool(Translator& t, OpId id) {
   const Val& x = t.in(0);
@@ -107,17 +184,22 @@ void pool(Translator& t, OpId id) {
   Window w = window(t, x, {});
   if (w.dilations != std::vector<int64_t>{1, 1}) t.fail("dilated pooling is not supported");
   if (t.attr_int("storage_order", 0) != 0) t.fail("storage_order=1 is not supported");
+  bool ceil = t.attr_int("ceil_mode", 0) != 0;
+  bool include_pad = id == OpId::AvgPool && t.attr_int("count_include_pad", 0) != 0;
   Attrs a;
   a.set("kernel_size", w.kernel);
   a.set("strides", w.strides);
   a.set("pad_mode", std::string("pad"));
   a.set("pad", w.pad);
-  a.set("ceil_mode", t.attr_int("ceil_mode", 0) != 0);
-  if (id == OpId::AvgPool) a.set("count_include_pad", t.attr_int("count_include_pad", 0) != 0);
+  a.set("ceil_mode", ceil);
+  if (id == OpId::AvgPool) a.set("count_include_pad", include_pad);
   DType dt = x.meta.dtype;
   if (id == OpId::MaxPool && is_integral(dt) && dtype_size(dt) <= 4)
     x2 = t.cast(x2, dtype_size(dt) <= 2 ? DType::Float32 : DType::Float64);
-  t.set_out(0, from_2d(t, x, t.cast(t.op1(id, {x2}, a), dt)));
+  bool wide = 2 * std::max(w.pad[0], w.pad[1]) > w.kernel[0] ||
+              2 * std::max(w.pad[2], w.pad[3]) > w.kernel[1];
+  Val y = wide && !ceil ? wide_pad_pool(t, id, x2, a, include_pad) : t.op1(id, {x2}, a);
+  t.set_out(0, from_2d(t, x, t.cast(y, dt)));
 }
 
 void global_pool(Translator& t, OpId id) {
@@ -186,6 +268,32 @@ void batch_norm(Translator& t, OpId) {
   std::vector<Val> ins{x};
   for (int i = 1; i < 5; ++i) ins.push_back(t.cast(t.in(i), x.meta.dtype));
   t.set_out(0, t.op(OpId::BatchNorm, ins, a)[0]);
+}
+
+// InstanceNormalization: each (sample, channel) normalised over its spatial axes, then
+// scale[C] and B[C] applied per channel.
+void instance_norm(Translator& t, OpId) {
+  const Val& x = t.in(0);
+  size_t rank = x.meta.shape.size();
+  if (rank < 3) t.fail("the input needs a spatial dimension (rank 3 or more)");
+  std::vector<int64_t> axes;
+  for (size_t k = 2; k < rank; ++k) axes.push_back(static_cast<int64_t>(k));
+  Attrs r;
+  r.set("axis", axes);
+  r.set("keep_dims", true);
+  Val d = t.op1(OpId::Sub, {x, t.op1(OpId::ReduceMean, {x}, r)});
+  Val var = t.op1(OpId::ReduceMean, {t.op1(OpId::Square, {d})}, r);
+  Val eps = t.scalar(t.attr_float("epsilon", 1e-5), x.meta.dtype);
+  Val y = t.op1(OpId::Mul, {d, t.op1(OpId::Rsqrt, {t.op1(OpId::Add, {var, eps})})});
+  Shape per_channel{x.meta.shape[1]};
+  per_channel.resize(rank - 1, 1);
+  auto channel = [&](int i) {
+    const Val& v = t.in(i);
+    if (v.meta.shape != Shape{x.meta.shape[1]}) t.fail(str("input ", i, " must have shape [C]"));
+    return reshape(t, v, per_channel);
+  };
+  y = t.op1(OpId::Mul, {y, channel(1)});
+  t.set_out(0, t.op1(OpId::Add, {y, channel(2)}));
 }
 
 // Softmax and LogSoftmax. Before opset 13 the input is seen as 2-D, [prod(:axis),
