@@ -39,10 +39,20 @@ void unary(Translator& t, OpId id) { t.set_out(0, t.op1(id, {t.in(0)})); }
 
 void binary(Translator& t, OpId id) { t.set_out(0, t.op1(id, {t.in(0), t.in(1)})); }
 
-// Integer division truncates toward zero (the cast of the float quotient).
+// Integer division truncates toward zero, computed exactly: the floor quotient, plus one
+// where the remainder is not zero and the operands' signs differ.
 void div(Translator& t, OpId) {
   const Val& a = t.in(0);
-  t.set_out(0, t.cast(t.op1(OpId::Div, {a, t.in(1)}), a.meta.dtype));
+  const Val& b = t.in(1);
+  DType dt = a.meta.dtype;
+  if (!is_integral(dt) || b.meta.dtype != dt) return t.set_out(0, t.op1(OpId::Div, {a, b}));
+  Val q = t.op1(OpId::FloorDiv, {a, b});
+  if (dt == DType::UInt8) return t.set_out(0, q);
+  Val zero = t.scalar(0, dt);
+  Val inexact = t.op1(OpId::NotEqual, {t.op1(OpId::FloorMod, {a, b}), zero});
+  Val signs = t.op1(OpId::NotEqual, {t.op1(OpId::Less, {a, zero}), t.op1(OpId::Less, {b, zero})});
+  Val fix = t.op1(OpId::LogicalAnd, {inexact, signs});
+  t.set_out(0, t.op1(OpId::Add, {q, t.cast(fix, dt)}));
 }
 
 // The result has the base's dtype (an integer base with a float exponent truncates).

@@ -261,6 +261,23 @@ def test_shape_computations_fold(tmp_path, mode):
     np.testing.assert_array_equal(nn.GraphCell(graph)(ms.Tensor(x)).asnumpy(), x.reshape(2, 12))
 
 
+@pytest.mark.parametrize("dtype, elem", [(np.int32, TensorProto.INT32),
+                                         (np.int64, TensorProto.INT64)])
+def test_integer_div_truncates_exactly(dtype, elem, tmp_path, mode):
+    """ONNX's integer Div truncates toward zero; large int64 values stay exact."""
+    path = _model([helper.make_node("Div", ["a", "b"], ["y"])],
+                  [_vi("a", [6], elem), _vi("b", [6], elem)], [_vi("y", [6], elem)],
+                  path=tmp_path / "d.onnx")
+    big = 2**40 + 3 if dtype == np.int64 else 2**30 + 3
+    a = np.array([7, -7, 7, -7, big, -big], dtype)
+    b = np.array([2, 2, -2, -2, 2, 3], dtype)
+    got = nn.GraphCell(load_onnx(path))(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+    want = np.array([abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+                     for x, y in zip(a.tolist(), b.tolist())], dtype)  # Python ints: exact
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+
+
 # ---- errors --------------------------------------------------------------------------------
 
 def test_unsupported_operators_listed_together(tmp_path):
