@@ -34,15 +34,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   if (mycel::fuzz::plain_only() || rng() % 4 == 0 ||
       !model.ParsePartialFromArray(data, static_cast<int>(size)))
     return mycel::fuzz::plain_mutate(data, size, max_size);
-  std::string out;
-  if (rng() % 4 == 0) {  // wire-level damage
-    model.SerializePartialToString(&out);
-    mycel::fuzz::mutate_bytes(out);
-  } else {
-    int n = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < n; ++i) mycel::fuzz::mutate_message(model, rng);
-    model.SerializePartialToString(&out);
-  }
+  std::string out = mycel::fuzz::mutate_serialized(model, rng);
   if (out.size() > max_size) return mycel::fuzz::plain_mutate(data, size, max_size);
   std::copy(out.begin(), out.end(), data);
   return out.size();

@@ -79,6 +79,19 @@ Window window(Translator& t, const Val& x, std::vector<int64_t> kernel) {
   return w;
 }
 
+// Conv2D's (and its input gradient's) attributes for window `w`.
+Attrs conv_attrs(int64_t out_channel, const Window& w, int64_t group) {
+  Attrs a;
+  a.set("out_channel", out_channel);
+  a.set("kernel_size", w.kernel);
+  a.set("pad_mode", std::string("pad"));
+  a.set("pad", w.pad);
+  a.set("stride", w.strides);
+  a.set("dilation", w.dilations);
+  a.set("group", group);
+  return a;
+}
+
 }  // namespace
 
 void conv(Translator& t, OpId) {
@@ -89,15 +102,7 @@ void conv(Translator& t, OpId) {
   if (ws.size() != x.meta.shape.size()) t.fail("the weight's rank differs from the input's");
   Window w = window(t, x, std::vector<int64_t>(ws.begin() + 2, ws.end()));
   if (ws.size() == 3) wv = reshape(t, wv, {ws[0], ws[1], 1, ws[2]});
-  Attrs a;
-  a.set("out_channel", ws[0]);
-  a.set("kernel_size", w.kernel);
-  a.set("pad_mode", std::string("pad"));
-  a.set("pad", w.pad);
-  a.set("stride", w.strides);
-  a.set("dilation", w.dilations);
-  a.set("group", t.attr_int("group", 1));
-  Val y = t.op1(OpId::Conv2D, {x2, wv}, a);
+  Val y = t.op1(OpId::Conv2D, {x2, wv}, conv_attrs(ws[0], w, t.attr_int("group", 1)));
   if (t.has_input(2)) y = t.op1(OpId::BiasAdd, {y, t.in(2)});
   t.set_out(0, from_2d(t, x, y));
 }
@@ -145,14 +150,7 @@ void conv_transpose(Translator& t, OpId) {
     size.insert(size.begin() + 2, 1);
     wv = reshape(t, wv, {ws[0], ws[1], 1, ws[2]});
   }
-  Attrs a;
-  a.set("out_channel", ws[0]);
-  a.set("kernel_size", w.kernel);
-  a.set("pad_mode", std::string("pad"));
-  a.set("pad", w.pad);
-  a.set("stride", w.strides);
-  a.set("dilation", w.dilations);
-  a.set("group", group);
+  Attrs a = conv_attrs(ws[0], w, group);
   a.set("input_size", std::vector<int64_t>(size.begin(), size.end()));
   Val y = t.op1(OpId::Conv2DBackpropInput, {x2, wv}, a);
   if (t.has_input(2)) y = t.op1(OpId::BiasAdd, {y, t.in(2)});
