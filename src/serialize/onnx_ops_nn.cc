@@ -299,27 +299,25 @@ void instance_norm(Translator& t, OpId) {
 void softmax(Translator& t, OpId id) {
   const Val& x = t.in(0);
   int64_t rank = static_cast<int64_t>(x.meta.shape.size());
+  if (rank == 0) t.fail("the input must have rank 1 or more");
   bool legacy = t.opset() < 13;
-  int64_t axis =
-      norm_axis(t, t.attr_int("axis", legacy ? 1 : -1), std::max<int64_t>(rank, 1), "axis");
+  int64_t axis = t.attr_int("axis", legacy ? 1 : -1);
+  Val in = x;
+  if (legacy) {  // axis may be rank here: one column per row
+    axis = axis == rank ? rank : norm_axis(t, axis, rank, "axis");
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= x.meta.shape[k];
+    in = reshape(t, x, {outer, inner});
+    axis = 1;
+  } else {
+    axis = norm_axis(t, axis, rank, "axis");
+  }
   Attrs a;
   if (id == OpId::Softmax)
-    a.set("axis", std::vector<int64_t>{-1});
+    a.set("axis", std::vector<int64_t>{axis});
   else
-    a.set("axis", int64_t{-1});
-  if (!legacy || rank == 0) {
-    if (rank > 0 && axis != rank - 1) {
-      if (id == OpId::Softmax)
-        a.set("axis", std::vector<int64_t>{axis});
-      else
-        a.set("axis", axis);
-    }
-    return t.set_out(0, t.op1(id, {x}, a));
-  }
-  int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= x.meta.shape[k];
-  Val y = t.op1(id, {reshape(t, x, {outer, inner})}, a);
-  t.set_out(0, reshape(t, y, x.meta.shape));
+    a.set("axis", axis);
+  t.set_out(0, reshape(t, t.op1(id, {in}, a), x.meta.shape));
 }
 
 // LayerNormalization over axes [axis, rank): scale and bias broadcast to x.shape[axis:].

@@ -317,6 +317,23 @@ def test_bad_nodes_name_the_node(node, message, tmp_path):
         load_onnx(path)
 
 
+def test_graph_edges(tmp_path, mode):
+    """A weight as the output, one value output twice, a name defined twice."""
+    w = numpy_helper.from_array(np.arange(3, dtype=np.float32), "w")
+    path = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [3])],
+                  [_vi("w", [3]), _vi("y", [3]), _vi("y", [3])], inits=[w],
+                  path=tmp_path / "e.onnx")
+    x = np.array([-1, 0, 2], np.float32)
+    got = nn.GraphCell(load_onnx(path))(ms.Tensor(x))
+    np.testing.assert_array_equal(got[0].asnumpy(), np.arange(3))
+    np.testing.assert_array_equal(got[1].asnumpy(), np.maximum(x, 0))
+    np.testing.assert_array_equal(got[2].asnumpy(), np.maximum(x, 0))
+    path = _model([helper.make_node("Relu", ["x"], ["x"])], [_vi("x", [3])], [_vi("x", [3])],
+                  path=tmp_path / "twice.onnx")
+    with pytest.raises(ValueError, match=r"node '#0' \(Relu\): 'x' is defined twice"):
+        load_onnx(path)
+
+
 def test_unsupported_mode_values(tmp_path):
     pads = helper.make_tensor("p", TensorProto.INT64, [4], [0, 1, 0, 1])
     path = _model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect")],
