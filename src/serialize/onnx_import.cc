@@ -423,8 +423,14 @@ Val Translator::constant(Tensor t) {
 Val Translator::scalar(double v, DType dt) {
   Scalar s = is_floating(dt) ? Scalar::from_float(v)
              : is_bool(dt)   ? Scalar::from_bool(v != 0)
-                             : Scalar::from_int(static_cast<int64_t>(v));
+                             : Scalar::from_int(saturate_cast<int64_t>(v));
   return constant(Tensor::scalar(s, dt));
+}
+
+Val Translator::filled(const Shape& shape, Scalar v, DType dt) {
+  if (!shape_ok(shape) || numel(shape) * static_cast<int64_t>(dtype_size(dt)) > (int64_t{1} << 28))
+    fail("a constant made at import would be negative-sized or over 256 MiB");
+  return constant(Tensor::full(shape, v, dt));
 }
 
 Val Translator::cast(const Val& v, DType dt) {

@@ -3,7 +3,6 @@
 // Slice and Split become StridedSlice; Shape, Size, Constant and ConstantOfShape are
 // constants.
 #include "serialize/onnx_translate.h"
-#include "tensor/size.h"
 
 namespace mycel::serialize::onnx_detail {
 
@@ -26,20 +25,6 @@ Val strided_slice(Translator& t, const Val& x, std::vector<int64_t> begin, std::
   a.set("strides", std::move(strides));
   a.set("end_mask", end_mask);
   return t.op1(OpId::StridedSlice, {x}, a);
-}
-
-// A constant tensor of `dt` and `shape` holding `v` (checked for size).
-Tensor filled(Translator& t, const Shape& shape, Scalar v, DType dt) {
-  for (int64_t d : shape)
-    if (d < 0) t.fail("a negative dimension");
-  try {
-    checked_nbytes(shape, dtype_size(dt), "load_onnx");
-  } catch (const Error& e) {
-    t.fail(e.message());
-  }
-  if (numel(shape) * static_cast<int64_t>(dtype_size(dt)) > (int64_t{1} << 28))
-    t.fail("constants made at import are limited to 256 MiB");
-  return Tensor::full(shape, v, dt);
 }
 
 Tensor int64s(const std::vector<int64_t>& v) {
@@ -301,7 +286,7 @@ void constant_of_shape(Translator& t, OpId) {
     v = value->item();
     dt = value->dtype();
   }
-  t.set_out(0, t.constant(filled(t, Shape(dims.begin(), dims.end()), v, dt)));
+  t.set_out(0, t.filled(Shape(dims.begin(), dims.end()), v, dt));
 }
 
 // Constant padding only; pads as (begins..., ends...) for all axes or for `axes` (opset 18).

@@ -170,7 +170,7 @@ Val wide_pad_pool(Translator& t, OpId id, const Val& x, Attrs a, bool include_pa
   if (id == OpId::MaxPool || include_pad) return y;
   a.set("count_include_pad", true);
   Shape one{1, 1, x.meta.shape[2], x.meta.shape[3]};
-  Val ones = t.constant(Tensor::full(one, Scalar::from_int(1), x.meta.dtype));
+  Val ones = t.filled(one, Scalar::from_int(1), x.meta.dtype);
   Val share = t.op1(id, {t.op1(OpId::Pad, {ones}, p)}, a);  // real elements / window size
   return t.op1(OpId::Div, {y, share});
 }
@@ -334,7 +334,7 @@ void layer_norm(Translator& t, OpId) {
     return t.op1(OpId::BroadcastTo, {v}, b);
   };
   Val gamma = param(t.in(1));
-  Val beta = t.has_input(2) ? param(t.in(2)) : t.constant(Tensor::zeros(ps, x.meta.dtype));
+  Val beta = t.has_input(2) ? param(t.in(2)) : t.filled(ps, Scalar::from_int(0), x.meta.dtype);
   Attrs a;
   a.set("begin_norm_axis", axis);
   a.set("begin_params_axis", axis);
@@ -355,7 +355,7 @@ void dropout(Translator& t, OpId) {
   t.set_out(0, x);
   if (t.wants_output(1)) {
     DType mask = t.opset() < 10 ? x.meta.dtype : DType::Bool;
-    t.set_out(1, t.constant(Tensor::full(x.meta.shape, Scalar::from_int(1), mask)));
+    t.set_out(1, t.filled(x.meta.shape, Scalar::from_int(1), mask));
   }
 }
 

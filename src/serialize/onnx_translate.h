@@ -85,6 +85,8 @@ class Translator {
   Val op1(OpId id, const std::vector<Val>& ins, const Attrs& given = {});
   Val constant(Tensor t);
   Val scalar(double v, DType dt);  // a 0-d constant
+  // A constant of `shape` filled with `v`; constants made at import are limited to 256 MiB.
+  Val filled(const Shape& shape, Scalar v, DType dt);
   Val cast(const Val& v, DType dt);
 
  private:
