@@ -1,9 +1,9 @@
 """`make bench`: runs every benchmark, each framework in its own process in the same run, and
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
-`python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed) runs one
-section and replaces it in the existing RESULTS.md, keeping the others as they are; the section
-says which command produced it."""
+`python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
+privacy, ...: see SECTIONS) runs one section and replaces it in the existing RESULTS.md,
+keeping the others as they are; the section says which command produced it."""
 import argparse
 import datetime
 import json
@@ -382,6 +382,76 @@ def amp_section():
     return lines
 
 
+def parallel_section():
+    """Tensor parallelism (semi_auto_parallel, Megatron MLP) against data parallelism and one
+    process: throughput and memory per rank at 2 and 4 processes."""
+    print("bench: tensor vs data parallelism (MLP 1024-4096-1024; serial, dp 2/4, tp 2/4) ...",
+          flush=True)
+    runs = [("serial", 1), ("dp", 2), ("tp", 2), ("dp", 4), ("tp", 4)]
+    got = {r: run("tp_bench.py", r[0], str(r[1])) for r in runs}
+    serial = got[("serial", 1)]["samples_per_s"]
+    lines = [
+        "## Tensor parallelism",
+        "",
+        "bench/tp_bench.py (its docstring has the details): a two-layer MLP 1024 → 4096 → "
+        "1024 (GeLU, MSE, Momentum), global batch 64, float32, mycel GRAPH mode, 1 thread per "
+        "process, Gloo on the loopback. Data parallel: each process holds every weight and "
+        "its momentum, runs 64/N rows and all-reduces the gradients (32 MiB a step). Tensor "
+        "parallel (`semi_auto_parallel`, the first MatMul split by columns, the second by "
+        "rows): each process holds 1/N of both weights and their momentum, runs the whole "
+        "batch and all-reduces 256 KiB of partial sums forward and of the input gradient "
+        "backward. Global samples/s (best of 3 passes of 10 steps); weights + momentum held "
+        "by rank 0; its peak resident memory. This machine has 2 cores: at 4 processes they "
+        "share them. There is no tensor-parallel baseline in Debian's PyTorch.",
+        "",
+        "| run | samples/s | vs one process | weights + state per rank, MiB | peak RSS per "
+        "rank, MiB |",
+        "|---|---|---|---|---|",
+    ]
+    for (mode, n) in runs:
+        r = got[(mode, n)]
+        name = {"serial": "one process", "dp": f"data parallel, {n} processes",
+                "tp": f"tensor parallel, {n} processes"}[mode]
+        lines.append(f"| {name} | {fmt(r['samples_per_s'])} | "
+                     f"{r['samples_per_s'] / serial:.2f} | {fmt(r['state_mb'])} | "
+                     f"{fmt(r['peak_rss_mb'])} |")
+    lines.append("")
+def privacy_section():
+    """Differential privacy: DP-SGD LeNet-5 accuracy at eps 2, 4, 8 and the DP step's time."""
+    print("bench: differential privacy (DP-SGD LeNet-5 at eps 2, 4, 8; a few minutes) ...",
+          flush=True)
+    my = run("privacy_bench.py")
+    lines = [
+        "## Differential privacy",
+        "",
+        f"Produced by bench/privacy_bench.py (`make bench`, or `python3 bench/run.py --only "
+        f"privacy` for this section alone) on {datetime.date.today()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores; its docstring has the details. LeNet-5 on "
+        f"Fashion-MNIST, mycel GRAPH mode, batch {my['batch']}, {my['epochs']} epochs, "
+        f"Momentum(lr {my['lr']}, 0.9); DP-SGD by `DPModel` with per-example clipping "
+        f"(micro_batches = batch size, C = {my['clip']}) and Gaussian noise whose multiplier "
+        f"is the smallest giving the target eps (delta {my['delta']:g}, RDP accountant, "
+        "q = batch/60000) after all the steps; eps as the `RDPMonitor` callback of the run "
+        "reports it. Test accuracy on the 10,000 test images.",
+        "",
+        "| run | noise multiplier | eps (monitor) | test accuracy | training s |",
+        "|---|---|---|---|---|",
+        f"| non-private | - | ∞ | {my['plain']['accuracy']:.4f} | "
+        f"{my['plain']['train_s']:.0f} |",
+    ]
+    for target in ("2", "4", "8"):
+        r = my[f"eps{target}"]
+        lines.append(f"| DP-SGD, target eps {target} | {r['sigma']:.3f} | {r['eps']:.3f} | "
+                     f"{r['accuracy']:.4f} | {r['train_s']:.0f} |")
+    a, b = my["plain_step_ms"], my["dp_step_ms"]
+    lines += ["",
+              f"Step time, batch {my['batch']} (best of 3 passes of 20 steps): ordinary "
+              f"`TrainOneStepCell` {a:.2f} ms, DP step ({my['batch']} per-example gradients, "
+              f"clipping, noise) {b:.2f} ms, {b / a:.1f}× the ordinary step.",
+              ""]
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "graph": ("## Graph mode", graph_section),
@@ -389,6 +459,8 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "train": ("## Training throughput", train_section),
     "data": ("## Data pipeline", data_section),
     "distributed": ("## Distributed", dist_section),
+    "parallel": ("## Tensor parallelism", parallel_section),
+    "privacy": ("## Differential privacy", privacy_section),
 }
 
 
@@ -475,6 +547,8 @@ def main():
     lines += amp_section()
     lines += data_section()
     lines += dist_section("the same `make bench` run")
+    lines += parallel_section()
+    lines += privacy_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

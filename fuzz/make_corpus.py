@@ -215,12 +215,37 @@ def onnx_models():
             put("onnx", name + ".onnx", read(path))
 
 
+class SmallConv(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, has_bias=True)
+        self.bn = nn.BatchNorm2d(2)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Dense(2 * 2 * 2, 3)
+
+    def construct(self, x):
+        return ops.softmax(self.fc(self.flatten(self.pool(ops.relu(self.bn(self.conv(x)))))))
+
+
+def lite_models(tmp):
+    from mycel import lite
+    for name, net, x in [("dense", nn.Dense(4, 3, activation="relu"), np.ones((2, 4), np.float32)),
+                         ("conv", SmallConv(), np.ones((1, 1, 4, 4), np.float32))]:
+        net.set_train(False)
+        path = os.path.join(tmp, name)
+        ms.export(net, ms.Tensor(x), file_name=path)
+        lite.Converter().convert(lite.FmkType.MINDIR, path + ".mindir", path)
+        put("lite_model", name + ".ms", read(path + ".ms"))
+
+
 def main():
     onnx_models()
     with tempfile.TemporaryDirectory() as tmp:
         checkpoints(tmp)
         graphs = mindirs(tmp)
         mindrecords(tmp)
+        lite_models(tmp)
     images()
     ir_texts(graphs)
 

@@ -52,7 +52,8 @@ def main():
     data = [(Tensor(rng.standard_normal((32, d_in)), ms.float32),
              Tensor(rng.standard_normal((32, d_out)), ms.float32)) for _ in range(a.steps)]
     serial, _ = train(1, weights, data, a.steps)  # stand-alone: the reference
-    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                                 full_batch=True)
     sharded, net = train(n, weights, data, a.steps)
     diff = max(abs(s - p) / max(abs(s), 1e-12) for s, p in zip(serial, sharded))
     if rank == 0:

@@ -35,7 +35,10 @@ from mycel import train  # noqa: E402,F401
 from mycel import amp  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
-                            get_auto_parallel_context, reset_auto_parallel_context)
+                            get_auto_parallel_context, reset_auto_parallel_context,
+                            build_searched_strategy, merge_sliced_parameter,
+                            load_distributed_checkpoint, transform_checkpoints,
+                            transform_checkpoint_by_rank)
 
 bool_ = getattr(_mycel, "bool")
 float_ = float32

@@ -118,10 +118,22 @@ bool is_subclass(py::handle sub, py::handle cls) {
   throw Error(kind, str(type, ": ", msg));
 }
 
+// The rows of a strategy appended to `flat`: their count, their lengths, then the entries.
+void encode_rows(py::handle strategy, std::vector<int64_t>& flat) {
+  flat.push_back(static_cast<int64_t>(py::len(strategy)));
+  std::vector<int64_t> entries;
+  for (py::handle row : strategy) {
+    flat.push_back(static_cast<int64_t>(py::len(row)));
+    for (py::handle v : row) entries.push_back(v.cast<int64_t>());
+  }
+  flat.insert(flat.end(), entries.begin(), entries.end());
+}
+
 // The Prim of an OpHandle: complete attributes when every required one is known. A
-// primitive's strategy (Primitive.shard) travels as kStrategyAttr: rows, their lengths, then
-// the entries (parallel/spmd.h reads it).
-Value prim_of_handle(py::handle h, py::handle strategy = py::none()) {
+// primitive's strategy (Primitive.shard) travels as kStrategyAttr: its rows encoded, then
+// its out_strategy's if it has one (parallel/spmd.h reads them).
+Value prim_of_handle(py::handle h, py::handle strategy = py::none(),
+                     py::handle out_strategy = py::none()) {
   std::string name = h.attr("name").cast<std::string>();
   const OpDef* op = find_op(name);
   MC_ASSERT(op != nullptr, "an OpHandle of an unknown op ", name);
@@ -131,12 +143,9 @@ Value prim_of_handle(py::handle h, py::handle strategy = py::none()) {
     if (!std::holds_alternative<std::monostate>(a)) given.set(k.cast<std::string>(), std::move(a));
   }
   if (!strategy.is_none()) {
-    std::vector<int64_t> flat{static_cast<int64_t>(py::len(strategy))}, entries;
-    for (py::handle row : strategy) {
-      flat.push_back(static_cast<int64_t>(py::len(row)));
-      for (py::handle v : row) entries.push_back(v.cast<int64_t>());
-    }
-    flat.insert(flat.end(), entries.begin(), entries.end());
+    std::vector<int64_t> flat;
+    encode_rows(strategy, flat);
+    if (!out_strategy.is_none()) encode_rows(out_strategy, flat);
     given.set(kStrategyAttr, std::move(flat));
   }
   bool complete = true;
@@ -431,7 +440,8 @@ class PyHost final : public ir::Host {
     if (is_instance(o, r.primitive)) {
       py::object call = py::type::of(o).attr("__call__");
       if (call.ptr() == r.primitive_call.ptr())
-        return prim_of_handle(o.attr("_handle"), py::getattr(o, "_in_strategy", py::none()));
+        return prim_of_handle(o.attr("_handle"), py::getattr(o, "_in_strategy", py::none()),
+                              py::getattr(o, "_out_strategy", py::none()));
       return convert_py(m, o.attr("__call__"));  // its own __call__: a closure over it
     }
     PyTypeObject* t = Py_TYPE(o.ptr());

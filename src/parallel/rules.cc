@@ -62,9 +62,22 @@ RuleFamily rule_family(OpId op) {
     case OpId::LogSoftmax:
       return RuleFamily::Softmax;
     case OpId::Reshape:
+    case OpId::Flatten:
       return RuleFamily::Reshape;
     case OpId::Transpose:
       return RuleFamily::Transpose;
+    case OpId::LayerNorm:
+      return RuleFamily::LayerNorm;
+    case OpId::Gather:
+      return RuleFamily::Gather;
+    case OpId::SparseSoftmaxCrossEntropyWithLogits:
+    case OpId::SoftmaxCrossEntropyWithLogits:
+      return RuleFamily::SoftmaxLoss;
+    case OpId::Conv2D:
+      return RuleFamily::Conv2D;
+    case OpId::MaxPool:
+    case OpId::AvgPool:
+      return RuleFamily::Pool;
     default:
       return RuleFamily::None;
   }
@@ -132,20 +145,32 @@ namespace {
 // Each family's two parts (rules.h), indexed by RuleFamily.
 struct FamilyRules {
   LoopSpace (*loops)(const OpCall&, const Strategy&);
-  TensorLayout (*layout)(const OpCall&, std::span<const TensorLayout>);
+  std::vector<TensorLayout> (*layouts)(const OpCall&, std::span<const TensorLayout>);
 };
 
+// The layouts of a one-output family.
+template <TensorLayout (*F)(const OpCall&, std::span<const TensorLayout>)>
+std::vector<TensorLayout> one(const OpCall& call, std::span<const TensorLayout> in) {
+  return {F(call, in)};
+}
+
 const FamilyRules& family_rules(const OpCall& call) {
+  using namespace rules;
   static constexpr FamilyRules kRules[] = {
-      {nullptr, nullptr},                                     // None
-      {rules::matmul_loops, rules::matmul_layout},            // MatMul
-      {rules::elementwise_loops, rules::elementwise_layout},  // Unary
-      {rules::elementwise_loops, rules::elementwise_layout},  // Binary
-      {rules::bias_add_loops, rules::bias_add_layout},        // BiasAdd
-      {rules::reduce_loops, rules::reduce_layout},            // Reduce
-      {rules::softmax_loops, rules::softmax_layout},          // Softmax
-      {rules::reshape_loops, rules::reshape_layout},          // Reshape
-      {rules::transpose_loops, rules::transpose_layout},      // Transpose
+      {nullptr, nullptr},                            // None
+      {matmul_loops, one<matmul_layout>},            // MatMul
+      {elementwise_loops, one<elementwise_layout>},  // Unary
+      {elementwise_loops, one<elementwise_layout>},  // Binary
+      {bias_add_loops, one<bias_add_layout>},        // BiasAdd
+      {reduce_loops, one<reduce_layout>},            // Reduce
+      {softmax_loops, one<softmax_layout>},          // Softmax
+      {reshape_loops, one<reshape_layout>},          // Reshape
+      {transpose_loops, one<transpose_layout>},      // Transpose
+      {layer_norm_loops, layer_norm_layouts},        // LayerNorm
+      {gather_loops, one<gather_layout>},            // Gather
+      {softmax_loss_loops, softmax_loss_layouts},    // SoftmaxLoss
+      {conv2d_loops, one<conv2d_layout>},            // Conv2D
+      {pool_loops, one<pool_layout>},                // Pool
   };
   check_family(call);
   return kRules[static_cast<size_t>(rule_family(call.op))];
@@ -243,23 +268,67 @@ std::vector<TensorLayout> strategy_layouts(const OpCall& call, const Strategy& s
   return out;
 }
 
-TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in) {
-  MC_ASSERT(in.size() == call.shapes.size(), "infer_layout: ", in.size(), " layouts for ",
+std::vector<TensorLayout> infer_layouts(const OpCall& call, std::span<const TensorLayout> in) {
+  MC_ASSERT(in.size() == call.shapes.size(), "infer_layouts: ", in.size(), " layouts for ",
             call.shapes.size(), " inputs");
   for (const TensorLayout& l : in) {
     MC_CHECK(l.partial().empty(), Value, rules::describe(call, in),
              ": an input holds partial sums, which must be reduced first", call.where);
   }
-  return family_rules(call).layout(call, in);
+  return family_rules(call).layouts(call, in);
+}
+
+TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in) {
+  std::vector<TensorLayout> out = infer_layouts(call, in);
+  MC_ASSERT(out.size() == 1, "infer_layout: '", op_name(call.op), "' has ", out.size(), " outputs");
+  return out[0];
+}
+
+TensorLayout output_layout(const OpCall& call, const TensorLayout& got,
+                           const std::vector<int64_t>& row) {
+  std::ostringstream what;
+  what << "For '" << op_name(call.op) << "', the out_strategy (" << shape_str(row)
+       << ") and the output layout " << got.to_string();
+  MC_CHECK(static_cast<int>(row.size()) == got.ndim(), Value, what.str(),
+           ": it needs one entry per output dimension", call.where);
+  const DeviceMesh& mesh = got.mesh();
+  Axes pool = got.partial();
+  std::vector<bool> used(static_cast<size_t>(mesh.ndim()), false);
+  for (const Axes& a : got.map()) {
+    for (int x : a) used[static_cast<size_t>(x)] = true;
+  }
+  for (int x : got.partial()) used[static_cast<size_t>(x)] = true;
+  for (int x = 0; x < mesh.ndim(); ++x) {
+    if (!used[static_cast<size_t>(x)]) pool.push_back(x);
+  }
+  TensorMap map = got.map();
+  for (int d = 0; d < got.ndim(); ++d) {
+    const int64_t have = got.splits(d), want = row[static_cast<size_t>(d)];
+    MC_CHECK(want >= 1 && want % have == 0 && got.shape()[static_cast<size_t>(d)] % want == 0,
+             Value, what.str(), ": dimension ", d, " is split in ", have,
+             " and cannot be cut into ", want, " slices", call.where);
+    int64_t need = want / have;
+    while (need > 1 && !pool.empty() && need % mesh.shape()[static_cast<size_t>(pool[0])] == 0) {
+      need /= mesh.shape()[static_cast<size_t>(pool[0])];
+      map[static_cast<size_t>(d)].push_back(pool[0]);
+      pool.erase(pool.begin());
+    }
+    MC_CHECK(need == 1, Value, what.str(), ": no mesh axes are left to cut dimension ", d, " into ",
+             want, " slices", call.where);
+  }
+  return TensorLayout(mesh, got.shape(), std::move(map));
 }
 
 Attrs local_attrs(const OpCall& call, const TensorLayout& out) {
   Attrs a = call.attrs;
   if (call.op == OpId::Reshape) a.set("shape", out.slice_shape());
+  if (call.op == OpId::Conv2D) a.set("out_channel", out.slice_shape()[1]);
   return a;
 }
 
 double local_scale(const OpCall& call, std::span<const TensorLayout> in) {
+  if (call.op == OpId::SparseSoftmaxCrossEntropyWithLogits)
+    return 1.0 / static_cast<double>(in[0].splits(0));
   if (call.op != OpId::ReduceMean) return 1.0;
   int64_t g = 1;
   for (int d : rules::reduce_axes(call)) g *= in[0].splits(d);

@@ -24,7 +24,10 @@
 // broadcast batch dimensions), rules_elementwise.cc (unary ops, binary ops with broadcasting,
 // BiasAdd), rules_reduce.cc (ReduceSum/ReduceMean with or without keep_dims,
 // Softmax/LogSoftmax), rules_shape.cc (Reshape where the split dimensions stay intact,
-// Transpose). `rule_family` is the table, a switch over OpId.
+// Transpose), rules_nn.cc (LayerNorm, Gather, SoftmaxCrossEntropyWithLogits and its sparse
+// form), rules_conv.cc (Conv2D, MaxPool, AvgPool; Flatten is a Reshape). `rule_family` is
+// the table, a switch over OpId. Ops with several outputs
+// (LayerNorm's y, mean and rstd) have a layout per output: `infer_layouts`.
 #pragma once
 
 #include <span>
@@ -52,7 +55,22 @@ struct OpCall {
   std::string where;
 };
 
-enum class RuleFamily { None, MatMul, Unary, Binary, BiasAdd, Reduce, Softmax, Reshape, Transpose };
+enum class RuleFamily {
+  None,
+  MatMul,
+  Unary,
+  Binary,
+  BiasAdd,
+  Reduce,
+  Softmax,
+  Reshape,
+  Transpose,
+  LayerNorm,
+  Gather,
+  SoftmaxLoss,
+  Conv2D,
+  Pool
+};
 
 // The family of an op, None when it has no parallel rule.
 RuleFamily rule_family(OpId op);
@@ -89,22 +107,35 @@ std::vector<Axes> matrix_axes(const Shape& matrix, const DeviceMesh& mesh);
 std::vector<TensorLayout> strategy_layouts(const OpCall& call, const Strategy& s,
                                            const DeviceMesh& mesh);
 
-// The output layout of the op on inputs laid out as `in` (none partial; ValueError naming
-// the op and the layouts when they are inconsistent, as a split K on one side only, or split
-// the softmax axis, or a Reshape that would cut across a split dimension). The output is
-// partial along the axes that split a dimension the op sums over.
+// The output layouts of the op on inputs laid out as `in`, one per output (none partial;
+// ValueError naming the op and the layouts when they are inconsistent, as a split K on one
+// side only, or split the softmax axis, or a Reshape that would cut across a split
+// dimension). An output is partial along the axes that split a dimension the op sums over.
+std::vector<TensorLayout> infer_layouts(const OpCall& call, std::span<const TensorLayout> in);
+// The same for an op with one output.
 TensorLayout infer_layout(const OpCall& call, std::span<const TensorLayout> in);
+
+// The layout an out_strategy row (slice counts per output dimension) asks for, from the
+// output layout `got` the op's rule gives: each dimension keeps its axes and takes, to reach
+// its count, first axes of `got`'s partial sums (a ReduceScatter instead of an AllReduce),
+// then free mesh axes (a local split); the rest of the partial sums are summed. ValueError
+// (naming the op, the row and the layout) when a count is no multiple of the dimension's
+// splits or no axes make it up.
+TensorLayout output_layout(const OpCall& call, const TensorLayout& got,
+                           const std::vector<int64_t>& row);
 
 // The input layouts of an elementwise op (unary, binary, BiasAdd) whose output is laid out as
 // `out` (broadcast dimensions whole): how the pass propagates a layout through an op
 // without a strategy.
 std::vector<TensorLayout> elementwise_inputs(const OpCall& call, const TensorLayout& out);
 
-// The attributes each device runs the op with, for the output layout `out`.
+// The attributes each device runs the op with, for the output layout `out` (a Reshape's
+// target shape and a Conv2D's out_channel are its slice's).
 Attrs local_attrs(const OpCall& call, const TensorLayout& out);
 
 // What each device multiplies its local result by: 1 / (the splits of the reduced
-// dimensions) for ReduceMean, else 1.
+// dimensions) for ReduceMean and SparseSoftmaxCrossEntropyWithLogits (a mean over the
+// batch), else 1.
 double local_scale(const OpCall& call, std::span<const TensorLayout> in);
 
 // The families' parts (rules_<family>.cc); loop_space and infer_layout dispatch to them.
@@ -126,6 +157,28 @@ LoopSpace reshape_loops(const OpCall& call, const Strategy& s);
 TensorLayout reshape_layout(const OpCall& call, std::span<const TensorLayout> in);
 LoopSpace transpose_loops(const OpCall& call, const Strategy& s);
 TensorLayout transpose_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace layer_norm_loops(const OpCall& call, const Strategy& s);
+std::vector<TensorLayout> layer_norm_layouts(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace gather_loops(const OpCall& call, const Strategy& s);
+TensorLayout gather_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace conv2d_loops(const OpCall& call, const Strategy& s);
+TensorLayout conv2d_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace pool_loops(const OpCall& call, const Strategy& s);
+TensorLayout pool_layout(const OpCall& call, std::span<const TensorLayout> in);
+LoopSpace softmax_loss_loops(const OpCall& call, const Strategy& s);
+std::vector<TensorLayout> softmax_loss_layouts(const OpCall& call,
+                                               std::span<const TensorLayout> in);
+// The loop space of inputs whose dimension j of input i runs along loop dimension
+// dims[i][j] (of n), or is whole (-1: it may not be split; `whole_why` says why, e.g.
+// "broadcasts (size 1)"): the inputs that run along one loop dimension must split it alike.
+LoopSpace loops_along(const OpCall& call, const Strategy& s, std::vector<std::vector<int>> dims,
+                      size_t n, const char* whole_why);
+// The layout of `shape`, whose dimension k runs along loop dimension k, when the inputs,
+// laid out as `in`, run along `dims` (as loops_along): each dimension split as the inputs
+// that run along it are (alike, else ValueError).
+TensorLayout layout_along(const OpCall& call, std::span<const TensorLayout> in,
+                          const std::vector<std::vector<int>>& dims, Shape shape,
+                          const char* whole_why);
 // The identity loop space of one input: loop dimension d is the input's dimension d, split
 // as the strategy's only row says (its row count and entries checked).
 LoopSpace identity_loops(const OpCall& call, const Strategy& s);

@@ -9,6 +9,10 @@
 
 namespace mycel::parallel::rules {
 
+namespace {
+constexpr const char* kBroadcasts = "broadcasts (size 1)";
+}  // namespace
+
 // Per input, per dimension: the output dimension it runs along, -1 where it broadcasts; and
 // the output shape.
 std::vector<std::vector<int>> aligned_dims(const OpCall& call, Shape* out_shape) {
@@ -36,11 +40,8 @@ std::vector<std::vector<int>> aligned_dims(const OpCall& call, Shape* out_shape)
   return dims;
 }
 
-namespace {
-
-// The loop space of inputs that run along `dims` (loop dimensions 0..n-1).
 LoopSpace loops_along(const OpCall& call, const Strategy& s, std::vector<std::vector<int>> dims,
-                      size_t n) {
+                      size_t n, const char* whole_why) {
   check_rows(call, s);
   LoopSpace l;
   l.splits.assign(n, 0);
@@ -48,8 +49,8 @@ LoopSpace loops_along(const OpCall& call, const Strategy& s, std::vector<std::ve
     for (size_t j = 0; j < dims[i].size(); ++j) {
       int loop = dims[i][j];
       if (loop < 0) {
-        MC_CHECK(s[i][j] == 1, Value, describe(call, s), ": dimension ", j, " of input ", i,
-                 " broadcasts (size 1) and cannot be split", call.where);
+        MC_CHECK(s[i][j] == 1, Value, describe(call, s), ": dimension ", j, " of input ", i, " ",
+                 whole_why, " and cannot be split", call.where);
         continue;
       }
       int64_t& split = l.splits[static_cast<size_t>(loop)];
@@ -64,18 +65,17 @@ LoopSpace loops_along(const OpCall& call, const Strategy& s, std::vector<std::ve
   return l;
 }
 
-// The output layout of inputs that run along `dims`: each output dimension split as the
-// inputs that run along it are (alike, else ValueError).
 TensorLayout layout_along(const OpCall& call, std::span<const TensorLayout> in,
-                          const std::vector<std::vector<int>>& dims, Shape shape) {
+                          const std::vector<std::vector<int>>& dims, Shape shape,
+                          const char* whole_why) {
   std::vector<const Axes*> axes(shape.size(), nullptr);
   for (size_t i = 0; i < dims.size(); ++i) {
     for (size_t j = 0; j < dims[i].size(); ++j) {
       const Axes& a = in[i].map()[j];
       int loop = dims[i][j];
       if (loop < 0) {
-        MC_CHECK(a.empty(), Value, describe(call, in), ": dimension ", j, " of input ", i,
-                 " broadcasts and cannot be split", call.where);
+        MC_CHECK(a.empty(), Value, describe(call, in), ": dimension ", j, " of input ", i, " ",
+                 whole_why, " and cannot be split", call.where);
         continue;
       }
       const Axes*& seen = axes[static_cast<size_t>(loop)];
@@ -88,6 +88,8 @@ TensorLayout layout_along(const OpCall& call, std::span<const TensorLayout> in,
   for (const Axes* a : axes) map.push_back(a ? *a : Axes{});
   return TensorLayout(in[0].mesh(), std::move(shape), std::move(map));
 }
+
+namespace {
 
 size_t channel_axis(const OpCall& call) {
   const Shape& x = call.shapes[0];
@@ -108,22 +110,22 @@ LoopSpace elementwise_loops(const OpCall& call, const Strategy& s) {
   check_rows(call, s);
   Shape out;
   auto dims = aligned_dims(call, &out);
-  return loops_along(call, s, std::move(dims), out.size());
+  return loops_along(call, s, std::move(dims), out.size(), kBroadcasts);
 }
 
 TensorLayout elementwise_layout(const OpCall& call, std::span<const TensorLayout> in) {
   Shape out;
   auto dims = aligned_dims(call, &out);
-  return layout_along(call, in, dims, std::move(out));
+  return layout_along(call, in, dims, std::move(out), kBroadcasts);
 }
 
 LoopSpace bias_add_loops(const OpCall& call, const Strategy& s) {
   check_rows(call, s);
-  return loops_along(call, s, bias_dims(call), call.shapes[0].size());
+  return loops_along(call, s, bias_dims(call), call.shapes[0].size(), kBroadcasts);
 }
 
 TensorLayout bias_add_layout(const OpCall& call, std::span<const TensorLayout> in) {
-  return layout_along(call, in, bias_dims(call), call.shapes[0]);
+  return layout_along(call, in, bias_dims(call), call.shapes[0], kBroadcasts);
 }
 
 }  // namespace mycel::parallel::rules

@@ -1,6 +1,7 @@
-// Parallel rules of Reshape and Transpose (rules.h). Transpose permutes the tensor map.
-// Reshape keeps a layout only where every device's slice stays one block of the result:
-// the dimensions are grouped into the shortest runs of equal size on both sides
+// Parallel rules of Reshape (and Flatten, a Reshape to [N, the rest]) and Transpose (rules.h).
+// Transpose permutes the tensor map. Reshape keeps a layout only where every device's slice stays
+// one block of the result: the dimensions are grouped into the shortest runs of equal size on both
+// sides
 // ([4, 6] -> [24], [24] -> [2, 12]); within a run only its first dimension (after size-1
 // ones) may be split, and the run's first output dimension of size above 1 then takes the
 // same mesh axes, which must divide it.
@@ -11,10 +12,17 @@ namespace mycel::parallel::rules {
 
 namespace {
 
-// The reshape's target shape, a -1 entry resolved.
+// The reshape's target shape, a -1 entry resolved; a Flatten's [N, the rest].
 Shape target_shape(const OpCall& call) {
   int64_t numel = 1, known = 1;
   for (int64_t d : call.shapes[0]) numel *= d;
+  if (call.op == OpId::Flatten) {
+    MC_CHECK(!call.shapes[0].empty(), Value,
+             "For 'Flatten', the input must have at least 1 "
+             "dimension",
+             call.where);
+    return {call.shapes[0][0], call.shapes[0][0] ? numel / call.shapes[0][0] : 0};
+  }
   Shape out;
   int infer = -1;
   for (int64_t d : call.attrs.get_ints("shape")) {

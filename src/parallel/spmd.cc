@@ -15,20 +15,41 @@ namespace mycel::parallel {
 
 using namespace ir;
 
-std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs) {
-  if (!attrs.has(kStrategyAttr)) return std::nullopt;
-  const std::vector<int64_t>& v = attrs.get_ints(kStrategyAttr);
-  MC_ASSERT(!v.empty() && v[0] >= 0 && static_cast<size_t>(v[0]) < v.size(), "bad strategy");
-  size_t rows = static_cast<size_t>(v[0]), next = 1 + rows;
+namespace {
+
+// The rows encoded from v[at] on (a row count, each row's length, the entries); `at` moves
+// past them.
+Strategy decode_rows(const std::vector<int64_t>& v, size_t& at) {
+  MC_ASSERT(at < v.size() && v[at] >= 0 && at + 1 + static_cast<size_t>(v[at]) <= v.size(),
+            "bad strategy");
+  size_t rows = static_cast<size_t>(v[at]), next = at + 1 + rows;
   Strategy s;
   for (size_t r = 0; r < rows; ++r) {
-    size_t len = static_cast<size_t>(v[1 + r]);
+    size_t len = static_cast<size_t>(v[at + 1 + r]);
     MC_ASSERT(next + len <= v.size(), "bad strategy");
     s.emplace_back(v.begin() + static_cast<std::ptrdiff_t>(next),
                    v.begin() + static_cast<std::ptrdiff_t>(next + len));
     next += len;
   }
+  at = next;
   return s;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs) {
+  if (!attrs.has(kStrategyAttr)) return std::nullopt;
+  size_t at = 0;
+  return decode_rows(attrs.get_ints(kStrategyAttr), at);
+}
+
+std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& attrs) {
+  if (!attrs.has(kStrategyAttr)) return std::nullopt;
+  const std::vector<int64_t>& v = attrs.get_ints(kStrategyAttr);
+  size_t at = 0;
+  decode_rows(v, at);
+  if (at == v.size()) return std::nullopt;
+  return decode_rows(v, at);
 }
 
 namespace {
@@ -73,6 +94,7 @@ class Spmd {
   SpmdResult run() {
     find_mesh();
     if (!res_.sharded) return std::move(res_);
+    lay_out_inputs();
     find_forward();
     const size_t nw = root_->params().size() - o_.num_args;
     res_.weights.assign(nw, std::nullopt);
@@ -124,6 +146,9 @@ class Spmd {
       OpCall call = op_call(c, attrs);
       matrices.push_back(device_matrix(call, loop_space(call, *s), o_.devices));
     }
+    for (size_t i = 0; i < o_.inputs.size(); ++i) {
+      if (!o_.inputs[i].empty()) matrices.push_back(input_matrix(i));
+    }
     if (matrices.empty()) {
       // Weights sliced by an earlier program: this one reads them on their mesh.
       for (const auto& k : o_.known) {
@@ -135,6 +160,65 @@ class Spmd {
     }
     res_.sharded = true;
     res_.mesh = mesh_;
+  }
+
+  // Entry argument i's dataset strategy: its check, and its device matrix [devices /
+  // product, counts...].
+  Shape input_matrix(size_t i) {
+    const std::vector<int64_t>& row = o_.inputs[i];
+    const Node* x = root_->params()[i];
+    MC_CHECK(is_tensor(x) && row.size() == x->abstract()->shape.size(), Value,
+             "semi_auto_parallel: the dataset strategy of input ", i, " has ", row.size(),
+             " entries, but the input ", x->abstract()->to_string(), " has ",
+             is_tensor(x) ? x->abstract()->shape.size() : 0, " dimensions");
+    int64_t used = 1;
+    for (int64_t k : row) {
+      MC_CHECK(k >= 1, Value, "semi_auto_parallel: the dataset strategy of input ", i,
+               " must have positive slice counts, but got ", shape_str(row));
+      used *= k;
+    }
+    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value,
+             "semi_auto_parallel: the dataset strategy ", shape_str(row), " of input ", i,
+             " cuts it into ", used, " slices, which does not divide the ", o_.devices,
+             " devices of the job");
+    Shape m{o_.devices / used};
+    m.insert(m.end(), row.begin(), row.end());
+    return m;
+  }
+
+  // Each entry argument given as a slice is laid out as its dataset strategy says, its
+  // parameter typed as the slice (the program was compiled for the global shape).
+  void lay_out_inputs() {
+    for (size_t i = 0; i < o_.inputs.size(); ++i) {
+      const std::vector<int64_t>& row = o_.inputs[i];
+      if (row.empty()) continue;
+      Node* x = root_->params()[i];
+      std::vector<Axes> axes = matrix_axes(input_matrix(i), *mesh_);
+      TensorMap map;
+      for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+      TensorLayout l(*mesh_, shape_of(x), std::move(map));
+      if (!whole(l)) sliced(x, l);
+    }
+    // The function a vjp differentiates takes them as its parameters.
+    for (CNode* c : w_.nodes) {
+      const Value* fn =
+          c->is_builtin(Builtin::Vjp) ? compiler::detail::const_value(c->input(1)) : nullptr;
+      if (fn == nullptr || !fn->is(ValueKind::Graph)) continue;
+      const auto& params = fn->as_graph()->params();
+      for (size_t k = 3; k < c->size() && k - 3 < params.size(); ++k) {
+        auto it = lay_.find(c->input(k));
+        if (it != lay_.end()) sliced(params[k - 3], TensorLayout(it->second));
+      }
+    }
+  }
+
+  // x, typed with its global shape, holds its slice under l.
+  void sliced(Node* x, const TensorLayout& l) {
+    const Shape local = l.slice_shape();
+    x->set_abstract(
+        Abstract::tensor(x->abstract()->dtype, mycel::Shape(local.begin(), local.end())));
+    changed_.insert(x);
+    lay_.insert_or_assign(x, l);
   }
 
   // The graphs a vjp differentiates (and those they reach), or all of them.
@@ -280,6 +364,7 @@ class Spmd {
 
   // ------------------------------------------------------------ the forward region
   void visit_forward(CNode* c) {
+    if (item(c)) return;
     const PrimData* p = c->prim();
     if (p != nullptr) {
       if (std::optional<Strategy> s = strategy_attr(p->attrs)) return sharded(c, *s);
@@ -301,7 +386,15 @@ class Spmd {
       if (undecided(x)) decide(x, want[i]);
       in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
     }
-    emit(c, std::move(in), call, want, infer_layout(call, want));
+    std::vector<TensorLayout> out = infer_layouts(call, want);
+    std::optional<TensorLayout> target;
+    if (std::optional<Strategy> os = out_strategy_attr(c->prim()->attrs)) {
+      MC_CHECK(os->size() == 1 && out.size() == 1, Value, "For '", c->prim()->op->name,
+               "', the out_strategy needs one row per output (", out.size(), "), but has ",
+               os->size(), where(c));
+      target = output_layout(call, out[0], (*os)[0]);
+    }
+    emit(c, std::move(in), call, want, out, target);
   }
 
   void propagate(CNode* c) {
@@ -315,9 +408,9 @@ class Spmd {
       in.push_back(redistribute(c->graph(), x, l, summed));
       cur.push_back(summed);
     }
-    std::optional<TensorLayout> out;
+    std::optional<std::vector<TensorLayout>> out;
     try {
-      out = infer_layout(call, cur);
+      out = infer_layouts(call, cur);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Value) throw;
     }
@@ -330,8 +423,8 @@ class Spmd {
 
   // Elementwise ops: the layout of the input spanning the output, the others redistributed
   // (an undecided weight takes its part); else every input whole.
-  TensorLayout match_lead(CNode* c, const OpCall& call, std::vector<Node*>& in,
-                          std::vector<TensorLayout>& cur) {
+  std::vector<TensorLayout> match_lead(CNode* c, const OpCall& call, std::vector<Node*>& in,
+                                       std::vector<TensorLayout>& cur) {
     RuleFamily f = rule_family(call.op);
     const Shape out_shape = shape_of(c);
     for (size_t i = 0; i < cur.size() && f != RuleFamily::MatMul; ++i) {
@@ -348,29 +441,57 @@ class Spmd {
         }
         cur[j] = want[j];
       }
-      return infer_layout(call, cur);
+      return infer_layouts(call, cur);
     }
     for (size_t j = 0; j < in.size(); ++j) {
       in[j] = redistribute(c->graph(), in[j], cur[j], replicated(cur[j]));
       cur[j] = replicated(cur[j]);
     }
-    return infer_layout(call, cur);
+    return infer_layouts(call, cur);
   }
 
+  // The op on this rank's slices; its output's layout (an op with several outputs: the
+  // layout of each item, read by the getitems of its result, `items`).
   void emit(CNode* c, std::vector<Node*> in, const OpCall& call,
-            std::span<const TensorLayout> in_layouts, const TensorLayout& out) {
+            std::span<const TensorLayout> in_layouts, const std::vector<TensorLayout>& out,
+            const std::optional<TensorLayout>& target = std::nullopt) {
     IrBuilder b(m_, c->graph(), c->span());
-    Node* r = b.prim(call.op, std::move(in), local_attrs(call, out));
+    Node* r = b.prim(call.op, std::move(in), local_attrs(call, out[0]));
+    if (op_def(call.op).num_outputs != 1) {
+      items_.insert_or_assign(r, out);
+      return rw_.replace(c, r);
+    }
     double k = local_scale(call, in_layouts);
     if (k != 1.0) r = b.mul_scalar(r, k);
-    if (!whole(out)) lay_.insert_or_assign(r, out);
+    if (target) {  // the out_strategy's layout
+      r = redistribute(c->graph(), r, out[0], *target);
+      if (!whole(*target)) lay_.insert_or_assign(r, *target);
+      return rw_.replace(c, r);
+    }
+    if (!whole(out[0])) lay_.insert_or_assign(r, out[0]);
     rw_.replace(c, r);
+  }
+
+  // getitem(r, k) of an op with several outputs: item k's layout and slice type.
+  bool item(CNode* c) {
+    if (!c->is_builtin(Builtin::GetItem)) return false;
+    auto it = items_.find(c->input(1));
+    std::optional<int64_t> k = compiler::detail::const_int(c->input(2));
+    if (it == items_.end() || !k) return false;
+    const auto i = static_cast<size_t>(*k);
+    MC_ASSERT(i < it->second.size(), "spmd: item ", i, " of ", it->second.size());
+    c->set_abstract(c->input(1)->abstract()->elems[i]);
+    if (!whole(it->second[i])) lay_.insert_or_assign(c, it->second[i]);
+    return true;
   }
 
   // Any other node of the forward region reads whole tensors.
   void replicate_inputs(CNode* c) {
     for (size_t i = 1; i < c->size(); ++i) {
       Node* x = c->input(i);
+      MC_CHECK(!items_.count(x), Value, "semi_auto_parallel cannot yet pass the outputs of '",
+               static_cast<CNode*>(x)->prim()->op->name, "' on as a tuple: read them one by one",
+               where(c));
       if (!is_tensor(x)) continue;
       if (undecided(x)) decide(x, std::nullopt);
       TensorLayout l = layout_of(x);
@@ -529,8 +650,10 @@ class Spmd {
   std::optional<DeviceMesh> mesh_;
   std::unordered_set<FuncGraph*> forward_;
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
-  std::vector<bool> decided_;                          // per weight
-  std::unordered_set<const Node*> changed_;            // nodes whose abstract changed
+  // The ops with several outputs, each item's layout.
+  std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
+  std::vector<bool> decided_;                // per weight
+  std::unordered_set<const Node*> changed_;  // nodes whose abstract changed
 };
 
 }  // namespace

@@ -4,14 +4,20 @@
 //
 //   forward region (the graphs a vjp differentiates, or the whole program when it has none):
 //     op with a strategy (Primitive.shard)  its inputs' layouts from the strategy (rules.h);
+//                                           with an out_strategy, its output redistributed
+//                                           to the layout that gives (output_layout);
 //                                           each input redistributed there, the op run on
 //                                           slices, its output laid out by its rule (partial
-//                                           where it summed over a split dimension)
+//                                           where it summed over a split dimension; an
+//                                           op with several outputs, LayerNorm's, lays
+//                                           out each item its getitems read)
 //     op with a rule, an input not whole    the layout propagated when the rule accepts the
 //                                           inputs' layouts, or, for elementwise ops, the
 //                                           layout of the input spanning the output with the
 //                                           others redistributed to match; else all whole
 //     any other node, graph outputs         inputs redistributed to whole (replicated)
+//   entry arguments: laid out as the dataset strategy (SpmdOptions::inputs) says, the rank
+//     given its slice (the strategy's device matrix joins the mesh);
 //   entry weights: a weight's layout is what the first op with a strategy that reads it
 //     asks for (else its first propagating reader's); it then holds its slice (the entry
 //     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
@@ -52,6 +58,11 @@ struct SpmdOptions {
   // Per weight: the layout (mesh shape, tensor map) its slice has from an earlier program,
   // or none (it is whole, the host's global shape typing it).
   std::vector<std::optional<std::pair<Shape, TensorMap>>> known;
+  // Per entry argument (num_args of them, or none): the slice counts of each dimension of
+  // the slice this rank is given (MindSpore's dataset strategy, full_batch=False), empty for
+  // a whole argument. The program is compiled for the global shapes (the caller's
+  // signature: the slice's times the counts); the pass types the argument as its slice.
+  std::vector<std::vector<int64_t>> inputs;
 };
 
 struct SpmdGroup {
@@ -72,7 +83,10 @@ struct SpmdResult {
 // (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
 
-// The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none.
+// The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its
+// out_strategy, encoded after it the same way (a row count, each row's length, the
+// entries), or none.
 std::optional<std::vector<std::vector<int64_t>>> strategy_attr(const Attrs& attrs);
+std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& attrs);
 
 }  // namespace mycel::parallel

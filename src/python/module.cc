@@ -97,4 +97,5 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_onnx(m);
   mycel::py::bind_checkpoint(m);
   mycel::py::bind_data(m);
+  mycel::py::bind_lite(m);
 }

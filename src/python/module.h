@@ -30,6 +30,7 @@ void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_conte
 void bind_comm(pybind11::module_& m);        // py_comm.cc: process groups (mycel.communication)
 void bind_parallel(pybind11::module_& m);    // py_parallel.cc: layouts, redistribution plans
 void bind_onnx(pybind11::module_& m);        // py_onnx.cc: ONNX import (mycel.lite.load_onnx)
+void bind_lite(pybind11::module_& m);        // py_lite.cc: mycel.lite (runtime, converter)
 // The compile options the environment asks for (compiler::CompileOptions::from_env), with
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
 // py_graph.cc; used by GRAPH mode and MINDIR export.

@@ -94,6 +94,36 @@ std::atomic<int> g_cache_limit{8};
 // A Python float argument that took this many values in compiles becomes a run-time scalar.
 constexpr int kFloatRecompiles = 3;
 
+// The dataset strategy of each argument of `sig` (parallel::SpmdOptions::inputs) from the
+// auto-parallel context's (mycel.parallel._spmd._compile_config): None (every argument
+// whole), "data_parallel" (each tensor argument of at least one dimension split along
+// dimension 0 over the devices) or one row of slice counts per tensor argument.
+std::vector<std::vector<int64_t>> input_strategies(const pyb::object& spec,
+                                                   const std::vector<AbsPtr>& sig,
+                                                   int64_t devices) {
+  std::vector<std::vector<int64_t>> out(sig.size());
+  if (spec.is_none()) return out;
+  const bool dp = pyb::isinstance<pyb::str>(spec);
+  std::vector<std::vector<int64_t>> rows;
+  if (!dp) rows = spec.cast<std::vector<std::vector<int64_t>>>();
+  size_t next = 0;
+  for (size_t i = 0; i < sig.size(); ++i) {
+    if (!sig[i]->is_tensor()) continue;
+    if (dp) {
+      if (sig[i]->shape.empty()) continue;
+      out[i].assign(sig[i]->shape.size(), 1);
+      out[i][0] = devices;
+      continue;
+    }
+    MC_CHECK(next < rows.size(), Value, "semi_auto_parallel: the dataset_strategy has ",
+             rows.size(), " rows, but the network takes more tensor inputs");
+    out[i] = rows[next++];
+  }
+  MC_CHECK(dp || next == rows.size(), Value, "semi_auto_parallel: the dataset_strategy has ",
+           rows.size(), " rows, but the network takes ", next, " tensor inputs");
+  return out;
+}
+
 bool is_float_const(const AbsPtr& a) {
   return a->kind == ir::AbsKind::Scalar && a->stype == ValueKind::Float && a->is_const();
 }
@@ -400,8 +430,7 @@ class GraphFunction {
                   const compiler::CompileOptions& options) {
     pyb::list weights, slices, groups;
     for (const Value& w : c.weights) weights.append(frontend::to_python(w));
-    int64_t rank = std::get<1>(
-        glue.attr("_compile_config")().cast<std::tuple<int64_t, int64_t, std::string>>());
+    int64_t rank = glue.attr("_compile_config")()[pyb::int_(1)].cast<int64_t>();
     for (size_t i = 0; i < res.weights.size(); ++i) {
       if (!res.weights[i]) continue;
       const parallel::TensorLayout& l = *res.weights[i];
@@ -427,12 +456,25 @@ class GraphFunction {
     std::optional<parallel::SpmdResult> spmd;
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
     if (pyb::object cfg = spmd_glue.attr("_compile_config")(); !cfg.is_none()) {
-      auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string>>();
+      auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string, pyb::object>>();
       parallel::SpmdOptions so;
       so.devices = std::get<0>(t);
       so.rank = std::get<1>(t);
       so.num_args = sig.size();
       so.world_group = std::get<2>(t);
+      so.inputs = input_strategies(std::get<3>(t), sig, so.devices);
+      // The program is written for the whole inputs: it compiles on their global shapes,
+      // and the pass types them back as this rank's slices.
+      for (size_t i = 0; i < sig.size(); ++i) {
+        AbsPtr a = sig[i];
+        if (!so.inputs[i].empty()) {
+          auto global = a->shape;
+          for (size_t d = 0; d < global.size() && d < so.inputs[i].size(); ++d)
+            global[d] *= so.inputs[i][d];
+          a = Abstract::tensor(a->dtype, std::move(global));
+        }
+        spmd_sig_.push_back(a);
+      }
       options.before_ad = [&spmd, so](ir::Module& m, ir::FuncGraph* root,
                                       const std::vector<Value>& weights) mutable {
         pyb::gil_scoped_acquire gil;
@@ -448,8 +490,10 @@ class GraphFunction {
         spmd = parallel::spmd_rewrite(m, root, so);
       };
     }
-    compiler::CompileResult r = compiler::compile(
-        *host_, *src_, *c->module, frontend::wrap_host(fn_), sig, options, str("'", name_, "'"));
+    compiler::CompileResult r =
+        compiler::compile(*host_, *src_, *c->module, frontend::wrap_host(fn_),
+                          spmd_sig_.empty() ? sig : spmd_sig_, options, str("'", name_, "'"));
+    spmd_sig_.clear();
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
@@ -486,6 +530,9 @@ class GraphFunction {
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
   std::vector<std::shared_ptr<Compiled>> cache_;  // least recently used first
+  // The signature the next compile sees instead of the arguments' (semi_auto_parallel with
+  // inputs given as slices: their global shapes); empty otherwise.
+  std::vector<AbsPtr> spmd_sig_;
   size_t compiles_ = 0;
   bool warned_eviction_ = false;
   std::vector<FloatState> float_state_;           // per argument position

@@ -227,31 +227,57 @@ OVERLAP = textwrap.dedent("""
             return ops.matmul(ops.tanh(ops.matmul(ops.tanh(ops.matmul(x, self.w0)), self.w1)),
                               self.w2)
 
+    def make_step(net, kind):
+        loss = nn.WithLossCell(net, nn.MSELoss())
+        opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+        if kind == "sens":
+            return nn.TrainOneStepCell(loss, opt, sens=4.0)
+        if kind == "loss_scale":
+            return nn.TrainOneStepWithLossScaleCell(
+                loss, opt, nn.DynamicLossScaleUpdateCell(2.0**10, 2, 100))
+        return nn.TrainOneStepCell(loss, opt)
+
+    def batches():  # both ranks' batches, rank r's at [r]
+        rngs = [np.random.default_rng(r) for r in range(2)]
+        return [[(rng.standard_normal((4, 8)), rng.standard_normal((4, 8))) for rng in rngs]
+                for _ in range(2)]
+
+    kind = sys.argv[2]
     init()
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=True,
                                  comm_fusion={"allreduce": {"mode": "size", "config": 1e-6}})
     net = MLP()
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                               nn.SGD(net.trainable_params(), learning_rate=0.1))
-    rng = np.random.default_rng(get_rank())
-    for _ in range(2):
-        step(Tensor(rng.standard_normal((4, 8)), ms.float32),
-             Tensor(rng.standard_normal((4, 8)), ms.float32))
+    step = make_step(net, kind)
+    for both in batches():
+        x, y = both[get_rank()]
+        step(Tensor(x, ms.float32), Tensor(y, ms.float32))
+    # Serial training on the global batch (both ranks' rows) gives the same weights.
+    ms.reset_auto_parallel_context()
+    ref = MLP()
+    ref_step = make_step(ref, kind)
+    for both in batches():
+        ref_step(Tensor(np.concatenate([b[0] for b in both]), ms.float32),
+                 Tensor(np.concatenate([b[1] for b in both]), ms.float32))
+    for p, q in zip(net.trainable_params(), ref.trainable_params()):
+        np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6,
+                                   err_msg=p.name)
     with open(f"{sys.argv[1]}/events_{get_rank()}.json", "w") as f:
         json.dump(events, f)
 """)
 
 
-def test_pynative_buckets_start_while_the_backward_runs(tmp_path):
+@pytest.mark.parametrize("kind", ["plain", "sens", "loss_scale"])
+def test_pynative_buckets_start_while_the_backward_runs(tmp_path, kind):
     # One bucket per weight: the last layer's gradient is computed first and its AllReduce
     # is queued before the backward has computed the first layer's; the reducer's call
-    # then only waits for the queued buckets (finish). The values are checked against serial
-    # training by test_data_parallel_training_equals_serial_training (PYNATIVE runs).
+    # then only waits for the queued buckets (finish). Also with a sens and with loss
+    # scaling (the scale is applied after the reduction). Each worker checks its weights
+    # against serial training on the global batch.
     script = tmp_path / "worker.py"
     script.write_text(OVERLAP)
-    for code, text in run_gloo(script, 2, [tmp_path]):
+    for code, text in run_gloo(script, 2, [tmp_path, kind]):
         assert code == 0, text
     for r in range(2):
         events = [tuple(e) for e in json.loads((tmp_path / f"events_{r}.json").read_text())]

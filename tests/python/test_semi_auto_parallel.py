@@ -7,7 +7,6 @@ GRAPH mode and float64: the forward output, the loss, every gradient (each rank'
 it) and 10 Momentum steps of TrainOneStepCell (the losses and the trained slices) must equal
 the serial run to 1e-10. Then the errors: a strategy that does not divide a dimension names
 the op and the source line, PYNATIVE mode is refused, the search mode stays unbuilt."""
-import json
 import textwrap
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 import mycel as ms
 from mycel import nn, ops
 from mycel.parallel import context as pctx
-from distributed import run_gloo
+from spmd_check import run_worker
 
 WORKER = textwrap.dedent("""
     import json, sys
@@ -27,6 +26,8 @@ WORKER = textwrap.dedent("""
     from mycel.parallel import set_auto_parallel_context
 
     config = sys.argv[1]
+    sys.path.insert(0, sys.argv[2])
+    from spmd_check import compare
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
@@ -45,6 +46,9 @@ WORKER = textwrap.dedent("""
         # transposed around the collective), the bias split alike, the output gathered.
         "reduce_scatter": (((1, 1), (1, n)), ((1, n), (n, 1)), ((1, n),)),
         "bad": (((1, 1), (1, n)), ((1, n), (n, 1)), None),
+        # The row split's partial sums reduce-scattered by rows (out_strategy), not
+        # all-reduced; the bias added to the split rows, the output gathered.
+        "out_strategy": (((1, 1), (1, n)), ((1, n), (n, 1)), None, ((n, 1),)),
     }
 
 
@@ -59,9 +63,9 @@ WORKER = textwrap.dedent("""
             self.add, self.relu = ops.Add(), ops.ReLU()
             self.softmax = ops.Softmax(axis=0)
             if sharded:
-                s1, s2, s3 = STRATEGIES[config]
+                s1, s2, s3, *out = STRATEGIES[config] + (None,)
                 assert self.mm1.shard(s1) is self.mm1
-                self.mm2.shard(s2)
+                self.mm2.shard(s2, out_strategy=out[0])
                 if s3:
                     self.softmax.shard(s3)
 
@@ -82,69 +86,45 @@ WORKER = textwrap.dedent("""
                     losses=losses, params=net.trainable_params())
 
 
-    def block(whole, p):
-        # This rank's block of `whole` under p's layout (mesh axes from the left, groups in
-        # row-major order), or whole when p is not sliced.
-        layout = getattr(p, "_spmd_layout", None)
-        if layout is None:
-            return whole
-        mesh, tensor_map = layout
-        coords = np.unravel_index(rank, mesh)
-        index = []
-        for d, axes in enumerate(tensor_map):
-            k, g = 0, 1
-            for a in axes:
-                k, g = k * mesh[a] + coords[a], g * mesh[a]
-            size = whole.shape[d] // g
-            index.append(slice(k * size, (k + 1) * size))
-        return whole[tuple(index)]
-
-
     if config == "bad":
-        set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+        set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                                  full_batch=True)
         try:
             run(True)
         except ValueError as e:
             print("ERROR", json.dumps(str(e)))
         sys.exit(0)
     serial = run(False)
-    serial_params = [p.asnumpy() for p in serial["params"]]
-    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                              full_batch=True)
+    import os, glob, re
+    # The rewritten programs' IR, dumped beside this script: which collectives they use.
+    dump = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ir_{rank}")
+    os.environ["MYCEL_DUMP_IR"] = dump
     par = run(True)
-    diffs = {"out": np.abs(serial["out"] - par["out"]).max(),
-             "loss": abs(serial["loss"] - par["loss"]),
-             "losses": np.abs(np.array(serial["losses"]) - np.array(par["losses"])).max()}
-    sliced = []
-    for p, g_ser, g_par in zip(par["params"], serial["grads"], par["grads"]):
-        diffs["grad " + p.name] = np.abs(block(g_ser, p) - g_par).max()
-        if getattr(p, "_spmd_layout", None) is not None:
-            sliced.append(p.name)
-    for p, w_ser in zip(par["params"], [p.asnumpy() for p in serial["params"]]):
-        diffs["trained " + p.name] = np.abs(block(w_ser, p) - p.asnumpy()).max()
-    moved = float(np.abs(serial_params[0] - W1).max())
-    print("RESULT", json.dumps({"diffs": {k: float(v) for k, v in diffs.items()},
-                                "sliced": sliced, "moved": moved}))
+    del os.environ["MYCEL_DUMP_IR"]
+    collectives = sorted({m for f in glob.glob(dump + "/*before_ad.ir")
+                          for m in re.findall(r"(AllReduce|ReduceScatter|AllGather|AlltoAll)",
+                                              open(f).read())})
+    diffs, sliced = compare(serial, par, rank)
+    moved = float(np.abs(serial["params"][0].asnumpy() - W1).max())
+    print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved,
+                                "collectives": collectives}))
 """)
 
 
 def _results(tmp_path, n, config):
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    out = []
-    for rc, text in run_gloo(script, n, args=(config,), timeout=240):
-        assert rc == 0, text[-3000:]
-        lines = [ln for ln in text.splitlines() if ln.startswith(("RESULT", "ERROR"))]
-        assert lines, text[-3000:]
-        out.append((lines[-1].split(" ", 1)[0], json.loads(lines[-1].split(" ", 1)[1])))
-    return out
+    return run_worker(tmp_path, WORKER, n, config, timeout=240)
 
 
 SLICED = {"megatron": ["w1", "b1", "w2"], "dp_mp": ["w1", "b1", "w2"],
-          "alltoall": ["w1", "b1"], "reduce_scatter": ["w1", "b1", "w2", "b2"]}
+          "alltoall": ["w1", "b1"], "reduce_scatter": ["w1", "b1", "w2", "b2"],
+          "out_strategy": ["w1", "b1", "w2"]}
 
 
 @pytest.mark.parametrize("n, config", [(2, "megatron"), (4, "megatron"), (4, "dp_mp"),
-                                       (2, "alltoall"), (4, "reduce_scatter")])
+                                       (2, "alltoall"), (4, "reduce_scatter"),
+                                       (2, "out_strategy"), (4, "out_strategy")])
 def test_sharded_mlp_equals_the_serial_run(tmp_path, n, config):
     for kind, r in _results(tmp_path, n, config):
         assert kind == "RESULT"
@@ -153,6 +133,12 @@ def test_sharded_mlp_equals_the_serial_run(tmp_path, n, config):
         # The weights a strategy splits hold slices, and so do the biases added to a split
         # activation (the layout propagates through the Add).
         assert r["sliced"] == SLICED[config]
+        # out_strategy: the row split's partial sums are reduce-scattered (the megatron
+        # config all-reduces them), as the rewritten program before AD shows.
+        if config == "out_strategy":
+            assert "ReduceScatter" in r["collectives"], r["collectives"]
+        if config == "megatron":
+            assert "ReduceScatter" not in r["collectives"], r["collectives"]
         assert r["moved"] > 1e-3  # the 10 steps trained
 
 
@@ -171,13 +157,26 @@ def test_shard_and_the_context():
         mm.shard([[1, 2], [2, 1]])
     with pytest.raises(ValueError, match="positive ints"):
         mm.shard(((1, 0), (2, 1)))
-    with pytest.raises(ValueError, match="out_strategy"):
-        mm.shard(((1, 2), (2, 1)), out_strategy=((1, 1),))
+    assert mm.shard(((1, 2), (2, 1)), out_strategy=((2, 1),)).out_strategy == ((2, 1),)
+    with pytest.raises(ValueError, match="needs an 'in_strategy'"):
+        mm.shard(None, out_strategy=((2, 1),))
+    with pytest.raises(ValueError, match="'out_strategy' must be positive"):
+        mm.shard(((1, 2), (2, 1)), out_strategy=((0, 1),))
     try:
         pctx.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=2)
         assert pctx.get_auto_parallel_context("parallel_mode") == "semi_auto_parallel"
         with pytest.raises(ValueError, match="search is not"):
             pctx.set_auto_parallel_context(parallel_mode="auto_parallel")
+        # How the inputs arrive: each rank's rows (MindSpore's default), whole, or a tuple.
+        assert pctx.input_strategy() == "data_parallel"
+        pctx.set_auto_parallel_context(full_batch=True)
+        assert pctx.input_strategy() is None
+        pctx.set_auto_parallel_context(full_batch=False, dataset_strategy=((2, 1), (2,)))
+        assert pctx.input_strategy() == ((2, 1), (2,))
+        with pytest.raises(ValueError, match="dimension 0 of the inputs, alike"):
+            pctx.set_auto_parallel_context(dataset_strategy=((2, 2), (2,)))
+        with pytest.raises(ValueError, match="tuple of tuples of positive ints"):
+            pctx.set_auto_parallel_context(dataset_strategy=[[2, 1]])
     finally:
         pctx.reset_auto_parallel_context()
 

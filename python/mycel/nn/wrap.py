@@ -74,18 +74,24 @@ class TrainOneStepCell(Cell):
                 broadcast_parameters(params + [p for p in optimizer.get_parameters()
                                                if id(p) not in seen])
             self.grad_reducer = DistributedGradReducer(self.weights)
-            if self.sens is None:  # PYNATIVE: buckets reduced while the backward runs
-                self.grad_fn._weight_ready = self.grad_reducer._step
+            self._overlap_reduction()
+
+    def _overlap_reduction(self):
+        """PYNATIVE data parallelism: the reducer's buckets start while the backward pass
+        of self.grad_fn runs. The reducer must then be given the gradients exactly as the
+        backward pass computed them, so any scaling comes after the reduction (a mean over
+        the ranks commutes with it)."""
+        self.grad_fn._weight_ready = self.grad_reducer._step
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         if self.sens is not None:
             scaled = ()
             for g in grads:
                 scaled = scaled + (g * self.sens,)
             grads = scaled
-        if self.reducer_flag:
-            grads = self.grad_reducer(grads)
         return depend(loss, self.optimizer(grads))
 
 
@@ -209,6 +215,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
         # The gradient with the scale as the backward pass's seed (sens).
         self.grad_fn = value_and_grad(_ScaledLoss(network), None, self.weights, has_aux=True)
+        if self.grad_reducer is not None:
+            self._overlap_reduction()
         # What the optimizer writes: its parameters and its state (moments, step, ...).
         seen, state = set(), []
         for p in list(self.weights) + list(optimizer.get_parameters()):
@@ -243,12 +251,12 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     def construct(self, *inputs):
         scale = self.scale_sense * 1.0  # this step's scale, before the update cell moves it
         (_, loss), grads = self.grad_fn(scale, *inputs)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         unscaled = ()
         for g in grads:
             unscaled = unscaled + ((g / scale).astype(g.dtype),)
         grads = unscaled
-        if self.reducer_flag:
-            grads = self.grad_reducer(grads)
         overflow = self.process_loss_scale(self.get_overflow_status(None, grads))
         saved = ()
         for p in self._state:

@@ -46,31 +46,39 @@ class Primitive:
         1), (1, 4)))`` cuts the weight's columns over 4 devices. It takes effect in
         ``parallel_mode="semi_auto_parallel"`` under GRAPH mode (ignored in stand-alone mode,
         as in MindSpore); whether it fits the shapes is checked when the network compiles.
-        ``out_strategy`` is not supported yet (outputs are whole on every device). Returns
-        the primitive."""
-        if out_strategy is not None:
-            raise ValueError(f"For '{self.name}.shard', 'out_strategy' is not supported yet: "
-                             "outputs are whole (replicated) on every device.")
+        ``out_strategy`` (one tuple for the output) lays the output out as it says: a
+        MatMul split on its reduced dimension ``((1, 4), (4, 1))`` with
+        ``out_strategy=((4, 1),)`` reduce-scatters its partial sums by rows instead of
+        all-reducing them. Returns the primitive."""
         if in_strategy is None:
-            self._in_strategy = None
+            if out_strategy is not None:
+                raise ValueError(f"For '{self.name}.shard', an 'out_strategy' needs an "
+                                 "'in_strategy'.")
+            self._in_strategy = self._out_strategy = None
             return self
-        if not isinstance(in_strategy, tuple) or not all(isinstance(r, tuple)
-                                                         for r in in_strategy):
-            raise TypeError(f"For '{self.name}.shard', 'in_strategy' must be a tuple of tuples "
-                            f"of ints, but got {in_strategy!r}.")
-        for row in in_strategy:
-            for v in row:
-                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                    raise ValueError(f"For '{self.name}.shard', the slice counts of "
-                                     f"'in_strategy' must be positive ints, but got "
-                                     f"{in_strategy!r}.")
-        self._in_strategy = in_strategy
+        for name, s in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
+            if s is None:
+                continue
+            if not isinstance(s, tuple) or not all(isinstance(r, tuple) for r in s):
+                raise TypeError(f"For '{self.name}.shard', '{name}' must be a tuple of tuples "
+                                f"of ints, but got {s!r}.")
+            for row in s:
+                for v in row:
+                    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                        raise ValueError(f"For '{self.name}.shard', the slice counts of "
+                                         f"'{name}' must be positive ints, but got {s!r}.")
+        self._in_strategy, self._out_strategy = in_strategy, out_strategy
         return self
 
     @property
     def in_strategy(self):
         """The strategy set by ``shard`` (None: not sharded)."""
         return getattr(self, "_in_strategy", None)
+
+    @property
+    def out_strategy(self):
+        """The output strategy set by ``shard`` (None: the rule's layout)."""
+        return getattr(self, "_out_strategy", None)
 
     @property
     def attrs(self):

@@ -10,12 +10,15 @@ compile time, as MindSpore's parameters are sliced when the graph is compiled.
 import numpy as np
 
 from mycel.communication import management as _mgmt
-from mycel.parallel import context as _ctx
+from mycel.parallel import checkpoint as _checkpoint, context as _ctx
 
 
 def _compile_config():
-    """(devices, rank, world group name) when programs compiled now are rewritten per rank
-    (semi_auto_parallel in a job), else None."""
+    """(devices, rank, world group name, inputs) when programs compiled now are rewritten
+    per rank (semi_auto_parallel in a job), else None. inputs is how the network's tensor
+    arguments arrive (the dataset strategy): None when each rank is given them whole
+    (full_batch), "data_parallel" when split along dimension 0 over the devices, or one
+    tuple of slice counts per tensor argument."""
     if _ctx._context["parallel_mode"] != _ctx.ParallelMode.SEMI_AUTO_PARALLEL:
         return None
     if not _mgmt.GlobalComm.INITED:
@@ -25,7 +28,8 @@ def _compile_config():
     if devices != _mgmt.get_group_size():
         raise ValueError(f"semi_auto_parallel: device_num ({devices}) must equal the job's "
                          f"world size ({_mgmt.get_group_size()}).")
-    return devices, _mgmt.get_rank(), _mgmt.GlobalComm.WORLD_COMM_GROUP
+    return (devices, _mgmt.get_rank(), _mgmt.GlobalComm.WORLD_COMM_GROUP,
+            _ctx.input_strategy())
 
 
 def _apply(weights, slices, groups):
@@ -45,6 +49,7 @@ def _apply(weights, slices, groups):
         p.set_data(_tensor(block, p.dtype), slice_shape=True)
         p._spmd_layout = (list(mesh), [list(a) for a in tensor_map])
         p._spmd_global_shape = tuple(global_shape)
+        _checkpoint._record(p.name, p._spmd_layout[0], p._spmd_layout[1], global_shape)
 
 
 _created = set()  # (job, group name) made by _apply

@@ -38,6 +38,9 @@ _DEFAULTS = {
     "enable_parallel_optimizer": False,
     "strategy_ckpt_save_file": "",
     "strategy_ckpt_load_file": "",
+    # {"save_file": path, "load_file": path, "only_trainable_params": bool}: where the
+    # layouts of sliced parameters are written (parallel/checkpoint.py) and read.
+    "strategy_ckpt_config": {},
     "dataset_strategy": "data_parallel",
     "pipeline_stages": 1,
 }
@@ -109,6 +112,8 @@ _CHECKS = {
     "loss_repeated_mean": lambda v: _check_bool("loss_repeated_mean", v),
     "enable_parallel_optimizer": lambda v: _check_bool("enable_parallel_optimizer", v),
     "pipeline_stages": lambda v: _check_int("pipeline_stages", v, 1),
+    "dataset_strategy": lambda v: _check_dataset_strategy(v),
+    "strategy_ckpt_config": lambda v: _check_strategy_ckpt_config(v),
 }
 
 
@@ -118,8 +123,14 @@ def set_auto_parallel_context(**kwargs):
     the strategies of ``Primitive.shard`` in GRAPH mode, device_num must be the world size), gradients_mean (average the all-reduced
     gradients, default False as MindSpore), device_num (default: the world's size),
     parameter_broadcast (rank 0's initial parameters to every rank), full_batch (no dataset
-    sharding), comm_fusion ({"allreduce": {"mode": "size", "config": MB}}: gradient buckets),
-    and MindSpore's other keys (checked and recorded)."""
+    sharding: in semi_auto_parallel every rank is given the whole inputs), dataset_strategy
+    ("data_parallel", the default: in semi_auto_parallel each rank is given its rows of every
+    input, split over all the devices; "full_batch"; or a tuple of slice counts per input,
+    which may split dimension 0 only), comm_fusion ({"allreduce": {"mode": "size",
+    "config": MB}}: gradient buckets), strategy_ckpt_config ({"save_file": path} writes the
+    layouts of the sliced parameters, for distributed checkpoints: parallel/checkpoint.py;
+    "load_file" is what load_distributed_checkpoint reads by default), and MindSpore's other
+    keys (checked and recorded)."""
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'.")
@@ -155,13 +166,68 @@ def is_data_parallel():
             and _mgmt.GlobalComm.INITED)
 
 
+def input_strategy():
+    """How a semi_auto_parallel network's tensor arguments arrive on each rank: None (whole:
+    full_batch=True or dataset_strategy="full_batch"), "data_parallel" (this rank's rows:
+    MindSpore's default) or the dataset_strategy's tuple of slice counts per argument."""
+    ds = _context["dataset_strategy"]
+    if _context["full_batch"] or ds == "full_batch":
+        return None
+    return ds
+
+
 def dataset_shard():
     """(num_shards, shard_id) a source dataset reads when not told otherwise: this rank's
-    shard in data parallelism (unless full_batch), else None."""
+    shard in data parallelism and in semi_auto_parallel (unless full_batch), else None. A
+    dataset_strategy tuple splits dimension 0 of every input alike into s slices: rank r
+    reads slice (r // (the product of the other counts)) % s, its block of the strategy's
+    device matrix."""
+    mode = _context["parallel_mode"]
+    if mode == ParallelMode.SEMI_AUTO_PARALLEL and _mgmt.GlobalComm.INITED:
+        ds = input_strategy()
+        if ds is None:
+            return None
+        if ds == "data_parallel":
+            n = get_auto_parallel_context("device_num")
+            return (n, get_auto_parallel_context("global_rank")) if n > 1 else None
+        s, inner = ds[0][0], 1
+        for k in ds[0][1:]:
+            inner *= k
+        rank = get_auto_parallel_context("global_rank")
+        return (s, (rank // inner) % s) if s > 1 else None
     if not is_data_parallel() or _context["full_batch"]:
         return None
     n = get_auto_parallel_context("device_num")
     return (n, get_auto_parallel_context("global_rank")) if n > 1 else None
+
+
+def _check_strategy_ckpt_config(v):
+    keys = {"save_file", "load_file", "only_trainable_params"}
+    if not isinstance(v, dict) or not set(v) <= keys:
+        raise ValueError("For 'set_auto_parallel_context', 'strategy_ckpt_config' must be a "
+                         f"dict with keys among {sorted(keys)}, but got {v!r}.")
+    for k in ("save_file", "load_file"):
+        if k in v and not isinstance(v[k], str):
+            raise TypeError(f"For 'set_auto_parallel_context', strategy_ckpt_config['{k}'] "
+                            f"must be a str, but got {type(v[k]).__name__}.")
+    return dict(v)
+
+
+def _check_dataset_strategy(v):
+    if v in ("data_parallel", "full_batch"):
+        return v
+    ok = isinstance(v, tuple) and v and all(
+        isinstance(r, tuple) and r and all(isinstance(k, int) and not isinstance(k, bool)
+                                           and k >= 1 for k in r) for r in v)
+    if not ok:
+        raise ValueError("For 'set_auto_parallel_context', 'dataset_strategy' must be "
+                         "\"data_parallel\", \"full_batch\" or a tuple of tuples of positive "
+                         f"ints (one per network input), but got {v!r}.")
+    if any(r[0] != v[0][0] or any(k != 1 for k in r[1:]) for r in v):
+        raise ValueError("For 'set_auto_parallel_context', a 'dataset_strategy' may only split "
+                         "dimension 0 of the inputs, alike for all of them (the data sets "
+                         f"shard by rows), but got {v!r}.")
+    return v
 
 
 def fusion_buckets(sizes_bytes):

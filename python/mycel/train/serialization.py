@@ -275,8 +275,12 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         ckpt_file_name (str): the file to write.
         integrated_save (bool): in data parallelism (mycel.parallel), where every rank holds
             the same parameters, True has rank 0 alone write the file (the other ranks
-            return without writing); False has every rank write the file it names (give
-            each rank its own). Outside a job it only has to be a bool. Default: True.
+            return without writing); in semi_auto_parallel, True gathers each sliced
+            parameter whole from all the ranks (every rank must call save_checkpoint) and
+            rank 0 writes them. False has every rank write the file it names with what it
+            holds, its slices (give each rank its own; mycel.load_distributed_checkpoint and
+            transform_checkpoints read them). Outside a job it only has to be a bool.
+            Default: True.
         async_save (bool): write the file in a background thread (the data is copied first,
             so training may go on). The next save or load of the same file waits for it and
             raises RuntimeError if it failed. Default: False.
@@ -315,11 +319,16 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if fmt != "ckpt":
         raise ValueError(f"For '{func}', format must be 'ckpt' (the only one mycel writes), "
                          f"but got {fmt!r}.")
-    from mycel.parallel import context as pctx
+    from mycel.parallel import context as pctx, checkpoint as pckpt
     if integrated_save and pctx.is_data_parallel() and \
             pctx.get_auto_parallel_context("global_rank") != 0:
         return  # rank 0 writes the parameters every rank holds
     items = [(n, d) for n, d in _save_items(save_obj) if choice_func is None or choice_func(n)]
+    if integrated_save and pckpt._semi_auto_job():
+        # Sliced parameters gathered whole (every rank calls this); rank 0 writes them.
+        items = pckpt._integrated(items)
+        if pctx.get_auto_parallel_context("global_rank") != 0:
+            return
     items += _append_items(append_dict)
     seen = set()
     for name, _ in items:

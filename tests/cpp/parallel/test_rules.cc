@@ -44,8 +44,15 @@ std::vector<int64_t> random_splits(Rng& rng, size_t count, int64_t devices) {
   return s;
 }
 
-Tensor to_tensor(const std::vector<double>& v, const Shape& shape) {
-  Tensor t = Tensor::empty(mycel::Shape(shape.begin(), shape.end()), DType::Float64);
+// A tensor of `shape` holding v, as float64 or (indices) int64.
+Tensor to_tensor(const std::vector<double>& v, const Shape& shape, bool ints = false) {
+  mycel::Shape s(shape.begin(), shape.end());
+  if (ints) {
+    Tensor t = Tensor::empty(s, DType::Int64);
+    for (size_t i = 0; i < v.size(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(v[i]);
+    return t;
+  }
+  Tensor t = Tensor::empty(s, DType::Float64);
   std::copy(v.begin(), v.end(), t.data<double>());
   return t;
 }
@@ -61,6 +68,8 @@ struct Case {
   std::vector<Shape> shapes;
   Strategy strategy;
   int64_t devices;
+  // Per input: 0 for float64 values in [-1, 1), else int64 indices in [0, bound).
+  std::vector<int64_t> index_bound = {};
 };
 
 std::string what(const Case& c) {
@@ -68,7 +77,23 @@ std::string what(const Case& c) {
   return rules::describe(call, c.strategy) + " on " + std::to_string(c.devices) + " devices";
 }
 
-// Runs `c` per device, redistributes the output to replicated and compares with the serial op.
+// Random whole inputs of `c`.
+std::vector<std::vector<double>> random_inputs(const Case& c, Rng& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<std::vector<double>> fulls;
+  for (size_t j = 0; j < c.shapes.size(); ++j) {
+    int64_t n = 1;
+    for (int64_t d : c.shapes[j]) n *= d;
+    int64_t bound = j < c.index_bound.size() ? c.index_bound[j] : 0;
+    std::vector<double> v(static_cast<size_t>(n));
+    for (double& x : v) x = bound ? static_cast<double>(pick(rng, 0, bound - 1)) : u(rng);
+    fulls.push_back(std::move(v));
+  }
+  return fulls;
+}
+
+// Runs `c` per device, redistributes each output to replicated and compares with the serial
+// op's.
 void check_case(const Case& c, Rng& rng) {
   SCOPED_TRACE(what(c));
   const OpDef& def = op_def(c.op);
@@ -77,43 +102,44 @@ void check_case(const Case& c, Rng& rng) {
   LoopSpace loops = loop_space(call, c.strategy);
   DeviceMesh mesh = common_mesh({device_matrix(call, loops, c.devices)}, c.devices);
   std::vector<TensorLayout> in = strategy_layouts(call, c.strategy, mesh);
-  TensorLayout out = infer_layout(call, in);
+  std::vector<TensorLayout> out = infer_layouts(call, in);
   double scale = local_scale(call, in);
+  auto ints = [&](size_t j) { return j < c.index_bound.size() && c.index_bound[j] > 0; };
 
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<std::vector<double>> fulls;
+  std::vector<std::vector<double>> fulls = random_inputs(c, rng);
   std::vector<Tensor> whole;
-  for (const Shape& s : c.shapes) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    std::vector<double> v(static_cast<size_t>(n));
-    for (double& x : v) x = u(rng);
-    whole.push_back(to_tensor(v, s));
-    fulls.push_back(std::move(v));
-  }
-  std::vector<std::vector<double>> buffers;
+  for (size_t j = 0; j < fulls.size(); ++j)
+    whole.push_back(to_tensor(fulls[j], c.shapes[j], ints(j)));
+  std::vector<std::vector<std::vector<double>>> buffers(out.size());  // per output, device
   for (int64_t i = 0; i < mesh.size(); ++i) {
     int64_t rank = mesh.rank_at(i);
     std::vector<Tensor> local;
     for (size_t j = 0; j < in.size(); ++j) {
-      local.push_back(to_tensor(slice_of(in[j], fulls[j], rank), in[j].slice_shape()));
+      local.push_back(to_tensor(slice_of(in[j], fulls[j], rank), in[j].slice_shape(), ints(j)));
     }
-    Tensor r = run_op1(def, local, local_attrs(call, out));
-    ASSERT_EQ(Shape(r.shape().begin(), r.shape().end()), out.slice_shape()) << out.to_string();
-    std::vector<double> b = values(r);
-    for (double& x : b) x *= scale;
-    buffers.push_back(std::move(b));
+    TensorList r = run_op(def, local, local_attrs(call, out[0]));
+    ASSERT_EQ(r.size(), out.size());
+    for (size_t k = 0; k < out.size(); ++k) {
+      ASSERT_EQ(Shape(r[k].shape().begin(), r[k].shape().end()), out[k].slice_shape())
+          << "output " << k << " " << out[k].to_string();
+      std::vector<double> b = values(r[k]);
+      for (double& x : b) x *= scale;
+      buffers[k].push_back(std::move(b));
+    }
   }
-  SimMesh sim = SimMesh::from_buffers(mesh, out.slice_shape(), std::move(buffers));
-  TensorLayout whole_out(mesh, out.shape(), TensorMap(out.shape().size()));
-  sim.run(plan_redistribution(out, whole_out, 8));
-  std::vector<double> serial = values(run_op1(def, whole, attrs));
-  for (int64_t i = 0; i < mesh.size(); ++i) {
-    const std::vector<double>& got = sim.buffer(mesh.rank_at(i));
-    ASSERT_EQ(got.size(), serial.size());
-    for (size_t e = 0; e < got.size(); ++e) {
-      ASSERT_NEAR(got[e], serial[e], 1e-12)
-          << "device " << i << " element " << e << " layout " << out.to_string();
+  TensorList serial = run_op(def, whole, attrs);
+  for (size_t k = 0; k < out.size(); ++k) {
+    SimMesh sim = SimMesh::from_buffers(mesh, out[k].slice_shape(), std::move(buffers[k]));
+    TensorLayout whole_out(mesh, out[k].shape(), TensorMap(out[k].shape().size()));
+    sim.run(plan_redistribution(out[k], whole_out, 8));
+    std::vector<double> want = values(serial[k]);
+    for (int64_t i = 0; i < mesh.size(); ++i) {
+      const std::vector<double>& got = sim.buffer(mesh.rank_at(i));
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t e = 0; e < got.size(); ++e) {
+        ASSERT_NEAR(got[e], want[e], 1e-12) << "output " << k << " device " << i << " element " << e
+                                            << " layout " << out[k].to_string();
+      }
     }
   }
 }
@@ -291,10 +317,132 @@ Case random_reshape(Rng& rng) {
   return {OpId::Reshape, a, {from}, {row}, n};
 }
 
+// x [lead..., norm...] split on the leading dimensions only; gamma and beta from
+// begin_params_axis (at most begin_norm_axis), split like x there.
+Case random_layer_norm(Rng& rng) {
+  int64_t n = random_devices(rng);
+  size_t nd = static_cast<size_t>(pick(rng, 2, 4));
+  int64_t norm = pick(rng, 1, static_cast<int64_t>(nd) - 1);
+  int64_t params = pick(rng, 0, norm);
+  auto sp = random_splits(rng, static_cast<size_t>(norm), n);
+  Shape x;
+  std::vector<int64_t> row;
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t k = d < sp.size() ? sp[d] : 1;
+    x.push_back(k * pick(rng, 1, 3));
+    row.push_back(k);
+  }
+  Shape p(x.begin() + params, x.end());
+  std::vector<int64_t> prow(row.begin() + params, row.end());
+  Attrs a;
+  a.set("begin_norm_axis", pick(rng, 0, 1) ? norm : norm - static_cast<int64_t>(nd));
+  a.set("begin_params_axis", params);
+  return {OpId::LayerNorm, a, {x, p, p}, {row, prow, prow}, n};
+}
+
+// params [..., vocab, ...] whole on the gathered axis; indices of 1 or 2 dimensions.
+Case random_gather(Rng& rng) {
+  int64_t n = random_devices(rng);
+  size_t pn = static_cast<size_t>(pick(rng, 1, 3)), in = static_cast<size_t>(pick(rng, 1, 2));
+  int64_t axis = pick(rng, 0, static_cast<int64_t>(pn) - 1);
+  auto sp = random_splits(rng, pn - 1 + in, n);  // the output's dimensions
+  Shape p, ix;
+  std::vector<int64_t> prow, irow;
+  size_t o = 0;
+  for (size_t d = 0; d < pn; ++d) {
+    if (static_cast<int64_t>(d) == axis) {
+      for (size_t j = 0; j < in; ++j, ++o) {
+        ix.push_back(sp[o] * pick(rng, 1, 3));
+        irow.push_back(sp[o]);
+      }
+      p.push_back(pick(rng, 1, 5));
+      prow.push_back(1);
+      continue;
+    }
+    p.push_back(sp[o] * pick(rng, 1, 2));
+    prow.push_back(sp[o++]);
+  }
+  Attrs a;
+  a.set("axis", pick(rng, 0, 1) ? axis : axis - static_cast<int64_t>(pn));
+  return {OpId::Gather, a, {p, ix}, {prow, irow}, n, {0, p[static_cast<size_t>(axis)]}};
+}
+
+// logits [N, C] split on N; labels sparse [N] (the mean loss, or its gradient) or dense
+// [N, C] (loss and dlogits).
+Case random_softmax_loss(Rng& rng) {
+  int64_t n = random_devices(rng);
+  int64_t k = divisor(rng, n), rows = k * pick(rng, 1, 3), classes = pick(rng, 2, 5);
+  if (pick(rng, 0, 1)) {
+    Attrs a;
+    a.set("is_grad", static_cast<bool>(pick(rng, 0, 1)));
+    return {OpId::SparseSoftmaxCrossEntropyWithLogits,
+            a,
+            {{rows, classes}, {rows}},
+            {{k, 1}, {k}},
+            n,
+            {0, classes}};
+  }
+  return {OpId::SoftmaxCrossEntropyWithLogits,
+          {},
+          {{rows, classes}, {rows, classes}},
+          {{k, 1}, {k, 1}},
+          n};
+}
+
+// x [N, C, H, W] split on N and C, w [O, C, kh, kw] on O and C; stride, padding, dilation
+// random; sometimes groups (then C and O whole).
+Case random_conv2d(Rng& rng) {
+  int64_t n = random_devices(rng);
+  bool grouped = pick(rng, 0, 3) == 0;
+  auto sp = grouped ? std::vector<int64_t>{divisor(rng, n), 1, 1} : random_splits(rng, 3, n);
+  int64_t g = grouped ? 2 : 1;
+  int64_t batch = sp[0] * pick(rng, 1, 2), o = sp[1] * g * pick(rng, 1, 2),
+          c = sp[2] * g * pick(rng, 1, 2), k = pick(rng, 1, 3);
+  Attrs a;
+  a.set("out_channel", o);
+  a.set("kernel_size", std::vector<int64_t>{k, k});
+  a.set("group", g);
+  a.set("stride", std::vector<int64_t>{pick(rng, 1, 2)});
+  if (pick(rng, 0, 1)) {
+    a.set("pad_mode", std::string("pad"));
+    a.set("pad", std::vector<int64_t>{pick(rng, 0, 1)});
+  }
+  return {OpId::Conv2D,
+          a,
+          {{batch, c, 5, 4}, {o, c / g, k, k}},
+          {{sp[0], sp[2], 1, 1}, {sp[1], sp[2], 1, 1}},
+          n};
+}
+
+Case random_pool(Rng& rng) {
+  int64_t n = random_devices(rng);
+  auto sp = random_splits(rng, 2, n);
+  Attrs a;
+  a.set("kernel_size", std::vector<int64_t>{2, 2});
+  a.set("strides", std::vector<int64_t>{pick(rng, 1, 2), pick(rng, 1, 2)});
+  return {pick(rng, 0, 1) ? OpId::MaxPool : OpId::AvgPool,
+          a,
+          {{sp[0] * pick(rng, 1, 2), sp[1] * pick(rng, 1, 2), 4, 5}},
+          {{sp[0], sp[1], 1, 1}},
+          n};
+}
+
+// [N, C, H, W] -> [N, C*H*W], N and C split (C leads the merged run).
+Case random_flatten(Rng& rng) {
+  int64_t n = random_devices(rng);
+  auto sp = random_splits(rng, 2, n);
+  return {OpId::Flatten,
+          {},
+          {{sp[0] * pick(rng, 1, 2), sp[1] * pick(rng, 1, 2), 2, 3}},
+          {{sp[0], sp[1], 1, 1}},
+          n};
+}
+
 TEST(ParallelRules, RandomStrategiesMatchTheSerialOp) {
-  Case (*families[])(Rng&) = {random_matmul,  random_batch_matmul, random_binary,
-                              random_unary,   random_bias_add,     random_reduce,
-                              random_softmax, random_transpose,    random_reshape};
+  Case (*families[])(Rng&) = {
+      random_matmul, random_batch_matmul, random_binary,    random_unary,   random_bias_add,
+      random_reduce, random_softmax,      random_transpose, random_reshape, random_layer_norm,
+      random_gather, random_softmax_loss, random_conv2d,    random_pool,    random_flatten};
   Rng rng(20261126);
   for (auto family : families) {
     for (int i = 0; i < 40; ++i) {
@@ -324,6 +472,30 @@ TEST(ParallelRules, MegatronMlpLayouts) {
   EXPECT_EQ(common_mesh({{2, 4}, {4, 2}}, 8).shape(), (Shape{2, 2, 2}));
   std::string m = value_error([] { common_mesh({{2, 3}, {3, 2}}, 6); });
   EXPECT_NE(m.find("[2,3] and [3,2]"), std::string::npos) << m;
+}
+
+TEST(ParallelRules, OutStrategyLayouts) {
+  // MatMul split on K over 4 devices: partial sums; out_strategy (4, 1) reduce-scatters them
+  // by rows, (2, 2) on a 2 x 2 mesh takes both axes, (1, 1) sums them.
+  Attrs a = make_attrs(op_def(OpId::MatMul), {});
+  OpCall row{OpId::MatMul, a, {{8, 32}, {32, 4}}, " (net.py:3)"};
+  DeviceMesh m4({4}), m22({2, 2});
+  TensorLayout got(m4, {8, 4}, {{}, {}}, {0});
+  EXPECT_EQ(output_layout(row, got, {4, 1}), TensorLayout(m4, {8, 4}, {{0}, {}}));
+  EXPECT_EQ(output_layout(row, got, {1, 1}), TensorLayout(m4, {8, 4}, {{}, {}}));
+  TensorLayout got22(m22, {8, 4}, {{}, {}}, {0, 1});
+  EXPECT_EQ(output_layout(row, got22, {2, 2}), TensorLayout(m22, {8, 4}, {{0}, {1}}));
+  // A split dimension keeps its axes; a free axis splits locally.
+  TensorLayout split(m22, {8, 4}, {{0}, {}});
+  EXPECT_EQ(output_layout(row, split, {4, 1}), TensorLayout(m22, {8, 4}, {{0, 1}, {}}));
+  std::string e = value_error([&] { output_layout(row, got, {3, 1}); });
+  EXPECT_NE(e.find("dimension 0 is split in 1 and cannot be cut into 3 slices (net.py:3)"),
+            std::string::npos)
+      << e;
+  e = value_error([&] { output_layout(row, got, {8, 1}); });
+  EXPECT_NE(e.find("no mesh axes are left"), std::string::npos) << e;
+  e = value_error([&] { output_layout(row, split, {1, 1}); });
+  EXPECT_NE(e.find("cannot be cut into 1 slices"), std::string::npos) << e;
 }
 
 TEST(ParallelRules, StrategiesThatDoNotFitAreValueErrors) {
@@ -369,6 +541,39 @@ TEST(ParallelRules, StrategiesThatDoNotFitAreValueErrors) {
   // The leading dimension of the divided run stays whole: fine.
   EXPECT_EQ(infer_layout(reshape, {{TensorLayout(m4, {4, 8}, {{0}, {}})}}),
             TensorLayout(m4, {4, 2, 4}, {{0}, {}, {}}));
+
+  Attrs ln = make_attrs(op_def(OpId::LayerNorm), {});
+  OpCall norm{OpId::LayerNorm, ln, {{4, 8}, {8}, {8}}, ""};
+  e = value_error([&] { strategy_layouts(norm, {{1, 4}, {4}, {4}}, m4); });
+  EXPECT_NE(e.find("dimension 1 of input 0 is normalised (begin_norm_axis) and cannot be split"),
+            std::string::npos)
+      << e;
+  Attrs ga = make_attrs(op_def(OpId::Gather), {});
+  OpCall gather{OpId::Gather, ga, {{16, 8}, {4}}, ""};
+  e = value_error([&] { strategy_layouts(gather, {{4, 1}, {1}}, m4); });
+  EXPECT_NE(e.find("dimension 0 of input 0 is the gathered axis and cannot be split"),
+            std::string::npos)
+      << e;
+  DeviceMesh m22({2, 2});
+  EXPECT_EQ(strategy_layouts(gather, {{1, 2}, {2}}, m22)[1], TensorLayout(m22, {4}, {{0}}));
+  Attrs ce = make_attrs(op_def(OpId::SparseSoftmaxCrossEntropyWithLogits), {});
+  OpCall loss{OpId::SparseSoftmaxCrossEntropyWithLogits, ce, {{8, 4}, {8}}, ""};
+  e = value_error([&] { strategy_layouts(loss, {{2, 2}, {2}}, m4); });
+  EXPECT_NE(e.find("dimension 1 of input 0 holds the classes and cannot be split"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(infer_layout(loss, strategy_layouts(loss, {{4, 1}, {4}}, m4)),
+            TensorLayout(m4, {}, {}, {0}));
+
+  Attrs cv;
+  cv.set("out_channel", int64_t{4});
+  cv.set("kernel_size", std::vector<int64_t>{3, 3});
+  cv = make_attrs(op_def(OpId::Conv2D), cv);
+  OpCall conv{OpId::Conv2D, cv, {{2, 4, 8, 8}, {4, 4, 3, 3}}, ""};
+  e = value_error([&] { strategy_layouts(conv, {{1, 1, 4, 1}, {1, 1, 1, 1}}, m4); });
+  EXPECT_NE(e.find("dimension 2 of input 0 is spatial"), std::string::npos) << e;
+  EXPECT_EQ(infer_layout(conv, strategy_layouts(conv, {{1, 4, 1, 1}, {1, 4, 1, 1}}, m4)),
+            TensorLayout(m4, {2, 4, 6, 6}, {{}, {}, {}, {}}, {0}));
 
   Attrs none = make_attrs(op_def(OpId::ReduceMax), {});
   OpCall cast{OpId::ReduceMax, none, {{4}}, ""};

@@ -16,6 +16,7 @@ from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.nn.layer.activation import get_activation
+from mycel.ops import operations as P
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
 
@@ -65,8 +66,10 @@ class Dense(Cell):
             raise TypeError(f"For 'Dense', activation must be a str, a Cell or None, but got "
                             f"{type(activation).__name__}.")
         self.activation_flag = self.activation is not None
-        self.matmul = prim("MatMul", transpose_b=True)
-        self.bias_add = prim("BiasAdd")
+        # Its own primitives (as MindSpore's), so that `dense.matmul.shard(...)` shards this
+        # layer only.
+        self.matmul = P.MatMul(transpose_b=True)
+        self.bias_add = P.BiasAdd()
         self.reshape = prim("Reshape")
 
     def construct(self, x):

@@ -20,6 +20,7 @@ from mycel.common.initializer import (initializer, HeUniform, Uniform,
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
+from mycel.ops import operations as P
 from mycel.ops.function._util import prim
 from mycel.ops.function.nn_func import _conv_transpose_shape, _check_rank
 
@@ -50,7 +51,7 @@ class _Conv(Cell):
                 fan_in, _ = _calculate_fan_in_and_fan_out(shape)
                 bias_init = Uniform(1 / math.sqrt(fan_in))
             self.bias = Parameter(initializer(bias_init, (out_channels,), dtype), name="bias")
-        self.bias_add = prim("BiasAdd")
+        self.bias_add = P.BiasAdd()
 
     def _init_1d(self, cls, op_channels, stride, dilation, padding):
         """A 1-d layer's stride, dilation and padding; the attributes of the 2-d op on a unit
@@ -94,9 +95,10 @@ class Conv2d(_Conv):
         self.dilation = _check.pair(dilation, "dilation", cls, allow_four=True)
         self.padding = _check.padding4(padding, self.pad_mode, cls)
         self.data_format = _check.data_format(data_format, cls)
-        self.conv2d = prim("Conv2D", **_conv2d_attrs(out_channels, ks, self.pad_mode,
-                                                     self.padding, self.stride, self.dilation,
-                                                     group))
+        # Its own primitive (as MindSpore's), so that `conv.conv2d.shard(...)` shards this
+        # layer only.
+        self.conv2d = P.Conv2D(**_conv2d_attrs(out_channels, ks, self.pad_mode, self.padding,
+                                               self.stride, self.dilation, group))
 
     def construct(self, x):
         output = self.conv2d(x, self.weight)

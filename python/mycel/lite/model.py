@@ -1,0 +1,157 @@
+"""The lite runtime's Python face (MindSpore Lite's ``Model``, ``Context``, ``Tensor``): thin
+wrappers over ``_mycel._lite.LiteModel`` (src/python/py_lite.cc, src/lite/model.h)."""
+import enum
+
+import numpy as np
+
+from mycel import _mycel
+
+_lite = _mycel._lite
+
+
+class ModelType(enum.Enum):
+    """The kind of model file ``Model.build_from_file`` reads: ``MINDIR_LITE`` (a ``.ms``
+    file written by the converter). ``MINDIR`` files are converted first (``Converter``)."""
+    MINDIR = 0
+    MINDIR_LITE = 4
+
+
+class DataType(enum.Enum):
+    """Tensor element types of the lite runtime (it computes in float32)."""
+    FLOAT32 = 43
+
+
+class _CPUDeviceInfo:
+    """``Context.cpu``: ``thread_num`` (0 keeps OpenMP's default; the setting is
+    process-wide, as OpenMP's is) and ``precision_mode`` ("preferred_fp32" only, for now)."""
+
+    def __init__(self):
+        self.thread_num = 0
+        self.precision_mode = "preferred_fp32"
+
+
+class Context:
+    """Where and how a model runs: ``target`` (["cpu"]), ``cpu.thread_num``,
+    ``cpu.precision_mode``. ``verify_checksum`` (mycel's): False skips the file's checksum
+    for trusted files; every other check of the file stays."""
+
+    def __init__(self, thread_num=None):
+        self.target = ["cpu"]
+        self.cpu = _CPUDeviceInfo()
+        if thread_num is not None:
+            self.cpu.thread_num = thread_num
+        self.verify_checksum = True
+
+    def _checked(self):
+        if list(self.target) != ["cpu"]:
+            raise ValueError(f"For 'Context', target must be ['cpu'], but got {self.target!r}.")
+        threads = self.cpu.thread_num
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+            raise TypeError(f"For 'Context', cpu.thread_num must be an int >= 0, but got "
+                            f"{threads!r}.")
+        if self.cpu.precision_mode != "preferred_fp32":
+            raise ValueError("For 'Context', cpu.precision_mode must be 'preferred_fp32' "
+                             f"(bf16 and int8 are not built yet), but got "
+                             f"{self.cpu.precision_mode!r}.")
+        return self
+
+
+class Tensor:
+    """A named float32 host tensor (MindSpore Lite's ``Tensor``): ``name``, ``shape``,
+    ``dtype``, ``element_num``, ``data_size``, ``set_data_from_numpy``,
+    ``get_data_to_numpy``."""
+
+    def __init__(self, name="", shape=(), data=None):
+        self.name = name
+        self._data = np.zeros(tuple(shape), np.float32) if data is None else data
+
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def dtype(self):
+        return DataType.FLOAT32
+
+    @property
+    def element_num(self):
+        return int(self._data.size)
+
+    @property
+    def data_size(self):
+        return int(self._data.nbytes)
+
+    def set_data_from_numpy(self, array):
+        """Copies ``array`` (of this tensor's shape, cast to float32) into the tensor."""
+        array = np.asarray(array)
+        if list(array.shape) != self.shape:
+            raise ValueError(f"For 'Tensor.set_data_from_numpy', tensor '{self.name}' has "
+                             f"shape {self.shape}, but got {list(array.shape)}.")
+        self._data = np.ascontiguousarray(array, dtype=np.float32).copy()
+
+    def get_data_to_numpy(self):
+        """The tensor's data as a numpy array (a copy)."""
+        return self._data.copy()
+
+    def __repr__(self):
+        return f"Tensor(name={self.name!r}, shape={self.shape}, dtype=float32)"
+
+
+class Model:
+    """A model of the lite runtime: ``build_from_file``, ``get_inputs``, ``get_outputs``,
+    ``resize``, ``predict``."""
+
+    def __init__(self):
+        self._model = None
+        self._outputs = []
+
+    def _built(self):
+        if self._model is None:
+            raise ValueError("For 'Model', call build_from_file first.")
+        return self._model
+
+    def build_from_file(self, model_path, model_type=ModelType.MINDIR_LITE, context=None):
+        """Maps and checks the ``.ms`` file ``model_path`` (a damaged, truncated, foreign or
+        newer-format file is a ValueError) and prepares its kernels and memory."""
+        if model_type != ModelType.MINDIR_LITE:
+            raise ValueError(f"For 'Model.build_from_file', model_type must be "
+                             f"ModelType.MINDIR_LITE (convert MINDIR files with Converter), "
+                             f"but got {model_type!r}.")
+        ctx = (context or Context())._checked()
+        model = _lite.LiteModel()
+        model.build(str(model_path), ctx.cpu.thread_num, ctx.verify_checksum, False)
+        self._model, self._outputs = model, []
+
+    def get_inputs(self):
+        """One zero-filled ``Tensor`` per input, with its name and current shape."""
+        return [Tensor(name, shape) for name, shape in self._built().inputs()]
+
+    def get_outputs(self):
+        """The outputs of the last ``predict`` (zero-filled before one)."""
+        model = self._built()
+        return self._outputs or [Tensor(name, shape) for name, shape in model.outputs()]
+
+    def resize(self, inputs, dims):
+        """Gives the inputs (``get_inputs()``'s tensors) the shapes ``dims`` (a list per
+        input); a shape some node cannot take is a ValueError naming it."""
+        model = self._built()
+        if len(inputs) != len(dims):
+            raise ValueError(f"For 'Model.resize', got {len(inputs)} inputs and {len(dims)} "
+                             "shapes.")
+        model.resize([[int(d) for d in shape] for shape in dims])
+
+    def predict(self, inputs):
+        """Runs the model on ``inputs`` (lite ``Tensor``s or numpy arrays, in input order);
+        returns the outputs as lite ``Tensor``s."""
+        model = self._built()
+        arrays = []
+        for i, x in enumerate(inputs):
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+            elif isinstance(x, np.ndarray):
+                arrays.append(x)
+            else:
+                raise TypeError(f"For 'Model.predict', input {i} must be a lite Tensor or a "
+                                f"numpy array, but got {type(x).__name__}.")
+        self._outputs = [Tensor(name, data=data) for name, data in model.predict(arrays)]
+        return list(self._outputs)

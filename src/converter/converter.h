@@ -1,0 +1,57 @@
+// The lite converter: a model of mycel's IR -> a lite graph -> passes -> a .ms file.
+//
+// Its input is the IR every importer produces: an entry FuncGraph of mycel ops whose first
+// parameters are the inputs and the rest the weights (serialize::import_mindir today; the
+// ONNX importer joins by building the same SourceModel). `lower` maps each op to a lite op
+// (docs/architecture.md, "Lite", lists them) and reports every op it cannot map in one
+// ValueError; `optimize` runs the passes (passes/passes.h); `convert` is the whole command
+// (mycel_convert, python -m mycel.lite.convert, mycel.lite.Converter).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ir/anf.h"
+#include "lite/graph.h"
+#include "tensor/tensor.h"
+
+namespace mycel::converter {
+
+struct SourceModel {
+  const ir::FuncGraph* entry = nullptr;  // parameters: the inputs, then the weights
+  std::vector<std::string> input_names;  // one per input
+  std::vector<std::string> weight_names;
+  std::vector<Tensor> weights;  // in parameter order
+  std::string file;             // names the model in errors
+};
+
+// The lite graph of `m` (weights copied as float32 constants; shapes inferred and checked
+// against the IR's). Every unsupported op, attribute value or graph construct is collected
+// and reported together: "unsupported: MaxPool3D (nodes 'a', 'b'), switch (node 'c')".
+lite::Graph lower(const SourceModel& m);
+
+// The passes, in order (passes/passes.h), then a final shape inference and pruning.
+void optimize(lite::Graph& g);
+
+// The command's options (MindSpore Lite's converter flags).
+struct Options {
+  std::string fmk;  // MINDIR (ONNX: not built yet)
+  std::string model_file;
+  std::string output_file;  // BASE: writes BASE.ms
+  std::string fp16 = "off";
+  std::string config_file;
+  std::string train_model = "false";
+  std::string codegen;
+};
+
+// Converts: reads and imports the model, lowers, optimises, writes BASE.ms, then runs the
+// source model and the converted one on the same seeded random inputs and prints the accuracy
+// difference of each output to `out`. Options not built yet are ValueErrors saying so.
+void convert(const Options& o, std::ostream& out);
+
+// The command line: --fmk --modelFile --outputFile [--fp16 --configFile --trainModel
+// --codegen]; returns 0 (errors are thrown).
+int convert_main(const std::vector<std::string>& args, std::ostream& out);
+
+}  // namespace mycel::converter

@@ -1,0 +1,61 @@
+// The lite runtime's float32 kernels, NCHW. One kernel object per node, made for the shapes
+// that infer_shapes gave (and made again on Resize): it keeps what it prepared (oneDNN
+// primitives, prepacked weights) and runs on the arena's buffers.
+//
+// Conv2D (oneDNN convolution, weights reordered once to the layout oneDNN picks, bias and
+// activation as fused post-ops), FullyConnected and MatMul (oneDNN sgemm, then bias and
+// activation in one pass) have naive references (kernels_ref.cc) that the tests compare
+// against (Context::reference runs a whole model on them). The other ops have one plain
+// implementation each (kernels_own.cc), used by both.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lite/graph.h"
+
+namespace mycel::lite {
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // `in` holds one pointer per node input (constants point into the model), `out` the
+  // node's output buffer, both of the shapes the kernel was made for.
+  virtual void run(const float* const* in, float* out) = 0;
+};
+
+// A kernel's copy of its node and of the shapes it was made for.
+struct NodeKernel : Kernel {
+  NodeDesc n;
+  std::vector<Dims> in;
+  Dims out;
+  NodeKernel(const Graph& g, const NodeDesc& node) : n(node) {
+    for (int t : n.inputs) in.push_back(g.tensors[t].shape);
+    out = g.tensors[n.outputs[0]].shape;
+  }
+};
+
+// How FullyConnected (x W^T: B transposed) and MatMul (op(A) op(B)) read their operands.
+struct GemmShape {
+  bool fc, ta, tb;
+  int64_t M, N, K;
+};
+inline GemmShape gemm_shape(const NodeKernel& k) {
+  const bool fc = k.n.op == OpType::FullyConnected;
+  const bool ta = !fc && k.n.a.transpose_a, tb = fc || k.n.a.transpose_b;
+  return {fc, ta, tb, k.out[0], k.out[1], ta ? k.in[0][0] : k.in[0][1]};
+}
+
+// The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones.
+std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference);
+
+// The activation applied in place to n floats.
+void apply_act(float* p, int64_t n, Act a);
+
+// The kernels of the ops without an optimised variant (kernels_own.cc), and the naive
+// references of those with one (kernels_ref.cc), and the optimised ones (kernels_dnnl.cc).
+std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n);
+std::unique_ptr<Kernel> make_ref_kernel(const Graph& g, const NodeDesc& n);
+std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n);
+
+}  // namespace mycel::lite

@@ -1,0 +1,201 @@
+// The optimised lite kernels on oneDNN: Conv2D as a convolution primitive made once per
+// shape (layouts chosen for a direct kernel, weights reordered at load, bias and activation
+// fused as post-ops), FullyConnected and MatMul through dnnl_sgemm with the bias and activation
+// applied in one pass over the result. Small problems run on the calling thread (SerialBelow), as
+// mycel's own kernels do.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "base/error.h"
+#include "base/parallel.h"
+#include "lite/kernels.h"
+
+namespace mycel::lite {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr auto kF32 = memory::data_type::f32;
+constexpr int64_t kMaxDnnlWindow = 4096;  // dilated kernel extent or pad given to oneDNN
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// One in-order CPU stream per thread for every kernel (primitives run synchronously on the
+// caller's thread and OpenMP's workers): models may Predict on several threads at once.
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+bool append_act(dnnl::post_ops& po, Act a) {
+  switch (a) {
+    case Act::None:
+      return false;
+    case Act::ReLU:
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      break;
+    case Act::ReLU6:
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f);
+      break;
+    case Act::Sigmoid:
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+      break;
+    case Act::Tanh:
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
+      break;
+  }
+  return true;
+}
+
+// The convolution of one node at one shape. Layouts: oneDNN's im2col + GEMM fallback is slow
+// on small convolutions, so, as mycel's own conv kernel does, the primitive is made with
+//   1. x in NCHW, weights and y in the layout oneDNN picks,
+//   2. x, weights and y all in the layouts it picks,
+//   3. everything plain (NCHW, OIHW),
+// taking the first that is a direct kernel rather than "gemm"; x and y are reordered from and
+// to the arena's NCHW where the chosen layout differs (the weights once, at load).
+struct DnnlConv : NodeKernel {
+  dnnl::convolution_forward prim;
+  memory src_user, dst_user, src_m, dst_m, wei_user, wei_m, bias_m;
+  std::optional<dnnl::reorder> src_reorder, dst_reorder;
+  std::unordered_map<int, memory> args;
+  bool reorder_each_run = false;
+  int64_t work = 0;
+
+  DnnlConv(const Graph& g, const NodeDesc& node) : NodeKernel(g, node) {
+    const Dims& w = in[1];
+    try {
+      make(g);
+    } catch (const dnnl::error& e) {
+      MC_THROW(Runtime, "For 'Conv2D' (node '", n.name, "'): oneDNN: ", e.what());
+    }
+    work = numel(out) * w[1] * w[2] * w[3];
+  }
+
+  void make(const Graph& g) {
+    const OpAttrs& a = n.a;
+    const Dims &x = in[0], &w = in[1];
+    const int64_t G = a.group;
+    const bool bias = in.size() == 3;
+    memory::dims xd{x[0], x[1], x[2], x[3]}, yd{out[0], out[1], out[2], out[3]};
+    memory::dims wd =
+        G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
+    const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
+    memory::desc src_md(xd, kF32, Tag::nchw), dst_md(yd, kF32, Tag::nchw);
+    memory::desc bias_md({w[0]}, kF32, Tag::x);
+    memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
+    memory::dims pl{a.pad[0], a.pad[2]}, pr{a.pad[1], a.pad[3]};
+    dnnl::post_ops po;
+    dnnl::primitive_attr attr;
+    if (append_act(po, a.act)) attr.set_post_ops(po);
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      memory::desc s = attempt == 1 ? memory::desc(xd, kF32, Tag::any) : src_md;
+      memory::desc k(wd, kF32, attempt == 2 ? wtag : Tag::any);
+      memory::desc y = attempt == 2 ? dst_md : memory::desc(yd, kF32, Tag::any);
+      auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, s, k,
+                                                      bias_md, y, strides, dil, pl, pr)
+                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, s, k, y,
+                                                      strides, dil, pl, pr);
+      pd.emplace(d, attr, engine());
+      if (std::string(pd->impl_info_str()).find("gemm") == std::string::npos) break;
+    }
+    prim = dnnl::convolution_forward(*pd);
+    src_user = memory(src_md, engine(), DNNL_MEMORY_NONE);
+    dst_user = memory(dst_md, engine(), DNNL_MEMORY_NONE);
+    src_m = src_user, dst_m = dst_user;
+    if (pd->src_desc() != src_md) {
+      src_m = memory(pd->src_desc(), engine());
+      src_reorder.emplace(src_user, src_m);
+    }
+    if (pd->dst_desc() != dst_md) {
+      dst_m = memory(pd->dst_desc(), engine());
+      dst_reorder.emplace(dst_m, dst_user);
+    }
+    wei_user = memory({wd, kF32, wtag}, engine(), DNNL_MEMORY_NONE);
+    wei_m = memory(pd->weights_desc(), engine());
+    args = {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}};
+    if (bias) {
+      bias_m = memory(bias_md, engine(), DNNL_MEMORY_NONE);
+      args.emplace(DNNL_ARG_BIAS, bias_m);
+    }
+    const TensorDesc& wt = g.tensors[n.inputs[1]];
+    reorder_each_run = !wt.constant;
+    if (!reorder_each_run) reorder_weights(wt.f32());
+  }
+
+  void reorder_weights(const float* w) {
+    wei_user.set_data_handle(const_cast<float*>(w));
+    dnnl::reorder(wei_user, wei_m).execute(stream(), wei_user, wei_m);
+    stream().wait();
+  }
+
+  void run(const float* const* src, float* dst) override {
+    SerialBelow serial(work);
+    if (reorder_each_run) reorder_weights(src[1]);
+    src_user.set_data_handle(const_cast<float*>(src[0]));
+    dst_user.set_data_handle(dst);
+    if (in.size() == 3) bias_m.set_data_handle(const_cast<float*>(src[2]));
+    dnnl::stream& s = stream();
+    if (src_reorder) src_reorder->execute(s, src_user, src_m);
+    prim.execute(s, args);
+    if (dst_reorder) dst_reorder->execute(s, dst_m, dst_user);
+    s.wait();
+  }
+};
+
+// FullyConnected (x W^T + b, then the activation) and MatMul (op(A) op(B)).
+struct DnnlGemm : NodeKernel {
+  using NodeKernel::NodeKernel;
+  void run(const float* const* src, float* dst) override {
+    const GemmShape s = gemm_shape(*this);
+    const bool fc = s.fc;
+    const int64_t M = s.M, N = s.N, K = s.K;
+    SerialBelow serial(M * N * K);
+    dnnl_status_t st = dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', M, N, K, 1.f, src[0],
+                                  s.ta ? M : K, src[1], s.tb ? K : N, 0.f, dst, N);
+    MC_CHECK(st == dnnl_success, Runtime, "For '", op_type_name(n.op), "' (node '", n.name,
+             "'): dnnl_sgemm failed (", static_cast<int>(st), ")");
+    if (!fc) return;
+    const float* b = in.size() == 3 ? src[2] : nullptr;
+    const Act act = n.a.act;
+    for (int64_t i = 0; i < M; ++i) {
+      float* row = dst + i * N;
+      if (b)
+        for (int64_t j = 0; j < N; ++j) row[j] += b[j];
+      apply_act(row, N, act);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n) {
+  // oneDNN rejects empty problems: the reference handles them (it writes nothing or the bias).
+  for (int t : n.inputs)
+    if (numel(g.tensors[t].shape) == 0) return make_ref_kernel(g, n);
+  if (numel(g.tensors[n.outputs[0]].shape) == 0) return make_ref_kernel(g, n);
+  if (n.op == OpType::Conv2D) {
+    // Windows dilated or padded far beyond any real network's (a damaged file's): oneDNN takes
+    // seconds to make such a primitive; the reference's work is bounded by the output.
+    const OpAttrs& a = n.a;
+    const Dims& w = g.tensors[n.inputs[1]].shape;
+    const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
+    if (extent > kMaxDnnlWindow || *std::max_element(a.pad, a.pad + 4) > kMaxDnnlWindow)
+      return make_ref_kernel(g, n);
+    return std::make_unique<DnnlConv>(g, n);
+  }
+  return std::make_unique<DnnlGemm>(g, n);
+}
+
+}  // namespace mycel::lite
