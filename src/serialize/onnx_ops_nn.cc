@@ -200,11 +200,22 @@ void pool(Translator& t, OpId id) {
   t.set_out(0, from_2d(t, x, t.cast(y, dt)));
 }
 
+// A pool with the whole image as its window for float 1-D and 2-D inputs (the lite converter
+// lowers pools, not reductions); otherwise a mean or max over the spatial axes.
 void global_pool(Translator& t, OpId id) {
   const Val& x = t.in(0);
+  size_t rank = x.meta.shape.size();
+  if (rank < 3) t.fail("the input needs a spatial dimension (rank 3 or more)");
+  if (rank <= 4 && is_floating(x.meta.dtype)) {
+    Val x2 = as_2d(t, x);
+    Attrs a;
+    a.set("kernel_size", std::vector<int64_t>{x2.meta.shape[2], x2.meta.shape[3]});
+    a.set("strides", std::vector<int64_t>{1, 1});
+    OpId pool = id == OpId::ReduceMean ? OpId::AvgPool : OpId::MaxPool;
+    return t.set_out(0, from_2d(t, x, t.op1(pool, {x2}, a)));
+  }
   std::vector<int64_t> axes;
-  for (size_t k = 2; k < x.meta.shape.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  if (axes.empty()) t.fail("the input needs a spatial dimension (rank 3 or more)");
+  for (size_t k = 2; k < rank; ++k) axes.push_back(static_cast<int64_t>(k));
   Attrs a;
   a.set("axis", axes);
   a.set("keep_dims", true);
