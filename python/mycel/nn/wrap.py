@@ -63,6 +63,10 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = None if sens is None else float(sens)
         self.grad_fn = value_and_grad(network, None, self.weights)
+        object.__setattr__(self, "_pipeline", hasattr(network, "_train_step"))
+        if self._pipeline and type(self) is not TrainOneStepCell:
+            raise TypeError(f"For '{type(self).__name__}', a PipelineCell trains with "
+                            "nn.TrainOneStepCell only (loss scaling is not built for it).")
         from mycel.parallel import context as pctx
         self.reducer_flag = pctx.is_data_parallel()
         self.grad_reducer = None
@@ -82,6 +86,11 @@ class TrainOneStepCell(Cell):
         backward pass computed them, so any scaling comes after the reduction (a mean over
         the ranks commutes with it)."""
         self.grad_fn._weight_ready = self.grad_reducer._step
+
+    def __call__(self, *inputs):
+        if self.__dict__.get("_pipeline"):  # nn.PipelineCell: its stages run by a schedule
+            return self.network._train_step(self.optimizer, self.sens, inputs)
+        return super().__call__(*inputs)
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
