@@ -2,7 +2,7 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-privacy, ...: see SECTIONS) runs one section and replaces it in the existing RESULTS.md,
+pipeline, privacy, ...: see SECTIONS) runs one section and replaces it in the existing RESULTS.md,
 keeping the others as they are; the section says which command produced it."""
 import argparse
 import datetime
@@ -416,6 +416,39 @@ def parallel_section():
                      f"{r['samples_per_s'] / serial:.2f} | {fmt(r['state_mb'])} | "
                      f"{fmt(r['peak_rss_mb'])} |")
     lines.append("")
+def pipeline_section():
+    """Pipeline parallelism: each stage's measured idle fraction against (S-1)/(M+S-1)."""
+    print("bench: pipeline bubble (2 stages on 2 processes, GPipe and 1F1B, M = 2, 4, 8) ...",
+          flush=True)
+    load = os.getloadavg()[0]
+    lines = [
+        "## Pipeline parallelism",
+        "",
+        "bench/pipeline_bench.py (its docstring has the details): `nn.PipelineCell`, 2 stages "
+        "on 2 processes (Gloo, loopback, 1 thread each), an MLP of 8 Dense layers 1024 wide "
+        "(4 per stage), float32, 128 rows per micro-batch. A stage's idle fraction is 1 - "
+        "(time in its stage programs, the gradient sums included) / (the step's span over "
+        "both stages), from the recorded events of the step with the shortest span of 5; "
+        "the ideal for equal stages is (S-1)/(M+S-1). A stage's backward recomputes its "
+        "forward (about 3 forward times), the same on both stages, so the ideal holds for "
+        f"both schedules. Load average when measured: {load:.1f} on "
+        f"{os.cpu_count()} cores.",
+        "",
+        "| schedule | M | ideal | idle, stage 0 | idle, stage 1 | mean | mean / ideal | "
+        "step ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for sched in ("gpipe", "1f1b"):
+        for m in (2, 4, 8):
+            r = run("pipeline_bench.py", sched, str(m))
+            mean = sum(r["idle"]) / 2
+            lines.append(f"| {sched} | {m} | {r['ideal']:.3f} | {r['idle'][0]:.3f} | "
+                         f"{r['idle'][1]:.3f} | {mean:.3f} | {mean / r['ideal']:.2f} | "
+                         f"{r['span_ms']:.0f} |")
+    lines.append("")
+    return lines
+
+
 def privacy_section():
     """Differential privacy: DP-SGD LeNet-5 accuracy at eps 2, 4, 8 and the DP step's time."""
     print("bench: differential privacy (DP-SGD LeNet-5 at eps 2, 4, 8; a few minutes) ...",
@@ -460,6 +493,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "data": ("## Data pipeline", data_section),
     "distributed": ("## Distributed", dist_section),
     "parallel": ("## Tensor parallelism", parallel_section),
+    "pipeline": ("## Pipeline parallelism", pipeline_section),
     "privacy": ("## Differential privacy", privacy_section),
 }
 
@@ -548,6 +582,7 @@ def main():
     lines += data_section()
     lines += dist_section("the same `make bench` run")
     lines += parallel_section()
+    lines += pipeline_section()
     lines += privacy_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:

@@ -276,11 +276,11 @@ class Runner:
                     args = (x, self._recv(self.boundary_out, self.next, 2 * i + 1))
                 t = time.monotonic()
                 g = self.backward(*args)
-                self.events.append(("B", i, t, time.monotonic()))
                 if self.stage > 0:
                     sends.append(_cf.isend(g[0][0], self.prev, tag=2 * i + 1))
                     g = g[1]
                 sums = list(g) if sums is None else [a + b for a, b in zip(sums, g)]
+                self.events.append(("B", i, t, time.monotonic()))  # the sums are its work
         for h in sends:
             h.wait()
         return self._loss(losses), None if sums is None else self._grads(sums, micro)
