@@ -52,7 +52,10 @@ class TrainOneStepCell(Cell):
     job that ``communication.init()`` joined) the gradients are all-reduced over the ranks by
     a ``DistributedGradReducer`` before the update (averaged with gradients_mean), each
     bucket as soon as the backward pass has computed its gradients (in both modes), and with
-    parameter_broadcast every rank starts from rank 0's parameters."""
+    parameter_broadcast every rank starts from rank 0's parameters; with
+    enable_parallel_optimizer each rank keeps and updates its rows of the optimizer state
+    (gradients reduce-scattered, weights all-gathered: parallel/optimizer_shard.py). A
+    ``PipelineCell`` network trains by its schedule (its ``_train_step``)."""
 
     def __init__(self, network, optimizer, sens=None):
         super().__init__(auto_prefix=False)

@@ -139,7 +139,9 @@ def set_auto_parallel_context(**kwargs):
     stages ``nn.PipelineCell`` splits a network into by its cells' ``pipeline_stage``),
     pipeline_config ({"pipeline_scheduler": "1f1b" (default) or "gpipe",
     "pipeline_interleave": False}), pipeline_result_broadcast (every stage's ranks return the
-    last stage's loss; default False: they return 0), and MindSpore's other
+    last stage's loss; default False: they return 0), enable_parallel_optimizer (in
+    data_parallel, each rank keeps 1/N of the optimizer state: parallel/optimizer_shard.py),
+    and MindSpore's other
     keys (checked and recorded)."""
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
