@@ -14,18 +14,15 @@ ROUNDS passes of STEPS steps).
 import json
 import os
 import resource
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dist_bench import free_port  # noqa: E402
+from dist_bench import gloo_job, write_rank_result  # noqa: E402
 
 D, H, ROWS = 1024, 4096, 32
-WARMUP, STEPS, ROUNDS = 2, 5, 3
+WARMUP, STEPS, ROUNDS = 1, 5, 3
 
 
 def worker(mode, rank, n):
@@ -47,55 +44,27 @@ def worker(mode, rank, n):
     rng = np.random.default_rng(rank)
     x = Tensor(rng.standard_normal((ROWS, D)).astype(np.float32))
     y = Tensor(rng.standard_normal((ROWS, D)).astype(np.float32))
-    for _ in range(WARMUP):
-        step(x, y)
-    best = float("inf")
-    for _ in range(ROUNDS):
+    per_step = []  # the first WARMUP passes compile and warm up
+    for _ in range(WARMUP + ROUNDS):
         t0 = time.perf_counter()
         for _ in range(STEPS):
             loss = step(x, y)
         loss.asnumpy()
-        best = min(best, (time.perf_counter() - t0) / STEPS)
+        per_step.append((time.perf_counter() - t0) / STEPS)
+    best = min(per_step[WARMUP:])
     res = {"state_mb": state_bytes(opt) / 2**20, "step_ms": best * 1e3,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     release()
     return res
 
 
-def launch(mode, n, timeout=600):
-    out_dir = tempfile.mkdtemp(prefix="optimizer_bench_")
-    port = free_port()
-    procs = []
-    for rank in range(n):
-        env = dict(os.environ, OMP_NUM_THREADS="1", MS_WORKER_NUM=str(n), RANK_ID=str(rank),
-                   MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=str(port), OPT_BENCH_OUT=out_dir)
-        procs.append(subprocess.Popen([sys.executable, __file__, "worker", mode, str(rank),
-                                       str(n)], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
-    outs = []
-    try:
-        for p in procs:
-            outs.append(p.communicate(timeout=timeout))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for p, (_, err) in zip(procs, outs):
-        if p.returncode != 0:
-            sys.stderr.write(err)
-            raise SystemExit(f"optimizer_bench {mode} {n}: a rank failed")
-    with open(os.path.join(out_dir, "rank_0.json")) as f:
-        res = json.load(f)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    return res
+def launch(mode, n):
+    return gloo_job(__file__, n, [mode, n])[0]
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "worker":
-        mode, rank, n = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        res = worker(mode, rank, n)
-        with open(os.path.join(os.environ["OPT_BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
-            json.dump(res, f)
+        mode, n, rank = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        write_rank_result(rank, worker(mode, rank, n))
     else:
         print(json.dumps(launch(sys.argv[1], int(sys.argv[2]))))

@@ -13,14 +13,11 @@ happens) and prints JSON: each stage's idle fraction, the ideal, the step's span
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dist_bench import free_port  # noqa: E402
+from dist_bench import gloo_job, write_rank_result  # noqa: E402
 
 WIDTH, LAYERS, ROWS = 1024, 8, 128
 WARMUP, ROUNDS = 2, 5
@@ -58,37 +55,10 @@ def worker(scheduler, micro, rank):
     return {"stage": pc.stage, "runs": runs}
 
 
-def launch(scheduler, micro, timeout=600):
+def launch(scheduler, micro):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
-    out_dir = tempfile.mkdtemp(prefix="pipeline_bench_")
-    port = free_port()
-    procs = []
-    for rank in range(2):
-        env = dict(os.environ, OMP_NUM_THREADS="1", MS_WORKER_NUM="2", RANK_ID=str(rank),
-                   MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=str(port), PP_BENCH_OUT=out_dir)
-        procs.append(subprocess.Popen([sys.executable, __file__, "worker", scheduler,
-                                       str(micro), str(rank)], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True))
-    outs = []
-    try:
-        for p in procs:
-            outs.append(p.communicate(timeout=timeout))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for p, (_, err) in zip(procs, outs):
-        if p.returncode != 0:
-            sys.stderr.write(err)
-            raise SystemExit(f"pipeline_bench {scheduler} {micro}: a rank failed")
-    got = []
-    for rank in range(2):
-        with open(os.path.join(out_dir, f"rank_{rank}.json")) as f:
-            got.append(json.load(f))
-    shutil.rmtree(out_dir, ignore_errors=True)
     from mycel.parallel.pipeline import bubble
+    got = gloo_job(__file__, 2, [scheduler, micro])
     best = None
     for k in range(ROUNDS):
         events = {g["stage"]: g["runs"][k] for g in got}
@@ -104,8 +74,6 @@ def launch(scheduler, micro, timeout=600):
 if __name__ == "__main__":
     if sys.argv[1] == "worker":
         scheduler, micro, rank = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        res = worker(scheduler, micro, rank)
-        with open(os.path.join(os.environ["PP_BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
-            json.dump(res, f)
+        write_rank_result(rank, worker(scheduler, micro, rank))
     else:
         print(json.dumps(launch(sys.argv[1], int(sys.argv[2]))))
