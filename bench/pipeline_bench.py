@@ -6,7 +6,9 @@ Each rank records when its stage programs run (``PipelineCell.events``: the star
 every forward and backward, time.monotonic, one clock for the machine's processes). A
 stage's idle fraction is 1 - (its programs' time) / (the step's span, from the first start
 to the last end over both stages); the ideal for equal stages is (S-1)/(M+S-1). Of ROUNDS
-measured steps the one with the shortest span is kept (the machine is shared).
+measured steps the one with the shortest span is kept (the machine is shared). The same
+durations replayed through the schedule without latency (``pipeline.replay``) give the
+bubble of the schedule itself, apart from communication and process wake-ups.
 
 `pipeline_bench.py SCHEDULER M` starts the two processes (a timeout ends them whatever
 happens) and prints JSON: each stage's idle fraction, the ideal, the step's span in ms.
@@ -57,7 +59,7 @@ def worker(scheduler, micro, rank):
 
 def launch(scheduler, micro):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
-    from mycel.parallel.pipeline import bubble
+    from mycel.parallel.pipeline import bubble, replay
     got = gloo_job(__file__, 2, [scheduler, micro])
     best = None
     for k in range(ROUNDS):
@@ -67,8 +69,9 @@ def launch(scheduler, micro):
         if best is None or span < best[0]:
             best = (span, events)
     idle, ideal = bubble(best[1], 2, micro)
+    again, _ = bubble(replay(best[1], 2, micro, scheduler), 2, micro)
     return {"scheduler": scheduler, "micro": micro, "idle": [idle[0], idle[1]],
-            "ideal": ideal, "span_ms": best[0] * 1e3}
+            "replayed": [again[0], again[1]], "ideal": ideal, "span_ms": best[0] * 1e3}
 
 
 if __name__ == "__main__":

@@ -269,3 +269,18 @@ def test_split_errors(pipeline_context):
     with pytest.raises(ValueError, match=r"batch size 4 .* not a multiple of micro_size \(3\)"):
         pc(x, y)
     ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_replay_of_equal_stages_gives_the_ideal_bubble():
+    """Unit-time forwards and backwards on every stage, replayed through either schedule:
+    the bubble is exactly (S-1)/(M+S-1) on every stage, and GPipe's and 1F1B's spans agree."""
+    from mycel.parallel.pipeline import bubble, replay, schedule
+    for stages in (2, 3, 4):
+        for micro in (stages, 2 * stages, 8):
+            for kind in ("gpipe", "1f1b"):
+                flat = {s: [(k, i, 0.0, 1.0 if k == "F" else 2.0)
+                            for k, i in schedule(kind, stages, s, micro)]
+                        for s in range(stages)}
+                idle, ideal = bubble(replay(flat, stages, micro, kind), stages, micro)
+                for s in range(stages):
+                    assert idle[s] == pytest.approx(ideal), (kind, stages, micro, s)

@@ -64,6 +64,36 @@ def bubble(events, stages, micro):
     return idle, (stages - 1) / (micro + stages - 1)
 
 
+def replay(events, stages, micro, kind):
+    """The events the schedule would give with the recorded durations and no latency: each
+    stage runs its programs in schedule order, a forward after the previous stage's forward
+    of that micro-batch, a backward after the next stage's backward of it. Same form as
+    ``bubble``'s input (a discrete-event replay: what the schedule costs, apart from
+    communication and the machine)."""
+    took = {(s, k, i): end - start for s, ev in events.items() for k, i, start, end in ev}
+    done, out = {}, {s: [] for s in range(stages)}
+    orders = {s: schedule(kind, stages, s, micro) for s in range(stages)}
+    pos, free = dict.fromkeys(range(stages), 0), dict.fromkeys(range(stages), 0.0)
+    while any(pos[s] < len(orders[s]) for s in range(stages)):
+        moved = False
+        for s in range(stages):
+            if pos[s] == len(orders[s]):
+                continue
+            k, i = orders[s][pos[s]]
+            dep = (s - 1, "F", i) if k == "F" else (s + 1, "B", i)
+            if 0 <= dep[0] < stages and dep not in done:
+                continue
+            start = max(free[s], done.get(dep, 0.0))
+            end = start + took[(s, k, i)]
+            done[(s, k, i)], free[s] = end, end
+            out[s].append((k, i, start, end))
+            pos[s] += 1
+            moved = True
+        if not moved:
+            raise ValueError(f"pipeline: the {kind} schedule deadlocks in replay")
+    return out
+
+
 def layout(stages):
     """(S, D, this rank's stage, its index in the stage's data-parallel group), checked."""
     devices = _ctx.get_auto_parallel_context("device_num")
