@@ -1,6 +1,6 @@
 """The pipeline's bubble, measured: 2 stages on 2 processes (nn.PipelineCell, Gloo on the
 loopback, 1 thread each), an MLP of 8 Dense layers 1024 wide (4 per stage, Tanh, MSE,
-Momentum), float32, 128 rows per micro-batch, M = 2, 4 and 8 micro-batches, GPipe and 1F1B.
+Momentum), float32, 512 rows per micro-batch, M = 2, 4 and 8 micro-batches, GPipe and 1F1B.
 
 Each rank records when its stage programs run (``PipelineCell.events``: the start and end of
 every forward and backward, time.monotonic, one clock for the machine's processes). A
@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from dist_bench import gloo_job, write_rank_result  # noqa: E402
 
-WIDTH, LAYERS, ROWS = 1024, 8, 128
+WIDTH, LAYERS, ROWS = 1024, 8, 512
 WARMUP, ROUNDS = 2, 5
 
 

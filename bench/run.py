@@ -426,14 +426,16 @@ def pipeline_section():
         "",
         "bench/pipeline_bench.py (its docstring has the details): `nn.PipelineCell`, 2 stages "
         "on 2 processes (Gloo, loopback, 1 thread each), an MLP of 8 Dense layers 1024 wide "
-        "(4 per stage), float32, 128 rows per micro-batch. A stage's idle fraction is 1 - "
+        "(4 per stage), float32, 512 rows per micro-batch. A stage's idle fraction is 1 - "
         "(time in its stage programs, the gradient sums included) / (the step's span over "
         "both stages), from the recorded events of the step with the shortest span of 5; "
         "the ideal for equal stages is (S-1)/(M+S-1). A stage's backward recomputes its "
         "forward (about 3 forward times), the same on both stages, so the ideal holds for "
         "both schedules. Replayed: the same measured durations run through the schedule "
         "with no latency (`pipeline.replay`), the schedule's own bubble; the difference is "
-        "communication and process wake-ups, large on a loaded machine. Load average when "
+        "communication and process wake-ups, large on a loaded machine. Stage 0 computes no "
+        "gradient of its input, so its backward is about 1/12 lighter here: the stages are "
+        "nearly, not exactly, equal. Load average when "
         f"measured: {load:.1f} on {os.cpu_count()} cores.",
         "",
         "| schedule | M | ideal | idle, stage 0 | idle, stage 1 | mean | mean / ideal | "

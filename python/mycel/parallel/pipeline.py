@@ -35,11 +35,12 @@ and ``pipeline_config``). The rules, each in one place here:
 """
 import time
 
+import numpy as np
+
+from mycel.common.tensor import Tensor
 from mycel.communication import comm_func as _cf
 from mycel.communication import management as _mgmt
 from mycel.parallel import context as _ctx
-
-SCHEDULERS = ("1f1b", "gpipe")
 
 
 def schedule(kind, stages, stage, micro):
@@ -186,7 +187,6 @@ def split(backbone, stages_map, x, loss_fn, labels):
 
 
 def _check_chain(backbone, units, x, out):
-    from mycel.common.tensor import Tensor
     name = {id(c): n for n, c in backbone.cells_and_names()}
     chain, prev, seen = [], x, set()
     for s, cell, inputs, kwargs, y in units:
@@ -337,8 +337,6 @@ class Runner:
     def result(self, loss):
         """What a step returns on this rank: the last stage's loss; on the other stages 0,
         or with pipeline_result_broadcast the last stage's loss, sent to them."""
-        from mycel.common.tensor import Tensor
-        import numpy as np
         tag = 2 * self.micro
         if _ctx.get_auto_parallel_context("pipeline_result_broadcast"):
             last = (self.stages - 1) * self.dp + self.dp_rank
@@ -354,8 +352,6 @@ class Runner:
 
     @staticmethod
     def _recv(like, src, tag):
-        from mycel.common.tensor import Tensor
-        import numpy as np
         out, h = _cf.irecv(Tensor(np.zeros(like[0]), like[1]), src, tag=tag)
         h.wait()
         return out
