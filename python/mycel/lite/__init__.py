@@ -17,11 +17,15 @@ softmax cross-entropy named as the loss), then ``build_from_file(path, context=.
 train=True, train_cfg=TrainCfg(optimizer="Adam", ...))``, ``train_step(inputs, labels)`` and
 ``export(path)``.
 
+``load_onnx`` (``mycel.lite._onnx``) imports an ONNX model as the graph ``mycel.load`` gives
+(for ``nn.GraphCell``).
+
 Command lines: ``python -m mycel.lite.convert`` and ``python -m mycel.lite.benchmark`` take the
 flags of ``build/mycel_convert`` and ``build/mycel_benchmark``.
 """
 from mycel.lite.model import Context, DataType, Model, ModelType, Tensor, TrainCfg  # noqa: F401
 from mycel.lite.converter import Converter, FmkType  # noqa: F401
+from mycel.lite._onnx import load_onnx  # noqa: F401
 
 __all__ = ["Context", "DataType", "Model", "ModelType", "Tensor", "TrainCfg", "Converter",
-           "FmkType"]
+           "FmkType", "load_onnx"]
