@@ -25,6 +25,7 @@ void bind_data(pybind11::module_& m);        // py_data*.cc: the data engine, as
 void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_context's GPU)
 void bind_comm(pybind11::module_& m);        // py_comm.cc: process groups (mycel.communication)
 void bind_parallel(pybind11::module_& m);    // py_parallel.cc: layouts, redistribution plans
+void bind_federated(pybind11::module_& m);   // py_federated.cc: FL server and client, _federated
 // The compile options the environment asks for (compiler::CompileOptions::from_env), with
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
 // py_graph.cc; used by GRAPH mode and MINDIR export.
