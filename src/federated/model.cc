@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/error.h"
 #include "serialize/checkpoint.h"
@@ -59,11 +60,11 @@ void write_all(int fd, const std::string& bytes, const std::string& path) {
 std::string update_problem(const Weights& global, const Weights& update) {
   std::unordered_map<std::string_view, const Param*> by_name;
   for (const Param& p : update) by_name.emplace(p.name, &p);
-  for (const Param& p : update) {
-    bool known = false;
-    for (const Param& g : global) known = known || g.name == p.name;
-    if (!known) return str("the update has a parameter '", p.name, "' the model does not have");
-  }
+  std::unordered_set<std::string_view> known;
+  for (const Param& g : global) known.insert(g.name);
+  for (const Param& p : update)
+    if (!known.count(p.name))
+      return str("the update has a parameter '", printable(p.name), "' the model does not have");
   for (const Param& g : global) {
     auto it = by_name.find(g.name);
     if (it == by_name.end()) return str("the update lacks the parameter '", g.name, "'");
@@ -88,11 +89,12 @@ FedAvg::FedAvg(const Weights& like) : layout_(like) {
 
 void FedAvg::add(const Weights& update, uint64_t samples) {
   MC_CHECK(samples > 0, Value, "FedAvg: an update needs a positive sample count.");
+  std::unordered_map<std::string_view, const Param*> by_name;
+  for (const Param& u : update) by_name.emplace(u.name, &u);
   for (size_t k = 0; k < layout_.size(); ++k) {
-    const Param* p = nullptr;
-    for (const Param& u : update)
-      if (u.name == layout_[k].name) p = &u;
-    MC_ASSERT(p != nullptr, "an unchecked update reached FedAvg");
+    auto it = by_name.find(layout_[k].name);
+    MC_ASSERT(it != by_name.end(), "an unchecked update reached FedAvg");
+    const Param* p = it->second;
     const double w = static_cast<double>(samples);
     std::vector<double>& s = sum_[k];
     for (size_t i = 0; i < s.size(); ++i) s[i] += w * load_f32(p->bytes, i);

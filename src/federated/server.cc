@@ -177,10 +177,10 @@ bool Server::State::admit_request(const httplib::Request& req, httplib::Response
   auto it = clients.find(out.client_id);
   std::string why;
   if (it == clients.end()) {
-    why = str("unknown client '", out.client_id, "' (register first)");
+    why = str("unknown client '", printable(out.client_id), "' (register first)");
   } else if (out.token.size() != it->second.token.size() ||
              sodium_memcmp(out.token.data(), it->second.token.data(), out.token.size()) != 0) {
-    why = str("wrong token for client '", out.client_id, "'");
+    why = str("wrong token for client '", printable(out.client_id), "'");
   }
   if (!why.empty()) {
     event(str("refused ", what, ": ", why));
@@ -192,7 +192,7 @@ bool Server::State::admit_request(const httplib::Request& req, httplib::Response
   }
   ClientState& c = it->second;
   if (!c.nonces.insert(out.nonce).second) {
-    why = str("replayed message from client '", out.client_id, "' (nonce seen)");
+    why = str("replayed message from client '", printable(out.client_id), "' (nonce seen)");
     event(str("refused ", what, ": ", why));
     Reply r;
     r.status = Status::Rejected;
@@ -216,7 +216,7 @@ void Server::State::on_register(const Request& r, httplib::Response& res) {
     if (r.client_id.empty()) {
       why = "the client_id is empty";
     } else if (clients.count(r.client_id)) {
-      why = str("client '", r.client_id, "' is already registered");
+      why = str("client '", printable(r.client_id), "' is already registered");
     } else if (clients.size() >= cfg.max_clients) {
       why = str("the server has its ", cfg.max_clients, " clients");
     } else {
@@ -227,7 +227,7 @@ void Server::State::on_register(const Request& r, httplib::Response& res) {
       out.token = hex;
       clients[r.client_id].token = out.token;
       out.iteration = iteration;
-      event(str("registered client '", r.client_id, "'"));
+      event(str("registered client '", printable(r.client_id), "'"));
     }
   }
   if (!why.empty()) return refuse(res, Status::Rejected, 409, "/register", why);
@@ -279,9 +279,9 @@ void Server::State::on_update(const Request& r, httplib::Response& res) {
     if (r.iteration != iteration)
       return str("stale iteration ", r.iteration, " (the round is ", iteration, ")");
     if (!admitted.count(r.client_id))
-      return str("client '", r.client_id, "' was not admitted to round ", iteration);
+      return str("client '", printable(r.client_id), "' was not admitted to round ", iteration);
     if (uploaded.count(r.client_id))
-      return str("client '", r.client_id, "' already uploaded in round ", iteration);
+      return str("client '", printable(r.client_id), "' already uploaded in round ", iteration);
     if (r.data_size == 0) return "data_size must be positive";
     return "";
   };

@@ -82,23 +82,24 @@ class Reader {
   Param get_param() {
     Param p;
     p.name = get_str(kMaxNameBytes, "parameter name");
+    const std::string name = printable(p.name);
     auto code = get<uint8_t>("dtype");
     if (code >= kNumDTypes)
-      bad(str("parameter '", p.name, "' has an unknown dtype code ", int(code)));
+      bad(str("parameter '", name, "' has an unknown dtype code ", int(code)));
     p.dtype = static_cast<DType>(code);
     auto rank = get<uint8_t>("rank");
-    if (rank > kMaxRank) bad(str("parameter '", p.name, "' has rank ", int(rank)));
+    if (rank > kMaxRank) bad(str("parameter '", name, "' has rank ", int(rank)));
     uint64_t numel = 1;
     for (uint8_t i = 0; i < rank; ++i) {
       auto d = get<int64_t>("dimension");
-      if (d < 0) bad(str("parameter '", p.name, "' has a negative dimension ", d));
+      if (d < 0) bad(str("parameter '", name, "' has a negative dimension ", d));
       p.shape.push_back(d);
       if (__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel))
-        bad(str("parameter '", p.name, "' has too many elements"));
+        bad(str("parameter '", name, "' has too many elements"));
     }
     uint64_t nbytes = get<uint64_t>("content size"), want;
     if (__builtin_mul_overflow(numel, dtype_size(p.dtype), &want) || nbytes != want)
-      bad(str("parameter '", p.name, "' has ", nbytes, " bytes of content, its shape needs ", numel,
+      bad(str("parameter '", name, "' has ", nbytes, " bytes of content, its shape needs ", numel,
               " elements of ", dtype_name(p.dtype)));
     p.bytes = std::string(take(nbytes, "content"));
     return p;
@@ -111,7 +112,7 @@ class Reader {
     for (uint32_t i = 0; i < n; ++i) {
       w.push_back(get_param());
       if (!seen.insert(w.back().name).second)
-        bad(str("parameter '", w.back().name, "' occurs twice"));
+        bad(str("parameter '", printable(w.back().name), "' occurs twice"));
     }
     return w;
   }
@@ -148,6 +149,21 @@ std::string_view status_name(Status s) {
       return "finished";
   }
   return "unknown";
+}
+
+std::string printable(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
 }
 
 int64_t Param::numel() const {

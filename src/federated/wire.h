@@ -77,6 +77,10 @@ inline constexpr size_t kMaxNameBytes = 1024;  // a parameter name, a reason
 inline constexpr uint32_t kMaxParams = 1 << 16;
 inline constexpr uint8_t kMaxRank = 8;
 
+// `s` with every byte outside printable ASCII as \xNN: client ids and names from the network
+// quoted in logs and reasons (no control characters, no invalid UTF-8).
+std::string printable(std::string_view s);
+
 std::string encode(const Request& r);
 std::string encode(const Reply& r);
 Request decode_request(std::string_view body);

@@ -44,20 +44,28 @@ Weights weights_from_py(const pyb::dict& d) {
   return w;
 }
 
+// Text from the network (names, reasons) as a str; bytes that are not UTF-8 as \xNN escapes.
+pyb::str text(const std::string& s) {
+  PyObject* u =
+      PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (u == nullptr) throw pyb::error_already_set();
+  return pyb::reinterpret_steal<pyb::str>(u);
+}
+
 pyb::dict weights_to_py(const Weights& w) {
   pyb::dict d;
   for (const Param& p : w) {
     std::vector<pyb::ssize_t> shape(p.shape.begin(), p.shape.end());
     pyb::array a(numpy_dtype(p.dtype), shape);
     if (!p.bytes.empty()) std::memcpy(a.mutable_data(), p.bytes.data(), p.bytes.size());
-    d[pyb::str(p.name)] = a;
+    d[text(p.name)] = a;
   }
   return d;
 }
 
 pyb::tuple reply_to_py(const federated::Reply& r) {
-  return pyb::make_tuple(std::string(federated::status_name(r.status)), r.reason, r.iteration,
-                         r.token, weights_to_py(r.weights));
+  return pyb::make_tuple(std::string(federated::status_name(r.status)), text(r.reason), r.iteration,
+                         text(r.token), weights_to_py(r.weights));
 }
 
 template <class T>
@@ -110,7 +118,11 @@ void bind_federated(pyb::module_& parent) {
       .def_property_readonly("finished", &federated::Server::finished)
       .def("global_model",
            [](const federated::Server& s) { return weights_to_py(s.global_model()); })
-      .def("events", &federated::Server::events);
+      .def("events", [](const federated::Server& s) {
+        pyb::list out;
+        for (const std::string& e : s.events()) out.append(text(e));
+        return out;
+      });
 
   pyb::class_<federated::Client>(m, "_Client")
       .def(pyb::init([](const std::string& host, int port, const std::string& id, double timeout) {

@@ -14,9 +14,10 @@ compression, TLS, semi-supervised and vertical federated learning.
 from mycel.federated.callback import FederatedLearningCallback, load_weights, network_weights
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished
 from mycel.federated.config import load_config
+from mycel.federated.fedprox import FedProxLoss
 from mycel.federated.server import FLServer
 from mycel.federated.simulation import simulate, simulate_in_processes
 
-__all__ = ["FLServer", "FederatedClient", "FederatedLearningCallback", "RequestRejected",
+__all__ = ["FLServer", "FedProxLoss", "FederatedClient", "FederatedLearningCallback", "RequestRejected",
            "ServerFinished", "load_config", "load_weights", "network_weights", "simulate",
            "simulate_in_processes"]

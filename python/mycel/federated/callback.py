@@ -35,14 +35,17 @@ class FederatedLearningCallback(Callback):
         client (FederatedClient): the connection to the server.
         data_size (int): the number of samples this client trains on per round.
         network (Cell): the network whose parameters take part (default: the Model's).
+        proximal (FedProxLoss): for FedProx, the loss wrapper whose anchor is set to each
+            round's global model (default None: FedAvg).
 
     A round that admits no more clients is trained locally without an upload; the next epoch
     starts from the newest global model. Training stops when the server has finished.
     ``rounds`` lists the (iteration, joined) of each epoch.
     """
 
-    def __init__(self, client, data_size, network=None):
+    def __init__(self, client, data_size, network=None, proximal=None):
         self.client = client
+        self.proximal = proximal
         self.data_size = data_size
         self.network = network
         self.rounds = []
@@ -65,6 +68,8 @@ class FederatedLearningCallback(Callback):
             run_context.request_stop()
             return
         load_weights(self._net(run_context), weights)
+        if self.proximal is not None:
+            self.proximal.set_global(weights)
         self.rounds.append((iteration, self._joined))
 
     def on_train_epoch_end(self, run_context):

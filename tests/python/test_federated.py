@@ -1,0 +1,444 @@
+"""Federated learning (mycel.federated, src/federated): the C++ server's rounds of FedAvg
+against the weighted mean, windows, stragglers and dropouts, checkpoint-and-resume (also of a
+killed server process), every kind of bad request (each refused with a logged reason, the
+server still up and the model unchanged), the config, simulated non-IID Fashion-MNIST clients,
+the training callback and FedProx in both modes.
+
+Loopback only; every wait has a timeout; every server and process a test starts is stopped
+by it; no test asserts a timing."""
+import gzip
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import nn
+from mycel import _mycel as _C
+from mycel.federated import (FLServer, FederatedClient, FederatedLearningCallback, FedProxLoss,
+                             RequestRejected, ServerFinished, load_config, simulate,
+                             simulate_in_processes)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FASHION = "/usr/share/datasets/fashion-mnist"
+TIMEOUT = 30.0
+
+
+@pytest.fixture(params=["pynative", "graph"])
+def mode(request):
+    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE)
+    yield request.param
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def init_weights(seed=0):
+    rng = np.random.default_rng(seed)
+    return {"w": rng.standard_normal((3, 4)).astype(np.float32),
+            "b": rng.standard_normal(4).astype(np.float32)}
+
+
+def save_model(path, weights):
+    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in weights.items()],
+                       str(path))
+    return str(path)
+
+
+def config(tmp_path, weights, rounds=3, threshold=2, ratio=1.0, start_ms=20000,
+           update_ms=20000, **extra):
+    cfg = {"fl_name": "test", "fl_iteration_num": rounds,
+           "http_server_address": "127.0.0.1:0", "checkpoint_dir": str(tmp_path / "ckpt"),
+           "feature_map": save_model(tmp_path / "init.ckpt", weights),
+           "round": {"start_fl_job_threshold": threshold, "start_fl_job_time_window": start_ms,
+                     "update_model_ratio": ratio, "update_model_time_window": update_ms}}
+    cfg.update(extra)
+    return cfg
+
+
+@pytest.fixture
+def servers():
+    """Starts FLServers for a test and stops every one of them afterwards."""
+    started = []
+
+    def start(cfg):
+        s = FLServer(cfg, log_to_stderr=False).start()
+        started.append(s)
+        return s
+    yield start
+    for s in started:
+        s.stop()
+
+
+def client(server, name):
+    return FederatedClient(server.address, client_id=name, timeout=TIMEOUT)
+
+
+def assert_weights_equal(a, b):
+    assert sorted(a) == sorted(b)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
+# ---- rounds -------------------------------------------------------------------------------
+
+def test_fedavg_is_the_mean_weighted_by_sample_counts(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=3))
+    rng = np.random.default_rng(1)
+    sizes = [10, 25, 65]
+    updates = [{k: rng.standard_normal(v.shape).astype(np.float32) for k, v in w0.items()}
+               for _ in sizes]
+    clients = [client(server, f"c{i}") for i in range(3)]
+    for c, n in zip(clients, sizes):
+        it, got = c.start_fl_job(data_size=n)
+        assert it == 1
+        assert_weights_equal(got, w0)
+    for c, n, u in zip(clients, sizes, updates):
+        c.update_model(u, data_size=n)
+    it, new = clients[0].get_model()
+    assert it == 1 and server.completed == 1 and server.iteration == 2
+    for k in w0:
+        want = sum(n * u[k].astype(np.float64) for n, u in zip(sizes, updates)) / sum(sizes)
+        np.testing.assert_allclose(new[k], want, rtol=1e-6, atol=1e-6)
+        assert new[k].dtype == np.float32
+    assert_weights_equal(server.global_model(), new)
+    assert any("FedAvg of 3 update(s), 100 sample(s)" in e for e in server.events())
+
+
+def test_rounds_run_to_fl_iteration_num_then_finish(tmp_path, servers):
+    w = init_weights()
+    server = servers(config(tmp_path, w, rounds=2, threshold=1))
+    c = client(server, "a")
+    for t in (1, 2):
+        it, got = c.start_fl_job(data_size=5)
+        assert it == t
+        c.update_model({k: v + t for k, v in got.items()}, data_size=5)
+        it, w = c.get_model()
+        assert it == t
+    assert server.finished
+    with pytest.raises(ServerFinished):
+        c.start_fl_job(data_size=5)
+    it, final = c.get_model()  # the final model is still served
+    assert it == 2
+    np.testing.assert_allclose(final["w"], init_weights()["w"] + 3, rtol=1e-6)
+
+
+def test_a_full_round_refuses_more_clients(tmp_path, servers):
+    server = servers(config(tmp_path, init_weights(), threshold=2))
+    a, b, c = (client(server, n) for n in "abc")
+    a.start_fl_job(data_size=1)
+    b.start_fl_job(data_size=1)
+    with pytest.raises(RequestRejected, match="admits no more clients") as e:
+        c.start_fl_job(data_size=1)
+    assert e.value.status == "rejected" and e.value.iteration == 1
+
+
+def test_an_admission_window_closes_with_fewer_clients_than_the_threshold(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=5, start_ms=300))
+    a, b = client(server, "a"), client(server, "b")
+    a.start_fl_job(data_size=1)
+    b.start_fl_job(data_size=3)
+    a.update_model({k: np.zeros_like(v) for k, v in w0.items()}, data_size=1)
+    b.update_model({k: np.full_like(v, 4) for k, v in w0.items()}, data_size=3)
+    it, w = a.get_model()  # closes once the window is over and both have uploaded
+    assert it == 1
+    np.testing.assert_allclose(w["w"], np.full((3, 4), 3.0), rtol=1e-6)
+
+
+def test_a_straggler_is_refused_as_stale_once_the_ratio_closed_the_round(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=3, ratio=0.6))  # ceil(0.6 * 3) = 2
+    cs = [client(server, n) for n in "abc"]
+    for c in cs:
+        c.start_fl_job(data_size=2)
+    cs[0].update_model({k: np.ones_like(v) for k, v in w0.items()}, data_size=2)
+    cs[1].update_model({k: np.full_like(v, 3) for k, v in w0.items()}, data_size=2)
+    it, w = cs[0].get_model()
+    np.testing.assert_allclose(w["b"], np.full(4, 2.0))
+    with pytest.raises(RequestRejected, match="stale iteration 1 \\(the round is 2\\)"):
+        cs[2].update_model({k: np.full_like(v, 100) for k, v in w0.items()}, data_size=2)
+    assert_weights_equal(server.global_model(), w)
+
+
+def test_a_round_with_too_few_uploads_keeps_the_model_and_moves_on(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=2, update_ms=300))
+    a, b = client(server, "a"), client(server, "b")
+    a.start_fl_job(data_size=1)
+    b.start_fl_job(data_size=1)  # b drops out
+    a.update_model({k: np.full_like(v, 9) for k, v in w0.items()}, data_size=1)
+    it, w = a.get_model()  # closes when the upload window ends
+    assert it == 1 and server.iteration == 2
+    assert_weights_equal(w, w0)
+    assert any("1 of 2 required update(s): the global model is kept" in e
+               for e in server.events())
+    it, _ = a.start_fl_job(data_size=1)
+    assert it == 2
+
+
+# ---- checkpoint and resume ----------------------------------------------------------------
+
+def test_a_restarted_server_resumes_after_its_last_round(tmp_path, servers):
+    w0 = init_weights()
+    cfg = config(tmp_path, w0, rounds=5, threshold=1)
+    server = servers(cfg)
+    c = client(server, "a")
+    for t in (1, 2):
+        _, w = c.start_fl_job(data_size=3)
+        c.update_model({k: v * 0.5 + t for k, v in w.items()}, data_size=3)
+        _, w = c.get_model()
+    c.start_fl_job(data_size=3)  # round 3 open, not closed
+    server.stop()
+    saved = ms.load_checkpoint(str(tmp_path / "ckpt" / "fl_global.ckpt"))
+    assert int(saved["fl_iteration"].asnumpy()) == 2
+    np.testing.assert_array_equal(saved["w"].asnumpy(), w["w"])
+
+    again = servers(cfg)
+    assert again.completed == 2 and again.iteration == 3
+    assert_weights_equal(again.global_model(), w)
+    c2 = FederatedClient(again.address, client_id="a", timeout=TIMEOUT)
+    it, got = c2.start_fl_job(data_size=3)  # a new token: the restarted server forgot it
+    assert it == 3
+    assert_weights_equal(got, w)
+
+
+def _read_address(proc, deadline):
+    buf = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stderr], [], [], 0.5)
+        if ready:
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            for line in buf.decode(errors="replace").splitlines():
+                if line.startswith("mycel.federated: serving on "):
+                    return line.rsplit(" ", 1)[1]
+    raise AssertionError(f"the server did not start: {buf.decode(errors='replace')}")
+
+
+def _launch(cfg_path):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.Popen([sys.executable, "-m", "mycel.federated.server", "--config",
+                             str(cfg_path)], stderr=subprocess.PIPE, env=env)
+    try:
+        return proc, _read_address(proc, time.monotonic() + 60)
+    except BaseException:
+        proc.kill()
+        proc.wait(30)
+        raise
+
+
+def test_a_killed_launcher_process_resumes_from_its_last_completed_round(tmp_path):
+    import yaml
+    w0 = init_weights()
+    cfg = config(tmp_path, w0, rounds=4, threshold=1)
+    cfg_path = tmp_path / "fl.yaml"
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    proc, address = _launch(cfg_path)
+    try:
+        c = FederatedClient(address, client_id="a", timeout=TIMEOUT)
+        _, w = c.start_fl_job(data_size=2)
+        c.update_model({k: v + 1 for k, v in w.items()}, data_size=2)
+        _, after1 = c.get_model()
+        c.start_fl_job(data_size=2)  # round 2 is under way when the server dies
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        proc, address = _launch(cfg_path)
+        c = FederatedClient(address, client_id="a", timeout=TIMEOUT)
+        it, got = c.start_fl_job(data_size=2)
+        assert it == 2
+        assert_weights_equal(got, after1)
+        proc.send_signal(signal.SIGTERM)  # the launcher's clean stop
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+
+# ---- bad requests -------------------------------------------------------------------------
+
+@pytest.fixture
+def guarded(tmp_path, servers):
+    """A server in round 1 with client 'a' admitted, and a check that a refusal left the
+    server up, the model unchanged and the reason in the log."""
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=2, start_ms=600000, max_body_bytes=4096))
+    a = client(server, "a")
+    a.start_fl_job(data_size=4)
+
+    def unchanged(reason):
+        assert any(reason in e for e in server.events()), server.events()
+        assert_weights_equal(server.global_model(), w0)
+        assert server.iteration == 1 and server.completed == 0
+        it, w = client(server, f"probe{len(server.events())}").get_model(iteration=0)  # still up
+        assert it == 0
+        assert_weights_equal(w, w0)
+    return server, a, w0, unchanged
+
+
+def raw_client(server, name, token=""):
+    host, port = server.address.rsplit(":", 1)
+    c = _C._federated._Client(host, int(port), name, TIMEOUT)
+    c.set_token(token)
+    return c
+
+
+def test_an_unknown_client_or_a_wrong_token_is_unauthorized(guarded):
+    server, a, w0, unchanged = guarded
+    status, reason, *_ = raw_client(server, "mallory").call("updateModel", iteration=1,
+                                                             data_size=1, weights=w0)
+    assert status == "unauthorized" and "unknown client 'mallory'" in reason
+    unchanged("unknown client 'mallory'")
+    status, reason, *_ = raw_client(server, "a", token="0" * 64).call(
+        "updateModel", iteration=1, data_size=4, weights=w0)
+    assert status == "unauthorized"
+    unchanged("wrong token for client 'a'")
+    with pytest.raises(RequestRejected, match="already registered"):
+        FederatedClient(server.address, client_id="a", timeout=TIMEOUT).start_fl_job(1)
+
+
+def test_a_replayed_message_is_refused(guarded):
+    server, a, w0, unchanged = guarded
+    a.update_model({k: v + 1 for k, v in w0.items()}, data_size=4)
+    before = server.global_model()
+    status, reason, *_ = a._c.post("/updateModel", a._c.last_request)
+    assert status == "rejected" and "nonce seen" in reason
+    assert any("replayed message from client 'a' (nonce seen)" in e for e in server.events())
+    assert_weights_equal(server.global_model(), before)
+
+
+def test_a_stale_or_future_iteration_and_a_second_upload_are_refused(guarded):
+    server, a, w0, unchanged = guarded
+    for it in (0, 7):
+        a.iteration = it if it else 5
+        with pytest.raises(RequestRejected, match="stale iteration"):
+            a.update_model(w0, data_size=4)
+    unchanged("stale iteration 5 (the round is 1)")
+    a.iteration = 1
+    a.update_model(w0, data_size=4)
+    with pytest.raises(RequestRejected, match="already uploaded"):
+        a.update_model(w0, data_size=4)
+    with pytest.raises(RequestRejected, match="was not admitted"):
+        b = client(server, "b")
+        b.iteration = 1
+        b.update_model(w0, data_size=4)
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda w: {**w, "extra": np.zeros(2, np.float32)}, "a parameter 'extra' the model does"),
+    (lambda w: {"w": w["w"]}, "lacks the parameter 'b'"),
+    (lambda w: {**w, "b": np.zeros(5, np.float32)}, "'b' has shape (5,), the model's is (4,)"),
+    (lambda w: {**w, "w": w["w"].astype(np.float64)}, "'w' has dtype Float64"),
+    (lambda w: {**w, "w": w["w"].astype(np.int32)}, "'w' has dtype Int32"),
+    (lambda w: {**w, "b": np.array([0, np.nan, 0, 0], np.float32)}, "non-finite value"),
+    (lambda w: {**w, "w": np.full((3, 4), np.inf, np.float32)}, "non-finite value"),
+])
+def test_a_bad_update_is_refused(guarded, change, reason):
+    server, a, w0, unchanged = guarded
+    with pytest.raises(RequestRejected) as e:
+        a.update_model(change(w0), data_size=4)
+    assert reason in e.value.reason and e.value.status == "rejected"
+    unchanged(reason)
+
+
+def test_an_oversized_body_is_refused(guarded):
+    server, a, w0, unchanged = guarded
+    with pytest.raises(RequestRejected, match="HTTP 413"):
+        a.update_model({**w0, "w": np.zeros((3, 4000), np.float32)}, data_size=4)
+    unchanged("HTTP 413 (the body is over max_body_bytes 4096)")
+
+
+def test_malformed_bodies_are_refused(guarded):
+    server, a, w0, unchanged = guarded
+    a._c.call("getModel", iteration=0)
+    good = bytes(a._c.last_request)
+    bodies = [b"", b"garbage", b"MCFL", good[:-1], good + b"\0", b"XXXX" + good[4:],
+              good[:4] + b"\x09" + good[5:], good[:5] + b"\x05" + good[6:],
+              good[:6] + b"\xff\xff" + good[8:]]
+    for body in bodies:
+        status, reason, *_ = a._c.post("/getModel", body)
+        assert status == "malformed", (body, status, reason)
+        assert "malformed federated message" in reason
+    # a startFLJob body sent to /updateModel
+    a._c.call("startFLJob", data_size=1)
+    status, reason, *_ = a._c.post("/updateModel", a._c.last_request)
+    assert status == "malformed" and "does not match the endpoint" in reason
+    # every 7th truncation and 300 random 3-byte changes of an update (from a client that is
+    # not admitted, so a change that leaves it valid is refused too and the model stays)
+    b = client(server, "b")
+    b._register()
+    assert b._c.call("updateModel", iteration=1, data_size=4, weights=w0)[0] == "rejected"
+    upd = bytes(b._c.last_request)
+    rng = np.random.default_rng(0)
+    for cut in range(0, len(upd), 7):
+        assert b._c.post("/updateModel", upd[:cut])[0] == "malformed"
+    for _ in range(300):
+        body = bytearray(upd)
+        for i in rng.integers(0, len(body), 3):
+            body[i] = rng.integers(0, 256)
+        assert b._c.post("/updateModel", bytes(body))[0] in ("malformed", "unauthorized",
+                                                             "rejected")
+    unchanged("malformed federated message")
+
+
+def test_the_wire_form_round_trips_and_bounds_checks():
+    from mycel.federated.client import _as_arrays  # noqa: F401  (the client's conversion)
+    c = _C._federated._Client("127.0.0.1", 9, "x", 0.2)  # nothing listens: no call is made
+    assert c.client_id == "x"
+    with pytest.raises(ValueError, match="client_id must have 1 to 256 bytes"):
+        _C._federated._Client("127.0.0.1", 9, "", 1.0)
+    with pytest.raises(RuntimeError, match="did not answer"):
+        FederatedClient("127.0.0.1:9", client_id="x", timeout=0.3).start_fl_job(1)
+    with pytest.raises(ValueError, match="server_address must be 'HOST:PORT'"):
+        FederatedClient("localhost", client_id="x")
+
+
+# ---- config -------------------------------------------------------------------------------
+
+def test_config_checks_name_the_key(tmp_path):
+    base = config(tmp_path, init_weights())
+    assert load_config(base)["start_fl_job_threshold"] == 2
+    bad = [({"fl_nmae": "x"}, ValueError, "'fl_nmae' is not a federated config key"),
+           ({"fl_iteration_num": 0}, ValueError, "'fl_iteration_num' must be positive"),
+           ({"fl_iteration_num": "3"}, TypeError, "'fl_iteration_num' must be an integer"),
+           ({"round": {"update_model_ratio": 1.5}}, ValueError,
+            "'round.update_model_ratio' must be in (0, 1]"),
+           ({"round": {"start_fl_job_treshold": 2}}, ValueError,
+            "'round.start_fl_job_treshold' is not a key"),
+           ({"encrypt": {"encrypt_type": "PW_ENCRYPT"}}, ValueError,
+            "'encrypt.encrypt_type' is 'PW_ENCRYPT'"),
+           ({"enable_ssl": True}, ValueError, "'enable_ssl' cannot be true"),
+           ({"server_mode": "HYBRID_TRAINING"}, ValueError, "'server_mode' must be"),
+           ({"http_server_address": "nohost"}, ValueError, "'http_server_address' must be"),
+           ({"compression": {"upload_compress_type": "DIFF_SPARSE_QUANT"}}, ValueError,
+            "'compression.upload_compress_type' must be NO_COMPRESS")]
+    for change, kind, text in bad:
+        cfg = {**base, **change}
+        if "round" in change:
+            cfg["round"] = {**base["round"], **change["round"]}
+        with pytest.raises(kind, match=text.replace("(", "\\(").replace(")", "\\)")
+                           .replace("[", "\\[").replace("]", "\\]").replace(".", "\\.")):
+            load_config(cfg)
+    with pytest.raises(ValueError, match="'checkpoint_dir' is required"):
+        load_config({k: v for k, v in base.items() if k != "checkpoint_dir"})
+    example = os.path.join(ROOT, "examples", "federated", "fl.yaml")
+    cfg = load_config(example)
+    assert cfg["fl_iteration_num"] > 0 and cfg["host"] == "127.0.0.1"
+
+
+def test_the_server_refuses_a_model_that_is_not_float32(tmp_path):
+    cfg = config(tmp_path, init_weights())
+    save_model(tmp_path / "int.ckpt", {"w": np.zeros(3, np.int32)})
+    cfg["feature_map"] = str(tmp_path / "int.ckpt")
+    with pytest.raises(ValueError, match="has an entry 'w' that is of dtype Int32"):
+        FLServer(cfg, log_to_stderr=False).start()
+    cfg["feature_map"] = str(tmp_path / "missing.ckpt")
+    with pytest.raises(ValueError, match="does not exist"):
+        FLServer(cfg, log_to_stderr=False).start()
