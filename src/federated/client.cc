@@ -45,6 +45,7 @@ Client::Client(const std::string& host, int port, std::string client_id,
   http_->cli.set_read_timeout(secs + std::chrono::seconds(2));
   http_->cli.set_write_timeout(secs);
   http_->cli.set_keep_alive(true);
+  http_->cli.set_tcp_nodelay(true);
 }
 
 Client::~Client() = default;

@@ -373,6 +373,8 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
   s->http.set_payload_max_length(s->cfg.max_body_bytes);
   s->http.set_read_timeout(std::chrono::seconds(30));
   s->http.set_write_timeout(std::chrono::seconds(30));
+  s->http.set_keep_alive_timeout(1);  // stop() waits for idle connections at most this long
+  s->http.set_tcp_nodelay(true);      // small replies are not held back by Nagle's algorithm
   s->http.set_socket_options([](socket_t sock) {  // no SO_REUSEPORT (comm/store.cc)
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
