@@ -442,3 +442,172 @@ def test_the_server_refuses_a_model_that_is_not_float32(tmp_path):
     cfg["feature_map"] = str(tmp_path / "missing.ckpt")
     with pytest.raises(ValueError, match="does not exist"):
         FLServer(cfg, log_to_stderr=False).start()
+
+
+# ---- training: simulated clients, the callback, FedProx -----------------------------------
+
+def read_idx(path, offset):
+    with gzip.open(path, "rb") as f:
+        return np.frombuffer(f.read(), np.uint8, offset=offset)
+
+
+@pytest.fixture(scope="module")
+def fashion():
+    xs = read_idx(f"{FASHION}/train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
+    ys = read_idx(f"{FASHION}/train-labels-idx1-ubyte.gz", 8)
+    xt = read_idx(f"{FASHION}/t10k-images-idx3-ubyte.gz", 16).reshape(-1, 784)[:2000]
+    yt = read_idx(f"{FASHION}/t10k-labels-idx1-ubyte.gz", 8)[:2000]
+    return (xs.astype(np.float32) / 255, ys.astype(np.int32),
+            xt.astype(np.float32) / 255, yt.astype(np.int32))
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(784, 32)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(32, 10)
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def numpy_loss(weights, names, x, y):
+    """The global model's mean cross-entropy on (x, y), computed in numpy (the oracle)."""
+    w1, b1, w2, b2 = (weights[n].astype(np.float64) for n in names)
+    logits = np.maximum(x @ w1.T + b1, 0) @ w2.T + b2
+    logits -= logits.max(1, keepdims=True)
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    return float(-logp[np.arange(len(y)), y].mean())
+
+
+class ShardClient:
+    """A simulated client: two classes of Fashion-MNIST, its own shuffling generator and
+    round count; it trains a shared network (loaded with the global model) for one local
+    epoch."""
+
+    def __init__(self, cid, x, y, step, net, seed):
+        self.client_id, self.x, self.y = cid, x, y
+        self.data_size = len(y)
+        self.step, self.net = step, net
+        self.rng = np.random.default_rng(seed)
+        self.rounds = 0
+
+    def train(self, weights):
+        from mycel.federated import load_weights, network_weights
+        load_weights(self.net, weights)
+        order = self.rng.permutation(self.data_size)
+        for i in range(0, self.data_size, 50):
+            idx = order[i:i + 50]
+            self.step(ms.Tensor(self.x[idx]), ms.Tensor(self.y[idx]))
+        self.rounds += 1
+        return network_weights(self.net)
+
+
+def test_simulated_non_iid_clients_train_an_mlp_by_fedavg(tmp_path, servers, fashion, mode):
+    xs, ys, xt, yt = fashion
+    ms.set_seed(0)
+    net = MLP()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+    from mycel.federated import network_weights
+    w0 = network_weights(net)
+    names = list(w0)
+    n_clients, rounds = 10, 3
+    server = servers(config(tmp_path, w0, rounds=rounds, threshold=n_clients))
+    clients = []
+    for i in range(n_clients):  # client i holds classes i and (i + 1) % 10 only
+        idx = np.concatenate([np.flatnonzero(ys == c)[100 * i: 100 * i + 100]
+                              for c in (i, (i + 1) % 10)])
+        clients.append(ShardClient(f"shard{i}", xs[idx], ys[idx], step, net, seed=i))
+    history = simulate(server.address, clients, rounds, timeout=TIMEOUT)
+    assert [h["iteration"] for h in history] == [1, 2, 3]
+    assert all(h["joined"] == h["uploaded"] == n_clients for h in history)
+    assert all(c.rounds == rounds for c in clients)
+    losses = [numpy_loss(w0, names, xt, yt)] + [numpy_loss(h["weights"], names, xt, yt)
+                                                 for h in history]
+    assert losses[-1] < losses[0] - 0.3, losses
+    assert_weights_equal(server.global_model(), history[-1]["weights"])
+
+
+def test_model_train_takes_part_in_rounds_through_the_callback(tmp_path, servers, mode):
+    from mycel.dataset import GeneratorDataset
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 4)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
+    ms.set_seed(0)
+    net = nn.Dense(4, 1)
+    from mycel.federated import network_weights
+    w0 = network_weights(net)
+    server = servers(config(tmp_path, w0, rounds=2, threshold=1))
+    cb = FederatedLearningCallback(client(server, "model"), data_size=64)
+    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)),
+                            ["x", "y"])
+    model.train(2, data, callbacks=[cb])  # an epoch per round
+    assert cb.rounds == [(1, True), (2, True)]
+    assert server.finished and server.completed == 2
+    # with one client per round FedAvg is that client's model, loaded back into the network
+    assert_weights_equal(server.global_model(), network_weights(net))
+    assert not np.array_equal(network_weights(net)["weight"], w0["weight"])
+    class Steps(ms.train.Callback):
+        n = 0
+
+        def on_train_step_end(self, run_context):
+            Steps.n += 1
+    model.train(2, data, callbacks=[cb, Steps()])  # the server has finished: training stops
+    assert cb.rounds == [(1, True), (2, True)] and Steps.n == 1  # after the step under way
+
+
+def test_fedprox_adds_the_proximal_term_to_loss_and_gradient(mode):
+    rng = np.random.default_rng(3)
+    ms.set_seed(0)
+    dense = nn.Dense(3, 2)
+    net = nn.WithLossCell(dense, nn.MSELoss())
+    mu, lr = 0.7, 0.1
+    prox = FedProxLoss(net, mu)
+    w, b = dense.weight.asnumpy().astype(np.float64), dense.bias.asnumpy().astype(np.float64)
+    anchor = {dense.weight.name: rng.standard_normal((2, 3)).astype(np.float32),
+              dense.bias.name: rng.standard_normal(2).astype(np.float32)}
+    prox.set_global(anchor)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    t = rng.standard_normal((5, 2)).astype(np.float32)
+    aw, ab = anchor[dense.weight.name], anchor[dense.bias.name]
+    err = x @ w.T + b - t
+    want = (err ** 2).mean() + mu / 2 * (((w - aw) ** 2).sum() + ((b - ab) ** 2).sum())
+    np.testing.assert_allclose(float(prox(ms.Tensor(x), ms.Tensor(t)).asnumpy()), want,
+                               rtol=1e-5)
+    step = nn.TrainOneStepCell(prox, nn.SGD(prox.trainable_params(), lr))
+    step(ms.Tensor(x), ms.Tensor(t))
+    gw = 2 * err.T @ x / err.size + mu * (w - aw)
+    gb = 2 * err.sum(0) / err.size + mu * (b - ab)
+    np.testing.assert_allclose(dense.weight.asnumpy(), w - lr * gw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dense.bias.asnumpy(), b - lr * gb, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="mu must be a number >= 0"):
+        FedProxLoss(net, -1.0)
+
+
+class ShiftClient:
+    """A numpy client for the process simulation: adds its own shift each round."""
+
+    def __init__(self, cid, shift, size):
+        self.client_id, self.shift, self.data_size = cid, shift, size
+
+    def train(self, weights):
+        return {k: v + self.shift for k, v in weights.items()}
+
+
+def make_shift_clients(part, parts):
+    return [ShiftClient(f"p{part}c{i}", float(part * 3 + i), 1 + part * 3 + i) for i in range(3)]
+
+
+def test_clients_simulated_in_two_processes(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, rounds=2, threshold=6))
+    histories = simulate_in_processes(server.address, make_shift_clients, processes=2, rounds=2,
+                                      timeout=TIMEOUT)
+    assert [[h["iteration"] for h in hist] for hist in histories] == [[1, 2], [1, 2]]
+    shifts = np.arange(6, dtype=np.float64)
+    mean_shift = (shifts * (1 + shifts)).sum() / (1 + shifts).sum()
+    for k in w0:  # two rounds, each adds the sample-weighted mean shift
+        np.testing.assert_allclose(server.global_model()[k], w0[k] + 2 * mean_shift, rtol=1e-5)
