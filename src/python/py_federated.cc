@@ -6,7 +6,8 @@
 //       .call(kind, iteration, data_size, weights, wait_ms) -> (status, reason, iteration,
 //             token, weights)     one round message; weights are {name: ndarray}
 //       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
-//   _encode_request / _decode_request                 the wire form, for tests
+//   _encode_reply(status, reason, iteration, token, weights) -> bytes   a reply's wire form
+//       (the seed corpus of fuzz/fuzz_federated.cc)
 //
 // Network waits and encoding run without the GIL.
 #include <pybind11/numpy.h>
@@ -124,6 +125,18 @@ void bind_federated(pyb::module_& parent) {
         return out;
       });
 
+  m.def("_encode_reply", [](int status, const std::string& reason, uint64_t iteration,
+                            const std::string& token, const pyb::dict& weights) {
+    MC_CHECK(status >= 0 && status <= static_cast<int>(federated::Status::Finished), Value,
+             "_encode_reply: unknown status ", status, ".");
+    federated::Reply r;
+    r.status = static_cast<federated::Status>(status);
+    r.reason = reason;
+    r.iteration = iteration;
+    r.token = token;
+    r.weights = weights_from_py(weights);
+    return pyb::bytes(federated::encode(r));
+  });
   pyb::class_<federated::Client>(m, "_Client")
       .def(pyb::init([](const std::string& host, int port, const std::string& id, double timeout) {
         MC_CHECK(timeout > 0, Value, "FederatedClient: timeout must be positive, got ", timeout,
