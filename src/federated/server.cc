@@ -113,16 +113,19 @@ struct Server::State {
     res.set_content(encode(r), "application/octet-stream");
     return &res;
   }
-  void refuse(httplib::Response& res, Status s, int http_status, const std::string& what,
-              const std::string& why) {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      event(str("refused ", what, ": ", why));
-    }
+  // Logs the refusal of `what` and answers it with status `s` and the reason (mu held).
+  void refuse_locked(httplib::Response& res, Status s, int http_status, const std::string& what,
+                     const std::string& why) {
+    event(str("refused ", what, ": ", why));
     Reply r;
     r.status = s;
     r.reason = why;
     reply(res, r, http_status);
+  }
+  void refuse(httplib::Response& res, Status s, int http_status, const std::string& what,
+              const std::string& why) {
+    std::lock_guard<std::mutex> l(mu);
+    refuse_locked(res, s, http_status, what, why);
   }
   // Decodes the body and authenticates the client; false (the reply sent) when refused.
   bool admit_request(const httplib::Request& req, httplib::Response& res, MsgKind kind,
@@ -183,21 +186,14 @@ bool Server::State::admit_request(const httplib::Request& req, httplib::Response
     why = str("wrong token for client '", printable(out.client_id), "'");
   }
   if (!why.empty()) {
-    event(str("refused ", what, ": ", why));
-    Reply r;
-    r.status = Status::Unauthorized;
-    r.reason = why;
-    reply(res, r, 401);
+    refuse_locked(res, Status::Unauthorized, 401, what, why);
     return false;
   }
   ClientState& c = it->second;
   if (!c.nonces.insert(out.nonce).second) {
-    why = str("replayed message from client '", printable(out.client_id), "' (nonce seen)");
-    event(str("refused ", what, ": ", why));
-    Reply r;
-    r.status = Status::Rejected;
-    r.reason = why;
-    reply(res, r, 409);
+    refuse_locked(
+        res, Status::Rejected, 409, what,
+        str("replayed message from client '", printable(out.client_id), "' (nonce seen)"));
     return false;
   }
   c.order.push_back(out.nonce);

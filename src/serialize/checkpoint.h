@@ -45,7 +45,7 @@ std::vector<CheckpointEntry> load_checkpoint_file(const std::string& path, std::
 // The bytes of a mycel checkpoint of `entries` (tensors only, host, any layout), the layout
 // docs/checkpoint-format.md gives and save_checkpoint writes: header, one value per entry,
 // footer with the count and CRC-32. parse_checkpoint reads it back. For C++ writers (the
-// federated server's round checkpoints, checkpoint_write.cc); a string entry is a ValueError.
+// federated server's round checkpoints); a string entry is a ValueError.
 std::string encode_checkpoint(const std::vector<CheckpointEntry>& entries);
 
 }  // namespace mycel::serialize

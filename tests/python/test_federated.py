@@ -197,6 +197,12 @@ def test_a_restarted_server_resumes_after_its_last_round(tmp_path, servers):
     saved = ms.load_checkpoint(str(tmp_path / "ckpt" / "fl_global.ckpt"))
     assert int(saved["fl_iteration"].asnumpy()) == 2
     np.testing.assert_array_equal(saved["w"].asnumpy(), w["w"])
+    # byte for byte what save_checkpoint writes for the same entries (the C++ writer)
+    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in w.items()] +
+                       [{"name": "fl_iteration", "data": ms.Tensor(np.int64(2))}],
+                       str(tmp_path / "same.ckpt"))
+    assert (tmp_path / "ckpt" / "fl_global.ckpt").read_bytes() == \
+        (tmp_path / "same.ckpt").read_bytes()
 
     again = servers(cfg)
     assert again.completed == 2 and again.iteration == 3
