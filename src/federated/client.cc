@@ -12,8 +12,9 @@ namespace mycel::federated {
 struct Client::Http {
   std::string where;
   httplib::Client cli;
-  Http(const std::string& host, int port)
-      : where(host + ":" + std::to_string(port)), cli(host, port) {}
+  Http(const std::string& host, int port, bool tls)
+      : where(host + ":" + std::to_string(port)),
+        cli((tls ? "https://" : "http://") + host + ":" + std::to_string(port)) {}
 };
 
 const char* endpoint(MsgKind k) {
@@ -33,8 +34,10 @@ const char* endpoint(MsgKind k) {
 }
 
 Client::Client(const std::string& host, int port, std::string client_id,
-               std::chrono::milliseconds timeout)
-    : http_(std::make_unique<Http>(host, port)), id_(std::move(client_id)), timeout_(timeout) {
+               std::chrono::milliseconds timeout, const std::string& ca_cert_path)
+    : http_(std::make_unique<Http>(host, port, !ca_cert_path.empty())),
+      id_(std::move(client_id)),
+      timeout_(timeout) {
   MC_CHECK(sodium_init() >= 0, Runtime, "FederatedClient: libsodium failed to initialise.");
   MC_CHECK(!id_.empty() && id_.size() <= kMaxIdBytes, Value,
            "FederatedClient: client_id must have 1 to ", kMaxIdBytes, " bytes, got ", id_.size(),
@@ -46,6 +49,10 @@ Client::Client(const std::string& host, int port, std::string client_id,
   http_->cli.set_write_timeout(secs);
   http_->cli.set_keep_alive(true);
   http_->cli.set_tcp_nodelay(true);
+  if (!ca_cert_path.empty()) {
+    http_->cli.set_ca_cert_path(ca_cert_path);
+    http_->cli.enable_server_certificate_verification(true);
+  }
 }
 
 Client::~Client() = default;

@@ -16,9 +16,10 @@ namespace mycel::federated {
 class Client {
  public:
   // Talks to host:port; a server that does not answer within `timeout` (connecting, or a
-  // request) is a RuntimeError naming the address.
+  // request) is a RuntimeError naming the address. With `ca_cert_path` (a PEM file) it
+  // speaks HTTPS and accepts only a server whose certificate that CA signed for `host`.
   Client(const std::string& host, int port, std::string client_id,
-         std::chrono::milliseconds timeout);
+         std::chrono::milliseconds timeout, const std::string& ca_cert_path = "");
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

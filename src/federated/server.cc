@@ -47,13 +47,15 @@ void check_config(const ServerConfig& c) {
   need(!c.checkpoint_dir.empty(), "checkpoint_dir", "is required");
   need(c.port >= 0 && c.port < 65536, "http_server_address", str("has a bad port ", c.port));
   need(c.max_body_bytes >= 1024, "max_body_bytes", "must be at least 1024");
+  need(c.ssl_cert_path.empty() == c.ssl_key_path.empty(), "ssl",
+       "needs both server_cert_path and server_key_path");
 }
 
 }  // namespace
 
 struct Server::State {
   ServerConfig cfg;
-  httplib::Server http;
+  std::unique_ptr<httplib::Server> http;  // an SSLServer with TLS
   std::thread listener, ticker;
   int port = 0;
 
@@ -365,13 +367,22 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
   }
   s->open_round(Clock::now());
 
-  s->http.new_task_queue = [] { return new httplib::ThreadPool(16); };
-  s->http.set_payload_max_length(s->cfg.max_body_bytes);
-  s->http.set_read_timeout(std::chrono::seconds(30));
-  s->http.set_write_timeout(std::chrono::seconds(30));
-  s->http.set_keep_alive_timeout(1);  // stop() waits for idle connections at most this long
-  s->http.set_tcp_nodelay(true);      // small replies are not held back by Nagle's algorithm
-  s->http.set_socket_options([](socket_t sock) {  // no SO_REUSEPORT (comm/store.cc)
+  if (s->cfg.ssl_cert_path.empty()) {
+    s->http = std::make_unique<httplib::Server>();
+  } else {
+    auto tls = std::make_unique<httplib::SSLServer>(s->cfg.ssl_cert_path.c_str(),
+                                                    s->cfg.ssl_key_path.c_str());
+    MC_CHECK(tls->is_valid(), Value, "FLServer: the TLS certificate ", s->cfg.ssl_cert_path,
+             " or key ", s->cfg.ssl_key_path, " cannot be loaded (PEM files expected).");
+    s->http = std::move(tls);
+  }
+  s->http->new_task_queue = [] { return new httplib::ThreadPool(16); };
+  s->http->set_payload_max_length(s->cfg.max_body_bytes);
+  s->http->set_read_timeout(std::chrono::seconds(30));
+  s->http->set_write_timeout(std::chrono::seconds(30));
+  s->http->set_keep_alive_timeout(1);  // stop() waits for idle connections at most this long
+  s->http->set_tcp_nodelay(true);      // small replies are not held back by Nagle's algorithm
+  s->http->set_socket_options([](socket_t sock) {  // no SO_REUSEPORT (comm/store.cc)
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
@@ -380,12 +391,12 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
                                                     {"/updateModel", MsgKind::UpdateModel},
                                                     {"/getModel", MsgKind::GetModel}};
   for (auto [path, kind] : routes) {
-    s->http.Post(path, [s, kind = kind](const httplib::Request& req, httplib::Response& res) {
+    s->http->Post(path, [s, kind = kind](const httplib::Request& req, httplib::Response& res) {
       s->handle(req, res, kind);
     });
   }
   // Requests refused before a handler runs (HTTP 413 over max_body_bytes, unknown paths).
-  s->http.set_error_handler([s](const httplib::Request& req, httplib::Response& res) {
+  s->http->set_error_handler([s](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     std::lock_guard<std::mutex> l(s->mu);
     s->event(str("refused ", req.path, ": HTTP ", res.status,
@@ -394,11 +405,11 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
                      : std::string()));
   });
   const ServerConfig& c = s->cfg;
-  s->port = c.port == 0 ? s->http.bind_to_any_port(c.host) : c.port;
-  MC_CHECK(s->port > 0 && (c.port == 0 || s->http.bind_to_port(c.host, c.port)), Runtime,
+  s->port = c.port == 0 ? s->http->bind_to_any_port(c.host) : c.port;
+  MC_CHECK(s->port > 0 && (c.port == 0 || s->http->bind_to_port(c.host, c.port)), Runtime,
            "FLServer: cannot listen on ", c.host, ":", c.port,
            " (the port is in use, or the address is not this machine's).");
-  s->listener = std::thread([s] { s->http.listen_after_bind(); });
+  s->listener = std::thread([s] { s->http->listen_after_bind(); });
   s->ticker = std::thread([s] {
     std::unique_lock<std::mutex> l(s->mu);
     while (!s->stopping) {
@@ -407,8 +418,8 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
     }
   });
   const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (!s->http.is_running() && Clock::now() < deadline) std::this_thread::sleep_for(Ms(1));
-  if (!s->http.is_running()) {
+  while (!s->http->is_running() && Clock::now() < deadline) std::this_thread::sleep_for(Ms(1));
+  if (!s->http->is_running()) {
     stop();
     MC_THROW(Runtime, "FLServer on ", c.host, ":", s->port, " did not start.");
   }
@@ -424,7 +435,7 @@ void Server::stop() {
     s_->stopping = true;
   }
   s_->cv.notify_all();
-  s_->http.stop();
+  s_->http->stop();
   if (s_->listener.joinable()) s_->listener.join();
   if (s_->ticker.joinable()) s_->ticker.join();
 }

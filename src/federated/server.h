@@ -49,6 +49,9 @@ struct ServerConfig {
   uint64_t max_body_bytes = 256ull << 20;
   uint64_t max_clients = 1 << 20;  // registrations beyond it are refused
   bool log_to_stderr = true;
+  // TLS (enable_ssl): the server's certificate chain and private key, PEM files; both empty:
+  // plain HTTP.
+  std::string ssl_cert_path, ssl_key_path;
 };
 
 class Server {

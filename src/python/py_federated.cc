@@ -2,7 +2,7 @@
 // API is mycel.federated (python/mycel/federated/):
 //
 //   _Server(config: dict)            the aggregation server (server.h), serving until stop()
-//   _Client(host, port, client_id, timeout_s)
+//   _Client(host, port, client_id, timeout_s, ca_cert_path="")   (HTTPS with a CA file)
 //       .call(kind, iteration, data_size, weights, wait_ms) -> (status, reason, iteration,
 //             token, weights)     one round message; weights are {name: ndarray}
 //       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
@@ -91,6 +91,8 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.max_body_bytes = get<uint64_t>(c, "max_body_bytes", s.max_body_bytes);
   s.max_clients = get<uint64_t>(c, "max_clients", s.max_clients);
   s.log_to_stderr = get<bool>(c, "log_to_stderr", s.log_to_stderr);
+  s.ssl_cert_path = get<std::string>(c, "server_cert_path", s.ssl_cert_path);
+  s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
   return s;
 }
 
@@ -138,12 +140,16 @@ void bind_federated(pyb::module_& parent) {
     return pyb::bytes(federated::encode(r));
   });
   pyb::class_<federated::Client>(m, "_Client")
-      .def(pyb::init([](const std::string& host, int port, const std::string& id, double timeout) {
-        MC_CHECK(timeout > 0, Value, "FederatedClient: timeout must be positive, got ", timeout,
-                 ".");
-        return std::make_unique<federated::Client>(
-            host, port, id, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
-      }))
+      .def(pyb::init([](const std::string& host, int port, const std::string& id, double timeout,
+                        const std::string& ca_cert_path) {
+             MC_CHECK(timeout > 0, Value, "FederatedClient: timeout must be positive, got ",
+                      timeout, ".");
+             return std::make_unique<federated::Client>(
+                 host, port, id, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)),
+                 ca_cert_path);
+           }),
+           pyb::arg("host"), pyb::arg("port"), pyb::arg("client_id"), pyb::arg("timeout"),
+           pyb::arg("ca_cert_path") = "")
       .def_property_readonly("client_id", &federated::Client::client_id)
       .def("set_token", &federated::Client::set_token)
       .def(

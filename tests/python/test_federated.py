@@ -420,7 +420,8 @@ def test_config_checks_name_the_key(tmp_path):
             "'round.start_fl_job_treshold' is not a key"),
            ({"encrypt": {"encrypt_type": "PW_ENCRYPT"}}, ValueError,
             "'encrypt.encrypt_type' is 'PW_ENCRYPT'"),
-           ({"enable_ssl": True}, ValueError, "'enable_ssl' cannot be true"),
+           ({"enable_ssl": True}, ValueError, "'ssl.server_cert_path' is required"),
+           ({"ssl": {"server_cert_path": "x"}}, ValueError, "'ssl' is given but enable_ssl"),
            ({"server_mode": "HYBRID_TRAINING"}, ValueError, "'server_mode' must be"),
            ({"http_server_address": "nohost"}, ValueError, "'http_server_address' must be"),
            ({"compression": {"upload_compress_type": "DIFF_SPARSE_QUANT"}}, ValueError,
@@ -437,6 +438,37 @@ def test_config_checks_name_the_key(tmp_path):
     example = os.path.join(ROOT, "examples", "federated", "fl.yaml")
     cfg = load_config(example)
     assert cfg["fl_iteration_num"] > 0 and cfg["host"] == "127.0.0.1"
+
+
+def test_tls_rounds_and_certificate_checks(tmp_path, servers):
+    key, crt = tmp_path / "server.key", tmp_path / "server.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(crt)], check=True, capture_output=True,
+                   timeout=60)
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, threshold=1, enable_ssl=True,
+                            ssl={"server_cert_path": str(crt), "server_key_path": str(key)}))
+    c = FederatedClient(server.address, client_id="tls", timeout=TIMEOUT, ca_cert_path=crt)
+    it, w = c.start_fl_job(data_size=2)
+    c.update_model({k: v + 1 for k, v in w.items()}, data_size=2)
+    it, w = c.get_model()
+    assert it == 1
+    np.testing.assert_allclose(w["b"], w0["b"] + 1, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="did not answer"):  # plain HTTP to a TLS server
+        FederatedClient(server.address, client_id="plain", timeout=0.5).start_fl_job(1)
+    other_key, other = tmp_path / "other.key", tmp_path / "other.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(other_key), "-out", str(other)],
+                   check=True, capture_output=True, timeout=60)
+    with pytest.raises(RuntimeError, match="did not answer"):  # a CA that did not sign it
+        FederatedClient(server.address, client_id="x", timeout=0.5,
+                        ca_cert_path=other).start_fl_job(1)
+    key.write_text("not a key")
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        FLServer(config(tmp_path, w0, enable_ssl=True,
+                        ssl={"server_cert_path": str(crt), "server_key_path": str(key)}),
+                 log_to_stderr=False).start()
 
 
 def test_the_server_refuses_a_model_that_is_not_float32(tmp_path):

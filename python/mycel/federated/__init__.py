@@ -9,7 +9,7 @@ rounds of FedAvg, a client, a training callback and a simulator of many clients.
 - ``FedProxLoss``: FedProx's proximal term, on the client (the server side is FedAvg).
 
 Not built yet: secure aggregation (PW_ENCRYPT), differential privacy (DP_ENCRYPT),
-compression, TLS, semi-supervised and vertical federated learning.
+compression, semi-supervised and vertical federated learning.
 """
 from mycel.federated.callback import FederatedLearningCallback, load_weights, network_weights
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished

@@ -3,6 +3,7 @@ Federated's round messages. The transport is C++ (src/federated/client.h: HTTP t
 cpp-httplib, a fresh random nonce per request, the registration token), so sending and
 receiving models runs without the GIL.
 """
+import os
 import time
 import uuid
 
@@ -54,17 +55,20 @@ class FederatedClient:
             server happens on first use; after a server restart the client registers again.
         timeout (float): seconds to wait for the server on any request, and for a round to
             close in get_model(). Default 60.
+        ca_cert_path (str): for a server with enable_ssl, the CA certificate (PEM) that signed
+            its certificate; the client then speaks HTTPS and refuses any other server.
 
     A round: ``iteration, weights = start_fl_job(data_size=n)``, train from ``weights``,
     ``update_model(new_weights, data_size=n)``, then ``iteration, weights = get_model()``.
     Refusals raise RequestRejected; a finished server raises ServerFinished.
     """
 
-    def __init__(self, server_address, client_id=None, timeout=60.0):
+    def __init__(self, server_address, client_id=None, timeout=60.0, ca_cert_path=None):
         host, port = _split_address(server_address)
         self.client_id = str(client_id) if client_id is not None else uuid.uuid4().hex
         self.timeout = float(timeout)
-        self._c = _C._federated._Client(host, port, self.client_id, self.timeout)
+        self._c = _C._federated._Client(host, port, self.client_id, self.timeout,
+                                        os.fspath(ca_cert_path) if ca_cert_path else "")
         self._registered = False
         self.iteration = 0  # the round this client joined last (0: none)
 

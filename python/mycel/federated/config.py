@@ -6,7 +6,10 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
     fl_name: lenet                    # a name for logs
     fl_iteration_num: 20              # rounds to run
     server_mode: FEDERATED_LEARNING   # the only mode so far
-    enable_ssl: false                 # TLS is not built yet: true is refused
+    enable_ssl: false                 # true: HTTPS, with the ssl: section
+    ssl:                              # only with enable_ssl: true (PEM files)
+      server_cert_path: server.crt    # the certificate (chain) clients verify
+      server_key_path: server.key     # its private key (mycel's key; MindSpore uses p12)
     http_server_address: 127.0.0.1:6666   # port 0: any free port
     checkpoint_dir: ./fl_ckpt         # the round checkpoints (resumed from on restart)
     feature_map: ./init.ckpt          # the initial model (float32 parameters)
@@ -24,8 +27,9 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
 
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
 TypeError for the type) naming the key. Options of features mycel does not have yet
-(secure aggregation, differential privacy, compression, TLS, summaries) are refused rather
-than ignored.
+(secure aggregation, differential privacy, compression, summaries) are refused rather than
+ignored. Clients of a TLS server pass the CA that signed its certificate
+(``FederatedClient(..., ca_cert_path=...)``).
 """
 import os
 
@@ -34,7 +38,8 @@ _ROUND = {"start_fl_job_threshold": "int", "start_fl_job_time_window": "int",
 _TOP = {"fl_name": "str", "fl_iteration_num": "int", "server_mode": "str", "enable_ssl": "bool",
         "http_server_address": "str", "checkpoint_dir": "str", "feature_map": "str",
         "max_body_bytes": "int", "max_clients": "int"}
-_SECTIONS = ("round", "encrypt", "compression", "summary")
+_SECTIONS = ("round", "encrypt", "compression", "summary", "ssl")
+_SSL = {"server_cert_path", "server_key_path"}
 _ENCRYPT = {"encrypt_type", "pw_encrypt", "dp_encrypt", "signds", "stable_pw_encrypt"}
 _COMPRESSION = {"upload_compress_type", "upload_sparse_rate", "download_compress_type"}
 
@@ -104,9 +109,17 @@ def load_config(config):
             _fail(k, "is required")
     if out.pop("server_mode", "FEDERATED_LEARNING") != "FEDERATED_LEARNING":
         _fail("server_mode", "must be FEDERATED_LEARNING (hybrid training is not built yet)")
+    ssl = _section("ssl", config.get("ssl"), _SSL)
     if out.pop("enable_ssl", False):
-        _fail("enable_ssl", "cannot be true: TLS is not built yet (serve on the loopback or "
-              "behind a TLS proxy)")
+        for k in sorted(_SSL):
+            if k not in ssl:
+                _fail(f"ssl.{k}", "is required when enable_ssl is true")
+            path = _value(f"ssl.{k}", "str", ssl[k])
+            if not os.path.isfile(path):
+                _fail(f"ssl.{k}", f"is not a file: {path!r}")
+            out[k] = path
+    elif ssl:
+        _fail("ssl", "is given but enable_ssl is not true")
     out["host"], out["port"] = _address(out.pop("http_server_address"))
     rnd = _section("round", config.get("round"), set(_ROUND))
     for k, v in rnd.items():

@@ -11,12 +11,16 @@ import multiprocessing
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished
 
 
-def simulate(server_address, clients, rounds, timeout=60.0):
+def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
     """Runs ``rounds`` rounds for ``clients`` in this process: every client asks to join;
     those admitted train one after another and upload; then the round's close is awaited.
     Returns one dict per round: iteration (the round closed), joined, uploaded, refused
     ([(client_id, reason)] of uploads the server refused, e.g. stale ones) and weights (the
-    global model after it). Stops early when the server has finished."""
+    global model after it). Stops early when the server has finished, or when
+    ``on_round(entry)``, called after each round, returns True.
+
+    A client id stays bound to its registration while the server runs, so the clients of
+    one server are simulated by one call (or one call per process)."""
     conns = {c.client_id: FederatedClient(server_address, c.client_id, timeout) for c in clients}
     history = []
     for _ in range(rounds):
@@ -47,6 +51,8 @@ def simulate(server_address, clients, rounds, timeout=60.0):
         iteration, weights = probe.get_model(None if joined else wait_round)
         history.append(dict(iteration=iteration, joined=len(joined), uploaded=uploaded,
                             refused=refused, weights=weights))
+        if on_round is not None and on_round(history[-1]):
+            break
     return history
 
 
