@@ -27,6 +27,9 @@ using Ms = std::chrono::milliseconds;
 constexpr int64_t kMaxServerWaitMs = 1000;  // a getModel is held at most this long
 constexpr size_t kMaxEvents = 10000;
 constexpr size_t kNoncesPerClient = 4096;  // the latest nonces remembered per client
+// The largest sample count a client may claim: FedAvg's weights stay exact in float64 and
+// their sum cannot wrap (2^20 clients of 2^40 samples).
+constexpr uint64_t kMaxDataSize = uint64_t{1} << 40;
 
 struct ClientState {
   std::string token;
@@ -110,10 +113,9 @@ struct Server::State {
       close_round(now);
   }
 
-  httplib::Response* reply(httplib::Response& res, const Reply& r, int http_status) {
+  void reply(httplib::Response& res, const Reply& r, int http_status) {
     res.status = http_status;
     res.set_content(encode(r), "application/octet-stream");
-    return &res;
   }
   // Logs the refusal of `what` and answers it with status `s` and the reason (mu held).
   void refuse_locked(httplib::Response& res, Status s, int http_status, const std::string& what,
@@ -245,9 +247,9 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
     } else if (r.iteration != 0 && r.iteration != iteration) {
       out.status = Status::Rejected;
       out.reason = str("stale iteration ", r.iteration, " (the round is ", iteration, ")");
-    } else if (r.data_size == 0) {
+    } else if (r.data_size == 0 || r.data_size > kMaxDataSize) {
       out.status = Status::Rejected;
-      out.reason = "data_size must be positive";
+      out.reason = str("data_size must be in [1, ", kMaxDataSize, "], got ", r.data_size);
     } else if (admitted.count(r.client_id)) {
       out.weights = *global;  // asked again: the same answer
     } else if (admission_closed) {
@@ -280,7 +282,9 @@ void Server::State::on_update(const Request& r, httplib::Response& res) {
       return str("client '", printable(r.client_id), "' was not admitted to round ", iteration);
     if (uploaded.count(r.client_id))
       return str("client '", printable(r.client_id), "' already uploaded in round ", iteration);
-    if (r.data_size == 0) return "data_size must be positive";
+    if (r.data_size != admitted[r.client_id])
+      return str("data_size ", r.data_size, " differs from the ", admitted[r.client_id],
+                 " announced at startFLJob");
     return "";
   };
   {

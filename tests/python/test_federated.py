@@ -322,12 +322,16 @@ def test_a_replayed_message_is_refused(guarded):
 
 def test_a_stale_or_future_iteration_and_a_second_upload_are_refused(guarded):
     server, a, w0, unchanged = guarded
-    for it in (0, 7):
-        a.iteration = it if it else 5
+    for it in (5, 7):
+        a.iteration = it
         with pytest.raises(RequestRejected, match="stale iteration"):
             a.update_model(w0, data_size=4)
     unchanged("stale iteration 5 (the round is 1)")
     a.iteration = 1
+    with pytest.raises(RequestRejected, match="data_size 5 differs from the 4 announced"):
+        a.update_model(w0, data_size=5)
+    with pytest.raises(RequestRejected, match="data_size must be in \\[1, 1099511627776\\]"):
+        client(server, "d").start_fl_job(data_size=2 ** 41)
     a.update_model(w0, data_size=4)
     with pytest.raises(RequestRejected, match="already uploaded"):
         a.update_model(w0, data_size=4)
@@ -649,3 +653,29 @@ def test_clients_simulated_in_two_processes(tmp_path, servers):
     mean_shift = (shifts * (1 + shifts)).sum() / (1 + shifts).sum()
     for k in w0:  # two rounds, each adds the sample-weighted mean shift
         np.testing.assert_allclose(server.global_model()[k], w0[k] + 2 * mean_shift, rtol=1e-5)
+
+
+class FlakyClient(ShiftClient):
+    """Drops out (uploads nothing) in the rounds listed."""
+
+    def __init__(self, cid, shift, size, drop_rounds):
+        super().__init__(cid, shift, size)
+        self.drop_rounds, self.round = drop_rounds, 0
+
+    def train(self, weights):
+        self.round += 1
+        return None if self.round in self.drop_rounds else super().train(weights)
+
+
+def test_simulated_dropouts_and_stragglers_are_left_out_of_the_average(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, rounds=3, threshold=3, ratio=0.6))  # 2 of 3 close
+    clients = [FlakyClient("a", 1.0, 1, ()), FlakyClient("b", 10.0, 1, (1,)),
+               FlakyClient("c", 4.0, 3, ())]
+    history = simulate(server.address, clients, 2, timeout=TIMEOUT)
+    assert [(h["joined"], h["uploaded"]) for h in history] == [(3, 2), (3, 2)]
+    after1 = w0["w"] + (1.0 * 1 + 4.0 * 3) / 4  # b dropped out of round 1
+    np.testing.assert_allclose(history[0]["weights"]["w"], after1, rtol=1e-6)
+    # round 2: a's and b's uploads close it; c, the last to upload, is a straggler
+    assert history[1]["refused"] == [("c", "stale iteration 2 (the round is 3)")]
+    np.testing.assert_allclose(history[1]["weights"]["w"], after1 + (1.0 + 10.0) / 2, rtol=1e-6)

@@ -168,8 +168,8 @@ TEST(FederatedModel, FedAvgIsTheSampleWeightedMean) {
 }
 
 TEST(FederatedModel, RoundCheckpointsAreAtomicAndReadable) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("mycel_fl_test_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("mycel_fl_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   EXPECT_FALSE(load_round(dir.string()).has_value());
   Weights g = {f32("w", {2, 1}, {1.5f, -2}), f32("b", {}, {7})};
