@@ -475,6 +475,22 @@ def test_tls_rounds_and_certificate_checks(tmp_path, servers):
                  log_to_stderr=False).start()
 
 
+def test_the_launcher_names_a_bad_key_and_a_port_in_use(tmp_path, servers):
+    import yaml
+    cfg = config(tmp_path, init_weights())
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**cfg, "fl_iteration": 3}))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-m", "mycel.federated.server", "--config", str(bad)],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode != 0 and "'fl_iteration' is not a federated config key" in r.stderr
+    busy = servers(cfg)
+    port = busy.address.rsplit(":", 1)[1]
+    with pytest.raises(RuntimeError, match=f"cannot listen on 127.0.0.1:{port}"):
+        FLServer({**cfg, "http_server_address": f"127.0.0.1:{port}",
+                  "checkpoint_dir": str(tmp_path / "other")}, log_to_stderr=False).start()
+
+
 def test_the_server_refuses_a_model_that_is_not_float32(tmp_path):
     cfg = config(tmp_path, init_weights())
     save_model(tmp_path / "int.ckpt", {"w": np.zeros(3, np.int32)})

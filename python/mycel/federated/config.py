@@ -135,7 +135,4 @@ def load_config(config):
     if "upload_sparse_rate" in comp:
         _value("compression.upload_sparse_rate", "ratio", comp["upload_sparse_rate"])
     _section("summary", config.get("summary"), set())
-    if "feature_map" in out:
-        out["feature_map"] = os.fspath(out["feature_map"])
-    os.makedirs(out["checkpoint_dir"], exist_ok=True)
     return out

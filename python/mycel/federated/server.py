@@ -5,6 +5,7 @@ The server itself is C++ (src/federated/server.h): rounds of FedAvg, registratio
 round windows, atomic round checkpoints, and the checks that refuse bad requests.
 """
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -31,8 +32,10 @@ class FLServer:
         self._server = None
 
     def start(self):
-        """Starts serving (a RuntimeError when the port is in use); returns self."""
+        """Starts serving (a RuntimeError when the port is in use); returns self. Creates
+        checkpoint_dir when it does not exist."""
         if self._server is None:
+            os.makedirs(self._config["checkpoint_dir"], exist_ok=True)
             self._server = _C._federated._Server(self._config)
         return self
 
