@@ -21,7 +21,6 @@ import argparse
 import gzip
 import json
 import os
-import struct
 import sys
 import tempfile
 import threading

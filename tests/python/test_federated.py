@@ -398,8 +398,16 @@ def test_malformed_bodies_are_refused(guarded):
     unchanged("malformed federated message")
 
 
-def test_the_wire_form_round_trips_and_bounds_checks():
-    from mycel.federated.client import _as_arrays  # noqa: F401  (the client's conversion)
+def test_client_argument_errors_and_an_unreachable_server(guarded):
+    server, a, w0, unchanged = guarded
+    with pytest.raises(TypeError, match="weights must be a dict"):
+        a.update_model([w0["w"]], data_size=4)
+    with pytest.raises(ValueError, match="data_size must be a positive int"):
+        a.update_model(w0, data_size=True)
+    with pytest.raises(ValueError, match="data_size must be a positive int"):
+        client(server, "z").start_fl_job(data_size=0)
+    with pytest.raises(TypeError, match="parameter 'w' has dtype object"):
+        a.update_model({**w0, "w": np.array([None])}, data_size=4)
     c = _C._federated._Client("127.0.0.1", 9, "x", 0.2)  # nothing listens: no call is made
     assert c.client_id == "x"
     with pytest.raises(ValueError, match="client_id must have 1 to 256 bytes"):

@@ -18,6 +18,6 @@ from mycel.federated.fedprox import FedProxLoss
 from mycel.federated.server import FLServer
 from mycel.federated.simulation import simulate, simulate_in_processes
 
-__all__ = ["FLServer", "FedProxLoss", "FederatedClient", "FederatedLearningCallback", "RequestRejected",
-           "ServerFinished", "load_config", "load_weights", "network_weights", "simulate",
+__all__ = ["FLServer", "FedProxLoss", "FederatedClient", "FederatedLearningCallback",
+           "RequestRejected", "ServerFinished", "load_config", "load_weights", "network_weights", "simulate",
            "simulate_in_processes"]
