@@ -703,3 +703,33 @@ def test_simulated_dropouts_and_stragglers_are_left_out_of_the_average(tmp_path,
     # round 2: a's and b's uploads close it; c, the last to upload, is a straggler
     assert history[1]["refused"] == [("c", "stale iteration 2 (the round is 3)")]
     np.testing.assert_allclose(history[1]["weights"]["w"], after1 + (1.0 + 10.0) / 2, rtol=1e-6)
+
+
+def test_fedprox_rounds_through_the_callback_anchor_each_round_at_the_global_model(
+        tmp_path, servers, mode):
+    from mycel.dataset import GeneratorDataset
+    from mycel.federated import network_weights
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((32, 3)).astype(np.float32)
+    y = rng.standard_normal((32, 2)).astype(np.float32)
+    ms.set_seed(0)
+    dense = nn.Dense(3, 2)
+    w0 = network_weights(dense)
+    prox = FedProxLoss(nn.WithLossCell(dense, nn.MSELoss()), mu=0.5)
+    assert [p.name for p in prox.trainable_params()] == ["weight", "bias"]  # names kept
+    server = servers(config(tmp_path, w0, rounds=2, threshold=1))
+    cb = FederatedLearningCallback(client(server, "prox"), data_size=32, network=dense,
+                                   proximal=prox)
+    model = ms.train.Model(nn.TrainOneStepCell(prox, nn.SGD(prox.trainable_params(), 0.1)))
+    data = GeneratorDataset(lambda: ((x[i:i + 8], y[i:i + 8]) for i in range(0, 32, 8)),
+                            ["x", "y"])
+
+    def anchors():
+        return {w.name: a.asnumpy() for w, a in zip(prox.weights, prox.anchors)}
+    model.train(1, data, callbacks=[cb])
+    assert_weights_equal(anchors(), w0)  # round 1 trained from w0
+    after1 = server.global_model()
+    model.train(1, data, callbacks=[cb])
+    assert_weights_equal(anchors(), after1)  # round 2 from round 1's global model
+    assert cb.rounds == [(1, True), (2, True)]
+    assert_weights_equal(server.global_model(), network_weights(dense))

@@ -27,7 +27,7 @@ class FedProxLoss(nn.Cell):
     """
 
     def __init__(self, network, mu):
-        super().__init__()
+        super().__init__(auto_prefix=False)  # a wrapper: the parameters keep their names
         if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not mu >= 0:
             raise ValueError(f"FedProxLoss: mu must be a number >= 0, got {mu!r}.")
         self.network = network
