@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -99,6 +100,8 @@ struct Server::State {
     event(str("round ", iteration, ": admission closed with ", admitted.size(), " client(s)"));
   }
   void close_round(Clock::time_point now);
+  // Appends the round's line to cfg.metrics_file (JSON lines, MindSpore's metrics key names).
+  void write_metrics(Clock::time_point now, bool averaged);
   // Applies the windows' deadlines and the round-closing rule at `now` (mu held).
   void advance(Clock::time_point now) {
     if (finished) return;
@@ -141,9 +144,23 @@ struct Server::State {
   void on_get(const Request& r, const httplib::Request& req, httplib::Response& res);
 };
 
+void Server::State::write_metrics(Clock::time_point now, bool averaged) {
+  if (cfg.metrics_file.empty()) return;
+  std::ofstream f(cfg.metrics_file, std::ios::app);
+  f << "{\"flName\": \"" << printable(cfg.fl_name) << "\", \"currentIteration\": " << iteration
+    << ", \"flIterationNum\": " << cfg.fl_iteration_num << ", \"iterationResult\": \""
+    << (averaged ? "success" : "fail") << "\", \"startFlJobClients\": " << admitted.size()
+    << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << sum->samples()
+    << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count() << "}\n";
+  f.flush();
+  if (!f) event(str("round ", iteration, ": cannot append to the metrics file ", cfg.metrics_file));
+}
+
 void Server::State::close_round(Clock::time_point now) {
   const uint64_t t = iteration;
-  if (uploaded.size() >= required() && sum->count() > 0) {
+  const bool averaged = uploaded.size() >= required() && sum->count() > 0;
+  write_metrics(now, averaged);
+  if (averaged) {
     global = std::make_shared<const Weights>(sum->mean());
     event(str("round ", t, " closed: FedAvg of ", sum->count(), " update(s), ", sum->samples(),
               " sample(s)"));

@@ -52,6 +52,10 @@ struct ServerConfig {
   // TLS (enable_ssl): the server's certificate chain and private key, PEM files; both empty:
   // plain HTTP.
   std::string ssl_cert_path, ssl_key_path;
+  // summary.metrics_file: one JSON line appended per closed round (flName, currentIteration,
+  // flIterationNum, iterationResult "success" (averaged) or "fail" (model kept),
+  // startFlJobClients, updateModelClients, samples, iterationTime in ms); empty: none.
+  std::string metrics_file;
 };
 
 class Server {

@@ -93,6 +93,7 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.log_to_stderr = get<bool>(c, "log_to_stderr", s.log_to_stderr);
   s.ssl_cert_path = get<std::string>(c, "server_cert_path", s.ssl_cert_path);
   s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
+  s.metrics_file = get<std::string>(c, "metrics_file", s.metrics_file);
   return s;
 }
 

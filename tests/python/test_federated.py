@@ -107,6 +107,7 @@ def test_fedavg_is_the_mean_weighted_by_sample_counts(tmp_path, servers):
         assert new[k].dtype == np.float32
     assert_weights_equal(server.global_model(), new)
     assert any("FedAvg of 3 update(s), 100 sample(s)" in e for e in server.events())
+    assert not os.path.exists(tmp_path / "metrics.json")  # no summary: no metrics file
 
 
 def test_rounds_run_to_fl_iteration_num_then_finish(tmp_path, servers):
@@ -166,8 +167,11 @@ def test_a_straggler_is_refused_as_stale_once_the_ratio_closed_the_round(tmp_pat
 
 
 def test_a_round_with_too_few_uploads_keeps_the_model_and_moves_on(tmp_path, servers):
+    import json
     w0 = init_weights()
-    server = servers(config(tmp_path, w0, threshold=2, update_ms=300))
+    metrics = tmp_path / "metrics.json"
+    server = servers(config(tmp_path, w0, threshold=2, update_ms=300,
+                            summary={"metrics_file": str(metrics)}))
     a, b = client(server, "a"), client(server, "b")
     a.start_fl_job(data_size=1)
     b.start_fl_job(data_size=1)  # b drops out
@@ -179,6 +183,9 @@ def test_a_round_with_too_few_uploads_keeps_the_model_and_moves_on(tmp_path, ser
                for e in server.events())
     it, _ = a.start_fl_job(data_size=1)
     assert it == 2
+    line = json.loads(metrics.read_text())
+    assert line["currentIteration"] == 1 and line["iterationResult"] == "fail"
+    assert (line["startFlJobClients"], line["updateModelClients"], line["samples"]) == (2, 1, 1)
 
 
 # ---- checkpoint and resume ----------------------------------------------------------------
@@ -434,6 +441,8 @@ def test_config_checks_name_the_key(tmp_path):
             "'encrypt.encrypt_type' is 'PW_ENCRYPT'"),
            ({"enable_ssl": True}, ValueError, "'ssl.server_cert_path' is required"),
            ({"ssl": {"server_cert_path": "x"}}, ValueError, "'ssl' is given but enable_ssl"),
+           ({"summary": {"failure_event_file": "f"}}, ValueError,
+            "'summary.failure_event_file' is not a key"),
            ({"server_mode": "HYBRID_TRAINING"}, ValueError, "'server_mode' must be"),
            ({"http_server_address": "nohost"}, ValueError, "'http_server_address' must be"),
            ({"compression": {"upload_compress_type": "DIFF_SPARSE_QUANT"}}, ValueError,

@@ -23,12 +23,14 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
     compression:
       upload_compress_type: NO_COMPRESS
       download_compress_type: NO_COMPRESS
+    summary:
+      metrics_file: ./metrics.json    # a JSON line per round (MindSpore's metrics key names)
     max_body_bytes: 268435456         # mycel's: the largest request body accepted
 
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
 TypeError for the type) naming the key. Options of features mycel does not have yet
 (secure aggregation, differential privacy, compression, summaries) are refused rather than
-ignored. Clients of a TLS server pass the CA that signed its certificate
+ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that signed its certificate
 (``FederatedClient(..., ca_cert_path=...)``).
 """
 import os
@@ -134,5 +136,7 @@ def load_config(config):
             _fail(f"compression.{k}", "must be NO_COMPRESS (compression is not built yet)")
     if "upload_sparse_rate" in comp:
         _value("compression.upload_sparse_rate", "ratio", comp["upload_sparse_rate"])
-    _section("summary", config.get("summary"), set())
+    summary = _section("summary", config.get("summary"), {"metrics_file"})
+    if "metrics_file" in summary:
+        out["metrics_file"] = _value("summary.metrics_file", "str", summary["metrics_file"])
     return out
