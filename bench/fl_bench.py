@@ -7,6 +7,13 @@ client updates per second = uploads / (time from the first upload's start to the
 close), the best of ROUNDS rounds. Each upload is decoded, checked (names, shapes, finite
 values) and added in float64 on the server.
 
+`fl_bench.py scale [--clients 1000]`: one round of CLIENTS simulated clients (one process,
+mycel.federated.simulate) on a model of LeNet-5's size (61,706 float32 parameters); each
+client's training is a constant shift (numpy), so the round's time is the protocol's and the
+server's: register, startFLJob (the model down), updateModel (the model up), FedAvg. Reported:
+seconds per round, and the bytes the server received and sent in the round (its metrics file;
+no compression).
+
 `fl_bench.py lenet [--clients 100] [--max-rounds 150] [--target 0.85]`: the issue's
 acceptance run. CLIENTS simulated clients (mycel.federated.simulate, one process), each with
 two classes of Fashion-MNIST (the training set sorted by label and cut into 2 * CLIENTS
@@ -80,6 +87,35 @@ def throughput(clients=16, rounds=3):
             best = max(best, clients / elapsed)
     return {"params": 1000000, "clients": clients, "updates_per_s": best,
             "mb_per_update": 4.0}
+
+
+class ShiftClient:
+    def __init__(self, cid):
+        self.client_id, self.data_size = cid, 10
+
+    def train(self, weights):
+        return {k: v + 1e-3 for k, v in weights.items()}
+
+
+def scale(clients):
+    rng = np.random.default_rng(0)
+    shapes = {"conv1.weight": (6, 1, 5, 5), "conv2.weight": (16, 6, 5, 5),
+              "fc1.weight": (120, 400), "fc1.bias": (120,), "fc2.weight": (84, 120),
+              "fc2.bias": (84,), "fc3.weight": (10, 84), "fc3.bias": (10,)}
+    w0 = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = server_config(tmp, w0, 1, clients)
+        cfg["summary"] = {"metrics_file": os.path.join(tmp, "metrics.json")}
+        with FLServer(cfg, log_to_stderr=False) as server:
+            sims = [ShiftClient(f"c{i}") for i in range(clients)]
+            t0 = time.perf_counter()
+            simulate(server.address, sims, 1, timeout=600)
+            elapsed = time.perf_counter() - t0
+        with open(cfg["summary"]["metrics_file"]) as f:
+            metrics = json.loads(f.readline())
+    return {"clients": clients, "params": int(sum(v.size for v in w0.values())),
+            "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
+            "download_bytes": metrics["downloadBytes"]}
 
 
 def read_idx(name, offset):
@@ -187,12 +223,17 @@ def lenet(clients, max_rounds, target):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["throughput", "lenet"])
-    ap.add_argument("--clients", type=int, default=100)
+    ap.add_argument("what", choices=["throughput", "scale", "lenet"])
+    ap.add_argument("--clients", type=int)
     ap.add_argument("--max-rounds", type=int, default=150)
     ap.add_argument("--target", type=float, default=0.85)
     a = ap.parse_args()
-    out = throughput() if a.what == "throughput" else lenet(a.clients, a.max_rounds, a.target)
+    if a.what == "throughput":
+        out = throughput()
+    elif a.what == "scale":
+        out = scale(a.clients or 1000)
+    else:
+        out = lenet(a.clients or 100, a.max_rounds, a.target)
     print(json.dumps(out))
 
 

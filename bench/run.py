@@ -386,8 +386,9 @@ def amp_section():
 def federated_section():
     """Federated learning: the server's aggregation throughput, and 100 non-IID clients
     training LeNet-5 by FedAvg to 85% test accuracy next to centralized training."""
-    print("bench: federated (aggregation throughput) ...", flush=True)
+    print("bench: federated (aggregation throughput, 1,000 clients per round) ...", flush=True)
     tp = run("fl_bench.py", "throughput")
+    sc = run("fl_bench.py", "scale", "--clients", "1000")
     rounds = os.environ.get("FL_BENCH_MAX_ROUNDS", "150")
     print(f"bench: federated (100 clients, LeNet-5, up to {rounds} rounds; long) ...",
           flush=True)
@@ -404,6 +405,10 @@ def federated_section():
         "| measure | value |",
         "|---|---|",
         f"| client updates per second, 1M parameters, plain FedAvg | {tp['updates_per_s']:.1f} |",
+        f"| one round of {sc['clients']:,} simulated clients, {sc['params']:,} parameters (s) | "
+        f"{sc['seconds_per_round']:.2f} |",
+        f"| bytes per round of those clients, up / down (no compression) | "
+        f"{sc['upload_bytes']:,} / {sc['download_bytes']:,} |",
         f"| rounds to {fl['target']:.0%} test accuracy, 100 non-IID clients (2 classes each), "
         f"LeNet-5 | {fl['rounds_to_target'] or f'not reached in {len(accs)}'} |",
         f"| accuracy after round 1, 10, last | {accs[0]:.3f}, "

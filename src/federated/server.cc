@@ -77,6 +77,7 @@ struct Server::State {
   std::map<std::string, uint64_t> admitted;  // client -> samples it announced
   std::set<std::string> uploaded;
   std::unique_ptr<FedAvg> sum;
+  uint64_t bytes_in = 0, bytes_out = 0;  // request and reply bodies while the round is open
 
   void event(const std::string& line) {  // with mu held
     if (cfg.log_to_stderr) std::cerr << "[mycel.federated " << cfg.fl_name << "] " << line << "\n";
@@ -93,6 +94,7 @@ struct Server::State {
     admitted.clear();
     uploaded.clear();
     sum = std::make_unique<FedAvg>(*global);
+    bytes_in = bytes_out = 0;
   }
   void close_admission(Clock::time_point now) {
     admission_closed = true;
@@ -151,7 +153,8 @@ void Server::State::write_metrics(Clock::time_point now, bool averaged) {
     << ", \"flIterationNum\": " << cfg.fl_iteration_num << ", \"iterationResult\": \""
     << (averaged ? "success" : "fail") << "\", \"startFlJobClients\": " << admitted.size()
     << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << sum->samples()
-    << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count() << "}\n";
+    << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count()
+    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out << "}\n";
   f.flush();
   if (!f) event(str("round ", iteration, ": cannot append to the metrics file ", cfg.metrics_file));
 }
@@ -346,6 +349,18 @@ void Server::State::on_get(const Request& r, const httplib::Request& req, httpli
 }
 
 void Server::State::handle(const httplib::Request& req, httplib::Response& res, MsgKind kind) {
+  {
+    std::lock_guard<std::mutex> l(mu);
+    bytes_in += req.body.size();
+  }
+  struct CountReply {  // the reply's bytes, however the handler returns
+    State* s;
+    const httplib::Response& res;
+    ~CountReply() {
+      std::lock_guard<std::mutex> l(s->mu);
+      s->bytes_out += res.body.size();
+    }
+  } count{this, res};
   try {
     Request r;
     if (!admit_request(req, res, kind, r)) return;

@@ -54,7 +54,8 @@ struct ServerConfig {
   std::string ssl_cert_path, ssl_key_path;
   // summary.metrics_file: one JSON line appended per closed round (flName, currentIteration,
   // flIterationNum, iterationResult "success" (averaged) or "fail" (model kept),
-  // startFlJobClients, updateModelClients, samples, iterationTime in ms); empty: none.
+  // startFlJobClients, updateModelClients, samples, iterationTime in ms, and uploadBytes and
+  // downloadBytes: the request and reply bodies of the round's time); empty: none.
   std::string metrics_file;
 };
 

@@ -176,6 +176,7 @@ def test_a_round_with_too_few_uploads_keeps_the_model_and_moves_on(tmp_path, ser
     a.start_fl_job(data_size=1)
     b.start_fl_job(data_size=1)  # b drops out
     a.update_model({k: np.full_like(v, 9) for k, v in w0.items()}, data_size=1)
+    upload = a._c.last_request
     it, w = a.get_model()  # closes when the upload window ends
     assert it == 1 and server.iteration == 2
     assert_weights_equal(w, w0)
@@ -186,6 +187,8 @@ def test_a_round_with_too_few_uploads_keeps_the_model_and_moves_on(tmp_path, ser
     line = json.loads(metrics.read_text())
     assert line["currentIteration"] == 1 and line["iterationResult"] == "fail"
     assert (line["startFlJobClients"], line["updateModelClients"], line["samples"]) == (2, 1, 1)
+    # the bytes of the round: at least a's upload, and the model in both startFLJob replies
+    assert line["uploadBytes"] >= len(upload) and line["downloadBytes"] >= 2 * 16 * 4
 
 
 # ---- checkpoint and resume ----------------------------------------------------------------
