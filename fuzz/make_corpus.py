@@ -237,6 +237,34 @@ def lite_models(tmp):
         ms.export(net, ms.Tensor(x), file_name=path)
         lite.Converter().convert(lite.FmkType.MINDIR, path + ".mindir", path)
         put("lite_model", name + ".ms", read(path + ".ms"))
+def federated(tmp):
+    """Requests of each kind as a client sends them to a live server, and replies."""
+    from mycel import _mycel as C
+    from mycel.federated import FLServer, FederatedClient
+    w = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.zeros(2, np.float32)}
+    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in w.items()],
+                       os.path.join(tmp, "fl_init.ckpt"))
+    cfg = {"fl_iteration_num": 1, "http_server_address": "127.0.0.1:0",
+           "checkpoint_dir": os.path.join(tmp, "fl_ckpt"),
+           "feature_map": os.path.join(tmp, "fl_init.ckpt"),
+           "round": {"start_fl_job_threshold": 1}}
+    with FLServer(cfg, log_to_stderr=False) as server:
+        c = FederatedClient(server.address, client_id="seed", timeout=10)
+        c.start_fl_job(data_size=4)
+        put("federated", "start.bin", bytes(c._c.last_request))
+        c.update_model(w, data_size=4)
+        put("federated", "update.bin", bytes(c._c.last_request))
+        c.get_model()
+        put("federated", "get.bin", bytes(c._c.last_request))
+    c = C._federated._Client("127.0.0.1", 9, "seed", 0.1)
+    try:
+        c.call("register")
+    except RuntimeError:  # nothing listens on port 9: only the request's bytes are wanted
+        pass
+    put("federated", "register.bin", bytes(c.last_request))
+    put("federated", "reply_model.bin", C._federated._encode_reply(0, "", 3, "", w))
+    put("federated", "reply_refused.bin",
+        C._federated._encode_reply(1, "stale iteration 1 (the round is 2)", 2, "", {}))
 
 
 def main():
@@ -246,6 +274,7 @@ def main():
         graphs = mindirs(tmp)
         mindrecords(tmp)
         lite_models(tmp)
+        federated(tmp)
     images()
     ir_texts(graphs)
 

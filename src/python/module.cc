@@ -89,6 +89,7 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_device(m);
   mycel::py::bind_comm(m);
   mycel::py::bind_parallel(m);
+  mycel::py::bind_federated(m);
   mycel::py::bind_host_debug(m);
   mycel::py::bind_frontend(m);
   mycel::py::bind_graph(m);

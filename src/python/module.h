@@ -31,6 +31,7 @@ void bind_comm(pybind11::module_& m);        // py_comm.cc: process groups (myce
 void bind_parallel(pybind11::module_& m);    // py_parallel.cc: layouts, redistribution plans
 void bind_onnx(pybind11::module_& m);        // py_onnx.cc: ONNX import (mycel.lite.load_onnx)
 void bind_lite(pybind11::module_& m);        // py_lite.cc: mycel.lite (runtime, converter)
+void bind_federated(pybind11::module_& m);   // py_federated.cc: FL server and client, _federated
 // The compile options the environment asks for (compiler::CompileOptions::from_env), with
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
 // py_graph.cc; used by GRAPH mode and MINDIR export.

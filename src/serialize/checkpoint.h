@@ -42,4 +42,10 @@ std::vector<CheckpointEntry> parse_checkpoint(std::string_view bytes);
 // FIFO or a device is refused without blocking in open()).
 std::vector<CheckpointEntry> load_checkpoint_file(const std::string& path, std::string_view func);
 
+// The bytes of a mycel checkpoint of `entries` (tensors only, host, any layout), the layout
+// docs/checkpoint-format.md gives and save_checkpoint writes: header, one value per entry,
+// footer with the count and CRC-32. parse_checkpoint reads it back. For C++ writers (the
+// federated server's round checkpoints); a string entry is a ValueError.
+std::string encode_checkpoint(const std::vector<CheckpointEntry>& entries);
+
 }  // namespace mycel::serialize

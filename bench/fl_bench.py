@@ -1,0 +1,241 @@
+"""Federated-learning benchmarks (bench/run.py --only federated): prints one JSON object.
+
+`fl_bench.py throughput`: aggregation throughput of the C++ server. A model of 1,000,000
+float32 parameters (one 1000x1000 matrix); CLIENTS clients, each in its own Python thread
+(the HTTP exchange and encoding run in C++ without the GIL), join a round and upload at once;
+client updates per second = uploads / (time from the first upload's start to the round's
+close), the best of ROUNDS rounds. Each upload is decoded, checked (names, shapes, finite
+values) and added in float64 on the server.
+
+`fl_bench.py scale [--clients 1000]`: one round of CLIENTS simulated clients (one process,
+mycel.federated.simulate) on a model of LeNet-5's size (61,706 float32 parameters); each
+client's training is a constant shift (numpy), so the round's time is the protocol's and the
+server's: register, startFLJob (the model down), updateModel (the model up), FedAvg. Reported:
+seconds per round, and the bytes the server received and sent in the round (its metrics file;
+no compression).
+
+`fl_bench.py lenet [--clients 100] [--max-rounds 150] [--target 0.85]`: the issue's
+acceptance run. CLIENTS simulated clients (mycel.federated.simulate, one process), each with
+two classes of Fashion-MNIST (the training set sorted by label and cut into 2 * CLIENTS
+shards of equal size; each client takes two shards of different classes), train LeNet-5
+(examples/lenet.py, GRAPH mode) for one local epoch per round (batch 50, SGD lr 0.01,
+momentum 0.9, its own optimizer state kept between rounds); all clients take part in every
+round and the server averages by sample count. Reported: the test accuracy of the global
+model after each round, and the rounds it took to reach the target; next to it, centralized
+training of the same network and optimizer on all the data: the epochs it takes.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+DATA = os.environ.get("FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
+MEAN, STD = 0.2860, 0.3530
+LR = 0.01
+
+import mycel as ms  # noqa: E402
+from mycel import nn  # noqa: E402
+from mycel.federated import (FLServer, FederatedClient, load_weights,  # noqa: E402
+                             network_weights, simulate)
+
+
+def save(path, weights):
+    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in weights.items()], path)
+    return path
+
+
+def server_config(tmp, weights, rounds, threshold, window_ms=600000):
+    return {"fl_name": "bench", "fl_iteration_num": rounds,
+            "http_server_address": "127.0.0.1:0", "checkpoint_dir": os.path.join(tmp, "ckpt"),
+            "feature_map": save(os.path.join(tmp, "init.ckpt"), weights),
+            "round": {"start_fl_job_threshold": threshold,
+                      "start_fl_job_time_window": window_ms, "update_model_ratio": 1.0,
+                      "update_model_time_window": window_ms}}
+
+
+def throughput(clients=16, rounds=3):
+    w0 = {"w": np.zeros((1000, 1000), np.float32)}
+    best = 0.0
+    with tempfile.TemporaryDirectory() as tmp, \
+            FLServer(server_config(tmp, w0, rounds, clients), log_to_stderr=False) as server:
+        conns = [FederatedClient(server.address, f"c{i}", timeout=120) for i in range(clients)]
+        update = {"w": np.ones((1000, 1000), np.float32)}
+        for _ in range(rounds):
+            for c in conns:
+                c.start_fl_job(data_size=10)
+            start = threading.Barrier(clients + 1)
+            threads = [threading.Thread(target=lambda c=c: (start.wait(),
+                                                            c.update_model(update, 10)))
+                       for c in conns]
+            for t in threads:
+                t.start()
+            start.wait()
+            t0 = time.perf_counter()
+            conns[0].get_model()
+            elapsed = time.perf_counter() - t0
+            for t in threads:
+                t.join(120)
+            best = max(best, clients / elapsed)
+    return {"params": 1000000, "clients": clients, "updates_per_s": best,
+            "mb_per_update": 4.0}
+
+
+class ShiftClient:
+    def __init__(self, cid):
+        self.client_id, self.data_size = cid, 10
+
+    def train(self, weights):
+        return {k: v + 1e-3 for k, v in weights.items()}
+
+
+def scale(clients):
+    rng = np.random.default_rng(0)
+    shapes = {"conv1.weight": (6, 1, 5, 5), "conv2.weight": (16, 6, 5, 5),
+              "fc1.weight": (120, 400), "fc1.bias": (120,), "fc2.weight": (84, 120),
+              "fc2.bias": (84,), "fc3.weight": (10, 84), "fc3.bias": (10,)}
+    w0 = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = server_config(tmp, w0, 1, clients)
+        cfg["summary"] = {"metrics_file": os.path.join(tmp, "metrics.json")}
+        with FLServer(cfg, log_to_stderr=False) as server:
+            sims = [ShiftClient(f"c{i}") for i in range(clients)]
+            t0 = time.perf_counter()
+            simulate(server.address, sims, 1, timeout=600)
+            elapsed = time.perf_counter() - t0
+        with open(cfg["summary"]["metrics_file"]) as f:
+            metrics = json.loads(f.readline())
+    return {"clients": clients, "params": int(sum(v.size for v in w0.values())),
+            "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
+            "download_bytes": metrics["downloadBytes"]}
+
+
+def read_idx(name, offset):
+    with gzip.open(os.path.join(DATA, name), "rb") as f:
+        return np.frombuffer(f.read(), np.uint8, offset=offset)
+
+
+def fashion():
+    def images(name):
+        x = read_idx(name, 16).reshape(-1, 1, 28, 28).astype(np.float32) / 255
+        return (x - MEAN) / STD
+    return (images("train-images-idx3-ubyte.gz"),
+            read_idx("train-labels-idx1-ubyte.gz", 8).astype(np.int32),
+            images("t10k-images-idx3-ubyte.gz"),
+            read_idx("t10k-labels-idx1-ubyte.gz", 8).astype(np.int32))
+
+
+def accuracy(net, x, y):
+    net.set_train(False)
+    correct = 0
+    for i in range(0, len(y), 1000):
+        logits = net(ms.Tensor(x[i:i + 1000])).asnumpy()
+        correct += int((logits.argmax(1) == y[i:i + 1000]).sum())
+    net.set_train(True)
+    return correct / len(y)
+
+
+class LeNetClient:
+    """One simulated client: its two shards, its own Momentum state and shuffling."""
+
+    def __init__(self, cid, x, y, step, net, opt, seed):
+        self.client_id, self.x, self.y, self.data_size = cid, x, y, len(y)
+        self.step, self.net, self.opt = step, net, opt
+        self.moments = None
+        self.rng = np.random.default_rng(seed)
+
+    def train(self, weights):
+        load_weights(self.net, weights)
+        moments = self.opt.moments if hasattr(self.opt, "moments") else []
+        if self.moments is not None:  # this client's optimizer state
+            for m, v in zip(moments, self.moments):
+                m.set_data(ms.Tensor(v))
+        else:
+            for m in moments:
+                m.set_data(ms.Tensor(np.zeros(m.shape, np.float32)))
+        order = self.rng.permutation(self.data_size)
+        for i in range(0, self.data_size, 50):
+            idx = order[i:i + 50]
+            self.step(ms.Tensor(self.x[idx]), ms.Tensor(self.y[idx]))
+        self.moments = [m.asnumpy() for m in moments]
+        return network_weights(self.net)
+
+
+def lenet(clients, max_rounds, target):
+    from lenet import LeNet5
+    ms.set_context(mode=ms.GRAPH_MODE)
+    xs, ys, xt, yt = fashion()
+    ms.set_seed(0)
+    net = LeNet5()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), LR, 0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    w0 = network_weights(net)
+    order = np.argsort(ys, kind="stable")
+    shards = np.array_split(order, 2 * clients)
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(2 * clients)
+    sims = []
+    for i in range(clients):
+        idx = np.concatenate([shards[perm[2 * i]], shards[perm[2 * i + 1]]])
+        sims.append(LeNetClient(f"client{i}", xs[idx], ys[idx], step, net, opt, seed=i))
+    accs, t0 = [], time.perf_counter()
+
+    def evaluate(entry):
+        load_weights(net, entry["weights"])
+        accs.append(accuracy(net, xt, yt))
+        print(f"round {entry['iteration']}: test accuracy {accs[-1]:.4f}", file=sys.stderr,
+              flush=True)
+        return accs[-1] >= target
+    with tempfile.TemporaryDirectory() as tmp, \
+            FLServer(server_config(tmp, w0, max_rounds, clients), log_to_stderr=False) as srv:
+        simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate)
+    reached = len(accs) if accs and accs[-1] >= target else None
+    fed_s = time.perf_counter() - t0
+    # centralized: the same network, optimizer and batch on all the data
+    ms.set_seed(0)
+    cnet = LeNet5()
+    load_weights(cnet, w0)
+    copt = nn.Momentum(cnet.trainable_params(), LR, 0.9)
+    cstep = nn.TrainOneStepCell(nn.WithLossCell(cnet, loss), copt)
+    central, epochs_to_target = [], None
+    for epoch in range(1, 11):
+        perm = rng.permutation(len(ys))
+        for i in range(0, len(ys), 50):
+            idx = perm[i:i + 50]
+            cstep(ms.Tensor(xs[idx]), ms.Tensor(ys[idx]))
+        central.append(accuracy(cnet, xt, yt))
+        if central[-1] >= target:
+            epochs_to_target = epoch
+            break
+    return {"clients": clients, "target": target, "rounds_to_target": reached,
+            "accuracy_per_round": accs, "federated_seconds": fed_s,
+            "central_epochs_to_target": epochs_to_target, "central_accuracy": central}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["throughput", "scale", "lenet"])
+    ap.add_argument("--clients", type=int)
+    ap.add_argument("--max-rounds", type=int, default=150)
+    ap.add_argument("--target", type=float, default=0.85)
+    a = ap.parse_args()
+    if a.what == "throughput":
+        out = throughput()
+    elif a.what == "scale":
+        out = scale(a.clients or 1000)
+    else:
+        out = lenet(a.clients or 100, a.max_rounds, a.target)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

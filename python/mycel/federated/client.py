@@ -1,0 +1,133 @@
+"""The federated client: ``FederatedClient(server_address, client_id=...)`` with MindSpore
+Federated's round messages. The transport is C++ (src/federated/client.h: HTTP through
+cpp-httplib, a fresh random nonce per request, the registration token), so sending and
+receiving models runs without the GIL.
+"""
+import os
+import time
+import uuid
+
+import numpy as np
+
+from mycel import _mycel as _C
+
+
+class RequestRejected(ValueError):
+    """The server refused a request. ``status`` is 'rejected' (a stale round, a full round, a
+    bad or replayed update), 'unauthorized' (unknown client, wrong token) or 'malformed';
+    ``reason`` is the server's; ``iteration`` the round the server is in."""
+
+    def __init__(self, what, status, reason, iteration):
+        super().__init__(f"FederatedClient: {what} was refused ({status}): {reason}")
+        self.status, self.reason, self.iteration = status, reason, iteration
+
+
+class ServerFinished(RuntimeError):
+    """The server has run all its rounds (fl_iteration_num); get_model() still answers."""
+
+
+def _as_arrays(weights):
+    if not isinstance(weights, dict):
+        raise TypeError(f"FederatedClient: weights must be a dict of name to array, got "
+                        f"{type(weights).__name__}.")
+    out = {}
+    for name, v in weights.items():
+        if not isinstance(name, str):
+            raise TypeError(f"FederatedClient: a weight name must be a str, got {name!r}.")
+        out[name] = np.ascontiguousarray(v.asnumpy() if hasattr(v, "asnumpy") else v)
+    return out
+
+
+def _split_address(address):
+    host, sep, port = str(address).rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"FederatedClient: server_address must be 'HOST:PORT', got "
+                         f"{address!r}.")
+    return host, int(port)
+
+
+class FederatedClient:
+    """One federated-learning client.
+
+    Args:
+        server_address (str): the server's 'HOST:PORT' (FLServer.address).
+        client_id (str): this client's id (default: a random UUID). Registration with the
+            server happens on first use; after a server restart the client registers again.
+        timeout (float): seconds to wait for the server on any request, and for a round to
+            close in get_model(). Default 60.
+        ca_cert_path (str): for a server with enable_ssl, the CA certificate (PEM) that signed
+            its certificate; the client then speaks HTTPS and refuses any other server.
+
+    A round: ``iteration, weights = start_fl_job(data_size=n)``, train from ``weights``,
+    ``update_model(new_weights, data_size=n)``, then ``iteration, weights = get_model()``.
+    Refusals raise RequestRejected; a finished server raises ServerFinished.
+    """
+
+    def __init__(self, server_address, client_id=None, timeout=60.0, ca_cert_path=None):
+        host, port = _split_address(server_address)
+        self.client_id = str(client_id) if client_id is not None else uuid.uuid4().hex
+        self.timeout = float(timeout)
+        self._c = _C._federated._Client(host, port, self.client_id, self.timeout,
+                                        os.fspath(ca_cert_path) if ca_cert_path else "")
+        self._registered = False
+        self.iteration = 0  # the round this client joined last (0: none)
+
+    def _register(self):
+        status, reason, it, token, _ = self._c.call("register")
+        if status != "ok":
+            raise RequestRejected("register", status, reason, it)
+        self._c.set_token(token)
+        self._registered = True
+
+    def _call(self, kind, **kw):
+        if not self._registered:
+            self._register()
+        reply = self._c.call(kind, **kw)
+        if reply[0] == "unauthorized" and reply[1].startswith("unknown client"):
+            self._register()  # the server restarted and forgot its clients
+            reply = self._c.call(kind, **kw)
+        status, reason, it, _, weights = reply
+        if status == "finished":
+            raise ServerFinished(f"FederatedClient: {reason}")
+        if status not in ("ok", "not ready"):
+            raise RequestRejected(kind, status, reason, it)
+        return status, it, weights
+
+    def start_fl_job(self, data_size):
+        """Asks to join the current round with ``data_size`` samples; returns (iteration,
+        {name: ndarray}), the round and the global model to train from."""
+        if isinstance(data_size, bool) or not isinstance(data_size, (int, np.integer)) \
+                or data_size <= 0:
+            raise ValueError(f"FederatedClient.start_fl_job: data_size must be a positive "
+                             f"int, got {data_size!r}.")
+        _, it, weights = self._call("startFLJob", data_size=int(data_size))
+        self.iteration = it
+        return it, weights
+
+    def update_model(self, weights, data_size):
+        """Uploads this client's trained weights ({name: ndarray or Tensor}) for the round it
+        joined, weighted by ``data_size`` samples. Raises RequestRejected when refused."""
+        if isinstance(data_size, bool) or not isinstance(data_size, (int, np.integer)) \
+                or data_size <= 0:
+            raise ValueError(f"FederatedClient.update_model: data_size must be a positive "
+                             f"int, got {data_size!r}.")
+        if self.iteration == 0:
+            raise RuntimeError("FederatedClient.update_model: join a round first "
+                               "(start_fl_job).")
+        self._call("updateModel", iteration=self.iteration, data_size=int(data_size),
+                   weights=_as_arrays(weights))
+
+    def get_model(self, iteration=None):
+        """The global model once round ``iteration`` (default: the round this client joined)
+        has closed: (completed round, {name: ndarray}). Waits up to ``timeout`` seconds."""
+        wanted = self.iteration if iteration is None else int(iteration)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            status, it, weights = self._call("getModel", iteration=wanted,
+                                             wait_ms=max(left_ms, 1))
+            if status == "ok":
+                return it, weights
+            if left_ms <= 0:
+                raise RuntimeError(f"FederatedClient.get_model: round {wanted} did not close "
+                                   f"within {self.timeout} s.")

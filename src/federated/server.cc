@@ -1,0 +1,506 @@
+#include "federated/server.h"
+
+#include <httplib.h>
+#include <sodium.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "base/error.h"
+#include "federated/model.h"
+
+namespace mycel::federated {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Ms = std::chrono::milliseconds;
+constexpr int64_t kMaxServerWaitMs = 1000;  // a getModel is held at most this long
+constexpr size_t kMaxEvents = 10000;
+constexpr size_t kNoncesPerClient = 4096;  // the latest nonces remembered per client
+// The largest sample count a client may claim: FedAvg's weights stay exact in float64 and
+// their sum cannot wrap (2^20 clients of 2^40 samples).
+constexpr uint64_t kMaxDataSize = uint64_t{1} << 40;
+
+struct ClientState {
+  std::string token;
+  std::unordered_set<uint64_t> nonces;
+  std::deque<uint64_t> order;
+};
+
+void check_config(const ServerConfig& c) {
+  auto need = [](bool ok, const char* key, const std::string& why) {
+    MC_CHECK(ok, Value, "FLServer: '", key, "' ", why, ".");
+  };
+  need(c.fl_iteration_num >= 1, "fl_iteration_num", "must be at least 1");
+  need(c.start_fl_job_threshold >= 1, "start_fl_job_threshold", "must be at least 1");
+  need(c.start_fl_job_time_window_ms > 0, "start_fl_job_time_window", "must be positive");
+  need(c.update_model_time_window_ms > 0, "update_model_time_window", "must be positive");
+  need(c.update_model_ratio > 0 && c.update_model_ratio <= 1, "update_model_ratio",
+       str("must be in (0, 1], got ", c.update_model_ratio));
+  need(!c.checkpoint_dir.empty(), "checkpoint_dir", "is required");
+  need(c.port >= 0 && c.port < 65536, "http_server_address", str("has a bad port ", c.port));
+  need(c.max_body_bytes >= 1024, "max_body_bytes", "must be at least 1024");
+  need(c.ssl_cert_path.empty() == c.ssl_key_path.empty(), "ssl",
+       "needs both server_cert_path and server_key_path");
+}
+
+}  // namespace
+
+struct Server::State {
+  ServerConfig cfg;
+  std::unique_ptr<httplib::Server> http;  // an SSLServer with TLS
+  std::thread listener, ticker;
+  int port = 0;
+
+  mutable std::mutex mu;
+  std::condition_variable cv;  // round closed, or stopping
+  bool stopping = false;
+  std::deque<std::string> log;
+  std::unordered_map<std::string, ClientState> clients;
+  // The round.
+  uint64_t iteration = 1;  // the round open now
+  bool finished = false;
+  std::shared_ptr<const Weights> global;
+  Clock::time_point opened, update_deadline;
+  bool admission_closed = false;
+  std::map<std::string, uint64_t> admitted;  // client -> samples it announced
+  std::set<std::string> uploaded;
+  std::unique_ptr<FedAvg> sum;
+  uint64_t bytes_in = 0, bytes_out = 0;  // request and reply bodies while the round is open
+
+  void event(const std::string& line) {  // with mu held
+    if (cfg.log_to_stderr) std::cerr << "[mycel.federated " << cfg.fl_name << "] " << line << "\n";
+    log.push_back(line);
+    if (log.size() > kMaxEvents) log.pop_front();
+  }
+  size_t required() const {
+    double want = std::ceil(cfg.update_model_ratio * static_cast<double>(admitted.size()) - 1e-9);
+    return std::max<size_t>(1, static_cast<size_t>(want));
+  }
+  void open_round(Clock::time_point now) {
+    opened = now;
+    admission_closed = false;
+    admitted.clear();
+    uploaded.clear();
+    sum = std::make_unique<FedAvg>(*global);
+    bytes_in = bytes_out = 0;
+  }
+  void close_admission(Clock::time_point now) {
+    admission_closed = true;
+    update_deadline = now + Ms(cfg.update_model_time_window_ms);
+    event(str("round ", iteration, ": admission closed with ", admitted.size(), " client(s)"));
+  }
+  void close_round(Clock::time_point now);
+  // Appends the round's line to cfg.metrics_file (JSON lines, MindSpore's metrics key names).
+  void write_metrics(Clock::time_point now, bool averaged);
+  // Applies the windows' deadlines and the round-closing rule at `now` (mu held).
+  void advance(Clock::time_point now) {
+    if (finished) return;
+    if (!admission_closed && now >= opened + Ms(cfg.start_fl_job_time_window_ms)) {
+      if (admitted.empty()) {
+        opened = now;  // nobody came: the window starts again
+      } else {
+        close_admission(now);
+      }
+    }
+    if (admission_closed && (uploaded.size() >= required() || now >= update_deadline))
+      close_round(now);
+  }
+
+  void reply(httplib::Response& res, const Reply& r, int http_status) {
+    res.status = http_status;
+    res.set_content(encode(r), "application/octet-stream");
+  }
+  // Logs the refusal of `what` and answers it with status `s` and the reason (mu held).
+  void refuse_locked(httplib::Response& res, Status s, int http_status, const std::string& what,
+                     const std::string& why) {
+    event(str("refused ", what, ": ", why));
+    Reply r;
+    r.status = s;
+    r.reason = why;
+    reply(res, r, http_status);
+  }
+  void refuse(httplib::Response& res, Status s, int http_status, const std::string& what,
+              const std::string& why) {
+    std::lock_guard<std::mutex> l(mu);
+    refuse_locked(res, s, http_status, what, why);
+  }
+  // Decodes the body and authenticates the client; false (the reply sent) when refused.
+  bool admit_request(const httplib::Request& req, httplib::Response& res, MsgKind kind,
+                     Request& out);
+  void handle(const httplib::Request& req, httplib::Response& res, MsgKind kind);
+  void on_register(const Request& r, httplib::Response& res);
+  void on_start(const Request& r, httplib::Response& res);
+  void on_update(const Request& r, httplib::Response& res);
+  void on_get(const Request& r, const httplib::Request& req, httplib::Response& res);
+};
+
+void Server::State::write_metrics(Clock::time_point now, bool averaged) {
+  if (cfg.metrics_file.empty()) return;
+  std::ofstream f(cfg.metrics_file, std::ios::app);
+  f << "{\"flName\": \"" << printable(cfg.fl_name) << "\", \"currentIteration\": " << iteration
+    << ", \"flIterationNum\": " << cfg.fl_iteration_num << ", \"iterationResult\": \""
+    << (averaged ? "success" : "fail") << "\", \"startFlJobClients\": " << admitted.size()
+    << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << sum->samples()
+    << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count()
+    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out << "}\n";
+  f.flush();
+  if (!f) event(str("round ", iteration, ": cannot append to the metrics file ", cfg.metrics_file));
+}
+
+void Server::State::close_round(Clock::time_point now) {
+  const uint64_t t = iteration;
+  const bool averaged = uploaded.size() >= required() && sum->count() > 0;
+  write_metrics(now, averaged);
+  if (averaged) {
+    global = std::make_shared<const Weights>(sum->mean());
+    event(str("round ", t, " closed: FedAvg of ", sum->count(), " update(s), ", sum->samples(),
+              " sample(s)"));
+  } else {
+    event(str("round ", t, " closed with ", uploaded.size(), " of ", required(),
+              " required update(s): the global model is kept"));
+  }
+  try {
+    save_round(cfg.checkpoint_dir, t, *global);
+  } catch (const std::exception& e) {
+    event(str("round ", t, ": the checkpoint failed: ", e.what()));
+  }
+  if (t >= cfg.fl_iteration_num) {
+    finished = true;
+    event(str("finished: ", t, " round(s)"));
+  } else {
+    iteration = t + 1;
+  }
+  open_round(now);
+  cv.notify_all();
+}
+
+bool Server::State::admit_request(const httplib::Request& req, httplib::Response& res, MsgKind kind,
+                                  Request& out) {
+  const std::string what = std::string(req.path);
+  try {
+    out = decode_request(req.body);
+  } catch (const Error& e) {
+    refuse(res, Status::Malformed, 400, what, e.message());
+    return false;
+  }
+  if (out.kind != kind) {
+    refuse(res, Status::Malformed, 400, what, "the message's kind does not match the endpoint");
+    return false;
+  }
+  if (kind == MsgKind::Register) return true;
+  std::lock_guard<std::mutex> l(mu);
+  auto it = clients.find(out.client_id);
+  std::string why;
+  if (it == clients.end()) {
+    why = str("unknown client '", printable(out.client_id), "' (register first)");
+  } else if (out.token.size() != it->second.token.size() ||
+             sodium_memcmp(out.token.data(), it->second.token.data(), out.token.size()) != 0) {
+    why = str("wrong token for client '", printable(out.client_id), "'");
+  }
+  if (!why.empty()) {
+    refuse_locked(res, Status::Unauthorized, 401, what, why);
+    return false;
+  }
+  ClientState& c = it->second;
+  if (!c.nonces.insert(out.nonce).second) {
+    refuse_locked(
+        res, Status::Rejected, 409, what,
+        str("replayed message from client '", printable(out.client_id), "' (nonce seen)"));
+    return false;
+  }
+  c.order.push_back(out.nonce);
+  if (c.order.size() > kNoncesPerClient) {
+    c.nonces.erase(c.order.front());
+    c.order.pop_front();
+  }
+  return true;
+}
+
+void Server::State::on_register(const Request& r, httplib::Response& res) {
+  std::string why;
+  Reply out;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (r.client_id.empty()) {
+      why = "the client_id is empty";
+    } else if (clients.count(r.client_id)) {
+      why = str("client '", printable(r.client_id), "' is already registered");
+    } else if (clients.size() >= cfg.max_clients) {
+      why = str("the server has its ", cfg.max_clients, " clients");
+    } else {
+      unsigned char raw[32];
+      randombytes_buf(raw, sizeof raw);
+      char hex[2 * sizeof raw + 1];
+      sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
+      out.token = hex;
+      clients[r.client_id].token = out.token;
+      out.iteration = iteration;
+      event(str("registered client '", printable(r.client_id), "'"));
+    }
+  }
+  if (!why.empty()) return refuse(res, Status::Rejected, 409, "/register", why);
+  reply(res, out, 200);
+}
+
+void Server::State::on_start(const Request& r, httplib::Response& res) {
+  Reply out;
+  int code = 200;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    advance(Clock::now());
+    out.iteration = iteration;
+    if (finished) {
+      out.status = Status::Finished;
+      out.reason = str("the server has finished its ", cfg.fl_iteration_num, " rounds");
+    } else if (r.iteration != 0 && r.iteration != iteration) {
+      out.status = Status::Rejected;
+      out.reason = str("stale iteration ", r.iteration, " (the round is ", iteration, ")");
+    } else if (r.data_size == 0 || r.data_size > kMaxDataSize) {
+      out.status = Status::Rejected;
+      out.reason = str("data_size must be in [1, ", kMaxDataSize, "], got ", r.data_size);
+    } else if (admitted.count(r.client_id)) {
+      out.weights = *global;  // asked again: the same answer
+    } else if (admission_closed) {
+      out.status = Status::Rejected;
+      out.reason =
+          str("round ", iteration, " admits no more clients (",
+              admitted.size() >= cfg.start_fl_job_threshold ? "threshold reached" : "window over",
+              "); join the next round");
+    } else {
+      admitted[r.client_id] = r.data_size;
+      if (admitted.size() >= cfg.start_fl_job_threshold) close_admission(Clock::now());
+      out.weights = *global;
+    }
+    if (out.status != Status::Ok) {
+      code = out.status == Status::Finished ? 200 : 409;
+      if (out.status == Status::Rejected) event(str("refused /startFLJob: ", out.reason));
+    }
+  }
+  reply(res, out, code);
+}
+
+void Server::State::on_update(const Request& r, httplib::Response& res) {
+  std::shared_ptr<const Weights> g;
+  std::string why;
+  auto check_round = [&]() -> std::string {  // mu held
+    if (finished) return "the server has finished";
+    if (r.iteration != iteration)
+      return str("stale iteration ", r.iteration, " (the round is ", iteration, ")");
+    if (!admitted.count(r.client_id))
+      return str("client '", printable(r.client_id), "' was not admitted to round ", iteration);
+    if (uploaded.count(r.client_id))
+      return str("client '", printable(r.client_id), "' already uploaded in round ", iteration);
+    if (r.data_size != admitted[r.client_id])
+      return str("data_size ", r.data_size, " differs from the ", admitted[r.client_id],
+                 " announced at startFLJob");
+    return "";
+  };
+  {
+    std::lock_guard<std::mutex> l(mu);
+    advance(Clock::now());
+    why = check_round();
+    g = global;
+  }
+  if (why.empty()) why = update_problem(*g, r.weights);  // outside the lock: the long part
+  if (why.empty()) {
+    std::lock_guard<std::mutex> l(mu);
+    why = check_round();  // the round may have closed meanwhile
+    if (why.empty()) {
+      sum->add(r.weights, r.data_size);
+      uploaded.insert(r.client_id);
+      advance(Clock::now());
+    }
+  }
+  if (!why.empty()) return refuse(res, Status::Rejected, 409, "/updateModel", why);
+  reply(res, Reply{}, 200);
+}
+
+void Server::State::on_get(const Request& r, const httplib::Request& req, httplib::Response& res) {
+  int64_t wait = 0;
+  const std::string h = req.get_header_value("X-Mycel-Wait-Ms");
+  if (!h.empty()) wait = std::clamp<int64_t>(std::atoll(h.c_str()), 0, kMaxServerWaitMs);
+  Reply out;
+  {
+    std::unique_lock<std::mutex> l(mu);
+    auto ready = [&] { return stopping || finished || iteration > r.iteration; };
+    cv.wait_for(l, Ms(wait), ready);
+    if (!ready() || stopping) {
+      out.status = Status::NotReady;
+      out.reason = str("round ", r.iteration, " has not closed");
+      out.iteration = iteration - 1;
+    } else {
+      out.iteration = finished ? iteration : iteration - 1;
+      out.weights = *global;
+    }
+  }
+  reply(res, out, 200);
+}
+
+void Server::State::handle(const httplib::Request& req, httplib::Response& res, MsgKind kind) {
+  {
+    std::lock_guard<std::mutex> l(mu);
+    bytes_in += req.body.size();
+  }
+  struct CountReply {  // the reply's bytes, however the handler returns
+    State* s;
+    const httplib::Response& res;
+    ~CountReply() {
+      std::lock_guard<std::mutex> l(s->mu);
+      s->bytes_out += res.body.size();
+    }
+  } count{this, res};
+  try {
+    Request r;
+    if (!admit_request(req, res, kind, r)) return;
+    switch (kind) {
+      case MsgKind::Register:
+        return on_register(r, res);
+      case MsgKind::StartFLJob:
+        return on_start(r, res);
+      case MsgKind::UpdateModel:
+        return on_update(r, res);
+      case MsgKind::GetModel:
+        return on_get(r, req, res);
+      case MsgKind::Reply:
+        break;
+    }
+  } catch (const std::exception& e) {  // a bug, not the client's: logged, the server goes on
+    refuse(res, Status::Rejected, 500, req.path, str("internal error: ", e.what()));
+  }
+}
+
+Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
+  check_config(config);
+  MC_CHECK(sodium_init() >= 0, Runtime, "FLServer: libsodium failed to initialise.");
+  State* s = s_.get();
+  s->cfg = std::move(config);
+  if (auto resumed = load_round(s->cfg.checkpoint_dir)) {
+    s->global = std::make_shared<const Weights>(std::move(resumed->second));
+    s->iteration = resumed->first + 1;
+    if (resumed->first >= s->cfg.fl_iteration_num) {
+      s->iteration = resumed->first;
+      s->finished = true;
+    }
+    s->event(str("resumed from ", round_checkpoint_path(s->cfg.checkpoint_dir), " after round ",
+                 resumed->first));
+  } else {
+    MC_CHECK(!s->cfg.feature_map.empty(), Value,
+             "FLServer: 'feature_map' (the initial model) is required when checkpoint_dir ",
+             s->cfg.checkpoint_dir, " holds no round checkpoint.");
+    s->global = std::make_shared<const Weights>(load_model(s->cfg.feature_map));
+  }
+  s->open_round(Clock::now());
+
+  if (s->cfg.ssl_cert_path.empty()) {
+    s->http = std::make_unique<httplib::Server>();
+  } else {
+    auto tls = std::make_unique<httplib::SSLServer>(s->cfg.ssl_cert_path.c_str(),
+                                                    s->cfg.ssl_key_path.c_str());
+    MC_CHECK(tls->is_valid(), Value, "FLServer: the TLS certificate ", s->cfg.ssl_cert_path,
+             " or key ", s->cfg.ssl_key_path, " cannot be loaded (PEM files expected).");
+    s->http = std::move(tls);
+  }
+  s->http->new_task_queue = [] { return new httplib::ThreadPool(16); };
+  s->http->set_payload_max_length(s->cfg.max_body_bytes);
+  s->http->set_read_timeout(std::chrono::seconds(30));
+  s->http->set_write_timeout(std::chrono::seconds(30));
+  s->http->set_keep_alive_timeout(1);  // stop() waits for idle connections at most this long
+  s->http->set_tcp_nodelay(true);      // small replies are not held back by Nagle's algorithm
+  s->http->set_socket_options([](socket_t sock) {  // no SO_REUSEPORT (comm/store.cc)
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
+  const std::pair<const char*, MsgKind> routes[] = {{"/register", MsgKind::Register},
+                                                    {"/startFLJob", MsgKind::StartFLJob},
+                                                    {"/updateModel", MsgKind::UpdateModel},
+                                                    {"/getModel", MsgKind::GetModel}};
+  for (auto [path, kind] : routes) {
+    s->http->Post(path, [s, kind = kind](const httplib::Request& req, httplib::Response& res) {
+      s->handle(req, res, kind);
+    });
+  }
+  // Requests refused before a handler runs (HTTP 413 over max_body_bytes, unknown paths).
+  s->http->set_error_handler([s](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    std::lock_guard<std::mutex> l(s->mu);
+    s->event(str("refused ", req.path, ": HTTP ", res.status,
+                 res.status == 413
+                     ? str(" (the body is over max_body_bytes ", s->cfg.max_body_bytes, ")")
+                     : std::string()));
+  });
+  const ServerConfig& c = s->cfg;
+  s->port = c.port == 0 ? s->http->bind_to_any_port(c.host) : c.port;
+  MC_CHECK(s->port > 0 && (c.port == 0 || s->http->bind_to_port(c.host, c.port)), Runtime,
+           "FLServer: cannot listen on ", c.host, ":", c.port,
+           " (the port is in use, or the address is not this machine's).");
+  s->listener = std::thread([s] { s->http->listen_after_bind(); });
+  s->ticker = std::thread([s] {
+    std::unique_lock<std::mutex> l(s->mu);
+    while (!s->stopping) {
+      s->cv.wait_for(l, Ms(50));
+      if (!s->stopping) s->advance(Clock::now());
+    }
+  });
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (!s->http->is_running() && Clock::now() < deadline) std::this_thread::sleep_for(Ms(1));
+  if (!s->http->is_running()) {
+    stop();
+    MC_THROW(Runtime, "FLServer on ", c.host, ":", s->port, " did not start.");
+  }
+  std::lock_guard<std::mutex> l(s->mu);
+  s->event(str("serving on ", c.host, ":", s->port, ", round ", s->iteration));
+}
+
+Server::~Server() { stop(); }
+
+void Server::stop() {
+  {
+    std::lock_guard<std::mutex> l(s_->mu);
+    s_->stopping = true;
+  }
+  s_->cv.notify_all();
+  s_->http->stop();
+  if (s_->listener.joinable()) s_->listener.join();
+  if (s_->ticker.joinable()) s_->ticker.join();
+}
+
+int Server::port() const { return s_->port; }
+
+uint64_t Server::iteration() const {
+  std::lock_guard<std::mutex> l(s_->mu);
+  return s_->iteration;
+}
+
+uint64_t Server::completed() const {
+  std::lock_guard<std::mutex> l(s_->mu);
+  return s_->finished ? s_->iteration : s_->iteration - 1;
+}
+
+bool Server::finished() const {
+  std::lock_guard<std::mutex> l(s_->mu);
+  return s_->finished;
+}
+
+Weights Server::global_model() const {
+  std::lock_guard<std::mutex> l(s_->mu);
+  return *s_->global;
+}
+
+std::vector<std::string> Server::events() const {
+  std::lock_guard<std::mutex> l(s_->mu);
+  return {s_->log.begin(), s_->log.end()};
+}
+
+}  // namespace mycel::federated

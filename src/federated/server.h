@@ -1,0 +1,86 @@
+// The federated aggregation server (mycel.federated.FLServer, python -m mycel.federated.server):
+// rounds of FedAvg over HTTP (cpp-httplib) with MindSpore Federated's round messages. The
+// protocol and its state are described in docs/architecture.md, "Federated".
+//
+// Endpoints (POST, bodies in wire.h's form; the reply is a Reply):
+//   /register     a client id -> a random token (libsodium) that later requests carry
+//   /startFLJob   join the current round with a sample count -> the round and the global model
+//   /updateModel  the client's trained weights and sample count, for the round it joined
+//   /getModel     the global model once the round asked for has closed (the header
+//                 X-Mycel-Wait-Ms lets the server hold the request up to 1 s for it)
+//
+// A round t admits clients until start_fl_job_threshold have joined or the
+// start_fl_job_time_window ends (a window in which nobody joined simply restarts). It closes
+// when ceil(update_model_ratio * admitted) of them uploaded, or update_model_time_window
+// after admission closed. Closing averages the uploads (FedAvg, weights = sample counts);
+// with too few uploads the model is kept and the round still ends (logged). Then the model
+// is checkpointed atomically (model.h, save_round) and round t + 1 opens; after
+// fl_iteration_num rounds the server answers Finished. A server started on a checkpoint_dir
+// that holds a round checkpoint resumes after its round.
+//
+// Every request is checked before it can touch the model: a malformed body, an unknown client
+// or wrong token, a replayed nonce, a stale round, a client not admitted or uploading twice,
+// an update whose names, dtypes or shapes differ from the model's or that holds NaN/Inf, and a
+// body over max_body_bytes (HTTP 413) are each refused with a reason that is logged (events())
+// and sent to the client. Concurrency: all state sits behind one mutex; decoding and update
+// checks run outside it; a ticker thread closes windows on time. Every wait is bounded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "federated/wire.h"
+
+namespace mycel::federated {
+
+struct ServerConfig {
+  std::string fl_name = "mycel";
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: any free port (port() says which)
+  uint64_t fl_iteration_num = 10;
+  uint64_t start_fl_job_threshold = 1;
+  int64_t start_fl_job_time_window_ms = 30000;
+  double update_model_ratio = 1.0;
+  int64_t update_model_time_window_ms = 30000;
+  std::string checkpoint_dir;  // required: the round checkpoints
+  std::string feature_map;     // the initial model (a checkpoint file), unless resuming
+  uint64_t max_body_bytes = 256ull << 20;
+  uint64_t max_clients = 1 << 20;  // registrations beyond it are refused
+  bool log_to_stderr = true;
+  // TLS (enable_ssl): the server's certificate chain and private key, PEM files; both empty:
+  // plain HTTP.
+  std::string ssl_cert_path, ssl_key_path;
+  // summary.metrics_file: one JSON line appended per closed round (flName, currentIteration,
+  // flIterationNum, iterationResult "success" (averaged) or "fail" (model kept),
+  // startFlJobClients, updateModelClients, samples, iterationTime in ms, and uploadBytes and
+  // downloadBytes: the request and reply bodies of the round's time); empty: none.
+  std::string metrics_file;
+};
+
+class Server {
+ public:
+  // Checks the config (a ValueError naming the key), loads the model or the round checkpoint,
+  // and serves from threads of its own until stop() or destruction. A port in use is a
+  // RuntimeError naming it.
+  explicit Server(ServerConfig config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  void stop();
+
+  int port() const;
+  uint64_t iteration() const;  // the round now open (completed() + 1 unless finished)
+  uint64_t completed() const;  // the last closed round (0: none)
+  bool finished() const;
+  Weights global_model() const;
+  std::vector<std::string> events() const;  // the log (the latest 10,000 lines)
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace mycel::federated

@@ -1,0 +1,191 @@
+// Python binding of federated learning (src/federated), as _mycel._federated; the public
+// API is mycel.federated (python/mycel/federated/):
+//
+//   _Server(config: dict)            the aggregation server (server.h), serving until stop()
+//   _Client(host, port, client_id, timeout_s, ca_cert_path="")   (HTTPS with a CA file)
+//       .call(kind, iteration, data_size, weights, wait_ms) -> (status, reason, iteration,
+//             token, weights)     one round message; weights are {name: ndarray}
+//       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
+//   _encode_reply(status, reason, iteration, token, weights) -> bytes   a reply's wire form
+//       (the seed corpus of fuzz/fuzz_federated.cc)
+//
+// Network waits and encoding run without the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "federated/client.h"
+#include "federated/server.h"
+#include "frontend/py_convert.h"
+#include "python/module.h"
+
+namespace pyb = pybind11;
+
+namespace mycel::py {
+
+namespace {
+
+using federated::Param;
+using federated::Weights;
+
+Weights weights_from_py(const pyb::dict& d) {
+  Weights w;
+  pyb::module_& np = numpy_module();
+  for (auto [k, v] : d) {
+    Param p;
+    p.name = pyb::cast<std::string>(k);
+    pyb::array a = np.attr("ascontiguousarray")(v);
+    MC_CHECK(dtype_from_numpy(a.dtype(), &p.dtype), Type, "FederatedClient: parameter '", p.name,
+             "' has dtype ", std::string(pyb::str(a.dtype())), ", which mycel cannot send.");
+    for (pyb::ssize_t i = 0; i < a.ndim(); ++i) p.shape.push_back(a.shape(i));
+    p.bytes.assign(static_cast<const char*>(a.data()), static_cast<size_t>(a.nbytes()));
+    w.push_back(std::move(p));
+  }
+  return w;
+}
+
+// Text from the network (names, reasons) as a str; bytes that are not UTF-8 as \xNN escapes.
+pyb::str text(const std::string& s) {
+  PyObject* u =
+      PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (u == nullptr) throw pyb::error_already_set();
+  return pyb::reinterpret_steal<pyb::str>(u);
+}
+
+pyb::dict weights_to_py(const Weights& w) {
+  pyb::dict d;
+  for (const Param& p : w) {
+    std::vector<pyb::ssize_t> shape(p.shape.begin(), p.shape.end());
+    pyb::array a(numpy_dtype(p.dtype), shape);
+    if (!p.bytes.empty()) std::memcpy(a.mutable_data(), p.bytes.data(), p.bytes.size());
+    d[text(p.name)] = a;
+  }
+  return d;
+}
+
+pyb::tuple reply_to_py(const federated::Reply& r) {
+  return pyb::make_tuple(std::string(federated::status_name(r.status)), text(r.reason), r.iteration,
+                         text(r.token), weights_to_py(r.weights));
+}
+
+template <class T>
+T get(const pyb::dict& c, const char* key, T fallback) {
+  return c.contains(key) ? pyb::cast<T>(c[key]) : fallback;
+}
+
+federated::ServerConfig config_from_py(const pyb::dict& c) {
+  federated::ServerConfig s;
+  s.fl_name = get<std::string>(c, "fl_name", s.fl_name);
+  s.host = get<std::string>(c, "host", s.host);
+  s.port = get<int>(c, "port", s.port);
+  s.fl_iteration_num = get<uint64_t>(c, "fl_iteration_num", s.fl_iteration_num);
+  s.start_fl_job_threshold = get<uint64_t>(c, "start_fl_job_threshold", s.start_fl_job_threshold);
+  s.start_fl_job_time_window_ms =
+      get<int64_t>(c, "start_fl_job_time_window", s.start_fl_job_time_window_ms);
+  s.update_model_ratio = get<double>(c, "update_model_ratio", s.update_model_ratio);
+  s.update_model_time_window_ms =
+      get<int64_t>(c, "update_model_time_window", s.update_model_time_window_ms);
+  s.checkpoint_dir = get<std::string>(c, "checkpoint_dir", s.checkpoint_dir);
+  s.feature_map = get<std::string>(c, "feature_map", s.feature_map);
+  s.max_body_bytes = get<uint64_t>(c, "max_body_bytes", s.max_body_bytes);
+  s.max_clients = get<uint64_t>(c, "max_clients", s.max_clients);
+  s.log_to_stderr = get<bool>(c, "log_to_stderr", s.log_to_stderr);
+  s.ssl_cert_path = get<std::string>(c, "server_cert_path", s.ssl_cert_path);
+  s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
+  s.metrics_file = get<std::string>(c, "metrics_file", s.metrics_file);
+  return s;
+}
+
+federated::MsgKind kind_from_name(const std::string& k) {
+  if (k == "register") return federated::MsgKind::Register;
+  if (k == "startFLJob") return federated::MsgKind::StartFLJob;
+  if (k == "updateModel") return federated::MsgKind::UpdateModel;
+  if (k == "getModel") return federated::MsgKind::GetModel;
+  MC_THROW(Value, "federated: unknown message kind '", k, "'.");
+}
+
+}  // namespace
+
+void bind_federated(pyb::module_& parent) {
+  pyb::module_ m = parent.def_submodule("_federated", "mycel.federated internals");
+  pyb::class_<federated::Server>(m, "_Server")
+      .def(pyb::init([](const pyb::dict& c) {
+        federated::ServerConfig cfg = config_from_py(c);
+        pyb::gil_scoped_release nogil;
+        return std::make_unique<federated::Server>(std::move(cfg));
+      }))
+      .def("stop", &federated::Server::stop, pyb::call_guard<pyb::gil_scoped_release>())
+      .def_property_readonly("port", &federated::Server::port)
+      .def_property_readonly("iteration", &federated::Server::iteration)
+      .def_property_readonly("completed", &federated::Server::completed)
+      .def_property_readonly("finished", &federated::Server::finished)
+      .def("global_model",
+           [](const federated::Server& s) { return weights_to_py(s.global_model()); })
+      .def("events", [](const federated::Server& s) {
+        pyb::list out;
+        for (const std::string& e : s.events()) out.append(text(e));
+        return out;
+      });
+
+  m.def("_encode_reply", [](int status, const std::string& reason, uint64_t iteration,
+                            const std::string& token, const pyb::dict& weights) {
+    MC_CHECK(status >= 0 && status <= static_cast<int>(federated::Status::Finished), Value,
+             "_encode_reply: unknown status ", status, ".");
+    federated::Reply r;
+    r.status = static_cast<federated::Status>(status);
+    r.reason = reason;
+    r.iteration = iteration;
+    r.token = token;
+    r.weights = weights_from_py(weights);
+    return pyb::bytes(federated::encode(r));
+  });
+  pyb::class_<federated::Client>(m, "_Client")
+      .def(pyb::init([](const std::string& host, int port, const std::string& id, double timeout,
+                        const std::string& ca_cert_path) {
+             MC_CHECK(timeout > 0, Value, "FederatedClient: timeout must be positive, got ",
+                      timeout, ".");
+             return std::make_unique<federated::Client>(
+                 host, port, id, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)),
+                 ca_cert_path);
+           }),
+           pyb::arg("host"), pyb::arg("port"), pyb::arg("client_id"), pyb::arg("timeout"),
+           pyb::arg("ca_cert_path") = "")
+      .def_property_readonly("client_id", &federated::Client::client_id)
+      .def("set_token", &federated::Client::set_token)
+      .def(
+          "call",
+          [](federated::Client& c, const std::string& kind, uint64_t iteration, uint64_t data_size,
+             const pyb::dict& weights, int64_t wait_ms) {
+            federated::Request r;
+            r.kind = kind_from_name(kind);
+            r.iteration = iteration;
+            r.data_size = data_size;
+            r.weights = weights_from_py(weights);
+            federated::Reply reply;
+            {
+              pyb::gil_scoped_release nogil;
+              reply = c.call(std::move(r), wait_ms);
+            }
+            return reply_to_py(reply);
+          },
+          pyb::arg("kind"), pyb::arg("iteration") = 0, pyb::arg("data_size") = 0,
+          pyb::arg("weights") = pyb::dict(), pyb::arg("wait_ms") = 0)
+      .def(
+          "post",
+          [](federated::Client& c, const std::string& path, const pyb::bytes& body,
+             int64_t wait_ms) {
+            std::string b = body;
+            federated::Reply reply;
+            {
+              pyb::gil_scoped_release nogil;
+              reply = c.post(path, b, wait_ms);
+            }
+            return reply_to_py(reply);
+          },
+          pyb::arg("path"), pyb::arg("body"), pyb::arg("wait_ms") = 0)
+      .def_property_readonly(
+          "last_request", [](const federated::Client& c) { return pyb::bytes(c.last_request()); });
+}
+
+}  // namespace mycel::py
