@@ -230,9 +230,8 @@ class Spmd {
                "semi_auto_parallel: the function differentiated here is not known at compile "
                "time",
                where(c));
-      for (FuncGraph* g : compiler::detail::walk(fn->as_graph()).graphs) forward_.insert(g);
     }
-    if (forward_.empty()) forward_.insert(w_.graphs.begin(), w_.graphs.end());
+    forward_ = forward_region(w_);
     for (CNode* c : w_.nodes) {
       MC_CHECK(!(forward_.count(c->graph()) && c->is_builtin(Builtin::Vjp) &&
                  forward_.size() != w_.graphs.size()),
@@ -659,7 +658,19 @@ class Spmd {
 }  // namespace
 
 SpmdResult spmd_rewrite(Module& m, FuncGraph* root, const SpmdOptions& opts) {
-  return Spmd(m, root, opts).run();
+  std::optional<SearchPlan> plan;
+  if (!opts.search.empty()) {
+    SearchOptions so{opts.search, opts.devices, opts.num_args, opts.inputs, opts.profile};
+    plan = search_strategies(m, root, so);
+    if (opts.plan_only) {
+      SpmdResult r;
+      r.plan = std::move(plan);
+      return r;
+    }
+  }
+  SpmdResult r = Spmd(m, root, opts).run();
+  r.plan = std::move(plan);
+  return r;
 }
 
 }  // namespace mycel::parallel

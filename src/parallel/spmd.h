@@ -47,6 +47,7 @@
 
 #include "ir/anf.h"
 #include "parallel/layout.h"
+#include "parallel/search.h"
 
 namespace mycel::parallel {
 
@@ -63,6 +64,12 @@ struct SpmdOptions {
   // a whole argument. The program is compiled for the global shapes (the caller's
   // signature: the slice's times the counts); the pass types the argument as its slice.
   std::vector<std::vector<int64_t>> inputs;
+  // auto_parallel: the search mode (search.h) that first chooses the strategies of the ops
+  // the user did not shard, on `profile`; empty: semi_auto_parallel (no search).
+  std::string search;
+  CostProfile profile;
+  // The planner: search only, record the plan and leave the program unsharded.
+  bool plan_only = false;
 };
 
 struct SpmdGroup {
@@ -75,12 +82,14 @@ struct SpmdResult {
   std::optional<DeviceMesh> mesh;
   // Per weight (entry parameter num_args + i): its layout when it holds a slice.
   std::vector<std::optional<TensorLayout>> weights;
-  std::vector<SpmdGroup> groups;  // to create before the first run, in this order
+  std::vector<SpmdGroup> groups;   // to create before the first run, in this order
+  std::optional<SearchPlan> plan;  // what the search chose (auto_parallel)
 };
 
-// Rewrites the program of `root` for this rank (above). ValueError for a strategy that does
-// not fit (rules.h, with the user's file:line), and for a program it cannot rewrite yet
-// (naming the node).
+// Rewrites the program of `root` for this rank (above), after the strategy search when
+// opts.search is set (search.h: it writes the strategies the rewrite then applies). ValueError for
+// a strategy that does not fit (rules.h, with the user's file:line), and for a program it cannot
+// rewrite yet (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
 
 // The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its

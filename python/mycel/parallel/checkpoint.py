@@ -324,5 +324,4 @@ def _integrated(items):
 
 def _semi_auto_job():
     from mycel.communication import management as _mgmt
-    return (_ctx._context["parallel_mode"] == _ctx.ParallelMode.SEMI_AUTO_PARALLEL
-            and _mgmt.GlobalComm.INITED)
+    return _ctx.is_sharding() and _mgmt.GlobalComm.INITED
