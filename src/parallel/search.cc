@@ -386,25 +386,45 @@ class Search {
   void edge_costs(Edge& e) {
     const SOp& u = *ops_[static_cast<size_t>(e.u)];
     const SOp& v = *ops_[static_cast<size_t>(e.v)];
-    std::map<std::pair<std::string, std::string>, double> memo;
+    std::vector<TensorLayout> froms, tos;
+    std::vector<double> resolve;
+    std::vector<size_t> from_id =
+        intern(u.cands.size(), froms, [&](size_t t) { return u.cands[t].out[e.item]; });
+    for (TensorLayout& l : froms) {
+      double r = 0;
+      if (e.through && !l.partial().empty()) {
+        r = redistribution_seconds(l, summed(l), v.elem, o_.profile);
+        l = summed(l);
+      }
+      resolve.push_back(r);
+    }
+    std::vector<size_t> to_id =
+        intern(v.cands.size(), tos, [&](size_t s) { return v.cands[s].want[e.input]; });
+    std::vector<std::vector<double>> memo(froms.size(), std::vector<double>(tos.size(), -1));
     e.cost.assign(u.cands.size(), std::vector<double>(v.cands.size(), 0));
     for (size_t t = 0; t < u.cands.size(); ++t) {
-      TensorLayout from = u.cands[t].out[e.item];
-      double resolve = 0;
-      if (e.through && !from.partial().empty()) {
-        resolve = redistribution_seconds(from, summed(from), v.elem, o_.profile);
-        from = summed(from);
-      }
-      const std::string fk = from.to_string();
       for (size_t s = 0; s < v.cands.size(); ++s) {
-        const TensorLayout& to = v.cands[s].want[e.input];
-        auto key = std::make_pair(fk, to.to_string());
-        auto it = memo.find(key);
-        if (it == memo.end())
-          it = memo.emplace(key, redistribution_seconds(from, to, v.elem, o_.profile)).first;
-        e.cost[t][s] = 2 * (resolve + it->second);
+        double& m = memo[from_id[t]][to_id[s]];
+        if (m < 0)
+          m = resolve[from_id[t]] +
+              redistribution_seconds(froms[from_id[t]], tos[to_id[s]], v.elem, o_.profile);
+        e.cost[t][s] = 2 * m;
       }
     }
+  }
+
+  // The distinct layouts of(0 .. n-1) into `distinct`, and each one's index there.
+  template <class F>
+  static std::vector<size_t> intern(size_t n, std::vector<TensorLayout>& distinct, F of) {
+    std::map<std::string, size_t> ids;
+    std::vector<size_t> id;
+    for (size_t i = 0; i < n; ++i) {
+      TensorLayout l = of(i);
+      auto [it, fresh] = ids.emplace(l.to_string(), distinct.size());
+      if (fresh) distinct.push_back(std::move(l));
+      id.push_back(it->second);
+    }
+    return id;
   }
 
   // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.

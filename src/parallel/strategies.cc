@@ -44,6 +44,7 @@ bool admissible(const OpCall& call, const Strategy& s, int64_t devices, const De
     for (int64_t k : matrix) used += k > 1 ? 1 : 0;
     if (used > kMaxStrategyAxes) return false;
     matrix_axes(matrix, mesh);
+    infer_layouts(call, strategy_layouts(call, s, mesh));  // e.g. a Reshape across a split
     return true;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Value) throw;

@@ -7,7 +7,8 @@
 // extent, the product of the splits dividing the devices; its rows are read back from the
 // loop space (input dimension j of input i takes the split of the loop dimension it runs
 // along, a whole dimension 1) and each is checked by the family's own rule (loop_space and
-// device_matrix), so the families' constraints hold without being restated here: the
+// device_matrix, and infer_layouts on the strategy's layouts), so the families' constraints
+// hold without being restated here: a Reshape that would cut across a split dimension, the
 // softmax axis and the normalised dimensions of a LayerNorm whole, a Conv2D's spatial
 // dimensions whole, a Gather's gathered axis whole, broadcast dimensions whole.
 //
