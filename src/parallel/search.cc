@@ -593,8 +593,10 @@ class Search {
       for (const auto& row : s) code.insert(code.end(), row.begin(), row.end());
       Attrs a = op.c->prim()->attrs;
       a.set(kStrategyAttr, code);
-      op.c->set_input(
-          0, m_.value(Value::prim(*op.c->prim()->op, std::move(a)), op.c->input(0)->span()));
+      Value prim = Value::prim(*op.c->prim()->op, std::move(a));
+      ValueNode* callee = m_.value(prim, op.c->input(0)->span());
+      callee->set_abstract(Abstract::constant(prim));
+      op.c->set_input(0, callee);
     }
   }
 
