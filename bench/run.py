@@ -464,7 +464,7 @@ def search_section():
         "## Strategy search",
         "",
         "bench/search_bench.py (its docstring has the details): the MLP 1024 → 4096 → 1024 "
-        "(ReLU, MSE, Momentum), global batch 64, float32, every rank given the whole batch, "
+        "(GeLU, MSE, Momentum), global batch 64, float32, every rank given the whole batch, "
         "1 thread per process, Gloo on the loopback. `auto`: parallel_mode=\"auto_parallel\", "
         "search_mode=\"dynamic_programming\" on the committed profile "
         "(python/mycel/parallel/profile.json, from `python -m mycel.parallel.calibrate`); the "

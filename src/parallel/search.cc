@@ -53,22 +53,6 @@ std::string SearchPlan::to_string() const {
 
 namespace {
 
-bool is_tensor(const Node* n) { return n->abstract() && n->abstract()->is_tensor(); }
-
-Shape global_shape(const Node* n) {
-  const auto& s = n->abstract()->shape;
-  return Shape(s.begin(), s.end());
-}
-
-bool is_whole(const TensorLayout& l) {
-  if (!l.partial().empty()) return false;
-  return std::all_of(l.map().begin(), l.map().end(), [](const Axes& a) { return a.empty(); });
-}
-
-TensorLayout whole_of(const TensorLayout& l) {
-  return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
-}
-
 TensorLayout summed(const TensorLayout& l) { return TensorLayout(l.mesh(), l.shape(), l.map()); }
 
 bool elementwise(RuleFamily f) {
@@ -175,7 +159,7 @@ class Search {
  private:
   // ------------------------------------------------------------ the model
   TensorLayout whole_layout(const Node* n) const {
-    return TensorLayout(mesh_, global_shape(n), TensorMap(n->abstract()->shape.size()));
+    return TensorLayout(mesh_, shape_of(n), TensorMap(n->abstract()->shape.size()));
   }
 
   int weight_index(const Node* n) const {
@@ -198,7 +182,7 @@ class Search {
       std::vector<Axes> axes = matrix_axes(matrix, mesh_);
       TensorMap map;
       for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
-      args_.insert_or_assign(x, TensorLayout(mesh_, global_shape(x), std::move(map)));
+      args_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
     }
     for (CNode* c : w_.nodes) {
       const Value* fn = c->is_builtin(Builtin::Vjp) ? detail::const_value(c->input(1)) : nullptr;
@@ -234,7 +218,7 @@ class Search {
         if (k != kStrategyAttr) op->attrs->set(k, v);
       }
       std::vector<Shape> shapes;
-      for (size_t i = 1; i < c->size(); ++i) shapes.push_back(global_shape(c->input(i)));
+      for (size_t i = 1; i < c->size(); ++i) shapes.push_back(shape_of(c->input(i)));
       op->call = std::make_unique<OpCall>(OpCall{p->op->id, *op->attrs, shapes, ""});
       op->elem = static_cast<int64_t>(dtype_size(c->input(1)->abstract()->dtype));
       std::vector<Strategy> cands;
@@ -377,7 +361,7 @@ class Search {
     for (const Source& src : sinks_[u]) {
       if (src.item >= op.cands[t].out.size()) continue;
       const TensorLayout& l = op.cands[t].out[src.item];
-      c += 2 * redistribution_seconds(l, whole_of(l), op.elem, o_.profile);
+      c += 2 * redistribution_seconds(l, replicated(l), op.elem, o_.profile);
     }
     return c;
   }
@@ -645,7 +629,7 @@ bool Evaluate::undecided(const Node* x) const {
 
 void Evaluate::decide(const Node* x, const TensorLayout& l) {
   weights_.emplace_back(x, l);
-  if (!is_whole(l)) lay_.insert_or_assign(x, l);
+  if (!whole(l)) lay_.insert_or_assign(x, l);
 }
 
 void Evaluate::redist(const Node* x, const TensorLayout& from, const TensorLayout& to) {
@@ -657,7 +641,7 @@ void Evaluate::set_out(CNode* c, const std::vector<TensorLayout>& out) {
   for (const TensorLayout& l : out) plan_.memory_bytes += slice_bytes(l, elem);
   if (out.size() != 1) {
     items_.insert_or_assign(c, out);
-  } else if (!is_whole(out[0])) {
+  } else if (!whole(out[0])) {
     lay_.insert_or_assign(c, out[0]);
   }
 }
@@ -694,9 +678,9 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Value) throw;
   }
-  const Shape out_shape = global_shape(c);
+  const Shape out_shape = shape_of(c);
   for (size_t i = 0; !out && i < cur.size() && elementwise(rule_family(call.op)); ++i) {
-    if (is_whole(cur[i]) || cur[i].shape() != out_shape) continue;
+    if (whole(cur[i]) || cur[i].shape() != out_shape) continue;
     std::vector<TensorLayout> want = elementwise_inputs(call, cur[i]);
     for (size_t j = 0; j < cur.size(); ++j) {
       if (undecided(c->input(j + 1))) {
@@ -710,13 +694,13 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   }
   if (!out) {
     for (size_t j = 0; j < cur.size(); ++j) {
-      redist(c->input(j + 1), cur[j], whole_of(cur[j]));
-      cur[j] = whole_of(cur[j]);
+      redist(c->input(j + 1), cur[j], replicated(cur[j]));
+      cur[j] = replicated(cur[j]);
     }
     out = infer_layouts(call, cur);
   }
   for (size_t j = 1; j < c->size(); ++j) {
-    if (undecided(c->input(j))) decide(c->input(j), whole_of(cur[j - 1]));
+    if (undecided(c->input(j))) decide(c->input(j), replicated(cur[j - 1]));
   }
   plan_.compute_s +=
       kTrainComputeFactor * compute_seconds(call, cur, *out, elem_of(c->input(1)), s_.o_.profile);
@@ -729,7 +713,7 @@ void Evaluate::replicate(CNode* c) {
     if (!is_tensor(x)) continue;
     if (undecided(x)) decide(x, s_.whole_layout(x));
     auto it = lay_.find(x);
-    if (it != lay_.end()) redist(x, it->second, whole_of(it->second));
+    if (it != lay_.end()) redist(x, it->second, replicated(it->second));
   }
   if (is_tensor(c))
     plan_.memory_bytes +=
@@ -740,7 +724,7 @@ SearchPlan Evaluate::run() {
   plan_.mode = s_.o_.mode;
   plan_.devices = s_.o_.devices;
   for (const auto& [x, l] : s_.args_) {
-    if (!is_whole(l)) lay_.insert_or_assign(x, l);
+    if (!whole(l)) lay_.insert_or_assign(x, l);
   }
   for (CNode* c : s_.w_.nodes) {
     if (!s_.fwd_.count(c->graph())) continue;
@@ -749,7 +733,7 @@ SearchPlan Evaluate::run() {
       std::optional<int64_t> k = detail::const_int(c->input(2));
       if (it != items_.end() && k && static_cast<size_t>(*k) < it->second.size()) {
         const TensorLayout& l = it->second[static_cast<size_t>(*k)];
-        if (!is_whole(l)) lay_.insert_or_assign(c, l);
+        if (!whole(l)) lay_.insert_or_assign(c, l);
         continue;
       }
     }
@@ -772,7 +756,7 @@ SearchPlan Evaluate::run() {
   for (FuncGraph* g : s_.w_.graphs) {
     if (!s_.fwd_.count(g) || !is_tensor(g->output())) continue;
     auto it = lay_.find(g->output());
-    if (it != lay_.end()) redist(g->output(), it->second, whole_of(it->second));
+    if (it != lay_.end()) redist(g->output(), it->second, replicated(it->second));
   }
   for (const auto& [x, l] : weights_) {
     plan_.grad_s += s_.grad_seconds(l, elem_of(x));

@@ -52,8 +52,6 @@ std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& 
   return decode_rows(v, at);
 }
 
-namespace {
-
 bool is_tensor(const Node* n) { return n->abstract() && n->abstract()->is_tensor(); }
 
 Shape shape_of(const Node* n) {
@@ -72,6 +70,8 @@ bool whole(const TensorLayout& l) {
 TensorLayout replicated(const TensorLayout& l) {
   return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
 }
+
+namespace {
 
 std::string where(const Node* c) {
   if (!c->span().valid()) return "";

@@ -92,6 +92,13 @@ struct SpmdResult {
 // rewrite yet (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
 
+// What the rewrite and the search share: whether a node's abstract is a tensor, its shape,
+// whether a layout is whole (no split, no partial sums), and the whole layout of its tensor.
+bool is_tensor(const ir::Node* n);
+Shape shape_of(const ir::Node* n);
+bool whole(const TensorLayout& l);
+TensorLayout replicated(const TensorLayout& l);
+
 // The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its
 // out_strategy, encoded after it the same way (a row count, each row's length, the
 // entries), or none.

@@ -11,8 +11,9 @@ compiles a network for N devices and returns the plan; src/parallel/search.h):
   and a tiny MLP with a large batch by its rows (data parallelism: the compute on 65,536 rows
   is what costs, the weights' gradient all-reduces cost their latency whatever the plan);
 - the memory limit (set_context(max_device_memory)) changes the plan or is an error;
-- the context: auto_parallel and its search modes, recursive_programming not built, PYNATIVE
-  refused."""
+- the context: auto_parallel and its search modes, recursive_programming not built (PYNATIVE
+  mode and a compile outside a job are refused as in semi_auto_parallel:
+  test_semi_auto_parallel.py)."""
 import os
 
 import numpy as np
@@ -140,22 +141,3 @@ def test_the_context_and_its_errors():
     search.plan(net, x, device_num=2)
     with pytest.raises(RuntimeError, match="already compiled"):
         search.plan(net, x, device_num=2)
-
-
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_auto_parallel_needs_graph_mode_and_a_job(mode):
-    net = nn.Dense(3, 2)
-    x = ms.Tensor(np.ones((2, 3), np.float32))
-    old = ms.get_context("mode")
-    try:
-        ms.set_context(mode=mode)
-        pctx.set_auto_parallel_context(parallel_mode="auto_parallel")
-        if mode == ms.PYNATIVE_MODE:
-            with pytest.raises(ValueError, match="auto_parallel runs sharded networks in GRAPH"):
-                net(x)
-        else:
-            with pytest.raises(RuntimeError, match="init()"):
-                net(x)
-    finally:
-        pctx.reset_auto_parallel_context()
-        ms.set_context(mode=old)

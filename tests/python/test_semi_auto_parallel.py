@@ -183,16 +183,18 @@ def test_shard_and_the_context():
         pctx.reset_auto_parallel_context()
 
 
+@pytest.mark.parametrize("parallel_mode", ["semi_auto_parallel", "auto_parallel"])
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_semi_auto_parallel_needs_graph_mode_and_a_job(mode):
+def test_sharding_needs_graph_mode_and_a_job(mode, parallel_mode):
     net = nn.Dense(3, 2)
     x = ms.Tensor(np.ones((2, 3), np.float32))
     old = ms.get_context("mode")
     try:
         ms.set_context(mode=mode)
-        pctx.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+        pctx.set_auto_parallel_context(parallel_mode=parallel_mode)
         if mode == ms.PYNATIVE_MODE:
-            with pytest.raises(ValueError, match="GRAPH mode only"):
+            with pytest.raises(ValueError, match=f"{parallel_mode} runs sharded networks in "
+                                                 "GRAPH mode only"):
                 net(x)
         else:
             with pytest.raises(RuntimeError, match="init()"):

@@ -206,7 +206,6 @@ def dataset_shard():
     dataset_strategy tuple splits dimension 0 of every input alike into s slices: rank r
     reads slice (r // (the product of the other counts)) % s, its block of the strategy's
     device matrix."""
-    mode = _context["parallel_mode"]
     if is_sharding() and _mgmt.GlobalComm.INITED:
         ds = input_strategy()
         if ds is None:
