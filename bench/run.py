@@ -470,8 +470,9 @@ def search_section():
         "(python/mycel/parallel/profile.json, from `python -m mycel.parallel.calibrate`); the "
         "others semi_auto_parallel with hand-set strategies. Step time: the best of 3 passes "
         "of 10 steps. This machine has 2 cores shared with other work: the measured times "
-        "are noisy, and at 4 processes the ranks share the cores, which the model (one "
-        "device per rank) does not know.",
+        "are noisy (a plan the search chose equal to a hand-set one, \"auto (= name)\", runs "
+        "the same program: their gap is the noise), and at 4 processes the ranks share the "
+        "cores, which the model (one device per rank) does not know.",
         "",
         "| processes | plan | strategies | predicted ms | measured ms | vs fastest hand-set |",
         "|---|---|---|---|---|---|",
@@ -481,7 +482,9 @@ def search_section():
         hand = {name: run("search_bench.py", name, str(n)) for name in hand_plans(n)}
         fastest = min(r["step_ms"] for r in hand.values())
         chosen = " ".join(ln[ln.index(" ((") + 1:] for ln in auto["plan"].splitlines()[1:3])
-        lines.append(f"| {n} | auto | {chosen} | {fmt(auto['predicted_ms'])} | "
+        same = [k for k, (s1, s2) in hand_plans(n).items() if f"{s1} {s2}" == chosen]
+        name = f"auto (= {same[0]})" if same else "auto"
+        lines.append(f"| {n} | {name} | {chosen} | {fmt(auto['predicted_ms'])} | "
                      f"{fmt(auto['step_ms'])} | {auto['step_ms'] / fastest:.2f} |")
         for name, r in hand.items():
             s1, s2 = hand_plans(n)[name]
