@@ -22,8 +22,6 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-_BUILT = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL,
-          ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
 SEARCH_MODES = ("sharding_propagation", "dynamic_programming", "recursive_programming")
 
 _DEFAULTS = {
@@ -73,9 +71,6 @@ def _check_mode(v):
     if v not in ParallelMode.MODE_LIST:
         raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
                          f"{ParallelMode.MODE_LIST}, but got {v!r}.")
-    if v not in _BUILT:
-        raise ValueError(f"For 'set_auto_parallel_context', parallel_mode {v!r} is not built "
-                         f"in mycel yet.")
     return v
 
 
