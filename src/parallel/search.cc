@@ -219,7 +219,7 @@ class Search {
       }
       std::vector<Shape> shapes;
       for (size_t i = 1; i < c->size(); ++i) shapes.push_back(shape_of(c->input(i)));
-      op->call = std::make_unique<OpCall>(OpCall{p->op->id, *op->attrs, shapes, ""});
+      op->call = std::make_unique<OpCall>(OpCall{p->op->id, *op->attrs, shapes, where(c)});
       op->elem = static_cast<int64_t>(dtype_size(c->input(1)->abstract()->dtype));
       std::vector<Strategy> cands;
       if (std::optional<Strategy> s = strategy_attr(p->attrs)) {

@@ -71,12 +71,12 @@ TensorLayout replicated(const TensorLayout& l) {
   return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
 }
 
-namespace {
-
 std::string where(const Node* c) {
   if (!c->span().valid()) return "";
   return str(" (at ", span_location(c->span()), ")\n", span_excerpt(c->span()));
 }
+
+namespace {
 
 Attrs without_strategy(const Attrs& a) {
   Attrs out;

@@ -98,6 +98,8 @@ bool is_tensor(const ir::Node* n);
 Shape shape_of(const ir::Node* n);
 bool whole(const TensorLayout& l);
 TensorLayout replicated(const TensorLayout& l);
+// " (at file:line)" and the source excerpt of the user's call, for messages ("" without one).
+std::string where(const ir::Node* n);
 
 // The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its
 // out_strategy, encoded after it the same way (a row count, each row's length, the

@@ -10,7 +10,8 @@ compiles a network for N devices and returns the plan; src/parallel/search.h):
   row: one AllReduce of the activations instead of all-reducing 32 MB of weight gradients)
   and a tiny MLP with a large batch by its rows (data parallelism: the compute on 65,536 rows
   is what costs, the weights' gradient all-reduces cost their latency whatever the plan);
-- the memory limit (set_context(max_device_memory)) changes the plan or is an error;
+- the memory limit (set_context(max_device_memory)) changes the plan or is an error; a user
+  strategy that does not fit is an error naming the op and the line;
 - the context: auto_parallel and its search modes, recursive_programming not built (PYNATIVE
   mode and a compile outside a job are refused as in semi_auto_parallel:
   test_semi_auto_parallel.py)."""
@@ -111,6 +112,18 @@ def test_the_memory_limit_changes_the_plan_or_is_an_error():
         plan_mlp(4, "dynamic_programming")
     with pytest.raises(ValueError, match="max_device_memory must look like '2GB'"):
         ms.set_context(max_device_memory="2 gigabytes")
+
+
+def test_a_user_strategy_that_does_not_fit_names_the_op_and_line():
+    net = MLP(6, 15, 4, ms.float32)
+    net.mm1.shard(((1, 1), (1, 2)))  # 15 columns in 2
+    loss = nn.WithLossCell(net, nn.MSELoss())
+    with pytest.raises(ValueError, match=r"For 'MatMul'.*cannot be divided into 2 slices"
+                                         r"(.|\n)*auto_parallel_nets.py") as e:
+        search.plan(ms.value_and_grad(loss, None, net.trainable_params()),
+                    *mlp_data(8, 6, 4, ms.float32), device_num=2,
+                    search_mode="sharding_propagation")
+    assert "self.mm1(x, self.w1)" in str(e.value)
 
 
 def test_profiles_are_checked():
