@@ -2,9 +2,9 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, ...: see SECTIONS) runs one section and
-replaces it in the existing RESULTS.md, keeping the others as they are; the section says which
-command produced it. The federated section's LeNet run is long (up to FL_BENCH_MAX_ROUNDS
+pipeline, optimizer, privacy, armour, federated, search, ...: see SECTIONS) runs one section
+and replaces it in the existing RESULTS.md, keeping the others as they are; the section says
+which command produced it. The federated section's LeNet run is long (up to FL_BENCH_MAX_ROUNDS
 rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
 import argparse
 import datetime
@@ -619,6 +619,58 @@ def federated_section():
     return lines
 
 
+def search_section():
+    """The strategy search (auto_parallel): the chosen plan's predicted step time against the
+    measured one, and its measured step time against the fastest hand-set plan, at 2 and 4
+    processes; the collective model against the calibration's AllReduce timings."""
+    print("bench: strategy search (MLP 1024-4096-1024; auto vs hand-set plans at 2 and 4) ...",
+          flush=True)
+    sys.path.insert(0, HERE)
+    from search_bench import hand_plans
+    lines = [
+        "## Strategy search",
+        "",
+        "bench/search_bench.py (its docstring has the details): the MLP 1024 → 4096 → 1024 "
+        "(GeLU, MSE, Momentum), global batch 64, float32, every rank given the whole batch, "
+        "1 thread per process, Gloo on the loopback. `auto`: parallel_mode=\"auto_parallel\", "
+        "search_mode=\"dynamic_programming\" on the committed profile "
+        "(python/mycel/parallel/profile.json, from `python -m mycel.parallel.calibrate`); the "
+        "others semi_auto_parallel with hand-set strategies. Step time: the best of 3 passes "
+        "of 10 steps. This machine has 2 cores shared with other work: the measured times "
+        "are noisy (a plan the search chose equal to a hand-set one, \"auto (= name)\", runs "
+        "the same program: their gap is the noise), and at 4 processes the ranks share the "
+        "cores, which the model (one device per rank) does not know.",
+        "",
+        "| processes | plan | strategies | predicted ms | measured ms | vs fastest hand-set |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n in (2, 4):
+        auto = run("search_bench.py", "auto", str(n))
+        hand = {name: run("search_bench.py", name, str(n)) for name in hand_plans(n)}
+        fastest = min(r["step_ms"] for r in hand.values())
+        chosen = " ".join(ln[ln.index(" ((") + 1:] for ln in auto["plan"].splitlines()[1:3])
+        same = [k for k, (s1, s2) in hand_plans(n).items() if f"{s1} {s2}" == chosen]
+        name = f"auto (= {same[0]})" if same else "auto"
+        lines.append(f"| {n} | {name} | {chosen} | {fmt(auto['predicted_ms'])} | "
+                     f"{fmt(auto['step_ms'])} | {auto['step_ms'] / fastest:.2f} |")
+        for name, r in hand.items():
+            s1, s2 = hand_plans(n)[name]
+            lines.append(f"| {n} | {name} | {s1} {s2} | | {fmt(r['step_ms'])} | "
+                         f"{r['step_ms'] / fastest:.2f} |")
+    with open(os.path.join(HERE, "..", "python", "mycel", "parallel", "profile.json")) as f:
+        prof = json.load(f)
+    lines += ["", "The collective model at 2 ranks (an AllReduce of s bytes: the better of "
+              "ring and recursive doubling, both α + s·β at 2 ranks; α = "
+              f"{prof['alpha'] * 1e3:.3g} ms, 1/β = {1e-9 / prof['beta']:.3g} GB/s fitted) "
+              "against the calibration's medians:", "",
+              "| bytes | measured ms | model ms | model / measured |", "|---|---|---|---|"]
+    for size, t in prof["check"]["allreduce_2_ranks_s"].items():
+        model = prof["alpha"] + int(size) * prof["beta"]
+        lines.append(f"| {size} | {t * 1e3:.3g} | {model * 1e3:.3g} | {model / t:.2f} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -632,6 +684,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "optimizer": ("## Optimizer parallelism", optimizer_section),
     "privacy": ("## Differential privacy", privacy_section),
     "federated": ("## Federated learning", federated_section),
+    "search": ("## Strategy search", search_section),
 }
 
 
@@ -724,6 +777,7 @@ def main():
     lines += optimizer_section()
     lines += privacy_section()
     lines += federated_section()
+    lines += search_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -34,7 +34,6 @@ def worker(mode, rank, n):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     import numpy as np
     import mycel as ms
-    from mycel import nn, ops, Parameter, Tensor
     from mycel.communication import init, release
     ms._mycel.set_num_threads(1)
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -47,6 +46,23 @@ def worker(mode, rank, n):
         ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
                                      full_batch=True)
     rng = np.random.default_rng(0)
+    net, step = make_mlp(rng, (((1, 1), (1, n)), ((1, n), (n, 1))) if mode == "tp" else None)
+    rows = BATCH // n if mode == "dp" else BATCH
+    best = best_samples_per_s(step, rng, rows)
+    # What this rank holds: its weights (slices under tp) and the momentum of each.
+    held = 2 * sum(p.asnumpy().nbytes for p in net.trainable_params())
+    res = {"samples_per_s": best, "state_mb": held / 2**20,
+           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    if mode != "serial":
+        release()
+    return res
+
+
+def make_mlp(rng, strategies=None):
+    """(net, its TrainOneStepCell): the MLP D -> H -> D (GeLU, MSE, Momentum), float32, its
+    MatMuls sharded with `strategies` (the first's, the second's) when given."""
+    import numpy as np
+    from mycel import nn, ops, Parameter, Tensor
 
     class MLP(nn.Cell):
         def __init__(self):
@@ -56,17 +72,23 @@ def worker(mode, rank, n):
             self.w2 = Parameter(Tensor(rng.standard_normal((H, D)).astype(np.float32) * 0.02),
                                 name="w2")
             self.mm1, self.mm2 = ops.MatMul(), ops.MatMul()
-            if mode == "tp":
-                self.mm1.shard(((1, 1), (1, n)))
-                self.mm2.shard(((1, n), (n, 1)))
+            if strategies:
+                self.mm1.shard(strategies[0])
+                self.mm2.shard(strategies[1])
 
         def construct(self, x):
             return self.mm2(ops.gelu(self.mm1(x, self.w1)), self.w2)
 
     net = MLP()
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
-    rows = BATCH // n if mode == "dp" else BATCH
+    return net, nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                    nn.Momentum(net.trainable_params(), 0.01, 0.9))
+
+
+def best_samples_per_s(step, rng, rows):
+    """Global samples/s of `step` on batches of `rows` rows: the best of ROUNDS passes of
+    STEPS steps after WARMUP."""
+    import numpy as np
+    from mycel import Tensor
     data = [(Tensor(rng.standard_normal((rows, D)).astype(np.float32)),
              Tensor(rng.standard_normal((rows, D)).astype(np.float32)))
             for _ in range(WARMUP + STEPS)]
@@ -79,34 +101,38 @@ def worker(mode, rank, n):
             last = step(x, y)
         last.asnumpy()
         best = max(best, STEPS * BATCH / (time.perf_counter() - t0))
-    # What this rank holds: its weights (slices under tp) and the momentum of each.
-    held = 2 * sum(p.asnumpy().nbytes for p in net.trainable_params())
-    res = {"samples_per_s": best, "state_mb": held / 2**20,
-           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    if mode != "serial":
-        release()
-    return res
+    return best
 
 
 def launch(mode, n):
-    """Rank 0's result: the ranks run as dist_bench runs its jobs (each in its own session,
-    all killed when one fails or at the deadline)."""
-    with tempfile.TemporaryDirectory(prefix="tp_bench_") as out:
+    return launch_ranks(__file__, [mode], n)
+
+
+def launch_ranks(script, args, n):
+    """Runs `script worker *args RANK N` as the N ranks of a Gloo job on the loopback address
+    as dist_bench runs its jobs (1 thread each, each rank in its own session, all killed when
+    one fails or at the deadline) and returns rank 0's JSON, which the worker writes to
+    BENCH_OUT/rank_0.json (write_result)."""
+    with tempfile.TemporaryDirectory(prefix="bench_ranks_") as out:
         port = free_port()
-        _run_all([([PYTHON, __file__, "worker", mode, str(rank), str(n)],
+        _run_all([([PYTHON, script, "worker", *args, str(rank), str(n)],
                    _env({"MS_WORKER_NUM": str(n), "RANK_ID": str(rank),
                          "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": str(port),
-                         "TP_BENCH_OUT": out}))
+                         "BENCH_OUT": out}))
                   for rank in range(n)])
         with open(os.path.join(out, "rank_0.json")) as f:
             return json.load(f)
 
 
+def write_result(rank, res):
+    """A worker's result, where launch_ranks reads it."""
+    with open(os.path.join(os.environ["BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
+        json.dump(res, f)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "worker":
         mode, rank, n = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        res = worker(mode, rank, n)
-        with open(os.path.join(os.environ["TP_BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
-            json.dump(res, f)
+        write_result(rank, worker(mode, rank, n))
     else:
         print(json.dumps(launch(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))

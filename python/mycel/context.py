@@ -14,7 +14,7 @@ _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as Py
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
-          "jit_cache_limit"}
+          "jit_cache_limit", "max_device_memory"}
 
 
 def _check_cache_limit(value, where):
@@ -44,7 +44,8 @@ def set_context(**kwargs):
     "GPU" in a build with CUDA on a machine with an NVIDIA GPU: ops then run there, and
     tensors made on the host move to the GPU when an op first uses them), device_id (which
     GPU),
-    runtime_num_threads (threads for kernels), jit_cache_limit (graphs kept per jit function
+    runtime_num_threads (threads for kernels), max_device_memory ("2GB": the memory per
+    device auto_parallel's strategy search plans within), jit_cache_limit (graphs kept per jit function
     or GRAPH-mode Cell, least recently used dropped first; default 8 or
     MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and
     recorded)."""
@@ -70,6 +71,9 @@ def set_context(**kwargs):
                            kwargs.get("device_id", _context["device_id"]))
         if key == "jit_cache_limit":
             _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
+        if key == "max_device_memory":  # the strategy search's memory limit
+            from mycel.parallel import search
+            search.parse_memory(value)
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value

@@ -42,19 +42,21 @@ DeviceMesh::DeviceMesh(Shape shape, std::vector<std::string> names,
                "' is used twice");
     }
   }
+  auto r = std::make_shared<Ranks>();
   if (ranks) {
-    ranks_ = std::move(*ranks);
+    r->list = std::move(*ranks);
   } else {
-    for (int64_t i = 0; i < n; ++i) ranks_.push_back(i);
+    for (int64_t i = 0; i < n; ++i) r->list.push_back(i);
   }
-  MC_CHECK(static_cast<int64_t>(ranks_.size()) == n, Value, "DeviceMesh: the device matrix [",
-           shape_str(shape_), " holds ", n, " devices but the rank list has ", ranks_.size());
+  MC_CHECK(static_cast<int64_t>(r->list.size()) == n, Value, "DeviceMesh: the device matrix [",
+           shape_str(shape_), " holds ", n, " devices but the rank list has ", r->list.size());
   for (int64_t i = 0; i < n; ++i) {
-    int64_t r = ranks_[static_cast<size_t>(i)];
-    MC_CHECK(r >= 0, Value, "DeviceMesh: rank ", r, " in the rank list is negative");
-    MC_CHECK(index_.emplace(r, i).second, Value, "DeviceMesh: rank ", r,
+    int64_t k = r->list[static_cast<size_t>(i)];
+    MC_CHECK(k >= 0, Value, "DeviceMesh: rank ", k, " in the rank list is negative");
+    MC_CHECK(r->index.emplace(k, i).second, Value, "DeviceMesh: rank ", k,
              " is in the rank list twice");
   }
+  ranks_ = std::move(r);
 }
 
 std::string DeviceMesh::axis_name(int axis) const {
@@ -78,8 +80,8 @@ int DeviceMesh::axis(const std::string& name) const {
 }
 
 int64_t DeviceMesh::index_of(int64_t rank) const {
-  auto it = index_.find(rank);
-  MC_CHECK(it != index_.end(), Value, "DeviceMesh: rank ", rank, " is not in ", to_string());
+  auto it = ranks_->index.find(rank);
+  MC_CHECK(it != ranks_->index.end(), Value, "DeviceMesh: rank ", rank, " is not in ", to_string());
   return it->second;
 }
 

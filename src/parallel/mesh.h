@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -40,9 +41,9 @@ class DeviceMesh {
 
   const Shape& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
-  int64_t size() const { return static_cast<int64_t>(ranks_.size()); }  // devices
+  int64_t size() const { return static_cast<int64_t>(ranks_->list.size()); }  // devices
   const std::vector<std::string>& names() const { return names_; }
-  const std::vector<int64_t>& ranks() const { return ranks_; }
+  const std::vector<int64_t>& ranks() const { return ranks_->list; }
 
   // Axis `axis` by name ("mp") when named, else "axis 1": for messages and plans.
   std::string axis_name(int axis) const;
@@ -53,7 +54,7 @@ class DeviceMesh {
 
   // The device at row-major position `index` of the matrix, and back; ValueError for a rank
   // that is not in the mesh.
-  int64_t rank_at(int64_t index) const { return ranks_[static_cast<size_t>(index)]; }
+  int64_t rank_at(int64_t index) const { return ranks_->list[static_cast<size_t>(index)]; }
   int64_t index_of(int64_t rank) const;
   Shape coords(int64_t rank) const;
   int64_t rank_of(const Shape& coords) const;  // ValueError when out of the matrix
@@ -70,7 +71,9 @@ class DeviceMesh {
   std::vector<std::vector<int64_t>> groups(const Axes& axes) const;
 
   // Same matrix and ranks (names are labels only).
-  bool operator==(const DeviceMesh& o) const { return shape_ == o.shape_ && ranks_ == o.ranks_; }
+  bool operator==(const DeviceMesh& o) const {
+    return shape_ == o.shape_ && (ranks_ == o.ranks_ || ranks_->list == o.ranks_->list);
+  }
   // "mesh [2,4] (dp,mp)".
   std::string to_string() const;
 
@@ -79,8 +82,13 @@ class DeviceMesh {
 
   Shape shape_;
   std::vector<std::string> names_;
-  std::vector<int64_t> ranks_;
-  std::unordered_map<int64_t, int64_t> index_;  // rank -> position in the matrix
+  // The rank list and its index (rank -> position in the matrix), shared by the copies: a
+  // layout holds its mesh by value, and the search copies layouts of 1,024-device meshes.
+  struct Ranks {
+    std::vector<int64_t> list;
+    std::unordered_map<int64_t, int64_t> index;
+  };
+  std::shared_ptr<const Ranks> ranks_;
 };
 
 }  // namespace mycel::parallel

@@ -52,8 +52,6 @@ std::optional<std::vector<std::vector<int64_t>>> out_strategy_attr(const Attrs& 
   return decode_rows(v, at);
 }
 
-namespace {
-
 bool is_tensor(const Node* n) { return n->abstract() && n->abstract()->is_tensor(); }
 
 Shape shape_of(const Node* n) {
@@ -77,6 +75,8 @@ std::string where(const Node* c) {
   if (!c->span().valid()) return "";
   return str(" (at ", span_location(c->span()), ")\n", span_excerpt(c->span()));
 }
+
+namespace {
 
 Attrs without_strategy(const Attrs& a) {
   Attrs out;
@@ -230,9 +230,8 @@ class Spmd {
                "semi_auto_parallel: the function differentiated here is not known at compile "
                "time",
                where(c));
-      for (FuncGraph* g : compiler::detail::walk(fn->as_graph()).graphs) forward_.insert(g);
     }
-    if (forward_.empty()) forward_.insert(w_.graphs.begin(), w_.graphs.end());
+    forward_ = forward_region(w_);
     for (CNode* c : w_.nodes) {
       MC_CHECK(!(forward_.count(c->graph()) && c->is_builtin(Builtin::Vjp) &&
                  forward_.size() != w_.graphs.size()),
@@ -659,7 +658,19 @@ class Spmd {
 }  // namespace
 
 SpmdResult spmd_rewrite(Module& m, FuncGraph* root, const SpmdOptions& opts) {
-  return Spmd(m, root, opts).run();
+  std::optional<SearchPlan> plan;
+  if (!opts.search.empty()) {
+    SearchOptions so{opts.search, opts.devices, opts.num_args, opts.inputs, opts.profile};
+    plan = search_strategies(m, root, so);
+    if (opts.plan_only) {
+      SpmdResult r;
+      r.plan = std::move(plan);
+      return r;
+    }
+  }
+  SpmdResult r = Spmd(m, root, opts).run();
+  r.plan = std::move(plan);
+  return r;
 }
 
 }  // namespace mycel::parallel

@@ -47,6 +47,7 @@
 
 #include "ir/anf.h"
 #include "parallel/layout.h"
+#include "parallel/search.h"
 
 namespace mycel::parallel {
 
@@ -63,6 +64,12 @@ struct SpmdOptions {
   // a whole argument. The program is compiled for the global shapes (the caller's
   // signature: the slice's times the counts); the pass types the argument as its slice.
   std::vector<std::vector<int64_t>> inputs;
+  // auto_parallel: the search mode (search.h) that first chooses the strategies of the ops
+  // the user did not shard, on `profile`; empty: semi_auto_parallel (no search).
+  std::string search;
+  CostProfile profile;
+  // The planner: search only, record the plan and leave the program unsharded.
+  bool plan_only = false;
 };
 
 struct SpmdGroup {
@@ -75,13 +82,24 @@ struct SpmdResult {
   std::optional<DeviceMesh> mesh;
   // Per weight (entry parameter num_args + i): its layout when it holds a slice.
   std::vector<std::optional<TensorLayout>> weights;
-  std::vector<SpmdGroup> groups;  // to create before the first run, in this order
+  std::vector<SpmdGroup> groups;   // to create before the first run, in this order
+  std::optional<SearchPlan> plan;  // what the search chose (auto_parallel)
 };
 
-// Rewrites the program of `root` for this rank (above). ValueError for a strategy that does
-// not fit (rules.h, with the user's file:line), and for a program it cannot rewrite yet
-// (naming the node).
+// Rewrites the program of `root` for this rank (above), after the strategy search when
+// opts.search is set (search.h: it writes the strategies the rewrite then applies). ValueError for
+// a strategy that does not fit (rules.h, with the user's file:line), and for a program it cannot
+// rewrite yet (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
+
+// What the rewrite and the search share: whether a node's abstract is a tensor, its shape,
+// whether a layout is whole (no split, no partial sums), and the whole layout of its tensor.
+bool is_tensor(const ir::Node* n);
+Shape shape_of(const ir::Node* n);
+bool whole(const TensorLayout& l);
+TensorLayout replicated(const TensorLayout& l);
+// " (at file:line)" and the source excerpt of the user's call, for messages ("" without one).
+std::string where(const ir::Node* n);
 
 // The strategy a prim's attributes carry (ops/op_table.h, kStrategyAttr), or none; and its
 // out_strategy, encoded after it the same way (a row count, each row's length, the

@@ -456,13 +456,17 @@ class GraphFunction {
     std::optional<parallel::SpmdResult> spmd;
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
     if (pyb::object cfg = spmd_glue.attr("_compile_config")(); !cfg.is_none()) {
-      auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string, pyb::object>>();
+      auto t = cfg.cast<std::tuple<int64_t, int64_t, std::string, pyb::object, std::string,
+                                   std::vector<double>, bool>>();
       parallel::SpmdOptions so;
       so.devices = std::get<0>(t);
       so.rank = std::get<1>(t);
       so.num_args = sig.size();
       so.world_group = std::get<2>(t);
       so.inputs = input_strategies(std::get<3>(t), sig, so.devices);
+      so.search = std::get<4>(t);  // auto_parallel's search mode, or empty
+      so.profile = parallel::profile_from(std::get<5>(t));
+      so.plan_only = std::get<6>(t);
       // The program is written for the whole inputs: it compiles on their global shapes,
       // and the pass types them back as this rank's slices.
       for (size_t i = 0; i < sig.size(); ++i) {
@@ -497,6 +501,7 @@ class GraphFunction {
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
+    if (spmd && spmd->plan) spmd_glue.attr("_planned")(spmd->plan->to_string());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
     ++compiles_;
     // Evict (least recently used first) and insert with no Python call in between: another

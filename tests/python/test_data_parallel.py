@@ -112,7 +112,7 @@ def test_context_settings_and_errors():
         assert ms.get_auto_parallel_context("gradients_mean") is True
         assert ms.get_auto_parallel_context("device_num") == 4
         with pytest.raises(ValueError, match="not built in mycel yet"):
-            ms.set_auto_parallel_context(parallel_mode="auto_parallel")
+            ms.set_auto_parallel_context(search_mode="recursive_programming")
         with pytest.raises(ValueError, match="must be one of"):
             ms.set_auto_parallel_context(parallel_mode="model_parallel")
         with pytest.raises(ValueError, match="unknown option 'no_such'"):

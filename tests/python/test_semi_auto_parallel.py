@@ -6,7 +6,8 @@ runs the serial network (stand-alone, unsharded) as the oracle, then the sharded
 GRAPH mode and float64: the forward output, the loss, every gradient (each rank's slice of
 it) and 10 Momentum steps of TrainOneStepCell (the losses and the trained slices) must equal
 the serial run to 1e-10. Then the errors: a strategy that does not divide a dimension names
-the op and the source line, PYNATIVE mode is refused, the search mode stays unbuilt."""
+the op and the source line, PYNATIVE mode is refused, the recursive search mode stays
+unbuilt."""
 import textwrap
 
 import numpy as np
@@ -165,8 +166,9 @@ def test_shard_and_the_context():
     try:
         pctx.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=2)
         assert pctx.get_auto_parallel_context("parallel_mode") == "semi_auto_parallel"
-        with pytest.raises(ValueError, match="search is not"):
-            pctx.set_auto_parallel_context(parallel_mode="auto_parallel")
+        with pytest.raises(ValueError, match="'recursive_programming' is not built"):
+            pctx.set_auto_parallel_context(parallel_mode="auto_parallel",
+                                           search_mode="recursive_programming")
         # How the inputs arrive: each rank's rows (MindSpore's default), whole, or a tuple.
         assert pctx.input_strategy() == "data_parallel"
         pctx.set_auto_parallel_context(full_batch=True)
@@ -181,16 +183,18 @@ def test_shard_and_the_context():
         pctx.reset_auto_parallel_context()
 
 
+@pytest.mark.parametrize("parallel_mode", ["semi_auto_parallel", "auto_parallel"])
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_semi_auto_parallel_needs_graph_mode_and_a_job(mode):
+def test_sharding_needs_graph_mode_and_a_job(mode, parallel_mode):
     net = nn.Dense(3, 2)
     x = ms.Tensor(np.ones((2, 3), np.float32))
     old = ms.get_context("mode")
     try:
         ms.set_context(mode=mode)
-        pctx.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+        pctx.set_auto_parallel_context(parallel_mode=parallel_mode)
         if mode == ms.PYNATIVE_MODE:
-            with pytest.raises(ValueError, match="GRAPH mode only"):
+            with pytest.raises(ValueError, match=f"{parallel_mode} runs sharded networks in "
+                                                 "GRAPH mode only"):
                 net(x)
         else:
             with pytest.raises(RuntimeError, match="init()"):

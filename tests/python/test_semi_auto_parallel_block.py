@@ -1,5 +1,6 @@
 """Semi-automatic parallelism on a transformer block (Gather embedding, LayerNorm,
-multi-head attention, MLP, a sparse softmax cross-entropy loss) on real ranks (Gloo,
+multi-head attention, MLP, a sparse softmax cross-entropy loss: auto_parallel_nets.Block) on
+real ranks (Gloo,
 loopback), in GRAPH mode and float64. Each rank first runs the serial network (stand-alone)
 as the oracle, then the sharded one: the loss, every gradient (each rank's slice of it) and
 10 Momentum steps must equal the serial run to 1e-10.
@@ -21,7 +22,7 @@ WORKER = textwrap.dedent("""
     import json, sys
     import numpy as np
     import mycel as ms
-    from mycel import nn, ops, Tensor, Parameter
+    from mycel import nn, Tensor
     from mycel.communication import init, get_rank, get_group_size
     from mycel.parallel import set_auto_parallel_context
     from mycel.parallel.context import dataset_shard
@@ -32,18 +33,10 @@ WORKER = textwrap.dedent("""
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
+    from auto_parallel_nets import Block, block_data
     B, S, D, HEADS, F, V = 4, 3, 8, 4, 16, 10   # batch, sequence, model, heads, MLP, vocab
-    DH = D // HEADS
-    rng = np.random.default_rng(11)
-    INIT = {"emb": rng.standard_normal((V, D)),
-            "wq": rng.standard_normal((D, D)) * 0.4, "wk": rng.standard_normal((D, D)) * 0.4,
-            "wv": rng.standard_normal((D, D)) * 0.4, "wo": rng.standard_normal((D, D)) * 0.4,
-            "g1": 1 + 0.1 * rng.standard_normal(D), "be1": 0.1 * rng.standard_normal(D),
-            "g2": 1 + 0.1 * rng.standard_normal(D), "be2": 0.1 * rng.standard_normal(D),
-            "w1": rng.standard_normal((D, F)) * 0.4, "w2": rng.standard_normal((F, D)) * 0.4,
-            "head": rng.standard_normal((D, V)) * 0.4}
-    TOKENS = rng.integers(0, V, (B * S,)).astype(np.int32)
-    LABELS = rng.integers(0, V, (B * S,)).astype(np.int32)
+    TOKENS, LABELS = (t.asnumpy() for t in block_data(B, S, V))
+    EMB = Block(B, S, D, HEADS, F, V).emb.asnumpy()  # the initial table
 
 
     def strategies(m, d):
@@ -56,52 +49,25 @@ WORKER = textwrap.dedent("""
     STRATEGY = {"megatron": strategies(n, 1), "dp_mp": strategies(2, 2)}
 
 
-    class Block(nn.Cell):
-        def __init__(self, sharded):
-            super().__init__()
-            for name, value in INIT.items():
-                setattr(self, name, Parameter(Tensor(value, ms.float64), name=name))
-            self.gather = ops.Gather()
-            self.ln1 = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)
-            self.ln2 = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)
-            self.q, self.k, self.v = ops.MatMul(), ops.MatMul(), ops.MatMul()
-            self.o, self.m1, self.m2 = ops.MatMul(), ops.MatMul(), ops.MatMul()
-            self.proj = ops.MatMul()
-            self.scores = ops.BatchMatMul(transpose_b=True)
-            self.mix = ops.BatchMatMul()
-            self.softmax = ops.Softmax(axis=-1)
-            self.loss = ops.SparseSoftmaxCrossEntropyWithLogits()
-            if sharded:
-                s = STRATEGY[config]
-                self.gather.shard(s["emb"])
-                for mm in (self.q, self.k, self.v, self.m1):
-                    mm.shard(s["col"])
-                for mm in (self.o, self.m2):
-                    mm.shard(s["row"])
-                if s["ln"]:
-                    self.ln1.shard(s["ln"])
-                    self.ln2.shard(s["ln"])
-                if s["loss"]:
-                    self.loss.shard(s["loss"])
-
-        def heads(self, t):  # [B*S, D] -> [B, HEADS, S, DH]
-            return ops.transpose(ops.reshape(t, (B, S, HEADS, DH)), (0, 2, 1, 3))
-
-        def construct(self, tokens, labels):
-            x = self.gather(self.emb, tokens, 0)                         # [B*S, D]
-            h = self.ln1(x, self.g1, self.be1)[0]
-            q, k, v = self.heads(self.q(h, self.wq)), self.heads(self.k(h, self.wk)), \\
-                self.heads(self.v(h, self.wv))
-            p = self.softmax(self.scores(q, k) * (1.0 / np.sqrt(DH)))   # [B, HEADS, S, S]
-            ctx = ops.reshape(ops.transpose(self.mix(p, v), (0, 2, 1, 3)), (B * S, D))
-            x = x + self.o(ctx, self.wo)
-            h = self.ln2(x, self.g2, self.be2)[0]
-            x = x + self.m2(ops.tanh(self.m1(h, self.w1)), self.w2)
-            return self.loss(self.proj(x, self.head), labels)
+    def make(sharded):
+        net = Block(B, S, D, HEADS, F, V)
+        if sharded:
+            s = STRATEGY[config]
+            net.gather.shard(s["emb"])
+            for mm in (net.q, net.k, net.v, net.m1):
+                mm.shard(s["col"])
+            for mm in (net.o, net.m2):
+                mm.shard(s["row"])
+            if s["ln"]:
+                net.ln1.shard(s["ln"])
+                net.ln2.shard(s["ln"])
+            if s["loss"]:
+                net.loss.shard(s["loss"])
+        return net
 
 
     def run(sharded):
-        net = Block(sharded)
+        net = make(sharded)
         rows = slice(None)
         if sharded and config == "dp_mp":  # this rank's half of the batch, the shard a data
             shards, k = dataset_shard()     # set reads here (the strategy's device matrix is
@@ -123,7 +89,7 @@ WORKER = textwrap.dedent("""
     set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n, **data)
     par = run(True)
     diffs, sliced = compare(serial, par, rank)
-    moved = float(np.abs(serial["params"][0].asnumpy() - INIT["emb"]).max())
+    moved = float(np.abs(serial["params"][0].asnumpy() - EMB).max())
     print("RESULT", json.dumps({"diffs": diffs, "sliced": sliced, "moved": moved,
                                 "losses": serial["losses"]}))
 """)

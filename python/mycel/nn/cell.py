@@ -120,8 +120,9 @@ class Cell:
                                      for _, c in self.cells_and_names())
                 graph._phase_version = _TRAIN_VERSION[0]
             return graph.call_keyed(graph._phase, inputs, kwargs)
-        if _parallel_context["parallel_mode"] == "semi_auto_parallel":
-            raise ValueError("semi_auto_parallel runs sharded networks in GRAPH mode only "
+        if _parallel_context["parallel_mode"] in ("semi_auto_parallel", "auto_parallel"):
+            raise ValueError(f"{_parallel_context['parallel_mode']} runs sharded networks in "
+                             "GRAPH mode only "
                              "(as MindSpore): call mycel.set_context(mode=mycel.GRAPH_MODE).")
         if dst is not None and self._to_float_params:
             return self._call_cast_params(dst, inputs, kwargs)

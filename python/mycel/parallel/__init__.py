@@ -9,7 +9,9 @@ collectives underneath are ``mycel.ops.AllReduce`` and friends on the job that
 
 ``Layout`` (``layout.py``) describes how a tensor is split over a device matrix; the C++ layer
 ``src/parallel`` plans the collectives between two layouts (``_plan_redistribution``), the
-foundation of semi-automatic parallelism, which is not built yet.
+foundation of semi-automatic parallelism (``semi_auto_parallel``: ``Primitive.shard``) and of
+automatic parallelism (``auto_parallel``: the strategy search of ``search.py`` on the cost
+profile ``calibrate.py`` measures).
 """
 from mycel.parallel.context import (ParallelMode, set_auto_parallel_context,
                                     get_auto_parallel_context, reset_auto_parallel_context)

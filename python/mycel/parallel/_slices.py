@@ -66,7 +66,7 @@ def _merge(name, parts, layout, func):
 
 
 def _integrated(items):
-    """save_checkpoint(integrated_save=True) in a semi_auto_parallel job: the items with
+    """save_checkpoint(integrated_save=True) in a semi_auto_parallel or auto_parallel job: the items with
     every sliced Parameter replaced by its whole value, gathered from all the ranks (every
     rank must call it, as MindSpore's integrated save)."""
     from mycel.common.parameter import Parameter
@@ -88,5 +88,4 @@ def _integrated(items):
 
 def _semi_auto_job():
     from mycel.communication import management as _mgmt
-    return (_ctx._context["parallel_mode"] == _ctx.ParallelMode.SEMI_AUTO_PARALLEL
-            and _mgmt.GlobalComm.INITED)
+    return _ctx.is_sharding() and _mgmt.GlobalComm.INITED

@@ -14,22 +14,37 @@ from mycel.parallel import checkpoint as _checkpoint, context as _ctx
 
 
 def _compile_config():
-    """(devices, rank, world group name, inputs) when programs compiled now are rewritten
-    per rank (semi_auto_parallel in a job), else None. inputs is how the network's tensor
+    """(devices, rank, world group name, inputs, search mode, cost profile, plan only) when
+    programs compiled now are rewritten per rank (semi_auto_parallel or auto_parallel in a
+    job, or a plan of ``search.plan``), else None. inputs is how the network's tensor
     arguments arrive (the dataset strategy): None when each rank is given them whole
     (full_batch), "data_parallel" when split along dimension 0 over the devices, or one
-    tuple of slice counts per tensor argument."""
-    if _ctx._context["parallel_mode"] != _ctx.ParallelMode.SEMI_AUTO_PARALLEL or _suspended[0]:
+    tuple of slice counts per tensor argument. The search mode is auto_parallel's ("" in
+    semi_auto_parallel), the profile the cost model's numbers (search.profile_numbers)."""
+    from mycel.parallel import search as _search
+    if _search._planning is not None:
+        devices, mode = _search._planning
+        return (devices, 0, "", None, mode, _search.profile_numbers(), True)
+    if not _ctx.is_sharding() or _suspended[0]:
         return None
+    mode = _ctx._context["parallel_mode"]
     if not _mgmt.GlobalComm.INITED:
-        raise RuntimeError("semi_auto_parallel: call mycel.communication.init() before "
+        raise RuntimeError(f"{mode}: call mycel.communication.init() before "
                            "compiling a sharded network.")
     devices = _ctx.get_auto_parallel_context("device_num")
     if devices != _mgmt.get_group_size():
-        raise ValueError(f"semi_auto_parallel: device_num ({devices}) must equal the job's "
+        raise ValueError(f"{mode}: device_num ({devices}) must equal the job's "
                          f"world size ({_mgmt.get_group_size()}).")
+    auto = mode == _ctx.ParallelMode.AUTO_PARALLEL
     return (devices, _mgmt.get_rank(), _mgmt.GlobalComm.WORLD_COMM_GROUP,
-            _ctx.input_strategy())
+            _ctx.input_strategy(), _ctx._context["search_mode"] if auto else "",
+            _search.profile_numbers() if auto else [], False)
+
+
+def _planned(text):
+    """The strategy search's plan of the program just compiled (search.last_plan)."""
+    from mycel.parallel import search as _search
+    _search._plans.append(text)
 
 
 # > 0 while a pipeline stage's programs compile (parallel/pipeline.py): their ops run whole

@@ -4,9 +4,10 @@ One dictionary of settings, validated when set. What reads it: ``nn.TrainOneStep
 (gradient reduction and parameter broadcast in data parallelism), ``nn.DistributedGradReducer``
 (defaults for mean and degree), the source datasets (a shard per rank) and
 ``save_checkpoint`` (rank 0 writes) and, in semi-automatic parallelism, GRAPH mode's compile
-(``_spmd.py``: each rank's program from the primitives' strategies). Automatic parallelism
-(the strategy search) is not built yet: choosing it is a clear error, not a silent
-stand-alone run.
+(``_spmd.py``: each rank's program from the primitives' strategies). In automatic
+parallelism (``auto_parallel``) the strategy search (``search_mode``: sharding propagation or
+dynamic programming, ``src/parallel/search.h``) first chooses the strategies the user did not
+set; recursive programming is not built yet.
 """
 from mycel.communication import management as _mgmt
 
@@ -21,8 +22,7 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-_BUILT = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL,
-          ParallelMode.SEMI_AUTO_PARALLEL)
+SEARCH_MODES = ("sharding_propagation", "dynamic_programming", "recursive_programming")
 
 _DEFAULTS = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -75,10 +75,17 @@ def _check_mode(v):
     if v not in ParallelMode.MODE_LIST:
         raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
                          f"{ParallelMode.MODE_LIST}, but got {v!r}.")
-    if v not in _BUILT:
-        raise ValueError(f"For 'set_auto_parallel_context', parallel_mode {v!r} is not built "
-                         f"in mycel yet (stand_alone, data_parallel, hybrid_parallel and "
-                         f"semi_auto_parallel are; the strategy search is not).")
+    return v
+
+
+def _check_search_mode(v):
+    if v not in SEARCH_MODES:
+        raise ValueError(f"For 'set_auto_parallel_context', 'search_mode' must be one of "
+                         f"{list(SEARCH_MODES)}, but got {v!r}.")
+    if v == "recursive_programming":
+        raise ValueError("For 'set_auto_parallel_context', search_mode "
+                         "'recursive_programming' is not built in mycel yet "
+                         "('sharding_propagation' and 'dynamic_programming' are).")
     return v
 
 
@@ -106,6 +113,7 @@ def _check_fusion(v):
 
 _CHECKS = {
     "parallel_mode": _check_mode,
+    "search_mode": _check_search_mode,
     "gradients_mean": lambda v: _check_bool("gradients_mean", v),
     "device_num": lambda v: _check_int("device_num", v, 1),
     "global_rank": lambda v: _check_int("global_rank", v, 0),
@@ -125,8 +133,12 @@ _CHECKS = {
 
 def set_auto_parallel_context(**kwargs):
     """Sets how the job trains in parallel: parallel_mode (ParallelMode; "stand_alone",
-    "data_parallel", "hybrid_parallel" and "semi_auto_parallel" are built: the last runs
-    the strategies of ``Primitive.shard`` in GRAPH mode, device_num must be the world size), gradients_mean (average the all-reduced
+    "data_parallel", "hybrid_parallel", "semi_auto_parallel" (runs the strategies of
+    ``Primitive.shard`` in GRAPH mode, device_num must be the world size) and
+    "auto_parallel" (the same after a strategy search chose the strategies of the other
+    ops), search_mode ("sharding_propagation", the default: from the sharded ops outwards;
+    "dynamic_programming": the whole network, no annotations needed; on the cost model of
+    ``mycel.parallel.calibrate``'s profile), gradients_mean (average the all-reduced
     gradients, default False as MindSpore), device_num (default: the world's size),
     parameter_broadcast (rank 0's initial parameters to every rank), full_batch (no dataset
     sharding: in semi_auto_parallel every rank is given the whole inputs), dataset_strategy
@@ -170,6 +182,13 @@ def reset_auto_parallel_context():
     _context.update(_DEFAULTS)
 
 
+def is_sharding():
+    """Whether GRAPH mode's compile rewrites programs per rank: semi_auto_parallel or
+    auto_parallel."""
+    return _context["parallel_mode"] in (ParallelMode.SEMI_AUTO_PARALLEL,
+                                         ParallelMode.AUTO_PARALLEL)
+
+
 def is_data_parallel():
     """Whether gradients are reduced over the ranks: data or hybrid parallel mode in a job
     that communication.init() joined."""
@@ -194,8 +213,7 @@ def dataset_shard():
     dataset_strategy tuple splits dimension 0 of every input alike into s slices: rank r
     reads slice (r // (the product of the other counts)) % s, its block of the strategy's
     device matrix."""
-    mode = _context["parallel_mode"]
-    if mode == ParallelMode.SEMI_AUTO_PARALLEL and _mgmt.GlobalComm.INITED:
+    if is_sharding() and _mgmt.GlobalComm.INITED:
         ds = input_strategy()
         if ds is None:
             return None

@@ -1,0 +1,126 @@
+"""The strategy search of ``parallel_mode="auto_parallel"``: its cost profile and a planner.
+
+The search itself is C++ (``src/parallel/search.h``): at compile time, on the specialised
+program before autodiff, it gives every op with a parallel rule a strategy (sharding
+propagation from the ops the user sharded, or dynamic programming over the whole network) on
+a cost model in seconds (``src/parallel/cost_model.h``), and the semi-automatic rewrite then
+applies them. The model's numbers are a *profile*: peak FLOP/s, memory bandwidth, the
+latency and per-byte cost of a collective step, the optimizer's states per parameter, and the
+memory each device may use. ``profile.json`` beside this file is the default, measured on
+this machine by ``python -m mycel.parallel.calibrate``; ``set_profile`` replaces it (a path
+or a dict), and ``mycel.set_context(max_device_memory="2GB")`` sets the memory limit.
+
+``plan(fn, *inputs, device_num=N)`` plans without a job: it compiles ``fn`` (a GRAPH-mode
+Cell or function, e.g. a ``value_and_grad``) for N devices, runs it once unsharded on this
+process, and returns the plan the search chose (one line per op with its strategy, then the
+predicted step time and memory per device).
+"""
+import json
+import os
+import re
+
+PROFILE_KEYS = ("peak_flops", "mem_bandwidth", "alpha", "beta", "optimizer_factor")
+DEFAULT_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.json")
+
+_profile = None    # the dict in use (None: the default file, read on first use)
+_planning = None   # (device_num, search_mode) while plan() compiles
+_plans = []        # the plans of the programs compiled, newest last
+
+
+def _check_profile(d, where):
+    if not isinstance(d, dict):
+        raise TypeError(f"{where}: a cost profile must be a dict, but got {type(d).__name__}.")
+    missing = [k for k in PROFILE_KEYS if k not in d]
+    if missing:
+        raise ValueError(f"{where}: the cost profile lacks {missing} (it needs "
+                         f"{list(PROFILE_KEYS)}).")
+    for k in PROFILE_KEYS:
+        v = d[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (
+                v == 0 and k != "optimizer_factor"):
+            raise ValueError(f"{where}: the cost profile's '{k}' must be a positive number, "
+                             f"but got {v!r}.")
+    return dict(d)
+
+
+def load_profile(path=None):
+    """The profile in the JSON file at ``path`` (default: the committed ``profile.json``)."""
+    path = path or DEFAULT_PROFILE
+    with open(path) as f:
+        return _check_profile(json.load(f), f"load_profile({path!r})")
+
+
+def set_profile(profile=None):
+    """Makes the search use ``profile`` (a dict with PROFILE_KEYS, or a JSON file's path);
+    None: the default file again."""
+    global _profile
+    if profile is None or isinstance(profile, dict):
+        _profile = None if profile is None else _check_profile(profile, "set_profile")
+    elif isinstance(profile, str):
+        _profile = load_profile(profile)
+    else:
+        raise TypeError(f"For 'set_profile', the profile must be a dict, a path or None, but "
+                        f"got {type(profile).__name__}.")
+
+
+def get_profile():
+    """The profile in use (a copy)."""
+    global _profile
+    if _profile is None:
+        _profile = load_profile()
+    return dict(_profile)
+
+
+def max_device_memory_bytes():
+    """set_context(max_device_memory=...) in bytes (MindSpore's "<n>GB"), 0 when unset."""
+    from mycel import context
+    v = context._context.get("max_device_memory")
+    return 0 if v is None else parse_memory(v)
+
+
+def parse_memory(v):
+    """MindSpore's "<n>GB" in bytes; ValueError otherwise."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", str(v))
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"For 'set_context', max_device_memory must look like '2GB' (a "
+                         f"positive number of GB), but got {v!r}.")
+    return float(m.group(1)) * (1 << 30)
+
+
+def profile_numbers():
+    """The numbers the C++ search reads (cost_model.h's profile_from order)."""
+    p = get_profile()
+    return [float(p[k]) for k in PROFILE_KEYS] + [max_device_memory_bytes()]
+
+
+def last_plan():
+    """The plan of the last program the search planned (auto_parallel or plan()), or None."""
+    return _plans[-1] if _plans else None
+
+
+def plan(fn, *inputs, device_num, search_mode="dynamic_programming"):
+    """Plans ``fn(*inputs)`` for ``device_num`` devices without a job (a dry run): compiles it
+    in GRAPH mode with the search, runs it once unsharded here, and returns the plan's text
+    (each searched op's name, input shapes and strategy, then the predicted step time and
+    memory per device). ``fn`` must not have been compiled for these inputs before (the
+    compile is what plans). The strategies set with Primitive.shard are kept."""
+    global _planning
+    from mycel import context
+    from mycel.parallel import context as pctx
+    if isinstance(device_num, bool) or not isinstance(device_num, int) or device_num < 1:
+        raise ValueError(f"For 'plan', device_num must be a positive int, but got "
+                         f"{device_num!r}.")
+    pctx._check_search_mode(search_mode)
+    old = context.get_context("mode")
+    count = len(_plans)
+    try:
+        context.set_context(mode=context.GRAPH_MODE)
+        _planning = (device_num, search_mode)
+        fn(*inputs)
+    finally:
+        _planning = None
+        context.set_context(mode=old)
+    if len(_plans) == count:
+        raise RuntimeError("For 'plan', nothing was compiled: the function was already "
+                           "compiled for these inputs (plan a fresh Cell or function).")
+    return _plans[-1]

@@ -1,0 +1,124 @@
+#include "parallel/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace mycel::parallel {
+
+namespace {
+
+double numel(const Shape& s) {
+  double n = 1;
+  for (int64_t d : s) n *= static_cast<double>(d);
+  return n;
+}
+
+double steps(int64_t g) { return std::ceil(std::log2(static_cast<double>(g))); }
+
+}  // namespace
+
+CostProfile profile_from(const std::vector<double>& v) {
+  CostProfile p;
+  if (v.empty()) return p;
+  MC_CHECK(v.size() == 6, Value,
+           "auto_parallel: a cost profile has 6 numbers (peak_flops, "
+           "mem_bandwidth, alpha, beta, optimizer_factor, max_device_memory), but got ",
+           v.size());
+  MC_CHECK(v[0] > 0 && v[1] > 0 && v[2] > 0 && v[3] > 0 && v[4] >= 0 && v[5] >= 0, Value,
+           "auto_parallel: the cost profile's rates, latency and byte cost must be positive "
+           "and its optimizer factor and memory limit not negative, but got peak_flops ",
+           v[0], ", mem_bandwidth ", v[1], ", alpha ", v[2], ", beta ", v[3], ", optimizer_factor ",
+           v[4], ", max_device_memory ", v[5]);
+  return CostProfile{v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const Shape> out) {
+  const double o = out.empty() ? 0 : numel(out[0]);
+  const double x = in.empty() ? 0 : numel(in[0]);
+  switch (rule_family(call.op)) {
+    case RuleFamily::MatMul: {
+      const Shape& a = in[0];
+      const bool ta = call.attrs.get_bool("transpose_a");
+      const double k = static_cast<double>(a[a.size() - (ta ? 2 : 1)]);
+      return 2 * o * k;
+    }
+    case RuleFamily::Conv2D: {
+      const Shape& w = in[1];  // [c_out, c_in, kh, kw] of the slice
+      return 2 * o * numel(w) / static_cast<double>(std::max<int64_t>(w[0], 1));
+    }
+    case RuleFamily::Unary:
+    case RuleFamily::Binary:
+    case RuleFamily::BiasAdd:
+      return o;
+    case RuleFamily::Reduce:
+    case RuleFamily::Pool:
+      return x;
+    case RuleFamily::Softmax:
+      return 5 * x;
+    case RuleFamily::LayerNorm:
+      return 8 * x;
+    case RuleFamily::SoftmaxLoss:
+      return 6 * x;
+    case RuleFamily::Gather:
+    case RuleFamily::Reshape:
+    case RuleFamily::Transpose:
+    case RuleFamily::None:
+      return 0;
+  }
+  return 0;
+}
+
+double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
+                       std::span<const TensorLayout> out, int64_t elem_bytes,
+                       const CostProfile& p) {
+  std::vector<Shape> ins, outs;
+  double bytes = 0;
+  for (const TensorLayout& l : in) {
+    ins.push_back(l.slice_shape());
+    bytes += slice_bytes(l, elem_bytes);
+  }
+  for (const TensorLayout& l : out) {
+    outs.push_back(l.slice_shape());
+    bytes += slice_bytes(l, elem_bytes);
+  }
+  return std::max(op_flops(call, ins, outs) / p.peak_flops, bytes / p.mem_bandwidth);
+}
+
+double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
+  if (g <= 1) return 0;
+  const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
+  switch (kind) {
+    case MoveKind::Split:
+    case MoveKind::Partial:
+      return 0;
+    case MoveKind::AllReduce:
+      return std::min(2 * (n - 1) * (a + s / n * b), lg * (a + s * b));
+    case MoveKind::AllGather:
+      return std::min((n - 1) * (a + s * b), lg * a + (n - 1) * s * b);
+    case MoveKind::ReduceScatter:
+      return std::min((n - 1) * (a + s / n * b), lg * a + (n - 1) / n * s * b);
+    case MoveKind::AllToAll:
+      return std::min((n - 1) * (a + s / n * b), lg * (a + s / 2 * b));
+  }
+  return 0;
+}
+
+double slice_bytes(const TensorLayout& l, int64_t elem_bytes) {
+  return static_cast<double>(l.slice_numel()) * static_cast<double>(elem_bytes);
+}
+
+double redistribution_seconds(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes,
+                              const CostProfile& p) {
+  if (from == to) return 0;
+  double t = 0;
+  TensorLayout cur = from;
+  for (const Move& m : plan_redistribution(from, to, elem_bytes)) {
+    t += collective_seconds(m.kind, cur.mesh().group_size(m.axes), slice_bytes(cur, elem_bytes), p);
+    cur = apply_move(cur, m);
+  }
+  return t;
+}
+
+}  // namespace mycel::parallel

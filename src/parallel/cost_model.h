@@ -1,0 +1,72 @@
+// The cost model of the strategy search, in seconds (distributed.md §4.3), calibrated on
+// this machine (python -m mycel.parallel.calibrate writes a CostProfile as JSON).
+//
+//   compute      max(flops / peak_flops, bytes / mem_bandwidth) of the op on this device's
+//                slices; flops per family: MatMul/BatchMatMul 2·|out|·k, Conv2D
+//                2·|out|·(c_in·kh·kw) of the slice, elementwise |out|, reductions and pools
+//                |in|, Softmax/LogSoftmax 5·|x|, LayerNorm 8·|x|, the softmax losses 6·|logits|,
+//                Gather, Reshape and Transpose none (bytes only); bytes: every input and
+//                output slice read or written once. A training step runs it 3 times (the
+//                forward, then the two products of the backward): kTrainComputeFactor.
+//   collectives  over a group of p devices, for a message of s bytes per device, the best
+//                of two algorithms with latency alpha and bandwidth 1/beta:
+//                  AllReduce      ring 2(p-1)(α + s/p·β)   recursive doubling ⌈log2 p⌉(α + sβ)
+//                  AllGather      ring (p-1)(α + sβ)       recursive doubling ⌈log2 p⌉α + (p-1)sβ
+//                  ReduceScatter  ring (p-1)(α + s/p·β)    recursive halving  ⌈log2 p⌉α +
+//                  (p-1)/p·sβ AllToAll       pairwise (p-1)(α + s/p·β) Bruck ⌈log2 p⌉(α + s/2·β)
+//                Split and Partial are local (0). The redistribution of an edge is the sum
+//                over the moves of plan_redistribution (redistribution.h); in a training
+//                step it runs twice (the forward move and its transpose in the backward).
+//   memory       per device: the parameters' slices × (1 + 1 gradient + optimizer_factor
+//                states), plus the forward's activations kept for the backward (every op
+//                output's slice); a hard limit where max_device_memory > 0.
+//
+// One alpha and beta serve every mesh axis (these machines have one level: loopback); a
+// per-axis profile (node hierarchy) is not built yet.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "parallel/redistribution.h"
+#include "parallel/rules.h"
+
+namespace mycel::parallel {
+
+struct CostProfile {
+  double peak_flops = 1e10;      // FLOP/s of a large MatMul
+  double mem_bandwidth = 5e9;    // bytes/s of a large elementwise op
+  double alpha = 1e-4;           // s, a collective step's latency
+  double beta = 1e-9;            // s per byte sent
+  double optimizer_factor = 1;   // optimizer states per parameter (Momentum: 1)
+  double max_device_memory = 0;  // bytes per device, 0: no limit
+};
+
+// A profile from its numbers in the order of the fields above (what Python passes; the
+// JSON profile's keys are the field names); empty: the defaults. ValueError for another
+// length, a rate, latency or byte cost not positive, or a negative factor or limit.
+CostProfile profile_from(const std::vector<double>& v);
+
+// The forward and backward run the op's compute this many times in a training step.
+inline constexpr double kTrainComputeFactor = 3;
+
+// The flops of the op on the slices: `in` and `out` are the slice shapes (layout.h).
+double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const Shape> out);
+
+// max(flops / peak, bytes / bandwidth) of the op on the slices of `in` and `out`.
+double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
+                       std::span<const TensorLayout> out, int64_t elem_bytes, const CostProfile& p);
+
+// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it (the
+// table above); Split and Partial 0.
+double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
+
+// The moves of plan_redistribution(from, to), each costed on the layout it applies to.
+double redistribution_seconds(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes,
+                              const CostProfile& p);
+
+// The bytes of one device's slice of `l`.
+double slice_bytes(const TensorLayout& l, int64_t elem_bytes);
+
+}  // namespace mycel::parallel

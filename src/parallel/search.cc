@@ -1,0 +1,769 @@
+#include "parallel/search.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "base/error.h"
+#include "ops/op_table.h"
+#include "parallel/spmd.h"
+#include "parallel/strategies.h"
+#include "tensor/dtype.h"
+
+namespace mycel::parallel {
+
+using namespace ir;
+namespace detail = compiler::detail;
+
+std::unordered_set<FuncGraph*> forward_region(const detail::Walk& w) {
+  std::unordered_set<FuncGraph*> fwd;
+  for (CNode* c : w.nodes) {
+    if (!c->is_builtin(Builtin::Vjp)) continue;
+    const Value* fn = detail::const_value(c->input(1));
+    if (fn == nullptr || !fn->is(ValueKind::Graph)) continue;
+    for (FuncGraph* g : detail::walk(fn->as_graph()).graphs) fwd.insert(g);
+  }
+  if (fwd.empty()) fwd.insert(w.graphs.begin(), w.graphs.end());
+  return fwd;
+}
+
+std::string SearchPlan::to_string() const {
+  std::string s = str("auto_parallel plan (", mode, ", ", devices, " devices)\n");
+  for (const PlannedOp& op : ops) {
+    s += op.op;
+    for (const Shape& sh : op.shapes) {
+      s += ' ';
+      s += shape_str(sh);
+    }
+    s += ' ';
+    s += strategy_str(op.strategy);
+    s += op.user ? " user\n" : "\n";
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "step %.4g ms (compute %.4g, redistribution %.4g, gradient all-reduce %.4g); "
+                "memory %.4g MB per device\n",
+                step_s() * 1e3, compute_s * 1e3, comm_s * 1e3, grad_s * 1e3,
+                memory_bytes / (1 << 20));
+  return s + buf;
+}
+
+namespace {
+
+TensorLayout summed(const TensorLayout& l) { return TensorLayout(l.mesh(), l.shape(), l.map()); }
+
+bool elementwise(RuleFamily f) {
+  return f == RuleFamily::Unary || f == RuleFamily::Binary || f == RuleFamily::BiasAdd;
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// One candidate of a searched op: its input and output layouts and its costs.
+struct Cand {
+  Strategy s;
+  std::vector<TensorLayout> want, out;
+  double compute = 0;  // one forward, seconds
+  double act = 0;      // bytes of its output slices (kept for the backward)
+};
+
+struct SOp {
+  CNode* c = nullptr;
+  std::unique_ptr<Attrs> attrs;  // the prim's, without a strategy
+  std::unique_ptr<OpCall> call;
+  bool user = false;
+  int64_t elem = 4;
+  std::vector<Cand> cands;
+};
+
+// Where input i of a searched op comes from.
+struct Source {
+  enum Kind { Op, Arg, Weight, Other } kind = Other;
+  int op = -1;
+  size_t item = 0;
+  bool through = false;  // through elementwise ops (partial sums resolved)
+  const Node* node = nullptr;
+};
+
+struct Edge {
+  int u, v;
+  size_t item, input;
+  bool through;
+  std::vector<std::vector<double>> cost;  // [t][s], forward and backward
+};
+
+class Search;
+
+// The cost of a plan, laying the program out as spmd_rewrite does (spmd.h): searched ops on
+// their candidates' layouts, elementwise ops propagating (partial sums resolved, the input
+// spanning the output leading), every other node and the outputs whole; each weight laid out
+// by its first reader.
+class Evaluate {
+ public:
+  Evaluate(const Search& s, const std::vector<int>& choice) : s_(s), choice_(choice) {}
+  SearchPlan run();
+
+ private:
+  TensorLayout layout_of(const Node* n) const;
+  bool undecided(const Node* x) const;
+  void decide(const Node* x, const TensorLayout& l);
+  void redist(const Node* x, const TensorLayout& from, const TensorLayout& to);
+  void searched(CNode* c, size_t v);
+  void propagate(CNode* c, const PrimData& p);
+  void replicate(CNode* c);
+  void set_out(CNode* c, const std::vector<TensorLayout>& out);
+
+  const Search& s_;
+  const std::vector<int>& choice_;
+  SearchPlan plan_;
+  std::unordered_map<const Node*, TensorLayout> lay_;
+  std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
+  std::vector<std::pair<const Node*, TensorLayout>> weights_;  // in the order decided
+};
+
+class Search {
+ public:
+  Search(Module& m, FuncGraph* root, const SearchOptions& o)
+      : m_(m), root_(root), o_(o), w_(detail::walk(root)), mesh_(search_mesh(o.devices)) {}
+
+  SearchPlan run() {
+    MC_CHECK(o_.mode == "sharding_propagation" || o_.mode == "dynamic_programming", Value,
+             "auto_parallel: search_mode must be 'sharding_propagation' or "
+             "'dynamic_programming', but got '",
+             o_.mode, "'");
+    fwd_ = forward_region(w_);
+    lay_out_args();
+    collect();
+    trace_edges();
+    const CostProfile& p = o_.profile;
+    std::vector<int> choice = choose(0);
+    SearchPlan plan = evaluate(choice);
+    if (p.max_device_memory > 0 && plan.memory_bytes > p.max_device_memory) {
+      double least = plan.memory_bytes;
+      double lambda = plan.step_s() / p.max_device_memory;
+      for (int i = 0; i < 40 && plan.memory_bytes > p.max_device_memory; ++i, lambda *= 2) {
+        choice = choose(lambda);
+        plan = evaluate(choice);
+        least = std::min(least, plan.memory_bytes);
+      }
+      MC_CHECK(plan.memory_bytes <= p.max_device_memory, Value, "auto_parallel: no plan on ",
+               o_.devices, " devices fits max_device_memory (", p.max_device_memory / (1 << 20),
+               " MB per device); the least the search found is ", least / (1 << 20), " MB");
+    }
+    write(choice);
+    return plan;
+  }
+
+ private:
+  // ------------------------------------------------------------ the model
+  TensorLayout whole_layout(const Node* n) const {
+    return TensorLayout(mesh_, shape_of(n), TensorMap(n->abstract()->shape.size()));
+  }
+
+  int weight_index(const Node* n) const {
+    if (!n->is_param() || n->graph() != root_) return -1;
+    const auto& ps = root_->params();
+    auto i = static_cast<size_t>(std::find(ps.begin(), ps.end(), n) - ps.begin());
+    return i >= o_.num_args && i < ps.size() ? static_cast<int>(i - o_.num_args) : -1;
+  }
+
+  // The entry arguments as the dataset strategy lays them out (and the parameters of the
+  // function a vjp differentiates that receive them).
+  void lay_out_args() {
+    for (size_t i = 0; i < o_.inputs.size() && i < root_->params().size(); ++i) {
+      const std::vector<int64_t>& row = o_.inputs[i];
+      Node* x = root_->params()[i];
+      if (row.empty() || !is_tensor(x)) continue;
+      Shape matrix{o_.devices};
+      for (int64_t k : row) matrix[0] /= k;
+      matrix.insert(matrix.end(), row.begin(), row.end());
+      std::vector<Axes> axes = matrix_axes(matrix, mesh_);
+      TensorMap map;
+      for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+      args_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
+    }
+    for (CNode* c : w_.nodes) {
+      const Value* fn = c->is_builtin(Builtin::Vjp) ? detail::const_value(c->input(1)) : nullptr;
+      if (fn == nullptr || !fn->is(ValueKind::Graph)) continue;
+      const auto& params = fn->as_graph()->params();
+      for (size_t k = 3; k < c->size() && k - 3 < params.size(); ++k) {
+        auto it = args_.find(c->input(k));
+        if (it != args_.end()) args_.insert_or_assign(params[k - 3], TensorLayout(it->second));
+      }
+    }
+  }
+
+  TensorLayout layout_of(const std::unordered_map<const Node*, TensorLayout>& lay,
+                         const Node* n) const {
+    auto it = lay.find(n);
+    return it != lay.end() ? it->second : whole_layout(n);
+  }
+
+  // The searched ops of the forward region and their candidates.
+  void collect() {
+    for (CNode* c : w_.nodes) {
+      const PrimData* p = c->prim();
+      if (!fwd_.count(c->graph()) || p == nullptr) continue;
+      RuleFamily f = rule_family(p->op->id);
+      if (f == RuleFamily::None || (elementwise(f) && !p->attrs.has(kStrategyAttr))) continue;
+      bool tensors = true;
+      for (size_t i = 1; i < c->size(); ++i) tensors = tensors && is_tensor(c->input(i));
+      if (!tensors) continue;
+      auto op = std::make_unique<SOp>();
+      op->c = c;
+      op->attrs = std::make_unique<Attrs>();
+      for (const auto& [k, v] : p->attrs.items()) {
+        if (k != kStrategyAttr) op->attrs->set(k, v);
+      }
+      std::vector<Shape> shapes;
+      for (size_t i = 1; i < c->size(); ++i) shapes.push_back(shape_of(c->input(i)));
+      op->call = std::make_unique<OpCall>(OpCall{p->op->id, *op->attrs, shapes, where(c)});
+      op->elem = static_cast<int64_t>(dtype_size(c->input(1)->abstract()->dtype));
+      std::vector<Strategy> cands;
+      if (std::optional<Strategy> s = strategy_attr(p->attrs)) {
+        op->user = true;
+        cands.push_back(*s);
+      } else {
+        try {
+          cands = enumerate_strategies(*op->call, o_.devices);
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::Value) throw;
+          continue;  // a call its rule rejects: left to the rewrite (whole)
+        }
+      }
+      for (Strategy& s : cands) op->cands.push_back(candidate(*op, std::move(s)));
+      index_[c] = static_cast<int>(ops_.size());
+      ops_.push_back(std::move(op));
+    }
+  }
+
+  Cand candidate(const SOp& op, Strategy s) const {
+    Cand k;
+    k.want = strategy_layouts(*op.call, s, mesh_);
+    k.out = infer_layouts(*op.call, k.want);
+    k.s = std::move(s);
+    k.compute = compute_seconds(*op.call, k.want, k.out, op.elem, o_.profile);
+    for (const TensorLayout& l : k.out) k.act += slice_bytes(l, op.elem);
+    return k;
+  }
+
+  Source source(Node* x) const {
+    Source src;
+    for (;;) {
+      src.node = x;
+      if (x->is_param()) {
+        src.kind = weight_index(x) >= 0 ? Source::Weight : Source::Arg;
+        return src;
+      }
+      if (!x->is_cnode()) return src;
+      auto* c = static_cast<CNode*>(x);
+      if (c->is_builtin(Builtin::GetItem)) {
+        auto it = index_.find(c->input(1));
+        std::optional<int64_t> k = detail::const_int(c->input(2));
+        if (it == index_.end() || !k) return src;
+        src.kind = Source::Op;
+        src.op = it->second;
+        src.item = static_cast<size_t>(*k);
+        return src;
+      }
+      if (auto it = index_.find(c); it != index_.end()) {
+        src.kind = Source::Op;
+        src.op = it->second;
+        return src;
+      }
+      const PrimData* p = c->prim();
+      if (p == nullptr || !elementwise(rule_family(p->op->id)) || !is_tensor(c)) return src;
+      Node* lead = nullptr;
+      for (size_t i = 1; i < c->size() && lead == nullptr; ++i) {
+        Node* in = c->input(i);
+        if (is_tensor(in) && weight_index(in) < 0 && in->abstract()->shape == c->abstract()->shape)
+          lead = in;
+      }
+      if (lead == nullptr) return src;
+      src.through = true;
+      x = lead;
+    }
+  }
+
+  void trace_edges() {
+    sources_.resize(ops_.size());
+    first_reader_.assign(ops_.size(), -1);
+    for (size_t v = 0; v < ops_.size(); ++v) {
+      const SOp& op = *ops_[v];
+      for (size_t i = 1; i < op.c->size(); ++i) {
+        Source src = source(op.c->input(i));
+        sources_[v].push_back(src);
+        if (src.kind != Source::Op || src.op == static_cast<int>(v)) continue;
+        const SOp& u = *ops_[static_cast<size_t>(src.op)];
+        if (src.item >= u.cands[0].out.size() ||
+            u.cands[0].out[src.item].shape() != op.cands[0].want[i - 1].shape())
+          continue;
+        Edge e{src.op, static_cast<int>(v), src.item, i - 1, src.through, {}};
+        edge_costs(e);
+        if (first_reader_[static_cast<size_t>(src.op)] < 0)
+          first_reader_[static_cast<size_t>(src.op)] = static_cast<int>(edges_.size());
+        edges_.push_back(std::move(e));
+      }
+    }
+    // The values read whole: by nodes without a rule, and as outputs of the region.
+    sinks_.resize(ops_.size());
+    auto sink = [&](Node* x) {
+      if (!is_tensor(x)) return;
+      Source src = source(x);
+      if (src.kind == Source::Op) sinks_[static_cast<size_t>(src.op)].push_back(src);
+    };
+    for (CNode* c : w_.nodes) {
+      if (!fwd_.count(c->graph()) || index_.count(c)) continue;
+      const PrimData* p = c->prim();
+      if ((p != nullptr && rule_family(p->op->id) != RuleFamily::None) ||
+          (c->is_builtin(Builtin::GetItem) && index_.count(c->input(1))))
+        continue;
+      for (size_t i = 1; i < c->size(); ++i) sink(c->input(i));
+    }
+    for (FuncGraph* g : w_.graphs) {
+      if (fwd_.count(g)) sink(g->output());
+    }
+    // The elementwise ops merged into their producers: their compute on its output slice.
+    merged_.resize(ops_.size());
+    for (CNode* c : w_.nodes) {
+      const PrimData* p = c->prim();
+      if (!fwd_.count(c->graph()) || index_.count(c) || p == nullptr ||
+          !elementwise(rule_family(p->op->id)) || !is_tensor(c))
+        continue;
+      Source src = source(c);
+      if (src.kind == Source::Op)
+        merged_[static_cast<size_t>(src.op)].push_back({src, c->size() - 1});
+    }
+  }
+
+  // The seconds of a training step op u's candidate t brings besides its own compute: the
+  // elementwise ops merged into it, on its output's slice, and making its output whole where
+  // it is read whole (sinks_), forward and backward.
+  double merged_seconds(size_t u, size_t t) const {
+    double c = 0;
+    const SOp& op = *ops_[u];
+    for (const auto& [src, inputs] : merged_[u]) {
+      if (src.item >= op.cands[t].out.size()) continue;
+      const double n = static_cast<double>(op.cands[t].out[src.item].slice_numel());
+      const double bytes = n * static_cast<double>((inputs + 1) * static_cast<size_t>(op.elem));
+      c += kTrainComputeFactor *
+           std::max(n / o_.profile.peak_flops, bytes / o_.profile.mem_bandwidth);
+    }
+    return c + to_whole(u, t);
+  }
+
+  // Making u's output under t whole where it is read whole (sinks_), forward and backward.
+  double to_whole(size_t u, size_t t) const {
+    double c = 0;
+    const SOp& op = *ops_[u];
+    for (const Source& src : sinks_[u]) {
+      if (src.item >= op.cands[t].out.size()) continue;
+      const TensorLayout& l = op.cands[t].out[src.item];
+      c += 2 * redistribution_seconds(l, replicated(l), op.elem, o_.profile);
+    }
+    return c;
+  }
+
+  // edge(u, t, v, s) for every pair, each distinct pair of layouts planned once.
+  void edge_costs(Edge& e) {
+    const SOp& u = *ops_[static_cast<size_t>(e.u)];
+    const SOp& v = *ops_[static_cast<size_t>(e.v)];
+    std::vector<TensorLayout> froms, tos;
+    std::vector<double> resolve;
+    std::vector<size_t> from_id =
+        intern(u.cands.size(), froms, [&](size_t t) { return u.cands[t].out[e.item]; });
+    for (TensorLayout& l : froms) {
+      double r = 0;
+      if (e.through && !l.partial().empty()) {
+        r = redistribution_seconds(l, summed(l), v.elem, o_.profile);
+        l = summed(l);
+      }
+      resolve.push_back(r);
+    }
+    std::vector<size_t> to_id =
+        intern(v.cands.size(), tos, [&](size_t s) { return v.cands[s].want[e.input]; });
+    std::vector<std::vector<double>> memo(froms.size(), std::vector<double>(tos.size(), -1));
+    e.cost.assign(u.cands.size(), std::vector<double>(v.cands.size(), 0));
+    for (size_t t = 0; t < u.cands.size(); ++t) {
+      for (size_t s = 0; s < v.cands.size(); ++s) {
+        double& m = memo[from_id[t]][to_id[s]];
+        if (m < 0)
+          m = resolve[from_id[t]] +
+              redistribution_seconds(froms[from_id[t]], tos[to_id[s]], v.elem, o_.profile);
+        e.cost[t][s] = 2 * m;
+      }
+    }
+  }
+
+  // The distinct layouts of(0 .. n-1) into `distinct`, and each one's index there.
+  template <class F>
+  static std::vector<size_t> intern(size_t n, std::vector<TensorLayout>& distinct, F of) {
+    std::map<std::string, size_t> ids;
+    std::vector<size_t> id;
+    for (size_t i = 0; i < n; ++i) {
+      TensorLayout l = of(i);
+      auto [it, fresh] = ids.emplace(l.to_string(), distinct.size());
+      if (fresh) distinct.push_back(std::move(l));
+      id.push_back(it->second);
+    }
+    return id;
+  }
+
+  // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.
+  double grad_seconds(const TensorLayout& l, int64_t elem) const {
+    Axes rep;
+    for (int a = 0; a < mesh_.ndim(); ++a) {
+      if (l.dim_of(a) < 0) rep.push_back(a);
+    }
+    return collective_seconds(MoveKind::AllReduce, mesh_.group_size(rep), slice_bytes(l, elem),
+                              o_.profile);
+  }
+  double weight_bytes(const TensorLayout& l, int64_t elem) const {
+    return slice_bytes(l, elem) * (2 + o_.profile.optimizer_factor);
+  }
+
+  // own(v, s) + λ × its memory.
+  double own(size_t v, size_t s, double lambda) const {
+    const SOp& op = *ops_[v];
+    const Cand& k = op.cands[s];
+    double t = kTrainComputeFactor * k.compute + merged_seconds(v, s), mem = k.act;
+    for (size_t i = 0; i < sources_[v].size(); ++i) {
+      const Source& src = sources_[v][i];
+      if (src.kind == Source::Weight) {
+        t += grad_seconds(k.want[i], op.elem);
+        mem += weight_bytes(k.want[i], op.elem);
+      } else if (src.kind == Source::Arg) {
+        auto it = args_.find(src.node);
+        if (it != args_.end())
+          t += 2 * redistribution_seconds(it->second, k.want[i], op.elem, o_.profile);
+      }
+    }
+    return t + lambda * mem;
+  }
+
+  // ------------------------------------------------------------ the searches
+  std::vector<int> choose(double lambda) const {
+    return o_.mode == "dynamic_programming" ? viterbi(lambda) : propagate(lambda);
+  }
+
+  std::vector<int> viterbi(double lambda) const {
+    const size_t n = ops_.size();
+    std::vector<std::vector<double>> best(n);
+    // arg[e][s]: the candidate of edge e's producer that v's candidate s is best with.
+    std::vector<std::vector<size_t>> arg(edges_.size());
+    std::vector<std::vector<size_t>> in_edges(n);
+    for (size_t e = 0; e < edges_.size(); ++e)
+      in_edges[static_cast<size_t>(edges_[e].v)].push_back(e);
+    for (size_t v = 0; v < n; ++v) {
+      const size_t k = ops_[v]->cands.size();
+      best[v].resize(k);
+      for (size_t e : in_edges[v]) arg[e].assign(k, 0);
+      for (size_t s = 0; s < k; ++s) {
+        double total = own(v, s, lambda);
+        for (size_t e : in_edges[v]) {
+          const Edge& ed = edges_[e];
+          const auto u = static_cast<size_t>(ed.u);
+          const bool first = first_reader_[u] == static_cast<int>(e);
+          double least = kInf;
+          for (size_t t = 0; t < ed.cost.size(); ++t) {
+            double c = ed.cost[t][s] + (first ? best[u][t] : 0);
+            if (c < least) {
+              least = c;
+              arg[e][s] = t;
+            }
+          }
+          total += least;
+        }
+        best[v][s] = total;
+      }
+    }
+    std::vector<int> choice(n, -1);
+    for (size_t v = n; v-- > 0;) {
+      const int e = first_reader_[v];
+      if (e >= 0) {
+        const Edge& ed = edges_[static_cast<size_t>(e)];
+        choice[v] = static_cast<int>(
+            arg[static_cast<size_t>(e)][static_cast<size_t>(choice[static_cast<size_t>(ed.v)])]);
+      } else {
+        choice[v] =
+            static_cast<int>(std::min_element(best[v].begin(), best[v].end()) - best[v].begin());
+      }
+    }
+    return choice;
+  }
+
+  std::vector<int> propagate(double lambda) const {
+    const size_t n = ops_.size();
+    std::vector<int> choice(n, -1);
+    std::vector<std::vector<size_t>> near(n);  // the edges at each op
+    for (size_t e = 0; e < edges_.size(); ++e) {
+      near[static_cast<size_t>(edges_[e].u)].push_back(e);
+      near[static_cast<size_t>(edges_[e].v)].push_back(e);
+    }
+    std::deque<size_t> queue;
+    for (size_t v = 0; v < n; ++v) {
+      if (ops_[v]->user) {
+        choice[v] = 0;
+        queue.push_back(v);
+      }
+    }
+    // The cheapest candidate of v given its decided neighbours.
+    auto decide = [&](size_t v) {
+      double least = kInf;
+      for (size_t s = 0; s < ops_[v]->cands.size(); ++s) {
+        double c = own(v, s, lambda);
+        for (size_t e : near[v]) {
+          const Edge& ed = edges_[e];
+          const bool out = static_cast<size_t>(ed.u) == v;
+          const int w = choice[static_cast<size_t>(out ? ed.v : ed.u)];
+          if (w < 0) continue;
+          c += out ? ed.cost[s][static_cast<size_t>(w)] : ed.cost[static_cast<size_t>(w)][s];
+        }
+        if (c < least) {
+          least = c;
+          choice[v] = static_cast<int>(s);
+        }
+      }
+      queue.push_back(v);
+    };
+    if (queue.empty() && n > 0) {
+      size_t start = 0;
+      double most = -1;
+      for (size_t v = 0; v < n; ++v) {
+        const Cand& k = ops_[v]->cands[0];
+        double f = k.compute;
+        if (f > most) {
+          most = f;
+          start = v;
+        }
+      }
+      decide(start);
+    }
+    for (size_t next = 0;;) {
+      while (!queue.empty()) {
+        size_t u = queue.front();
+        queue.pop_front();
+        std::vector<size_t> reach;
+        for (size_t e : near[u]) {
+          const Edge& ed = edges_[e];
+          reach.push_back(static_cast<size_t>(static_cast<size_t>(ed.u) == u ? ed.v : ed.u));
+        }
+        std::sort(reach.begin(), reach.end());
+        for (size_t v : reach) {
+          if (choice[v] < 0) decide(v);
+        }
+      }
+      while (next < n && choice[next] >= 0) ++next;
+      if (next == n) break;
+      decide(next);
+    }
+    return choice;
+  }
+
+  // ------------------------------------------------------------ the exact cost
+  SearchPlan evaluate(const std::vector<int>& choice) const {
+    return Evaluate(*this, choice).run();
+  }
+
+  void write(const std::vector<int>& choice) {
+    for (size_t v = 0; v < ops_.size(); ++v) {
+      SOp& op = *ops_[v];
+      if (op.user) continue;
+      const Strategy& s = op.cands[static_cast<size_t>(choice[v])].s;
+      std::vector<int64_t> code{static_cast<int64_t>(s.size())};
+      for (const auto& row : s) code.push_back(static_cast<int64_t>(row.size()));
+      for (const auto& row : s) code.insert(code.end(), row.begin(), row.end());
+      Attrs a = op.c->prim()->attrs;
+      a.set(kStrategyAttr, code);
+      Value prim = Value::prim(*op.c->prim()->op, std::move(a));
+      ValueNode* callee = m_.value(prim, op.c->input(0)->span());
+      callee->set_abstract(Abstract::constant(prim));
+      op.c->set_input(0, callee);
+    }
+  }
+
+  Module& m_;
+  FuncGraph* root_;
+  const SearchOptions& o_;
+  detail::Walk w_;
+  DeviceMesh mesh_;
+  std::unordered_set<FuncGraph*> fwd_;
+  std::unordered_map<const Node*, TensorLayout> args_;  // entry arguments not whole
+  std::vector<std::unique_ptr<SOp>> ops_;
+  std::unordered_map<const Node*, int> index_;  // CNode -> its searched op
+  std::vector<std::vector<Source>> sources_;
+  std::vector<Edge> edges_;
+  std::vector<std::vector<Source>> sinks_;  // per op: where its output is read whole
+  // Per op: the elementwise ops merged into it (where they read its output, their inputs).
+  std::vector<std::vector<std::pair<Source, size_t>>> merged_;
+  std::vector<int> first_reader_;  // per op: the edge of its first reader, or -1
+
+  friend class Evaluate;
+};
+
+}  // namespace
+
+SearchPlan search_strategies(Module& m, FuncGraph* root, const SearchOptions& opts) {
+  return Search(m, root, opts).run();
+}
+
+}  // namespace mycel::parallel
+
+namespace mycel::parallel {
+namespace {
+
+int64_t elem_of(const Node* n) { return static_cast<int64_t>(dtype_size(n->abstract()->dtype)); }
+
+TensorLayout Evaluate::layout_of(const Node* n) const {
+  auto it = lay_.find(n);
+  return it != lay_.end() ? it->second : s_.whole_layout(n);
+}
+
+bool Evaluate::undecided(const Node* x) const {
+  if (s_.weight_index(x) < 0) return false;
+  return std::none_of(weights_.begin(), weights_.end(),
+                      [&](const auto& w) { return w.first == x; });
+}
+
+void Evaluate::decide(const Node* x, const TensorLayout& l) {
+  weights_.emplace_back(x, l);
+  if (!whole(l)) lay_.insert_or_assign(x, l);
+}
+
+void Evaluate::redist(const Node* x, const TensorLayout& from, const TensorLayout& to) {
+  plan_.comm_s += 2 * redistribution_seconds(from, to, elem_of(x), s_.o_.profile);
+}
+
+void Evaluate::set_out(CNode* c, const std::vector<TensorLayout>& out) {
+  const int64_t elem = elem_of(c->input(1));
+  for (const TensorLayout& l : out) plan_.memory_bytes += slice_bytes(l, elem);
+  if (out.size() != 1) {
+    items_.insert_or_assign(c, out);
+  } else if (!whole(out[0])) {
+    lay_.insert_or_assign(c, out[0]);
+  }
+}
+
+void Evaluate::searched(CNode* c, size_t v) {
+  const SOp& op = *s_.ops_[v];
+  const Cand& k = op.cands[static_cast<size_t>(choice_[v])];
+  for (size_t i = 0; i < k.want.size(); ++i) {
+    Node* x = c->input(i + 1);
+    if (undecided(x)) {
+      decide(x, k.want[i]);
+    } else {
+      redist(x, layout_of(x), k.want[i]);
+    }
+  }
+  plan_.compute_s += kTrainComputeFactor * k.compute;
+  set_out(c, k.out);
+  plan_.ops.push_back({op_def(op.call->op).name, op.call->shapes, k.s, op.user});
+}
+
+void Evaluate::propagate(CNode* c, const PrimData& p) {
+  std::vector<Shape> shapes;
+  for (size_t i = 1; i < c->size(); ++i) shapes.push_back(layout_of(c->input(i)).shape());
+  OpCall call{p.op->id, p.attrs, shapes, ""};
+  std::vector<TensorLayout> cur;
+  for (size_t i = 1; i < c->size(); ++i) {
+    TensorLayout l = layout_of(c->input(i));
+    redist(c->input(i), l, summed(l));
+    cur.push_back(summed(l));
+  }
+  std::optional<std::vector<TensorLayout>> out;
+  try {
+    out = infer_layouts(call, cur);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Value) throw;
+  }
+  const Shape out_shape = shape_of(c);
+  for (size_t i = 0; !out && i < cur.size() && elementwise(rule_family(call.op)); ++i) {
+    if (whole(cur[i]) || cur[i].shape() != out_shape) continue;
+    std::vector<TensorLayout> want = elementwise_inputs(call, cur[i]);
+    for (size_t j = 0; j < cur.size(); ++j) {
+      if (undecided(c->input(j + 1))) {
+        decide(c->input(j + 1), want[j]);
+      } else {
+        redist(c->input(j + 1), cur[j], want[j]);
+      }
+    }
+    cur = want;
+    out = infer_layouts(call, cur);
+  }
+  if (!out) {
+    for (size_t j = 0; j < cur.size(); ++j) {
+      redist(c->input(j + 1), cur[j], replicated(cur[j]));
+      cur[j] = replicated(cur[j]);
+    }
+    out = infer_layouts(call, cur);
+  }
+  for (size_t j = 1; j < c->size(); ++j) {
+    if (undecided(c->input(j))) decide(c->input(j), replicated(cur[j - 1]));
+  }
+  plan_.compute_s +=
+      kTrainComputeFactor * compute_seconds(call, cur, *out, elem_of(c->input(1)), s_.o_.profile);
+  set_out(c, *out);
+}
+
+void Evaluate::replicate(CNode* c) {
+  for (size_t i = 1; i < c->size(); ++i) {
+    Node* x = c->input(i);
+    if (!is_tensor(x)) continue;
+    if (undecided(x)) decide(x, s_.whole_layout(x));
+    auto it = lay_.find(x);
+    if (it != lay_.end()) redist(x, it->second, replicated(it->second));
+  }
+  if (is_tensor(c))
+    plan_.memory_bytes +=
+        static_cast<double>(elem_of(c)) * static_cast<double>(s_.whole_layout(c).slice_numel());
+}
+
+SearchPlan Evaluate::run() {
+  plan_.mode = s_.o_.mode;
+  plan_.devices = s_.o_.devices;
+  for (const auto& [x, l] : s_.args_) {
+    if (!whole(l)) lay_.insert_or_assign(x, l);
+  }
+  for (CNode* c : s_.w_.nodes) {
+    if (!s_.fwd_.count(c->graph())) continue;
+    if (c->is_builtin(Builtin::GetItem)) {
+      auto it = items_.find(c->input(1));
+      std::optional<int64_t> k = detail::const_int(c->input(2));
+      if (it != items_.end() && k && static_cast<size_t>(*k) < it->second.size()) {
+        const TensorLayout& l = it->second[static_cast<size_t>(*k)];
+        if (!whole(l)) lay_.insert_or_assign(c, l);
+        continue;
+      }
+    }
+    if (auto it = s_.index_.find(c); it != s_.index_.end()) {
+      searched(c, static_cast<size_t>(it->second));
+      continue;
+    }
+    const PrimData* p = c->prim();
+    bool split = false, tensors = true;
+    for (size_t i = 1; i < c->size(); ++i) {
+      split = split || lay_.count(c->input(i)) > 0;
+      tensors = tensors && is_tensor(c->input(i));
+    }
+    if (p != nullptr && split && tensors && rule_family(p->op->id) != RuleFamily::None) {
+      propagate(c, *p);
+    } else {
+      replicate(c);
+    }
+  }
+  for (FuncGraph* g : s_.w_.graphs) {
+    if (!s_.fwd_.count(g) || !is_tensor(g->output())) continue;
+    auto it = lay_.find(g->output());
+    if (it != lay_.end()) redist(g->output(), it->second, replicated(it->second));
+  }
+  for (const auto& [x, l] : weights_) {
+    plan_.grad_s += s_.grad_seconds(l, elem_of(x));
+    plan_.memory_bytes += s_.weight_bytes(l, elem_of(x));
+  }
+  return std::move(plan_);
+}
+
+}  // namespace
+}  // namespace mycel::parallel

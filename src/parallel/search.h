@@ -1,0 +1,93 @@
+// The strategy search of automatic parallelism (parallel_mode="auto_parallel"): a strategy
+// for every op of the network that has a parallel rule, chosen on the cost model
+// (cost_model.h), then applied by the one rewrite (spmd.h) as if the user had set it with
+// Primitive.shard.
+//
+// Where: inside spmd_rewrite, first (PipelineOptions::before_ad: the specialised program
+// with its calls inlined, before autodiff), on the forward region (the function a vjp
+// differentiates, or the whole program). It writes kStrategyAttr onto every searched op;
+// ops the user sharded keep their strategies.
+//
+// The model of the program: the *searched ops* are the calls of ops with a rule other than
+// the elementwise ones (MatMul, BatchMatMul, reductions, Softmax, LayerNorm, Gather, Reshape,
+// Transpose, Conv2D, pools, the losses), each with its candidates (strategies.h, all on the
+// search mesh); the elementwise ops (unary, binary, BiasAdd) are merged into their producers
+// (Alpa): a layout passes through them, its partial sums resolved. An *edge* runs from a
+// searched op u to a searched op v when one of v's inputs is u's output, possibly through
+// elementwise ops (the input spanning their output). Costs, in seconds of a training step:
+//   own(v, s)      3 × compute on the slices, the redistribution of entry arguments (as the
+//                  dataset strategy lays them out) to s, and the gradient AllReduce of the
+//                  weights s reads over the axes they are replicated along (+ λ × memory);
+//   edge(u,t,v,s)  2 × (resolving u's partial sums when it passes elementwise ops, then the
+//                  redistribution of u's output under t to v's input under s): the forward
+//                  move and its transpose in the backward.
+//
+//   sharding_propagation  (MindSpore's) from the ops the user sharded, in breadth-first
+//                  order over the edges, each reached op takes the candidate of least own
+//                  cost plus the edge costs to its decided neighbours; with no sharded op,
+//                  the op of most flops starts with its cheapest candidate. Ops no edge
+//                  reaches start anew, in program order.
+//   dynamic_programming  a Viterbi over the searched ops in topological order:
+//                  best(v, s) = own(v, s) + Σ over in-edges (u → v) of
+//                  min_t [best(u, t) + edge(u, t, v, s)], then backtracked from the ops no
+//                  edge leaves. Exact on chains and trees (an MLP; a transformer block once its
+//                  elementwise ops are merged, but for its residual stream); where a value
+//                  has several readers (fan-out) its subtree counts at its first reader, and
+//                  the later readers add the cheapest edge from any of its candidates (a lower
+//                  bound); its strategy is the one its first reader chose.
+// Memory is a hard limit (CostProfile::max_device_memory): a plan over it is searched again
+// with memory weighted into the costs (λ doubling) until it fits, else a ValueError naming
+// the limit and the least memory found. Every plan is then costed exactly
+// (`evaluate`, which lays the program out as spmd_rewrite does). Ties go to the earlier
+// candidate: plans are deterministic.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/passes/pass_util.h"
+#include "ir/anf.h"
+#include "parallel/cost_model.h"
+
+namespace mycel::parallel {
+
+// The graphs of the forward region: those a vjp differentiates (and the graphs they reach),
+// or every graph of the walk when there is no vjp.
+std::unordered_set<ir::FuncGraph*> forward_region(const compiler::detail::Walk& w);
+
+struct SearchOptions {
+  std::string mode;  // "sharding_propagation" | "dynamic_programming"
+  int64_t devices = 1;
+  size_t num_args = 0;  // the entry graph's parameters before the weights
+  // Per entry argument: the slice counts of its dataset strategy, empty when whole.
+  std::vector<std::vector<int64_t>> inputs;
+  CostProfile profile;
+};
+
+struct PlannedOp {
+  std::string op;             // "MatMul"
+  std::vector<Shape> shapes;  // the global shapes of its inputs
+  Strategy strategy;
+  bool user = false;  // set by Primitive.shard, not searched
+};
+
+struct SearchPlan {
+  std::string mode;
+  int64_t devices = 1;
+  std::vector<PlannedOp> ops;  // in program order
+  double compute_s = 0;        // per training step, on one device
+  double comm_s = 0;           // redistribution, forward and backward
+  double grad_s = 0;           // the gradient AllReduces of replicated weights
+  double memory_bytes = 0;     // per device
+  double step_s() const { return compute_s + comm_s + grad_s; }
+  // One line per op ("MatMul [8,6] [6,16] ((1,1),(1,4))", " user" when set by the user),
+  // then the predicted step time (ms), its parts and the memory per device (MB).
+  std::string to_string() const;
+};
+
+// Chooses the strategies (above) and writes them onto the ops of the forward region of
+// `root`. ValueError for an unknown mode or a memory limit no plan meets.
+SearchPlan search_strategies(ir::Module& m, ir::FuncGraph* root, const SearchOptions& opts);
+
+}  // namespace mycel::parallel

@@ -1,0 +1,156 @@
+"""The strategy search of auto_parallel, planned without processes (mycel.parallel.search.plan
+compiles a network for N devices and returns the plan; src/parallel/search.h):
+
+- golden plans: the Megatron-size MLP and the transformer block of auto_parallel_nets.py on
+  1, 2, 4, 8, 64 and 1,024 devices, in both search modes, on the profile kept beside the
+  golden files (tests/golden/parallel/profile.json, measured on this machine by
+  ``python -m mycel.parallel.calibrate``), equal to tests/golden/parallel/*.txt and the same
+  when planned twice (MYCEL_UPDATE_GOLDEN=1 rewrites the files);
+- sanity: dynamic programming splits a large MLP Megatron's way on 4 devices (column, then
+  row: one AllReduce of the activations instead of all-reducing 32 MB of weight gradients)
+  and a tiny MLP with a large batch by its rows (data parallelism: the compute on 65,536 rows
+  is what costs, the weights' gradient all-reduces cost their latency whatever the plan);
+- the memory limit (set_context(max_device_memory)) changes the plan or is an error; a user
+  strategy that does not fit is an error naming the op and the line;
+- the context: auto_parallel and its search modes, recursive_programming not built (PYNATIVE
+  mode and a compile outside a job are refused as in semi_auto_parallel:
+  test_semi_auto_parallel.py)."""
+import os
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import nn
+from mycel.parallel import context as pctx, search
+from auto_parallel_nets import MLP, mlp_data, Block, block_data
+
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "parallel")
+DEVICES = (1, 2, 4, 8, 64, 1024)
+MODES = {"dp": "dynamic_programming", "sp": "sharding_propagation"}
+
+
+@pytest.fixture(autouse=True)
+def golden_profile():
+    search.set_profile(os.path.join(GOLDEN, "profile.json"))
+    yield
+    search.set_profile(None)
+    ms.context._context.pop("max_device_memory", None)
+
+
+def plan_mlp(n, mode, b=64, d=1024, h=4096, o=1024):
+    net = MLP(d, h, o, ms.float32)
+    loss = nn.WithLossCell(net, nn.MSELoss())
+    return search.plan(ms.value_and_grad(loss, None, net.trainable_params()),
+                       *mlp_data(b, d, o, ms.float32), device_num=n, search_mode=mode)
+
+
+def plan_block(n, mode):
+    net = Block(dtype=ms.float32)
+    return search.plan(ms.value_and_grad(net, None, net.trainable_params()), *block_data(),
+                       device_num=n, search_mode=mode)
+
+
+def strategies(plan):
+    """{op line without its strategy: [strategies]} of a plan's text."""
+    out = {}
+    for line in plan.splitlines()[1:-1]:
+        head, _, strategy = line.partition(" ((")
+        out.setdefault(head, []).append("((" + strategy)
+    return out
+
+
+@pytest.mark.parametrize("net", ["mlp", "block"])
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_golden_plans(net, mode):
+    plan = plan_mlp if net == "mlp" else plan_block
+    text = "".join(plan(n, MODES[mode]) + "\n" for n in DEVICES)
+    path = os.path.join(GOLDEN, f"{net}_{mode}.txt")
+    if os.environ.get("MYCEL_UPDATE_GOLDEN"):
+        with open(path, "w") as f:
+            f.write(text)
+    with open(path) as f:
+        assert text == f.read()
+    # Deterministic: planned again (fresh networks), the same plan.
+    assert plan(DEVICES[-1], MODES[mode]) == text.split("\n\n")[-2] + "\n"
+
+
+def test_one_device_plans_nothing():
+    plan = plan_block(1, "dynamic_programming")
+    for ops in strategies(plan).values():
+        for s in ops:
+            assert set(s) <= set("(1, )"), plan
+    assert "redistribution 0," in plan and "all-reduce 0)" in plan
+
+
+def test_dynamic_programming_splits_a_large_mlp_megatron_s_way():
+    plan = plan_mlp(4, "dynamic_programming")
+    s = strategies(plan)
+    assert s["MatMul [64,1024] [1024,4096]"] == ["((1, 1), (1, 4))"], plan
+    assert s["MatMul [64,4096] [4096,1024]"] == ["((1, 4), (4, 1))"], plan
+
+
+def test_dynamic_programming_splits_a_tiny_mlp_with_a_large_batch_by_rows():
+    plan = plan_mlp(4, "dynamic_programming", b=65536, d=64, h=64, o=16)
+    s = strategies(plan)
+    assert s["MatMul [65536,64] [64,64]"] == ["((4, 1), (1, 1))"], plan
+    assert s["MatMul [65536,64] [64,16]"] == ["((4, 1), (1, 1))"], plan
+
+
+def _memory_mb(plan):
+    return float(plan.rsplit("memory ", 1)[1].split(" MB")[0])
+
+
+def test_the_memory_limit_changes_the_plan_or_is_an_error():
+    free = plan_mlp(64, "dynamic_programming")
+    assert _memory_mb(free) > 2.0
+    ms.set_context(max_device_memory="0.002GB")  # 2.05 MB per device
+    for mode in MODES.values():
+        tight = plan_mlp(64, mode)
+        assert _memory_mb(tight) <= 0.002 * 1024, tight
+    with pytest.raises(ValueError, match="no plan on 4 devices fits max_device_memory"):
+        plan_mlp(4, "dynamic_programming")
+    with pytest.raises(ValueError, match="max_device_memory must look like '2GB'"):
+        ms.set_context(max_device_memory="2 gigabytes")
+
+
+def test_a_user_strategy_that_does_not_fit_names_the_op_and_line():
+    net = MLP(6, 15, 4, ms.float32)
+    net.mm1.shard(((1, 1), (1, 2)))  # 15 columns in 2
+    loss = nn.WithLossCell(net, nn.MSELoss())
+    with pytest.raises(ValueError, match=r"For 'MatMul'.*cannot be divided into 2 slices"
+                                         r"(.|\n)*auto_parallel_nets.py") as e:
+        search.plan(ms.value_and_grad(loss, None, net.trainable_params()),
+                    *mlp_data(8, 6, 4, ms.float32), device_num=2,
+                    search_mode="sharding_propagation")
+    assert "self.mm1(x, self.w1)" in str(e.value)
+
+
+def test_profiles_are_checked():
+    with pytest.raises(ValueError, match="lacks"):
+        search.set_profile({"peak_flops": 1.0})
+    p = search.load_profile(os.path.join(GOLDEN, "profile.json"))
+    with pytest.raises(ValueError, match="'alpha' must be a positive number"):
+        search.set_profile(dict(p, alpha=0))
+    # The committed default profile is a calibrated one too.
+    assert set(search.PROFILE_KEYS) <= set(search.load_profile())
+
+
+def test_the_context_and_its_errors():
+    try:
+        pctx.set_auto_parallel_context(parallel_mode="auto_parallel",
+                                       search_mode="dynamic_programming")
+        assert pctx.get_auto_parallel_context("search_mode") == "dynamic_programming"
+        with pytest.raises(ValueError, match="'recursive_programming' is not built"):
+            pctx.set_auto_parallel_context(search_mode="recursive_programming")
+        with pytest.raises(ValueError, match="must be one of"):
+            pctx.set_auto_parallel_context(search_mode="ilp")
+    finally:
+        pctx.reset_auto_parallel_context()
+    with pytest.raises(ValueError, match="device_num must be a positive int"):
+        search.plan(lambda: None, device_num=0)
+    net = MLP(4, 8, 2, ms.float32)
+    x = ms.Tensor(np.ones((2, 4), np.float32))
+    search.plan(net, x, device_num=2)
+    with pytest.raises(RuntimeError, match="already compiled"):
+        search.plan(net, x, device_num=2)
