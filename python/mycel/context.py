@@ -5,6 +5,7 @@ Modes: PYNATIVE_MODE runs every op eagerly from Python. GRAPH_MODE compiles
 ``@mycel.jit`` does the same for single functions in either mode.
 """
 import os
+import re
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -72,8 +73,7 @@ def set_context(**kwargs):
         if key == "jit_cache_limit":
             _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
         if key == "max_device_memory":  # the strategy search's memory limit
-            from mycel.parallel import search
-            search.parse_memory(value)
+            parse_max_device_memory(value)
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value
@@ -110,3 +110,13 @@ def _watch_sigint():
 
 _init_jit_cache_limit()
 _watch_sigint()
+
+
+def parse_max_device_memory(v):
+    """set_context(max_device_memory=...) in bytes: MindSpore's "<n>GB"; ValueError otherwise
+    (read by the strategy search, mycel.parallel.search)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", str(v))
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"For 'set_context', max_device_memory must look like '2GB' (a "
+                         f"positive number of GB), but got {v!r}.")
+    return float(m.group(1)) * (1 << 30)

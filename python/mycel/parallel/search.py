@@ -17,7 +17,6 @@ predicted step time and memory per device).
 """
 import json
 import os
-import re
 
 PROFILE_KEYS = ("peak_flops", "mem_bandwidth", "alpha", "beta", "optimizer_factor")
 DEFAULT_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.json")
@@ -75,16 +74,7 @@ def max_device_memory_bytes():
     """set_context(max_device_memory=...) in bytes (MindSpore's "<n>GB"), 0 when unset."""
     from mycel import context
     v = context._context.get("max_device_memory")
-    return 0 if v is None else parse_memory(v)
-
-
-def parse_memory(v):
-    """MindSpore's "<n>GB" in bytes; ValueError otherwise."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", str(v))
-    if not m or float(m.group(1)) <= 0:
-        raise ValueError(f"For 'set_context', max_device_memory must look like '2GB' (a "
-                         f"positive number of GB), but got {v!r}.")
-    return float(m.group(1)) * (1 << 30)
+    return 0 if v is None else context.parse_max_device_memory(v)
 
 
 def profile_numbers():
