@@ -45,9 +45,12 @@ struct Options {
   std::string codegen;
 };
 
-// Converts: reads and imports the model, lowers, optimises, writes BASE.ms, then runs the
-// source model and the converted one on the same seeded random inputs and prints the accuracy
-// difference of each output to `out`. Options not built yet are ValueErrors saying so.
+// Converts: reads and imports the model, lowers, optimises, applies the precision options
+// (--configFile quantization, then --fp16=on weight storage: converter/quant.h), writes
+// BASE.ms, then runs the source model and the converted one on the same inputs (the
+// calibration samples of a FULL_QUANT config, else one seeded random input) and prints each
+// output's mean and max relative difference and, for [N, C] outputs, top-1 agreement to
+// `out`. Options not built yet are ValueErrors saying so.
 void convert(const Options& o, std::ostream& out);
 
 // The command line: --fmk --modelFile --outputFile [--fp16 --configFile --trainModel

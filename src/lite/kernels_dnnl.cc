@@ -68,9 +68,10 @@ struct DnnlConv : NodeKernel {
   std::optional<dnnl::reorder> src_reorder, dst_reorder;
   std::unordered_map<int, memory> args;
   bool reorder_each_run = false;
+  bool bf16 = false;  // x and the weights in bfloat16, y and the accumulation float32
   int64_t work = 0;
 
-  DnnlConv(const Graph& g, const NodeDesc& node) : NodeKernel(g, node) {
+  DnnlConv(const Graph& g, const NodeDesc& node, bool bf16_) : NodeKernel(g, node), bf16(bf16_) {
     const Dims& w = in[1];
     try {
       make(g);
@@ -89,6 +90,7 @@ struct DnnlConv : NodeKernel {
     memory::dims wd =
         G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
     const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
+    const auto xt = bf16 ? memory::data_type::bf16 : kF32;
     memory::desc src_md(xd, kF32, Tag::nchw), dst_md(yd, kF32, Tag::nchw);
     memory::desc bias_md({w[0]}, kF32, Tag::x);
     memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
@@ -98,8 +100,8 @@ struct DnnlConv : NodeKernel {
     if (append_act(po, a.act)) attr.set_post_ops(po);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      memory::desc s = attempt == 1 ? memory::desc(xd, kF32, Tag::any) : src_md;
-      memory::desc k(wd, kF32, attempt == 2 ? wtag : Tag::any);
+      memory::desc s(xd, xt, attempt == 1 ? Tag::any : Tag::nchw);
+      memory::desc k(wd, xt, attempt == 2 ? wtag : Tag::any);
       memory::desc y = attempt == 2 ? dst_md : memory::desc(yd, kF32, Tag::any);
       auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::convolution_direct, s, k,
@@ -180,7 +182,7 @@ struct DnnlGemm : NodeKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n) {
+std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool bf16) {
   // oneDNN rejects empty problems: the reference handles them (it writes nothing or the bias).
   for (int t : n.inputs)
     if (numel(g.tensors[t].shape) == 0) return make_ref_kernel(g, n);
@@ -193,7 +195,7 @@ std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n) {
     const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
     if (extent > kMaxDnnlWindow || *std::max_element(a.pad, a.pad + 4) > kMaxDnnlWindow)
       return make_ref_kernel(g, n);
-    return std::make_unique<DnnlConv>(g, n);
+    return std::make_unique<DnnlConv>(g, n, bf16);
   }
   return std::make_unique<DnnlGemm>(g, n);
 }
