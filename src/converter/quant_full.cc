@@ -53,7 +53,7 @@ struct Runner {
 // What calibration learns of one activation tensor.
 struct Stats {
   float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
-  std::vector<double> hist;  // of |x| over [0, max(|lo|, |hi|)], KL only
+  std::vector<double> hist;  // of nonzero |x| over [0, max(|lo|, |hi|)], KL only
   float amax() const { return std::max(std::fabs(lo), std::fabs(hi)); }
 };
 
@@ -123,15 +123,17 @@ std::vector<Stats> calibrate(const Graph& g, const std::vector<int>& nodes,
     }
   }
   if (!kl) return st;
-  for (int k : nodes) st[g.nodes[k].inputs[0]].hist.assign(kBins, 0.0);
+  for (int k : nodes)  // one-sided tensors only (see full_quantize)
+    if (st[g.nodes[k].inputs[0]].lo >= 0.f) st[g.nodes[k].inputs[0]].hist.assign(kBins, 0.0);
   for (const Sample& s : samples) {
     r.run(s);
     for (int k : nodes) {
       const int t = g.nodes[k].inputs[0];
       Stats& a = st[t];
-      if (a.amax() <= 0.f) continue;
+      if (a.hist.empty() || a.amax() <= 0.f) continue;
       const float inv = kBins / a.amax();
-      for (float v : r.vals[t]) ++a.hist[std::min(kBins - 1, static_cast<int>(std::fabs(v) * inv))];
+      for (float v : r.vals[t])  // zeros (ReLU's many) are exact at any threshold: left out
+        if (v != 0.f) ++a.hist[std::min(kBins - 1, static_cast<int>(std::fabs(v) * inv))];
     }
   }
   return st;
@@ -251,10 +253,7 @@ void full_quantize(Graph& g, const QuantConfig& c, const std::vector<Sample>& sa
     if (!g.tensors[t].quant.scale.empty()) continue;  // read by an earlier node
     const Stats& s = st[t];
     float lo = s.lo, hi = s.hi;
-    if (kl && s.amax() > 0.f) {
-      const float th = kl_threshold(s, lo >= 0.f ? 255 : 128);
-      lo = std::max(lo, -th), hi = std::min(hi, th);
-    }
+    if (kl && lo >= 0.f && hi > 0.f) hi = std::min(hi, kl_threshold(s, 255));
     g.tensors[t].quant = activation_params(lo, hi);
   }
   for (int k : nodes) quantize_node(g, k, c.per_channel);
