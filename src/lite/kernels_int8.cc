@@ -10,6 +10,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,14 @@ struct Int8Node : NodeKernel {
   uint8_t q(float v) const { return quantize_u8(v, inv_sx, zx); }
   // The float32 output of channel o from its integer total.
   float dequant(int64_t total, int64_t o) const { return static_cast<float>(total) * mult[o]; }
+  // Whether every total fits int32 (|q_x - zp_x| <= 255, |q_w| <= 128): the optimised kernels
+  // then sum in int32 as oneDNN does; otherwise the node runs on the reference.
+  bool fits_int32() const {
+    int64_t worst = 0;
+    for (size_t o = 0; o < comp.size(); ++o)
+      worst = std::max(worst, std::abs(bias[o]) + std::abs(comp[o] - bias[o]));
+    return 255 * 128 * per_out + worst < (int64_t{1} << 31);
+  }
 };
 
 struct RefInt8Conv : Int8Node {
@@ -117,7 +126,8 @@ dnnl::stream& stream() {
 }
 
 // oneDNN's int8 convolution on an input quantized into a zp-padded NHWC uint8 buffer (so the
-// primitive has no padding), int32 NHWC output, the epilogue writing NCHW float32.
+// primitive has no padding; oneDNN's plain-layout int8 convolution is its slow reference),
+// int32 NHWC output, the epilogue writing NCHW float32.
 struct DnnlInt8Conv : Int8Node {
   dnnl::convolution_forward prim;
   memory src_m, wei_m, dst_m;
@@ -178,11 +188,14 @@ struct DnnlInt8Conv : Int8Node {
     prim.execute(stream(),
                  {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}});
     stream().wait();
-    for (int64_t b = 0; b < N; ++b)
-      for (int64_t p = 0; p < OHW; ++p) {
-        const int32_t* r = acc.data() + (b * OHW + p) * O;
-        for (int64_t o = 0; o < O; ++o) dst[(b * O + o) * OHW + p] = dequant(r[o] + comp[o], o);
-      }
+    for (int64_t bo = 0; bo < N * O; ++bo) {  // int32 sums (checked to fit)
+      const int64_t o = bo % O;
+      const int32_t c = static_cast<int32_t>(comp[o]);
+      const float m = mult[o];
+      const int32_t* r = acc.data() + (bo / O) * OHW * O + o;
+      float* y = dst + bo * OHW;
+      for (int64_t p = 0; p < OHW; ++p) y[p] = static_cast<float>(r[p * O] + c) * m;
+    }
     apply_act(dst, numel(out), a.act);
   }
 };
@@ -190,10 +203,11 @@ struct DnnlInt8Conv : Int8Node {
 // FullyConnected through oneDNN's u8 x s8 -> s32 gemm.
 struct DnnlInt8Fc : Int8Node {
   std::vector<uint8_t> xq;
-  std::vector<int32_t> acc;
+  std::vector<int32_t> acc, comp32;
   DnnlInt8Fc(const Graph& g, const NodeDesc& node) : Int8Node(g, node) {
     xq.resize(static_cast<size_t>(numel(in[0])));
     acc.resize(static_cast<size_t>(numel(out)));
+    comp32.assign(comp.begin(), comp.end());
   }
   void run(const float* const* src, float* dst) override {
     const int64_t M = out[0], N = out[1], K = in[0][1];
@@ -205,7 +219,8 @@ struct DnnlInt8Fc : Int8Node {
     MC_CHECK(st == dnnl_success, Runtime, "For 'FullyConnected' (int8 node '", n.name,
              "'): dnnl_gemm_u8s8s32 failed (", static_cast<int>(st), ")");
     for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) dst[i * N + j] = dequant(acc[i * N + j] + comp[j], j);
+      for (int64_t j = 0; j < N; ++j)
+        dst[i * N + j] = static_cast<float>(acc[i * N + j] + comp32[j]) * mult[j];
     apply_act(dst, M * N, n.a.act);
   }
 };
@@ -226,8 +241,14 @@ std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool
     if (conv) return std::make_unique<RefInt8Conv>(g, n);
     return std::make_unique<RefInt8Fc>(g, n);
   }
-  if (conv) return std::make_unique<DnnlInt8Conv>(g, n);
-  return std::make_unique<DnnlInt8Fc>(g, n);
+  if (conv) {
+    auto k = std::make_unique<DnnlInt8Conv>(g, n);
+    if (k->fits_int32()) return k;
+    return std::make_unique<RefInt8Conv>(g, n);
+  }
+  auto k = std::make_unique<DnnlInt8Fc>(g, n);
+  if (k->fits_int32()) return k;
+  return std::make_unique<RefInt8Fc>(g, n);
 }
 
 }  // namespace mycel::lite

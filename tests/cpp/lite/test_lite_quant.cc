@@ -175,12 +175,12 @@ TEST(LiteQuant, KlClipsOutliersThatMaxMinKeeps) {
   g.outputs = {add_node(g, "fc", OpType::FullyConnected, OpAttrs{},
                         {g.inputs[0], add_weight(g, "w", {4, 1000}, 7)})};
   infer_shapes(g);
-  // A Gaussian bulk (sigma 0.3) with a sparse tail of 8 outliers up to 50.
+  // A ReLU'd Gaussian bulk (sigma 0.3, half zeros) with a sparse tail of 8 outliers up to 50.
   std::vector<Sample> s(10, Sample{std::vector<float>(1000)});
   std::mt19937 gen(3);
   std::normal_distribution<float> normal(0.f, 0.3f);
   for (Sample& x : s)
-    for (float& v : x[0]) v = normal(gen);
+    for (float& v : x[0]) v = std::max(0.f, normal(gen));
   for (int i = 0; i < 8; ++i) s[i][0][17 * i] = 5.f + 45.f * i / 7;
   QuantConfig c;
   c.type = QuantConfig::Type::Full;
@@ -192,8 +192,17 @@ TEST(LiteQuant, KlClipsOutliersThatMaxMinKeeps) {
   const float s_mm = mm.tensors[0].quant.scale[0], s_kl = kl.tensors[0].quant.scale[0];
   const float lo = mm.tensors[0].quant.zero_point[0] * -s_mm;
   EXPECT_NEAR(s_mm, (50.f - lo) / 255.f, 1e-3f);
-  EXPECT_LT(s_kl, s_mm / 5);  // the threshold lies near the bulk, not at 50
+  EXPECT_LT(s_kl, s_mm / 3);  // the threshold drops most of the tail (not 50)
   EXPECT_GT(s_kl, 1.f / 255.f);
+  EXPECT_EQ(kl.tensors[0].quant.zero_point[0], 0);
+  // Two-sided tensors keep their MAX_MIN range under KL (a |x| histogram folds the sides).
+  for (Sample& x : s) x[0][5] = -1.f;
+  Graph mm2 = g, kl2 = g;
+  c.method = QuantConfig::Method::MaxMin;
+  converter::full_quantize(mm2, c, s, log);
+  c.method = QuantConfig::Method::KL;
+  converter::full_quantize(kl2, c, s, log);
+  EXPECT_EQ(kl2.tensors[0].quant.scale, mm2.tensors[0].quant.scale);
 }
 
 TEST(LiteQuant, BiasCorrectionRemovesTheMeanError) {
