@@ -2,7 +2,7 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-privacy, ...: see SECTIONS) runs one section and replaces it in the existing RESULTS.md,
+privacy, lite, ...: see SECTIONS) runs one section and replaces it in the existing RESULTS.md,
 keeping the others as they are; the section says which command produced it."""
 import argparse
 import datetime
@@ -452,6 +452,60 @@ def privacy_section():
     return lines
 
 
+def lite_section():
+    """mycel lite: LeNet-5 batch-1 latency in fp32, bf16 and int8 against PyTorch eager and
+    TorchScript at PyTorch's best thread count; load time; the runtime library's size."""
+    print("bench: mycel lite (LeNet-5 fp32/bf16/int8 via mycel_benchmark and Python, then "
+          "torch eager and TorchScript at 1 and 2 threads) ...", flush=True)
+    my, th = run("lite_bench.py", "mycel"), run("lite_bench.py", "torch")
+    eager_t = min((1, 2), key=lambda t: th[f"eager_{t}"])
+    script_t = min((1, 2), key=lambda t: th[f"script_{t}"])
+    eager64_t = min((1, 2), key=lambda t: th[f"eager64_{t}"])
+    eager, script = th[f"eager_{eager_t}"], th[f"script_{script_t}"]
+    fp32 = my["fp32"]
+    lines = [
+        "## mycel lite",
+        "",
+        f"Produced by bench/lite_bench.py (`make bench`, or `python3 bench/run.py --only lite` "
+        f"for this section alone) on {datetime.date.today()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores (a busy shared machine: means wander, minima are steadier); "
+        "its docstring has the details. LeNet-5 (1x28x28, seeded random weights) exported by "
+        "mycel.export, converted by mycel_convert; int8: full quantization (MAX_MIN, "
+        "per-channel, bias correction) on 32 calibration images. mycel lite runs one thread; "
+        f"PyTorch at its best of 1 and 2 threads (eager: {eager_t}, TorchScript: {script_t}). "
+        "`mycel_benchmark`: C++ latency, median of 3 runs' means (min in brackets); Python: "
+        "`Model.predict` per call, numpy in and out, as PyTorch is timed. Speed ratio: "
+        "PyTorch's time over lite's Python time (> 1: lite faster).",
+        "",
+        "| LeNet-5, batch 1 | mycel_benchmark µs | Python µs | vs PyTorch eager "
+        f"({eager:.1f} µs) | vs TorchScript ({script:.1f} µs) | vs lite fp32 | .ms bytes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for v in ("fp32", "bf16", "int8"):
+        r = my[v]
+        lines.append(f"| {v} | {r['tool_mean_us']:.1f} ({r['tool_min_us']:.1f}) | "
+                     f"{r['python_us']:.1f} | {eager / r['python_us']:.2f} | "
+                     f"{script / r['python_us']:.2f} | "
+                     f"{fp32['tool_min_us'] / r['tool_min_us']:.2f} (min) | {r['file_bytes']} |")
+    e64 = th[f"eager64_{eager64_t}"]
+    lines += [
+        "",
+        f"Batch 64 (Python, µs per call): lite fp32 {fp32['b64_us']:.0f}, bf16 "
+        f"{my['bf16']['b64_us']:.0f}, int8 {my['int8']['b64_us']:.0f}; PyTorch eager "
+        f"{e64:.0f} ({eager64_t} thread(s)).",
+        "",
+        f"Load (`Model.build_from_file` of the fp32 file: map, check, kernels, arena): "
+        f"{my['load_ms']:.3f} ms. `libmycel_lite.so` stripped: {my['lib_stripped_kb']:.0f} KB "
+        "(oneDNN, zlib and libgomp are shared libraries apart; target ≤ 2 MB).",
+        "",
+        "Targets: fp32 ≥ 1.5× PyTorch; int8 ≥ 2× lite's own fp32. ResNet-18 and MobileNetV2 "
+        "rows wait for the ONNX importer's hookup to the converter (not on main when this "
+        "section was written).",
+        "",
+    ]
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "graph": ("## Graph mode", graph_section),
@@ -461,6 +515,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "distributed": ("## Distributed", dist_section),
     "parallel": ("## Tensor parallelism", parallel_section),
     "privacy": ("## Differential privacy", privacy_section),
+    "lite": ("## mycel lite", lite_section),
 }
 
 
@@ -549,6 +604,7 @@ def main():
     lines += dist_section("the same `make bench` run")
     lines += parallel_section()
     lines += privacy_section()
+    lines += lite_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

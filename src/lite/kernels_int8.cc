@@ -176,13 +176,15 @@ struct DnnlInt8Conv : Int8Node {
     const OpAttrs& a = n.a;
     const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3];
     const int64_t O = out[1], OHW = out[2] * out[3];
+    const float inv = inv_sx;  // locals: the uint8 stores may alias members
+    const int32_t z = zx;
     if (a.pad[0] || a.pad[1] || a.pad[2] || a.pad[3]) std::memset(xq.data(), zx, xq.size());
     for (int64_t b = 0; b < N; ++b)
       for (int64_t c = 0; c < C; ++c) {
         const float* xp = src[0] + (b * C + c) * H * W;
         for (int64_t h = 0; h < H; ++h) {
           uint8_t* row = xq.data() + ((b * Hp + h + a.pad[0]) * Wp + a.pad[2]) * C + c;
-          for (int64_t ww = 0; ww < W; ++ww) row[ww * C] = q(xp[h * W + ww]);
+          for (int64_t ww = 0; ww < W; ++ww) row[ww * C] = quantize_u8(xp[h * W + ww], inv, z);
         }
       }
     prim.execute(stream(),
@@ -212,7 +214,9 @@ struct DnnlInt8Fc : Int8Node {
   void run(const float* const* src, float* dst) override {
     const int64_t M = out[0], N = out[1], K = in[0][1];
     SerialBelow serial(M * N * K);
-    for (int64_t i = 0; i < M * K; ++i) xq[i] = q(src[0][i]);
+    const float inv = inv_sx;  // locals: the uint8 stores may alias members
+    const int32_t z = zx;
+    for (int64_t i = 0; i < M * K; ++i) xq[i] = quantize_u8(src[0][i], inv, z);
     const int32_t zero = 0;
     dnnl_status_t st = dnnl_gemm_u8s8s32('N', 'T', 'F', M, N, K, 1.f, xq.data(), K, 0, w, K, 0, 0.f,
                                          acc.data(), N, &zero);
