@@ -7,8 +7,6 @@
 // a buffer already padded with zp_x, so padding is real zero); the references sum
 // (q_x - zp_x) * q_w directly. Both share the quantization and the epilogue: they agree
 // exactly.
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "lite/dnnl_util.h"
 #include "lite/kernels.h"
 #include "lite/quant.h"
 
@@ -115,16 +114,6 @@ struct RefInt8Fc : Int8Node {
   }
 };
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-dnnl::stream& stream() {
-  thread_local dnnl::stream s(engine());
-  return s;
-}
-
 // oneDNN's int8 convolution on an input quantized into a zp-padded NHWC uint8 buffer (so the
 // primitive has no padding; oneDNN's plain-layout int8 convolution is its slow reference),
 // int32 NHWC output, the epilogue writing NCHW float32.
@@ -157,17 +146,17 @@ struct DnnlInt8Conv : Int8Node {
     auto d = dnnl::convolution_forward::desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, s, k, y,
         {a.stride[0], a.stride[1]}, {a.dilation[0] - 1, a.dilation[1] - 1}, {0, 0}, {0, 0});
-    dnnl::convolution_forward::primitive_desc pd(d, engine());
+    dnnl::convolution_forward::primitive_desc pd(d, dnnl_engine());
     prim = dnnl::convolution_forward(pd);
     xq.resize(static_cast<size_t>(numel(Dims{x[0], x[1], Hp, Wp})));
     acc.resize(static_cast<size_t>(numel(out)));
-    src_m = memory(s, engine(), xq.data());
-    dst_m = memory(y, engine(), acc.data());
-    memory wei_user({kd, memory::data_type::s8, G > 1 ? Tag::goihw : Tag::oihw}, engine(),
+    src_m = memory(s, dnnl_engine(), xq.data());
+    dst_m = memory(y, dnnl_engine(), acc.data());
+    memory wei_user({kd, memory::data_type::s8, G > 1 ? Tag::goihw : Tag::oihw}, dnnl_engine(),
                     const_cast<int8_t*>(w));
-    wei_m = memory(pd.weights_desc(), engine());
-    dnnl::reorder(wei_user, wei_m).execute(stream(), wei_user, wei_m);
-    stream().wait();
+    wei_m = memory(pd.weights_desc(), dnnl_engine());
+    dnnl::reorder(wei_user, wei_m).execute(dnnl_stream(), wei_user, wei_m);
+    dnnl_stream().wait();
     work = numel(out) * per_out;
   }
 
@@ -187,9 +176,9 @@ struct DnnlInt8Conv : Int8Node {
           for (int64_t ww = 0; ww < W; ++ww) row[ww * C] = quantize_u8(xp[h * W + ww], inv, z);
         }
       }
-    prim.execute(stream(),
+    prim.execute(dnnl_stream(),
                  {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}});
-    stream().wait();
+    dnnl_stream().wait();
     for (int64_t bo = 0; bo < N * O; ++bo) {  // int32 sums (checked to fit)
       const int64_t o = bo % O;
       const int32_t c = static_cast<int32_t>(comp[o]);
@@ -232,16 +221,8 @@ struct DnnlInt8Fc : Int8Node {
 }  // namespace
 
 std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool reference) {
-  bool empty = numel(g.tensors[n.outputs[0]].shape) == 0;
-  for (int t : n.inputs) empty = empty || numel(g.tensors[t].shape) == 0;
   const bool conv = n.op == OpType::Conv2D;
-  if (conv) {  // windows far beyond any real network's (a damaged file's): the reference
-    const OpAttrs& a = n.a;
-    const Dims& w = g.tensors[n.inputs[1]].shape;
-    const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
-    empty = empty || extent > 4096 || *std::max_element(a.pad, a.pad + 4) > 4096;
-  }
-  if (reference || empty) {
+  if (reference || !dnnl_can_run(g, n)) {
     if (conv) return std::make_unique<RefInt8Conv>(g, n);
     return std::make_unique<RefInt8Fc>(g, n);
   }

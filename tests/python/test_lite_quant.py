@@ -18,17 +18,9 @@ import mycel.lite as mslite
 from mycel import nn
 from mycel.train import Model
 from lenet import LeNet5, fashion_mnist  # examples/lenet.py
+from test_lite import mode  # noqa: F401  (the fixture: PYNATIVE and GRAPH)
 
 DATA = "/usr/share/datasets/fashion-mnist"
-MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
-
-
-@pytest.fixture(params=MODES, ids=["pynative", "graph"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=request.param)
-    yield request.param
-    ms.set_context(mode=old)
 
 
 def _idx(name):

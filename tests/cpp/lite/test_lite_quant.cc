@@ -25,6 +25,7 @@ using converter::QuantConfig;
 using converter::Sample;
 using testing::add_node;
 using testing::add_weight;
+using testing::one_input;
 using testing::random_values;
 
 float next_half_up(uint16_t h) { return half_to_float(static_cast<uint16_t>(h + 1)); }
@@ -76,15 +77,6 @@ TEST(LiteQuant, Bf16RoundsToNearestEven) {
     const float r = bf16_to_float(float_to_bf16(x));
     ASSERT_LE(std::fabs(r - x), std::fabs(x) * std::ldexp(1.f, -8)) << x;
   }
-}
-
-Graph one_input(Dims shape) {
-  Graph g;
-  TensorDesc x;
-  x.name = "x";
-  x.shape = std::move(shape);
-  g.inputs = {g.add_tensor(x)};
-  return g;
 }
 
 std::vector<Sample> samples_for(const Graph& g, int count, float lo, float hi, uint32_t seed) {
