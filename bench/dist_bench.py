@@ -264,6 +264,29 @@ def _run_all(cmds):
     return outs
 
 
+def gloo_job(script, n, args):
+    """Runs `script worker *args RANK` as ranks 0..n-1 of one Gloo job on the loopback (1
+    thread each, the environment of _env), ending every process whatever happens; each rank
+    writes its JSON to $BENCH_RANK_OUT/rank_RANK.json. The ranks' results, in rank order."""
+    with tempfile.TemporaryDirectory(prefix="bench_job") as out:
+        port = free_port()
+        _run_all([([PYTHON, script, "worker", *map(str, args), str(r)],
+                   _env({"MS_WORKER_NUM": str(n), "RANK_ID": str(r), "MS_SCHED_HOST": "127.0.0.1",
+                         "MS_SCHED_PORT": str(port), "BENCH_RANK_OUT": out}))
+                  for r in range(n)])
+        results = []
+        for r in range(n):
+            with open(os.path.join(out, f"rank_{r}.json")) as f:
+                results.append(json.load(f))
+        return results
+
+
+def write_rank_result(rank, result):
+    """A gloo_job worker's result, where gloo_job reads it."""
+    with open(os.path.join(os.environ["BENCH_RANK_OUT"], f"rank_{rank}.json"), "w") as f:
+        json.dump(result, f)
+
+
 def launch(framework):
     with tempfile.TemporaryDirectory(prefix="dist_bench") as out:
         _launch(framework, out)

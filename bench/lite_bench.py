@@ -11,10 +11,14 @@ JSON object; bench/run.py (`--only lite`) runs it for each framework and writes 
           (the model resized; 5 passes of 100 calls). Load time:
           `Model.build_from_file` (map, check, kernels, arena), the median of 20. Sizes: the
           .ms files and build/libmycel_lite.so stripped (`strip -o`), with oneDNN apart.
+          ResNet-18 and MobileNetV2 (torchvision, random weights and BatchNorm statistics,
+          1x3x224x224) exported by torch.onnx.export and converted (--fmk=ONNX) to fp32 and
+          int8 (MAX_MIN on 4 random images): mycel_benchmark over BIG_LOOPS runs; load time.
   torch   the same network in PyTorch, eager under torch.no_grad() and TorchScript
           (torch.jit.freeze(torch.jit.script(model))), at 1 and 2 threads
           (torch.set_num_threads); per call from Python, the median of 5 passes of LOOPS calls
-          (eager at batch 64 too: 100 calls).
+          (eager at batch 64 too: 100 calls); ResNet-18 and MobileNetV2 likewise, 3 passes of
+          BIG_LOOPS calls.
 """
 import json
 import os
@@ -30,6 +34,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.abspath(os.path.dirname(__file__)))
 BUILD = os.path.join(ROOT, "build")
 LOOPS = 2000
+BIG_LOOPS = 20  # ResNet-18, MobileNetV2
 
 
 def per_call_us(fn, passes=5, loops=LOOPS):
@@ -44,19 +49,81 @@ def per_call_us(fn, passes=5, loops=LOOPS):
     return statistics.median(times)
 
 
-def benchmark_tool(path, bf16=False):
+def benchmark_tool(path, bf16=False, loops=LOOPS, warm=200):
     """mycel_benchmark's mean and min latency in us (the median of 3 runs' means)."""
     means, mins = [], []
     for _ in range(3):
         out = subprocess.run(
             [os.path.join(BUILD, "mycel_benchmark"), f"--modelFile={path}", "--numThreads=1",
-             f"--loopCount={LOOPS}", "--warmUpLoopCount=200"] +
+             f"--loopCount={loops}", f"--warmUpLoopCount={warm}"] +
             (["--enableFp16=true"] if bf16 else []),
             capture_output=True, text=True, check=True).stdout
         m = re.search(r"min ([0-9.]+), mean ([0-9.]+)", out)
         mins.append(float(m.group(1)) * 1e3)
         means.append(float(m.group(2)) * 1e3)
     return statistics.median(means), min(mins)
+
+
+def torchvision_model(name):
+    """torchvision's `name`, random weights and BatchNorm statistics (seeded), eval."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    g = torch.Generator().manual_seed(1)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+    return model
+
+
+def big_models(d):
+    """ResNet-18 and MobileNetV2 (1x3x224x224) through ONNX: fp32, bf16, int8 (MAX_MIN on 4
+    calibration images); mycel_benchmark over BIG_LOOPS runs and the load time."""
+    import torch
+    import mycel.lite as mslite
+    out = {}
+    rs = np.random.RandomState(0)
+    for name in ("resnet18", "mobilenet_v2"):
+        model = torchvision_model(name)
+        onnx = os.path.join(d, f"{name}.onnx")
+        with torch.no_grad():
+            torch.onnx.export(model, torch.randn(1, 3, 224, 224), onnx, opset_version=13)
+        conv = mslite.Converter()
+        conv.convert(mslite.FmkType.ONNX, onnx, os.path.join(d, f"{name}_fp32"))
+        m = mslite.Model()
+        m.build_from_file(os.path.join(d, f"{name}_fp32.ms"))
+        cal = os.path.join(d, f"{name}_cal")
+        os.mkdir(cal)
+        for i in range(4):
+            rs.randn(1, 3, 224, 224).astype(np.float32).tofile(os.path.join(cal, f"{i}.bin"))
+        cfg = os.path.join(d, f"{name}.cfg")
+        with open(cfg, "w") as f:
+            f.write("[common_quant_param]\nquant_type=FULL_QUANT\nbit_num=8\n"
+                    f"[data_preprocess_param]\ncalibrate_path={m.get_inputs()[0].name}:{cal}\n"
+                    "calibrate_size=4\n[full_quant_param]\nactivation_quant_method=MAX_MIN\n")
+        t0 = time.perf_counter()
+        conv.convert(mslite.FmkType.ONNX, onnx, os.path.join(d, f"{name}_int8"), config_file=cfg)
+        convert_s = time.perf_counter() - t0
+        agree = re.search(r"top-1 agreement ([0-9.]+)%", conv.report)
+        r = {"int8_convert_s": convert_s, "int8_top1_agree": float(agree.group(1))}
+        for variant, file in (("fp32", "fp32"), ("bf16", "fp32"), ("int8", "int8")):
+            path = os.path.join(d, f"{name}_{file}.ms")
+            mean, best = benchmark_tool(path, variant == "bf16", BIG_LOOPS, 3)
+            r[variant] = dict(tool_mean_us=mean, tool_min_us=best,
+                              file_bytes=os.path.getsize(path))
+        loads = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            mslite.Model().build_from_file(os.path.join(d, f"{name}_fp32.ms"))
+            loads.append((time.perf_counter() - t0) * 1e3)
+        r["load_ms"] = statistics.median(loads)
+        out[name] = r
+    return out
 
 
 def mycel():
@@ -114,6 +181,7 @@ def mycel():
     stripped = os.path.join(d, "libmycel_lite.stripped.so")
     subprocess.run(["strip", "-o", stripped, os.path.join(BUILD, "libmycel_lite.so")], check=True)
     out["lib_stripped_kb"] = os.path.getsize(stripped) / 1024
+    out.update(big_models(d))
     return out
 
 
@@ -134,6 +202,17 @@ def torch_():
             out[f"eager_{threads}"] = per_call_us(lambda: model(x).numpy())
             out[f"script_{threads}"] = per_call_us(lambda: scripted(x).numpy())
             out[f"eager64_{threads}"] = per_call_us(lambda: model(x64).numpy(), loops=100)
+    xb = torch.randn(1, 3, 224, 224)
+    for name in ("resnet18", "mobilenet_v2"):
+        big = torchvision_model(name)
+        big_script = torch.jit.freeze(torch.jit.script(big))
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                out[f"{name}_eager_{threads}"] = per_call_us(lambda: big(xb).numpy(), 3,
+                                                             BIG_LOOPS)
+                out[f"{name}_script_{threads}"] = per_call_us(lambda: big_script(xb).numpy(), 3,
+                                                              BIG_LOOPS)
     return out
 
 

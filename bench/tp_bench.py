@@ -18,15 +18,13 @@ that ran it has 2 cores: at 4 processes they share them, which the numbers show.
 import json
 import os
 import resource
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dist_bench import free_port  # noqa: E402
+from dist_bench import PYTHON, _env, _run_all, free_port  # noqa: E402
 
 D, H, BATCH = 1024, 4096, 64
 WARMUP, STEPS, ROUNDS = 3, 10, 3
@@ -90,33 +88,18 @@ def worker(mode, rank, n):
     return res
 
 
-def launch(mode, n, timeout=900):
-    out_dir = tempfile.mkdtemp(prefix="tp_bench_")
-    port = free_port()
-    procs = []
-    for rank in range(n):
-        env = dict(os.environ, OMP_NUM_THREADS="1", MS_WORKER_NUM=str(n), RANK_ID=str(rank),
-                   MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=str(port), TP_BENCH_OUT=out_dir)
-        procs.append(subprocess.Popen([sys.executable, __file__, "worker", mode, str(rank),
-                                       str(n)], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
-    outs = []
-    try:
-        for p in procs:
-            outs.append(p.communicate(timeout=timeout))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for p, (_, err) in zip(procs, outs):
-        if p.returncode != 0:
-            sys.stderr.write(err)
-            raise SystemExit(f"tp_bench {mode} {n}: a rank failed")
-    with open(os.path.join(out_dir, "rank_0.json")) as f:
-        res = json.load(f)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    return res
+def launch(mode, n):
+    """Rank 0's result: the ranks run as dist_bench runs its jobs (each in its own session,
+    all killed when one fails or at the deadline)."""
+    with tempfile.TemporaryDirectory(prefix="tp_bench_") as out:
+        port = free_port()
+        _run_all([([PYTHON, __file__, "worker", mode, str(rank), str(n)],
+                   _env({"MS_WORKER_NUM": str(n), "RANK_ID": str(rank),
+                         "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": str(port),
+                         "TP_BENCH_OUT": out}))
+                  for rank in range(n)])
+        with open(os.path.join(out, "rank_0.json")) as f:
+            return json.load(f)
 
 
 if __name__ == "__main__":

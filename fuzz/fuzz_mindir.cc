@@ -36,15 +36,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
       !model.ParsePartialFromArray(data, static_cast<int>(size - fmt::kFooterSize)))
     return mycel::fuzz::plain_mutate(data, size, max_size);
   model.clear_mycel_crc32();
-  std::string out;
-  if (rng() % 4 == 0) {  // wire-level damage under a valid checksum
-    model.SerializePartialToString(&out);
-    mycel::fuzz::mutate_bytes(out);
-  } else {
-    int n = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < n; ++i) mycel::fuzz::mutate_message(model, rng);
-    model.SerializePartialToString(&out);
-  }
+  std::string out = mycel::fuzz::mutate_serialized(model, rng);  // then a valid checksum
   uint32_t crc = fmt::crc32(out);
   out += static_cast<char>(fmt::kCrcTagBytes[0]);
   out += static_cast<char>(fmt::kCrcTagBytes[1]);

@@ -172,6 +172,49 @@ def ir_texts(graphs):
     put("ir_text", "tiny.ir", b"graph @main(%a, %b) {\n  %0 = Add(%a, %b)\n  return %0\n}\n")
 
 
+def onnx_models():
+    """Small ONNX models (python3-onnx's helper): a CNN, a shape computation, slicing and
+    normalisation, each loaded by mycel.lite.load_onnx first."""
+    import onnx
+    from onnx import TensorProto as T, helper as h, numpy_helper
+    from mycel.lite import load_onnx
+    rng = np.random.RandomState(0)
+    w = lambda name, *shape: numpy_helper.from_array(  # noqa: E731
+        rng.randn(*shape).astype(np.float32), name)
+    i64 = lambda name, vals: h.make_tensor(name, T.INT64, [len(vals)], vals)  # noqa: E731
+    vi = lambda name, dims, t=T.FLOAT: h.make_tensor_value_info(name, t, dims)  # noqa: E731
+    cases = {
+        "cnn": ([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+                 h.make_node("Relu", ["c"], ["r"]),
+                 h.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+                 h.make_node("Flatten", ["p"], ["f"]),
+                 h.make_node("Gemm", ["f", "fw", "fb"], ["y"], transB=1)],
+                [vi("x", [1, 2, 8, 8])], [vi("y", [1, 3])],
+                [w("w", 4, 2, 3, 3), w("b", 4), w("fw", 3, 16), w("fb", 3)]),
+        "shape": ([h.make_node("Shape", ["x"], ["s"]),
+                   h.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+                   h.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+                   h.make_node("Concat", ["n1", "m1"], ["t"], axis=0),
+                   h.make_node("Reshape", ["x", "t"], ["r"]),
+                   h.make_node("Softmax", ["r"], ["y"], axis=-1)],
+                  [vi("x", [2, 3, 4])], [vi("y", [2, 12])],
+                  [h.make_tensor("zero", T.INT64, [], [0]), i64("axes", [0]), i64("m1", [-1])]),
+        "slice": ([h.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["s"]),
+                   h.make_node("BatchNormalization", ["s", "g", "be", "mu", "va"], ["y"])],
+                  [vi("x", [2, 3, 6, 6])], [vi("y", [2, 3, 3, 6])],
+                  [i64("st", [5]), i64("en", [-100]), i64("ax", [2]), i64("sp", [-2]),
+                   w("g", 3), w("be", 3), w("mu", 3),
+                   numpy_helper.from_array(np.ones(3, np.float32), "va")]),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (nodes, ins, outs, inits) in cases.items():
+            g = h.make_graph(nodes, name, ins, outs, initializer=inits)
+            path = os.path.join(tmp, name + ".onnx")
+            onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), path)
+            load_onnx(path)
+            put("onnx", name + ".onnx", read(path))
+
+
 class SmallConv(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -197,6 +240,7 @@ def lite_models(tmp):
 
 
 def main():
+    onnx_models()
     with tempfile.TemporaryDirectory() as tmp:
         checkpoints(tmp)
         graphs = mindirs(tmp)

@@ -180,4 +180,19 @@ inline void mutate_message(google::protobuf::Message& msg, std::mt19937_64& rng)
     pbm::mutate_scalar(s, strings, rng);
 }
 
+// One structure-aware mutation of a parsed file, serialised: one time in four its serialised
+// bytes damaged (wire-level), otherwise one to three fields changed by mutate_message.
+inline std::string mutate_serialized(google::protobuf::Message& msg, std::mt19937_64& rng) {
+  std::string out;
+  if (rng() % 4 == 0) {
+    msg.SerializePartialToString(&out);
+    mutate_bytes(out);
+    return out;
+  }
+  int n = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < n; ++i) mutate_message(msg, rng);
+  msg.SerializePartialToString(&out);
+  return out;
+}
+
 }  // namespace mycel::fuzz

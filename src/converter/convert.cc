@@ -16,6 +16,7 @@
 #include "lite/model.h"
 #include "lite/model_file.h"
 #include "serialize/mindir.h"
+#include "serialize/onnx_import.h"
 
 namespace mycel::converter {
 
@@ -31,9 +32,8 @@ void check_not_built(const Options& o) {
            ": on-device training is not built yet");
   MC_CHECK(o.codegen.empty(), Value, kTool, ": --codegen=", o.codegen,
            ": C code generation is not built yet");
-  MC_CHECK(o.fmk != "ONNX", Value, kTool,
-           ": --fmk=ONNX: the ONNX importer is not joined to the converter yet");
-  MC_CHECK(o.fmk == "MINDIR", Value, kTool, ": --fmk=", o.fmk, " is not a known format (MINDIR)");
+  MC_CHECK(o.fmk == "MINDIR" || o.fmk == "ONNX", Value, kTool, ": --fmk=", o.fmk,
+           " is not a known format (MINDIR, ONNX)");
 }
 
 std::vector<const Tensor*> source_outputs(const ir::Value& v) {
@@ -143,8 +143,15 @@ void convert(const Options& o, std::ostream& out) {
   QuantConfig qc;  // read first: a bad config is reported before any work
   if (!o.config_file.empty()) qc = read_quant_config(o.config_file);
   lite::MappedFile file(o.model_file);
-  serialize::LoadedModel src = serialize::import_mindir(
-      std::string_view(reinterpret_cast<const char*>(file.data()), file.size()), o.model_file);
+  const std::string_view bytes_in(reinterpret_cast<const char*>(file.data()), file.size());
+  serialize::LoadedModel src;
+  if (o.fmk == "ONNX") {
+    serialize::OnnxOptions onnx;
+    onnx.fold = serialize::eager_fold;  // constant subgraphs (Shape -> Reshape) fold at import
+    src = serialize::import_onnx(bytes_in, o.model_file, onnx);
+  } else {
+    src = serialize::import_mindir(bytes_in, o.model_file);
+  }
   SourceModel m{src.entry, src.input_names, src.weight_names, src.weights, o.model_file};
   lite::Graph g = lower(m);
   const size_t before = g.nodes.size();

@@ -105,8 +105,11 @@ SliceSpec strided_slice_spec(const Shape& in, const SliceArgs& args, std::string
     };
     int64_t b = bit(begin_mask, i) ? (st > 0 ? 0 : n - 1) : clamp(begin[i]);
     int64_t e = bit(end_mask, i) ? (st > 0 ? n : -1) : clamp(end[i]);
-    int64_t len =
-        st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e - st - 1) / -st : 0);
+    // ceil(span / |st|) in unsigned arithmetic: |st| may be 2^63 and span + |st| overflow.
+    const uint64_t mag =
+        st > 0 ? static_cast<uint64_t>(st) : uint64_t{0} - static_cast<uint64_t>(st);
+    const int64_t span = st > 0 ? e - b : b - e;  // b, e in [-1, n]: no overflow
+    int64_t len = span > 0 ? static_cast<int64_t>(1 + (static_cast<uint64_t>(span) - 1) / mag) : 0;
     s.start[d] = len > 0 ? b : 0;
     s.step[d] = st;
     s.len[d] = len;
@@ -123,7 +126,11 @@ SliceView slice_view(const SliceSpec& spec, const Shape& base_strides, int64_t b
   v.offset = base_offset;
   for (size_t d = 0; d < spec.start.size(); ++d) v.offset += spec.start[d] * base_strides[d];
   for (int64_t src : spec.src) {
-    v.strides.push_back(src < 0 ? 0 : base_strides[src] * spec.step[src]);
+    int64_t stride = 0;
+    // A step so large that step * stride overflows leaves at most one element (the next one
+    // would lie past the tensor), whose stride is never used: 0 then.
+    if (src >= 0 && __builtin_mul_overflow(base_strides[src], spec.step[src], &stride)) stride = 0;
+    v.strides.push_back(stride);
   }
   return v;
 }

@@ -94,6 +94,7 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_graph(m);
   mycel::py::bind_grad(m);
   mycel::py::bind_export(m);
+  mycel::py::bind_onnx(m);
   mycel::py::bind_checkpoint(m);
   mycel::py::bind_data(m);
   mycel::py::bind_lite(m);

@@ -9,6 +9,10 @@
 #include "frontend/py_runtime.h"  // DTypeObj, numpy_module, the main thread
 #include "tensor/device.h"
 
+namespace mycel::serialize {
+struct LoadedModel;  // serialize/mindir.h
+}
+
 namespace mycel::py {
 
 void bind_dtype(pybind11::module_& m);
@@ -25,6 +29,7 @@ void bind_data(pybind11::module_& m);        // py_data*.cc: the data engine, as
 void bind_device(pybind11::module_& m);      // py_device.cc: devices (set_context's GPU)
 void bind_comm(pybind11::module_& m);        // py_comm.cc: process groups (mycel.communication)
 void bind_parallel(pybind11::module_& m);    // py_parallel.cc: layouts, redistribution plans
+void bind_onnx(pybind11::module_& m);        // py_onnx.cc: ONNX import (mycel.lite.load_onnx)
 void bind_lite(pybind11::module_& m);        // py_lite.cc: mycel.lite (runtime, converter)
 // The compile options the environment asks for (compiler::CompileOptions::from_env), with
 // the compile log written to Python's sys.stderr; call and compile with the GIL held.
@@ -35,6 +40,9 @@ std::string qualname(pybind11::handle fn);
 // The abstract of a call's argument: tensors (and Parameters) by dtype and shape, anything
 // else by value. py_graph.cc; GRAPH mode's signatures and PYNATIVE grad's checks.
 ir::AbsPtr arg_abstract(const ir::Value& v, ir::Host& host);
+// A loaded model as the MindIRGraph that mycel.load returns and nn.GraphCell runs (py_export.cc);
+// `file` names it in errors. For the importers of other formats (py_onnx.cc).
+pybind11::object make_mindir_graph(serialize::LoadedModel&& m, const std::string& file);
 // "CPU" or "GPU" (and a GPU index) as a Device; errors say what is missing (no CUDA in
 // this build, no GPU, an index out of range). py_device.cc.
 Device parse_device(const std::string& target, int index);

@@ -132,6 +132,10 @@ class MindIRGraph {
 
 }  // namespace
 
+pyb::object make_mindir_graph(serialize::LoadedModel&& m, const std::string& file) {
+  return pyb::cast(MindIRGraph(std::move(m), file));
+}
+
 void bind_export(pyb::module_& m) {
   m.def("_export_mindir", &export_mindir, pyb::arg("fn"), pyb::arg("inputs"),
         pyb::arg("version") = "",

@@ -1,5 +1,6 @@
 #include "tensor/shape.h"
 
+#include <cstdint>
 #include <sstream>
 
 #include "base/error.h"
@@ -17,7 +18,9 @@ Shape contiguous_strides(const Shape& s) {
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
     st[i] = acc;
-    acc *= s[i] > 0 ? s[i] : 1;
+    // Only a shape with a 0 (an empty tensor, whose strides address nothing) can overflow
+    // here, e.g. [0, 2^40, 2^40]: the product saturates instead (no undefined behaviour).
+    if (__builtin_mul_overflow(acc, s[i] > 0 ? s[i] : 1, &acc)) acc = INT64_MAX;
   }
   return st;
 }

@@ -48,6 +48,11 @@ def test_mindir_corpus(tmp_path):
     assert outcomes("mindir", lambda p: ms.nn.GraphCell(ms.load(p)), tmp_path, "m.mindir") >= 3
 
 
+def test_onnx_corpus(tmp_path):
+    from mycel.lite import load_onnx
+    assert outcomes("onnx", lambda p: ms.nn.GraphCell(load_onnx(p)), tmp_path, "m.onnx") >= 3
+
+
 def test_mindrecord_corpus(tmp_path):
     def read(path):
         return list(ds.MindDataset(path, shuffle=False).create_tuple_iterator(output_numpy=True))
@@ -63,7 +68,8 @@ def test_image_corpus(tmp_path):
     assert outcomes("image", decode, tmp_path, "i.img") >= 8
 
 
-@pytest.mark.parametrize("target", ["checkpoint", "mindir", "mindrecord", "image", "ir_text"])
+@pytest.mark.parametrize("target", ["checkpoint", "mindir", "onnx", "mindrecord", "image",
+                                    "ir_text"])
 def test_corpus_is_small(target):
     assert sum(os.path.getsize(p) for p in inputs(target)) < 200_000
 

@@ -211,7 +211,7 @@ def test_every_unsupported_operator_in_one_error(tmp_path):
 @pytest.mark.parametrize("flag, what", [
     ("--trainModel=true", "on-device training is not built yet"),
     ("--codegen=c", "C code generation is not built yet"),
-    ("--fmk=ONNX", "the ONNX importer is not joined"),
+    ("--fmk=CAFFE", "--fmk=CAFFE is not a known format (MINDIR, ONNX)"),
     ("--bogus=1", "unknown flag --bogus"),
 ])
 def test_options_not_built_yet_are_errors(flag, what, tmp_path, capsys):

@@ -170,6 +170,18 @@ def test_strided_slice_masks_explicit():
     same(P.StridedSlice()(x, (3,), (1,), (1,)), a[3:1])
 
 
+def test_strided_slice_with_huge_strides():
+    # |stride| up to 2**63: one element, as numpy gives (no overflow in the length or the
+    # view's stride).
+    a = rand((5, 3))
+    x = T(a)
+    for st in (2**62, 2**63 - 1):
+        same(P.StridedSlice()(x, (0, 0), (5, 3), (st, 1)), a[0:5:st, 0:3])
+        same(P.StridedSlice()(x, (4, 0), (-6, 3), (-st, 1)), a[4:-6:-st, 0:3])
+    same(P.StridedSlice()(x, (4, 0), (-6, 3), (-2**63, 1)), a[4::-(2**63), 0:3])
+    same(P.StridedSlice()(x, (1, 0), (5, 3), (2**62, 2**62)), a[1:5:2**62, 0:3:2**62])
+
+
 def test_strided_slice_grad():
     rng = np.random.default_rng(2)
     for trial in range(60):

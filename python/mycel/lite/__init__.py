@@ -12,10 +12,15 @@ lite runtime (``libmycel_lite``, which needs neither Python nor mycel's compiler
     outputs = model.predict([image])          # numpy arrays or lite Tensors
     logits = outputs[0].get_data_to_numpy()
 
+``load_onnx`` (``mycel.lite._onnx``) imports an ONNX model as the graph ``mycel.load`` gives
+(for ``nn.GraphCell``).
+
 Command lines: ``python -m mycel.lite.convert`` and ``python -m mycel.lite.benchmark`` take the
 flags of ``build/mycel_convert`` and ``build/mycel_benchmark``.
 """
 from mycel.lite.model import Context, DataType, Model, ModelType, Tensor  # noqa: F401
 from mycel.lite.converter import Converter, FmkType  # noqa: F401
+from mycel.lite._onnx import load_onnx  # noqa: F401
 
-__all__ = ["Context", "DataType", "Model", "ModelType", "Tensor", "Converter", "FmkType"]
+__all__ = ["Context", "DataType", "Model", "ModelType", "Tensor", "Converter", "FmkType",
+           "load_onnx"]

@@ -6,8 +6,8 @@ from mycel import _mycel
 
 
 class FmkType(enum.Enum):
-    """The source model's format: ``MINDIR`` (``mycel.export``); ``ONNX`` is not joined to
-    the converter yet (converting one is a ValueError that says so)."""
+    """The source model's format: ``MINDIR`` (``mycel.export``) or ``ONNX`` (read by the
+    importer ``mycel.lite.load_onnx`` uses, constant subgraphs folded)."""
     MINDIR = 3
     ONNX = 2
 
@@ -36,7 +36,7 @@ class Converter:
                             f"{fmk_type!r}.")
         if weight_file:
             raise ValueError("For 'Converter.convert', weight_file is not used: MINDIR files "
-                             "from mycel.export hold their weights.")
+                             "from mycel.export and ONNX files hold their weights.")
         args = [f"--fmk={fmk_type.name}", f"--modelFile={model_file}",
                 f"--outputFile={output_file}"]
         if config_file:

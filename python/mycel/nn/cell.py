@@ -267,6 +267,23 @@ class Cell:
         for _, par in self.parameters_and_names(expand=expand):
             yield par
 
+    @property
+    def pipeline_stage(self):
+        """The pipeline stage this cell and its sub-cells run on (MindSpore's
+        ``Cell.pipeline_stage``; None: its parent's). Read by ``nn.PipelineCell`` with
+        ``set_auto_parallel_context(pipeline_stages=S)``; a stage must be below S."""
+        return self.__dict__.get("_pipeline_stage")
+
+    @pipeline_stage.setter
+    def pipeline_stage(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"For 'Cell.pipeline_stage', the stage must be an int, but got "
+                            f"{type(value).__name__}.")
+        if value < 0:
+            raise ValueError(f"For 'Cell.pipeline_stage', the stage must be at least 0, but "
+                             f"got {value}.")
+        object.__setattr__(self, "_pipeline_stage", value)
+
     def trainable_params(self, recurse=True):
         """The parameters with requires_grad, in order (what an optimizer updates)."""
         return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]

@@ -52,7 +52,10 @@ class TrainOneStepCell(Cell):
     job that ``communication.init()`` joined) the gradients are all-reduced over the ranks by
     a ``DistributedGradReducer`` before the update (averaged with gradients_mean), each
     bucket as soon as the backward pass has computed its gradients (in both modes), and with
-    parameter_broadcast every rank starts from rank 0's parameters."""
+    parameter_broadcast every rank starts from rank 0's parameters; with
+    enable_parallel_optimizer each rank keeps and updates its rows of the optimizer state
+    (gradients reduce-scattered, weights all-gathered: parallel/optimizer_shard.py). A
+    ``PipelineCell`` network trains by its schedule (its ``_train_step``)."""
 
     def __init__(self, network, optimizer, sens=None):
         super().__init__(auto_prefix=False)
@@ -63,18 +66,35 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = None if sens is None else float(sens)
         self.grad_fn = value_and_grad(network, None, self.weights)
+        # A step run by Python instead of construct: a PipelineCell's schedule, or the
+        # sharded optimizer's (parallel/optimizer_shard.py).
+        stepper = None
+        if hasattr(network, "_train_step"):
+            if type(self) is not TrainOneStepCell:
+                raise TypeError(f"For '{type(self).__name__}', a PipelineCell trains with "
+                                "nn.TrainOneStepCell only (loss scaling is not built for it).")
+            stepper = lambda inputs: network._train_step(optimizer, self.sens, inputs)  # noqa
         from mycel.parallel import context as pctx
         self.reducer_flag = pctx.is_data_parallel()
         self.grad_reducer = None
         if self.reducer_flag:
             from mycel.nn.grad_reducer import DistributedGradReducer, broadcast_parameters
+            from mycel.parallel import optimizer_shard
             if pctx.get_auto_parallel_context("parameter_broadcast"):
                 params = list(network.get_parameters())  # and the optimizer's state
                 seen = {id(p) for p in params}
                 broadcast_parameters(params + [p for p in optimizer.get_parameters()
                                                if id(p) not in seen])
-            self.grad_reducer = DistributedGradReducer(self.weights)
-            self._overlap_reduction()
+            if optimizer_shard.enabled():
+                if type(self) is not TrainOneStepCell:
+                    raise ValueError(f"For '{type(self).__name__}', enable_parallel_optimizer "
+                                     "is not built (nn.TrainOneStepCell has it).")
+                stepper = optimizer_shard.ShardedStep(self.grad_fn, self.weights, optimizer,
+                                                      self.sens)
+            else:
+                self.grad_reducer = DistributedGradReducer(self.weights)
+                self._overlap_reduction()
+        object.__setattr__(self, "_stepper", stepper)
 
     def _overlap_reduction(self):
         """PYNATIVE data parallelism: the reducer's buckets start while the backward pass
@@ -82,6 +102,12 @@ class TrainOneStepCell(Cell):
         backward pass computed them, so any scaling comes after the reduction (a mean over
         the ranks commutes with it)."""
         self.grad_fn._weight_ready = self.grad_reducer._step
+
+    def __call__(self, *inputs):
+        stepper = self.__dict__.get("_stepper")
+        if stepper is not None:
+            return stepper(inputs)
+        return super().__call__(*inputs)
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)

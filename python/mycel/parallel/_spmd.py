@@ -19,7 +19,7 @@ def _compile_config():
     arguments arrive (the dataset strategy): None when each rank is given them whole
     (full_batch), "data_parallel" when split along dimension 0 over the devices, or one
     tuple of slice counts per tensor argument."""
-    if _ctx._context["parallel_mode"] != _ctx.ParallelMode.SEMI_AUTO_PARALLEL:
+    if _ctx._context["parallel_mode"] != _ctx.ParallelMode.SEMI_AUTO_PARALLEL or _suspended[0]:
         return None
     if not _mgmt.GlobalComm.INITED:
         raise RuntimeError("semi_auto_parallel: call mycel.communication.init() before "
@@ -30,6 +30,11 @@ def _compile_config():
                          f"world size ({_mgmt.get_group_size()}).")
     return (devices, _mgmt.get_rank(), _mgmt.GlobalComm.WORLD_COMM_GROUP,
             _ctx.input_strategy())
+
+
+# > 0 while a pipeline stage's programs compile (parallel/pipeline.py): their ops run whole
+# on the stage's ranks, not rewritten for the world.
+_suspended = [0]
 
 
 def _apply(weights, slices, groups):

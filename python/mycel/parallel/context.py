@@ -43,6 +43,10 @@ _DEFAULTS = {
     "strategy_ckpt_config": {},
     "dataset_strategy": "data_parallel",
     "pipeline_stages": 1,
+    # {"pipeline_interleave": False, "pipeline_scheduler": "1f1b" | "gpipe"} (parallel/
+    # pipeline.py); pipeline_result_broadcast: every stage returns the last stage's loss.
+    "pipeline_config": {"pipeline_interleave": False, "pipeline_scheduler": "1f1b"},
+    "pipeline_result_broadcast": False,
 }
 _context = dict(_DEFAULTS)
 
@@ -113,6 +117,8 @@ _CHECKS = {
     "enable_parallel_optimizer": lambda v: _check_bool("enable_parallel_optimizer", v),
     "pipeline_stages": lambda v: _check_int("pipeline_stages", v, 1),
     "dataset_strategy": lambda v: _check_dataset_strategy(v),
+    "pipeline_config": lambda v: _check_pipeline_config(v),
+    "pipeline_result_broadcast": lambda v: _check_bool("pipeline_result_broadcast", v),
     "strategy_ckpt_config": lambda v: _check_strategy_ckpt_config(v),
 }
 
@@ -129,7 +135,13 @@ def set_auto_parallel_context(**kwargs):
     which may split dimension 0 only), comm_fusion ({"allreduce": {"mode": "size",
     "config": MB}}: gradient buckets), strategy_ckpt_config ({"save_file": path} writes the
     layouts of the sliced parameters, for distributed checkpoints: parallel/checkpoint.py;
-    "load_file" is what load_distributed_checkpoint reads by default), and MindSpore's other
+    "load_file" is what load_distributed_checkpoint reads by default), pipeline_stages (the
+    stages ``nn.PipelineCell`` splits a network into by its cells' ``pipeline_stage``),
+    pipeline_config ({"pipeline_scheduler": "1f1b" (default) or "gpipe",
+    "pipeline_interleave": False}), pipeline_result_broadcast (every stage's ranks return the
+    last stage's loss; default False: they return 0), enable_parallel_optimizer (in
+    data_parallel, each rank keeps 1/N of the optimizer state: parallel/optimizer_shard.py),
+    and MindSpore's other
     keys (checked and recorded)."""
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
@@ -211,6 +223,23 @@ def _check_strategy_ckpt_config(v):
             raise TypeError(f"For 'set_auto_parallel_context', strategy_ckpt_config['{k}'] "
                             f"must be a str, but got {type(v[k]).__name__}.")
     return dict(v)
+
+
+def _check_pipeline_config(v):
+    keys = {"pipeline_interleave", "pipeline_scheduler"}
+    if not isinstance(v, dict) or not set(v) <= keys:
+        raise ValueError("For 'set_auto_parallel_context', 'pipeline_config' must be a dict "
+                         f"with keys among {sorted(keys)}, but got {v!r}.")
+    out = dict(_DEFAULTS["pipeline_config"], **v)
+    _check_bool("pipeline_config['pipeline_interleave']", out["pipeline_interleave"])
+    if out["pipeline_interleave"]:
+        raise ValueError("For 'set_auto_parallel_context', pipeline_interleave (virtual "
+                         "stages) is not built in mycel yet.")
+    if out["pipeline_scheduler"] not in ("1f1b", "gpipe"):
+        raise ValueError("For 'set_auto_parallel_context', pipeline_config's "
+                         "'pipeline_scheduler' must be '1f1b' or 'gpipe', but got "
+                         f"{out['pipeline_scheduler']!r}.")
+    return out
 
 
 def _check_dataset_strategy(v):

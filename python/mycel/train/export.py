@@ -90,15 +90,20 @@ def load(file_name, **kwargs):
     if not file_name.endswith(_SUFFIX):
         raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}', but got "
                          f"'{file_name}'.")
+    return _C._load_mindir(_read_model_file(file_name, "load"), file_name)
+
+
+def _read_model_file(file_name, api):
+    """The bytes of the regular file `file_name` (ValueError naming `api` when it does not
+    exist or is a directory, FIFO or device)."""
     if not os.path.exists(file_name):
-        raise ValueError(f"For 'load', the file '{file_name}' does not exist.")
+        raise ValueError(f"For '{api}', the file '{file_name}' does not exist.")
     # O_NONBLOCK: open() of a FIFO would block until a writer came; the type is checked on
     # the opened descriptor, so nothing can be swapped in between.
     fd = os.open(file_name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise ValueError(f"For 'load', '{file_name}' is not a regular file (a directory, a "
+        raise ValueError(f"For '{api}', '{file_name}' is not a regular file (a directory, a "
                          "FIFO or a device); only regular files can be read.")
     with os.fdopen(fd, "rb") as f:
-        data = f.read()
-    return _C._load_mindir(data, file_name)
+        return f.read()

@@ -319,14 +319,14 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if fmt != "ckpt":
         raise ValueError(f"For '{func}', format must be 'ckpt' (the only one mycel writes), "
                          f"but got {fmt!r}.")
-    from mycel.parallel import context as pctx, checkpoint as pckpt
+    from mycel.parallel import context as pctx, _slices
     if integrated_save and pctx.is_data_parallel() and \
             pctx.get_auto_parallel_context("global_rank") != 0:
         return  # rank 0 writes the parameters every rank holds
     items = [(n, d) for n, d in _save_items(save_obj) if choice_func is None or choice_func(n)]
-    if integrated_save and pckpt._semi_auto_job():
+    if integrated_save and _slices._semi_auto_job():
         # Sliced parameters gathered whole (every rank calls this); rank 0 writes them.
-        items = pckpt._integrated(items)
+        items = _slices._integrated(items)
         if pctx.get_auto_parallel_context("global_rank") != 0:
             return
     items += _append_items(append_dict)

@@ -62,6 +62,16 @@ TEST(CheckedSize, TensorEmptyRejectsSizesThatWrap) {
   EXPECT_EQ(Tensor::empty({0, k62}, DType::Float32).numel(), 0);
 }
 
+TEST(CheckedSize, StridesOfEmptyShapesWithHugeDimensionsSaturate) {
+  // [0, 2^62, 2^62] is a valid empty shape; its contiguous strides must not overflow (UB).
+  Shape st = contiguous_strides({0, k62, k62});
+  EXPECT_EQ(st[2], 1);
+  EXPECT_EQ(st[1], k62);
+  EXPECT_EQ(st[0], INT64_MAX);
+  Tensor t = Tensor::empty({0, k62, k62}, DType::Float32);
+  EXPECT_EQ(t.numel(), 0);
+}
+
 TEST(CheckedSize, ReshapeTargetsThatWrap) {
   // (2**62 + 3) * 4 wraps to 12.
   value_error([] { infer_reshape({12}, {k62 + 3, 4}, "Reshape"); });

@@ -165,6 +165,8 @@ class Optimizer(Cell):
             if not scalar and getattr(p, "_spmd_layout", None) is not None:
                 # p holds its slice (semi_auto_parallel): so does its state, laid out alike.
                 s._spmd_layout, s._spmd_global_shape = p._spmd_layout, p._spmd_global_shape
+            if not scalar:
+                s._state_of = i  # the state of parameter i, read by optimizer parallelism
             self.insert_param_to_cell(f"{prefix}_{i}", s)
             s.name = f"{prefix}{sep}{p.name}"
             out.append(s)
