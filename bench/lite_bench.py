@@ -68,17 +68,11 @@ def torchvision_model(name):
     """torchvision's `name`, random weights and BatchNorm statistics (seeded), eval."""
     import torch
     import torchvision
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+    from test_onnx_import import _randomise_bn  # the ONNX tests' statistics
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    g = torch.Generator().manual_seed(1)
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            n = m.num_features
-            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
-            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
-            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
-            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
-    return model
+    return _randomise_bn(getattr(torchvision.models, name)(weights=None), 1).eval()
 
 
 def big_models(d):
