@@ -2,10 +2,10 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, ...: see SECTIONS) runs one section
-and replaces it in the existing RESULTS.md, keeping the others as they are; the section says
-which command produced it. The federated section's LeNet run is long (up to FL_BENCH_MAX_ROUNDS
-rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
+pipeline, optimizer, privacy, armour, federated, search, lite, ...: see SECTIONS) runs one
+section and replaces it in the existing RESULTS.md, keeping the others as they are; the
+section says which command produced it. The federated section's LeNet run is long (up to
+FL_BENCH_MAX_ROUNDS rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
 import argparse
 import datetime
 import json
@@ -671,6 +671,74 @@ def search_section():
     return lines
 
 
+def lite_section():
+    """mycel lite: LeNet-5, ResNet-18 and MobileNetV2 batch-1 latency in fp32, bf16 and int8
+    against PyTorch eager and TorchScript at PyTorch's best thread count; load time; the
+    runtime library's size."""
+    print("bench: mycel lite (LeNet-5 fp32/bf16/int8 via mycel_benchmark and Python, then "
+          "torch eager and TorchScript at 1 and 2 threads) ...", flush=True)
+    my, th = run("lite_bench.py", "mycel"), run("lite_bench.py", "torch")
+    eager_t = min((1, 2), key=lambda t: th[f"eager_{t}"])
+    script_t = min((1, 2), key=lambda t: th[f"script_{t}"])
+    eager64_t = min((1, 2), key=lambda t: th[f"eager64_{t}"])
+    eager, script = th[f"eager_{eager_t}"], th[f"script_{script_t}"]
+    fp32 = my["fp32"]
+    lines = [
+        "## mycel lite",
+        "",
+        f"Produced by bench/lite_bench.py (`make bench`, or `python3 bench/run.py --only lite` "
+        f"for this section alone) on {datetime.date.today()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores (a busy shared machine: means wander, minima are steadier); "
+        "its docstring has the details. LeNet-5 (1x28x28, seeded random weights) exported by "
+        "mycel.export, converted by mycel_convert; int8: full quantization (MAX_MIN, "
+        "per-channel, bias correction) on 32 calibration images. mycel lite runs one thread; "
+        f"PyTorch at its best of 1 and 2 threads (eager: {eager_t}, TorchScript: {script_t}). "
+        "`mycel_benchmark`: C++ latency, median of 3 runs' means (min in brackets); Python: "
+        "`Model.predict` per call, numpy in and out, as PyTorch is timed. Speed ratio: "
+        "PyTorch's time over lite's Python time (> 1: lite faster).",
+        "",
+        "| LeNet-5, batch 1 | mycel_benchmark µs | Python µs | vs PyTorch eager "
+        f"({eager:.1f} µs) | vs TorchScript ({script:.1f} µs) | vs lite fp32 | .ms bytes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for v in ("fp32", "bf16", "int8"):
+        r = my[v]
+        lines.append(f"| {v} | {r['tool_mean_us']:.1f} ({r['tool_min_us']:.1f}) | "
+                     f"{r['python_us']:.1f} | {eager / r['python_us']:.2f} | "
+                     f"{script / r['python_us']:.2f} | "
+                     f"{fp32['tool_min_us'] / r['tool_min_us']:.2f} (min) | {r['file_bytes']} |")
+    lines += ["",
+              "| batch 1, 1x3x224x224 | lite fp32 ms | lite bf16 ms | lite int8 ms | "
+              "PyTorch eager ms | TorchScript ms | fp32 vs eager | int8 vs fp32 | "
+              "int8 top-1 agreement | load ms |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for name in ("resnet18", "mobilenet_v2"):
+        r = my[name]
+        te = min(th[f"{name}_eager_{t}"] for t in (1, 2)) / 1e3
+        ts = min(th[f"{name}_script_{t}"] for t in (1, 2)) / 1e3
+        f, b, q = (r[v]["tool_mean_us"] / 1e3 for v in ("fp32", "bf16", "int8"))
+        lines.append(f"| {name} | {f:.1f} | {b:.1f} | {q:.1f} | {te:.1f} | {ts:.1f} | "
+                     f"{te / f:.2f} | {f / q:.2f} | {r['int8_top1_agree']:.0f}% "
+                     f"(4 calibration images) | {r['load_ms']:.1f} |")
+    e64 = th[f"eager64_{eager64_t}"]
+    lines += [
+        "",
+        f"Batch 64 (Python, µs per call): lite fp32 {fp32['b64_us']:.0f}, bf16 "
+        f"{my['bf16']['b64_us']:.0f}, int8 {my['int8']['b64_us']:.0f}; PyTorch eager "
+        f"{e64:.0f} ({eager64_t} thread(s)).",
+        "",
+        f"Load (`Model.build_from_file` of the fp32 file: map, check, kernels, arena): "
+        f"{my['load_ms']:.3f} ms. `libmycel_lite.so` stripped: {my['lib_stripped_kb']:.0f} KB "
+        "(oneDNN, zlib and libgomp are shared libraries apart; target ≤ 2 MB).",
+        "",
+        "ResNet-18 and MobileNetV2: mycel_benchmark's mean (one thread) against PyTorch at "
+        "its best of 1 and 2 threads, called from Python (at these sizes Python's overhead is "
+        "negligible). Targets: fp32 ≥ 1.5× PyTorch; int8 ≥ 2× lite's own fp32.",
+        "",
+    ]
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -685,6 +753,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "privacy": ("## Differential privacy", privacy_section),
     "federated": ("## Federated learning", federated_section),
     "search": ("## Strategy search", search_section),
+    "lite": ("## mycel lite", lite_section),
 }
 
 
@@ -778,6 +847,7 @@ def main():
     lines += privacy_section()
     lines += federated_section()
     lines += search_section()
+    lines += lite_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

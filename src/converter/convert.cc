@@ -1,7 +1,9 @@
 // The converter's driver: options, import, lowering, passes, writing, and the accuracy check
 // of every conversion (the source model's executable against the converted file, both run on
 // the same seeded random inputs).
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <random>
@@ -11,6 +13,7 @@
 #include "converter/codegen.h"
 #include "converter/converter.h"
 #include "converter/passes/passes.h"
+#include "converter/quant.h"
 #include "lite/flags.h"
 #include "lite/model.h"
 #include "lite/model_file.h"
@@ -25,10 +28,8 @@ constexpr const char* kTool = "mycel_convert";
 
 void check_not_built(const Options& o) {
   auto off = [](const std::string& v) { return v.empty() || v == "off" || v == "false"; };
-  MC_CHECK(off(o.fp16), Value, kTool, ": --fp16=", o.fp16,
-           ": float16 weight storage is not built yet (a later converter)");
-  MC_CHECK(o.config_file.empty(), Value, kTool,
-           ": --configFile (quantization) is not built yet; the converter writes float32");
+  MC_CHECK(off(o.fp16) || o.fp16 == "on" || o.fp16 == "true", Value, kTool, ": --fp16=", o.fp16,
+           ": expected on or off");
   MC_CHECK(off(o.train_model) || o.train_model == "true", Value, kTool,
            ": --trainModel=", o.train_model, ": must be true or false");
   MC_CHECK(o.codegen.empty() || o.codegen == "c", Value, kTool, ": --codegen=", o.codegen,
@@ -48,39 +49,81 @@ std::vector<const Tensor*> source_outputs(const ir::Value& v) {
   return out;
 }
 
-// Runs both models on seeded random inputs and prints each output's difference.
+// The difference of one output over the samples: sums and maxima of |converted - source|
+// and |source|, and (for [N, C] outputs) how often the argmax of a row agrees.
+struct OutputDiff {
+  double diff = 0, norm = 0, max_diff = 0, max_ref = 0;
+  int64_t rows = 0, agree = 0;
+  void add(const float* got, const Tensor& want, const lite::Dims& shape) {
+    const int64_t n = lite::numel(shape);
+    for (int64_t i = 0; i < n; ++i) {
+      const double w = want.element_as_double(i), d = std::fabs(got[i] - w);
+      diff += d, norm += std::fabs(w);
+      max_diff = std::max(max_diff, d), max_ref = std::max(max_ref, std::fabs(w));
+    }
+    if (shape.size() != 2 || shape[1] < 2) return;
+    for (int64_t r = 0; r < shape[0]; ++r) {
+      int64_t a = 0, b = 0;
+      for (int64_t c = 1; c < shape[1]; ++c) {
+        if (got[r * shape[1] + c] > got[r * shape[1] + a]) a = c;
+        if (want.element_as_double(r * shape[1] + c) > want.element_as_double(r * shape[1] + b))
+          b = c;
+      }
+      ++rows, agree += a == b;
+    }
+  }
+};
+
+// Runs both models on the calibration samples (or, without any, on one seeded random input)
+// and prints each output's difference.
 void accuracy_check(const serialize::LoadedModel& src, const std::string& bytes,
-                    std::ostream& out) {
+                    const std::vector<Sample>& samples, std::ostream& out) {
   lite::Model model;
   model.Build(bytes.data(), bytes.size());
   std::vector<lite::Tensor> inputs = model.GetInputs();
-  std::vector<ir::Value> args;
-  std::mt19937 gen(0);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (lite::Tensor& t : inputs) {
-    float* p = static_cast<float*>(t.MutableData());
-    Tensor x = Tensor::empty(Shape(t.Shape().begin(), t.Shape().end()), DType::Float32);
-    for (int64_t i = 0; i < t.ElementNum(); ++i) x.data<float>()[i] = p[i] = u(gen);
-    args.push_back(ir::Value::tensor(x));
-  }
-  for (const Tensor& w : src.weights) args.push_back(ir::Value::tensor(w));
-  std::vector<lite::Tensor> outputs;
-  model.Predict(inputs, &outputs);
-  ir::Value ref = src.exe->run(args, nullptr);
-  std::vector<const Tensor*> refs = source_outputs(ref);
-  MC_CHECK(refs.size() == outputs.size(), Value, kTool, ": the converted model has ",
-           outputs.size(), " output(s), the source ", refs.size());
-  out << std::setprecision(3);
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    Tensor r = refs[k]->contiguous();
-    const float* p = static_cast<const float*>(outputs[k].Data());
-    double diff = 0, norm = 0;
-    for (int64_t i = 0; i < outputs[k].ElementNum(); ++i) {
-      double want = r.element_as_double(i);
-      diff += std::fabs(p[i] - want), norm += std::fabs(want);
+  std::vector<Sample> runs = samples;
+  if (runs.empty()) {
+    std::mt19937 gen(0);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    runs.emplace_back();
+    for (lite::Tensor& t : inputs) {
+      runs[0].emplace_back(static_cast<size_t>(t.ElementNum()));
+      for (float& v : runs[0].back()) v = u(gen);
     }
-    out << "Accuracy: output '" << outputs[k].Name() << "' differs from the source model by "
-        << (norm > 0 ? 100.0 * diff / norm : diff) << "% (mean relative, random inputs)\n";
+  }
+  std::vector<OutputDiff> diffs;
+  for (const Sample& s : runs) {
+    std::vector<ir::Value> args;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::memcpy(inputs[i].MutableData(), s[i].data(), inputs[i].DataSize());
+      const lite::Dims& d = inputs[i].Shape();
+      Tensor x = Tensor::empty(Shape(d.begin(), d.end()), DType::Float32);
+      std::memcpy(x.data<float>(), s[i].data(), inputs[i].DataSize());
+      args.push_back(ir::Value::tensor(x));
+    }
+    for (const Tensor& w : src.weights) args.push_back(ir::Value::tensor(w));
+    std::vector<lite::Tensor> outputs;
+    model.Predict(inputs, &outputs);
+    ir::Value ref = src.exe->run(args, nullptr);
+    std::vector<const Tensor*> refs = source_outputs(ref);
+    MC_CHECK(refs.size() == outputs.size(), Value, kTool, ": the converted model has ",
+             outputs.size(), " output(s), the source ", refs.size());
+    diffs.resize(outputs.size());
+    for (size_t k = 0; k < outputs.size(); ++k)
+      diffs[k].add(static_cast<const float*>(outputs[k].Data()), refs[k]->contiguous(),
+                   outputs[k].Shape());
+  }
+  out << std::setprecision(3);
+  const std::vector<lite::Tensor> names = model.GetOutputs();
+  for (size_t k = 0; k < diffs.size(); ++k) {
+    const OutputDiff& d = diffs[k];
+    out << "Accuracy: output '" << names[k].Name() << "' differs from the source model by "
+        << (d.norm > 0 ? 100.0 * d.diff / d.norm : d.diff) << "% (mean relative), "
+        << (d.max_ref > 0 ? 100.0 * d.max_diff / d.max_ref : d.max_diff)
+        << "% (max relative, of the largest |output|)";
+    if (d.rows) out << ", top-1 agreement " << 100.0 * d.agree / d.rows << "%";
+    out << (samples.empty() ? " on random inputs\n"
+                            : str(" on ", samples.size(), " calibration input(s)\n"));
   }
 }
 
@@ -133,6 +176,8 @@ void prepare_for_training(lite::Graph& g, const SourceModel& m) {
 void convert(const Options& o, std::ostream& out) {
   check_not_built(o);
   MC_CHECK(!o.output_file.empty(), Value, kTool, ": --outputFile is empty");
+  QuantConfig qc;  // read first: a bad config is reported before any work
+  if (!o.config_file.empty()) qc = read_quant_config(o.config_file);
   lite::MappedFile file(o.model_file);
   const std::string_view bytes_in(reinterpret_cast<const char*>(file.data()), file.size());
   serialize::LoadedModel src;
@@ -147,16 +192,31 @@ void convert(const Options& o, std::ostream& out) {
   lite::Graph g = lower(m);
   const size_t before = g.nodes.size();
   const bool train = o.train_model == "true";
+  const bool fp16 = o.fp16 == "on" || o.fp16 == "true";
   MC_CHECK(!train || o.codegen.empty(), Value, kTool,
            ": --trainModel=true and --codegen=c: generated C runs inference only");
-  if (train)
+  MC_CHECK((!train && o.codegen.empty()) || (qc.type == QuantConfig::Type::None && !fp16), Value,
+           kTool,
+           ": --configFile and --fp16 make a model for the lite runtime's inference: not with "
+           "--trainModel=true or --codegen=c (float32 only)");
+  std::vector<Sample> samples;
+  if (train) {
     prepare_for_training(g, m);
-  else
+  } else {
     optimize(g);
+    if (qc.type == QuantConfig::Type::Full) {
+      samples = load_calibration(qc, g);
+      full_quantize(g, qc, samples, out);
+    } else if (qc.type == QuantConfig::Type::Weight) {
+      out << "Quantized the weights of " << quantize_weights(g, qc)
+          << " node(s) to int8 (per channel, dequantized at load)\n";
+    }
+    if (fp16) store_fp16(g);
+  }
   std::string bytes = lite::write_model(g, "mycel converter");
   if (o.codegen == "c") {
     write_c(g, o.model_file, o.output_file, out);
-    accuracy_check(src, bytes, out);
+    accuracy_check(src, bytes, samples, out);
     return;
   }
   const std::string path = o.output_file + ".ms";
@@ -168,7 +228,7 @@ void convert(const Options& o, std::ostream& out) {
   }
   out << "Converted '" << o.model_file << "': " << before << " ops lowered, " << g.nodes.size()
       << " after the passes; wrote '" << path << "' (" << bytes.size() << " bytes)\n";
-  accuracy_check(src, bytes, out);
+  accuracy_check(src, bytes, samples, out);
 }
 
 int convert_main(const std::vector<std::string>& args, std::ostream& out) {

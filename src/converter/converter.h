@@ -48,14 +48,17 @@ struct Options {
   std::string config_file;
   std::string train_model = "false";  // "true": a training model (lite/train.h): weights
                                       // unfolded, parameters marked trainable, loss named
-  std::string codegen;  // "c": C sources for microcontrollers (converter/codegen.h)
+  std::string codegen;                // "c": C sources for microcontrollers (converter/codegen.h)
 };
 
-// Converts: reads and imports the model, lowers, optimises, writes BASE.ms, then runs the
-// source model and the converted one on the same seeded random inputs and prints the accuracy
-// difference of each output to `out`. With codegen "c" it writes the folder BASE/ of C
-// sources instead of BASE.ms (after the same accuracy check of the graph they come from).
-// Options not built yet are ValueErrors saying so.
+// Converts: reads and imports the model, lowers, optimises, applies the precision options
+// (--configFile quantization, then --fp16=on weight storage: converter/quant.h), writes
+// BASE.ms, then runs the source model and the converted one on the same inputs (the
+// calibration samples of a FULL_QUANT config, else one seeded random input) and prints each
+// output's mean and max relative difference and, for [N, C] outputs, top-1 agreement to
+// `out`. With --trainModel=true the weights stay unfolded for on-device training; with
+// codegen "c" it writes the folder BASE/ of C sources instead of BASE.ms (after the same
+// accuracy check of the graph they come from); both are float32 only.
 void convert(const Options& o, std::ostream& out);
 
 // The command line: --fmk --modelFile --outputFile [--fp16 --configFile --trainModel

@@ -78,9 +78,13 @@ double peak_rss_mb() {
 int benchmark_main(const std::vector<std::string>& args, std::ostream& out) {
   Flags f = parse_flags(kTool, args,
                         {"modelFile", "loopCount", "warmUpLoopCount", "numThreads", "inDataFile",
-                         "benchmarkDataFile", "accuracyThreshold"});
+                         "benchmarkDataFile", "accuracyThreshold", "enableFp16"});
   Context ctx;
   ctx.thread_num = static_cast<int>(f.get_int("numThreads", 1, 1, 1024));
+  const std::string half = f.get("enableFp16", "false");
+  MC_CHECK(half == "true" || half == "false", Value, kTool, ": --enableFp16=", half,
+           ": expected true or false");
+  if (half == "true") ctx.precision = Precision::BFloat16;
   const int64_t loops = f.get_int("loopCount", 10, 1, 1000000);
   const int64_t warm = f.get_int("warmUpLoopCount", 3, 0, 1000000);
   double threshold = 0.5;
@@ -129,7 +133,7 @@ int benchmark_main(const std::vector<std::string>& args, std::ostream& out) {
   size_t p99 = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(ms.size()))) - 1;
   out << std::fixed << std::setprecision(4);
   out << "Model: " << f.get("modelFile") << ", threads: " << ctx.thread_num << ", runs: " << loops
-      << "\n";
+      << (half == "true" ? ", bf16 convolutions" : "") << "\n";
   out << "Latency (ms): min " << ms.front() << ", mean " << mean << ", p99 " << ms[p99] << "\n";
   out << std::setprecision(2) << "Peak memory: arena " << model.arena_bytes() / 1048576.0
       << " MB, process peak RSS " << peak_rss_mb() << " MB\n";

@@ -7,7 +7,9 @@
 //   the largest absolute difference; the run fails (exit 1) when an output's error exceeds
 //   --accuracyThreshold (percent, default 0.5).
 // Inputs: --inDataFile=a.bin,b.bin (raw little-endian float32, one file per input, sized as
-// the input), else uniform random values in [-1, 1] from a fixed seed.
+// the input), else uniform random values in [-1, 1] from a fixed seed. --enableFp16=true
+// (MindSpore Lite's flag) runs the convolutions in bf16 (Precision::BFloat16: these CPUs have
+// no float16 arithmetic).
 #pragma once
 
 #include <ostream>

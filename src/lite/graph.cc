@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "lite/quant.h"
 
 namespace mycel::lite {
 
@@ -140,8 +141,8 @@ void validate(const Graph& g, const std::string& what) {
       in_range(t, where);
       MC_CHECK(ready[t], Value, what, ": ", where, " reads tensor '", g.tensors[t].name,
                "' before any node writes it");
-      MC_CHECK(g.tensors[t].dtype == DType::Float32, Value, what, ": ", where, " reads ",
-               dtype_name(g.tensors[t].dtype), " tensor '", g.tensors[t].name,
+      MC_CHECK(g.tensors[t].dtype == DType::Float32 || g.tensors[t].constant, Value, what, ": ",
+               where, " reads ", dtype_name(g.tensors[t].dtype), " tensor '", g.tensors[t].name,
                "'; this runtime computes in float32 only");
     }
     for (int t : n.outputs) {
@@ -156,6 +157,7 @@ void validate(const Graph& g, const std::string& what) {
     MC_CHECK(ready[t] && !g.tensors[t].constant, Value, what, ": graph output '", g.tensors[t].name,
              "' is not computed by the graph");
   }
+  validate_quant(g, what);
 }
 
 namespace {

@@ -67,8 +67,11 @@ inline PoolWindow pool_window(const OpAttrs& a, int64_t H, int64_t W, int64_t oh
   return p;
 }
 
-// The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones.
-std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference);
+// The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones; `bf16`
+// runs Conv2D with bfloat16 inputs and weights (float32 accumulation and output). An int8
+// node (lite/quant.h) gets its int8 kernel (or that kernel's reference).
+std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference,
+                                    bool bf16 = false);
 
 // The activation applied in place to n floats.
 void apply_act(float* p, int64_t n, Act a);
@@ -77,6 +80,10 @@ void apply_act(float* p, int64_t n, Act a);
 // references of those with one (kernels_ref.cc), and the optimised ones (kernels_dnnl.cc).
 std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n);
 std::unique_ptr<Kernel> make_ref_kernel(const Graph& g, const NodeDesc& n);
-std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n);
+std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool bf16 = false);
+// Int8 Conv2D / FullyConnected (kernels_int8.cc): oneDNN's u8 x s8 -> s32 convolution and
+// gemm, or (reference) direct integer loops; both end in the same float32 epilogue, so
+// they agree exactly.
+std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool reference);
 
 }  // namespace mycel::lite

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "lite/dnnl_util.h"
 #include "lite/kernels.h"
 
 namespace mycel::lite {
@@ -21,19 +22,6 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 constexpr auto kF32 = memory::data_type::f32;
-constexpr int64_t kMaxDnnlWindow = 4096;  // dilated kernel extent or pad given to oneDNN
-
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-// One in-order CPU stream per thread for every kernel (primitives run synchronously on the
-// caller's thread and OpenMP's workers): models may Predict on several threads at once.
-dnnl::stream& stream() {
-  thread_local dnnl::stream s(engine());
-  return s;
-}
 
 bool append_act(dnnl::post_ops& po, Act a) {
   switch (a) {
@@ -68,9 +56,10 @@ struct DnnlConv : NodeKernel {
   std::optional<dnnl::reorder> src_reorder, dst_reorder;
   std::unordered_map<int, memory> args;
   bool reorder_each_run = false;
+  bool bf16 = false;  // x and the weights in bfloat16, y and the accumulation float32
   int64_t work = 0;
 
-  DnnlConv(const Graph& g, const NodeDesc& node) : NodeKernel(g, node) {
+  DnnlConv(const Graph& g, const NodeDesc& node, bool bf16_) : NodeKernel(g, node), bf16(bf16_) {
     const Dims& w = in[1];
     try {
       make(g);
@@ -89,6 +78,7 @@ struct DnnlConv : NodeKernel {
     memory::dims wd =
         G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
     const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
+    const auto xt = bf16 ? memory::data_type::bf16 : kF32;
     memory::desc src_md(xd, kF32, Tag::nchw), dst_md(yd, kF32, Tag::nchw);
     memory::desc bias_md({w[0]}, kF32, Tag::x);
     memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
@@ -98,8 +88,8 @@ struct DnnlConv : NodeKernel {
     if (append_act(po, a.act)) attr.set_post_ops(po);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      memory::desc s = attempt == 1 ? memory::desc(xd, kF32, Tag::any) : src_md;
-      memory::desc k(wd, kF32, attempt == 2 ? wtag : Tag::any);
+      memory::desc s(xd, xt, attempt == 1 ? Tag::any : Tag::nchw);
+      memory::desc k(wd, xt, attempt == 2 ? wtag : Tag::any);
       memory::desc y = attempt == 2 ? dst_md : memory::desc(yd, kF32, Tag::any);
       auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::convolution_direct, s, k,
@@ -107,26 +97,26 @@ struct DnnlConv : NodeKernel {
                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::convolution_direct, s, k, y,
                                                       strides, dil, pl, pr);
-      pd.emplace(d, attr, engine());
+      pd.emplace(d, attr, dnnl_engine());
       if (std::string(pd->impl_info_str()).find("gemm") == std::string::npos) break;
     }
     prim = dnnl::convolution_forward(*pd);
-    src_user = memory(src_md, engine(), DNNL_MEMORY_NONE);
-    dst_user = memory(dst_md, engine(), DNNL_MEMORY_NONE);
+    src_user = memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    dst_user = memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
     src_m = src_user, dst_m = dst_user;
     if (pd->src_desc() != src_md) {
-      src_m = memory(pd->src_desc(), engine());
+      src_m = memory(pd->src_desc(), dnnl_engine());
       src_reorder.emplace(src_user, src_m);
     }
     if (pd->dst_desc() != dst_md) {
-      dst_m = memory(pd->dst_desc(), engine());
+      dst_m = memory(pd->dst_desc(), dnnl_engine());
       dst_reorder.emplace(dst_m, dst_user);
     }
-    wei_user = memory({wd, kF32, wtag}, engine(), DNNL_MEMORY_NONE);
-    wei_m = memory(pd->weights_desc(), engine());
+    wei_user = memory({wd, kF32, wtag}, dnnl_engine(), DNNL_MEMORY_NONE);
+    wei_m = memory(pd->weights_desc(), dnnl_engine());
     args = {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}};
     if (bias) {
-      bias_m = memory(bias_md, engine(), DNNL_MEMORY_NONE);
+      bias_m = memory(bias_md, dnnl_engine(), DNNL_MEMORY_NONE);
       args.emplace(DNNL_ARG_BIAS, bias_m);
     }
     const TensorDesc& wt = g.tensors[n.inputs[1]];
@@ -136,8 +126,8 @@ struct DnnlConv : NodeKernel {
 
   void reorder_weights(const float* w) {
     wei_user.set_data_handle(const_cast<float*>(w));
-    dnnl::reorder(wei_user, wei_m).execute(stream(), wei_user, wei_m);
-    stream().wait();
+    dnnl::reorder(wei_user, wei_m).execute(dnnl_stream(), wei_user, wei_m);
+    dnnl_stream().wait();
   }
 
   void run(const float* const* src, float* dst) override {
@@ -146,7 +136,7 @@ struct DnnlConv : NodeKernel {
     src_user.set_data_handle(const_cast<float*>(src[0]));
     dst_user.set_data_handle(dst);
     if (in.size() == 3) bias_m.set_data_handle(const_cast<float*>(src[2]));
-    dnnl::stream& s = stream();
+    dnnl::stream& s = dnnl_stream();
     if (src_reorder) src_reorder->execute(s, src_user, src_m);
     prim.execute(s, args);
     if (dst_reorder) dst_reorder->execute(s, dst_m, dst_user);
@@ -180,21 +170,33 @@ struct DnnlGemm : NodeKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n) {
+dnnl::engine& dnnl_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
+bool dnnl_can_run(const Graph& g, const NodeDesc& n) {
   // oneDNN rejects empty problems: the reference handles them (it writes nothing or the bias).
   for (int t : n.inputs)
-    if (numel(g.tensors[t].shape) == 0) return make_ref_kernel(g, n);
-  if (numel(g.tensors[n.outputs[0]].shape) == 0) return make_ref_kernel(g, n);
-  if (n.op == OpType::Conv2D) {
-    // Windows dilated or padded far beyond any real network's (a damaged file's): oneDNN takes
-    // seconds to make such a primitive; the reference's work is bounded by the output.
-    const OpAttrs& a = n.a;
-    const Dims& w = g.tensors[n.inputs[1]].shape;
-    const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
-    if (extent > kMaxDnnlWindow || *std::max_element(a.pad, a.pad + 4) > kMaxDnnlWindow)
-      return make_ref_kernel(g, n);
-    return std::make_unique<DnnlConv>(g, n);
-  }
+    if (numel(g.tensors[t].shape) == 0) return false;
+  if (numel(g.tensors[n.outputs[0]].shape) == 0) return false;
+  if (n.op != OpType::Conv2D) return true;
+  // Windows dilated or padded far beyond any real network's (a damaged file's): oneDNN takes
+  // seconds to make such a primitive; the reference's work is bounded by the output.
+  const OpAttrs& a = n.a;
+  const Dims& w = g.tensors[n.inputs[1]].shape;
+  const int64_t extent = std::max((w[2] - 1) * a.dilation[0], (w[3] - 1) * a.dilation[1]) + 1;
+  return extent <= kMaxDnnlWindow && *std::max_element(a.pad, a.pad + 4) <= kMaxDnnlWindow;
+}
+
+std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool bf16) {
+  if (!dnnl_can_run(g, n)) return make_ref_kernel(g, n);
+  if (n.op == OpType::Conv2D) return std::make_unique<DnnlConv>(g, n, bf16);
   return std::make_unique<DnnlGemm>(g, n);
 }
 

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/parallel.h"
 #include "lite/kernels.h"
+#include "lite/quant.h"
 
 namespace mycel::lite {
 
@@ -231,12 +232,13 @@ std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n) {
   MC_ASSERT(false, "no own kernel for ", op_type_name(n.op));
 }
 
-std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference) {
+std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference, bool bf16) {
+  if (is_int8_node(g, n)) return make_int8_kernel(g, n, reference);
   switch (n.op) {
     case OpType::Conv2D:
     case OpType::FullyConnected:
     case OpType::MatMul:
-      return reference ? make_ref_kernel(g, n) : make_dnnl_kernel(g, n);
+      return reference ? make_ref_kernel(g, n) : make_dnnl_kernel(g, n, bf16);
     default:
       return make_own_kernel(g, n);
   }

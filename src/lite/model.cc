@@ -8,6 +8,7 @@
 #include "lite/arena.h"
 #include "lite/kernels.h"
 #include "lite/model_file.h"
+#include "lite/quant.h"
 
 namespace mycel::lite {
 
@@ -46,7 +47,8 @@ struct Model::Impl {
 
   void prepare() {
     kernels.clear();
-    for (const NodeDesc& n : g.nodes) kernels.push_back(make_kernel(g, n, ctx.reference));
+    const bool bf16 = ctx.precision == Precision::BFloat16;
+    for (const NodeDesc& n : g.nodes) kernels.push_back(make_kernel(g, n, ctx.reference, bf16));
     plan = plan_arena(g);
     MC_CHECK(plan.bytes <= ctx.max_arena_bytes, Value, what, ": the model needs ", plan.bytes,
              " bytes of activations, more than the context allows (", ctx.max_arena_bytes, ")");
@@ -72,6 +74,7 @@ void Model::Build(const std::string& path, const Context& ctx) {
   impl->ctx = ctx;
   impl->file = std::make_unique<MappedFile>(path);
   impl->g = read_model(impl->file->data(), impl->file->size(), impl->what, ctx.verify_checksum);
+  dequantize_constants(impl->g);
   if (ctx.thread_num > 0) set_num_threads(ctx.thread_num);
   impl->prepare();
   impl_ = std::move(impl);
@@ -84,6 +87,7 @@ void Model::Build(const void* data, size_t size, const Context& ctx) {
   impl->bytes = aligned_buffer(size, impl->what);
   if (size) std::memcpy(impl->bytes.get(), data, size);
   impl->g = read_model(impl->bytes.get(), size, impl->what, ctx.verify_checksum);
+  dequantize_constants(impl->g);
   if (ctx.thread_num > 0) set_num_threads(ctx.thread_num);
   impl->prepare();
   impl_ = std::move(impl);

@@ -27,7 +27,11 @@
 
 namespace mycel::lite {
 
-enum class Precision : uint8_t { Float32 };  // bf16 and int8 kernels: not built yet
+// How float32 layers compute. BFloat16 (mycel's `enable_fp16`-like switch; these CPUs have
+// bf16 dot products and no float16 arithmetic) runs Conv2D with bfloat16 inputs and weights
+// through oneDNN, accumulating and writing float32; the other ops stay float32. Int8 nodes
+// of a quantized file run in int8 under either (lite/quant.h).
+enum class Precision : uint8_t { Float32, BFloat16 };
 
 struct Context {
   int thread_num = 0;  // > 0: OpenMP's thread count, process-wide (as OpenMP's setting is)

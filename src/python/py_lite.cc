@@ -31,8 +31,10 @@ pyb::list specs(const lite::Graph& g, const std::vector<int>& which) {
 
 class LiteModel {
  public:
-  void build(const std::string& path, int thread_num, bool verify_checksum, bool reference) {
+  void build(const std::string& path, int thread_num, bool verify_checksum, bool reference,
+             bool bf16) {
     lite::Context ctx;
+    ctx.precision = bf16 ? lite::Precision::BFloat16 : lite::Precision::Float32;
     ctx.thread_num = thread_num;
     ctx.verify_checksum = verify_checksum;
     ctx.reference = reference;
@@ -154,7 +156,7 @@ void bind_lite(pyb::module_& parent) {
       .def(pyb::init<>())
       .def("build", &LiteModel::build, pyb::arg("path"), pyb::arg("thread_num") = 0,
            pyb::arg("verify_checksum") = true, pyb::arg("reference") = false,
-           "Maps, checks and prepares a .ms file.")
+           pyb::arg("bf16") = false, "Maps, checks and prepares a .ms file.")
       .def("inputs", &LiteModel::inputs, "(name, shape) of each input.")
       .def("outputs", &LiteModel::outputs, "(name, shape) of each output.")
       .def("resize", &LiteModel::resize, pyb::arg("shapes"), "New shapes for the inputs.")

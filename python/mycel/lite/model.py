@@ -21,9 +21,16 @@ class DataType(enum.Enum):
     FLOAT32 = 43
 
 
+_PRECISIONS = {"preferred_fp32": False, "preferred_bf16": True}  # -> bf16 convolutions
+
+
 class _CPUDeviceInfo:
     """``Context.cpu``: ``thread_num`` (0 keeps OpenMP's default; the setting is
-    process-wide, as OpenMP's is) and ``precision_mode`` ("preferred_fp32" only, for now)."""
+    process-wide, as OpenMP's is) and ``precision_mode``: "preferred_fp32" (float32), or
+    "preferred_bf16" (mycel's, in the place of MindSpore Lite's "preferred_fp16": these CPUs
+    have bfloat16 dot products and no float16 arithmetic; convolutions take bfloat16 inputs
+    and weights, accumulate and write float32). Int8 layers of a quantized file run in int8
+    under either."""
 
     def __init__(self):
         self.thread_num = 0
@@ -49,10 +56,10 @@ class Context:
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
             raise TypeError(f"For 'Context', cpu.thread_num must be an int >= 0, but got "
                             f"{threads!r}.")
-        if self.cpu.precision_mode != "preferred_fp32":
-            raise ValueError("For 'Context', cpu.precision_mode must be 'preferred_fp32' "
-                             f"(bf16 and int8 are not built yet), but got "
-                             f"{self.cpu.precision_mode!r}.")
+        if self.cpu.precision_mode not in _PRECISIONS:
+            raise ValueError("For 'Context', cpu.precision_mode must be 'preferred_fp32' or "
+                             "'preferred_bf16' (there is no float16 arithmetic on these CPUs), "
+                             f"but got {self.cpu.precision_mode!r}.")
         return self
 
 
@@ -172,13 +179,17 @@ class Model:
             if not isinstance(cfg, TrainCfg):
                 raise TypeError(f"For 'Model.build_from_file', train_cfg must be a TrainCfg, "
                                 f"but got {type(cfg).__name__}.")
+            if ctx.cpu.precision_mode != "preferred_fp32":
+                raise ValueError("For 'Model.build_from_file', a training model runs in "
+                                 "float32: cpu.precision_mode must be 'preferred_fp32'.")
             model = _lite.LiteTrainModel()
             model.build(str(model_path), ctx.cpu.thread_num, ctx.verify_checksum, cfg._native())
         else:
             if train_cfg is not None:
                 raise ValueError("For 'Model.build_from_file', train_cfg needs train=True.")
             model = _lite.LiteModel()
-            model.build(str(model_path), ctx.cpu.thread_num, ctx.verify_checksum, False)
+            model.build(str(model_path), ctx.cpu.thread_num, ctx.verify_checksum, False,
+                        _PRECISIONS[ctx.cpu.precision_mode])
         self._model, self._outputs, self._train = model, [], bool(train)
 
     def _trainer(self, api):

@@ -29,6 +29,16 @@ inline int add_weight(Graph& g, const std::string& name, Dims shape, uint32_t se
   return g.add_constant(name, shape, random_values(n, seed));
 }
 
+// A graph with one input "x" of `shape` and nothing else yet.
+inline Graph one_input(Dims shape) {
+  Graph g;
+  TensorDesc x;
+  x.name = "x";
+  x.shape = std::move(shape);
+  g.inputs = {g.add_tensor(x)};
+  return g;
+}
+
 // x [N, 3, 9, 9] -> Conv(4, 3x3, pad 1, bias, ReLU) -> BatchNorm -> MaxPool 2x2 (ceil) ->
 // Transpose twice (cancelling) -> Reshape [0, -1] -> FullyConnected(5) -> Add -> Softmax.
 inline Graph small_convnet(int64_t batch = 2) {

@@ -14,6 +14,7 @@ namespace {
 
 using testing::add_node;
 using testing::add_weight;
+using testing::one_input;
 using testing::random_values;
 
 // Runs node 0 of g (inputs: graph input 0 random, constants as stored) with both kernels.
@@ -29,15 +30,6 @@ void expect_same(Graph& g, float tol = 1e-4f) {
   make_kernel(g, n, true)->run(in.data(), ref.data());
   for (size_t i = 0; i < m; ++i)
     ASSERT_NEAR(fast[i], ref[i], tol * (1.f + std::fabs(ref[i]))) << "element " << i;
-}
-
-Graph one_input(Dims shape) {
-  Graph g;
-  TensorDesc x;
-  x.name = "x";
-  x.shape = std::move(shape);
-  g.inputs = {g.add_tensor(x)};
-  return g;
 }
 
 TEST(LiteKernels, ConvMatchesReference) {
