@@ -418,6 +418,9 @@ def parallel_section():
                      f"{r['samples_per_s'] / serial:.2f} | {fmt(r['state_mb'])} | "
                      f"{fmt(r['peak_rss_mb'])} |")
     lines.append("")
+    return lines
+
+
 def pipeline_section():
     """Pipeline parallelism: each stage's measured idle fraction against (S-1)/(M+S-1)."""
     print("bench: pipeline bubble (2 stages on 2 processes, GPipe and 1F1B, M = 2, 4, 8) ...",
@@ -518,6 +521,9 @@ def privacy_section():
               f"`TrainOneStepCell` {a:.2f} ms, DP step ({my['batch']} per-example gradients, "
               f"clipping, noise) {b:.2f} ms, {b / a:.1f}× the ordinary step.",
               ""]
+    return lines
+
+
 ARMOUR_ROUNDS = 2
 
 
@@ -581,6 +587,9 @@ def armour_training_rows(tr):
                      f"{tr[key + '_train_s']:.0f} |")
     lines += ["", f"PGD-20 accuracy gain {gain * 100:+.1f} points, clean accuracy change "
               f"{-drop * 100:+.1f} points.", ""]
+    return lines
+
+
 def federated_section():
     """Federated learning: the server's aggregation throughput, and 100 non-IID clients
     training LeNet-5 by FedAvg to 85% test accuracy next to centralized training."""

@@ -237,6 +237,8 @@ def lite_models(tmp):
         ms.export(net, ms.Tensor(x), file_name=path)
         lite.Converter().convert(lite.FmkType.MINDIR, path + ".mindir", path)
         put("lite_model", name + ".ms", read(path + ".ms"))
+
+
 def federated(tmp):
     """Requests of each kind as a client sends them to a live server, and replies."""
     from mycel import _mycel as C
