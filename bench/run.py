@@ -740,8 +740,10 @@ def lite_section():
         f"{my['load_ms']:.3f} ms. `libmycel_lite.so` stripped: {my['lib_stripped_kb']:.0f} KB "
         "(oneDNN, zlib and libgomp are shared libraries apart; target ≤ 2 MB).",
         "",
-        "ResNet-18 and MobileNetV2: mycel_benchmark's mean (one thread) against PyTorch at "
-        "its best of 1 and 2 threads, called from Python (at these sizes Python's overhead is "
+        "ResNet-18 and MobileNetV2: mycel_benchmark's mean against PyTorch, each at its best "
+        "of 1 and 2 threads (lite fp32 used "
+        f"{', '.join(str(my[n]['fp32'].get('threads', 1)) for n in ('resnet18', 'mobilenet_v2'))}"
+        "), PyTorch called from Python (at these sizes Python's overhead is "
         "negligible). Targets: fp32 ≥ 1.5× PyTorch; int8 ≥ 2× lite's own fp32.",
         "",
     ]
