@@ -44,12 +44,10 @@ def set_context(**kwargs):
     """Sets execution options: mode (GRAPH_MODE or PYNATIVE_MODE), device_target ("CPU", or
     "GPU" in a build with CUDA on a machine with an NVIDIA GPU: ops then run there, and
     tensors made on the host move to the GPU when an op first uses them), device_id (which
-    GPU),
-    runtime_num_threads (threads for kernels), max_device_memory ("2GB": the memory per
-    device auto_parallel's strategy search plans within), jit_cache_limit (graphs kept per jit function
-    or GRAPH-mode Cell, least recently used dropped first; default 8 or
-    MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and
-    recorded)."""
+    GPU), runtime_num_threads (threads for kernels), max_device_memory ("2GB": the memory
+    per device auto_parallel's strategy search plans within), jit_cache_limit (graphs kept
+    per jit function or GRAPH-mode Cell, least recently used dropped first; default 8 or
+    MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and recorded)."""
     from mycel import _mycel as _C
     for key, value in kwargs.items():
         if key not in _KNOWN:

@@ -81,7 +81,8 @@ WORKER = textwrap.dedent("""
             transform_checkpoints(f"{out}/ckpt_2", f"{out}/ckpt_{n}", "mlp",
                                   f"{out}/strategy_2.json", f"{out}/strategy_{n}.json")
         Barrier()()
-        ms.load_param_into_net(net, ms.load_checkpoint(f"{out}/ckpt_{n}/rank_{rank}/mlp{rank}.ckpt"))
+        mine = ms.load_checkpoint(f"{out}/ckpt_{n}/rank_{rank}/mlp{rank}.ckpt")
+        ms.load_param_into_net(net, mine)
         train(net, 5)
         print("RESULT", json.dumps({"w1": net.w1.asnumpy().tolist(),
                                     "w2": net.w2.asnumpy().tolist(),

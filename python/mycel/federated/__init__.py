@@ -19,5 +19,5 @@ from mycel.federated.server import FLServer
 from mycel.federated.simulation import simulate, simulate_in_processes
 
 __all__ = ["FLServer", "FedProxLoss", "FederatedClient", "FederatedLearningCallback",
-           "RequestRejected", "ServerFinished", "load_config", "load_weights", "network_weights", "simulate",
-           "simulate_in_processes"]
+           "RequestRejected", "ServerFinished", "load_config", "load_weights", "network_weights",
+           "simulate", "simulate_in_processes"]

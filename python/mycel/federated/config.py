@@ -30,8 +30,8 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
 TypeError for the type) naming the key. Options of features mycel does not have yet
 (secure aggregation, differential privacy, compression, summaries) are refused rather than
-ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that signed its certificate
-(``FederatedClient(..., ca_cert_path=...)``).
+ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that
+signed its certificate (``FederatedClient(..., ca_cert_path=...)``).
 """
 import os
 

@@ -66,9 +66,9 @@ def _merge(name, parts, layout, func):
 
 
 def _integrated(items):
-    """save_checkpoint(integrated_save=True) in a semi_auto_parallel or auto_parallel job: the items with
-    every sliced Parameter replaced by its whole value, gathered from all the ranks (every
-    rank must call it, as MindSpore's integrated save)."""
+    """save_checkpoint(integrated_save=True) in a semi_auto_parallel or auto_parallel job:
+    the items with every sliced Parameter replaced by its whole value, gathered from all the
+    ranks (every rank must call it, as MindSpore's integrated save)."""
     from mycel.common.parameter import Parameter
     from mycel.common.tensor import Tensor
     from mycel.ops.operations.comm_ops import AllGather
