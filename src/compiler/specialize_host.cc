@@ -241,10 +241,10 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     MC_THROW(Type,
              "range() with bounds known only at run time can only be iterated by a for "
              "loop in graph mode");
-  } else if (name == "super") {
+  } else if (name == "super" && !all_const(args, kw)) {
     MC_THROW(Type,
-             "super() is not supported inside graph code; call the parent's method as "
-             "Parent.method(self, ...)");
+             "super() is not supported inside graph code on values known only at run time; "
+             "call the parent's method as Parent.method(self, ...)");
   }
   // Anything else the host evaluates now, on constants (the caller does it).
   MC_CHECK(all_const(args, kw), Type, name, "() on values known only at run time (",

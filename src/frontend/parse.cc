@@ -421,6 +421,8 @@ Parser::Parser(ir::Module& m, py::handle fn) : m_(m) {
   globals_ = f.attr("__globals__");
   builtins_ = helper_.attr("builtins_of")(globals_);
   py::object code = f.attr("__code__");
+  if (code.attr("co_argcount").cast<int>() > 0)
+    first_param_ = code.attr("co_varnames")[py::int_(0)].cast<std::string>();
   py::object closure = f.attr("__closure__");
   if (!closure.is_none()) {
     py::tuple names = code.attr("co_freevars");

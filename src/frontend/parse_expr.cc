@@ -157,6 +157,14 @@ ir::Node* Parser::call(const Ctx& c, py::handle e) {
         {value(ir::Value::string(k.attr("arg").cast<std::string>()), ks), expr(c, k.attr("value"))},
         ks);
   };
+  // super() with no arguments is super(__class__, <the first parameter>), as Python's
+  // compiler makes it: the class from the method's __class__ cell, the instance its first
+  // argument (both known at compile time for a Cell's method: the host then evaluates it).
+  if (args.empty() && kws.empty() && ast_kind(e.attr("func")) == Ast::Name &&
+      e.attr("func").attr("id").cast<std::string>() == "super" && cells_.count("__class__") &&
+      !first_param_.empty()) {
+    return cnode(c.g, {fn, load_name(c.b, "__class__", s), load_name(c.b, first_param_, s)}, s);
+  }
   if (!spread) {
     std::vector<ir::Node*> in{fn};
     for (py::handle a : args) in.push_back(expr(c, a));

@@ -246,7 +246,8 @@ class Parser {
   py::object globals_;                                 // its __globals__
   py::object builtins_;                                // its builtins (a dict)
   std::unordered_map<std::string, py::object> cells_;  // closure cells by free name
-  py::object helper_;                                  // the Python helper module
+  std::string first_param_;  // the function's first parameter (a method's self), or ""
+  py::object helper_;        // the Python helper module
   std::string path_;
   int32_t file_ = -1;
   std::vector<std::unique_ptr<Block>> blocks_;
