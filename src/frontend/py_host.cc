@@ -230,6 +230,14 @@ class PyHost final : public ir::Host {
       const PyRefs& r = refs();
       if (PyType_Check(o.ptr())) return fn;  // a class: called through the host
       if (is_instance(o, r.cell)) {
+        // Forward hooks are Python run around a Cell's call (nn/cell.py); graph code calls
+        // construct directly, which would skip them silently.
+        py::dict d = o.attr("__dict__");
+        MC_CHECK(!d.contains("_forward_pre_hooks") && !d.contains("_forward_hooks"), Type,
+                 "The Cell '", py::str(py::type::of(o).attr("__name__")).cast<std::string>(),
+                 "' has forward hooks (register_forward_pre_hook/register_forward_hook): they "
+                 "run when it is called from Python (PYNATIVE mode, or the outermost Cell in "
+                 "GRAPH mode), not inside graph code");
         py::object construct = py::type::of(o).attr("construct");
         if (is_instance(construct, r.function_type)) {
           Value c = Value::closure(Value::graph(graph_of(m, construct)), {fn});

@@ -51,6 +51,24 @@ def _defines_bprop(cls):
     return r
 
 
+
+class HookHandle:
+    """What register_forward_pre_hook/register_forward_hook return: ``remove()``
+    unregisters the hook (a second remove() does nothing)."""
+    _next = [0]
+
+    def __init__(self, cell, attr):
+        HookHandle._next[0] += 1
+        self.id = HookHandle._next[0]
+        self._cell, self._attr = cell, attr
+
+    def remove(self):
+        hooks = self._cell.__dict__.get(self._attr)
+        if hooks is not None and self.id in hooks:
+            del hooks[self.id]
+            if not hooks:  # no hooks left: the plain call path again
+                del self._cell.__dict__[self._attr]
+
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
 
@@ -102,6 +120,12 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *inputs, **kwargs):
+        d = self.__dict__
+        if "_forward_pre_hooks" in d or "_forward_hooks" in d:
+            return self._call_hooked(inputs, kwargs)
+        return self._call_unhooked(inputs, kwargs)
+
+    def _call_unhooked(self, inputs, kwargs):
         from mycel import context
         dst = self._mixed_precision_type
         if dst is not None:
@@ -127,6 +151,46 @@ class Cell:
         if dst is not None and self._to_float_params:
             return self._call_cast_params(dst, inputs, kwargs)
         return self._run_construct(inputs, kwargs)
+
+    def register_forward_pre_hook(self, hook_fn):
+        """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python
+        with the positional inputs as a tuple; a value it returns (a tuple, or one input)
+        replaces them. Hooks run in PYNATIVE mode and around the outermost Cell in GRAPH
+        mode; a Cell with hooks called inside graph code is a TypeError (MindSpore runs them
+        in PYNATIVE mode only). Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_pre_hooks", hook_fn, "register_forward_pre_hook")
+
+    def register_forward_hook(self, hook_fn):
+        """Registers ``hook_fn(cell, inputs, output)``, run after each call of this Cell from
+        Python; a value it returns replaces the output. Where hooks run: as
+        register_forward_pre_hook. Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_hooks", hook_fn, "register_forward_hook")
+
+    def _add_hook(self, attr, hook_fn, who):
+        if not callable(hook_fn):
+            raise TypeError(f"For '{who}', the 'hook_fn' must be callable, but got "
+                            f"{type(hook_fn).__name__}.")
+        hooks = self.__dict__.get(attr)
+        if hooks is None:
+            hooks = {}
+            object.__setattr__(self, attr, hooks)
+        handle = HookHandle(self, attr)
+        hooks[handle.id] = hook_fn
+        return handle
+
+    def _call_hooked(self, inputs, kwargs):
+        """A call with forward hooks: the pre-hooks (in registration order) may replace the
+        inputs, the forward hooks the output."""
+        for fn in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
+            new = fn(self, inputs)
+            if new is not None:
+                inputs = new if isinstance(new, tuple) else (new,)
+        out = self._call_unhooked(inputs, kwargs)
+        for fn in list(self.__dict__.get("_forward_hooks", {}).values()):
+            new = fn(self, inputs, out)
+            if new is not None:
+                out = new
+        return out
 
     def _run_construct(self, inputs, kwargs):
         """construct(*inputs, **kwargs), or in a PYNATIVE grad its bprop when it has one."""
