@@ -13,6 +13,8 @@ import textwrap
 import numpy as np
 import pytest
 
+import mycel as ms
+
 from distributed import run_gloo
 
 WORKER = textwrap.dedent("""
@@ -94,6 +96,14 @@ WORKER = textwrap.dedent("""
         step = nn.TrainOneStepCell(pc, nn.Momentum(mine, 0.05, 0.9))
         got["losses"] = [float(step(*inputs()).asnumpy()) for _ in range(10)]
         got["weights"] = {p.name: p.asnumpy().tolist() for p in mine}
+        # Each stage saves its own parameters only (the other stages' copies here are
+        # stale); the integrated save, one file for all, is refused.
+        ms.save_checkpoint(pc, f"{out_dir}/stage_{rank}.ckpt", integrated_save=False)
+        try:
+            ms.save_checkpoint(pc, f"{out_dir}/all_{rank}.ckpt")
+            got["integrated"] = "saved"
+        except ValueError as e:
+            got["integrated"] = str(e)
         set_auto_parallel_context(pipeline_result_broadcast=False)
         got["unbroadcast"] = float(pc(*inputs()).asnumpy())
         out = {"serial": serial, "pipeline": got}
@@ -117,7 +127,7 @@ def _run(tmp_path, n, kind, scheduler, mode):
     return results
 
 
-def _check(results, scheduler):
+def _check(results, scheduler, checkpoints):
     """Every rank's loss, gradients and trained weights equal the serial run; the events
     follow the schedule."""
     seen = set()
@@ -135,8 +145,19 @@ def _check(results, scheduler):
         for name, w in got["weights"].items():
             np.testing.assert_allclose(w, serial["weights"][name], rtol=1e-10, atol=1e-10,
                                        err_msg=name)
+        assert "integrated_save=False" in got["integrated"], got["integrated"]
         _check_order(got["events"], got["stage"], 2, 4, scheduler)
     assert seen == set(results[0]["serial"]["grads"]), "every parameter is on some stage"
+    # The stages' checkpoints hold their own trained parameters: together, the serial ones.
+    saved = {}
+    for rank, r in enumerate(results):
+        ckpt = ms.load_checkpoint(str(checkpoints / f"stage_{rank}.ckpt"))
+        assert set(ckpt) == set(r["pipeline"]["weights"]), (rank, sorted(ckpt))
+        saved.update({k: v.asnumpy() for k, v in ckpt.items()})
+    serial = results[0]["serial"]["weights"]
+    assert set(saved) == set(serial)
+    for name, w in saved.items():
+        np.testing.assert_allclose(w, serial[name], rtol=1e-10, atol=1e-10, err_msg=name)
 
 
 def _check_order(events, stage, stages, micro, scheduler):
@@ -154,19 +175,19 @@ def _check_order(events, stage, stages, micro, scheduler):
 @pytest.mark.parametrize("scheduler", ["1f1b", "gpipe"])
 @pytest.mark.parametrize("mode", ["graph", "pynative"])
 def test_mlp_two_stages_equals_serial(tmp_path, scheduler, mode):
-    _check(_run(tmp_path, 2, "mlp", scheduler, mode), scheduler)
+    _check(_run(tmp_path, 2, "mlp", scheduler, mode), scheduler, tmp_path)
 
 
 @pytest.mark.parametrize("scheduler", ["1f1b", "gpipe"])
 def test_lenet_two_stages_equals_serial(tmp_path, scheduler):
-    _check(_run(tmp_path, 2, "lenet", scheduler, "graph"), scheduler)
+    _check(_run(tmp_path, 2, "lenet", scheduler, "graph"), scheduler, tmp_path)
 
 
 @pytest.mark.parametrize("kind", ["mlp", "lenet"])
 def test_two_stages_times_two_data_parallel_equals_serial(tmp_path, kind):
     results = _run(tmp_path, 4, kind, "1f1b", "graph")
     assert [r["pipeline"]["stage"] for r in results] == [0, 0, 1, 1]
-    _check(results, "1f1b")
+    _check(results, "1f1b", tmp_path)
 
 
 # Without processes.

@@ -80,6 +80,11 @@ class PipelineCell(Cell):
         owner.update({id(p): stages - 1 for p in loss_fn.get_parameters()})
         self._owner = owner
         self._stages, self._dp, self._stage, self._dp_rank = _pp.layout(stages)
+        # The other stages' parameters are never trained here: their values on this rank are
+        # stale, so save_checkpoint leaves them out (each stage saves its own).
+        for p in network.get_parameters():
+            if owner.get(id(p), self._stage) != self._stage:
+                p._pipeline_other_stage = owner[id(p)]
         self._runner = None
 
     def trainable_params(self, recurse=True):

@@ -279,8 +279,10 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             parameter whole from all the ranks (every rank must call save_checkpoint) and
             rank 0 writes them. False has every rank write the file it names with what it
             holds, its slices (give each rank its own; mycel.load_distributed_checkpoint and
-            transform_checkpoints read them). Outside a job it only has to be a bool.
-            Default: True.
+            transform_checkpoints read them). In pipeline parallelism a rank saves only its
+            stage's parameters (the others' copies are stale), with integrated_save=False
+            and a file name per rank (True is a ValueError). Outside a job it only has to be
+            a bool. Default: True.
         async_save (bool): write the file in a background thread (the data is copied first,
             so training may go on). The next save or load of the same file waits for it and
             raises RuntimeError if it failed. Default: False.
@@ -324,6 +326,14 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             pctx.get_auto_parallel_context("global_rank") != 0:
         return  # rank 0 writes the parameters every rank holds
     items = [(n, d) for n, d in _save_items(save_obj) if choice_func is None or choice_func(n)]
+    if any(getattr(d, "_pipeline_other_stage", None) is not None for _, d in items):
+        # Pipeline parallelism: a rank holds stale copies of the other stages' parameters.
+        if integrated_save:
+            raise ValueError(f"For '{func}', in pipeline parallelism each stage holds only "
+                             "its own parameters: save with integrated_save=False and a file "
+                             "name per rank (each file gets its stage's parameters).")
+        items = [(n, d) for n, d in items
+                 if getattr(d, "_pipeline_other_stage", None) is None]
     if integrated_save and _slices._semi_auto_job():
         # Sliced parameters gathered whole (every rank calls this); rank 0 writes them.
         items = _slices._integrated(items)
