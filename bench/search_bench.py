@@ -20,7 +20,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tp_bench import BATCH, best_samples_per_s, launch_ranks, make_mlp, write_result  # noqa
+from dist_bench import gloo_job, write_rank_result  # noqa: E402
+from tp_bench import BATCH, best_samples_per_s, make_mlp  # noqa
 
 
 def hand_plans(n):
@@ -61,7 +62,8 @@ def worker(plan, rank, n):
 
 if __name__ == "__main__":
     if sys.argv[1] == "worker":
-        plan, rank, n = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        write_result(rank, worker(plan, rank, n))
+        plan, n, rank = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        write_rank_result(rank, worker(plan, rank, n))
     else:
-        print(json.dumps(launch_ranks(__file__, [sys.argv[1]], int(sys.argv[2]))))
+        n = int(sys.argv[2])
+        print(json.dumps(gloo_job(__file__, n, [sys.argv[1], n])[0]))

@@ -19,12 +19,11 @@ import json
 import os
 import resource
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dist_bench import PYTHON, _env, _run_all, free_port  # noqa: E402
+from dist_bench import gloo_job, write_rank_result  # noqa: E402
 
 D, H, BATCH = 1024, 4096, 64
 WARMUP, STEPS, ROUNDS = 3, 10, 3
@@ -105,34 +104,13 @@ def best_samples_per_s(step, rng, rows):
 
 
 def launch(mode, n):
-    return launch_ranks(__file__, [mode], n)
-
-
-def launch_ranks(script, args, n):
-    """Runs `script worker *args RANK N` as the N ranks of a Gloo job on the loopback address
-    as dist_bench runs its jobs (1 thread each, each rank in its own session, all killed when
-    one fails or at the deadline) and returns rank 0's JSON, which the worker writes to
-    BENCH_OUT/rank_0.json (write_result)."""
-    with tempfile.TemporaryDirectory(prefix="bench_ranks_") as out:
-        port = free_port()
-        _run_all([([PYTHON, script, "worker", *args, str(rank), str(n)],
-                   _env({"MS_WORKER_NUM": str(n), "RANK_ID": str(rank),
-                         "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": str(port),
-                         "BENCH_OUT": out}))
-                  for rank in range(n)])
-        with open(os.path.join(out, "rank_0.json")) as f:
-            return json.load(f)
-
-
-def write_result(rank, res):
-    """A worker's result, where launch_ranks reads it."""
-    with open(os.path.join(os.environ["BENCH_OUT"], f"rank_{rank}.json"), "w") as f:
-        json.dump(res, f)
+    """Rank 0's result of the job (dist_bench.gloo_job)."""
+    return gloo_job(__file__, n, [mode, n])[0]
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "worker":
-        mode, rank, n = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        write_result(rank, worker(mode, rank, n))
+        mode, n, rank = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        write_rank_result(rank, worker(mode, rank, n))
     else:
         print(json.dumps(launch(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))

@@ -45,7 +45,6 @@ void check_groups(const OpCall& call, const std::vector<int64_t>& splits, const 
 }  // namespace
 
 LoopSpace conv2d_loops(const OpCall& call, const Strategy& s) {
-  check_rows(call, s);
   LoopSpace l = loops_along(call, s, conv_dims(call), 3, kSpatial);
   check_groups(call, l.splits, describe(call, s));
   return l;
@@ -64,7 +63,6 @@ TensorLayout conv2d_layout(const OpCall& call, std::span<const TensorLayout> in)
 }
 
 LoopSpace pool_loops(const OpCall& call, const Strategy& s) {
-  check_rows(call, s);
   check_nchw(call);
   return loops_along(call, s, {{0, 1, -1, -1}}, 2, kSpatial);
 }

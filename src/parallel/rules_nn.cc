@@ -93,7 +93,6 @@ TensorLayout leading(const TensorLayout& of, Shape shape, size_t lead, Axes part
 }  // namespace
 
 LoopSpace layer_norm_loops(const OpCall& call, const Strategy& s) {
-  check_rows(call, s);
   return loops_along(call, s, layer_norm_dims(call), call.shapes[0].size(), kNormalised);
 }
 
@@ -109,7 +108,6 @@ std::vector<TensorLayout> layer_norm_layouts(const OpCall& call, std::span<const
 }
 
 LoopSpace gather_loops(const OpCall& call, const Strategy& s) {
-  check_rows(call, s);
   Shape out;
   auto dims = gather_dims(call, &out);
   return loops_along(call, s, std::move(dims), out.size(), kGathered);
@@ -122,7 +120,6 @@ TensorLayout gather_layout(const OpCall& call, std::span<const TensorLayout> in)
 }
 
 LoopSpace softmax_loss_loops(const OpCall& call, const Strategy& s) {
-  check_rows(call, s);
   return loops_along(call, s, softmax_loss_dims(call), 2, kClasses);
 }
 

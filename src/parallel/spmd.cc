@@ -212,7 +212,7 @@ class Spmd {
     }
   }
 
-  // x, typed with its global shape, holds its slice under l.
+  // x (an entry argument or weight), typed with its global shape, holds its slice under l.
   void sliced(Node* x, const TensorLayout& l) {
     const Shape local = l.slice_shape();
     x->set_abstract(
@@ -270,11 +270,7 @@ class Spmd {
     decided_[static_cast<size_t>(w)] = true;
     if (!l || whole(*l)) return;
     res_.weights[static_cast<size_t>(w)] = *l;
-    lay_.insert_or_assign(n, *l);
-    const Abstract& a = *n->abstract();
-    const Shape local = l->slice_shape();
-    n->set_abstract(Abstract::tensor(a.dtype, mycel::Shape(local.begin(), local.end())));
-    changed_.insert(n);
+    sliced(n, *l);
   }
 
   Shape global_shape(const Node* n) const {
