@@ -41,7 +41,7 @@ void optimize(lite::Graph& g);
 
 // The command's options (MindSpore Lite's converter flags).
 struct Options {
-  std::string fmk;  // MINDIR (ONNX: not built yet)
+  std::string fmk;  // MINDIR or ONNX
   std::string model_file;
   std::string output_file;  // BASE: writes BASE.ms (with codegen "c", the folder BASE/)
   std::string fp16 = "off";
