@@ -181,6 +181,10 @@ class Specializer {
                        const SourceSpan& sp);
 
  private:
+  // Whether a constant-trip loop (graph g, entered from pctx) that carried `prev` in its
+  // last iteration and now carries `cur` can become a compact loop (context_for).
+  bool settled(FuncGraph* g, Ctx* pctx, const std::vector<AbsPtr>& prev,
+               const std::vector<AbsPtr>& cur);
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
                    const SourceSpan& sp);
   void run_ctx(Ctx* c);
