@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 from mycel import _mycel as _C
 from mycel import amp, context
+from mycel.boost import AutoBoost, BoostTrainOneStepCell
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
@@ -85,6 +86,12 @@ class Model:
     computes in bfloat16 by the level's rules, the loss in float32, and a loss-scale manager
     with an update cell makes it a TrainOneStepWithLossScaleCell (overflowing steps are
     skipped). Without an optimizer the network is set up with ``amp.auto_mixed_precision``.
+
+    Gradient accumulation (MindSpore's boost): with boost_level "O1" or "O2" and
+    ``boost_config_dict={"boost": {"mode": "manual", "grad_accumulation": True},
+    "grad_accumulation": {"grad_accumulation_step": k}}`` the training step is
+    ``boost.BoostTrainOneStepCell``: the weights change every k-th step, by the mean gradient
+    of the last k batches (k batches of b rows train as one batch of k*b rows).
     """
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
@@ -109,7 +116,17 @@ class Model:
         self._metric_fns = get_metrics(metrics)
         self._eval_indexes = tuple(eval_indexes) if eval_indexes is not None else (0, 1, 2)
         use_amp = amp_level != "O0" or kwargs.get("loss_scale_manager") is not None
-        if optimizer is not None and use_amp:
+        accumulate = AutoBoost(boost_level,
+                               kwargs.pop("boost_config_dict", "")).grad_accumulation_step
+        if accumulate > 1 and (optimizer is None or use_amp):
+            raise ValueError("For 'Model', gradient accumulation (boost_config_dict) needs an "
+                             "optimizer and is not built together with mixed precision or a "
+                             "loss-scale manager.")
+        if accumulate > 1:
+            step_net = WithLossCell(network, loss_fn) if loss_fn is not None else network
+            self._train_network = BoostTrainOneStepCell(step_net, optimizer,
+                                                        grad_accumulation_step=accumulate)
+        elif optimizer is not None and use_amp:
             self._train_network = amp.build_train_network(network, optimizer, loss_fn,
                                                           amp_level, boost_level, **kwargs)
         elif optimizer is not None:
