@@ -12,6 +12,7 @@ Python loop over the same iterator, so both give the same batches, weights and o
 from mycel import context
 from mycel.common.api import JitConfig, _JitFunction
 from mycel.nn.cell import Cell
+from mycel.nn.wrap import TrainOneStepCell
 
 
 def _check_sink_size(who, sink_size, allow_all):
@@ -40,7 +41,8 @@ def _compiled_target(fn, compile_fn):
     `fn` runs as Python (then the sink loops in Python)."""
     if isinstance(fn, Cell):
         hooked = "_forward_pre_hooks" in fn.__dict__ or "_forward_hooks" in fn.__dict__
-        if not compile_fn or hooked or fn._mixed_precision_type is not None:
+        if not compile_fn or hooked or fn._mixed_precision_type is not None or \
+                not _calls_construct(fn):
             return None
 
         def cell_target():
@@ -52,6 +54,15 @@ def _compiled_target(fn, compile_fn):
             return None
         fn = _JitFunction(fn)
     return lambda: (fn._graph, None)
+
+
+def _calls_construct(cell):
+    """Whether calling `cell` runs its construct: no Python __call__ of its own (a THOR step,
+    a pipeline or sharded-optimizer TrainOneStepCell's stepper)."""
+    call = type(cell).__call__
+    if call is TrainOneStepCell.__call__:
+        return cell.__dict__.get("_stepper") is None
+    return call is Cell.__call__
 
 
 class _Sink:
