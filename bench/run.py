@@ -384,13 +384,22 @@ def amp_section():
     return lines
 
 
+def _table(title, prose, columns, rows):
+    """A RESULTS.md section: heading, prose, then a table of `rows` under `columns`."""
+    return ([f"## {title}", "", prose, "", "| " + " | ".join(columns) + " |",
+             "|" + "---|" * len(columns)] + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+
 def sink_section():
     """Data sink: a LeNet-5 epoch with Model.train step by step against dataset_sink_mode."""
     print("bench: data sink (LeNet-5 epoch, mycel GRAPH, step by step vs sink) ...", flush=True)
     my = run("sink_bench.py")
-    lines = [
-        "## Data sink",
-        "",
+    same = "identical" if my["max_weight_diff"] == 0 else f"differ by {my['max_weight_diff']:.3g}"
+    rows = [[label, f"{my[f'step{k}_s']:.2f}", f"{my[f'sink{k}_s']:.2f}",
+             f"{my[f'step{k}_s'] / my[f'sink{k}_s']:.2f}", same]
+            for k, label in (("", "wall-clock"), ("_cpu", "CPU time"))]
+    return _table(
+        "Data sink",
         "Produced by bench/sink_bench.py. One epoch of LeNet-5 on Fashion-MNIST (batch 64, "
         f"{my['steps']} steps, Momentum) with `Model.train` in GRAPH mode: step by step (each "
         "batch handed to Python, which calls the compiled step) against "
@@ -398,16 +407,29 @@ def sink_section():
         "batches). Same initial weights and batch order; seconds per epoch, the best of 3 "
         "alternating epochs, wall-clock and process CPU time. Speed ratio: step by step's "
         "time over the sink's.",
-        "",
-        "| measure | step by step s | sink s | speed ratio | weights |",
-        "|---|---|---|---|---|",
-    ]
-    same = "identical" if my["max_weight_diff"] == 0 else f"differ by {my['max_weight_diff']:.3g}"
-    for key, label in (("", "wall-clock"), ("_cpu", "CPU time")):
-        a, b = my[f"step{key}_s"], my[f"sink{key}_s"]
-        lines.append(f"| {label} | {a:.2f} | {b:.2f} | {a / b:.2f} | {same} |")
-    lines.append("")
-    return lines
+        ["measure", "step by step s", "sink s", "speed ratio", "weights"], rows)
+
+
+def thor_section():
+    """THOR against Momentum: LeNet-5 test accuracy per epoch on Fashion-MNIST."""
+    print("bench: THOR vs Momentum (LeNet-5, Fashion-MNIST, accuracy per epoch) ...", flush=True)
+    my = run("thor_bench.py")
+    rows = []
+    for name in ("momentum", "thor"):
+        c = my[name]
+        rows.append([name.capitalize() if name == "momentum" else "THOR"] +
+                    [f"{a:.4f}" for a in c["accuracy"]] +
+                    [str(c["epochs_to_target"] or f"> {my['epochs']}"),
+                     f"{sum(c['epoch_s']) / len(c['epoch_s']):.1f}"])
+    return _table(
+        "THOR",
+        "Produced by bench/thor_bench.py. LeNet-5 on Fashion-MNIST, batch 32, GRAPH mode: "
+        "Momentum (lr 0.01, momentum 0.9) against `nn.thor` through "
+        "`ConvertModelUtils.convert_to_thor_model` (lr 0.01, momentum 0.9, damping 0.03 halved "
+        "each epoch, frequency 100). Test accuracy after each epoch; the epoch at which each "
+        f"first reaches {my['target']:.0%}; seconds per epoch (this machine is shared).",
+        ["optimizer"] + [f"epoch {i + 1}" for i in range(my["epochs"])] +
+        [f"epochs to {my['target']:.0%}", "s/epoch"], rows)
 
 
 def parallel_section():
@@ -792,6 +814,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "search": ("## Strategy search", search_section),
     "lite": ("## mycel lite", lite_section),
     "sink": ("## Data sink", sink_section),
+    "thor": ("## THOR", thor_section),
 }
 
 
@@ -887,6 +910,7 @@ def main():
     lines += search_section()
     lines += lite_section()
     lines += sink_section()
+    lines += thor_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -10,25 +10,15 @@ import mycel as ms
 import mycel.dataset as ds
 from mycel import boost, nn, Tensor
 from mycel.train import Model
+from test_grad_accumulation import _Mlp  # (6 -> 16 -> 5)
 
 N = 48
-
-
-class _Mlp(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(6, 10)
-        self.fc2 = nn.Dense(10, 4)
-        self.relu = nn.ReLU()
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
 
 
 def _data(batch):
     rng = np.random.default_rng(21)
     x = rng.standard_normal((N, 6)).astype(np.float32)
-    y = rng.integers(0, 4, N).astype(np.int32)
+    y = rng.integers(0, 5, N).astype(np.int32)
     return ds.NumpySlicesDataset((x, y), ["x", "y"], shuffle=False).batch(batch)
 
 
@@ -41,14 +31,6 @@ def _model(k):
            "grad_accumulation": {"grad_accumulation_step": k}}
     kwargs = {"boost_level": "O1", "boost_config_dict": cfg} if k else {}
     return net, Model(net, loss, opt, **kwargs)
-
-
-@pytest.fixture(params=["graph", "pynative"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE)
-    yield request.param
-    ms.set_context(mode=old)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])

@@ -11,24 +11,14 @@ import mycel as ms
 import mycel.dataset as ds
 from mycel import nn, Tensor
 from mycel.train import Model, Callback
+from test_grad_accumulation import _Mlp  # (6 -> 16 -> 5)
 
 N, B = 44, 8  # 6 batches per epoch, the last one of 4 rows
 
 
-class _Mlp(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(5, 12)
-        self.fc2 = nn.Dense(12, 3)
-        self.relu = nn.ReLU()
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
-
-
 def _arrays():
     rng = np.random.default_rng(11)
-    return rng.standard_normal((N, 5)).astype(np.float32), rng.integers(0, 3, N).astype(np.int32)
+    return rng.standard_normal((N, 6)).astype(np.float32), rng.integers(0, 5, N).astype(np.int32)
 
 
 def _dataset(drop_remainder=False):
@@ -64,14 +54,6 @@ def _step_by_step(steps, drop_remainder=False):
 def _assert_weights(net, want):
     for p, w in zip(net.trainable_params(), want):
         np.testing.assert_array_equal(p.asnumpy(), w, err_msg=p.name)
-
-
-@pytest.fixture(params=["graph", "pynative"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE)
-    yield request.param
-    ms.set_context(mode=old)
 
 
 @pytest.mark.parametrize("sink_size", [1, 4, 6, 7])
@@ -228,9 +210,9 @@ def test_sink_errors(mode):
         ms.data_sink(step, ds.NumpySlicesDataset((x[:3], y[:3]), ["x", "y"]).batch(
             B, drop_remainder=True))
     with pytest.raises(ValueError, match="column 0 of the dataset is float32"):
-        ms.data_sink(step, _dataset(), input_signature=(Tensor(np.zeros((4, 5), np.float32)),
+        ms.data_sink(step, _dataset(), input_signature=(Tensor(np.zeros((4, 6), np.float32)),
                                                         Tensor(np.zeros(8, np.int32))))
-    ms.data_sink(step, _dataset(), input_signature=(Tensor(np.zeros((8, 5), np.float32)),
+    ms.data_sink(step, _dataset(), input_signature=(Tensor(np.zeros((8, 6), np.float32)),
                                                     Tensor(np.zeros(8, np.int32))))
     _, model = _model()
     with pytest.raises(ValueError, match="'sink_size' must be -1 or a positive int"):
@@ -240,6 +222,6 @@ def test_sink_errors(mode):
     with pytest.raises(TypeError, match="must be a mycel.dataset Dataset"):
         model.train(1, _batches(), dataset_sink_mode=True)
     # A column the step cannot take fails inside the sink with the step's own error.
-    bad = ds.NumpySlicesDataset((np.zeros((8, 5), np.float32),), ["x"], shuffle=False).batch(4)
+    bad = ds.NumpySlicesDataset((np.zeros((8, 6), np.float32),), ["x"], shuffle=False).batch(4)
     with pytest.raises((TypeError, ValueError)):
         ms.data_sink(step, bad, sink_size=2)()

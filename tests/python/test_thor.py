@@ -29,14 +29,6 @@ class _Net(nn.Cell):
         return self.fc2(self.relu(self.fc1(self.flatten(self.relu(self.conv(x))))))
 
 
-@pytest.fixture(params=["graph", "pynative"])
-def mode(request):
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE)
-    yield request.param
-    ms.set_context(mode=old)
-
-
 def _batches(n):
     rng = np.random.default_rng(8)
     return [(rng.standard_normal((B, 2, 8, 8)).astype(np.float32),

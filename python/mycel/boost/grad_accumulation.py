@@ -87,14 +87,7 @@ class BoostTrainOneStepCell(TrainOneStepCell):
         self.grad_accumulation = GradientAccumulation(grad_accumulation_step, optimizer)
 
     def construct(self, *inputs):
-        loss, grads = self.grad_fn(*inputs)
-        if self.reducer_flag:
-            grads = self.grad_reducer(grads)
-        if self.sens is not None:
-            scaled = ()
-            for g in grads:
-                scaled = scaled + (g * self.sens,)
-            grads = scaled
+        loss, grads = self.loss_and_grads(*inputs)
         return self.grad_accumulation(loss, grads)
 
 

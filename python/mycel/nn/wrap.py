@@ -110,6 +110,12 @@ class TrainOneStepCell(Cell):
         return super().__call__(*inputs)
 
     def construct(self, *inputs):
+        loss, grads = self.loss_and_grads(*inputs)
+        return depend(loss, self.optimizer(grads))
+
+    def loss_and_grads(self, *inputs):
+        """The loss and the gradients the optimizer is given: reduced over the ranks in data
+        parallelism, scaled by sens."""
         loss, grads = self.grad_fn(*inputs)
         if self.reducer_flag:
             grads = self.grad_reducer(grads)
@@ -118,7 +124,7 @@ class TrainOneStepCell(Cell):
             for g in grads:
                 scaled = scaled + (g * self.sens,)
             grads = scaled
-        return depend(loss, self.optimizer(grads))
+        return loss, grads
 
 
 def check_loss_scale(value, who, name="loss_scale"):

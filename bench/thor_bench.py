@@ -1,0 +1,61 @@
+"""THOR benchmark: LeNet-5 on Fashion-MNIST (batch 32, GRAPH mode) trained with Momentum and
+with THOR (nn.thor through ConvertModelUtils), the test accuracy after each epoch, for up to
+EPOCHS epochs; reports both curves, the first epoch at which each reaches TARGET, and the
+seconds per epoch. Prints one JSON object (bench/run.py --only thor writes RESULTS.md).
+
+Settings: Momentum lr 0.01, momentum 0.9 (the quick-start's); THOR lr 0.01, momentum 0.9,
+damping 0.03 decaying by 0.5 per epoch, frequency 100 (MindSpore's default), batch_size 32."""
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))
+DATA = os.environ.get("FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
+EPOCHS = int(os.environ.get("THOR_BENCH_EPOCHS", "4"))
+TARGET = 0.88
+BATCH = 32
+
+
+def curve(use_thor):
+    import mycel as ms
+    from mycel import nn
+    from mycel.train import Model, ConvertModelUtils
+    from lenet import LeNet5, fashion_mnist
+    ms.set_seed(1)
+    net = LeNet5()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    train = fashion_mnist(DATA, "train", BATCH, shuffle=True, drop_remainder=True)
+    test = fashion_mnist(DATA, "test", 1000)
+    steps = train.get_dataset_size()
+    if use_thor:
+        damping = [0.03 * 0.5 ** (s // steps) for s in range(EPOCHS * steps)]
+        opt = nn.thor(net, 0.01, damping, 0.9, batch_size=BATCH, frequency=100)
+        model = ConvertModelUtils.convert_to_thor_model(
+            Model(net, loss, opt, metrics={"accuracy"}), net, loss, opt)
+    else:
+        model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.01, 0.9),
+                      metrics={"accuracy"})
+    accs, secs = [], []
+    for _ in range(EPOCHS):
+        t0 = time.perf_counter()
+        model.train(1, train)
+        secs.append(time.perf_counter() - t0)
+        accs.append(model.eval(test)["accuracy"])
+    reached = next((i + 1 for i, a in enumerate(accs) if a >= TARGET), None)
+    return {"accuracy": accs, "epoch_s": secs, "epochs_to_target": reached}
+
+
+def main():
+    import mycel as ms
+    ms._mycel.set_num_threads(THREADS)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(json.dumps({"target": TARGET, "epochs": EPOCHS, "momentum": curve(False),
+                      "thor": curve(True)}))
+
+
+if __name__ == "__main__":
+    main()
