@@ -16,6 +16,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 DATA = os.environ.get("FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
 EPOCHS = int(os.environ.get("THOR_BENCH_EPOCHS", "4"))
+ONLY_THOR = os.environ.get("THOR_BENCH_ONLY_THOR") == "1"  # (for tuning runs)
+LR = float(os.environ.get("THOR_LR", "0.01"))
+DAMPING = float(os.environ.get("THOR_DAMPING", "0.03"))
+DECAY = float(os.environ.get("THOR_DAMPING_DECAY", "0.5"))  # per epoch
 TARGET = 0.88
 BATCH = 32
 
@@ -32,8 +36,8 @@ def curve(use_thor):
     test = fashion_mnist(DATA, "test", 1000)
     steps = train.get_dataset_size()
     if use_thor:
-        damping = [0.03 * 0.5 ** (s // steps) for s in range(EPOCHS * steps)]
-        opt = nn.thor(net, 0.01, damping, 0.9, batch_size=BATCH, frequency=100)
+        damping = [DAMPING * DECAY ** (s // steps) for s in range(EPOCHS * steps)]
+        opt = nn.thor(net, LR, damping, 0.9, batch_size=BATCH, frequency=100)
         model = ConvertModelUtils.convert_to_thor_model(
             Model(net, loss, opt, metrics={"accuracy"}), net, loss, opt)
     else:
@@ -53,8 +57,12 @@ def main():
     import mycel as ms
     ms._mycel.set_num_threads(THREADS)
     ms.set_context(mode=ms.GRAPH_MODE)
-    print(json.dumps({"target": TARGET, "epochs": EPOCHS, "momentum": curve(False),
-                      "thor": curve(True)}))
+    out = {"target": TARGET, "epochs": EPOCHS, "thor_lr": LR, "thor_damping": DAMPING,
+           "thor_damping_decay": DECAY}
+    if not ONLY_THOR:
+        out["momentum"] = curve(False)
+    out["thor"] = curve(True)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
