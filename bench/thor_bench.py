@@ -20,6 +20,7 @@ ONLY_THOR = os.environ.get("THOR_BENCH_ONLY_THOR") == "1"  # (for tuning runs)
 LR = float(os.environ.get("THOR_LR", "0.01"))
 DAMPING = float(os.environ.get("THOR_DAMPING", "0.03"))
 DECAY = float(os.environ.get("THOR_DAMPING_DECAY", "0.5"))  # per epoch
+LR_DECAY = float(os.environ.get("THOR_LR_DECAY", "1.0"))  # per epoch
 TARGET = 0.88
 BATCH = 32
 
@@ -37,7 +38,8 @@ def curve(use_thor):
     steps = train.get_dataset_size()
     if use_thor:
         damping = [DAMPING * DECAY ** (s // steps) for s in range(EPOCHS * steps)]
-        opt = nn.thor(net, LR, damping, 0.9, batch_size=BATCH, frequency=100)
+        rates = [LR * LR_DECAY ** (s // steps) for s in range(EPOCHS * steps)]
+        opt = nn.thor(net, rates, damping, 0.9, batch_size=BATCH, frequency=100)
         model = ConvertModelUtils.convert_to_thor_model(
             Model(net, loss, opt, metrics={"accuracy"}), net, loss, opt)
     else:
@@ -57,8 +59,8 @@ def main():
     import mycel as ms
     ms._mycel.set_num_threads(THREADS)
     ms.set_context(mode=ms.GRAPH_MODE)
-    out = {"target": TARGET, "epochs": EPOCHS, "thor_lr": LR, "thor_damping": DAMPING,
-           "thor_damping_decay": DECAY}
+    out = {"target": TARGET, "epochs": EPOCHS, "thor_lr": LR, "thor_lr_decay": LR_DECAY,
+           "thor_damping": DAMPING, "thor_damping_decay": DECAY}
     if not ONLY_THOR:
         out["momentum"] = curve(False)
     out["thor"] = curve(True)

@@ -205,7 +205,8 @@ class Model:
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
         step = initial_epoch * max(batch_num, 0)
-        batches = sink if sink is not None else \
+        # (in sink mode each epoch is one sink, and the step-by-step loop below has nothing)
+        batches = () if sink is not None else \
             _batches(train_dataset, "train", epoch - initial_epoch)
         for e in range(initial_epoch + 1, epoch + 1):
             p.cur_epoch_num = e
@@ -217,7 +218,6 @@ class Model:
                 step += n
                 p.cur_step_num, p.cur_step_in_epoch = step, n
                 cbs.on_train_step_end(ctx)
-                batches = ()  # (the loop below is the step-by-step one)
             for data in batches:
                 if not isinstance(data, (tuple, list)):
                     data = (data,)
