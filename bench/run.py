@@ -414,20 +414,24 @@ def thor_section():
     """THOR against Momentum: LeNet-5 test accuracy per epoch on Fashion-MNIST."""
     print("bench: THOR vs Momentum (LeNet-5, Fashion-MNIST, accuracy per epoch) ...", flush=True)
     my = run("thor_bench.py")
+    sched = (f"lr {my['thor_lr']} x {my['thor_lr_decay']} per epoch")
     rows = []
-    for name in ("momentum", "thor"):
+    for name, label in (("momentum", "Momentum, lr 0.01"), ("momentum_schedule",
+                                                          f"Momentum, {sched}"),
+                        ("thor", f"THOR, {sched}")):
         c = my[name]
-        rows.append([name.capitalize() if name == "momentum" else "THOR"] +
-                    [f"{a:.4f}" for a in c["accuracy"]] +
+        rows.append([label] + [f"{a:.4f}" for a in c["accuracy"]] +
                     [str(c["epochs_to_target"] or f"> {my['epochs']}"),
                      f"{sum(c['epoch_s']) / len(c['epoch_s']):.1f}"])
     return _table(
         "THOR",
         "Produced by bench/thor_bench.py. LeNet-5 on Fashion-MNIST, batch 32, GRAPH mode: "
-        "Momentum (lr 0.01, momentum 0.9) against `nn.thor` through "
-        "`ConvertModelUtils.convert_to_thor_model` (lr 0.01, momentum 0.9, damping 0.03 halved "
-        "each epoch, frequency 100). Test accuracy after each epoch; the epoch at which each "
-        f"first reaches {my['target']:.0%}; seconds per epoch (this machine is shared).",
+        "Momentum 0.9 (at the quick-start's constant lr 0.01, and at THOR's learning-rate "
+        "schedule) against `nn.thor` through `ConvertModelUtils.convert_to_thor_model` "
+        f"(momentum 0.9, damping {my['thor_damping']} x {my['thor_damping_decay']} per epoch, "
+        f"frequency {my['thor_frequency']}), all from the same initial weights. Test accuracy "
+        "after each epoch; the epoch at which each first reaches "
+        f"{my['target']:.0%}; seconds per epoch (this machine is shared).",
         ["optimizer"] + [f"epoch {i + 1}" for i in range(my["epochs"])] +
         [f"epochs to {my['target']:.0%}", "s/epoch"], rows)
 

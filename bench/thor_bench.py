@@ -21,11 +21,14 @@ LR = float(os.environ.get("THOR_LR", "0.01"))
 DAMPING = float(os.environ.get("THOR_DAMPING", "0.03"))
 DECAY = float(os.environ.get("THOR_DAMPING_DECAY", "0.5"))  # per epoch
 LR_DECAY = float(os.environ.get("THOR_LR_DECAY", "1.0"))  # per epoch
+FREQUENCY = int(os.environ.get("THOR_FREQUENCY", "100"))
 TARGET = 0.88
 BATCH = 32
 
 
-def curve(use_thor):
+def curve(kind):
+    """Accuracy per epoch of one run: "momentum" (lr 0.01), "momentum_schedule" (THOR's
+    learning-rate schedule) or "thor"."""
     import mycel as ms
     from mycel import nn
     from mycel.train import Model, ConvertModelUtils
@@ -36,14 +39,15 @@ def curve(use_thor):
     train = fashion_mnist(DATA, "train", BATCH, shuffle=True, drop_remainder=True)
     test = fashion_mnist(DATA, "test", 1000)
     steps = train.get_dataset_size()
-    if use_thor:
+    rates = [LR * LR_DECAY ** (s // steps) for s in range(EPOCHS * steps)]
+    if kind == "thor":
         damping = [DAMPING * DECAY ** (s // steps) for s in range(EPOCHS * steps)]
-        rates = [LR * LR_DECAY ** (s // steps) for s in range(EPOCHS * steps)]
-        opt = nn.thor(net, rates, damping, 0.9, batch_size=BATCH, frequency=100)
+        opt = nn.thor(net, rates, damping, 0.9, batch_size=BATCH, frequency=FREQUENCY)
         model = ConvertModelUtils.convert_to_thor_model(
             Model(net, loss, opt, metrics={"accuracy"}), net, loss, opt)
     else:
-        model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.01, 0.9),
+        lr = 0.01 if kind == "momentum" else rates
+        model = Model(net, loss, nn.Momentum(net.trainable_params(), lr, 0.9),
                       metrics={"accuracy"})
     accs, secs = [], []
     for _ in range(EPOCHS):
@@ -60,10 +64,9 @@ def main():
     ms._mycel.set_num_threads(THREADS)
     ms.set_context(mode=ms.GRAPH_MODE)
     out = {"target": TARGET, "epochs": EPOCHS, "thor_lr": LR, "thor_lr_decay": LR_DECAY,
-           "thor_damping": DAMPING, "thor_damping_decay": DECAY}
-    if not ONLY_THOR:
-        out["momentum"] = curve(False)
-    out["thor"] = curve(True)
+           "thor_damping": DAMPING, "thor_damping_decay": DECAY, "thor_frequency": FREQUENCY}
+    for kind in ("thor",) if ONLY_THOR else ("momentum", "momentum_schedule", "thor"):
+        out[kind] = curve(kind)
     print(json.dumps(out))
 
 
