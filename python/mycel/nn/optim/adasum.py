@@ -15,6 +15,7 @@ ops, so the wrappers compile in GRAPH mode as in PYNATIVE.
 """
 from mycel.communication import management
 from mycel.nn.cell import Cell
+from mycel.nn.optim.optimizer import Optimizer
 from mycel.ops.composite import depend
 from mycel.ops.function._util import prim
 from mycel.ops.operations.comm_ops import AllGather
@@ -72,41 +73,35 @@ class _AdaSum(Cell):
         return out
 
 
-def _check_optimizer(who, optimizer):
-    from mycel.nn.optim.optimizer import Optimizer
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"For '{who}', the 'optimizer' must be an nn Optimizer, but got "
-                        f"{type(optimizer).__name__}.")
+class _AdaSumWrap(Cell):
+    """The optimizer and the Adasum combination, checked."""
+
+    def __init__(self, optimizer):
+        super().__init__(auto_prefix=False)
+        who = type(self).__name__
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"For '{who}', the 'optimizer' must be an nn Optimizer, but got "
+                            f"{type(optimizer).__name__}.")
+        self.optimizer = optimizer
+        self.adasum = _AdaSum(who)
 
 
-class AdaSumByGradWrapCell(Cell):
+class AdaSumByGradWrapCell(_AdaSumWrap):
     """AdaSumByGradWrapCell(optimizer): the optimizer with each gradient combined over the
     ranks by Adasum first (MindSpore's ``nn.AdaSumByGradWrapCell``). Called with the local
     gradients (not all-reduced); returns what the optimizer returns. Needs a job of 2^k
     ranks (communication.init())."""
 
-    def __init__(self, optimizer):
-        super().__init__(auto_prefix=False)
-        _check_optimizer("AdaSumByGradWrapCell", optimizer)
-        self.optimizer = optimizer
-        self.adasum = _AdaSum("AdaSumByGradWrapCell")
-
     def construct(self, grads):
         return self.optimizer(self.adasum(grads))
 
 
-class AdaSumByDeltaWeightWrapCell(Cell):
+class AdaSumByDeltaWeightWrapCell(_AdaSumWrap):
     """AdaSumByDeltaWeightWrapCell(optimizer): each rank steps its optimizer on its own
     gradients, and the weights' changes are then combined over the ranks by Adasum: every
     weight becomes its value before the step plus the combined change (MindSpore's
     ``nn.AdaSumByDeltaWeightWrapCell``). The optimizer's state (moments) stays each rank's
     own. Needs a job of 2^k ranks (communication.init())."""
-
-    def __init__(self, optimizer):
-        super().__init__(auto_prefix=False)
-        _check_optimizer("AdaSumByDeltaWeightWrapCell", optimizer)
-        self.optimizer = optimizer
-        self.adasum = _AdaSum("AdaSumByDeltaWeightWrapCell")
 
     def construct(self, grads):
         old = ()
