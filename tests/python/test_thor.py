@@ -161,6 +161,13 @@ def test_thor_errors():
     with pytest.raises(ValueError, match="THOR with amp_level 'O2' is not built"):
         ConvertModelUtils.convert_to_thor_model(Model(net, loss, opt), net, loss, opt,
                                                 amp_level="O2")
+    # a Dense layer on 3-d inputs cannot be captured: a ValueError naming it
+    seq = nn.SequentialCell([nn.Dense(4, 3)])
+    topt = nn.thor(seq, 0.1, 0.1, 0.9, batch_size=2)
+    step = ConvertModelUtils.convert_to_thor_model(Model(seq, nn.MSELoss(), topt), seq,
+                                                   nn.MSELoss(), topt).train_network
+    with pytest.raises(ValueError, match="'0' is called on 3-d inputs"):
+        step(Tensor(np.ones((2, 5, 4), np.float32)), Tensor(np.ones((2, 5, 3), np.float32)))
     other = nn.Momentum(net.trainable_params(), 0.1, 0.9)
     model = Model(net, loss, other)
     assert ConvertModelUtils.convert_to_thor_model(model, net, loss, other) is model

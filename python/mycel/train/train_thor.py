@@ -16,7 +16,8 @@ Its ``__call__`` is Python, so a data sink over it runs the steps in a Python lo
 from mycel import context
 from mycel.common.parameter import ParameterTuple
 from mycel.nn.cell import Cell
-from mycel.nn.optim.thor import CAPTURE, PLAIN, SHAPES, ThorMomentum, ConvertNetUtils
+from mycel.nn.optim.thor import (CAPTURE, PLAIN, SHAPES, ConvertNetUtils, DenseThor,
+                                 ThorMomentum)
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
 from mycel.ops.composite import value_and_grad
 
@@ -59,16 +60,23 @@ class ThorTrainOneStepCell(TrainOneStepCell):
         opt = self.optimizer
         layers = opt._thor_layers
         if self._capture is None:
-            # The probes' shapes: one forward pass, eagerly, recording each output's shape.
-            mode = context.get_context("mode")
+            # The probes' shapes: one forward pass, eagerly, recording each output's shape
+            # (in inference mode: BatchNorm's moving statistics are not touched).
+            mode, training = context.get_context("mode"), self.network.training
             self._set_mode(SHAPES)
             try:
                 context.set_context(mode=context.PYNATIVE_MODE)
+                self.network.set_train(False)
                 self.network(*inputs)
             finally:
                 context.set_context(mode=mode)
+                self.network.set_train(training)
                 self._set_mode(PLAIN)
             for layer in layers:
+                if isinstance(layer, DenseThor) and len(layer._out_shape) != 2:
+                    raise ValueError(f"For 'thor', the Dense layer '{layer._thor_prefix[:-1]}' "
+                                     f"is called on {len(layer._out_shape)}-d inputs; THOR "
+                                     "captures Dense layers on 2-d inputs only.")
                 layer._make_probe()
             weights = ParameterTuple(list(opt.parameters) + [l.thor_probe for l in layers])
             object.__setattr__(self, "_capture", _Capture(self.network, weights))

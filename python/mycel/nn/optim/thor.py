@@ -84,9 +84,15 @@ def _assign_then(param, value, x):
 
 class DenseThor(_ThorLayer, Dense):
     """A Dense layer that captures THOR's curvature factors (MindSpore's ``nn.DenseThor``):
-    made from an nn.Dense by ``ConvertNetUtils``, with the same Parameters. 2-d inputs."""
+    made from an nn.Dense by ``ConvertNetUtils``, with the same Parameters. Inputs of other
+    ranks than 2 run as nn.Dense's, but cannot be captured (the THOR step's ValueError)."""
 
     def construct(self, x):
+        if len(x.shape) != 2:
+            y = super().construct(x)
+            if self._thor_mode == SHAPES:
+                object.__setattr__(self, "_out_shape", tuple(y.shape))
+            return y
         s = self.matmul(x, self.weight)
         if self.has_bias:
             s = self.bias_add(s, self.bias)
