@@ -24,6 +24,7 @@ from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches
 from mycel.common.parameter import Parameter, ParameterTuple  # noqa: E402,F401
 from mycel import ops, numpy, nn, context, hal  # noqa: E402,F401
 from mycel.common.api import jit, mutable  # noqa: E402,F401
+from mycel.common.api import JitConfig  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
                                  jacrev)
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
@@ -32,6 +33,7 @@ from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
                          load_param_into_net)
 from mycel.train import export, load, Model  # noqa: E402,F401
 from mycel import train  # noqa: E402,F401
+from mycel.train import data_sink  # noqa: E402,F401
 from mycel import amp  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
