@@ -34,11 +34,11 @@ bool expand_vjp(Module& m, FuncGraph* root) {
   detail::Walk w = detail::walk(root);
   std::vector<CNode*> vjps;
   std::unordered_set<FuncGraph*> with_vjp;
-  for (CNode* c : w.nodes)
-    if (c->is_builtin(Builtin::Vjp)) {
-      vjps.push_back(c);
-      with_vjp.insert(c->graph());
-    }
+  for (CNode* c : w.nodes) {
+    if (c->is_builtin(Builtin::Vjp)) vjps.push_back(c);
+    // A vmap inside a target is expanded first too (compiler/vmap/vmap.h).
+    if (c->is_builtin(Builtin::Vjp) || c->is_builtin(Builtin::Vmap)) with_vjp.insert(c->graph());
+  }
   if (vjps.empty()) {
     // Differentiation is done: custom_vjp(f, bprop, x...) -> f(x...).
     bool changed = false;
