@@ -260,3 +260,17 @@ def test_batched_update_is_an_error(mode):
 
     with pytest.raises(ValueError, match="cannot batch 'Assign'"):
         run(mode, ms.vmap(Acc()), Tensor(np.ones((B, 2), np.float32)))
+
+
+def test_dropout_draws_per_example_unless_seeded(mode):
+    x = Tensor(np.ones((64, 50), np.float32))
+    y, mask = run(mode, ms.vmap(ops.operations.Dropout(keep_prob=0.5)), x)
+    y, mask = y.asnumpy(), mask.asnumpy()
+    assert set(np.unique(mask)) <= {0.0, 1.0}
+    np.testing.assert_allclose(y, mask * 2.0)
+    assert len({m.tobytes() for m in mask}) == 64  # the global generator: independent draws
+    y, mask = run(mode, ms.vmap(ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)), x)
+    mask = mask.asnumpy()
+    assert len({m.tobytes() for m in mask}) == 1  # seeded: the same mask as every call's
+    np.testing.assert_allclose(mask[0], ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)(
+        Tensor(np.ones(50, np.float32)))[1].asnumpy())

@@ -37,9 +37,20 @@ Node* batch_softmax(BatchArgs& a) {
   return a.call({a.in[0]}, at);
 }
 
-// One Int axis of the input (Argmax, CumSum, Sort, LogSoftmax, Split, ...).
+// One Int axis of the input (Argmax, CumSum, Sort, LogSoftmax, Split, ...). A 0-d example is
+// taken as one element along a size-1 axis (its per-example results are 0-d too).
 Node* batch_axis(BatchArgs& a) {
   Attrs at = a.attrs;
+  IrBuilder& b = a.b;
+  if (a.rank(0) == 0) {
+    at.set("axis", int64_t{1});
+    Node* y = a.call({b.reshape(a.in[0], {a.size, 1})}, at);
+    if (y->abstract()->kind != AbsKind::Tuple) return b.reshape(y, {a.size});
+    std::vector<Node*> el;
+    for (size_t j = 0; j < y->abstract()->elems.size(); ++j)
+      el.push_back(b.reshape(b.tuple_get(y, j), {a.size}));
+    return b.make_tuple(el);
+  }
   at.set("axis", batched_axis(a.attrs.get_int("axis"), a.rank(0)));
   return a.call({a.in[0]}, at);
 }
