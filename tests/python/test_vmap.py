@@ -274,3 +274,54 @@ def test_dropout_draws_per_example_unless_seeded(mode):
     assert len({m.tobytes() for m in mask}) == 1  # seeded: the same mask as every call's
     np.testing.assert_allclose(mask[0], ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)(
         Tensor(np.ones(50, np.float32)))[1].asnumpy())
+
+
+# ---- ops without a gradient (not in the gradient corpus): the same check against a loop -----
+
+_NODIFF = [
+    ("Equal", ops.equal, [lambda r: r.randint(0, 3, (2, 3)).astype(np.float64)] * 2),
+    ("Less", ops.less, [lambda r: r.standard_normal((2, 3)), lambda r: r.standard_normal(3)]),
+    ("GreaterEqual", ops.greater_equal, [lambda r: r.standard_normal((3,)),
+                                         lambda r: r.standard_normal((2, 3))]),
+    ("LogicalAnd", ops.logical_and, [lambda r: r.standard_normal((2, 3)) > 0] * 2),
+    ("LogicalOr", ops.logical_or, [lambda r: r.standard_normal((2, 3)) > 0] * 2),
+    ("LogicalNot", ops.logical_not, [lambda r: r.standard_normal((2, 3)) > 0]),
+    ("FloorDiv", ops.floor_divide, [lambda r: r.randint(-9, 9, (2, 3)),
+                                    lambda r: r.randint(1, 4, (3,))]),
+    ("Argmax", lambda x: ops.argmax(x, dim=1), [lambda r: r.standard_normal((3, 4))]),
+    ("Argmin", lambda x: ops.operations.Argmin(axis=0)(x), [lambda r: r.standard_normal((3, 4))]),
+    ("OneHot", lambda i: ops.operations.OneHot()(i, 5, 1.0, 0.0),
+     [lambda r: r.randint(0, 5, (4,)).astype(np.int32)]),
+    ("OneHot/axis0", lambda i: ops.operations.OneHot(axis=0)(i, 5, 2.0, -1.0),
+     [lambda r: r.randint(0, 5, (2, 3)).astype(np.int32)]),
+    ("Cast", lambda x: ops.cast(x, ms.int32), [lambda r: r.standard_normal((2, 3)) * 5]),
+    ("ZerosLike", ops.zeros_like, [lambda r: r.standard_normal((2, 3))]),
+    ("OnesLike", ops.ones_like, [lambda r: r.standard_normal((2, 3))]),
+]
+
+
+@pytest.mark.parametrize("case", _NODIFF, ids=[c[0] for c in _NODIFF])
+def test_nodiff_op_batched_equals_loop(case, mode):
+    _, fn, makers = case
+    rng = np.random.RandomState(7)
+    ex = [[mk(rng) for mk in makers] for _ in range(B)]
+    args = [Tensor(np.stack([xs[i] for xs in ex])) for i in range(len(makers))]
+    got = _np(run(mode, ms.vmap(fn), *args))
+    want = np.stack([_np(fn(*[Tensor(a) for a in xs])) for xs in ex])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_per_sample_gradients_of_a_conv_net(mode):
+    rng = np.random.RandomState(5)
+    w = Tensor(rng.standard_normal((4, 2, 3, 3)) * 0.3)
+    x = rng.standard_normal((B, 1, 2, 7, 7))
+
+    def loss(w, xi):
+        y = ops.relu(ops.conv2d(xi, w, pad_mode="pad", padding=1))
+        return ops.max_pool2d(y, 2, 2).sum()
+
+    g = ms.grad(loss)
+    got = run(mode, ms.vmap(g, in_axes=(None, 0)), w, Tensor(x)).asnumpy()
+    for k in range(B):
+        np.testing.assert_allclose(got[k], g(w, Tensor(x[k])).asnumpy(), rtol=1e-10, atol=1e-12)
