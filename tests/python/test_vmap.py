@@ -262,18 +262,21 @@ def test_batched_update_is_an_error(mode):
         run(mode, ms.vmap(Acc()), Tensor(np.ones((B, 2), np.float32)))
 
 
-def test_dropout_draws_per_example_unless_seeded(mode):
+def test_random_draws_are_the_same_for_every_example(mode):
+    """MindSpore's vmap: a random op inside vmap draws the same numbers for every example."""
     x = Tensor(np.ones((64, 50), np.float32))
-    y, mask = run(mode, ms.vmap(ops.operations.Dropout(keep_prob=0.5)), x)
-    y, mask = y.asnumpy(), mask.asnumpy()
-    assert set(np.unique(mask)) <= {0.0, 1.0}
-    np.testing.assert_allclose(y, mask * 2.0)
-    assert len({m.tobytes() for m in mask}) == 64  # the global generator: independent draws
-    y, mask = run(mode, ms.vmap(ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)), x)
-    mask = mask.asnumpy()
-    assert len({m.tobytes() for m in mask}) == 1  # seeded: the same mask as every call's
-    np.testing.assert_allclose(mask[0], ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)(
-        Tensor(np.ones(50, np.float32)))[1].asnumpy())
+    for drop in (ops.operations.Dropout(keep_prob=0.5),
+                 ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)):
+        y, mask = run(mode, ms.vmap(drop), x)
+        y, mask = y.asnumpy(), mask.asnumpy()
+        assert set(np.unique(mask)) == {0.0, 1.0}
+        np.testing.assert_allclose(y, mask * 2.0)
+        assert len({m.tobytes() for m in mask}) == 1
+    seeded = ops.operations.Dropout(keep_prob=0.5, Seed0=3, Seed1=4)
+    np.testing.assert_allclose(mask[0], seeded(Tensor(np.ones(50, np.float32)))[1].asnumpy())
+    z = run(mode, ms.vmap(lambda v: v + ops.operations.StandardNormal()((3,))), x[:, :3])
+    z = z.asnumpy() - 1.0
+    np.testing.assert_allclose(z, np.broadcast_to(z[0], z.shape))
 
 
 # ---- ops without a gradient (not in the gradient corpus): the same check against a loop -----

@@ -178,12 +178,10 @@ Node* batch_layer_norm(BatchArgs& a) {
   return b.make_tuple({out, b.tuple_get(y, 1), b.tuple_get(y, 2)});
 }
 
-// Dropout(x) -> (y, mask): an unseeded draw (Seed0 = Seed1 = 0, the global generator) is
-// independent per example, as separate calls would be: one draw over the batch. A seeded one is
-// a function of its seeds, the same mask on every call: drawn once for one example's shape and
-// applied to each.
+// Dropout(x) -> (y, mask): as MindSpore's vmap, a random draw inside vmap is the same for every
+// example (a batch of different draws is made outside and passed in): the mask is drawn once
+// for one example's shape and applied to each.
 Node* batch_dropout(BatchArgs& a) {
-  if (a.attrs.get_int("Seed0") == 0 && a.attrs.get_int("Seed1") == 0) return batch_unary(a);
   IrBuilder& b = a.b;
   Shape ex = IrBuilder::shape_of(a.in[0]);
   ex.erase(ex.begin());
