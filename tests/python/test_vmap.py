@@ -221,6 +221,12 @@ def test_if_on_a_batched_condition_selects_per_example(mode):
     want = np.stack([x[k] * 2 if x[k].sum() > 0 else -x[k] for k in range(B)])
     np.testing.assert_allclose(got.asnumpy(), want)
 
+    def g(x):  # `not`, and an early return in a branch
+        if not x.sum() > 0:
+            return -x
+        return x * 2
+    np.testing.assert_allclose(run(mode, ms.vmap(g), Tensor(x)).asnumpy(), want)
+
 
 def test_loop_with_an_unbatched_bound(mode):
     def f(x, n):

@@ -297,31 +297,11 @@ class GraphBatcher {
       case Builtin::StopGradient:
         copy_as(n, get(n->input(1)).d);
         return;
-      case Builtin::TensorToScalar: {
-        Val x = get(n->input(1));
-        if (!x.d.any()) {
-          copy_plain(n);
-          return;
-        }
-        // A condition on a batched tensor: one per example, kept as a [B] tensor.
-        IrBuilder b(m_, ng_, n->span());
-        set(n, b.reshape(x.n, {bt_.size_}), BDims::leaf(true));
-        return;
-      }
+      case Builtin::TensorToScalar:
       case Builtin::Truth:
-      case Builtin::Not: {
-        Val x = get(n->input(1));
-        if (!x.d.any()) {
-          copy_plain(n);
-          return;
-        }
-        IrBuilder b(m_, ng_, n->span());
-        Node* t = IrBuilder::dtype_of(x.n) == DType::Bool
-                      ? x.n
-                      : b.prim(OpId::NotEqual, {x.n, b.scalar_like(0.0, x.n)});
-        set(n, op == Builtin::Not ? b.prim(OpId::LogicalNot, {t}) : t, BDims::leaf(true));
+      case Builtin::Not:
+        condition(n, op);
         return;
-      }
       case Builtin::Switch:
         switch_value(n);
         return;
@@ -330,6 +310,22 @@ class GraphBatcher {
           fail(n, str("'", builtin_name(op), "' of a batched value is not supported"));
         copy_plain(n);
     }
+  }
+
+  // A condition computed from a batched tensor, one per example, kept as a [B] tensor:
+  // tensor_to_scalar reshapes it, truth compares it with 0, not negates it.
+  void condition(CNode* n, Builtin op) {
+    Val x = get(n->input(1));
+    if (!x.d.any()) {
+      copy_plain(n);
+      return;
+    }
+    IrBuilder b(m_, ng_, n->span());
+    Node* t = b.reshape(x.n, {bt_.size_});
+    if (op != Builtin::TensorToScalar && IrBuilder::dtype_of(t) != DType::Bool)
+      t = b.prim(OpId::NotEqual, {t, b.scalar_like(0.0, t)});
+    if (op == Builtin::Not) t = b.prim(OpId::LogicalNot, {t});
+    set(n, t, BDims::leaf(true));
   }
 
   // switch(c, x, y) as a value (its calls are call_switch): an unbatched c picks one of the
