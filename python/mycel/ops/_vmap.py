@@ -7,6 +7,7 @@ PYNATIVE mode compiles it the same way (as ``jit`` does), so both modes batch al
 composes with ``grad`` in both orders and with itself.
 """
 from mycel import _mycel as _C
+from mycel.ops.composite import _name_after, _train_key
 
 
 class _VmapFunction:
@@ -19,16 +20,12 @@ class _VmapFunction:
         # API and for vmap called in graph code alike.
         self._mycel_vmap = (fn, (in_axes, out_axes))
         self._graph = None
-        try:
-            self.__name__ = "vmap_" + getattr(fn, "__name__", type(fn).__name__)
-        except (AttributeError, TypeError):
-            pass
+        _name_after(self, "vmap_", fn)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError(f"{self.__name__}: vmap takes positional arguments only (in_axes "
                             f"counts them), but got keyword arguments {sorted(kwargs)}")
-        from mycel.ops.composite import _train_key
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
         return self._graph.call_keyed(_train_key(self._fn), *args)

@@ -56,21 +56,10 @@ bool expand_vjp(Module& m, FuncGraph* root) {
   KTransform k(m);
   bool changed = false;
   for (CNode* v : vjps) {
-    Node* f = v->input(1);
     FuncGraph* target = nullptr;
     std::vector<Node*> caps;
-    if (const Value* fv = detail::const_value(f); fv && fv->is(ValueKind::Graph)) {
-      target = fv->as_graph();
-    } else if (detail::is_builtin_call(f, Builtin::Partial)) {
-      auto* p = static_cast<CNode*>(f);
-      const Value* pv = detail::const_value(p->input(1));
-      MC_ASSERT(pv && pv->is(ValueKind::Graph), "expand_vjp: vjp of partial(", p->input(1)->name(),
-                ")");
-      target = pv->as_graph();
-      caps.assign(p->inputs().begin() + 2, p->inputs().end());
-    } else {
-      MC_ASSERT(false, "expand_vjp: the vjp's function is not a graph or a closure");
-    }
+    const bool closure = as_closure(v->input(1), &target, &caps);
+    MC_ASSERT(closure, "expand_vjp: the vjp's function is not a graph or a closure");
     bool inner = false;
     for (FuncGraph* h : m.reachable_graphs(target)) inner = inner || with_vjp.count(h) > 0;
     if (inner) continue;

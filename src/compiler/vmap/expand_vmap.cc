@@ -86,22 +86,10 @@ bool expand_vmap(Module& m, FuncGraph* root) {
   detail::PassManager mng(m, root);
   bool changed = false;
   for (CNode* v : vmaps) {
-    Node* f = v->input(1);
     FuncGraph* target = nullptr;
     std::vector<Node*> caps;
-    if (const Value* fv = detail::const_value(f); fv && fv->is(ValueKind::Graph)) {
-      target = fv->as_graph();
-    } else {
-      MC_ASSERT(detail::is_builtin_call(f, Builtin::Partial),
-                "expand_vmap: the target is not a "
-                "graph or a closure");
-      auto* p = static_cast<CNode*>(f);
-      const Value* pv = detail::const_value(p->input(1));
-      MC_ASSERT(pv && pv->is(ValueKind::Graph), "expand_vmap: vmap of partial(",
-                p->input(1)->name(), ")");
-      target = pv->as_graph();
-      caps.assign(p->inputs().begin() + 2, p->inputs().end());
-    }
+    const bool closure = as_closure(v->input(1), &target, &caps);
+    MC_ASSERT(closure, "expand_vmap: the target is not a graph or a closure");
     bool nested = false;
     for (FuncGraph* h : m.reachable_graphs(target)) nested = nested || inner.count(h) > 0;
     if (nested) continue;
