@@ -334,3 +334,20 @@ def test_per_sample_gradients_of_a_conv_net(mode):
     got = run(mode, ms.vmap(g, in_axes=(None, 0)), w, Tensor(x)).asnumpy()
     for k in range(B):
         np.testing.assert_allclose(got[k], g(w, Tensor(x[k])).asnumpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_per_sample_gradients_of_a_cells_parameters(mode):
+    net = nn.Dense(4, 3)
+
+    def loss(x, y):
+        return ((net(x) - y) ** 2).sum()
+
+    g = ms.grad(loss, grad_position=None, weights=net.trainable_params())
+    rng = np.random.RandomState(6)
+    x = rng.standard_normal((5, 1, 4)).astype(np.float32)
+    y = rng.standard_normal((5, 1, 3)).astype(np.float32)
+    got = run(mode, ms.vmap(g), Tensor(x), Tensor(y))
+    assert [t.shape for t in got] == [(5, 3, 4), (5, 3)]
+    for k in range(5):
+        for a, b in zip(got, g(Tensor(x[k]), Tensor(y[k]))):
+            np.testing.assert_allclose(a.asnumpy()[k], b.asnumpy(), rtol=1e-5, atol=1e-6)
