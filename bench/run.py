@@ -2,7 +2,7 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, lite, ...: see SECTIONS) runs one
+pipeline, optimizer, privacy, armour, federated, search, lite, vmap, ...: see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
 FL_BENCH_MAX_ROUNDS rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
@@ -809,6 +809,34 @@ def lite_section():
     return lines
 
 
+def vmap_section():
+    """vmap: per-example gradients of a small MLP, batched against a Python loop, and against
+    functorch's vmap (Debian's torch 1.13: functorch, no torch.func)."""
+    print("bench: vmap per-example gradients (mycel GRAPH/PYNATIVE, then functorch) ...",
+          flush=True)
+    my, th = run("vmap_bench.py", "mycel"), run("vmap_bench.py", "torch")
+    lines = [
+        "## vmap",
+        "",
+        "Produced by bench/vmap_bench.py (`python3 bench/run.py --only vmap`); its docstring has "
+        "the details. Per-example gradients of the four weights of an MLP 32-64-10 (tanh, "
+        "squared error) over 64 examples, ms per batch (median). mycel: `vmap(grad(loss))`, "
+        "one graph batched by the IR transform, against a Python loop over the examples of the "
+        "same gradient (GRAPH: compiled once; PYNATIVE: eager). PyTorch: functorch's "
+        "`vmap(grad(loss))` against a loop of `torch.autograd.grad`.",
+        "",
+        "| mode | mycel vmap ms | mycel loop ms | vmap speed-up (target ≥ 10×) | "
+        "functorch vmap ms | torch loop ms | mycel vmap vs functorch |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for mode in ("graph", "pynative"):
+        v, lp = my[f"vmap_{mode}_ms"], my[f"loop_{mode}_ms"]
+        lines.append(f"| {mode.upper()} | {v:.3f} | {lp:.2f} | {lp / v:.1f}× | "
+                     f"{th['vmap_ms']:.3f} | {th['loop_ms']:.2f} | {th['vmap_ms'] / v:.2f} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -826,6 +854,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "lite": ("## mycel lite", lite_section),
     "sink": ("## Data sink", sink_section),
     "thor": ("## THOR", thor_section),
+    "vmap": ("## vmap", vmap_section),
 }
 
 
@@ -922,6 +951,7 @@ def main():
     lines += lite_section()
     lines += sink_section()
     lines += thor_section()
+    lines += vmap_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))
