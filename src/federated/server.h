@@ -8,6 +8,8 @@
 //   /updateModel  the client's trained weights and sample count, for the round it joined
 //   /getModel     the global model once the round asked for has closed (the header
 //                 X-Mycel-Wait-Ms lets the server hold the request up to 1 s for it)
+//   /exchangeKeys, /getKeys, /shareSecrets, /getSecrets, /getClientList, /reconstructSecrets
+//                 secure aggregation's phases (PW_ENCRYPT; the get* wait as getModel does)
 //
 // A round t admits clients until start_fl_job_threshold have joined or the
 // start_fl_job_time_window ends (a window in which nobody joined simply restarts). It closes
@@ -57,6 +59,17 @@ struct ServerConfig {
   // startFlJobClients, updateModelClients, samples, iterationTime in ms, and uploadBytes and
   // downloadBytes: the request and reply bodies of the round's time); empty: none.
   std::string metrics_file;
+  // encrypt_type PW_ENCRYPT: secure aggregation (secagg.h). After admission closes a round
+  // runs its phases (exchangeKeys, shareSecrets, updateModel, reconstructSecrets); the keys,
+  // shares and reconstruction phases each end when every client expected did its part or
+  // cipher_time_window after the phase began, the upload phase as a plain round's. A phase left
+  // with fewer than reconstruct_secrets_threshold clients (or, for the shares, fewer than
+  // share_secrets_ratio of those that sent keys) fails the round: the model is kept, the reason
+  // logged and given to the clients that ask.
+  bool pw_encrypt = false;
+  uint32_t reconstruct_secrets_threshold = 2;
+  double share_secrets_ratio = 1.0;
+  int64_t cipher_time_window_ms = 30000;
 };
 
 class Server {

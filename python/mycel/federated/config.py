@@ -19,7 +19,11 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
       update_model_ratio: 1.0         # the share of admitted clients whose upload closes it
       update_model_time_window: 30000 # the upload window, from admission's close
     encrypt:
-      encrypt_type: NOT_ENCRYPT       # PW_ENCRYPT and DP_ENCRYPT are not built yet
+      encrypt_type: NOT_ENCRYPT       # or PW_ENCRYPT (secure aggregation; DP_ENCRYPT not yet)
+      pw_encrypt:                     # only with PW_ENCRYPT
+        reconstruct_secrets_threshold: 3  # t of Shamir's t-of-n (>= 2, <= the join threshold)
+        share_secrets_ratio: 1.0      # the share of keyed clients that must share secrets
+        cipher_time_window: 30000     # each key, share and reconstruction phase's window
     compression:
       upload_compress_type: NO_COMPRESS
       download_compress_type: NO_COMPRESS
@@ -28,8 +32,9 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
     max_body_bytes: 268435456         # mycel's: the largest request body accepted
 
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
-TypeError for the type) naming the key. Options of features mycel does not have yet
-(secure aggregation, differential privacy, compression, summaries) are refused rather than
+TypeError for the type) naming the key (the server checks the values' relations, such as the
+secret-sharing threshold against the join threshold). Options of features mycel does not have
+yet (differential privacy, compression, summaries) are refused rather than
 ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that
 signed its certificate (``FederatedClient(..., ca_cert_path=...)``).
 """
@@ -43,6 +48,8 @@ _TOP = {"fl_name": "str", "fl_iteration_num": "int", "server_mode": "str", "enab
 _SECTIONS = ("round", "encrypt", "compression", "summary", "ssl")
 _SSL = {"server_cert_path", "server_key_path"}
 _ENCRYPT = {"encrypt_type", "pw_encrypt", "dp_encrypt", "signds", "stable_pw_encrypt"}
+_PW = {"reconstruct_secrets_threshold": "int", "share_secrets_ratio": "ratio",
+       "cipher_time_window": "int"}
 _COMPRESSION = {"upload_compress_type", "upload_sparse_rate", "download_compress_type"}
 
 
@@ -127,9 +134,18 @@ def load_config(config):
     for k, v in rnd.items():
         out[k] = _value(f"round.{k}", _ROUND[k], v)
     enc = _section("encrypt", config.get("encrypt"), _ENCRYPT)
-    if enc.get("encrypt_type", "NOT_ENCRYPT") != "NOT_ENCRYPT":
-        _fail("encrypt.encrypt_type", f"is {enc['encrypt_type']!r}: only NOT_ENCRYPT is built "
-              "(secure aggregation and differential privacy are not yet)")
+    out["encrypt_type"] = enc.get("encrypt_type", "NOT_ENCRYPT")
+    if out["encrypt_type"] not in ("NOT_ENCRYPT", "PW_ENCRYPT"):
+        _fail("encrypt.encrypt_type", f"is {out['encrypt_type']!r}: NOT_ENCRYPT and PW_ENCRYPT "
+              "are built (differential privacy is not yet)")
+    for k in ("signds", "stable_pw_encrypt", "dp_encrypt"):
+        if k in enc:
+            _fail(f"encrypt.{k}", "is not supported")
+    pw = _section("encrypt.pw_encrypt", enc.get("pw_encrypt"), set(_PW))
+    if pw and out["encrypt_type"] != "PW_ENCRYPT":
+        _fail("encrypt.pw_encrypt", "is given but encrypt_type is not PW_ENCRYPT")
+    for k, v in pw.items():
+        out[k] = _value(f"encrypt.pw_encrypt.{k}", _PW[k], v)
     comp = _section("compression", config.get("compression"), _COMPRESSION)
     for k in ("upload_compress_type", "download_compress_type"):
         if comp.get(k, "NO_COMPRESS") != "NO_COMPRESS":

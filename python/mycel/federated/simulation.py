@@ -11,9 +11,13 @@ import multiprocessing
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished
 
 
-def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
+def simulate(server_address, clients, rounds, timeout=60.0, on_round=None,
+             encrypt_type="NOT_ENCRYPT"):
     """Runs ``rounds`` rounds for ``clients`` in this process: every client asks to join;
     those admitted train one after another and upload; then the round's close is awaited.
+    With ``encrypt_type="PW_ENCRYPT"`` (secure aggregation) the admitted clients share their
+    secrets before training, and those that uploaded send their shares for unmasking after
+    the uploads; a client whose ``train`` returns None has then dropped out after sharing.
     Returns one dict per round: iteration (the round closed), joined, uploaded, refused
     ([(client_id, reason)] of uploads the server refused, e.g. stale ones) and weights (the
     global model after it). Stops early when the server has finished, or when
@@ -21,7 +25,9 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
 
     A client id stays bound to its registration while the server runs, so the clients of
     one server are simulated by one call (or one call per process)."""
-    conns = {c.client_id: FederatedClient(server_address, c.client_id, timeout) for c in clients}
+    conns = {c.client_id: FederatedClient(server_address, c.client_id, timeout,
+                                          encrypt_type=encrypt_type) for c in clients}
+    secure = encrypt_type == "PW_ENCRYPT"
     history = []
     for _ in range(rounds):
         joined, wait_round = [], None
@@ -37,7 +43,12 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
                     wait_round = e.iteration
         except ServerFinished:
             break
-        uploaded, refused = 0, []
+        uploaded, refused, done = 0, [], []
+        for c, conn, _ in joined if secure else ():
+            try:
+                conn.share_secrets(c.data_size)
+            except RequestRejected as e:
+                refused.append((c.client_id, e.reason))
         for c, conn, weights in joined:
             new = c.train(weights)
             if new is None:
@@ -45,6 +56,12 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
             try:
                 conn.update_model(new, c.data_size)
                 uploaded += 1
+                done.append((c, conn))
+            except RequestRejected as e:
+                refused.append((c.client_id, e.reason))
+        for c, conn in done if secure else ():
+            try:
+                conn.reconstruct_secrets()
             except RequestRejected as e:
                 refused.append((c.client_id, e.reason))
         probe = joined[0][1] if joined else conns[clients[0].client_id]
@@ -57,16 +74,19 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None):
 
 
 def _run_part(args):
-    server_address, make_clients, part, parts, rounds, timeout = args
-    history = simulate(server_address, make_clients(part, parts), rounds, timeout)
+    server_address, make_clients, part, parts, rounds, timeout, encrypt_type = args
+    history = simulate(server_address, make_clients(part, parts), rounds, timeout,
+                       encrypt_type=encrypt_type)
     return [{k: v for k, v in h.items() if k != "weights"} for h in history]
 
 
-def simulate_in_processes(server_address, make_clients, processes, rounds, timeout=60.0):
+def simulate_in_processes(server_address, make_clients, processes, rounds, timeout=60.0,
+                          encrypt_type="NOT_ENCRYPT"):
     """Runs ``simulate`` in ``processes`` fresh processes (spawned): process i builds its
     clients with ``make_clients(i, processes)`` (a module-level function, so it can be
     pickled). Returns each process's history (without the weights)."""
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(processes) as pool:
-        return pool.map(_run_part, [(server_address, make_clients, i, processes, rounds, timeout)
+        return pool.map(_run_part, [(server_address, make_clients, i, processes, rounds, timeout,
+                                     encrypt_type)
                                     for i in range(processes)])
