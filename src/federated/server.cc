@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <iostream>
@@ -63,6 +64,14 @@ void check_config(const ServerConfig& c) {
     need(c.share_secrets_ratio > 0 && c.share_secrets_ratio <= 1, "share_secrets_ratio",
          str("must be in (0, 1], got ", c.share_secrets_ratio));
     need(c.cipher_time_window_ms > 0, "cipher_time_window", "must be positive");
+  }
+  need(!(c.pw_encrypt && c.dp_encrypt), "encrypt_type", "is one of PW_ENCRYPT and DP_ENCRYPT");
+  if (c.dp_encrypt) {
+    need(c.dp_noise_multiplier > 0 && std::isfinite(c.dp_noise_multiplier), "dp_eps",
+         "must give a positive noise multiplier");
+    need(c.dp_norm_clip > 0 && std::isfinite(c.dp_norm_clip), "dp_norm_clip", "must be positive");
+    need(c.dp_epsilons.size() >= c.fl_iteration_num, "dp_epsilons",
+         "must give the epsilon of every round");
   }
 }
 
@@ -189,7 +198,9 @@ void Server::State::write_metrics(Clock::time_point now, bool averaged, uint64_t
     << (averaged ? "success" : "fail") << "\", \"startFlJobClients\": " << admitted.size()
     << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << samples
     << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count()
-    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out << "}\n";
+    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out;
+  if (cfg.dp_encrypt) f << ", \"epsilon\": " << cfg.dp_epsilons[iteration - 1];
+  f << "}\n";
   f.flush();
   if (!f) event(str("round ", iteration, ": cannot append to the metrics file ", cfg.metrics_file));
 }
@@ -208,6 +219,8 @@ void Server::State::end_round(Clock::time_point now, std::shared_ptr<const Weigh
                               uint64_t samples, const std::string& note) {
   const uint64_t t = iteration;
   write_metrics(now, model != nullptr, samples);
+  if (cfg.dp_encrypt)  // the round's uploads were released, averaged or not
+    event(str("round ", t, ": epsilon: ", cfg.dp_epsilons[t - 1]));
   if (model) {
     global = std::move(model);
     last_failure.clear();
@@ -327,6 +340,12 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
       admitted[r.client_id] = r.data_size;
       if (admitted.size() >= cfg.start_fl_job_threshold) close_admission(Clock::now());
       out.weights = *global;
+    }
+    if (cfg.dp_encrypt && !out.weights.empty()) {
+      Param dp{kDpEntry, DType::Float64, {2}, std::string(16, '\0')};
+      const double v[2] = {cfg.dp_noise_multiplier, cfg.dp_norm_clip};
+      std::memcpy(dp.bytes.data(), v, sizeof v);
+      out.weights.push_back(std::move(dp));
     }
     if (out.status != Status::Ok) {
       code = out.status == Status::Finished ? 200 : 409;

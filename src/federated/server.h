@@ -67,6 +67,14 @@ struct ServerConfig {
   // share_secrets_ratio of those that sent keys) fails the round: the model is kept, the reason
   // logged and given to the clients that ask.
   bool pw_encrypt = false;
+  // encrypt_type DP_ENCRYPT: clients clip their update to dp_norm_clip and add Gaussian noise
+  // of std dp_noise_multiplier * dp_norm_clip (python/mycel/federated/privacy.py); the
+  // startFLJob reply tells them both (wire.h). dp_epsilons[t - 1] is the epsilon spent after
+  // round t (an RDP accountant's, computed by the config loader): logged as "epsilon: X" when
+  // the round closes and written in its metrics line.
+  bool dp_encrypt = false;
+  double dp_noise_multiplier = 0, dp_norm_clip = 0;
+  std::vector<double> dp_epsilons;
   uint32_t reconstruct_secrets_threshold = 2;
   double share_secrets_ratio = 1.0;
   int64_t cipher_time_window_ms = 30000;

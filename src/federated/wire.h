@@ -77,8 +77,13 @@ struct Reply {
   std::string reason;      // why, when not Ok
   uint64_t iteration = 0;  // the round (StartFLJob) or the completed round (GetModel)
   std::string token;       // Register only
-  Weights weights;
+  Weights weights;         // a DP_ENCRYPT server's startFLJob reply adds kDpEntry
 };
+
+// The entry of a DP_ENCRYPT server's startFLJob reply that is not a parameter: Float64 (2,),
+// the noise multiplier and the clipping norm the client applies (parameter names are never
+// empty: checkpoints refuse them).
+inline constexpr const char* kDpEntry = "";
 
 // Limits of the format (the server also limits the whole body: max_body_bytes).
 inline constexpr size_t kMaxIdBytes = 256;     // client_id, token

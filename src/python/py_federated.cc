@@ -102,6 +102,10 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
       get<uint32_t>(c, "reconstruct_secrets_threshold", s.reconstruct_secrets_threshold);
   s.share_secrets_ratio = get<double>(c, "share_secrets_ratio", s.share_secrets_ratio);
   s.cipher_time_window_ms = get<int64_t>(c, "cipher_time_window", s.cipher_time_window_ms);
+  s.dp_encrypt = get<std::string>(c, "encrypt_type", "NOT_ENCRYPT") == "DP_ENCRYPT";
+  s.dp_noise_multiplier = get<double>(c, "dp_noise_multiplier", s.dp_noise_multiplier);
+  s.dp_norm_clip = get<double>(c, "dp_norm_clip", s.dp_norm_clip);
+  s.dp_epsilons = get<std::vector<double>>(c, "dp_epsilons", s.dp_epsilons);
   return s;
 }
 

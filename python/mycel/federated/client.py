@@ -8,6 +8,10 @@ al.; src/federated/secagg.h): ``start_fl_job`` also sends its fresh public keys,
 ``update_model`` exchanges the Shamir shares of its secrets and uploads the update masked into
 the ring of integers modulo 2^32, and ``get_model`` first sends the shares that let the server
 unmask the round's sum (``share_secrets`` and ``reconstruct_secrets`` are those steps alone).
+
+A DP_ENCRYPT server tells its clients, in the startFLJob reply, the noise multiplier and the
+clipping norm: ``update_model`` then uploads the global model plus the clipped update plus
+Gaussian noise (mycel.federated.privacy), whatever the client's encrypt_type.
 """
 import os
 import time
@@ -16,6 +20,9 @@ import uuid
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.federated.privacy import privatize
+
+_DP_ENTRY = ""  # the startFLJob reply's entry of a DP_ENCRYPT server (src/federated/wire.h)
 
 
 class RequestRejected(ValueError):
@@ -79,6 +86,8 @@ class FederatedClient:
         self.encrypt_type = encrypt_type
         self._secure = None  # this round's secure-aggregation state (PW_ENCRYPT)
         self._secure_step = None  # the last step done: keys, shares, upload, reveal
+        self._dp = None  # DP_ENCRYPT: (noise multiplier, clip norm, the round's global model)
+        self._noise = np.random.default_rng()  # seeded from the OS's entropy
         host, port = _split_address(server_address)
         self.client_id = str(client_id) if client_id is not None else uuid.uuid4().hex
         self.timeout = float(timeout)
@@ -116,6 +125,8 @@ class FederatedClient:
             raise ValueError(f"FederatedClient.start_fl_job: data_size must be a positive "
                              f"int, got {data_size!r}.")
         _, it, weights = self._call("startFLJob", data_size=int(data_size))
+        dp = weights.pop(_DP_ENTRY, None)
+        self._dp = None if dp is None else (float(dp[0]), float(dp[1]), weights)
         if self.encrypt_type == "PW_ENCRYPT" and (self._secure is None or it != self.iteration):
             self._secure = _C._federated._SecAggClient(self.client_id)
             self._call("exchangeKeys", iteration=it, weights=self._secure.keys())
@@ -168,6 +179,9 @@ class FederatedClient:
             raise RuntimeError("FederatedClient.update_model: join a round first "
                                "(start_fl_job).")
         weights = _as_arrays(weights)
+        if self._dp is not None:
+            noise_multiplier, clip, global_weights = self._dp
+            weights = privatize(weights, global_weights, noise_multiplier, clip, self._noise)
         if self.encrypt_type == "PW_ENCRYPT":
             if self._secure_step == "keys":
                 self.share_secrets(data_size)
