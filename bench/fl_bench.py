@@ -5,7 +5,12 @@ float32 parameters (one 1000x1000 matrix); CLIENTS clients, each in its own Pyth
 (the HTTP exchange and encoding run in C++ without the GIL), join a round and upload at once;
 client updates per second = uploads / (time from the first upload's start to the round's
 close), the best of ROUNDS rounds. Each upload is decoded, checked (names, shapes, finite
-values) and added in float64 on the server.
+values) and added in float64 on the server. With `--secure` the rounds are PW_ENCRYPT (secure
+aggregation, threshold half the clients): keys and shares are exchanged first, then the clock
+runs from the uploads' start (each client masks its update with its self mask and a pairwise
+mask per other client, ChaCha20, in its thread) to the round's close (the server sums the
+ring elements, rebuilds the self-mask seeds from the reconstruction shares and removes the
+masks).
 
 `fl_bench.py scale [--clients 1000]`: one round of CLIENTS simulated clients (one process,
 mycel.federated.simulate) on a model of LeNet-5's size (61,706 float32 parameters); each
@@ -62,31 +67,45 @@ def server_config(tmp, weights, rounds, threshold, window_ms=600000):
                       "update_model_time_window": window_ms}}
 
 
-def throughput(clients=16, rounds=3):
+def throughput(clients=16, rounds=3, secure=False):
     w0 = {"w": np.zeros((1000, 1000), np.float32)}
     best = 0.0
-    with tempfile.TemporaryDirectory() as tmp, \
-            FLServer(server_config(tmp, w0, rounds, clients), log_to_stderr=False) as server:
-        conns = [FederatedClient(server.address, f"c{i}", timeout=120) for i in range(clients)]
+    kind = "PW_ENCRYPT" if secure else "NOT_ENCRYPT"
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = server_config(tmp, w0, rounds, clients)
+        if secure:
+            cfg["encrypt"] = {"encrypt_type": kind, "pw_encrypt": {
+                "reconstruct_secrets_threshold": clients // 2}}
+        server = FLServer(cfg, log_to_stderr=False).start()
+        conns = [FederatedClient(server.address, f"c{i}", timeout=120, encrypt_type=kind)
+                 for i in range(clients)]
+        probe = FederatedClient(server.address, "probe", timeout=120)
         update = {"w": np.ones((1000, 1000), np.float32)}
+
+        def upload(c):
+            c.update_model(update, 10)
+            if secure:
+                c.reconstruct_secrets()
         for _ in range(rounds):
             for c in conns:
                 c.start_fl_job(data_size=10)
+            for c in conns if secure else ():
+                c.share_secrets(10)
             start = threading.Barrier(clients + 1)
-            threads = [threading.Thread(target=lambda c=c: (start.wait(),
-                                                            c.update_model(update, 10)))
+            threads = [threading.Thread(target=lambda c=c: (start.wait(), upload(c)))
                        for c in conns]
             for t in threads:
                 t.start()
             start.wait()
             t0 = time.perf_counter()
-            conns[0].get_model()
+            probe.get_model(iteration=conns[0].iteration)  # not a client of the round
             elapsed = time.perf_counter() - t0
             for t in threads:
                 t.join(120)
             best = max(best, clients / elapsed)
+        server.stop()
     return {"params": 1000000, "clients": clients, "updates_per_s": best,
-            "mb_per_update": 4.0}
+            "mb_per_update": 4.0, "encrypt_type": kind}
 
 
 class ShiftClient:
@@ -224,12 +243,13 @@ def lenet(clients, max_rounds, target):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["throughput", "scale", "lenet"])
+    ap.add_argument("--secure", action="store_true", help="throughput with PW_ENCRYPT")
     ap.add_argument("--clients", type=int)
     ap.add_argument("--max-rounds", type=int, default=150)
     ap.add_argument("--target", type=float, default=0.85)
     a = ap.parse_args()
     if a.what == "throughput":
-        out = throughput()
+        out = throughput(secure=a.secure)
     elif a.what == "scale":
         out = scale(a.clients or 1000)
     else:

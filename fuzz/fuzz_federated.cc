@@ -3,7 +3,7 @@
 // canonical (one encoding per message), so a body that decodes must encode back to the same
 // bytes: a difference is a finding too (a field read but not checked, or skipped).
 //
-// A request that decodes also has its weights handed, as a secure-aggregation payload
+// A request or reply that decodes also has its weights handed, as a secure-aggregation payload
 // (federated/secagg.h), to every parser of a round in progress: the server's (keys, shares,
 // masked update, reconstruction shares, then the unmasking) and a client's (key list, sealed
 // shares, client list, update to mask). Each may refuse it, by reason or ValueError, never
@@ -69,7 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     secure_payloads(r.weights);
   });
   mycel::fuzz::expect_typed_errors([&] {
-    if (encode(decode_reply(body)) != body) std::abort();
+    Reply r = decode_reply(body);
+    if (encode(r) != body) std::abort();
+    secure_payloads(r.weights);
   });
   return 0;
 }
