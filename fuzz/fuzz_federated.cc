@@ -6,7 +6,8 @@
 // A request or reply that decodes also has its weights handed, as a secure-aggregation payload
 // (federated/secagg.h), to every parser of a round in progress: the server's (keys, shares,
 // masked update, reconstruction shares, then the unmasking) and a client's (key list, sealed
-// shares, client list, update to mask). Each may refuse it, by reason or ValueError, never
+// shares, client list, update to mask), and to compression's (a quantized model, a sparse
+// difference; federated/compress.h). Each may refuse it, by reason or ValueError, never
 // otherwise.
 //
 // Run: make fuzz (every target, FUZZ_TIME seconds each), or by hand:
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "federated/compress.h"
 #include "federated/secagg.h"
 #include "federated/wire.h"
 #include "fuzz_common.h"
@@ -57,6 +59,8 @@ void secure_payloads(const Weights& w) {
   expect_typed_errors([&] { fresh.accept_shares(w); });
   expect_typed_errors([&] { opened.mask(w); });
   expect_typed_errors([&] { opened.reveal(w); });
+  expect_typed_errors([&] { compress::dequantize(w); });
+  expect_typed_errors([&] { compress::apply_sparse_diff(w, base.model, 0.5); });
 }
 
 }  // namespace

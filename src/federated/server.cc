@@ -19,6 +19,7 @@
 
 #include "base/error.h"
 #include "federated/client.h"
+#include "federated/compress.h"
 #include "federated/model.h"
 #include "federated/secagg.h"
 
@@ -66,6 +67,10 @@ void check_config(const ServerConfig& c) {
     need(c.cipher_time_window_ms > 0, "cipher_time_window", "must be positive");
   }
   need(!(c.pw_encrypt && c.dp_encrypt), "encrypt_type", "is one of PW_ENCRYPT and DP_ENCRYPT");
+  need(c.upload_sparse_rate >= 0 && c.upload_sparse_rate <= 1, "upload_sparse_rate",
+       "must be in (0, 1]");
+  need(!(c.pw_encrypt && (c.upload_sparse_rate > 0 || c.download_quant)), "compression",
+       "is not available with PW_ENCRYPT (masked updates are ring elements)");
   if (c.dp_encrypt) {
     need(c.dp_noise_multiplier > 0 && std::isfinite(c.dp_noise_multiplier), "dp_eps",
          "must give a positive noise multiplier");
@@ -95,6 +100,9 @@ struct Server::State {
   uint64_t iteration = 1;  // the round open now
   bool finished = false;
   std::shared_ptr<const Weights> global;
+  // The model as clients get it this round (8-bit codes with download QUANT) and as they see
+  // it (the codes dequantized: the base of compressed uploads).
+  std::shared_ptr<const Weights> sent, base;
   Clock::time_point opened, update_deadline;
   bool admission_closed = false;
   std::map<std::string, uint64_t> admitted;  // client -> samples it announced
@@ -123,6 +131,11 @@ struct Server::State {
     uploaded.clear();
     sum = std::make_unique<FedAvg>(*global);
     bytes_in = bytes_out = 0;
+    sent = base = global;
+    if (cfg.download_quant) {
+      sent = std::make_shared<const Weights>(compress::quantize(*global));
+      base = std::make_shared<const Weights>(compress::dequantize(*sent));
+    }
     if (cfg.pw_encrypt) {
       pw = std::make_unique<secagg::ServerRound>(cfg.reconstruct_secrets_threshold, *global);
       phase = Phase::Keys;
@@ -329,7 +342,7 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
       out.status = Status::Rejected;
       out.reason = str("data_size must be in [1, ", kMaxDataSize, "], got ", r.data_size);
     } else if (admitted.count(r.client_id)) {
-      out.weights = *global;  // asked again: the same answer
+      out.weights = *sent;  // asked again: the same answer
     } else if (admission_closed) {
       out.status = Status::Rejected;
       out.reason =
@@ -339,13 +352,14 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
     } else {
       admitted[r.client_id] = r.data_size;
       if (admitted.size() >= cfg.start_fl_job_threshold) close_admission(Clock::now());
-      out.weights = *global;
+      out.weights = *sent;
     }
-    if (cfg.dp_encrypt && !out.weights.empty()) {
-      Param dp{kDpEntry, DType::Float64, {2}, std::string(16, '\0')};
-      const double v[2] = {cfg.dp_noise_multiplier, cfg.dp_norm_clip};
-      std::memcpy(dp.bytes.data(), v, sizeof v);
-      out.weights.push_back(std::move(dp));
+    if ((cfg.dp_encrypt || cfg.upload_sparse_rate > 0) && !out.weights.empty()) {
+      Param plan{kPlanEntry, DType::Float64, {3}, std::string(24, '\0')};
+      const double v[3] = {cfg.dp_encrypt ? cfg.dp_noise_multiplier : 0.0,
+                           cfg.dp_encrypt ? cfg.dp_norm_clip : 0.0, cfg.upload_sparse_rate};
+      std::memcpy(plan.bytes.data(), v, sizeof v);
+      out.weights.push_back(std::move(plan));
     }
     if (out.status != Status::Ok) {
       code = out.status == Status::Finished ? 200 : 409;
@@ -381,18 +395,30 @@ void Server::State::on_update(const Request& r, httplib::Response& res) {
     if (!why.empty()) return refuse(res, Status::Rejected, 409, "/updateModel", why);
     return reply(res, Reply{}, 200);
   }
+  std::shared_ptr<const Weights> b;
   {
     std::lock_guard<std::mutex> l(mu);
     advance(Clock::now());
     why = check_round();
     g = global;
+    b = base;
   }
-  if (why.empty()) why = update_problem(*g, r.weights);  // outside the lock: the long part
+  const Weights* update = &r.weights;
+  Weights rebuilt;  // a compressed upload: base + its difference
+  if (why.empty() && cfg.upload_sparse_rate > 0) {
+    try {
+      rebuilt = compress::apply_sparse_diff(r.weights, *b, cfg.upload_sparse_rate);
+      update = &rebuilt;
+    } catch (const Error& e) {
+      why = e.message();
+    }
+  }
+  if (why.empty()) why = update_problem(*g, *update);  // outside the lock: the long part
   if (why.empty()) {
     std::lock_guard<std::mutex> l(mu);
     why = check_round();  // the round may have closed meanwhile
     if (why.empty()) {
-      sum->add(r.weights, r.data_size);
+      sum->add(*update, r.data_size);
       uploaded.insert(r.client_id);
       advance(Clock::now());
     }
@@ -416,7 +442,7 @@ void Server::State::on_get(const Request& r, const httplib::Request& req, httpli
       out.iteration = iteration - 1;
     } else {
       out.iteration = finished ? iteration : iteration - 1;
-      out.weights = *global;
+      out.weights = *sent;
     }
   }
   reply(res, out, 200);

@@ -69,12 +69,17 @@ struct ServerConfig {
   bool pw_encrypt = false;
   // encrypt_type DP_ENCRYPT: clients clip their update to dp_norm_clip and add Gaussian noise
   // of std dp_noise_multiplier * dp_norm_clip (python/mycel/federated/privacy.py); the
-  // startFLJob reply tells them both (wire.h). dp_epsilons[t - 1] is the epsilon spent after
-  // round t (an RDP accountant's, computed by the config loader): logged as "epsilon: X" when
+  // startFLJob reply tells them both (wire.h, kPlanEntry). dp_epsilons[t - 1] is the epsilon spent
+  // after round t (an RDP accountant's, computed by the config loader): logged as "epsilon: X" when
   // the round closes and written in its metrics line.
   bool dp_encrypt = false;
   double dp_noise_multiplier = 0, dp_norm_clip = 0;
   std::vector<double> dp_epsilons;
+  // compression (compress.h): download_compress_type QUANT sends the model as 8-bit codes;
+  // upload_compress_type DIFF_SPARSE_QUANT (upload_sparse_rate > 0) takes sparse 8-bit
+  // differences from the model as sent. The startFLJob reply tells clients the rate (wire.h).
+  bool download_quant = false;
+  double upload_sparse_rate = 0;  // 0: plain uploads
   uint32_t reconstruct_secrets_threshold = 2;
   double share_secrets_ratio = 1.0;
   int64_t cipher_time_window_ms = 30000;

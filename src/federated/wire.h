@@ -80,10 +80,11 @@ struct Reply {
   Weights weights;         // a DP_ENCRYPT server's startFLJob reply adds kDpEntry
 };
 
-// The entry of a DP_ENCRYPT server's startFLJob reply that is not a parameter: Float64 (2,),
-// the noise multiplier and the clipping norm the client applies (parameter names are never
-// empty: checkpoints refuse them).
-inline constexpr const char* kDpEntry = "";
+// The entry of a startFLJob reply that is not a parameter, sent by a server with DP_ENCRYPT or
+// upload compression: Float64 (3,), the noise multiplier and the clipping norm the client
+// applies (0, 0: no DP) and the upload_sparse_rate of DIFF_SPARSE_QUANT (0: plain uploads).
+// Parameter names are never empty (checkpoints refuse them).
+inline constexpr const char* kPlanEntry = "";
 
 // Limits of the format (the server also limits the whole body: max_body_bytes).
 inline constexpr size_t kMaxIdBytes = 256;     // client_id, token

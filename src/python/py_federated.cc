@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "federated/client.h"
+#include "federated/compress.h"
 #include "federated/secagg.h"
 #include "federated/server.h"
 #include "frontend/py_convert.h"
@@ -106,6 +107,11 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.dp_noise_multiplier = get<double>(c, "dp_noise_multiplier", s.dp_noise_multiplier);
   s.dp_norm_clip = get<double>(c, "dp_norm_clip", s.dp_norm_clip);
   s.dp_epsilons = get<std::vector<double>>(c, "dp_epsilons", s.dp_epsilons);
+  s.download_quant = get<std::string>(c, "download_compress_type", "NO_COMPRESS") == "QUANT";
+  s.upload_sparse_rate =
+      get<std::string>(c, "upload_compress_type", "NO_COMPRESS") == "DIFF_SPARSE_QUANT"
+          ? get<double>(c, "upload_sparse_rate", 0.4)
+          : 0.0;
   return s;
 }
 
@@ -199,6 +205,21 @@ void bind_federated(pyb::module_& parent) {
           pyb::arg("path"), pyb::arg("body"), pyb::arg("wait_ms") = 0)
       .def_property_readonly(
           "last_request", [](const federated::Client& c) { return pyb::bytes(c.last_request()); });
+
+  // Compression (federated/compress.h): a downloaded model's codes to float32, and an update
+  // to its sparse 8-bit difference from the model as downloaded (a fresh random seed).
+  m.def("_dequantize", [](const pyb::dict& message) {
+    return weights_to_py(federated::compress::dequantize(weights_from_py(message)));
+  });
+  m.def("_sparse_diff", [](const pyb::dict& update, const pyb::dict& base, double rate) {
+    const std::string seed = federated::compress::fresh_seed();
+    Weights u = weights_from_py(update), b = weights_from_py(base), out;
+    {
+      pyb::gil_scoped_release nogil;
+      out = federated::compress::sparse_diff(u, b, rate, seed);
+    }
+    return weights_to_py(out);
+  });
 
   // A client's secure-aggregation state for one round (federated/secagg.h); each method takes
   // the server's reply of the step before and returns the next request's payload.

@@ -448,8 +448,8 @@ def test_config_checks_name_the_key(tmp_path):
             "'summary.failure_event_file' is not a key"),
            ({"server_mode": "HYBRID_TRAINING"}, ValueError, "'server_mode' must be"),
            ({"http_server_address": "nohost"}, ValueError, "'http_server_address' must be"),
-           ({"compression": {"upload_compress_type": "DIFF_SPARSE_QUANT"}}, ValueError,
-            "'compression.upload_compress_type' must be NO_COMPRESS")]
+           ({"compression": {"upload_compress_type": "TOPK"}}, ValueError,
+            "'compression.upload_compress_type' must be one of NO_COMPRESS, DIFF_SPARSE_QUANT")]
     for change, kind, text in bad:
         cfg = {**base, **change}
         if "round" in change:

@@ -11,7 +11,9 @@ unmask the round's sum (``share_secrets`` and ``reconstruct_secrets`` are those 
 
 A DP_ENCRYPT server tells its clients, in the startFLJob reply, the noise multiplier and the
 clipping norm: ``update_model`` then uploads the global model plus the clipped update plus
-Gaussian noise (mycel.federated.privacy), whatever the client's encrypt_type.
+Gaussian noise (mycel.federated.privacy), whatever the client's encrypt_type. A server with
+compression (src/federated/compress.h) sends 8-bit models, which the client decodes, and
+tells it the upload_sparse_rate of DIFF_SPARSE_QUANT uploads, which it encodes.
 """
 import os
 import time
@@ -22,7 +24,15 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.federated.privacy import privatize
 
-_DP_ENTRY = ""  # the startFLJob reply's entry of a DP_ENCRYPT server (src/federated/wire.h)
+_PLAN_ENTRY = ""  # the startFLJob reply's DP and compression plan (src/federated/wire.h)
+_RANGE = "\x00range"  # the suffix of a quantized parameter's range entry (compress.h)
+
+
+def _decode_model(weights):
+    """A downloaded model: 8-bit codes (download QUANT) decoded to float32."""
+    if any(k.endswith(_RANGE) for k in weights):
+        return _C._federated._dequantize(weights)
+    return weights
 
 
 class RequestRejected(ValueError):
@@ -86,7 +96,9 @@ class FederatedClient:
         self.encrypt_type = encrypt_type
         self._secure = None  # this round's secure-aggregation state (PW_ENCRYPT)
         self._secure_step = None  # the last step done: keys, shares, upload, reveal
-        self._dp = None  # DP_ENCRYPT: (noise multiplier, clip norm, the round's global model)
+        self._dp = None  # DP_ENCRYPT: (noise multiplier, clip norm)
+        self._sparse_rate = 0.0  # DIFF_SPARSE_QUANT uploads' rate (0: plain uploads)
+        self._global = None  # the model of the round this client joined, as it got it
         self._noise = np.random.default_rng()  # seeded from the OS's entropy
         host, port = _split_address(server_address)
         self.client_id = str(client_id) if client_id is not None else uuid.uuid4().hex
@@ -125,8 +137,11 @@ class FederatedClient:
             raise ValueError(f"FederatedClient.start_fl_job: data_size must be a positive "
                              f"int, got {data_size!r}.")
         _, it, weights = self._call("startFLJob", data_size=int(data_size))
-        dp = weights.pop(_DP_ENTRY, None)
-        self._dp = None if dp is None else (float(dp[0]), float(dp[1]), weights)
+        plan = weights.pop(_PLAN_ENTRY, None)
+        weights = _decode_model(weights)
+        self._dp = None if plan is None or plan[0] == 0 else (float(plan[0]), float(plan[1]))
+        self._sparse_rate = 0.0 if plan is None else float(plan[2])
+        self._global = weights
         if self.encrypt_type == "PW_ENCRYPT" and (self._secure is None or it != self.iteration):
             self._secure = _C._federated._SecAggClient(self.client_id)
             self._call("exchangeKeys", iteration=it, weights=self._secure.keys())
@@ -180,8 +195,9 @@ class FederatedClient:
                                "(start_fl_job).")
         weights = _as_arrays(weights)
         if self._dp is not None:
-            noise_multiplier, clip, global_weights = self._dp
-            weights = privatize(weights, global_weights, noise_multiplier, clip, self._noise)
+            weights = privatize(weights, self._global, *self._dp, self._noise)
+        if self._sparse_rate > 0:
+            weights = _C._federated._sparse_diff(weights, self._global, self._sparse_rate)
         if self.encrypt_type == "PW_ENCRYPT":
             if self._secure_step == "keys":
                 self.share_secrets(data_size)
@@ -208,7 +224,7 @@ class FederatedClient:
             status, it, weights = self._call("getModel", iteration=wanted,
                                              wait_ms=max(left_ms, 1))
             if status == "ok":
-                return it, weights
+                return it, _decode_model(weights)
             if left_ms <= 0:
                 raise RuntimeError(f"FederatedClient.get_model: round {wanted} did not close "
                                    f"within {self.timeout} s.")

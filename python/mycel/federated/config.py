@@ -28,9 +28,10 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
         dp_eps: 50.0                  # the (eps, delta) budget of one round
         dp_delta: 0.01                # (MindSpore Federated suggests 1 / the clients)
         dp_norm_clip: 1.0             # the L2 bound of a client's update
-    compression:
-      upload_compress_type: NO_COMPRESS
-      download_compress_type: NO_COMPRESS
+    compression:                      # (not with PW_ENCRYPT)
+      upload_compress_type: NO_COMPRESS   # or DIFF_SPARSE_QUANT: a random share of the
+      upload_sparse_rate: 0.4             #   update's difference, 8-bit (compress.h)
+      download_compress_type: NO_COMPRESS # or QUANT: the model as 8-bit codes
     summary:
       metrics_file: ./metrics.json    # a JSON line per round (MindSpore's metrics key names)
     max_body_bytes: 268435456         # mycel's: the largest request body accepted
@@ -38,7 +39,7 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
 TypeError for the type) naming the key (the server checks the values' relations, such as the
 secret-sharing threshold against the join threshold). Options of features mycel does not have
-yet (compression, summaries but metrics_file) are refused rather than
+yet (summaries but metrics_file) are refused rather than
 ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that
 signed its certificate (``FederatedClient(..., ca_cert_path=...)``).
 """
@@ -169,11 +170,14 @@ def load_config(config):
         out["dp_epsilons"] = dp_epsilons(out["dp_noise_multiplier"], dp["dp_delta"],
                                          out["fl_iteration_num"])
     comp = _section("compression", config.get("compression"), _COMPRESSION)
-    for k in ("upload_compress_type", "download_compress_type"):
-        if comp.get(k, "NO_COMPRESS") != "NO_COMPRESS":
-            _fail(f"compression.{k}", "must be NO_COMPRESS (compression is not built yet)")
+    for k, kinds in (("upload_compress_type", ("NO_COMPRESS", "DIFF_SPARSE_QUANT")),
+                     ("download_compress_type", ("NO_COMPRESS", "QUANT"))):
+        out[k] = comp.get(k, "NO_COMPRESS")
+        if out[k] not in kinds:
+            _fail(f"compression.{k}", f"must be one of {', '.join(kinds)}, got {out[k]!r}")
     if "upload_sparse_rate" in comp:
-        _value("compression.upload_sparse_rate", "ratio", comp["upload_sparse_rate"])
+        out["upload_sparse_rate"] = _value("compression.upload_sparse_rate", "ratio",
+                                           comp["upload_sparse_rate"])
     summary = _section("summary", config.get("summary"), {"metrics_file"})
     if "metrics_file" in summary:
         out["metrics_file"] = _value("summary.metrics_file", "str", summary["metrics_file"])
