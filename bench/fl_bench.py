@@ -16,8 +16,9 @@ masks).
 mycel.federated.simulate) on a model of LeNet-5's size (61,706 float32 parameters); each
 client's training is a constant shift (numpy), so the round's time is the protocol's and the
 server's: register, startFLJob (the model down), updateModel (the model up), FedAvg. Reported:
-seconds per round, and the bytes the server received and sent in the round (its metrics file;
-no compression).
+seconds per round, and the bytes the server received and sent in the round (its metrics file).
+With `--compress` the round runs with download_compress_type QUANT and upload_compress_type
+DIFF_SPARSE_QUANT at upload_sparse_rate 0.4 (MindSpore Federated's default).
 
 `fl_bench.py lenet [--clients 100] [--max-rounds 150] [--target 0.85]`: the issue's
 acceptance run. CLIENTS simulated clients (mycel.federated.simulate, one process), each with
@@ -28,6 +29,9 @@ momentum 0.9, its own optimizer state kept between rounds); all clients take par
 round and the server averages by sample count. Reported: the test accuracy of the global
 model after each round, and the rounds it took to reach the target; next to it, centralized
 training of the same network and optimizer on all the data: the epochs it takes.
+`--compress` runs the rounds with the compression above; `--dp-eps E` with DP_ENCRYPT
+(dp_eps E per round, dp_delta 0.01, dp_norm_clip 1.0) and reports the epsilon spent after the
+last round; `--no-central` leaves the centralized run out.
 """
 import argparse
 import gzip
@@ -58,8 +62,12 @@ def save(path, weights):
     return path
 
 
-def server_config(tmp, weights, rounds, threshold, window_ms=600000):
-    return {"fl_name": "bench", "fl_iteration_num": rounds,
+COMPRESSION = {"download_compress_type": "QUANT", "upload_compress_type": "DIFF_SPARSE_QUANT",
+               "upload_sparse_rate": 0.4}
+
+
+def server_config(tmp, weights, rounds, threshold, window_ms=600000, **extra):
+    return {**extra, "fl_name": "bench", "fl_iteration_num": rounds,
             "http_server_address": "127.0.0.1:0", "checkpoint_dir": os.path.join(tmp, "ckpt"),
             "feature_map": save(os.path.join(tmp, "init.ckpt"), weights),
             "round": {"start_fl_job_threshold": threshold,
@@ -116,14 +124,15 @@ class ShiftClient:
         return {k: v + 1e-3 for k, v in weights.items()}
 
 
-def scale(clients):
+def scale(clients, compress=False):
     rng = np.random.default_rng(0)
     shapes = {"conv1.weight": (6, 1, 5, 5), "conv2.weight": (16, 6, 5, 5),
               "fc1.weight": (120, 400), "fc1.bias": (120,), "fc2.weight": (84, 120),
               "fc2.bias": (84,), "fc3.weight": (10, 84), "fc3.bias": (10,)}
     w0 = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = server_config(tmp, w0, 1, clients)
+        cfg = server_config(tmp, w0, 1, clients,
+                            **({"compression": COMPRESSION} if compress else {}))
         cfg["summary"] = {"metrics_file": os.path.join(tmp, "metrics.json")}
         with FLServer(cfg, log_to_stderr=False) as server:
             sims = [ShiftClient(f"c{i}") for i in range(clients)]
@@ -133,7 +142,7 @@ def scale(clients):
         with open(cfg["summary"]["metrics_file"]) as f:
             metrics = json.loads(f.readline())
     return {"clients": clients, "params": int(sum(v.size for v in w0.values())),
-            "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
+            "compress": compress, "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
             "download_bytes": metrics["downloadBytes"]}
 
 
@@ -188,7 +197,7 @@ class LeNetClient:
         return network_weights(self.net)
 
 
-def lenet(clients, max_rounds, target):
+def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True):
     from lenet import LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     xs, ys, xt, yt = fashion()
@@ -214,11 +223,22 @@ def lenet(clients, max_rounds, target):
         print(f"round {entry['iteration']}: test accuracy {accs[-1]:.4f}", file=sys.stderr,
               flush=True)
         return accs[-1] >= target
+    extra = {"compression": COMPRESSION} if compress else {}
+    if dp_eps is not None:
+        extra["encrypt"] = {"encrypt_type": "DP_ENCRYPT", "dp_encrypt": {
+            "dp_eps": dp_eps, "dp_delta": 0.01, "dp_norm_clip": 1.0}}
     with tempfile.TemporaryDirectory() as tmp, \
-            FLServer(server_config(tmp, w0, max_rounds, clients), log_to_stderr=False) as srv:
+            FLServer(server_config(tmp, w0, max_rounds, clients, **extra),
+                     log_to_stderr=False) as srv:
         simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate)
+        epsilons = [float(e.split("epsilon: ")[1]) for e in srv.events() if "epsilon: " in e]
     reached = len(accs) if accs and accs[-1] >= target else None
     fed_s = time.perf_counter() - t0
+    out = {"clients": clients, "target": target, "rounds_to_target": reached,
+           "accuracy_per_round": accs, "federated_seconds": fed_s, "compress": compress,
+           "dp_eps": dp_eps, "epsilon_spent": epsilons[-1] if epsilons else None}
+    if not central:
+        return out
     # centralized: the same network, optimizer and batch on all the data
     ms.set_seed(0)
     cnet = LeNet5()
@@ -235,15 +255,16 @@ def lenet(clients, max_rounds, target):
         if central[-1] >= target:
             epochs_to_target = epoch
             break
-    return {"clients": clients, "target": target, "rounds_to_target": reached,
-            "accuracy_per_round": accs, "federated_seconds": fed_s,
-            "central_epochs_to_target": epochs_to_target, "central_accuracy": central}
+    return {**out, "central_epochs_to_target": epochs_to_target, "central_accuracy": central}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["throughput", "scale", "lenet"])
     ap.add_argument("--secure", action="store_true", help="throughput with PW_ENCRYPT")
+    ap.add_argument("--compress", action="store_true", help="QUANT and DIFF_SPARSE_QUANT")
+    ap.add_argument("--dp-eps", type=float, help="lenet with DP_ENCRYPT at this dp_eps")
+    ap.add_argument("--no-central", action="store_true", help="lenet without centralized")
     ap.add_argument("--clients", type=int)
     ap.add_argument("--max-rounds", type=int, default=150)
     ap.add_argument("--target", type=float, default=0.85)
@@ -251,9 +272,10 @@ def main():
     if a.what == "throughput":
         out = throughput(secure=a.secure)
     elif a.what == "scale":
-        out = scale(a.clients or 1000)
+        out = scale(a.clients or 1000, a.compress)
     else:
-        out = lenet(a.clients or 100, a.max_rounds, a.target)
+        out = lenet(a.clients or 100, a.max_rounds, a.target, a.compress, a.dp_eps,
+                    not a.no_central)
     print(json.dumps(out))
 
 

@@ -5,7 +5,8 @@ writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the r
 pipeline, optimizer, privacy, armour, federated, search, lite, ...: see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
-FL_BENCH_MAX_ROUNDS rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
+FL_BENCH_MAX_ROUNDS rounds, default 150, each an epoch of Fashion-MNIST over 100 clients;
+then FL_BENCH_SIDE_ROUNDS rounds, default 5, with compression and with DP at two budgets)."""
 import argparse
 import datetime
 import json
@@ -595,12 +596,20 @@ def federated_section():
     training LeNet-5 by FedAvg to 85% test accuracy next to centralized training."""
     print("bench: federated (aggregation throughput, 1,000 clients per round) ...", flush=True)
     tp = run("fl_bench.py", "throughput")
+    tps = run("fl_bench.py", "throughput", "--secure")
     sc = run("fl_bench.py", "scale", "--clients", "1000")
+    scc = run("fl_bench.py", "scale", "--clients", "1000", "--compress")
     rounds = os.environ.get("FL_BENCH_MAX_ROUNDS", "150")
     print(f"bench: federated (100 clients, LeNet-5, up to {rounds} rounds; long) ...",
           flush=True)
     fl = run("fl_bench.py", "lenet", "--clients", "100", "--max-rounds", rounds)
     accs = fl["accuracy_per_round"]
+    side = int(os.environ.get("FL_BENCH_SIDE_ROUNDS", "5"))
+    print(f"bench: federated (LeNet-5, {side} rounds with compression, with DP) ...", flush=True)
+    common = ("--clients", "100", "--max-rounds", str(side), "--target", "1.0", "--no-central")
+    comp = run("fl_bench.py", "lenet", "--compress", *common)
+    dps = [run("fl_bench.py", "lenet", "--dp-eps", eps, *common) for eps in ("1000", "100")]
+    plain_side = accs[min(side, len(accs)) - 1]
     lines = [
         "## Federated learning",
         "",
@@ -612,10 +621,14 @@ def federated_section():
         "| measure | value |",
         "|---|---|",
         f"| client updates per second, 1M parameters, plain FedAvg | {tp['updates_per_s']:.1f} |",
+        f"| client updates per second, 1M parameters, secure aggregation (PW_ENCRYPT, "
+        f"masking included) | {tps['updates_per_s']:.1f} |",
         f"| one round of {sc['clients']:,} simulated clients, {sc['params']:,} parameters (s) | "
         f"{sc['seconds_per_round']:.2f} |",
         f"| bytes per round of those clients, up / down (no compression) | "
         f"{sc['upload_bytes']:,} / {sc['download_bytes']:,} |",
+        f"| bytes per round, up / down (DIFF_SPARSE_QUANT rate 0.4, QUANT) | "
+        f"{scc['upload_bytes']:,} / {scc['download_bytes']:,} |",
         f"| rounds to {fl['target']:.0%} test accuracy, 100 non-IID clients (2 classes each), "
         f"LeNet-5 | {fl['rounds_to_target'] or f'not reached in {len(accs)}'} |",
         f"| accuracy after round 1, 10, last | {accs[0]:.3f}, "
@@ -624,7 +637,17 @@ def federated_section():
         f"| centralized: epochs to {fl['target']:.0%} (same network and optimizer) | "
         f"{fl['central_epochs_to_target'] or 'not reached in 10'} |",
         "",
-    ]
+        f"The same 100 clients for {side} rounds: test accuracy plain, with compression, and "
+        "with local DP (dp_delta 0.01, dp_norm_clip 1.0; epsilon spent after the last round by "
+        "the RDP accountant).",
+        "",
+        "| run | epsilon spent | accuracy |",
+        "|---|---|---|",
+        f"| plain FedAvg | - | {plain_side:.3f} |",
+        f"| compressed (up DIFF_SPARSE_QUANT 0.4, down QUANT) | - | "
+        f"{comp['accuracy_per_round'][-1]:.3f} |",
+    ] + [f"| DP_ENCRYPT, dp_eps {d['dp_eps']:g} per round | {d['epsilon_spent']:.1f} | "
+         f"{d['accuracy_per_round'][-1]:.3f} |" for d in dps] + [""]
     return lines
 
 
