@@ -608,20 +608,34 @@ def test_simulated_non_iid_clients_train_an_mlp_by_fedavg(tmp_path, servers, fas
     assert_weights_equal(server.global_model(), history[-1]["weights"])
 
 
+class DenseTask:
+    """A Dense(4, 1) regression of n samples that Model.train fits with SGD (the federated
+    tests' client): .net, .w0 (its initial weights), .model, .data, .train(epochs, cbs)."""
+
+    def __init__(self, n=64, lr=0.05):
+        from mycel.dataset import GeneratorDataset
+        from mycel.federated import network_weights
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
+        ms.set_seed(0)
+        self.net = nn.Dense(4, 1)
+        self.w0 = network_weights(self.net)
+        self.model = ms.train.Model(self.net, nn.MSELoss(),
+                                    nn.SGD(self.net.trainable_params(), lr))
+        self.data = GeneratorDataset(
+            lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, n, 16)), ["x", "y"])
+
+    def train(self, epochs, callbacks):
+        self.model.train(epochs, self.data, callbacks=callbacks)
+
+
 def test_model_train_takes_part_in_rounds_through_the_callback(tmp_path, servers, mode):
-    from mycel.dataset import GeneratorDataset
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((64, 4)).astype(np.float32)
-    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
-    ms.set_seed(0)
-    net = nn.Dense(4, 1)
     from mycel.federated import network_weights
-    w0 = network_weights(net)
+    task = DenseTask()
+    net, w0, model, data = task.net, task.w0, task.model, task.data
     server = servers(config(tmp_path, w0, rounds=2, threshold=1))
     cb = FederatedLearningCallback(client(server, "model"), data_size=64)
-    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
-    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)),
-                            ["x", "y"])
     model.train(2, data, callbacks=[cb])  # an epoch per round
     assert cb.rounds == [(1, True), (2, True)]
     assert server.finished and server.completed == 2

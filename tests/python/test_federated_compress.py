@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 
 import mycel as ms
-from mycel import nn
 from mycel import _mycel as _C
 from mycel.federated import (FederatedClient, FederatedLearningCallback, load_config,
                              network_weights, simulate)
 
-from test_federated import (TIMEOUT, assert_weights_equal, config, mode,  # noqa: F401
-                            servers)
+from test_federated import (TIMEOUT, DenseTask, assert_weights_equal, config,  # noqa: F401
+                            mode, servers)
 
 
 class Fixed:
@@ -142,21 +141,13 @@ def test_compression_config(tmp_path):
 
 
 def test_model_train_with_compressed_rounds(tmp_path, servers, mode):
-    from mycel.dataset import GeneratorDataset
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((32, 4)).astype(np.float32)
-    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
-    ms.set_seed(0)
-    net = nn.Dense(4, 1)
-    w0 = network_weights(net)
+    task = DenseTask(32)
+    net, w0 = task.net, task.w0
     server = servers(config(tmp_path, w0, rounds=2, threshold=1, compression={
         "download_compress_type": "QUANT", "upload_compress_type": "DIFF_SPARSE_QUANT",
         "upload_sparse_rate": 1.0}))
     cb = FederatedLearningCallback(FederatedClient(server.address, "m", TIMEOUT), data_size=32)
-    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
-    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 32, 16)),
-                            ["x", "y"])
-    model.train(2, data, callbacks=[cb])
+    task.train(2, [cb])
     assert cb.rounds == [(1, True), (2, True)] and server.completed == 2
     got = server.global_model()
     # the network holds the decoded 8-bit download of the final model

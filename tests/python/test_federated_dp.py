@@ -12,13 +12,12 @@ import math
 import numpy as np
 import pytest
 
-import mycel as ms
-from mycel import nn
 from mycel.federated import (FederatedClient, FederatedLearningCallback, load_config,
                              network_weights, simulate)
 from mycel.federated.privacy import dp_noise_multiplier, privatize
 
-from test_federated import TIMEOUT, config, init_weights, mode, servers  # noqa: F401
+from test_federated import (TIMEOUT, DenseTask, config, init_weights, mode,  # noqa: F401
+                            servers)
 
 
 def dp_config(tmp_path, weights, eps=10.0, delta=1e-5, clip=1.0, **kw):
@@ -98,20 +97,12 @@ def test_a_dp_server_logs_epsilon_each_round_and_clients_add_the_noise(tmp_path,
 
 
 def test_model_train_with_dp_rounds(tmp_path, servers, mode):
-    from mycel.dataset import GeneratorDataset
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((32, 4)).astype(np.float32)
-    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
-    ms.set_seed(0)
-    net = nn.Dense(4, 1)
-    w0 = network_weights(net)
+    task = DenseTask(32)
+    net, w0 = task.net, task.w0
     server = servers(dp_config(tmp_path, w0, eps=1e4, delta=1e-3, clip=0.05, rounds=2,
                                threshold=1))
     cb = FederatedLearningCallback(FederatedClient(server.address, "m", TIMEOUT), data_size=32)
-    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
-    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 32, 16)),
-                            ["x", "y"])
-    model.train(2, data, callbacks=[cb])
+    task.train(2, [cb])
     assert cb.rounds == [(1, True), (2, True)] and server.completed == 2
     got = server.global_model()
     step = math.sqrt(sum(np.sum((got[k].astype(np.float64) - w0[k]) ** 2) for k in w0))

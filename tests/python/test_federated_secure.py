@@ -13,13 +13,11 @@ import pytest
 import torch
 
 import mycel as ms
-from mycel import nn
-from mycel import _mycel as _C
-from mycel.federated import (FederatedClient, FederatedLearningCallback, RequestRejected,
-                             load_config, network_weights, simulate)
+from mycel.federated import (FederatedClient, FederatedLearningCallback, load_config,
+                             network_weights, simulate)
 
-from test_federated import (TIMEOUT, assert_weights_equal, config, init_weights,  # noqa: F401
-                            mode, raw_client, servers)
+from test_federated import (TIMEOUT, DenseTask, assert_weights_equal, config,  # noqa: F401
+                            init_weights, mode, raw_client, servers)
 
 PW = {"encrypt_type": "PW_ENCRYPT"}
 
@@ -277,13 +275,8 @@ class Keep(ms.train.Callback):
 
 
 def test_model_train_takes_part_in_secure_rounds(tmp_path, servers, mode):
-    from mycel.dataset import GeneratorDataset
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((32, 4)).astype(np.float32)
-    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
-    ms.set_seed(0)
-    net = nn.Dense(4, 1)
-    w0 = network_weights(net)
+    task = DenseTask(32)
+    net, w0 = task.net, task.w0
     server = servers(pw_config(tmp_path, w0, t=2, rounds=2, threshold=2))
     peer_w = {k: np.full_like(v, 0.25) for k, v in w0.items()}
     errors = []
@@ -302,10 +295,7 @@ def test_model_train_takes_part_in_secure_rounds(tmp_path, servers, mode):
     client = FederatedClient(server.address, "model", TIMEOUT, encrypt_type="PW_ENCRYPT")
     cb = FederatedLearningCallback(client, data_size=32)
     keep = Keep(net)
-    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
-    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 32, 16)),
-                            ["x", "y"])
-    model.train(2, data, callbacks=[keep, cb])
+    task.train(2, [keep, cb])
     t.join(TIMEOUT)
     assert not t.is_alive() and errors == []
     assert cb.rounds == [(1, True), (2, True)] and server.completed == 2
