@@ -89,8 +89,8 @@ TEST(FederatedCompress, SparseDifferencesAreUnbiasedOverSeeds) {
   std::vector<double> mean(4);
   const int n = 4000;
   for (int k = 0; k < n; ++k) {
-    std::vector<float> g = values(apply_sparse_diff(sparse_diff(update, base, 0.5, fresh_seed()),
-                                                    base, 0.5)[0]);
+    std::vector<float> g =
+        values(apply_sparse_diff(sparse_diff(update, base, 0.5, fresh_seed()), base, 0.5)[0]);
     for (size_t i = 0; i < 4; ++i) mean[i] += g[i] / n;
   }
   // each value is 2 (u - b) with probability 1/2 (std |u - b|): the mean within 5 sigma
