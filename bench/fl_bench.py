@@ -197,7 +197,8 @@ class LeNetClient:
         return network_weights(self.net)
 
 
-def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True):
+def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True,
+          per_round=None, eval_every=1):
     from lenet import LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     xs, ys, xt, yt = fashion()
@@ -215,9 +216,12 @@ def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True
     for i in range(clients):
         idx = np.concatenate([shards[perm[2 * i]], shards[perm[2 * i + 1]]])
         sims.append(LeNetClient(f"client{i}", xs[idx], ys[idx], step, net, opt, seed=i))
-    accs, t0 = [], time.perf_counter()
+    accs, evaluated, t0 = [], [], time.perf_counter()
 
     def evaluate(entry):
+        if entry["iteration"] % eval_every:
+            return False
+        evaluated.append(entry["iteration"])
         load_weights(net, entry["weights"])
         accs.append(accuracy(net, xt, yt))
         print(f"round {entry['iteration']}: test accuracy {accs[-1]:.4f}", file=sys.stderr,
@@ -228,14 +232,17 @@ def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True
         extra["encrypt"] = {"encrypt_type": "DP_ENCRYPT", "dp_encrypt": {
             "dp_eps": dp_eps, "dp_delta": 0.01, "dp_norm_clip": 1.0}}
     with tempfile.TemporaryDirectory() as tmp, \
-            FLServer(server_config(tmp, w0, max_rounds, clients, **extra),
+            FLServer(server_config(tmp, w0, max_rounds, per_round or clients, **extra),
                      log_to_stderr=False) as srv:
-        simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate)
+        simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate,
+                 clients_per_round=per_round)
         epsilons = [float(e.split("epsilon: ")[1]) for e in srv.events() if "epsilon: " in e]
-    reached = len(accs) if accs and accs[-1] >= target else None
+    reached = evaluated[-1] if accs and accs[-1] >= target else None
     fed_s = time.perf_counter() - t0
     out = {"clients": clients, "target": target, "rounds_to_target": reached,
-           "accuracy_per_round": accs, "federated_seconds": fed_s, "compress": compress,
+           "accuracy_per_round": accs, "evaluated_rounds": evaluated,
+           "clients_per_round": per_round or clients, "federated_seconds": fed_s,
+           "compress": compress,
            "dp_eps": dp_eps, "epsilon_spent": epsilons[-1] if epsilons else None}
     if not central:
         return out
@@ -265,6 +272,8 @@ def main():
     ap.add_argument("--compress", action="store_true", help="QUANT and DIFF_SPARSE_QUANT")
     ap.add_argument("--dp-eps", type=float, help="lenet with DP_ENCRYPT at this dp_eps")
     ap.add_argument("--no-central", action="store_true", help="lenet without centralized")
+    ap.add_argument("--clients-per-round", type=int, help="lenet: a random subset per round")
+    ap.add_argument("--eval-every", type=int, default=1, help="lenet: test every N rounds")
     ap.add_argument("--clients", type=int)
     ap.add_argument("--max-rounds", type=int, default=150)
     ap.add_argument("--target", type=float, default=0.85)
@@ -275,7 +284,7 @@ def main():
         out = scale(a.clients or 1000, a.compress)
     else:
         out = lenet(a.clients or 100, a.max_rounds, a.target, a.compress, a.dp_eps,
-                    not a.no_central)
+                    not a.no_central, a.clients_per_round, a.eval_every)
     print(json.dumps(out))
 
 

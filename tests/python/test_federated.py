@@ -731,6 +731,23 @@ def test_simulated_dropouts_and_stragglers_are_left_out_of_the_average(tmp_path,
     np.testing.assert_allclose(history[1]["weights"]["w"], after1 + (1.0 + 10.0) / 2, rtol=1e-6)
 
 
+def test_a_random_fraction_of_the_clients_takes_part_in_each_round(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, rounds=6, threshold=2))
+    clients = [ShiftClient(f"s{i}", float(i), 1 + i) for i in range(6)]
+    history = simulate(server.address, clients, 6, timeout=TIMEOUT, clients_per_round=2)
+    assert [h["joined"] for h in history] == [2] * 6
+    assert len({cid for h in history for cid in h["clients"]}) > 2  # drawn anew each round
+    w = w0["w"].astype(np.float64)
+    by_id = {c.client_id: c for c in clients}
+    for h in history:  # each round adds the sample-weighted shift of the two that joined
+        chosen = [by_id[cid] for cid in h["clients"]]
+        w = w + sum(c.shift * c.data_size for c in chosen) / sum(c.data_size for c in chosen)
+        np.testing.assert_allclose(h["weights"]["w"], w, rtol=1e-5)
+    with pytest.raises(ValueError, match="clients_per_round must be in"):
+        simulate(server.address, clients, 1, clients_per_round=7)
+
+
 def test_fedprox_rounds_through_the_callback_anchor_each_round_at_the_global_model(
         tmp_path, servers, mode):
     from mycel.dataset import GeneratorDataset

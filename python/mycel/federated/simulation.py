@@ -8,19 +8,23 @@ shard cursor, an optimizer's moments, a random generator).
 """
 import multiprocessing
 
+import numpy as np
+
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished
 
 
 def simulate(server_address, clients, rounds, timeout=60.0, on_round=None,
-             encrypt_type="NOT_ENCRYPT"):
+             encrypt_type="NOT_ENCRYPT", clients_per_round=None, seed=0):
     """Runs ``rounds`` rounds for ``clients`` in this process: every client asks to join;
     those admitted train one after another and upload; then the round's close is awaited.
     With ``encrypt_type="PW_ENCRYPT"`` (secure aggregation) the admitted clients share their
     secrets before training, and those that uploaded send their shares for unmasking after
     the uploads; a client whose ``train`` returns None has then dropped out after sharing.
+    With ``clients_per_round`` k, each round only a random k of the clients (drawn anew each
+    round from ``seed``'s generator) ask to join: the client fraction of FedAvg.
     Returns one dict per round: iteration (the round closed), joined, uploaded, refused
-    ([(client_id, reason)] of uploads the server refused, e.g. stale ones) and weights (the
-    global model after it). Stops early when the server has finished, or when
+    ([(client_id, reason)] of uploads the server refused, e.g. stale ones), weights (the
+    global model after it) and clients (the ids of those that joined). Stops early when the server has finished, or when
     ``on_round(entry)``, called after each round, returns True.
 
     A client id stays bound to its registration while the server runs, so the clients of
@@ -28,11 +32,17 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None,
     conns = {c.client_id: FederatedClient(server_address, c.client_id, timeout,
                                           encrypt_type=encrypt_type) for c in clients}
     secure = encrypt_type == "PW_ENCRYPT"
+    if clients_per_round is not None and not 0 < clients_per_round <= len(clients):
+        raise ValueError(f"simulate: clients_per_round must be in [1, {len(clients)}], got "
+                         f"{clients_per_round!r}.")
+    rng = np.random.default_rng(seed)
     history = []
     for _ in range(rounds):
         joined, wait_round = [], None
+        asking = clients if clients_per_round is None else \
+            [clients[i] for i in rng.choice(len(clients), clients_per_round, replace=False)]
         try:
-            for c in clients:
+            for c in asking:
                 conn = conns[c.client_id]
                 try:
                     _, weights = conn.start_fl_job(c.data_size)
@@ -67,7 +77,8 @@ def simulate(server_address, clients, rounds, timeout=60.0, on_round=None,
         probe = joined[0][1] if joined else conns[clients[0].client_id]
         iteration, weights = probe.get_model(None if joined else wait_round)
         history.append(dict(iteration=iteration, joined=len(joined), uploaded=uploaded,
-                            refused=refused, weights=weights))
+                            refused=refused, weights=weights,
+                            clients=[c.client_id for c, _, _ in joined]))
         if on_round is not None and on_round(history[-1]):
             break
     return history
