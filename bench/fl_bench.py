@@ -26,7 +26,9 @@ two classes of Fashion-MNIST (the training set sorted by label and cut into 2 * 
 shards of equal size; each client takes two shards of different classes), train LeNet-5
 (examples/lenet.py, GRAPH mode) for one local epoch per round (batch 50, SGD lr 0.01,
 momentum 0.9, its own optimizer state kept between rounds); all clients take part in every
-round and the server averages by sample count. Reported: the test accuracy of the global
+round (`--clients-per-round K`: a random K of them, drawn anew each round, as `make bench`
+runs it with K = 10; `--eval-every N`: the test set every N rounds) and the server averages
+by sample count. Reported: the test accuracy of the global
 model after each round, and the rounds it took to reach the target; next to it, centralized
 training of the same network and optimizer on all the data: the epochs it takes.
 `--compress` runs the rounds with the compression above; `--dp-eps E` with DP_ENCRYPT
