@@ -5,14 +5,20 @@ float32 parameters (one 1000x1000 matrix); CLIENTS clients, each in its own Pyth
 (the HTTP exchange and encoding run in C++ without the GIL), join a round and upload at once;
 client updates per second = uploads / (time from the first upload's start to the round's
 close), the best of ROUNDS rounds. Each upload is decoded, checked (names, shapes, finite
-values) and added in float64 on the server.
+values) and added in float64 on the server. With `--secure` the rounds are PW_ENCRYPT (secure
+aggregation, threshold half the clients): keys and shares are exchanged first, then the clock
+runs from the uploads' start (each client masks its update with its self mask and a pairwise
+mask per other client, ChaCha20, in its thread) to the round's close (the server sums the
+ring elements, rebuilds the self-mask seeds from the reconstruction shares and removes the
+masks).
 
 `fl_bench.py scale [--clients 1000]`: one round of CLIENTS simulated clients (one process,
 mycel.federated.simulate) on a model of LeNet-5's size (61,706 float32 parameters); each
 client's training is a constant shift (numpy), so the round's time is the protocol's and the
 server's: register, startFLJob (the model down), updateModel (the model up), FedAvg. Reported:
-seconds per round, and the bytes the server received and sent in the round (its metrics file;
-no compression).
+seconds per round, and the bytes the server received and sent in the round (its metrics file).
+With `--compress` the round runs with download_compress_type QUANT and upload_compress_type
+DIFF_SPARSE_QUANT at upload_sparse_rate 0.4 (MindSpore Federated's default).
 
 `fl_bench.py lenet [--clients 100] [--max-rounds 150] [--target 0.85]`: the issue's
 acceptance run. CLIENTS simulated clients (mycel.federated.simulate, one process), each with
@@ -20,9 +26,14 @@ two classes of Fashion-MNIST (the training set sorted by label and cut into 2 * 
 shards of equal size; each client takes two shards of different classes), train LeNet-5
 (examples/lenet.py, GRAPH mode) for one local epoch per round (batch 50, SGD lr 0.01,
 momentum 0.9, its own optimizer state kept between rounds); all clients take part in every
-round and the server averages by sample count. Reported: the test accuracy of the global
+round (`--clients-per-round K`: a random K of them, drawn anew each round, as `make bench`
+runs it with K = 10; `--eval-every N`: the test set every N rounds) and the server averages
+by sample count. Reported: the test accuracy of the global
 model after each round, and the rounds it took to reach the target; next to it, centralized
 training of the same network and optimizer on all the data: the epochs it takes.
+`--compress` runs the rounds with the compression above; `--dp-eps E` with DP_ENCRYPT
+(dp_eps E per round, dp_delta 0.01, dp_norm_clip 1.0) and reports the epsilon spent after the
+last round; `--no-central` leaves the centralized run out.
 """
 import argparse
 import gzip
@@ -53,8 +64,12 @@ def save(path, weights):
     return path
 
 
-def server_config(tmp, weights, rounds, threshold, window_ms=600000):
-    return {"fl_name": "bench", "fl_iteration_num": rounds,
+COMPRESSION = {"download_compress_type": "QUANT", "upload_compress_type": "DIFF_SPARSE_QUANT",
+               "upload_sparse_rate": 0.4}
+
+
+def server_config(tmp, weights, rounds, threshold, window_ms=600000, **extra):
+    return {**extra, "fl_name": "bench", "fl_iteration_num": rounds,
             "http_server_address": "127.0.0.1:0", "checkpoint_dir": os.path.join(tmp, "ckpt"),
             "feature_map": save(os.path.join(tmp, "init.ckpt"), weights),
             "round": {"start_fl_job_threshold": threshold,
@@ -62,31 +77,45 @@ def server_config(tmp, weights, rounds, threshold, window_ms=600000):
                       "update_model_time_window": window_ms}}
 
 
-def throughput(clients=16, rounds=3):
+def throughput(clients=16, rounds=3, secure=False):
     w0 = {"w": np.zeros((1000, 1000), np.float32)}
     best = 0.0
-    with tempfile.TemporaryDirectory() as tmp, \
-            FLServer(server_config(tmp, w0, rounds, clients), log_to_stderr=False) as server:
-        conns = [FederatedClient(server.address, f"c{i}", timeout=120) for i in range(clients)]
+    kind = "PW_ENCRYPT" if secure else "NOT_ENCRYPT"
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = server_config(tmp, w0, rounds, clients)
+        if secure:
+            cfg["encrypt"] = {"encrypt_type": kind, "pw_encrypt": {
+                "reconstruct_secrets_threshold": clients // 2}}
+        server = FLServer(cfg, log_to_stderr=False).start()
+        conns = [FederatedClient(server.address, f"c{i}", timeout=120, encrypt_type=kind)
+                 for i in range(clients)]
+        probe = FederatedClient(server.address, "probe", timeout=120)
         update = {"w": np.ones((1000, 1000), np.float32)}
+
+        def upload(c):
+            c.update_model(update, 10)
+            if secure:
+                c.reconstruct_secrets()
         for _ in range(rounds):
             for c in conns:
                 c.start_fl_job(data_size=10)
+            for c in conns if secure else ():
+                c.share_secrets(10)
             start = threading.Barrier(clients + 1)
-            threads = [threading.Thread(target=lambda c=c: (start.wait(),
-                                                            c.update_model(update, 10)))
+            threads = [threading.Thread(target=lambda c=c: (start.wait(), upload(c)))
                        for c in conns]
             for t in threads:
                 t.start()
             start.wait()
             t0 = time.perf_counter()
-            conns[0].get_model()
+            probe.get_model(iteration=conns[0].iteration)  # not a client of the round
             elapsed = time.perf_counter() - t0
             for t in threads:
                 t.join(120)
             best = max(best, clients / elapsed)
+        server.stop()
     return {"params": 1000000, "clients": clients, "updates_per_s": best,
-            "mb_per_update": 4.0}
+            "mb_per_update": 4.0, "encrypt_type": kind}
 
 
 class ShiftClient:
@@ -97,14 +126,15 @@ class ShiftClient:
         return {k: v + 1e-3 for k, v in weights.items()}
 
 
-def scale(clients):
+def scale(clients, compress=False):
     rng = np.random.default_rng(0)
     shapes = {"conv1.weight": (6, 1, 5, 5), "conv2.weight": (16, 6, 5, 5),
               "fc1.weight": (120, 400), "fc1.bias": (120,), "fc2.weight": (84, 120),
               "fc2.bias": (84,), "fc3.weight": (10, 84), "fc3.bias": (10,)}
     w0 = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = server_config(tmp, w0, 1, clients)
+        cfg = server_config(tmp, w0, 1, clients,
+                            **({"compression": COMPRESSION} if compress else {}))
         cfg["summary"] = {"metrics_file": os.path.join(tmp, "metrics.json")}
         with FLServer(cfg, log_to_stderr=False) as server:
             sims = [ShiftClient(f"c{i}") for i in range(clients)]
@@ -114,7 +144,7 @@ def scale(clients):
         with open(cfg["summary"]["metrics_file"]) as f:
             metrics = json.loads(f.readline())
     return {"clients": clients, "params": int(sum(v.size for v in w0.values())),
-            "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
+            "compress": compress, "seconds_per_round": elapsed, "upload_bytes": metrics["uploadBytes"],
             "download_bytes": metrics["downloadBytes"]}
 
 
@@ -169,7 +199,8 @@ class LeNetClient:
         return network_weights(self.net)
 
 
-def lenet(clients, max_rounds, target):
+def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True,
+          per_round=None, eval_every=1):
     from lenet import LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     xs, ys, xt, yt = fashion()
@@ -187,19 +218,36 @@ def lenet(clients, max_rounds, target):
     for i in range(clients):
         idx = np.concatenate([shards[perm[2 * i]], shards[perm[2 * i + 1]]])
         sims.append(LeNetClient(f"client{i}", xs[idx], ys[idx], step, net, opt, seed=i))
-    accs, t0 = [], time.perf_counter()
+    accs, evaluated, t0 = [], [], time.perf_counter()
 
     def evaluate(entry):
+        if entry["iteration"] % eval_every:
+            return False
+        evaluated.append(entry["iteration"])
         load_weights(net, entry["weights"])
         accs.append(accuracy(net, xt, yt))
         print(f"round {entry['iteration']}: test accuracy {accs[-1]:.4f}", file=sys.stderr,
               flush=True)
         return accs[-1] >= target
+    extra = {"compression": COMPRESSION} if compress else {}
+    if dp_eps is not None:
+        extra["encrypt"] = {"encrypt_type": "DP_ENCRYPT", "dp_encrypt": {
+            "dp_eps": dp_eps, "dp_delta": 0.01, "dp_norm_clip": 1.0}}
     with tempfile.TemporaryDirectory() as tmp, \
-            FLServer(server_config(tmp, w0, max_rounds, clients), log_to_stderr=False) as srv:
-        simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate)
-    reached = len(accs) if accs and accs[-1] >= target else None
+            FLServer(server_config(tmp, w0, max_rounds, per_round or clients, **extra),
+                     log_to_stderr=False) as srv:
+        simulate(srv.address, sims, max_rounds, timeout=600, on_round=evaluate,
+                 clients_per_round=per_round)
+        epsilons = [float(e.split("epsilon: ")[1]) for e in srv.events() if "epsilon: " in e]
+    reached = evaluated[-1] if accs and accs[-1] >= target else None
     fed_s = time.perf_counter() - t0
+    out = {"clients": clients, "target": target, "rounds_to_target": reached,
+           "accuracy_per_round": accs, "evaluated_rounds": evaluated,
+           "clients_per_round": per_round or clients, "federated_seconds": fed_s,
+           "compress": compress,
+           "dp_eps": dp_eps, "epsilon_spent": epsilons[-1] if epsilons else None}
+    if not central:
+        return out
     # centralized: the same network, optimizer and batch on all the data
     ms.set_seed(0)
     cnet = LeNet5()
@@ -216,24 +264,29 @@ def lenet(clients, max_rounds, target):
         if central[-1] >= target:
             epochs_to_target = epoch
             break
-    return {"clients": clients, "target": target, "rounds_to_target": reached,
-            "accuracy_per_round": accs, "federated_seconds": fed_s,
-            "central_epochs_to_target": epochs_to_target, "central_accuracy": central}
+    return {**out, "central_epochs_to_target": epochs_to_target, "central_accuracy": central}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["throughput", "scale", "lenet"])
+    ap.add_argument("--secure", action="store_true", help="throughput with PW_ENCRYPT")
+    ap.add_argument("--compress", action="store_true", help="QUANT and DIFF_SPARSE_QUANT")
+    ap.add_argument("--dp-eps", type=float, help="lenet with DP_ENCRYPT at this dp_eps")
+    ap.add_argument("--no-central", action="store_true", help="lenet without centralized")
+    ap.add_argument("--clients-per-round", type=int, help="lenet: a random subset per round")
+    ap.add_argument("--eval-every", type=int, default=1, help="lenet: test every N rounds")
     ap.add_argument("--clients", type=int)
     ap.add_argument("--max-rounds", type=int, default=150)
     ap.add_argument("--target", type=float, default=0.85)
     a = ap.parse_args()
     if a.what == "throughput":
-        out = throughput()
+        out = throughput(secure=a.secure)
     elif a.what == "scale":
-        out = scale(a.clients or 1000)
+        out = scale(a.clients or 1000, a.compress)
     else:
-        out = lenet(a.clients or 100, a.max_rounds, a.target)
+        out = lenet(a.clients or 100, a.max_rounds, a.target, a.compress, a.dp_eps,
+                    not a.no_central, a.clients_per_round, a.eval_every)
     print(json.dumps(out))
 
 

@@ -239,17 +239,21 @@ def lite_models(tmp):
         put("lite_model", name + ".ms", read(path + ".ms"))
 
 
+def _fl_server_config(tmp, name, threshold, **extra):
+    """A small model saved under tmp, and a one-round server config (name: its files)."""
+    w = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.zeros(2, np.float32)}
+    init = os.path.join(tmp, f"{name}_init.ckpt")
+    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in w.items()], init)
+    return w, {"fl_iteration_num": 1, "http_server_address": "127.0.0.1:0",
+               "checkpoint_dir": os.path.join(tmp, f"{name}_ckpt"), "feature_map": init,
+               "round": {"start_fl_job_threshold": threshold}, **extra}
+
+
 def federated(tmp):
     """Requests of each kind as a client sends them to a live server, and replies."""
     from mycel import _mycel as C
     from mycel.federated import FLServer, FederatedClient
-    w = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.zeros(2, np.float32)}
-    ms.save_checkpoint([{"name": k, "data": ms.Tensor(v)} for k, v in w.items()],
-                       os.path.join(tmp, "fl_init.ckpt"))
-    cfg = {"fl_iteration_num": 1, "http_server_address": "127.0.0.1:0",
-           "checkpoint_dir": os.path.join(tmp, "fl_ckpt"),
-           "feature_map": os.path.join(tmp, "fl_init.ckpt"),
-           "round": {"start_fl_job_threshold": 1}}
+    w, cfg = _fl_server_config(tmp, "fl", 1)
     with FLServer(cfg, log_to_stderr=False) as server:
         c = FederatedClient(server.address, client_id="seed", timeout=10)
         c.start_fl_job(data_size=4)
@@ -269,6 +273,45 @@ def federated(tmp):
         C._federated._encode_reply(1, "stale iteration 1 (the round is 2)", 2, "", {}))
 
 
+class _Recorder:
+    """A client transport that keeps each request's bytes and reply, by kind."""
+
+    def __init__(self, inner):
+        self.inner, self.seen = inner, {}
+
+    def call(self, kind, **kw):
+        reply = self.inner.call(kind, **kw)
+        self.seen.setdefault(kind, (bytes(self.inner.last_request), reply))
+        return reply
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def secure_federated(tmp):
+    """A secure-aggregation round (PW_ENCRYPT) of three clients: each kind of request one of
+    them sent, and the replies with payloads (key list, sealed shares, client list)."""
+    from mycel import _mycel as C
+    from mycel.federated import FLServer, FederatedClient
+    w, cfg = _fl_server_config(tmp, "pw", 3, encrypt={
+        "encrypt_type": "PW_ENCRYPT", "pw_encrypt": {"reconstruct_secrets_threshold": 2}})
+    with FLServer(cfg, log_to_stderr=False) as server:
+        cs = [FederatedClient(server.address, client_id=f"pw{i}", timeout=10,
+                              encrypt_type="PW_ENCRYPT") for i in range(3)]
+        cs[0]._c = rec = _Recorder(cs[0]._c)
+        for step in (lambda c: c.start_fl_job(4), lambda c: c.share_secrets(4),
+                     lambda c: c.update_model(w, 4), lambda c: c.reconstruct_secrets()):
+            for c in cs:
+                step(c)
+        cs[0].get_model()
+    for kind, (request, reply) in rec.seen.items():
+        if kind in ("exchangeKeys", "shareSecrets", "updateModel", "reconstructSecrets"):
+            put("federated", f"pw_{kind}.bin", request)
+        elif kind in ("getKeys", "getSecrets", "getClientList"):
+            put("federated", f"pw_{kind}_reply.bin",
+                C._federated._encode_reply(0, "", reply[2], "", reply[4]))
+
+
 def main():
     onnx_models()
     with tempfile.TemporaryDirectory() as tmp:
@@ -277,6 +320,7 @@ def main():
         mindrecords(tmp)
         lite_models(tmp)
         federated(tmp)
+        secure_federated(tmp)
     images()
     ir_texts(graphs)
 

@@ -27,6 +27,18 @@ const char* endpoint(MsgKind k) {
       return "/updateModel";
     case MsgKind::GetModel:
       return "/getModel";
+    case MsgKind::ExchangeKeys:
+      return "/exchangeKeys";
+    case MsgKind::GetKeys:
+      return "/getKeys";
+    case MsgKind::ShareSecrets:
+      return "/shareSecrets";
+    case MsgKind::GetSecrets:
+      return "/getSecrets";
+    case MsgKind::GetClientList:
+      return "/getClientList";
+    case MsgKind::ReconstructSecrets:
+      return "/reconstructSecrets";
     case MsgKind::Reply:
       break;
   }

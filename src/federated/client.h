@@ -1,8 +1,8 @@
 // A client of the federated server (server.h): the transport under mycel.federated's
 // FederatedClient. It holds the client id and the token registration gave it, draws a fresh
 // random nonce (libsodium) for every request, and sends wire.h's messages over HTTP
-// (cpp-httplib, a connection per request). The round logic (which round it joined, polling getModel) is
-// the Python class's.
+// (cpp-httplib, a connection per request). The round logic (which round it joined, polling
+// getModel) is the Python class's.
 #pragma once
 
 #include <chrono>

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <iostream>
@@ -17,7 +18,10 @@
 #include <unordered_set>
 
 #include "base/error.h"
+#include "federated/client.h"
+#include "federated/compress.h"
 #include "federated/model.h"
+#include "federated/secagg.h"
 
 namespace mycel::federated {
 
@@ -53,7 +57,31 @@ void check_config(const ServerConfig& c) {
   need(c.max_body_bytes >= 1024, "max_body_bytes", "must be at least 1024");
   need(c.ssl_cert_path.empty() == c.ssl_key_path.empty(), "ssl",
        "needs both server_cert_path and server_key_path");
+  if (c.pw_encrypt) {
+    need(c.reconstruct_secrets_threshold >= 2, "reconstruct_secrets_threshold",
+         "must be at least 2");
+    need(c.reconstruct_secrets_threshold <= c.start_fl_job_threshold,
+         "reconstruct_secrets_threshold", "must not exceed start_fl_job_threshold");
+    need(c.share_secrets_ratio > 0 && c.share_secrets_ratio <= 1, "share_secrets_ratio",
+         str("must be in (0, 1], got ", c.share_secrets_ratio));
+    need(c.cipher_time_window_ms > 0, "cipher_time_window", "must be positive");
+  }
+  need(!(c.pw_encrypt && c.dp_encrypt), "encrypt_type", "is one of PW_ENCRYPT and DP_ENCRYPT");
+  need(c.upload_sparse_rate >= 0 && c.upload_sparse_rate <= 1, "upload_sparse_rate",
+       "must be in (0, 1]");
+  need(!(c.pw_encrypt && (c.upload_sparse_rate > 0 || c.download_quant)), "compression",
+       "is not available with PW_ENCRYPT (masked updates are ring elements)");
+  if (c.dp_encrypt) {
+    need(c.dp_noise_multiplier > 0 && std::isfinite(c.dp_noise_multiplier), "dp_eps",
+         "must give a positive noise multiplier");
+    need(c.dp_norm_clip > 0 && std::isfinite(c.dp_norm_clip), "dp_norm_clip", "must be positive");
+    need(c.dp_epsilons.size() >= c.fl_iteration_num, "dp_epsilons",
+         "must give the epsilon of every round");
+  }
 }
+
+// Secure aggregation's phases after admission (PW_ENCRYPT), in order.
+enum class Phase { Keys, Shares, Upload, Unmask };
 
 }  // namespace
 
@@ -72,12 +100,20 @@ struct Server::State {
   uint64_t iteration = 1;  // the round open now
   bool finished = false;
   std::shared_ptr<const Weights> global;
+  // The model as clients get it this round (8-bit codes with download QUANT) and as they see
+  // it (the codes dequantized: the base of compressed uploads).
+  std::shared_ptr<const Weights> sent, base;
   Clock::time_point opened, update_deadline;
   bool admission_closed = false;
   std::map<std::string, uint64_t> admitted;  // client -> samples it announced
   std::set<std::string> uploaded;
   std::unique_ptr<FedAvg> sum;
   uint64_t bytes_in = 0, bytes_out = 0;  // request and reply bodies while the round is open
+  // PW_ENCRYPT: the round's secure aggregation, its phase and the phase's deadline.
+  std::unique_ptr<secagg::ServerRound> pw;
+  Phase phase = Phase::Keys;
+  Clock::time_point phase_deadline;
+  std::string last_failure;  // why the last round kept the model ("" when it averaged)
 
   void event(const std::string& line) {  // with mu held
     if (cfg.log_to_stderr) std::cerr << "[mycel.federated " << cfg.fl_name << "] " << line << "\n";
@@ -95,15 +131,31 @@ struct Server::State {
     uploaded.clear();
     sum = std::make_unique<FedAvg>(*global);
     bytes_in = bytes_out = 0;
+    sent = base = global;
+    if (cfg.download_quant) {
+      sent = std::make_shared<const Weights>(compress::quantize(*global));
+      base = std::make_shared<const Weights>(compress::dequantize(*sent));
+    }
+    if (cfg.pw_encrypt) {
+      pw = std::make_unique<secagg::ServerRound>(cfg.reconstruct_secrets_threshold, *global);
+      phase = Phase::Keys;
+    }
   }
   void close_admission(Clock::time_point now) {
     admission_closed = true;
     update_deadline = now + Ms(cfg.update_model_time_window_ms);
+    phase_deadline = now + Ms(cfg.cipher_time_window_ms);
     event(str("round ", iteration, ": admission closed with ", admitted.size(), " client(s)"));
   }
   void close_round(Clock::time_point now);
+  // Ends the round: `model` becomes the global model (null: it is kept, `note` says why), the
+  // metrics line, the checkpoint, the next round.
+  void end_round(Clock::time_point now, std::shared_ptr<const Weights> model, uint64_t samples,
+                 const std::string& note);
+  // PW_ENCRYPT: moves the round through its phases at `now` (mu held).
+  void advance_secure(Clock::time_point now);
   // Appends the round's line to cfg.metrics_file (JSON lines, MindSpore's metrics key names).
-  void write_metrics(Clock::time_point now, bool averaged);
+  void write_metrics(Clock::time_point now, bool averaged, uint64_t samples);
   // Applies the windows' deadlines and the round-closing rule at `now` (mu held).
   void advance(Clock::time_point now) {
     if (finished) return;
@@ -114,6 +166,7 @@ struct Server::State {
         close_admission(now);
       }
     }
+    if (admission_closed && cfg.pw_encrypt) return advance_secure(now);
     if (admission_closed && (uploaded.size() >= required() || now >= update_deadline))
       close_round(now);
   }
@@ -144,32 +197,50 @@ struct Server::State {
   void on_start(const Request& r, httplib::Response& res);
   void on_update(const Request& r, httplib::Response& res);
   void on_get(const Request& r, const httplib::Request& req, httplib::Response& res);
+  // The secure-aggregation messages but updateModel (PW_ENCRYPT); server_pw.cc.
+  void on_secure(MsgKind kind, const Request& r, const httplib::Request& req,
+                 httplib::Response& res);
+  std::string add_secure_update(const Request& r);  // updateModel's masked upload (mu held)
 };
 
-void Server::State::write_metrics(Clock::time_point now, bool averaged) {
+void Server::State::write_metrics(Clock::time_point now, bool averaged, uint64_t samples) {
   if (cfg.metrics_file.empty()) return;
   std::ofstream f(cfg.metrics_file, std::ios::app);
   f << "{\"flName\": \"" << printable(cfg.fl_name) << "\", \"currentIteration\": " << iteration
     << ", \"flIterationNum\": " << cfg.fl_iteration_num << ", \"iterationResult\": \""
     << (averaged ? "success" : "fail") << "\", \"startFlJobClients\": " << admitted.size()
-    << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << sum->samples()
+    << ", \"updateModelClients\": " << uploaded.size() << ", \"samples\": " << samples
     << ", \"iterationTime\": " << std::chrono::duration_cast<Ms>(now - opened).count()
-    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out << "}\n";
+    << ", \"uploadBytes\": " << bytes_in << ", \"downloadBytes\": " << bytes_out;
+  if (cfg.dp_encrypt) f << ", \"epsilon\": " << cfg.dp_epsilons[iteration - 1];
+  f << "}\n";
   f.flush();
   if (!f) event(str("round ", iteration, ": cannot append to the metrics file ", cfg.metrics_file));
 }
 
 void Server::State::close_round(Clock::time_point now) {
-  const uint64_t t = iteration;
-  const bool averaged = uploaded.size() >= required() && sum->count() > 0;
-  write_metrics(now, averaged);
-  if (averaged) {
-    global = std::make_shared<const Weights>(sum->mean());
-    event(str("round ", t, " closed: FedAvg of ", sum->count(), " update(s), ", sum->samples(),
-              " sample(s)"));
+  if (uploaded.size() >= required() && sum->count() > 0) {
+    end_round(now, std::make_shared<const Weights>(sum->mean()), sum->samples(),
+              str("FedAvg of ", sum->count(), " update(s), ", sum->samples(), " sample(s)"));
   } else {
-    event(str("round ", t, " closed with ", uploaded.size(), " of ", required(),
-              " required update(s): the global model is kept"));
+    end_round(now, nullptr, sum->samples(),
+              str("closed with ", uploaded.size(), " of ", required(), " required update(s)"));
+  }
+}
+
+void Server::State::end_round(Clock::time_point now, std::shared_ptr<const Weights> model,
+                              uint64_t samples, const std::string& note) {
+  const uint64_t t = iteration;
+  write_metrics(now, model != nullptr, samples);
+  if (cfg.dp_encrypt)  // the round's uploads were released, averaged or not
+    event(str("round ", t, ": epsilon: ", cfg.dp_epsilons[t - 1]));
+  if (model) {
+    global = std::move(model);
+    last_failure.clear();
+    event(str("round ", t, " closed: ", note));
+  } else {
+    last_failure = str("round ", t, " ", note, ": the global model is kept");
+    event(last_failure);
   }
   try {
     save_round(cfg.checkpoint_dir, t, *global);
@@ -271,7 +342,7 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
       out.status = Status::Rejected;
       out.reason = str("data_size must be in [1, ", kMaxDataSize, "], got ", r.data_size);
     } else if (admitted.count(r.client_id)) {
-      out.weights = *global;  // asked again: the same answer
+      out.weights = *sent;  // asked again: the same answer
     } else if (admission_closed) {
       out.status = Status::Rejected;
       out.reason =
@@ -281,7 +352,14 @@ void Server::State::on_start(const Request& r, httplib::Response& res) {
     } else {
       admitted[r.client_id] = r.data_size;
       if (admitted.size() >= cfg.start_fl_job_threshold) close_admission(Clock::now());
-      out.weights = *global;
+      out.weights = *sent;
+    }
+    if ((cfg.dp_encrypt || cfg.upload_sparse_rate > 0) && !out.weights.empty()) {
+      Param plan{kPlanEntry, DType::Float64, {3}, std::string(24, '\0')};
+      const double v[3] = {cfg.dp_encrypt ? cfg.dp_noise_multiplier : 0.0,
+                           cfg.dp_encrypt ? cfg.dp_norm_clip : 0.0, cfg.upload_sparse_rate};
+      std::memcpy(plan.bytes.data(), v, sizeof v);
+      out.weights.push_back(std::move(plan));
     }
     if (out.status != Status::Ok) {
       code = out.status == Status::Finished ? 200 : 409;
@@ -307,18 +385,40 @@ void Server::State::on_update(const Request& r, httplib::Response& res) {
                  " announced at startFLJob");
     return "";
   };
+  if (cfg.pw_encrypt) {  // a masked upload: checked and summed by the secure round
+    {
+      std::lock_guard<std::mutex> l(mu);
+      advance(Clock::now());
+      why = check_round();
+      if (why.empty()) why = add_secure_update(r);
+    }
+    if (!why.empty()) return refuse(res, Status::Rejected, 409, "/updateModel", why);
+    return reply(res, Reply{}, 200);
+  }
+  std::shared_ptr<const Weights> b;
   {
     std::lock_guard<std::mutex> l(mu);
     advance(Clock::now());
     why = check_round();
     g = global;
+    b = base;
   }
-  if (why.empty()) why = update_problem(*g, r.weights);  // outside the lock: the long part
+  const Weights* update = &r.weights;
+  Weights rebuilt;  // a compressed upload: base + its difference
+  if (why.empty() && cfg.upload_sparse_rate > 0) {
+    try {
+      rebuilt = compress::apply_sparse_diff(r.weights, *b, cfg.upload_sparse_rate);
+      update = &rebuilt;
+    } catch (const Error& e) {
+      why = e.message();
+    }
+  }
+  if (why.empty()) why = update_problem(*g, *update);  // outside the lock: the long part
   if (why.empty()) {
     std::lock_guard<std::mutex> l(mu);
     why = check_round();  // the round may have closed meanwhile
     if (why.empty()) {
-      sum->add(r.weights, r.data_size);
+      sum->add(*update, r.data_size);
       uploaded.insert(r.client_id);
       advance(Clock::now());
     }
@@ -342,9 +442,142 @@ void Server::State::on_get(const Request& r, const httplib::Request& req, httpli
       out.iteration = iteration - 1;
     } else {
       out.iteration = finished ? iteration : iteration - 1;
-      out.weights = *global;
+      out.weights = *sent;
     }
   }
+  reply(res, out, 200);
+}
+
+void Server::State::advance_secure(Clock::time_point now) {
+  const size_t t = cfg.reconstruct_secrets_threshold;
+  uint64_t samples = 0;  // of the masked uploads
+  for (const auto& [id, n] : admitted)
+    if (pw->in_u3(id)) samples += n;
+  auto fail = [&](const std::string& why) { end_round(now, nullptr, samples, why); };
+  auto next = [&](Phase p, int64_t window_ms) {
+    phase = p;
+    phase_deadline = now + Ms(window_ms);
+    cv.notify_all();
+  };
+  const bool late = now >= phase_deadline;
+  switch (phase) {
+    case Phase::Keys:
+      if (pw->keyed() < admitted.size() && !late) return;
+      if (pw->keyed() < t)
+        return fail(str("failed: ", pw->keyed(),
+                        " client(s) sent keys, fewer than the "
+                        "reconstruct_secrets_threshold ",
+                        t));
+      event(str("round ", iteration, ": ", pw->keyed(), " client(s) exchanged keys"));
+      return next(Phase::Shares, cfg.cipher_time_window_ms);
+    case Phase::Shares: {
+      if (pw->shared() < pw->keyed() && !late) return;
+      const auto want = std::max<size_t>(
+          t, static_cast<size_t>(std::ceil(cfg.share_secrets_ratio * pw->keyed() - 1e-9)));
+      if (pw->shared() < want)
+        return fail(str("failed: ", pw->shared(), " client(s) shared secrets, fewer than the ",
+                        want, " required"));
+      event(str("round ", iteration, ": ", pw->shared(), " client(s) shared secrets"));
+      return next(Phase::Upload, cfg.update_model_time_window_ms);
+    }
+    case Phase::Upload: {
+      const auto want = std::max<size_t>(
+          t, static_cast<size_t>(std::ceil(cfg.update_model_ratio * pw->shared() - 1e-9)));
+      if (pw->uploaded() < want && !late) return;
+      if (pw->uploaded() < t)
+        return fail(str("failed: ", pw->uploaded(),
+                        " client(s) uploaded, fewer than the "
+                        "reconstruct_secrets_threshold ",
+                        t));
+      event(str("round ", iteration, ": ", pw->uploaded(), " masked update(s), ",
+                pw->shared() - pw->uploaded(), " dropped"));
+      return next(Phase::Unmask, cfg.cipher_time_window_ms);
+    }
+    case Phase::Unmask: {
+      if (pw->revealed() < pw->uploaded() && !late) return;
+      try {
+        auto model = std::make_shared<const Weights>(pw->unmask());
+        return end_round(now, std::move(model), samples,
+                         str("secure aggregation of ", pw->uploaded(), " update(s), ", samples,
+                             " sample(s), shares from ", pw->revealed(), " client(s)"));
+      } catch (const Error& e) {
+        return fail(str("failed: ", e.message()));
+      }
+    }
+  }
+}
+
+std::string Server::State::add_secure_update(const Request& r) {
+  if (phase != Phase::Upload) return str("round ", iteration, " is not taking masked updates now");
+  std::string why = pw->add_masked(r.client_id, r.weights);
+  if (!why.empty()) return why;
+  uploaded.insert(r.client_id);
+  advance(Clock::now());
+  return "";
+}
+
+void Server::State::on_secure(MsgKind kind, const Request& r, const httplib::Request& req,
+                              httplib::Response& res) {
+  const std::string what = endpoint(kind);
+  int64_t wait = 0;
+  const std::string h = req.get_header_value("X-Mycel-Wait-Ms");
+  if (!h.empty()) wait = std::clamp<int64_t>(std::atoll(h.c_str()), 0, kMaxServerWaitMs);
+  // The phase a get* waits to be over, and the phase a send belongs to.
+  Phase after = Phase::Keys;
+  if (kind == MsgKind::GetSecrets || kind == MsgKind::ShareSecrets) after = Phase::Shares;
+  if (kind == MsgKind::GetClientList) after = Phase::Upload;
+  if (kind == MsgKind::ReconstructSecrets) after = Phase::Unmask;
+  const bool is_get =
+      kind == MsgKind::GetKeys || kind == MsgKind::GetSecrets || kind == MsgKind::GetClientList;
+  Reply out;
+  std::string why;
+  std::unique_lock<std::mutex> l(mu);
+  advance(Clock::now());
+  out.iteration = iteration;
+  auto moved_on = [&] { return finished || iteration != r.iteration; };
+  if (!cfg.pw_encrypt) {
+    why = "the server's encrypt_type is not PW_ENCRYPT";
+  } else if (moved_on()) {
+    why = str("stale iteration ", r.iteration, " (the round is ", iteration, ")",
+              last_failure.empty() ? "" : "; " + last_failure);
+  } else if (!admitted.count(r.client_id)) {
+    why = str("client '", printable(r.client_id), "' was not admitted to round ", iteration);
+  } else if (is_get) {
+    auto ready = [&] { return stopping || moved_on() || (admission_closed && phase > after); };
+    cv.wait_for(l, Ms(wait), ready);
+    if (moved_on()) {
+      why = str("round ", r.iteration, " ended", last_failure.empty() ? "" : ": " + last_failure);
+    } else if (!ready() || stopping) {
+      out.status = Status::NotReady;
+      out.reason = str("round ", iteration, ": the phase before ", what, " has not ended");
+    } else if (kind == MsgKind::GetKeys) {
+      if (!pw->in_u1(r.client_id))
+        why = "the client sent no keys in time";
+      else
+        out.weights = pw->key_list();
+    } else if (kind == MsgKind::GetSecrets) {
+      if (!pw->in_u2(r.client_id))
+        why = "the client shared no secrets in time";
+      else
+        out.weights = pw->sealed_for(r.client_id);
+    } else {
+      if (!pw->in_u3(r.client_id))
+        why = "the client uploaded no masked update in time";
+      else
+        out.weights = pw->client_list();
+    }
+  } else if (kind == MsgKind::ExchangeKeys ? admission_closed && phase != Phase::Keys
+                                           : !admission_closed || phase != after) {
+    why = str("round ", iteration, " is not taking ", what, " now");
+  } else {
+    const uint64_t n = admitted[r.client_id];
+    why = kind == MsgKind::ExchangeKeys   ? pw->add_keys(r.client_id, n, r.weights)
+          : kind == MsgKind::ShareSecrets ? pw->add_shares(r.client_id, r.weights)
+                                          : pw->add_reveal(r.client_id, r.weights);
+    if (why.empty()) advance(Clock::now());
+  }
+  if (!why.empty()) return refuse_locked(res, Status::Rejected, 409, what, why);
+  l.unlock();
   reply(res, out, 200);
 }
 
@@ -375,6 +608,8 @@ void Server::State::handle(const httplib::Request& req, httplib::Response& res, 
         return on_get(r, req, res);
       case MsgKind::Reply:
         break;
+      default:
+        return on_secure(kind, r, req, res);
     }
   } catch (const std::exception& e) {  // a bug, not the client's: logged, the server goes on
     refuse(res, Status::Rejected, 500, req.path, str("internal error: ", e.what()));
@@ -422,10 +657,17 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
-  const std::pair<const char*, MsgKind> routes[] = {{"/register", MsgKind::Register},
-                                                    {"/startFLJob", MsgKind::StartFLJob},
-                                                    {"/updateModel", MsgKind::UpdateModel},
-                                                    {"/getModel", MsgKind::GetModel}};
+  const std::pair<const char*, MsgKind> routes[] = {
+      {"/register", MsgKind::Register},
+      {"/startFLJob", MsgKind::StartFLJob},
+      {"/updateModel", MsgKind::UpdateModel},
+      {"/getModel", MsgKind::GetModel},
+      {"/exchangeKeys", MsgKind::ExchangeKeys},
+      {"/getKeys", MsgKind::GetKeys},
+      {"/shareSecrets", MsgKind::ShareSecrets},
+      {"/getSecrets", MsgKind::GetSecrets},
+      {"/getClientList", MsgKind::GetClientList},
+      {"/reconstructSecrets", MsgKind::ReconstructSecrets}};
   for (auto [path, kind] : routes) {
     s->http->Post(path, [s, kind = kind](const httplib::Request& req, httplib::Response& res) {
       s->handle(req, res, kind);

@@ -8,6 +8,8 @@
 //   /updateModel  the client's trained weights and sample count, for the round it joined
 //   /getModel     the global model once the round asked for has closed (the header
 //                 X-Mycel-Wait-Ms lets the server hold the request up to 1 s for it)
+//   /exchangeKeys, /getKeys, /shareSecrets, /getSecrets, /getClientList, /reconstructSecrets
+//                 secure aggregation's phases (PW_ENCRYPT; the get* wait as getModel does)
 //
 // A round t admits clients until start_fl_job_threshold have joined or the
 // start_fl_job_time_window ends (a window in which nobody joined simply restarts). It closes
@@ -57,6 +59,30 @@ struct ServerConfig {
   // startFlJobClients, updateModelClients, samples, iterationTime in ms, and uploadBytes and
   // downloadBytes: the request and reply bodies of the round's time); empty: none.
   std::string metrics_file;
+  // encrypt_type PW_ENCRYPT: secure aggregation (secagg.h). After admission closes a round
+  // runs its phases (exchangeKeys, shareSecrets, updateModel, reconstructSecrets); the keys,
+  // shares and reconstruction phases each end when every client expected did its part or
+  // cipher_time_window after the phase began, the upload phase as a plain round's. A phase left
+  // with fewer than reconstruct_secrets_threshold clients (or, for the shares, fewer than
+  // share_secrets_ratio of those that sent keys) fails the round: the model is kept, the reason
+  // logged and given to the clients that ask.
+  bool pw_encrypt = false;
+  // encrypt_type DP_ENCRYPT: clients clip their update to dp_norm_clip and add Gaussian noise
+  // of std dp_noise_multiplier * dp_norm_clip (python/mycel/federated/privacy.py); the
+  // startFLJob reply tells them both (wire.h, kPlanEntry). dp_epsilons[t - 1] is the epsilon spent
+  // after round t (an RDP accountant's, computed by the config loader): logged as "epsilon: X" when
+  // the round closes and written in its metrics line.
+  bool dp_encrypt = false;
+  double dp_noise_multiplier = 0, dp_norm_clip = 0;
+  std::vector<double> dp_epsilons;
+  // compression (compress.h): download_compress_type QUANT sends the model as 8-bit codes;
+  // upload_compress_type DIFF_SPARSE_QUANT (upload_sparse_rate > 0) takes sparse 8-bit
+  // differences from the model as sent. The startFLJob reply tells clients the rate (wire.h).
+  bool download_quant = false;
+  double upload_sparse_rate = 0;  // 0: plain uploads
+  uint32_t reconstruct_secrets_threshold = 2;
+  double share_secrets_ratio = 1.0;
+  int64_t cipher_time_window_ms = 30000;
 };
 
 class Server {

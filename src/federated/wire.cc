@@ -121,7 +121,7 @@ class Reader {
     auto v = get<uint8_t>("version");
     if (v != kVersion) bad(str("version ", int(v), ", this server speaks ", int(kVersion)));
     auto k = get<uint8_t>("kind");
-    if (k < 1 || k > static_cast<uint8_t>(MsgKind::Reply)) bad(str("unknown kind ", int(k)));
+    if (k < 1 || k > kLastKind) bad(str("unknown kind ", int(k)));
     return static_cast<MsgKind>(k);
   }
   void end() const {

@@ -2,7 +2,8 @@
 // form. A body is one message:
 //
 //   "MCFL" u8 version(1) u8 kind, then the kind's fields in a fixed order, nothing after.
-//   Request (Register, StartFLJob, UpdateModel, GetModel):
+//   Request (Register, StartFLJob, UpdateModel, GetModel, and secure aggregation's
+//   ExchangeKeys, GetKeys, ShareSecrets, GetSecrets, GetClientList, ReconstructSecrets):
 //     str client_id, str token, u64 iteration, u64 nonce, u64 data_size, weights
 //   Reply: u8 status, str reason, u64 iteration, str token, weights
 //   str: u16 length + bytes; u64: little-endian; weights: u32 count, then per parameter
@@ -29,8 +30,16 @@ enum class MsgKind : uint8_t {
   StartFLJob = 2,
   UpdateModel = 3,
   GetModel = 4,
-  Reply = 5
+  Reply = 5,
+  // Secure aggregation (encrypt_type PW_ENCRYPT; secagg.h gives their weights' contents).
+  ExchangeKeys = 6,
+  GetKeys = 7,
+  ShareSecrets = 8,
+  GetSecrets = 9,
+  GetClientList = 10,
+  ReconstructSecrets = 11,
 };
+inline constexpr uint8_t kLastKind = static_cast<uint8_t>(MsgKind::ReconstructSecrets);
 
 // A reply's verdict. The client raises on all but Ok (NotReady: it polls again).
 enum class Status : uint8_t {
@@ -60,7 +69,7 @@ struct Request {
   uint64_t iteration = 0;  // StartFLJob: 0 (any) or the round; UpdateModel/GetModel: the round
   uint64_t nonce = 0;      // random per request: a nonce seen before is a replay
   uint64_t data_size = 0;  // StartFLJob/UpdateModel: the client's number of samples
-  Weights weights;         // UpdateModel only
+  Weights weights;         // UpdateModel; the secure-aggregation messages' payloads
 };
 
 struct Reply {
@@ -68,8 +77,14 @@ struct Reply {
   std::string reason;      // why, when not Ok
   uint64_t iteration = 0;  // the round (StartFLJob) or the completed round (GetModel)
   std::string token;       // Register only
-  Weights weights;
+  Weights weights;         // a DP_ENCRYPT server's startFLJob reply adds kDpEntry
 };
+
+// The entry of a startFLJob reply that is not a parameter, sent by a server with DP_ENCRYPT or
+// upload compression: Float64 (3,), the noise multiplier and the clipping norm the client
+// applies (0, 0: no DP) and the upload_sparse_rate of DIFF_SPARSE_QUANT (0: plain uploads).
+// Parameter names are never empty (checkpoints refuse them).
+inline constexpr const char* kPlanEntry = "";
 
 // Limits of the format (the server also limits the whole body: max_body_bytes).
 inline constexpr size_t kMaxIdBytes = 256;     // client_id, token

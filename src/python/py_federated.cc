@@ -6,6 +6,8 @@
 //       .call(kind, iteration, data_size, weights, wait_ms) -> (status, reason, iteration,
 //             token, weights)     one round message; weights are {name: ndarray}
 //       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
+//   _SecAggClient(client_id)          a client's secure-aggregation round (secagg.h): keys(),
+//       shares(key_list, data_size), accept_shares(sealed), mask(update), reveal(survivors)
 //   _encode_reply(status, reason, iteration, token, weights) -> bytes   a reply's wire form
 //       (the seed corpus of fuzz/fuzz_federated.cc)
 //
@@ -16,6 +18,8 @@
 #include <cstring>
 
 #include "federated/client.h"
+#include "federated/compress.h"
+#include "federated/secagg.h"
 #include "federated/server.h"
 #include "frontend/py_convert.h"
 #include "python/module.h"
@@ -94,14 +98,29 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.ssl_cert_path = get<std::string>(c, "server_cert_path", s.ssl_cert_path);
   s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
   s.metrics_file = get<std::string>(c, "metrics_file", s.metrics_file);
+  s.pw_encrypt = get<std::string>(c, "encrypt_type", "NOT_ENCRYPT") == "PW_ENCRYPT";
+  s.reconstruct_secrets_threshold =
+      get<uint32_t>(c, "reconstruct_secrets_threshold", s.reconstruct_secrets_threshold);
+  s.share_secrets_ratio = get<double>(c, "share_secrets_ratio", s.share_secrets_ratio);
+  s.cipher_time_window_ms = get<int64_t>(c, "cipher_time_window", s.cipher_time_window_ms);
+  s.dp_encrypt = get<std::string>(c, "encrypt_type", "NOT_ENCRYPT") == "DP_ENCRYPT";
+  s.dp_noise_multiplier = get<double>(c, "dp_noise_multiplier", s.dp_noise_multiplier);
+  s.dp_norm_clip = get<double>(c, "dp_norm_clip", s.dp_norm_clip);
+  s.dp_epsilons = get<std::vector<double>>(c, "dp_epsilons", s.dp_epsilons);
+  s.download_quant = get<std::string>(c, "download_compress_type", "NO_COMPRESS") == "QUANT";
+  s.upload_sparse_rate =
+      get<std::string>(c, "upload_compress_type", "NO_COMPRESS") == "DIFF_SPARSE_QUANT"
+          ? get<double>(c, "upload_sparse_rate", 0.4)
+          : 0.0;
   return s;
 }
 
+// A request kind by its endpoint's name ("startFLJob").
 federated::MsgKind kind_from_name(const std::string& k) {
-  if (k == "register") return federated::MsgKind::Register;
-  if (k == "startFLJob") return federated::MsgKind::StartFLJob;
-  if (k == "updateModel") return federated::MsgKind::UpdateModel;
-  if (k == "getModel") return federated::MsgKind::GetModel;
+  for (uint8_t i = 1; i <= federated::kLastKind; ++i) {
+    auto kind = static_cast<federated::MsgKind>(i);
+    if (kind != federated::MsgKind::Reply && k == federated::endpoint(kind) + 1) return kind;
+  }
   MC_THROW(Value, "federated: unknown message kind '", k, "'.");
 }
 
@@ -186,6 +205,46 @@ void bind_federated(pyb::module_& parent) {
           pyb::arg("path"), pyb::arg("body"), pyb::arg("wait_ms") = 0)
       .def_property_readonly(
           "last_request", [](const federated::Client& c) { return pyb::bytes(c.last_request()); });
+
+  // Compression (federated/compress.h): a downloaded model's codes to float32, and an update
+  // to its sparse 8-bit difference from the model as downloaded (a fresh random seed).
+  m.def("_dequantize", [](const pyb::dict& message) {
+    return weights_to_py(federated::compress::dequantize(weights_from_py(message)));
+  });
+  m.def("_sparse_diff", [](const pyb::dict& update, const pyb::dict& base, double rate) {
+    const std::string seed = federated::compress::fresh_seed();
+    Weights u = weights_from_py(update), b = weights_from_py(base), out;
+    {
+      pyb::gil_scoped_release nogil;
+      out = federated::compress::sparse_diff(u, b, rate, seed);
+    }
+    return weights_to_py(out);
+  });
+
+  // A client's secure-aggregation state for one round (federated/secagg.h); each method takes
+  // the server's reply of the step before and returns the next request's payload.
+  using SecAgg = federated::secagg::Client;
+  pyb::class_<SecAgg>(m, "_SecAggClient")
+      .def(pyb::init<std::string>(), pyb::arg("client_id"))
+      .def("keys", [](const SecAgg& c) { return weights_to_py(c.keys()); })
+      .def("shares",
+           [](SecAgg& c, const pyb::dict& key_list, uint64_t data_size) {
+             return weights_to_py(c.shares(weights_from_py(key_list), data_size));
+           })
+      .def("accept_shares",
+           [](SecAgg& c, const pyb::dict& sealed) { c.accept_shares(weights_from_py(sealed)); })
+      .def("mask",
+           [](const SecAgg& c, const pyb::dict& update) {
+             Weights w = weights_from_py(update), out;
+             {
+               pyb::gil_scoped_release nogil;
+               out = c.mask(w);
+             }
+             return weights_to_py(out);
+           })
+      .def("reveal", [](const SecAgg& c, const pyb::dict& survivors) {
+        return weights_to_py(c.reveal(weights_from_py(survivors)));
+      });
 }
 
 }  // namespace mycel::py

@@ -440,16 +440,16 @@ def test_config_checks_name_the_key(tmp_path):
             "'round.update_model_ratio' must be in (0, 1]"),
            ({"round": {"start_fl_job_treshold": 2}}, ValueError,
             "'round.start_fl_job_treshold' is not a key"),
-           ({"encrypt": {"encrypt_type": "PW_ENCRYPT"}}, ValueError,
-            "'encrypt.encrypt_type' is 'PW_ENCRYPT'"),
+           ({"encrypt": {"encrypt_type": "HE_ENCRYPT"}}, ValueError,
+            "'encrypt.encrypt_type' is 'HE_ENCRYPT'"),
            ({"enable_ssl": True}, ValueError, "'ssl.server_cert_path' is required"),
            ({"ssl": {"server_cert_path": "x"}}, ValueError, "'ssl' is given but enable_ssl"),
            ({"summary": {"failure_event_file": "f"}}, ValueError,
             "'summary.failure_event_file' is not a key"),
            ({"server_mode": "HYBRID_TRAINING"}, ValueError, "'server_mode' must be"),
            ({"http_server_address": "nohost"}, ValueError, "'http_server_address' must be"),
-           ({"compression": {"upload_compress_type": "DIFF_SPARSE_QUANT"}}, ValueError,
-            "'compression.upload_compress_type' must be NO_COMPRESS")]
+           ({"compression": {"upload_compress_type": "TOPK"}}, ValueError,
+            "'compression.upload_compress_type' must be one of NO_COMPRESS, DIFF_SPARSE_QUANT")]
     for change, kind, text in bad:
         cfg = {**base, **change}
         if "round" in change:
@@ -608,20 +608,34 @@ def test_simulated_non_iid_clients_train_an_mlp_by_fedavg(tmp_path, servers, fas
     assert_weights_equal(server.global_model(), history[-1]["weights"])
 
 
+class DenseTask:
+    """A Dense(4, 1) regression of n samples that Model.train fits with SGD (the federated
+    tests' client): .net, .w0 (its initial weights), .model, .data, .train(epochs, cbs)."""
+
+    def __init__(self, n=64, lr=0.05):
+        from mycel.dataset import GeneratorDataset
+        from mycel.federated import network_weights
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
+        ms.set_seed(0)
+        self.net = nn.Dense(4, 1)
+        self.w0 = network_weights(self.net)
+        self.model = ms.train.Model(self.net, nn.MSELoss(),
+                                    nn.SGD(self.net.trainable_params(), lr))
+        self.data = GeneratorDataset(
+            lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, n, 16)), ["x", "y"])
+
+    def train(self, epochs, callbacks):
+        self.model.train(epochs, self.data, callbacks=callbacks)
+
+
 def test_model_train_takes_part_in_rounds_through_the_callback(tmp_path, servers, mode):
-    from mycel.dataset import GeneratorDataset
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((64, 4)).astype(np.float32)
-    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], np.float32)).astype(np.float32)
-    ms.set_seed(0)
-    net = nn.Dense(4, 1)
     from mycel.federated import network_weights
-    w0 = network_weights(net)
+    task = DenseTask()
+    net, w0, model, data = task.net, task.w0, task.model, task.data
     server = servers(config(tmp_path, w0, rounds=2, threshold=1))
     cb = FederatedLearningCallback(client(server, "model"), data_size=64)
-    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
-    data = GeneratorDataset(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)),
-                            ["x", "y"])
     model.train(2, data, callbacks=[cb])  # an epoch per round
     assert cb.rounds == [(1, True), (2, True)]
     assert server.finished and server.completed == 2
@@ -715,6 +729,23 @@ def test_simulated_dropouts_and_stragglers_are_left_out_of_the_average(tmp_path,
     # round 2: a's and b's uploads close it; c, the last to upload, is a straggler
     assert history[1]["refused"] == [("c", "stale iteration 2 (the round is 3)")]
     np.testing.assert_allclose(history[1]["weights"]["w"], after1 + (1.0 + 10.0) / 2, rtol=1e-6)
+
+
+def test_a_random_fraction_of_the_clients_takes_part_in_each_round(tmp_path, servers):
+    w0 = init_weights()
+    server = servers(config(tmp_path, w0, rounds=6, threshold=2))
+    clients = [ShiftClient(f"s{i}", float(i), 1 + i) for i in range(6)]
+    history = simulate(server.address, clients, 6, timeout=TIMEOUT, clients_per_round=2)
+    assert [h["joined"] for h in history] == [2] * 6
+    assert len({cid for h in history for cid in h["clients"]}) > 2  # drawn anew each round
+    w = w0["w"].astype(np.float64)
+    by_id = {c.client_id: c for c in clients}
+    for h in history:  # each round adds the sample-weighted shift of the two that joined
+        chosen = [by_id[cid] for cid in h["clients"]]
+        w = w + sum(c.shift * c.data_size for c in chosen) / sum(c.data_size for c in chosen)
+        np.testing.assert_allclose(h["weights"]["w"], w, rtol=1e-5)
+    with pytest.raises(ValueError, match="clients_per_round must be in"):
+        simulate(server.address, clients, 1, clients_per_round=7)
 
 
 def test_fedprox_rounds_through_the_callback_anchor_each_round_at_the_global_model(

@@ -7,9 +7,11 @@ rounds of FedAvg, a client, a training callback and a simulator of many clients.
 - ``FederatedLearningCallback(client, data_size)``: Model.train takes part, a round per epoch.
 - ``simulate`` / ``simulate_in_processes``: many lightweight clients on one machine.
 - ``FedProxLoss``: FedProx's proximal term, on the client (the server side is FedAvg).
+- ``encrypt_type`` PW_ENCRYPT (secure aggregation), DP_ENCRYPT (local differential privacy,
+  ``mycel.federated.privacy``), and the ``compression:`` section (8-bit downloads, sparse
+  8-bit uploads): the server's config; clients follow it.
 
-Not built yet: secure aggregation (PW_ENCRYPT), differential privacy (DP_ENCRYPT),
-compression, semi-supervised and vertical federated learning.
+Not built yet: semi-supervised and vertical federated learning.
 """
 from mycel.federated.callback import FederatedLearningCallback, load_weights, network_weights
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished

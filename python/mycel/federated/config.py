@@ -19,17 +19,27 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
       update_model_ratio: 1.0         # the share of admitted clients whose upload closes it
       update_model_time_window: 30000 # the upload window, from admission's close
     encrypt:
-      encrypt_type: NOT_ENCRYPT       # PW_ENCRYPT and DP_ENCRYPT are not built yet
-    compression:
-      upload_compress_type: NO_COMPRESS
-      download_compress_type: NO_COMPRESS
+      encrypt_type: NOT_ENCRYPT       # or PW_ENCRYPT (secure aggregation), DP_ENCRYPT
+      pw_encrypt:                     # only with PW_ENCRYPT
+        reconstruct_secrets_threshold: 3  # t of Shamir's t-of-n (>= 2, <= the join threshold)
+        share_secrets_ratio: 1.0      # the share of keyed clients that must share secrets
+        cipher_time_window: 30000     # each key, share and reconstruction phase's window
+      dp_encrypt:                     # only with DP_ENCRYPT (privacy.py: local DP)
+        dp_eps: 50.0                  # the (eps, delta) budget of one round
+        dp_delta: 0.01                # (MindSpore Federated suggests 1 / the clients)
+        dp_norm_clip: 1.0             # the L2 bound of a client's update
+    compression:                      # (not with PW_ENCRYPT)
+      upload_compress_type: NO_COMPRESS   # or DIFF_SPARSE_QUANT: a random share of the
+      upload_sparse_rate: 0.4             #   update's difference, 8-bit (compress.h)
+      download_compress_type: NO_COMPRESS # or QUANT: the model as 8-bit codes
     summary:
       metrics_file: ./metrics.json    # a JSON line per round (MindSpore's metrics key names)
     max_body_bytes: 268435456         # mycel's: the largest request body accepted
 
 A key that is unknown, or a value of the wrong type or out of range, is a ValueError (or a
-TypeError for the type) naming the key. Options of features mycel does not have yet
-(secure aggregation, differential privacy, compression, summaries) are refused rather than
+TypeError for the type) naming the key (the server checks the values' relations, such as the
+secret-sharing threshold against the join threshold). Options of features mycel does not have
+yet (summaries but metrics_file) are refused rather than
 ignored (of summary:, only metrics_file is built). Clients of a TLS server pass the CA that
 signed its certificate (``FederatedClient(..., ca_cert_path=...)``).
 """
@@ -43,6 +53,9 @@ _TOP = {"fl_name": "str", "fl_iteration_num": "int", "server_mode": "str", "enab
 _SECTIONS = ("round", "encrypt", "compression", "summary", "ssl")
 _SSL = {"server_cert_path", "server_key_path"}
 _ENCRYPT = {"encrypt_type", "pw_encrypt", "dp_encrypt", "signds", "stable_pw_encrypt"}
+_PW = {"reconstruct_secrets_threshold": "int", "share_secrets_ratio": "ratio",
+       "cipher_time_window": "int"}
+_DP = {"dp_eps": "number", "dp_delta": "number", "dp_norm_clip": "number"}
 _COMPRESSION = {"upload_compress_type", "upload_sparse_rate", "download_compress_type"}
 
 
@@ -61,6 +74,11 @@ def _value(key, kind, v):
         if isinstance(v, bool) or not isinstance(v, int):
             _fail(key, f"must be an integer, got {v!r}", TypeError)
         if v <= 0:
+            _fail(key, f"must be positive, got {v}")
+    elif kind == "number":
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            _fail(key, f"must be a number, got {v!r}", TypeError)
+        if not 0 < v < float("inf"):
             _fail(key, f"must be positive, got {v}")
     elif kind == "ratio":
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -127,15 +145,39 @@ def load_config(config):
     for k, v in rnd.items():
         out[k] = _value(f"round.{k}", _ROUND[k], v)
     enc = _section("encrypt", config.get("encrypt"), _ENCRYPT)
-    if enc.get("encrypt_type", "NOT_ENCRYPT") != "NOT_ENCRYPT":
-        _fail("encrypt.encrypt_type", f"is {enc['encrypt_type']!r}: only NOT_ENCRYPT is built "
-              "(secure aggregation and differential privacy are not yet)")
+    out["encrypt_type"] = enc.get("encrypt_type", "NOT_ENCRYPT")
+    if out["encrypt_type"] not in ("NOT_ENCRYPT", "PW_ENCRYPT", "DP_ENCRYPT"):
+        _fail("encrypt.encrypt_type", f"is {out['encrypt_type']!r}: NOT_ENCRYPT, PW_ENCRYPT "
+              "and DP_ENCRYPT are built")
+    for k in ("signds", "stable_pw_encrypt"):
+        if k in enc:
+            _fail(f"encrypt.{k}", "is not supported")
+    pw = _section("encrypt.pw_encrypt", enc.get("pw_encrypt"), set(_PW))
+    if pw and out["encrypt_type"] != "PW_ENCRYPT":
+        _fail("encrypt.pw_encrypt", "is given but encrypt_type is not PW_ENCRYPT")
+    for k, v in pw.items():
+        out[k] = _value(f"encrypt.pw_encrypt.{k}", _PW[k], v)
+    dp = _section("encrypt.dp_encrypt", enc.get("dp_encrypt"), set(_DP))
+    if dp and out["encrypt_type"] != "DP_ENCRYPT":
+        _fail("encrypt.dp_encrypt", "is given but encrypt_type is not DP_ENCRYPT")
+    if out["encrypt_type"] == "DP_ENCRYPT":
+        from mycel.federated.privacy import dp_epsilons, dp_noise_multiplier
+        dp = {"dp_eps": 50.0, "dp_delta": 0.01, "dp_norm_clip": 1.0, **dp}
+        for k, v in dp.items():
+            _value(f"encrypt.dp_encrypt.{k}", _DP[k], v)
+        out["dp_norm_clip"] = float(dp["dp_norm_clip"])
+        out["dp_noise_multiplier"] = dp_noise_multiplier(dp["dp_eps"], dp["dp_delta"])
+        out["dp_epsilons"] = dp_epsilons(out["dp_noise_multiplier"], dp["dp_delta"],
+                                         out["fl_iteration_num"])
     comp = _section("compression", config.get("compression"), _COMPRESSION)
-    for k in ("upload_compress_type", "download_compress_type"):
-        if comp.get(k, "NO_COMPRESS") != "NO_COMPRESS":
-            _fail(f"compression.{k}", "must be NO_COMPRESS (compression is not built yet)")
+    for k, kinds in (("upload_compress_type", ("NO_COMPRESS", "DIFF_SPARSE_QUANT")),
+                     ("download_compress_type", ("NO_COMPRESS", "QUANT"))):
+        out[k] = comp.get(k, "NO_COMPRESS")
+        if out[k] not in kinds:
+            _fail(f"compression.{k}", f"must be one of {', '.join(kinds)}, got {out[k]!r}")
     if "upload_sparse_rate" in comp:
-        _value("compression.upload_sparse_rate", "ratio", comp["upload_sparse_rate"])
+        out["upload_sparse_rate"] = _value("compression.upload_sparse_rate", "ratio",
+                                           comp["upload_sparse_rate"])
     summary = _section("summary", config.get("summary"), {"metrics_file"})
     if "metrics_file" in summary:
         out["metrics_file"] = _value("summary.metrics_file", "str", summary["metrics_file"])
