@@ -750,6 +750,46 @@ def lite_section():
     return lines
 
 
+def fusion_section():
+    """Graph-kernel fusion: memory-bound chains fused and unfused against PyTorch eager, and the
+    bytes per second they reach against this machine's bandwidth measured in the same run."""
+    print("bench: graph-kernel fusion (mycel fused/unfused, then torch eager) ...", flush=True)
+    my, th = run("fusion_bench.py", "mycel"), run("fusion_bench.py", "torch")
+    bw = 2 * 4 * 64 * 1024 * 1024 / (my["copy_fused_ms"] / 1e3) / 1e9
+    np_bw = 2 * 4 * 64 * 1024 * 1024 / (my["numpy_copy_ms"] / 1e3) / 1e9
+    lines = [
+        "## Graph-kernel fusion",
+        "",
+        f"Produced by bench/fusion_bench.py (`python3 bench/run.py --only fusion`) on "
+        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best of "
+        "1 and 2 threads; float32, ms per call (best of 5 rounds of 5 calls; a shared machine). "
+        "mycel in GRAPH mode with `set_context(enable_graph_kernel=True)` (fused) and without. "
+        f"Memory bandwidth measured in the same run: {bw:.1f} GB/s (a fused `x * 1.5` over 64M "
+        f"floats, 512 MB moved), numpy's copy {np_bw:.1f} GB/s. GB/s: the bytes a fused kernel "
+        "must move at least (inputs once, outputs once) over the time. Matrix products stay "
+        "with oneDNN; what fuses: docs/architecture.md, \"Graph kernels\".",
+        "",
+        "| workload | fused ms | unfused ms | fused vs unfused | PyTorch eager ms | "
+        "fused vs PyTorch | fused GB/s | of bandwidth |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    labels = {"adam": "Adam update, 10M parameters",
+              "layernorm": "LayerNorm + GELU + dropout, [4096, 1024]",
+              "attention": "softmax attention, 16 x 128 x 64"}
+    for name, label in labels.items():
+        f, u = my[f"{name}_fused_ms"], my[f"{name}_unfused_ms"]
+        t = min(th[f"{name}_1_ms"], th[f"{name}_2_ms"])
+        nbytes = {"adam": 7 * 4 * 10_000_000,
+                  "layernorm": 4 * (3 * 4096 * 1024 + 2 * 1024)}.get(name)
+        gbs = f"{nbytes / (f / 1e3) / 1e9:.1f}" if nbytes else "-"
+        share = f"{100 * nbytes / (f / 1e3) / 1e9 / bw:.0f}%" if nbytes else "-"
+        lines.append(f"| {label} | {f:.2f} | {u:.2f} | {u / f:.2f} | {t:.2f} | {t / f:.2f} | "
+                     f"{gbs} | {share} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -765,6 +805,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "federated": ("## Federated learning", federated_section),
     "search": ("## Strategy search", search_section),
     "lite": ("## mycel lite", lite_section),
+    "fusion": ("## Graph-kernel fusion", fusion_section),
 }
 
 
@@ -859,6 +900,7 @@ def main():
     lines += federated_section()
     lines += search_section()
     lines += lite_section()
+    lines += fusion_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))
