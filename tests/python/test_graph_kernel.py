@@ -108,7 +108,7 @@ def test_exp_sigmoid_tanh_agree_with_the_kernels_to_an_ulp(capsys):
 
     ref, _ = compiled(f, [x], False, capsys)
     got, clusters = compiled(f, [x], True, capsys)
-    assert clusters == 1
+    assert clusters == 3  # three chains that share only an input: no horizontal fusion
     for r, g in zip(ref, got):
         np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
         np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-30)
@@ -140,9 +140,6 @@ def test_casts_compares_select_and_logic(capsys):
     fused_vs_unfused(f, [x, y], capsys)
 
 
-REDUCERS = [ops.ReduceSum, ops.ReduceMean, ops.ReduceMax, ops.ReduceMin]
-
-
 @pytest.mark.parametrize("shape", [(7,), (5, 3), (3, 5, 2), (2, 3, 5, 7)])
 def test_reductions_over_every_axis_pattern(shape, capsys):
     x = values(shape, np.float32, seed=1)
@@ -154,7 +151,9 @@ def test_reductions_over_every_axis_pattern(shape, capsys):
 
         def f(x, y, axes=axes, keep=keep):
             v = x * y + 1.0
-            return tuple(R(keep_dims=keep)(v, axes) for R in REDUCERS) + (v - y,)
+            return (ops.ReduceSum(keep_dims=keep)(v, axes), ops.ReduceMean(keep_dims=keep)(v, axes),
+                    ops.ReduceMax(keep_dims=keep)(v, axes), ops.ReduceMin(keep_dims=keep)(v, axes),
+                    v - y)
 
         got = fused_vs_unfused(f, [x, y], capsys, rtol=1e-6)
         # the oracle: numpy in float64 (axis () is every axis, as MindSpore's)

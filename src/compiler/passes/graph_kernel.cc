@@ -98,12 +98,14 @@ class Fuser {
       if (it == cluster_of_.end()) continue;
       Cluster& cl = clusters_[static_cast<size_t>(it->second)];
       if (cl.shape != s || cl.nodes.size() >= kMaxNodes) continue;
-      if (codegen::is_reduction(static_cast<CNode*>(c->input(i)))) continue;
       bool ok = true;
       size_t fresh = 0;
       for (size_t j = 1; j < c->size() && ok; ++j) {
         Node* x = c->input(j);
-        if (cl.members.count(x)) continue;
+        if (cl.members.count(x)) {
+          ok = !codegen::is_reduction(static_cast<CNode*>(x));  // reductions end chains
+          continue;
+        }
         if (auto p = pos_.find(x); p != pos_.end() && p->second >= cl.first) ok = false;
         if (std::find(cl.inputs.begin(), cl.inputs.end(), x) == cl.inputs.end()) ++fresh;
       }
@@ -173,6 +175,7 @@ class Fuser {
       std::vector<Node*> outs;
       for (CNode* r : results) outs.push_back(map.at(r));
       CNode* t = m_.call_builtin(k, Builtin::MakeTuple, outs);
+      t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
       t->set_abstract(Abstract::tuple(result_abs));
       k->set_output(t);
     }
@@ -187,7 +190,9 @@ class Fuser {
       if (results.size() > 1) {
         Node* idx = m_.value(Value::integer(static_cast<int64_t>(i)));
         idx->set_abstract(Abstract::constant(Value::integer(static_cast<int64_t>(i))));
-        repl = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, results[i]->span());
+        CNode* get = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, results[i]->span());
+        get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
+        repl = get;
         repl->set_abstract(results[i]->abstract());
       }
       for (const auto& [user, j] : users_[results[i]])
