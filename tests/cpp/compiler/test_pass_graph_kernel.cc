@@ -35,20 +35,20 @@ TEST(PassGraphKernel, ChainWithReductionBecomesOneCallWithTwoResults) {
   )",
                R"(
     graph @f(%x: f32[4, 8], %m: f32[4, 1], %y: f32[8]) {
-      %0 = @GraphKernel_0(%x, %m, %y) : tuple(f32[4], f32[4, 8])
-      %1 = getitem(%0, 0) : f32[4]
-      %2 = getitem(%0, 1) : f32[4, 8]
-      %r = make_tuple(%2, %1) : tuple(f32[4, 8], f32[4])
+      %1 = @GraphKernel_0(%x, %m, %y) : tuple(f32[4, 8], f32[4])
+      %2 = getitem(%1, 0) : f32[4, 8]
+      %3 = getitem(%1, 1) : f32[4]
+      %r = make_tuple(%2, %3) : tuple(f32[4, 8], f32[4])
       return %r
     }
 
     graph @GraphKernel_0(%x0: f32[4, 8], %x1: f32[4, 1], %x2: f32[8]) {
       %a = Sub(%x0, %x1) : f32[4, 8]
+      %c = Add(%a, %x2) : f32[4, 8]
       %b = Mul(%a, %a) : f32[4, 8]
       %s = ReduceSum{axis=(1,), keep_dims=False}(%b) : f32[4]
-      %c = Add(%a, %x2) : f32[4, 8]
-      %0 = make_tuple(%s, %c) : tuple(f32[4], f32[4, 8])
-      return %0
+      %4 = make_tuple(%c, %s) : tuple(f32[4, 8], f32[4])
+      return %4
     }
   )");
 }
