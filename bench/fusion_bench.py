@@ -10,8 +10,9 @@ Workloads (float32):
              then GELU (tanh form) and dropout by a given keep mask (mask * x / keep)
   attention  a softmax-attention block, batch 16 x 128 tokens x 64 features: scores = q k^T /
              sqrt(d) + bias, softmax (max, exp, sum, divide), probabilities @ v
-  copy       y = x * 1.5 over 64M float32 (read 256 MB, write 256 MB): this machine's memory
-             bandwidth as a kernel sees it; numpy's copy of the same array as a second measure
+  copy       y = x * 1.5 over 64M float32 (read 256 MB, write 256 MB; one op, which stays
+             with its Mul kernel): this machine's memory bandwidth as a kernel sees it;
+             numpy's copy of the same array as a second measure
 
 Per workload: ms per call (the best of ROUNDS rounds of REPS calls after a warm-up) and, for
 the memory-bound ones, the bytes a fused kernel must move at least (inputs read once, outputs

@@ -755,7 +755,7 @@ def fusion_section():
     bytes per second they reach against this machine's bandwidth measured in the same run."""
     print("bench: graph-kernel fusion (mycel fused/unfused, then torch eager) ...", flush=True)
     my, th = run("fusion_bench.py", "mycel"), run("fusion_bench.py", "torch")
-    bw = 2 * 4 * 64 * 1024 * 1024 / (my["copy_fused_ms"] / 1e3) / 1e9
+    bw = 2 * 4 * 64 * 1024 * 1024 / (my["copy_fused_ms"] / 1e3) / 1e9  # (one op: not fused)
     np_bw = 2 * 4 * 64 * 1024 * 1024 / (my["numpy_copy_ms"] / 1e3) / 1e9
     lines = [
         "## Graph-kernel fusion",
@@ -765,10 +765,10 @@ def fusion_section():
         f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best of "
         "1 and 2 threads; float32, ms per call (best of 5 rounds of 5 calls; a shared machine). "
         "mycel in GRAPH mode with `set_context(enable_graph_kernel=True)` (fused) and without. "
-        f"Memory bandwidth measured in the same run: {bw:.1f} GB/s (a fused `x * 1.5` over 64M "
-        f"floats, 512 MB moved), numpy's copy {np_bw:.1f} GB/s. GB/s: the bytes a fused kernel "
-        "must move at least (inputs once, outputs once) over the time. Matrix products stay "
-        "with oneDNN; what fuses: docs/architecture.md, \"Graph kernels\".",
+        f"Memory bandwidth measured in the same run: {bw:.1f} GB/s (`x * 1.5` over 64M floats, "
+        f"512 MB moved: one op, so its Mul kernel), numpy's copy {np_bw:.1f} GB/s. GB/s: the "
+        "bytes a fused kernel must move at least (inputs once, outputs once) over the time. "
+        "Matrix products stay with oneDNN; what fuses: docs/architecture.md, \"Graph kernels\".",
         "",
         "| workload | fused ms | unfused ms | fused vs unfused | PyTorch eager ms | "
         "fused vs PyTorch | fused GB/s | of bandwidth |",
