@@ -122,8 +122,7 @@ class FusedKernel {
   // The graph's result (a tensor, or a tuple of tensors) for its arguments (tensors).
   virtual ir::Value run(std::span<const ir::Value> args) const = 0;
 };
-using FusedKernels =
-    std::unordered_map<const ir::FuncGraph*, std::shared_ptr<const FusedKernel>>;
+using FusedKernels = std::unordered_map<const ir::FuncGraph*, std::shared_ptr<const FusedKernel>>;
 
 class Executable {
  public:
