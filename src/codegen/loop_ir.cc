@@ -21,17 +21,39 @@ OpRule rule_of(OpId id) {
   switch (id) {
 #define MC_R(o, l) \
   case OpId::o:    \
-    return {LOp::l, Reduce::None};
-    MC_R(Neg, Neg)
-    MC_R(Abs, Abs) MC_R(Sign, Sign) MC_R(Square, Square) MC_R(ReLU, Relu) MC_R(Sqrt, Sqrt)
-        MC_R(Rsqrt, Rsqrt) MC_R(Reciprocal, Reciprocal) MC_R(LogicalNot, Not) MC_R(Add, Add)
-            MC_R(Sub, Sub) MC_R(Mul, Mul) MC_R(Div, Div) MC_R(Maximum, Max) MC_R(Minimum, Min)
-                MC_R(ReluGrad, ReluGrad) MC_R(LogicalAnd, And) MC_R(LogicalOr, Or) MC_R(Equal, Eq)
-                    MC_R(NotEqual, Ne) MC_R(Less, Lt) MC_R(LessEqual, Le) MC_R(Greater, Gt)
-                        MC_R(GreaterEqual, Ge) MC_R(Select, Select) MC_R(Cast, Cast) MC_R(Exp, Exp)
-                            MC_R(Sigmoid, Sigmoid) MC_R(Tanh, Tanh)
+    return {LOp::l, Reduce::None}
+    MC_R(Neg, Neg);
+    MC_R(Abs, Abs);
+    MC_R(Sign, Sign);
+    MC_R(Square, Square);
+    MC_R(ReLU, Relu);
+    MC_R(Sqrt, Sqrt);
+    MC_R(Rsqrt, Rsqrt);
+    MC_R(Reciprocal, Reciprocal);
+    MC_R(LogicalNot, Not);
+    MC_R(Add, Add);
+    MC_R(Sub, Sub);
+    MC_R(Mul, Mul);
+    MC_R(Div, Div);
+    MC_R(Maximum, Max);
+    MC_R(Minimum, Min);
+    MC_R(ReluGrad, ReluGrad);
+    MC_R(LogicalAnd, And);
+    MC_R(LogicalOr, Or);
+    MC_R(Equal, Eq);
+    MC_R(NotEqual, Ne);
+    MC_R(Less, Lt);
+    MC_R(LessEqual, Le);
+    MC_R(Greater, Gt);
+    MC_R(GreaterEqual, Ge);
+    MC_R(Select, Select);
+    MC_R(Cast, Cast);
+    MC_R(Exp, Exp);
+    MC_R(Sigmoid, Sigmoid);
+    MC_R(Tanh, Tanh);
 #undef MC_R
-                                case OpId::ReduceSum : return {LOp::Load, Reduce::Sum};
+    case OpId::ReduceSum:
+      return {LOp::Load, Reduce::Sum};
     case OpId::ReduceMean:
       return {LOp::Load, Reduce::Mean};
     case OpId::ReduceMax:
