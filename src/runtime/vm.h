@@ -14,7 +14,8 @@
 //              with Python semantics, containers, getitem, partial, switch, scalar<->tensor,
 //              cast_scalar, print, py_execute, raise;
 //   Fused      a call of a GraphKernel graph with a generated kernel (FusedKernel): one
-//              instruction, no frame;
+//              instruction, no frame (under a PYNATIVE recorder the graph runs as a Call, so
+//              its ops are recorded);
 //   Call       a call of a Graph, Closure (bound arguments first), Prim, Builtin or host value;
 //              a graph call pushes a frame on an explicit heap stack (no C++ recursion);
 //   TailCall   a call in the graph's output position: the callee reuses the caller's frame,

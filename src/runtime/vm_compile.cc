@@ -164,6 +164,7 @@ class Compiler {
         in.code = OpCode::Fused;
         in.callee = add_const(static_cast<const ValueNode*>(callee));
         in.fused = k.get();
+        in.target = graph_index(cv->as_graph());  // run as a call under a recorder (vm_run.cc)
         gc_.fused.push_back(std::move(k));
         add_operands(in, c, 1);
         tail = false;

@@ -448,6 +448,15 @@ class Interpreter {
           ++f.pc;
           break;
         case OpCode::Fused:
+          if (record::active()) [[unlikely]] {
+            // A recorder (PYNATIVE autodiff of a jit function) must see the cluster's ops: its
+            // graph runs op by op, as a call.
+            const GraphCode* target;
+            resolve_call(gc, in, regs, &target);
+            kill(gc, in, regs);
+            push_frame(*target);  // invalidates f and regs
+            break;
+          }
           regs[in.out] = exec_fused(gc, in, regs);
           kill(gc, in, regs);
           if (observer_) note_result(f, in.out);

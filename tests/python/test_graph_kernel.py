@@ -222,6 +222,28 @@ def test_gradients_through_fused_graphs_equal_unfused(capsys):
         np.testing.assert_allclose(g, e.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_pynative_gradient_through_a_fused_jit_function(capsys):
+    # The recorder must see the cluster's ops: under it the GraphKernel runs op by op.
+    ms.set_context(mode=ms.PYNATIVE_MODE, enable_graph_kernel=True)
+    x = ms.Tensor(values((5, 6), np.float32, seed=21))
+    y = ms.Tensor(values((5, 6), np.float32, seed=22))
+
+    @ms.jit
+    def helper(a, b):
+        return ops.relu(a * b + 1.0) * a
+
+    def loss(a, b):
+        return ops.ReduceSum()(helper(a, b) * 2.0, ())
+
+    gx, gy = ms.grad(loss, grad_position=(0, 1))(x, y)
+    a, b = x.asnumpy(), y.asnumpy()
+    on = (a * b + 1.0 > 0).astype(np.float32)
+    np.testing.assert_allclose(gx.asnumpy(), 2 * (on * b * a + np.maximum(a * b + 1, 0)),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gy.asnumpy(), 2 * on * a * a, rtol=1e-5, atol=1e-6)
+    assert LOG.findall(capsys.readouterr().err)  # the helper was compiled with fusion
+
+
 def test_graph_mode_fused_equals_pynative(capsys):
     args = [values((9, 11), np.float32, seed=i) for i in range(3)]
     got, _ = compiled(chain, args, True, capsys)
