@@ -12,10 +12,11 @@ PYNATIVE_MODE = 1
 
 _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
 
-_context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
+_context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
+            "enable_graph_kernel": False}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
-          "jit_cache_limit", "max_device_memory"}
+          "jit_cache_limit", "max_device_memory", "enable_graph_kernel"}
 
 
 def _check_cache_limit(value, where):
@@ -47,7 +48,10 @@ def set_context(**kwargs):
     GPU), runtime_num_threads (threads for kernels), max_device_memory ("2GB": the memory
     per device auto_parallel's strategy search plans within), jit_cache_limit (graphs kept
     per jit function or GRAPH-mode Cell, least recently used dropped first; default 8 or
-    MYCEL_JIT_CACHE_LIMIT), and MindSpore's other names (accepted and recorded)."""
+    MYCEL_JIT_CACHE_LIMIT), enable_graph_kernel (bool, default False: programs compiled from
+    then on fuse their elementwise and reduction chains into kernels generated with LLVM and
+    cached on disk; docs/architecture.md, "Graph kernels"), and MindSpore's other names
+    (accepted and recorded)."""
     from mycel import _mycel as _C
     for key, value in kwargs.items():
         if key not in _KNOWN:
@@ -72,6 +76,11 @@ def set_context(**kwargs):
             _C.set_jit_cache_limit(_check_cache_limit(value, "'set_context'"))
         if key == "max_device_memory":  # the strategy search's memory limit
             parse_max_device_memory(value)
+        if key == "enable_graph_kernel":
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'set_context', enable_graph_kernel must be a bool, but got "
+                                f"{type(value).__name__}.")
+            _C._set_graph_kernel(value)
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value

@@ -5,6 +5,7 @@
 
 #include "base/env.h"
 #include "base/error.h"
+#include "codegen/graph_kernels.h"
 #include "compiler/specialize.h"
 
 namespace mycel::compiler {
@@ -39,6 +40,23 @@ class StageLog {
   Clock::time_point last_ = Clock::now();
 };
 
+// Executor code for an optimised program, with the generated kernels of its GraphKernel graphs
+// when fusion is on (their log line too).
+std::unique_ptr<vm::Executable> lower(ir::FuncGraph* entry, const CompileOptions& o,
+                                      const std::string& name) {
+  if (!o.graph_kernel) return vm::Executable::compile(entry);
+  codegen::KernelStats ks;
+  vm::FusedKernels fused = codegen::build_kernels(entry, &ks);
+  if (o.log) {
+    std::string line =
+        str("mycel: graph kernels ", name, ": ", ks.clusters,
+            " fused clusters, kernel cache: ", ks.hits, " hit, ", ks.misses, " miss");
+    for (const std::string& f : ks.failures) line += "; not built (runs op by op): " + f;
+    o.write_log(line + "\n");
+  }
+  return vm::Executable::compile(entry, &fused);
+}
+
 }  // namespace
 
 CompileOptions CompileOptions::from_env() {
@@ -54,6 +72,7 @@ PipelineOptions CompileOptions::pipeline() const {
   PipelineOptions p;
   p.verify_each = verify_each;
   p.dump_dir = dump_dir;
+  p.graph_kernel = graph_kernel;
   if (log) p.log = [this](const std::string& line) { write_log(line); };
   return p;
 }
@@ -78,6 +97,7 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.warnings = std::move(s.warnings);
   if (until != Stage::Specialize) {
     PipelineOptions po = options.pipeline();
+    po.graph_kernel = options.graph_kernel && until == Stage::Lower;  // no clusters in exports
     if (options.before_ad)
       po.before_ad = [&](ir::Module& m, ir::FuncGraph* root) {
         options.before_ad(m, root, r.weights);
@@ -86,7 +106,7 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
     log.stage("passes");
   }
   if (until == Stage::Lower) {
-    r.exe = vm::Executable::compile(r.entry);
+    r.exe = lower(r.entry, options, name);
     log.stage("executable");
   }
   log.finish();
@@ -99,7 +119,7 @@ std::unique_ptr<vm::Executable> compile_graph(ir::Module& m, ir::FuncGraph* entr
   StageLog log(options, name);
   optimize(m, entry, options.pipeline());
   log.stage("passes");
-  std::unique_ptr<vm::Executable> exe = vm::Executable::compile(entry);
+  std::unique_ptr<vm::Executable> exe = lower(entry, options, name);
   log.stage("executable");
   log.finish();
   return exe;

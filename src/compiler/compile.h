@@ -17,6 +17,10 @@
 //   MYCEL_LOG_COMPILE=1    each pass's time, then one line per compile with the time of each
 //                          stage ("mycel: compiled 'f': parse+specialise 3.1 ms, passes ...")
 //   MYCEL_LOG_RECOMPILE=1  (GRAPH mode's cache) why a function was compiled again
+// With graph_kernel (GRAPH mode's set_context(enable_graph_kernel=True)), the pipeline ends
+// with the graph_kernel pass and lowering builds the clusters' kernels (codegen/
+// graph_kernels.h); MYCEL_LOG_COMPILE then adds "mycel: graph kernels 'f': 3 fused clusters,
+// kernel cache: 2 hit, 1 miss".
 // The log goes to CompileOptions::log_to, stderr unless the caller says otherwise (the
 // Python bindings write to sys.stderr, as Python code does).
 //
@@ -39,6 +43,7 @@ struct CompileOptions {
   bool log = false;            // MYCEL_LOG_COMPILE: per-pass and per-compile times
   bool log_recompile = false;  // MYCEL_LOG_RECOMPILE: read by GRAPH mode's cache
   std::string dump_dir;        // MYCEL_DUMP_IR; empty: no dumps
+  bool graph_kernel = false;   // fuse into generated kernels (set by GRAPH mode's context)
   // Where log lines (each ending in '\n') go; empty: stderr (std::fprintf).
   std::function<void(const std::string&)> log_to;
   // Passed on to the pipeline (PipelineOptions::before_ad) with the program's weights (the

@@ -35,5 +35,8 @@ bool lift(ir::Module& m, ir::FuncGraph* root);
 // Update ops (F_UPDATE: Assign, SGD, Adam...) run after every reader of the tensors they
 // write that does not depend on them: the written input becomes depend(x, readers...).
 bool order_updates(ir::Module& m, ir::FuncGraph* root);
+// Graph-kernel fusion: connected elementwise/reduction prims of one shape family become a call
+// of a GraphKernel graph (one generated kernel, codegen/). Lifted IR in and out.
+bool graph_kernel(ir::Module& m, ir::FuncGraph* root);
 
 }  // namespace mycel::compiler

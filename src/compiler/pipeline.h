@@ -9,6 +9,8 @@
 //     dce               unused parameters and tuple outputs of called graphs go
 //   before_ad           (when set, once: parallel/spmd.h's rewrite; then the loop again)
 //   lift                free variables -> parameters and partial() (the executor's form)
+//   expand_vjp          (autodiff, then the loop and lift again), order_updates
+//   graph_kernel        (when set, last) elementwise/reduction clusters -> GraphKernel calls
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
 // is written before the first pass as <dir>/00_input.ir and after each pass as
@@ -36,6 +38,8 @@ struct PipelineOptions {
   // inlined) and before autodiff, so the backward is derived from what it makes; the
   // pipeline then simplifies again. Semi-automatic parallelism's rewrite (parallel/spmd.h).
   std::function<void(ir::Module&, ir::FuncGraph*)> before_ad;
+  // Graph-kernel fusion (set_context(enable_graph_kernel=True)): the graph_kernel pass last.
+  bool graph_kernel = false;
 };
 
 // Optimises the graphs reachable from `root` in place. Attaches a Manager to `m` for the

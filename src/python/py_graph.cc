@@ -92,6 +92,8 @@ Value runtime_value(const Value& v, ir::Host& host) {
 
 // The most graphs one GraphFunction keeps.
 std::atomic<int> g_cache_limit{8};
+// set_context(enable_graph_kernel=...): GRAPH-mode compiles fuse into generated kernels.
+std::atomic<bool> g_graph_kernel{false};
 // A Python float argument that took this many values in compiles becomes a run-time scalar.
 constexpr int kFloatRecompiles = 3;
 
@@ -634,6 +636,7 @@ std::string qualname(pyb::handle fn) {
 
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();
+  o.graph_kernel = g_graph_kernel.load();
   o.log_to = [](const std::string& line) {
     pyb::module_::import("sys").attr("stderr").attr("write")(line);
   };
@@ -675,6 +678,9 @@ void bind_graph(pyb::module_& m) {
       },
       "The most graphs each jit function or GRAPH-mode Cell keeps (LRU).");
   m.def("get_jit_cache_limit", []() { return g_cache_limit.load(); });
+  m.def(
+      "_set_graph_kernel", [](bool on) { g_graph_kernel.store(on); },
+      "Graph-kernel fusion for the programs compiled from now on (set_context).");
 }
 
 }  // namespace mycel::py

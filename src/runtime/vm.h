@@ -13,6 +13,9 @@
 //   Builtin    a graph-level builtin (ir/builtins.def) on run-time values: scalar arithmetic
 //              with Python semantics, containers, getitem, partial, switch, scalar<->tensor,
 //              cast_scalar, print, py_execute, raise;
+//   Fused      a call of a GraphKernel graph with a generated kernel (FusedKernel): one
+//              instruction, no frame (under a PYNATIVE recorder the graph runs as a Call, so
+//              its ops are recorded);
 //   Call       a call of a Graph, Closure (bound arguments first), Prim, Builtin or host value;
 //              a graph call pushes a frame on an explicit heap stack (no C++ recursion);
 //   TailCall   a call in the graph's output position: the callee reuses the caller's frame,
@@ -111,11 +114,24 @@ class ResultObserver {
 
 struct GraphCode;  // one compiled graph (vm_compile.cc)
 
+// A generated kernel standing for a call of a GraphKernel graph (made by the compiler's
+// graph_kernel pass; kernels from codegen/graph_kernels.h). It computes what the graph
+// computes, so a graph without one still runs, op by op: the graph is the kernel's reference.
+class FusedKernel {
+ public:
+  virtual ~FusedKernel() = default;
+  // The graph's result (a tensor, or a tuple of tensors) for its arguments (tensors).
+  virtual ir::Value run(std::span<const ir::Value> args) const = 0;
+};
+using FusedKernels = std::unordered_map<const ir::FuncGraph*, std::shared_ptr<const FusedKernel>>;
+
 class Executable {
  public:
   // Compiles `entry` and every graph reachable from it. Throws an internal error on IR that
   // breaks the specialised conventions (free variables, builtins specialisation removes).
-  static std::unique_ptr<Executable> compile(ir::FuncGraph* entry);
+  // A call of a graph that `fused` maps runs its kernel (one instruction, "fused").
+  static std::unique_ptr<Executable> compile(ir::FuncGraph* entry,
+                                             const FusedKernels* fused = nullptr);
   ~Executable();
 
   // Runs the entry graph on `args` (one per parameter; tensor arguments must match the

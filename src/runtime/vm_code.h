@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ using Operand = int32_t;
 inline bool is_const_operand(Operand o) { return o < 0; }
 inline uint32_t const_index(Operand o) { return static_cast<uint32_t>(~o); }
 
-enum class OpCode : uint8_t { Prim, Builtin, Call, TailCall, Return };
+enum class OpCode : uint8_t { Prim, Builtin, Fused, Call, TailCall, Return };
 
 struct Instr {
   OpCode code = OpCode::Return;
@@ -36,6 +37,8 @@ struct Instr {
   const Attrs* attrs = nullptr;  // Prim: points into a Prim value of the constant table
   MetaList metas;                // Prim: output dtypes and shapes
   ir::SourceSpan span;           // of the node, for error messages
+  // Fused: the generated kernel (owned by GraphCode::fused)
+  const FusedKernel* fused = nullptr;
 };
 
 struct GraphCode {
@@ -49,6 +52,8 @@ struct GraphCode {
   std::vector<Operand> operands;
   std::vector<uint8_t> moves;  // per operand: its register dies here, move it
   std::vector<int32_t> kills;
+  // The kernels the Fused instructions run.
+  std::vector<std::shared_ptr<const FusedKernel>> fused;
   std::vector<int32_t> entry_kills;  // parameters nothing reads
   // The entry graph's result items (Executable::run's ResultObserver): when the graph
   // returns a tuple it builds itself, the register of each item computed in this graph and

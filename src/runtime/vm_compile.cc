@@ -16,7 +16,7 @@ using namespace ir;
 
 class Compiler {
  public:
-  static std::unique_ptr<Executable> compile(FuncGraph* entry) {
+  static std::unique_ptr<Executable> compile(FuncGraph* entry, const FusedKernels* fused) {
     MC_ASSERT(entry != nullptr && entry->module() != nullptr);
     std::unique_ptr<Executable> exe(new Executable());
     std::vector<FuncGraph*> graphs = entry->module()->reachable_graphs(entry);
@@ -25,7 +25,7 @@ class Compiler {
       exe->graphs_.push_back(std::make_unique<GraphCode>());
     }
     for (size_t i = 0; i < graphs.size(); ++i) {
-      Compiler c(*exe, graphs[i], *exe->graphs_[i]);
+      Compiler c(*exe, graphs[i], *exe->graphs_[i], fused);
       c.emit_graph();
       c.plan_liveness();
       if (i == 0) c.plan_result_items();
@@ -34,7 +34,15 @@ class Compiler {
   }
 
  private:
-  Compiler(const Executable& exe, FuncGraph* g, GraphCode& gc) : exe_(exe), g_(g), gc_(gc) {}
+  Compiler(const Executable& exe, FuncGraph* g, GraphCode& gc, const FusedKernels* fused)
+      : exe_(exe), g_(g), gc_(gc), fused_(fused) {}
+
+  // The generated kernel of a call of graph constant `cv`, or null.
+  std::shared_ptr<const FusedKernel> fused_kernel(const Value* cv) const {
+    if (fused_ == nullptr || cv == nullptr || !cv->is(ValueKind::Graph)) return nullptr;
+    auto it = fused_->find(cv->as_graph());
+    return it == fused_->end() ? nullptr : it->second;
+  }
 
   Operand add_const(const ValueNode* v) {
     auto it = consts_.find(v);
@@ -150,6 +158,14 @@ class Compiler {
                   "executor: ", ir::builtin_name(b), " with ", c->size() - 1, " arguments");
         in.code = OpCode::Builtin;
         in.builtin = b;
+        add_operands(in, c, 1);
+        tail = false;
+      } else if (std::shared_ptr<const FusedKernel> k = fused_kernel(cv)) {
+        in.code = OpCode::Fused;
+        in.callee = add_const(static_cast<const ValueNode*>(callee));
+        in.fused = k.get();
+        in.target = graph_index(cv->as_graph());  // run as a call under a recorder (vm_run.cc)
+        gc_.fused.push_back(std::move(k));
         add_operands(in, c, 1);
         tail = false;
       } else {
@@ -399,6 +415,7 @@ class Compiler {
   const Executable& exe_;
   FuncGraph* g_;
   GraphCode& gc_;
+  const FusedKernels* fused_;  // may be null
   std::unordered_map<const Node*, Operand> regs_;
   std::unordered_map<const ValueNode*, Operand> consts_;
   std::unordered_set<const Node*> tail_called_;
@@ -409,8 +426,8 @@ class Compiler {
 Executable::Executable() = default;
 Executable::~Executable() = default;
 
-std::unique_ptr<Executable> Executable::compile(ir::FuncGraph* entry) {
-  return Compiler::compile(entry);
+std::unique_ptr<Executable> Executable::compile(ir::FuncGraph* entry, const FusedKernels* fused) {
+  return Compiler::compile(entry, fused);
 }
 
 namespace {
@@ -475,6 +492,10 @@ std::string Executable::dump() const {
           break;
         case OpCode::Builtin:
           line << ir::builtin_name(in.builtin);
+          args();
+          break;
+        case OpCode::Fused:
+          line << "fused " << operand_str(gc, in.callee);
           args();
           break;
         case OpCode::Call:

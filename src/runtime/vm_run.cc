@@ -353,6 +353,16 @@ class Interpreter {
     return r;
   }
 
+  // A generated kernel on its operands (the arguments of the GraphKernel call).
+  Value exec_fused(const GraphCode& gc, const Instr& in, const Value* regs) {
+    bargs_.clear();
+    for (uint32_t k = 0; k < in.nargs; ++k)
+      bargs_.push_back(get(gc, regs, gc.operands[in.args_begin + k]));
+    Value r = in.fused->run(bargs_);
+    bargs_.clear();
+    return r;
+  }
+
   // Pops the current frame; returns true when it was the entry's (result in `r`).
   bool do_return(Value& r) {
     if (!pending_.empty()) await_from(frames_.back().base);
@@ -433,6 +443,21 @@ class Interpreter {
           break;
         case OpCode::Builtin:
           regs[in.out] = exec_builtin(gc, in, regs);
+          kill(gc, in, regs);
+          if (observer_) note_result(f, in.out);
+          ++f.pc;
+          break;
+        case OpCode::Fused:
+          if (record::active()) [[unlikely]] {
+            // A recorder (PYNATIVE autodiff of a jit function) must see the cluster's ops: its
+            // graph runs op by op, as a call.
+            const GraphCode* target;
+            resolve_call(gc, in, regs, &target);
+            kill(gc, in, regs);
+            push_frame(*target);  // invalidates f and regs
+            break;
+          }
+          regs[in.out] = exec_fused(gc, in, regs);
           kill(gc, in, regs);
           if (observer_) note_result(f, in.out);
           ++f.pc;

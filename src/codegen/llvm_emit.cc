@@ -1,0 +1,470 @@
+#include "codegen/llvm_emit.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "base/error.h"
+
+namespace mycel::codegen {
+
+namespace {
+
+bool fp(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+// The type of a value in registers.
+std::string vty(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
+    case DType::Int32:
+      return "i32";
+    case DType::Int64:
+      return "i64";
+    case DType::Bool:
+      return "i1";
+    default:
+      MC_ASSERT(false, "graph kernel: no loop type for ", dtype_name(t));
+  }
+}
+// The type in memory (bool is a byte).
+std::string mty(DType t) { return t == DType::Bool ? "i8" : vty(t); }
+std::string fsuffix(DType t) { return t == DType::Float32 ? "f32" : "f64"; }
+
+// A floating-point constant in LLVM's exact hexadecimal form (double bits, also for float).
+std::string fconst(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIX64, bits);
+  return buf;
+}
+
+// A constant of type t with value v (exact in t).
+std::string cst(DType t, double v) {
+  if (fp(t)) return fconst(v);
+  if (t == DType::Bool) return v != 0 ? "true" : "false";
+  return std::to_string(static_cast<int64_t>(v));
+}
+
+DType acc_dtype(const LOutput& o) {
+  bool sum = o.reduce == Reduce::Sum || o.reduce == Reduce::Mean;
+  return sum && fp(o.dtype) ? DType::Float64 : o.dtype;
+}
+
+std::string identity(const LOutput& o) {
+  DType a = acc_dtype(o);
+  if (o.reduce == Reduce::Sum || o.reduce == Reduce::Mean) return cst(a, 0);
+  bool max = o.reduce == Reduce::Max;
+  if (fp(a)) return fconst(max ? -HUGE_VAL : HUGE_VAL);
+  if (a == DType::Int32) return max ? "-2147483648" : "2147483647";
+  return max ? "-9223372036854775808" : "9223372036854775807";
+}
+
+class Emitter {
+ public:
+  Emitter(const LoopKernel& k, std::string name) : k_(k), name_(std::move(name)) {}
+
+  std::string run() {
+    size_t nin = k_.inputs.size(), nout = k_.outputs.size();
+    for (size_t i = 0; i < nin; ++i) bufs_.push_back(mty(k_.inputs[i].dtype));
+    for (size_t i = 0; i < nout; ++i) bufs_.push_back(mty(k_.outputs[i].dtype));
+    for (size_t i = 0; i < nout; ++i)
+      if (k_.outputs[i].reduce != Reduce::None) {
+        acc_[i] = static_cast<int>(bufs_.size());
+        bufs_.push_back(mty(acc_dtype(k_.outputs[i])));
+      }
+    body();
+    std::ostringstream os;
+    // The entry: unpack the buffer table, call the body (inlined).
+    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) {\nentry:\n";
+    std::string args;
+    for (size_t i = 0; i < bufs_.size(); ++i) {
+      os << "  %a" << i << " = getelementptr inbounds i8*, i8** %bufs, i64 " << i << "\n";
+      os << "  %r" << i << " = load i8*, i8** %a" << i << "\n";
+      os << "  %q" << i << " = bitcast i8* %r" << i << " to " << bufs_[i] << "*\n";
+      args += bufs_[i] + "* %q" + std::to_string(i) + ", ";
+    }
+    os << "  call void @" << name_ << ".body(" << args << "i64 %lo, i64 %hi)\n  ret void\n}\n\n";
+    os << "define internal void @" << name_ << ".body(";
+    for (size_t i = 0; i < bufs_.size(); ++i) os << bufs_[i] << "* noalias %p" << i << ", ";
+    os << "i64 %lo, i64 %hi) #0 {\n" << out_.str() << "}\n\n";
+    for (const std::string& d : decls_) os << d << "\n";
+    os << "attributes #0 = { alwaysinline nounwind }\n";
+    return os.str();
+  }
+
+ private:
+  // (Appending, not "x" + std::to_string(): GCC 12 warns falsely about that, -Wrestrict.)
+  std::string tmp() { return numbered("%t"); }
+  std::string label() { return numbered("b"); }
+  std::string numbered(const char* prefix) {
+    std::string s(prefix);
+    s += std::to_string(next_++);
+    return s;
+  }
+  void line(const std::string& s) { out_ << "  " << s << "\n"; }
+  void block(const std::string& l) {
+    out_ << l << ":\n";
+    cur_ = l;
+  }
+  std::string op(const std::string& text) {
+    std::string t = tmp();
+    line(t + " = " + text);
+    return t;
+  }
+  std::string intrinsic(const std::string& ret, const std::string& name, const std::string& arg) {
+    decls_.insert("declare " + ret + " @" + name + "(" + arg + ")");
+    return "call " + ret + " @" + name + "(";
+  }
+  std::string ptr(int buf, const std::string& off) {
+    const std::string& t = bufs_[static_cast<size_t>(buf)];
+    return op("getelementptr inbounds " + t + ", " + t + "* %p" + std::to_string(buf) + ", i64 " +
+              off);
+  }
+
+  // A do-while loop `i` from start to end (start < end holds); `inside` emits the body with
+  // the index and leaves the current block where the loop closes.
+  template <class F>
+  void loop(const std::string& start, const std::string& end, F&& inside) {
+    std::string head = label(), latch = label(), exit = label();
+    std::string pred = cur_;
+    line("br label %" + head);
+    block(head);
+    std::string i = tmp(), inext = tmp();
+    line(i + " = phi i64 [ " + start + ", %" + pred + " ], [ " + inext + ", %" + latch + " ]");
+    inside(i);
+    line("br label %" + latch);
+    block(latch);
+    line(inext + " = add nuw nsw i64 " + i + ", 1");
+    std::string c = op("icmp slt i64 " + inext + ", " + end);
+    line("br i1 " + c + ", label %" + head + ", label %" + exit);
+    block(exit);
+  }
+
+  // The range of accumulator elements the steps [lo, hi) own.
+  std::pair<std::string, std::string> owned(const LOutput& o) {
+    if (o.strides[0] == 0) return {"0", std::to_string(o.numel)};
+    std::string s0 = std::to_string(o.strides[0]);
+    return {op("mul i64 %lo, " + s0), op("mul i64 %hi, " + s0)};
+  }
+
+  void body() {
+    block("entry");
+    std::string go = op("icmp slt i64 %lo, %hi");
+    std::string start = label(), done = label();
+    line("br i1 " + go + ", label %" + start + ", label %" + done);
+    block(start);
+    for (size_t j = 0; j < k_.outputs.size(); ++j) {
+      const LOutput& o = k_.outputs[j];
+      if (o.reduce == Reduce::None) continue;
+      auto [b, e] = owned(o);
+      std::string a = mty(acc_dtype(o));
+      loop(b, e, [&](const std::string& i) {
+        line("store " + a + " " + identity(o) + ", " + a + "* " + ptr(acc_[j], i));
+      });
+    }
+    size_t nops = k_.inputs.size() + k_.outputs.size();
+    nest(0, std::vector<std::string>(nops, "0"));
+    for (size_t j = 0; j < k_.outputs.size(); ++j)
+      if (k_.outputs[j].reduce != Reduce::None) finalize(j);
+    line("br label %" + done);
+    block(done);
+    line("ret void");
+  }
+
+  void nest(size_t d, const std::vector<std::string>& base) {
+    std::string start = d == 0 ? "%lo" : "0";
+    std::string end = d == 0 ? "%hi" : std::to_string(k_.dims[d]);
+    loop(start, end, [&](const std::string& i) {
+      std::vector<std::string> off(base.size());
+      for (size_t j = 0; j < base.size(); ++j) {
+        int64_t s = j < k_.inputs.size() ? k_.inputs[j].strides[d]
+                                         : k_.outputs[j - k_.inputs.size()].strides[d];
+        if (s == 0) {
+          off[j] = base[j];
+          continue;
+        }
+        std::string m = s == 1 ? i : op("mul nsw i64 " + i + ", " + std::to_string(s));
+        off[j] = base[j] == "0" ? m : op("add nsw i64 " + base[j] + ", " + m);
+      }
+      if (d + 1 < k_.dims.size()) {
+        nest(d + 1, off);
+      } else {
+        point(off);
+      }
+    });
+  }
+
+  // The values at one point, then the stores and accumulations.
+  void point(const std::vector<std::string>& off) {
+    std::vector<std::string> v(k_.values.size());
+    for (size_t i = 0; i < k_.values.size(); ++i) v[i] = value(k_.values[i], v, off);
+    size_t nin = k_.inputs.size();
+    for (size_t j = 0; j < k_.outputs.size(); ++j) {
+      const LOutput& o = k_.outputs[j];
+      const std::string& x = v[static_cast<size_t>(o.value)];
+      const std::string& at = off[nin + j];
+      if (o.reduce == Reduce::None) {
+        std::string m = mty(o.dtype);
+        std::string s = o.dtype == DType::Bool ? op("zext i1 " + x + " to i8") : x;
+        line("store " + m + " " + s + ", " + m + "* " + ptr(static_cast<int>(nin + j), at));
+        continue;
+      }
+      DType ad = acc_dtype(o);
+      std::string a = vty(ad);
+      std::string p = ptr(acc_[j], at);
+      std::string cur = op("load " + a + ", " + a + "* " + p);
+      std::string xv = ad != o.dtype ? op("fpext float " + x + " to double") : x;
+      std::string r;
+      if (o.reduce == Reduce::Sum || o.reduce == Reduce::Mean) {
+        r = op(fp(ad) ? "fadd reassoc " + a + " " + cur + ", " + xv
+                      : "add " + a + " " + cur + ", " + xv);
+      } else {
+        bool max = o.reduce == Reduce::Max;
+        std::string c;
+        if (fp(ad)) {
+          std::string c1 =
+              op(std::string("fcmp ") + (max ? "ogt " : "olt ") + a + " " + xv + ", " + cur);
+          std::string c2 = op("fcmp uno " + a + " " + xv + ", " + xv);
+          c = op("or i1 " + c1 + ", " + c2);
+        } else {
+          c = op(std::string("icmp ") + (max ? "sgt " : "slt ") + a + " " + xv + ", " + cur);
+        }
+        r = op("select i1 " + c + ", " + a + " " + xv + ", " + a + " " + cur);
+      }
+      line("store " + a + " " + r + ", " + a + "* " + p);
+    }
+  }
+
+  void finalize(size_t j) {
+    const LOutput& o = k_.outputs[j];
+    auto [b, e] = owned(o);
+    DType ad = acc_dtype(o);
+    std::string a = vty(ad), m = mty(o.dtype);
+    int outbuf = static_cast<int>(k_.inputs.size() + j);
+    loop(b, e, [&](const std::string& i) {
+      std::string x = op("load " + a + ", " + a + "* " + ptr(acc_[j], i));
+      if (o.reduce == Reduce::Mean)
+        x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
+      if (ad != o.dtype) x = op("fptrunc double " + x + " to float");
+      line("store " + m + " " + x + ", " + m + "* " + ptr(outbuf, i));
+    });
+  }
+
+  std::string value(const LValue& lv, const std::vector<std::string>& v,
+                    const std::vector<std::string>& off) {
+    DType t = lv.dtype;
+    std::string T = vty(t);
+    if (lv.op == LOp::Load) {
+      std::string m = mty(t);
+      std::string x = op("load " + m + ", " + m + "* " + ptr(lv.a, off[static_cast<size_t>(lv.a)]));
+      return t == DType::Bool ? op("icmp ne i8 " + x + ", 0") : x;
+    }
+    const std::string& a = v[static_cast<size_t>(lv.a)];
+    const std::string b = lv.b >= 0 ? v[static_cast<size_t>(lv.b)] : "";
+    DType at = k_.values[static_cast<size_t>(lv.a)].dtype;  // an operand's dtype
+    std::string A = vty(at);
+    bool f = fp(t);
+    switch (lv.op) {
+      case LOp::Neg:
+        return op(f ? "fneg " + T + " " + a : "sub " + T + " 0, " + a);
+      case LOp::Abs: {
+        if (f) return op(intrinsic(T, "llvm.fabs." + fsuffix(t), T) + T + " " + a + ")");
+        std::string n = op("sub " + T + " 0, " + a);
+        std::string c = op("icmp slt " + T + " " + a + ", 0");
+        return op("select i1 " + c + ", " + T + " " + n + ", " + T + " " + a);
+      }
+      case LOp::Sign: {
+        std::string c1 = op((f ? "fcmp ogt " : "icmp sgt ") + T + " " + a + ", " + cst(t, 0));
+        std::string c2 = op((f ? "fcmp olt " : "icmp slt ") + T + " " + a + ", " + cst(t, 0));
+        std::string s = op("select i1 " + c2 + ", " + T + " " + cst(t, -1) + ", " + T + " " + a);
+        return op("select i1 " + c1 + ", " + T + " " + cst(t, 1) + ", " + T + " " + s);
+      }
+      case LOp::Square:
+        return op((f ? "fmul " : "mul ") + T + " " + a + ", " + a);
+      case LOp::Relu: {
+        std::string c = op((f ? "fcmp olt " : "icmp slt ") + T + " " + a + ", " + cst(t, 0));
+        return op("select i1 " + c + ", " + T + " " + cst(t, 0) + ", " + T + " " + a);
+      }
+      case LOp::Sqrt:
+        return op(intrinsic(T, "llvm.sqrt." + fsuffix(t), T) + T + " " + a + ")");
+      case LOp::Rsqrt: {
+        std::string s = op(intrinsic(T, "llvm.sqrt." + fsuffix(t), T) + T + " " + a + ")");
+        return op("fdiv " + T + " " + cst(t, 1) + ", " + s);
+      }
+      case LOp::Reciprocal:
+        return op("fdiv " + T + " " + cst(t, 1) + ", " + a);
+      case LOp::Not:
+        return op("xor i1 " + a + ", true");
+      case LOp::Add:
+        return op((f ? "fadd " : "add ") + T + " " + a + ", " + b);
+      case LOp::Sub:
+        return op((f ? "fsub " : "sub ") + T + " " + a + ", " + b);
+      case LOp::Mul:
+        return op((f ? "fmul " : "mul ") + T + " " + a + ", " + b);
+      case LOp::Div:
+        return op("fdiv " + T + " " + a + ", " + b);
+      case LOp::Max:
+      case LOp::Min: {
+        bool max = lv.op == LOp::Max;
+        if (!f) {
+          std::string c =
+              op(std::string("icmp ") + (max ? "sgt " : "slt ") + T + " " + a + ", " + b);
+          return op("select i1 " + c + ", " + T + " " + a + ", " + T + " " + b);
+        }
+        std::string c1 =
+            op(std::string("fcmp ") + (max ? "ogt " : "olt ") + T + " " + a + ", " + b);
+        std::string c2 = op("fcmp uno " + T + " " + a + ", " + a);
+        std::string c = op("or i1 " + c1 + ", " + c2);
+        return op("select i1 " + c + ", " + T + " " + a + ", " + T + " " + b);
+      }
+      case LOp::ReluGrad: {
+        std::string c = op((f ? "fcmp ogt " : "icmp sgt ") + T + " " + b + ", " + cst(t, 0));
+        return op("select i1 " + c + ", " + T + " " + a + ", " + T + " " + cst(t, 0));
+      }
+      case LOp::And:
+        return op("and i1 " + a + ", " + b);
+      case LOp::Or:
+        return op("or i1 " + a + ", " + b);
+      case LOp::Eq:
+      case LOp::Ne:
+      case LOp::Lt:
+      case LOp::Le:
+      case LOp::Gt:
+      case LOp::Ge: {
+        static constexpr const char* kF[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
+        static constexpr const char* kI[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
+        size_t idx = static_cast<size_t>(lv.op) - static_cast<size_t>(LOp::Eq);
+        return op(std::string(fp(at) ? "fcmp " : "icmp ") + (fp(at) ? kF[idx] : kI[idx]) + " " + A +
+                  " " + a + ", " + b);
+      }
+      case LOp::Select:
+        return op("select i1 " + a + ", " + T + " " + b + ", " + T + " " +
+                  v[static_cast<size_t>(lv.c)]);
+      case LOp::Cast:
+        return cast(a, at, t);
+      case LOp::Exp:
+        return exp32(a);
+      case LOp::Sigmoid:
+        return sigmoid32(a);
+      case LOp::Tanh:
+        return tanh32(a);
+      default:
+        MC_ASSERT(false, "graph kernel: no rule for ", lop_name(lv.op));
+    }
+  }
+
+  // ---- float32 transcendental functions: kernels/cpu/vmath.h's algorithms, step for step
+  // (a * b + c as llvm.fmuladd, which the host's FMA may contract as GCC does for the op
+  // kernels: results agree with them to an ulp or two, not bit for bit).
+  std::string fma(const std::string& a, const std::string& b, const std::string& c) {
+    return op(intrinsic("float", "llvm.fmuladd.f32", "float, float, float") + "float " + a +
+              ", float " + b + ", float " + c + ")");
+  }
+  std::string fop(const char* o, const std::string& a, const std::string& b) {
+    return op(std::string(o) + " float " + a + ", " + b);
+  }
+  std::string fsel(const std::string& c, const std::string& a, const std::string& b) {
+    return op("select i1 " + c + ", float " + a + ", float " + b);
+  }
+  std::string fcmp(const char* pred, const std::string& a, const std::string& b) {
+    return op(std::string("fcmp ") + pred + " float " + a + ", " + b);
+  }
+  std::string horner(const std::string& x, std::initializer_list<float> cs) {
+    auto it = cs.begin();
+    std::string p = fconst(*it++);
+    for (; it != cs.end(); ++it) p = fma(p, x, fconst(*it));
+    return p;
+  }
+  std::string fabs32(const std::string& x) {
+    return op(intrinsic("float", "llvm.fabs.f32", "float") + "float " + x + ")");
+  }
+  // 2^k for an i32 k in [-126, 127].
+  std::string pow2i(const std::string& k) {
+    std::string e = op("add i32 " + k + ", 127");
+    std::string s = op("shl i32 " + e + ", 23");
+    return op("bitcast i32 " + s + " to float");
+  }
+  std::string exp_scaled(const std::string& n, const std::string& r) {
+    std::string p = horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                               4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f});
+    std::string rr = fop("fmul", r, r);
+    p = fma(p, rr, r);
+    p = fop("fadd", p, fconst(1.0));
+    std::string ni = op("fptosi float " + n + " to i32");
+    std::string n1 = op("ashr i32 " + ni + ", 1");
+    std::string n2 = op("sub i32 " + ni + ", " + n1);
+    return fop("fmul", fop("fmul", p, pow2i(n1)), pow2i(n2));
+  }
+  std::string exp32(const std::string& x) {
+    const float log2e = 1.44269504088896341f, ln2hi = 0.693359375f, ln2lo = -2.12194440e-4f;
+    std::string xc = fsel(fcmp("olt", x, fconst(88.8f)), x, fconst(88.8f));
+    xc = fsel(fcmp("ogt", xc, fconst(-104.0f)), xc, fconst(-104.0f));
+    std::string t = fma(xc, fconst(log2e), fconst(12582912.0f));
+    std::string n = fop("fsub", t, fconst(12582912.0f));
+    std::string r = fma(op("fneg float " + n), fconst(ln2hi), xc);
+    r = fma(op("fneg float " + n), fconst(ln2lo), r);
+    return fsel(fcmp("oeq", x, x), exp_scaled(n, r), x);
+  }
+  std::string sigmoid32(const std::string& x) {
+    std::string e = exp32(op("fneg float " + fabs32(x)));
+    std::string r = fop("fdiv", fconst(1.0), fop("fadd", fconst(1.0), e));
+    return fsel(fcmp("oge", x, fconst(0.0)), r, fop("fmul", e, r));
+  }
+  std::string tanh32(const std::string& x) {
+    std::string a = fabs32(x);
+    std::string z = fop("fmul", x, x);
+    std::string p = horner(z, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
+                               1.33314422036e-1f, -3.33332819422e-1f});
+    std::string small = fma(fop("fmul", p, z), x, x);
+    std::string e = exp32(fop("fadd", a, a));
+    std::string big =
+        fop("fsub", fconst(1.0), fop("fdiv", fconst(2.0), fop("fadd", e, fconst(1.0))));
+    big = fsel(fcmp("olt", x, fconst(0.0)), op("fneg float " + big), big);
+    return fsel(fcmp("ogt", a, fconst(0.625f)), big, small);
+  }
+
+  // saturate_cast (tensor/dtype.h) from s to d.
+  std::string cast(const std::string& x, DType s, DType d) {
+    if (s == d) return x;
+    std::string S = vty(s), D = vty(d);
+    if (d == DType::Bool)
+      return op(fp(s) ? "fcmp une " + S + " " + x + ", " + cst(s, 0)
+                      : "icmp ne " + S + " " + x + ", 0");
+    if (s == DType::Bool) return op((fp(d) ? "uitofp i1 " : "zext i1 ") + x + " to " + D);
+    if (fp(s) && fp(d))
+      return op((s == DType::Float32 ? "fpext " : "fptrunc ") + S + " " + x + " to " + D);
+    if (fp(s)) {
+      std::string name = "llvm.fptosi.sat." + D + "." + fsuffix(s);
+      return op(intrinsic(D, name, S) + S + " " + x + ")");
+    }
+    if (fp(d)) return op("sitofp " + S + " " + x + " to " + D);
+    bool wider = dtype_size(d) > dtype_size(s);
+    return op((wider ? "sext " : "trunc ") + S + " " + x + " to " + D);
+  }
+
+  const LoopKernel& k_;
+  std::string name_;
+  std::vector<std::string> bufs_;        // element type of each buffer argument
+  std::unordered_map<size_t, int> acc_;  // output -> its accumulator's buffer
+  std::set<std::string> decls_;
+  std::ostringstream out_;
+  std::string cur_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+std::string emit_llvm(const LoopKernel& k, const std::string& name) {
+  return Emitter(k, name).run();
+}
+
+}  // namespace mycel::codegen

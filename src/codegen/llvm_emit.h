@@ -1,0 +1,27 @@
+// LLVM IR (text, LLVM 14's typed pointers) of a loop kernel (codegen/loop_ir.h).
+//
+// The module defines `void NAME(i8** bufs, i64 lo, i64 hi)`: bufs are the kernel's inputs,
+// then its outputs, then one accumulator per reducing output (double for float sums and means,
+// the output's own type otherwise), each a dense buffer; the call runs the steps [lo, hi) of
+// dims[0] (all of them when the kernel is not parallel_outer()). It initialises and finalises
+// the accumulator elements those steps own. NAME's body is an internal function whose buffer
+// arguments are noalias, so the optimiser vectorises the loops (the O3 pipeline, jit.h).
+//
+// Scalar formulas are those of the CPU kernels (kernels/cpu/elementwise_*.cc): Maximum and
+// Minimum propagate a NaN of either side, ReLU keeps NaN, Sign keeps 0 and NaN, casts
+// saturate as tensor/dtype.h's saturate_cast (llvm.fptosi.sat), float sums add in double.
+// No fast-math flag is set except `reassoc` on the double sums, so elementwise results are
+// bit-identical to the unfused kernels; Exp, Sigmoid and Tanh follow kernels/cpu/vmath.h step
+// by step with a * b + c as llvm.fmuladd (the host's FMA, as GCC contracts the op kernels'),
+// so they agree to an ulp or two.
+#pragma once
+
+#include <string>
+
+#include "codegen/loop_ir.h"
+
+namespace mycel::codegen {
+
+std::string emit_llvm(const LoopKernel& k, const std::string& name);
+
+}  // namespace mycel::codegen

@@ -1,0 +1,129 @@
+// The loop IR of graph kernels: one loop nest over an iteration space, computing a DAG of
+// scalar values per point and storing or accumulating some of them.
+//
+// A GraphKernel graph (is_graph_kernel below, made by compiler/passes/graph_kernel.cc)
+// holds prim calls of one shape family: every elementwise node has the iteration shape S, its
+// parameters broadcast to S, and reductions reduce an S-shaped value. lower() turns it into a
+// LoopKernel:
+//
+//   dims      S with size-1 dimensions dropped and neighbours merged where every operand
+//             walks them as one (row-major; at least one dimension, [1] for a 0-d kernel)
+//   inputs    one per graph parameter: dtype and element strides per dimension (0: the
+//             dimension is broadcast)
+//   values    SSA in order: Load of an input at the point, then one scalar op per prim node
+//             (its dtype the node's); operands index earlier values
+//   outputs   per graph result: the value and either a store at the point (strides of the
+//             contiguous S) or a reduction (Sum/Mean/Max/Min) into an accumulator whose
+//             strides are 0 on the reduced dimensions; `count` is the number of elements
+//             each output element reduces (Mean divides by it)
+//
+// The kernel's contract is the op table's: it computes exactly what the graph's prims compute
+// with their CPU kernels (the same formulas, NaN rules and saturating casts; see
+// llvm_emit.cc), except that reductions may sum in another order (floats in double, as the
+// CPU kernel does). text() is its canonical form, the key of the kernel cache (jit.h).
+//
+// What fuses is decided here, in one place (fusible(), which the pass asks): the unary, binary,
+// compare, logic, Select and Cast ops below and ReduceSum/Mean/Max/Min, on float32, float64,
+// int32, int64 and bool as each op allows, every input of the node's own dtype (compares and
+// Select's condition excepted); Exp, Sigmoid and Tanh on float32 (mycel's own polynomials,
+// emitted as the op kernels compute them). Float16 and bfloat16, the other transcendental
+// functions (Log, Erf, GeLU, ...) and float64 ones (libm in the op kernels), integer division
+// and Pow stay unfused.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/anf.h"
+#include "tensor/dtype.h"
+
+namespace mycel::codegen {
+
+enum class LOp : uint8_t {
+  Load,
+  Neg,
+  Abs,
+  Sign,
+  Square,
+  Relu,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Not,  // unary
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  ReluGrad,
+  And,
+  Or,  // binary, same dtype out
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // compare: bool out
+  Select,
+  Cast,
+  Exp,
+  Sigmoid,
+  Tanh,  // float32 only: kernels/cpu/vmath.h's algorithms (llvm_emit.h)
+};
+const char* lop_name(LOp op);
+
+enum class Reduce : uint8_t { None, Sum, Mean, Max, Min };
+
+struct LValue {
+  LOp op = LOp::Load;
+  DType dtype = DType::Float32;
+  int32_t a = -1, b = -1, c = -1;  // operands (earlier values); Load: a is the input
+};
+
+struct LInput {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> strides;  // per dimension of LoopKernel::dims
+};
+
+struct LOutput {
+  int32_t value = -1;
+  DType dtype = DType::Float32;  // of the stored result
+  Reduce reduce = Reduce::None;
+  std::vector<int64_t> strides;  // per dimension; 0 on reduced ones
+  Shape shape;                   // the graph result's shape
+  int64_t numel = 0;
+  int64_t count = 1;  // elements reduced into each output element
+};
+
+struct LoopKernel {
+  std::vector<int64_t> dims;
+  std::vector<LInput> inputs;
+  std::vector<LValue> values;
+  std::vector<LOutput> outputs;
+  // The kernel may run slices of dims[0] on several threads at once: no output reduces it.
+  bool parallel_outer() const;
+  // The elements of one step of dims[0].
+  int64_t inner_elems() const;
+  std::string text() const;
+};
+
+// GraphKernel graphs are named "GraphKernel#<n>" (printed GraphKernel_<n>, ir::sanitize_name):
+// no Python function or method has a '#' in its name, so no user graph is taken for one.
+inline constexpr std::string_view kGraphKernelPrefix = "GraphKernel#";
+inline bool is_graph_kernel(const ir::FuncGraph* g) {
+  return g->name().starts_with(kGraphKernelPrefix);
+}
+
+// Whether the prim call c can be part of a graph kernel (op, dtypes, static shape, > 0
+// elements); reductions are those with is_reduction.
+bool fusible(const ir::CNode* c);
+bool is_reduction(const ir::CNode* c);
+
+// The loop kernel of GraphKernel graph g. Throws an internal error when g breaks the rules
+// above (the pass made it, so that is a bug).
+LoopKernel lower(ir::FuncGraph* g);
+
+}  // namespace mycel::codegen

@@ -1,0 +1,229 @@
+// graph_kernel: connected elementwise and reduction prims of one shape family become a call of
+// a GraphKernel graph, which the executor runs as one generated kernel (codegen/).
+//
+//   %a = Sub(%x, %m) : f32[4, 8]                 %k = @GraphKernel_0(%x, %m, %y) : tuple(...)
+//   %b = Mul(%a, %a) : f32[4, 8]           ->    %a = getitem(%k, 0) : f32[4, 8]
+//   %s = ReduceSum{axis=(1,)}(%b) : f32[4]       %s = getitem(%k, 1) : f32[4]
+//   %c = Add(%a, %y) : f32[4, 8]                 %c = ... uses of %a, %s read the getitems
+//
+//   graph @GraphKernel_0(%x, %m, %y) { the same prims; return make_tuple(%a, %s) }
+//   (one result: the call is that result, no make_tuple or getitem)
+//
+// Clusters grow greedily in topological order within each graph. A node that
+// codegen::fusible() accepts joins the cluster of one of its inputs when
+//   - the node's shape (a reduction: its input's shape) is the cluster's shape S: every
+//     elementwise member has shape S and only the cluster's inputs broadcast;
+//   - that input is not a reduction: reductions end the chains they take part in (a value
+//     reduced in the cluster is used outside it only), so the kernel is one loop nest;
+//   - none of its other inputs is computed after the cluster's first node (so no path leaves
+//     the cluster and comes back: the call cannot be part of a cycle);
+//   - the cluster stays within kMaxNodes nodes and kMaxInputs inputs.
+// Otherwise it starts a cluster of its own. Clusters of one node stay as they are. A member
+// that is used outside the cluster (or is the graph's output) is a result of the call.
+//
+// Pre: specialised, lifted IR (the end of the pipeline, after autodiff, so backward chains fuse
+// too). Post: the same, with GraphKernel graphs (codegen::is_graph_kernel) that hold only prim
+// calls and a make_tuple; each computes what its nodes computed (its reference: the executor
+// runs it op by op when no kernel was built).
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/loop_ir.h"
+#include "compiler/passes.h"
+#include "compiler/passes/pass_util.h"
+
+namespace mycel::compiler {
+
+using namespace ir;
+
+namespace {
+
+constexpr size_t kMaxNodes = 64;
+constexpr size_t kMaxInputs = 24;
+
+struct Cluster {
+  std::vector<CNode*> nodes;  // in topological order
+  std::unordered_set<const Node*> members;
+  std::vector<Node*> inputs;  // external inputs, first use first
+  Shape shape;
+  size_t first = 0;  // position of the first node
+};
+
+const Shape& iter_shape(const CNode* c) {
+  const Node* n = codegen::is_reduction(c) ? c->input(1) : c;
+  return n->abstract()->shape;
+}
+
+class Fuser {
+ public:
+  Fuser(Module& m, Manager& mng, FuncGraph* g, int& counter)
+      : m_(m), mng_(mng), g_(g), counter_(counter) {}
+
+  bool run() {
+    std::vector<CNode*> order = m_.toposort(g_);
+    std::unordered_set<const Node*> effects(g_->effects.begin(), g_->effects.end());
+    for (size_t i = 0; i < order.size(); ++i) pos_[order[i]] = i;
+    for (size_t i = 0; i < order.size(); ++i) {
+      CNode* c = order[i];
+      if (effects.count(c) || !codegen::fusible(c)) continue;
+      int target = pick(c);
+      if (target < 0) {
+        target = static_cast<int>(clusters_.size());
+        clusters_.push_back({});
+        clusters_.back().shape = iter_shape(c);
+        clusters_.back().first = i;
+      }
+      add(clusters_[static_cast<size_t>(target)], c);
+      cluster_of_[c] = target;
+    }
+    // Users before any edit: rewriting a cluster changes only the inputs of later ones.
+    bool changed = false;
+    for (Cluster& cl : clusters_) {
+      if (cl.nodes.size() < 2) continue;
+      for (CNode* c : cl.nodes) users_[c] = mng_.users(c);
+    }
+    for (Cluster& cl : clusters_)
+      if (cl.nodes.size() >= 2) changed = rewrite(cl) || changed;
+    return changed;
+  }
+
+ private:
+  // The cluster c may join, or -1.
+  int pick(CNode* c) {
+    const Shape& s = iter_shape(c);
+    for (size_t i = 1; i < c->size(); ++i) {
+      auto it = cluster_of_.find(c->input(i));
+      if (it == cluster_of_.end()) continue;
+      Cluster& cl = clusters_[static_cast<size_t>(it->second)];
+      if (cl.shape != s || cl.nodes.size() >= kMaxNodes) continue;
+      bool ok = true;
+      size_t fresh = 0;
+      for (size_t j = 1; j < c->size() && ok; ++j) {
+        Node* x = c->input(j);
+        if (cl.members.count(x)) {
+          ok = !codegen::is_reduction(static_cast<CNode*>(x));  // reductions end chains
+          continue;
+        }
+        if (auto p = pos_.find(x); p != pos_.end() && p->second >= cl.first) ok = false;
+        if (std::find(cl.inputs.begin(), cl.inputs.end(), x) == cl.inputs.end()) ++fresh;
+      }
+      if (ok && cl.inputs.size() + fresh <= kMaxInputs) return it->second;
+    }
+    return -1;
+  }
+
+  static void add(Cluster& cl, CNode* c) {
+    for (size_t j = 1; j < c->size(); ++j) {
+      Node* x = c->input(j);
+      if (!cl.members.count(x) &&
+          std::find(cl.inputs.begin(), cl.inputs.end(), x) == cl.inputs.end())
+        cl.inputs.push_back(x);
+    }
+    cl.nodes.push_back(c);
+    cl.members.insert(c);
+  }
+
+  bool used_outside(const Cluster& cl, CNode* c) {
+    if (g_->output() == c) return true;
+    for (const auto& [user, i] : users_[c])
+      if (!cl.members.count(user)) return true;
+    return false;
+  }
+
+  bool rewrite(Cluster& cl) {
+    std::vector<CNode*> results;
+    for (CNode* c : cl.nodes)
+      if (used_outside(cl, c)) results.push_back(c);
+    if (results.empty()) return false;
+    // The external inputs as they are now (an earlier cluster's results are getitems).
+    std::vector<Node*> inputs;
+    for (CNode* c : cl.nodes)
+      for (size_t j = 1; j < c->size(); ++j) {
+        Node* x = c->input(j);
+        if (!cl.members.count(x) && std::find(inputs.begin(), inputs.end(), x) == inputs.end())
+          inputs.push_back(x);
+      }
+    std::string name(codegen::kGraphKernelPrefix);
+    name += std::to_string(counter_++);
+    FuncGraph* k = m_.new_graph(name, g_->span());
+    k->no_inline = true;
+    std::unordered_map<const Node*, Node*> map;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string pname("x");  // (appended: GCC 12 warns falsely on "x" + to_string)
+      pname += std::to_string(i);
+      Parameter* p = m_.add_param(k, pname);
+      p->set_abstract(inputs[i]->abstract());
+      k->signature().names.push_back(p->name());
+      k->signature().defaults.emplace_back();
+      map[inputs[i]] = p;
+    }
+    for (CNode* c : cl.nodes) {
+      std::vector<Node*> in{c->input(0)};
+      for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
+      CNode* copy = m_.cnode(k, std::move(in), c->span());
+      copy->set_abstract(c->abstract());
+      copy->set_name(c->name());
+      map[c] = copy;
+    }
+    std::vector<AbsPtr> result_abs;
+    for (CNode* r : results) result_abs.push_back(r->abstract());
+    if (results.size() == 1) {
+      k->set_output(map.at(results[0]));
+    } else {
+      std::vector<Node*> outs;
+      for (CNode* r : results) outs.push_back(map.at(r));
+      CNode* t = m_.call_builtin(k, Builtin::MakeTuple, outs);
+      t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
+      t->set_abstract(Abstract::tuple(result_abs));
+      k->set_output(t);
+    }
+    Node* callee = m_.value(Value::graph(k), g_->span());
+    callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
+    std::vector<Node*> args{callee};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    CNode* call = m_.cnode(g_, std::move(args), cl.nodes.back()->span());
+    call->set_abstract(k->output()->abstract());
+    for (size_t i = 0; i < results.size(); ++i) {
+      Node* repl = call;
+      if (results.size() > 1) {
+        Node* idx = m_.value(Value::integer(static_cast<int64_t>(i)));
+        idx->set_abstract(Abstract::constant(Value::integer(static_cast<int64_t>(i))));
+        CNode* get = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, results[i]->span());
+        get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
+        repl = get;
+        repl->set_abstract(results[i]->abstract());
+      }
+      for (const auto& [user, j] : users_[results[i]])
+        if (!cl.members.count(user)) user->set_input(static_cast<size_t>(j), repl);
+      if (g_->output() == results[i]) g_->set_output(repl);
+    }
+    return true;
+  }
+
+  Module& m_;
+  Manager& mng_;
+  FuncGraph* g_;
+  int& counter_;
+  std::unordered_map<const Node*, size_t> pos_;
+  std::vector<Cluster> clusters_;
+  std::unordered_map<const Node*, int> cluster_of_;
+  std::unordered_map<const CNode*, std::vector<std::pair<CNode*, int>>> users_;
+};
+
+}  // namespace
+
+bool graph_kernel(Module& m, FuncGraph* root) {
+  detail::PassManager mng(m, root);
+  int counter = 0;
+  for (const auto& g : m.graphs()) counter += codegen::is_graph_kernel(g.get());
+  std::vector<FuncGraph*> graphs = mng->graphs();
+  bool changed = false;
+  for (FuncGraph* g : graphs)
+    if (!codegen::is_graph_kernel(g)) changed = Fuser(m, *mng, g, counter).run() || changed;
+  if (changed) mng->invalidate();
+  return changed;
+}
+
+}  // namespace mycel::compiler

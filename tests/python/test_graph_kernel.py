@@ -1,0 +1,336 @@
+"""Graph-kernel fusion (set_context(enable_graph_kernel=True); src/compiler/passes/graph_kernel.cc,
+src/codegen/): every fused program equals its unfused graph (the op kernels), bit for bit where
+nothing is reordered and to 1e-6 relative for float sums; gradients through fused graphs equal
+the unfused ones; GRAPH equals PYNATIVE; the kernel cache on disk serves a second process and
+survives damaged files."""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import ops
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LOG = re.compile(r"graph kernels .*: (\d+) fused clusters, kernel cache: (\d+) hit, (\d+) miss")
+
+
+@pytest.fixture(autouse=True)
+def graph_context(monkeypatch, tmp_path):
+    """GRAPH mode, the compile log on, a fresh kernel cache; the context restored after."""
+    monkeypatch.setenv("MYCEL_LOG_COMPILE", "1")
+    monkeypatch.setenv("MYCEL_CACHE_DIR", str(tmp_path / "kernels"))
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=old, enable_graph_kernel=False)
+
+
+def compiled(fn, args, fused, capsys):
+    """fn compiled anew in GRAPH mode with fusion on or off: (outputs as numpy, clusters)."""
+    ms.set_context(enable_graph_kernel=fused)
+    capsys.readouterr()
+    out = ms.jit(fn)(*[ms.Tensor(a) for a in args])
+    log = capsys.readouterr().err
+    assert "not built" not in log, log
+    found = LOG.findall(log)
+    assert bool(found) == fused, log
+    clusters = sum(int(c) for c, _, _ in found)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [o.asnumpy() for o in outs], clusters
+
+
+def fused_vs_unfused(fn, args, capsys, rtol=0.0, min_clusters=1):
+    """Checks that fn's fused program has clusters and equals its unfused one: bit-identical
+    (rtol 0, NaN equal to NaN) or to rtol."""
+    ref, none = compiled(fn, args, False, capsys)
+    got, clusters = compiled(fn, args, True, capsys)
+    assert none == 0 and clusters >= min_clusters, clusters
+    for r, g in zip(ref, got):
+        assert r.dtype == g.dtype and r.shape == g.shape
+        if rtol == 0.0:
+            np.testing.assert_array_equal(g, r)
+        else:
+            np.testing.assert_allclose(g, r, rtol=rtol, atol=0)
+    return got
+
+
+def values(shape, dtype, seed=0, lo=-4, hi=4):
+    rng = np.random.default_rng(seed)
+    return np.asarray(rng.uniform(lo, hi, size=shape)).astype(dtype)
+
+
+def chain(x, y, z):
+    a = x * y + z
+    b = ops.relu(a) - x
+    c = ops.maximum(b, z) * ops.minimum(a, y)
+    return ops.square(c - a), ops.abs(ops.neg(b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("shapes", [
+    [(7, 13), (7, 13), (7, 13)],
+    [(3, 1, 5), (1, 4, 5), (5,)],
+    [(1031,), (1,), (1031,)],
+    [(2, 3, 4, 5), (3, 1, 5), (2, 1, 1, 1)],
+    [(), (), ()],
+])
+def test_elementwise_chains_equal_the_op_kernels_bit_for_bit(dtype, shapes, capsys):
+    args = [values(s, dtype, seed=i) for i, s in enumerate(shapes)]
+    fused_vs_unfused(chain, args, capsys)
+
+
+def test_nan_inf_and_signed_zero_follow_the_kernels(capsys):
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 3e38], np.float32)
+    x = np.tile(special, 8)
+    y = np.repeat(special, 8)
+
+    def f(x, y):
+        return (ops.maximum(x, y) + ops.minimum(y, x), ops.relu(x) * ops.sign(y),
+                ops.sqrt(ops.abs(x)) - ops.rsqrt(y * y + 1) / ops.reciprocal(y))
+
+    fused_vs_unfused(f, [x, y], capsys)
+
+
+def test_exp_sigmoid_tanh_agree_with_the_kernels_to_an_ulp(capsys):
+    # vmath.h's polynomials emitted step by step; the FMA contraction may differ by an ulp.
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.7, 89.0, -87.0, -104.5, 0.625,
+                        -0.6251, 1e-30], np.float32)
+    x = np.concatenate([special, values((1000,), np.float32, seed=4, lo=-30, hi=30)])
+
+    def f(x):
+        return ops.exp(x * 0.5) - 1.0, ops.sigmoid(x) * x, ops.tanh(x + 0.25) * 2.0
+
+    ref, _ = compiled(f, [x], False, capsys)
+    got, clusters = compiled(f, [x], True, capsys)
+    assert clusters == 3  # three chains that share only an input: no horizontal fusion
+    for r, g in zip(ref, got):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
+        np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-30)
+
+
+def test_softmax_rows_fuse_and_agree(capsys):
+    x = values((37, 129), np.float32, seed=9)
+
+    def f(x):
+        e = ops.exp(x - ops.ReduceMax(keep_dims=True)(x, -1))
+        return e / ops.ReduceSum(keep_dims=True)(e, -1)
+
+    fused_vs_unfused(f, [x], capsys, rtol=1e-6)
+
+
+def test_casts_compares_select_and_logic(capsys):
+    x = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 0.0, 1.0, 5.5] * 3, np.float32)
+    y = values(x.shape, np.float32, seed=3)
+
+    def f(x, y):
+        i = ops.cast(x * 2.0, ms.int32)               # saturating, NaN -> 0
+        back = ops.cast(i, ms.float32) + y
+        d = ops.cast(y, ms.float64) * 3.0
+        mask = ops.logical_and(x > y, ops.logical_not(x == 1.0))
+        sel = ops.select(ops.logical_or(mask, y <= 0.0), back, y)
+        flag = ops.cast(ops.cast(sel, ms.bool_), ms.int32) + i
+        return sel, d - 1.0, flag, ops.cast(mask, ms.float32) * y
+
+    fused_vs_unfused(f, [x, y], capsys)
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 3), (3, 5, 2), (2, 3, 5, 7)])
+def test_reductions_over_every_axis_pattern(shape, capsys):
+    x = values(shape, np.float32, seed=1)
+    y = values(shape, np.float32, seed=2)
+    r = len(shape)
+    subsets = [s for k in range(r + 1) for s in combinations(range(r), k)]
+    for n, axes in enumerate(subsets):
+        keep = n % 2 == 1
+
+        def f(x, y, axes=axes, keep=keep):
+            v = x * y + 1.0
+            return (ops.ReduceSum(keep_dims=keep)(v, axes), ops.ReduceMean(keep_dims=keep)(v, axes),
+                    ops.ReduceMax(keep_dims=keep)(v, axes), ops.ReduceMin(keep_dims=keep)(v, axes),
+                    v - y)
+
+        got = fused_vs_unfused(f, [x, y], capsys, rtol=1e-6)
+        # the oracle: numpy in float64 (axis () is every axis, as MindSpore's)
+        v = x.astype(np.float64) * y + 1.0
+        ax = axes if axes else None
+        for g, fn in zip(got, [np.sum, np.mean, np.max, np.min]):
+            np.testing.assert_allclose(g, fn(v, axis=ax, keepdims=keep), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_reductions_in_float64_and_int32(dtype, capsys):
+    x = values((6, 9, 4), dtype, seed=5, lo=-50, hi=50)
+
+    def f(x):
+        v = x * x - x
+        out = (ops.ReduceSum()(v, (0, 2)), ops.ReduceMax(keep_dims=True)(v, 1),
+               ops.ReduceMin()(v, ()))
+        if dtype == np.float64:
+            out = out + (ops.ReduceMean()(v, (1,)),)
+        return out
+
+    fused_vs_unfused(f, [x], capsys, rtol=1e-12 if dtype == np.float64 else 0.0)
+
+
+def test_large_tensors_run_on_threads_and_equal(capsys):
+    x = values((257, 4099), np.float32, seed=7)
+    b = values((4099,), np.float32, seed=8)
+
+    def f(x, b):
+        h = ops.relu(x * 0.5 + b)
+        return h * h, ops.ReduceSum()(h, (1,)), ops.ReduceMax()(h - b, (0,))
+
+    fused_vs_unfused(f, [x, b], capsys, rtol=1e-6)
+
+
+def test_empty_tensors_stay_unfused_and_agree(capsys):
+    x = np.zeros((0, 5), np.float32)
+
+    def f(x):
+        return ops.relu(x * 2.0 + 1.0), ops.ReduceSum()(x * x, (0,))
+
+    ref, _ = compiled(f, [x], False, capsys)
+    got, clusters = compiled(f, [x], True, capsys)
+    assert clusters == 0
+    for r, g in zip(ref, got):
+        np.testing.assert_array_equal(g, r)
+
+
+def test_gradients_through_fused_graphs_equal_unfused(capsys):
+    x = values((16, 33), np.float32, seed=11)
+    w = values((33,), np.float32, seed=12)
+    b = values((16, 1), np.float32, seed=13)
+
+    def loss(x, w, b):
+        h = ops.relu(x * w + b)
+        d = h - ops.ReduceMean(keep_dims=True)(h, (1,))
+        return ops.ReduceSum()(d * d * 0.5 + ops.abs(h), ())
+
+    def f(x, w, b):
+        return ms.grad(loss, grad_position=(0, 1, 2))(x, w, b)
+
+    got = fused_vs_unfused(f, [x, w, b], capsys, rtol=1e-6, min_clusters=2)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = ms.grad(loss, grad_position=(0, 1, 2))(ms.Tensor(x), ms.Tensor(w), ms.Tensor(b))
+    for g, e in zip(got, eager):
+        np.testing.assert_allclose(g, e.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_pynative_gradient_through_a_fused_jit_function(capsys):
+    # The recorder must see the cluster's ops: under it the GraphKernel runs op by op.
+    ms.set_context(mode=ms.PYNATIVE_MODE, enable_graph_kernel=True)
+    x = ms.Tensor(values((5, 6), np.float32, seed=21))
+    y = ms.Tensor(values((5, 6), np.float32, seed=22))
+
+    @ms.jit
+    def helper(a, b):
+        return ops.relu(a * b + 1.0) * a
+
+    def loss(a, b):
+        return ops.ReduceSum()(helper(a, b) * 2.0, ())
+
+    gx, gy = ms.grad(loss, grad_position=(0, 1))(x, y)
+    a, b = x.asnumpy(), y.asnumpy()
+    on = (a * b + 1.0 > 0).astype(np.float32)
+    np.testing.assert_allclose(gx.asnumpy(), 2 * (on * b * a + np.maximum(a * b + 1, 0)),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gy.asnumpy(), 2 * on * a * a, rtol=1e-5, atol=1e-6)
+    assert LOG.findall(capsys.readouterr().err)  # the helper was compiled with fusion
+
+
+def test_graph_mode_fused_equals_pynative(capsys):
+    args = [values((9, 11), np.float32, seed=i) for i in range(3)]
+    got, _ = compiled(chain, args, True, capsys)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = chain(*[ms.Tensor(a) for a in args])
+    for g, e in zip(got, eager):
+        np.testing.assert_array_equal(g, e.asnumpy())
+
+
+def test_dump_ir_and_executor_show_the_clusters(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MYCEL_DUMP_IR", str(tmp_path / "ir"))
+    ms.set_context(enable_graph_kernel=True)
+    x = ms.Tensor(values((4, 8), np.float32))
+
+    def f(a):
+        return ops.relu(a * a - 1.0) + a
+
+    ms.jit(f)(x)
+    dumps = sorted(os.listdir(tmp_path / "ir"))
+    last = [d for d in dumps if d.endswith("_graph_kernel.ir")]
+    assert last, dumps
+    text = (tmp_path / "ir" / last[-1]).read_text()
+    assert "graph @GraphKernel_0(" in text and "@GraphKernel_0(%" in text, text
+
+
+def test_set_context_checks_the_flag():
+    with pytest.raises(TypeError, match="enable_graph_kernel must be a bool"):
+        ms.set_context(enable_graph_kernel=1)
+    ms.set_context(enable_graph_kernel=True)
+    assert ms.get_context("enable_graph_kernel") is True
+
+
+CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import mycel as ms
+    from mycel import ops
+
+    def f(x, y):
+        a = ops.relu(x * y + 1.0)
+        return a * a - y, ops.ReduceSum()(a - x, (1,)), ops.ReduceMax()(a, (0,))
+
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=True)
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((33, 65)).astype(np.float32))
+    y = ms.Tensor(rng.standard_normal((33, 65)).astype(np.float32))
+    outs = ms.jit(f)(x, y)
+    np.savez(sys.argv[1], *[o.asnumpy() for o in outs])
+""")
+
+
+def run_child(tmp_path, cache, n):
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    env = dict(os.environ, MYCEL_LOG_COMPILE="1", MYCEL_CACHE_DIR=str(cache),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    out = tmp_path / f"out{n}.npz"
+    proc = subprocess.run([sys.executable, str(script), str(out)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    found = LOG.findall(proc.stderr)
+    assert len(found) == 1, proc.stderr
+    data = np.load(out)
+    return tuple(int(v) for v in found[0]), [data[k] for k in sorted(data.files)]
+
+
+def test_a_second_process_hits_the_disk_cache_and_damage_recompiles(tmp_path):
+    cache = tmp_path / "cache"
+    (clusters, hit, miss), first = run_child(tmp_path, cache, 0)
+    assert clusters >= 1 and hit == 0 and miss == clusters
+    files = sorted(p for p in cache.iterdir() if p.suffix == ".o")
+    assert len(files) == clusters and not [p for p in cache.iterdir() if ".tmp." in p.name]
+    (clusters2, hit, miss), second = run_child(tmp_path, cache, 1)
+    assert (clusters2, hit, miss) == (clusters, clusters, 0)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    # A truncated file and a file with one byte flipped: both compiled again and rewritten.
+    data = files[0].read_bytes()
+    files[0].write_bytes(data[: len(data) // 2])
+    if len(files) > 1:
+        other = bytearray(files[1].read_bytes())
+        other[len(other) // 2] ^= 0xFF
+        files[1].write_bytes(bytes(other))
+    damaged = min(len(files), 2)
+    (_, hit, miss), third = run_child(tmp_path, cache, 2)
+    assert (hit, miss) == (clusters - damaged, damaged)
+    for a, b in zip(first, third):
+        np.testing.assert_array_equal(a, b)
+    (_, hit, miss), _ = run_child(tmp_path, cache, 3)
+    assert (hit, miss) == (clusters, 0)
