@@ -3,6 +3,7 @@
 
     scripts/ms_compat.py --tests /work/ms_tests/tests/st/ops/cpu [--tests DIR ...]
                          [--report out.json] [--timeout 120] [--jobs 1] [--only PATTERN]
+                         [--mycel PYTHON_DIR]
 
 The tests stay outside the repository (they are MindSpore's, never committed). The script
 makes a temporary directory holding:
@@ -11,9 +12,10 @@ makes a temporary directory holding:
   ``mindspore.a.b`` with the module ``mycel.a.b`` itself (the same object, so
   ``mindspore.ops is mycel.ops``). A submodule mycel lacks is a ModuleNotFoundError naming
   ``mindspore.a.b``, so the test that imports it fails, as it should;
-- ``ms_compat_plugin.py``: a pytest plugin that deselects tests marked for other platforms
-  only (MindSpore's CPU runs take ``platform_x86_cpu`` / ``cpu_linux`` tests; unmarked tests
-  run everywhere), and writes one JSON line per test outcome with the failure's exception.
+- ``ms_compat_plugin.py``: a pytest plugin that selects the tests MindSpore's CPU runs take:
+  in a file with platform marks, those marked ``platform_x86_cpu`` / ``cpu_linux`` (its
+  unmarked ``test_*`` functions are helpers its CI never runs); in a file without any (the
+  unit tests), all. It writes one JSON line per test outcome with the failure's exception.
 
 Each test file runs in its own pytest subprocess (Debian's /usr/bin/python3) with a timeout.
 A file whose import fails counts all of its CPU tests as failed with that error; their
@@ -108,10 +110,16 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    # A file whose tests carry platform marks (MindSpore's system tests) runs the ones marked
+    # for CPU; its unmarked test_* functions are helpers MindSpore's CI never runs. A file
+    # without any (the unit tests) runs all of them.
+    marks = {id(i): {m.name for m in i.iter_markers()} & PLATFORM_MARKS for i in items}
+    marked_files = {str(i.fspath) for i in items if marks[id(i)]}
     keep, drop = [], []
     for item in items:
-        marks = {m.name for m in item.iter_markers()} & PLATFORM_MARKS
-        (keep if not marks or marks & CPU_MARKS else drop).append(item)
+        m = marks[id(item)]
+        run = m & CPU_MARKS if str(item.fspath) in marked_files else True
+        (keep if run else drop).append(item)
     items[:] = keep
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -172,21 +180,21 @@ def static_count(path):
         tree = ast.parse(open(path, encoding="utf-8", errors="replace").read())
     except SyntaxError:
         return 1
-    total = 0
+    found = []  # (platform marks, cases) per test function
 
     def visit(body, outer_marks=frozenset(), outer_cases=1):
-        nonlocal total
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                     node.name.startswith("test"):
                 marks, cases = _marks_and_cases(node.decorator_list)
-                marks |= outer_marks
-                if not marks or marks & CPU_MARKS:
-                    total += cases * outer_cases
+                found.append((marks | outer_marks, cases * outer_cases))
             elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
                 marks, cases = _marks_and_cases(node.decorator_list)
                 visit(node.body, outer_marks | marks, outer_cases * cases)
     visit(tree.body)
+    # the plugin's rule: in a file with platform marks, only the CPU-marked tests run
+    any_marks = any(m for m, _ in found)
+    total = sum(c for m, c in found if (m & CPU_MARKS if any_marks else True))
     return max(total, 1)
 
 
@@ -199,12 +207,12 @@ def make_env(tmp):
         f.write(PLUGIN % {"cpu": sorted(CPU_MARKS), "platform": sorted(PLATFORM_MARKS)})
 
 
-def run_file(path, tmp, timeout, rootdir):
+def run_file(path, tmp, timeout, rootdir, mycel_path):
     out = os.path.join(tmp, "out_%d_%s.jsonl" % (os.getpid(), abs(hash(path))))
     if os.path.exists(out):
         os.remove(out)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([tmp, os.path.join(REPO, "python"), rootdir])
+    env["PYTHONPATH"] = os.pathsep.join([tmp, mycel_path, rootdir])
     env["MS_COMPAT_OUT"] = out
     env.setdefault("OMP_NUM_THREADS", "1")
     cmd = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "ms_compat_plugin",
@@ -314,6 +322,8 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1, help="test files run at once")
     ap.add_argument("--only", help="only files whose name contains this")
     ap.add_argument("--top", type=int, default=40, help="failure groups printed")
+    ap.add_argument("--mycel", default=os.path.join(REPO, "python"),
+                    help="the folder holding the mycel package (default: this checkout's)")
     args = ap.parse_args(argv)
     files = collect_files(args.tests, args.only)
     if not files:
@@ -322,7 +332,9 @@ def main(argv=None):
         make_env(tmp)
         rootdir = find_rootdir(files[0])
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            results = list(pool.map(lambda p: run_file(p, tmp, args.timeout, rootdir), files))
+            results = list(pool.map(
+                lambda p: run_file(p, tmp, args.timeout, rootdir, os.path.abspath(args.mycel)),
+                files))
     print_summary(results, args.top, rootdir)
     if args.report:
         with open(args.report, "w") as f:
@@ -335,21 +347,23 @@ def print_summary(results, top, rootdir):
     examples = {}
     for r in results:
         folder = os.path.relpath(os.path.dirname(r["file"]), rootdir)
-        f = folders.setdefault(folder, [0, 0, 0])
+        f = folders.setdefault(folder, [0, 0, 0, 0])
         f[0] += r["passed"]
         f[1] += r["passed"] + r["failed"]
         f[2] += 1
+        f[3] += r["failed"] == 0 and r["passed"] > 0
         for reason, n in r["reasons"]:
             g = group(reason)
             groups[g] += n
             examples.setdefault(g, (os.path.basename(r["file"]), reason))
     tot_p = sum(f[0] for f in folders.values())
     tot_n = sum(f[1] for f in folders.values())
-    print("%-40s %6s %6s %7s %5s" % ("folder", "passed", "tests", "rate", "files"))
-    for folder, (p, n, nf) in folders.items():
-        print("%-40s %6d %6d %6.1f%% %5d" % (folder, p, n, 100.0 * p / max(n, 1), nf))
-    print("%-40s %6d %6d %6.1f%% %5d" % ("TOTAL", tot_p, tot_n, 100.0 * tot_p / max(tot_n, 1),
-                                         len(results)))
+    # files: how many were run; clean: how many passed every test they ran
+    print("%-40s %6s %6s %7s %5s %5s" % ("folder", "passed", "tests", "rate", "files", "clean"))
+    for folder, (p, n, nf, ok) in folders.items():
+        print("%-40s %6d %6d %6.1f%% %5d %5d" % (folder, p, n, 100.0 * p / max(n, 1), nf, ok))
+    print("%-40s %6d %6d %6.1f%% %5d %5d" % ("TOTAL", tot_p, tot_n, 100.0 * tot_p / max(tot_n, 1),
+                                             len(results), sum(f[3] for f in folders.values())))
     print("\nfailure groups (tests):")
     for g, n in groups.most_common(top):
         print("%5d  %s    [e.g. %s]" % (n, g, examples[g][0]))
