@@ -128,3 +128,16 @@ def mutable(input_data, dynamic_len=False):
     if isinstance(input_data, float):
         return _MutableFloat(input_data)
     return _MutableInt(input_data)
+
+
+class _PyNativeExecutor:
+    """The eager executor's handle, as MindSpore programs and tests reach it
+    (``mindspore.common.api._pynative_executor``): ``sync()`` waits until the work queued on
+    the current device is done (eager ops run as they are called; on a GPU their kernels are
+    queued on its stream)."""
+
+    def sync(self):
+        _C._synchronize()
+
+
+_pynative_executor = _PyNativeExecutor()

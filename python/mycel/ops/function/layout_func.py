@@ -41,6 +41,58 @@ def triu(input, diagonal=0):  # noqa: A002
     return prim("Select")(_tri_mask(x.shape, diagonal, "triu"), x, prim("ZerosLike")(x))
 
 
+@lru_cache(maxsize=64)
+def _band_mask_cached(m, n, lower, upper):
+    i, j = _np.ogrid[:m, :n]
+    keep = _np.ones((m, n), bool)
+    if lower >= 0:
+        keep &= i - j <= lower
+    if upper >= 0:
+        keep &= j - i <= upper
+    return _C.Tensor(keep)
+
+
+@constexpr
+def _band_mask(shape, lower, upper):
+    if len(shape) < 2:
+        raise ValueError(f"For 'matrix_band_part', the input must have at least 2 dimensions, "
+                         f"but got shape {tuple(shape)}.")
+    for name, v in (("lower", lower), ("upper", upper)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"For 'matrix_band_part', the '{name}' must be an int, but got "
+                            f"{v!r}.")
+    return _band_mask_cached(shape[-2], shape[-1], lower, upper)
+
+
+def matrix_band_part(x, lower, upper):
+    """The band of the last two dims (batched): x[..., i, j] where i - j <= lower and
+    j - i <= upper, else 0; a negative bound keeps that whole triangle (lower=-1, upper=0
+    is tril, lower=0, upper=-1 is triu)."""
+    x = as_tensor(x)
+    return prim("Select")(_band_mask(x.shape, lower, upper), x, prim("ZerosLike")(x))
+
+
+@constexpr
+def _padding_widths(shape, pad_dim_size):
+    if isinstance(pad_dim_size, bool) or not isinstance(pad_dim_size, int):
+        raise TypeError(f"For 'padding', the 'pad_dim_size' must be an int, but got "
+                        f"{pad_dim_size!r}.")
+    if len(shape) < 1 or shape[-1] != 1:
+        raise ValueError(f"For 'padding', the last dimension of the input must be 1, but got "
+                         f"shape {tuple(shape)}.")
+    if pad_dim_size < 1:
+        raise ValueError(f"For 'padding', the 'pad_dim_size' must be at least 1, but got "
+                         f"{pad_dim_size}.")
+    return (0, 0) * (len(shape) - 1) + (0, pad_dim_size - 1)
+
+
+def padding(x, pad_dim_size=8):
+    """Extends the last dim of x (which must be 1) to pad_dim_size with zeros after the
+    element (MindSpore's ops.padding)."""
+    x = as_tensor(x)
+    return prim("Pad", paddings=_padding_widths(x.shape, pad_dim_size), value=0.0)(x)
+
+
 @constexpr
 def _norm_dims(ndim, dims, op, name):
     """dims (an int or a sequence of ints) as a tuple of distinct axes in [0, ndim)."""
@@ -137,4 +189,4 @@ def roll(input, shifts, dims=None):  # noqa: A002
     return prim("Reshape")(y, shape) if dims is None else y
 
 
-__all__ = ["tril", "triu", "flip", "roll"]
+__all__ = ["tril", "triu", "flip", "roll", "matrix_band_part", "padding"]

@@ -85,5 +85,8 @@ __all__ += ["Gelu"]
 
 # Primitives composed from the table's (ops/operations/composed_ops.py).
 from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # noqa: E402
-                                               Einsum, Invert, Inv, Softsign)
-__all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]
+                                               Einsum, Invert, Inv, Softsign, MatrixBandPart,
+                                               Padding, ArgMaxWithValue, ArgMinWithValue,
+                                               L2Loss)
+__all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign",
+            "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss"]

@@ -1,9 +1,12 @@
 """Primitive classes of MindSpore 2.x that mycel composes from op-table primitives (the
 functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll, Einsum,
-Invert, Inv, Softsign. They are Primitives with their own __call__, which graph mode parses
+Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss. They are Primitives with their own __call__, which graph mode parses
 like any function, so both modes and gradients come from the ops they are built of."""
 from mycel.ops.primitive import Primitive
-from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u)
+from mycel import _mycel as _C
+from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
+                                math_func as _m)
+from mycel.ops.function._util import prim as _prim
 
 
 class _Composed(Primitive):
@@ -98,3 +101,55 @@ class Softsign(_Composed):
 
 
 __all__ = ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]
+
+
+class MatrixBandPart(_Composed):
+    """MatrixBandPart()(x, lower, upper): the band of the last two dims
+    (ops.matrix_band_part)."""
+
+    def __call__(self, x, lower, upper):
+        return _l.matrix_band_part(x, lower, upper)
+
+
+class Padding(_Composed):
+    """Padding(pad_dim_size=8)(x): the last dim (of size 1) extended with zeros to
+    pad_dim_size (ops.padding)."""
+
+    def __init__(self, pad_dim_size=8):
+        super().__init__(pad_dim_size=pad_dim_size)
+        self.pad_dim_size = pad_dim_size
+
+    def __call__(self, x):
+        return _l.padding(x, self.pad_dim_size)
+
+
+class _ArgWithValue(_Composed):
+    _arg, _reduce = "Argmax", "ReduceMax"
+
+    def __init__(self, axis=0, keep_dims=False):
+        super().__init__(axis=axis, keep_dims=keep_dims)
+        self.axis, self.keep_dims = axis, keep_dims
+
+    def __call__(self, x):
+        index = _prim(self._arg, axis=self.axis, output_type=_C.int32,
+                      keep_dims=self.keep_dims)(x)
+        return index, _prim(self._reduce, keep_dims=self.keep_dims)(x, (self.axis,))
+
+
+class ArgMaxWithValue(_ArgWithValue):
+    """ArgMaxWithValue(axis=0, keep_dims=False)(x): (index (int32), value) of the maxima
+    along axis; the gradient flows through the value."""
+    _arg, _reduce = "Argmax", "ReduceMax"
+
+
+class ArgMinWithValue(_ArgWithValue):
+    """ArgMinWithValue(axis=0, keep_dims=False)(x): (index (int32), value) of the minima
+    along axis; the gradient flows through the value."""
+    _arg, _reduce = "Argmin", "ReduceMin"
+
+
+class L2Loss(_Composed):
+    """L2Loss()(x): sum(x ** 2) / 2, a 0-d tensor of x's dtype."""
+
+    def __call__(self, x):
+        return _m.sum(_m.square(x)) / 2
