@@ -87,6 +87,10 @@ __all__ += ["Gelu"]
 from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # noqa: E402
                                                Einsum, Invert, Inv, Softsign, MatrixBandPart,
                                                Padding, ArgMaxWithValue, ArgMinWithValue,
-                                               L2Loss)
+                                               L2Loss, LinSpace, Unstack, MaskedFill, Mish,
+                                               KLDivLoss, BinaryCrossEntropy, DepthToSpace,
+                                               SpaceToDepth)
 __all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign",
-            "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss"]
+            "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss",
+            "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
+            "DepthToSpace", "SpaceToDepth"]

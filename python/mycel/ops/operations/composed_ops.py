@@ -1,11 +1,13 @@
 """Primitive classes of MindSpore 2.x that mycel composes from op-table primitives (the
 functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll, Einsum,
-Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss. They are Primitives with their own __call__, which graph mode parses
+Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss,
+LinSpace, Unstack, MaskedFill, Mish, KLDivLoss, BinaryCrossEntropy, DepthToSpace,
+SpaceToDepth. They are Primitives with their own __call__, which graph mode parses
 like any function, so both modes and gradients come from the ops they are built of."""
 from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
-                                math_func as _m)
+                                math_func as _m, compat_func as _c, loss_func as _loss)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -153,3 +155,82 @@ class L2Loss(_Composed):
 
     def __call__(self, x):
         return _m.sum(_m.square(x)) / 2
+
+
+class LinSpace(_Composed):
+    """LinSpace()(start, stop, num): num evenly spaced float32 values from start to stop, both
+    included (ops.linspace)."""
+
+    def __call__(self, start, stop, num):
+        return _c.linspace(start, stop, num)
+
+
+class Unstack(_Composed):
+    """Unstack(axis=0)(input_x): the slices along axis, as a tuple (ops.unstack)."""
+
+    def __init__(self, axis=0):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, input_x):
+        return _c.unstack(input_x, self.axis)
+
+
+class MaskedFill(_Composed):
+    """MaskedFill()(input, mask, value): value where mask is True (ops.masked_fill)."""
+
+    def __call__(self, input, mask, value):  # noqa: A002
+        return _c.masked_fill(input, mask, value)
+
+
+class Mish(_Composed):
+    """Mish()(x): x * tanh(softplus(x)) (ops.mish)."""
+
+    def __call__(self, x):
+        return _c.mish(x)
+
+
+class KLDivLoss(_Composed):
+    """KLDivLoss(reduction='mean')(logits, labels): labels * (log(labels) - logits), reduced
+    by 'none', 'mean', 'sum' or 'batchmean' (ops.kl_div)."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, labels):
+        return _loss.kl_div(logits, labels, self.reduction)
+
+
+class BinaryCrossEntropy(_Composed):
+    """BinaryCrossEntropy(reduction='mean')(logits, labels, weight=None): the binary cross
+    entropy of probabilities (ops.binary_cross_entropy)."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, labels, weight=None):
+        return _loss.binary_cross_entropy(logits, labels, weight, self.reduction)
+
+
+class DepthToSpace(_Composed):
+    """DepthToSpace(block_size)(x): NCHW channel blocks moved into spatial tiles."""
+
+    def __init__(self, block_size):
+        super().__init__(block_size=block_size)
+        self.block_size = block_size
+
+    def __call__(self, x):
+        return _c.depth_to_space(x, self.block_size)
+
+
+class SpaceToDepth(_Composed):
+    """SpaceToDepth(block_size)(x): NCHW spatial tiles moved into channels."""
+
+    def __init__(self, block_size):
+        super().__init__(block_size=block_size)
+        self.block_size = block_size
+
+    def __call__(self, x):
+        return _c.space_to_depth(x, self.block_size)
