@@ -169,3 +169,13 @@ def test_depth_to_space_errors():
         P.SpaceToDepth(2)(ms.Tensor(np.ones((1, 3, 3, 2), np.float32)))
     with pytest.raises(ValueError, match="DepthToSpace.*4-D"):
         P.DepthToSpace(2)(ms.Tensor(np.ones((4, 2, 2), np.float32)))
+
+
+def test_kl_div_labels_that_are_not_probabilities_contribute_nothing(mode):
+    # MindSpore's KLDivLoss: the loss and its gradient are 0 where labels <= 0
+    logits = np.log(np.array([[0.3, 0.7], [0.5, 0.5]]))
+    labels = np.array([[-1.0, 1.0], [1.0, 0.0]])
+    want = np.where(labels > 0, labels * (np.log(np.where(labels > 0, labels, 1)) - logits), 0)
+    np.testing.assert_allclose(run(P.KLDivLoss("none"), logits, labels), want, rtol=1e-12)
+    g = ms.grad(lambda x: ops.kl_div(x, ms.Tensor(labels), "sum"))(ms.Tensor(logits)).asnumpy()
+    np.testing.assert_array_equal(g, np.where(labels > 0, -labels, 0))
