@@ -179,3 +179,15 @@ def test_kl_div_labels_that_are_not_probabilities_contribute_nothing(mode):
     np.testing.assert_allclose(run(P.KLDivLoss("none"), logits, labels), want, rtol=1e-12)
     g = ms.grad(lambda x: ops.kl_div(x, ms.Tensor(labels), "sum"))(ms.Tensor(logits)).asnumpy()
     np.testing.assert_array_equal(g, np.where(labels > 0, -labels, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_inv_of_integers_stays_integer(mode, dtype):
+    # MindSpore's Inv keeps the dtype: 1 / x rounded toward zero, as numpy's reciprocal
+    x = np.array([1, -1, 2, -3, 100, 7], dtype)
+    want = np.reciprocal(x)
+    for fn in (ops.inv, P.Inv()):
+        got = run(fn, x)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(run(P.Inv(), np.array([2.0, -4.0])), [0.5, -0.25])
