@@ -3,7 +3,7 @@
 
     scripts/ms_compat.py --tests /work/ms_tests/tests/st/ops/cpu [--tests DIR ...]
                          [--report out.json] [--timeout 120] [--jobs 1] [--only PATTERN]
-                         [--mycel PYTHON_DIR]
+                         [--mycel PYTHON_DIR] [--every K]
 
 The tests stay outside the repository (they are MindSpore's, never committed). The script
 makes a temporary directory holding:
@@ -321,11 +321,13 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per test file")
     ap.add_argument("--jobs", type=int, default=1, help="test files run at once")
     ap.add_argument("--only", help="only files whose name contains this")
+    ap.add_argument("--every", type=int, default=1,
+                    help="a sample: every k-th file of the sorted list (1: all)")
     ap.add_argument("--top", type=int, default=40, help="failure groups printed")
     ap.add_argument("--mycel", default=os.path.join(REPO, "python"),
                     help="the folder holding the mycel package (default: this checkout's)")
     args = ap.parse_args(argv)
-    files = collect_files(args.tests, args.only)
+    files = collect_files(args.tests, args.only)[::max(1, args.every)]
     if not files:
         sys.exit("no test files under %s" % args.tests)
     with tempfile.TemporaryDirectory(prefix="ms_compat_") as tmp:

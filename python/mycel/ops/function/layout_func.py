@@ -11,20 +11,32 @@ from mycel.ops.primitive import constexpr
 
 
 @lru_cache(maxsize=256)
-def _tri_mask_cached(m, n, diagonal, lower):
-    keep = _np.tri(m, n, diagonal, dtype=bool) if lower else ~_np.tri(m, n, diagonal - 1,
-                                                                       dtype=bool)
+def _diagonals_mask(m, n, lo, hi):
+    """[m, n] bool: True where lo <= j - i <= hi (None: no bound on that side)."""
+    i, j = _np.ogrid[:m, :n]
+    keep = _np.ones((m, n), bool)
+    if lo is not None:
+        keep &= j - i >= lo
+    if hi is not None:
+        keep &= j - i <= hi
     return _C.Tensor(keep)
+
+
+def _check_matrix_arg(shape, op, **ints):
+    if len(shape) < 2:
+        raise ValueError(f"For '{op}', the input must have at least 2 dimensions, but got "
+                         f"shape {tuple(shape)}.")
+    for name, v in ints.items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"For '{op}', the '{name}' must be an int, but got {v!r}.")
 
 
 @constexpr
 def _tri_mask(shape, diagonal, op):
-    if len(shape) < 2:
-        raise ValueError(f"For '{op}', the input must have at least 2 dimensions, but got "
-                         f"shape {tuple(shape)}.")
-    if isinstance(diagonal, bool) or not isinstance(diagonal, int):
-        raise TypeError(f"For '{op}', the 'diagonal' must be an int, but got {diagonal!r}.")
-    return _tri_mask_cached(shape[-2], shape[-1], diagonal, op == "tril")
+    _check_matrix_arg(shape, op, diagonal=diagonal)
+    lower = op == "tril"
+    return _diagonals_mask(shape[-2], shape[-1], None if lower else diagonal,
+                           diagonal if lower else None)
 
 
 def tril(input, diagonal=0):  # noqa: A002 (MindSpore's argument names)
@@ -41,27 +53,11 @@ def triu(input, diagonal=0):  # noqa: A002
     return prim("Select")(_tri_mask(x.shape, diagonal, "triu"), x, prim("ZerosLike")(x))
 
 
-@lru_cache(maxsize=64)
-def _band_mask_cached(m, n, lower, upper):
-    i, j = _np.ogrid[:m, :n]
-    keep = _np.ones((m, n), bool)
-    if lower >= 0:
-        keep &= i - j <= lower
-    if upper >= 0:
-        keep &= j - i <= upper
-    return _C.Tensor(keep)
-
-
 @constexpr
 def _band_mask(shape, lower, upper):
-    if len(shape) < 2:
-        raise ValueError(f"For 'matrix_band_part', the input must have at least 2 dimensions, "
-                         f"but got shape {tuple(shape)}.")
-    for name, v in (("lower", lower), ("upper", upper)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"For 'matrix_band_part', the '{name}' must be an int, but got "
-                            f"{v!r}.")
-    return _band_mask_cached(shape[-2], shape[-1], lower, upper)
+    _check_matrix_arg(shape, "matrix_band_part", lower=lower, upper=upper)
+    return _diagonals_mask(shape[-2], shape[-1], -lower if lower >= 0 else None,
+                           upper if upper >= 0 else None)
 
 
 def matrix_band_part(x, lower, upper):
