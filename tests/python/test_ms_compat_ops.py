@@ -191,3 +191,74 @@ def test_inv_of_integers_stays_integer(mode, dtype):
         assert got.dtype == dtype
         np.testing.assert_array_equal(got, want)
     np.testing.assert_allclose(run(P.Inv(), np.array([2.0, -4.0])), [0.5, -0.25])
+
+
+TF = torch.nn.functional
+# name -> (primitive, functional, torch reference)
+ACTIVATIONS = {
+    "elu": (P.Elu(), ops.elu, TF.elu),
+    "elu-0.3": (P.Elu(0.3), lambda t: ops.elu(t, 0.3), lambda t: TF.elu(t, 0.3)),
+    "celu-0.5": (P.CeLU(0.5), lambda t: ops.celu(t, 0.5), lambda t: TF.celu(t, 0.5)),
+    "celu-2": (P.CeLU(2.0), lambda t: ops.celu(t, 2.0), lambda t: TF.celu(t, 2.0)),
+    "selu": (P.SeLU(), ops.selu, TF.selu),
+    "hardsigmoid": (P.HSigmoid(), ops.hardsigmoid, TF.hardsigmoid),
+    "hardswish": (P.HSwish(), ops.hardswish, TF.hardswish),
+    "hardshrink": (P.HShrink(), ops.hardshrink, TF.hardshrink),
+    "hardshrink-1": (P.HShrink(1.0), lambda t: ops.hardshrink(t, 1.0),
+                     lambda t: TF.hardshrink(t, 1.0)),
+    "softshrink": (P.SoftShrink(), ops.softshrink, TF.softshrink),
+    "softshrink-0.2": (P.SoftShrink(0.2), lambda t: ops.softshrink(t, 0.2),
+                       lambda t: TF.softshrink(t, 0.2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activations_match_torch(mode, name):
+    prim_, fn, ref = ACTIVATIONS[name]
+    x = RNG.standard_normal((6, 7)) * 4
+    x[0, :4] = [0.0, 1e3, -1e3, 0.5]
+    want = ref(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(run(prim_, x), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(run(fn, x), want, rtol=1e-12, atol=1e-15)
+    x32 = x.astype(np.float32)
+    got32 = run(prim_, x32)
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, want, rtol=1e-5, atol=1e-6)
+    # gradients, away from the kinks
+    xg = RNG.standard_normal((5, 4)) * 3
+    xg[np.abs(np.abs(xg) - 0.5) < 0.05] += 0.2
+    tx = torch.from_numpy(xg).requires_grad_()
+    ref(tx).sum().backward()
+    g = ms.grad(lambda t: fn(t).sum())(ms.Tensor(xg)).asnumpy()
+    # torch's hardsigmoid backward rounds 1/6 to float32
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-7, atol=1e-12)
+
+
+def test_nn_activation_cells_use_the_same_functions(mode):
+    x = RNG.standard_normal((3, 5))
+    for cell, fn in ((nn.ELU(0.7), lambda t: ops.elu(t, 0.7)), (nn.HSigmoid(), ops.hardsigmoid),
+                     (nn.HSwish(), ops.hardswish), (nn.Mish(), ops.mish)):
+        np.testing.assert_array_equal(cell(ms.Tensor(x)).asnumpy(), fn(ms.Tensor(x)).asnumpy())
+
+
+def test_activation_errors():
+    with pytest.raises(ValueError, match="celu.*must not be 0"):
+        ops.celu(ms.Tensor(np.ones(2, np.float32)), 0.0)
+    with pytest.raises(ValueError, match="softshrink.*no less than 0"):
+        ops.softshrink(ms.Tensor(np.ones(2, np.float32)), -1.0)
+
+
+def test_xdivy_real_div_and_approximate_equal(mode):
+    x = np.array([0.0, 1.0, -2.0, 0.0, 3.0])
+    y = np.array([0.0, 4.0, 0.5, 2.0, 0.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(x == 0, 0.0, x / y)
+        np.testing.assert_array_equal(run(P.Xdivy(), x, y), want)
+        np.testing.assert_array_equal(run(ops.xdivy, x, y), want)
+        np.testing.assert_array_equal(run(P.RealDiv(), x, y[::-1].copy()), x / y[::-1])
+    a = np.array([1.0, 2.0, 3.0], np.float32)
+    b = np.array([1.0 + 1e-6, 2.1, 3.0 - 1e-3], np.float32)
+    np.testing.assert_array_equal(run(P.ApproximateEqual(), a, b), [True, False, False])
+    np.testing.assert_array_equal(run(P.ApproximateEqual(0.01), a, b), [True, False, True])
+    np.testing.assert_array_equal(ops.approximate_equal(ms.Tensor(a), ms.Tensor(b), 0.2).asnumpy(),
+                                  [True, True, True])

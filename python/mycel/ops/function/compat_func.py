@@ -1,7 +1,10 @@
 """Functions of MindSpore 2.x's ops that compose from op-table primitives, added where
 MindSpore's own tests showed them missing (scripts/ms_compat.py): std, var, std_mean,
-var_mean, linspace, unstack, masked_fill, mish, and the block rearrangements behind
-P.DepthToSpace / P.SpaceToDepth."""
+var_mean, linspace, unstack, masked_fill, the activations mish, elu, celu, selu, hardsigmoid,
+hardswish, hardshrink, softshrink, xdivy, approximate_equal, and the block rearrangements
+behind P.DepthToSpace / P.SpaceToDepth. Where a branch could overflow (exp of a large
+positive x) its argument is clamped first, so the discarded branch stays finite and its zero
+cotangent does not turn into NaN (0 * inf)."""
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, axes, as_tensor
 from mycel.ops.primitive import constexpr
@@ -113,6 +116,71 @@ def mish(x):
     return prim("Mul")(x, prim("Tanh")(prim("Softplus")(x)))
 
 
+def elu(input_x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x) - 1), elementwise."""
+    x = as_tensor(input_x)
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(alpha))
+    return prim("Select")(prim("Greater")(x, 0.0), x, neg)
+
+
+def celu(x, alpha=1.0):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (alpha != 0)."""
+    a = float(alpha)
+    if a == 0.0:
+        raise ValueError("For 'celu', the 'alpha' must not be 0.")
+    x = as_tensor(x)
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Div")(prim("Minimum")(x, 0.0), a)), 1.0), a)
+    return prim("Add")(prim("Maximum")(x, 0.0), prim("Minimum")(neg, 0.0))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input_x):
+    """scale * elu(x, alpha) with SELU's fixed alpha and scale, elementwise."""
+    return prim("Mul")(elu(input_x, _SELU_ALPHA), _SELU_SCALE)
+
+
+def hardsigmoid(input):  # noqa: A002
+    """relu6(x + 3) / 6, elementwise."""
+    return prim("Div")(prim("ReLU6")(prim("Add")(input, 3.0)), 6.0)
+
+
+def hardswish(x):
+    """x * relu6(x + 3) / 6, elementwise."""
+    return prim("Mul")(x, hardsigmoid(x))
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    """x where |x| > lambd, else 0, elementwise."""
+    x = as_tensor(input)
+    keep = prim("Greater")(prim("Abs")(x), float(lambd))
+    return prim("Select")(keep, x, prim("ZerosLike")(x))
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0, elementwise."""
+    x = as_tensor(input)
+    lam = float(lambd)
+    if lam < 0:
+        raise ValueError(f"For 'softshrink', the 'lambd' must be no less than 0, but got {lam}.")
+    shrunk = prim("Sub")(x, prim("Mul")(prim("Sign")(x), lam))
+    keep = prim("Greater")(prim("Abs")(x), lam)
+    return prim("Select")(keep, shrunk, prim("ZerosLike")(shrunk))
+
+
+def xdivy(x, y):
+    """x / y, and 0 where x is 0 (also when y is 0), broadcasting."""
+    q = prim("Div")(x, y)
+    return prim("Select")(prim("Equal")(x, 0), prim("ZerosLike")(q), q)
+
+
+def approximate_equal(x, y, tolerance=1e-5):
+    """|x - y| < tolerance, elementwise (bool)."""
+    return prim("Less")(prim("Abs")(prim("Sub")(x, y)), float(tolerance))
+
+
 @constexpr
 def _block_shapes(shape, bs, op, to_space):
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 2:
@@ -151,4 +219,6 @@ def space_to_depth(x, block_size):
     return prim("Reshape")(prim("Transpose")(prim("Reshape")(x, split), perm), out)
 
 
-__all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish"]
+__all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
+           "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
+           "approximate_equal"]

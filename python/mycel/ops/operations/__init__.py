@@ -89,8 +89,11 @@ from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # n
                                                Padding, ArgMaxWithValue, ArgMinWithValue,
                                                L2Loss, LinSpace, Unstack, MaskedFill, Mish,
                                                KLDivLoss, BinaryCrossEntropy, DepthToSpace,
-                                               SpaceToDepth)
+                                               SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish,
+                                               HShrink, SoftShrink, Xdivy, RealDiv,
+                                               ApproximateEqual)
 __all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign",
             "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss",
             "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
-            "DepthToSpace", "SpaceToDepth"]
+            "DepthToSpace", "SpaceToDepth", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
+            "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual"]

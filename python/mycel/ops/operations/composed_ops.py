@@ -2,7 +2,8 @@
 functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll, Einsum,
 Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss,
 LinSpace, Unstack, MaskedFill, Mish, KLDivLoss, BinaryCrossEntropy, DepthToSpace,
-SpaceToDepth. They are Primitives with their own __call__, which graph mode parses
+SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish, HShrink, SoftShrink, Xdivy, RealDiv,
+ApproximateEqual. They are Primitives with their own __call__, which graph mode parses
 like any function, so both modes and gradients come from the ops they are built of."""
 from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
@@ -234,3 +235,83 @@ class SpaceToDepth(_Composed):
 
     def __call__(self, x):
         return _c.space_to_depth(x, self.block_size)
+
+
+class _Activation(_Composed):
+    """A composed elementwise op with one float attribute (alpha or lambd)."""
+    _attr, _default, _fn = "alpha", 1.0, None
+
+    def __init__(self, value=None):
+        value = self._default if value is None else value
+        super().__init__(**{self._attr: value})
+        self.value = float(value)
+
+    def __call__(self, x):
+        return type(self)._fn(x, self.value)
+
+
+class Elu(_Activation):
+    """Elu(alpha=1.0)(input_x): x where x > 0, else alpha * (exp(x) - 1) (ops.elu)."""
+    _fn = staticmethod(_c.elu)
+
+
+class CeLU(_Activation):
+    """CeLU(alpha=1.0)(x): max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (ops.celu)."""
+    _fn = staticmethod(_c.celu)
+
+
+class HShrink(_Activation):
+    """HShrink(lambd=0.5)(input_x): x where |x| > lambd, else 0 (ops.hardshrink)."""
+    _attr, _default, _fn = "lambd", 0.5, staticmethod(_c.hardshrink)
+
+
+class SoftShrink(_Activation):
+    """SoftShrink(lambd=0.5)(input_x): x shrunk toward 0 by lambd, 0 within it
+    (ops.softshrink)."""
+    _attr, _default, _fn = "lambd", 0.5, staticmethod(_c.softshrink)
+
+
+class SeLU(_Composed):
+    """SeLU()(input_x): scale * elu(x, alpha) with SELU's constants (ops.selu)."""
+
+    def __call__(self, input_x):
+        return _c.selu(input_x)
+
+
+class HSigmoid(_Composed):
+    """HSigmoid()(input_x): relu6(x + 3) / 6 (ops.hardsigmoid)."""
+
+    def __call__(self, input_x):
+        return _c.hardsigmoid(input_x)
+
+
+class HSwish(_Composed):
+    """HSwish()(x): x * relu6(x + 3) / 6 (ops.hardswish)."""
+
+    def __call__(self, x):
+        return _c.hardswish(x)
+
+
+class Xdivy(_Composed):
+    """Xdivy()(x, y): x / y, 0 where x is 0 (ops.xdivy)."""
+
+    def __call__(self, x, y):
+        return _c.xdivy(x, y)
+
+
+class RealDiv(_Composed):
+    """RealDiv()(x, y): x / y, broadcasting (the table's Div)."""
+
+    def __call__(self, x, y):
+        return _m.div(x, y)
+
+
+class ApproximateEqual(_Composed):
+    """ApproximateEqual(tolerance=1e-5)(x, y): |x - y| < tolerance (ops.approximate_equal)."""
+
+    def __init__(self, tolerance=1e-5):
+        super().__init__(tolerance=tolerance)
+        self.tolerance = float(tolerance)
+
+    def __call__(self, x, y):
+        return _c.approximate_equal(x, y, self.tolerance)
