@@ -262,3 +262,31 @@ def test_xdivy_real_div_and_approximate_equal(mode):
     np.testing.assert_array_equal(run(P.ApproximateEqual(0.01), a, b), [True, False, True])
     np.testing.assert_array_equal(ops.approximate_equal(ms.Tensor(a), ms.Tensor(b), 0.2).asnumpy(),
                                   [True, True, True])
+
+
+class RankSize(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.rank, self.size = P.Rank(), P.Size()
+
+    def construct(self, x):
+        return x.reshape((-1,))[: self.rank(x)] * self.size(x)
+
+
+def test_rank_and_size_are_python_ints(mode):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert P.Rank()(ms.Tensor(x)) == 3 and ops.Rank()(ms.Tensor(x)) == 3
+    assert P.Size()(ms.Tensor(x)) == 24
+    # in GRAPH mode they fold to constants the rest of the program uses
+    np.testing.assert_array_equal(RankSize()(ms.Tensor(x)).asnumpy(), x.reshape(-1)[:3] * 24)
+
+
+def test_tensor_methods_and_the_math_func_path(mode):
+    from mycel.ops.function.math_func import approximate_equal
+    assert approximate_equal is ops.approximate_equal
+    x = RNG.standard_normal((3, 4))
+    t = ms.Tensor(x)
+    np.testing.assert_array_equal(t.hardshrink(0.7).asnumpy(), np.where(np.abs(x) > 0.7, x, 0))
+    np.testing.assert_allclose(t.std().asnumpy(), np.std(x), rtol=1e-12)
+    np.testing.assert_allclose(t.var(1, 1, True).asnumpy(), np.var(x, 1, ddof=1, keepdims=True),
+                               rtol=1e-12)

@@ -91,9 +91,9 @@ from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # n
                                                KLDivLoss, BinaryCrossEntropy, DepthToSpace,
                                                SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish,
                                                HShrink, SoftShrink, Xdivy, RealDiv,
-                                               ApproximateEqual)
+                                               ApproximateEqual, Rank, Size)
 __all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign",
             "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss",
             "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
             "DepthToSpace", "SpaceToDepth", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
-            "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual"]
+            "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual", "Rank", "Size"]

@@ -3,12 +3,13 @@ functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll
 Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss,
 LinSpace, Unstack, MaskedFill, Mish, KLDivLoss, BinaryCrossEntropy, DepthToSpace,
 SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish, HShrink, SoftShrink, Xdivy, RealDiv,
-ApproximateEqual. They are Primitives with their own __call__, which graph mode parses
+ApproximateEqual, Rank, Size. They are Primitives with their own __call__, which graph mode parses
 like any function, so both modes and gradients come from the ops they are built of."""
 from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
-                                math_func as _m, compat_func as _c, loss_func as _loss)
+                                math_func as _m, compat_func as _c, loss_func as _loss,
+                                array_func as _a)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -315,3 +316,17 @@ class ApproximateEqual(_Composed):
 
     def __call__(self, x, y):
         return _c.approximate_equal(x, y, self.tolerance)
+
+
+class Rank(_Composed):
+    """Rank()(input_x): the number of dimensions, a Python int (ops.rank)."""
+
+    def __call__(self, input_x):
+        return _a.rank(input_x)
+
+
+class Size(_Composed):
+    """Size()(input_x): the number of elements, a Python int (ops.size)."""
+
+    def __call__(self, input_x):
+        return _a.size(input_x)
