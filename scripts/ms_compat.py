@@ -46,7 +46,7 @@ PLATFORM_MARKS = CPU_MARKS | {"platform_arm_cpu", "cpu_windows", "cpu_macos", "p
                               "platform_ascend", "platform_ascend910b", "platform_ascend310p",
                               "env_onecard", "platform_x86_gpu"}
 
-ALIAS_INIT = '''"""mindspore -> mycel: every mindspore.a.b is the module mycel.a.b (ms_compat.py)."""
+ALIAS_INIT = '''"""mindspore -> mycel: each mindspore.a.b is the module mycel.a.b (ms_compat.py)."""
 import importlib
 import importlib.abc
 import importlib.util
