@@ -2,7 +2,7 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, lite, ...: see SECTIONS) runs one
+pipeline, optimizer, privacy, armour, federated, search, lite, vmap, ...: see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
 FL_BENCH_MAX_ROUNDS rounds, default 150, each an epoch of Fashion-MNIST over 100 clients)."""
@@ -384,6 +384,65 @@ def amp_section():
     return lines
 
 
+def _table(title, prose, columns, rows):
+    """A RESULTS.md section: heading, prose, then a table of `rows` under `columns`."""
+    return ([f"## {title}", "", prose, "", "| " + " | ".join(columns) + " |",
+             "|" + "---|" * len(columns)] + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+
+def sink_section():
+    """Data sink: LeNet-5 with Model.train step by step against dataset_sink_mode."""
+    print("bench: data sink (LeNet-5, mycel GRAPH, step by step vs sink) ...", flush=True)
+    my = run("sink_bench.py")
+    same = "identical" if my["max_weight_diff"] == 0 else f"differ by {my['max_weight_diff']:.3g}"
+    rows = [[label, f"{my[f'step_{k}']:.2f}", f"{my[f'sink_{k}']:.2f}",
+             f"{my[f'step_{k}'] / my[f'sink_{k}']:.2f}"]
+            for k, label in (("min_ms", "LeNet ms/step, fastest of 15 rounds of 100 steps"),
+                             ("median_ms", "LeNet ms/step, median round"),
+                             ("epoch_s", f"LeNet, one epoch ({my['steps']} steps), s"),
+                             ("tiny_min_ms", "Dense(4, 2) ms/step, fastest of 15 rounds of "
+                                             "500 steps"),
+                             ("tiny_median_ms", "Dense(4, 2) ms/step, median round"))]
+    return _table(
+        "Data sink",
+        "Produced by bench/sink_bench.py. LeNet-5 on Fashion-MNIST (batch 64, Momentum) with "
+        "`Model.train` in GRAPH mode: step by step (each batch handed to Python, which calls "
+        "the compiled step) against `dataset_sink_mode=True` (the compiled step loops in C++ "
+        "over the data engine's batches). Rounds alternate between the two; the epochs start "
+        f"from the same weights and read the same batches, and their weights are {same}. "
+        "The Dense(4, 2) step on batches of 8 shows the per-step overhead the sink removes "
+        "(the Python iteration, the batch's Python Tensors, the Cell call, the signature "
+        "lookup). Speed ratio: step by step's time over the sink's. The machine is shared and "
+        "loaded, so the fastest round is the measure; the rest show the noise.",
+        ["measure", "step by step", "sink", "speed ratio"], rows)
+
+
+def thor_section():
+    """THOR against Momentum: LeNet-5 test accuracy per epoch on Fashion-MNIST."""
+    print("bench: THOR vs Momentum (LeNet-5, Fashion-MNIST, accuracy per epoch) ...", flush=True)
+    my = run("thor_bench.py")
+    sched = (f"lr {my['thor_lr']} x {my['thor_lr_decay']} per epoch")
+    rows = []
+    for name, label in (("momentum", "Momentum, lr 0.01"), ("momentum_schedule",
+                                                          f"Momentum, {sched}"),
+                        ("thor", f"THOR, {sched}")):
+        c = my[name]
+        rows.append([label] + [f"{a:.4f}" for a in c["accuracy"]] +
+                    [str(c["epochs_to_target"] or f"> {my['epochs']}"),
+                     f"{sum(c['epoch_s']) / len(c['epoch_s']):.1f}"])
+    return _table(
+        "THOR",
+        "Produced by bench/thor_bench.py. LeNet-5 on Fashion-MNIST, batch 32, GRAPH mode: "
+        "Momentum 0.9 (at the quick-start's constant lr 0.01, and at THOR's learning-rate "
+        "schedule) against `nn.thor` through `ConvertModelUtils.convert_to_thor_model` "
+        f"(momentum 0.9, damping {my['thor_damping']} x {my['thor_damping_decay']} per epoch, "
+        f"frequency {my['thor_frequency']}), all from the same initial weights. Test accuracy "
+        "after each epoch; the epoch at which each first reaches "
+        f"{my['target']:.0%}; seconds per epoch (this machine is shared).",
+        ["optimizer"] + [f"epoch {i + 1}" for i in range(my["epochs"])] +
+        [f"epochs to {my['target']:.0%}", "s/epoch"], rows)
+
+
 def parallel_section():
     """Tensor parallelism (semi_auto_parallel, Megatron MLP) against data parallelism and one
     process: throughput and memory per rank at 2 and 4 processes."""
@@ -750,6 +809,34 @@ def lite_section():
     return lines
 
 
+def vmap_section():
+    """vmap: per-example gradients of a small MLP, batched against a Python loop, and against
+    functorch's vmap (Debian's torch 1.13: functorch, no torch.func)."""
+    print("bench: vmap per-example gradients (mycel GRAPH/PYNATIVE, then functorch) ...",
+          flush=True)
+    my, th = run("vmap_bench.py", "mycel"), run("vmap_bench.py", "torch")
+    lines = [
+        "## vmap",
+        "",
+        "Produced by bench/vmap_bench.py (`python3 bench/run.py --only vmap`); its docstring has "
+        "the details. Per-example gradients of the four weights of an MLP 32-64-10 (tanh, "
+        "squared error) over 64 examples, ms per batch (median). mycel: `vmap(grad(loss))`, "
+        "one graph batched by the IR transform, against a Python loop over the examples of the "
+        "same gradient (GRAPH: compiled once; PYNATIVE: eager). PyTorch: functorch's "
+        "`vmap(grad(loss))` against a loop of `torch.autograd.grad`.",
+        "",
+        "| mode | mycel vmap ms | mycel loop ms | vmap speed-up (target ≥ 10×) | "
+        "functorch vmap ms | torch loop ms | mycel vmap vs functorch |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for mode in ("graph", "pynative"):
+        v, lp = my[f"vmap_{mode}_ms"], my[f"loop_{mode}_ms"]
+        lines.append(f"| {mode.upper()} | {v:.3f} | {lp:.2f} | {lp / v:.1f}× | "
+                     f"{th['vmap_ms']:.3f} | {th['loop_ms']:.2f} | {th['vmap_ms'] / v:.2f} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -765,6 +852,9 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "federated": ("## Federated learning", federated_section),
     "search": ("## Strategy search", search_section),
     "lite": ("## mycel lite", lite_section),
+    "sink": ("## Data sink", sink_section),
+    "thor": ("## THOR", thor_section),
+    "vmap": ("## vmap", vmap_section),
 }
 
 
@@ -859,6 +949,9 @@ def main():
     lines += federated_section()
     lines += search_section()
     lines += lite_section()
+    lines += sink_section()
+    lines += thor_section()
+    lines += vmap_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -24,14 +24,17 @@ from mycel.common import tensor as _tensor_methods  # noqa: E402,F401  (attaches
 from mycel.common.parameter import Parameter, ParameterTuple  # noqa: E402,F401
 from mycel import ops, numpy, nn, context, hal  # noqa: E402,F401
 from mycel.common.api import jit, mutable  # noqa: E402,F401
+from mycel.common.api import JitConfig  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
                                  jacrev)
+from mycel.ops._vmap import vmap  # noqa: E402,F401
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)
 from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
                          load_param_into_net)
 from mycel.train import export, load, Model  # noqa: E402,F401
 from mycel import train  # noqa: E402,F401
+from mycel.train import data_sink  # noqa: E402,F401
 from mycel import amp  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
@@ -52,4 +55,4 @@ __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_c
            "parallel", "communication", "Layout", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "bool_", "int8",
            "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-           "amp"]
+           "amp", "vmap"]

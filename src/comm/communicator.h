@@ -50,8 +50,13 @@ class Communicator {
   bool checks_calls() const { return checks_calls_; }
   void set_checks_calls(bool on) { checks_calls_ = on; }
 
-  // buf = op over ranks of buf (in place).
-  virtual void all_reduce(void* buf, size_t count, DType t, ReduceOp op) = 0;
+  // out = op over ranks of `in` (in == out: in place). An out-of-place call lets the library
+  // copy `in` piece by piece while the network is busy (Gloo's ring copies segment by
+  // segment; MPI takes separate buffers), instead of a whole copy before the call.
+  virtual void all_reduce(const void* in, void* out, size_t count, DType t, ReduceOp op) = 0;
+  void all_reduce(void* buf, size_t count, DType t, ReduceOp op) {
+    all_reduce(buf, buf, count, t, op);
+  }
   // out = the ranks' `in` blocks concatenated in rank order; out holds size()*count.
   virtual void all_gather(const void* in, void* out, size_t count, DType t) = 0;
   // in holds size()*count; out = op over ranks of block rank() of `in` (count elements).

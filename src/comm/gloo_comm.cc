@@ -88,13 +88,14 @@ class GlooCommunicator : public Communicator {
   int size() const override { return ctx_->size; }
   std::string backend() const override { return "gloo"; }
 
-  void all_reduce(void* buf, size_t count, DType t, ReduceOp op) override {
+  void all_reduce(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     run("AllReduce", [&] {
       with_element(t, [&](auto* tag) {
         using E = std::remove_pointer_t<decltype(tag)>;
         gloo::AllreduceOptions o(ctx_);
-        o.setOutput(static_cast<E*>(buf), count);
+        if (in != out) o.setInput(const_cast<E*>(static_cast<const E*>(in)), count);
+        o.setOutput(static_cast<E*>(out), count);
         o.setReduceFunction([t, op](void* c, const void* a, const void* b, size_t n) {
           reduce_into(t, op, c, a, b, n);
         });

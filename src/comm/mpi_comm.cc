@@ -78,11 +78,12 @@ class MpiCommunicator : public Communicator {
   int size() const override { return size_; }
   std::string backend() const override { return "mpi"; }
 
-  void all_reduce(void* buf, size_t count, DType t, ReduceOp op) override {
+  void all_reduce(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     const int n = mpi_count(count, "AllReduce");
+    const void* send = in == out ? MPI_IN_PLACE : in;
     post_and_wait("AllReduce", [&](MPI_Request* r) {
-      return MPI_Iallreduce(MPI_IN_PLACE, buf, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
+      return MPI_Iallreduce(send, out, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
     });
   }
   void all_gather(const void* in, void* out, size_t count, DType t) override {

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "compiler/ad/ad.h"
 #include "compiler/passes.h"
+#include "compiler/vmap/vmap.h"
 #include "ir/manager.h"
 
 namespace mycel::compiler {
@@ -111,9 +112,10 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
     simplify_all();
   }
   p.run("lift", lift, {.specialized = true, .lifted = true});
-  // Automatic differentiation, innermost gradient first; its output is optimised like any
-  // program, so forward values no bprop needs are dropped.
-  while (p.run("expand_vjp", expand_vjp)) {
+  // Automatic differentiation and batching (vmap), innermost first, one of them per round
+  // (each needs lifted IR); the output is optimised like any program, so forward values no
+  // bprop needs are dropped.
+  while (p.run("expand_vjp", expand_vjp) || p.run("expand_vmap", expand_vmap)) {
     simplify_all();
     p.run("lift", lift, {.specialized = true, .lifted = true});
   }

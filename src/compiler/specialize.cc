@@ -632,6 +632,49 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
   return r;
 }
 
+namespace {
+// A tuple or list whose elements join into no one type (cells, functions, tensors of
+// several shapes): a broadened index could not pick from it.
+bool mixed(const AbsPtr& a) {
+  if (!a || (a->kind != AbsKind::Tuple && a->kind != AbsKind::List) || a->elems.empty())
+    return false;
+  AbsPtr all = broaden(a->elems[0]);
+  for (size_t j = 1; j < a->elems.size() && all; ++j) all = join(all, broaden(a->elems[j]));
+  return !all;
+}
+}  // namespace
+
+// Broadened, the loop's arguments must have stopped changing type (a tuple that grows never
+// settles), and neither they nor the values the loop reads from enclosing graphs (the
+// sequence of `for x in seq`) may be mixed sequences. A loop that has not settled keeps
+// unrolling, bounded by the compile-time call depth.
+bool Specializer::settled(FuncGraph* g, Ctx* pctx, const std::vector<AbsPtr>& prev,
+                          const std::vector<AbsPtr>& cur) {
+  if (prev.size() != cur.size()) return false;
+  for (size_t i = 0; i < cur.size(); ++i)
+    if (!abs_equal(broaden(prev[i]), broaden(cur[i])) || mixed(cur[i])) return false;
+  // g's region and those of the graphs it refers to (the loop's body reads the sequence).
+  std::vector<FuncGraph*> graphs{g};
+  for (CNode* c : scopes_.region(g))
+    for (Node* n : c->inputs())
+      if (n->is_value() && static_cast<ValueNode*>(n)->value().is(ValueKind::Graph))
+        graphs.push_back(static_cast<ValueNode*>(n)->value().as_graph());
+  for (FuncGraph* h : graphs) {
+    for (CNode* c : scopes_.region(h)) {
+      for (Node* n : c->inputs()) {
+        if (n->graph() == nullptr || n->graph() == h || n->graph() == g) continue;
+        for (Ctx* k = pctx; k != nullptr; k = k->parent) {
+          if (k->src != n->graph()) continue;
+          auto it = k->map.find(n);
+          if (it != k->map.end() && mixed(it->second->abstract())) return false;
+          break;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
                               const SourceSpan& sp) {
   // Loops and recursion: re-entering a graph that is still being specialised, through a
@@ -639,19 +682,27 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   // the arguments so that the contexts meet in a fixed point instead of unrolling forever.
   int count = 0;
   bool dyn_between = dynamic;
+  const Ctx* prev = nullptr;  // the innermost entry of g: the previous iteration
   for (size_t i = stack_.size(); i-- > 0;) {
     if (stack_[i]->src == g && stack_[i]->parent == pctx) {
+      if (!prev) prev = stack_[i];
       ++count;
       if (dyn_between) break;
     }
     if (stack_dynamic_[i]) dyn_between = true;
   }
-  bool broadened = false;
-  if (count > 0 && (dyn_between || count >= kMaxUnroll)) {
+  if (count > 0 && (dyn_between || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
     for (AbsPtr& a : args) a = broaden(a);
-    broadened = true;
+  } else if (count >= kMaxUnrolledLoop) {
+    fail(ErrorKind::Recursion, sp,
+         str("compiling '", g->name(), "': after ", count,
+             " iterations this loop (or recursion) still changes the type of a value it carries "
+             "on every iteration (a tuple or list that grows, a shape that changes) or reads a "
+             "sequence of mixed types (cells, functions) by its index, so it can be neither "
+             "unrolled further nor compiled as a loop; carry a tensor of fixed shape instead "
+             "(fill a preallocated tensor, or stack chunks of fewer items), split the sequence, "
+             "or use PYNATIVE mode"));
   }
-  (void)broadened;
   for (auto& k : ctxs_) {
     if (k->src != g || k->parent != pctx || k->args.size() != args.size()) continue;
     bool same = true;
@@ -672,15 +723,14 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve) {
     int entries = 0;  // of g on the stack (a loop's body nests in its last iteration's)
     for (const Ctx* k : stack_) entries += k->src == g;
-    if (entries >= kMaxUnroll)  // broadened, and still a new type each time: no fixed point
+    if (entries >= kMaxUnroll)  // still a new type each time: no fixed point
       fail(ErrorKind::Recursion, sp,
-           str("compiling '", g->name(), "': after ", kMaxUnroll,
+           str("compiling '", g->name(), "': after ", entries,
                " iterations this loop (or recursion) still changes the type of a value it carries "
-               "on every "
-               "iteration (a tuple or list that grows, a shape that changes), so it can be "
-               "neither unrolled further nor compiled as a loop; carry a tensor of fixed shape "
-               "instead (fill a preallocated tensor, or stack chunks of at most ",
-               kMaxUnroll - 1, " items), or use PYNATIVE mode"));
+               "on every iteration (a tuple or list that grows, a shape that changes), so it "
+               "can be neither unrolled further nor compiled as a loop; carry a tensor of fixed "
+               "shape instead (fill a preallocated tensor, or stack chunks of fewer items), or "
+               "use PYNATIVE mode"));
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "' nests calls too deeply (the limit is ", kMaxCallDepth,
              " nested calls at compile time, fewer when the thread's stack is small); make "

@@ -16,7 +16,10 @@
 //     called with two signatures becomes two graphs;
 //   - loops whose condition depends on tensors became recursive graphs whose
 //     loop-carried scalars were broadened (the first iteration is peeled); a loop with a
-//     constant condition is unrolled, up to kMaxUnroll iterations, then broadened too;
+//     constant condition is unrolled, up to kMaxUnroll iterations, then broadened too,
+//     unless its carried types have not settled (a growing tuple) or it carries a sequence
+//     of mixed types (cells, functions): such a loop unrolls on, up to kMaxUnrolledLoop
+//     iterations (a SequentialCell of 100 layers, a tuple built item by item);
 //   - recursion through a run-time condition reaches a fixed point on the return abstract;
 //   - Parameters (trainable weights) read from cells became parameters of the entry graph,
 //     after the arguments, used by inner graphs as free variables.
@@ -44,6 +47,9 @@
 namespace mycel::ir {
 
 inline constexpr int kMaxUnroll = 64;
+// A constant-trip loop that cannot be broadened (see above) unrolls at most this many
+// iterations; past it, compile time would grow without bound: a clear error instead.
+inline constexpr int kMaxUnrolledLoop = 128;
 
 struct Specialized {
   FuncGraph* entry = nullptr;         // params: one per argument, then one per weight

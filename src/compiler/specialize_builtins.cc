@@ -273,6 +273,8 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       return truth(c, args[0], sp);
     case Builtin::Grad:
       return grad_call(c, std::move(args), sp);
+    case Builtin::VmapFn:
+      return vmap_call(c, std::move(args), sp);
     case Builtin::CustomVjp:
       return custom_vjp_call(c, std::move(args), sp);
     case Builtin::StopGradient:

@@ -191,6 +191,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     return constant(Value::boolean(*r), sp);
   } else if (name == "grad" || name == "value_and_grad") {
     return make_grad(c, name == "value_and_grad", std::move(args), std::move(kw), sp);
+  } else if (name == "vmap") {
+    return make_vmap(c, std::move(args), std::move(kw), sp);
   } else if (name == "grad_operation") {
     return make_grad_operation(c, std::move(args), sp);
   } else if (name == "stop_gradient") {

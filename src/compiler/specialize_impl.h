@@ -176,11 +176,20 @@ class Specializer {
   Node* grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& sp);
   // A call of a Cell with its own bprop: args = (construct, bprop, call arguments...).
   Node* custom_vjp_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // vmap(fn, in_axes=0, out_axes=0) called in graph code: the vmap function's value.
+  Node* make_vmap(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  // A call of a vmap function: args = (fn, (in_axes, out_axes), call arguments...)
+  // (specialize_vmap.cc; compiler/vmap/vmap.h).
+  Node* vmap_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A graph W(params with `abs`...) = fn(params...), specialised in a context nested in c.
   FuncGraph* wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs, const std::string& name,
                        const SourceSpan& sp);
 
  private:
+  // Whether a constant-trip loop (graph g, entered from pctx) that carried `prev` in its
+  // last iteration and now carries `cur` can become a compact loop (context_for).
+  bool settled(FuncGraph* g, Ctx* pctx, const std::vector<AbsPtr>& prev,
+               const std::vector<AbsPtr>& cur);
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
                    const SourceSpan& sp);
   void run_ctx(Ctx* c);

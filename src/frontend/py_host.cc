@@ -72,6 +72,8 @@ const PyRefs& refs() {
     p->grad_operation = composite.attr("GradOperation");
     for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
+    // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
+    p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");
     return p;
   });
 }
@@ -465,6 +467,13 @@ class PyHost final : public ir::Host {
     if (py::hasattr(o, "_mycel_grad") && !PyType_Check(o.ptr())) {
       py::tuple spec = o.attr("_mycel_grad");
       return Value::closure(Value::builtin(ir::Builtin::Grad),
+                            {to_value(spec[0]), convert_py(m, spec[1])});
+    }
+    // A vmap function (mycel.vmap(fn, in_axes, out_axes)): the vmap_fn builtin bound to fn and
+    // the axes (compiler/vmap/vmap.h).
+    if (py::hasattr(o, "_mycel_vmap") && !PyType_Check(o.ptr())) {
+      py::tuple spec = o.attr("_mycel_vmap");
+      return Value::closure(Value::builtin(ir::Builtin::VmapFn),
                             {to_value(spec[0]), convert_py(m, spec[1])});
     }
     // A @jit function called from graph code: its Python function is compiled inline.

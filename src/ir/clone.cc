@@ -11,9 +11,6 @@
 
 namespace mycel::ir {
 
-namespace {
-
-// g's nested graphs (children, transitively), breadth first.
 std::vector<FuncGraph*> nested_graphs(FuncGraph* g) {
   // A nested graph is reached through a graph constant used by g's statements; without one
   // (the common case for an inlined helper) there is nothing to scan the module for.
@@ -42,6 +39,8 @@ std::vector<FuncGraph*> nested_graphs(FuncGraph* g) {
       }
   return out;
 }
+
+namespace {
 
 class Cloner {
  public:
@@ -211,13 +210,18 @@ FuncGraph* clone_graph(FuncGraph* g, std::unordered_map<Node*, Node*>* map) {
 }
 
 Node* inline_call(FuncGraph* caller, CNode* call) {
+  MC_ASSERT(call != nullptr && call->called_graph() != nullptr,
+            "inline_call: the callee is not a graph constant");
+  return inline_call(caller, call, nested_graphs(call->called_graph()));
+}
+
+Node* inline_call(FuncGraph* caller, CNode* call, const std::vector<FuncGraph*>& nested) {
   MC_ASSERT(caller != nullptr && call != nullptr && call->graph() == caller);
   FuncGraph* callee = call->called_graph();
   MC_ASSERT(callee != nullptr, "inline_call: the callee is not a graph constant");
   MC_ASSERT(callee->output() != nullptr, "inline_call: @", callee->name(), " has no output");
   MC_ASSERT(call->size() - 1 == callee->params().size(), "inline_call: @", callee->name(),
             " takes ", callee->params().size(), " arguments, the call passes ", call->size() - 1);
-  std::vector<FuncGraph*> nested = nested_graphs(callee);
   Cloner cl(*caller->module());
   for (size_t i = 0; i < callee->params().size(); ++i)
     cl.map[callee->param(i)] = call->input(i + 1);

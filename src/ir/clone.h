@@ -36,5 +36,12 @@ FuncGraph* clone_graph(FuncGraph* g, std::unordered_map<Node*, Node*>* map = nul
 // nodes, so the caller must be the callee's parent or nested in it (or the callee must
 // have none). The callee itself is left unchanged.
 Node* inline_call(FuncGraph* caller, CNode* call);
+// The same, with the callee's nested graphs given (nested_graphs(callee), computed by a
+// caller that also needs them).
+Node* inline_call(FuncGraph* caller, CNode* call, const std::vector<FuncGraph*>& nested);
+
+// g's nested graphs (children, transitively), breadth first: what inline_call and
+// clone_graph copy along with g.
+std::vector<FuncGraph*> nested_graphs(FuncGraph* g);
 
 }  // namespace mycel::ir

@@ -6,9 +6,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "data/array.h"
+#include "tensor/tensor.h"
 
 namespace mycel::py {
 
@@ -25,5 +28,13 @@ void bind_data_sources(pyb::module_& m);
 void bind_data_vision(pyb::module_& m);
 void bind_data_mindrecord(pyb::module_& m);
 void bind_data_engine(pyb::module_& m);  // py_data_engine.cc
+
+// Data sink (GraphFunction.sink in py_graph.cc): the next row of `pipeline` (a
+// _data.Pipeline) as Tensors, waited for with the GIL released (held on entry). EndOfEpoch
+// at the end of an epoch after which another follows, Ended after the last one. A pipeline
+// error is raised as Pipeline.next raises it; a string column is a TypeError naming it.
+enum class SinkRow { Row, EndOfEpoch, Ended };
+SinkRow pipeline_next_tensors(pyb::handle pipeline, const std::vector<std::string>& columns,
+                              std::vector<Tensor>* row);
 
 }  // namespace mycel::py

@@ -118,6 +118,16 @@ std::vector<data::NodePtr> node_list(const pyb::list& l) {
 // Whether only this Array (and not a source's loaded data) holds its bytes.
 bool owns_bytes(const Array& a) { return a.storage() && a.storage().use_count() == 1; }
 
+// A numeric Array of a row being dropped as a Tensor that shares nothing with the engine:
+// bytes only this row owns (a batch, a transform's output) are handed over as they are; a
+// view of a source's loaded data is copied.
+Tensor row_tensor(const Array& a) {
+  bool shared = !owns_bytes(a);
+  Tensor t = a.to_tensor("Iterator");
+  if (shared && t.storage() == a.storage()) t = t.clone();
+  return t;
+}
+
 pyb::object row_to_py(const Row& row, bool output_numpy) {
   pyb::list out;
   for (const Array& a : row) {
@@ -125,13 +135,7 @@ pyb::object row_to_py(const Row& row, bool output_numpy) {
       out.append(data_array_to_numpy(a, !owns_bytes(a)));
       continue;
     }
-    // A Tensor shares nothing with the engine: bytes only this row owns (a batch, a
-    // transform's output) are handed over as they are, since the row is dropped here; a view
-    // of a source's loaded data is copied.
-    bool shared = !owns_bytes(a);
-    Tensor t = a.to_tensor("Iterator");
-    if (shared && t.storage() == a.storage()) t = t.clone();
-    out.append(pyb::cast(std::move(t)));
+    out.append(pyb::cast(row_tensor(a)));
   }
   return out;
 }
@@ -149,7 +153,36 @@ struct PyPipeline {
   }
 };
 
+// The pipeline's next row, waited for with the GIL released; false at the end of an epoch.
+bool pop_row(PyPipeline& p, Row* row) {
+  try {
+    pyb::gil_scoped_release nogil;
+    return p.p->next(row);
+  } catch (const pyb::error_already_set& e) {
+    // A failed pipeline rethrows its error on every later call, but pybind11 can restore
+    // one error_already_set only once: raise a fresh one each time.
+    PyErr_Restore(pyb::object(e.type()).release().ptr(), pyb::object(e.value()).release().ptr(),
+                  pyb::object(e.trace()).release().ptr());
+    throw pyb::error_already_set();
+  }
+}
+
 }  // namespace
+
+SinkRow pipeline_next_tensors(pyb::handle pipeline, const std::vector<std::string>& columns,
+                              std::vector<Tensor>* row) {
+  PyPipeline& p = pipeline.cast<PyPipeline&>();
+  Row r;
+  if (!pop_row(p, &r)) return p.p->ended() ? SinkRow::Ended : SinkRow::EndOfEpoch;
+  row->clear();
+  for (size_t i = 0; i < r.size(); ++i) {
+    MC_CHECK(r[i].dtype() != data::DataType::String, Type, "data_sink: column '",
+             i < columns.size() ? columns[i] : std::to_string(i),
+             "' holds strings, which a compiled step cannot take");
+    row->push_back(row_tensor(r[i]));
+  }
+  return SinkRow::Row;
+}
 
 void bind_data_engine(pyb::module_& m) {
   using data::NodePtr;
@@ -275,19 +308,7 @@ void bind_data_engine(pyb::module_& m) {
           "next",
           [](PyPipeline& p, bool output_numpy) -> pyb::object {
             Row row;
-            bool got;
-            try {
-              pyb::gil_scoped_release nogil;
-              got = p.p->next(&row);
-            } catch (const pyb::error_already_set& e) {
-              // A failed pipeline rethrows its error on every later call, but pybind11 can
-              // restore one error_already_set only once: raise a fresh one each time.
-              PyErr_Restore(pyb::object(e.type()).release().ptr(),
-                            pyb::object(e.value()).release().ptr(),
-                            pyb::object(e.trace()).release().ptr());
-              throw pyb::error_already_set();
-            }
-            if (!got) return pyb::none();
+            if (!pop_row(p, &row)) return pyb::none();
             return row_to_py(row, output_numpy);
           },
           pyb::arg("output_numpy") = false,

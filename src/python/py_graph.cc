@@ -39,6 +39,7 @@
 #include "frontend/py_value.h"
 #include "parallel/spmd.h"
 #include "python/module.h"
+#include "python/py_data.h"
 #include "runtime/vm.h"
 
 namespace pyb = pybind11;
@@ -260,6 +261,58 @@ class GraphFunction {
       out = c->exe->run(run_args, runtime_host_.get());
     }
     return frontend::to_python(out);
+  }
+
+  // Data sink: up to `steps` calls, each on the next row of `pipeline` (a _data.Pipeline
+  // whose columns are the arguments, in order), with no Python code run between them: the
+  // rows come from the engine's threads as Tensors, the compiled graph runs with the GIL
+  // released, and the graph is looked up again only when a row's signature changes (a last
+  // smaller batch). With `cross_epochs` an epoch's end continues into the next epoch; else it
+  // ends the sink. Returns (the last call's output or None, calls made, whether the pipeline
+  // has ended).
+  pyb::tuple sink(pyb::handle phase, pyb::handle pipeline, const std::vector<std::string>& columns,
+                  int64_t steps, bool cross_epochs) {
+    AbsPtr key = Abstract::constant(frontend::to_value(phase));
+    std::shared_ptr<Compiled> c;
+    std::vector<Tensor> row;
+    std::vector<AbsPtr> sig;
+    std::vector<Value> run_args;
+    Value out;
+    int64_t n = 0;
+    bool ended = false;
+    before_graph_run();
+    bool empty = false;  // two epoch ends with no row between: nothing more will come
+    while (n < steps) {
+      SinkRow got = pipeline_next_tensors(pipeline, columns, &row);
+      if (got == SinkRow::Ended) ended = true;
+      if (got != SinkRow::Row) {
+        // An epoch end before this call's first row closes the epoch an earlier call read to
+        // its last row: it never ends this one.
+        bool leading = n == 0 && !empty;
+        if (ended || empty || !(cross_epochs || leading)) break;
+        empty = true;
+        continue;
+      }
+      empty = false;
+      bool same = c && row.size() == sig.size();
+      for (size_t i = 0; same && i < row.size(); ++i)
+        same = row[i].dtype() == sig[i]->dtype && row[i].shape() == sig[i]->shape;
+      if (!same) {
+        sig.clear();
+        for (const Tensor& t : row) sig.push_back(Abstract::tensor(t.dtype(), t.shape()));
+        c = lookup(sig, key);
+      }
+      run_args.clear();
+      for (Tensor& t : row) run_args.push_back(Value::tensor(std::move(t)));
+      for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+      {
+        pyb::gil_scoped_release nogil;
+        out = c->exe->run(run_args, runtime_host_.get());
+      }
+      ++n;
+    }
+    pyb::object last = n > 0 ? frontend::to_python(out) : pyb::none();
+    return pyb::make_tuple(last, n, ended);
   }
 
   std::string ir_text(const pyb::args& args, bool optimized) {
@@ -595,6 +648,10 @@ void bind_graph(pyb::module_& m) {
       .def("__call__", &GraphFunction::call)
       .def("call_keyed", &GraphFunction::call_keyed,
            "Calls with an extra cache key (a Cell tree's training flags).")
+      .def("sink", &GraphFunction::sink, pyb::arg("phase"), pyb::arg("pipeline"),
+           pyb::arg("columns"), pyb::arg("steps"), pyb::arg("cross_epochs"),
+           "Data sink: up to `steps` calls on the pipeline's rows, looped in C++; returns "
+           "(last output or None, calls made, whether the pipeline ended).")
       .def(
           "ir", [](GraphFunction& g, const pyb::args& a) { return g.ir_text(a, true); },
           "The optimised IR for these arguments (text).")

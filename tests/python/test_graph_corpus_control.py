@@ -349,6 +349,47 @@ def test_for_over_large_range_becomes_a_loop():
     assert ir.count("Mul(") < 100, "range(200) was fully unrolled:\n" + ir[-2000:]
 
 
+def for_growing_tuple_past_unroll_limit(x):
+    out = ()
+    for i in range(80):
+        out = out + (x * float(i),)
+    return ops.stack(out)
+
+
+def test_a_tuple_built_over_more_iterations_than_the_unroll_limit():
+    # The carried tuple grows on every iteration, so the loop cannot become a compact loop:
+    # it unrolls past ir.kMaxUnroll (64), up to ir.kMaxUnrolledLoop.
+    x = T([1.0, -2.0])
+    out = check_all_modes(for_growing_tuple_past_unroll_limit, x)
+    np.testing.assert_array_equal(npy(out), np.arange(80, dtype=np.float32)[:, None] * npy(x))
+
+
+def test_a_sequential_cell_longer_than_the_unroll_limit():
+    # `for cell in self.cell_list` reads a list of distinct cells by the loop index: a
+    # broadened index could not pick from it, so the loop unrolls past ir.kMaxUnroll.
+    def make():
+        rng = np.random.default_rng(3)
+        layers = []
+        for _ in range(35):  # 70 cells
+            d = nn.Dense(4, 4)
+            d.weight.set_data(T(rng.standard_normal((4, 4)) * 0.5))
+            d.bias.set_data(T(rng.standard_normal(4) * 0.1))
+            layers.append(d)
+            layers.append(nn.Tanh())
+        return nn.SequentialCell(layers)
+
+    x = T(np.linspace(-1, 1, 8).reshape(2, 4))
+    net = make()
+    out = check_all_modes(make, x, factory=True, rtol=1e-6)
+    want = npy(x).astype(np.float64)
+    for cell in net.cell_list:
+        if isinstance(cell, nn.Dense):
+            want = want @ npy(cell.weight).T.astype(np.float64) + npy(cell.bias)
+        else:
+            want = np.tanh(want)
+    np.testing.assert_allclose(npy(out), want, rtol=1e-5, atol=1e-6)
+
+
 def for_range_start_stop_step(x):
     acc = ops.zeros_like(x)
     for i in range(3, 17, 4):

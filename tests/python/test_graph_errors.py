@@ -300,14 +300,15 @@ def test_shape_error_in_graph_mode_cell(graph_mode):
 
 def e_growing_tuple(x):
     out = ()
-    for i in range(100):  # <- growing
+    for i in range(200):  # <- growing
         out = out + (x * i,)
     return ops.stack(out)
 
 
 def test_a_loop_whose_carried_type_never_settles_says_so(graph_mode):
-    # Unrolled up to the limit, then broadened, the loop still carries a new type (a longer
-    # tuple) on every iteration: a RecursionError that says why, not only "too deep".
+    # A loop whose carried type changes on every iteration (a longer tuple) cannot be
+    # broadened into a compact loop; it unrolls up to ir.kMaxUnrolledLoop (128) iterations,
+    # then fails with a RecursionError that says why, not only "too deep".
     with pytest.raises(RecursionError) as e:
         ms.jit(e_growing_tuple)(f32(3))
     msg = str(e.value)

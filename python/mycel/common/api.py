@@ -130,6 +130,26 @@ def mutable(input_data, dynamic_len=False):
     return _MutableInt(input_data)
 
 
+class JitConfig:
+    """JitConfig(jit_level="O1", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+    infer_boost="off", **kwargs): the compile options of MindSpore's ``mindspore.JitConfig``,
+    given to ``jit`` or ``data_sink``. Passing one asks for compiled execution; the options
+    are kept (``jit_config_dict``) and otherwise have no effect: mycel has one compile
+    pipeline. exc_mode "auto", "sink" and "no_sink" are accepted."""
+
+    def __init__(self, jit_level="O1", exc_mode="auto", jit_syntax_level="",
+                 debug_level="RELEASE", infer_boost="off", **kwargs):
+        if jit_level not in ("", "O0", "O1", "O2"):
+            raise ValueError(f"For 'JitConfig', jit_level must be 'O0', 'O1' or 'O2', but got "
+                             f"{jit_level!r}.")
+        if exc_mode not in ("auto", "sink", "no_sink"):
+            raise ValueError(f"For 'JitConfig', exc_mode must be 'auto', 'sink' or 'no_sink', "
+                             f"but got {exc_mode!r}.")
+        self.jit_config_dict = dict(kwargs, jit_level=jit_level, exc_mode=exc_mode,
+                                    jit_syntax_level=jit_syntax_level, debug_level=debug_level,
+                                    infer_boost=infer_boost)
+
+
 class _PyNativeExecutor:
     """The eager executor's handle, as MindSpore programs and tests reach it
     (``mindspore.common.api._pynative_executor``): ``sync()`` waits until the work queued on

@@ -132,17 +132,7 @@ class Cell:
             inputs = _cast_inputs(inputs, dst)
             kwargs = dict(zip(kwargs, _cast_inputs(kwargs.values(), dst)))
         if context._context["mode"] == context.GRAPH_MODE:
-            graph = self.__dict__.get("_mycel_graph")
-            if graph is None:
-                from mycel.common.api import _JitFunction
-                graph = _JitFunction(type(self).construct, self)
-                object.__setattr__(self, "_mycel_graph", graph)
-            # The graph reads the training flags and the to_float dtypes as constants: they
-            # key the cache. They are collected again only after some set_train()/to_float().
-            if graph._phase_version != _TRAIN_VERSION[0]:
-                graph._phase = tuple((c.training, c._mixed_precision_type)
-                                     for _, c in self.cells_and_names())
-                graph._phase_version = _TRAIN_VERSION[0]
+            graph = self._compiled_construct()
             return graph.call_keyed(graph._phase, inputs, kwargs)
         if _parallel_context["parallel_mode"] in ("semi_auto_parallel", "auto_parallel"):
             raise ValueError(f"{_parallel_context['parallel_mode']} runs sharded networks in "
@@ -151,6 +141,22 @@ class Cell:
         if dst is not None and self._to_float_params:
             return self._call_cast_params(dst, inputs, kwargs)
         return self._run_construct(inputs, kwargs)
+
+    def _compiled_construct(self):
+        """The jit function compiling this Cell's construct (GRAPH mode's, and the data
+        sink's), its ``_phase`` up to date: the graph reads the training flags and the to_float
+        dtypes as constants, so they key the cache. They are collected again only after some
+        set_train()/to_float()."""
+        graph = self.__dict__.get("_mycel_graph")
+        if graph is None:
+            from mycel.common.api import _JitFunction
+            graph = _JitFunction(type(self).construct, self)
+            object.__setattr__(self, "_mycel_graph", graph)
+        if graph._phase_version != _TRAIN_VERSION[0]:
+            graph._phase = tuple((c.training, c._mixed_precision_type)
+                                 for _, c in self.cells_and_names())
+            graph._phase_version = _TRAIN_VERSION[0]
+        return graph
 
     def register_forward_pre_hook(self, hook_fn):
         """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python

@@ -110,6 +110,12 @@ class TrainOneStepCell(Cell):
         return super().__call__(*inputs)
 
     def construct(self, *inputs):
+        loss, grads = self.loss_and_grads(*inputs)
+        return depend(loss, self.optimizer(grads))
+
+    def loss_and_grads(self, *inputs):
+        """The loss and the gradients the optimizer is given: reduced over the ranks in data
+        parallelism, scaled by sens."""
         loss, grads = self.grad_fn(*inputs)
         if self.reducer_flag:
             grads = self.grad_reducer(grads)
@@ -118,7 +124,7 @@ class TrainOneStepCell(Cell):
             for g in grads:
                 scaled = scaled + (g * self.sens,)
             grads = scaled
-        return depend(loss, self.optimizer(grads))
+        return loss, grads
 
 
 def check_loss_scale(value, who, name="loss_scale"):
@@ -243,13 +249,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.grad_fn = value_and_grad(_ScaledLoss(network), None, self.weights, has_aux=True)
         if self.grad_reducer is not None:
             self._overlap_reduction()
-        # What the optimizer writes: its parameters and its state (moments, step, ...).
-        seen, state = set(), []
-        for p in list(self.weights) + list(optimizer.get_parameters()):
-            if id(p) not in seen:
-                seen.add(id(p))
-                state.append(p)
-        self._state = tuple(state)
+        self._state = optimizer_state(self.weights, optimizer)
 
     def set_sense_scale(self, sens):
         """Sets the loss scale (a Tensor of shape () or (1,))."""
@@ -284,19 +284,40 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             unscaled = unscaled + ((g / scale).astype(g.dtype),)
         grads = unscaled
         overflow = self.process_loss_scale(self.get_overflow_status(None, grads))
-        saved = ()
-        for p in self._state:
-            saved = saved + (p * 1,)
-        # The copies are taken before the update: the optimizer's inputs depend on them (the
-        # compiler orders reads before writes only for an update op's first outputs, and
-        # ApplyMomentum/Adam also write their moments).
-        ordered = ()
-        for g in grads:
-            ordered = ordered + (depend(g, saved),)
-        loss = depend(loss, self.optimizer(ordered))
-        for p, old in zip(self._state, saved):
-            loss = depend(loss, _array.assign(p, _math.select(overflow, old, p)))
+        loss = depend(loss, update_unless(self.optimizer, self._state, grads, overflow))
         return loss, overflow, scale
+
+
+def optimizer_state(weights, optimizer):
+    """What `optimizer` writes when called: the weights and its own state (moments, step,
+    ...), each Parameter once, as a tuple."""
+    seen, state = set(), []
+    for p in list(weights) + list(optimizer.get_parameters()):
+        if id(p) not in seen:
+            seen.add(id(p))
+            state.append(p)
+    return tuple(state)
+
+
+def update_unless(optimizer, state, grads, skip):
+    """Runs ``optimizer(grads)`` and then puts back the old values of `state` (see
+    optimizer_state) where the bool Tensor `skip` is true: the update happens or leaves no
+    trace. A select, not a branch, so it compiles in GRAPH mode (the optimizer's loop over a
+    tuple of differently-shaped Parameters cannot yet be compiled inside a run-time branch).
+    Returns a value to `depend` on."""
+    saved = ()
+    for p in state:
+        saved = saved + (p * 1,)
+    # The copies are taken before the update: the optimizer's inputs depend on them (the
+    # compiler orders reads before writes only for an update op's first outputs, and
+    # ApplyMomentum/Adam also write their moments).
+    ordered = ()
+    for g in grads:
+        ordered = ordered + (depend(g, saved),)
+    done = optimizer(ordered)
+    for p, old in zip(state, saved):
+        done = depend(done, _array.assign(p, _math.select(skip, old, p)))
+    return done
 
 
 class _ScaledLoss(Cell):

@@ -40,6 +40,15 @@ def _weights_tuple(weights):
     return (weights,)  # the rules (grad_spec.h) report what is not a Parameter
 
 
+def _name_after(obj, prefix, fn):
+    """obj.__name__ = prefix + fn's name (a transform's function: grad_f, vmap_f), if it can be
+    set."""
+    try:
+        obj.__name__ = prefix + getattr(fn, "__name__", type(fn).__name__)
+    except (AttributeError, TypeError):
+        pass
+
+
 def _has_source(fn):
     """Whether the front end can read fn's source (a Cell's construct, a function's def)."""
     import linecache
@@ -68,10 +77,7 @@ class _GradFunction:
         self._rules = _C._GradRules(options)
         self._graph = None
         self._has_source = None  # whether GRAPH mode can compile fn (known at the first call)
-        try:
-            self.__name__ = "grad_" + getattr(fn, "__name__", type(fn).__name__)
-        except (AttributeError, TypeError):
-            pass
+        _name_after(self, "grad_", fn)
 
     def __call__(self, *args, **kwargs):
         if kwargs:

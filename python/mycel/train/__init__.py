@@ -4,6 +4,8 @@ from mycel.train.serialization import (save_checkpoint, load_checkpoint,  # noqa
                                        load_param_into_net)
 from mycel.train.export import export, load  # noqa: F401
 from mycel.train.model import Model  # noqa: F401
+from mycel.train.data_sink import data_sink  # noqa: F401
+from mycel.train.train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: F401
 from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
 from mycel.train.metrics import (Metric, Accuracy, Loss, MAE, MSE,  # noqa: F401

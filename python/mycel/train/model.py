@@ -10,11 +10,13 @@ import time
 from types import SimpleNamespace
 
 from mycel import _mycel as _C
-from mycel import amp
+from mycel import amp, context
+from mycel.boost import AutoBoost, BoostTrainOneStepCell
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
 from mycel.train.callback import CallbackList, RunContext
+from mycel.train.data_sink import _Sink, _check_dataset, _check_sink_size
 from mycel.train.metrics import Loss, get_metrics
 
 
@@ -84,6 +86,12 @@ class Model:
     computes in bfloat16 by the level's rules, the loss in float32, and a loss-scale manager
     with an update cell makes it a TrainOneStepWithLossScaleCell (overflowing steps are
     skipped). Without an optimizer the network is set up with ``amp.auto_mixed_precision``.
+
+    Gradient accumulation (MindSpore's boost): with boost_level "O1" or "O2" and
+    ``boost_config_dict={"boost": {"mode": "manual", "grad_accumulation": True},
+    "grad_accumulation": {"grad_accumulation_step": k}}`` the training step is
+    ``boost.BoostTrainOneStepCell``: the weights change every k-th step, by the mean gradient
+    of the last k batches (k batches of b rows train as one batch of k*b rows).
     """
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
@@ -108,7 +116,17 @@ class Model:
         self._metric_fns = get_metrics(metrics)
         self._eval_indexes = tuple(eval_indexes) if eval_indexes is not None else (0, 1, 2)
         use_amp = amp_level != "O0" or kwargs.get("loss_scale_manager") is not None
-        if optimizer is not None and use_amp:
+        accumulate = AutoBoost(boost_level,
+                               kwargs.pop("boost_config_dict", "")).grad_accumulation_step
+        if accumulate > 1 and (optimizer is None or use_amp):
+            raise ValueError("For 'Model', gradient accumulation (boost_config_dict) needs an "
+                             "optimizer and is not built together with mixed precision or a "
+                             "loss-scale manager.")
+        if accumulate > 1:
+            step_net = WithLossCell(network, loss_fn) if loss_fn is not None else network
+            self._train_network = BoostTrainOneStepCell(step_net, optimizer,
+                                                        grad_accumulation_step=accumulate)
+        elif optimizer is not None and use_amp:
             self._train_network = amp.build_train_network(network, optimizer, loss_fn,
                                                           amp_level, boost_level, **kwargs)
         elif optimizer is not None:
@@ -144,11 +162,21 @@ class Model:
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
               initial_epoch=0):
         """Trains for epochs initial_epoch+1 .. epoch over train_dataset (each batch a tuple
-        passed to the training step), calling the callbacks' hooks."""
-        self._train(epoch, train_dataset, callbacks, initial_epoch)
+        passed to the training step), calling the callbacks' hooks.
+
+        With dataset_sink_mode (train_dataset must be a mycel.dataset Dataset) the steps run
+        in sinks (see mycel.data_sink): in GRAPH mode the compiled step loops in C++ over the
+        data engine's batches; in PYNATIVE mode, as MindSpore, a Python loop runs the same
+        steps. Each epoch is one sink, and the callbacks see one step per sink
+        (cur_step_num advances by the sink's steps, net_outputs is its last output).
+        sink_size=-1 sinks each epoch of the dataset whole; sink_size=n makes each epoch n
+        steps, the dataset repeated as needed (the next epoch goes on where the last ended),
+        as MindSpore's."""
+        self._train(epoch, train_dataset, callbacks, initial_epoch,
+                    dataset_sink_mode=dataset_sink_mode, sink_size=sink_size)
 
     def _train(self, epoch, train_dataset, callbacks, initial_epoch, valid_dataset=None,
-               valid_frequency=1):
+               valid_frequency=1, dataset_sink_mode=False, sink_size=-1):
         """train's loop; with valid_dataset (fit), eval runs before on_train_epoch_end every
         valid_frequency epochs, its result in cb_params.eval_results and self.eval_results."""
         if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch <= 0:
@@ -157,24 +185,39 @@ class Model:
         if not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
             raise ValueError(f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), "
                              f"but got {initial_epoch!r}.")
+        if not isinstance(dataset_sink_mode, bool):
+            raise TypeError(f"For 'Model.train', the 'dataset_sink_mode' must be a bool, but "
+                            f"got {type(dataset_sink_mode).__name__}.")
+        sink = None
+        if dataset_sink_mode:
+            sink, sink_steps = self._start_sink(train_dataset, sink_size, epoch - initial_epoch)
         cbs = CallbackList(callbacks)
-        batch_num = _size(train_dataset)
+        batch_num = sink_steps if sink is not None else _size(train_dataset)
         get_bs = getattr(train_dataset, "get_batch_size", None)
         p = SimpleNamespace(train_network=self._train_network, network=self._network,
                        optimizer=self._optimizer, loss_fn=self._loss_fn, epoch_num=epoch,
                        cur_epoch_num=initial_epoch, batch_num=batch_num, cur_step_num=0,
                        cur_step_in_epoch=0,
                        net_outputs=None, train_dataset=train_dataset, mode="train",
-                       batch_size=get_bs() if get_bs else 1, dataset_sink_mode=False)
+                       batch_size=get_bs() if get_bs else 1,
+                       dataset_sink_mode=sink is not None)
         ctx = RunContext(p)
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
         step = initial_epoch * max(batch_num, 0)
-        batches = _batches(train_dataset, "train", epoch - initial_epoch)
+        # (in sink mode each epoch is one sink, and the step-by-step loop below has nothing)
+        batches = () if sink is not None else \
+            _batches(train_dataset, "train", epoch - initial_epoch)
         for e in range(initial_epoch + 1, epoch + 1):
             p.cur_epoch_num = e
             cbs.on_train_epoch_begin(ctx)
             n = 0
+            if sink is not None:
+                cbs.on_train_step_begin(ctx)
+                p.net_outputs, n = sink.run(sink_steps, cross_epochs=sink_size != -1)
+                step += n
+                p.cur_step_num, p.cur_step_in_epoch = step, n
+                cbs.on_train_step_end(ctx)
             for data in batches:
                 if not isinstance(data, (tuple, list)):
                     data = (data,)
@@ -200,10 +243,27 @@ class Model:
             vars(p).pop("eval_results", None)
             if ctx.get_stop_requested():
                 break
-        if hasattr(batches, "stop"):
-            batches.stop()
+        for it in (batches, sink):
+            if hasattr(it, "stop"):
+                it.stop()
         cbs.on_train_end(ctx)
         self._train_network.set_train(False)
+
+    def _start_sink(self, dataset, sink_size, epochs):
+        """The sink of a sinking train run over `epochs` epochs and its steps per epoch: the
+        dataset's size with sink_size=-1 (each epoch one pass of the dataset), else
+        sink_size over as many passes as the epochs take."""
+        _check_sink_size("Model.train", sink_size, allow_all=True)
+        size = _check_dataset("Model.train", dataset)
+        if sink_size == -1 and size < 0:
+            raise ValueError("For 'Model.train', an infinite dataset needs a positive "
+                             "'sink_size' in sink mode.")
+        steps = size if sink_size == -1 else sink_size
+        passes = epochs if sink_size == -1 else -1
+        if sink_size != -1 and size > 0:
+            passes = -(-epochs * sink_size // size)
+        compile_fn = context.get_context("mode") == context.GRAPH_MODE
+        return _Sink(self._train_network, dataset, passes, compile_fn), steps
 
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
         """{metric name: value} over valid_dataset (batches of (data, label))."""

@@ -34,11 +34,11 @@ bool expand_vjp(Module& m, FuncGraph* root) {
   detail::Walk w = detail::walk(root);
   std::vector<CNode*> vjps;
   std::unordered_set<FuncGraph*> with_vjp;
-  for (CNode* c : w.nodes)
-    if (c->is_builtin(Builtin::Vjp)) {
-      vjps.push_back(c);
-      with_vjp.insert(c->graph());
-    }
+  for (CNode* c : w.nodes) {
+    if (c->is_builtin(Builtin::Vjp)) vjps.push_back(c);
+    // A vmap inside a target is expanded first too (compiler/vmap/vmap.h).
+    if (c->is_builtin(Builtin::Vjp) || c->is_builtin(Builtin::Vmap)) with_vjp.insert(c->graph());
+  }
   if (vjps.empty()) {
     // Differentiation is done: custom_vjp(f, bprop, x...) -> f(x...).
     bool changed = false;
@@ -56,21 +56,10 @@ bool expand_vjp(Module& m, FuncGraph* root) {
   KTransform k(m);
   bool changed = false;
   for (CNode* v : vjps) {
-    Node* f = v->input(1);
     FuncGraph* target = nullptr;
     std::vector<Node*> caps;
-    if (const Value* fv = detail::const_value(f); fv && fv->is(ValueKind::Graph)) {
-      target = fv->as_graph();
-    } else if (detail::is_builtin_call(f, Builtin::Partial)) {
-      auto* p = static_cast<CNode*>(f);
-      const Value* pv = detail::const_value(p->input(1));
-      MC_ASSERT(pv && pv->is(ValueKind::Graph), "expand_vjp: vjp of partial(", p->input(1)->name(),
-                ")");
-      target = pv->as_graph();
-      caps.assign(p->inputs().begin() + 2, p->inputs().end());
-    } else {
-      MC_ASSERT(false, "expand_vjp: the vjp's function is not a graph or a closure");
-    }
+    const bool closure = as_closure(v->input(1), &target, &caps);
+    MC_ASSERT(closure, "expand_vjp: the vjp's function is not a graph or a closure");
     bool inner = false;
     for (FuncGraph* h : m.reachable_graphs(target)) inner = inner || with_vjp.count(h) > 0;
     if (inner) continue;

@@ -99,7 +99,8 @@ ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {}) {
   return v;
 }
 
-// The closure a function value stands for: @g (no captures) or partial(@g, caps...).
+}  // namespace
+
 bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps) {
   if (FuncGraph* h = graph_const(f)) {
     *g = h;
@@ -116,8 +117,6 @@ bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps) {
   }
   return false;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------- normalisation
 

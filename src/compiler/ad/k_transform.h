@@ -23,10 +23,15 @@
 #pragma once
 
 #include <unordered_map>
+#include <vector>
 
 #include "ir/anf.h"
 
 namespace mycel::ir {
+
+// The closure a function value stands for: @g (no captures) or partial(@g, caps...); false
+// for anything else. The target of a vjp or vmap is one (expand_vjp, expand_vmap).
+bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps);
 
 // Rewrites calls of closures in the graphs reachable from g into direct calls (see above).
 // Pre and post: lifted, specialised IR. Returns whether it changed anything.

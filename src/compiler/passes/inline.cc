@@ -103,14 +103,29 @@ bool inline_graphs(Module& m, FuncGraph* root) {
   // a graph in topological order, each call's arguments already rewired.
   detail::Rewriter rw;
   bool replaced = false;
-  // The callee (and the graphs it reaches) rewired to this run's replacements before it is
-  // copied: a copy must not revive a node already inlined away (a call whose result a
-  // nested graph reads as a free variable would then run twice).
-  auto refresh = [&](FuncGraph* callee) {
+  // What inline_call copies (the callee and its nested graphs) rewired to this run's
+  // replacements first: a copy must not revive a node already inlined away (a call whose
+  // result a nested graph reads as a free variable would then run twice). Only the copied
+  // graphs' nodes: graphs they merely refer to are not copied, and a walk through them
+  // would visit a whole chain of unrolled loop iterations for every call in it.
+  auto refresh = [&](FuncGraph* callee, const std::vector<FuncGraph*>& nested) {
     if (!replaced) return;
-    detail::Walk cw = detail::walk(callee);
-    for (CNode* n : cw.nodes) rw.update_inputs(n);
-    for (FuncGraph* g : cw.graphs) g->set_output(rw.resolve(g->output()));
+    std::unordered_set<FuncGraph*> copied(nested.begin(), nested.end());
+    copied.insert(callee);
+    std::unordered_set<Node*> seen;
+    std::vector<Node*> stack;
+    for (FuncGraph* g : copied) {
+      g->set_output(rw.resolve(g->output()));
+      stack.push_back(g->output());
+    }
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (!n->is_cnode() || !copied.count(n->graph()) || !seen.insert(n).second) continue;
+      auto* c = static_cast<CNode*>(n);
+      rw.update_inputs(c);
+      for (Node* in : c->inputs()) stack.push_back(in);
+    }
   };
   for (auto it = w.graphs.rbegin(); it != w.graphs.rend(); ++it) {
     for (CNode* c : body[*it]) {
@@ -120,8 +135,16 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       size_t size = copy_size(callee);
       // Inlining the callee's own calls may have grown it past the bound.
       if (refs[callee] != 1 && size > kMaxInlineNodes) continue;
-      refresh(callee);
-      rw.replace(c, inline_call(c->graph(), c));
+      // Rewiring may change which graphs are nested in the callee (a replacement can
+      // refer to other graphs than the node it replaces): again until they settle.
+      std::vector<FuncGraph*> nested = nested_graphs(callee);
+      for (;;) {
+        refresh(callee, nested);
+        std::vector<FuncGraph*> now = replaced ? nested_graphs(callee) : nested;
+        if (now == nested) break;
+        nested = std::move(now);
+      }
+      rw.replace(c, inline_call(c->graph(), c, nested));
       grown[c->graph()] += size;
       replaced = true;
     }

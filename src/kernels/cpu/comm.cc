@@ -74,8 +74,7 @@ void cpu_all_reduce(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
   const CallData cd = check_call(ctx, x, true);
   if (cd.inlined) return reduce_inlined(ctx, cd, y.raw_data(), count(y));
-  if (!y.same(x) && y.raw_data() != x.raw_data()) y.copy_from(x);
-  ctx.comm->all_reduce(y.raw_data(), count(y), y.dtype(), reduce_op(ctx));
+  ctx.comm->all_reduce(x.raw_data(), y.raw_data(), count(y), y.dtype(), reduce_op(ctx));
 }
 
 void cpu_all_gather(const KernelContext& ctx) {

@@ -6,6 +6,11 @@ from mycel.nn.optim.adaptive import Adagrad, RMSProp, AdaMax, Adadelta  # noqa: 
 from mycel.nn.optim.ftrl import FTRL  # noqa: F401
 from mycel.nn.optim.composed import ASGD, Rprop, Lamb  # noqa: F401
 from mycel.nn.optim.lars import LARS  # noqa: F401
+from mycel.nn.optim.thor import thor, DenseThor, Conv2dThor  # noqa: F401
+from mycel.nn.optim.adasum import (AdaSumByGradWrapCell,  # noqa: F401
+                                   AdaSumByDeltaWeightWrapCell)
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "Adagrad",
-           "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb", "LARS"]
+           "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb", "LARS",
+           "thor", "DenseThor", "Conv2dThor", "AdaSumByGradWrapCell",
+           "AdaSumByDeltaWeightWrapCell"]
