@@ -144,3 +144,9 @@ def test_l2_loss_matches_numpy(mode, dtype):
     np.testing.assert_allclose(got, (x.astype(np.float64) ** 2).sum() / 2, rtol=rtol)
     g = ms.grad(P.L2Loss())(ms.Tensor(x.astype(np.float64))).asnumpy()
     np.testing.assert_allclose(g, x.astype(np.float64), rtol=1e-12)
+
+
+def test_vmap_is_reachable_where_mindspore_programs_import_it():
+    # the transform itself is tested in test_vmap.py
+    from mycel.ops.functional import vmap
+    assert vmap is ops.vmap is ms.vmap
