@@ -148,3 +148,16 @@ class JitConfig:
         self.jit_config_dict = dict(kwargs, jit_level=jit_level, exc_mode=exc_mode,
                                     jit_syntax_level=jit_syntax_level, debug_level=debug_level,
                                     infer_boost=infer_boost)
+
+
+class _PyNativeExecutor:
+    """The eager executor's handle, as MindSpore programs and tests reach it
+    (``mindspore.common.api._pynative_executor``): ``sync()`` waits until the work queued on
+    the current device is done (eager ops run as they are called; on a GPU their kernels are
+    queued on its stream)."""
+
+    def sync(self):
+        _C._synchronize()
+
+
+_pynative_executor = _PyNativeExecutor()

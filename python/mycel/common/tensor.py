@@ -2,7 +2,7 @@
 numpy interop are in C++). Imported for its effect: it attaches the methods to Tensor."""
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
-from mycel.ops.function import sort_scan_func as _s, layout_func as _l
+from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
 
 Tensor = _C.Tensor
 
@@ -145,6 +145,9 @@ _METHODS = {
     "tanh": _m.tanh,
     "sigmoid": _m.sigmoid,
     "erf": _m.erf,
+    "hardshrink": lambda self, lambd=0.5: _c.hardshrink(self, lambd),
+    "std": lambda self, axis=None, ddof=0, keepdims=False: _c.std(self, axis, ddof, keepdims),
+    "var": lambda self, axis=None, ddof=0, keepdims=False: _c.var(self, axis, ddof, keepdims),
     "sign": _m.sign,
     "relu": _n.relu,
     "softmax": lambda self, axis=-1: _n.softmax(self, axis),

@@ -3,6 +3,7 @@ names are primitive instances (``F.tensor_add = P.Add()``); every function of my
 here too."""
 from mycel.ops import operations as P
 from mycel.ops.function import *  # noqa: F401,F403
+from mycel.ops._vmap import vmap  # noqa: F401  (MindSpore programs import F.vmap)
 
 tensor_add = P.Add()
 tensor_sub = P.Sub()

@@ -528,3 +528,7 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
     param_not_load = [p.name for p in params if p.name not in source]
     ckpt_not_load = [k for k in parameter_dict if k not in used]
     return param_not_load, ckpt_not_load
+
+
+# mindspore.train.serialization also holds export/load (MINDIR); they live in train/export.py.
+from mycel.train.export import export, load  # noqa: E402,F401

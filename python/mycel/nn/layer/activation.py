@@ -4,9 +4,8 @@ Tanhshrink, and get_activation(name) for the ``activation=`` argument of Dense. 
 primitives as attributes and calls them in ``construct``, so it compiles in GRAPH mode.
 
 The activations without an op of their own are compositions of elementwise ops (their
-gradients follow from the ops'). Where a branch could overflow (ELU's exp of a large
-positive x) the composition clamps the argument first, so the discarded branch stays finite
-and its zero cotangent does not turn into NaN (0 * inf)."""
+gradients follow from the ops'); Mish, ELU, HSigmoid and HSwish call the functions of
+ops/function/compat_func.py."""
 import numbers
 
 from mycel import _mycel as _C
@@ -15,6 +14,7 @@ from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
 from mycel.ops.function.unary_func import softsign
+from mycel.ops.function.compat_func import mish, elu, hardsigmoid, hardswish
 from mycel.ops.primitive import constexpr
 
 
@@ -113,15 +113,10 @@ class SiLU(Cell):
 
 
 class Mish(Cell):
-    """x * tanh(softplus(x)), elementwise."""
-
-    def __init__(self):
-        super().__init__()
-        self.softplus = prim("Softplus")
-        self.tanh = prim("Tanh")
+    """x * tanh(softplus(x)), elementwise (ops.mish)."""
 
     def construct(self, x):
-        return x * self.tanh(self.softplus(x))
+        return mish(x)
 
 
 def _float(value, name, cls):
@@ -148,44 +143,31 @@ class LeakyReLU(Cell):
 
 
 class ELU(Cell):
-    """x where x > 0, else alpha * (exp(x) - 1) (default alpha 1.0)."""
+    """x where x > 0, else alpha * (exp(x) - 1) (default alpha 1.0; ops.elu)."""
 
     def __init__(self, alpha=1.0):
         super().__init__()
         self.alpha = _float(alpha, "alpha", "ELU")
-        self.greater = prim("Greater")
-        self.select = prim("Select")
-        self.minimum = prim("Minimum")
-        self.exp = prim("Exp")
 
     def construct(self, input_x):
-        neg = (self.exp(self.minimum(input_x, 0.0)) - 1.0) * self.alpha
-        return self.select(self.greater(input_x, 0.0), input_x, neg)
+        return elu(input_x, self.alpha)
 
     def extend_repr(self):
         return f"alpha={self.alpha}"
 
 
 class HSigmoid(Cell):
-    """Hard sigmoid: relu6(x + 3) / 6, elementwise."""
-
-    def __init__(self):
-        super().__init__()
-        self.relu6 = prim("ReLU6")
+    """Hard sigmoid: relu6(x + 3) / 6, elementwise (ops.hardsigmoid)."""
 
     def construct(self, input_x):
-        return self.relu6(input_x + 3.0) / 6.0
+        return hardsigmoid(input_x)
 
 
 class HSwish(Cell):
-    """Hard swish: x * relu6(x + 3) / 6, elementwise."""
-
-    def __init__(self):
-        super().__init__()
-        self.relu6 = prim("ReLU6")
+    """Hard swish: x * relu6(x + 3) / 6, elementwise (ops.hardswish)."""
 
     def construct(self, x):
-        return x * (self.relu6(x + 3.0) / 6.0)
+        return hardswish(x)
 
 
 class Hardtanh(Cell):

@@ -11,20 +11,32 @@ from mycel.ops.primitive import constexpr
 
 
 @lru_cache(maxsize=256)
-def _tri_mask_cached(m, n, diagonal, lower):
-    keep = _np.tri(m, n, diagonal, dtype=bool) if lower else ~_np.tri(m, n, diagonal - 1,
-                                                                       dtype=bool)
+def _diagonals_mask(m, n, lo, hi):
+    """[m, n] bool: True where lo <= j - i <= hi (None: no bound on that side)."""
+    i, j = _np.ogrid[:m, :n]
+    keep = _np.ones((m, n), bool)
+    if lo is not None:
+        keep &= j - i >= lo
+    if hi is not None:
+        keep &= j - i <= hi
     return _C.Tensor(keep)
+
+
+def _check_matrix_arg(shape, op, **ints):
+    if len(shape) < 2:
+        raise ValueError(f"For '{op}', the input must have at least 2 dimensions, but got "
+                         f"shape {tuple(shape)}.")
+    for name, v in ints.items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"For '{op}', the '{name}' must be an int, but got {v!r}.")
 
 
 @constexpr
 def _tri_mask(shape, diagonal, op):
-    if len(shape) < 2:
-        raise ValueError(f"For '{op}', the input must have at least 2 dimensions, but got "
-                         f"shape {tuple(shape)}.")
-    if isinstance(diagonal, bool) or not isinstance(diagonal, int):
-        raise TypeError(f"For '{op}', the 'diagonal' must be an int, but got {diagonal!r}.")
-    return _tri_mask_cached(shape[-2], shape[-1], diagonal, op == "tril")
+    _check_matrix_arg(shape, op, diagonal=diagonal)
+    lower = op == "tril"
+    return _diagonals_mask(shape[-2], shape[-1], None if lower else diagonal,
+                           diagonal if lower else None)
 
 
 def tril(input, diagonal=0):  # noqa: A002 (MindSpore's argument names)
@@ -39,6 +51,42 @@ def triu(input, diagonal=0):  # noqa: A002
     j - i >= diagonal, else 0."""
     x = as_tensor(input)
     return prim("Select")(_tri_mask(x.shape, diagonal, "triu"), x, prim("ZerosLike")(x))
+
+
+@constexpr
+def _band_mask(shape, lower, upper):
+    _check_matrix_arg(shape, "matrix_band_part", lower=lower, upper=upper)
+    return _diagonals_mask(shape[-2], shape[-1], -lower if lower >= 0 else None,
+                           upper if upper >= 0 else None)
+
+
+def matrix_band_part(x, lower, upper):
+    """The band of the last two dims (batched): x[..., i, j] where i - j <= lower and
+    j - i <= upper, else 0; a negative bound keeps that whole triangle (lower=-1, upper=0
+    is tril, lower=0, upper=-1 is triu)."""
+    x = as_tensor(x)
+    return prim("Select")(_band_mask(x.shape, lower, upper), x, prim("ZerosLike")(x))
+
+
+@constexpr
+def _padding_widths(shape, pad_dim_size):
+    if isinstance(pad_dim_size, bool) or not isinstance(pad_dim_size, int):
+        raise TypeError(f"For 'padding', the 'pad_dim_size' must be an int, but got "
+                        f"{pad_dim_size!r}.")
+    if len(shape) < 1 or shape[-1] != 1:
+        raise ValueError(f"For 'padding', the last dimension of the input must be 1, but got "
+                         f"shape {tuple(shape)}.")
+    if pad_dim_size < 1:
+        raise ValueError(f"For 'padding', the 'pad_dim_size' must be at least 1, but got "
+                         f"{pad_dim_size}.")
+    return (0, 0) * (len(shape) - 1) + (0, pad_dim_size - 1)
+
+
+def padding(x, pad_dim_size=8):
+    """Extends the last dim of x (which must be 1) to pad_dim_size with zeros after the
+    element (MindSpore's ops.padding)."""
+    x = as_tensor(x)
+    return prim("Pad", paddings=_padding_widths(x.shape, pad_dim_size), value=0.0)(x)
 
 
 @constexpr
@@ -137,4 +185,4 @@ def roll(input, shifts, dims=None):  # noqa: A002
     return prim("Reshape")(y, shape) if dims is None else y
 
 
-__all__ = ["tril", "triu", "flip", "roll"]
+__all__ = ["tril", "triu", "flip", "roll", "matrix_band_part", "padding"]

@@ -46,16 +46,17 @@ def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
 
 
 def kl_div(logits, labels, reduction="mean", log_target=False):
-    """labels * (log(labels) - logits) (0 where labels is 0), logits being log-probabilities;
-    with log_target the labels are log-probabilities too: exp(labels) * (labels - logits).
+    """labels * (log(labels) - logits), logits being log-probabilities; 0 where labels <= 0
+    (as MindSpore's KLDivLoss: a label that is not a probability contributes nothing). With
+    log_target the labels are log-probabilities too: exp(labels) * (labels - logits).
     reduction 'batchmean' divides the sum by the batch size (the first dimension)."""
     x, y = as_tensor(logits), as_tensor(labels)
     if log_target:
         loss = _m.mul(_m.exp(y), _m.sub(y, x))
     else:
         positive = _m.greater(y, 0)
-        ylogy = _m.mul(y, _m.log(_m.select(positive, y, _a.ones_like(y))))
-        loss = _m.sub(ylogy, _m.mul(y, x))
+        safe_y = _m.select(positive, y, _a.ones_like(y))
+        loss = _m.select(positive, _m.mul(y, _m.sub(_m.log(safe_y), x)), _a.zeros_like(x))
     if reduction == "batchmean":
         return _m.div(_m.sum(loss), loss.shape[0] if loss.ndim else 1)
     return _reduce(loss, reduction, "kl_div")

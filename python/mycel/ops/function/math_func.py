@@ -249,3 +249,7 @@ def dense(input, weight, bias=None):  # noqa: A002
     else:
         out = matmul(x, prim("Transpose")(weight, (1, 0)))
     return out if bias is None else add(out, bias)
+
+
+# MindSpore defines approximate_equal in ops.function.math_func; programs import it from there.
+from mycel.ops.function.compat_func import approximate_equal  # noqa: E402,F401

@@ -27,8 +27,17 @@ def invert(x):
 bitwise_not = invert
 
 
+@constexpr
+def _is_int(dtype):
+    return dtype in _INT_OR_BOOL and dtype != _C.bool
+
+
 def inv(x):
-    """1 / x, elementwise (integer inputs compute in float32), as ops.reciprocal."""
+    """1 / x, elementwise. Floats as ops.reciprocal; integers stay integers, as MindSpore's
+    Inv: 1 / x rounded toward zero (x for x = +-1, else 0; 1 / 0 is not defined)."""
+    x = as_tensor(x)
+    if _is_int(x.dtype):
+        return prim("Select")(prim("Equal")(prim("Abs")(x), 1), x, prim("ZerosLike")(x))
     return prim("Reciprocal")(x)
 
 

@@ -85,5 +85,15 @@ __all__ += ["Gelu"]
 
 # Primitives composed from the table's (ops/operations/composed_ops.py).
 from mycel.ops.operations.composed_ops import (Tril, Triu, ReverseV2, Roll,  # noqa: E402
-                                               Einsum, Invert, Inv, Softsign)
-__all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]
+                                               Einsum, Invert, Inv, Softsign, MatrixBandPart,
+                                               Padding, ArgMaxWithValue, ArgMinWithValue,
+                                               L2Loss, LinSpace, Unstack, MaskedFill, Mish,
+                                               KLDivLoss, BinaryCrossEntropy, DepthToSpace,
+                                               SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish,
+                                               HShrink, SoftShrink, Xdivy, RealDiv,
+                                               ApproximateEqual, Rank, Size)
+__all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign",
+            "MatrixBandPart", "Padding", "ArgMaxWithValue", "ArgMinWithValue", "L2Loss",
+            "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
+            "DepthToSpace", "SpaceToDepth", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
+            "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual", "Rank", "Size"]

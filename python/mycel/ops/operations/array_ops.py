@@ -7,5 +7,6 @@ __all__ = ["Argmax", "Argmin", "BroadcastTo", "Cast", "Concat", "ExpandDims", "F
            "GatherD", "OnesLike", "Range", "Reshape", "ReverseV2", "ScatterNd", "Select", "Sort",
            "Split", "Squeeze", "Stack", "StridedSlice", "TensorScatterUpdate", "Tile", "TopK",
            "Transpose", "Tril", "Triu", "UnsortedSegmentSum", "ZerosLike"]
+__all__ += ["Unstack", "SpaceToDepth", "DepthToSpace", "Padding", "MatrixBandPart"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

@@ -1,9 +1,16 @@
 """Primitive classes of MindSpore 2.x that mycel composes from op-table primitives (the
 functional forms in mycel.ops.function do the work): Tril, Triu, ReverseV2, Roll, Einsum,
-Invert, Inv, Softsign. They are Primitives with their own __call__, which graph mode parses
+Invert, Inv, Softsign, MatrixBandPart, Padding, ArgMaxWithValue, ArgMinWithValue, L2Loss,
+LinSpace, Unstack, MaskedFill, Mish, KLDivLoss, BinaryCrossEntropy, DepthToSpace,
+SpaceToDepth, Elu, CeLU, SeLU, HSigmoid, HSwish, HShrink, SoftShrink, Xdivy, RealDiv,
+ApproximateEqual, Rank, Size. They are Primitives with their own __call__, which graph mode parses
 like any function, so both modes and gradients come from the ops they are built of."""
 from mycel.ops.primitive import Primitive
-from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u)
+from mycel import _mycel as _C
+from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
+                                math_func as _m, compat_func as _c, loss_func as _loss,
+                                array_func as _a)
+from mycel.ops.function._util import prim as _prim
 
 
 class _Composed(Primitive):
@@ -98,3 +105,228 @@ class Softsign(_Composed):
 
 
 __all__ = ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Softsign"]
+
+
+class MatrixBandPart(_Composed):
+    """MatrixBandPart()(x, lower, upper): the band of the last two dims
+    (ops.matrix_band_part)."""
+
+    def __call__(self, x, lower, upper):
+        return _l.matrix_band_part(x, lower, upper)
+
+
+class Padding(_Composed):
+    """Padding(pad_dim_size=8)(x): the last dim (of size 1) extended with zeros to
+    pad_dim_size (ops.padding)."""
+
+    def __init__(self, pad_dim_size=8):
+        super().__init__(pad_dim_size=pad_dim_size)
+        self.pad_dim_size = pad_dim_size
+
+    def __call__(self, x):
+        return _l.padding(x, self.pad_dim_size)
+
+
+class _ArgWithValue(_Composed):
+    _arg, _reduce = "Argmax", "ReduceMax"
+
+    def __init__(self, axis=0, keep_dims=False):
+        super().__init__(axis=axis, keep_dims=keep_dims)
+        self.axis, self.keep_dims = axis, keep_dims
+
+    def __call__(self, x):
+        index = _prim(self._arg, axis=self.axis, output_type=_C.int32,
+                      keep_dims=self.keep_dims)(x)
+        return index, _prim(self._reduce, keep_dims=self.keep_dims)(x, (self.axis,))
+
+
+class ArgMaxWithValue(_ArgWithValue):
+    """ArgMaxWithValue(axis=0, keep_dims=False)(x): (index (int32), value) of the maxima
+    along axis; the gradient flows through the value."""
+    _arg, _reduce = "Argmax", "ReduceMax"
+
+
+class ArgMinWithValue(_ArgWithValue):
+    """ArgMinWithValue(axis=0, keep_dims=False)(x): (index (int32), value) of the minima
+    along axis; the gradient flows through the value."""
+    _arg, _reduce = "Argmin", "ReduceMin"
+
+
+class L2Loss(_Composed):
+    """L2Loss()(x): sum(x ** 2) / 2, a 0-d tensor of x's dtype."""
+
+    def __call__(self, x):
+        return _m.sum(_m.square(x)) / 2
+
+
+class LinSpace(_Composed):
+    """LinSpace()(start, stop, num): num evenly spaced float32 values from start to stop, both
+    included (ops.linspace)."""
+
+    def __call__(self, start, stop, num):
+        return _c.linspace(start, stop, num)
+
+
+class Unstack(_Composed):
+    """Unstack(axis=0)(input_x): the slices along axis, as a tuple (ops.unstack)."""
+
+    def __init__(self, axis=0):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, input_x):
+        return _c.unstack(input_x, self.axis)
+
+
+class MaskedFill(_Composed):
+    """MaskedFill()(input, mask, value): value where mask is True (ops.masked_fill)."""
+
+    def __call__(self, input, mask, value):  # noqa: A002
+        return _c.masked_fill(input, mask, value)
+
+
+class Mish(_Composed):
+    """Mish()(x): x * tanh(softplus(x)) (ops.mish)."""
+
+    def __call__(self, x):
+        return _c.mish(x)
+
+
+class KLDivLoss(_Composed):
+    """KLDivLoss(reduction='mean')(logits, labels): labels * (log(labels) - logits), reduced
+    by 'none', 'mean', 'sum' or 'batchmean' (ops.kl_div)."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, labels):
+        return _loss.kl_div(logits, labels, self.reduction)
+
+
+class BinaryCrossEntropy(_Composed):
+    """BinaryCrossEntropy(reduction='mean')(logits, labels, weight=None): the binary cross
+    entropy of probabilities (ops.binary_cross_entropy)."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, labels, weight=None):
+        return _loss.binary_cross_entropy(logits, labels, weight, self.reduction)
+
+
+class DepthToSpace(_Composed):
+    """DepthToSpace(block_size)(x): NCHW channel blocks moved into spatial tiles."""
+
+    def __init__(self, block_size):
+        super().__init__(block_size=block_size)
+        self.block_size = block_size
+
+    def __call__(self, x):
+        return _c.depth_to_space(x, self.block_size)
+
+
+class SpaceToDepth(_Composed):
+    """SpaceToDepth(block_size)(x): NCHW spatial tiles moved into channels."""
+
+    def __init__(self, block_size):
+        super().__init__(block_size=block_size)
+        self.block_size = block_size
+
+    def __call__(self, x):
+        return _c.space_to_depth(x, self.block_size)
+
+
+class _Activation(_Composed):
+    """A composed elementwise op with one float attribute (alpha or lambd)."""
+    _attr, _default, _fn = "alpha", 1.0, None
+
+    def __init__(self, value=None):
+        value = self._default if value is None else value
+        super().__init__(**{self._attr: value})
+        self.value = float(value)
+
+    def __call__(self, x):
+        return type(self)._fn(x, self.value)
+
+
+class Elu(_Activation):
+    """Elu(alpha=1.0)(input_x): x where x > 0, else alpha * (exp(x) - 1) (ops.elu)."""
+    _fn = staticmethod(_c.elu)
+
+
+class CeLU(_Activation):
+    """CeLU(alpha=1.0)(x): max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (ops.celu)."""
+    _fn = staticmethod(_c.celu)
+
+
+class HShrink(_Activation):
+    """HShrink(lambd=0.5)(input_x): x where |x| > lambd, else 0 (ops.hardshrink)."""
+    _attr, _default, _fn = "lambd", 0.5, staticmethod(_c.hardshrink)
+
+
+class SoftShrink(_Activation):
+    """SoftShrink(lambd=0.5)(input_x): x shrunk toward 0 by lambd, 0 within it
+    (ops.softshrink)."""
+    _attr, _default, _fn = "lambd", 0.5, staticmethod(_c.softshrink)
+
+
+class SeLU(_Composed):
+    """SeLU()(input_x): scale * elu(x, alpha) with SELU's constants (ops.selu)."""
+
+    def __call__(self, input_x):
+        return _c.selu(input_x)
+
+
+class HSigmoid(_Composed):
+    """HSigmoid()(input_x): relu6(x + 3) / 6 (ops.hardsigmoid)."""
+
+    def __call__(self, input_x):
+        return _c.hardsigmoid(input_x)
+
+
+class HSwish(_Composed):
+    """HSwish()(x): x * relu6(x + 3) / 6 (ops.hardswish)."""
+
+    def __call__(self, x):
+        return _c.hardswish(x)
+
+
+class Xdivy(_Composed):
+    """Xdivy()(x, y): x / y, 0 where x is 0 (ops.xdivy)."""
+
+    def __call__(self, x, y):
+        return _c.xdivy(x, y)
+
+
+class RealDiv(_Composed):
+    """RealDiv()(x, y): x / y, broadcasting (the table's Div)."""
+
+    def __call__(self, x, y):
+        return _m.div(x, y)
+
+
+class ApproximateEqual(_Composed):
+    """ApproximateEqual(tolerance=1e-5)(x, y): |x - y| < tolerance (ops.approximate_equal)."""
+
+    def __init__(self, tolerance=1e-5):
+        super().__init__(tolerance=tolerance)
+        self.tolerance = float(tolerance)
+
+    def __call__(self, x, y):
+        return _c.approximate_equal(x, y, self.tolerance)
+
+
+class Rank(_Composed):
+    """Rank()(input_x): the number of dimensions, a Python int (ops.rank)."""
+
+    def __call__(self, input_x):
+        return _a.rank(input_x)
+
+
+class Size(_Composed):
+    """Size()(input_x): the number of elements, a Python int (ops.size)."""
+
+    def __call__(self, input_x):
+        return _a.size(input_x)

@@ -9,5 +9,6 @@ __all__ = ["Abs", "Add", "AssignAdd", "BatchMatMul", "Cos", "CumProd", "CumSum",
            "MatMul", "Maximum", "Minimum", "Mod", "Mul", "Neg", "NotEqual", "Pow", "Reciprocal",
            "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Roll", "Rsqrt",
            "Sign", "Sin", "Sqrt", "Square", "Sub"]
+__all__ += ["Xdivy", "RealDiv", "ApproximateEqual"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

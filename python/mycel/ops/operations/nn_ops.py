@@ -9,5 +9,7 @@ __all__ = ["Adam", "AdamWeightDecay", "ApplyAdaMax", "ApplyAdadelta", "ApplyAdag
            "Gelu", "LayerNorm", "LogSoftmax", "MaxPool", "OneHot", "Pad", "ReLU", "ReLU6", "SGD",
            "Sigmoid", "Softmax", "SoftmaxCrossEntropyWithLogits", "Softplus", "Softsign",
            "SparseSoftmaxCrossEntropyWithLogits", "Tanh"]
+__all__ += ["Mish", "KLDivLoss", "L2Loss", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
+            "HShrink", "SoftShrink"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

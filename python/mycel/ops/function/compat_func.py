@@ -1,0 +1,224 @@
+"""Functions of MindSpore 2.x's ops that compose from op-table primitives, added where
+MindSpore's own tests showed them missing (scripts/ms_compat.py): std, var, std_mean,
+var_mean, linspace, unstack, masked_fill, the activations mish, elu, celu, selu, hardsigmoid,
+hardswish, hardshrink, softshrink, xdivy, approximate_equal, and the block rearrangements
+behind P.DepthToSpace / P.SpaceToDepth. Where a branch could overflow (exp of a large
+positive x) its argument is clamped first, so the discarded branch stays finite and its zero
+cotangent does not turn into NaN (0 * inf)."""
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, axes, as_tensor
+from mycel.ops.primitive import constexpr
+
+
+@constexpr
+def _denominator(shape, axis, ddof, op):
+    """n - ddof, n being the number of elements reduced (at least 0)."""
+    if not isinstance(ddof, (bool, int)):
+        raise TypeError(f"For '{op}', the 'ddof' must be an int or a bool, but got {ddof!r}.")
+    nd = len(shape)
+    n = 1
+    for a in (range(nd) if not axis else axis):
+        n *= shape[a % max(nd, 1)] if nd else 1
+    return float(max(n - int(ddof), 0))
+
+
+def _var_mean(input, axis, ddof, keepdims, op):  # noqa: A002
+    x = as_tensor(input)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For '{op}', the input must be a float tensor, but got {x.dtype}.")
+    ax = axes(axis)
+    mean = prim("ReduceMean", keep_dims=True)(x, ax)
+    sq = prim("ReduceSum", keep_dims=keepdims)(prim("Square")(prim("Sub")(x, mean)), ax)
+    var = prim("Div")(sq, _denominator(x.shape, ax, ddof, op))
+    if not keepdims:
+        mean = prim("ReduceMean", keep_dims=False)(x, ax)
+    return var, mean
+
+
+def var(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """Variance over axis (an int, a tuple, or None for all) with ddof delta degrees of
+    freedom (True means 1): sum((x - mean)^2) / (n - ddof)."""
+    return _var_mean(input, axis, ddof, keepdims, "var")[0]
+
+
+def var_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """(variance, mean) over axis, as var and mean."""
+    return _var_mean(input, axis, ddof, keepdims, "var_mean")
+
+
+def std(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """Standard deviation over axis: sqrt(var(input, axis, ddof, keepdims))."""
+    return prim("Sqrt")(_var_mean(input, axis, ddof, keepdims, "std")[0])
+
+
+def std_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """(standard deviation, mean) over axis, as std and mean."""
+    v, m = _var_mean(input, axis, ddof, keepdims, "std_mean")
+    return prim("Sqrt")(v), m
+
+
+@constexpr
+def _steps(steps):
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise TypeError(f"For 'linspace', the 'steps' must be an int, but got {steps!r}.")
+    if steps < 1:
+        raise ValueError(f"For 'linspace', the 'steps' must be positive, but got {steps}.")
+    return steps
+
+
+@constexpr
+def _fractions(steps):
+    # t_i = i / (steps - 1): exactly 0 at the first point and 1 at the last
+    return _C.Tensor([i / (steps - 1) if steps > 1 else 0.0 for i in range(steps)])
+
+
+def linspace(start, end, steps):
+    """steps evenly spaced float32 values from start to end, both included (start and end
+    are numbers or 0-d tensors): start * (1 - t) + end * t for t = i / (steps - 1)."""
+    t = prim("Cast")(_fractions(_steps(steps)), _C.float32)
+    s = prim("Cast")(as_tensor(start), _C.float32)
+    e = prim("Cast")(as_tensor(end), _C.float32)
+    return prim("Add")(prim("Mul")(s, prim("Sub")(1.0, t)), prim("Mul")(e, t))
+
+
+@constexpr
+def _unstack_plan(shape, axis):
+    nd = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -nd <= axis < nd:
+        raise ValueError(f"For 'unstack', the 'axis' must be an int in [{-nd}, {nd}), but "
+                         f"got {axis!r}.")
+    a = axis % nd
+    return a, shape[a]
+
+
+def unstack(input_x, axis=0):
+    """The slices of input_x along axis, each without that dimension, as a tuple."""
+    x = as_tensor(input_x)
+    a, n = _unstack_plan(x.shape, axis)
+    if n == 0:
+        return ()
+    squeeze = prim("Squeeze", axis=(a,))
+    out = ()
+    for p in prim("Split", axis=a, output_num=n)(x):
+        out = out + (squeeze(p),)
+    return out
+
+
+def masked_fill(input_x, mask, value):
+    """input_x with value where mask is True (mask and value broadcast against it)."""
+    x = as_tensor(input_x)
+    v = prim("Cast")(as_tensor(value), x.dtype)
+    return prim("Select")(mask, prim("BroadcastTo", shape=x.shape)(v), x)
+
+
+def mish(x):
+    """x * tanh(softplus(x)), elementwise."""
+    return prim("Mul")(x, prim("Tanh")(prim("Softplus")(x)))
+
+
+def elu(input_x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x) - 1), elementwise."""
+    x = as_tensor(input_x)
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(alpha))
+    return prim("Select")(prim("Greater")(x, 0.0), x, neg)
+
+
+def celu(x, alpha=1.0):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (alpha != 0)."""
+    a = float(alpha)
+    if a == 0.0:
+        raise ValueError("For 'celu', the 'alpha' must not be 0.")
+    x = as_tensor(x)
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Div")(prim("Minimum")(x, 0.0), a)), 1.0), a)
+    return prim("Add")(prim("Maximum")(x, 0.0), prim("Minimum")(neg, 0.0))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input_x):
+    """scale * elu(x, alpha) with SELU's fixed alpha and scale, elementwise."""
+    return prim("Mul")(elu(input_x, _SELU_ALPHA), _SELU_SCALE)
+
+
+def hardsigmoid(input):  # noqa: A002
+    """relu6(x + 3) / 6, elementwise."""
+    return prim("Div")(prim("ReLU6")(prim("Add")(input, 3.0)), 6.0)
+
+
+def hardswish(x):
+    """x * relu6(x + 3) / 6, elementwise."""
+    return prim("Mul")(x, hardsigmoid(x))
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    """x where |x| > lambd, else 0, elementwise."""
+    x = as_tensor(input)
+    keep = prim("Greater")(prim("Abs")(x), float(lambd))
+    return prim("Select")(keep, x, prim("ZerosLike")(x))
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0, elementwise."""
+    x = as_tensor(input)
+    lam = float(lambd)
+    if lam < 0:
+        raise ValueError(f"For 'softshrink', the 'lambd' must be no less than 0, but got {lam}.")
+    shrunk = prim("Sub")(x, prim("Mul")(prim("Sign")(x), lam))
+    keep = prim("Greater")(prim("Abs")(x), lam)
+    return prim("Select")(keep, shrunk, prim("ZerosLike")(shrunk))
+
+
+def xdivy(x, y):
+    """x / y, and 0 where x is 0 (also when y is 0), broadcasting."""
+    q = prim("Div")(x, y)
+    return prim("Select")(prim("Equal")(x, 0), prim("ZerosLike")(q), q)
+
+
+def approximate_equal(x, y, tolerance=1e-5):
+    """|x - y| < tolerance, elementwise (bool)."""
+    return prim("Less")(prim("Abs")(prim("Sub")(x, y)), float(tolerance))
+
+
+@constexpr
+def _block_shapes(shape, bs, op, to_space):
+    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 2:
+        raise ValueError(f"For '{op}', the 'block_size' must be an int of at least 2, but got "
+                         f"{bs!r}.")
+    if len(shape) != 4:
+        raise ValueError(f"For '{op}', the input must be 4-D (NCHW), but got shape "
+                         f"{tuple(shape)}.")
+    n, c, h, w = shape
+    if to_space:
+        if c % (bs * bs):
+            raise ValueError(f"For '{op}', the channels ({c}) must be divisible by "
+                             f"block_size * block_size ({bs * bs}).")
+        return (n, bs, bs, c // (bs * bs), h, w), (0, 3, 4, 1, 5, 2), \
+            (n, c // (bs * bs), h * bs, w * bs)
+    if h % bs or w % bs:
+        raise ValueError(f"For '{op}', the height and width ({h}, {w}) must be divisible by "
+                         f"block_size ({bs}).")
+    return (n, c, h // bs, bs, w // bs, bs), (0, 3, 5, 1, 2, 4), \
+        (n, c * bs * bs, h // bs, w // bs)
+
+
+def depth_to_space(x, block_size):
+    """NCHW: channel blocks moved into block_size x block_size spatial tiles (the channel
+    index is (row offset * block_size + column offset) * C_out + c)."""
+    x = as_tensor(x)
+    split, perm, out = _block_shapes(x.shape, block_size, "DepthToSpace", True)
+    return prim("Reshape")(prim("Transpose")(prim("Reshape")(x, split), perm), out)
+
+
+def space_to_depth(x, block_size):
+    """NCHW: block_size x block_size spatial tiles moved into channels (the inverse of
+    depth_to_space)."""
+    x = as_tensor(x)
+    split, perm, out = _block_shapes(x.shape, block_size, "SpaceToDepth", False)
+    return prim("Reshape")(prim("Transpose")(prim("Reshape")(x, split), perm), out)
+
+
+__all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
+           "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
+           "approximate_equal"]
