@@ -866,6 +866,10 @@ def vmap_section():
         v, lp = my[f"vmap_{mode}_ms"], my[f"loop_{mode}_ms"]
         lines.append(f"| {mode.upper()} | {v:.3f} | {lp:.2f} | {lp / v:.1f}× | "
                      f"{th['vmap_ms']:.3f} | {th['loop_ms']:.2f} | {th['vmap_ms'] / v:.2f} |")
+    lines.append("")
+    return lines
+
+
 def fusion_section():
     """Graph-kernel fusion: memory-bound chains fused and unfused against PyTorch eager, and the
     bytes per second they reach against this machine's bandwidth measured in the same run."""
