@@ -114,6 +114,7 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
   // Automatic differentiation, innermost gradient first; its output is optimised like any
   // program, so forward values no bprop needs are dropped.
   while (p.run("expand_vjp", expand_vjp)) {
+    p.run("recompute", recompute);
     simplify_all();
     p.run("lift", lift, {.specialized = true, .lifted = true});
   }

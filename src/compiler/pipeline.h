@@ -9,6 +9,8 @@
 //     dce               unused parameters and tuple outputs of called graphs go
 //   before_ad           (when set, once: parallel/spmd.h's rewrite; then the loop again)
 //   lift                free variables -> parameters and partial() (the executor's form)
+//   expand_vjp          autodiff; after each: recompute (marked forward values the bprops
+//                       read are computed again there), the loop, lift
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
 // is written before the first pass as <dir>/00_input.ir and after each pass as
