@@ -1,11 +1,12 @@
 """Recompute: peak memory and step time of a training step with and without Cell.recompute().
 
-`python3 bench/recompute_bench.py` trains a deep MLP (8 blocks of 4 Dense(512, 512) + tanh
+`python3 bench/recompute_bench.py` trains a deep MLP (6 blocks of 4 Dense(512, 512) + tanh
 layers, batch 1024, float32, MSE loss, Momentum) in GRAPH mode through nn.TrainOneStepCell,
 once with every block under recompute() and once without, and prints one JSON object: per
-variant the peak bytes mycel's host allocator held above what was in use before a step (the
-executor's activations, gradients and temporaries), the activation bytes of one layer for
-scale, and the median step time over 10 steps after 2 warm-up steps.
+variant the peak bytes mycel's host allocator held above what was in use before the call (the
+executor's activations, gradients and temporaries) for the gradients alone (ops.grad of the
+loss cell) and for the training step, the activation bytes of one layer for scale, and the
+median step time over 10 steps after the warm-up.
 """
 import json
 import statistics
@@ -16,9 +17,9 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/python")
 import mycel as ms  # noqa: E402
-from mycel import _mycel as _C, nn  # noqa: E402
+from mycel import _mycel as _C, nn, ops  # noqa: E402
 
-BLOCKS, DEPTH, WIDTH, BATCH = 8, 4, 512, 1024
+BLOCKS, DEPTH, WIDTH, BATCH = 6, 4, 512, 1024
 
 
 class Block(nn.Cell):
@@ -51,18 +52,24 @@ def measure(recompute):
     rng = np.random.default_rng(1)
     x = ms.Tensor(rng.standard_normal((BATCH, WIDTH)).astype(np.float32))
     y = ms.Tensor(rng.standard_normal((BATCH, WIDTH)).astype(np.float32))
-    for _ in range(2):
-        step(x, y).asnumpy()
-    _C.reset_peak_memory()
-    before = _C.memory_stats()["in_use"]
-    step(x, y).asnumpy()
-    peak = _C.memory_stats()["peak_in_use"] - before
+    grad = ops.grad(step.network, None, step.network.trainable_params())
+
+    def peak(f):
+        f()
+        _C.reset_peak_memory()
+        before = _C.memory_stats()["in_use"]
+        f()
+        return _C.memory_stats()["peak_in_use"] - before
+
+    grad_peak = peak(lambda: [g.asnumpy() for g in grad(x, y)])
+    step_peak = peak(lambda: step(x, y).asnumpy())
     times = []
     for _ in range(10):
         t0 = time.perf_counter()
         step(x, y).asnumpy()
         times.append(time.perf_counter() - t0)
-    return {"peak_bytes": peak, "step_ms": statistics.median(times) * 1e3}
+    return {"grad_peak_bytes": grad_peak, "step_peak_bytes": step_peak,
+            "step_ms": statistics.median(times) * 1e3}
 
 
 def main():
