@@ -1,7 +1,7 @@
 """Recompute: peak memory and step time of a training step with and without Cell.recompute().
 
-`python3 bench/recompute_bench.py` trains a deep MLP (6 blocks of 4 Dense(512, 512) + tanh
-layers, batch 1024, float32, MSE loss, Momentum) in GRAPH mode through nn.TrainOneStepCell,
+`python3 bench/recompute_bench.py` trains a deep MLP (6 blocks of 4 Dense(256, 256) + tanh
+layers, batch 4096, float32, MSE loss, Momentum) in GRAPH mode through nn.TrainOneStepCell,
 once with every block under recompute() and once without, and prints one JSON object: per
 variant the peak bytes mycel's host allocator held above what was in use before the call (the
 executor's activations, gradients and temporaries) for the gradients alone (ops.grad of the
@@ -19,7 +19,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/python")
 import mycel as ms  # noqa: E402
 from mycel import _mycel as _C, nn, ops  # noqa: E402
 
-BLOCKS, DEPTH, WIDTH, BATCH = 6, 4, 512, 1024
+BLOCKS, DEPTH, WIDTH, BATCH = 6, 4, 256, 4096
 
 
 class Block(nn.Cell):
