@@ -2,7 +2,8 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, lite, vmap, ...: see SECTIONS) runs one
+pipeline, optimizer, privacy, armour, federated, search, recompute, simgrid, lite, vmap, ...:
+see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
 FL_BENCH_MAX_ROUNDS rounds, default 600, each a tenth of an epoch of Fashion-MNIST over 10
@@ -772,6 +773,74 @@ def search_section():
     return lines
 
 
+def recompute_section():
+    """Recompute: a deep MLP's training step with and without Cell.recompute() (GRAPH mode):
+    peak bytes and step time."""
+    print("bench: recompute (24-layer MLP, batch 4096, with and without) ...", flush=True)
+    r = run("recompute_bench.py")
+    act = r["activation_bytes"]
+    lines = ["## Recompute", "",
+             f"bench/recompute_bench.py: an MLP of {r['layers']} Dense({r['width']}, "
+             f"{r['width']}) + tanh layers in 6 blocks, batch {r['batch']}, float32, MSE, "
+             "Momentum, nn.TrainOneStepCell in GRAPH mode; `recompute`: every block under "
+             "Cell.recompute() (the block outputs kept, the rest computed again in the "
+             "backward). Peak: the host allocator's bytes above those in use before the call "
+             f"(one layer's activation is {act / 2**20:.3g} MiB), for the gradients alone "
+             "(ops.grad of the loss cell) and for the training step; time: the median of 10 "
+             "steps.", "",
+             "| variant | gradients: peak MiB (activations) | training step: peak MiB "
+             "(activations) | step ms |", "|---|---|---|---|"]
+    for name in ("plain", "recompute"):
+        v = r[name]
+        lines.append(f"| {name} | {v['grad_peak_bytes'] / 2**20:.4g} "
+                     f"({v['grad_peak_bytes'] / act:.3g}) | {v['step_peak_bytes'] / 2**20:.4g} "
+                     f"({v['step_peak_bytes'] / act:.3g}) | {fmt(v['step_ms'])} |")
+    lines += ["", "Not yet: a program that returns the loss with the gradients "
+              "(value_and_grad, hence TrainOneStepCell) holds about two tensors per layer "
+              "with or without recompute (on a 16-layer MLP: 32 activations, against 18 for "
+              "grad alone, 9 with recompute), so recompute does not lower its peak; grad "
+              "alone shows the saving. To investigate: what that program keeps alive (its "
+              "bprop may stay a closure over the forward values)."]
+    lines.append("")
+    return lines
+
+
+def simgrid_section():
+    """The collective cost model against SimGrid's simulation of its algorithms."""
+    print("bench: the collective model against SimGrid (2 to 1,024 ranks) ...", flush=True)
+    r = run("simgrid_bench.py")
+    lines = ["## Collective model against SimGrid", "",
+             "bench/simgrid_bench.py (its docstring has the details): each collective's two "
+             "algorithms (ring or pairwise; recursive doubling, halving or Bruck) simulated "
+             "message by message by tools/simgrid on a cluster whose links carry the "
+             f"profile's α = {r['alpha'] * 1e3:.3g} ms and 1/β = {1e-9 / r['beta']:.3g} GB/s "
+             "(one message host to host: α + s·β), against cost_model.h's formulas. `model`: "
+             "collective_seconds, the better algorithm, what the search uses; `SimGrid`: the "
+             "better simulated one. s: the bytes each device holds before it.", "",
+             "| collective | ranks | s | model ms | SimGrid ms | SimGrid / model | "
+             "ring: formula / simulated ms | tree: formula / simulated ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    def alg(row, i):
+        t = row["simulated_s"][i]
+        return f"{row['formula_s'][i] * 1e3:.4g} / " + ("—" if t < 0 else f"{t * 1e3:.4g}")
+
+    for row in r["rows"]:
+        sim = min(t for t in row["simulated_s"] if t >= 0)
+        lines.append(
+            f"| {row['kind']} | {row['ranks']} | {int(row['bytes'])} | "
+            f"{row['model_s'] * 1e3:.4g} | {sim * 1e3:.4g} | {sim / row['model_s']:.3f} | "
+            f"{alg(row, 0)} | {alg(row, 1)} |")
+    lines += ["", "—: not simulated (a ring above 64 ranks: millions of simulated messages; "
+              "the model picks the logarithmic algorithm there). On private full-duplex "
+              "links the formulas are exact (no step waits on another rank's, no link is "
+              "shared); what they leave out is contention: behind one shared backbone of the "
+              "same bandwidth an 8-rank ring's large steps take 8 times longer "
+              "(tests/python/test_parallel_plan_simgrid.py), so the model is optimistic on "
+              "an oversubscribed network."]
+    lines.append("")
+    return lines
+
+
 def lite_section():
     """mycel lite: LeNet-5, ResNet-18 and MobileNetV2 batch-1 latency in fp32, bf16 and int8
     against PyTorch eager and TorchScript at PyTorch's best thread count; load time; the
@@ -924,6 +993,8 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "privacy": ("## Differential privacy", privacy_section),
     "federated": ("## Federated learning", federated_section),
     "search": ("## Strategy search", search_section),
+    "recompute": ("## Recompute", recompute_section),
+    "simgrid": ("## Collective model against SimGrid", simgrid_section),
     "lite": ("## mycel lite", lite_section),
     "sink": ("## Data sink", sink_section),
     "thor": ("## THOR", thor_section),
@@ -1022,6 +1093,8 @@ def main():
     lines += privacy_section()
     lines += federated_section()
     lines += search_section()
+    lines += recompute_section()
+    lines += simgrid_section()
     lines += lite_section()
     lines += sink_section()
     lines += thor_section()

@@ -12,9 +12,10 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
 # The fuzz targets (fuzz/) build with clang's libFuzzer and sanitizers, and its OpenMP.
 # The lite converter's tests read ONNX files written by python3-onnx and torch.onnx.export,
 # and run the ONNX conformance cases (libonnx-testdata).
+# SimGrid simulates the collectives of the parallel cost model (tools/simgrid).
 test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
            clang-14 libclang-rt-14-dev libomp-14-dev python3-onnx libonnx-testdata
-           python3-torchvision)
+           python3-torchvision libsimgrid-dev)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)

@@ -66,6 +66,12 @@ class Host {
   // updates its moving statistics in place), the Parameters read from its attributes.
   virtual std::optional<DType> mixed_precision(const Value& obj, bool params) = 0;
 
+  // Recompute (MindSpore's Cell.recompute()): when obj is a Cell marked to have its
+  // activations recomputed in the backward, whether its outputs are recomputed too
+  // (output_recompute); nullopt when it is not marked. The specialiser marks the ops of such
+  // a call (compiler/passes/recompute.cc).
+  virtual std::optional<bool> recompute(const Value&) { return std::nullopt; }
+
   // isinstance(x, cls) for an abstract x: true/false, or nullopt if the host cannot tell.
   virtual std::optional<bool> isinstance(const AbsPtr& x, const Value& cls) = 0;
 

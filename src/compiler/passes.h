@@ -32,6 +32,10 @@ bool dce(ir::Module& m, ir::FuncGraph* root);
 // Lambda lifting (MindSpore's cconv): free variables become leading parameters; references
 // to such graphs become partial(@g, captured...). Afterwards verify(root, {.lifted=true}).
 bool lift(ir::Module& m, ir::FuncGraph* root);
+// Forward values of recomputed cells (kRecomputeAttr) that bprop graphs read are computed
+// again inside them, after the backward values their users need, instead of kept. Runs
+// after each expand_vjp.
+bool recompute(ir::Module& m, ir::FuncGraph* root);
 // Update ops (F_UPDATE: Assign, SGD, Adam...) run after every reader of the tensors they
 // write that does not depend on them: the written input becomes depend(x, readers...).
 bool order_updates(ir::Module& m, ir::FuncGraph* root);

@@ -113,9 +113,11 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
   }
   p.run("lift", lift, {.specialized = true, .lifted = true});
   // Automatic differentiation and batching (vmap), innermost first, one of them per round
-  // (each needs lifted IR); the output is optimised like any program, so forward values no
-  // bprop needs are dropped.
+  // (each needs lifted IR); after a gradient, recompute (marked forward values its bprops read
+  // are computed again there). The output is optimised like any program, so forward values
+  // no bprop needs are dropped.
   while (p.run("expand_vjp", expand_vjp) || p.run("expand_vmap", expand_vmap)) {
+    p.run("recompute", recompute);
     simplify_all();
     p.run("lift", lift, {.specialized = true, .lifted = true});
   }

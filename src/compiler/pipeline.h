@@ -9,7 +9,9 @@
 //     dce               unused parameters and tuple outputs of called graphs go
 //   before_ad           (when set, once: parallel/spmd.h's rewrite; then the loop again)
 //   lift                free variables -> parameters and partial() (the executor's form)
-//   expand_vjp          (autodiff, then the loop and lift again), order_updates
+//   expand_vjp          autodiff (or expand_vmap, batching); after each: recompute (marked
+//                       forward values the bprops read are computed again there), the loop,
+//                       lift; then order_updates
 //   graph_kernel        (when set, last) elementwise/reduction clusters -> GraphKernel calls
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR

@@ -704,7 +704,9 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
              "or use PYNATIVE mode"));
   }
   for (auto& k : ctxs_) {
-    if (k->src != g || k->parent != pctx || k->args.size() != args.size()) continue;
+    if (k->src != g || k->parent != pctx || k->args.size() != args.size() ||
+        k->recompute != recompute_scope_)
+      continue;
     bool same = true;
     for (size_t i = 0; i < args.size() && same; ++i) same = abs_equal(k->args[i], args[i]);
     if (!same) continue;
@@ -742,6 +744,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   k->parent = pctx;
   k->args = std::move(args);
   k->seq = next_seq_++;
+  k->recompute = recompute_scope_;
   ctxs_.push_back(std::move(owned));
   stack_.push_back(k);
   stack_dynamic_.push_back(dynamic);

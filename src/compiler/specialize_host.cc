@@ -48,6 +48,15 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
       for (Node*& a : args) a = mixed_cast(c, a, *t, sp);
       for (auto& [k, v] : kw) v = mixed_cast(c, v, *t, sp);
     }
+    // A Cell under recompute(), called outside any other: the ops of this call (its
+    // sub-cells' and the functions they call included) form one scope.
+    std::optional<bool> rc = recompute_scope_ == 0 ? host_.recompute(h) : std::nullopt;
+    if (!rc) return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
+    recompute_scope_ = 2 * ++recompute_calls_ + (*rc ? 1 : 0);
+    struct Restore {
+      int64_t& scope;
+      ~Restore() { scope = 0; }
+    } restore{recompute_scope_};
     return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
   }
   if (all_const(args, kw)) {

@@ -35,6 +35,9 @@ struct Ctx {
   Node* state = nullptr;
   Node* token = nullptr;
   bool effects = false;
+  // Recompute: kRecomputeAttr's mark for the ops emitted here (0: none), the scope of the
+  // recomputed Cell call this context was made in (contexts differ by it).
+  int64_t recompute = 0;
 };
 
 // The scoping of the source IR (specialize_scopes.cc): what each graph of the front end
@@ -222,6 +225,10 @@ class Specializer {
   std::vector<Ctx*> stack_;          // active contexts, innermost last
   std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
   uint64_t next_seq_ = 0;
+  // The mark of the recomputed Cell call being specialised (Ctx::recompute; 0: none) and the
+  // number of such calls so far (each a scope of its own).
+  int64_t recompute_scope_ = 0;
+  int64_t recompute_calls_ = 0;
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
   SourceScopes scopes_;
   std::vector<std::pair<Value, Node*>> weights_;

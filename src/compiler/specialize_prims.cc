@@ -154,6 +154,10 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   if (update)
     for (size_t i = 0; i < t.inputs.size() && i < static_cast<size_t>(op.num_outputs); ++i)
       t.inputs[i] = after_state(c, t.inputs[i], sp);
+  // Inside a recomputed Cell: the mark, unless the primitive has its own (Primitive.recompute)
+  // or the op draws random numbers, writes or communicates (their outputs are kept).
+  if (c->recompute != 0 && (op.flags & kEffectFlags) == 0 && !t.attrs.has(kRecomputeAttr))
+    t.attrs.set(kRecomputeAttr, c->recompute);
   CNode* r = b.emit_typed(op, std::move(t));
   if (update) took_effect(c, r);
   return r;

@@ -133,9 +133,10 @@ void encode_rows(py::handle strategy, std::vector<int64_t>& flat) {
 
 // The Prim of an OpHandle: complete attributes when every required one is known. A
 // primitive's strategy (Primitive.shard) travels as kStrategyAttr: its rows encoded, then
-// its out_strategy's if it has one (parallel/spmd.h reads them).
+// its out_strategy's if it has one (parallel/spmd.h reads them); Primitive.recompute's mode
+// as kRecomputeAttr.
 Value prim_of_handle(py::handle h, py::handle strategy = py::none(),
-                     py::handle out_strategy = py::none()) {
+                     py::handle out_strategy = py::none(), py::handle recompute = py::none()) {
   std::string name = h.attr("name").cast<std::string>();
   const OpDef* op = find_op(name);
   MC_ASSERT(op != nullptr, "an OpHandle of an unknown op ", name);
@@ -150,6 +151,8 @@ Value prim_of_handle(py::handle h, py::handle strategy = py::none(),
     if (!out_strategy.is_none()) encode_rows(out_strategy, flat);
     given.set(kStrategyAttr, std::move(flat));
   }
+  // Primitive.recompute(mode): always (-1) or never (0), kRecomputeAttr's encoding.
+  if (!recompute.is_none()) given.set(kRecomputeAttr, int64_t{recompute.cast<bool>() ? -1 : 0});
   bool complete = true;
   for (const AttrSpec& s : op->attrs)
     complete &= !std::holds_alternative<std::monostate>(s.dflt) || given.has(s.name);
@@ -333,6 +336,16 @@ class PyHost final : public ir::Host {
     return t.as_dtype();
   }
 
+  std::optional<bool> recompute(const Value& obj) override {
+    if (!obj.is(ValueKind::PyObj)) return std::nullopt;
+    py::gil_scoped_acquire gil;
+    py::object o = unwrap_host(obj);
+    if (!is_instance(o, refs().cell)) return std::nullopt;
+    py::object r = py::getattr(o, "_recompute_output", py::none());  // nn/cell.py
+    if (r.is_none()) return std::nullopt;
+    return r.cast<bool>();
+  }
+
   std::optional<bool> isinstance(const ir::AbsPtr& x, const Value& cls) override {
     py::gil_scoped_acquire gil;
     try {
@@ -451,7 +464,8 @@ class PyHost final : public ir::Host {
       py::object call = py::type::of(o).attr("__call__");
       if (call.ptr() == r.primitive_call.ptr())
         return prim_of_handle(o.attr("_handle"), py::getattr(o, "_in_strategy", py::none()),
-                              py::getattr(o, "_out_strategy", py::none()));
+                              py::getattr(o, "_out_strategy", py::none()),
+                              py::getattr(o, "_recompute", py::none()));
       return convert_py(m, o.attr("__call__"));  // its own __call__: a closure over it
     }
     PyTypeObject* t = Py_TYPE(o.ptr());

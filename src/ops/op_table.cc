@@ -106,6 +106,11 @@ void check_attrs(const OpDef& op, const Attrs& given) {
                "', the sharding strategy must be a tuple of ints.");
       continue;
     }
+    if (name == kRecomputeAttr) {
+      MC_CHECK(std::holds_alternative<int64_t>(v) || std::holds_alternative<bool>(v), Type, "For '",
+               op.name, "', the recompute mark must be an int.");
+      continue;
+    }
     auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
                            [&](const AttrSpec& s) { return name == s.name; });
     MC_CHECK(it != op.attrs.end(), Type, "For '", op.name, "', unknown attribute '", name, "'.");
@@ -127,7 +132,8 @@ Attrs make_attrs(const OpDef& op, const Attrs& given) {
       out.set(s.name, s.dflt);
     }
   }
-  if (given.has(kStrategyAttr)) out.set(kStrategyAttr, given.get(kStrategyAttr));
+  for (const char* extra : {kStrategyAttr, kRecomputeAttr})
+    if (given.has(extra)) out.set(extra, given.get(extra));
   return out;
 }
 

@@ -135,6 +135,12 @@ const OpDef* find_op(std::string_view name);  // nullptr if no such op
 // (Primitive.shard, parallel/rules.h), Ints of the row count, each row's length, then the
 // entries. Kernels ignore it; the parallel pass (parallel/spmd.h) consumes it.
 inline constexpr const char* kStrategyAttr = "in_strategy";
+// Any op may also carry kRecomputeAttr (an Int): whether its output is recomputed in the
+// backward instead of kept (compiler/passes/recompute.cc). 0: never (Primitive.recompute(
+// False)); -1: always (Primitive.recompute()); 2 * scope + output_recompute (>= 2): made
+// inside the call `scope` of a Cell marked by Cell.recompute(), whose outputs are kept unless
+// output_recompute. Kernels ignore it.
+inline constexpr const char* kRecomputeAttr = "recompute";
 void check_attrs(const OpDef& op, const Attrs& given);
 Attrs make_attrs(const OpDef& op, const Attrs& given);
 

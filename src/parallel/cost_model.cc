@@ -1,6 +1,7 @@
 #include "parallel/cost_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "base/error.h"
@@ -86,38 +87,52 @@ double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
   return std::max(op_flops(call, ins, outs) / p.peak_flops, bytes / p.mem_bandwidth);
 }
 
-double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
-  if (g <= 1) return 0;
+std::array<double, 2> algorithm_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
+  if (g <= 1) return {0, 0};
   const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
   switch (kind) {
     case MoveKind::Split:
     case MoveKind::Partial:
-      return 0;
+      return {0, 0};
     case MoveKind::AllReduce:
-      return std::min(2 * (n - 1) * (a + s / n * b), lg * (a + s * b));
+      return {2 * (n - 1) * (a + s / n * b), lg * (a + s * b)};
     case MoveKind::AllGather:
-      return std::min((n - 1) * (a + s * b), lg * a + (n - 1) * s * b);
+      return {(n - 1) * (a + s * b), lg * a + (n - 1) * s * b};
     case MoveKind::ReduceScatter:
-      return std::min((n - 1) * (a + s / n * b), lg * a + (n - 1) / n * s * b);
+      return {(n - 1) * (a + s / n * b), lg * a + (n - 1) / n * s * b};
     case MoveKind::AllToAll:
-      return std::min((n - 1) * (a + s / n * b), lg * (a + s / 2 * b));
+      return {(n - 1) * (a + s / n * b), lg * (a + s / 2 * b)};
   }
-  return 0;
+  return {0, 0};
+}
+
+double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
+  std::array<double, 2> t = algorithm_seconds(kind, g, s, p);
+  return std::min(t[0], t[1]);
 }
 
 double slice_bytes(const TensorLayout& l, int64_t elem_bytes) {
   return static_cast<double>(l.slice_numel()) * static_cast<double>(elem_bytes);
 }
 
-double redistribution_seconds(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes,
-                              const CostProfile& p) {
-  if (from == to) return 0;
-  double t = 0;
+std::vector<MoveCost> redistribution_costs(const TensorLayout& from, const TensorLayout& to,
+                                           int64_t elem_bytes, const CostProfile& p) {
+  std::vector<MoveCost> out;
+  if (from == to) return out;
   TensorLayout cur = from;
   for (const Move& m : plan_redistribution(from, to, elem_bytes)) {
-    t += collective_seconds(m.kind, cur.mesh().group_size(m.axes), slice_bytes(cur, elem_bytes), p);
+    const int64_t g = cur.mesh().group_size(m.axes);
+    out.push_back({m.kind, m.axes, g, m.bytes,
+                   collective_seconds(m.kind, g, slice_bytes(cur, elem_bytes), p)});
     cur = apply_move(cur, m);
   }
+  return out;
+}
+
+double redistribution_seconds(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes,
+                              const CostProfile& p) {
+  double t = 0;
+  for (const MoveCost& c : redistribution_costs(from, to, elem_bytes, p)) t += c.seconds;
   return t;
 }
 

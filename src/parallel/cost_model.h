@@ -25,6 +25,7 @@
 // per-axis profile (node hierarchy) is not built yet.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,11 +59,26 @@ double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const S
 double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
                        std::span<const TensorLayout> out, int64_t elem_bytes, const CostProfile& p);
 
-// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it (the
-// table above); Split and Partial 0.
+// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it: the
+// seconds of its two algorithms in the table above ({ring or pairwise, recursive doubling,
+// halving or Bruck}; tools/simgrid checks them against a simulation), and the best of them,
+// what the search uses. Split and Partial 0.
+std::array<double, 2> algorithm_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
 double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
 
+// One move of a redistribution, costed: its kind, the mesh axes of its groups and their size,
+// the bytes each device sends (Move::bytes) and the seconds (collective_seconds).
+struct MoveCost {
+  MoveKind kind;
+  Axes axes;
+  int64_t group = 1;
+  double sent = 0;
+  double seconds = 0;
+};
 // The moves of plan_redistribution(from, to), each costed on the layout it applies to.
+std::vector<MoveCost> redistribution_costs(const TensorLayout& from, const TensorLayout& to,
+                                           int64_t elem_bytes, const CostProfile& p);
+// Their seconds, summed.
 double redistribution_seconds(const TensorLayout& from, const TensorLayout& to, int64_t elem_bytes,
                               const CostProfile& p);
 

@@ -1,6 +1,8 @@
 #include "parallel/search.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <map>
@@ -49,6 +51,91 @@ std::string SearchPlan::to_string() const {
                 step_s() * 1e3, compute_s * 1e3, comm_s * 1e3, grad_s * 1e3,
                 memory_bytes / (1 << 20));
   return s + buf;
+}
+
+namespace {
+
+std::string json_str(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", std::isfinite(v) ? v : 0.0);
+  return buf;
+}
+
+// Appends v as a JSON array of ints.
+void json_ints(std::string& out, const std::vector<int64_t>& v) {
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(v[i]);
+  }
+  out += ']';
+}
+
+// Appends m as a JSON object of numbers, each times `scale`.
+void json_map(std::string& out, const std::map<std::string, double>& m, double scale) {
+  out += '{';
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out += ',';
+    first = false;
+    out += json_str(k);
+    out += ':';
+    out += num(v * scale);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+std::string SearchPlan::to_json() const {
+  std::string s = "{\"mode\":";
+  s += json_str(mode);
+  s += ",\"devices\":";
+  s += std::to_string(devices);
+  s += ",\"mesh\":";
+  json_ints(s, mesh);
+  s += ",\"ops\":[";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const PlannedOp& op = ops[i];
+    if (i) s += ',';
+    s += "{\"op\":";
+    s += json_str(op.op);
+    s += ",\"shapes\":[";
+    for (size_t j = 0; j < op.shapes.size(); ++j) {
+      if (j) s += ',';
+      json_ints(s, op.shapes[j]);
+    }
+    s += "],\"strategy\":[";
+    for (size_t j = 0; j < op.strategy.size(); ++j) {
+      if (j) s += ',';
+      json_ints(s, op.strategy[j]);
+    }
+    s += op.user ? "],\"user\":true}" : "],\"user\":false}";
+  }
+  const std::pair<const char*, double> parts[] = {{"],\"step_ms\":", step_s() * 1e3},
+                                                  {",\"compute_ms\":", compute_s * 1e3},
+                                                  {",\"redistribution_ms\":", comm_s * 1e3},
+                                                  {",\"gradient_allreduce_ms\":", grad_s * 1e3},
+                                                  {",\"memory_bytes\":", memory_bytes}};
+  for (const auto& [key, v] : parts) {
+    s += key;
+    s += num(v);
+  }
+  s += ",\"collectives_ms\":";
+  json_map(s, collective_s, 1e3);
+  s += ",\"axis_bytes\":";
+  json_map(s, axis_bytes, 1);
+  s += '}';
+  return s;
 }
 
 namespace {
@@ -413,12 +500,16 @@ class Search {
 
   // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.
   double grad_seconds(const TensorLayout& l, int64_t elem) const {
+    return collective_seconds(MoveKind::AllReduce, mesh_.group_size(replicated_axes(l)),
+                              slice_bytes(l, elem), o_.profile);
+  }
+  // The mesh axes no dimension of l is split along.
+  Axes replicated_axes(const TensorLayout& l) const {
     Axes rep;
     for (int a = 0; a < mesh_.ndim(); ++a) {
       if (l.dim_of(a) < 0) rep.push_back(a);
     }
-    return collective_seconds(MoveKind::AllReduce, mesh_.group_size(rep), slice_bytes(l, elem),
-                              o_.profile);
+    return rep;
   }
   double weight_bytes(const TensorLayout& l, int64_t elem) const {
     return slice_bytes(l, elem) * (2 + o_.profile.optimizer_factor);
@@ -633,7 +724,13 @@ void Evaluate::decide(const Node* x, const TensorLayout& l) {
 }
 
 void Evaluate::redist(const Node* x, const TensorLayout& from, const TensorLayout& to) {
-  plan_.comm_s += 2 * redistribution_seconds(from, to, elem_of(x), s_.o_.profile);
+  // The forward move and its transpose in the backward.
+  for (const MoveCost& m : redistribution_costs(from, to, elem_of(x), s_.o_.profile)) {
+    plan_.comm_s += 2 * m.seconds;
+    if (m.group <= 1 || m.kind == MoveKind::Split || m.kind == MoveKind::Partial) continue;
+    plan_.collective_s[move_name(m.kind)] += 2 * m.seconds;
+    plan_.axis_bytes[s_.mesh_.axes_str(m.axes)] += 2 * m.sent;
+  }
 }
 
 void Evaluate::set_out(CNode* c, const std::vector<TensorLayout>& out) {
@@ -758,8 +855,16 @@ SearchPlan Evaluate::run() {
     auto it = lay_.find(g->output());
     if (it != lay_.end()) redist(g->output(), it->second, replicated(it->second));
   }
+  plan_.mesh = s_.mesh_.shape();
   for (const auto& [x, l] : weights_) {
-    plan_.grad_s += s_.grad_seconds(l, elem_of(x));
+    const double t = s_.grad_seconds(l, elem_of(x));
+    plan_.grad_s += t;
+    if (Axes rep = s_.replicated_axes(l); t > 0) {
+      // Ring AllReduce: each device sends 2(p-1)/p of its slice.
+      const double p = static_cast<double>(s_.mesh_.group_size(rep));
+      plan_.collective_s["AllReduce (gradients)"] += t;
+      plan_.axis_bytes[s_.mesh_.axes_str(rep)] += 2 * (p - 1) / p * slice_bytes(l, elem_of(x));
+    }
     plan_.memory_bytes += s_.weight_bytes(l, elem_of(x));
   }
   return std::move(plan_);

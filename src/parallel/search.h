@@ -42,6 +42,7 @@
 // candidate: plans are deterministic.
 #pragma once
 
+#include <map>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -80,10 +81,20 @@ struct SearchPlan {
   double comm_s = 0;           // redistribution, forward and backward
   double grad_s = 0;           // the gradient AllReduces of replicated weights
   double memory_bytes = 0;     // per device
+  Shape mesh;                  // the search mesh's axes (search_mesh)
+  // comm_s and grad_s by collective ("AllGather", ...; "AllReduce (gradients)"), seconds.
+  std::map<std::string, double> collective_s;
+  // The bytes each device sends per step, by the mesh axes of the groups ("(axis 0)").
+  std::map<std::string, double> axis_bytes;
   double step_s() const { return compute_s + comm_s + grad_s; }
   // One line per op ("MatMul [8,6] [6,16] ((1,1),(1,4))", " user" when set by the user),
   // then the predicted step time (ms), its parts and the memory per device (MB).
   std::string to_string() const;
+  // All of it as one JSON object (the planner's file, python -m mycel.parallel.plan): mode,
+  // devices, mesh, ops [{op, shapes, strategy, user}], step_ms, compute_ms,
+  // redistribution_ms, gradient_allreduce_ms, collectives_ms {kind: ms}, axis_bytes
+  // {axes: bytes}, memory_bytes.
+  std::string to_json() const;
 };
 
 // Chooses the strategies (above) and writes them onto the ops of the forward region of

@@ -556,7 +556,8 @@ class GraphFunction {
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
-    if (spmd && spmd->plan) spmd_glue.attr("_planned")(spmd->plan->to_string());
+    if (spmd && spmd->plan)
+      spmd_glue.attr("_planned")(spmd->plan->to_string(), spmd->plan->to_json());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
     ++compiles_;
     // Evict (least recently used first) and insert with no Python call in between: another

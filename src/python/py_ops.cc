@@ -183,6 +183,7 @@ void bind_ops(pyb::module_& m) {
       op["num_inputs"] = d.num_inputs;
       op["num_outputs"] = d.num_outputs;
       op["grad"] = std::string(grad_name(d.grad));
+      op["effects"] = (d.flags & kEffectFlags) != 0;  // random, in place or collective
       op["attrs"] = attrs;
       ops.append(op);
     }

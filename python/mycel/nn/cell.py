@@ -76,6 +76,9 @@ class Cell:
     _mixed_precision_type = None
     # Whether to_float also casts the Parameters construct reads (not only the inputs).
     _to_float_params = True
+    # Set by recompute(): None (off) or whether the outputs are recomputed too; read by the
+    # graph compiler (Host::recompute).
+    _recompute_output = None
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
@@ -144,8 +147,8 @@ class Cell:
 
     def _compiled_construct(self):
         """The jit function compiling this Cell's construct (GRAPH mode's, and the data
-        sink's), its ``_phase`` up to date: the graph reads the training flags and the to_float
-        dtypes as constants, so they key the cache. They are collected again only after some
+        sink's), its ``_phase`` up to date: the graph reads the training flags, the to_float
+        dtypes and the recompute marks as constants, so they key the cache. They are collected again only after some
         set_train()/to_float()."""
         graph = self.__dict__.get("_mycel_graph")
         if graph is None:
@@ -153,7 +156,7 @@ class Cell:
             graph = _JitFunction(type(self).construct, self)
             object.__setattr__(self, "_mycel_graph", graph)
         if graph._phase_version != _TRAIN_VERSION[0]:
-            graph._phase = tuple((c.training, c._mixed_precision_type)
+            graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output)
                                  for _, c in self.cells_and_names())
             graph._phase_version = _TRAIN_VERSION[0]
         return graph
@@ -280,6 +283,27 @@ class Cell:
                              f"bfloat16 or float32, but got {dst_type!r}.")
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "_mixed_precision_type", dst_type)
+        _TRAIN_VERSION[0] += 1
+        return self
+
+    def recompute(self, mode=True, output_recompute=False):
+        """Recomputation (MindSpore's ``Cell.recompute``): in GRAPH mode, the activations
+        computed inside this cell (its sub-cells and the functions it calls included) that
+        the gradient needs are not kept from the forward pass: the backward computes them
+        again from the cell's inputs, just before the cell's own backward runs. Peak memory
+        drops by the cell's internal activations, for one more forward of the cell per step;
+        gradients are unchanged. The cell's outputs are kept unless ``output_recompute``
+        (then an output that feeds another recomputed cell is recomputed with it).
+        Operators that draw random numbers (Dropout), write their inputs or communicate are
+        not recomputed: their outputs are kept, so a recomputed cell sees the same random
+        values. ``mode=False`` turns it off. PYNATIVE mode keeps every activation (the
+        gradient recorder holds the forward's tensors), so the mark has no effect there.
+        Set it before the network is first compiled. Returns self."""
+        for name, v in (("mode", mode), ("output_recompute", output_recompute)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'Cell.recompute', '{name}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        object.__setattr__(self, "_recompute_output", output_recompute if mode else None)
         _TRAIN_VERSION[0] += 1
         return self
 

@@ -70,6 +70,24 @@ class Primitive:
         self._in_strategy, self._out_strategy = in_strategy, out_strategy
         return self
 
+    def recompute(self, mode=True):
+        """Marks this primitive recomputed (MindSpore 2.x's ``Primitive.recompute``): where a
+        gradient needs its output, GRAPH mode computes it again in the backward from its
+        inputs instead of keeping it from the forward. ``mode=False`` keeps its output even
+        inside a Cell under ``recompute()``. The values are the same. PYNATIVE mode keeps
+        every activation (the mark has no effect there). A primitive that draws random
+        numbers, writes its inputs or communicates cannot be recomputed (ValueError): its
+        recomputation would not give the same values. Returns the primitive."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"For '{self.name}.recompute', 'mode' must be a bool, but got "
+                            f"{type(mode).__name__}.")
+        if mode and _SCHEMA[self._op]["effects"]:
+            raise ValueError(f"For '{self.name}.recompute', the primitive draws random "
+                             "numbers, writes its inputs or communicates: recomputing it "
+                             "would not give the forward's values, so its output is kept.")
+        self._recompute = mode
+        return self
+
     @property
     def in_strategy(self):
         """The strategy set by ``shard`` (None: not sharded)."""

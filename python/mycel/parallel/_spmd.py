@@ -23,8 +23,14 @@ def _compile_config():
     semi_auto_parallel), the profile the cost model's numbers (search.profile_numbers)."""
     from mycel.parallel import search as _search
     if _search._planning is not None:
-        devices, mode = _search._planning
-        return (devices, 0, "", None, mode, _search.profile_numbers(), True)
+        devices, mode, hook = _search._planning
+        inputs = None
+        if hook is not None:  # the planner (parallel/plan.py) runs a job's script
+            inputs = _ctx.input_strategy()
+            if mode is None:
+                auto = _ctx._context["parallel_mode"] == _ctx.ParallelMode.AUTO_PARALLEL
+                mode = _ctx._context["search_mode"] if auto else "sharding_propagation"
+        return (devices, 0, "", inputs, mode, _search.profile_numbers(), True)
     if not _ctx.is_sharding() or _suspended[0]:
         return None
     mode = _ctx._context["parallel_mode"]
@@ -41,10 +47,14 @@ def _compile_config():
             _search.profile_numbers() if auto else [], False)
 
 
-def _planned(text):
-    """The strategy search's plan of the program just compiled (search.last_plan)."""
+def _planned(text, details):
+    """The strategy search's plan of the program just compiled: its text (search.last_plan)
+    and the same as JSON (search.last_plan_details)."""
     from mycel.parallel import search as _search
     _search._plans.append(text)
+    _search._plan_details.append(details)
+    if _search._planning is not None and _search._planning[2] is not None:
+        _search._planning[2]()  # the planner's hook (parallel/plan.py): may stop the run
 
 
 # > 0 while a pipeline stage's programs compile (parallel/pipeline.py): their ops run whole

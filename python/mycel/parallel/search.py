@@ -22,8 +22,9 @@ PROFILE_KEYS = ("peak_flops", "mem_bandwidth", "alpha", "beta", "optimizer_facto
 DEFAULT_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.json")
 
 _profile = None    # the dict in use (None: the default file, read on first use)
-_planning = None   # (device_num, search_mode) while plan() compiles
+_planning = None   # (device_num, search_mode, hook) while plan() or the planner compiles
 _plans = []        # the plans of the programs compiled, newest last
+_plan_details = []  # the same plans as JSON text (SearchPlan::to_json)
 
 
 def _check_profile(d, where):
@@ -88,6 +89,14 @@ def last_plan():
     return _plans[-1] if _plans else None
 
 
+def last_plan_details():
+    """The last plan as a dict: mode, devices, mesh, ops (op, shapes, strategy, user),
+    step_ms and its parts (compute_ms, redistribution_ms, gradient_allreduce_ms,
+    collectives_ms per collective), axis_bytes (bytes each device sends per step, by the
+    mesh axes of the groups) and memory_bytes per device; None before any plan."""
+    return json.loads(_plan_details[-1]) if _plan_details else None
+
+
 def plan(fn, *inputs, device_num, search_mode="dynamic_programming"):
     """Plans ``fn(*inputs)`` for ``device_num`` devices without a job (a dry run): compiles it
     in GRAPH mode with the search, runs it once unsharded here, and returns the plan's text
@@ -105,7 +114,7 @@ def plan(fn, *inputs, device_num, search_mode="dynamic_programming"):
     count = len(_plans)
     try:
         context.set_context(mode=context.GRAPH_MODE)
-        _planning = (device_num, search_mode)
+        _planning = (device_num, search_mode, None)
         fn(*inputs)
     finally:
         _planning = None

@@ -1,0 +1,242 @@
+"""Recompute (issue #18, item 6): Cell.recompute() and Primitive.recompute(). In GRAPH mode the
+forward activations of a marked cell are computed again in the backward (the recompute pass,
+src/compiler/passes/recompute.cc): the gradients are bit-for-bit those without recompute
+(same kernels on the same inputs), against a numpy oracle too; the executor's peak memory of a
+training step of a deep MLP goes down. PYNATIVE mode keeps every activation: the gradients are
+the same. Random ops are not recomputed: a recomputed cell with Dropout gets the forward's
+mask. Nested cells, output_recompute and the errors are covered."""
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import _mycel as _C
+from mycel import nn, ops
+from mycel.ops import operations as P
+
+
+def T(a):
+    return ms.Tensor(np.asarray(a, dtype=np.float32))
+
+
+@pytest.fixture
+def graph():
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=old)
+
+
+class Block(nn.Cell):
+    """`depth` Dense + tanh layers (weights from `ws`)."""
+
+    def __init__(self, ws, dropout=None):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(w.shape[1], w.shape[0], weight_init=T(w),
+                                            bias_init="zeros", activation="tanh")
+                                   for w in ws])
+        self.dropout = dropout
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        if self.dropout is not None:
+            x = self.dropout(x)
+        return x
+
+
+class Net(nn.Cell):
+    """Blocks, then the mean of the squared output (the loss)."""
+
+    def __init__(self, blocks):
+        super().__init__()
+        self.blocks = nn.CellList(blocks)
+
+    def construct(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return ops.mean(x * x)
+
+
+def weights(nblocks, depth, width, seed=0):
+    rng = np.random.default_rng(seed)
+    return [[rng.standard_normal((width, width)).astype(np.float32) / np.sqrt(width)
+             for _ in range(depth)] for _ in range(nblocks)]
+
+
+def make_net(ws, recompute=None, output_recompute=False):
+    blocks = [Block(b) for b in ws]
+    for i, b in enumerate(blocks):
+        if recompute is not None and i in recompute:
+            b.recompute(output_recompute=output_recompute)
+    return Net(blocks)
+
+
+def grads(net, x):
+    return [g.asnumpy() for g in ops.grad(net, None, net.trainable_params())(x)]
+
+
+def numpy_grads(ws, x):
+    """Backpropagation by hand through the tanh layers (float64): the oracle."""
+    flat = [w.astype(np.float64) for b in ws for w in b]
+    acts = [x.astype(np.float64)]
+    for w in flat:
+        acts.append(np.tanh(acts[-1] @ w.T))
+    d = 2 * acts[-1] / acts[-1].size
+    out = []
+    for w, a_in, a_out in zip(reversed(flat), reversed(acts[:-1]), reversed(acts[1:])):
+        d = d * (1 - a_out * a_out)
+        out.append((d.T @ a_in, d.sum(0)))
+        d = d @ w
+    res = []
+    for gw, gb in reversed(out):
+        res += [gw, gb]
+    return res
+
+
+@pytest.mark.parametrize("mode_", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_gradients_equal_with_and_without_recompute(mode_):
+    old = ms.get_context("mode")
+    ms.set_context(mode=mode_)
+    try:
+        ws = weights(3, 3, 16)
+        x = T(np.random.default_rng(1).standard_normal((8, 16)))
+        want = grads(make_net(ws), x)
+        got = grads(make_net(ws, recompute={0, 1, 2}), x)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(got, numpy_grads(ws, x.asnumpy())):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    finally:
+        ms.set_context(mode=old)
+
+
+def test_some_blocks_and_output_recompute(graph):
+    ws = weights(4, 2, 12, seed=3)
+    x = T(np.random.default_rng(2).standard_normal((5, 12)))
+    want = grads(make_net(ws), x)
+    for marked, out in (({1}, False), ({0, 2}, False), ({0, 1, 2, 3}, True), ({1, 2}, True)):
+        got = grads(make_net(ws, recompute=marked, output_recompute=out), x)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+class Outer(nn.Cell):
+    """Cells nested two deep, with a reshape and a matmul of its own between them."""
+
+    def __init__(self, ws):
+        super().__init__()
+        self.a = Block(ws[0])
+        self.b = Block(ws[1])
+        self.w = ms.Parameter(T(ws[2][0]), name="w")
+
+    def construct(self, x):
+        h = self.a(x)
+        h = ops.reshape(ops.reshape(h, (-1,)), h.shape)
+        return self.b(ops.sin(ops.matmul(h, self.w)))
+
+
+def test_nested_cells(graph):
+    ws = weights(3, 2, 10, seed=5)
+    x = T(np.random.default_rng(4).standard_normal((6, 10)))
+
+    def build(mark):
+        outer = Outer(ws)
+        mark(outer)
+        return Net([outer])
+
+    want = grads(build(lambda o: None), x)
+    for mark in (lambda o: o.recompute(), lambda o: o.a.recompute(),
+                 lambda o: (o.recompute(), o.b.recompute()),
+                 lambda o: o.recompute(output_recompute=True)):
+        got = grads(build(mark), x)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_dropout_in_a_recomputed_cell_keeps_its_mask(graph):
+    # Recomputing Dropout would draw a new mask: its output is kept instead, so with the same
+    # seed the gradients equal those without recompute (and differ from another seed's).
+    ws = weights(2, 2, 16, seed=6)
+    x = T(np.random.default_rng(7).standard_normal((32, 16)))
+
+    def run(recompute, seed):
+        blocks = [Block(ws[0], dropout=nn.Dropout(p=0.5)), Block(ws[1])]
+        if recompute:
+            blocks[0].recompute(output_recompute=True)
+        net = Net(blocks).set_train()
+        ms.set_seed(seed)
+        return grads(net, x)
+
+    want = run(False, 11)
+    got = run(True, 11)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    other = run(False, 12)
+    assert not all(np.array_equal(a, b) for a, b in zip(other, want))
+
+
+class PrimNet(nn.Cell):
+    def __init__(self, w, mark):
+        super().__init__()
+        self.w = ms.Parameter(T(w), name="w")
+        self.tanh = P.Tanh()
+        self.exp = P.Exp()
+        if mark:
+            self.tanh.recompute()
+            self.exp.recompute()
+
+    def construct(self, x):
+        h = self.exp(self.tanh(ops.matmul(x, self.w)))
+        return ops.sum(h * h)
+
+
+def test_primitive_recompute(graph):
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((6, 6)).astype(np.float32) / 3
+    x = T(rng.standard_normal((4, 6)))
+    got, ref = (grads(PrimNet(w, mark), x)[0] for mark in (True, False))
+    np.testing.assert_array_equal(got, ref)
+    # d/dw sum(exp(tanh(xw))^2) = x^T (2 e^2 (1 - t^2)), t = tanh(xw), in float64
+    xd, wd = x.asnumpy().astype(np.float64), w.astype(np.float64)
+    t = np.tanh(xd @ wd)
+    np.testing.assert_allclose(got, xd.T @ (2 * np.exp(2 * t) * (1 - t * t)), rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="Cell.recompute.*mode"):
+        nn.Dense(2, 2).recompute(mode=1)
+    with pytest.raises(TypeError, match="output_recompute"):
+        nn.Dense(2, 2).recompute(output_recompute="yes")
+    with pytest.raises(ValueError, match="Dropout.recompute.*random"):
+        P.Dropout().recompute()
+    with pytest.raises(TypeError, match="Tanh.recompute.*bool"):
+        P.Tanh().recompute(mode=None)
+    assert P.Dropout().recompute(False) is not None  # keeping its output is allowed
+
+
+def _peak_of_step(net, x):
+    """The executor's peak bytes above what was in use before a gradient step (host
+    allocator, mycel's tensors), the compile done by a first step."""
+    grad_fn = ops.grad(net, None, net.trainable_params())
+    grad_fn(x)
+    _C.reset_peak_memory()
+    before = _C.memory_stats()["in_use"]
+    g = grad_fn(x)
+    peak = _C.memory_stats()["peak_in_use"] - before
+    return peak, [a.asnumpy() for a in g]
+
+
+def test_peak_memory_of_a_deep_mlp_goes_down(graph):
+    # 4 blocks of 4 layers, batch 1024 x width 128: an activation is 512 KiB, a weight 64 KiB.
+    # Without recompute the backward starts with all 16 tanh outputs alive; with it, the 4
+    # block outputs and then one block's recomputed activations at a time.
+    ws = weights(4, 4, 128, seed=9)
+    x = T(np.random.default_rng(10).standard_normal((1024, 128)))
+    act = 1024 * 128 * 4
+    base, g0 = _peak_of_step(make_net(ws), x)
+    rec, g1 = _peak_of_step(make_net(ws, recompute={0, 1, 2, 3}), x)
+    for a, b in zip(g1, g0):
+        np.testing.assert_array_equal(a, b)
+    assert base >= 16 * act, base  # the activations it keeps really are counted
+    assert rec <= base - 6 * act, (rec, base)
