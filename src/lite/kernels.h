@@ -20,7 +20,8 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   // `in` holds one pointer per node input (constants point into the model), `out` the
-  // node's output buffer, both of the shapes the kernel was made for.
+  // node's output buffer, both of the shapes the kernel was made for. A uint8 activation's
+  // buffer (lite/quant.h) comes as the same pointer type and is read as bytes.
   virtual void run(const float* const* in, float* out) = 0;
 };
 
@@ -68,8 +69,9 @@ inline PoolWindow pool_window(const OpAttrs& a, int64_t H, int64_t W, int64_t oh
 }
 
 // The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones; `bf16`
-// runs Conv2D with bfloat16 inputs and weights (float32 accumulation and output). An int8
-// node (lite/quant.h) gets its int8 kernel (or that kernel's reference).
+// runs Conv2D and FullyConnected (constant weights) with bfloat16 inputs and weights (float32
+// accumulation and output). An int8 node (lite/quant.h) gets its int8 kernel (or that
+// kernel's reference), a node reading uint8 activations its uint8 kernel.
 std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference,
                                     bool bf16 = false);
 
@@ -85,5 +87,8 @@ std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool
 // gemm, or (reference) direct integer loops; both end in the same float32 epilogue, so
 // they agree exactly.
 std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool reference);
+// Pool, Reshape and Eltwise Add on uint8 activations (kernels_u8.cc; lite/quant.h): integer
+// kernels, their own references.
+std::unique_ptr<Kernel> make_u8_kernel(const Graph& g, const NodeDesc& n);
 
 }  // namespace mycel::lite

@@ -351,6 +351,33 @@ TEST(LiteQuant, Bf16ConvolutionNearFloat32) {
   EXPECT_GT(diff, 0.0);  // it did compute in bf16
 }
 
+// A bf16 FullyConnected equals the float product of x and W rounded to bfloat16 (float32
+// accumulation: to 1e-4), plus the bias, then the activation.
+TEST(LiteQuant, Bf16FullyConnectedIsTheProductOfBf16Operands) {
+  for (Act act : {Act::None, Act::ReLU6}) {
+    Graph g = one_input({3, 200});
+    OpAttrs a;
+    a.act = act;
+    const int w = add_weight(g, "w", {40, 200}, 7), b = add_weight(g, "b", {40}, 8);
+    g.outputs = {add_node(g, "fc", OpType::FullyConnected, a, {g.inputs[0], w, b})};
+    infer_shapes(g);
+    std::vector<float> x = random_values(600, 9);
+    for (float& v : x) v *= 4.f;
+    std::vector<const float*> in{x.data(), g.tensors[w].f32(), g.tensors[b].f32()};
+    std::vector<float> y(120, -1.f);
+    make_kernel(g, g.nodes[0], false, true)->run(in.data(), y.data());
+    auto r = [](float v) { return static_cast<double>(bf16_to_float(float_to_bf16(v))); };
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        double acc = g.tensors[b].f32()[j];
+        for (int64_t k = 0; k < 200; ++k)
+          acc += r(x[i * 200 + k]) * r(g.tensors[w].f32()[j * 200 + k]);
+        if (act == Act::ReLU6) acc = std::min(std::max(acc, 0.0), 6.0);
+        ASSERT_NEAR(y[i * 40 + j], acc, 1e-4 * (1 + std::fabs(acc))) << i << " " << j;
+      }
+  }
+}
+
 TEST(LiteQuant, InconsistentQuantizationParametersAreErrors) {
   Graph q = testing::small_convnet(1);
   converter::optimize(q);
