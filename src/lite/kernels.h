@@ -9,8 +9,11 @@
 // implementation each (kernels_own.cc), used by both.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
+
+#include "base/parallel.h"
 
 #include "lite/graph.h"
 
@@ -66,6 +69,38 @@ inline PoolWindow pool_window(const OpAttrs& a, int64_t H, int64_t W, int64_t oh
     p.count = (p.he - p.hs) * (p.we - p.ws);
   }
   return p;
+}
+
+// An NHWC pooling's traversal, the float32 kernel's and the uint8 one's: for each output
+// position (b, oh, ow), in parallel chunks of output rows, acc[c] starts at `init` and takes
+// each input pixel of the window along the channels by sum (average) or max, then
+// `done(acc, window, b, oh, ow)` writes it.
+template <typename T, typename In, typename Done>
+void pool_nhwc(const OpAttrs& a, const Dims& x, const Dims& y, const In* src, T init,
+               const Done& done) {
+  const int64_t C = x[1], H = x[2], W = x[3], OH = y[2], OW = y[3];
+  const bool avg = a.pool == PoolKind::Avg;
+  const int64_t grain = std::max<int64_t>(
+      1, (int64_t{1} << 15) / std::max<int64_t>(1, OW * C * a.kernel[0] * a.kernel[1]));
+  parallel_for(0, x[0] * OH, grain, [&](int64_t rb, int64_t re) {
+    std::vector<T> acc(static_cast<size_t>(C));
+    for (int64_t r = rb; r < re; ++r) {
+      const int64_t b = r / OH, oh = r % OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const PoolWindow pw = pool_window(a, H, W, oh, ow);
+        std::fill(acc.begin(), acc.end(), init);
+        for (int64_t h = pw.hs; h < pw.he; ++h)
+          for (int64_t w = pw.ws; w < pw.we; ++w) {
+            const In* px = src + ((b * H + h) * W + w) * C;
+            if (avg)
+              for (int64_t c = 0; c < C; ++c) acc[c] += px[c];
+            else
+              for (int64_t c = 0; c < C; ++c) acc[c] = std::max<T>(acc[c], px[c]);
+          }
+        done(acc.data(), pw, b, oh, ow);
+      }
+    }
+  });
 }
 
 // The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones; `bf16`

@@ -73,36 +73,19 @@ struct PoolNhwcKernel : NodeKernel {
   PoolNhwcKernel(const Graph& g, const NodeDesc& node)
       : NodeKernel(g, node), out_nhwc(g.tensors[node.outputs[0]].nhwc) {}
   void run(const float* const* src, float* dst) override {
-    const OpAttrs& a = n.a;
-    const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3], OH = out[2], OW = out[3];
-    const bool avg = a.pool == PoolKind::Avg;
-    const int64_t grain = std::max<int64_t>(
-        1, (int64_t{1} << 15) / std::max<int64_t>(1, OW * C * a.kernel[0] * a.kernel[1]));
-    parallel_for(0, N * OH, grain, [&](int64_t rb, int64_t re) {
-      std::vector<float> acc(static_cast<size_t>(C));
-      for (int64_t r = rb; r < re; ++r) {
-        const int64_t b = r / OH, oh = r % OH;
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const PoolWindow pw = pool_window(a, H, W, oh, ow);
-          std::fill(acc.begin(), acc.end(), avg ? 0.f : -std::numeric_limits<float>::infinity());
-          for (int64_t h = pw.hs; h < pw.he; ++h)
-            for (int64_t w = pw.ws; w < pw.we; ++w) {
-              const float* px = src[0] + ((b * H + h) * W + w) * C;
-              if (avg)
-                for (int64_t c = 0; c < C; ++c) acc[c] += px[c];
-              else
-                for (int64_t c = 0; c < C; ++c) acc[c] = std::max(acc[c], px[c]);
-            }
-          if (avg)
-            for (int64_t c = 0; c < C; ++c)
-              acc[c] = pw.count > 0 ? acc[c] / static_cast<float>(pw.count) : 0.f;
-          if (out_nhwc)
-            std::copy(acc.begin(), acc.end(), dst + ((b * OH + oh) * OW + ow) * C);
-          else
-            for (int64_t c = 0; c < C; ++c) dst[((b * C + c) * OH + oh) * OW + ow] = acc[c];
-        }
-      }
-    });
+    const int64_t C = in[0][1], OH = out[2], OW = out[3];
+    const bool avg = n.a.pool == PoolKind::Avg;
+    const float init = avg ? 0.f : -std::numeric_limits<float>::infinity();
+    pool_nhwc(n.a, in[0], out, src[0], init,
+              [&](float* acc, const PoolWindow& pw, int64_t b, int64_t oh, int64_t ow) {
+                if (avg)
+                  for (int64_t c = 0; c < C; ++c)
+                    acc[c] = pw.count > 0 ? acc[c] / static_cast<float>(pw.count) : 0.f;
+                if (out_nhwc)
+                  std::copy(acc, acc + C, dst + ((b * OH + oh) * OW + ow) * C);
+                else
+                  for (int64_t c = 0; c < C; ++c) dst[((b * C + c) * OH + oh) * OW + ow] = acc[c];
+              });
   }
 };
 

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/parallel.h"
 #include "lite/kernels.h"
 #include "lite/quant.h"
 
@@ -50,43 +49,23 @@ struct U8Node : NodeKernel {
 struct U8Pool : U8Node {
   using U8Node::U8Node;
   void run(const float* const* src, float* dst) override {
-    const OpAttrs& a = n.a;
-    const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3];
-    const int64_t OH = out[2], OW = out[3];
-    const bool avg = a.pool == PoolKind::Avg;
-    const uint8_t* x = codes(src[0]);
-    const int64_t grain = std::max<int64_t>(
-        1, (int64_t{1} << 15) / std::max<int64_t>(1, OW * C * a.kernel[0] * a.kernel[1]));
-    parallel_for(0, N * OH, grain, [&](int64_t rb, int64_t re) {
-      std::vector<int64_t> acc(static_cast<size_t>(C));
-      for (int64_t r = rb; r < re; ++r) {
-        const int64_t b = r / OH, oh = r % OH;
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const PoolWindow pw = pool_window(a, H, W, oh, ow);
-          std::fill(acc.begin(), acc.end(), 0);
-          for (int64_t h = pw.hs; h < pw.he; ++h)
-            for (int64_t w = pw.ws; w < pw.we; ++w) {
-              const uint8_t* px = x + ((b * H + h) * W + w) * C;
-              if (avg)
-                for (int64_t c = 0; c < C; ++c) acc[c] += px[c];
-              else
-                for (int64_t c = 0; c < C; ++c) acc[c] = std::max<int64_t>(acc[c], px[c]);
-            }
-          if (avg) {
-            const int64_t inside = (pw.he - pw.hs) * (pw.we - pw.ws);
-            const int64_t pad = pw.count > inside ? (pw.count - inside) * zx : 0;
-            for (int64_t c = 0; c < C; ++c)
-              acc[c] = pw.count > 0 ? (acc[c] + pad + pw.count / 2) / pw.count : zx;
-          }
-          for (int64_t c = 0; c < C; ++c) {
-            if (out_u8)
-              codes(dst)[((b * OH + oh) * OW + ow) * C + c] = static_cast<uint8_t>(acc[c]);
-            else
-              dst[((b * C + c) * OH + oh) * OW + ow] = real(static_cast<int32_t>(acc[c]));
-          }
-        }
-      }
-    });
+    const int64_t C = in[0][1], OH = out[2], OW = out[3];
+    const bool avg = n.a.pool == PoolKind::Avg;
+    pool_nhwc(n.a, in[0], out, codes(src[0]), int64_t{0},
+              [&](int64_t* acc, const PoolWindow& pw, int64_t b, int64_t oh, int64_t ow) {
+                if (avg) {
+                  const int64_t inside = (pw.he - pw.hs) * (pw.we - pw.ws);
+                  const int64_t pad = pw.count > inside ? (pw.count - inside) * zx : 0;
+                  for (int64_t c = 0; c < C; ++c)
+                    acc[c] = pw.count > 0 ? (acc[c] + pad + pw.count / 2) / pw.count : zx;
+                }
+                for (int64_t c = 0; c < C; ++c) {
+                  if (out_u8)
+                    codes(dst)[((b * OH + oh) * OW + ow) * C + c] = static_cast<uint8_t>(acc[c]);
+                  else
+                    dst[((b * C + c) * OH + oh) * OW + ow] = real(static_cast<int32_t>(acc[c]));
+                }
+              });
   }
 };
 

@@ -10,7 +10,7 @@ import torch
 from mycel import lite
 from test_onnx_import import _export, _randomise_bn
 
-RTOL = 0.1  # int8 vs float32 logits, relative L2 (see test_torchvision_models_int8_near_float32)
+RTOL = 0.05  # int8 vs float32 logits, relative L2 (measured: 1.1% ResNet-18, 0.5% MobileNetV2)
 
 
 @pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
@@ -46,8 +46,8 @@ def test_unsupported_onnx_operators_are_listed(tmp_path):
 def test_torchvision_models_int8_near_float32(name, tmp_path, capsys):
     """FULL_QUANT (MAX_MIN, per channel, bias correction) on 4 seeded images keeps every
     activation uint8 from the first convolution to the classifier's input; on 3 other images the
-    int8 logits stay within RTOL of float32's (relative L2), the accumulated error of ~20
-    requantized 8-bit layers (each about 0.4% of its range) on random-weight models."""
+    int8 logits stay within RTOL of float32's (relative L2): ~20 requantized 8-bit layers
+    (each rounding to 1/255 of its range) accumulate about 1%, with margin left for seeds."""
     torchvision = pytest.importorskip("torchvision")
     torch.manual_seed(0)
     model = _randomise_bn(getattr(torchvision.models, name)(weights=None), 1).eval()

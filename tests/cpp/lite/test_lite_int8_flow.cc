@@ -22,10 +22,7 @@ namespace {
 
 using converter::QuantConfig;
 using converter::Sample;
-using testing::add_node;
-using testing::add_weight;
-using testing::one_input;
-using testing::random_values;
+using namespace testing;  // lite's (lite_test_models.h)
 
 std::vector<uint8_t> random_codes(size_t n, uint32_t seed) {
   std::vector<float> v = random_values(n, seed);
@@ -168,25 +165,18 @@ TEST(LiteInt8Flow, ReshapeReordersCodesToLogicalOrder) {
 // vectorised requantization (16 at a time) and its scalar tail.
 Graph residual_net() {
   Graph g = one_input({2, 3, 12, 12});
-  OpAttrs c3;
-  c3.pad[0] = c3.pad[1] = c3.pad[2] = c3.pad[3] = 1;
-  c3.act = Act::ReLU;
   int t =
-      add_node(g, "conv1", OpType::Conv2D, c3,
+      add_node(g, "conv1", OpType::Conv2D, window(3, 1, 1, Act::ReLU),
                {g.inputs[0], add_weight(g, "w1", {24, 3, 3, 3}, 1), add_weight(g, "b1", {24}, 2)});
-  OpAttrs mp;
-  mp.kernel[0] = mp.kernel[1] = mp.stride[0] = mp.stride[1] = 2;
-  const int p = add_node(g, "maxpool", OpType::Pool, mp, {t});
-  c3.act = Act::None;
-  t = add_node(g, "conv2", OpType::Conv2D, c3,
+  const int p = add_node(g, "maxpool", OpType::Pool, window(2, 2, 0), {t});
+  t = add_node(g, "conv2", OpType::Conv2D, window(3, 1, 1),
                {p, add_weight(g, "w2", {24, 24, 3, 3}, 3), add_weight(g, "b2", {24}, 4)});
   OpAttrs add;
   add.elt = EltKind::Add;
   add.act = Act::ReLU;
   t = add_node(g, "add", OpType::Eltwise, add, {t, p});
-  OpAttrs ap = mp;
+  OpAttrs ap = window(3, 3, 0);
   ap.pool = PoolKind::Avg;
-  ap.kernel[0] = ap.kernel[1] = 3, ap.stride[0] = ap.stride[1] = 3;
   t = add_node(g, "avgpool", OpType::Pool, ap, {t});  // [2, 24, 2, 2]
   OpAttrs rs;
   rs.shape = {0, -1};
@@ -206,19 +196,6 @@ std::vector<Sample> samples(const Graph& g, int count, uint32_t seed) {
   return out;
 }
 
-std::vector<float> predict(const Graph& g, const std::vector<float>& x, bool reference) {
-  const std::string bytes = write_model(g, "test");
-  Context ctx;
-  ctx.reference = reference;
-  Model m;
-  m.Build(bytes.data(), bytes.size(), ctx);
-  std::vector<Tensor> in = m.GetInputs(), out;
-  std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
-  m.Predict(in, &out);
-  const float* p = static_cast<const float*>(out[0].Data());
-  return std::vector<float>(p, p + out[0].ElementNum());
-}
-
 TEST(LiteInt8Flow, ConverterKeepsActivationsUint8AndKernelsMatchReferences) {
   const Graph fp = residual_net();
   Graph q = fp;
@@ -236,8 +213,8 @@ TEST(LiteInt8Flow, ConverterKeepsActivationsUint8AndKernelsMatchReferences) {
             q.tensors[q.nodes[0].outputs[0]].quant.scale);
   for (uint32_t s = 0; s < 3; ++s) {
     const std::vector<float> x = samples(fp, 1, 500 + s)[0][0];
-    const std::vector<float> fast = predict(q, x, false), ref = predict(q, x, true);
-    const std::vector<float> f32 = predict(fp, x, true);
+    const std::vector<float> fast = run_model(q, x, false), ref = run_model(q, x, true);
+    const std::vector<float> f32 = run_model(fp, x, true);
     ASSERT_EQ(fast, ref);
     for (size_t i = 0; i < f32.size(); ++i) EXPECT_NEAR(fast[i], f32[i], 0.03f) << i;
   }
@@ -249,36 +226,28 @@ TEST(LiteInt8Flow, Uint8WhereNoKernelTakesItIsAnError) {
   c.type = QuantConfig::Type::Full;
   std::ostringstream log;
   converter::full_quantize(q, c, samples(q, 4, 7), log);
-  auto expect_error = [](Graph bad, const std::string& what) {
-    try {
-      validate(bad, "m.ms");
-      ADD_FAILURE() << "no error for " << what;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    }
-  };
   const int fc_out = q.nodes[6].outputs[0], pool_out = q.nodes[1].outputs[0];
   Graph bad = q;
   make_u8(bad, fc_out, 0.1f, 0);  // read by Softmax
-  expect_error(bad, "node 'prob' (Softmax) cannot read uint8 activation 'fc'");
+  expect_invalid(bad, "node 'prob' (Softmax) cannot read uint8 activation 'fc'");
   bad = q;
   bad.tensors[pool_out].quant.scale[0] *= 2.f;
-  expect_error(bad, "its uint8 output 'maxpool' must keep its input's parameters");
+  expect_invalid(bad, "its uint8 output 'maxpool' must keep its input's parameters");
   bad = q;
   make_u8(bad, bad.outputs[0], 0.1f, 0);
-  expect_error(bad, "graph output 'prob' is uint8");
+  expect_invalid(bad, "graph output 'prob' is uint8");
   bad = q;
   make_u8(bad, bad.inputs[0], 0.1f, 0);
-  expect_error(bad, "graph input 'x' is uint8");
+  expect_invalid(bad, "graph input 'x' is uint8");
   bad = q;
   bad.tensors[pool_out].quant.zero_point[0] = 256;
-  expect_error(bad, "zero point 256 outside [0, 255]");
+  expect_invalid(bad, "zero point 256 outside [0, 255]");
   bad = q;
   bad.nodes[3].a.act = Act::Sigmoid;  // the Add's activation is no clamp
-  expect_error(bad, "node 'add' (Eltwise) cannot read uint8 activation");
+  expect_invalid(bad, "node 'add' (Eltwise) cannot read uint8 activation");
   bad = q;
   bad.tensors[bad.nodes[0].outputs[0]].dtype = DType::Int8;
-  expect_error(bad, "activations are float32 or (between int8 nodes) uint8");
+  expect_invalid(bad, "activations are float32 or (between int8 nodes) uint8");
 }
 
 }  // namespace

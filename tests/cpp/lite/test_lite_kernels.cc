@@ -16,10 +16,7 @@
 namespace mycel::lite {
 namespace {
 
-using testing::add_node;
-using testing::add_weight;
-using testing::one_input;
-using testing::random_values;
+using namespace testing;  // lite's (lite_test_models.h)
 
 // Runs node 0 of g (inputs: graph input 0 random, constants as stored) with both kernels.
 void expect_same(Graph& g, float tol = 1e-4f) {
@@ -151,18 +148,12 @@ TEST(LiteKernels, BroadcastSoftmaxTransposeByHand) {
 // 1e-4 with the channels-last tensors read and written in place.
 void expect_layouts(bool with_mul) {
   Graph g = one_input({2, 3, 16, 16});
-  OpAttrs c3;
-  c3.pad[0] = c3.pad[1] = c3.pad[2] = c3.pad[3] = 1;
-  c3.act = Act::ReLU6;
   int t =
-      add_node(g, "conv1", OpType::Conv2D, c3,
+      add_node(g, "conv1", OpType::Conv2D, window(3, 1, 1, Act::ReLU6),
                {g.inputs[0], add_weight(g, "w1", {16, 3, 3, 3}, 1), add_weight(g, "b1", {16}, 2)});
-  OpAttrs mp;
-  mp.kernel[0] = mp.kernel[1] = 3, mp.stride[0] = mp.stride[1] = 2;
-  mp.pad[0] = mp.pad[1] = mp.pad[2] = mp.pad[3] = 1;
-  const int p = add_node(g, "maxpool", OpType::Pool, mp, {t});
-  OpAttrs dw = c3;
-  dw.group = 16, dw.act = Act::None;
+  const int p = add_node(g, "maxpool", OpType::Pool, window(3, 2, 1), {t});
+  OpAttrs dw = window(3, 1, 1);
+  dw.group = 16;
   t = add_node(g, "dw", OpType::Conv2D, dw, {p, add_weight(g, "w2", {16, 1, 3, 3}, 3)});
   OpAttrs add;
   add.elt = EltKind::Add;
@@ -175,8 +166,8 @@ void expect_layouts(bool with_mul) {
   const int side =
       with_mul ? add_node(g, "scale", OpType::Eltwise, mul, {t, add_weight(g, "s", {16, 1, 1}, 4)})
                : t;
-  c3.act = Act::None;
-  t = add_node(g, "conv2", OpType::Conv2D, c3, {side, add_weight(g, "w3", {8, 16, 3, 3}, 5)});
+  t = add_node(g, "conv2", OpType::Conv2D, window(3, 1, 1),
+               {side, add_weight(g, "w3", {8, 16, 3, 3}, 5)});
   OpAttrs gap;
   gap.pool = PoolKind::Avg, gap.kernel[0] = gap.kernel[1] = 8, gap.stride[0] = gap.stride[1] = 8;
   t = add_node(g, "gap", OpType::Pool, gap, {t});
@@ -186,22 +177,9 @@ void expect_layouts(bool with_mul) {
   g.outputs = {
       add_node(g, "fc", OpType::FullyConnected, OpAttrs{}, {t, add_weight(g, "fw", {5, 8}, 6)})};
   infer_shapes(g);
-  const std::string bytes = write_model(g, "test");
   std::vector<float> x = random_values(2 * 3 * 16 * 16, 7);
-  auto run = [&](bool reference, Graph* chosen) {
-    Context ctx;
-    ctx.reference = reference;
-    Model m;
-    m.Build(bytes.data(), bytes.size(), ctx);
-    if (chosen) *chosen = m.graph();
-    std::vector<Tensor> in = m.GetInputs(), out;
-    std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
-    m.Predict(in, &out);
-    const float* o = static_cast<const float*>(out[0].Data());
-    return std::vector<float>(o, o + out[0].ElementNum());
-  };
   Graph chosen;
-  const std::vector<float> fast = run(false, &chosen), ref = run(true, nullptr);
+  const std::vector<float> fast = run_model(g, x, false, &chosen), ref = run_model(g, x, true);
   for (const NodeDesc& n : chosen.nodes) {
     const bool nhwc =
         n.name == "conv1" || n.name == "conv2" ||
