@@ -69,8 +69,10 @@ int quantize_weights(lite::Graph& g, const QuantConfig& c);
 // FULL_QUANT: calibrates the inputs of Conv2D and FullyConnected nodes on `samples`
 // (MAX_MIN: their range; KL: the clipping threshold of a 2048-bin histogram of |x| that
 // minimises the KL divergence to its quantized form), quantizes their weights to int8
-// (per channel or per tensor) and biases to int32, and with bias_correction subtracts each
-// layer's mean output error on the samples from its bias. Prints a summary to `out`.
+// (per channel or per tensor) and biases to int32, keeps the activations between int8 layers
+// uint8 where the runtime's uint8 kernels take them (lite::reads_u8 / writes_u8; their
+// parameters calibrated too), and with bias_correction subtracts each layer's mean output
+// error on the samples from its bias. Prints a summary to `out`.
 void full_quantize(lite::Graph& g, const QuantConfig& c, const std::vector<Sample>& samples,
                    std::ostream& out);
 

@@ -117,8 +117,9 @@ void validate(const Graph& g, const std::string& what) {
                "' has no data");
       ready[t] = 1;
     } else {
-      MC_CHECK(d.dtype == DType::Float32, Value, what, ": tensor '", d.name, "' is ",
-               dtype_name(d.dtype), "; this runtime computes in float32 only");
+      MC_CHECK(d.dtype == DType::Float32 || d.dtype == DType::UInt8, Value, what, ": tensor '",
+               d.name, "' is ", dtype_name(d.dtype),
+               "; activations are float32 or (between int8 nodes) uint8");
     }
   }
   MC_CHECK(!g.inputs.empty() && !g.outputs.empty(), Value, what,
@@ -141,9 +142,6 @@ void validate(const Graph& g, const std::string& what) {
       in_range(t, where);
       MC_CHECK(ready[t], Value, what, ": ", where, " reads tensor '", g.tensors[t].name,
                "' before any node writes it");
-      MC_CHECK(g.tensors[t].dtype == DType::Float32 || g.tensors[t].constant, Value, what, ": ",
-               where, " reads ", dtype_name(g.tensors[t].dtype), " tensor '", g.tensors[t].name,
-               "'; this runtime computes in float32 only");
     }
     for (int t : n.outputs) {
       in_range(t, where);

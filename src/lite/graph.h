@@ -57,7 +57,7 @@ inline int64_t numel(const Dims& d) {
 }
 
 // Per-tensor (one entry) or per-channel (one per index of `axis`) quantization parameters,
-// carried by the file for the int8 path (not produced yet).
+// carried by the file for the int8 path (lite/quant.h).
 struct Quant {
   std::vector<float> scale;
   std::vector<int64_t> zero_point;
@@ -74,6 +74,7 @@ struct TensorDesc {
   std::shared_ptr<const std::vector<uint8_t>> owned;  // here (converter-made constants)
   Quant quant;
   bool trainable = false;  // a constant on-device training updates (lite/train.h)
+  bool nhwc = false;       // runtime only: a float32 activation stored NHWC (lite/layout.h)
 
   size_t nbytes() const;  // shape's elements times the dtype's size (shape checked before)
   const float* f32() const { return static_cast<const float*>(data); }
@@ -128,7 +129,8 @@ struct Graph {
 void op_arity(OpType op, int* min_in, int* max_in);
 
 // Checks the structure: indices in range, arities, every non-constant tensor a graph input or
-// the output of exactly one earlier node, graph outputs produced, float32 activations.
+// the output of exactly one earlier node, graph outputs produced, float32 activations (or
+// uint8 ones where validate_quant, lite/quant.h, allows them).
 // ValueError naming `what` (the file) and the node.
 void validate(const Graph& g, const std::string& what);
 

@@ -9,8 +9,11 @@
 // implementation each (kernels_own.cc), used by both.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
+
+#include "base/parallel.h"
 
 #include "lite/graph.h"
 
@@ -20,7 +23,8 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   // `in` holds one pointer per node input (constants point into the model), `out` the
-  // node's output buffer, both of the shapes the kernel was made for.
+  // node's output buffer, both of the shapes the kernel was made for. A uint8 activation's
+  // buffer (lite/quant.h) comes as the same pointer type and is read as bytes.
   virtual void run(const float* const* in, float* out) = 0;
 };
 
@@ -67,9 +71,42 @@ inline PoolWindow pool_window(const OpAttrs& a, int64_t H, int64_t W, int64_t oh
   return p;
 }
 
+// An NHWC pooling's traversal, the float32 kernel's and the uint8 one's: for each output
+// position (b, oh, ow), in parallel chunks of output rows, acc[c] starts at `init` and takes
+// each input pixel of the window along the channels by sum (average) or max, then
+// `done(acc, window, b, oh, ow)` writes it.
+template <typename T, typename In, typename Done>
+void pool_nhwc(const OpAttrs& a, const Dims& x, const Dims& y, const In* src, T init,
+               const Done& done) {
+  const int64_t C = x[1], H = x[2], W = x[3], OH = y[2], OW = y[3];
+  const bool avg = a.pool == PoolKind::Avg;
+  const int64_t grain = std::max<int64_t>(
+      1, (int64_t{1} << 15) / std::max<int64_t>(1, OW * C * a.kernel[0] * a.kernel[1]));
+  parallel_for(0, x[0] * OH, grain, [&](int64_t rb, int64_t re) {
+    std::vector<T> acc(static_cast<size_t>(C));
+    for (int64_t r = rb; r < re; ++r) {
+      const int64_t b = r / OH, oh = r % OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const PoolWindow pw = pool_window(a, H, W, oh, ow);
+        std::fill(acc.begin(), acc.end(), init);
+        for (int64_t h = pw.hs; h < pw.he; ++h)
+          for (int64_t w = pw.ws; w < pw.we; ++w) {
+            const In* px = src + ((b * H + h) * W + w) * C;
+            if (avg)
+              for (int64_t c = 0; c < C; ++c) acc[c] += px[c];
+            else
+              for (int64_t c = 0; c < C; ++c) acc[c] = std::max<T>(acc[c], px[c]);
+          }
+        done(acc.data(), pw, b, oh, ow);
+      }
+    }
+  });
+}
+
 // The kernel of node `n` of `g` (shapes inferred); `reference` picks the naive ones; `bf16`
-// runs Conv2D with bfloat16 inputs and weights (float32 accumulation and output). An int8
-// node (lite/quant.h) gets its int8 kernel (or that kernel's reference).
+// runs Conv2D and FullyConnected (constant weights) with bfloat16 inputs and weights (float32
+// accumulation and output). An int8 node (lite/quant.h) gets its int8 kernel (or that
+// kernel's reference), a node reading uint8 activations its uint8 kernel.
 std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference,
                                     bool bf16 = false);
 
@@ -85,5 +122,8 @@ std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool
 // gemm, or (reference) direct integer loops; both end in the same float32 epilogue, so
 // they agree exactly.
 std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool reference);
+// Pool, Reshape and Eltwise Add on uint8 activations (kernels_u8.cc; lite/quant.h): integer
+// kernels, their own references.
+std::unique_ptr<Kernel> make_u8_kernel(const Graph& g, const NodeDesc& n);
 
 }  // namespace mycel::lite

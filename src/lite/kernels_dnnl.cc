@@ -1,8 +1,8 @@
 // The optimised lite kernels on oneDNN: Conv2D as a convolution primitive made once per
 // shape (layouts chosen for a direct kernel, weights reordered at load, bias and activation
 // fused as post-ops), FullyConnected and MatMul through dnnl_sgemm with the bias and activation
-// applied in one pass over the result. Small problems run on the calling thread (SerialBelow), as
-// mycel's own kernels do.
+// applied in one pass over the result (a bf16 FullyConnected: oneDNN's inner product). Small
+// problems run on the calling thread (SerialBelow), as mycel's own kernels do.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -43,13 +43,15 @@ bool append_act(dnnl::post_ops& po, Act a) {
   return true;
 }
 
-// The convolution of one node at one shape. Layouts: oneDNN's im2col + GEMM fallback is slow
-// on small convolutions, so, as mycel's own conv kernel does, the primitive is made with
-//   1. x in NCHW, weights and y in the layout oneDNN picks,
+// The convolution of one node at one shape. Layouts: x and y lie in the arena NCHW or, where
+// lite/layout.h chose it, NHWC. oneDNN's im2col + GEMM fallback is slow on small
+// convolutions, so, as mycel's own conv kernel does, the primitive is made with
+//   0. (x or y NHWC) x and y NHWC, the weights in the layout oneDNN picks,
+//   1. x as it lies, weights and y in the layout oneDNN picks,
 //   2. x, weights and y all in the layouts it picks,
-//   3. everything plain (NCHW, OIHW),
-// taking the first that is a direct kernel rather than "gemm"; x and y are reordered from and
-// to the arena's NCHW where the chosen layout differs (the weights once, at load).
+//   3. x and y as they lie, weights plain (OIHW),
+// taking the first that is a direct kernel rather than "gemm" or "ref"; x and y are reordered
+// from and to the arena's layouts where the chosen one differs (the weights once, at load).
 struct DnnlConv : NodeKernel {
   dnnl::convolution_forward prim;
   memory src_user, dst_user, src_m, dst_m, wei_user, wei_m, bias_m;
@@ -79,7 +81,9 @@ struct DnnlConv : NodeKernel {
         G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
     const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
     const auto xt = bf16 ? memory::data_type::bf16 : kF32;
-    memory::desc src_md(xd, kF32, Tag::nchw), dst_md(yd, kF32, Tag::nchw);
+    const Tag xtag = g.tensors[n.inputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
+    const Tag ytag = g.tensors[n.outputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
+    memory::desc src_md(xd, kF32, xtag), dst_md(yd, kF32, ytag);
     memory::desc bias_md({w[0]}, kF32, Tag::x);
     memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
     memory::dims pl{a.pad[0], a.pad[2]}, pr{a.pad[1], a.pad[3]};
@@ -87,10 +91,13 @@ struct DnnlConv : NodeKernel {
     dnnl::primitive_attr attr;
     if (append_act(po, a.act)) attr.set_post_ops(po);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      memory::desc s(xd, xt, attempt == 1 ? Tag::any : Tag::nchw);
+    const bool channels_last = xtag == Tag::nhwc || ytag == Tag::nhwc;
+    for (int attempt = channels_last ? -1 : 0; attempt < 3; ++attempt) {
+      memory::desc s(xd, xt, attempt == -1 ? Tag::nhwc : attempt == 1 ? Tag::any : xtag);
       memory::desc k(wd, xt, attempt == 2 ? wtag : Tag::any);
-      memory::desc y = attempt == 2 ? dst_md : memory::desc(yd, kF32, Tag::any);
+      memory::desc y = attempt == 2    ? dst_md
+                       : attempt == -1 ? memory::desc(yd, kF32, Tag::nhwc)
+                                       : memory::desc(yd, kF32, Tag::any);
       auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::convolution_direct, s, k,
                                                       bias_md, y, strides, dil, pl, pr)
@@ -98,7 +105,8 @@ struct DnnlConv : NodeKernel {
                                                       dnnl::algorithm::convolution_direct, s, k, y,
                                                       strides, dil, pl, pr);
       pd.emplace(d, attr, dnnl_engine());
-      if (std::string(pd->impl_info_str()).find("gemm") == std::string::npos) break;
+      const std::string impl = pd->impl_info_str();
+      if (impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos) break;
     }
     prim = dnnl::convolution_forward(*pd);
     src_user = memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
@@ -168,6 +176,67 @@ struct DnnlGemm : NodeKernel {
   }
 };
 
+// FullyConnected in bfloat16 (Context::precision = BFloat16): oneDNN's inner product with x
+// and the weights in bf16 (x converted each run, the weights once at load), float32
+// accumulation, bias and output, the activation a post-op. Needs a constant weight.
+struct DnnlBf16Fc : NodeKernel {
+  dnnl::inner_product_forward prim;
+  memory src_user, src_m, wei_m, bias_m, dst_m;
+  dnnl::reorder src_reorder;
+  std::unordered_map<int, memory> args;
+  int64_t work = 0;
+
+  DnnlBf16Fc(const Graph& g, const NodeDesc& node) : NodeKernel(g, node) {
+    try {
+      make(g);
+    } catch (const dnnl::error& e) {
+      MC_THROW(Runtime, "For 'FullyConnected' (node '", n.name, "'): oneDNN: ", e.what());
+    }
+    work = out[0] * out[1] * in[0][1];
+  }
+
+  void make(const Graph& g) {
+    const memory::dim M = out[0], N = out[1], K = in[0][1];
+    const auto bf = memory::data_type::bf16;
+    memory::desc x_user({M, K}, kF32, Tag::nc), y({M, N}, kF32, Tag::nc), b({N}, kF32, Tag::x);
+    memory::desc x({M, K}, bf, Tag::any), w({N, K}, bf, Tag::any);
+    dnnl::post_ops po;
+    dnnl::primitive_attr attr;
+    if (append_act(po, n.a.act)) attr.set_post_ops(po);
+    const bool bias = in.size() == 3;
+    auto d = bias
+                 ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, x, w, b, y)
+                 : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, x, w, y);
+    dnnl::inner_product_forward::primitive_desc pd(d, attr, dnnl_engine());
+    prim = dnnl::inner_product_forward(pd);
+    src_user = memory(x_user, dnnl_engine(), DNNL_MEMORY_NONE);
+    src_m = memory(pd.src_desc(), dnnl_engine());
+    src_reorder = dnnl::reorder(src_user, src_m);
+    dst_m = memory(y, dnnl_engine(), DNNL_MEMORY_NONE);
+    memory wei_user({{N, K}, kF32, Tag::oi}, dnnl_engine(),
+                    const_cast<float*>(g.tensors[n.inputs[1]].f32()));
+    wei_m = memory(pd.weights_desc(), dnnl_engine());
+    dnnl::reorder(wei_user, wei_m).execute(dnnl_stream(), wei_user, wei_m);
+    dnnl_stream().wait();
+    args = {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DST, dst_m}};
+    if (bias) {
+      bias_m = memory(b, dnnl_engine(), DNNL_MEMORY_NONE);
+      args.emplace(DNNL_ARG_BIAS, bias_m);
+    }
+  }
+
+  void run(const float* const* src, float* dst) override {
+    SerialBelow serial(work);
+    src_user.set_data_handle(const_cast<float*>(src[0]));
+    dst_m.set_data_handle(dst);
+    if (in.size() == 3) bias_m.set_data_handle(const_cast<float*>(src[2]));
+    dnnl::stream& s = dnnl_stream();
+    src_reorder.execute(s, src_user, src_m);
+    prim.execute(s, args);
+    s.wait();
+  }
+};
+
 }  // namespace
 
 dnnl::engine& dnnl_engine() {
@@ -197,6 +266,8 @@ bool dnnl_can_run(const Graph& g, const NodeDesc& n) {
 std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool bf16) {
   if (!dnnl_can_run(g, n)) return make_ref_kernel(g, n);
   if (n.op == OpType::Conv2D) return std::make_unique<DnnlConv>(g, n, bf16);
+  if (bf16 && n.op == OpType::FullyConnected && g.tensors[n.inputs[1]].constant)
+    return std::make_unique<DnnlBf16Fc>(g, n);
   return std::make_unique<DnnlGemm>(g, n);
 }
 

@@ -66,6 +66,29 @@ struct PoolKernel : NodeKernel {
   }
 };
 
+// Pooling of an NHWC input (lite/layout.h) into an NHWC or NCHW output: the window's
+// channels innermost, so the reads and the max or sum run along contiguous channels.
+struct PoolNhwcKernel : NodeKernel {
+  bool out_nhwc = false;
+  PoolNhwcKernel(const Graph& g, const NodeDesc& node)
+      : NodeKernel(g, node), out_nhwc(g.tensors[node.outputs[0]].nhwc) {}
+  void run(const float* const* src, float* dst) override {
+    const int64_t C = in[0][1], OH = out[2], OW = out[3];
+    const bool avg = n.a.pool == PoolKind::Avg;
+    const float init = avg ? 0.f : -std::numeric_limits<float>::infinity();
+    pool_nhwc(n.a, in[0], out, src[0], init,
+              [&](float* acc, const PoolWindow& pw, int64_t b, int64_t oh, int64_t ow) {
+                if (avg)
+                  for (int64_t c = 0; c < C; ++c)
+                    acc[c] = pw.count > 0 ? acc[c] / static_cast<float>(pw.count) : 0.f;
+                if (out_nhwc)
+                  std::copy(acc, acc + C, dst + ((b * OH + oh) * OW + ow) * C);
+                else
+                  for (int64_t c = 0; c < C; ++c) dst[((b * C + c) * OH + oh) * OW + ow] = acc[c];
+              });
+  }
+};
+
 struct EltwiseKernel : NodeKernel {
   using NodeKernel::NodeKernel;
   static float op(EltKind k, float x, float y) {
@@ -212,6 +235,7 @@ void apply_act(float* p, int64_t n, Act a) {
 std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n) {
   switch (n.op) {
     case OpType::Pool:
+      if (g.tensors[n.inputs[0]].nhwc) return std::make_unique<PoolNhwcKernel>(g, n);
       return std::make_unique<PoolKernel>(g, n);
     case OpType::Eltwise:
       return std::make_unique<EltwiseKernel>(g, n);
@@ -234,6 +258,7 @@ std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n) {
 
 std::unique_ptr<Kernel> make_kernel(const Graph& g, const NodeDesc& n, bool reference, bool bf16) {
   if (is_int8_node(g, n)) return make_int8_kernel(g, n, reference);
+  if (is_u8(g.tensors[n.inputs[0]])) return make_u8_kernel(g, n);
   switch (n.op) {
     case OpType::Conv2D:
     case OpType::FullyConnected:

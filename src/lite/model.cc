@@ -7,6 +7,7 @@
 #include "base/parallel.h"
 #include "lite/arena.h"
 #include "lite/kernels.h"
+#include "lite/layout.h"
 #include "lite/model_file.h"
 #include "lite/quant.h"
 
@@ -47,6 +48,7 @@ struct Model::Impl {
 
   void prepare() {
     kernels.clear();
+    if (!ctx.reference) choose_layouts(g);
     const bool bf16 = ctx.precision == Precision::BFloat16;
     for (const NodeDesc& n : g.nodes) kernels.push_back(make_kernel(g, n, ctx.reference, bf16));
     plan = plan_arena(g);

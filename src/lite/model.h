@@ -28,8 +28,9 @@
 namespace mycel::lite {
 
 // How float32 layers compute. BFloat16 (mycel's `enable_fp16`-like switch; these CPUs have
-// bf16 dot products and no float16 arithmetic) runs Conv2D with bfloat16 inputs and weights
-// through oneDNN, accumulating and writing float32; the other ops stay float32. Int8 nodes
+// bf16 dot products and no float16 arithmetic) runs Conv2D and FullyConnected with bfloat16
+// inputs and weights through oneDNN, accumulating and writing float32; the other ops stay
+// float32. Int8 nodes
 // of a quantized file run in int8 under either (lite/quant.h).
 enum class Precision : uint8_t { Float32, BFloat16 };
 

@@ -71,6 +71,41 @@ void check_int8_node(const Graph& g, const NodeDesc& n, const std::string& what,
   }
 }
 
+bool clamps(Act a) { return a == Act::None || a == Act::ReLU || a == Act::ReLU6; }
+
+// Checks the uint8 activations of g and the nodes reading and writing them.
+void check_u8(const Graph& g, const std::string& what) {
+  std::vector<char> u8(g.tensors.size(), 0);
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const TensorDesc& d = g.tensors[t];
+    if (!is_u8(d)) continue;
+    u8[t] = 1;
+    MC_CHECK(d.quant.scale.size() == 1 && d.quant.num_bits == 8, Value, what,
+             ": uint8 activation '", d.name, "' needs one scale and an 8-bit zero point");
+    check_params(d, what, 0, 255);
+  }
+  for (int t : g.inputs)
+    MC_CHECK(g.tensors[t].dtype == DType::Float32, Value, what, ": graph input '",
+             g.tensors[t].name, "' is ", dtype_name(g.tensors[t].dtype), "; inputs are float32");
+  for (int t : g.outputs)
+    MC_CHECK(g.tensors[t].dtype == DType::Float32, Value, what, ": graph output '",
+             g.tensors[t].name, "' is ", dtype_name(g.tensors[t].dtype), "; outputs are float32");
+  for (const NodeDesc& n : g.nodes) {
+    const std::string where = str("node '", n.name, "' (", op_type_name(n.op), ")");
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      MC_CHECK(!u8[n.inputs[i]] || reads_u8(g, n, i, u8), Value, what, ": ", where,
+               " cannot read uint8 activation '", g.tensors[n.inputs[i]].name, "'");
+    const TensorDesc& y = g.tensors[n.outputs[0]];
+    if (!u8[n.outputs[0]]) continue;
+    MC_CHECK(writes_u8(g, n, u8), Value, what, ": ", where, " cannot write uint8 activation '",
+             y.name, "'");
+    if (n.op != OpType::Pool && n.op != OpType::Reshape) continue;
+    const Quant& q = g.tensors[n.inputs[0]].quant;
+    MC_CHECK(y.quant.scale == q.scale && y.quant.zero_point == q.zero_point, Value, what, ": ",
+             where, ": its uint8 output '", y.name, "' must keep its input's parameters");
+  }
+}
+
 template <typename T>
 void dequantize(TensorDesc& d) {
   const int64_t n = numel(d.shape);
@@ -125,7 +160,29 @@ bool is_int8_node(const Graph& g, const NodeDesc& n) {
   return has_quant(g.tensors[n.inputs[0]]) && w.constant && w.dtype == DType::Int8;
 }
 
+bool reads_u8(const Graph& g, const NodeDesc& n, size_t slot, const std::vector<char>& u8) {
+  if (is_int8_node(g, n)) return slot == 0;
+  if (n.op == OpType::Pool || n.op == OpType::Reshape) return slot == 0;
+  if (n.op != OpType::Eltwise || n.a.elt != EltKind::Add || !clamps(n.a.act)) return false;
+  const TensorDesc &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]];
+  const Dims& y = g.tensors[n.outputs[0]].shape;
+  return !a.constant && !b.constant && a.shape == y && b.shape == y &&
+         u8[n.inputs[slot == 0 ? 1 : 0]];
+}
+
+bool writes_u8(const Graph& g, const NodeDesc& n, const std::vector<char>& u8) {
+  if (is_int8_node(g, n)) return clamps(n.a.act);
+  if (n.op == OpType::Pool || n.op == OpType::Reshape) return u8[n.inputs[0]] != 0;
+  return n.op == OpType::Eltwise && u8[n.inputs[0]] && reads_u8(g, n, 0, u8);
+}
+
+void u8_act_range(Act act, float scale, int32_t zero_point, int32_t* lo, int32_t* hi) {
+  *lo = act == Act::None ? 0 : zero_point;
+  *hi = act == Act::ReLU6 ? quantize_u8(6.f, 1.f / scale, zero_point) : 255;
+}
+
 void validate_quant(const Graph& g, const std::string& what) {
+  check_u8(g, what);
   std::vector<int> int8_reads(g.tensors.size(), 0), reads(g.tensors.size(), 0);
   for (const NodeDesc& n : g.nodes) {
     for (int t : n.inputs) ++reads[t];

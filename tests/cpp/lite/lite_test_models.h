@@ -1,9 +1,17 @@
-// Small lite graphs built directly (no converter) for the runtime's tests.
+// Small lite graphs built directly (no converter) for the runtime's tests, and what those
+// tests share: running a graph through a written file, expecting a validation error.
 #pragma once
 
-#include <random>
+#include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "base/error.h"
 #include "lite/graph.h"
+#include "lite/model.h"
+#include "lite/model_file.h"
 
 namespace mycel::lite::testing {
 
@@ -81,6 +89,44 @@ inline Graph small_convnet(int64_t batch = 2) {
   g.outputs = {t};
   infer_shapes(g);
   return g;
+}
+
+// Attributes of a k x k window (Pool; a Conv2D's comes from its weight) with stride s, pad p
+// on every side and a fused activation.
+inline OpAttrs window(int64_t k, int64_t s, int64_t p, Act act = Act::None) {
+  OpAttrs a;
+  a.kernel[0] = a.kernel[1] = k;
+  a.stride[0] = a.stride[1] = s;
+  a.pad[0] = a.pad[1] = a.pad[2] = a.pad[3] = p;
+  a.act = act;
+  return a;
+}
+
+// Writes g as a file, builds it (reference kernels or the optimised ones), runs it on x (its
+// one input) and returns output 0; `loaded` gets the model's graph (shapes, layouts).
+inline std::vector<float> run_model(const Graph& g, const std::vector<float>& x, bool reference,
+                                    Graph* loaded = nullptr) {
+  const std::string bytes = write_model(g, "test");
+  Context ctx;
+  ctx.reference = reference;
+  Model m;
+  m.Build(bytes.data(), bytes.size(), ctx);
+  if (loaded) *loaded = m.graph();
+  std::vector<Tensor> in = m.GetInputs(), out;
+  std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
+  m.Predict(in, &out);
+  const float* p = static_cast<const float*>(out[0].Data());
+  return std::vector<float>(p, p + out[0].ElementNum());
+}
+
+// lite::validate rejects g with a message containing `what`.
+inline void expect_invalid(const Graph& g, const std::string& what) {
+  try {
+    validate(g, "m.ms");
+    ADD_FAILURE() << "no error for " << what;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace mycel::lite::testing

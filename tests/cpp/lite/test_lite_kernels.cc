@@ -1,21 +1,22 @@
 // The lite runtime's optimised kernels (oneDNN convolution with fused post-ops, sgemm) against
 // their naive references over strides, pads, dilations, groups, activations and biases; the
-// own kernels against values worked out by hand; the arena plan.
+// own kernels against values worked out by hand; the channels-last layout choice; the arena
+// plan.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "lite/arena.h"
 #include "lite/kernels.h"
+#include "lite/model.h"
+#include "lite/model_file.h"
 #include "lite_test_models.h"
 
 namespace mycel::lite {
 namespace {
 
-using testing::add_node;
-using testing::add_weight;
-using testing::one_input;
-using testing::random_values;
+using namespace testing;  // lite's (lite_test_models.h)
 
 // Runs node 0 of g (inputs: graph input 0 random, constants as stored) with both kernels.
 void expect_same(Graph& g, float tol = 1e-4f) {
@@ -138,6 +139,61 @@ TEST(LiteKernels, BroadcastSoftmaxTransposeByHand) {
     EXPECT_NEAR(y[i], e, 1e-6);
     EXPECT_NEAR(y[i + 3], 1 - e, 1e-6);
   }
+}
+
+// x -> conv(ReLU6) -> max pool -> depthwise conv -> Add(pool) -> ReLU -> [Mul by a [16, 1, 1]
+// constant] -> conv -> global avg pool -> flatten -> FC: the layouts chosen NHWC between the
+// convolutions, NCHW where a node needs it (the flatten; the broadcasting Mul, and through
+// the one-layout Act and Add what they touch); the model equals the reference context to
+// 1e-4 with the channels-last tensors read and written in place.
+void expect_layouts(bool with_mul) {
+  Graph g = one_input({2, 3, 16, 16});
+  int t =
+      add_node(g, "conv1", OpType::Conv2D, window(3, 1, 1, Act::ReLU6),
+               {g.inputs[0], add_weight(g, "w1", {16, 3, 3, 3}, 1), add_weight(g, "b1", {16}, 2)});
+  const int p = add_node(g, "maxpool", OpType::Pool, window(3, 2, 1), {t});
+  OpAttrs dw = window(3, 1, 1);
+  dw.group = 16;
+  t = add_node(g, "dw", OpType::Conv2D, dw, {p, add_weight(g, "w2", {16, 1, 3, 3}, 3)});
+  OpAttrs add;
+  add.elt = EltKind::Add;
+  t = add_node(g, "add", OpType::Eltwise, add, {t, p});
+  OpAttrs relu;
+  relu.act = Act::ReLU;
+  t = add_node(g, "relu", OpType::Act, relu, {t});
+  OpAttrs mul;
+  mul.elt = EltKind::Mul;
+  const int side =
+      with_mul ? add_node(g, "scale", OpType::Eltwise, mul, {t, add_weight(g, "s", {16, 1, 1}, 4)})
+               : t;
+  t = add_node(g, "conv2", OpType::Conv2D, window(3, 1, 1),
+               {side, add_weight(g, "w3", {8, 16, 3, 3}, 5)});
+  OpAttrs gap;
+  gap.pool = PoolKind::Avg, gap.kernel[0] = gap.kernel[1] = 8, gap.stride[0] = gap.stride[1] = 8;
+  t = add_node(g, "gap", OpType::Pool, gap, {t});
+  OpAttrs rs;
+  rs.shape = {0, -1};
+  t = add_node(g, "flat", OpType::Reshape, rs, {t});
+  g.outputs = {
+      add_node(g, "fc", OpType::FullyConnected, OpAttrs{}, {t, add_weight(g, "fw", {5, 8}, 6)})};
+  infer_shapes(g);
+  std::vector<float> x = random_values(2 * 3 * 16 * 16, 7);
+  Graph chosen;
+  const std::vector<float> fast = run_model(g, x, false, &chosen), ref = run_model(g, x, true);
+  for (const NodeDesc& n : chosen.nodes) {
+    const bool nhwc =
+        n.name == "conv1" || n.name == "conv2" ||
+        (!with_mul && n.name != "scale" && n.name != "gap" && n.name != "flat" && n.name != "fc");
+    EXPECT_EQ(chosen.tensors[n.outputs[0]].nhwc, nhwc) << n.name;
+  }
+  ASSERT_EQ(fast.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i)
+    ASSERT_NEAR(fast[i], ref[i], 1e-4f * (1.f + std::fabs(ref[i]))) << i;
+}
+
+TEST(LiteLayout, ChannelsLastBetweenConvolutionsEqualsReference) {
+  expect_layouts(false);
+  expect_layouts(true);
 }
 
 TEST(LiteArena, LiveTensorsNeverOverlapAndDeadOnesAreReused) {

@@ -296,16 +296,7 @@ TEST(LiteQuant, QuantizedAndHalfFilesRunNearFloat32) {
   const Graph g = testing::small_convnet(2);
   std::vector<Sample> s = samples_for(g, 6, -1.f, 1.f, 40);
   auto run = [&](const Graph& q, bool reference) {
-    const std::string bytes = write_model(q, "test");
-    Context ctx;
-    ctx.reference = reference;
-    Model m;
-    m.Build(bytes.data(), bytes.size(), ctx);
-    std::vector<Tensor> in = m.GetInputs(), out;
-    std::memcpy(in[0].MutableData(), s[0][0].data(), in[0].DataSize());
-    m.Predict(in, &out);
-    const float* p = static_cast<const float*>(out[0].Data());
-    return std::make_pair(std::vector<float>(p, p + out[0].ElementNum()), bytes.size());
+    return std::make_pair(testing::run_model(q, s[0][0], reference), write_model(q, "test").size());
   };
   Graph opt = g;
   converter::optimize(opt);
@@ -351,6 +342,33 @@ TEST(LiteQuant, Bf16ConvolutionNearFloat32) {
   EXPECT_GT(diff, 0.0);  // it did compute in bf16
 }
 
+// A bf16 FullyConnected equals the float product of x and W rounded to bfloat16 (float32
+// accumulation: to 1e-4), plus the bias, then the activation.
+TEST(LiteQuant, Bf16FullyConnectedIsTheProductOfBf16Operands) {
+  for (Act act : {Act::None, Act::ReLU6}) {
+    Graph g = one_input({3, 200});
+    OpAttrs a;
+    a.act = act;
+    const int w = add_weight(g, "w", {40, 200}, 7), b = add_weight(g, "b", {40}, 8);
+    g.outputs = {add_node(g, "fc", OpType::FullyConnected, a, {g.inputs[0], w, b})};
+    infer_shapes(g);
+    std::vector<float> x = random_values(600, 9);
+    for (float& v : x) v *= 4.f;
+    std::vector<const float*> in{x.data(), g.tensors[w].f32(), g.tensors[b].f32()};
+    std::vector<float> y(120, -1.f);
+    make_kernel(g, g.nodes[0], false, true)->run(in.data(), y.data());
+    auto r = [](float v) { return static_cast<double>(bf16_to_float(float_to_bf16(v))); };
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        double acc = g.tensors[b].f32()[j];
+        for (int64_t k = 0; k < 200; ++k)
+          acc += r(x[i * 200 + k]) * r(g.tensors[w].f32()[j * 200 + k]);
+        if (act == Act::ReLU6) acc = std::min(std::max(acc, 0.0), 6.0);
+        ASSERT_NEAR(y[i * 40 + j], acc, 1e-4 * (1 + std::fabs(acc))) << i << " " << j;
+      }
+  }
+}
+
 TEST(LiteQuant, InconsistentQuantizationParametersAreErrors) {
   Graph q = testing::small_convnet(1);
   converter::optimize(q);
@@ -362,34 +380,26 @@ TEST(LiteQuant, InconsistentQuantizationParametersAreErrors) {
   for (size_t k = 0; k < q.nodes.size(); ++k)
     if (q.nodes[k].op == OpType::Conv2D) conv = static_cast<int>(k);
   ASSERT_GE(conv, 0);
-  auto expect_error = [](Graph bad, const std::string& what) {
-    try {
-      validate(bad, "m.ms");
-      ADD_FAILURE() << "no error for " << what;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    }
-  };
   const int x = q.nodes[conv].inputs[0], w = q.nodes[conv].inputs[1], b = q.nodes[conv].inputs[2];
   Graph bad = q;
   bad.tensors[x].quant.zero_point[0] = 300;
-  expect_error(bad, "zero point 300 outside [0, 255]");
+  testing::expect_invalid(bad, "zero point 300 outside [0, 255]");
   bad = q;
   bad.tensors[w].quant.scale[1] = -1.f;
-  expect_error(bad, "quantization scale -1");
+  testing::expect_invalid(bad, "quantization scale -1");
   bad = q;
   bad.tensors[w].quant.scale.pop_back();
   bad.tensors[w].quant.zero_point.pop_back();
-  expect_error(bad, "it needs one, or one per channel");
+  testing::expect_invalid(bad, "it needs one, or one per channel");
   bad = q;
   bad.tensors[w].quant.zero_point[0] = 3;
-  expect_error(bad, "symmetric");
+  testing::expect_invalid(bad, "symmetric");
   bad = q;
   bad.tensors[b].quant = Quant{};
-  expect_error(bad, "has no quantization parameters");
+  testing::expect_invalid(bad, "has no quantization parameters");
   bad = q;
   bad.tensors[b].dtype = DType::Int8;
-  expect_error(bad, "must be an Int32 constant");
+  testing::expect_invalid(bad, "must be an Int32 constant");
   // Through a file: the same checks at load.
   std::string bytes = write_model(bad, "test");
   EXPECT_THROW(read_model(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "m.ms"),
