@@ -49,7 +49,7 @@ namespace mycel::ir {
 inline constexpr int kMaxUnroll = 64;
 // A constant-trip loop that cannot be broadened (see above) unrolls at most this many
 // iterations; past it, compile time would grow without bound: a clear error instead.
-inline constexpr int kMaxUnrolledLoop = 128;
+inline constexpr int kMaxUnrolledLoop = 256;
 
 struct Specialized {
   FuncGraph* entry = nullptr;         // params: one per argument, then one per weight

@@ -300,14 +300,14 @@ def test_shape_error_in_graph_mode_cell(graph_mode):
 
 def e_growing_tuple(x):
     out = ()
-    for i in range(200):  # <- growing
+    for i in range(300):  # <- growing
         out = out + (x * i,)
     return ops.stack(out)
 
 
 def test_a_loop_whose_carried_type_never_settles_says_so(graph_mode):
     # A loop whose carried type changes on every iteration (a longer tuple) cannot be
-    # broadened into a compact loop; it unrolls up to ir.kMaxUnrolledLoop (128) iterations,
+    # broadened into a compact loop; it unrolls up to ir.kMaxUnrolledLoop (256) iterations,
     # then fails with a RecursionError that says why, not only "too deep".
     with pytest.raises(RecursionError) as e:
         ms.jit(e_growing_tuple)(f32(3))

@@ -127,7 +127,7 @@ TEST(IrBuiltins, TheExecutorRunsWhatSurvivesSpecialisationAndAd) {
     if (!builtin_executes(static_cast<Builtin>(i)))
       gone.push_back(builtin_name(static_cast<Builtin>(i)));
   EXPECT_EQ(gone, (std::vector<std::string>{"getattr", "make_kwarg", "unpack_call", "grad", "vjp",
-                                            "custom_vjp"}));
+                                            "custom_vjp", "vmap_fn", "vmap"}));
 }
 
 }  // namespace
