@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+import mycel
 from mycel.parallel import plan as planner
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,6 +100,8 @@ def test_a_script_planned_for_1024_devices_equals_the_search(tmp_path, capsys, m
     # Deterministic.
     planner.main(["--device_num", "1024", "--output", str(tmp_path / "again.json"), script])
     assert json.loads((tmp_path / "again.json").read_text()) == p
+    # The script's parallel settings stay with its dry run: this process is stand-alone again.
+    assert mycel.get_auto_parallel_context("parallel_mode") == "stand_alone"
 
 
 def test_gradient_allreduce_volume_of_a_data_parallel_plan(tmp_path):

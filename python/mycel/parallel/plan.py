@@ -110,6 +110,7 @@ def plan_script(target, device_num, argv=(), search_mode=None):
 
     count = len(_search._plans)
     old_argv, old_mode = sys.argv, context.get_context("mode")
+    old_parallel = dict(pctx._context)  # the script sets its own; this process keeps its own
     _mgmt._groups = _DryRunGroups(device_num)
     _mgmt.GlobalComm.INITED = True
     context.set_context(mode=context.GRAPH_MODE)
@@ -124,6 +125,8 @@ def plan_script(target, device_num, argv=(), search_mode=None):
         _mgmt.GlobalComm.INITED = False
         sys.argv = old_argv
         context.set_context(mode=old_mode)
+        pctx._context.clear()
+        pctx._context.update(old_parallel)
     if len(_search._plans) == count:
         raise RuntimeError(f"For 'plan', '{target}' compiled no GRAPH-mode program to plan "
                            "(it must compile its network, e.g. run one training step).")
