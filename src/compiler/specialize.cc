@@ -680,6 +680,17 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   // Loops and recursion: re-entering a graph that is still being specialised, through a
   // condition known only at run time (or after kMaxUnroll constant iterations), broadens
   // the arguments so that the contexts meet in a fixed point instead of unrolling forever.
+  // A loop that neither settles nor ends within the unrolling limits.
+  auto unsettled = [&](int iterations) {
+    fail(ErrorKind::Recursion, sp,
+         str("compiling '", g->name(), "': after ", iterations,
+             " iterations this loop (or recursion) still changes the type of a value it carries "
+             "on every iteration (a tuple or list that grows, a shape that changes) or reads a "
+             "sequence of mixed types (cells, functions) by its index, so it can be neither "
+             "unrolled further nor compiled as a loop; carry a tensor of fixed shape instead "
+             "(fill a preallocated tensor, or stack chunks of fewer items), split the sequence, "
+             "or use PYNATIVE mode"));
+  };
   int count = 0;
   bool dyn_between = dynamic;
   const Ctx* prev = nullptr;  // the innermost entry of g: the previous iteration
@@ -694,14 +705,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   if (count > 0 && (dyn_between || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
     for (AbsPtr& a : args) a = broaden(a);
   } else if (count >= kMaxUnrolledLoop) {
-    fail(ErrorKind::Recursion, sp,
-         str("compiling '", g->name(), "': after ", count,
-             " iterations this loop (or recursion) still changes the type of a value it carries "
-             "on every iteration (a tuple or list that grows, a shape that changes) or reads a "
-             "sequence of mixed types (cells, functions) by its index, so it can be neither "
-             "unrolled further nor compiled as a loop; carry a tensor of fixed shape instead "
-             "(fill a preallocated tensor, or stack chunks of fewer items), split the sequence, "
-             "or use PYNATIVE mode"));
+    unsettled(count);
   }
   for (auto& k : ctxs_) {
     if (k->src != g || k->parent != pctx || k->args.size() != args.size() ||
@@ -725,14 +729,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve) {
     int entries = 0;  // of g on the stack (a loop's body nests in its last iteration's)
     for (const Ctx* k : stack_) entries += k->src == g;
-    if (entries >= kMaxUnroll)  // still a new type each time: no fixed point
-      fail(ErrorKind::Recursion, sp,
-           str("compiling '", g->name(), "': after ", entries,
-               " iterations this loop (or recursion) still changes the type of a value it carries "
-               "on every iteration (a tuple or list that grows, a shape that changes), so it "
-               "can be neither unrolled further nor compiled as a loop; carry a tensor of fixed "
-               "shape instead (fill a preallocated tensor, or stack chunks of fewer items), or "
-               "use PYNATIVE mode"));
+    if (entries >= kMaxUnroll) unsettled(entries);  // a new type each time: no fixed point
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "' nests calls too deeply (the limit is ", kMaxCallDepth,
              " nested calls at compile time, fewer when the thread's stack is small); make "
