@@ -97,6 +97,13 @@ AttrValue coerce(AttrKind k, AttrValue v) {
 }
 }  // namespace
 
+RandomStream op_random_stream(const KernelContext& ctx, std::string_view seed,
+                              std::string_view seed2, uint64_t count) {
+  const int64_t instance =
+      ctx.attrs.has(kRandomStreamAttr) ? ctx.attrs.get_int(kRandomStreamAttr) : 0;
+  return next_random_stream(ctx.attrs.get_int(seed), ctx.attrs.get_int(seed2), count, instance);
+}
+
 void check_attrs(const OpDef& op, const Attrs& given) {
   for (const auto& item : given.items()) {
     const auto& name = item.first;  // not a structured binding: clang 14 (the fuzz build)
@@ -104,6 +111,11 @@ void check_attrs(const OpDef& op, const Attrs& given) {
     if (name == kStrategyAttr) {
       MC_CHECK(std::holds_alternative<std::vector<int64_t>>(v), Type, "For '", op.name,
                "', the sharding strategy must be a tuple of ints.");
+      continue;
+    }
+    if (name == kRandomStreamAttr) {
+      MC_CHECK(std::holds_alternative<int64_t>(v), Type, "For '", op.name,
+               "', the random stream must be an int.");
       continue;
     }
     if (name == kRecomputeAttr) {
@@ -132,7 +144,7 @@ Attrs make_attrs(const OpDef& op, const Attrs& given) {
       out.set(s.name, s.dflt);
     }
   }
-  for (const char* extra : {kStrategyAttr, kRecomputeAttr})
+  for (const char* extra : {kStrategyAttr, kRecomputeAttr, kRandomStreamAttr})
     if (given.has(extra)) out.set(extra, given.get(extra));
   return out;
 }

@@ -33,6 +33,7 @@
 
 #include "base/inline_vector.h"
 #include "ops/attrs.h"
+#include "tensor/random.h"
 #include "tensor/tensor.h"
 
 namespace mycel {
@@ -141,6 +142,15 @@ inline constexpr const char* kStrategyAttr = "in_strategy";
 // inside the call `scope` of a Cell marked by Cell.recompute(), whose outputs are kept unless
 // output_recompute. Kernels ignore it.
 inline constexpr const char* kRecomputeAttr = "recompute";
+// An F_RANDOM op also carries kRandomStreamAttr (an Int), set when its Python primitive is
+// made: the instance whose position in its seeds' stream the kernels advance
+// (tensor/random.h; every node compiled from that primitive shares it). Absent (0): no
+// instance, every call starts the stream anew.
+inline constexpr const char* kRandomStreamAttr = "random_stream";
+// What a random kernel draws from: next_random_stream for the op's seed attributes (named
+// `seed` and `seed2`) and its instance.
+RandomStream op_random_stream(const KernelContext& ctx, std::string_view seed,
+                              std::string_view seed2, uint64_t count);
 void check_attrs(const OpDef& op, const Attrs& given);
 Attrs make_attrs(const OpDef& op, const Attrs& given);
 

@@ -44,6 +44,10 @@ OpHandle make_handle(const std::string& name, const pyb::dict& init) {
     if (std::holds_alternative<std::monostate>(val)) continue;  // None: use the default
     h.given.set(key, std::move(val));
   }
+  // A random primitive's own position in its seeds' stream (ops/op_table.h); a handle made
+  // again from a compiled node's attributes keeps the node's.
+  if ((op->flags & F_RANDOM) && !h.given.has(kRandomStreamAttr))
+    h.given.set(kRandomStreamAttr, new_random_instance());
   bool required_call = false;
   for (const AttrSpec& s : op->attrs) {
     if (s.when == AttrWhen::Call) {

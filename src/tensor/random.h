@@ -3,7 +3,11 @@
 // any element of a random tensor can be computed independently of the others, in any order,
 // on any thread. This is what makes random ops reproducible whatever the thread count.
 //
-// The global generator (mycel.set_seed) hands each random op a fresh range of counters.
+// The global generator (mycel.set_seed) hands each random op a fresh range of counters. An
+// op with its own seeds draws from a stream of those seeds alone; each primitive instance
+// (a Python Primitive, and every node compiled from it) owns a position in that stream which
+// advances with every call, as a MindSpore kernel's generator does: a fresh instance with
+// the same seeds replays the same draws, a second call of one instance draws new ones.
 #pragma once
 
 #include <array>
@@ -46,8 +50,12 @@ struct RandomStream {
 
 void set_global_seed(uint64_t seed);
 uint64_t global_seed();
-// Reserves `count` counters of the global generator (or, when seed or seed2 is nonzero, a
-// stream determined by them alone, as MindSpore's op-level seeds).
-RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count);
+// Reserves `count` counters of the global generator, or, when seed or seed2 is nonzero, of
+// the stream determined by them alone (MindSpore's op-level seeds): from the position of
+// primitive instance `instance` in it, which then advances by `count`; instance 0 (a call
+// with no instance: the kernel-vs-reference harness) always starts at the stream's start.
+RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count, int64_t instance = 0);
+// A new primitive instance's id (nonzero, never reused in the process).
+int64_t new_random_instance();
 
 }  // namespace mycel

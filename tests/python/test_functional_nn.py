@@ -86,7 +86,8 @@ def test_dropout_scales_kept_elements():
     kept = y != 0
     assert abs(kept.mean() - 0.75) < 0.02
     np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
-    np.testing.assert_array_equal(ops.dropout(ms.Tensor(x), p=0.25, seed=5).asnumpy(), y)
+    # The seed's cached primitive continues its stream (tests/python/test_random_streams.py).
+    assert (ops.dropout(ms.Tensor(x), p=0.25, seed=5).asnumpy() != y).any()
     assert ops.dropout(ms.Tensor(x), training=False).asnumpy().sum() == x.sum()
 
 

@@ -416,11 +416,16 @@ row("LayerNormGrad/axis1", P.LayerNormGrad(begin_norm_axis=1, begin_params_axis=
 row("LayerNormGrad/last_axis", P.LayerNormGrad(begin_norm_axis=-1, begin_params_axis=-1),
     [N(3, 4), N(3, 4), N(4), N(3, 1, scale=0.3), U(0.5, 1.5, 3, 1)])
 
-# -- nn: dropout. Fixed seeds: the primitive draws the same mask on every call; the torch twin
-# uses that mask (both outputs are differentiated; the mask's cotangent must not matter).
-_DROPOUT = P.Dropout(keep_prob=0.6, Seed0=3, Seed1=4)
-_DROP_MASK = _DROPOUT(Tensor(np.zeros((3, 4))))[1].asnumpy()
-row("Dropout", _DROPOUT, [N(3, 4)],
+# -- nn: dropout. Fixed seeds, and a fresh primitive per call (in GRAPH mode, per compiled
+# program): each draws its stream's first mask (a primitive's later calls continue the
+# stream, test_random_streams.py); the torch twin uses that mask (both outputs are
+# differentiated; the mask's cotangent must not matter).
+def _dropout(x):
+    return P.Dropout(keep_prob=0.6, Seed0=3, Seed1=4)(x)
+
+
+_DROP_MASK = _dropout(Tensor(np.zeros((3, 4))))[1].asnumpy()
+row("Dropout", _dropout, [N(3, 4)],
     torch=lambda x: (x * torch.tensor(_DROP_MASK) / 0.6, torch.tensor(_DROP_MASK)))
 
 # -- array: views

@@ -38,8 +38,7 @@ void dropout(const T* x, T* y, T* mask, int64_t n, double keep, RandomStream rs)
 void cpu_dropout(const KernelContext& ctx) {
   int64_t n = ctx.in[0].numel();
   double keep = ctx.attrs.get_float("keep_prob");
-  RandomStream rs = next_random_stream(ctx.attrs.get_int("Seed0"), ctx.attrs.get_int("Seed1"),
-                                       static_cast<uint64_t>((n + 3) / 4));
+  RandomStream rs = op_random_stream(ctx, "Seed0", "Seed1", static_cast<uint64_t>((n + 3) / 4));
   dispatch_float(ctx.in[0].dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     dropout(ctx.in[0].data<T>(), ctx.out[0].data<T>(), ctx.out[1].data<T>(), n, keep, rs);

@@ -168,8 +168,7 @@ void cpu_standard_normal(const KernelContext& ctx) {
   const Tensor& y = ctx.out[0];
   const int64_t n = y.numel();
   const int64_t calls = (n + 1) / 2;
-  const RandomStream st = next_random_stream(ctx.attrs.get_int("seed"), ctx.attrs.get_int("seed2"),
-                                             static_cast<uint64_t>(calls));
+  const RandomStream st = op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(calls));
   dispatch_float(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();
@@ -192,8 +191,7 @@ void cpu_uniform_real(const KernelContext& ctx) {
   const int64_t n = y.numel();
   const int64_t per = random_format::per_call(false, y.dtype());
   const int64_t calls = (n + per - 1) / per;
-  const RandomStream st = next_random_stream(ctx.attrs.get_int("seed"), ctx.attrs.get_int("seed2"),
-                                             static_cast<uint64_t>(calls));
+  const RandomStream st = op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(calls));
   dispatch_float(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();

@@ -18,8 +18,7 @@ RandomStream reserve(const KernelContext& ctx, bool normal) {
   const Tensor& y = ctx.out[0];
   const int64_t per = random_format::per_call(normal, y.dtype());
   const int64_t calls = (y.numel() + per - 1) / per;
-  return next_random_stream(ctx.attrs.get_int("seed"), ctx.attrs.get_int("seed2"),
-                            static_cast<uint64_t>(calls));
+  return op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(calls));
 }
 
 void check_float(const KernelContext& ctx) {
@@ -53,9 +52,8 @@ void cuda_dropout(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const int64_t n = x.numel();
   const double keep = ctx.attrs.get_float("keep_prob");
-  const RandomStream st = next_random_stream(ctx.attrs.get_int("Seed0"),
-                                             ctx.attrs.get_int("Seed1"),
-                                             static_cast<uint64_t>((n + 3) / 4));
+  const RandomStream st =
+      op_random_stream(ctx, "Seed0", "Seed1", static_cast<uint64_t>((n + 3) / 4));
   if (!is_floating(x.dtype())) throw_unsupported_dtype(ctx.op.name, x.dtype(), "floating-point");
   launch_dropout(code(x.dtype()), x.raw_data(), ctx.out[0].raw_data(), ctx.out[1].raw_data(), n,
                  keep, st.key, st.offset, stream(ctx.device.index));

@@ -94,8 +94,7 @@ void ref_softmax_ce(const KernelContext& ctx) {
 void ref_dropout(const KernelContext& ctx) {
   int64_t n = ctx.in[0].numel();
   double keep = ctx.attrs.get_float("keep_prob");
-  RandomStream rs = next_random_stream(ctx.attrs.get_int("Seed0"), ctx.attrs.get_int("Seed1"),
-                                       static_cast<uint64_t>((n + 3) / 4));
+  RandomStream rs = op_random_stream(ctx, "Seed0", "Seed1", static_cast<uint64_t>((n + 3) / 4));
   std::vector<double> x = to_double(ctx.in[0]), y(x.size()), mask(x.size());
   for (int64_t i = 0; i < n; ++i) {
     Philox4 r = philox(rs.key, 0, rs.offset + static_cast<uint64_t>(i / 4));

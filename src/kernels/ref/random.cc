@@ -16,8 +16,8 @@ void fill_ref(const KernelContext& ctx, bool normal, const F& value) {
   const Tensor& y = ctx.out[0];
   const int64_t n = y.numel();
   const int64_t per = random_format::per_call(normal, y.dtype());
-  const RandomStream st = next_random_stream(ctx.attrs.get_int("seed"), ctx.attrs.get_int("seed2"),
-                                             static_cast<uint64_t>((n + per - 1) / per));
+  const RandomStream st =
+      op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>((n + per - 1) / per));
   dispatch_float(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < n; ++i) {
