@@ -624,7 +624,53 @@ def armour_section(produced_by):
         lines.append(f"| {label} | {fmt(g)} | {fmt(p)} | {fmt(t)} | {g / t:.2f} | "
                      f"{p / t:.2f} |")
     lines.append("")
+    lines += armour_quality_rows(run("armour_bench.py", "quality"))
     return lines + armour_training_rows(run("armour_bench.py", "training"))
+
+
+def armour_quality_rows(q):
+    """Each attack's success rate and perturbation next to its oracle's, and each detector's
+    ROC-AUC on FGSM examples (bench/armour_bench.py quality)."""
+    lines = [
+        "Attack quality (`armour_bench.py quality`, tests/python/armour_quality.py): the tests' "
+        "LeNet-5 (trained briefly in PyTorch, weights copied into mycel) on the first 32 "
+        "correctly classified Fashion-MNIST test images (the first n of them where n is "
+        "smaller), the tests' settings; success: a changed label (JSMA: the target label); "
+        "perturbation: mean l2 norm of adv - x; pixels equal: share of pixels within 1e-5 of "
+        "the PyTorch oracle's (tests/python/armour_oracles.py, written from the papers). "
+        "Issue 23's bars: FGSM identical but for rounding-flipped signs (< 0.1% of pixels), "
+        "iterative attacks >= 98% of pixels, C&W and DeepFool mean l2 within 5% of the "
+        "oracle's. The black-box attacks see the model only through `BlackModel.predict` and "
+        "have no oracle.",
+        "",
+        "| attack | settings | n | mode | success mycel / oracle | mean l2 mycel / oracle | "
+        "pixels equal |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in q["attacks"]:
+        if "oracle_rate" in r:
+            rate = f"{r['rate']:.3f} / {r['oracle_rate']:.3f}"
+            norm = f"{r['norm']:.4f} / {r['oracle_norm']:.4f}"
+            same = f"{100 * r['same_pixels']:.2f}%"
+        else:
+            rate, norm, same = f"{r['rate']:.3f} / -", f"{r['norm']:.4f} / -", "-"
+        lines.append(f"| {r['attack']} | {r['settings']} | {r['n']} | {r['mode']} | {rate} | "
+                     f"{norm} | {same} |")
+    lines += [
+        "",
+        "Detectors on FGSM examples (eps 0.1) of the 200 test images after the first 200, "
+        "against those 200 benign images; detectors fitted on the first 200 (MagNet's "
+        "autoencoder trained in mycel to remove noise, as in tests/python/"
+        "test_armour_defenses.py). ROC-AUC of the detector's score; flagged: share detected "
+        "at the fitted threshold. Issue 23's bar: ROC-AUC >= 0.9 for MagNet.",
+        "",
+        "| detector | ROC-AUC | adversarial flagged | benign flagged |",
+        "|---|---|---|---|",
+    ]
+    for r in q["detectors"]:
+        lines.append(f"| {r['detector']} | {r['auc']:.3f} | {r['flagged_adv']:.2f} | "
+                     f"{r['flagged_benign']:.2f} |")
+    return lines + [""]
 
 
 def armour_training_rows(tr):

@@ -17,10 +17,9 @@ from mycel.armour.adv_robustness.attacks import (
     MomentumIterativeMethod, ProjectedGradientDescent, PSOAttack, RandomFastGradientMethod,
     RandomFastGradientSignMethod)
 torch = pytest.importorskip("torch")
-from armour_common import fashion, mycel_net, torch_net, trained_weights  # noqa: E402
 from armour_oracles import (t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm,  # noqa: E402
                             t_l2_ball, t_mim)
-N = 32
+from armour_quality import inputs, outcome, same_pixels  # noqa: E402
 
 
 @pytest.fixture(params=[ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
@@ -40,14 +39,9 @@ def graph():
 @pytest.fixture(scope="module")
 def setting():
     """(mycel net, torch twin, inputs [N, 1, 28, 28], labels [N], one-hot labels [N, 10]):
-    the first N correctly classified test images."""
-    w = trained_weights()
-    x, y = fashion("test", 200)
-    tnet = torch_net(w)
-    pred = tnet(torch.from_numpy(x)).argmax(1).numpy()
-    keep = np.flatnonzero(pred == y)[:N]
-    x, y = x[keep], y[keep]
-    return mycel_net(w), tnet, x, y, np.eye(10, dtype=np.float32)[y]
+    the first N correctly classified test images (armour_quality.inputs, which the bench's
+    attack table uses too)."""
+    return inputs()
 
 
 def predict(net, x):
@@ -55,15 +49,9 @@ def predict(net, x):
 
 
 def report(name, net, x, adv, y, targeted=False):
-    pred = predict(net, adv)
-    rate = float((pred == y).mean() if targeted else (pred != y).mean())
-    norm = float(np.linalg.norm((adv - x).reshape(len(x), -1), axis=1).mean())
+    rate, norm = outcome(net, x, adv, y, targeted)
     print(f"\n{name}: success rate {rate:.3f}, mean l2 perturbation {norm:.4f}")
     return rate, norm
-
-
-def same_pixels(a, b, tol=1e-5):
-    return float((np.abs(a - b) <= tol).mean())
 
 
 # ---- white-box attacks against the oracles ------------------------------------------------
