@@ -1,7 +1,8 @@
 """mycel.armour.privacy.diff_privacy: the RDP and zCDP accountants against independent
 references (numerical integration of the Renyi divergence, the integer-order binomial sum
-written here, the zCDP formulas) and the published values of Abadi et al., TF Privacy and Opacus, and DP-SGD training (DPModel, DP optimizers, noise and
-clipping mechanisms) against ordinary training, torch's per-micro-batch clipping and the
+written here, the zCDP formulas, the published values of Abadi et al., TF Privacy and
+Opacus), and DP-SGD training (DPModel, DP optimizers, noise and clipping mechanisms) against
+ordinary training, torch's per-micro-batch clipping and the
 noise's statistics, in both modes."""
 import math
 
@@ -134,16 +135,38 @@ def test_rdp_monitor_matches_published_values(name):
 
 
 def test_rdp_with_noise_decay_sums_the_schedule():
-    """'Time' decay: sigma_t = sigma_0 / (1 + r)^t; the monitor's RDP is the sum of the steps'
-    RDPs (integer orders, closed form here)."""
+    """'Time' decay as MindArmour's: sigma_t = sigma_0 / (1 + r t); the monitor's RDP is the
+    sum of the steps' RDPs (integer orders, closed form here)."""
     orders, sigma0, rate, steps = [2, 4, 8, 16], 2.0, 0.01, 30
     mon = RDPMonitor(1000, 50, initial_noise_multiplier=sigma0, target_delta=1e-5, orders=orders,
                      noise_decay_mode="Time", noise_decay_rate=rate)
     mon.account(steps)
-    ref = [sum(rdp_integer_order(0.05, sigma0 / (1 + rate) ** t, a) for t in range(steps))
+    ref = [sum(rdp_integer_order(0.05, sigma0 / (1 + rate * t), a) for t in range(steps))
            for a in orders]
     np.testing.assert_allclose(mon.rdp, ref, rtol=1e-9)
     assert mon.eps == pytest.approx(classic_eps(orders, ref, 1e-5), rel=1e-9)
+
+
+@pytest.mark.parametrize("policy,closed_form", [
+    ("Time", lambda s, r, t: s / (1 + r * t)), ("Step", lambda s, r, t: s * (1 - r) ** t),
+    ("Exp", lambda s, r, t: s * math.exp(-r * t))])
+def test_decay_schedule_of_mechanism_and_monitor_agree(policy, closed_form):
+    """MindArmour's schedules (the mechanism's per-step update, the monitors' sigma_t): the
+    adaptive mechanism after t updates and both monitors' multiplier of step t equal the
+    closed form."""
+    sigma, rate = 1.5, 0.05
+    mech = NoiseMechanismsFactory.create("AdaGaussian", initial_noise_multiplier=sigma,
+                                         noise_decay_rate=rate, decay_policy=policy)
+    rdp = RDPMonitor(1000, 10, initial_noise_multiplier=sigma, noise_decay_mode=policy,
+                     noise_decay_rate=rate)
+    zcdp = ZCDPMonitor(1000, 10, initial_noise_multiplier=sigma, noise_decay_mode=policy,
+                       noise_decay_rate=rate)
+    for t in range(6):
+        want = closed_form(sigma, rate, t)
+        assert float(mech._noise_multiplier.asnumpy()) == pytest.approx(want, rel=1e-6)
+        assert rdp.noise_multiplier(t) == pytest.approx(want, rel=1e-12)
+        assert zcdp.noise_multiplier(t) == pytest.approx(want, rel=1e-12)
+        mech.update()
 
 
 def test_rdp_target_eps_gives_delta_and_epoch_suggestion():
@@ -283,12 +306,13 @@ class ZeroGrad(nn.Cell):
 def test_noise_has_the_calibrated_std(mode):
     """200,000 noise samples: the step's update is -noise / micro_batches with noise std
     C * sigma; the sample std is within 2% (about 13 standard errors) and the mean within 5
-    standard errors, for the Gaussian and (after decay) AdaGaussian mechanisms."""
+    standard errors, for the Gaussian and (after decay) AdaGaussian mechanisms, whose
+    multiplier after t steps is MindArmour's sigma / (1 + rate t) ('Time')."""
     ms.set_seed(11)
     n, c, sigma, k = 200000, 2.0, 1.5, 4
-    for name, kwargs, factor in [("Gaussian", {}, 1.0),
-                                 ("AdaGaussian", {"noise_decay_rate": 0.1,
-                                                  "decay_policy": "Time"}, 1 / 1.1)]:
+    time_decay = {"noise_decay_rate": 0.1, "decay_policy": "Time"}
+    for name, kwargs, decay in [("Gaussian", {}, lambda t: 1.0),
+                                ("AdaGaussian", time_decay, lambda t: 1 / (1 + 0.1 * t))]:
         net = ZeroGrad(n)
         mech = NoiseMechanismsFactory.create(name, norm_bound=c, initial_noise_multiplier=sigma,
                                              **kwargs)
@@ -299,10 +323,10 @@ def test_noise_has_the_calibrated_std(mode):
             before = net.w.asnumpy().copy()
             step(x)
             noise = (before - net.w.asnumpy()) * k
-            std = c * sigma * factor ** t
+            std = c * sigma * decay(t)
             assert abs(noise.std() / std - 1) < 0.02
             assert abs(noise.mean()) < 5 * std / math.sqrt(n)
-        assert float(mech._noise_multiplier.asnumpy()) == pytest.approx(sigma * factor ** 3,
+        assert float(mech._noise_multiplier.asnumpy()) == pytest.approx(sigma * decay(3),
                                                                         rel=1e-6)
 
 
@@ -442,6 +466,68 @@ def test_logistic_regression_attack_matches_torch_optimum():
     np.testing.assert_allclose(model._w[5], b.item(), rtol=1e-5, atol=1e-7)
 
 
+def cart_oracle(x, y, depth, max_depth):
+    """A CART tree grown by exhaustive search in plain Python (every feature, every midpoint
+    of consecutive distinct values, the smallest weighted gini of the children, split only if
+    it lowers the node's gini): the member share of the leaf of each row of x."""
+    p = sum(y) / len(y)
+    gini = lambda q: 2 * q * (1 - q)  # noqa: E731
+    best = None
+    if 0 < p < 1 and depth < max_depth:
+        for f in range(x.shape[1]):
+            values = sorted(set(x[:, f].tolist()))
+            for lo, hi in zip(values[:-1], values[1:]):
+                t = (lo + hi) / 2
+                left = [yi for xi, yi in zip(x[:, f], y) if xi <= t]
+                right = [yi for xi, yi in zip(x[:, f], y) if xi > t]
+                g = (len(left) * gini(sum(left) / len(left)) +
+                     len(right) * gini(sum(right) / len(right))) / len(y)
+                if best is None or g < best[0]:
+                    best = (g, f, t)
+    if best is None or best[0] >= gini(p):
+        return np.full(len(x), p)
+    _, f, t = best
+    out, go = np.empty(len(x)), x[:, f] <= t
+    out[go] = cart_oracle(x[go], y[go], depth + 1, max_depth)
+    out[~go] = cart_oracle(x[~go], y[~go], depth + 1, max_depth)
+    return out
+
+
+def test_random_forest_attack_model(monkeypatch):
+    """'rf': one tree on all the data and all features is CART, equal to the exhaustive
+    oracle above on every training point; a forest learns XOR-like data that logistic
+    regression cannot."""
+    rng = np.random.RandomState(4)
+    x = rng.randn(120, 3)
+    y = ((x[:, 0] > 0.3) ^ (x[:, 1] * x[:, 2] > 0)).astype(np.float64)
+    tree = _attackers.RandomForest(n_estimators=1, max_depth=3, max_features=None,
+                                   bootstrap=False).fit(x, y)
+    np.testing.assert_allclose(tree.score(x), cart_oracle(x, y, 0, 3), rtol=1e-12)
+    xt = rng.randn(400, 3)
+    yt = ((xt[:, 0] > 0.3) ^ (xt[:, 1] * xt[:, 2] > 0)).astype(np.int64)
+    x2 = rng.randn(1000, 3)
+    y2 = ((x2[:, 0] > 0.3) ^ (x2[:, 1] * x2[:, 2] > 0)).astype(np.float64)
+    forest = _attackers.RandomForest(n_estimators=40, max_depth=None, max_features=2,
+                                     criterion="entropy").fit(x2, y2)
+    lr = _attackers.LogisticRegression().fit(x2, y2)
+    acc_rf, acc_lr = (forest.predict(xt) == yt).mean(), (lr.predict(xt) == yt).mean()
+    assert acc_rf > 0.9 and acc_lr < 0.7, (acc_rf, acc_lr)
+    assert ((forest.score(xt) >= 0) & (forest.score(xt) <= 1)).all()
+    # the grid search draws at most 7 of the 12 points, as MindArmour's RandomizedSearchCV
+    points = []
+
+    class Counting(_attackers.RandomForest):
+        def fit(self, x, y):
+            points.append((self.n_estimators, self.max_depth, self.min_samples_leaf))
+            return super().fit(x, y)
+
+    monkeypatch.setitem(_attackers.METHODS, "rf", Counting)
+    grid = {"n_estimators": [2, 3], "max_depth": [1, 2, 3], "min_samples_leaf": [1, 5]}
+    model = _attackers.grid_search("rf", grid, x, y)
+    assert isinstance(model, Counting)
+    assert len(points) == 7 * 3 + 1 and len(set(points)) == 7   # 3 folds each, then refit
+
+
 def blobs10(n, spread, seed):
     rng = np.random.RandomState(seed)
     centers = np.random.RandomState(100).randn(10, 20) * 2.0
@@ -472,6 +558,7 @@ def trained(n_train, spread, hidden, epochs, lr):
 
 ATTACKS = [{"method": "threshold", "params": {}},
            {"method": "lr", "params": {"C": [0.1, 1.0, 10.0]}},
+           {"method": "rf", "params": {"n_estimators": [30], "max_depth": [2, 6]}},
            {"method": "knn", "params": {"n_neighbors": [5, 15]}},
            {"method": "mlp", "params": {"hidden_layer_sizes": [(16,)], "alpha": [1e-3],
                                         "max_iter": [200]}}]
@@ -514,8 +601,11 @@ def test_membership_inference_errors():
         MembershipInference(model, n_jobs=0)
     mi = MembershipInference(model)
     x, y = blobs(16)
-    with pytest.raises(ValueError, match="'rf' is not implemented"):
-        mi.train(batches(x, y, 8), batches(x, y, 8), [{"method": "rf", "params": {}}])
+    with pytest.raises(ValueError, match="method must be one of"):
+        mi.train(batches(x, y, 8), batches(x, y, 8), [{"method": "svm", "params": {}}])
+    with pytest.raises(ValueError, match="'max_features' must be"):
+        mi.train(batches(x, y, 8), batches(x, y, 8),
+                 [{"method": "rf", "params": {"max_features": ["all"]}}])
     with pytest.raises(ValueError, match="no parameter"):
         mi.train(batches(x, y, 8), batches(x, y, 8), [{"method": "knn", "params": {"C": [1]}}])
     with pytest.raises(ValueError, match="call train first"):

@@ -3,7 +3,7 @@ callbacks for ``Model.train`` that account the privacy spent by DP-SGD as traini
 
 Each training step is one sampled Gaussian mechanism with sampling rate
 ``q = batch_size / num_samples`` and the step's noise multiplier (constant, or decayed per step
-by the same rule the adaptive noise mechanism applies, ``_accounting.DECAY_FACTORS``). The RDP
+by the schedule the adaptive noise mechanism applies, ``_accounting.decayed_multiplier``). The RDP
 monitor adds the per-step RDP at each order and converts to (eps, delta); the zCDP monitor adds
 ``1 / (2 sigma_t^2)`` per step. The spent budget is readable at any time (``monitor.eps``,
 ``monitor.delta``, ``privacy_spent(steps)``), printed every ``per_print_times`` steps, and with
@@ -39,8 +39,8 @@ class _Monitor(Callback):
         self._max_eval_epoch = max_eval_epoch
         if noise_decay_mode is not None:
             check_number(noise_decay_rate, "noise_decay_rate", who, high=1.0)
-        self._factor = acc.decay_factor(noise_decay_mode, noise_decay_rate, who)
-        self._noise_decay_mode = noise_decay_mode
+        self._noise_decay_mode = acc.check_decay_mode(noise_decay_mode, who)
+        self._noise_decay_rate = noise_decay_rate
         self._per_print_times = non_negative_int(per_print_times, "per_print_times", who)
         self._dataset_sink_mode = bool(dataset_sink_mode)
         self._q = batch_size / num_samples
@@ -63,7 +63,8 @@ class _Monitor(Callback):
 
     def noise_multiplier(self, step):
         """The noise multiplier of step `step` (0-based) under the decay schedule."""
-        return self._sigma0 * self._factor ** step
+        return acc.decayed_multiplier(self._noise_decay_mode, self._sigma0,
+                                      self._noise_decay_rate, step)
 
     @property
     def eps(self):
@@ -152,7 +153,7 @@ class RDPMonitor(_Monitor):
         return self._cache[key]
 
     def _spend(self, n):
-        if self._factor == 1.0:
+        if self._noise_decay_mode is None:
             self._rdp = self._rdp + n * self._rdp_step(self._sigma0)
             return
         for t in range(self._steps, self._steps + n):
@@ -230,7 +231,7 @@ class ZCDPMonitor(_Monitor):
         self._rho = 0.0
 
     def _spend(self, n):
-        if self._factor == 1.0:
+        if self._noise_decay_mode is None:
             self._rho += n * acc.zcdp_gaussian(self._sigma0)
             return
         for t in range(self._steps, self._steps + n):

@@ -75,8 +75,10 @@ class MembershipInference:
     ``train(dataset_train, dataset_test, attack_config)``: attack_config is a list of
     ``{"method": m, "params": {name: [values...]}}`` with m one of 'lr' (C, max_iter), 'knn'
     (n_neighbors), 'mlp' (hidden_layer_sizes, alpha, learning_rate_init, max_iter,
-    random_state) and 'threshold' (the loss threshold attack, no parameters); each grid is
-    searched by 3-fold cross-validation. ``eval(dataset_train, dataset_test, metrics)`` returns
+    random_state), 'rf' (n_estimators, criterion, max_depth, min_samples_split,
+    min_samples_leaf, max_features, bootstrap, random_state) and 'threshold' (the loss
+    threshold attack, no parameters); each grid is searched by 3-fold cross-validation ('rf':
+    over at most 7 of its points, drawn at random, as MindArmour). ``eval(dataset_train, dataset_test, metrics)`` returns
     one dict per trained attack with the metrics asked for among 'precision', 'recall',
     'accuracy' and 'auc'."""
 
