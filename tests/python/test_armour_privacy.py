@@ -169,18 +169,32 @@ def test_decay_schedule_of_mechanism_and_monitor_agree(policy, closed_form):
         mech.update()
 
 
-def test_rdp_target_eps_gives_delta_and_epoch_suggestion():
+def test_rdp_budgets_and_epoch_suggestion():
+    """MindArmour's arguments: with target_delta the monitor reports eps and max_eps bounds
+    max_epoch_suggest (the most epochs within it); with target_eps it reports delta, bounded
+    by max_delta; the zCDP monitor's suggestion reads its own eps."""
     orders = [2, 3, 4, 6, 8, 12, 16, 24, 32]
-    mon = RDPMonitor(10000, 100, initial_noise_multiplier=1.2, target_delta=1e-5, target_eps=3.0,
-                     orders=orders, noise_decay_mode=None, max_eval_epoch=50)
+    rdp = lambda a: rdp_integer_order(0.01, 1.2, a)  # noqa: E731
+    eps_at = lambda e: classic_eps(orders, [100 * e * rdp(a) for a in orders], 1e-5)  # noqa
+    delta_at = lambda e, eps: min(1.0, math.exp(min((a - 1) * (100 * e * rdp(a) - eps)  # noqa
+                                                    for a in orders)))
+    mon = RDPMonitor(10000, 100, 1.2, 3.0, 1e-5, orders=orders, noise_decay_mode=None)
     n = mon.max_epoch_suggest()
-    eps_at = lambda e: classic_eps(orders, [100 * e * rdp_integer_order(0.01, 1.2, a)
-                                            for a in orders], 1e-5)
     assert 0 < n < 50 and eps_at(n) <= 3.0 < eps_at(n + 1)
-    mon.account(500)
-    delta_ref = min(1.0, math.exp(min((a - 1) * (500 * rdp_integer_order(0.01, 1.2, a) - 3.0)
-                                      for a in orders)))
-    assert mon.eps == 3.0 and mon.delta == pytest.approx(delta_ref, rel=1e-9)
+    assert mon.steps == 0  # the suggestion accounts nothing
+    by_delta = RDPMonitor(10000, 100, 1.2, max_eps=None, target_delta=None, max_delta=1e-4,
+                          target_eps=3.0, orders=orders, noise_decay_mode=None)
+    m = by_delta.max_epoch_suggest()
+    assert delta_at(m, 3.0) <= 1e-4 < delta_at(m + 1, 3.0)
+    by_delta.account(500)
+    assert by_delta.eps == 3.0 and by_delta.delta == pytest.approx(delta_at(5, 3.0), rel=1e-9)
+    z = ZCDPMonitor(10000, 100, 40.0, max_eps=3.0, target_delta=1e-5, noise_decay_mode=None)
+    k = z.max_epoch_suggest()
+    rho = lambda e: 100 * e / (2 * 40.0 ** 2)  # noqa: E731
+    zeps = lambda e: rho(e) + 2 * math.sqrt(rho(e) * math.log(1e5))  # noqa: E731
+    assert k > 1 and zeps(k) <= 3.0 < zeps(k + 1)
+    with pytest.raises(ValueError, match="max_delta"):
+        RDPMonitor(10000, 100, target_delta=None, target_eps=1.0).max_epoch_suggest()
 
 
 def test_zcdp_monitor_formula():
@@ -205,6 +219,12 @@ def test_monitor_argument_errors():
         RDPMonitor(100, 10, noise_decay_mode="Linear")
     with pytest.raises(ValueError, match="initial_noise_multiplier"):
         ZCDPMonitor(100, 10, initial_noise_multiplier=0)
+    with pytest.raises(ValueError, match="exactly one of 'target_delta' and 'target_eps'"):
+        RDPMonitor(100, 10, target_delta=1e-5, target_eps=1.0)
+    with pytest.raises(ValueError, match="exactly one"):
+        RDPMonitor(100, 10, target_delta=None)
+    with pytest.raises(TypeError, match="stop_when_spent"):
+        RDPMonitor(100, 10, stop_when_spent=1)
 
 
 # ---------------------------------------------------------------- DP training
@@ -386,14 +406,34 @@ def test_monitor_as_a_model_callback(mode, capsys):
     ref = classic_eps(orders, [12 * rdp_integer_order(0.25, 1.3, a) for a in orders], 1e-3)
     assert monitor.eps == pytest.approx(ref, rel=1e-9)
     assert capsys.readouterr().out.count("privacy budget eps") == 6
-    stopper = RDPMonitor(64, 16, initial_noise_multiplier=1.3, target_delta=1e-3,
-                         target_eps=ref * 0.6, orders=orders, noise_decay_mode=None,
-                         per_print_times=0)
+    stopper = RDPMonitor(64, 16, initial_noise_multiplier=1.3, max_eps=ref * 0.6,
+                         target_delta=1e-3, orders=orders, noise_decay_mode=None,
+                         per_print_times=0, stop_when_spent=True)
     model.train(3, batches(x, y, 16), callbacks=[stopper])
     eps_after = lambda t: classic_eps(orders, [t * rdp_integer_order(0.25, 1.3, a)
                                                for a in orders], 1e-3)
     assert stopper.steps < 12  # stopped at the first step that overspends
     assert eps_after(stopper.steps - 1) <= ref * 0.6 < eps_after(stopper.steps)
+
+
+def test_monitor_counts_the_steps_of_a_sink(mode, capsys):
+    """In dataset sink mode Model.train calls step_end once per sink (an epoch here) with
+    cur_step_in_epoch its steps: the monitors account all of them (and print once per
+    epoch, as MindArmour's in sink mode)."""
+    import mycel.dataset as ds
+    x, y = blobs(64, seed=5)
+    net = MLP()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = Model(net, loss, nn.SGD(net.trainable_params(), 0.1))
+    rdp = RDPMonitor(64, 16, initial_noise_multiplier=1.3, target_delta=1e-3,
+                     noise_decay_mode="Step", noise_decay_rate=0.01, dataset_sink_mode=True)
+    zcdp = ZCDPMonitor(64, 16, initial_noise_multiplier=1.3, noise_decay_mode=None,
+                       dataset_sink_mode=True)
+    data = ds.NumpySlicesDataset((x, y), column_names=["x", "y"], shuffle=False).batch(16)
+    model.train(3, data, callbacks=[rdp, zcdp], dataset_sink_mode=True)
+    assert rdp.steps == zcdp.steps == 12
+    assert rdp.eps == pytest.approx(rdp.privacy_spent(12)[0], rel=1e-12)
+    assert capsys.readouterr().out.count("privacy budget eps") == 2 * 3
 
 
 def test_dp_argument_errors(mode):
