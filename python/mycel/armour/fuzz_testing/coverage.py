@@ -258,3 +258,23 @@ class NeuronBoundsCoverage(_RangeCoverage):
 
     def _coverage(self):
         return float(self._state.mean())
+
+
+class SuperNeuronActivateCoverage(_RangeCoverage):
+    """SuperNeuronActivateCoverage(model, train_dataset, incremental=False, batch_size=32,
+    layers=None): the fraction of neurons that some input drives above their maximum over
+    train_dataset (the upper corner regions of NeuronBoundsCoverage)."""
+
+    _who = "SuperNeuronActivateCoverage"
+
+    def __init__(self, model, train_dataset, incremental=False, batch_size=32, layers=None):
+        super().__init__(model, train_dataset, incremental, batch_size, layers)
+
+    def _empty(self, n):
+        return np.zeros(n, bool)
+
+    def _cover(self, acts):
+        self._state |= (acts > self.upper).any(0)
+
+    def _coverage(self):
+        return float(self._state.mean())
