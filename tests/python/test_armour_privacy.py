@@ -225,6 +225,10 @@ def test_monitor_argument_errors():
         RDPMonitor(100, 10, target_delta=None)
     with pytest.raises(TypeError, match="stop_when_spent"):
         RDPMonitor(100, 10, stop_when_spent=1)
+    with pytest.raises(ValueError, match="'max_eps' must be set"):
+        ZCDPMonitor(100, 10, max_eps=None, stop_when_spent=True)
+    with pytest.raises(ValueError, match="'max_delta' must be set"):
+        RDPMonitor(100, 10, target_delta=None, target_eps=2.0, stop_when_spent=True)
 
 
 # ---------------------------------------------------------------- DP training

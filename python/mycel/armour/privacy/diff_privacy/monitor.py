@@ -181,6 +181,8 @@ class RDPMonitor(_Monitor):
                              f"numbers greater than 1, but got {orders.tolist()!r}.")
         self._orders = orders
         self._reset()
+        if stop_when_spent:
+            self._within_budget()  # the budget it stops at must be set
 
     def _reset(self):
         self._steps = 0
@@ -249,6 +251,8 @@ class ZCDPMonitor(_Monitor):
         self._target_delta = check_number(target_delta, "target_delta", self._who, high=1.0)
         self._max_eps = self._check_max(max_eps, "max_eps", self._who)
         self._reset()
+        if stop_when_spent:
+            self._within_budget()  # the budget it stops at must be set
 
     def _reset(self):
         self._steps = 0
