@@ -662,7 +662,9 @@ def armour_quality_rows(q):
         "against those 200 benign images; detectors fitted on the first 200 (MagNet's "
         "autoencoder trained in mycel to remove noise, as in tests/python/"
         "test_armour_defenses.py). ROC-AUC of the detector's score; flagged: share detected "
-        "at the fitted threshold. Issue 23's bar: ROC-AUC >= 0.9 for MagNet.",
+        "at the fitted threshold. Issue 23's bar: ROC-AUC >= 0.9 for MagNet. "
+        "`SimilarityDetector` judges a stream of queries, not single inputs, so it has no "
+        "ROC-AUC here (test_armour_defenses.py checks it on a HopSkipJump attack's queries).",
         "",
         "| detector | ROC-AUC | adversarial flagged | benign flagged |",
         "|---|---|---|---|",
