@@ -9,7 +9,8 @@ import numpy as np
 import mycel as ms
 from armour_common import (detector_setting, fashion, mycel_net, roc_auc, torch_net,
                            trained_weights)
-from armour_oracles import t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm, t_l2_ball, t_mim
+from armour_oracles import (t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm, t_jsma, t_l2_ball,
+                            t_mim)
 
 N = 32
 
@@ -69,8 +70,8 @@ def _white_box(net, tnet, x, y, onehot):
          CarliniWagnerL2Attack(net, 10, **cw).generate(x[:12], y[:12]),
          t_cw(tnet, x[:12], y[:12], 3, 60, 0.05, 1.0), None),
         ("JSMA", "targeted (label + 1), theta 1.0, 150 iterations", 4,
-         JSMAAttack(net, 10, theta=1.0, max_iteration=150).generate(x[:4], target), None,
-         target),
+         JSMAAttack(net, 10, theta=1.0, max_iteration=150).generate(x[:4], target),
+         t_jsma(tnet, x[:4], target, 1.0, 150), target),
     ]
 
 
@@ -120,7 +121,8 @@ def attack_rows():
             row = dict(attack=name, settings=settings, n=n, mode=mode_name, rate=rate,
                        norm=norm)
             if want is not None:
-                row["oracle_rate"], row["oracle_norm"] = outcome(net, x[:n], want, labels)
+                row["oracle_rate"], row["oracle_norm"] = outcome(net, x[:n], want, labels,
+                                                                 targeted=target is not None)
                 row["same_pixels"] = same_pixels(adv, want)
             rows.append(row)
     ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -4,7 +4,7 @@ labels for the default softmax cross-entropy loss), on LeNet-5 trained briefly o
 Fashion-MNIST subset whose weights are copied into mycel (armour_common).
 
 Bars (issue 23): FGSM identical but for gradient signs flipped by float rounding (< 0.1% of
-pixels); BIM, PGD and MIM equal on >= 98% of pixels; DeepFool and C&W within 5% of the
+pixels); BIM, PGD, MIM and JSMA equal on >= 98% of pixels; DeepFool and C&W within 5% of the
 oracle's mean perturbation norm. Success rates are printed (pytest -s). Black-box attacks
 must succeed on the model through BlackModel.predict alone."""
 import numpy as np
@@ -18,7 +18,7 @@ from mycel.armour.adv_robustness.attacks import (
     RandomFastGradientSignMethod)
 torch = pytest.importorskip("torch")
 from armour_oracles import (t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm,  # noqa: E402
-                            t_l2_ball, t_mim)
+                            t_jsma, t_l2_ball, t_mim)
 from armour_quality import inputs, outcome, same_pixels  # noqa: E402
 
 
@@ -199,11 +199,20 @@ def test_carlini_wagner_targeted(setting, graph):
     assert report("C&W L2 targeted", net, x[:6], adv, target, targeted=True)[0] >= 0.8
 
 
-def test_jsma_targeted(setting, mode):
-    net, _, x, y, _ = setting
+@pytest.fixture(scope="module")
+def jsma_oracle(setting):
+    """(targets, the oracle's examples) of JSMA on the first 4 inputs, targets label + 1."""
+    _, tnet, x, y, _ = setting
     target = (y[:4] + 1) % 10
+    return target, t_jsma(tnet, x[:4], target, 1.0, 150)
+
+
+def test_jsma_targeted(setting, jsma_oracle, mode):
+    net, _, x, y, _ = setting
+    target, want = jsma_oracle
     adv = JSMAAttack(net, 10, theta=1.0, max_iteration=150).generate(x[:4], target)
     rate, _ = report("JSMA", net, x[:4], adv, target, targeted=True)
+    assert same_pixels(adv, want) >= 0.98
     changed = (adv != x[:4]).reshape(4, -1)
     print(f"JSMA: changed pixels per sample {changed.sum(1)}")
     assert rate >= 0.5
