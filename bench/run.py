@@ -770,7 +770,23 @@ def search_section():
         model = prof["alpha"] + int(size) * prof["beta"]
         lines.append(f"| {size} | {t * 1e3:.3g} | {model * 1e3:.3g} | {model / t:.2f} |")
     lines.append("")
-    return lines
+    return lines + search_mode_lines()
+
+
+def search_mode_lines():
+    """Planning time and predicted step by search mode, towers of layers at 1,024 devices."""
+    print("bench: strategy search by mode (towers of 1, 2 and 48 layers, 1,024 devices) ...",
+          flush=True)
+    rows = run("search_plan_bench.py")["rows"]
+    lines = ["The search modes at 1,024 devices (bench/search_plan_bench.py: towers of "
+             "transformer layers, model 256, MLP 1024, batch 4 x 32, float32; `plan s`: "
+             "search.plan's wall time, the compile with the search and one unsharded run; "
+             "`step ms`: the plan's predicted step; dynamic programming on the small towers "
+             "only):", "", "| layers | search_mode | plan s | step ms |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['layers']} | {r['mode']} | {r['plan_s']:.3g} | "
+                     f"{r['step_ms']:.4g} |")
+    return lines + [""]
 
 
 def recompute_section():

@@ -16,22 +16,8 @@ import pytest
 
 import mycel as ms
 from mycel import nn
-from auto_parallel_nets import MLP, mlp_data
+from auto_parallel_nets import MLP, mlp_data, mlp_numpy
 from spmd_check import run_worker
-
-
-def _numpy_loss_and_grads(net, x, y):
-    """The mean-MSE loss of relu(x @ w1 + b1) @ w2 + b2 and its gradients (numpy)."""
-    w1, b1, w2, b2 = (p.asnumpy() for p in net.trainable_params())
-    z = x @ w1 + b1
-    h = np.maximum(z, 0)
-    out = h @ w2 + b2
-    d = out - y
-    loss = np.mean(d ** 2)
-    g_out = 2 * d / d.size
-    g_w2, g_b2 = h.T @ g_out, g_out.sum(0)
-    g_z = (g_out @ w2.T) * (z > 0)
-    return loss, [x.T @ g_z, g_z.sum(0), g_w2, g_b2]
 
 
 @pytest.mark.parametrize("k", [1, 2, 4])
@@ -45,7 +31,7 @@ def test_the_slices_outputs_are_summed(mode, k):
     want_loss, want_grads = 0.0, [0.0] * 4
     for i in range(k):
         rows = slice(i * 8 // k, (i + 1) * 8 // k)
-        loss, g = _numpy_loss_and_grads(net, xs[rows], ys[rows])
+        loss, g = mlp_numpy(net, xs[rows], ys[rows])
         want_loss += loss
         want_grads = [a + b for a, b in zip(want_grads, g)]
     np.testing.assert_allclose(value.asnumpy(), want_loss, rtol=1e-12, atol=1e-12)
