@@ -15,8 +15,8 @@ compiles a network for N devices and returns the plan; src/parallel/search.h):
 - the recursive search (recursive_programming, src/parallel/rec_search.h): its golden plans
   cost at most REC_FACTOR times dynamic programming's at every device count, it splits the
   large MLP Megatron's way too, and it plans a tower of 48 transformer layers at 1,024
-  devices (the time is printed, never asserted: about 16 s on this busy machine, where dynamic
-  programming takes about 25-45 s per layer, bench/RESULTS.md);
+  devices (the time is printed, never asserted: 12 to 16 s here, where dynamic programming
+  takes about 9 s per layer, bench/RESULTS.md);
 - set_algo_parameters: its bounds change the candidates as documented, unknown names and bad
   values are errors;
 - the context: auto_parallel and its search modes (PYNATIVE mode and a compile outside a job
