@@ -23,7 +23,7 @@ WORKER = textwrap.dedent("""
 
     net_name = sys.argv[1]
     sys.path.insert(0, sys.argv[2])
-    from spmd_check import compare
+    from spmd_check import compare, train_record
     from auto_parallel_nets import MLP, mlp_data, Block, block_data
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
@@ -45,12 +45,7 @@ WORKER = textwrap.dedent("""
 
 
     def run(annotate=False):
-        net, loss, data = make(annotate)
-        value, grads = ms.value_and_grad(loss, None, net.trainable_params())(*data)
-        step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.05, 0.9))
-        losses = [float(step(*data).asnumpy()) for _ in range(10)]
-        return dict(loss=float(value.asnumpy()), grads=[g.asnumpy() for g in grads],
-                    losses=losses, params=net.trainable_params())
+        return train_record(*make(annotate))
 
 
     serial = run()

@@ -62,7 +62,7 @@ WORKER = textwrap.dedent("""
     from mycel.parallel import set_auto_parallel_context, reset_auto_parallel_context
 
     sys.path.insert(0, sys.argv[2])
-    from spmd_check import compare
+    from spmd_check import compare, train_record
     from auto_parallel_nets import MLP, mlp_data
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
@@ -75,12 +75,7 @@ WORKER = textwrap.dedent("""
             net.mm1.shard(((1, 1), (1, n)))
             net.mm2.shard(((1, n), (n, 1)))
         loss = nn.MicroBatchInterleaved(nn.WithLossCell(net, nn.MSELoss()), 2)
-        data = mlp_data(8, 6, 4)
-        value, grads = ms.value_and_grad(loss, None, net.trainable_params())(*data)
-        step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.05, 0.9))
-        losses = [float(step(*data).asnumpy()) for _ in range(10)]
-        return dict(loss=float(value.asnumpy()), grads=[g.asnumpy() for g in grads],
-                    losses=losses, params=net.trainable_params())
+        return train_record(net, loss, mlp_data(8, 6, 4))
 
 
     serial = run(False)

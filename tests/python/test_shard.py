@@ -78,7 +78,7 @@ WORKER = textwrap.dedent("""
     from mycel.parallel import set_auto_parallel_context, reset_auto_parallel_context, search
 
     sys.path.insert(0, sys.argv[2])
-    from spmd_check import compare
+    from spmd_check import compare, train_record
     from auto_parallel_nets import MLP, mlp_data
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
@@ -90,13 +90,7 @@ WORKER = textwrap.dedent("""
         net = MLP(6, 16, 4)
         if sharded:
             net.shard(((n, 1),))
-        loss = nn.WithLossCell(net, nn.MSELoss())
-        data = mlp_data(8, 6, 4)
-        value, grads = ms.value_and_grad(loss, None, net.trainable_params())(*data)
-        step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.05, 0.9))
-        losses = [float(step(*data).asnumpy()) for _ in range(10)]
-        return dict(loss=float(value.asnumpy()), grads=[g.asnumpy() for g in grads],
-                    losses=losses, params=net.trainable_params())
+        return train_record(net, nn.WithLossCell(net, nn.MSELoss()), mlp_data(8, 6, 4))
 
 
     serial = run(False)
