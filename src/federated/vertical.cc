@@ -50,7 +50,7 @@ struct Communicator::State {
       r = decode_request(req.body);
     } catch (const Error& e) {
       std::lock_guard<std::mutex> l(mu);
-      return reply(res, Status::Malformed, 400, e.what());
+      return reply(res, Status::Malformed, 400, e.message());
     }
     std::lock_guard<std::mutex> l(mu);
     if (r.kind != MsgKind::VflMessage)
