@@ -47,7 +47,7 @@ class Communicator {
   void send(const std::string& peer_host, int peer_port, Weights w);
   // The peer's next message (in order), waiting up to the timeout (a RuntimeError then).
   Weights receive();
-  // Why messages were refused (each line also on stderr when log_to_stderr).
+  // Why messages were refused (each line also written to stderr).
   std::vector<std::string> events() const;
   void stop();
 
