@@ -97,3 +97,8 @@ __all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Sof
             "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
             "DepthToSpace", "SpaceToDepth", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
             "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual", "Rank", "Size"]
+from mycel.ops.operations.composed_ops import (ScatterNdAdd, ScatterNdSub,  # noqa: E402
+                                               ScatterNdMul, ScatterNdDiv, ScatterNdMax,
+                                               ScatterNdMin, ScatterNdUpdate)
+__all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
+            "ScatterNdMin", "ScatterNdUpdate"]

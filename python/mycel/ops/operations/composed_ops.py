@@ -9,7 +9,7 @@ from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
                                 math_func as _m, compat_func as _c, loss_func as _loss,
-                                array_func as _a)
+                                array_func as _a, scatter_func as _sc)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -330,3 +330,59 @@ class Size(_Composed):
 
     def __call__(self, input_x):
         return _a.size(input_x)
+
+
+class _ScatterNdInPlace(_Composed):
+    """ScatterNd<Op>(use_locking=False)(input_x, indices, updates): updates combined into
+    the Parameter input_x at indices, in place; returns input_x (ops/function/scatter_func.py:
+    repeated indices apply in order). ``use_locking`` is kept as an attribute: mycel applies
+    the updates of one call in order."""
+    _fn = None
+
+    def __init__(self, use_locking=False):
+        if not isinstance(use_locking, bool):
+            raise TypeError(f"For '{type(self).__name__}', 'use_locking' must be a bool, but "
+                            f"got {type(use_locking).__name__}.")
+        super().__init__(use_locking=use_locking)
+        self.use_locking = use_locking
+
+    def __call__(self, input_x, indices, updates):
+        return type(self)._fn(input_x, indices, updates)
+
+
+class ScatterNdAdd(_ScatterNdInPlace):
+    """input_x[indices] += updates (ops.scatter_nd_add)."""
+    _fn = staticmethod(_sc.scatter_nd_add)
+
+
+class ScatterNdSub(_ScatterNdInPlace):
+    """input_x[indices] -= updates (ops.scatter_nd_sub)."""
+    _fn = staticmethod(_sc.scatter_nd_sub)
+
+
+class ScatterNdMul(_ScatterNdInPlace):
+    """input_x[indices] *= updates (ops.scatter_nd_mul)."""
+    _fn = staticmethod(_sc.scatter_nd_mul)
+
+
+class ScatterNdDiv(_ScatterNdInPlace):
+    """input_x[indices] /= updates (ops.scatter_nd_div)."""
+    _fn = staticmethod(_sc.scatter_nd_div)
+
+
+class ScatterNdMax(_ScatterNdInPlace):
+    """input_x[indices] = maximum(input_x[indices], updates) (ops.scatter_nd_max)."""
+    _fn = staticmethod(_sc.scatter_nd_max)
+
+
+class ScatterNdMin(_ScatterNdInPlace):
+    """input_x[indices] = minimum(input_x[indices], updates) (ops.scatter_nd_min)."""
+    _fn = staticmethod(_sc.scatter_nd_min)
+
+
+class ScatterNdUpdate(_ScatterNdInPlace):
+    """input_x[indices] = updates (ops.scatter_nd_update); use_locking defaults to True."""
+    _fn = staticmethod(_sc.scatter_nd_update)
+
+    def __init__(self, use_locking=True):
+        super().__init__(use_locking)
