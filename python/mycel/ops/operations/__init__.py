@@ -102,3 +102,6 @@ from mycel.ops.operations.composed_ops import (ScatterNdAdd, ScatterNdSub,  # no
                                                ScatterNdMin, ScatterNdUpdate)
 __all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
             "ScatterNdMin", "ScatterNdUpdate"]
+from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E402
+                                               TruncateMod, EmbeddingLookup)
+__all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup"]

@@ -9,7 +9,8 @@ from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
                                 math_func as _m, compat_func as _c, loss_func as _loss,
-                                array_func as _a, scatter_func as _sc)
+                                array_func as _a, scatter_func as _sc,
+                                resample_func as _rs)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -386,3 +387,38 @@ class ScatterNdUpdate(_ScatterNdInPlace):
 
     def __init__(self, use_locking=True):
         super().__init__(use_locking)
+
+
+class ResizeNearestNeighbor(_Composed):
+    """ResizeNearestNeighbor(size, align_corners=False)(input_x): [N, C, H, W] resized to
+    size = (new_height, new_width), each output pixel a copy of the nearest input pixel
+    (floor(i * H / new_height); with align_corners the corners' centres map onto each
+    other)."""
+
+    def __init__(self, size, align_corners=False):
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"For 'ResizeNearestNeighbor', 'align_corners' must be a bool, but "
+                            f"got {type(align_corners).__name__}.")
+        super().__init__(size=size, align_corners=align_corners)
+        self.size = tuple(size) if isinstance(size, (list, tuple)) else size
+        self.align_corners = align_corners
+
+    def __call__(self, input_x):
+        return _rs.resize_nearest_neighbor(input_x, self.size, self.align_corners)
+
+
+class TruncateMod(_Composed):
+    """TruncateMod()(x, y): x - trunc(x / y) * y, the remainder taking x's sign (C's fmod,
+    ops.fmod)."""
+
+    def __call__(self, x, y):
+        return _m.fmod(x, y)
+
+
+class EmbeddingLookup(_Composed):
+    """EmbeddingLookup()(input_params, input_indices, offset): the rows
+    input_params[input_indices - offset]; an index outside [0, rows) after the offset gives
+    a row of zeros (one shard of a table split by rows, as MindSpore's)."""
+
+    def __call__(self, input_params, input_indices, offset):
+        return _a._embedding_rows(input_params, input_indices, offset)

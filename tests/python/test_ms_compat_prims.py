@@ -1,0 +1,56 @@
+"""P.TruncateMod and P.EmbeddingLookup (composed primitives) against torch/numpy, and
+Primitive.set_device, in PYNATIVE and GRAPH mode."""
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import nn
+from mycel.ops import operations as P
+
+RNG = np.random.default_rng(21)
+
+
+class Net(nn.Cell):
+    def __init__(self, prim):
+        super().__init__()
+        self.prim = prim
+
+    def construct(self, *args):
+        return self.prim(*args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_truncate_mod_matches_torch_fmod(mode, dtype):
+    x = (RNG.standard_normal((3, 5)) * 20).astype(dtype)
+    y = (RNG.choice([-1, 1], (1, 5)) * RNG.uniform(1, 6, (1, 5))).astype(dtype)
+    got = Net(P.TruncateMod())(ms.Tensor(x), ms.Tensor(y)).asnumpy()
+    np.testing.assert_allclose(got, torch.fmod(torch.tensor(x), torch.tensor(y)).numpy(),
+                               rtol=1e-6)
+    got = Net(P.TruncateMod())(ms.Tensor(x), 3).asnumpy()
+    np.testing.assert_allclose(got, np.fmod(x, dtype(3)), rtol=1e-6)
+
+
+def test_truncate_mod_of_two_bools_is_a_type_error():
+    b = ms.Tensor(np.array([True, False]))
+    with pytest.raises(TypeError):
+        P.TruncateMod()(b, b)
+
+
+@pytest.mark.parametrize("offset", [0, 3, -2])
+def test_embedding_lookup_shifts_and_zeroes_outside_rows(mode, offset):
+    params = RNG.standard_normal((6, 2, 3)).astype(np.float32)
+    indices = np.array([[0, 4, 9], [3, 8, -1]], np.int32)
+    prim = P.EmbeddingLookup().set_device("CPU")
+    assert prim.primitive_target == "CPU"
+    got = Net(prim)(ms.Tensor(params), ms.Tensor(indices), offset).asnumpy()
+    want = np.zeros(indices.shape + params.shape[1:], np.float32)
+    for pos, i in np.ndenumerate(indices):
+        if 0 <= i - offset < params.shape[0]:
+            want[pos] = params[i - offset]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_set_device_needs_a_string():
+    with pytest.raises(TypeError, match="set_device"):
+        P.Add().set_device(1)
