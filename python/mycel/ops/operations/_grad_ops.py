@@ -7,7 +7,8 @@ the output's cotangent ``dy``, in both modes:
 - ``SqrtGrad(y, dy) = dy / (2 y)``, ``RsqrtGrad(y, dy) = -dy y^3 / 2``,
   ``SigmoidGrad(y, dy) = dy y (1 - y)``, ``TanhGrad(y, dy) = dy (1 - y^2)``,
   ``AcoshGrad(y, dy) = dy / sinh(y)``, ``AsinhGrad(y, dy) = dy / cosh(y)`` (y the forward
-  output);
+  output; cosh(y) = (e^y + e^-y) / 2 and sinh(y) = tanh(y) cosh(y), which keeps full
+  relative precision near 0 where e^y - e^-y would cancel);
 - ``DropoutGrad(keep_prob)(dy, mask) = dy * mask / keep_prob``;
 - ``KLDivLossGrad(reduction)(dy, x, target) = -target * dy``, divided by the number of
   elements ('mean') or the batch size ('batchmean'); as MindSpore's kernel, it does not
@@ -56,18 +57,22 @@ class TanhGrad(_UnaryGrad):
         return _prim("Mul")(dy, _prim("Sub")(1.0, _prim("Square")(y)))
 
 
+def _cosh(y):
+    return _prim("Mul")(_prim("Add")(_prim("Exp")(y), _prim("Exp")(_prim("Neg")(y))), 0.5)
+
+
 class AcoshGrad(_UnaryGrad):
     """AcoshGrad()(y, dy): dy / sinh(y), y = acosh(x)."""
 
     def __call__(self, y, dy):
-        return _prim("Div")(dy, _prim("Sinh")(y))
+        return _prim("Div")(dy, _prim("Mul")(_prim("Tanh")(y), _cosh(y)))
 
 
 class AsinhGrad(_UnaryGrad):
     """AsinhGrad()(y, dy): dy / cosh(y), y = asinh(x)."""
 
     def __call__(self, y, dy):
-        return _prim("Div")(dy, _prim("Cosh")(y))
+        return _prim("Div")(dy, _cosh(y))
 
 
 class DropoutGrad(_Composed):
