@@ -1,4 +1,4 @@
-"""P.TruncateMod and P.EmbeddingLookup (composed primitives) against torch/numpy, and
+"""P.TruncateMod, P.EmbeddingLookup and P.DType (composed primitives) against torch/numpy, and
 Primitive.set_device, in PYNATIVE and GRAPH mode."""
 import numpy as np
 import pytest
@@ -54,3 +54,19 @@ def test_embedding_lookup_shifts_and_zeroes_outside_rows(mode, offset):
 def test_set_device_needs_a_string():
     with pytest.raises(TypeError, match="set_device"):
         P.Add().set_device(1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_dtype_primitive(mode, dtype):
+    class Same(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dtype = P.DType()
+
+        def construct(self, x):
+            return ms.ops.cast(ms.ops.zeros_like(x), self.dtype(x))
+
+    x = ms.Tensor(np.ones((2, 3), dtype))
+    want = {np.float32: ms.float32, np.int64: ms.int64, np.bool_: ms.bool_}[dtype]
+    assert P.DType()(x) == want
+    assert Same()(x).dtype == want

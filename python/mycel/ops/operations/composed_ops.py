@@ -422,3 +422,10 @@ class EmbeddingLookup(_Composed):
 
     def __call__(self, input_params, input_indices, offset):
         return _a._embedding_rows(input_params, input_indices, offset)
+
+
+class DType(_Composed):
+    """DType()(input_x): the tensor's dtype (``input_x.dtype``; a constant in GRAPH mode)."""
+
+    def __call__(self, input_x):
+        return input_x.dtype
