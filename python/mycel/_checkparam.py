@@ -41,11 +41,16 @@ def check_value_type(arg_name, arg_value, valid_types, prim_name=None):
     return arg_value
 
 
-def _check_int_value(arg_value, arg_name, prim_name):
-    if isinstance(arg_value, bool) or not isinstance(arg_value, int):
-        raise TypeError(f"{_where(arg_name, prim_name)} must be an int, but got "
+def _check_kind(arg_value, arg_name, prim_name, kind, what):
+    """arg_value if it is an instance of kind (never a bool), else TypeError."""
+    if isinstance(arg_value, bool) or not isinstance(arg_value, kind):
+        raise TypeError(f"{_where(arg_name, prim_name)} must be {what}, but got "
                         f"{_type_name(arg_value)}.")
     return arg_value
+
+
+def _check_int_value(arg_value, arg_name, prim_name):
+    return _check_kind(arg_value, arg_name, prim_name, int, "an int")
 
 
 def check_is_int(arg_value, arg_name=None, prim_name=None):
@@ -82,10 +87,7 @@ def check_non_negative_int(arg_value, arg_name=None, prim_name=None):
 
 
 def _check_float_value(arg_value, arg_name, prim_name):
-    if isinstance(arg_value, bool) or not isinstance(arg_value, float):
-        raise TypeError(f"{_where(arg_name, prim_name)} must be a float, but got "
-                        f"{_type_name(arg_value)}.")
-    return arg_value
+    return _check_kind(arg_value, arg_name, prim_name, float, "a float")
 
 
 def check_is_float(arg_value, arg_name=None, prim_name=None):

@@ -100,39 +100,27 @@ def _divide(a, b):
     return prim("Cast")(q, a.dtype)
 
 
-def scatter_nd_add(input_x, indices, updates, use_locking=False):
-    """input_x[indices] += updates, in place (module docstring); returns input_x.
-    ``use_locking`` is accepted for MindSpore's signature (mycel applies updates in order)."""
-    return _scatter("scatter_nd_add", "add", input_x, indices, updates)
+def _in_place(combine, use_locking_default, doc):
+    """The public function ops.scatter_nd_<combine> (``use_locking`` is accepted for
+    MindSpore's signature: mycel applies the updates of one call in order)."""
+    name = "scatter_nd_" + combine
+
+    def fn(input_x, indices, updates, use_locking=use_locking_default):
+        return _scatter(name, combine, input_x, indices, updates)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc + " In place; returns input_x."
+    return fn
 
 
-def scatter_nd_sub(input_x, indices, updates, use_locking=False):
-    """input_x[indices] -= updates, in place; returns input_x."""
-    return _scatter("scatter_nd_sub", "sub", input_x, indices, updates)
-
-
-def scatter_nd_mul(input_x, indices, updates, use_locking=False):
-    """input_x[indices] *= updates, in place, repeated indices in order; returns input_x."""
-    return _scatter("scatter_nd_mul", "mul", input_x, indices, updates)
-
-
-def scatter_nd_div(input_x, indices, updates, use_locking=False):
-    """input_x[indices] /= updates, in place (integers truncate towards zero); returns
-    input_x."""
-    return _scatter("scatter_nd_div", "div", input_x, indices, updates)
-
-
-def scatter_nd_max(input_x, indices, updates, use_locking=False):
-    """input_x[indices] = maximum(input_x[indices], updates), in place; returns input_x."""
-    return _scatter("scatter_nd_max", "max", input_x, indices, updates)
-
-
-def scatter_nd_min(input_x, indices, updates, use_locking=False):
-    """input_x[indices] = minimum(input_x[indices], updates), in place; returns input_x."""
-    return _scatter("scatter_nd_min", "min", input_x, indices, updates)
-
-
-def scatter_nd_update(input_x, indices, updates, use_locking=True):
-    """input_x[indices] = updates, in place (a repeated index keeps its last row); returns
-    input_x."""
-    return _scatter("scatter_nd_update", "update", input_x, indices, updates)
+scatter_nd_add = _in_place("add", False, "input_x[indices] += updates.")
+scatter_nd_sub = _in_place("sub", False, "input_x[indices] -= updates.")
+scatter_nd_mul = _in_place("mul", False, "input_x[indices] *= updates, repeated indices in "
+                                         "order.")
+scatter_nd_div = _in_place("div", False, "input_x[indices] /= updates (integers truncate "
+                                         "towards zero).")
+scatter_nd_max = _in_place("max", False, "input_x[indices] = maximum(input_x[indices], "
+                                         "updates).")
+scatter_nd_min = _in_place("min", False, "input_x[indices] = minimum(input_x[indices], "
+                                         "updates).")
+scatter_nd_update = _in_place("update", True, "input_x[indices] = updates (a repeated index "
+                                              "keeps its last row).")
