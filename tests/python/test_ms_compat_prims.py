@@ -70,3 +70,25 @@ def test_dtype_primitive(mode, dtype):
     want = {np.float32: ms.float32, np.int64: ms.int64, np.bool_: ms.bool_}[dtype]
     assert P.DType()(x) == want
     assert Same()(x).dtype == want
+
+
+@pytest.mark.parametrize("begin, end, strides, masks, index", [
+    ((1, 0, 3), (2, 3, 0), (1, 2, -1), {}, np.s_[1:2, 0:3:2, 3:0:-1]),
+    ((0, 1, 0), (2, 3, 4), (1, 1, 2), {"begin_mask": 0b001, "end_mask": 0b100},
+     np.s_[:2, 1:3, 0::2]),
+    ((1, 0, 0), (2, 3, 4), (1, 1, 1), {"shrink_axis_mask": 0b001}, np.s_[1, 0:3, 0:4])])
+def test_strided_slice_matches_numpy(mode, begin, end, strides, masks, index):
+    x = np.arange(24.0).reshape(2, 3, 4)
+
+    class Slice(nn.Cell):
+        def construct(self, t):
+            return ms.ops.strided_slice(t, begin, end, strides, **masks)
+
+    np.testing.assert_array_equal(Slice()(ms.Tensor(x)).asnumpy(), x[index])
+
+
+def test_strided_slice_takes_index_tensors():
+    x = np.arange(24).reshape(2, 3, 4).astype(np.int32)
+    idx = [ms.Tensor(np.array(v, np.int64)) for v in ((1, 0, -1), (2, 3, -5), (1, 2, -1))]
+    np.testing.assert_array_equal(ms.ops.strided_slice(ms.Tensor(x), *idx).asnumpy(),
+                                  x[1:2, 0:3:2, -1:-5:-1])
