@@ -1,5 +1,5 @@
-"""P.TruncateMod, P.EmbeddingLookup and P.DType (composed primitives) against torch/numpy, and
-Primitive.set_device, in PYNATIVE and GRAPH mode."""
+"""P.TruncateMod, P.EmbeddingLookup, P.DType and ops.strided_slice (composed primitives)
+against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH mode."""
 import numpy as np
 import pytest
 import torch
