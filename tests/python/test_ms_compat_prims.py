@@ -1,4 +1,4 @@
-"""P.TruncateMod, P.EmbeddingLookup, P.DType and ops.strided_slice (composed primitives)
+"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger and ops.strided_slice (composed primitives)
 against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH mode."""
 import numpy as np
 import pytest
@@ -92,3 +92,23 @@ def test_strided_slice_takes_index_tensors():
     idx = [ms.Tensor(np.array(v, np.int64)) for v in ((1, 0, -1), (2, 3, -5), (1, 2, -1))]
     np.testing.assert_array_equal(ms.ops.strided_slice(ms.Tensor(x), *idx).asnumpy(),
                                   x[1:2, 0:3:2, -1:-5:-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_ger_matches_torch_outer(mode, dtype):
+    x, y = RNG.standard_normal(3).astype(dtype), RNG.standard_normal(4).astype(dtype)
+    want = torch.outer(torch.tensor(x), torch.tensor(y)).numpy()
+    for got in (Net(P.Ger())(ms.Tensor(x), ms.Tensor(y)), ms.ops.ger(ms.Tensor(x), ms.Tensor(y)),
+                ms.Tensor(x).ger(ms.Tensor(y))):
+        assert got.dtype == ms.Tensor(x).dtype
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3 if dtype == np.float16 else 1e-7)
+
+
+def test_ger_vmap_and_errors():
+    xs, ys = RNG.standard_normal((5, 3)), RNG.standard_normal((5, 4))
+    got = ms.vmap(lambda a, b: P.Ger()(a, b))(ms.Tensor(xs), ms.Tensor(ys)).asnumpy()
+    np.testing.assert_allclose(got, np.einsum("bi,bj->bij", xs, ys), rtol=1e-12)
+    with pytest.raises(ValueError, match="Ger.*1-d"):
+        ms.ops.ger(ms.Tensor(xs), ms.Tensor(ys[0]))
+    with pytest.raises(TypeError, match="Ger.*float"):
+        ms.ops.ger(ms.Tensor(np.ones(2, np.int32)), ms.Tensor(np.ones(2, np.int32)))

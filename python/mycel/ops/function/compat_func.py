@@ -219,6 +219,25 @@ def space_to_depth(x, block_size):
     return prim("Reshape")(prim("Transpose")(prim("Reshape")(x, split), perm), out)
 
 
+@constexpr
+def _check_ger(s1, s2, d1, d2):
+    if len(s1) != 1 or len(s2) != 1:
+        raise ValueError(f"For 'Ger', both inputs must be 1-d, but got shapes {tuple(s1)} and "
+                         f"{tuple(s2)}.")
+    if d1 != d2 or d1 not in (_C.float16, _C.float32, _C.float64):
+        raise TypeError(f"For 'Ger', the inputs must have the same float dtype, but got {d1} "
+                        f"and {d2}.")
+    return True
+
+
+def ger(input, vec2):  # noqa: A002
+    """The outer product of two 1-d float tensors: out[i, j] = input[i] * vec2[j]."""
+    x1, x2 = as_tensor(input), as_tensor(vec2)
+    _check_ger(x1.shape, x2.shape, x1.dtype, x2.dtype)
+    return prim("Mul")(prim("ExpandDims")(x1, 1), prim("ExpandDims")(x2, 0))
+
+
 __all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
            "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
            "approximate_equal"]
+__all__ += ["ger"]

@@ -429,3 +429,10 @@ class DType(_Composed):
 
     def __call__(self, input_x):
         return input_x.dtype
+
+
+class Ger(_Composed):
+    """Ger()(x1, x2): the outer product of two 1-d float tensors (ops.ger)."""
+
+    def __call__(self, x1, x2):
+        return _c.ger(x1, x2)
