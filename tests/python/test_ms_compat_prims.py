@@ -1,5 +1,6 @@
-"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger and ops.strided_slice (composed primitives)
-against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH mode."""
+"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger, P.Renorm and ops.strided_slice
+(composed primitives) against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH
+mode."""
 import numpy as np
 import pytest
 import torch
@@ -112,3 +113,23 @@ def test_ger_vmap_and_errors():
         ms.ops.ger(ms.Tensor(xs), ms.Tensor(ys[0]))
     with pytest.raises(TypeError, match="Ger.*float"):
         ms.ops.ger(ms.Tensor(np.ones(2, np.int32)), ms.Tensor(np.ones(2, np.int32)))
+
+
+@pytest.mark.parametrize("p, dim, maxnorm", [(1, 0, 10.0), (2, 1, 10.0), (3.5, -1, 4.0),
+                                             (2, 2, 100.0)])
+def test_renorm_matches_torch(mode, p, dim, maxnorm):
+    x = RNG.standard_normal((3, 4, 5)) * 4
+    want = torch.renorm(torch.tensor(x), p, dim, maxnorm).numpy()
+    np.testing.assert_allclose(Net(P.Renorm(p, dim, maxnorm))(ms.Tensor(x)).asnumpy(), want,
+                               rtol=1e-12)
+    np.testing.assert_allclose(ms.Tensor(x).renorm(p, dim, maxnorm).asnumpy(), want, rtol=1e-12)
+
+
+def test_renorm_errors():
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Renorm.*'p'"):
+        P.Renorm(0, 0, 1.0)(x)
+    with pytest.raises(ValueError, match="Renorm.*'axis'"):
+        P.Renorm(2, 2, 1.0)(x)
+    with pytest.raises(TypeError, match="Renorm.*float"):
+        P.Renorm(2, 0, 1.0)(ms.Tensor(np.ones((2, 3), np.int32)))

@@ -237,7 +237,40 @@ def ger(input, vec2):  # noqa: A002
     return prim("Mul")(prim("ExpandDims")(x1, 1), prim("ExpandDims")(x2, 0))
 
 
+@constexpr
+def _renorm_axes(shape, p, axis, maxnorm):
+    """The axes other than `axis` (each slice's norm is over them); errors name Renorm."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p <= 0:
+        raise ValueError(f"For 'Renorm', 'p' must be a positive number, but got {p!r}.")
+    if isinstance(maxnorm, bool) or not isinstance(maxnorm, (int, float)) or maxnorm < 0:
+        raise ValueError(f"For 'Renorm', 'maxnorm' must be a non-negative number, but got "
+                         f"{maxnorm!r}.")
+    nd = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -nd <= axis < max(nd, 1):
+        raise ValueError(f"For 'Renorm', 'axis' must be an int in [{-nd}, {nd}), but got "
+                         f"{axis!r}.")
+    return tuple(i for i in range(nd) if i != axis % nd)
+
+
+def renorm(input, p, axis, maxnorm):  # noqa: A002
+    """Each slice input[..., i, ...] along `axis` whose p-norm exceeds maxnorm, scaled to
+    norm maxnorm (by maxnorm / (norm + 1e-7), PyTorch's and MindSpore's rule); the other
+    slices unchanged."""
+    x = as_tensor(input)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For 'Renorm', the input must be a float tensor, but got {x.dtype}.")
+    rest = _renorm_axes(x.shape, p, axis, maxnorm)
+    a = prim("Abs")(x)
+    powered = a if p == 1 else (prim("Square")(a) if p == 2 else prim("Pow")(a, float(p)))
+    total = prim("ReduceSum", keep_dims=True)(powered, rest)
+    norm = total if p == 1 else (prim("Sqrt")(total) if p == 2 else
+                                  prim("Pow")(total, 1.0 / p))
+    scale = prim("Div")(prim("ZerosLike")(norm) + maxnorm, prim("Add")(norm, 1e-7))
+    factor = prim("Select")(prim("Greater")(norm, maxnorm), scale, prim("OnesLike")(norm))
+    return prim("Mul")(x, factor)
+
+
 __all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
            "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
            "approximate_equal"]
-__all__ += ["ger"]
+__all__ += ["ger", "renorm"]

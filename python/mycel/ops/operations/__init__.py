@@ -103,5 +103,7 @@ from mycel.ops.operations.composed_ops import (ScatterNdAdd, ScatterNdSub,  # no
 __all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
             "ScatterNdMin", "ScatterNdUpdate"]
 from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E402
-                                               TruncateMod, EmbeddingLookup, DType, Ger)
-__all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger"]
+                                               TruncateMod, EmbeddingLookup, DType, Ger,
+                                               Renorm)
+__all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger",
+            "Renorm"]

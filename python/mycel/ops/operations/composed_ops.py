@@ -436,3 +436,15 @@ class Ger(_Composed):
 
     def __call__(self, x1, x2):
         return _c.ger(x1, x2)
+
+
+class Renorm(_Composed):
+    """Renorm(p, dim, maxnorm)(input_x): slices along dim with p-norm above maxnorm scaled
+    down to it (ops.renorm)."""
+
+    def __init__(self, p, dim, maxnorm):
+        super().__init__(p=p, dim=dim, maxnorm=maxnorm)
+        self.p, self.dim, self.maxnorm = p, dim, maxnorm
+
+    def __call__(self, input_x):
+        return _c.renorm(input_x, self.p, self.dim, self.maxnorm)
