@@ -1,4 +1,4 @@
-"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger, P.Renorm and ops.strided_slice
+"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger, P.Renorm, P.LRN and ops.strided_slice
 (composed primitives) against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH
 mode."""
 import numpy as np
@@ -133,3 +133,24 @@ def test_renorm_errors():
         P.Renorm(2, 2, 1.0)(x)
     with pytest.raises(TypeError, match="Renorm.*float"):
         P.Renorm(2, 0, 1.0)(ms.Tensor(np.ones((2, 3), np.int32)))
+
+
+@pytest.mark.parametrize("radius, bias, alpha, beta", [(5, 1.0, 1.0, 0.5), (1, 2.0, 1e-2, 0.75),
+                                                        (0, 1.0, 0.5, 1.0)])
+def test_lrn_matches_torch(mode, radius, bias, alpha, beta):
+    x = RNG.standard_normal((2, 7, 3, 4))
+    size = 2 * radius + 1  # torch divides alpha by the window size, MindSpore does not
+    want = torch.nn.functional.local_response_norm(torch.tensor(x), size, alpha * size, beta,
+                                                   bias).numpy()
+    got = Net(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    got32 = Net(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x.astype(np.float32)))
+    assert got32.dtype == ms.float32
+    np.testing.assert_allclose(got32.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_lrn_errors():
+    with pytest.raises(ValueError, match="LRN.*4-d"):
+        P.LRN()(ms.Tensor(np.ones((2, 3), np.float32)))
+    with pytest.raises(ValueError, match="LRN.*norm_region"):
+        P.LRN(norm_region="WITHIN_CHANNEL")(ms.Tensor(np.ones((1, 2, 2, 2), np.float32)))

@@ -5,6 +5,8 @@ hardswish, hardshrink, softshrink, xdivy, approximate_equal, and the block rearr
 behind P.DepthToSpace / P.SpaceToDepth. Where a branch could overflow (exp of a large
 positive x) its argument is clamped first, so the discarded branch stays finite and its zero
 cotangent does not turn into NaN (0 * inf)."""
+import numpy as np
+
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, axes, as_tensor
 from mycel.ops.primitive import constexpr
@@ -270,7 +272,41 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
     return prim("Mul")(x, factor)
 
 
+@constexpr
+def _lrn_band(c, depth_radius, dtype, shape, norm_region):
+    """[C, C] 0/1 matrix: column c sums channels max(0, c - r) .. min(C - 1, c + r)."""
+    if norm_region != "ACROSS_CHANNELS":
+        raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got "
+                         f"{norm_region!r}.")
+    if len(shape) != 4:
+        raise ValueError(f"For 'LRN', the input must be 4-d [N, C, H, W], but got shape "
+                         f"{tuple(shape)}.")
+    if isinstance(depth_radius, bool) or not isinstance(depth_radius, int) or depth_radius < 0:
+        raise ValueError(f"For 'LRN', 'depth_radius' must be a non-negative int, but got "
+                         f"{depth_radius!r}.")
+    i = np.arange(c)
+    band = (np.abs(i[:, None] - i[None, :]) <= depth_radius)
+    return _C.Tensor(band.astype(np.float64 if dtype == _C.float64 else np.float32))
+
+
+def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+    """Local response normalisation across channels (MindSpore's P.LRN, TensorFlow's rule):
+    out[n, c] = x[n, c] / (bias + alpha * sum of x[n, c']^2 over |c' - c| <= depth_radius)
+    ** beta, for [N, C, H, W] float input."""
+    x = as_tensor(x)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For 'LRN', the input must be a float tensor, but got {x.dtype}.")
+    n, c, h, w = x.shape if x.ndim == 4 else (0, 0, 0, 0)
+    band = _lrn_band(c, depth_radius, x.dtype, x.shape, norm_region)
+    work = x if x.dtype in (_C.float32, _C.float64) else prim("Cast")(x, _C.float32)
+    sq = prim("Reshape")(prim("Transpose")(prim("Square")(work), (0, 2, 3, 1)), (n * h * w, c))
+    window = prim("Transpose")(prim("Reshape")(prim("MatMul")(sq, band), (n, h, w, c)),
+                               (0, 3, 1, 2))
+    denom = prim("Pow")(prim("Add")(prim("Mul")(window, float(alpha)), float(bias)), float(beta))
+    return prim("Cast")(prim("Div")(work, denom), x.dtype)
+
+
 __all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
            "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
            "approximate_equal"]
-__all__ += ["ger", "renorm"]
+__all__ += ["ger", "renorm", "lrn"]

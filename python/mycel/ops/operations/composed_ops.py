@@ -448,3 +448,18 @@ class Renorm(_Composed):
 
     def __call__(self, input_x):
         return _c.renorm(input_x, self.p, self.dim, self.maxnorm)
+
+
+class LRN(_Composed):
+    """LRN(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS')(x):
+    local response normalisation across channels of [N, C, H, W] (ops.lrn)."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
+                 norm_region="ACROSS_CHANNELS"):
+        super().__init__(depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta,
+                         norm_region=norm_region)
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def __call__(self, x):
+        return _c.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
