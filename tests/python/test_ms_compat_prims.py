@@ -1,6 +1,6 @@
-"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger, P.Renorm, P.LRN and ops.strided_slice
-(composed primitives) against torch/numpy, and Primitive.set_device, in PYNATIVE and GRAPH
-mode."""
+"""P.TruncateMod, P.EmbeddingLookup, P.DType, P.Ger, P.Renorm, P.LRN, P.ApplyAdamWithAmsgrad
+and ops.strided_slice (composed primitives) against torch/numpy, and Primitive.set_device, in
+PYNATIVE and GRAPH mode."""
 import numpy as np
 import pytest
 import torch
@@ -154,3 +154,34 @@ def test_lrn_errors():
         P.LRN()(ms.Tensor(np.ones((2, 3), np.float32)))
     with pytest.raises(ValueError, match="LRN.*norm_region"):
         P.LRN(norm_region="WITHIN_CHANNEL")(ms.Tensor(np.ones((1, 2, 2, 2), np.float32)))
+
+
+class Amsgrad(nn.Cell):
+    def __init__(self, var, m, v, vhat):
+        super().__init__()
+        self.opt = P.ApplyAdamWithAmsgrad(0.8, 0.95, 0.0)
+        self.var, self.m = ms.Parameter(ms.Tensor(var), "var"), ms.Parameter(ms.Tensor(m), "m")
+        self.v, self.vhat = ms.Parameter(ms.Tensor(v), "v"), ms.Parameter(ms.Tensor(vhat), "vh")
+
+    def construct(self, b1p, b2p, lr, grad):
+        return self.opt(self.var, self.m, self.v, self.vhat, b1p, b2p, lr, grad)
+
+
+def test_apply_adam_with_amsgrad_matches_torch_two_steps(mode):
+    w = RNG.standard_normal((3, 4))
+    grads = [RNG.standard_normal((3, 4)) for _ in range(2)]
+    z = np.zeros_like(w)
+    net = Amsgrad(w, z, z, z)
+    p = torch.tensor(w, requires_grad=True)
+    opt = torch.optim.Adam([p], lr=0.1, betas=(0.8, 0.95), eps=0.0, amsgrad=True)
+    for t, g in enumerate(grads, 1):
+        f64 = [ms.Tensor(v, ms.float64) for v in (0.8 ** t, 0.95 ** t, 0.1)]
+        out = net(*f64, ms.Tensor(g))
+        p.grad = torch.tensor(g)
+        opt.step()
+        np.testing.assert_allclose(out[0].asnumpy(), p.detach().numpy(), rtol=1e-10)
+        np.testing.assert_allclose(net.var.asnumpy(), p.detach().numpy(), rtol=1e-10)
+    st = opt.state[p]
+    np.testing.assert_allclose(net.m.asnumpy(), st["exp_avg"].numpy(), rtol=1e-12)
+    np.testing.assert_allclose(net.v.asnumpy(), st["exp_avg_sq"].numpy(), rtol=1e-12)
+    np.testing.assert_allclose(net.vhat.asnumpy(), st["max_exp_avg_sq"].numpy(), rtol=1e-12)

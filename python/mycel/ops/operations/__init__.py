@@ -104,6 +104,6 @@ __all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "Sca
             "ScatterNdMin", "ScatterNdUpdate"]
 from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E402
                                                TruncateMod, EmbeddingLookup, DType, Ger,
-                                               Renorm, LRN)
+                                               Renorm, LRN, ApplyAdamWithAmsgrad)
 __all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger",
-            "Renorm", "LRN"]
+            "Renorm", "LRN", "ApplyAdamWithAmsgrad"]

@@ -463,3 +463,32 @@ class LRN(_Composed):
 
     def __call__(self, x):
         return _c.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
+
+
+class ApplyAdamWithAmsgrad(_Composed):
+    """ApplyAdamWithAmsgrad(beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False)(var, m,
+    v, vhat, beta1_power, beta2_power, lr, grad): one AMSGrad step on the Parameters, in
+    place; returns (var, m, v, vhat):
+    m = beta1 m + (1 - beta1) grad, v = beta2 v + (1 - beta2) grad^2, vhat = max(vhat, v),
+    var -= lr sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(vhat) + epsilon)."""
+
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False):
+        for name, v in (("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"For 'ApplyAdamWithAmsgrad', '{name}' must be a float, but "
+                                f"got {v!r}.")
+        super().__init__(beta1=beta1, beta2=beta2, epsilon=epsilon, use_locking=use_locking)
+        self.beta1, self.beta2, self.epsilon = float(beta1), float(beta2), float(epsilon)
+
+    def __call__(self, var, m, v, vhat, beta1_power, beta2_power, lr, grad):
+        g = _prim("Cast")(grad, var.dtype)
+        m_new = _prim("Add")(_prim("Mul")(m, self.beta1), _prim("Mul")(g, 1.0 - self.beta1))
+        v_new = _prim("Add")(_prim("Mul")(v, self.beta2),
+                             _prim("Mul")(_prim("Square")(g), 1.0 - self.beta2))
+        vhat_new = _prim("Maximum")(vhat, v_new)
+        lr_t = _prim("Div")(_prim("Mul")(lr, _prim("Sqrt")(_prim("Sub")(1.0, beta2_power))),
+                            _prim("Sub")(1.0, beta1_power))
+        step = _prim("Div")(m_new, _prim("Add")(_prim("Sqrt")(vhat_new), self.epsilon))
+        var_new = _prim("Sub")(var, _prim("Cast")(_prim("Mul")(lr_t, step), var.dtype))
+        return (_prim("Assign")(var, var_new), _prim("Assign")(m, m_new),
+                _prim("Assign")(v, v_new), _prim("Assign")(vhat, vhat_new))
