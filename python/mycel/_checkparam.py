@@ -177,9 +177,7 @@ def check_number(arg_value, value, rel, arg_name=None, prim_name=None):
 
 def check_string(arg_value, valid_values, arg_name=None, prim_name=None):
     """A str among valid_values."""
-    if not isinstance(arg_value, str):
-        raise TypeError(f"{_where(arg_name, prim_name)} must be a str, but got "
-                        f"{_type_name(arg_value)}.")
+    _check_kind(arg_value, arg_name, prim_name, str, "a str")
     if arg_value not in valid_values:
         raise ValueError(f"{_where(arg_name, prim_name)} must be one of {list(valid_values)}, "
                          f"but got {arg_value!r}.")
@@ -189,9 +187,7 @@ def check_string(arg_value, valid_values, arg_name=None, prim_name=None):
 def check_str_by_regular(target, reg=None, flag=re.ASCII, prim_name=None):
     """A str matching the regular expression reg (default: letters, digits, '_', '-', '/'
     and '.', not starting with '-' or '/')."""
-    if not isinstance(target, str):
-        raise TypeError(f"{_where('target', prim_name)} must be a str, but got "
-                        f"{_type_name(target)}.")
+    _check_kind(target, "target", prim_name, str, "a str")
     pattern = reg if reg is not None else r"^[A-Za-z0-9_.][A-Za-z0-9_.\-/]*$"
     if re.match(pattern, target, flag) is None:
         raise ValueError(f"{_where('target', prim_name)} {target!r} does not match "

@@ -351,42 +351,30 @@ class _ScatterNdInPlace(_Composed):
         return type(self)._fn(input_x, indices, updates)
 
 
-class ScatterNdAdd(_ScatterNdInPlace):
-    """input_x[indices] += updates (ops.scatter_nd_add)."""
-    _fn = staticmethod(_sc.scatter_nd_add)
+def _scatter_nd_class(name, fn, use_locking_default, doc):
+    """The primitive class `name` running the in-place scatter function fn."""
+    def __init__(self, use_locking=use_locking_default):
+        _ScatterNdInPlace.__init__(self, use_locking)
+    return type(name, (_ScatterNdInPlace,), {"__doc__": doc, "__module__": __name__,
+                                             "__init__": __init__, "_fn": staticmethod(fn)})
 
 
-class ScatterNdSub(_ScatterNdInPlace):
-    """input_x[indices] -= updates (ops.scatter_nd_sub)."""
-    _fn = staticmethod(_sc.scatter_nd_sub)
-
-
-class ScatterNdMul(_ScatterNdInPlace):
-    """input_x[indices] *= updates (ops.scatter_nd_mul)."""
-    _fn = staticmethod(_sc.scatter_nd_mul)
-
-
-class ScatterNdDiv(_ScatterNdInPlace):
-    """input_x[indices] /= updates (ops.scatter_nd_div)."""
-    _fn = staticmethod(_sc.scatter_nd_div)
-
-
-class ScatterNdMax(_ScatterNdInPlace):
-    """input_x[indices] = maximum(input_x[indices], updates) (ops.scatter_nd_max)."""
-    _fn = staticmethod(_sc.scatter_nd_max)
-
-
-class ScatterNdMin(_ScatterNdInPlace):
-    """input_x[indices] = minimum(input_x[indices], updates) (ops.scatter_nd_min)."""
-    _fn = staticmethod(_sc.scatter_nd_min)
-
-
-class ScatterNdUpdate(_ScatterNdInPlace):
-    """input_x[indices] = updates (ops.scatter_nd_update); use_locking defaults to True."""
-    _fn = staticmethod(_sc.scatter_nd_update)
-
-    def __init__(self, use_locking=True):
-        super().__init__(use_locking)
+ScatterNdAdd = _scatter_nd_class("ScatterNdAdd", _sc.scatter_nd_add, False,
+                                 "input_x[indices] += updates (ops.scatter_nd_add).")
+ScatterNdSub = _scatter_nd_class("ScatterNdSub", _sc.scatter_nd_sub, False,
+                                 "input_x[indices] -= updates (ops.scatter_nd_sub).")
+ScatterNdMul = _scatter_nd_class("ScatterNdMul", _sc.scatter_nd_mul, False,
+                                 "input_x[indices] *= updates (ops.scatter_nd_mul).")
+ScatterNdDiv = _scatter_nd_class("ScatterNdDiv", _sc.scatter_nd_div, False,
+                                 "input_x[indices] /= updates (ops.scatter_nd_div).")
+ScatterNdMax = _scatter_nd_class("ScatterNdMax", _sc.scatter_nd_max, False,
+                                 "input_x[indices] = maximum(input_x[indices], updates) "
+                                 "(ops.scatter_nd_max).")
+ScatterNdMin = _scatter_nd_class("ScatterNdMin", _sc.scatter_nd_min, False,
+                                 "input_x[indices] = minimum(input_x[indices], updates) "
+                                 "(ops.scatter_nd_min).")
+ScatterNdUpdate = _scatter_nd_class("ScatterNdUpdate", _sc.scatter_nd_update, True,
+                                    "input_x[indices] = updates (ops.scatter_nd_update).")
 
 
 class ResizeNearestNeighbor(_Composed):
