@@ -8,27 +8,19 @@ import torch
 import mycel as ms
 from mycel import nn
 from mycel.ops import operations as P
+from ms_cell import Fn
 
 RNG = np.random.default_rng(21)
-
-
-class Net(nn.Cell):
-    def __init__(self, prim):
-        super().__init__()
-        self.prim = prim
-
-    def construct(self, *args):
-        return self.prim(*args)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_truncate_mod_matches_torch_fmod(mode, dtype):
     x = (RNG.standard_normal((3, 5)) * 20).astype(dtype)
     y = (RNG.choice([-1, 1], (1, 5)) * RNG.uniform(1, 6, (1, 5))).astype(dtype)
-    got = Net(P.TruncateMod())(ms.Tensor(x), ms.Tensor(y)).asnumpy()
+    got = Fn(P.TruncateMod())(ms.Tensor(x), ms.Tensor(y)).asnumpy()
     np.testing.assert_allclose(got, torch.fmod(torch.tensor(x), torch.tensor(y)).numpy(),
                                rtol=1e-6)
-    got = Net(P.TruncateMod())(ms.Tensor(x), 3).asnumpy()
+    got = Fn(P.TruncateMod())(ms.Tensor(x), 3).asnumpy()
     np.testing.assert_allclose(got, np.fmod(x, dtype(3)), rtol=1e-6)
 
 
@@ -44,7 +36,7 @@ def test_embedding_lookup_shifts_and_zeroes_outside_rows(mode, offset):
     indices = np.array([[0, 4, 9], [3, 8, -1]], np.int32)
     prim = P.EmbeddingLookup().set_device("CPU")
     assert prim.primitive_target == "CPU"
-    got = Net(prim)(ms.Tensor(params), ms.Tensor(indices), offset).asnumpy()
+    got = Fn(prim)(ms.Tensor(params), ms.Tensor(indices), offset).asnumpy()
     want = np.zeros(indices.shape + params.shape[1:], np.float32)
     for pos, i in np.ndenumerate(indices):
         if 0 <= i - offset < params.shape[0]:
@@ -99,7 +91,7 @@ def test_strided_slice_takes_index_tensors():
 def test_ger_matches_torch_outer(mode, dtype):
     x, y = RNG.standard_normal(3).astype(dtype), RNG.standard_normal(4).astype(dtype)
     want = torch.outer(torch.tensor(x), torch.tensor(y)).numpy()
-    for got in (Net(P.Ger())(ms.Tensor(x), ms.Tensor(y)), ms.ops.ger(ms.Tensor(x), ms.Tensor(y)),
+    for got in (Fn(P.Ger())(ms.Tensor(x), ms.Tensor(y)), ms.ops.ger(ms.Tensor(x), ms.Tensor(y)),
                 ms.Tensor(x).ger(ms.Tensor(y))):
         assert got.dtype == ms.Tensor(x).dtype
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3 if dtype == np.float16 else 1e-7)
@@ -120,7 +112,7 @@ def test_ger_vmap_and_errors():
 def test_renorm_matches_torch(mode, p, dim, maxnorm):
     x = RNG.standard_normal((3, 4, 5)) * 4
     want = torch.renorm(torch.tensor(x), p, dim, maxnorm).numpy()
-    np.testing.assert_allclose(Net(P.Renorm(p, dim, maxnorm))(ms.Tensor(x)).asnumpy(), want,
+    np.testing.assert_allclose(Fn(P.Renorm(p, dim, maxnorm))(ms.Tensor(x)).asnumpy(), want,
                                rtol=1e-12)
     np.testing.assert_allclose(ms.Tensor(x).renorm(p, dim, maxnorm).asnumpy(), want, rtol=1e-12)
 
@@ -142,9 +134,9 @@ def test_lrn_matches_torch(mode, radius, bias, alpha, beta):
     size = 2 * radius + 1  # torch divides alpha by the window size, MindSpore does not
     want = torch.nn.functional.local_response_norm(torch.tensor(x), size, alpha * size, beta,
                                                    bias).numpy()
-    got = Net(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x)).asnumpy()
+    got = Fn(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-10)
-    got32 = Net(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x.astype(np.float32)))
+    got32 = Fn(P.LRN(radius, bias, alpha, beta))(ms.Tensor(x.astype(np.float32)))
     assert got32.dtype == ms.float32
     np.testing.assert_allclose(got32.asnumpy(), want, rtol=1e-5, atol=1e-6)
 

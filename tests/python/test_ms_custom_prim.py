@@ -7,9 +7,10 @@ import pytest
 import torch
 
 import mycel as ms
-from mycel import nn, ops
+from mycel import ops
 from mycel import _checkparam as validator
 from mycel.ops import PrimitiveWithInfer, prim_attr_register
+from ms_cell import Fn
 
 RNG = np.random.default_rng(5)
 
@@ -28,15 +29,6 @@ class Shift(PrimitiveWithInfer):
     @prim_attr_register
     def __init__(self, periods=1, axis=-1):
         self.init_prim_io_names(inputs=["x", "fill_value"], outputs=["output"])
-
-
-class Net(nn.Cell):
-    def __init__(self, prim):
-        super().__init__()
-        self.prim = prim
-
-    def construct(self, *args):
-        return self.prim(*args)
 
 
 def window_loop(x, window, min_periods, center, axis, closed, method):
@@ -67,7 +59,7 @@ def window_loop(x, window, min_periods, center, axis, closed, method):
 def test_rolling_matches_torch_unfold(mode, method):
     x = RNG.standard_normal((3, 9, 4))
     w = 4
-    got = Net(Rolling(w, w, False, 1, "right", method))(ms.Tensor(x)).asnumpy()
+    got = Fn(Rolling(w, w, False, 1, "right", method))(ms.Tensor(x)).asnumpy()
     win = torch.tensor(x).unfold(1, w, 1)  # [3, 9 - w + 1, 4, w]
     red = {"max": lambda t: t.amax(-1), "min": lambda t: t.amin(-1), "sum": lambda t: t.sum(-1),
            "mean": lambda t: t.mean(-1), "std": lambda t: t.std(-1),
@@ -82,7 +74,7 @@ def test_rolling_matches_torch_unfold(mode, method):
 def test_rolling_bounds_and_dtypes_match_the_window_loop(mode, closed, center, dtype):
     x = (RNG.standard_normal((2, 3, 11)) * 10).astype(dtype)
     for method in ("max", "mean", "std"):
-        got = Net(Rolling(5, 3, center, -1, closed, method))(ms.Tensor(x)).asnumpy()
+        got = Fn(Rolling(5, 3, center, -1, closed, method))(ms.Tensor(x)).asnumpy()
         want = window_loop(x, 5, 3, center, -1, closed, method)
         assert got.dtype == x.dtype
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -102,7 +94,7 @@ def test_rolling_gradient_matches_torch(mode):
 @pytest.mark.parametrize("periods, axis", [(2, 0), (-3, 1), (0, 1), (9, 1), (-6, 0)])
 def test_shift_matches_numpy(mode, dtype, fill, periods, axis):
     x = (RNG.standard_normal((5, 6)) * 4).astype(dtype)
-    got = Net(Shift(periods, axis))(ms.Tensor(x), fill).asnumpy()
+    got = Fn(Shift(periods, axis))(ms.Tensor(x), fill).asnumpy()
     want = np.roll(x, periods, axis)
     pos = np.arange(x.shape[axis]) - periods
     filled = (pos < 0) | (pos >= x.shape[axis])
@@ -121,7 +113,7 @@ def test_prim_attrs_and_op_table_kernels(mode):
     assert p.name == "ReduceSum" and p.attrs["keep_dims"] is True and p.attrs["tag"] == "mine"
     assert Shift().init_attrs == {"periods": 1, "axis": -1}
     x = RNG.standard_normal((3, 4))
-    np.testing.assert_allclose(Net(p)(ms.Tensor(x), (1,)).asnumpy(), x.sum(1, keepdims=True),
+    np.testing.assert_allclose(Fn(p)(ms.Tensor(x), (1,)).asnumpy(), x.sum(1, keepdims=True),
                                rtol=1e-12)
 
 

@@ -6,25 +6,11 @@ import pytest
 import torch
 
 import mycel as ms
-from mycel import nn
 from mycel.ops import operations as P
 from mycel.ops.operations import _grad_ops as G
+from ms_cell import run
 
 RNG = np.random.default_rng(8)
-
-
-class Net(nn.Cell):
-    def __init__(self, prim):
-        super().__init__()
-        self.prim = prim
-
-    def construct(self, *args):
-        return self.prim(*args)
-
-
-def run(prim, *args):
-    out = Net(prim)(*[ms.Tensor(a) for a in args])
-    return [o.asnumpy() for o in out] if isinstance(out, tuple) else out.asnumpy()
 
 
 def torch_vjp(fn, x, dy):

@@ -4,7 +4,6 @@ Sub, Mul, Div, Max, Min, Update and ops.scatter_nd_*): against numpy's unbuffere
 import numpy as np
 import pytest
 
-import mycel as ms
 from mycel import nn, ops, Parameter, Tensor
 from mycel.ops import operations as P
 
