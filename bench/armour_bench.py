@@ -1,7 +1,9 @@
 """Adversarial-attack throughput, one framework per process: `armour_bench.py mycel` or
-`armour_bench.py torch`; and `armour_bench.py training`, natural against PGD adversarial
-training of LeNet-5 in mycel (see `training`). Each prints one JSON object (bench/run.py runs
-them and writes RESULTS.md).
+`armour_bench.py torch`; `armour_bench.py training`, natural against PGD adversarial
+training of LeNet-5 in mycel (see `training`); and `armour_bench.py quality`, each attack's
+success rate and mean perturbation next to its PyTorch oracle's and each detector's ROC-AUC on
+FGSM examples, on the tests' trained LeNet-5 and inputs (tests/python/armour_quality.py).
+Each prints one JSON object (bench/run.py runs them and writes RESULTS.md).
 
 LeNet-5 for 28x28 inputs (examples/lenet.py; its PyTorch twin in
 tests/python/armour_oracles.py) with the same fixed random weights in both, batch 128 of the
@@ -144,7 +146,19 @@ def training(epochs=TRAIN_EPOCHS, replace_ratio=REPLACE_RATIO):
     return out
 
 
+def quality():
+    """{"attacks": [...], "detectors": [...]}: armour_quality's rows (BENCH_THREADS threads
+    for mycel and torch alike)."""
+    import mycel as ms
+    import torch
+    from armour_quality import attack_rows, detector_rows
+    ms._mycel.set_num_threads(THREADS)
+    torch.set_num_threads(THREADS)
+    return {"attacks": attack_rows(), "detectors": detector_rows()}
+
+
 if __name__ == "__main__":
     arg = sys.argv[1]
     print(json.dumps(bench_mycel() if arg == "mycel" else
-                     bench_torch() if arg == "torch" else training()))
+                     bench_torch() if arg == "torch" else
+                     quality() if arg == "quality" else training()))

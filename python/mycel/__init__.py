@@ -42,6 +42,9 @@ from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # 
                             build_searched_strategy, merge_sliced_parameter,
                             load_distributed_checkpoint, transform_checkpoints,
                             transform_checkpoint_by_rank)
+from mycel.parallel.algo import (set_algo_parameters, get_algo_parameters,  # noqa: E402,F401
+                                 reset_algo_parameters)
+from mycel.parallel.shard import shard  # noqa: E402,F401
 
 bool_ = getattr(_mycel, "bool")
 float_ = float32
@@ -56,3 +59,4 @@ __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_c
            "get_auto_parallel_context", "reset_auto_parallel_context", "bool_", "int8",
            "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
            "amp", "vmap"]
+__all__ += ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "shard"]

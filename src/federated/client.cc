@@ -39,6 +39,8 @@ const char* endpoint(MsgKind k) {
       return "/getClientList";
     case MsgKind::ReconstructSecrets:
       return "/reconstructSecrets";
+    case MsgKind::VflMessage:
+      return "/vflMessage";
     case MsgKind::Reply:
       break;
   }

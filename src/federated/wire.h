@@ -2,8 +2,9 @@
 // form. A body is one message:
 //
 //   "MCFL" u8 version(1) u8 kind, then the kind's fields in a fixed order, nothing after.
-//   Request (Register, StartFLJob, UpdateModel, GetModel, and secure aggregation's
-//   ExchangeKeys, GetKeys, ShareSecrets, GetSecrets, GetClientList, ReconstructSecrets):
+//   Request (Register, StartFLJob, UpdateModel, GetModel, secure aggregation's ExchangeKeys,
+//   GetKeys, ShareSecrets, GetSecrets, GetClientList, ReconstructSecrets, and vertical FL's
+//   VflMessage):
 //     str client_id, str token, u64 iteration, u64 nonce, u64 data_size, weights
 //   Reply: u8 status, str reason, u64 iteration, str token, weights
 //   str: u16 length + bytes; u64: little-endian; weights: u32 count, then per parameter
@@ -38,8 +39,10 @@ enum class MsgKind : uint8_t {
   GetSecrets = 9,
   GetClientList = 10,
   ReconstructSecrets = 11,
+  // Vertical federated learning: a party's tensors to its peer (vertical.h).
+  VflMessage = 12,
 };
-inline constexpr uint8_t kLastKind = static_cast<uint8_t>(MsgKind::ReconstructSecrets);
+inline constexpr uint8_t kLastKind = static_cast<uint8_t>(MsgKind::VflMessage);
 
 // A reply's verdict. The client raises on all but Ok (NotReady: it polls again).
 enum class Status : uint8_t {

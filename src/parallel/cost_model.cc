@@ -21,18 +21,27 @@ double steps(int64_t g) { return std::ceil(std::log2(static_cast<double>(g))); }
 }  // namespace
 
 CostProfile profile_from(const std::vector<double>& v) {
-  CostProfile p;
-  if (v.empty()) return p;
-  MC_CHECK(v.size() == 6, Value,
+  if (v.empty()) return CostProfile{};
+  MC_CHECK(v.size() == 6 || v.size() == 9, Value,
            "auto_parallel: a cost profile has 6 numbers (peak_flops, "
-           "mem_bandwidth, alpha, beta, optimizer_factor, max_device_memory), but got ",
+           "mem_bandwidth, alpha, beta, optimizer_factor, max_device_memory), then optionally "
+           "the search's 3 bounds (fully_use_devices, approx_keep, slice_align), but got ",
            v.size());
   MC_CHECK(v[0] > 0 && v[1] > 0 && v[2] > 0 && v[3] > 0 && v[4] >= 0 && v[5] >= 0, Value,
            "auto_parallel: the cost profile's rates, latency and byte cost must be positive "
            "and its optimizer factor and memory limit not negative, but got peak_flops ",
            v[0], ", mem_bandwidth ", v[1], ", alpha ", v[2], ", beta ", v[3], ", optimizer_factor ",
            v[4], ", max_device_memory ", v[5]);
-  return CostProfile{v[0], v[1], v[2], v[3], v[4], v[5]};
+  CostProfile p{v[0], v[1], v[2], v[3], v[4], v[5]};
+  if (v.size() == 9) {
+    MC_CHECK(v[6] >= 0 && v[7] >= 0 && v[8] >= 0, Value,
+             "auto_parallel: the search's bounds must not be negative, but got ", v[6], ", ", v[7],
+             ", ", v[8]);
+    p.fully_use_devices = v[6] != 0;
+    p.approx_keep = static_cast<int64_t>(v[7]);
+    p.slice_align = static_cast<int64_t>(v[8]);
+  }
+  return p;
 }
 
 double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const Shape> out) {

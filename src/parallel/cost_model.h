@@ -42,11 +42,16 @@ struct CostProfile {
   double beta = 1e-9;            // s per byte sent
   double optimizer_factor = 1;   // optimizer states per parameter (Momentum: 1)
   double max_device_memory = 0;  // bytes per device, 0: no limit
+  // Not costs but bounds of the search's candidates (mycel.set_algo_parameters, search.h):
+  bool fully_use_devices = false;  // only candidates that use every device
+  int64_t approx_keep = 0;         // candidates kept per op (1/algo_approxi_epsilon), 0: all
+  int64_t slice_align = 0;         // a MatMul's split last dimensions: slices a multiple, 0: off
 };
 
 // A profile from its numbers in the order of the fields above (what Python passes; the
-// JSON profile's keys are the field names); empty: the defaults. ValueError for another
-// length, a rate, latency or byte cost not positive, or a negative factor or limit.
+// JSON profile's keys are the field names), 6 (the search's bounds at their defaults) or 9;
+// empty: the defaults. ValueError for another length, a rate, latency or byte cost not
+// positive, or a negative factor, limit or bound.
 CostProfile profile_from(const std::vector<double>& v);
 
 // The forward and backward run the op's compute this many times in a training step.

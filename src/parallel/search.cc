@@ -7,10 +7,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "base/error.h"
 #include "ops/op_table.h"
+#include "parallel/rec_search.h"
 #include "parallel/spmd.h"
 #include "parallel/strategies.h"
 #include "tensor/dtype.h"
@@ -216,9 +218,10 @@ class Search {
       : m_(m), root_(root), o_(o), w_(detail::walk(root)), mesh_(search_mesh(o.devices)) {}
 
   SearchPlan run() {
-    MC_CHECK(o_.mode == "sharding_propagation" || o_.mode == "dynamic_programming", Value,
-             "auto_parallel: search_mode must be 'sharding_propagation' or "
-             "'dynamic_programming', but got '",
+    MC_CHECK(o_.mode == "sharding_propagation" || o_.mode == "dynamic_programming" || recursive(),
+             Value,
+             "auto_parallel: search_mode must be 'sharding_propagation', "
+             "'dynamic_programming' or 'recursive_programming', but got '",
              o_.mode, "'");
     fwd_ = forward_region(w_);
     lay_out_args();
@@ -245,6 +248,10 @@ class Search {
 
  private:
   // ------------------------------------------------------------ the model
+  // The recursive search (rec_search.h) adds candidates as it refines them; the others
+  // enumerate every candidate and cost every edge up front.
+  bool recursive() const { return o_.mode == "recursive_programming"; }
+
   TensorLayout whole_layout(const Node* n) const {
     return TensorLayout(mesh_, shape_of(n), TensorMap(n->abstract()->shape.size()));
   }
@@ -314,7 +321,12 @@ class Search {
         cands.push_back(*s);
       } else {
         try {
-          cands = enumerate_strategies(*op->call, o_.devices);
+          if (recursive()) {
+            cands.push_back(unsplit_strategy(*op->call, o_.devices));
+          } else {
+            cands = enumerate_strategies(*op->call, o_.devices);
+            bound(*op, cands);
+          }
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::Value) throw;
           continue;  // a call its rule rejects: left to the rewrite (whole)
@@ -376,7 +388,6 @@ class Search {
 
   void trace_edges() {
     sources_.resize(ops_.size());
-    first_reader_.assign(ops_.size(), -1);
     for (size_t v = 0; v < ops_.size(); ++v) {
       const SOp& op = *ops_[v];
       for (size_t i = 1; i < op.c->size(); ++i) {
@@ -388,9 +399,7 @@ class Search {
             u.cands[0].out[src.item].shape() != op.cands[0].want[i - 1].shape())
           continue;
         Edge e{src.op, static_cast<int>(v), src.item, i - 1, src.through, {}};
-        edge_costs(e);
-        if (first_reader_[static_cast<size_t>(src.op)] < 0)
-          first_reader_[static_cast<size_t>(src.op)] = static_cast<int>(edges_.size());
+
         edges_.push_back(std::move(e));
       }
     }
@@ -422,6 +431,63 @@ class Search {
       Source src = source(c);
       if (src.kind == Source::Op)
         merged_[static_cast<size_t>(src.op)].push_back({src, c->size() - 1});
+    }
+    if (!recursive()) {
+      approximate();
+      for (Edge& e : edges_) edge_costs(e);
+    }
+  }
+
+  // Whether candidate s of `op` is within the bounds of set_algo_parameters (cost_model.h):
+  // every device used (fully_use_devices; the recursive search applies it per level), and a
+  // MatMul's split last dimensions in slices a multiple of slice_align.
+  bool allowed(const SOp& op, const Strategy& s) const {
+    const CostProfile& p = o_.profile;
+    if (p.fully_use_devices && !recursive()) {
+      int64_t used = 1;
+      for (int64_t k : loop_space(*op.call, s).splits) used *= k;
+      if (used != o_.devices) return false;
+    }
+    if (p.slice_align > 0 && rule_family(op.call->op) == RuleFamily::MatMul) {
+      for (size_t i = 0; i < s.size(); ++i) {
+        const int64_t split = s[i].empty() ? 1 : s[i].back();
+        if (split > 1 && (op.call->shapes[i].back() / split) % p.slice_align != 0) return false;
+      }
+    }
+    return true;
+  }
+
+  // The candidates of each op within its bounds; the unsplit one alone when none is.
+  void bound(SOp& op, std::vector<Strategy>& cands) const {
+    std::vector<Strategy> kept;
+    for (Strategy& s : cands) {
+      if (allowed(op, s)) kept.push_back(std::move(s));
+    }
+    if (kept.empty()) kept.push_back(std::move(cands.front()));
+    cands = std::move(kept);
+  }
+
+  // set_algo_parameters(enable_algo_approxi=True): each op keeps the approx_keep candidates
+  // of least own cost (min{S, 1/epsilon}, MindSpore's), in their enumeration order.
+  void approximate() {
+    const auto keep = static_cast<size_t>(o_.profile.approx_keep);
+    if (keep == 0) return;
+    for (size_t v = 0; v < ops_.size(); ++v) {
+      SOp& op = *ops_[v];
+      if (op.cands.size() <= keep) continue;
+      std::vector<size_t> order(op.cands.size());
+      std::vector<double> cost(op.cands.size());
+      for (size_t s = 0; s < order.size(); ++s) {
+        order[s] = s;
+        cost[s] = own(v, s, 0);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return cost[a] < cost[b]; });
+      order.resize(keep);
+      std::sort(order.begin(), order.end());
+      std::vector<Cand> kept;
+      for (size_t s : order) kept.push_back(std::move(op.cands[s]));
+      op.cands = std::move(kept);
     }
   }
 
@@ -535,54 +601,82 @@ class Search {
   }
 
   // ------------------------------------------------------------ the searches
-  std::vector<int> choose(double lambda) const {
+  std::vector<int> choose(double lambda) {
+    if (recursive()) return partition(lambda);
     return o_.mode == "dynamic_programming" ? viterbi(lambda) : propagate(lambda);
   }
 
-  std::vector<int> viterbi(double lambda) const {
-    const size_t n = ops_.size();
-    std::vector<std::vector<double>> best(n);
-    // arg[e][s]: the candidate of edge e's producer that v's candidate s is best with.
-    std::vector<std::vector<size_t>> arg(edges_.size());
-    std::vector<std::vector<size_t>> in_edges(n);
-    for (size_t e = 0; e < edges_.size(); ++e)
-      in_edges[static_cast<size_t>(edges_[e].v)].push_back(e);
-    for (size_t v = 0; v < n; ++v) {
-      const size_t k = ops_[v]->cands.size();
-      best[v].resize(k);
-      for (size_t e : in_edges[v]) arg[e].assign(k, 0);
-      for (size_t s = 0; s < k; ++s) {
-        double total = own(v, s, lambda);
-        for (size_t e : in_edges[v]) {
-          const Edge& ed = edges_[e];
-          const auto u = static_cast<size_t>(ed.u);
-          const bool first = first_reader_[u] == static_cast<int>(e);
-          double least = kInf;
-          for (size_t t = 0; t < ed.cost.size(); ++t) {
-            double c = ed.cost[t][s] + (first ? best[u][t] : 0);
-            if (c < least) {
-              least = c;
-              arg[e][s] = t;
-            }
-          }
-          total += least;
+  // The recursive search's questions (rec_search.h), answered on this model.
+  class Rec final : public RecCosts {
+   public:
+    Rec(Search& s, double lambda) : s_(s), lambda_(lambda) {}
+    std::vector<int> refine(size_t v, int c, int64_t factor) override {
+      SOp& op = *s_.ops_[v];
+      std::vector<int> out;
+      for (Strategy& r :
+           refine_strategy(*op.call, op.cands[static_cast<size_t>(c)].s, factor, s_.o_.devices)) {
+        if (!s_.allowed(op, r)) continue;
+        auto it =
+            std::find_if(op.cands.begin(), op.cands.end(), [&](const Cand& k) { return k.s == r; });
+        if (it == op.cands.end()) {
+          op.cands.push_back(s_.candidate(op, std::move(r)));
+          it = op.cands.end() - 1;
         }
-        best[v][s] = total;
+        out.push_back(static_cast<int>(it - op.cands.begin()));
       }
+      return out;
     }
-    std::vector<int> choice(n, -1);
-    for (size_t v = n; v-- > 0;) {
-      const int e = first_reader_[v];
-      if (e >= 0) {
-        const Edge& ed = edges_[static_cast<size_t>(e)];
-        choice[v] = static_cast<int>(
-            arg[static_cast<size_t>(e)][static_cast<size_t>(choice[static_cast<size_t>(ed.v)])]);
+    double own(size_t v, int c) const override {
+      return s_.own(v, static_cast<size_t>(c), lambda_);
+    }
+    double edge(size_t e, int t, int s) override {
+      auto key = std::make_tuple(e, t, s);
+      auto it = s_.edge_memo_.find(key);
+      if (it != s_.edge_memo_.end()) return it->second;
+      const Edge& ed = s_.edges_[e];
+      const TensorLayout& from =
+          s_.ops_[static_cast<size_t>(ed.u)]->cands[static_cast<size_t>(t)].out[ed.item];
+      const TensorLayout& to =
+          s_.ops_[static_cast<size_t>(ed.v)]->cands[static_cast<size_t>(s)].want[ed.input];
+      const int64_t elem = s_.ops_[static_cast<size_t>(ed.v)]->elem;
+      double r = 0;
+      if (ed.through && !from.partial().empty()) {
+        TensorLayout sum = summed(from);
+        r = redistribution_seconds(from, sum, elem, s_.o_.profile) +
+            redistribution_seconds(sum, to, elem, s_.o_.profile);
       } else {
-        choice[v] =
-            static_cast<int>(std::min_element(best[v].begin(), best[v].end()) - best[v].begin());
+        r = redistribution_seconds(from, to, elem, s_.o_.profile);
       }
+      return s_.edge_memo_[key] = 2 * r;
     }
-    return choice;
+
+   private:
+    Search& s_;
+    double lambda_;
+  };
+
+  std::vector<int> partition(double lambda) {
+    Rec rec(*this, lambda);
+    return recursive_partition(graph(), rec, mesh_.shape());
+  }
+
+  std::vector<int> viterbi(double lambda) const {
+    std::vector<size_t> counts;
+    for (const auto& op : ops_) counts.push_back(op->cands.size());
+    return parallel::viterbi(
+        graph(), counts, [&](size_t v, size_t s) { return own(v, s, lambda); },
+        [&](size_t e, size_t t, size_t s) { return edges_[e].cost[t][s]; });
+  }
+
+  // The searched ops and their edges, as rec_search.h's searches read them.
+  RecGraph graph() const {
+    RecGraph g;
+    g.ops = ops_.size();
+    for (const auto& op : ops_) g.fixed.push_back(op->user);
+    for (const Edge& e : edges_)
+      g.edges.emplace_back(static_cast<size_t>(e.u), static_cast<size_t>(e.v));
+    g.refine_only = o_.profile.fully_use_devices;
+    return g;
   }
 
   std::vector<int> propagate(double lambda) const {
@@ -689,7 +783,8 @@ class Search {
   std::vector<std::vector<Source>> sinks_;  // per op: where its output is read whole
   // Per op: the elementwise ops merged into it (where they read its output, their inputs).
   std::vector<std::vector<std::pair<Source, size_t>>> merged_;
-  std::vector<int> first_reader_;  // per op: the edge of its first reader, or -1
+  // The recursive search's edge costs, by (edge, producer's candidate, consumer's).
+  std::map<std::tuple<size_t, int, int>, double> edge_memo_;
 
   friend class Evaluate;
 };

@@ -35,6 +35,12 @@
 //                  has several readers (fan-out) its subtree counts at its first reader, and
 //                  the later readers add the cheapest edge from any of its candidates (a lower
 //                  bound); its strategy is the one its first reader chose.
+//   recursive_programming  (rec_search.h, for graphs too large for the above) no
+//                  enumeration: each op starts unsplit and, one prime factor of the devices
+//                  at a time, keeps its strategy or refines one loop dimension by the factor,
+//                  greedily against its neighbours; edge costs computed on demand.
+// The candidates are bounded by set_algo_parameters (CostProfile's fully_use_devices,
+// slice_align and approx_keep: `allowed`, `approximate`).
 // Memory is a hard limit (CostProfile::max_device_memory): a plan over it is searched again
 // with memory weighted into the costs (λ doubling) until it fits, else a ValueError naming
 // the limit and the least memory found. Every plan is then costed exactly
@@ -58,7 +64,7 @@ namespace mycel::parallel {
 std::unordered_set<ir::FuncGraph*> forward_region(const compiler::detail::Walk& w);
 
 struct SearchOptions {
-  std::string mode;  // "sharding_propagation" | "dynamic_programming"
+  std::string mode;  // "sharding_propagation" | "dynamic_programming" | "recursive_programming"
   int64_t devices = 1;
   size_t num_args = 0;  // the entry graph's parameters before the weights
   // Per entry argument: the slice counts of its dataset strategy, empty when whole.

@@ -52,22 +52,32 @@ bool admissible(const OpCall& call, const Strategy& s, int64_t devices, const De
   }
 }
 
-}  // namespace
-
-std::vector<Strategy> enumerate_strategies(const OpCall& call, int64_t devices) {
-  Strategy ones;
-  for (const Shape& sh : call.shapes) ones.emplace_back(sh.size(), 1);
-  const LoopSpace unsplit = loop_space(call, ones);
-  const size_t n = unsplit.splits.size();
-  // Each loop dimension's extent: the size of an input dimension that runs along it (0:
-  // none does, it stays whole).
-  Shape extent(n, 0);
+// Each loop dimension's extent: the size of an input dimension that runs along it (0: none
+// does, it stays whole).
+Shape loop_extents(const OpCall& call, const LoopSpace& unsplit) {
+  Shape extent(unsplit.splits.size(), 0);
   for (size_t i = 0; i < unsplit.in_dims.size(); ++i) {
     for (size_t j = 0; j < unsplit.in_dims[i].size(); ++j) {
       int d = unsplit.in_dims[i][j];
       if (d >= 0 && call.shapes[i][j] > 1) extent[static_cast<size_t>(d)] = call.shapes[i][j];
     }
   }
+  return extent;
+}
+
+Strategy ones_of(const OpCall& call) {
+  Strategy ones;
+  for (const Shape& sh : call.shapes) ones.emplace_back(sh.size(), 1);
+  return ones;
+}
+
+}  // namespace
+
+std::vector<Strategy> enumerate_strategies(const OpCall& call, int64_t devices) {
+  const Strategy ones = ones_of(call);
+  const LoopSpace unsplit = loop_space(call, ones);
+  const size_t n = unsplit.splits.size();
+  const Shape extent = loop_extents(call, unsplit);
   const DeviceMesh mesh = search_mesh(devices);
   std::vector<Strategy> out;
   std::vector<int64_t> splits(n, 1);
@@ -86,6 +96,33 @@ std::vector<Strategy> enumerate_strategies(const OpCall& call, int64_t devices) 
   };
   walk(0, 1);
   MC_ASSERT(!out.empty() && out.front() == ones, "the unsplit strategy must fit");
+  return out;
+}
+
+Strategy unsplit_strategy(const OpCall& call, int64_t devices) {
+  Strategy ones = ones_of(call);
+  device_matrix(call, loop_space(call, ones), devices);  // ValueError when rejected
+  infer_layouts(call, strategy_layouts(call, ones, search_mesh(devices)));
+  return ones;
+}
+
+std::vector<Strategy> refine_strategy(const OpCall& call, const Strategy& s, int64_t factor,
+                                      int64_t devices) {
+  const LoopSpace unsplit = loop_space(call, ones_of(call));
+  const Shape extent = loop_extents(call, unsplit);
+  const std::vector<int64_t> splits = loop_space(call, s).splits;
+  int64_t used = 1;
+  for (int64_t k : splits) used *= k;
+  std::vector<Strategy> out;
+  if (devices % (used * factor) != 0) return out;
+  const DeviceMesh mesh = search_mesh(devices);
+  for (size_t k = 0; k < splits.size(); ++k) {
+    if (extent[k] == 0 || extent[k] % (splits[k] * factor) != 0) continue;
+    std::vector<int64_t> finer = splits;
+    finer[k] *= factor;
+    Strategy r = rows_of(unsplit, finer);
+    if (admissible(call, r, devices, mesh)) out.push_back(std::move(r));
+  }
   return out;
 }
 

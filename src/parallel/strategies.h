@@ -37,4 +37,14 @@ inline constexpr int kMaxStrategyAxes = 3;
 // when even that one does not fit the call (a call the rules reject).
 std::vector<Strategy> enumerate_strategies(const OpCall& call, int64_t devices);
 
+// The unsplit strategy of `call` (all ones), checked as enumerate_strategies checks it:
+// ValueError when the call's rule rejects it.
+Strategy unsplit_strategy(const OpCall& call, int64_t devices);
+
+// The refinements of `s` for the recursive search (rec_search.h): the candidates (within
+// the bounds above) whose loop splits are s's with one loop dimension's split multiplied by
+// `factor`, in loop-dimension order; empty when none fits.
+std::vector<Strategy> refine_strategy(const OpCall& call, const Strategy& s, int64_t factor,
+                                      int64_t devices);
+
 }  // namespace mycel::parallel

@@ -8,6 +8,9 @@
 //       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
 //   _SecAggClient(client_id)          a client's secure-aggregation round (secagg.h): keys(),
 //       shares(key_list, data_size), accept_shares(sealed), mask(update), reveal(survivors)
+//   _VflCommunicator(name, host, port, peer_name, timeout)   vertical FL's endpoint
+//       (vertical.h): port, send(peer_host, peer_port, tensors), receive(), events(), stop()
+//   _run_psi(comm, peer_host, peer_port, ids, bucket_id, threads) -> sorted common ids (psi.h)
 //   _encode_reply(status, reason, iteration, token, weights) -> bytes   a reply's wire form
 //       (the seed corpus of fuzz/fuzz_federated.cc)
 //
@@ -19,8 +22,10 @@
 
 #include "federated/client.h"
 #include "federated/compress.h"
+#include "federated/psi.h"
 #include "federated/secagg.h"
 #include "federated/server.h"
+#include "federated/vertical.h"
 #include "frontend/py_convert.h"
 #include "python/module.h"
 
@@ -245,6 +250,54 @@ void bind_federated(pyb::module_& parent) {
       .def("reveal", [](const SecAgg& c, const pyb::dict& survivors) {
         return weights_to_py(c.reveal(weights_from_py(survivors)));
       });
+
+  // Vertical federated learning (federated/vertical.h, psi.h): a party's endpoint and the
+  // private set intersection over it. Waits run without the GIL.
+  using Vfl = federated::vertical::Communicator;
+  pyb::class_<Vfl>(m, "_VflCommunicator")
+      .def(pyb::init([](const std::string& name, const std::string& host, int port,
+                        const std::string& peer, double timeout) {
+             MC_CHECK(timeout > 0, Value,
+                      "VerticalFederatedCommunicator: timeout must be positive, got ", timeout,
+                      ".");
+             return std::make_unique<Vfl>(
+                 name, host, port, peer,
+                 std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
+           }),
+           pyb::arg("name"), pyb::arg("host"), pyb::arg("port"), pyb::arg("peer_name"),
+           pyb::arg("timeout"))
+      .def_property_readonly("port", &Vfl::port)
+      .def("send",
+           [](Vfl& c, const std::string& host, int port, const pyb::dict& tensors) {
+             Weights w = weights_from_py(tensors);
+             pyb::gil_scoped_release nogil;
+             c.send(host, port, std::move(w));
+           })
+      .def("receive",
+           [](Vfl& c) {
+             Weights w;
+             {
+               pyb::gil_scoped_release nogil;
+               w = c.receive();
+             }
+             return weights_to_py(w);
+           })
+      .def("events", &Vfl::events)
+      .def("stop", [](Vfl& c) {
+        pyb::gil_scoped_release nogil;
+        c.stop();
+      });
+  m.def("_run_psi", [](Vfl& comm, const std::string& host, int port,
+                       const std::vector<std::string>& ids, uint64_t bucket, int threads) {
+    std::vector<std::string> out;
+    {
+      pyb::gil_scoped_release nogil;
+      out = federated::psi::run(comm, host, port, ids, bucket, threads);
+    }
+    pyb::list l;
+    for (const std::string& s : out) l.append(pyb::bytes(s));
+    return l;
+  });
 }
 
 }  // namespace mycel::py

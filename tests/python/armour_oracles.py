@@ -161,3 +161,38 @@ def t_cw(tnet, x, y, steps, iters, lr, const0, conf=0.0):
         lower = np.where(ok_any, lower, np.maximum(lower, const))
         const = np.where(upper < 1e10, (lower + upper) / 2, const * 10).astype(np.float32)
     return best
+
+
+def t_jsma(tnet, x, target, theta, max_iteration, max_count=3, lo=0.0, hi=1.0):
+    """Papernot et al.'s Jacobian saliency map attack, increasing features: while a sample
+    is not classified as its target, among the pairs (p, q) of its features that are below hi
+    and were changed fewer than max_count times, with alpha = dZ_t/dx_p + dZ_t/dx_q > 0 and
+    beta = sum over j != t of (dZ_j/dx_p + dZ_j/dx_q) < 0, the pair of largest alpha |beta|
+    (the first in row-major order on ties) moves by theta (hi - lo), clipped; a sample with no
+    such pair stops."""
+    n = len(x)
+    adv = x.reshape(n, -1).astype(np.float32).copy()
+    counts = np.zeros(adv.shape, np.int64)
+    stopped = np.zeros(n, bool)
+    for _ in range(max_iteration):
+        logits, jac = t_jacobian(tnet, adv.reshape(x.shape))
+        todo = (logits.argmax(1) != target) & ~stopped
+        if not todo.any():
+            break
+        for i in np.flatnonzero(todo):
+            rows = torch.from_numpy(jac[i].reshape(jac.shape[1], -1))
+            alpha = rows[target[i]]
+            beta = rows.sum(0) - alpha
+            domain = torch.from_numpy(np.flatnonzero((adv[i] < hi) & (counts[i] < max_count)))
+            a = alpha[domain][:, None] + alpha[domain][None, :]
+            b = beta[domain][:, None] + beta[domain][None, :]
+            valid = (a > 0) & (b < 0) & ~torch.eye(len(domain), dtype=torch.bool)
+            if not valid.any():
+                stopped[i] = True
+                continue
+            score = torch.where(valid, a * b.abs(), torch.full_like(a, -1.0))
+            k = int(score.flatten().argmax())
+            for f in (domain[k // len(domain)], domain[k % len(domain)]):
+                adv[i, f] = np.clip(adv[i, f] + theta * (hi - lo), lo, hi)
+                counts[i, f] += 1
+    return adv.reshape(x.shape)

@@ -1,7 +1,8 @@
 """The networks of the auto_parallel tests (imported by the tests and by their Gloo workers,
 which get this folder on their command line): the Megatron-style MLP of
 test_semi_auto_parallel.py and the transformer block of test_semi_auto_parallel_block.py,
-without strategies (the search chooses them), their sizes and dtype chosen by the caller."""
+without strategies (the search chooses them), their sizes and dtype chosen by the caller;
+and a tower of many blocks (the large graph of the recursive search)."""
 import numpy as np
 
 import mycel as ms
@@ -26,6 +27,17 @@ class MLP(nn.Cell):
         return self.mm2(h, self.w2) + self.b2
 
 
+def mlp_numpy(net, x, y):
+    """The MLP's mean-MSE loss against y and its gradients (w1, b1, w2, b2), in numpy."""
+    w1, b1, w2, b2 = (p.asnumpy() for p in net.trainable_params())
+    z = x @ w1 + b1
+    h = np.maximum(z, 0)
+    d = h @ w2 + b2 - y
+    g_out = 2 * d / d.size
+    g_z = (g_out @ w2.T) * (z > 0)
+    return np.mean(d ** 2), [x.T @ g_z, g_z.sum(0), h.T @ g_out, g_out.sum(0)]
+
+
 def mlp_data(b, d, o, dtype=ms.float64, seed=8):
     rng = np.random.default_rng(seed)
     return (Tensor(rng.standard_normal((b, d)), dtype), Tensor(rng.standard_normal((b, o)), dtype))
@@ -36,7 +48,8 @@ class Block(nn.Cell):
     scores' softmax, the output projection, a residual), LayerNorm, a tanh MLP with a
     residual, the vocabulary projection and a sparse softmax cross-entropy (the loss)."""
 
-    def __init__(self, b=4, s=3, d=8, heads=4, f=16, v=10, dtype=ms.float64, seed=11):
+    def __init__(self, b=4, s=3, d=8, heads=4, f=16, v=10, dtype=ms.float64, seed=11,
+                 layer_only=False):
         super().__init__()
         rng = np.random.default_rng(seed)
         self.b, self.s, self.d, self.heads_n = b, s, d, heads
@@ -47,6 +60,8 @@ class Block(nn.Cell):
                 "g2": 1 + 0.1 * rng.standard_normal(d), "be2": 0.1 * rng.standard_normal(d),
                 "w1": rng.standard_normal((d, f)) * 0.4, "w2": rng.standard_normal((f, d)) * 0.4,
                 "head": rng.standard_normal((d, v)) * 0.4}
+        if layer_only:  # a layer of a Tower: no embedding, head or loss of its own
+            del init["emb"], init["head"]
         for name, value in init.items():
             setattr(self, name, Parameter(Tensor(value, dtype), name=name))
         self.gather = ops.Gather()
@@ -67,6 +82,10 @@ class Block(nn.Cell):
 
     def construct(self, tokens, labels):
         x = self.gather(self.emb, tokens, 0)                         # [B*S, D]
+        return self.loss(self.proj(self.layer(x), self.head), labels)
+
+    def layer(self, x):
+        """The attention and the MLP, each with its residual: [B*S, D] -> [B*S, D]."""
         h = self.ln1(x, self.g1, self.be1)[0]
         q = self.split_heads(self.q(h, self.wq))
         k = self.split_heads(self.k(h, self.wk))
@@ -75,7 +94,27 @@ class Block(nn.Cell):
         ctx = ops.reshape(ops.transpose(self.mix(p, v), (0, 2, 1, 3)), (self.b * self.s, self.d))
         x = x + self.o(ctx, self.wo)
         h = self.ln2(x, self.g2, self.be2)[0]
-        x = x + self.m2(ops.tanh(self.m1(h, self.w1)), self.w2)
+        return x + self.m2(ops.tanh(self.m1(h, self.w1)), self.w2)
+
+
+class Tower(nn.Cell):
+    """`n` transformer layers (Block.layer) between one embedding and one vocabulary
+    projection with its loss: about 20 searched ops per layer."""
+
+    def __init__(self, n, b=4, s=3, d=8, heads=4, f=16, v=10, dtype=ms.float32):
+        super().__init__()
+        rng = np.random.default_rng(13)
+        self.emb = Parameter(Tensor(rng.standard_normal((v, d)), dtype), name="emb")
+        self.head = Parameter(Tensor(rng.standard_normal((d, v)) * 0.4, dtype), name="head")
+        self.layers = nn.CellList([Block(b, s, d, heads, f, v, dtype, seed=100 + i,
+                                         layer_only=True) for i in range(n)])
+        self.gather, self.proj = ops.Gather(), ops.MatMul()
+        self.loss = ops.SparseSoftmaxCrossEntropyWithLogits()
+
+    def construct(self, tokens, labels):
+        x = self.gather(self.emb, tokens, 0)
+        for layer in self.layers:
+            x = layer.layer(x)
         return self.loss(self.proj(x, self.head), labels)
 
 

@@ -43,6 +43,19 @@ def compare(serial, par, rank):
     return diffs, sliced
 
 
+def train_record(net, loss, data, steps=10):
+    """What compare() reads of a run: the value and gradients of `loss` (a Cell over net's
+    trainable parameters) on `data`, then `steps` Momentum steps of TrainOneStepCell (their
+    losses) and the trained Parameters."""
+    import mycel as ms
+    from mycel import nn
+    value, grads = ms.value_and_grad(loss, None, net.trainable_params())(*data)
+    step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.05, 0.9))
+    losses = [float(step(*data).asnumpy()) for _ in range(steps)]
+    return dict(loss=float(value.asnumpy()), grads=[g.asnumpy() for g in grads],
+                losses=losses, params=net.trainable_params())
+
+
 def run_worker(tmp_path, worker, n, config, timeout=300):
     """Runs the worker script text on n Gloo ranks with (config, this folder) as its
     arguments; per rank, its last RESULT or ERROR line as (kind, the JSON after it)."""

@@ -4,7 +4,7 @@ labels for the default softmax cross-entropy loss), on LeNet-5 trained briefly o
 Fashion-MNIST subset whose weights are copied into mycel (armour_common).
 
 Bars (issue 23): FGSM identical but for gradient signs flipped by float rounding (< 0.1% of
-pixels); BIM, PGD and MIM equal on >= 98% of pixels; DeepFool and C&W within 5% of the
+pixels); BIM, PGD, MIM and JSMA equal on >= 98% of pixels; DeepFool and C&W within 5% of the
 oracle's mean perturbation norm. Success rates are printed (pytest -s). Black-box attacks
 must succeed on the model through BlackModel.predict alone."""
 import numpy as np
@@ -17,10 +17,9 @@ from mycel.armour.adv_robustness.attacks import (
     MomentumIterativeMethod, ProjectedGradientDescent, PSOAttack, RandomFastGradientMethod,
     RandomFastGradientSignMethod)
 torch = pytest.importorskip("torch")
-from armour_common import fashion, mycel_net, torch_net, trained_weights  # noqa: E402
 from armour_oracles import (t_bim, t_cw, t_deepfool, t_fgm_l2, t_fgsm,  # noqa: E402
-                            t_l2_ball, t_mim)
-N = 32
+                            t_jsma, t_l2_ball, t_mim)
+from armour_quality import inputs, outcome, same_pixels  # noqa: E402
 
 
 @pytest.fixture(params=[ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
@@ -40,14 +39,9 @@ def graph():
 @pytest.fixture(scope="module")
 def setting():
     """(mycel net, torch twin, inputs [N, 1, 28, 28], labels [N], one-hot labels [N, 10]):
-    the first N correctly classified test images."""
-    w = trained_weights()
-    x, y = fashion("test", 200)
-    tnet = torch_net(w)
-    pred = tnet(torch.from_numpy(x)).argmax(1).numpy()
-    keep = np.flatnonzero(pred == y)[:N]
-    x, y = x[keep], y[keep]
-    return mycel_net(w), tnet, x, y, np.eye(10, dtype=np.float32)[y]
+    the first N correctly classified test images (armour_quality.inputs, which the bench's
+    attack table uses too)."""
+    return inputs()
 
 
 def predict(net, x):
@@ -55,15 +49,9 @@ def predict(net, x):
 
 
 def report(name, net, x, adv, y, targeted=False):
-    pred = predict(net, adv)
-    rate = float((pred == y).mean() if targeted else (pred != y).mean())
-    norm = float(np.linalg.norm((adv - x).reshape(len(x), -1), axis=1).mean())
+    rate, norm = outcome(net, x, adv, y, targeted)
     print(f"\n{name}: success rate {rate:.3f}, mean l2 perturbation {norm:.4f}")
     return rate, norm
-
-
-def same_pixels(a, b, tol=1e-5):
-    return float((np.abs(a - b) <= tol).mean())
 
 
 # ---- white-box attacks against the oracles ------------------------------------------------
@@ -211,11 +199,20 @@ def test_carlini_wagner_targeted(setting, graph):
     assert report("C&W L2 targeted", net, x[:6], adv, target, targeted=True)[0] >= 0.8
 
 
-def test_jsma_targeted(setting, mode):
-    net, _, x, y, _ = setting
+@pytest.fixture(scope="module")
+def jsma_oracle(setting):
+    """(targets, the oracle's examples) of JSMA on the first 4 inputs, targets label + 1."""
+    _, tnet, x, y, _ = setting
     target = (y[:4] + 1) % 10
+    return target, t_jsma(tnet, x[:4], target, 1.0, 150)
+
+
+def test_jsma_targeted(setting, jsma_oracle, mode):
+    net, _, x, y, _ = setting
+    target, want = jsma_oracle
     adv = JSMAAttack(net, 10, theta=1.0, max_iteration=150).generate(x[:4], target)
     rate, _ = report("JSMA", net, x[:4], adv, target, targeted=True)
+    assert same_pixels(adv, want) >= 0.98
     changed = (adv != x[:4]).reshape(4, -1)
     print(f"JSMA: changed pixels per sample {changed.sum(1)}")
     assert rate >= 0.5

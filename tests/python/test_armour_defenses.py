@@ -12,8 +12,8 @@ import pytest
 
 import mycel as ms
 from mycel import nn
-from mycel.armour.adv_robustness.attacks import (BlackModel, FastGradientSignMethod,
-                                                 HopSkipJumpAttack, ProjectedGradientDescent)
+from mycel.armour.adv_robustness.attacks import (BlackModel, HopSkipJumpAttack,
+                                                 ProjectedGradientDescent)
 from mycel.armour.adv_robustness.defenses import (AdversarialDefense,
                                                   NaturalAdversarialDefense,
                                                   ProjectedAdversarialDefense)
@@ -22,7 +22,7 @@ from mycel.armour.adv_robustness.detectors import (DivergenceBasedDetector, Ense
                                                    SimilarityDetector)
 from mycel.armour.adv_robustness.evaluations import (AttackEvaluate, DefenseEvaluate,
                                                      RadarMetric)
-from armour_common import fashion, mycel_net, trained_weights
+from armour_common import detector_setting, fashion, mycel_net, roc_auc, trained_weights
 
 
 @pytest.fixture
@@ -37,12 +37,6 @@ def mode(request):
     ms.set_context(mode=request.param)
     yield request.param
     ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
-def roc_auc(benign, adversarial):
-    """P(score of an adversarial sample > score of a benign one), ties counted half."""
-    b, a = np.asarray(benign)[None, :], np.asarray(adversarial)[:, None]
-    return float((a > b).mean() + 0.5 * (a == b).mean())
 
 
 def pgd_accuracy(net, x, y):
@@ -113,42 +107,11 @@ def test_batch_defense_and_errors():
 
 # ---- detectors -----------------------------------------------------------------------------
 
-class AutoEncoder(nn.Cell):
-    """Three 3x3 convolutions (8, 8, 1 channels) with a sigmoid output: MagNet's
-    reformer/detector autoencoder for [0, 1] images, trained to remove Gaussian noise."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 8, 3, pad_mode="same", has_bias=True)
-        self.conv2 = nn.Conv2d(8, 8, 3, pad_mode="same", has_bias=True)
-        self.conv3 = nn.Conv2d(8, 1, 3, pad_mode="same", has_bias=True)
-        self.relu = nn.ReLU()
-        self.sigmoid = nn.Sigmoid()
-
-    def construct(self, x):
-        return self.sigmoid(self.conv3(self.relu(self.conv2(self.relu(self.conv1(x))))))
-
-
-@pytest.fixture(scope="module")
-def detector_setting():
-    """(LeNet, trained autoencoder, benign test images, labels, FGSM examples)."""
-    ms.set_context(mode=ms.GRAPH_MODE)
-    ms.set_seed(0)
-    net = mycel_net(trained_weights())
-    x, _ = fashion("train", 6000)
-    ae = AutoEncoder()
-    step = nn.TrainOneStepCell(nn.WithLossCell(ae, nn.MSELoss()),
-                               nn.Adam(ae.trainable_params(), learning_rate=5e-3))
-    rng = np.random.default_rng(0)
-    for _ in range(5):                    # denoising (MagNet's noise 0.1); MSE about 0.003
-        for i in range(0, len(x), 100):
-            noisy = np.clip(x[i:i + 100] + 0.1 * rng.standard_normal(x[i:i + 100].shape), 0, 1)
-            step(ms.Tensor(noisy.astype(np.float32)), ms.Tensor(x[i:i + 100]))
-    xt, yt = fashion("test", 400)
-    adv = FastGradientSignMethod(net, eps=0.1, loss_fn=nn.SoftmaxCrossEntropyWithLogits(
-        sparse=True)).generate(xt[200:], yt[200:])
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    return net, ae, xt, yt, adv
+@pytest.fixture(scope="module", name="detector_setting")
+def detector_setting_fixture():
+    """(LeNet, trained autoencoder, benign test images, labels, FGSM examples):
+    armour_common.detector_setting, shared with bench/armour_bench.py."""
+    return detector_setting()
 
 
 def test_magnet_error_detector_auc(detector_setting, mode):

@@ -13,7 +13,7 @@ import mycel.dataset  # noqa: F401 (Fashion-MNIST for the fuzzer test)
 from mycel import Tensor, nn
 from mycel.armour.fuzz_testing import (Fuzzer, KMultisectionNeuronCoverage,
                                        NeuronBoundsCoverage, NeuronCoverage,
-                                       TopKNeuronCoverage)
+                                       SuperNeuronActivateCoverage, TopKNeuronCoverage)
 from mycel.armour.fuzz_testing import mutations as mut
 from mycel.train import Model
 
@@ -88,6 +88,11 @@ def test_coverage_metrics_match_a_hand_computation(mode):
     corners = (acts < lo).any(0).sum() + (acts > hi).any(0).sum()
     assert corners > 0
     assert nbc.get_metrics(test) == pytest.approx(corners / 10)
+    snac = SuperNeuronActivateCoverage(model, train)
+    wide = np.vstack([test, 1.5 * test])  # a neuron above its training maximum
+    above = (tiny_neurons(wide.astype(np.float64), ws) > hi).any(0)
+    assert 0 < above.sum() < 5
+    assert snac.get_metrics(wide) == pytest.approx(above.mean())
 
     # the network is given back as it was, in the mode it was in
     assert isinstance(net.fc1, nn.Dense) and net._cells["fc2"] is net.fc2

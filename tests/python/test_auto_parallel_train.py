@@ -2,8 +2,9 @@
 strategy search chooses the strategies, the semi-automatic rewrite applies them, and training
 must equal the serial run. For the MLP and the transformer block of auto_parallel_nets.py at
 2 and 4 ranks, each rank runs the serial network (stand-alone) as the oracle, then the same
-network under auto_parallel with search_mode="dynamic_programming" (no annotations) and with
-"sharding_propagation" (from one MatMul the user split by columns), in GRAPH mode and
+network under auto_parallel with search_mode="dynamic_programming" and
+"recursive_programming" (no annotations) and with "sharding_propagation" (from one MatMul
+the user split by columns), in GRAPH mode and
 float64: the loss, every gradient (each rank's slice of it) and 10 Momentum steps must equal
 the serial run to 1e-10, and the plan must shard some weight (the search did something)."""
 import textwrap
@@ -22,7 +23,7 @@ WORKER = textwrap.dedent("""
 
     net_name = sys.argv[1]
     sys.path.insert(0, sys.argv[2])
-    from spmd_check import compare
+    from spmd_check import compare, train_record
     from auto_parallel_nets import MLP, mlp_data, Block, block_data
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
@@ -44,17 +45,12 @@ WORKER = textwrap.dedent("""
 
 
     def run(annotate=False):
-        net, loss, data = make(annotate)
-        value, grads = ms.value_and_grad(loss, None, net.trainable_params())(*data)
-        step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.05, 0.9))
-        losses = [float(step(*data).asnumpy()) for _ in range(10)]
-        return dict(loss=float(value.asnumpy()), grads=[g.asnumpy() for g in grads],
-                    losses=losses, params=net.trainable_params())
+        return train_record(*make(annotate))
 
 
     serial = run()
     out = {}
-    for mode in ("dynamic_programming", "sharding_propagation"):
+    for mode in ("dynamic_programming", "sharding_propagation", "recursive_programming"):
         set_auto_parallel_context(parallel_mode="auto_parallel", search_mode=mode,
                                   device_num=n, full_batch=True)
         par = run(annotate=mode == "sharding_propagation")
@@ -77,4 +73,4 @@ def test_auto_parallel_training_equals_the_serial_run(tmp_path, n, net):
             assert res["sliced"], (mode, res["plan"])  # some weight holds a slice
             assert f"({mode}, {n} devices)" in res["plan"]
             plans.add((mode, res["plan"]))
-    assert len(plans) == 2, plans  # every rank planned alike (deterministic)
+    assert len(plans) == 3, plans  # every rank planned alike (deterministic)

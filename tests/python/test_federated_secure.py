@@ -238,9 +238,9 @@ def test_secure_messages_on_a_plain_server_and_malformed_kinds(tmp_path, servers
     status, reason, *_ = a._c.call("exchangeKeys", iteration=1, weights={})
     assert status == "rejected" and "encrypt_type is not PW_ENCRYPT" in reason
     body = bytearray(a._c.last_request)
-    body[5] = 12  # one past the last kind
+    body[5] = 13  # one past the last kind
     status, reason, *_ = a._c.post("/exchangeKeys", bytes(body))
-    assert status == "malformed" and "unknown kind 12" in reason
+    assert status == "malformed" and "unknown kind 13" in reason
     assert_weights_equal(server.global_model(), w0)
 
 

@@ -9,24 +9,9 @@ import torch
 import mycel as ms
 from mycel import nn, ops
 from mycel.ops import operations as P
+from ms_cell import run
 
 RNG = np.random.default_rng(11)
-
-
-class Fn(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *args):
-        return self.fn(*args)
-
-
-def run(fn, *args):
-    out = Fn(fn)(*[ms.Tensor(a) if isinstance(a, np.ndarray) else a for a in args])
-    if isinstance(out, (tuple, list)):
-        return [o.asnumpy() for o in out]
-    return out.asnumpy()
 
 
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])

@@ -157,8 +157,8 @@ def test_errors(tmp_path):
         planner.plan_script(str(idle), 0)
     with pytest.raises(ValueError, match="script file or 'module:function'"):
         planner.plan_script("no_such_thing", 8)
-    with pytest.raises(ValueError, match="recursive_programming"):
-        planner.plan_script(str(idle), 8, search_mode="recursive_programming")
+    with pytest.raises(ValueError, match="'search_mode' must be one of"):
+        planner.plan_script(str(idle), 8, search_mode="recursive")
     with pytest.raises(SystemExit):
         planner.main(["--device_num", "0", str(idle)])
     # The dry run leaves no job behind.

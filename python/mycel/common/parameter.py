@@ -1,7 +1,8 @@
 """Parameter: a trainable weight, MindSpore 2.x's ``mindspore.Parameter``.
 
 A Parameter is a Tensor (a subclass: every op takes it) with a name and a requires_grad
-flag. It shares its data with the tensor it is built from (no copy). Assigned as an
+flag. Built from a tensor it holds a copy of its data, as MindSpore's Parameter does (a
+later write to the Parameter, an Assign in a graph, leaves that tensor alone). Assigned as an
 attribute of an ``nn.Cell`` it is registered there; an unnamed one takes the attribute's
 name, and a cell assigned into another cell prefixes its parameters' names with the
 attribute path ("fc1.weight"), as MindSpore does. Graph mode passes Parameters to compiled
@@ -20,16 +21,17 @@ PARAMETER_NAME_DEFAULT = "Parameter"
 class Parameter(Tensor):
     """Parameter(default_input, name=None, requires_grad=True): a named trainable tensor.
 
-    default_input is a Tensor (shared, not copied), a numpy array, a Python number or a
-    nested list (converted as mycel.Tensor would)."""
+    default_input is a Tensor (copied), a numpy array, a Python number or a nested list
+    (converted as mycel.Tensor would)."""
 
     def __init__(self, default_input, name=None, requires_grad=True):
         if isinstance(default_input, Parameter):
             raise TypeError("For 'Parameter', default_input is already a Parameter; pass its "
                             "data (a Tensor) or the Parameter itself where one is needed.")
-        data = default_input if isinstance(default_input, Tensor) else Tensor(default_input)
+        data = default_input.copy() if isinstance(default_input, Tensor) else \
+            Tensor(default_input)
         Tensor.__init__(self, None, data.dtype, ())  # a placeholder, replaced just below
-        _C._tensor_assign(self, data)                # share data's storage: no copy
+        _C._tensor_assign(self, data)                # take the copy's storage
         self.name = name
         self.requires_grad = requires_grad
 

@@ -146,6 +146,8 @@ _METHODS = {
     "sigmoid": _m.sigmoid,
     "erf": _m.erf,
     "hardshrink": lambda self, lambd=0.5: _c.hardshrink(self, lambd),
+    "ger": _c.ger,
+    "renorm": lambda self, p, axis, maxnorm: _c.renorm(self, p, axis, maxnorm),
     "std": lambda self, axis=None, ddof=0, keepdims=False: _c.std(self, axis, ddof, keepdims),
     "var": lambda self, axis=None, ddof=0, keepdims=False: _c.var(self, axis, ddof, keepdims),
     "sign": _m.sign,

@@ -10,8 +10,10 @@ rounds of FedAvg, a client, a training callback and a simulator of many clients.
 - ``encrypt_type`` PW_ENCRYPT (secure aggregation), DP_ENCRYPT (local differential privacy,
   ``mycel.federated.privacy``), and the ``compression:`` section (8-bit downloads, sparse
   8-bit uploads): the server's config; clients follow it.
+- ``mycel.federated.vertical``: vertical federated learning (private set intersection,
+  split learning between a leader and a follower).
 
-Not built yet: semi-supervised and vertical federated learning.
+Not built yet: semi-supervised federated learning.
 """
 from mycel.federated.callback import FederatedLearningCallback, load_weights, network_weights
 from mycel.federated.client import FederatedClient, RequestRejected, ServerFinished

@@ -17,6 +17,7 @@ from mycel.nn.dynamic_lr import (piecewise_constant_lr, exponential_decay_lr,  #
 from mycel.nn.graph_cell import GraphCell  # noqa: F401
 from mycel.nn.grad_reducer import DistributedGradReducer  # noqa: F401
 from mycel.nn.pipeline import PipelineCell  # noqa: F401
+from mycel.nn.wrap import MicroBatchInterleaved  # noqa: F401
 
 __all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "DistributedGradReducer",
             "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell",
@@ -24,3 +25,4 @@ __all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "Distribute
             "LearningRateSchedule",
             "ExponentialDecayLR", "CosineDecayLR", "PiecewiseConstantLR", "piecewise_constant_lr",
             "exponential_decay_lr", "cosine_decay_lr"] + _layers + _losses + _optims)
+__all__ += ["MicroBatchInterleaved"]

@@ -161,6 +161,18 @@ class Cell:
             graph._phase_version = _TRAIN_VERSION[0]
         return graph
 
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
+              level=0):
+        """Shards this Cell by the layouts of its inputs and outputs (MindSpore 2.x's
+        ``Cell.shard``; ``mycel.shard`` has the details, ``parallel/shard.py`` the how):
+        ``in_strategy`` one tuple of slices per input (None: as it arrives), ``out_strategy``
+        the same for the outputs; the ops inside are laid out from them by the strategy
+        search (auto_parallel, sharding_propagation) or the rewrite (semi_auto_parallel).
+        Every later call of this Cell is sharded, also inside other networks. Returns the
+        Cell."""
+        from mycel.parallel.shard import shard_cell
+        return shard_cell(self, in_strategy, out_strategy, parameter_plan, device, level)
+
     def register_forward_pre_hook(self, hook_fn):
         """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python
         with the positional inputs as a tuple; a value it returns (a tuple, or one input)

@@ -357,28 +357,63 @@ class GradAccumulationCell(Cell):
         self.micro_size = micro_size
 
     def construct(self, *inputs):
-        total = None
-        for i in range(self.micro_size):
-            micro = ()
-            for x in inputs:
-                micro = micro + (_micro_batch(x, i, self.micro_size),)
-            loss = self.network(*micro)
-            total = loss if total is None else total + loss
-        return total / self.micro_size
+        return _micro_sum(self.network, inputs, self.micro_size,
+                          "GradAccumulationCell") / self.micro_size
 
 
-def _micro_batch(x, i, k):
+class MicroBatchInterleaved(Cell):
+    """MicroBatchInterleaved(network, interleave_num=2) (MindSpore's
+    ``nn.MicroBatchInterleaved``): splits every Tensor input along axis 0 into
+    `interleave_num` equal slices, runs `network` on each and returns the *sum* of its
+    outputs (MindSpore's semantics: a network returning a batch-mean loss gives
+    interleave_num times the whole batch's mean; a sum loss gives the whole batch's sum).
+    In model parallelism the slices' programs are independent, so one slice's collectives
+    can overlap the other's compute; mycel runs them one after another in one graph (GRAPH
+    mode) or eagerly, and the result is the same. Inputs that are not Tensors, or 0-d ones,
+    go to every slice as they are; the batch size must be a multiple of interleave_num (a
+    ValueError naming the shape). The network must return one Tensor."""
+
+    def __init__(self, network, interleave_num=2):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'MicroBatchInterleaved', the 'network' must be a Cell, but "
+                            f"got {type(network).__name__}.")
+        if isinstance(interleave_num, bool) or not isinstance(interleave_num, int) or \
+                interleave_num <= 0:
+            raise ValueError(f"For 'MicroBatchInterleaved', the 'interleave_num' must be a "
+                             f"positive int, but got {interleave_num!r}.")
+        self.network = network
+        self.interleave_num = interleave_num
+
+    def construct(self, *inputs):
+        return _micro_sum(self.network, inputs, self.interleave_num, "MicroBatchInterleaved")
+
+
+def _micro_sum(network, inputs, k, who):
+    """The sum of network(*micro-batch i) over the k micro-batches of the inputs."""
+    total = None
+    for i in range(k):
+        micro = ()
+        for x in inputs:
+            micro = micro + (_micro_batch(x, i, k, who),)
+        out = network(*micro)
+        total = out if total is None else total + out
+    return total
+
+
+def _micro_batch(x, i, k, who):
     """Micro-batch i of k of x along axis 0 (x itself when it is not a Tensor or is 0-d)."""
     if not isinstance(x, Tensor) or x.ndim == 0:
         return x
-    m = _micro_rows(x.shape, k)
+    m = _micro_rows(x.shape, k, who)
     return x[i * m:(i + 1) * m]
 
 
 @constexpr
-def _micro_rows(shape, k):
+def _micro_rows(shape, k, who):
     """Rows per micro-batch of a batch of `shape` (checked at compile time in GRAPH mode)."""
     if shape[0] % k != 0:
-        raise ValueError(f"For 'GradAccumulationCell', the batch size {shape[0]} of an input of "
-                         f"shape {tuple(shape)} is not a multiple of micro_size {k}.")
+        what = "micro_size" if who == "GradAccumulationCell" else "interleave_num"
+        raise ValueError(f"For '{who}', the batch size {shape[0]} of an input of "
+                         f"shape {tuple(shape)} is not a multiple of {what} {k}.")
     return shape[0] // k

@@ -7,6 +7,8 @@ Every call runs eagerly: it goes from Python straight to the C++ kernel.
 from mycel.ops import operations  # noqa: F401
 from mycel.ops.operations import *  # noqa: F401,F403  (ops.Mul, ops.ReduceSum, ...)
 from mycel.ops.primitive import Primitive, constexpr  # noqa: F401
+from mycel.ops.custom_prim import (PrimitiveWithInfer, PrimitiveWithCheck,  # noqa: F401
+                                   prim_attr_register)
 from mycel.ops.function import *  # noqa: F401,F403
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops import functional  # noqa: F401

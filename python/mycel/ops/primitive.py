@@ -88,6 +88,17 @@ class Primitive:
         self._recompute = mode
         return self
 
+    def set_device(self, device_target):
+        """Records the device this primitive should run on (MindSpore 2.x's
+        ``Primitive.set_device``, e.g. "CPU" for a host-side lookup). mycel runs a primitive
+        where its inputs are; the value is kept as ``primitive_target``. Returns the
+        primitive."""
+        if not isinstance(device_target, str):
+            raise TypeError(f"For '{self.name}.set_device', 'device_target' must be a str, but "
+                            f"got {type(device_target).__name__}.")
+        self.primitive_target = device_target
+        return self
+
     @property
     def in_strategy(self):
         """The strategy set by ``shard`` (None: not sharded)."""

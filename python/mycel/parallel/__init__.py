@@ -17,6 +17,7 @@ from mycel.parallel.context import (ParallelMode, set_auto_parallel_context,
                                     get_auto_parallel_context, reset_auto_parallel_context)
 
 from mycel.parallel.layout import Layout, _layout_slice, _plan_redistribution  # noqa: F401
+from mycel.parallel.algo import set_algo_parameters, get_algo_parameters, reset_algo_parameters
 from mycel.parallel.checkpoint import (build_searched_strategy, merge_sliced_parameter,
                                        load_distributed_checkpoint, transform_checkpoints,
                                        transform_checkpoint_by_rank)
@@ -24,4 +25,5 @@ from mycel.parallel.checkpoint import (build_searched_strategy, merge_sliced_par
 __all__ = ["Layout", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
            "reset_auto_parallel_context", "build_searched_strategy", "merge_sliced_parameter",
            "load_distributed_checkpoint", "transform_checkpoints",
-           "transform_checkpoint_by_rank"]
+           "transform_checkpoint_by_rank", "set_algo_parameters", "get_algo_parameters",
+           "reset_algo_parameters"]

@@ -6,8 +6,8 @@ One dictionary of settings, validated when set. What reads it: ``nn.TrainOneStep
 ``save_checkpoint`` (rank 0 writes) and, in semi-automatic parallelism, GRAPH mode's compile
 (``_spmd.py``: each rank's program from the primitives' strategies). In automatic
 parallelism (``auto_parallel``) the strategy search (``search_mode``: sharding propagation or
-dynamic programming, ``src/parallel/search.h``) first chooses the strategies the user did not
-set; recursive programming is not built yet.
+dynamic programming, ``src/parallel/search.h``, or recursive programming for large graphs,
+``src/parallel/rec_search.h``) first chooses the strategies the user did not set.
 """
 from mycel.communication import management as _mgmt
 
@@ -82,10 +82,6 @@ def _check_search_mode(v):
     if v not in SEARCH_MODES:
         raise ValueError(f"For 'set_auto_parallel_context', 'search_mode' must be one of "
                          f"{list(SEARCH_MODES)}, but got {v!r}.")
-    if v == "recursive_programming":
-        raise ValueError("For 'set_auto_parallel_context', search_mode "
-                         "'recursive_programming' is not built in mycel yet "
-                         "('sharding_propagation' and 'dynamic_programming' are).")
     return v
 
 
@@ -137,7 +133,10 @@ def set_auto_parallel_context(**kwargs):
     ``Primitive.shard`` in GRAPH mode, device_num must be the world size) and
     "auto_parallel" (the same after a strategy search chose the strategies of the other
     ops), search_mode ("sharding_propagation", the default: from the sharded ops outwards;
-    "dynamic_programming": the whole network, no annotations needed; on the cost model of
+    "dynamic_programming": the whole network, no annotations needed;
+    "recursive_programming": the devices partitioned one prime factor at a time, each op
+    choosing which loop dimension to split, for graphs too large for dynamic programming; on
+    the cost model of
     ``mycel.parallel.calibrate``'s profile), gradients_mean (average the all-reduced
     gradients, default False as MindSpore), device_num (default: the world's size),
     parameter_broadcast (rank 0's initial parameters to every rank), full_batch (no dataset

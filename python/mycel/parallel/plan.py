@@ -24,7 +24,7 @@ import runpy
 import sys
 
 from mycel.communication import management as _mgmt
-from mycel.parallel import search as _search
+from mycel.parallel import context as _pctx, search as _search
 
 
 class _Planned(BaseException):
@@ -160,7 +160,7 @@ def main(argv=None):
         prog="python -m mycel.parallel.plan",
         description="Plans a training script for a device mesh without a job (a dry run).")
     ap.add_argument("--device_num", type=int, required=True, help="devices to plan for")
-    ap.add_argument("--search_mode", choices=["sharding_propagation", "dynamic_programming"],
+    ap.add_argument("--search_mode", choices=list(_pctx.SEARCH_MODES),
                     help="default: the script's (auto_parallel), else sharding_propagation")
     ap.add_argument("--profile", help="a cost profile (JSON) instead of the calibrated one")
     ap.add_argument("--output", default="plan.json", help="the JSON plan's path")

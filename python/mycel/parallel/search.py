@@ -79,9 +79,11 @@ def max_device_memory_bytes():
 
 
 def profile_numbers():
-    """The numbers the C++ search reads (cost_model.h's profile_from order)."""
+    """The numbers the C++ search reads (cost_model.h's profile_from order), then the bounds
+    of set_algo_parameters (algo.bounds)."""
+    from mycel.parallel import algo
     p = get_profile()
-    return [float(p[k]) for k in PROFILE_KEYS] + [max_device_memory_bytes()]
+    return [float(p[k]) for k in PROFILE_KEYS] + [max_device_memory_bytes()] + algo.bounds()
 
 
 def last_plan():

@@ -16,6 +16,10 @@
 //                                                 not needed (a gradient's seed), fold may
 //                                                 make it a constant
 //
+// An op carrying a sharding strategy (kStrategyAttr: Primitive.shard, or a layout hint of
+// mycel.shard, a Reshape to the same shape) is never rewritten or merged into another: it is
+// where the parallel rewrite lays its tensor out.
+//
 // In a program with update ops, an operand that is a parameter of the root (a weight or an
 // input, maybe read through depend) is not taken for the result: the op's fresh value must
 // not alias a tensor that an update writes later.
@@ -25,6 +29,7 @@
 // Pre: specialised IR. Post: the same program; rewritten nodes keep their abstracts.
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
+#include "ops/op_table.h"
 
 namespace mycel::compiler {
 
@@ -80,9 +85,15 @@ bool is_identity(const std::vector<int64_t>& p) {
 
 // One rewrite of c; returns whether it changed anything.
 // `keep`: the graph whose parameters are never taken for a result (null: none).
+// Whether x is a call of an op that carries a sharding strategy (kept as it is).
+bool sharded(const Node* x) {
+  const PrimData* p = x->is_cnode() ? static_cast<const CNode*>(x)->prim() : nullptr;
+  return p != nullptr && p->attrs.has(kStrategyAttr);
+}
+
 bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* keep) {
   const PrimData* p = c->prim();
-  if (p == nullptr) return false;
+  if (p == nullptr || sharded(c)) return false;
   OpId id = p->op->id;
   auto to = [&](Node* x) {
     // A weight or input of the entry (read through depend or not) stays computed: the
@@ -120,7 +131,7 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
       std::vector<int64_t> q = normalized_perm(p->attrs.get_ints("perm"));
       if (is_identity(q) && same_type(c, c->input(1))) return to(c->input(1));
       CNode* inner = detail::as_prim_call(c->input(1), OpId::Transpose);
-      if (inner == nullptr) return false;
+      if (inner == nullptr || sharded(inner)) return false;
       std::vector<int64_t> pp = normalized_perm(inner->prim()->attrs.get_ints("perm"));
       if (pp.size() != q.size()) return false;
       std::vector<int64_t> r(q.size());
@@ -155,7 +166,8 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
   if (!is_reshaping(id)) return false;
   if (same_type(c, c->input(1))) return to(c->input(1));
   CNode* inner = c->input(1)->is_cnode() ? static_cast<CNode*>(c->input(1)) : nullptr;
-  if (inner == nullptr || inner->prim() == nullptr || !is_reshaping(inner->prim()->op->id))
+  if (inner == nullptr || inner->prim() == nullptr || !is_reshaping(inner->prim()->op->id) ||
+      sharded(inner))
     return false;
   if (c->abstract() == nullptr || c->abstract()->kind != AbsKind::Tensor) return false;
   Node* x = inner->input(1);

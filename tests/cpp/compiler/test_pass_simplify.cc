@@ -1,4 +1,6 @@
 // simplify: before/after IR text, and the rewrites that must not happen.
+#include "compiler/passes/pass_util.h"
+#include "ops/op_table.h"
 #include "pass_test_util.h"
 
 namespace mycel::passtest {
@@ -129,6 +131,38 @@ TEST(PassSimplify, TransposeOfTranspose) {
     }
   )",
                  "graph @f(%x: f32[2, 3]) {\n  return %x\n}\n");
+}
+
+TEST(PassSimplify, OpsCarryingAShardingStrategyStay) {
+  // mycel.shard's layout hint (a Reshape to the same shape carrying a strategy) and a
+  // sharded Transpose stay, and neither is merged into the op reading it; unmarked, the
+  // same program simplifies to %x and Reshape(%x).
+  const std::string text = R"(
+    graph @f(%x: f32[2, 3]) {
+      %a = Reshape{shape=(2, 3)}(%x) : f32[2, 3]
+      %b = Reshape{shape=(6,)}(%a) : f32[6]
+      %c = Transpose{perm=(1, 0)}(%x) : f32[3, 2]
+      %d = Transpose{perm=(1, 0)}(%c) : f32[2, 3]
+      %r = make_tuple(%b, %d) : tuple(f32[6], f32[2, 3])
+      return %r
+    }
+  )";
+  PassCase plain(text);
+  EXPECT_TRUE(plain.run(simplify));
+  PassCase c(text);
+  for (ir::CNode* n : compiler::detail::walk(c.root).nodes) {
+    const ir::PrimData* p = n->prim();
+    if (p == nullptr || n->name() == "b" || n->name() == "d") continue;
+    Attrs a = p->attrs;
+    a.set(kStrategyAttr, std::vector<int64_t>{1, 2, 2, 1});  // ((2, 1),)
+    ir::Value prim = ir::Value::prim(*p->op, std::move(a));
+    ir::ValueNode* callee = c.m.value(prim);
+    callee->set_abstract(ir::Abstract::constant(prim));
+    n->set_input(0, callee);
+  }
+  const std::string marked = c.text();
+  EXPECT_FALSE(c.run(simplify));
+  EXPECT_EQ(c.text(), marked);
 }
 
 TEST(PassSimplify, ReshapeChains) {

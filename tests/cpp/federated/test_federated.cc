@@ -109,7 +109,7 @@ TEST(FederatedWire, HostileSizesAreRefusedBeforeAllocating) {
   const size_t weights = 6 + 2 + 8 + 2 + 64 + 24;
   expect_refused(body, 0, "XXXX", "bad magic");
   expect_refused(body, 4, std::string(1, '\x07'), "version 7");
-  expect_refused(body, 5, std::string(1, '\x0c'), "unknown kind 12");
+  expect_refused(body, 5, std::string(1, '\x0d'), "unknown kind 13");
   expect_refused(body, 6, le<uint16_t>(60000), "client_id has 60000 bytes");
   expect_refused(body, weights, le<uint32_t>(1u << 30), "parameters, more than the limit");
   const size_t p0 = weights + 4 + 2 + 1;  // after the count, the name "w"

@@ -155,6 +155,14 @@ class CoverageMetrics:
         """Forgets what has been covered."""
         self._state = None
 
+    def _empty(self, n):
+        """The covered-state of n neurons, nothing covered (one flag per neuron)."""
+        return np.zeros(n, bool)
+
+    def _coverage(self):
+        """The covered share of the state."""
+        return float(self._state.mean())
+
 
 class NeuronCoverage(CoverageMetrics):
     """NeuronCoverage(model, threshold=0.1, incremental=False, batch_size=32, layers=None):
@@ -166,14 +174,8 @@ class NeuronCoverage(CoverageMetrics):
         super().__init__(model, incremental, batch_size, layers)
         self.threshold = float(threshold)
 
-    def _empty(self, n):
-        return np.zeros(n, bool)
-
     def _cover(self, acts):
         self._state |= (acts > self.threshold).any(0)
-
-    def _coverage(self):
-        return float(self._state.mean())
 
 
 class TopKNeuronCoverage(CoverageMetrics):
@@ -187,9 +189,6 @@ class TopKNeuronCoverage(CoverageMetrics):
         super().__init__(model, incremental, batch_size, layers)
         self.top_k = positive_int(top_k, "top_k", self._who)
 
-    def _empty(self, n):
-        return np.zeros(n, bool)
-
     def _cover(self, acts):
         for lo, hi in zip(self._bounds[:-1], self._bounds[1:]):
             layer = acts[:, lo:hi]
@@ -197,14 +196,11 @@ class TopKNeuronCoverage(CoverageMetrics):
             top = np.argpartition(-layer, k - 1, axis=1)[:, :k]
             self._state[lo + top.reshape(-1)] = True
 
-    def _coverage(self):
-        return float(self._state.mean())
-
 
 class _RangeCoverage(CoverageMetrics):
     """Coverage against each neuron's [low, high] range over the training inputs."""
 
-    def __init__(self, model, train_dataset, incremental, batch_size, layers):
+    def __init__(self, model, train_dataset, incremental=False, batch_size=32, layers=None):
         super().__init__(model, incremental, batch_size, layers)
         train = self.activations(train_dataset)
         self.lower, self.upper = train.min(0), train.max(0)
@@ -235,9 +231,6 @@ class KMultisectionNeuronCoverage(_RangeCoverage):
         rows, cols = np.nonzero(inside)
         self._state[cols, sec[rows, cols]] = True
 
-    def _coverage(self):
-        return float(self._state.mean())
-
 
 class NeuronBoundsCoverage(_RangeCoverage):
     """NeuronBoundsCoverage(model, train_dataset, incremental=False, batch_size=32,
@@ -246,9 +239,6 @@ class NeuronBoundsCoverage(_RangeCoverage):
 
     _who = "NeuronBoundsCoverage"
 
-    def __init__(self, model, train_dataset, incremental=False, batch_size=32, layers=None):
-        super().__init__(model, train_dataset, incremental, batch_size, layers)
-
     def _empty(self, n):
         return np.zeros((n, 2), bool)
 
@@ -256,5 +246,13 @@ class NeuronBoundsCoverage(_RangeCoverage):
         self._state[:, 0] |= (acts < self.lower).any(0)
         self._state[:, 1] |= (acts > self.upper).any(0)
 
-    def _coverage(self):
-        return float(self._state.mean())
+
+class SuperNeuronActivateCoverage(_RangeCoverage):
+    """SuperNeuronActivateCoverage(model, train_dataset, incremental=False, batch_size=32,
+    layers=None): the fraction of neurons that some input drives above their maximum over
+    train_dataset (the upper corner regions of NeuronBoundsCoverage)."""
+
+    _who = "SuperNeuronActivateCoverage"
+
+    def _cover(self, acts):
+        self._state |= (acts > self.upper).any(0)

@@ -10,3 +10,5 @@ from mycel.ops.function.layout_func import *  # noqa: F401,F403
 from mycel.ops.function.einsum_func import *  # noqa: F401,F403
 from mycel.ops.function.unary_func import *  # noqa: F401,F403
 from mycel.ops.function.compat_func import *  # noqa: F401,F403
+from mycel.ops.function.scatter_func import *  # noqa: F401,F403
+from mycel.ops.function.linalg_func import *  # noqa: F401,F403

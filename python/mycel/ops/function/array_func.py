@@ -112,6 +112,30 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     return prim("Gather", batch_dims=batch_dims)(input_params, input_indices, axis)
 
 
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    """input_x[begin:end:strides] per dimension (P.StridedSlice; begin, end and strides are
+    tuples of ints or 1-d integer tensors; the masks as MindSpore's: a set bit i ignores
+    begin[i] / end[i], inserts a new axis, or drops dimension i)."""
+    return prim("StridedSlice", begin_mask=begin_mask, end_mask=end_mask,
+                ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
+                shrink_axis_mask=shrink_axis_mask)(
+        input_x, shape_arg(begin, "strided_slice"), shape_arg(end, "strided_slice"),
+        shape_arg(strides, "strided_slice"))
+
+
+def _embedding_rows(params, indices, offset=0):
+    """params[indices - offset] along axis 0, zero rows where the shifted index is outside
+    [0, params.shape[0]) (P.EmbeddingLookup's rule for one shard of a row-split table)."""
+    p = as_tensor(params)
+    shifted = prim("Sub")(as_tensor(indices), offset)
+    inside = prim("LogicalAnd")(prim("GreaterEqual")(shifted, 0),
+                                prim("Less")(shifted, p.shape[0]))
+    rows = prim("Gather")(p, prim("Select")(inside, shifted, prim("ZerosLike")(shifted)), 0)
+    keep = prim("Reshape")(inside, inside.shape + (1,) * (p.ndim - 1))
+    return prim("Select")(keep, rows, prim("ZerosLike")(rows))
+
+
 def gather_d(x, dim, index):
     """out[i][j] = x[index[i][j]][j] for dim 0, and so on."""
     return prim("GatherD")(x, index, dim)

@@ -5,6 +5,8 @@ hardswish, hardshrink, softshrink, xdivy, approximate_equal, and the block rearr
 behind P.DepthToSpace / P.SpaceToDepth. Where a branch could overflow (exp of a large
 positive x) its argument is clamped first, so the discarded branch stays finite and its zero
 cotangent does not turn into NaN (0 * inf)."""
+import numpy as np
+
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, axes, as_tensor
 from mycel.ops.primitive import constexpr
@@ -219,6 +221,92 @@ def space_to_depth(x, block_size):
     return prim("Reshape")(prim("Transpose")(prim("Reshape")(x, split), perm), out)
 
 
+@constexpr
+def _check_ger(s1, s2, d1, d2):
+    if len(s1) != 1 or len(s2) != 1:
+        raise ValueError(f"For 'Ger', both inputs must be 1-d, but got shapes {tuple(s1)} and "
+                         f"{tuple(s2)}.")
+    if d1 != d2 or d1 not in (_C.float16, _C.float32, _C.float64):
+        raise TypeError(f"For 'Ger', the inputs must have the same float dtype, but got {d1} "
+                        f"and {d2}.")
+    return True
+
+
+def ger(input, vec2):  # noqa: A002
+    """The outer product of two 1-d float tensors: out[i, j] = input[i] * vec2[j]."""
+    x1, x2 = as_tensor(input), as_tensor(vec2)
+    _check_ger(x1.shape, x2.shape, x1.dtype, x2.dtype)
+    return prim("Mul")(prim("ExpandDims")(x1, 1), prim("ExpandDims")(x2, 0))
+
+
+@constexpr
+def _renorm_axes(shape, p, axis, maxnorm):
+    """The axes other than `axis` (each slice's norm is over them); errors name Renorm."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p <= 0:
+        raise ValueError(f"For 'Renorm', 'p' must be a positive number, but got {p!r}.")
+    if isinstance(maxnorm, bool) or not isinstance(maxnorm, (int, float)) or maxnorm < 0:
+        raise ValueError(f"For 'Renorm', 'maxnorm' must be a non-negative number, but got "
+                         f"{maxnorm!r}.")
+    nd = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -nd <= axis < max(nd, 1):
+        raise ValueError(f"For 'Renorm', 'axis' must be an int in [{-nd}, {nd}), but got "
+                         f"{axis!r}.")
+    return tuple(i for i in range(nd) if i != axis % nd)
+
+
+def renorm(input, p, axis, maxnorm):  # noqa: A002
+    """Each slice input[..., i, ...] along `axis` whose p-norm exceeds maxnorm, scaled to
+    norm maxnorm (by maxnorm / (norm + 1e-7), PyTorch's and MindSpore's rule); the other
+    slices unchanged."""
+    x = as_tensor(input)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For 'Renorm', the input must be a float tensor, but got {x.dtype}.")
+    rest = _renorm_axes(x.shape, p, axis, maxnorm)
+    a = prim("Abs")(x)
+    powered = a if p == 1 else (prim("Square")(a) if p == 2 else prim("Pow")(a, float(p)))
+    total = prim("ReduceSum", keep_dims=True)(powered, rest)
+    norm = total if p == 1 else (prim("Sqrt")(total) if p == 2 else
+                                  prim("Pow")(total, 1.0 / p))
+    scale = prim("Div")(prim("ZerosLike")(norm) + maxnorm, prim("Add")(norm, 1e-7))
+    factor = prim("Select")(prim("Greater")(norm, maxnorm), scale, prim("OnesLike")(norm))
+    return prim("Mul")(x, factor)
+
+
+@constexpr
+def _lrn_band(c, depth_radius, dtype, shape, norm_region):
+    """[C, C] 0/1 matrix: column c sums channels max(0, c - r) .. min(C - 1, c + r)."""
+    if norm_region != "ACROSS_CHANNELS":
+        raise ValueError(f"For 'LRN', 'norm_region' must be 'ACROSS_CHANNELS', but got "
+                         f"{norm_region!r}.")
+    if len(shape) != 4:
+        raise ValueError(f"For 'LRN', the input must be 4-d [N, C, H, W], but got shape "
+                         f"{tuple(shape)}.")
+    if isinstance(depth_radius, bool) or not isinstance(depth_radius, int) or depth_radius < 0:
+        raise ValueError(f"For 'LRN', 'depth_radius' must be a non-negative int, but got "
+                         f"{depth_radius!r}.")
+    i = np.arange(c)
+    band = (np.abs(i[:, None] - i[None, :]) <= depth_radius)
+    return _C.Tensor(band.astype(np.float64 if dtype == _C.float64 else np.float32))
+
+
+def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+    """Local response normalisation across channels (MindSpore's P.LRN, TensorFlow's rule):
+    out[n, c] = x[n, c] / (bias + alpha * sum of x[n, c']^2 over |c' - c| <= depth_radius)
+    ** beta, for [N, C, H, W] float input."""
+    x = as_tensor(x)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For 'LRN', the input must be a float tensor, but got {x.dtype}.")
+    n, c, h, w = x.shape if x.ndim == 4 else (0, 0, 0, 0)
+    band = _lrn_band(c, depth_radius, x.dtype, x.shape, norm_region)
+    work = x if x.dtype in (_C.float32, _C.float64) else prim("Cast")(x, _C.float32)
+    sq = prim("Reshape")(prim("Transpose")(prim("Square")(work), (0, 2, 3, 1)), (n * h * w, c))
+    window = prim("Transpose")(prim("Reshape")(prim("MatMul")(sq, band), (n, h, w, c)),
+                               (0, 3, 1, 2))
+    denom = prim("Pow")(prim("Add")(prim("Mul")(window, float(alpha)), float(bias)), float(beta))
+    return prim("Cast")(prim("Div")(work, denom), x.dtype)
+
+
 __all__ = ["std", "var", "std_mean", "var_mean", "linspace", "unstack", "masked_fill", "mish",
            "elu", "celu", "selu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "xdivy",
            "approximate_equal"]
+__all__ += ["ger", "renorm", "lrn"]

@@ -273,6 +273,42 @@ def _linear_matrix(length, out, scale, align_corners, dtype):
     return _matrix_tensor(m, dtype)
 
 
+@constexpr
+def _resize_nearest_index(length, out, align_corners):
+    """Source rows of MindSpore's ResizeNearestNeighbor: floor(i * length / out), or with
+    align_corners the nearest of i * (length - 1) / (out - 1), halves rounded up."""
+    if align_corners and out > 1:
+        idx = [min((2 * i * (length - 1) + (out - 1)) // (2 * (out - 1)), length - 1)
+               for i in range(out)]
+    else:
+        idx = [min(i * length // out, length - 1) for i in range(out)]
+    return _C.Tensor(np.array(idx, dtype=np.int64))
+
+
+@constexpr
+def _check_resize_nearest(shape, size):
+    if len(shape) != 4:
+        raise ValueError(f"For 'ResizeNearestNeighbor', the input must be 4-d [N, C, H, W], but "
+                         f"got shape {tuple(shape)}.")
+    if not isinstance(size, (tuple, list)) or len(size) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size):
+        raise ValueError(f"For 'ResizeNearestNeighbor', 'size' must be two positive ints, but "
+                         f"got {size!r}.")
+    return tuple(size)
+
+
+def resize_nearest_neighbor(input_x, size, align_corners=False):
+    """[N, C, H, W] resized to `size` (new_height, new_width) by MindSpore's
+    ResizeNearestNeighbor rule (_resize_nearest_index): each output pixel copies one input
+    pixel, so every dtype is kept."""
+    x = as_tensor(input_x)
+    out = _check_resize_nearest(x.shape, size)
+    for k in range(2):
+        idx = _resize_nearest_index(x.shape[2 + k], out[k], bool(align_corners))
+        x = prim("Gather")(x, idx, 2 + k)
+    return x
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
                 align_corners=None, recompute_scale_factor=None):
     """Resizes the trailing axes of [N, C, L] or [N, C, H, W] input to `size` (or by

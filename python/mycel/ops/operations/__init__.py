@@ -97,3 +97,13 @@ __all__ += ["Tril", "Triu", "ReverseV2", "Roll", "Einsum", "Invert", "Inv", "Sof
             "LinSpace", "Unstack", "MaskedFill", "Mish", "KLDivLoss", "BinaryCrossEntropy",
             "DepthToSpace", "SpaceToDepth", "Elu", "CeLU", "SeLU", "HSigmoid", "HSwish",
             "HShrink", "SoftShrink", "Xdivy", "RealDiv", "ApproximateEqual", "Rank", "Size"]
+from mycel.ops.operations.composed_ops import (ScatterNdAdd, ScatterNdSub,  # noqa: E402
+                                               ScatterNdMul, ScatterNdDiv, ScatterNdMax,
+                                               ScatterNdMin, ScatterNdUpdate)
+__all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
+            "ScatterNdMin", "ScatterNdUpdate"]
+from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E402
+                                               TruncateMod, EmbeddingLookup, DType, Ger,
+                                               Renorm, LRN, ApplyAdamWithAmsgrad)
+__all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger",
+            "Renorm", "LRN", "ApplyAdamWithAmsgrad"]

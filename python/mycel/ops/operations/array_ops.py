@@ -8,5 +8,7 @@ __all__ = ["Argmax", "Argmin", "BroadcastTo", "Cast", "Concat", "ExpandDims", "F
            "Split", "Squeeze", "Stack", "StridedSlice", "TensorScatterUpdate", "Tile", "TopK",
            "Transpose", "Tril", "Triu", "UnsortedSegmentSum", "ZerosLike"]
 __all__ += ["Unstack", "SpaceToDepth", "DepthToSpace", "Padding", "MatrixBandPart"]
+__all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
+            "ScatterNdMin", "ScatterNdUpdate"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

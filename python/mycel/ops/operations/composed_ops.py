@@ -9,7 +9,8 @@ from mycel.ops.primitive import Primitive
 from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
                                 math_func as _m, compat_func as _c, loss_func as _loss,
-                                array_func as _a)
+                                array_func as _a, scatter_func as _sc,
+                                resample_func as _rs)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -330,3 +331,152 @@ class Size(_Composed):
 
     def __call__(self, input_x):
         return _a.size(input_x)
+
+
+class _ScatterNdInPlace(_Composed):
+    """ScatterNd<Op>(use_locking=False)(input_x, indices, updates): updates combined into
+    the Parameter input_x at indices, in place; returns input_x (ops/function/scatter_func.py:
+    repeated indices apply in order). ``use_locking`` is kept as an attribute: mycel applies
+    the updates of one call in order."""
+    _fn = None
+
+    def __init__(self, use_locking=False):
+        if not isinstance(use_locking, bool):
+            raise TypeError(f"For '{type(self).__name__}', 'use_locking' must be a bool, but "
+                            f"got {type(use_locking).__name__}.")
+        super().__init__(use_locking=use_locking)
+        self.use_locking = use_locking
+
+    def __call__(self, input_x, indices, updates):
+        return type(self)._fn(input_x, indices, updates)
+
+
+def _scatter_nd_class(name, fn, use_locking_default, doc):
+    """The primitive class `name` running the in-place scatter function fn."""
+    def __init__(self, use_locking=use_locking_default):
+        _ScatterNdInPlace.__init__(self, use_locking)
+    return type(name, (_ScatterNdInPlace,), {"__doc__": doc, "__module__": __name__,
+                                             "__init__": __init__, "_fn": staticmethod(fn)})
+
+
+ScatterNdAdd = _scatter_nd_class("ScatterNdAdd", _sc.scatter_nd_add, False,
+                                 "input_x[indices] += updates (ops.scatter_nd_add).")
+ScatterNdSub = _scatter_nd_class("ScatterNdSub", _sc.scatter_nd_sub, False,
+                                 "input_x[indices] -= updates (ops.scatter_nd_sub).")
+ScatterNdMul = _scatter_nd_class("ScatterNdMul", _sc.scatter_nd_mul, False,
+                                 "input_x[indices] *= updates (ops.scatter_nd_mul).")
+ScatterNdDiv = _scatter_nd_class("ScatterNdDiv", _sc.scatter_nd_div, False,
+                                 "input_x[indices] /= updates (ops.scatter_nd_div).")
+ScatterNdMax = _scatter_nd_class("ScatterNdMax", _sc.scatter_nd_max, False,
+                                 "input_x[indices] = maximum(input_x[indices], updates) "
+                                 "(ops.scatter_nd_max).")
+ScatterNdMin = _scatter_nd_class("ScatterNdMin", _sc.scatter_nd_min, False,
+                                 "input_x[indices] = minimum(input_x[indices], updates) "
+                                 "(ops.scatter_nd_min).")
+ScatterNdUpdate = _scatter_nd_class("ScatterNdUpdate", _sc.scatter_nd_update, True,
+                                    "input_x[indices] = updates (ops.scatter_nd_update).")
+
+
+class ResizeNearestNeighbor(_Composed):
+    """ResizeNearestNeighbor(size, align_corners=False)(input_x): [N, C, H, W] resized to
+    size = (new_height, new_width), each output pixel a copy of the nearest input pixel
+    (floor(i * H / new_height); with align_corners the corners' centres map onto each
+    other)."""
+
+    def __init__(self, size, align_corners=False):
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"For 'ResizeNearestNeighbor', 'align_corners' must be a bool, but "
+                            f"got {type(align_corners).__name__}.")
+        super().__init__(size=size, align_corners=align_corners)
+        self.size = tuple(size) if isinstance(size, (list, tuple)) else size
+        self.align_corners = align_corners
+
+    def __call__(self, input_x):
+        return _rs.resize_nearest_neighbor(input_x, self.size, self.align_corners)
+
+
+class TruncateMod(_Composed):
+    """TruncateMod()(x, y): x - trunc(x / y) * y, the remainder taking x's sign (C's fmod,
+    ops.fmod)."""
+
+    def __call__(self, x, y):
+        return _m.fmod(x, y)
+
+
+class EmbeddingLookup(_Composed):
+    """EmbeddingLookup()(input_params, input_indices, offset): the rows
+    input_params[input_indices - offset]; an index outside [0, rows) after the offset gives
+    a row of zeros (one shard of a table split by rows, as MindSpore's)."""
+
+    def __call__(self, input_params, input_indices, offset):
+        return _a._embedding_rows(input_params, input_indices, offset)
+
+
+class DType(_Composed):
+    """DType()(input_x): the tensor's dtype (``input_x.dtype``; a constant in GRAPH mode)."""
+
+    def __call__(self, input_x):
+        return input_x.dtype
+
+
+class Ger(_Composed):
+    """Ger()(x1, x2): the outer product of two 1-d float tensors (ops.ger)."""
+
+    def __call__(self, x1, x2):
+        return _c.ger(x1, x2)
+
+
+class Renorm(_Composed):
+    """Renorm(p, dim, maxnorm)(input_x): slices along dim with p-norm above maxnorm scaled
+    down to it (ops.renorm)."""
+
+    def __init__(self, p, dim, maxnorm):
+        super().__init__(p=p, dim=dim, maxnorm=maxnorm)
+        self.p, self.dim, self.maxnorm = p, dim, maxnorm
+
+    def __call__(self, input_x):
+        return _c.renorm(input_x, self.p, self.dim, self.maxnorm)
+
+
+class LRN(_Composed):
+    """LRN(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS')(x):
+    local response normalisation across channels of [N, C, H, W] (ops.lrn)."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
+                 norm_region="ACROSS_CHANNELS"):
+        super().__init__(depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta,
+                         norm_region=norm_region)
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def __call__(self, x):
+        return _c.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
+
+
+class ApplyAdamWithAmsgrad(_Composed):
+    """ApplyAdamWithAmsgrad(beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False)(var, m,
+    v, vhat, beta1_power, beta2_power, lr, grad): one AMSGrad step on the Parameters, in
+    place; returns (var, m, v, vhat):
+    m = beta1 m + (1 - beta1) grad, v = beta2 v + (1 - beta2) grad^2, vhat = max(vhat, v),
+    var -= lr sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(vhat) + epsilon)."""
+
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False):
+        for name, v in (("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"For 'ApplyAdamWithAmsgrad', '{name}' must be a float, but "
+                                f"got {v!r}.")
+        super().__init__(beta1=beta1, beta2=beta2, epsilon=epsilon, use_locking=use_locking)
+        self.beta1, self.beta2, self.epsilon = float(beta1), float(beta2), float(epsilon)
+
+    def __call__(self, var, m, v, vhat, beta1_power, beta2_power, lr, grad):
+        g = _prim("Cast")(grad, var.dtype)
+        m_new = _prim("Add")(_prim("Mul")(m, self.beta1), _prim("Mul")(g, 1.0 - self.beta1))
+        v_new = _prim("Add")(_prim("Mul")(v, self.beta2),
+                             _prim("Mul")(_prim("Square")(g), 1.0 - self.beta2))
+        vhat_new = _prim("Maximum")(vhat, v_new)
+        lr_t = _prim("Div")(_prim("Mul")(lr, _prim("Sqrt")(_prim("Sub")(1.0, beta2_power))),
+                            _prim("Sub")(1.0, beta1_power))
+        step = _prim("Div")(m_new, _prim("Add")(_prim("Sqrt")(vhat_new), self.epsilon))
+        var_new = _prim("Sub")(var, _prim("Cast")(_prim("Mul")(lr_t, step), var.dtype))
+        return (_prim("Assign")(var, var_new), _prim("Assign")(m, m_new),
+                _prim("Assign")(v, v_new), _prim("Assign")(vhat, vhat_new))

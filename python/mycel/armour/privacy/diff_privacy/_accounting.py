@@ -26,27 +26,42 @@ import numpy as np
 # Default orders (those TF Privacy and MindArmour use): fractional near 1, integers above.
 DEFAULT_ORDERS = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
 
-# Per-step multiplicative factor of the noise multiplier for each decay mode: sigma_t =
-# sigma_0 * factor(rate) ** t, t the number of steps already taken.
-DECAY_FACTORS = {
-    "Time": lambda rate: 1.0 / (1.0 + rate),
-    "Step": lambda rate: 1.0 - rate,
-    "Exp": lambda rate: math.exp(-rate),
-}
+# The noise-decay schedules of MindArmour's adaptive Gaussian mechanism and its monitors: the
+# noise multiplier after t steps is sigma_0 / (1 + rate t) ('Time'), sigma_0 (1 - rate)^t
+# ('Step') or sigma_0 exp(-rate t) ('Exp').
+DECAY_MODES = ("Time", "Step", "Exp")
 
 
-def decay_factor(mode, rate, who):
-    """The per-step factor of `mode` (None: 1.0), or a ValueError naming `who`."""
-    if mode is None:
-        return 1.0
-    if mode not in DECAY_FACTORS:
+def check_decay_mode(mode, who):
+    """mode, or a ValueError naming `who` unless it is None or one of DECAY_MODES."""
+    if mode is not None and mode not in DECAY_MODES:
         raise ValueError(f"For '{who}', the decay mode must be None or one of "
-                         f"{sorted(DECAY_FACTORS)}, but got {mode!r}.")
-    factor = DECAY_FACTORS[mode](rate)
-    if not 0.0 < factor <= 1.0:
-        raise ValueError(f"For '{who}', the decay rate {rate!r} of mode {mode!r} gives a "
-                         f"noise factor {factor!r} per step, not in (0, 1].")
-    return factor
+                         f"{sorted(DECAY_MODES)}, but got {mode!r}.")
+    return mode
+
+
+def decayed_multiplier(mode, sigma0, rate, step):
+    """The noise multiplier of step `step` (0-based) under the schedule (mode None:
+    constant); what the monitors account."""
+    if mode is None:
+        return sigma0
+    if mode == "Time":
+        return sigma0 / (1.0 + rate * step)
+    if mode == "Step":
+        return sigma0 * (1.0 - rate) ** step
+    return sigma0 * math.exp(-rate * step)
+
+
+def next_multiplier(mode, sigma0, rate, current):
+    """One step of the same schedule from the current multiplier (a float or a Tensor):
+    'Time' sigma0 / (sigma0 / current + rate), 'Step' current (1 - rate), 'Exp' current
+    exp(-rate); applied t times to sigma0 it gives decayed_multiplier(t). What the adaptive
+    mechanism applies after each step."""
+    if mode == "Time":
+        return sigma0 / (sigma0 / current + rate)
+    if mode == "Step":
+        return current * (1.0 - rate)
+    return current * math.exp(-rate)
 
 
 def _log_sum_signed(log_mag, sign):

@@ -77,9 +77,9 @@ class NoiseGaussianRandom(Cell):
 class NoiseAdaGaussianRandom(NoiseGaussianRandom):
     """NoiseAdaGaussianRandom(norm_bound=1.0, initial_noise_multiplier=1.0, seed=0,
     noise_decay_rate=6e-6, decay_policy='Exp'): Gaussian noise whose multiplier decays once per
-    training step: 'Time' divides it by (1 + rate), 'Step' multiplies it by (1 - rate), 'Exp'
-    by exp(-rate). A privacy monitor given the same noise_decay_mode and rate accounts the same
-    schedule."""
+    training step, MindArmour's schedules: after t steps it is sigma_0 / (1 + rate t) ('Time'),
+    sigma_0 (1 - rate)^t ('Step') or sigma_0 exp(-rate t) ('Exp'). A privacy monitor given the
+    same noise_decay_mode and rate accounts the same schedule."""
 
     _who = "NoiseAdaGaussianRandom"
 
@@ -88,13 +88,15 @@ class NoiseAdaGaussianRandom(NoiseGaussianRandom):
         super().__init__(norm_bound, initial_noise_multiplier, seed, decay_policy)
         if decay_policy is None:
             raise ValueError(f"For '{self._who}', the 'decay_policy' must be one of "
-                             f"{sorted(acc.DECAY_FACTORS)}, but got None.")
+                             f"{sorted(acc.DECAY_MODES)}, but got None.")
         rate = check_number(noise_decay_rate, "noise_decay_rate", self._who, high=1.0)
         self._noise_decay_rate = rate
-        self._factor = acc.decay_factor(decay_policy, rate, self._who)
+        acc.check_decay_mode(decay_policy, self._who)
 
     def update(self):
-        return _array.assign(self._noise_multiplier, self._noise_multiplier * self._factor)
+        return _array.assign(self._noise_multiplier, acc.next_multiplier(
+            self._decay_policy, self._initial_noise_multiplier, self._noise_decay_rate,
+            self._noise_multiplier))
 
 
 class NoiseMechanismsFactory:

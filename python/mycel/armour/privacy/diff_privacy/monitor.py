@@ -3,11 +3,12 @@ callbacks for ``Model.train`` that account the privacy spent by DP-SGD as traini
 
 Each training step is one sampled Gaussian mechanism with sampling rate
 ``q = batch_size / num_samples`` and the step's noise multiplier (constant, or decayed per step
-by the same rule the adaptive noise mechanism applies, ``_accounting.DECAY_FACTORS``). The RDP
+by the schedule the adaptive noise mechanism applies, ``_accounting.decayed_multiplier``). The RDP
 monitor adds the per-step RDP at each order and converts to (eps, delta); the zCDP monitor adds
 ``1 / (2 sigma_t^2)`` per step. The spent budget is readable at any time (``monitor.eps``,
-``monitor.delta``, ``privacy_spent(steps)``), printed every ``per_print_times`` steps, and with
-``target_eps`` (RDP) training is stopped once the budget would be exceeded.
+``monitor.delta``, ``privacy_spent(steps)``), printed every ``per_print_times`` steps; the
+budget (``max_eps``, or RDP's ``max_delta`` with ``target_eps``) bounds ``max_epoch_suggest()``
+and, with ``stop_when_spent``, stops training once exceeded.
 """
 
 import numpy as np
@@ -19,14 +20,14 @@ from mycel.train.callback import Callback
 
 
 class _Monitor(Callback):
-    """What both monitors share: the arguments, the noise schedule, step counting, printing
-    and the epoch suggestion. A subclass gives ``_spend(n)`` (account steps t..t+n-1) and
-    ``_convert()`` (the current (eps, delta))."""
+    """What both monitors share: the arguments, the noise schedule, step counting, printing,
+    the budget check and the epoch suggestion. A subclass gives ``_spend(n)`` (account steps
+    t..t+n-1), ``_convert()`` (the current (eps, delta)) and ``_within_budget()``."""
 
     _who = "PrivacyMonitor"
 
-    def __init__(self, num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
-                 noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode):
+    def __init__(self, num_samples, batch_size, initial_noise_multiplier, noise_decay_mode,
+                 noise_decay_rate, per_print_times, dataset_sink_mode, stop_when_spent):
         who = self._who
         self._num_samples = positive_int(num_samples, "num_samples", who)
         self._batch_size = positive_int(batch_size, "batch_size", who)
@@ -34,17 +35,23 @@ class _Monitor(Callback):
             raise ValueError(f"For '{who}', the 'batch_size' {batch_size} must not exceed "
                              f"'num_samples' {num_samples}.")
         self._sigma0 = check_number(initial_noise_multiplier, "initial_noise_multiplier", who)
-        if max_eval_epoch is not None:
-            positive_int(max_eval_epoch, "max_eval_epoch", who)
-        self._max_eval_epoch = max_eval_epoch
         if noise_decay_mode is not None:
             check_number(noise_decay_rate, "noise_decay_rate", who, high=1.0)
-        self._factor = acc.decay_factor(noise_decay_mode, noise_decay_rate, who)
-        self._noise_decay_mode = noise_decay_mode
+        self._noise_decay_mode = acc.check_decay_mode(noise_decay_mode, who)
+        self._noise_decay_rate = noise_decay_rate
         self._per_print_times = non_negative_int(per_print_times, "per_print_times", who)
-        self._dataset_sink_mode = bool(dataset_sink_mode)
+        if not isinstance(dataset_sink_mode, bool) or not isinstance(stop_when_spent, bool):
+            raise TypeError(f"For '{who}', 'dataset_sink_mode' and 'stop_when_spent' must be "
+                            f"bools, but got {dataset_sink_mode!r} and {stop_when_spent!r}.")
+        if dataset_sink_mode:  # as MindArmour: print once per epoch (one sink)
+            self._per_print_times = self.steps_per_epoch
+        self._stop_when_spent = stop_when_spent
         self._q = batch_size / num_samples
         self._steps = 0  # steps accounted so far
+
+    @staticmethod
+    def _check_max(value, name, who, high=None):
+        return None if value is None else check_number(value, name, who, high=high)
 
     @property
     def steps_per_epoch(self):
@@ -63,7 +70,8 @@ class _Monitor(Callback):
 
     def noise_multiplier(self, step):
         """The noise multiplier of step `step` (0-based) under the decay schedule."""
-        return self._sigma0 * self._factor ** step
+        return acc.decayed_multiplier(self._noise_decay_mode, self._sigma0,
+                                      self._noise_decay_rate, step)
 
     @property
     def eps(self):
@@ -76,58 +84,92 @@ class _Monitor(Callback):
         return self._convert()[1]
 
     def account(self, steps=1):
-        """Accounts `steps` more training steps (what step_end does each step)."""
+        """Accounts `steps` more training steps (what step_end does)."""
         positive_int(steps, "steps", self._who)
         self._spend(steps)
         self._steps += steps
 
     def step_end(self, run_context):
-        """Accounts the step just taken (Model.train calls it through on_train_step_end),
-        printing the budget every per_print_times steps."""
-        self.account(1)
+        """Accounts the steps just taken (Model.train calls it through on_train_step_end: one
+        step, or in dataset sink mode the sink's cur_step_in_epoch steps), printing the budget
+        whenever the count passes a multiple of per_print_times, and with stop_when_spent
+        requesting a stop once the budget (max_eps, or RDP's max_delta) is exceeded."""
         params = run_context.original_args()
-        if self._per_print_times and self._steps % self._per_print_times == 0:
+        taken = params.cur_step_in_epoch if getattr(params, "dataset_sink_mode", False) else 1
+        if taken <= 0:
+            return
+        before = self._steps
+        self.account(taken)
+        every = self._per_print_times
+        if every and self._steps // every > before // every:
             eps, delta = self._convert()
             print(f"epoch: {params.cur_epoch_num} step: {params.cur_step_num}, privacy budget "
                   f"eps: {eps:.6g}, delta: {delta:.6g}", flush=True)
+        if self._stop_when_spent and not self._within_budget():
+            print(f"{self._who}: the privacy budget is spent after {self._steps} steps "
+                  f"(eps {self.eps:.6g}, delta {self.delta:.6g}); stopping.", flush=True)
+            run_context.request_stop()
 
-    def privacy_spent(self, steps):
-        """(eps, delta) after `steps` steps from the start, without changing the monitor."""
+    def _twin(self):
+        """A copy of the monitor with nothing accounted."""
         twin = self.__class__.__new__(self.__class__)
         twin.__dict__.update(self.__dict__)
         twin._reset()
+        return twin
+
+    def privacy_spent(self, steps):
+        """(eps, delta) after `steps` steps from the start, without changing the monitor."""
+        twin = self._twin()
         if steps:
             twin.account(steps)
         return twin._convert()
 
+    def max_epoch_suggest(self, max_epochs=10000):
+        """The largest number of epochs (steps_per_epoch steps each, up to max_epochs, as
+        MindArmour's 10000) whose spent budget stays within max_eps (or, for an RDP monitor
+        with target_eps, within max_delta); 0 when one epoch exceeds it. MindArmour's returns
+        the first epoch count that exceeds it."""
+        self._within_budget()  # checks the budget is set
+        twin, best = self._twin(), 0
+        for epoch in range(1, max_epochs + 1):
+            twin.account(self.steps_per_epoch)
+            if not twin._within_budget():
+                break
+            best = epoch
+        return best
+
 
 class RDPMonitor(_Monitor):
-    """RDPMonitor(num_samples, batch_size, initial_noise_multiplier=1.5, max_eval_epoch=None,
-    target_delta=1e-3, target_eps=None, orders=None, noise_decay_mode='Time',
-    noise_decay_rate=6e-4, per_print_times=50, dataset_sink_mode=False): Renyi-DP accountant
-    of DP-SGD (Mironov 2017; the sampled Gaussian mechanism, Mironov et al. 2019).
+    """RDPMonitor(num_samples, batch_size, initial_noise_multiplier=1.5, max_eps=10.0,
+    target_delta=1e-3, max_delta=None, target_eps=None, orders=None, noise_decay_mode='Time',
+    noise_decay_rate=6e-4, per_print_times=50, dataset_sink_mode=False,
+    stop_when_spent=False): Renyi-DP accountant of DP-SGD (Mironov 2017; the sampled Gaussian
+    mechanism, Mironov et al. 2019), MindArmour's arguments.
 
-    With target_eps None it reports eps for ``target_delta`` (``eps = min over orders of
-    RDP(alpha) + log(1/delta)/(alpha - 1)``); with target_eps it reports the delta for that
-    eps and requests training to stop as soon as the spent eps (for target_delta) exceeds it.
+    Exactly one of target_delta and target_eps is set: with target_delta the monitor reports
+    eps (``eps = min over orders of RDP(alpha) + log(1/delta)/(alpha - 1)``) and max_eps is the
+    budget; with target_eps it reports delta and max_delta is the budget. The budget bounds
+    ``max_epoch_suggest()`` and, with stop_when_spent (mycel's addition), stops training.
     ``orders`` default to ``1.1, 1.2, ..., 10.9, 12, ..., 63``. noise_decay_mode None, 'Time',
-    'Step' or 'Exp' must match the noise mechanism's decay policy."""
+    'Step' or 'Exp' must match the noise mechanism's decay policy. per_print_times 0 prints
+    nothing; dataset_sink_mode prints once per epoch."""
 
     _who = "RDPMonitor"
 
-    def __init__(self, num_samples, batch_size, initial_noise_multiplier=1.5, max_eval_epoch=None,
-                 target_delta=1e-3, target_eps=None, orders=None, noise_decay_mode="Time",
-                 noise_decay_rate=6e-4, per_print_times=50, dataset_sink_mode=False):
-        super().__init__(num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
-                         noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode)
-        if target_delta is not None:
-            check_number(target_delta, "target_delta", self._who, high=1.0)
-        if target_eps is not None:
-            check_number(target_eps, "target_eps", self._who)
-        if target_delta is None and target_eps is None:
-            raise ValueError("For 'RDPMonitor', one of 'target_delta' and 'target_eps' must be "
-                             "given.")
-        self._target_delta, self._target_eps = target_delta, target_eps
+    def __init__(self, num_samples, batch_size, initial_noise_multiplier=1.5, max_eps=10.0,
+                 target_delta=1e-3, max_delta=None, target_eps=None, orders=None,
+                 noise_decay_mode="Time", noise_decay_rate=6e-4, per_print_times=50,
+                 dataset_sink_mode=False, stop_when_spent=False):
+        super().__init__(num_samples, batch_size, initial_noise_multiplier, noise_decay_mode,
+                         noise_decay_rate, per_print_times, dataset_sink_mode, stop_when_spent)
+        who = self._who
+        if (target_delta is None) == (target_eps is None):
+            raise ValueError(f"For '{who}', exactly one of 'target_delta' and 'target_eps' "
+                             f"must be given, but got {target_delta!r} and {target_eps!r}.")
+        self._target_delta = self._check_max(target_delta, "target_delta", who, high=1.0)
+        self._target_eps = self._check_max(target_eps, "target_eps", who)
+        self._max_eps = self._check_max(max_eps, "max_eps", who)
+        self._max_delta = self._check_max(max_delta, "max_delta", who, high=1.0)
         orders = acc.DEFAULT_ORDERS if orders is None else orders
         try:
             orders = np.asarray(list(orders), dtype=np.float64)
@@ -139,6 +181,8 @@ class RDPMonitor(_Monitor):
                              f"numbers greater than 1, but got {orders.tolist()!r}.")
         self._orders = orders
         self._reset()
+        if stop_when_spent:
+            self._within_budget()  # the budget it stops at must be set
 
     def _reset(self):
         self._steps = 0
@@ -152,7 +196,7 @@ class RDPMonitor(_Monitor):
         return self._cache[key]
 
     def _spend(self, n):
-        if self._factor == 1.0:
+        if self._noise_decay_mode is None:
             self._rdp = self._rdp + n * self._rdp_step(self._sigma0)
             return
         for t in range(self._steps, self._steps + n):
@@ -164,6 +208,17 @@ class RDPMonitor(_Monitor):
                 self._target_delta
         return self._target_eps, acc.delta_from_rdp(self._orders, self._rdp, self._target_eps)
 
+    def _within_budget(self):
+        if self._target_eps is None:
+            if self._max_eps is None:
+                raise ValueError("For 'RDPMonitor', the budget 'max_eps' must be set (it goes "
+                                 "with 'target_delta').")
+            return self.eps <= self._max_eps
+        if self._max_delta is None:
+            raise ValueError("For 'RDPMonitor', the budget 'max_delta' must be set (it goes "
+                             "with 'target_eps').")
+        return self.delta <= self._max_delta
+
     @property
     def rdp(self):
         """The accumulated RDP at each order (a numpy array aligned with ``orders``)."""
@@ -174,63 +229,37 @@ class RDPMonitor(_Monitor):
         """The RDP orders."""
         return self._orders.copy()
 
-    def _over_budget(self):
-        """Whether the spent eps (for target_delta) exceeds target_eps (both given)."""
-        return self._target_eps is not None and self._target_delta is not None and \
-            acc.eps_from_rdp(self._orders, self._rdp, self._target_delta) > self._target_eps
-
-    def max_epoch_suggest(self):
-        """The largest number of epochs (up to max_eval_epoch, else 1000) whose spent eps for
-        target_delta stays within target_eps (both must be set); 0 when one epoch exceeds it."""
-        if self._target_eps is None or self._target_delta is None:
-            raise ValueError("For 'RDPMonitor.max_epoch_suggest', both 'target_eps' and "
-                             "'target_delta' must be set.")
-        twin = self.__class__.__new__(self.__class__)
-        twin.__dict__.update(self.__dict__)
-        twin._reset()
-        best = 0
-        for epoch in range(1, (self._max_eval_epoch or 1000) + 1):
-            twin.account(self.steps_per_epoch)
-            if twin._over_budget():
-                break
-            best = epoch
-        return best
-
-    def step_end(self, run_context):
-        """Accounts the step and requests a stop once target_eps is exceeded."""
-        super().step_end(run_context)
-        if self._over_budget():
-            print(f"RDPMonitor: the privacy budget eps {self._target_eps} (delta "
-                  f"{self._target_delta}) is spent after {self._steps} steps; stopping.",
-                  flush=True)
-            run_context.request_stop()
-
 
 class ZCDPMonitor(_Monitor):
-    """ZCDPMonitor(num_samples, batch_size, initial_noise_multiplier=1.5, max_eval_epoch=None,
-    noise_decay_mode='Time', noise_decay_rate=6e-4, per_print_times=50,
-    dataset_sink_mode=False, target_delta=1e-5): zero-concentrated DP accountant (Bun and
-    Steinke 2016). Each step's Gaussian release is ``1 / (2 sigma_t^2)``-zCDP; zCDP composes
-    by addition and converts to ``eps = rho + 2 sqrt(rho log(1/delta))``. Sampling is not
-    credited (zCDP has no tight amplification by subsampling), so for the same run it reports a
-    larger eps than the RDP monitor."""
+    """ZCDPMonitor(num_samples, batch_size, initial_noise_multiplier=1.5, max_eps=10.0,
+    target_delta=1e-3, noise_decay_mode='Time', noise_decay_rate=6e-4, per_print_times=50,
+    dataset_sink_mode=False, stop_when_spent=False): zero-concentrated DP accountant (Bun and
+    Steinke 2016), MindArmour's arguments. Each step's Gaussian release is
+    ``1 / (2 sigma_t^2)``-zCDP; zCDP composes by addition and converts to
+    ``eps = rho + 2 sqrt(rho log(1/delta))``. Sampling is not credited (as MindArmour's, which
+    documents the monitor as unsuited to subsampled mechanisms: zCDP has no tight
+    amplification by subsampling), so for the same run it reports a larger eps than the RDP
+    monitor. max_eps is the budget of ``max_epoch_suggest()`` and stop_when_spent."""
 
     _who = "ZCDPMonitor"
 
-    def __init__(self, num_samples, batch_size, initial_noise_multiplier=1.5, max_eval_epoch=None,
-                 noise_decay_mode="Time", noise_decay_rate=6e-4, per_print_times=50,
-                 dataset_sink_mode=False, target_delta=1e-5):
-        super().__init__(num_samples, batch_size, initial_noise_multiplier, max_eval_epoch,
-                         noise_decay_mode, noise_decay_rate, per_print_times, dataset_sink_mode)
+    def __init__(self, num_samples, batch_size, initial_noise_multiplier=1.5, max_eps=10.0,
+                 target_delta=1e-3, noise_decay_mode="Time", noise_decay_rate=6e-4,
+                 per_print_times=50, dataset_sink_mode=False, stop_when_spent=False):
+        super().__init__(num_samples, batch_size, initial_noise_multiplier, noise_decay_mode,
+                         noise_decay_rate, per_print_times, dataset_sink_mode, stop_when_spent)
         self._target_delta = check_number(target_delta, "target_delta", self._who, high=1.0)
+        self._max_eps = self._check_max(max_eps, "max_eps", self._who)
         self._reset()
+        if stop_when_spent:
+            self._within_budget()  # the budget it stops at must be set
 
     def _reset(self):
         self._steps = 0
         self._rho = 0.0
 
     def _spend(self, n):
-        if self._factor == 1.0:
+        if self._noise_decay_mode is None:
             self._rho += n * acc.zcdp_gaussian(self._sigma0)
             return
         for t in range(self._steps, self._steps + n):
@@ -243,6 +272,11 @@ class ZCDPMonitor(_Monitor):
 
     def _convert(self):
         return acc.eps_from_zcdp(self._rho, self._target_delta), self._target_delta
+
+    def _within_budget(self):
+        if self._max_eps is None:
+            raise ValueError("For 'ZCDPMonitor', the budget 'max_eps' must be set.")
+        return self.eps <= self._max_eps
 
 
 class PrivacyMonitorFactory:

@@ -1,13 +1,17 @@
 """The binary classifiers a membership-inference attack trains, in numpy (MindArmour uses
 scikit-learn, which mycel does not depend on): logistic regression ('lr'), k nearest
-neighbours ('knn'), a multi-layer perceptron ('mlp'), and the loss threshold ('threshold').
+neighbours ('knn'), a multi-layer perceptron ('mlp'), a random forest ('rf', _forest.py) and
+the loss threshold ('threshold').
 Each has ``fit(x, y)`` and ``score(x)`` (the probability of membership, or a monotone score),
 features standardised with the training statistics. ``grid_search`` picks the parameters of
 an attack_config entry by k-fold cross-validated accuracy and refits on all the data, as
-scikit-learn's GridSearchCV does."""
+scikit-learn's GridSearchCV does ('rf': at most 7 grid points drawn at random, as
+MindArmour's RandomizedSearchCV(n_iter=7))."""
 import itertools
 
 import numpy as np
+
+from mycel.armour.privacy.evaluation._forest import RandomForest
 
 
 class _Standardised:
@@ -155,11 +159,15 @@ class LossThreshold:
         return (x[:, -1] <= self.threshold).astype(np.int64)
 
 
-METHODS = {"lr": LogisticRegression, "knn": KNeighbors, "mlp": MLP, "threshold": LossThreshold}
+METHODS = {"lr": LogisticRegression, "knn": KNeighbors, "mlp": MLP, "rf": RandomForest,
+           "threshold": LossThreshold}
 _GRID_PARAMS = {"lr": {"C", "max_iter"}, "knn": {"n_neighbors"},
                 "mlp": {"hidden_layer_sizes", "alpha", "learning_rate_init", "max_iter",
                         "random_state"},
+                "rf": {"n_estimators", "criterion", "max_depth", "min_samples_split",
+                       "min_samples_leaf", "max_features", "bootstrap", "random_state"},
                 "threshold": set()}
+_RANDOM_SEARCH = {"rf": 7}  # methods searched over this many random grid points at most
 
 
 def check_config(attack_config):
@@ -176,7 +184,7 @@ def check_config(attack_config):
         method = entry["method"]
         if method not in METHODS:
             raise ValueError(f"For 'MembershipInference.train', the method must be one of "
-                             f"{sorted(METHODS)} ('rf' is not implemented), but got "
+                             f"{sorted(METHODS)}, but got "
                              f"{method!r}.")
         params = entry.get("params", {}) or {}
         unknown = set(params) - _GRID_PARAMS[method]
@@ -197,6 +205,10 @@ def grid_search(method, params, x, y, folds=3, seed=0):
     cls = METHODS[method]
     names = sorted(params)
     grid = [dict(zip(names, vals)) for vals in itertools.product(*[params[n] for n in names])]
+    draws = _RANDOM_SEARCH.get(method, len(grid))
+    if len(grid) > draws:
+        pick = np.random.RandomState(seed).choice(len(grid), draws, replace=False)
+        grid = [grid[i] for i in sorted(pick)]
     if len(grid) > 1:
         idx = np.random.RandomState(seed).permutation(len(x))
         parts = np.array_split(idx, folds)

@@ -6,7 +6,9 @@ order (so they do not depend on the class) followed by the sample's cross-entrop
 samples of the training set are labelled members (1), samples of held-out data non-members
 (0). ``train`` fits one attack classifier per attack_config entry on the target model's own
 outputs (MindArmour's setting: the attacker knows some members and non-members; the target
-model plays its own shadow model), ``eval`` measures them on other members and non-members.
+model plays its own shadow model) or, with ``shadow_model``, on the outputs of a shadow model
+the attacker trained on data of its own (Shokri et al. 2017); ``eval`` measures them on the
+target's members and non-members.
 """
 import numpy as np
 
@@ -75,8 +77,10 @@ class MembershipInference:
     ``train(dataset_train, dataset_test, attack_config)``: attack_config is a list of
     ``{"method": m, "params": {name: [values...]}}`` with m one of 'lr' (C, max_iter), 'knn'
     (n_neighbors), 'mlp' (hidden_layer_sizes, alpha, learning_rate_init, max_iter,
-    random_state) and 'threshold' (the loss threshold attack, no parameters); each grid is
-    searched by 3-fold cross-validation. ``eval(dataset_train, dataset_test, metrics)`` returns
+    random_state), 'rf' (n_estimators, criterion, max_depth, min_samples_split,
+    min_samples_leaf, max_features, bootstrap, random_state) and 'threshold' (the loss
+    threshold attack, no parameters); each grid is searched by 3-fold cross-validation ('rf':
+    over at most 7 of its points, drawn at random, as MindArmour). ``eval(dataset_train, dataset_test, metrics)`` returns
     one dict per trained attack with the metrics asked for among 'precision', 'recall',
     'accuracy' and 'auc'."""
 
@@ -97,11 +101,13 @@ class MembershipInference:
         """The trained attacks as (method, fitted classifier) pairs."""
         return list(self._attacks)
 
-    def features(self, dataset, who="train"):
-        """The attack features of every sample of dataset: [n, num_classes + 1]."""
+    def features(self, dataset, who="train", model=None):
+        """The attack features of every sample of dataset under `model` (default: the
+        evaluated model): [n, num_classes + 1]."""
+        model = self._model if model is None else model
         rows = []
         for data, label in _batches(dataset, who):
-            logits = self._model.predict(data).asnumpy().astype(np.float64)
+            logits = model.predict(data).asnumpy().astype(np.float64)
             if logits.ndim != 2:
                 raise ValueError(f"For 'MembershipInference.{who}', the model must output "
                                  f"logits of shape [batch, classes], but got "
@@ -120,18 +126,25 @@ class MembershipInference:
             raise ValueError(f"For 'MembershipInference.{who}', a dataset is empty.")
         return np.vstack(rows)
 
-    def _labelled(self, dataset_train, dataset_test, who):
-        members = self.features(dataset_train, who)
-        others = self.features(dataset_test, who)
+    def _labelled(self, dataset_train, dataset_test, who, model=None):
+        members = self.features(dataset_train, who, model)
+        others = self.features(dataset_test, who, model)
         x = np.vstack([members, others])
         y = np.concatenate([np.ones(len(members)), np.zeros(len(others))])
         return x, y
 
-    def train(self, dataset_train, dataset_test, attack_config):
+    def train(self, dataset_train, dataset_test, attack_config, shadow_model=None):
         """Fits the attacks of attack_config on members (dataset_train) and non-members
-        (dataset_test)."""
+        (dataset_test) of the evaluated model, or, given a shadow_model (a mycel Model
+        trained like the target on data of the same distribution: mycel's addition, Shokri et
+        al.'s shadow-model attack), on the shadow's members (its training data, as
+        dataset_train) and non-members (dataset_test); ``eval`` then applies the attacks to
+        the evaluated model's outputs."""
         check_config(attack_config)
-        x, y = self._labelled(dataset_train, dataset_test, "train")
+        if shadow_model is not None and not isinstance(shadow_model, Model):
+            raise TypeError(f"For 'MembershipInference.train', the 'shadow_model' must be a "
+                            f"mycel Model or None, but got {type(shadow_model).__name__}.")
+        x, y = self._labelled(dataset_train, dataset_test, "train", shadow_model)
         self._attacks = [(entry["method"], grid_search(entry["method"],
                                                        entry.get("params") or {}, x, y))
                          for entry in attack_config]

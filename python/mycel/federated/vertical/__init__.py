@@ -1,0 +1,11 @@
+"""Vertical federated learning (MindSpore Federated's ``vfl``): two parties hold different
+features of overlapping users. They find their common users by private set intersection
+(``RunPSI``, ECDH over Ristretto255 through libsodium), then train a split network in which
+only the activations at the cut and their gradients cross (``SplitLeader``,
+``SplitFollower``), over a ``VerticalFederatedCommunicator`` each."""
+from mycel.federated.vertical.communicator import (RunPSI, ServerConfig,
+                                                   VerticalFederatedCommunicator)
+from mycel.federated.vertical.split import SplitFollower, SplitLeader
+
+__all__ = ["RunPSI", "ServerConfig", "SplitFollower", "SplitLeader",
+           "VerticalFederatedCommunicator"]

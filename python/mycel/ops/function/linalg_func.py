@@ -1,0 +1,92 @@
+"""Linear solves composed from table ops (MindSpore 2.x's ``ops.matrix_solve``).
+
+Gaussian elimination with partial pivoting, unrolled over the static matrix size M: step k
+picks the row of largest |A[i, k]| among i >= k (ArgMax), exchanges it with row k (an
+elementwise update with one-hot rows, no gather of data-dependent shape), and subtracts
+multiples of row k from the rows below; back substitution then solves the upper-triangular
+system row by row. Every step works on whole [..., M, M] and [..., M, K] tensors with masks,
+so leading batch dimensions, both modes and gradients (through the ops' own rules) come for
+free. The cost is O(M) ops, meant for the small systems MindSpore programs solve this way. A
+singular matrix gives inf/NaN entries (no pivot is checked on the host).
+"""
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.primitive import constexpr
+
+__all__ = ["matrix_solve"]
+
+
+@constexpr
+def _solve_plan(a_shape, b_shape, a_dtype, b_dtype):
+    """M; errors name MatrixSolve."""
+    if a_dtype != b_dtype or a_dtype not in (_C.float32, _C.float64):
+        raise TypeError(f"For 'MatrixSolve', matrix and rhs must both be float32 or float64, "
+                        f"but got {a_dtype} and {b_dtype}.")
+    if len(a_shape) < 2 or a_shape[-1] != a_shape[-2]:
+        raise ValueError(f"For 'MatrixSolve', the matrix must be [..., M, M], but got shape "
+                         f"{tuple(a_shape)}.")
+    if len(b_shape) != len(a_shape) or tuple(b_shape[:-2]) != tuple(a_shape[:-2]) or \
+            b_shape[-2] != a_shape[-1]:
+        raise ValueError(f"For 'MatrixSolve', rhs must be [..., M, K] with the matrix's batch "
+                         f"dimensions, but got shapes {tuple(a_shape)} and {tuple(b_shape)}.")
+    return a_shape[-1]
+
+
+@constexpr
+def _step_constants(m, k, dtype):
+    """(index tensor [k], one-hot column e_k [M, 1], rows-below mask [M, 1], rows >= k
+    mask [M]) for step k."""
+    np_dtype = np.float64 if dtype == _C.float64 else np.float32
+    e = np.zeros((m, 1), np_dtype)
+    e[k] = 1
+    below = (np.arange(m) > k).astype(np_dtype).reshape(m, 1)
+    return (_C.Tensor(np.array([k], np.int64)), _C.Tensor(e), _C.Tensor(below),
+            _C.Tensor(np.arange(m) >= k))
+
+
+def _row(t, idx):
+    return prim("Gather")(t, idx, t.ndim - 2)  # [..., 1, N]
+
+
+def matrix_solve(matrix, rhs, adjoint=False):
+    """X with matrix @ X = rhs (matrix^T @ X = rhs with adjoint) for matrix [..., M, M] and
+    rhs [..., M, K], float32 or float64 (module docstring: the method and its limits)."""
+    a, b = as_tensor(matrix), as_tensor(rhs)
+    m = _solve_plan(a.shape, b.shape, a.dtype, b.dtype)
+    if adjoint:
+        a = prim("Transpose")(a, tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2))
+    for k in range(m):
+        idx, e_k, below, candidates = _step_constants(m, k, a.dtype)
+        col = prim("Gather")(a, idx, a.ndim - 1)  # [..., M, 1]
+        mag = prim("Select")(candidates, prim("Reshape")(prim("Abs")(col), col.shape[:-1]),
+                             prim("Fill")(a.dtype, col.shape[:-1], -1.0))
+        pivot = prim("Argmax", axis=-1, output_type=_C.int64)(mag)
+        e_p = prim("ExpandDims")(prim("OneHot", dtype=a.dtype)(pivot, m, 1.0, 0.0), -1)
+        is_p = prim("Greater")(e_p, 0.5)  # [..., M, 1]
+        a = _exchange(a, e_p, is_p, e_k, idx)
+        b = _exchange(b, e_p, is_p, e_k, idx)
+        row_a, row_b = _row(a, idx), _row(b, idx)
+        diag = prim("Gather")(row_a, idx, a.ndim - 1)  # [..., 1, 1]
+        factor = prim("Mul")(prim("Div")(prim("Gather")(a, idx, a.ndim - 1), diag), below)
+        a = prim("Sub")(a, prim("Mul")(factor, row_a))
+        b = prim("Sub")(b, prim("Mul")(factor, row_b))
+    x = prim("ZerosLike")(b)
+    for k in reversed(range(m)):
+        idx, e_k, _, _ = _step_constants(m, k, a.dtype)
+        row_a = _row(a, idx)  # [..., 1, M]
+        done = prim("BatchMatMul")(row_a, x) if a.ndim > 2 else prim("MatMul")(row_a, x)
+        diag = prim("Gather")(row_a, idx, a.ndim - 1)
+        x_k = prim("Div")(prim("Sub")(_row(b, idx), done), diag)  # [..., 1, K]
+        x = prim("Add")(x, prim("Mul")(e_k, x_k))
+    return x
+
+
+def _exchange(t, e_p, is_p, e_k, idx):
+    """t with rows k and p exchanged (exactly: rows are selected, not recomputed); row p is
+    the sum of e_p * t over the rows (one nonzero term)."""
+    row_p = prim("ReduceSum", keep_dims=True)(prim("Mul")(e_p, t), (t.ndim - 2,))
+    is_k = prim("Greater")(e_k, 0.5)  # [M, 1]
+    swapped = prim("Select")(is_p, prim("BroadcastTo", shape=t.shape)(_row(t, idx)), t)
+    return prim("Select")(is_k, prim("BroadcastTo", shape=t.shape)(row_p), swapped)

@@ -1,0 +1,160 @@
+"""MindSpore's ``mindspore.ops.operations._grad_ops``: the backward primitives programs and
+tests call directly (``G.SqrtGrad()(y, dy)``). mycel's own gradients come from the bprop
+rules (compiler/ad), not from these; each class here is composed from op-table primitives
+and gives the cotangent of its forward op's input from the forward's output (or input) and
+the output's cotangent ``dy``, in both modes:
+
+- ``SqrtGrad(y, dy) = dy / (2 y)``, ``RsqrtGrad(y, dy) = -dy y^3 / 2``,
+  ``SigmoidGrad(y, dy) = dy y (1 - y)``, ``TanhGrad(y, dy) = dy (1 - y^2)``,
+  ``AcoshGrad(y, dy) = dy / sinh(y)``, ``AsinhGrad(y, dy) = dy / cosh(y)`` (y the forward
+  output; cosh(y) = (e^y + e^-y) / 2 and sinh(y) = tanh(y) cosh(y), which keeps full
+  relative precision near 0 where e^y - e^-y would cancel);
+- ``DropoutGrad(keep_prob)(dy, mask) = dy * mask / keep_prob``;
+- ``KLDivLossGrad(reduction)(dy, x, target) = -target * dy``, divided by the number of
+  elements ('mean') or the batch size ('batchmean'); as MindSpore's kernel, it does not
+  zero the entries whose target is <= 0;
+- ``LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon=1e-12)(x, dy, variance, mean,
+  gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance.
+"""
+from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.function._util import prim as _prim
+from mycel.ops.primitive import constexpr
+
+__all__ = ["SqrtGrad", "RsqrtGrad", "SigmoidGrad", "TanhGrad", "AcoshGrad", "AsinhGrad",
+           "DropoutGrad", "KLDivLossGrad", "LayerNormGrad"]
+
+
+class _UnaryGrad(_Composed):
+    def __init__(self):
+        super().__init__()
+
+
+class SqrtGrad(_UnaryGrad):
+    """SqrtGrad()(y, dy): dy / (2 y), y = sqrt(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Div")(dy, _prim("Mul")(y, 2.0))
+
+
+class RsqrtGrad(_UnaryGrad):
+    """RsqrtGrad()(y, dy): -dy y^3 / 2, y = 1 / sqrt(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Mul")(dy, _prim("Mul")(_prim("Pow")(y, 3.0), -0.5))
+
+
+class SigmoidGrad(_UnaryGrad):
+    """SigmoidGrad()(y, dy): dy y (1 - y), y = sigmoid(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Mul")(dy, _prim("Mul")(y, _prim("Sub")(1.0, y)))
+
+
+class TanhGrad(_UnaryGrad):
+    """TanhGrad()(y, dy): dy (1 - y^2), y = tanh(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Mul")(dy, _prim("Sub")(1.0, _prim("Square")(y)))
+
+
+def _cosh(y):
+    return _prim("Mul")(_prim("Add")(_prim("Exp")(y), _prim("Exp")(_prim("Neg")(y))), 0.5)
+
+
+class AcoshGrad(_UnaryGrad):
+    """AcoshGrad()(y, dy): dy / sinh(y), y = acosh(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Div")(dy, _prim("Mul")(_prim("Tanh")(y), _cosh(y)))
+
+
+class AsinhGrad(_UnaryGrad):
+    """AsinhGrad()(y, dy): dy / cosh(y), y = asinh(x)."""
+
+    def __call__(self, y, dy):
+        return _prim("Div")(dy, _cosh(y))
+
+
+class DropoutGrad(_Composed):
+    """DropoutGrad(keep_prob=0.5)(dy, mask): dy * mask / keep_prob."""
+
+    def __init__(self, keep_prob=0.5):
+        if isinstance(keep_prob, bool) or not isinstance(keep_prob, (int, float)) or \
+                not 0 < keep_prob <= 1:
+            raise ValueError(f"For 'DropoutGrad', 'keep_prob' must be a number in (0, 1], but "
+                             f"got {keep_prob!r}.")
+        super().__init__(keep_prob=keep_prob)
+        self.keep_prob = float(keep_prob)
+
+    def __call__(self, dy, mask):
+        return _prim("Div")(_prim("Mul")(dy, _prim("Cast")(mask, dy.dtype)), self.keep_prob)
+
+
+@constexpr
+def _kl_scale(reduction, shape):
+    """The divisor of the reduction: 1, the element count or the batch size."""
+    if reduction == "mean":
+        n = 1
+        for d in shape:
+            n *= d
+        return float(n)
+    if reduction == "batchmean":
+        return float(shape[0]) if shape else 1.0
+    return 1.0
+
+
+class KLDivLossGrad(_Composed):
+    """KLDivLossGrad(reduction='mean')(dy, x, target): the cotangent of KLDivLoss's logits,
+    -target * dy (scaled by the reduction; module docstring)."""
+
+    def __init__(self, reduction="mean"):
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"For 'KLDivLossGrad', 'reduction' must be 'none', 'mean', 'sum' or "
+                             f"'batchmean', but got {reduction!r}.")
+        super().__init__(reduction=reduction)
+        self.reduction = reduction
+
+    def __call__(self, dy, x, target):
+        g = _prim("Neg")(_prim("Mul")(target, _prim("BroadcastTo", shape=x.shape)(dy)))
+        return _prim("Div")(g, _kl_scale(self.reduction, x.shape))
+
+
+@constexpr
+def _ln_axes(ndim, begin_norm_axis, begin_params_axis):
+    """(normalised axes, the axes dgamma and dbeta sum over)."""
+    bn, bp = begin_norm_axis % ndim, begin_params_axis % ndim
+    return tuple(range(bn, ndim)), tuple(range(bp))
+
+
+class LayerNormGrad(_Composed):
+    """LayerNormGrad(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-12)(x, dy, variance,
+    mean, gamma) -> (dx, dgamma, dbeta): with r = (variance + epsilon)^(-1/2),
+    xhat = (x - mean) r and g = dy gamma, dx = r (g - mean(g) - xhat mean(g xhat)) over the
+    normalised axes; dgamma = sum(dy xhat) and dbeta = sum(dy) over the axes before
+    begin_params_axis, shaped like gamma."""
+
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-12):
+        for name, v in (("begin_norm_axis", begin_norm_axis),
+                        ("begin_params_axis", begin_params_axis)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"For 'LayerNormGrad', '{name}' must be an int, but got {v!r}.")
+        super().__init__(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
+                         epsilon=epsilon)
+        self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
+        self.epsilon = float(epsilon)
+
+    def __call__(self, x, dy, variance, mean, gamma):
+        norm_axes, param_axes = _ln_axes(x.ndim, self.begin_norm_axis,
+                                            self.begin_params_axis)
+        r = _prim("Rsqrt")(_prim("Add")(variance, self.epsilon))
+        xhat = _prim("Mul")(_prim("Sub")(x, mean), r)
+        g = _prim("Mul")(dy, gamma)
+        mean_g = _prim("ReduceMean", keep_dims=True)(g, norm_axes)
+        mean_gx = _prim("ReduceMean", keep_dims=True)(_prim("Mul")(g, xhat), norm_axes)
+        dx = _prim("Mul")(r, _prim("Sub")(_prim("Sub")(g, mean_g), _prim("Mul")(xhat, mean_gx)))
+        dgamma = _prim("Mul")(dy, xhat)
+        dbeta = dy
+        if param_axes:  # () would mean every axis to ReduceSum
+            dgamma = _prim("ReduceSum")(dgamma, param_axes)
+            dbeta = _prim("ReduceSum")(dbeta, param_axes)
+        return dx, _prim("Reshape")(dgamma, gamma.shape), _prim("Reshape")(dbeta, gamma.shape)
