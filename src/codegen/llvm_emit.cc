@@ -54,7 +54,14 @@ std::string cst(DType t, double v) {
   return std::to_string(static_cast<int64_t>(v));
 }
 
+bool float_minmax(const LOutput& o) {
+  return (o.reduce == Reduce::Max || o.reduce == Reduce::Min) && fp(o.dtype);
+}
+
+// Float sums accumulate in double; float max/min in the integer of the float's width, as
+// ordered keys (ordered_key below); everything else in its own type.
 DType acc_dtype(const LOutput& o) {
+  if (float_minmax(o)) return o.dtype == DType::Float32 ? DType::Int32 : DType::Int64;
   bool sum = o.reduce == Reduce::Sum || o.reduce == Reduce::Mean;
   return sum && fp(o.dtype) ? DType::Float64 : o.dtype;
 }
@@ -84,7 +91,7 @@ class Emitter {
     body();
     std::ostringstream os;
     // The entry: unpack the buffer table, call the body (inlined).
-    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) {\nentry:\n";
+    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) #1 {\nentry:\n";
     std::string args;
     for (size_t i = 0; i < bufs_.size(); ++i) {
       os << "  %a" << i << " = getelementptr inbounds i8*, i8** %bufs, i64 " << i << "\n";
@@ -97,7 +104,10 @@ class Emitter {
     for (size_t i = 0; i < bufs_.size(); ++i) os << bufs_[i] << "* noalias %p" << i << ", ";
     os << "i64 %lo, i64 %hi) #0 {\n" << out_.str() << "}\n\n";
     for (const std::string& d : decls_) os << d << "\n";
-    os << "attributes #0 = { alwaysinline nounwind }\n";
+    // 512-bit vectors where the CPU has them (LLVM prefers 256 by default): a float sum's
+    // double accumulators would otherwise hold the whole loop to 4 floats per vector.
+    os << "attributes #0 = { alwaysinline nounwind \"prefer-vector-width\"=\"512\" }\n";
+    os << "attributes #1 = { nounwind \"prefer-vector-width\"=\"512\" }\n";
     return os.str();
   }
 
@@ -222,26 +232,61 @@ class Emitter {
       std::string a = vty(ad);
       std::string p = ptr(acc_[j], at);
       std::string cur = op("load " + a + ", " + a + "* " + p);
-      std::string xv = ad != o.dtype ? op("fpext float " + x + " to double") : x;
+      std::string xv = float_minmax(o) ? ordered_key(o, x)
+                       : ad != o.dtype ? op("fpext float " + x + " to double")
+                                       : x;
       std::string r;
       if (o.reduce == Reduce::Sum || o.reduce == Reduce::Mean) {
         r = op(fp(ad) ? "fadd reassoc " + a + " " + cur + ", " + xv
                       : "add " + a + " " + cur + ", " + xv);
       } else {
+        // Integers, or float keys (ordered_key): a signed integer max/min.
         bool max = o.reduce == Reduce::Max;
-        std::string c;
-        if (fp(ad)) {
-          std::string c1 =
-              op(std::string("fcmp ") + (max ? "ogt " : "olt ") + a + " " + xv + ", " + cur);
-          std::string c2 = op("fcmp uno " + a + " " + xv + ", " + xv);
-          c = op("or i1 " + c1 + ", " + c2);
-        } else {
-          c = op(std::string("icmp ") + (max ? "sgt " : "slt ") + a + " " + xv + ", " + cur);
-        }
+        std::string c =
+            op(std::string("icmp ") + (max ? "sgt " : "slt ") + a + " " + xv + ", " + cur);
         r = op("select i1 " + c + ", " + a + " " + xv + ", " + a + " " + cur);
       }
       line("store " + a + " " + r + ", " + a + "* " + p);
     }
+  }
+
+  // Float max/min reduce integer keys in the floats' total order, so the loop is an integer
+  // max/min, which LLVM vectorises without fast-math flags (a NaN-propagating float select
+  // kept whole clusters scalar). key(b) = b ^ ((b >> (w-1)) & ~sign): -inf < ... < -0 < +0
+  // < ... < +inf. A NaN is first given the sign that makes it win (+ for max, - for min), so
+  // any NaN makes the result NaN, as the CPU kernel's; -0 and +0 order as -0 < +0 (the CPU
+  // kernel keeps whichever its lanes meet first: both compare equal).
+  std::string ordered_key(const LOutput& o, const std::string& x) {
+    bool f32 = o.dtype == DType::Float32;
+    std::string it = f32 ? "i32" : "i64", ft = f32 ? "float" : "double";
+    std::string sign = f32 ? "-2147483648" : "-9223372036854775808";
+    std::string mag = f32 ? "2147483647" : "9223372036854775807";
+    std::string inf = f32 ? "2139095040" : "9218868437227405312";
+    std::string bits = op("bitcast " + ft + " " + x + " to " + it);
+    std::string abs = op("and " + it + " " + bits + ", " + mag);
+    std::string nan = op("icmp ugt " + it + " " + abs + ", " + inf);
+    std::string won = o.reduce == Reduce::Max ? abs : op("or " + it + " " + bits + ", " + sign);
+    std::string b = op("select i1 " + nan + ", " + it + " " + won + ", " + it + " " + bits);
+    return flip(it, b, f32 ? "31" : "63", mag);
+  }
+  // The float of a key (flip is its own inverse); a NaN as the canonical quiet NaN.
+  std::string key_value(const LOutput& o, const std::string& key) {
+    bool f32 = o.dtype == DType::Float32;
+    std::string it = f32 ? "i32" : "i64", ft = f32 ? "float" : "double";
+    std::string mag = f32 ? "2147483647" : "9223372036854775807";
+    std::string inf = f32 ? "2139095040" : "9218868437227405312";
+    std::string qnan = f32 ? "2143289344" : "9221120237041090560";
+    std::string bits = flip(it, key, f32 ? "31" : "63", mag);
+    std::string abs = op("and " + it + " " + bits + ", " + mag);
+    std::string nan = op("icmp ugt " + it + " " + abs + ", " + inf);
+    std::string b = op("select i1 " + nan + ", " + it + " " + qnan + ", " + it + " " + bits);
+    return op("bitcast " + it + " " + b + " to " + ft);
+  }
+  std::string flip(const std::string& it, const std::string& b, const std::string& top,
+                   const std::string& mag) {
+    std::string s = op("ashr " + it + " " + b + ", " + top);
+    std::string m = op("and " + it + " " + s + ", " + mag);
+    return op("xor " + it + " " + b + ", " + m);
   }
 
   void finalize(size_t j) {
@@ -252,6 +297,10 @@ class Emitter {
     int outbuf = static_cast<int>(k_.inputs.size() + j);
     loop(b, e, [&](const std::string& i) {
       std::string x = op("load " + a + ", " + a + "* " + ptr(acc_[j], i));
+      if (float_minmax(o)) {
+        line("store " + m + " " + key_value(o, x) + ", " + m + "* " + ptr(outbuf, i));
+        return;
+      }
       if (o.reduce == Reduce::Mean)
         x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
       if (ad != o.dtype) x = op("fptrunc double " + x + " to float");
