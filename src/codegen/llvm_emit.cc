@@ -250,6 +250,26 @@ class Emitter {
     }
   }
 
+  // The integer view of a float type: its integer type, the shift to its sign bit, and the bit
+  // patterns of the sign, the magnitude mask, +inf and the canonical quiet NaN.
+  struct Bits {
+    std::string it, ft, top, sign, mag, inf, qnan;
+  };
+  static Bits bits_of(DType t) {
+    if (t == DType::Float32)
+      return {"i32", "float", "31", "-2147483648", "2147483647", "2139095040", "2143289344"};
+    return {"i64",
+            "double",
+            "63",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "9218868437227405312",
+            "9221120237041090560"};
+  }
+  std::string is_nan(const Bits& f, const std::string& bits) {
+    std::string abs = op("and " + f.it + " " + bits + ", " + f.mag);
+    return op("icmp ugt " + f.it + " " + abs + ", " + f.inf);
+  }
   // Float max/min reduce integer keys in the floats' total order, so the loop is an integer
   // max/min, which LLVM vectorises without fast-math flags (a NaN-propagating float select
   // kept whole clusters scalar). key(b) = b ^ ((b >> (w-1)) & ~sign): -inf < ... < -0 < +0
@@ -257,36 +277,26 @@ class Emitter {
   // any NaN makes the result NaN, as the CPU kernel's; -0 and +0 order as -0 < +0 (the CPU
   // kernel keeps whichever its lanes meet first: both compare equal).
   std::string ordered_key(const LOutput& o, const std::string& x) {
-    bool f32 = o.dtype == DType::Float32;
-    std::string it = f32 ? "i32" : "i64", ft = f32 ? "float" : "double";
-    std::string sign = f32 ? "-2147483648" : "-9223372036854775808";
-    std::string mag = f32 ? "2147483647" : "9223372036854775807";
-    std::string inf = f32 ? "2139095040" : "9218868437227405312";
-    std::string bits = op("bitcast " + ft + " " + x + " to " + it);
-    std::string abs = op("and " + it + " " + bits + ", " + mag);
-    std::string nan = op("icmp ugt " + it + " " + abs + ", " + inf);
-    std::string won = o.reduce == Reduce::Max ? abs : op("or " + it + " " + bits + ", " + sign);
-    std::string b = op("select i1 " + nan + ", " + it + " " + won + ", " + it + " " + bits);
-    return flip(it, b, f32 ? "31" : "63", mag);
+    Bits f = bits_of(o.dtype);
+    std::string bits = op("bitcast " + f.ft + " " + x + " to " + f.it);
+    std::string won = o.reduce == Reduce::Max ? op("and " + f.it + " " + bits + ", " + f.mag)
+                                              : op("or " + f.it + " " + bits + ", " + f.sign);
+    std::string b =
+        op("select i1 " + is_nan(f, bits) + ", " + f.it + " " + won + ", " + f.it + " " + bits);
+    return flip(f, b);
   }
   // The float of a key (flip is its own inverse); a NaN as the canonical quiet NaN.
   std::string key_value(const LOutput& o, const std::string& key) {
-    bool f32 = o.dtype == DType::Float32;
-    std::string it = f32 ? "i32" : "i64", ft = f32 ? "float" : "double";
-    std::string mag = f32 ? "2147483647" : "9223372036854775807";
-    std::string inf = f32 ? "2139095040" : "9218868437227405312";
-    std::string qnan = f32 ? "2143289344" : "9221120237041090560";
-    std::string bits = flip(it, key, f32 ? "31" : "63", mag);
-    std::string abs = op("and " + it + " " + bits + ", " + mag);
-    std::string nan = op("icmp ugt " + it + " " + abs + ", " + inf);
-    std::string b = op("select i1 " + nan + ", " + it + " " + qnan + ", " + it + " " + bits);
-    return op("bitcast " + it + " " + b + " to " + ft);
+    Bits f = bits_of(o.dtype);
+    std::string bits = flip(f, key);
+    std::string b =
+        op("select i1 " + is_nan(f, bits) + ", " + f.it + " " + f.qnan + ", " + f.it + " " + bits);
+    return op("bitcast " + f.it + " " + b + " to " + f.ft);
   }
-  std::string flip(const std::string& it, const std::string& b, const std::string& top,
-                   const std::string& mag) {
-    std::string s = op("ashr " + it + " " + b + ", " + top);
-    std::string m = op("and " + it + " " + s + ", " + mag);
-    return op("xor " + it + " " + b + ", " + m);
+  std::string flip(const Bits& f, const std::string& b) {
+    std::string s = op("ashr " + f.it + " " + b + ", " + f.top);
+    std::string m = op("and " + f.it + " " + s + ", " + f.mag);
+    return op("xor " + f.it + " " + b + ", " + m);
   }
 
   void finalize(size_t j) {
