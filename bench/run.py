@@ -1064,6 +1064,48 @@ def fusion_section():
     return lines
 
 
+def models_section():
+    """Training steps of mycel.models' ResNet-18 and Transformer encoder against PyTorch eager:
+    mycel GRAPH mode with and without graph-kernel fusion and (Transformer) amp O2 bfloat16,
+    each setting in its own process."""
+    print("bench: model training steps (mycel settings, then torch at 1 and 2 threads) ...",
+          flush=True)
+    settings = {"resnet18": ("unfused", "fused"),
+                "transformer": ("unfused", "fused", "bf16", "bf16_fused")}
+    my = {(m, s): run("models_bench.py", "mycel", m, s)["ms"]
+          for m, ss in settings.items() for s in ss}
+    th = {m: min(run("models_bench.py", "torch", m, t)["ms"] for t in ("1", "2"))
+          for m in settings}
+    labels = {"resnet18": "ResNet-18, batch 16, 3x64x64",
+              "transformer": "Transformer encoder, batch 32 x 128 tokens"}
+    rows = []
+    for m, ss in settings.items():
+        for s in ss:
+            t = my[(m, s)]
+            bf16 = s.startswith("bf16")
+            unfused = my[(m, "bf16" if bf16 else "unfused")]
+            rows.append([labels[m], {"unfused": "float32", "fused": "float32, fused",
+                                     "bf16": "O2 bfloat16", "bf16_fused": "O2 bfloat16, fused"}[s],
+                         f"{t:.1f}", f"{unfused / t:.2f}", f"{th[m]:.1f}", f"{th[m] / t:.2f}",
+                         f"{my[(m, 'unfused')] / t:.2f}" if bf16 else "-"])
+    return _table(
+        "Model training steps",
+        f"Produced by bench/models_bench.py (`python3 bench/run.py --only models`) on "
+        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best "
+        "of 1 and 2 threads; each setting in its own process (a shared machine: steps vary by up "
+        "to 2x between runs under other jobs' load). One training step (forward, "
+        "cross-entropy, backward, Momentum update) on a fixed batch: mycel GRAPH mode "
+        "(`nn.TrainOneStepCell`; O2: `amp.build_train_network(..., level=\"O2\")` with the "
+        "dynamic loss scale), fused = `set_context(enable_graph_kernel=True)`; PyTorch: "
+        "torchvision's resnet18 and the same encoder in torch.nn. ms per step, best of 3 "
+        "passes of 10 steps (PyTorch: 2 of 2; the module docstring has the details). "
+        "Targets: ≥ 1.5x PyTorch; fusion never slower than unfused; O2 bfloat16 ≥ 1.5x "
+        "float32 on the Transformer.",
+        ["model", "mycel setting", "mycel ms/step", "vs unfused", "PyTorch ms/step",
+         "vs PyTorch", "vs float32"], rows)
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
@@ -1085,6 +1127,7 @@ SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "thor": ("## THOR", thor_section),
     "vmap": ("## vmap", vmap_section),
     "fusion": ("## Graph-kernel fusion", fusion_section),
+    "models": ("## Model training steps", models_section),
 }
 
 
@@ -1185,6 +1228,7 @@ def main():
     lines += thor_section()
     lines += vmap_section()
     lines += fusion_section()
+    lines += models_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -54,7 +54,14 @@ std::string cst(DType t, double v) {
   return std::to_string(static_cast<int64_t>(v));
 }
 
+bool float_minmax(const LOutput& o) {
+  return (o.reduce == Reduce::Max || o.reduce == Reduce::Min) && fp(o.dtype);
+}
+
+// Float sums accumulate in double; float max/min in the integer of the float's width, as
+// ordered keys (ordered_key below); everything else in its own type.
 DType acc_dtype(const LOutput& o) {
+  if (float_minmax(o)) return o.dtype == DType::Float32 ? DType::Int32 : DType::Int64;
   bool sum = o.reduce == Reduce::Sum || o.reduce == Reduce::Mean;
   return sum && fp(o.dtype) ? DType::Float64 : o.dtype;
 }
@@ -84,7 +91,7 @@ class Emitter {
     body();
     std::ostringstream os;
     // The entry: unpack the buffer table, call the body (inlined).
-    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) {\nentry:\n";
+    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) #1 {\nentry:\n";
     std::string args;
     for (size_t i = 0; i < bufs_.size(); ++i) {
       os << "  %a" << i << " = getelementptr inbounds i8*, i8** %bufs, i64 " << i << "\n";
@@ -97,7 +104,10 @@ class Emitter {
     for (size_t i = 0; i < bufs_.size(); ++i) os << bufs_[i] << "* noalias %p" << i << ", ";
     os << "i64 %lo, i64 %hi) #0 {\n" << out_.str() << "}\n\n";
     for (const std::string& d : decls_) os << d << "\n";
-    os << "attributes #0 = { alwaysinline nounwind }\n";
+    // 512-bit vectors where the CPU has them (LLVM prefers 256 by default): a float sum's
+    // double accumulators would otherwise hold the whole loop to 4 floats per vector.
+    os << "attributes #0 = { alwaysinline nounwind \"prefer-vector-width\"=\"512\" }\n";
+    os << "attributes #1 = { nounwind \"prefer-vector-width\"=\"512\" }\n";
     return os.str();
   }
 
@@ -222,26 +232,71 @@ class Emitter {
       std::string a = vty(ad);
       std::string p = ptr(acc_[j], at);
       std::string cur = op("load " + a + ", " + a + "* " + p);
-      std::string xv = ad != o.dtype ? op("fpext float " + x + " to double") : x;
+      std::string xv = float_minmax(o) ? ordered_key(o, x)
+                       : ad != o.dtype ? op("fpext float " + x + " to double")
+                                       : x;
       std::string r;
       if (o.reduce == Reduce::Sum || o.reduce == Reduce::Mean) {
         r = op(fp(ad) ? "fadd reassoc " + a + " " + cur + ", " + xv
                       : "add " + a + " " + cur + ", " + xv);
       } else {
+        // Integers, or float keys (ordered_key): a signed integer max/min.
         bool max = o.reduce == Reduce::Max;
-        std::string c;
-        if (fp(ad)) {
-          std::string c1 =
-              op(std::string("fcmp ") + (max ? "ogt " : "olt ") + a + " " + xv + ", " + cur);
-          std::string c2 = op("fcmp uno " + a + " " + xv + ", " + xv);
-          c = op("or i1 " + c1 + ", " + c2);
-        } else {
-          c = op(std::string("icmp ") + (max ? "sgt " : "slt ") + a + " " + xv + ", " + cur);
-        }
+        std::string c =
+            op(std::string("icmp ") + (max ? "sgt " : "slt ") + a + " " + xv + ", " + cur);
         r = op("select i1 " + c + ", " + a + " " + xv + ", " + a + " " + cur);
       }
       line("store " + a + " " + r + ", " + a + "* " + p);
     }
+  }
+
+  // The integer view of a float type: its integer type, the shift to its sign bit, and the bit
+  // patterns of the sign, the magnitude mask, +inf and the canonical quiet NaN.
+  struct Bits {
+    std::string it, ft, top, sign, mag, inf, qnan;
+  };
+  static Bits bits_of(DType t) {
+    if (t == DType::Float32)
+      return {"i32", "float", "31", "-2147483648", "2147483647", "2139095040", "2143289344"};
+    return {"i64",
+            "double",
+            "63",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "9218868437227405312",
+            "9221120237041090560"};
+  }
+  std::string is_nan(const Bits& f, const std::string& bits) {
+    std::string abs = op("and " + f.it + " " + bits + ", " + f.mag);
+    return op("icmp ugt " + f.it + " " + abs + ", " + f.inf);
+  }
+  // Float max/min reduce integer keys in the floats' total order, so the loop is an integer
+  // max/min, which LLVM vectorises without fast-math flags (a NaN-propagating float select
+  // kept whole clusters scalar). key(b) = b ^ ((b >> (w-1)) & ~sign): -inf < ... < -0 < +0
+  // < ... < +inf. A NaN is first given the sign that makes it win (+ for max, - for min), so
+  // any NaN makes the result NaN, as the CPU kernel's; -0 and +0 order as -0 < +0 (the CPU
+  // kernel keeps whichever its lanes meet first: both compare equal).
+  std::string ordered_key(const LOutput& o, const std::string& x) {
+    Bits f = bits_of(o.dtype);
+    std::string bits = op("bitcast " + f.ft + " " + x + " to " + f.it);
+    std::string won = o.reduce == Reduce::Max ? op("and " + f.it + " " + bits + ", " + f.mag)
+                                              : op("or " + f.it + " " + bits + ", " + f.sign);
+    std::string b =
+        op("select i1 " + is_nan(f, bits) + ", " + f.it + " " + won + ", " + f.it + " " + bits);
+    return flip(f, b);
+  }
+  // The float of a key (flip is its own inverse); a NaN as the canonical quiet NaN.
+  std::string key_value(const LOutput& o, const std::string& key) {
+    Bits f = bits_of(o.dtype);
+    std::string bits = flip(f, key);
+    std::string b =
+        op("select i1 " + is_nan(f, bits) + ", " + f.it + " " + f.qnan + ", " + f.it + " " + bits);
+    return op("bitcast " + f.it + " " + b + " to " + f.ft);
+  }
+  std::string flip(const Bits& f, const std::string& b) {
+    std::string s = op("ashr " + f.it + " " + b + ", " + f.top);
+    std::string m = op("and " + f.it + " " + s + ", " + f.mag);
+    return op("xor " + f.it + " " + b + ", " + m);
   }
 
   void finalize(size_t j) {
@@ -252,6 +307,10 @@ class Emitter {
     int outbuf = static_cast<int>(k_.inputs.size() + j);
     loop(b, e, [&](const std::string& i) {
       std::string x = op("load " + a + ", " + a + "* " + ptr(acc_[j], i));
+      if (float_minmax(o)) {
+        line("store " + m + " " + key_value(o, x) + ", " + m + "* " + ptr(outbuf, i));
+        return;
+      }
       if (o.reduce == Reduce::Mean)
         x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
       if (ad != o.dtype) x = op("fptrunc double " + x + " to float");

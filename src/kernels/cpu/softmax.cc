@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vmath.h"
 #include "ops/infer_nn.h"
 
@@ -138,6 +139,9 @@ void softmax_blocks(const T* x, T* y, const AxisSplit& sp, bool log) {
       C* yc;
       if constexpr (std::is_same_v<C, T>) {
         xc = xo, yc = yo;
+      } else if constexpr (std::is_same_v<T, bfloat16>) {
+        ew::bf16_to_f32(xo, 1, buf.data(), block);  // vectorised (element by element: 2x slower)
+        xc = yc = buf.data();
       } else {
         for (int64_t i = 0; i < block; ++i) buf[static_cast<size_t>(i)] = static_cast<C>(xo[i]);
         xc = yc = buf.data();
@@ -147,7 +151,9 @@ void softmax_blocks(const T* x, T* y, const AxisSplit& sp, bool log) {
       } else {
         softmax_cols_c(xc, yc, sp.len, sp.inner, log, m.data(), s.data());
       }
-      if constexpr (!std::is_same_v<C, T>) {
+      if constexpr (std::is_same_v<T, bfloat16>) {
+        ew::f32_to_bf16(buf.data(), yo, 1, block);
+      } else if constexpr (!std::is_same_v<C, T>) {
         for (int64_t i = 0; i < block; ++i) yo[i] = static_cast<T>(buf[static_cast<size_t>(i)]);
       }
     }
