@@ -20,6 +20,17 @@ void bind_runtime(pyb::module_& m) {
     set_global_seed(static_cast<uint64_t>(seed));
   });
   m.def("get_seed", []() { return static_cast<int64_t>(global_seed()); });
+  m.def(
+      "_random_state",
+      []() {
+        auto [seed, offset] = global_random_state();
+        return pyb::make_tuple(seed, offset);
+      },
+      "The global generator's (seed, next counter).");
+  m.def(
+      "_set_random_state",
+      [](uint64_t seed, uint64_t offset) { set_global_random_state(seed, offset); },
+      "Sets the global generator's (seed, next counter), as _random_state gave them.");
   m.def("set_num_threads", [](int n) { set_num_threads(n); });
   m.def("get_num_threads", []() { return num_threads(); });
   m.def("memory_stats", []() {

@@ -29,6 +29,17 @@ uint64_t global_seed() {
   return g_seed;
 }
 
+std::pair<uint64_t, uint64_t> global_random_state() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return {g_seed, g_offset};
+}
+
+void set_global_random_state(uint64_t seed, uint64_t offset) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_seed = seed;
+  g_offset = offset;
+}
+
 RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count) {
   if (seed != 0 || seed2 != 0) {
     return {mix(static_cast<uint64_t>(seed) * 0x100000001B3ull ^ mix(static_cast<uint64_t>(seed2))),

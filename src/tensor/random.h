@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace mycel {
 
@@ -46,6 +47,11 @@ struct RandomStream {
 
 void set_global_seed(uint64_t seed);
 uint64_t global_seed();
+// The global generator's state (its seed and the next counter it hands out), and setting it
+// back: mycel.recompute draws a recomputed block's random numbers again from where the
+// forward drew them.
+std::pair<uint64_t, uint64_t> global_random_state();
+void set_global_random_state(uint64_t seed, uint64_t offset);
 // Reserves `count` counters of the global generator (or, when seed or seed2 is nonzero, a
 // stream determined by them alone, as MindSpore's op-level seeds).
 RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count);
