@@ -18,12 +18,19 @@ def T(a):
     return ms.Tensor(np.asarray(a, dtype=np.float32))
 
 
-@pytest.fixture
-def graph():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
+def _mode_fixture(mode):
+    """A fixture running the test in `mode`, the context's mode restored after."""
+    @pytest.fixture
+    def fixture():
+        old = ms.get_context("mode")
+        ms.set_context(mode=mode)
+        yield
+        ms.set_context(mode=old)
+    return fixture
+
+
+graph = _mode_fixture(ms.GRAPH_MODE)
+pynative = _mode_fixture(ms.PYNATIVE_MODE)
 
 
 class Block(nn.Cell):
@@ -298,14 +305,6 @@ class FnNet(nn.Cell):
         for i, b in enumerate(self.blocks):
             x = ms.recompute(b, x) if i in self.marked else b(x)
         return ops.mean(x * x)
-
-
-@pytest.fixture
-def pynative():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    yield
-    ms.set_context(mode=old)
 
 
 def test_recompute_function_gradients(pynative):
