@@ -504,7 +504,9 @@ def pipeline_section():
         "work (11 MatMuls in each backward: stage 0 computes no gradient of its input, and "
         "stage 1's first Dense is frozen); `unequal` rows train every layer, so stage 0's "
         "backward is one MatMul (1/12) lighter: for them the replay, not the formula, is the "
-        "ideal of the schedule. Load average when "
+        "ideal of the schedule. On a loaded machine a program's time includes its "
+        "preemptions (busy time inflated), so a ratio below 1 is noise, not a schedule "
+        "better than the ideal: measure on a quiet machine. Load average when "
         f"measured: {load:.1f} on {os.cpu_count()} cores.",
         "",
         "| schedule | M | stages | ideal | idle, stage 0 | idle, stage 1 | mean | mean / ideal | "
