@@ -2,6 +2,15 @@
 loopback, 1 thread each), an MLP of 8 Dense layers 1024 wide (4 per stage, Tanh, MSE,
 Momentum), float32, 512 rows per micro-batch, M = 2, 4 and 8 micro-batches, GPipe and 1F1B.
 
+The two stages do equal work, as the ideal (S-1)/(M+S-1) assumes. A stage's forward is 4
+MatMuls of 512x1024 by 1024x1024; its backward recomputes them and computes the weights'
+gradients and the input's. Stage 0 needs no gradient of its input (the data), so the first
+Dense of stage 1 is frozen (``requires_grad=False``, a fixed random projection): its
+weight's gradient is not computed either, and each backward is 11 such MatMuls (stage 0: 4
+recomputed, 4 for the weights, 3 for the inputs; stage 1: 4, 3, 4). Only the elementwise
+ops differ (stage 1 computes the loss). `--unequal` trains every layer, the earlier form
+(stage 0's backward one MatMul lighter).
+
 Each rank records when its stage programs run (``PipelineCell.events``: the start and end of
 every forward and backward, time.monotonic, one clock for the machine's processes). A
 stage's idle fraction is 1 - (its programs' time) / (the step's span, from the first start
@@ -10,7 +19,7 @@ measured steps the one with the shortest span is kept (the machine is shared). T
 durations replayed through the schedule without latency (``pipeline.replay``) give the
 bubble of the schedule itself, apart from communication and process wake-ups.
 
-`pipeline_bench.py SCHEDULER M` starts the two processes (a timeout ends them whatever
+`pipeline_bench.py SCHEDULER M [--unequal]` starts the two processes (a timeout ends them whatever
 happens) and prints JSON: each stage's idle fraction, the ideal, the step's span in ms.
 """
 import json
@@ -25,7 +34,7 @@ WIDTH, LAYERS, ROWS = 1024, 8, 512
 WARMUP, ROUNDS = 2, 5
 
 
-def worker(scheduler, micro, rank):
+def worker(scheduler, micro, rank, unequal=False):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     import numpy as np
     import mycel as ms
@@ -42,6 +51,9 @@ def worker(scheduler, micro, rank):
         for c in (nn.Dense(WIDTH, WIDTH), nn.Tanh()):
             c.pipeline_stage = 0 if i < LAYERS // 2 else 1
             cells.append(c)
+    if not unequal:  # the first Dense of stage 1: see the module's text
+        for p in cells[LAYERS].get_parameters():
+            p.requires_grad = False
     pc = nn.PipelineCell(nn.WithLossCell(nn.SequentialCell(cells), nn.MSELoss()), micro)
     step = nn.TrainOneStepCell(pc, nn.Momentum(pc.trainable_params(), 0.01, 0.9))
     rng = np.random.default_rng(0)
@@ -57,10 +69,10 @@ def worker(scheduler, micro, rank):
     return {"stage": pc.stage, "runs": runs}
 
 
-def launch(scheduler, micro):
+def launch(scheduler, micro, unequal=False):
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     from mycel.parallel.pipeline import bubble, replay
-    got = gloo_job(__file__, 2, [scheduler, micro])
+    got = gloo_job(__file__, 2, [scheduler, micro] + (["--unequal"] if unequal else []))
     best = None
     for k in range(ROUNDS):
         events = {g["stage"]: g["runs"][k] for g in got}
@@ -70,13 +82,16 @@ def launch(scheduler, micro):
             best = (span, events)
     idle, ideal = bubble(best[1], 2, micro)
     again, _ = bubble(replay(best[1], 2, micro, scheduler), 2, micro)
-    return {"scheduler": scheduler, "micro": micro, "idle": [idle[0], idle[1]],
+    return {"scheduler": scheduler, "micro": micro, "equal_stages": not unequal,
+            "idle": [idle[0], idle[1]],
             "replayed": [again[0], again[1]], "ideal": ideal, "span_ms": best[0] * 1e3}
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "worker":
-        scheduler, micro, rank = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        write_rank_result(rank, worker(scheduler, micro, rank))
+    unequal = "--unequal" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--unequal"]
+    if args[0] == "worker":
+        scheduler, micro, rank = args[1], int(args[2]), int(args[3])
+        write_rank_result(rank, worker(scheduler, micro, rank, unequal))
     else:
-        print(json.dumps(launch(sys.argv[1], int(sys.argv[2]))))
+        print(json.dumps(launch(args[0], int(args[1]), unequal)))

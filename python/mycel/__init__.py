@@ -28,6 +28,7 @@ from mycel.common.api import JitConfig  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
                                  jacrev)
 from mycel.ops._vmap import vmap  # noqa: E402,F401
+from mycel.common.recompute import recompute  # noqa: E402,F401
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)
 from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
@@ -60,3 +61,4 @@ __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_c
            "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
            "amp", "vmap"]
 __all__ += ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "shard"]
+__all__ += ["recompute"]

@@ -20,6 +20,14 @@ void bind_runtime(pyb::module_& m) {
     set_global_seed(static_cast<uint64_t>(seed));
   });
   m.def("get_seed", []() { return static_cast<int64_t>(global_seed()); });
+  pyb::class_<RandomState>(m, "_RandomState", "A snapshot of the random generators' state.");
+  m.def(
+      "_random_state", []() { return random_state(); },
+      "The random generators' state: the global seed and counter, each seeded primitive's "
+      "position.");
+  m.def(
+      "_set_random_state", [](const RandomState& s) { set_random_state(s); },
+      "Sets the random generators' state, as _random_state gave it.");
   m.def("set_num_threads", [](int n) { set_num_threads(n); });
   m.def("get_num_threads", []() { return num_threads(); });
   m.def("memory_stats", []() {

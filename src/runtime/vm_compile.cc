@@ -231,6 +231,12 @@ class Compiler {
     return p != nullptr && (p->op->flags & F_COLLECTIVE) != 0;
   }
 
+  // Whether c writes some of its inputs (an F_INPLACE prim: an optimizer's update, Assign).
+  static bool is_update(const CNode* c) {
+    const ir::PrimData* p = c->prim();
+    return p != nullptr && (p->op->flags & F_INPLACE) != 0;
+  }
+
   // Whether c may run earlier than its place without changing any result: a prim without
   // effects (kEffectFlags) or a tuple builtin.
   static bool is_pure(const CNode* c) {
@@ -244,7 +250,13 @@ class Compiler {
   //     computes on, and waits where their results are read (data parallelism's gradient
   //     buckets start while the backward pass runs);
   //   - the pure items of a returned make_tuple: a PYNATIVE backward reports each gradient
-  //     as soon as it is computed (vm::ResultObserver).
+  //     as soon as it is computed (vm::ResultObserver);
+  //   - the pure inputs of updates (is_update): in a training step, the gradient an
+  //     optimizer's update reads. The effects come in parameter order, first layer first, so
+  //     without this the depth-first order computes every weight's gradient after the whole
+  //     backward chain, keeping each layer's activation and activation gradient alive until
+  //     then (two tensors per layer); hoisted, a weight's gradient is computed as soon as its
+  //     layer's activation gradient is, and both die early, as in a returned tuple.
   // A sink's cone is the pure nodes that lead to it alone (every user in the cone, every
   // path to a sink reaching it first): in a
   // backward graph, the MatMul computing a weight's gradient from the activation gradient,
@@ -265,11 +277,23 @@ class Compiler {
     const bool tuple_out =
         output->is_cnode() && static_cast<const CNode*>(output)->is_builtin(Builtin::MakeTuple);
     constexpr size_t kNone = SIZE_MAX, kMany = SIZE_MAX - 1;
-    std::vector<uint8_t> sink(n, 0);
+    // after_comm[i]: i is pure and reads a collective's result, directly or through pure
+    // nodes. Such an update input stays in place: hoisted, it would wait for the collective
+    // right after issuing it, and the backward would no longer overlap the communication.
+    std::vector<uint8_t> sink(n, 0), after_comm(n, 0);
     size_t num_sinks = 0;
     for (size_t i = 0; i < n; ++i) {
+      if (!is_pure(order[i])) continue;
+      for (size_t k = 1; k < order[i]->size(); ++k) {
+        auto it = pos.find(order[i]->input(k));
+        if (it != pos.end() && (is_collective(order[it->second]) || after_comm[it->second]))
+          after_comm[i] = 1;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
       bool item = false;
-      for (size_t u : users[i]) item = item || (tuple_out && order[u] == output);
+      for (size_t u : users[i])
+        item = item || (tuple_out && order[u] == output) || (is_update(order[u]) && !after_comm[i]);
       sink[i] = order[i] != output && (is_collective(order[i]) || (item && is_pure(order[i])));
       num_sinks += sink[i];
     }

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <unordered_map>
 
 namespace mycel {
 
@@ -35,6 +34,18 @@ uint64_t global_seed() {
 }
 
 int64_t new_random_instance() { return g_next_instance.fetch_add(1); }
+
+RandomState random_state() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return {g_seed, g_offset, g_instance_offsets};
+}
+
+void set_random_state(const RandomState& s) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_seed = s.seed;
+  g_offset = s.offset;
+  g_instance_offsets = s.instances;
+}
 
 RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count, int64_t instance) {
   std::lock_guard<std::mutex> lock(g_mu);

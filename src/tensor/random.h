@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 
 namespace mycel {
 
@@ -57,5 +58,16 @@ uint64_t global_seed();
 RandomStream next_random_stream(int64_t seed, int64_t seed2, uint64_t count, int64_t instance = 0);
 // A new primitive instance's id (nonzero, never reused in the process).
 int64_t new_random_instance();
+
+// The generators' whole state: the global seed, the next counter it hands out, and each
+// seeded primitive instance's position. mycel.recompute sets it back to draw a recomputed
+// block's random numbers again from where its forward drew them.
+struct RandomState {
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+  std::unordered_map<int64_t, uint64_t> instances;
+};
+RandomState random_state();
+void set_random_state(const RandomState& s);
 
 }  // namespace mycel

@@ -24,7 +24,10 @@ and ``pipeline_config``). The rules, each in one place here:
 - **Boundaries.** Activations go forward and their gradients back with Send/Receive on the
   point-to-point lanes (``comm_func.isend``/``irecv``): sends are queued (never wait), a
   receive waits for its data, so no schedule below can deadlock. Tags tell micro-batches
-  and directions apart. Shapes and dtypes come from ``split``'s recording.
+  and directions apart. Shapes and dtypes come from ``split``'s recording. Receives are
+  posted one ahead, in schedule order: a program's input is on its way while the program
+  before it computes, and the wait finds it there (a stage holds at most one received
+  tensor beyond what its schedule keeps).
 - **Schedules** (``schedule``): GPipe runs every micro-batch's forward, then every
   backward; 1F1B runs S-1-s forwards (warm-up), then one forward and one backward in turn,
   then the remaining backwards (drain), so stage s holds at most S-s micro-batches in flight.
@@ -259,6 +262,9 @@ class Runner:
                                       sens_param=True)(net, self.weights)
         rank = stage * dp + dp_rank
         self.prev, self.next = rank - dp, rank + dp
+        # What irecv is given for each direction (its shape and dtype only), made once.
+        self._like = {k: Tensor(np.zeros(b[0]), b[1]) for k, b in
+                      (("F", boundary_in), ("B", boundary_out)) if b[0] is not None}
         self.group = None
         self.events = []
         self.micro = 0
@@ -285,11 +291,11 @@ class Runner:
         order = (schedule(self.scheduler, self.stages, self.stage, micro) if backward else
                  [("F", i) for i in range(micro)])
         sums, kept, sends, losses, self.events = None, {}, [], [], []
+        receive = self._receiver(order)
         with _as_graph():
             for kind, i in order:
                 if kind == "F":
-                    x = micro_inputs[i] if self.stage == 0 else self._recv(
-                        self.boundary_in, self.prev, 2 * i)
+                    x = micro_inputs[i] if self.stage == 0 else receive(kind, i)
                     t = time.monotonic()
                     y = self.net(x, *labels[i]) if self.last else self.net(x)
                     self.events.append(("F", i, t, time.monotonic()))
@@ -303,7 +309,7 @@ class Runner:
                 if self.last:
                     args = (x, *labels[i], ones_like(losses[i]))
                 else:
-                    args = (x, self._recv(self.boundary_out, self.next, 2 * i + 1))
+                    args = (x, receive(kind, i))
                 t = time.monotonic()
                 g = self.backward(*args)
                 if self.stage > 0:
@@ -314,6 +320,32 @@ class Runner:
         for h in sends:
             h.wait()
         return self._loss(losses), None if sums is None else self._grads(sums, micro)
+
+    def _receiver(self, order):
+        """receive(kind, i): the tensor program (kind, i) of `order` is given by a neighbour
+        (the previous stage's activation for "F", the next stage's gradient for "B"). The
+        receives are posted in schedule order, each as the one before it is waited for, so
+        the next one is in flight while a program computes."""
+        need = [(k, i) for k, i in order
+                if (k == "F" and self.stage > 0) or (k == "B" and not self.last)]
+        posted, ahead = {}, iter(need)
+
+        def post():
+            key = next(ahead, None)
+            if key is not None:
+                k, i = key
+                peer, tag = (self.prev, 2 * i) if k == "F" else (self.next, 2 * i + 1)
+                posted[key] = _cf.irecv(self._like[k], peer, tag=tag)
+
+        post()
+
+        def receive(kind, i):
+            out, h = posted.pop((kind, i))
+            post()
+            h.wait()
+            return out
+
+        return receive
 
     def _grads(self, sums, micro):
         """The micro-batches' gradient sums as the gradient of the mean loss: scaled once,
