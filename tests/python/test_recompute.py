@@ -375,6 +375,35 @@ def test_recompute_function_redraws_the_same_random_numbers(pynative):
     assert not all(np.array_equal(a, b) for a, b in zip(other, want))
 
 
+class SeededDropout(nn.Cell):
+    """Dropout with its own seeds: its primitive's position in the seeds' stream advances
+    with each call (test_random_streams.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = P.Dropout(keep_prob=0.5, Seed0=7, Seed1=3)
+
+    def construct(self, x):
+        return self.drop(x)[0]
+
+
+def test_recompute_function_redraws_a_seeded_primitives_numbers(pynative):
+    # The recomputation rewinds seeded primitives too: the block draws the forward's mask,
+    # and the next step continues the stream as without recompute.
+    ws = weights(2, 2, 16, seed=18)
+    x = T(np.random.default_rng(19).standard_normal((32, 16)))
+
+    def run(marked):
+        net = FnNet([Block(ws[0], dropout=SeededDropout()), Block(ws[1])], marked)
+        return [grads(net, x) for _ in range(2)]
+
+    want, got = run(()), run((0,))
+    for step_got, step_want in zip(got, want):
+        for a, b in zip(step_got, step_want):
+            np.testing.assert_array_equal(a, b)
+    assert not all(np.array_equal(a, b) for a, b in zip(want[0], want[1]))
+
+
 def test_recompute_function_errors(pynative):
     x = T(np.ones((2, 2)))
     with pytest.raises(TypeError, match="recompute.*must be a Cell.*function"):
