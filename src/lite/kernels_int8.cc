@@ -24,6 +24,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "lite/conv_1ch.h"
 #include "lite/dnnl_util.h"
 #include "lite/kernels.h"
 #include "lite/quant.h"
@@ -189,8 +190,9 @@ struct DnnlInt8Conv : Int8Node {
   std::optional<dnnl::reorder> dst_reorder;
   memory src_m, wei_m, bias_m, dst_m, dst_user;
   std::unordered_map<int, memory> args;
-  std::vector<uint8_t> xq;    // the staged input
-  std::vector<uint8_t> rows;  // a float32 input's row per channel, quantized
+  std::optional<Conv1ch> direct;  // one input channel (lite/conv_1ch.h) instead of oneDNN
+  std::vector<uint8_t> xq;        // the staged input
+  std::vector<uint8_t> planar;    // a float32 input quantized (NCHW)
   bool stage = false, stage_padded = false, act_after = false;
   int64_t Hs = 0, Ws = 0, work = 0;
 
@@ -209,10 +211,18 @@ struct DnnlInt8Conv : Int8Node {
     const OpAttrs& a = n.a;
     const Dims &x = in[0], &wd = in[1];
     const int64_t G = a.group;
-    stage_padded = padded() && zx != 0;
+    if (out_u8 && Conv1ch::available() &&
+        Conv1ch::takes(x[1], wd[0], wd[2], wd[3], a.stride, a.dilation, G))
+      direct.emplace(w, wd[0], wd[2], wd[3], comp, scale, zy, lo, hi);
+    stage_padded = direct || (padded() && zx != 0);
     stage = !in_u8 || stage_padded;
     Hs = x[2] + (stage_padded ? a.pad[0] + a.pad[1] : 0);
     Ws = x[3] + (stage_padded ? a.pad[2] + a.pad[3] : 0);
+    if (direct) {
+      xq.assign(static_cast<size_t>(x[0] * Hs * Ws + Conv1ch::kSlack), zx);
+      if (!in_u8) planar.resize(static_cast<size_t>(numel(x)));
+      return;
+    }
     memory::dims xd{x[0], x[1], Hs, Ws}, yd{out[0], out[1], out[2], out[3]};
     memory::dims pl{0, 0}, pr{0, 0};
     if (!stage_padded) pl = {a.pad[0], a.pad[2]}, pr = {a.pad[1], a.pad[3]};
@@ -235,7 +245,7 @@ struct DnnlInt8Conv : Int8Node {
     }
     prim = dnnl::convolution_forward(*pd);
     if (stage) xq.assign(static_cast<size_t>(numel(Dims{x[0], x[1], Hs, Ws})), zx);
-    if (!in_u8) rows.resize(static_cast<size_t>(x[1] * x[3]));
+    if (!in_u8) planar.resize(static_cast<size_t>(numel(x)));
     src_m = memory(s, dnnl_engine(), stage ? xq.data() : DNNL_MEMORY_NONE);
     bias_m = memory(b, dnnl_engine(), comp32.data());
     dst_user = memory(y_user, dnnl_engine(), DNNL_MEMORY_NONE);
@@ -270,21 +280,27 @@ struct DnnlInt8Conv : Int8Node {
                       static_cast<size_t>(W * C));
       return;
     }
-    // Each input row of each channel quantized where it is contiguous (a loop the compiler
-    // vectorises), then interleaved into the NHWC row (in place when C is 1).
+    // The whole input quantized where it lies (one vectorised pass), then copied into the
+    // NHWC rows (row by row when C is 1).
+    quantize_u8_row(x, N * C * H * W, inv_sx, zx, planar.data());
     for (int64_t b = 0; b < N; ++b)
       for (int64_t h = 0; h < H; ++h) {
         uint8_t* row = xq.data() + ((b * Hs + h + top) * Ws + left) * C;
-        for (int64_t c = 0; c < C; ++c)
-          quantize_u8_row(x + ((b * C + c) * H + h) * W, W, inv_sx, zx,
-                          C == 1 ? row : rows.data() + c * W);
-        if (C == 1) continue;
+        const uint8_t* p = planar.data() + (b * C * H + h) * W;
+        if (C == 1) {
+          std::memcpy(row, p, static_cast<size_t>(W));
+          continue;
+        }
         for (int64_t ww = 0; ww < W; ++ww)
-          for (int64_t c = 0; c < C; ++c) row[ww * C + c] = rows[c * W + ww];
+          for (int64_t c = 0; c < C; ++c) row[ww * C + c] = p[c * H * W + ww];
       }
   }
 
   void run(const float* const* src, float* dst) override {
+    if (direct) {
+      stage_input(src[0]);
+      return direct->run(xq.data(), in[0][0], Hs, Ws, reinterpret_cast<uint8_t*>(dst));
+    }
     SerialBelow serial(work);
     if (stage)
       stage_input(src[0]);

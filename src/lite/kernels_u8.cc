@@ -67,27 +67,39 @@ MC_U8_CLONES void add_codes(const uint8_t* a, const uint8_t* b, int64_t n, int32
 }
 
 struct U8Pool : U8Node {
-  std::vector<uint8_t> rowmax;  // a max pool's window rows reduced: [W, C]
+  std::vector<uint8_t> rowmax, span;  // a max pool's rows: [W, C] each
   U8Pool(const Graph& g, const NodeDesc& node) : U8Node(g, node) {
-    if (n.a.pool == PoolKind::Max && out_u8)
-      rowmax.resize(static_cast<size_t>(in[0][3] * in[0][1]));
+    if (n.a.pool != PoolKind::Max || !out_u8) return;
+    rowmax.resize(static_cast<size_t>(in[0][3] * in[0][1]));
+    span.resize(rowmax.size());
   }
 
-  // Max pool, uint8 out: per output row, the window's input rows (clipped to the input) are
-  // reduced bytewise into `rowmax`, then each output pixel takes the max of its columns
-  // (starting from code 0, an empty window's result).
+  // Max pool, uint8 out, separably: per output row, the window's input rows (clipped to the
+  // input) reduced bytewise into `rowmax` (code 0 for none, an empty window's result); then
+  // span[w] = the max of rowmax over columns [w, w + kernel) clipped to the input, so an output
+  // pixel whose window starts inside the input copies its span; one starting in the left
+  // padding takes the max of its columns directly.
   void max_pool(const uint8_t* x, uint8_t* y) {
-    const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3], OH = out[2], OW = out[3];
+    const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3], OH = out[2], OW = out[3],
+                  K = n.a.kernel[1];
     for (int64_t b = 0; b < N; ++b)
       for (int64_t oh = 0; oh < OH; ++oh) {
         const PoolWindow rows = pool_window(n.a, H, W, oh, 0);
         std::fill(rowmax.begin(), rowmax.end(), uint8_t{0});
         for (int64_t h = rows.hs; h < rows.he; ++h)
           max_into(x + (b * H + h) * W * C, W * C, rowmax.data());
+        std::copy(rowmax.begin(), rowmax.end(), span.begin());
+        for (int64_t k = 1; k < K && k < W; ++k)
+          max_into(rowmax.data() + k * C, (W - k) * C, span.data());
         uint8_t* yr = y + (b * OH + oh) * OW * C;
         for (int64_t ow = 0; ow < OW; ++ow) {
           const PoolWindow pw = pool_window(n.a, H, W, oh, ow);
           uint8_t* yp = yr + ow * C;
+          const int64_t start = ow * n.a.stride[1] - n.a.pad[2];
+          if (start >= 0 && start < W) {
+            std::memcpy(yp, span.data() + start * C, static_cast<size_t>(C));
+            continue;
+          }
           std::fill(yp, yp + C, uint8_t{0});
           for (int64_t w = pw.ws; w < pw.we; ++w) {
             const uint8_t* r = rowmax.data() + w * C;

@@ -96,6 +96,44 @@ TEST(LiteInt8Flow, PoolOnCodesEqualsIntegerLoops) {
       }
 }
 
+TEST(LiteInt8Flow, MaxPoolWindowsOnCodesEqualDirectLoops) {
+  // The separable uint8 max pool over other windows: LeNet's 2x2/2, a 2x3 window with stride
+  // (2, 1) padded left and right, a 3x3/1 one padded on every side, on 6 and 40 channels.
+  struct Win {
+    int64_t kh, kw, sh, sw, pt, pb, pl, pr;
+  };
+  for (const Win& v :
+       {Win{2, 2, 2, 2, 0, 0, 0, 0}, Win{2, 3, 2, 1, 0, 0, 1, 1}, Win{3, 3, 1, 1, 1, 1, 1, 1}})
+    for (int64_t C : {6, 40}) {
+      Graph g = one_input({2, C, 9, 10});
+      OpAttrs a;
+      a.kernel[0] = v.kh, a.kernel[1] = v.kw, a.stride[0] = v.sh, a.stride[1] = v.sw;
+      a.pad[0] = v.pt, a.pad[1] = v.pb, a.pad[2] = v.pl, a.pad[3] = v.pr;
+      const int y = add_node(g, "pool", OpType::Pool, a, {g.inputs[0]});
+      g.outputs = {y};
+      infer_shapes(g);
+      make_u8(g, g.inputs[0], 0.05f, 11);
+      make_u8(g, y, 0.05f, 11);
+      const Dims x = g.tensors[g.inputs[0]].shape, o = g.tensors[y].shape;
+      const std::vector<uint8_t> xs = random_codes(static_cast<size_t>(numel(x)), 8);
+      std::vector<uint8_t> got(static_cast<size_t>(numel(o)));
+      run_node(g, {xs.data()}, got.data());
+      for (int64_t b = 0; b < o[0]; ++b)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t oh = 0; oh < o[2]; ++oh)
+            for (int64_t ow = 0; ow < o[3]; ++ow) {
+              int64_t best = 0;
+              for (int64_t i = 0; i < v.kh; ++i)
+                for (int64_t j = 0; j < v.kw; ++j) {
+                  const int64_t h = oh * v.sh - v.pt + i, w = ow * v.sw - v.pl + j;
+                  if (h >= 0 && h < x[2] && w >= 0 && w < x[3])
+                    best = std::max<int64_t>(best, xs[nhwc(x, b, c, h, w)]);
+                }
+              ASSERT_EQ(got[nhwc(o, b, c, oh, ow)], best) << C << " " << oh << " " << ow;
+            }
+    }
+}
+
 TEST(LiteInt8Flow, AddRescalesCodesExactly) {
   for (Act act : {Act::None, Act::ReLU, Act::ReLU6}) {
     Graph g = one_input({2, 3, 4, 5});
@@ -377,6 +415,17 @@ TEST(LiteInt8Flow, FusedRequantizationEqualsTheReferenceExactly) {
   c = conv_case({1, 3, 12, 12}, {8, 3, 3, 3}, 2, 1, 1, 1, Act::ReLU);
   c.in_u8 = false, c.zx = 128, c.zy = 0;
   expect_int8_node_exact(c, 60);
+  // One input channel (lite/conv_1ch.h on CPUs with AVX-512 VBMI and VNNI): LeNet's first
+  // layer from float32; a uint8 input, 3 channels out, odd widths; 8 channels of an 8x8 kernel.
+  c = conv_case({2, 1, 28, 28}, {6, 1, 5, 5}, 1, 2, 1, 1, Act::ReLU);
+  c.in_u8 = false, c.zx = 120;
+  expect_int8_node_exact(c, 90);
+  c = conv_case({1, 1, 13, 37}, {3, 1, 3, 7}, 1, 1, 1, 1, Act::None);
+  c.zx = 9, c.zy = 100;
+  expect_int8_node_exact(c, 100);
+  c = conv_case({2, 1, 21, 19}, {8, 1, 8, 8}, 1, 0, 1, 1, Act::ReLU6);
+  c.zy = 4, c.out_scale = 5e-4;
+  expect_int8_node_exact(c, 110);
 }
 
 TEST(LiteInt8Flow, SumsPastFloatPrecisionFollowTheDefinedOrder) {
