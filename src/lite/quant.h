@@ -51,8 +51,7 @@ inline float bf16_to_float(uint16_t b) {
 // one definition the int8 kernels, their references and the converter share. Rounds by adding
 // and subtracting 1.5 * 2^23 (exact for |t| < 2^22 in the default rounding mode), not by
 // nearbyintf, a library call per element on baseline x86-64.
-// `quantize_code` is the same in float arithmetic with the clamp [lo, hi] inside [0, 255] (a
-// fused activation's, u8_act_range): branch-free, so loops over it vectorise.
+// `quantize_code` is the same in float arithmetic with a clamp [lo, hi] inside [0, 255].
 inline float quantize_code(float x, float inv_scale, float zero_point, float lo, float hi) {
   float t = x * inv_scale;
   t = t >= -512.f ? t : -512.f;  // also NaN
