@@ -177,6 +177,19 @@ dnnl::primitive_attr int8_attr(const Int8Node& k, bool* act_after) {
   return attr;
 }
 
+// The int8 weights w, laid out as `user`, reordered once (at load) into the primitive's `want`.
+memory prepack_weights(const memory::desc& user, const memory::desc& want, const int8_t* w) {
+  memory u(user, dnnl_engine(), const_cast<int8_t*>(w)), m(want, dnnl_engine());
+  dnnl::reorder(u, m).execute(dnnl_stream(), u, m);
+  dnnl_stream().wait();
+  return m;
+}
+
+std::unordered_map<int, memory> int8_args(const memory& src, const memory& wei, const memory& bias,
+                                          const memory& dst) {
+  return {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}};
+}
+
 bool slow_impl(const std::string& impl) {
   return impl.find("gemm") != std::string::npos || impl.find("ref") != std::string::npos;
 }
@@ -262,15 +275,9 @@ struct DnnlInt8Conv : Int8Node {
       dst_m = memory(pd->dst_desc(), dnnl_engine());
       dst_reorder.emplace(dst_m, dst_user);
     }
-    memory wei_user({kd, memory::data_type::s8, G > 1 ? Tag::goihw : Tag::oihw}, dnnl_engine(),
-                    const_cast<int8_t*>(w));
-    wei_m = memory(pd->weights_desc(), dnnl_engine());
-    dnnl::reorder(wei_user, wei_m).execute(dnnl_stream(), wei_user, wei_m);
-    dnnl_stream().wait();
-    args = {{DNNL_ARG_SRC, src_m},
-            {DNNL_ARG_WEIGHTS, wei_m},
-            {DNNL_ARG_BIAS, bias_m},
-            {DNNL_ARG_DST, dst_m}};
+    wei_m = prepack_weights({kd, memory::data_type::s8, G > 1 ? Tag::goihw : Tag::oihw},
+                            pd->weights_desc(), w);
+    args = int8_args(src_m, wei_m, bias_m, dst_m);
     work = numel(out) * per_out;
   }
 
@@ -359,15 +366,8 @@ struct DnnlInt8Fc : Int8Node {
     src_m = memory(s, dnnl_engine(), in_u8 ? DNNL_MEMORY_NONE : xq.data());
     bias_m = memory(b, dnnl_engine(), comp32.data());
     dst_m = memory(y, dnnl_engine(), DNNL_MEMORY_NONE);
-    memory wei_user({{N, K}, memory::data_type::s8, Tag::oi}, dnnl_engine(),
-                    const_cast<int8_t*>(w));
-    wei_m = memory(pd.weights_desc(), dnnl_engine());
-    dnnl::reorder(wei_user, wei_m).execute(dnnl_stream(), wei_user, wei_m);
-    dnnl_stream().wait();
-    args = {{DNNL_ARG_SRC, src_m},
-            {DNNL_ARG_WEIGHTS, wei_m},
-            {DNNL_ARG_BIAS, bias_m},
-            {DNNL_ARG_DST, dst_m}};
+    wei_m = prepack_weights({{N, K}, memory::data_type::s8, Tag::oi}, pd.weights_desc(), w);
+    args = int8_args(src_m, wei_m, bias_m, dst_m);
   }
 
   void run(const float* const* src, float* dst) override {
