@@ -73,18 +73,52 @@ double peak_rss_mb() {
   return 0.0;
 }
 
+// --timeProfiling=true: `loops` more runs timing each node; per node its mean and minimum in
+// us (on a busy machine the minima are the steadier measure), its share of the nodes' total
+// mean, its op and output (dtype and shape), slowest first.
+void print_profile(Model& model, const std::vector<Tensor>& inputs, int64_t loops,
+                   std::ostream& out) {
+  const Graph& g = model.graph();
+  std::vector<double> sum(g.nodes.size(), 0.0), best(g.nodes.size(), 1e30), run;
+  std::vector<Tensor> outputs;
+  for (int64_t i = 0; i < loops; ++i) {
+    run.assign(g.nodes.size(), 0.0);
+    model.Predict(inputs, &outputs, &run);
+    for (size_t k = 0; k < run.size(); ++k) sum[k] += run[k], best[k] = std::min(best[k], run[k]);
+  }
+  double total = 0, total_min = 0;
+  for (size_t k = 0; k < sum.size(); ++k) total += sum[k], total_min += best[k];
+  std::vector<size_t> order(sum.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sum[a] > sum[b]; });
+  const double per = 1e6 / static_cast<double>(loops);
+  out << std::fixed << std::setprecision(1) << "Per node, over " << loops
+      << " runs (us): mean, min, share of the mean; nodes' total " << total * per << " mean, "
+      << total_min * 1e6 << " of minima\n";
+  for (size_t k : order) {
+    const NodeDesc& n = g.nodes[k];
+    const TensorDesc& y = g.tensors[n.outputs[0]];
+    out << "  " << std::setw(9) << sum[k] * per << std::setw(9) << best[k] * 1e6 << std::setw(6)
+        << (total > 0 ? 100.0 * sum[k] / total : 0.0) << "%  " << op_type_name(n.op) << " '"
+        << n.name << "' -> " << dtype_name(y.dtype) << " " << dims_str(y.shape) << "\n";
+  }
+}
+
 }  // namespace
 
 int benchmark_main(const std::vector<std::string>& args, std::ostream& out) {
   Flags f = parse_flags(kTool, args,
                         {"modelFile", "loopCount", "warmUpLoopCount", "numThreads", "inDataFile",
-                         "benchmarkDataFile", "accuracyThreshold", "enableFp16"});
+                         "benchmarkDataFile", "accuracyThreshold", "enableFp16", "timeProfiling"});
   Context ctx;
   ctx.thread_num = static_cast<int>(f.get_int("numThreads", 1, 1, 1024));
   const std::string half = f.get("enableFp16", "false");
   MC_CHECK(half == "true" || half == "false", Value, kTool, ": --enableFp16=", half,
            ": expected true or false");
   if (half == "true") ctx.precision = Precision::BFloat16;
+  const std::string profile = f.get("timeProfiling", "false");
+  MC_CHECK(profile == "true" || profile == "false", Value, kTool, ": --timeProfiling=", profile,
+           ": expected true or false");
   const int64_t loops = f.get_int("loopCount", 10, 1, 1000000);
   const int64_t warm = f.get_int("warmUpLoopCount", 3, 0, 1000000);
   double threshold = 0.5;
@@ -135,6 +169,7 @@ int benchmark_main(const std::vector<std::string>& args, std::ostream& out) {
   out << "Model: " << f.get("modelFile") << ", threads: " << ctx.thread_num << ", runs: " << loops
       << (half == "true" ? ", bf16 convolutions" : "") << "\n";
   out << "Latency (ms): min " << ms.front() << ", mean " << mean << ", p99 " << ms[p99] << "\n";
+  if (profile == "true") print_profile(model, inputs, loops, out);
   out << std::setprecision(2) << "Peak memory: arena " << model.arena_bytes() / 1048576.0
       << " MB, process peak RSS " << peak_rss_mb() << " MB\n";
   if (!f.has("benchmarkDataFile")) return 0;

@@ -118,9 +118,9 @@ void apply_act(float* p, int64_t n, Act a);
 std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n);
 std::unique_ptr<Kernel> make_ref_kernel(const Graph& g, const NodeDesc& n);
 std::unique_ptr<Kernel> make_dnnl_kernel(const Graph& g, const NodeDesc& n, bool bf16 = false);
-// Int8 Conv2D / FullyConnected (kernels_int8.cc): oneDNN's u8 x s8 -> s32 convolution and
-// gemm, or (reference) direct integer loops; both end in the same float32 epilogue, so
-// they agree exactly.
+// Int8 Conv2D / FullyConnected (kernels_int8.cc): one oneDNN int8 primitive with the
+// requantization fused (or lite/conv_1ch.h for one input channel), or (reference) direct
+// integer loops computing the same defined expression, so they agree exactly.
 std::unique_ptr<Kernel> make_int8_kernel(const Graph& g, const NodeDesc& n, bool reference);
 // Pool, Reshape and Eltwise Add on uint8 activations (kernels_u8.cc; lite/quant.h): integer
 // kernels, their own references.

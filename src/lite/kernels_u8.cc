@@ -10,7 +10,10 @@
 //     multipliers Ma = fixed_mult(sa / sy), Mb = fixed_mult(sb / sy), a fused ReLU/ReLU6 as
 //     the clamp; float32 output: sa (qa - za) + sb (qb - zb), then the activation.
 // Integer arithmetic throughout: these kernels are their own exact references (the tests
-// compare them with direct integer loops).
+// compare them with direct integer loops). A max pool to uint8 runs separably (each output
+// row's window rows reduced to one row by bytewise max, then each output pixel's columns of
+// it), and Add's loop is built for AVX-512 and AVX2 too (target_clones, chosen at load by
+// the CPU): the same integer expressions, vectorised.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -46,11 +49,70 @@ struct U8Node : NodeKernel {
   float real(int32_t code) const { return sx * static_cast<float>(code - zx); }
 };
 
+#define MC_U8_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+// y[i] = max(y[i], x[i]) over n bytes.
+MC_U8_CLONES void max_into(const uint8_t* x, int64_t n, uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], x[i]);
+}
+
+// Add's uint8 output: clamp(fixed_round((a - za) ma + (b - zb) mb) + zy, lo, hi) (int64).
+MC_U8_CLONES void add_codes(const uint8_t* a, const uint8_t* b, int64_t n, int32_t za, int32_t zb,
+                            int64_t ma, int64_t mb, int32_t zy, int32_t lo, int32_t hi,
+                            uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = fixed_round((a[i] - za) * ma + (b[i] - zb) * mb) + zy;
+    y[i] = static_cast<uint8_t>(std::min<int64_t>(std::max<int64_t>(v, lo), hi));
+  }
+}
+
 struct U8Pool : U8Node {
-  using U8Node::U8Node;
+  std::vector<uint8_t> rowmax, span;  // a max pool's rows: [W, C] each
+  U8Pool(const Graph& g, const NodeDesc& node) : U8Node(g, node) {
+    if (n.a.pool != PoolKind::Max || !out_u8) return;
+    rowmax.resize(static_cast<size_t>(in[0][3] * in[0][1]));
+    span.resize(rowmax.size());
+  }
+
+  // Max pool, uint8 out, separably: per output row, the window's input rows (clipped to the
+  // input) reduced bytewise into `rowmax` (code 0 for none, an empty window's result); then
+  // span[w] = the max of rowmax over columns [w, w + kernel) clipped to the input, so an output
+  // pixel whose window starts inside the input copies its span; one starting in the left
+  // padding takes the max of its columns directly.
+  void max_pool(const uint8_t* x, uint8_t* y) {
+    const int64_t N = in[0][0], C = in[0][1], H = in[0][2], W = in[0][3], OH = out[2], OW = out[3],
+                  K = n.a.kernel[1];
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const PoolWindow rows = pool_window(n.a, H, W, oh, 0);
+        std::fill(rowmax.begin(), rowmax.end(), uint8_t{0});
+        for (int64_t h = rows.hs; h < rows.he; ++h)
+          max_into(x + (b * H + h) * W * C, W * C, rowmax.data());
+        std::copy(rowmax.begin(), rowmax.end(), span.begin());
+        for (int64_t k = 1; k < K && k < W; ++k)
+          max_into(rowmax.data() + k * C, (W - k) * C, span.data());
+        uint8_t* yr = y + (b * OH + oh) * OW * C;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const PoolWindow pw = pool_window(n.a, H, W, oh, ow);
+          uint8_t* yp = yr + ow * C;
+          const int64_t start = ow * n.a.stride[1] - n.a.pad[2];
+          if (start >= 0 && start < W) {
+            std::memcpy(yp, span.data() + start * C, static_cast<size_t>(C));
+            continue;
+          }
+          std::fill(yp, yp + C, uint8_t{0});
+          for (int64_t w = pw.ws; w < pw.we; ++w) {
+            const uint8_t* r = rowmax.data() + w * C;
+            for (int64_t c = 0; c < C; ++c) yp[c] = std::max(yp[c], r[c]);
+          }
+        }
+      }
+  }
+
   void run(const float* const* src, float* dst) override {
     const int64_t C = in[0][1], OH = out[2], OW = out[3];
     const bool avg = n.a.pool == PoolKind::Avg;
+    if (!avg && out_u8) return max_pool(codes(src[0]), codes(dst));
     pool_nhwc(n.a, in[0], out, codes(src[0]), int64_t{0},
               [&](int64_t* acc, const PoolWindow& pw, int64_t b, int64_t oh, int64_t ow) {
                 if (avg) {
@@ -112,14 +174,7 @@ struct U8Add : U8Node {
   void run(const float* const* src, float* dst) override {
     const uint8_t *a = codes(src[0]), *b = codes(src[1]);
     const int64_t total = numel(out);
-    if (out_u8) {
-      uint8_t* y = codes(dst);
-      for (int64_t i = 0; i < total; ++i) {
-        const int64_t v = fixed_round((a[i] - zx) * ma + (b[i] - zb) * mb) + zy;
-        y[i] = static_cast<uint8_t>(std::min<int64_t>(std::max<int64_t>(v, lo), hi));
-      }
-      return;
-    }
+    if (out_u8) return add_codes(a, b, total, zx, zb, ma, mb, zy, lo, hi, codes(dst));
     for (int64_t i = 0; i < total; ++i) {
       const int64_t p = u8_pos(out, i);
       dst[i] = real(a[p]) + sb * static_cast<float>(b[p] - zb);

@@ -1,5 +1,6 @@
 #include "lite/model.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -141,6 +142,11 @@ void Model::Resize(const std::vector<Tensor>& inputs, const std::vector<Dims>& s
 }
 
 void Model::Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  Predict(inputs, outputs, nullptr);
+}
+
+void Model::Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs,
+                    std::vector<double>* node_seconds) {
   const Graph& g = graph();
   Impl& m = *impl_;
   MC_CHECK(inputs.size() == g.inputs.size(), Value, "lite Model.Predict: the model has ",
@@ -153,12 +159,20 @@ void Model::Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
              " (Resize the model for other shapes)");
     if (d.nbytes()) std::memcpy(m.at(g.inputs[i]), inputs[i].Data(), d.nbytes());
   }
+  if (node_seconds) node_seconds->resize(g.nodes.size(), 0.0);
   std::vector<const float*> in;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const NodeDesc& n = g.nodes[i];
     in.clear();
     for (int t : n.inputs) in.push_back(m.ptr(t));
+    if (!node_seconds) {
+      m.kernels[i]->run(in.data(), m.at(n.outputs[0]));
+      continue;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
     m.kernels[i]->run(in.data(), m.at(n.outputs[0]));
+    (*node_seconds)[i] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   m.outputs.clear();
   for (int t : g.outputs) {

@@ -85,6 +85,10 @@ class Model {
   // Runs the graph: `inputs` in GetInputs order, float32 of the current shapes (a ValueError
   // names the input otherwise). `outputs` gets fresh tensors.
   void Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  // The same, adding each node's wall time in seconds to (*node_seconds)[i] (resized to the
+  // node count, in graph().nodes order): mycel_benchmark --timeProfiling's per-layer profile.
+  void Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs,
+               std::vector<double>* node_seconds);
 
   const Graph& graph() const;  // the loaded graph (shapes current)
   size_t arena_bytes() const;  // the planned activation arena

@@ -2,6 +2,10 @@
 // dequantization at load (lite/quant.h).
 #include "lite/quant.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <limits>
 #include <memory>
 #include <vector>
@@ -146,6 +150,27 @@ float half_to_float(uint16_t h) {
   if (e == 0) return float_of(sign | bits_of(static_cast<float>(m) / 16777216.f));
   if (e == 31) return float_of(sign | 0x7f800000u | (m << 13));
   return float_of(sign | ((e - 15 + 127) << 23) | (m << 13));
+}
+
+void quantize_u8_row(const float* x, int64_t n, float inv_scale, int32_t zero_point, uint8_t* q) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 inv = _mm_set1_ps(inv_scale), z = _mm_set1_ps(static_cast<float>(zero_point));
+  const __m128 lim = _mm_set1_ps(512.f), nlim = _mm_set1_ps(-512.f);
+  const __m128 magic = _mm_set1_ps(12582912.f), top = _mm_set1_ps(255.f), zero = _mm_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    __m128i c[4];
+    for (int k = 0; k < 4; ++k) {
+      __m128 t = _mm_mul_ps(_mm_loadu_ps(x + i + 4 * k), inv);
+      t = _mm_min_ps(_mm_max_ps(t, nlim), lim);
+      t = _mm_add_ps(_mm_sub_ps(_mm_add_ps(t, magic), magic), z);
+      c[k] = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(t, zero), top));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i),
+                     _mm_packus_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3])));
+  }
+#endif
+  for (; i < n; ++i) q[i] = quantize_u8(x[i], inv_scale, zero_point);
 }
 
 uint16_t float_to_bf16(float f) {

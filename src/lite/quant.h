@@ -51,8 +51,7 @@ inline float bf16_to_float(uint16_t b) {
 // one definition the int8 kernels, their references and the converter share. Rounds by adding
 // and subtracting 1.5 * 2^23 (exact for |t| < 2^22 in the default rounding mode), not by
 // nearbyintf, a library call per element on baseline x86-64.
-// `quantize_code` is the same in float arithmetic with the clamp [lo, hi] inside [0, 255] (a
-// fused activation's, u8_act_range): branch-free, so loops over it vectorise.
+// `quantize_code` is the same in float arithmetic with a clamp [lo, hi] inside [0, 255].
 inline float quantize_code(float x, float inv_scale, float zero_point, float lo, float hi) {
   float t = x * inv_scale;
   t = t >= -512.f ? t : -512.f;  // also NaN
@@ -65,6 +64,22 @@ inline float quantize_code(float x, float inv_scale, float zero_point, float lo,
 inline uint8_t quantize_u8(float x, float inv_scale, int32_t zero_point) {
   return static_cast<uint8_t>(
       quantize_code(x, inv_scale, static_cast<float>(zero_point), 0.f, 255.f));
+}
+// quantize_u8 over n contiguous values (SSE2, 16 at a time, lane by lane the same
+// operations: MAXPS/MINPS return the bound for a NaN, as the comparisons above do).
+void quantize_u8_row(const float* x, int64_t n, float inv_scale, int32_t zero_point, uint8_t* q);
+
+// The uint8 code of an int8 layer's output (lite/kernels.h, make_int8_kernel) whose value in
+// units of the output's scale is v: the fused activation's clamp [lo, hi] (codes, inside
+// [0, 255]) taken on v before the zero point is added, then v + zero_point (one float32
+// addition) rounded to nearest even. This is the order of oneDNN's requantization (output
+// scale, eltwise clip, eltwise linear adding the zero point, rounding conversion), which the
+// optimised kernels leave to oneDNN: the references compute it here and agree exactly.
+inline float requantize_code(float v, float zero_point, float lo, float hi) {
+  v = v >= lo - zero_point ? v : lo - zero_point;
+  v = v <= hi - zero_point ? v : hi - zero_point;
+  constexpr float kMagic = 12582912.f;  // v + zero_point is in [0, 255]
+  return (v + zero_point + kMagic) - kMagic;
 }
 
 // Whether node n runs in int8: a Conv2D or FullyConnected whose activation input carries

@@ -348,6 +348,15 @@ def test_command_lines_convert_and_benchmark(tmp_path):
     r = _run([os.path.join(BUILD, "mycel_benchmark"), f"--modelFile={tmp_path / 'a.ms'}",
               f"--inDataFile={tmp_path / 'x.bin'},{tmp_path / 'x.bin'}"])
     assert r.returncode == 2 and "names 2 file(s); the model has 1 input" in r.stderr
+    # --timeProfiling=true: one line per node, each naming its op and output.
+    r = _run([os.path.join(BUILD, "mycel_benchmark"), *args, "--timeProfiling=true"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    nodes = re.findall(r"^ +[0-9.]+ +[0-9.]+ +[0-9.]+%  (\w+) '([^']+)' -> float32 \[", r.stdout,
+                       re.M)
+    assert len(nodes) == len({n for _, n in nodes}) > 0, r.stdout
+    assert {op for op, _ in nodes} >= {"Conv2D", "FullyConnected"}, r.stdout
+    r = _run([os.path.join(BUILD, "mycel_benchmark"), *args, "--timeProfiling=yes"])
+    assert r.returncode == 2 and "--timeProfiling=yes: expected true or false" in r.stderr
 
 
 C_PROGRAM = r"""

@@ -96,6 +96,44 @@ TEST(LiteInt8Flow, PoolOnCodesEqualsIntegerLoops) {
       }
 }
 
+TEST(LiteInt8Flow, MaxPoolWindowsOnCodesEqualDirectLoops) {
+  // The separable uint8 max pool over other windows: LeNet's 2x2/2, a 2x3 window with stride
+  // (2, 1) padded left and right, a 3x3/1 one padded on every side, on 6 and 40 channels.
+  struct Win {
+    int64_t kh, kw, sh, sw, pt, pb, pl, pr;
+  };
+  for (const Win& v :
+       {Win{2, 2, 2, 2, 0, 0, 0, 0}, Win{2, 3, 2, 1, 0, 0, 1, 1}, Win{3, 3, 1, 1, 1, 1, 1, 1}})
+    for (int64_t C : {6, 40}) {
+      Graph g = one_input({2, C, 9, 10});
+      OpAttrs a;
+      a.kernel[0] = v.kh, a.kernel[1] = v.kw, a.stride[0] = v.sh, a.stride[1] = v.sw;
+      a.pad[0] = v.pt, a.pad[1] = v.pb, a.pad[2] = v.pl, a.pad[3] = v.pr;
+      const int y = add_node(g, "pool", OpType::Pool, a, {g.inputs[0]});
+      g.outputs = {y};
+      infer_shapes(g);
+      make_u8(g, g.inputs[0], 0.05f, 11);
+      make_u8(g, y, 0.05f, 11);
+      const Dims x = g.tensors[g.inputs[0]].shape, o = g.tensors[y].shape;
+      const std::vector<uint8_t> xs = random_codes(static_cast<size_t>(numel(x)), 8);
+      std::vector<uint8_t> got(static_cast<size_t>(numel(o)));
+      run_node(g, {xs.data()}, got.data());
+      for (int64_t b = 0; b < o[0]; ++b)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t oh = 0; oh < o[2]; ++oh)
+            for (int64_t ow = 0; ow < o[3]; ++ow) {
+              int64_t best = 0;
+              for (int64_t i = 0; i < v.kh; ++i)
+                for (int64_t j = 0; j < v.kw; ++j) {
+                  const int64_t h = oh * v.sh - v.pt + i, w = ow * v.sw - v.pl + j;
+                  if (h >= 0 && h < x[2] && w >= 0 && w < x[3])
+                    best = std::max<int64_t>(best, xs[nhwc(x, b, c, h, w)]);
+                }
+              ASSERT_EQ(got[nhwc(o, b, c, oh, ow)], best) << C << " " << oh << " " << ow;
+            }
+    }
+}
+
 TEST(LiteInt8Flow, AddRescalesCodesExactly) {
   for (Act act : {Act::None, Act::ReLU, Act::ReLU6}) {
     Graph g = one_input({2, 3, 4, 5});
@@ -248,6 +286,169 @@ TEST(LiteInt8Flow, Uint8WhereNoKernelTakesItIsAnError) {
   bad = q;
   bad.tensors[bad.nodes[0].outputs[0]].dtype = DType::Int8;
   expect_invalid(bad, "activations are float32 or (between int8 nodes) uint8");
+}
+
+// One int8 node built by hand (lite/quant.h): input x uint8 (NHWC codes) or float32 with
+// (sx, zx); Int8 weights [O, ...] from `w` with per-channel scales; an Int32 bias `bias`;
+// output uint8 (sy, zy) or float32. The node's value scale s = sx * sw[o] (/ sy) comes out as
+// `out_scale` times a per-channel factor in [0.5, 1.5].
+struct Int8Case {
+  OpType op = OpType::Conv2D;
+  Dims x, w;
+  OpAttrs a;
+  int64_t zx = 0;
+  bool in_u8 = true, out_u8 = true;
+  int64_t zy = 0;
+  double out_scale = 1e-3;
+  std::vector<int8_t> wq;
+  std::vector<int32_t> bias;
+};
+
+Graph int8_graph(const Int8Case& c) {
+  Graph g = one_input(c.x);
+  const float sx = 0.02f;
+  g.tensors[g.inputs[0]].quant = Quant{{sx}, {c.zx}, -1, 8};
+  if (c.in_u8) g.tensors[g.inputs[0]].dtype = DType::UInt8;
+  const int64_t O = c.w[0];
+  std::vector<float> sw(O);
+  const float sy = 0.05f;
+  for (int64_t o = 0; o < O; ++o)
+    sw[o] =
+        static_cast<float>(c.out_scale * (c.out_u8 ? sy : 1.0) / sx * (0.5 + double(o % 7) / 6));
+  auto constant = [&](const std::string& name, DType dt, Dims shape, const void* p, size_t bytes,
+                      Quant q) {
+    TensorDesc t;
+    t.name = name, t.dtype = dt, t.shape = std::move(shape), t.constant = true;
+    auto buf = std::make_shared<std::vector<uint8_t>>(bytes);
+    std::memcpy(buf->data(), p, bytes);
+    t.data = buf->data(), t.owned = buf, t.quant = std::move(q);
+    return g.add_tensor(t);
+  };
+  std::vector<int64_t> zeros(O, 0);
+  std::vector<float> sb(O);
+  for (int64_t o = 0; o < O; ++o) sb[o] = sx * sw[o];
+  std::vector<int> in{g.inputs[0], constant("w", DType::Int8, c.w, c.wq.data(), c.wq.size(),
+                                            Quant{sw, zeros, 0, 8})};
+  in.push_back(
+      constant("b", DType::Int32, {O}, c.bias.data(), 4 * c.bias.size(), Quant{sb, zeros, 0, 32}));
+  const int y = add_node(g, "node", c.op, c.a, in);
+  g.outputs = {y};
+  infer_shapes(g);
+  if (c.out_u8) make_u8(g, y, sy, c.zy);
+  return g;
+}
+
+// The optimised kernel (one oneDNN primitive, requantization fused) equals the reference
+// byte for byte: the codes (uint8 output) or the float32 values.
+void expect_int8_node_exact(Int8Case c, uint32_t seed) {
+  const int64_t nw = numel(c.w), O = c.w[0];
+  if (c.wq.empty()) {
+    const std::vector<uint8_t> r = random_codes(static_cast<size_t>(nw), seed + 1);
+    for (uint8_t v : r) c.wq.push_back(static_cast<int8_t>(int{v} - 128));
+  }
+  if (c.bias.empty()) {
+    const std::vector<uint8_t> r = random_codes(static_cast<size_t>(O), seed + 2);
+    for (uint8_t v : r) c.bias.push_back((int{v} - 128) * 997);
+  }
+  const Graph g = int8_graph(c);
+  ASSERT_TRUE(is_int8_node(g, g.nodes[0]));
+  const size_t nx = static_cast<size_t>(numel(c.x));
+  std::vector<uint8_t> xu = random_codes(nx, seed);
+  std::vector<float> xf(nx);
+  for (size_t i = 0; i < nx; ++i) xf[i] = (float(xu[i]) - float(c.zx)) * 0.02f * 1.1f;
+  const void* x = c.in_u8 ? static_cast<const void*>(xu.data()) : xf.data();
+  const TensorDesc& y = g.tensors[g.outputs[0]];
+  const size_t bytes = static_cast<size_t>(numel(y.shape)) * (c.out_u8 ? 1 : 4);
+  std::vector<uint8_t> fast(bytes, 1), ref(bytes, 2);
+  std::vector<const float*> p;
+  for (int t : g.nodes[0].inputs)
+    p.push_back(t == g.inputs[0] ? static_cast<const float*>(x) : g.tensors[t].f32());
+  make_kernel(g, g.nodes[0], false)->run(p.data(), reinterpret_cast<float*>(fast.data()));
+  make_kernel(g, g.nodes[0], true)->run(p.data(), reinterpret_cast<float*>(ref.data()));
+  if (!c.out_u8) {
+    const float *f = reinterpret_cast<const float*>(fast.data()),
+                *r = reinterpret_cast<const float*>(ref.data());
+    for (size_t i = 0; i < bytes / 4; ++i) ASSERT_EQ(f[i], r[i]) << "element " << i;
+    return;
+  }
+  int inside = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    ASSERT_EQ(int{fast[i]}, int{ref[i]}) << "element " << i;
+    inside += ref[i] != 0 && ref[i] != 255;
+  }
+  EXPECT_GT(inside, static_cast<int>(bytes / 4)) << "the codes should mostly not saturate";
+}
+
+Int8Case conv_case(Dims x, Dims w, int64_t stride, int64_t pad, int64_t dil, int64_t group,
+                   Act act) {
+  Int8Case c;
+  c.x = std::move(x), c.w = std::move(w);
+  c.a.stride[0] = c.a.stride[1] = stride;
+  c.a.dilation[0] = c.a.dilation[1] = dil;
+  for (int64_t& p : c.a.pad) p = pad;
+  c.a.group = group;
+  c.a.act = act;
+  return c;
+}
+
+TEST(LiteInt8Flow, FusedRequantizationEqualsTheReferenceExactly) {
+  // Padded, zero point 0: oneDNN pads the uint8 input where it lies.
+  Int8Case c = conv_case({2, 16, 9, 9}, {24, 16, 3, 3}, 1, 1, 1, 1, Act::ReLU);
+  c.zy = 0, c.out_scale = 2e-3;
+  expect_int8_node_exact(c, 10);
+  // Padded, zero point 37: staged into a buffer bordered with 37; stride 2; no clamp, zp_y 90.
+  c = conv_case({1, 8, 10, 11}, {16, 8, 3, 3}, 2, 1, 1, 1, Act::None);
+  c.zx = 37, c.zy = 90;
+  expect_int8_node_exact(c, 20);
+  // Depthwise (the MobileNet case), ReLU6 as a clamp at the code of 6.
+  c = conv_case({1, 32, 14, 14}, {32, 1, 3, 3}, 1, 1, 1, 32, Act::ReLU6);
+  c.zy = 3, c.out_scale = 2e-2;
+  expect_int8_node_exact(c, 30);
+  // Groups and dilation, float32 output with ReLU; a 1x1 one with Sigmoid (applied after).
+  c = conv_case({2, 8, 9, 9}, {8, 2, 3, 3}, 1, 2, 2, 4, Act::ReLU);
+  c.zx = 5, c.out_u8 = false;
+  expect_int8_node_exact(c, 40);
+  c = conv_case({1, 24, 6, 6}, {40, 24, 1, 1}, 1, 0, 1, 1, Act::Sigmoid);
+  c.zx = 200, c.out_u8 = false;
+  expect_int8_node_exact(c, 50);
+  // A float32 input, quantized by the kernel.
+  c = conv_case({1, 3, 12, 12}, {8, 3, 3, 3}, 2, 1, 1, 1, Act::ReLU);
+  c.in_u8 = false, c.zx = 128, c.zy = 0;
+  expect_int8_node_exact(c, 60);
+  // One input channel (lite/conv_1ch.h on CPUs with AVX-512 VBMI and VNNI): LeNet's first
+  // layer from float32; a uint8 input, 3 channels out, odd widths; 8 channels of an 8x8 kernel.
+  c = conv_case({2, 1, 28, 28}, {6, 1, 5, 5}, 1, 2, 1, 1, Act::ReLU);
+  c.in_u8 = false, c.zx = 120;
+  expect_int8_node_exact(c, 90);
+  c = conv_case({1, 1, 13, 37}, {3, 1, 3, 7}, 1, 1, 1, 1, Act::None);
+  c.zx = 9, c.zy = 100;
+  expect_int8_node_exact(c, 100);
+  c = conv_case({2, 1, 21, 19}, {8, 1, 8, 8}, 1, 0, 1, 1, Act::ReLU6);
+  c.zy = 4, c.out_scale = 5e-4;
+  expect_int8_node_exact(c, 110);
+}
+
+TEST(LiteInt8Flow, SumsPastFloatPrecisionFollowTheDefinedOrder) {
+  // Sums of codes near 2^27 and biases near 2^26: float32 holds neither exactly, so the
+  // value is float(A) + float(comp), each rounded, as lite/kernels_int8.cc defines it.
+  for (bool out_u8 : {false, true}) {
+    Int8Case c;
+    c.op = OpType::FullyConnected;
+    c.x = {3, 4608}, c.w = {64, 4608};
+    c.zx = 60, c.out_u8 = out_u8, c.zy = 10;
+    c.wq.assign(64 * 4608, 0);
+    for (size_t i = 0; i < c.wq.size(); ++i) c.wq[i] = static_cast<int8_t>(120 + i % 8);
+    for (int o = 0; o < 64; ++o) c.bias.push_back((o % 2 ? 1 : -1) * ((1 << 26) + 12345 * o));
+    // |value| ~ 2^27 codes times s lands the outputs inside [0, 255].
+    c.out_scale = out_u8 ? 150.0 / (1 << 27) : 1e-6;
+    expect_int8_node_exact(c, 70);
+    c.op = OpType::Conv2D;
+    c.x = {1, 512, 5, 5}, c.w = {64, 512, 3, 3};
+    c.a = OpAttrs{};
+    for (int64_t& p : c.a.pad) p = 1;
+    c.zx = 0;
+    expect_int8_node_exact(c, 80);
+  }
 }
 
 }  // namespace
