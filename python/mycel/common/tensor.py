@@ -217,13 +217,6 @@ Tensor.T = property(lambda self: _transpose(self))
 
 
 # ------------------------------------------------------------------ dynamic-shape placeholders
-def _is_dynamic_spec(shape):
-    """Whether Tensor(shape=...) describes a placeholder: a list or tuple with a None or -1."""
-    return isinstance(shape, (list, tuple)) and any(d is None or
-                                                    (isinstance(d, int) and d == -1)
-                                                    for d in shape)
-
-
 class _DynamicTensor(Tensor):
     """A placeholder of MindSpore's ``Tensor(shape=[None, 1, 28, 28], dtype=...)``: a dtype and
     a shape whose None (or -1) dimensions are known only at run time, and no data. It is what
@@ -256,20 +249,9 @@ class _DynamicTensor(Tensor):
     __str__ = __repr__
 
 
-_object_new = Tensor.__new__
-
-
-def _tensor_new(cls, *args, **kwargs):
-    # Tensor(shape=[None, ...], dtype=...) without data is a placeholder (_DynamicTensor);
-    # everything else constructs as before.
-    if cls is Tensor and (not args or args[0] is None) and kwargs.get("input_data") is None:
-        shape = kwargs.get("shape", args[2] if len(args) > 2 else None)
-        if _is_dynamic_spec(shape):
-            return _object_new(_DynamicTensor)
-    return _object_new(cls)
-
-
-Tensor.__new__ = staticmethod(_tensor_new)
+# Tensor(shape=[None, ...], dtype=...) without data makes a _DynamicTensor (Tensor's tp_new,
+# src/python/py_tensor.cc); everything else constructs as before.
+_C._set_placeholder_type(_DynamicTensor)
 
 
 def _input_spec(t):
