@@ -7,6 +7,7 @@
 #include "compiler/ad/ad.h"
 #include "compiler/specialize_impl.h"
 #include "runtime/vm.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir::spec {
 
@@ -72,6 +73,7 @@ std::vector<Node*> Specializer::unpack(Ctx* c, Node* seq, const SourceSpan& sp) 
   }
   if (a->kind == AbsKind::Tensor) {
     MC_CHECK(!a->shape.empty(), Type, "iteration over a 0-d tensor");
+    check_static_dims(a->shape, 0, 1, "iteration over a tensor", "length");
     for (int64_t i = 0; i < a->shape[0]; ++i)
       out.push_back(getitem(c, seq, constant(Value::integer(i), sp), sp));
     return out;
@@ -108,6 +110,7 @@ Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
     case AbsKind::Dict:
       return constant(Value::boolean(!a->elems.empty()), sp);
     case AbsKind::Tensor: {
+      check_static_dims(a->shape, 0, a->shape.size(), "bool", "element count of the tensor");
       int64_t n = 1;
       for (int64_t d : a->shape) n *= d;
       MC_CHECK(n == 1, Value, "the truth value of a tensor with ", n,
@@ -131,7 +134,7 @@ Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
 Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const SourceSpan& sp) {
   const AbsPtr& a = obj->abstract();
   if (a->kind == AbsKind::Tensor) {
-    if (name == "shape") {
+    if (name == "shape") {  // a dynamic dimension is -1 (MindSpore's ops.shape)
       std::vector<Value> dims;
       for (int64_t d : a->shape) dims.push_back(Value::integer(d));
       return constant(Value::tuple(dims), sp);
@@ -139,6 +142,7 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
     if (name == "dtype") return constant(Value::dtype(a->dtype), sp);
     if (name == "ndim") return constant(Value::integer(static_cast<int64_t>(a->shape.size())), sp);
     if (name == "size") {
+      check_static_dims(a->shape, 0, a->shape.size(), "Tensor.size", "element count");
       int64_t n = 1;
       for (int64_t d : a->shape) n *= d;
       return constant(Value::integer(n), sp);

@@ -4,6 +4,7 @@
 // functions on constants, and the run-time JIT fallback.
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir::spec {
 
@@ -95,6 +96,7 @@ Node* Specializer::len_rule(Ctx* c, Node* x, const SourceSpan& sp) {
     return constant(Value::integer(static_cast<int64_t>(a->elems.size())), sp);
   if (a->kind == AbsKind::Tensor) {
     MC_CHECK(!a->shape.empty(), Type, "len() of a 0-d tensor");
+    check_static_dims(a->shape, 0, 1, "len", "first dimension");
     return constant(Value::integer(a->shape[0]), sp);
   }
   if (a->value && a->value->is(ValueKind::Str))
@@ -148,6 +150,7 @@ Node* Specializer::scalar_conversion(Ctx* c, const std::string& name, Node* x,
   const AbsPtr& a = x->abstract();
   if (a->kind == AbsKind::Tensor) {
     if (name == "bool") return truth(c, x, sp);
+    check_static_dims(a->shape, 0, a->shape.size(), name, "element count of the tensor");
     int64_t n = 1;
     for (int64_t d : a->shape) n *= d;
     MC_CHECK(n == 1, Type, "only one-element tensors can be converted to Python scalars");

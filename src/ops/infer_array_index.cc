@@ -1,10 +1,14 @@
 // Rules of the array family's indexing ops: StridedSlice(+Grad), Gather, UnsortedSegmentSum,
 // GatherD(+Grad), ScatterNd, TensorScatterUpdate, OneHot; and the slice-spec helper.
 #include "ops/infer_array.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
 namespace {
+
+// An end at least this large takes a dimension to its end whatever its size.
+constexpr int64_t kWholeEnd = int64_t{1} << 31;
 
 bool bit(int64_t mask, size_t i) { return i < 63 && ((mask >> i) & 1) != 0; }
 
@@ -86,6 +90,16 @@ SliceSpec strided_slice_spec(const Shape& in, const SliceArgs& args, std::string
       continue;
     }
     const int64_t n = in[d];
+    if (n < 0) {  // a dynamic dimension (graph compilation): only taken whole
+      const bool whole_dim = strides[i] == 1 && !bit(shrink_mask, i) &&
+                             (bit(begin_mask, i) || begin[i] == 0) &&
+                             (bit(end_mask, i) || end[i] >= kWholeEnd);
+      MC_CHECK(whole_dim, Value, "For '", op, "', axis ", d, " of the input shape ", in,
+               " is dynamic (-1): it can only be taken whole (a slice ':'), since the result "
+               "of other slices depends on its size.");
+      whole(d++);
+      continue;
+    }
     if (bit(shrink_mask, i)) {
       int64_t idx = begin[i];
       MC_CHECK(idx >= -n && idx < n, Index, "For '", op, "', the index ", idx, " of shrunk axis ",
@@ -160,8 +174,9 @@ void infer_strided_slice_grad(InferContext& ctx) {
              " must not have negative dimensions.");
   }
   SliceSpec s = strided_slice_spec(shapex, ctx.attrs, ctx.op.name);
-  MC_CHECK(ctx.in[0].shape == s.out_shape, Value, "For '", ctx.op.name, "', the shape of 'dy' ",
-           ctx.in[0].shape, " must be the slice's shape ", s.out_shape, " (shapex ", shapex, ").");
+  MC_CHECK(shapes_agree(ctx.in[0].shape, s.out_shape), Value, "For '", ctx.op.name,
+           "', the shape of 'dy' ", ctx.in[0].shape, " must be the slice's shape ", s.out_shape,
+           " (shapex ", shapex, ").");
   ctx.out.push_back({ctx.in[0].dtype, shapex});
 }
 
@@ -180,9 +195,9 @@ void infer_gather(InferContext& ctx) {
            ctx.attrs.get_int("batch_dims"), " must be in [-", in, ", ", in,
            "] and not exceed axis ", axis, " (indices shape ", indices.shape, ").");
   for (int64_t d = 0; d < bd; ++d) {
-    MC_CHECK(params.shape[d] == indices.shape[d], Value, "For '", ctx.op.name, "', the first ", bd,
-             " (batch) dimensions of 'input_params' ", params.shape, " and 'input_indices' ",
-             indices.shape, " must be equal.");
+    MC_CHECK(dims_agree(params.shape[d], indices.shape[d]), Value, "For '", ctx.op.name,
+             "', the first ", bd, " (batch) dimensions of 'input_params' ", params.shape,
+             " and 'input_indices' ", indices.shape, " must be equal.");
   }
   Shape out(params.shape.begin(), params.shape.begin() + axis);
   for (int64_t d = bd; d < in; ++d) out.push_back(indices.shape[d]);
@@ -196,7 +211,8 @@ void infer_unsorted_segment_sum(InferContext& ctx) {
   MC_CHECK(!is_bool(x.dtype), Type, "For '", ctx.op.name,
            "', the 'input_x' must be a numeric tensor, but got ", x.dtype, ".");
   bool prefix = ids.shape.size() <= x.shape.size();
-  for (size_t d = 0; prefix && d < ids.shape.size(); ++d) prefix = ids.shape[d] == x.shape[d];
+  for (size_t d = 0; prefix && d < ids.shape.size(); ++d)
+    prefix = dims_agree(ids.shape[d], x.shape[d]);
   MC_CHECK(prefix, Value, "For '", ctx.op.name, "', the shape of 'segment_ids' ", ids.shape,
            " must be a prefix of the shape of 'input_x' ", x.shape, ".");
   int64_t n = ctx.attrs.get_int("num_segments");
@@ -216,7 +232,8 @@ int64_t check_gather_d(const InferContext& ctx, const Shape& data, const Shape& 
            "' must have at least 1 dimension, but got shape ", data, ".");
   int64_t dim = normalize_axis(dim_in, n, ctx.op.name, "dim");
   bool ok = index.size() == data.size();
-  for (int64_t d = 0; ok && d < n; ++d) ok = d == dim || index[d] <= data[d];
+  for (int64_t d = 0; ok && d < n; ++d)
+    ok = d == dim || index[d] < 0 || data[d] < 0 || index[d] <= data[d];
   MC_CHECK(ok, Value, "For '", ctx.op.name, "', the 'index' of shape ", index,
            " must have the rank of '", data_name, "' of shape ", data,
            " and no larger dimension except at dim ", dim, ".");
@@ -236,11 +253,18 @@ void infer_gather_d_grad(InferContext& ctx) {
   check_index_dtype(ctx, index, "index");
   MC_CHECK(!is_bool(dout.dtype), Type, "For '", ctx.op.name,
            "', the 'dout' must be a numeric tensor, but got ", dout.dtype, ".");
-  MC_CHECK(index.shape == dout.shape, Value, "For '", ctx.op.name, "', the shapes of 'index' ",
-           index.shape, " and 'dout' ", dout.shape, " must be equal.");
+  MC_CHECK(shapes_agree(index.shape, dout.shape), Value, "For '", ctx.op.name,
+           "', the shapes of 'index' ", index.shape, " and 'dout' ", dout.shape, " must be equal.");
   Shape shape = ints_to_shape(ctx.attrs.get_ints("shape"));
-  for (int64_t v : shape) {
-    MC_CHECK(v >= 0, Value, "For '", ctx.op.name, "', the 'shape' ", shape,
+  const int64_t dim = normalize_axis(ctx.attrs.get_int("dim"), static_cast<int64_t>(shape.size()),
+                                     ctx.op.name, "dim");
+  for (size_t d = 0; d < shape.size(); ++d) {
+    // The gradient of a GatherD of a dynamic-shape program (bprop_gather_d): a -1 off `dim`
+    // is index's dimension (the bprop emits it only where x and index share it).
+    if (shape[d] == kDynamicDim && static_cast<int64_t>(d) != dim && d < index.shape.size())
+      shape[d] = index.shape[d];
+    MC_CHECK(shape[d] >= 0 || (shape[d] == kDynamicDim && static_cast<int64_t>(d) != dim), Value,
+             "For '", ctx.op.name, "', the 'shape' ", ints_to_shape(ctx.attrs.get_ints("shape")),
              " must not have negative dimensions.");
   }
   check_gather_d(ctx, shape, index.shape, ctx.attrs.get_int("dim"), "shape");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/infer_array.h"
+#include "tensor/dynamic_shape.h"
 #include "tensor/size.h"
 
 namespace mycel {
@@ -15,9 +16,33 @@ Shape ints_to_shape(const std::vector<int64_t>& v) { return Shape(v.begin(), v.e
 
 }  // namespace
 
+namespace {
+// Reshape of an input with dynamic dimensions: a -1 of the target stays dynamic (its size is
+// the run-time element count over the known target dims); a target without one is taken as
+// it is. Both are checked against the run-time shape when the executor infers the op again;
+// here only what can never work is refused (known counts that do not divide).
+Shape dynamic_reshape(const Shape& from, const Shape& to, std::string_view op) {
+  int64_t known_in = 1, known_to = 1, unknown = 0;
+  for (int64_t d : from) known_in *= d < 0 ? 1 : d;
+  for (int64_t d : to) {
+    MC_CHECK(d >= -1, Value, "For '", op, "', the target shape ", to, " has a negative dimension.");
+    if (d == -1) ++unknown;
+    known_to = checked_mul(known_to, d < 0 ? 1 : d, op);
+  }
+  MC_CHECK(unknown <= 1, Value, "For '", op, "', only one dimension of the target shape ", to,
+           " can be -1.");
+  MC_CHECK(unknown == 1 || known_in == 0 || known_to % known_in == 0, Value, "For '", op,
+           "', cannot reshape a tensor of shape ", from, " (a multiple of ", known_in,
+           " elements) to ", to, " (", known_to, " elements).");
+  return to;
+}
+}  // namespace
+
 void infer_reshape_op(InferContext& ctx) {
   const TensorMeta& x = single(ctx);
-  Shape to = infer_reshape(x.shape, ints_to_shape(ctx.attrs.get_ints("shape")), ctx.op.name);
+  Shape target = ints_to_shape(ctx.attrs.get_ints("shape"));
+  Shape to = is_dynamic(x.shape) ? dynamic_reshape(x.shape, target, ctx.op.name)
+                                 : infer_reshape(x.shape, target, ctx.op.name);
   ctx.out.push_back({x.dtype, to});
 }
 
@@ -55,10 +80,14 @@ void infer_squeeze(InferContext& ctx) {
   const int64_t n = static_cast<int64_t>(x.shape.size());
   SmallVector<bool, 8> drop(x.shape.size(), false);
   if (axes.empty()) {
+    check_static_dims(x.shape, 0, x.shape.size(), ctx.op.name,
+                      "size of each dimension (which "
+                      "ones are 1; give 'axis' to squeeze known ones)");
     for (int64_t d = 0; d < n; ++d) drop[d] = x.shape[d] == 1;
   } else {
     for (int64_t a : axes) {
       int64_t d = normalize_axis(a, n, ctx.op.name);
+      check_static_dims(x.shape, d, d + 1, ctx.op.name, "size of a squeezed axis");
       MC_CHECK(x.shape[d] == 1, Value, "For '", ctx.op.name, "', cannot squeeze axis ", a,
                " of size ", x.shape[d], " (only size-1 dimensions can be squeezed; input shape ",
                x.shape, ").");
@@ -77,7 +106,8 @@ void infer_flatten(InferContext& ctx) {
   MC_CHECK(!x.shape.empty(), Value, "For '", ctx.op.name,
            "', the input must have at least 1 dimension, but got shape ", x.shape, ".");
   int64_t rest = 1;
-  for (size_t d = 1; d < x.shape.size(); ++d) rest *= x.shape[d];
+  for (size_t d = 1; d < x.shape.size(); ++d)
+    rest = rest < 0 || x.shape[d] < 0 ? kDynamicDim : rest * x.shape[d];
   ctx.out.push_back({x.dtype, Shape{x.shape[0], rest}});
 }
 
@@ -94,12 +124,12 @@ void infer_broadcast_to(InferContext& ctx) {
                " does not have.");
       to[i] = x.shape[i - off];
     }
-    MC_CHECK(to[i] >= 0, Value, "For '", ctx.op.name, "', the target shape ", to,
-             " has a negative dimension.");
+    MC_CHECK(to[i] >= 0 || (i >= off && x.shape[i - off] < 0), Value, "For '", ctx.op.name,
+             "', the target shape ", to, " has a negative dimension.");
     if (i >= off) {
       int64_t d = x.shape[i - off];
-      MC_CHECK(d == to[i] || d == 1, Value, "For '", ctx.op.name, "', cannot broadcast shape ",
-               x.shape, " to ", to, ".");
+      MC_CHECK(dims_agree(d, to[i]) || d == 1, Value, "For '", ctx.op.name,
+               "', cannot broadcast shape ", x.shape, " to ", to, ".");
     }
   }
   ctx.out.push_back({x.dtype, to});
@@ -115,11 +145,13 @@ void infer_concat(InferContext& ctx) {
   out[axis] = 0;
   for (const TensorMeta& t : ctx.in) {
     bool ok = t.shape.size() == first.shape.size();
-    for (int64_t d = 0; ok && d < n; ++d) ok = d == axis || t.shape[d] == first.shape[d];
+    for (int64_t d = 0; ok && d < n; ++d) ok = d == axis || dims_agree(t.shape[d], first.shape[d]);
     MC_CHECK(ok, Value, "For '", ctx.op.name,
              "', the shapes of the inputs must be equal except at axis ", axis, ", but got ",
              first.shape, " and ", t.shape, ".");
-    out[axis] = checked_add(out[axis], t.shape[axis], ctx.op.name);
+    out[axis] = out[axis] < 0 || t.shape[axis] < 0
+                    ? kDynamicDim
+                    : checked_add(out[axis], t.shape[axis], ctx.op.name);
   }
   ctx.out.push_back({first.dtype, out});
 }
@@ -129,7 +161,7 @@ void infer_stack(InferContext& ctx) {
   const int64_t n = static_cast<int64_t>(first.shape.size());
   int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), n + 1, ctx.op.name);
   for (const TensorMeta& t : ctx.in) {
-    MC_CHECK(t.shape == first.shape, Value, "For '", ctx.op.name,
+    MC_CHECK(shapes_agree(t.shape, first.shape), Value, "For '", ctx.op.name,
              "', all inputs must have the same shape, but got ", first.shape, " and ", t.shape,
              ".");
   }
@@ -144,6 +176,7 @@ void infer_split(InferContext& ctx) {
   MC_CHECK(n >= 1, Value, "For '", ctx.op.name,
            "', the input must have at least 1 dimension, but got shape ", x.shape, ".");
   int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), n, ctx.op.name);
+  check_static_dims(x.shape, axis, axis + 1, ctx.op.name, "size of the split axis");
   int64_t parts = ctx.attrs.get_int("output_num");
   MC_CHECK(parts >= 1, Value, "For '", ctx.op.name, "', 'output_num' must be positive, but got ",
            parts, ".");
@@ -166,7 +199,8 @@ void infer_tile(InferContext& ctx) {
   for (size_t i = 0; i < m.size(); ++i) {
     MC_CHECK(m[i] >= 0, Value, "For '", ctx.op.name, "', 'multiples' ", ints_to_shape(m),
              " must not be negative.");
-    out[i] = checked_mul(m[i], i >= off ? x.shape[i - off] : 1, ctx.op.name);
+    const int64_t d = i >= off ? x.shape[i - off] : 1;
+    out[i] = d < 0 && m[i] != 0 ? kDynamicDim : checked_mul(m[i], d, ctx.op.name);
   }
   ctx.out.push_back({x.dtype, out});
 }
@@ -181,7 +215,8 @@ void infer_pad(InferContext& ctx) {
   for (size_t d = 0; d < x.shape.size(); ++d) {
     MC_CHECK(p[2 * d] >= 0 && p[2 * d + 1] >= 0, Value, "For '", ctx.op.name,
              "', 'paddings' must not be negative, but got ", ints_to_shape(p), ".");
-    out[d] = checked_add(out[d], checked_add(p[2 * d], p[2 * d + 1], ctx.op.name), ctx.op.name);
+    if (out[d] >= 0)
+      out[d] = checked_add(out[d], checked_add(p[2 * d], p[2 * d + 1], ctx.op.name), ctx.op.name);
   }
   ctx.out.push_back({x.dtype, out});
 }

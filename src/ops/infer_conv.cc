@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/infer_nn.h"
+#include "tensor/dynamic_shape.h"
 #include "tensor/size.h"
 
 namespace mycel {
@@ -94,6 +95,8 @@ ConvGeom conv_geometry(const char* op, const Shape& x, const Shape& w, const Att
   MC_CHECK(w.size() == 4, Value, "For '", op,
            "', the weight must be 4-d [out_channel, in_channel / group, kh, kw], but got shape ", w,
            ".");
+  // Only the batch may be dynamic (its output dimension is then dynamic too).
+  check_static_dims(x, 1, 4, op, "channels, height and width of x");
   ConvGeom g{};
   g.n = x[0], g.c = x[1], g.h = x[2], g.w = x[3];
   MC_CHECK(g.h >= 1 && g.w >= 1, Value, "For '", op,
@@ -148,26 +151,31 @@ ConvGeom conv2d_geometry(const KernelContext& ctx) {
 }
 
 namespace {
-Shape size_attr(const char* op, const Attrs& attrs, const char* name) {
+// input_size / filter_size. The gradient of a convolution of a dynamic batch gives
+// input_size a batch of -1: it is dout's (`dout`, known at run time; nullptr for filter_size).
+Shape size_attr(const char* op, const Attrs& attrs, const char* name, const Shape* dout) {
   const std::vector<int64_t>& v = attrs.get_ints(name);
   MC_CHECK(v.size() == 4, Value, "For '", op, "', the '", name, "' must have 4 values, but got ",
            ints_str(v), ".");
-  for (int64_t d : v) {
-    MC_CHECK(d >= 0, Value, "For '", op, "', the '", name,
-             "' values must be non-negative, but got ", ints_str(v), ".");
+  Shape s(v.begin(), v.end());
+  if (dout != nullptr && !dout->empty() && s[0] == kDynamicDim) s[0] = (*dout)[0];
+  for (size_t i = 0; i < s.size(); ++i) {
+    MC_CHECK(s[i] >= 0 || (i == 0 && dout != nullptr && s[0] == kDynamicDim), Value, "For '", op,
+             "', the '", name, "' values must be non-negative, but got ", ints_str(v), ".");
   }
-  return Shape(v.begin(), v.end());
+  return s;
 }
 }  // namespace
 
 ConvGeom conv2d_backprop_input_geometry(const KernelContext& ctx) {
-  return conv_geometry(ctx.op.name, size_attr(ctx.op.name, ctx.attrs, "input_size"),
+  return conv_geometry(ctx.op.name,
+                       size_attr(ctx.op.name, ctx.attrs, "input_size", &ctx.in[0].shape()),
                        ctx.in[1].shape(), ctx.attrs);
 }
 
 ConvGeom conv2d_backprop_filter_geometry(const KernelContext& ctx) {
   return conv_geometry(ctx.op.name, ctx.in[1].shape(),
-                       size_attr(ctx.op.name, ctx.attrs, "filter_size"), ctx.attrs);
+                       size_attr(ctx.op.name, ctx.attrs, "filter_size", nullptr), ctx.attrs);
 }
 
 void infer_conv2d(InferContext& ctx) {
@@ -179,7 +187,7 @@ void infer_conv2d(InferContext& ctx) {
 
 namespace {
 void check_dout(const char* op, const Shape& dout, const ConvGeom& g) {
-  MC_CHECK(dout == g.y_shape(), Value, "For '", op, "', the 'dout' shape must be the ",
+  MC_CHECK(shapes_agree(dout, g.y_shape()), Value, "For '", op, "', the 'dout' shape must be the ",
            "convolution's output shape ", g.y_shape(), " (input ", g.x_shape(), ", weight ",
            g.w_shape(), "), but got ", dout, ".");
 }
@@ -188,7 +196,7 @@ void check_dout(const char* op, const Shape& dout, const ConvGeom& g) {
 void infer_conv2d_backprop_input(InferContext& ctx) {
   const char* op = ctx.op.name;
   check_float_input(op, ctx.in[0].dtype, "dout");
-  Shape xs = size_attr(op, ctx.attrs, "input_size");
+  Shape xs = size_attr(op, ctx.attrs, "input_size", &ctx.in[0].shape);
   ConvGeom g = conv_geometry(op, xs, ctx.in[1].shape, ctx.attrs);
   check_dout(op, ctx.in[0].shape, g);
   ctx.out.push_back({ctx.in[0].dtype, xs});
@@ -197,7 +205,7 @@ void infer_conv2d_backprop_input(InferContext& ctx) {
 void infer_conv2d_backprop_filter(InferContext& ctx) {
   const char* op = ctx.op.name;
   check_float_input(op, ctx.in[0].dtype, "dout");
-  Shape ws = size_attr(op, ctx.attrs, "filter_size");
+  Shape ws = size_attr(op, ctx.attrs, "filter_size", nullptr);
   ConvGeom g = conv_geometry(op, ctx.in[1].shape, ws, ctx.attrs);
   check_dout(op, ctx.in[0].shape, g);
   ctx.out.push_back({ctx.in[0].dtype, ws});
@@ -222,6 +230,7 @@ PoolGeom pool_geometry(const char* op, const Shape& x, const Attrs& attrs) {
   check_nchw(op, attrs);
   MC_CHECK(x.size() == 4, Value, "For '", op, "', the input x must be 4-d (NCHW), but got shape ",
            x, ".");
+  check_static_dims(x, 1, 4, op, "channels, height and width of x");
   PoolGeom g{};
   g.n = x[0], g.c = x[1], g.h = x[2], g.w = x[3];
   MC_CHECK(g.h >= 1 && g.w >= 1, Value, "For '", op,
@@ -270,8 +279,8 @@ void infer_pool(InferContext& ctx) {
 namespace {
 
 void check_pooled_shape(InferContext& ctx, size_t i, const char* what, const PoolGeom& g) {
-  MC_CHECK(ctx.in[i].shape == g.y_shape(), Value, "For '", ctx.op.name, "', the '", what,
-           "' shape must be the pooled shape ", g.y_shape(), " (x shape ", ctx.in[0].shape,
+  MC_CHECK(shapes_agree(ctx.in[i].shape, g.y_shape()), Value, "For '", ctx.op.name, "', the '",
+           what, "' shape must be the pooled shape ", g.y_shape(), " (x shape ", ctx.in[0].shape,
            "), but got ", ctx.in[i].shape, ".");
 }
 
@@ -303,7 +312,7 @@ void infer_pool_grad(InferContext& ctx) {
 void infer_pool_grad_grad(InferContext& ctx) {
   PoolGeom g = check_pool_grad_inputs(ctx, "ddx");
   const TensorMeta& x = ctx.in[0];
-  MC_CHECK(ctx.in[2].shape == x.shape, Value, "For '", ctx.op.name,
+  MC_CHECK(shapes_agree(ctx.in[2].shape, x.shape), Value, "For '", ctx.op.name,
            "', the 'ddx' shape must be x's shape ", x.shape, ", but got ", ctx.in[2].shape, ".");
   ctx.out.push_back({x.dtype, g.y_shape()});
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "ops/op_table.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -53,10 +54,10 @@ Shape broadcast3(const Shape& a, const Shape& b, const Shape& c, std::string_vie
     for (size_t i = 0; i < s->size(); ++i) {
       int64_t d = (*s)[i];
       int64_t& o = out[off + i];
-      MC_CHECK(d == o || d == 1 || o == 1, Value, "For '", op,
+      MC_CHECK(dims_broadcast(o, d), Value, "For '", op,
                "', the shapes of cond, x and y cannot broadcast: cond.shape = ", a,
                ", x.shape = ", b, ", y.shape = ", c, ".");
-      if (o == 1) o = d;
+      o = broadcast_dim(o, d);
     }
   }
   return out;

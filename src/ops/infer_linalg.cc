@@ -8,6 +8,7 @@
 // BiasAdd(x, b): b is 1-d with one entry per channel; the channel axis is 1 for NCHW/NCDHW
 // (x of rank >= 2) and the last axis for NHWC.
 #include "ops/op_table.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -38,19 +39,19 @@ void infer_matmul(InferContext& ctx) {
   }
   const int64_t m = a.shape[ra - (ta ? 1 : 2)], ka = a.shape[ra - (ta ? 2 : 1)];
   const int64_t kb = b.shape[rb - (tb ? 1 : 2)], n = b.shape[rb - (tb ? 2 : 1)];
-  MC_CHECK(ka == kb, Value, "For '", op, "', the input dimensions must be equal, but got x1 col ",
-           ka, " and x2 row ", kb, " (x1 shape ", a.shape, ", x2 shape ", b.shape, ", transpose_a ",
-           py_bool(ta), ", transpose_b ", py_bool(tb), ").");
+  MC_CHECK(dims_agree(ka, kb), Value, "For '", op,
+           "', the input dimensions must be equal, but got x1 col ", ka, " and x2 row ", kb,
+           " (x1 shape ", a.shape, ", x2 shape ", b.shape, ", transpose_a ", py_bool(ta),
+           ", transpose_b ", py_bool(tb), ").");
   Shape out;
   if (batch) {
     const size_t nb = std::max(ra, rb) - 2;
     for (size_t i = 0; i < nb; ++i) {
       const int64_t da = i + ra >= nb + 2 ? a.shape[i + ra - 2 - nb] : 1;
       const int64_t db = i + rb >= nb + 2 ? b.shape[i + rb - 2 - nb] : 1;
-      MC_CHECK(da == db || da == 1 || db == 1, Value, "For '", op,
-               "', the batch dimensions of x1 shape ", a.shape, " and x2 shape ", b.shape,
-               " cannot broadcast (", da, " vs ", db, ").");
-      out.push_back(da == 1 ? db : da);
+      MC_CHECK(dims_broadcast(da, db), Value, "For '", op, "', the batch dimensions of x1 shape ",
+               a.shape, " and x2 shape ", b.shape, " cannot broadcast (", da, " vs ", db, ").");
+      out.push_back(broadcast_dim(da, db));
     }
   }
   out.push_back(m);
@@ -73,7 +74,7 @@ void infer_bias_add(InferContext& ctx) {
   MC_CHECK(fmt != "NCDHW" || nd == 5, Value, "For '", op,
            "', the 'data_format' NCDHW needs a 5-d input x, but got shape ", x.shape, ".");
   const int64_t c = x.shape[static_cast<size_t>(fmt == "NHWC" ? nd - 1 : 1)];
-  MC_CHECK(b.shape.size() == 1 && b.shape[0] == c, Value, "For '", op,
+  MC_CHECK(b.shape.size() == 1 && dims_agree(b.shape[0], c), Value, "For '", op,
            "', the bias must be 1-d with one entry per channel (", c, " for x shape ", x.shape,
            " in ", fmt, "), but got bias shape ", b.shape, ".");
   ctx.out.push_back({x.dtype, x.shape});

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ops/infer_nn.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -28,8 +29,8 @@ DType stat_dtype(DType x) {
 
 void check_shape(const char* op, const Shape& got, const Shape& want, const char* what,
                  const char* why) {
-  MC_CHECK(got == want, Value, "For '", op, "', the '", what, "' shape must be ", want, " (", why,
-           "), but got ", got, ".");
+  MC_CHECK(shapes_agree(got, want), Value, "For '", op, "', the '", what, "' shape must be ", want,
+           " (", why, "), but got ", got, ".");
 }
 
 }  // namespace
@@ -75,8 +76,8 @@ void infer_sparse_softmax_ce(InferContext& ctx) {
   check_logits(op, logits);
   MC_CHECK(labels.dtype == DType::Int32 || labels.dtype == DType::Int64, Type, "For '", op,
            "', the 'labels' must be Int32 or Int64, but got ", labels.dtype, ".");
-  MC_CHECK(labels.shape.size() == 1 && labels.shape[0] == logits.shape[0], Value, "For '", op,
-           "', the 'labels' shape must be [", logits.shape[0], "] (logits shape ", logits.shape,
+  MC_CHECK(labels.shape.size() == 1 && dims_agree(labels.shape[0], logits.shape[0]), Value, "For '",
+           op, "', the 'labels' shape must be [", logits.shape[0], "] (logits shape ", logits.shape,
            "), but got ", labels.shape, ".");
   if (ctx.attrs.get_bool("is_grad")) {
     ctx.out.push_back(logits);
@@ -89,7 +90,7 @@ void infer_softmax_ce(InferContext& ctx) {
   const char* op = ctx.op.name;
   const TensorMeta &logits = ctx.in[0], &labels = ctx.in[1];
   check_logits(op, logits);
-  MC_CHECK(labels.shape == logits.shape, Value, "For '", op,
+  MC_CHECK(shapes_agree(labels.shape, logits.shape), Value, "For '", op,
            "', the 'labels' shape must equal the 'logits' shape ", logits.shape, ", but got ",
            labels.shape, ".");
   ctx.out.push_back({logits.dtype, {logits.shape[0]}});
@@ -99,6 +100,7 @@ void infer_softmax_ce(InferContext& ctx) {
 BatchNormGeom batch_norm_geometry(const char* op, const Shape& x) {
   MC_CHECK(x.size() == 2 || x.size() == 4, Value, "For '", op,
            "', the input x must be 2-d [N, C] or 4-d [N, C, H, W], but got shape ", x, ".");
+  check_static_dims(x, 1, x.size(), op, "channels and spatial sizes of x");
   BatchNormGeom g{x[0], x[1], 1};
   if (x.size() == 4) g.s = x[2] * x[3];
   return g;
@@ -133,7 +135,7 @@ void infer_batch_norm(InferContext& ctx) {
   static const char* const kNames[] = {"scale", "bias", "mean", "variance"};
   check_bn_params(ctx, 1, kNames, 4, x);
   if (ctx.attrs.get_bool("is_training")) {
-    MC_CHECK(g.n * g.s > 1, Value, "For '", op,
+    MC_CHECK(g.n < 0 || g.n * g.s > 1, Value, "For '", op,
              "', training needs more than one value per channel, but got x shape ", x.shape, ".");
   }
   ctx.out.push_back(x);
@@ -145,7 +147,7 @@ void infer_batch_norm_grad(InferContext& ctx) {
   const TensorMeta &dy = ctx.in[0], &x = ctx.in[1];
   check_float(op, x.dtype, "x");
   batch_norm_geometry(op, x.shape);
-  MC_CHECK(dy.shape == x.shape && dy.dtype == x.dtype, Value, "For '", op,
+  MC_CHECK(shapes_agree(dy.shape, x.shape) && dy.dtype == x.dtype, Value, "For '", op,
            "', the 'dy' must have x's shape and dtype (", x.shape, ", ", x.dtype, "), but got (",
            dy.shape, ", ", dy.dtype, ").");
   static const char* const kNames[] = {"scale", "saved_mean", "saved_invstd"};
@@ -197,7 +199,7 @@ void infer_layer_norm_grad(InferContext& ctx) {
   const TensorMeta &dy = ctx.in[0], &x = ctx.in[1], &gamma = ctx.in[2];
   check_float(op, x.dtype, "x");
   LayerNormGeom g = layer_norm_geometry(op, x.shape, ctx.attrs);
-  MC_CHECK(dy.shape == x.shape && dy.dtype == x.dtype, Value, "For '", op,
+  MC_CHECK(shapes_agree(dy.shape, x.shape) && dy.dtype == x.dtype, Value, "For '", op,
            "', the 'dy' must have x's shape and dtype (", x.shape, ", ", x.dtype, "), but got (",
            dy.shape, ", ", dy.dtype, ").");
   check_shape(op, gamma.shape, g.param_shape, "gamma", "x.shape[begin_params_axis:]");

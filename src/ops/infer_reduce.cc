@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "ops/op_table.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -43,7 +44,8 @@ void infer_reduce(InferContext& ctx) {
   Shape out;
   for (int64_t d = 0; d < nd; ++d) {
     if (reduced[static_cast<size_t>(d)]) {
-      count *= x.shape[static_cast<size_t>(d)];
+      const int64_t n = x.shape[static_cast<size_t>(d)];
+      count = n < 0 || count < 0 ? kDynamicDim : count * n;
       if (keep) out.push_back(1);
     } else {
       out.push_back(x.shape[static_cast<size_t>(d)]);
@@ -61,7 +63,7 @@ void infer_reduce(InferContext& ctx) {
       break;
     case OpId::ReduceMax:
     case OpId::ReduceMin:
-      MC_CHECK(count > 0, Value, "For '", op,
+      MC_CHECK(count != 0, Value, "For '", op,
                "', cannot reduce an empty extent: the input of shape ", x.shape,
                " has no elements along axis ", axis_str(axis), ", and '", op, "' has no identity.");
       break;
@@ -82,7 +84,7 @@ void infer_arg_reduce(InferContext& ctx) {
   Shape out;
   if (nd > 0) {
     const int64_t n = x.shape[static_cast<size_t>(axis)];
-    MC_CHECK(n > 0, Value, "For '", op, "', cannot reduce an empty axis: the input of shape ",
+    MC_CHECK(n != 0, Value, "For '", op, "', cannot reduce an empty axis: the input of shape ",
              x.shape, " has size 0 along axis ", axis, ".");
     out = x.shape;
     if (ctx.attrs.get_bool("keep_dims"))

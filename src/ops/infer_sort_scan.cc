@@ -31,7 +31,8 @@ void infer_topk(InferContext& ctx) {
   const TensorMeta& x = ctx.in[0];
   const int64_t k = ctx.attrs.get_int("k");
   const int64_t n = x.shape.empty() ? 1 : x.shape.back();
-  MC_CHECK(k >= 0 && k <= n, Value, "For '", ctx.op.name, "', the 'k' must be in range [0, ", n,
+  MC_CHECK(k >= 0 && (n < 0 || k <= n), Value, "For '", ctx.op.name,
+           "', the 'k' must be in range [0, ", n,
            "] (the size of the last axis of the input of shape ", x.shape, "), but got ", k, ".");
   MC_CHECK(n <= INT32_MAX, Value, "For '", ctx.op.name, "', the last axis of the input of shape ",
            x.shape, " is too long for Int32 indices.");

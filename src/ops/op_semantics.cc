@@ -1,5 +1,6 @@
 #include "ops/op_semantics.h"
 
+#include "tensor/dynamic_shape.h"
 #include "tensor/size.h"
 
 namespace mycel {
@@ -33,7 +34,17 @@ MetaList infer_op(const OpDef& op, std::span<const TensorMeta> inputs, const Att
   // Every shape an op makes, in both modes, passes here: counts and byte sizes that do not fit
   // in 64 bits are ValueErrors naming the op (rules that multiply or add dimensions check
   // their own arithmetic with checked_mul/checked_add, so no wrapped value reaches this).
-  for (const TensorMeta& m : out) checked_nbytes(m.shape, dtype_size(m.dtype), op.name);
+  // A dynamic shape (graph compilation only) is checked with its dynamic dimensions as 1,
+  // and again with the run-time shapes when the executor infers the op at run time.
+  for (const TensorMeta& m : out) {
+    if (!is_dynamic(m.shape)) [[likely]] {
+      checked_nbytes(m.shape, dtype_size(m.dtype), op.name);
+    } else {
+      Shape known = m.shape;
+      for (int64_t& d : known) d = d < 0 ? 1 : d;
+      checked_nbytes(known, dtype_size(m.dtype), op.name);
+    }
+  }
   return out;
 }
 

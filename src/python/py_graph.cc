@@ -7,6 +7,11 @@
 //        mycel.mutable(number), and a Python float argument that took kFloatRecompiles
 //        different values in compiles (then "f64", the graph takes it as a 0-d input; if
 //        that graph does not compile, the argument goes back to being compiled by value);
+//        With an input signature (Cell.set_inputs, jit(input_signature=...)), each tensor
+//        argument it gives a shape for must be an instance of that shape (dtype and rank
+//        equal, the known dimensions equal; a ValueError or TypeError naming the argument
+//        otherwise) and is keyed by it: its dynamic (None) dimensions are -1, so every
+//        shape they take runs one graph, compiled once with dynamic shapes;
 //     2. a cache hit runs the compiled graph; a miss compiles (compiler::compile, options
 //        from the environment, logging to sys.stderr): parse (once per function, in this
 //        object's source module) -> specialise -> optimise (the pass pipeline) ->
@@ -41,6 +46,7 @@
 #include "python/module.h"
 #include "python/py_data.h"
 #include "runtime/vm.h"
+#include "tensor/dynamic_shape.h"
 
 namespace pyb = pybind11;
 
@@ -251,6 +257,7 @@ class GraphFunction {
       vals.push_back(std::move(v));
       sig.push_back(std::move(abs));
     }
+    if (!input_sig_.empty()) apply_input_signature(sig);
     AbsPtr key = Abstract::constant(frontend::to_value(phase));
     std::shared_ptr<Compiled> c = lookup(sig, key);  // shared: an eviction may drop it
     std::vector<Value> run_args;
@@ -298,10 +305,11 @@ class GraphFunction {
       empty = false;
       bool same = c && row.size() == sig.size();
       for (size_t i = 0; same && i < row.size(); ++i)
-        same = row[i].dtype() == sig[i]->dtype && row[i].shape() == sig[i]->shape;
+        same = row[i].dtype() == sig[i]->dtype && shape_matches(sig[i]->shape, row[i].shape());
       if (!same) {
         sig.clear();
         for (const Tensor& t : row) sig.push_back(Abstract::tensor(t.dtype(), t.shape()));
+        if (!input_sig_.empty()) apply_input_signature(sig);
         c = lookup(sig, key);
       }
       run_args.clear();
@@ -320,6 +328,7 @@ class GraphFunction {
   std::string ir_text(const pyb::args& args, bool optimized) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
+    if (!input_sig_.empty()) apply_input_signature(sig);
     ir::Module out;
     compiler::CompileResult r = compiler::compile(
         *host_, *src_, out, frontend::wrap_host(fn_), sig, compile_options(), str("'", name_, "'"),
@@ -331,7 +340,28 @@ class GraphFunction {
   std::string vm_text(const pyb::args& args) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
+    if (!input_sig_.empty()) apply_input_signature(sig);
     return lookup(sig, Abstract::constant(Value::none()))->exe->dump();
+  }
+
+  // The input signature: per positional argument, None (any value) or (dtype, shape) with -1
+  // for a dynamic dimension; an empty list removes it. Graphs compiled before stay cached.
+  void set_input_signature(const pyb::list& specs) {
+    std::vector<AbsPtr> sig;
+    for (pyb::handle s : specs) {
+      if (s.is_none()) {
+        sig.push_back(nullptr);
+        continue;
+      }
+      auto t = s.cast<std::pair<pyb::object, std::vector<int64_t>>>();
+      for (int64_t d : t.second)
+        MC_CHECK(d >= -1, Value,
+                 "For 'set_inputs', a dimension must be an int >= 0 or None, "
+                 "but got ",
+                 d, ".");
+      sig.push_back(Abstract::tensor(to_dtype(t.first), Shape(t.second.begin(), t.second.end())));
+    }
+    input_sig_ = std::move(sig);
   }
 
   size_t num_compiled() const { return cache_.size(); }
@@ -395,6 +425,28 @@ class GraphFunction {
       }
     }
     return compile(sig, key);
+  }
+
+  // Checks the arguments' abstracts against the input signature and replaces those of the
+  // tensors it gives shapes for by them (see the top of the file).
+  void apply_input_signature(std::vector<AbsPtr>& sig) const {
+    MC_CHECK(sig.size() == input_sig_.size(), Type, "For '", name_, "', set_inputs gave ",
+             input_sig_.size(), " input", input_sig_.size() == 1 ? "" : "s",
+             ", but it was called with ", sig.size(), ".");
+    for (size_t i = 0; i < sig.size(); ++i) {
+      const AbsPtr& want = input_sig_[i];
+      if (!want) continue;
+      const AbsPtr& got = sig[i];
+      MC_CHECK(got->kind == ir::AbsKind::Tensor, Type, "For '", name_, "', the input ", arg_name(i),
+               " must be a Tensor of ", want->to_string(), " (set_inputs), but got ",
+               got->to_string(), ".");
+      MC_CHECK(got->dtype == want->dtype, Type, "For '", name_, "', the input ", arg_name(i),
+               " must have dtype ", want->dtype, " (set_inputs), but got ", got->dtype, ".");
+      MC_CHECK(shape_matches(want->shape, got->shape), Value, "For '", name_, "', the input ",
+               arg_name(i), " must have shape ", want->shape,
+               " (set_inputs; -1 is any size), but got ", got->shape, ".");
+      sig[i] = want;
+    }
   }
 
   // Hits move to the back: the front is the least recently used.
@@ -594,6 +646,7 @@ class GraphFunction {
   // The signature the next compile sees instead of the arguments' (semi_auto_parallel with
   // inputs given as slices: their global shapes); empty otherwise.
   std::vector<AbsPtr> spmd_sig_;
+  std::vector<AbsPtr> input_sig_;  // set_input_signature; empty: none
   size_t compiles_ = 0;
   bool warned_eviction_ = false;
   std::vector<FloatState> float_state_;           // per argument position
@@ -666,6 +719,9 @@ void bind_graph(pyb::module_& m) {
       .def(
           "vm", [](GraphFunction& g, const pyb::args& a) { return g.vm_text(a); },
           "The executor's instruction listing for these arguments.")
+      .def("set_input_signature", &GraphFunction::set_input_signature, pyb::arg("specs"),
+           "Per positional argument: None or (dtype, shape), -1 for a dynamic dimension "
+           "(Cell.set_inputs); an empty list removes the signature.")
       .def_property_readonly("num_compiled", &GraphFunction::num_compiled,
                              "Graphs in the cache now.")
       .def_property_readonly("num_compiles", &GraphFunction::num_compiles,

@@ -325,10 +325,58 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
       .def("__ge__", &cmpop<OpId::GreaterEqual>);
 }
 
+// Tensor(shape=[None, ...], dtype=...) without data is MindSpore's placeholder of a dynamic
+// shape: an instance of mycel.common.tensor._DynamicTensor, which that module registers
+// (_set_placeholder_type). Tensor's tp_new sends such calls there and every other to
+// pybind11's, at the cost of a pointer compare when data is given.
+PyTypeObject* g_tensor_type = nullptr;
+PyTypeObject* g_placeholder_type = nullptr;
+newfunc g_tensor_new = nullptr;
+
+bool has_dynamic_dim(PyObject* shape) {
+  if (shape == nullptr || !(PyList_Check(shape) || PyTuple_Check(shape))) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(shape);
+  PyObject** items = PySequence_Fast_ITEMS(shape);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (items[i] == Py_None) return true;
+    if (PyLong_Check(items[i]) && PyLong_AsLongLong(items[i]) == -1 && !PyErr_Occurred())
+      return true;
+    PyErr_Clear();
+  }
+  return false;
+}
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  if (type == g_tensor_type && g_placeholder_type != nullptr) {
+    const Py_ssize_t n = args != nullptr ? PyTuple_GET_SIZE(args) : 0;
+    auto arg = [&](Py_ssize_t i, const char* name) -> PyObject* {
+      if (i < n) return PyTuple_GET_ITEM(args, i);
+      return kwargs != nullptr ? PyDict_GetItemString(kwargs, name) : nullptr;
+    };
+    PyObject* data = arg(0, "input_data");
+    if ((data == nullptr || data == Py_None) && has_dynamic_dim(arg(2, "shape")))
+      type = g_placeholder_type;
+  }
+  return g_tensor_new(type, args, kwargs);
+}
+
 }  // namespace
 
 void bind_tensor(pyb::module_& m) {
   pyb::class_<Tensor> cls(m, "Tensor", "A multi-dimensional array on the CPU.");
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_tensor_new = g_tensor_type->tp_new;
+  g_tensor_type->tp_new = tensor_new;
+  m.def(
+      "_set_placeholder_type",
+      [](pyb::object t) {
+        MC_CHECK(PyType_Check(t.ptr()) &&
+                     PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(t.ptr()), g_tensor_type),
+                 Type, "_set_placeholder_type needs a subclass of Tensor");
+        Py_XDECREF(g_placeholder_type);
+        g_placeholder_type = reinterpret_cast<PyTypeObject*>(t.release().ptr());
+      },
+      "Registers the class of Tensor(shape=[None, ...]) placeholders (mycel.common.tensor).");
   bind_tensor_properties(cls);
   bind_tensor_conversions(cls);
   bind_tensor_operators(cls);

@@ -9,7 +9,10 @@
 //              instructions read them in place, frames never copy them;
 //   Prim       a prim call: OpDef, attributes and output metas precomputed from the node's
 //              abstract (a Tensor, or a Tuple of Tensors for multi-output ops), so no
-//              inference runs at run time;
+//              inference runs at run time; except for a call with a dynamic shape among its
+//              inputs or outputs (tensor/dynamic_shape.h), which infers on the run-time
+//              shapes and checks the outputs against the compiled metas (a ValueError
+//              naming the op when a known dimension differs);
 //   Builtin    a graph-level builtin (ir/builtins.def) on run-time values: scalar arithmetic
 //              with Python semantics, containers, getitem, partial, switch, scalar<->tensor,
 //              cast_scalar, print, py_execute, raise;
@@ -135,11 +138,10 @@ class Executable {
   ~Executable();
 
   // Runs the entry graph on `args` (one per parameter; tensor arguments must match the
-  // parameter's dtype and shape when its abstract is known). `host` may be null: print then
-  // writes to stdout and py_execute fails. Deep non-tail recursion is limited by
-  // `max_frames` (a RuntimeError naming the line), not by the C++ stack.
-  // With `observer`, the result's items are also reported as they become final (see
-  // ResultObserver).
+  // parameter's dtype and shape when its abstract is known, any size where it is dynamic). `host`
+  // may be null: print then writes to stdout and py_execute fails. Deep non-tail recursion is
+  // limited by `max_frames` (a RuntimeError naming the line), not by the C++ stack. With
+  // `observer`, the result's items are also reported as they become final (see ResultObserver).
   ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host, RunStats* stats = nullptr,
                 ResultObserver* observer = nullptr) const;
 

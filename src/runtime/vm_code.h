@@ -25,6 +25,7 @@ struct Instr {
   ir::Builtin builtin = ir::Builtin::MakeTuple;  // Builtin
   bool tuple_out = false;   // Prim: the result is a tuple of tensors (a multi-output op)
   bool infer = false;       // Prim: the node has no tensor abstract; infer at run time
+  bool check = false;       // Prim: infer at run time (a dynamic shape), check against metas
   int8_t reuse = -1;        // Prim: the input whose buffer may become the output (vm.h)
   int32_t out = -1;         // the result register (-1 for TailCall and Return)
   Operand callee = 0;       // Call/TailCall: the function; Return: the returned operand

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "ir/walk.h"
 #include "runtime/vm_code.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::vm {
 
@@ -76,23 +77,32 @@ class Compiler {
   }
 
   // The output metas of a prim call from the node's abstract: a Tensor, or a Tuple of
-  // Tensors. Anything else (hand-built IR without abstracts) infers at run time.
+  // Tensors. Anything else (hand-built IR without abstracts) infers at run time, and so does
+  // a call with a dynamic shape among its inputs or outputs (its metas are then checked
+  // against the run-time ones).
   static void set_metas(Instr& in, const CNode* c) {
     const ir::AbsPtr& a = c->abstract();
     if (a && a->kind == AbsKind::Tensor) {
       in.metas.push_back(a->meta());
-      return;
-    }
-    if (a && a->kind == AbsKind::Tuple) {
+    } else if (a && a->kind == AbsKind::Tuple) {
       bool all = true;
       for (const auto& e : a->elems) all = all && e && e->kind == AbsKind::Tensor;
       if (all) {
         for (const auto& e : a->elems) in.metas.push_back(e->meta());
         in.tuple_out = true;
-        return;
       }
     }
-    in.infer = true;
+    if (in.metas.empty()) {
+      in.infer = true;
+      return;
+    }
+    bool dynamic = false;
+    for (const TensorMeta& m : in.metas) dynamic = dynamic || is_dynamic(m.shape);
+    for (size_t k = 1; k < c->size() && !dynamic; ++k) {
+      const ir::AbsPtr& ia = c->input(k)->abstract();
+      dynamic = ia && ia->kind == AbsKind::Tensor && is_dynamic(ia->shape);
+    }
+    in.infer = in.check = dynamic;
   }
 
   void emit_graph() {
@@ -471,7 +481,7 @@ std::string metas_str(const Instr& in) {
   auto one = [](const TensorMeta& m) {
     return std::string(ir::dtype_short_name(m.dtype)) + shape_str(m.shape);
   };
-  if (in.infer) return "?";
+  if (in.infer && !in.check) return "?";
   if (!in.tuple_out) return one(in.metas[0]);
   std::string s = "tuple(";
   for (size_t i = 0; i < in.metas.size(); ++i) s.append(i ? ", " : "").append(one(in.metas[i]));

@@ -16,6 +16,7 @@
 #include "runtime/eager.h"
 #include "runtime/record.h"
 #include "runtime/vm_code.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::vm {
 
@@ -112,8 +113,9 @@ class Interpreter {
       const Tensor& t = args[i].as_tensor();
       MC_CHECK(t.dtype() == a->dtype, Type, "@", gc.name, ": argument ", i, " must be ",
                a->to_string(), ", got ", ir::dtype_short_name(t.dtype()), shape_str(t.shape()));
-      MC_CHECK(t.shape() == a->shape, Value, "@", gc.name, ": argument ", i, " must be ",
-               a->to_string(), ", got ", ir::dtype_short_name(t.dtype()), shape_str(t.shape()));
+      MC_CHECK(t.shape() == a->shape || shape_matches(a->shape, t.shape()), Value, "@", gc.name,
+               ": argument ", i, " must be ", a->to_string(), ", got ",
+               ir::dtype_short_name(t.dtype()), shape_str(t.shape()));
     }
   }
 
@@ -310,7 +312,11 @@ class Interpreter {
   Value exec_prim(const GraphCode& gc, const Instr& in, const Value* regs) {
     const OpDef& op = *in.op;
     TensorList ins = inputs_of(gc, in, regs);
-    if (in.infer) return wrap(run_op(op, ins, *in.attrs), op.num_outputs != 1);
+    if (in.infer) {
+      TensorList outs = run_op(op, ins, *in.attrs);
+      if (in.check) check_dynamic(in, outs);
+      return wrap(std::move(outs), op.num_outputs != 1);
+    }
     // Inputs moved in place (or already there) are the inputs themselves, with one
     // reference each (see `reuse` below). Copies (a host input of an op on a GPU input,
     // with the context on the host) go to launch_placed, which writes in-place results
@@ -342,6 +348,22 @@ class Interpreter {
     outs = launch_placed(op, ins, copies, {}, in.metas, *in.attrs);  // typed already
     record::emit(op, *in.attrs, ins, outs);
     return wrap(std::move(outs), in.tuple_out);
+  }
+
+  // A call compiled with dynamic shapes ran on run-time shapes: its outputs must be instances
+  // of the compiled ones (known dimensions equal), or the rest of the program, typed with
+  // them, would be wrong.
+  static void check_dynamic(const Instr& in, const TensorList& outs) {
+    MC_ASSERT(outs.size() == in.metas.size(), in.op->name, ": ", outs.size(),
+              " outputs at run time, ", in.metas.size(), " compiled");
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const TensorMeta& m = in.metas[i];
+      MC_CHECK(outs[i].dtype() == m.dtype && shape_matches(m.shape, outs[i].shape()), Value,
+               "For '", in.op->name, "', the output ", i, " has shape ", outs[i].shape(),
+               " at run time, but the program was compiled for ", m.shape,
+               " (dynamic shapes: the known dimensions an op infers from the compiled input "
+               "shapes must hold for every input it runs on).");
+    }
   }
 
   Value exec_builtin(const GraphCode& gc, const Instr& in, const Value* regs) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -49,12 +50,41 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    MC_CHECK(da == db || da == 1 || db == 1, Value, "For '", op,
+    MC_CHECK(dims_broadcast(da, db), Value, "For '", op,
              "', the shapes of the inputs cannot broadcast: x.shape = ", a, ", y.shape = ", b,
              " (dimension ", i, ": ", da, " vs ", db, ").");
-    out[i] = da == 1 ? db : da;
+    out[i] = broadcast_dim(da, db);
   }
   return out;
+}
+
+bool is_dynamic(const Shape& s) {
+  for (int64_t d : s)
+    if (d < 0) return true;
+  return false;
+}
+
+bool shapes_agree(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!dims_agree(a[i], b[i])) return false;
+  return true;
+}
+
+bool shape_matches(const Shape& pattern, const Shape& s) {
+  if (pattern.size() != s.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (pattern[i] >= 0 && pattern[i] != s[i]) return false;
+  return true;
+}
+
+void check_static_dims(const Shape& s, size_t from, size_t to, std::string_view op,
+                       std::string_view what) {
+  for (size_t i = from; i < to && i < s.size(); ++i)
+    MC_CHECK(s[i] >= 0, Value, "For '", op, "', the ", what,
+             " must be known at compile time, but dimension ", i, " of the input shape ", s,
+             " is dynamic (-1); only the dimensions the output does not depend on may be "
+             "dynamic.");
 }
 
 Shape broadcast_strides(const Shape& from, const Shape& strides, const Shape& to) {

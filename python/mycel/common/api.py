@@ -57,9 +57,19 @@ class _JitFunction:
 
     _phase_version = -1
     _phase = None
+    _input_signature = None
 
     def __call__(self, *args, **kwargs):
         return self._graph(*_positional(self._sig, args, kwargs))
+
+    def _set_input_signature(self, inputs, specs=None):
+        """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,
+        jit(input_signature=...)); `specs` are their _input_spec, computed when not given."""
+        if specs is None:
+            from mycel.common.tensor import _input_spec
+            specs = [_input_spec(t) for t in inputs]
+        self._input_signature = inputs
+        self._graph.set_input_signature(specs)
 
     def call_keyed(self, key, args, kwargs):
         """Calls with `key` (a Cell tree's training flags) added to the cache key."""
@@ -73,6 +83,8 @@ class _JitFunction:
         bound = cache.get(id(self))
         if bound is None:
             bound = _JitFunction(self._mycel_fn, instance)
+            if self._input_signature is not None:  # jit(input_signature=...) on a method
+                bound._set_input_signature(tuple(self._input_signature))
             cache[id(self)] = bound
         return bound
 
@@ -86,14 +98,22 @@ def jit(function=None, *, capture_mode="ast", jit_level="O1", dynamic=0, fullgra
     """Compiles `function` (or, used as ``@jit(...)``, the decorated one) into a graph.
 
     Only ``capture_mode="ast"`` (MindSpore's default: the Python source is parsed) is
-    supported; the other options are accepted for MindSpore compatibility."""
+    supported. ``input_signature`` (a Tensor or a tuple of them, one per positional input,
+    placeholders such as ``Tensor(shape=[None, 3], dtype=ms.float32)`` for dynamic
+    dimensions) compiles once for every size of those dimensions, as ``Cell.set_inputs``
+    does. The other options are accepted for MindSpore compatibility."""
     if capture_mode != "ast":
         raise ValueError(f"For 'jit', capture_mode must be 'ast', but got {capture_mode!r}.")
 
     def wrap(fn):
         if isinstance(fn, _JitFunction):
             return fn
-        return _JitFunction(fn)
+        out = _JitFunction(fn)
+        if input_signature is not None:
+            sig = input_signature if isinstance(input_signature, (tuple, list)) \
+                else (input_signature,)
+            out._set_input_signature(tuple(sig))
+        return out
 
     if function is None:
         return wrap

@@ -216,3 +216,54 @@ for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.from_numpy = staticmethod(_C.from_numpy)
 Tensor.T = property(lambda self: _transpose(self))
+
+
+# ------------------------------------------------------------------ dynamic-shape placeholders
+class _DynamicTensor(Tensor):
+    """A placeholder of MindSpore's ``Tensor(shape=[None, 1, 28, 28], dtype=...)``: a dtype and
+    a shape whose None (or -1) dimensions are known only at run time, and no data. It is what
+    ``Cell.set_inputs`` and ``jit(input_signature=...)`` take; its ``shape`` shows the dynamic
+    dimensions as -1 (as MindSpore's). Underneath it is an empty tensor (its dynamic dimensions
+    0), so reading its values gives nothing."""
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, *args, **kwargs):
+        dims = []
+        for d in shape:
+            if d is None or (isinstance(d, int) and not isinstance(d, bool) and d == -1):
+                dims.append(-1)
+            elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+                dims.append(int(d))
+            else:
+                raise TypeError(f"For 'Tensor', the shape of a placeholder must hold ints >= 0 "
+                                f"or None, but got {tuple(shape)!r}.")
+        Tensor.__init__(self, None, _C.float32 if dtype is None else dtype,
+                        tuple(max(d, 0) for d in dims))
+        self._mycel_dyn_shape = tuple(dims)
+
+    @property
+    def shape(self):
+        """The shape, -1 for each dynamic dimension."""
+        return self._mycel_dyn_shape
+
+    def __repr__(self):
+        return f"Tensor(shape={list(self._mycel_dyn_shape)}, dtype={self.dtype}, value=None)"
+
+    __str__ = __repr__
+
+
+# Tensor(shape=[None, ...], dtype=...) without data makes a _DynamicTensor (Tensor's tp_new,
+# src/python/py_tensor.cc); everything else constructs as before.
+_C._set_placeholder_type(_DynamicTensor)
+
+
+def _input_spec(t):
+    """(dtype, shape with -1 for dynamic dims) of a set_inputs / input_signature entry, or
+    None for an entry that is not a Tensor (an argument compiled by value, as without one)."""
+    if isinstance(t, _DynamicTensor):
+        return (t.dtype, list(t._mycel_dyn_shape))
+    if isinstance(t, Tensor):
+        return (t.dtype, list(t.shape))
+    if t is None:
+        return None
+    raise TypeError(f"For 'set_inputs', each input must be a Tensor (Tensor(shape=[None, ...], "
+                    f"dtype=...) for a dynamic shape) or None, but got {type(t).__name__}.")

@@ -155,6 +155,9 @@ class Cell:
             from mycel.common.api import _JitFunction
             graph = _JitFunction(type(self).construct, self)
             object.__setattr__(self, "_mycel_graph", graph)
+            inputs = self.__dict__.get("_mycel_inputs")
+            if inputs is not None:
+                graph._set_input_signature(inputs)
         if graph._phase_version != _TRAIN_VERSION[0]:
             graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output)
                                  for _, c in self.cells_and_names())
@@ -172,6 +175,25 @@ class Cell:
         Cell."""
         from mycel.parallel.shard import shard_cell
         return shard_cell(self, in_strategy, out_strategy, parameter_plan, device, level)
+
+    def set_inputs(self, *inputs):
+        """Declares the inputs of construct for GRAPH mode (MindSpore's ``Cell.set_inputs``):
+        one entry per positional input, a placeholder ``Tensor(shape=[None, 1, 28, 28],
+        dtype=ms.float32)`` whose None dimensions may change between calls, a Tensor (its
+        shape fixed), or None (compiled as without set_inputs). The construct is then compiled
+        once with those dimensions dynamic, so new batch sizes do not recompile; a call whose
+        inputs do not fit (another dtype or rank, a fixed dimension that differs) is an error
+        naming the input. In PYNATIVE mode nothing is compiled and the call is unchanged."""
+        from mycel.common.tensor import _input_spec
+        specs = [_input_spec(t) for t in inputs]
+        object.__setattr__(self, "_mycel_inputs", tuple(inputs))
+        graph = self.__dict__.get("_mycel_graph")
+        if graph is not None:
+            graph._set_input_signature(tuple(inputs), specs)
+
+    def get_inputs(self):
+        """The inputs given to set_inputs, or None."""
+        return self.__dict__.get("_mycel_inputs")
 
     def register_forward_pre_hook(self, hook_fn):
         """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python

@@ -40,7 +40,9 @@ AbsPtr cot_abs(const AbsPtr& a);
 // Whether values of abstract `a` carry a cotangent (float tensors and function values).
 bool carries_cot(const AbsPtr& a);
 // A zero cotangent of abstract `cot` (a cot_abs): Fill for tensors, tuples of zeros, None.
-Node* zero_cot(class IrBuilder& b, const AbsPtr& cot);
+// A tensor of a dynamic shape is zeros_like(like) (a value of that abstract: the primal),
+// its size being known at run time only; without `like` that is a ValueError.
+Node* zero_cot(class IrBuilder& b, const AbsPtr& cot, Node* like = nullptr);
 // Element i of a cotangent tuple (the input itself when x is a make_tuple); `want` is its
 // abstract when x's structure is known only at run time (an Any built by cot_sparse/cot_add).
 Node* cot_item(IrBuilder& b, Node* x, size_t i, const AbsPtr& want = nullptr);

@@ -212,8 +212,15 @@ Grads bprop_unsorted_segment_sum(BpropArgs& a) {
   g.set("axis", int64_t{0});
   return {a.b.prim(OpId::Gather, {a.dout, a.in[1]}, g), nullptr};
 }
-// GatherD(x, index, dim): dx = GatherDGrad(index, dout, dim, shape = x.shape)
+// GatherD(x, index, dim): dx = GatherDGrad(index, dout, dim, shape = x.shape). A dynamic
+// dimension of x (off dim) is -1 in `shape`, which GatherDGrad takes from index: index must
+// be dynamic there too, and is taken to span x (a loss's gather of one class per sample).
 Grads bprop_gather_d(BpropArgs& a) {
+  const Shape &xs = shape(a.in[0]), &is = shape(a.in[1]);
+  for (size_t d = 0; d < xs.size(); ++d)
+    MC_CHECK(xs[d] >= 0 || (d < is.size() && is[d] < 0), Value,
+             "For the gradient of 'GatherD', dimension ", d, " of x (shape ", xs,
+             ") is dynamic but the index's (shape ", is, ") is not.");
   Attrs g;
   g.set("dim", a.attrs.get_int("dim"));
   g.set("shape", ints(shape(a.in[0])));

@@ -57,9 +57,15 @@ bool is_zero_fill(const Node* n) {
 Node* stats_dx(IrBuilder& b, Node* x, Node* mu, Node* r, std::vector<Node*> dm, Node* dv, Node* dr,
                double m) {
   Node* acc = nullptr;
-  auto add = [&](Node* t) { acc = acc == nullptr ? t : b.add(acc, t); };
+  auto add = [&](Node* t) {
+    MC_CHECK(m > 0, Value,
+             "For the gradient of a normalisation, the number of elements its "
+             "statistics are taken over must be known at compile time, but x of shape ",
+             shape(x), " is dynamic there.");
+    acc = acc == nullptr ? t : b.add(acc, t);
+  };
   for (Node* d : dm)
-    if (!is_zero_fill(d)) add(b.broadcast_to(b.mul_scalar(d, 1.0 / m), shape(x)));
+    if (!is_zero_fill(d)) add(b.broadcast_like(b.mul_scalar(d, 1.0 / m), x));
   Node* xc = nullptr;
   auto centred = [&] { return xc != nullptr ? xc : (xc = b.sub(x, mu)); };
   if (dv != nullptr && !is_zero_fill(dv)) add(b.mul(b.mul_scalar(dv, 2.0 / m), centred()));
@@ -245,8 +251,8 @@ Grads bprop_batch_norm(BpropArgs& a) {
     cs[1] = xs[1];
     auto view = [&](Node* t) { return b.reshape(t, cs); };
     double m = 1;
-    for (size_t d = 0; d < xs.size(); ++d)
-      if (d != 1) m *= static_cast<double>(xs[d]);
+    for (size_t d = 0; d < xs.size() && m > 0; ++d)  // m < 0: a dynamic count
+      if (d != 1) m = xs[d] < 0 ? -1.0 : m * static_cast<double>(xs[d]);
     Node* extra = stats_dx(b, a.in[0], view(b.tuple_get(a.out, 3)), view(b.tuple_get(a.out, 4)),
                            {view(b.tuple_get(a.dout, 1)), view(b.tuple_get(a.dout, 3))},
                            view(b.tuple_get(a.dout, 2)), view(b.tuple_get(a.dout, 4)), m);
@@ -268,7 +274,8 @@ Grads bprop_layer_norm(BpropArgs& a) {
   int64_t bna = a.attrs.get_int("begin_norm_axis");
   if (bna < 0) bna += static_cast<int64_t>(xs.size());
   double m = 1;
-  for (size_t d = static_cast<size_t>(bna); d < xs.size(); ++d) m *= static_cast<double>(xs[d]);
+  for (size_t d = static_cast<size_t>(bna); d < xs.size() && m > 0; ++d)
+    m = xs[d] < 0 ? -1.0 : m * static_cast<double>(xs[d]);
   Node* extra = stats_dx(b, a.in[0], b.tuple_get(a.out, 1), b.tuple_get(a.out, 2),
                          {b.tuple_get(a.dout, 1)}, nullptr, b.tuple_get(a.dout, 2), m);
   if (extra != nullptr) dx = b.add(dx, extra);

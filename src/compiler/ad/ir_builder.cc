@@ -1,8 +1,10 @@
 #include "compiler/ad/ir_builder.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/error.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir {
 
@@ -78,6 +80,8 @@ Node* IrBuilder::scalar_like(double v, Node* like) {
 }
 
 Node* IrBuilder::full_like(double v, Node* like) {
+  if (is_dynamic(shape_of(like)))
+    return v == 0.0 ? zeros_like(like) : mul_scalar(ones_like(like), v);
   return constant(Tensor::full(shape_of(like), Scalar::from_float(v), dtype_of(like)));
 }
 
@@ -104,6 +108,12 @@ Node* IrBuilder::reduce_sum(Node* x, std::vector<int64_t> axes, bool keep_dims) 
 
 Node* IrBuilder::reshape(Node* x, const Shape& shape) {
   if (shape_of(x) == shape) return x;
+  // A dynamic dimension is -1 in Reshape's target, which allows one (the gradients of
+  // reshapes keep the shapes they were given, so their targets have at most the input's).
+  MC_CHECK(std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }) <= 1, Value,
+           "For 'Reshape', a gradient needs x reshaped to ", shape,
+           ", which has more than one dynamic dimension; dynamic shapes support one dynamic "
+           "dimension through reshapes.");
   Attrs a;
   a.set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
   return prim(OpId::Reshape, {x}, a);
@@ -117,9 +127,18 @@ Node* IrBuilder::transpose(Node* x, std::vector<int64_t> perm) {
 
 Node* IrBuilder::broadcast_to(Node* x, const Shape& shape) {
   if (shape_of(x) == shape) return x;
+  MC_ASSERT(!is_dynamic(shape), "IrBuilder::broadcast_to a dynamic shape ", shape,
+            ": use broadcast_like");
   Attrs a;
   a.set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
   return prim(OpId::BroadcastTo, {x}, a);
+}
+
+Node* IrBuilder::broadcast_like(Node* x, Node* like) {
+  const Shape& to = shape_of(like);
+  if (!is_dynamic(to)) return broadcast_to(x, to);
+  if (shape_of(x) == to) return x;
+  return add(x, zeros_like(like));
 }
 
 Node* IrBuilder::matmul(Node* a, Node* b, bool ta, bool tb, bool batched) {

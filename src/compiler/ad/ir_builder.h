@@ -47,7 +47,8 @@ class IrBuilder {
   Node* constant(const Tensor& t) { return constant(Value::tensor(t)); }
   // A 0-d constant of like's dtype holding v (a broadcasting scalar operand).
   Node* scalar_like(double v, Node* like);
-  // A constant of `like`'s dtype and shape filled with v.
+  // A constant of `like`'s dtype and shape filled with v (for a dynamic shape, an op on
+  // `like`: its run-time shape).
   Node* full_like(double v, Node* like);
   Node* make_tuple(const std::vector<Node*>& items);
   // getitem(t, i) of a node whose abstract is a Tuple (multi-output ops).
@@ -87,6 +88,9 @@ class IrBuilder {
   Node* reshape(Node* x, const Shape& shape);  // x itself when already of that shape
   Node* transpose(Node* x, std::vector<int64_t> perm);
   Node* broadcast_to(Node* x, const Shape& shape);  // x itself when already of that shape
+  // x broadcast to `like`'s shape: broadcast_to, or for a dynamic shape (whose run-time size
+  // only `like` knows) x + zeros_like(like).
+  Node* broadcast_like(Node* x, Node* like);
   Node* matmul(Node* a, Node* b, bool ta = false, bool tb = false, bool batched = false);
   Node* concat(std::vector<Node*> xs, int64_t axis);
   // x[begin:end:strides] per axis (no masks).

@@ -8,6 +8,7 @@
 #include "compiler/ad/bprop.h"
 #include "compiler/ad/ir_builder.h"
 #include "ir/manager.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir {
 
@@ -40,8 +41,15 @@ AbsPtr cot_abs(const AbsPtr& a) {
   }
 }
 
-Node* zero_cot(IrBuilder& b, const AbsPtr& a) {
+Node* zero_cot(IrBuilder& b, const AbsPtr& a, Node* like) {
   if (a->kind == AbsKind::Tensor) {
+    if (is_dynamic(a->shape)) {
+      MC_CHECK(like != nullptr && like->abstract() && like->abstract()->kind == AbsKind::Tensor,
+               Value, "a zero gradient of the dynamic shape ", a->to_string(),
+               " is needed where no tensor of that shape is at hand; this program cannot be "
+               "differentiated with dynamic shapes.");
+      return b.cast(b.zeros_like(like), a->dtype);
+    }
     Attrs at;
     at.set("dtype", a->dtype);
     at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
@@ -50,7 +58,11 @@ Node* zero_cot(IrBuilder& b, const AbsPtr& a) {
   }
   if (a->kind == AbsKind::Tuple) {
     std::vector<Node*> el;
-    for (const AbsPtr& e : a->elems) el.push_back(zero_cot(b, e));
+    const bool tuple_like = like != nullptr && like->abstract() &&
+                            like->abstract()->kind == AbsKind::Tuple &&
+                            like->abstract()->elems.size() == a->elems.size();
+    for (size_t i = 0; i < a->elems.size(); ++i)
+      el.push_back(zero_cot(b, a->elems[i], tuple_like ? b.tuple_get(like, i) : nullptr));
     return b.make_tuple(el);
   }
   return b.constant(Value());
@@ -377,7 +389,7 @@ class KGraph {
       const Value* cv = const_value(n->callee());
       if (a == adj_.end() || a->second == nullptr) {
         if (!cv || !cv->is(ValueKind::Prim) || !bprop_always(cv->as_prim().op->id)) continue;
-        prim_rule(b, n, cv->as_prim(), zero_cot(b, cot_abs(n->abstract())));
+        prim_rule(b, n, cv->as_prim(), zero_cot(b, cot_abs(n->abstract()), fwd_of(n)));
         continue;
       }
       Node* d = a->second;
@@ -393,7 +405,7 @@ class KGraph {
     for (Parameter* p : g_->params()) {
       auto a = adj_.find(p);
       grads.push_back(a != adj_.end() && a->second ? a->second
-                                                   : zero_cot(b, cot_abs(p->abstract())));
+                                                   : zero_cot(b, cot_abs(p->abstract()), p));
     }
     Node* out = b.make_tuple(grads);
     if (!effects_.empty()) {
@@ -473,7 +485,10 @@ class KGraph {
     }
     std::vector<Node*> el;
     for (size_t j = 0; j < ta->elems.size(); ++j)
-      el.push_back(j == idx ? d : zero_cot(b, cot_abs(ta->elems[j])));
+      el.push_back(
+          j == idx ? d
+                   : zero_cot(b, cot_abs(ta->elems[j]),
+                              ta->kind == AbsKind::Tuple ? b.tuple_get(fwd_of(t), j) : nullptr));
     contrib(b, t, b.make_tuple(el));
   }
 
@@ -506,7 +521,7 @@ class KGraph {
     for (int k = 0; k < 2; ++k) {
       Node* x = n->input(2 + k);
       if (x->is_value() || !carries_cot(x->abstract())) continue;
-      Node* z = zero_cot(b, cot_abs(x->abstract()));
+      Node* z = zero_cot(b, cot_abs(x->abstract()), fwd_of(x));
       Node* r = b.builtin(Builtin::Switch, {c, k == 0 ? d : z, k == 0 ? z : d}, d->abstract());
       contrib(b, x, r);
     }

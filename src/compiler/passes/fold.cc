@@ -27,6 +27,7 @@
 #include "compiler/passes/pass_util.h"
 #include "runtime/eager.h"
 #include "runtime/vm.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::compiler {
 
@@ -150,10 +151,12 @@ Node* fold_getitem(Module& m, CNode* c) {
 
 bool small_tensor_abs(const AbsPtr& a) {
   if (a == nullptr) return false;
-  if (a->kind == AbsKind::Tensor) return numel(a->shape) <= kMaxFoldNumel;
+  // A dynamic shape (-1 dims) is never small: its size is known at run time only.
+  if (a->kind == AbsKind::Tensor) return !is_dynamic(a->shape) && numel(a->shape) <= kMaxFoldNumel;
   if (a->kind == AbsKind::Tuple) {
     for (const AbsPtr& e : a->elems)
-      if (e == nullptr || e->kind != AbsKind::Tensor || numel(e->shape) > kMaxFoldNumel)
+      if (e == nullptr || e->kind != AbsKind::Tensor || is_dynamic(e->shape) ||
+          numel(e->shape) > kMaxFoldNumel)
         return false;
     return true;
   }
@@ -166,8 +169,7 @@ bool same_meta(const Tensor& t, const AbsPtr& a) {
 }
 
 Node* fold_prim(Module& m, CNode* c, const PrimData& p) {
-  if ((p.op->flags & kEffectFlags) != 0 || !small_tensor_abs(c->abstract()))
-    return nullptr;
+  if ((p.op->flags & kEffectFlags) != 0 || !small_tensor_abs(c->abstract())) return nullptr;
   std::vector<Tensor> inputs;
   for (size_t i = 1; i < c->size(); ++i) {
     const Value* v = detail::const_value(c->input(i));

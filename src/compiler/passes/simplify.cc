@@ -30,6 +30,7 @@
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
 #include "ops/op_table.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::compiler {
 
@@ -40,11 +41,13 @@ namespace {
 constexpr int64_t kMaxScanNumel = int64_t{1} << 16;
 
 // Tensor abstracts of the same dtype and shape.
+// Two dynamic shapes that print alike may differ at run time (a Tile of a dynamic axis keeps
+// its -1), so they are never the same type.
 bool same_type(const Node* a, const Node* b) {
   const AbsPtr& x = a->abstract();
   const AbsPtr& y = b->abstract();
   return x != nullptr && y != nullptr && x->kind == AbsKind::Tensor && y->kind == AbsKind::Tensor &&
-         x->dtype == y->dtype && x->shape == y->shape;
+         x->dtype == y->dtype && x->shape == y->shape && !is_dynamic(x->shape);
 }
 
 // n is a constant tensor whose every element equals v.
@@ -152,7 +155,7 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
     case OpId::ZerosLike: {
       // Only x's type is read: a Fill of it, independent of x's value.
       const AbsPtr& a = c->abstract();
-      if (a == nullptr || a->kind != AbsKind::Tensor) return false;
+      if (a == nullptr || a->kind != AbsKind::Tensor || is_dynamic(a->shape)) return false;
       Attrs at;
       at.set("dtype", a->dtype);
       at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));

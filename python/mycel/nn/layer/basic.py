@@ -102,7 +102,7 @@ def _flatten_shape(shape, start_dim, end_dim):
                          f"fit an input of rank {rank} (need start_dim <= end_dim).")
     n = 1
     for d in shape[start:end + 1]:
-        n *= d
+        n = -1 if d < 0 or n < 0 else n * d  # a dynamic dim (set_inputs) is -1: so is n
     return tuple(shape[:start]) + (n,) + tuple(shape[end + 1:])
 
 
