@@ -69,6 +69,11 @@ class HookHandle:
             if not hooks:  # no hooks left: the plain call path again
                 del self._cell.__dict__[self._attr]
 
+# Cell.shard's work: mycel.parallel.shard, a layer above nn, installs it when it loads (the
+# mycel package imports it), so nn never imports parallel.
+_SHARD_CELL = [None]
+
+
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
 
@@ -173,8 +178,7 @@ class Cell:
         search (auto_parallel, sharding_propagation) or the rewrite (semi_auto_parallel).
         Every later call of this Cell is sharded, also inside other networks. Returns the
         Cell."""
-        from mycel.parallel.shard import shard_cell
-        return shard_cell(self, in_strategy, out_strategy, parameter_plan, device, level)
+        return _SHARD_CELL[0](self, in_strategy, out_strategy, parameter_plan, device, level)
 
     def set_inputs(self, *inputs):
         """Declares the inputs of construct for GRAPH mode (MindSpore's ``Cell.set_inputs``):

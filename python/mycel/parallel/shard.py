@@ -22,6 +22,7 @@ Cell that calls it.
 import os
 import sys
 
+from mycel.nn import cell as _cell
 from mycel.nn.cell import Cell
 from mycel.ops import operations as _P
 from mycel.ops.primitive import constexpr
@@ -147,6 +148,9 @@ def shard_cell(cell, in_strategy, out_strategy=None, parameter_plan=None, device
     cell.__dict__.pop("_mycel_graph", None)  # compiled again, with the hints
     cell.__class__ = sub
     return cell
+
+
+_cell._SHARD_CELL[0] = shard_cell  # Cell.shard's work (nn/cell.py)
 
 
 class _Function(Cell):
