@@ -196,6 +196,23 @@ def test_shape_rules_with_a_dynamic_dimension(mode):
     assert f._graph.num_compiles == 1
 
 
+def test_flatten_with_a_dynamic_batch(mode):
+    # ops.flatten keeps the dynamic batch and merges the known dimensions (their product,
+    # so that Reshape has one dimension to infer); merging the dynamic one with others works
+    # as before.
+    @ms.jit(input_signature=(Tensor(shape=[None, 2, 3, 4], dtype=ms.float32),))
+    def f(x):
+        return ops.flatten(x), ops.flatten(x, start_dim=0, end_dim=1), ops.flatten(x, start_dim=2)
+
+    for n in (1, 5):
+        x = np.random.default_rng(n).standard_normal((n, 2, 3, 4)).astype(np.float32)
+        a, b, c = f(Tensor(x))
+        np.testing.assert_array_equal(a.asnumpy(), x.reshape(n, 24))
+        np.testing.assert_array_equal(b.asnumpy(), x.reshape(n * 2, 3, 4))
+        np.testing.assert_array_equal(c.asnumpy(), x.reshape(n, 2, 12))
+    assert f._graph.num_compiles == 1
+
+
 @pytest.mark.parametrize("body, op", [
     (lambda x: P.Split(axis=0, output_num=2)(x), "Split"),
     (lambda x: x[1:3], "StridedSlice"),

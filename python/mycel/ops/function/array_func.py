@@ -54,8 +54,13 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     if s > e:
         raise ValueError(f"For 'flatten', start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of rank {x.ndim}.")
-    shape = x.shape[:s] + (-1,) + x.shape[e + 1:]
-    return reshape(x, shape)
+    kept, merged = x.shape[:s] + x.shape[e + 1:], x.shape[s:e + 1]
+    mid = -1  # Reshape infers it, unless a kept dimension is the dynamic (-1) one
+    if any(d < 0 for d in kept) and all(d >= 0 for d in merged):
+        mid = 1
+        for d in merged:
+            mid *= d
+    return reshape(x, x.shape[:s] + (mid,) + x.shape[e + 1:])
 
 
 def concat(tensors, axis=0):
