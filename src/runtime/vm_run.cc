@@ -367,20 +367,21 @@ class Interpreter {
   }
 
   Value exec_builtin(const GraphCode& gc, const Instr& in, const Value* regs) {
-    bargs_.clear();
-    for (uint32_t k = 0; k < in.nargs; ++k)
-      bargs_.push_back(get(gc, regs, gc.operands[in.args_begin + k]));
-    Value r = run_builtin(in.builtin, bargs_, host_);
-    bargs_.clear();
-    return r;
+    return with_args(gc, in, regs, [&] { return run_builtin(in.builtin, bargs_, host_); });
   }
 
   // A generated kernel on its operands (the arguments of the GraphKernel call).
   Value exec_fused(const GraphCode& gc, const Instr& in, const Value* regs) {
+    return with_args(gc, in, regs, [&] { return in.fused->run(bargs_); });
+  }
+
+  // run() with the instruction's operands in bargs_ (emptied again after).
+  template <class F>
+  Value with_args(const GraphCode& gc, const Instr& in, const Value* regs, F&& run) {
     bargs_.clear();
     for (uint32_t k = 0; k < in.nargs; ++k)
       bargs_.push_back(get(gc, regs, gc.operands[in.args_begin + k]));
-    Value r = in.fused->run(bargs_);
+    Value r = run();
     bargs_.clear();
     return r;
   }
