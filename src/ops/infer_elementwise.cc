@@ -27,6 +27,10 @@ bool is_sign_op(OpId id) {
     case OpId::Square:
     case OpId::ReLU:
     case OpId::ReLU6:
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Rint:
       return true;
     default:
       return false;

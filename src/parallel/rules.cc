@@ -42,6 +42,21 @@ RuleFamily rule_family(OpId op) {
     case OpId::Erf:
     case OpId::SiLU:
     case OpId::Softplus:
+    case OpId::ACos:
+    case OpId::Asin:
+    case OpId::Atan:
+    case OpId::Acosh:
+    case OpId::Asinh:
+    case OpId::Atanh:
+    case OpId::Sinh:
+    case OpId::Cosh:
+    case OpId::Tan:
+    case OpId::Expm1:
+    case OpId::Erfc:
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Rint:
     case OpId::GeLU:
       return RuleFamily::Unary;
     case OpId::Add:

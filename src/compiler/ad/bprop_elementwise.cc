@@ -53,8 +53,8 @@ Grads bprop_neg(BpropArgs& a) {
 Grads bprop_abs(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sign(x)); });
 }
-// Sign: dx = 0
-Grads bprop_sign(BpropArgs& a) {
+// Sign, Floor, Ceil, Round, Rint (piecewise constant): dx = 0
+Grads bprop_zero(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node*) { return b.zeros_like(x); });
 }
 // Square: dx = 2 x dout
@@ -134,6 +134,67 @@ Grads bprop_sigmoid(BpropArgs& a) {
 Grads bprop_erf(BpropArgs& a) {
   return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
     return b.mul(d, b.mul_scalar(b.exp(b.neg(b.square(x))), 2.0 / std::sqrt(std::numbers::pi)));
+  });
+}
+// ACos: dx = -dout / sqrt(1 - x^2)
+Grads bprop_acos(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.neg(b.div(d, b.sqrt(b.sub(b.scalar_like(1, x), b.square(x)))));
+  });
+}
+// Asin: dx = dout / sqrt(1 - x^2)
+Grads bprop_asin(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.div(d, b.sqrt(b.sub(b.scalar_like(1, x), b.square(x))));
+  });
+}
+// Atan: dx = dout / (1 + x^2)
+Grads bprop_atan(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.div(d, b.add_scalar(b.square(x), 1));
+  });
+}
+// Acosh: dx = dout / sqrt(x^2 - 1) = dout / sinh(out)
+Grads bprop_acosh(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.div(d, b.prim(OpId::Sinh, {y})); });
+}
+// Asinh: dx = dout / sqrt(x^2 + 1) = dout / cosh(out)
+Grads bprop_asinh(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node*, Node* y, Node* d) { return b.div(d, b.prim(OpId::Cosh, {y})); });
+}
+// Atanh: dx = dout / (1 - x^2)
+Grads bprop_atanh(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.div(d, b.sub(b.scalar_like(1, x), b.square(x)));
+  });
+}
+// Sinh: dx = dout * cosh(x)
+Grads bprop_sinh(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.prim(OpId::Cosh, {x})); });
+}
+// Cosh: dx = dout * sinh(x)
+Grads bprop_cosh(BpropArgs& a) {
+  return unary(
+      a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.prim(OpId::Sinh, {x})); });
+}
+// Tan: dx = dout * (1 + out^2)
+Grads bprop_tan(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node*, Node* y, Node* d) {
+    return b.mul(d, b.add_scalar(b.square(y), 1));
+  });
+}
+// Expm1: dx = dout * (out + 1)
+Grads bprop_expm1(BpropArgs& a) {
+  return unary(a,
+               [](IrBuilder& b, Node*, Node* y, Node* d) { return b.mul(d, b.add_scalar(y, 1)); });
+}
+// Erfc: dx = -dout * 2/sqrt(pi) * exp(-x^2)
+Grads bprop_erfc(BpropArgs& a) {
+  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) {
+    return b.mul(d, b.mul_scalar(b.exp(b.neg(b.square(x))), -2.0 / std::sqrt(std::numbers::pi)));
   });
 }
 // SiLU (x * s, s = sigmoid(x)): dx = dout * s * (1 + x * (1 - s))

@@ -1,4 +1,4 @@
-// CPU kernels of the unary elementwise ops (Neg ... GeLU, LogicalNot).
+// CPU kernels of the unary elementwise ops (Neg ... GeLU, trigonometry, rounding, LogicalNot).
 #include <immintrin.h>
 
 #include <cmath>
@@ -83,6 +83,23 @@ struct Relu6Op : OpBase {
   }
 };
 
+// Rounding to an integral value: integers are returned as they are. Round and Rint take
+// halves to even (nearbyint under the default rounding mode).
+#define MC_EW_ROUND_OP(Name, fexpr)        \
+  struct Name : OpBase {                   \
+    template <class C>                     \
+    MC_EW_INLINE static C f(C x) {         \
+      if constexpr (std::is_integral_v<C>) \
+        return x;                          \
+      else                                 \
+        return fexpr;                      \
+    }                                      \
+  };
+MC_EW_ROUND_OP(FloorOp, std::floor(x))
+MC_EW_ROUND_OP(CeilOp, std::ceil(x))
+MC_EW_ROUND_OP(RoundOp, std::nearbyint(x))
+#undef MC_EW_ROUND_OP
+
 // ---- float math: float32 through vmath, float64 through libm ---------------------------
 
 struct HeavyBase : OpBase {
@@ -123,6 +140,18 @@ MC_EW_FLOAT_OP(GeluErfOp, HeavyBase, vmath::gelu_erf(x),
                x == -INFINITY ? 0.0 : 0.5 * x * std::erfc(-x * 0.7071067811865476))
 MC_EW_FLOAT_OP(SinMath, HeavyBase, vmath::sin(x), std::sin(x))
 MC_EW_FLOAT_OP(CosMath, HeavyBase, vmath::cos(x), std::cos(x))
+// Inverse/hyperbolic trigonometry, expm1, erfc: libm in both precisions (no vmath form).
+MC_EW_FLOAT_OP(AcosOp, HeavyBase, std::acos(x), std::acos(x))
+MC_EW_FLOAT_OP(AsinOp, HeavyBase, std::asin(x), std::asin(x))
+MC_EW_FLOAT_OP(AtanOp, HeavyBase, std::atan(x), std::atan(x))
+MC_EW_FLOAT_OP(AcoshOp, HeavyBase, std::acosh(x), std::acosh(x))
+MC_EW_FLOAT_OP(AsinhOp, HeavyBase, std::asinh(x), std::asinh(x))
+MC_EW_FLOAT_OP(AtanhOp, HeavyBase, std::atanh(x), std::atanh(x))
+MC_EW_FLOAT_OP(SinhOp, HeavyBase, std::sinh(x), std::sinh(x))
+MC_EW_FLOAT_OP(CoshOp, HeavyBase, std::cosh(x), std::cosh(x))
+MC_EW_FLOAT_OP(TanOp, HeavyBase, std::tan(x), std::tan(x))
+MC_EW_FLOAT_OP(Expm1Op, HeavyBase, std::expm1(x), std::expm1(x))
+MC_EW_FLOAT_OP(ErfcOp, HeavyBase, std::erfc(x), std::erfc(x))
 #undef MC_EW_FLOAT_OP
 
 // sin/cos: vmath reduces |x| <= 8192 exactly; larger and non-finite arguments are redone
@@ -256,6 +285,20 @@ MC_EW_F32(SiluOp)
 MC_EW_F32(SoftplusOp)
 MC_EW_F32(GeluTanhOp)
 MC_EW_F32(GeluErfOp)
+MC_EW_F32(FloorOp)
+MC_EW_F32(CeilOp)
+MC_EW_F32(RoundOp)
+MC_EW_F32(AcosOp)
+MC_EW_F32(AsinOp)
+MC_EW_F32(AtanOp)
+MC_EW_F32(AcoshOp)
+MC_EW_F32(AsinhOp)
+MC_EW_F32(AtanhOp)
+MC_EW_F32(SinhOp)
+MC_EW_F32(CoshOp)
+MC_EW_F32(TanOp)
+MC_EW_F32(Expm1Op)
+MC_EW_F32(ErfcOp)
 #undef MC_EW_F32
 
 template <class Op, class T>
@@ -302,6 +345,10 @@ void cpu_unary(const KernelContext& ctx) {
     MC_NUM(Square, SquareOp)
     MC_NUM(ReLU, ReluOp)
     MC_NUM(ReLU6, Relu6Op)
+    MC_NUM(Floor, FloorOp)
+    MC_NUM(Ceil, CeilOp)
+    MC_NUM(Round, RoundOp)
+    MC_NUM(Rint, RoundOp)
     MC_FLT(Exp, ExpOp)
     MC_FLT(Log, LogOp)
     MC_FLT(Log1p, Log1pOp)
@@ -315,6 +362,17 @@ void cpu_unary(const KernelContext& ctx) {
     MC_FLT(Erf, ErfOp)
     MC_FLT(SiLU, SiluOp)
     MC_FLT(Softplus, SoftplusOp)
+    MC_FLT(ACos, AcosOp)
+    MC_FLT(Asin, AsinOp)
+    MC_FLT(Atan, AtanOp)
+    MC_FLT(Acosh, AcoshOp)
+    MC_FLT(Asinh, AsinhOp)
+    MC_FLT(Atanh, AtanhOp)
+    MC_FLT(Sinh, SinhOp)
+    MC_FLT(Cosh, CoshOp)
+    MC_FLT(Tan, TanOp)
+    MC_FLT(Expm1, Expm1Op)
+    MC_FLT(Erfc, ErfcOp)
 #undef MC_NUM
 #undef MC_FLT
     case OpId::GeLU:

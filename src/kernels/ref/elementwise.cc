@@ -87,6 +87,39 @@ double ref_float_unary(OpId id, double x, bool gelu_tanh) {
       return 1.0 / (1.0 + std::exp(-x));
     case OpId::Erf:
       return std::erf(x);
+    case OpId::ACos:
+      return std::acos(x);
+    case OpId::Asin:
+      return std::asin(x);
+    case OpId::Atan:
+      return std::atan(x);
+    case OpId::Acosh:  // log(x + sqrt(x^2 - 1)), NaN below 1
+      return x < 1 ? std::numeric_limits<double>::quiet_NaN() : std::acosh(x);
+    case OpId::Asinh:
+      return std::asinh(x);
+    case OpId::Atanh:
+      return std::atanh(x);
+    case OpId::Sinh:
+      return std::sinh(x);
+    case OpId::Cosh:
+      return std::cosh(x);
+    case OpId::Tan:
+      return std::sin(x) / std::cos(x);
+    case OpId::Expm1:
+      return std::expm1(x);
+    case OpId::Erfc:
+      return std::erfc(x);
+    case OpId::Floor:
+      return std::floor(x);
+    case OpId::Ceil:
+      return std::ceil(x);
+    case OpId::Round:
+    case OpId::Rint: {  // halves to even, written out (not the kernel's nearbyint)
+      if (!std::isfinite(x)) return x;
+      const double f = std::floor(x), diff = x - f;
+      double r = diff > 0.5 ? f + 1 : diff < 0.5 ? f : (std::fmod(f, 2.0) == 0 ? f : f + 1);
+      return r == 0 ? std::copysign(0.0, x) : r;
+    }
     // At -inf, SiLU and GeLU take their limit 0.
     case OpId::SiLU:
       return x == -inf ? 0.0 : x / (1.0 + std::exp(-x));
@@ -118,6 +151,11 @@ int64_t ref_int_unary(OpId id, int64_t x) {
       return x < 0 ? 0 : x;
     case OpId::ReLU6:
       return x < 0 ? 0 : x > 6 ? 6 : x;
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Rint:
+      return x;
     default:
       MC_ASSERT(false, "ref_unary: no integer rule for op ", static_cast<int>(id));
   }

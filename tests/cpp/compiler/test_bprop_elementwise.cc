@@ -48,6 +48,22 @@ std::vector<Case> elementwise_cases() {
   unary("Softplus", OpId::Softplus);
   unary("GeLU_tanh", OpId::GeLU, -2, 2, attr("approximate", std::string("tanh")));
   unary("GeLU_erf", OpId::GeLU, -2, 2, attr("approximate", std::string("none")));
+  unary("ACos", OpId::ACos, -0.8, 0.8);
+  unary("Asin", OpId::Asin, -0.8, 0.8);
+  unary("Atan", OpId::Atan);
+  unary("Acosh", OpId::Acosh, 1.2, 3);
+  unary("Asinh", OpId::Asinh);
+  unary("Atanh", OpId::Atanh, -0.8, 0.8);
+  unary("Sinh", OpId::Sinh);
+  unary("Cosh", OpId::Cosh);
+  unary("Tan", OpId::Tan, -1.2, 1.2);
+  unary("Expm1", OpId::Expm1);
+  unary("Erfc", OpId::Erfc);
+  // piecewise constant: inputs between integers, where the derivative is 0
+  unary("Floor", OpId::Floor, 0.1, 0.9);
+  unary("Ceil", OpId::Ceil, 0.1, 0.9);
+  unary("Round", OpId::Round, 0.6, 1.4);
+  unary("Rint", OpId::Rint, 0.1, 0.4);
   c.push_back(C("Scalar0d_Tanh", OpId::Tanh, {f64({})}, {}));
 
   struct Bin {

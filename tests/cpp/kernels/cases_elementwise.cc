@@ -29,7 +29,8 @@ InputSpec spec(const std::string& op, Shape s, DType t) {
     return {s, t, Gen::Int, -9, 10};
   }
   if (op == "Log" || op == "Sqrt" || op == "Rsqrt") return {s, t, Gen::Positive};
-  if (op == "Log1p") return {s, t, Gen::Unit};
+  if (op == "Log1p" || op == "ACos" || op == "Asin" || op == "Atanh") return {s, t, Gen::Unit};
+  if (op == "Acosh") return {s, t, Gen::Positive};  // below 1 both sides give NaN
   return {s, t, Gen::Normal};
 }
 
@@ -114,9 +115,12 @@ std::function<std::vector<Tensor>()> int_division_inputs(DType t) {
   };
 }
 
-const char* const kUnaryNumber[] = {"Neg", "Abs", "Sign", "Square", "ReLU", "ReLU6"};
-const char* const kUnaryFloat[] = {"Exp", "Log",  "Log1p",   "Sqrt", "Rsqrt", "Reciprocal", "Sin",
-                                   "Cos", "Tanh", "Sigmoid", "Erf",  "SiLU",  "Softplus",   "GeLU"};
+const char* const kUnaryNumber[] = {"Neg",   "Abs",   "Sign", "Square", "ReLU",
+                                    "ReLU6", "Floor", "Ceil", "Round",  "Rint"};
+const char* const kUnaryFloat[] = {
+    "Exp",     "Log",   "Log1p", "Sqrt",     "Rsqrt", "Reciprocal", "Sin",  "Cos",  "Tanh",
+    "Sigmoid", "Erf",   "SiLU",  "Softplus", "GeLU",  "ACos",       "Asin", "Atan", "Acosh",
+    "Asinh",   "Atanh", "Sinh",  "Cosh",     "Tan",   "Expm1",      "Erfc"};
 const char* const kArith[] = {"Add",      "Sub", "Mul",      "Maximum", "Minimum",
                               "FloorDiv", "Mod", "FloorMod", "ReluGrad"};
 const char* const kBoolArith[] = {"Add", "Mul", "Maximum", "Minimum"};
@@ -138,6 +142,15 @@ void add_unary(std::vector<KernelCase>& v) {
     KernelCase c = make(op, {}, DType::Int32, {}, "transposed [40, 9]");
     c.make_inputs = transposed({spec(op, {40, 9}, DType::Int32)}, {true});
     v.push_back(c);
+    // the rounding ops on halves (to even), signed zeros, huge values, inf and nan
+    if (std::string_view(op) == "Floor" || std::string_view(op) == "Ceil" ||
+        std::string_view(op) == "Round" || std::string_view(op) == "Rint") {
+      for (DType t : {DType::Float32, DType::Float64, DType::Float16}) {
+        KernelCase sp = make(op, {}, t, {}, "special values");
+        sp.make_inputs = [t] { return std::vector<Tensor>{specials(t)}; };
+        v.push_back(sp);
+      }
+    }
   }
   for (const char* op : kUnaryFloat) {
     std::vector<Attrs> modes = {Attrs()};

@@ -40,8 +40,8 @@ def _trunc(q, input, other):  # noqa: A002
 
 
 def floor(input):  # noqa: A002
-    """Largest integer not greater than each element (floats)."""
-    return prim("FloorDiv")(input, 1.0)
+    """Largest integral value not greater than each element (integers unchanged)."""
+    return prim("Floor")(input)
 
 
 def floor_divide(input, other):  # noqa: A002
@@ -97,6 +97,42 @@ tanh = _unary("Tanh", "Hyperbolic tangent.")
 sigmoid = _unary("Sigmoid", "1 / (1 + exp(-input)).")
 erf = _unary("Erf", "The error function.")
 logical_not = _unary("LogicalNot", "not input, for bool tensors.")
+acos = _unary("ACos", "Inverse cosine, in [0, pi]; NaN outside [-1, 1].")
+arccos = acos
+asin = _unary("Asin", "Inverse sine, in [-pi/2, pi/2]; NaN outside [-1, 1].")
+arcsin = asin
+atan = _unary("Atan", "Inverse tangent, in (-pi/2, pi/2).")
+arctan = atan
+acosh = _unary("Acosh", "Inverse hyperbolic cosine; NaN below 1.")
+arccosh = acosh
+asinh = _unary("Asinh", "Inverse hyperbolic sine.")
+arcsinh = asinh
+atanh = _unary("Atanh", "Inverse hyperbolic tangent; +-inf at +-1, NaN outside [-1, 1].")
+arctanh = atanh
+sinh = _unary("Sinh", "Hyperbolic sine.")
+cosh = _unary("Cosh", "Hyperbolic cosine.")
+tan = _unary("Tan", "Tangent.")
+expm1 = _unary("Expm1", "exp(input) - 1, accurate near 0.")
+erfc = _unary("Erfc", "The complementary error function, 1 - erf(input).")
+ceil = _unary("Ceil", "Smallest integral value not less than each element (integers "
+                      "unchanged).")
+rint = _unary("Rint", "The nearest integral value, halves to even (integers unchanged).")
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002
+    """The nearest integral value, halves to even (0.5 -> 0, 2.5 -> 2, -4.5 -> -4), as
+    MindSpore's ops.round; with ``decimals`` (an int), to that many decimal places
+    (round(input * 10**decimals) / 10**decimals). Integers are returned unchanged."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"For 'round', decimals must be an int, but got "
+                        f"{type(decimals).__name__}.")
+    if decimals == 0:
+        return prim("Round")(input)
+    x = as_tensor(input)
+    if not x.dtype.is_floating_point:
+        return x
+    scale = 10.0 ** decimals
+    return prim("Div")(prim("Round")(prim("Mul")(x, scale)), scale)
 
 
 def maximum(input, other):  # noqa: A002

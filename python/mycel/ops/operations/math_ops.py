@@ -10,5 +10,7 @@ __all__ = ["Abs", "Add", "AssignAdd", "BatchMatMul", "Cos", "CumProd", "CumSum",
            "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Roll", "Rsqrt",
            "Sign", "Sin", "Sqrt", "Square", "Sub"]
 __all__ += ["Xdivy", "RealDiv", "ApproximateEqual"]
+__all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "Tan", "Expm1", "Erfc",
+            "Floor", "Ceil", "Round", "Rint"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
