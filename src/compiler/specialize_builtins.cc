@@ -131,21 +131,29 @@ Node* Specializer::truth(Ctx* c, Node* x, const SourceSpan& sp) {
   MC_THROW(Type, "the truth value of ", a->to_string(), " is not known at compile time");
 }
 
+Node* Specializer::tensor_dim(Ctx* c, Node* x, size_t i, const SourceSpan& sp) {
+  int64_t d = x->abstract()->shape[i];
+  if (d >= 0) return constant(Value::integer(d), sp);
+  return emit_builtin(c, Builtin::TensorDim,
+                      {x, constant(Value::integer(static_cast<int64_t>(i)), sp)},
+                      Abstract::dynamic_dim(), sp);
+}
+
 Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const SourceSpan& sp) {
   const AbsPtr& a = obj->abstract();
   if (a->kind == AbsKind::Tensor) {
-    if (name == "shape") {  // a dynamic dimension is -1 (MindSpore's ops.shape)
-      std::vector<Value> dims;
-      for (int64_t d : a->shape) dims.push_back(Value::integer(d));
-      return constant(Value::tuple(dims), sp);
+    if (name == "shape") {  // a dynamic dimension is read at run time (MindSpore's ops.shape)
+      std::vector<Node*> dims;
+      for (size_t i = 0; i < a->shape.size(); ++i) dims.push_back(tensor_dim(c, obj, i, sp));
+      return make_seq(c, false, std::move(dims), sp);
     }
     if (name == "dtype") return constant(Value::dtype(a->dtype), sp);
     if (name == "ndim") return constant(Value::integer(static_cast<int64_t>(a->shape.size())), sp);
-    if (name == "size") {
-      check_static_dims(a->shape, 0, a->shape.size(), "Tensor.size", "element count");
-      int64_t n = 1;
-      for (int64_t d : a->shape) n *= d;
-      return constant(Value::integer(n), sp);
+    if (name == "size") {  // the product of the dimensions, at run time when one is dynamic
+      Node* n = constant(Value::integer(1), sp);
+      for (size_t i = 0; i < a->shape.size(); ++i)
+        n = binary_rule(c, Builtin::Mul, {n, tensor_dim(c, obj, i, sp)}, sp);
+      return n;
     }
     if (name == "T" || name == "mT") {
       std::vector<int64_t> perm;

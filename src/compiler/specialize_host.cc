@@ -18,6 +18,21 @@ bool needs_cast(const AbsPtr& a, DType t) {
   return false;
 }
 
+// The compile-time value of a, where a dynamic dimension read from x.shape is its static
+// value -1: a constant, such a dimension, or a tuple/list of them.
+std::optional<Value> static_value(const AbsPtr& a) {
+  if (a->value) return *a->value;
+  if (a->kind == AbsKind::Scalar && a->dim) return Value::integer(-1);
+  if (a->kind != AbsKind::Tuple && a->kind != AbsKind::List) return std::nullopt;
+  std::vector<Value> items;
+  for (const AbsPtr& e : a->elems) {
+    std::optional<Value> v = static_value(e);
+    if (!v) return std::nullopt;
+    items.push_back(std::move(*v));
+  }
+  return a->kind == AbsKind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+}
+
 bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
   for (Node* a : args)
     if (!a->abstract()->value) return false;
@@ -67,6 +82,25 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     for (auto& [k, v] : kw) kv.push_back({k, *v->abstract()->value});
     return eval_value(host_.call(src_, h, vals, kv), sp, c);
   }
+  // A @constexpr helper runs at compile time: a dynamic dimension (x.shape[i] under
+  // set_inputs) reaches it as -1, its static value (MindSpore's static shape), as the shape
+  // helpers of the library expect.
+  if (host_.call_builtin(src_, "hasattr", {h, Value::string("__mycel_constexpr__")}).as_bool()) {
+    std::vector<Value> vals;
+    Kwargs kv;
+    bool ok = true;
+    for (Node* a : args)
+      if (std::optional<Value> v = static_value(a->abstract()); ok && v)
+        vals.push_back(std::move(*v));
+      else
+        ok = false;
+    for (auto& [k, n] : kw)
+      if (std::optional<Value> v = static_value(n->abstract()); ok && v)
+        kv.push_back({k, std::move(*v)});
+      else
+        ok = false;
+    if (ok) return eval_value(host_.call(src_, h, vals, kv), sp, c);
+  }
   MC_CHECK(kw.empty(), Type, "calling '", host_.type_name(h),
            "' with keyword arguments on values known only at run time is not supported");
   warn(sp, str("'", h.as_host()->repr(),
@@ -96,8 +130,7 @@ Node* Specializer::len_rule(Ctx* c, Node* x, const SourceSpan& sp) {
     return constant(Value::integer(static_cast<int64_t>(a->elems.size())), sp);
   if (a->kind == AbsKind::Tensor) {
     MC_CHECK(!a->shape.empty(), Type, "len() of a 0-d tensor");
-    check_static_dims(a->shape, 0, 1, "len", "first dimension");
-    return constant(Value::integer(a->shape[0]), sp);
+    return tensor_dim(c, x, 0, sp);
   }
   if (a->value && a->value->is(ValueKind::Str))
     return constant(Value::integer(static_cast<int64_t>(a->value->as_str().size())), sp);
@@ -214,9 +247,13 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     need(2);
     AbsPtr value = A(0);
     return emit_builtin(c, Builtin::Depend, std::move(args), value, sp);
-  } else if (name == "F.shape") {
+  } else if (name == "F.shape") {  // MindSpore's ops.shape: static, a dynamic dimension -1
     need(1);
-    return getattr(c, args[0], "shape", sp);
+    const AbsPtr& a = A(0);
+    if (a->kind != AbsKind::Tensor) return getattr(c, args[0], "shape", sp);
+    std::vector<Value> dims;
+    for (int64_t d : a->shape) dims.push_back(Value::integer(d));
+    return constant(Value::tuple(std::move(dims)), sp);
   } else if (name == "print") {
     return builtin(c, Builtin::Print, std::move(args), std::move(kw), sp);
   } else if (name == "getattr") {

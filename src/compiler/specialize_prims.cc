@@ -11,6 +11,15 @@ namespace mycel::ir::spec {
 
 namespace {
 
+// Whether a holds a dynamic dimension read from x.shape (what an error says when such a
+// value must be constant).
+bool holds_dim(const AbsPtr& a) {
+  if (a->kind == AbsKind::Scalar) return a->dim;
+  for (const AbsPtr& e : a->elems)
+    if (holds_dim(e)) return true;
+  return false;
+}
+
 // An attribute value from a constant.
 AttrValue to_attr(const Value& v) {
   switch (v.kind()) {
@@ -205,9 +214,13 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   MC_CHECK(extra <= call_specs.size(), Type, "For '", op.name,
            "', too many arguments: ", args.size(), " given.");
   auto set_attr = [&](const std::string& name, Node* v) {
-    MC_CHECK(v->abstract()->value.has_value(), Type, "For '", op.name, "', the argument '", name,
-             "' must be known at compile time in graph mode, but it is ",
-             v->abstract()->to_string());
+    MC_CHECK(
+        v->abstract()->value.has_value(), Type, "For '", op.name, "', the argument '", name,
+        "' must be known at compile time in graph mode, but it is ", v->abstract()->to_string(),
+        holds_dim(v->abstract()) ? " (it holds a dynamic dimension of a tensor's shape, known "
+                                   "only at run time; a -1 entry or ops.flatten keep one dynamic "
+                                   "dimension)"
+                                 : "");
     AttrValue av = to_attr(*v->abstract()->value);
     if (!std::holds_alternative<std::monostate>(av)) merged.set(name, std::move(av));
   };

@@ -40,6 +40,14 @@ AbsPtr Abstract::scalar(ValueKind kind) {
   return make(std::move(a));
 }
 
+AbsPtr Abstract::dynamic_dim() {
+  Abstract a;
+  a.kind = AbsKind::Scalar;
+  a.stype = ValueKind::Int;
+  a.dim = true;
+  return make(std::move(a));
+}
+
 AbsPtr Abstract::constant(const Value& v) {
   Abstract a;
   switch (v.kind()) {
@@ -126,7 +134,7 @@ bool Abstract::operator==(const Abstract& o) const {
     case AbsKind::Tensor:
       return dtype == o.dtype && shape == o.shape;
     case AbsKind::Scalar:
-      return stype == o.stype;
+      return stype == o.stype && dim == o.dim;
     case AbsKind::Tuple:
     case AbsKind::List:
       return elems_equal(elems, o.elems);
@@ -150,7 +158,7 @@ size_t Abstract::hash() const {
       for (int64_t d : shape) h = mix(h, static_cast<size_t>(d));
       break;
     case AbsKind::Scalar:
-      h = mix(h, static_cast<size_t>(stype));
+      h = mix(h, static_cast<size_t>(stype) + (dim ? 16u : 0u));
       break;
     case AbsKind::Tuple:
     case AbsKind::List:
@@ -181,7 +189,7 @@ std::string Abstract::to_string() const {
           os << "bool";
           break;
         case ValueKind::Int:
-          os << "i64";
+          os << (dim ? "i64(dim)" : "i64");
           break;
         case ValueKind::Float:
           os << "f64";
@@ -261,6 +269,7 @@ AbsPtr join(const AbsPtr& a, const AbsPtr& b) {
       if (a->stype != b->stype) return nullptr;
       if (a->stype == ValueKind::None) return a;
       if (a->stype == ValueKind::Str) return nullptr;  // strings must be constant
+      if (a->dim && b->dim) return Abstract::dynamic_dim();
       return Abstract::scalar(a->stype);
     case AbsKind::Tuple:
     case AbsKind::List:

@@ -46,9 +46,14 @@ struct Abstract {
   std::vector<Value> keys;            // Dict
   std::vector<FuncCandidate> funcs;   // Func
   std::optional<Value> value;         // the compile-time value, when known
+  // Scalar Int known only at run time that is a tensor's dynamic dimension (x.shape[i] of a
+  // -1 dimension under set_inputs): compile-time helpers (@constexpr) see its static value,
+  // -1, as MindSpore's static shape; arithmetic runs on the size read at run time.
+  bool dim = false;
 
   static AbsPtr tensor(DType dt, Shape shape);
   static AbsPtr scalar(ValueKind kind);    // unknown value
+  static AbsPtr dynamic_dim();             // an unknown Int that is a dynamic dimension
   static AbsPtr constant(const Value& v);  // the most precise abstract of a known value
   static AbsPtr tuple(std::vector<AbsPtr> elems);
   static AbsPtr list(std::vector<AbsPtr> elems);
@@ -63,7 +68,7 @@ struct Abstract {
   // Structural equality (values included): the key of a specialisation context.
   bool operator==(const Abstract& o) const;
   size_t hash() const;
-  // "f32[2, 3]", "i64", "i64=3", "tuple(f32[2], bool)", "func", "any"
+  // "f32[2, 3]", "i64", "i64=3", "i64(dim)", "tuple(f32[2], bool)", "func", "any"
   std::string to_string() const;
 };
 

@@ -30,7 +30,9 @@ Shape dynamic_reshape(const Shape& from, const Shape& to, std::string_view op) {
     known_to = checked_mul(known_to, d < 0 ? 1 : d, op);
   }
   MC_CHECK(unknown <= 1, Value, "For '", op, "', only one dimension of the target shape ", to,
-           " can be -1.");
+           " can be -1 (the input's shape ", from,
+           " is dynamic; a dynamic dimension read from x.shape is -1 at compile time: keep "
+           "one -1, as ops.flatten(x) or (-1, n) do).");
   MC_CHECK(unknown == 1 || known_in == 0 || known_to % known_in == 0, Value, "For '", op,
            "', cannot reshape a tensor of shape ", from, " (a multiple of ", known_in,
            " elements) to ", to, " (", known_to, " elements).");

@@ -646,6 +646,16 @@ Value vm_len(Builtin, Args a, RuntimeHost*) {
   MC_THROW(Type, "object of type '", type_name(a[0]), "' has no len()");
 }
 
+Value vm_tensor_dim(Builtin, Args a, RuntimeHost*) {
+  MC_CHECK(a[0].is(ValueKind::Tensor) && a[1].is(ValueKind::Int), Type,
+           "tensor_dim expects a tensor and a constant axis");
+  const Tensor& t = a[0].as_tensor();
+  int64_t i = a[1].as_int();
+  MC_CHECK(i >= 0 && i < static_cast<int64_t>(t.ndim()), Index, "tensor_dim: axis ", i,
+           " out of range for a tensor of shape ", t.shape());
+  return Value::integer(t.dim(i));
+}
+
 Value vm_switch(Builtin, Args a, RuntimeHost*) {
   const Value& c = a[0];
   MC_CHECK(c.is_scalar() || c.is_none(), Type, "switch: the condition is a ", type_name(c),

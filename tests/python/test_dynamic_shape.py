@@ -174,7 +174,7 @@ def test_grad_of_mean_over_dynamic_batch(mode):
 @graph_mode
 def test_shape_rules_with_a_dynamic_dimension(mode):
     # Broadcasting, MatMul, reductions over and beside the dynamic axis, Reshape with -1,
-    # Concat along it, Transpose, x.shape's -1: against numpy at several sizes, one compile.
+    # Concat along it, Transpose, a static x.shape entry: against numpy at several sizes, one compile.
     w = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
 
     @ms.jit(input_signature=(Tensor(shape=[None, 3], dtype=ms.float32),))
@@ -216,7 +216,6 @@ def test_flatten_with_a_dynamic_batch(mode):
 @pytest.mark.parametrize("body, op", [
     (lambda x: P.Split(axis=0, output_num=2)(x), "Split"),
     (lambda x: x[1:3], "StridedSlice"),
-    (lambda x: x.size, "Tensor.size"),
     (lambda x: ops.squeeze(x, 0), "Squeeze"),
 ])
 @graph_mode
@@ -257,3 +256,61 @@ def test_pynative_accepts_set_inputs_and_runs_unchanged():
         np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
     finally:
         ms.set_context(mode=old)
+
+
+# ------------------------------------------------------------------ x.shape under set_inputs
+class _ShapeArith(nn.Cell):
+    """Reads the dynamic batch size the ways user code does: x.shape[0], len(x), x.size."""
+
+    def construct(self, x):
+        n = x.shape[0]
+        return x * n + len(x) + x.size, x.shape[1] * 2
+
+
+@graph_mode
+def test_dynamic_dimension_is_read_at_run_time(mode):
+    # x.shape[0] of a dynamic batch is the batch of this call (it was the -1 that stands for
+    # "unknown", a silently wrong answer); static dimensions stay compile-time constants.
+    net = _ShapeArith()
+    net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
+    for n in (1, 5, 9):
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+        out, c = net(Tensor(x))
+        np.testing.assert_allclose(out.asnumpy(), x * n + n + 3 * n, rtol=1e-6)
+        assert c == 6
+    assert compiles(net) == 1
+
+
+class _ReshapeByDim(nn.Cell):
+    def construct(self, x):
+        return ops.reshape(x, (x.shape[0], -1))
+
+
+class _ReshapeByDoubledDim(nn.Cell):
+    def construct(self, x):
+        return ops.tile(x, (x.shape[0] * 2, 1, 1))
+
+
+class _ReshapeByStaticDim(nn.Cell):
+    def construct(self, x):
+        return ops.reshape(x, (-1, x.shape[1] * x.shape[2]))
+
+
+@graph_mode
+def test_shape_argument_from_a_dynamic_dimension(mode):
+    net = _ReshapeByStaticDim()
+    net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
+    x = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x.reshape(4, 6))
+    # Compile-time shape helpers see a dynamic dimension as -1 (the static shape): two -1s
+    # are a clear error that says why.
+    net = _ReshapeByDim()
+    net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
+    with pytest.raises(ValueError, match=r"Reshape.*can be -1.*dynamic dimension"):
+        net(Tensor(x))
+    # A value computed from a dynamic dimension is known only at run time: an attribute
+    # that needs it says so.
+    net = _ReshapeByDoubledDim()
+    net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
+    with pytest.raises(TypeError, match="Tile.*compile time"):
+        net(Tensor(x))

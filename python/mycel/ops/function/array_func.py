@@ -54,13 +54,14 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     if s > e:
         raise ValueError(f"For 'flatten', start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of rank {x.ndim}.")
-    kept, merged = x.shape[:s] + x.shape[e + 1:], x.shape[s:e + 1]
+    dims = shape(x)  # static: a dynamic dimension is -1
+    kept, merged = dims[:s] + dims[e + 1:], dims[s:e + 1]
     mid = -1  # Reshape infers it, unless a kept dimension is the dynamic (-1) one
     if any(d < 0 for d in kept) and all(d >= 0 for d in merged):
         mid = 1
         for d in merged:
             mid *= d
-    return reshape(x, x.shape[:s] + (mid,) + x.shape[e + 1:])
+    return reshape(x, dims[:s] + (mid,) + dims[e + 1:])
 
 
 def concat(tensors, axis=0):
@@ -248,7 +249,8 @@ def ones(size, dtype=None):
 
 
 def shape(input_x):
-    """The shape as a tuple."""
+    """The shape as a tuple of ints (MindSpore's ops.shape: static; in graph mode a dynamic
+    dimension under set_inputs is -1, where ``x.shape`` reads its size at run time)."""
     return as_tensor(input_x).shape
 
 
