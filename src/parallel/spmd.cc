@@ -71,6 +71,32 @@ TensorLayout replicated(const TensorLayout& l) {
   return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
 }
 
+std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use,
+                                                     int64_t shard_size) {
+  const DeviceMesh& mesh = use.mesh();
+  if (use.ndim() == 0) return {use, {}};
+  Axes free;
+  for (int a = 0; a < mesh.ndim(); ++a) {
+    if (use.dim_of(a) < 0 && !use.is_partial(a) && mesh.shape()[static_cast<size_t>(a)] > 1)
+      free.push_back(a);
+  }
+  Axes take = free;
+  if (shard_size > 0) {
+    Axes tail;
+    int64_t k = 1;
+    for (auto it = free.rbegin(); it != free.rend() && k < shard_size; ++it) {
+      tail.insert(tail.begin(), *it);
+      k *= mesh.shape()[static_cast<size_t>(*it)];
+    }
+    if (k == shard_size) take = std::move(tail);
+  }
+  const int64_t g = mesh.group_size(take);
+  if (take.empty() || (use.shape()[0] / use.splits(0)) % g != 0) return {use, {}};
+  TensorMap map = use.map();
+  map[0].insert(map[0].end(), take.begin(), take.end());
+  return {TensorLayout(mesh, use.shape(), std::move(map)), take};
+}
+
 std::string where(const Node* c) {
   if (!c->span().valid()) return "";
   return str(" (at ", span_location(c->span()), ")\n", span_excerpt(c->span()));
@@ -98,6 +124,7 @@ class Spmd {
     find_forward();
     const size_t nw = root_->params().size() - o_.num_args;
     res_.weights.assign(nw, std::nullopt);
+    res_.opt_axes.assign(nw, {});
     decided_.assign(nw, false);
     for (size_t i = 0; i < nw && i < o_.known.size(); ++i) {
       if (!o_.known[i]) continue;
@@ -108,7 +135,15 @@ class Spmd {
                " of an earlier program, but this program's "
                "strategies give the mesh ",
                shape_str(mesh_->shape()));
-      decide(w, TensorLayout(*mesh_, shape_of(w), o_.known[i]->second));
+      TensorLayout held(*mesh_, shape_of(w), o_.known[i]->second);
+      if (i < o_.known_opt.size() && !o_.known_opt[i].empty()) {
+        // Its readers use it without the optimizer shard's axes.
+        TensorMap use = held.map();
+        for (int a : o_.known_opt[i]) std::erase(use[0], a);
+        use_.insert_or_assign(w, TensorLayout(*mesh_, held.shape(), std::move(use)));
+        res_.opt_axes[i] = o_.known_opt[i];
+      }
+      decide(w, held);
     }
     for (CNode* c : w_.nodes) {
       if (!forward_.count(c->graph())) continue;
@@ -148,6 +183,23 @@ class Spmd {
     }
     for (size_t i = 0; i < o_.inputs.size(); ++i) {
       if (!o_.inputs[i].empty()) matrices.push_back(input_matrix(i));
+    }
+    if (std::find(o_.opt_shard.begin(), o_.opt_shard.end(), true) != o_.opt_shard.end() &&
+        o_.devices > 1) {
+      // The optimizer shard spreads a weight over shard_size devices: a mesh axis of that size
+      // (ZeRO-3 needs a mesh even without strategies), or the known weights' mesh.
+      std::optional<Shape> known;
+      for (const auto& k : o_.known) {
+        if (k) known = k->first;
+      }
+      const int64_t k = o_.opt_shard_size;
+      if (known) {
+        matrices.push_back(*known);
+      } else if (k > 1 && k < o_.devices && o_.devices % k == 0) {
+        matrices.push_back({o_.devices / k, k});
+      } else {
+        matrices.push_back({o_.devices});
+      }
     }
     if (matrices.empty()) {
       // Weights sliced by an earlier program: this one reads them on their mesh.
@@ -264,13 +316,48 @@ class Spmd {
     int w = weight_index(n);
     return w >= 0 && !decided_[static_cast<size_t>(w)];
   }
-  void decide(Node* n, const std::optional<TensorLayout>& l) {
+  // n holds its slice under l (none: whole). `read`: l is how a reader in the forward region
+  // uses it, which the optimizer shard may cut further; the reader then gathers it back.
+  void decide(Node* n, const std::optional<TensorLayout>& l, bool read = false) {
     int w = weight_index(n);
     MC_ASSERT(w >= 0 && !decided_[static_cast<size_t>(w)], "weight decided twice");
-    decided_[static_cast<size_t>(w)] = true;
-    if (!l || whole(*l)) return;
-    res_.weights[static_cast<size_t>(w)] = *l;
-    sliced(n, *l);
+    const auto i = static_cast<size_t>(w);
+    decided_[i] = true;
+    std::optional<TensorLayout> held = l;
+    if (read && shardable(n)) {
+      TensorLayout use = l ? *l : layout_of(n);
+      auto [cut, axes] = optimizer_shard_layout(use, o_.opt_shard_size);
+      if (!axes.empty()) {
+        use_.insert_or_assign(n, use);
+        res_.opt_axes[i] = std::move(axes);
+        held = std::move(cut);
+      }
+    }
+    if (!held || whole(*held)) return;
+    res_.weights[i] = *held;
+    sliced(n, *held);
+  }
+  // Whether weight n may hold an optimizer shard (SpmdOptions::opt_shard).
+  bool shardable(const Node* n) const {
+    int w = weight_index(n);
+    return w >= 0 && static_cast<size_t>(w) < o_.opt_shard.size() &&
+           o_.opt_shard[static_cast<size_t>(w)] && is_tensor(n);
+  }
+
+  // The weights c reads that hold an optimizer shard, each gathered (just before this use)
+  // to the layout its readers use; a first read by an op without a strategy uses it whole.
+  void gather_weights(CNode* c) {
+    const PrimData* p = c->prim();
+    const bool has_strategy = p != nullptr && strategy_attr(p->attrs);
+    for (size_t i = 1; i < c->size(); ++i) {
+      Node* x = c->input(i);
+      if (!has_strategy && undecided(x) && shardable(x)) decide(x, std::nullopt, true);
+      auto it = use_.find(x);
+      if (it == use_.end()) continue;
+      Node* g = redistribute(c->graph(), x, layout_of(x), it->second);
+      if (!whole(it->second)) lay_.insert_or_assign(g, it->second);
+      c->set_input(i, g);
+    }
   }
 
   Shape global_shape(const Node* n) const {
@@ -360,6 +447,7 @@ class Spmd {
   // ------------------------------------------------------------ the forward region
   void visit_forward(CNode* c) {
     if (item(c)) return;
+    gather_weights(c);
     const PrimData* p = c->prim();
     if (p != nullptr) {
       if (std::optional<Strategy> s = strategy_attr(p->attrs)) return sharded(c, *s);
@@ -378,7 +466,7 @@ class Spmd {
     std::vector<Node*> in;
     for (size_t i = 0; i < want.size(); ++i) {
       Node* x = c->input(i + 1);
-      if (undecided(x)) decide(x, want[i]);
+      if (undecided(x)) decide(x, want[i], true);
       in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
     }
     std::vector<TensorLayout> out = infer_layouts(call, want);
@@ -645,6 +733,8 @@ class Spmd {
   std::optional<DeviceMesh> mesh_;
   std::unordered_set<FuncGraph*> forward_;
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
+  // Weights holding an optimizer shard: the layout their readers are given (gathered).
+  std::unordered_map<const Node*, TensorLayout> use_;
   // The ops with several outputs, each item's layout.
   std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
   std::vector<bool> decided_;                // per weight

@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from mycel.parallel import context as _ctx
-from mycel.parallel._slices import _Layout, _merge
+from mycel.parallel._slices import _Layout, _merge, _own_block
 
 _FORMAT, _VERSION = "mycel-strategy", 1
 
@@ -171,15 +171,14 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             raise ValueError(f"For '{func}', the strategy file is for {device_num} devices, "
                              f"but {len(files)} checkpoints were given.")
     merged = _merged_checkpoints(files, layouts, func)
-    rank = _ctx.get_auto_parallel_context("global_rank")
     params = {}
     for p in network.get_parameters():
         if p.name not in merged:
             continue
         whole, dtype = merged[p.name]
-        mine = getattr(p, "_spmd_layout", None)
-        if mine is not None:
-            whole = whole[_Layout(mine[0], mine[1], p._spmd_global_shape).block(rank)]
+        block = _own_block(p, whole)
+        if block is not None:
+            whole = block
         params[p.name] = Parameter(Tensor(np.ascontiguousarray(whole), dtype), name=p.name)
     return load_param_into_net(network, params, strict_load=strict_load)
 
