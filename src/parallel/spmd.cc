@@ -71,8 +71,7 @@ TensorLayout replicated(const TensorLayout& l) {
   return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
 }
 
-std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use,
-                                                     int64_t shard_size) {
+std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use, int64_t shard_size) {
   const DeviceMesh& mesh = use.mesh();
   if (use.ndim() == 0) return {use, {}};
   Axes free;

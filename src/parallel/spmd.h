@@ -22,7 +22,9 @@
 //     asks for (else its first propagating reader's); it then holds its slice (the entry
 //     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
 //     the first run), and an update op (F_UPDATE: SGD, Momentum...) gives its layout to the
-//     other weights it updates with of the same shape (optimizer state);
+//     other weights it updates with of the same shape (optimizer state); with the optimizer
+//     shard (SpmdOptions::opt_shard) a shardable weight holds a smaller slice still
+//     (optimizer_shard_layout) and each reader in the forward gathers it back first;
 //   outside the forward region: abstracts retyped from the slices (prims re-inferred,
 //     tuples, getitem, depend, vjp and the bprop call), and at each bprop call of a vjp the
 //     sensitivity is divided by the devices (every device holds the loss, so each adds
@@ -111,8 +113,7 @@ SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& o
 // divide. Between steps the weight (and its optimizer state) holds this smaller slice; each
 // reader gathers it back to `use` (AllGather over the axes, whose bprop reduce-scatters the
 // gradient).
-std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use,
-                                                     int64_t shard_size);
+std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use, int64_t shard_size);
 
 // What the rewrite and the search share: whether a node's abstract is a tensor, its shape,
 // whether a layout is whole (no split, no partial sums), and the whole layout of its tensor.
