@@ -8,7 +8,8 @@ the sharded one:
   Megatron-style over one axis, the weights sharded over the other (their data-parallel
   axis); "size2": 4 ranks with optimizer_weight_shard_size=2, each weight spread over 2
   ranks and its gradients all-reduced over the 2 copies; "threshold": a threshold above the
-  small weights keeps them whole.
+  small weights keeps them whole; "auto": auto_parallel (dynamic programming) chooses the
+  strategies first.
 - The loss, every gradient (the rank's slice), 10 Adam steps (their losses, the trained
   slices) equal the serial run to 1e-10; each sharded weight and its Adam state hold 1/N of
   the global bytes (measured on the Parameters); the rewritten program gathers the weights
@@ -90,7 +91,8 @@ WORKER = textwrap.dedent("""
     serial = run(False)
     threshold = {"threshold": 1}.get(config, 0)  # KB: 1 keeps b1, b2 and w3 whole
     set_auto_parallel_context(
-        parallel_mode="semi_auto_parallel", device_num=n, enable_parallel_optimizer=True,
+        parallel_mode="auto_parallel" if config == "auto" else "semi_auto_parallel",
+        search_mode="dynamic_programming", device_num=n, enable_parallel_optimizer=True,
         parallel_optimizer_config={"parallel_optimizer_threshold": threshold,
                                    "optimizer_weight_shard_size": 2 if config == "size2"
                                    else -1})
@@ -157,13 +159,16 @@ SHARDED = {"dp": ["w1", "b1", "w2", "b2"], "dp_mp": ["w1", "b1", "w2", "b2"],
 
 
 @pytest.mark.parametrize("n, config", [(2, "dp"), (4, "dp"), (4, "dp_mp"), (4, "size2"),
-                                       (2, "threshold")])
+                                       (2, "threshold"), (2, "auto")])
 def test_sharded_weights_train_equal_to_serial(tmp_path, n, config):
     results = run_worker(tmp_path, WORKER, n, config, timeout=300)
     for kind, r in results:
         assert kind == "RESULT"
         for what, d in r["diffs"].items():
             assert d <= 1e-10, (what, d)
+        if config == "auto":  # the search's plan, then the shard of what it left whole
+            assert r["sharded"], r
+            continue
         assert r["sharded"] == SHARDED[config]
         # Resident memory: a sharded weight holds 1/k of its bytes, k the ranks one copy is
         # spread over (with dp_mp, its model-parallel split times its shard over the other
