@@ -144,6 +144,12 @@ class Spmd {
       }
       decide(w, held);
     }
+    for (size_t i = 0; i < nw; ++i) {  // a parameter_plan: the weight's layout, set
+      if (const std::vector<int64_t>* row = plan_of(i)) {
+        Node* w = root_->params()[o_.num_args + i];
+        decide(w, planned_layout(w, *row, plan_what(i)), true);
+      }
+    }
     for (CNode* c : w_.nodes) {
       if (!forward_.count(c->graph())) continue;
       rw_.update_inputs(c);
@@ -182,6 +188,9 @@ class Spmd {
     }
     for (size_t i = 0; i < o_.inputs.size(); ++i) {
       if (!o_.inputs[i].empty()) matrices.push_back(input_matrix(i));
+    }
+    for (size_t i = 0; i < o_.planned.size(); ++i) {
+      if (plan_of(i)) matrices.push_back(slice_matrix(*plan_of(i), plan_what(i)));
     }
     if (std::find(o_.opt_shard.begin(), o_.opt_shard.end(), true) != o_.opt_shard.end() &&
         o_.devices > 1) {
@@ -222,19 +231,48 @@ class Spmd {
              "semi_auto_parallel: the dataset strategy of input ", i, " has ", row.size(),
              " entries, but the input ", x->abstract()->to_string(), " has ",
              is_tensor(x) ? x->abstract()->shape.size() : 0, " dimensions");
+    return slice_matrix(row, str("the dataset strategy of input ", i));
+  }
+
+  // The device matrix [devices / product, counts...] of slice counts per dimension (`what`
+  // names them in the ValueError when they do not divide the devices).
+  Shape slice_matrix(const std::vector<int64_t>& row, const std::string& what) {
     int64_t used = 1;
     for (int64_t k : row) {
-      MC_CHECK(k >= 1, Value, "semi_auto_parallel: the dataset strategy of input ", i,
+      MC_CHECK(k >= 1, Value, "semi_auto_parallel: ", what,
                " must have positive slice counts, but got ", shape_str(row));
       used *= k;
     }
-    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value,
-             "semi_auto_parallel: the dataset strategy ", shape_str(row), " of input ", i,
-             " cuts it into ", used, " slices, which does not divide the ", o_.devices,
-             " devices of the job");
+    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value, "semi_auto_parallel: ", what, " ",
+             shape_str(row), " cuts it into ", used, " slices, which does not divide the ",
+             o_.devices, " devices of the job");
     Shape m{o_.devices / used};
     m.insert(m.end(), row.begin(), row.end());
     return m;
+  }
+
+  // The layout on the mesh of slice counts per dimension of n (a parameter_plan's).
+  TensorLayout planned_layout(const Node* n, const std::vector<int64_t>& row,
+                              const std::string& what) {
+    std::vector<Axes> axes = matrix_axes(slice_matrix(row, what), *mesh_);
+    TensorMap map;
+    for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+    MC_CHECK(row.size() == shape_of(n).size(), Value, "semi_auto_parallel: ", what, " ",
+             shape_str(row), " has ", row.size(), " entries, but the parameter has shape ",
+             shape_str(shape_of(n)));
+    return TensorLayout(*mesh_, shape_of(n), std::move(map));
+  }
+
+  // The parameter_plan of weight i (mycel.shard), none when it has none or holds a slice
+  // already (an earlier program laid it out).
+  const std::vector<int64_t>* plan_of(size_t i) const {
+    if (i >= o_.planned.size() || o_.planned[i].empty()) return nullptr;
+    if (i < o_.known.size() && o_.known[i]) return nullptr;
+    return &o_.planned[i];
+  }
+  std::string plan_what(size_t i) const {
+    return str("the parameter_plan of weight ", i,
+               i < o_.planned_where.size() ? o_.planned_where[i] : std::string());
   }
 
   // Each entry argument given as a slice is laid out as its dataset strategy says, its

@@ -18,8 +18,9 @@
 //     any other node, graph outputs         inputs redistributed to whole (replicated)
 //   entry arguments: laid out as the dataset strategy (SpmdOptions::inputs) says, the rank
 //     given its slice (the strategy's device matrix joins the mesh);
-//   entry weights: a weight's layout is what the first op with a strategy that reads it
-//     asks for (else its first propagating reader's); it then holds its slice (the entry
+//   entry weights: a weight's layout is its parameter_plan's (SpmdOptions::planned), else
+//     what the first op with a strategy that reads it asks for (else its first propagating
+//     reader's); it then holds its slice (the entry
 //     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
 //     the first run), and an update op (F_UPDATE: SGD, Momentum...) gives its layout to the
 //     other weights it updates with of the same shape (optimizer state); with the optimizer
@@ -82,6 +83,12 @@ struct SpmdOptions {
   // Per known weight: the mesh axes of its dimension 0 that are its optimizer shard (its
   // readers are given it gathered over them), empty for none.
   std::vector<Axes> known_opt;
+  // Per weight (or none): the slice counts per dimension a parameter_plan (mycel.shard)
+  // gives it, empty for none, and " (at file:line)" of the shard call for messages. The
+  // weight is laid out so before any reader asks (each reader redistributes from there); a
+  // weight that holds a slice already (known) keeps it.
+  std::vector<std::vector<int64_t>> planned;
+  std::vector<std::string> planned_where;
 };
 
 struct SpmdGroup {

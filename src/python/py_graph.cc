@@ -599,14 +599,15 @@ class GraphFunction {
           auto [mesh, map] = l.cast<std::pair<parallel::Shape, parallel::TensorMap>>();
           so.known.emplace_back(std::make_pair(mesh, map));
         }
-        // The optimizer shard (ZeRO-3): which weights may hold one, its size, the axes of
-        // those that hold one already (mycel.parallel._spmd._optimizer_shard).
+        // The optimizer shard (ZeRO-3) and the parameter plans of the weights
+        // (mycel.parallel._spmd._weight_options).
         pyb::list py_weights;
         for (const Value& w : weights) py_weights.append(frontend::to_python(w));
-        std::tie(so.opt_shard_size, so.opt_shard, so.known_opt) =
+        std::tie(so.opt_shard_size, so.opt_shard, so.known_opt, so.planned, so.planned_where) =
             pyb::module_::import("mycel.parallel._spmd")
-                .attr("_optimizer_shard")(py_weights)
-                .cast<std::tuple<int64_t, std::vector<bool>, std::vector<parallel::Axes>>>();
+                .attr("_weight_options")(py_weights)
+                .cast<std::tuple<int64_t, std::vector<bool>, std::vector<parallel::Axes>,
+                                 std::vector<std::vector<int64_t>>, std::vector<std::string>>>();
         spmd = parallel::spmd_rewrite(m, root, so);
       };
     }

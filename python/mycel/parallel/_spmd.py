@@ -62,15 +62,19 @@ def _planned(text, details):
 _suspended = [0]
 
 
-def _optimizer_shard(weights):
-    """The rewrite's optimizer shard settings (``SpmdOptions``): optimizer_weight_shard_size,
-    per weight whether it may hold a shard (enable_parallel_optimizer and
-    ``optimizer_shard.shardable``), and per weight the mesh axes of the shard it holds
-    already (empty: none)."""
+def _weight_options(weights):
+    """What the rewrite reads of the weights (``SpmdOptions``): optimizer_weight_shard_size,
+    per weight whether it may hold an optimizer shard (enable_parallel_optimizer and
+    ``optimizer_shard.shardable``), the mesh axes of the shard it holds already (empty:
+    none), its parameter_plan's slice counts (``mycel.shard``; empty: none) and that shard
+    call's " (at file:line)"."""
     from mycel.parallel import optimizer_shard as _opt
     on = _ctx._context["enable_parallel_optimizer"]
+    plans = [getattr(w, "_spmd_plan", None) or ((), "") for w in weights]
     return (_opt.shard_size(), [on and _opt.shardable(w) for w in weights],
-            [list(getattr(w, "_spmd_opt_axes", ())) for w in weights])
+            [list(getattr(w, "_spmd_opt_axes", ())) for w in weights],
+            [list(row) for row, _ in plans], [f" (at {where})" if where else ""
+                                               for _, where in plans])
 
 
 def _apply(weights, slices, groups):
