@@ -30,19 +30,16 @@ from spmd_check import run_worker
 
 WORKER = textwrap.dedent("""
     import glob, json, os, re, sys
+    sys.path.insert(0, sys.argv[2])
+    from spmd_check import block, graph_job
     import numpy as np
     import mycel as ms
     from mycel import nn, ops, Tensor, Parameter
-    from mycel.communication import init, get_rank, get_group_size
     from mycel.parallel import set_auto_parallel_context
     from mycel.parallel.optimizer_shard import weight_bytes, state_bytes
 
     config = sys.argv[1]
-    sys.path.insert(0, sys.argv[2])
-    from spmd_check import block
-    ms.set_context(mode=ms.GRAPH_MODE)
-    init()
-    rank, n = get_rank(), get_group_size()
+    rank, n = graph_job()
     F64 = ms.float64
     B, D, H, O = 8, 12, 16, 8
     rng = np.random.default_rng(7)
