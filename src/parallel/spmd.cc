@@ -391,7 +391,7 @@ class Spmd {
       if (!has_strategy && undecided(x) && shardable(x)) decide(x, std::nullopt, true);
       auto it = use_.find(x);
       if (it == use_.end()) continue;
-      Node* g = redistribute(c->graph(), x, layout_of(x), it->second);
+      Node* g = gather(c, x, it->second);
       if (!whole(it->second)) lay_.insert_or_assign(g, it->second);
       c->set_input(i, g);
     }
@@ -423,6 +423,28 @@ class Spmd {
     return name;
   }
 
+  // Weight x, holding an optimizer shard, laid out as `to` for `reader`. The gather waits
+  // (depend) for the reader's first other computed input, so that it runs just before its
+  // use, not at the start (the weights are ready at once); its collectives are marked
+  // recomputed (kRecomputeAttr, compiler/passes/recompute.cc), so the whole copy dies after
+  // its forward use and the backward gathers the shard again where it needs the weight
+  // (ZeRO-3), instead of keeping every gathered weight from the forward to the backward.
+  Node* gather(CNode* reader, Node* x, const TensorLayout& to) {
+    FuncGraph* g = reader->graph();
+    Node* from = x;
+    for (size_t i = 1; i < reader->size(); ++i) {
+      Node* a = reader->input(i);
+      if (a == x || !a->is_cnode() || !is_tensor(a) || weight_index(a) >= 0) continue;
+      IrBuilder b(m_, g, x->span());
+      from = b.builtin(Builtin::Depend, {x, a}, x->abstract());
+      break;
+    }
+    regather_ = true;
+    Node* out = redistribute(g, from, layout_of(x), to);
+    regather_ = false;
+    return out;
+  }
+
   // x (laid out as `from`) laid out as `to`, by the collectives of the plan.
   Node* redistribute(FuncGraph* g, Node* x, const TensorLayout& from, const TensorLayout& to) {
     if (from == to) return x;
@@ -436,6 +458,7 @@ class Spmd {
     const std::string group = group_of(mv.axes);
     Attrs a;
     a.set("group", group);
+    if (regather_) a.set(kRecomputeAttr, int64_t{-1});
     switch (mv.kind) {
       case MoveKind::AllReduce:
         a.set("op", std::string("sum"));
@@ -504,7 +527,8 @@ class Spmd {
     for (size_t i = 0; i < want.size(); ++i) {
       Node* x = c->input(i + 1);
       if (undecided(x)) decide(x, want[i], true);
-      in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
+      in.push_back(use_.count(x) ? gather(c, x, want[i])
+                                 : redistribute(c->graph(), x, layout_of(x), want[i]));
     }
     std::vector<TensorLayout> out = infer_layouts(call, want);
     std::optional<TensorLayout> target;
@@ -772,6 +796,7 @@ class Spmd {
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
   // Weights holding an optimizer shard: the layout their readers are given (gathered).
   std::unordered_map<const Node*, TensorLayout> use_;
+  bool regather_ = false;  // while gather() builds moves
   // The ops with several outputs, each item's layout.
   std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
   std::vector<bool> decided_;                // per weight
