@@ -4,12 +4,18 @@ N processes (Gloo on the loopback, 1 thread each).
 
   dp       parallel_mode="data_parallel": whole gradients all-reduced, whole state;
   sharded  the same with enable_parallel_optimizer=True: gradients reduce-scattered, each
-           rank's rows of the state, weights all-gathered.
+           rank's rows of the state, weights all-gathered after the update (ZeRO-1);
+  weights  parallel_mode="semi_auto_parallel" (no strategies: each rank given its rows) with
+           enable_parallel_optimizer=True: each rank holds its rows of the weights and of
+           the state between steps, every weight all-gathered before its use in the
+           forward, gradients reduce-scattered (ZeRO-3).
 
-`optimizer_bench.py dp|sharded N` starts the processes (a timeout ends them whatever
-happens) and prints rank 0's JSON: the bytes of optimizer state it holds
-(``optimizer_shard.state_bytes``), its peak resident memory, and ms per step (the best of
-ROUNDS passes of STEPS steps).
+`optimizer_bench.py dp|sharded|weights N` starts the processes (a timeout ends them
+whatever happens) and prints rank 0's JSON: the bytes of weights and of optimizer state it
+holds between steps (``optimizer_shard.weight_bytes``, ``state_bytes``), its peak resident
+memory, the executor's peak bytes during one step above what was held before it (the
+gathered weights, gradients and activations), and ms per step (the best of ROUNDS passes
+of STEPS steps).
 """
 import json
 import os
@@ -31,12 +37,13 @@ def worker(mode, rank, n):
     import mycel as ms
     from mycel import nn, Tensor
     from mycel.communication import init, release
-    from mycel.parallel.optimizer_shard import state_bytes
+    from mycel.parallel.optimizer_shard import state_bytes, weight_bytes
     ms._mycel.set_num_threads(1)
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
-    ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True,
-                                 enable_parallel_optimizer=mode == "sharded")
+    ms.set_auto_parallel_context(
+        parallel_mode="semi_auto_parallel" if mode == "weights" else "data_parallel",
+        gradients_mean=True, enable_parallel_optimizer=mode != "dp")
     ms.set_seed(0)
     net = nn.SequentialCell([nn.Dense(D, H), nn.GELU(), nn.Dense(H, D)])
     opt = nn.Adam(net.trainable_params(), 1e-3)
@@ -52,7 +59,13 @@ def worker(mode, rank, n):
         loss.asnumpy()
         per_step.append((time.perf_counter() - t0) / STEPS)
     best = min(per_step[WARMUP:])
+    before = ms._mycel.memory_stats()["in_use"]
+    ms._mycel.reset_peak_memory()
+    step(x, y).asnumpy()
+    step_peak = ms._mycel.memory_stats()["peak_in_use"] - before
     res = {"state_mb": state_bytes(opt) / 2**20, "step_ms": best * 1e3,
+           "weights_mb": weight_bytes(net.trainable_params()) / 2**20,
+           "step_peak_mb": step_peak / 2**20,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     release()
     return res

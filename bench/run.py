@@ -526,31 +526,39 @@ def pipeline_section():
 
 
 def optimizer_section():
-    """Optimizer parallelism against plain data parallelism: state per rank, memory, step."""
-    print("bench: optimizer parallelism (MLP 1024-4096-1024, Adam; dp and sharded at 2 and "
-          "4 processes) ...", flush=True)
+    """Optimizer parallelism against plain data parallelism: weights and state per rank,
+    memory, step."""
+    print("bench: optimizer parallelism (MLP 1024-4096-1024, Adam; dp, state-sharded and "
+          "weight-sharded at 2 and 4 processes) ...", flush=True)
     lines = [
         "## Optimizer parallelism",
         "",
         "bench/optimizer_bench.py (its docstring has the details): data parallelism of an MLP "
         "1024 → 4096 → 1024 with Adam, float32, 32 rows per rank, GRAPH mode, 1 thread per "
         "process, Gloo on the loopback; plain (whole gradients all-reduced, whole state) "
-        "against `enable_parallel_optimizer=True` (gradients reduce-scattered, each rank "
-        "keeps its rows of the state, weights all-gathered after the update). Rank 0's "
-        "optimizer state, peak resident memory and ms per step (best of 3 passes of 5). The "
-        "weights and gradients stay whole, so the resident memory drops by the state's "
-        "share only; the sharded step's collectives run after the backward, one per "
-        "parameter (plain data parallelism overlaps its buckets with the backward).",
+        "against `enable_parallel_optimizer=True` in data_parallel (state sharded, ZeRO-1: "
+        "gradients reduce-scattered, each rank keeps its rows of the state, weights "
+        "all-gathered after the update) and in semi_auto_parallel without strategies "
+        "(weights sharded, ZeRO-3: each rank keeps its rows of the weights and the state, "
+        "each weight all-gathered before its use in the forward, gradients reduce-scattered "
+        "by AD; the biases, under the 64 KB threshold, stay whole). Rank 0's weights and "
+        "optimizer state held between steps, its peak resident memory (the process, "
+        "including the whole initial weights built before the first compile slices them), "
+        "the executor's peak during one step above what it held before the step (gathered "
+        "weights, gradients, activations) and ms per step (best of 3 passes of 5).",
         "",
-        "| processes | optimizer | state per rank, MiB | peak RSS, MiB | ms/step |",
-        "|---|---|---|---|---|",
+        "| processes | optimizer | weights per rank, MiB | state per rank, MiB | "
+        "step peak, MiB | peak RSS, MiB | ms/step |",
+        "|---|---|---|---|---|---|---|",
     ]
+    names = {"dp": "whole (data parallel)", "sharded": "state sharded (ZeRO-1)",
+             "weights": "weights + state sharded (ZeRO-3)"}
     for n in (2, 4):
-        for mode in ("dp", "sharded"):
+        for mode in ("dp", "sharded", "weights"):
             r = run("optimizer_bench.py", mode, str(n))
-            name = "whole (data parallel)" if mode == "dp" else "sharded"
-            lines.append(f"| {n} | {name} | {r['state_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
-                         f"{r['step_ms']:.0f} |")
+            lines.append(f"| {n} | {names[mode]} | {r['weights_mb']:.1f} | "
+                         f"{r['state_mb']:.1f} | {r['step_peak_mb']:.0f} | "
+                         f"{r['peak_rss_mb']:.0f} | {r['step_ms']:.0f} |")
     lines.append("")
     return lines
 

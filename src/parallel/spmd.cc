@@ -71,6 +71,31 @@ TensorLayout replicated(const TensorLayout& l) {
   return TensorLayout(l.mesh(), l.shape(), TensorMap(l.shape().size()));
 }
 
+std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use, int64_t shard_size) {
+  const DeviceMesh& mesh = use.mesh();
+  if (use.ndim() == 0) return {use, {}};
+  Axes free;
+  for (int a = 0; a < mesh.ndim(); ++a) {
+    if (use.dim_of(a) < 0 && !use.is_partial(a) && mesh.shape()[static_cast<size_t>(a)] > 1)
+      free.push_back(a);
+  }
+  Axes take = free;
+  if (shard_size > 0) {
+    Axes tail;
+    int64_t k = 1;
+    for (auto it = free.rbegin(); it != free.rend() && k < shard_size; ++it) {
+      tail.insert(tail.begin(), *it);
+      k *= mesh.shape()[static_cast<size_t>(*it)];
+    }
+    if (k == shard_size) take = std::move(tail);
+  }
+  const int64_t g = mesh.group_size(take);
+  if (take.empty() || (use.shape()[0] / use.splits(0)) % g != 0) return {use, {}};
+  TensorMap map = use.map();
+  map[0].insert(map[0].end(), take.begin(), take.end());
+  return {TensorLayout(mesh, use.shape(), std::move(map)), take};
+}
+
 std::string where(const Node* c) {
   if (!c->span().valid()) return "";
   return str(" (at ", span_location(c->span()), ")\n", span_excerpt(c->span()));
@@ -98,6 +123,7 @@ class Spmd {
     find_forward();
     const size_t nw = root_->params().size() - o_.num_args;
     res_.weights.assign(nw, std::nullopt);
+    res_.opt_axes.assign(nw, {});
     decided_.assign(nw, false);
     for (size_t i = 0; i < nw && i < o_.known.size(); ++i) {
       if (!o_.known[i]) continue;
@@ -108,7 +134,21 @@ class Spmd {
                " of an earlier program, but this program's "
                "strategies give the mesh ",
                shape_str(mesh_->shape()));
-      decide(w, TensorLayout(*mesh_, shape_of(w), o_.known[i]->second));
+      TensorLayout held(*mesh_, shape_of(w), o_.known[i]->second);
+      if (i < o_.known_opt.size() && !o_.known_opt[i].empty()) {
+        // Its readers use it without the optimizer shard's axes.
+        TensorMap use = held.map();
+        for (int a : o_.known_opt[i]) std::erase(use[0], a);
+        use_.insert_or_assign(w, TensorLayout(*mesh_, held.shape(), std::move(use)));
+        res_.opt_axes[i] = o_.known_opt[i];
+      }
+      decide(w, held);
+    }
+    for (size_t i = 0; i < nw; ++i) {  // a parameter_plan: the weight's layout, set
+      if (const std::vector<int64_t>* row = plan_of(i)) {
+        Node* w = root_->params()[o_.num_args + i];
+        decide(w, planned_layout(w, *row, plan_what(i)), true);
+      }
     }
     for (CNode* c : w_.nodes) {
       if (!forward_.count(c->graph())) continue;
@@ -149,6 +189,26 @@ class Spmd {
     for (size_t i = 0; i < o_.inputs.size(); ++i) {
       if (!o_.inputs[i].empty()) matrices.push_back(input_matrix(i));
     }
+    for (size_t i = 0; i < o_.planned.size(); ++i) {
+      if (plan_of(i)) matrices.push_back(slice_matrix(*plan_of(i), plan_what(i)));
+    }
+    if (std::find(o_.opt_shard.begin(), o_.opt_shard.end(), true) != o_.opt_shard.end() &&
+        o_.devices > 1) {
+      // The optimizer shard spreads a weight over shard_size devices: a mesh axis of that size
+      // (ZeRO-3 needs a mesh even without strategies), or the known weights' mesh.
+      std::optional<Shape> known;
+      for (const auto& k : o_.known) {
+        if (k) known = k->first;
+      }
+      const int64_t k = o_.opt_shard_size;
+      if (known) {
+        matrices.push_back(*known);
+      } else if (k > 1 && k < o_.devices && o_.devices % k == 0) {
+        matrices.push_back({o_.devices / k, k});
+      } else {
+        matrices.push_back({o_.devices});
+      }
+    }
     if (matrices.empty()) {
       // Weights sliced by an earlier program: this one reads them on their mesh.
       for (const auto& k : o_.known) {
@@ -171,19 +231,48 @@ class Spmd {
              "semi_auto_parallel: the dataset strategy of input ", i, " has ", row.size(),
              " entries, but the input ", x->abstract()->to_string(), " has ",
              is_tensor(x) ? x->abstract()->shape.size() : 0, " dimensions");
+    return slice_matrix(row, str("the dataset strategy of input ", i));
+  }
+
+  // The device matrix [devices / product, counts...] of slice counts per dimension (`what`
+  // names them in the ValueError when they do not divide the devices).
+  Shape slice_matrix(const std::vector<int64_t>& row, const std::string& what) {
     int64_t used = 1;
     for (int64_t k : row) {
-      MC_CHECK(k >= 1, Value, "semi_auto_parallel: the dataset strategy of input ", i,
+      MC_CHECK(k >= 1, Value, "semi_auto_parallel: ", what,
                " must have positive slice counts, but got ", shape_str(row));
       used *= k;
     }
-    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value,
-             "semi_auto_parallel: the dataset strategy ", shape_str(row), " of input ", i,
-             " cuts it into ", used, " slices, which does not divide the ", o_.devices,
-             " devices of the job");
+    MC_CHECK(used <= o_.devices && o_.devices % used == 0, Value, "semi_auto_parallel: ", what, " ",
+             shape_str(row), " cuts it into ", used, " slices, which does not divide the ",
+             o_.devices, " devices of the job");
     Shape m{o_.devices / used};
     m.insert(m.end(), row.begin(), row.end());
     return m;
+  }
+
+  // The layout on the mesh of slice counts per dimension of n (a parameter_plan's).
+  TensorLayout planned_layout(const Node* n, const std::vector<int64_t>& row,
+                              const std::string& what) {
+    std::vector<Axes> axes = matrix_axes(slice_matrix(row, what), *mesh_);
+    TensorMap map;
+    for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+    MC_CHECK(row.size() == shape_of(n).size(), Value, "semi_auto_parallel: ", what, " ",
+             shape_str(row), " has ", row.size(), " entries, but the parameter has shape ",
+             shape_str(shape_of(n)));
+    return TensorLayout(*mesh_, shape_of(n), std::move(map));
+  }
+
+  // The parameter_plan of weight i (mycel.shard), none when it has none or holds a slice
+  // already (an earlier program laid it out).
+  const std::vector<int64_t>* plan_of(size_t i) const {
+    if (i >= o_.planned.size() || o_.planned[i].empty()) return nullptr;
+    if (i < o_.known.size() && o_.known[i]) return nullptr;
+    return &o_.planned[i];
+  }
+  std::string plan_what(size_t i) const {
+    return str("the parameter_plan of weight ", i,
+               i < o_.planned_where.size() ? o_.planned_where[i] : std::string());
   }
 
   // Each entry argument given as a slice is laid out as its dataset strategy says, its
@@ -264,13 +353,48 @@ class Spmd {
     int w = weight_index(n);
     return w >= 0 && !decided_[static_cast<size_t>(w)];
   }
-  void decide(Node* n, const std::optional<TensorLayout>& l) {
+  // n holds its slice under l (none: whole). `read`: l is how a reader in the forward region
+  // uses it, which the optimizer shard may cut further; the reader then gathers it back.
+  void decide(Node* n, const std::optional<TensorLayout>& l, bool read = false) {
     int w = weight_index(n);
     MC_ASSERT(w >= 0 && !decided_[static_cast<size_t>(w)], "weight decided twice");
-    decided_[static_cast<size_t>(w)] = true;
-    if (!l || whole(*l)) return;
-    res_.weights[static_cast<size_t>(w)] = *l;
-    sliced(n, *l);
+    const auto i = static_cast<size_t>(w);
+    decided_[i] = true;
+    std::optional<TensorLayout> held = l;
+    if (read && shardable(n)) {
+      TensorLayout use = l ? *l : layout_of(n);
+      auto [cut, axes] = optimizer_shard_layout(use, o_.opt_shard_size);
+      if (!axes.empty()) {
+        use_.insert_or_assign(n, use);
+        res_.opt_axes[i] = std::move(axes);
+        held = std::move(cut);
+      }
+    }
+    if (!held || whole(*held)) return;
+    res_.weights[i] = *held;
+    sliced(n, *held);
+  }
+  // Whether weight n may hold an optimizer shard (SpmdOptions::opt_shard).
+  bool shardable(const Node* n) const {
+    int w = weight_index(n);
+    return w >= 0 && static_cast<size_t>(w) < o_.opt_shard.size() &&
+           o_.opt_shard[static_cast<size_t>(w)] && is_tensor(n);
+  }
+
+  // The weights c reads that hold an optimizer shard, each gathered (just before this use)
+  // to the layout its readers use; a first read by an op without a strategy uses it whole.
+  void gather_weights(CNode* c) {
+    const PrimData* p = c->prim();
+    const bool has_strategy = p != nullptr && strategy_attr(p->attrs);
+    for (size_t i = 1; i < c->size(); ++i) {
+      Node* x = c->input(i);
+      if (!has_strategy && undecided(x) && shardable(x)) decide(x, std::nullopt, true);
+      auto it = use_.find(x);
+      if (it == use_.end()) continue;
+      Node* g = gather(c, x, it->second);
+      if (!whole(it->second)) lay_.insert_or_assign(g, it->second);
+      c->set_input(i, g);
+    }
   }
 
   Shape global_shape(const Node* n) const {
@@ -299,6 +423,28 @@ class Spmd {
     return name;
   }
 
+  // Weight x, holding an optimizer shard, laid out as `to` for `reader`. The gather waits
+  // (depend) for the reader's first other computed input, so that it runs just before its
+  // use, not at the start (the weights are ready at once); its collectives are marked
+  // recomputed (kRecomputeAttr, compiler/passes/recompute.cc), so the whole copy dies after
+  // its forward use and the backward gathers the shard again where it needs the weight
+  // (ZeRO-3), instead of keeping every gathered weight from the forward to the backward.
+  Node* gather(CNode* reader, Node* x, const TensorLayout& to) {
+    FuncGraph* g = reader->graph();
+    Node* from = x;
+    for (size_t i = 1; i < reader->size(); ++i) {
+      Node* a = reader->input(i);
+      if (a == x || !a->is_cnode() || !is_tensor(a) || weight_index(a) >= 0) continue;
+      IrBuilder b(m_, g, x->span());
+      from = b.builtin(Builtin::Depend, {x, a}, x->abstract());
+      break;
+    }
+    regather_ = true;
+    Node* out = redistribute(g, from, layout_of(x), to);
+    regather_ = false;
+    return out;
+  }
+
   // x (laid out as `from`) laid out as `to`, by the collectives of the plan.
   Node* redistribute(FuncGraph* g, Node* x, const TensorLayout& from, const TensorLayout& to) {
     if (from == to) return x;
@@ -312,6 +458,7 @@ class Spmd {
     const std::string group = group_of(mv.axes);
     Attrs a;
     a.set("group", group);
+    if (regather_) a.set(kRecomputeAttr, int64_t{-1});
     switch (mv.kind) {
       case MoveKind::AllReduce:
         a.set("op", std::string("sum"));
@@ -360,6 +507,7 @@ class Spmd {
   // ------------------------------------------------------------ the forward region
   void visit_forward(CNode* c) {
     if (item(c)) return;
+    gather_weights(c);
     const PrimData* p = c->prim();
     if (p != nullptr) {
       if (std::optional<Strategy> s = strategy_attr(p->attrs)) return sharded(c, *s);
@@ -378,8 +526,9 @@ class Spmd {
     std::vector<Node*> in;
     for (size_t i = 0; i < want.size(); ++i) {
       Node* x = c->input(i + 1);
-      if (undecided(x)) decide(x, want[i]);
-      in.push_back(redistribute(c->graph(), x, layout_of(x), want[i]));
+      if (undecided(x)) decide(x, want[i], true);
+      in.push_back(use_.count(x) ? gather(c, x, want[i])
+                                 : redistribute(c->graph(), x, layout_of(x), want[i]));
     }
     std::vector<TensorLayout> out = infer_layouts(call, want);
     std::optional<TensorLayout> target;
@@ -645,6 +794,9 @@ class Spmd {
   std::optional<DeviceMesh> mesh_;
   std::unordered_set<FuncGraph*> forward_;
   std::unordered_map<const Node*, TensorLayout> lay_;  // absent: whole on every device
+  // Weights holding an optimizer shard: the layout their readers are given (gathered).
+  std::unordered_map<const Node*, TensorLayout> use_;
+  bool regather_ = false;  // while gather() builds moves
   // The ops with several outputs, each item's layout.
   std::unordered_map<const Node*, std::vector<TensorLayout>> items_;
   std::vector<bool> decided_;                // per weight

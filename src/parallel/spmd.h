@@ -18,11 +18,14 @@
 //     any other node, graph outputs         inputs redistributed to whole (replicated)
 //   entry arguments: laid out as the dataset strategy (SpmdOptions::inputs) says, the rank
 //     given its slice (the strategy's device matrix joins the mesh);
-//   entry weights: a weight's layout is what the first op with a strategy that reads it
-//     asks for (else its first propagating reader's); it then holds its slice (the entry
+//   entry weights: a weight's layout is its parameter_plan's (SpmdOptions::planned), else
+//     what the first op with a strategy that reads it asks for (else its first propagating
+//     reader's); it then holds its slice (the entry
 //     parameter's abstract becomes the slice's; the caller slices the Parameter once, before
 //     the first run), and an update op (F_UPDATE: SGD, Momentum...) gives its layout to the
-//     other weights it updates with of the same shape (optimizer state);
+//     other weights it updates with of the same shape (optimizer state); with the optimizer
+//     shard (SpmdOptions::opt_shard) a shardable weight holds a smaller slice still
+//     (optimizer_shard_layout) and each reader in the forward gathers it back first;
 //   outside the forward region: abstracts retyped from the slices (prims re-inferred,
 //     tuples, getitem, depend, vjp and the bprop call), and at each bprop call of a vjp the
 //     sensitivity is divided by the devices (every device holds the loss, so each adds
@@ -70,6 +73,22 @@ struct SpmdOptions {
   CostProfile profile;
   // The planner: search only, record the plan and leave the program unsharded.
   bool plan_only = false;
+  // The optimizer shard (enable_parallel_optimizer, MindSpore's parallel optimizer, ZeRO-3):
+  // per weight (or none), whether it may keep only its slice of dimension 0 over the mesh
+  // axes its readers leave it replicated along (a trainable weight of at least the
+  // threshold's bytes: mycel.parallel.optimizer_shard decides). opt_shard_size is
+  // optimizer_weight_shard_size: the devices one copy is spread over (-1: all the free ones).
+  std::vector<bool> opt_shard;
+  int64_t opt_shard_size = -1;
+  // Per known weight: the mesh axes of its dimension 0 that are its optimizer shard (its
+  // readers are given it gathered over them), empty for none.
+  std::vector<Axes> known_opt;
+  // Per weight (or none): the slice counts per dimension a parameter_plan (mycel.shard)
+  // gives it, empty for none, and " (at file:line)" of the shard call for messages. The
+  // weight is laid out so before any reader asks (each reader redistributes from there); a
+  // weight that holds a slice already (known) keeps it.
+  std::vector<std::vector<int64_t>> planned;
+  std::vector<std::string> planned_where;
 };
 
 struct SpmdGroup {
@@ -80,8 +99,10 @@ struct SpmdGroup {
 struct SpmdResult {
   bool sharded = false;  // whether any op had a strategy (else nothing changed)
   std::optional<DeviceMesh> mesh;
-  // Per weight (entry parameter num_args + i): its layout when it holds a slice.
+  // Per weight (entry parameter num_args + i): its layout when it holds a slice, and the
+  // axes of its optimizer shard (empty: none).
   std::vector<std::optional<TensorLayout>> weights;
+  std::vector<Axes> opt_axes;
   std::vector<SpmdGroup> groups;   // to create before the first run, in this order
   std::optional<SearchPlan> plan;  // what the search chose (auto_parallel)
 };
@@ -91,6 +112,15 @@ struct SpmdResult {
 // a strategy that does not fit (rules.h, with the user's file:line), and for a program it cannot
 // rewrite yet (naming the node).
 SpmdResult spmd_rewrite(ir::Module& m, ir::FuncGraph* root, const SpmdOptions& opts);
+
+// The optimizer shard of a weight its readers use laid out as `use` (no partial axes): `use`
+// with dimension 0 also split over the mesh axes `use` leaves free (the trailing ones whose
+// sizes multiply to shard_size, else all of them, as MindSpore ignores a size that does not
+// fit), and those axes; `use` and no axes when there are none or dimension 0's slice does not
+// divide. Between steps the weight (and its optimizer state) holds this smaller slice; each
+// reader gathers it back to `use` (AllGather over the axes, whose bprop reduce-scatters the
+// gradient).
+std::pair<TensorLayout, Axes> optimizer_shard_layout(const TensorLayout& use, int64_t shard_size);
 
 // What the rewrite and the search share: whether a node's abstract is a tensor, its shape,
 // whether a layout is whole (no split, no partial sums), and the whole layout of its tensor.

@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <tuple>
 #include <unordered_set>
 
 #include "compiler/compile.h"
@@ -542,7 +543,7 @@ class GraphFunction {
       if (!res.weights[i]) continue;
       const parallel::TensorLayout& l = *res.weights[i];
       slices.append(pyb::make_tuple(i, l.slice_offsets(rank), l.slice_shape(), l.mesh().shape(),
-                                    l.map(), l.shape()));
+                                    l.map(), l.shape(), res.opt_axes[i]));
       if (options.log)
         options.write_log(str("mycel: semi_auto_parallel: weight ", i, " ", l.to_string(), "\n"));
     }
@@ -598,6 +599,15 @@ class GraphFunction {
           auto [mesh, map] = l.cast<std::pair<parallel::Shape, parallel::TensorMap>>();
           so.known.emplace_back(std::make_pair(mesh, map));
         }
+        // The optimizer shard (ZeRO-3) and the parameter plans of the weights
+        // (mycel.parallel._spmd._weight_options).
+        pyb::list py_weights;
+        for (const Value& w : weights) py_weights.append(frontend::to_python(w));
+        std::tie(so.opt_shard_size, so.opt_shard, so.known_opt, so.planned, so.planned_where) =
+            pyb::module_::import("mycel.parallel._spmd")
+                .attr("_weight_options")(py_weights)
+                .cast<std::tuple<int64_t, std::vector<bool>, std::vector<parallel::Axes>,
+                                 std::vector<std::vector<int64_t>>, std::vector<std::string>>>();
         spmd = parallel::spmd_rewrite(m, root, so);
       };
     }

@@ -22,6 +22,15 @@ def block(whole, p, rank):
     return whole[tuple(index)]
 
 
+def graph_job():
+    """A worker's start: GRAPH mode, the job joined (init); (rank, world size)."""
+    import mycel as ms
+    from mycel.communication import init, get_rank, get_group_size
+    ms.set_context(mode=ms.GRAPH_MODE)
+    init()
+    return get_rank(), get_group_size()
+
+
 def compare(serial, par, rank):
     """(diffs, sliced) of two runs, each a dict with loss, grads (in parameter order),
     losses (of the training steps) and params (the trained Parameters): the largest

@@ -9,7 +9,11 @@
   3. on 4 ranks, with another strategy: rank 0 re-slices the 2-rank checkpoints for the
      4-rank layout (transform_checkpoints), every rank loads its file and trains 5 more steps:
      the result equals 10 serial steps (float64, 1e-10).
-Then damaged and mismatched strategy files and checkpoints are clear errors."""
+  4. on 2 ranks, a predict_strategy lays the checkpoints' weights out anew for prediction
+     (w1 by rows, w2 by columns): each rank holds its block, and the forward of a network
+     without strategies (its weights gathered where read) equals the serial one.
+Then damaged and mismatched strategy files and checkpoints, and bad predict strategies,
+are clear errors."""
 import json
 import textwrap
 
@@ -64,11 +68,20 @@ WORKER = textwrap.dedent("""
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
+    kind = "_predict" if config == "predict" else ""
     set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
-                              full_batch=True,
-                              strategy_ckpt_config={"save_file": f"{out}/strategy_{n}.json"})
-    net = MLP(n)
-    if config == "save":
+                              full_batch=True, strategy_ckpt_config={
+                                  "save_file": f"{out}/strategy_{n}{kind}.json"})
+    net = MLP(None if config == "predict" else n)
+    if config == "predict":  # the training slices laid out for prediction: w1 by rows now
+        ms.load_distributed_checkpoint(
+            net, [f"{out}/ckpt_2/rank_{r}/mlp.ckpt" for r in range(2)],
+            predict_strategy={"w1": ([2], [[0], []]), "w2": ([2], [[], [0]])},
+            train_strategy_filename=f"{out}/strategy_2.json")
+        y = net(Tensor(X, ms.float64)).asnumpy()  # a program with no strategy of its own
+        print("RESULT", json.dumps({"y": y.tolist(), "w1": net.w1.asnumpy().tolist(),
+                                    "w2": net.w2.asnumpy().tolist()}))
+    elif config == "save":
         train(net, 5)
         os.makedirs(f"{out}/ckpt_{n}/rank_{rank}", exist_ok=True)
         ms.save_checkpoint(net, f"{out}/ckpt_{n}/rank_{rank}/mlp.ckpt", integrated_save=False)
@@ -163,6 +176,21 @@ def test_resharded_checkpoints_resume_on_four_ranks(saved):
         np.testing.assert_allclose(np.array(r["w2"]), w2, rtol=1e-10, atol=1e-10)
 
 
+def test_a_predict_strategy_lays_the_weights_out_for_prediction(saved):
+    tmp, serial5, _ = saved
+    want = serial5(Tensor(_common_module[0].X, ms.float64)).asnumpy()
+    for rank, (_, r) in enumerate(run_worker(tmp, WORKER, 2, "predict")):
+        # Each rank holds its block of the predict layout (w1's rows, w2's columns), and
+        # the prediction program gathers what it reads: the serial network's output.
+        np.testing.assert_allclose(np.array(r["w1"]), serial5.w1.asnumpy()[rank * 3:
+                                                                          (rank + 1) * 3],
+                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(np.array(r["w2"]), serial5.w2.asnumpy()[:, rank * 2:
+                                                                          (rank + 1) * 2],
+                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(np.array(r["y"]), want, rtol=1e-10, atol=1e-10)
+
+
 def test_bad_files_are_clear_errors(saved, tmp_path):
     tmp, _, _ = saved
     files = [str(tmp / f"ckpt_2/rank_{r}/mlp.ckpt") for r in range(2)]
@@ -182,8 +210,21 @@ def test_bad_files_are_clear_errors(saved, tmp_path):
     # Without the strategy, slices of different values are not mistaken for a whole tensor.
     with pytest.raises(ValueError, match="rank 1 holds a different value"):
         ms.load_distributed_checkpoint(net, files)
-    with pytest.raises(NotImplementedError, match="predict_strategy"):
-        ms.load_distributed_checkpoint(net, files, predict_strategy={})
+    strategy = str(tmp / "strategy_2.json")
+    with pytest.raises(ValueError, match="predict_strategy names 'w9', which is not a "
+                                         "parameter"):
+        ms.load_distributed_checkpoint(net, files, {"w9": ([1], [[]])},
+                                       train_strategy_filename=strategy)
+    with pytest.raises(ValueError, match=r"the predict_strategy of 'w1' must be a layout "
+                                         r"\(device_matrix, tensor_map\) over the job's 1 "
+                                         r"devices"):
+        ms.load_distributed_checkpoint(net, files, {"w1": ([2], [[0], []])},
+                                       train_strategy_filename=strategy)
+    with pytest.raises(TypeError, match="'predict_strategy' must be a dict"):
+        ms.load_distributed_checkpoint(net, files, [("w1", ([1], [[], []]))],
+                                       train_strategy_filename=strategy)
+    with pytest.raises(NotImplementedError, match="dec_key"):
+        ms.load_distributed_checkpoint(net, files, dec_key=b"k")
     p = Parameter(Tensor(np.ones((2, 3))), name="w1")
     with pytest.raises(ValueError, match="no layout for 'w1'"):
         ms.merge_sliced_parameter([p, p], {})

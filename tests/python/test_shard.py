@@ -5,12 +5,14 @@ python/mycel/parallel/shard.py): layout hints on a Cell's or a function's inputs
   numpy's (the hints change no value), also called inside another Cell (nn.WithLossCell);
   a sharded function likewise;
 - the errors: a strategy that does not divide the tensor names the shard call's line;
-  malformed strategies; parameter_plan is not built;
+  malformed strategies and parameter plans (unknown names, rows that do not fit);
 - on 2 and 4 Gloo ranks, GRAPH mode, float64, the whole batch on every rank: the MLP with
   only ``net.shard(in_strategy=((n, 1),))`` (its input's rows split) trains equal to the
   serial run (loss, gradients, 10 Momentum steps, 1e-10) in auto_parallel with
   sharding_propagation, where the search propagates the rows split to both MatMuls (data
-  parallelism), and in semi_auto_parallel, where the rewrite propagates it."""
+  parallelism), and in semi_auto_parallel, where the rewrite propagates it; and with only
+  ``parameter_plan`` (w1 split by columns, w2 by rows) in semi_auto_parallel, Megatron
+  from the weights' layouts, equal to the serial run."""
 import textwrap
 
 import numpy as np
@@ -64,8 +66,27 @@ def test_the_errors(mode):
         net.shard([(2, 1)])
     with pytest.raises(ValueError, match="tuple of positive ints"):
         net.shard(((0, 1),))
-    with pytest.raises(ValueError, match="'parameter_plan' is not built"):
-        net.shard(((2, 1),), parameter_plan={"w1": (1, 2)})
+    # parameter_plan: names of the Cell's parameters, rows that fit them, before a compile.
+    with pytest.raises(ValueError, match=r"'parameter_plan' names 'w9', which is not a "
+                                         r"parameter of the MLP \(it has \['b1', 'b2', 'w1', "
+                                         r"'w2'\]\)"):
+        net.shard(((2, 1),), parameter_plan={"w9": (1, 2)})
+    with pytest.raises(ValueError, match=r"test_shard.py:\d+\), the parameter_plan of "
+                                         r"'self.w1' \(1, 2\) does not divide the tensor's "
+                                         r"shape \(5, 7\)"):
+        net.shard(((2, 1),), parameter_plan={"self.w1": (1, 2)})
+    with pytest.raises(ValueError, match=r"the parameter_plan of 'b1' \(1, 1\) has 2 "
+                                         r"entries but the tensor has shape \(7,\)"):
+        net.shard(((2, 1),), parameter_plan={"b1": (1, 1)})
+    with pytest.raises(ValueError, match="tuple of positive ints"):
+        net.shard(((2, 1),), parameter_plan={"b1": (0,)})
+    with pytest.raises(ValueError, match="must be a tuple of positive ints, but got None"):
+        net.shard(((2, 1),), parameter_plan={"b1": None})
+    with pytest.raises(TypeError, match="keys of 'parameter_plan' must be parameter names"):
+        net.shard(((2, 1),), parameter_plan={1: (7,)})
+    with pytest.raises(TypeError, match="'parameter_plan' must be a dict"):
+        net.shard(((2, 1),), parameter_plan=[("b1", (7,))])
+    assert getattr(net.b1, "_spmd_plan", None) is None  # nothing recorded by a failed call
     with pytest.raises(TypeError, match="'fn' must be a Cell or a function"):
         ms.shard(3, ((1,),))
 
@@ -86,16 +107,22 @@ WORKER = textwrap.dedent("""
     search.set_profile(search.load_profile(sys.argv[2] + "/../golden/parallel/profile.json"))
 
 
+    config = sys.argv[1]
+
+
     def run(sharded):
         net = MLP(6, 16, 4)
-        if sharded:
+        if sharded and config == "plan":  # Megatron by the weights' own layouts only
+            net.shard(((1, 1),), parameter_plan={"self.w1": (1, n), "w2": (n, 1)})
+        elif sharded:
             net.shard(((n, 1),))
         return train_record(net, nn.WithLossCell(net, nn.MSELoss()), mlp_data(8, 6, 4))
 
 
     serial = run(False)
     out = {}
-    for mode in ("auto_parallel", "semi_auto_parallel"):
+    for mode in (("semi_auto_parallel",) if config == "plan" else
+                 ("auto_parallel", "semi_auto_parallel")):
         set_auto_parallel_context(parallel_mode=mode, search_mode="sharding_propagation",
                                   device_num=n, full_batch=True)
         par = run(True)
@@ -105,6 +132,19 @@ WORKER = textwrap.dedent("""
                      "plan": search.last_plan() if mode == "auto_parallel" else ""}
     print("RESULT", json.dumps(out))
 """)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_parameter_plan_lays_the_weights_out(tmp_path, n):
+    # w1 split by columns and w2 by rows, no op sharded: the rewrite lays the weights out
+    # first, the MatMuls and the bias Add propagate their splits (b1 takes its part), the
+    # second MatMul's partial sums are all-reduced: Megatron, equal to the serial run.
+    for kind, r in run_worker(tmp_path, WORKER, n, "plan", timeout=300):
+        assert kind == "RESULT"
+        res = r["semi_auto_parallel"]
+        for what, d in res["diffs"].items():
+            assert d <= 1e-10, (what, d)
+        assert res["sliced"] == ["w1", "b1", "w2"], res["sliced"]
 
 
 @pytest.mark.parametrize("n", [2, 4])

@@ -65,6 +65,17 @@ def _merge(name, parts, layout, func):
     return whole
 
 
+def _own_block(param, whole):
+    """This rank's block of `whole` (numpy, the global value) for a Parameter sliced by a
+    sharded program (a layout, or an optimizer shard), else None (param is whole, or whole
+    does not have its global shape)."""
+    mine = getattr(param, "_spmd_layout", None)
+    if mine is None or tuple(whole.shape) != tuple(param._spmd_global_shape):
+        return None
+    rank = _ctx.get_auto_parallel_context("global_rank")
+    return whole[_Layout(mine[0], mine[1], param._spmd_global_shape).block(rank)]
+
+
 def _integrated(items):
     """save_checkpoint(integrated_save=True) in a semi_auto_parallel or auto_parallel job:
     the items with every sliced Parameter replaced by its whole value, gathered from all the

@@ -62,15 +62,31 @@ def _planned(text, details):
 _suspended = [0]
 
 
+def _weight_options(weights):
+    """What the rewrite reads of the weights (``SpmdOptions``): optimizer_weight_shard_size,
+    per weight whether it may hold an optimizer shard (enable_parallel_optimizer and
+    ``optimizer_shard.shardable``), the mesh axes of the shard it holds already (empty:
+    none), its parameter_plan's slice counts (``mycel.shard``; empty: none) and that shard
+    call's " (at file:line)"."""
+    from mycel.parallel import optimizer_shard as _opt
+    on = _ctx._context["enable_parallel_optimizer"]
+    plans = [getattr(w, "_spmd_plan", None) or ((), "") for w in weights]
+    return (_opt.shard_size(), [on and _opt.shardable(w) for w in weights],
+            [list(getattr(w, "_spmd_opt_axes", ())) for w in weights],
+            [list(row) for row, _ in plans], [f" (at {where})" if where else ""
+                                               for _, where in plans])
+
+
 def _apply(weights, slices, groups):
     """Creates ``groups`` ([(name, ranks)]) and gives each weight of ``slices``
-    ([(index, offsets, shape)], index into ``weights``) its block of its current value."""
+    ([(index, offsets, shape, mesh, tensor map, global shape, optimizer shard axes)], index
+    into ``weights``) its block of its current value."""
     job = id(_mgmt._groups)  # the groups live as long as the job's process groups
     for name, ranks in groups:
         if (job, name) not in _created:
             _mgmt.create_group(name, list(ranks))
             _created.add((job, name))
-    for i, offsets, shape, mesh, tensor_map, global_shape in slices:
+    for i, offsets, shape, mesh, tensor_map, global_shape, opt_axes in slices:
         p = weights[i]
         if getattr(p, "_spmd_layout", None) is not None:
             continue  # sliced by an earlier program, whose layout the pass kept
@@ -79,6 +95,8 @@ def _apply(weights, slices, groups):
         p.set_data(_tensor(block, p.dtype), slice_shape=True)
         p._spmd_layout = (list(mesh), [list(a) for a in tensor_map])
         p._spmd_global_shape = tuple(global_shape)
+        if opt_axes:  # its readers gather it over these mesh axes (ZeRO-3)
+            p._spmd_opt_axes = list(opt_axes)
         _checkpoint._record(p.name, p._spmd_layout[0], p._spmd_layout[1], global_shape)
 
 

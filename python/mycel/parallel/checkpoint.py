@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from mycel.parallel import context as _ctx
-from mycel.parallel._slices import _Layout, _merge
+from mycel.parallel._slices import _Layout, _merge, _own_block
 
 _FORMAT, _VERSION = "mycel-strategy", 1
 
@@ -148,20 +148,26 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     integrated_save=False) into `network`: the slices are put together with the training
     strategy file (train_strategy_filename, else the context's strategy_ckpt_config
     load_file), and each parameter of `network` gets the whole tensor, or this rank's block
-    when the parameter is itself sliced by a sharded program already compiled. Returns the
-    (param_not_load, ckpt_not_load) of load_param_into_net. predict_strategy is not
-    supported (the network's own layouts are used): anything but None raises
-    NotImplementedError; so does dec_key."""
+    when the parameter is itself sliced by a sharded program already compiled.
+    predict_strategy (distributed inference) lays the named parameters out for the
+    prediction job instead: a dict name -> layout, each a layout of
+    ``build_searched_strategy`` (the prediction job's strategy file) or a pair
+    (device_matrix, tensor_map) in that file's form (per dimension, the mesh axes that split
+    it, from the left; the matrix's devices the job's); each such parameter, whole in
+    `network` (not yet compiled sharded), then holds this rank's block and the layout, which
+    the network's semi_auto_parallel programs keep. Returns the (param_not_load,
+    ckpt_not_load) of load_param_into_net (the predict_strategy's parameters included).
+    dec_key is not supported (NotImplementedError)."""
     from mycel.common.parameter import Parameter
     from mycel.common.tensor import Tensor
     from mycel.train.serialization import load_param_into_net
     func = "load_distributed_checkpoint"
-    if predict_strategy is not None or dec_key is not None:
-        raise NotImplementedError(f"For '{func}', predict_strategy and dec_key are not "
-                                  "supported: the network's own layouts are used.")
+    if dec_key is not None:
+        raise NotImplementedError(f"For '{func}', dec_key is not supported.")
     if format != "ckpt":
         raise ValueError(f"For '{func}', the format must be 'ckpt', but got {format!r}.")
     files = _rank_files(checkpoint_filenames, func)
+    predict = _predict_layouts(predict_strategy, network, func)
     path = train_strategy_filename or (_ctx._context.get("strategy_ckpt_config") or {}).get(
         "load_file") or _ctx._context.get("strategy_ckpt_load_file")
     layouts = {}
@@ -171,17 +177,59 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             raise ValueError(f"For '{func}', the strategy file is for {device_num} devices, "
                              f"but {len(files)} checkpoints were given.")
     merged = _merged_checkpoints(files, layouts, func)
-    rank = _ctx.get_auto_parallel_context("global_rank")
     params = {}
     for p in network.get_parameters():
         if p.name not in merged:
             continue
         whole, dtype = merged[p.name]
-        mine = getattr(p, "_spmd_layout", None)
-        if mine is not None:
-            whole = whole[_Layout(mine[0], mine[1], p._spmd_global_shape).block(rank)]
+        block = _own_block(p, whole)
+        if block is not None:
+            whole = block
         params[p.name] = Parameter(Tensor(np.ascontiguousarray(whole), dtype), name=p.name)
-    return load_param_into_net(network, params, strict_load=strict_load)
+    result = load_param_into_net(network, params, strict_load=strict_load)
+    rank = _ctx.get_auto_parallel_context("global_rank")
+    for p in network.get_parameters():
+        if p.name in predict and p.name in params:
+            layout = _Layout(*predict[p.name], p.shape)
+            p.set_data(Tensor(np.ascontiguousarray(p.asnumpy()[layout.block(rank)]), p.dtype),
+                       slice_shape=True)
+            p._spmd_layout = (layout.device_matrix, layout.tensor_map)
+            p._spmd_global_shape = tuple(layout.global_shape)
+            _record(p.name, layout.device_matrix, layout.tensor_map, layout.global_shape)
+    return result
+
+
+def _predict_layouts(predict_strategy, network, func):
+    """{name: (device_matrix, tensor_map)} of a predict_strategy, checked against the job's
+    devices and the network's whole parameters (ValueError, TypeError)."""
+    if predict_strategy is None:
+        return {}
+    if not isinstance(predict_strategy, dict):
+        raise TypeError(f"For '{func}', 'predict_strategy' must be a dict or None, but got "
+                        f"{type(predict_strategy).__name__}.")
+    params = {p.name: p for p in network.get_parameters()}
+    devices = _ctx.get_auto_parallel_context("device_num")
+    out = {}
+    for name, l in predict_strategy.items():
+        pair = (l.device_matrix, l.tensor_map) if isinstance(l, _Layout) else l
+        if name not in params:
+            raise ValueError(f"For '{func}', predict_strategy names '{name}', which is not a "
+                             "parameter of the network.")
+        if getattr(params[name], "_spmd_layout", None) is not None:
+            raise ValueError(f"For '{func}', '{name}' is sliced by a compiled sharded "
+                             "program already: predict_strategy lays out a network not yet "
+                             "compiled.")
+        ok = isinstance(pair, (tuple, list)) and len(pair) == 2
+        matrix, tensor_map = pair if ok else ((), ())
+        if not ok or int(np.prod(matrix)) != devices or \
+                len(tensor_map) != len(params[name].shape):
+            raise ValueError(f"For '{func}', the predict_strategy of '{name}' must be a "
+                             f"layout (device_matrix, tensor_map) over the job's {devices} "
+                             f"devices with one entry per dimension of its shape "
+                             f"{tuple(params[name].shape)}, but got {l!r}.")
+        _Layout(matrix, tensor_map, params[name].shape).block(0)  # the splits must divide
+        out[name] = (list(matrix), [list(a) for a in tensor_map])
+    return out
 
 
 def transform_checkpoints(src_checkpoints_dir, dst_checkpoints_dir, ckpt_prefix,

@@ -36,6 +36,10 @@ _DEFAULTS = {
     "loss_repeated_mean": True,
     "search_mode": "sharding_propagation",
     "enable_parallel_optimizer": False,
+    # {"parallel_optimizer_threshold": KB, "optimizer_weight_shard_size": devices,
+    # "gradient_accumulation_shard": bool}: which weights the parallel optimizer shards, over
+    # how many devices (parallel/optimizer_shard.py).
+    "parallel_optimizer_config": {},
     "strategy_ckpt_save_file": "",
     "strategy_ckpt_load_file": "",
     # {"save_file": path, "load_file": path, "only_trainable_params": bool}: where the
@@ -124,6 +128,7 @@ _CHECKS = {
     "pipeline_config": lambda v: _check_pipeline_config(v),
     "pipeline_result_broadcast": lambda v: _check_bool("pipeline_result_broadcast", v),
     "strategy_ckpt_config": lambda v: _check_strategy_ckpt_config(v),
+    "parallel_optimizer_config": lambda v: _check_parallel_optimizer_config(v),
 }
 
 
@@ -151,8 +156,12 @@ def set_auto_parallel_context(**kwargs):
     pipeline_config ({"pipeline_scheduler": "1f1b" (default) or "gpipe",
     "pipeline_interleave": False}), pipeline_result_broadcast (every stage's ranks return the
     last stage's loss; default False: they return 0), enable_parallel_optimizer (in
-    data_parallel, each rank keeps 1/N of the optimizer state: parallel/optimizer_shard.py),
-    and MindSpore's other
+    data_parallel, each rank keeps 1/N of the optimizer state; in semi_auto_parallel and
+    auto_parallel, 1/N of the weights and their state too: parallel/optimizer_shard.py),
+    parallel_optimizer_config ({"parallel_optimizer_threshold": KB (default 64: smaller
+    parameters stay whole), "optimizer_weight_shard_size": the devices a weight is spread
+    over (default -1: all its data-parallel devices), "gradient_accumulation_shard": bool,
+    recorded}), and MindSpore's other
     keys (checked and recorded)."""
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
@@ -239,6 +248,27 @@ def _check_strategy_ckpt_config(v):
         if k in v and not isinstance(v[k], str):
             raise TypeError(f"For 'set_auto_parallel_context', strategy_ckpt_config['{k}'] "
                             f"must be a str, but got {type(v[k]).__name__}.")
+    return dict(v)
+
+
+def _check_parallel_optimizer_config(v):
+    keys = {"gradient_accumulation_shard", "parallel_optimizer_threshold",
+            "optimizer_weight_shard_size"}
+    if not isinstance(v, dict) or not set(v) <= keys:
+        raise ValueError("For 'set_auto_parallel_context', 'parallel_optimizer_config' must be "
+                         f"a dict with keys among {sorted(keys)}, but got {v!r}.")
+    if "gradient_accumulation_shard" in v:
+        _check_bool("parallel_optimizer_config['gradient_accumulation_shard']",
+                    v["gradient_accumulation_shard"])
+    if "parallel_optimizer_threshold" in v:
+        _check_int("parallel_optimizer_config['parallel_optimizer_threshold']",
+                   v["parallel_optimizer_threshold"], 0)
+    size = v.get("optimizer_weight_shard_size", -1)
+    _check_int("parallel_optimizer_config['optimizer_weight_shard_size']", size, -1)
+    if size == 0:
+        raise ValueError("For 'set_auto_parallel_context', parallel_optimizer_config's "
+                         "'optimizer_weight_shard_size' must be -1 (all the data-parallel "
+                         "devices) or positive, but got 0.")
     return dict(v)
 
 

@@ -1,11 +1,12 @@
-"""Optimizer parallelism for data parallelism (MindSpore's ``enable_parallel_optimizer``,
-ZeRO's first stages): each of the N ranks keeps 1/N of the optimizer's state.
+"""Optimizer parallelism (MindSpore's ``enable_parallel_optimizer``,
+ZeRO): each of the N ranks keeps 1/N of the optimizer's state, and of the weights too in
+semi_auto_parallel and auto_parallel.
 
 With ``set_auto_parallel_context(parallel_mode="data_parallel",
 enable_parallel_optimizer=True)``, ``nn.TrainOneStepCell`` steps this way instead of
 all-reducing the gradients:
 
-- A parameter whose dimension 0 divides by N is *sharded*: rank r owns rows
+- A shardable parameter (below) whose dimension 0 divides by N is *sharded*: rank r owns rows
   [r*n/N, (r+1)*n/N). The optimizer updates a Parameter holding those rows (same name) and
   its state (every ``Optimizer._state`` of the parameter) is cut to them, once, when the
   step is built. Other parameters (dimension 0 not divisible, 0-d) stay replicated: their
@@ -20,8 +21,26 @@ all-reducing the gradients:
   only), so rows updated apart equal the whole update: every built-in optimizer but LARS
   and Lamb, whose trust ratios take norms of whole tensors (a ValueError names them).
 
-The network's weights stay whole on every rank (the forward needs them), so what shrinks is
-the optimizer state; ``state_bytes`` reports what a rank holds.
+In data parallelism the network's weights stay whole on every rank (ZeRO's stage 1, as
+MindSpore's data-parallel optimizer), so what shrinks is the optimizer state; ``state_bytes``
+reports what a rank holds.
+
+In ``semi_auto_parallel`` and ``auto_parallel`` (GRAPH mode) the weights are sharded too
+(ZeRO-3, MindSpore's parallel optimizer in those modes): the rewrite
+(``src/parallel/spmd.h``, ``optimizer_shard_layout``) gives each shardable weight the layout
+its readers use with dimension 0 further split over the mesh axes that layout leaves it
+replicated along; the rank's Parameter and the optimizer state then hold only that slice
+between steps, each reader in the forward is given an AllGather of it just before its use
+(the executor frees the whole copy after its last use), AD derives the ReduceScatter of the
+gradient from the AllGather's bprop, and the update touches only the slice. A pure
+data-parallel ZeRO-3 job is ``semi_auto_parallel`` without strategies (each rank given its
+rows of the batch). ``weight_bytes`` reports the weights a rank holds.
+
+Which parameters shard (``shardable``, both modes): trainable ones of at least
+``parallel_optimizer_config["parallel_optimizer_threshold"]`` KB (MindSpore's default 64),
+whose dimension 0 divides; ``optimizer_weight_shard_size`` spreads a weight over that many
+devices (its copies on the other data-parallel groups all-reduce their gradients), -1 (the
+default) over all of them.
 """
 import numpy as np
 
@@ -35,6 +54,32 @@ def enabled():
     enable_parallel_optimizer set, more than one rank)."""
     return (_ctx.is_data_parallel() and _ctx._context["enable_parallel_optimizer"]
             and _ctx.get_auto_parallel_context("device_num") > 1)
+
+
+def threshold_bytes():
+    """parallel_optimizer_config's parallel_optimizer_threshold in bytes (default 64 KB)."""
+    cfg = _ctx._context["parallel_optimizer_config"]
+    return cfg.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB) * 1024
+
+
+DEFAULT_THRESHOLD_KB = 64  # MindSpore's
+
+
+def shard_size():
+    """parallel_optimizer_config's optimizer_weight_shard_size (-1: all the devices)."""
+    return _ctx._context["parallel_optimizer_config"].get("optimizer_weight_shard_size", -1)
+
+
+def shardable(p):
+    """Whether the parallel optimizer may shard parameter p: trainable, not 0-d, at least the
+    threshold's bytes (whether its dimension 0 divides is checked where the devices are
+    known)."""
+    return bool(p.requires_grad and p.shape and p.nbytes >= threshold_bytes())
+
+
+def weight_bytes(params):
+    """The bytes of the given parameters this rank holds (a sharded weight: its slice)."""
+    return sum(p.nbytes for p in params)
 
 
 def state_bytes(optimizer):
@@ -64,7 +109,7 @@ class ShardedStep:
                              f"the world size ({_mgmt.get_group_size()}).")
         self.rank = _mgmt.get_rank()
         self.mean = _ctx.get_auto_parallel_context("gradients_mean")
-        self.sharded = [bool(p.shape) and p.shape[0] % self.n == 0 for p in self.weights]
+        self.sharded = [shardable(p) and p.shape[0] % self.n == 0 for p in self.weights]
         self._cut(optimizer)
 
     def _rows(self, p):

@@ -10,9 +10,13 @@ layout (src/parallel/spmd.h); the search treats the hint as an op the user shard
 semi_auto_parallel and auto_parallel a hint is a Reshape to the same shape: the values are
 the function's, in both modes.
 
-Not built: ``parameter_plan`` (a parameter's own layout; a ValueError unless empty). A
-parameter takes the layout of its first sharded reader, and a hint read only for its layout
-would be dead code, or whole tensors at a ``depend``, in the rewrite as it is.
+``parameter_plan`` ({name: slice counts per dimension}) sets a parameter's own layout: the
+Parameter records it (``_spmd_plan``) and the rewrite lays the weight out so before any
+reader asks (``SpmdOptions::planned``), each reader then redistributing from there (or
+propagating it, as for a split input). Names are the Cell's parameter paths ("self." in
+front allowed) or the Parameters' names; an unknown name, a plan that does not fit the
+parameter, or one for a parameter already sliced by a compiled program is a ValueError
+naming the shard call's line (MindSpore ignores such entries, silently in effect).
 
 ``Cell.shard`` gives the Cell's instance a subclass whose ``construct`` applies the hints
 around the class's own, so that every call of the Cell, from Python or inside a network in
@@ -61,13 +65,38 @@ def _check(in_strategy, out_strategy, parameter_plan, device, level, where):
     if parameter_plan is not None and not isinstance(parameter_plan, dict):
         raise TypeError(f"For 'shard' ({where}), 'parameter_plan' must be a dict or None, but "
                         f"got {type(parameter_plan).__name__}.")
-    if parameter_plan:
-        raise ValueError(f"For 'shard' ({where}), 'parameter_plan' is not built in mycel yet: "
-                         "a parameter takes the layout of its first sharded reader (shard "
-                         "the primitive that reads it, Primitive.shard).")
     if not isinstance(device, str) or not isinstance(level, int):
         raise TypeError(f"For 'shard' ({where}), 'device' must be a str and 'level' an int.")
     return ins, outs
+
+
+def _plan_parameters(cell, parameter_plan, where):
+    """Records each parameter_plan entry on its Parameter of `cell` (``_spmd_plan``: the
+    slice counts and the shard call's line), checked first (the module docstring)."""
+    params = dict(cell.parameters_and_names())
+    by_name = {p.name: p for p in params.values()}
+    planned = []
+    for name, row in parameter_plan.items():
+        if not isinstance(name, str):
+            raise TypeError(f"For 'shard' ({where}), the keys of 'parameter_plan' must be "
+                            f"parameter names (str), but got {type(name).__name__}.")
+        p = params.get(name[len("self."):] if name.startswith("self.") else name,
+                       by_name.get(name))
+        if p is None:
+            raise ValueError(f"For 'shard' ({where}), 'parameter_plan' names {name!r}, which "
+                             f"is not a parameter of the {type(cell).__name__} (it has "
+                             f"{sorted(params)}).")
+        if _check_row(row, "parameter_plan", where) is None:
+            raise ValueError(f"For 'shard' ({where}), the parameter_plan of {name!r} must be "
+                             "a tuple of positive ints, but got None.")
+        _fits(p.shape, row, f"the parameter_plan of {name!r}", where)
+        if getattr(p, "_spmd_layout", None) is not None:
+            raise ValueError(f"For 'shard' ({where}), {name!r} already holds its slice of a "
+                             "compiled sharded program: a parameter_plan must come before "
+                             "the first compile.")
+        planned.append((p, row))
+    for p, row in planned:
+        p._spmd_plan = (row, where)
 
 
 def _hints(rows):
@@ -137,6 +166,8 @@ def shard_cell(cell, in_strategy, out_strategy=None, parameter_plan=None, device
     """Cell.shard's work (module docstring); returns the Cell."""
     where = where or _where()
     ins, outs = _check(in_strategy, out_strategy, parameter_plan, device, level, where)
+    if parameter_plan:
+        _plan_parameters(cell, parameter_plan, where)
     base = type(cell)._shard_base if hasattr(type(cell), "_shard_base") else type(cell)
     sub = _SUBCLASSES.get(base)
     if sub is None:
@@ -168,8 +199,9 @@ def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascen
     """Shards ``fn`` (a Cell or a function) by the layouts of its inputs (MindSpore 2.x's
     ``mindspore.shard``): ``in_strategy`` has one entry per input, the slices of each of its
     dimensions (a tuple of ints) or None (left as it arrives); ``out_strategy`` the same for
-    its outputs (None: as the ops inside leave them); ``parameter_plan`` is not built (a
-    non-empty one is a ValueError). In
+    its outputs (None: as the ops inside leave them); ``parameter_plan`` ({parameter name:
+    slices of each of its dimensions}, names as in ``fn.parameters_and_names()``, "self."
+    allowed) sets the layouts of ``fn``'s parameters. In
     ``parallel_mode="auto_parallel"`` with ``search_mode="sharding_propagation"`` the search
     propagates from these layouts to the ops inside; in ``semi_auto_parallel`` the rewrite
     propagates them through the ops that have no strategy of their own. Elsewhere (stand-alone,

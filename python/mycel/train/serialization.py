@@ -466,6 +466,14 @@ def _checked_data(param, key, new, strict_load):
         raise TypeError(f"For '{func}', parameter_dict[{key!r}] must be a Parameter to load "
                         f"into '{param.name}', but got {type(new).__name__}.")
     if tuple(new.shape) != tuple(param.shape):
+        # A parameter holding its slice (semi_auto_parallel, or the optimizer shard) loads
+        # this rank's block of a whole value.
+        from mycel.parallel._slices import _own_block
+        block = _own_block(param, new.asnumpy())
+        if block is not None:
+            return _checked_data(param, key, Parameter(Tensor(np.ascontiguousarray(block),
+                                                              new.dtype), name=new.name),
+                                 strict_load)
         raise RuntimeError(f"For '{func}', the shape of '{param.name}' in the net is "
                            f"{tuple(param.shape)}, but parameter_dict[{key!r}] has shape "
                            f"{tuple(new.shape)}.")
