@@ -104,6 +104,8 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
   s.metrics_file = get<std::string>(c, "metrics_file", s.metrics_file);
   s.pw_encrypt = get<std::string>(c, "encrypt_type", "NOT_ENCRYPT") == "PW_ENCRYPT";
+  s.server_learning_rate = get<double>(c, "server_learning_rate", s.server_learning_rate);
+  s.server_momentum = get<double>(c, "server_momentum", s.server_momentum);
   s.reconstruct_secrets_threshold =
       get<uint32_t>(c, "reconstruct_secrets_threshold", s.reconstruct_secrets_threshold);
   s.share_secrets_ratio = get<double>(c, "share_secrets_ratio", s.share_secrets_ratio);
