@@ -36,7 +36,7 @@ halves the clients' lr every H rounds (not below `--lr-min`); `--mean-of K`: the
 as reached at the first test where the mean of the last K tests reaches it (single tests
 swing by points as the drawn clients' classes change), and `--hold R` trains R more rounds and
 reports their lowest test (`bench/run.py` runs K = 3, R = 50, 20 clients a round, half-life
-300, floor 0.004).
+300, floor 0.004, FedAvgM with server lr 0.1 and momentum 0.9).
 `--server-lr LR --server-momentum M` aggregate by FedAvgM (the aggregation: section: the
 round's average moves the model through a server velocity, v = M * v + (avg - w), w += LR * v).
 `--compress` runs the rounds with the compression above; `--dp-eps E` with DP_ENCRYPT
