@@ -36,7 +36,9 @@ halves the clients' lr every H rounds (not below `--lr-min`); `--mean-of K`: the
 as reached at the first test where the mean of the last K tests reaches it (single tests
 swing by points as the drawn clients' classes change), and `--hold R` trains R more rounds and
 reports their lowest test (`bench/run.py` runs K = 3, R = 50, 20 clients a round, half-life
-300, floor 0.004).
+300, floor 0.004, FedAvgM with server lr 0.1 and momentum 0.9).
+`--server-lr LR --server-momentum M` aggregate by FedAvgM (the aggregation: section: the
+round's average moves the model through a server velocity, v = M * v + (avg - w), w += LR * v).
 `--compress` runs the rounds with the compression above; `--dp-eps E` with DP_ENCRYPT
 (dp_eps E per round, dp_delta 0.01, dp_norm_clip 1.0) and reports the epsilon spent after the
 last round; `--no-central` leaves the centralized run out.
@@ -217,7 +219,7 @@ def round_lr(r, half_life, lr_min):
 
 def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True,
           per_round=None, eval_every=1, half_life=None, lr_min=0.0, fresh_momentum=False,
-          mean_of=1, hold=0):
+          mean_of=1, hold=0, server_lr=1.0, server_momentum=0.0):
     from lenet import LeNet5
     ms.set_context(mode=ms.GRAPH_MODE)
     xs, ys, xt, yt = fashion()
@@ -255,6 +257,9 @@ def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True
             reached[0] = entry["iteration"]
         return reached[0] is not None and entry["iteration"] >= reached[0] + hold
     extra = {"compression": COMPRESSION} if compress else {}
+    if server_lr != 1.0 or server_momentum != 0.0:
+        extra["aggregation"] = {"server_learning_rate": server_lr,
+                                "server_momentum": server_momentum}
     if dp_eps is not None:
         extra["encrypt"] = {"encrypt_type": "DP_ENCRYPT", "dp_encrypt": {
             "dp_eps": dp_eps, "dp_delta": 0.01, "dp_norm_clip": 1.0}}
@@ -271,7 +276,7 @@ def lenet(clients, max_rounds, target, compress=False, dp_eps=None, central=True
            "lr_half_life": half_life, "lr_min": lr_min, "fresh_momentum": fresh_momentum,
            "accuracy_per_round": accs, "evaluated_rounds": evaluated,
            "clients_per_round": per_round or clients, "federated_seconds": fed_s,
-           "compress": compress,
+           "compress": compress, "server_lr": server_lr, "server_momentum": server_momentum,
            "dp_eps": dp_eps, "epsilon_spent": epsilons[-1] if epsilons else None}
     if not central:
         return out
@@ -314,6 +319,9 @@ def main():
                     help="lenet: the target is reached when the mean of the last K tests is")
     ap.add_argument("--hold", type=int, default=0,
                     help="lenet: rounds to keep training after the target (its minimum reported)")
+    ap.add_argument("--server-lr", type=float, default=1.0, help="lenet: FedAvgM's server lr")
+    ap.add_argument("--server-momentum", type=float, default=0.0,
+                    help="lenet: FedAvgM's server momentum (0: FedAvg)")
     a = ap.parse_args()
     if a.what == "throughput":
         out = throughput(secure=a.secure)
@@ -322,7 +330,8 @@ def main():
     else:
         out = lenet(a.clients or 100, a.max_rounds, a.target, a.compress, a.dp_eps,
                     not a.no_central, a.clients_per_round, a.eval_every, a.lr_half_life,
-                    a.lr_min, a.fresh_momentum, a.mean_of, a.hold)
+                    a.lr_min, a.fresh_momentum, a.mean_of, a.hold, a.server_lr,
+                    a.server_momentum)
     print(json.dumps(out))
 
 

@@ -117,6 +117,42 @@ Weights FedAvg::mean() const {
   return out;
 }
 
+Weights ServerMomentum::step(const Weights& global, const Weights& average) {
+  MC_ASSERT(global.size() == average.size(), "ServerMomentum: layouts differ");
+  if (velocity_.empty()) {
+    for (const Param& g : global) {
+      Param v{g.name, DType::Float64, g.shape, std::string()};
+      v.bytes.assign(static_cast<size_t>(g.numel()) * sizeof(double), '\0');
+      velocity_.push_back(std::move(v));
+    }
+  }
+  Weights out = global;
+  for (size_t k = 0; k < out.size(); ++k) {
+    MC_ASSERT(average[k].name == global[k].name, "ServerMomentum: layouts differ");
+    double* v = reinterpret_cast<double*>(velocity_[k].bytes.data());
+    for (size_t i = 0, n = static_cast<size_t>(global[k].numel()); i < n; ++i) {
+      const double w = load_f32(global[k].bytes, i);
+      v[i] = momentum_ * v[i] + (static_cast<double>(load_f32(average[k].bytes, i)) - w);
+      const float next = static_cast<float>(w + lr_ * v[i]);
+      std::memcpy(out[k].bytes.data() + i * sizeof(float), &next, sizeof(float));
+    }
+  }
+  return out;
+}
+
+void ServerMomentum::restore(const Weights& global, Weights velocity) {
+  if (velocity.empty()) return;  // saved before the first step, or without momentum
+  MC_CHECK(velocity.size() == global.size(), Value, "FLServer: the round checkpoint has ",
+           velocity.size(), " velocity entries for ", global.size(), " parameters.");
+  for (size_t k = 0; k < global.size(); ++k)
+    MC_CHECK(velocity[k].name == global[k].name && velocity[k].dtype == DType::Float64 &&
+                 velocity[k].shape == global[k].shape,
+             Value, "FLServer: the round checkpoint's entry '", kVelocityPrefix,
+             printable(velocity[k].name), "' is not the float64 velocity of parameter '",
+             global[k].name, "' ", shape_str(global[k].shape), ".");
+  velocity_ = std::move(velocity);
+}
+
 Weights load_model(const std::string& path) {
   Weights w;
   for (const serialize::CheckpointEntry& e : serialize::load_checkpoint_file(path, "FLServer")) {
@@ -134,7 +170,8 @@ Weights load_model(const std::string& path) {
 
 std::string round_checkpoint_path(const std::string& dir) { return dir + "/fl_global.ckpt"; }
 
-void save_round(const std::string& dir, uint64_t iteration, const Weights& global) {
+void save_round(const std::string& dir, uint64_t iteration, const Weights& global,
+                const Weights& velocity) {
   std::vector<serialize::CheckpointEntry> entries;
   auto add = [&](const std::string& name, Tensor t) {
     serialize::CheckpointEntry e;
@@ -143,6 +180,7 @@ void save_round(const std::string& dir, uint64_t iteration, const Weights& globa
     entries.push_back(std::move(e));
   };
   for (const Param& p : global) add(p.name, to_tensor(p));
+  for (const Param& v : velocity) add(kVelocityPrefix + v.name, to_tensor(v));
   Tensor it = Tensor::empty({}, DType::Int64);
   *it.data<int64_t>() = static_cast<int64_t>(iteration);
   add(kIterationKey, it);
@@ -169,7 +207,7 @@ void save_round(const std::string& dir, uint64_t iteration, const Weights& globa
   }
 }
 
-std::optional<std::pair<uint64_t, Weights>> load_round(const std::string& dir) {
+std::optional<std::pair<uint64_t, Weights>> load_round(const std::string& dir, Weights* velocity) {
   const std::string path = round_checkpoint_path(dir);
   if (!std::filesystem::exists(path)) return std::nullopt;
   std::optional<uint64_t> iteration;
@@ -178,6 +216,12 @@ std::optional<std::pair<uint64_t, Weights>> load_round(const std::string& dir) {
     if (e.name == kIterationKey && !e.is_str && e.tensor.dtype() == DType::Int64 &&
         e.tensor.numel() == 1) {
       iteration = static_cast<uint64_t>(e.tensor.item().to_int());
+      continue;
+    }
+    const size_t prefix = std::strlen(kVelocityPrefix);
+    if (e.name.compare(0, prefix, kVelocityPrefix) == 0 && !e.is_str &&
+        e.tensor.dtype() == DType::Float64) {
+      if (velocity) velocity->push_back(from_tensor(e.name.substr(prefix), e.tensor));
       continue;
     }
     MC_CHECK(!e.is_str && e.tensor.dtype() == DType::Float32, Value,

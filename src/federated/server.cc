@@ -66,6 +66,10 @@ void check_config(const ServerConfig& c) {
          str("must be in (0, 1], got ", c.share_secrets_ratio));
     need(c.cipher_time_window_ms > 0, "cipher_time_window", "must be positive");
   }
+  need(c.server_learning_rate > 0 && std::isfinite(c.server_learning_rate), "server_learning_rate",
+       str("must be positive, got ", c.server_learning_rate));
+  need(c.server_momentum >= 0 && c.server_momentum < 1, "server_momentum",
+       str("must be in [0, 1), got ", c.server_momentum));
   need(!(c.pw_encrypt && c.dp_encrypt), "encrypt_type", "is one of PW_ENCRYPT and DP_ENCRYPT");
   need(c.upload_sparse_rate >= 0 && c.upload_sparse_rate <= 1, "upload_sparse_rate",
        "must be in (0, 1]");
@@ -114,6 +118,7 @@ struct Server::State {
   Phase phase = Phase::Keys;
   Clock::time_point phase_deadline;
   std::string last_failure;  // why the last round kept the model ("" when it averaged)
+  std::unique_ptr<ServerMomentum> momentum;  // FedAvgM; null for plain FedAvg
 
   void event(const std::string& line) {  // with mu held
     if (cfg.log_to_stderr) std::cerr << "[mycel.federated " << cfg.fl_name << "] " << line << "\n";
@@ -235,6 +240,7 @@ void Server::State::end_round(Clock::time_point now, std::shared_ptr<const Weigh
   if (cfg.dp_encrypt)  // the round's uploads were released, averaged or not
     event(str("round ", t, ": epsilon: ", cfg.dp_epsilons[t - 1]));
   if (model) {
+    if (momentum) model = std::make_shared<const Weights>(momentum->step(*global, *model));
     global = std::move(model);
     last_failure.clear();
     event(str("round ", t, " closed: ", note));
@@ -243,7 +249,7 @@ void Server::State::end_round(Clock::time_point now, std::shared_ptr<const Weigh
     event(last_failure);
   }
   try {
-    save_round(cfg.checkpoint_dir, t, *global);
+    save_round(cfg.checkpoint_dir, t, *global, momentum ? momentum->velocity() : Weights{});
   } catch (const std::exception& e) {
     event(str("round ", t, ": the checkpoint failed: ", e.what()));
   }
@@ -621,8 +627,13 @@ Server::Server(ServerConfig config) : s_(std::make_unique<State>()) {
   MC_CHECK(sodium_init() >= 0, Runtime, "FLServer: libsodium failed to initialise.");
   State* s = s_.get();
   s->cfg = std::move(config);
-  if (auto resumed = load_round(s->cfg.checkpoint_dir)) {
+  if (s->cfg.server_learning_rate != 1.0 || s->cfg.server_momentum != 0.0)
+    s->momentum =
+        std::make_unique<ServerMomentum>(s->cfg.server_learning_rate, s->cfg.server_momentum);
+  Weights velocity;
+  if (auto resumed = load_round(s->cfg.checkpoint_dir, &velocity)) {
     s->global = std::make_shared<const Weights>(std::move(resumed->second));
+    if (s->momentum) s->momentum->restore(*s->global, std::move(velocity));
     s->iteration = resumed->first + 1;
     if (resumed->first >= s->cfg.fl_iteration_num) {
       s->iteration = resumed->first;

@@ -14,7 +14,8 @@
 // A round t admits clients until start_fl_job_threshold have joined or the
 // start_fl_job_time_window ends (a window in which nobody joined simply restarts). It closes
 // when ceil(update_model_ratio * admitted) of them uploaded, or update_model_time_window
-// after admission closed. Closing averages the uploads (FedAvg, weights = sample counts);
+// after admission closed. Closing averages the uploads (FedAvg, weights = sample counts;
+// with server momentum the average moves the model through a velocity, FedAvgM);
 // with too few uploads the model is kept and the round still ends (logged). Then the model
 // is checkpointed atomically (model.h, save_round) and round t + 1 opens; after
 // fl_iteration_num rounds the server answers Finished. A server started on a checkpoint_dir
@@ -80,6 +81,10 @@ struct ServerConfig {
   // differences from the model as sent. The startFLJob reply tells clients the rate (wire.h).
   bool download_quant = false;
   double upload_sparse_rate = 0;  // 0: plain uploads
+  // aggregation: FedAvgM server momentum (model.h, ServerMomentum): each round's average moves
+  // the model through a velocity, v = server_momentum * v + (average - w), w += lr * v. The
+  // defaults (lr 1, momentum 0) are plain FedAvg; the velocity is checkpointed with the model.
+  double server_learning_rate = 1.0, server_momentum = 0.0;
   uint32_t reconstruct_secrets_threshold = 2;
   double share_secrets_ratio = 1.0;
   int64_t cipher_time_window_ms = 30000;

@@ -16,6 +16,24 @@ namespace mycel::federated::vertical {
 
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+uint64_t wall_ms() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> generate_party_keys() {
+  MC_CHECK(sodium_init() >= 0, Runtime, "generate_party_keys: libsodium failed to initialise.");
+  std::string pk(crypto_kx_PUBLICKEYBYTES, '\0'), sk(crypto_kx_SECRETKEYBYTES, '\0');
+  crypto_kx_keypair(reinterpret_cast<unsigned char*>(pk.data()),
+                    reinterpret_cast<unsigned char*>(sk.data()));
+  return {pk, sk};
+}
+
 struct Communicator::State {
   std::string name, peer;
   std::chrono::milliseconds timeout{0};
@@ -29,6 +47,18 @@ struct Communicator::State {
   std::deque<Weights> queue;
   std::vector<std::string> log;
   bool stopping = false;
+  // Authentication (PartyKeys): the keys of messages from the peer (rx) and to it (tx).
+  bool authenticated = false;
+  unsigned char rx[crypto_kx_SESSIONKEYBYTES] = {}, tx[crypto_kx_SESSIONKEYBYTES] = {};
+  int64_t replay_window_ms = 0;
+
+  ~State() {
+    sodium_memzero(rx, sizeof rx);
+    sodium_memzero(tx, sizeof tx);
+  }
+  void derive_keys(const PartyKeys& keys);
+  // The reason an authenticated message `r` (its tag taken out) is refused, "" if it is not.
+  std::string auth_problem(Request& r) const;
 
   void reply(httplib::Response& res, Status st, int http_status, std::string reason) {
     if (st != Status::Ok) {
@@ -55,6 +85,10 @@ struct Communicator::State {
     std::lock_guard<std::mutex> l(mu);
     if (r.kind != MsgKind::VflMessage)
       return reply(res, Status::Malformed, 400, "not a vertical message");
+    if (authenticated) {
+      std::string why = auth_problem(r);
+      if (!why.empty()) return reply(res, Status::Unauthorized, 403, why);
+    }
     if (r.client_id != peer)
       return reply(res, Status::Unauthorized, 403,
                    str("a message from '", printable(r.client_id), "', not from the peer '",
@@ -66,6 +100,14 @@ struct Communicator::State {
     if (queue.size() >= kMaxQueued)
       return reply(res, Status::Rejected, 429,
                    str(kMaxQueued, " messages are waiting already (receive() takes them)"));
+    if (authenticated) {
+      const int64_t skew = static_cast<int64_t>(wall_ms() - r.data_size);
+      if (skew > replay_window_ms || -skew > replay_window_ms)
+        return reply(res, Status::Rejected, 409,
+                     str("message ", r.iteration, " was sent ", skew,
+                         " ms from this endpoint's clock, over replay_attack_time_diff ",
+                         replay_window_ms, " ms (a replay from an old session?)"));
+    }
     queue.push_back(std::move(r.weights));
     ++expected;
     cv.notify_all();
@@ -73,8 +115,47 @@ struct Communicator::State {
   }
 };
 
+void Communicator::State::derive_keys(const PartyKeys& keys) {
+  MC_CHECK(keys.secret_key.size() == crypto_kx_SECRETKEYBYTES &&
+               keys.peer_public_key.size() == crypto_kx_PUBLICKEYBYTES,
+           Value, "VerticalFederatedCommunicator '", printable(name),
+           "': secret_key and the peer's public_key must have ", crypto_kx_SECRETKEYBYTES,
+           " bytes each (generate_party_keys), got ", keys.secret_key.size(), " and ",
+           keys.peer_public_key.size(), ".");
+  MC_CHECK(keys.replay_attack_time_diff_ms > 0, Value, "VerticalFederatedCommunicator '",
+           printable(name), "': replay_attack_time_diff must be positive, got ",
+           keys.replay_attack_time_diff_ms, ".");
+  const auto* sk = reinterpret_cast<const unsigned char*>(keys.secret_key.data());
+  const auto* peer_pk = reinterpret_cast<const unsigned char*>(keys.peer_public_key.data());
+  unsigned char pk[crypto_kx_PUBLICKEYBYTES];
+  crypto_scalarmult_base(pk, sk);
+  const int rc = name < peer ? crypto_kx_client_session_keys(rx, tx, pk, sk, peer_pk)
+                             : crypto_kx_server_session_keys(rx, tx, pk, sk, peer_pk);
+  MC_CHECK(rc == 0, Value, "VerticalFederatedCommunicator '", printable(name), "': the peer '",
+           printable(peer), "''s public key is not a valid X25519 key.");
+  authenticated = true;
+  replay_window_ms = keys.replay_attack_time_diff_ms;
+}
+
+std::string Communicator::State::auth_problem(Request& r) const {
+  if (r.token.size() != crypto_auth_BYTES)
+    return str("a message from '", printable(r.client_id),
+               "' without an authentication tag (this endpoint needs the peer's key)");
+  const std::string tag = std::move(r.token);
+  r.token.clear();
+  const std::string signed_part = encode(r);  // the canonical form the sender tagged
+  if (crypto_auth_verify(reinterpret_cast<const unsigned char*>(tag.data()),
+                         reinterpret_cast<const unsigned char*>(signed_part.data()),
+                         signed_part.size(), rx) != 0)
+    return str("a message claiming to be from '", printable(r.client_id),
+               "' failed authentication (a party without the peer's key, or a tampered "
+               "message)");
+  return "";
+}
+
 Communicator::Communicator(std::string name, const std::string& host, int port,
-                           std::string peer_name, std::chrono::milliseconds timeout)
+                           std::string peer_name, std::chrono::milliseconds timeout,
+                           const PartyKeys& keys)
     : s_(std::make_unique<State>()) {
   MC_CHECK(sodium_init() >= 0, Runtime, "VerticalFederatedCommunicator: libsodium failed.");
   MC_CHECK(!name.empty() && name.size() <= kMaxIdBytes && !peer_name.empty() &&
@@ -88,6 +169,7 @@ Communicator::Communicator(std::string name, const std::string& host, int port,
   s->name = std::move(name);
   s->peer = std::move(peer_name);
   s->timeout = timeout;
+  if (!keys.secret_key.empty() || !keys.peer_public_key.empty()) s->derive_keys(keys);
   s->http.new_task_queue = [] { return new httplib::ThreadPool(2); };
   s->http.set_payload_max_length(kMaxBodyBytes);
   s->http.set_read_timeout(std::chrono::seconds(30));
@@ -127,7 +209,19 @@ void Communicator::send(const std::string& peer_host, int peer_port, Weights w) 
   r.kind = MsgKind::VflMessage;
   r.iteration = s_->sent + 1;
   r.weights = std::move(w);
-  Reply rep = cli.call(std::move(r));
+  Reply rep;
+  if (s_->authenticated) {  // the tag over the whole message, sent as the token
+    r.client_id = s_->name;
+    randombytes_buf(&r.nonce, sizeof r.nonce);
+    r.data_size = wall_ms();
+    const std::string body = encode(r);
+    r.token.assign(crypto_auth_BYTES, '\0');
+    crypto_auth(reinterpret_cast<unsigned char*>(r.token.data()),
+                reinterpret_cast<const unsigned char*>(body.data()), body.size(), s_->tx);
+    rep = cli.post(endpoint(r.kind), encode(r));
+  } else {
+    rep = cli.call(std::move(r));
+  }
   MC_CHECK(rep.status == Status::Ok, Value, "VerticalFederatedCommunicator '", s_->name,
            "': the peer '", s_->peer, "' refused message ", s_->sent + 1, " (",
            status_name(rep.status), "): ", printable(rep.reason));

@@ -8,7 +8,9 @@
 //       .post(path, body, wait_ms), .last_request     raw exchanges, for the security tests
 //   _SecAggClient(client_id)          a client's secure-aggregation round (secagg.h): keys(),
 //       shares(key_list, data_size), accept_shares(sealed), mask(update), reveal(survivors)
-//   _VflCommunicator(name, host, port, peer_name, timeout)   vertical FL's endpoint
+//   _VflCommunicator(name, host, port, peer_name, timeout[, secret_key, peer_public_key,
+//                    replay_attack_time_diff])   vertical FL's endpoint (keys: authenticated)
+//   _generate_party_keys() -> (public key, secret key)   a vertical party's crypto_kx keys
 //       (vertical.h): port, send(peer_host, peer_port, tensors), receive(), events(), stop()
 //   _run_psi(comm, peer_host, peer_port, ids, bucket_id, threads) -> sorted common ids (psi.h)
 //   _encode_reply(status, reason, iteration, token, weights) -> bytes   a reply's wire form
@@ -104,6 +106,8 @@ federated::ServerConfig config_from_py(const pyb::dict& c) {
   s.ssl_key_path = get<std::string>(c, "server_key_path", s.ssl_key_path);
   s.metrics_file = get<std::string>(c, "metrics_file", s.metrics_file);
   s.pw_encrypt = get<std::string>(c, "encrypt_type", "NOT_ENCRYPT") == "PW_ENCRYPT";
+  s.server_learning_rate = get<double>(c, "server_learning_rate", s.server_learning_rate);
+  s.server_momentum = get<double>(c, "server_momentum", s.server_momentum);
   s.reconstruct_secrets_threshold =
       get<uint32_t>(c, "reconstruct_secrets_threshold", s.reconstruct_secrets_threshold);
   s.share_secrets_ratio = get<double>(c, "share_secrets_ratio", s.share_secrets_ratio);
@@ -256,16 +260,22 @@ void bind_federated(pyb::module_& parent) {
   using Vfl = federated::vertical::Communicator;
   pyb::class_<Vfl>(m, "_VflCommunicator")
       .def(pyb::init([](const std::string& name, const std::string& host, int port,
-                        const std::string& peer, double timeout) {
+                        const std::string& peer, double timeout, const pyb::bytes& secret_key,
+                        const pyb::bytes& peer_public_key, int64_t replay_attack_time_diff) {
              MC_CHECK(timeout > 0, Value,
                       "VerticalFederatedCommunicator: timeout must be positive, got ", timeout,
                       ".");
+             federated::vertical::PartyKeys keys;
+             keys.secret_key = secret_key;
+             keys.peer_public_key = peer_public_key;
+             keys.replay_attack_time_diff_ms = replay_attack_time_diff;
              return std::make_unique<Vfl>(
                  name, host, port, peer,
-                 std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
+                 std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)), keys);
            }),
            pyb::arg("name"), pyb::arg("host"), pyb::arg("port"), pyb::arg("peer_name"),
-           pyb::arg("timeout"))
+           pyb::arg("timeout"), pyb::arg("secret_key") = pyb::bytes(),
+           pyb::arg("peer_public_key") = pyb::bytes(), pyb::arg("replay_attack_time_diff") = 600000)
       .def_property_readonly("port", &Vfl::port)
       .def("send",
            [](Vfl& c, const std::string& host, int port, const pyb::dict& tensors) {
@@ -287,6 +297,10 @@ void bind_federated(pyb::module_& parent) {
         pyb::gil_scoped_release nogil;
         c.stop();
       });
+  m.def("_generate_party_keys", [] {
+    auto [pk, sk] = federated::vertical::generate_party_keys();
+    return pyb::make_tuple(pyb::bytes(pk), pyb::bytes(sk));
+  });
   m.def("_run_psi", [](Vfl& comm, const std::string& host, int port,
                        const std::vector<std::string>& ids, uint64_t bucket, int threads) {
     std::vector<std::string> out;

@@ -32,6 +32,10 @@ server takes. The accepted layout (times in milliseconds, as in MindSpore Federa
       upload_compress_type: NO_COMPRESS   # or DIFF_SPARSE_QUANT: a random share of the
       upload_sparse_rate: 0.4             #   update's difference, 8-bit (compress.h)
       download_compress_type: NO_COMPRESS # or QUANT: the model as 8-bit codes
+    aggregation:                      # mycel's (MindSpore Federated has no server optimizer)
+      server_learning_rate: 1.0       # FedAvgM (Hsu et al. 2019; Flower's key names): the
+      server_momentum: 0.0            #   average a moves the model w by v = m * v + (a - w),
+                                      #   w += lr * v; lr 1, momentum 0 (default) is FedAvg
     summary:
       metrics_file: ./metrics.json    # a JSON line per round (MindSpore's metrics key names)
     max_body_bytes: 268435456         # mycel's: the largest request body accepted
@@ -50,7 +54,8 @@ _ROUND = {"start_fl_job_threshold": "int", "start_fl_job_time_window": "int",
 _TOP = {"fl_name": "str", "fl_iteration_num": "int", "server_mode": "str", "enable_ssl": "bool",
         "http_server_address": "str", "checkpoint_dir": "str", "feature_map": "str",
         "max_body_bytes": "int", "max_clients": "int"}
-_SECTIONS = ("round", "encrypt", "compression", "summary", "ssl")
+_SECTIONS = ("round", "encrypt", "compression", "aggregation", "summary", "ssl")
+_AGGREGATION = {"server_learning_rate": "number", "server_momentum": "momentum"}
 _SSL = {"server_cert_path", "server_key_path"}
 _ENCRYPT = {"encrypt_type", "pw_encrypt", "dp_encrypt", "signds", "stable_pw_encrypt"}
 _PW = {"reconstruct_secrets_threshold": "int", "share_secrets_ratio": "ratio",
@@ -80,6 +85,11 @@ def _value(key, kind, v):
             _fail(key, f"must be a number, got {v!r}", TypeError)
         if not 0 < v < float("inf"):
             _fail(key, f"must be positive, got {v}")
+    elif kind == "momentum":
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            _fail(key, f"must be a number, got {v!r}", TypeError)
+        if not 0 <= v < 1:
+            _fail(key, f"must be in [0, 1), got {v}")
     elif kind == "ratio":
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             _fail(key, f"must be a number, got {v!r}", TypeError)
@@ -178,6 +188,9 @@ def load_config(config):
     if "upload_sparse_rate" in comp:
         out["upload_sparse_rate"] = _value("compression.upload_sparse_rate", "ratio",
                                            comp["upload_sparse_rate"])
+    agg = _section("aggregation", config.get("aggregation"), set(_AGGREGATION))
+    for k, v in agg.items():
+        out[k] = float(_value(f"aggregation.{k}", _AGGREGATION[k], v))
     summary = _section("summary", config.get("summary"), {"metrics_file"})
     if "metrics_file" in summary:
         out["metrics_file"] = _value("summary.metrics_file", "str", summary["metrics_file"])

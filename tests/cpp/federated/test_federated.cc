@@ -189,5 +189,36 @@ TEST(FederatedModel, RoundCheckpointsAreAtomicAndReadable) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(FederatedModel, ServerMomentumStepsAndItsVelocityIsCheckpointed) {
+  // v1 = a1 - w0 = 1, w1 = 1 + 0.5 * 1 = 1.5; v2 = 0.9 * 1 + (3 - 1.5) = 2.4, w2 = 1.5 + 1.2
+  ServerMomentum m(0.5, 0.9);
+  EXPECT_TRUE(m.velocity().empty());
+  Weights w1 = m.step({f32("w", {1}, {0})}, {f32("w", {1}, {1})});
+  EXPECT_EQ(values(w1[0]), (std::vector<float>{0.5f}));
+  Weights w2 = m.step({f32("w", {1}, {1.5f})}, {f32("w", {1}, {3})});
+  EXPECT_FLOAT_EQ(values(w2[0])[0], 2.7f);
+  ASSERT_EQ(m.velocity().size(), 1u);
+  EXPECT_EQ(m.velocity()[0].dtype, DType::Float64);
+  double v;
+  std::memcpy(&v, m.velocity()[0].bytes.data(), sizeof v);
+  EXPECT_DOUBLE_EQ(v, 2.4);
+
+  auto dir =
+      std::filesystem::temp_directory_path() / ("mycel_fl_momentum_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  save_round(dir.string(), 2, w2, m.velocity());
+  Weights velocity;
+  auto back = load_round(dir.string(), &velocity);
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->second.size(), 1u);  // the velocity is not a model parameter
+  ServerMomentum again(0.5, 0.9);
+  again.restore(back->second, velocity);
+  EXPECT_EQ(again.velocity()[0].bytes, m.velocity()[0].bytes);
+  Weights wrong = velocity;
+  wrong[0].shape = {2};
+  EXPECT_THROW(ServerMomentum(0.5, 0.9).restore(back->second, wrong), Error);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mycel::federated

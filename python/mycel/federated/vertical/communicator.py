@@ -6,6 +6,16 @@ src/federated/vertical.h) that takes the peer's messages, in order, into a queue
 that posts named tensors to the peer's endpoint. Nothing but what a party sends crosses.
 ``RunPSI`` finds the ids both parties hold without either sending an id in the clear
 (ECDH-PSI over Ristretto255 with libsodium, src/federated/psi.h).
+
+Authentication beyond names: each party makes a key pair once (``generate_party_keys``), keeps
+its secret key and gives its public key to the peer (out of band, as an SSH host key). A
+communicator given its ``secret_key`` and the peer's ``ServerConfig(..., public_key=...)``
+tags every message it sends and refuses every message that does not carry the peer's tag
+(libsodium: crypto_kx session keys, one per direction, and crypto_auth's HMAC-SHA-512-256 over
+the whole message), so a party without the peer's secret key cannot speak for it, whatever
+name it claims, and a tampered message is refused; a message sent more than
+``replay_attack_time_diff`` ms from the receiver's clock is refused too (a replay from an
+earlier session). The sender of a refused message gets a ValueError with the reason.
 """
 import threading
 import weakref
@@ -28,34 +38,63 @@ def _split_address(address, who):
     return host, int(port)
 
 
-class ServerConfig:
-    """ServerConfig(server_name, server_address): a party's endpoint. ``server_address`` is
-    'host:port'; port 0 takes a free port when the communicator launches (the config then
-    holds the real one, so a peer given the same object finds it)."""
+def generate_party_keys():
+    """A fresh key pair of a vertical party (X25519, libsodium's crypto_kx_keypair):
+    ``(public_key, secret_key)``, 32 bytes each. The public key goes to the peer (its
+    ServerConfig for this party), the secret key stays with this party's communicator."""
+    return _C._federated._generate_party_keys()
 
-    def __init__(self, server_name, server_address):
+
+class ServerConfig:
+    """ServerConfig(server_name, server_address, public_key=None): a party's endpoint.
+    ``server_address`` is 'host:port'; port 0 takes a free port when the communicator launches
+    (the config then holds the real one, so a peer given the same object finds it).
+    ``public_key`` (32 bytes, from generate_party_keys) is that party's public key: given in
+    the remote config, together with the communicator's secret_key, messages both ways are
+    authenticated."""
+
+    def __init__(self, server_name, server_address, public_key=None):
         if not isinstance(server_name, str) or not server_name:
             raise ValueError(f"ServerConfig: server_name must be a non-empty str, got "
                              f"{server_name!r}.")
         _split_address(server_address, "ServerConfig")
+        _check_key("ServerConfig", "public_key", public_key)
         self.server_name = server_name
         self.server_address = server_address
+        self.public_key = public_key
 
     def __repr__(self):
         return f"ServerConfig({self.server_name!r}, {self.server_address!r})"
 
 
+def _check_key(who, what, key):
+    if key is None:
+        return
+    if not isinstance(key, bytes):
+        raise TypeError(f"{who}: {what} must be bytes (generate_party_keys), got "
+                        f"{type(key).__name__}.")
+    if len(key) != 32:
+        raise ValueError(f"{who}: {what} must have 32 bytes, got {len(key)}.")
+
+
 class VerticalFederatedCommunicator:
-    """VerticalFederatedCommunicator(http_server_config, remote_server_config, timeout=60.0):
+    """VerticalFederatedCommunicator(http_server_config, remote_server_config, timeout=60.0,
+    secret_key=None, replay_attack_time_diff=600000):
     one party's side of a vertical job. ``launch()`` starts serving http_server_config's
     address; ``send_tensors(target_server_name, tensors)`` posts {name: Tensor or ndarray} to
     the peer; ``receive(target_server_name)`` returns the peer's next message as {name:
     ndarray}, waiting up to ``timeout`` seconds. Only the peer named by remote_server_config is
     heard, its messages in order (a replayed or reordered message is refused, and so is one
     from anyone else); ``events()`` lists what was refused and why. ``stop()`` (or leaving a
-    ``with`` block) closes the endpoint."""
+    ``with`` block) closes the endpoint.
 
-    def __init__(self, http_server_config, remote_server_config, timeout=60.0):
+    With ``secret_key`` (this party's, from generate_party_keys) and the remote config's
+    ``public_key``, every message is authenticated both ways (the module's docstring); one
+    without the other is a ValueError. ``replay_attack_time_diff`` (ms, MindSpore's name) bounds
+    the difference between an authenticated message's send time and this party's clock."""
+
+    def __init__(self, http_server_config, remote_server_config, timeout=60.0, secret_key=None,
+                 replay_attack_time_diff=600000):
         for c, what in ((http_server_config, "http_server_config"),
                         (remote_server_config, "remote_server_config")):
             if not isinstance(c, ServerConfig):
@@ -68,8 +107,19 @@ class VerticalFederatedCommunicator:
                 not timeout > 0:
             raise ValueError(f"VerticalFederatedCommunicator: timeout must be a positive "
                              f"number of seconds, got {timeout!r}.")
+        _check_key("VerticalFederatedCommunicator", "secret_key", secret_key)
+        if (secret_key is None) != (remote_server_config.public_key is None):
+            raise ValueError("VerticalFederatedCommunicator: authentication needs both this "
+                             "party's secret_key and the remote ServerConfig's public_key "
+                             f"(secret_key {'given' if secret_key else 'missing'}, public_key "
+                             f"{'given' if remote_server_config.public_key else 'missing'}).")
+        if isinstance(replay_attack_time_diff, bool) or \
+                not isinstance(replay_attack_time_diff, int) or replay_attack_time_diff <= 0:
+            raise ValueError(f"VerticalFederatedCommunicator: replay_attack_time_diff must be a "
+                             f"positive int (ms), got {replay_attack_time_diff!r}.")
         self._local, self._remote, self._timeout = http_server_config, remote_server_config, \
             float(timeout)
+        self._secret_key, self._replay_ms = secret_key, replay_attack_time_diff
         self._comm = None
 
     @property
@@ -87,8 +137,9 @@ class VerticalFederatedCommunicator:
         if self._comm is not None:
             raise RuntimeError("VerticalFederatedCommunicator: launch() was called already.")
         host, port = _split_address(self._local.server_address, "VerticalFederatedCommunicator")
-        self._comm = _C._federated._VflCommunicator(self._local.server_name, host, port,
-                                                     self._remote.server_name, self._timeout)
+        self._comm = _C._federated._VflCommunicator(
+            self._local.server_name, host, port, self._remote.server_name, self._timeout,
+            self._secret_key or b"", self._remote.public_key or b"", self._replay_ms)
         self._local.server_address = f"{host}:{self._comm.port}"
         with _launched_lock:
             _launched[(self._local.server_name, self._remote.server_name)] = weakref.ref(self)
