@@ -410,3 +410,21 @@ def test_bf16_elementwise_and_cast_against_torch(mode):
     np.testing.assert_array_equal(got.astype(ms.float32).asnumpy(), want.float().numpy())
     np.testing.assert_array_equal(T(v[::3]).astype(ms.bfloat16).astype(ms.float32).asnumpy(),
                                   want.float().numpy()[::3])
+
+
+@pytest.mark.parametrize("shape,fmt", [((4096, 128), "NCHW"), ((37, 300), "NCHW"),
+                                       ((3, 5, 7, 9), "NCHW"), ((2, 6, 5, 300), "NHWC")])
+def test_bf16_bias_add_against_torch_bit_for_bit(mode, shape, fmt):
+    # The bfloat16 BiasAdd (through float blocks, rows longer than a block included) adds in
+    # float32 and rounds once, as torch's bfloat16 add.
+    c = shape[-1] if fmt == "NHWC" else shape[1]
+    x, tx = _bf16_pair(rand(*shape, seed=21) * 5)
+    b, tb = _bf16_pair(rand(c, seed=22))
+    bshape = [1] * len(shape)
+    bshape[-1 if fmt == "NHWC" else 1] = c
+    op = ops.BiasAdd(data_format=fmt)
+    fn = ms.jit(lambda u, v: op(u, v)) if mode == ms.GRAPH_MODE else op
+    got = fn(x, b)
+    assert got.dtype == ms.bfloat16
+    np.testing.assert_array_equal(got.astype(ms.float32).asnumpy(),
+                                  (tx + tb.reshape(bshape)).float().numpy())
