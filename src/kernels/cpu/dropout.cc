@@ -74,6 +74,68 @@ __attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64
     for (int j = 0; j < 4; ++j) words[4 * l + j] = w[j][l];
 }
 
+// The Philox rounds of philox_group_avx512, left in registers: c[j] lane l is word j of block
+// first + l.
+[[gnu::always_inline]] __attribute__((target("avx512f"))) inline void philox_rounds_avx512(
+    uint64_t key, uint64_t first, __m512i c[4]) {
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  // Counters first + l: the low words wrap into the high ones lane by lane.
+  const uint32_t f_lo = static_cast<uint32_t>(first), f_hi = static_cast<uint32_t>(first >> 32);
+  __m512i c0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(f_lo)), lanes);
+  __mmask16 carry = _mm512_cmplt_epu32_mask(c0, _mm512_set1_epi32(static_cast<int>(f_lo)));
+  __m512i c1 =
+      _mm512_mask_add_epi32(_mm512_set1_epi32(static_cast<int>(f_hi)), carry,
+                            _mm512_set1_epi32(static_cast<int>(f_hi)), _mm512_set1_epi32(1));
+  __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
+  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
+  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+  for (int r = 0; r < 10; ++r) {
+    __m512i h0 = mulhi(c0, m0), h1 = mulhi(c2, m1);
+    __m512i l0 = _mm512_mullo_epi32(c0, m0), l1 = _mm512_mullo_epi32(c2, m1);
+    __m512i n0 =
+        _mm512_xor_si512(_mm512_xor_si512(h1, c1), _mm512_set1_epi32(static_cast<int>(k0)));
+    __m512i n2 =
+        _mm512_xor_si512(_mm512_xor_si512(h0, c3), _mm512_set1_epi32(static_cast<int>(k1)));
+    c1 = l1;
+    c3 = l0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  c[0] = c0;
+  c[1] = c1;
+  c[2] = c2;
+  c[3] = c3;
+}
+
+// One group of float elements (m <= 64) in vector registers: the keep bit of element 4l + j
+// is lane l of word j's compare, interleaved into one 64-bit mask (pdep); then per 16 elements
+// y = x * (keep ? scale : 0) and mask = keep ? 1 : 0, as keep_or_drop computes them (x * 0,
+// not a zeroed lane, so an inf or NaN dropped gives NaN as there).
+__attribute__((target("avx512f,bmi2"))) void dropout_group_avx512(uint64_t key, uint64_t first,
+                                                                  const float* x, float* y,
+                                                                  float* mask, int64_t m,
+                                                                  uint32_t threshold, float scale) {
+  __m512i c[4];
+  philox_rounds_avx512(key, first, c);
+  const __m512i thr = _mm512_set1_epi32(static_cast<int>(threshold));
+  uint64_t keep = 0;
+  for (int j = 0; j < 4; ++j) {
+    __mmask16 k = _mm512_cmplt_epu32_mask(_mm512_maskz_srli_epi32(0xFFFF, c[j], 8), thr);
+    keep |= _pdep_u64(k, 0x1111111111111111ull << j);
+  }
+  const __m512 sv = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < m; i += 16) {
+    const __mmask16 lanes = m - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (m - i)) - 1);
+    const __mmask16 k = static_cast<__mmask16>(keep >> i);
+    __m512 xv = _mm512_maskz_loadu_ps(lanes, x + i);
+    _mm512_mask_storeu_ps(y + i, lanes, _mm512_mul_ps(xv, _mm512_maskz_mov_ps(k, sv)));
+    _mm512_mask_storeu_ps(mask + i, lanes, _mm512_maskz_mov_ps(k, one));
+  }
+}
+
 void philox_group_scalar(uint64_t key, uint64_t first, uint32_t* words) {
   for (int l = 0; l < kLanes; ++l) {
     Philox4 r = philox(key, 0, first + static_cast<uint64_t>(l));
@@ -103,20 +165,35 @@ void dropout(const T* x, T* y, T* mask, int64_t n, double keep, RandomStream rs)
   int64_t groups = (n + kGroup - 1) / kGroup;
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   auto group = avx512 ? philox_group_avx512 : philox_group_scalar;
+  // float32 and bfloat16 (computing in float) on AVX-512 with BMI2: the whole group in
+  // registers (dropout_group_avx512); this was 4/5 of the op's time as scalar code.
+  static const bool vec = avx512 && __builtin_cpu_supports("bmi2");
   parallel_for(0, groups, 512, [&](int64_t b, int64_t e) {
     uint32_t words[kGroup];
     for (int64_t g = b; g < e; ++g) {
-      group(rs.key, rs.offset + static_cast<uint64_t>(g * kLanes), words);
+      const uint64_t first = rs.offset + static_cast<uint64_t>(g * kLanes);
       int64_t base = g * kGroup;
       int64_t m = std::min<int64_t>(kGroup, n - base);
+      if constexpr (std::is_same_v<T, float>) {
+        if (vec) {
+          dropout_group_avx512(rs.key, first, x + base, y + base, mask + base, m, threshold, scale);
+          continue;
+        }
+      }
       if constexpr (std::is_same_v<T, bfloat16>) {
         // Through float with the vectorised converters (the same rounding), not per element.
         alignas(64) float xf[kGroup], yf[kGroup], mf[kGroup];
         ew::bf16_to_f32(x + base, 1, xf, m);
-        keep_or_drop<float>(xf, yf, mf, m, words, threshold, scale);
+        if (vec) {
+          dropout_group_avx512(rs.key, first, xf, yf, mf, m, threshold, scale);
+        } else {
+          group(rs.key, first, words);
+          keep_or_drop<float>(xf, yf, mf, m, words, threshold, scale);
+        }
         ew::f32_to_bf16(yf, y + base, 1, m);
         ew::f32_to_bf16(mf, mask + base, 1, m);
       } else {
+        group(rs.key, first, words);
         keep_or_drop<C>(x + base, y + base, mask + base, m, words, threshold, scale);
       }
     }
