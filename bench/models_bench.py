@@ -3,6 +3,7 @@ process, prints one JSON object (bench/run.py --only models runs every setting a
 RESULTS.md).
 
     models_bench.py mycel MODEL unfused|fused|bf16|bf16_fused
+    models_bench.py mycel MODEL SETTING,SETTING,...   (interleaved in one process)
     models_bench.py torch MODEL THREADS
 
 Models, fixed batch, the same layers in both frameworks:
@@ -18,7 +19,10 @@ set_context(enable_graph_kernel=...) per setting; bf16: amp.build_train_network(
 (bfloat16 compute, LayerNorm/BatchNorm and the loss in float32, the dynamic loss scale's
 overflow check and skip every step). PyTorch: loss.backward(), optimizer.step(). Reported: ms
 per step, the best of the PLAN's passes after its warm-up steps (mycel: 3 passes of 10 steps;
-PyTorch, whose steps are longer: 2 passes of 2 steps; the machine is shared).
+PyTorch, whose steps are longer: 2 passes of 2 steps; the machine is shared). Several mycel
+settings named at once (comma-separated) are built in one process and their passes interleaved
+(pass 1 of each, then pass 2 of each, ...), so their ratios are taken under the same load;
+the result is then {"ms": {setting: ms}}.
 """
 import json
 import os
@@ -64,7 +68,8 @@ def timed(step, sync, plan):
     return best
 
 
-def mycel_main(model, setting):
+def mycel_step(model, setting):
+    """(step, sync): one training step of `model` in `setting`, compiled on the first call."""
     import mycel as ms
     from mycel import amp, models, nn
     ms._mycel.set_num_threads(THREADS)
@@ -88,7 +93,25 @@ def mycel_main(model, setting):
 
     def sync(out):
         (out[0] if isinstance(out, tuple) else out).asnumpy()
-    return {"ms": timed(lambda: step(x, y), sync, PLAN["mycel"])}
+    return (lambda: step(x, y)), sync
+
+
+def mycel_main(model, setting):
+    return {"ms": timed(*mycel_step(model, setting), PLAN["mycel"])}
+
+
+def mycel_interleaved(model, settings):
+    """The settings' steps built in one process, their passes interleaved: {setting: ms}."""
+    warmup, rounds, steps = PLAN["mycel"]
+    runs = {s: mycel_step(model, s) for s in settings}
+    best = {s: float("inf") for s in settings}
+    for step, sync in runs.values():
+        for _ in range(warmup):
+            sync(step())
+    for _ in range(rounds):
+        for s, (step, sync) in runs.items():
+            best[s] = min(best[s], timed(step, sync, (0, 1, steps)))
+    return best
 
 
 def torch_main(model, threads):
@@ -139,7 +162,9 @@ def torch_main(model, threads):
 
 if __name__ == "__main__":
     framework, model, setting = sys.argv[1:4]
-    if framework == "mycel":
+    if framework == "mycel" and "," in setting:
+        result = {"ms": mycel_interleaved(model, setting.split(","))}
+    elif framework == "mycel":
         result = mycel_main(model, setting)
     else:
         result = torch_main(model, int(setting))

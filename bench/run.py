@@ -1080,7 +1080,11 @@ def models_section():
     settings = {"resnet18": ("unfused", "fused"),
                 "transformer": ("unfused", "fused", "bf16", "bf16_fused")}
     my = {(m, s): run("models_bench.py", "mycel", m, s)["ms"]
-          for m, ss in settings.items() for s in ss}
+          for m, ss in settings.items() for s in ss if m != "transformer"}
+    # The Transformer's four settings interleaved in one process: its ratios (fused vs
+    # unfused, bfloat16 vs float32) under the same load.
+    tr = run("models_bench.py", "mycel", "transformer", ",".join(settings["transformer"]))["ms"]
+    my.update({("transformer", s): ms for s, ms in tr.items()})
     th = {m: min(run("models_bench.py", "torch", m, t)["ms"] for t in ("1", "2"))
           for m in settings}
     labels = {"resnet18": "ResNet-18, batch 16, 3x64x64",
@@ -1100,8 +1104,10 @@ def models_section():
         f"Produced by bench/models_bench.py (`python3 bench/run.py --only models`) on "
         f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
         f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best "
-        "of 1 and 2 threads; each setting in its own process (a shared machine: steps vary by up "
-        "to 2x between runs under other jobs' load). One training step (forward, "
+        "of 1 and 2 threads; each setting in its own process, but the Transformer's four "
+        "mycel settings built in one process with their passes interleaved, so its ratios are "
+        "taken under the same load (a shared machine: steps vary by up to 2x between runs "
+        "under other jobs' load). One training step (forward, "
         "cross-entropy, backward, Momentum update) on a fixed batch: mycel GRAPH mode "
         "(`nn.TrainOneStepCell`; O2: `amp.build_train_network(..., level=\"O2\")` with the "
         "dynamic loss scale), fused = `set_context(enable_graph_kernel=True)`; PyTorch: "
