@@ -73,7 +73,8 @@ def mycel_step(model, setting):
     import mycel as ms
     from mycel import amp, models, nn
     ms._mycel.set_num_threads(THREADS)
-    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=setting.endswith("fused"))
+    # ("unfused" ends with "fused" too: the setting names are matched whole.)
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=setting in ("fused", "bf16_fused"))
     ms.set_seed(1)
     if model == "resnet18":
         net = models.resnet18(num_classes=RESNET["classes"])
