@@ -132,5 +132,51 @@ TEST(PassGraphKernel, LoweringMergesDimensionsAndBroadcasts) {
   EXPECT_FALSE(lk.parallel_outer());
 }
 
+TEST(PassGraphKernel, BFloat16ErfAndBothGeLUFormsLower) {
+  // bfloat16 fuses (each op rounded in the emitter); Erf and GeLU fuse, GeLU's form by its
+  // attribute; a bfloat16 Cast to float32 ends in a float32 value.
+  PassCase c(R"(
+    graph @f(%x: bf16[8, 3], %y: f32[3]) {
+      %a = Erf(%x) : bf16[8, 3]
+      %b = GeLU{approximate="tanh"}(%a) : bf16[8, 3]
+      %g = GeLU{approximate="none"}(%b) : bf16[8, 3]
+      %c = Cast{dtype=f32}(%g) : f32[8, 3]
+      %d = Mul(%c, %y) : f32[8, 3]
+      return %d
+    }
+  )");
+  ASSERT_TRUE(c.run(graph_kernel, kLifted));
+  ir::FuncGraph* k = nullptr;
+  for (const auto& g : c.m.graphs())
+    if (codegen::is_graph_kernel(g.get())) k = g.get();
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(codegen::lower(k).text(),
+            "kernel dims=[8,3]\n"
+            "  in0 BFloat16 strides=[3,1]\n"
+            "  in1 Float32 strides=[0,1]\n"
+            "  v0 = load BFloat16 in0\n"
+            "  v1 = load Float32 in1\n"
+            "  v2 = erf BFloat16 v0\n"
+            "  v3 = gelu_tanh BFloat16 v2\n"
+            "  v4 = gelu BFloat16 v3\n"
+            "  v5 = cast Float32 v4\n"
+            "  v6 = mul Float32 v5 v1\n"
+            "  out store v6 Float32 strides=[3,1] numel=24 count=1\n");
+}
+
+TEST(PassGraphKernel, BFloat16MaxReductionsAndFloat64CastsStayUnfused) {
+  // bfloat16 max/min reductions and casts between bfloat16 and anything but float32 are left
+  // to the op kernels (one-node clusters stay as they are).
+  expect_unchanged(graph_kernel, R"(
+    graph @f(%x: bf16[4, 3], %z: f64[4, 3]) {
+      %m = ReduceMax{axis=(0,), keep_dims=False}(%x) : bf16[3]
+      %c = Cast{dtype=bf16}(%z) : bf16[4, 3]
+      %e = Cast{dtype=f64}(%x) : f64[4, 3]
+      %r = make_tuple(%m, %c, %e) : tuple(bf16[3], bf16[4, 3], f64[4, 3])
+      return %r
+    }
+  )");
+}
+
 }  // namespace
 }  // namespace mycel::passtest
