@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <mutex>
 
@@ -25,30 +26,45 @@ using ir::ValueKind;
 
 namespace {
 
-// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the time spent in each op (by name;
-// generated kernels as "GraphKernel") over the process, printed to stderr at exit, slowest
-// first, then the slowest op/result-type pairs ("Mul bf16[4096, 512]": where a dtype or a shape
-// costs). Off, it costs one branch per instruction.
+// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the wall and process CPU time spent in
+// each op (by name; generated kernels as "GraphKernel") over the process, printed to stderr at
+// exit, slowest first, then the slowest op/result-type pairs ("Mul bf16[4096, 512]": where a
+// dtype or a shape costs). Off, it costs one branch per instruction.
 class OpProfile {
  public:
   static OpProfile* get() {
     static OpProfile* p = [] { return env_flag("MYCEL_PROFILE_OPS") ? new OpProfile : nullptr; }();
     return p;
   }
-  void add(const char* op, const Value& result, double seconds) {
+  // Wall and process CPU time (all threads: an op's workers count; on a shared machine the
+  // CPU time is the steadier measure of an op's work).
+  struct Stamp {
+    std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+    double cpu = cpu_seconds();
+  };
+  void add(const char* op, const Value& result, const Stamp& t0) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0.wall).count();
+    const double cpu = cpu_seconds() - t0.cpu;
     std::string typed = std::string(op) + " " + type_of(result);
     std::lock_guard<std::mutex> lock(mu_);
     for (Entry* e : {&by_op_[op], &by_type_[typed]}) {
-      e->seconds += seconds;
+      e->seconds += wall;
+      e->cpu += cpu;
       ++e->calls;
     }
   }
 
  private:
   struct Entry {
-    double seconds = 0;
+    double seconds = 0, cpu = 0;
     long calls = 0;
   };
+  static double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
   static constexpr size_t kTypedRows = 40;
   OpProfile() {
     std::atexit([] { get()->print(); });
@@ -69,9 +85,9 @@ class OpProfile {
     for (const auto& e : v) total += e.second.seconds;
     for (size_t i = 0; i < v.size() && i < rows; ++i) {
       const auto& [name, e] = v[i];
-      std::fprintf(stderr, "  %-28s %9.3f ms %5.1f%% %8ld calls %9.2f us/call\n", name.c_str(),
-                   e.seconds * 1e3, 100 * e.seconds / std::max(total, 1e-12), e.calls,
-                   1e6 * e.seconds / static_cast<double>(e.calls));
+      std::fprintf(stderr, "  %-28s %9.3f ms %5.1f%% %9.3f cpu ms %8ld calls %9.2f us/call\n",
+                   name.c_str(), e.seconds * 1e3, 100 * e.seconds / std::max(total, 1e-12),
+                   e.cpu * 1e3, e.calls, 1e6 * e.seconds / static_cast<double>(e.calls));
     }
   }
   void print() {
@@ -475,10 +491,9 @@ class Interpreter {
           if (runs_async(in)) {
             regs[in.out] = exec_async(gc, in, regs, f.base);
           } else if (OpProfile* prof = OpProfile::get()) {
-            auto t0 = std::chrono::steady_clock::now();
+            OpProfile::Stamp t0;
             regs[in.out] = exec_prim(gc, in, regs);
-            prof->add(in.op->name, regs[in.out],
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            prof->add(in.op->name, regs[in.out], t0);
           } else {
             regs[in.out] = exec_prim(gc, in, regs);
           }
@@ -503,10 +518,9 @@ class Interpreter {
             break;
           }
           if (OpProfile* prof = OpProfile::get()) {
-            auto t0 = std::chrono::steady_clock::now();
+            OpProfile::Stamp t0;
             regs[in.out] = exec_fused(gc, in, regs);
-            prof->add("GraphKernel", regs[in.out],
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            prof->add("GraphKernel", regs[in.out], t0);
           } else {
             regs[in.out] = exec_fused(gc, in, regs);
           }
