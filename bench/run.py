@@ -1083,8 +1083,9 @@ def models_section():
           for m, ss in settings.items() for s in ss if m != "transformer"}
     # The Transformer's four settings interleaved in one process: its ratios (fused vs
     # unfused, bfloat16 vs float32) under the same load.
-    tr = run("models_bench.py", "mycel", "transformer", ",".join(settings["transformer"]))["ms"]
-    my.update({("transformer", s): ms for s, ms in tr.items()})
+    tr = run("models_bench.py", "mycel", "transformer", ",".join(settings["transformer"]))
+    my.update({("transformer", s): ms for s, ms in tr["ms"].items()})
+    cpu = tr["cpu_ms"]
     th = {m: min(run("models_bench.py", "torch", m, t)["ms"] for t in ("1", "2"))
           for m in settings}
     labels = {"resnet18": "ResNet-18, batch 16, 3x64x64",
@@ -1114,7 +1115,12 @@ def models_section():
         "torchvision's resnet18 and the same encoder in torch.nn. ms per step, best of 3 "
         "passes of 10 steps (PyTorch: 2 of 2; the module docstring has the details). "
         "Targets: ≥ 1.5x PyTorch; fusion never slower than unfused; O2 bfloat16 ≥ 1.5x "
-        "float32 on the Transformer.",
+        "float32 on the Transformer. The Transformer's process CPU time per step in the same "
+        "run (both threads; the steadier measure of its work under load): "
+        + ", ".join(f"{s} {cpu[s]:.1f} ms" for s in settings["transformer"])
+        + f" (O2 bfloat16 {cpu['unfused'] / cpu['bf16']:.2f}x and fused "
+        f"{cpu['unfused'] / cpu['bf16_fused']:.2f}x float32's; float32 fused "
+        f"{cpu['unfused'] / cpu['fused']:.2f}x unfused).",
         ["model", "mycel setting", "mycel ms/step", "vs unfused", "PyTorch ms/step",
          "vs PyTorch", "vs float32"], rows)
 
