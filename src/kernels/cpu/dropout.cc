@@ -23,10 +23,6 @@ namespace {
 
 constexpr int kLanes = 16;  // Philox blocks per group: 64 elements
 
-// The words of blocks first .. first + kLanes - 1 of `key` (counter high word 0), element
-// order: words[4 * lane + j] is word j of block first + lane. Same rounds as philox():
-// sixteen blocks in the sixteen 32-bit lanes of AVX-512 registers where the CPU has them
-// (mulhilo from vpmuludq on the even and odd lanes), else one block at a time.
 // The high words of the 32x32-bit products a * m, lane by lane. (The zero-masked forms with
 // every lane selected: GCC 12's plain ones start from an "undefined" vector that
 // -Wuninitialized reports.)
@@ -38,44 +34,8 @@ constexpr int kLanes = 16;  // Philox blocks per group: 64 elements
   return _mm512_mask_blend_epi32(0xAAAA, even, odd);
 }
 
-__attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64_t first,
-                                                            uint32_t* words) {
-  alignas(64) uint32_t lo[kLanes], hi[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    uint64_t ctr = first + static_cast<uint64_t>(l);
-    lo[l] = static_cast<uint32_t>(ctr);
-    hi[l] = static_cast<uint32_t>(ctr >> 32);
-  }
-  __m512i c0 = _mm512_load_si512(lo), c1 = _mm512_load_si512(hi);
-  __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
-  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
-  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-  for (int r = 0; r < 10; ++r) {
-    __m512i h0 = mulhi(c0, m0), h1 = mulhi(c2, m1);
-    __m512i l0 = _mm512_mullo_epi32(c0, m0), l1 = _mm512_mullo_epi32(c2, m1);
-    __m512i n0 =
-        _mm512_xor_si512(_mm512_xor_si512(h1, c1), _mm512_set1_epi32(static_cast<int>(k0)));
-    __m512i n2 =
-        _mm512_xor_si512(_mm512_xor_si512(h0, c3), _mm512_set1_epi32(static_cast<int>(k1)));
-    c1 = l1;
-    c3 = l0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  alignas(64) uint32_t w[4][kLanes];
-  _mm512_store_si512(w[0], c0);
-  _mm512_store_si512(w[1], c1);
-  _mm512_store_si512(w[2], c2);
-  _mm512_store_si512(w[3], c3);
-  for (int l = 0; l < kLanes; ++l)
-    for (int j = 0; j < 4; ++j) words[4 * l + j] = w[j][l];
-}
-
-// The Philox rounds of philox_group_avx512, left in registers: c[j] lane l is word j of block
-// first + l.
+// The ten Philox rounds of blocks first .. first + 15 in registers: c[j] lane l is word j of
+// block first + l (the counters' low words carry into their high words lane by lane).
 [[gnu::always_inline]] __attribute__((target("avx512f"))) inline void philox_rounds_avx512(
     uint64_t key, uint64_t first, __m512i c[4]) {
   const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -108,6 +68,20 @@ __attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64
   c[1] = c1;
   c[2] = c2;
   c[3] = c3;
+}
+
+// The words of blocks first .. first + kLanes - 1 of `key` (counter high word 0), element
+// order: words[4 * lane + j] is word j of block first + lane. Same rounds as philox():
+// sixteen blocks in the sixteen 32-bit lanes of AVX-512 registers where the CPU has them
+// (mulhilo from vpmuludq on the even and odd lanes), else one block at a time.
+__attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64_t first,
+                                                            uint32_t* words) {
+  __m512i c[4];
+  philox_rounds_avx512(key, first, c);
+  alignas(64) uint32_t w[4][kLanes];
+  for (int j = 0; j < 4; ++j) _mm512_store_si512(w[j], c[j]);
+  for (int l = 0; l < kLanes; ++l)
+    for (int j = 0; j < 4; ++j) words[4 * l + j] = w[j][l];
 }
 
 // One group of float elements (m <= 64) in vector registers: the keep bit of element 4l + j

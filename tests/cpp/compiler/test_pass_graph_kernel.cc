@@ -22,6 +22,16 @@ void expect_fused(const std::string& before, const std::string& after) {
   EXPECT_FALSE(c.run(graph_kernel, kLifted)) << c.text();
 }
 
+// Runs the pass on c (which must make one GraphKernel graph) and returns its loop kernel.
+codegen::LoopKernel lowered(PassCase& c) {
+  EXPECT_TRUE(c.run(graph_kernel, kLifted));
+  ir::FuncGraph* k = nullptr;
+  for (const auto& g : c.m.graphs())
+    if (codegen::is_graph_kernel(g.get())) k = g.get();
+  EXPECT_NE(k, nullptr);
+  return k != nullptr ? codegen::lower(k) : codegen::LoopKernel{};
+}
+
 TEST(PassGraphKernel, ChainWithReductionBecomesOneCallWithTwoResults) {
   expect_fused(R"(
     graph @f(%x: f32[4, 8], %m: f32[4, 1], %y: f32[8]) {
@@ -113,12 +123,7 @@ TEST(PassGraphKernel, LoweringMergesDimensionsAndBroadcasts) {
       return %s
     }
   )");
-  ASSERT_TRUE(c.run(graph_kernel, kLifted));
-  ir::FuncGraph* k = nullptr;
-  for (const auto& g : c.m.graphs())
-    if (codegen::is_graph_kernel(g.get())) k = g.get();
-  ASSERT_NE(k, nullptr);
-  codegen::LoopKernel lk = codegen::lower(k);
+  codegen::LoopKernel lk = lowered(c);
   // [4, 5*6]: x walks both dimensions, b only the inner one within each 6 (no merge), the max
   // reduces the outer one.
   EXPECT_EQ(lk.text(),
@@ -145,12 +150,7 @@ TEST(PassGraphKernel, BFloat16ErfAndBothGeLUFormsLower) {
       return %d
     }
   )");
-  ASSERT_TRUE(c.run(graph_kernel, kLifted));
-  ir::FuncGraph* k = nullptr;
-  for (const auto& g : c.m.graphs())
-    if (codegen::is_graph_kernel(g.get())) k = g.get();
-  ASSERT_NE(k, nullptr);
-  EXPECT_EQ(codegen::lower(k).text(),
+  EXPECT_EQ(lowered(c).text(),
             "kernel dims=[8,3]\n"
             "  in0 BFloat16 strides=[3,1]\n"
             "  in1 Float32 strides=[0,1]\n"
