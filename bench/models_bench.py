@@ -21,7 +21,8 @@ overflow check and skip every step). PyTorch: loss.backward(), optimizer.step().
 per step, the best of the PLAN's passes after its warm-up steps (mycel: 3 passes of 10 steps;
 PyTorch, whose steps are longer: 2 passes of 2 steps; the machine is shared). Several mycel
 settings named at once (comma-separated) are built in one process and their passes interleaved
-(pass 1 of each, then pass 2 of each, ...), so their ratios are taken under the same load;
+(pass 1 of each, then pass 2 of each, ...: 8 passes of 4 steps), so their ratios are taken
+under the same load;
 the result is then {"ms": {setting: ms}, "cpu_ms": {setting: process CPU ms per step}}.
 """
 import json
@@ -38,6 +39,9 @@ THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 # seconds on this shared machine), so it runs fewer.
 PLAN = {"mycel": (2, 3, int(os.environ.get("MODELS_BENCH_STEPS", "10"))),
         "torch": (1, 2, int(os.environ.get("MODELS_BENCH_TORCH_STEPS", "2")))}
+# Interleaved settings: more, shorter passes (about as many steps), so that each setting's best
+# pass is likelier to fall in a quiet moment of the shared machine.
+INTERLEAVED = (2, 8, 4)
 RESNET = dict(batch=16, size=64, classes=10)
 TRANSFORMER = dict(batch=32, seq=128, vocab=1000, classes=2, d_model=128, nhead=4, layers=2,
                    ff=512, dropout=0.1)
@@ -105,7 +109,7 @@ def mycel_interleaved(model, settings):
     """The settings' steps built in one process, their passes interleaved: ({setting: ms},
     {setting: process CPU ms}), each the best pass (CPU time, all threads together, is the
     steadier measure of the work on a loaded machine)."""
-    warmup, rounds, steps = PLAN["mycel"]
+    warmup, rounds, steps = INTERLEAVED
     runs = {s: mycel_step(model, s) for s in settings}
     best = {s: float("inf") for s in settings}
     cpu = dict(best)
