@@ -130,7 +130,6 @@ bool dtypes_fit(LOp op, Reduce red, DType out, const std::vector<DType>& in) {
     case LOp::Gelu:
     case LOp::GeluTanh:
       return (out == DType::Float32 || out == DType::BFloat16) && in[0] == out;
-
     case LOp::Sqrt:
     case LOp::Rsqrt:
     case LOp::Reciprocal:
