@@ -3,6 +3,7 @@ process, prints one JSON object (bench/run.py --only models runs every setting a
 RESULTS.md).
 
     models_bench.py mycel MODEL unfused|fused|bf16|bf16_fused
+    models_bench.py mycel MODEL SETTING,SETTING,...   (interleaved in one process)
     models_bench.py torch MODEL THREADS
 
 Models, fixed batch, the same layers in both frameworks:
@@ -18,7 +19,11 @@ set_context(enable_graph_kernel=...) per setting; bf16: amp.build_train_network(
 (bfloat16 compute, LayerNorm/BatchNorm and the loss in float32, the dynamic loss scale's
 overflow check and skip every step). PyTorch: loss.backward(), optimizer.step(). Reported: ms
 per step, the best of the PLAN's passes after its warm-up steps (mycel: 3 passes of 10 steps;
-PyTorch, whose steps are longer: 2 passes of 2 steps; the machine is shared).
+PyTorch, whose steps are longer: 2 passes of 2 steps; the machine is shared). Several mycel
+settings named at once (comma-separated) are built in one process and their passes interleaved
+(pass 1 of each, then pass 2 of each, ...: 8 passes of 4 steps), so their ratios are taken
+under the same load;
+the result is then {"ms": {setting: ms}, "cpu_ms": {setting: process CPU ms per step}}.
 """
 import json
 import os
@@ -34,6 +39,9 @@ THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 # seconds on this shared machine), so it runs fewer.
 PLAN = {"mycel": (2, 3, int(os.environ.get("MODELS_BENCH_STEPS", "10"))),
         "torch": (1, 2, int(os.environ.get("MODELS_BENCH_TORCH_STEPS", "2")))}
+# Interleaved settings: more, shorter passes (about as many steps), so that each setting's best
+# pass is likelier to fall in a quiet moment of the shared machine.
+INTERLEAVED = (2, 8, 4)
 RESNET = dict(batch=16, size=64, classes=10)
 TRANSFORMER = dict(batch=32, seq=128, vocab=1000, classes=2, d_model=128, nhead=4, layers=2,
                    ff=512, dropout=0.1)
@@ -64,11 +72,13 @@ def timed(step, sync, plan):
     return best
 
 
-def mycel_main(model, setting):
+def mycel_step(model, setting):
+    """(step, sync): one training step of `model` in `setting`, compiled on the first call."""
     import mycel as ms
     from mycel import amp, models, nn
     ms._mycel.set_num_threads(THREADS)
-    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=setting.endswith("fused"))
+    # ("unfused" ends with "fused" too: the setting names are matched whole.)
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=setting in ("fused", "bf16_fused"))
     ms.set_seed(1)
     if model == "resnet18":
         net = models.resnet18(num_classes=RESNET["classes"])
@@ -88,7 +98,30 @@ def mycel_main(model, setting):
 
     def sync(out):
         (out[0] if isinstance(out, tuple) else out).asnumpy()
-    return {"ms": timed(lambda: step(x, y), sync, PLAN["mycel"])}
+    return (lambda: step(x, y)), sync
+
+
+def mycel_main(model, setting):
+    return {"ms": timed(*mycel_step(model, setting), PLAN["mycel"])}
+
+
+def mycel_interleaved(model, settings):
+    """The settings' steps built in one process, their passes interleaved: ({setting: ms},
+    {setting: process CPU ms}), each the best pass (CPU time, all threads together, is the
+    steadier measure of the work on a loaded machine)."""
+    warmup, rounds, steps = INTERLEAVED
+    runs = {s: mycel_step(model, s) for s in settings}
+    best = {s: float("inf") for s in settings}
+    cpu = dict(best)
+    for step, sync in runs.values():
+        for _ in range(warmup):
+            sync(step())
+    for _ in range(rounds):
+        for s, (step, sync) in runs.items():
+            c0 = time.process_time()
+            best[s] = min(best[s], timed(step, sync, (0, 1, steps)))
+            cpu[s] = min(cpu[s], (time.process_time() - c0) / steps * 1e3)
+    return best, cpu
 
 
 def torch_main(model, threads):
@@ -139,7 +172,10 @@ def torch_main(model, threads):
 
 if __name__ == "__main__":
     framework, model, setting = sys.argv[1:4]
-    if framework == "mycel":
+    if framework == "mycel" and "," in setting:
+        wall, cpu = mycel_interleaved(model, setting.split(","))
+        result = {"ms": wall, "cpu_ms": cpu}
+    elif framework == "mycel":
         result = mycel_main(model, setting)
     else:
         result = torch_main(model, int(setting))

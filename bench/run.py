@@ -1091,7 +1091,12 @@ def models_section():
     settings = {"resnet18": ("unfused", "fused"),
                 "transformer": ("unfused", "fused", "bf16", "bf16_fused")}
     my = {(m, s): run("models_bench.py", "mycel", m, s)["ms"]
-          for m, ss in settings.items() for s in ss}
+          for m, ss in settings.items() for s in ss if m != "transformer"}
+    # The Transformer's four settings interleaved in one process: its ratios (fused vs
+    # unfused, bfloat16 vs float32) under the same load.
+    tr = run("models_bench.py", "mycel", "transformer", ",".join(settings["transformer"]))
+    my.update({("transformer", s): ms for s, ms in tr["ms"].items()})
+    cpu = tr["cpu_ms"]
     th = {m: min(run("models_bench.py", "torch", m, t)["ms"] for t in ("1", "2"))
           for m in settings}
     labels = {"resnet18": "ResNet-18, batch 16, 3x64x64",
@@ -1111,15 +1116,23 @@ def models_section():
         f"Produced by bench/models_bench.py (`python3 bench/run.py --only models`) on "
         f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
         f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best "
-        "of 1 and 2 threads; each setting in its own process (a shared machine: steps vary by up "
-        "to 2x between runs under other jobs' load). One training step (forward, "
+        "of 1 and 2 threads; each setting in its own process, but the Transformer's four "
+        "mycel settings built in one process with their passes interleaved (8 passes of 4 "
+        "steps each), so its ratios are taken under the same load (a shared machine: steps "
+        "vary by up to 2x between runs "
+        "under other jobs' load). One training step (forward, "
         "cross-entropy, backward, Momentum update) on a fixed batch: mycel GRAPH mode "
         "(`nn.TrainOneStepCell`; O2: `amp.build_train_network(..., level=\"O2\")` with the "
         "dynamic loss scale), fused = `set_context(enable_graph_kernel=True)`; PyTorch: "
         "torchvision's resnet18 and the same encoder in torch.nn. ms per step, best of 3 "
         "passes of 10 steps (PyTorch: 2 of 2; the module docstring has the details). "
         "Targets: ≥ 1.5x PyTorch; fusion never slower than unfused; O2 bfloat16 ≥ 1.5x "
-        "float32 on the Transformer.",
+        "float32 on the Transformer. The Transformer's process CPU time per step in the same "
+        "run (both threads; the steadier measure of its work under load): "
+        + ", ".join(f"{s} {cpu[s]:.1f} ms" for s in settings["transformer"])
+        + f" (O2 bfloat16 {cpu['unfused'] / cpu['bf16']:.2f}x and fused "
+        f"{cpu['unfused'] / cpu['bf16_fused']:.2f}x float32's; float32 fused "
+        f"{cpu['unfused'] / cpu['fused']:.2f}x unfused).",
         ["model", "mycel setting", "mycel ms/step", "vs unfused", "PyTorch ms/step",
          "vs PyTorch", "vs float32"], rows)
 

@@ -42,9 +42,7 @@ class GeneratedKernel final : public vm::FusedKernel {
     }
     for (const LOutput& o : k_.outputs) {
       if (o.reduce == Reduce::None) continue;
-      bool dbl = (o.reduce == Reduce::Sum || o.reduce == Reduce::Mean) &&
-                 (o.dtype == DType::Float32 || o.dtype == DType::Float64);
-      keep.push_back(Tensor::empty({o.numel}, dbl ? DType::Float64 : o.dtype));
+      keep.push_back(Tensor::empty({o.numel}, acc_dtype(o)));
       bufs.push_back(static_cast<char*>(keep.back().raw_data()));
     }
     char** table = bufs.data();

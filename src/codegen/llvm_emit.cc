@@ -15,12 +15,14 @@ namespace mycel::codegen {
 
 namespace {
 
-bool fp(DType t) { return t == DType::Float32 || t == DType::Float64; }
+// bfloat16 values live in float registers (loaded exactly, rounded after each op: round_bf16).
+bool fp(DType t) { return t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16; }
 
 // The type of a value in registers.
 std::string vty(DType t) {
   switch (t) {
     case DType::Float32:
+    case DType::BFloat16:
       return "float";
     case DType::Float64:
       return "double";
@@ -34,9 +36,12 @@ std::string vty(DType t) {
       MC_ASSERT(false, "graph kernel: no loop type for ", dtype_name(t));
   }
 }
-// The type in memory (bool is a byte).
-std::string mty(DType t) { return t == DType::Bool ? "i8" : vty(t); }
-std::string fsuffix(DType t) { return t == DType::Float32 ? "f32" : "f64"; }
+// The type in memory (bool is a byte, bfloat16 its 16 bits).
+std::string mty(DType t) {
+  if (t == DType::BFloat16) return "i16";
+  return t == DType::Bool ? "i8" : vty(t);
+}
+std::string fsuffix(DType t) { return t == DType::Float64 ? "f64" : "f32"; }
 
 // A floating-point constant in LLVM's exact hexadecimal form (double bits, also for float).
 std::string fconst(double v) {
@@ -56,14 +61,6 @@ std::string cst(DType t, double v) {
 
 bool float_minmax(const LOutput& o) {
   return (o.reduce == Reduce::Max || o.reduce == Reduce::Min) && fp(o.dtype);
-}
-
-// Float sums accumulate in double; float max/min in the integer of the float's width, as
-// ordered keys (ordered_key below); everything else in its own type.
-DType acc_dtype(const LOutput& o) {
-  if (float_minmax(o)) return o.dtype == DType::Float32 ? DType::Int32 : DType::Int64;
-  bool sum = o.reduce == Reduce::Sum || o.reduce == Reduce::Mean;
-  return sum && fp(o.dtype) ? DType::Float64 : o.dtype;
 }
 
 std::string identity(const LOutput& o) {
@@ -216,16 +213,20 @@ class Emitter {
   // The values at one point, then the stores and accumulations.
   void point(const std::vector<std::string>& off) {
     std::vector<std::string> v(k_.values.size());
-    for (size_t i = 0; i < k_.values.size(); ++i) v[i] = value(k_.values[i], v, off);
+    for (size_t i = 0; i < k_.values.size(); ++i) {
+      const LValue& lv = k_.values[i];
+      v[i] = value(lv, v, off);
+      // bfloat16 results round as the op kernels' (a Select picks an operand's bits as is).
+      if (lv.dtype == DType::BFloat16 && lv.op != LOp::Load && lv.op != LOp::Select)
+        v[i] = round_bf16(v[i]);
+    }
     size_t nin = k_.inputs.size();
     for (size_t j = 0; j < k_.outputs.size(); ++j) {
       const LOutput& o = k_.outputs[j];
       const std::string& x = v[static_cast<size_t>(o.value)];
       const std::string& at = off[nin + j];
       if (o.reduce == Reduce::None) {
-        std::string m = mty(o.dtype);
-        std::string s = o.dtype == DType::Bool ? op("zext i1 " + x + " to i8") : x;
-        line("store " + m + " " + s + ", " + m + "* " + ptr(static_cast<int>(nin + j), at));
+        store(o.dtype, x, ptr(static_cast<int>(nin + j), at));
         continue;
       }
       DType ad = acc_dtype(o);
@@ -314,7 +315,8 @@ class Emitter {
       if (o.reduce == Reduce::Mean)
         x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
       if (ad != o.dtype) x = op("fptrunc double " + x + " to float");
-      line("store " + m + " " + x + ", " + m + "* " + ptr(outbuf, i));
+      if (o.dtype == DType::BFloat16) x = round_bf16(x);
+      store(o.dtype, x, ptr(outbuf, i));
     });
   }
 
@@ -325,6 +327,10 @@ class Emitter {
     if (lv.op == LOp::Load) {
       std::string m = mty(t);
       std::string x = op("load " + m + ", " + m + "* " + ptr(lv.a, off[static_cast<size_t>(lv.a)]));
+      if (t == DType::BFloat16) {
+        std::string w = op("zext i16 " + x + " to i32");
+        return op("bitcast i32 " + op("shl i32 " + w + ", 16") + " to float");
+      }
       return t == DType::Bool ? op("icmp ne i8 " + x + ", 0") : x;
     }
     const std::string& a = v[static_cast<size_t>(lv.a)];
@@ -416,6 +422,12 @@ class Emitter {
         return sigmoid32(a);
       case LOp::Tanh:
         return tanh32(a);
+      case LOp::Erf:
+        return erf32(a);
+      case LOp::Gelu:
+        return gelu32(a);
+      case LOp::GeluTanh:
+        return gelu_tanh32(a);
       default:
         MC_ASSERT(false, "graph kernel: no rule for ", lop_name(lv.op));
     }
@@ -491,9 +503,91 @@ class Emitter {
     return fsel(fcmp("ogt", a, fconst(0.625f)), big, small);
   }
 
-  // saturate_cast (tensor/dtype.h) from s to d.
+  // x * x as hi + lo (vmath::square_split).
+  std::pair<std::string, std::string> square_split(const std::string& x) {
+    std::string b = op("bitcast float " + x + " to i32");
+    std::string xh = op("bitcast i32 " + op("and i32 " + b + ", -4096") + " to float");
+    std::string xl = fop("fsub", x, xh);
+    std::string hi = fop("fmul", xh, xh);
+    std::string lo = fop("fmul", fop("fadd", fop("fadd", xh, xh), xl), xl);
+    return {hi, lo};
+  }
+  // erfc(z) for 0 <= z <= 10, z^2 = z2hi + z2lo (vmath::erfc_nonneg).
+  std::string erfc_nonneg(const std::string& z, const std::string& z2hi, const std::string& z2lo) {
+    const float log2e = 1.44269504088896341f, ln2hi = 0.693359375f, ln2lo = -2.12194440e-4f;
+    std::string t = fop("fdiv", fconst(1.0), fma(fconst(0.5), z, fconst(1.0)));
+    std::string p = horner(t, {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
+                               -0.18628806f, 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f});
+    std::string e = fop("fsub", fop("fsub", p, z2hi), z2lo);
+    std::string n = fop("fsub", fma(e, fconst(log2e), fconst(12582912.0f)), fconst(12582912.0f));
+    std::string nn = op("fneg float " + n);
+    std::string r = fma(nn, fconst(ln2hi), op("fneg float " + z2hi));
+    r = fop("fadd", r, p);
+    r = fop("fsub", r, z2lo);
+    r = fma(nn, fconst(ln2lo), r);
+    return fop("fmul", t, exp_scaled(n, r));
+  }
+  std::string erf32(const std::string& x) {
+    std::string a = fabs32(x);
+    std::string ratio = horner(
+        fop("fmul", x, x), {7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f,
+                            -2.685381193529856e-2f, 1.128358514861418e-1f, -3.761262582423300e-1f,
+                            1.128379165726710e0f});
+    std::string small = fop("fmul", x, ratio);
+    std::string ac = fsel(fcmp("olt", a, fconst(4.0)), a, fconst(4.0));
+    auto [hi, lo] = square_split(ac);
+    std::string big = fop("fsub", fconst(1.0), erfc_nonneg(ac, hi, lo));
+    big = fsel(fcmp("olt", x, fconst(0.0)), op("fneg float " + big), big);
+    std::string y = fsel(fcmp("olt", a, fconst(1.0)), small, big);
+    return fsel(fcmp("oeq", x, x), y, x);
+  }
+  std::string gelu32(const std::string& x) {
+    const float rsqrt2 = 0.7071067811865476f;
+    std::string s = fop("fmul", x, fconst(rsqrt2));
+    std::string tail = fcmp("olt", fabs32(s), fconst(10.0));
+    std::string xc = fsel(tail, x, fconst(0.0));
+    auto [hi, lo] = square_split(xc);
+    std::string ec = erfc_nonneg(fabs32(fop("fmul", xc, fconst(rsqrt2))),
+                                 fop("fmul", fconst(0.5), hi), fop("fmul", fconst(0.5), lo));
+    ec = fsel(tail, ec, fconst(0.0));
+    std::string m = fsel(fcmp("olt", s, fconst(0.0)), ec, fop("fsub", fconst(2.0), ec));
+    std::string y = fop("fmul", fop("fmul", fconst(0.5), x), m);
+    return fsel(fcmp("oeq", x, fconst(-HUGE_VAL)), fconst(0.0), y);
+  }
+  std::string gelu_tanh32(const std::string& x) {
+    std::string c = fop("fmul", fop("fmul", fconst(0.044715f), x), x);
+    std::string u = fop("fmul", fconst(0.7978845608028654f), fma(c, x, x));
+    std::string y = fop("fmul", x, sigmoid32(fop("fadd", u, u)));
+    return fsel(fcmp("oeq", x, fconst(-HUGE_VAL)), fconst(0.0), y);
+  }
+
+  // A float rounded to bfloat16 (nearest even; a NaN quieted), as tensor/half.h's bfloat16(f),
+  // kept in a float register.
+  std::string round_bf16(const std::string& x) {
+    std::string b = op("bitcast float " + x + " to i32");
+    std::string lsb = op("and i32 " + op("lshr i32 " + b + ", 16") + ", 1");
+    std::string r =
+        op("and i32 " + op("add i32 " + op("add i32 " + b + ", 32767") + ", " + lsb) + ", -65536");
+    std::string q = op("or i32 " + op("and i32 " + b + ", -65536") + ", 4194304");
+    std::string nan = op("icmp ugt i32 " + op("and i32 " + b + ", 2147483647") + ", 2139095040");
+    return op("bitcast i32 " + op("select i1 " + nan + ", i32 " + q + ", i32 " + r) + " to float");
+  }
+  // Stores register value x of dtype t at p (bool as a byte, bfloat16 as its top 16 bits: x is
+  // a bfloat16 value already).
+  void store(DType t, const std::string& x, const std::string& p) {
+    std::string m = mty(t), s = x;
+    if (t == DType::Bool) s = op("zext i1 " + x + " to i8");
+    if (t == DType::BFloat16) {
+      std::string b = op("bitcast float " + x + " to i32");
+      s = op("trunc i32 " + op("lshr i32 " + b + ", 16") + " to i16");
+    }
+    line("store " + m + " " + s + ", " + m + "* " + p);
+  }
+
+  // saturate_cast (tensor/dtype.h) from s to d; bfloat16 to and from float32 only (fusible()),
+  // both float registers: the rounding to bfloat16 follows in point().
   std::string cast(const std::string& x, DType s, DType d) {
-    if (s == d) return x;
+    if (s == d || vty(s) == vty(d)) return x;
     std::string S = vty(s), D = vty(d);
     if (d == DType::Bool)
       return op(fp(s) ? "fcmp une " + S + " " + x + ", " + cst(s, 0)

@@ -51,6 +51,8 @@ OpRule rule_of(OpId id) {
     MC_R(Exp, Exp);
     MC_R(Sigmoid, Sigmoid);
     MC_R(Tanh, Tanh);
+    MC_R(Erf, Erf);
+    MC_R(GeLU, Gelu);  // (rule_of(c) picks GeluTanh by the attribute)
 #undef MC_R
     case OpId::ReduceSum:
       return {LOp::Load, Reduce::Sum};
@@ -65,10 +67,20 @@ OpRule rule_of(OpId id) {
   }
 }
 
-bool is_number(DType t) {
-  return t == DType::Float32 || t == DType::Float64 || t == DType::Int32 || t == DType::Int64;
+// The rule of prim call c (GeLU's form is its attribute).
+OpRule rule_of(const CNode* c) {
+  OpRule r = rule_of(c->prim()->op->id);
+  if (r.op == LOp::Gelu && c->prim()->attrs.get_str("approximate") == "tanh") r.op = LOp::GeluTanh;
+  return r;
 }
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+bool is_number(DType t) {
+  return t == DType::Float32 || t == DType::Float64 || t == DType::Int32 || t == DType::Int64 ||
+         t == DType::BFloat16;
+}
+bool is_float(DType t) {
+  return t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16;
+}
 bool is_kernel_dtype(DType t) { return is_number(t) || t == DType::Bool; }
 
 const Abstract* tensor_abs(const Node* n) {
@@ -87,6 +99,7 @@ bool dtypes_fit(LOp op, Reduce red, DType out, const std::vector<DType>& in) {
   if (red != Reduce::None) {
     // Sums of integers wrap as the kernel's do; Mean of integers computes in float elsewhere.
     if (out != in[0]) return false;
+    if (out == DType::BFloat16) return red == Reduce::Sum || red == Reduce::Mean;
     return red == Reduce::Mean ? is_float(out) : is_number(out);
   }
   switch (op) {
@@ -107,11 +120,16 @@ bool dtypes_fit(LOp op, Reduce red, DType out, const std::vector<DType>& in) {
     case LOp::Select:
       return in[0] == DType::Bool && in[1] == out && in[2] == out && is_kernel_dtype(out);
     case LOp::Cast:
+      if (in[0] == DType::BFloat16 || out == DType::BFloat16)
+        return in[0] == out || in[0] == DType::Float32 || out == DType::Float32;
       return is_kernel_dtype(in[0]) && is_kernel_dtype(out);
     case LOp::Exp:
     case LOp::Sigmoid:
     case LOp::Tanh:
-      return out == DType::Float32 && in[0] == DType::Float32;
+    case LOp::Erf:
+    case LOp::Gelu:
+    case LOp::GeluTanh:
+      return (out == DType::Float32 || out == DType::BFloat16) && in[0] == out;
     case LOp::Sqrt:
     case LOp::Rsqrt:
     case LOp::Reciprocal:
@@ -128,16 +146,17 @@ bool dtypes_fit(LOp op, Reduce red, DType out, const std::vector<DType>& in) {
 
 const char* lop_name(LOp op) {
   static constexpr const char* kNames[] = {
-      "load", "neg", "abs", "sign", "square", "relu",   "sqrt",     "rsqrt", "recip",   "not",
-      "add",  "sub", "mul", "div",  "max",    "min",    "relugrad", "and",   "or",      "eq",
-      "ne",   "lt",  "le",  "gt",   "ge",     "select", "cast",     "exp",   "sigmoid", "tanh"};
+      "load", "neg",     "abs",  "sign", "square", "relu",     "sqrt", "rsqrt",    "recip",
+      "not",  "add",     "sub",  "mul",  "div",    "max",      "min",  "relugrad", "and",
+      "or",   "eq",      "ne",   "lt",   "le",     "gt",       "ge",   "select",   "cast",
+      "exp",  "sigmoid", "tanh", "erf",  "gelu",   "gelu_tanh"};
   return kNames[static_cast<size_t>(op)];
 }
 
 bool fusible(const CNode* c) {
   const PrimData* p = c->prim();
   if (p == nullptr) return false;
-  OpRule r = rule_of(p->op->id);
+  OpRule r = rule_of(c);
   if (r.op == LOp::Load && r.reduce == Reduce::None) return false;
   const Abstract* out = tensor_abs(c);
   if (out == nullptr || !is_kernel_dtype(out->dtype) || !static_shape(out->shape)) return false;
@@ -161,6 +180,14 @@ bool fusible(const CNode* c) {
 bool is_reduction(const CNode* c) {
   const PrimData* p = c->prim();
   return p != nullptr && rule_of(p->op->id).reduce != Reduce::None;
+}
+
+DType acc_dtype(const LOutput& o) {
+  bool fl = is_float(o.dtype);
+  if ((o.reduce == Reduce::Max || o.reduce == Reduce::Min) && fl)
+    return o.dtype == DType::Float64 ? DType::Int64 : DType::Int32;
+  bool sum = o.reduce == Reduce::Sum || o.reduce == Reduce::Mean;
+  return sum && fl ? DType::Float64 : o.dtype;
 }
 
 bool LoopKernel::parallel_outer() const {
@@ -334,7 +361,7 @@ LoopKernel lower(FuncGraph* g) {
   for (CNode* c : nodes) {
     if (c->is_builtin(Builtin::MakeTuple)) continue;
     MC_ASSERT(fusible(c), "graph kernel: @", g->name(), " holds an op that does not fuse");
-    OpRule r = rule_of(c->prim()->op->id);
+    OpRule r = rule_of(c);
     auto operand = [&](size_t i) {
       auto it = value_of.find(c->input(i));
       MC_ASSERT(it != value_of.end(), "graph kernel: an operand of @", g->name(),

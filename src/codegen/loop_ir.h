@@ -25,10 +25,14 @@
 // What fuses is decided here, in one place (fusible(), which the pass asks): the unary, binary,
 // compare, logic, Select and Cast ops below and ReduceSum/Mean/Max/Min, on float32, float64,
 // int32, int64 and bool as each op allows, every input of the node's own dtype (compares and
-// Select's condition excepted); Exp, Sigmoid and Tanh on float32 (mycel's own polynomials,
-// emitted as the op kernels compute them). Float16 and bfloat16, the other transcendental
-// functions (Log, Erf, GeLU, ...) and float64 ones (libm in the op kernels), integer division
-// and Pow stay unfused.
+// Select's condition excepted); Exp, Sigmoid, Tanh, Erf and GeLU (both forms) on float32
+// (mycel's own polynomials, emitted as the op kernels compute them).
+// bfloat16 fuses as its op kernels compute it: values load into float32, each op computes in
+// float32 and rounds its result to bfloat16 (nearest even, as tensor/half.h), so a fused chain
+// equals the op-by-op one; the elementwise ops above but the integer-only ones, Cast to and
+// from float32 only, ReduceSum/Mean (float32 sums in double, rounded once at the end). Float16,
+// the other transcendental functions (Log, ...) and float64 ones (libm in the op kernels),
+// integer division, Pow and bfloat16 Max/Min reductions stay unfused.
 #pragma once
 
 #include <cstdint>
@@ -71,7 +75,11 @@ enum class LOp : uint8_t {
   Cast,
   Exp,
   Sigmoid,
-  Tanh,  // float32 only: kernels/cpu/vmath.h's algorithms (llvm_emit.h)
+  Tanh,
+  Erf,
+  Gelu,      // GeLU{approximate="none"}: 0.5 x (1 + erf(x / sqrt2))
+  GeluTanh,  // GeLU{approximate="tanh"}; Exp ... GeluTanh: float32 and bfloat16 only,
+             // kernels/cpu/vmath.h's algorithms (llvm_emit.h)
 };
 const char* lop_name(LOp op);
 
@@ -97,6 +105,11 @@ struct LOutput {
   int64_t numel = 0;
   int64_t count = 1;  // elements reduced into each output element
 };
+
+// The dtype of output o's accumulator (one per output element): floating sums (bfloat16's too)
+// in float64; floating max/min in the integer of the float's width (ordered keys: llvm_emit.cc);
+// everything else in its own dtype.
+DType acc_dtype(const LOutput& o);
 
 struct LoopKernel {
   std::vector<int64_t> dims;

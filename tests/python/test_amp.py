@@ -11,6 +11,7 @@
 - the bfloat16 compute ops (MatMul, BatchMatMul, Conv2D and its gradients, elementwise,
   Cast) against PyTorch computing in bfloat16."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -183,6 +184,38 @@ def test_transformer_encoder_o2_bf16_follows_the_float32_loss_curve(mode):
     w32, w16 = (c.reshape(-1, 10).mean(1) for c in curves)
     assert w32[-1] < w32[0]
     np.testing.assert_array_less(np.abs(w16 / w32 - 1), 0.02)
+
+
+def test_transformer_encoder_o2_fused_follows_the_float32_loss_curve(monkeypatch, capsys):
+    # O2 with graph-kernel fusion (GRAPH mode): the bfloat16 chains run as generated kernels
+    # that round each op as the op kernels do, so the curve stays with float32's and with the
+    # unfused O2 run's.
+    monkeypatch.setenv("MYCEL_LOG_COMPILE", "1")
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((30, 16, 10, 8)).astype(np.float32)
+    ys = ((xs[..., 0].mean(-1) > 0) + 2 * (xs[..., 1].mean(-1) > 0)).astype(np.int32)
+    old = ms.get_context("mode")
+    curves = []
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        for level, fused in (("O0", False), ("O2", False), ("O2", True)):
+            ms.set_context(enable_graph_kernel=fused)
+            ms.set_seed(1)
+            net = _Encoder()
+            opt = nn.Adam(net.trainable_params(), 1e-3)
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            step = amp.build_train_network(net, opt, loss, level=level)
+            capsys.readouterr()
+            out = [step(T(x), T(y)) for x, y in zip(xs, ys)]
+            clusters = [int(n) for n in re.findall(r"(\d+) fused clusters", capsys.readouterr().err)]
+            assert (sum(clusters) > 0) == fused, clusters
+            curves.append(np.array([float((r[0] if isinstance(r, tuple) else r).asnumpy())
+                                    for r in out]))
+    finally:
+        ms.set_context(mode=old, enable_graph_kernel=False)
+    w32, w16, w16f = (c.reshape(-1, 10).mean(1) for c in curves)
+    np.testing.assert_array_less(np.abs(w16f / w32 - 1), 0.02)
+    np.testing.assert_allclose(curves[2], curves[1], rtol=0.01)
 
 
 def test_build_train_network_picks_the_step():
@@ -410,3 +443,21 @@ def test_bf16_elementwise_and_cast_against_torch(mode):
     np.testing.assert_array_equal(got.astype(ms.float32).asnumpy(), want.float().numpy())
     np.testing.assert_array_equal(T(v[::3]).astype(ms.bfloat16).astype(ms.float32).asnumpy(),
                                   want.float().numpy()[::3])
+
+
+@pytest.mark.parametrize("shape,fmt", [((4096, 128), "NCHW"), ((37, 300), "NCHW"),
+                                       ((3, 5, 7, 9), "NCHW"), ((2, 6, 5, 300), "NHWC")])
+def test_bf16_bias_add_against_torch_bit_for_bit(mode, shape, fmt):
+    # The bfloat16 BiasAdd (through float blocks, rows longer than a block included) adds in
+    # float32 and rounds once, as torch's bfloat16 add.
+    c = shape[-1] if fmt == "NHWC" else shape[1]
+    x, tx = _bf16_pair(rand(*shape, seed=21) * 5)
+    b, tb = _bf16_pair(rand(c, seed=22))
+    bshape = [1] * len(shape)
+    bshape[-1 if fmt == "NHWC" else 1] = c
+    op = ops.BiasAdd(data_format=fmt)
+    fn = ms.jit(lambda u, v: op(u, v)) if mode == ms.GRAPH_MODE else op
+    got = fn(x, b)
+    assert got.dtype == ms.bfloat16
+    np.testing.assert_array_equal(got.astype(ms.float32).asnumpy(),
+                                  (tx + tb.reshape(bshape)).float().numpy())

@@ -363,3 +363,105 @@ def test_a_second_process_hits_the_disk_cache_and_damage_recompiles(tmp_path):
         np.testing.assert_array_equal(a, b)
     (_, hit, miss), _ = run_child(tmp_path, cache, 3)
     assert (hit, miss) == (clusters, 0)
+
+
+def test_erf_and_gelu_fuse_and_agree_with_the_kernels_to_float_tolerance(capsys):
+    # vmath.h's erf, gelu (erf form) and gelu (tanh form) emitted step by step: equal to the op
+    # kernels to an ulp or two (FMA contraction), NaN where they give NaN, the tails exact.
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 0.999, 1.0, -1.0, 3.9, 4.0, -4.1,
+                        14.1, -14.2, -20.0, 1e-30, -1e-20], np.float32)
+    x = np.concatenate([special, values((2000,), np.float32, seed=5, lo=-12, hi=12)])
+
+    def f(x):
+        return (ops.erf(x) * 0.5, ops.gelu(x, approximate="none") + 1.0,
+                ops.gelu(x * 0.5, approximate="tanh") - x)
+
+    ref, _ = compiled(f, [x], False, capsys)
+    got, clusters = compiled(f, [x], True, capsys)
+    assert clusters == 3
+    for r, g in zip(ref, got):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
+        np.testing.assert_allclose(g, r, rtol=2e-6, atol=1e-30)
+    # and the fused erf against the exact function (vmath.h's accuracy: 3.3 ulp)
+    from math import erf
+    xs = x[np.isfinite(x)].astype(np.float64)
+    exact = np.array([erf(v) for v in xs]) * 0.5
+    np.testing.assert_allclose(got[0][np.isfinite(x)], exact, rtol=1e-6, atol=1e-37)
+
+
+def test_gelu_gradient_chain_fuses_whole(capsys):
+    # GeLU's backward (Erf, Exp, Square, Mul, Add) was the largest unfused part of the
+    # Transformer step: with Erf and GeLU fusible, forward and backward are one cluster each.
+    x = values((64, 96), np.float32, seed=8)
+
+    def f(x):
+        return ms.grad(lambda v: (ops.gelu(v * 1.5, approximate="none") * v).sum())(x)
+
+    fused_vs_unfused(f, [x], capsys, rtol=2e-6)
+
+
+def bf16_chain(x, y, z):
+    a = ops.cast(x, ms.bfloat16) * ops.cast(y, ms.bfloat16)
+    b = ops.gelu(a + 0.5, approximate="none") - ops.exp(a * 0.25) / (ops.abs(a) + 1.0)
+    c = ops.select(b > 0.0, ops.sigmoid(b), ops.tanh(a) * ops.erf(b))
+    return (ops.cast(c, ms.float32) + z, c * c, ops.sqrt(ops.square(b)),
+            ops.maximum(a, b) - ops.minimum(a, c))
+
+
+@pytest.mark.parametrize("shapes", [
+    [(37, 19), (37, 19), (37, 19)],
+    [(3, 1, 5), (1, 4, 5), (5,)],
+    [(), (), ()],
+])
+def test_bfloat16_chains_round_each_op_as_the_kernels_do(shapes, capsys):
+    # Each bfloat16 op computes in float32 and rounds its result to bfloat16, fused or not:
+    # the fused chain equals the op-by-op one bit for bit (the transcendental ops' float32
+    # results may differ by an ulp before rounding, which rounding hides but for rare ties).
+    args = [values(s, np.float32, seed=i, lo=-3, hi=3) for i, s in enumerate(shapes)]
+    ref, _ = compiled(bf16_chain, args, False, capsys)
+    got, clusters = compiled(bf16_chain, args, True, capsys)
+    assert clusters >= 1
+    for r, g in zip(ref, got):
+        assert r.dtype == g.dtype and r.shape == g.shape
+        assert np.mean(r != g) <= 0.002, (r, g)
+        np.testing.assert_allclose(g, r, rtol=2 ** -7, atol=0)  # one bfloat16 ulp at most
+
+
+def test_bfloat16_casts_nan_rounding_and_sums(capsys):
+    # float32 -> bfloat16 rounds to nearest even (ties, NaN quieted, overflow to inf) exactly
+    # as Cast's kernel; bfloat16 sums accumulate in double and round once.
+    ties = np.array([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, -(1.0 + 2 ** -8), 3.3895e38, -3.3896e38,
+                     np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 2.0 ** -133], np.float32)
+    x = np.concatenate([ties, values((500,), np.float32, seed=2, lo=-50, hi=50)])
+    x2 = values((24, 40), np.float32, seed=6)
+
+    def f(x, x2):
+        b = ops.cast(x * 1.0, ms.bfloat16)
+        m = ops.cast(x2 + 1.0, ms.bfloat16)
+        return (ops.cast(b, ms.float32) * 2.0, b + b, ops.ReduceSum()(m * m, 1),
+                ops.ReduceMean(keep_dims=True)(m - 1.0, 0))
+
+    ref, _ = compiled(f, [x, x2], False, capsys)
+    got, clusters = compiled(f, [x, x2], True, capsys)
+    assert clusters == 2  # the x chain; the m chain with both its reductions
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    for r, g in zip(ref[2:], got[2:]):
+        np.testing.assert_allclose(g, r, rtol=2 ** -8, atol=0)
+
+
+def test_bfloat16_gradients_through_fused_graphs_equal_unfused(capsys):
+    x = values((16, 48), np.float32, seed=11)
+    w = values((48,), np.float32, seed=12)
+
+    def f(x, w):
+        def loss(x, w):
+            h = ops.cast(x, ms.bfloat16) * ops.cast(w, ms.bfloat16)
+            return ops.cast(ops.gelu(h, approximate="none") * h, ms.float32).sum()
+        return ms.grad(loss, grad_position=(0, 1))(x, w)
+
+    ref, _ = compiled(f, [x, w], False, capsys)
+    got, clusters = compiled(f, [x, w], True, capsys)
+    assert clusters >= 1
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=2 ** -7, atol=1e-6 * np.abs(r).max())

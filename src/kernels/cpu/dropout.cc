@@ -23,10 +23,6 @@ namespace {
 
 constexpr int kLanes = 16;  // Philox blocks per group: 64 elements
 
-// The words of blocks first .. first + kLanes - 1 of `key` (counter high word 0), element
-// order: words[4 * lane + j] is word j of block first + lane. Same rounds as philox():
-// sixteen blocks in the sixteen 32-bit lanes of AVX-512 registers where the CPU has them
-// (mulhilo from vpmuludq on the even and odd lanes), else one block at a time.
 // The high words of the 32x32-bit products a * m, lane by lane. (The zero-masked forms with
 // every lane selected: GCC 12's plain ones start from an "undefined" vector that
 // -Wuninitialized reports.)
@@ -38,15 +34,18 @@ constexpr int kLanes = 16;  // Philox blocks per group: 64 elements
   return _mm512_mask_blend_epi32(0xAAAA, even, odd);
 }
 
-__attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64_t first,
-                                                            uint32_t* words) {
-  alignas(64) uint32_t lo[kLanes], hi[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    uint64_t ctr = first + static_cast<uint64_t>(l);
-    lo[l] = static_cast<uint32_t>(ctr);
-    hi[l] = static_cast<uint32_t>(ctr >> 32);
-  }
-  __m512i c0 = _mm512_load_si512(lo), c1 = _mm512_load_si512(hi);
+// The ten Philox rounds of blocks first .. first + 15 in registers: c[j] lane l is word j of
+// block first + l (the counters' low words carry into their high words lane by lane).
+[[gnu::always_inline]] __attribute__((target("avx512f"))) inline void philox_rounds_avx512(
+    uint64_t key, uint64_t first, __m512i c[4]) {
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  // Counters first + l: the low words wrap into the high ones lane by lane.
+  const uint32_t f_lo = static_cast<uint32_t>(first), f_hi = static_cast<uint32_t>(first >> 32);
+  __m512i c0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(f_lo)), lanes);
+  __mmask16 carry = _mm512_cmplt_epu32_mask(c0, _mm512_set1_epi32(static_cast<int>(f_lo)));
+  __m512i c1 =
+      _mm512_mask_add_epi32(_mm512_set1_epi32(static_cast<int>(f_hi)), carry,
+                            _mm512_set1_epi32(static_cast<int>(f_hi)), _mm512_set1_epi32(1));
   __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
   const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
   const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
@@ -65,13 +64,50 @@ __attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
+  c[0] = c0;
+  c[1] = c1;
+  c[2] = c2;
+  c[3] = c3;
+}
+
+// The words of blocks first .. first + kLanes - 1 of `key` (counter high word 0), element
+// order: words[4 * lane + j] is word j of block first + lane. Same rounds as philox():
+// sixteen blocks in the sixteen 32-bit lanes of AVX-512 registers where the CPU has them
+// (mulhilo from vpmuludq on the even and odd lanes), else one block at a time.
+__attribute__((target("avx512f"))) void philox_group_avx512(uint64_t key, uint64_t first,
+                                                            uint32_t* words) {
+  __m512i c[4];
+  philox_rounds_avx512(key, first, c);
   alignas(64) uint32_t w[4][kLanes];
-  _mm512_store_si512(w[0], c0);
-  _mm512_store_si512(w[1], c1);
-  _mm512_store_si512(w[2], c2);
-  _mm512_store_si512(w[3], c3);
+  for (int j = 0; j < 4; ++j) _mm512_store_si512(w[j], c[j]);
   for (int l = 0; l < kLanes; ++l)
     for (int j = 0; j < 4; ++j) words[4 * l + j] = w[j][l];
+}
+
+// One group of float elements (m <= 64) in vector registers: the keep bit of element 4l + j
+// is lane l of word j's compare, interleaved into one 64-bit mask (pdep); then per 16 elements
+// y = x * (keep ? scale : 0) and mask = keep ? 1 : 0, as keep_or_drop computes them (x * 0,
+// not a zeroed lane, so an inf or NaN dropped gives NaN as there).
+__attribute__((target("avx512f,bmi2"))) void dropout_group_avx512(uint64_t key, uint64_t first,
+                                                                  const float* x, float* y,
+                                                                  float* mask, int64_t m,
+                                                                  uint32_t threshold, float scale) {
+  __m512i c[4];
+  philox_rounds_avx512(key, first, c);
+  const __m512i thr = _mm512_set1_epi32(static_cast<int>(threshold));
+  uint64_t keep = 0;
+  for (int j = 0; j < 4; ++j) {
+    __mmask16 k = _mm512_cmplt_epu32_mask(_mm512_maskz_srli_epi32(0xFFFF, c[j], 8), thr);
+    keep |= _pdep_u64(k, 0x1111111111111111ull << j);
+  }
+  const __m512 sv = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < m; i += 16) {
+    const __mmask16 lanes = m - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (m - i)) - 1);
+    const __mmask16 k = static_cast<__mmask16>(keep >> i);
+    __m512 xv = _mm512_maskz_loadu_ps(lanes, x + i);
+    _mm512_mask_storeu_ps(y + i, lanes, _mm512_mul_ps(xv, _mm512_maskz_mov_ps(k, sv)));
+    _mm512_mask_storeu_ps(mask + i, lanes, _mm512_maskz_mov_ps(k, one));
+  }
 }
 
 void philox_group_scalar(uint64_t key, uint64_t first, uint32_t* words) {
@@ -103,20 +139,35 @@ void dropout(const T* x, T* y, T* mask, int64_t n, double keep, RandomStream rs)
   int64_t groups = (n + kGroup - 1) / kGroup;
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   auto group = avx512 ? philox_group_avx512 : philox_group_scalar;
+  // float32 and bfloat16 (computing in float) on AVX-512 with BMI2: the whole group in
+  // registers (dropout_group_avx512); this was 4/5 of the op's time as scalar code.
+  static const bool vec = avx512 && __builtin_cpu_supports("bmi2");
   parallel_for(0, groups, 512, [&](int64_t b, int64_t e) {
     uint32_t words[kGroup];
     for (int64_t g = b; g < e; ++g) {
-      group(rs.key, rs.offset + static_cast<uint64_t>(g * kLanes), words);
+      const uint64_t first = rs.offset + static_cast<uint64_t>(g * kLanes);
       int64_t base = g * kGroup;
       int64_t m = std::min<int64_t>(kGroup, n - base);
+      if constexpr (std::is_same_v<T, float>) {
+        if (vec) {
+          dropout_group_avx512(rs.key, first, x + base, y + base, mask + base, m, threshold, scale);
+          continue;
+        }
+      }
       if constexpr (std::is_same_v<T, bfloat16>) {
         // Through float with the vectorised converters (the same rounding), not per element.
         alignas(64) float xf[kGroup], yf[kGroup], mf[kGroup];
         ew::bf16_to_f32(x + base, 1, xf, m);
-        keep_or_drop<float>(xf, yf, mf, m, words, threshold, scale);
+        if (vec) {
+          dropout_group_avx512(rs.key, first, xf, yf, mf, m, threshold, scale);
+        } else {
+          group(rs.key, first, words);
+          keep_or_drop<float>(xf, yf, mf, m, words, threshold, scale);
+        }
         ew::f32_to_bf16(yf, y + base, 1, m);
         ew::f32_to_bf16(mf, mask + base, 1, m);
       } else {
+        group(rs.key, first, words);
         keep_or_drop<C>(x + base, y + base, mask + base, m, words, threshold, scale);
       }
     }

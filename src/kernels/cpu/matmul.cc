@@ -36,6 +36,7 @@
 
 #include "base/parallel.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
 #include "tensor/allocator.h"
@@ -501,9 +502,43 @@ bool bf16_primitive(const KernelContext& ctx) {
 
 // ---- BiasAdd ---------------------------------------------------------------------------
 
+// bfloat16: blocks of each row through float buffers with the vectorised converters (the
+// same rounding as element by element, which ran 3-4x slower than float32's add).
+void bias_add_bf16(const bfloat16* x, const bfloat16* b, bfloat16* y, int64_t O, int64_t C,
+                   int64_t I) {
+  constexpr int64_t kBlock = 256;
+  std::vector<float> bias(static_cast<size_t>(C));
+  ew::bf16_to_f32(b, 1, bias.data(), C);
+  // Rows of I elements (I == 1: rows of the C channels, the bias a row of its own).
+  const int64_t rows = I == 1 ? O : O * C, len = I == 1 ? C : I;
+  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 alignas(64) float buf[kBlock];
+                 for (int64_t r = lo; r < hi; ++r) {
+                   const bfloat16* xr = x + r * len;
+                   bfloat16* yr = y + r * len;
+                   for (int64_t c0 = 0; c0 < len; c0 += kBlock) {
+                     const int64_t m = std::min(kBlock, len - c0);
+                     ew::bf16_to_f32(xr + c0, 1, buf, m);
+                     if (I == 1) {
+                       for (int64_t k = 0; k < m; ++k) buf[k] += bias[static_cast<size_t>(c0 + k)];
+                     } else {
+                       const float bv = bias[static_cast<size_t>(r % C)];
+                       for (int64_t k = 0; k < m; ++k) buf[k] += bv;
+                     }
+                     ew::f32_to_bf16(buf, yr + c0, 1, m);
+                   }
+                 }
+               });
+}
+
 template <class T>
 void bias_add(const T* x, const T* b, T* y, int64_t O, int64_t C, int64_t I) {
   using Cm = compute_t<T>;
+  if constexpr (std::is_same_v<T, bfloat16>) {
+    bias_add_bf16(x, b, y, O, C, I);
+    return;
+  }
   if (I == 1) {
     parallel_for(0, O, std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)),
                  [&](int64_t lo, int64_t hi) {

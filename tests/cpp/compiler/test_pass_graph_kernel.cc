@@ -22,6 +22,16 @@ void expect_fused(const std::string& before, const std::string& after) {
   EXPECT_FALSE(c.run(graph_kernel, kLifted)) << c.text();
 }
 
+// Runs the pass on c (which must make one GraphKernel graph) and returns its loop kernel.
+codegen::LoopKernel lowered(PassCase& c) {
+  EXPECT_TRUE(c.run(graph_kernel, kLifted));
+  ir::FuncGraph* k = nullptr;
+  for (const auto& g : c.m.graphs())
+    if (codegen::is_graph_kernel(g.get())) k = g.get();
+  EXPECT_NE(k, nullptr);
+  return k != nullptr ? codegen::lower(k) : codegen::LoopKernel{};
+}
+
 TEST(PassGraphKernel, ChainWithReductionBecomesOneCallWithTwoResults) {
   expect_fused(R"(
     graph @f(%x: f32[4, 8], %m: f32[4, 1], %y: f32[8]) {
@@ -113,12 +123,7 @@ TEST(PassGraphKernel, LoweringMergesDimensionsAndBroadcasts) {
       return %s
     }
   )");
-  ASSERT_TRUE(c.run(graph_kernel, kLifted));
-  ir::FuncGraph* k = nullptr;
-  for (const auto& g : c.m.graphs())
-    if (codegen::is_graph_kernel(g.get())) k = g.get();
-  ASSERT_NE(k, nullptr);
-  codegen::LoopKernel lk = codegen::lower(k);
+  codegen::LoopKernel lk = lowered(c);
   // [4, 5*6]: x walks both dimensions, b only the inner one within each 6 (no merge), the max
   // reduces the outer one.
   EXPECT_EQ(lk.text(),
@@ -130,6 +135,47 @@ TEST(PassGraphKernel, LoweringMergesDimensionsAndBroadcasts) {
             "  v2 = add Float32 v0 v1\n"
             "  out max v2 Float32 strides=[0,6,1] numel=30 count=4\n");
   EXPECT_FALSE(lk.parallel_outer());
+}
+
+TEST(PassGraphKernel, BFloat16ErfAndBothGeLUFormsLower) {
+  // bfloat16 fuses (each op rounded in the emitter); Erf and GeLU fuse, GeLU's form by its
+  // attribute; a bfloat16 Cast to float32 ends in a float32 value.
+  PassCase c(R"(
+    graph @f(%x: bf16[8, 3], %y: f32[3]) {
+      %a = Erf(%x) : bf16[8, 3]
+      %b = GeLU{approximate="tanh"}(%a) : bf16[8, 3]
+      %g = GeLU{approximate="none"}(%b) : bf16[8, 3]
+      %c = Cast{dtype=f32}(%g) : f32[8, 3]
+      %d = Mul(%c, %y) : f32[8, 3]
+      return %d
+    }
+  )");
+  EXPECT_EQ(lowered(c).text(),
+            "kernel dims=[8,3]\n"
+            "  in0 BFloat16 strides=[3,1]\n"
+            "  in1 Float32 strides=[0,1]\n"
+            "  v0 = load BFloat16 in0\n"
+            "  v1 = load Float32 in1\n"
+            "  v2 = erf BFloat16 v0\n"
+            "  v3 = gelu_tanh BFloat16 v2\n"
+            "  v4 = gelu BFloat16 v3\n"
+            "  v5 = cast Float32 v4\n"
+            "  v6 = mul Float32 v5 v1\n"
+            "  out store v6 Float32 strides=[3,1] numel=24 count=1\n");
+}
+
+TEST(PassGraphKernel, BFloat16MaxReductionsAndFloat64CastsStayUnfused) {
+  // bfloat16 max/min reductions and casts between bfloat16 and anything but float32 are left
+  // to the op kernels (one-node clusters stay as they are).
+  expect_unchanged(graph_kernel, R"(
+    graph @f(%x: bf16[4, 3], %z: f64[4, 3]) {
+      %m = ReduceMax{axis=(0,), keep_dims=False}(%x) : bf16[3]
+      %c = Cast{dtype=bf16}(%z) : bf16[4, 3]
+      %e = Cast{dtype=f64}(%x) : f64[4, 3]
+      %r = make_tuple(%m, %c, %e) : tuple(bf16[3], bf16[4, 3], f64[4, 3])
+      return %r
+    }
+  )");
 }
 
 }  // namespace

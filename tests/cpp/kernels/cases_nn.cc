@@ -452,7 +452,8 @@ void dropout_cases(std::vector<KernelCase>& v) {
                        {{600, 500}, 0.9, DType::Float32}, {{3, 5}, 1.0, DType::Float32},
                        {{0, 4}, 0.5, DType::Float32},     {{}, 0.5, DType::Float32},
                        {{9, 11}, 0.3, DType::Float64},    {{9, 11}, 0.7, DType::Float16},
-                       {{9, 11}, 0.7, DType::BFloat16}};
+                       {{9, 11}, 0.7, DType::BFloat16},   {{65}, 0.9, DType::Float32},
+                       {{1031}, 0.5, DType::BFloat16},    {{300, 77}, 0.9, DType::BFloat16}};
   for (const DoCase& c : cs) {
     v.push_back({"Dropout",
                  {{c.s, c.t}},
