@@ -15,8 +15,8 @@
 // planes to keep a few is slower than the GEMM path (5.8 ms vs 1.3 ms for LeNet's first layer;
 // about even at 4 channels, 2x faster blocked at 6).
 //
-// Exception: the forward and filter-gradient passes of small outputs (at most 4 positions, as in
-// ResNet's last stage) run as one sgemm over the batch on the plain tensors (run_batched_gemm).
+// Exception: small outputs (at most 4 positions, as in ResNet's last stage) run as one sgemm over
+// the batch on the plain tensors (run_batched_gemm).
 //
 // bfloat16 runs on oneDNN's bf16 primitives the same way (float32 accumulation inside, AVX-512
 // BF16 / AMX where the CPU has them) for passes with enough channels to win (bf16_wins) that get
@@ -375,23 +375,48 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
 
 // ---- float32 on small outputs: one sgemm over a batch of images ----
 
-// Whether a float32 pass runs as run_batched_gemm rather than on oneDNN's direct kernels: the
-// forward and filter-gradient passes of an ungrouped convolution whose output has at most 4
-// positions (ResNet's last stage: 2x2 at 64x64 inputs). There the direct kernels spend their
-// time on padding and on reordering the large weights (oneDNN's blocked layout, both ways),
-// while one product over the whole batch reads the plain weights where they lie. Measured
-// here (batch 16, 2 threads, ms, oneDNN with its reorders vs batched gemm): 512->512 3x3 on
-// 2x2 forward 2.9-5.1 vs 2.2-2.6, filter gradient 11.6-14.9 vs 2.1-2.2; 256->512 stride 2 on
-// 4x4 forward 1.6-2.0 vs 1.1-1.2, filter gradient 3.1-3.8 vs 1.0. The data gradient stays on
-// oneDNN (2.4-3.2 vs 3.4-4.0 ms: the scatter of col2im costs more than the reorders), and so do
-// larger outputs (4x4 256->256: 1.7 vs 2.2 ms forward, 2.0 vs 2.3 filter gradient).
-bool batched_gemm_wins(Pass pass, const ConvGeom& g) {
-  return pass != Pass::BwdData && g.group == 1 && g.ho * g.wo <= 4;
+// Whether a float32 pass runs as run_batched_gemm rather than on oneDNN's direct kernels: every
+// pass of an ungrouped convolution whose output has at most 4 positions (ResNet's last stage:
+// 2x2 at 64x64 inputs). There the direct kernels spend their time on padding and on reordering
+// the large weights into oneDNN's blocked layouts (a different one per pass, and the filter
+// gradient back), while one product over the whole batch reads the plain weights where they
+// lie. Measured here (batch 16, one thread, ms, oneDNN with its reorders vs batched gemm):
+// 512->512 3x3 on 2x2 forward 6.1-8.1 vs 2.2-2.3, filter gradient 20.6-34.1 vs 2.2-2.4, data
+// gradient 2.8-9.5 (in a training step: 1.9 ms of it the weights' reorder) vs 2.1 (1.8 of it the
+// product); 256->512 stride 2 on 4x4 forward 1.6-2.0 vs 1.1, filter gradient 4.5-5.9 vs 1.1,
+// data gradient 2.0-2.3 vs 1.3-1.4. Larger outputs stay on oneDNN (4x4 256->256: 1.7 vs 2.0-2.2
+// forward, 1.4 vs 2.3-2.7 data gradient).
+bool batched_gemm_wins(const ConvGeom& g) { return g.group == 1 && g.ho * g.wo <= 4; }
+
+// The adjoint of im2col for one image, from col's transpose: colt[oh*wo + ow][(c*kh + i)*kw + j]
+// is added to x[c][oh*sh - pt + i*dh][ow*sw - pl + j*dw] where that lies inside x.
+void col2im_transposed(const float* colt, const ConvGeom& g, float* x) {
+  const int64_t kdim = g.c * g.kh * g.kw;
+  std::fill(x, x + g.c * g.h * g.w, 0.0f);
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const float* r = colt + (oh * g.wo + ow) * kdim;
+      for (int64_t c = 0; c < g.c; ++c) {
+        for (int64_t i = 0; i < g.kh; ++i) {
+          int64_t ih = oh * g.sh - g.pt + i * g.dh;
+          if (ih < 0 || ih >= g.h) continue;
+          float* xr = x + (c * g.h + ih) * g.w;
+          const float* ri = r + (c * g.kh + i) * g.kw;
+          for (int64_t j = 0; j < g.kw; ++j) {
+            int64_t iw = ow * g.sw - g.pl + j * g.dw;
+            if (iw >= 0 && iw < g.w) xr[iw] += ri[j];
+          }
+        }
+      }
+    }
+  }
 }
 
 // Forward: yt = w [o x c*kh*kw] . col [c*kh*kw x images*ho*wo], then yt's columns scattered to
 // NCHW y. Filter gradient: dy gathered to yt [o x images*ho*wo], w = yt . col^T, accumulated
 // over chunks of images (col stays under kColBytes: 4 MiB, ResNet-18's batch 16 in one chunk).
+// Data gradient: dy gathered to yt, colt = yt^T . w [images*ho*wo x c*kh*kw] (that orientation
+// is the faster product), then col2im_transposed per image.
 void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w,
                       const Tensor& y) {
   constexpr int64_t kColBytes = int64_t{4} << 20;
@@ -402,14 +427,17 @@ void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tenso
   std::shared_ptr<Storage> yt_s = Storage::allocate(sizeof(float) * g.o * p * chunk);
   float* col = static_cast<float*>(col_s->data());
   float* yt = static_cast<float*>(yt_s->data());
-  const float* xp = x.data<float>();
+  float* xp = x.data<float>();
   float* wp = w.data<float>();
   float* yp = y.data<float>();
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nc = std::min(chunk, g.n - n0), np = nc * p;
-    parallel_for(0, nc, std::max<int64_t>(1, 32768 / (kdim * p)), [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) im2col(xp + (n0 + n) * xsize, g, g.c, col + n * p, np);
-    });
+    const int64_t image_grain = std::max<int64_t>(1, 32768 / (kdim * p));
+    if (pass != Pass::BwdData) {
+      parallel_for(0, nc, image_grain, [&](int64_t b, int64_t e) {
+        for (int64_t n = b; n < e; ++n) im2col(xp + (n0 + n) * xsize, g, g.c, col + n * p, np);
+      });
+    }
     // yt[o][n*p + q] <-> y[n0 + n][o][q], one p-long run per (n, o).
     auto move_y = [&](bool to_yt) {
       parallel_for(0, nc * g.o, std::max<int64_t>(1, 32768 / p), [&](int64_t b, int64_t e) {
@@ -428,6 +456,13 @@ void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tenso
     if (pass == Pass::Fwd) {
       st = dnnl_sgemm('N', 'N', g.o, np, kdim, 1.0f, wp, kdim, col, np, 0.0f, yt, np);
       move_y(false);
+    } else if (pass == Pass::BwdData) {
+      move_y(true);
+      st = dnnl_sgemm('T', 'N', np, kdim, g.o, 1.0f, yt, np, wp, kdim, 0.0f, col, kdim);
+      parallel_for(0, nc, image_grain, [&](int64_t b, int64_t e) {
+        for (int64_t n = b; n < e; ++n)
+          col2im_transposed(col + n * p * kdim, g, xp + (n0 + n) * xsize);
+      });
     } else {
       move_y(true);
       st = dnnl_sgemm('N', 'T', g.o, kdim, np, 1.0f, yt, np, col, np, n0 == 0 ? 0.0f : 1.0f, wp,
@@ -482,7 +517,7 @@ void run_pass(const char* op, Pass pass, const ConvGeom& g, const Tensor& x, con
   }
   auto f64 = [&](const Tensor& a, const Tensor& b, const Tensor& c) { run_f64(pass, g, a, b, c); };
   auto f32 = [&](const Tensor& a, const Tensor& b, const Tensor& c) {
-    if (batched_gemm_wins(pass, g)) {
+    if (batched_gemm_wins(g)) {
       run_batched_gemm(pass, g, a, b, c);
     } else if (!run_dnnl(pass, g, a, b, c)) {
       run_converted(pass, DType::Float64, a, b, c, f64);
