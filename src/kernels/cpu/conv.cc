@@ -222,14 +222,22 @@ bool run_dnnl(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, co
 
 // ---- float64: im2col + loop-nest products ----
 
+// Division rounding down / up, for numerators of either sign (positive d).
+int64_t floor_div(int64_t a, int64_t d) { return a >= 0 ? a / d : -((-a + d - 1) / d); }
+int64_t ceil_div(int64_t a, int64_t d) { return -floor_div(-a, d); }
+
 // col[(c*kh + i)*kw + j][oh*wo + ow] = x[c][oh*sh - pt + i*dh][ow*sw - pl + j*dw] (0 outside),
 // for the `cg` channels starting at x; rows of col are `ld` elements apart (ho*wo for one
-// image's matrix, more where several images sit side by side).
+// image's matrix, more where several images sit side by side). Each tap's columns inside the
+// input, [lo, hi), are found once: a copy (a contiguous one at stride 1) between zero edges.
 template <class T>
 void im2col(const T* x, const ConvGeom& g, int64_t cg, T* col, int64_t ld) {
-  for (int64_t c = 0; c < cg; ++c) {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
+  for (int64_t j = 0; j < g.kw; ++j) {
+    const int64_t shift = j * g.dw - g.pl;  // iw = ow*sw + shift
+    const int64_t lo = std::clamp<int64_t>(ceil_div(-shift, g.sw), 0, g.wo);
+    const int64_t hi = std::clamp<int64_t>(floor_div(g.w - 1 - shift, g.sw) + 1, lo, g.wo);
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t i = 0; i < g.kh; ++i) {
         T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
         for (int64_t oh = 0; oh < g.ho; ++oh) {
           int64_t ih = oh * g.sh - g.pt + i * g.dh;
@@ -239,10 +247,13 @@ void im2col(const T* x, const ConvGeom& g, int64_t cg, T* col, int64_t ld) {
             continue;
           }
           const T* xr = x + (c * g.h + ih) * g.w;
-          for (int64_t ow = 0; ow < g.wo; ++ow) {
-            int64_t iw = ow * g.sw - g.pl + j * g.dw;
-            r[ow] = (iw >= 0 && iw < g.w) ? xr[iw] : T(0);
+          std::fill(r, r + lo, T(0));
+          if (g.sw == 1) {
+            std::copy(xr + lo + shift, xr + hi + shift, r + lo);
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) r[ow] = xr[ow * g.sw + shift];
           }
+          std::fill(r + hi, r + g.wo, T(0));
         }
       }
     }
@@ -388,35 +399,52 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
 // forward, 1.4 vs 2.3-2.7 data gradient).
 bool batched_gemm_wins(const ConvGeom& g) { return g.group == 1 && g.ho * g.wo <= 4; }
 
-// The adjoint of im2col for one image, from col's transpose: colt[oh*wo + ow][(c*kh + i)*kw + j]
-// is added to x[c][oh*sh - pt + i*dh][ow*sw - pl + j*dw] where that lies inside x.
+// Calls fn(k, xi) for each tap of output position (oh, ow) that lies inside the image: k =
+// (c*kh + i)*kw + j, the tap's column in the transposed im2col matrix, and xi = (c*h + ih)*w + iw,
+// the element of x it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw).
+template <class F>
+[[gnu::always_inline]] inline void for_each_tap(const ConvGeom& g, int64_t oh, int64_t ow, F&& fn) {
+  for (int64_t c = 0; c < g.c; ++c) {
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+        if (iw >= 0 && iw < g.w) fn((c * g.kh + i) * g.kw + j, (c * g.h + ih) * g.w + iw);
+      }
+    }
+  }
+}
+
+// One image's transposed im2col matrix, colt[oh*wo + ow][(c*kh + i)*kw + j] (0 where the tap
+// falls in the padding), and its adjoint, which sums colt's entries into x.
+void im2col_transposed(const float* x, const ConvGeom& g, float* colt) {
+  const int64_t kdim = g.c * g.kh * g.kw;
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      float* r = colt + (oh * g.wo + ow) * kdim;
+      std::fill(r, r + kdim, 0.0f);
+      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { r[k] = x[xi]; });
+    }
+  }
+}
 void col2im_transposed(const float* colt, const ConvGeom& g, float* x) {
   const int64_t kdim = g.c * g.kh * g.kw;
   std::fill(x, x + g.c * g.h * g.w, 0.0f);
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       const float* r = colt + (oh * g.wo + ow) * kdim;
-      for (int64_t c = 0; c < g.c; ++c) {
-        for (int64_t i = 0; i < g.kh; ++i) {
-          int64_t ih = oh * g.sh - g.pt + i * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          float* xr = x + (c * g.h + ih) * g.w;
-          const float* ri = r + (c * g.kh + i) * g.kw;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            int64_t iw = ow * g.sw - g.pl + j * g.dw;
-            if (iw >= 0 && iw < g.w) xr[iw] += ri[j];
-          }
-        }
-      }
+      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { x[xi] += r[k]; });
     }
   }
 }
 
-// Forward: yt = w [o x c*kh*kw] . col [c*kh*kw x images*ho*wo], then yt's columns scattered to
-// NCHW y. Filter gradient: dy gathered to yt [o x images*ho*wo], w = yt . col^T, accumulated
-// over chunks of images (col stays under kColBytes: 4 MiB, ResNet-18's batch 16 in one chunk).
-// Data gradient: dy gathered to yt, colt = yt^T . w [images*ho*wo x c*kh*kw] (that orientation
-// is the faster product), then col2im_transposed per image.
+// The three passes over a chunk of images, with colt [images*ho*wo x c*kh*kw] their transposed
+// im2col matrices (one row per output position, written or read in place by each image) and
+// yt [o x images*ho*wo] the output or its gradient gathered by channel. Forward: yt = w . colt^T,
+// scattered to NCHW y. Data gradient: colt = yt^T . w, summed into x per image. Filter gradient:
+// w = yt . colt, accumulated over the chunks (colt stays under kColBytes: 4 MiB, ResNet-18's
+// batch 16 in one chunk).
 void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w,
                       const Tensor& y) {
   constexpr int64_t kColBytes = int64_t{4} << 20;
@@ -425,19 +453,19 @@ void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tenso
   SerialBelow serial(g.n * p * g.o * kdim);
   std::shared_ptr<Storage> col_s = Storage::allocate(sizeof(float) * kdim * p * chunk);
   std::shared_ptr<Storage> yt_s = Storage::allocate(sizeof(float) * g.o * p * chunk);
-  float* col = static_cast<float*>(col_s->data());
+  float* colt = static_cast<float*>(col_s->data());
   float* yt = static_cast<float*>(yt_s->data());
   float* xp = x.data<float>();
   float* wp = w.data<float>();
   float* yp = y.data<float>();
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nc = std::min(chunk, g.n - n0), np = nc * p;
-    const int64_t image_grain = std::max<int64_t>(1, 32768 / (kdim * p));
-    if (pass != Pass::BwdData) {
-      parallel_for(0, nc, image_grain, [&](int64_t b, int64_t e) {
-        for (int64_t n = b; n < e; ++n) im2col(xp + (n0 + n) * xsize, g, g.c, col + n * p, np);
+    // fn(image's x, its rows of colt) for each image of the chunk, in parallel.
+    auto per_image = [&](auto&& fn) {
+      parallel_for(0, nc, std::max<int64_t>(1, 32768 / (kdim * p)), [&](int64_t b, int64_t e) {
+        for (int64_t n = b; n < e; ++n) fn(xp + (n0 + n) * xsize, colt + n * p * kdim);
       });
-    }
+    };
     // yt[o][n*p + q] <-> y[n0 + n][o][q], one p-long run per (n, o).
     auto move_y = [&](bool to_yt) {
       parallel_for(0, nc * g.o, std::max<int64_t>(1, 32768 / p), [&](int64_t b, int64_t e) {
@@ -453,20 +481,20 @@ void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tenso
       });
     };
     dnnl_status_t st;
-    if (pass == Pass::Fwd) {
-      st = dnnl_sgemm('N', 'N', g.o, np, kdim, 1.0f, wp, kdim, col, np, 0.0f, yt, np);
-      move_y(false);
-    } else if (pass == Pass::BwdData) {
+    if (pass == Pass::BwdData) {
       move_y(true);
-      st = dnnl_sgemm('T', 'N', np, kdim, g.o, 1.0f, yt, np, wp, kdim, 0.0f, col, kdim);
-      parallel_for(0, nc, image_grain, [&](int64_t b, int64_t e) {
-        for (int64_t n = b; n < e; ++n)
-          col2im_transposed(col + n * p * kdim, g, xp + (n0 + n) * xsize);
-      });
+      st = dnnl_sgemm('T', 'N', np, kdim, g.o, 1.0f, yt, np, wp, kdim, 0.0f, colt, kdim);
+      per_image([&](float* xi, const float* ci) { col2im_transposed(ci, g, xi); });
     } else {
-      move_y(true);
-      st = dnnl_sgemm('N', 'T', g.o, kdim, np, 1.0f, yt, np, col, np, n0 == 0 ? 0.0f : 1.0f, wp,
-                      kdim);
+      per_image([&](const float* xi, float* ci) { im2col_transposed(xi, g, ci); });
+      if (pass == Pass::Fwd) {
+        st = dnnl_sgemm('N', 'T', g.o, np, kdim, 1.0f, wp, kdim, colt, kdim, 0.0f, yt, np);
+        move_y(false);
+      } else {
+        move_y(true);
+        st = dnnl_sgemm('N', 'N', g.o, kdim, np, 1.0f, yt, np, colt, kdim, n0 == 0 ? 0.0f : 1.0f,
+                        wp, kdim);
+      }
     }
     MC_ASSERT(st == dnnl_success, "dnnl_sgemm failed (", static_cast<int>(st), ")");
   }
