@@ -117,6 +117,13 @@ void conv_cases(std::vector<KernelCase>& v) {
                DType::Float32,
                "3 channels, large"});
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float32, "empty batch"});
+  // Enough work to split the images across threads (run_dnnl_by_images), an odd batch: shares
+  // of different sizes, the filter gradient summed over them.
+  add_conv(v, {{5, 16, 12, 12},
+               {32, 16, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "odd batch split across threads"});
   // Outputs of at most 4 positions (the batched sgemm path): ResNet's last stage, with
   // strides, asymmetric pads, dilation, 1x1, a single position, a batch over several chunks.
   add_conv(v, {{5, 40, 2, 2},
