@@ -15,8 +15,10 @@
 // planes to keep a few is slower than the GEMM path (5.8 ms vs 1.3 ms for LeNet's first layer;
 // about even at 4 channels, 2x faster blocked at 6).
 //
-// Exception: small outputs (at most 4 positions, as in ResNet's last stage) run as one sgemm over
-// the batch on the plain tensors (run_batched_gemm).
+// Passes with enough work for several threads split their images across them, one
+// single-threaded primitive per share (run_dnnl_by_images). Exception: small outputs (at most 4
+// positions, as in ResNet's last stage) run as one sgemm over the batch on the plain tensors
+// (run_batched_gemm).
 //
 // bfloat16 runs on oneDNN's bf16 primitives the same way (float32 accumulation inside, AVX-512
 // BF16 / AMX where the CPU has them) for passes with enough channels to win (bf16_wins) that get
