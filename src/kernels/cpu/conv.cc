@@ -15,6 +15,11 @@
 // planes to keep a few is slower than the GEMM path (5.8 ms vs 1.3 ms for LeNet's first layer;
 // about even at 4 channels, 2x faster blocked at 6).
 //
+// Passes with enough work for several threads split their images across them, one
+// single-threaded primitive per share (run_dnnl_by_images). Exception: small outputs (at most 4
+// positions, as in ResNet's last stage) run as one sgemm over the batch on the plain tensors
+// (run_batched_gemm).
+//
 // bfloat16 runs on oneDNN's bf16 primitives the same way (float32 accumulation inside, AVX-512
 // BF16 / AMX where the CPU has them) for passes with enough channels to win (bf16_wins) that get
 // a direct kernel; otherwise it and float16 convert to float32 around the float32 path. float64
@@ -23,6 +28,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -176,15 +182,16 @@ dnnl_util::Key conv_key(Pass pass, const ConvGeom& g, dnn_t type) {
           omp_get_max_threads()};
 }
 
-// Runs one pass on float32 or bfloat16 tensors x, w, y (one of which is the pass's output);
-// false when oneDNN cannot run this geometry (for bfloat16: has no direct kernel for it).
-bool run_dnnl(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& y) {
-  const dnn_t type = x.dtype() == DType::BFloat16 ? dnn_t::bf16 : dnn_t::f32;
-  SerialBelow serial(g.n * g.o * g.ho * g.wo * (g.c / g.group) * g.kh * g.kw);
-  dnnl_util::Key key = conv_key(pass, g, type);
-  std::shared_ptr<ConvPrim> p =
-      dnnl_util::cached<ConvPrim>(key, [&] { return make_prim(pass, g, type); });
-  if (!p->prim) return false;
+// The cached primitive for pass over g (made on first use for the current thread count).
+std::shared_ptr<ConvPrim> conv_prim(Pass pass, const ConvGeom& g, dnn_t type) {
+  return dnnl_util::cached<ConvPrim>(conv_key(pass, g, type),
+                                     [&] { return make_prim(pass, g, type); });
+}
+
+// Runs p on x, w, y (one of which is the pass's output): reorders in, the primitive, reorders
+// out, on the calling thread's stream.
+void execute(const ConvPrim& p, Pass pass, const ConvGeom& g, dnn_t type, const Tensor& x,
+             const Tensor& w, const Tensor& y) {
   dnnl::stream& s = dnnl_util::stream();
   memory user[3] = {dnnl_util::wrap(x_plain(g, type), x), dnnl_util::wrap(w_plain(g, type), w),
                     dnnl_util::wrap(y_plain(g, type), y)};
@@ -192,52 +199,124 @@ bool run_dnnl(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, co
   std::vector<dnnl_util::Scratch> keep;
   keep.reserve(8);
   for (int i = 0; i < 3; ++i) {
-    if (!p->reorder[i]) {
+    if (!p.reorder[i]) {
       used[i] = user[i];
       continue;
     }
-    keep.push_back(dnnl_util::scratch(p->md[i]));
+    keep.push_back(dnnl_util::scratch(p.md[i]));
     used[i] = keep.back().mem;
-    if (p->to_prim[i]) {
-      p->to_prim[i].execute(s, {{DNNL_ARG_FROM, user[i]}, {DNNL_ARG_TO, used[i]}}, &keep);
+    if (p.to_prim[i]) {
+      p.to_prim[i].execute(s, {{DNNL_ARG_FROM, user[i]}, {DNNL_ARG_TO, used[i]}}, &keep);
     }
   }
   const int args[3][3] = {{DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST},
                           {DNNL_ARG_DIFF_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_DST},
                           {DNNL_ARG_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_DST}};
   const int* a = args[static_cast<int>(pass) - 1];
-  p->prim.execute(s, {{a[0], used[0]}, {a[1], used[1]}, {a[2], used[2]}}, &keep);
+  p.prim.execute(s, {{a[0], used[0]}, {a[1], used[1]}, {a[2], used[2]}}, &keep);
   for (int i = 0; i < 3; ++i) {
-    if (p->to_user[i]) {
-      p->to_user[i].execute(s, {{DNNL_ARG_FROM, used[i]}, {DNNL_ARG_TO, user[i]}}, &keep);
+    if (p.to_user[i]) {
+      p.to_user[i].execute(s, {{DNNL_ARG_FROM, used[i]}, {DNNL_ARG_TO, user[i]}}, &keep);
     }
   }
   s.wait();
+}
+
+// A float32 pass with its images split across the threads: each thread runs a one-thread
+// primitive (reorders included) on its share, writing its images' part of y or x directly; the
+// filter gradient takes a partial sum per share, added in share order. oneDNN's own threading
+// of a primitive synchronises its threads inside (spinning barriers in the filter gradient's
+// reduction), which on this shared 2-core machine turned a 1.3 ms single-threaded filter
+// gradient (64->64 3x3 on 16x16, batch 16) into 5-12 ms whenever the other thread was
+// descheduled; independent shares wait only at the end. False (nothing run) when the
+// primitives are not available.
+bool run_dnnl_by_images(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w,
+                        const Tensor& y) {
+  const int64_t parts = std::min<int64_t>(num_threads(), g.n);
+  ConvGeom share[2] = {g, g};  // the smaller and the larger share (sizes differ by at most 1)
+  share[0].n = g.n / parts;
+  share[1].n = (g.n + parts - 1) / parts;
+  std::shared_ptr<ConvPrim> prim[2];
+  {
+    SerialBelow one_thread(0);  // built for the thread that runs them
+    for (int i = 0; i < 2; ++i) prim[i] = conv_prim(pass, share[i], dnn_t::f32);
+  }
+  if (!prim[0]->prim || !prim[1]->prim) return false;
+  std::vector<Tensor> partial(static_cast<size_t>(parts), w);
+  if (pass == Pass::BwdWeights) {
+    for (int64_t i = 1; i < parts; ++i) partial[i] = Tensor::empty(w.shape(), w.dtype());
+  }
+  parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t n0 = g.n * i / parts, n1 = g.n * (i + 1) / parts;
+      const int k = n1 - n0 == share[0].n ? 0 : 1;
+      execute(*prim[k], pass, share[k], dnn_t::f32, x.slice(0, n0, n1, 1), partial[i],
+              y.slice(0, n0, n1, 1));
+    }
+  });
+  if (pass == Pass::BwdWeights) {
+    float* out = w.data<float>();
+    parallel_for(0, w.numel(), 16384, [&](int64_t b, int64_t e) {
+      for (int64_t i = 1; i < parts; ++i) {
+        const float* part = partial[i].data<float>();
+        for (int64_t j = b; j < e; ++j) out[j] += part[j];
+      }
+    });
+  }
+  return true;
+}
+
+// Runs one pass on float32 or bfloat16 tensors x, w, y (one of which is the pass's output);
+// false when oneDNN cannot run this geometry (for bfloat16: has no direct kernel for it).
+// float32 passes with enough work for several threads go through run_dnnl_by_images.
+bool run_dnnl(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& y) {
+  const dnn_t type = x.dtype() == DType::BFloat16 ? dnn_t::bf16 : dnn_t::f32;
+  const int64_t work = g.n * g.o * g.ho * g.wo * (g.c / g.group) * g.kh * g.kw;
+  if (type == dnn_t::f32 && work >= kSerialWork && g.n >= 2 && num_threads() >= 2 &&
+      !in_parallel_region() && run_dnnl_by_images(pass, g, x, w, y)) {
+    return true;
+  }
+  SerialBelow serial(work);
+  std::shared_ptr<ConvPrim> p = conv_prim(pass, g, type);
+  if (!p->prim) return false;
+  execute(*p, pass, g, type, x, w, y);
   return true;
 }
 
 // ---- float64: im2col + loop-nest products ----
 
+// Division rounding down / up, for numerators of either sign (positive d).
+int64_t floor_div(int64_t a, int64_t d) { return a >= 0 ? a / d : -((-a + d - 1) / d); }
+int64_t ceil_div(int64_t a, int64_t d) { return -floor_div(-a, d); }
+
 // col[(c*kh + i)*kw + j][oh*wo + ow] = x[c][oh*sh - pt + i*dh][ow*sw - pl + j*dw] (0 outside),
-// for the `cg` channels starting at x.
-void im2col(const double* x, const ConvGeom& g, int64_t cg, double* col) {
-  int64_t p = g.ho * g.wo;
-  for (int64_t c = 0; c < cg; ++c) {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        double* row = col + ((c * g.kh + i) * g.kw + j) * p;
+// for the `cg` channels starting at x; rows of col are `ld` elements apart (ho*wo for one
+// image's matrix, more where several images sit side by side). Each tap's columns inside the
+// input, [lo, hi), are found once: a copy (a contiguous one at stride 1) between zero edges.
+template <class T>
+void im2col(const T* x, const ConvGeom& g, int64_t cg, T* col, int64_t ld) {
+  for (int64_t j = 0; j < g.kw; ++j) {
+    const int64_t shift = j * g.dw - g.pl;  // iw = ow*sw + shift
+    const int64_t lo = std::clamp<int64_t>(ceil_div(-shift, g.sw), 0, g.wo);
+    const int64_t hi = std::clamp<int64_t>(floor_div(g.w - 1 - shift, g.sw) + 1, lo, g.wo);
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t i = 0; i < g.kh; ++i) {
+        T* row = col + ((c * g.kh + i) * g.kw + j) * ld;
         for (int64_t oh = 0; oh < g.ho; ++oh) {
           int64_t ih = oh * g.sh - g.pt + i * g.dh;
-          double* r = row + oh * g.wo;
+          T* r = row + oh * g.wo;
           if (ih < 0 || ih >= g.h) {
-            std::fill(r, r + g.wo, 0.0);
+            std::fill(r, r + g.wo, T(0));
             continue;
           }
-          const double* xr = x + (c * g.h + ih) * g.w;
-          for (int64_t ow = 0; ow < g.wo; ++ow) {
-            int64_t iw = ow * g.sw - g.pl + j * g.dw;
-            r[ow] = (iw >= 0 && iw < g.w) ? xr[iw] : 0.0;
+          const T* xr = x + (c * g.h + ih) * g.w;
+          std::fill(r, r + lo, T(0));
+          if (g.sw == 1) {
+            std::copy(xr + lo + shift, xr + hi + shift, r + lo);
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) r[ow] = xr[ow * g.sw + shift];
           }
+          std::fill(r + hi, r + g.wo, T(0));
         }
       }
     }
@@ -333,7 +412,7 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
         acc.assign(static_cast<size_t>(wsize), 0.0);
         for (int64_t n = g.n * ch / chunks; n < g.n * (ch + 1) / chunks; ++n) {
           for (int64_t gr = 0; gr < g.group; ++gr) {
-            im2col(xp + (n * g.c + gr * cg) * g.h * g.w, g, cg, col.data());
+            im2col(xp + (n * g.c + gr * cg) * g.h * g.w, g, cg, col.data(), p);
             gemm_nt(og, p, kdim, yp + (n * g.o + gr * og) * p, col.data(),
                     acc.data() + gr * og * kdim);
           }
@@ -357,7 +436,7 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
         double* yg = yp + (n * g.o + gr * og) * p;
         const double* wg = wp + gr * og * kdim;
         if (pass == Pass::Fwd) {
-          im2col(xg, g, cg, col.data());
+          im2col(xg, g, cg, col.data(), p);
           gemm_nn(og, p, kdim, wg, col.data(), yg, false);
         } else {
           gemm_tn(og, p, kdim, wg, yg, col.data());
@@ -366,6 +445,122 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
       }
     }
   });
+}
+
+// ---- float32 on small outputs: one sgemm over a batch of images ----
+
+// Whether a float32 pass runs as run_batched_gemm rather than on oneDNN's direct kernels: every
+// pass of an ungrouped convolution whose output has at most 4 positions (ResNet's last stage:
+// 2x2 at 64x64 inputs). There the direct kernels spend their time on padding and on reordering
+// the large weights into oneDNN's blocked layouts (a different one per pass, and the filter
+// gradient back), while one product over the whole batch reads the plain weights where they
+// lie. Measured here (batch 16, one thread, ms, oneDNN with its reorders vs batched gemm):
+// 512->512 3x3 on 2x2 forward 6.1-8.1 vs 2.2-2.3, filter gradient 20.6-34.1 vs 2.2-2.4, data
+// gradient 2.8-9.5 (in a training step: 1.9 ms of it the weights' reorder) vs 2.1 (1.8 of it the
+// product); 256->512 stride 2 on 4x4 forward 1.6-2.0 vs 1.1, filter gradient 4.5-5.9 vs 1.1,
+// data gradient 2.0-2.3 vs 1.3-1.4. Larger outputs stay on oneDNN (4x4 256->256: 1.7 vs 2.0-2.2
+// forward, 1.4 vs 2.3-2.7 data gradient).
+bool batched_gemm_wins(const ConvGeom& g) { return g.group == 1 && g.ho * g.wo <= 4; }
+
+// Calls fn(k, xi) for each tap of output position (oh, ow) that lies inside the image: k =
+// (c*kh + i)*kw + j, the tap's column in the transposed im2col matrix, and xi = (c*h + ih)*w + iw,
+// the element of x it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw).
+template <class F>
+[[gnu::always_inline]] inline void for_each_tap(const ConvGeom& g, int64_t oh, int64_t ow, F&& fn) {
+  for (int64_t c = 0; c < g.c; ++c) {
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+        if (iw >= 0 && iw < g.w) fn((c * g.kh + i) * g.kw + j, (c * g.h + ih) * g.w + iw);
+      }
+    }
+  }
+}
+
+// One image's transposed im2col matrix, colt[oh*wo + ow][(c*kh + i)*kw + j] (0 where the tap
+// falls in the padding), and its adjoint, which sums colt's entries into x.
+void im2col_transposed(const float* x, const ConvGeom& g, float* colt) {
+  const int64_t kdim = g.c * g.kh * g.kw;
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      float* r = colt + (oh * g.wo + ow) * kdim;
+      std::fill(r, r + kdim, 0.0f);
+      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { r[k] = x[xi]; });
+    }
+  }
+}
+void col2im_transposed(const float* colt, const ConvGeom& g, float* x) {
+  const int64_t kdim = g.c * g.kh * g.kw;
+  std::fill(x, x + g.c * g.h * g.w, 0.0f);
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const float* r = colt + (oh * g.wo + ow) * kdim;
+      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { x[xi] += r[k]; });
+    }
+  }
+}
+
+// The three passes over a chunk of images, with colt [images*ho*wo x c*kh*kw] their transposed
+// im2col matrices (one row per output position, written or read in place by each image) and
+// yt [o x images*ho*wo] the output or its gradient gathered by channel. Forward: yt = w . colt^T,
+// scattered to NCHW y. Data gradient: colt = yt^T . w, summed into x per image. Filter gradient:
+// w = yt . colt, accumulated over the chunks (colt stays under kColBytes: 4 MiB, ResNet-18's
+// batch 16 in one chunk).
+void run_batched_gemm(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w,
+                      const Tensor& y) {
+  constexpr int64_t kColBytes = int64_t{4} << 20;
+  const int64_t p = g.ho * g.wo, kdim = g.c * g.kh * g.kw, xsize = g.c * g.h * g.w;
+  const int64_t chunk = std::clamp<int64_t>(kColBytes / (4 * kdim * p), 1, g.n);
+  SerialBelow serial(g.n * p * g.o * kdim);
+  std::shared_ptr<Storage> col_s = Storage::allocate(sizeof(float) * kdim * p * chunk);
+  std::shared_ptr<Storage> yt_s = Storage::allocate(sizeof(float) * g.o * p * chunk);
+  float* colt = static_cast<float*>(col_s->data());
+  float* yt = static_cast<float*>(yt_s->data());
+  float* xp = x.data<float>();
+  float* wp = w.data<float>();
+  float* yp = y.data<float>();
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nc = std::min(chunk, g.n - n0), np = nc * p;
+    // fn(image's x, its rows of colt) for each image of the chunk, in parallel.
+    auto per_image = [&](auto&& fn) {
+      parallel_for(0, nc, std::max<int64_t>(1, 32768 / (kdim * p)), [&](int64_t b, int64_t e) {
+        for (int64_t n = b; n < e; ++n) fn(xp + (n0 + n) * xsize, colt + n * p * kdim);
+      });
+    };
+    // yt[o][n*p + q] <-> y[n0 + n][o][q], one p-long run per (n, o).
+    auto move_y = [&](bool to_yt) {
+      parallel_for(0, nc * g.o, std::max<int64_t>(1, 32768 / p), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          float* t = yt + (i % g.o) * np + (i / g.o) * p;
+          float* u = yp + (n0 * g.o + i) * p;
+          if (to_yt) {
+            std::copy(u, u + p, t);
+          } else {
+            std::copy(t, t + p, u);
+          }
+        }
+      });
+    };
+    dnnl_status_t st;
+    if (pass == Pass::BwdData) {
+      move_y(true);
+      st = dnnl_sgemm('T', 'N', np, kdim, g.o, 1.0f, yt, np, wp, kdim, 0.0f, colt, kdim);
+      per_image([&](float* xi, const float* ci) { col2im_transposed(ci, g, xi); });
+    } else {
+      per_image([&](const float* xi, float* ci) { im2col_transposed(xi, g, ci); });
+      if (pass == Pass::Fwd) {
+        st = dnnl_sgemm('N', 'T', g.o, np, kdim, 1.0f, wp, kdim, colt, kdim, 0.0f, yt, np);
+        move_y(false);
+      } else {
+        move_y(true);
+        st = dnnl_sgemm('N', 'N', g.o, kdim, np, 1.0f, yt, np, colt, kdim, n0 == 0 ? 0.0f : 1.0f,
+                        wp, kdim);
+      }
+    }
+    MC_ASSERT(st == dnnl_success, "dnnl_sgemm failed (", static_cast<int>(st), ")");
+  }
 }
 
 // Runs `run` on copies of x, w, y converted to `via`, then writes the pass's output back: for
@@ -413,7 +608,11 @@ void run_pass(const char* op, Pass pass, const ConvGeom& g, const Tensor& x, con
   }
   auto f64 = [&](const Tensor& a, const Tensor& b, const Tensor& c) { run_f64(pass, g, a, b, c); };
   auto f32 = [&](const Tensor& a, const Tensor& b, const Tensor& c) {
-    if (!run_dnnl(pass, g, a, b, c)) run_converted(pass, DType::Float64, a, b, c, f64);
+    if (batched_gemm_wins(g)) {
+      run_batched_gemm(pass, g, a, b, c);
+    } else if (!run_dnnl(pass, g, a, b, c)) {
+      run_converted(pass, DType::Float64, a, b, c, f64);
+    }
   };
   dispatch_float(out.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;

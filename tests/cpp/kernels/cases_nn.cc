@@ -117,6 +117,46 @@ void conv_cases(std::vector<KernelCase>& v) {
                DType::Float32,
                "3 channels, large"});
   add_conv(v, {{0, 3, 8, 8}, {4, 3, 3, 3}, A({}), DType::Float32, "empty batch"});
+  // Enough work to split the images across threads (run_dnnl_by_images), an odd batch: shares
+  // of different sizes, the filter gradient summed over them.
+  add_conv(v, {{5, 16, 12, 12},
+               {32, 16, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "odd batch split across threads"});
+  // Outputs of at most 4 positions (the batched sgemm path): ResNet's last stage, with
+  // strides, asymmetric pads, dilation, 1x1, a single position, a batch over several chunks.
+  add_conv(v, {{5, 40, 2, 2},
+               {48, 40, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "2x2 output"});
+  add_conv(v, {{3, 24, 4, 3},
+               {32, 24, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1, 0, 0, 2})}, {"stride", ints({2})}}),
+               DType::Float32,
+               "stride 2, asymmetric pads, 2x2 output"});
+  add_conv(v, {{4, 16, 5, 5},
+               {8, 16, 3, 2},
+               A({{"dilation", ints({2, 3})}}),
+               DType::Float32,
+               "dilated, 1x2 output"});
+  add_conv(v, {{6, 32, 4, 4},
+               {64, 32, 1, 1},
+               A({{"stride", ints({2})}}),
+               DType::Float32,
+               "1x1 stride 2, 2x2 output"});
+  add_conv(v, {{7, 8, 3, 3}, {5, 8, 3, 3}, A({}), DType::Float32, "single output position"});
+  add_conv(v, {{600, 64, 2, 2},
+               {8, 64, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "2x2 output, images in two chunks"});
+  add_conv(v, {{2, 6, 2, 2},
+               {4, 3, 3, 3},
+               A({{"group", i64(2)}, {"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "group 2, 2x2 output (oneDNN)"});
   // Other dtypes.
   add_conv(v, {{3, 4, 9, 8},
                {6, 2, 3, 2},
