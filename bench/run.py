@@ -239,6 +239,7 @@ def dist_section(produced_by):
           "torch DDP; 2 processes each) ...", flush=True)
     modes = ("mycel", "torch", "mycel-mpi", "pingpong")
     got = {m: [] for m in modes}
+    load = [os.getloadavg()[0]]  # the machine may be shared: reported with the numbers
     for _ in range(DIST_ROUNDS):  # interleaved, so a slow moment of the machine hits all
         for m in modes:
             got[m].append(run("dist_bench.py", m))
@@ -247,6 +248,7 @@ def dist_section(produced_by):
     for _ in range(DP_ROUNDS):
         for m in dp_modes:
             dp[m].append(run("dp_bench.py", m)["samples_per_s"])
+    load.append(os.getloadavg()[0])
 
     def med(mode, key):
         return statistics.median(r[key] for r in got[mode])
@@ -302,7 +304,10 @@ def dist_section(produced_by):
         "MPI rows compare a different transport (Open MPI's shared-memory BTL, busy-polling) "
         "with the same PyTorch gloo numbers; they are not a like-for-like comparison. "
         "Speed ratio: the reference's time over mycel's (latency), mycel's GB/s over the "
-        "reference's (bandwidth); > 1 means mycel is faster.",
+        "reference's (bandwidth); > 1 means mycel is faster. The 1-minute load average was "
+        f"{load[0]:.1f} when the run started and {load[1]:.1f} when it ended (2 cores; above "
+        "2, other work shared them and every time here is inflated and noisy, so compare "
+        "the frameworks within this run only).",
         "",
         "| benchmark | mycel | reference | reference value | speed ratio | target |",
         "|---|---|---|---|---|---|",
@@ -320,10 +325,14 @@ def dist_section(produced_by):
         f"processes on the loopback (blocking sockets, TCP_NODELAY; `dist_bench.py pingpong`) "
         f"takes {fmt(rtt)} µs [{spread('pingpong', 'rtt_us')}] on this machine (when the "
         "machine is otherwise idle, most of that time goes to waking a sleeping CPU, so "
-        "each thread hand-off in a call adds to the latency rows). A 2-rank Gloo "
-        "all-reduce (both frameworks call the same libgloo) runs its ring in two steps for 2 "
-        "ranks (reduce-scatter, then all-gather), each a message each way, so about one such "
-        "round trip is the floor under both Gloo latency rows. mycel's rank 1 measured "
+        "each thread hand-off in a call adds to the latency rows). Both frameworks move "
+        "the bytes with the same libgloo: PyTorch's 2-rank all-reduce runs Gloo's ring in two "
+        "steps (reduce-scatter, then all-gather), each a message each way; mycel's 4-byte "
+        "call is the one all-gather of its call check, and at 64 MiB it runs Gloo's ring "
+        "schedule on Gloo's transport, reading its input in place instead of copying it to "
+        "the output first (comm/gloo_comm.cc; up to 1 MiB, two ranks exchange their buffers "
+        "in one step). About one round trip is the floor under both latency rows. mycel's "
+        "rank 1 measured "
         f"{fmt(med('mycel', 'peer_latency_us'))} µs and {fmt(med('mycel', 'peer_bw_gbps'))} "
         f"GB/s, PyTorch's rank 1 {fmt(med('torch', 'peer_latency_us'))} µs and "
         f"{fmt(med('torch', 'peer_bw_gbps'))} GB/s (medians over the jobs).",
@@ -341,7 +350,10 @@ def dp_rows(dp):
         "Momentum SGD, cross-entropy; mycel GRAPH mode with `set_auto_parallel_context("
         "parallel_mode=\"data_parallel\", gradients_mean=True)` (TrainOneStepCell "
         "all-reduces the gradients in buckets, overlapping the backward pass) against "
-        "PyTorch's DistributedDataParallel on gloo. Global samples/s over 300 steps after 20, "
+        "PyTorch's DistributedDataParallel on gloo. LeNet's 62k gradients are one bucket "
+        "in both (comm_fusion's 64 MB; DDP's first bucket takes up to 1 MiB); mycel's ranks "
+        "agree on its AllReduce once, when the reducer is made, so a step costs one exchange "
+        "of 247 KB and no call check. Global samples/s over 300 steps after 20, "
         f"the best of 3 passes, the best of {DP_ROUNDS} interleaved jobs. On Gloo both "
         "frameworks pay the transport's hand-offs between threads (about 1 ms per message "
         "after computing, on this virtual machine, where waking an idle CPU is slow); MPI "

@@ -119,6 +119,13 @@ CallData check_same_call(Communicator& c, const CallSignature& s, const void* da
   return out;
 }
 
+int64_t call_fingerprint(const CallSignature& s) { return fingerprint(describe(s)); }
+
+int64_t agree_on_call(Communicator& c, const CallSignature& s) {
+  check_same_call(c, s);
+  return call_fingerprint(s);
+}
+
 void send_checked(Communicator& c, const CallSignature& s, const void* buf, size_t nbytes, int dst,
                   int tag) {
   if (c.checks_calls()) {

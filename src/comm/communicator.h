@@ -104,6 +104,16 @@ struct CallData {
 CallData check_same_call(Communicator& c, const CallSignature& s, const void* data = nullptr,
                          size_t nbytes = 0);
 
+// The fingerprint check_same_call compares: a hash of the op's name, the dtype and the shape.
+int64_t call_fingerprint(const CallSignature& s);
+// Agreement ahead of time, for a collective a program makes again and again (a gradient
+// reducer's buckets): checks once, as check_same_call does, that every rank of the group
+// makes this call, and returns its fingerprint. A kernel whose call has that fingerprint
+// skips the per-call check (the op's `agreed` attribute, kernels/cpu/comm.cc): its ranks
+// already agreed on the op, the dtype and the shape, and, running one program, they make
+// their collectives in one order (a graph's run in its schedule on every rank).
+int64_t agree_on_call(Communicator& c, const CallSignature& s);
+
 // User tags of point-to-point messages are below this (the rest of MPI's guaranteed tag
 // range carries mycel's own messages).
 inline constexpr int kMaxUserTag = 15000;

@@ -1,11 +1,11 @@
 #include "comm/gloo_comm.h"
 
 #include <gloo/allgather.h>
-#include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
+#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
@@ -77,6 +77,11 @@ void with_element(DType t, F&& f) {
 }
 
 constexpr uint8_t kP2PSlotPrefix = 0x40;  // above Gloo's collective slot prefixes
+constexpr uint8_t kAllReduceSlotPrefix = 0x41;
+// The all-reduce's segment size (Gloo's ring's), and the largest buffer two ranks reduce in
+// one exchange (one round trip instead of the ring's two, the same bytes on the wire).
+constexpr size_t kMaxSegmentBytes = size_t(1) << 20;
+constexpr size_t kExchangeBytes = size_t(1) << 20;
 
 class GlooCommunicator : public Communicator {
  public:
@@ -91,17 +96,17 @@ class GlooCommunicator : public Communicator {
   void all_reduce(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     run("AllReduce", [&] {
-      with_element(t, [&](auto* tag) {
-        using E = std::remove_pointer_t<decltype(tag)>;
-        gloo::AllreduceOptions o(ctx_);
-        if (in != out) o.setInput(const_cast<E*>(static_cast<const E*>(in)), count);
-        o.setOutput(static_cast<E*>(out), count);
-        o.setReduceFunction([t, op](void* c, const void* a, const void* b, size_t n) {
-          reduce_into(t, op, c, a, b, n);
-        });
-        prepare(o);
-        gloo::allreduce(o);
-      });
+      const uint64_t slot = gloo::Slot::build(kAllReduceSlotPrefix, seq_++);
+      const size_t bytes = count * dtype_size(t);
+      const char* src = static_cast<const char*>(in);
+      char* dst = static_cast<char*>(out);
+      if (size() == 1) {
+        if (src != dst) std::memcpy(dst, src, bytes);
+      } else if (size() == 2 && bytes <= kExchangeBytes) {
+        exchange(src, dst, count, t, op, slot);
+      } else {
+        ring(src, dst, count, t, op, slot);
+      }
     });
   }
 
@@ -187,6 +192,100 @@ class GlooCommunicator : public Communicator {
     o.setTimeout(timeout());
   }
 
+  // A buffer of at least n bytes, kept for the next call (no allocation, no page faults on
+  // a fresh block per call). Collectives of a group run one at a time.
+  char* scratch(size_t n) {
+    if (scratch_.size() < n) scratch_.resize(n);
+    return scratch_.data();
+  }
+
+  void wait_recv(gloo::transport::UnboundBuffer& b) {
+    if (!b.waitRecv(timeout())) throw std::runtime_error("receive aborted");
+  }
+  void wait_send(gloo::transport::UnboundBuffer& b) {
+    if (!b.waitSend(timeout())) throw std::runtime_error("send aborted");
+  }
+
+  // Two ranks, a small buffer: each sends its whole input and reduces the peer's into out,
+  // rank 0's operand first on both (the same bits on both ranks).
+  void exchange(const char* in, char* out, size_t count, DType t, ReduceOp op, uint64_t slot) {
+    const size_t bytes = count * dtype_size(t);
+    const int peer = 1 - rank();
+    char* theirs = in == out ? scratch(bytes) : out;  // out of place: received where it ends
+    auto tx = ctx_->createUnboundBuffer(const_cast<char*>(in), bytes);
+    auto rx = ctx_->createUnboundBuffer(theirs, bytes);
+    rx->recv(peer, slot);
+    tx->send(peer, slot);
+    wait_recv(*rx);
+    wait_send(*tx);  // before an in-place reduction overwrites what is sent
+    if (rank() == 0)
+      reduce_into(t, op, out, in, theirs, count);
+    else
+      reduce_into(t, op, out, theirs, in, count);
+  }
+
+  // Gloo's ring schedule (gloo/allreduce.cc: a reduce-scatter then an all-gather over
+  // segments of at most kMaxSegmentBytes, two in flight, receiving from rank + 1 and sending
+  // to rank - 1), reading the input where it is: the first segments a rank sends leave from
+  // `in`, and a segment it receives is reduced with its own from `in` straight into `out`
+  // (Gloo's copies `in` to `out` first, one more pass over the buffer).
+  void ring(const char* in, char* out, size_t count, DType t, ReduceOp op, uint64_t slot) {
+    const size_t es = dtype_size(t), total = count * es, p = static_cast<size_t>(size());
+    const size_t r = static_cast<size_t>(rank());
+    const int from = static_cast<int>((r + 1) % p), to = static_cast<int>((r + p - 1) % p);
+    const size_t max_seg = es * std::max<size_t>(1, kMaxSegmentBytes / es);
+    const size_t nseg = gloo::roundUp(std::max((total + max_seg - 1) / max_seg, 2 * p), p);
+    const size_t per = nseg / p, seg = gloo::roundUp((total + nseg - 1) / nseg, es);
+    char* tmp = scratch(2 * seg);
+    auto ub_out = ctx_->createUnboundBuffer(out, total);
+    auto ub_own = in == out ? nullptr : ctx_->createUnboundBuffer(const_cast<char*>(in), total);
+    auto ub_tmp = ctx_->createUnboundBuffer(tmp, 2 * seg);
+    struct Step {
+      size_t send_off, recv_off, send_len, recv_len;
+    };
+    // Step i of a phase whose first segment sent is chunk `first`'s.
+    auto step = [&](size_t first, size_t i) {
+      Step s;
+      s.send_off = (first * per + i) % nseg * seg;
+      s.recv_off = ((first + 1) * per + i) % nseg * seg;
+      s.send_len = s.send_off < total ? std::min(seg, total - s.send_off) : 0;
+      s.recv_len = s.recv_off < total ? std::min(seg, total - s.recv_off) : 0;
+      return s;
+    };
+    const size_t steps = nseg - per;
+    // Reduce-scatter: afterwards chunk r of out holds the reduction over every rank.
+    for (size_t i = 0; i < steps + 2; ++i) {
+      if (i >= 2) {
+        const Step prev = step(r + 1, i - 2);
+        if (prev.recv_len > 0) {
+          wait_recv(*ub_tmp);
+          reduce_into(t, op, out + prev.recv_off, in + prev.recv_off, tmp + (i & 1) * seg,
+                      prev.recv_len / es);
+        }
+        if (prev.send_len > 0) wait_send(i - 2 < per && ub_own ? *ub_own : *ub_out);
+      }
+      if (i < steps) {
+        const Step cur = step(r + 1, i);
+        if (cur.recv_len > 0) ub_tmp->recv(from, slot, (i & 1) * seg, cur.recv_len);
+        if (cur.send_len > 0)
+          (i < per && ub_own ? *ub_own : *ub_out).send(to, slot, cur.send_off, cur.send_len);
+      }
+    }
+    // All-gather of the reduced chunks, received in place.
+    for (size_t i = 0; i < steps + 2; ++i) {
+      if (i >= 2) {
+        const Step prev = step(r, i - 2);
+        if (prev.recv_len > 0) wait_recv(*ub_out);
+        if (prev.send_len > 0) wait_send(*ub_out);
+      }
+      if (i < steps) {
+        const Step cur = step(r, i);
+        if (cur.recv_len > 0) ub_out->recv(from, slot, cur.recv_off, cur.recv_len);
+        if (cur.send_len > 0) ub_out->send(to, slot, cur.send_off, cur.send_len);
+      }
+    }
+  }
+
   void alltoall(const void* in, void* out, size_t count, DType t) {
     with_element(t, [&](auto* tag) {
       using E = std::remove_pointer_t<decltype(tag)>;
@@ -248,6 +347,7 @@ class GlooCommunicator : public Communicator {
   std::shared_ptr<gloo::rendezvous::Context> ctx_;
   Store* store_;                   // the job's rendezvous store; outlives the communicator
   std::atomic<uint32_t> seq_ = 0;  // collectives posted (their tags); on the collective thread
+  std::vector<char> scratch_;      // all_reduce's receive buffer, reused
 };
 
 }  // namespace

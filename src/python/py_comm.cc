@@ -66,6 +66,16 @@ void bind_comm(pyb::module_& m) {
             return mine;
           },
           pyb::call_guard<pyb::gil_scoped_release>(), "Rank 0's value, on every rank.")
+      .def(
+          "agree_on_call",
+          [](PG& g, const std::string& group, const std::string& op, const DTypeObj& dtype,
+             const std::vector<int64_t>& shape) {
+            return agree_on_call(g.group(group), {op, dtype.t, shape.data(), shape.size()});
+          },
+          pyb::call_guard<pyb::gil_scoped_release>(),
+          "Checks that every rank of the group makes this collective call (op, dtype, shape) "
+          "and returns its fingerprint, an AllReduce's `agreed` attribute (comm/communicator.h, "
+          "agree_on_call).")
       .def("world_rank", &PG::world_rank)
       .def("group_rank", &PG::group_rank);
   m.attr("_WORLD_COMM_GROUP") = kWorldGroup;

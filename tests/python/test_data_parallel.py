@@ -288,3 +288,68 @@ def test_pynative_buckets_start_while_the_backward_runs(tmp_path, kind):
             assert readies == [2, 1, 0], ev  # in the backward's order
             assert ev.index(("queued", 2)) < ev.index(("ready", 0)), ev
             assert ev[-1] == ("finish",), ev
+
+
+AGREE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, Parameter, Tensor
+    from mycel.communication import init, release, get_rank, management
+    from mycel.ops.function._util import prim
+
+    init()
+    r = get_rank()
+    res = {}
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True)
+    # Ranks whose parameters differ disagree when their reducers are made, not in a step.
+    try:
+        nn.DistributedGradReducer([Parameter(Tensor(np.zeros(4 + r, np.float32)), "w")])
+        res["differ"] = None
+    except ValueError as e:
+        res["differ"] = str(e)
+    # The agreed buckets reduce as before, in both modes (a bucket of one parameter keeps its
+    # shape; two parameters are one flat bucket).
+    params = [Parameter(Tensor(np.zeros((2, 3), np.float32)), "a"),
+              Parameter(Tensor(np.zeros(5, np.float32)), "b"),
+              Parameter(Tensor(np.zeros(1, np.float64)), "c")]
+    grads = tuple(Tensor(np.full(p.shape, float(r + 1) * (i + 1), p.asnumpy().dtype))
+                  for i, p in enumerate(params))
+    for mode, name in ((ms.PYNATIVE_MODE, "pynative"), (ms.GRAPH_MODE, "graph")):
+        ms.set_context(mode=mode)
+        reducer = nn.DistributedGradReducer(params)
+        res[name] = [g.asnumpy().tolist() for g in reducer(grads)]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    # An agreed AllReduce given another shape than agreed is checked as any call.
+    fp = management._agree_on_call("AllReduce", ms.float32, (3,))
+    agreed = prim("AllReduce", op="sum", group="hccl_world_group", agreed=fp)
+    res["agreed"] = agreed(Tensor(np.full(3, r + 1.0, np.float32))).asnumpy().tolist()
+    res["other"] = agreed(Tensor(np.full(2, r + 1.0, np.float32))).asnumpy().tolist()
+    # An agreed call skips the check: a rank that checks the same call while the other does
+    # not waits for a message that never comes, and fails after the timeout.
+    x = Tensor(np.ones(3, np.float32))
+    try:
+        (agreed if r == 0 else prim("AllReduce", op="sum", group="hccl_world_group"))(x)
+        res["skip"] = None
+    except RuntimeError as e:
+        res["skip"] = str(e)
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump(res, f)
+""")
+
+
+def test_the_reducer_agrees_on_its_buckets_once_and_its_steps_skip_the_check(tmp_path):
+    script = tmp_path / "worker.py"
+    script.write_text(AGREE)
+    runs = run_gloo(script, 2, [tmp_path], env={"MYCEL_COMM_TIMEOUT": "5"}, timeout=120)
+    for code, text in runs:
+        assert code == 0, text
+    for r in range(2):
+        res = json.loads((tmp_path / f"result_{r}.json").read_text())
+        assert "rank 0 called AllReduce(Float32[4]); rank 1 called AllReduce(Float32[5])" in \
+            res["differ"]
+        want = [np.full((2, 3), 1.5).tolist(), np.full(5, 3.0).tolist(), [4.5]]
+        assert res["pynative"] == want and res["graph"] == want
+        assert res["agreed"] == [3.0] * 3 and res["other"] == [3.0] * 2
+        assert "AllReduce" in res["skip"] and "timeout 5 s" in res["skip"], res["skip"]

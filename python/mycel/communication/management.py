@@ -101,6 +101,14 @@ def get_group_size(group=GlobalComm.WORLD_COMM_GROUP):
     return _state("get_group_size").size(group)
 
 
+def _agree_on_call(op, dtype, shape, group=GlobalComm.WORLD_COMM_GROUP):
+    """Checks once that every rank of `group` makes the collective call `op` on a tensor
+    of `dtype` and `shape`, and returns its fingerprint: given as an AllReduce's `agreed`
+    attribute, that call skips its per-call check (each is a round trip). Every rank of the
+    group calls it; a ValueError naming each rank's call when they differ."""
+    return _state(op).agree_on_call(group, op, dtype, [int(d) for d in shape])
+
+
 def _world_only(api, group):
     _check_str(api, "group", group)
     if group != GlobalComm.WORLD_COMM_GROUP:

@@ -16,6 +16,11 @@ gradients are computed (runtime/vm.h, hoist_sinks); in PYNATIVE mode ``TrainOneS
 gives the gradient function this reducer's ``_step`` hook, which is told each gradient as
 the backward graph computes it and queues the AllReduce of a completed bucket on the
 communication queue; the reducer's call then waits for them.
+
+In a job, the ranks check once, when the reducer is made, that they make the same AllReduce
+call for each bucket (dtype and shape, ``communication.management._agree_on_call``); each
+step's bucket AllReduce then skips the per-call check (a round trip), as DDP checks the
+parameters' shapes once.
 """
 import numpy as np
 
@@ -51,6 +56,7 @@ class DistributedGradReducer(Cell):
         self.allreduce = AllReduce(ReduceOp.SUM, group)
         self._concat = prim("Concat", axis=0)
         self._buckets = self._plan(params)
+        self._reduce = tuple(self._bucket_allreduce(b, params) for b in self._buckets)
         # Where parameter i's gradient lands among the reduced pieces (bucket order).
         order = [i for bucket in self._buckets for i in bucket[0]]
         self._position = tuple(order.index(i) for i in range(len(params)))
@@ -73,6 +79,17 @@ class DistributedGradReducer(Cell):
                 shapes = tuple(tuple(params[i].shape) for i in members)
                 plan.append((members, offsets, counts, shapes))
         return tuple(plan)
+
+    def _bucket_allreduce(self, bucket, params):
+        """The AllReduce of one bucket. In a job the ranks agree on its call here, once
+        (every rank makes its reducer alike), so that each step's call skips the check that
+        the ranks make the same call (a round trip per bucket and step)."""
+        members, _, counts, shapes = bucket
+        if not _mgmt.GlobalComm.INITED:
+            return self.allreduce
+        shape = shapes[0] if len(members) == 1 else (sum(counts),)
+        agreed = _mgmt._agree_on_call("AllReduce", params[members[0]].dtype, shape, self.group)
+        return prim("AllReduce", op=ReduceOp.SUM, group=self.group, agreed=agreed)
 
     def _mean(self, red):
         return red / self.degree if self.mean else red
@@ -106,8 +123,8 @@ class DistributedGradReducer(Cell):
 
     def construct(self, grads):
         pieces = ()
-        for bucket in self._buckets:
-            pieces = pieces + self._cut(bucket, self._mean(self.allreduce(self._flatten(bucket, grads))))
+        for bucket, reduce in zip(self._buckets, self._reduce):
+            pieces = pieces + self._cut(bucket, self._mean(reduce(self._flatten(bucket, grads))))
         return self._order(pieces)
 
     def _step(self):
@@ -141,7 +158,8 @@ class _OverlapStep:
         self._left[k] -= 1
         if self._left[k] == 0:
             flat = self._r._flatten(self._r._buckets[k], self._grads)
-            self._queued[k] = self._r.allreduce._handle.call_async([flat])
+            reduce = self._r._reduce[k]
+            self._queued[k] = getattr(reduce, "_handle", reduce).call_async([flat])
 
     def covers(self, grads):
         """Whether `grads` are the gradients this step saw, all queued."""

@@ -79,6 +79,27 @@ void check_all_reduce(Communicator& c) {
   }
 }
 
+// Both all-reduce paths of every size class (Gloo: two ranks exchange up to 1 MiB; past
+// that, and with more ranks, a ring of 1 MiB segments, some of them short or empty), in place
+// and out of place: out holds the reduction, in is left as it was.
+void check_all_reduce_paths(Communicator& c) {
+  for (size_t n : {size_t{3}, size_t{262143}, size_t{262145}, size_t{1300007}}) {
+    for (bool in_place : {true, false}) {
+      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
+        Buf<float> in = filled<float>(n, c.rank(), op), out(n);
+        c.all_reduce(in.data(), in_place ? in.data() : out.data(), n, DType::Float32, op);
+        float* got = in_place ? in.data() : out.data();
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(got[i], expected_reduce<float>(c.size(), i, op))
+              << reduce_op_name(op) << " n=" << n << " in_place=" << in_place << " i=" << i
+              << " rank " << c.rank();
+          if (!in_place) ASSERT_EQ(in[i], static_cast<float>(sum_value(c.rank(), i)));
+        }
+      }
+    }
+  }
+}
+
 void check_wrap_and_nan(Communicator& c) {
   int8_t x = 100;  // 100 * size wraps in int8, as the dtype does
   c.all_reduce(&x, 1, DType::Int8, ReduceOp::Sum);
@@ -160,6 +181,7 @@ void check_collectives(Communicator& c) {
                  [&](auto tag) { check_all_reduce<typename decltype(tag)::type>(c); });
   }
   check_wrap_and_nan(c);
+  check_all_reduce_paths(c);
   // Data movement needs only the element size: one dtype of each.
   for (DType t : {DType::Bool, DType::Int16, DType::BFloat16, DType::Float32, DType::Int64}) {
     dispatch_all(t, "check", [&](auto tag) { check_movement<typename decltype(tag)::type>(c); });

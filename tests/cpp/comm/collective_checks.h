@@ -8,8 +8,9 @@
 
 namespace mycel::test {
 
-// All-reduce (every op, every dtype, sizes 1, 7 and 1000; integer wrap-around; NaN), all-gather,
-// reduce-scatter, all-to-all, broadcast, send/receive in a ring, barrier and empty buffers.
+// All-reduce (every op, every dtype, sizes 1, 7 and 1000; integer wrap-around; NaN; float32
+// up to 5 MiB, in place and out of place), all-gather, reduce-scatter, all-to-all, broadcast,
+// send/receive in a ring, barrier and empty buffers.
 void check_collectives(Communicator& c);
 
 }  // namespace mycel::test
