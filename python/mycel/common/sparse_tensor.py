@@ -29,7 +29,18 @@ def _check_tensor(who, name, t, ndim, index=True):
     return t
 
 
-class CSRTensor:
+class _Sparse:
+    """What both sparse forms have: the values, the dense shape and their properties."""
+
+    values = property(lambda self: self._values, doc="The non-zero values (1-D Tensor).")
+    shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
+    dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")
+    size = property(lambda self: self._values.size, doc="The number of stored values.")
+    ndim = property(lambda self: len(self._shape), doc="The dense rank (2).")
+    itemsize = property(lambda self: self._values.itemsize, doc="Bytes of one value.")
+
+
+class CSRTensor(_Sparse):
     """A 2-D sparse matrix in compressed sparse row form (``mindspore.CSRTensor``).
 
     indptr: 1-D int Tensor of ``shape[0] + 1`` row starts into ``values``; indices: 1-D int
@@ -56,13 +67,6 @@ class CSRTensor:
         self._indptr, self._indices, self._values, self._shape = indptr, indices, values, shape
 
     indptr = property(lambda self: self._indptr, doc="The row starts (1-D int Tensor).")
-    indices = property(lambda self: self._indices, doc="The column of each value.")
-    values = property(lambda self: self._values, doc="The non-zero values (1-D Tensor).")
-    shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
-    dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")
-    size = property(lambda self: self._values.size, doc="The number of stored values.")
-    ndim = property(lambda self: len(self._shape), doc="The dense rank (2).")
-    itemsize = property(lambda self: self._values.itemsize, doc="Bytes of one value.")
 
     def to_tuple(self):
         """(indptr, indices, values, shape)."""
@@ -97,7 +101,7 @@ class CSRTensor:
                 f"{self._indptr}, indices={self._indices}, values={self._values})")
 
 
-class COOTensor:
+class COOTensor(_Sparse):
     """A 2-D sparse matrix in coordinate form (``mindspore.COOTensor``).
 
     indices: 2-D int Tensor ``[N, 2]``, the ``[row, column]`` of each value; values: 1-D
@@ -120,12 +124,6 @@ class COOTensor:
         self._indices, self._values, self._shape = indices, values, shape
 
     indices = property(lambda self: self._indices, doc="The [row, column] of each value.")
-    values = property(lambda self: self._values, doc="The non-zero values (1-D Tensor).")
-    shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
-    dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")
-    size = property(lambda self: self._values.size, doc="The number of stored values.")
-    ndim = property(lambda self: len(self._shape), doc="The dense rank (2).")
-    itemsize = property(lambda self: self._values.itemsize, doc="Bytes of one value.")
 
     def to_tuple(self):
         """(indices, values, shape)."""
