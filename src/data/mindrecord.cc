@@ -448,24 +448,7 @@ void MindRecordWriter::append(Shard& sh, int64_t shard_id, const Row& row) {
         static_cast<size_t>(std::find_if(fields_.begin(), fields_.end(),
                                          [&](const FieldSpec& f) { return f.name == name; }) -
                             fields_.begin());
-    const Array& v = row[k];
-    mr::IndexValue iv;
-    switch (fields_[k].type) {
-      case FieldType::Int32:
-        iv.i = v.data<int32_t>()[0];
-        break;
-      case FieldType::Int64:
-        iv.i = v.data<int64_t>()[0];
-        break;
-      case FieldType::Float32:
-        iv.f = v.data<float>()[0];
-        break;
-      case FieldType::Float64:
-        iv.f = v.data<double>()[0];
-        break;
-      default:
-        iv.s = v.str()[0];
-    }
+    mr::IndexValue iv = mr::scalar_value(fields_[k], row[k]);
     values.push_back(std::move(iv));
   }
   sh.values.push_back(std::move(values));

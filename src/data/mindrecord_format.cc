@@ -405,27 +405,40 @@ Header parse_header(std::string_view text, std::string_view who) {
 
 // ---- Rows --------------------------------------------------------------------------------
 
+IndexValue scalar_value(const FieldSpec& f, const Array& v) {
+  IndexValue x;
+  switch (f.type) {
+    case FieldType::Int32:
+      x.i = v.data<int32_t>()[0];
+      break;
+    case FieldType::Int64:
+      x.i = v.data<int64_t>()[0];
+      break;
+    case FieldType::Float32:
+      x.f = static_cast<double>(v.data<float>()[0]);
+      break;
+    case FieldType::Float64:
+      x.f = v.data<double>()[0];
+      break;
+    default:
+      x.s = v.str()[0];
+  }
+  return x;
+}
+
 std::string encode_raw(const std::vector<FieldSpec>& fields, const Row& row) {
   json j = json::object();
   for (size_t k = 0; k < fields.size(); ++k) {
     const FieldSpec& f = fields[k];
     if (f.type == FieldType::Bytes || f.has_shape) continue;
-    const Array& v = row[k];
-    switch (f.type) {
-      case FieldType::Int32:
-        j[f.name] = v.data<int32_t>()[0];
-        break;
-      case FieldType::Int64:
-        j[f.name] = v.data<int64_t>()[0];
-        break;
-      case FieldType::Float32:
-        j[f.name] = static_cast<double>(v.data<float>()[0]);
-        break;
-      case FieldType::Float64:
-        j[f.name] = v.data<double>()[0];
-        break;
-      default:
-        j[f.name] = v.str()[0];
+    IndexValue x = scalar_value(f, row[k]);
+    if (f.type == FieldType::String) {
+      j[f.name] = std::move(x.s);
+    } else if (field_data_type(f.type) == DataType::Int32 ||
+               field_data_type(f.type) == DataType::Int64) {
+      j[f.name] = x.i;
+    } else {
+      j[f.name] = x.f;
     }
   }
   if (j.empty()) j["id"] = 0;  // MindSpore's dummy when every field is a blob

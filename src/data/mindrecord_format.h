@@ -66,6 +66,15 @@ std::vector<int> blob_fields(const std::vector<FieldSpec>& fields);
 // Whether integer arrays are compressed: the schema has an int32 or int64 array.
 bool compresses_integers(const std::vector<FieldSpec>& fields);
 
+// A scalar or string field's value in one row (an index field's, a raw record's): an int, a
+// float or a string, by the field's type.
+struct IndexValue {
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+};
+IndexValue scalar_value(const FieldSpec& f, const Array& v);
+
 // A row's parts from its checked values (check_field_value's results, schema order). `saved`
 // grows by the bytes integer compression saved.
 std::string encode_raw(const std::vector<FieldSpec>& fields, const Row& row);

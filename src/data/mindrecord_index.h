@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "data/mindrecord.h"
+#include "data/mindrecord_format.h"
 
 namespace mycel::data::mindrecord {
 
@@ -31,13 +32,6 @@ struct IndexRow {
   uint64_t raw_off = 0, raw_end = 0;
   int64_t blob_page = 0;
   uint64_t blob_off = 0, blob_end = 0;
-};
-
-// An index field's value in one row: an int, a float or a string, by the field's type.
-struct IndexValue {
-  int64_t i = 0;
-  double f = 0;
-  std::string s;
 };
 
 struct Checksums {
