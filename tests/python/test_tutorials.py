@@ -7,11 +7,13 @@ tutorial trains for epochs a few batches are taken (the quick start, where accur
 point, runs in full in test_quickstart.py). What the cells print is checked against numpy or
 analytic values. The programs are written for these tests (the tutorials are not copied).
 
-Cells run / cells: quick start 19/19 (test_quickstart.py), tensor 15/15, dataset 16/16,
-transforms 16/16, model 12/12, autograd 12/12, train 10/10, save and load 6/6, accelerating
-with static graphs 5/5 (not one of the eight; the mixed-precision tutorial is not here: its
-``@ms.jit`` train step, a loop over the gradient tuple inside ``if is_finite:``, does not
-compile in GRAPH mode).
+Cells run / code cells: quick start (test_quickstart.py), tensor 15/15, dataset 18/18,
+transforms 18/18, model 12/12, autograd 17/17, train (r2.2: data pipeline, network,
+hyperparameters, loss, optimizer, step, train and test loops, epochs) all, save and load 6/6,
+accelerating with static graphs 5/5 (not one of the eight). The download cells become the
+local data. The mixed-precision tutorial is not here: its ``@ms.jit`` train step, a loop over
+the gradient tuple inside ``if is_finite:``, does not compile in GRAPH mode (every other cell
+of it runs in PYNATIVE mode).
 """
 import math
 import os
