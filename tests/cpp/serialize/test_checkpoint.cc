@@ -142,7 +142,8 @@ TEST(CheckpointWriter, PiecesAreTheGeneratedSerialisation) {
     ckpt::Checkpoint m;
     auto* v = m.add_value();
     v->set_tag("layer.é");
-    for (int64_t d : {int64_t{1}, int64_t{n}, int64_t{1} << 40}) v->mutable_tensor()->add_dims(d);
+    for (int64_t d : {int64_t{1}, static_cast<int64_t>(n), int64_t{1} << 40})
+      v->mutable_tensor()->add_dims(d);
     v->mutable_tensor()->set_tensor_type("UInt8");
     v->mutable_tensor()->set_tensor_content(content);
     EXPECT_EQ(checkpoint_value_frame("layer.é", "UInt8",
