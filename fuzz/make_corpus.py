@@ -120,15 +120,41 @@ def mindirs(tmp):
     return graphs
 
 
+def _shrunk_index(db, drop_checksums=False):
+    """The bytes of a shard's SQLite index, its pages made small (512 bytes; the corpus stays
+    under its size bound), without mycel's checksum tables when asked (MindSpore's layout
+    alone, so that mutations reach the record decoders)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    if drop_checksums:
+        con.execute("DROP TABLE MYCEL_SET")
+        con.execute("DROP TABLE MYCEL_CRC")
+        con.commit()
+    con.execute("PRAGMA page_size=512")
+    con.execute("VACUUM")
+    con.close()
+    return read(db)
+
+
+def _container(shard, db):
+    """fuzz_mindrecord's input: [shard length u64 LE][shard][index]."""
+    return len(shard).to_bytes(8, "little") + shard + db
+
+
 def mindrecords(tmp):
+    import json
     schema = {"label": {"type": "int32"}, "id": {"type": "int64"}, "score": {"type": "float32"},
               "weight": {"type": "float64"}, "name": {"type": "string"},
               "image": {"type": "bytes"}, "mat": {"type": "float32", "shape": [2, 3]},
               "seq": {"type": "int64", "shape": [-1, 2]}}
-    for name, n in [("rows3", 3), ("rows0", 0)]:
+    for name, n, drop in [("rows3", 3, False), ("rows3-nocrc", 3, True), ("rows0", 0, False),
+                          ("regress-huge-shape", 0, True)]:
         d = os.path.join(tmp, name)
         os.makedirs(d)
-        w = FileWriter(os.path.join(d, "data.mr"), 1)  # the fuzz target's file name
+        path = os.path.join(d, "data.mr")  # the fuzz target's file name
+        w = FileWriter(path, 1)
+        w.set_header_size(1 << 14)  # MindSpore's smallest sizes
+        w.set_page_size(1 << 15)
         w.add_schema(schema, "fuzz seed")
         w.add_index(["label"])
         w.write_raw_data([{"label": i, "id": 1 << 40, "score": 0.5, "weight": 2.0,
@@ -136,7 +162,16 @@ def mindrecords(tmp):
                            "mat": np.arange(6, dtype=np.float32),
                            "seq": np.arange(2 * i, dtype=np.int64)} for i in range(n)])
         w.commit()
-        put("mindrecord", name + ".mr", read(os.path.join(d, "data.mr")))
+        shard = read(path)
+        if name == "regress-huge-shape":
+            # A shape whose byte size overflows 64 bits (found by the fuzzer in the earlier
+            # format): the header says so, the reader must refuse it when opening.
+            size = int.from_bytes(shard[:8], "little")
+            h = json.loads(shard[8:8 + size])
+            h["schema"][0]["schema"]["mat"]["shape"] = [1 << 32, 1 << 32]
+            text = json.dumps(h, separators=(",", ":")).encode()
+            shard = len(text).to_bytes(8, "little") + text + shard[8 + len(text):]
+        put("mindrecord", name + ".mr", _container(shard, _shrunk_index(path + ".db", drop)))
 
 
 def images():

@@ -7,6 +7,8 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
             libgloo-dev libopenmpi-dev openmpi-bin libcpp-httplib-dev libssl-dev
             libsodium-dev libflatbuffers-dev flatbuffers-compiler libonnx-dev python3-yaml
             llvm-14-dev)
+# MindRecord (MindSpore's format): the SQLite index and the JSON shard header.
+build_pkgs+=(libsqlite3-dev nlohmann-json3-dev)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
 # writes their JPEG/PNG fixtures and is the oracle for decoding and PIL-filter resizing.
 # The fuzz targets (fuzz/) build with clang's libFuzzer and sanitizers, and its OpenMP.

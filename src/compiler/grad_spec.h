@@ -83,7 +83,8 @@ void check_grad_sens(const ir::AbsPtr& target, const ir::AbsPtr& sens);
 // graph node (GRAPH) or a Python object (PYNATIVE); tuple(items) makes a tuple of them.
 //   grads = positions None: the weights' tuple; an int: its gradient; else a tuple of them,
 //           followed by the weights' as (inputs, weights) when there are weights
-//   return_value: (out, grads); has_aux: (grads, aux), aux = out[1] or the tuple out[1:]
+//   return_value: (out, grads); has_aux: (grads, aux), aux the tuple out[1:] (a 1-tuple for
+//   one auxiliary output, as MindSpore's `grads, (z,) = grad_fn(x)`)
 template <class T, class Tuple>
 T grad_result(const GradSpec& s, const GradCall& call, const std::vector<T>& input_grads,
               const std::vector<T>& weight_grads, const T& out, const std::vector<T>& out_items,
@@ -97,8 +98,7 @@ T grad_result(const GradSpec& s, const GradCall& call, const std::vector<T>& inp
   }
   if (s.return_value) return tuple(std::vector<T>{out, grads});
   if (!s.has_aux) return grads;
-  T aux = out_items.size() == 2 ? out_items[1]
-                                : tuple(std::vector<T>(out_items.begin() + 1, out_items.end()));
+  T aux = tuple(std::vector<T>(out_items.begin() + 1, out_items.end()));
   return tuple(std::vector<T>{grads, aux});
 }
 

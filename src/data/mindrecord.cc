@@ -1,8 +1,8 @@
 #include "data/mindrecord.h"
 
 #include "base/file.h"
-#include "base/utf8.h"
-#include "data/json.h"
+#include "data/mindrecord_format.h"
+#include "data/mindrecord_index.h"
 #include "tensor/size.h"
 
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string_view>
 
 namespace mycel::data {
@@ -25,34 +26,11 @@ namespace mycel::data {
 namespace {
 
 namespace fs = std::filesystem;
+namespace mr = mindrecord;
+using mr::field_data_type;
+using mr::field_elem_size;
 
-// ---- Layout (docs/mindrecord-format.md) --------------------------------------------------
-
-constexpr char kHeadMagic[8] = {'M', 'C', 'M', 'R', 'H', 'E', 'A', 'D'};
-constexpr char kFootMagic[8] = {'M', 'C', 'M', 'R', 'F', 'O', 'O', 'T'};
-constexpr uint32_t kVersion = 1;
-constexpr size_t kHeadSize = 16;     // magic, version u32, JSON length u32
-constexpr size_t kFootSize = 40;     // index offset u64, rows u64, 3 CRCs + reserved u32, magic
-constexpr size_t kEntrySize = 16;    // record offset u64, length u32, CRC u32
-constexpr size_t kRowCountPad = 24;  // JSON room for the row count, filled in at commit
-constexpr int64_t kMaxShards = 1000;
-
-void put_u32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void put_u64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-uint32_t get_u32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-uint64_t get_u64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
+constexpr size_t kMaxFields = 100;  // MindSpore's
 
 uint32_t crc_of(const char* data, size_t n, uint32_t crc = 0) {
   // zlib takes uInt lengths: feed big blocks in pieces.
@@ -63,39 +41,6 @@ uint32_t crc_of(const char* data, size_t n, uint32_t crc = 0) {
     n -= step;
   }
   return crc;
-}
-
-size_t field_elem_size(FieldType t) {
-  switch (t) {
-    case FieldType::Int32:
-    case FieldType::Float32:
-      return 4;
-    case FieldType::Int64:
-    case FieldType::Float64:
-      return 8;
-    case FieldType::String:
-    case FieldType::Bytes:
-      return 0;
-  }
-  return 0;
-}
-
-DataType field_data_type(FieldType t) {
-  switch (t) {
-    case FieldType::Int32:
-      return DataType::Int32;
-    case FieldType::Int64:
-      return DataType::Int64;
-    case FieldType::Float32:
-      return DataType::Float32;
-    case FieldType::Float64:
-      return DataType::Float64;
-    case FieldType::String:
-      return DataType::String;
-    case FieldType::Bytes:
-      return DataType::UInt8;
-  }
-  return DataType::UInt8;
 }
 
 bool is_numeric_field(FieldType t) { return field_elem_size(t) != 0; }
@@ -124,16 +69,6 @@ size_t pread_full(int fd, char* buf, size_t n, uint64_t offset, const std::strin
   return got;
 }
 
-void write_full(int fd, const char* data, size_t n, const std::string& path) {
-  while (n > 0) {
-    ssize_t r = ::write(fd, data, n);
-    if (r < 0 && errno == EINTR) continue;
-    MC_CHECK(r > 0, Runtime, "FileWriter: cannot write ", path, ": ", errno_text(), ".");
-    data += r;
-    n -= static_cast<size_t>(r);
-  }
-}
-
 void pwrite_full(int fd, const char* data, size_t n, uint64_t offset, const std::string& path) {
   while (n > 0) {
     ssize_t r = ::pwrite(fd, data, n, static_cast<off_t>(offset));
@@ -145,10 +80,19 @@ void pwrite_full(int fd, const char* data, size_t n, uint64_t offset, const std:
   }
 }
 
+void sync_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  MC_CHECK(fd >= 0 && ::fsync(fd) == 0, Runtime, "FileWriter: cannot sync ", path, ": ",
+           errno_text(), ".");
+  ::close(fd);
+}
+
 std::string parent_dir(const std::string& path) {
   std::string d = fs::path(path).parent_path().string();
   return d.empty() ? "." : d;
 }
+
+std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 std::string random_hex(int words) {
   std::random_device rd;
@@ -161,73 +105,19 @@ std::string random_hex(int words) {
   return out;
 }
 
-// ---- Records -----------------------------------------------------------------------------
-
-int neg_dim(const FieldSpec& f) {
-  for (size_t d = 0; d < f.shape.size(); ++d)
-    if (f.shape[d] == -1) return static_cast<int>(d);
-  return -1;
+bool same_fields(const std::vector<FieldSpec>& a, const std::vector<FieldSpec>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k].name != b[k].name || a[k].type != b[k].type || a[k].has_shape != b[k].has_shape ||
+        a[k].shape != b[k].shape)
+      return false;
+  return true;
 }
 
-// Appends one field's encoding (after check_field_value) to a record.
-void encode_field(const FieldSpec& f, const Array& v, std::string* out) {
-  if (f.type == FieldType::String) {
-    const std::string& s = v.str()[0];
-    put_u64(out, s.size());
-    out->append(s);
-    return;
-  }
-  if (f.type == FieldType::Bytes) {
-    put_u64(out, static_cast<uint64_t>(v.numel()));
-  } else if (int d = neg_dim(f); d >= 0) {
-    put_u64(out, static_cast<uint64_t>(v.shape()[d]));
-  }
-  out->append(static_cast<const char*>(v.raw()), v.nbytes());
-}
-
-size_t encoded_size(const FieldSpec& f, const Array& v) {
-  if (f.type == FieldType::String) return 8 + v.str()[0].size();
-  size_t n = v.nbytes();
-  if (f.type == FieldType::Bytes || neg_dim(f) >= 0) n += 8;
-  return n;
-}
-
-void header_json(std::string* out, const std::string& dataset_id, int64_t shard_id,
-                 const std::vector<std::string>& shard_files, const std::vector<FieldSpec>& fields,
-                 const std::vector<std::string>& index_fields, const std::string* desc,
-                 int64_t rows) {
-  *out += str("{\"format\": \"mycel-mindrecord\", \"version\": ", kVersion, ", \"dataset_id\": \"",
-              dataset_id, "\", \"shard_id\": ", shard_id, ", \"shard_count\": ", shard_files.size(),
-              ", \"shard_files\": [");
-  for (size_t k = 0; k < shard_files.size(); ++k) {
-    if (k) *out += ", ";
-    json_string(out, shard_files[k]);
-  }
-  *out += "], \"schema\": {";
-  for (size_t k = 0; k < fields.size(); ++k) {
-    const FieldSpec& f = fields[k];
-    if (k) *out += ", ";
-    json_string(out, f.name);
-    *out += str(": {\"type\": \"", field_type_name(f.type), "\"");
-    if (f.has_shape) {
-      *out += ", \"shape\": [";
-      for (size_t d = 0; d < f.shape.size(); ++d) *out += str(d ? ", " : "", f.shape[d]);
-      *out += "]";
-    }
-    *out += "}";
-  }
-  *out += "}, \"index_fields\": [";
-  for (size_t k = 0; k < index_fields.size(); ++k) {
-    if (k) *out += ", ";
-    json_string(out, index_fields[k]);
-  }
-  *out += "], \"desc\": ";
-  if (desc) {
-    json_string(out, *desc);
-  } else {
-    *out += "null";
-  }
-  *out += str(", \"row_count\": ", rows, "}");
+std::string fields_str(const std::vector<FieldSpec>& fields) {
+  std::string s = "{";
+  for (size_t k = 0; k < fields.size(); ++k) s += (k ? ", " : "") + describe_field(fields[k]);
+  return s + "}";
 }
 
 }  // namespace
@@ -265,6 +155,8 @@ bool field_type_from_name(std::string_view name, FieldType* out) {
 
 void check_schema(const std::vector<FieldSpec>& fields, std::string_view op) {
   MC_CHECK(!fields.empty(), Value, op, ": the schema has no fields.");
+  MC_CHECK(fields.size() <= kMaxFields, Value, op, ": the schema has ", fields.size(),
+           " fields; MindRecord holds at most ", kMaxFields, ".");
   for (size_t k = 0; k < fields.size(); ++k) {
     const FieldSpec& f = fields[k];
     bool ok_name = !f.name.empty();
@@ -320,14 +212,14 @@ Array check_field_value(const FieldSpec& f, const Array& v, std::string_view op,
     return v.reshaped({});
   }
   Shape s = f.shape;
-  int d = neg_dim(f);
-  if (d >= 0) {
+  auto neg = std::find(s.begin(), s.end(), int64_t{-1});
+  if (neg != s.end()) {
     int64_t known = 1;
     for (int64_t x : f.shape)
       if (x != -1) known *= x;
     MC_CHECK(v.numel() % known == 0, Value, op, ": ", where, ", field ", describe_field(f),
              " cannot hold ", describe(v), ": ", v.numel(), " elements do not fit the shape.");
-    s[d] = v.numel() / known;
+    *neg = v.numel() / known;
   }
   MC_CHECK(numel(s) == v.numel(), Value, op, ": ", where, ", field ", describe_field(f),
            " cannot hold ", describe(v), ": ", v.numel(), " elements for ", numel(s), ".");
@@ -336,27 +228,37 @@ Array check_field_value(const FieldSpec& f, const Array& v, std::string_view op,
 
 // ---- Writer ------------------------------------------------------------------------------
 
+// A shard being written: its temporary file, its pages so far and the index of its rows. The
+// current blob and raw pages' bytes are buffered until the page is left (or write() ends).
 struct MindRecordWriter::Shard {
-  std::string path;
-  std::string tmp;
+  std::string path, tmp, db_tmp;
   int fd = -1;
-  uint64_t offset = 0;  // the file's size so far
-  uint32_t json_len = 0;
-  std::string pending;  // records not yet written
-  std::string index;    // index entries so far
-  int64_t rows = 0;
+  std::vector<mr::Page> pages;
+  int blob = -1, raw = -1;  // the current pages (indices into pages)
+  std::string blob_buf, raw_buf;
+  uint64_t blob_buf_at = 0, raw_buf_at = 0;  // file offsets of the buffers
+  std::vector<mr::IndexRow> rows;
+  std::vector<std::vector<mr::IndexValue>> values;
+  mr::Checksums sums;
 
   void flush() {
-    write_full(fd, pending.data(), pending.size(), tmp);
-    pending.clear();
+    pwrite_full(fd, blob_buf.data(), blob_buf.size(), blob_buf_at, tmp);
+    pwrite_full(fd, raw_buf.data(), raw_buf.size(), raw_buf_at, tmp);
+    blob_buf_at += blob_buf.size();
+    raw_buf_at += raw_buf.size();
+    blob_buf.clear();
+    raw_buf.clear();
   }
 };
 
 MindRecordWriter::MindRecordWriter(std::string file_name, int64_t shard_num, bool overwrite)
-    : file_name_(std::move(file_name)), overwrite_(overwrite) {
+    : file_name_(std::move(file_name)),
+      overwrite_(overwrite),
+      header_size_(mr::kDefaultHeaderSize),
+      page_size_(mr::kDefaultPageSize) {
   MC_CHECK(!file_name_.empty(), Value, "FileWriter: file_name must not be empty.");
-  MC_CHECK(shard_num >= 1 && shard_num <= kMaxShards, Value,
-           "FileWriter: shard_num must be in [1, ", kMaxShards, "], but got ", shard_num, ".");
+  MC_CHECK(shard_num >= 1 && shard_num <= mr::kMaxShards, Value,
+           "FileWriter: shard_num must be in [1, ", mr::kMaxShards, "], but got ", shard_num, ".");
   std::string dir = parent_dir(file_name_);
   std::error_code ec;
   MC_CHECK(fs::is_directory(dir, ec), Value, "FileWriter: the directory '", dir, "' of file_name '",
@@ -381,9 +283,11 @@ MindRecordWriter::~MindRecordWriter() {
 
 void MindRecordWriter::check_absent() const {
   for (const std::string& p : paths_) {
-    struct stat st;
-    MC_CHECK(::lstat(p.c_str(), &st) != 0, Runtime, "FileWriter: '", p,
-             "' already exists; pass overwrite=True to replace it.");
+    for (const std::string& f : {p, p + ".db"}) {
+      struct stat st;
+      MC_CHECK(::lstat(f.c_str(), &st) != 0, Runtime, "FileWriter: '", f,
+               "' already exists; pass overwrite=True to replace it.");
+    }
   }
 }
 
@@ -392,9 +296,35 @@ void MindRecordWriter::discard() noexcept {
     if (s->fd >= 0) ::close(s->fd);
     s->fd = -1;
     ::unlink(s->tmp.c_str());
+    ::unlink(s->db_tmp.c_str());
   }
   shards_.clear();
   if (state_ != State::Committed) state_ = State::Failed;
+}
+
+namespace {
+
+// A header or page size checked against MindSpore's range (a multiple of 4 in [lo, hi]).
+uint64_t checked_size(const char* what, int64_t bytes, uint64_t lo, uint64_t hi,
+                      const char* range) {
+  MC_CHECK(bytes >= static_cast<int64_t>(lo) && bytes <= static_cast<int64_t>(hi) && bytes % 4 == 0,
+           Value, "FileWriter: ", what, " must be a multiple of 4 in [", lo, ", ", hi, "] (", range,
+           "), but got ", bytes, ".");
+  return static_cast<uint64_t>(bytes);
+}
+
+}  // namespace
+
+void MindRecordWriter::set_header_size(int64_t bytes) {
+  MC_CHECK(state_ == State::New, Runtime, "FileWriter: set_header_size must come before writing.");
+  header_size_ = checked_size("header_size", bytes, mr::kMinHeaderSize, mr::kMaxHeaderSize,
+                              "16 KiB to 128 MiB");
+}
+
+void MindRecordWriter::set_page_size(int64_t bytes) {
+  MC_CHECK(state_ == State::New, Runtime, "FileWriter: set_page_size must come before writing.");
+  page_size_ =
+      checked_size("page_size", bytes, mr::kMinPageSize, mr::kMaxPageSize, "32 KiB to 256 MiB");
 }
 
 int64_t MindRecordWriter::add_schema(std::vector<FieldSpec> fields, std::string desc) {
@@ -425,48 +355,104 @@ void MindRecordWriter::add_index(std::vector<std::string> fields) {
              "FileWriter: index field '", name, "' appears twice.");
   }
   index_fields_ = std::move(fields);
-}
-
-std::string MindRecordWriter::head(size_t shard, int64_t rows, uint32_t json_len) const {
-  std::vector<std::string> names;
-  for (const std::string& p : paths_) names.push_back(fs::path(p).filename().string());
-  std::string json;
-  header_json(&json, dataset_id_, static_cast<int64_t>(shard), names, fields_, index_fields_,
-              desc_.empty() ? nullptr : &desc_, rows);
-  // The first head leaves room for the row count that commit writes.
-  if (json_len == 0) json_len = static_cast<uint32_t>(json.size() + kRowCountPad);
-  MC_ASSERT(json.size() <= json_len, "the row count outgrew its room");
-  json.append(json_len - json.size(), ' ');
-  std::string out(kHeadMagic, sizeof(kHeadMagic));
-  put_u32(&out, kVersion);
-  put_u32(&out, json_len);
-  return out + json;
+  has_index_ = true;
 }
 
 void MindRecordWriter::open_shards() {
   MC_CHECK(has_schema_, Runtime, "FileWriter: no schema; call add_schema first.");
+  if (!has_index_) {  // MindSpore's default: every scalar and string field
+    for (const FieldSpec& f : fields_)
+      if (f.type != FieldType::Bytes && !f.has_shape) index_fields_.push_back(f.name);
+  }
   dataset_id_ = random_hex(4);
   std::string tag = str(::getpid(), "-", random_hex(2));
   try {
-    for (size_t k = 0; k < paths_.size(); ++k) {
+    for (const std::string& path : paths_) {
       auto s = std::make_unique<Shard>();
-      s->path = paths_[k];
-      s->tmp =
-          str(parent_dir(s->path), "/.", fs::path(s->path).filename().string(), ".", tag, ".tmp");
+      s->path = path;
+      s->tmp = str(parent_dir(path), "/.", base_name(path), ".", tag, ".tmp");
+      s->db_tmp = str(parent_dir(path), "/.", base_name(path), ".db.", tag, ".tmp");
       s->fd = ::open(s->tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       MC_CHECK(s->fd >= 0, Runtime, "FileWriter: cannot create ", s->tmp, ": ", errno_text(), ".");
       shards_.push_back(std::move(s));
-      Shard& sh = *shards_.back();
-      std::string h = head(k, 0, 0);
-      sh.json_len = static_cast<uint32_t>(h.size() - kHeadSize);
-      write_full(sh.fd, h.data(), h.size(), sh.tmp);
-      sh.offset = h.size();
     }
   } catch (...) {
     discard();
     throw;
   }
   state_ = State::Writing;
+}
+
+// Appends a row's two parts to a shard's current pages, opening new ones where they are full:
+// a blob page holds one row group; a row group's raw parts lie together in one raw page.
+void MindRecordWriter::append(Shard& sh, int64_t shard_id, const Row& row) {
+  std::string blob = mr::encode_blob(fields_, row, &compression_size_);
+  std::string raw = mr::encode_raw(fields_, row);
+  uint64_t blob_need = 8 + blob.size(), raw_need = 8 + raw.size();
+  auto r = static_cast<int64_t>(sh.rows.size());
+  MC_ASSERT(blob_need <= page_size_ && raw_need <= page_size_, "a row outgrew its bound");
+  auto page_at = [&](const mr::Page& p) {
+    return header_size_ + static_cast<uint64_t>(p.id) * page_size_;
+  };
+  bool raw_full = sh.raw < 0 || sh.pages[static_cast<size_t>(sh.raw)].size + raw_need > page_size_;
+  bool blob_full =
+      sh.blob < 0 || sh.pages[static_cast<size_t>(sh.blob)].size + blob_need > page_size_;
+  if (raw_full || blob_full) {
+    sh.flush();
+    int64_t groups = sh.blob < 0 ? 0 : sh.pages[static_cast<size_t>(sh.blob)].type_id + 1;
+    mr::Page bp;
+    bp.id = static_cast<int64_t>(sh.pages.size());
+    bp.shard_id = shard_id;
+    bp.blob = true;
+    bp.type_id = groups;
+    bp.start_row = bp.end_row = r;
+    sh.pages.push_back(bp);
+    sh.blob = static_cast<int>(sh.pages.size() - 1);
+    sh.blob_buf_at = page_at(bp);
+    if (raw_full) {
+      mr::Page rp;
+      rp.id = static_cast<int64_t>(sh.pages.size());
+      rp.shard_id = shard_id;
+      rp.type_id = sh.raw < 0 ? 0 : sh.pages[static_cast<size_t>(sh.raw)].type_id + 1;
+      sh.pages.push_back(rp);
+      sh.raw = static_cast<int>(sh.pages.size() - 1);
+      sh.raw_buf_at = page_at(rp);
+    }
+    mr::Page& rp = sh.pages[static_cast<size_t>(sh.raw)];
+    rp.row_groups.emplace_back(groups, rp.size);
+  }
+  mr::Page& bp = sh.pages[static_cast<size_t>(sh.blob)];
+  mr::Page& rp = sh.pages[static_cast<size_t>(sh.raw)];
+  mr::IndexRow x;
+  x.row_id = r;
+  x.group_id = bp.type_id;
+  x.blob_page = bp.id;
+  x.blob_off = bp.size;
+  x.blob_end = bp.size + blob_need;
+  x.raw_page = rp.id;
+  x.raw_off = rp.size;
+  x.raw_end = rp.size + raw_need;
+  mr::append_u64(&sh.blob_buf, blob.size());
+  sh.blob_buf += blob;
+  mr::append_u64(&sh.raw_buf, raw.size());
+  sh.raw_buf += raw;
+  bp.size += blob_need;
+  bp.end_row = r + 1;
+  rp.size += raw_need;
+  sh.rows.push_back(x);
+  sh.sums.raw_crc.push_back(crc_of(raw.data(), raw.size()));
+  sh.sums.blob_crc.push_back(crc_of(blob.data(), blob.size()));
+  std::vector<mr::IndexValue> values;
+  for (const std::string& name : index_fields_) {
+    size_t k =
+        static_cast<size_t>(std::find_if(fields_.begin(), fields_.end(),
+                                         [&](const FieldSpec& f) { return f.name == name; }) -
+                            fields_.begin());
+    mr::IndexValue iv = mr::scalar_value(fields_[k], row[k]);
+    values.push_back(std::move(iv));
+  }
+  sh.values.push_back(std::move(values));
+  if (sh.blob_buf.size() + sh.raw_buf.size() >= (1u << 22)) sh.flush();
 }
 
 void MindRecordWriter::write(const std::vector<Row>& rows) {
@@ -482,35 +468,77 @@ void MindRecordWriter::write(const std::vector<Row>& rows) {
     MC_CHECK(rows[r].size() == fields_.size(), Value, "FileWriter: row ", r, " has ",
              rows[r].size(), " values for ", fields_.size(), " schema fields.");
     std::string where = str("row ", r);
-    size_t bytes = 0;
+    // Bounds of the row's two parts (encode_blob, encode_raw): a row must fit in a page.
+    uint64_t blob = 16, raw = 32;
     for (size_t k = 0; k < fields_.size(); ++k) {
       checked[r].push_back(check_field_value(fields_[k], rows[r][k], "FileWriter", where));
-      bytes += encoded_size(fields_[k], checked[r].back());
+      const FieldSpec& f = fields_[k];
+      const Array& v = checked[r].back();
+      if (f.type == FieldType::Bytes || f.has_shape) {
+        blob += 8 + v.nbytes() + (f.has_shape ? 4 + static_cast<uint64_t>(v.numel()) : 0);
+      } else {
+        raw += 16 + f.name.size() + (f.type == FieldType::String ? v.str()[0].size() : 0);
+      }
     }
-    MC_CHECK(bytes <= std::numeric_limits<uint32_t>::max(), Value, "FileWriter: row ", r, " takes ",
-             bytes, " bytes; a record holds at most 4 GiB.");
+    MC_CHECK(blob <= page_size_ && raw <= page_size_, Value, "FileWriter: row ", r, " takes up to ",
+             std::max(blob, raw), " bytes, more than a page holds (page_size ", page_size_,
+             "); raise it with set_page_size.");
   }
   if (state_ == State::New) open_shards();
   try {
-    std::string rec;
-    for (const Row& row : checked) {
-      Shard& sh = *shards_[static_cast<size_t>(rows_ % static_cast<int64_t>(shards_.size()))];
-      rec.clear();
-      for (size_t k = 0; k < fields_.size(); ++k) encode_field(fields_[k], row[k], &rec);
-      put_u64(&sh.index, sh.offset);
-      put_u32(&sh.index, static_cast<uint32_t>(rec.size()));
-      put_u32(&sh.index, crc_of(rec.data(), rec.size()));
-      sh.pending += rec;
-      sh.offset += rec.size();
-      ++sh.rows;
-      ++rows_;
-      if (sh.pending.size() >= (1u << 22)) sh.flush();
+    // Shard k takes the k-th contiguous run (MindSpore's split; the first runs are longer).
+    size_t n = shards_.size(), each = checked.size() / n, extra = checked.size() % n, at = 0;
+    for (size_t k = 0; k < n; ++k) {
+      size_t take = each + (k < extra ? 1 : 0);
+      for (size_t r = at; r < at + take; ++r)
+        append(*shards_[k], static_cast<int64_t>(k), checked[r]);
+      at += take;
+      shards_[k]->flush();
     }
-    for (auto& s : shards_) s->flush();
   } catch (...) {
     discard();
     throw;
   }
+}
+
+// Writes shard k's header and index, and syncs both files.
+void MindRecordWriter::seal(Shard& sh, size_t k) {
+  sh.flush();
+  mr::Header h;
+  h.header_size = header_size_;
+  h.page_size = page_size_;
+  h.compression_size = compression_size_;
+  h.fields = fields_;
+  h.desc = desc_;
+  h.index_fields = index_fields_;
+  h.pages = sh.pages;
+  for (const std::string& p : paths_) h.shard_addresses.push_back(base_name(p));
+  h.shard_id = static_cast<int64_t>(k);
+  std::string head;
+  std::string json = mr::header_json(h);
+  mr::append_u64(&head, json.size());
+  head += json;
+  MC_CHECK(head.size() <= header_size_, Value, "FileWriter: the header of ", sh.path, " takes ",
+           head.size(), " bytes, more than header_size ", header_size_,
+           "; raise it with set_header_size (or the page size, for fewer pages).");
+  pwrite_full(sh.fd, head.data(), head.size(), 0, sh.tmp);
+  if (sh.pages.empty()) {  // no rows: the file is the header's room
+    MC_CHECK(::ftruncate(sh.fd, static_cast<off_t>(header_size_)) == 0, Runtime,
+             "FileWriter: cannot write ", sh.tmp, ": ", errno_text(), ".");
+  }
+  MC_CHECK(::fsync(sh.fd) == 0, Runtime, "FileWriter: cannot sync ", sh.tmp, ": ", errno_text(),
+           ".");
+  MC_CHECK(::close(sh.fd) == 0, Runtime, "FileWriter: cannot close ", sh.tmp, ": ", errno_text(),
+           ".");
+  sh.fd = -1;
+  std::vector<FieldSpec> index;
+  for (const std::string& name : index_fields_)
+    index.push_back(*std::find_if(fields_.begin(), fields_.end(),
+                                  [&](const FieldSpec& f) { return f.name == name; }));
+  sh.sums.dataset_id = dataset_id_;
+  sh.sums.header_crc = crc_of(head.data(), head.size());
+  mr::write_index(sh.db_tmp, base_name(sh.path), index, sh.rows, sh.values, sh.sums);
+  sync_file(sh.db_tmp);
 }
 
 void MindRecordWriter::commit() {
@@ -520,31 +548,15 @@ void MindRecordWriter::commit() {
   if (state_ == State::New) open_shards();
   try {
     for (size_t k = 0; k < shards_.size(); ++k) {
-      Shard& sh = *shards_[k];
-      sh.flush();
-      uint64_t index_offset = sh.offset;
-      write_full(sh.fd, sh.index.data(), sh.index.size(), sh.tmp);
-      std::string h = head(k, sh.rows, sh.json_len);  // now with the row count
-      pwrite_full(sh.fd, h.data(), h.size(), 0, sh.tmp);
-      std::string foot;
-      put_u64(&foot, index_offset);
-      put_u64(&foot, static_cast<uint64_t>(sh.rows));
-      put_u32(&foot, crc_of(h.data(), h.size()));
-      put_u32(&foot, crc_of(sh.index.data(), sh.index.size()));
-      put_u32(&foot, 0);
-      put_u32(&foot, crc_of(foot.data(), foot.size()));
-      foot.append(kFootMagic, sizeof(kFootMagic));
-      write_full(sh.fd, foot.data(), foot.size(), sh.tmp);
-      MC_CHECK(::fsync(sh.fd) == 0, Runtime, "FileWriter: cannot sync ", sh.tmp, ": ", errno_text(),
-               ".");
-      MC_CHECK(::close(sh.fd) == 0, Runtime, "FileWriter: cannot close ", sh.tmp, ": ",
-               errno_text(), ".");
-      sh.fd = -1;
+      seal(*shards_[k], k);
       if (hook_) hook_(str("sealed ", k));
     }
     if (!overwrite_) check_absent();
     for (size_t k = 0; k < shards_.size(); ++k) {
       Shard& sh = *shards_[k];
+      std::string db = sh.path + ".db";
+      MC_CHECK(::rename(sh.db_tmp.c_str(), db.c_str()) == 0, Runtime, "FileWriter: cannot rename ",
+               sh.db_tmp, " to ", db, ": ", errno_text(), ".");
       MC_CHECK(::rename(sh.tmp.c_str(), sh.path.c_str()) == 0, Runtime,
                "FileWriter: cannot rename ", sh.tmp, " to ", sh.path, ": ", errno_text(), ".");
       if (hook_) hook_(str("renamed ", k));
@@ -564,23 +576,25 @@ void MindRecordWriter::commit() {
 
 // ---- Reader ------------------------------------------------------------------------------
 
+// One shard file: its header, its index (where each record lies, as absolute offsets) and,
+// for files mycel wrote, their checksums and set id.
 struct MindRecordReader::File {
-  std::string who;  // the reader's name for messages
+  struct Loc {
+    uint64_t raw = 0, raw_len = 0, blob = 0, blob_len = 0;  // absolute offset, bytes
+  };
+  std::string who;
   std::string path;
   int fd = -1;
   dev_t dev = 0;
   ino_t ino = 0;
-  std::string dataset_id;
-  int64_t shard_id = 0;
-  int64_t shard_count = 0;
-  std::vector<std::string> shard_files;
-  std::vector<FieldSpec> fields;
-  int64_t rows = 0;
-  std::vector<char> index;  // kEntrySize bytes a row
+  mr::Header header;
+  std::vector<Loc> locs;
+  mr::Checksums sums;
 
   ~File() {
     if (fd >= 0) ::close(fd);
   }
+  int64_t rows() const { return static_cast<int64_t>(locs.size()); }
 
   [[noreturn]] void corrupt(const std::string& why) const {
     MC_THROW(Runtime, who, ": ", path, " is truncated or corrupt (", why, ").");
@@ -594,144 +608,116 @@ struct MindRecordReader::File {
     dev = st.st_dev;
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
-    if (size < kHeadSize + kFootSize)
-      corrupt(str("the file has ", size, " bytes, fewer than a header and a footer"));
-    char head[kHeadSize];
-    char foot[kFootSize];
-    if (pread_full(fd, head, kHeadSize, 0, path, who) != kHeadSize ||
-        pread_full(fd, foot, kFootSize, size - kFootSize, path, who) != kFootSize)
+    char len8[8];
+    if (size < 8 || pread_full(fd, len8, 8, 0, path, who) != 8)
+      corrupt(str("the file has ", size, " bytes, too few for a header"));
+    uint64_t json_len = mr::load_u64(len8);
+    if (json_len > mr::kMaxHeaderSize - 8 || json_len > size - 8)
+      corrupt(str("the header length ", json_len, " does not fit the file of ", size, " bytes"));
+    std::string head(8 + json_len, '\0');
+    if (pread_full(fd, head.data(), head.size(), 0, path, who) != head.size())
       corrupt("the file shrank while being read");
-    if (std::memcmp(head, kHeadMagic, sizeof(kHeadMagic)) != 0)
-      corrupt("no MindRecord header magic at byte 0");
-    if (std::memcmp(foot + kFootSize - 8, kFootMagic, sizeof(kFootMagic)) != 0)
-      corrupt("no footer magic at the end: cut short, or never committed");
-    if (get_u32(foot + 28) != crc_of(foot, 28)) corrupt("footer checksum mismatch");
-    uint32_t version = get_u32(head + 8);
-    MC_CHECK(version == kVersion, Runtime, who, ": ", path, " has format version ", version,
-             "; this mycel reads version ", kVersion, ".");
-    uint64_t json_len = get_u32(head + 12);
-    uint64_t index_offset = get_u64(foot);
-    uint64_t nrows = get_u64(foot + 8);
-    if (nrows > size / kEntrySize || index_offset > size || index_offset < kHeadSize + json_len ||
-        index_offset + nrows * kEntrySize + kFootSize != size)
-      corrupt(str("the footer's index offset ", index_offset, " and row count ", nrows,
-                  " do not match the file size ", size));
-    std::string header(kHeadSize + json_len, '\0');
-    if (pread_full(fd, header.data(), header.size(), 0, path, who) != header.size())
-      corrupt("the file shrank while being read");
-    if (crc_of(header.data(), header.size()) != get_u32(foot + 16))
-      corrupt("header checksum mismatch");
-    index.resize(nrows * kEntrySize);
-    if (pread_full(fd, index.data(), index.size(), index_offset, path, who) != index.size())
-      corrupt("the file shrank while being read");
-    if (crc_of(index.data(), index.size()) != get_u32(foot + 20))
-      corrupt("index checksum mismatch");
-    rows = static_cast<int64_t>(nrows);
-    uint64_t expect = kHeadSize + json_len;
-    for (uint64_t r = 0; r < nrows; ++r) {
-      const char* e = index.data() + r * kEntrySize;
-      if (get_u64(e) != expect) corrupt(str("index entry ", r, " points outside the records"));
-      expect += get_u32(e + 8);
-    }
-    if (expect != index_offset) corrupt("the index does not cover the records");
+    // The index first: in files mycel wrote it holds the header's checksum, so that a damaged
+    // header is called so, not misread.
+    std::vector<mr::IndexRow> rows = index_rows(head);
     try {
-      parse_header(std::string_view(header).substr(kHeadSize));
+      header = mr::parse_header(std::string_view(head).substr(8), who);
     } catch (const std::runtime_error& e) {
       corrupt(e.what());
+    } catch (const Error& e) {
+      MC_THROW(Value, who, ": ", path, " ", e.message());
     }
-    // A sealed temporary file of an interrupted commit is complete but must not read.
-    const std::string& written = shard_files[static_cast<size_t>(shard_id)];
-    MC_CHECK(fs::path(path).filename() == written, Runtime, who, ": ", path,
+    if (8 + json_len > header.header_size) corrupt("the header overruns its header_size");
+    // A temporary file of an interrupted commit, or a renamed shard, must not read.
+    const std::string& written = header.shard_addresses[static_cast<size_t>(header.shard_id)];
+    MC_CHECK(base_name(path) == written, Runtime, who, ": ", path,
              " is not a committed MindRecord file: it was written for the name '", written,
              "' (a temporary file of an unfinished commit, or a renamed file; MindRecord "
              "files must keep their names).");
+    for (const mr::Page& pg : header.pages) {
+      uint64_t room = (size - header.header_size) / header.page_size;  // whole pages before size
+      if (size < header.header_size || static_cast<uint64_t>(pg.id) > room ||
+          header.header_size + static_cast<uint64_t>(pg.id) * header.page_size + pg.size > size)
+        corrupt(str("page ", pg.id, " lies past the end of the file (", size, " bytes)"));
+    }
+    locate(rows);
   }
 
-  // Throws std::runtime_error on anything unexpected (the header's CRC already matched, so
-  // this only fires for files not written by FileWriter).
-  void parse_header(std::string_view text) {
-    Json j = parse_json(text);
-    auto need = [&](const char* key, Json::Kind kind) -> const Json& {
-      const Json* v = j.get(key);
-      if (!v || v->kind != kind) throw std::runtime_error(str("header field '", key, "'"));
-      return *v;
-    };
-    if (need("format", Json::Kind::Str).s != "mycel-mindrecord")
-      throw std::runtime_error("not a mycel-mindrecord header");
-    dataset_id = need("dataset_id", Json::Kind::Str).s;
-    shard_id = need("shard_id", Json::Kind::Int).i;
-    shard_count = need("shard_count", Json::Kind::Int).i;
-    for (const Json& f : need("shard_files", Json::Kind::Arr).arr) {
-      if (f.kind != Json::Kind::Str || f.s.empty() || f.s.find('/') != std::string::npos)
-        throw std::runtime_error("bad shard file name");
-      shard_files.push_back(f.s);
-    }
-    if (shard_count < 1 || shard_count > kMaxShards || shard_id < 0 || shard_id >= shard_count ||
-        static_cast<int64_t>(shard_files.size()) != shard_count)
-      throw std::runtime_error("bad shard id or count");
-    if (need("row_count", Json::Kind::Int).i != rows)
-      throw std::runtime_error("header and footer disagree on the row count");
-    for (const auto& [name, spec] : need("schema", Json::Kind::Obj).obj) {
-      FieldSpec f;
-      f.name = name;
-      const Json* type = spec.get("type");
-      if (!type || type->kind != Json::Kind::Str || !field_type_from_name(type->s, &f.type))
-        throw std::runtime_error(str("bad type of field '", name, "'"));
-      if (const Json* shape = spec.get("shape")) {
-        f.has_shape = true;
-        for (const Json& d : shape->arr) {
-          if (d.kind != Json::Kind::Int) throw std::runtime_error("bad shape");
-          f.shape.push_back(d.i);
-        }
-      }
-      fields.push_back(std::move(f));
-    }
+  // The rows of the shard's index `<path>.db`, and its checksums (checking the header's).
+  std::vector<mr::IndexRow> index_rows(const std::string& head) {
+    std::string db = path + ".db";
+    std::error_code ec;
+    MC_CHECK(fs::exists(db, ec), Runtime, who, ": the index ", db, " of ", path,
+             " is missing (MindRecord files come with their .db index).");
+    std::vector<mr::IndexRow> rows;
     try {
-      check_schema(fields, who);
-    } catch (const Error& e) {
-      MC_THROW(Value, who, ": ", path, " has an invalid schema in its header: ", e.message());
+      mr::read_index(db, who, &rows, &sums);
+    } catch (const std::runtime_error& e) {
+      MC_THROW(Runtime, who, ": ", db, " is truncated or corrupt (", e.what(), ").");
+    }
+    if (sums.present && crc_of(head.data(), head.size()) != sums.header_crc)
+      corrupt("the header fails its checksum");
+    return rows;
+  }
+
+  // Checks the index rows against the page table and turns them into absolute offsets.
+  void locate(const std::vector<mr::IndexRow>& rows) {
+    int64_t in_blob_pages = 0;
+    for (const mr::Page& pg : header.pages)
+      in_blob_pages += pg.blob ? pg.end_row - pg.start_row : 0;
+    if (in_blob_pages != static_cast<int64_t>(rows.size()))
+      corrupt(str("the index has ", rows.size(), " rows, the blob pages ", in_blob_pages));
+    auto page = [&](int64_t id, bool blob, int64_t r) -> const mr::Page& {
+      if (id < 0 || id >= static_cast<int64_t>(header.pages.size()) ||
+          header.pages[static_cast<size_t>(id)].blob != blob)
+        corrupt(str("row ", r, " of the index names page ", id, ", not a ", blob ? "blob" : "raw",
+                    " page"));
+      return header.pages[static_cast<size_t>(id)];
+    };
+    for (const mr::IndexRow& x : rows) {
+      const mr::Page& rp = page(x.raw_page, false, x.row_id);
+      const mr::Page& bp = page(x.blob_page, true, x.row_id);
+      if (x.raw_off > x.raw_end || x.raw_end > rp.size || x.raw_end - x.raw_off < 8 ||
+          x.blob_off > x.blob_end || x.blob_end > bp.size || x.blob_end - x.blob_off < 8 ||
+          x.row_id < bp.start_row || x.row_id >= bp.end_row)
+        corrupt(str("row ", x.row_id, " of the index lies outside its pages"));
+      auto at = [&](const mr::Page& pg) {
+        return header.header_size + static_cast<uint64_t>(pg.id) * header.page_size;
+      };
+      locs.push_back(Loc{at(rp) + x.raw_off, x.raw_end - x.raw_off, at(bp) + x.blob_off,
+                         x.blob_end - x.blob_off});
     }
   }
 
-  // Record r's bytes, CRC checked.
-  std::vector<char> record(int64_t r) const {
-    const char* e = index.data() + static_cast<size_t>(r) * kEntrySize;
-    std::vector<char> buf(get_u32(e + 8));
-    if (pread_full(fd, buf.data(), buf.size(), get_u64(e), path, who) != buf.size())
+  // A record part: its u64 length, then that many bytes, which the index's span must hold
+  // exactly; CRC-checked when the file has checksums.
+  std::string part(uint64_t at, uint64_t len, int64_t r, const char* what, uint32_t crc) const {
+    std::string buf(static_cast<size_t>(len), '\0');
+    if (pread_full(fd, buf.data(), buf.size(), at, path, who) != buf.size())
       corrupt(str("record ", r, " is cut short"));
-    if (crc_of(buf.data(), buf.size()) != get_u32(e + 12))
-      corrupt(str("record ", r, " fails its checksum"));
+    if (mr::load_u64(buf.data()) != len - 8)
+      corrupt(str("record ", r, "'s ", what, " length disagrees with the index"));
+    buf.erase(0, 8);
+    if (sums.present && crc_of(buf.data(), buf.size()) != crc)
+      corrupt(str("record ", r, "'s ", what, " fails its checksum"));
     return buf;
   }
+
+  void record(int64_t r, const std::vector<bool>& wanted, Row* values) const {
+    const Loc& l = locs[static_cast<size_t>(r)];
+    auto k = static_cast<size_t>(r);
+    std::string raw = part(l.raw, l.raw_len, r, "raw part", sums.present ? sums.raw_crc[k] : 0);
+    std::string blob = part(l.blob, l.blob_len, r, "blob", sums.present ? sums.blob_crc[k] : 0);
+    try {
+      mr::decode_raw(header.fields, raw, wanted, values);
+      mr::decode_blob(header.fields, blob, wanted, values);
+    } catch (const std::runtime_error& e) {
+      corrupt(str("record ", r, ": ", e.what()));
+    } catch (const Error& e) {
+      MC_THROW(Value, who, ": ", path, ", record ", r, ", ", e.message(), ".");
+    }
+  }
 };
-
-// One set: every shard opened; `listed` says which shards' rows are read.
-struct MindRecordReader::Set {
-  std::vector<File*> shards;
-  std::vector<bool> listed;
-  int64_t total = 0;               // rows of all shards
-  int64_t size = 0;                // rows read
-  std::vector<int64_t> positions;  // write positions of the rows read (empty: all of them)
-};
-
-namespace {
-
-bool same_fields(const std::vector<FieldSpec>& a, const std::vector<FieldSpec>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t k = 0; k < a.size(); ++k)
-    if (a[k].name != b[k].name || a[k].type != b[k].type || a[k].has_shape != b[k].has_shape ||
-        a[k].shape != b[k].shape)
-      return false;
-  return true;
-}
-
-std::string fields_str(const std::vector<FieldSpec>& fields) {
-  std::string s = "{";
-  for (size_t k = 0; k < fields.size(); ++k) s += (k ? ", " : "") + describe_field(fields[k]);
-  return s + "}";
-}
-
-}  // namespace
 
 MindRecordReader::~MindRecordReader() = default;
 
@@ -740,7 +726,11 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
     : who_(std::move(who)) {
   MC_CHECK(!files.empty(), Value, who_, ": dataset_files is empty.");
   MC_ASSERT(!load_set || files.size() == 1, "load_set with several files");
-  std::map<std::string, size_t> set_of;  // dataset id -> index in sets_
+  struct Set {
+    std::vector<File*> shards;
+    std::vector<bool> listed;
+  };
+  std::vector<Set> sets;
   auto open_file = [&](const std::string& path) -> File* {
     auto f = std::make_unique<File>();
     f->who = who_;
@@ -752,156 +742,88 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
     std::error_code ec;
     MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path, " does not exist.");
     File* f = open_file(path);
-    auto it = set_of.find(f->dataset_id);
-    if (it != set_of.end()) {
+    auto shard = static_cast<size_t>(f->header.shard_id);
+    auto known = std::find_if(sets.begin(), sets.end(), [&](const Set& s) {
+      const File* s0 = s.shards[0];
+      return fs::equivalent(parent_dir(s0->path), parent_dir(path), ec) &&
+             s0->header.shard_addresses == f->header.shard_addresses;
+    });
+    if (known != sets.end()) {
       // Another shard of a set already open: it must be the very file opened as that shard.
-      Set& set = sets_[it->second];
-      File* known = set.shards[static_cast<size_t>(f->shard_id)];
-      MC_CHECK(known->dataset_id == f->dataset_id && known->dev == f->dev && known->ino == f->ino,
-               Value, who_, ": ", path, " is shard ", f->shard_id, " of the set of ",
-               set.shards[0]->path, ", but that shard is ", known->path, ".");
-      MC_CHECK(!set.listed[static_cast<size_t>(f->shard_id)], Value, who_, ": ", path,
+      File* same = known->shards[shard];
+      MC_CHECK(same->dev == f->dev && same->ino == f->ino, Value, who_, ": ", path, " is shard ",
+               shard, " of the set of ", known->shards[0]->path, ", but that shard is ", same->path,
+               ".");
+      MC_CHECK(!known->listed[shard], Value, who_, ": ", path,
                " is listed twice in dataset_files.");
-      set.listed[static_cast<size_t>(f->shard_id)] = true;
+      known->listed[shard] = true;
       files_.pop_back();
       continue;
     }
     // A new set: open its other shards, found by the names in the header, next to this file.
-    if (fields_.empty()) fields_ = f->fields;
-    MC_CHECK(same_fields(f->fields, fields_), Runtime, who_, ": ", path, " has the schema ",
-             fields_str(f->fields), ", but ", files_[0]->path, " has ", fields_str(fields_),
+    if (fields_.empty()) fields_ = f->header.fields;
+    MC_CHECK(same_fields(f->header.fields, fields_), Runtime, who_, ": ", path, " has the schema ",
+             fields_str(f->header.fields), ", but ", files_[0]->path, " has ", fields_str(fields_),
              "; all files must share one schema.");
+    const auto& names = f->header.shard_addresses;
     Set set;
-    set.shards.resize(static_cast<size_t>(f->shard_count));
-    set.listed.assign(static_cast<size_t>(f->shard_count), load_set);
-    set.listed[static_cast<size_t>(f->shard_id)] = true;
-    set.shards[static_cast<size_t>(f->shard_id)] = f;
-    std::string dir = parent_dir(path);
-    for (int64_t k = 0; k < f->shard_count; ++k) {
-      if (k == f->shard_id) continue;
-      std::string sib = dir + "/" + f->shard_files[static_cast<size_t>(k)];
+    set.shards.resize(names.size());
+    set.listed.assign(names.size(), load_set);
+    set.listed[shard] = true;
+    set.shards[shard] = f;
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (k == shard) continue;
+      std::string sib = parent_dir(path) + "/" + names[k];
       MC_CHECK(fs::exists(sib, ec), Runtime, who_, ": shard ", k, " of the set of ", path, " (",
                sib,
                ") is missing: the set is incomplete (an unfinished or crashed "
                "FileWriter.commit?).");
       File* s = open_file(sib);
-      MC_CHECK(
-          s->dataset_id == f->dataset_id && s->shard_id == k && s->shard_count == f->shard_count,
-          Runtime, who_, ": ", sib, " is not shard ", k, " of the set of ", path,
-          " (its dataset id ", s->dataset_id, " shard ", s->shard_id, " of ", s->shard_count,
-          ", expected ", f->dataset_id, " shard ", k, " of ", f->shard_count,
-          "): the set is mixed (an unfinished or crashed "
-          "FileWriter.commit?).");
-      MC_CHECK(same_fields(s->fields, f->fields), Runtime, who_, ": ", sib, " and ", path,
-               " are shards of one set but have different schemas.");
-      set.shards[static_cast<size_t>(k)] = s;
+      MC_CHECK(s->header.shard_id == static_cast<int64_t>(k) &&
+                   s->header.shard_addresses == names && s->sums.present == f->sums.present &&
+                   s->sums.dataset_id == f->sums.dataset_id,
+               Runtime, who_, ": ", sib, " is not shard ", k, " of the set of ", path,
+               " (its header or set id differs): the set is mixed (an unfinished or crashed "
+               "FileWriter.commit?).");
+      MC_CHECK(same_fields(s->header.fields, f->header.fields), Runtime, who_, ": ", sib, " and ",
+               path, " are shards of one set but have different schemas.");
+      set.shards[k] = s;
     }
-    for (File* s : set.shards) set.total += s->rows;
-    // Rows went round-robin: shard k holds write positions k, k + n, k + 2n, ...
-    auto n = static_cast<int64_t>(set.shards.size());
-    for (int64_t k = 0; k < n; ++k)
-      MC_CHECK(set.shards[static_cast<size_t>(k)]->rows == (set.total - k + n - 1) / n, Runtime,
-               who_, ": ", set.shards[static_cast<size_t>(k)]->path, " holds ",
-               set.shards[static_cast<size_t>(k)]->rows, " rows, which does not fit a set of ",
-               set.total, " rows over ", n, " shards: the set is mixed or corrupt.");
-    set_of.emplace(f->dataset_id, sets_.size());
-    sets_.push_back(std::move(set));
+    sets.push_back(std::move(set));
   }
   int64_t start = 0;
-  for (Set& set : sets_) {
-    bool all = std::all_of(set.listed.begin(), set.listed.end(), [](bool b) { return b; });
-    if (all) {
-      set.size = set.total;
-    } else {
-      auto n = static_cast<int64_t>(set.shards.size());
-      for (int64_t g = 0; g < set.total; ++g)
-        if (set.listed[static_cast<size_t>(g % n)]) set.positions.push_back(g);
-      set.size = static_cast<int64_t>(set.positions.size());
+  for (const Set& set : sets) {
+    for (size_t k = 0; k < set.shards.size(); ++k) {
+      if (!set.listed[k]) continue;
+      parts_.push_back(set.shards[k]);
+      starts_.push_back(start);
+      start += set.shards[k]->rows();
     }
-    set_start_.push_back(start);
-    start += set.size;
   }
-  set_start_.push_back(start);
+  starts_.push_back(start);
   total_ = start;
 }
 
 std::vector<int32_t> MindRecordReader::file_of_rows() const {
   std::vector<int32_t> v;
   v.reserve(static_cast<size_t>(total_));
-  for (const Set& set : sets_) {
-    std::vector<int32_t> number;  // of each shard of the set
-    for (const File* shard : set.shards) {
-      auto it = std::find_if(files_.begin(), files_.end(),
-                             [&](const std::unique_ptr<File>& f) { return f.get() == shard; });
-      number.push_back(static_cast<int32_t>(it - files_.begin()));
-    }
-    auto n = static_cast<int64_t>(set.shards.size());
-    for (int64_t r = 0; r < set.size; ++r) {  // as read() places row r of the set
-      int64_t g = set.positions.empty() ? r : set.positions[static_cast<size_t>(r)];
-      v.push_back(number[static_cast<size_t>(g % n)]);
-    }
+  for (const File* part : parts_) {
+    auto it = std::find_if(files_.begin(), files_.end(),
+                           [&](const std::unique_ptr<File>& f) { return f.get() == part; });
+    v.resize(v.size() + static_cast<size_t>(part->rows()),
+             static_cast<int32_t>(it - files_.begin()));
   }
   return v;
 }
 
 Row MindRecordReader::read(int64_t i, const std::vector<int>& cols) const {
   MC_ASSERT(i >= 0 && i < total_, "MindRecordReader::read(", i, ") of ", total_);
-  size_t s = static_cast<size_t>(std::upper_bound(set_start_.begin(), set_start_.end(), i) -
-                                 set_start_.begin() - 1);
-  const Set& set = sets_[s];
-  int64_t g = i - set_start_[s];
-  if (!set.positions.empty()) g = set.positions[static_cast<size_t>(g)];
-  auto n = static_cast<int64_t>(set.shards.size());
-  const File& f = *set.shards[static_cast<size_t>(g % n)];
-  int64_t r = g / n;
-  std::vector<char> rec = f.record(r);
-
-  // Where each field's payload starts, and its shape.
-  const char* p = rec.data();
-  const char* end = rec.data() + rec.size();
-  auto take = [&](size_t bytes, const FieldSpec& fld) {
-    if (static_cast<size_t>(end - p) < bytes)
-      f.corrupt(str("record ", r, ", field '", fld.name, "' overruns the record"));
-    const char* at = p;
-    p += bytes;
-    return at;
-  };
-  std::vector<Array> values(fields_.size());
+  size_t p = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
+                                 starts_.begin() - 1);
   std::vector<bool> wanted(fields_.size(), false);
   for (int c : cols) wanted[static_cast<size_t>(c)] = true;
-  for (size_t k = 0; k < fields_.size(); ++k) {
-    const FieldSpec& fld = fields_[k];
-    if (fld.type == FieldType::String || fld.type == FieldType::Bytes) {
-      uint64_t len = get_u64(take(8, fld));
-      const char* at = take(static_cast<size_t>(len), fld);
-      if (!wanted[k]) continue;
-      if (fld.type == FieldType::String) {
-        // FileWriter writes only Python strs: other bytes mean a file from elsewhere.
-        MC_CHECK(valid_utf8(std::string_view(at, len)), Value, who_, ": ", f.path, ", record ", r,
-                 ", field '", fld.name, "': the string is not valid UTF-8 text.");
-        values[k] = Array::strings({std::string(at, len)}, {});
-      } else {
-        values[k] = Array::empty(DataType::UInt8, {static_cast<int64_t>(len)});
-        if (len) std::memcpy(values[k].mutable_raw(), at, len);
-      }
-      continue;
-    }
-    Shape shape = fld.shape;
-    if (int d = neg_dim(fld); d >= 0) {
-      uint64_t dim = get_u64(take(8, fld));
-      int64_t known = -numel(shape);  // shape[d] is -1: minus the other dimensions
-      if (dim > static_cast<uint64_t>(end - p) /
-                    (static_cast<uint64_t>(known) * field_elem_size(fld.type)))
-        f.corrupt(str("record ", r, ", field '", fld.name, "' overruns the record"));
-      shape[d] = static_cast<int64_t>(dim);
-    }
-    size_t bytes = static_cast<size_t>(numel(shape)) * field_elem_size(fld.type);
-    const char* at = take(bytes, fld);
-    if (!wanted[k]) continue;
-    values[k] = Array::empty(field_data_type(fld.type), shape);
-    if (bytes) std::memcpy(values[k].mutable_raw(), at, bytes);
-  }
-  if (p != end) f.corrupt(str("record ", r, " has ", end - p, " bytes past its last field"));
+  Row values(fields_.size());
+  parts_[p]->record(i - starts_[p], wanted, &values);
   Row out;
   out.reserve(cols.size());
   for (int c : cols) out.push_back(values[static_cast<size_t>(c)]);

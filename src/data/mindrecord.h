@@ -1,15 +1,17 @@
-// MindRecord: mycel's sharded record format after MindSpore's (mindspore.mindrecord), written
-// by FileWriter and read by MindDataset. The byte layout is in docs/mindrecord-format.md.
+// MindRecord in MindSpore's shard format (mindspore.mindrecord), written by FileWriter and read
+// by MindDataset and FileReader; the layout is in docs/mindrecord-format.md, its pieces in
+// mindrecord_format.h (header, pages, records) and mindrecord_index.h (the SQLite index).
 //
-// Writer: rows go round-robin to shard files written under temporary names next to the
-// destination; commit() seals each (index, footer, CRCs), fsyncs and renames them in place.
-// A crash leaves only temporary files (which never read as valid) or a set missing shards or
-// mixing two sets' dataset ids, which the reader rejects: no crash yields a set that reads.
+// Writer: each write_raw_data call splits its rows into contiguous runs, one per shard (as
+// MindSpore), whose records go to pages of the shard files written under temporary names next
+// to the destination; commit() writes each shard's header and its `.db` index (with mycel's
+// checksums and set id), fsyncs and renames them in place. A crash leaves only temporary
+// files or a set missing shards or mixing two commits' set ids, which the reader refuses.
 //
-// Reader: opens every shard of every set it reads, checks the header and index CRCs and the
-// set's completeness at open, and each record's CRC when it reads the record (pread, so
-// reads are thread-safe). Corruption is a RuntimeError "MindDataset: <file> is truncated or
-// corrupt (...)".
+// Reader: opens every shard of every set it reads (header, index, page table, all checked at
+// open) and reads records with pread (thread-safe), checking each record's structure and, in
+// files mycel wrote, its CRC-32. Corruption is a RuntimeError "MindDataset: <file> is
+// truncated or corrupt (...)".
 #pragma once
 
 #include <cstdint>
@@ -39,8 +41,9 @@ struct FieldSpec {
   Shape shape;
 };
 
-// Checks a schema (non-empty, names of [0-9a-zA-Z_], distinct, shapes only for numeric fields
-// with positive dimensions and at most one -1): a ValueError starting with `op` otherwise.
+// Checks a schema (non-empty, at most 100 fields, names of [0-9a-zA-Z_], distinct, shapes only
+// for numeric fields with positive dimensions and at most one -1): a ValueError starting with
+// `op` otherwise.
 void check_schema(const std::vector<FieldSpec>& fields, std::string_view op);
 
 // A row value for `field`, checked and normalised: numeric values must hold the field's dtype
@@ -54,57 +57,66 @@ Array check_field_value(const FieldSpec& field, const Array& value, std::string_
 class MindRecordWriter {
  public:
   // file_name for one shard, else file_name0 .. file_name{N-1} (suffixes zero-padded to the
-  // width of N-1, as MindSpore). overwrite=false: a RuntimeError if any of them exists (now
-  // and again at commit). A ValueError if shard_num is outside [1, 1000] or the directory is
-  // missing.
+  // width of N-1, as MindSpore); each gets its index `<file>.db`. overwrite=false: a
+  // RuntimeError if any of them exists (now and again at commit). A ValueError if shard_num is
+  // outside [1, 1000] or the directory is missing.
   MindRecordWriter(std::string file_name, int64_t shard_num, bool overwrite);
   ~MindRecordWriter();  // an uncommitted writer removes its temporary files
   MindRecordWriter(const MindRecordWriter&) = delete;
   MindRecordWriter& operator=(const MindRecordWriter&) = delete;
 
+  // Before any write: the header's room (16 KiB to 128 MiB, a multiple of 4; default 16 MiB)
+  // and the page size (32 KiB to 256 MiB, a multiple of 4; default 32 MiB), MindSpore's.
+  void set_header_size(int64_t bytes);
+  void set_page_size(int64_t bytes);
   // Before any write: the schema (checked by check_schema), once; returns the schema id (0).
   int64_t add_schema(std::vector<FieldSpec> fields, std::string desc);
-  // Before any write: fields to index (in the schema, scalar or string).
+  // Before any write: fields to index (in the schema, scalar or string). Without a call, every
+  // scalar and string field is indexed (MindSpore's default).
   void add_index(std::vector<std::string> fields);
-  // Appends rows (one Array per schema field, in schema order), round-robin over the shards.
-  // Every row is checked before any is written.
+  // Appends rows (one Array per schema field, in schema order): shard k takes the k-th
+  // contiguous run of them. Every row is checked before any is written.
   void write(const std::vector<Row>& rows);
-  // Seals every shard and renames it to its final name. The writer is done afterwards.
+  // Writes the headers and indexes and renames every shard to its final name. The writer is
+  // done afterwards.
   void commit();
 
   const std::vector<std::string>& paths() const { return paths_; }
   const std::vector<FieldSpec>& schema() const { return fields_; }
 
   // For crash tests: called between commit's steps ("sealed <shard>" after a shard's temporary
-  // file is complete and synced, "renamed <shard>" after its rename).
+  // files are complete and synced, "renamed <shard>" after their renames).
   void set_commit_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
 
  private:
   struct Shard;
-  // Shard `shard`'s head and JSON header; json_len 0 for the first one, which leaves room.
-  std::string head(size_t shard, int64_t rows, uint32_t json_len) const;
   void open_shards();
   void check_absent() const;
   void discard() noexcept;
+  void append(Shard& sh, int64_t shard_id, const Row& row);
+  void seal(Shard& sh, size_t k);
 
   std::string file_name_;
   bool overwrite_;
   std::vector<std::string> paths_;
+  uint64_t header_size_, page_size_;
   std::vector<FieldSpec> fields_;
   bool has_schema_ = false;
   std::string desc_;
   std::vector<std::string> index_fields_;
+  bool has_index_ = false;
   std::string dataset_id_;
+  uint64_t compression_size_ = 0;
   std::vector<std::unique_ptr<Shard>> shards_;
-  int64_t rows_ = 0;
   enum class State { New, Writing, Committed, Failed } state_ = State::New;
   std::function<void(const std::string&)> hook_;
 };
 
 // The rows of MindRecord files. `load_set`: files holds one file, and every shard of its set
-// is read (MindDataset with a file name); otherwise the rows of exactly the listed files are
-// read, and each file's set must still be complete. Rows come set by set (in order of first
-// mention), each set's in the order they were written. All sets must share one schema.
+// (the header's shard_addresses, in the same directory) is read; otherwise the rows of exactly
+// the listed files are read, and each file's set must still be complete. Rows come set by set
+// (in order of first mention), each set's shard by shard, each shard's by row id. All sets
+// must share one schema.
 class MindRecordReader {
  public:
   // who names the reader in messages ("MindDataset", "FileReader").
@@ -125,12 +137,11 @@ class MindRecordReader {
 
  private:
   struct File;
-  struct Set;
   std::string who_;
   std::vector<FieldSpec> fields_;
   std::vector<std::unique_ptr<File>> files_;
-  std::vector<Set> sets_;
-  std::vector<int64_t> set_start_;  // first row of each set; back() == total_
+  std::vector<const File*> parts_;  // the files whose rows are read, in order
+  std::vector<int64_t> starts_;     // first row of each part; back() == total_
   int64_t total_ = 0;
 };
 

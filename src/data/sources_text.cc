@@ -16,7 +16,6 @@
 
 #include "base/file.h"
 #include "base/utf8.h"
-#include "data/json.h"
 #include "data/sources.h"
 
 namespace mycel::data {

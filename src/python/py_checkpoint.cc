@@ -5,6 +5,13 @@
 //       reads, validates and decodes the whole file without the GIL; a malformed file, a
 //       missing one, a directory, a FIFO or a device is a ValueError naming `func` and the
 //       file.
+//   _C._checkpoint_header() -> bytes
+//   _C._checkpoint_value_frame(name, tensor_type, dims, content_size) -> bytes
+//   _C._checkpoint_footer(count, crc32) -> bytes
+//       the pieces save_checkpoint writes (serialize::checkpoint_header, ...: protobuf's
+//       generated classes); an entry's content bytes follow its frame.
+#include <pybind11/stl.h>
+
 #include "python/module.h"
 #include "serialize/checkpoint.h"
 
@@ -31,6 +38,21 @@ void bind_checkpoint(pyb::module_& m) {
       },
       pyb::arg("path"), pyb::arg("func") = "load_checkpoint",
       "The (name, Tensor or str) entries of a checkpoint file, in file order.");
+  m.def("_checkpoint_header", [] { return pyb::bytes(serialize::checkpoint_header()); });
+  m.def(
+      "_checkpoint_value_frame",
+      [](const std::string& name, const std::string& type, const std::vector<int64_t>& dims,
+         uint64_t content_size) {
+        return pyb::bytes(serialize::checkpoint_value_frame(name, type, dims, content_size));
+      },
+      pyb::arg("name"), pyb::arg("tensor_type"), pyb::arg("dims"), pyb::arg("content_size"),
+      "One entry of a checkpoint file up to its content, which the caller writes after it.");
+  m.def(
+      "_checkpoint_footer",
+      [](uint64_t count, uint32_t crc) {
+        return pyb::bytes(serialize::checkpoint_footer(count, crc));
+      },
+      pyb::arg("count"), pyb::arg("crc"));
 }
 
 }  // namespace mycel::py

@@ -76,6 +76,14 @@ Array value_from_py(pyb::handle v, std::string_view op) {
   return data_array_from_py(v, op);
 }
 
+// A writer method taking a size, called under the writer's lock.
+auto locked(void (MindRecordWriter::*method)(int64_t)) {
+  return [method](PyWriter& w, int64_t bytes) {
+    auto l = w.lock();
+    (w.writer.*method)(bytes);
+  };
+}
+
 }  // namespace
 
 void bind_data_mindrecord(pyb::module_& m) {
@@ -93,6 +101,8 @@ void bind_data_mindrecord(pyb::module_& m) {
           },
           pyb::arg("fields"), pyb::arg("desc"),
           "fields: [(name, type name, shape or None)]; returns the schema id.")
+      .def("set_header_size", locked(&MindRecordWriter::set_header_size), pyb::arg("header_size"))
+      .def("set_page_size", locked(&MindRecordWriter::set_page_size), pyb::arg("page_size"))
       .def(
           "add_index",
           [](PyWriter& w, std::vector<std::string> fields) {

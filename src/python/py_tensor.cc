@@ -156,9 +156,18 @@ pyb::object py_item(const Tensor& t) {
 
 // Construction and the read-only properties.
 void bind_tensor_properties(pyb::class_<Tensor>& cls) {
-  cls.def(pyb::init([](pyb::object data, pyb::object dtype, pyb::object shape) {
+  cls.def(pyb::init([](pyb::object data, pyb::object dtype, pyb::object shape, pyb::object init) {
             std::optional<DType> dt;
             if (!dtype.is_none()) dt = to_dtype(dtype);
+            if (!init.is_none()) {
+              // MindSpore's Tensor(shape=..., dtype=..., init=One()): filled at once by
+              // mycel.common.initializer.initializer (MindSpore defers it to init_data()).
+              MC_CHECK(data.is_none() && !shape.is_none(), Type,
+                       "Tensor(init=...) needs a shape (and dtype) and no input_data.");
+              pyb::object made = pyb::module_::import("mycel.common.initializer")
+                                     .attr("initializer")(init, shape, dtype);
+              return made.cast<Tensor>();
+            }
             if (data.is_none()) {
               MC_CHECK(!shape.is_none(), Type,
                        "Tensor() needs input_data, or a shape (and dtype) for an empty tensor.");
@@ -170,7 +179,7 @@ void bind_tensor_properties(pyb::class_<Tensor>& cls) {
             return tensor_from_object(data, dt ? &*dt : nullptr);
           }),
           pyb::arg("input_data") = pyb::none(), pyb::arg("dtype") = pyb::none(),
-          pyb::arg("shape") = pyb::none())
+          pyb::arg("shape") = pyb::none(), pyb::arg("init") = pyb::none())
       .def_property_readonly("shape",
                              [](const Tensor& t) {
                                pyb::tuple s(t.ndim());

@@ -16,6 +16,10 @@
 
 #include "base/error.h"
 #include "base/utf8.h"
+#include "src/serialize/checkpoint.pb.h"  // generated in the build tree
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 namespace mycel::serialize {
 
@@ -469,66 +473,83 @@ std::vector<CheckpointEntry> load_checkpoint_file(const std::string& path, std::
   }
 }
 
-// ---- The writer (C++ callers: the federated server's round checkpoints) ----------------------
+// ---- The writer: protobuf's generated classes of checkpoint.proto --------------------------
+// A file is the concatenation of serialised Checkpoint messages of one field each (concatenated
+// messages parse as their merge): the header, one per value, the footer. protobuf serialises
+// fields in field-number order, so one message holding all would put the header (field 1001)
+// last; pieces also let Python stream a file and CRC it as it goes. A value's tensor_content
+// is the last field of the last field of its message, so its serialisation is a frame, then
+// the content's bytes: the frame is made here and the content written after it without a copy.
 
 namespace {
 
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
+std::string le_bytes(uint64_t v, size_t n) {
+  std::string out(n, '\0');
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  return out;
+}
+
+std::string serialized(const google::protobuf::MessageLite& m) {
+  std::string out;
+  MC_CHECK(m.SerializePartialToString(&out), Value,
+           "save_checkpoint: a checkpoint entry cannot be serialised (over 2 GiB?).");
+  return out;
+}
+
+// The key of length-delimited field `field` and the length, as protobuf's coded stream writes.
+std::string length_key(uint32_t field, uint64_t length) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag(field << 3 | 2);
+    coded.WriteVarint64(length);
   }
-  out.push_back(static_cast<char>(v));
-}
-
-void put_key(std::string& out, uint64_t field, uint64_t wire_type) {
-  put_varint(out, (field << 3) | wire_type);
-}
-
-void put_bytes(std::string& out, uint64_t field, std::string_view payload) {
-  put_key(out, field, 2);
-  put_varint(out, payload.size());
-  out.append(payload);
-}
-
-template <class T>
-void put_le(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.append(b, sizeof(T));
+  return out;
 }
 
 }  // namespace
 
+std::string checkpoint_header() {
+  ckpt::Checkpoint m;
+  m.set_mycel_header(std::string(kMagic) + le_bytes(kVersion, 4));
+  return serialized(m);
+}
+
+std::string checkpoint_value_frame(std::string_view name, std::string_view type,
+                                   const std::vector<int64_t>& dims, uint64_t content_size) {
+  ckpt::Checkpoint::Value value;  // its tag (field 1); the tensor (field 2) follows
+  value.set_tag(std::string(name));
+  ckpt::TensorProto tensor;  // its dims and type (fields 1, 2); the content (field 3) follows
+  for (int64_t d : dims) tensor.add_dims(d);
+  tensor.set_tensor_type(std::string(type));
+  std::string tag = serialized(value), head = serialized(tensor);
+  std::string content_key = length_key(3, content_size);
+  uint64_t tensor_size = head.size() + content_key.size() + content_size;
+  std::string tensor_key = length_key(2, tensor_size);
+  return length_key(1, tag.size() + tensor_key.size() + tensor_size) + tag + tensor_key + head +
+         content_key;
+}
+
+std::string checkpoint_footer(uint64_t count, uint32_t crc) {
+  ckpt::Checkpoint m;
+  m.set_mycel_footer(std::string(kMagic) + le_bytes(kVersion, 4) + le_bytes(count, 8) +
+                     le_bytes(crc, 4));
+  return serialized(m);
+}
+
 std::string encode_checkpoint(const std::vector<CheckpointEntry>& entries) {
-  std::string out, header;
-  header.append(kMagic);
-  put_le<uint32_t>(header, kVersion);
-  put_bytes(out, kHeaderField, header);
+  std::string out = checkpoint_header();
   for (const CheckpointEntry& e : entries) {
     MC_CHECK(!e.is_str && e.tensor.defined(), Value, "encode_checkpoint: entry '", e.name,
              "' is not a tensor (the C++ writer writes tensors only).");
     Tensor t = e.tensor.cpu().contiguous();
-    std::string tensor;
-    for (int64_t d : t.shape()) {
-      put_key(tensor, 1, 0);
-      put_varint(tensor, static_cast<uint64_t>(d));
-    }
-    put_bytes(tensor, 2, dtype_name(t.dtype()));
-    put_bytes(tensor, 3, std::string_view(static_cast<const char*>(t.raw_data()), t.nbytes()));
-    std::string value;
-    put_bytes(value, 1, e.name);
-    put_bytes(value, 2, tensor);
-    put_bytes(out, 1, value);
+    out += checkpoint_value_frame(e.name, dtype_name(t.dtype()),
+                                  std::vector<int64_t>(t.shape().begin(), t.shape().end()),
+                                  t.nbytes());
+    out.append(static_cast<const char*>(t.raw_data()), t.nbytes());
   }
-  const uint32_t crc = crc32_of(out);
-  std::string footer;
-  footer.append(kMagic);
-  put_le<uint32_t>(footer, kVersion);
-  put_le<uint64_t>(footer, entries.size());
-  put_le<uint32_t>(footer, crc);
-  put_bytes(out, kFooterField, footer);
-  return out;
+  return out + checkpoint_footer(entries.size(), crc32_of(out));
 }
 
 }  // namespace mycel::serialize

@@ -140,6 +140,32 @@ def test_wire_layout_header_footer_and_order(tmp_path):
     assert list(ms.load_checkpoint(path)) == ["w", "b"]
 
 
+def test_protobuf_encoder_writes_the_bytes_of_the_format(tmp_path):
+    """save_checkpoint encodes through protobuf's generated classes (C++); its bytes are those
+    of the format as this file's own encoder spells them (pb_value, with_mycel_frame: the
+    hand-written codec save_checkpoint had before), so old and new files are the same."""
+    r = rng()
+    cases = [("w", r.standard_normal((3, 2)).astype(np.float32), ms.float32, "Float32"),
+             ("é/名", np.arange(5, dtype=np.int64) - 2, ms.int64, "Int64"),
+             ("scalar", np.array(7, np.int32), ms.int32, "Int32"),
+             ("empty", np.zeros((0, 4), np.float64), ms.float64, "Float64"),
+             ("big", r.standard_normal((300, 129)).astype(np.float16), ms.float16, "Float16"),
+             ("flags", np.array([True, False, True]), ms.bool_, "Bool"),
+             ("bytes", np.arange(200, dtype=np.uint8), ms.uint8, "UInt8")]
+    params = [ms.Parameter(ms.Tensor(a, dt), name=n) for n, a, dt, _ in cases]
+    path = str(tmp_path / "p.ckpt")
+    ms.save_checkpoint(params, path, append_dict={"epoch_num": 3, "note": "añ😀"})
+    values = [pb_value(n, list(a.shape), k, np.ascontiguousarray(a).astype(
+        a.dtype.newbyteorder("<")).tobytes()) for n, a, _, k in cases]
+    values += [pb_value("epoch_num", [], "Int64", struct.pack("<q", 3)),
+               pb_value("note", [0], "str", "añ😀".encode("utf-32-le"))]
+    assert read(path) == with_mycel_frame(values)
+    loaded = ms.load_checkpoint(path)
+    for n, a, _, _ in cases:
+        np.testing.assert_array_equal(loaded[n].asnumpy(), a)
+    assert loaded["note"] == "añ😀"
+
+
 def test_non_contiguous_parameter_is_saved_in_c_order(tmp_path):
     base = rng().standard_normal((2, 3)).astype(np.float32)
     p = ms.Parameter(ms.Tensor(base).T, name="t")
@@ -474,15 +500,15 @@ def test_crash_mid_write_keeps_old_file(tmp_path, monkeypatch):
     path = str(tmp_path / "net.ckpt")
     ms.save_checkpoint(net, path)
     old = read(path)
-    frame, calls = serialization._frame, []
+    encode, calls = serialization._C._checkpoint_value_frame, []
 
     def crash_on_third(*args):
         calls.append(args[0])
         if len(calls) == 3:
             raise RuntimeError("simulated crash")
-        return frame(*args)
+        return encode(*args)
 
-    monkeypatch.setattr(serialization, "_frame", crash_on_third)
+    monkeypatch.setattr(serialization._C, "_checkpoint_value_frame", crash_on_third)
     with pytest.raises(RuntimeError, match="simulated crash"):
         ms.save_checkpoint(make_net(1), path)
     assert calls == ["0.weight", "0.bias", "3.weight"]  # two entries were written

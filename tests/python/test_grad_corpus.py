@@ -2568,7 +2568,7 @@ def torch_expected(r, npdt, xs, P_np):
     if how.api == "value_and_grad":
         return (out, result)
     if how.has_aux:
-        aux = out[1] if len(out) == 2 else tuple(out[1:])
+        aux = tuple(out[1:])  # always a tuple, one item or more (MindSpore's)
         return (result, aux)
     return result
 

@@ -7,6 +7,7 @@ hang is a test failure rather than a dead pytest.
 """
 import json
 import os
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -205,41 +206,40 @@ def test_empty_sequence_same_value_error_in_both_modes(name):
 # ---- MindRecord files with bad headers or records (written by hand) ----------------------
 
 def rewrite_mindrecord(path, fix_json=None, fix_record=None):
-    """Rewrites a MindRecord file (docs/mindrecord-format.md) with its JSON header and/or
-    records changed, every length and CRC made consistent again: the reader sees a file that
-    passes its integrity checks and must reject what it says."""
+    """Rewrites a MindRecord shard (docs/mindrecord-format.md) with its JSON header and/or its
+    pages changed (fix_record maps a page's bytes to as many bytes), and drops mycel's
+    checksum tables from its index: the reader sees a file in MindSpore's layout, with no
+    checksum to fail, and must reject what it says."""
     with open(path, "rb") as f:
-        b = f.read()
-    assert b[:8] == b"MCMRHEAD" and b[-8:] == b"MCMRFOOT"
-    version, jlen = struct.unpack_from("<II", b, 8)
-    js = b[16:16 + jlen]
-    index_off, nrows = struct.unpack_from("<QQ", b, len(b) - 40)
-    recs = []
-    for r in range(nrows):
-        off, ln, _ = struct.unpack_from("<QII", b, index_off + 16 * r)
-        recs.append(b[off:off + ln])
+        b = bytearray(f.read())
+    n = struct.unpack_from("<Q", b, 0)[0]
+    js = bytes(b[8:8 + n])
+    h = json.loads(js)
+    if fix_record:
+        for page in h["page"]:
+            start = h["header_size"] + page["page_id"] * h["page_size"]
+            body = bytes(b[start:start + page["page_size"]])
+            new = fix_record(body)
+            assert len(new) == len(body)
+            b[start:start + len(body)] = new
     if fix_json:
         js = fix_json(js)
-    if fix_record:
-        recs = [fix_record(r) for r in recs]
-    head = b"MCMRHEAD" + struct.pack("<II", version, len(js)) + js
-    out = bytearray(head)
-    index = bytearray()
-    for r in recs:
-        index += struct.pack("<QII", len(out), len(r), zlib.crc32(r))
-        out += r
-    index_off = len(out)
-    out += index
-    foot = struct.pack("<QQIII", index_off, nrows, zlib.crc32(head), zlib.crc32(bytes(index)), 0)
-    foot += struct.pack("<I", zlib.crc32(foot)) + b"MCMRFOOT"
-    out += foot
+        assert 8 + len(js) <= h["header_size"]
+        b[0:h["header_size"]] = (struct.pack("<Q", len(js)) + js).ljust(h["header_size"], b"\0")
     with open(path, "wb") as f:
-        f.write(out)
+        f.write(bytes(b))
+    con = sqlite3.connect(path + ".db")
+    con.execute("DROP TABLE MYCEL_SET")
+    con.execute("DROP TABLE MYCEL_CRC")
+    con.commit()
+    con.close()
 
 
 def write_set(path, schema, rows):
     from mycel.mindrecord import FileWriter
     w = FileWriter(path, 1)
+    w.set_header_size(1 << 14)
+    w.set_page_size(1 << 15)
     w.add_schema(schema, "t")
     w.write_raw_data(rows)
     w.commit()
@@ -271,7 +271,7 @@ def test_mindrecord_header_shape_overflow_is_value_error(tmp_path, reader, shape
     path = str(tmp_path / "bad.mindrecord")
     write_set(path, {"x": {"type": "float32", "shape": [2, 2]}},
               [{"x": np.ones((2, 2), np.float32)}])
-    rewrite_mindrecord(path, fix_json=lambda js: js.replace(b"[2, 2]", shape.encode()))
+    rewrite_mindrecord(path, fix_json=lambda js: js.replace(b"[2,2]", shape.encode()))
     rc, out, err = read_in_child(path, reader)
     assert rc == 3, f"rc {rc}\n{out}\n{err[-2000:]}"
     assert out.startswith("ValueError") and path in out and "64 bits" in out, out

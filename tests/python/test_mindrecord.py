@@ -1,7 +1,10 @@
 """mycel.mindrecord.FileWriter and mycel.dataset.MindDataset against the numpy data written:
 every field type, several shards, one file name vs the list, columns_list, the engine's
 shuffle/num_shards, padding; schema and row errors; overwrite; a writer killed before and
-during commit (subprocesses that os._exit at a chosen step); truncated and corrupt files."""
+during commit (subprocesses that os._exit at a chosen step); truncated and corrupt files.
+(test_mindrecord_format.py checks the files against MindSpore's format with a reader and a
+writer of its own.)"""
+import json
 import os
 import re
 import subprocess
@@ -49,8 +52,30 @@ def _same(got, want, what=""):
     np.testing.assert_array_equal(got, want, err_msg=what)
 
 
+def _read_order(sizes, shard_num):
+    """The write positions of the rows in read order: each write_raw_data call (of sizes[c]
+    rows) gives shard k its k-th contiguous run (the first runs one row longer), and readers
+    go shard by shard."""
+    per_shard = [[] for _ in range(shard_num)]
+    start = 0
+    for n in sizes:
+        each, extra = divmod(n, shard_num)
+        for k in range(shard_num):
+            take = each + (k < extra)
+            per_shard[k] += range(start, start + take)
+            start += take
+    return [i for rows in per_shard for i in rows]
+
+
+def _order(n, shard_num=1):
+    """_read_order of the files _write makes."""
+    return _read_order([n // 2, n - n // 2], shard_num)
+
+
 def _write(path, n, shard_num=1, **kwargs):
     writer = FileWriter(str(path), shard_num, **kwargs)
+    writer.set_header_size(1 << 14)  # MindSpore's smallest: small (sparse) files
+    writer.set_page_size(1 << 15)
     assert writer.add_schema(SCHEMA, "every field type") == 0
     writer.add_index(["label", "name"])
     writer.write_raw_data([_row(i) for i in range(n // 2)])
@@ -66,28 +91,31 @@ def _rows(source):
 def test_round_trip_every_type_over_shards(tmp_path):
     paths = _write(tmp_path / "data.mindrecord", 11, shard_num=3)
     assert paths == [str(tmp_path / f"data.mindrecord{k}") for k in range(3)]
-    assert sorted(os.listdir(tmp_path)) == [f"data.mindrecord{k}" for k in range(3)]
-    for one in paths:  # any shard's name reads the whole set, in write order
+    assert sorted(os.listdir(tmp_path)) == sorted(f"data.mindrecord{k}{ext}" for k in range(3)
+                                                  for ext in ("", ".db"))
+    order = _order(11, 3)
+    for one in paths:  # any shard's name reads the whole set, shard by shard
         src = _data.MindRecordSource([one], True, [])
         assert src.columns() == list(SCHEMA)
         rows = _rows(src)
         assert len(rows) == 11
-        for i, row in enumerate(rows):
+        for i, row in zip(order, rows):
             for k, (got, want) in enumerate(zip(row, _expected(i))):
                 _same(got, want, f"row {i} column {list(SCHEMA)[k]}")
-    assert _rows(_data.MindRecordSource([one], True, []))[3][4] == "row 3 é\n"
+    assert _rows(_data.MindRecordSource([one], True, []))[order.index(3)][4] == "row 3 é\n"
 
 
 def test_list_of_files_and_columns_list(tmp_path):
     paths = _write(tmp_path / "d.mr", 10, shard_num=4)
     every = _rows(_data.MindRecordSource(paths[::-1], False, ["seq", "label"]))
     assert len(every) == 10
-    for i, (seq, label) in enumerate(every):
+    for i, (seq, label) in zip(_order(10, 4), every):
         _same(seq, _expected(i)[7])
         _same(label, _expected(i)[0])
-    # A part of the set: its shards' rows (round-robin: shard 1 holds rows 1, 5, 9).
+    # A part of the set: its shards' rows (5 + 5 rows over 4 shards: shard 1 holds rows 2
+    # of the first call and 7 of the second).
     part = _rows(_data.MindRecordSource([paths[1]], False, ["label"]))
-    assert [int(r[0]) for r in part] == [-1, -5, -9]
+    assert [int(r[0]) for r in part] == [-2, -7]
     with pytest.raises(ValueError, match="MindDataset: column 'nope' is not a field"):
         _data.MindRecordSource(paths, False, ["label", "nope"])
     with pytest.raises(ValueError, match="listed twice"):
@@ -193,6 +221,8 @@ def test_bad_rows_raise_before_writing(tmp_path, bad, error, match):
 def test_casts_and_reshapes_like_mindspore(tmp_path):
     path = str(tmp_path / "cast.mr")
     writer = FileWriter(path)
+    writer.set_header_size(1 << 14)
+    writer.set_page_size(1 << 15)
     writer.add_schema({"x": {"type": "float64"}, "m": {"type": "float32", "shape": [2, 2]},
                        "n": {"type": "int32", "shape": [-1]}})
     writer.write_raw_data([{"x": 3, "m": np.arange(4.0), "n": np.array([[1, 2], [3, 4]])},
@@ -223,6 +253,8 @@ def _run_writer(tmp_path, body):
         sys.path.insert(0, {os.path.join(os.path.dirname(__file__), "..", "..", "python")!r})
         from mycel.mindrecord import FileReader, FileWriter
         writer = FileWriter({str(tmp_path / "c.mr")!r}, 3, overwrite=True)
+        writer.set_header_size(1 << 14)
+        writer.set_page_size(1 << 15)
         writer.add_schema({{"label": {{"type": "int32"}}, "name": {{"type": "string"}}}})
         writer.write_raw_data([{{"label": i, "name": str(i)}} for i in range(7)])
     """) + textwrap.dedent(body)
@@ -247,11 +279,13 @@ def test_writer_killed_during_commit(tmp_path, step):
         else:
             with pytest.raises(ValueError, match="does not exist"):
                 _data.MindRecordSource([path], True, [])
-    # What the crash left under temporary names does not read either.
+    # What the crash left under temporary names does not read either (shard files; their
+    # indexes too, once sealed).
     temps = [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
-    assert len(temps) == 3 - sum(map(os.path.exists, finals))
+    assert len([t for t in temps if ".db." not in t]) == 3 - sum(map(os.path.exists, finals))
     for name in temps:
-        with pytest.raises(RuntimeError, match="is truncated or corrupt|is not a committed Mind"):
+        with pytest.raises(RuntimeError, match="is truncated or corrupt|is not a committed Mind|"
+                                               r"\.db of .* is missing"):
             _data.MindRecordSource([str(tmp_path / name)], True, [])
 
 
@@ -259,9 +293,9 @@ def test_writer_killed_before_commit_and_mixed_sets(tmp_path):
     _run_writer(tmp_path, "os._exit(17)")
     assert not any(os.path.exists(tmp_path / f"c.mr{k}") for k in range(3))
     temps = [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
-    assert len(temps) == 3
-    for name in temps:
-        with pytest.raises(RuntimeError, match=r"truncated or corrupt \(no footer magic"):
+    assert len(temps) == 3  # the shard files; no index is written before commit
+    for name in temps:  # no header, no index yet
+        with pytest.raises(RuntimeError, match=r"the index .*\.tmp\.db of .* is missing"):
             _data.MindRecordSource([str(tmp_path / name)], True, [])
     # Replacing a committed set: killed after the first rename, the shards mix two sets.
     _write(tmp_path / "c.mr", 6, shard_num=3)
@@ -280,27 +314,45 @@ def _read_everything(path):
         src.read(i)
 
 
+def _spans(path):
+    """The byte ranges of a shard file that hold data: the header, then each page's bytes."""
+    data = open(path, "rb").read()
+    n = int.from_bytes(data[:8], "little")
+    h = json.loads(data[8:8 + n])
+    spans = [(0, 8 + n)]
+    for p in h["page"]:
+        start = h["header_size"] + p["page_id"] * h["page_size"]
+        spans.append((start, start + p["page_size"]))
+    return spans
+
+
 def test_truncated_and_corrupt_files(tmp_path):
     bad = _write(tmp_path / "g.mr", 6)[0]
     data = open(bad, "rb").read()
-    for cut in list(range(0, len(data), 7)) + [len(data) - 1]:
+    spans = _spans(bad)
+    assert spans[-1][1] == len(data)  # the last page ends the file
+    cuts = [c for a, b in spans for c in range(a, b, max(1, (b - a) // 40))] + [len(data) - 1]
+    for cut in cuts:
         with open(bad, "wb") as f:
             f.write(data[:cut])
         with pytest.raises(RuntimeError,
                            match=f"MindDataset: {re.escape(bad)} is truncated or corrupt"):
             _read_everything(bad)
-    for pos in range(0, len(data), 5):
-        flipped = bytearray(data)
-        flipped[pos] ^= 0x40
-        with open(bad, "wb") as f:
-            f.write(flipped)
-        with pytest.raises(RuntimeError, match=f"MindDataset: {re.escape(bad)} "
-                                               "(is truncated or corrupt|has format version)"):
-            _read_everything(bad)
+    # Every byte of the header and the pages is under a checksum in the files mycel writes
+    # (the padding between them holds nothing).
+    for a, b in spans:
+        for pos in range(a, b, 3):
+            flipped = bytearray(data)
+            flipped[pos] ^= 0x40
+            with open(bad, "wb") as f:
+                f.write(flipped)
+            with pytest.raises((RuntimeError, ValueError), match=f"MindDataset: {re.escape(bad)}"):
+                _read_everything(bad)
     with open(bad, "wb") as f:
         f.write(data)
     _read_everything(bad)
     os.rename(bad, tmp_path / "renamed.mr")
+    os.rename(bad + ".db", tmp_path / "renamed.mr.db")
     with pytest.raises(RuntimeError, match="written for the name 'g.mr'"):
         _read_everything(str(tmp_path / "renamed.mr"))
 
@@ -327,7 +379,7 @@ def test_file_reader_gives_the_rows_as_written(tmp_path):
         assert reader.len() == 11 and reader.schema() == SCHEMA
         rows = list(reader.get_next())
         assert len(rows) == 11
-        for i, row in enumerate(rows):
+        for i, row in zip(_order(11, 3), rows):
             want = _as_written(i)
             assert list(row) == list(want)
             for name in want:
@@ -341,7 +393,7 @@ def test_file_reader_gives_the_rows_as_written(tmp_path):
         with pytest.raises(RuntimeError, match="FileReader: the reader is closed"):
             reader.len()
     picked = list(FileReader([paths[0]], columns=["name", "label"]).get_next())
-    assert picked == [_as_written(i, ["name", "label"]) for i in range(0, 11, 3)]
+    assert picked == [_as_written(i, ["name", "label"]) for i in _order(11, 3)[:4]]
 
 
 def test_file_reader_errors(tmp_path):
@@ -362,6 +414,11 @@ def test_file_reader_errors(tmp_path):
     with open(path, "wb") as f:
         f.write(data[:-3])
     with pytest.raises(RuntimeError, match=f"FileReader: {re.escape(path)} is truncated"):
+        FileReader(path)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.remove(path + ".db")
+    with pytest.raises(RuntimeError, match=r"FileReader: the index .*x.mr.db of .* is missing"):
         FileReader(path)
 
 
@@ -420,17 +477,25 @@ def _tuples(dataset):
     return list(dataset.create_tuple_iterator(output_numpy=True))
 
 
-def test_mind_dataset_reads_in_write_order(tmp_path):
+def test_mind_dataset_reads_shard_by_shard(tmp_path):
     paths = _write(tmp_path / "e.mr", 9, shard_num=2)
+    order = _order(9, 2)
     for files in (paths[1], paths):
         rows = _tuples(ds.MindDataset(files, shuffle=False))
         assert len(rows) == 9
-        for i, row in enumerate(rows):
+        for i, row in zip(order, rows):
             for got, want in zip(row, _expected(i)):
                 _same(got, want, f"row {i}")
     dataset = ds.MindDataset(paths[0], columns_list=["name", "label"], shuffle=False)
     assert dataset.get_col_names() == ["name", "label"]
-    assert [str(n) for n, _ in _tuples(dataset)] == [_row(i)["name"] for i in range(9)]
+    assert [str(n) for n, _ in _tuples(dataset)] == [_row(i)["name"] for i in order]
+    # One write_raw_data call: shard k holds the k-th run, so the rows read in write order.
+    one = FileWriter(str(tmp_path / "w.mr"), 3)
+    one.add_schema({"i": {"type": "int32"}})
+    one.write_raw_data([{"i": i} for i in range(8)])
+    one.commit()
+    assert [int(r[0]) for r in _tuples(ds.MindDataset(one.paths[2], shuffle=False))] == \
+        list(range(8))
 
 
 @pytest.fixture
@@ -457,7 +522,8 @@ def test_mind_dataset_shuffle_and_shards(tmp_path, _dataset_seed):
 
 
 def test_mind_dataset_file_and_infile_shuffle(tmp_path, _dataset_seed):
-    path = _write(tmp_path / "f.mr", 12, shard_num=3)[0]  # row i in shard file i % 3
+    path = _write(tmp_path / "f.mr", 12, shard_num=3)[0]
+    by_file = [_order(12, 3)[k * 4:(k + 1) * 4] for k in range(3)]  # shard k's rows
 
     def epochs(shuffle, n=4, **kw):
         it = ds.MindDataset(path, columns_list=["label"], shuffle=shuffle,
@@ -469,12 +535,11 @@ def test_mind_dataset_file_and_infile_shuffle(tmp_path, _dataset_seed):
 
     files = epochs(ds.Shuffle.FILES)
     for order in files:  # whole shard files, each in write order
-        assert sorted(b[0] for b in blocks(order)) == [0, 1, 2]
-        assert all(b == list(range(b[0], 12, 3)) for b in blocks(order))
+        assert sorted(blocks(order)) == sorted(by_file)
     assert len({tuple(o) for o in files}) > 1  # a new file order across epochs
     infile = epochs(ds.Shuffle.INFILE)
     for order in infile:  # the files in order, each file's rows shuffled
-        assert [sorted(b) for b in blocks(order)] == [list(range(k, 12, 3)) for k in range(3)]
+        assert [sorted(b) for b in blocks(order)] == by_file
     assert any(b != sorted(b) for order in infile for b in blocks(order))
     assert epochs(ds.Shuffle.FILES, num_parallel_workers=4) == files
     shards = [epochs(ds.Shuffle.FILES, 1, num_shards=2, shard_id=k)[0] for k in range(2)]
@@ -519,7 +584,8 @@ def test_mind_dataset_errors(tmp_path):
     # A flipped byte in a record: the error comes when a worker reads it, naming the file.
     path = _write(tmp_path / "r.mr", 4)[0]
     data = bytearray(open(path, "rb").read())
-    data[-40 - 16 * 4 - 3] ^= 1  # inside the last record
+    data[-3] ^= 1  # the last page is the raw page: inside row 3's raw part
     open(path, "wb").write(bytes(data))
-    with pytest.raises(RuntimeError, match=r"r.mr is truncated or corrupt \(record 3 fails"):
+    with pytest.raises(RuntimeError, match=r"r.mr is truncated or corrupt \(record 3's raw part "
+                                           r"fails its checksum"):
         _tuples(ds.MindDataset(path, shuffle=False))

@@ -8,7 +8,7 @@ mycel Tensors or numpy arrays, and transforms in ``vision`` and ``transforms``. 
 in the C++ engine (src/data) on worker threads; engine.py explains the design. ``import
 mycel`` does not import this package.
 """
-from mycel.dataset import config, transforms, vision  # noqa: F401
+from mycel.dataset import config, text, transforms, vision  # noqa: F401
 from mycel.dataset.engine import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
                                   FilterDataset, MapDataset, ProjectDataset, RenameDataset,
                                   RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
@@ -24,7 +24,7 @@ from mycel.dataset.sources_image import (Cifar10Dataset, FashionMnistDataset,  #
 from mycel.dataset.sources_mindrecord import MindDataset  # noqa: F401
 from mycel.dataset.sources_text import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 
-__all__ = ["config", "transforms", "vision", "Dataset", "MnistDataset", "FashionMnistDataset",
+__all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", "FashionMnistDataset",
            "Cifar10Dataset", "ImageFolderDataset", "NumpySlicesDataset", "GeneratorDataset",
            "TextFileDataset", "CSVDataset", "Shuffle", "MindDataset", "Sampler",
            "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",

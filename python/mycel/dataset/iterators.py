@@ -3,7 +3,8 @@
 An iterator plans its pipeline once (``Dataset._start_pipeline``) and runs it as one C++ Pipeline for all its
 epochs, so the engine's threads work ahead across epoch boundaries. Each new iterator on the
 same dataset draws new random orders (seeded from the dataset seed and the number of iterators
-made before it). Rows arrive as mycel Tensors unless output_numpy is True; numpy types mycel
+made before it). Rows arrive as mycel Tensors unless output_numpy is True (string columns,
+which mycel Tensors cannot hold, always as numpy arrays of str or bytes); numpy types mycel
 lacks widen losslessly (uint16 -> int32, uint32 -> int64, uint64 -> int64 when the values fit).
 Arrays handed out are read-only when the engine shares them with a source's data.
 """
@@ -60,7 +61,9 @@ class Iterator:
             raise StopIteration
         if not self._output_numpy:
             for name, v in zip(self._columns, row):
-                if not isinstance(v, _mycel.Tensor):
+                # Strings (str or bytes) stay numpy arrays, where MindSpore has a String
+                # Tensor: a container no op takes (mycel Tensors hold numbers only).
+                if not isinstance(v, _mycel.Tensor) and v.dtype.kind not in "US":
                     raise TypeError(f"{type(self).__name__}: column {name!r} has dtype "
                                     f"{v.dtype}, which mycel Tensors cannot hold; use "
                                     "output_numpy=True.")

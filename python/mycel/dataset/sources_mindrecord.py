@@ -1,9 +1,12 @@
-"""MindDataset: the rows of MindRecord files written by ``mycel.mindrecord.FileWriter``.
+"""MindDataset: the rows of MindRecord files in MindSpore's format, written by
+``mycel.mindrecord.FileWriter`` or by MindSpore.
 
-The C++ source (src/data/mindrecord.h) opens every shard of every set at construction,
-checking the header and index checksums and that each set is complete (one dataset id, every
-shard present), so a truncated, corrupt or half-committed set fails here; each record's
-checksum is checked when the engine's workers read it. The rows come in write order; shuffle,
+The C++ source (src/data/mindrecord.h) opens every shard of every set at construction, with
+its header and SQLite index, checking them against each other and that each set is complete
+(every shard present; in files mycel wrote, one set id and the header's checksum), so a
+truncated, corrupt or half-committed set fails here; each record's structure (and checksum,
+in mycel's files) is checked when the engine's workers read it. The rows come shard by shard,
+each shard's in write order (one write_raw_data call: write order); shuffle,
 sampler, num_shards/shard_id and num_samples choose among them as for every source dataset.
 """
 from mycel import _mycel
@@ -23,11 +26,11 @@ class MindDataset(SourceDataset):
     dataset_files: one file name (then every shard of its set is read, found from its header
     in the same directory) or a list of files (then exactly their rows; each file's set must
     still be complete, so that a half-committed set never reads). Several sets must share one
-    schema; rows come set by set (in order of first mention), each in write order.
+    schema; rows come set by set (in order of first mention), each set shard by shard.
     columns_list: the fields to read, in that order (default: all, in schema order). Columns:
     numeric fields as numpy arrays of their dtype (scalars 0-d, arrays of their schema shape
     with any -1 resolved), "string" fields as str, "bytes" fields as 1-d uint8 arrays.
-    shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps write order,
+    shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps the files' order,
     Shuffle.FILES reads the shard files in a new random order every epoch (each file's rows in
     write order; padded rows count as one more file), Shuffle.INFILE keeps the files in order
     and shuffles the rows within each.

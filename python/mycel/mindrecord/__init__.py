@@ -1,18 +1,20 @@
-"""mycel.mindrecord: MindSpore's MindRecord files (``mindspore.mindrecord``): FileWriter.
+"""mycel.mindrecord: MindSpore's MindRecord files (``mindspore.mindrecord``): FileWriter and
+FileReader.
 
 FileWriter turns rows (dicts of int, float, str, bytes and numpy arrays, checked against a
-schema) into a set of shard files that ``mycel.dataset.MindDataset`` reads with random access.
-The format is mycel's own, after MindSpore's shard format (docs/mindrecord-format.md): a JSON
-header, compact binary records, an index, CRC32 checksums. Rows go round-robin to the shards
-(row k to shard k % shard_num) and MindDataset reads them back in write order. The work is in
-C++ (src/data/mindrecord.h); commit() seals the shards under temporary names and renames them,
-so a crash at any point leaves no set of files that reads as valid.
-
-FileReader reads the rows back as dicts, in write order, without the data pipeline;
-``Dataset.save`` writes a pipeline's rows through FileWriter.
-
-Not implemented: FileWriter.open_for_append, set_header_size, set_page_size (no pages here),
-MindPage. Methods return None instead of MSRStatus.SUCCESS (errors raise).
+schema) into a set of shard files in MindSpore's format (docs/mindrecord-format.md): per
+shard a JSON header, pages of records (scalars and strings as MessagePack, arrays and bytes as
+blobs, integer arrays compressed as MindSpore does) and a SQLite index ``<file>.db``, so
+MindSpore reads what mycel writes and ``mycel.dataset.MindDataset`` reads what MindSpore
+wrote. Each ``write_raw_data`` call splits its rows into one contiguous run per shard
+(MindSpore's split); readers give the rows shard by shard. The work is in C++
+(src/data/mindrecord.h); commit() writes the shards and indexes under temporary names and
+renames them, so a crash at any point leaves no set of files that reads as valid. Files mycel
+writes also carry CRC-32s and a set id in tables of the index that MindSpore ignores.
+FileReader reads the rows back as dicts without the data pipeline; ``Dataset.save`` writes a
+pipeline's rows through FileWriter.
+Not implemented: FileWriter.open_for_append, MindPage. Methods return None instead of
+MSRStatus.SUCCESS (errors raise).
 """
 import concurrent.futures
 import numbers
@@ -120,6 +122,19 @@ class FileWriter:
         """The files this writer makes (final names), in shard order."""
         return list(self._writer.paths)
 
+    def set_header_size(self, header_size):
+        """The room for each shard's header, in bytes: a multiple of 4 from 16 KiB to 128 MiB
+        (default 16 MiB, MindSpore's). Before any write. Raises ValueError out of range."""
+        _check_int_type("FileWriter", "header_size", header_size)
+        self._writer.set_header_size(int(header_size))
+
+    def set_page_size(self, page_size):
+        """The size of each page of records, in bytes: a multiple of 4 from 32 KiB to 256 MiB
+        (default 32 MiB, MindSpore's); a row must fit in a page. Before any write. Raises
+        ValueError out of range."""
+        _check_int_type("FileWriter", "page_size", page_size)
+        self._writer.set_page_size(int(page_size))
+
     def add_schema(self, schema, desc=None):
         """Sets the schema (once, before any write) and returns its id (0).
 
@@ -190,9 +205,10 @@ class FileWriter:
         or float arrays for float fields; cast to the field's dtype, with a range check for
         ints; any array whose element count fits the shape, as numpy's reshape), str for
         "string", bytes for "bytes". Every row is checked before any is written: a TypeError
-        or ValueError names the row (its position in raw_data) and the field. Rows are
-        distributed round-robin over the shards. parallel_writer is accepted for MindSpore
-        compatibility (rows are encoded on one thread).
+        or ValueError names the row (its position in raw_data) and the field. Shard k takes
+        the k-th contiguous run of the rows (the first runs one row longer when they do not
+        divide evenly). parallel_writer is accepted for MindSpore compatibility (rows are
+        encoded on one thread).
         """
         if not isinstance(parallel_writer, (bool, np.bool_)):
             raise TypeError(f"FileWriter: parallel_writer must be a bool, but got "
@@ -223,8 +239,8 @@ class FileWriter:
         self._writer.write(rows)
 
     def commit(self):
-        """Seals the shard files (index, footer, checksums), syncs them to disk and renames
-        them to their final names. The writer is done afterwards.
+        """Writes the shards' headers and their SQLite indexes (``<file>.db``), syncs them to
+        disk and renames them to their final names. The writer is done afterwards.
 
         Raises RuntimeError without a schema, when called twice, or when a file appeared
         meanwhile under a final name and overwrite is False.
@@ -243,7 +259,7 @@ class FileReader:
     GIL).
     columns: the fields to read (default: all). operator: reserved, as in MindSpore; ignored.
 
-    ``get_next()`` yields {field: value} in write order: "string" fields as str, "bytes" as
+    ``get_next()`` yields {field: value} shard by shard, each shard's rows in write order: "string" fields as str, "bytes" as
     bytes, numeric scalars as numpy scalars of the field's dtype, numeric arrays as numpy arrays
     of their schema shape. ``len()`` is the row count, ``schema()`` the fields as add_schema
     took them ({name: {"type": t[, "shape": [...]]}}), ``close()`` releases the files.
@@ -298,7 +314,7 @@ class FileReader:
         return row
 
     def get_next(self):
-        """Yields every row as a dict {field: value}, in write order (class doc)."""
+        """Yields every row as a dict {field: value}, shard by shard (class doc)."""
         source = self._open()
         n = len(source)
         if self._threads == 1:

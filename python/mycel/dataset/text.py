@@ -1,0 +1,158 @@
+"""Text transforms, MindSpore's ``mindspore.dataset.text``: ``PythonTokenizer``, ``Vocab`` and
+``Lookup``.
+
+Text samples are numpy arrays of ``str`` (a 0-d array per sentence, a 1-d array of tokens);
+the iterators hand string columns out as such arrays (mycel Tensors hold numbers only). These
+transforms are Python callables that ``map`` runs as it runs any Python function.
+"""
+import collections
+
+import numpy as np
+
+import mycel
+from mycel.dataset._validate import check_int
+
+
+def _strings(who, x):
+    """A sample as a numpy array of str (bytes are decoded as UTF-8)."""
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if a.dtype.kind == "S":
+        a = np.char.decode(a, "utf-8")
+    if a.dtype.kind != "U":
+        raise TypeError(f"{who}: the input must be a string (or an array of strings), but got "
+                        f"dtype {a.dtype}.")
+    return a
+
+
+class PythonTokenizer:
+    """PythonTokenizer(tokenizer): split each string by ``tokenizer(str) -> list of str``;
+    the result is a 1-d array of the tokens."""
+
+    def __init__(self, tokenizer):
+        if not callable(tokenizer):
+            raise TypeError(f"PythonTokenizer: tokenizer must be callable, but got "
+                            f"{type(tokenizer).__name__}.")
+        self.tokenizer = tokenizer
+
+    def __call__(self, in_array):
+        a = _strings("PythonTokenizer", in_array)
+        if a.ndim != 0:
+            raise ValueError(f"PythonTokenizer: the input must be one string (a 0-d array), but "
+                             f"got shape {a.shape}.")
+        tokens = self.tokenizer(str(a))
+        if not isinstance(tokens, (list, tuple, np.ndarray)) or \
+                not all(isinstance(t, (str, np.str_)) for t in tokens):
+            raise TypeError("PythonTokenizer: the tokenizer must return a list of str, but got "
+                            f"{tokens!r}.")
+        return np.array([str(t) for t in tokens], dtype=np.str_)
+
+
+class Vocab:
+    """A vocabulary: words and their ids. Build it with ``Vocab.from_dataset``,
+    ``Vocab.from_list`` or ``Vocab.from_dict``; ``vocab()`` is the ``{word: id}`` dict."""
+
+    def __init__(self, word_ids=None):
+        self._ids = dict(word_ids or {})
+        self._words = {i: w for w, i in self._ids.items()}
+
+    @classmethod
+    def from_dataset(cls, dataset, columns=None, freq_range=None, top_k=None,
+                     special_tokens=None, special_first=True):
+        """The words of ``columns`` (default: every column) of one epoch of ``dataset``, most
+        frequent first, ties in the words' order (MindSpore's rule). ``freq_range=(min, max)``
+        keeps the words seen that many times (inclusive); ``top_k`` keeps the first k after
+        that; ``special_tokens`` take the first ids (``special_first``) or the last."""
+        if isinstance(columns, str):
+            columns = [columns]
+        counts = collections.Counter()
+        for row in dataset.create_dict_iterator(num_epochs=1, output_numpy=True):
+            names = columns if columns is not None else list(row)
+            for name in names:
+                if name not in row:
+                    raise ValueError(f"Vocab.from_dataset: column {name!r} is not in the dataset "
+                                     f"(columns: {list(row)}).")
+                counts.update(str(w) for w in _strings("Vocab.from_dataset",
+                                                       row[name]).reshape(-1))
+        lo, hi = (0, None) if freq_range is None else freq_range
+        for v in (lo, hi):
+            if v is not None:
+                check_int("Vocab.from_dataset", "freq_range", v, 0)
+        words = sorted((w for w, c in counts.items()
+                        if c >= lo and (hi is None or c <= hi)), key=lambda w: (-counts[w], w))
+        if top_k is not None:
+            check_int("Vocab.from_dataset", "top_k", top_k, 0)
+            words = words[:top_k]
+        return cls._with_specials("Vocab.from_dataset", words, special_tokens, special_first)
+
+    @classmethod
+    def from_list(cls, word_list, special_tokens=None, special_first=True):
+        """Ids in the list's order (``special_tokens`` first or last); words must be unique."""
+        return cls._with_specials("Vocab.from_list", [str(w) for w in word_list],
+                                  special_tokens, special_first)
+
+    @classmethod
+    def from_dict(cls, word_dict):
+        """The given ``{word: id}``; ids must be non-negative ints."""
+        for w, i in word_dict.items():
+            check_int("Vocab.from_dict", f"the id of {w!r}", i, 0)
+        return cls({str(w): int(i) for w, i in word_dict.items()})
+
+    @classmethod
+    def _with_specials(cls, who, words, special_tokens, special_first):
+        specials = [str(s) for s in (special_tokens or [])]
+        ordered = specials + words if special_first else words + specials
+        if len(set(ordered)) != len(ordered):
+            dup = [w for w, c in collections.Counter(ordered).items() if c > 1]
+            raise ValueError(f"{who}: words must be unique, but {dup[:5]} repeat.")
+        return cls({w: i for i, w in enumerate(ordered)})
+
+    def vocab(self):
+        """The ``{word: id}`` dict."""
+        return dict(self._ids)
+
+    def tokens_to_ids(self, tokens):
+        """The id of a word, or a list of ids for a list of words (-1 for an unknown word)."""
+        if isinstance(tokens, (str, np.str_)):
+            return self._ids.get(str(tokens), -1)
+        return [self._ids.get(str(t), -1) for t in tokens]
+
+    def ids_to_tokens(self, ids):
+        """The word of an id, or a list of words for a list of ids ('' for an unknown id)."""
+        if isinstance(ids, (int, np.integer)):
+            return self._words.get(int(ids), "")
+        return [self._words.get(int(i), "") for i in ids]
+
+
+class Lookup:
+    """Lookup(vocab, unknown_token=None, data_type=mycel.int32): each word's id in ``vocab``;
+    a word not in it takes ``unknown_token``'s id, or is a ValueError without one."""
+
+    def __init__(self, vocab, unknown_token=None, data_type=mycel.int32):
+        if not isinstance(vocab, Vocab):
+            raise TypeError(f"Lookup: vocab must be a text.Vocab, but got "
+                            f"{type(vocab).__name__}.")
+        if not isinstance(data_type, mycel.DType) or data_type not in (
+                mycel.int8, mycel.int16, mycel.int32, mycel.int64, mycel.uint8):
+            raise TypeError(f"Lookup: data_type must be a mycel integer dtype, but got "
+                            f"{data_type!r}.")
+        self._ids = vocab.vocab()
+        self._unknown = None
+        if unknown_token is not None:
+            if unknown_token not in self._ids:
+                raise ValueError(f"Lookup: unknown_token {unknown_token!r} is not in the vocab.")
+            self._unknown = self._ids[unknown_token]
+        self._dtype = np.dtype(data_type.name)
+
+    def __call__(self, in_array):
+        a = _strings("Lookup", in_array)
+        out = np.empty(a.shape, self._dtype)
+        for idx, w in np.ndenumerate(a):
+            i = self._ids.get(str(w), self._unknown)
+            if i is None:
+                raise ValueError(f"Lookup: {str(w)!r} is not in the vocab and no unknown_token "
+                                 "was given.")
+            out[idx] = i
+        return out
+
+
+__all__ = ["PythonTokenizer", "Vocab", "Lookup"]
