@@ -107,3 +107,6 @@ from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E
                                                Renorm, LRN, ApplyAdamWithAmsgrad)
 __all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger",
             "Renorm", "LRN", "ApplyAdamWithAmsgrad"]
+from mycel.ops.operations.composed_ops import (UnsortedSegmentMax,  # noqa: E402
+                                               UnsortedSegmentMin, UnsortedSegmentProd)
+__all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]

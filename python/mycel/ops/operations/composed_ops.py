@@ -10,7 +10,7 @@ from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
                                 math_func as _m, compat_func as _c, loss_func as _loss,
                                 array_func as _a, scatter_func as _sc,
-                                resample_func as _rs)
+                                resample_func as _rs, segment_func as _seg)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -480,3 +480,31 @@ class ApplyAdamWithAmsgrad(_Composed):
         var_new = _prim("Sub")(var, _prim("Cast")(_prim("Mul")(lr_t, step), var.dtype))
         return (_prim("Assign")(var, var_new), _prim("Assign")(m, m_new),
                 _prim("Assign")(v, v_new), _prim("Assign")(vhat, vhat_new))
+
+
+class _UnsortedSegment(_Composed):
+    _fn = None
+
+    def __call__(self, x, segment_ids, num_segments):
+        return type(self)._fn(x, segment_ids, num_segments)
+
+
+class UnsortedSegmentMax(_UnsortedSegment):
+    """UnsortedSegmentMax()(x, segment_ids, num_segments): the maximum of each segment's
+    slices of x; empty segments hold the dtype's lowest value (ops.unsorted_segment_max)."""
+    _fn = staticmethod(_seg.unsorted_segment_max)
+
+
+class UnsortedSegmentMin(_UnsortedSegment):
+    """UnsortedSegmentMin()(x, segment_ids, num_segments): the minimum of each segment's
+    slices of x; empty segments hold the dtype's largest value (ops.unsorted_segment_min)."""
+    _fn = staticmethod(_seg.unsorted_segment_min)
+
+
+class UnsortedSegmentProd(_UnsortedSegment):
+    """UnsortedSegmentProd()(x, segment_ids, num_segments): the product of each segment's
+    slices of x; empty segments are 1 (ops.unsorted_segment_prod)."""
+    _fn = staticmethod(_seg.unsorted_segment_prod)
+
+
+__all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
