@@ -3,6 +3,7 @@ numpy interop are in C++). Imported for its effect: it attaches the methods to T
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
+from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax
 
 Tensor = _C.Tensor
 
@@ -232,6 +233,92 @@ _METHODS = {
     "roll": lambda self, shifts, dims=None: _l.roll(self, shifts, dims),
     "ones_like": lambda self: _a.ones_like(self),
 }
+
+
+def _deepcopy(self, memo):
+    """copy.deepcopy(t): a tensor with its own copy of the data."""
+    out = self.copy()
+    memo[id(self)] = out
+    return out
+
+
+# MindSpore's methods over the functional forms of ops/function/math_ext_func.py and
+# array_ext_func.py (argument names as MindSpore's Tensor methods).
+_METHODS.update({
+    "absolute": _m.abs,
+    "negative": _m.neg,
+    "positive": _x.positive,
+    "isnan": _x.isnan,
+    "isinf": _x.isinf,
+    "isfinite": _x.isfinite,
+    "isneginf": _x.isneginf,
+    "isposinf": _x.isposinf,
+    "signbit": _x.signbit,
+    "logical_xor": _x.logical_xor,
+    "log2": _x.log2,
+    "log10": _x.log10,
+    "sinc": _x.sinc,
+    "deg2rad": _x.deg2rad,
+    "rad2deg": _x.rad2deg,
+    "trunc": _m.trunc,
+    "fix": _m.trunc,
+    "frac": _x.frac,
+    "hypot": _x.hypot,
+    "atan2": _x.atan2,
+    "arctan2": _x.atan2,
+    "logaddexp": _x.logaddexp,
+    "logaddexp2": _x.logaddexp2,
+    "xlogy": _x.xlogy,
+    "copysign": _x.copysign,
+    "heaviside": _x.heaviside,
+    "fmax": _x.fmax,
+    "fmin": _x.fmin,
+    "lerp": _x.lerp,
+    "float_power": _x.float_power,
+    "divide": lambda self, value, *, rounding_mode=None: _m.div(self, value,
+                                                              rounding_mode=rounding_mode),
+    "true_divide": _x.true_divide,
+    "multiply": _m.mul,
+    "subtract": _x.subtract,
+    "remainder": _m.remainder,
+    "floor_divide": _m.floor_divide,
+    "fmod": _m.fmod,
+    "masked_fill": _c.masked_fill,
+    "nansum": _x.nansum,
+    "nanmean": _x.nanmean,
+    "logsumexp": lambda self, axis, keepdims=False: _x.logsumexp(self, axis, keepdims),
+    "count_nonzero": _x.count_nonzero,
+    "isclose": _x.isclose,
+    "nan_to_num": _x.nan_to_num,
+    "addmm": _x.addmm,
+    "addmv": _x.addmv,
+    "addbmm": _x.addbmm,
+    "baddbmm": _x.baddbmm,
+    "addcdiv": _x.addcdiv,
+    "addcmul": _x.addcmul,
+    "inner": _x.inner,
+    "outer": _x.outer,
+    "trace": _x.trace,
+    "index_select": _ax.index_select,
+    "narrow": _ax.narrow,
+    "moveaxis": _ax.moveaxis,
+    "movedim": _ax.moveaxis,
+    "swapdims": _ax.swapdims,
+    "fliplr": _ax.fliplr,
+    "flipud": _ax.flipud,
+    "unbind": _ax.unbind,
+    "diagonal": lambda self, offset=0, axis1=0, axis2=1: _ax.diagonal(self, offset, axis1,
+                                                                      axis2),
+    "is_floating_point": lambda self: self.dtype.is_floating_point,
+    "is_signed": lambda self: self.dtype not in (_C.uint8, getattr(_C, "bool")),
+    "ndimension": lambda self: self.ndim,
+    "reshape_as": lambda self, other: _a.reshape(self, other.shape),
+    "view_as": lambda self, other: _a.reshape(self, other.shape),
+    "new_full": lambda self, size, fill_value, *, dtype=None: _a.full(
+        size, fill_value, dtype=dtype or self.dtype),
+    "clone": lambda self: self.copy(),
+    "__deepcopy__": _deepcopy,
+})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
