@@ -263,3 +263,69 @@ def test_context_options_and_common_names():
     with pytest.raises(ValueError, match="jit_syntax_level"):
         ms.set_context(jit_syntax_level=7)
     ms.set_context(jit_syntax_level=ms.LAX if old is None else old)
+
+
+def test_composed_primitives(mode):
+    from mycel.ops import operations as P
+    x = RNG.normal(size=(3, 4))
+    y = RNG.uniform(0.5, 2, (3, 4))
+    x[0, 0], x[0, 1] = np.nan, -np.inf
+    with np.errstate(all="ignore"):
+        cases = [
+            (P.Identity(), (x,), x),
+            (P.SquaredDifference(), (x, y), (x - y) ** 2),
+            (P.IsFinite(), (x,), np.isfinite(x)),
+            (P.IsNan(), (x,), np.isnan(x)),
+            (P.IsInf(), (x,), np.isinf(x)),
+            (P.LogicalXor(), (x > 0, y > 1), np.logical_xor(x > 0, y > 1)),
+            (P.Atan2(), (x, y), np.arctan2(x, y)),
+            (P.Xlogy(), (x, y), x * np.log(y)),
+            (P.Trunc(), (x,), np.trunc(x)),
+            (P.Lerp(), (x, y, 0.25), x + 0.25 * (y - x)),
+            (P.Heaviside(), (x, y), np.heaviside(x, y)),
+        ]
+    for prim, args, want in cases:
+        np.testing.assert_allclose(run(prim, *args), want, rtol=1e-13, err_msg=prim.name)
+    np.testing.assert_array_equal(run(lambda t: P.Slice()(t, (1, 0), (2, -1)), y), y[1:3, :])
+    a = RNG.normal(size=(2, 3, 3)) + 3 * np.eye(3)
+    np.testing.assert_allclose(run(P.MatrixInverse(), a), np.linalg.inv(a), rtol=1e-12)
+    np.testing.assert_allclose(Tensor(a).inverse().asnumpy(), np.linalg.inv(a), rtol=1e-12)
+    at = torch.tensor(a, requires_grad=True)
+    torch.linalg.inv(at).sum().backward()
+    g = ms.grad(lambda t: ops.sum(ops.inverse(t)))(Tensor(a))
+    np.testing.assert_allclose(g.asnumpy(), at.grad.numpy(), rtol=1e-10)
+    b = Tensor(np.array([True, False, True]))
+    c = Tensor(np.array([True, True, False]))
+    np.testing.assert_array_equal(b.logical_and(c).asnumpy(), [True, False, False])
+    np.testing.assert_array_equal(b.logical_or(c).asnumpy(), [True, True, True])
+    np.testing.assert_array_equal(b.logical_not().asnumpy(), [False, True, False])
+
+
+def test_assign_sub_updates_the_parameter(mode):
+    from mycel.ops import operations as P
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(Tensor(np.array([5.0, 1.0], np.float32)), name="p")
+            self.sub = P.AssignSub()
+
+        def construct(self, v):
+            self.sub(self.p, v)
+            return self.p
+
+    net = Net()
+    net(Tensor(np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_array_equal(net.p.asnumpy(), [4.0, -1.0])
+    with pytest.raises(ValueError, match="slice"):
+        ops.slice(Tensor(np.ones((2, 3))), (1, 0), (2, 1))
+    with pytest.raises(ValueError, match="inverse"):
+        ops.inverse(Tensor(np.ones((2, 3))))
+
+
+def test_atan2_and_hypot_at_infinities_and_nan(mode):
+    v = [np.inf, -np.inf, 2.0, -2.0, 0.0, np.nan]
+    y = np.array([a for a in v for _ in v])
+    x = np.array([b for _ in v for b in v])
+    np.testing.assert_allclose(run(ops.atan2, y, x), np.arctan2(y, x), rtol=1e-15)
+    np.testing.assert_allclose(run(ops.hypot, y, x), np.hypot(y, x), rtol=1e-15)

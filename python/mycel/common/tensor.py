@@ -3,7 +3,7 @@ numpy interop are in C++). Imported for its effect: it attaches the methods to T
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
-from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax
+from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 
 Tensor = _C.Tensor
 
@@ -317,6 +317,11 @@ _METHODS.update({
     "new_full": lambda self, size, fill_value, *, dtype=None: _a.full(
         size, fill_value, dtype=dtype or self.dtype),
     "clone": lambda self: self.copy(),
+    "logical_and": lambda self, other: _m.logical_and(self, other),
+    "logical_or": lambda self, other: _m.logical_or(self, other),
+    "logical_not": lambda self: _m.logical_not(self),
+    "inverse": lambda self: _la.inverse(self),
+    "squared_difference": _x.squared_difference,
     "__deepcopy__": _deepcopy,
 })
 

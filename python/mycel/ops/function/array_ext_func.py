@@ -1,5 +1,5 @@
 """More of MindSpore 2.x's shape and selection functions, composed from table ops:
-index_select, narrow, moveaxis/movedim, swapdims, fliplr, flipud, unbind, diagonal."""
+index_select, narrow, slice, moveaxis/movedim, swapdims, fliplr, flipud, unbind, diagonal."""
 import numpy as np
 
 from mycel import _mycel as _C
@@ -8,7 +8,7 @@ from mycel.ops.function import array_func as _a, layout_func as _l, compat_func 
 from mycel.ops.primitive import constexpr
 
 __all__ = ["index_select", "narrow", "moveaxis", "movedim", "swapdims", "fliplr", "flipud",
-           "unbind", "diagonal"]
+           "unbind", "diagonal", "slice"]
 
 
 @constexpr
@@ -129,3 +129,26 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     perm, flat, pos = _diagonal_plan(x.shape, offset, dim1, dim2)
     rows = prim("Reshape")(prim("Transpose")(x, perm), flat)
     return prim("Gather")(rows, pos, len(flat) - 1)
+
+
+@constexpr
+def _slice_bounds(shape, begin, size):
+    begin, size = tuple(begin), tuple(size)
+    if len(begin) != len(shape) or len(size) != len(shape):
+        raise ValueError(f"For 'slice', begin {begin} and size {size} must have one entry per "
+                         f"dimension of the input of shape {tuple(shape)}.")
+    end = []
+    for d, (b, n, s) in enumerate(zip(begin, shape, size)):
+        e = n if s == -1 else b + s
+        if not 0 <= b <= n or s < -1 or e > n:
+            raise ValueError(f"For 'slice', begin {b} and size {s} do not fit dimension {d} of "
+                             f"size {n}.")
+        end.append(e)
+    return begin, tuple(end), (1,) * len(shape)
+
+
+def slice(input_x, begin, size):  # noqa: A001 (MindSpore's name)
+    """The block of input_x starting at begin (a tuple) of size size (-1: to the end)."""
+    x = as_tensor(input_x)
+    b, e, s = _slice_bounds(x.shape, begin, size)
+    return prim("StridedSlice")(x, b, e, s)

@@ -25,7 +25,7 @@ __all__ = ["isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "log
            "fmin", "lerp", "float_power", "divide", "true_divide", "multiply", "subtract",
            "positive", "nansum", "nanmean", "logsumexp", "count_nonzero", "isclose",
            "nan_to_num", "logical_xor", "addmm", "addmv", "addbmm", "baddbmm", "addcdiv",
-           "addcmul", "inner", "outer", "trace"]
+           "addcmul", "inner", "outer", "trace", "squared_difference", "assign_sub"]
 
 _FLOAT = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 
@@ -147,15 +147,33 @@ def hypot(input, other):  # noqa: A002
     s = _safe(zero, big, 1.0)
     r = prim("Mul")(s, prim("Sqrt")(prim("Add")(prim("Square")(prim("Div")(a, s)),
                                                 prim("Square")(prim("Div")(b, s)))))
-    return prim("Select")(zero, prim("ZerosLike")(r), r)
+    r = prim("Select")(zero, prim("ZerosLike")(r), r)
+    inf = prim("LogicalOr")(isinf(a), isinf(b))  # infinite even beside a NaN
+    return prim("Select")(inf, prim("ZerosLike")(r) + math.inf, r)
 
 
 def atan2(input, other):  # noqa: A002
     """The angle of the point (other, input) in (-pi, pi], from the half-angle identities
     tan(t/2) = y / (r + x) = (r - x) / y (r = hypot(x, y)), each used where it does not
     cancel: the first for x >= 0, the second for x < 0; pi on the negative x axis, 0 at the
-    origin. Signed zeros are not told apart."""
+    origin. Infinite coordinates are replaced by +-1 and the finite one by 0 (the limits);
+    (y < 0, -inf) gives -pi; a NaN gives NaN. Signed zeros are not told apart."""
     y, x = _float(input), _float(other)
+    nan = prim("LogicalOr")(isnan(y), isnan(x))
+    inf_y, inf_x = isinf(y), isinf(x)
+    some = prim("LogicalOr")(inf_y, inf_x)
+    below = prim("LogicalAnd")(prim("LogicalAnd")(isneginf(x), prim("Less")(y, 0)),
+                               prim("LogicalNot")(inf_y))
+    y = prim("Select")(some, prim("Select")(inf_y, prim("Sign")(y), prim("ZerosLike")(y)), y)
+    x = prim("Select")(some, prim("Select")(inf_x, prim("Sign")(x), prim("ZerosLike")(x)), x)
+    t = prim("Select")(below, prim("ZerosLike")(y) - math.pi, _atan2_finite(y, x))
+    return prim("Select")(nan, prim("ZerosLike")(t) + math.nan, t)
+
+
+arctan2 = atan2
+
+
+def _atan2_finite(y, x):
     r = hypot(y, x)
     right = prim("GreaterEqual")(x, 0)
     den_a = prim("Add")(r, x)
@@ -164,9 +182,6 @@ def atan2(input, other):  # noqa: A002
     b = prim("Div")(prim("Sub")(r, x), _safe(y0, y, 1.0))
     left = prim("Select")(y0, prim("ZerosLike")(b) + math.inf, b)  # 2 atan(inf) = pi
     return prim("Mul")(prim("Atan")(prim("Select")(right, a, left)), 2.0)
-
-
-arctan2 = atan2
 
 
 def logaddexp(input, other):  # noqa: A002
@@ -206,10 +221,11 @@ def copysign(input, other):  # noqa: A002
 
 
 def heaviside(input, values):  # noqa: A002
-    """0 where input < 0, values where input == 0, 1 where input > 0."""
+    """0 where input < 0, values where input == 0, 1 where input > 0 (NaN where NaN)."""
     x = as_tensor(input)
     v = prim("Cast")(as_tensor(values), x.dtype)
     step = prim("Cast")(prim("Greater")(x, 0), x.dtype)
+    step = prim("Select")(isnan(x), x, step)  # NaN stays NaN
     return prim("Select")(prim("Equal")(x, 0), prim("Add")(v, prim("ZerosLike")(x)), step)
 
 
@@ -427,3 +443,13 @@ def trace(input):  # noqa: A002
     flat = prim("Reshape")(x, (-1,))
     idx = _diagonal_index(x.shape)
     return prim("ReduceSum")(prim("Gather")(flat, idx, 0), ())
+
+
+def squared_difference(x, y):
+    """(x - y) ** 2."""
+    return prim("Square")(prim("Sub")(x, y))
+
+
+def assign_sub(variable, value):
+    """``variable -= value`` in place (AssignAdd of -value); returns variable."""
+    return prim("AssignAdd")(variable, prim("Neg")(as_tensor(value)))
