@@ -329,3 +329,38 @@ def test_atan2_and_hypot_at_infinities_and_nan(mode):
     x = np.array([b for _ in v for b in v])
     np.testing.assert_allclose(run(ops.atan2, y, x), np.arctan2(y, x), rtol=1e-15)
     np.testing.assert_allclose(run(ops.hypot, y, x), np.hypot(y, x), rtol=1e-15)
+
+
+def test_numpy_reductions_of_a_tensor_and_rank_of_a_number(mode):
+    x = np.array([[1.0, 2.0], [0.0, 4.0]])
+    t = Tensor(x)
+    assert not np.all(t) and np.any(t)
+    np.testing.assert_array_equal(np.all(t, axis=0, keepdims=True), np.all(x, 0, keepdims=True))
+    np.testing.assert_allclose(np.sum(t, axis=1), x.sum(1))
+    assert np.max(t) == 4.0 and np.min(t) == 0.0
+    with pytest.raises(TypeError, match="out"):
+        t.sum(out=Tensor(np.zeros(1)))
+    for fn in (ops.rank, ops.size):
+        with pytest.raises(TypeError, match="must be a Tensor"):
+            fn(1)
+    assert run(ops.rank, x) == 2 and run(ops.size, x) == 4
+
+
+def test_tensor_method_signatures_of_mindspore_2(mode):
+    x = RNG.normal(size=(3, 4))
+    idx = np.array([[0], [1], [3]], np.int64)
+    cases = [
+        (lambda t: t.chunk(2, dim=1)[1], x[:, 2:]),
+        (lambda t: t.add(t, alpha=2), 3 * x),
+        (lambda t: t.sub(t, alpha=0.5), 0.5 * x),
+        (lambda t: t.mean(dim=1, keepdim=True), x.mean(1, keepdims=True)),
+        (lambda t: t.mean(axis=0), x.mean(0)),
+        (lambda t: t.remainder(divisor=0.7), np.remainder(x, 0.7)),
+        (lambda t: t.split(split_size=3, dim=1)[1], x[:, 3:]),
+        (lambda t: t.gather(1, Tensor(idx)), np.take_along_axis(x, idx, 1)),
+        (lambda t: t.gather(Tensor(np.array([2, 0], np.int32)), 0), x[[2, 0]]),
+        (lambda t: t.select(1, 2), x[:, 2]),
+        (lambda t: t.select(t > 0, Tensor(np.zeros((3, 4)))), np.where(x > 0, x, 0)),
+    ]
+    for fn, want in cases:
+        np.testing.assert_allclose(run(fn, x), want, rtol=1e-13)

@@ -14,19 +14,28 @@ def _shape_args(shape):
     return tuple(shape)
 
 
-def _sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+def _no_out(out, name):
+    # numpy's np.sum(t) / np.all(t) ... call the method with out=None: accepted, nothing else
+    if out is not None:
+        raise TypeError(f"For 'Tensor.{name}', 'out' is not supported (it must be None).")
+
+
+def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
     """Sum over axis (None: all)."""
+    _no_out(out, "sum")
     out = _m.sum(self, axis, keepdims, dtype=dtype)
     return out if initial is None else _m.add(out, initial)
 
 
-def _max(self, axis=None, keepdims=False):
+def _max(self, axis=None, keepdims=False, out=None):
     """Maximum over axis (None: all)."""
+    _no_out(out, "max")
     return _m.amax(self, axis, keepdims)
 
 
-def _min(self, axis=None, keepdims=False):
+def _min(self, axis=None, keepdims=False, out=None):
     """Minimum over axis (None: all)."""
+    _no_out(out, "min")
     return _m.amin(self, axis, keepdims)
 
 
@@ -54,21 +63,70 @@ def _tolist(self):
     return self.asnumpy().tolist()
 
 
-def _all(self, axis=None, keep_dims=False):
+def _all(self, axis=None, keep_dims=False, out=None, keepdims=None):
     """True where every element along axis is nonzero."""
+    _no_out(out, "all")
+    keep_dims = keep_dims if keepdims is None else keepdims
     return _m.amin(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
-def _any(self, axis=None, keep_dims=False):
+def _any(self, axis=None, keep_dims=False, out=None, keepdims=None):
     """True where some element along axis is nonzero."""
+    _no_out(out, "any")
+    keep_dims = keep_dims if keepdims is None else keepdims
     return _m.amax(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
-def _chunk(self, chunks, axis=0):
-    """`chunks` pieces along axis, each ceil(n / chunks) long but the last (as torch.chunk)."""
+def _chunk(self, chunks, axis=0, *, dim=None):
+    """`chunks` pieces along axis (or dim), each ceil(n / chunks) long but the last (as
+    torch.chunk)."""
+    axis = axis if dim is None else dim
     n = self.shape[axis]
     size = max(1, -(-n // chunks))
     return _a.split(self, size, axis)
+
+
+def _scaled(other, alpha):
+    return other if alpha == 1 else _m.mul(other, alpha)
+
+
+def _mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+    """Mean over axis (or dim; None: all), in dtype when given."""
+    axis = axis if dim is None else dim
+    keep_dims = keep_dims if keepdim is None else keepdim
+    x = self if dtype is None else self.astype(dtype)
+    return _m.mean(x, axis, keep_dims)
+
+
+def _split(self, split_size_or_sections=None, axis=0, *, split_size=None, dim=None):
+    """Pieces of split_size (or the sizes in a list) along axis (or dim)."""
+    size = split_size_or_sections if split_size is None else split_size
+    return _a.split(self, size, axis if dim is None else dim)
+
+
+def _remainder(self, other=None, *, divisor=None):
+    """Python's %: the result takes the sign of the divisor."""
+    return _m.remainder(self, other if divisor is None else divisor)
+
+
+def _gather(self, input_indices=None, axis=None, batch_dims=0, *, dim=None, index=None):
+    """MindSpore's two forms: gather(input_indices, axis, batch_dims=0) takes whole slices
+    (ops.gather); gather(dim, index), with an int first, takes elements (ops.gather_elements,
+    torch's gather)."""
+    if dim is not None or index is not None:
+        return _a.gather_elements(self, dim, index)
+    if isinstance(input_indices, int):
+        return _a.gather_elements(self, input_indices, axis)
+    return _a.gather(self, input_indices, axis, batch_dims)
+
+
+def _select(self, condition, y):
+    """MindSpore's two forms: select(condition, y): self where condition, else y;
+    select(dim, index), with ints: the slice at index along dim, that dim removed."""
+    if isinstance(condition, int) and not isinstance(condition, bool):
+        picked = _ax.narrow(self, condition, y, 1)
+        return _a.squeeze(picked, condition)
+    return _m.where(condition, self, y)
 
 
 def _norm(self, ord=None, dim=None, keepdim=False):  # noqa: A002 (MindSpore's name)
@@ -105,7 +163,7 @@ def _t(self):
 
 _METHODS = {
     "sum": _sum,
-    "mean": lambda self, axis=None, keep_dims=False: _m.mean(self, axis, keep_dims),
+    "mean": _mean,
     "prod": lambda self, axis=None, keep_dims=False: _m.prod(self, axis, keep_dims),
     "max": _max,
     "min": _min,
@@ -176,8 +234,8 @@ _METHODS = {
     "relu": _n.relu,
     "softmax": lambda self, axis=-1: _n.softmax(self, axis),
     "pow": _m.pow,
-    "add": _m.add,
-    "sub": _m.sub,
+    "add": lambda self, other, *, alpha=1: _m.add(self, _scaled(other, alpha)),
+    "sub": lambda self, other, *, alpha=1: _m.sub(self, _scaled(other, alpha)),
     "mul": _m.mul,
     "div": _m.div,
     "maximum": _m.maximum,
@@ -197,8 +255,7 @@ _METHODS = {
     "greater": _m.greater,
     "ge": _m.greater_equal,
     "greater_equal": _m.greater_equal,
-    "split": lambda self, split_size_or_sections, axis=0: _a.split(self,
-                                                                   split_size_or_sections, axis),
+    "split": _split,
     "chunk": _chunk,
     "t": _t,
     "mm": _m.matmul,
@@ -208,7 +265,7 @@ _METHODS = {
     "new_zeros": lambda self, size, dtype=None: _a.zeros(size, dtype or self.dtype),
     "type_as": lambda self, other: self.astype(other.dtype),
     "where": lambda self, condition, y: _m.where(condition, self, y),
-    "gather": lambda self, input_indices, axis: _a.gather(self, input_indices, axis),
+    "gather": _gather,
     "float": lambda self: self.astype(_C.float32),
     "half": lambda self: self.astype(_C.float16),
     "double": lambda self: self.astype(_C.float64),
@@ -280,7 +337,7 @@ _METHODS.update({
     "true_divide": _x.true_divide,
     "multiply": _m.mul,
     "subtract": _x.subtract,
-    "remainder": _m.remainder,
+    "remainder": _remainder,
     "floor_divide": _m.floor_divide,
     "fmod": _m.fmod,
     "masked_fill": _c.masked_fill,
@@ -317,6 +374,7 @@ _METHODS.update({
     "new_full": lambda self, size, fill_value, *, dtype=None: _a.full(
         size, fill_value, dtype=dtype or self.dtype),
     "clone": lambda self: self.copy(),
+    "select": _select,
     "logical_and": lambda self, other: _m.logical_and(self, other),
     "logical_or": lambda self, other: _m.logical_or(self, other),
     "logical_not": lambda self: _m.logical_not(self),

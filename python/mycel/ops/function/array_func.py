@@ -252,14 +252,21 @@ def shape(input_x):
     return as_tensor(input_x).shape
 
 
+def _tensor_arg(x, op):
+    """x, which must be a Tensor (MindSpore's size and rank take no Python numbers)."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', the input must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
 def size(input_x):
-    """The number of elements."""
-    return as_tensor(input_x).size
+    """The number of elements of a Tensor."""
+    return _tensor_arg(input_x, "size").size
 
 
 def rank(input_x):
-    """The number of dimensions."""
-    return as_tensor(input_x).ndim
+    """The number of dimensions of a Tensor."""
+    return _tensor_arg(input_x, "rank").ndim
 
 
 def assign(variable, value):
