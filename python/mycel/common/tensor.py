@@ -39,14 +39,6 @@ def _min(self, axis=None, keepdims=False, out=None):
     return _m.amin(self, axis, keepdims)
 
 
-def _var(self, axis=None, ddof=0, keepdims=False):
-    """Variance over axis, with ddof degrees of freedom removed."""
-    mu = _m.mean(self, axis, True)
-    sq = _m.sum(_m.square(_m.sub(self, mu)), axis, keepdims)
-    n = self.size // max(1, mu.size)  # elements per reduced group
-    return _m.div(sq, max(n - ddof, 0))
-
-
 def _transpose(self, *axes):
     """Permutes the dims (reversed when none are given)."""
     axes = _shape_args(axes) if axes else tuple(reversed(range(self.ndim)))
@@ -169,9 +161,6 @@ _METHODS = {
     "min": _min,
     "amax": _max,
     "amin": _min,
-    "var": _var,
-    "std": lambda self, axis=None, ddof=0, keepdims=False: _m.sqrt(_var(self, axis, ddof,
-                                                                       keepdims)),
     "argmax": lambda self, axis=None, keepdims=False: _m.argmax(self, axis, keepdims),
     "argmin": lambda self, axis=None, keepdims=False: _m.argmin(self, axis, keepdims),
     "all": _all,
