@@ -351,3 +351,12 @@ def test_tensor_method_signatures_of_mindspore_2(mode):
     ]
     for fn, want in cases:
         np.testing.assert_allclose(run(fn, x), want, rtol=1e-13)
+
+
+def test_swapaxes_checks_its_axes(mode):
+    x = Tensor(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="swapaxes.*out of range"):
+        run(lambda t: ops.swapdims(t, 0, 3), x.asnumpy())
+    with pytest.raises(TypeError, match="swapaxes"):
+        ops.swapaxes(x, 0, (1,))
+    assert run(lambda t: ops.swapaxes(t, 0, -1), x.asnumpy()).shape == (2, 3)

@@ -11,23 +11,13 @@ __all__ = ["index_select", "narrow", "moveaxis", "movedim", "swapdims", "fliplr"
            "unbind", "diagonal", "slice"]
 
 
-@constexpr
-def _axis(axis, ndim, op, name="axis"):
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"For '{op}', '{name}' must be an int, but got {type(axis).__name__}.")
-    if not -max(ndim, 1) <= axis < max(ndim, 1):
-        raise ValueError(f"For '{op}', '{name}' {axis} is out of range for a tensor of rank "
-                         f"{ndim}.")
-    return axis % max(ndim, 1)
-
-
 def index_select(input, axis, index):  # noqa: A002 (MindSpore's argument names)
     """The entries of input at the 1-d integer tensor index along axis."""
     x, idx = as_tensor(input), as_tensor(index)
     if idx.ndim != 1 or idx.dtype not in (_C.int32, _C.int64):
         raise TypeError(f"For 'index_select', index must be a 1-d int32 or int64 tensor, but "
                         f"got shape {list(idx.shape)} and dtype {idx.dtype}.")
-    return prim("Gather")(x, idx, _axis(axis, x.ndim, "index_select"))
+    return prim("Gather")(x, idx, _a._check_axis(axis, x.ndim, "index_select"))
 
 
 @constexpr
@@ -49,7 +39,7 @@ def _narrow_bounds(shape, axis, start, length):
 def narrow(input, axis, start, length):  # noqa: A002
     """The slice [start, start + length) of input along axis."""
     x = as_tensor(input)
-    b, e, s = _narrow_bounds(x.shape, _axis(axis, x.ndim, "narrow"), start, length)
+    b, e, s = _narrow_bounds(x.shape, _a._check_axis(axis, x.ndim, "narrow"), start, length)
     return prim("StridedSlice")(x, b, e, s)
 
 
