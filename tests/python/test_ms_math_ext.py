@@ -360,3 +360,15 @@ def test_swapaxes_checks_its_axes(mode):
     with pytest.raises(TypeError, match="swapaxes"):
         ops.swapaxes(x, 0, (1,))
     assert run(lambda t: ops.swapaxes(t, 0, -1), x.asnumpy()).shape == (2, 3)
+
+
+def test_index_errors_are_also_runtime_errors(mode):
+    # MindSpore's CPU kernels raise RuntimeError for an index out of range; mycel's
+    # IndexError is both, so either except clause catches it
+    x = np.arange(6.0).reshape(3, 2)
+    idx = np.array([0, 3], np.int32)
+    for kind in (IndexError, RuntimeError):
+        with pytest.raises(kind, match="For 'Gather', the index 3 is out of range"):
+            run(lambda t, i: ops.gather(t, i, 0), x, idx)
+    assert issubclass(ms._mycel.IndexError, IndexError)
+    assert ms._mycel.IndexError.__name__ == "IndexError"
