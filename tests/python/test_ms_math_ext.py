@@ -372,3 +372,15 @@ def test_index_errors_are_also_runtime_errors(mode):
             run(lambda t, i: ops.gather(t, i, 0), x, idx)
     assert issubclass(ms._mycel.IndexError, IndexError)
     assert ms._mycel.IndexError.__name__ == "IndexError"
+
+
+def test_functional_transforms_and_vjp_of_several_outputs(mode):
+    from mycel.ops import functional as F
+    assert F.grad is ms.grad and F.vjp is ms.vjp and F.jvp is ms.jvp
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y = np.array([[0.5, 1.0], [1.5, 2.0]])
+    v1, v2 = np.ones((2, 2)), np.full((2, 2), 2.0)
+    out, vjp_fn = F.vjp(lambda a, b: (2 * a, b ** 3), Tensor(x), Tensor(y))
+    for gx, gy in (vjp_fn(Tensor(v1), Tensor(v2)), vjp_fn((Tensor(v1), Tensor(v2)))):
+        np.testing.assert_allclose(gx.asnumpy(), 2 * v1)
+        np.testing.assert_allclose(gy.asnumpy(), 3 * y ** 2 * v2)
