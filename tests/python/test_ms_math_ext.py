@@ -384,3 +384,15 @@ def test_functional_transforms_and_vjp_of_several_outputs(mode):
     for gx, gy in (vjp_fn(Tensor(v1), Tensor(v2)), vjp_fn((Tensor(v1), Tensor(v2)))):
         np.testing.assert_allclose(gx.asnumpy(), 2 * v1)
         np.testing.assert_allclose(gy.asnumpy(), 3 * y ** 2 * v2)
+
+
+def test_tensor_select_checks_its_arguments(mode):
+    x = Tensor(np.array([2.0, 3.0], np.float32))
+    cond = Tensor(np.array([True, False]))
+    with pytest.raises(TypeError):
+        run(lambda t, y: t.select(1, y), x.asnumpy(), np.ones(2, np.float32))
+    with pytest.raises(TypeError):
+        x.select(cond, 1)  # a Python int needs an int32 tensor
+    np.testing.assert_array_equal(x.select(cond, 1.0).asnumpy(), [2.0, 1.0])
+    with pytest.raises(ValueError, match="Tensor.select"):
+        x.select(3, 0)

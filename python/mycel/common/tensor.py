@@ -113,11 +113,21 @@ def _gather(self, input_indices=None, axis=None, batch_dims=0, *, dim=None, inde
 
 
 def _select(self, condition, y):
-    """MindSpore's two forms: select(condition, y): self where condition, else y;
+    """MindSpore's two forms: select(condition, y): self where condition, else y (a Python
+    int y needs an int32 tensor, a float y a float32 one, as MindSpore's);
     select(dim, index), with ints: the slice at index along dim, that dim removed."""
     if isinstance(condition, int) and not isinstance(condition, bool):
-        picked = _ax.narrow(self, condition, y, 1)
-        return _a.squeeze(picked, condition)
+        if isinstance(y, bool) or not isinstance(y, int):
+            raise TypeError(f"For 'Tensor.select', select(dim, index) takes an int index, but "
+                            f"got {type(y).__name__}.")
+        dim = _a._check_axis(condition, self.ndim, "Tensor.select", "dim")
+        return _a.squeeze(_ax.narrow(self, dim, y, 1), dim)
+    if isinstance(y, int) and not isinstance(y, bool) and self.dtype != _C.int32:
+        raise TypeError(f"For 'Tensor.select', if the argument 'y' is int, then the tensor type "
+                        f"should be int32 but got {self.dtype}.")
+    if isinstance(y, float) and self.dtype != _C.float32:
+        raise TypeError(f"For 'Tensor.select', if the argument 'y' is float, then the tensor "
+                        f"type should be float32 but got {self.dtype}.")
     return _m.where(condition, self, y)
 
 
