@@ -31,6 +31,7 @@ from mycel.ops._vmap import vmap  # noqa: E402,F401
 from mycel.common.recompute import recompute  # noqa: E402,F401
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)
+from mycel.context import STRICT, COMPATIBLE, LAX  # noqa: E402,F401
 from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
                          load_param_into_net)
 from mycel.train import export, load, Model  # noqa: E402,F401
@@ -64,3 +65,4 @@ __all__ += ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters
 __all__ += ["recompute"]
 from mycel.common.sparse_tensor import CSRTensor, COOTensor  # noqa: E402,F401
 __all__ += ["CSRTensor", "COOTensor"]
+__all__ += ["STRICT", "COMPATIBLE", "LAX"]

@@ -10,13 +10,21 @@ import re
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
+# MindSpore's graph-syntax levels (set_context(jit_syntax_level=...)). mycel's graph mode
+# has one syntax, its parser's (docs/architecture.md, "Graph mode"): the level is checked
+# and recorded, and changes nothing.
+STRICT = 0
+COMPATIBLE = 1
+LAX = 2
+
 _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
 
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
             "enable_graph_kernel": False}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
-          "jit_cache_limit", "max_device_memory", "enable_graph_kernel"}
+          "jit_cache_limit", "max_device_memory", "enable_graph_kernel", "jit_level",
+          "jit_syntax_level"}
 
 
 def _check_cache_limit(value, where):
@@ -51,7 +59,8 @@ def set_context(**kwargs):
     MYCEL_JIT_CACHE_LIMIT), enable_graph_kernel (bool, default False: programs compiled from
     then on fuse their elementwise and reduction chains into kernels generated with LLVM and
     cached on disk; docs/architecture.md, "Graph kernels"), and MindSpore's other names
-    (accepted and recorded)."""
+    (accepted and recorded; jit_level 'O0'/'O1'/'O2' and jit_syntax_level STRICT/COMPATIBLE/
+    LAX are checked first)."""
     from mycel import _mycel as _C
     for key, value in kwargs.items():
         if key not in _KNOWN:
@@ -81,6 +90,13 @@ def set_context(**kwargs):
                 raise TypeError(f"For 'set_context', enable_graph_kernel must be a bool, but got "
                                 f"{type(value).__name__}.")
             _C._set_graph_kernel(value)
+        if key == "jit_level" and value not in ("O0", "O1", "O2"):
+            raise ValueError(f"For 'set_context', jit_level must be 'O0', 'O1' or 'O2', but got "
+                             f"{value!r}.")
+        if key == "jit_syntax_level" and (isinstance(value, bool)
+                                          or value not in (STRICT, COMPATIBLE, LAX)):
+            raise ValueError(f"For 'set_context', jit_syntax_level must be STRICT, COMPATIBLE or "
+                             f"LAX, but got {value!r}.")
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value

@@ -1,5 +1,8 @@
 // _mycel: the extension module. Python sees mycel::Error as ValueError, TypeError,
 // IndexError or RuntimeError; internal errors are RuntimeErrors that say "internal error".
+// An index out of range is mycel.IndexError, a subclass of both IndexError and RuntimeError:
+// Python code catches it as an IndexError, MindSpore programs (whose CPU kernels raise
+// RuntimeError for it) as a RuntimeError.
 #include "python/module.h"
 
 #include <pybind11/numpy.h>
@@ -50,6 +53,17 @@ void bind_runtime(pyb::module_& m) {
 PYBIND11_MODULE(_mycel, m) {
   m.doc() = "mycel's C++ core. Use the mycel package, not this module.";
   mycel::py::set_main_thread();
+  static PyObject* index_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_IndexError, PyExc_RuntimeError);
+    PyObject* t = PyErr_NewExceptionWithDoc(
+        "mycel.IndexError",
+        "An index out of range: an IndexError, and a RuntimeError as MindSpore raises.", bases,
+        nullptr);
+    Py_XDECREF(bases);
+    return t;
+  }();
+  if (index_error == nullptr) throw pyb::error_already_set();
+  m.attr("IndexError") = pyb::handle(index_error);
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -63,7 +77,7 @@ PYBIND11_MODULE(_mycel, m) {
           type = PyExc_TypeError;
           break;
         case mycel::ErrorKind::Index:
-          type = PyExc_IndexError;
+          type = index_error;
           break;
         case mycel::ErrorKind::Recursion:
           type = PyExc_RecursionError;

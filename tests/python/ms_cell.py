@@ -1,6 +1,6 @@
 """Shared by the test_ms_* files: a Cell that calls one function or primitive on its inputs
 (so the `mode` fixture runs it in GRAPH mode too), and `run`, which calls it on numpy arrays
-and returns numpy results."""
+and returns numpy results (Python numbers as they are)."""
 import numpy as np
 
 import mycel as ms
@@ -20,4 +20,4 @@ def run(fn, *args):
     out = Fn(fn)(*[ms.Tensor(a) if isinstance(a, np.ndarray) else a for a in args])
     if isinstance(out, (tuple, list)):
         return [o.asnumpy() for o in out]
-    return out.asnumpy()
+    return out.asnumpy() if isinstance(out, ms.Tensor) else out  # a Python number as it is

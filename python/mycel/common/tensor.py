@@ -3,6 +3,7 @@ numpy interop are in C++). Imported for its effect: it attaches the methods to T
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
+from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 
 Tensor = _C.Tensor
 
@@ -13,28 +14,29 @@ def _shape_args(shape):
     return tuple(shape)
 
 
-def _sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+def _no_out(out, name):
+    # numpy's np.sum(t) / np.all(t) ... call the method with out=None: accepted, nothing else
+    if out is not None:
+        raise TypeError(f"For 'Tensor.{name}', 'out' is not supported (it must be None).")
+
+
+def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
     """Sum over axis (None: all)."""
+    _no_out(out, "sum")
     out = _m.sum(self, axis, keepdims, dtype=dtype)
     return out if initial is None else _m.add(out, initial)
 
 
-def _max(self, axis=None, keepdims=False):
+def _max(self, axis=None, keepdims=False, out=None):
     """Maximum over axis (None: all)."""
+    _no_out(out, "max")
     return _m.amax(self, axis, keepdims)
 
 
-def _min(self, axis=None, keepdims=False):
+def _min(self, axis=None, keepdims=False, out=None):
     """Minimum over axis (None: all)."""
+    _no_out(out, "min")
     return _m.amin(self, axis, keepdims)
-
-
-def _var(self, axis=None, ddof=0, keepdims=False):
-    """Variance over axis, with ddof degrees of freedom removed."""
-    mu = _m.mean(self, axis, True)
-    sq = _m.sum(_m.square(_m.sub(self, mu)), axis, keepdims)
-    n = self.size // max(1, mu.size)  # elements per reduced group
-    return _m.div(sq, max(n - ddof, 0))
 
 
 def _transpose(self, *axes):
@@ -53,21 +55,80 @@ def _tolist(self):
     return self.asnumpy().tolist()
 
 
-def _all(self, axis=None, keep_dims=False):
+def _all(self, axis=None, keep_dims=False, out=None, keepdims=None):
     """True where every element along axis is nonzero."""
+    _no_out(out, "all")
+    keep_dims = keep_dims if keepdims is None else keepdims
     return _m.amin(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
-def _any(self, axis=None, keep_dims=False):
+def _any(self, axis=None, keep_dims=False, out=None, keepdims=None):
     """True where some element along axis is nonzero."""
+    _no_out(out, "any")
+    keep_dims = keep_dims if keepdims is None else keepdims
     return _m.amax(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
-def _chunk(self, chunks, axis=0):
-    """`chunks` pieces along axis, each ceil(n / chunks) long but the last (as torch.chunk)."""
+def _chunk(self, chunks, axis=0, *, dim=None):
+    """`chunks` pieces along axis (or dim), each ceil(n / chunks) long but the last (as
+    torch.chunk)."""
+    axis = axis if dim is None else dim
     n = self.shape[axis]
     size = max(1, -(-n // chunks))
     return _a.split(self, size, axis)
+
+
+def _scaled(other, alpha):
+    return other if alpha == 1 else _m.mul(other, alpha)
+
+
+def _mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+    """Mean over axis (or dim; None: all), in dtype when given."""
+    axis = axis if dim is None else dim
+    keep_dims = keep_dims if keepdim is None else keepdim
+    x = self if dtype is None else self.astype(dtype)
+    return _m.mean(x, axis, keep_dims)
+
+
+def _split(self, split_size_or_sections=None, axis=0, *, split_size=None, dim=None):
+    """Pieces of split_size (or the sizes in a list) along axis (or dim)."""
+    size = split_size_or_sections if split_size is None else split_size
+    return _a.split(self, size, axis if dim is None else dim)
+
+
+def _remainder(self, other=None, *, divisor=None):
+    """Python's %: the result takes the sign of the divisor."""
+    return _m.remainder(self, other if divisor is None else divisor)
+
+
+def _gather(self, input_indices=None, axis=None, batch_dims=0, *, dim=None, index=None):
+    """MindSpore's two forms: gather(input_indices, axis, batch_dims=0) takes whole slices
+    (ops.gather); gather(dim, index), with an int first, takes elements (ops.gather_elements,
+    torch's gather)."""
+    if dim is not None or index is not None:
+        return _a.gather_elements(self, dim, index)
+    if isinstance(input_indices, int):
+        return _a.gather_elements(self, input_indices, axis)
+    return _a.gather(self, input_indices, axis, batch_dims)
+
+
+def _select(self, condition, y):
+    """MindSpore's two forms: select(condition, y): self where condition, else y (a Python
+    int y needs an int32 tensor, a float y a float32 one, as MindSpore's);
+    select(dim, index), with ints: the slice at index along dim, that dim removed."""
+    if isinstance(condition, int) and not isinstance(condition, bool):
+        if isinstance(y, bool) or not isinstance(y, int):
+            raise TypeError(f"For 'Tensor.select', select(dim, index) takes an int index, but "
+                            f"got {type(y).__name__}.")
+        dim = _a._check_axis(condition, self.ndim, "Tensor.select", "dim")
+        return _a.squeeze(_ax.narrow(self, dim, y, 1), dim)
+    if isinstance(y, int) and not isinstance(y, bool) and self.dtype != _C.int32:
+        raise TypeError(f"For 'Tensor.select', if the argument 'y' is int, then the tensor type "
+                        f"should be int32 but got {self.dtype}.")
+    if isinstance(y, float) and self.dtype != _C.float32:
+        raise TypeError(f"For 'Tensor.select', if the argument 'y' is float, then the tensor "
+                        f"type should be float32 but got {self.dtype}.")
+    return _m.where(condition, self, y)
 
 
 def _norm(self, ord=None, dim=None, keepdim=False):  # noqa: A002 (MindSpore's name)
@@ -104,15 +165,12 @@ def _t(self):
 
 _METHODS = {
     "sum": _sum,
-    "mean": lambda self, axis=None, keep_dims=False: _m.mean(self, axis, keep_dims),
+    "mean": _mean,
     "prod": lambda self, axis=None, keep_dims=False: _m.prod(self, axis, keep_dims),
     "max": _max,
     "min": _min,
     "amax": _max,
     "amin": _min,
-    "var": _var,
-    "std": lambda self, axis=None, ddof=0, keepdims=False: _m.sqrt(_var(self, axis, ddof,
-                                                                       keepdims)),
     "argmax": lambda self, axis=None, keepdims=False: _m.argmax(self, axis, keepdims),
     "argmin": lambda self, axis=None, keepdims=False: _m.argmin(self, axis, keepdims),
     "all": _all,
@@ -175,8 +233,8 @@ _METHODS = {
     "relu": _n.relu,
     "softmax": lambda self, axis=-1: _n.softmax(self, axis),
     "pow": _m.pow,
-    "add": _m.add,
-    "sub": _m.sub,
+    "add": lambda self, other, *, alpha=1: _m.add(self, _scaled(other, alpha)),
+    "sub": lambda self, other, *, alpha=1: _m.sub(self, _scaled(other, alpha)),
     "mul": _m.mul,
     "div": _m.div,
     "maximum": _m.maximum,
@@ -196,8 +254,7 @@ _METHODS = {
     "greater": _m.greater,
     "ge": _m.greater_equal,
     "greater_equal": _m.greater_equal,
-    "split": lambda self, split_size_or_sections, axis=0: _a.split(self,
-                                                                   split_size_or_sections, axis),
+    "split": _split,
     "chunk": _chunk,
     "t": _t,
     "mm": _m.matmul,
@@ -207,7 +264,7 @@ _METHODS = {
     "new_zeros": lambda self, size, dtype=None: _a.zeros(size, dtype or self.dtype),
     "type_as": lambda self, other: self.astype(other.dtype),
     "where": lambda self, condition, y: _m.where(condition, self, y),
-    "gather": lambda self, input_indices, axis: _a.gather(self, input_indices, axis),
+    "gather": _gather,
     "float": lambda self: self.astype(_C.float32),
     "half": lambda self: self.astype(_C.float16),
     "double": lambda self: self.astype(_C.float64),
@@ -232,6 +289,98 @@ _METHODS = {
     "roll": lambda self, shifts, dims=None: _l.roll(self, shifts, dims),
     "ones_like": lambda self: _a.ones_like(self),
 }
+
+
+def _deepcopy(self, memo):
+    """copy.deepcopy(t): a tensor with its own copy of the data."""
+    out = self.copy()
+    memo[id(self)] = out
+    return out
+
+
+# MindSpore's methods over the functional forms of ops/function/math_ext_func.py and
+# array_ext_func.py (argument names as MindSpore's Tensor methods).
+_METHODS.update({
+    "absolute": _m.abs,
+    "negative": _m.neg,
+    "positive": _x.positive,
+    "isnan": _x.isnan,
+    "isinf": _x.isinf,
+    "isfinite": _x.isfinite,
+    "isneginf": _x.isneginf,
+    "isposinf": _x.isposinf,
+    "signbit": _x.signbit,
+    "logical_xor": _x.logical_xor,
+    "log2": _x.log2,
+    "log10": _x.log10,
+    "sinc": _x.sinc,
+    "deg2rad": _x.deg2rad,
+    "rad2deg": _x.rad2deg,
+    "trunc": _m.trunc,
+    "fix": _m.trunc,
+    "frac": _x.frac,
+    "hypot": _x.hypot,
+    "atan2": _x.atan2,
+    "arctan2": _x.atan2,
+    "logaddexp": _x.logaddexp,
+    "logaddexp2": _x.logaddexp2,
+    "xlogy": _x.xlogy,
+    "copysign": _x.copysign,
+    "heaviside": _x.heaviside,
+    "fmax": _x.fmax,
+    "fmin": _x.fmin,
+    "lerp": _x.lerp,
+    "float_power": _x.float_power,
+    "divide": lambda self, value, *, rounding_mode=None: _m.div(self, value,
+                                                              rounding_mode=rounding_mode),
+    "true_divide": _x.true_divide,
+    "multiply": _m.mul,
+    "subtract": _x.subtract,
+    "remainder": _remainder,
+    "floor_divide": _m.floor_divide,
+    "fmod": _m.fmod,
+    "masked_fill": _c.masked_fill,
+    "nansum": _x.nansum,
+    "nanmean": _x.nanmean,
+    "logsumexp": lambda self, axis, keepdims=False: _x.logsumexp(self, axis, keepdims),
+    "count_nonzero": _x.count_nonzero,
+    "isclose": _x.isclose,
+    "nan_to_num": _x.nan_to_num,
+    "addmm": _x.addmm,
+    "addmv": _x.addmv,
+    "addbmm": _x.addbmm,
+    "baddbmm": _x.baddbmm,
+    "addcdiv": _x.addcdiv,
+    "addcmul": _x.addcmul,
+    "inner": _x.inner,
+    "outer": _x.outer,
+    "trace": _x.trace,
+    "index_select": _ax.index_select,
+    "narrow": _ax.narrow,
+    "moveaxis": _ax.moveaxis,
+    "movedim": _ax.moveaxis,
+    "swapdims": _ax.swapdims,
+    "fliplr": _ax.fliplr,
+    "flipud": _ax.flipud,
+    "unbind": _ax.unbind,
+    "diagonal": lambda self, offset=0, axis1=0, axis2=1: _ax.diagonal(self, offset, axis1,
+                                                                      axis2),
+    "is_floating_point": lambda self: self.dtype.is_floating_point,
+    "is_signed": lambda self: self.dtype not in (_C.uint8, getattr(_C, "bool")),
+    "ndimension": lambda self: self.ndim,
+    "reshape_as": lambda self, other: _a.reshape(self, other.shape),
+    "view_as": lambda self, other: _a.reshape(self, other.shape),
+    "new_full": lambda self, size, fill_value, *, dtype=None: _a.full(
+        size, fill_value, dtype=dtype or self.dtype),
+    "clone": lambda self: self.copy(),
+    "select": _select,
+    "logical_and": lambda self, other: _m.logical_and(self, other),
+    "logical_or": lambda self, other: _m.logical_or(self, other),
+    "logical_not": lambda self: _m.logical_not(self),
+    "inverse": lambda self: _la.inverse(self),
+    "squared_difference": _x.squared_difference,
+    "__deepcopy__": _deepcopy,
+})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -231,7 +231,8 @@ def _single_or_tuple(grads, n):
 
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
-    back to the inputs (one gradient, or a tuple for several inputs). With has_aux, ``fn``
+    back to the inputs (one gradient, or a tuple for several inputs); for several outputs
+    ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
     returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
     if weights is not None:
         raise NotImplementedError("vjp with weights: use grad(fn, weights=...) instead")
@@ -244,8 +245,10 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
         target, out = fn, outputs
     pull = GradOperation(get_all=True, sens_param=True)(target)
 
-    def vjp_fn(v):
-        return _single_or_tuple(pull(*inputs, v), len(inputs))
+    def vjp_fn(*v):
+        # one cotangent per output: a function of several outputs takes them as a tuple or
+        # as separate arguments (MindSpore's vjp_fn(v1, v2))
+        return _single_or_tuple(pull(*inputs, v[0] if len(v) == 1 else v), len(inputs))
 
     if has_aux:
         return out, vjp_fn, aux

@@ -206,11 +206,23 @@ Grads bprop_gather(BpropArgs& a) {
   bool identity = axis == 0;
   return {identity ? s : b.transpose(s, back), nullptr};
 }
-// UnsortedSegmentSum(x, ids): dx = Gather(dout, ids, axis 0)
+// UnsortedSegmentSum(x, ids): dx = Gather(dout, ids, axis 0). The forward skips rows whose id
+// is outside [0, n): they get 0, and their ids are clipped so that the gather stays in range:
+//   dx = select(0 <= ids < n, Gather(dout, clip(ids, 0, n - 1)), 0)
 Grads bprop_unsorted_segment_sum(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *x = a.in[0], *ids = a.in[1];
+  const int64_t n = a.attrs.get_int("num_segments");
+  if (n == 0) return {b.zeros_like(x), nullptr};
+  Node* lo = b.scalar_like(0, ids);
+  Node* at = b.prim(OpId::Minimum, {b.prim(OpId::Maximum, {ids, lo}), b.scalar_like(n - 1, ids)});
+  Node* valid = b.logical_and(b.greater_equal(ids, lo), b.less(ids, b.scalar_like(n, ids)));
+  Shape vs = shape(ids);
+  vs.resize(static_cast<size_t>(rank(x)), 1);  // ids' dims, then ones: broadcasts against x
   Attrs g;
   g.set("axis", int64_t{0});
-  return {a.b.prim(OpId::Gather, {a.dout, a.in[1]}, g), nullptr};
+  Node* dx = b.prim(OpId::Gather, {a.dout, at}, g);
+  return {b.select(b.reshape(valid, vs), dx, b.zeros_like(dx)), nullptr};
 }
 // GatherD(x, index, dim): dx = GatherDGrad(index, dout, dim, shape = x.shape). A dynamic
 // dimension of x (off dim) is -1 in `shape`, which GatherDGrad takes from index: index must

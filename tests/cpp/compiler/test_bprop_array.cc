@@ -75,6 +75,10 @@ std::vector<Case> array_cases() {
   c.push_back(C("UnsortedSegmentSum", OpId::UnsortedSegmentSum,
                 {f64({4, 3}), fixed(ints(DType::Int32, {4}, {0, 2, 0, 1}))},
                 at("num_segments", int64_t{3})));
+  // ids outside [0, n) are skipped by the forward and get no gradient
+  c.push_back(C("UnsortedSegmentSum_skipped_ids", OpId::UnsortedSegmentSum,
+                {f64({2, 3, 2}), fixed(ints(DType::Int64, {2, 3}, {0, -1, 3, 1, 2, 5}))},
+                at("num_segments", int64_t{3})));
   c.push_back(C("ScatterNd", OpId::ScatterNd,
                 {fixed(ints(DType::Int32, {2, 2}, {0, 1, 2, 0})), f64({2, 4})},
                 at("shape", V{3, 2, 4})));

@@ -3,6 +3,7 @@ import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.r
 
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, shape_arg, as_tensor
+from mycel.ops.primitive import constexpr
 
 
 def reshape(input, shape):  # noqa: A002
@@ -20,11 +21,25 @@ def permute(input, axis):  # noqa: A002
     return prim("Transpose")(input, tuple(axis))
 
 
+@constexpr
+def _check_axis(axis, ndim, op, name="axis"):
+    """axis in [0, ndim) from an int in [-ndim, ndim) (a 0-d tensor takes 0 and -1); a
+    TypeError or ValueError naming op otherwise."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"For '{op}', '{name}' must be an int, but got {type(axis).__name__}.")
+    n = max(ndim, 1)
+    if not -n <= axis < n:
+        raise ValueError(f"For '{op}', '{name}' {axis} is out of range for a tensor of rank "
+                         f"{ndim}.")
+    return axis % n
+
+
 def swapaxes(input, axis0, axis1):  # noqa: A002
     """Exchanges two dimensions."""
     x = as_tensor(input)
     perm = list(_builtins.range(x.ndim))
-    a0, a1 = axis0 % max(x.ndim, 1), axis1 % max(x.ndim, 1)
+    a0 = _check_axis(axis0, x.ndim, "swapaxes", "axis0")
+    a1 = _check_axis(axis1, x.ndim, "swapaxes", "axis1")
     perm[a0], perm[a1] = perm[a1], perm[a0]
     return transpose(x, perm)
 
@@ -254,14 +269,21 @@ def shape(input_x):
     return as_tensor(input_x).shape
 
 
+def _tensor_arg(x, op):
+    """x, which must be a Tensor (MindSpore's size and rank take no Python numbers)."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', the input must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
 def size(input_x):
-    """The number of elements."""
-    return as_tensor(input_x).size
+    """The number of elements of a Tensor."""
+    return _tensor_arg(input_x, "size").size
 
 
 def rank(input_x):
-    """The number of dimensions."""
-    return as_tensor(input_x).ndim
+    """The number of dimensions of a Tensor."""
+    return _tensor_arg(input_x, "rank").ndim
 
 
 def assign(variable, value):

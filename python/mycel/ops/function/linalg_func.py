@@ -15,7 +15,7 @@ from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
-__all__ = ["matrix_solve"]
+__all__ = ["matrix_solve", "inverse"]
 
 
 @constexpr
@@ -90,3 +90,20 @@ def _exchange(t, e_p, is_p, e_k, idx):
     is_k = prim("Greater")(e_k, 0.5)  # [M, 1]
     swapped = prim("Select")(is_p, prim("BroadcastTo", shape=t.shape)(_row(t, idx)), t)
     return prim("Select")(is_k, prim("BroadcastTo", shape=t.shape)(row_p), swapped)
+
+
+@constexpr
+def _eye(shape, dtype):
+    """The identity matrices of a [..., M, M] shape."""
+    np_dtype = np.float64 if dtype == _C.float64 else np.float32
+    return _C.Tensor(np.broadcast_to(np.eye(shape[-1], dtype=np_dtype), tuple(shape)).copy())
+
+
+def inverse(input):  # noqa: A002 (MindSpore's argument name)
+    """The inverse of each square matrix of input [..., M, M] (float32 or float64), solved
+    against the identity (matrix_solve: Gaussian elimination with partial pivoting)."""
+    a = as_tensor(input)
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"For 'inverse', the input must be [..., M, M], but got shape "
+                         f"{tuple(a.shape)}.")
+    return matrix_solve(a, _eye(a.shape, a.dtype))

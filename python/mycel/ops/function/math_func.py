@@ -33,10 +33,21 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 
 def _trunc(q, input, other):  # noqa: A002
-    # trunc(q) = sign(q) * floor(|q|), in the dtype the inputs promote to.
-    t = prim("Mul")(prim("Sign")(q), floor(prim("Abs")(q)))
+    # trunc(q), in the dtype the inputs promote to.
+    t = trunc(q)
     dt = _C.result_type(input, other)
     return t if dt.is_floating_point else prim("Cast")(t, dt)
+
+
+def trunc(input):  # noqa: A002
+    """The integral part, rounded toward zero (integers unchanged)."""
+    x = as_tensor(input)
+    if not x.dtype.is_floating_point:
+        return x
+    return prim("Mul")(prim("Sign")(x), floor(prim("Abs")(x)))
+
+
+fix = trunc
 
 
 def floor(input):  # noqa: A002

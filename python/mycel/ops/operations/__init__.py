@@ -107,3 +107,13 @@ from mycel.ops.operations.composed_ops import (ResizeNearestNeighbor,  # noqa: E
                                                Renorm, LRN, ApplyAdamWithAmsgrad)
 __all__ += ["ResizeNearestNeighbor", "TruncateMod", "EmbeddingLookup", "DType", "Ger",
             "Renorm", "LRN", "ApplyAdamWithAmsgrad"]
+from mycel.ops.operations.composed_ops import (UnsortedSegmentMax,  # noqa: E402
+                                               UnsortedSegmentMin, UnsortedSegmentProd)
+__all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
+from mycel.ops.operations.composed_ops import (Identity, Slice,  # noqa: E402
+                                               SquaredDifference, IsFinite, IsNan, IsInf,
+                                               LogicalXor, Atan2, Xlogy, Trunc, Lerp,
+                                               Heaviside, AssignSub, MatrixInverse)
+__all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
+            "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
+            "MatrixInverse"]

@@ -10,5 +10,6 @@ __all__ = ["Argmax", "Argmin", "BroadcastTo", "Cast", "Concat", "ExpandDims", "F
 __all__ += ["Unstack", "SpaceToDepth", "DepthToSpace", "Padding", "MatrixBandPart"]
 __all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
             "ScatterNdMin", "ScatterNdUpdate"]
+__all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

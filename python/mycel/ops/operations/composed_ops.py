@@ -10,7 +10,9 @@ from mycel import _mycel as _C
 from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func as _u,
                                 math_func as _m, compat_func as _c, loss_func as _loss,
                                 array_func as _a, scatter_func as _sc,
-                                resample_func as _rs)
+                                resample_func as _rs, segment_func as _seg,
+                                math_ext_func as _mx, linalg_func as _la,
+                                array_ext_func as _ax)
 from mycel.ops.function._util import prim as _prim
 
 
@@ -480,3 +482,78 @@ class ApplyAdamWithAmsgrad(_Composed):
         var_new = _prim("Sub")(var, _prim("Cast")(_prim("Mul")(lr_t, step), var.dtype))
         return (_prim("Assign")(var, var_new), _prim("Assign")(m, m_new),
                 _prim("Assign")(v, v_new), _prim("Assign")(vhat, vhat_new))
+
+
+class _UnsortedSegment(_Composed):
+    _fn = None
+
+    def __call__(self, x, segment_ids, num_segments):
+        return type(self)._fn(x, segment_ids, num_segments)
+
+
+class UnsortedSegmentMax(_UnsortedSegment):
+    """UnsortedSegmentMax()(x, segment_ids, num_segments): the maximum of each segment's
+    slices of x; empty segments hold the dtype's lowest value (ops.unsorted_segment_max)."""
+    _fn = staticmethod(_seg.unsorted_segment_max)
+
+
+class UnsortedSegmentMin(_UnsortedSegment):
+    """UnsortedSegmentMin()(x, segment_ids, num_segments): the minimum of each segment's
+    slices of x; empty segments hold the dtype's largest value (ops.unsorted_segment_min)."""
+    _fn = staticmethod(_seg.unsorted_segment_min)
+
+
+class UnsortedSegmentProd(_UnsortedSegment):
+    """UnsortedSegmentProd()(x, segment_ids, num_segments): the product of each segment's
+    slices of x; empty segments are 1 (ops.unsorted_segment_prod)."""
+    _fn = staticmethod(_seg.unsorted_segment_prod)
+
+
+__all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
+
+
+class Identity(_Composed):
+    """Identity()(x): a copy of x."""
+
+    def __call__(self, x):
+        # a new tensor of x's values: x * 1 keeps -0.0, NaN and infinities as they are
+        if x.dtype == getattr(_C, "bool"):
+            return _prim("LogicalAnd")(x, x)
+        return _prim("Mul")(x, _prim("OnesLike")(x))
+
+
+class Slice(_Composed):
+    """Slice()(input_x, begin, size): the block starting at begin of size size (-1: to the
+    end of that dimension) (ops.slice)."""
+
+    def __call__(self, input_x, begin, size):
+        return _ax.slice(input_x, begin, size)
+
+
+def _composed(name, fn, doc):
+    """A _Composed primitive class whose call is fn (the functional form)."""
+    return type(name, (_Composed,), {"__call__": lambda self, *args: fn(*args),
+                                     "__doc__": doc})
+
+
+SquaredDifference = _composed("SquaredDifference", _mx.squared_difference,
+                              "SquaredDifference()(x, y): (x - y) ** 2.")
+IsFinite = _composed("IsFinite", _mx.isfinite, "IsFinite()(x): neither NaN nor infinite.")
+IsNan = _composed("IsNan", _mx.isnan, "IsNan()(x): True where x is NaN.")
+IsInf = _composed("IsInf", _mx.isinf, "IsInf()(x): True where x is +-inf.")
+LogicalXor = _composed("LogicalXor", _mx.logical_xor, "LogicalXor()(x, y): x != y as bools.")
+Atan2 = _composed("Atan2", _mx.atan2, "Atan2()(x, y): the angle of (y, x) (ops.atan2).")
+Xlogy = _composed("Xlogy", _mx.xlogy, "Xlogy()(x, y): x * log(y), 0 where x is 0.")
+Trunc = _composed("Trunc", _m.trunc, "Trunc()(x): rounded toward zero (ops.trunc).")
+Lerp = _composed("Lerp", _mx.lerp, "Lerp()(start, end, weight): start + weight * (end - "
+                 "start).")
+Heaviside = _composed("Heaviside", _mx.heaviside, "Heaviside()(x, values): the step "
+                      "function, values at 0.")
+AssignSub = _composed("AssignSub", _mx.assign_sub, "AssignSub()(variable, value): variable "
+                      "-= value in place; returns variable.")
+MatrixInverse = _composed("MatrixInverse", _la.inverse, "MatrixInverse()(x): the inverse of "
+                          "each square matrix (ops.inverse).")
+
+__all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
+            "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
+            "MatrixInverse"]
