@@ -98,6 +98,9 @@ struct OpAttrs {
   Dims perm;              // Transpose
   int64_t axis = -1;      // Softmax
   float epsilon = 1e-5f;  // BatchNorm
+  // Conv2D, runtime only (never in the file; lite/fuse.h): the last input, of the output's
+  // shape and layout, is added to the result before the activation.
+  bool sum = false;
 };
 
 struct NodeDesc {

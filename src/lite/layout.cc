@@ -53,6 +53,8 @@ void choose_layouts(Graph& g) {
       const int y = n.outputs[0];
       switch (kind[k]) {
         case Takes::Any:
+          // A folded residual Add (lite/fuse.h) accumulates into y: its input lies as y does.
+          if (n.a.sum && f[n.inputs.back()] != f[y]) drop(y), drop(n.inputs.back());
           break;
         case Takes::PoolLike:
           if (!f[n.inputs[0]]) drop(y);

@@ -103,7 +103,8 @@ inline OpAttrs window(int64_t k, int64_t s, int64_t p, Act act = Act::None) {
 }
 
 // Writes g as a file, builds it (reference kernels or the optimised ones), runs it on x (its
-// one input) and returns output 0; `loaded` gets the model's graph (shapes, layouts).
+// one input) and returns output 0; `loaded` gets the graph as the model runs it (exec_graph:
+// shapes, layouts, folded residual Adds).
 inline std::vector<float> run_model(const Graph& g, const std::vector<float>& x, bool reference,
                                     Graph* loaded = nullptr) {
   const std::string bytes = write_model(g, "test");
@@ -111,7 +112,7 @@ inline std::vector<float> run_model(const Graph& g, const std::vector<float>& x,
   ctx.reference = reference;
   Model m;
   m.Build(bytes.data(), bytes.size(), ctx);
-  if (loaded) *loaded = m.graph();
+  if (loaded) *loaded = m.exec_graph();
   std::vector<Tensor> in = m.GetInputs(), out;
   std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
   m.Predict(in, &out);
