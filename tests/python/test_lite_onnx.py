@@ -33,6 +33,8 @@ def test_torchvision_models_convert_and_run(name, tmp_path, capsys):
     m = lite.Model()
     m.build_from_file(str(tmp_path / "m.ms"), lite.ModelType.MINDIR_LITE)
     got = m.predict([x.numpy()])[0].get_data_to_numpy()
+    ops = {op for _, op, _ in m._model.ops()}
+    assert "BatchNorm" not in ops and "Act" not in ops, ops  # folded and fused at conversion
     assert got.shape == want.shape == (1, 1000)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
