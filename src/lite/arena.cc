@@ -27,7 +27,8 @@ ArenaPlan plan_arena(const Graph& g) {
     // Not when the convolution reads s as its x too (y = conv(s) + s): it would overwrite it.
     if (std::find(n.inputs.begin(), n.inputs.end() - 1, s) != n.inputs.end() - 1) continue;
     if (g.tensors[s].constant || first[s] < 0 || last[s] != i ||
-        g.tensors[s].nhwc != g.tensors[z].nhwc || g.tensors[s].nbytes() != g.tensors[z].nbytes())
+        g.tensors[s].layout != g.tensors[z].layout ||
+        g.tensors[s].nbytes() != g.tensors[z].nbytes())
       continue;
     root[z] = root[s];
     last[root[s]] = std::max(last[root[s]], last[z]);

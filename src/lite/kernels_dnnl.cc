@@ -45,8 +45,12 @@ bool append_act(dnnl::post_ops& po, Act a) {
   return true;
 }
 
+memory::format_tag arena_tag(Layout l) {
+  return l == Layout::Nhwc ? Tag::nhwc : l == Layout::Blocked16 ? Tag::nChw16c : Tag::nchw;
+}
+
 // The convolution of one node at one shape. Layouts: x and y lie in the arena NCHW or, where
-// lite/layout.h chose it, NHWC. oneDNN's im2col + GEMM fallback is slow on small
+// lite/layout.h chose it, NHWC or nChw16c. oneDNN's im2col + GEMM fallback is slow on small
 // convolutions, so, as mycel's own conv kernel does, the primitive is made with
 //   0. (x or y NHWC) x and y NHWC, the weights in the layout oneDNN picks,
 //   1. x as it lies, weights and y in the layout oneDNN picks,
@@ -75,22 +79,6 @@ struct DnnlConv : NodeKernel {
     work = numel(out) * w[1] * w[2] * w[3];
   }
 
-  // Whether the convolution runs on oneDNN's Winograd F(2x2, 3x3) kernel: float32, 3x3,
-  // stride 1, undilated, ungrouped, and at least kWinogradPixels output pixels (batch
-  // included). It does 2.25x fewer multiplications (ResNet-18 at batch 1: its 56x56 and 28x28
-  // layers 19% and 12% faster in the network), with outputs within a few ulps of a direct
-  // convolution's; but its transformed weights are 16/9 the direct ones, and a layer with few
-  // output pixels is bound by streaming its weights from memory (the 14x14 and 7x7 layers:
-  // 20% slower), so those stay direct. Its x and y are blocked (nChw16c), reordered around it.
-  static constexpr int64_t kWinogradPixels = 784;
-  bool winograd_fits() const {
-    const OpAttrs& a = n.a;
-    const Dims& w = in[1];
-    return !bf16 && a.group == 1 && w[2] == 3 && w[3] == 3 && a.stride[0] == 1 &&
-           a.stride[1] == 1 && a.dilation[0] == 1 && a.dilation[1] == 1 &&
-           out[0] * out[2] * out[3] >= kWinogradPixels;
-  }
-
   void make(const Graph& g) {
     const OpAttrs& a = n.a;
     const Dims &x = in[0], &w = in[1];
@@ -102,8 +90,8 @@ struct DnnlConv : NodeKernel {
         G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
     const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
     const auto xt = bf16 ? memory::data_type::bf16 : kF32;
-    const Tag xtag = g.tensors[n.inputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
-    const Tag ytag = g.tensors[n.outputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
+    const Tag xtag = arena_tag(g.tensors[n.inputs[0]].layout);
+    const Tag ytag = arena_tag(g.tensors[n.outputs[0]].layout);
     memory::desc src_md(xd, kF32, xtag), dst_md(yd, kF32, ytag);
     memory::desc bias_md({w[0]}, kF32, Tag::x);
     memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
@@ -115,14 +103,15 @@ struct DnnlConv : NodeKernel {
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     std::vector<int> attempts{0, 1, 2};
     if (xtag == Tag::nhwc || ytag == Tag::nhwc) attempts.insert(attempts.begin(), -1);
-    if (winograd_fits()) attempts.insert(attempts.begin(), -2);
+    if (xtag == Tag::nChw16c || ytag == Tag::nChw16c) attempts.insert(attempts.begin(), -3);
+    if (winograd_fits(g, n, bf16)) attempts.insert(attempts.begin(), -2);
     for (int attempt : attempts) {
       const bool any_x = attempt == 1 || attempt == -2;
       memory::desc s(xd, xt, attempt == -1 ? Tag::nhwc : any_x ? Tag::any : xtag);
       memory::desc k(wd, xt, attempt == 2 ? wtag : Tag::any);
-      memory::desc y = attempt == 2    ? dst_md
-                       : attempt == -1 ? memory::desc(yd, kF32, Tag::nhwc)
-                                       : memory::desc(yd, kF32, Tag::any);
+      memory::desc y = attempt == 2 || attempt == -3 ? dst_md
+                       : attempt == -1               ? memory::desc(yd, kF32, Tag::nhwc)
+                                                     : memory::desc(yd, kF32, Tag::any);
       const auto alg = attempt == -2 ? dnnl::algorithm::convolution_winograd
                                      : dnnl::algorithm::convolution_direct;
       try {
@@ -292,6 +281,17 @@ dnnl::engine& dnnl_engine() {
 dnnl::stream& dnnl_stream() {
   thread_local dnnl::stream s(dnnl_engine());
   return s;
+}
+
+bool winograd_fits(const Graph& g, const NodeDesc& n, bool bf16) {
+  if (n.op != OpType::Conv2D || bf16 || !dnnl_can_run(g, n)) return false;
+  const OpAttrs& a = n.a;
+  const Dims &w = g.tensors[n.inputs[1]].shape, &y = g.tensors[n.outputs[0]].shape;
+  const TensorDesc& x = g.tensors[n.inputs[0]];
+  return x.dtype == DType::Float32 && !x.constant &&
+         g.tensors[n.inputs[1]].dtype == DType::Float32 && a.group == 1 && w[2] == 3 && w[3] == 3 &&
+         a.stride[0] == 1 && a.stride[1] == 1 && a.dilation[0] == 1 && a.dilation[1] == 1 &&
+         y[0] * y[2] * y[3] >= kWinogradPixels;
 }
 
 bool dnnl_can_run(const Graph& g, const NodeDesc& n) {

@@ -52,11 +52,11 @@ struct Model::Impl {
   void prepare() {
     kernels.clear();
     x = g;
+    const bool bf16 = ctx.precision == Precision::BFloat16;
     if (!ctx.reference) {
       fold_residual_adds(x);
-      choose_layouts(x);
+      choose_layouts(x, bf16);
     }
-    const bool bf16 = ctx.precision == Precision::BFloat16;
     for (const NodeDesc& n : x.nodes) kernels.push_back(make_kernel(x, n, ctx.reference, bf16));
     plan = plan_arena(x);
     MC_CHECK(plan.bytes <= ctx.max_arena_bytes, Value, what, ": the model needs ", plan.bytes,

@@ -152,8 +152,12 @@ TEST(LiteFuse, FoldedAndWinogradConvolutionsEqualTheReference) {
         Graph ran;
         const auto got = run_all(g, x, fast, &ran), want = run_all(g, x, ref);
         ASSERT_NE(find(ran, "b+add1"), nullptr);
-        // pooled: NHWC, so the added input is used in place (b) or copied (d), not reordered.
-        EXPECT_EQ(ran.tensors[find(ran, "d+add3")->outputs[0]].nhwc, pooled);
+        // pooled: channels-last (nChw16c where Winograd runs: at 28 in float32), so the added
+        // input is used in place (b) or copied (d), not reordered.
+        const Layout want_layout = !pooled            ? Layout::Nchw
+                                   : H == 28 && !bf16 ? Layout::Blocked16
+                                                      : Layout::Nhwc;
+        EXPECT_EQ(ran.tensors[find(ran, "d+add3")->outputs[0]].layout, want_layout);
         EXPECT_EQ(find(ran, "f+add6") != nullptr, pooled);
         ASSERT_EQ(got.size(), want.size());
         const float tol = bf16 ? 3e-2f : 1e-4f;
@@ -167,6 +171,41 @@ TEST(LiteFuse, FoldedAndWinogradConvolutionsEqualTheReference) {
                 << " at " << i;
         }
       }
+}
+
+// x [1, C, 30, 30] -> conv3x3 ReLU -> max pool 3x3 s1 -> conv3x3 + (the pool) ReLU -> avg pool
+// 2x2 s2 -> conv3x3 -> global avg pool: with C = 16 the 30x30 convolutions are Winograd and
+// the activations from c1 to the avg pool's output are nChw16c (the pools read and write it,
+// the 15x15 direct convolution reads it and writes NHWC, no Winograd convolution touching its
+// output); with C = 24 (not a multiple of 16) all NHWC.
+// Both equal the reference.
+TEST(LiteFuse, BlockedLayoutsAroundWinogradConvolutions) {
+  for (int64_t C : {16, 24}) {
+    Graph g = one_input({1, C, 30, 30});
+    int t = conv(g, "c1", g.inputs[0], C, C, 3, Act::ReLU);
+    const int p = add_node(g, "maxpool", OpType::Pool, window(3, 1, 1), {t});
+    t = conv(g, "c2", p, C, C, 3);
+    t = add_node(g, "add", OpType::Eltwise, add_attrs(Act::ReLU), {t, p});
+    OpAttrs avg = window(2, 2, 0);
+    avg.pool = PoolKind::Avg;
+    t = add_node(g, "avgpool", OpType::Pool, avg, {t});
+    t = conv(g, "c3", t, C, C, 3);
+    OpAttrs gap = window(15, 15, 0);
+    gap.pool = PoolKind::Avg;
+    g.outputs = {add_node(g, "gap", OpType::Pool, gap, {t})};
+    infer_shapes(g);
+    const std::vector<float> x = random_values(static_cast<size_t>(C * 30 * 30), 4);
+    Graph ran;
+    const std::vector<float> fast = run_model(g, x, false, &ran), ref = run_model(g, x, true);
+    const Layout want = C == 16 ? Layout::Blocked16 : Layout::Nhwc;
+    for (const char* name : {"c1", "maxpool", "c2+add", "avgpool"})
+      EXPECT_EQ(ran.tensors[find(ran, name)->outputs[0]].layout, want) << C << " " << name;
+    EXPECT_EQ(ran.tensors[find(ran, "c3")->outputs[0]].layout, Layout::Nhwc);
+    EXPECT_EQ(ran.tensors[find(ran, "gap")->outputs[0]].layout, Layout::Nchw);
+    ASSERT_EQ(fast.size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i)
+      ASSERT_NEAR(fast[i], ref[i], 1e-4f * (1.f + std::fabs(ref[i]))) << C << " " << i;
+  }
 }
 
 // Winograd convolutions alone (kernels_dnnl.cc: 3x3, stride 1, >= 784 output pixels) against

@@ -184,7 +184,7 @@ void expect_layouts(bool with_mul) {
     const bool nhwc =
         n.name == "conv1" || n.name == "conv2" ||
         (!with_mul && n.name != "scale" && n.name != "gap" && n.name != "flat" && n.name != "fc");
-    EXPECT_EQ(chosen.tensors[n.outputs[0]].nhwc, nhwc) << n.name;
+    EXPECT_EQ(chosen.tensors[n.outputs[0]].layout, nhwc ? Layout::Nhwc : Layout::Nchw) << n.name;
   }
   ASSERT_EQ(fast.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i)
