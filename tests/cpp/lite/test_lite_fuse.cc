@@ -102,44 +102,13 @@ TEST(LiteFuse, ResidualAddsFoldWhereTheyMay) {
   EXPECT_NE(plan.offset[d.outputs[0]], plan.offset[d.inputs.back()]);
   const NodeDesc& h = *find(g, "h+add7");
   EXPECT_NE(plan.offset[h.outputs[0]], plan.offset[h.inputs.back()]);
-  // Tensors alive at one node stay disjoint, the aliased pair excepted.
-  for (const NodeDesc& n : g.nodes) {
-    std::vector<int> live = n.inputs;
-    live.push_back(n.outputs[0]);
-    for (int p : live)
-      for (int q : live) {
-        if (p == q || g.tensors[p].constant || g.tensors[q].constant) continue;
-        if (n.a.sum && ((p == n.outputs[0] && q == n.inputs.back()) ||
-                        (q == n.outputs[0] && p == n.inputs.back())))
-          continue;
-        const int64_t p0 = plan.offset[p], p1 = p0 + static_cast<int64_t>(g.tensors[p].nbytes());
-        const int64_t q0 = plan.offset[q], q1 = q0 + static_cast<int64_t>(g.tensors[q].nbytes());
-        EXPECT_TRUE(p1 <= q0 || q1 <= p0)
-            << n.name << ": " << g.tensors[p].name << " / " << g.tensors[q].name;
-      }
-  }
+  expect_live_tensors_disjoint(g, plan);
 }
 
 // Every output of the net against the reference, for H = 12 (direct convolutions) and 28 (the
-// 3x3 stride-1 ones Winograd, its blocked y reordered around it, the added input reordered
-// into it first), NCHW or (pooled) NHWC in the arena, in float32 and bf16 (looser).
-std::vector<std::vector<float>> run_all(const Graph& g, const std::vector<float>& x,
-                                        const Context& ctx, Graph* ran = nullptr) {
-  const std::string bytes = write_model(g, "test");
-  Model m;
-  m.Build(bytes.data(), bytes.size(), ctx);
-  if (ran) *ran = m.exec_graph();
-  std::vector<Tensor> in = m.GetInputs(), out;
-  std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
-  m.Predict(in, &out);
-  std::vector<std::vector<float>> r;
-  for (const Tensor& t : out) {
-    const float* p = static_cast<const float*>(t.Data());
-    r.emplace_back(p, p + t.ElementNum());
-  }
-  return r;
-}
-
+// 3x3 stride-1 ones Winograd), NCHW in the arena (the Winograd y reordered around it, the
+// added input reordered into it first) or (pooled) channels-last (nChw16c where Winograd runs,
+// no reorder), in float32 and bf16 (looser; no Winograd).
 TEST(LiteFuse, FoldedAndWinogradConvolutionsEqualTheReference) {
   for (int64_t H : {12, 28})
     for (bool pooled : {false, true})
@@ -150,7 +119,7 @@ TEST(LiteFuse, FoldedAndWinogradConvolutionsEqualTheReference) {
         ref.reference = true;
         if (bf16) fast.precision = Precision::BFloat16;
         Graph ran;
-        const auto got = run_all(g, x, fast, &ran), want = run_all(g, x, ref);
+        const auto got = run_model_outputs(g, x, fast, &ran), want = run_model_outputs(g, x, ref);
         ASSERT_NE(find(ran, "b+add1"), nullptr);
         // pooled: channels-last (nChw16c where Winograd runs: at 28 in float32), so the added
         // input is used in place (b) or copied (d), not reordered.
