@@ -15,10 +15,28 @@ ArenaPlan plan_arena(const Graph& g) {
     for (int t : g.nodes[i].outputs) first[t] = i, last[t] = std::max(last[t], i);
   }
   for (int t : g.outputs) last[t] = end;
+  // A convolution with a folded Add whose input s it reads last writes into the buffer of s:
+  // its output joins the group of s (one buffer living from the group's first write to its
+  // last read). Chains (each residual block's output the next one's shortcut) share one.
+  std::vector<int> root(nt);
+  std::iota(root.begin(), root.end(), 0);
+  for (int i = 0; i < end; ++i) {
+    const NodeDesc& n = g.nodes[i];
+    if (n.op != OpType::Conv2D || !n.a.sum) continue;
+    const int s = n.inputs.back(), z = n.outputs[0];
+    // Not when the convolution reads s as its x too (y = conv(s) + s): it would overwrite it.
+    if (std::find(n.inputs.begin(), n.inputs.end() - 1, s) != n.inputs.end() - 1) continue;
+    if (g.tensors[s].constant || first[s] < 0 || last[s] != i ||
+        g.tensors[s].layout != g.tensors[z].layout ||
+        g.tensors[s].nbytes() != g.tensors[z].nbytes())
+      continue;
+    root[z] = root[s];
+    last[root[s]] = std::max(last[root[s]], last[z]);
+  }
   std::vector<size_t> size(nt, 0);
   std::vector<int> order;
   for (int t = 0; t < nt; ++t) {
-    if (g.tensors[t].constant || first[t] == -2) continue;
+    if (g.tensors[t].constant || first[t] == -2 || root[t] != t) continue;
     size[t] = (g.tensors[t].nbytes() + 63) / 64 * 64;
     order.push_back(t);
   }
@@ -42,6 +60,7 @@ ArenaPlan plan_arena(const Graph& g) {
     plan.bytes = std::max(plan.bytes, at + size[t]);
     placed.push_back(t);
   }
+  for (int t = 0; t < nt; ++t) plan.offset[t] = plan.offset[root[t]];
   return plan;
 }
 

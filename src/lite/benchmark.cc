@@ -78,7 +78,7 @@ double peak_rss_mb() {
 // mean, its op and output (dtype and shape), slowest first.
 void print_profile(Model& model, const std::vector<Tensor>& inputs, int64_t loops,
                    std::ostream& out) {
-  const Graph& g = model.graph();
+  const Graph& g = model.exec_graph();
   std::vector<double> sum(g.nodes.size(), 0.0), best(g.nodes.size(), 1e30), run;
   std::vector<Tensor> outputs;
   for (int64_t i = 0; i < loops; ++i) {

@@ -65,6 +65,11 @@ struct Quant {
   int32_t num_bits = 8;
 };
 
+// How the runtime's arena orders a rank-4 float32 activation's bytes (lite/layout.h; never in
+// the file, whose shapes stay NCHW): NCHW, NHWC, or oneDNN's nChw16c (channels in blocks of
+// 16, each block an NHWC image: what its Winograd convolution reads and writes).
+enum class Layout : uint8_t { Nchw, Nhwc, Blocked16 };
+
 struct TensorDesc {
   std::string name;
   DType dtype = DType::Float32;
@@ -73,8 +78,8 @@ struct TensorDesc {
   const void* data = nullptr;                         // a constant's bytes: in a mapped file, or
   std::shared_ptr<const std::vector<uint8_t>> owned;  // here (converter-made constants)
   Quant quant;
-  bool trainable = false;  // a constant on-device training updates (lite/train.h)
-  bool nhwc = false;       // runtime only: a float32 activation stored NHWC (lite/layout.h)
+  bool trainable = false;        // a constant on-device training updates (lite/train.h)
+  Layout layout = Layout::Nchw;  // runtime only: the arena's order (lite/layout.h)
 
   size_t nbytes() const;  // shape's elements times the dtype's size (shape checked before)
   const float* f32() const { return static_cast<const float*>(data); }
@@ -98,6 +103,9 @@ struct OpAttrs {
   Dims perm;              // Transpose
   int64_t axis = -1;      // Softmax
   float epsilon = 1e-5f;  // BatchNorm
+  // Conv2D, runtime only (never in the file; lite/fuse.h): the last input, of the output's
+  // shape and layout, is added to the result before the activation.
+  bool sum = false;
 };
 
 struct NodeDesc {

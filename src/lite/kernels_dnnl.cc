@@ -6,9 +6,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/error.h"
 #include "base/parallel.h"
@@ -43,8 +45,12 @@ bool append_act(dnnl::post_ops& po, Act a) {
   return true;
 }
 
+memory::format_tag arena_tag(Layout l) {
+  return l == Layout::Nhwc ? Tag::nhwc : l == Layout::Blocked16 ? Tag::nChw16c : Tag::nchw;
+}
+
 // The convolution of one node at one shape. Layouts: x and y lie in the arena NCHW or, where
-// lite/layout.h chose it, NHWC. oneDNN's im2col + GEMM fallback is slow on small
+// lite/layout.h chose it, NHWC or nChw16c. oneDNN's im2col + GEMM fallback is slow on small
 // convolutions, so, as mycel's own conv kernel does, the primitive is made with
 //   0. (x or y NHWC) x and y NHWC, the weights in the layout oneDNN picks,
 //   1. x as it lies, weights and y in the layout oneDNN picks,
@@ -54,11 +60,13 @@ bool append_act(dnnl::post_ops& po, Act a) {
 // from and to the arena's layouts where the chosen one differs (the weights once, at load).
 struct DnnlConv : NodeKernel {
   dnnl::convolution_forward prim;
-  memory src_user, dst_user, src_m, dst_m, wei_user, wei_m, bias_m;
-  std::optional<dnnl::reorder> src_reorder, dst_reorder;
+  memory src_user, dst_user, src_m, dst_m, wei_user, wei_m, bias_m, sum_user;
+  std::optional<dnnl::reorder> src_reorder, dst_reorder, sum_reorder;
   std::unordered_map<int, memory> args;
   bool reorder_each_run = false;
   bool bf16 = false;  // x and the weights in bfloat16, y and the accumulation float32
+  bool bias = false;  // input 2 is the bias
+  bool sum = false;   // the last input is added (OpAttrs::sum, lite/fuse.h)
   int64_t work = 0;
 
   DnnlConv(const Graph& g, const NodeDesc& node, bool bf16_) : NodeKernel(g, node), bf16(bf16_) {
@@ -75,38 +83,51 @@ struct DnnlConv : NodeKernel {
     const OpAttrs& a = n.a;
     const Dims &x = in[0], &w = in[1];
     const int64_t G = a.group;
-    const bool bias = in.size() == 3;
+    sum = a.sum;
+    bias = in.size() - (sum ? 1 : 0) == 3;
     memory::dims xd{x[0], x[1], x[2], x[3]}, yd{out[0], out[1], out[2], out[3]};
     memory::dims wd =
         G > 1 ? memory::dims{G, w[0] / G, w[1], w[2], w[3]} : memory::dims{w[0], w[1], w[2], w[3]};
     const Tag wtag = G > 1 ? Tag::goihw : Tag::oihw;
     const auto xt = bf16 ? memory::data_type::bf16 : kF32;
-    const Tag xtag = g.tensors[n.inputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
-    const Tag ytag = g.tensors[n.outputs[0]].nhwc ? Tag::nhwc : Tag::nchw;
+    const Tag xtag = arena_tag(g.tensors[n.inputs[0]].layout);
+    const Tag ytag = arena_tag(g.tensors[n.outputs[0]].layout);
     memory::desc src_md(xd, kF32, xtag), dst_md(yd, kF32, ytag);
     memory::desc bias_md({w[0]}, kF32, Tag::x);
     memory::dims strides{a.stride[0], a.stride[1]}, dil{a.dilation[0] - 1, a.dilation[1] - 1};
     memory::dims pl{a.pad[0], a.pad[2]}, pr{a.pad[1], a.pad[3]};
     dnnl::post_ops po;
     dnnl::primitive_attr attr;
-    if (append_act(po, a.act)) attr.set_post_ops(po);
+    if (sum) po.append_sum(1.f);  // y += conv(x) before the activation
+    if (append_act(po, a.act) || sum) attr.set_post_ops(po);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
-    const bool channels_last = xtag == Tag::nhwc || ytag == Tag::nhwc;
-    for (int attempt = channels_last ? -1 : 0; attempt < 3; ++attempt) {
-      memory::desc s(xd, xt, attempt == -1 ? Tag::nhwc : attempt == 1 ? Tag::any : xtag);
+    std::vector<int> attempts{0, 1, 2};
+    if (xtag == Tag::nhwc || ytag == Tag::nhwc) attempts.insert(attempts.begin(), -1);
+    if (xtag == Tag::nChw16c || ytag == Tag::nChw16c) attempts.insert(attempts.begin(), -3);
+    if (winograd_fits(g, n, bf16)) attempts.insert(attempts.begin(), -2);
+    for (int attempt : attempts) {
+      const bool any_x = attempt == 1 || attempt == -2;
+      memory::desc s(xd, xt, attempt == -1 ? Tag::nhwc : any_x ? Tag::any : xtag);
       memory::desc k(wd, xt, attempt == 2 ? wtag : Tag::any);
-      memory::desc y = attempt == 2    ? dst_md
-                       : attempt == -1 ? memory::desc(yd, kF32, Tag::nhwc)
-                                       : memory::desc(yd, kF32, Tag::any);
-      auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                      dnnl::algorithm::convolution_direct, s, k,
-                                                      bias_md, y, strides, dil, pl, pr)
-                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                      dnnl::algorithm::convolution_direct, s, k, y,
-                                                      strides, dil, pl, pr);
-      pd.emplace(d, attr, dnnl_engine());
+      memory::desc y = attempt == 2 || attempt == -3 ? dst_md
+                       : attempt == -1               ? memory::desc(yd, kF32, Tag::nhwc)
+                                                     : memory::desc(yd, kF32, Tag::any);
+      const auto alg = attempt == -2 ? dnnl::algorithm::convolution_winograd
+                                     : dnnl::algorithm::convolution_direct;
+      try {
+        auto d = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s,
+                                                        k, bias_md, y, strides, dil, pl, pr)
+                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, s,
+                                                        k, y, strides, dil, pl, pr);
+        pd.emplace(d, attr, dnnl_engine());
+      } catch (const dnnl::error&) {
+        if (attempt == -2) continue;  // no Winograd kernel for this CPU or shape
+        throw;
+      }
       const std::string impl = pd->impl_info_str();
-      if (impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos) break;
+      if (attempt == -2 ||
+          (impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos))
+        break;
     }
     prim = dnnl::convolution_forward(*pd);
     src_user = memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
@@ -119,6 +140,10 @@ struct DnnlConv : NodeKernel {
     if (pd->dst_desc() != dst_md) {
       dst_m = memory(pd->dst_desc(), dnnl_engine());
       dst_reorder.emplace(dst_m, dst_user);
+      if (sum) {  // the added input, laid out as y in the arena, goes into oneDNN's y first
+        sum_user = memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+        sum_reorder.emplace(sum_user, dst_m);
+      }
     }
     wei_user = memory({wd, kF32, wtag}, dnnl_engine(), DNNL_MEMORY_NONE);
     wei_m = memory(pd->weights_desc(), dnnl_engine());
@@ -143,9 +168,18 @@ struct DnnlConv : NodeKernel {
     if (reorder_each_run) reorder_weights(src[1]);
     src_user.set_data_handle(const_cast<float*>(src[0]));
     dst_user.set_data_handle(dst);
-    if (in.size() == 3) bias_m.set_data_handle(const_cast<float*>(src[2]));
+    if (bias) bias_m.set_data_handle(const_cast<float*>(src[2]));
     dnnl::stream& s = dnnl_stream();
     if (src_reorder) src_reorder->execute(s, src_user, src_m);
+    if (sum) {
+      const float* add = src[in.size() - 1];
+      if (sum_reorder) {
+        sum_user.set_data_handle(const_cast<float*>(add));
+        sum_reorder->execute(s, sum_user, dst_m);
+      } else if (add != dst) {  // not given its buffer by the arena (lite/arena.h)
+        std::memcpy(dst, add, static_cast<size_t>(numel(out)) * sizeof(float));
+      }
+    }
     prim.execute(s, args);
     if (dst_reorder) dst_reorder->execute(s, dst_m, dst_user);
     s.wait();
@@ -247,6 +281,17 @@ dnnl::engine& dnnl_engine() {
 dnnl::stream& dnnl_stream() {
   thread_local dnnl::stream s(dnnl_engine());
   return s;
+}
+
+bool winograd_fits(const Graph& g, const NodeDesc& n, bool bf16) {
+  if (n.op != OpType::Conv2D || bf16 || !dnnl_can_run(g, n)) return false;
+  const OpAttrs& a = n.a;
+  const Dims &w = g.tensors[n.inputs[1]].shape, &y = g.tensors[n.outputs[0]].shape;
+  const TensorDesc& x = g.tensors[n.inputs[0]];
+  return x.dtype == DType::Float32 && !x.constant &&
+         g.tensors[n.inputs[1]].dtype == DType::Float32 && a.group == 1 && w[2] == 3 && w[3] == 3 &&
+         a.stride[0] == 1 && a.stride[1] == 1 && a.dilation[0] == 1 && a.dilation[1] == 1 &&
+         y[0] * y[2] * y[3] >= kWinogradPixels;
 }
 
 bool dnnl_can_run(const Graph& g, const NodeDesc& n) {

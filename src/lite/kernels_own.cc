@@ -67,24 +67,33 @@ struct PoolKernel : NodeKernel {
 };
 
 // Pooling of an NHWC input (lite/layout.h) into an NHWC or NCHW output: the window's
-// channels innermost, so the reads and the max or sum run along contiguous channels.
+// channels innermost, so the reads and the max or sum run along contiguous channels. An
+// nChw16c input (into nChw16c or NCHW) is N * C/16 NHWC images of 16 channels each.
 struct PoolNhwcKernel : NodeKernel {
-  bool out_nhwc = false;
+  Layout from, to;
   PoolNhwcKernel(const Graph& g, const NodeDesc& node)
-      : NodeKernel(g, node), out_nhwc(g.tensors[node.outputs[0]].nhwc) {}
+      : NodeKernel(g, node),
+        from(g.tensors[node.inputs[0]].layout),
+        to(g.tensors[node.outputs[0]].layout) {}
   void run(const float* const* src, float* dst) override {
     const int64_t C = in[0][1], OH = out[2], OW = out[3];
+    const int64_t B = from == Layout::Blocked16 ? 16 : C;  // channels per image
+    const int64_t CB = C / B;                              // images per sample
     const bool avg = n.a.pool == PoolKind::Avg;
     const float init = avg ? 0.f : -std::numeric_limits<float>::infinity();
-    pool_nhwc(n.a, in[0], out, src[0], init,
+    const Dims x{in[0][0] * CB, B, in[0][2], in[0][3]}, y{out[0] * CB, B, OH, OW};
+    pool_nhwc(n.a, x, y, src[0], init,
               [&](float* acc, const PoolWindow& pw, int64_t b, int64_t oh, int64_t ow) {
                 if (avg)
-                  for (int64_t c = 0; c < C; ++c)
+                  for (int64_t c = 0; c < B; ++c)
                     acc[c] = pw.count > 0 ? acc[c] / static_cast<float>(pw.count) : 0.f;
-                if (out_nhwc)
-                  std::copy(acc, acc + C, dst + ((b * OH + oh) * OW + ow) * C);
-                else
-                  for (int64_t c = 0; c < C; ++c) dst[((b * C + c) * OH + oh) * OW + ow] = acc[c];
+                if (to != Layout::Nchw) {
+                  std::copy(acc, acc + B, dst + ((b * OH + oh) * OW + ow) * B);
+                  return;
+                }
+                const int64_t s = b / CB, c0 = b % CB * B;  // sample, first channel
+                for (int64_t c = 0; c < B; ++c)
+                  dst[((s * C + c0 + c) * OH + oh) * OW + ow] = acc[c];
               });
   }
 };
@@ -235,7 +244,8 @@ void apply_act(float* p, int64_t n, Act a) {
 std::unique_ptr<Kernel> make_own_kernel(const Graph& g, const NodeDesc& n) {
   switch (n.op) {
     case OpType::Pool:
-      if (g.tensors[n.inputs[0]].nhwc) return std::make_unique<PoolNhwcKernel>(g, n);
+      if (g.tensors[n.inputs[0]].layout != Layout::Nchw)
+        return std::make_unique<PoolNhwcKernel>(g, n);
       return std::make_unique<PoolKernel>(g, n);
     case OpType::Eltwise:
       return std::make_unique<EltwiseKernel>(g, n);

@@ -33,7 +33,7 @@ Takes takes(const Graph& g, const NodeDesc& n) {
 
 }  // namespace
 
-void choose_layouts(Graph& g) {
+void choose_layouts(Graph& g, bool bf16) {
   const size_t nt = g.tensors.size();
   std::vector<char> f(nt, 0);
   for (const NodeDesc& n : g.nodes) {
@@ -53,6 +53,8 @@ void choose_layouts(Graph& g) {
       const int y = n.outputs[0];
       switch (kind[k]) {
         case Takes::Any:
+          // A folded residual Add (lite/fuse.h) accumulates into y: its input lies as y does.
+          if (n.a.sum && f[n.inputs.back()] != f[y]) drop(y), drop(n.inputs.back());
           break;
         case Takes::PoolLike:
           if (!f[n.inputs[0]]) drop(y);
@@ -72,7 +74,34 @@ void choose_layouts(Graph& g) {
       }
     }
   }
-  for (size_t t = 0; t < nt; ++t) g.tensors[t].nhwc = f[t] != 0;
+  // Groups of channels-last tensors that share a layout, and whether each may be nChw16c.
+  std::vector<int> root(nt);
+  for (size_t t = 0; t < nt; ++t) root[t] = static_cast<int>(t);
+  auto find = [&](int t) {
+    while (root[t] != t) t = root[t] = root[root[t]];
+    return t;
+  };
+  auto tie = [&](int a, int b) {
+    if (f[a] && f[b]) root[find(a)] = find(b);
+  };
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const NodeDesc& n = g.nodes[k];
+    const int y = n.outputs[0];
+    if (kind[k] == Takes::Same || kind[k] == Takes::PoolLike)
+      for (int t : n.inputs) tie(t, y);
+    if (n.op == OpType::Conv2D && n.a.sum) tie(n.inputs.back(), y);
+  }
+  std::vector<char> blocked(nt, 1), winograd(nt, 0);
+  for (size_t t = 0; t < nt; ++t)
+    if (f[t] && g.tensors[t].shape[1] % 16 != 0) blocked[find(static_cast<int>(t))] = 0;
+  for (const NodeDesc& n : g.nodes)
+    if (winograd_fits(g, n, bf16)) winograd[find(n.inputs[0])] = winograd[find(n.outputs[0])] = 1;
+  for (size_t t = 0; t < nt; ++t) {
+    const int r = find(static_cast<int>(t));
+    g.tensors[t].layout = !f[t]                       ? Layout::Nchw
+                          : blocked[r] && winograd[r] ? Layout::Blocked16
+                                                      : Layout::Nhwc;
+  }
 }
 
 }  // namespace mycel::lite

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/parallel.h"
 #include "lite/arena.h"
+#include "lite/fuse.h"
 #include "lite/kernels.h"
 #include "lite/layout.h"
 #include "lite/model_file.h"
@@ -41,7 +42,8 @@ struct Model::Impl {
   std::unique_ptr<MappedFile> file;  // the mapped file, or
   Buffer bytes;                      // the copied buffer
   Context ctx;
-  Graph g;
+  Graph g;  // as read (shapes current)
+  Graph x;  // as run: g with residual Adds folded (lite/fuse.h) and layouts chosen
   std::vector<std::unique_ptr<Kernel>> kernels;
   ArenaPlan plan;
   Buffer arena;
@@ -49,10 +51,14 @@ struct Model::Impl {
 
   void prepare() {
     kernels.clear();
-    if (!ctx.reference) choose_layouts(g);
+    x = g;
     const bool bf16 = ctx.precision == Precision::BFloat16;
-    for (const NodeDesc& n : g.nodes) kernels.push_back(make_kernel(g, n, ctx.reference, bf16));
-    plan = plan_arena(g);
+    if (!ctx.reference) {
+      fold_residual_adds(x);
+      choose_layouts(x, bf16);
+    }
+    for (const NodeDesc& n : x.nodes) kernels.push_back(make_kernel(x, n, ctx.reference, bf16));
+    plan = plan_arena(x);
     MC_CHECK(plan.bytes <= ctx.max_arena_bytes, Value, what, ": the model needs ", plan.bytes,
              " bytes of activations, more than the context allows (", ctx.max_arena_bytes, ")");
     arena = aligned_buffer(plan.bytes, what);
@@ -99,6 +105,11 @@ void Model::Build(const void* data, size_t size, const Context& ctx) {
 const Graph& Model::graph() const {
   MC_CHECK(impl_, Value, "lite Model: Build it first");
   return impl_->g;
+}
+
+const Graph& Model::exec_graph() const {
+  graph();
+  return impl_->x;
 }
 
 size_t Model::arena_bytes() const { return impl_ ? impl_->plan.bytes : 0; }
@@ -159,10 +170,11 @@ void Model::Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
              " (Resize the model for other shapes)");
     if (d.nbytes()) std::memcpy(m.at(g.inputs[i]), inputs[i].Data(), d.nbytes());
   }
-  if (node_seconds) node_seconds->resize(g.nodes.size(), 0.0);
+  const std::vector<NodeDesc>& nodes = m.x.nodes;
+  if (node_seconds) node_seconds->resize(nodes.size(), 0.0);
   std::vector<const float*> in;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const NodeDesc& n = g.nodes[i];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeDesc& n = nodes[i];
     in.clear();
     for (int t : n.inputs) in.push_back(m.ptr(t));
     if (!node_seconds) {

@@ -86,11 +86,15 @@ class Model {
   // names the input otherwise). `outputs` gets fresh tensors.
   void Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   // The same, adding each node's wall time in seconds to (*node_seconds)[i] (resized to the
-  // node count, in graph().nodes order): mycel_benchmark --timeProfiling's per-layer profile.
+  // node count, in exec_graph().nodes order): mycel_benchmark --timeProfiling's per-layer
+  // profile.
   void Predict(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs,
                std::vector<double>* node_seconds);
 
   const Graph& graph() const;  // the loaded graph (shapes current)
+  // The graph as it runs: graph() with residual Adds folded into their convolutions
+  // (lite/fuse.h) and the arena's layouts chosen (lite/layout.h); the same tensors.
+  const Graph& exec_graph() const;
   size_t arena_bytes() const;  // the planned activation arena
 
  private:

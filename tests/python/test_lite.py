@@ -148,6 +148,32 @@ def test_conv_batchnorm_net(mode, tmp_path):
     _close(_predict(model, x5), net(ms.Tensor(x5)).asnumpy())
 
 
+class DenseBN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(6, 5)
+        self.bn = nn.BatchNorm1d(5)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.bn(self.fc(x)))
+
+
+def test_dense_batchnorm_folds_into_fully_connected(mode, tmp_path):
+    """MatMul with a constant matrix becomes FullyConnected, its bias and the BatchNorm after
+    it fold into its weights, the ReLU fuses: one node."""
+    ms.set_seed(12)
+    net = DenseBN()
+    net.bn.moving_mean.set_data(ms.Tensor(_rand(5, seed=1)))
+    net.bn.moving_variance.set_data(ms.Tensor(np.abs(_rand(5, seed=2)) + 0.5))
+    net.bn.gamma.set_data(ms.Tensor(_rand(5, seed=3)))
+    net.bn.beta.set_data(ms.Tensor(_rand(5, seed=4)))
+    x = _rand(4, 6, seed=5)
+    model = _build(_convert(net, x, tmp_path / "densebn"))
+    assert _ops(model) == [("FullyConnected", "ReLU")]
+    _close(_predict(model, x), net(ms.Tensor(x)).asnumpy())
+
+
 class Folds(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -466,3 +492,23 @@ def test_models_predict_on_several_threads(tmp_path):
         assert len(r) == 50
         for got in r:
             np.testing.assert_array_equal(got, want)
+
+
+def test_runtime_library_links_only_the_runtime(tmp_path):
+    """libmycel_lite.so needs oneDNN, zlib, OpenMP and the C/C++ runtime only (no Python, no
+    protobuf), holds nothing of the compiler's layers (mycel::lite and base only), and is at
+    most 2 MB stripped (the issue's target, oneDNN apart)."""
+    lib = os.path.join(BUILD, "libmycel_lite.so")
+    dyn = _run(["readelf", "-d", lib]).stdout
+    needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn))
+    allowed = ("libdnnl.so", "libz.so", "libgomp.so", "libstdc++.so", "libm.so", "libgcc_s.so",
+               "libc.so", "ld-linux")
+    assert needed and all(n.startswith(allowed) for n in needed), needed
+    symbols = _run(["nm", "-C", lib]).stdout
+    assert "mycel::lite::Model::Build" in symbols
+    layers = set(re.findall(r"mycel::([a-z_]+)::", symbols))
+    assert not layers & {"ir", "compiler", "runtime", "frontend", "serialize", "converter",
+                         "python", "ops", "kernels", "tensor", "device"}, layers
+    stripped = tmp_path / "lib.so"
+    assert _run(["strip", "-o", str(stripped), lib]).returncode == 0
+    assert stripped.stat().st_size <= 2 * 1024 * 1024

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "lite/arena.h"
 #include "lite/graph.h"
 #include "lite/model.h"
 #include "lite/model_file.h"
@@ -102,21 +103,53 @@ inline OpAttrs window(int64_t k, int64_t s, int64_t p, Act act = Act::None) {
   return a;
 }
 
-// Writes g as a file, builds it (reference kernels or the optimised ones), runs it on x (its
-// one input) and returns output 0; `loaded` gets the model's graph (shapes, layouts).
-inline std::vector<float> run_model(const Graph& g, const std::vector<float>& x, bool reference,
-                                    Graph* loaded = nullptr) {
+// Writes g as a file, builds it with `ctx`, runs it on x (its one input) and returns every
+// output; `ran` gets the graph as the model runs it (exec_graph: shapes, layouts, folded
+// residual Adds).
+inline std::vector<std::vector<float>> run_model_outputs(const Graph& g,
+                                                         const std::vector<float>& x,
+                                                         const Context& ctx, Graph* ran = nullptr) {
   const std::string bytes = write_model(g, "test");
-  Context ctx;
-  ctx.reference = reference;
   Model m;
   m.Build(bytes.data(), bytes.size(), ctx);
-  if (loaded) *loaded = m.graph();
+  if (ran) *ran = m.exec_graph();
   std::vector<Tensor> in = m.GetInputs(), out;
   std::memcpy(in[0].MutableData(), x.data(), in[0].DataSize());
   m.Predict(in, &out);
-  const float* p = static_cast<const float*>(out[0].Data());
-  return std::vector<float>(p, p + out[0].ElementNum());
+  std::vector<std::vector<float>> r;
+  for (const Tensor& t : out) {
+    const float* p = static_cast<const float*>(t.Data());
+    r.emplace_back(p, p + t.ElementNum());
+  }
+  return r;
+}
+
+// Output 0 of g on x, by the reference kernels or the optimised ones.
+inline std::vector<float> run_model(const Graph& g, const std::vector<float>& x, bool reference,
+                                    Graph* loaded = nullptr) {
+  Context ctx;
+  ctx.reference = reference;
+  return run_model_outputs(g, x, ctx, loaded)[0];
+}
+
+// The tensors alive at each node of g (its inputs and output) have disjoint ranges in `plan`,
+// but for a folded Add's input and output (lite/fuse.h), which may share one.
+inline void expect_live_tensors_disjoint(const Graph& g, const ArenaPlan& plan) {
+  for (const NodeDesc& n : g.nodes) {
+    std::vector<int> live = n.inputs;
+    live.push_back(n.outputs[0]);
+    for (int p : live)
+      for (int q : live) {
+        if (p == q || g.tensors[p].constant || g.tensors[q].constant) continue;
+        if (n.a.sum && (p == n.outputs[0] || q == n.outputs[0]) &&
+            (p == n.inputs.back() || q == n.inputs.back()))
+          continue;
+        const int64_t p0 = plan.offset[p], p1 = p0 + static_cast<int64_t>(g.tensors[p].nbytes());
+        const int64_t q0 = plan.offset[q], q1 = q0 + static_cast<int64_t>(g.tensors[q].nbytes());
+        EXPECT_TRUE(p1 <= q0 || q1 <= p0)
+            << n.name << ": " << g.tensors[p].name << " / " << g.tensors[q].name;
+      }
+  }
 }
 
 // lite::validate rejects g with a message containing `what`.

@@ -184,7 +184,7 @@ void expect_layouts(bool with_mul) {
     const bool nhwc =
         n.name == "conv1" || n.name == "conv2" ||
         (!with_mul && n.name != "scale" && n.name != "gap" && n.name != "flat" && n.name != "fc");
-    EXPECT_EQ(chosen.tensors[n.outputs[0]].nhwc, nhwc) << n.name;
+    EXPECT_EQ(chosen.tensors[n.outputs[0]].layout, nhwc ? Layout::Nhwc : Layout::Nchw) << n.name;
   }
   ASSERT_EQ(fast.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i)
@@ -208,19 +208,8 @@ TEST(LiteArena, LiveTensorsNeverOverlapAndDeadOnesAreReused) {
     EXPECT_EQ(plan.offset[t] % 64, 0);
     total += g.tensors[t].nbytes();
   }
-  EXPECT_LT(plan.bytes, total);  // the chain reuses memory
-  // Tensors alive at one node (its inputs and output) are disjoint.
-  for (const NodeDesc& n : g.nodes) {
-    std::vector<int> live = n.inputs;
-    live.push_back(n.outputs[0]);
-    for (int a : live)
-      for (int b : live) {
-        if (a == b || g.tensors[a].constant || g.tensors[b].constant) continue;
-        int64_t a0 = plan.offset[a], a1 = a0 + static_cast<int64_t>(g.tensors[a].nbytes());
-        int64_t b0 = plan.offset[b], b1 = b0 + static_cast<int64_t>(g.tensors[b].nbytes());
-        EXPECT_TRUE(a1 <= b0 || b1 <= a0) << g.tensors[a].name << " / " << g.tensors[b].name;
-      }
-  }
+  EXPECT_LT(plan.bytes, total);           // the chain reuses memory
+  expect_live_tensors_disjoint(g, plan);  // tensors alive at one node
 }
 
 }  // namespace
