@@ -138,8 +138,10 @@ TEST(GradSpec, ResultShapes) {
   EXPECT_EQ(result(grad_options(false, ints({0, 1}), ws, no), {"g0", "g1"}, {"w0", "w1"}),
             "((g0,g1),(w0,w1))");
   EXPECT_EQ(result(grad_options(true, Value::integer(0), Value(), no), {"g0"}, {}), "(out,g0)");
+  // has_aux: aux is the tuple out[1:], a 1-tuple for one auxiliary output (MindSpore's
+  // `grads, (z,) = grad_fn(x)`).
   EXPECT_EQ(result(grad_options(false, Value::integer(0), Value(), yes), {"g0"}, {}, {"y", "a"}),
-            "(g0,a)");
+            "(g0,(a))");
   EXPECT_EQ(
       result(grad_options(false, Value::integer(0), Value(), yes), {"g0"}, {}, {"y", "a", "b"}),
       "(g0,(a,b))");
