@@ -149,7 +149,7 @@ SHAPES = [
     ((VALUE_AND_GRAD, f_xy, (0,)), "(tt)"),
     ((GRAD_OP, f_xy, (None, True, False, False)), "(tt)"),
     ((GRAD, aux3, (0, None, True)), "(t(tt))"),
-    ((GRAD, aux2, ((0, 1), None, True)), "((tt)t)"),
+    ((GRAD, aux2, ((0, 1), None, True)), "((tt)(t))"),  # aux: the tuple out[1:]
 ]
 
 
