@@ -93,7 +93,9 @@ void check_all_reduce_paths(Communicator& c) {
           ASSERT_EQ(got[i], expected_reduce<float>(c.size(), i, op))
               << reduce_op_name(op) << " n=" << n << " in_place=" << in_place << " i=" << i
               << " rank " << c.rank();
-          if (!in_place) ASSERT_EQ(in[i], static_cast<float>(sum_value(c.rank(), i)));
+          if (!in_place) {
+            ASSERT_EQ(in[i], static_cast<float>(sum_value(c.rank(), i)));
+          }
         }
       }
     }
