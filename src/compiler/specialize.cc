@@ -691,18 +691,24 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
              "(fill a preallocated tensor, or stack chunks of fewer items), split the sequence, "
              "or use PYNATIVE mode"));
   };
+  // A call known only at run time counts between this entry and an earlier one of g; one
+  // below g's outermost entry does not (a loop unrolled inside the branch of a run-time `if`
+  // is still unrolled).
   int count = 0;
-  bool dyn_between = dynamic;
+  bool dyn_between = dynamic, dyn_reentry = false;
   const Ctx* prev = nullptr;  // the innermost entry of g: the previous iteration
   for (size_t i = stack_.size(); i-- > 0;) {
     if (stack_[i]->src == g && stack_[i]->parent == pctx) {
       if (!prev) prev = stack_[i];
       ++count;
-      if (dyn_between) break;
+      if (dyn_between) {
+        dyn_reentry = true;
+        break;
+      }
     }
     if (stack_dynamic_[i]) dyn_between = true;
   }
-  if (count > 0 && (dyn_between || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
+  if (count > 0 && (dyn_reentry || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
     for (AbsPtr& a : args) a = broaden(a);
   } else if (count >= kMaxUnrolledLoop) {
     unsettled(count);

@@ -516,6 +516,35 @@ def test_for_over_tuple_of_tensors():
     np.testing.assert_array_equal(npy(out), [((1.0 * 2) + 2.0) * 2 + 3.0])
 
 
+def _scale_all(ts, k):
+    """ts (nested tuples of tensors) times k, recursively (as amp's _tree_map)."""
+    if isinstance(ts, tuple):
+        out = ()
+        for t in ts:
+            out = out + (_scale_all(t, k),)
+        return out
+    return ts * k
+
+
+def for_over_mixed_tuple_in_a_run_time_branch(x, y):
+    ts = (x, y, x + 1.0)  # tensors of two shapes: the loop must unroll
+    if ops.sum(x) > 0:
+        ts = _scale_all(ts, 2.0)
+    return ts
+
+
+def test_for_over_a_mixed_tuple_inside_a_run_time_branch():
+    # A loop inside the branch of a run-time `if` is unrolled as anywhere else: the run-time
+    # call below the loop's first entry is no reason to compile it as a loop (which a tuple
+    # of mixed shapes cannot be; the mixed-precision tutorial's unscale hit that).
+    for sign in (1.0, -1.0):
+        x, y = T([sign, 2.0 * sign]), T([[1.0, 2.0, 3.0]])
+        out = check_all_modes(for_over_mixed_tuple_in_a_run_time_branch, x, y)
+        k = 2.0 if sign > 0 else 1.0
+        for got, want in zip(out, (npy(x) * k, npy(y) * k, (npy(x) + 1.0) * k)):
+            np.testing.assert_array_equal(npy(got), want.astype(np.float32))
+
+
 def for_over_tensor_rows(x):
     acc = ops.zeros_like(x[0])
     best = x[0]
