@@ -251,15 +251,18 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     return TrainOneStepCell(network, optimizer).set_train()
 
 
-def _tree_map(fn, inputs):
-    """fn applied to every Tensor of inputs (a Tensor, or nested tuples/lists of them, given
-    back as tuples)."""
+def _scale_tree(inputs, scale, divide):
+    """Every Tensor of inputs (a Tensor, or nested tuples/lists of them, given back as
+    tuples) times (or divided by) scale, cast to its dtype. The operation is a flag rather
+    than a function value: graph mode gives a function value one signature, and the leaves'
+    shapes differ."""
     if isinstance(inputs, (tuple, list)):
         out = ()
         for x in inputs:
-            out = out + (_tree_map(fn, x),)
+            out = out + (_scale_tree(x, scale, divide),)
         return out
-    return fn(inputs)
+    s = scale.astype(inputs.dtype)
+    return inputs / s if divide else inputs * s
 
 
 def _leaves(inputs):
@@ -320,11 +323,11 @@ class StaticLossScaler(LossScaler):
 
     def scale(self, inputs):
         """Every Tensor of inputs times the scale."""
-        return _tree_map(lambda x: x * self.scale_value.astype(x.dtype), inputs)
+        return _scale_tree(inputs, self.scale_value, False)
 
     def unscale(self, inputs):
         """Every Tensor of inputs divided by the scale."""
-        return _tree_map(lambda x: x / self.scale_value.astype(x.dtype), inputs)
+        return _scale_tree(inputs, self.scale_value, True)
 
     def adjust(self, grads_finite):
         """Nothing to adjust: False."""
