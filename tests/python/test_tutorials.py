@@ -10,7 +10,7 @@ analytic values. The programs are written for these tests (the tutorials are not
 Cells run / code cells: quick start (test_quickstart.py), tensor 15/15, dataset 18/18,
 transforms 18/18, model 12/12, autograd 17/17, train (r2.2: data pipeline, network,
 hyperparameters, loss, optimizer, step, train and test loops, epochs) all, save and load 6/6,
-accelerating with static graphs 5/5 and mixed precision 9/9 (not among the eight: its
+accelerating with static graphs 5/5 and mixed precision 10/10 (not among the eight: its
 ``@ms.jit`` train step with the loss scaler over the gradient tuple inside ``if is_finite:``
 in GRAPH mode). The download cells become the local data.
 """
