@@ -334,7 +334,7 @@ def test_text_transforms_semantics():
 
 
 class _Network(nn.Cell):
-    """The network of the model, train, save/load and static-graph tutorials."""
+    """The network of the model, train, save/load, static-graph and mixed-precision tutorials."""
 
     def __init__(self):
         super().__init__()
@@ -720,18 +720,7 @@ def test_mixed_precision_tutorial(capsys):
     # Bounded: 300 of the 938 training batches.
     train_dataset = datapipe(DATA, 64).take(300)
 
-    class Network(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.flatten = nn.Flatten()
-            self.dense_relu_sequential = nn.SequentialCell(
-                nn.Dense(28*28, 512), nn.ReLU(), nn.Dense(512, 512), nn.ReLU(),
-                nn.Dense(512, 10))
-
-        def construct(self, x):
-            x = self.flatten(x)
-            logits = self.dense_relu_sequential(x)
-            return logits
+    Network = _Network  # the quick start's network, as the tutorial imports it
 
     # Automatic type conversion.
     model = Network()
@@ -752,14 +741,7 @@ def test_mixed_precision_tutorial(capsys):
             logits = self.dense_relu_sequential(x)
             return logits
 
-    class NetworkFP16Manual(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.flatten = nn.Flatten()
-            self.dense_relu_sequential = nn.SequentialCell(
-                nn.Dense(28*28, 512), nn.ReLU(), nn.Dense(512, 512), nn.ReLU(),
-                nn.Dense(512, 10))
-
+    class NetworkFP16Manual(_Network):  # the same layers; float16 between two casts
         def construct(self, x):
             x = self.flatten(x)
             x = x.astype(mindspore.float16)
