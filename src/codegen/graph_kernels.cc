@@ -1,5 +1,8 @@
 #include "codegen/graph_kernels.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include "base/error.h"
 #include "base/parallel.h"
 #include "base/small_vector.h"
@@ -12,6 +15,9 @@ namespace mycel::codegen {
 namespace {
 
 constexpr int64_t kGrainElems = 32768;  // elements per parallel chunk at least
+// A kernel that reduces dims[0] runs in at most kMaxChunks slices of kChunkElems or more.
+constexpr int64_t kMaxChunks = 16;
+constexpr int64_t kChunkElems = 65536;
 
 class GeneratedKernel final : public vm::FusedKernel {
  public:
@@ -38,7 +44,7 @@ class GeneratedKernel final : public vm::FusedKernel {
     for (const LOutput& o : k_.outputs) {
       keep.push_back(Tensor::empty(o.shape, o.dtype));
       bufs.push_back(static_cast<char*>(keep.back().raw_data()));
-      outs.push_back(ir::Value::tensor(keep.back()));
+      if (!o.internal) outs.push_back(ir::Value::tensor(keep.back()));  // (internal: scratch)
     }
     for (const LOutput& o : k_.outputs) {
       if (o.reduce == Reduce::None) continue;
@@ -49,15 +55,98 @@ class GeneratedKernel final : public vm::FusedKernel {
     int64_t n0 = k_.dims[0];
     if (k_.parallel_outer()) {
       int64_t grain = std::max<int64_t>(1, kGrainElems / std::max<int64_t>(1, k_.inner_elems()));
-      parallel_for(0, n0, grain, [&](int64_t lo, int64_t hi) { fn_(table, lo, hi); });
+      parallel_for(0, n0, grain, [&](int64_t lo, int64_t hi) { fn_(table, lo, hi, 3); });
+    } else if (int64_t chunks = outer_chunks(); chunks > 1) {
+      run_chunked(bufs, chunks);
     } else {
-      fn_(table, 0, n0);
+      fn_(table, 0, n0, 3);
     }
     if (outs.size() == 1) return outs[0];
     return ir::Value::tuple(std::move(outs));
   }
 
  private:
+  // How many slices of dims[0] a kernel that reduces dims[0] runs in: a function of the sizes
+  // only (never of the thread count), so the partial sums and their order are always the same.
+  int64_t outer_chunks() const {
+    if (k_.row_dims > 0) return 1;
+    int64_t total = k_.dims[0] * k_.inner_elems();
+    return std::min({k_.dims[0], kMaxChunks, total / kChunkElems});
+  }
+
+  // The steps of dims[0] in `chunks` slices on the threads, each accumulating the outputs
+  // that reduce dims[0] into its own accumulators (the first slice into the real ones), which
+  // are then combined in slice order and finalised (llvm_emit.h, flags).
+  void run_chunked(SmallVector<char*, 16>& bufs, int64_t chunks) const {
+    size_t nin = k_.inputs.size();
+    std::vector<size_t> outer;  // buffer index of each accumulator that reduces dims[0]
+    size_t acc = nin + k_.outputs.size();
+    for (const LOutput& o : k_.outputs) {
+      if (o.reduce == Reduce::None) continue;
+      if (o.strides[0] == 0) outer.push_back(acc);
+      ++acc;
+    }
+    std::vector<SmallVector<char*, 16>> tables(static_cast<size_t>(chunks), bufs);
+    std::vector<Tensor> partial;
+    partial.reserve(outer.size() * static_cast<size_t>(chunks));
+    for (size_t c = 1; c < tables.size(); ++c)
+      for (size_t b : outer) {
+        const LOutput& o = output_of_acc(b);
+        partial.push_back(Tensor::empty({o.numel}, acc_dtype(o)));
+        tables[c][b] = static_cast<char*>(partial.back().raw_data());
+      }
+    int64_t n0 = k_.dims[0];
+    parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t c = lo; c < hi; ++c)
+        fn_(tables[static_cast<size_t>(c)].data(), n0 * c / chunks, n0 * (c + 1) / chunks, 1);
+    });
+    for (size_t b : outer) {
+      const LOutput& o = output_of_acc(b);
+      for (size_t c = 1; c < tables.size(); ++c) combine(o, bufs[b], tables[c][b]);
+    }
+    fn_(bufs.data(), 0, 0, 2);
+  }
+
+  const LOutput& output_of_acc(size_t b) const {
+    size_t acc = k_.inputs.size() + k_.outputs.size();
+    for (const LOutput& o : k_.outputs) {
+      if (o.reduce == Reduce::None) continue;
+      if (acc++ == b) return o;
+    }
+    MC_ASSERT(false, "graph kernel @", graph_, ": no accumulator ", b);
+  }
+
+  // into[i] = into[i] (+ or max or min) from[i] over output o's accumulator elements.
+  static void combine(const LOutput& o, char* into, const char* from) {
+    switch (acc_dtype(o)) {
+      case DType::Float64:
+        return combine_as<double>(o, into, from);
+      case DType::Int32:
+        return combine_as<int32_t>(o, into, from);
+      case DType::Int64:
+        return combine_as<int64_t>(o, into, from);
+      default:
+        MC_ASSERT(false, "graph kernel: no combine for ", dtype_name(acc_dtype(o)));
+    }
+  }
+  template <class T>
+  static void combine_as(const LOutput& o, char* into, const char* from) {
+    T* a = reinterpret_cast<T*>(into);
+    const T* b = reinterpret_cast<const T*>(from);
+    for (int64_t i = 0; i < o.numel; ++i) {
+      if (o.reduce == Reduce::Max) {
+        a[i] = std::max(a[i], b[i]);  // (float keys: ordered integers, llvm_emit.cc)
+      } else if (o.reduce == Reduce::Min) {
+        a[i] = std::min(a[i], b[i]);
+      } else if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;  // integer sums wrap, as the kernels'
+        a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i]));
+      } else {
+        a[i] += b[i];
+      }
+    }
+  }
+
   LoopKernel k_;
   KernelFn fn_;
   std::string graph_;

@@ -26,7 +26,8 @@
 
 namespace mycel::codegen {
 
-using KernelFn = void (*)(char** bufs, int64_t lo, int64_t hi);
+// (llvm_emit.h: the buffers, the steps [lo, hi) of dims[0], what to run)
+using KernelFn = void (*)(char** bufs, int64_t lo, int64_t hi, int64_t flags);
 
 // How get_kernel found the kernel.
 enum class CacheResult { MemoryHit, DiskHit, Compiled };

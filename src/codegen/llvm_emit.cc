@@ -1,5 +1,6 @@
 #include "codegen/llvm_emit.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -88,7 +89,7 @@ class Emitter {
     body();
     std::ostringstream os;
     // The entry: unpack the buffer table, call the body (inlined).
-    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi) #1 {\nentry:\n";
+    os << "define void @" << name_ << "(i8** %bufs, i64 %lo, i64 %hi, i64 %flags) #1 {\nentry:\n";
     std::string args;
     for (size_t i = 0; i < bufs_.size(); ++i) {
       os << "  %a" << i << " = getelementptr inbounds i8*, i8** %bufs, i64 " << i << "\n";
@@ -96,10 +97,11 @@ class Emitter {
       os << "  %q" << i << " = bitcast i8* %r" << i << " to " << bufs_[i] << "*\n";
       args += bufs_[i] + "* %q" + std::to_string(i) + ", ";
     }
-    os << "  call void @" << name_ << ".body(" << args << "i64 %lo, i64 %hi)\n  ret void\n}\n\n";
+    os << "  call void @" << name_ << ".body(" << args
+       << "i64 %lo, i64 %hi, i64 %flags)\n  ret void\n}\n\n";
     os << "define internal void @" << name_ << ".body(";
     for (size_t i = 0; i < bufs_.size(); ++i) os << bufs_[i] << "* noalias %p" << i << ", ";
-    os << "i64 %lo, i64 %hi) #0 {\n" << out_.str() << "}\n\n";
+    os << "i64 %lo, i64 %hi, i64 %flags) #0 {\n" << out_.str() << "}\n\n";
     for (const std::string& d : decls_) os << d << "\n";
     // 512-bit vectors where the CPU has them (LLVM prefers 256 by default): a float sum's
     // double accumulators would otherwise hold the whole loop to 4 floats per vector.
@@ -163,11 +165,17 @@ class Emitter {
     return {op("mul i64 %lo, " + s0), op("mul i64 %hi, " + s0)};
   }
 
+  // flags (llvm_emit.h): bit 0 runs the steps [lo, hi) (initialising the accumulators they
+  // own, finalising those of outputs that keep dims[0]); bit 1 finalises the outputs that
+  // reduce dims[0] (whose accumulators partial calls filled and the caller combined).
   void body() {
+    if (k_.row_dims > 0) return body_staged();
     block("entry");
-    std::string go = op("icmp slt i64 %lo, %hi");
-    std::string start = label(), done = label();
-    line("br i1 " + go + ", label %" + start + ", label %" + done);
+    std::string part = op("and i64 %flags, 1");
+    std::string go =
+        op("and i1 " + op("icmp slt i64 %lo, %hi") + ", " + op("icmp ne i64 " + part + ", 0"));
+    std::string start = label(), mid = label(), last = label(), done = label();
+    line("br i1 " + go + ", label %" + start + ", label %" + mid);
     block(start);
     for (size_t j = 0; j < k_.outputs.size(); ++j) {
       const LOutput& o = k_.outputs[j];
@@ -179,15 +187,30 @@ class Emitter {
       });
     }
     size_t nops = k_.inputs.size() + k_.outputs.size();
-    nest(0, std::vector<std::string>(nops, "0"));
+    nest(0, k_.dims.size(), std::vector<std::string>(nops, "0"),
+         [&](const std::vector<std::string>& off) { point(off, 0); });
     for (size_t j = 0; j < k_.outputs.size(); ++j)
-      if (k_.outputs[j].reduce != Reduce::None) finalize(j);
+      if (k_.outputs[j].reduce != Reduce::None && k_.outputs[j].strides[0] != 0) finalize(j);
+    line("br label %" + mid);
+    block(mid);
+    std::string fin = op("icmp ne i64 " + op("and i64 %flags, 2") + ", 0");
+    line("br i1 " + fin + ", label %" + last + ", label %" + done);
+    block(last);
+    for (size_t j = 0; j < k_.outputs.size(); ++j)
+      if (k_.outputs[j].reduce != Reduce::None && k_.outputs[j].strides[0] == 0) finalize(j);
     line("br label %" + done);
     block(done);
     line("ret void");
   }
 
-  void nest(size_t d, const std::vector<std::string>& base) {
+  // Loops over dims [d, last) from the operands' offsets `base`; leaf(offsets) at each point
+  // (dims[0] walks [lo, hi)).
+  template <class F>
+  void nest(size_t d, size_t last, const std::vector<std::string>& base, F&& leaf) {
+    if (d == last) {
+      leaf(base);
+      return;
+    }
     std::string start = d == 0 ? "%lo" : "0";
     std::string end = d == 0 ? "%hi" : std::to_string(k_.dims[d]);
     loop(start, end, [&](const std::string& i) {
@@ -202,19 +225,91 @@ class Emitter {
         std::string m = s == 1 ? i : op("mul nsw i64 " + i + ", " + std::to_string(s));
         off[j] = base[j] == "0" ? m : op("add nsw i64 " + base[j] + ", " + m);
       }
-      if (d + 1 < k_.dims.size()) {
-        nest(d + 1, off);
-      } else {
-        point(off);
-      }
+      nest(d + 1, last, off, leaf);
     });
   }
 
-  // The values at one point, then the stores and accumulations.
-  void point(const std::vector<std::string>& off) {
+  // A staged kernel (LoopKernel::row_dims): per row, stage by stage, a loop over the row
+  // that computes the stage's values, accumulates its reductions and (last stage) stores;
+  // then the stage's reductions are finalised into registers that later stages read.
+  void body_staged() {
+    size_t nv = k_.values.size(), no = k_.outputs.size();
+    stage_.assign(nv, 0);
+    ostage_.assign(no, 0);
+    for (size_t i = 0; i < nv; ++i) {
+      const LValue& lv = k_.values[i];
+      if (lv.op == LOp::Load) continue;
+      if (lv.op == LOp::Reduced) {
+        const LOutput& o = k_.outputs[static_cast<size_t>(lv.a)];
+        stage_[i] = stage_[static_cast<size_t>(o.value)] + 1;
+        continue;
+      }
+      for (int32_t x : {lv.a, lv.b, lv.c})
+        if (x >= 0) stage_[i] = std::max(stage_[i], stage_[static_cast<size_t>(x)]);
+    }
+    int last = 0;
+    for (size_t j = 0; j < no; ++j) {
+      ostage_[j] = stage_[static_cast<size_t>(k_.outputs[j].value)];
+      last = std::max(last, ostage_[j]);
+    }
+    last_stage_ = last;
+    block("entry");
+    std::string go = op("icmp slt i64 %lo, %hi");
+    std::string start = label(), done = label();
+    line("br i1 " + go + ", label %" + start + ", label %" + done);
+    block(start);
+    size_t nin = k_.inputs.size(), rows = static_cast<size_t>(k_.row_dims);
+    std::vector<std::string> zero(nin + no, "0");
+    nest(0, rows, zero, [&](const std::vector<std::string>& row) {
+      reduced_.assign(no, "");
+      for (int s = 0; s <= last; ++s) {
+        for (size_t j = 0; j < no; ++j) {
+          const LOutput& o = k_.outputs[j];
+          if (o.reduce == Reduce::None || ostage_[j] != s) continue;
+          std::string a = mty(acc_dtype(o));
+          line("store " + a + " " + identity(o) + ", " + a + "* " + ptr(acc_[j], row[nin + j]));
+        }
+        need(s);
+        nest(rows, k_.dims.size(), row,
+             [&](const std::vector<std::string>& off) { point(off, s); });
+        for (size_t j = 0; j < no; ++j)
+          if (k_.outputs[j].reduce != Reduce::None && ostage_[j] == s)
+            reduced_[j] = finalize_at(j, row[nin + j]);
+      }
+    });
+    line("br label %" + done);
+    block(done);
+    line("ret void");
+  }
+
+  // need_: the values stage s computes (what its reductions and, last stage, its stores read).
+  void need(int s) {
+    need_.assign(k_.values.size(), false);
+    for (size_t j = 0; j < k_.outputs.size(); ++j) {
+      const LOutput& o = k_.outputs[j];
+      if (o.reduce != Reduce::None ? ostage_[j] == s : s == last_stage_)
+        need_[static_cast<size_t>(o.value)] = true;
+    }
+    for (size_t i = k_.values.size(); i-- > 0;) {
+      const LValue& lv = k_.values[i];
+      if (!need_[i] || lv.op == LOp::Load || lv.op == LOp::Reduced) continue;
+      for (int32_t x : {lv.a, lv.b, lv.c})
+        if (x >= 0) need_[static_cast<size_t>(x)] = true;
+    }
+  }
+
+  // The values at one point, then the stores and accumulations; in a staged kernel those of
+  // stage s only (need_, ostage_; a Reduced value is its row's register).
+  void point(const std::vector<std::string>& off, int s) {
+    bool staged = k_.row_dims > 0;
     std::vector<std::string> v(k_.values.size());
     for (size_t i = 0; i < k_.values.size(); ++i) {
       const LValue& lv = k_.values[i];
+      if (staged && !need_[i]) continue;
+      if (lv.op == LOp::Reduced) {
+        v[i] = reduced_[static_cast<size_t>(lv.a)];
+        continue;
+      }
       v[i] = value(lv, v, off);
       // bfloat16 results round as the op kernels' (a Select picks an operand's bits as is).
       if (lv.dtype == DType::BFloat16 && lv.op != LOp::Load && lv.op != LOp::Select)
@@ -223,6 +318,7 @@ class Emitter {
     size_t nin = k_.inputs.size();
     for (size_t j = 0; j < k_.outputs.size(); ++j) {
       const LOutput& o = k_.outputs[j];
+      if (staged && (o.reduce != Reduce::None ? ostage_[j] != s : s != last_stage_)) continue;
       const std::string& x = v[static_cast<size_t>(o.value)];
       const std::string& at = off[nin + j];
       if (o.reduce == Reduce::None) {
@@ -301,23 +397,28 @@ class Emitter {
   }
 
   void finalize(size_t j) {
+    auto [b, e] = owned(k_.outputs[j]);
+    loop(b, e, [&](const std::string& i) { finalize_at(j, i); });
+  }
+  // Output j's element i from its accumulator; returns the value (a register of the output's
+  // dtype, bfloat16 in a float).
+  std::string finalize_at(size_t j, const std::string& i) {
     const LOutput& o = k_.outputs[j];
-    auto [b, e] = owned(o);
     DType ad = acc_dtype(o);
     std::string a = vty(ad), m = mty(o.dtype);
     int outbuf = static_cast<int>(k_.inputs.size() + j);
-    loop(b, e, [&](const std::string& i) {
-      std::string x = op("load " + a + ", " + a + "* " + ptr(acc_[j], i));
-      if (float_minmax(o)) {
-        line("store " + m + " " + key_value(o, x) + ", " + m + "* " + ptr(outbuf, i));
-        return;
-      }
-      if (o.reduce == Reduce::Mean)
-        x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
-      if (ad != o.dtype) x = op("fptrunc double " + x + " to float");
-      if (o.dtype == DType::BFloat16) x = round_bf16(x);
-      store(o.dtype, x, ptr(outbuf, i));
-    });
+    std::string x = op("load " + a + ", " + a + "* " + ptr(acc_[j], i));
+    if (float_minmax(o)) {
+      std::string f = key_value(o, x);
+      line("store " + m + " " + f + ", " + m + "* " + ptr(outbuf, i));
+      return f;
+    }
+    if (o.reduce == Reduce::Mean)
+      x = op("fdiv double " + x + ", " + fconst(static_cast<double>(o.count)));
+    if (ad != o.dtype) x = op("fptrunc double " + x + " to float");
+    if (o.dtype == DType::BFloat16) x = round_bf16(x);
+    store(o.dtype, x, ptr(outbuf, i));
+    return x;
   }
 
   std::string value(const LValue& lv, const std::vector<std::string>& v,
@@ -612,6 +713,12 @@ class Emitter {
   std::ostringstream out_;
   std::string cur_;
   int next_ = 0;
+  // Staged kernels: each value's and output's stage, the last stage, the values the current
+  // stage computes, and the current row's finalised reductions (by output).
+  std::vector<int> stage_, ostage_;
+  int last_stage_ = 0;
+  std::vector<bool> need_;
+  std::vector<std::string> reduced_;
 };
 
 }  // namespace

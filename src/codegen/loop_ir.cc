@@ -146,10 +146,10 @@ bool dtypes_fit(LOp op, Reduce red, DType out, const std::vector<DType>& in) {
 
 const char* lop_name(LOp op) {
   static constexpr const char* kNames[] = {
-      "load", "neg",     "abs",  "sign", "square", "relu",     "sqrt", "rsqrt",    "recip",
-      "not",  "add",     "sub",  "mul",  "div",    "max",      "min",  "relugrad", "and",
-      "or",   "eq",      "ne",   "lt",   "le",     "gt",       "ge",   "select",   "cast",
-      "exp",  "sigmoid", "tanh", "erf",  "gelu",   "gelu_tanh"};
+      "load", "neg",     "abs",  "sign", "square", "relu",      "sqrt",   "rsqrt",    "recip",
+      "not",  "add",     "sub",  "mul",  "div",    "max",       "min",    "relugrad", "and",
+      "or",   "eq",      "ne",   "lt",   "le",     "gt",        "ge",     "select",   "cast",
+      "exp",  "sigmoid", "tanh", "erf",  "gelu",   "gelu_tanh", "reduced"};
   return kNames[static_cast<size_t>(op)];
 }
 
@@ -180,6 +180,34 @@ bool fusible(const CNode* c) {
 bool is_reduction(const CNode* c) {
   const PrimData* p = c->prim();
   return p != nullptr && rule_of(p->op->id).reduce != Reduce::None;
+}
+
+int row_axis(const CNode* c) {
+  if (!is_reduction(c)) return -1;
+  const Abstract* in = tensor_abs(c->input(1));
+  const Abstract* out = tensor_abs(c);
+  if (in == nullptr || out == nullptr) return -1;
+  const Shape& S = in->shape;
+  int64_t nd = static_cast<int64_t>(S.size());
+  if (nd == 0 || out->shape.size() != S.size()) return -1;
+  std::vector<bool> reduced(S.size(), false);
+  const std::vector<int64_t>& axis = c->prim()->attrs.get_ints("axis");
+  for (int64_t a : axis) {
+    int64_t n = a < 0 ? a + nd : a;
+    if (n < 0 || n >= nd) return -1;
+    reduced[static_cast<size_t>(n)] = true;
+  }
+  if (axis.empty()) reduced.assign(S.size(), true);
+  int64_t k = nd;
+  while (k > 0 && reduced[static_cast<size_t>(k - 1)]) --k;
+  int64_t row = 1;
+  for (int64_t d = 0; d < nd; ++d) {
+    size_t i = static_cast<size_t>(d);
+    if (d < k && reduced[i]) return -1;  // not a suffix
+    if (out->shape[i] != (d < k ? S[i] : 1)) return -1;
+    if (d >= k) row *= S[i];
+  }
+  return k < nd && row <= kMaxRowElems ? static_cast<int>(k) : -1;
 }
 
 DType acc_dtype(const LOutput& o) {
@@ -221,6 +249,7 @@ std::string LoopKernel::text() const {
   std::ostringstream os;
   os << "kernel dims=";
   put_ints(os, dims);
+  if (row_dims > 0) os << " rows=" << row_dims;
   os << '\n';
   for (size_t i = 0; i < inputs.size(); ++i) {
     os << "  in" << i << ' ' << dtype_name(inputs[i].dtype) << " strides=";
@@ -232,6 +261,8 @@ std::string LoopKernel::text() const {
     os << "  v" << i << " = " << lop_name(v.op) << ' ' << dtype_name(v.dtype);
     if (v.op == LOp::Load) {
       os << " in" << v.a;
+    } else if (v.op == LOp::Reduced) {
+      os << " out" << v.a;
     } else {
       for (int32_t o : {v.a, v.b, v.c})
         if (o >= 0) os << " v" << o;
@@ -242,7 +273,7 @@ std::string LoopKernel::text() const {
     os << "  out " << reduce_name(o.reduce) << " v" << o.value << ' ' << dtype_name(o.dtype)
        << " strides=";
     put_ints(os, o.strides);
-    os << " numel=" << o.numel << " count=" << o.count << '\n';
+    os << " numel=" << o.numel << " count=" << o.count << (o.internal ? " internal" : "") << '\n';
   }
   return os.str();
 }
@@ -322,6 +353,32 @@ void collapse(LoopKernel& k) {
   for (size_t j = 0; j < all.size(); ++j) *all[j] = st[j];
 }
 
+// A staged kernel's rows: the leading dimensions its reductions keep (every reduction keeps
+// the same ones and reduces the rest: graph_kernel's rule, row_axis). Without a kept
+// dimension (one row) a dimension of size 1 is put first, so dims[0] always walks rows.
+void set_rows(LoopKernel& k, const FuncGraph* g) {
+  int rows = -1;
+  for (const LOutput& o : k.outputs) {
+    if (o.reduce == Reduce::None) continue;
+    int r = 0;
+    while (static_cast<size_t>(r) < k.dims.size() && o.strides[static_cast<size_t>(r)] != 0) ++r;
+    for (size_t d = static_cast<size_t>(r); d < k.dims.size(); ++d)
+      MC_ASSERT(o.strides[d] == 0, "graph kernel: @", g->name(),
+                " reads a reduction that does not reduce rows");
+    MC_ASSERT(rows < 0 || rows == r, "graph kernel: @", g->name(),
+              " has reductions of different rows");
+    rows = r;
+  }
+  MC_ASSERT(rows >= 0, "graph kernel: @", g->name(), " is staged without a reduction");
+  if (rows == 0) {
+    k.dims.insert(k.dims.begin(), 1);
+    for (LInput& in : k.inputs) in.strides.insert(in.strides.begin(), 0);
+    for (LOutput& o : k.outputs) o.strides.insert(o.strides.begin(), 0);
+    rows = 1;
+  }
+  k.row_dims = rows;
+}
+
 }  // namespace
 
 LoopKernel lower(FuncGraph* g) {
@@ -336,18 +393,29 @@ LoopKernel lower(FuncGraph* g) {
     results.push_back(out);
   }
   std::vector<CNode*> nodes = g->module()->toposort(g);
-  // The iteration shape: that of the elementwise nodes and of what reductions read.
+  // The iteration shape: what reductions read, else the nodes' shape. In a staged kernel,
+  // elementwise nodes of the row shape (1 on the reduced axes) broadcast over the rows.
   Shape S;
-  bool found = false;
+  bool found = false, reduces = false;
+  for (CNode* c : nodes)
+    if (is_reduction(c)) {
+      S = tensor_abs(c->input(1))->shape;
+      found = reduces = true;
+      break;
+    }
+  for (CNode* c : nodes)
+    if (!found && !c->is_builtin(Builtin::MakeTuple)) {
+      S = tensor_abs(c)->shape;
+      found = true;
+    }
+  MC_ASSERT(found, "graph kernel: @", g->name(), " has no nodes");
   for (CNode* c : nodes) {
     if (c->is_builtin(Builtin::MakeTuple)) continue;
-    const Node* shaped = is_reduction(c) ? c->input(1) : c;
-    const Shape& s = tensor_abs(shaped)->shape;
-    MC_ASSERT(!found || s == S, "graph kernel: @", g->name(), " mixes shapes");
-    S = s;
-    found = true;
+    const Shape& s = tensor_abs(is_reduction(c) ? c->input(1) : c)->shape;
+    bool fits = s.size() == S.size();
+    for (size_t d = 0; d < s.size() && fits; ++d) fits = s[d] == S[d] || s[d] == 1;
+    MC_ASSERT(s == S || (reduces && fits), "graph kernel: @", g->name(), " mixes shapes");
   }
-  MC_ASSERT(found, "graph kernel: @", g->name(), " has no nodes");
   k.dims.assign(S.begin(), S.end());
   std::unordered_map<const Node*, int32_t> value_of;
   for (Parameter* p : g->params()) {
@@ -357,16 +425,29 @@ LoopKernel lower(FuncGraph* g) {
     k.values.push_back({LOp::Load, a->dtype, static_cast<int32_t>(k.inputs.size())});
     k.inputs.push_back({a->dtype, broadcast_strides(a->shape, S)});
   }
-  std::unordered_map<const Node*, LOutput> reductions;
+  // Outputs: the graph's results in order, then the reductions only the kernel reads.
+  std::unordered_map<const Node*, int32_t> out_of;
+  for (size_t i = 0; i < results.size(); ++i)
+    out_of.try_emplace(results[i], static_cast<int32_t>(i));
+  k.outputs.resize(results.size());
+  std::unordered_map<const Node*, int32_t> reduction_out;  // reduction -> its output
+  bool staged = false;
   for (CNode* c : nodes) {
     if (c->is_builtin(Builtin::MakeTuple)) continue;
     MC_ASSERT(fusible(c), "graph kernel: @", g->name(), " holds an op that does not fuse");
     OpRule r = rule_of(c);
     auto operand = [&](size_t i) {
-      auto it = value_of.find(c->input(i));
-      MC_ASSERT(it != value_of.end(), "graph kernel: an operand of @", g->name(),
+      const Node* x = c->input(i);
+      if (auto it = value_of.find(x); it != value_of.end()) return it->second;
+      auto red = reduction_out.find(x);
+      MC_ASSERT(red != reduction_out.end(), "graph kernel: an operand of @", g->name(),
                 " is not computed in it");
-      return it->second;
+      // A reduction's result read in the kernel: the kernel is staged.
+      auto v = static_cast<int32_t>(k.values.size());
+      k.values.push_back({LOp::Reduced, tensor_abs(x)->dtype, red->second});
+      value_of[x] = v;
+      staged = true;
+      return v;
     };
     const Abstract* a = tensor_abs(c);
     if (r.reduce != Reduce::None) {
@@ -375,7 +456,16 @@ LoopKernel lower(FuncGraph* g) {
       o.dtype = a->dtype;
       o.reduce = r.reduce;
       o.strides = reduce_strides(c, S, &o.count);
-      reductions[c] = o;
+      int32_t j;
+      if (auto it = out_of.find(c); it != out_of.end()) {
+        j = it->second;
+      } else {
+        j = static_cast<int32_t>(k.outputs.size());
+        o.internal = true;
+        k.outputs.emplace_back();
+      }
+      k.outputs[static_cast<size_t>(j)] = o;
+      reduction_out[c] = j;
       continue;
     }
     LValue v{r.op, a->dtype};
@@ -385,25 +475,26 @@ LoopKernel lower(FuncGraph* g) {
     value_of[c] = static_cast<int32_t>(k.values.size());
     k.values.push_back(v);
   }
-  for (const Node* n : results) {
-    const Abstract* a = tensor_abs(n);
-    LOutput o;
-    if (auto it = reductions.find(n); it != reductions.end()) {
-      o = it->second;
-    } else {
-      auto v = value_of.find(n);
-      MC_ASSERT(v != value_of.end() && n->is_cnode(), "graph kernel: a result of @", g->name(),
-                " is not computed in it");
-      o.value = v->second;
-      o.dtype = a->dtype;
-      o.strides = loop_strides(S);
-    }
-    o.shape = a->shape;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Node* n = results[i];
+    if (reduction_out.count(n)) continue;
+    auto v = value_of.find(n);
+    MC_ASSERT(v != value_of.end() && n->is_cnode(), "graph kernel: a result of @", g->name(),
+              " is not computed in it");
+    LOutput& o = k.outputs[i];
+    o.value = v->second;
+    o.dtype = tensor_abs(n)->dtype;
+    o.strides = broadcast_strides(tensor_abs(n)->shape, S);  // (a row value: 0 on the row)
+  }
+  for (auto& [n, j] : reduction_out) k.outputs[static_cast<size_t>(j)].shape = tensor_abs(n)->shape;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!reduction_out.count(results[i])) k.outputs[i].shape = tensor_abs(results[i])->shape;
+  for (LOutput& o : k.outputs) {
     o.numel = 1;
-    for (int64_t d : a->shape) o.numel *= d;
-    k.outputs.push_back(o);
+    for (int64_t d : o.shape) o.numel *= d;
   }
   collapse(k);
+  if (staged) set_rows(k, g);
   return k;
 }
 

@@ -80,6 +80,7 @@ enum class LOp : uint8_t {
   Gelu,      // GeLU{approximate="none"}: 0.5 x (1 + erf(x / sqrt2))
   GeluTanh,  // GeLU{approximate="tanh"}; Exp ... GeluTanh: float32 and bfloat16 only,
              // kernels/cpu/vmath.h's algorithms (llvm_emit.h)
+  Reduced,   // a row reduction's result (output `a`) at the point's row: staged kernels
 };
 const char* lop_name(LOp op);
 
@@ -104,6 +105,9 @@ struct LOutput {
   Shape shape;                   // the graph result's shape
   int64_t numel = 0;
   int64_t count = 1;  // elements reduced into each output element
+  // A reduction read by other values of the kernel only (LOp::Reduced), not a graph result:
+  // it has a (scratch) output buffer and an accumulator but is not returned.
+  bool internal = false;
 };
 
 // The dtype of output o's accumulator (one per output element): floating sums (bfloat16's too)
@@ -116,6 +120,15 @@ struct LoopKernel {
   std::vector<LInput> inputs;
   std::vector<LValue> values;
   std::vector<LOutput> outputs;
+  // Staged (row) kernels, where values read reductions of the kernel (LOp::Reduced): dims
+  // [0, row_dims) are the rows, [row_dims, end) one row; every reduction reduces exactly the
+  // row dimensions. Each row runs in stages: stage s loops over the row computing the values
+  // of stage s (a value's stage: the most Reduced steps on a path to it) that its
+  // reductions accumulate, finalises them (their results are then registers for later
+  // stages), and the last stage stores the elementwise outputs; the row is read once from
+  // memory and again from the cache (LayerNorm: mean, variance, output in one pass over
+  // memory). 0: not staged.
+  int row_dims = 0;
   // The kernel may run slices of dims[0] on several threads at once: no output reduces it.
   bool parallel_outer() const;
   // The elements of one step of dims[0].
@@ -129,6 +142,13 @@ inline constexpr std::string_view kGraphKernelPrefix = "GraphKernel#";
 inline bool is_graph_kernel(const ir::FuncGraph* g) {
   return g->name().starts_with(kGraphKernelPrefix);
 }
+
+// Whether a reduction c reduces a row of its input S (the trailing axes [k, rank), k < rank,
+// at most kMaxRowElems elements) keeping its dimensions (shape S with 1 on those axes), so
+// that elementwise nodes of shape S can read its result in the same kernel (a staged kernel,
+// LoopKernel::row_dims): k, else -1.
+inline constexpr int64_t kMaxRowElems = 65536;
+int row_axis(const ir::CNode* c);
 
 // Whether the prim call c can be part of a graph kernel (op, dtypes, static shape, > 0
 // elements); reductions are those with is_reduction.

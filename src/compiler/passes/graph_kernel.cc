@@ -13,8 +13,15 @@
 // codegen::fusible() accepts joins the cluster of one of its inputs when
 //   - the node's shape (a reduction: its input's shape) is the cluster's shape S: every
 //     elementwise member has shape S and only the cluster's inputs broadcast;
-//   - that input is not a reduction: reductions end the chains they take part in (a value
-//     reduced in the cluster is used outside it only), so the kernel is one loop nest;
+//   - that input is not a reduction, or it is a row reduction (codegen::row_axis: it reduces
+//     the trailing axes [k, rank) of S, at most kMaxRowElems elements, keeping them as 1s) and
+//     every reduction of the cluster and the node itself, if it reduces, reduce those same
+//     axes: the cluster becomes a staged kernel (codegen::LoopKernel::row_dims) that runs
+//     row by row, reading each row from memory once (LayerNorm, softmax: one kernel); other
+//     reductions end the chains they take part in (their values are used outside only);
+//   - a reduction joins a staged cluster only if it reduces the cluster's row axes;
+//   - in a staged cluster, an elementwise node may also have S's row shape (S with 1 on the
+//     row axes: a value per row, as rsqrt(variance + eps)), broadcast over the row;
 //   - none of its other inputs is computed after the cluster's first node (so no path leaves
 //     the cluster and comes back: the call cannot be part of a cycle);
 //   - the cluster stays within kMaxNodes nodes and kMaxInputs inputs.
@@ -49,6 +56,8 @@ struct Cluster {
   std::vector<Node*> inputs;  // external inputs, first use first
   Shape shape;
   size_t first = 0;  // position of the first node
+  std::vector<const CNode*> reductions;
+  int row = -1;  // a staged cluster: the first row axis (its reductions' row_axis)
 };
 
 const Shape& iter_shape(const CNode* c) {
@@ -68,14 +77,17 @@ class Fuser {
     for (size_t i = 0; i < order.size(); ++i) {
       CNode* c = order[i];
       if (effects.count(c) || !codegen::fusible(c)) continue;
+      row_ = -1;
       int target = pick(c);
       if (target < 0) {
+        row_ = -1;
         target = static_cast<int>(clusters_.size());
         clusters_.push_back({});
         clusters_.back().shape = iter_shape(c);
         clusters_.back().first = i;
       }
       add(clusters_[static_cast<size_t>(target)], c);
+      clusters_[static_cast<size_t>(target)].row = row_;
       cluster_of_[c] = target;
     }
     // Users before any edit: rewriting a cluster changes only the inputs of later ones.
@@ -97,21 +109,51 @@ class Fuser {
       auto it = cluster_of_.find(c->input(i));
       if (it == cluster_of_.end()) continue;
       Cluster& cl = clusters_[static_cast<size_t>(it->second)];
-      if (cl.shape != s || cl.nodes.size() >= kMaxNodes) continue;
+      if (cl.nodes.size() >= kMaxNodes) continue;
       bool ok = true;
+      int row = cl.row;  // the cluster's row axis if c joins
       size_t fresh = 0;
       for (size_t j = 1; j < c->size() && ok; ++j) {
         Node* x = c->input(j);
         if (cl.members.count(x)) {
-          ok = !codegen::is_reduction(static_cast<CNode*>(x));  // reductions end chains
+          auto* xc = static_cast<CNode*>(x);
+          if (codegen::is_reduction(xc)) {  // reads a reduction: a row one, or it ends chains
+            int k = codegen::row_axis(xc);
+            ok = k >= 0 && (row < 0 || row == k);
+            row = k;
+          }
           continue;
         }
         if (auto p = pos_.find(x); p != pos_.end() && p->second >= cl.first) ok = false;
         if (std::find(cl.inputs.begin(), cl.inputs.end(), x) == cl.inputs.end()) ++fresh;
       }
-      if (ok && cl.inputs.size() + fresh <= kMaxInputs) return it->second;
+      // Shape S, or (an elementwise node of a staged cluster) S's row shape: a value per row.
+      if (ok)
+        ok = cl.shape == s ||
+             (row >= 0 && !codegen::is_reduction(c) && s == row_shape(cl.shape, row));
+      if (ok && row >= 0) ok = rows_fit(cl, c, row);
+      if (ok && cl.inputs.size() + fresh <= kMaxInputs) {
+        row_ = row;
+        return it->second;
+      }
     }
     return -1;
+  }
+
+  // S with 1 on the row axes [row, rank): the shape of a value per row.
+  static Shape row_shape(const Shape& S, int row) {
+    Shape r = S;
+    for (size_t d = static_cast<size_t>(row); d < r.size(); ++d) r[d] = 1;
+    return r;
+  }
+
+  // Whether cluster cl with c is a staged cluster of row axis `row`: all its reductions
+  // reduce the axes [row, rank).
+  static bool rows_fit(const Cluster& cl, const CNode* c, int row) {
+    if (codegen::is_reduction(c) && codegen::row_axis(c) != row) return false;
+    for (const CNode* r : cl.reductions)
+      if (codegen::row_axis(r) != row) return false;
+    return true;
   }
 
   static void add(Cluster& cl, CNode* c) {
@@ -123,6 +165,7 @@ class Fuser {
     }
     cl.nodes.push_back(c);
     cl.members.insert(c);
+    if (codegen::is_reduction(c)) cl.reductions.push_back(c);
   }
 
   bool used_outside(const Cluster& cl, CNode* c) {
@@ -208,6 +251,7 @@ class Fuser {
   int& counter_;
   std::unordered_map<const Node*, size_t> pos_;
   std::vector<Cluster> clusters_;
+  int row_ = -1;  // pick()'s verdict: the row axis of the cluster it picked (-1: not staged)
   std::unordered_map<const Node*, int> cluster_of_;
   std::unordered_map<const CNode*, std::vector<std::pair<CNode*, int>>> users_;
 };
