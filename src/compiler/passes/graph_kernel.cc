@@ -25,7 +25,9 @@
 //   - none of its other inputs is computed after the cluster's first node (so no path leaves
 //     the cluster and comes back: the call cannot be part of a cycle);
 //   - the cluster stays within kMaxNodes nodes and kMaxInputs inputs.
-// Otherwise it starts a cluster of its own. Clusters of one node stay as they are. A member
+// A node that reads several clusters joins them all, merging them, when the union keeps these
+// rules (its outside inputs computed before its first node); otherwise it joins the first it
+// can, or starts a cluster of its own. Clusters of one node stay as they are. A member
 // that is used outside the cluster (or is the graph's output) is a result of the call.
 //
 // Pre: specialised, lifted IR (the end of the pipeline, after autodiff, so backward chains fuse
@@ -104,40 +106,109 @@ class Fuser {
  private:
   // The cluster c may join, or -1.
   int pick(CNode* c) {
-    const Shape& s = iter_shape(c);
-    for (size_t i = 1; i < c->size(); ++i) {
-      auto it = cluster_of_.find(c->input(i));
-      if (it == cluster_of_.end()) continue;
-      Cluster& cl = clusters_[static_cast<size_t>(it->second)];
-      if (cl.nodes.size() >= kMaxNodes) continue;
-      bool ok = true;
-      int row = cl.row;  // the cluster's row axis if c joins
-      size_t fresh = 0;
-      for (size_t j = 1; j < c->size() && ok; ++j) {
-        Node* x = c->input(j);
-        if (cl.members.count(x)) {
-          auto* xc = static_cast<CNode*>(x);
-          if (codegen::is_reduction(xc)) {  // reads a reduction: a row one, or it ends chains
-            int k = codegen::row_axis(xc);
-            ok = k >= 0 && (row < 0 || row == k);
-            row = k;
-          }
-          continue;
-        }
-        if (auto p = pos_.find(x); p != pos_.end() && p->second >= cl.first) ok = false;
-        if (std::find(cl.inputs.begin(), cl.inputs.end(), x) == cl.inputs.end()) ++fresh;
-      }
-      // Shape S, or (an elementwise node of a staged cluster) S's row shape: a value per row.
-      if (ok)
-        ok = cl.shape == s ||
-             (row >= 0 && !codegen::is_reduction(c) && s == row_shape(cl.shape, row));
-      if (ok && row >= 0) ok = rows_fit(cl, c, row);
-      if (ok && cl.inputs.size() + fresh <= kMaxInputs) {
-        row_ = row;
-        return it->second;
+    // The clusters c reads, earliest first: c joins all of them, merging them, if it can
+    // (Adam's m and v chains meet in the parameter's update), else the first one it can.
+    std::vector<int> cands;
+    for (size_t i = 1; i < c->size(); ++i)
+      if (auto it = cluster_of_.find(c->input(i)); it != cluster_of_.end())
+        if (std::find(cands.begin(), cands.end(), it->second) == cands.end())
+          cands.push_back(it->second);
+    if (cands.size() > 1) {
+      std::vector<int> group = cands;
+      std::sort(group.begin(), group.end(), [&](int x, int y) {
+        return clusters_[static_cast<size_t>(x)].first < clusters_[static_cast<size_t>(y)].first;
+      });
+      if (fits(c, group)) {
+        merge(group);
+        return group[0];
       }
     }
+    for (int cand : cands)
+      if (fits(c, {cand})) return cand;
     return -1;
+  }
+
+  // Whether c can join the union of the clusters `group` (the earliest first); sets row_.
+  bool fits(const CNode* c, const std::vector<int>& group) {
+    const Cluster& head = clusters_[static_cast<size_t>(group[0])];
+    auto member = [&](const Node* x) {
+      auto it = cluster_of_.find(x);
+      return it != cluster_of_.end() &&
+             std::find(group.begin(), group.end(), it->second) != group.end();
+    };
+    size_t nodes = 1, first = head.first;
+    int row = -1;  // the union's row axis if c joins
+    for (int g : group) {
+      const Cluster& cl = clusters_[static_cast<size_t>(g)];
+      if (cl.shape != head.shape || (cl.row >= 0 && row >= 0 && cl.row != row)) return false;
+      if (cl.row >= 0) row = cl.row;
+      nodes += cl.nodes.size();
+      first = std::min(first, cl.first);
+    }
+    if (nodes > kMaxNodes) return false;
+    std::vector<const Node*> inputs;  // the union's external inputs
+    // An outside input must be computed before the union's first node (no path leaves it and
+    // comes back).
+    auto outside = [&](const Node* x) {
+      if (auto p = pos_.find(x); p != pos_.end() && p->second >= first) return false;
+      if (std::find(inputs.begin(), inputs.end(), x) == inputs.end()) inputs.push_back(x);
+      return true;
+    };
+    for (int g : group)
+      for (const Node* x : clusters_[static_cast<size_t>(g)].inputs)
+        if (!member(x) && !outside(x)) return false;
+    for (size_t j = 1; j < c->size(); ++j) {
+      const Node* x = c->input(j);
+      if (!member(x)) {
+        if (!outside(x)) return false;
+        continue;
+      }
+      auto* xc = static_cast<const CNode*>(x);
+      if (codegen::is_reduction(xc)) {  // reads a reduction: a row one, or it ends chains
+        int k = codegen::row_axis(xc);
+        if (k < 0 || (row >= 0 && row != k)) return false;
+        row = k;
+      }
+    }
+    // Shape S, or (an elementwise node of a staged cluster) S's row shape: a value per row.
+    const Shape& s = iter_shape(c);
+    if (head.shape != s && (row < 0 || codegen::is_reduction(c) || s != row_shape(head.shape, row)))
+      return false;
+    if (row >= 0) {
+      if (codegen::is_reduction(c) && codegen::row_axis(c) != row) return false;
+      for (int g : group)
+        for (const CNode* r : clusters_[static_cast<size_t>(g)].reductions)
+          if (codegen::row_axis(r) != row) return false;
+    }
+    if (inputs.size() > kMaxInputs) return false;
+    row_ = row;
+    return true;
+  }
+
+  // Moves the clusters group[1..] into group[0] (the earliest), nodes in topological order.
+  void merge(const std::vector<int>& group) {
+    Cluster& head = clusters_[static_cast<size_t>(group[0])];
+    for (size_t i = 1; i < group.size(); ++i) {
+      Cluster& b = clusters_[static_cast<size_t>(group[i])];
+      for (CNode* n : b.nodes) {
+        head.nodes.push_back(n);
+        head.members.insert(n);
+        cluster_of_[n] = group[0];
+      }
+      head.reductions.insert(head.reductions.end(), b.reductions.begin(), b.reductions.end());
+      head.first = std::min(head.first, b.first);
+      b = Cluster{};
+    }
+    std::sort(head.nodes.begin(), head.nodes.end(),
+              [&](const CNode* x, const CNode* y) { return pos_.at(x) < pos_.at(y); });
+    head.inputs.clear();
+    for (CNode* n : head.nodes)
+      for (size_t j = 1; j < n->size(); ++j) {
+        Node* x = n->input(j);
+        if (!head.members.count(x) &&
+            std::find(head.inputs.begin(), head.inputs.end(), x) == head.inputs.end())
+          head.inputs.push_back(x);
+      }
   }
 
   // S with 1 on the row axes [row, rank): the shape of a value per row.
@@ -145,15 +216,6 @@ class Fuser {
     Shape r = S;
     for (size_t d = static_cast<size_t>(row); d < r.size(); ++d) r[d] = 1;
     return r;
-  }
-
-  // Whether cluster cl with c is a staged cluster of row axis `row`: all its reductions
-  // reduce the axes [row, rank).
-  static bool rows_fit(const Cluster& cl, const CNode* c, int row) {
-    if (codegen::is_reduction(c) && codegen::row_axis(c) != row) return false;
-    for (const CNode* r : cl.reductions)
-      if (codegen::row_axis(r) != row) return false;
-    return true;
   }
 
   static void add(Cluster& cl, CNode* c) {
