@@ -465,3 +465,196 @@ def test_bfloat16_gradients_through_fused_graphs_equal_unfused(capsys):
     assert clusters >= 1
     for r, g in zip(ref, got):
         np.testing.assert_allclose(g, r, rtol=2 ** -7, atol=1e-6 * np.abs(r).max())
+
+
+# ---- staged (row) kernels: elementwise nodes read row reductions in the same kernel -------
+
+def layer_norm_chain(x, gamma, beta, keep, axes=(-1,)):
+    mu = ops.ReduceMean(keep_dims=True)(x, axes)
+    d = x - mu
+    var = ops.ReduceMean(keep_dims=True)(d * d, axes)
+    y = d * ops.rsqrt(var + 1e-5) * gamma + beta
+    h = 0.5 * y * (1.0 + ops.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
+    return h * keep * (1.0 / 0.9), var
+
+
+@pytest.mark.parametrize("shape,axes", [
+    ((37, 1031), (-1,)),       # odd rows and row length (a vector remainder)
+    ((3, 5, 129), (-1,)),      # rows over two dimensions
+    ((3, 5, 129), (1, 2)),     # a row of two dimensions
+    ((6, 1, 7), (1, 2)),       # a size-1 axis among the row axes
+    ((5, 7), (0, 1)),          # one row: the whole tensor
+    ((4, 1), (-1,)),           # rows of one element
+])
+def test_layer_norm_gelu_dropout_is_one_staged_kernel_and_equals_unfused(shape, axes, capsys):
+    # The mean, the variance and the normalised output in one kernel that reads each row from
+    # memory once (codegen::LoopKernel::row_dims); the variance, also a result, comes back.
+    x = values(shape, np.float32, seed=31)
+    gamma = values(shape[-1:], np.float32, seed=32)
+    beta = values(shape[-1:], np.float32, seed=33)
+    keep = (values(shape, np.float32, seed=34, lo=0, hi=1) < 0.9).astype(np.float32)
+
+    def f(x, gamma, beta, keep):
+        return layer_norm_chain(x, gamma, beta, keep, axes)
+
+    ref, _ = compiled(f, [x, gamma, beta, keep], False, capsys)
+    got, clusters = compiled(f, [x, gamma, beta, keep], True, capsys)
+    assert clusters == 1
+    for r, g in zip(ref, got):
+        assert r.dtype == g.dtype and r.shape == g.shape
+        np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-6 * np.abs(r).max())
+    # the oracle: numpy in float64
+    x64 = x.astype(np.float64)
+    ax = tuple(a % len(shape) for a in axes)
+    var = x64.var(axis=ax, keepdims=True)
+    np.testing.assert_allclose(got[1], var, rtol=1e-5)
+    y = (x64 - x64.mean(axis=ax, keepdims=True)) / np.sqrt(var + 1e-5) * gamma + beta
+    h = 0.5 * y * (1 + np.tanh(0.7978845608 * (y + 0.044715 * y ** 3))) * keep / 0.9
+    np.testing.assert_allclose(got[0], h, rtol=1e-4, atol=1e-4)
+
+
+def test_softmax_is_one_staged_kernel(capsys):
+    x = values((37, 129), np.float32, seed=9)
+
+    def f(x):
+        e = ops.exp(x - ops.ReduceMax(keep_dims=True)(x, -1))
+        return e / ops.ReduceSum(keep_dims=True)(e, -1)
+
+    got = fused_vs_unfused(f, [x], capsys, rtol=1e-6)
+    _, clusters = compiled(f, [x], True, capsys)
+    assert clusters == 1
+    e = np.exp(x.astype(np.float64) - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(got[0], e / e.sum(-1, keepdims=True), rtol=1e-5)
+
+
+def test_row_values_of_int_and_max_min_reductions_are_exact(capsys):
+    # Staged kernels of integer sums and float max/min: nothing is reordered, so bit for bit.
+    xi = values((9, 33), np.int32, seed=3, lo=-100, hi=100)
+    xf = values((9, 33), np.float32, seed=4)
+    xf[2, 5] = np.nan
+
+    def f(xi, xf):
+        s = ops.ReduceSum(keep_dims=True)(xi * 3, -1)
+        a = xi * 3 - s
+        m = xf - ops.ReduceMax(keep_dims=True)(xf, -1)
+        return a * 2, m * ops.ReduceMin(keep_dims=True)(m, -1)
+
+    fused_vs_unfused(f, [xi, xf], capsys)
+
+
+def test_reductions_that_do_not_keep_rows_end_chains(capsys):
+    # Reducing the first axis (columns) or dropping the reduced axes is no row: such a reduction
+    # ends its chain as before, and the program still equals the unfused one.
+    x = values((12, 10), np.float32, seed=5)
+
+    def f(x):
+        c = ops.ReduceMean(keep_dims=True)(x * 2.0, 0)
+        r = ops.ReduceSum()(x + 1.0, -1)
+        return (x - c) * 3.0, ops.ExpandDims()(r, 1) * x
+
+    fused_vs_unfused(f, [x], capsys, rtol=1e-6)
+
+
+def test_layer_norm_gradients_through_staged_kernels_equal_unfused(capsys):
+    x = values((24, 129), np.float32, seed=41)
+    g = values((129,), np.float32, seed=42)
+
+    def f(x, g):
+        def loss(x, g):
+            mu = ops.ReduceMean(keep_dims=True)(x, -1)
+            d = x - mu
+            y = d * ops.rsqrt(ops.ReduceMean(keep_dims=True)(d * d, -1) + 1e-5) * g
+            e = ops.exp(y - ops.ReduceMax(keep_dims=True)(y, -1))
+            return (e / ops.ReduceSum(keep_dims=True)(e, -1) * y).sum()
+        return ms.grad(loss, grad_position=(0, 1))(x, g)
+
+    got = fused_vs_unfused(f, [x, g], capsys, rtol=2e-5)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    xt, gt = ms.Tensor(x), ms.Tensor(g)
+    # finite differences of the loss along a random direction, in float64 numpy
+    def np_loss(x, g):
+        d = x - x.mean(-1, keepdims=True)
+        y = d / np.sqrt((d * d).mean(-1, keepdims=True) + 1e-5) * g
+        e = np.exp(y - y.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True) * y).sum()
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal(x.shape)
+    x64, g64, h = x.astype(np.float64), g.astype(np.float64), 1e-6
+    fd = (np_loss(x64 + h * u, g64) - np_loss(x64 - h * u, g64)) / (2 * h)
+    np.testing.assert_allclose(np.sum(got[0] * u), fd, rtol=1e-3)
+    del xt, gt
+
+
+def test_bfloat16_layer_norm_stages_round_as_the_kernels(capsys):
+    x = values((16, 130), np.float32, seed=51)
+
+    def f(x):
+        b = ops.cast(x, ms.bfloat16)
+        mu = ops.ReduceMean(keep_dims=True)(b, -1)
+        d = b - mu
+        return ops.cast(d * ops.rsqrt(ops.ReduceMean(keep_dims=True)(d * d, -1) + 1e-5),
+                        ms.float32)
+
+    ref, _ = compiled(f, [x], False, capsys)
+    got, clusters = compiled(f, [x], True, capsys)
+    assert clusters == 1
+    np.testing.assert_allclose(got[0], ref[0], rtol=2 ** -7, atol=0)
+    assert np.mean(got[0] != ref[0]) <= 0.01
+
+
+# ---- merged clusters, outer-dimension reductions on threads -------------------------------
+
+def test_adam_update_is_one_kernel_and_equals_unfused_bit_for_bit(capsys):
+    n = 100_003
+    p, m, g = (values((n,), np.float32, seed=s) for s in (1, 2, 3))
+    v = np.abs(values((n,), np.float32, seed=4)) * 0.1
+
+    def adam(p, m, v, g):
+        m2 = m * 0.9 + g * 0.1
+        v2 = v * 0.999 + g * g * 0.001
+        return p - m2 * 1e-3 / (ops.sqrt(v2) + 1e-8), m2, v2
+
+    fused_vs_unfused(adam, [p, m, v, g], capsys)
+    _, clusters = compiled(adam, [p, m, v, g], True, capsys)
+    assert clusters == 1  # the m and v chains merge where the update reads both
+
+
+@pytest.mark.parametrize("shape,axes", [((4099, 67), (0,)), ((300, 7, 100), (0, 2)),
+                                        ((1 << 18,), ()), ((40, 5000), (0,))])
+def test_outer_reductions_run_in_fixed_slices_whatever_the_threads(shape, axes, capsys):
+    # A kernel that reduces dims[0] runs in slices (a number fixed by the sizes) on the threads,
+    # the partial accumulators combined in slice order: the same bits on 1 and 2 threads,
+    # integer sums and max/min exact, float sums to 1e-6 of numpy's float64.
+    x = values(shape, np.float32, seed=61)
+    y = x.copy()
+    y[(0,) * len(shape)] = np.nan  # max/min: NaN wins wherever its slice is
+    xi = values(shape, np.int32, seed=62, lo=-1000, hi=1000)
+
+    def f(x, y, xi):
+        v = x * 2.0 - 1.0
+        u = y * 2.0 - 1.0
+        w = xi * 3 + 1
+        return (ops.ReduceSum()(v, axes), ops.ReduceMean()(v, axes), ops.ReduceMax()(u, axes),
+                ops.ReduceMin()(u, axes), ops.ReduceSum()(w, axes), ops.ReduceMax()(w, axes))
+
+    threads = ms._mycel.get_num_threads()
+    try:
+        ms._mycel.set_num_threads(1)
+        one, _ = compiled(f, [x, y, xi], True, capsys)
+        ms._mycel.set_num_threads(2)
+        two = fused_vs_unfused(f, [x, y, xi], capsys, rtol=1e-6)
+    finally:
+        ms._mycel.set_num_threads(threads)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    ax = axes if axes else None
+    v = x.astype(np.float64) * 2 - 1
+    np.testing.assert_allclose(two[0], np.sum(v, axis=ax), rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(two[1], np.mean(v, axis=ax), rtol=1e-5, atol=1e-6)
+    u = y.astype(np.float64) * 2 - 1
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(two[2], np.max(u, axis=ax), rtol=1e-7)  # NaN where numpy's
+        np.testing.assert_allclose(two[3], np.min(u, axis=ax), rtol=1e-7)
+    w = xi.astype(np.int64) * 3 + 1
+    np.testing.assert_array_equal(two[4], np.sum(w, axis=ax).astype(np.int32))
+    np.testing.assert_array_equal(two[5], np.max(w, axis=ax))
