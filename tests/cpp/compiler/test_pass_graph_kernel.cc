@@ -178,5 +178,112 @@ TEST(PassGraphKernel, BFloat16MaxReductionsAndFloat64CastsStayUnfused) {
   )");
 }
 
+TEST(PassGraphKernel, LayerNormIsOneStagedKernel) {
+  // Values read the row reductions (mean, variance) and a value per row (rsqrt of the
+  // variance, shape [4, 1]) joins too: one kernel in three stages per row. The mean is read
+  // in the kernel only (an internal output); the variance is also a result.
+  PassCase c(R"(
+    graph @f(%x: f32[4, 8], %g: f32[8]) {
+      %m = ReduceMean{axis=(1,), keep_dims=True}(%x) : f32[4, 1]
+      %d = Sub(%x, %m) : f32[4, 8]
+      %q = Mul(%d, %d) : f32[4, 8]
+      %v = ReduceMean{axis=(-1,), keep_dims=True}(%q) : f32[4, 1]
+      %r = Rsqrt(%v) : f32[4, 1]
+      %y = Mul(%d, %r) : f32[4, 8]
+      %z = Mul(%y, %g) : f32[4, 8]
+      %o = make_tuple(%z, %v) : tuple(f32[4, 8], f32[4, 1])
+      return %o
+    }
+  )");
+  codegen::LoopKernel lk = lowered(c);
+  EXPECT_EQ(lk.text(),
+            "kernel dims=[4,8] rows=1\n"
+            "  in0 Float32 strides=[8,1]\n"
+            "  in1 Float32 strides=[0,1]\n"
+            "  v0 = load Float32 in0\n"
+            "  v1 = load Float32 in1\n"
+            "  v2 = reduced Float32 out2\n"
+            "  v3 = sub Float32 v0 v2\n"
+            "  v4 = mul Float32 v3 v3\n"
+            "  v5 = reduced Float32 out0\n"
+            "  v6 = rsqrt Float32 v5\n"
+            "  v7 = mul Float32 v3 v6\n"
+            "  v8 = mul Float32 v7 v1\n"
+            "  out mean v4 Float32 strides=[1,0] numel=4 count=8\n"
+            "  out store v8 Float32 strides=[8,1] numel=32 count=1\n"
+            "  out mean v0 Float32 strides=[1,0] numel=4 count=8 internal\n");
+  EXPECT_EQ(lk.row_dims, 1);
+  EXPECT_TRUE(lk.parallel_outer());
+}
+
+TEST(PassGraphKernel, ChainsMeetingInANodeMergeIntoOneCluster) {
+  // Adam's m and v chains start apart and meet in the parameter's update: one kernel.
+  expect_fused(R"(
+    graph @f(%p: f32[6], %m: f32[6], %v: f32[6], %g: f32[6]) {
+      %a = Mul(%m, %g) : f32[6]
+      %b = Add(%a, %g) : f32[6]
+      %c = Mul(%v, %v) : f32[6]
+      %e = Sqrt(%c) : f32[6]
+      %u = Div(%b, %e) : f32[6]
+      %q = Sub(%p, %u) : f32[6]
+      %r = make_tuple(%q, %b, %c) : tuple(f32[6], f32[6], f32[6])
+      return %r
+    }
+  )",
+               R"(
+    graph @f(%p: f32[6], %m: f32[6], %v: f32[6], %g: f32[6]) {
+      %1 = @GraphKernel_0(%m, %g, %v, %p) : tuple(f32[6], f32[6], f32[6])
+      %2 = getitem(%1, 2) : f32[6]
+      %3 = getitem(%1, 0) : f32[6]
+      %4 = getitem(%1, 1) : f32[6]
+      %r = make_tuple(%2, %3, %4) : tuple(f32[6], f32[6], f32[6])
+      return %r
+    }
+
+    graph @GraphKernel_0(%x0: f32[6], %x1: f32[6], %x2: f32[6], %x3: f32[6]) {
+      %a = Mul(%x0, %x1) : f32[6]
+      %b = Add(%a, %x1) : f32[6]
+      %c = Mul(%x2, %x2) : f32[6]
+      %e = Sqrt(%c) : f32[6]
+      %u = Div(%b, %e) : f32[6]
+      %q = Sub(%x3, %u) : f32[6]
+      %5 = make_tuple(%b, %c, %q) : tuple(f32[6], f32[6], f32[6])
+      return %5
+    }
+  )");
+}
+
+TEST(PassGraphKernel, ReductionsThatDropOrKeepOuterAxesDoNotStage) {
+  // A row reduction that drops its axes, or one of the first axis, ends its chain: the
+  // values read after it stay out (here ops of their own).
+  expect_fused(R"(
+    graph @f(%x: f32[3, 3]) {
+      %a = Mul(%x, %x) : f32[3, 3]
+      %s = ReduceSum{axis=(1,), keep_dims=False}(%a) : f32[3]
+      %t = ReduceSum{axis=(0,), keep_dims=True}(%x) : f32[1, 3]
+      %b = Add(%x, %s) : f32[3, 3]
+      %c = Sub(%x, %t) : f32[3, 3]
+      %r = make_tuple(%b, %c) : tuple(f32[3, 3], f32[3, 3])
+      return %r
+    }
+  )",
+               R"(
+    graph @f(%x: f32[3, 3]) {
+      %1 = @GraphKernel_0(%x) : f32[3]
+      %b = Add(%x, %1) : f32[3, 3]
+      %t = ReduceSum{axis=(0,), keep_dims=True}(%x) : f32[1, 3]
+      %c = Sub(%x, %t) : f32[3, 3]
+      %r = make_tuple(%b, %c) : tuple(f32[3, 3], f32[3, 3])
+      return %r
+    }
+
+    graph @GraphKernel_0(%x0: f32[3, 3]) {
+      %a = Mul(%x0, %x0) : f32[3, 3]
+      %s = ReduceSum{axis=(1,), keep_dims=False}(%a) : f32[3]
+      return %s
+    }
+  )");
+}
+
 }  // namespace
 }  // namespace mycel::passtest
