@@ -73,7 +73,7 @@ def timed(step, sync, plan):
 
 
 def mycel_step(model, setting):
-    """(step, sync): one training step of `model` in `setting`, compiled on the first call."""
+    """(step, sync): one training step of `model` in `setting`, compiled here (one step)."""
     import mycel as ms
     from mycel import amp, models, nn
     ms._mycel.set_num_threads(THREADS)
@@ -98,6 +98,10 @@ def mycel_step(model, setting):
 
     def sync(out):
         (out[0] if isinstance(out, tuple) else out).asnumpy()
+    # One step now: the program compiles on its first call, with the context of that moment,
+    # so it must run before another setting's mycel_step changes enable_graph_kernel
+    # (interleaved settings built in one process otherwise all compiled as the last one).
+    sync(step(x, y))
     return (lambda: step(x, y)), sync
 
 

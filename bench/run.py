@@ -1059,38 +1059,52 @@ def fusion_section():
     bytes per second they reach against this machine's bandwidth measured in the same run."""
     print("bench: graph-kernel fusion (mycel fused/unfused, then torch eager) ...", flush=True)
     my, th = run("fusion_bench.py", "mycel"), run("fusion_bench.py", "torch")
-    bw = 2 * 4 * 64 * 1024 * 1024 / (my["copy_fused_ms"] / 1e3) / 1e9  # (one op: not fused)
-    np_bw = 2 * 4 * 64 * 1024 * 1024 / (my["numpy_copy_ms"] / 1e3) / 1e9
+    copy_bytes = 2 * 4 * 64 * 1024 * 1024
+    # (x * 1.5 is one op: it runs its Mul kernel in both settings; the better of the two)
+    copy_ms = min(my["copy_fused_ms"], my["copy_unfused_ms"])
+    copy_cpu = min(my["copy_fused_cpu_ms"], my["copy_unfused_cpu_ms"])
+    bw = copy_bytes / (copy_ms / 1e3) / 1e9
+    np_bw = copy_bytes / (my["numpy_copy_ms"] / 1e3) / 1e9
+    threads = os.environ.get('BENCH_THREADS', '2')
     lines = [
         "## Graph-kernel fusion",
         "",
         f"Produced by bench/fusion_bench.py (`python3 bench/run.py --only fusion`) on "
         f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
-        f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best of "
-        "1 and 2 threads; float32, ms per call (best of 5 rounds of 5 calls; a shared machine). "
+        f"{threads} threads for mycel; PyTorch eager at its best of "
+        "1 and 2 threads; float32, ms per call (best of 5 rounds of 5 calls; the rounds "
+        "interleave fused, unfused and the copy, so they share the load). "
         "mycel in GRAPH mode with `set_context(enable_graph_kernel=True)` (fused) and without. "
-        f"Memory bandwidth measured in the same run: {bw:.1f} GB/s (`x * 1.5` over 64M floats, "
-        f"512 MB moved: one op, so its Mul kernel), numpy's copy {np_bw:.1f} GB/s. GB/s: the "
-        "bytes a fused kernel must move at least (inputs once, outputs once) over the time. "
+        f"Memory bandwidth measured in the same run, by a kernel on the same {threads} threads: "
+        f"{bw:.1f} GB/s (`x * 1.5` over 64M floats, 512 MB moved: one op, so its Mul kernel), "
+        f"numpy's copy (one thread) {np_bw:.1f} GB/s. GB/s: the bytes a fused kernel must move "
+        "at least (inputs once, outputs once; Adam: p, m, v, g read, p, m, v written; LayerNorm: "
+        "x and the mask read, the output written) over the time, STREAM's convention for the "
+        "copy and the chains alike (the reads of cache lines before writes are not counted). "
+        "CPU: process CPU time per call (both threads), the steadier measure under load. "
         "Matrix products stay with oneDNN; what fuses: docs/architecture.md, \"Graph kernels\".",
         "",
-        "| workload | fused ms | unfused ms | fused vs unfused | PyTorch eager ms | "
-        "fused vs PyTorch | fused GB/s | of bandwidth |",
-        "|---|---|---|---|---|---|---|---|",
+        "| workload | fused ms | unfused ms | fused vs unfused | fused vs unfused (CPU) | "
+        "PyTorch eager ms | fused vs PyTorch | fused GB/s | of bandwidth | of bandwidth (CPU) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     labels = {"adam": "Adam update, 10M parameters",
               "layernorm": "LayerNorm + GELU + dropout, [4096, 1024]",
               "attention": "softmax attention, 16 x 128 x 64"}
     for name, label in labels.items():
         f, u = my[f"{name}_fused_ms"], my[f"{name}_unfused_ms"]
+        fc, uc = my[f"{name}_fused_cpu_ms"], my[f"{name}_unfused_cpu_ms"]
         t = min(th[f"{name}_1_ms"], th[f"{name}_2_ms"])
         nbytes = {"adam": 7 * 4 * 10_000_000,
                   "layernorm": 4 * (3 * 4096 * 1024 + 2 * 1024)}.get(name)
         gbs = f"{nbytes / (f / 1e3) / 1e9:.1f}" if nbytes else "-"
         share = f"{100 * nbytes / (f / 1e3) / 1e9 / bw:.0f}%" if nbytes else "-"
-        lines.append(f"| {label} | {f:.2f} | {u:.2f} | {u / f:.2f} | {t:.2f} | {t / f:.2f} | "
-                     f"{gbs} | {share} |")
-    lines.append("")
+        # the same ratio in CPU time: bytes per CPU second against the copy's
+        share_cpu = (f"{100 * (nbytes / fc) / (copy_bytes / copy_cpu):.0f}%" if nbytes else "-")
+        lines.append(f"| {label} | {f:.2f} | {u:.2f} | {u / f:.2f} | {uc / fc:.2f} | {t:.2f} | "
+                     f"{t / f:.2f} | {gbs} | {share} | {share_cpu} |")
+    lines += ["", f"1-minute load average at the end of mycel's run: {my['load']:.1f} "
+              f"({os.cpu_count()} cores).", ""]
     return lines
 
 
