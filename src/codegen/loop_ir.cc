@@ -32,6 +32,7 @@ OpRule rule_of(OpId id) {
     MC_R(Reciprocal, Reciprocal);
     MC_R(LogicalNot, Not);
     MC_R(Add, Add);
+    MC_R(BiasAdd, Add);  // (fusible() takes it where it is Add: the channel axis last)
     MC_R(Sub, Sub);
     MC_R(Mul, Mul);
     MC_R(Div, Div);
@@ -171,6 +172,15 @@ bool fusible(const CNode* c) {
     largest = std::max(largest, n);
   }
   if (in.empty()) return false;
+  if (p->op->id == OpId::BiasAdd) {
+    // b along the channel axis: x's last axis for NHWC and for a matrix (NCHW's axis 1), where
+    // BiasAdd is x + b broadcast as Add broadcasts.
+    const Abstract* x = tensor_abs(c->input(1));
+    const Abstract* b = tensor_abs(c->input(2));
+    bool last = x->shape.size() == 2 || p->attrs.get_str("data_format") == "NHWC";
+    if (!last || b->shape.size() != 1 || x->shape.empty() || b->shape[0] != x->shape.back())
+      return false;
+  }
   int64_t n = 1;
   for (int64_t d : out->shape) n *= d;
   if (n == 0 || largest == 0) return false;  // empty tensors: the op kernels handle them

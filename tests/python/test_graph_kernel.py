@@ -658,3 +658,35 @@ def test_outer_reductions_run_in_fixed_slices_whatever_the_threads(shape, axes, 
     w = xi.astype(np.int64) * 3 + 1
     np.testing.assert_array_equal(two[4], np.sum(w, axis=ax).astype(np.int32))
     np.testing.assert_array_equal(two[5], np.max(w, axis=ax))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, "bf16"])
+def test_bias_add_fuses_where_its_channel_axis_is_last(dtype, capsys):
+    # A Dense layer's BiasAdd (a matrix) and NHWC's fuse as Add; NCHW's of rank 4 (the channel
+    # axis is 1) stays with its kernel. Bit for bit against the op kernels.
+    x = values((33, 17), np.float32, seed=71)
+    b = values((17,), np.float32, seed=72)
+    x4 = values((2, 3, 5, 7), np.float32, seed=73)
+    b4 = values((7,), np.float32, seed=74)
+    c4 = values((3,), np.float32, seed=75)
+    cast = (lambda t: ops.cast(t, ms.bfloat16)) if dtype == "bf16" else (lambda t: t)
+
+    def f(x, b, x4, b4, c4):
+        h = ops.gelu(ops.BiasAdd()(cast(x) * 2.0, cast(b)), approximate="tanh")
+        n = ops.relu(ops.BiasAdd(data_format="NHWC")(cast(x4) * 2.0, cast(b4)))
+        m = ops.relu(ops.BiasAdd()(cast(x4) * 3.0, cast(c4)))
+        return h, n, m
+
+    ref, _ = compiled(f, [x, b, x4, b4, c4], False, capsys)
+    got, clusters = compiled(f, [x, b, x4, b4, c4], True, capsys)
+    # float32: [Mul, BiasAdd, GeLU] and [Mul, BiasAdd NHWC, ReLU]; NCHW's Mul and ReLU are
+    # single ops (a fused NCHW BiasAdd would make a third cluster)
+    assert clusters == 2 if dtype == np.float32 else clusters >= 2, clusters
+    for r, g in zip(ref, got):
+        if dtype == "bf16":  # the tanh form's float32 may differ by an ulp before rounding
+            np.testing.assert_allclose(g.astype(np.float32), r.astype(np.float32),
+                                       rtol=2 ** -7, atol=0)
+        else:
+            np.testing.assert_allclose(g, r, rtol=2e-6, atol=1e-7)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[2], ref[2])
