@@ -2,16 +2,17 @@
 // scalar values per point and storing or accumulating some of them.
 //
 // A GraphKernel graph (is_graph_kernel below, made by compiler/passes/graph_kernel.cc)
-// holds prim calls of one shape family: every elementwise node has the iteration shape S, its
-// parameters broadcast to S, and reductions reduce an S-shaped value. lower() turns it into a
-// LoopKernel:
+// holds prim calls of one shape family: every elementwise node has the iteration shape S (or,
+// in a staged kernel, S's row shape: see row_dims), its parameters broadcast to S, and
+// reductions reduce an S-shaped value. lower() turns it into a LoopKernel:
 //
 //   dims      S with size-1 dimensions dropped and neighbours merged where every operand
 //             walks them as one (row-major; at least one dimension, [1] for a 0-d kernel)
 //   inputs    one per graph parameter: dtype and element strides per dimension (0: the
 //             dimension is broadcast)
 //   values    SSA in order: Load of an input at the point, then one scalar op per prim node
-//             (its dtype the node's); operands index earlier values
+//             (its dtype the node's); operands index earlier values; Reduced: a row
+//             reduction's result at the point's row (staged kernels)
 //   outputs   per graph result: the value and either a store at the point (strides of the
 //             contiguous S) or a reduction (Sum/Mean/Max/Min) into an accumulator whose
 //             strides are 0 on the reduced dimensions; `count` is the number of elements
@@ -22,7 +23,8 @@
 // llvm_emit.cc), except that reductions may sum in another order (floats in double, as the
 // CPU kernel does). text() is its canonical form, the key of the kernel cache (jit.h).
 //
-// What fuses is decided here, in one place (fusible(), which the pass asks): the unary, binary,
+// What fuses is decided here, in one place (fusible(), which the pass asks): the unary, binary
+// (BiasAdd too where its channel axis is the last: a matrix or NHWC),
 // compare, logic, Select and Cast ops below and ReduceSum/Mean/Max/Min, on float32, float64,
 // int32, int64 and bool as each op allows, every input of the node's own dtype (compares and
 // Select's condition excepted); Exp, Sigmoid, Tanh, Erf and GeLU (both forms) on float32
