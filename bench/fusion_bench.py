@@ -8,6 +8,8 @@ Workloads (float32):
              g; bias corrections folded into lr): reads p, m, v, g and writes p, m, v
   layernorm  LayerNorm over the last axis of [4096, 1024] (mean, variance, scale and shift),
              then GELU (tanh form) and dropout by a given keep mask (mask * x / keep)
+  lnonly     the LayerNorm alone (reads x, writes y): the chain without GELU's arithmetic
+             (tanh's exp and division), which on these cores costs more than its memory traffic
   attention  a softmax-attention block, batch 16 x 128 tokens x 64 features: scores = q k^T /
              sqrt(d) + bias, softmax (max, exp, sum, divide), probabilities @ v
   copy       y = x * 1.5 over 64M float32 (read 256 MB, write 256 MB; one op, which stays
@@ -66,6 +68,7 @@ def data():
 BYTES = {
     "adam": 7 * 4 * N_ADAM,                                       # p m v g in, p m v out
     "layernorm": 4 * (3 * LN_SHAPE[0] * LN_SHAPE[1] + 2 * LN_SHAPE[1]),  # x, mask in; y out
+    "lnonly": 4 * (2 * LN_SHAPE[0] * LN_SHAPE[1] + 2 * LN_SHAPE[1]),     # x in; y out
     "copy": 2 * 4 * COPY_N,
 }
 
@@ -90,6 +93,12 @@ def mycel_main():
         h = 0.5 * y * (1.0 + ops.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
         return h * keep * (1.0 / 0.9)
 
+    def lnonly(x, gamma, beta, keep):
+        mu = ops.ReduceMean(keep_dims=True)(x, -1)
+        d = x - mu
+        var = ops.ReduceMean(keep_dims=True)(d * d, -1)
+        return d * ops.rsqrt(var + 1e-5) * gamma + beta
+
     def attention(q, k, v, bias):
         s = ops.BatchMatMul(transpose_b=True)(q, k) * 0.125 + bias
         e = ops.exp(s - ops.ReduceMax(keep_dims=True)(s, -1))
@@ -101,7 +110,7 @@ def mycel_main():
 
     adam_d, ln_d, att_d = data()
     xs = np.random.default_rng(1).standard_normal(COPY_N).astype(np.float32)
-    cases = {"adam": (adam, adam_d), "layernorm": (layernorm, ln_d),
+    cases = {"adam": (adam, adam_d), "layernorm": (layernorm, ln_d), "lnonly": (lnonly, ln_d),
              "attention": (attention, att_d), "copy": (copy, [xs])}
     # Every setting compiled first, then measured in interleaved rounds (each round runs each
     # setting REPS times), so fused, unfused and the bandwidth measure share the machine's load.
@@ -144,11 +153,14 @@ def torch_main():
         y = torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
         return torch.nn.functional.gelu(y, approximate="tanh") * keep * (1.0 / 0.9)
 
+    def lnonly(x, gamma, beta, keep):
+        return torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
+
     def attention(q, k, v, bias):
         s = torch.bmm(q, k.transpose(1, 2)) * 0.125 + bias
         return torch.bmm(torch.softmax(s, -1), v)
 
-    cases = {"adam": (adam, adam_d), "layernorm": (layernorm, ln_d),
+    cases = {"adam": (adam, adam_d), "layernorm": (layernorm, ln_d), "lnonly": (lnonly, ln_d),
              "attention": (attention, att_d)}
     out = {}
     with torch.no_grad():

@@ -1090,13 +1090,15 @@ def fusion_section():
     ]
     labels = {"adam": "Adam update, 10M parameters",
               "layernorm": "LayerNorm + GELU + dropout, [4096, 1024]",
+              "lnonly": "LayerNorm alone, [4096, 1024]",
               "attention": "softmax attention, 16 x 128 x 64"}
     for name, label in labels.items():
         f, u = my[f"{name}_fused_ms"], my[f"{name}_unfused_ms"]
         fc, uc = my[f"{name}_fused_cpu_ms"], my[f"{name}_unfused_cpu_ms"]
         t = min(th[f"{name}_1_ms"], th[f"{name}_2_ms"])
         nbytes = {"adam": 7 * 4 * 10_000_000,
-                  "layernorm": 4 * (3 * 4096 * 1024 + 2 * 1024)}.get(name)
+                  "layernorm": 4 * (3 * 4096 * 1024 + 2 * 1024),
+                  "lnonly": 4 * (2 * 4096 * 1024 + 2 * 1024)}.get(name)
         gbs = f"{nbytes / (f / 1e3) / 1e9:.1f}" if nbytes else "-"
         share = f"{100 * nbytes / (f / 1e3) / 1e9 / bw:.0f}%" if nbytes else "-"
         # the same ratio in CPU time: bytes per CPU second against the copy's
