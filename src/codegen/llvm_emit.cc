@@ -216,8 +216,10 @@ class Emitter {
     loop(start, end, [&](const std::string& i) {
       std::vector<std::string> off(base.size());
       for (size_t j = 0; j < base.size(); ++j) {
-        int64_t s = j < k_.inputs.size() ? k_.inputs[j].strides[d]
-                                         : k_.outputs[j - k_.inputs.size()].strides[d];
+        size_t nin = k_.inputs.size(), nout = k_.outputs.size();
+        int64_t s = j < nin          ? k_.inputs[j].strides[d]
+                    : j < nin + nout ? k_.outputs[j - nin].strides[d]
+                                     : row_strides_[d];  // (staged: the index in the row)
         if (s == 0) {
           off[j] = base[j];
           continue;
@@ -254,14 +256,16 @@ class Emitter {
     }
     last_stage_ = last;
     block("entry");
+    plan_cache();
     std::string go = op("icmp slt i64 %lo, %hi");
     std::string start = label(), done = label();
     line("br i1 " + go + ", label %" + start + ", label %" + done);
     block(start);
     size_t nin = k_.inputs.size(), rows = static_cast<size_t>(k_.row_dims);
-    std::vector<std::string> zero(nin + no, "0");
+    std::vector<std::string> zero(nin + no + 1, "0");  // (+ the index in the row)
     nest(0, rows, zero, [&](const std::vector<std::string>& row) {
       reduced_.assign(no, "");
+      stored_.assign(nv, false);
       for (int s = 0; s <= last; ++s) {
         for (size_t j = 0; j < no; ++j) {
           const LOutput& o = k_.outputs[j];
@@ -275,6 +279,7 @@ class Emitter {
         for (size_t j = 0; j < no; ++j)
           if (k_.outputs[j].reduce != Reduce::None && ostage_[j] == s)
             reduced_[j] = finalize_at(j, row[nin + j]);
+        for (size_t i = 0; i < nv; ++i) stored_[i] = stored_[i] || store_now_[i];
       }
     });
     line("br label %" + done);
@@ -282,20 +287,67 @@ class Emitter {
     line("ret void");
   }
 
-  // need_: the values stage s computes (what its reductions and, last stage, its stores read).
+  // need_: the values stage s computes (what its reductions and, last stage, its stores read);
+  // a cached value an earlier stage stored is read back instead (its operands not needed);
+  // store_now_: the cached values this stage computes and stores.
   void need(int s) {
-    need_.assign(k_.values.size(), false);
+    size_t nv = k_.values.size();
+    need_.assign(nv, false);
+    store_now_.assign(nv, false);
     for (size_t j = 0; j < k_.outputs.size(); ++j) {
       const LOutput& o = k_.outputs[j];
       if (o.reduce != Reduce::None ? ostage_[j] == s : s == last_stage_)
         need_[static_cast<size_t>(o.value)] = true;
     }
-    for (size_t i = k_.values.size(); i-- > 0;) {
+    for (size_t i = nv; i-- > 0;) {
       const LValue& lv = k_.values[i];
       if (!need_[i] || lv.op == LOp::Load || lv.op == LOp::Reduced) continue;
+      if (!cache_.empty() && cache_[i] >= 0) {
+        if (stored_[i]) continue;
+        store_now_[i] = true;
+      }
       for (int32_t x : {lv.a, lv.b, lv.c})
         if (x >= 0) need_[static_cast<size_t>(x)] = true;
     }
+  }
+
+  // Values of a transcendental function (Exp ... GeluTanh) that several stages need (softmax's
+  // exp: the sum's stage and the quotient's) are computed once per row and kept in a row
+  // buffer on the stack (rows of at most kCacheElems, at most kCacheValues of them): cache_,
+  // row_strides_ (the index in the row), and the buffers' allocas in the entry block.
+  static constexpr int64_t kCacheElems = 4096;
+  static constexpr int kCacheValues = 4;
+  void plan_cache() {
+    size_t nv = k_.values.size(), rows = static_cast<size_t>(k_.row_dims);
+    row_strides_.assign(k_.dims.size(), 0);
+    int64_t elems = 1;
+    for (size_t d = k_.dims.size(); d-- > rows;) {
+      row_strides_[d] = k_.dims[d] == 1 ? 0 : elems;
+      elems *= k_.dims[d];
+    }
+    cache_.assign(nv, -1);
+    if (elems > kCacheElems) return;
+    std::vector<int> stages(nv, 0);
+    stored_.assign(nv, false);
+    std::vector<int> saved = cache_;
+    cache_.clear();  // (need() without caching)
+    for (int s = 0; s <= last_stage_; ++s) {
+      need(s);
+      for (size_t i = 0; i < nv; ++i) stages[i] += need_[i];
+    }
+    cache_ = saved;
+    int slots = 0;
+    for (size_t i = 0; i < nv && slots < kCacheValues; ++i) {
+      LOp o = k_.values[i].op;
+      if (stages[i] < 2 || o < LOp::Exp || o > LOp::GeluTanh) continue;
+      cache_[i] = slots++;
+      line("%c" + std::to_string(cache_[i]) + " = alloca float, i64 " + std::to_string(elems) +
+           ", align 64");
+    }
+  }
+  std::string cache_ptr(size_t i, const std::string& at) {
+    return op("getelementptr inbounds float, float* %c" + std::to_string(cache_[i]) + ", i64 " +
+              at);
   }
 
   // The values at one point, then the stores and accumulations; in a staged kernel those of
@@ -310,10 +362,17 @@ class Emitter {
         v[i] = reduced_[static_cast<size_t>(lv.a)];
         continue;
       }
+      bool cached = staged && !cache_.empty() && cache_[i] >= 0;
+      if (cached && stored_[i]) {
+        v[i] = op("load float, float* " + cache_ptr(i, off.back()));
+        continue;
+      }
       v[i] = value(lv, v, off);
       // bfloat16 results round as the op kernels' (a Select picks an operand's bits as is).
       if (lv.dtype == DType::BFloat16 && lv.op != LOp::Load && lv.op != LOp::Select)
         v[i] = round_bf16(v[i]);
+      if (cached && store_now_[i])
+        line("store float " + v[i] + ", float* " + cache_ptr(i, off.back()));
     }
     size_t nin = k_.inputs.size();
     for (size_t j = 0; j < k_.outputs.size(); ++j) {
@@ -719,6 +778,11 @@ class Emitter {
   int last_stage_ = 0;
   std::vector<bool> need_;
   std::vector<std::string> reduced_;
+  // Staged kernels' row cache (plan_cache): each value's buffer (-1: none), whether an earlier
+  // stage stored it, whether this stage stores it; the index in the row per dimension.
+  std::vector<int> cache_;
+  std::vector<bool> stored_, store_now_;
+  std::vector<int64_t> row_strides_;
 };
 
 }  // namespace
