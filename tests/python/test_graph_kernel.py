@@ -694,3 +694,26 @@ def test_bias_add_fuses_where_its_channel_axis_is_last(dtype, capsys):
             np.testing.assert_allclose(g, r, rtol=2e-6, atol=1e-7)
     np.testing.assert_array_equal(got[1], ref[1])
     np.testing.assert_array_equal(got[2], ref[2])
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 3), (3, 5, 2), (2, 3, 5, 7)])
+def test_reduced_values_read_back_over_every_axis_pattern(shape, capsys):
+    # Every axis subset reduced with keep_dims and read back elementwise: suffixes of the axes
+    # make staged kernels, other subsets end their chains; all equal the unfused program and
+    # numpy's float64.
+    x = values(shape, np.float32, seed=81)
+    r = len(shape)
+    for axes in [s for k in range(1, r + 1) for s in combinations(range(r), k)]:
+        def f(x, axes=axes):
+            v = x * 1.5 + 0.25
+            c = v - ops.ReduceMean(keep_dims=True)(v, axes)
+            return (c * ops.ReduceMax(keep_dims=True)(c, axes),
+                    ops.ReduceSum(keep_dims=True)(c * c, axes))
+
+        got = fused_vs_unfused(f, [x], capsys, rtol=1e-6)
+        v = x.astype(np.float64) * 1.5 + 0.25
+        c = v - v.mean(axis=axes, keepdims=True)
+        np.testing.assert_allclose(got[0], c * c.max(axis=axes, keepdims=True), rtol=1e-4,
+                                   atol=1e-5)
+        np.testing.assert_allclose(got[1], (c * c).sum(axis=axes, keepdims=True), rtol=1e-4,
+                                   atol=1e-5)
