@@ -249,7 +249,10 @@ Grads bprop_batch_norm(BpropArgs& a) {
     const Shape& xs = shape(a.in[0]);
     Shape cs(xs.size(), 1);
     cs[1] = xs[1];
-    auto view = [&](Node* t) { return b.reshape(t, cs); };
+    // A zero cotangent stays as it is (unreshaped), so that stats_dx sees it is zero and adds
+    // nothing: reshaped, it was not recognised, and each BatchNorm of a training step computed
+    // five x-sized elementwise ops that add zero.
+    auto view = [&](Node* t) { return is_zero_fill(t) ? t : b.reshape(t, cs); };
     double m = 1;
     for (size_t d = 0; d < xs.size() && m > 0; ++d)  // m < 0: a dynamic count
       if (d != 1) m = xs[d] < 0 ? -1.0 : m * static_cast<double>(xs[d]);

@@ -460,7 +460,18 @@ void run_f64(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w, con
 // product); 256->512 stride 2 on 4x4 forward 1.6-2.0 vs 1.1, filter gradient 4.5-5.9 vs 1.1,
 // data gradient 2.0-2.3 vs 1.3-1.4. Larger outputs stay on oneDNN (4x4 256->256: 1.7 vs 2.0-2.2
 // forward, 1.4 vs 2.3-2.7 data gradient).
-bool batched_gemm_wins(const ConvGeom& g) { return g.group == 1 && g.ho * g.wo <= 4; }
+// The filter gradient also takes the batched gemm up to 16 output positions (ResNet-18's 4x4
+// stage) for kernels larger than 1x1: with two threads oneDNN splits the images, each share
+// reordering the weights' gradient and the shares summed, while the one product needs neither.
+// Measured (batch 16, two threads, process CPU ms, oneDNN vs batched gemm): 256->256 3x3 on 4x4
+// 3.3-3.4 vs 2.4-2.5, 128->256 3x3 stride 2 to 4x4 1.56-1.68 vs 1.22-1.26; one thread 2.6-2.9 vs
+// 2.5-2.6 and 1.33 vs 1.29; 1x1 128->256 stride 2 0.20 vs 0.22-0.23 (stays on oneDNN); 8x8
+// outputs lose (128->128 3x3 1.8 vs 3.4-3.7).
+bool batched_gemm_wins(Pass pass, const ConvGeom& g) {
+  if (g.group != 1) return false;
+  const int64_t positions = g.ho * g.wo;
+  return positions <= 4 || (pass == Pass::BwdWeights && positions <= 16 && g.kh * g.kw > 1);
+}
 
 // Calls fn(k, xi) for each tap of output position (oh, ow) that lies inside the image: k =
 // (c*kh + i)*kw + j, the tap's column in the transposed im2col matrix, and xi = (c*h + ih)*w + iw,
@@ -608,7 +619,7 @@ void run_pass(const char* op, Pass pass, const ConvGeom& g, const Tensor& x, con
   }
   auto f64 = [&](const Tensor& a, const Tensor& b, const Tensor& c) { run_f64(pass, g, a, b, c); };
   auto f32 = [&](const Tensor& a, const Tensor& b, const Tensor& c) {
-    if (batched_gemm_wins(g)) {
+    if (batched_gemm_wins(pass, g)) {
       run_batched_gemm(pass, g, a, b, c);
     } else if (!run_dnnl(pass, g, a, b, c)) {
       run_converted(pass, DType::Float64, a, b, c, f64);

@@ -166,5 +166,47 @@ TEST(BpropNNDropout, UsesTheForwardMask) {
   EXPECT_LT(kept, 32);
 }
 
+// In training, BatchNorm's batch statistics are outputs too; when nothing uses them their
+// cotangents are the AD's zero Fills, and the rule must add nothing for them: dx is
+// BatchNormGrad's alone, with no x-sized Sub/Mul/Add computing zeros (ResNet-18's training
+// step ran 100 such ops when the zero test missed the reshaped cotangents).
+TEST(BpropNNBatchNorm, ZeroStatisticsCotangentsAddNoOps) {
+  ir::Module m;
+  ir::FuncGraph* g = m.new_graph("batch_norm");
+  ir::IrBuilder b(m, g);
+  const Shape xs{2, 3, 2, 2}, cs{3};
+  std::vector<Node*> in;
+  const char* names[] = {"x", "scale", "bias", "mean", "variance"};
+  for (const char* name : names) {
+    ir::Parameter* p = m.add_param(g, name);
+    p->set_abstract(Abstract::tensor(DType::Float64, in.empty() ? xs : cs));
+    in.push_back(p);
+  }
+  ir::Parameter* dy = m.add_param(g, "dy");
+  dy->set_abstract(Abstract::tensor(DType::Float64, xs));
+  Attrs fill;
+  fill.set("dtype", DType::Float64);
+  fill.set("shape", std::vector<int64_t>{3});
+  fill.set("value", 0.0);
+  std::vector<Node*> d{dy};
+  for (int i = 0; i < 4; ++i) d.push_back(b.prim(OpId::Fill, {}, fill));
+  Attrs attrs = make_attrs(op_def(OpId::BatchNorm), with({}, "is_training", true));
+  Node* out = b.prim(OpId::BatchNorm, in, attrs);
+  ir::BpropArgs ba{b, in, out, b.make_tuple(d), attrs};
+  std::vector<Node*> grads = ir::bprop_rule(OpId::BatchNorm)(ba);
+  ASSERT_EQ(grads.size(), 5u);
+  g->set_output(b.make_tuple({grads[0], grads[1], grads[2]}));
+  int elementwise = 0, bn_grad = 0;
+  for (const ir::CNode* c : m.toposort(g)) {
+    const ir::PrimData* p = c->prim();
+    if (p == nullptr) continue;
+    bn_grad += p->op->id == OpId::BatchNormGrad;
+    elementwise += p->op->id == OpId::Sub || p->op->id == OpId::Mul || p->op->id == OpId::Add ||
+                   p->op->id == OpId::Square;
+  }
+  EXPECT_EQ(bn_grad, 1);
+  EXPECT_EQ(elementwise, 0);
+}
+
 }  // namespace
 }  // namespace mycel::bproptest

@@ -157,6 +157,24 @@ void conv_cases(std::vector<KernelCase>& v) {
                A({{"group", i64(2)}, {"pad_mode", S("pad")}, {"pad", ints({1})}}),
                DType::Float32,
                "group 2, 2x2 output (oneDNN)"});
+  // Filter gradients of outputs up to 16 positions with kernels larger than 1x1 take the
+  // batched sgemm too (the forward and data gradient of these stay on oneDNN): ResNet-18's
+  // 4x4 stage, a 3x3 output with stride 2, and a 1x1 kernel on 4x4 that stays on oneDNN.
+  add_conv(v, {{5, 40, 4, 4},
+               {24, 40, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float32,
+               "4x4 output"});
+  add_conv(v, {{3, 12, 7, 6},
+               {20, 12, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1, 0, 1, 1})}, {"stride", ints({2})}}),
+               DType::Float32,
+               "stride 2, asymmetric pads, 3x3 output"});
+  add_conv(v, {{4, 24, 8, 8},
+               {32, 24, 1, 1},
+               A({{"stride", ints({2})}}),
+               DType::Float32,
+               "1x1 stride 2, 4x4 output (oneDNN)"});
   // Other dtypes.
   add_conv(v, {{3, 4, 9, 8},
                {6, 2, 3, 2},
