@@ -1,5 +1,5 @@
 """The collective primitives (ops.AllReduce, AllGather, ReduceScatter, AlltoAll, Broadcast,
-Send, Receive) on real ranks, Gloo at 2 and 4 processes and MPI at 2, in PYNATIVE and GRAPH
+Send, Receive) on real ranks, Gloo and MPI at 2 and 4 processes, in PYNATIVE and GRAPH
 mode: outputs against numpy (every rank draws every rank's data, so each knows the answer),
 and gradients against analytic values (a rank's input feeds every rank's loss, so its
 gradient sums over the ranks' weights). Also the errors of a process outside a job."""
@@ -143,7 +143,7 @@ def _check(runs, folder, n):
         assert x["fails"] == [], f"rank {x['rank']}:\n" + "\n".join(x["fails"])
 
 
-@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2), ("mpi", 4)])
 def test_collectives_match_numpy_in_both_modes(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
@@ -297,6 +297,44 @@ DTYPES = textwrap.dedent("""
             Y = data((n, 3 * n), dtype, 10)
             want = np.concatenate([np.split(Y[i], n, axis=1)[r] for i in range(n)], axis=0)
             check(f"AlltoAll {name}", ops.AlltoAll(n, 1, 0)(ms.Tensor(Y[r])), want)
+            E = data((3 * n, 0), dtype, 11)  # empty blocks
+            check(f"ReduceScatter sum {name}(3n, 0)", ops.ReduceScatter()(ms.Tensor(E[r])),
+                  np.zeros((3, 0), dtype))
+            check(f"AlltoAll {name}(0, 3n)", ops.AlltoAll(n, 1, 0)(ms.Tensor(E[r].T)),
+                  np.zeros((0, 3), dtype))
+            # Send/Receive in pairs (0 -> 1, 2 -> 3): odd, 0-d and empty shapes
+            for shape in ((7,), (), (0, 3), (2, 5, 3)):
+                X = data(shape, dtype, 20 + len(shape))
+                if r % 2 == 0:
+                    ops.Send(sr_tag=len(shape), dest_rank=r + 1)(ms.Tensor(X[r]))
+                else:
+                    got = ops.Receive(sr_tag=len(shape), src_rank=r - 1, shape=shape,
+                                      dtype=ms.Tensor(X[r]).dtype)()
+                    check(f"Send/Receive {name}{shape}", got, X[r - 1])
+        # bfloat16 has no numpy dtype (asnumpy gives float32): inputs exact in bfloat16,
+        # results within its precision (sums and products round once per step).
+        bf16 = lambda a: ms.Tensor(a).astype(ms.bfloat16)
+        for shape in ((7,), (), (0, 3), (1200,)):
+            X = [bf16(x).asnumpy() for x in data(shape, np.float32, 30 + len(shape))]
+            for op in ("sum", "max", "min", "prod"):
+                y = ops.AllReduce(op)(bf16(X[r]))
+                want = reduce([x.astype(np.float64) for x in X], op, np.float64)
+                if y.dtype != ms.bfloat16 or not np.allclose(y.asnumpy(), want, rtol=3e-2,
+                                                             atol=3e-2):
+                    fails.append(f"AllReduce {op} bfloat16{shape}: {y.dtype} "
+                                 f"{y.asnumpy().ravel()[:6]} want {want.ravel()[:6]}")
+            for what, y, want in (
+                    ("Broadcast", ops.Broadcast(n - 1)((bf16(X[r]),))[0], X[n - 1]),
+                    ("AllGather", ops.AllGather()(bf16(X[r])) if shape else None,
+                     np.concatenate(X) if shape else None)):
+                if y is not None and (y.dtype != ms.bfloat16 or
+                                      not np.array_equal(y.asnumpy(), want)):
+                    fails.append(f"{what} bfloat16{shape}: {y.asnumpy().ravel()[:6]}")
+        Y = [bf16(y).asnumpy() for y in data((n, 3 * n), np.float32, 40)]
+        want = np.concatenate([np.split(Y[i], n, axis=1)[r] for i in range(n)], axis=0)
+        y = ops.AlltoAll(n, 1, 0)(bf16(Y[r]))
+        if y.dtype != ms.bfloat16 or not np.array_equal(y.asnumpy(), want):
+            fails.append(f"AlltoAll bfloat16: {y.asnumpy().ravel()[:6]}")
     except Exception:
         fails.append(traceback.format_exc())
     release()
