@@ -2,7 +2,8 @@
 Send, Receive) on real ranks, Gloo and MPI at 2 and 4 processes, in PYNATIVE and GRAPH
 mode: outputs against numpy (every rank draws every rank's data, so each knows the answer),
 and gradients against analytic values (a rank's input feeds every rank's loss, so its
-gradient sums over the ranks' weights). Also the errors of a process outside a job."""
+gradient sums over the ranks' weights). Also the errors of a process outside a job, and a
+GRAPH-mode collective running on the communication queue while the graph goes on."""
 import json
 import textwrap
 
@@ -349,3 +350,50 @@ def test_every_dtype_odd_0d_and_empty_shapes_match_numpy(tmp_path, backend, n):
     script.write_text(DTYPES)
     runs = run_gloo(script, n, [tmp_path]) if backend == "gloo" else run_mpi(script, n, [tmp_path])
     _check(runs, tmp_path, n)
+
+
+ASYNC = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, ops
+    from mycel.communication import init, release, get_rank
+
+    init()
+    r = get_rank()
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    class Step(nn.Cell):  # rank 0: its AllReduce, then (collectives keep their order) a Send
+        def __init__(self):
+            super().__init__()
+            self.allreduce = ops.AllReduce()
+            self.send = ops.Send(sr_tag=1, dest_rank=1)
+
+        def construct(self, x):
+            return self.allreduce(x), self.send(x * 2)
+
+    x = ms.Tensor(np.full(3, r + 1.0, np.float32))
+    if r == 0:
+        got = {"y": Step()(x)[0].asnumpy().tolist()}
+    else:  # rank 1 joins the AllReduce only once rank 0's Send has arrived
+        z = ops.Receive(sr_tag=1, src_rank=0, shape=(3,), dtype=ms.float32)()
+        got = {"z": z.asnumpy().tolist(), "y": ops.AllReduce()(x).asnumpy().tolist()}
+    release()
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump(got, f)
+""")
+
+
+def test_in_graph_mode_a_collective_runs_while_the_graph_goes_on(tmp_path):
+    # Rank 0's compiled step issues an AllReduce and then a Send; rank 1 receives before it
+    # joins the AllReduce. Run where it stands, rank 0's AllReduce would wait for rank 1,
+    # which waits for the Send: both would fail after the timeout. Queued on the
+    # communication queue, it lets the graph go on to the Send.
+    script = tmp_path / "worker.py"
+    script.write_text(ASYNC)
+    for code, text in run_gloo(script, 2, [tmp_path], timeout=120,
+                               env={"MYCEL_COMM_TIMEOUT": "20"}):
+        assert code == 0, text
+    got = [json.loads((tmp_path / f"result_{r}.json").read_text()) for r in range(2)]
+    assert got[0]["y"] == [3.0] * 3 and got[1]["y"] == [3.0] * 3, got
+    assert got[1]["z"] == [2.0] * 3, got
