@@ -291,7 +291,7 @@ DTYPES = textwrap.dedent("""
                     check(f"AllGather {name}{shape}", ops.AllGather()(ms.Tensor(X[r])),
                           np.concatenate(X))
             X = data((3 * n, 5), dtype, 9)
-            for op in ("sum", "max"):
+            for op in ("sum", "max", "min", "prod"):
                 k = 3
                 check(f"ReduceScatter {op} {name}", ops.ReduceScatter(op)(ms.Tensor(X[r])),
                       reduce(X, op, dtype)[k * r:k * r + k])
