@@ -1,5 +1,5 @@
 """The collective primitives (ops.AllReduce, AllGather, ReduceScatter, AlltoAll, Broadcast,
-Send, Receive) on real ranks, Gloo and MPI at 2 and 4 processes, in PYNATIVE and GRAPH
+Send, Receive, Barrier) on real ranks, Gloo and MPI at 2 and 4 processes, in PYNATIVE and GRAPH
 mode: outputs against numpy (every rank draws every rank's data, so each knows the answer),
 and gradients against analytic values (a rank's input feeds every rank's loss, so its
 gradient sums over the ranks' weights). Also the errors of a process outside a job, and a
@@ -18,7 +18,7 @@ from distributed import run_gloo, run_mpi
 GRAD_CHECKED = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast")
 
 WORKER = textwrap.dedent("""
-    import json, sys, traceback, warnings
+    import json, os, sys, time, traceback, warnings
     warnings.filterwarnings("error", message=".*JIT fallback")  # graph code must compile
     import numpy as np
     import mycel as ms
@@ -74,6 +74,14 @@ WORKER = textwrap.dedent("""
                 return self.depend(x, self.send(x))
             return self.recv()
 
+    class BarrierCell(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.barrier = ops.Barrier()
+
+        def construct(self):
+            return self.barrier()
+
     def run(mode):
         ms.set_context(mode=mode)
         m = "graph" if mode == ms.GRAPH_MODE else "pynative"
@@ -115,6 +123,14 @@ WORKER = textwrap.dedent("""
         check(f"{m} Send/Receive", got, X[r] if r % 2 == 0 else X[r - 1])
         check(f"{m} AllGather rev", ops.AllGather("rev")(ms.Tensor(X[r])),
               np.concatenate(X[::-1]))
+        # Barrier: rank n-1 writes a file late; every rank finds it after the barrier.
+        flag = os.path.join(sys.argv[1], f"barrier_{m}")
+        if r == n - 1:
+            time.sleep(0.5)
+            open(flag, "w").close()
+        BarrierCell()() if mode == ms.GRAPH_MODE else ops.Barrier()()
+        if not os.path.exists(flag):
+            fails.append(f"{m} Barrier: returned before rank {n - 1} reached it")
 
     try:
         create_group("rev", list(range(n))[::-1])
