@@ -53,7 +53,8 @@ def results(runs, folder):
 def test_ranks_groups_and_release(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    args = ["default", tmp_path]
+    # The backend by default (Gloo, or MPI under mpirun) at 2 processes, named at 4.
+    args = ["default" if n == 2 else backend, tmp_path]
     runs = run_gloo(script, n, args) if backend == "gloo" else run_mpi(script, n, args)
     res = results(runs, tmp_path)
     assert [r["rank"] for r in res] == list(range(n))
