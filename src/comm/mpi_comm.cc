@@ -233,9 +233,12 @@ class MpiCommunicator : public Communicator {
     std::lock_guard<std::mutex> lock(g_mpi);
     for (int r = 0; r < size_; ++r) {
       if (r == rank_ || heard[r]) continue;
+      MPI_Status st;
+      int cancelled = 0;
       MPI_Cancel(&recvs[r]);
-      MPI_Wait(&recvs[r], MPI_STATUS_IGNORE);
-      absent += (absent.empty() ? "" : ", ") + std::to_string(r);
+      MPI_Wait(&recvs[r], &st);
+      MPI_Test_cancelled(&st, &cancelled);
+      if (cancelled) absent += (absent.empty() ? "" : ", ") + std::to_string(r);
     }
     return absent.empty() ? " (every rank of the group reached this collective)"
                           : " (rank(s) " + absent + " of the group never reached this collective)";
