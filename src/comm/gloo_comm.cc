@@ -78,10 +78,13 @@ void with_element(DType t, F&& f) {
 
 constexpr uint8_t kP2PSlotPrefix = 0x40;  // above Gloo's collective slot prefixes
 constexpr uint8_t kAllReduceSlotPrefix = 0x41;
+constexpr uint8_t kAllGatherSlotPrefix = 0x42;  // halves()'s second message stream
 // The all-reduce's segment size (Gloo's ring's), and the largest buffer two ranks reduce in
 // one exchange (one round trip instead of the ring's two, the same bytes on the wire).
 constexpr size_t kMaxSegmentBytes = size_t(1) << 20;
 constexpr size_t kExchangeBytes = size_t(1) << 20;
+// Segments halves() keeps in flight when it must receive into a scratch buffer (in place).
+constexpr size_t kHalvesInFlight = 4;
 
 class GlooCommunicator : public Communicator {
  public:
@@ -96,7 +99,8 @@ class GlooCommunicator : public Communicator {
   void all_reduce(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     run("AllReduce", [&] {
-      const uint64_t slot = gloo::Slot::build(kAllReduceSlotPrefix, seq_++);
+      const uint32_t tag = seq_++;
+      const uint64_t slot = gloo::Slot::build(kAllReduceSlotPrefix, tag);
       const size_t bytes = count * dtype_size(t);
       const char* src = static_cast<const char*>(in);
       char* dst = static_cast<char*>(out);
@@ -104,6 +108,8 @@ class GlooCommunicator : public Communicator {
         if (src != dst) std::memcpy(dst, src, bytes);
       } else if (size() == 2 && bytes <= kExchangeBytes) {
         exchange(src, dst, count, t, op, slot);
+      } else if (size() == 2) {
+        halves(src, dst, count, t, op, tag);
       } else {
         ring(src, dst, count, t, op, slot);
       }
@@ -222,6 +228,60 @@ class GlooCommunicator : public Communicator {
       reduce_into(t, op, out, in, theirs, count);
     else
       reduce_into(t, op, out, theirs, in, count);
+  }
+
+  // Two ranks, a large buffer: the ring's reduce-scatter and all-gather fused segment by
+  // segment. Rank 0 reduces the first half of the buffer, rank 1 the second; each sends the
+  // peer its own input's other half, and sends each segment of its half back as soon as it
+  // has reduced it, so both directions of the connection stay busy from the first segment to
+  // the last (the ring finishes its reduce-scatter before its all-gather starts). The bytes
+  // on the wire are the ring's. Out of place, the peer's segments are received straight into
+  // `out` and every receive is posted at once; in place, they go through kHalvesInFlight
+  // scratch segments. Rank 0's operand comes first on both ranks: the same bits everywhere.
+  void halves(const char* in, char* out, size_t count, DType t, ReduceOp op, uint32_t tag) {
+    const size_t es = dtype_size(t), total = count * es, split = count / 2 * es;
+    const bool first = rank() == 0, direct = in != out;
+    const int peer = 1 - rank();
+    const size_t mine = first ? 0 : split, mine_end = first ? split : total;
+    const size_t theirs = first ? split : 0, theirs_end = first ? total : split;
+    const size_t seg = es * std::max<size_t>(1, kMaxSegmentBytes / es);
+    const size_t n = (std::max(mine_end - mine, theirs_end - theirs) + seg - 1) / seg;
+    const size_t depth = direct ? n : kHalvesInFlight;
+    auto len = [&](size_t begin, size_t end, size_t k) {
+      return begin + k * seg < end ? std::min(seg, end - begin - k * seg) : size_t(0);
+    };
+    char* tmp = direct ? nullptr : scratch(depth * seg);
+    auto rs_at = [&](size_t k) { return direct ? mine + k * seg : k % depth * seg; };
+    const uint64_t slot = gloo::Slot::build(kAllReduceSlotPrefix, tag);
+    const uint64_t ag_slot = gloo::Slot::build(kAllGatherSlotPrefix, tag);
+    auto ub_in = ctx_->createUnboundBuffer(const_cast<char*>(in), total);
+    auto ub_rs = direct ? ctx_->createUnboundBuffer(out, total)
+                        : ctx_->createUnboundBuffer(tmp, depth * seg);
+    auto ub_ag_tx = ctx_->createUnboundBuffer(out, total);
+    auto ub_ag_rx = ctx_->createUnboundBuffer(out, total);
+    auto post = [&](size_t k) {  // segment k's reduce-scatter receive and send
+      if (k >= n) return;
+      if (size_t l = len(mine, mine_end, k)) ub_rs->recv(peer, slot, rs_at(k), l);
+      if (size_t l = len(theirs, theirs_end, k)) ub_in->send(peer, slot, theirs + k * seg, l);
+    };
+    for (size_t k = 0; k < n; ++k)
+      if (size_t l = len(theirs, theirs_end, k)) ub_ag_rx->recv(peer, ag_slot, theirs + k * seg, l);
+    for (size_t k = 0; k < depth; ++k) post(k);
+    for (size_t k = 0; k < n; ++k) {
+      if (size_t l = len(mine, mine_end, k)) {
+        wait_recv(*ub_rs);
+        const char* peers = (direct ? out : tmp) + rs_at(k);
+        const char* own = in + mine + k * seg;
+        reduce_into(t, op, out + mine + k * seg, first ? own : peers, first ? peers : own, l / es);
+        ub_ag_tx->send(peer, ag_slot, mine + k * seg, l);
+      }
+      if (len(theirs, theirs_end, k) > 0) wait_send(*ub_in);
+      if (!direct) post(k + depth);  // its scratch segment is free again
+    }
+    for (size_t k = 0; k < n; ++k) {
+      if (len(theirs, theirs_end, k) > 0) wait_recv(*ub_ag_rx);
+      if (len(mine, mine_end, k) > 0) wait_send(*ub_ag_tx);
+    }
   }
 
   // Gloo's ring schedule (gloo/allreduce.cc: a reduce-scatter then an all-gather over

@@ -8,6 +8,9 @@
 //   - reduce-scatter: an all-to-all then a local reduction (the same bytes on the wire as a
 //     ring reduce-scatter; Gloo 0.5's halving-doubling one leaves this rank's block at the
 //     start of its buffer);
+//   - all-reduce is mycel's schedule on Gloo's transport: two ranks exchange buffers of up to
+//     1 MiB whole, and past that reduce a half each with the all-gather overlapping the
+//     reduce-scatter; more ranks run Gloo's ring, reading the input in place;
 //   - every collective gets a tag of its own (a per-group sequence), as concurrent ones on
 //     one context must;
 //   - Gloo's timeout exceptions and closed connections become throw_comm_error.

@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "base/error.h"
 
@@ -67,9 +69,13 @@ class MpiCommunicator : public Communicator {
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    MPI_Comm_dup(comm_, &fault_);  // collective: every member constructs its communicator
+    MPI_Comm_set_errhandler(fault_, MPI_ERRORS_RETURN);
   }
   ~MpiCommunicator() override {
-    if (comm_ != MPI_COMM_WORLD && !g_finalized) MPI_Comm_free(&comm_);
+    if (g_finalized) return;
+    MPI_Comm_free(&fault_);
+    if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
   }
   MPI_Comm comm() const { return comm_; }
 
@@ -82,36 +88,36 @@ class MpiCommunicator : public Communicator {
     if (count == 0) return;
     const int n = mpi_count(count, "AllReduce");
     const void* send = in == out ? MPI_IN_PLACE : in;
-    post_and_wait("AllReduce", [&](MPI_Request* r) {
+    collective("AllReduce", [&](MPI_Request* r) {
       return MPI_Iallreduce(send, out, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
     });
   }
   void all_gather(const void* in, void* out, size_t count, DType t) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "AllGather");
-    post_and_wait("AllGather", [&](MPI_Request* r) {
+    collective("AllGather", [&](MPI_Request* r) {
       return MPI_Iallgather(in, n / size_, type(t), out, n / size_, type(t), comm_, r);
     });
   }
   void reduce_scatter(const void* in, void* out, size_t count, DType t, ReduceOp op) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "ReduceScatter") / size_;
-    post_and_wait("ReduceScatter", [&](MPI_Request* r) {
+    collective("ReduceScatter", [&](MPI_Request* r) {
       return MPI_Ireduce_scatter_block(in, out, n, type(t), g_ops[static_cast<int>(op)], comm_, r);
     });
   }
   void all_to_all(const void* in, void* out, size_t count, DType t) override {
     if (count == 0) return;
     const int n = mpi_count(count * size_, "AlltoAll") / size_;
-    post_and_wait("AlltoAll", [&](MPI_Request* r) {
+    collective("AlltoAll", [&](MPI_Request* r) {
       return MPI_Ialltoall(in, n, type(t), out, n, type(t), comm_, r);
     });
   }
   void broadcast(void* buf, size_t count, DType t, int root) override {
     if (count == 0) return;
     const int n = mpi_count(count, "Broadcast");
-    post_and_wait("Broadcast",
-                  [&](MPI_Request* r) { return MPI_Ibcast(buf, n, type(t), root, comm_, r); });
+    collective("Broadcast",
+               [&](MPI_Request* r) { return MPI_Ibcast(buf, n, type(t), root, comm_, r); });
   }
   void send(const void* buf, size_t nbytes, int dst, int tag) override {
     if (nbytes == 0) return;
@@ -134,7 +140,7 @@ class MpiCommunicator : public Communicator {
                            std::to_string(src) + " but it sent " + std::to_string(got));
   }
   void barrier() override {
-    post_and_wait("Barrier", [&](MPI_Request* r) { return MPI_Ibarrier(comm_, r); });
+    collective("Barrier", [&](MPI_Request* r) { return MPI_Ibarrier(comm_, r); });
   }
 
  private:
@@ -144,17 +150,24 @@ class MpiCommunicator : public Communicator {
   }
   // Posts a non-blocking request (g_mpi held) and waits for it (the lock taken per poll).
   template <class Post>
-  MPI_Status post_and_wait(std::string_view op, Post post) {
+  MPI_Status post_and_wait(std::string_view op, Post post, bool is_collective = false) {
     MPI_Request r;
     {
       std::lock_guard<std::mutex> lock(g_mpi);
       check(op, post(&r));
     }
-    return wait(op, r);
+    return wait(op, r, is_collective);
+  }
+  // A collective of the group: the seq_-th; after a timeout its error names the ranks that
+  // never reached it (absent_ranks).
+  template <class Post>
+  void collective(std::string_view op, Post post) {
+    ++seq_;
+    post_and_wait(op, post, true);
   }
   // Polls the request until it completes (its status) or the timeout passes: a spin first
   // (latency), then short sleeps (a rank waiting long for a peer leaves its core to the others).
-  MPI_Status wait(std::string_view op, MPI_Request& r) {
+  MPI_Status wait(std::string_view op, MPI_Request& r, bool is_collective) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now(), deadline = start + timeout();
     for (int polls = 0;; ++polls) {
@@ -166,7 +179,9 @@ class MpiCommunicator : public Communicator {
       }
       if (done) return st;
       if (Clock::now() > deadline) {
-        throw_comm_error(*this, op, "a peer did not arrive within the timeout");
+        throw_comm_error(*this, op,
+                         std::string("a peer did not arrive within the timeout") +
+                             (is_collective ? absent_ranks() : std::string()));
       }
       if (polls < 2000) {
         std::this_thread::yield();
@@ -176,9 +191,65 @@ class MpiCommunicator : public Communicator {
     }
   }
 
+  // After the seq_-th collective timed out: this rank tells every other member so on the
+  // group's fault communicator (a duplicate: no message of the user's can match) and listens
+  // for theirs during a grace period (a fifth of the timeout, 1 to 10 s). The members not
+  // heard from are named: they never called the collective (busy elsewhere, or gone; mpirun
+  // ends a job whose rank died). Messages not exchanged are cancelled or left to MPI.
+  std::string absent_ranks() {
+    using Clock = std::chrono::steady_clock;
+    const int tag = static_cast<int>(seq_ % 32768);  // MPI's tag bound is at least 32767
+    const auto grace = std::clamp<std::chrono::milliseconds>(timeout() / 5, std::chrono::seconds(1),
+                                                             std::chrono::seconds(10));
+    std::vector<int> got(static_cast<size_t>(size_), 0);
+    std::vector<MPI_Request> recvs(static_cast<size_t>(size_), MPI_REQUEST_NULL);
+    std::vector<bool> heard(static_cast<size_t>(size_), false);
+    {
+      std::lock_guard<std::mutex> lock(g_mpi);
+      for (int r = 0; r < size_; ++r) {
+        if (r == rank_) continue;
+        MPI_Request s;
+        if (MPI_Isend(&kFaultNote, 1, MPI_INT, r, tag, fault_, &s) == MPI_SUCCESS)
+          MPI_Request_free(&s);  // a note of 4 bytes, sent eagerly; nothing waits for it
+        MPI_Irecv(&got[r], 1, MPI_INT, r, tag, fault_, &recvs[r]);
+      }
+    }
+    const auto deadline = Clock::now() + grace;
+    for (int left = size_ - 1; left > 0 && Clock::now() < deadline;) {
+      {
+        std::lock_guard<std::mutex> lock(g_mpi);
+        for (int r = 0; r < size_; ++r) {
+          int done = 0;
+          if (r == rank_ || heard[r]) continue;
+          if (MPI_Test(&recvs[r], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
+            heard[r] = true;
+            --left;
+          }
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::string absent;
+    std::lock_guard<std::mutex> lock(g_mpi);
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || heard[r]) continue;
+      MPI_Status st;
+      int cancelled = 0;
+      MPI_Cancel(&recvs[r]);
+      MPI_Wait(&recvs[r], &st);
+      MPI_Test_cancelled(&st, &cancelled);
+      if (cancelled) absent += (absent.empty() ? "" : ", ") + std::to_string(r);
+    }
+    return absent.empty() ? " (every rank of the group reached this collective)"
+                          : " (rank(s) " + absent + " of the group never reached this collective)";
+  }
+
+  static constexpr int kFaultNote = 1;
   std::string group_;
   MPI_Comm comm_;
+  MPI_Comm fault_ = MPI_COMM_NULL;  // the fault notes' communicator (absent_ranks)
   int rank_ = 0, size_ = 1;
+  uint32_t seq_ = 0;  // collectives posted; collectives run one at a time (one queue)
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The Open MPI backend: a Communicator over an MPI communicator, for processes started by
 // mpirun. Every operation is MPI's non-blocking form polled against the group's timeout, so
-// a rank that never arrives is a RuntimeError, not a hang (MPI cannot cancel a collective:
-// after such an error the process should end). Reductions are MPI user operations that
+// a rank that never arrives is a RuntimeError naming the ranks that never reached the
+// collective, not a hang (MPI cannot cancel a collective: after such an error the process
+// should end). Reductions are MPI user operations that
 // apply comm's reduce_into, so MPI and Gloo agree bit for bit on every dtype.
 #pragma once
 

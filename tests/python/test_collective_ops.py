@@ -1,8 +1,9 @@
 """The collective primitives (ops.AllReduce, AllGather, ReduceScatter, AlltoAll, Broadcast,
-Send, Receive) on real ranks, Gloo at 2 and 4 processes and MPI at 2, in PYNATIVE and GRAPH
+Send, Receive, Barrier) on real ranks, Gloo and MPI at 2 and 4 processes, in PYNATIVE and GRAPH
 mode: outputs against numpy (every rank draws every rank's data, so each knows the answer),
 and gradients against analytic values (a rank's input feeds every rank's loss, so its
-gradient sums over the ranks' weights). Also the errors of a process outside a job."""
+gradient sums over the ranks' weights). Also the errors of a process outside a job, and a
+GRAPH-mode collective running on the communication queue while the graph goes on."""
 import json
 import textwrap
 
@@ -17,7 +18,7 @@ from distributed import run_gloo, run_mpi
 GRAD_CHECKED = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast")
 
 WORKER = textwrap.dedent("""
-    import json, sys, traceback, warnings
+    import json, os, sys, time, traceback, warnings
     warnings.filterwarnings("error", message=".*JIT fallback")  # graph code must compile
     import numpy as np
     import mycel as ms
@@ -73,6 +74,14 @@ WORKER = textwrap.dedent("""
                 return self.depend(x, self.send(x))
             return self.recv()
 
+    class BarrierCell(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.barrier = ops.Barrier()
+
+        def construct(self):
+            return self.barrier()
+
     def run(mode):
         ms.set_context(mode=mode)
         m = "graph" if mode == ms.GRAPH_MODE else "pynative"
@@ -114,6 +123,14 @@ WORKER = textwrap.dedent("""
         check(f"{m} Send/Receive", got, X[r] if r % 2 == 0 else X[r - 1])
         check(f"{m} AllGather rev", ops.AllGather("rev")(ms.Tensor(X[r])),
               np.concatenate(X[::-1]))
+        # Barrier: rank n-1 writes a file late; every rank finds it after the barrier.
+        flag = os.path.join(sys.argv[1], f"barrier_{m}")
+        if r == n - 1:
+            time.sleep(0.5)
+            open(flag, "w").close()
+        BarrierCell()() if mode == ms.GRAPH_MODE else ops.Barrier()()
+        if not os.path.exists(flag):
+            fails.append(f"{m} Barrier: returned before rank {n - 1} reached it")
 
     try:
         create_group("rev", list(range(n))[::-1])
@@ -143,7 +160,7 @@ def _check(runs, folder, n):
         assert x["fails"] == [], f"rank {x['rank']}:\n" + "\n".join(x["fails"])
 
 
-@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2), ("mpi", 4)])
 def test_collectives_match_numpy_in_both_modes(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
@@ -290,13 +307,51 @@ DTYPES = textwrap.dedent("""
                     check(f"AllGather {name}{shape}", ops.AllGather()(ms.Tensor(X[r])),
                           np.concatenate(X))
             X = data((3 * n, 5), dtype, 9)
-            for op in ("sum", "max"):
+            for op in ("sum", "max", "min", "prod"):
                 k = 3
                 check(f"ReduceScatter {op} {name}", ops.ReduceScatter(op)(ms.Tensor(X[r])),
                       reduce(X, op, dtype)[k * r:k * r + k])
             Y = data((n, 3 * n), dtype, 10)
             want = np.concatenate([np.split(Y[i], n, axis=1)[r] for i in range(n)], axis=0)
             check(f"AlltoAll {name}", ops.AlltoAll(n, 1, 0)(ms.Tensor(Y[r])), want)
+            E = data((3 * n, 0), dtype, 11)  # empty blocks
+            check(f"ReduceScatter sum {name}(3n, 0)", ops.ReduceScatter()(ms.Tensor(E[r])),
+                  np.zeros((3, 0), dtype))
+            check(f"AlltoAll {name}(0, 3n)", ops.AlltoAll(n, 1, 0)(ms.Tensor(E[r].T)),
+                  np.zeros((0, 3), dtype))
+            # Send/Receive in pairs (0 -> 1, 2 -> 3): odd, 0-d and empty shapes
+            for shape in ((7,), (), (0, 3), (2, 5, 3)):
+                X = data(shape, dtype, 20 + len(shape))
+                if r % 2 == 0:
+                    ops.Send(sr_tag=len(shape), dest_rank=r + 1)(ms.Tensor(X[r]))
+                else:
+                    got = ops.Receive(sr_tag=len(shape), src_rank=r - 1, shape=shape,
+                                      dtype=ms.Tensor(X[r]).dtype)()
+                    check(f"Send/Receive {name}{shape}", got, X[r - 1])
+        # bfloat16 has no numpy dtype (asnumpy gives float32): inputs exact in bfloat16,
+        # results within its precision (sums and products round once per step).
+        bf16 = lambda a: ms.Tensor(a).astype(ms.bfloat16)
+        for shape in ((7,), (), (0, 3), (1200,)):
+            X = [bf16(x).asnumpy() for x in data(shape, np.float32, 30 + len(shape))]
+            for op in ("sum", "max", "min", "prod"):
+                y = ops.AllReduce(op)(bf16(X[r]))
+                want = reduce([x.astype(np.float64) for x in X], op, np.float64)
+                if y.dtype != ms.bfloat16 or not np.allclose(y.asnumpy(), want, rtol=3e-2,
+                                                             atol=3e-2):
+                    fails.append(f"AllReduce {op} bfloat16{shape}: {y.dtype} "
+                                 f"{y.asnumpy().ravel()[:6]} want {want.ravel()[:6]}")
+            for what, y, want in (
+                    ("Broadcast", ops.Broadcast(n - 1)((bf16(X[r]),))[0], X[n - 1]),
+                    ("AllGather", ops.AllGather()(bf16(X[r])) if shape else None,
+                     np.concatenate(X) if shape else None)):
+                if y is not None and (y.dtype != ms.bfloat16 or
+                                      not np.array_equal(y.asnumpy(), want)):
+                    fails.append(f"{what} bfloat16{shape}: {y.asnumpy().ravel()[:6]}")
+        Y = [bf16(y).asnumpy() for y in data((n, 3 * n), np.float32, 40)]
+        want = np.concatenate([np.split(Y[i], n, axis=1)[r] for i in range(n)], axis=0)
+        y = ops.AlltoAll(n, 1, 0)(bf16(Y[r]))
+        if y.dtype != ms.bfloat16 or not np.array_equal(y.asnumpy(), want):
+            fails.append(f"AlltoAll bfloat16: {y.asnumpy().ravel()[:6]}")
     except Exception:
         fails.append(traceback.format_exc())
     release()
@@ -311,3 +366,50 @@ def test_every_dtype_odd_0d_and_empty_shapes_match_numpy(tmp_path, backend, n):
     script.write_text(DTYPES)
     runs = run_gloo(script, n, [tmp_path]) if backend == "gloo" else run_mpi(script, n, [tmp_path])
     _check(runs, tmp_path, n)
+
+
+ASYNC = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, ops
+    from mycel.communication import init, release, get_rank
+
+    init()
+    r = get_rank()
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    class Step(nn.Cell):  # rank 0: its AllReduce, then (collectives keep their order) a Send
+        def __init__(self):
+            super().__init__()
+            self.allreduce = ops.AllReduce()
+            self.send = ops.Send(sr_tag=1, dest_rank=1)
+
+        def construct(self, x):
+            return self.allreduce(x), self.send(x * 2)
+
+    x = ms.Tensor(np.full(3, r + 1.0, np.float32))
+    if r == 0:
+        got = {"y": Step()(x)[0].asnumpy().tolist()}
+    else:  # rank 1 joins the AllReduce only once rank 0's Send has arrived
+        z = ops.Receive(sr_tag=1, src_rank=0, shape=(3,), dtype=ms.float32)()
+        got = {"z": z.asnumpy().tolist(), "y": ops.AllReduce()(x).asnumpy().tolist()}
+    release()
+    with open(f"{sys.argv[1]}/result_{r}.json", "w") as f:
+        json.dump(got, f)
+""")
+
+
+def test_in_graph_mode_a_collective_runs_while_the_graph_goes_on(tmp_path):
+    # Rank 0's compiled step issues an AllReduce and then a Send; rank 1 receives before it
+    # joins the AllReduce. Run where it stands, rank 0's AllReduce would wait for rank 1,
+    # which waits for the Send: both would fail after the timeout. Queued on the
+    # communication queue, it lets the graph go on to the Send.
+    script = tmp_path / "worker.py"
+    script.write_text(ASYNC)
+    for code, text in run_gloo(script, 2, [tmp_path], timeout=120,
+                               env={"MYCEL_COMM_TIMEOUT": "20"}):
+        assert code == 0, text
+    got = [json.loads((tmp_path / f"result_{r}.json").read_text()) for r in range(2)]
+    assert got[0]["y"] == [3.0] * 3 and got[1]["y"] == [3.0] * 3, got
+    assert got[1]["z"] == [2.0] * 3, got

@@ -1,4 +1,4 @@
-"""mycel.communication.comm_func on real ranks (Gloo at 2 and 4 processes, MPI at 2): every
+"""mycel.communication.comm_func on real ranks (Gloo and MPI at 2 and 4 processes): every
 function against numpy, synchronous and with async_op=True (handles waited out of order,
 a synchronous call issued behind queued ones), isend/irecv in pairs, barrier; and the
 errors of bad arguments."""
@@ -109,7 +109,7 @@ WORKER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2)])
+@pytest.mark.parametrize("backend,n", [("gloo", 2), ("gloo", 4), ("mpi", 2), ("mpi", 4)])
 def test_comm_func_matches_numpy_sync_and_async(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)

@@ -53,7 +53,8 @@ def results(runs, folder):
 def test_ranks_groups_and_release(tmp_path, backend, n):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    args = ["default", tmp_path]
+    # The backend by default (Gloo, or MPI under mpirun) at 2 processes, named at 4.
+    args = ["default" if n == 2 else backend, tmp_path]
     runs = run_gloo(script, n, args) if backend == "gloo" else run_mpi(script, n, args)
     res = results(runs, tmp_path)
     assert [r["rank"] for r in res] == list(range(n))
@@ -195,3 +196,28 @@ def test_a_collective_whose_peer_is_gone_or_never_comes_names_it(tmp_path, how):
                               "on group 'hccl_world_group' "
                               f"(rank {r} of 3, gloo, timeout 4 s) failed"), msg
         assert msg.endswith("(rank(s) 2 of the group never reached this collective)"), msg
+
+
+def test_under_mpi_a_collective_whose_peer_never_comes_names_it(tmp_path):
+    # Rank 2 is busy elsewhere: the others' AllReduce fails after the timeout, naming it.
+    script = tmp_path / "worker.py"
+    script.write_text(FAULT)
+    [(code, text)] = run_mpi(script, 3, [tmp_path, "busy"], timeout=120,
+                             env={"MYCEL_COMM_TIMEOUT": "4"})
+    assert code == 0, text
+    for r in (0, 1):
+        msg = (tmp_path / f"res_{r}").read_text()
+        assert msg.startswith("For 'AllReduce' (the ranks comparing their calls), AllGather "
+                              "on group 'hccl_world_group' "
+                              f"(rank {r} of 3, mpi, timeout 4 s) failed"), msg
+        assert msg.endswith("(rank(s) 2 of the group never reached this collective)"), msg
+
+
+def test_under_mpi_a_rank_that_dies_ends_the_job_naming_it(tmp_path):
+    # Rank 2 exits without finalising MPI: mpirun ends the job, no rank waits for it.
+    script = tmp_path / "worker.py"
+    script.write_text(FAULT)
+    [(code, text)] = run_mpi(script, 3, [tmp_path, "exit"], timeout=120,
+                             env={"MYCEL_COMM_TIMEOUT": "60"})
+    assert code != 0, text
+    assert "process rank 2" in text, text

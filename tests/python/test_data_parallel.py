@@ -3,7 +3,8 @@
 in float32 and float64, give the weights of serial training on the global batch: the
 dataset shards itself by rank, rank 0's initial parameters are broadcast (every rank starts
 from different ones), and the gradients are all-reduced in several buckets and averaged.
-Also the context's settings and errors, and the reducer's buckets."""
+Also the context's settings and errors, the reducer's buckets, and checkpoints in data
+parallelism (rank 0 writes the whole one; integrated_save=False writes one per rank)."""
 import json
 import textwrap
 
@@ -158,6 +159,47 @@ def test_the_distributed_example_trains_through_the_launcher(tmp_path):
     assert acc > 0.8, log
     assert (tmp_path / "lenet5_dp.ckpt").exists()
     assert "summary" not in (tmp_path / "logs" / "worker_1.log").read_text()  # rank 0 reports
+
+
+SAVE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mycel as ms
+    from mycel import nn, Parameter, Tensor
+    from mycel import dataset as ds
+    from mycel.communication import init, get_rank, release
+    init()
+    r, out = get_rank(), sys.argv[1]
+    ms.set_auto_parallel_context(parallel_mode="data_parallel")
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.full((2, 3), r + 1.0, np.float32)), "w")
+
+    net = Net()
+    ms.save_checkpoint(net, f"{out}/whole_{r}.ckpt")  # rank 0 writes for every rank
+    ms.save_checkpoint(net, f"{out}/own_{r}.ckpt", integrated_save=False)  # each its own
+    # A dataset told its shard explicitly reads that one, whatever the rank.
+    told = ds.NumpySlicesDataset({"x": np.arange(8)}, shuffle=False, num_shards=1, shard_id=0)
+    rows = [int(row["x"]) for row in told.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    with open(f"{out}/rows_{r}.json", "w") as f:
+        json.dump(rows, f)
+    release()
+""")
+
+
+def test_rank_0_writes_the_checkpoint_and_integrated_save_false_writes_one_per_rank(tmp_path):
+    script = tmp_path / "worker.py"
+    script.write_text(SAVE)
+    for code, text in run_gloo(script, 2, [tmp_path]):
+        assert code == 0, text
+    from mycel.train import load_checkpoint
+    assert (tmp_path / "whole_0.ckpt").exists() and not (tmp_path / "whole_1.ckpt").exists()
+    for r in range(2):
+        w = load_checkpoint(str(tmp_path / f"own_{r}.ckpt"))["w"].asnumpy()
+        np.testing.assert_array_equal(w, np.full((2, 3), r + 1.0, np.float32))
+        assert json.loads((tmp_path / f"rows_{r}.json").read_text()) == list(range(8))
 
 
 SHARDS = textwrap.dedent("""

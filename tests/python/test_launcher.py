@@ -1,10 +1,12 @@
 """The launcher, python -m mycel.run: one log per rank, a failed rank stops the job with a
-message naming it, two launchers with different --node_rank form one job, bad options are
-usage errors. Every launcher runs under a timeout, and the tests check that no worker is
-left behind."""
+message naming it, two launchers with different --node_rank form one job, --join False
+returns once the workers are started, bad options are usage errors. Every launcher runs
+under a timeout, and the tests check that no worker is left behind."""
 import os
+import signal
 import subprocess
 import textwrap
+import time
 
 from distributed import PYTHON, ROOT, _env, free_port
 
@@ -90,6 +92,34 @@ def test_two_launchers_with_different_node_ranks_form_one_job(tmp_path):
     assert [p.returncode for p in procs] == [0, 0], outs
     assert "rank 0 of 2 local 0" in (tmp_path / "node0" / "worker_0.log").read_text()
     assert "rank 1 of 2 local 1" in (tmp_path / "node1" / "worker_1.log").read_text()
+
+
+def test_join_false_returns_once_the_workers_are_started(tmp_path):
+    script = tmp_path / "w.py"
+    script.write_text(WORKER)
+    logs = tmp_path / "logs"
+    r = launch(["--worker_num", 2, "--master_port", free_port(), "--log_dir", logs,
+                "--join", "False", script, tmp_path])
+    assert r.returncode == 0, r.stderr
+    assert "mycel.run: started ranks 0..1" in r.stdout, r.stdout
+    # The workers go on without the launcher: the test waits for them (bounded), then ends
+    # any still running.
+    pids, deadline = {}, time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            pids = {k: int((tmp_path / f"pid_{k}").read_text())
+                    for k in range(2) if (tmp_path / f"pid_{k}").exists()}
+            if len(pids) == 2 and not any(alive(p) for p in pids.values()):
+                break
+            time.sleep(0.2)
+    finally:
+        for p in pids.values():
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
+    assert len(pids) == 2, "the workers did not start"
+    for rank in range(2):
+        text = (logs / f"worker_{rank}.log").read_text()
+        assert f"rank {rank} of 2 local {rank}" in text, text
 
 
 def test_bad_options_are_usage_errors(tmp_path):

@@ -79,22 +79,28 @@ void check_all_reduce(Communicator& c) {
   }
 }
 
-// Both all-reduce paths of every size class (Gloo: two ranks exchange up to 1 MiB; past
-// that, and with more ranks, a ring of 1 MiB segments, some of them short or empty), in place
-// and out of place: out holds the reduction, in is left as it was.
-void check_all_reduce_paths(Communicator& c) {
-  for (size_t n : {size_t{3}, size_t{262143}, size_t{262145}, size_t{1300007}}) {
+// Every all-reduce path of every size class (Gloo: two ranks exchange up to 1 MiB; past that
+// two ranks reduce a half each, in segments of 1 MiB, some of them short; more ranks run a
+// ring of 1 MiB segments, some of them short or empty), in place and out of place: out holds
+// the reduction, in is left as it was. Element sizes 2, 4 and 8 (the segments and halves are
+// cut at element boundaries).
+template <class T>
+void check_all_reduce_paths(Communicator& c, std::initializer_list<size_t> sizes) {
+  const DType t = dtype_of<T>();
+  for (size_t n : sizes) {
     for (bool in_place : {true, false}) {
       for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
-        Buf<float> in = filled<float>(n, c.rank(), op), out(n);
-        c.all_reduce(in.data(), in_place ? in.data() : out.data(), n, DType::Float32, op);
-        float* got = in_place ? in.data() : out.data();
+        Buf<T> in = filled<T>(n, c.rank(), op), out(n);
+        c.all_reduce(in.data(), in_place ? in.data() : out.data(), n, t, op);
+        T* got = in_place ? in.data() : out.data();
         for (size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(got[i], expected_reduce<float>(c.size(), i, op))
-              << reduce_op_name(op) << " n=" << n << " in_place=" << in_place << " i=" << i
-              << " rank " << c.rank();
+          ASSERT_EQ(static_cast<double>(got[i]),
+                    static_cast<double>(expected_reduce<T>(c.size(), i, op)))
+              << dtype_name(t) << " " << reduce_op_name(op) << " n=" << n
+              << " in_place=" << in_place << " i=" << i << " rank " << c.rank();
           if (!in_place) {
-            ASSERT_EQ(in[i], static_cast<float>(sum_value(c.rank(), i)));
+            ASSERT_EQ(static_cast<double>(in[i]),
+                      static_cast<double>(saturate_cast<T>(sum_value(c.rank(), i))));
           }
         }
       }
@@ -183,7 +189,9 @@ void check_collectives(Communicator& c) {
                  [&](auto tag) { check_all_reduce<typename decltype(tag)::type>(c); });
   }
   check_wrap_and_nan(c);
-  check_all_reduce_paths(c);
+  check_all_reduce_paths<float>(c, {3, 262143, 262145, 1300007});
+  check_all_reduce_paths<int16_t>(c, {700001});
+  check_all_reduce_paths<double>(c, {262147});
   // Data movement needs only the element size: one dtype of each.
   for (DType t : {DType::Bool, DType::Int16, DType::BFloat16, DType::Float32, DType::Int64}) {
     dispatch_all(t, "check", [&](auto tag) { check_movement<typename decltype(tag)::type>(c); });
