@@ -510,3 +510,21 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
 
 # mindspore.train.serialization also holds export/load (MINDIR); they live in train/export.py.
 from mycel.train.export import export, load  # noqa: E402,F401
+
+
+def _save_graph(network, file_name):
+    """Writes the graph the Cell `network` last ran in GRAPH mode (its most recently used
+    compiled graph, as the VM program text) to file_name. MindSpore's ``_save_graph`` writes
+    its graph proto; mycel's graphs have no such form, so this is a text file to read, not to
+    load. RuntimeError when the network has not been compiled."""
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '_save_graph', the network must be a Cell, but got "
+                        f"{type(network).__name__}.")
+    graph = network.__dict__.get("_mycel_graph")
+    text = graph._graph.last_graph_text() if graph is not None else ""
+    if not text:
+        raise RuntimeError(f"For '_save_graph', '{type(network).__name__}' has no compiled "
+                           f"graph: run it in GRAPH mode first.")
+    with open(_path_arg("_save_graph", file_name), "w", encoding="utf-8") as f:
+        f.write(text)
+
