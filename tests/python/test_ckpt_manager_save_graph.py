@@ -72,3 +72,23 @@ def test_save_graph_and_init_parameters_data(tmp_path):
         _save_graph(object(), "x")
     got = net.init_parameters_data()
     assert set(got) == set(net.get_parameters()) and all(k is v for k, v in got.items())
+
+
+class _TwoInputs(nn.Cell):
+    def construct(self, x, y):
+        return x * 2, y
+
+
+def test_get_mindir_inputs(tmp_path):
+    from mycel.train.serialization import _get_mindir_inputs
+    ms.set_context(mode=ms.GRAPH_MODE)
+    f = str(tmp_path / "two")
+    ms.export(_TwoInputs(), Tensor(np.zeros(1, np.float16)), Tensor(np.zeros((10, 20), np.int32)),
+              file_name=f, file_format="MINDIR")
+    got = _get_mindir_inputs(f + ".mindir")
+    assert [(t.shape, t.dtype) for t in got] == [((1,), ms.float16), ((10, 20), ms.int32)]
+    assert not got[1].asnumpy().any()
+    ms.export(nn.Dense(10, 2), Tensor(np.ones((32, 10), np.float32)), file_name=f + "1",
+              file_format="MINDIR")
+    one = _get_mindir_inputs(f + "1.mindir")
+    assert one.shape == (32, 10) and one.dtype == ms.float32

@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common.dtype import dtype_to_nptype
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 
@@ -528,3 +529,12 @@ def _save_graph(network, file_name):
     with open(_path_arg("_save_graph", file_name), "w", encoding="utf-8") as f:
         f.write(text)
 
+
+
+
+def _get_mindir_inputs(file_name):
+    """The inputs a MINDIR file was exported with, as zero Tensors of their shapes and dtypes
+    (MindSpore's ``_get_mindir_inputs``): one Tensor for one input, else a list of them."""
+    tensors = [Tensor(np.zeros(shape, dtype_to_nptype(dtype)), dtype)
+               for shape, dtype in load(file_name).input_specs]
+    return tensors[0] if len(tensors) == 1 else tensors
