@@ -182,7 +182,7 @@ def _ones_like_tree(x):
     return ones_like(x) if _has_grad(x) else None  # as GRAPH seeds a non-float output
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """The gradient function of ``fn`` (MindSpore's ``mindspore.grad``).
 
     grad_position: an int (the gradient of that input), a tuple of ints (a tuple of
@@ -190,9 +190,74 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     example ``net.trainable_params()``) whose gradients are returned, in that order, after
     the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
     whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
-    the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore)."""
-    return _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
-                                              bool(has_aux)))
+    the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore). return_ids: each
+    gradient comes as a pair (its input position or its Parameter's name, gradient), for
+    ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
+    gradient itself; inside graph code return_ids is not supported)."""
+    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
+                                           bool(has_aux)))
+    if not return_ids:
+        return g
+    return _GradWithIds(g, grad_position, _weights_tuple(weights), bool(has_aux))
+
+
+class _GradWithIds:
+    """grad(..., return_ids=True): the gradients of the wrapped gradient function, each paired
+    with its id (MindSpore's layout: (position, g) or a tuple of them for the inputs,
+    a tuple of (name, g) for the weights, and (inputs, weights) for both)."""
+
+    def __init__(self, g, positions, weights, has_aux):
+        self._g = g
+        self._positions = positions
+        self._names = None if weights is None else tuple(w.name for w in weights)
+        self._has_aux = has_aux
+        self.__name__ = getattr(g, "__name__", "grad")
+
+    def __call__(self, *args, **kwargs):
+        out = self._g(*args, **kwargs)
+        grads, aux = (out[0], out[1]) if self._has_aux else (out, None)
+        p, names = self._positions, self._names
+        if isinstance(p, int):
+            pos = (p, grads if names is None else grads[0])
+        elif p is not None:
+            gp = grads if names is None else grads[0]
+            pos = tuple(zip(p, gp))
+        if names is None:
+            ided = pos
+        else:
+            gw = grads if p is None else grads[1]
+            wid = tuple(zip(names, gw))
+            ided = wid if p is None else (pos, wid)
+        return (ided, aux) if self._has_aux else ided
+
+
+def get_grad(gradients, identifier):
+    """The gradient of `identifier` (an input position, or a Parameter, matched by its name)
+    in the result of grad(..., return_ids=True). RuntimeError when it is not there."""
+    from mycel.common.parameter import Parameter
+    if isinstance(identifier, Parameter):
+        key = identifier.name
+    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+        key = identifier
+    else:
+        raise TypeError(f"For 'get_grad', the identifier must be an input position (int) or a "
+                        f"Parameter, but got {type(identifier).__name__}.")
+
+    def find(node):
+        if isinstance(node, tuple):
+            if len(node) == 2 and isinstance(node[0], (int, str)) and \
+                    not isinstance(node[1], tuple):
+                return (node[1],) if node[0] == key and type(node[0]) is type(key) else None
+            for e in node:
+                hit = find(e)
+                if hit is not None:
+                    return hit
+        return None
+    hit = find(gradients)
+    if hit is None:
+        raise RuntimeError(f"For 'get_grad', there is no gradient for {identifier!r} in the "
+                           f"gradients given (grad(..., return_ids=True) results).")
+    return hit[0]
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
