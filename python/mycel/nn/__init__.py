@@ -30,3 +30,7 @@ __all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "Distribute
             "ExponentialDecayLR", "CosineDecayLR", "PiecewiseConstantLR", "piecewise_constant_lr",
             "exponential_decay_lr", "cosine_decay_lr"] + _layers + _losses + _optims)
 __all__ += ["MicroBatchInterleaved"]
+from mycel.nn.loss_seg import DiceLoss, MultiClassDiceLoss, FocalLoss  # noqa: F401,E402
+__all__ += ["DiceLoss", "MultiClassDiceLoss", "FocalLoss", "NaturalExpDecayLR", "InverseDecayLR",
+            "PolynomialDecayLR", "WarmUpLR", "natural_exp_decay_lr", "inverse_decay_lr",
+            "polynomial_decay_lr", "warmup_lr"]
