@@ -50,3 +50,51 @@ def test_l1_regularizer_value_and_grad_against_torch(mode):
             nn.L1Regularizer(bad)
     with pytest.raises(TypeError):
         nn.L1Regularizer("0.5")
+
+
+def _ssim_torch(a, b, size=11, sigma=1.5, max_val=1.0, k1=0.01, k2=0.03):
+    x = torch.arange(size, dtype=torch.float64) - (size - 1) / 2
+    g = torch.exp(-x * x / (2 * sigma * sigma))
+    g = g / g.sum()
+    win = torch.outer(g, g)[None, None]
+    n, c, h, w = a.shape
+    a, b = a.reshape(n * c, 1, h, w), b.reshape(n * c, 1, h, w)
+
+    def f(t):
+        return torch.nn.functional.conv2d(t, win)
+    mu1, mu2 = f(a), f(b)
+    s1, s2, s12 = f(a * a) - mu1 ** 2, f(b * b) - mu2 ** 2, f(a * b) - mu1 * mu2
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    m = (2 * mu1 * mu2 + c1) * (2 * s12 + c2) / ((mu1 ** 2 + mu2 ** 2 + c1) * (s1 + s2 + c2))
+    return m.reshape(n, -1).mean(1)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_ssim_against_torch(mode):
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(2)
+    a = rng.random((2, 3, 16, 16)).astype(np.float32)
+    b = np.clip(a + 0.1 * rng.standard_normal(a.shape), 0, 1).astype(np.float32)
+    got = nn.SSIM()(Tensor(a), Tensor(b)).asnumpy()
+    want = _ssim_torch(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
+    got = nn.SSIM(max_val=2.0, filter_size=5, filter_sigma=0.8)(Tensor(a), Tensor(b)).asnumpy()
+    want = _ssim_torch(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
+                       5, 0.8, 2.0)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(nn.SSIM()(Tensor(a), Tensor(a)).asnumpy(), [1.0, 1.0], rtol=1e-5)
+    with pytest.raises(TypeError, match="one shape"):
+        nn.SSIM()(Tensor(a), Tensor(a[:, :, :8, :8]))
+    with pytest.raises(TypeError, match="one dtype"):
+        nn.SSIM()(Tensor(a), Tensor(a.astype(np.float16)))
+    with pytest.raises(ValueError, match="rank 5"):
+        nn.SSIM()(Tensor(a[..., None]), Tensor(a[..., None]))
+
+
+def test_ssim_arguments():
+    for kw, err in (({"max_val": -1}, ValueError), ({"max_val": True}, TypeError),
+                    ({"max_val": 0}, ValueError), ({"filter_size": 1.1}, TypeError),
+                    ({"filter_size": 0}, ValueError), ({"filter_sigma": 0.0}, ValueError),
+                    ({"filter_sigma": -0.1}, ValueError)):
+        with pytest.raises(err):
+            nn.SSIM(**kw)
