@@ -1,6 +1,6 @@
 """Image and regularisation layers of MindSpore's ``mindspore.nn``: SSIM, CentralCrop (the central
-part of an image batch) and L1Regularizer (scale * sum |w|). Both compile in GRAPH mode: the
-crop box comes from the static shape at compile time."""
+part of an image batch) and L1Regularizer (scale * sum |w|). All compile in GRAPH mode (the
+crop box comes from the static shape at compile time)."""
 import math
 import numbers
 
