@@ -60,3 +60,30 @@ def test_vjp_cotangent_must_match_the_output(mode):
         Vjp(Cube())(x, (x, x))
     with pytest.raises(TypeError):
         Vjp(Cube())(x, x, x)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_functional_jvp_vjp_inside_jit_and_construct(mode):
+    # ops.jvp / ops.vjp called from graph code (a jit function, a construct): has_aux's branch
+    # must leave `aux` defined on the other path too
+    ms.set_context(mode=mode)
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], np.float32)
+    v = np.array([[0.5, 1.0], [2.0, 1.0]], np.float32)
+    cube = Cube()
+
+    @ms.jit
+    def f(a, t):
+        return ms.ops.jvp(cube, a, t)
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = Cube()
+
+        def construct(self, a, t):
+            out, pull = ms.ops.vjp(self.net, a)
+            return out, pull(t)
+    _, tj = torch.autograd.functional.jvp(lambda a: a ** 3, _t(x), _t(v))
+    _, tv = torch.autograd.functional.vjp(lambda a: a ** 3, _t(x), _t(v))
+    np.testing.assert_allclose(f(Tensor(x), Tensor(v))[1].asnumpy(), tj.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(Outer()(Tensor(x), Tensor(v))[1].asnumpy(), tv.numpy(), rtol=1e-5)

@@ -302,6 +302,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     if weights is not None:
         raise NotImplementedError("vjp with weights: use grad(fn, weights=...) instead")
     outputs = fn(*inputs)
+    aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
         def first(*xs):
             return fn(*xs)[0]
@@ -332,6 +333,7 @@ def jvp(fn, inputs, v, has_aux=False):
     if len(inputs) != len(v):
         raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
     outputs = fn(*inputs)
+    aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
         def target(*xs):
             return fn(*xs)[0]
