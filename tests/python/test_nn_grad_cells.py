@@ -87,3 +87,25 @@ def test_functional_jvp_vjp_inside_jit_and_construct(mode):
     _, tv = torch.autograd.functional.vjp(lambda a: a ** 3, _t(x), _t(v))
     np.testing.assert_allclose(f(Tensor(x), Tensor(v))[1].asnumpy(), tj.numpy(), rtol=1e-5)
     np.testing.assert_allclose(Outer()(Tensor(x), Tensor(v))[1].asnumpy(), tv.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("forward", [True, False], ids=["jacfwd", "jacrev"])
+def test_jacobians_of_several_outputs_against_torch(forward):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal((2, 2)).astype(np.float32) for _ in range(2))
+
+    def f(a, b):
+        return a * a * b, ms.ops.sin(b) - a
+
+    def tf(a, b):
+        return a * a * b, torch.sin(b) - a
+    jac = (ms.ops.jacfwd if forward else ms.ops.jacrev)(f, grad_position=(0, 1))(Tensor(x),
+                                                                               Tensor(y))
+    want = torch.autograd.functional.jacobian(tf, (_t(x), _t(y)))
+    for k in range(2):  # outputs outside, positions inside, as MindSpore
+        for p in range(2):
+            np.testing.assert_allclose(jac[k][p].asnumpy(), want[k][p].numpy(), rtol=1e-5,
+                                       atol=1e-6)
+    one = (ms.ops.jacfwd if forward else ms.ops.jacrev)(f)(Tensor(x), Tensor(y))
+    np.testing.assert_allclose(one[1].asnumpy(), want[1][0].numpy(), rtol=1e-5, atol=1e-6)

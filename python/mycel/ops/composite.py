@@ -367,7 +367,17 @@ def _jacobian(fn, grad_position, has_aux, forward):
         outputs = fn(*inputs)
         out = outputs[0] if has_aux else outputs
         if isinstance(out, (tuple, list)):
-            raise NotImplementedError("jacfwd/jacrev of a function with several outputs")
+            # several outputs: one Jacobian per output (outputs outside, positions inside)
+            def output_k(k):
+                def target_k(*xs):
+                    r = fn(*xs)
+                    return (r[0] if has_aux else r)[k]
+                return target_k
+            res = tuple(_jacobian(output_k(k), grad_position, False, forward)(*inputs)
+                        for k in range(len(out)))
+            if has_aux:
+                return res, outputs[1:] if len(outputs) > 2 else outputs[1]
+            return res
 
         def target(*xs):
             r = fn(*xs)
