@@ -92,3 +92,21 @@ def test_get_mindir_inputs(tmp_path):
               file_format="MINDIR")
     one = _get_mindir_inputs(f + "1.mindir")
     assert one.shape == (32, 10) and one.dtype == ms.float32
+
+
+def test_file_system_appends_and_a_corrupted_checkpoint_fails_its_crc(tmp_path):
+    from mycel.common.file_system import FileSystem
+    net = nn.Dense(3, 2)
+    path = str(tmp_path / "c.ckpt")
+    ms.save_checkpoint(net, path, crc_check=True)
+    size = os.path.getsize(path)
+    fs = FileSystem()
+    with fs.open(path, *fs.create_args) as f:
+        f.write(b"111")
+    assert os.path.getsize(path) == size + 3 and fs.exists(path)
+    with fs.open(path, *fs.open_args) as f:
+        assert f.read()[-3:] == b"111"
+    with pytest.raises(ValueError):
+        ms.load_checkpoint(path, crc_check=True)
+    fs.remove(path)
+    assert not fs.exists(path)

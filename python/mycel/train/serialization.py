@@ -264,7 +264,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         enc_mode (str): only checked to be a str (used with enc_key).
         choice_func (callable): choice_func(name) -> bool keeps the parameters for which it
             returns True.
-        kwargs: ``format="ckpt"`` is accepted; other keywords raise TypeError.
+        kwargs: ``format="ckpt"`` is accepted, and ``crc_check`` (a bool: mycel always writes
+            the CRC32 footer, so True and False write the same file); other keywords raise
+            TypeError.
 
     Raises:
         TypeError: a wrong argument type, or an entry that is not a Tensor.
@@ -287,6 +289,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         raise NotImplementedError(f"For '{func}', encrypted checkpoints (enc_key) are not "
                                   f"supported by mycel; save without enc_key.")
     fmt = kwargs.pop("format", "ckpt")
+    _check_bool(func, "crc_check", kwargs.pop("crc_check", False))  # the CRC is always written
     if kwargs:
         raise TypeError(f"For '{func}', unexpected keyword argument(s) {sorted(kwargs)}.")
     if fmt != "ckpt":
@@ -348,7 +351,8 @@ def _check_prefix(arg, prefix):
 
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
-                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None):
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
+                    crc_check=False):
     """Loads a checkpoint file: returns a dict name -> Parameter (the saved name, dtype, shape
     and data; strings saved through append_dict come back as str), and with `net` also loads
     it into the network (load_param_into_net).
@@ -365,6 +369,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             loaded.
         choice_func (callable): choice_func(name) -> bool keeps the names for which it returns
             True (applied together with the prefixes).
+        crc_check (bool): MindSpore's switch for checking the file's CRC. mycel checks its CRC32
+            footer on every load, so False does not turn the check off. Default: False.
 
     Raises:
         TypeError: a wrong argument type.
@@ -375,6 +381,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         NotImplementedError: dec_key is given.
     """
     func = "load_checkpoint"
+    _check_bool(func, "crc_check", crc_check)
     path = _path_arg(func, ckpt_file_name)
     if not path.endswith(".ckpt"):
         raise ValueError(f"For '{func}', the checkpoint file name must end with '.ckpt', but got "
