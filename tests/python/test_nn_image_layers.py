@@ -98,3 +98,57 @@ def test_ssim_arguments():
                     ({"filter_sigma": -0.1}, ValueError)):
         with pytest.raises(err):
             nn.SSIM(**kw)
+
+
+def _msssim_torch(a, b, weights, size=11, sigma=1.5, max_val=1.0, k1=0.01, k2=0.03):
+    x = torch.arange(-size // 2 + 1, size // 2 + 1, dtype=torch.float64)
+    g = torch.exp(-(x[:, None] ** 2 + x[None, :] ** 2) / (2 * sigma * sigma))
+    win = (g / g.sum())[None, None]
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    out = 1.0
+    for j, wj in enumerate(weights):
+        n, c, h, w = a.shape
+        p, q = a.reshape(n * c, 1, h, w), b.reshape(n * c, 1, h, w)
+
+        def f(t):
+            return torch.nn.functional.conv2d(t, win)
+        mu1, mu2 = f(p), f(q)
+        s1, s2, s12 = f(p * p) - mu1 ** 2, f(q * q) - mu2 ** 2, f(p * q) - mu1 * mu2
+        cs = (2 * s12 + c2) / (s1 + s2 + c2)
+        ssim = (2 * mu1 * mu2 + c1) / (mu1 ** 2 + mu2 ** 2 + c1) * cs
+        term = (ssim if j == len(weights) - 1 else cs).reshape(n, c, -1).mean(-1)
+        out = out * torch.relu(term) ** wj
+        a = torch.nn.functional.avg_pool2d(a, 2)
+        b = torch.nn.functional.avg_pool2d(b, 2)
+    return out.mean(1)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_msssim_against_torch(mode):
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(4)
+    a = rng.random((2, 2, 48, 48)).astype(np.float32)
+    b = np.clip(a + 0.05 * rng.standard_normal(a.shape), 0, 1).astype(np.float32)
+    w = (0.2, 0.3, 0.5)
+    got = nn.MSSSIM(power_factors=w)(Tensor(a), Tensor(b)).asnumpy()
+    want = _msssim_torch(torch.tensor(a, dtype=torch.float64),
+                         torch.tensor(b, dtype=torch.float64), w)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-4)
+    # uint8 images and max_val are scaled by 1/255
+    ua, ub = (a * 255).astype(np.uint8), (b * 255).astype(np.uint8)
+    got = nn.MSSSIM(max_val=255, power_factors=w)(Tensor(ua), Tensor(ub)).asnumpy()
+    want = _msssim_torch(torch.tensor(ua / 255.0), torch.tensor(ub / 255.0), w)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-4)
+    with pytest.raises(TypeError):
+        nn.MSSSIM(power_factors=0.5)
+    with pytest.raises(TypeError):
+        nn.SSIM()(Tensor(ua), Tensor(ub))  # SSIM takes float16/float32 images only
+
+
+def test_ssim_checks_both_ranks_before_the_shapes():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    a = Tensor(np.zeros((1, 1, 16, 16), np.float32))
+    b = Tensor(np.zeros((1, 1, 8, 8, 1), np.float32))
+    for net in (nn.SSIM(), nn.MSSSIM(power_factors=(0.5, 0.5))):
+        with pytest.raises(ValueError, match="rank 5"):
+            net(a, b)

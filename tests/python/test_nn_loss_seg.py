@@ -90,3 +90,12 @@ def test_dice_losses_against_torch(mode):
         nn.MultiClassDiceLoss()(Tensor(p), Tensor(y[:2]))
     with pytest.raises(TypeError):
         nn.MultiClassDiceLoss(weights="1")
+
+
+def test_multi_class_dice_loss_activation_argument():
+    with pytest.raises(TypeError):
+        nn.MultiClassDiceLoss(activation=2)
+    with pytest.raises(ValueError):
+        nn.MultiClassDiceLoss(activation="relu")
+    with pytest.raises(TypeError):
+        nn.MultiClassDiceLoss(ignore_indiex="2")

@@ -75,6 +75,9 @@ class MultiClassDiceLoss(Cell):
                                           not isinstance(ignore_indiex, int)):
             raise TypeError(f"For 'MultiClassDiceLoss', the 'ignore_indiex' must be an int or "
                             f"None, but got {type(ignore_indiex).__name__}.")
+        if activation is not None and not isinstance(activation, str):
+            raise TypeError(f"For 'MultiClassDiceLoss', the 'activation' must be a str or None, "
+                            f"but got {type(activation).__name__}.")
         if activation not in ("softmax", "sigmoid", None):
             raise ValueError(f"For 'MultiClassDiceLoss', the 'activation' must be 'softmax', "
                              f"'sigmoid' or None, but got {activation!r}.")

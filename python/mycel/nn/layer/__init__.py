@@ -34,5 +34,5 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",
            "GRU"]
 
-from mycel.nn.layer.image import CentralCrop, L1Regularizer, SSIM  # noqa: F401,E402
-__all__ += ["CentralCrop", "L1Regularizer", "SSIM"]
+from mycel.nn.layer.image import CentralCrop, L1Regularizer, SSIM, MSSSIM  # noqa: F401,E402
+__all__ += ["CentralCrop", "L1Regularizer", "SSIM", "MSSSIM"]

@@ -62,55 +62,69 @@ class L1Regularizer(Cell):
         return self.sum(self.abs(weights), ()) * self.scale
 
 
+
 @constexpr
-def _ssim_check(shape1, shape2, dtype1, dtype2):
-    if len(shape1) != 4:
-        raise ValueError(f"For 'SSIM', the images must be [N, C, H, W], but got rank "
-                         f"{len(shape1)} (shape {list(shape1)}).")
+def _ssim_check(name, shape1, shape2, dtype1, dtype2, allowed):
+    """(N, C, H, W) of two image batches of one shape and dtype, and the dtype's scale: 1 for
+    floats, 1 / 255 for uint8 (images and max_val are divided by the dtype's largest value,
+    as MindSpore does)."""
+    for shape in (shape1, shape2):
+        if len(shape) != 4:
+            raise ValueError(f"For '{name}', the images must be [N, C, H, W], but got rank "
+                             f"{len(shape)} (shape {list(shape)}).")
     if tuple(shape1) != tuple(shape2):
-        raise TypeError(f"For 'SSIM', the two images must have one shape, but got "
+        raise TypeError(f"For '{name}', the two images must have one shape, but got "
                         f"{list(shape1)} and {list(shape2)}.")
     if dtype1 != dtype2:
-        raise TypeError(f"For 'SSIM', the two images must have one dtype, but got {dtype1} and "
+        raise TypeError(f"For '{name}', the two images must have one dtype, but got {dtype1} and "
                         f"{dtype2}.")
-    return shape1[0] * shape1[1], shape1[2], shape1[3]
+    if str(dtype1) not in allowed:
+        raise TypeError(f"For '{name}', the images' dtype must be one of {list(allowed)}, but got "
+                        f"{dtype1}.")
+    return tuple(shape1), (1.0 / 255.0 if str(dtype1) == "UInt8" else 1.0)
 
 
 def _gaussian_window(size, sigma):
-    """The normalised size x size Gaussian window, as a [1, 1, size, size] float32 array."""
+    """The normalised Gaussian window as a [1, 1, size, size] float32 array, over MindSpore's
+    offsets -size//2 + 1 ... size//2 (centred for odd sizes)."""
     import numpy as np
-    x = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
-    g = np.exp(-(x * x) / (2.0 * sigma * sigma))
-    g /= g.sum()
-    return np.outer(g, g).astype(np.float32).reshape(1, 1, size, size)
+    x = np.arange(-size // 2 + 1, size // 2 + 1, dtype=np.float64)
+    g = np.exp(-(x[:, None] ** 2 + x[None, :] ** 2) / (2.0 * sigma * sigma))
+    return (g / g.sum()).astype(np.float32).reshape(1, 1, size, size)
 
 
-class SSIM(Cell):
-    """SSIM(max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03)(img1, img2): the
-    structural similarity of two image batches [N, C, H, W] (one shape and dtype), one value
-    per image: the mean over channels and positions of
-    (2 mu1 mu2 + c1)(2 s12 + c2) / ((mu1^2 + mu2^2 + c1)(s1 + s2 + c2)), the means and
-    (co)variances taken under a Gaussian window (filter_size, filter_sigma) at every position
-    where it fits ('valid'), c1 = (k1 max_val)^2, c2 = (k2 max_val)^2."""
+def _check_ssim_args(name, max_val, filter_size, filter_sigma, k1, k2):
+    if isinstance(max_val, bool) or not isinstance(max_val, numbers.Real):
+        raise TypeError(f"For '{name}', the 'max_val' must be an int or float, but got "
+                        f"{type(max_val).__name__}.")
+    if not max_val > 0:
+        raise ValueError(f"For '{name}', the 'max_val' must be positive, but got {max_val}.")
+    if isinstance(filter_size, bool) or not isinstance(filter_size, int):
+        raise TypeError(f"For '{name}', the 'filter_size' must be an int, but got "
+                        f"{type(filter_size).__name__}.")
+    if filter_size < 1:
+        raise ValueError(f"For '{name}', the 'filter_size' must be >= 1, but got {filter_size}.")
+    for arg, v in (("filter_sigma", filter_sigma), ("k1", k1), ("k2", k2)):
+        if not isinstance(v, float):
+            raise TypeError(f"For '{name}', the '{arg}' must be a float, but got "
+                            f"{type(v).__name__}.")
+    if not filter_sigma > 0:
+        raise ValueError(f"For '{name}', the 'filter_sigma' must be positive, but got "
+                         f"{filter_sigma}.")
 
-    def __init__(self, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+
+class _SSIMBase(Cell):
+    """The Gaussian-window statistics both SSIM cells use: ``_ssim_cs(x, y, c1, c2)`` of
+    float32 images [N, C, H, W] gives the per-image, per-channel means over the positions
+    where the window fits ('valid') of the SSIM map and of its contrast-structure factor cs:
+    ssim = (2 mu1 mu2 + c1)(2 s12 + c2) / ((mu1^2 + mu2^2 + c1)(s1 + s2 + c2)),
+    cs = (2 s12 + c2) / (s1 + s2 + c2), each [N, C]."""
+
+    def __init__(self, name, max_val, filter_size, filter_sigma, k1, k2):
         super().__init__()
-        for name, v in (("max_val", max_val), ("filter_sigma", filter_sigma), ("k1", k1),
-                        ("k2", k2)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
-                raise TypeError(f"For 'SSIM', the '{name}' must be a number, but got "
-                                f"{type(v).__name__}.")
-            if not v > 0:
-                raise ValueError(f"For 'SSIM', the '{name}' must be positive, but got {v}.")
-        if isinstance(filter_size, bool) or not isinstance(filter_size, int):
-            raise TypeError(f"For 'SSIM', the 'filter_size' must be an int, but got "
-                            f"{type(filter_size).__name__}.")
-        if filter_size < 1:
-            raise ValueError(f"For 'SSIM', the 'filter_size' must be >= 1, but got "
-                             f"{filter_size}.")
+        _check_ssim_args(name, max_val, filter_size, filter_sigma, k1, k2)
         from mycel import _mycel as _C
-        self.c1 = float((k1 * max_val) ** 2)
-        self.c2 = float((k2 * max_val) ** 2)
+        self.max_val, self.k1, self.k2 = float(max_val), float(k1), float(k2)
         self.window = _C.Tensor(_gaussian_window(filter_size, float(filter_sigma)))
         self.conv = prim("Conv2D", out_channel=1, kernel_size=(filter_size, filter_size),
                          pad_mode="valid")
@@ -118,16 +132,69 @@ class SSIM(Cell):
         self.reshape = prim("Reshape")
         self.mean = prim("ReduceMean", keep_dims=False)
 
-    def construct(self, img1, img2):
-        nc, h, w = _ssim_check(img1.shape, img2.shape, img1.dtype, img2.dtype)
-        n = img1.shape[0]
-        x = self.reshape(self.cast(img1), (nc, 1, h, w))
-        y = self.reshape(self.cast(img2), (nc, 1, h, w))
+    def _ssim_cs(self, x, y, c1, c2):
+        n, c, h, w = x.shape
+        x = self.reshape(x, (n * c, 1, h, w))
+        y = self.reshape(y, (n * c, 1, h, w))
         mu1, mu2 = self.conv(x, self.window), self.conv(y, self.window)
         s1 = self.conv(x * x, self.window) - mu1 * mu1
         s2 = self.conv(y * y, self.window) - mu2 * mu2
         s12 = self.conv(x * y, self.window) - mu1 * mu2
-        lum = (2.0 * mu1 * mu2 + self.c1) / (mu1 * mu1 + mu2 * mu2 + self.c1)
-        cs = (2.0 * s12 + self.c2) / (s1 + s2 + self.c2)
-        per = self.reshape(lum * cs, (n, -1))
-        return self.mean(per, (1,))
+        v1, v2 = 2.0 * s12 + c2, s1 + s2 + c2
+        ssim = (2.0 * mu1 * mu2 + c1) * v1 / ((mu1 * mu1 + mu2 * mu2 + c1) * v2)
+        return (self.mean(self.reshape(ssim, (n, c, -1)), (2,)),
+                self.mean(self.reshape(v1 / v2, (n, c, -1)), (2,)))
+
+
+class SSIM(_SSIMBase):
+    """SSIM(max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03)(img1, img2): the
+    structural similarity of two float16/float32 image batches [N, C, H, W] (one shape and
+    dtype), one value per image: the mean over channels and positions of the SSIM map under a
+    Gaussian window (filter_size, filter_sigma; 'valid' positions), with c1 = (k1 max_val)^2
+    and c2 = (k2 max_val)^2 (``_SSIMBase`` has the formula)."""
+
+    def __init__(self, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+        super().__init__("SSIM", max_val, filter_size, filter_sigma, k1, k2)
+
+    def construct(self, img1, img2):
+        _ssim_check("SSIM", img1.shape, img2.shape, img1.dtype, img2.dtype,
+                    ("Float16", "Float32"))
+        c1, c2 = (self.k1 * self.max_val) ** 2, (self.k2 * self.max_val) ** 2
+        ssim, _ = self._ssim_cs(self.cast(img1), self.cast(img2), c1, c2)
+        return self.mean(ssim, (1,))
+
+
+class MSSSIM(_SSIMBase):
+    """MSSSIM(max_val=1.0, power_factors=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333),
+    filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03)(img1, img2): multi-scale SSIM (Wang,
+    Simoncelli and Bovik, 2003) as MindSpore computes it. At each of len(power_factors)
+    scales (the images halved by a 2x2 average pool between scales) the per-channel cs of
+    ``_SSIMBase``; the result per image and channel is prod_j relu(cs_j)^w_j over all but the
+    last scale times relu(ssim_last)^w_last, then the mean over channels: [N]. Images float16,
+    float32, float64 or uint8 (uint8 images and max_val are divided by 255)."""
+
+    def __init__(self, max_val=1.0, power_factors=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333),
+                 filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+        super().__init__("MSSSIM", max_val, filter_size, filter_sigma, k1, k2)
+        if not isinstance(power_factors, (tuple, list)) or not power_factors:
+            raise TypeError(f"For 'MSSSIM', the 'power_factors' must be a non-empty tuple or "
+                            f"list, but got {power_factors!r}.")
+        self.power_factors = tuple(float(p) for p in power_factors)
+        self.pool = prim("AvgPool", kernel_size=(2, 2), strides=(2, 2), pad_mode="valid")
+        self.relu = prim("ReLU")
+
+    def construct(self, img1, img2):
+        _, scale = _ssim_check("MSSSIM", img1.shape, img2.shape, img1.dtype, img2.dtype,
+                               ("Float16", "Float32", "Float64", "UInt8"))
+        mv = self.max_val * scale
+        c1, c2 = (self.k1 * mv) ** 2, (self.k2 * mv) ** 2
+        x, y = self.cast(img1) * scale, self.cast(img2) * scale
+        out = 1.0
+        last = len(self.power_factors) - 1
+        for j, wj in enumerate(self.power_factors):
+            ssim, cs = self._ssim_cs(x, y, c1, c2)
+            term = ssim if j == last else cs
+            out = out * prim("Pow")(self.relu(term), term * 0.0 + wj)
+            if j != last:
+                x, y = self.pool(x), self.pool(y)
+        return self.mean(out, (1,))
