@@ -67,3 +67,19 @@ def test_return_ids_inside_graph_code_is_refused():
             return grad(self.net, 0, return_ids=True)(x, y)
     with pytest.raises(TypeError, match="return_ids"):
         Outer()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2, np.float32)))
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_value_and_grad_return_ids(mode):
+    ms.set_context(mode=mode)
+    x, y = np.array([1.0, 2.0], np.float32), np.array([0.5, -3.0], np.float32)
+    gx, _, gw, gz = _torch_grads(x, y)
+    net = Net()
+    value, res = ms.ops.value_and_grad(net, 0, net.trainable_params(), False, True)(
+        Tensor(x), Tensor(y))
+    want = (x * np.array([2.0, -1.0]) * np.array([3.0, 0.5]) + y * y).sum()
+    assert float(value.asnumpy()) == pytest.approx(want)
+    assert res[0][0] == 0 and res[1][0][0] == net.w.name
+    np.testing.assert_allclose(get_grad(res, 0).asnumpy(), gx)
+    np.testing.assert_allclose(get_grad(res, net.w).asnumpy(), gw)
+    np.testing.assert_allclose(get_grad(res, net.z).asnumpy(), gz)

@@ -206,8 +206,9 @@ class _GradWithIds:
     with its id (MindSpore's layout: (position, g) or a tuple of them for the inputs,
     a tuple of (name, g) for the weights, and (inputs, weights) for both)."""
 
-    def __init__(self, g, positions, weights, has_aux):
+    def __init__(self, g, positions, weights, has_aux, with_value=False):
         self._g = g
+        self._with_value = with_value
         self._positions = positions
         self._names = None if weights is None else tuple(w.name for w in weights)
         self._has_aux = has_aux
@@ -215,7 +216,13 @@ class _GradWithIds:
 
     def __call__(self, *args, **kwargs):
         out = self._g(*args, **kwargs)
+        if self._with_value:  # value_and_grad: (value, gradients)
+            return out[0], self._attach(out[1])
         grads, aux = (out[0], out[1]) if self._has_aux else (out, None)
+        ided = self._attach(grads)
+        return (ided, aux) if self._has_aux else ided
+
+    def _attach(self, grads):
         p, names = self._positions, self._names
         if isinstance(p, int):
             pos = (p, grads if names is None else grads[0])
@@ -228,7 +235,7 @@ class _GradWithIds:
             gw = grads if p is None else grads[1]
             wid = tuple(zip(names, gw))
             ided = wid if p is None else (pos, wid)
-        return (ided, aux) if self._has_aux else ided
+        return ided
 
 
 def get_grad(gradients, identifier):
@@ -260,10 +267,14 @@ def get_grad(gradients, identifier):
     return hit[0]
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
-    """Like ``grad``, but the function returns ``(fn(*args), gradients)``."""
-    return _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
-                                              bool(has_aux)))
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Like ``grad``, but the function returns ``(fn(*args), gradients)`` (with return_ids, the
+    gradients paired with their ids as ``grad`` pairs them)."""
+    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
+                                           bool(has_aux)))
+    if not return_ids:
+        return g
+    return _GradWithIds(g, grad_position, _weights_tuple(weights), False, with_value=True)
 
 
 class GradOperation:
