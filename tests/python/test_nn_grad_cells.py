@@ -82,7 +82,7 @@ def test_functional_jvp_vjp_inside_jit_and_construct(mode):
 
         def construct(self, a, t):
             out, pull = ms.ops.vjp(self.net, a)
-            return out, pull(t)
+            return out, pull(t)[0]  # vjp_fn gives one gradient per input, as a tuple
     _, tj = torch.autograd.functional.jvp(lambda a: a ** 3, _t(x), _t(v))
     _, tv = torch.autograd.functional.vjp(lambda a: a ** 3, _t(x), _t(v))
     np.testing.assert_allclose(f(Tensor(x), Tensor(v))[1].asnumpy(), tj.numpy(), rtol=1e-5)
@@ -109,3 +109,13 @@ def test_jacobians_of_several_outputs_against_torch(forward):
                                        atol=1e-6)
     one = (ms.ops.jacfwd if forward else ms.ops.jacrev)(f)(Tensor(x), Tensor(y))
     np.testing.assert_allclose(one[1].asnumpy(), want[1][0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_functional_vjp_fn_returns_a_tuple_for_one_input():
+    # MindSpore's vjp_fn returns one gradient per input as a tuple, for a single input too
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    out, vjp_fn = ms.ops.vjp(Cube(), Tensor(x))
+    g = vjp_fn(Tensor(np.ones_like(x)))
+    assert isinstance(g, tuple) and len(g) == 1
+    np.testing.assert_allclose(g[0].asnumpy(), 3 * x ** 2)

@@ -301,13 +301,10 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
         bool(get_all), bool(get_by_list), bool(sens_param), _weights_tuple(weights)))
 
 
-def _single_or_tuple(grads, n):
-    return grads[0] if n == 1 else grads
-
-
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
-    back to the inputs (one gradient, or a tuple for several inputs); for several outputs
+    back to the inputs: a tuple of one gradient per input, a one-element tuple for a single
+    input too (as MindSpore's vjp_fn returns, ``vjp_fn(v)[0]``); for several outputs
     ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
     returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
     if weights is not None:
@@ -325,7 +322,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     def vjp_fn(*v):
         # one cotangent per output: a function of several outputs takes them as a tuple or
         # as separate arguments (MindSpore's vjp_fn(v1, v2))
-        return _single_or_tuple(pull(*inputs, v[0] if len(v) == 1 else v), len(inputs))
+        return tuple(pull(*inputs, v[0] if len(v) == 1 else v))
 
     if has_aux:
         return out, vjp_fn, aux
