@@ -119,3 +119,20 @@ def test_functional_vjp_fn_returns_a_tuple_for_one_input():
     g = vjp_fn(Tensor(np.ones_like(x)))
     assert isinstance(g, tuple) and len(g) == 1
     np.testing.assert_allclose(g[0].asnumpy(), 3 * x ** 2)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_functional_vjp_with_weights_against_torch(mode):
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(5)
+    net = nn.Dense(4, 2)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    v = rng.standard_normal((3, 2)).astype(np.float32)
+    w, b = net.weight.asnumpy(), net.bias.asnumpy()
+    out, vjp_fn = ms.ops.vjp(net, Tensor(x), weights=net.trainable_params())
+    gin, gw = vjp_fn(Tensor(v))
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    (torch.nn.functional.linear(tx, tw, tb) * torch.tensor(v)).sum().backward()
+    np.testing.assert_allclose(gin[0].asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw[0].asnumpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw[1].asnumpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)

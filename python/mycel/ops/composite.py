@@ -304,11 +304,12 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
     back to the inputs: a tuple of one gradient per input, a one-element tuple for a single
-    input too (as MindSpore's vjp_fn returns, ``vjp_fn(v)[0]``); for several outputs
+    input too (as MindSpore's vjp_fn returns, ``vjp_fn(v)[0]``); with `weights` (Parameters)
+    ``(input_grads, weight_grads)``, both tuples; for several outputs
     ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
     returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
-    if weights is not None:
-        raise NotImplementedError("vjp with weights: use grad(fn, weights=...) instead")
+    if weights is not None:  # (a constant in graph code: the branch folds away)
+        weights = _weights_tuple(weights)
     outputs = fn(*inputs)
     aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
@@ -317,12 +318,16 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
         target, out, aux = first, outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
     else:
         target, out = fn, outputs
-    pull = GradOperation(get_all=True, sens_param=True)(target)
+    if weights is None:
+        pull = GradOperation(get_all=True, sens_param=True)(target)
+    else:
+        pull = GradOperation(get_all=True, get_by_list=True, sens_param=True)(target, weights)
 
     def vjp_fn(*v):
         # one cotangent per output: a function of several outputs takes them as a tuple or
         # as separate arguments (MindSpore's vjp_fn(v1, v2))
-        return tuple(pull(*inputs, v[0] if len(v) == 1 else v))
+        g = pull(*inputs, v[0] if len(v) == 1 else v)
+        return tuple(g) if weights is None else (tuple(g[0]), tuple(g[1]))
 
     if has_aux:
         return out, vjp_fn, aux
