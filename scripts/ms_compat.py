@@ -3,7 +3,7 @@
 
     scripts/ms_compat.py --tests /work/ms_tests/tests/st/ops/cpu [--tests DIR ...]
                          [--report out.json] [--timeout 120] [--jobs 1] [--only PATTERN]
-                         [--mycel PYTHON_DIR] [--every K] [--stub-vm-impl]
+                         [--mycel PYTHON_DIR] [--every K] [--stub-vm-impl] [--cwd DIR]
 
 The tests stay outside the repository (they are MindSpore's, never committed). The script
 makes a temporary directory holding:
@@ -21,7 +21,11 @@ MindSpore's unit tests (tests/ut/python) all import tests/vm_impl, scaffolding f
 internal debug VM that needs its C extension; ``--stub-vm-impl`` replaces that one module by an
 empty one (the tests themselves still run unchanged). Reports say whether it was used.
 
-Each test file runs in its own pytest subprocess (Debian's /usr/bin/python3) with a timeout.
+Each test file runs in its own pytest subprocess (Debian's /usr/bin/python3) with a timeout,
+in the folder holding MindSpore's ``tests`` package, or in ``--cwd DIR``: MindSpore's unit
+tests run from ``tests/ut/python`` (its dataset tests read ``../data/dataset/...`` relative to
+it), and many tests write files into their working folder, so point both at a private copy of
+the test tree when the tree is shared.
 A file whose import fails counts all of its CPU tests as failed with that error; their
 number is read from the file's source (test functions times their ``parametrize`` cases).
 The summary prints the pass rate per folder and the failure reasons grouped, most tests
@@ -221,7 +225,7 @@ def make_env(tmp):
         f.write(PLUGIN % {"cpu": sorted(CPU_MARKS), "platform": sorted(PLATFORM_MARKS)})
 
 
-def run_file(path, tmp, timeout, rootdir, mycel_path, stub_vm_impl=False):
+def run_file(path, tmp, timeout, rootdir, mycel_path, stub_vm_impl=False, cwd=None):
     out = os.path.join(tmp, "out_%d_%s.jsonl" % (os.getpid(), abs(hash(path))))
     if os.path.exists(out):
         os.remove(out)
@@ -237,7 +241,7 @@ def run_file(path, tmp, timeout, rootdir, mycel_path, stub_vm_impl=False):
     t0 = time.time()
     timed_out = False
     try:
-        subprocess.run(cmd, env=env, cwd=rootdir, stdout=subprocess.DEVNULL,
+        subprocess.run(cmd, env=env, cwd=cwd or rootdir, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
@@ -342,6 +346,8 @@ def main(argv=None):
     ap.add_argument("--stub-vm-impl", action="store_true",
                     help="stand an empty module in for MindSpore's tests/vm_impl (its debug-VM "
                          "kernels, which every unit test under tests/ut/python imports)")
+    ap.add_argument("--cwd", help="the tests' working folder (default: the folder holding "
+                                   "MindSpore's tests package); tests write files there")
     ap.add_argument("--top", type=int, default=40, help="failure groups printed")
     ap.add_argument("--mycel", default=os.path.join(REPO, "python"),
                     help="the folder holding the mycel package (default: this checkout's)")
@@ -355,12 +361,12 @@ def main(argv=None):
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             results = list(pool.map(
                 lambda p: run_file(p, tmp, args.timeout, rootdir, os.path.abspath(args.mycel),
-                                   args.stub_vm_impl),
+                                   args.stub_vm_impl, args.cwd and os.path.abspath(args.cwd)),
                 files))
     print_summary(results, args.top, rootdir)
     if args.report:
         with open(args.report, "w") as f:
-            json.dump({"rootdir": rootdir, "stub_vm_impl": args.stub_vm_impl,
+            json.dump({"rootdir": rootdir, "stub_vm_impl": args.stub_vm_impl, "cwd": args.cwd,
                        "files": results}, f, indent=1)
 
 

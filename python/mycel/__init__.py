@@ -66,3 +66,7 @@ __all__ += ["recompute"]
 from mycel.common.sparse_tensor import CSRTensor, COOTensor  # noqa: E402,F401
 __all__ += ["CSRTensor", "COOTensor"]
 __all__ += ["STRICT", "COMPATIBLE", "LAX"]
+
+from mycel.common.api import jit_class  # noqa: E402,F401  (MindSpore's name)
+__all__ += ["jit_class"]
+

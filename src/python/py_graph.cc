@@ -366,6 +366,12 @@ class GraphFunction {
   }
 
   size_t num_compiled() const { return cache_.size(); }
+
+  // The most recently used compiled graph, as the VM program text (what `vm` prints); empty
+  // before the first compile. MindSpore's train.serialization._save_graph writes it.
+  std::string last_graph_text() const {
+    return cache_.empty() ? std::string() : cache_.back()->exe->dump();
+  }
   size_t num_compiles() const { return compiles_; }
 
   // tp_traverse: the Python objects this function holds (one visit per reference).
@@ -732,6 +738,8 @@ void bind_graph(pyb::module_& m) {
       .def("set_input_signature", &GraphFunction::set_input_signature, pyb::arg("specs"),
            "Per positional argument: None or (dtype, shape), -1 for a dynamic dimension "
            "(Cell.set_inputs); an empty list removes the signature.")
+      .def("last_graph_text", &GraphFunction::last_graph_text,
+           "The most recently used compiled graph as VM program text ('' before any).")
       .def_property_readonly("num_compiled", &GraphFunction::num_compiled,
                              "Graphs in the cache now.")
       .def_property_readonly("num_compiles", &GraphFunction::num_compiles,

@@ -484,7 +484,7 @@ def test_loss_metric():
 
 
 def test_metric_errors():
-    with pytest.raises(ValueError, match="Accuracy.*eval_type.*'top5'"):
+    with pytest.raises(TypeError, match="Accuracy.*eval_type.*'top5'"):
         Accuracy("top5")
     with pytest.raises(ValueError, match=r"Accuracy.update.*\[4, 3\].*\[5\]"):
         Accuracy().update(np.zeros((4, 3)), np.zeros(5))

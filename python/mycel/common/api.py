@@ -183,6 +183,21 @@ class _PyNativeExecutor:
 _pynative_executor = _PyNativeExecutor()
 
 
+def jit_class(cls):
+    """Marks a plain Python class as usable inside compiled code (MindSpore's ``jit_class``).
+    mycel's GRAPH mode already compiles attribute reads and method calls on instances of any
+    class (and makes instances inside a graph), so this only checks the argument, marks the
+    class with ``__ms_class__ = True`` as MindSpore does, and returns it unchanged. TypeError
+    for a non-class or a Cell (a Cell compiles as a Cell)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"Decorator jit_class can only be used for class type, but got {cls!r}.")
+    if any(c.__name__ == "Cell" and c.__module__.startswith("mycel.nn") for c in cls.__mro__):
+        raise TypeError(f"Decorator jit_class is used for user-defined classes and cannot be "
+                        f"used for nn.Cell: {cls.__name__}.")
+    cls.__ms_class__ = True
+    return cls
+
+
 class _CellGraphExecutor:
     """The graph executor's handle, as MindSpore's tests reach it
     (``mindspore.common.api._cell_graph_executor``): ``compile(cell, *args)`` compiles the

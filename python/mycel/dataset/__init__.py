@@ -32,3 +32,14 @@ __all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", 
            "MapDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset", "SkipDataset",
            "TakeDataset", "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "zip",
            "TupleIterator", "DictIterator"]
+
+# MindSpore's path of the iterators module, mindspore.dataset.engine.iterators (its dataset
+# tests import _cleanup from there): engine is a module here, not a package, so the iterators
+# module is registered under that name too (the same module object), and engine gets an empty
+# __path__ (no submodule files of its own) so that the import system looks the name up.
+import sys as _sys  # noqa: E402
+from mycel.dataset import engine as _engine, iterators as _iterators  # noqa: E402
+
+_engine.__path__ = []
+_engine.iterators = _iterators
+_sys.modules.setdefault("mycel.dataset.engine.iterators", _iterators)

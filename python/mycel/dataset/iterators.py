@@ -17,11 +17,33 @@ from mycel.dataset._validate import check_bool, check_int
 _live = weakref.WeakSet()
 
 
+_cleanup_ran = False  # set by _cleanup, cleared by _unset_iterator_cleanup
+
+
 @atexit.register
 def _stop_all():
     """Stop the engine threads before the interpreter goes (they may wait for the GIL)."""
     for it in list(_live):
         it.stop()
+
+
+def _cleanup():
+    """Stops every live iterator now (MindSpore's ``engine.iterators._cleanup``, which its
+    dataset tests call after each test) and marks a cleanup as run."""
+    global _cleanup_ran
+    _cleanup_ran = True
+    _stop_all()
+
+
+def _unset_iterator_cleanup():
+    """Clears the mark _cleanup set (MindSpore's name)."""
+    global _cleanup_ran
+    _cleanup_ran = False
+
+
+def check_iterator_cleanup():
+    """Whether _cleanup ran since the last _unset_iterator_cleanup (MindSpore's name)."""
+    return _cleanup_ran
 
 
 class Iterator:

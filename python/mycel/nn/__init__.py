@@ -14,6 +14,10 @@ from mycel.nn.learning_rate_schedule import (LearningRateSchedule,  # noqa: F401
                                              PiecewiseConstantLR)
 from mycel.nn.dynamic_lr import (piecewise_constant_lr, exponential_decay_lr,  # noqa: F401
                                  cosine_decay_lr)
+from mycel.nn.dynamic_lr import (natural_exp_decay_lr, inverse_decay_lr,  # noqa: F401
+                                 polynomial_decay_lr, warmup_lr)
+from mycel.nn.learning_rate_schedule import (NaturalExpDecayLR, InverseDecayLR,  # noqa: F401
+                                             PolynomialDecayLR, WarmUpLR)
 from mycel.nn.graph_cell import GraphCell  # noqa: F401
 from mycel.nn.grad_reducer import DistributedGradReducer  # noqa: F401
 from mycel.nn.pipeline import PipelineCell  # noqa: F401
@@ -26,3 +30,7 @@ __all__ = (["Cell", "WithLossCell", "TrainOneStepCell", "GraphCell", "Distribute
             "ExponentialDecayLR", "CosineDecayLR", "PiecewiseConstantLR", "piecewise_constant_lr",
             "exponential_decay_lr", "cosine_decay_lr"] + _layers + _losses + _optims)
 __all__ += ["MicroBatchInterleaved"]
+from mycel.nn.loss_seg import DiceLoss, MultiClassDiceLoss, FocalLoss  # noqa: F401,E402
+__all__ += ["DiceLoss", "MultiClassDiceLoss", "FocalLoss", "NaturalExpDecayLR", "InverseDecayLR",
+            "PolynomialDecayLR", "WarmUpLR", "natural_exp_decay_lr", "inverse_decay_lr",
+            "polynomial_decay_lr", "warmup_lr"]

@@ -429,6 +429,12 @@ class Cell:
         """An OrderedDict of the parameters by their names (Parameter.name)."""
         return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """MindSpore initialises the data of parameters made with a lazy initializer here and
+        returns {parameter: the parameter holding its data}. mycel's parameters get their data
+        when they are made, so each maps to itself."""
+        return {p: p for p in self.get_parameters()}
+
     def update_parameters_name(self, prefix="", recurse=True):
         """Names every parameter prefix + its attribute path ("fc1." + "weight")."""
         if not isinstance(prefix, str):

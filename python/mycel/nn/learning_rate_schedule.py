@@ -81,6 +81,87 @@ class PiecewiseConstantLR(LearningRateSchedule):
         return lr
 
 
+class NaturalExpDecayLR(LearningRateSchedule):
+    """lr * exp(-decay_rate * p), p = step / decay_steps (floored when is_stair)."""
+
+    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
+        super().__init__()
+        self.learning_rate = float(_positive("NaturalExpDecayLR", "learning_rate", learning_rate))
+        self.decay_rate = float(_positive("NaturalExpDecayLR", "decay_rate", decay_rate))
+        self.decay_steps = int(_positive("NaturalExpDecayLR", "decay_steps", decay_steps))
+        self.is_stair = bool(is_stair)
+
+    def construct(self, global_step):
+        s = _step(global_step)
+        p = prim("FloorDiv")(s, float(self.decay_steps)) if self.is_stair else \
+            s / self.decay_steps
+        return self.learning_rate * prim("Exp")(p * -self.decay_rate)
+
+
+class InverseDecayLR(LearningRateSchedule):
+    """lr / (1 + decay_rate * p), p = step / decay_steps (floored when is_stair)."""
+
+    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
+        super().__init__()
+        self.learning_rate = float(_positive("InverseDecayLR", "learning_rate", learning_rate))
+        self.decay_rate = float(_positive("InverseDecayLR", "decay_rate", decay_rate))
+        self.decay_steps = int(_positive("InverseDecayLR", "decay_steps", decay_steps))
+        self.is_stair = bool(is_stair)
+
+    def construct(self, global_step):
+        s = _step(global_step)
+        p = prim("FloorDiv")(s, float(self.decay_steps)) if self.is_stair else \
+            s / self.decay_steps
+        return self.learning_rate / (p * self.decay_rate + 1.0)
+
+
+class PolynomialDecayLR(LearningRateSchedule):
+    """(lr - end_lr) * (1 - s / d) ** power + end_lr with s = min(step, decay_steps) and
+    d = decay_steps; with update_decay_steps, s = step and d = decay_steps times
+    max(ceil(step / decay_steps), 1) (the decay restarts)."""
+
+    def __init__(self, learning_rate, end_learning_rate, decay_steps, power,
+                 update_decay_steps=False):
+        super().__init__()
+        name = "PolynomialDecayLR"
+        self.learning_rate = float(_positive(name, "learning_rate", learning_rate))
+        self.end_learning_rate = float(_positive(name, "end_learning_rate", end_learning_rate,
+                                                 allow_zero=True))
+        if isinstance(decay_steps, bool) or not isinstance(decay_steps, int):
+            raise TypeError(f"For '{name}', the 'decay_steps' must be an int, but got "
+                            f"{type(decay_steps).__name__}.")
+        self.decay_steps = int(_positive(name, "decay_steps", decay_steps))
+        self.power = float(_positive(name, "power", power))
+        if not isinstance(update_decay_steps, bool):
+            raise TypeError(f"For '{name}', the 'update_decay_steps' must be a bool, but got "
+                            f"{type(update_decay_steps).__name__}.")
+        self.update_decay_steps = update_decay_steps
+
+    def construct(self, global_step):
+        s = _step(global_step)
+        d = float(self.decay_steps)
+        if self.update_decay_steps:
+            d = prim("Maximum")(prim("Ceil")(s / d), 1.0) * d
+        else:
+            s = prim("Minimum")(s, d)
+        base = 1.0 - s / d
+        return (self.learning_rate - self.end_learning_rate) * \
+            prim("Pow")(base, base * 0.0 + self.power) + self.end_learning_rate
+
+
+class WarmUpLR(LearningRateSchedule):
+    """lr * min(step, warmup_steps) / warmup_steps."""
+
+    def __init__(self, learning_rate, warmup_steps):
+        super().__init__()
+        self.learning_rate = float(_positive("WarmUpLR", "learning_rate", learning_rate))
+        self.warmup_steps = int(_positive("WarmUpLR", "warmup_steps", warmup_steps))
+
+    def construct(self, global_step):
+        s = prim("Minimum")(_step(global_step), float(self.warmup_steps))
+        return self.learning_rate * s / self.warmup_steps
+
+
 def _check_piecewise(name, milestone, learning_rates):
     if not isinstance(milestone, (list, tuple)) or not isinstance(learning_rates, (list, tuple)):
         raise TypeError(f"For '{name}', the 'milestone' and 'learning_rates' must be lists.")
@@ -88,7 +169,12 @@ def _check_piecewise(name, milestone, learning_rates):
         raise ValueError(f"For '{name}', the 'milestone' and 'learning_rates' must be non-empty "
                          f"and of one length, but got {len(milestone)} and "
                          f"{len(learning_rates)}.")
-    if any(not isinstance(m, int) or isinstance(m, bool) or m <= 0 for m in milestone) or \
-            list(milestone) != sorted(set(milestone)):
+    if any(not isinstance(m, int) or isinstance(m, bool) for m in milestone):
+        raise TypeError(f"For '{name}', the 'milestone' must be a list of ints, but got "
+                        f"{list(milestone)}.")
+    if any(not isinstance(v, float) for v in learning_rates):
+        raise TypeError(f"For '{name}', the 'learning_rates' must be a list of floats, but got "
+                        f"{list(learning_rates)}.")
+    if any(m <= 0 for m in milestone) or list(milestone) != sorted(set(milestone)):
         raise ValueError(f"For '{name}', the 'milestone' must be increasing positive ints, but "
                          f"got {list(milestone)}.")

@@ -15,6 +15,7 @@ from mycel.ops import functional  # noqa: F401
 from mycel.ops.composite import (GradOperation, grad, value_and_grad,  # noqa: F401
                                  stop_gradient, depend, Depend, vjp, jvp, jacfwd, jacrev)
 from mycel.ops._vmap import vmap  # noqa: F401
+from mycel.ops.composite import get_grad  # noqa: F401
 
 # Python builtins shadowed above stay reachable as ops.sum, ops.max, ... like MindSpore's.
 sum, max, min, abs, pow, range = _m.sum, _m.max, _m.min, _m.abs, _m.pow, _a.range  # noqa: A001

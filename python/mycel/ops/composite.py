@@ -182,7 +182,7 @@ def _ones_like_tree(x):
     return ones_like(x) if _has_grad(x) else None  # as GRAPH seeds a non-float output
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """The gradient function of ``fn`` (MindSpore's ``mindspore.grad``).
 
     grad_position: an int (the gradient of that input), a tuple of ints (a tuple of
@@ -190,15 +190,91 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     example ``net.trainable_params()``) whose gradients are returned, in that order, after
     the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
     whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
-    the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore)."""
-    return _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
-                                              bool(has_aux)))
+    the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore). return_ids: each
+    gradient comes as a pair (its input position or its Parameter's name, gradient), for
+    ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
+    gradient itself; inside graph code return_ids is not supported)."""
+    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
+                                           bool(has_aux)))
+    if not return_ids:
+        return g
+    return _GradWithIds(g, grad_position, _weights_tuple(weights), bool(has_aux))
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
-    """Like ``grad``, but the function returns ``(fn(*args), gradients)``."""
-    return _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
-                                              bool(has_aux)))
+class _GradWithIds:
+    """grad(..., return_ids=True): the gradients of the wrapped gradient function, each paired
+    with its id (MindSpore's layout: (position, g) or a tuple of them for the inputs,
+    a tuple of (name, g) for the weights, and (inputs, weights) for both)."""
+
+    def __init__(self, g, positions, weights, has_aux, with_value=False):
+        self._g = g
+        self._with_value = with_value
+        self._positions = positions
+        self._names = None if weights is None else tuple(w.name for w in weights)
+        self._has_aux = has_aux
+        self.__name__ = getattr(g, "__name__", "grad")
+
+    def __call__(self, *args, **kwargs):
+        out = self._g(*args, **kwargs)
+        if self._with_value:  # value_and_grad: (value, gradients)
+            return out[0], self._attach(out[1])
+        grads, aux = (out[0], out[1]) if self._has_aux else (out, None)
+        ided = self._attach(grads)
+        return (ided, aux) if self._has_aux else ided
+
+    def _attach(self, grads):
+        p, names = self._positions, self._names
+        if isinstance(p, int):
+            pos = (p, grads if names is None else grads[0])
+        elif p is not None:
+            gp = grads if names is None else grads[0]
+            pos = tuple(zip(p, gp))
+        if names is None:
+            ided = pos
+        else:
+            gw = grads if p is None else grads[1]
+            wid = tuple(zip(names, gw))
+            ided = wid if p is None else (pos, wid)
+        return ided
+
+
+def get_grad(gradients, identifier):
+    """The gradient of `identifier` (an input position, or a Parameter, matched by its name)
+    in the result of grad(..., return_ids=True). RuntimeError when it is not there."""
+    from mycel.common.parameter import Parameter
+    if isinstance(identifier, Parameter):
+        key = identifier.name
+    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+        key = identifier
+    else:
+        raise TypeError(f"For 'get_grad', the identifier must be an input position (int) or a "
+                        f"Parameter, but got {type(identifier).__name__}.")
+
+    def find(node):
+        if isinstance(node, tuple):
+            if len(node) == 2 and isinstance(node[0], (int, str)) and \
+                    not isinstance(node[1], tuple):
+                return (node[1],) if node[0] == key and type(node[0]) is type(key) else None
+            for e in node:
+                hit = find(e)
+                if hit is not None:
+                    return hit
+        return None
+    hit = find(gradients)
+    if hit is None:
+        raise RuntimeError(f"For 'get_grad', there is no gradient for {identifier!r} in the "
+                           f"gradients given (grad(..., return_ids=True) results).")
+    return hit[0]
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Like ``grad``, but the function returns ``(fn(*args), gradients)`` (with return_ids, the
+    gradients paired with their ids as ``grad`` pairs them)."""
+    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
+                                           bool(has_aux)))
+    if not return_ids:
+        return g
+    return _GradWithIds(g, grad_position, _weights_tuple(weights), False, with_value=True)
 
 
 class GradOperation:
@@ -225,30 +301,33 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
         bool(get_all), bool(get_by_list), bool(sens_param), _weights_tuple(weights)))
 
 
-def _single_or_tuple(grads, n):
-    return grads[0] if n == 1 else grads
-
-
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
-    back to the inputs (one gradient, or a tuple for several inputs); for several outputs
+    back to the inputs: a tuple of one gradient per input, a one-element tuple for a single
+    input too (as MindSpore's vjp_fn returns, ``vjp_fn(v)[0]``); with `weights` (Parameters)
+    ``(input_grads, weight_grads)``, both tuples; for several outputs
     ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
     returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
-    if weights is not None:
-        raise NotImplementedError("vjp with weights: use grad(fn, weights=...) instead")
+    if weights is not None:  # (a constant in graph code: the branch folds away)
+        weights = _weights_tuple(weights)
     outputs = fn(*inputs)
+    aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
         def first(*xs):
             return fn(*xs)[0]
         target, out, aux = first, outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
     else:
         target, out = fn, outputs
-    pull = GradOperation(get_all=True, sens_param=True)(target)
+    if weights is None:
+        pull = GradOperation(get_all=True, sens_param=True)(target)
+    else:
+        pull = GradOperation(get_all=True, get_by_list=True, sens_param=True)(target, weights)
 
     def vjp_fn(*v):
         # one cotangent per output: a function of several outputs takes them as a tuple or
         # as separate arguments (MindSpore's vjp_fn(v1, v2))
-        return _single_or_tuple(pull(*inputs, v[0] if len(v) == 1 else v), len(inputs))
+        g = pull(*inputs, v[0] if len(v) == 1 else v)
+        return tuple(g) if weights is None else (tuple(g[0]), tuple(g[1]))
 
     if has_aux:
         return out, vjp_fn, aux
@@ -267,6 +346,7 @@ def jvp(fn, inputs, v, has_aux=False):
     if len(inputs) != len(v):
         raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
     outputs = fn(*inputs)
+    aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
         def target(*xs):
             return fn(*xs)[0]
@@ -300,7 +380,17 @@ def _jacobian(fn, grad_position, has_aux, forward):
         outputs = fn(*inputs)
         out = outputs[0] if has_aux else outputs
         if isinstance(out, (tuple, list)):
-            raise NotImplementedError("jacfwd/jacrev of a function with several outputs")
+            # several outputs: one Jacobian per output (outputs outside, positions inside)
+            def output_k(k):
+                def target_k(*xs):
+                    r = fn(*xs)
+                    return (r[0] if has_aux else r)[k]
+                return target_k
+            res = tuple(_jacobian(output_k(k), grad_position, False, forward)(*inputs)
+                        for k in range(len(out)))
+            if has_aux:
+                return res, outputs[1:] if len(outputs) > 2 else outputs[1]
+            return res
 
         def target(*xs):
             r = fn(*xs)

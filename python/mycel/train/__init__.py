@@ -10,6 +10,12 @@ from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
 from mycel.train.metrics import (Metric, Accuracy, Loss, MAE, MSE,  # noqa: F401
                                  TopKCategoricalAccuracy, Top1CategoricalAccuracy,
-                                 Top5CategoricalAccuracy)
+                                 Top5CategoricalAccuracy, rearrange_inputs)
+from mycel.train.metrics_classify import (Precision, Recall, Fbeta, F1,  # noqa: F401
+                                          ConfusionMatrix, ConfusionMatrixMetric, ROC, auc,
+                                          Perplexity, Dice, BleuScore, CosineSimilarity)
+from mycel.train.metrics_surface import (HausdorffDistance, MeanSurfaceDistance,  # noqa: F401
+                                         RootMeanSquareDistance, OcclusionSensitivity)
+from mycel.train.metric_factory import get_metric_fn, names  # noqa: F401
 from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,  # noqa: F401
                                             DynamicLossScaleManager)

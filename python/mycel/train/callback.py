@@ -11,6 +11,8 @@ callbacks written either way work. ``run_context.request_stop()`` ends training 
 current step.
 """
 import os
+import re
+import stat
 import sys
 import time
 
@@ -193,17 +195,68 @@ class CheckpointConfig:
         self.save_checkpoint_steps = save_checkpoint_steps
         self.save_checkpoint_seconds = save_checkpoint_seconds
         self.keep_checkpoint_max = keep_checkpoint_max
+        self.keep_checkpoint_per_n_minutes = keep_checkpoint_per_n_minutes
         self.integrated_save = integrated_save
         self.async_save = async_save
         self.saved_network = saved_network
         self.append_info = append_info
 
 
+class _CheckpointManager:
+    """The checkpoint files of one prefix in one folder (MindSpore's ``_CheckpointManager``,
+    which ModelCheckpoint uses to keep one file per n minutes): ``update_ckpoint_filelist(dir,
+    prefix)`` lists ``dir/prefix-<epoch>_<step>.ckpt`` (and ``prefix_<n>-...``, the names a
+    second run with the same prefix gets), oldest first; ``ckpoint_num`` counts them."""
+
+    def __init__(self):
+        self._files = []
+
+    @property
+    def ckpoint_filelist(self):
+        """The listed files, oldest first."""
+        return self._files
+
+    @property
+    def ckpoint_num(self):
+        """How many files are listed."""
+        return len(self._files)
+
+    def update_ckpoint_filelist(self, directory, prefix):
+        """Lists the checkpoint files of prefix in directory, by modification time."""
+        pat = re.compile(re.escape(prefix) + r"(_\d+)?-\d+_\d+\.ckpt")
+        found = [os.path.join(directory, n) for n in os.listdir(directory)
+                 if pat.fullmatch(n) and os.path.isfile(os.path.join(directory, n))]
+        self._files = sorted(found, key=lambda f: (os.path.getmtime(f), f))
+
+    def remove_ckpoint_file(self, file_name):
+        """Deletes the file (made writable first) and drops it from the list."""
+        if os.path.exists(file_name):
+            os.chmod(file_name, stat.S_IWUSR | stat.S_IRUSR)
+            os.remove(file_name)
+        self._files = [f for f in self._files if f != file_name]
+
+    def remove_oldest_ckpoint_file(self):
+        """Deletes the oldest listed file."""
+        if self._files:
+            self.remove_ckpoint_file(self._files[0])
+
+    def keep_one_ckpoint_per_minutes(self, minutes, cur_time):
+        """Of the listed files modified less than `minutes` before cur_time, deletes all but
+        the oldest."""
+        recent = [f for f in self._files if cur_time - os.path.getmtime(f) < 60 * minutes]
+        if recent:
+            keep = min(recent, key=os.path.getmtime)
+            for f in recent:
+                if f != keep:
+                    self.remove_ckpoint_file(f)
+
+
 class ModelCheckpoint(Callback):
     """ModelCheckpoint(prefix='CKP', directory=None, config=None): saves the training
     network's parameters (weights and optimizer state) to
     ``directory/prefix-<epoch>_<step>.ckpt`` every config.save_checkpoint_steps steps (or
-    seconds) and at the end, keeping the newest config.keep_checkpoint_max files.
+    seconds) and at the end, keeping the newest config.keep_checkpoint_max files (or, when
+    that is 0 and keep_checkpoint_per_n_minutes is set, one file per that many minutes).
     ``latest_ckpt_file_name`` is the last file written."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
@@ -217,6 +270,7 @@ class ModelCheckpoint(Callback):
         self._dir = os.path.abspath(directory or os.getcwd())
         self._config = config or CheckpointConfig()
         self._saved = []
+        self._manager = _CheckpointManager()
         self._last_time = time.time()
         self._last_step = 0
         self.latest_ckpt_file_name = None
@@ -243,6 +297,11 @@ class ModelCheckpoint(Callback):
         step = p.cur_step_in_epoch
         path = os.path.join(self._dir, f"{self._prefix}-{p.cur_epoch_num}_{step}.ckpt")
         net = self._config.saved_network or p.train_network
+        minutes = self._config.keep_checkpoint_per_n_minutes
+        if not self._config.keep_checkpoint_max and minutes:
+            # one file per `minutes`: of the files of the last `minutes`, the oldest stays
+            self._manager.update_ckpoint_filelist(self._dir, self._prefix)
+            self._manager.keep_one_ckpoint_per_minutes(minutes, time.time())
         save_checkpoint(net, path, integrated_save=self._config.integrated_save,
                         append_dict=self._config.append_info)
         self._saved.append(path)

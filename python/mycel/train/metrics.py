@@ -1,6 +1,8 @@
 """Metrics (MindSpore's ``mindspore.train.Accuracy``, ``Loss`` ...): accumulate over batches
 with ``update(...)``, read with ``eval()``, reset with ``clear()``. They work on numpy copies
 of the network outputs, outside the compiled graphs."""
+import functools
+
 import numpy as np
 
 from mycel import _mycel as _C
@@ -14,11 +16,50 @@ def _numpy(x):
     return np.asarray(x)
 
 
+def rearrange_inputs(func):
+    """Decorates a Metric's update(*inputs): when set_indexes(indexes) was called, update sees
+    only the inputs at those positions, in that order (MindSpore's ``rearrange_inputs``)."""
+    @functools.wraps(func)
+    def wrapper(self, *inputs):
+        indexes = getattr(self, "indexes", None)
+        if indexes is not None:
+            inputs = tuple(inputs[i] for i in indexes)
+        return func(self, *inputs)
+    return wrapper
+
+
 class Metric:
-    """Base class: subclasses implement clear(), update(*inputs) and eval()."""
+    """Base class: subclasses implement clear(), update(*inputs) and eval(). Calling a metric,
+    metric(*inputs), clears it, updates it once and returns eval(). set_indexes([i, j, ...])
+    picks which of update's inputs it uses (for updates decorated by rearrange_inputs)."""
 
     def __init__(self):
+        self._indexes = None
         self.clear()
+
+    @property
+    def indexes(self):
+        """The input positions set by set_indexes, or None."""
+        return getattr(self, "_indexes", None)
+
+    def set_indexes(self, indexes):
+        """Makes update(*inputs) use inputs[indexes[0]], inputs[indexes[1]], ...; returns self."""
+        if not isinstance(indexes, list) or \
+                not all(isinstance(i, int) and not isinstance(i, bool) for i in indexes):
+            raise ValueError("For 'set_indexes', the argument 'indexes' must be a list and all its "
+                             "elements must be int, please check whether it is correct.")
+        self._indexes = indexes
+        return self
+
+    def __call__(self, *inputs):
+        self.clear()
+        self.update(*inputs)
+        return self.eval()
+
+    @staticmethod
+    def _convert_data(data):
+        """A numpy array of a Tensor, list or array."""
+        return _numpy(data)
 
     def clear(self):
         raise NotImplementedError
@@ -38,8 +79,10 @@ def _pair(name, inputs):
 
 
 def _class_labels(name, y_pred, y):
-    """The labels [N] of logits [N, C], given as [N] or one-hot [N, C]."""
-    if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
+    """The labels [N] of logits [N, C], given as [N] or one-hot [N, K] (K <= C: a one-hot
+    encoding may stop at the largest class it uses)."""
+    if y.ndim == 2 == y_pred.ndim and y.shape[0] == y_pred.shape[0] and \
+            y.shape[1] <= y_pred.shape[1]:
         y = y.argmax(-1)  # one-hot labels
     if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
         raise ValueError(f"For '{name}.update', the logits must be [N, C] and the labels [N], "
@@ -73,11 +116,12 @@ class Accuracy(_HitRate):
 
     def __init__(self, eval_type="classification"):
         if eval_type not in ("classification", "multilabel"):
-            raise ValueError(f"For 'Accuracy', the 'eval_type' must be 'classification' or "
+            raise TypeError(f"For 'Accuracy', the 'eval_type' must be 'classification' or "
                              f"'multilabel', but got {eval_type!r}.")
         self._type = eval_type
         super().__init__()
 
+    @rearrange_inputs
     def update(self, *inputs):
         y_pred, y = _pair("Accuracy", inputs)
         if self._type == "multilabel":
@@ -96,9 +140,10 @@ class Loss(Metric):
         self._sum = 0.0
         self._n = 0
 
+    @rearrange_inputs
     def update(self, *inputs):
         if len(inputs) != 1:
-            raise ValueError(f"For 'Loss.update', it needs 1 input (the loss), but got "
+            raise ValueError(f"For 'Loss.update'', it needs 1 input (the loss), but got "
                              f"{len(inputs)}.")
         v = _numpy(inputs[0])
         if v.size != 1:
@@ -125,6 +170,7 @@ class _ErrorSum(Metric):
     def _error(self, d):
         raise NotImplementedError
 
+    @rearrange_inputs
     def update(self, *inputs):
         name = type(self).__name__
         y_pred, y = _pair(name, inputs)
@@ -164,12 +210,16 @@ class TopKCategoricalAccuracy(_HitRate):
     logits. update(logits [N, C], labels [N] or one-hot [N, C]); ties go to the lower class."""
 
     def __init__(self, k):
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise TypeError(f"For 'TopKCategoricalAccuracy', the 'k' must be an int, but got "
+                            f"{type(k).__name__}.")
+        if k < 1:
             raise ValueError(f"For 'TopKCategoricalAccuracy', the 'k' must be a positive int, "
                              f"but got {k!r}.")
         self.k = k
         super().__init__()
 
+    @rearrange_inputs
     def update(self, *inputs):
         name = type(self).__name__
         y_pred, y = _pair(name, inputs)
@@ -190,30 +240,3 @@ class Top5CategoricalAccuracy(TopKCategoricalAccuracy):
 
     def __init__(self):
         super().__init__(5)
-
-
-_NAMES = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE,
-          "top_1_categorical_accuracy": Top1CategoricalAccuracy,
-          "top_5_categorical_accuracy": Top5CategoricalAccuracy}
-
-
-def get_metrics(metrics):
-    """{name: Metric} from a set/list of names or a dict of Metric objects (Model's argument)."""
-    if metrics is None:
-        return {}
-    if isinstance(metrics, dict):
-        for k, m in metrics.items():
-            if not isinstance(m, Metric):
-                raise TypeError(f"For 'Model', the metric '{k}' must be a Metric, but got "
-                                f"{type(m).__name__}.")
-        return dict(metrics)
-    if isinstance(metrics, (set, list, tuple)):
-        out = {}
-        for n in metrics:
-            if n not in _NAMES:
-                raise ValueError(f"For 'Model', unknown metric name {n!r}; known: "
-                                 f"{sorted(_NAMES)}.")
-            out[n] = _NAMES[n]()
-        return out
-    raise TypeError(f"For 'Model', the 'metrics' must be a dict or a set of names, but got "
-                    f"{type(metrics).__name__}.")

@@ -17,7 +17,8 @@ from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell
 from mycel.train.callback import CallbackList, RunContext
 from mycel.train.data_sink import _Sink, _check_dataset, _check_sink_size
-from mycel.train.metrics import Loss, get_metrics
+from mycel.train.metrics import Loss
+from mycel.train.metric_factory import get_metrics
 
 
 class WithEvalCell(Cell):

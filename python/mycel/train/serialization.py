@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common.dtype import dtype_to_nptype
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 
@@ -263,7 +264,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         enc_mode (str): only checked to be a str (used with enc_key).
         choice_func (callable): choice_func(name) -> bool keeps the parameters for which it
             returns True.
-        kwargs: ``format="ckpt"`` is accepted; other keywords raise TypeError.
+        kwargs: ``format="ckpt"`` is accepted, and ``crc_check`` (a bool: mycel always writes
+            the CRC32 footer, so True and False write the same file); other keywords raise
+            TypeError.
 
     Raises:
         TypeError: a wrong argument type, or an entry that is not a Tensor.
@@ -286,6 +289,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         raise NotImplementedError(f"For '{func}', encrypted checkpoints (enc_key) are not "
                                   f"supported by mycel; save without enc_key.")
     fmt = kwargs.pop("format", "ckpt")
+    _check_bool(func, "crc_check", kwargs.pop("crc_check", False))  # the CRC is always written
     if kwargs:
         raise TypeError(f"For '{func}', unexpected keyword argument(s) {sorted(kwargs)}.")
     if fmt != "ckpt":
@@ -347,7 +351,8 @@ def _check_prefix(arg, prefix):
 
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
-                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None):
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
+                    crc_check=False):
     """Loads a checkpoint file: returns a dict name -> Parameter (the saved name, dtype, shape
     and data; strings saved through append_dict come back as str), and with `net` also loads
     it into the network (load_param_into_net).
@@ -364,6 +369,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             loaded.
         choice_func (callable): choice_func(name) -> bool keeps the names for which it returns
             True (applied together with the prefixes).
+        crc_check (bool): MindSpore's switch for checking the file's CRC. mycel checks its CRC32
+            footer on every load, so False does not turn the check off. Default: False.
 
     Raises:
         TypeError: a wrong argument type.
@@ -374,6 +381,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         NotImplementedError: dec_key is given.
     """
     func = "load_checkpoint"
+    _check_bool(func, "crc_check", crc_check)
     path = _path_arg(func, ckpt_file_name)
     if not path.endswith(".ckpt"):
         raise ValueError(f"For '{func}', the checkpoint file name must end with '.ckpt', but got "
@@ -510,3 +518,30 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
 
 # mindspore.train.serialization also holds export/load (MINDIR); they live in train/export.py.
 from mycel.train.export import export, load  # noqa: E402,F401
+
+
+def _save_graph(network, file_name):
+    """Writes the graph the Cell `network` last ran in GRAPH mode (its most recently used
+    compiled graph, as the VM program text) to file_name. MindSpore's ``_save_graph`` writes
+    its graph proto; mycel's graphs have no such form, so this is a text file to read, not to
+    load. RuntimeError when the network has not been compiled."""
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '_save_graph', the network must be a Cell, but got "
+                        f"{type(network).__name__}.")
+    graph = network.__dict__.get("_mycel_graph")
+    text = graph._graph.last_graph_text() if graph is not None else ""
+    if not text:
+        raise RuntimeError(f"For '_save_graph', '{type(network).__name__}' has no compiled "
+                           f"graph: run it in GRAPH mode first.")
+    with open(_path_arg("_save_graph", file_name), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+
+
+def _get_mindir_inputs(file_name):
+    """The inputs a MINDIR file was exported with, as zero Tensors of their shapes and dtypes
+    (MindSpore's ``_get_mindir_inputs``): one Tensor for one input, else a list of them."""
+    tensors = [Tensor(np.zeros(shape, dtype_to_nptype(dtype)), dtype)
+               for shape, dtype in load(file_name).input_specs]
+    return tensors[0] if len(tensors) == 1 else tensors

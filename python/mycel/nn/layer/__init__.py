@@ -33,3 +33,6 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "Upsample",
            "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",
            "GRU"]
+
+from mycel.nn.layer.image import CentralCrop, L1Regularizer, SSIM, MSSSIM  # noqa: F401,E402
+__all__ += ["CentralCrop", "L1Regularizer", "SSIM", "MSSSIM"]
