@@ -93,6 +93,32 @@ def test_binary_bf16_strided_operands(mode):
         assert_same((ta[:, 0:40:2] - ta[:, 1:41:2]).asnumpy(), want)
 
 
+UNARY = {"Neg": (P.Neg(), np.negative), "Abs": (P.Abs(), np.abs),
+         "Square": (P.Square(), np.square),
+         "ReLU": (P.ReLU(), lambda a: np.where(a < 0, np.float32(0), a))}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", [(1,), (31,), (4099,), (64, 513)])
+def test_unary_bf16_rounds_the_float32_result(mode, name, shape):
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(int(np.prod(shape)) + len(name))
+    a = values(int(np.prod(shape)), rng).reshape(shape)
+    op, ref = UNARY[name]
+    fn = ms.jit(lambda x: op(x)) if mode == ms.GRAPH_MODE else (lambda x: op(x))
+    with np.errstate(all="ignore"):
+        want = round_bf16(ref(a))
+    y = fn(bf16(a))
+    assert y.dtype == ms.bfloat16
+    assert_same(y.asnumpy(), want)
+    if len(shape) == 2:  # a transposed (strided) operand
+        ft = ms.jit(lambda x: op(P.Transpose()(x, (1, 0)))) if mode == ms.GRAPH_MODE else (
+            lambda x: op(P.Transpose()(x, (1, 0))))
+        with np.errstate(all="ignore"):
+            assert_same(ft(bf16(a)).asnumpy(), round_bf16(ref(a.T)))
+
+
 def _layer_norm_ref(x, gamma, beta, eps):
     """float64 LayerNorm over the last axis: (y, mean, rstd)."""
     x = x.astype(np.float64)
