@@ -119,6 +119,28 @@ def test_unary_bf16_rounds_the_float32_result(mode, name, shape):
             assert_same(ft(bf16(a)).asnumpy(), round_bf16(ref(a.T)))
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shape,fmt", [((64, 130), "NCHW"), ((3, 7), "NCHW"),
+                                       ((2, 5, 3, 9), "NCHW"), ((2, 3, 4, 33), "NHWC")])
+def test_bias_add_bf16_rounds_the_float32_sum(mode, shape, fmt):
+    """BiasAdd in bfloat16: the bias along the rows (2-d, NHWC) or one value per row of a
+    channel (NCHW), each sum rounded once."""
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(sum(shape))
+    c = shape[-1] if fmt == "NHWC" else shape[1]
+    x = values(int(np.prod(shape)), rng).reshape(shape)
+    b = values(c, rng)
+    op = P.BiasAdd(data_format=fmt)
+    fn = ms.jit(lambda u, v: op(u, v)) if mode == ms.GRAPH_MODE else (lambda u, v: op(u, v))
+    bshape = [1] * len(shape)
+    bshape[-1 if fmt == "NHWC" else 1] = c
+    with np.errstate(all="ignore"):
+        want = round_bf16(x + b.reshape(bshape))
+    y = fn(bf16(x), bf16(b))
+    assert y.dtype == ms.bfloat16
+    assert_same(y.asnumpy(), want)
+
+
 def _layer_norm_ref(x, gamma, beta, eps):
     """float64 LayerNorm over the last axis: (y, mean, rstd)."""
     x = x.astype(np.float64)
