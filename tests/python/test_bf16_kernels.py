@@ -141,6 +141,31 @@ def test_bias_add_bf16_rounds_the_float32_sum(mode, shape, fmt):
     assert_same(y.asnumpy(), want)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shape,keep", [((1031,), 0.5), ((64,), 0.9), ((3, 65), 0.8),
+                                        ((32, 4, 16, 16), 0.9)])
+def test_dropout_bf16_keeps_the_float32_draws(mode, shape, keep):
+    """bfloat16 Dropout (one pass in registers) draws the same keep bits as float32's with
+    the same seeds (the op's stream does not depend on the dtype), its mask is exactly 1 or 0
+    and y is x * mask / keep computed in float and rounded once; dropped infinities and NaNs
+    give NaN (x * 0)."""
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(int(np.prod(shape)))
+    x = values(int(np.prod(shape)), rng).reshape(shape)
+    def run(u):  # a fresh op of the same seeds: its stream starts at the same offset
+        op = P.Dropout(keep_prob=keep, Seed0=3, Seed1=17)
+        return (ms.jit(lambda v: op(v)) if mode == ms.GRAPH_MODE else op)(u)
+    _, mask32 = run(ms.Tensor(x))
+    y, mask = run(bf16(x))
+    assert y.dtype == ms.bfloat16 and mask.dtype == ms.bfloat16
+    m = mask32.asnumpy()
+    assert set(np.unique(m)) <= {0.0, 1.0}
+    assert_same(mask.asnumpy(), m)
+    with np.errstate(all="ignore"):
+        want = round_bf16(x * (m * np.float32(1.0 / keep)))
+    assert_same(y.asnumpy(), want)
+
+
 def _layer_norm_ref(x, gamma, beta, eps):
     """float64 LayerNorm over the last axis: (y, mean, rstd)."""
     x = x.astype(np.float64)
