@@ -166,6 +166,28 @@ def test_dropout_bf16_keeps_the_float32_draws(mode, shape, keep):
     assert_same(y.asnumpy(), want)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shape,axis", [((64, 128), -1), ((3, 7, 33), -1), ((5, 1), -1),
+                                        ((4, 9, 6), 1)])
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax"])
+def test_softmax_bf16_rounds_the_float32_rows(mode, shape, axis, name):
+    """bfloat16 (Log)Softmax: each row widened, computed with the float32 row code and
+    rounded once: the float32 kernel's values on the same inputs, rounded, and within a
+    bfloat16 rounding of a float64 numpy reference."""
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(sum(shape))
+    x = round_bf16(rng.standard_normal(shape).astype(np.float32) * 4)
+    op = getattr(P, name)(axis=axis)
+    fn = ms.jit(lambda u: op(u)) if mode == ms.GRAPH_MODE else (lambda u: op(u))
+    y = fn(bf16(x))
+    assert y.dtype == ms.bfloat16
+    assert_same(y.asnumpy(), round_bf16(fn(ms.Tensor(x)).asnumpy()))
+    z = x.astype(np.float64) - x.max(axis, keepdims=True)
+    lse = np.log(np.exp(z).sum(axis, keepdims=True))
+    want = z - lse if name == "LogSoftmax" else np.exp(z - lse)
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=2 ** -8, atol=1e-6)
+
+
 def _layer_norm_ref(x, gamma, beta, eps):
     """float64 LayerNorm over the last axis: (y, mean, rstd)."""
     x = x.astype(np.float64)
