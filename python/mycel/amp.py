@@ -35,6 +35,7 @@ from mycel.nn.wrap import (TrainOneStepCell, TrainOneStepWithLossScaleCell, all_
                            check_step_args)
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
+from mycel.ops.primitive import constexpr
 from mycel.train.loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,
                                             LossScaleManager)
 
@@ -55,6 +56,9 @@ AMP_BLACK_LIST = _present("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatc
                           "LayerNorm")
 
 
+_LayerNormConstruct = nn.LayerNorm.construct if hasattr(nn, "LayerNorm") else None
+
+
 class _OutputTo(Cell):
     """Runs a cell and casts its (floating-point) output to `dtype`: the seam between cells
     computing in different precisions."""
@@ -66,6 +70,29 @@ class _OutputTo(Cell):
 
     def construct(self, *inputs):
         return self._op(*inputs).astype(self._dtype)
+
+
+@constexpr
+def _in_low_precision(x_dtype, gamma_dtype, beta_dtype, dtype):
+    """Whether a LayerNorm can take its input as it comes: x already in the network's low
+    dtype `dtype`, the parameters float32."""
+    return x_dtype == dtype and gamma_dtype == _C.float32 and beta_dtype == _C.float32
+
+
+class _LayerNormTo(_OutputTo):
+    """O2's LayerNorm with a bfloat16 (or float16) input: the LayerNorm kernel itself reads
+    the low-precision x with the float32 gamma/beta, computes in float32 and rounds its
+    output to x's dtype (LayerNormGrad likewise: dx in x's dtype, float32 parameter
+    gradients). The values are those of casting x to float32, normalising in float32 and
+    casting back (the kernel's arithmetic is float32's), without those two casts and their
+    two in the backward pass. Any other input goes the _OutputTo way."""
+
+    def construct(self, x):
+        norm = self._op
+        if _in_low_precision(x.dtype, norm.gamma.dtype, norm.beta.dtype, self._dtype):
+            y, _, _ = norm.layer_norm(x, norm.gamma, norm.beta)
+            return y
+        return norm(x).astype(self._dtype)
 
 
 def _replace(parent, name, cell):
@@ -84,7 +111,10 @@ def _wrap_listed(network, classes, compute, output):
         if isinstance(sub, _OutputTo):
             continue
         if isinstance(sub, classes):
-            _replace(network, name, _OutputTo(sub.to_float(compute), output))
+            wrap = _OutputTo
+            if compute == _C.float32 and type(sub).construct is _LayerNormConstruct:
+                wrap = _LayerNormTo  # a LayerNorm in float32 seamed into a low-precision net
+            _replace(network, name, wrap(sub.to_float(compute), output))
         else:
             _wrap_listed(sub, classes, compute, output)
 

@@ -301,10 +301,37 @@ MC_EW_F32(Expm1Op)
 MC_EW_F32(ErfcOp)
 #undef MC_EW_F32
 
+// bfloat16 loops of the memory-bound ops: one pass in registers (widen, the float op, round
+// to nearest even) in the clones, the float32 loop's values at a third of the blocked
+// ew::bf16_unary's passes through the cache (Square: 20% less time). The transcendental ops
+// (Exp, Erf, GeLU) measured no faster this way and stay blocked. Not for ops with a float32
+// block kernel or a fix-up pass (their float32 values come from those).
+template <class Op>
+struct Bf16 {
+  static constexpr bool kHas = false;
+};
+#define MC_EW_BF16(Op)                                                                     \
+  MC_EW_CLONES void Op##_bf16(int64_t n, const char* x, int64_t sx, char* y, int64_t sy) { \
+    unary_loop<Op, bfloat16>(n, x, sx, y, sy);                                             \
+  }                                                                                        \
+  template <>                                                                              \
+  struct Bf16<Op> {                                                                        \
+    static_assert(!Op::kBlock && !Op::kFixup);                                             \
+    static constexpr bool kHas = true;                                                     \
+    static constexpr ew::UnaryLoop fn = &Op##_bf16;                                        \
+  };
+MC_EW_BF16(NegOp)
+MC_EW_BF16(AbsOp)
+MC_EW_BF16(SquareOp)
+MC_EW_BF16(ReluOp)
+#undef MC_EW_BF16
+
 template <class Op, class T>
 ew::UnaryLoop pick() {
   if constexpr (std::is_same_v<T, float>)
     return F32<Op>::fn;
+  else if constexpr (std::is_same_v<T, bfloat16> && Bf16<Op>::kHas)
+    return Bf16<Op>::fn;
   else if constexpr (std::is_same_v<T, bfloat16>)
     return &ew::bf16_unary<F32<Op>::fn>;
   else

@@ -502,34 +502,31 @@ bool bf16_primitive(const KernelContext& ctx) {
 
 // ---- BiasAdd ---------------------------------------------------------------------------
 
-// bfloat16: blocks of each row through float buffers with the vectorised converters (the
-// same rounding as element by element, which ran 3-4x slower than float32's add).
+// bfloat16: one pass in registers (widen, add the float bias, round to nearest even) in
+// vectorised clones; rows [r0, r1) of `len` elements, with the bias running along a row
+// (I == 1: rows of the C channels) or one bias value per row (rows of I elements).
+MC_EW_CLONES void bias_rows_bf16(const bfloat16* x, const float* bias, bfloat16* y, int64_t r0,
+                                 int64_t r1, int64_t len, int64_t C, bool along) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const bfloat16* xr = x + r * len;
+    bfloat16* yr = y + r * len;
+    if (along) {
+      for (int64_t k = 0; k < len; ++k) yr[k] = bfloat16(static_cast<float>(xr[k]) + bias[k]);
+    } else {
+      const float bv = bias[r % C];
+      for (int64_t k = 0; k < len; ++k) yr[k] = bfloat16(static_cast<float>(xr[k]) + bv);
+    }
+  }
+}
+
 void bias_add_bf16(const bfloat16* x, const bfloat16* b, bfloat16* y, int64_t O, int64_t C,
                    int64_t I) {
-  constexpr int64_t kBlock = 256;
   std::vector<float> bias(static_cast<size_t>(C));
   ew::bf16_to_f32(b, 1, bias.data(), C);
-  // Rows of I elements (I == 1: rows of the C channels, the bias a row of its own).
   const int64_t rows = I == 1 ? O : O * C, len = I == 1 ? C : I;
-  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)),
-               [&](int64_t lo, int64_t hi) {
-                 alignas(64) float buf[kBlock];
-                 for (int64_t r = lo; r < hi; ++r) {
-                   const bfloat16* xr = x + r * len;
-                   bfloat16* yr = y + r * len;
-                   for (int64_t c0 = 0; c0 < len; c0 += kBlock) {
-                     const int64_t m = std::min(kBlock, len - c0);
-                     ew::bf16_to_f32(xr + c0, 1, buf, m);
-                     if (I == 1) {
-                       for (int64_t k = 0; k < m; ++k) buf[k] += bias[static_cast<size_t>(c0 + k)];
-                     } else {
-                       const float bv = bias[static_cast<size_t>(r % C)];
-                       for (int64_t k = 0; k < m; ++k) buf[k] += bv;
-                     }
-                     ew::f32_to_bf16(buf, yr + c0, 1, m);
-                   }
-                 }
-               });
+  parallel_for(
+      0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)),
+      [&](int64_t lo, int64_t hi) { bias_rows_bf16(x, bias.data(), y, lo, hi, len, C, I == 1); });
 }
 
 template <class T>

@@ -356,6 +356,23 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   ln_grad_rows(g, dy, x, gamma, mean, rstd, dx, dg, db, r0, r1);
 }
 
+// bfloat16 rows with float32 parameters (mixed precision's LayerNorm: bfloat16 activations,
+// float32 master weights, float arithmetic): the same row code in vectorised clones, rounding
+// each result once (bfloat16's branch-free conversion); the scalar default build ran slower
+// than casting to float32 around the float32 kernel.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void ln_rows_bf16(
+    const LayerNormGeom& g, float eps, const bfloat16* x, const float* gamma, const float* beta,
+    bfloat16* y, float* mean, float* rstd, int64_t r0, int64_t r1) {
+  ln_rows(g, eps, x, gamma, beta, y, mean, rstd, r0, r1);
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void
+ln_grad_rows_bf16(const LayerNormGeom& g, const bfloat16* dy, const bfloat16* x, const float* gamma,
+                  const float* mean, const float* rstd, bfloat16* dx, float* dg, float* db,
+                  int64_t r0, int64_t r1) {
+  ln_grad_rows(g, dy, x, gamma, mean, rstd, dx, dg, db, r0, r1);
+}
+
 template <class T, class P>
 void layer_norm(const KernelContext& ctx, const LayerNormGeom& g) {
   using C = compute_t<T>;
@@ -368,6 +385,8 @@ void layer_norm(const KernelContext& ctx, const LayerNormGeom& g) {
   parallel_for(0, g.rows, grain, [&](int64_t b, int64_t e) {
     if constexpr (std::is_same_v<T, float>) {
       ln_rows_f32(g, eps, x, gamma.data(), beta.data(), y, mean, rstd, b, e);
+    } else if constexpr (std::is_same_v<T, bfloat16>) {
+      ln_rows_bf16(g, eps, x, gamma.data(), beta.data(), y, mean, rstd, b, e);
     } else {
       ln_rows(g, eps, x, gamma.data(), beta.data(), y, mean, rstd, b, e);
     }
@@ -393,6 +412,8 @@ void layer_norm_grad(const KernelContext& ctx, const LayerNormGeom& g) {
       int64_t r0 = g.rows * ch / chunks, r1 = g.rows * (ch + 1) / chunks;
       if constexpr (std::is_same_v<T, float>) {
         ln_grad_rows_f32(g, dy, x, gamma.data(), mean, rstd, dx, dg, dg + np, r0, r1);
+      } else if constexpr (std::is_same_v<T, bfloat16>) {
+        ln_grad_rows_bf16(g, dy, x, gamma.data(), mean, rstd, dx, dg, dg + np, r0, r1);
       } else {
         ln_grad_rows(g, dy, x, gamma.data(), mean, rstd, dx, dg, dg + np, r0, r1);
       }

@@ -476,7 +476,12 @@ void norm_cases(std::vector<KernelCase>& v) {
                        {{0, 8}, 1, 1, DType::Float32, DType::Float32},
                        {{3, 5, 6}, 1, 1, DType::Float64, DType::Float64},
                        {{3, 5, 6}, 2, 2, DType::Float16, DType::Float32},
-                       {{3, 5, 6}, 2, 2, DType::BFloat16, DType::BFloat16}};
+                       {{3, 5, 6}, 2, 2, DType::BFloat16, DType::BFloat16},
+                       // bfloat16 activations, float32 parameters (O2's LayerNorm): the
+                       // vectorised rows, their tails, and parameters in segments of a row.
+                       {{64, 128}, -1, -1, DType::BFloat16, DType::Float32},
+                       {{7, 300}, 1, 1, DType::BFloat16, DType::Float32},
+                       {{4, 7, 33}, 1, 2, DType::BFloat16, DType::Float32}};
   for (const LnCase& c : ln) {
     int64_t nd = static_cast<int64_t>(c.x.size());
     int64_t bna = c.bna < 0 ? c.bna + nd : c.bna, bpa = c.bpa < 0 ? c.bpa + nd : c.bpa;
