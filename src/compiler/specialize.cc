@@ -129,15 +129,20 @@ const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
 // Whether g was built by a context that a recursion's later round replaced: a placeholder
 // it resolved is resolved again by the new round's call.
 bool Specializer::stale_graph(const FuncGraph* g) const {
-  for (const auto& k : ctxs_)
-    if (k->out == g) return k->stale;
-  return false;
+  auto it = ctx_of_out_.find(g);
+  return it != ctx_of_out_.end() && it->second->stale;
+}
+
+void Specializer::add_placeholder(ValueNode* node, const Placeholder& ph) {
+  Placeholder& p = placeholders_[node] = ph;
+  placeholders_of_[ph.g].push_back(&p);
 }
 
 void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
                                       const SourceSpan& sp, bool strict) {
-  for (auto& [node, ph] : placeholders_) {
-    if (ph.g != g || ph.pctx != pctx) continue;
+  for (Placeholder* p : placeholders_of_[g]) {
+    Placeholder& ph = *p;
+    if (ph.pctx != pctx) continue;
     if (ph.owner->stale || ph.round != ph.owner->round) continue;
     if (ph.resolved != nullptr && ph.resolved != spec && !stale_graph(ph.resolved)) {
       // Direct calls with several signatures are fine; the value itself is then ambiguous,
@@ -295,7 +300,7 @@ Node* Specializer::closure_param(Ctx* k, const AbsPtr& a, Parameter* out, const 
   if (!on_chain(pctx, k)) pin_to(pctx);
   ValueNode* ph = out_.value(cand.fn, sp);
   ph->set_abstract(a);
-  placeholders_[ph] = Placeholder{cand.fn.as_graph(), pctx, nullptr, sp, k, k->round};
+  add_placeholder(ph, Placeholder{cand.fn.as_graph(), pctx, nullptr, sp, k, k->round});
   dead_params_.insert(out);
   return ph;
 }
@@ -317,7 +322,7 @@ Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
     Ctx* pctx = enclosing_ctx(g, c);
     ValueNode* ph = out_.value(v, sp);
     ph->set_abstract(Abstract::func({FuncCandidate{v, {}, pctx}}));
-    placeholders_[ph] = Placeholder{g, pctx, nullptr, sp, c, c->round};
+    add_placeholder(ph, Placeholder{g, pctx, nullptr, sp, c, c->round});
     return ph;
   }
   if (v.is(ValueKind::PyObj)) {
@@ -823,6 +828,7 @@ void Specializer::run_ctx(Ctx* k) {
   FuncGraph* g = k->src;
   uint64_t reads_before = provisional_reads_;
   k->out = out_.new_graph(g->name());
+  ctx_of_out_[k->out] = k;
   k->out->is_loop = g->is_loop;
   for (int round = 0;; ++round) {
     // (Re)build the graph from scratch: contexts created by an earlier round may have seen

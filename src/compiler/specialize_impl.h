@@ -269,6 +269,12 @@ class Specializer {
     bool ambiguous = false;  // called directly with several signatures
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
+  // The placeholders of each source graph (resolve_placeholder looks only at those: a scan
+  // of all of them per call made long unrolled programs compile in O(n^2)), and the context
+  // that built each output graph (stale_graph).
+  std::unordered_map<const FuncGraph*, std::vector<Placeholder*>> placeholders_of_;
+  std::unordered_map<const FuncGraph*, Ctx*> ctx_of_out_;
+  void add_placeholder(ValueNode* node, const Placeholder& ph);
   // Output parameters that receive a downward closure, never read (closure_param): the
   // argument passed for them need not resolve to one specialisation.
   std::unordered_set<const Node*> dead_params_;
