@@ -225,8 +225,8 @@ class Cell:
 
     def _call_backward_hooked(self, inputs, kwargs):
         """A call in a PYNATIVE grad with backward hooks: the input and the outputs pass through
-        identities whose gradient rules see the gradients (ops/hooks.py)."""
-        from mycel.ops.hooks import pass_gradient
+        identities whose gradient rules see the gradients (common/grad_hooks.py)."""
+        from mycel.common.grad_hooks import pass_gradient
         pos = [i for i, a in enumerate(inputs) if isinstance(a, _C.Tensor)]
         if len(pos) != 1:
             raise NotImplementedError(

@@ -1,5 +1,5 @@
 """Gradient hooks of PYNATIVE mode (MindSpore's ``ops.HookBackward``, ``ops.InsertGradientOf``
-and, through ``pass_gradient``, ``Cell.register_backward_hook``).
+and, through ``mycel.common.grad_hooks.pass_gradient``, ``Cell.register_backward_hook``).
 
 Each is an identity in the forward; in a PYNATIVE grad the gradient reaching its output passes
 through a Python function on its way back (one recorded call whose gradient rule is that
@@ -7,36 +7,10 @@ function: ``_C._call_custom_bprop``). Outside a recording they do nothing. As in
 HookBackward and backward hooks do not run in GRAPH mode or under jit; InsertGradientOf is a
 Cell with its own bprop, so GRAPH mode compiles its function into the backward.
 """
-from mycel import _mycel as _C
+from mycel.common.grad_hooks import pass_gradient
 from mycel.nn.cell import Cell
 
-__all__ = ["HookBackward", "InsertGradientOf", "pass_gradient"]
-
-
-def _check_grad(new, old, who):
-    if not isinstance(new, _C.Tensor) or tuple(new.shape) != tuple(old.shape) or \
-            new.dtype != old.dtype:
-        desc = f"{new.dtype}{list(new.shape)}" if isinstance(new, _C.Tensor) else \
-            type(new).__name__
-        raise TypeError(f"For '{who}', the gradient returned must be a Tensor like the one "
-                        f"received ({old.dtype}{list(old.shape)}), but got {desc}.")
-    return new
-
-
-def pass_gradient(x, on_grad, who):
-    """x unchanged; in a PYNATIVE grad, the gradient reaching it is on_grad(grad) when that is
-    not None (a Tensor of grad's shape and dtype), else grad itself."""
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"For '{who}', the input must be a Tensor, but got "
-                        f"{type(x).__name__}.")
-    if not _C._recording():
-        return x
-
-    def rule(_x, _out, dout):
-        new = on_grad(dout)
-        return (dout if new is None else _check_grad(new, dout, who),)
-
-    return _C._call_custom_bprop(lambda: _C._detached(x), rule, [x])
+__all__ = ["HookBackward", "InsertGradientOf"]
 
 
 class HookBackward:
