@@ -97,6 +97,7 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.warnings = std::move(s.warnings);
   if (until != Stage::Specialize) {
     PipelineOptions po = options.pipeline();
+    po.dump_name = name;
     po.graph_kernel = options.graph_kernel && until == Stage::Lower;  // no clusters in exports
     if (options.before_ad)
       po.before_ad = [&](ir::Module& m, ir::FuncGraph* root) {
@@ -117,7 +118,9 @@ std::unique_ptr<vm::Executable> compile_graph(ir::Module& m, ir::FuncGraph* entr
                                               const CompileOptions& options,
                                               const std::string& name) {
   StageLog log(options, name);
-  optimize(m, entry, options.pipeline());
+  PipelineOptions po = options.pipeline();
+  po.dump_name = name;
+  optimize(m, entry, po);
   log.stage("passes");
   std::unique_ptr<vm::Executable> exe = lower(entry, options, name);
   log.stage("executable");

@@ -1,10 +1,13 @@
 #include "compiler/pipeline.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
@@ -20,16 +23,50 @@ constexpr int kMaxRounds = 4;
 
 using PassFn = bool (*)(ir::Module&, ir::FuncGraph*);
 
+// "<PPP>_<name>_" for the next program dumped into `dir`: PPP is one more than the highest
+// number any file there starts with (digits before a '_'), <name> `name` with each run of
+// other characters than letters, digits and '_' made one '_' (at most 40 characters).
+std::string dump_prefix(const std::string& dir, const std::string& name) {
+  long next = 1;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string f = e.path().filename().string();
+    size_t digits = 0;
+    while (digits < f.size() && digits < 9 && std::isdigit(static_cast<unsigned char>(f[digits])))
+      ++digits;
+    if (digits > 0 && digits < f.size() && f[digits] == '_')
+      next = std::max(next, std::stol(f.substr(0, digits)) + 1);
+  }
+  std::string clean;
+  for (char ch : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+    if (ok)
+      clean += ch;
+    else if (!clean.empty() && clean.back() != '_')
+      clean += '_';
+  }
+  while (!clean.empty() && clean.back() == '_') clean.pop_back();
+  if (clean.size() > 40) clean.resize(40);
+  char num[16];
+  std::snprintf(num, sizeof(num), "%03ld_", next);
+  return clean.empty() ? std::string(num) : num + clean + "_";
+}
+
 // Runs passes by name, dumping and verifying after each as the options say.
 class PassRunner {
  public:
   PassRunner(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts)
       : m_(m), root_(root), verify_(opts.verify_each), log_(opts.log), dir_(opts.dump_dir) {
     if (!dir_.empty()) {
+      // Choosing the number and writing the first file under one lock: programs compiled
+      // at once (PYNATIVE backwards run without the GIL) get different numbers.
+      static std::mutex mu;
+      std::lock_guard<std::mutex> lock(mu);
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);
       MC_CHECK(!ec, Runtime, "MYCEL_DUMP_IR: cannot create the directory '", dir_,
                "': ", ec.message());
+      prefix_ = dump_prefix(dir_, opts.dump_name);
       dump("input");
     }
     // What the passes start from is checked too, so that IR broken by whatever built it
@@ -71,7 +108,7 @@ class PassRunner {
     if (dir_.empty()) return;
     char file[64];
     std::snprintf(file, sizeof(file), "%02d_%s.ir", step_++, name);
-    std::filesystem::path path = std::filesystem::path(dir_) / file;
+    std::filesystem::path path = std::filesystem::path(dir_) / (prefix_ + file);
     std::ofstream out(path);
     MC_CHECK(out.good(), Runtime, "MYCEL_DUMP_IR: cannot write '", path.string(), "'");
     out << ir::print_graph(root_);
@@ -82,6 +119,7 @@ class PassRunner {
   bool verify_;
   std::function<void(const std::string&)> log_;  // per-pass times, when set
   std::string dir_;
+  std::string prefix_;  // "<PPP>_<name>_": this program's files
   int step_ = 0;
 };
 

@@ -15,11 +15,14 @@
 //   graph_kernel        (when set, last) elementwise/reduction clusters -> GraphKernel calls
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
-// is written before the first pass as <dir>/00_input.ir and after each pass as
-// <dir>/<NN>_<pass>.ir (ir::print_graph). With verify_each, ir::verify runs on the input
-// (specialised form) and after every pass (specialised form; lifted after lift), naming the
-// pass that broke an invariant, or the input when what built it did. With a
-// log function, each pass's time is reported to it ("mycel: pass <name> <ms> ms").
+// is written before the first pass as <dir>/<PPP>_<name>_00_input.ir and after each pass as
+// <dir>/<PPP>_<name>_<NN>_<pass>.ir (ir::print_graph): PPP numbers the programs optimised
+// with that directory (one more than the highest number of a file there, so a later
+// program, or a later process, never overwrites an earlier one's files), <name> is
+// PipelineOptions::dump_name reduced to letters, digits and '_' (left out when empty). With
+// verify_each, ir::verify runs on the input (specialised form) and after every pass (specialised
+// form; lifted after lift), naming the pass that broke an invariant, or the input when what built
+// it did. With a log function, each pass's time is reported to it ("mycel: pass <name> <ms> ms").
 //
 // optimize() reads no environment variable: the compile driver (compiler/compile.h) fills
 // these options from MYCEL_VERIFY_IR, MYCEL_DUMP_IR and MYCEL_LOG_COMPILE.
@@ -35,6 +38,7 @@ namespace mycel::compiler {
 struct PipelineOptions {
   bool verify_each = false;
   std::string dump_dir;                         // empty: no dumps
+  std::string dump_name;                        // the program's name, in its dump files' names
   std::function<void(const std::string&)> log;  // set: one line per pass (with '\n')
   // Set: a pass of a layer above the compiler run once after the first simplification (calls
   // inlined) and before autodiff, so the backward is derived from what it makes; the

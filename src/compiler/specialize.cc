@@ -129,15 +129,20 @@ const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
 // Whether g was built by a context that a recursion's later round replaced: a placeholder
 // it resolved is resolved again by the new round's call.
 bool Specializer::stale_graph(const FuncGraph* g) const {
-  for (const auto& k : ctxs_)
-    if (k->out == g) return k->stale;
-  return false;
+  auto it = ctx_of_out_.find(g);
+  return it != ctx_of_out_.end() && it->second->stale;
+}
+
+void Specializer::add_placeholder(ValueNode* node, const Placeholder& ph) {
+  Placeholder& p = placeholders_[node] = ph;
+  placeholders_of_[ph.g].push_back(&p);
 }
 
 void Specializer::resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec,
                                       const SourceSpan& sp, bool strict) {
-  for (auto& [node, ph] : placeholders_) {
-    if (ph.g != g || ph.pctx != pctx) continue;
+  for (Placeholder* p : placeholders_of_[g]) {
+    Placeholder& ph = *p;
+    if (ph.pctx != pctx) continue;
     if (ph.owner->stale || ph.round != ph.owner->round) continue;
     if (ph.resolved != nullptr && ph.resolved != spec && !stale_graph(ph.resolved)) {
       // Direct calls with several signatures are fine; the value itself is then ambiguous,
@@ -207,6 +212,15 @@ void Specializer::patch_placeholders() {
                "it inside the graph instead"));
     return ph.resolved;
   };
+  // Input i of c is the argument of a direct graph call for a parameter that closure_param
+  // replaced.
+  auto dead_arg = [&](CNode* c, size_t i) {
+    Node* f = c->input(0);
+    if (i == 0 || !f->is_value() || !static_cast<ValueNode*>(f)->value().is(ValueKind::Graph))
+      return false;
+    FuncGraph* callee = static_cast<ValueNode*>(f)->value().as_graph();
+    return i - 1 < callee->params().size() && dead_params_.count(callee->param(i - 1)) > 0;
+  };
   for (size_t k = 0; k < todo.size(); ++k) {
     FuncGraph* g = todo[k];
     Node* o = g->output();
@@ -239,7 +253,11 @@ void Specializer::patch_placeholders() {
         }
         auto it = placeholders_.find(in);
         FuncGraph* target = nullptr;
-        if (it != placeholders_.end()) {
+        if (it != placeholders_.end() && dead_arg(c, i)) {
+          // Passed down to a parameter that stands for the closure itself: never read.
+          Node* v = constant(Value::none(), in->span());
+          c->set_input(i, v);
+        } else if (it != placeholders_.end()) {
           target = resolved(it->second, "used as a value");
           Node* v = out_.value(Value::graph(target), in->span());
           v->set_abstract(in->abstract());
@@ -251,6 +269,40 @@ void Specializer::patch_placeholders() {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- downward closures
+
+bool Specializer::on_stack(const Ctx* p) const {
+  return std::find(stack_.begin(), stack_.end(), p) != stack_.end();
+}
+
+bool Specializer::on_chain(const Ctx* p, const Ctx* c) const {
+  for (const Ctx* k = c; k != nullptr; k = k->parent)
+    if (k == p) return true;
+  return false;
+}
+
+void Specializer::pin_to(const Ctx* p) {
+  auto it = std::find(stack_.begin(), stack_.end(), p);
+  MC_ASSERT(it != stack_.end(), "pin_to: the context is not live");
+  for (++it; it != stack_.end(); ++it)
+    if (std::find((*it)->pins.begin(), (*it)->pins.end(), p) == (*it)->pins.end())
+      (*it)->pins.push_back(p);
+}
+
+Node* Specializer::closure_param(Ctx* k, const AbsPtr& a, Parameter* out, const SourceSpan& sp) {
+  if (a->kind != AbsKind::Func || a->funcs.size() != 1) return nullptr;
+  const FuncCandidate& cand = a->funcs[0];
+  auto* pctx = static_cast<Ctx*>(const_cast<void*>(cand.context));
+  if (!cand.fn.is(ValueKind::Graph) || !cand.bound.empty() || pctx == nullptr) return nullptr;
+  if (!on_stack(pctx)) return nullptr;  // an escaped closure: its run-time value
+  if (!on_chain(pctx, k)) pin_to(pctx);
+  ValueNode* ph = out_.value(cand.fn, sp);
+  ph->set_abstract(a);
+  add_placeholder(ph, Placeholder{cand.fn.as_graph(), pctx, nullptr, sp, k, k->round});
+  dead_params_.insert(out);
+  return ph;
 }
 
 Ctx* Specializer::enclosing_ctx(FuncGraph* g, Ctx* c) {
@@ -270,7 +322,7 @@ Node* Specializer::eval_value(const Value& v, const SourceSpan& sp, Ctx* c) {
     Ctx* pctx = enclosing_ctx(g, c);
     ValueNode* ph = out_.value(v, sp);
     ph->set_abstract(Abstract::func({FuncCandidate{v, {}, pctx}}));
-    placeholders_[ph] = Placeholder{g, pctx, nullptr, sp, c, c->round};
+    add_placeholder(ph, Placeholder{g, pctx, nullptr, sp, c, c->round});
     return ph;
   }
   if (v.is(ValueKind::PyObj)) {
@@ -448,8 +500,13 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
     }
     if (cand.fn.is(ValueKind::Graph)) {
       Ctx* pctx = static_cast<Ctx*>(const_cast<void*>(cand.context));
-      bool visible = pctx == nullptr;
-      for (Ctx* k = c; k != nullptr && !visible; k = k->parent) visible = k == pctx;
+      bool visible = pctx == nullptr || on_chain(pctx, c);
+      if (!visible && on_stack(pctx)) {
+        // A closure passed down from a frame that is still live: call its specialisation
+        // for these arguments directly (see closure_param).
+        pin_to(pctx);
+        visible = true;
+      }
       if (!visible) {
         // A closure made in another graph's frame (returned by a call): its captured values
         // travel with the run-time value, so call that value.
@@ -721,6 +778,9 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     for (size_t i = 0; i < args.size() && same; ++i) same = abs_equal(k->args[i], args[i]);
     if (!same) continue;
     if (k->stale) continue;
+    bool pinned = true;  // every context it captures from is live (downward closures)
+    for (const Ctx* p : k->pins) pinned = pinned && on_stack(p);
+    if (!pinned) continue;
     if (k->active) {
       k->used_provisional = true;
       ++provisional_reads_;
@@ -768,6 +828,7 @@ void Specializer::run_ctx(Ctx* k) {
   FuncGraph* g = k->src;
   uint64_t reads_before = provisional_reads_;
   k->out = out_.new_graph(g->name());
+  ctx_of_out_[k->out] = k;
   k->out->is_loop = g->is_loop;
   for (int round = 0;; ++round) {
     // (Re)build the graph from scratch: contexts created by an earlier round may have seen
@@ -785,6 +846,8 @@ void Specializer::run_ctx(Ctx* k) {
       const AbsPtr& a = k->args[i];
       if (a->value && !a->value->is(ValueKind::Tensor))
         k->map[g->param(i)] = constant(*a->value, g->param(i)->span());
+      else if (Node* f = closure_param(k, a, p, g->param(i)->span()))
+        k->map[g->param(i)] = f;
       else
         k->map[g->param(i)] = p;
     }

@@ -13,7 +13,9 @@
 //     calls are positional, defaults and *args/**kwargs bound;
 //   - conditions known at compile time chose their branch; graphs are specialised per
 //     context (the graph, its enclosing context, the argument abstracts), so a function
-//     called with two signatures becomes two graphs;
+//     called with two signatures becomes two graphs; so does a closure passed down to a
+//     function and called there with two signatures, while the frame that made it is live
+//     (see "Function values passed down" in specialize_impl.h);
 //   - loops whose condition depends on tensors became recursive graphs whose
 //     loop-carried scalars were broadened (the first iteration is peeled); a loop with a
 //     constant condition is unrolled, up to kMaxUnroll iterations, then broadened too,

@@ -490,30 +490,58 @@ Node* Specializer::print_rule(Ctx* c, std::vector<Node*> args, const KwNodes& kw
 }
 
 Node* Specializer::raise_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
-  std::string msg;
+  // args: the exception (a class or an instance), then its arguments. Known arguments are
+  // formatted now (an f-string over known values is a constant string by now); others (a
+  // tensor, an f-string over one) are formatted by the run-time raise from their values.
+  std::string msg;    // the message as known at compile time
+  std::string known;  // the known text since the last run-time part
+  std::string name;   // the exception's class
   ErrorKind kind = ErrorKind::Runtime;
-  for (Node* n : args) {
+  std::vector<Node*> parts;  // the run-time raise's message parts
+  auto append = [](std::string& to, const std::string& text) {
+    if (!to.empty()) to.push_back(' ');
+    to.append(text);
+  };
+  auto add = [&](const std::string& text) {
+    append(msg, text);
+    append(known, text);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    Node* n = args[i];
     const AbsPtr& x = n->abstract();
-    if (!x->value) continue;
-    if (x->value->is(ValueKind::Str)) {
-      msg += (msg.empty() ? "" : " ") + x->value->as_str();
-    } else if (x->value->is(ValueKind::PyObj)) {
+    if (x->value && x->value->is(ValueKind::PyObj)) {
       std::string t = host_.type_name(*x->value);
       std::string r = x->value->as_host()->repr();
       std::string cls = t == "type" ? r : t;
+      if (i == 0) name = t == "type" ? exception_name(*x->value) : t;
       if (cls.find("ValueError") != std::string::npos) kind = ErrorKind::Value;
       if (cls.find("TypeError") != std::string::npos) kind = ErrorKind::Type;
       if (cls.find("IndexError") != std::string::npos) kind = ErrorKind::Index;
-      if (t != "type") msg += (msg.empty() ? "" : " ") + r;
+      if (t != "type") add(r);
+    } else if (x->value && x->value->is(ValueKind::Str)) {
+      add(x->value->as_str());
+    } else if (x->value) {
+      add(x->value->to_string());
+    } else {
+      // Known at run time only: at compile time, what it is.
+      bool fmt = n->is_cnode() && static_cast<CNode*>(n)->is_builtin(Builtin::PyExecute);
+      const AbsPtr& f = fmt ? static_cast<CNode*>(n)->input(1)->abstract() : nullptr;
+      append(msg, f && f->value ? f->value->as_host()->repr() : str("<", x->to_string(), ">"));
+      if (!known.empty()) parts.push_back(constant(Value::string(known), sp));
+      known.clear();
+      parts.push_back(n);
     }
   }
   bool certain = true;
   for (bool d : stack_dynamic_) certain = certain && !d;
   if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
-  return emit_builtin(c, Builtin::Raise,
-                      {constant(Value::integer(static_cast<int64_t>(kind)), sp),
-                       constant(Value::string(with_location(msg, sp)), sp)},
-                      nullptr, sp);
+  // The run-time raise: raise(class name, message parts..., "\n" + the source location); the
+  // executor joins the parts with spaces.
+  std::string where = with_location("", sp);
+  if (!known.empty() || parts.empty()) parts.push_back(constant(Value::string(known), sp));
+  parts.insert(parts.begin(), constant(Value::string(name), sp));
+  if (!where.empty()) parts.push_back(constant(Value::string(where), sp));
+  return emit_builtin(c, Builtin::Raise, std::move(parts), nullptr, sp);
 }
 
 Node* Specializer::py_execute_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {

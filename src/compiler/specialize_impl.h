@@ -38,6 +38,10 @@ struct Ctx {
   // Recompute: kRecomputeAttr's mark for the ops emitted here (0: none), the scope of the
   // recomputed Cell call this context was made in (contexts differ by it).
   int64_t recompute = 0;
+  // Downward closures (see "Function values" in Specializer): the contexts whose closures
+  // this context's graph calls directly although they are not on its static chain. Its
+  // graph then captures their values, so it is reused only while they are on the stack.
+  std::vector<const Ctx*> pins;
 };
 
 // The scoping of the source IR (specialize_scopes.cc): what each graph of the front end
@@ -215,6 +219,23 @@ class Specializer {
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
                                const SourceSpan& sp);
+  // Function values passed down (a closure handed to a function and called there).
+  // A closure of context p travels at run time with its captured values, and its graph is
+  // specialised once per call signature. Where the function it is passed to runs while p
+  // is on the context stack (p's frame is live: the call is below p's), the parameter that
+  // receives it stands for the closure itself (closure_param): each call there calls the
+  // specialisation of its own signature directly, so one closure may be called with several
+  // signatures (MindSpore's function abstracts). A graph that is not nested in p's then
+  // captures p's values through the specialisations it calls, and so do the graphs that
+  // call it: the contexts on the stack above p are pinned to p (Ctx::pins). An escaped
+  // closure (returned from p's frame, p no longer live) is called through its run-time
+  // value, with one signature.
+  bool on_stack(const Ctx* p) const;
+  bool on_chain(const Ctx* p, const Ctx* c) const;  // p is c or encloses it
+  void pin_to(const Ctx* p);
+  // The node a parameter of k with abstract `a` stands for: the closure itself for a
+  // downward closure (the output parameter is then dead: dead_params_), else nullptr.
+  Node* closure_param(Ctx* k, const AbsPtr& a, Parameter* out, const SourceSpan& sp);
   // strict: chosen at run time (switch, value call), so one specialisation only.
   void resolve_placeholder(FuncGraph* g, Ctx* pctx, FuncGraph* spec, const SourceSpan& sp,
                            bool strict);
@@ -248,6 +269,15 @@ class Specializer {
     bool ambiguous = false;  // called directly with several signatures
   };
   std::unordered_map<Node*, Placeholder> placeholders_;
+  // The placeholders of each source graph (resolve_placeholder looks only at those: a scan
+  // of all of them per call made long unrolled programs compile in O(n^2)), and the context
+  // that built each output graph (stale_graph).
+  std::unordered_map<const FuncGraph*, std::vector<Placeholder*>> placeholders_of_;
+  std::unordered_map<const FuncGraph*, Ctx*> ctx_of_out_;
+  void add_placeholder(ValueNode* node, const Placeholder& ph);
+  // Output parameters that receive a downward closure, never read (closure_param): the
+  // argument passed for them need not resolve to one specialisation.
+  std::unordered_set<const Node*> dead_params_;
   std::unordered_map<FuncGraph*, std::vector<CNode*>> source_order_;
   bool entry_call_ = false;  // the next bind_args binds the entry's arguments
 };

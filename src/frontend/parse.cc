@@ -275,6 +275,27 @@ def make_fallback(node, names, globals_, path):
     f.names = tuple(names)
     return f
 
+def split_fstring(node, globals_, path):
+    """f"...{a}...{b!r:{w}}...": (a fallback making the string from the values of its
+    formatted expressions, in Python's order of evaluation, those expressions). Graph code
+    evaluates the expressions, so the string is made at compile time when they are known."""
+    exprs = []
+    def rebuild(joined):
+        values = []
+        for v in joined.values:
+            if isinstance(v, ast.FormattedValue):
+                name = '_fmt%d' % len(exprs)
+                exprs.append(v.value)
+                spec = rebuild(v.format_spec) if v.format_spec is not None else None
+                v = ast.FormattedValue(value=ast.Name(id=name, ctx=ast.Load()),
+                                       conversion=v.conversion, format_spec=spec)
+            values.append(v)
+        return ast.JoinedStr(values=values)
+    body = ast.copy_location(rebuild(node), node)
+    f = make_fallback(body, ['_fmt%d' % i for i in range(len(exprs))], globals_, path)
+    f.source = ast.unparse(node)
+    return f, exprs
+
 def builtins_of(globals_):
     b = globals_.get('__builtins__', builtins)
     return b if isinstance(b, dict) else b.__dict__

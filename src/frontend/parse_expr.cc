@@ -207,6 +207,15 @@ ir::Node* Parser::fallback(const Ctx& c, py::handle e) {
   return cnode(c.g, std::move(in), s);
 }
 
+ir::Node* Parser::fstring(const Ctx& c, py::handle e) {
+  ir::SourceSpan s = span(e);
+  py::tuple split = helper_.attr("split_fstring")(e, globals_, path_);
+  std::vector<ir::Node*> in{value(ir::Value::builtin(ir::Builtin::PyExecute), s),
+                            value(wrap_host(split[0]), s)};
+  for (py::handle x : split[1]) in.push_back(expr(c, x));
+  return cnode(c.g, std::move(in), s);
+}
+
 ir::Node* Parser::expr(const Ctx& c, py::handle e) {
   ir::SourceSpan s = span(e);
   Nest nest(*this, s);
@@ -301,8 +310,10 @@ ir::Node* Parser::expr(const Ctx& c, py::handle e) {
            "' is not supported in graph mode: generators and coroutines run in PYNATIVE mode");
     case Ast::Starred:
       fail(s, "a starred expression is only supported in calls and literals in graph mode");
+    case Ast::JoinedStr:
+      return fstring(c, e);
     default:
-      // Comprehensions, generator expressions, f-strings, set literals, ...: JIT fallback.
+      // Comprehensions, generator expressions, set literals, ...: JIT fallback.
       return fallback(c, e);
   }
 }

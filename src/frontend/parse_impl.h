@@ -233,6 +233,9 @@ class Parser {
   ir::Node* truth(const Ctx& c, py::handle e);
   ir::Node* constant(py::handle v, ir::SourceSpan s);
   ir::Node* fallback(const Ctx& c, py::handle e);
+  // An f-string: its formatted expressions are graph code, the string a fallback over their
+  // values (made at compile time when they are known, at run time otherwise).
+  ir::Node* fstring(const Ctx& c, py::handle e);
   ir::Node* call(const Ctx& c, py::handle e);
   // test: the and/or is a condition (if/while/assert/ifexp test): only its truth matters, so
   // every operand is truth()-ed and the result is a bool (operands of different types, a

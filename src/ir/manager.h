@@ -48,11 +48,21 @@ class Manager {
   // Call after edits made directly on nodes (builders, bulk rewrites): recomputes all.
   void invalidate();
 
+  // The work done so far, for tests that check it grows linearly with the program: each
+  // recomputation of the analyses walks every reachable graph, and closing the free
+  // variables over referenced graphs takes sweeps over them until nothing changes.
+  struct Stats {
+    size_t recomputes = 0;  // of the analyses (ensure() after an edit or invalidate())
+    size_t sweeps = 0;      // over the graphs, closing free variables, in all recomputes
+  };
+  const Stats& stats() const { return stats_; }
+
  private:
   void ensure();
   Module& module_;
   FuncGraph* root_;
   bool stale_ = true;
+  Stats stats_;
   std::vector<FuncGraph*> graphs_;
   std::unordered_map<Node*, std::vector<std::pair<CNode*, int>>> users_;
   std::unordered_map<FuncGraph*, std::vector<Node*>> fvs_;

@@ -468,8 +468,10 @@ Value tensor_to_scalar(const Value& x) {
   std::string name = args.empty() ? "" : ir::exception_name(args[0]);
   std::string msg;
   for (size_t i = 1; i < args.size(); ++i) {
-    if (i > 1) msg += ' ';
-    msg += format_value(args[i]);
+    std::string part = format_value(args[i]);
+    // Parts join with spaces, but the source location (a part starting a line) follows.
+    if (i > 1 && !part.empty() && part[0] != '\n') msg += ' ';
+    msg += part;
   }
   ErrorKind kind = ErrorKind::Runtime;
   if (name == "ValueError") {

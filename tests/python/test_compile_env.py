@@ -89,4 +89,52 @@ def test_log_compile_on_logs_passes_and_stages(script, path):
 def test_dump_ir_writes_the_passes(script, path, tmp_path):
     run_child(script, path, MYCEL_DUMP_IR=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    assert names[0] == "00_input.ir" and names[-1].endswith("_order_updates.ir"), names
+    # One program: its files share the prefix "001_<its name>_".
+    first = {"graph": "001_f_00_input.ir", "export": "001_f_for_export_00_input.ir",
+             "pynative": "001_a_PYNATIVE_backward_graph_"}[path]
+    assert names[0].startswith(first) and names[0].endswith("_00_input.ir"), names
+    prefix = names[0][:-len("00_input.ir")]
+    assert all(n.startswith(prefix) for n in names), names
+    assert names[-1].endswith("_order_updates.ir"), names
+
+
+TWO_PROGRAMS = textwrap.dedent('''
+    import numpy as np
+    import mycel as ms
+
+    def double(x):
+        return x * 2.0
+
+    def negate(x):
+        return -x
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x = ms.Tensor(np.ones((2,), np.float32))
+    ms.jit(double)(x)
+    ms.jit(negate)(x)
+    ms.jit(double)(ms.Tensor(np.ones((3,), np.float32)))  # a new signature: a new program
+    print("ok")
+''')
+
+
+def test_dump_ir_gives_each_program_its_own_files(tmp_path):
+    """Each program compiled with MYCEL_DUMP_IR gets the next number as its files' prefix,
+    in one process and across processes, so no program overwrites another's dumps."""
+    script = tmp_path / "two.py"
+    script.write_text(TWO_PROGRAMS)
+    dump = tmp_path / "ir"
+    for run in range(2):
+        run_child(str(script), "graph", MYCEL_DUMP_IR=str(dump))
+        names = sorted(os.listdir(dump))
+        inputs = [n for n in names if n.endswith("_00_input.ir")]
+        want = ["double", "negate", "double"] * (run + 1)
+        assert inputs == [f"{i + 1:03d}_{w}_00_input.ir" for i, w in enumerate(want)], names
+        for i, w in enumerate(want):
+            prefix = f"{i + 1:03d}_{w}_"
+            files = [n for n in names if n.startswith(prefix)]
+            assert files[-1].endswith("_order_updates.ir"), files
+            text = (dump / files[0]).read_text()
+            assert ("Mul(" in text) == (w == "double") and ("Neg(" in text) == (w == "negate"), \
+                (files[0], text)
+        # Every file belongs to one of the programs.
+        assert all(n[:3].isdigit() and 1 <= int(n[:3]) <= len(want) for n in names), names

@@ -178,6 +178,68 @@ def test_raise_in_constant_condition_branch():
     check_location(ei.value, "raise")
 
 
+def e_raise_fstring_of_shape(x, n):
+    if n > 2:
+        raise ValueError(f"n must be at most 2, got {n} for shape {x.shape}")  # <- fshape
+    return x * n
+
+
+def test_raise_fstring_over_known_values_is_formatted_at_compile_time():
+    """The f-string reads a tensor argument's shape (known at compile time): the message is
+    the formatted string, not the source line alone."""
+    fn = ms.jit(e_raise_fstring_of_shape)
+    np.testing.assert_array_equal(fn(f32(3), 2).asnumpy(), f32(3).asnumpy() * 2)
+    with pytest.raises(ValueError) as ei:
+        fn(f32(3), 5)
+    msg = check_location(ei.value, "fshape")
+    assert msg.splitlines()[0] == "n must be at most 2, got 5 for shape (3,)", msg
+
+
+def e_raise_fstring_of_value(x):
+    s = x.sum()
+    if s > 10:
+        raise ValueError(f"the sum {s} is too large")  # <- fvalue
+    return x
+
+
+def e_raise_type_error_at_run_time(x, n):
+    if x.sum() > n:
+        raise TypeError("the sum", x.sum(), f"exceeds {n} for shape {x.shape}")  # <- ftype
+    return x
+
+
+def test_raise_fstring_over_a_run_time_value_formats_it_at_run_time():
+    """A message that depends on tensor values is made when the raise runs (MindSpore runs
+    such a raise at run time): the same text as PYNATIVE, the exception's own type."""
+    big = Tensor(np.full(3, 5.0, np.float32))
+    with pytest.raises(ValueError) as eager:
+        e_raise_fstring_of_value(big)
+    fn = ms.jit(e_raise_fstring_of_value)
+    np.testing.assert_array_equal(fn(f32(2)).asnumpy(), f32(2).asnumpy())
+    with pytest.raises(ValueError) as ei:
+        fn(big)
+    msg = check_location(ei.value, "fvalue")
+    assert msg.splitlines()[0] == str(eager.value), (msg, str(eager.value))
+    assert "the sum 15" in msg, msg
+    fn = ms.jit(e_raise_type_error_at_run_time)
+    with pytest.raises(TypeError) as ei:  # its class, not a RuntimeError
+        fn(big, 4)
+    msg = check_location(ei.value, "ftype")
+    first = msg.splitlines()[0]
+    assert first.startswith("the sum 15") and first.endswith("exceeds 4 for shape (3,)"), msg
+
+
+def e_fstring_value(x, n):
+    return x + 1, f"{n:>4}|{x.shape}|{n!r}|{'a' + 'b'}|{x.dtype}"
+
+
+def test_fstring_as_a_value_equals_python():
+    x = f32(2, 3)
+    want = e_fstring_value(x, 7)[1]
+    got = ms.jit(e_fstring_value)(x, 7)[1]
+    assert got == want == f"   7|(2, 3)|7|ab|{x.dtype}", (got, want)
+
+
 def e_assert_tensor(x):
     y = x * 2
     assert y.sum() < 100, "sum too large"  # <- assert

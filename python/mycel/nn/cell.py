@@ -129,7 +129,7 @@ class Cell:
 
     def __call__(self, *inputs, **kwargs):
         d = self.__dict__
-        if "_forward_pre_hooks" in d or "_forward_hooks" in d:
+        if "_forward_pre_hooks" in d or "_forward_hooks" in d or "_backward_hooks" in d:
             return self._call_hooked(inputs, kwargs)
         return self._call_unhooked(inputs, kwargs)
 
@@ -213,6 +213,56 @@ class Cell:
         register_forward_pre_hook. Returns a handle whose ``remove()`` unregisters it."""
         return self._add_hook("_forward_hooks", hook_fn, "register_forward_hook")
 
+    def register_backward_hook(self, hook_fn):
+        """Registers ``hook_fn(cell, grad_input, grad_output)``, run in a PYNATIVE grad once the
+        gradient of this Cell's input is known: ``grad_input`` is the tuple of the gradients of
+        its Tensor inputs, ``grad_output`` that of its outputs (None for an output no gradient
+        reached); a tuple it returns replaces ``grad_input`` (None keeps it). The gradients of
+        the Cell's weights are unchanged. As in MindSpore, backward hooks do not run in GRAPH
+        mode or under jit. mycel supports them on Cells with one Tensor input (a call with more
+        is a NotImplementedError). Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_backward_hooks", hook_fn, "register_backward_hook")
+
+    def _call_backward_hooked(self, inputs, kwargs):
+        """A call in a PYNATIVE grad with backward hooks: the input and the outputs pass through
+        identities whose gradient rules see the gradients (common/grad_hooks.py)."""
+        from mycel.common.grad_hooks import pass_gradient
+        pos = [i for i, a in enumerate(inputs) if isinstance(a, _C.Tensor)]
+        if len(pos) != 1:
+            raise NotImplementedError(
+                f"For 'register_backward_hook', mycel supports Cells called with one Tensor "
+                f"input; {type(self).__name__} was called with {len(pos)}.")
+        grad_output = {}
+        n_out = [0]
+
+        def on_input_grad(g):
+            outs = tuple(grad_output.get(k) for k in range(n_out[0]))
+            grads = (g,)
+            for fn in list(self.__dict__.get("_backward_hooks", {}).values()):
+                new = fn(self, grads, outs)
+                if new is not None:
+                    grads = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+                    if len(grads) != 1:
+                        raise TypeError(f"For 'register_backward_hook', the hook must return "
+                                        f"None or 1 gradient (one per Tensor input), but it "
+                                        f"returned {len(grads)}.")
+            return grads[0]
+
+        def keep(k):
+            return lambda g: grad_output.__setitem__(k, g)
+
+        inputs = list(inputs)
+        inputs[pos[0]] = pass_gradient(inputs[pos[0]], on_input_grad, "register_backward_hook")
+        out = self._call_unhooked(tuple(inputs), kwargs)
+        if isinstance(out, _C.Tensor):
+            n_out[0] = 1
+            return pass_gradient(out, keep(0), "register_backward_hook")
+        if isinstance(out, tuple):
+            n_out[0] = len(out)
+            return tuple(pass_gradient(o, keep(k), "register_backward_hook")
+                         if isinstance(o, _C.Tensor) else o for k, o in enumerate(out))
+        return out
+
     def _add_hook(self, attr, hook_fn, who):
         if not callable(hook_fn):
             raise TypeError(f"For '{who}', the 'hook_fn' must be callable, but got "
@@ -232,7 +282,10 @@ class Cell:
             new = fn(self, inputs)
             if new is not None:
                 inputs = new if isinstance(new, tuple) else (new,)
-        out = self._call_unhooked(inputs, kwargs)
+        if self.__dict__.get("_backward_hooks") and _C._recording():
+            out = self._call_backward_hooked(inputs, kwargs)
+        else:
+            out = self._call_unhooked(inputs, kwargs)
         for fn in list(self.__dict__.get("_forward_hooks", {}).values()):
             new = fn(self, inputs, out)
             if new is not None:

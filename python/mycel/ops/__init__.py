@@ -19,3 +19,11 @@ from mycel.ops.composite import get_grad  # noqa: F401
 
 # Python builtins shadowed above stay reachable as ops.sum, ops.max, ... like MindSpore's.
 sum, max, min, abs, pow, range = _m.sum, _m.max, _m.min, _m.abs, _m.pow, _a.range  # noqa: A001
+
+
+def __getattr__(name):
+    # The gradient hooks (ops/hooks.py) need mycel.nn, which imports this package: on first use.
+    if name in ("HookBackward", "InsertGradientOf"):
+        from mycel.ops import hooks
+        return getattr(hooks, name)
+    raise AttributeError(f"module 'mycel.ops' has no attribute '{name}'")

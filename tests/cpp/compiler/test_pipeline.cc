@@ -175,18 +175,19 @@ TEST(Pipeline, DumpDirGetsTheIrAfterEveryPass) {
   std::vector<std::string> names = dir_listing(dir);
   // The input, then rounds of six passes (the last round changes nothing), then lift, then
   // expand_vjp and expand_vmap (which find no gradient or vmap to expand), then order_updates.
+  // One program, numbered 001 (the directory was empty), unnamed.
   ASSERT_GE(names.size(), 10u);
-  EXPECT_EQ(names.front(), "00_input.ir");
-  EXPECT_EQ(names[1], "01_switch_simplify.ir");
-  EXPECT_EQ(names[2], "02_inline.ir");
-  EXPECT_EQ(names[3], "03_fold.ir");
-  EXPECT_EQ(names[4], "04_simplify.ir");
-  EXPECT_EQ(names[5], "05_cse.ir");
-  EXPECT_EQ(names[6], "06_dce.ir");
-  EXPECT_EQ(names[names.size() - 4], std::to_string(names.size() - 4) + "_lift.ir");
-  EXPECT_EQ(names[names.size() - 3], std::to_string(names.size() - 3) + "_expand_vjp.ir");
-  EXPECT_EQ(names[names.size() - 2], std::to_string(names.size() - 2) + "_expand_vmap.ir");
-  EXPECT_EQ(names.back(), std::to_string(names.size() - 1) + "_order_updates.ir");
+  EXPECT_EQ(names.front(), "001_00_input.ir");
+  EXPECT_EQ(names[1], "001_01_switch_simplify.ir");
+  EXPECT_EQ(names[2], "001_02_inline.ir");
+  EXPECT_EQ(names[3], "001_03_fold.ir");
+  EXPECT_EQ(names[4], "001_04_simplify.ir");
+  EXPECT_EQ(names[5], "001_05_cse.ir");
+  EXPECT_EQ(names[6], "001_06_dce.ir");
+  EXPECT_EQ(names[names.size() - 4], "001_" + std::to_string(names.size() - 4) + "_lift.ir");
+  EXPECT_EQ(names[names.size() - 3], "001_" + std::to_string(names.size() - 3) + "_expand_vjp.ir");
+  EXPECT_EQ(names[names.size() - 2], "001_" + std::to_string(names.size() - 2) + "_expand_vmap.ir");
+  EXPECT_EQ(names.back(), "001_" + std::to_string(names.size() - 1) + "_order_updates.ir");
   EXPECT_EQ((names.size() - 5) % 6, 0u);
   EXPECT_EQ(read_file(dir / names.front()), input);
   EXPECT_EQ(read_file(dir / names.back()), c.text());
@@ -207,8 +208,37 @@ TEST(Pipeline, DumpDirFromEnvironment) {
   optimize(c.m, c.root, env.pipeline());
   std::vector<std::string> names = dir_listing(dir);
   ASSERT_FALSE(names.empty());
-  EXPECT_EQ(names.front(), "00_input.ir");
+  EXPECT_EQ(names.front(), "001_00_input.ir");
   EXPECT_EQ(read_file(dir / names.back()), c.text());
+  std::filesystem::remove_all(dir);
+}
+
+// Each program optimised with a dump directory gets its own number (one more than the
+// highest there) and name in its files' prefix: a later program never overwrites an
+// earlier one's dumps.
+TEST(Pipeline, DumpedProgramsAreNumberedAndNamed) {
+  std::filesystem::path dir = fresh_dir("mycel_pipeline_programs");
+  PassCase a(kIfProgram, {{"one", tensor_f32({2}, {1})}});
+  PassCase b(kIfProgram, {{"one", tensor_f32({2}, {1})}});
+  std::string input_b = b.text();
+  optimize(a.m, a.root, dump_to(dir.string()));
+  size_t first = dir_listing(dir).size();
+  std::string a_last = read_file(dir / dir_listing(dir).back());
+  PipelineOptions o = dump_to(dir.string());
+  o.dump_name = "'train step' (x)";
+  optimize(b.m, b.root, o);
+  std::vector<std::string> names = dir_listing(dir);
+  ASSERT_EQ(names.size(), 2 * first);
+  for (size_t i = 0; i < names.size(); ++i)
+    EXPECT_EQ(names[i].substr(0, 4), i < first ? "001_" : "002_") << names[i];
+  EXPECT_EQ(names[first], "002_train_step_x_00_input.ir");
+  EXPECT_EQ(read_file(dir / names[first]), input_b);
+  EXPECT_EQ(read_file(dir / names[first - 1]), a_last);  // the first program's files kept
+  // A file of another tool with a higher number: the next program follows it.
+  std::ofstream(dir / "041_notes.txt") << "x";
+  PassCase c(kIfProgram, {{"one", tensor_f32({2}, {1})}});
+  optimize(c.m, c.root, dump_to(dir.string()));
+  EXPECT_TRUE(std::filesystem::exists(dir / "042_00_input.ir"));
   std::filesystem::remove_all(dir);
 }
 
