@@ -46,11 +46,14 @@ std::string SearchPlan::to_string() const {
     s += strategy_str(op.strategy);
     s += op.user ? " user\n" : "\n";
   }
-  char buf[200];
+  char buf[300], zero[100] = "";
+  if (opt_shard_weights > 0)
+    std::snprintf(zero, sizeof zero, ", optimizer shard %.4g (%lld weights)", opt_shard_s * 1e3,
+                  static_cast<long long>(opt_shard_weights));
   std::snprintf(buf, sizeof buf,
-                "step %.4g ms (compute %.4g, redistribution %.4g, gradient all-reduce %.4g); "
+                "step %.4g ms (compute %.4g, redistribution %.4g, gradient all-reduce %.4g%s); "
                 "memory %.4g MB per device\n",
-                step_s() * 1e3, compute_s * 1e3, comm_s * 1e3, grad_s * 1e3,
+                step_s() * 1e3, compute_s * 1e3, comm_s * 1e3, grad_s * 1e3, zero,
                 memory_bytes / (1 << 20));
   return s + buf;
 }
@@ -127,7 +130,9 @@ std::string SearchPlan::to_json() const {
                                                   {",\"compute_ms\":", compute_s * 1e3},
                                                   {",\"redistribution_ms\":", comm_s * 1e3},
                                                   {",\"gradient_allreduce_ms\":", grad_s * 1e3},
-                                                  {",\"memory_bytes\":", memory_bytes}};
+                                                  {",\"optimizer_shard_ms\":", opt_shard_s * 1e3},
+                                                  {",\"memory_bytes\":", memory_bytes},
+                                                  {",\"weight_bytes\":", weight_bytes}};
   for (const auto& [key, v] : parts) {
     s += key;
     s += num(v);
@@ -136,13 +141,27 @@ std::string SearchPlan::to_json() const {
   json_map(s, collective_s, 1e3);
   s += ",\"axis_bytes\":";
   json_map(s, axis_bytes, 1);
-  s += '}';
+  s +=
+      str(",\"optimizer_shard\":{\"weights\":", opt_shard_weights, ",\"all_gathers\":", opt_gathers,
+          ",\"all_gather_bytes\":", num(opt_gather_bytes), ",\"reduce_scatters\":", opt_scatters,
+          ",\"reduce_scatter_bytes\":", num(opt_scatter_bytes), "}}");
   return s;
 }
 
 namespace {
 
 TensorLayout summed(const TensorLayout& l) { return TensorLayout(l.mesh(), l.shape(), l.map()); }
+
+// Whether the bprop of reader c needs the value of its weight input for the gradient of its
+// other inputs (the backward then gathers an optimizer-sharded weight again, where such a
+// gradient is wanted: Evaluate::opt_shard): not for BiasAdd, Add, Sub (their gradients pass
+// the output's through) or Gather (the table's gradient needs the indices only).
+bool bprop_reads_weight(const CNode* c) {
+  const PrimData* p = c->prim();
+  if (p == nullptr) return true;
+  const OpId op = p->op->id;
+  return op != OpId::BiasAdd && op != OpId::Add && op != OpId::Sub && op != OpId::Gather;
+}
 
 bool elementwise(RuleFamily f) {
   return f == RuleFamily::Unary || f == RuleFamily::Binary || f == RuleFamily::BiasAdd;
@@ -197,12 +216,16 @@ class Evaluate {
  private:
   TensorLayout layout_of(const Node* n) const;
   bool undecided(const Node* x) const;
+  bool shardable(const Node* x) const;
   void decide(const Node* x, const TensorLayout& l);
   void redist(const Node* x, const TensorLayout& from, const TensorLayout& to);
   void searched(CNode* c, size_t v);
   void propagate(CNode* c, const PrimData& p);
   void replicate(CNode* c);
   void set_out(CNode* c, const std::vector<TensorLayout>& out);
+  // Weight x used as `use` holds `shard`, gathered over `axes`: its collectives.
+  void opt_shard(const Node* x, const TensorLayout& use, const TensorLayout& shard,
+                 const Axes& axes);
 
   const Search& s_;
   const std::vector<int>& choice_;
@@ -564,6 +587,24 @@ class Search {
     return id;
   }
 
+  // Weight w read laid out as `use`: the layout it holds between steps and the axes of its
+  // optimizer shard (none: not sharded; SearchOptions::opt_shard).
+  std::pair<TensorLayout, Axes> held(const TensorLayout& use, int w) const {
+    if (w < 0 || static_cast<size_t>(w) >= o_.opt_shard.size() ||
+        !o_.opt_shard[static_cast<size_t>(w)] || o_.devices <= 1 || !use.partial().empty())
+      return {use, {}};
+    return optimizer_shard_layout(use, o_.opt_shard_size);
+  }
+  // The optimizer shard's collectives of one reader of a weight held as `shard` and used as
+  // `use`, gathered over `axes`, as the search weighs them: the forward's AllGather, the
+  // backward's again (Evaluate counts it only where the rewrite gathers again: an upper
+  // bound here), the gradient's ReduceScatter.
+  double gather_seconds(const TensorLayout& shard, const TensorLayout& use, const Axes& axes,
+                        int64_t elem) const {
+    const int64_t g = mesh_.group_size(axes);
+    return 2 * collective_seconds(MoveKind::AllGather, g, slice_bytes(shard, elem), o_.profile) +
+           collective_seconds(MoveKind::ReduceScatter, g, slice_bytes(use, elem), o_.profile);
+  }
   // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.
   double grad_seconds(const TensorLayout& l, int64_t elem) const {
     return collective_seconds(MoveKind::AllReduce, mesh_.group_size(replicated_axes(l)),
@@ -589,8 +630,10 @@ class Search {
     for (size_t i = 0; i < sources_[v].size(); ++i) {
       const Source& src = sources_[v][i];
       if (src.kind == Source::Weight) {
-        t += grad_seconds(k.want[i], op.elem);
-        mem += weight_bytes(k.want[i], op.elem);
+        auto [shard, axes] = held(k.want[i], weight_index(src.node));
+        if (!axes.empty()) t += gather_seconds(shard, k.want[i], axes, op.elem);
+        t += grad_seconds(shard, op.elem);
+        mem += weight_bytes(shard, op.elem);
       } else if (src.kind == Source::Arg) {
         auto it = args_.find(src.node);
         if (it != args_.end())
@@ -807,6 +850,12 @@ TensorLayout Evaluate::layout_of(const Node* n) const {
   return it != lay_.end() ? it->second : s_.whole_layout(n);
 }
 
+bool Evaluate::shardable(const Node* x) const {
+  const int w = s_.weight_index(x);
+  return w >= 0 && static_cast<size_t>(w) < s_.o_.opt_shard.size() &&
+         s_.o_.opt_shard[static_cast<size_t>(w)] && s_.o_.devices > 1 && is_tensor(x);
+}
+
 bool Evaluate::undecided(const Node* x) const {
   if (s_.weight_index(x) < 0) return false;
   return std::none_of(weights_.begin(), weights_.end(),
@@ -860,6 +909,10 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   OpCall call{p.op->id, p.attrs, shapes, ""};
   std::vector<TensorLayout> cur;
   for (size_t i = 1; i < c->size(); ++i) {
+    // The rewrite gives a weight that may hold an optimizer shard, first read by an op
+    // without a strategy, whole to that reader (spmd.h, gather_weights).
+    if (undecided(c->input(i)) && shardable(c->input(i)))
+      decide(c->input(i), s_.whole_layout(c->input(i)));
     TensorLayout l = layout_of(c->input(i));
     redist(c->input(i), l, summed(l));
     cur.push_back(summed(l));
@@ -875,7 +928,7 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
     if (whole(cur[i]) || cur[i].shape() != out_shape) continue;
     std::vector<TensorLayout> want = elementwise_inputs(call, cur[i]);
     for (size_t j = 0; j < cur.size(); ++j) {
-      if (undecided(c->input(j + 1))) {
+      if (undecided(c->input(j + 1)) && !shardable(c->input(j + 1))) {
         decide(c->input(j + 1), want[j]);
       } else {
         redist(c->input(j + 1), cur[j], want[j]);
@@ -897,6 +950,49 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   plan_.compute_s +=
       kTrainComputeFactor * compute_seconds(call, cur, *out, elem_of(c->input(1)), s_.o_.profile);
   set_out(c, *out);
+}
+
+void Evaluate::opt_shard(const Node* x, const TensorLayout& use, const TensorLayout& shard,
+                         const Axes& axes) {
+  // Each reader in the forward region gathers the weight (spmd.h, gather_weights), and the
+  // backward again where the reader's bprop reads it to pass a gradient to another input.
+  int64_t readers = 0, regathers = 0;
+  std::unordered_set<const Node*> graded;  // forward values a weight's gradient flows through
+  for (CNode* c : s_.w_.nodes) {
+    if (!s_.fwd_.count(c->graph())) continue;
+    bool reads = false, other = false;
+    for (size_t i = 1; i < c->size(); ++i) {
+      const Node* in = c->input(i);
+      const bool g = s_.weight_index(in) >= 0 || graded.count(in) > 0;
+      if (g) graded.insert(c);
+      if (in == x) {
+        reads = true;
+      } else {
+        other = other || g;
+      }
+    }
+    if (!reads) continue;
+    ++readers;
+    regathers += bprop_reads_weight(c) && other ? 1 : 0;
+  }
+  const int64_t elem = elem_of(x), g = s_.mesh_.group_size(axes);
+  const double gathers = static_cast<double>(readers + regathers);
+  const double r = static_cast<double>(readers), gd = static_cast<double>(g);
+  const double shard_b = slice_bytes(shard, elem), use_b = slice_bytes(use, elem);
+  const double ag = collective_seconds(MoveKind::AllGather, g, shard_b, s_.o_.profile);
+  const double rs = collective_seconds(MoveKind::ReduceScatter, g, use_b, s_.o_.profile);
+  plan_.opt_shard_s += gathers * ag + r * rs;
+  plan_.opt_shard_weights += 1;
+  plan_.opt_gathers += readers + regathers;
+  plan_.opt_scatters += readers;
+  plan_.opt_gather_bytes += gathers * shard_b;
+  plan_.opt_scatter_bytes += r * use_b;
+  plan_.collective_s["AllGather (optimizer shard)"] += gathers * ag;
+  plan_.collective_s["ReduceScatter (optimizer shard)"] += r * rs;
+  // Each device sends (g-1) shards in an AllGather, (g-1)/g of the used slice in a
+  // ReduceScatter.
+  plan_.axis_bytes[s_.mesh_.axes_str(axes)] +=
+      gathers * (gd - 1) * shard_b + r * (gd - 1) / gd * use_b;
 }
 
 void Evaluate::replicate(CNode* c) {
@@ -951,7 +1047,11 @@ SearchPlan Evaluate::run() {
     if (it != lay_.end()) redist(g->output(), it->second, replicated(it->second));
   }
   plan_.mesh = s_.mesh_.shape();
-  for (const auto& [x, l] : weights_) {
+  for (auto& [x, l] : weights_) {
+    auto [shard, axes] = s_.held(l, s_.weight_index(x));
+    if (!axes.empty()) opt_shard(x, l, shard, axes);
+    l = shard;
+    plan_.weight_bytes += slice_bytes(l, elem_of(x));
     const double t = s_.grad_seconds(l, elem_of(x));
     plan_.grad_s += t;
     if (Axes rep = s_.replicated_axes(l); t > 0) {

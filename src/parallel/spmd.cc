@@ -808,7 +808,8 @@ class Spmd {
 SpmdResult spmd_rewrite(Module& m, FuncGraph* root, const SpmdOptions& opts) {
   std::optional<SearchPlan> plan;
   if (!opts.search.empty()) {
-    SearchOptions so{opts.search, opts.devices, opts.num_args, opts.inputs, opts.profile};
+    SearchOptions so{opts.search,  opts.devices,   opts.num_args,      opts.inputs,
+                     opts.profile, opts.opt_shard, opts.opt_shard_size};
     plan = search_strategies(m, root, so);
     if (opts.plan_only) {
       SpmdResult r;
