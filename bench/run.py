@@ -948,7 +948,7 @@ def simgrid_section():
         for n in ranks:
             rows = [row for row in r["rows"] if row["kind"] == kind and row["ranks"] == n]
             err = max(abs(row["model_s"] / row["simgrid_s"] - 1) for row in rows)
-            cells.append(f"{err * 100:.2f}% ({max(worst_formula(row) for row in rows) * 100:.2f}%)")
+            cells.append(f"{err * 100:.3f}% ({max(worst_formula(row) for row in rows) * 100:.3f}%)")
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     lines += ["", "| collective | ranks | N | model: algorithm, ms | SimGrid: algorithm, ms | "
               "error | each algorithm: formula / simulated ms |", "|---|---|---|---|---|---|---|"]

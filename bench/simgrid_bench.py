@@ -19,8 +19,9 @@ leave out (steps that wait on each other, messages that share a link).
    algorithms and seconds (mycel._mycel._collective_algorithms, the formulas of
    cost_model.h), SMPI's simulated seconds for each, the model's choice (the least) and
    SimGrid's best. The ring algorithms take the most wall time (2 million simulated
-   messages for an AllReduce ring at 1,024 ranks, ~25 s); MYCEL_SIMGRID_MAX_RING (default:
-   no limit) skips them above that many ranks.
+   messages for an AllReduce ring at 1,024 ranks, ~25 s on a quiet core; p - 1 steps of α
+   each, the model never chooses them there at this profile's α): above
+   MYCEL_SIMGRID_MAX_RING ranks (default 256; 0: no limit) they are not simulated.
 2. tools/simgrid/collectives_main.cc (`simulate`, built as build/mycel_simgrid_collectives
    when libsimgrid-dev is installed): the model's first two algorithms of the four
    redistribution collectives rewritten message by message on S4U actors; the tests use it to
@@ -173,8 +174,8 @@ def smpi_rows(ranks_list, sizes=SMPI_SIZES, kinds=SMPI_KINDS, max_ring=None):
 
 
 def main(ranks):
-    max_ring = os.environ.get("MYCEL_SIMGRID_MAX_RING")
-    print(json.dumps(smpi_rows(ranks, max_ring=int(max_ring) if max_ring else None)))
+    max_ring = int(os.environ.get("MYCEL_SIMGRID_MAX_RING", "256"))
+    print(json.dumps(smpi_rows(ranks, max_ring=max_ring or None)))
 
 
 if __name__ == "__main__":
