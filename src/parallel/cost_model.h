@@ -28,9 +28,10 @@
 //                Split and Partial are local (0). The redistribution of an edge is the sum
 //                over the moves of plan_redistribution (redistribution.h); in a training
 //                step it runs twice (the forward move and its transpose in the backward).
-//   memory       per device: the parameters' slices × (1 + 1 gradient + optimizer_factor
-//                states), plus the forward's activations kept for the backward (every op
-//                output's slice); a hard limit where max_device_memory > 0.
+//   memory       per device: the parameters' slices (the optimizer shard's, where it cuts
+//                them: search.h) × (1 + 1 gradient + optimizer_factor states), plus the
+//                forward's activations kept for the backward (every op output's slice); a
+//                hard limit where max_device_memory > 0.
 //
 // One alpha and beta serve every mesh axis (these machines have one level: loopback); a
 // per-axis profile (node hierarchy) is not built yet.

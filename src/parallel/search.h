@@ -17,7 +17,9 @@
 // elementwise ops (the input spanning their output). Costs, in seconds of a training step:
 //   own(v, s)      3 × compute on the slices, the redistribution of entry arguments (as the
 //                  dataset strategy lays them out) to s, and the gradient AllReduce of the
-//                  weights s reads over the axes they are replicated along (+ λ × memory);
+//                  weights s reads over the axes they are replicated along (with the
+//                  optimizer shard: its gathers and ReduceScatter too, SearchOptions)
+//                  (+ λ × memory);
 //   edge(u,t,v,s)  2 × (resolving u's partial sums when it passes elementwise ops, then the
 //                  redistribution of u's output under t to v's input under s): the forward
 //                  move and its transpose in the backward.
