@@ -186,6 +186,26 @@ class Search {
       for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
       args_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
     }
+    for (size_t i = 0; i < o_.planned.size() && o_.num_args + i < root_->params().size(); ++i) {
+      const std::vector<int64_t>& row = o_.planned[i];
+      Node* x = root_->params()[o_.num_args + i];
+      if (row.empty() || !is_tensor(x) || row.size() != shape_of(x).size()) continue;
+      int64_t used = 1;
+      for (int64_t k : row) used *= k;
+      if (used < 1 || o_.devices % used != 0) continue;  // the rewrite names the error
+      Shape matrix{o_.devices / used};
+      matrix.insert(matrix.end(), row.begin(), row.end());
+      std::vector<Axes> axes;
+      try {
+        axes = matrix_axes(matrix, mesh_);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Value) throw;
+        continue;  // not a coarsening of the search mesh: not costed
+      }
+      TensorMap map;
+      for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+      planned_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
+    }
     for (CNode* c : w_.nodes) {
       const Value* fn = c->is_builtin(Builtin::Vjp) ? detail::const_value(c->input(1)) : nullptr;
       if (fn == nullptr || !fn->is(ValueKind::Graph)) continue;
@@ -515,8 +535,13 @@ class Search {
     for (size_t i = 0; i < sources_[v].size(); ++i) {
       const Source& src = sources_[v][i];
       if (src.kind == Source::Weight) {
-        auto [shard, axes] = held(k.want[i], weight_index(src.node));
-        if (!axes.empty()) t += gather_seconds(shard, k.want[i], axes, op.elem);
+        // A planned weight holds its plan's layout; the reader redistributes from it.
+        auto pl = planned_.find(src.node);
+        const TensorLayout& hold = pl != planned_.end() ? pl->second : k.want[i];
+        if (pl != planned_.end())
+          t += 2 * redistribution_seconds(hold, k.want[i], op.elem, o_.profile);
+        auto [shard, axes] = held(hold, weight_index(src.node));
+        if (!axes.empty()) t += gather_seconds(shard, hold, axes, op.elem);
         t += grad_seconds(shard, op.elem);
         mem += weight_bytes(shard, op.elem);
       } else if (src.kind == Source::Arg) {
@@ -703,7 +728,8 @@ class Search {
   detail::Walk w_;
   DeviceMesh mesh_;
   std::unordered_set<FuncGraph*> fwd_;
-  std::unordered_map<const Node*, TensorLayout> args_;  // entry arguments not whole
+  std::unordered_map<const Node*, TensorLayout> args_;     // entry arguments not whole
+  std::unordered_map<const Node*, TensorLayout> planned_;  // weights with a parameter_plan
   std::vector<std::unique_ptr<SOp>> ops_;
   std::unordered_map<const Node*, int> index_;  // CNode -> its searched op
   std::vector<std::vector<Source>> sources_;
@@ -898,6 +924,11 @@ SearchPlan Evaluate::run() {
   plan_.devices = s_.o_.devices;
   for (const auto& [x, l] : s_.args_) {
     if (!whole(l)) lay_.insert_or_assign(x, l);
+  }
+  // Weights with a parameter_plan hold it before any reader asks (spmd.h).
+  for (const Node* x : s_.root_->params()) {
+    auto it = s_.planned_.find(x);
+    if (it != s_.planned_.end()) decide(x, it->second);
   }
   for (CNode* c : s_.w_.nodes) {
     if (!s_.fwd_.count(c->graph())) continue;

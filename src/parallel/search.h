@@ -82,6 +82,11 @@ struct SearchOptions {
   // states) instead of the used slice's.
   std::vector<bool> opt_shard;
   int64_t opt_shard_size = -1;
+  // Per weight (or none): the slice counts of its parameter_plan (SpmdOptions::planned),
+  // empty for none. The weight holds that layout (on the search mesh, where its device
+  // matrix is a coarsening of it, else the plan is not costed) and each reader's
+  // redistribution from it is costed as an entry argument's is.
+  std::vector<std::vector<int64_t>> planned;
 };
 
 struct PlannedOp {

@@ -8,7 +8,9 @@ predicts per device equal what the rank's Parameters hold. Two plans: the search
 read the bias, so no second gather) and the user's data parallelism (every weight whole, so
 every weight sharded; the second MatMul's bprop reads w2 for the gradient of h, so the
 backward gathers w2 again, while x, the first MatMul's other input, wants no gradient, so w1
-is gathered once)."""
+is gathered once). And a parameter_plan (Cell.shard) is costed as the layout the weight
+holds: the plan's weight bytes equal the Parameters' where the plan keeps a weight whole
+that the search alone splits."""
 import textwrap
 
 from spmd_check import run_worker
@@ -44,15 +46,18 @@ WORKER = textwrap.dedent("""
 
 
     res = {}
-    for config in ("search", "user_dp"):
+    for config in ("search", "user_dp", "parameter_plan"):
         set_auto_parallel_context(parallel_mode="auto_parallel", device_num=n,
                                   search_mode="dynamic_programming", full_batch=True,
-                                  enable_parallel_optimizer=True,
+                                  enable_parallel_optimizer=config != "parameter_plan",
                                   parallel_optimizer_config={"parallel_optimizer_threshold": 0})
         net = MLP(16, 32, 8)
         if config == "user_dp":
             net.mm1.shard(((n, 1), (1, 1)))
             net.mm2.shard(((n, 1), (1, 1)))
+        if config == "parameter_plan":
+            # w1 kept whole where the search alone splits it by columns (Megatron).
+            net.shard(((1, 1),), parameter_plan={"w1": (1, 1)})
         step = ms.value_and_grad(nn.WithLossCell(net, nn.MSELoss()), None,
                                  net.trainable_params())
         folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ir_{config}_{rank}")
@@ -63,7 +68,9 @@ WORKER = textwrap.dedent("""
         res[config] = {"plan": plan, "ir": collectives(folder),
                        "held": sum(p.nbytes for p in net.trainable_params()),
                        "sharded": sorted(p.name for p in net.trainable_params()
-                                         if getattr(p, "_spmd_opt_axes", None))}
+                                         if getattr(p, "_spmd_opt_axes", None)),
+                       "sliced": sorted(p.name for p in net.trainable_params()
+                                        if getattr(p, "_spmd_layout", None) is not None)}
         set_auto_parallel_context(parallel_mode="stand_alone", enable_parallel_optimizer=False)
     print("RESULT", json.dumps(res))
 """)
@@ -87,6 +94,12 @@ def test_the_plan_s_optimizer_shard_equals_the_rewritten_program(tmp_path):
             assert c["plan"]["optimizer_shard_ms"] > 0, c
             assert {"AllGather (optimizer shard)", "ReduceScatter (optimizer shard)"} <= set(
                 c["plan"]["collectives_ms"]), c
+        # A parameter_plan is costed: the plan holds w1 whole, as the rewrite does (the
+        # search alone splits it: "search" above, where w1 holds half).
+        c = r["parameter_plan"]
+        assert "w1" not in c["sliced"] and "w1" in r["search"]["sliced"], (c, r["search"])
+        assert c["plan"]["weight_bytes"] == c["held"], c
+        assert c["plan"]["optimizer_shard"]["weights"] == 0, c
         # Data parallelism with every weight sharded over 2 ranks: half the weights' bytes.
         whole = (16 * 32 + 32 + 32 * 8 + 8) * 8
         assert r["user_dp"]["held"] == whole // 2, r["user_dp"]
