@@ -166,6 +166,9 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     func = "load_distributed_checkpoint"
     if format != "ckpt":
         raise ValueError(f"For '{func}', the format must be 'ckpt', but got {format!r}.")
+    if dec_key is not None:
+        from mycel.train import _ckpt_crypto
+        dec_key = _ckpt_crypto.check(func, "dec_key", dec_key, "dec_mode", dec_mode)
     files = _rank_files(checkpoint_filenames, func)
     predict = _predict_layouts(predict_strategy, network, func)
     path = train_strategy_filename or (_ctx._context.get("strategy_ckpt_config") or {}).get(
