@@ -2,8 +2,9 @@
 item 7). SMPI, SimGrid's MPI, replays each collective with each algorithm the model knows
 (MPICH's and Open MPI's implementations) at 64 ranks: every formula is within 1% of its
 simulation and the model's choice within 1% of the fastest simulated (`make bench` runs the
-same at 64 to 1,024 ranks, bench/RESULTS.md). tools/simgrid simulates each collective's two algorithms message by message on a
-cluster whose links carry the profile's α and β. On private full-duplex links the simulated
+same at 64 to 1,024 ranks, bench/RESULTS.md). tools/simgrid simulates each collective's
+first two algorithms message by message on a cluster whose links carry the profile's α and
+β. On private full-duplex links the simulated
 times agree with the formulas within 1% at 2 to 64 ranks (and the model's choice, the better
 algorithm, is the better simulated one); on a cluster whose hosts share one backbone of the
 same bandwidth, the ring's concurrent messages contend and the simulation is slower than the
