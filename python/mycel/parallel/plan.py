@@ -15,8 +15,9 @@ each collective, the optimizer shard's AllGathers and ReduceScatters with
 enable_parallel_optimizer), the memory per device (and the weights' part of it, the optimizer
 shard's slices where it cuts them), the optimizer shard's collectives and their bytes, and
 the bytes each device sends per step by mesh axes, and writes the plan as JSON (``--output``,
-default ``plan.json``; the keys of ``search.last_plan_details``). The target may also be ``package.module:function``, called
-with no arguments, which builds the network and runs a training step. The numbers come from
+default ``plan.json``; the keys of ``search.last_plan_details``). The target may also be
+``package.module:function``, called with no arguments, which builds the network and runs a
+training step. The numbers come from
 the calibrated cost model (``search.get_profile``; ``--profile`` replaces it).
 """
 import argparse
