@@ -965,7 +965,9 @@ def simgrid_section():
     old = [(row, min(t for a, t in row["model"].items() if a != "halving-doubling"))
            for row in r["rows"] if row["kind"] == "AllReduce"]
     worst = max(old, key=lambda o: o[1] / o[0]["simgrid_s"])
-    lines += ["", "—: not simulated (MYCEL_SIMGRID_MAX_RING). Before the model knew AllReduce's "
+    lines += ["", ("—: not simulated (MYCEL_SIMGRID_MAX_RING). " if any(
+                  len(row["simulated"]) < len(row["model"]) for row in r["rows"]) else "")
+              + "Before the model knew AllReduce's "
               "halving-doubling (a reduce-scatter by recursive halving, then an all-gather by "
               "recursive doubling: SMPI's rab_rdb, MPICH's choice for large messages), its "
               "best of ring and doubling was "

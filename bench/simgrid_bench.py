@@ -18,10 +18,11 @@ leave out (steps that wait on each other, messages that share a link).
    {"alpha", "beta", "rows": [...]}, a row per collective, rank count and size: the model's
    algorithms and seconds (mycel._mycel._collective_algorithms, the formulas of
    cost_model.h), SMPI's simulated seconds for each, the model's choice (the least) and
-   SimGrid's best. The ring algorithms take the most wall time (2 million simulated
-   messages for an AllReduce ring at 1,024 ranks, ~25 s on a quiet core; p - 1 steps of α
-   each, the model never chooses them there at this profile's α): above
-   MYCEL_SIMGRID_MAX_RING ranks (default 256; 0: no limit) they are not simulated.
+   SimGrid's best. The whole sweep takes about 6 minutes on a quiet core, most of it in the
+   ring algorithms at 512 and 1,024 ranks (2 million simulated messages for an AllReduce
+   ring at 1,024 ranks; p - 1 steps of α each, the model never chooses them there at this
+   profile's α): MYCEL_SIMGRID_MAX_RING=N skips them above N ranks (default 0: none
+   skipped).
 2. tools/simgrid/collectives_main.cc (`simulate`, built as build/mycel_simgrid_collectives
    when libsimgrid-dev is installed): the model's first two algorithms of the four
    redistribution collectives rewritten message by message on S4U actors; the tests use it to
@@ -174,7 +175,7 @@ def smpi_rows(ranks_list, sizes=SMPI_SIZES, kinds=SMPI_KINDS, max_ring=None):
 
 
 def main(ranks):
-    max_ring = int(os.environ.get("MYCEL_SIMGRID_MAX_RING", "256"))
+    max_ring = int(os.environ.get("MYCEL_SIMGRID_MAX_RING", "0"))
     print(json.dumps(smpi_rows(ranks, max_ring=max_ring or None)))
 
 
