@@ -9,12 +9,15 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
             llvm-14-dev)
 # MindRecord (MindSpore's format): the SQLite index and the JSON shard header.
 build_pkgs+=(libsqlite3-dev nlohmann-json3-dev)
+# Encrypted checkpoints (enc_key/dec_key): AES-GCM, AES-CBC, SM4-CBC from the cryptography package.
+build_pkgs+=(python3-cryptography)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
 # writes their JPEG/PNG fixtures and is the oracle for decoding and PIL-filter resizing.
 # The fuzz targets (fuzz/) build with clang's libFuzzer and sanitizers, and its OpenMP.
 # The lite converter's tests read ONNX files written by python3-onnx and torch.onnx.export,
 # and run the ONNX conformance cases (libonnx-testdata).
-# SimGrid simulates the collectives of the parallel cost model (tools/simgrid).
+# SimGrid simulates the collectives of the parallel cost model (tools/simgrid; smpirun, SMPI's
+# replay, for bench/simgrid_bench.py).
 test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
            clang-14 libclang-rt-14-dev libomp-14-dev python3-onnx libonnx-testdata
            python3-torchvision libsimgrid-dev)

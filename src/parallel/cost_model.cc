@@ -1,7 +1,6 @@
 #include "parallel/cost_model.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "base/error.h"
@@ -96,28 +95,52 @@ double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
   return std::max(op_flops(call, ins, outs) / p.peak_flops, bytes / p.mem_bandwidth);
 }
 
-std::array<double, 2> algorithm_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
-  if (g <= 1) return {0, 0};
+std::vector<AlgorithmCost> algorithm_seconds(MoveKind kind, int64_t g, double s,
+                                             const CostProfile& p) {
+  if (g <= 1) return {};
   const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
   switch (kind) {
     case MoveKind::Split:
     case MoveKind::Partial:
-      return {0, 0};
+      return {};
     case MoveKind::AllReduce:
-      return {2 * (n - 1) * (a + s / n * b), lg * (a + s * b)};
+      return {{"ring", 2 * (n - 1) * (a + s / n * b)},
+              {"doubling", lg * (a + s * b)},
+              {"halving-doubling", 2 * lg * a + 2 * (n - 1) / n * s * b}};
     case MoveKind::AllGather:
-      return {(n - 1) * (a + s * b), lg * a + (n - 1) * s * b};
+      return {{"ring", (n - 1) * (a + s * b)}, {"doubling", lg * a + (n - 1) * s * b}};
     case MoveKind::ReduceScatter:
-      return {(n - 1) * (a + s / n * b), lg * a + (n - 1) / n * s * b};
+      return {{"ring", (n - 1) * (a + s / n * b)}, {"halving", lg * a + (n - 1) / n * s * b}};
     case MoveKind::AllToAll:
-      return {(n - 1) * (a + s / n * b), lg * (a + s / 2 * b)};
+      return {{"pairwise", (n - 1) * (a + s / n * b)}, {"Bruck", lg * (a + s / 2 * b)}};
   }
-  return {0, 0};
+  return {};
 }
 
+namespace {
+
+double least(const std::vector<AlgorithmCost>& algs) {
+  double t = 0;
+  for (size_t i = 0; i < algs.size(); ++i)
+    if (i == 0 || algs[i].seconds < t) t = algs[i].seconds;
+  return t;
+}
+
+}  // namespace
+
 double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
-  std::array<double, 2> t = algorithm_seconds(kind, g, s, p);
-  return std::min(t[0], t[1]);
+  return least(algorithm_seconds(kind, g, s, p));
+}
+
+std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p) {
+  if (g <= 1) return {};
+  const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
+  return {{"binomial", lg * (a + s * b)},
+          {"scatter-allgather", 2 * lg * a + 2 * (n - 1) / n * s * b}};
+}
+
+double broadcast_seconds(int64_t g, double s, const CostProfile& p) {
+  return least(broadcast_algorithms(g, s, p));
 }
 
 double slice_bytes(const TensorLayout& l, int64_t elem_bytes) {

@@ -9,17 +9,29 @@
 //                output slice read or written once. A training step runs it 3 times (the
 //                forward, then the two products of the backward): kTrainComputeFactor.
 //   collectives  over a group of p devices, for a message of s bytes per device, the best
-//                of two algorithms with latency alpha and bandwidth 1/beta:
-//                  AllReduce      ring 2(p-1)(α + s/p·β)   recursive doubling ⌈log2 p⌉(α + sβ)
-//                  AllGather      ring (p-1)(α + sβ)       recursive doubling ⌈log2 p⌉α + (p-1)sβ
-//                  ReduceScatter  ring (p-1)(α + s/p·β)    recursive halving  ⌈log2 p⌉α +
-//                  (p-1)/p·sβ AllToAll       pairwise (p-1)(α + s/p·β) Bruck ⌈log2 p⌉(α + s/2·β)
+//                of the algorithms below with latency α and bandwidth 1/β (MPICH's and Open
+//                MPI's algorithms for a power-of-2 p; bench/simgrid_bench.py checks each
+//                against SimGrid's SMPI simulation of that library algorithm at 64 to 1,024
+//                ranks):
+//                  AllReduce      ring 2(p-1)(α + s/p·β); recursive doubling ⌈log2 p⌉(α + sβ);
+//                                 halving-doubling (Rabenseifner: a reduce-scatter by
+//                                 recursive halving, then an all-gather by recursive
+//                                 doubling) 2⌈log2 p⌉α + 2(p-1)/p·sβ
+//                  AllGather      ring (p-1)(α + sβ); recursive doubling ⌈log2 p⌉α + (p-1)sβ
+//                  ReduceScatter  ring (p-1)(α + s/p·β); recursive halving ⌈log2 p⌉α +
+//                                 (p-1)/p·sβ
+//                  AllToAll       pairwise (p-1)(α + s/p·β); Bruck ⌈log2 p⌉(α + s/2·β)
+//                  Broadcast      binomial tree ⌈log2 p⌉(α + sβ); scatter then all-gather
+//                                 (van de Geijn) 2⌈log2 p⌉α + 2(p-1)/p·sβ
+//                (no redistribution broadcasts; broadcast_algorithms serves the check and
+//                callers that do)
 //                Split and Partial are local (0). The redistribution of an edge is the sum
 //                over the moves of plan_redistribution (redistribution.h); in a training
 //                step it runs twice (the forward move and its transpose in the backward).
-//   memory       per device: the parameters' slices × (1 + 1 gradient + optimizer_factor
-//                states), plus the forward's activations kept for the backward (every op
-//                output's slice); a hard limit where max_device_memory > 0.
+//   memory       per device: the parameters' slices (the optimizer shard's, where it cuts
+//                them: search.h) × (1 + 1 gradient + optimizer_factor states), plus the
+//                forward's activations kept for the backward (every op output's slice); a
+//                hard limit where max_device_memory > 0.
 //
 // One alpha and beta serve every mesh axis (these machines have one level: loopback); a
 // per-axis profile (node hierarchy) is not built yet.
@@ -64,12 +76,25 @@ double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const S
 double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
                        std::span<const TensorLayout> out, int64_t elem_bytes, const CostProfile& p);
 
-// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it: the
-// seconds of its two algorithms in the table above ({ring or pairwise, recursive doubling,
-// halving or Bruck}; tools/simgrid checks them against a simulation), and the best of them,
-// what the search uses. Split and Partial 0.
-std::array<double, 2> algorithm_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
+// One algorithm of a collective, costed: its name (the table above: "ring", "doubling",
+// "halving-doubling", "halving", "pairwise", "Bruck", "binomial", "scatter-allgather") and
+// its seconds.
+struct AlgorithmCost {
+  const char* name;
+  double seconds;
+};
+
+// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it: each
+// algorithm of the table above, in its order. Split and Partial: none (they are local);
+// g <= 1: none. collective_seconds is the least of them (0 when none), what the search uses.
+std::vector<AlgorithmCost> algorithm_seconds(MoveKind kind, int64_t g, double s,
+                                             const CostProfile& p);
 double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
+
+// A broadcast of s bytes from one device to a group of g: the table's two algorithms, and
+// the lesser of them.
+std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p);
+double broadcast_seconds(int64_t g, double s, const CostProfile& p);
 
 // One move of a redistribution, costed: its kind, the mesh axes of its groups and their size,
 // the bytes each device sends (Move::bytes) and the seconds (collective_seconds).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <deque>
 #include <limits>
 #include <map>
@@ -34,115 +33,20 @@ std::unordered_set<FuncGraph*> forward_region(const detail::Walk& w) {
   return fwd;
 }
 
-std::string SearchPlan::to_string() const {
-  std::string s = str("auto_parallel plan (", mode, ", ", devices, " devices)\n");
-  for (const PlannedOp& op : ops) {
-    s += op.op;
-    for (const Shape& sh : op.shapes) {
-      s += ' ';
-      s += shape_str(sh);
-    }
-    s += ' ';
-    s += strategy_str(op.strategy);
-    s += op.user ? " user\n" : "\n";
-  }
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "step %.4g ms (compute %.4g, redistribution %.4g, gradient all-reduce %.4g); "
-                "memory %.4g MB per device\n",
-                step_s() * 1e3, compute_s * 1e3, comm_s * 1e3, grad_s * 1e3,
-                memory_bytes / (1 << 20));
-  return s + buf;
-}
-
-namespace {
-
-std::string json_str(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", std::isfinite(v) ? v : 0.0);
-  return buf;
-}
-
-// Appends v as a JSON array of ints.
-void json_ints(std::string& out, const std::vector<int64_t>& v) {
-  out += '[';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += ',';
-    out += std::to_string(v[i]);
-  }
-  out += ']';
-}
-
-// Appends m as a JSON object of numbers, each times `scale`.
-void json_map(std::string& out, const std::map<std::string, double>& m, double scale) {
-  out += '{';
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) out += ',';
-    first = false;
-    out += json_str(k);
-    out += ':';
-    out += num(v * scale);
-  }
-  out += '}';
-}
-
-}  // namespace
-
-std::string SearchPlan::to_json() const {
-  std::string s = "{\"mode\":";
-  s += json_str(mode);
-  s += ",\"devices\":";
-  s += std::to_string(devices);
-  s += ",\"mesh\":";
-  json_ints(s, mesh);
-  s += ",\"ops\":[";
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const PlannedOp& op = ops[i];
-    if (i) s += ',';
-    s += "{\"op\":";
-    s += json_str(op.op);
-    s += ",\"shapes\":[";
-    for (size_t j = 0; j < op.shapes.size(); ++j) {
-      if (j) s += ',';
-      json_ints(s, op.shapes[j]);
-    }
-    s += "],\"strategy\":[";
-    for (size_t j = 0; j < op.strategy.size(); ++j) {
-      if (j) s += ',';
-      json_ints(s, op.strategy[j]);
-    }
-    s += op.user ? "],\"user\":true}" : "],\"user\":false}";
-  }
-  const std::pair<const char*, double> parts[] = {{"],\"step_ms\":", step_s() * 1e3},
-                                                  {",\"compute_ms\":", compute_s * 1e3},
-                                                  {",\"redistribution_ms\":", comm_s * 1e3},
-                                                  {",\"gradient_allreduce_ms\":", grad_s * 1e3},
-                                                  {",\"memory_bytes\":", memory_bytes}};
-  for (const auto& [key, v] : parts) {
-    s += key;
-    s += num(v);
-  }
-  s += ",\"collectives_ms\":";
-  json_map(s, collective_s, 1e3);
-  s += ",\"axis_bytes\":";
-  json_map(s, axis_bytes, 1);
-  s += '}';
-  return s;
-}
-
 namespace {
 
 TensorLayout summed(const TensorLayout& l) { return TensorLayout(l.mesh(), l.shape(), l.map()); }
+
+// Whether the bprop of reader c needs the value of its weight input for the gradient of its
+// other inputs (the backward then gathers an optimizer-sharded weight again, where such a
+// gradient is wanted: Evaluate::opt_shard): not for BiasAdd, Add, Sub (their gradients pass
+// the output's through) or Gather (the table's gradient needs the indices only).
+bool bprop_reads_weight(const CNode* c) {
+  const PrimData* p = c->prim();
+  if (p == nullptr) return true;
+  const OpId op = p->op->id;
+  return op != OpId::BiasAdd && op != OpId::Add && op != OpId::Sub && op != OpId::Gather;
+}
 
 bool elementwise(RuleFamily f) {
   return f == RuleFamily::Unary || f == RuleFamily::Binary || f == RuleFamily::BiasAdd;
@@ -197,12 +101,16 @@ class Evaluate {
  private:
   TensorLayout layout_of(const Node* n) const;
   bool undecided(const Node* x) const;
+  bool shardable(const Node* x) const;
   void decide(const Node* x, const TensorLayout& l);
   void redist(const Node* x, const TensorLayout& from, const TensorLayout& to);
   void searched(CNode* c, size_t v);
   void propagate(CNode* c, const PrimData& p);
   void replicate(CNode* c);
   void set_out(CNode* c, const std::vector<TensorLayout>& out);
+  // Weight x used as `use` holds `shard`, gathered over `axes`: its collectives.
+  void opt_shard(const Node* x, const TensorLayout& use, const TensorLayout& shard,
+                 const Axes& axes);
 
   const Search& s_;
   const std::vector<int>& choice_;
@@ -277,6 +185,26 @@ class Search {
       TensorMap map;
       for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
       args_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
+    }
+    for (size_t i = 0; i < o_.planned.size() && o_.num_args + i < root_->params().size(); ++i) {
+      const std::vector<int64_t>& row = o_.planned[i];
+      Node* x = root_->params()[o_.num_args + i];
+      if (row.empty() || !is_tensor(x) || row.size() != shape_of(x).size()) continue;
+      int64_t used = 1;
+      for (int64_t k : row) used *= k;
+      if (used < 1 || o_.devices % used != 0) continue;  // the rewrite names the error
+      Shape matrix{o_.devices / used};
+      matrix.insert(matrix.end(), row.begin(), row.end());
+      std::vector<Axes> axes;
+      try {
+        axes = matrix_axes(matrix, mesh_);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Value) throw;
+        continue;  // not a coarsening of the search mesh: not costed
+      }
+      TensorMap map;
+      for (size_t d = 0; d < row.size(); ++d) map.push_back(axes[d + 1]);
+      planned_.insert_or_assign(x, TensorLayout(mesh_, shape_of(x), std::move(map)));
     }
     for (CNode* c : w_.nodes) {
       const Value* fn = c->is_builtin(Builtin::Vjp) ? detail::const_value(c->input(1)) : nullptr;
@@ -564,6 +492,24 @@ class Search {
     return id;
   }
 
+  // Weight w read laid out as `use`: the layout it holds between steps and the axes of its
+  // optimizer shard (none: not sharded; SearchOptions::opt_shard).
+  std::pair<TensorLayout, Axes> held(const TensorLayout& use, int w) const {
+    if (w < 0 || static_cast<size_t>(w) >= o_.opt_shard.size() ||
+        !o_.opt_shard[static_cast<size_t>(w)] || o_.devices <= 1 || !use.partial().empty())
+      return {use, {}};
+    return optimizer_shard_layout(use, o_.opt_shard_size);
+  }
+  // The optimizer shard's collectives of one reader of a weight held as `shard` and used as
+  // `use`, gathered over `axes`, as the search weighs them: the forward's AllGather, the
+  // backward's again (Evaluate counts it only where the rewrite gathers again: an upper
+  // bound here), the gradient's ReduceScatter.
+  double gather_seconds(const TensorLayout& shard, const TensorLayout& use, const Axes& axes,
+                        int64_t elem) const {
+    const int64_t g = mesh_.group_size(axes);
+    return 2 * collective_seconds(MoveKind::AllGather, g, slice_bytes(shard, elem), o_.profile) +
+           collective_seconds(MoveKind::ReduceScatter, g, slice_bytes(use, elem), o_.profile);
+  }
   // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.
   double grad_seconds(const TensorLayout& l, int64_t elem) const {
     return collective_seconds(MoveKind::AllReduce, mesh_.group_size(replicated_axes(l)),
@@ -589,8 +535,15 @@ class Search {
     for (size_t i = 0; i < sources_[v].size(); ++i) {
       const Source& src = sources_[v][i];
       if (src.kind == Source::Weight) {
-        t += grad_seconds(k.want[i], op.elem);
-        mem += weight_bytes(k.want[i], op.elem);
+        // A planned weight holds its plan's layout; the reader redistributes from it.
+        auto pl = planned_.find(src.node);
+        const TensorLayout& hold = pl != planned_.end() ? pl->second : k.want[i];
+        if (pl != planned_.end())
+          t += 2 * redistribution_seconds(hold, k.want[i], op.elem, o_.profile);
+        auto [shard, axes] = held(hold, weight_index(src.node));
+        if (!axes.empty()) t += gather_seconds(shard, hold, axes, op.elem);
+        t += grad_seconds(shard, op.elem);
+        mem += weight_bytes(shard, op.elem);
       } else if (src.kind == Source::Arg) {
         auto it = args_.find(src.node);
         if (it != args_.end())
@@ -775,7 +728,8 @@ class Search {
   detail::Walk w_;
   DeviceMesh mesh_;
   std::unordered_set<FuncGraph*> fwd_;
-  std::unordered_map<const Node*, TensorLayout> args_;  // entry arguments not whole
+  std::unordered_map<const Node*, TensorLayout> args_;     // entry arguments not whole
+  std::unordered_map<const Node*, TensorLayout> planned_;  // weights with a parameter_plan
   std::vector<std::unique_ptr<SOp>> ops_;
   std::unordered_map<const Node*, int> index_;  // CNode -> its searched op
   std::vector<std::vector<Source>> sources_;
@@ -805,6 +759,12 @@ int64_t elem_of(const Node* n) { return static_cast<int64_t>(dtype_size(n->abstr
 TensorLayout Evaluate::layout_of(const Node* n) const {
   auto it = lay_.find(n);
   return it != lay_.end() ? it->second : s_.whole_layout(n);
+}
+
+bool Evaluate::shardable(const Node* x) const {
+  const int w = s_.weight_index(x);
+  return w >= 0 && static_cast<size_t>(w) < s_.o_.opt_shard.size() &&
+         s_.o_.opt_shard[static_cast<size_t>(w)] && s_.o_.devices > 1 && is_tensor(x);
 }
 
 bool Evaluate::undecided(const Node* x) const {
@@ -860,6 +820,10 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   OpCall call{p.op->id, p.attrs, shapes, ""};
   std::vector<TensorLayout> cur;
   for (size_t i = 1; i < c->size(); ++i) {
+    // The rewrite gives a weight that may hold an optimizer shard, first read by an op
+    // without a strategy, whole to that reader (spmd.h, gather_weights).
+    if (undecided(c->input(i)) && shardable(c->input(i)))
+      decide(c->input(i), s_.whole_layout(c->input(i)));
     TensorLayout l = layout_of(c->input(i));
     redist(c->input(i), l, summed(l));
     cur.push_back(summed(l));
@@ -875,7 +839,7 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
     if (whole(cur[i]) || cur[i].shape() != out_shape) continue;
     std::vector<TensorLayout> want = elementwise_inputs(call, cur[i]);
     for (size_t j = 0; j < cur.size(); ++j) {
-      if (undecided(c->input(j + 1))) {
+      if (undecided(c->input(j + 1)) && !shardable(c->input(j + 1))) {
         decide(c->input(j + 1), want[j]);
       } else {
         redist(c->input(j + 1), cur[j], want[j]);
@@ -899,6 +863,49 @@ void Evaluate::propagate(CNode* c, const PrimData& p) {
   set_out(c, *out);
 }
 
+void Evaluate::opt_shard(const Node* x, const TensorLayout& use, const TensorLayout& shard,
+                         const Axes& axes) {
+  // Each reader in the forward region gathers the weight (spmd.h, gather_weights), and the
+  // backward again where the reader's bprop reads it to pass a gradient to another input.
+  int64_t readers = 0, regathers = 0;
+  std::unordered_set<const Node*> graded;  // forward values a weight's gradient flows through
+  for (CNode* c : s_.w_.nodes) {
+    if (!s_.fwd_.count(c->graph())) continue;
+    bool reads = false, other = false;
+    for (size_t i = 1; i < c->size(); ++i) {
+      const Node* in = c->input(i);
+      const bool g = s_.weight_index(in) >= 0 || graded.count(in) > 0;
+      if (g) graded.insert(c);
+      if (in == x) {
+        reads = true;
+      } else {
+        other = other || g;
+      }
+    }
+    if (!reads) continue;
+    ++readers;
+    regathers += bprop_reads_weight(c) && other ? 1 : 0;
+  }
+  const int64_t elem = elem_of(x), g = s_.mesh_.group_size(axes);
+  const double gathers = static_cast<double>(readers + regathers);
+  const double r = static_cast<double>(readers), gd = static_cast<double>(g);
+  const double shard_b = slice_bytes(shard, elem), use_b = slice_bytes(use, elem);
+  const double ag = collective_seconds(MoveKind::AllGather, g, shard_b, s_.o_.profile);
+  const double rs = collective_seconds(MoveKind::ReduceScatter, g, use_b, s_.o_.profile);
+  plan_.opt_shard_s += gathers * ag + r * rs;
+  plan_.opt_shard_weights += 1;
+  plan_.opt_gathers += readers + regathers;
+  plan_.opt_scatters += readers;
+  plan_.opt_gather_bytes += gathers * shard_b;
+  plan_.opt_scatter_bytes += r * use_b;
+  plan_.collective_s["AllGather (optimizer shard)"] += gathers * ag;
+  plan_.collective_s["ReduceScatter (optimizer shard)"] += r * rs;
+  // Each device sends (g-1) shards in an AllGather, (g-1)/g of the used slice in a
+  // ReduceScatter.
+  plan_.axis_bytes[s_.mesh_.axes_str(axes)] +=
+      gathers * (gd - 1) * shard_b + r * (gd - 1) / gd * use_b;
+}
+
 void Evaluate::replicate(CNode* c) {
   for (size_t i = 1; i < c->size(); ++i) {
     Node* x = c->input(i);
@@ -917,6 +924,11 @@ SearchPlan Evaluate::run() {
   plan_.devices = s_.o_.devices;
   for (const auto& [x, l] : s_.args_) {
     if (!whole(l)) lay_.insert_or_assign(x, l);
+  }
+  // Weights with a parameter_plan hold it before any reader asks (spmd.h).
+  for (const Node* x : s_.root_->params()) {
+    auto it = s_.planned_.find(x);
+    if (it != s_.planned_.end()) decide(x, it->second);
   }
   for (CNode* c : s_.w_.nodes) {
     if (!s_.fwd_.count(c->graph())) continue;
@@ -951,7 +963,11 @@ SearchPlan Evaluate::run() {
     if (it != lay_.end()) redist(g->output(), it->second, replicated(it->second));
   }
   plan_.mesh = s_.mesh_.shape();
-  for (const auto& [x, l] : weights_) {
+  for (auto& [x, l] : weights_) {
+    auto [shard, axes] = s_.held(l, s_.weight_index(x));
+    if (!axes.empty()) opt_shard(x, l, shard, axes);
+    l = shard;
+    plan_.weight_bytes += slice_bytes(l, elem_of(x));
     const double t = s_.grad_seconds(l, elem_of(x));
     plan_.grad_s += t;
     if (Axes rep = s_.replicated_axes(l); t > 0) {

@@ -17,7 +17,9 @@
 // elementwise ops (the input spanning their output). Costs, in seconds of a training step:
 //   own(v, s)      3 × compute on the slices, the redistribution of entry arguments (as the
 //                  dataset strategy lays them out) to s, and the gradient AllReduce of the
-//                  weights s reads over the axes they are replicated along (+ λ × memory);
+//                  weights s reads over the axes they are replicated along (with the
+//                  optimizer shard: its gathers and ReduceScatter too, SearchOptions)
+//                  (+ λ × memory);
 //   edge(u,t,v,s)  2 × (resolving u's partial sums when it passes elementwise ops, then the
 //                  redistribution of u's output under t to v's input under s): the forward
 //                  move and its transpose in the backward.
@@ -70,6 +72,21 @@ struct SearchOptions {
   // Per entry argument: the slice counts of its dataset strategy, empty when whole.
   std::vector<std::vector<int64_t>> inputs;
   CostProfile profile;
+  // The optimizer shard (ZeRO-3, SpmdOptions::opt_shard and opt_shard_size): per weight
+  // whether it may hold only its optimizer_shard_layout (spmd.h) of the layout its readers
+  // use. Costed as the rewrite runs it: per forward reader an AllGather of the shard before
+  // the use and another in the backward where its bprop needs the weight (the gathered
+  // weight lives only around its use; SearchPlan::opt_gathers),
+  // the gradient's ReduceScatter (the AllGather's bprop), then the gradient AllReduce over
+  // the axes the shard is still replicated along; memory: the shard × (2 + optimizer
+  // states) instead of the used slice's.
+  std::vector<bool> opt_shard;
+  int64_t opt_shard_size = -1;
+  // Per weight (or none): the slice counts of its parameter_plan (SpmdOptions::planned),
+  // empty for none. The weight holds that layout (on the search mesh, where its device
+  // matrix is a coarsening of it, else the plan is not costed) and each reader's
+  // redistribution from it is costed as an entry argument's is.
+  std::vector<std::vector<int64_t>> planned;
 };
 
 struct PlannedOp {
@@ -86,20 +103,34 @@ struct SearchPlan {
   double compute_s = 0;        // per training step, on one device
   double comm_s = 0;           // redistribution, forward and backward
   double grad_s = 0;           // the gradient AllReduces of replicated weights
+  double opt_shard_s = 0;      // the optimizer shard's AllGathers and ReduceScatters
   double memory_bytes = 0;     // per device
-  Shape mesh;                  // the search mesh's axes (search_mesh)
+  // The weights' bytes each device holds between steps (the optimizer shard's slices where
+  // it cuts them) and how many weights hold an optimizer shard.
+  double weight_bytes = 0;
+  int64_t opt_shard_weights = 0;
+  // The optimizer shard's collectives per step: how many AllGathers (the forward's, and the
+  // backward's again where the reader's bprop reads the weight for the gradient of another
+  // input that depends on a weight: not for BiasAdd, Add, Sub or Gather; the entry
+  // arguments are not differentiated) and ReduceScatters, and the bytes of their inputs on
+  // one device.
+  int64_t opt_gathers = 0, opt_scatters = 0;
+  double opt_gather_bytes = 0, opt_scatter_bytes = 0;
+  Shape mesh;  // the search mesh's axes (search_mesh)
   // comm_s and grad_s by collective ("AllGather", ...; "AllReduce (gradients)"), seconds.
   std::map<std::string, double> collective_s;
   // The bytes each device sends per step, by the mesh axes of the groups ("(axis 0)").
   std::map<std::string, double> axis_bytes;
-  double step_s() const { return compute_s + comm_s + grad_s; }
+  double step_s() const { return compute_s + comm_s + grad_s + opt_shard_s; }
   // One line per op ("MatMul [8,6] [6,16] ((1,1),(1,4))", " user" when set by the user),
-  // then the predicted step time (ms), its parts and the memory per device (MB).
+  // then the predicted step time (ms), its parts (the optimizer shard's only when a weight
+  // holds one) and the memory per device (MB).
   std::string to_string() const;
   // All of it as one JSON object (the planner's file, python -m mycel.parallel.plan): mode,
   // devices, mesh, ops [{op, shapes, strategy, user}], step_ms, compute_ms,
-  // redistribution_ms, gradient_allreduce_ms, collectives_ms {kind: ms}, axis_bytes
-  // {axes: bytes}, memory_bytes.
+  // redistribution_ms, gradient_allreduce_ms, optimizer_shard_ms, collectives_ms {kind:
+  // ms}, axis_bytes {axes: bytes}, memory_bytes, weight_bytes, optimizer_shard {weights,
+  // all_gathers, all_gather_bytes, reduce_scatters, reduce_scatter_bytes}.
   std::string to_json() const;
 };
 

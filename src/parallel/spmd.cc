@@ -808,7 +808,12 @@ class Spmd {
 SpmdResult spmd_rewrite(Module& m, FuncGraph* root, const SpmdOptions& opts) {
   std::optional<SearchPlan> plan;
   if (!opts.search.empty()) {
-    SearchOptions so{opts.search, opts.devices, opts.num_args, opts.inputs, opts.profile};
+    SearchOptions so{opts.search,  opts.devices,   opts.num_args,       opts.inputs,
+                     opts.profile, opts.opt_shard, opts.opt_shard_size, {}};
+    // A weight laid out by an earlier program keeps its slice: its plan does not apply.
+    for (size_t w = 0; w < opts.planned.size(); ++w)
+      so.planned.push_back(w < opts.known.size() && opts.known[w] ? std::vector<int64_t>{}
+                                                                  : opts.planned[w]);
     plan = search_strategies(m, root, so);
     if (opts.plan_only) {
       SpmdResult r;

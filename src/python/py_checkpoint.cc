@@ -5,6 +5,9 @@
 //       reads, validates and decodes the whole file without the GIL; a malformed file, a
 //       missing one, a directory, a FIFO or a device is a ValueError naming `func` and the
 //       file.
+//   _C._parse_checkpoint(data, func, path) -> the same, from the bytes of a file
+//       (an encrypted checkpoint once decrypted, mycel/train/_ckpt_crypto.py); a malformed
+//       one is a ValueError naming `func` and `path`.
 //   _C._checkpoint_header() -> bytes
 //   _C._checkpoint_value_frame(name, tensor_type, dims, content_size) -> bytes
 //   _C._checkpoint_footer(count, crc32) -> bytes
@@ -12,12 +15,27 @@
 //       generated classes); an entry's content bytes follow its frame.
 #include <pybind11/stl.h>
 
+#include "base/error.h"
 #include "python/module.h"
 #include "serialize/checkpoint.h"
 
 namespace pyb = pybind11;
 
 namespace mycel::py {
+
+namespace {
+
+// The entries as [(name, Tensor or str)], in file order.
+pyb::list entries_list(std::vector<serialize::CheckpointEntry>& entries) {
+  pyb::list out;
+  for (serialize::CheckpointEntry& e : entries) {
+    pyb::object value = e.is_str ? pyb::object(pyb::str(e.text)) : pyb::cast(std::move(e.tensor));
+    out.append(pyb::make_tuple(pyb::str(e.name), value));
+  }
+  return out;
+}
+
+}  // namespace
 
 void bind_checkpoint(pyb::module_& m) {
   m.def(
@@ -28,16 +46,27 @@ void bind_checkpoint(pyb::module_& m) {
           pyb::gil_scoped_release nogil;
           entries = serialize::load_checkpoint_file(path, func);
         }
-        pyb::list out;
-        for (serialize::CheckpointEntry& e : entries) {
-          pyb::object value =
-              e.is_str ? pyb::object(pyb::str(e.text)) : pyb::cast(std::move(e.tensor));
-          out.append(pyb::make_tuple(pyb::str(e.name), value));
-        }
-        return out;
+        return entries_list(entries);
       },
       pyb::arg("path"), pyb::arg("func") = "load_checkpoint",
       "The (name, Tensor or str) entries of a checkpoint file, in file order.");
+  m.def(
+      "_parse_checkpoint",
+      [](const pyb::bytes& data, const std::string& func, const std::string& path) {
+        const std::string bytes = data;  // the decrypted file (mycel/train/_ckpt_crypto.py)
+        std::vector<serialize::CheckpointEntry> entries;
+        try {
+          pyb::gil_scoped_release nogil;
+          entries = serialize::parse_checkpoint(bytes);
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::Value) throw;
+          MC_THROW(Value, "For '", func, "', the checkpoint file ", path,
+                   " is not valid once decrypted: ", e.what());
+        }
+        return entries_list(entries);
+      },
+      pyb::arg("data"), pyb::arg("func"), pyb::arg("path"),
+      "The (name, Tensor or str) entries of a checkpoint's bytes, in file order.");
   m.def("_checkpoint_header", [] { return pyb::bytes(serialize::checkpoint_header()); });
   m.def(
       "_checkpoint_value_frame",

@@ -11,8 +11,14 @@
 //       from_partial, to_map, to_partial, elem_bytes)
 //       -> [(kind, axis names, dims, bytes), ...]  dims: () for AllReduce and Partial,
 //          (dim,) for Split, AllGather and ReduceScatter, (split_dim, concat_dim) for AllToAll
+//   _C._collective_algorithms(kind, group, bytes, alpha, beta) -> [(name, seconds), ...]
+//       the cost model's algorithms of a collective (parallel/cost_model.h): kind is
+//       "AllReduce", "AllGather", "ReduceScatter", "AllToAll" or "Broadcast"; bytes per device
+//       before it (bench/simgrid_bench.py compares them with SimGrid)
 #include <pybind11/stl.h>
 
+#include "base/error.h"
+#include "parallel/cost_model.h"
 #include "parallel/redistribution.h"
 #include "python/module.h"
 
@@ -72,6 +78,37 @@ void bind_parallel(pyb::module_& m) {
         return out;
       },
       "The moves from one layout to another, as (kind, axis names, dims, bytes) tuples.");
+  m.def(
+      "_collective_algorithms",
+      [](const std::string& kind, int64_t group, double bytes, double alpha, double beta) {
+        parallel::CostProfile prof;
+        prof.alpha = alpha;
+        prof.beta = beta;
+        MC_CHECK(group >= 1 && bytes >= 0 && alpha > 0 && beta > 0, Value,
+                 "_collective_algorithms: a group of at least 1 device, bytes not negative and "
+                 "a positive alpha and beta, but got group ",
+                 group, ", bytes ", bytes, ", alpha ", alpha, ", beta ", beta);
+        std::vector<parallel::AlgorithmCost> algs;
+        if (kind == "Broadcast") {
+          algs = parallel::broadcast_algorithms(group, bytes, prof);
+        } else {
+          const parallel::MoveKind k = kind == "AllReduce"       ? parallel::MoveKind::AllReduce
+                                       : kind == "AllGather"     ? parallel::MoveKind::AllGather
+                                       : kind == "ReduceScatter" ? parallel::MoveKind::ReduceScatter
+                                       : kind == "AllToAll"      ? parallel::MoveKind::AllToAll
+                                                                 : parallel::MoveKind::Split;
+          MC_CHECK(k != parallel::MoveKind::Split, Value,
+                   "_collective_algorithms: kind must be AllReduce, AllGather, ReduceScatter, "
+                   "AllToAll or Broadcast, but got '",
+                   kind, "'");
+          algs = parallel::algorithm_seconds(k, group, bytes, prof);
+        }
+        pyb::list out;
+        for (const parallel::AlgorithmCost& a : algs)
+          out.append(pyb::make_tuple(pyb::str(a.name), a.seconds));
+        return out;
+      },
+      "The cost model's algorithms of a collective, as (name, seconds) tuples.");
 }
 
 }  // namespace mycel::py

@@ -122,3 +122,32 @@ def block_data(b=4, s=3, v=10, seed=12):
     rng = np.random.default_rng(seed)
     return (Tensor(rng.integers(0, v, (b * s,)).astype(np.int32)),
             Tensor(rng.integers(0, v, (b * s,)).astype(np.int32)))
+
+
+class LeNet(nn.Cell):
+    """LeNet-5 (two valid 5x5 convolutions with ReLU and 2x2 max pools, three Dense layers),
+    the network of test_semi_auto_parallel_lenet.py, its weights from a seed."""
+
+    def __init__(self, dtype=ms.float64, seed=0):
+        super().__init__()
+        ms.set_seed(seed)
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid", dtype=dtype)
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid", dtype=dtype)
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.relu = nn.ReLU()
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(16 * 4 * 4, 120, dtype=dtype)
+        self.fc2 = nn.Dense(120, 84, dtype=dtype)
+        self.fc3 = nn.Dense(84, 10, dtype=dtype)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = self.relu(self.fc1(self.flatten(x)))
+        return self.fc3(self.relu(self.fc2(x)))
+
+
+def lenet_data(b=8, dtype=ms.float64, seed=5):
+    rng = np.random.default_rng(seed)
+    return (Tensor(rng.standard_normal((b, 1, 28, 28)), dtype),
+            Tensor(rng.integers(0, 10, (b,)).astype(np.int32)))

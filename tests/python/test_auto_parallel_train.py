@@ -1,10 +1,12 @@
 """Automatic parallelism (parallel_mode="auto_parallel") on real ranks (Gloo, loopback): the
 strategy search chooses the strategies, the semi-automatic rewrite applies them, and training
 must equal the serial run. For the MLP and the transformer block of auto_parallel_nets.py at
-2 and 4 ranks, each rank runs the serial network (stand-alone) as the oracle, then the same
+2 and 4 ranks (and LeNet-5, whose convolutions, pools and Flatten the search lays out
+too), each rank runs the serial network (stand-alone) as the oracle, then the same
 network under auto_parallel with search_mode="dynamic_programming" and
 "recursive_programming" (no annotations) and with "sharding_propagation" (from one MatMul
-the user split by columns), in GRAPH mode and
+the user split by columns; LeNet's second convolution split by output channels), in GRAPH
+mode and
 float64: the loss, every gradient (each rank's slice of it) and 10 Momentum steps must equal
 the serial run to 1e-10, and the plan must shard some weight (the search did something)."""
 import textwrap
@@ -24,7 +26,7 @@ WORKER = textwrap.dedent("""
     net_name = sys.argv[1]
     sys.path.insert(0, sys.argv[2])
     from spmd_check import compare, train_record
-    from auto_parallel_nets import MLP, mlp_data, Block, block_data
+    from auto_parallel_nets import MLP, mlp_data, Block, block_data, LeNet, lenet_data
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     rank, n = get_rank(), get_group_size()
@@ -38,6 +40,13 @@ WORKER = textwrap.dedent("""
             if annotate:
                 net.mm1.shard(((1, 1), (1, n)))
             return net, loss, mlp_data(8, 16, 8)
+        if net_name == "lenet":
+            net = LeNet()
+            loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True,
+                                                                         reduction="mean"))
+            if annotate:
+                net.conv2.conv2d.shard(((1, 1, 1, 1), (n, 1, 1, 1)))
+            return net, loss, lenet_data()
         net = Block()
         if annotate:
             net.q.shard(((1, 1), (1, n)))
@@ -61,7 +70,8 @@ WORKER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("n, net", [(2, "mlp"), (4, "mlp"), (2, "block"), (4, "block")])
+@pytest.mark.parametrize("n, net", [(2, "mlp"), (4, "mlp"), (2, "block"), (4, "block"),
+                                    (2, "lenet"), (4, "lenet")])
 def test_auto_parallel_training_equals_the_serial_run(tmp_path, n, net):
     results = run_worker(tmp_path, WORKER, n, net, timeout=400)
     plans = set()

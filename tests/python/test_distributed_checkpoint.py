@@ -223,8 +223,11 @@ def test_bad_files_are_clear_errors(saved, tmp_path):
     with pytest.raises(TypeError, match="'predict_strategy' must be a dict"):
         ms.load_distributed_checkpoint(net, files, [("w1", ([1], [[], []]))],
                                        train_strategy_filename=strategy)
-    with pytest.raises(NotImplementedError, match="dec_key"):
+    with pytest.raises(ValueError, match="For 'load_distributed_checkpoint', 'dec_key' must be "
+                                         "16 or 24 or 32 bytes long"):
         ms.load_distributed_checkpoint(net, files, dec_key=b"k")
+    with pytest.raises(ValueError, match="'dec_mode' must be one of"):
+        ms.load_distributed_checkpoint(net, files, dec_key=bytes(16), dec_mode="ECB")
     p = Parameter(Tensor(np.ones((2, 3))), name="w1")
     with pytest.raises(ValueError, match="no layout for 'w1'"):
         ms.merge_sliced_parameter([p, p], {})

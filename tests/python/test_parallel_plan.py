@@ -133,6 +133,61 @@ step(*mlp_data(65536, 64, 16, ms.float32))
     assert weights <= p["axis_bytes"]["(axis 0)"] <= weights + 64, p["axis_bytes"]
 
 
+def test_the_planner_prints_the_optimizer_shard(tmp_path):
+    # The tiny MLP of test_gradient_allreduce_volume_of_a_data_parallel_plan, data parallel
+    # (set by the user) on 8 devices with enable_parallel_optimizer: every weight whole to
+    # its reader, so each holds
+    # 1/8 (the dimensions divide), gathered once per forward reader (and again in the
+    # backward for w2, whose MatMul passes a gradient to h; not w1: its other input is the
+    # data; not the biases: Add), its gradient reduce-scattered. Without the optimizer shard
+    # the same plan holds the weights whole.
+    weights = (64 * 64 + 64 + 64 * 16 + 16) * 4
+    plans = {}
+    for zero in (False, True):
+        script = tmp_path / f"zero{int(zero)}.py"
+        script.write_text(f"""
+import sys
+sys.path.insert(0, {HERE!r})
+import mycel as ms
+from mycel import nn
+from mycel.communication import init
+from auto_parallel_nets import MLP, mlp_data
+init()
+ms.set_auto_parallel_context(parallel_mode="auto_parallel", device_num=8, full_batch=True,
+                             search_mode="dynamic_programming", enable_parallel_optimizer={zero},
+                             parallel_optimizer_config={{"parallel_optimizer_threshold": 0}})
+net = MLP(64, 64, 16, ms.float32)
+net.mm1.shard(((8, 1), (1, 1)))
+net.mm2.shard(((8, 1), (1, 1)))
+step = ms.value_and_grad(nn.WithLossCell(net, nn.MSELoss()), None, net.trainable_params())
+step(*mlp_data(65536, 64, 16, ms.float32))
+""")
+        plans[zero] = planner.plan_script(str(script), 8)
+    plain, zero = plans[False], plans[True]
+    for p in (plain, zero):
+        assert [op["strategy"] for op in p["ops"] if op["op"] == "MatMul"] == [
+            [[8, 1], [1, 1]]] * 2, p["ops"]
+    assert plain["weight_bytes"] == weights and plain["optimizer_shard"]["weights"] == 0
+    z = zero["optimizer_shard"]
+    assert zero["weight_bytes"] == weights / 8, zero
+    assert z["weights"] == 4 and z["reduce_scatters"] == 4 and z["all_gathers"] == 5, z
+    assert z["all_gather_bytes"] == (weights + 64 * 16 * 4) / 8, z  # w2's shard twice
+    assert z["reduce_scatter_bytes"] == weights, z
+    # Memory: the weights, gradients and optimizer states of 7/8 of the weights saved.
+    factor = 2 + search_profile()["optimizer_factor"]
+    assert plain["memory_bytes"] - zero["memory_bytes"] == pytest.approx(
+        weights * 7 / 8 * factor), (plain, zero)
+    text = planner.format_plan(zero)
+    assert "optimizer shard: 4 weights; per step 5 AllGathers" in text, text
+    assert "AllGather (optimizer shard)" in text and "optimizer shard" not in \
+        planner.format_plan(plain).split("predicted step time")[1].split("memory")[0], text
+
+
+def search_profile():
+    from mycel.parallel import search
+    return search.get_profile()
+
+
 def test_the_command_line(tmp_path):
     script = write_script(tmp_path)
     out = tmp_path / "p.json"

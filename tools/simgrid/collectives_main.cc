@@ -15,9 +15,10 @@
 //   AllToAll       pairwise: p-1 steps of s/p to rank + i; Bruck: log2 p steps of s/2
 // Every step sends and receives at once (full duplex) and ends when both are done. Prints one
 // JSON object: the model's seconds (ALPHA, BETA: the profile's latency and per-byte cost; the
-// best of the two algorithms, as the search uses it), each algorithm's formula and its
-// simulated seconds. The platform's links carry the same α and β (bench/simgrid.py writes
-// them), so a difference is what the formulas leave out: contention, the route's hops.
+// best of its algorithms, as the search uses it: for AllReduce also halving-doubling, which
+// this tool does not simulate), each algorithm's formula and its simulated seconds. The platform's
+// links carry the same α and β (bench/simgrid.py writes them), so a difference is what the formulas
+// leave out: contention, the route's hops.
 #include <simgrid/s4u.hpp>
 
 #include <array>
@@ -157,8 +158,11 @@ int main(int argc, char** argv) {
   prof.alpha = alpha;
   prof.beta = beta;
   const double model = mycel::parallel::collective_seconds(run.kind, run.ranks, run.bytes, prof);
-  const std::array<double, 2> alg =
+  // The model's first two algorithms are the two simulated here (AllReduce's third,
+  // halving-doubling, is checked by bench/simgrid_bench.py against SMPI's).
+  const std::vector<mycel::parallel::AlgorithmCost> algs =
       mycel::parallel::algorithm_seconds(run.kind, run.ranks, run.bytes, prof);
+  const std::array<double, 2> alg = {algs[0].seconds, algs[1].seconds};
   std::printf(
       "{\"kind\": \"%s\", \"ranks\": %d, \"bytes\": %.17g, \"model_s\": %.17g, "
       "\"formula_s\": [%.17g, %.17g], \"simulated_s\": [%.17g, %.17g]}\n",

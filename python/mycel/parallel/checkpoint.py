@@ -116,10 +116,11 @@ def merge_sliced_parameter(sliced_parameters, strategy=None):
                      requires_grad=sliced_parameters[0].requires_grad)
 
 
-def _merged_checkpoints(files, layouts, func):
-    """name -> whole numpy array (with its mycel dtype) from one checkpoint per rank."""
+def _merged_checkpoints(files, layouts, func, dec_key=None, dec_mode="AES-GCM"):
+    """name -> whole numpy array (with its mycel dtype) from one checkpoint per rank (each
+    decrypted with dec_key and dec_mode where given)."""
     from mycel.train.serialization import load_checkpoint
-    dicts = [load_checkpoint(f) for f in files]
+    dicts = [load_checkpoint(f, dec_key=dec_key, dec_mode=dec_mode) for f in files]
     out = {}
     for name, first in dicts[0].items():
         if isinstance(first, str):
@@ -157,15 +158,17 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     `network` (not yet compiled sharded), then holds this rank's block and the layout, which
     the network's semi_auto_parallel programs keep. Returns the (param_not_load,
     ckpt_not_load) of load_param_into_net (the predict_strategy's parameters included).
-    dec_key is not supported (NotImplementedError)."""
+    dec_key and dec_mode: the key and mode the rank files were encrypted with
+    (save_checkpoint's enc_key and enc_mode), each file decrypted as load_checkpoint does."""
     from mycel.common.parameter import Parameter
     from mycel.common.tensor import Tensor
     from mycel.train.serialization import load_param_into_net
     func = "load_distributed_checkpoint"
-    if dec_key is not None:
-        raise NotImplementedError(f"For '{func}', dec_key is not supported.")
     if format != "ckpt":
         raise ValueError(f"For '{func}', the format must be 'ckpt', but got {format!r}.")
+    if dec_key is not None:
+        from mycel.train import _ckpt_crypto
+        dec_key = _ckpt_crypto.check(func, "dec_key", dec_key, "dec_mode", dec_mode)
     files = _rank_files(checkpoint_filenames, func)
     predict = _predict_layouts(predict_strategy, network, func)
     path = train_strategy_filename or (_ctx._context.get("strategy_ckpt_config") or {}).get(
@@ -176,7 +179,7 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         if device_num != len(files):
             raise ValueError(f"For '{func}', the strategy file is for {device_num} devices, "
                              f"but {len(files)} checkpoints were given.")
-    merged = _merged_checkpoints(files, layouts, func)
+    merged = _merged_checkpoints(files, layouts, func, dec_key, dec_mode)
     params = {}
     for p in network.get_parameters():
         if p.name not in merged:

@@ -11,10 +11,13 @@ else the script's ``set_auto_parallel_context(search_mode=...)`` in auto_paralle
 ``sharding_propagation`` (strategies set with ``Primitive.shard`` are kept).
 
 It prints each searched operator's strategy, the predicted step time and its parts (compute,
-each collective), the memory per device and the bytes each device sends per step by mesh
-axes, and writes the plan as JSON (``--output``, default ``plan.json``; the keys of
-``search.last_plan_details``). The target may also be ``package.module:function``, called
-with no arguments, which builds the network and runs a training step. The numbers come from
+each collective, the optimizer shard's AllGathers and ReduceScatters with
+enable_parallel_optimizer), the memory per device (and the weights' part of it, the optimizer
+shard's slices where it cuts them), the optimizer shard's collectives and their bytes, and
+the bytes each device sends per step by mesh axes, and writes the plan as JSON (``--output``,
+default ``plan.json``; the keys of ``search.last_plan_details``). The target may also be
+``package.module:function``, called with no arguments, which builds the network and runs a
+training step. The numbers come from
 the calibrated cost model (``search.get_profile``; ``--profile`` replaces it).
 """
 import argparse
@@ -146,7 +149,14 @@ def format_plan(p):
     lines.append(f"  {'compute':<24}{p['compute_ms']:>12.4g} ms")
     for kind, ms in p["collectives_ms"].items():
         lines.append(f"  {kind:<24}{ms:>12.4g} ms")
-    lines.append(f"memory per device: {p['memory_bytes'] / 2**20:.4g} MB")
+    lines.append(f"memory per device: {p['memory_bytes'] / 2**20:.4g} MB (weights held "
+                 f"between steps: {p['weight_bytes'] / 2**20:.4g} MB)")
+    z = p.get("optimizer_shard", {})
+    if z.get("weights"):
+        lines.append(f"optimizer shard: {z['weights']} weights; per step {z['all_gathers']} "
+                     f"AllGathers of {z['all_gather_bytes'] / 2**20:.4g} MB and "
+                     f"{z['reduce_scatters']} ReduceScatters of "
+                     f"{z['reduce_scatter_bytes'] / 2**20:.4g} MB (their inputs on one device)")
     lines.append("sent per device and step, by mesh axes:")
     if not p["axis_bytes"]:
         lines.append("  nothing")

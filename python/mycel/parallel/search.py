@@ -95,7 +95,10 @@ def last_plan_details():
     """The last plan as a dict: mode, devices, mesh, ops (op, shapes, strategy, user),
     step_ms and its parts (compute_ms, redistribution_ms, gradient_allreduce_ms,
     collectives_ms per collective), axis_bytes (bytes each device sends per step, by the
-    mesh axes of the groups) and memory_bytes per device; None before any plan."""
+    mesh axes of the groups), memory_bytes per device, weight_bytes (the weights held between
+    steps) and optimizer_shard (weights, all_gathers, all_gather_bytes, reduce_scatters,
+    reduce_scatter_bytes: enable_parallel_optimizer's collectives per step and the bytes of
+    their inputs on one device); None before any plan."""
     return json.loads(_plan_details[-1]) if _plan_details else None
 
 

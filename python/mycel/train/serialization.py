@@ -18,6 +18,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common.dtype import dtype_to_nptype
+from mycel.train import _ckpt_crypto
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 
@@ -56,18 +57,27 @@ def _encode(name, data, copy):
     return name, kind, list(data.shape), content.copy() if copy else content
 
 
-def _write_file(path, entries):
+def _write_file(path, entries, enc=None):
     """Writes the encoded entries to a temporary file beside path, fsyncs it and renames it
-    over path; on any exception the temporary is removed and path is left as it was."""
+    over path; on any exception the temporary is removed and path is left as it was. `enc`:
+    (key, mode) to encrypt the file (_ckpt_crypto), assembled in memory first."""
     tmp = f"{path}.tmp.{os.getpid()}"
     with _LOCK:
         try:
             with open(tmp, "wb") as f:
                 crc = 0
+                out = bytearray() if enc else f
                 for piece in _pieces(entries):
-                    f.write(piece)
+                    if enc:
+                        out += memoryview(piece).cast("B")  # the buffer, not element-wise
+                    else:
+                        f.write(piece)
                     crc = zlib.crc32(piece, crc)
-                f.write(_C._checkpoint_footer(len(entries), crc))
+                footer = _C._checkpoint_footer(len(entries), crc)
+                if enc:
+                    f.write(_ckpt_crypto.encrypt(out + footer, *enc))
+                else:
+                    f.write(footer)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
@@ -104,19 +114,19 @@ def _fsync_dir(directory):
 class _AsyncSave:
     """One asynchronous save: its writer thread and the exception it ended with."""
 
-    def __init__(self, path, entries):
+    def __init__(self, path, entries, enc=None):
         self.error = None
-        self.thread = threading.Thread(target=self._run, args=(path, entries),
+        self.thread = threading.Thread(target=self._run, args=(path, entries, enc),
                                        name="mycel_async_save_ckpt", daemon=False)
 
-    def _run(self, path, entries):
+    def _run(self, path, entries, enc):
         try:
-            _write_file(path, entries)
+            _write_file(path, entries, enc)
         except BaseException as e:  # reported by the next save or load of this file
             self.error = e
 
 
-def _async_write(path, entries, func):
+def _async_write(path, entries, func, enc=None):
     """Starts a writer thread for path once no other save of it is running. The thread is
     started before it is published in _PENDING (a published writer can always be joined),
     and waiting for the previous writer and publishing the new one are one step under
@@ -126,7 +136,7 @@ def _async_write(path, entries, func):
         with _PENDING_LOCK:
             if path in _PENDING:  # another thread published a writer meanwhile
                 continue
-            job = _AsyncSave(path, entries)
+            job = _AsyncSave(path, entries, enc)
             job.thread.start()
             _PENDING[path] = job
             return
@@ -259,9 +269,11 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             raises RuntimeError if it failed. Default: False.
         append_dict (dict): extra entries name -> int, float, bool, str, Tensor; numbers are
             saved as 0-d tensors (Int64, Float32, Bool). Not filtered by choice_func.
-        enc_key (bytes): encryption is not supported: anything but None raises
-            NotImplementedError.
-        enc_mode (str): only checked to be a str (used with enc_key).
+        enc_key (bytes): encrypts the file with this key (16, 24 or 32 bytes; SM4-CBC: 16);
+            load it with dec_key. None: not encrypted. Default: None.
+        enc_mode (str): "AES-GCM" (authenticated), "AES-CBC" or "SM4-CBC", used with
+            enc_key (mycel/train/_ckpt_crypto.py: the ``cryptography`` package's ciphers, the
+            file layout). Default: "AES-GCM".
         choice_func (callable): choice_func(name) -> bool keeps the parameters for which it
             returns True.
         kwargs: ``format="ckpt"`` is accepted, and ``crc_check`` (a bool: mycel always writes
@@ -270,8 +282,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
 
     Raises:
         TypeError: a wrong argument type, or an entry that is not a Tensor.
-        ValueError: a name saved twice, or an unknown format.
-        NotImplementedError: enc_key is given.
+        ValueError: a name saved twice, an unknown format, an unknown enc_mode or a key
+            length it does not take.
     """
     func = "save_checkpoint"
     path = _path_arg(func, ckpt_file_name)
@@ -285,9 +297,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if not isinstance(enc_mode, str):
         raise TypeError(f"For '{func}', 'enc_mode' must be a str, but got "
                         f"{type(enc_mode).__name__}.")
-    if enc_key is not None:
-        raise NotImplementedError(f"For '{func}', encrypted checkpoints (enc_key) are not "
-                                  f"supported by mycel; save without enc_key.")
+    enc = None if enc_key is None else (
+        _ckpt_crypto.check(func, "enc_key", enc_key, "enc_mode", enc_mode), enc_mode)
     fmt = kwargs.pop("format", "ckpt")
     _check_bool(func, "crc_check", kwargs.pop("crc_check", False))  # the CRC is always written
     if kwargs:
@@ -323,9 +334,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     entries = [_encode(name, data, async_save) for name, data in items]
     _wait_pending(path, func)
     if async_save:
-        _async_write(path, entries, func)
+        _async_write(path, entries, func, enc)
     else:
-        _write_file(path, entries)
+        _write_file(path, entries, enc)
 
 
 # ---- reading --------------------------------------------------------------------------------
@@ -362,9 +373,9 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         net (Cell): a network to load the parameters into. Default: None.
         strict_load (bool): passed to load_param_into_net. Default: False.
         filter_prefix (Union[str, list, tuple]): names starting with one of these are skipped.
-        dec_key (bytes): decryption is not supported: anything but None raises
-            NotImplementedError.
-        dec_mode (str): only checked to be a str.
+        dec_key (bytes): the key an encrypted file was saved with (save_checkpoint's
+            enc_key); None: the file is not encrypted. Default: None.
+        dec_mode (str): its enc_mode ("AES-GCM", "AES-CBC", "SM4-CBC"). Default: "AES-GCM".
         specify_prefix (Union[str, list, tuple]): only names starting with one of these are
             loaded.
         choice_func (callable): choice_func(name) -> bool keeps the names for which it returns
@@ -377,8 +388,9 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         ValueError: the file is missing, is a directory, a FIFO or a device (refused without
             blocking), does not end in ".ckpt", is truncated or corrupted
             (a bad footer or CRC, a truncated field, an unknown tensor_type, content whose
-            size does not match its dims), or nothing is left to load after the filters.
-        NotImplementedError: dec_key is given.
+            size does not match its dims), or nothing is left to load after the filters; an
+            encrypted file without dec_key, a file not encrypted with one, another mode
+            than it was saved with, a wrong key or an altered encrypted file.
     """
     func = "load_checkpoint"
     _check_bool(func, "crc_check", crc_check)
@@ -394,14 +406,21 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         raise TypeError(f"For '{func}', 'dec_mode' must be a str, but got "
                         f"{type(dec_mode).__name__}.")
     if dec_key is not None:
-        raise NotImplementedError(f"For '{func}', encrypted checkpoints (dec_key) are not "
-                                  f"supported by mycel.")
+        dec_key = _ckpt_crypto.check(func, "dec_key", dec_key, "dec_mode", dec_mode)
     if net is not None and not isinstance(net, Cell):
         raise TypeError(f"For '{func}', 'net' must be a Cell or None, but got "
                         f"{type(net).__name__}.")
     _wait_pending(path, func)
+    if dec_key is not None:
+        pairs = _C._parse_checkpoint(_ckpt_crypto.decrypt_file(path, dec_key, dec_mode, func),
+                                     func, path)
+    elif _ckpt_crypto.is_encrypted(path):
+        raise ValueError(f"For '{func}', the checkpoint file {path} is encrypted: pass its key "
+                         f"as dec_key (and its enc_mode as dec_mode).")
+    else:
+        pairs = _C._load_checkpoint(path, func)
     result = {}
-    for tag, value in _C._load_checkpoint(path, func):
+    for tag, value in pairs:
         if specify_prefix and not tag.startswith(specify_prefix):
             continue
         if filter_prefix and tag.startswith(filter_prefix):

@@ -90,15 +90,28 @@ TEST(CostModel, CollectivesTakeTheBetterAlgorithm) {
   const double s = 1000;  // bytes per device, 1 ms to send whole
   // AllReduce over 4: ring 2·3·(1 + 0.25) = 7.5 ms, recursive doubling 2·(1 + 1) = 4 ms.
   EXPECT_NEAR(collective_seconds(MoveKind::AllReduce, 4, s, p), 4e-3, 1e-12);
-  // Over 64 with 1 MB: ring 126·(1 + 1000/64) ms = 2095 ms, doubling 6·(1 + 1000) = 6006 ms.
-  EXPECT_NEAR(collective_seconds(MoveKind::AllReduce, 64, 1e6, p), 126 * (1e-3 + 1e6 / 64 * 1e-6),
-              1e-9);
+  // Over 64 with 1 MB: ring 126·(1 + 1000/64) ms = 2094.75 ms, doubling 6·(1 + 1000) =
+  // 6006 ms, halving-doubling 2·6·1 + 2·63/64·1000 = 1980.75 ms.
+  EXPECT_NEAR(collective_seconds(MoveKind::AllReduce, 64, 1e6, p), 1980.75e-3, 1e-9);
+  const std::vector<AlgorithmCost> ar = algorithm_seconds(MoveKind::AllReduce, 64, 1e6, p);
+  ASSERT_EQ(ar.size(), 3u);
+  EXPECT_STREQ(ar[0].name, "ring");
+  EXPECT_NEAR(ar[0].seconds, 2094.75e-3, 1e-9);
+  EXPECT_STREQ(ar[1].name, "doubling");
+  EXPECT_NEAR(ar[1].seconds, 6006e-3, 1e-9);
+  EXPECT_STREQ(ar[2].name, "halving-doubling");
   // AllGather over 4: ring 3·(1 + 1) = 6 ms, doubling 2·1 + 3·1 = 5 ms.
   EXPECT_NEAR(collective_seconds(MoveKind::AllGather, 4, s, p), 5e-3, 1e-12);
   // ReduceScatter over 4: ring 3·(1 + 0.25) = 3.75 ms, halving 2 + 0.75 = 2.75 ms.
   EXPECT_NEAR(collective_seconds(MoveKind::ReduceScatter, 4, s, p), 2.75e-3, 1e-12);
   // AllToAll over 4: pairwise 3·(1 + 0.25) = 3.75 ms, Bruck 2·(1 + 0.5) = 3 ms.
   EXPECT_NEAR(collective_seconds(MoveKind::AllToAll, 4, s, p), 3e-3, 1e-12);
+  // Broadcast over 4: binomial 2·(1 + 1) = 4 ms, scatter-allgather 2·2·1 + 2·0.75 = 5.5 ms;
+  // over 64 with 1 MB: binomial 6006 ms, scatter-allgather 1980.75 ms.
+  EXPECT_NEAR(broadcast_seconds(4, s, p), 4e-3, 1e-12);
+  EXPECT_NEAR(broadcast_seconds(64, 1e6, p), 1980.75e-3, 1e-9);
+  EXPECT_TRUE(broadcast_algorithms(1, s, p).empty());
+  EXPECT_TRUE(algorithm_seconds(MoveKind::Split, 4, s, p).empty());
   EXPECT_EQ(collective_seconds(MoveKind::Split, 4, s, p), 0);
   EXPECT_EQ(collective_seconds(MoveKind::AllReduce, 1, s, p), 0);
 }
