@@ -21,17 +21,24 @@ double steps(int64_t g) { return std::ceil(std::log2(static_cast<double>(g))); }
 
 CostProfile profile_from(const std::vector<double>& v) {
   if (v.empty()) return CostProfile{};
-  MC_CHECK(v.size() == 6 || v.size() == 9, Value,
+  MC_CHECK(v.size() == 6 || (v.size() >= 9 && (v.size() - 9) % 2 == 0), Value,
            "auto_parallel: a cost profile has 6 numbers (peak_flops, "
            "mem_bandwidth, alpha, beta, optimizer_factor, max_device_memory), then optionally "
-           "the search's 3 bounds (fully_use_devices, approx_keep, slice_align), but got ",
+           "the search's 3 bounds (fully_use_devices, approx_keep, slice_align) and k "
+           "axis_alpha then k axis_beta, but got ",
            v.size());
   MC_CHECK(v[0] > 0 && v[1] > 0 && v[2] > 0 && v[3] > 0 && v[4] >= 0 && v[5] >= 0, Value,
            "auto_parallel: the cost profile's rates, latency and byte cost must be positive "
            "and its optimizer factor and memory limit not negative, but got peak_flops ",
            v[0], ", mem_bandwidth ", v[1], ", alpha ", v[2], ", beta ", v[3], ", optimizer_factor ",
            v[4], ", max_device_memory ", v[5]);
-  CostProfile p{v[0], v[1], v[2], v[3], v[4], v[5]};
+  CostProfile p;
+  p.peak_flops = v[0];
+  p.mem_bandwidth = v[1];
+  p.alpha = v[2];
+  p.beta = v[3];
+  p.optimizer_factor = v[4];
+  p.max_device_memory = v[5];
   if (v.size() == 9) {
     MC_CHECK(v[6] >= 0 && v[7] >= 0 && v[8] >= 0, Value,
              "auto_parallel: the search's bounds must not be negative, but got ", v[6], ", ", v[7],
@@ -40,7 +47,28 @@ CostProfile profile_from(const std::vector<double>& v) {
     p.approx_keep = static_cast<int64_t>(v[7]);
     p.slice_align = static_cast<int64_t>(v[8]);
   }
+  const size_t k = v.size() > 9 ? (v.size() - 9) / 2 : 0;
+  for (size_t i = 0; i < k; ++i) {
+    const double a = v[9 + i], b = v[9 + k + i];
+    MC_CHECK(a > 0 && b > 0, Value,
+             "auto_parallel: the cost profile's axis_alpha and axis_beta must be positive, but "
+             "got axis_alpha[",
+             i, "] ", a, ", axis_beta[", i, "] ", b);
+    p.axis_alpha.push_back(a);
+    p.axis_beta.push_back(b);
+  }
   return p;
+}
+
+std::pair<double, double> CostProfile::link(const Axes& axes) const {
+  if (axes.empty()) return {alpha, beta};
+  double a = 0, b = 0;
+  for (int x : axes) {
+    const size_t i = static_cast<size_t>(x);
+    a = std::max(a, x >= 0 && i < axis_alpha.size() ? axis_alpha[i] : alpha);
+    b = std::max(b, x >= 0 && i < axis_beta.size() ? axis_beta[i] : beta);
+  }
+  return {a, b};
 }
 
 double op_flops(const OpCall& call, std::span<const Shape> in, std::span<const Shape> out) {
@@ -96,9 +124,10 @@ double compute_seconds(const OpCall& call, std::span<const TensorLayout> in,
 }
 
 std::vector<AlgorithmCost> algorithm_seconds(MoveKind kind, int64_t g, double s,
-                                             const CostProfile& p) {
+                                             const CostProfile& p, const Axes& axes) {
   if (g <= 1) return {};
-  const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
+  const auto [a, b] = p.link(axes);
+  const double n = static_cast<double>(g), lg = steps(g);
   switch (kind) {
     case MoveKind::Split:
     case MoveKind::Partial:
@@ -128,19 +157,22 @@ double least(const std::vector<AlgorithmCost>& algs) {
 
 }  // namespace
 
-double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p) {
-  return least(algorithm_seconds(kind, g, s, p));
+double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p,
+                          const Axes& axes) {
+  return least(algorithm_seconds(kind, g, s, p, axes));
 }
 
-std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p) {
+std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p,
+                                                const Axes& axes) {
   if (g <= 1) return {};
-  const double a = p.alpha, b = p.beta, n = static_cast<double>(g), lg = steps(g);
+  const auto [a, b] = p.link(axes);
+  const double n = static_cast<double>(g), lg = steps(g);
   return {{"binomial", lg * (a + s * b)},
           {"scatter-allgather", 2 * lg * a + 2 * (n - 1) / n * s * b}};
 }
 
-double broadcast_seconds(int64_t g, double s, const CostProfile& p) {
-  return least(broadcast_algorithms(g, s, p));
+double broadcast_seconds(int64_t g, double s, const CostProfile& p, const Axes& axes) {
+  return least(broadcast_algorithms(g, s, p, axes));
 }
 
 double slice_bytes(const TensorLayout& l, int64_t elem_bytes) {
@@ -155,7 +187,7 @@ std::vector<MoveCost> redistribution_costs(const TensorLayout& from, const Tenso
   for (const Move& m : plan_redistribution(from, to, elem_bytes)) {
     const int64_t g = cur.mesh().group_size(m.axes);
     out.push_back({m.kind, m.axes, g, m.bytes,
-                   collective_seconds(m.kind, g, slice_bytes(cur, elem_bytes), p)});
+                   collective_seconds(m.kind, g, slice_bytes(cur, elem_bytes), p, m.axes)});
     cur = apply_move(cur, m);
   }
   return out;

@@ -9,7 +9,8 @@
 //                output slice read or written once. A training step runs it 3 times (the
 //                forward, then the two products of the backward): kTrainComputeFactor.
 //   collectives  over a group of p devices, for a message of s bytes per device, the best
-//                of the algorithms below with latency α and bandwidth 1/β (MPICH's and Open
+//                of the algorithms below with latency α and bandwidth 1/β of the mesh axes the
+//                groups span (below; MPICH's and Open
 //                MPI's algorithms for a power-of-2 p; bench/simgrid_bench.py checks each
 //                against SimGrid's SMPI simulation of that library algorithm at 64 to 1,024
 //                ranks):
@@ -33,13 +34,20 @@
 //                forward's activations kept for the backward (every op output's slice); a
 //                hard limit where max_device_memory > 0.
 //
-// One alpha and beta serve every mesh axis (these machines have one level: loopback); a
-// per-axis profile (node hierarchy) is not built yet.
+// α and β per mesh axis: axis_alpha[a] and axis_beta[a] for mesh axis a (Axes' numbering:
+// 0 the outermost), the scalar alpha and beta for an axis they do not reach (empty: every
+// axis the scalars, bit for bit the costs of a one-level profile). A collective whose groups
+// span several axes is costed with the slowest of them: the largest α and the largest β of
+// those axes (a ring over a node hierarchy runs at its slowest link; a conservative bound
+// for the tree algorithms). calibrate measures one level (every rank here shares the
+// loopback), so its profile gives each axis the same fitted α and β; a second level (between
+// hosts) would be measured by running calibrate across two launchers.
 #pragma once
 
 #include <array>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parallel/redistribution.h"
@@ -58,12 +66,20 @@ struct CostProfile {
   bool fully_use_devices = false;  // only candidates that use every device
   int64_t approx_keep = 0;         // candidates kept per op (1/algo_approxi_epsilon), 0: all
   int64_t slice_align = 0;         // a MatMul's split last dimensions: slices a multiple, 0: off
+  // Per mesh axis (the header's comment): latency and byte cost; missing axes: alpha, beta.
+  std::vector<double> axis_alpha;
+  std::vector<double> axis_beta;
+
+  // The (α, β) of a collective whose groups span `axes`: the largest of theirs (the scalar
+  // alpha and beta for none).
+  std::pair<double, double> link(const Axes& axes) const;
 };
 
 // A profile from its numbers in the order of the fields above (what Python passes; the
-// JSON profile's keys are the field names), 6 (the search's bounds at their defaults) or 9;
-// empty: the defaults. ValueError for another length, a rate, latency or byte cost not
-// positive, or a negative factor, limit or bound.
+// JSON profile's keys are the field names), 6 (the search's bounds at their defaults) or
+// 9 + 2k: the bounds, then k per-axis latencies (axis_alpha) and k per-axis byte costs
+// (axis_beta); empty: the defaults. ValueError for another length, a rate, latency or byte
+// cost not positive (the per-axis ones too), or a negative factor, limit or bound.
 CostProfile profile_from(const std::vector<double>& v);
 
 // The forward and backward run the op's compute this many times in a training step.
@@ -84,20 +100,25 @@ struct AlgorithmCost {
   double seconds;
 };
 
-// A collective of `kind` over groups of `g` devices, each holding `s` bytes before it: each
-// algorithm of the table above, in its order. Split and Partial: none (they are local);
-// g <= 1: none. collective_seconds is the least of them (0 when none), what the search uses.
+// A collective of `kind` over groups of `g` devices spanning the mesh axes `axes` (their
+// α and β: CostProfile::link; none: the scalar alpha and beta), each holding `s` bytes
+// before it: each algorithm of the table above, in its order. Split and Partial: none (they
+// are local); g <= 1: none. collective_seconds is the least of them (0 when none), what the
+// search uses.
 std::vector<AlgorithmCost> algorithm_seconds(MoveKind kind, int64_t g, double s,
-                                             const CostProfile& p);
-double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p);
+                                             const CostProfile& p, const Axes& axes = {});
+double collective_seconds(MoveKind kind, int64_t g, double s, const CostProfile& p,
+                          const Axes& axes = {});
 
-// A broadcast of s bytes from one device to a group of g: the table's two algorithms, and
-// the lesser of them.
-std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p);
-double broadcast_seconds(int64_t g, double s, const CostProfile& p);
+// A broadcast of s bytes from one device to a group of g over `axes`: the table's two
+// algorithms, and the lesser of them.
+std::vector<AlgorithmCost> broadcast_algorithms(int64_t g, double s, const CostProfile& p,
+                                                const Axes& axes = {});
+double broadcast_seconds(int64_t g, double s, const CostProfile& p, const Axes& axes = {});
 
 // One move of a redistribution, costed: its kind, the mesh axes of its groups and their size,
-// the bytes each device sends (Move::bytes) and the seconds (collective_seconds).
+// the bytes each device sends (Move::bytes) and the seconds (collective_seconds over those
+// axes).
 struct MoveCost {
   MoveKind kind;
   Axes axes;

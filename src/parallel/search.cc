@@ -507,13 +507,15 @@ class Search {
   double gather_seconds(const TensorLayout& shard, const TensorLayout& use, const Axes& axes,
                         int64_t elem) const {
     const int64_t g = mesh_.group_size(axes);
-    return 2 * collective_seconds(MoveKind::AllGather, g, slice_bytes(shard, elem), o_.profile) +
-           collective_seconds(MoveKind::ReduceScatter, g, slice_bytes(use, elem), o_.profile);
+    return 2 * collective_seconds(MoveKind::AllGather, g, slice_bytes(shard, elem), o_.profile,
+                                  axes) +
+           collective_seconds(MoveKind::ReduceScatter, g, slice_bytes(use, elem), o_.profile, axes);
   }
   // The gradient AllReduce of a weight laid out as l, over the axes it is replicated along.
   double grad_seconds(const TensorLayout& l, int64_t elem) const {
-    return collective_seconds(MoveKind::AllReduce, mesh_.group_size(replicated_axes(l)),
-                              slice_bytes(l, elem), o_.profile);
+    const Axes rep = replicated_axes(l);
+    return collective_seconds(MoveKind::AllReduce, mesh_.group_size(rep), slice_bytes(l, elem),
+                              o_.profile, rep);
   }
   // The mesh axes no dimension of l is split along.
   Axes replicated_axes(const TensorLayout& l) const {
@@ -890,8 +892,8 @@ void Evaluate::opt_shard(const Node* x, const TensorLayout& use, const TensorLay
   const double gathers = static_cast<double>(readers + regathers);
   const double r = static_cast<double>(readers), gd = static_cast<double>(g);
   const double shard_b = slice_bytes(shard, elem), use_b = slice_bytes(use, elem);
-  const double ag = collective_seconds(MoveKind::AllGather, g, shard_b, s_.o_.profile);
-  const double rs = collective_seconds(MoveKind::ReduceScatter, g, use_b, s_.o_.profile);
+  const double ag = collective_seconds(MoveKind::AllGather, g, shard_b, s_.o_.profile, axes);
+  const double rs = collective_seconds(MoveKind::ReduceScatter, g, use_b, s_.o_.profile, axes);
   plan_.opt_shard_s += gathers * ag + r * rs;
   plan_.opt_shard_weights += 1;
   plan_.opt_gathers += readers + regathers;

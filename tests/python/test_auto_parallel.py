@@ -17,6 +17,9 @@ compiles a network for N devices and returns the plan; src/parallel/search.h):
   large MLP Megatron's way too, and it plans a tower of 48 transformer layers at 1,024
   devices (the time is printed, never asserted: 12 to 16 s here, where dynamic programming
   takes about 9 s per layer, bench/RESULTS.md);
+- per-mesh-axis latency and byte cost (axis_alpha, axis_beta): checked, passed to the search
+  padded with the scalars, equal to the scalars the same plan, and one axis made 100 times
+  slower sends far less over it;
 - set_algo_parameters: its bounds change the candidates as documented, unknown names and bad
   values are errors;
 - the context: auto_parallel and its search modes (PYNATIVE mode and a compile outside a job
@@ -141,6 +144,59 @@ def test_profiles_are_checked():
         search.set_profile(dict(p, alpha=0))
     # The committed default profile is a calibrated one too.
     assert set(search.PROFILE_KEYS) <= set(search.load_profile())
+    for bad in ([1e-3, 0], [1e-3, -1.0], [True], ["1e-3"], 1e-3, [float("nan")]):
+        with pytest.raises(ValueError, match="'axis_alpha' must be a list of positive"):
+            search.set_profile(dict(p, axis_alpha=bad))
+    with pytest.raises(ValueError, match="'axis_beta' must be a list of positive"):
+        search.set_profile(dict(p, axis_beta=[1e-9, 0.0]))
+
+
+def _uniform_and_slow(axis):
+    """The golden profile, and the same with mesh axis `axis` (of 2) 100 times slower."""
+    p = search.load_profile(os.path.join(GOLDEN, "profile.json"))
+    a, b = [p["alpha"]] * 2, [p["beta"]] * 2
+    a[axis] *= 100
+    b[axis] *= 100
+    return p, dict(p, axis_alpha=a, axis_beta=b)
+
+
+def test_per_axis_numbers_reach_the_search_padded_with_the_scalars():
+    p, _ = _uniform_and_slow(0)
+    search.set_profile(dict(p, axis_alpha=[1e-2, 2e-2], axis_beta=[3e-9]))
+    n = search.profile_numbers()
+    assert n[9:] == [1e-2, 2e-2, 3e-9, p["beta"]]
+    search.set_profile(p)
+    assert len(search.profile_numbers()) == 9
+
+
+def test_per_axis_values_equal_to_the_scalars_plan_the_same():
+    p, _ = _uniform_and_slow(0)
+    uniform = plan_mlp(4, "dynamic_programming", b=1024, d=512, h=512, o=512)
+    search.set_profile(dict(p, axis_alpha=[p["alpha"]] * 2, axis_beta=[p["beta"]] * 2))
+    assert plan_mlp(4, "dynamic_programming", b=1024, d=512, h=512, o=512) == uniform
+
+
+def _bytes_over(details, axis):
+    """Bytes each device sends per step in groups that span mesh `axis`."""
+    return sum(b for axes, b in details["axis_bytes"].items() if f"axis {axis}" in axes)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_slow_mesh_axis_moves_the_communication_onto_the_fast_one(axis):
+    # On 4 devices (search mesh 2 x 2) the uniform plan of the large MLP (Megatron's) sends
+    # everything over both axes; with one axis 100 times slower (its latency and byte cost)
+    # the search changes the plan and sends far less over that axis. (Bytes are not the
+    # model's seconds: where latency dominates, a plan may send more bytes in fewer steps,
+    # so other shapes are not asserted this way.)
+    uniform, slow = _uniform_and_slow(axis)
+    search.set_profile(uniform)
+    plan_u = plan_mlp(4, "dynamic_programming")
+    before = _bytes_over(search.last_plan_details(), axis)
+    search.set_profile(slow)
+    plan_s = plan_mlp(4, "dynamic_programming")
+    after = _bytes_over(search.last_plan_details(), axis)
+    assert plan_s != plan_u
+    assert before > 0 and after < 0.5 * before, (before, after, plan_u, plan_s)
 
 
 def test_the_context_and_its_errors():

@@ -1,6 +1,6 @@
 """Calibrates the strategy search's cost model on this machine and writes its profile.
 
-``python -m mycel.parallel.calibrate [--out PATH] [--optimizer_factor F]`` measures
+``python -m mycel.parallel.calibrate [--out PATH] [--optimizer_factor F] [--axes N]`` measures
 
 - peak_flops: mycel's MatMul (float32, 1024 x 1024 x 1024), the best of several runs;
 - mem_bandwidth: mycel's Add of two 8M-element float32 tensors (12 bytes moved per element),
@@ -9,6 +9,11 @@
   (started here), the median time at 4 B, 64 KiB, 1, 4 and 16 MiB; at 2 ranks the model's
   best algorithm takes one step and sends the whole message, t = alpha + s * beta, fitted
   by least squares;
+- axis_alpha and axis_beta: that alpha and beta for each of ``--axes`` mesh axes (default 2).
+  Every rank here shares the loopback, so there is one level to measure and every axis gets
+  the same numbers; a mesh over a node hierarchy (e.g. axis 0 between hosts) would have its
+  slower axis measured by running this AllReduce across two launchers, which these machines
+  cannot do, so no such number is written;
 
 and writes them as JSON (default: ``profile.json`` beside this file, the search's default
 profile), with the medians beside them (``check``), which the bench's ``search`` section
@@ -115,12 +120,16 @@ def fit(times):
     return max(alpha, 0.1 * t[0]), max(beta, 1e-12)
 
 
-def calibrate(optimizer_factor=1.0):
-    """The profile of this machine (a dict; see the module's docstring)."""
+def calibrate(optimizer_factor=1.0, axes=2):
+    """The profile of this machine (a dict; see the module's docstring): one level, so each
+    of ``axes`` mesh axes gets the fitted alpha and beta."""
+    if isinstance(axes, bool) or not isinstance(axes, int) or axes < 0:
+        raise ValueError(f"calibrate: axes must be an int >= 0, but got {axes!r}.")
     peak, bandwidth = measure_compute()
     times = measure_allreduce()
     alpha, beta = fit(times)
     return {"peak_flops": peak, "mem_bandwidth": bandwidth, "alpha": alpha, "beta": beta,
+            "axis_alpha": [alpha] * axes, "axis_beta": [beta] * axes,
             "optimizer_factor": optimizer_factor,
             "check": {"allreduce_2_ranks_s": {str(k): v for k, v in sorted(times.items())}},
             "measured": time.strftime("%Y-%m-%d", time.gmtime())}
@@ -133,12 +142,15 @@ def main(argv=None):
                     "default profile.json)")
     ap.add_argument("--optimizer_factor", type=float, default=1.0,
                     help="optimizer states per parameter (Momentum 1, Adam 2)")
+    ap.add_argument("--axes", type=int, default=2,
+                    help="mesh axes to write axis_alpha/axis_beta for (all the one level "
+                    "measured here)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         return _worker()
     from mycel.parallel.search import DEFAULT_PROFILE
-    profile = calibrate(args.optimizer_factor)
+    profile = calibrate(args.optimizer_factor, args.axes)
     out = args.out or DEFAULT_PROFILE
     with open(out, "w") as f:
         json.dump(profile, f, indent=1)

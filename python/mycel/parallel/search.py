@@ -6,7 +6,9 @@ propagation from the ops the user sharded, or dynamic programming over the whole
 a cost model in seconds (``src/parallel/cost_model.h``), and the semi-automatic rewrite then
 applies them. The model's numbers are a *profile*: peak FLOP/s, memory bandwidth, the
 latency and per-byte cost of a collective step, the optimizer's states per parameter, and the
-memory each device may use. ``profile.json`` beside this file is the default, measured on
+memory each device may use; optionally ``axis_alpha`` and ``axis_beta``, lists of the
+latency and per-byte cost per mesh axis (0 the outermost; missing axes take ``alpha`` and
+``beta``; a collective over several axes is costed with the slowest of them). ``profile.json`` beside this file is the default, measured on
 this machine by ``python -m mycel.parallel.calibrate``; ``set_profile`` replaces it (a path
 or a dict), and ``mycel.set_context(max_device_memory="2GB")`` sets the memory limit.
 
@@ -19,6 +21,9 @@ import json
 import os
 
 PROFILE_KEYS = ("peak_flops", "mem_bandwidth", "alpha", "beta", "optimizer_factor")
+# Optional: per mesh axis (0 the outermost), the latency and byte cost of a collective step
+# over that axis; an axis past the list's end takes the scalar alpha / beta.
+AXIS_KEYS = ("axis_alpha", "axis_beta")
 DEFAULT_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.json")
 
 _profile = None    # the dict in use (None: the default file, read on first use)
@@ -40,7 +45,17 @@ def _check_profile(d, where):
                 v == 0 and k != "optimizer_factor"):
             raise ValueError(f"{where}: the cost profile's '{k}' must be a positive number, "
                              f"but got {v!r}.")
-    return dict(d)
+    for k in AXIS_KEYS:
+        v = d.get(k, [])
+        if not isinstance(v, (list, tuple)) or any(
+                isinstance(x, bool) or not isinstance(x, (int, float)) or not x > 0 for x in v):
+            raise ValueError(f"{where}: the cost profile's '{k}' must be a list of positive "
+                             f"numbers (one per mesh axis), but got {v!r}.")
+    d = dict(d)
+    for k in AXIS_KEYS:
+        if k in d:
+            d[k] = [float(x) for x in d[k]]
+    return d
 
 
 def load_profile(path=None):
@@ -51,7 +66,8 @@ def load_profile(path=None):
 
 
 def set_profile(profile=None):
-    """Makes the search use ``profile`` (a dict with PROFILE_KEYS, or a JSON file's path);
+    """Makes the search use ``profile`` (a dict with PROFILE_KEYS and optionally AXIS_KEYS, or
+    a JSON file's path);
     None: the default file again."""
     global _profile
     if profile is None or isinstance(profile, dict):
@@ -83,7 +99,12 @@ def profile_numbers():
     of set_algo_parameters (algo.bounds)."""
     from mycel.parallel import algo
     p = get_profile()
-    return [float(p[k]) for k in PROFILE_KEYS] + [max_device_memory_bytes()] + algo.bounds()
+    a, b = list(p.get("axis_alpha", [])), list(p.get("axis_beta", []))
+    n = max(len(a), len(b))  # the shorter list padded with the scalar: the same meaning
+    a += [float(p["alpha"])] * (n - len(a))
+    b += [float(p["beta"])] * (n - len(b))
+    return ([float(p[k]) for k in PROFILE_KEYS] + [max_device_memory_bytes()] + algo.bounds() +
+            a + b)
 
 
 def last_plan():

@@ -166,5 +166,77 @@ TEST(CostModel, RedistributionSumsItsMovesAndProfilesAreChecked) {
             std::string::npos);
 }
 
+// Per-axis profiles (cost_model.h): a move costs with its axes' α and β, the slowest of them
+// where its groups span several; a profile without per-axis values costs as before.
+TEST(CostModel, EachMeshAxisHasItsOwnLatencyAndByteCost) {
+  CostProfile p;
+  p.alpha = 1e-3;
+  p.beta = 1e-6;
+  p.axis_alpha = {2e-3, 5e-3};
+  p.axis_beta = {9e-6, 7e-6};
+  DeviceMesh mesh({2, 2});
+  const TensorLayout whole(mesh, {4, 8}, {{}, {}});
+  // Partial sums over one axis -> whole: an AllReduce of the whole 128 B over 2 devices,
+  // best by recursive doubling in 1 step: α + 128·β of that axis.
+  const TensorLayout over0(mesh, {4, 8}, {{}, {}}, {0}), over1(mesh, {4, 8}, {{}, {}}, {1});
+  const std::vector<MoveCost> m0 = redistribution_costs(over0, whole, 4, p);
+  ASSERT_EQ(m0.size(), 1u);
+  EXPECT_EQ(m0[0].axes, Axes{0});
+  EXPECT_NEAR(m0[0].seconds, 2e-3 + 128 * 9e-6, 1e-15);
+  EXPECT_NEAR(redistribution_seconds(over1, whole, 4, p), 5e-3 + 128 * 7e-6, 1e-15);
+  // Over both axes, one AllReduce over 4: the largest α (axis 1's) and the largest β (axis
+  // 0's); doubling 2·(α + 128β) beats ring 6α + 192β and halving-doubling 4α + 192β.
+  const TensorLayout over01(mesh, {4, 8}, {{}, {}}, {0, 1});
+  const std::vector<MoveCost> m01 = redistribution_costs(over01, whole, 4, p);
+  ASSERT_EQ(m01.size(), 1u);
+  EXPECT_EQ(m01[0].axes, (Axes{0, 1}));
+  EXPECT_NEAR(m01[0].seconds, 2 * (5e-3 + 128 * 9e-6), 1e-15);
+  EXPECT_EQ(p.link({0, 1}), std::make_pair(5e-3, 9e-6));
+  // The collectives and broadcasts take the axes too; none: the scalars.
+  EXPECT_NEAR(collective_seconds(MoveKind::AllGather, 2, 1000, p, {1}), 5e-3 + 1000 * 7e-6, 1e-15);
+  EXPECT_NEAR(broadcast_seconds(2, 1000, p, {0}), 2e-3 + 1000 * 9e-6, 1e-15);
+  EXPECT_NEAR(collective_seconds(MoveKind::AllGather, 2, 1000, p), 1e-3 + 1000 * 1e-6, 1e-15);
+  // A shorter list: the axes past its end take the scalars.
+  CostProfile q;
+  q.alpha = 1e-3;
+  q.beta = 1e-6;
+  q.axis_alpha = {2e-3};
+  EXPECT_EQ(q.link({1}), std::make_pair(1e-3, 1e-6));
+  EXPECT_EQ(q.link({0}), std::make_pair(2e-3, 1e-6));
+  EXPECT_EQ(q.link({0, 1}), std::make_pair(2e-3, 1e-6));
+  // No per-axis values, or each equal to the scalars: bit for bit the one-level costs.
+  CostProfile u;
+  u.alpha = 1e-3;
+  u.beta = 1e-6;
+  CostProfile same = u;
+  same.axis_alpha = {1e-3, 1e-3};
+  same.axis_beta = {1e-6, 1e-6};
+  const TensorLayout split(mesh, {4, 8}, {{0}, {}}, {1});
+  for (const TensorLayout& from : {over0, over1, over01, split}) {
+    EXPECT_EQ(redistribution_seconds(from, whole, 4, same),
+              redistribution_seconds(from, whole, 4, u));
+  }
+  EXPECT_EQ(redistribution_seconds(split, whole, 4, u), 2 * (1e-3 + 64e-6));
+}
+
+TEST(CostModel, PerAxisProfilesFromNumbersAreChecked) {
+  CostProfile p = profile_from({1e9, 2e9, 1e-4, 1e-9, 1, 0, 0, 0, 0, 1e-2, 2e-4, 1e-7, 3e-9});
+  EXPECT_EQ(p.axis_alpha, (std::vector<double>{1e-2, 2e-4}));
+  EXPECT_EQ(p.axis_beta, (std::vector<double>{1e-7, 3e-9}));
+  EXPECT_TRUE(profile_from({1e9, 2e9, 1e-4, 1e-9, 1, 0, 0, 0, 0}).axis_alpha.empty());
+  EXPECT_NE(value_error([] {
+              profile_from({1e9, 2e9, 1e-4, 1e-9, 1, 0, 0, 0, 0, 1e-2});
+            }).find("axis_alpha then k axis_beta"),
+            std::string::npos);
+  EXPECT_NE(value_error([] {
+              profile_from({1e9, 2e9, 1e-4, 1e-9, 1, 0, 0, 0, 0, 1e-2, 1e-3, 1e-7, 0});
+            }).find("axis_beta[1] 0"),
+            std::string::npos);
+  EXPECT_NE(value_error([] {
+              profile_from({1e9, 2e9, 1e-4, 1e-9, 1, 0, 0, 0, 0, -1, 1e-7});
+            }).find("axis_alpha[0] -1"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace mycel::parallel
