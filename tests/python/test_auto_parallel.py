@@ -149,6 +149,9 @@ def test_profiles_are_checked():
             search.set_profile(dict(p, axis_alpha=bad))
     with pytest.raises(ValueError, match="'axis_beta' must be a list of positive"):
         search.set_profile(dict(p, axis_beta=[1e-9, 0.0]))
+    from mycel.parallel import calibrate
+    with pytest.raises(ValueError, match="axes must be an int >= 0"):
+        calibrate.calibrate(axes=-1)
 
 
 def _uniform_and_slow(axis):
