@@ -10,7 +10,8 @@ memory each device may use; optionally ``axis_alpha`` and ``axis_beta``, lists o
 latency and per-byte cost per mesh axis (0 the outermost; missing axes take ``alpha`` and
 ``beta``; a collective over several axes is costed with the slowest of them).
 ``profile.json`` beside this file is the default, measured on this machine by
-``python -m mycel.parallel.calibrate``; ``set_profile`` replaces it (a path or a dict), and ``mycel.set_context(max_device_memory="2GB")`` sets the memory limit.
+``python -m mycel.parallel.calibrate``; ``set_profile`` replaces it (a path or a dict), and
+``mycel.set_context(max_device_memory="2GB")`` sets the memory limit.
 
 ``plan(fn, *inputs, device_num=N)`` plans without a job: it compiles ``fn`` (a GRAPH-mode
 Cell or function, e.g. a ``value_and_grad``) for N devices, runs it once unsharded on this
