@@ -4,6 +4,7 @@ from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
+from mycel.ops.function import bitwise_func as _bw
 
 Tensor = _C.Tensor
 
@@ -381,6 +382,9 @@ _METHODS.update({
     "squared_difference": _x.squared_difference,
     "__deepcopy__": _deepcopy,
 })
+
+# Bitwise methods (ops/function/bitwise_func.py).
+_METHODS.update({_n: getattr(_bw, _n) for _n in _bw.__all__})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

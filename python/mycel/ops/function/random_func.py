@@ -3,6 +3,7 @@ a seed makes the call deterministic on its own, as MindSpore's op-level seeds.""
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, shape_arg
 from mycel.ops.function import math_func as _m
+from mycel.ops.primitive import constexpr
 
 
 def _seeds(seed):
@@ -44,3 +45,44 @@ def uniform(shape, minval, maxval, seed=None, dtype=None):
 def normal(shape, mean, stddev, seed=None):
     """Samples of N(mean, stddev^2)."""
     return _m.add(_m.mul(standard_normal(shape, seed), stddev), mean)
+
+
+_POISSON_DTYPES = (_C.float16, _C.float32, _C.float64, _C.int32, _C.int64)
+
+
+@constexpr
+def _poisson_shape(shape, op):
+    """MindSpore's rule: `shape` is a 1-D int32/int64 tensor (its values known here)."""
+    if not isinstance(shape, _C.Tensor):
+        raise TypeError(f"For '{op}', the 'shape' must be a Tensor, but got "
+                        f"{type(shape).__name__}.")
+    if shape.dtype not in (_C.int32, _C.int64):
+        raise TypeError(f"For '{op}', the 'shape' must be an int32 or int64 tensor, but got "
+                        f"{shape.dtype}.")
+    if shape.ndim != 1:
+        raise ValueError(f"For '{op}', the 'shape' must be a 1-D tensor, but got "
+                         f"{shape.ndim} dimensions.")
+    return tuple(int(d) for d in shape.asnumpy())
+
+
+@constexpr
+def _poisson_args(rate_is_tensor, seed, dtype, op):
+    if not rate_is_tensor:
+        raise TypeError(f"For '{op}', the 'rate' must be a Tensor.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"For '{op}', the 'seed' must be an int, but got "
+                        f"{type(seed).__name__}.")
+    if dtype not in _POISSON_DTYPES:
+        raise TypeError(f"For '{op}', the 'dtype' must be one of float16, float32, float64, "
+                        f"int32 or int64, but got {dtype}.")
+    return _seeds(seed)
+
+
+def random_poisson(shape, rate, seed=None, dtype=_C.float32):
+    """Poisson counts: the output has shape `shape` + rate.shape, `shape` draws of every rate
+    (MindSpore's ops.random_poisson; `shape` is a 1-D int32/int64 tensor). Rates must be finite
+    and non-negative. Counts below 10 come from Knuth's method, larger ones from Hoermann's
+    transformed rejection (kernels/cpu/random_format.h)."""
+    s, s2 = _poisson_args(isinstance(rate, _C.Tensor), seed, dtype, "random_poisson")
+    return prim("RandomPoisson", seed=s, seed2=s2, dtype=dtype)(
+        rate, _poisson_shape(shape, "random_poisson"))

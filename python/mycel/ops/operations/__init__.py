@@ -73,6 +73,16 @@ class Argmin(Primitive):
     _op = "Argmin"
 
 
+class RandomPoisson(Primitive):
+    """RandomPoisson(seed=0, seed2=0, dtype=mycel.int64)(shape, rate): Poisson counts of shape
+    shape + rate.shape; `shape` is a 1-D int32/int64 tensor (ops.random_poisson)."""
+    _op = "RandomPoisson"
+
+    def __call__(self, shape, rate):
+        from mycel.ops.function.random_func import _poisson_shape
+        return self._handle(rate, _poisson_shape(shape, "RandomPoisson"))
+
+
 # The collectives: MindSpore's signatures (their group's size read when made).
 from mycel.ops.operations.comm_ops import (ReduceOp, AllReduce, AllGather,  # noqa: E402
                                            ReduceScatter, AlltoAll, Broadcast, Barrier, Send,

@@ -1,0 +1,62 @@
+"""Bitwise functions on bool and integer tensors: and / or / xor (the BitwiseAnd, BitwiseOr,
+BitwiseXor primitives) and the shifts, composed exactly from Pow, Mul and FloorDiv."""
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.primitive import constexpr
+
+_BITS = {_C.int8: 8, _C.uint8: 8, _C.int16: 16, _C.int32: 32, _C.int64: 64}
+
+
+def bitwise_and(input, other):  # noqa: A002 (MindSpore's argument name)
+    """input & other, elementwise, on bool or integer tensors (a Python int other takes the
+    tensor's dtype). Float inputs are a TypeError."""
+    return prim("BitwiseAnd")(input, other)
+
+
+def bitwise_or(input, other):  # noqa: A002
+    """input | other, elementwise, on bool or integer tensors."""
+    return prim("BitwiseOr")(input, other)
+
+
+def bitwise_xor(input, other):  # noqa: A002
+    """input ^ other, elementwise, on bool or integer tensors."""
+    return prim("BitwiseXor")(input, other)
+
+
+@constexpr
+def _shift_bits(dtype, op):
+    if dtype not in _BITS:
+        raise TypeError(f"For '{op}', the input must be an integer tensor, but got {dtype}.")
+    return _BITS[dtype], dtype == _C.uint8
+
+
+def bitwise_left_shift(input, other):  # noqa: A002
+    """input << other, elementwise on integer tensors, wrapping in the dtype (bits shifted past
+    the top are lost; an amount of the width or more gives 0). Negative amounts are a
+    ValueError."""
+    x = as_tensor(input)
+    _shift_bits(x.dtype, "bitwise_left_shift")
+    n = prim("Cast", dtype=x.dtype)(as_tensor(other))
+    return prim("Mul")(x, prim("Pow")(prim("OnesLike")(n) + 1, n))
+
+
+def bitwise_right_shift(input, other):  # noqa: A002
+    """input >> other, elementwise on integer tensors: arithmetic shift (floor division by
+    2**other; an amount of the width or more gives -1 for negative inputs and 0 otherwise).
+    Negative amounts are a ValueError."""
+    x = as_tensor(input)
+    bits, unsigned = _shift_bits(x.dtype, "bitwise_right_shift")
+    n = prim("Cast", dtype=x.dtype)(as_tensor(other))
+    # 2**k stays positive in the dtype for k <= bits - 2 (bits - 1 for uint8).
+    top = bits - 1 if unsigned else bits - 2
+    k = prim("Minimum")(n, top)
+    q = prim("FloorDiv")(x, prim("Pow")(prim("OnesLike")(k) + 1, k))
+    if unsigned:
+        return prim("Select")(prim("Greater")(n, top), prim("ZerosLike")(q), q)
+    # The one amount beyond `top` below the width, and all above it: the sign, spread.
+    sign = prim("Select")(prim("Less")(x, 0), prim("OnesLike")(q) * -1, prim("ZerosLike")(q))
+    return prim("Select")(prim("Greater")(n, top), sign, q)
+
+
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+           "bitwise_right_shift"]
