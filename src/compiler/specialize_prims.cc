@@ -278,9 +278,6 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
     case Builtin::BitOr:
       id = OpId::LogicalOr;
       break;
-    case Builtin::BitXor:
-      id = OpId::BitwiseXor;
-      break;
     case Builtin::MatMul:
       id = OpId::MatMul;
       break;
@@ -293,11 +290,11 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
   DType lk = *like;
   Node* tx = to_tensor(c, x, &lk, sp);
   Node* ty = to_tensor(c, y, &lk, sp);
-  // & and | on bool tensors are LogicalAnd/Or; on integers (or mixed) BitwiseAnd/Or, whose
-  // inference rejects floats.
-  if ((id == OpId::LogicalAnd || id == OpId::LogicalOr) &&
-      !(tx->abstract()->dtype == DType::Bool && ty->abstract()->dtype == DType::Bool))
-    id = id == OpId::LogicalAnd ? OpId::BitwiseAnd : OpId::BitwiseOr;
+  if (id == OpId::LogicalAnd || id == OpId::LogicalOr) {
+    MC_CHECK(tx->abstract()->dtype == DType::Bool && ty->abstract()->dtype == DType::Bool, Type,
+             "For '", op_def(id).name, "', both operands must be bool tensors, but got ",
+             tx->abstract()->dtype, " and ", ty->abstract()->dtype, ".");
+  }
   if (id == OpId::MatMul &&
       !(tx->abstract()->shape.size() == 2 && ty->abstract()->shape.size() == 2))
     id = OpId::BatchMatMul;

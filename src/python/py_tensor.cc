@@ -53,11 +53,11 @@ pyb::object cmpop(const Tensor& a, pyb::handle b) {
   return pyb::cast(run2(id, a, operand(b, &a)));
 }
 
-// x & y, x | y: LogicalAnd/Or on two bool tensors, BitwiseAnd/Or otherwise (its inference
-// rejects floats); x ^ y: BitwiseXor.
-Tensor bitop(OpId logical, OpId bitwise, const Tensor& a, const Tensor& b) {
-  const bool both_bool = a.dtype() == DType::Bool && b.dtype() == DType::Bool;
-  return run2(both_bool ? logical : bitwise, a, b);
+Tensor logical_operand(const Tensor& a, pyb::handle b, const char* op) {
+  Tensor t = operand(b, &a);
+  MC_CHECK(a.dtype() == DType::Bool && t.dtype() == DType::Bool, Type, "For '", op,
+           "', both operands must be bool tensors, but got ", a.dtype(), " and ", t.dtype(), ".");
+  return t;
 }
 
 // ---- indexing: the Python items of x[idx], for the lowering (ops/indexing.h) --------------
@@ -312,22 +312,20 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
            })
       .def("__and__",
            [](const Tensor& a, pyb::handle b) {
-             return bitop(OpId::LogicalAnd, OpId::BitwiseAnd, a, operand(b, &a));
+             return run2(OpId::LogicalAnd, a, logical_operand(a, b, "LogicalAnd"));
            })
       .def("__rand__",
            [](const Tensor& a, pyb::handle b) {
-             return bitop(OpId::LogicalAnd, OpId::BitwiseAnd, operand(b, &a), a);
+             return run2(OpId::LogicalAnd, logical_operand(a, b, "LogicalAnd"), a);
            })
       .def("__or__",
            [](const Tensor& a, pyb::handle b) {
-             return bitop(OpId::LogicalOr, OpId::BitwiseOr, a, operand(b, &a));
+             return run2(OpId::LogicalOr, a, logical_operand(a, b, "LogicalOr"));
            })
       .def("__ror__",
            [](const Tensor& a, pyb::handle b) {
-             return bitop(OpId::LogicalOr, OpId::BitwiseOr, operand(b, &a), a);
+             return run2(OpId::LogicalOr, logical_operand(a, b, "LogicalOr"), a);
            })
-      .def("__xor__", &binop<OpId::BitwiseXor>)
-      .def("__rxor__", &rbinop<OpId::BitwiseXor>)
       .def("__eq__", &cmpop<OpId::Equal>)
       .def("__ne__", &cmpop<OpId::NotEqual>)
       .def("__lt__", &cmpop<OpId::Less>)

@@ -383,8 +383,13 @@ _METHODS.update({
     "__deepcopy__": _deepcopy,
 })
 
-# Bitwise methods (ops/function/bitwise_func.py).
+# Bitwise methods (ops/function/bitwise_func.py); &, | and ^ on integer tensors too (bool
+# with bool stays LogicalAnd/LogicalOr; the operations commute, so the reflected forms are the
+# same functions).
 _METHODS.update({_n: getattr(_bw, _n) for _n in _bw.__all__})
+_METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
+                 "__or__": _bw.bitwise_or, "__ror__": _bw.bitwise_or,
+                 "__xor__": _bw.bitwise_xor, "__rxor__": _bw.bitwise_xor})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
