@@ -305,10 +305,14 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
       .def("__abs__", [](const Tensor& a) { return run1(OpId::Abs, a); })
       .def("__invert__",
            [](const Tensor& a) {
-             MC_CHECK(a.dtype() == DType::Bool, Type,
-                      "For 'LogicalNot', the operand of ~ must be a bool tensor, but got ",
+             // Bool: logical not; integers: bitwise not, -a - 1 (wrapping: exact in every
+             // width, uint8 included).
+             if (a.dtype() == DType::Bool) return run1(OpId::LogicalNot, a);
+             MC_CHECK(is_integral(a.dtype()), Type,
+                      "For 'Invert', the operand of ~ must be a bool or integer tensor, but got ",
                       a.dtype(), ".");
-             return run1(OpId::LogicalNot, a);
+             const Tensor neg = run1(OpId::Neg, a);
+             return run2(OpId::Sub, neg, operand(pyb::int_(1), &neg));
            })
       .def("__and__",
            [](const Tensor& a, pyb::handle b) {
