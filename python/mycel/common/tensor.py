@@ -149,11 +149,23 @@ def _dot(self, other):
     return _m.matmul(self, other)
 
 
-def _cumsum(self, axis=None, dtype=None):
-    """Cumulative sum along axis (None: of the flattened tensor); dtype casts first."""
+def _cumsum(self, axis=None, dtype=None, *, dim=None):
+    """Cumulative sum along axis (None: of the flattened tensor); dtype casts first. `dim` is
+    the newer spelling of axis (MindSpore's overloaded Tensor.cumsum)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("For 'Tensor.cumsum', give axis or dim, not both.")
+        axis = dim
     if axis is None:
         return _s.cumsum(_a.reshape(self, (-1,)), 0, dtype)
     return _s.cumsum(self, axis, dtype)
+
+
+def _one_of(a, b, name_a, name_b, op):
+    """The one of two spellings of an argument that is given."""
+    if (a is None) == (b is None):
+        raise TypeError(f"For '{op}', give exactly one of '{name_a}' and '{name_b}'.")
+    return a if b is None else b
 
 
 def _t(self):
@@ -356,7 +368,8 @@ _METHODS.update({
     "inner": _x.inner,
     "outer": _x.outer,
     "trace": _x.trace,
-    "index_select": _ax.index_select,
+    "index_select": lambda self, axis=None, index=None, *, dim=None: _ax.index_select(
+        self, _one_of(axis, dim, "axis", "dim", "Tensor.index_select"), index),
     "narrow": _ax.narrow,
     "moveaxis": _ax.moveaxis,
     "movedim": _ax.moveaxis,
@@ -403,9 +416,15 @@ class _DynamicTensor(Tensor):
     a shape whose None (or -1) dimensions are known only at run time, and no data. It is what
     ``Cell.set_inputs`` and ``jit(input_signature=...)`` take; its ``shape`` shows the dynamic
     dimensions as -1 (as MindSpore's). Underneath it is an empty tensor (its dynamic dimensions
-    0), so reading its values gives nothing."""
+    0), so reading its values gives nothing. ``Tensor(shape=None, dtype=...)`` is one of any
+    rank (shape ``(-2,)``, as MindSpore's): set_inputs compiles such an input for the shapes
+    of each call, as it would without set_inputs."""
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, *args, **kwargs):
+        if shape is None:  # Tensor(shape=None, dtype=...): any rank (MindSpore's [-2])
+            Tensor.__init__(self, None, dtype, (0,))
+            self._mycel_dyn_shape = (-2,)
+            return
         dims = []
         for d in shape:
             if d is None or (isinstance(d, int) and not isinstance(d, bool) and d == -1):
@@ -439,6 +458,8 @@ def _input_spec(t):
     """(dtype, shape with -1 for dynamic dims) of a set_inputs / input_signature entry, or
     None for an entry that is not a Tensor (an argument compiled by value, as without one)."""
     if isinstance(t, _DynamicTensor):
+        if t._mycel_dyn_shape == (-2,):
+            return None  # any rank: compiled for each call's shapes, as without set_inputs
         return (t.dtype, list(t._mycel_dyn_shape))
     if isinstance(t, Tensor):
         return (t.dtype, list(t.shape))

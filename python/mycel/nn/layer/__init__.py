@@ -33,3 +33,6 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "Upsample",
            "PixelShuffle", "PixelUnshuffle", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM",
            "GRU"]
+
+from mycel.nn.layer.padding import Pad  # noqa: E402
+__all__ += ["Pad"]

@@ -1,0 +1,79 @@
+"""MindSpore API details found by MindSpore's own CPU op and Tensor tests: nn.Pad's three modes
+against numpy.pad (values, both modes, gradients against torch), the `dim` spelling of
+Tensor.cumsum / Tensor.index_select, and Tensor(shape=None, dtype=...) placeholders of any
+rank in set_inputs."""
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import Tensor, nn, ops
+
+_NP_MODE = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+@pytest.mark.parametrize("pads", [((1, 2), (2, 3)), ((0, 0), (3, 1)), ((2, 0), (0, 0))])
+@pytest.mark.parametrize("mode_name", ["CONSTANT", "REFLECT", "SYMMETRIC"])
+def test_nn_pad_matches_numpy(mode, pads, mode_name):
+    x = np.random.RandomState(0).standard_normal((4, 5)).astype(np.float32)
+    got = nn.Pad(pads, mode_name)(Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got, np.pad(x, pads, mode=_NP_MODE[mode_name]))
+
+
+@pytest.mark.parametrize("mode_name,torch_mode", [("REFLECT", "reflect"),
+                                                  ("CONSTANT", "constant")])
+def test_nn_pad_gradient_matches_torch(mode, mode_name, torch_mode):
+    x = np.random.RandomState(1).standard_normal((2, 3, 5)).astype(np.float64)
+    w = np.random.RandomState(2).standard_normal((2, 3 + 3, 5 + 4))
+    pad = nn.Pad(((0, 0), (1, 2), (2, 2)), mode_name)
+    g = ms.grad(lambda t: (pad(t) * Tensor(w)).sum())(Tensor(x)).asnumpy()
+    tx = torch.tensor(x, requires_grad=True)
+    y = torch.nn.functional.pad(tx[None], (2, 2, 1, 2), mode=torch_mode)[0]
+    (y * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-12)
+
+
+def test_nn_pad_bad_input():
+    with pytest.raises(ValueError, match="'mode'"):
+        nn.Pad(((1, 1),), "WRAP")
+    with pytest.raises(TypeError, match="'paddings'"):
+        nn.Pad(((1, -1),))
+    with pytest.raises(ValueError, match="at most 2"):
+        nn.Pad(((3, 0),), "REFLECT")(Tensor(np.ones(3, np.float32)))
+    with pytest.raises(ValueError, match="2 pairs"):
+        nn.Pad(((1, 1), (1, 1)))(Tensor(np.ones(3, np.float32)))
+
+
+def test_cumsum_and_index_select_take_dim():
+    x = np.arange(12.0).reshape(3, 4)
+    t = Tensor(x)
+    np.testing.assert_array_equal(t.cumsum(dim=1).asnumpy(), np.cumsum(x, 1))
+    np.testing.assert_array_equal(t.cumsum(dim=0, dtype=ms.float32).asnumpy(), np.cumsum(x, 0))
+    np.testing.assert_array_equal(t.cumsum().asnumpy(), np.cumsum(x))
+    idx = np.array([2, 0])
+    np.testing.assert_array_equal(t.index_select(dim=1, index=Tensor(idx)).asnumpy(), x[:, idx])
+    np.testing.assert_array_equal(t.index_select(0, Tensor(idx)).asnumpy(), x[idx])
+    with pytest.raises(TypeError, match="not both"):
+        t.cumsum(0, dim=1)
+
+
+def test_any_rank_placeholder_in_set_inputs():
+    p = Tensor(shape=None, dtype=ms.float32)
+    assert p.shape == (-2,) and p.dtype == ms.float32
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.exp(x) * 2
+
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Net()
+        net.set_inputs(Tensor(shape=None, dtype=ms.float32))
+        for shape in [(3,), (2, 4), (1, 2, 3)]:
+            x = np.random.RandomState(3).standard_normal(shape).astype(np.float32)
+            np.testing.assert_allclose(net(Tensor(x)).asnumpy(), np.exp(x) * 2, rtol=1e-6)
+    finally:
+        ms.set_context(mode=old)
+    with pytest.raises(TypeError, match="needs input_data"):
+        Tensor()
