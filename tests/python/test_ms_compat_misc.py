@@ -77,3 +77,61 @@ def test_any_rank_placeholder_in_set_inputs():
         ms.set_context(mode=old)
     with pytest.raises(TypeError, match="needs input_data"):
         Tensor()
+
+
+def _unique_with_pad_oracle(row, pad):
+    """numpy: unique values in first-occurrence order (NaN never equal), padded; indices."""
+    seen, y, idx = {}, [], []
+    for v in row:
+        key = ("nan", len(y)) if v != v else v
+        if key not in seen:
+            seen[key] = len(y)
+            y.append(v)
+        idx.append(seen[key])
+    return np.array(y + [pad] * (len(row) - len(y)), row.dtype), np.array(idx)
+
+
+class _UniqueNet(nn.Cell):
+    def __init__(self, pad):
+        super().__init__()
+        self.uniq = ops.operations.UniqueWithPad()
+        self.pad = pad
+
+    def construct(self, x):
+        return self.uniq(x, self.pad)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_unique_with_pad_matches_oracle(mode, dtype):
+    rng = np.random.RandomState(4)
+    x = rng.randint(-3, 4, size=(3, 9)).astype(dtype)
+    if dtype in (np.float32, np.float64):
+        x[1, 2] = x[1, 5] = np.nan
+    y, idx = _UniqueNet(-7)(Tensor(x))
+    assert y.dtype == Tensor(x).dtype and y.shape == x.shape and idx.shape == x.shape
+    for r in range(3):
+        want_y, want_idx = _unique_with_pad_oracle(x[r], -7)
+        np.testing.assert_array_equal(y.asnumpy()[r], want_y)
+        np.testing.assert_array_equal(idx.asnumpy()[r], want_idx)
+    y1, idx1 = _UniqueNet(0)(Tensor(x[0]))
+    want_y, want_idx = _unique_with_pad_oracle(x[0], 0)
+    np.testing.assert_array_equal(y1.asnumpy(), want_y)
+    np.testing.assert_array_equal(idx1.asnumpy(), want_idx)
+
+
+def test_unique_with_pad_dynamic_length(mode):
+    net = _UniqueNet(0)
+    net.set_inputs(Tensor(shape=[None], dtype=ms.int32))
+    for n in (4, 8, 1):
+        x = np.random.RandomState(n).randint(0, 3, size=n).astype(np.int32)
+        y, idx = net(Tensor(x))
+        want_y, want_idx = _unique_with_pad_oracle(x, 0)
+        np.testing.assert_array_equal(y.asnumpy(), want_y)
+        np.testing.assert_array_equal(idx.asnumpy(), want_idx)
+
+
+def test_unique_with_pad_bad_input():
+    with pytest.raises(ValueError, match="UniqueWithPad"):
+        ops.unique_with_pad(Tensor(np.ones((2, 2, 2), np.float32)), 0)
+    with pytest.raises(TypeError, match="UniqueWithPad"):
+        ops.unique_with_pad(Tensor(np.ones(3, np.bool_)), 0)

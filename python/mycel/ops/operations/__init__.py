@@ -76,6 +76,7 @@ class Argmin(Primitive):
 # Composed from the table's primitives (ops/function/bitwise_func.py, random_func.py).
 from mycel.ops.operations.composed_ops import _Composed  # noqa: E402
 from mycel.ops.function import bitwise_func as _bitwise_func  # noqa: E402
+from mycel.ops.function import unique_func as _unique_func  # noqa: E402
 from mycel.ops.function.random_func import _poisson  # noqa: E402
 
 
@@ -120,7 +121,18 @@ class BitwiseXor(_Bitwise):
     _fn = "bitwise_xor"
 
 
-__all__ += ["RandomPoisson", "BitwiseAnd", "BitwiseOr", "BitwiseXor"]
+class UniqueWithPad(_Composed):
+    """UniqueWithPad()(x, pad_num): (y, idx), the unique values of x in first-occurrence
+    order padded with pad_num to x's length, and x's indices into y (ops.unique_with_pad)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, pad_num):
+        return _unique_func.unique_with_pad(x, pad_num)
+
+
+__all__ += ["RandomPoisson", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "UniqueWithPad"]
 
 
 # The collectives: MindSpore's signatures (their group's size read when made).
