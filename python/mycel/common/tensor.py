@@ -5,6 +5,7 @@ from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 from mycel.ops.function import bitwise_func as _bw
+from mycel.common import _inplace
 
 Tensor = _C.Tensor
 
@@ -403,6 +404,9 @@ _METHODS.update({_n: getattr(_bw, _n) for _n in _bw.__all__})
 _METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
                  "__or__": _bw.bitwise_or, "__ror__": _bw.bitwise_or,
                  "__xor__": _bw.bitwise_xor, "__rxor__": _bw.bitwise_xor})
+
+# In-place methods (common/_inplace.py).
+_METHODS.update({_n: getattr(_inplace, _n) for _n in _inplace.__all__})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
