@@ -205,3 +205,39 @@ def test_inplace_keeps_dtype_and_shape():
     assert t.dtype == ms.int64
     with pytest.raises(ValueError):
         Tensor(np.ones(3, np.float32)).add_(Tensor(np.ones((2, 3), np.float32)))
+
+
+class _IndexAdd(nn.Cell):
+    def __init__(self, axis):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x, idx, upd):
+        return ops.index_add(x, idx, upd, self.axis)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_index_add_matches_numpy_add_at(mode, dtype, axis):
+    rng = np.random.RandomState(6)
+    x = rng.randint(-5, 5, size=(4, 5)).astype(dtype)
+    n = x.shape[axis]
+    idx = np.array([0, n - 1, 0, 2], np.int32)  # a repeated index accumulates
+    upd_shape = list(x.shape)
+    upd_shape[axis] = len(idx)
+    upd = rng.randint(-3, 4, size=upd_shape).astype(dtype)
+    want = x.copy()
+    np.add.at(want, (slice(None), idx) if axis % 2 else idx, upd)
+    t = Tensor(x)
+    got = _IndexAdd(axis)(t, Tensor(idx), Tensor(upd))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    np.testing.assert_array_equal(t.asnumpy(), want)  # in place
+
+
+def test_inplace_index_add_is_importable_from_math_func():
+    from mycel.ops.function.math_func import F
+    x = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    F.inplace_index_add(x, Tensor(np.array([1], np.int32)), Tensor(np.array([[1.0, 1.0]])), 0)
+    np.testing.assert_array_equal(x.asnumpy(), [[1.0, 2.0], [4.0, 5.0]])
+    with pytest.raises(ValueError, match="'updates' must have shape"):
+        ops.index_add(x, Tensor(np.array([0], np.int32)), Tensor(np.ones((2, 2))), 0)

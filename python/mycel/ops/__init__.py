@@ -18,3 +18,8 @@ from mycel.ops._vmap import vmap  # noqa: F401
 
 # Python builtins shadowed above stay reachable as ops.sum, ops.max, ... like MindSpore's.
 sum, max, min, abs, pow, range = _m.sum, _m.max, _m.min, _m.abs, _m.pow, _a.range  # noqa: A001
+
+# MindSpore's math_func module holds `F` (ops.functional), which some programs import from
+# there (`from mindspore.ops.function.math_func import F`).
+from mycel.ops.function import math_func as _math_func  # noqa: E402
+_math_func.F = functional
