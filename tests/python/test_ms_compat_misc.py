@@ -241,3 +241,39 @@ def test_inplace_index_add_is_importable_from_math_func():
     np.testing.assert_array_equal(x.asnumpy(), [[1.0, 2.0], [4.0, 5.0]])
     with pytest.raises(ValueError, match="'updates' must have shape"):
         ops.index_add(x, Tensor(np.array([0], np.int32)), Tensor(np.ones((2, 2))), 0)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (1, 1), (5, 5)])
+def test_slogdet_and_det_match_numpy(mode, shape):
+    a = np.random.RandomState(7).standard_normal(shape)
+    sign, logabs = run_cell(lambda x: x.slogdet(), Tensor(a))
+    want_sign, want_log = np.linalg.slogdet(a)
+    np.testing.assert_array_equal(sign.asnumpy(), want_sign)
+    np.testing.assert_allclose(logabs.asnumpy(), want_log, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(run_cell(ops.det, Tensor(a)).asnumpy(), np.linalg.det(a),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_slogdet_of_singular_and_float32():
+    sign, logabs = ops.slogdet(Tensor(np.array([[1.0, 2.0], [2.0, 4.0]])))
+    assert sign.asnumpy() == 0 and logabs.asnumpy() == -np.inf
+    a = np.random.RandomState(8).standard_normal((4, 4)).astype(np.float32)
+    s32, l32 = ops.slogdet(Tensor(a))
+    assert s32.dtype == ms.float32
+    np.testing.assert_allclose(l32.asnumpy(), np.linalg.slogdet(a.astype(np.float64))[1],
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="slogdet"):
+        ops.slogdet(Tensor(np.ones((2, 3))))
+
+
+class _Call(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, x):
+        return self.fn(x)
+
+
+def run_cell(fn, x):
+    return _Call(fn)(x)
