@@ -277,3 +277,12 @@ class _Call(nn.Cell):
 
 def run_cell(fn, x):
     return _Call(fn)(x)
+
+
+@pytest.mark.parametrize("repeats,dim", [(2, 0), (3, 1), (2, None), ((1, 0, 2), 1), (0, 0)])
+def test_repeat_interleave_matches_numpy(mode, repeats, dim):
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = run_cell(lambda t: t.repeat_interleave(repeats, dim), Tensor(x))
+    np.testing.assert_array_equal(got.asnumpy(), np.repeat(x, repeats, axis=dim))
+    with pytest.raises(ValueError, match="repeat_interleave"):
+        ops.repeat_interleave(Tensor(x), (1, 2), 1)

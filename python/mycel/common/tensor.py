@@ -6,6 +6,7 @@ from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_f
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 from mycel.ops.function import bitwise_func as _bw
 from mycel.common import _inplace
+from mycel.ops.function import index_add_func as _ia
 
 Tensor = _C.Tensor
 
@@ -405,7 +406,8 @@ _METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
                  "__or__": _bw.bitwise_or, "__ror__": _bw.bitwise_or,
                  "__xor__": _bw.bitwise_xor, "__rxor__": _bw.bitwise_xor})
 
-_METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: _la.det(self)})
+_METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: _la.det(self),
+                 "repeat_interleave": _ia.repeat_interleave})
 
 # In-place methods (common/_inplace.py).
 _METHODS.update({_n: getattr(_inplace, _n) for _n in _inplace.__all__})
