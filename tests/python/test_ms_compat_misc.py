@@ -286,3 +286,31 @@ def test_repeat_interleave_matches_numpy(mode, repeats, dim):
     np.testing.assert_array_equal(got.asnumpy(), np.repeat(x, repeats, axis=dim))
     with pytest.raises(ValueError, match="repeat_interleave"):
         ops.repeat_interleave(Tensor(x), (1, 2), 1)
+
+
+def _scatter_oracle(x, axis, index, src, add=False):
+    out = x.copy()
+    for pos in np.ndindex(*index.shape):
+        tgt = list(pos)
+        tgt[axis] = index[pos]
+        if add:
+            out[tuple(tgt)] += src[pos]
+        else:
+            out[tuple(tgt)] = src[pos]
+    return out
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_scatter_matches_oracle(mode, axis):
+    rng = np.random.RandomState(9)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    n = x.shape[axis]
+    # unique targets along the axis for each line, so the result is defined
+    index = np.stack([rng.permutation(n)[:3] for _ in range(3)])
+    index = index if axis % 2 else index.T
+    src = rng.standard_normal((4, 4)).astype(np.float32)
+    got = run_cell(lambda t: t.scatter(axis, Tensor(index), Tensor(src)), Tensor(x))
+    np.testing.assert_array_equal(got.asnumpy(), _scatter_oracle(x, axis % 2, index, src))
+    add = ops.tensor_scatter_elements(Tensor(x), Tensor(index), Tensor(src[:3, :3]), axis, "add")
+    np.testing.assert_allclose(add.asnumpy(), _scatter_oracle(x, axis % 2, index, src[:3, :3],
+                                                              add=True), rtol=1e-6)

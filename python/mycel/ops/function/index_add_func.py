@@ -82,3 +82,58 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):  # noqa: A
 
 
 __all__ += ["repeat_interleave"]
+
+
+@constexpr
+def _scatter_plan(x_shape, idx_shape, src_shape, axis, op):
+    """(axis, the other coordinates [*idx_shape, ndim] with the axis's column 0, the one-hot
+    column selecting it, src's slice bounds)."""
+    nd = len(x_shape)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -nd <= axis < nd:
+        raise ValueError(f"For '{op}', the 'axis' must be an int in [{-nd}, {nd}), but got "
+                         f"{axis!r}.")
+    axis %= nd
+    if len(idx_shape) != nd or len(src_shape) != nd or any(
+            i > s for i, s in zip(idx_shape, src_shape)) or any(
+            i > s for d, (i, s) in enumerate(zip(idx_shape, x_shape)) if d != axis):
+        raise ValueError(f"For '{op}', the index {tuple(idx_shape)} must have the rank of the "
+                         f"input {tuple(x_shape)} and of src {tuple(src_shape)}, and fit in "
+                         f"both (but along the axis in the input).")
+    grids = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in idx_shape], indexing="ij")
+    coords = np.stack(grids, -1) if grids else np.zeros((0,), np.int64)
+    coords[..., axis] = 0
+    onehot = np.zeros(nd, np.int64)
+    onehot[axis] = 1
+    return axis, _C.Tensor(coords), _C.Tensor(onehot), tuple(idx_shape)
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """input_x with input_x[..., indices[i, j], ...] (indices along `axis`) set to
+    updates[i, j] (reduction 'none') or added ('add'); the other coordinates are the
+    elements' own. A position named twice takes one of its updates."""
+    if reduction not in ("none", "add"):
+        raise ValueError(f"For 'tensor_scatter_elements', the 'reduction' must be 'none' or "
+                         f"'add', but got {reduction!r}.")
+    x = as_tensor(input_x)
+    idx = prim("Cast", dtype=_C.int64)(as_tensor(indices))
+    src = prim("Cast", dtype=x.dtype)(as_tensor(updates))
+    axis, coords, onehot, bounds = _scatter_plan(x.shape, idx.shape, src.shape, axis,
+                                                 "tensor_scatter_elements")
+    full = prim("Add")(coords, prim("Mul")(prim("ExpandDims")(idx, -1), onehot))
+    if src.shape != bounds:
+        src = prim("StridedSlice")(src, (0,) * len(bounds), bounds, (1,) * len(bounds))
+    if reduction == "add":
+        return prim("Add")(x, prim("ScatterNd")(full, src, x.shape))
+    return prim("TensorScatterUpdate")(x, full, src)
+
+
+def scatter(input, axis, index, src):  # noqa: A002 (MindSpore's argument names)
+    """ops.scatter / Tensor.scatter: tensor_scatter_elements with reduction 'none' (src a
+    tensor or a number)."""
+    x = as_tensor(input)
+    if not isinstance(src, _C.Tensor):
+        src = prim("Fill")(x.dtype, index.shape, float(src))
+    return tensor_scatter_elements(x, index, src, axis)
+
+
+__all__ += ["tensor_scatter_elements", "scatter"]
