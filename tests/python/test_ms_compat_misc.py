@@ -314,3 +314,12 @@ def test_scatter_matches_oracle(mode, axis):
     add = ops.tensor_scatter_elements(Tensor(x), Tensor(index), Tensor(src[:3, :3]), axis, "add")
     np.testing.assert_allclose(add.asnumpy(), _scatter_oracle(x, axis % 2, index, src[:3, :3],
                                                               add=True), rtol=1e-6)
+
+
+def test_approximate_equal_method(mode):
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    y = np.array([1.2, 4.0, 3.0], np.float32)
+    got = run_cell(lambda t: t.approximate_equal(Tensor(y), 0.5), Tensor(x))
+    np.testing.assert_array_equal(got.asnumpy(), np.abs(x - y) < 0.5)
+    np.testing.assert_array_equal(Tensor.approximate_equal(Tensor(x), Tensor(y)).asnumpy(),
+                                  np.abs(x - y) < 1e-5)
