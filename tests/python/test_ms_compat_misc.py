@@ -323,3 +323,31 @@ def test_approximate_equal_method(mode):
     np.testing.assert_array_equal(got.asnumpy(), np.abs(x - y) < 0.5)
     np.testing.assert_array_equal(Tensor.approximate_equal(Tensor(x), Tensor(y)).asnumpy(),
                                   np.abs(x - y) < 1e-5)
+
+
+def test_set_inputs_takes_sequences_and_numbers_compiled_by_value():
+    class Net(nn.Cell):
+        def construct(self, xs, k):
+            return xs[0] * k + xs[1]
+
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Net()
+        net.set_inputs((Tensor(shape=[None], dtype=ms.float32),
+                        Tensor(shape=None, dtype=ms.float32)), 2)
+        for n, k in [(3, 2), (5, 3)]:
+            a = np.arange(n, dtype=np.float32)
+            got = net((Tensor(a), Tensor(a + 1)), k)
+            np.testing.assert_array_equal(got.asnumpy(), a * k + a + 1)
+        with pytest.raises(TypeError, match="set_inputs"):
+            net.set_inputs("x", 2)
+    finally:
+        ms.set_context(mode=old)
+
+
+def test_set_inputs_takes_tuples_of_numbers_but_not_shapes():
+    net = nn.Dense(2, 2)
+    net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32), (1,), (), 3.5)
+    with pytest.raises(TypeError, match="set_inputs"):
+        net.set_inputs([None, 2])
