@@ -126,9 +126,13 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
              out->to_string());
     y = out->elems[0];
   }
-  MC_CHECK(ir::differentiable(y), Type,
-           "grad: the function must return a floating-point tensor (or a tuple of them), but "
-           "it returns ",
+  // An output with no floating-point part (an integer tensor, a Python int: Size, Shape,
+  // argmax) depends on no input differentiably: as in MindSpore, its gradients are zeros
+  // (the seed is None, so every cotangent stays zero). Only an explicit sensitivity needs a
+  // differentiable output to match.
+  MC_CHECK(ir::differentiable(y) || !s.sens_param, Type,
+           "grad: the function must return a floating-point tensor (or a tuple of them) to take "
+           "a sensitivity, but it returns ",
            y->to_string());
   return y;
 }

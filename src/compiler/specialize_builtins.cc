@@ -572,6 +572,22 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
         ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||
          (y->kind == AbsKind::Scalar && y->stype == ValueKind::None)))
       return constant(Value::boolean(b == Builtin::Ne), sp);
+    // &, |, ^ other than on two bools: the Tensor method (bitwise_and, ...), composed in
+    // Python (ops/function/bitwise_func.py); the operations commute, so the tensor side
+    // is the receiver.
+    auto is_bool = [](const AbsPtr& v) {
+      return (v->kind == AbsKind::Tensor && v->dtype == DType::Bool) ||
+             (v->kind == AbsKind::Scalar && v->stype == ValueKind::Bool);
+    };
+    if ((b == Builtin::BitAnd || b == Builtin::BitOr || b == Builtin::BitXor) &&
+        !(is_bool(x) && is_bool(y))) {
+      const bool x_tensor = x->kind == AbsKind::Tensor;
+      const char* name = b == Builtin::BitAnd  ? "bitwise_and"
+                         : b == Builtin::BitOr ? "bitwise_or"
+                                               : "bitwise_xor";
+      Node* method = getattr(c, x_tensor ? args[0] : args[1], name, sp);
+      return call(c, method, {x_tensor ? args[1] : args[0]}, {}, sp);
+    }
     return binary_tensor_op(c, b, args[0], args[1], sp);
   }
   if (is_scalar_abs(x) && is_scalar_abs(y)) {

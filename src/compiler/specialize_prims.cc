@@ -278,6 +278,9 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
     case Builtin::BitOr:
       id = OpId::LogicalOr;
       break;
+    case Builtin::BitXor:  // two bools (binary_rule sends the rest to Tensor.bitwise_xor)
+      id = OpId::NotEqual;
+      break;
     case Builtin::MatMul:
       id = OpId::MatMul;
       break;
@@ -304,10 +307,15 @@ Node* Specializer::binary_tensor_op(Ctx* c, Builtin b, Node* x, Node* y, const S
 
 Node* Specializer::unary_tensor_op(Ctx* c, Builtin b, Node* x, const SourceSpan& sp) {
   if (b == Builtin::Pos) return x;
-  if (b == Builtin::Invert)
-    MC_CHECK(x->abstract()->dtype == DType::Bool, Type,
-             "For 'LogicalNot', the operand of ~ must be a bool tensor, but got ",
-             x->abstract()->dtype, ".");
+  const DType t = x->abstract()->dtype;
+  if (b == Builtin::Invert && t != DType::Bool) {
+    // ~ on integers: bitwise not, -x - 1 (wrapping, so exact in every width).
+    MC_CHECK(is_integral(t), Type,
+             "For 'Invert', the operand of ~ must be a bool or integer tensor, but got ", t, ".");
+    Node* neg = emit_prim(c, op_def(OpId::Neg), {}, {x}, sp);
+    Node* one = constant(Value::tensor(Tensor::scalar(to_scalar(Value::integer(1)), t)), sp);
+    return emit_prim(c, op_def(OpId::Sub), {}, {neg, one}, sp);
+  }
   const OpDef& op = op_def(b == Builtin::Neg ? OpId::Neg : OpId::LogicalNot);
   return emit_prim(c, op, {}, {x}, sp);
 }

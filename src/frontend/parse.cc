@@ -23,6 +23,21 @@ _trees = {}
 
 _defs = {}
 
+# Per-parse work that depends only on the source, kept across the parses of one function
+# (every new Cell instance parses its construct again): the def's lines (inspect.getblock
+# tokenizes them), a file's lines without their newlines, and late_bound's findings for a
+# def's tree (the trees themselves are cached, so the same node means the same source).
+_blocks = {}
+_stripped = {}
+_late = {}
+
+def _stripped_lines(path, lines):
+    hit = _stripped.get(path)
+    if hit is None or hit[0] is not lines:
+        hit = (lines, [l.rstrip('\r\n') for l in lines])
+        _stripped[path] = hit
+    return hit[1]
+
 def _def_only(path, lines, code):
     """The def of `code` parsed alone (its lines only: a whole library file takes
     milliseconds to parse), with the file's line and column numbers; None when it is not a
@@ -30,13 +45,18 @@ def _def_only(path, lines, code):
     if code.co_name == '<lambda>':
         return None
     first = code.co_firstlineno
-    try:
-        import inspect
-        block = inspect.getblock(lines[first - 1:])
-    except Exception:
-        return None
-    text = ''.join(block)
     key = (path, first, code.co_name)
+    seen = _blocks.get(key)
+    if seen is not None and seen[0] is lines:  # linecache's list: the file is unchanged
+        block = seen[1]
+    else:
+        try:
+            import inspect
+            block = inspect.getblock(lines[first - 1:])
+        except Exception:
+            return None
+        _blocks[key] = (lines, block)
+    text = ''.join(block)
     hit = _defs.get(key)
     if hit is not None and hit[0] == text:
         return hit[1]
@@ -64,7 +84,7 @@ def source_of(fn):
         raise OSError("no source")
     node = _def_only(path, lines, code)
     if node is not None:
-        return path, [l.rstrip('\r\n') for l in lines], node
+        return path, _stripped_lines(path, lines), node
     text = ''.join(lines)
     hit = _trees.get(path)
     if hit is None or hit[0] != text:
@@ -205,6 +225,14 @@ def late_bound(root):
     definition differs from Python's (the value at the call): a variable the nested
     function reads is assigned again after the definition, and the function is used after
     that. Returns [(line, col, message)]."""
+    hit = _late.get(id(root))
+    if hit is not None and hit[0] is root:
+        return hit[1]
+    out = _late_bound(root)
+    _late[id(root)] = (root, out)
+    return out
+
+def _late_bound(root):
     owner = _owner_map(root)
     parent = {}
     for n in ast.walk(root):

@@ -305,10 +305,14 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
       .def("__abs__", [](const Tensor& a) { return run1(OpId::Abs, a); })
       .def("__invert__",
            [](const Tensor& a) {
-             MC_CHECK(a.dtype() == DType::Bool, Type,
-                      "For 'LogicalNot', the operand of ~ must be a bool tensor, but got ",
+             // Bool: logical not; integers: bitwise not, -a - 1 (wrapping: exact in every
+             // width, uint8 included).
+             if (a.dtype() == DType::Bool) return run1(OpId::LogicalNot, a);
+             MC_CHECK(is_integral(a.dtype()), Type,
+                      "For 'Invert', the operand of ~ must be a bool or integer tensor, but got ",
                       a.dtype(), ".");
-             return run1(OpId::LogicalNot, a);
+             const Tensor neg = run1(OpId::Neg, a);
+             return run2(OpId::Sub, neg, operand(pyb::int_(1), &neg));
            })
       .def("__and__",
            [](const Tensor& a, pyb::handle b) {
@@ -335,7 +339,8 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
 }
 
 // Tensor(shape=[None, ...], dtype=...) without data is MindSpore's placeholder of a dynamic
-// shape: an instance of mycel.common.tensor._DynamicTensor, which that module registers
+// shape, Tensor(shape=None, dtype=...) one of a dynamic rank: an instance of
+// mycel.common.tensor._DynamicTensor, which that module registers
 // (_set_placeholder_type). Tensor's tp_new sends such calls there and every other to
 // pybind11's, at the cost of a pointer compare when data is given.
 PyTypeObject* g_tensor_type = nullptr;
@@ -363,7 +368,12 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
       return kwargs != nullptr ? PyDict_GetItemString(kwargs, name) : nullptr;
     };
     PyObject* data = arg(0, "input_data");
-    if ((data == nullptr || data == Py_None) && has_dynamic_dim(arg(2, "shape")))
+    PyObject* shape = arg(2, "shape");
+    PyObject* dtype = arg(1, "dtype");
+    // Tensor(shape=None, dtype=t): MindSpore's placeholder of a dynamic rank.
+    const bool any_rank =
+        (shape == nullptr || shape == Py_None) && dtype != nullptr && dtype != Py_None;
+    if ((data == nullptr || data == Py_None) && (any_rank || has_dynamic_dim(shape)))
       type = g_placeholder_type;
   }
   return g_tensor_new(type, args, kwargs);

@@ -85,9 +85,11 @@ CASES = {
     "has_aux on one output": ((GRAD, f_xy, (0, None, True)), (X, Y), TypeError,
                               "grad with has_aux=True needs the function to return a tuple of "
                               "at least two outputs, but it returns f32[]"),
-    "integer output": ((GRAD, argmax, ()), (X,), TypeError,
-                       "grad: the function must return a floating-point tensor (or a tuple of "
-                       "them), but it returns i"),
+    "sensitivity for an integer output": ((GRAD_OP, argmax, (None, False, False, True)),
+                                          (X, Tensor(np.array(0, np.int64))), TypeError,
+                                          "grad: the function must return a floating-point "
+                                          "tensor (or a tuple of them) to take a sensitivity, "
+                                          "but it returns i"),
     "sensitivity missing": ((GRAD_OP, no_inputs, (None, False, False, True)), (), TypeError,
                             "GradOperation with sens_param=True expects the sensitivity as the "
                             "last argument"),
@@ -124,6 +126,19 @@ def test_every_mode_gives_the_same_error(rule):
     for mode, line in lines.items():
         assert line.startswith(words), (mode, line)
     assert len(set(lines.values())) == 1, lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_output_has_zero_gradients(mode):
+    """MindSpore's rule: a function whose output has no floating-point part (an integer
+    tensor, a Python int) depends on no input differentiably; its gradients are zeros."""
+    g = run(mode, (GRAD, argmax, ()), X)
+    np.testing.assert_array_equal(g.asnumpy(), np.zeros(X.shape))
+    g = run(mode, (GRAD_OP, lambda x, y: ops.size(x), (None, True, False, False)), X, Y)
+    assert len(g) == 2
+    for t, a in zip(g, (X, Y)):
+        assert t.shape == a.shape and t.dtype == a.dtype
+        np.testing.assert_array_equal(t.asnumpy(), np.zeros(a.shape))
 
 
 @pytest.mark.parametrize("mode", ["jit", "inside"])

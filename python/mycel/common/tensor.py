@@ -4,6 +4,9 @@ from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
+from mycel.ops.function import bitwise_func as _bw
+from mycel.common import _inplace
+from mycel.ops.function import index_add_func as _ia
 
 Tensor = _C.Tensor
 
@@ -148,11 +151,23 @@ def _dot(self, other):
     return _m.matmul(self, other)
 
 
-def _cumsum(self, axis=None, dtype=None):
-    """Cumulative sum along axis (None: of the flattened tensor); dtype casts first."""
+def _cumsum(self, axis=None, dtype=None, *, dim=None):
+    """Cumulative sum along axis (None: of the flattened tensor); dtype casts first. `dim` is
+    the newer spelling of axis (MindSpore's overloaded Tensor.cumsum)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("For 'Tensor.cumsum', give axis or dim, not both.")
+        axis = dim
     if axis is None:
         return _s.cumsum(_a.reshape(self, (-1,)), 0, dtype)
     return _s.cumsum(self, axis, dtype)
+
+
+def _one_of(a, b, name_a, name_b, op):
+    """The one of two spellings of an argument that is given."""
+    if (a is None) == (b is None):
+        raise TypeError(f"For '{op}', give exactly one of '{name_a}' and '{name_b}'.")
+    return a if b is None else b
 
 
 def _t(self):
@@ -355,7 +370,8 @@ _METHODS.update({
     "inner": _x.inner,
     "outer": _x.outer,
     "trace": _x.trace,
-    "index_select": _ax.index_select,
+    "index_select": lambda self, axis=None, index=None, *, dim=None: _ax.index_select(
+        self, _one_of(axis, dim, "axis", "dim", "Tensor.index_select"), index),
     "narrow": _ax.narrow,
     "moveaxis": _ax.moveaxis,
     "movedim": _ax.moveaxis,
@@ -382,6 +398,21 @@ _METHODS.update({
     "__deepcopy__": _deepcopy,
 })
 
+# Bitwise methods (ops/function/bitwise_func.py); &, | and ^ on integer tensors too (bool
+# with bool stays LogicalAnd/LogicalOr; the operations commute, so the reflected forms are the
+# same functions).
+_METHODS.update({_n: getattr(_bw, _n) for _n in _bw.__all__})
+_METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
+                 "__or__": _bw.bitwise_or, "__ror__": _bw.bitwise_or,
+                 "__xor__": _bw.bitwise_xor, "__rxor__": _bw.bitwise_xor})
+
+_METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: _la.det(self),
+                 "repeat_interleave": _ia.repeat_interleave, "scatter": _ia.scatter,
+                 "approximate_equal": _c.approximate_equal})
+
+# In-place methods (common/_inplace.py).
+_METHODS.update({_n: getattr(_inplace, _n) for _n in _inplace.__all__})
+
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.from_numpy = staticmethod(_C.from_numpy)
@@ -394,9 +425,15 @@ class _DynamicTensor(Tensor):
     a shape whose None (or -1) dimensions are known only at run time, and no data. It is what
     ``Cell.set_inputs`` and ``jit(input_signature=...)`` take; its ``shape`` shows the dynamic
     dimensions as -1 (as MindSpore's). Underneath it is an empty tensor (its dynamic dimensions
-    0), so reading its values gives nothing."""
+    0), so reading its values gives nothing. ``Tensor(shape=None, dtype=...)`` is one of any
+    rank (shape ``(-2,)``, as MindSpore's): set_inputs compiles such an input for the shapes
+    of each call, as it would without set_inputs."""
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, *args, **kwargs):
+        if shape is None:  # Tensor(shape=None, dtype=...): any rank (MindSpore's [-2])
+            Tensor.__init__(self, None, dtype, (0,))
+            self._mycel_dyn_shape = (-2,)
+            return
         dims = []
         for d in shape:
             if d is None or (isinstance(d, int) and not isinstance(d, bool) and d == -1):
@@ -430,10 +467,26 @@ def _input_spec(t):
     """(dtype, shape with -1 for dynamic dims) of a set_inputs / input_signature entry, or
     None for an entry that is not a Tensor (an argument compiled by value, as without one)."""
     if isinstance(t, _DynamicTensor):
+        if t._mycel_dyn_shape == (-2,):
+            return None  # any rank: compiled for each call's shapes, as without set_inputs
         return (t.dtype, list(t._mycel_dyn_shape))
     if isinstance(t, Tensor):
         return (t.dtype, list(t.shape))
     if t is None:
         return None
+    # A tuple or list of tensors, placeholders or numbers (MindSpore's mutable sequences), or
+    # a number: that argument is compiled for each call's value, as without set_inputs. (A
+    # list such as [None, 20], a shape where a placeholder belongs, stays an error.)
+    if isinstance(t, (int, float)) or (isinstance(t, (tuple, list)) and
+                                       all(_tensor_leaves(e) for e in t)):
+        return None
     raise TypeError(f"For 'set_inputs', each input must be a Tensor (Tensor(shape=[None, ...], "
-                    f"dtype=...) for a dynamic shape) or None, but got {type(t).__name__}.")
+                    f"dtype=...) for a dynamic shape), a tuple or list of them, a number "
+                    f"(compiled by value) or None, but got {t!r}.")
+
+
+def _tensor_leaves(t):
+    """Whether every leaf of t is a tensor or a number (None, as in a shape, is not)."""
+    if isinstance(t, (tuple, list)):
+        return all(_tensor_leaves(e) for e in t)
+    return isinstance(t, (Tensor, int, float))

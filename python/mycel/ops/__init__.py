@@ -27,3 +27,7 @@ def __getattr__(name):
         from mycel.ops import hooks
         return getattr(hooks, name)
     raise AttributeError(f"module 'mycel.ops' has no attribute '{name}'")
+# MindSpore's math_func module holds `F` (ops.functional), which some programs import from
+# there (`from mindspore.ops.function.math_func import F`).
+from mycel.ops.function import math_func as _math_func  # noqa: E402
+_math_func.F = functional

@@ -138,7 +138,12 @@ class _GradFunction:
         if self._weight_ready is not None:
             hook, skip = self._weight_ready(), len(flat)
             on_ready = lambda i, g: hook(i - skip, g) if i >= skip else None  # noqa: E731
-        grads = rec.backward(self._cache(), y, sens, on_ready)
+        if sens is None and not any(_has_grad(leaf) for leaf in _leaves(y)):
+            # No floating-point output (an int, an integer tensor): nothing depends on the
+            # inputs differentiably, so every gradient is zero (MindSpore's rule).
+            grads = [_zeros_for(t) for t in flat] + [_zeros_for(w) for w in weights or ()]
+        else:
+            grads = rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         per_input = []
         for p, slot in zip(wanted, slots):

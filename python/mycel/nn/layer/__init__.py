@@ -36,3 +36,5 @@ __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "
 
 from mycel.nn.layer.image import CentralCrop, L1Regularizer, SSIM, MSSSIM  # noqa: F401,E402
 __all__ += ["CentralCrop", "L1Regularizer", "SSIM", "MSSSIM"]
+from mycel.nn.layer.padding import Pad  # noqa: E402
+__all__ += ["Pad"]

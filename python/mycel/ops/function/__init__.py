@@ -15,3 +15,6 @@ from mycel.ops.function.linalg_func import *  # noqa: F401,F403
 from mycel.ops.function.segment_func import *  # noqa: F401,F403
 from mycel.ops.function.math_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.array_ext_func import *  # noqa: F401,F403
+from mycel.ops.function.bitwise_func import *  # noqa: F401,F403
+from mycel.ops.function.unique_func import *  # noqa: F401,F403
+from mycel.ops.function.index_add_func import *  # noqa: F401,F403

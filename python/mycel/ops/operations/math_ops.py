@@ -13,4 +13,5 @@ __all__ += ["Xdivy", "RealDiv", "ApproximateEqual"]
 __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "Tan", "Expm1", "Erfc",
             "Floor", "Ceil", "Round", "Rint"]
 
+__all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

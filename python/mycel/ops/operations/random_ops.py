@@ -3,6 +3,6 @@ from there (``from mindspore.ops.operations.random_ops import ...``). The classe
 mycel.ops.operations; this module lists the ones MindSpore defines in random_ops and mycel has."""
 from mycel.ops import operations as _P
 
-__all__ = ["StandardNormal", "UniformReal"]
+__all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
