@@ -99,9 +99,14 @@ class Specializer {
   // ---- program order of effects (specialize.cc)
   // A read of a Parameter at this point of c: the weight, after c's last effect.
   Node* read_weight(Ctx* c, const Value& param);
-  // Whether n is a weight or argument of the entry (through depends): a tensor that an
-  // update may write, read again where an op uses it.
-  bool is_entry_param(const Node* n) const;
+  // Whether n is a parameter of a specialised graph (through depends): a weight or argument
+  // of the entry, or a value a caller passed down (an entry argument reaches the Cell's
+  // construct and the functions it calls this way) — a tensor that an update may write,
+  // so it is read again where an op uses it.
+  bool is_graph_param(const Node* n) const;
+  // Whether target (a node of one graph) is reached from out or effects through inputs
+  // within that graph.
+  static bool reaches(Node* out, const std::vector<Node*>& effects, Node* target);
   // x, ordered after c's last effect (x itself when there is none).
   Node* after_state(Ctx* c, Node* x, const SourceSpan& sp);
   // n is an effect of c: later reads and effects run after it.

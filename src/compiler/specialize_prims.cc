@@ -141,7 +141,7 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   // bound before an effect and used after it sees the new value, as in PYNATIVE mode.
   if (c->state != nullptr)
     for (Node*& in : inputs)
-      if (is_entry_param(in)) in = after_state(c, in, sp);
+      if (is_graph_param(in)) in = after_state(c, in, sp);
   for (Node* n : inputs)
     MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");
   IrBuilder b(out_, c->out, sp);

@@ -972,3 +972,41 @@ def test_grad_between_effects(cls):
         assert vals(out) == [[4.5], [5.5]] and p.tolist() == [5.5]
     else:
         assert vals(out) == [[3.0], [3.0]] and p.tolist() == [3.0]
+
+
+# ------------------------------------------------------------------------------------------
+# An argument (not a Parameter) written by an update: reads after the write see the new
+# value in every mode, whether the write is in construct, in a helper it calls, or through a
+# Primitive instance (each of these read the old value in GRAPH mode before: the ordering
+# only looked at the entry graph's own parameters, and construct's arguments are not those).
+
+
+def _assign_helper(x, y):
+    ops.assign(x, x * y)
+
+
+class ArgWriteThenRead(nn.Cell):
+    def __init__(self, how):
+        super().__init__()
+        self.how = how
+        self.assign = P.Assign()
+
+    def construct(self, x, y):
+        before = x * 1
+        if self.how == "ops":
+            ops.assign(x, x * y)
+        elif self.how == "helper":
+            _assign_helper(x, y)
+        else:
+            self.assign(x, x * y)
+        return before, x + 1
+
+
+@pytest.mark.parametrize("how", ["ops", "helper", "primitive"])
+def test_an_argument_written_by_an_update_is_read_after_it(how):
+    for mode in ("pynative", "jit", "graph"):
+        x = T([1.0, 2.0, 3.0])
+        before, after = run_mode(ArgWriteThenRead(how), mode, x, T([2.0, 2.0, 2.0]))
+        assert vals(before) == [1, 2, 3], mode
+        assert vals(after) == [3, 5, 7], mode
+        assert vals(x) == [2, 4, 6], mode

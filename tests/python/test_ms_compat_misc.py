@@ -179,10 +179,7 @@ class _MulThenRead(nn.Cell):
 
 @pytest.mark.parametrize("net", [
     _MulThenUse,
-    pytest.param(_MulThenRead, marks=pytest.mark.xfail(
-        strict=True, reason="GRAPH mode: a read of an entry argument after a called function "
-        "assigned it sees the old value (helper(x) doing ops.assign(x, ...) too); PYNATIVE "
-        "sees the new one")),
+    _MulThenRead,
 ])
 def test_inplace_method_in_graph_mode_updates_the_input(net):
     Net = net
