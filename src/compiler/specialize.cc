@@ -69,20 +69,6 @@ Node* Specializer::weight(const Value& param) {
 
 // ---------------------------------------------------------------- program order of effects
 
-bool Specializer::reaches(Node* out, const std::vector<Node*>& effects, Node* target) {
-  std::vector<Node*> todo(effects.begin(), effects.end());
-  todo.push_back(out);
-  std::unordered_set<Node*> seen;
-  while (!todo.empty()) {
-    Node* n = todo.back();
-    todo.pop_back();
-    if (n == target) return true;
-    if (!n->is_cnode() || n->graph() != target->graph() || !seen.insert(n).second) continue;
-    for (Node* in : static_cast<CNode*>(n)->inputs()) todo.push_back(in);
-  }
-  return false;
-}
-
 bool Specializer::is_graph_param(const Node* n) const {
   while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend))
     n = static_cast<const CNode*>(n)->input(1);
@@ -887,10 +873,6 @@ void Specializer::run_ctx(Ctx* k) {
         if (r->is_cnode()) effects.push_back(r);
       }
       o = eval(g->output(), k);
-      // An effect whose result nothing uses (`z = ops.assign(p, v)`, z unread) still runs:
-      // the last state, which depends on every earlier one, joins the output's depend.
-      if (Node* s = k->state; s != nullptr && s->is_cnode() && !reaches(o, effects, s))
-        effects.push_back(s);
       if (!effects.empty()) {
         effects.insert(effects.begin(), o);
         o = emit_builtin(k, Builtin::Depend, effects, o->abstract(), g->output()->span());

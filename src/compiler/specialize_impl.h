@@ -104,9 +104,6 @@ class Specializer {
   // construct and the functions it calls this way) — a tensor that an update may write,
   // so it is read again where an op uses it.
   bool is_graph_param(const Node* n) const;
-  // Whether target (a node of one graph) is reached from out or effects through inputs
-  // within that graph.
-  static bool reaches(Node* out, const std::vector<Node*>& effects, Node* target);
   // x, ordered after c's last effect (x itself when there is none).
   Node* after_state(Ctx* c, Node* x, const SourceSpan& sp);
   // n is an effect of c: later reads and effects run after it.
