@@ -7,7 +7,9 @@
 // joins not yet sealed (loop headers while the body is parsed) record the phi as incomplete
 // and add the arguments when sealed. finish() removes trivial phis (every incoming value
 // the same, or the phi itself) until none is left, and rewrites their uses.
+#include <cstddef>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "frontend/parse_impl.h"
 
@@ -93,6 +95,43 @@ void Parser::seal(Block* b) {
   }
   b->incomplete.clear();
   b->sealed = true;
+}
+
+void Parser::note_bound(Block* b, ir::Node* v) {
+  if (v->is_cnode() && v->graph() == b->g) bound_.push_back({b->g, v, b->g->effects.size()});
+}
+
+void Parser::keep_unread_bound_values(ir::FuncGraph* top) {
+  if (bound_.empty()) return;
+  // What the function's graphs read: from each reached graph's output and effects, through
+  // inputs (free variables included) and the graphs that values name (blocks, closures).
+  std::unordered_set<const ir::Node*> seen;
+  std::unordered_set<const ir::FuncGraph*> graphs;
+  std::vector<const ir::Node*> todo;
+  auto reach = [&](const ir::FuncGraph* g) {
+    if (!graphs.insert(g).second) return;
+    if (g->output() != nullptr) todo.push_back(g->output());
+    for (const ir::Node* e : g->effects) todo.push_back(e);
+  };
+  reach(top);
+  while (!todo.empty()) {
+    const ir::Node* n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (n->is_cnode()) {
+      for (const ir::Node* in : static_cast<const ir::CNode*>(n)->inputs()) todo.push_back(in);
+    } else if (n->kind() == ir::NodeKind::Value) {
+      const ir::Value& v = static_cast<const ir::ValueNode*>(n)->value();
+      if (v.is(ir::ValueKind::Graph)) reach(v.as_graph());
+    }
+  }
+  std::unordered_map<ir::FuncGraph*, size_t> added;
+  for (const Bound& b : bound_) {
+    if (seen.count(b.v)) continue;
+    size_t& k = added[b.g];
+    b.g->effects.insert(b.g->effects.begin() + static_cast<std::ptrdiff_t>(b.effects_at + k), b.v);
+    ++k;
+  }
 }
 
 void Parser::finish() {

@@ -682,6 +682,7 @@ ir::FuncGraph* Parser::run() {
   ir::FuncGraph* g = new_graph(fn_.attr("__name__").cast<std::string>(), span(node));
   parse_def(node, nullptr, g);
   finish();
+  keep_unread_bound_values(g);
   return g;
 }
 

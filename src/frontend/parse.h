@@ -70,7 +70,9 @@
 //   effects   an expression statement (print(x), f(x), a fallback, `a or g(b)`) is
 //             appended to its block's FuncGraph::effects, in source order: effects run in
 //             that order before the graph's output is evaluated. Constants (docstrings) and
-//             bare names as statements are dropped.
+//             bare names as statements are dropped. An assignment's value that nothing
+//             reads by the end of the parse joins the effects where its statement stood
+//             (`z = ops.assign(p, v)` with z unused still writes, as in Python).
 //
 // Every node carries the span (file, line, column) of the code it came from; the function's
 // file is registered once with ir::register_source_file. Graph names: the function's

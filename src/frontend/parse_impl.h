@@ -197,6 +197,12 @@ class Parser {
   void jump(Block* from, Block* to, ir::SourceSpan s);
   void seal(Block* b);
   void finish();  // trivial-phi removal over the whole parse
+  // An assignment's value that nothing reads by the end of the parse joins its graph's
+  // effects where the statement stood, so it still runs as in Python: an update bound to a
+  // name never read (`z = ops.assign(p, v)`) writes. (Values that are read are kept by
+  // their readers; keeping every bound value would hold activations to the end.)
+  void note_bound(Block* b, ir::Node* v);
+  void keep_unread_bound_values(ir::FuncGraph* top);
 
   // ---- names (parse.cc)
   ir::Node* load_name(Block* b, const std::string& name, ir::SourceSpan s);
@@ -259,6 +265,12 @@ class Parser {
   std::vector<ir::FuncGraph*> graphs_;
   std::unordered_set<std::string> graph_names_;
   std::vector<Loop> loops_;
+  struct Bound {
+    ir::FuncGraph* g;
+    ir::Node* v;
+    size_t effects_at;  // the size of g->effects when the assignment was parsed
+  };
+  std::vector<Bound> bound_;  // assignment values, in source order (note_bound)
   int counter_ = 0;
   mutable int depth_ = 0;  // Nest levels now open
 };

@@ -175,12 +175,15 @@ Block* Parser::stmt(Block* b, py::handle s) {
     }
     case Ast::Assign: {
       ir::Node* v = expr(c, s.attr("value"));
+      note_bound(b, v);
       for (py::handle t : s.attr("targets")) assign(b, t, v, sp);
       return b;
     }
     case Ast::AnnAssign: {
       if (s.attr("value").is_none()) return b;
-      assign(b, s.attr("target"), expr(c, s.attr("value")), sp);
+      ir::Node* v = expr(c, s.attr("value"));
+      note_bound(b, v);
+      assign(b, s.attr("target"), v, sp);
       return b;
     }
     case Ast::AugAssign:

@@ -1010,3 +1010,38 @@ def test_an_argument_written_by_an_update_is_read_after_it(how):
         assert vals(before) == [1, 2, 3], mode
         assert vals(after) == [3, 5, 7], mode
         assert vals(x) == [2, 4, 6], mode
+
+
+# An update whose result is bound to a name nothing reads still writes (as in Python). The
+# front end used to drop such an assignment before the specialiser saw it, so GRAPH mode
+# left the Parameter unchanged.
+
+
+class UnreadUpdateResult(nn.Cell):
+    def __init__(self, where):
+        super().__init__()
+        self.where = where
+        self.p = Parameter(T([1.0, 2.0, 3.0]), name="p")
+
+    def _update(self, y):
+        unused = ops.assign(self.p, self.p * y)  # noqa: F841 (the point of the test)
+        return y
+
+    def construct(self, y):
+        if self.where == "construct":
+            z = ops.assign(self.p, self.p * y)  # noqa: F841
+        elif self.where == "method":
+            y = self._update(y)
+        else:  # under a run-time condition
+            if y.sum() > 0:
+                z = ops.assign_add(self.p, y)  # noqa: F841
+        unread = y * 3  # noqa: F841 (a pure value nobody reads changes nothing)
+        return self.p + 1
+
+
+@pytest.mark.parametrize("where,want", [("construct", [2, 4, 6]), ("method", [2, 4, 6]),
+                                        ("branch", [3, 4, 5])])
+def test_an_update_bound_to_a_name_never_read_still_writes(where, want):
+    out, (p,) = run_all(cell(UnreadUpdateResult, where), T([2.0, 2.0, 2.0]))
+    assert p.tolist() == want
+    assert vals(out) == [w + 1 for w in want]
