@@ -13,16 +13,9 @@ from mycel import Tensor, nn, ops
 from mycel.ops import operations as P
 from mycel.ops.function import random_func as R
 
+from ms_cell import Fn as _Fn
+
 INT_TYPES = [np.int8, np.uint8, np.int16, np.int32, np.int64]
-
-
-class _Fn(nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *args):
-        return self.fn(*args)
 
 
 def run(fn, *args):
