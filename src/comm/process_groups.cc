@@ -100,11 +100,15 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
     check_in(*b_->store, o);
     b_->device = make_gloo_device(o.host);
     world.comm = connect_gloo(b_->device, *b_->store, kWorldGroup, o.rank, o.size, o.timeout);
-    // Local ranks: the world ranks that share this rank's transport address.
-    b_->store->set("world/host/" + std::to_string(o.rank), o.host);
+    // Local ranks: the world ranks of this rank's node. A launcher (mycel.run) names its node
+    // (MS_NODE_RANK), so two launchers on one machine are two nodes, as with msrun; without
+    // one, the ranks that share this rank's transport address.
+    const std::string node_rank = env_string("MS_NODE_RANK");
+    const std::string node = node_rank.empty() ? o.host : "node " + node_rank + " on " + o.host;
+    b_->store->set("world/host/" + std::to_string(o.rank), node);
     local_size_ = 0;
     for (int r = 0; r < o.size; ++r) {
-      if (b_->store->get("world/host/" + std::to_string(r), o.timeout) != o.host) continue;
+      if (b_->store->get("world/host/" + std::to_string(r), o.timeout) != node) continue;
       if (r < o.rank) ++local_rank_;
       ++local_size_;
     }

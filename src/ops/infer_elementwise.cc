@@ -7,6 +7,7 @@
 //   logical   LogicalNot/And/Or take bool tensors only and give bool.
 //   binary    the promoted dtype. Bool works where numpy defines it (Add and Maximum as or,
 //             Mul and Minimum as and); Sub, Div, FloorDiv, Mod, FloorMod and Pow reject it.
+//   bitwise   BitwiseAnd/Or/Xor: bool or integer inputs only, the promoted dtype out.
 //   compare   bool out.
 //   select    cond must be bool; cond, x and y broadcast together; x/y's promoted dtype.
 //   cast      the `dtype` attribute; like: the input's meta; fill: from the attributes.
@@ -107,6 +108,16 @@ void infer_binary(InferContext& ctx) {
            "', bool inputs are not supported (use LogicalAnd/LogicalOr/LogicalNot or cast "
            "first), but got x ",
            x.dtype, " and y ", y.dtype, ".");
+  ctx.out.push_back({x.dtype, broadcast_shapes(x.shape, y.shape, ctx.op.name)});
+}
+
+void infer_bitwise(InferContext& ctx) {
+  const TensorMeta& x = ctx.in[0];
+  const TensorMeta& y = ctx.in[1];
+  MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
+  MC_CHECK(!is_floating(x.dtype), Type, "For '", ctx.op.name,
+           "', the inputs must be bool or integer tensors, but got x ", x.dtype, " and y ", y.dtype,
+           " (promoted to ", x.dtype, ").");
   ctx.out.push_back({x.dtype, broadcast_shapes(x.shape, y.shape, ctx.op.name)});
 }
 

@@ -117,13 +117,14 @@ def _world_only(api, group):
 
 
 def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP):
-    """This process's rank among the world ranks on its machine."""
+    """This process's rank among the world ranks of its node: the ranks its launcher
+    (`mycel.run`, one per node) started, or without a launcher the ranks on its machine."""
     _world_only("get_local_rank", group)
     return _state("get_local_rank").local_rank
 
 
 def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP):
-    """The number of world ranks on this process's machine."""
+    """The number of world ranks of this process's node (see get_local_rank)."""
     _world_only("get_local_rank_size", group)
     return _state("get_local_rank_size").local_size
 

@@ -1,4 +1,5 @@
-// CPU kernels of the binary elementwise ops: arithmetic, comparisons and LogicalAnd/Or.
+// CPU kernels of the binary elementwise ops: arithmetic, comparisons, LogicalAnd/Or and
+// BitwiseAnd/Or/Xor.
 //
 // Integer semantics: +, -, *, Pow wrap around (two's complement); FloorDiv, Mod and FloorMod
 // raise a ValueError for a zero divisor and never trap on INT_MIN / -1; Pow raises for a
@@ -195,6 +196,22 @@ struct PowOp : BinBase {
   }
 };
 
+// Bitwise and / or / xor: integers and bool (as logical and / or / xor).
+#define MC_EW_BIT(Name, op)                                                   \
+  struct Name : BinBase {                                                     \
+    template <class C>                                                        \
+    MC_EW_INLINE static C f(C a, C b) {                                       \
+      if constexpr (std::is_same_v<C, bool>)                                  \
+        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
+      else                                                                    \
+        return static_cast<C>(a op b);                                        \
+    }                                                                         \
+  };
+MC_EW_BIT(BitAndOp, &)
+MC_EW_BIT(BitOrOp, |)
+MC_EW_BIT(BitXorOp, ^)
+#undef MC_EW_BIT
+
 #define MC_EW_CMP(Name, expr)              \
   struct Name : BinBase {                  \
     static constexpr bool kCompare = true; \
@@ -342,6 +359,19 @@ ew::BinaryLoop pick_number(DType t, std::string_view op) {
   return dispatch_number(t, op, [](auto tag) { return pick<Op, typename decltype(tag)::type>(); });
 }
 
+template <class Op>
+ew::BinaryLoop pick_bitwise(DType t, std::string_view op) {
+  MC_CHECK(!is_floating(t), Type, "For '", op,
+           "', the inputs must be bool or integer tensors, but got dtype ", t, ".");
+  return dispatch_all(t, op, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>)
+      return &binary_fn<Op, T>;
+    else
+      return static_cast<ew::BinaryLoop>(nullptr);
+  });
+}
+
 }  // namespace
 
 void cpu_binary(const KernelContext& ctx) {
@@ -374,6 +404,9 @@ void cpu_binary(const KernelContext& ctx) {
     MC_CASE(LessEqual, LessEqualOp, pick_all)
     MC_CASE(Greater, GreaterOp, pick_all)
     MC_CASE(GreaterEqual, GreaterEqualOp, pick_all)
+    MC_CASE(BitwiseAnd, BitAndOp, pick_bitwise)
+    MC_CASE(BitwiseOr, BitOrOp, pick_bitwise)
+    MC_CASE(BitwiseXor, BitXorOp, pick_bitwise)
 #undef MC_CASE
     case OpId::Div:
       fn = dispatch_float(t, name,

@@ -1,4 +1,4 @@
-// Optimised StandardNormal and UniformReal.
+// Optimised StandardNormal and UniformReal, and RandomPoisson.
 //
 // Stream format (kernels/cpu/random_format.h): each Philox4x32-10 call, keyed by the op's
 // stream and counted from its offset, yields 2 normals (Box-Muller on two 53-bit uniforms,
@@ -20,6 +20,7 @@
 // differ in its last bits between CPU generations; on one machine it never varies.)
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "base/parallel.h"
 #include "kernels/cpu/random_format.h"
@@ -214,6 +215,32 @@ void cpu_uniform_real(const KernelContext& ctx) {
             d = T(random_format::uniform_bf16(words->w[k][j]));
           }
         }
+      }
+    });
+  });
+}
+
+// Element i: poisson_draw of rate[i mod rate.numel()] from its own counter (random_format.h).
+void cpu_random_poisson(const KernelContext& ctx) {
+  const Tensor& rate = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  const int64_t n = y.numel(), nr = rate.numel();
+  const RandomStream st = op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(n));
+  if (n == 0) return;
+  std::vector<double> lam(static_cast<size_t>(nr));
+  dispatch_number(rate.dtype(), ctx.op.name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < nr; ++i)
+      lam[static_cast<size_t>(i)] =
+          static_cast<double>(static_cast<compute_t<T>>(rate.data<T>()[i]));
+  });
+  dispatch_number(y.dtype(), ctx.op.name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = y.data<T>();
+    parallel_for(0, n, 1024, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        random_format::ElementUniforms u(st.key, st.offset + static_cast<uint64_t>(i));
+        out[i] = random_format::poisson_count<T>(lam[static_cast<size_t>(i % nr)], u);
       }
     });
   });

@@ -12,11 +12,20 @@
 //     top bits as the dtype has significand bits (24 / 11 / 8), so every value is exact and
 //     lies in [0, 1) (rounding a wider uniform could give 1.0).
 //   UniformReal, Float64: P = 2, element 2c + j = uniform_double(w[2j], w[2j + 1]).
+//   RandomPoisson: one counter per element (P = 1), whatever the dtype. Element i (rate
+//     rate[i mod rate.numel()]) takes the uniforms of philox(key, j, offset + i), j = 0, 1, ...
+//     in turn, two per call: uniform_double(w0, w1), then uniform_double(w2, w3). The count
+//     is poisson_draw below, rounded (saturating) to the dtype. A rate that is negative, NaN
+//     or infinite has no count: NaN in a float dtype, -1 in an integer one (poisson_count).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "tensor/dtype.h"
+#include "tensor/random.h"
 
 namespace mycel::random_format {
 
@@ -25,5 +34,73 @@ inline int64_t per_call(bool normal, DType t) { return normal || t == DType::Flo
 inline float uniform_f32(uint32_t w) { return static_cast<float>(w >> 8) * 0x1p-24f; }
 inline float uniform_f16(uint32_t w) { return static_cast<float>(w >> 21) * 0x1p-11f; }
 inline float uniform_bf16(uint32_t w) { return static_cast<float>(w >> 24) * 0x1p-8f; }
+
+// The uniforms of one RandomPoisson element, in [0, 1), in the order given above.
+class ElementUniforms {
+ public:
+  ElementUniforms(uint64_t key, uint64_t counter) : key_(key), counter_(counter) {}
+  double next() {
+    if (half_ == 2) {
+      words_ = philox(key_, call_++, counter_);
+      half_ = 0;
+    }
+    const double u = uniform_double(words_[2 * half_], words_[2 * half_ + 1]);
+    ++half_;
+    return u;
+  }
+
+ private:
+  uint64_t key_, counter_, call_ = 0;
+  Philox4 words_{};
+  int half_ = 2;
+};
+
+// A Poisson(lam) count for a finite lam >= 0. Below 10, Knuth's method: multiply uniforms
+// until the product falls to exp(-lam) or below; the count is the number of factors before
+// that one (about lam + 1 uniforms). From 10 on, Hoermann's transformed rejection with squeeze
+// (PTRS; "The transformed rejection method for generating Poisson random variables", 1993),
+// two uniforms a try, about 1.1 tries.
+inline double poisson_draw(double lam, ElementUniforms& u) {
+  if (lam == 0.0) return 0.0;
+  if (lam < 10.0) {
+    const double limit = std::exp(-lam);
+    double prod = 1.0, k = 0.0;
+    for (;;) {
+      prod *= u.next();
+      if (prod <= limit) return k;
+      k += 1.0;
+    }
+  }
+  const double slam = std::sqrt(lam), loglam = std::log(lam);
+  const double b = 0.931 + 2.53 * slam;
+  const double a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double U = u.next() - 0.5;
+    const double V = u.next();
+    const double us = 0.5 - std::fabs(U);
+    const double k = std::floor((2.0 * a / us + b) * U + lam + 0.43);
+    if (us >= 0.07 && V <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && V > us)) continue;
+    int sign;
+    const double log_fact = ::lgamma_r(k + 1.0, &sign);  // reentrant: no global signgam
+    if (std::log(V) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
+        -lam + k * loglam - log_fact)
+      return k;
+  }
+}
+
+// The element's value in dtype T: poisson_draw for a finite rate >= 0, else "no count".
+template <class T>
+T poisson_count(double lam, ElementUniforms& u) {
+  if (!(std::isfinite(lam) && lam >= 0.0)) {
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(-1);
+    else
+      return T(std::numeric_limits<float>::quiet_NaN());
+  }
+  return saturate_cast<T>(poisson_draw(lam, u));
+}
 
 }  // namespace mycel::random_format

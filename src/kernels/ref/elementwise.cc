@@ -245,6 +245,12 @@ int64_t ref_int_binary(const OpDef& op, DType t, int64_t a, int64_t b) {
     }
     case OpId::ReluGrad:
       return b > 0 ? a : 0;
+    case OpId::BitwiseAnd:  // on the sign-extended 64-bit values: the low bits are the dtype's
+      return static_cast<int64_t>(ua & ub);
+    case OpId::BitwiseOr:
+      return static_cast<int64_t>(ua | ub);
+    case OpId::BitwiseXor:
+      return static_cast<int64_t>(ua ^ ub);
     case OpId::Maximum:
       return std::max(a, b);
     case OpId::Minimum:
@@ -370,6 +376,15 @@ void ref_binary(const KernelContext& ctx) {
           case OpId::Minimum:
           case OpId::LogicalAnd:
             r = a && b;
+            break;
+          case OpId::BitwiseAnd:
+            r = a && b;
+            break;
+          case OpId::BitwiseOr:
+            r = a || b;
+            break;
+          case OpId::BitwiseXor:
+            r = a != b;
             break;
           default:
             MC_ASSERT(false, "ref_binary: bool inputs to ", ctx.op.name);

@@ -1,7 +1,8 @@
-// Reference StandardNormal and UniformReal: one element at a time, each from its own scalar
-// Philox call (tensor/random.h) and the formulas of kernels/cpu/random_format.h, with glibc's
-// log, sin and cos.
+// Reference StandardNormal, UniformReal and RandomPoisson: one element at a time, each from its own
+// scalar Philox call (tensor/random.h) and the formulas of kernels/cpu/random_format.h, with
+// glibc's log, sin and cos.
 #include <cmath>
+#include <vector>
 
 #include "kernels/cpu/random_format.h"
 #include "ops/op_table.h"
@@ -55,6 +56,29 @@ void ref_uniform_real(const KernelContext& ctx) {
         return random_format::uniform_bf16(w[k]);
     }
   });
+}
+
+// One element after another, serially.
+void ref_random_poisson(const KernelContext& ctx) {
+  const Tensor& rate = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  const int64_t n = y.numel(), nr = rate.numel();
+  std::vector<double> lam;
+  dispatch_number(rate.dtype(), ctx.op.name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < nr; ++i) {
+      const double v = static_cast<double>(static_cast<compute_t<T>>(rate.data<T>()[i]));
+      lam.push_back(v);
+    }
+  });
+  const RandomStream st = op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    random_format::ElementUniforms u(st.key, st.offset + static_cast<uint64_t>(i));
+    dispatch_number(y.dtype(), ctx.op.name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      y.data<T>()[i] = random_format::poisson_count<T>(lam[static_cast<size_t>(i % nr)], u);
+    });
+  }
 }
 
 }  // namespace mycel

@@ -297,6 +297,28 @@ void add_binary(std::vector<KernelCase>& v) {
     };
     v.push_back(sp);
   }
+  // Bitwise ops: bool and every integer width, broadcasting, big, strided, full-range int64.
+  const DType kBitTypes[] = {DType::Bool,  DType::Int8,  DType::UInt8,
+                             DType::Int16, DType::Int32, DType::Int64};
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+    for (DType t : kBitTypes) {
+      for (const auto& [a, b] : kPairs) v.push_back(make(op, {spec(op, a, t), spec(op, b, t)}, t));
+    }
+    v.push_back(
+        make(op, {spec(op, kBig, DType::Int32), spec(op, kBig, DType::Int32)}, DType::Int32));
+    v.push_back(make(op,
+                     {{{1031},
+                       DType::Int64,
+                       Gen::Int,
+                       std::numeric_limits<int64_t>::min() / 2,
+                       std::numeric_limits<int64_t>::max() / 2},
+                      {{1031}, DType::Int64, Gen::Int, -(int64_t{1} << 40), int64_t{1} << 40}},
+                     DType::Int64, {}, "wide"));
+    KernelCase tr = make(op, {}, DType::Int16, {}, "transposed");
+    tr.make_inputs = transposed({spec(op, {30, 7}, DType::Int16), spec(op, {30, 7}, DType::Int16)},
+                                {true, false});
+    v.push_back(tr);
+  }
   for (const char* op : {"LogicalAnd", "LogicalOr"}) {
     for (const auto& [a, b] : kPairs)
       v.push_back(make(op, {spec(op, a, DType::Bool), spec(op, b, DType::Bool)}, DType::Bool));

@@ -1,27 +1,14 @@
-"""Bitwise functions on bool and integer tensors, composed exactly from op-table primitives:
-and / or / xor through the bits of the operands (below), and the shifts through Pow, Mul and
-FloorDiv. The op table has no bitwise primitives yet (a table entry rebuilds most of the
-library; see docs/compatibility.md): these are the reference semantics such ops must keep.
+"""Bitwise functions on bool and integer tensors: and / or / xor are the table's BitwiseAnd,
+BitwiseOr and BitwiseXor (two's complement; bool with bool is the logical op); the shifts are
+composed through Pow, Mul and FloorDiv.
 
-and / or / xor: both operands are promoted to a common dtype (a Python int takes the
-tensor's), bool with bool is the logical op, floats are a TypeError. Integers are widened to
-int64 (sign-extended: the low bits are the dtype's, the high ones copies of its sign) and split
-into their 63 low bits, floor_mod(floor_div(x, 2**k), 2), which two's complement gives for
-negatives too, plus the sign bit, x < 0; the bits combine (and: product, or: maximum, xor:
-|difference|) and sum back with their weights, the sign bit weighing -2**63; the int64 result
-wraps back to the dtype. Exact in every width; memory 63 times the broadcast operands."""
+Operands are promoted to a common dtype (a Python int takes the tensor's); floats are a
+TypeError naming the function."""
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
 _BITS = {_C.int8: 8, _C.uint8: 8, _C.int16: 16, _C.int32: 32, _C.int64: 64}
-_INT64_MIN = -2 ** 63
-
-
-@constexpr
-def _weights():
-    import numpy as np
-    return _C.Tensor(np.left_shift(np.int64(1), np.arange(63, dtype=np.int64)))
 
 
 @constexpr
@@ -42,49 +29,26 @@ def _operands(input, other):  # noqa: A002
     return x, prim("Cast", dtype=x.dtype)(as_tensor(other))
 
 
-def _bits(x):
-    w = _weights()
-    return prim("FloorMod")(prim("FloorDiv")(prim("ExpandDims")(x, -1), w), 2), w
-
-
-def _bitwise(input, other, kind, op):  # noqa: A002
+def _bitwise(input, other, op, table_op):  # noqa: A002
     x, y = _operands(input, other)
-    t = _common_dtype(x.dtype, y.dtype, op)
-    if t == _C.bool:
-        if kind == "and":
-            return prim("LogicalAnd")(x, y)
-        if kind == "or":
-            return prim("LogicalOr")(x, y)
-        return prim("NotEqual")(x, y)
-    a = prim("Cast", dtype=_C.int64)(x)
-    b = prim("Cast", dtype=_C.int64)(y)
-    (ab, w), (bb, _) = _bits(a), _bits(b)
-    sa, sb = prim("Less")(a, 0), prim("Less")(b, 0)
-    if kind == "and":
-        c, s = prim("Mul")(ab, bb), prim("LogicalAnd")(sa, sb)
-    elif kind == "or":
-        c, s = prim("Maximum")(ab, bb), prim("LogicalOr")(sa, sb)
-    else:
-        c, s = prim("Abs")(prim("Sub")(ab, bb)), prim("NotEqual")(sa, sb)
-    r = prim("ReduceSum", keep_dims=False)(prim("Mul")(c, w), (-1,))
-    r = prim("Select")(s, prim("Add")(r, _INT64_MIN), r)
-    return prim("Cast", dtype=t)(r)
+    _common_dtype(x.dtype, y.dtype, op)  # the table op promotes; this names the function
+    return prim(table_op)(x, y)
 
 
 def bitwise_and(input, other):  # noqa: A002 (MindSpore's argument name)
     """input & other, elementwise, on bool or integer tensors (a Python int other takes the
     tensor's dtype). Float inputs are a TypeError."""
-    return _bitwise(input, other, "and", "bitwise_and")
+    return _bitwise(input, other, "bitwise_and", "BitwiseAnd")
 
 
 def bitwise_or(input, other):  # noqa: A002
     """input | other, elementwise, on bool or integer tensors."""
-    return _bitwise(input, other, "or", "bitwise_or")
+    return _bitwise(input, other, "bitwise_or", "BitwiseOr")
 
 
 def bitwise_xor(input, other):  # noqa: A002
     """input ^ other, elementwise, on bool or integer tensors."""
-    return _bitwise(input, other, "xor", "bitwise_xor")
+    return _bitwise(input, other, "bitwise_xor", "BitwiseXor")
 
 
 @constexpr

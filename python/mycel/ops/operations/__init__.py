@@ -73,52 +73,19 @@ class Argmin(Primitive):
     _op = "Argmin"
 
 
-# Composed from the table's primitives (ops/function/bitwise_func.py, random_func.py).
 from mycel.ops.operations.composed_ops import _Composed  # noqa: E402
-from mycel.ops.function import bitwise_func as _bitwise_func  # noqa: E402
 from mycel.ops.function import unique_func as _unique_func  # noqa: E402
 from mycel.ops.function.random_func import _poisson  # noqa: E402
 
 
-class RandomPoisson(_Composed):
+class RandomPoisson(Primitive):
     """RandomPoisson(seed=0, seed2=0, dtype=mycel.int64)(shape, rate): Poisson counts of shape
     shape + rate.shape; `shape` is a 1-D int32/int64 tensor (ops.random_poisson). Seeds 0, 0
-    draw from the global generator."""
-
-    def __init__(self, seed=0, seed2=0, dtype=_C.int64):
-        super().__init__(seed=seed, seed2=seed2, dtype=dtype)
-        self.seed, self.seed2, self.dtype = seed, seed2, dtype
-        # Its own stream position: a fresh instance with the same seeds replays its draws.
-        self._draw = _C.OpHandle("UniformReal", {"seed": seed, "seed2": seed2,
-                                                 "dtype": _C.float64})
+    draw from the global generator; other seeds give the instance its own stream."""
+    _op = "RandomPoisson"
 
     def __call__(self, shape, rate):
-        return _poisson(shape, rate, self._draw, self.dtype, "RandomPoisson")
-
-
-class _Bitwise(_Composed):
-    _fn = None
-
-    def __init__(self):
-        super().__init__()
-
-    def __call__(self, x, y):
-        return getattr(_bitwise_func, self._fn)(x, y)
-
-
-class BitwiseAnd(_Bitwise):
-    """BitwiseAnd()(x, y): x & y on bool or integer tensors (ops.bitwise_and)."""
-    _fn = "bitwise_and"
-
-
-class BitwiseOr(_Bitwise):
-    """BitwiseOr()(x, y): x | y on bool or integer tensors (ops.bitwise_or)."""
-    _fn = "bitwise_or"
-
-
-class BitwiseXor(_Bitwise):
-    """BitwiseXor()(x, y): x ^ y on bool or integer tensors (ops.bitwise_xor)."""
-    _fn = "bitwise_xor"
+        return _poisson(shape, rate, self._handle, "RandomPoisson")
 
 
 class UniqueWithPad(_Composed):
@@ -132,7 +99,7 @@ class UniqueWithPad(_Composed):
         return _unique_func.unique_with_pad(x, pad_num)
 
 
-__all__ += ["RandomPoisson", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "UniqueWithPad"]
+__all__ += ["UniqueWithPad"]
 
 
 # The collectives: MindSpore's signatures (their group's size read when made).
