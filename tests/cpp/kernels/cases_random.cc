@@ -47,8 +47,8 @@ std::vector<KernelCase> random_cases() {
     c.op = "RandomPoisson";
     c.attrs = A({{"shape", ints(shape)}, {"seed", i64(seed)}, {"seed2", i64(seed2)}, {"dtype", t}});
     c.rtol = c.atol = 0;  // counts: exact in every dtype used here
-    c.label =
-        std::string(dtype_name(t)) + " rate " + dtype_name(rate_t) + " " + shape_str(rate_shape);
+    c.label = std::string(dtype_name(t)) + " rate " + std::string(dtype_name(rate_t)) + " " +
+              shape_str(rate_shape);
     if (invalid) c.label += " invalid rates";
     c.make_inputs = [rate_t, rate_shape, invalid] {
       Tensor r = Tensor::empty(rate_shape, DType::Float64);
