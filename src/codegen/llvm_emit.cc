@@ -139,10 +139,10 @@ class Emitter {
               off);
   }
 
-  // A do-while loop `i` from start to end (start < end holds); `inside` emits the body with
-  // the index and leaves the current block where the loop closes.
+  // A do-while loop `i` from start to end by step (start < end holds); `inside` emits the body
+  // with the index and leaves the current block where the loop closes.
   template <class F>
-  void loop(const std::string& start, const std::string& end, F&& inside) {
+  void loop(const std::string& start, const std::string& end, F&& inside, int64_t step = 1) {
     std::string head = label(), latch = label(), exit = label();
     std::string pred = cur_;
     line("br label %" + head);
@@ -152,7 +152,7 @@ class Emitter {
     inside(i);
     line("br label %" + latch);
     block(latch);
-    line(inext + " = add nuw nsw i64 " + i + ", 1");
+    line(inext + " = add nuw nsw i64 " + i + ", " + std::to_string(step));
     std::string c = op("icmp slt i64 " + inext + ", " + end);
     line("br i1 " + c + ", label %" + head + ", label %" + exit);
     block(exit);
@@ -213,22 +213,30 @@ class Emitter {
     }
     std::string start = d == 0 ? "%lo" : "0";
     std::string end = d == 0 ? "%hi" : std::to_string(k_.dims[d]);
-    loop(start, end, [&](const std::string& i) {
-      std::vector<std::string> off(base.size());
-      for (size_t j = 0; j < base.size(); ++j) {
-        size_t nin = k_.inputs.size(), nout = k_.outputs.size();
-        int64_t s = j < nin          ? k_.inputs[j].strides[d]
-                    : j < nin + nout ? k_.outputs[j - nin].strides[d]
-                                     : row_strides_[d];  // (staged: the index in the row)
-        if (s == 0) {
-          off[j] = base[j];
-          continue;
-        }
-        std::string m = s == 1 ? i : op("mul nsw i64 " + i + ", " + std::to_string(s));
-        off[j] = base[j] == "0" ? m : op("add nsw i64 " + base[j] + ", " + m);
+    loop(start, end, [&](const std::string& i) { nest(d + 1, last, offsets(d, base, i), leaf); });
+  }
+  // Operand j's stride on dimension d (the operands: inputs, outputs, then in a staged kernel
+  // the index in the row).
+  int64_t stride(size_t j, size_t d) const {
+    size_t nin = k_.inputs.size(), nout = k_.outputs.size();
+    return j < nin          ? k_.inputs[j].strides[d]
+           : j < nin + nout ? k_.outputs[j - nin].strides[d]
+                            : row_strides_[d];
+  }
+  // The operands' offsets at index i of dimension d, from their offsets `base` at index 0.
+  std::vector<std::string> offsets(size_t d, const std::vector<std::string>& base,
+                                   const std::string& i) {
+    std::vector<std::string> off(base.size());
+    for (size_t j = 0; j < base.size(); ++j) {
+      int64_t s = stride(j, d);
+      if (s == 0) {
+        off[j] = base[j];
+        continue;
       }
-      nest(d + 1, last, off, leaf);
-    });
+      std::string m = s == 1 ? i : op("mul nsw i64 " + i + ", " + std::to_string(s));
+      off[j] = base[j] == "0" ? m : op("add nsw i64 " + base[j] + ", " + m);
+    }
+    return off;
   }
 
   // A staged kernel (LoopKernel::row_dims): per row, stage by stage, a loop over the row
@@ -257,6 +265,7 @@ class Emitter {
     last_stage_ = last;
     block("entry");
     plan_cache();
+    plan_prefetch();
     std::string go = op("icmp slt i64 %lo, %hi");
     std::string start = label(), done = label();
     line("br i1 " + go + ", label %" + start + ", label %" + done);
@@ -274,8 +283,11 @@ class Emitter {
           line("store " + a + " " + identity(o) + ", " + a + "* " + ptr(acc_[j], row[nin + j]));
         }
         need(s);
-        nest(rows, k_.dims.size(), row,
-             [&](const std::vector<std::string>& off) { point(off, s); });
+        if (s == last_stage_ && !prefetched_.empty())
+          last_stage_prefetching(row);
+        else
+          nest(rows, k_.dims.size(), row,
+               [&](const std::vector<std::string>& off) { point(off, s); });
         for (size_t j = 0; j < no; ++j)
           if (k_.outputs[j].reduce != Reduce::None && ostage_[j] == s)
             reduced_[j] = finalize_at(j, row[nin + j]);
@@ -285,6 +297,63 @@ class Emitter {
     line("br label %" + done);
     block(done);
     line("ret void");
+  }
+
+  // Prefetching the next row in the last stage. A staged kernel reads its row from memory in
+  // stage 0, which computes little (LayerNorm's sum), and computes most in the last stage
+  // (LayerNorm + GELU: the tanh), whose only memory traffic is the inputs only it reads and the
+  // stores; the two hardly overlap, and the hardware prefetchers stop at the row's end when a
+  // row is a 4 KB page. So the last stage runs over the row in blocks of one cache line and
+  // each block first prefetches the same line of the next row (llvm.prefetch, which never
+  // faults: the row after the last one is harmless) for every input read along the row and
+  // from row to row; the next row's stage 0 then reads from the cache while this row computes
+  // (LayerNorm + GELU + dropout over [4096, 1024]: 62% -> ~82% of the copy bandwidth, one
+  // thread). Only where the row is one dimension of at least kPrefetchMinRow elements and the
+  // last stage only stores (its order of accumulation is not changed). prefetched_: those inputs;
+  // block_: the block's elements (one 64-byte line of the widest such input).
+  static constexpr int64_t kPrefetchMinRow = 256;
+  void plan_prefetch() {
+    prefetched_.clear();
+    size_t rows = static_cast<size_t>(k_.row_dims), d = k_.dims.size() - 1;
+    if (d != rows || k_.dims[d] < kPrefetchMinRow) return;
+    for (size_t j = 0; j < k_.outputs.size(); ++j)
+      if (k_.outputs[j].reduce != Reduce::None && ostage_[j] == last_stage_) return;
+    int64_t widest = 1;
+    for (size_t j = 0; j < k_.inputs.size(); ++j) {
+      const LInput& in = k_.inputs[j];
+      if (in.strides[d] != 1 || in.strides[d - 1] == 0) continue;
+      prefetched_.push_back(j);
+      widest = std::max<int64_t>(widest, static_cast<int64_t>(mty_size(in.dtype)));
+    }
+    block_ = 64 / widest;
+    if (!prefetched_.empty()) decls_.insert("declare void @llvm.prefetch.p0i8(i8*, i32, i32, i32)");
+  }
+  static size_t mty_size(DType t) { return t == DType::Bool ? 1 : dtype_size(t); }
+  // The last stage over the row (one dimension, `row`: the operands' offsets at its start) in
+  // blocks of block_ elements, each prefetching its line of the next row; then the rest.
+  void last_stage_prefetching(const std::vector<std::string>& row) {
+    size_t d = k_.dims.size() - 1;
+    int64_t n = k_.dims[d], whole = n / block_ * block_;
+    auto run = [&](const std::string& b, const std::string& e) {
+      loop(b, e, [&](const std::string& i) { point(offsets(d, row, i), last_stage_); });
+    };
+    loop(
+        "0", std::to_string(whole),
+        [&](const std::string& b) {
+          for (size_t j : prefetched_) {
+            std::string at =
+                op("add nsw i64 " + b + ", " + std::to_string(k_.inputs[j].strides[d - 1]));
+            if (row[j] != "0") at = op("add nsw i64 " + row[j] + ", " + at);
+            const std::string& t = bufs_[j];
+            std::string p =
+                op("getelementptr " + t + ", " + t + "* %p" + std::to_string(j) + ", i64 " + at);
+            std::string c = op("bitcast " + t + "* " + p + " to i8*");
+            line("call void @llvm.prefetch.p0i8(i8* " + c + ", i32 0, i32 3, i32 1)");
+          }
+          run(b, op("add nuw nsw i64 " + b + ", " + std::to_string(block_)));
+        },
+        block_);
+    if (whole < n) run(std::to_string(whole), std::to_string(n));
   }
 
   // need_: the values stage s computes (what its reductions and, last stage, its stores read);
@@ -783,6 +852,9 @@ class Emitter {
   std::vector<int> cache_;
   std::vector<bool> stored_, store_now_;
   std::vector<int64_t> row_strides_;
+  // Staged kernels' prefetching (plan_prefetch): the inputs prefetched, the block's elements.
+  std::vector<size_t> prefetched_;
+  int64_t block_ = 16;
 };
 
 }  // namespace
