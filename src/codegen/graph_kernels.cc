@@ -157,7 +157,7 @@ class GeneratedKernel final : public vm::FusedKernel {
 // MYCEL_DUMP_KERNELS=dir: each kernel's loop IR (as comments) and LLVM IR, dir/<name>.ll
 // (a debugging aid: profile a kernel, read its code with opt/llc; best effort, no error).
 void dump_kernel(const std::string& name, const std::string& text, const std::string& ir) {
-  static const std::string dir = env_string("MYCEL_DUMP_KERNELS");
+  const std::string dir = env_string("MYCEL_DUMP_KERNELS");
   if (dir.empty()) return;
   std::ofstream out(dir + "/" + name + ".ll");
   std::string line;
