@@ -535,7 +535,9 @@ def test_long_rows_prefetch_the_next_row_in_the_last_stage(tmp_path, monkeypatch
     # next row (llvm_emit.cc, plan_prefetch): the block is 64 bytes of the widest input read
     # along and across rows (16 float32, 8 float64, 32 bfloat16), a remainder after the whole
     # blocks; shorter rows and last stages that accumulate keep the plain loop. Equal to unfused.
+    # Kernels that sum float32 or bfloat16 in double ask for 16 lanes in their row loops.
     monkeypatch.setenv("MYCEL_DUMP_KERNELS", str(tmp_path))
+    wide = '!{!"llvm.loop.vectorize.width", i32 16}'
 
     def norm(x, keep):
         mu = ops.ReduceMean(keep_dims=True)(x, -1)
@@ -562,7 +564,9 @@ def test_long_rows_prefetch_the_next_row_in_the_last_stage(tmp_path, monkeypatch
         x = values((7, cols), dtype, seed=cols)
         keep = values((7, cols), np.float32, seed=1, lo=0, hi=1) < 0.5
         fused_vs_unfused(norm, [x, keep], capsys, rtol=1e-6 if dtype == np.float32 else 1e-14)
-        assert block_step(dumped()) == block, (dtype, cols)
+        text = dumped()
+        assert block_step(text) == block, (dtype, cols)
+        assert (wide in text) == (dtype == np.float32), (dtype, cols)
     # bfloat16 rows: 32 elements a line; each op rounds as the op kernels do
     x = ms.Tensor(values((5, 700), np.float32, seed=3)).astype(ms.bfloat16)
 
@@ -573,7 +577,8 @@ def test_long_rows_prefetch_the_next_row_in_the_last_stage(tmp_path, monkeypatch
 
     ref, _ = compiled(bnorm, [x], False, capsys)
     got, clusters = compiled(bnorm, [x], True, capsys)
-    assert clusters == 1 and block_step(dumped()) == 32
+    text = dumped()
+    assert clusters == 1 and block_step(text) == 32 and wide in text
     np.testing.assert_array_equal(got[0], ref[0])
     # a last stage that accumulates (a sum over the normalised row) keeps the plain loop
     x = values((6, 512), np.float32, seed=4)
@@ -583,7 +588,8 @@ def test_long_rows_prefetch_the_next_row_in_the_last_stage(tmp_path, monkeypatch
         return ops.ReduceSum(keep_dims=True)(d * d * d, -1)
 
     fused_vs_unfused(acc, [x], capsys, rtol=1e-5)
-    assert block_step(dumped()) == 0
+    text = dumped()
+    assert block_step(text) == 0 and wide in text
 
 
 def test_row_values_of_int_and_max_min_reductions_are_exact(capsys):
