@@ -1,8 +1,10 @@
 #include "codegen/graph_kernels.h"
 
 #include <algorithm>
+#include <fstream>
 #include <type_traits>
 
+#include "base/env.h"
 #include "base/error.h"
 #include "base/parallel.h"
 #include "base/small_vector.h"
@@ -152,6 +154,23 @@ class GeneratedKernel final : public vm::FusedKernel {
   std::string graph_;
 };
 
+// MYCEL_DUMP_KERNELS=dir: each kernel's loop IR (as comments) and LLVM IR, dir/<name>.ll
+// (a debugging aid: profile a kernel, read its code with opt/llc; best effort, no error).
+void dump_kernel(const std::string& name, const std::string& text, const std::string& ir) {
+  const std::string dir = env_string("MYCEL_DUMP_KERNELS");
+  if (dir.empty()) return;
+  std::ofstream out(dir + "/" + name + ".ll");
+  std::string line;
+  for (char c : text) {
+    line += c;
+    if (c != '\n') continue;
+    out << "; " << line;
+    line.clear();
+  }
+  if (!line.empty()) out << "; " << line << "\n";
+  out << ir;
+}
+
 }  // namespace
 
 vm::FusedKernels build_kernels(ir::FuncGraph* entry, KernelStats* stats) {
@@ -162,7 +181,10 @@ vm::FusedKernels build_kernels(ir::FuncGraph* entry, KernelStats* stats) {
     LoopKernel k = lower(g);
     std::string text = k.text();
     try {
-      JitKernel j = get_kernel(text, emit_llvm(k, kernel_name(text)));
+      std::string name = kernel_name(text);
+      std::string ir = emit_llvm(k, name);
+      dump_kernel(name, text, ir);
+      JitKernel j = get_kernel(text, ir);
       (j.how == CacheResult::Compiled ? stats->misses : stats->hits)++;
       out[g] = std::make_shared<GeneratedKernel>(std::move(k), j.fn, g->name());
     } catch (const Error& e) {

@@ -530,6 +530,68 @@ def test_softmax_is_one_staged_kernel(shape, capsys):
     np.testing.assert_allclose(got[0], e / e.sum(-1, keepdims=True), rtol=1e-5)
 
 
+def test_long_rows_prefetch_the_next_row_in_the_last_stage(tmp_path, monkeypatch, capsys):
+    # Rows of 256 elements or more run their last stage in cache-line blocks that prefetch the
+    # next row (llvm_emit.cc, plan_prefetch): the block is 64 bytes of the widest input read
+    # along and across rows (16 float32, 8 float64, 32 bfloat16), a remainder after the whole
+    # blocks; shorter rows and last stages that accumulate keep the plain loop. Equal to unfused.
+    # Kernels that sum float32 or bfloat16 in double ask for 16 lanes in their row loops.
+    monkeypatch.setenv("MYCEL_DUMP_KERNELS", str(tmp_path))
+    wide = '!{!"llvm.loop.vectorize.width", i32 16}'
+
+    def norm(x, keep):
+        mu = ops.ReduceMean(keep_dims=True)(x, -1)
+        d = x - mu
+        y = d * ops.rsqrt(ops.ReduceMean(keep_dims=True)(d * d, -1) + 1e-5)
+        return ops.select(keep, y * 2.0, y)
+
+    def dumped():  # the one kernel's LLVM IR (MYCEL_DUMP_KERNELS), then removed
+        files = sorted(tmp_path.glob("*.ll"))
+        assert len(files) == 1, files
+        text = files[0].read_text()
+        files[0].unlink()
+        return text
+
+    def block_step(text):  # the step of the last stage's block loop, 0 without prefetching
+        if "@llvm.prefetch" not in text:
+            return 0
+        steps = {int(m) for m in re.findall(r"add nuw nsw i64 %t\d+, (\d+)\n", text)} - {1}
+        assert len(steps) == 1, steps
+        return steps.pop()
+
+    for dtype, cols, block in [(np.float32, 1000, 16), (np.float64, 300, 8),
+                               (np.float32, 255, 0), (np.float32, 4096, 16)]:
+        x = values((7, cols), dtype, seed=cols)
+        keep = values((7, cols), np.float32, seed=1, lo=0, hi=1) < 0.5
+        fused_vs_unfused(norm, [x, keep], capsys, rtol=1e-6 if dtype == np.float32 else 1e-14)
+        text = dumped()
+        assert block_step(text) == block, (dtype, cols)
+        assert (wide in text) == (dtype == np.float32), (dtype, cols)
+    # bfloat16 rows: 32 elements a line; each op rounds as the op kernels do
+    x = ms.Tensor(values((5, 700), np.float32, seed=3)).astype(ms.bfloat16)
+
+    def bnorm(b):
+        d = b - ops.ReduceMean(keep_dims=True)(b, -1)
+        return ops.cast(d * ops.rsqrt(ops.ReduceMean(keep_dims=True)(d * d, -1) + 1e-5),
+                        ms.float32)
+
+    ref, _ = compiled(bnorm, [x], False, capsys)
+    got, clusters = compiled(bnorm, [x], True, capsys)
+    text = dumped()
+    assert clusters == 1 and block_step(text) == 32 and wide in text
+    np.testing.assert_array_equal(got[0], ref[0])
+    # a last stage that accumulates (a sum over the normalised row) keeps the plain loop
+    x = values((6, 512), np.float32, seed=4)
+
+    def acc(x):
+        d = x - ops.ReduceMean(keep_dims=True)(x, -1)
+        return ops.ReduceSum(keep_dims=True)(d * d * d, -1)
+
+    fused_vs_unfused(acc, [x], capsys, rtol=1e-5)
+    text = dumped()
+    assert block_step(text) == 0 and wide in text
+
+
 def test_row_values_of_int_and_max_min_reductions_are_exact(capsys):
     # Staged kernels of integer sums and float max/min: nothing is reordered, so bit for bit.
     xi = values((9, 33), np.int32, seed=3, lo=-100, hi=100)
