@@ -1144,20 +1144,24 @@ def fusion_section():
 def models_section():
     """Training steps of mycel.models' ResNet-18 and Transformer encoder against PyTorch eager:
     mycel GRAPH mode with and without graph-kernel fusion and (Transformer) amp O2 bfloat16,
-    each setting in its own process."""
+    each model's settings in one process with their passes interleaved."""
     print("bench: model training steps (mycel settings, then torch at 1 and 2 threads) ...",
           flush=True)
     settings = {"resnet18": ("unfused", "fused"),
                 "transformer": ("unfused", "fused", "bf16", "bf16_fused")}
-    my = {(m, s): run("models_bench.py", "mycel", m, s)["ms"]
-          for m, ss in settings.items() for s in ss if m != "transformer"}
-    # The Transformer's four settings interleaved in one process: its ratios (fused vs
-    # unfused, bfloat16 vs float32) under the same load.
-    tr = run("models_bench.py", "mycel", "transformer", ",".join(settings["transformer"]))
-    my.update({("transformer", s): ms for s, ms in tr["ms"].items()})
-    cpu = tr["cpu_ms"]
+    # Each model's settings interleaved in one process: its ratios (fused vs unfused,
+    # bfloat16 vs float32) under the same load.
+    load0 = os.getloadavg()[0]
+    my, cpus = {}, {}
+    for m, ss in settings.items():
+        r = run("models_bench.py", "mycel", m, ",".join(ss))
+        my.update({(m, s): ms for s, ms in r["ms"].items()})
+        cpus[m] = r["cpu_ms"]
+    cpu = cpus["transformer"]
+    rcpu = cpus["resnet18"]
     th = {m: min(run("models_bench.py", "torch", m, t)["ms"] for t in ("1", "2"))
           for m in settings}
+    load1 = os.getloadavg()[0]
     labels = {"resnet18": "ResNet-18, batch 16, 3x64x64",
               "transformer": "Transformer encoder, batch 32 x 128 tokens"}
     rows = []
@@ -1175,23 +1179,26 @@ def models_section():
         f"Produced by bench/models_bench.py (`python3 bench/run.py --only models`) on "
         f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
         f"{os.environ.get('BENCH_THREADS', '2')} threads for mycel; PyTorch eager at its best "
-        "of 1 and 2 threads; each setting in its own process, but the Transformer's four "
-        "mycel settings built in one process with their passes interleaved (8 passes of 4 "
-        "steps each), so its ratios are taken under the same load (a shared machine: steps "
-        "vary by up to 2x between runs "
+        "of 1 and 2 threads; each model's mycel settings built in one process with their "
+        "passes interleaved (8 passes of 4 steps each), so its ratios are taken under the "
+        "same load (a shared machine: steps vary by up to 2x between runs "
         "under other jobs' load). One training step (forward, "
         "cross-entropy, backward, Momentum update) on a fixed batch: mycel GRAPH mode "
         "(`nn.TrainOneStepCell`; O2: `amp.build_train_network(..., level=\"O2\")` with the "
         "dynamic loss scale), fused = `set_context(enable_graph_kernel=True)`; PyTorch: "
-        "torchvision's resnet18 and the same encoder in torch.nn. ms per step, best of 3 "
-        "passes of 10 steps (PyTorch: 2 of 2; the module docstring has the details). "
+        "torchvision's resnet18 and the same encoder in torch.nn. ms per step, best of the 8 "
+        "passes (PyTorch: 2 of 2 steps; the module docstring has the details). "
         "Targets: ≥ 1.5x PyTorch; fusion never slower than unfused; O2 bfloat16 ≥ 1.5x "
-        "float32 on the Transformer. The Transformer's process CPU time per step in the same "
-        "run (both threads; the steadier measure of its work under load): "
+        "float32 on the Transformer. Process CPU time per step in the same runs (both "
+        "threads; the steadier measure of the work under load): ResNet-18 unfused "
+        f"{rcpu['unfused']:.1f} ms, fused {rcpu['fused']:.1f} ms (fused "
+        f"{rcpu['unfused'] / rcpu['fused']:.2f}x unfused); the Transformer "
         + ", ".join(f"{s} {cpu[s]:.1f} ms" for s in settings["transformer"])
         + f" (O2 bfloat16 {cpu['unfused'] / cpu['bf16']:.2f}x and fused "
         f"{cpu['unfused'] / cpu['bf16_fused']:.2f}x float32's; float32 fused "
-        f"{cpu['unfused'] / cpu['fused']:.2f}x unfused).",
+        f"{cpu['unfused'] / cpu['fused']:.2f}x unfused). The 1-minute load average was "
+        f"{load0:.1f} when the section started and {load1:.1f} when it ended (2 cores: above "
+        "2, other jobs shared them).",
         ["model", "mycel setting", "mycel ms/step", "vs unfused", "PyTorch ms/step",
          "vs PyTorch", "vs float32"], rows)
 

@@ -6,7 +6,11 @@
 // The result maps each graph to a vm::FusedKernel for vm::Executable::compile, whose run()
 // allocates the outputs (and accumulators), makes strided inputs contiguous and runs the
 // kernel over slices of its outer dimension on mycel's threads (base/parallel.h) when no
-// output reduces that dimension. Inputs must be on the CPU (a RuntimeError says so).
+// output reduces that dimension. Inputs must be on the CPU (a RuntimeError says so). An input
+// the executor donates (vm::FusedKernel::run) holds the first output of its dtype and shape
+// that stores an element per point: the kernel variant that stores there (LOutput::in_place)
+// is compiled on its first use, through the JIT and its disk cache, and kept (KernelStats
+// counts the kernels built here only).
 //
 // A graph whose kernel cannot be built (an LLVM failure) is left out of the map, with the
 // reason in `failures`: the executor then runs it op by op, which computes the same.

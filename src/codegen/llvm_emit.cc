@@ -86,6 +86,10 @@ class Emitter {
         acc_[i] = static_cast<int>(bufs_.size());
         bufs_.push_back(mty(acc_dtype(k_.outputs[i])));
       }
+    // An output stored in place uses its input's pointer (one pointer, so `noalias` holds).
+    for (size_t i = 0; i < bufs_.size(); ++i) param_.push_back(static_cast<int>(i));
+    for (size_t j = 0; j < nout; ++j)
+      if (k_.outputs[j].in_place >= 0) param_[nin + j] = k_.outputs[j].in_place;
     body();
     std::ostringstream os;
     // The entry: unpack the buffer table, call the body (inlined).
@@ -138,7 +142,8 @@ class Emitter {
   }
   std::string ptr(int buf, const std::string& off) {
     const std::string& t = bufs_[static_cast<size_t>(buf)];
-    return op("getelementptr inbounds " + t + ", " + t + "* %p" + std::to_string(buf) + ", i64 " +
+    int p = param_[static_cast<size_t>(buf)];
+    return op("getelementptr inbounds " + t + ", " + t + "* %p" + std::to_string(p) + ", i64 " +
               off);
   }
 
@@ -852,6 +857,7 @@ class Emitter {
   const LoopKernel& k_;
   std::string name_;
   std::vector<std::string> bufs_;        // element type of each buffer argument
+  std::vector<int> param_;               // the body parameter each buffer is accessed through
   std::unordered_map<size_t, int> acc_;  // output -> its accumulator's buffer
   std::set<std::string> decls_;
   std::ostringstream out_;

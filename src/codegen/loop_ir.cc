@@ -283,7 +283,9 @@ std::string LoopKernel::text() const {
     os << "  out " << reduce_name(o.reduce) << " v" << o.value << ' ' << dtype_name(o.dtype)
        << " strides=";
     put_ints(os, o.strides);
-    os << " numel=" << o.numel << " count=" << o.count << (o.internal ? " internal" : "") << '\n';
+    os << " numel=" << o.numel << " count=" << o.count << (o.internal ? " internal" : "");
+    if (o.in_place >= 0) os << " into in" << o.in_place;
+    os << '\n';
   }
   return os.str();
 }

@@ -110,6 +110,12 @@ struct LOutput {
   // A reduction read by other values of the kernel only (LOp::Reduced), not a graph result:
   // it has a (scratch) output buffer and an accumulator but is not returned.
   bool internal = false;
+  // An input whose buffer this output is stored into (in place; -1: its own buffer): the
+  // input has the output's dtype and strides and the output has an element per point, so
+  // each point reads the input's element before storing over it and no point reads
+  // another's (GeneratedKernel::run sets it for a dying input the executor donated;
+  // llvm_emit.cc stores through that input's pointer).
+  int32_t in_place = -1;
 };
 
 // The dtype of output o's accumulator (one per output element): floating sums (bfloat16's too)

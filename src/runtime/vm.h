@@ -43,7 +43,10 @@
 // dies at it with the output's dtype and shape writes its result into that input's buffer
 // when that input was allocated by a kernel of the same graph (not a view, an argument or a
 // host's tensor) and, at run time, the register holds the only reference to it (no closure
-// or tuple shares it): such a chain runs in one buffer.
+// or tuple shares it): such a chain runs in one buffer. A Fused call donates such inputs to
+// its kernel (FusedKernel::run's `donated`, where FusedKernel::donatable allows), which
+// stores an output of the input's dtype and shape into it; a kernel's outputs are fresh in
+// turn (its single result, and the items its tuple hands to getitem).
 //
 // Interrupts: the loop polls base/interrupt.h's flag before every instruction (one relaxed
 // load) and calls RuntimeHost::check_signals when it is set, so Ctrl-C stops a compiled
@@ -124,7 +127,16 @@ class FusedKernel {
  public:
   virtual ~FusedKernel() = default;
   // The graph's result (a tensor, or a tuple of tensors) for its arguments (tensors).
-  virtual ir::Value run(std::span<const ir::Value> args) const = 0;
+  // `donated` (empty, or one flag per argument): the executor gives argument i's buffer to
+  // the kernel where donated[i] is set (a contiguous tensor that no one else can see and
+  // that dies here), so the kernel may store an output into it, as an elementwise prim
+  // writes into its dying input (an output that reads a fresh cold buffer costs a pass
+  // over memory more than one written where its input was just read).
+  virtual ir::Value run(std::span<const ir::Value> args,
+                        std::span<const uint8_t> donated = {}) const = 0;
+  // Per argument: whether some output can be stored into its buffer (same dtype and shape).
+  // The executor donates only these (asked once, when it compiles the call).
+  virtual std::vector<uint8_t> donatable() const { return {}; }
 };
 using FusedKernels = std::unordered_map<const ir::FuncGraph*, std::shared_ptr<const FusedKernel>>;
 

@@ -23,7 +23,7 @@ enum class OpCode : uint8_t { Prim, Builtin, Fused, Call, TailCall, Return };
 struct Instr {
   OpCode code = OpCode::Return;
   ir::Builtin builtin = ir::Builtin::MakeTuple;  // Builtin
-  bool tuple_out = false;   // Prim: the result is a tuple of tensors (a multi-output op)
+  bool tuple_out = false;   // Prim, Fused: the result is a tuple of tensors (multi-output)
   bool infer = false;       // Prim: the node has no tensor abstract; infer at run time
   bool check = false;       // Prim: infer at run time (a dynamic shape), check against metas
   int8_t reuse = -1;        // Prim: the input whose buffer may become the output (vm.h)
@@ -52,6 +52,10 @@ struct GraphCode {
   std::vector<Instr> code;
   std::vector<Operand> operands;
   std::vector<uint8_t> moves;  // per operand: its register dies here, move it
+  // Per operand of a Fused instruction: its register dies here and a kernel of this graph
+  // allocated it, so the kernel may store an output into it (FusedKernel::run's `donated`,
+  // given when the register holds the only reference at run time).
+  std::vector<uint8_t> donates;
   std::vector<int32_t> kills;
   // The kernels the Fused instructions run.
   std::vector<std::shared_ptr<const FusedKernel>> fused;

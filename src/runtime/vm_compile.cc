@@ -175,6 +175,8 @@ class Compiler {
         in.callee = add_const(static_cast<const ValueNode*>(callee));
         in.fused = k.get();
         in.target = graph_index(cv->as_graph());  // run as a call under a recorder (vm_run.cc)
+        in.tuple_out = c->abstract() && c->abstract()->kind == AbsKind::Tuple;
+        fused_donatable_.emplace_back(gc_.code.size(), k->donatable());
         gc_.fused.push_back(std::move(k));
         add_operands(in, c, 1);
         tail = false;
@@ -400,10 +402,21 @@ class Compiler {
     // An elementwise op may write into an input that dies here (and is not passed twice)
     // when a kernel of this graph allocated it: not a view, an argument or a host's tensor
     // (which may wrap memory someone else owns).
-    std::vector<uint8_t> fresh(gc_.nregs, 0);
-    for (const Instr& in : gc_.code)
+    // A generated kernel allocates its outputs too (or writes into a donated fresh input):
+    // its single result is fresh, and so is each item a getitem takes from its tuple (the
+    // run-time check sees the tuple's reference while the tuple lives).
+    std::vector<uint8_t> fresh(gc_.nregs, 0), fused_tuple(gc_.nregs, 0);
+    for (const Instr& in : gc_.code) {
+      if (in.out < 0) continue;
+      auto out = static_cast<size_t>(in.out);
       if (in.code == OpCode::Prim && !in.infer && !(in.op->flags & F_VIEW) && !in.tuple_out)
-        fresh[static_cast<size_t>(in.out)] = 1;
+        fresh[out] = 1;
+      if (in.code == OpCode::Fused) (in.tuple_out ? fused_tuple : fresh)[out] = 1;
+      if (in.code == OpCode::Builtin && in.builtin == Builtin::GetItem && in.nargs == 2) {
+        Operand t = gc_.operands[in.args_begin];
+        if (!is_const_operand(t) && fused_tuple[static_cast<size_t>(t)]) fresh[out] = 1;
+      }
+    }
     for (auto [i, k] : reuse_candidates_) {
       Instr& in = gc_.code[i];
       Operand o = gc_.operands[in.args_begin + k];
@@ -413,6 +426,21 @@ class Compiler {
       int uses = 0;
       for (uint32_t j = 0; j < in.nargs; ++j) uses += gc_.operands[in.args_begin + j] == o;
       if (uses == 1) in.reuse = static_cast<int8_t>(k);
+    }
+    // A Fused call donates the fresh inputs that die at it (and are not passed twice) where
+    // its kernel can store an output into them.
+    gc_.donates.assign(gc_.operands.size(), 0);
+    for (const auto& [i, can] : fused_donatable_) {
+      const Instr& in = gc_.code[i];
+      for (uint32_t k = 0; k < in.nargs && k < can.size(); ++k) {
+        Operand o = gc_.operands[in.args_begin + k];
+        if (!can[k] || is_const_operand(o) || !fresh[static_cast<size_t>(o)] ||
+            last[static_cast<size_t>(o)] != static_cast<int64_t>(i))
+          continue;
+        int uses = 0;
+        for (uint32_t j = 0; j < in.nargs; ++j) uses += gc_.operands[in.args_begin + j] == o;
+        if (uses == 1) gc_.donates[in.args_begin + k] = 1;
+      }
     }
     std::vector<std::vector<int32_t>> dying(gc_.code.size());
     for (uint32_t r = 0; r < gc_.nregs; ++r) {
@@ -455,6 +483,8 @@ class Compiler {
   std::unordered_set<const Node*> tail_called_;
   std::vector<std::pair<size_t, uint32_t>>
       reuse_candidates_;  // (instruction, argument)  // the tail call and depend()s over it
+  // Fused instructions and their kernels' donatable() flags.
+  std::vector<std::pair<size_t, std::vector<uint8_t>>> fused_donatable_;
 };
 
 Executable::Executable() = default;
@@ -512,6 +542,8 @@ std::string Executable::dump() const {
         for (uint32_t k = 0; k < in.nargs; ++k) {
           if (k) line << ", ";
           if (gc.moves.size() > in.args_begin + k && gc.moves[in.args_begin + k]) line << "move ";
+          if (gc.donates.size() > in.args_begin + k && gc.donates[in.args_begin + k])
+            line << "donate ";
           line << operand_str(gc, gc.operands[in.args_begin + k]);
         }
         line << ')';

@@ -409,8 +409,24 @@ class Interpreter {
   }
 
   // A generated kernel on its operands (the arguments of the GraphKernel call).
+  // Donates (vm.h) each input the compiler marked whose register holds the only reference
+  // to a contiguous buffer of its own: two references, the register and bargs_.
   Value exec_fused(const GraphCode& gc, const Instr& in, const Value* regs) {
-    return with_args(gc, in, regs, [&] { return in.fused->run(bargs_); });
+    return with_args(gc, in, regs, [&] {
+      donated_.assign(in.nargs, 0);
+      bool any = false;
+      for (uint32_t k = 0; k < in.nargs; ++k) {
+        if (!gc.donates[in.args_begin + k] || !bargs_[k].is(ValueKind::Tensor)) continue;
+        const Tensor& t = bargs_[k].as_tensor();
+        if (t.impl().use_count() == 2 && t.storage().use_count() == 1 && t.offset() == 0 &&
+            t.is_contiguous() && t.device().is_cpu()) {
+          donated_[k] = 1;
+          any = true;
+        }
+      }
+      return in.fused->run(bargs_,
+                           any ? std::span<const uint8_t>(donated_) : std::span<const uint8_t>());
+    });
   }
 
   // run() with the instruction's operands in bargs_ (emptied again after).
@@ -577,9 +593,10 @@ class Interpreter {
   std::vector<uint8_t> reported_;  // per entry result item: reported to observer_
   std::vector<Value> regs_;
   std::vector<Frame> frames_;
-  std::vector<Value> scratch_;                                // arguments of the call being made
-  std::vector<Value> bargs_;                                  // arguments of the builtin being run
-  std::vector<Value> closures_;                               // closures being unwrapped
+  std::vector<Value> scratch_;    // arguments of the call being made
+  std::vector<Value> bargs_;      // arguments of the builtin being run
+  std::vector<uint8_t> donated_;  // exec_fused: the arguments given to the kernel
+  std::vector<Value> closures_;   // closures being unwrapped
   uint32_t poll_countdown_ = RuntimeHost::kPollInstructions;  // instructions to the next poll
   // Collectives running on the communication queue: the register (on the register stack)
   // each one's result is in, and its work. An instruction that reads such a register waits

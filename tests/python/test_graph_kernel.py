@@ -779,3 +779,79 @@ def test_reduced_values_read_back_over_every_axis_pattern(shape, capsys):
                                    atol=1e-5)
         np.testing.assert_allclose(got[1], (c * c).sum(axis=axes, keepdims=True), rtol=1e-4,
                                    atol=1e-5)
+
+
+def donations(fn, args):
+    """fn compiled with fusion on: (its executable's text, its outputs as numpy, the peak of
+    host memory in use during a call above what was in use before it, in bytes)."""
+    ms.set_context(enable_graph_kernel=True)
+    jf = ms.jit(fn)
+    ts = [ms.Tensor(a) for a in args]
+    jf(*ts)  # compiled
+    text = jf._graph.vm(*ts)
+    before = ms._mycel.memory_stats()["in_use"]
+    ms._mycel.reset_peak_memory()
+    out = jf(*ts)
+    peak = ms._mycel.memory_stats()["peak_in_use"] - before
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return text, [o.asnumpy() for o in outs], peak
+
+
+def test_a_fused_call_writes_into_its_dying_inputs(capsys):
+    # floor's results are fresh and die at the Add + ReLU kernel, which stores its result into
+    # the first: as the unfused Add and ReLU write in place, the fused program holds two
+    # buffers at once, not three, and computes the same.
+    a, b = values((64, 1024), np.float32, seed=91), values((64, 1024), np.float32, seed=92)
+
+    def f(a, b):
+        return ops.relu(ops.floor(a) + ops.floor(b))
+
+    text, got, peak = donations(f, [a, b])
+    assert re.search(r"fused @GraphKernel#\d+\(donate r\d+, donate r\d+\)", text), text
+    np.testing.assert_array_equal(got[0], np.maximum(np.floor(a) + np.floor(b), 0))
+    assert peak == 2 * a.nbytes, peak
+    fused_vs_unfused(f, [a, b], capsys)
+
+
+def test_an_input_read_after_the_fused_call_is_not_donated(capsys):
+    # x = floor(a) is read again after the kernel: the kernel must not write into it.
+    a, b = values((33, 65), np.float32, seed=93), values((33, 65), np.float32, seed=94)
+
+    def f(a, b):
+        x = ops.floor(a)
+        y = ops.relu(x + b) * 2.0
+        return ops.ceil(y) - ops.ceil(x)
+
+    text, got, _ = donations(f, [a, b])
+    assert "donate" not in text.split("fused", 1)[1].split("\n", 1)[0], text
+    ref = np.ceil(np.maximum(np.floor(a) + b, 0) * 2.0) - np.ceil(np.floor(a))
+    np.testing.assert_array_equal(got[0], ref)
+    fused_vs_unfused(f, [a, b], capsys)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (6, 130), (3, 4, 257)])
+def test_donated_inputs_of_staged_and_reducing_kernels_and_tuple_results(shape, capsys):
+    # A staged (row) kernel reads its donated input (floor's result) in every stage before its
+    # last stage stores over it, and returns a tuple (c, c * c); its items are fresh in turn,
+    # so Ceil writes into c and the last kernel is donated Ceil's result; Floor wrote into
+    # the first kernel's result. Each equals the unfused program and numpy.
+    a = values(shape, np.float32, seed=95)
+
+    def f(a):
+        x = ops.floor(a * 4.0 + 0.5)  # (a * 4.0 + 0.5 fuses; floor does not)
+        m = ops.ReduceMean(keep_dims=True)(x, -1)
+        c = x - m
+        s = ops.ReduceSum()(c * c)  # all axes: a reduction the staged kernel cannot hold
+        y = ops.ceil(c)
+        return y * 3.0 + 1.0, s
+
+    text, got, _ = donations(f, [a])
+    entry = text.split("\n@", 1)[0]
+    assert len(re.findall(r"fused @GraphKernel#\d+\(donate r\d+", entry)) == 2, text
+    assert re.search(r"= Floor\(r\d+\) .* in r\d+", entry), text
+    assert re.search(r"= Ceil\(r\d+\) .* in r\d+", entry), text
+    x = np.floor(a * np.float32(4.0) + np.float32(0.5))
+    c = x - x.mean(axis=-1, keepdims=True, dtype=np.float64).astype(np.float32)
+    np.testing.assert_allclose(got[0], np.ceil(c) * 3.0 + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(got[1], (c.astype(np.float64) ** 2).sum(), rtol=1e-5)
+    fused_vs_unfused(f, [a], capsys, rtol=1e-6)
