@@ -527,8 +527,11 @@ def test_model_errors(tmp_path):
         Model(net, amp_level="O9")
     with pytest.raises(ValueError, match="LossMonitor.*per_print_times.*-1"):
         LossMonitor(-1)
-    with pytest.raises(ValueError, match="CheckpointConfig.*both"):
-        CheckpointConfig(save_checkpoint_steps=2, save_checkpoint_seconds=10)
+    # steps and seconds both given: steps decide, as in MindSpore (not an error)
+    both = CheckpointConfig(save_checkpoint_steps=2, save_checkpoint_seconds=10)
+    assert (both.save_checkpoint_steps, both.save_checkpoint_seconds) == (2, 0)
+    with pytest.raises(ValueError, match="CheckpointConfig"):
+        CheckpointConfig(save_checkpoint_steps=0, save_checkpoint_seconds=0)
     with pytest.raises(ValueError, match="CheckpointConfig.*keep_checkpoint_max.*-2"):
         CheckpointConfig(keep_checkpoint_max=-2)
     with pytest.raises(ValueError, match="ModelCheckpoint.*prefix.*'a/b'"):

@@ -21,10 +21,29 @@ import numpy as np
 from mycel import _mycel as _C
 
 
+class _InternalCallbackParam(dict):
+    """The run's parameters a callback reads (MindSpore's ``_InternalCallbackParam``): a dict
+    whose keys are also attributes (``cb_params.cur_step_num``)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __setattr__(self, key, value):
+        self[key] = value
+
+
 class RunContext:
-    """What a callback sees: ``original_args()`` (the run's namespace) and request_stop()."""
+    """What a callback sees: ``original_args()`` (the run's namespace) and request_stop().
+    `cb_params` is a dict (an _InternalCallbackParam) or a namespace; anything else is a
+    TypeError."""
 
     def __init__(self, cb_params):
+        if not isinstance(cb_params, dict) and not hasattr(cb_params, "__dict__"):
+            raise TypeError(f"For 'RunContext', the 'cb_params' must be a dict or a namespace, "
+                            f"but got {type(cb_params).__name__}.")
         self._params = cb_params
         self._stop = False
 
@@ -39,7 +58,15 @@ class RunContext:
 
 
 class Callback:
-    """Base class: every hook does nothing (or calls MindSpore 1.x's name for it)."""
+    """Base class: every hook does nothing (or calls MindSpore 1.x's name for it). A callback
+    is a context manager (``__enter__`` returns it, ``__exit__`` does nothing); the callback
+    manager enters every callback for the run."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *err):
+        pass
 
     def on_train_begin(self, run_context):
         self.begin(run_context)
@@ -111,14 +138,49 @@ class CallbackList:
                                 f"{type(cb).__name__}.")
         self._cbs = callbacks
 
+    _OLD_NAMES = ("begin", "epoch_begin", "step_begin", "step_end", "epoch_end", "end")
+
     def __getattr__(self, hook):
-        if not hook.startswith("on_"):
+        if not hook.startswith("on_") and hook not in self._OLD_NAMES:
             raise AttributeError(hook)
 
         def call(run_context):
             for cb in self._cbs:
                 getattr(cb, hook)(run_context)
         return call
+
+
+class _CallbackManager(CallbackList):
+    """The callbacks of a run as one (MindSpore's ``_CallbackManager``): a context manager
+    that enters each callback (``with _CallbackManager(cbs) as cm:``) and exits each at the
+    end, even when the run raises; ``cm.<hook>(run_context)`` calls the hook on every
+    callback in order. Each element must be a Callback (None is a TypeError too)."""
+
+    def __init__(self, callbacks):
+        if isinstance(callbacks, (list, tuple)) and any(cb is None for cb in callbacks):
+            raise TypeError("For '_CallbackManager', a callback must be a Callback, but got "
+                            "None.")
+        super().__init__(callbacks)
+        self._stack = None
+
+    def __enter__(self):
+        import contextlib
+        self._stack = contextlib.ExitStack()
+        for cb in self._cbs:
+            self._stack.enter_context(cb)
+        return self
+
+    def __exit__(self, *err):
+        return self._stack.__exit__(*err)
+
+
+def _step_in_epoch(p):
+    """cur_step_in_epoch, or (for parameters made by hand) the run's step less the steps of
+    the finished epochs."""
+    step = getattr(p, "cur_step_in_epoch", None)
+    if step is None:
+        step = p.cur_step_num - (p.cur_epoch_num - 1) * max(p.batch_num, 0)
+    return step
 
 
 def _loss_value(outputs):
@@ -145,7 +207,7 @@ class LossMonitor(Callback):
     def on_train_step_end(self, run_context):
         p = run_context.original_args()
         loss = _loss_value(p.net_outputs)
-        step = p.cur_step_in_epoch
+        step = _step_in_epoch(p)
         if not np.isfinite(loss):
             raise ValueError(f"epoch: {p.cur_epoch_num} step: {step}: the loss is {loss}; "
                              f"training stops.")
@@ -174,7 +236,7 @@ class CheckpointConfig:
     """CheckpointConfig(save_checkpoint_steps=1, save_checkpoint_seconds=0,
     keep_checkpoint_max=5, keep_checkpoint_per_n_minutes=0, integrated_save=True,
     async_save=False, saved_network=None, append_info=None): when ModelCheckpoint saves and
-    how many files it keeps. Steps and seconds may not both be set."""
+    how many files it keeps. One of steps and seconds must be set; with both, steps decide."""
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
@@ -187,8 +249,7 @@ class CheckpointConfig:
                 raise ValueError(f"For 'CheckpointConfig', the '{name}' must be a non-negative "
                                  f"int, but got {v!r}.")
         if save_checkpoint_steps and save_checkpoint_seconds:
-            raise ValueError("For 'CheckpointConfig', 'save_checkpoint_steps' and "
-                             "'save_checkpoint_seconds' cannot both be set.")
+            save_checkpoint_seconds = 0  # steps decide
         if not save_checkpoint_steps and not save_checkpoint_seconds:
             raise ValueError("For 'CheckpointConfig', one of 'save_checkpoint_steps' and "
                              "'save_checkpoint_seconds' must be set.")
@@ -257,17 +318,22 @@ class ModelCheckpoint(Callback):
     ``directory/prefix-<epoch>_<step>.ckpt`` every config.save_checkpoint_steps steps (or
     seconds) and at the end, keeping the newest config.keep_checkpoint_max files (or, when
     that is 0 and keep_checkpoint_per_n_minutes is set, one file per that many minutes).
-    ``latest_ckpt_file_name`` is the last file written."""
+    ``latest_ckpt_file_name`` is the last file written. `prefix` and `directory` may be
+    functions of the run's parameters (cb_params): a prefix function names the whole file
+    (``<prefix(cb_params)>.ckpt``), a directory function the folder of each save. The
+    MindSpore 1.x hook names (begin, step_end, end) run the same hooks."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
-        if not isinstance(prefix, str) or not prefix or "/" in prefix:
+        if not callable(prefix) and (not isinstance(prefix, str) or not prefix or
+                                     "/" in prefix):
             raise ValueError(f"For 'ModelCheckpoint', the 'prefix' must be a non-empty file "
-                             f"name prefix, but got {prefix!r}.")
+                             f"name prefix or a function, but got {prefix!r}.")
         if config is not None and not isinstance(config, CheckpointConfig):
             raise TypeError(f"For 'ModelCheckpoint', the 'config' must be a CheckpointConfig, "
                             f"but got {type(config).__name__}.")
         self._prefix = prefix
-        self._dir = os.path.abspath(directory or os.getcwd())
+        self._dir_fn = directory if callable(directory) else None
+        self._dir = None if callable(directory) else os.path.abspath(directory or os.getcwd())
         self._config = config or CheckpointConfig()
         self._saved = []
         self._manager = _CheckpointManager()
@@ -275,8 +341,21 @@ class ModelCheckpoint(Callback):
         self._last_step = 0
         self.latest_ckpt_file_name = None
 
+    def begin(self, run_context):
+        self.on_train_begin(run_context)
+
+    def step_end(self, run_context):
+        self.on_train_step_end(run_context)
+
+    def end(self, run_context):
+        self.on_train_end(run_context)
+
+    def _folder(self, p):
+        return os.path.abspath(self._dir_fn(p)) if self._dir_fn else self._dir
+
     def on_train_begin(self, run_context):
-        os.makedirs(self._dir, exist_ok=True)
+        if self._dir is not None:  # a folder function's folders are made at each save
+            os.makedirs(self._dir, exist_ok=True)
 
     def on_train_step_end(self, run_context):
         p = run_context.original_args()
@@ -294,13 +373,18 @@ class ModelCheckpoint(Callback):
 
     def _save(self, p):
         from mycel.train.serialization import save_checkpoint
-        step = p.cur_step_in_epoch
-        path = os.path.join(self._dir, f"{self._prefix}-{p.cur_epoch_num}_{step}.ckpt")
+        folder = self._folder(p)
+        os.makedirs(folder, exist_ok=True)
+        if callable(self._prefix):
+            path = os.path.join(folder, f"{self._prefix(p)}.ckpt")
+        else:
+            path = os.path.join(folder, f"{self._prefix}-{p.cur_epoch_num}_{_step_in_epoch(p)}"
+                                f".ckpt")
         net = self._config.saved_network or p.train_network
         minutes = self._config.keep_checkpoint_per_n_minutes
         if not self._config.keep_checkpoint_max and minutes:
             # one file per `minutes`: of the files of the last `minutes`, the oldest stays
-            self._manager.update_ckpoint_filelist(self._dir, self._prefix)
+            self._manager.update_ckpoint_filelist(folder, str(self._prefix))
             self._manager.keep_one_ckpoint_per_minutes(minutes, time.time())
         save_checkpoint(net, path, integrated_save=self._config.integrated_save,
                         append_dict=self._config.append_info)
@@ -360,3 +444,135 @@ class ProgressBar(Callback):
         else:
             out.write(line + "\n")
         out.flush()
+
+
+class History(Callback):
+    """Records the run per epoch (MindSpore's ``History``): ``epoch`` lists the finished
+    epochs' numbers, ``history`` maps 'net_output' to each epoch's last loss and every
+    metric in cb_params.metrics (or eval_results) to its values."""
+
+    def __init__(self):
+        self.epoch = []
+        self.history = {}
+
+    def on_train_begin(self, run_context):
+        self.epoch = []
+        self.history = {}
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        self.epoch.append(p.cur_epoch_num)
+        outputs = getattr(p, "net_outputs", None)
+        if outputs is not None:
+            self.history.setdefault("net_output", []).append(_loss_value(outputs))
+        metrics = getattr(p, "metrics", None) or getattr(p, "eval_results", None) or {}
+        for k, v in metrics.items():
+            self.history.setdefault(k, []).append(v)
+
+
+_HOOKS = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin",
+          "on_train_step_end", "on_train_epoch_end", "on_train_end", "on_eval_begin",
+          "on_eval_epoch_begin", "on_eval_step_begin", "on_eval_step_end",
+          "on_eval_epoch_end", "on_eval_end")
+
+
+class LambdaCallback(Callback):
+    """A callback made of functions (MindSpore's ``LambdaCallback``): each keyword
+    on_train_begin ... on_eval_end given is called with the run context at that hook; the
+    others do nothing."""
+
+    def __init__(self, on_train_epoch_begin=None, on_train_epoch_end=None,
+                 on_train_step_begin=None, on_train_step_end=None, on_train_begin=None,
+                 on_train_end=None, on_eval_epoch_begin=None, on_eval_epoch_end=None,
+                 on_eval_step_begin=None, on_eval_step_end=None, on_eval_begin=None,
+                 on_eval_end=None):
+        given = dict(locals())
+        for hook in _HOOKS:
+            fn = given[hook]
+            if fn is not None:
+                if not callable(fn):
+                    raise TypeError(f"For 'LambdaCallback', '{hook}' must be callable, but got "
+                                    f"{type(fn).__name__}.")
+                setattr(self, hook, fn)
+
+
+class OnRequestExit(Callback):
+    """Stops training when asked from outside (MindSpore's ``OnRequestExit``): on the signal
+    `sig` (SIGTERM by default), or, with MS_ENABLE_GRACEFUL_EXIT=1, when the JSON file
+    `config_file` holds {"GracefulExit": 1}. At the next step end it saves the training
+    network's checkpoint to ``directory/file_name.ckpt`` (save_ckpt) and its MINDIR
+    (save_mindir, where the network can be exported), then requests the stop."""
+
+    def __init__(self, save_ckpt=True, save_mindir=True, file_name="Net", directory="./",
+                 sig=None, config_file=None):
+        import signal
+        for name, v in (("save_ckpt", save_ckpt), ("save_mindir", save_mindir)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'OnRequestExit', '{name}' must be bool, but got "
+                                f"{type(v).__name__}.")
+        if not isinstance(file_name, str) or not isinstance(directory, str):
+            raise TypeError("For 'OnRequestExit', 'file_name' and 'directory' must be str.")
+        self.save_ckpt, self.save_mindir = save_ckpt, save_mindir
+        self.save_path = directory
+        self.file_name = file_name
+        self.sig = signal.SIGTERM if sig is None else sig
+        self.remote_config_file = config_file
+        self.use_graceful = os.environ.get("MS_ENABLE_GRACEFUL_EXIT", "0") == "1"
+        self.is_distributed = False
+        self._requested = False
+        self._old_handler = None
+
+    def _on_signal(self, signum, frame):
+        self._requested = True
+
+    def on_train_begin(self, run_context):
+        import signal
+        self._old_handler = signal.signal(self.sig, self._on_signal)
+
+    def on_train_end(self, run_context):
+        import signal
+        if self._old_handler is not None:
+            signal.signal(self.sig, self._old_handler)
+            self._old_handler = None
+
+    def _config_requests_exit(self):
+        if not (self.use_graceful and self.remote_config_file and
+                os.path.isfile(self.remote_config_file)):
+            return False
+        import json
+        try:
+            with open(self.remote_config_file) as f:
+                return int(json.load(f).get("GracefulExit", 0)) == 1
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def on_train_step_end(self, run_context):
+        if not (self._requested or self._config_requests_exit()):
+            return
+        p = run_context.original_args()
+        net = getattr(p, "train_network", None)
+        if net is not None and self.save_ckpt:
+            from mycel.train.serialization import save_checkpoint
+            os.makedirs(self.save_path, exist_ok=True)
+            save_checkpoint(net, os.path.join(self.save_path, self.file_name + ".ckpt"))
+        if net is not None and self.save_mindir:
+            inputs = getattr(p, "train_dataset_element", None)
+            if inputs is not None:
+                from mycel.train.export import export
+                export(net, *inputs, file_name=os.path.join(self.save_path, self.file_name),
+                       file_format="MINDIR")
+        run_context.request_stop()
+
+
+class TrainFaultTolerance(Callback):
+    """MindSpore's ``TrainFaultTolerance`` drives MindIO's training fault-tolerance service
+    (TTP) on Ascend clusters; mycel has no MindIO, so constructing one is a RuntimeError
+    saying so (rather than a callback that silently does nothing)."""
+
+    def __init__(self, ckpt_save_path=None, **kwargs):
+        raise RuntimeError("For 'TrainFaultTolerance', MindIO's training fault-tolerance "
+                           "service (TTP, Ascend only) is needed; mycel has none.")
+
+
+from mycel.train.callback._checkpoint import (  # noqa: E402,F401
+    _chg_ckpt_file_name_if_same_exist, _checkpoint_cb_for_save_op, _set_cur_net)
