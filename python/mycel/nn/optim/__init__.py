@@ -14,3 +14,5 @@ __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "
            "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb", "LARS",
            "thor", "DenseThor", "Conv2dThor", "AdaSumByGradWrapCell",
            "AdaSumByDeltaWeightWrapCell"]
+from mycel.nn.optim.proximal import ProximalAdagrad  # noqa: F401,E402
+__all__ += ["ProximalAdagrad"]

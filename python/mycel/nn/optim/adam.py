@@ -6,6 +6,7 @@ from mycel import _mycel as _C
 from mycel.common.parameter import Parameter
 from mycel.nn.optim.optimizer import Optimizer, _check_float, check_grad_count
 from mycel.ops.function._util import prim
+from mycel.ops.composite import depend
 
 
 def _check_betas(name, beta1, beta2, eps):
@@ -18,6 +19,18 @@ def _check_betas(name, beta1, beta2, eps):
     if e <= 0.0:
         raise ValueError(f"For '{name}', the 'eps' must be positive, but got {e}.")
     return b1, b2, e
+
+
+def b1_of(opt):
+    return float(opt.beta1.asnumpy())
+
+
+def b2_of(opt):
+    return float(opt.beta2.asnumpy())
+
+
+def e_of(opt):
+    return float(opt.eps.asnumpy())
 
 
 def _scalar(v, name):
@@ -55,18 +68,28 @@ class Adam(_AdamBase):
         param -= lr * sqrt(1 - beta2**t) / (1 - beta1**t) * m / (sqrt(v) + eps)
 
     (PyTorch adds eps to sqrt(v / (1 - beta2**t)) instead: the results differ by
-    eps-sized amounts.)
+    eps-sized amounts.) With use_amsgrad=True it keeps the running maximum of v ("vhat.<name>")
+    and divides by sqrt(vhat) + eps instead (AMSGrad; the ApplyAdamWithAmsgrad op);
+    use_nesterov does not combine with it.
     """
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
                  use_amsgrad=False):
-        if use_amsgrad:
-            raise NotImplementedError("For 'Adam', use_amsgrad=True is not supported.")
+        if not isinstance(use_amsgrad, bool):
+            raise TypeError(f"For 'Adam', 'use_amsgrad' must be bool, but got "
+                            f"{type(use_amsgrad).__name__}.")
+        if use_amsgrad and use_nesterov:
+            raise ValueError("For 'Adam', use_amsgrad and use_nesterov cannot both be True.")
         super().__init__("Adam", params, learning_rate, beta1, beta2, eps, weight_decay,
                          loss_scale)
         self.use_nesterov = bool(use_nesterov)
+        self.use_amsgrad = use_amsgrad
         self._op = prim("Adam", use_nesterov=self.use_nesterov)
+        if use_amsgrad:
+            from mycel.ops.operations.composed_ops import ApplyAdamWithAmsgrad
+            self.vhat = self._state("vhat")
+            self._amsgrad = ApplyAdamWithAmsgrad(b1_of(self), b2_of(self), e_of(self))
 
     def construct(self, gradients):
         check_grad_count("Adam", len(gradients), len(self.moment1))
@@ -74,6 +97,14 @@ class Adam(_AdamBase):
         lr = self.get_lr()
         b1p, b2p = self._next_powers()
         out = ()
+        if self.use_amsgrad:
+            for i, (p, m, v, vh, g) in enumerate(zip(self.parameters, self.moment1,
+                                                     self.moment2, self.vhat, gradients)):
+                res = self._amsgrad(p, m, v, vh, b1p, b2p, self.lr_of(lr, i), g)
+                # every output is read: GRAPH mode drops an update whose tuple element nothing
+                # reads (a compiler issue noted in the docs)
+                out = out + (depend(res[0], (res[1], res[2], res[3])),)
+            return out
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             out = out + (self._op(p, m, v, b1p, b2p, self.lr_of(lr, i), self.beta1, self.beta2,
