@@ -140,3 +140,55 @@ def test_parameter_update_and_wrap_module_paths(mode):
     np.testing.assert_allclose(p.asnumpy(), [0.2, 0.02, 0.002])
     with pytest.raises(TypeError):
         nn.ParameterUpdate(np.array([1]))
+
+
+def _adafactor_ref(w0, b0, x, steps, lr=None, eps=(1e-30, 1e-3), clip=1.0, dr=0.8, beta1=0.9,
+                   wd=0.0, scale=True, rel=True, warm=False):
+    """AdaFactor (Shazeer and Stern 2018) in float64 numpy on the loss sum((x w + b)^2)."""
+    ps = [w0.astype(np.float64), b0.astype(np.float64)]
+    st = [dict(r=np.zeros(ps[0].shape[:-1]), c=np.zeros(ps[0].shape[-1:]),
+               m=np.zeros(ps[0].shape)),
+          dict(v=np.zeros(ps[1].shape), m=np.zeros(ps[1].shape))]
+    xx = x.astype(np.float64)
+    for t in range(1, steps + 1):
+        r = 2 * (xx @ ps[0] + ps[1])
+        gs = [xx.T @ r, r.sum(0)]
+        for p, g, s in zip(ps, gs, st):
+            a = min(1e-6 * t if warm else 1e-2, 1 / np.sqrt(t)) if rel else lr
+            if scale:
+                a *= max(eps[1], np.sqrt(np.mean(p * p)))
+            b2 = 1 - t ** (-dr)
+            u = g * g + eps[0]
+            if p.ndim >= 2:
+                s["r"] = b2 * s["r"] + (1 - b2) * u.mean(-1)
+                s["c"] = b2 * s["c"] + (1 - b2) * u.mean(-2)
+                row = 1 / np.sqrt(s["r"] / s["r"].mean(-1, keepdims=True))
+                up = row[..., None] * (1 / np.sqrt(s["c"]))[..., None, :] * g
+            else:
+                s["v"] = b2 * s["v"] + (1 - b2) * u
+                up = g / np.sqrt(s["v"])
+            up = up / max(1.0, np.sqrt(np.mean(up * up)) / clip) * a
+            if beta1 > 0:
+                s["m"] = beta1 * s["m"] + (1 - beta1) * up
+                up = s["m"]
+            p -= wd * a * p + up
+    return ps
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.05, rel=False, wd=0.1),
+                                dict(warm=True, beta1=0.0, scale=False)])
+def test_adafactor_matches_the_paper_in_numpy(mode, kw):
+    args = dict(learning_rate=kw.get("lr"), relative_step=kw.get("rel", True),
+                weight_decay=kw.get("wd", 0.0), warmup_init=kw.get("warm", False),
+                beta1=kw.get("beta1", 0.9), scale_parameter=kw.get("scale", True))
+    b0 = np.random.RandomState(2).randn(4).astype(np.float32)
+    net = Lin(W0)
+    net.b.set_data(Tensor(b0))
+    step = nn.TrainOneStepCell(net, nn.AdaFactor(net.trainable_params(), **args))
+    for _ in range(4):
+        step(Tensor(X))
+    rw, rb = _adafactor_ref(W0, b0, X, 4, **kw)
+    np.testing.assert_allclose(net.w.asnumpy(), rw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net.b.asnumpy(), rb, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError):
+        nn.AdaFactor(Lin(W0).trainable_params(), learning_rate=0.1)  # needs relative_step=False

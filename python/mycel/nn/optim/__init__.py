@@ -16,3 +16,5 @@ __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "
            "AdaSumByDeltaWeightWrapCell"]
 from mycel.nn.optim.proximal import ProximalAdagrad  # noqa: F401,E402
 __all__ += ["ProximalAdagrad"]
+from mycel.nn.optim.adafactor import AdaFactor  # noqa: F401,E402
+__all__ += ["AdaFactor"]
