@@ -171,3 +171,31 @@ def test_sparse_and_variance_scaling_distributions():
     for bad in (dict(scale=-1.0), dict(mode="fans"), dict(distribution="uniformal")):
         with pytest.raises(ValueError):
             VarianceScaling(**bad)
+
+
+def test_backup_and_restore_resumes_where_the_run_stopped(tmp_path, mode):
+    from mycel.train import BackupAndRestore
+    ms.set_seed(3)
+    net_a, model_a, data = _model_and_data()
+    w0 = net_a.weight.asnumpy().copy(), net_a.bias.asnumpy().copy()
+    model_a.train(3, data)  # uninterrupted
+    # the same start, stopped after epoch 2, then resumed by a new run
+    net_b, model_b, _ = _model_and_data()
+    net_b.weight.set_data(ms.Tensor(w0[0]))
+    net_b.bias.set_data(ms.Tensor(w0[1]))
+    backup = str(tmp_path / "bk")
+    stop = LambdaCallback(on_train_epoch_end=lambda rc: rc.request_stop()
+                          if rc.original_args().cur_epoch_num == 2 else None)
+    model_b.train(3, data, callbacks=[BackupAndRestore(backup, delete_checkpoint=False), stop])
+    assert os.path.exists(os.path.join(backup, "backup.ckpt"))
+    net_b.weight.set_data(ms.Tensor(np.zeros_like(w0[0])))  # the restore must bring it back
+    epochs = []
+    seen = LambdaCallback(on_train_epoch_begin=lambda rc: epochs.append(
+        rc.original_args().cur_epoch_num))
+    model_b.train(3, data, callbacks=[BackupAndRestore(backup), seen])
+    assert epochs == [3]
+    assert not os.path.exists(os.path.join(backup, "backup.ckpt"))  # deleted at the end
+    np.testing.assert_allclose(net_b.weight.asnumpy(), net_a.weight.asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError):
+        BackupAndRestore(backup, save_freq=0)

@@ -9,7 +9,7 @@ from mycel.train.train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: F
 from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
 from mycel.train.callback import (History, LambdaCallback, OnRequestExit,  # noqa: F401
-                                  TrainFaultTolerance)
+                                  TrainFaultTolerance, BackupAndRestore)
 from mycel.train.metrics import (Metric, Accuracy, Loss, MAE, MSE,  # noqa: F401
                                  TopKCategoricalAccuracy, Top1CategoricalAccuracy,
                                  Top5CategoricalAccuracy, rearrange_inputs)

@@ -576,3 +576,51 @@ class TrainFaultTolerance(Callback):
 
 from mycel.train.callback._checkpoint import (  # noqa: E402,F401
     _chg_ckpt_file_name_if_same_exist, _checkpoint_cb_for_save_op, _set_cur_net)
+
+
+class BackupAndRestore(Callback):
+    """Backs up the training state to resume an interrupted run (MindSpore's
+    ``BackupAndRestore``): at the end of every `save_freq` epochs ('epoch': each) it saves
+    the training network (weights and optimizer state) with the epoch reached to
+    ``backup_dir/backup.ckpt``; at the start of a run, when that file exists, it loads it into
+    the network and the run goes on after that epoch. With delete_checkpoint the file is
+    removed when the run ends (it finished, nothing to resume)."""
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+        if not isinstance(backup_dir, str) or not backup_dir:
+            raise TypeError(f"For 'BackupAndRestore', 'backup_dir' must be a non-empty str, "
+                            f"but got {backup_dir!r}.")
+        if save_freq != "epoch" and (not isinstance(save_freq, int) or
+                                     isinstance(save_freq, bool) or save_freq <= 0):
+            raise ValueError(f"For 'BackupAndRestore', 'save_freq' must be 'epoch' or a "
+                             f"positive int, but got {save_freq!r}.")
+        if not isinstance(delete_checkpoint, bool):
+            raise TypeError(f"For 'BackupAndRestore', 'delete_checkpoint' must be bool, but "
+                            f"got {type(delete_checkpoint).__name__}.")
+        self.backup_dir = backup_dir
+        self.save_freq = 1 if save_freq == "epoch" else save_freq
+        self.delete_checkpoint = delete_checkpoint
+        self.backup_file = os.path.join(backup_dir, "backup.ckpt")
+
+    def on_train_begin(self, run_context):
+        if not os.path.isfile(self.backup_file):
+            return
+        from mycel.train.serialization import load_checkpoint, load_param_into_net
+        p = run_context.original_args()
+        saved = load_checkpoint(self.backup_file)
+        done = int(saved.pop("epoch_num").asnumpy()) if "epoch_num" in saved else 0
+        load_param_into_net(p.train_network, saved)
+        if done > p.cur_epoch_num:
+            p.cur_epoch_num = done
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        if p.cur_epoch_num % self.save_freq == 0:
+            from mycel.train.serialization import save_checkpoint
+            os.makedirs(self.backup_dir, exist_ok=True)
+            save_checkpoint(p.train_network, self.backup_file,
+                            append_dict={"epoch_num": p.cur_epoch_num})
+
+    def on_train_end(self, run_context):
+        if self.delete_checkpoint and os.path.isfile(self.backup_file):
+            os.remove(self.backup_file)
