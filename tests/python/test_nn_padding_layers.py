@@ -1,5 +1,6 @@
 """nn.ConstantPad1d/2d/3d, ZeroPad*d and ReflectionPad*d against torch.nn's layers of the
-same names (forward, crops by negative padding, gradients), in PYNATIVE and GRAPH mode."""
+same names (forward, crops by negative padding, gradients), and nn.PSNR against numpy, in
+PYNATIVE and GRAPH mode."""
 import numpy as np
 import pytest
 import torch
@@ -59,3 +60,23 @@ def test_padding_errors():
         nn.ConstantPad1d(1, "a")
     with pytest.raises(ValueError):
         nn.ReflectionPad1d(6)(Tensor(X[0, 0]))  # more than size - 1 on a side of size 6
+
+
+def test_psnr_matches_numpy(mode):
+    rng = np.random.RandomState(0)
+    a = rng.randint(0, 256, (4, 3, 8, 8)).astype(np.uint8)
+    b = np.clip(a.astype(np.int32) + rng.randint(-9, 10, a.shape), 0, 255).astype(np.uint8)
+    mse = ((a.astype(np.float64) - b) ** 2).mean(axis=(1, 2, 3))
+    np.testing.assert_allclose(nn.PSNR(255)(Tensor(a), Tensor(b)).asnumpy(),
+                               10 * np.log10(255.0 ** 2 / mse), rtol=1e-5)
+    x, y = a.astype(np.float32) / 255, b.astype(np.float32) / 255
+    np.testing.assert_allclose(nn.PSNR()(Tensor(x), Tensor(y)).asnumpy(),
+                               10 * np.log10(1.0 / mse * 255.0 ** 2), rtol=1e-4)
+    with pytest.raises(ValueError):
+        nn.PSNR()(Tensor(x), Tensor(x[:, :, :4]))
+    with pytest.raises(TypeError):
+        nn.PSNR()(Tensor(x), Tensor(x.astype(np.float16)))
+    with pytest.raises(TypeError):
+        nn.PSNR(True)
+    with pytest.raises(ValueError):
+        nn.PSNR(0)

@@ -43,3 +43,5 @@ from mycel.nn.layer.padding_nd import (ConstantPad1d, ConstantPad2d,  # noqa: F4
                                        ReflectionPad1d, ReflectionPad2d, ReflectionPad3d)
 __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
             "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
+from mycel.nn.layer.image import PSNR  # noqa: F401,E402
+__all__ += ["PSNR"]
