@@ -192,3 +192,17 @@ def test_adafactor_matches_the_paper_in_numpy(mode, kw):
     np.testing.assert_allclose(net.b.asnumpy(), rb, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError):
         nn.AdaFactor(Lin(W0).trainable_params(), learning_rate=0.1)  # needs relative_step=False
+
+
+def test_functional_tuple_helpers(mode):
+    import mycel.ops.functional as F
+
+    class Mean(nn.Cell):
+        def construct(self, x):
+            shape = P.Shape()(x)
+            axes = F.make_range(0, F.tuple_len(shape))
+            return P.ReduceSum()(x, axes) / F.shape_mul(shape)
+
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_allclose(Mean()(Tensor(x)).asnumpy(), x.mean(), rtol=1e-6)
+    assert F.make_range(3) == (0, 1, 2) and F.make_range(1, 7, 3) == (1, 4)
