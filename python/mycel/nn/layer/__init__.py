@@ -45,3 +45,6 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zer
             "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
 from mycel.nn.layer.image import PSNR  # noqa: F401,E402
 __all__ += ["PSNR"]
+from mycel.nn.layer.extra import *  # noqa: F401,F403,E402
+from mycel.nn.layer.extra import __all__ as _extra  # noqa: E402
+__all__ += _extra
