@@ -135,6 +135,9 @@ class Optimizer(Cell):
     @staticmethod
     def _parse_groups(name, parameters, learning_rate, weight_decay):
         """(parameters in order, [(lr, weight_decay, group's parameters)], given as groups)."""
+        if parameters is None:
+            raise ValueError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
+                             f"net.trainable_params()), but got None.")
         if isinstance(parameters, Parameter):
             raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
                             f"net.trainable_params()), not one Parameter.")
@@ -193,6 +196,11 @@ class Optimizer(Cell):
                              f"of the groups ({len(params)}), but got {len(order)}"
                              + (f"; not in any group: {extra}" if extra else "") + ".")
         return order
+
+    def construct(self, *gradients):
+        """A subclass's update; the base class has none."""
+        raise NotImplementedError(f"For '{type(self).__name__}', an optimizer must implement "
+                                  f"construct(gradients).")
 
     def _state(self, prefix, init="zeros", scalar=False, sep=".", dtype=None):
         """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`, or of
