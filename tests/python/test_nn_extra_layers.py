@@ -88,3 +88,34 @@ def test_hinge_embedding_loss(mode, reduction):
     np.testing.assert_allclose(out, ref(torch.tensor(x), torch.tensor(y)).numpy(), rtol=1e-6)
     with pytest.raises(ValueError):
         cell(Tensor(x), Tensor(np.ones((2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("operator", ["SUM", "MEAN", "MAX"])
+def test_multi_field_embedding_lookup_matches_numpy(mode, operator):
+    rng = np.random.RandomState(0)
+    batch, seq, fields, vocab, dim = 3, 7, 4, 11, 5
+    ids = rng.randint(0, vocab, (batch, seq)).astype(np.int32)
+    vals = rng.rand(batch, seq).astype(np.float32)
+    fids = rng.randint(0, fields - 1, (batch, seq)).astype(np.int32)  # field 3 stays empty
+    cell = nn.MultiFieldEmbeddingLookup(vocab, dim, fields, operator=operator)
+    table = cell.embedding_table.asnumpy()
+    out = cell(Tensor(ids), Tensor(vals), Tensor(fids)).asnumpy()
+    expect = np.zeros((batch, fields, dim), np.float32)
+    for b in range(batch):
+        for f in range(fields):
+            rows = [table[ids[b, s]] * vals[b, s] for s in range(seq) if fids[b, s] == f]
+            if rows:
+                agg = {"SUM": np.sum, "MEAN": np.mean, "MAX": np.max}[operator]
+                expect[b, f] = agg(np.stack(rows), axis=0)
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError):
+        cell(Tensor(ids.astype(np.int16)), Tensor(vals), Tensor(fids))
+    with pytest.raises(ValueError):
+        cell(Tensor(ids[0]), Tensor(vals), Tensor(fids))
+
+
+def test_embedding_lookup_with_max_norm(mode):
+    cell = nn.EmbeddingLookup(6, 3, max_norm=0.5, param_init="ones")
+    ids = np.array([[0, 5], [2, 2]], np.int32)
+    out = cell(Tensor(ids)).asnumpy()
+    np.testing.assert_allclose(out, np.full((2, 2, 3), 0.5 / np.sqrt(3.0)), rtol=1e-6)

@@ -48,3 +48,6 @@ __all__ += ["PSNR"]
 from mycel.nn.layer.extra import *  # noqa: F401,F403,E402
 from mycel.nn.layer.extra import __all__ as _extra  # noqa: E402
 __all__ += _extra
+from mycel.nn.layer.embedding_lookup import (EmbeddingLookup,  # noqa: F401,E402
+                                             MultiFieldEmbeddingLookup)
+__all__ += ["EmbeddingLookup", "MultiFieldEmbeddingLookup"]
