@@ -6,7 +6,6 @@ from mycel import _mycel as _C
 from mycel.common.parameter import Parameter
 from mycel.nn.optim.optimizer import Optimizer, _check_float, check_grad_count
 from mycel.ops.function._util import prim
-from mycel.ops.composite import depend
 
 
 def _check_betas(name, beta1, beta2, eps):
@@ -100,10 +99,7 @@ class Adam(_AdamBase):
         if self.use_amsgrad:
             for i, (p, m, v, vh, g) in enumerate(zip(self.parameters, self.moment1,
                                                      self.moment2, self.vhat, gradients)):
-                res = self._amsgrad(p, m, v, vh, b1p, b2p, self.lr_of(lr, i), g)
-                # every output is read: GRAPH mode drops an update whose tuple element nothing
-                # reads (a compiler issue noted in the docs)
-                out = out + (depend(res[0], (res[1], res[2], res[3])),)
+                out = out + (self._amsgrad(p, m, v, vh, b1p, b2p, self.lr_of(lr, i), g)[0],)
             return out
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
