@@ -119,3 +119,24 @@ def test_embedding_lookup_with_max_norm(mode):
     ids = np.array([[0, 5], [2, 2]], np.int32)
     out = cell(Tensor(ids)).asnumpy()
     np.testing.assert_allclose(out, np.full((2, 2, 3), 0.5 / np.sqrt(3.0)), rtol=1e-6)
+
+
+def test_cell_insert_child_apply_and_celllist_iadd():
+    net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
+    seen = []
+    assert net.apply(lambda c: seen.append(type(c).__name__)) is net
+    assert seen == ["SequentialCell", "Dense", "ReLU"]
+    host = nn.Cell()
+    host.insert_child_to_cell("head", nn.Dense(2, 3))
+    assert [n for n, _ in host.cells_and_names()] == ["", "head"]
+    assert [n for n, _ in host.parameters_and_names()] == ["head.weight", "head.bias"]
+    for bad in ("", "a.b"):
+        with pytest.raises(KeyError):
+            host.insert_child_to_cell(bad, nn.ReLU())
+    with pytest.raises(TypeError):
+        host.insert_child_to_cell("x", Tensor(np.ones(2, np.float32)))
+    with pytest.raises(KeyError):
+        host.insert_param_to_cell("", ms.Parameter(Tensor(np.ones(2, np.float32)), "p"))
+    cells = nn.CellList([nn.ReLU()])
+    cells += [nn.Tanh()]
+    assert len(cells) == 2 and isinstance(cells[1], nn.Tanh)
