@@ -288,3 +288,17 @@ def test_gradient_flows_through_log_prob(mode):
 
     g = ms.grad(f)(Tensor(np.array([1.0], np.float32))).asnumpy()
     np.testing.assert_allclose(g, [np.sum(np.array([0.5, 1.0, 2.0]) - 1.0) / 4.0], rtol=1e-5)
+
+
+def test_methods_a_subclass_leaves_out_raise_not_implemented(mode):
+    class NoMethods(msd.Distribution):
+        def __init__(self, rate=None):
+            param = dict(locals())
+            param["param_dict"] = {"rate": rate}
+            super().__init__(None, ms.float32, "NoMethods", param)
+
+    x = np.array([0.2], np.float32)
+    for method in ("prob", "log_prob", "cdf", "survival_function", "sd", "var", "mean",
+                   "entropy", "sample"):
+        with pytest.raises(NotImplementedError, match="NoMethods"):
+            call(NoMethods(), method, x)
