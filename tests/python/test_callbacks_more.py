@@ -199,3 +199,20 @@ def test_backup_and_restore_resumes_where_the_run_stopped(tmp_path, mode):
                                atol=1e-6)
     with pytest.raises(ValueError):
         BackupAndRestore(backup, save_freq=0)
+
+
+def test_dataset_helper_iterates_epochs_and_sink_steps():
+    from mycel.train.dataset_helper import DatasetHelper
+    x = np.arange(10, dtype=np.float32).reshape(10, 1)
+    data = ds.NumpySlicesDataset((x,), ["x"], shuffle=False).batch(4)  # 3 batches
+    helper = DatasetHelper(data, dataset_sink_mode=False, epoch_num=2)
+    assert helper.sink_size() == 3
+    for _ in range(2):
+        got = [b[0].asnumpy().ravel().tolist() for b in helper]
+        assert got == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    sink = DatasetHelper(data, dataset_sink_mode=True, sink_size=2, epoch_num=1)
+    assert sink.sink_size() == 2 and len(list(sink)) == 2
+    for bad, err in ((dict(dataset_sink_mode="True"), TypeError), (dict(sink_size=True), TypeError),
+                     (dict(sink_size=1.0), TypeError), (dict(sink_size=-2), ValueError)):
+        with pytest.raises(err):
+            DatasetHelper(data, **bad)
