@@ -236,7 +236,10 @@ class CheckpointConfig:
     """CheckpointConfig(save_checkpoint_steps=1, save_checkpoint_seconds=0,
     keep_checkpoint_max=5, keep_checkpoint_per_n_minutes=0, integrated_save=True,
     async_save=False, saved_network=None, append_info=None): when ModelCheckpoint saves and
-    how many files it keeps. One of steps and seconds must be set; with both, steps decide."""
+    how many files it keeps. One of steps and seconds must be set; as in MindSpore, with
+    steps set the seconds are None, with keep_checkpoint_max set the minutes are None, and
+    with neither count one file is kept (keep_checkpoint_max 1). A non-int is a TypeError, a
+    negative int a ValueError."""
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
@@ -245,14 +248,23 @@ class CheckpointConfig:
                         ("save_checkpoint_seconds", save_checkpoint_seconds),
                         ("keep_checkpoint_max", keep_checkpoint_max),
                         ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+                raise TypeError(f"For 'CheckpointConfig', the '{name}' must be an int, but got "
+                                f"{type(v).__name__}.")
+            if v is not None and v < 0:
                 raise ValueError(f"For 'CheckpointConfig', the '{name}' must be a non-negative "
                                  f"int, but got {v!r}.")
-        if save_checkpoint_steps and save_checkpoint_seconds:
-            save_checkpoint_seconds = 0  # steps decide
         if not save_checkpoint_steps and not save_checkpoint_seconds:
             raise ValueError("For 'CheckpointConfig', one of 'save_checkpoint_steps' and "
                              "'save_checkpoint_seconds' must be set.")
+        # MindSpore's normalisation: steps decide over seconds, a file count over minutes, and
+        # with neither count one file is kept
+        if save_checkpoint_steps:
+            save_checkpoint_seconds = None
+        if keep_checkpoint_max:
+            keep_checkpoint_per_n_minutes = None
+        elif not keep_checkpoint_per_n_minutes:
+            keep_checkpoint_max = 1
         self.save_checkpoint_steps = save_checkpoint_steps
         self.save_checkpoint_seconds = save_checkpoint_seconds
         self.keep_checkpoint_max = keep_checkpoint_max
@@ -261,6 +273,14 @@ class CheckpointConfig:
         self.async_save = async_save
         self.saved_network = saved_network
         self.append_info = append_info
+
+    def get_checkpoint_policy(self):
+        """The saving policy as a dict (MindSpore's names)."""
+        return {"save_checkpoint_steps": self.save_checkpoint_steps,
+                "save_checkpoint_seconds": self.save_checkpoint_seconds,
+                "keep_checkpoint_max": self.keep_checkpoint_max,
+                "keep_checkpoint_per_n_minutes": self.keep_checkpoint_per_n_minutes,
+                "saved_network": self.saved_network}
 
 
 class _CheckpointManager:
