@@ -206,3 +206,17 @@ def test_functional_tuple_helpers(mode):
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     np.testing.assert_allclose(Mean()(Tensor(x)).asnumpy(), x.mean(), rtol=1e-6)
     assert F.make_range(3) == (0, 1, 2) and F.make_range(1, 7, 3) == (1, 4)
+
+
+def test_adam_lazy_and_offload_are_adam_for_dense_gradients(mode):
+    ref = _train(lambda ps: nn.Adam(ps, learning_rate=0.05))
+    for kw in (dict(use_lazy=True), dict(use_offload=True)):
+        got = _train(lambda ps: nn.Adam(ps, learning_rate=0.05, **kw))
+        np.testing.assert_array_equal(got[0], ref[0])
+    got = _train(lambda ps: nn.AdamOffload(ps, learning_rate=0.05))
+    np.testing.assert_array_equal(got[0], ref[0])
+    ps = Lin(W0).trainable_params()
+    with pytest.raises(ValueError):
+        nn.Adam(ps, use_lazy=True, use_offload=True)
+    with pytest.raises(ValueError):
+        nn.Adam(ps, use_lazy=True, use_amsgrad=True)

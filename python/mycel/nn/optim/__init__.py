@@ -18,3 +18,5 @@ from mycel.nn.optim.proximal import ProximalAdagrad  # noqa: F401,E402
 __all__ += ["ProximalAdagrad"]
 from mycel.nn.optim.adafactor import AdaFactor  # noqa: F401,E402
 __all__ += ["AdaFactor"]
+from mycel.nn.optim.adam import AdamOffload  # noqa: F401,E402
+__all__ += ["AdamOffload"]

@@ -74,7 +74,23 @@ class Adam(_AdamBase):
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
-                 use_amsgrad=False):
+                 use_amsgrad=False, **kwargs):
+        use_lazy = kwargs.pop("use_lazy", False)
+        use_offload = kwargs.pop("use_offload", False)
+        if kwargs:
+            raise TypeError(f"For 'Adam', unexpected arguments {sorted(kwargs)}.")
+        for arg, v in (("use_lazy", use_lazy), ("use_offload", use_offload)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'Adam', '{arg}' must be bool, but got {type(v).__name__}.")
+        if use_lazy and use_offload:
+            raise ValueError("For 'Adam', 'use_lazy' and 'use_offload' can not both be True.")
+        if (use_lazy or use_offload) and use_amsgrad:
+            raise ValueError("For lazy Adam and Adam with offload, there is no parameter named "
+                             "'use_amsgrad'.")
+        # Lazy Adam updates only the rows a sparse (row) gradient touches; mycel's gradients
+        # are dense, every row is touched, so it is this update. Offload runs the update on
+        # the host, where mycel's CPU kernels run it anyway.
+        self.use_lazy, self.use_offload = use_lazy, use_offload
         if not isinstance(use_amsgrad, bool):
             raise TypeError(f"For 'Adam', 'use_amsgrad' must be bool, but got "
                             f"{type(use_amsgrad).__name__}.")
@@ -165,3 +181,15 @@ class AdamW(_AdamBase):
             decay = self._decay[i] * bc1 / sbc2
             out = out + (self._op(p, m, v, lr_t, self.beta1, self.beta2, eps, decay, g)[0],)
         return out
+
+
+class AdamOffload(Adam):
+    """AdamOffload(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0): MindSpore's Adam
+    whose update runs on the host CPU; mycel's optimizer kernels run there already, so it is
+    Adam(use_offload=True), the same update."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale, use_offload=True)
