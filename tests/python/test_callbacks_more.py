@@ -216,3 +216,13 @@ def test_dataset_helper_iterates_epochs_and_sink_steps():
                      (dict(sink_size=1.0), TypeError), (dict(sink_size=-2), ValueError)):
         with pytest.raises(err):
             DatasetHelper(data, **bad)
+
+
+def test_module_paths_mindspore_programs_import():
+    from mycel.context import ParallelMode
+    from mycel.common import set_seed, get_seed
+    from mycel.communication._comm_helper import GlobalComm
+    from mycel.communication import GlobalComm as G
+    assert ParallelMode is ms.ParallelMode and GlobalComm is G
+    set_seed(11)
+    assert get_seed() == 11
