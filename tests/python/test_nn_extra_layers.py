@@ -140,3 +140,11 @@ def test_cell_insert_child_apply_and_celllist_iadd():
     cells = nn.CellList([nn.ReLU()])
     cells += [nn.Tanh()]
     assert len(cells) == 2 and isinstance(cells[1], nn.Tanh)
+
+
+def test_cell_flags_are_recorded_recursively():
+    net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
+    assert net.add_flags_recursive(defer_inline=True) is net
+    assert all(c.get_flags() == {"defer_inline": True} for _, c in net.cells_and_names())
+    assert nn.Cell(flags={"a": 1}).get_flags() == {"a": 1}
+    np.testing.assert_allclose(net(Tensor(np.ones((1, 2), np.float32))).shape, (1, 2))

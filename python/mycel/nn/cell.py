@@ -90,6 +90,8 @@ class Cell:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "training", False)
         self._auto_prefix = auto_prefix
+        if flags:
+            self.add_flags(**flags)
 
     def __setattr__(self, name, value):
         cells = self.__dict__.get("_cells")
@@ -447,6 +449,27 @@ class Cell:
             raise TypeError(f"For 'insert_child_to_cell', the child must be a Cell or None, "
                             f"but got {type(child_cell).__name__}.")
         setattr(self, child_name, child_cell)
+
+    def add_flags(self, **flags):
+        """Records compile flags on this cell (MindSpore's ``add_flags``: hints such as
+        defer_inline for its graph compiler; mycel's compiler reads none of them). Returns
+        self."""
+        got = self.__dict__.get("_mindspore_flags")
+        if got is None:
+            got = {}
+            object.__setattr__(self, "_mindspore_flags", got)
+        got.update(flags)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        """add_flags on this cell and every sub-cell. Returns self."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        """The flags recorded by add_flags (a dict)."""
+        return dict(self.__dict__.get("_mindspore_flags") or {})
 
     def apply(self, fn):
         """Calls fn(cell) on this cell and every sub-cell (depth first); returns self."""
