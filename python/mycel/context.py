@@ -143,3 +143,6 @@ def parse_max_device_memory(v):
         raise ValueError(f"For 'set_context', max_device_memory must look like '2GB' (a "
                          f"positive number of GB), but got {v!r}.")
     return float(m.group(1)) * (1 << 30)
+
+
+from mycel.parallel.context import ParallelMode  # noqa: E402,F401 (MindSpore's context.ParallelMode)

@@ -690,6 +690,16 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
 }
 
 namespace {
+// Whether `out` is a tuple that holds `n` as an element (its output keeps n alive).
+bool holds_directly(Node* out, Node* n) {
+  if (!out->is_cnode()) return false;
+  auto* c = static_cast<CNode*>(out);
+  if (!c->is_builtin(Builtin::MakeTuple)) return false;
+  for (size_t i = 1; i < c->inputs().size(); ++i)
+    if (c->input(i) == n) return true;
+  return false;
+}
+
 // A tuple or list whose elements join into no one type (cells, functions, tensors of
 // several shapes): a broadened index could not pick from it.
 bool mixed(const AbsPtr& a) {
@@ -873,6 +883,13 @@ void Specializer::run_ctx(Ctx* k) {
         if (r->is_cnode()) effects.push_back(r);
       }
       o = eval(g->output(), k);
+      // The last effect is kept by the output too (MindSpore's auto-monad returns its
+      // state): an update whose value only an unread tuple element holds (f()[0] of an f
+      // returning (assign(a, x), assign(b, y))) would otherwise be dropped with it.
+      if (k->state && k->state != k->token && k->state->is_cnode() && k->state != o &&
+          !holds_directly(o, k->state) &&
+          std::find(effects.begin(), effects.end(), k->state) == effects.end())
+        effects.push_back(k->state);
       if (!effects.empty()) {
         effects.insert(effects.begin(), o);
         o = emit_builtin(k, Builtin::Depend, effects, o->abstract(), g->output()->span());

@@ -534,6 +534,8 @@ Node* Specializer::raise_rule(Ctx* c, const std::vector<Node*>& args, const Sour
   }
   bool certain = true;
   for (bool d : stack_dynamic_) certain = certain && !d;
+  // NotImplementedError travels as a RuntimeError named in its text (python/module.cc)
+  if (name == "NotImplementedError") msg = "NotImplementedError: " + msg;
   if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
   // The run-time raise: raise(class name, message parts..., "\n" + the source location); the
   // executor joins the parts with spaces.

@@ -116,6 +116,10 @@ bool is_subclass(py::handle sub, py::handle cls) {
     kind = ErrorKind::Recursion;
   } else if (e.matches(PyExc_OverflowError)) {
     kind = ErrorKind::Overflow;
+  } else if (e.matches(PyExc_NotImplementedError)) {
+    // a RuntimeError whose text starts "NotImplementedError: ": the bindings raise it as
+    // NotImplementedError again (python/module.cc)
+    kind = ErrorKind::Runtime;
   }
   throw Error(kind, str(type, ": ", msg));
 }

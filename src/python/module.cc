@@ -90,9 +90,17 @@ PYBIND11_MODULE(_mycel, m) {
           type = PyExc_RuntimeError;
           break;
       }
+      // A NotImplementedError of Python code run at compile time, or raised by a graph,
+      // is a Runtime error whose text names it: it is raised as NotImplementedError (a
+      // RuntimeError subclass, so handlers of RuntimeError still catch it).
+      static const std::string kNotImpl = "NotImplementedError: ";
+      std::string text = e.message();
+      if (e.kind() == mycel::ErrorKind::Runtime && text.rfind(kNotImpl, 0) == 0) {
+        type = PyExc_NotImplementedError;
+        text = text.substr(kNotImpl.size());
+      }
       // Messages quote names and paths from files (a MINDIR node name, a MindRecord path) that
       // need not be UTF-8: bad bytes become \xNN escapes rather than an empty message.
-      const std::string& text = e.message();
       PyObject* msg = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
                                            "backslashreplace");
       if (msg == nullptr) {

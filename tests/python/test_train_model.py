@@ -407,9 +407,15 @@ def test_model_checkpoint_files_keep_max_and_reload(mode, tmp_path):
 def test_model_checkpoint_saves_at_the_end(tmp_path):
     x, y = blobs()
     _, model = make_model()
-    cfg = CheckpointConfig(save_checkpoint_steps=4, keep_checkpoint_max=0)   # 0: keep all
+    cfg = CheckpointConfig(save_checkpoint_steps=4, keep_checkpoint_max=10)
     model.train(2, dataset(x, y), callbacks=ModelCheckpoint("m", str(tmp_path), cfg))
     assert sorted(os.listdir(tmp_path)) == ["m-2_1.ckpt", "m-2_3.ckpt"]    # steps 4 and 6
+    # keep_checkpoint_max=0 without keep_checkpoint_per_n_minutes keeps one file, as in
+    # MindSpore (CheckpointConfig makes it 1)
+    cfg = CheckpointConfig(save_checkpoint_steps=4, keep_checkpoint_max=0)
+    assert cfg.keep_checkpoint_max == 1
+    model.train(2, dataset(x, y), callbacks=ModelCheckpoint("one", str(tmp_path), cfg))
+    assert sorted(f for f in os.listdir(tmp_path) if f.startswith("one")) == ["one-2_3.ckpt"]
 
 
 class FakeTTY(io.StringIO):
@@ -527,8 +533,11 @@ def test_model_errors(tmp_path):
         Model(net, amp_level="O9")
     with pytest.raises(ValueError, match="LossMonitor.*per_print_times.*-1"):
         LossMonitor(-1)
-    with pytest.raises(ValueError, match="CheckpointConfig.*both"):
-        CheckpointConfig(save_checkpoint_steps=2, save_checkpoint_seconds=10)
+    # steps and seconds both given: steps decide, as in MindSpore (not an error)
+    both = CheckpointConfig(save_checkpoint_steps=2, save_checkpoint_seconds=10)
+    assert (both.save_checkpoint_steps, both.save_checkpoint_seconds) == (2, None)
+    with pytest.raises(ValueError, match="CheckpointConfig"):
+        CheckpointConfig(save_checkpoint_steps=0, save_checkpoint_seconds=0)
     with pytest.raises(ValueError, match="CheckpointConfig.*keep_checkpoint_max.*-2"):
         CheckpointConfig(keep_checkpoint_max=-2)
     with pytest.raises(ValueError, match="ModelCheckpoint.*prefix.*'a/b'"):

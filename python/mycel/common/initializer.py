@@ -263,6 +263,126 @@ class HeNormal(Initializer):
         return _normal(shape, 0.0, gain / math.sqrt(_fan(shape, self.mode)))
 
 
+@_register()
+class Identity(Initializer):
+    """The 2-d identity (ones on the main diagonal of a [rows, cols] matrix); other ranks are
+    a ValueError."""
+
+    def _initialize(self, shape):
+        if len(shape) != 2:
+            raise ValueError(f"For 'Identity', the shape must be 2-d, but got {shape}.")
+        return np.eye(shape[0], shape[1])
+
+
+@_register()
+class Dirac(Initializer):
+    """The Dirac delta of a 3-d, 4-d or 5-d convolution weight [out, in, *kernel]: with
+    `groups` groups of out/groups output channels, channel d of each group passes input
+    channel d through at the kernel's centre (so the convolution is an identity on the first
+    min(out/groups, in) channels); out must divide by `groups`."""
+
+    def __init__(self, groups=1):
+        super().__init__(groups=groups)
+        self.groups = groups
+
+    def _initialize(self, shape):
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"For 'Dirac', the shape must be 3-d, 4-d or 5-d, but got "
+                             f"{shape}.")
+        if shape[0] % self.groups != 0:
+            raise ValueError(f"For 'Dirac', shape[0] ({shape[0]}) must be divisible by groups "
+                             f"({self.groups}).")
+        out = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for d in range(min(per_group, shape[1])):
+                out[(g * per_group + d, d) + centre] = 1.0
+        return out
+
+
+@_register()
+class Sparse(Initializer):
+    """A 2-d [rows, cols] matrix of N(0, sigma^2) values with ceil(sparsity * rows) zeros in
+    each column at random rows (Martens' sparse initialisation); other ranks are a
+    ValueError."""
+
+    def __init__(self, sparsity, sigma=0.01):
+        super().__init__(sparsity=sparsity, sigma=sigma)
+        self.sparsity, self.sigma = sparsity, sigma
+
+    def _initialize(self, shape):
+        if len(shape) != 2:
+            raise ValueError(f"For 'Sparse', the shape must be 2-d, but got {shape}.")
+        rows, cols = shape
+        zeros = int(math.ceil(self.sparsity * rows))
+        out = _normal(shape, 0.0, self.sigma)
+        for c in range(cols):
+            order = np.argsort(_uniform((rows,), 0.0, 1.0))
+            out[order[:zeros], c] = 0.0
+        return out
+
+
+@_register()
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times `gain`: the Q of the QR factorisation of a normal
+    matrix [shape[0], prod(shape[1:])] (sign-corrected so the draw is uniform), reshaped;
+    needs at least 2 dimensions."""
+
+    def __init__(self, gain=1.):
+        super().__init__(gain=gain)
+        self.gain = gain
+
+    def _initialize(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"For 'Orthogonal', the shape must have at least 2 dimensions, "
+                             f"but got {shape}.")
+        rows = shape[0]
+        cols = int(np.prod(shape[1:]))
+        flat = _normal((rows, cols), 0.0, 1.0)
+        if rows < cols:
+            flat = flat.T
+        q, r = np.linalg.qr(flat)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return self.gain * q.reshape(shape)
+
+
+@_register("variancescaling")
+class VarianceScaling(Initializer):
+    """Values scaled to the weight's fans: n = fan_in, fan_out or their mean (`mode`), and
+    'truncated_normal' (N(0, s^2) truncated at 2 s, s = sqrt(scale / n) / 0.87962566, so
+    the truncated variance is scale / n), 'untruncated_normal' (s = sqrt(scale / n)) or
+    'uniform' (U(-l, l), l = sqrt(3 scale / n)). scale must be > 0."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
+        if scale <= 0.:
+            raise ValueError(f"For 'VarianceScaling', scale must be greater than 0, but got "
+                             f"{scale}.")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"For 'VarianceScaling', mode must be 'fan_in', 'fan_out' or "
+                             f"'fan_avg', but got {mode!r}.")
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"For 'VarianceScaling', distribution must be 'uniform', "
+                             f"'truncated_normal' or 'untruncated_normal', but got "
+                             f"{distribution!r}.")
+        super().__init__(scale=scale, mode=mode, distribution=distribution)
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _initialize(self, shape):
+        fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
+        scale = self.scale / max(1.0, n[self.mode])
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * scale)
+            return _uniform(shape, -limit, limit)
+        if self.distribution == "untruncated_normal":
+            return _normal(shape, 0.0, math.sqrt(scale))
+        sigma = math.sqrt(scale) / .87962566103423978
+        return TruncatedNormal(sigma=sigma)._initialize(shape)
+
+
 def initializer(init, shape=None, dtype=None):
     """A Tensor of `shape` and `dtype` (default float32) filled by `init`: an Initializer, its
     registered name (case-insensitive), a number or a Tensor."""
@@ -295,4 +415,5 @@ def initializer(init, shape=None, dtype=None):
 
 
 __all__ = ["Initializer", "initializer", "Zero", "One", "Constant", "Normal", "Uniform",
-           "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal"]
+           "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal",
+           "Identity", "Dirac", "Sparse", "Orthogonal", "VarianceScaling"]

@@ -417,6 +417,9 @@ for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.from_numpy = staticmethod(_C.from_numpy)
 Tensor.T = property(lambda self: _transpose(self))
+# MindSpore fills an initializer's tensor lazily, at init_data(); mycel's initializer fills it
+# at once, so init_data() returns the tensor itself.
+Tensor.init_data = lambda self, slice_index=None, shape=None, opt_shard_group=None: self
 
 
 # ------------------------------------------------------------------ dynamic-shape placeholders

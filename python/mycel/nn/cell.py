@@ -90,6 +90,8 @@ class Cell:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "training", False)
         self._auto_prefix = auto_prefix
+        if flags:
+            self.add_flags(**flags)
 
     def __setattr__(self, name, value):
         cells = self.__dict__.get("_cells")
@@ -426,6 +428,9 @@ class Cell:
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         """Registers param under param_name (as assigning the attribute does)."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the parameter name must be a "
+                           f"non-empty str, but got {param_name!r}.")
         if check_name_contain_dot and "." in param_name:
             raise KeyError(f"For 'insert_param_to_cell', the parameter name '{param_name}' "
                            f"must not contain '.'.")
@@ -433,6 +438,44 @@ class Cell:
             raise TypeError(f"For 'insert_param_to_cell', the parameter must be a Parameter, "
                             f"but got {type(param).__name__}.")
         setattr(self, param_name, param)
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Registers child_cell (a Cell, or None for no cell) under child_name, as assigning
+        the attribute does; a name that is empty or holds '.' is a KeyError."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"For 'insert_child_to_cell', the child name must be a non-empty "
+                           f"str without '.', but got {child_name!r}.")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"For 'insert_child_to_cell', the child must be a Cell or None, "
+                            f"but got {type(child_cell).__name__}.")
+        setattr(self, child_name, child_cell)
+
+    def add_flags(self, **flags):
+        """Records compile flags on this cell (MindSpore's ``add_flags``: hints such as
+        defer_inline for its graph compiler; mycel's compiler reads none of them). Returns
+        self."""
+        got = self.__dict__.get("_mindspore_flags")
+        if got is None:
+            got = {}
+            object.__setattr__(self, "_mindspore_flags", got)
+        got.update(flags)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        """add_flags on this cell and every sub-cell. Returns self."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        """The flags recorded by add_flags (a dict)."""
+        return dict(self.__dict__.get("_mindspore_flags") or {})
+
+    def apply(self, fn):
+        """Calls fn(cell) on this cell and every sub-cell (depth first); returns self."""
+        for _, cell in self.cells_and_names():
+            fn(cell)
+        return self
 
     def parameters_and_names(self, name_prefix="", expand=True):
         """(name, parameter) for the parameters of this cell and, with expand, of every

@@ -44,3 +44,30 @@ gather_d = P.GatherD()
 scatter_nd = P.ScatterNd()
 tensor_scatter_update = P.TensorScatterUpdate()
 fill = P.Fill()
+
+
+# MindSpore's tuple helpers of F (compile-time values in GRAPH mode, as there).
+import builtins as _builtins  # noqa: E402 (range, len: mycel.ops.function has a range op)
+from mycel.ops.primitive import constexpr as _constexpr  # noqa: E402
+
+
+@_constexpr
+def tuple_len(t):
+    """len(t) of a tuple (or list)."""
+    return _builtins.len(t)
+
+
+@_constexpr
+def make_range(start, stop=None, step=1):
+    """tuple(range(start, stop, step)); make_range(n) is (0, ..., n - 1)."""
+    r = _builtins.range(start) if stop is None else _builtins.range(start, stop, step)
+    return tuple(r)
+
+
+@_constexpr
+def shape_mul(shape):
+    """The product of a shape's dimensions (1 for ())."""
+    out = 1
+    for d in shape:
+        out *= d
+    return out

@@ -8,6 +8,8 @@ from mycel.train.data_sink import data_sink  # noqa: F401
 from mycel.train.train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: F401
 from mycel.train.callback import (Callback, RunContext, LossMonitor, TimeMonitor,  # noqa: F401
                                   ModelCheckpoint, CheckpointConfig, ProgressBar)
+from mycel.train.callback import (History, LambdaCallback, OnRequestExit,  # noqa: F401
+                                  TrainFaultTolerance, BackupAndRestore)
 from mycel.train.metrics import (Metric, Accuracy, Loss, MAE, MSE,  # noqa: F401
                                  TopKCategoricalAccuracy, Top1CategoricalAccuracy,
                                  Top5CategoricalAccuracy, rearrange_inputs)

@@ -205,6 +205,10 @@ class Model:
         ctx = RunContext(p)
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
+        # a callback restoring a run (BackupAndRestore) may advance cur_epoch_num: the run
+        # goes on from there
+        if isinstance(p.cur_epoch_num, int) and initial_epoch < p.cur_epoch_num < epoch:
+            initial_epoch = p.cur_epoch_num
         step = initial_epoch * max(batch_num, 0)
         # (in sink mode each epoch is one sink, and the step-by-step loop below has nothing)
         batches = () if sink is not None else \

@@ -38,3 +38,16 @@ from mycel.nn.layer.image import CentralCrop, L1Regularizer, SSIM, MSSSIM  # noq
 __all__ += ["CentralCrop", "L1Regularizer", "SSIM", "MSSSIM"]
 from mycel.nn.layer.padding import Pad  # noqa: E402
 __all__ += ["Pad"]
+from mycel.nn.layer.padding_nd import (ConstantPad1d, ConstantPad2d,  # noqa: F401,E402
+                                       ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+                                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d)
+__all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
+            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
+from mycel.nn.layer.image import PSNR  # noqa: F401,E402
+__all__ += ["PSNR"]
+from mycel.nn.layer.extra import *  # noqa: F401,F403,E402
+from mycel.nn.layer.extra import __all__ as _extra  # noqa: E402
+__all__ += _extra
+from mycel.nn.layer.embedding_lookup import (EmbeddingLookup,  # noqa: F401,E402
+                                             MultiFieldEmbeddingLookup)
+__all__ += ["EmbeddingLookup", "MultiFieldEmbeddingLookup"]

@@ -81,6 +81,11 @@ class _CellSequence(Cell):
             self.append(cell)
         return self
 
+    def __iadd__(self, cells):
+        """cell_list += [cells]: extend."""
+        self.extend(cells)
+        return self
+
     def insert(self, index, cell):
         """Inserts a cell before position index."""
         _check_cell(cell, type(self).__name__)

@@ -1,9 +1,11 @@
-"""Image and regularisation layers of MindSpore's ``mindspore.nn``: SSIM, CentralCrop (the central
+"""Image and regularisation layers of MindSpore's ``mindspore.nn``: SSIM, MSSSIM, PSNR,
+CentralCrop (the central
 part of an image batch) and L1Regularizer (scale * sum |w|). All compile in GRAPH mode (the
 crop box comes from the static shape at compile time)."""
 import math
 import numbers
 
+from mycel import _mycel as _C
 from mycel.nn.cell import Cell
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
@@ -198,3 +200,44 @@ class MSSSIM(_SSIMBase):
             if j != last:
                 x, y = self.pool(x), self.pool(y)
         return self.mean(out, (1,))
+
+
+@constexpr
+def _psnr_check(shape1, shape2, dtype1, dtype2):
+    for shape in (shape1, shape2):
+        if len(shape) != 4:
+            raise ValueError(f"For 'PSNR', the images must be [N, C, H, W], but got shape "
+                             f"{list(shape)}.")
+    if tuple(shape1) != tuple(shape2):
+        raise ValueError(f"For 'PSNR', the two images must have one shape, but got "
+                         f"{list(shape1)} and {list(shape2)}.")
+    if dtype1 != dtype2:
+        raise TypeError(f"For 'PSNR', the two images must have one dtype, but got {dtype1} and "
+                        f"{dtype2}.")
+    if str(dtype1) not in ("Float16", "Float32", "Float64", "UInt8"):
+        raise TypeError(f"For 'PSNR', the images' dtype must be float16, float32, float64 or "
+                        f"uint8, but got {dtype1}.")
+
+
+class PSNR(Cell):
+    """PSNR(max_val=1.0)(img1, img2): the peak signal-to-noise ratio of each image pair of two
+    [N, C, H, W] batches, 10 log10(max_val^2 / mean((img1 - img2)^2)) over C, H, W (shape
+    [N], float32; inf for identical images). max_val is the largest pixel value (255 for
+    uint8 images in [0, 255])."""
+
+    def __init__(self, max_val=1.0):
+        super().__init__()
+        if isinstance(max_val, bool) or not isinstance(max_val, numbers.Real):
+            raise TypeError(f"For 'PSNR', the 'max_val' must be an int or float, but got "
+                            f"{type(max_val).__name__}.")
+        if not max_val > 0:
+            raise ValueError(f"For 'PSNR', the 'max_val' must be positive, but got {max_val}.")
+        self.max_val = float(max_val)
+
+    def construct(self, img1, img2):
+        _psnr_check(img1.shape, img2.shape, img1.dtype, img2.dtype)
+        a = prim("Cast", dtype=_C.float32)(img1)
+        b = prim("Cast", dtype=_C.float32)(img2)
+        d = a - b
+        mse = prim("ReduceMean", keep_dims=False)(d * d, (1, 2, 3))
+        return 10.0 * prim("Log")(self.max_val * self.max_val / mse) / math.log(10.0)

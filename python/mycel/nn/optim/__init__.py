@@ -14,3 +14,9 @@ __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamW", "
            "RMSProp", "AdaMax", "Adadelta", "FTRL", "ASGD", "Rprop", "Lamb", "LARS",
            "thor", "DenseThor", "Conv2dThor", "AdaSumByGradWrapCell",
            "AdaSumByDeltaWeightWrapCell"]
+from mycel.nn.optim.proximal import ProximalAdagrad  # noqa: F401,E402
+__all__ += ["ProximalAdagrad"]
+from mycel.nn.optim.adafactor import AdaFactor  # noqa: F401,E402
+__all__ += ["AdaFactor"]
+from mycel.nn.optim.adam import AdamOffload  # noqa: F401,E402
+__all__ += ["AdamOffload"]

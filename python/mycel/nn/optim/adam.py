@@ -20,6 +20,18 @@ def _check_betas(name, beta1, beta2, eps):
     return b1, b2, e
 
 
+def b1_of(opt):
+    return float(opt.beta1.asnumpy())
+
+
+def b2_of(opt):
+    return float(opt.beta2.asnumpy())
+
+
+def e_of(opt):
+    return float(opt.eps.asnumpy())
+
+
 def _scalar(v, name):
     return Parameter(_C.Tensor(np.float32(v)), name, requires_grad=False)
 
@@ -55,18 +67,44 @@ class Adam(_AdamBase):
         param -= lr * sqrt(1 - beta2**t) / (1 - beta1**t) * m / (sqrt(v) + eps)
 
     (PyTorch adds eps to sqrt(v / (1 - beta2**t)) instead: the results differ by
-    eps-sized amounts.)
+    eps-sized amounts.) With use_amsgrad=True it keeps the running maximum of v ("vhat.<name>")
+    and divides by sqrt(vhat) + eps instead (AMSGrad; the ApplyAdamWithAmsgrad op);
+    use_nesterov does not combine with it.
     """
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
-                 use_amsgrad=False):
-        if use_amsgrad:
-            raise NotImplementedError("For 'Adam', use_amsgrad=True is not supported.")
+                 use_amsgrad=False, **kwargs):
+        use_lazy = kwargs.pop("use_lazy", False)
+        use_offload = kwargs.pop("use_offload", False)
+        if kwargs:
+            raise TypeError(f"For 'Adam', unexpected arguments {sorted(kwargs)}.")
+        for arg, v in (("use_lazy", use_lazy), ("use_offload", use_offload)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'Adam', '{arg}' must be bool, but got {type(v).__name__}.")
+        if use_lazy and use_offload:
+            raise ValueError("For 'Adam', 'use_lazy' and 'use_offload' can not both be True.")
+        if (use_lazy or use_offload) and use_amsgrad:
+            raise ValueError("For lazy Adam and Adam with offload, there is no parameter named "
+                             "'use_amsgrad'.")
+        # Lazy Adam updates only the rows a sparse (row) gradient touches; mycel's gradients
+        # are dense, every row is touched, so it is this update. Offload runs the update on
+        # the host, where mycel's CPU kernels run it anyway.
+        self.use_lazy, self.use_offload = use_lazy, use_offload
+        if not isinstance(use_amsgrad, bool):
+            raise TypeError(f"For 'Adam', 'use_amsgrad' must be bool, but got "
+                            f"{type(use_amsgrad).__name__}.")
+        if use_amsgrad and use_nesterov:
+            raise ValueError("For 'Adam', use_amsgrad and use_nesterov cannot both be True.")
         super().__init__("Adam", params, learning_rate, beta1, beta2, eps, weight_decay,
                          loss_scale)
         self.use_nesterov = bool(use_nesterov)
+        self.use_amsgrad = use_amsgrad
         self._op = prim("Adam", use_nesterov=self.use_nesterov)
+        if use_amsgrad:
+            from mycel.ops.operations.composed_ops import ApplyAdamWithAmsgrad
+            self.vhat = self._state("vhat")
+            self._amsgrad = ApplyAdamWithAmsgrad(b1_of(self), b2_of(self), e_of(self))
 
     def construct(self, gradients):
         check_grad_count("Adam", len(gradients), len(self.moment1))
@@ -74,6 +112,11 @@ class Adam(_AdamBase):
         lr = self.get_lr()
         b1p, b2p = self._next_powers()
         out = ()
+        if self.use_amsgrad:
+            for i, (p, m, v, vh, g) in enumerate(zip(self.parameters, self.moment1,
+                                                     self.moment2, self.vhat, gradients)):
+                out = out + (self._amsgrad(p, m, v, vh, b1p, b2p, self.lr_of(lr, i), g)[0],)
+            return out
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             out = out + (self._op(p, m, v, b1p, b2p, self.lr_of(lr, i), self.beta1, self.beta2,
@@ -138,3 +181,15 @@ class AdamW(_AdamBase):
             decay = self._decay[i] * bc1 / sbc2
             out = out + (self._op(p, m, v, lr_t, self.beta1, self.beta2, eps, decay, g)[0],)
         return out
+
+
+class AdamOffload(Adam):
+    """AdamOffload(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0): MindSpore's Adam
+    whose update runs on the host CPU; mycel's optimizer kernels run there already, so it is
+    Adam(use_offload=True), the same update."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale, use_offload=True)

@@ -82,6 +82,15 @@ class Optimizer(Cell):
         name = type(self).__name__
         params, groups, self.is_group = self._parse_groups(name, parameters, learning_rate,
                                                            weight_decay)
+        group_of = [gi for gi, (_, _, ps) in enumerate(groups) for _ in ps]
+        order = self._order_params(name, parameters, params)
+        self.is_group_params_ordered = order is not None
+        if order is not None:
+            gid = {id(p): g for p, g in zip(params, group_of)}
+            params, group_of = order, [gid[id(p)] for p in order]
+        # whether any group sets its own learning rate (MindSpore's is_group_lr)
+        self.is_group_lr = self.is_group and any(
+            isinstance(g, dict) and "lr" in g for g in parameters)
         self._params_list = params
         self.parameters = tuple(params)  # what it updates, in gradient order
         self.loss_scale = _check_float(name, "loss_scale", loss_scale)
@@ -92,14 +101,22 @@ class Optimizer(Cell):
         self.group_weight_decay = [g[1] for g in groups]
         # One learning-rate source per group (usually one for all): attribute learning_rate
         # (or learning_rate_group<i>), a Parameter or a schedule cell.
-        self._lr_names = tuple("learning_rate" + ("" if len(groups) == 1 else f"_group{gi}")
+        # MindSpore's names: a group with its own 'lr' has learning_rate_group_<i>; the others
+        # share learning_rate (the optimizer's).
+        own = [self.is_group and isinstance(g, dict) and "lr" in g for g in
+               [g for g in parameters if isinstance(g, dict) and set(g) != {"order_params"}]] \
+            if self.is_group else [False]
+        self._lr_names = tuple(f"learning_rate_group_{gi}" if own[gi] else "learning_rate"
                                for gi in range(len(groups)))
-        lr_static, lr_is_schedule = [], []
+        lr_static, lr_is_schedule, made = [], [], {}
         for attr, lr in zip(self._lr_names, self.group_lr):
             static, steps, sched = _lr_values(name, lr)
-            if sched is None:
+            if attr in made:
+                sched = made[attr]
+            elif sched is None:
                 value = np.float32(static) if static is not None else steps
                 sched = Parameter(Tensor(value), attr, requires_grad=False)
+            made[attr] = sched
             setattr(self, attr, sched)
             lr_static.append(static is not None)
             lr_is_schedule.append(isinstance(sched, LearningRateSchedule))
@@ -107,13 +124,20 @@ class Optimizer(Cell):
         self.dynamic_lr = not all(self._lr_static)
         self.global_step = Parameter(Tensor(np.array([0], np.int32)), "global_step",
                                      requires_grad=False)
-        self._group_of = [gi for gi, (_, _, ps) in enumerate(groups) for _ in ps]
-        self.weight_decay = self.group_weight_decay[0] if not self.is_group else None
+        self._group_of = group_of
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
+        # MindSpore's views: one float (no groups) or one 0-d tensor per parameter, in the
+        # parameters' order, and whether each parameter decays
+        self.weight_decay = self.group_weight_decay[0] if not self.is_group else tuple(
+            Tensor(np.float32(wd)) for wd in self._decay)
+        self.decay_flags = tuple(wd > 0 for wd in self._decay)
 
     @staticmethod
     def _parse_groups(name, parameters, learning_rate, weight_decay):
         """(parameters in order, [(lr, weight_decay, group's parameters)], given as groups)."""
+        if parameters is None:
+            raise ValueError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
+                             f"net.trainable_params()), but got None.")
         if isinstance(parameters, Parameter):
             raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters (e.g. "
                             f"net.trainable_params()), not one Parameter.")
@@ -128,6 +152,8 @@ class Optimizer(Cell):
         is_group = isinstance(items[0], dict)
         groups = [] if is_group else [(learning_rate, wd, items)]
         for g in items if is_group else ():
+            if isinstance(g, dict) and set(g) == {"order_params"}:
+                continue  # the order of the parameters, read by _order_params
             if not isinstance(g, dict) or "params" not in g:
                 raise TypeError(f"For '{name}', a parameter group must be a dict with "
                                 f"'params', but got {g!r}.")
@@ -150,6 +176,31 @@ class Optimizer(Cell):
                 seen.add(id(p))
                 params.append(p)
         return params, groups, is_group
+
+    @staticmethod
+    def _order_params(name, parameters, params):
+        """The parameters in the order of a group ``{'order_params': [...]}`` (MindSpore's way
+        of giving the gradients' order when groups split the network's parameters), or None
+        without one. It must list exactly the groups' parameters."""
+        if isinstance(parameters, Parameter):
+            return None
+        orders = [g["order_params"] for g in parameters
+                  if isinstance(g, dict) and set(g) == {"order_params"}]
+        if not orders:
+            return None
+        order = list(orders[-1])
+        given = {id(p) for p in params}
+        if len(order) != len(params) or {id(p) for p in order} != given:
+            extra = [getattr(p, "name", repr(p)) for p in order if id(p) not in given]
+            raise ValueError(f"For '{name}', 'order_params' must list exactly the parameters "
+                             f"of the groups ({len(params)}), but got {len(order)}"
+                             + (f"; not in any group: {extra}" if extra else "") + ".")
+        return order
+
+    def construct(self, *gradients):
+        """A subclass's update; the base class has none."""
+        raise NotImplementedError(f"For '{type(self).__name__}', an optimizer must implement "
+                                  f"construct(gradients).")
 
     def _state(self, prefix, init="zeros", scalar=False, sep=".", dtype=None):
         """One new Parameter per parameter (of its shape and dtype, or 0-d with `scalar`, or of

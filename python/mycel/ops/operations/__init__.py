@@ -146,3 +146,6 @@ from mycel.ops.operations.composed_ops import (Identity, Slice,  # noqa: E402
 __all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
             "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
             "MatrixInverse"]
+from mycel.ops.operations.host_ops import (Shape, SameTypeShape, Print,  # noqa: E402
+                                           SparseGatherV2)
+__all__ += ["Shape", "SameTypeShape", "Print", "SparseGatherV2"]

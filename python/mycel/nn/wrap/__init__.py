@@ -417,3 +417,21 @@ def _micro_rows(shape, k, who):
         raise ValueError(f"For '{who}', the batch size {shape[0]} of an input of "
                          f"shape {tuple(shape)} is not a multiple of {what} {k}.")
     return shape[0] // k
+
+
+class ParameterUpdate(Cell):
+    """Assigns its input to the Parameter `param` (MindSpore's ``nn.ParameterUpdate``):
+    ``ParameterUpdate(opt.learning_rate)(Tensor(0.01))`` sets a learning rate from outside
+    a compiled training step. Returns the new value; the input must fit the parameter's
+    shape and dtype (Assign's rules)."""
+
+    def __init__(self, param):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'ParameterUpdate', 'param' must be a Parameter, but got "
+                            f"{type(param).__name__}.")
+        self._param = param
+
+    def construct(self, x):
+        _array.assign(self._param, x)
+        return x

@@ -1,0 +1,146 @@
+"""ConstantPad1d/2d/3d, ZeroPad1d/2d/3d and ReflectionPad1d/2d/3d (MindSpore 2.x's
+``mindspore.nn`` padding layers): pad the last 1, 2 or 3 dimensions with a constant or
+their mirror image.
+
+``padding`` is an int (every side of those dimensions) or a tuple of (left, right) pairs
+for the last dimension first, then the one before (torch order), of at most 2, 4 or 6
+entries; a shorter tuple pads fewer dimensions. A negative entry crops that side. The
+forward is a Slice (for crops) then the Pad primitive, so gradients come from theirs."""
+from mycel.nn.cell import Cell
+from mycel.nn.layer.padding import _mirror_index
+from mycel.ops.function import array_func as _a
+from mycel.ops.function import array_ext_func as _ax
+from mycel.ops.primitive import constexpr
+
+
+def _check(padding, dims, name):
+    if isinstance(padding, bool):
+        raise TypeError(f"For '{name}', 'padding' must be an int or a tuple of ints, but got "
+                        f"bool.")
+    if isinstance(padding, int):
+        return (padding,) * (2 * dims)
+    if not isinstance(padding, (tuple, list)) or not all(
+            isinstance(p, int) and not isinstance(p, bool) for p in padding):
+        raise TypeError(f"For '{name}', 'padding' must be an int or a tuple of ints, but got "
+                        f"{padding!r}.")
+    if len(padding) % 2 or not 0 < len(padding) <= 2 * dims:
+        raise ValueError(f"For '{name}', 'padding' must hold 1 to {dims} (left, right) pairs, "
+                         f"but got {tuple(padding)}.")
+    return tuple(padding)
+
+
+@constexpr
+def _crop_and_pad(shape, padding, name):
+    """(begin, size) of the crop (negative entries) and the padding left (the rest)."""
+    ndim = len(shape)
+    if len(padding) // 2 > ndim:
+        raise ValueError(f"For '{name}', the input needs at least {len(padding) // 2} "
+                         f"dimensions, but got shape {tuple(shape)}.")
+    begin, size = [0] * ndim, list(shape)
+    pads = []
+    for i in range(len(padding) // 2):
+        d = ndim - 1 - i
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        begin[d] = -lo if lo < 0 else 0
+        size[d] = shape[d] + min(lo, 0) + min(hi, 0)
+        if size[d] < 0:
+            raise ValueError(f"For '{name}', the crop {tuple(padding)} is larger than the "
+                             f"input's shape {tuple(shape)}.")
+        pads += [max(lo, 0), max(hi, 0)]
+    crop = any(p < 0 for p in padding)
+    return crop, tuple(begin), tuple(size), tuple(pads)
+
+
+class _ConstantPadNd(Cell):
+    _dims = 1
+
+    def __init__(self, padding, value):
+        super().__init__()
+        name = type(self).__name__
+        self.padding = _check(padding, self._dims, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"For '{name}', 'value' must be an int or a float, but got "
+                            f"{type(value).__name__}.")
+        self.value = float(value)
+        self._name = name
+
+    def construct(self, x):
+        crop, begin, size, pads = _crop_and_pad(x.shape, self.padding, self._name)
+        if crop:
+            x = _ax.slice(x, begin, size)
+        return _a.pad(x, pads, value=self.value)
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dimension with `value` (module docstring)."""
+    _dims = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """Pads the last two dimensions with `value` (module docstring)."""
+    _dims = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pads the last three dimensions with `value` (module docstring)."""
+    _dims = 3
+
+
+class ZeroPad1d(ConstantPad1d):
+    """Pads the last dimension with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class ZeroPad2d(ConstantPad2d):
+    """Pads the last two dimensions with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last three dimensions with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class _ReflectionPadNd(Cell):
+    """Mirrors the last 1, 2 or 3 dimensions, the edge element excluded ([1, 2, 3] padded by
+    (2, 2): [3, 2, 1, 2, 3, 2, 1]); each side at most the dimension's size - 1."""
+    _dims = 1
+
+    def __init__(self, padding):
+        super().__init__()
+        name = type(self).__name__
+        self.padding = _check(padding, self._dims, name)
+        if any(p < 0 for p in self.padding):
+            raise ValueError(f"For '{name}', 'padding' must not be negative, but got "
+                             f"{self.padding}.")
+
+    def construct(self, x):
+        y = x
+        for i in range(len(self.padding) // 2):
+            axis = x.ndim - 1 - i
+            before, after = self.padding[2 * i], self.padding[2 * i + 1]
+            if before or after:
+                index = _mirror_index(y.shape[axis], before, after, "REFLECT")
+                y = _a.gather(y, index, axis)
+        return y
+
+
+class ReflectionPad1d(_ReflectionPadNd):
+    """Mirrors the last dimension (class docstring)."""
+    _dims = 1
+
+
+class ReflectionPad2d(_ReflectionPadNd):
+    """Mirrors the last two dimensions."""
+    _dims = 2
+
+
+class ReflectionPad3d(_ReflectionPadNd):
+    """Mirrors the last three dimensions."""
+    _dims = 3

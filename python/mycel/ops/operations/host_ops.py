@@ -1,0 +1,44 @@
+"""Primitive classes of MindSpore 2.x that are a shape query, a check or a renamed op, and so
+need no kernel of their own: Shape, SameTypeShape, Print, SparseGatherV2. Like composed_ops,
+they are Primitives with their own __call__, which GRAPH mode parses as a function."""
+from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.function import array_func as _a
+
+
+class Shape(_Composed):
+    """Shape()(input_x): the tensor's shape as a tuple of ints (a constant in GRAPH mode,
+    as MindSpore's static shape)."""
+
+    def __call__(self, input_x):
+        return _a.shape(input_x)
+
+
+class SameTypeShape(_Composed):
+    """SameTypeShape()(input_x, input_y): input_x when both tensors have the same dtype and
+    shape; a TypeError (dtype) or ValueError (shape) naming both otherwise."""
+
+    def __call__(self, input_x, input_y):
+        if input_x.dtype != input_y.dtype:
+            raise TypeError(f"For 'SameTypeShape', the dtypes differ: {input_x.dtype} and "
+                            f"{input_y.dtype}.")
+        if input_x.shape != input_y.shape:
+            raise ValueError(f"For 'SameTypeShape', the shapes differ: {input_x.shape} and "
+                             f"{input_y.shape}.")
+        return input_x
+
+
+class Print(_Composed):
+    """Print()(*inputs): prints the inputs (tensors and strings) when the step runs, in
+    program order in GRAPH mode too (Python's print, which graph mode keeps as an effect)."""
+
+    def __call__(self, *inputs):
+        print(*inputs)
+
+
+class SparseGatherV2(_Composed):
+    """SparseGatherV2()(input_params, input_indices, axis): the slices of input_params at
+    input_indices along axis (Gather; MindSpore's sparse-gradient variant of it, whose
+    gradient mycel gives dense)."""
+
+    def __call__(self, input_params, input_indices, axis):
+        return _a.gather(input_params, input_indices, axis)
