@@ -107,7 +107,7 @@ GradCall check_grad_call(const GradSpec& s, const std::vector<AbsPtr>& args, ir:
     bool py_float = a->kind == AbsKind::Scalar && a->stype == ValueKind::Float;
     MC_CHECK(call.all || py_float || ir::differentiable(a), Type, "grad with respect to input ", p,
              ", which is ", a->to_string(),
-             ": only floating-point tensors (or tuples of them) have gradients");
+             ": only float and integer tensors (or tuples of them) have gradients");
   }
   for (size_t j = 0; j < s.weights.size(); ++j) {
     const Value& w = s.weights[j];
@@ -126,13 +126,13 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
              out->to_string());
     y = out->elems[0];
   }
-  // An output with no floating-point part (an integer tensor, a Python int: Size, Shape,
-  // argmax) depends on no input differentiably: as in MindSpore, its gradients are zeros
-  // (the seed is None, so every cotangent stays zero). Only an explicit sensitivity needs a
-  // differentiable output to match.
+  // An output with no tensor part (a Python int or bool: Size, Shape; a bool tensor) depends
+  // on no input differentiably: as in MindSpore, its gradients are zeros (the seed is None,
+  // so every cotangent stays zero). An integer tensor's gradient is computed in its dtype
+  // (ad.h). Only an explicit sensitivity needs a differentiable output to match.
   MC_CHECK(ir::differentiable(y) || !s.sens_param, Type,
-           "grad: the function must return a floating-point tensor (or a tuple of them) to take "
-           "a sensitivity, but it returns ",
+           "grad: the function must return a float or integer tensor (or a tuple of them) to "
+           "take a sensitivity, but it returns ",
            y->to_string());
   return y;
 }

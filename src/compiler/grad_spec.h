@@ -62,8 +62,8 @@ struct GradCall {
 GradCall grad_positions(const GradSpec& s, size_t nargs);
 
 // The checks of a call whose arguments have abstracts `args`: the sensitivity is there, every
-// position is in range, every wanted input is differentiable (a float tensor, a tuple holding
-// one, or a Python float, which is taken as an f32 tensor; get_all takes anything), and the
+// position is in range, every wanted input is differentiable (a float or integer tensor, a tuple
+// holding one, or a Python float, which is taken as an f32 tensor; get_all takes anything), and the
 // weights are Parameters (`host` tells).
 GradCall check_grad_call(const GradSpec& s, const std::vector<ir::AbsPtr>& args, ir::Host& host);
 

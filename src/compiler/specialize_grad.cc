@@ -229,10 +229,11 @@ Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inpu
 }
 
 Node* Specializer::grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& sp) {
-  // Ones (or zeros) for each float tensor of x, None for anything else.
+  // Ones (or zeros) for each tensor of x that has a cotangent (float or integer, in its
+  // dtype: ad.h), None for anything else.
   std::function<Node*(Node*, bool)> seed = [&](Node* x, bool one) -> Node* {
     const AbsPtr& a = x->abstract();
-    if (a->kind == AbsKind::Tensor && is_floating(a->dtype))
+    if (a->kind == AbsKind::Tensor && has_cotangent(a->dtype))
       return emit_prim(c, op_def(one ? OpId::OnesLike : OpId::ZerosLike), {}, {x}, sp);
     if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
       std::vector<Node*> items;

@@ -139,8 +139,8 @@ class _GradFunction:
             hook, skip = self._weight_ready(), len(flat)
             on_ready = lambda i, g: hook(i - skip, g) if i >= skip else None  # noqa: E731
         if sens is None and not any(_has_grad(leaf) for leaf in _leaves(y)):
-            # No floating-point output (an int, an integer tensor): nothing depends on the
-            # inputs differentiably, so every gradient is zero (MindSpore's rule).
+            # No tensor output with a gradient (a Python int, a bool tensor): nothing depends on
+            # the inputs differentiably, so every gradient is zero (MindSpore's rule).
             grads = [_zeros_for(t) for t in flat] + [_zeros_for(w) for w in weights or ()]
         else:
             grads = rec.backward(self._cache(), y, sens, on_ready)
@@ -162,7 +162,9 @@ class _GradFunction:
 
 
 def _has_grad(x):
-    return isinstance(x, Tensor) and x.dtype.is_floating_point
+    # float and integer tensors (an integer function's gradient is computed in its dtype, as
+    # MindSpore does: src/compiler/ad/ad.h); bool tensors have none
+    return isinstance(x, Tensor) and x.dtype != _C.bool
 
 
 def _leaves(x):

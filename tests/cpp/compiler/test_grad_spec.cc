@@ -109,12 +109,16 @@ TEST(GradSpec, TargetAndSensitivity) {
   EXPECT_EQ(m1,
             "grad with has_aux=True needs the function to return a tuple of at least two "
             "outputs, but it returns f32[3]");
-  // An integer output has zero gradients (MindSpore's rule), unless a sensitivity is given.
+  // An integer output is differentiated in its dtype (MindSpore's rule), with or without a
+  // sensitivity; a bool output has zero gradients, and takes no sensitivity.
+  auto b8 = Abstract::tensor(DType::Bool, {3});
   EXPECT_EQ(grad_target(plain, i64), i64);
+  EXPECT_EQ(grad_target(plain, b8), b8);
   GradSpec with_sens = GradSpec::parse(grad_operation_options(false, false, true, Value()));
-  EXPECT_EQ(error_of([&] { grad_target(with_sens, i64); }).second,
-            "grad: the function must return a floating-point tensor (or a tuple of them) to "
-            "take a sensitivity, but it returns i64[3]");
+  EXPECT_EQ(grad_target(with_sens, i64), i64);
+  EXPECT_EQ(error_of([&] { grad_target(with_sens, b8); }).second,
+            "grad: the function must return a float or integer tensor (or a tuple of them) to "
+            "take a sensitivity, but it returns bool[3]");
   check_grad_sens(f32, Abstract::tensor(DType::Float32, {3}));
   EXPECT_EQ(error_of([&] { check_grad_sens(f32, Abstract::tensor(DType::Float32, {2})); }).second,
             "GradOperation: the sensitivity must match the output f32[3], but it is f32[2]");
