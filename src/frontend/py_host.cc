@@ -74,6 +74,9 @@ const PyRefs& refs() {
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
     p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");
+    // mutable (mycel.common.api): in graph code the value itself (specialize_host.cc).
+    p->builtins.emplace_back(py::module_::import("mycel.common.api").attr("mutable").ptr(),
+                             "mutable");
     return p;
   });
 }
