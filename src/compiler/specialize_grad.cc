@@ -32,6 +32,34 @@ Node* item(Specializer& s, Ctx* c, Node* x, size_t i, const SourceSpan& sp) {
   return s.getitem(c, x, s.constant(Value::integer(static_cast<int64_t>(i)), sp), sp);
 }
 
+// Whether a value of abstract a holds a list or a dict.
+bool holds_list_or_dict(const AbsPtr& a) {
+  if (a->kind == AbsKind::List || a->kind == AbsKind::Dict) return true;
+  if (a->kind == AbsKind::Tuple)
+    for (const AbsPtr& e : a->elems)
+      if (holds_list_or_dict(e)) return true;
+  return false;
+}
+
+// The gradient g of an input of abstract `in` (a tuple for a list or a dict: ad.h) with the
+// input's own structure, as MindSpore returns it: a list for a list, a dict for a dict.
+Node* like_input(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
+  if (!holds_list_or_dict(in)) return g;
+  const bool seq = in->kind == AbsKind::Tuple || in->kind == AbsKind::List;
+  const AbsPtr& ga = g->abstract();
+  if (!ga || ga->kind != AbsKind::Tuple || ga->elems.size() != in->elems.size()) return g;
+  std::vector<Node*> items;
+  for (size_t i = 0; i < in->elems.size(); ++i)
+    items.push_back(like_input(s, c, item(s, c, g, i, sp), in->elems[i], sp));
+  if (seq) return s.make_seq(c, in->kind == AbsKind::List, std::move(items), sp);
+  std::vector<Node*> kv;
+  for (size_t i = 0; i < items.size(); ++i) {
+    kv.push_back(s.constant(in->keys[i], sp));
+    kv.push_back(items[i]);
+  }
+  return s.make_dict(c, kv, sp);
+}
+
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
   std::vector<AbsPtr> r;
   for (Node* x : xs) r.push_back(x->abstract());
@@ -203,7 +231,7 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
     const AbsPtr& a = inputs[p]->abstract();
     bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
     gin.push_back(zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
-                        : item(*this, c, d, p, sp));
+                        : like_input(*this, c, item(*this, c, d, p, sp), a, sp));
   }
   for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
   if (s.has_aux)

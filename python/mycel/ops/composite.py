@@ -170,12 +170,20 @@ def _has_grad(x):
 def _leaves(x):
     if isinstance(x, (tuple, list)):
         return [leaf for e in x for leaf in _leaves(e)]
+    if isinstance(x, dict):
+        return [leaf for e in x.values() for leaf in _leaves(e)]
     return [x]
 
 
 def _rebuild(x, it):
-    if isinstance(x, (tuple, list)):
+    # the gradient of a container has its structure (a list for a list, a dict for a dict),
+    # as MindSpore returns it and GRAPH mode does (specialize_grad.cc)
+    if isinstance(x, list):
+        return [_rebuild(e, it) for e in x]
+    if isinstance(x, tuple):
         return tuple(_rebuild(e, it) for e in x)
+    if isinstance(x, dict):
+        return {k: _rebuild(e, it) for k, e in x.items()}
     return next(it)
 
 
