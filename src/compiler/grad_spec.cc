@@ -59,11 +59,10 @@ Value grad_options(bool value_and_grad, const Value& positions, const Value& wei
 
 Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
                              const Value& weights) {
-  MC_CHECK(!(get_by_list && weights.is_none()), Type,
-           "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
+  // get_by_list with weights None: no weights, an empty tuple of their gradients (MindSpore)
+  Value w = !get_by_list ? Value() : weights.is_none() ? Value::tuple({}) : weights_tuple(weights);
   Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
-  return options_value(pos, get_by_list ? weights_tuple(weights) : Value(), false, false,
-                       sens_param);
+  return options_value(pos, w, false, false, sens_param);
 }
 
 GradCall grad_positions(const GradSpec& s, size_t nargs) {

@@ -44,7 +44,7 @@ ir::Value grad_options(bool value_and_grad, const ir::Value& positions, const ir
                        const ir::Value& has_aux);
 
 // GradOperation(get_all, get_by_list, sens_param)(fn, weights): the options value;
-// get_by_list needs the weights.
+// get_by_list with weights None takes no weights (their gradients: an empty tuple).
 ir::Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
                                  const ir::Value& weights);
 

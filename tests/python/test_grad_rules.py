@@ -112,11 +112,16 @@ CASES = {
     "grad_position holding a float": ((VALUE_AND_GRAD, f_xy, ((0, 1.5),)), (X, Y), TypeError,
                                       "value_and_grad(): 'grad_position' must be None, an int "
                                       "or a tuple of ints, but got "),
-    "get_by_list without weights": ((GRAD_OP, f_xy, (None, False, True, False)), (X, Y),
-                                    TypeError,
-                                    "GradOperation(get_by_list=True) needs the weights: "
-                                    "grad_op(fn, weights)"),
 }
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_get_by_list_with_weights_none_gives_an_empty_tuple(mode):
+    # MindSpore's GradOperation(get_all=True, get_by_list=True)(fn, None): ((dx, dy), ())
+    (dx, dy), dw = run(mode, (GRAD_OP, f_xy, (None, True, True, False)), X, Y)
+    np.testing.assert_allclose(dx.asnumpy(), Y.asnumpy())
+    np.testing.assert_allclose(dy.asnumpy(), X.asnumpy())
+    assert dw == ()
 
 
 def first_line(mode, call, args, exc):
