@@ -71,14 +71,14 @@ std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
 Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw,
                              const SourceSpan& sp) {
   const char* api = value ? "value_and_grad" : "grad";
-  static const char* names[] = {"fn", "grad_position", "weights", "has_aux"};
-  std::vector<Node*> slot(4, nullptr);
-  MC_CHECK(args.size() <= 4, Type, api, "() takes at most 4 arguments (", args.size(), " given)");
+  static const char* names[] = {"fn", "grad_position", "weights", "has_aux", "return_ids"};
+  std::vector<Node*> slot(5, nullptr);
+  MC_CHECK(args.size() <= 5, Type, api, "() takes at most 5 arguments (", args.size(), " given)");
   for (size_t i = 0; i < args.size(); ++i) slot[i] = args[i];
   for (auto& [k, v] : kw) {
     size_t i = 0;
-    while (i < 4 && k != names[i]) ++i;
-    MC_CHECK(i < 4, Type, api, "() got an unexpected keyword argument '", k, "'");
+    while (i < 5 && k != names[i]) ++i;
+    MC_CHECK(i < 5, Type, api, "() got an unexpected keyword argument '", k, "'");
     MC_CHECK(slot[i] == nullptr, Type, api, "() got multiple values for argument '", k, "'");
     slot[i] = v;
   }
@@ -90,6 +90,11 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
     return *slot[i]->abstract()->value;
   };
   if (slot[2] != nullptr && !slot[2]->abstract()->value) {
+    // One Parameter read in graph code (self.w) is its entry parameter: the Parameter itself.
+    for (const auto& [param, node] : weights_)
+      if (node == slot[2]) slot[2] = constant(param, sp);
+  }
+  if (slot[2] != nullptr && !slot[2]->abstract()->value) {
     // Parameters are compile-time constants (host objects): anything else is not one.
     const AbsPtr& wa = slot[2]->abstract();
     if (wa->kind == AbsKind::Tuple || wa->kind == AbsKind::List)
@@ -100,6 +105,9 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
   }
   Value opts = compiler::grad_options(value, const_of(1, Value::integer(0)), const_of(2, Value()),
                                       const_of(3, Value::boolean(false)));
+  Value ids = const_of(4, Value::boolean(false));
+  MC_CHECK(ids.is(ValueKind::Bool), Type, api, "(): 'return_ids' must be a bool");
+  if (ids.as_bool()) opts = compiler::with_return_ids(opts);
   return builtin(c, Builtin::Partial,
                  {constant(Value::builtin(Builtin::Grad), sp), slot[0], constant(opts, sp)}, {},
                  sp);
@@ -234,6 +242,15 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
                         : like_input(*this, c, item(*this, c, d, p, sp), a, sp));
   }
   for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
+  if (s.return_ids) {  // (position, gradient) and (Parameter name, gradient) pairs
+    for (size_t i = 0; i < gin.size(); ++i)
+      gin[i] = make_seq(
+          c, false, {constant(Value::integer(static_cast<int64_t>(call.positions[i])), sp), gin[i]},
+          sp);
+    for (size_t j = 0; j < gw.size(); ++j)
+      gw[j] =
+          make_seq(c, false, {constant(host_.getattr(out_, s.weights[j], "name"), sp), gw[j]}, sp);
+  }
   if (s.has_aux)
     for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
       out_items.push_back(item(*this, c, out, i, sp));
@@ -276,6 +293,52 @@ Node* Specializer::grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& 
   for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
     items.push_back(seed(item(*this, c, out, i, sp), i == 0));
   return make_seq(c, false, items, sp);
+}
+
+// The search of mycel.ops.composite.get_grad, on the abstract of the gradients: a pair
+// (id, gradient) whose id is a constant int or str and whose gradient is not a tuple is a
+// leaf; other tuples are searched in order.
+Node* Specializer::get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_CHECK(args.size() == 2, Type, "get_grad() takes 2 arguments (", args.size(), " given)");
+  const AbsPtr& ia = args[1]->abstract();
+  Value key;
+  const Value* param = ia->value && host_.weight(*ia->value) ? &*ia->value : nullptr;
+  for (const auto& [w, node] : weights_)  // a Parameter read in graph code (self.w)
+    if (node == args[1]) param = &w;
+  if (ia->value && ia->value->is(ValueKind::Int))
+    key = *ia->value;
+  else if (param != nullptr)
+    key = host_.getattr(out_, *param, "name");
+  else
+    fail(ErrorKind::Type, sp,
+         str("For 'get_grad', the identifier must be an input position (int) or a Parameter, "
+             "but got ",
+             ia->to_string(), "."));
+  std::vector<size_t> path;
+  std::function<bool(const AbsPtr&)> find = [&](const AbsPtr& a) {
+    if (a->kind != AbsKind::Tuple) return false;
+    const auto& el = a->elems;
+    if (el.size() == 2 && el[0]->value &&
+        (el[0]->value->is(ValueKind::Int) || el[0]->value->is(ValueKind::Str)) &&
+        el[1]->kind != AbsKind::Tuple) {
+      if (!(*el[0]->value == key)) return false;
+      path.push_back(1);
+      return true;
+    }
+    for (size_t i = 0; i < el.size(); ++i) {
+      path.push_back(i);
+      if (find(el[i])) return true;
+      path.pop_back();
+    }
+    return false;
+  };
+  if (!find(args[0]->abstract()))
+    fail(ErrorKind::Runtime, sp,
+         str("For 'get_grad', there is no gradient for ", key.to_string(),
+             " in the gradients given (grad(..., return_ids=True) results)."));
+  Node* x = args[0];
+  for (size_t i : path) x = item(*this, c, x, i, sp);
+  return x;
 }
 
 }  // namespace mycel::ir::spec

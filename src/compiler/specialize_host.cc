@@ -240,6 +240,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     return make_vmap(c, std::move(args), std::move(kw), sp);
   } else if (name == "grad_operation") {
     return make_grad_operation(c, std::move(args), sp);
+  } else if (name == "get_grad") {
+    return get_grad_rule(c, std::move(args), sp);
   } else if (name == "mutable") {
     // mutable(x, dynamic_len=False) in graph code: x as a run-time value (its abstract
     // broadened: a constant tuple of tensors becomes a variable that gradients are taken

@@ -106,6 +106,9 @@ CASES = {
     "grad_position and weights None": ((GRAD, f_xy, (None, None)), (X, Y), ValueError,
                                        "grad(): 'grad_position' and 'weights' cannot both be "
                                        "None"),
+    "grad_position empty": ((GRAD, f_xy, ((),)), (X, Y), RuntimeError,
+                            "grad(): 'grad_position' must not be an empty tuple; pass None for "
+                            "no input gradients"),
     "grad_position a string": ((GRAD, f_xy, ("0",)), (X, Y), TypeError,
                                "grad(): 'grad_position' must be None, an int or a tuple of "
                                "ints, but got "),

@@ -40,6 +40,13 @@ def _weights_tuple(weights):
     return (weights,)  # the rules (grad_spec.h) report what is not a Parameter
 
 
+def _weights_arg(weights):
+    """The weights as the grad rules take them: one Parameter as itself (its gradient is
+    returned bare, as MindSpore), a sequence as a tuple, None as None."""
+    from mycel.common.parameter import Parameter
+    return weights if isinstance(weights, Parameter) else _weights_tuple(weights)
+
+
 def _name_after(obj, prefix, fn):
     """obj.__name__ = prefix + fn's name (a transform's function: grad_f, vmap_f), if it can be
     set."""
@@ -209,11 +216,11 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     gradient comes as a pair (its input position or its Parameter's name, gradient), for
     ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
     gradient itself; inside graph code return_ids is not supported)."""
-    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
+    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
         return g
-    return _GradWithIds(g, grad_position, _weights_tuple(weights), bool(has_aux))
+    return _GradWithIds(g, grad_position, _weights_arg(weights), bool(has_aux))
 
 
 class _GradWithIds:
@@ -225,7 +232,10 @@ class _GradWithIds:
         self._g = g
         self._with_value = with_value
         self._positions = positions
-        self._names = None if weights is None else tuple(w.name for w in weights)
+        # one Parameter (not a sequence): its gradient comes bare, its id pair bare too
+        self._single = weights is not None and not isinstance(weights, tuple)
+        self._names = None if weights is None else \
+            (weights.name,) if self._single else tuple(w.name for w in weights)
         self._has_aux = has_aux
         self.__name__ = getattr(g, "__name__", "grad")
 
@@ -248,7 +258,7 @@ class _GradWithIds:
             ided = pos
         else:
             gw = grads if p is None else grads[1]
-            wid = tuple(zip(names, gw))
+            wid = (names[0], gw) if self._single else tuple(zip(names, gw))
             ided = wid if p is None else (pos, wid)
         return ided
 
@@ -285,11 +295,11 @@ def get_grad(gradients, identifier):
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Like ``grad``, but the function returns ``(fn(*args), gradients)`` (with return_ids, the
     gradients paired with their ids as ``grad`` pairs them)."""
-    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
+    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
         return g
-    return _GradWithIds(g, grad_position, _weights_tuple(weights), False, with_value=True)
+    return _GradWithIds(g, grad_position, _weights_arg(weights), False, with_value=True)
 
 
 class GradOperation:
@@ -313,7 +323,7 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
     """What ``GradOperation(get_all, get_by_list, sens_param)(fn, weights)`` returns (the
     compiler models this function by name, so it also works inside graph code)."""
     return _GradFunction(fn, _C._grad_operation_options(
-        bool(get_all), bool(get_by_list), bool(sens_param), _weights_tuple(weights)))
+        bool(get_all), bool(get_by_list), bool(sens_param), _weights_arg(weights)))
 
 
 def vjp(fn, *inputs, weights=None, has_aux=False):

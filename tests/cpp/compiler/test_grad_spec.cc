@@ -153,6 +153,12 @@ TEST(GradSpec, ResultShapes) {
   EXPECT_EQ(
       result(grad_options(false, Value::integer(0), Value(), yes), {"g0"}, {}, {"y", "a", "b"}),
       "(g0,(a,b))");
+  // One Parameter as the weights (not a sequence): its gradient comes bare (MindSpore's rule).
+  Value one = Value::string("w");
+  EXPECT_EQ(result(grad_options(false, Value(), one, no), {}, {"w0"}), "w0");
+  EXPECT_EQ(result(grad_options(false, Value::integer(0), one, no), {"g0"}, {"w0"}), "(g0,w0)");
+  EXPECT_EQ(result(grad_operation_options(true, true, false, one), {"g0"}, {"w0"}), "((g0),w0)");
+  EXPECT_EQ(result(grad_options(false, Value(), Value::tuple({one}), no), {}, {"w0"}), "(w0)");
 }
 
 }  // namespace
