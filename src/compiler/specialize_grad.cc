@@ -185,6 +185,8 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
     flag[i] = a->value->as_bool();
   }
   bool get_all = flag[0], get_by_list = flag[1], sens = flag[2];
+  for (const auto& [param, node] : weights_)  // one Parameter read in graph code (self.w)
+    if (node == args[1]) args[1] = constant(param, sp);
   const AbsPtr& wa = args[1]->abstract();
   MC_CHECK(!get_by_list || wa->value.has_value(), Type,
            "GradOperation: weights must be Parameters known at compile time, but got ",

@@ -70,3 +70,55 @@ def test_compile_config_keeps_what_is_set():
         assert compile_config.GRAD_FOR_SCALAR == 1
     finally:
         compile_config.GRAD_FOR_SCALAR = ''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shape_tensor_add_and_set_grad(mode):
+    from mycel import ops
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.shape = ops.Shape()
+            self.add = ops.TensorAdd()
+
+        def construct(self, x):
+            return self.shape(x), self.add(x, x)
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    net = Net()
+    assert net.set_grad() is net and net.requires_grad
+    shape, y = net(Tensor(x))
+    assert tuple(shape) == (2, 3)
+    np.testing.assert_array_equal(y.asnumpy(), x + x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grad_operation_by_one_parameter_read_in_graph_code(mode):
+    """GradOperation(get_by_list=True)(net, self.params[0]): one Parameter, its gradient
+    returned bare (MindSpore's rule), also when graph code reads it from a list."""
+    from mycel import ops, Parameter
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([6.0], np.float32)), name="w")
+
+        def construct(self, x):
+            return self.w * x * x
+
+    class GradNet(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.params = net.trainable_params()
+            self.grad_op = ops.GradOperation(get_by_list=True)
+
+        def construct(self, x):
+            return self.grad_op(self.net, self.params[0])(x)
+
+    g = GradNet(Net())(Tensor(np.array([3.0], np.float32)))
+    assert isinstance(g, Tensor)
+    np.testing.assert_allclose(g.asnumpy(), [9.0])

@@ -179,3 +179,5 @@ from mycel.ops.operations.composed_ops import (Identity, Slice,  # noqa: E402
 __all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
             "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
             "MatrixInverse"]
+from mycel.ops.operations.graph_ops import Shape, TensorAdd  # noqa: E402
+__all__ += ["Shape", "TensorAdd"]
