@@ -122,3 +122,21 @@ def test_grad_operation_by_one_parameter_read_in_graph_code(mode):
     g = GradNet(Net())(Tensor(np.array([3.0], np.float32)))
     assert isinstance(g, Tensor)
     np.testing.assert_allclose(g.asnumpy(), [9.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_addn_all_any_dtype(mode):
+    from mycel import ops
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            return ops.addn((x, y, x)), ops.all(x > 0), ops.any(y > 0, 0), ops.dtype(x)
+
+    x = np.array([[1.0, 2.0], [3.0, -4.0]], np.float32)
+    y = np.array([[-1.0, 0.5], [-3.0, -4.0]], np.float32)
+    s, a, b, dt = Net()(Tensor(x), Tensor(y))
+    np.testing.assert_array_equal(s.asnumpy(), x + y + x)
+    assert not bool(a.asnumpy())
+    np.testing.assert_array_equal(b.asnumpy(), (y > 0).any(0))
+    assert dt == mstype.float32
