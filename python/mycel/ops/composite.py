@@ -183,14 +183,15 @@ def _leaves(x):
 
 
 def _rebuild(x, it):
-    # the gradient of a container has its structure (a list for a list, a dict for a dict),
-    # as MindSpore returns it and GRAPH mode does (specialize_grad.cc)
+    # the gradient of a container as MindSpore returns it and GRAPH mode does
+    # (specialize_grad.cc): a list for a list, a tuple for a tuple, for a dict the tuple of its
+    # values' gradients
     if isinstance(x, list):
         return [_rebuild(e, it) for e in x]
     if isinstance(x, tuple):
         return tuple(_rebuild(e, it) for e in x)
     if isinstance(x, dict):
-        return {k: _rebuild(e, it) for k, e in x.items()}
+        return tuple(_rebuild(e, it) for e in x.values())
     return next(it)
 
 
