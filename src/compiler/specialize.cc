@@ -556,15 +556,9 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
   };
   std::string fname = g->name();
   // The entry's caller (mycel.jit, a GRAPH-mode Cell) passes keyword-only parameters
-  // positionally, after the positional ones and the *args items, and then, for a **kwargs
-  // parameter, the dict of the other keyword arguments (api.py's _positional).
+  // positionally, after the positional ones and the *args items (api.py's _positional).
   const bool entry = entry_call_;
   entry_call_ = false;
-  if (entry && s.kwarg >= 0 && !args.empty() && args.back()->abstract() &&
-      args.back()->abstract()->kind == AbsKind::Dict) {
-    bound[static_cast<size_t>(s.kwarg)] = args.back();
-    args.pop_back();
-  }
   if (entry && s.kwonly_begin >= 0) {
     size_t kw_end = s.kwarg >= 0 ? static_cast<size_t>(s.kwarg) : np;
     size_t nkw = kw_end - static_cast<size_t>(s.kwonly_begin);
@@ -604,7 +598,7 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
       fail(ErrorKind::Type, sp, str(fname, "() got multiple values for argument '", name, "'"));
     bound[i] = v;
   }
-  if (s.kwarg >= 0 && bound[static_cast<size_t>(s.kwarg)] == nullptr) {
+  if (s.kwarg >= 0) {
     std::vector<Node*> kv;
     for (size_t i = 0; i < extra_keys.size(); ++i) {
       kv.push_back(constant(extra_keys[i], sp));

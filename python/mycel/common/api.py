@@ -19,11 +19,9 @@ from mycel import _mycel as _C
 
 def _positional(sig, args, kwargs):
     """args and kwargs bound to the signature as positional arguments (defaults filled).
-    Keyword-only parameters come after the positional ones and the *args items, and last, for
-    a **kwargs parameter, the dict of the other keyword arguments; the compiler binds the
-    entry's trailing arguments to them (specialize.cc's bind_args)."""
-    if not kwargs and not any(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)
-                              for p in sig.parameters.values()):
+    Keyword-only parameters come last, after the positional ones and the *args items; the
+    compiler binds the entry's trailing arguments to them."""
+    if not kwargs and not any(p.kind == p.KEYWORD_ONLY for p in sig.parameters.values()):
         return args
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
@@ -31,11 +29,11 @@ def _positional(sig, args, kwargs):
     for name, p in sig.parameters.items():
         if p.kind == p.VAR_POSITIONAL:
             out.extend(bound.arguments.get(name, ()))
-        elif p.kind != p.VAR_KEYWORD:
+        elif p.kind == p.VAR_KEYWORD:
+            if bound.arguments.get(name):
+                raise TypeError("jit: **kwargs beyond the named parameters are not supported")
+        else:
             out.append(bound.arguments[name])
-    var_kw = [n for n, p in sig.parameters.items() if p.kind == p.VAR_KEYWORD]
-    if var_kw:
-        out.append(dict(bound.arguments.get(var_kw[0], {})))
     return tuple(out)
 
 
