@@ -1,11 +1,10 @@
 """MindSpore primitive classes that graph programs use for structure rather than numbers,
-composed from mycel's functions: Shape (the static shape, as ops.shape) and TensorAdd
-(MindSpore's old name of Add)."""
+composed from mycel's functions: Shape (the static shape, as ops.shape). TensorAdd
+(MindSpore's old name of Add) is defined next to Add, in ops/operations/__init__.py."""
 from mycel.ops.function import array_func as _a
 from mycel.ops.operations.composed_ops import _Composed
-from mycel.ops.operations.math_ops import Add
 
-__all__ = ["Shape", "TensorAdd"]
+__all__ = ["Shape"]
 
 
 class Shape(_Composed):
@@ -15,6 +14,3 @@ class Shape(_Composed):
     def __call__(self, input_x):
         return _a.shape(input_x)
 
-
-class TensorAdd(Add):
-    """TensorAdd()(x, y): x + y (MindSpore's deprecated name of Add)."""
