@@ -13,11 +13,10 @@ using ir::ValueKind;
 
 namespace {
 
-Value options_value(Value positions, Value weights, bool has_aux, bool return_value,
-                    bool sens_param) {
-  return Value::tuple({std::move(positions), std::move(weights), Value::boolean(has_aux),
-                       Value::boolean(return_value), Value::boolean(sens_param)});
-}
+// `weights` as given: None, one Parameter (its gradient is returned bare, as MindSpore) or a
+// sequence of them; the options hold them as a tuple and say whether it was one.
+Value options_value(Value positions, const Value& weights, bool has_aux, bool return_value,
+                    bool sens_param);
 
 // None, or the weights as a tuple (one Parameter becomes a tuple of one).
 Value weights_tuple(const Value& w) {
@@ -25,10 +24,18 @@ Value weights_tuple(const Value& w) {
   return w.is_sequence() ? Value::tuple(w.items()) : Value::tuple({w});
 }
 
+Value options_value(Value positions, const Value& weights, bool has_aux, bool return_value,
+                    bool sens_param) {
+  const bool single = !weights.is_none() && !weights.is_sequence();
+  return Value::tuple({std::move(positions), weights_tuple(weights), Value::boolean(has_aux),
+                       Value::boolean(return_value), Value::boolean(sens_param),
+                       Value::boolean(single), Value::boolean(false)});
+}
+
 }  // namespace
 
 GradSpec GradSpec::parse(const Value& v) {
-  MC_ASSERT(v.is(ValueKind::Tuple) && v.items().size() == 5, "grad: malformed options");
+  MC_ASSERT(v.is(ValueKind::Tuple) && v.items().size() == 7, "grad: malformed options");
   const std::vector<Value>& it = v.items();
   GradSpec s;
   s.positions = it[0];
@@ -39,6 +46,8 @@ GradSpec GradSpec::parse(const Value& v) {
   s.has_aux = it[2].as_bool();
   s.return_value = it[3].as_bool();
   s.sens_param = it[4].as_bool();
+  s.single_weight = it[5].as_bool();
+  s.return_ids = it[6].as_bool();
   return s;
 }
 
@@ -53,17 +62,25 @@ Value grad_options(bool value_and_grad, const Value& positions, const Value& wei
            positions.to_string());
   MC_CHECK(!(positions.is_none() && weights.is_none()), Value, api,
            "(): 'grad_position' and 'weights' cannot both be None");
+  // MindSpore raises a RuntimeError for an empty tuple (None asks for no input gradients)
+  MC_CHECK(!(positions.is(ValueKind::Tuple) && positions.items().empty()), Runtime, api,
+           "(): 'grad_position' must not be an empty tuple; pass None for no input gradients");
   MC_CHECK(has_aux.is(ValueKind::Bool), Type, api, "(): 'has_aux' must be a bool");
-  return options_value(positions, weights_tuple(weights), has_aux.as_bool(), value_and_grad, false);
+  return options_value(positions, weights, has_aux.as_bool(), value_and_grad, false);
 }
 
 Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
                              const Value& weights) {
-  MC_CHECK(!(get_by_list && weights.is_none()), Type,
-           "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
+  // get_by_list with weights None: no weights, an empty tuple of their gradients (MindSpore)
+  Value w = !get_by_list ? Value() : weights.is_none() ? Value::tuple({}) : weights;
   Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
-  return options_value(pos, get_by_list ? weights_tuple(weights) : Value(), false, false,
-                       sens_param);
+  return options_value(pos, w, false, false, sens_param);
+}
+
+Value with_return_ids(const Value& options) {
+  std::vector<Value> it = options.items();
+  it.at(6) = Value::boolean(true);
+  return Value::tuple(std::move(it));
 }
 
 GradCall grad_positions(const GradSpec& s, size_t nargs) {
@@ -107,7 +124,7 @@ GradCall check_grad_call(const GradSpec& s, const std::vector<AbsPtr>& args, ir:
     bool py_float = a->kind == AbsKind::Scalar && a->stype == ValueKind::Float;
     MC_CHECK(call.all || py_float || ir::differentiable(a), Type, "grad with respect to input ", p,
              ", which is ", a->to_string(),
-             ": only floating-point tensors (or tuples of them) have gradients");
+             ": only float and integer tensors (or tuples of them) have gradients");
   }
   for (size_t j = 0; j < s.weights.size(); ++j) {
     const Value& w = s.weights[j];
@@ -126,13 +143,13 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
              out->to_string());
     y = out->elems[0];
   }
-  // An output with no floating-point part (an integer tensor, a Python int: Size, Shape,
-  // argmax) depends on no input differentiably: as in MindSpore, its gradients are zeros
-  // (the seed is None, so every cotangent stays zero). Only an explicit sensitivity needs a
-  // differentiable output to match.
+  // An output with no tensor part (a Python int or bool: Size, Shape; a bool tensor) depends
+  // on no input differentiably: as in MindSpore, its gradients are zeros (the seed is None,
+  // so every cotangent stays zero). An integer tensor's gradient is computed in its dtype
+  // (ad.h). Only an explicit sensitivity needs a differentiable output to match.
   MC_CHECK(ir::differentiable(y) || !s.sens_param, Type,
-           "grad: the function must return a floating-point tensor (or a tuple of them) to take "
-           "a sensitivity, but it returns ",
+           "grad: the function must return a float or integer tensor (or a tuple of them) to "
+           "take a sensitivity, but it returns ",
            y->to_string());
   return y;
 }

@@ -8,13 +8,17 @@
 //
 // A gradient function carries its options as one value (the host's _mycel_grad[1]):
 //
-//   (positions, weights, has_aux, return_value, sens_param)
+//   (positions, weights, has_aux, return_value, sens_param, single_weight, return_ids)
 //
 // positions: None (no input gradients), an int (one gradient, returned bare), a tuple of
 // ints, or "all" (GradOperation's get_all: every input, zeros where an input has none);
 // weights: None or a tuple of Parameters (host objects) whose gradients follow the inputs';
 // has_aux: the function returns (out, aux...) and out is differentiated; return_value:
-// value_and_grad; sens_param: the call's last argument is the output's sensitivity.
+// value_and_grad; sens_param: the call's last argument is the output's sensitivity;
+// single_weight: the weights were given as one Parameter, not a sequence, and its gradient
+// is returned bare (MindSpore's rule); return_ids: each gradient comes paired with its id
+// (input position, or the Parameter's name) for get_grad (GRAPH mode's; PYNATIVE pairs them
+// in Python, mycel.ops.composite._GradWithIds).
 #pragma once
 
 #include <vector>
@@ -32,6 +36,8 @@ struct GradSpec {
   bool has_aux = false;
   bool return_value = false;
   bool sens_param = false;
+  bool single_weight = false;  // weights was one Parameter: its gradient is returned bare
+  bool return_ids = false;     // gradients paired with their ids: (position, g), (name, g)
 
   // From an options value made by grad_options or grad_operation_options.
   static GradSpec parse(const ir::Value& options);
@@ -43,8 +49,11 @@ struct GradSpec {
 ir::Value grad_options(bool value_and_grad, const ir::Value& positions, const ir::Value& weights,
                        const ir::Value& has_aux);
 
+// The options with return_ids set.
+ir::Value with_return_ids(const ir::Value& options);
+
 // GradOperation(get_all, get_by_list, sens_param)(fn, weights): the options value;
-// get_by_list needs the weights.
+// get_by_list with weights None takes no weights (their gradients: an empty tuple).
 ir::Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
                                  const ir::Value& weights);
 
@@ -62,8 +71,8 @@ struct GradCall {
 GradCall grad_positions(const GradSpec& s, size_t nargs);
 
 // The checks of a call whose arguments have abstracts `args`: the sensitivity is there, every
-// position is in range, every wanted input is differentiable (a float tensor, a tuple holding
-// one, or a Python float, which is taken as an f32 tensor; get_all takes anything), and the
+// position is in range, every wanted input is differentiable (a float or integer tensor, a tuple
+// holding one, or a Python float, which is taken as an f32 tensor; get_all takes anything), and the
 // weights are Parameters (`host` tells).
 GradCall check_grad_call(const GradSpec& s, const std::vector<ir::AbsPtr>& args, ir::Host& host);
 
@@ -93,7 +102,7 @@ T grad_result(const GradSpec& s, const GradCall& call, const std::vector<T>& inp
   bool inputs = !s.positions.is_none();
   if (inputs) grads = call.single ? input_grads.at(0) : tuple(input_grads);
   if (s.has_weights) {
-    T gw = tuple(weight_grads);
+    T gw = s.single_weight ? weight_grads.at(0) : tuple(weight_grads);
     grads = inputs ? tuple(std::vector<T>{grads, gw}) : gw;
   }
   if (s.return_value) return tuple(std::vector<T>{out, grads});

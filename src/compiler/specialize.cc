@@ -639,6 +639,7 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
 
 Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp) {
   AbsPtr ret;
+  SourceSpan ret_at;  // where the first branch's value is made (its return)
   bool any_bottom = false;
   std::vector<Node*> state;  // c's token, when c has a state: the last argument
   pass_state(c, state, nullptr, sp);
@@ -671,14 +672,23 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     }
     if (!ret) {
       ret = k->ret;
+      ret_at = k->out->output() ? k->out->output()->span() : SourceSpan{};
       continue;
     }
     AbsPtr j = join(ret, k->ret);
-    if (!j)
-      fail(
-          ErrorKind::Type, sp,
-          str("the branches of this condition give different types: ", ret->to_string(), " and ",
-              k->ret->to_string(), "; graph mode needs both branches to agree in dtype and shape"));
+    if (!j) {
+      // MindSpore's words first (programs and tests look for them), then the condition's line
+      // (fail adds it), then where each branch's value is made (its return).
+      SourceSpan at = k->out->output() ? k->out->output()->span() : SourceSpan{};
+      std::string returns = span_excerpt(ret_at) + span_excerpt(at);
+      if (!returns.empty()) returns.pop_back();
+      fail(ErrorKind::Type, sp,
+           str("Cannot join the return values of different branches, perhaps you need to make "
+               "them equal: the branches of this condition give different types: ",
+               ret->to_string(), " and ", k->ret->to_string(),
+               "; graph mode needs both branches to agree in dtype and shape",
+               returns.empty() ? "" : "\n", returns));
+    }
     ret = j;
   }
   (void)any_bottom;

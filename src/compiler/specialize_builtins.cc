@@ -534,8 +534,10 @@ Node* Specializer::raise_rule(Ctx* c, const std::vector<Node*>& args, const Sour
   }
   bool certain = true;
   for (bool d : stack_dynamic_) certain = certain && !d;
-  // NotImplementedError travels as a RuntimeError named in its text (python/module.cc)
-  if (name == "NotImplementedError") msg = "NotImplementedError: " + msg;
+  // As the run-time raise (runtime/vm_builtins.cc) does: a class other than these kinds' names
+  // its message ("AssertionError: ..."; mycel.AssertionError in Python, src/python/module.cc).
+  if (kind == ErrorKind::Runtime && name != "RuntimeError" && !name.empty())
+    msg = msg.empty() ? name : name + ": " + msg;
   if (certain) fail(kind, sp, msg.empty() ? "exception raised in graph" : msg);
   // The run-time raise: raise(class name, message parts..., "\n" + the source location); the
   // executor joins the parts with spaces.

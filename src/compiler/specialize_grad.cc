@@ -32,6 +32,28 @@ Node* item(Specializer& s, Ctx* c, Node* x, size_t i, const SourceSpan& sp) {
   return s.getitem(c, x, s.constant(Value::integer(static_cast<int64_t>(i)), sp), sp);
 }
 
+// Whether a value of abstract a holds a list or a dict.
+bool holds_list_or_dict(const AbsPtr& a) {
+  if (a->kind == AbsKind::List || a->kind == AbsKind::Dict) return true;
+  if (a->kind == AbsKind::Tuple)
+    for (const AbsPtr& e : a->elems)
+      if (holds_list_or_dict(e)) return true;
+  return false;
+}
+
+// The gradient g of an input of abstract `in` (a tuple for a list or a dict: ad.h) with the
+// structure MindSpore returns: a list for a list; for a dict, the tuple of its values'.
+Node* like_input(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
+  if (!holds_list_or_dict(in)) return g;
+  const bool seq = in->kind == AbsKind::Tuple || in->kind == AbsKind::List;
+  const AbsPtr& ga = g->abstract();
+  if (!ga || ga->kind != AbsKind::Tuple || ga->elems.size() != in->elems.size()) return g;
+  std::vector<Node*> items;
+  for (size_t i = 0; i < in->elems.size(); ++i)
+    items.push_back(like_input(s, c, item(s, c, g, i, sp), in->elems[i], sp));
+  return s.make_seq(c, seq && in->kind == AbsKind::List, std::move(items), sp);
+}
+
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
   std::vector<AbsPtr> r;
   for (Node* x : xs) r.push_back(x->abstract());
@@ -43,14 +65,14 @@ std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
 Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw,
                              const SourceSpan& sp) {
   const char* api = value ? "value_and_grad" : "grad";
-  static const char* names[] = {"fn", "grad_position", "weights", "has_aux"};
-  std::vector<Node*> slot(4, nullptr);
-  MC_CHECK(args.size() <= 4, Type, api, "() takes at most 4 arguments (", args.size(), " given)");
+  static const char* names[] = {"fn", "grad_position", "weights", "has_aux", "return_ids"};
+  std::vector<Node*> slot(5, nullptr);
+  MC_CHECK(args.size() <= 5, Type, api, "() takes at most 5 arguments (", args.size(), " given)");
   for (size_t i = 0; i < args.size(); ++i) slot[i] = args[i];
   for (auto& [k, v] : kw) {
     size_t i = 0;
-    while (i < 4 && k != names[i]) ++i;
-    MC_CHECK(i < 4, Type, api, "() got an unexpected keyword argument '", k, "'");
+    while (i < 5 && k != names[i]) ++i;
+    MC_CHECK(i < 5, Type, api, "() got an unexpected keyword argument '", k, "'");
     MC_CHECK(slot[i] == nullptr, Type, api, "() got multiple values for argument '", k, "'");
     slot[i] = v;
   }
@@ -62,6 +84,11 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
     return *slot[i]->abstract()->value;
   };
   if (slot[2] != nullptr && !slot[2]->abstract()->value) {
+    // One Parameter read in graph code (self.w) is its entry parameter: the Parameter itself.
+    for (const auto& [param, node] : weights_)
+      if (node == slot[2]) slot[2] = constant(param, sp);
+  }
+  if (slot[2] != nullptr && !slot[2]->abstract()->value) {
     // Parameters are compile-time constants (host objects): anything else is not one.
     const AbsPtr& wa = slot[2]->abstract();
     if (wa->kind == AbsKind::Tuple || wa->kind == AbsKind::List)
@@ -72,6 +99,9 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
   }
   Value opts = compiler::grad_options(value, const_of(1, Value::integer(0)), const_of(2, Value()),
                                       const_of(3, Value::boolean(false)));
+  Value ids = const_of(4, Value::boolean(false));
+  MC_CHECK(ids.is(ValueKind::Bool), Type, api, "(): 'return_ids' must be a bool");
+  if (ids.as_bool()) opts = compiler::with_return_ids(opts);
   return builtin(c, Builtin::Partial,
                  {constant(Value::builtin(Builtin::Grad), sp), slot[0], constant(opts, sp)}, {},
                  sp);
@@ -149,6 +179,8 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
     flag[i] = a->value->as_bool();
   }
   bool get_all = flag[0], get_by_list = flag[1], sens = flag[2];
+  for (const auto& [param, node] : weights_)  // one Parameter read in graph code (self.w)
+    if (node == args[1]) args[1] = constant(param, sp);
   const AbsPtr& wa = args[1]->abstract();
   MC_CHECK(!get_by_list || wa->value.has_value(), Type,
            "GradOperation: weights must be Parameters known at compile time, but got ",
@@ -203,9 +235,18 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
     const AbsPtr& a = inputs[p]->abstract();
     bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
     gin.push_back(zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
-                        : item(*this, c, d, p, sp));
+                        : like_input(*this, c, item(*this, c, d, p, sp), a, sp));
   }
   for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
+  if (s.return_ids) {  // (position, gradient) and (Parameter name, gradient) pairs
+    for (size_t i = 0; i < gin.size(); ++i)
+      gin[i] = make_seq(
+          c, false, {constant(Value::integer(static_cast<int64_t>(call.positions[i])), sp), gin[i]},
+          sp);
+    for (size_t j = 0; j < gw.size(); ++j)
+      gw[j] =
+          make_seq(c, false, {constant(host_.getattr(out_, s.weights[j], "name"), sp), gw[j]}, sp);
+  }
   if (s.has_aux)
     for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
       out_items.push_back(item(*this, c, out, i, sp));
@@ -229,10 +270,11 @@ Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inpu
 }
 
 Node* Specializer::grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& sp) {
-  // Ones (or zeros) for each float tensor of x, None for anything else.
+  // Ones (or zeros) for each tensor of x that has a cotangent (float or integer, in its
+  // dtype: ad.h), None for anything else.
   std::function<Node*(Node*, bool)> seed = [&](Node* x, bool one) -> Node* {
     const AbsPtr& a = x->abstract();
-    if (a->kind == AbsKind::Tensor && is_floating(a->dtype))
+    if (a->kind == AbsKind::Tensor && has_cotangent(a->dtype))
       return emit_prim(c, op_def(one ? OpId::OnesLike : OpId::ZerosLike), {}, {x}, sp);
     if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
       std::vector<Node*> items;
@@ -247,6 +289,52 @@ Node* Specializer::grad_seed(Ctx* c, Node* out, bool has_aux, const SourceSpan& 
   for (size_t i = 0; i < out->abstract()->elems.size(); ++i)
     items.push_back(seed(item(*this, c, out, i, sp), i == 0));
   return make_seq(c, false, items, sp);
+}
+
+// The search of mycel.ops.composite.get_grad, on the abstract of the gradients: a pair
+// (id, gradient) whose id is a constant int or str and whose gradient is not a tuple is a
+// leaf; other tuples are searched in order.
+Node* Specializer::get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_CHECK(args.size() == 2, Type, "get_grad() takes 2 arguments (", args.size(), " given)");
+  const AbsPtr& ia = args[1]->abstract();
+  Value key;
+  const Value* param = ia->value && host_.weight(*ia->value) ? &*ia->value : nullptr;
+  for (const auto& [w, node] : weights_)  // a Parameter read in graph code (self.w)
+    if (node == args[1]) param = &w;
+  if (ia->value && ia->value->is(ValueKind::Int))
+    key = *ia->value;
+  else if (param != nullptr)
+    key = host_.getattr(out_, *param, "name");
+  else
+    fail(ErrorKind::Type, sp,
+         str("For 'get_grad', the identifier must be an input position (int) or a Parameter, "
+             "but got ",
+             ia->to_string(), "."));
+  std::vector<size_t> path;
+  std::function<bool(const AbsPtr&)> find = [&](const AbsPtr& a) {
+    if (a->kind != AbsKind::Tuple) return false;
+    const auto& el = a->elems;
+    if (el.size() == 2 && el[0]->value &&
+        (el[0]->value->is(ValueKind::Int) || el[0]->value->is(ValueKind::Str)) &&
+        el[1]->kind != AbsKind::Tuple) {
+      if (!(*el[0]->value == key)) return false;
+      path.push_back(1);
+      return true;
+    }
+    for (size_t i = 0; i < el.size(); ++i) {
+      path.push_back(i);
+      if (find(el[i])) return true;
+      path.pop_back();
+    }
+    return false;
+  };
+  if (!find(args[0]->abstract()))
+    fail(ErrorKind::Runtime, sp,
+         str("For 'get_grad', there is no gradient for ", key.to_string(),
+             " in the gradients given (grad(..., return_ids=True) results)."));
+  Node* x = args[0];
+  for (size_t i : path) x = item(*this, c, x, i, sp);
+  return x;
 }
 
 }  // namespace mycel::ir::spec

@@ -240,6 +240,24 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     return make_vmap(c, std::move(args), std::move(kw), sp);
   } else if (name == "grad_operation") {
     return make_grad_operation(c, std::move(args), sp);
+  } else if (name == "get_grad") {
+    return get_grad_rule(c, std::move(args), sp);
+  } else if (name == "mutable") {
+    // mutable(x, dynamic_len=False) in graph code: x as a run-time value (its abstract
+    // broadened: a constant tuple of tensors becomes a variable that gradients are taken
+    // of, a number a run-time scalar), as MindSpore's; the argument is checked as in Python.
+    MC_CHECK(!args.empty() && args.size() + kw.size() <= 2, Type,
+             "mutable() takes 1 or 2 arguments (", args.size() + kw.size(), " given)");
+    const AbsPtr& a = A(0);
+    bool number =
+        a->kind == AbsKind::Scalar && (a->stype == ValueKind::Int || a->stype == ValueKind::Float);
+    MC_CHECK(number || a->kind == AbsKind::Tensor || a->kind == AbsKind::Tuple ||
+                 a->kind == AbsKind::List || a->kind == AbsKind::Dict,
+             Type,
+             "For 'mutable', the input must be an int, a float, a Tensor, or a tuple, list or "
+             "dict of them, but got ",
+             a->to_string());
+    return emit_builtin(c, Builtin::Depend, {args[0]}, broaden(a), sp);
   } else if (name == "stop_gradient") {
     need(1);
     return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);

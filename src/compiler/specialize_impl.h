@@ -181,6 +181,9 @@ class Specializer {
   Node* make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A call of a gradient function: args = (fn, options, call arguments...).
   Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // get_grad(gradients, id) on grad(..., return_ids=True)'s result: the gradient paired with
+  // id (an input position, or a Parameter, matched by name), found at compile time.
+  Node* get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // Its parts: vjp(@W, (w...), x...), with W's effects; the default sensitivity of W's
   // output `out` (ones for the differentiated output, zeros for aux outputs).
   Node* grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inputs,

@@ -70,10 +70,14 @@ const PyRefs& refs() {
     // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
     py::object composite = py::module_::import("mycel.ops.composite");
     p->grad_operation = composite.attr("GradOperation");
-    for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend"})
+    for (const char* n :
+         {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend", "get_grad"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
     p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");
+    // mutable (mycel.common.api): in graph code the value itself (specialize_host.cc).
+    p->builtins.emplace_back(py::module_::import("mycel.common.api").attr("mutable").ptr(),
+                             "mutable");
     return p;
   });
 }

@@ -77,14 +77,22 @@ ir::Value to_value(py::handle obj) {
   PyObject* p = obj.ptr();
   if (p == Py_None) return ir::Value::none();
   if (PyBool_Check(p)) return ir::Value::boolean(p == Py_True);
-  if (PyLong_CheckExact(p)) {
+  // mycel.mutable's numbers and containers (common/api.py: int, float, tuple, list and dict
+  // subclasses marked __ms_mutable__) are their plain values here.
+  const bool marked = !PyLong_CheckExact(p) && !PyFloat_CheckExact(p) && !PyTuple_CheckExact(p) &&
+                      !PyList_CheckExact(p) && !PyDict_CheckExact(p) &&
+                      (PyLong_Check(p) || PyFloat_Check(p) || PyTuple_Check(p) || PyList_Check(p) ||
+                       PyDict_Check(p)) &&
+                      py::hasattr(obj, "__ms_mutable__");
+  if (PyLong_CheckExact(p) || (marked && PyLong_Check(p))) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
     if (overflow != 0) return wrap_host(obj);  // beyond int64: stays a Python int
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
     return ir::Value::integer(v);
   }
-  if (PyFloat_CheckExact(p)) return ir::Value::real(PyFloat_AS_DOUBLE(p));
+  if (PyFloat_CheckExact(p) || (marked && PyFloat_Check(p)))
+    return ir::Value::real(PyFloat_AsDouble(p));
   if (PyUnicode_CheckExact(p)) return ir::Value::string(obj.cast<std::string>());
   if (p == Py_Ellipsis) return ir::Value::ellipsis();
   if (py::isinstance<mycel::py::DTypeObj>(obj))
@@ -98,14 +106,15 @@ ir::Value to_value(py::handle obj) {
     return ir::Value::slice(to_value(s->start), to_value(s->stop), to_value(s->step));
   }
   // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour.
-  if (PyTuple_CheckExact(p) || PyList_CheckExact(p)) {
+  if (PyTuple_CheckExact(p) || PyList_CheckExact(p) ||
+      (marked && (PyTuple_Check(p) || PyList_Check(p)))) {
     std::vector<ir::Value> items;
     items.reserve(static_cast<size_t>(PySequence_Fast_GET_SIZE(p)));
     for (py::handle e : obj) items.push_back(to_value(e));
-    return PyTuple_CheckExact(p) ? ir::Value::tuple(std::move(items))
-                                 : ir::Value::list(std::move(items));
+    return PyTuple_Check(p) ? ir::Value::tuple(std::move(items))
+                            : ir::Value::list(std::move(items));
   }
-  if (PyDict_CheckExact(p)) {
+  if (PyDict_CheckExact(p) || (marked && PyDict_Check(p))) {
     std::vector<ir::Value> keys, values;
     for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) {
       ir::Value key = to_value(k);

@@ -64,6 +64,18 @@ PYBIND11_MODULE(_mycel, m) {
   }();
   if (index_error == nullptr) throw pyb::error_already_set();
   m.attr("IndexError") = pyb::handle(index_error);
+  // A failed assert in graph code (a RuntimeError whose message starts "AssertionError"): an
+  // AssertionError, as Python's, and a RuntimeError, as mycel raised before.
+  static PyObject* assertion_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_AssertionError, PyExc_RuntimeError);
+    PyObject* t = PyErr_NewExceptionWithDoc(
+        "mycel.AssertionError",
+        "A failed assert in graph code: an AssertionError, and a RuntimeError.", bases, nullptr);
+    Py_XDECREF(bases);
+    return t;
+  }();
+  if (assertion_error == nullptr) throw pyb::error_already_set();
+  m.attr("AssertionError") = pyb::handle(assertion_error);
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -86,6 +98,8 @@ PYBIND11_MODULE(_mycel, m) {
           type = PyExc_OverflowError;
           break;
         case mycel::ErrorKind::Runtime:
+          type = e.message().rfind("AssertionError", 0) == 0 ? assertion_error : PyExc_RuntimeError;
+          break;
         case mycel::ErrorKind::Internal:
           type = PyExc_RuntimeError;
           break;

@@ -73,6 +73,16 @@ AbsPtr arg_abstract(const Value& v, ir::Host& host) {
       if (all_const) return Abstract::constant(v);
       return v.is(ValueKind::Tuple) ? Abstract::tuple(el) : Abstract::list(el);
     }
+    case ValueKind::Dict: {  // tensors inside are run-time values, as in a tuple
+      std::vector<AbsPtr> el;
+      bool all_const = true;
+      for (const Value& e : v.as_dict().values) {
+        el.push_back(arg_abstract(e, host));
+        all_const = all_const && el.back()->value.has_value();
+      }
+      if (all_const) return Abstract::constant(v);
+      return Abstract::dict(v.as_dict().keys, el);
+    }
     case ValueKind::PyObj: {
       if (auto t = host.weight(v)) return Abstract::tensor(t->dtype(), t->shape());
       return Abstract::constant(v);
@@ -93,6 +103,11 @@ Value runtime_value(const Value& v, ir::Host& host) {
     std::vector<Value> items;
     for (const Value& e : v.items()) items.push_back(runtime_value(e, host));
     return v.is(ValueKind::Tuple) ? Value::tuple(items) : Value::list(items);
+  }
+  if (v.is(ValueKind::Dict)) {
+    std::vector<Value> values;
+    for (const Value& e : v.as_dict().values) values.push_back(runtime_value(e, host));
+    return Value::dict(v.as_dict().keys, std::move(values));
   }
   return v;
 }

@@ -156,7 +156,11 @@ pyb::object py_item(const Tensor& t) {
 
 // Construction and the read-only properties.
 void bind_tensor_properties(pyb::class_<Tensor>& cls) {
-  cls.def(pyb::init([](pyb::object data, pyb::object dtype, pyb::object shape, pyb::object init) {
+  // const_arg (MindSpore: compile the tensor's values into a graph as a constant) is accepted
+  // and changes nothing: mycel passes every tensor argument as a run-time value, with the
+  // same results.
+  cls.def(pyb::init([](pyb::object data, pyb::object dtype, pyb::object shape, pyb::object init,
+                       bool /*const_arg*/) {
             std::optional<DType> dt;
             if (!dtype.is_none()) dt = to_dtype(dtype);
             if (!init.is_none()) {
@@ -179,7 +183,8 @@ void bind_tensor_properties(pyb::class_<Tensor>& cls) {
             return tensor_from_object(data, dt ? &*dt : nullptr);
           }),
           pyb::arg("input_data") = pyb::none(), pyb::arg("dtype") = pyb::none(),
-          pyb::arg("shape") = pyb::none(), pyb::arg("init") = pyb::none())
+          pyb::arg("shape") = pyb::none(), pyb::arg("init") = pyb::none(), pyb::kw_only(),
+          pyb::arg("const_arg") = false)
       .def_property_readonly("shape",
                              [](const Tensor& t) {
                                pyb::tuple s(t.ndim());

@@ -1,6 +1,6 @@
 """grad(..., return_ids=True) pairs each gradient with its input position or Parameter name,
-and ops.get_grad picks one out: values against torch.autograd, both modes (called from
-Python); inside graph code return_ids is refused with a TypeError naming the line."""
+and ops.get_grad picks one out: values against torch.autograd, both modes, called from
+Python and inside graph code."""
 import numpy as np
 import pytest
 import torch
@@ -54,19 +54,46 @@ def test_return_ids_layouts_and_get_grad(mode):
         get_grad(res, "w")
 
 
-def test_return_ids_inside_graph_code_is_refused():
+def test_return_ids_and_get_grad_inside_graph_code():
+    """The compiler pairs the gradients itself (specialize_grad.cc) and get_grad finds one at
+    compile time: the same layouts and values as from Python."""
     ms.set_context(mode=ms.GRAPH_MODE)
+    x, y = np.array([1.0, 2.0], np.float32), np.array([0.5, -3.0], np.float32)
+    gx, gy, gw, gz = _torch_grads(x, y)
     net = Net()
 
     class Outer(nn.Cell):
         def __init__(self):
             super().__init__()
             self.net = net
+            self.weights = net.trainable_params()
 
         def construct(self, x, y):
-            return grad(self.net, 0, return_ids=True)(x, y)
-    with pytest.raises(TypeError, match="return_ids"):
-        Outer()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2, np.float32)))
+            one = grad(self.net, 0, return_ids=True)(x, y)
+            both = grad(self.net, (0, 1), self.weights, return_ids=True)(x, y)
+            single = grad(self.net, None, self.net.z, return_ids=True)(x, y)
+            return one, both, get_grad(both, 1), get_grad(both, self.net.w), single
+
+    one, both, g1, g_w, single = Outer()(Tensor(x), Tensor(y))
+    assert one[0] == 0
+    np.testing.assert_allclose(one[1].asnumpy(), gx)
+    assert [p for p, _ in both[0]] == [0, 1] and [n for n, _ in both[1]] == [net.w.name, net.z.name]
+    np.testing.assert_allclose(both[1][1][1].asnumpy(), gz)
+    np.testing.assert_allclose(g1.asnumpy(), gy)
+    np.testing.assert_allclose(g_w.asnumpy(), gw)
+    # one Parameter as the weights: its pair comes bare, as its gradient does without ids
+    assert single[0] == net.z.name
+    np.testing.assert_allclose(single[1].asnumpy(), gz)
+
+    class Missing(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x, y):
+            return get_grad(grad(self.net, 0, return_ids=True)(x, y), 1)
+    with pytest.raises(RuntimeError, match="no gradient for 1"):
+        Missing()(Tensor(x), Tensor(y))
 
 
 @pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])

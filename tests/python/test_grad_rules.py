@@ -20,6 +20,7 @@ MODES = ("pynative", "graph", "jit", "inside")
 X = Tensor(np.array([0.5, -1.0, 2.0], np.float32))
 Y = Tensor(np.array([1.5, 2.0, -0.5], np.float32))
 N = Tensor(np.array([1, 2, 3]))
+B = Tensor(np.array([True, False, True]))
 SHORT = Tensor(np.ones(2, np.float32))
 
 
@@ -47,6 +48,10 @@ def no_inputs():
 
 def argmax(x):
     return ops.argmax(x)
+
+
+def is_positive(x):
+    return x > 0
 
 
 def run(mode, call, *args):
@@ -77,19 +82,20 @@ CASES = {
     "position out of range": ((GRAD, f_xy, (2,)), (X, Y), IndexError,
                               "grad_position 2 is out of range: the function is called with 2 "
                               "inputs"),
-    "integer input": ((GRAD, int_input, (1,)), (X, N), TypeError,
-                      "grad with respect to input 1, which is i64[3]: only floating-point "
-                      "tensors (or tuples of them) have gradients"),
+    # integer tensors have gradients (in their dtype, as MindSpore): bool tensors have none
+    "bool input": ((GRAD, int_input, (1,)), (X, B), TypeError,
+                   "grad with respect to input 1, which is bool[3]: only float and integer "
+                   "tensors (or tuples of them) have gradients"),
     "weights not Parameters": ((GRAD, f_xy, (0, [X])), (X, Y), TypeError,
                                "grad: weights must be Parameters, but element 0 is "),
     "has_aux on one output": ((GRAD, f_xy, (0, None, True)), (X, Y), TypeError,
                               "grad with has_aux=True needs the function to return a tuple of "
                               "at least two outputs, but it returns f32[]"),
-    "sensitivity for an integer output": ((GRAD_OP, argmax, (None, False, False, True)),
-                                          (X, Tensor(np.array(0, np.int64))), TypeError,
-                                          "grad: the function must return a floating-point "
-                                          "tensor (or a tuple of them) to take a sensitivity, "
-                                          "but it returns i"),
+    "sensitivity for a bool output": ((GRAD_OP, is_positive, (None, False, False, True)),
+                                      (X, B), TypeError,
+                                      "grad: the function must return a float or integer "
+                                      "tensor (or a tuple of them) to take a sensitivity, "
+                                      "but it returns bool"),
     "sensitivity missing": ((GRAD_OP, no_inputs, (None, False, False, True)), (), TypeError,
                             "GradOperation with sens_param=True expects the sensitivity as the "
                             "last argument"),
@@ -100,17 +106,25 @@ CASES = {
     "grad_position and weights None": ((GRAD, f_xy, (None, None)), (X, Y), ValueError,
                                        "grad(): 'grad_position' and 'weights' cannot both be "
                                        "None"),
+    "grad_position empty": ((GRAD, f_xy, ((),)), (X, Y), RuntimeError,
+                            "grad(): 'grad_position' must not be an empty tuple; pass None for "
+                            "no input gradients"),
     "grad_position a string": ((GRAD, f_xy, ("0",)), (X, Y), TypeError,
                                "grad(): 'grad_position' must be None, an int or a tuple of "
                                "ints, but got "),
     "grad_position holding a float": ((VALUE_AND_GRAD, f_xy, ((0, 1.5),)), (X, Y), TypeError,
                                       "value_and_grad(): 'grad_position' must be None, an int "
                                       "or a tuple of ints, but got "),
-    "get_by_list without weights": ((GRAD_OP, f_xy, (None, False, True, False)), (X, Y),
-                                    TypeError,
-                                    "GradOperation(get_by_list=True) needs the weights: "
-                                    "grad_op(fn, weights)"),
 }
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_get_by_list_with_weights_none_gives_an_empty_tuple(mode):
+    # MindSpore's GradOperation(get_all=True, get_by_list=True)(fn, None): ((dx, dy), ())
+    (dx, dy), dw = run(mode, (GRAD_OP, f_xy, (None, True, True, False)), X, Y)
+    np.testing.assert_allclose(dx.asnumpy(), Y.asnumpy())
+    np.testing.assert_allclose(dy.asnumpy(), X.asnumpy())
+    assert dw == ()
 
 
 def first_line(mode, call, args, exc):
@@ -130,8 +144,8 @@ def test_every_mode_gives_the_same_error(rule):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_integer_output_has_zero_gradients(mode):
-    """MindSpore's rule: a function whose output has no floating-point part (an integer
-    tensor, a Python int) depends on no input differentiably; its gradients are zeros."""
+    """MindSpore's rule: a function whose output depends on no input differentiably (an
+    argmax, whose rule passes nothing back; a Python int) has zero gradients."""
     g = run(mode, (GRAD, argmax, ()), X)
     np.testing.assert_array_equal(g.asnumpy(), np.zeros(X.shape))
     g = run(mode, (GRAD_OP, lambda x, y: ops.size(x), (None, True, False, False)), X, Y)
@@ -144,7 +158,7 @@ def test_integer_output_has_zero_gradients(mode):
 @pytest.mark.parametrize("mode", ["jit", "inside"])
 def test_graph_errors_name_the_line(mode):
     with pytest.raises(TypeError) as e:
-        run(mode, CASES["integer input"][0], X, N)
+        run(mode, CASES["bool input"][0], X, B)
     assert re.search(r'test_grad_rules\.py", line \d+', str(e.value)), str(e.value)
 
 
@@ -181,13 +195,25 @@ def test_every_mode_returns_the_same_shape(mode, k):
     assert shape(run(mode, call, X, Y)) == want
 
 
-# An output that takes no gradient (an integer tensor) is seeded with None in every mode, so
-# only the float outputs count: d/dx of (2x, int(x)) is 2 everywhere.
+# An output that takes no gradient (a bool tensor) is seeded with None in every mode, so only
+# the other outputs count: d/dx of (2x, x > 0) is 2 everywhere. An integer output is seeded
+# with ones of its dtype, and Cast passes its cotangent back (MindSpore's rules): d/dx of
+# (2x, int(x)) is 2 + 1.
+def float_and_bool(x):
+    return x * 2, x > 0
+
+
 def float_and_int(x):
     return x * 2, ops.cast(x, ms.int64)
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_an_integer_output_takes_no_gradient_in_every_mode(mode):
-    g = run(mode, (GRAD, float_and_int, (0,)), X)
+def test_a_bool_output_takes_no_gradient_in_every_mode(mode):
+    g = run(mode, (GRAD, float_and_bool, (0,)), X)
     np.testing.assert_array_equal(g.asnumpy(), np.full(3, 2.0, np.float32))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_integer_output_is_seeded_with_ones_in_every_mode(mode):
+    g = run(mode, (GRAD, float_and_int, (0,)), X)
+    np.testing.assert_array_equal(g.asnumpy(), np.full(3, 3.0, np.float32))

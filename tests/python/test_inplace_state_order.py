@@ -57,3 +57,27 @@ def test_batchnorm_running_mean_read_before_the_layer(mode):
         before, _ = step(Tensor(x))
         np.testing.assert_allclose(before.asnumpy(), -mean, rtol=1e-5, atol=1e-6)
         mean = 0.5 * mean + 0.5 * x.mean(axis=(0, 2, 3))
+
+
+class TwoEqualValuesOneWritten(nn.Cell):
+    """z and z1 compute the same value; only z is written in place: common subexpression
+    elimination must keep them apart (src/compiler/passes/cse.cc)."""
+
+    def construct(self, x, y):
+        z = x - y
+        z1 = x - y
+        ops.AssignAdd()(z, y)
+        return z + y, z1
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_an_equal_value_is_not_written_with_the_one_written(mode):
+    ms.set_context(mode=mode)
+    try:
+        x = np.array([2, 7], np.int32)
+        y = np.array([3, -1], np.int32)
+        w, z1 = TwoEqualValuesOneWritten()(Tensor(x), Tensor(y))
+        np.testing.assert_array_equal(w.asnumpy(), x - y + y + y)
+        np.testing.assert_array_equal(z1.asnumpy(), x - y)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

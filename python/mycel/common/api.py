@@ -132,19 +132,59 @@ class _MutableInt(int):
     __slots__ = ()
 
 
+class _MutableTuple(tuple):
+    """A tuple marked by mutable: its numbers are run-time scalars (see mutable)."""
+    __ms_mutable__ = True
+
+
+class _MutableList(list):
+    """A list marked by mutable: its numbers are run-time scalars (see mutable)."""
+    __ms_mutable__ = True
+
+
+class _MutableDict(dict):
+    """A dict marked by mutable: its numbers are run-time scalars (see mutable)."""
+    __ms_mutable__ = True
+
+
+def _mutable_item(x):
+    if isinstance(x, _C.Tensor) or getattr(x, "__ms_mutable__", False):
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, float, tuple, list, dict)):
+        raise TypeError(f"For 'mutable', the input must be an int, a float, a Tensor, or a "
+                        f"tuple, list or dict of them, but got {type(x).__name__}.")
+    return mutable(x)
+
+
 def mutable(input_data, dynamic_len=False):
     """Marks `input_data` as a value that changes between calls of a compiled function
     (MindSpore's ``mindspore.mutable``): a Python int or float is then passed to the graph
     as a run-time scalar instead of being compiled in as a constant, so new values do not
-    recompile. A Tensor is returned as it is (tensors are always run-time values).
-    Supported: int, float, Tensor."""
-    if dynamic_len:
-        raise ValueError("For 'mutable', dynamic_len=True is not supported.")
+    recompile. A Tensor is returned as it is (tensors are always run-time values). A tuple,
+    list or dict comes back as one of the same kind (a subclass marked ``__ms_mutable__``,
+    the original as ``__ms_origin_object__``) whose numbers, at any depth, are marked so.
+
+    dynamic_len=True (a tuple or list only) is MindSpore's variable-length sequence: mycel
+    accepts it with the same results, but specialises a graph per length, so a new length
+    compiles again. Supported: int, float, Tensor, and tuples, lists and dicts of them."""
+    if dynamic_len and not isinstance(input_data, (tuple, list)):
+        raise TypeError(f"For 'mutable', when dynamic_len is True, the input must be a tuple or "
+                        f"a list, but got {type(input_data).__name__}.")
     if isinstance(input_data, _C.Tensor):
         return input_data
+    if isinstance(input_data, (tuple, list, dict)):
+        if isinstance(input_data, dict):
+            out = _MutableDict((k, _mutable_item(v)) for k, v in input_data.items())
+        elif isinstance(input_data, list):
+            out = _MutableList(_mutable_item(v) for v in input_data)
+        else:
+            out = _MutableTuple(_mutable_item(v) for v in input_data)
+        out.__ms_origin_object__ = input_data
+        out.__ms_dynamic_len__ = bool(dynamic_len)
+        return out
     if isinstance(input_data, bool) or not isinstance(input_data, (int, float)):
-        raise TypeError(f"For 'mutable', the input must be an int, a float or a Tensor, but "
-                        f"got {type(input_data).__name__}.")
+        raise TypeError(f"For 'mutable', the input must be an int, a float, a Tensor, or a "
+                        f"tuple, list or dict of them, but got {type(input_data).__name__}.")
     if isinstance(input_data, float):
         return _MutableFloat(input_data)
     return _MutableInt(input_data)

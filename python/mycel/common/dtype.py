@@ -28,3 +28,25 @@ def dtype_to_nptype(type_):
     """The numpy type of a dtype (bfloat16 maps to float32: numpy has no bfloat16)."""
     import numpy as np
     return np.float32 if type_ == bfloat16 else np.dtype(type_.name).type
+
+
+class TensorType:
+    """The type of a Tensor value as MindSpore's type inference reports it (``mstype.TensorType``,
+    what ``ops.operations._inner_ops.TopTypeof()(x)`` returns for a Tensor): its element type
+    is ``element_type()``."""
+
+    def __init__(self, element_type=None):
+        self._element = element_type
+
+    def element_type(self):
+        """The dtype of the elements (None when not given)."""
+        return self._element
+
+    def __eq__(self, other):
+        return isinstance(other, TensorType) and other._element == self._element
+
+    def __hash__(self):
+        return hash(("TensorType", self._element))
+
+    def __repr__(self):
+        return "Tensor" if self._element is None else f"Tensor[{self._element}]"

@@ -426,6 +426,13 @@ class Cell:
         _TRAIN_VERSION[0] += 1
         return self
 
+    def set_grad(self, requires_grad=True):
+        """MindSpore's Cell.set_grad: marks the Cell as one whose gradients are taken (MindSpore
+        then records its PYNATIVE forward). mycel records whenever a gradient function runs,
+        so this keeps the flag (``requires_grad``) and returns self."""
+        object.__setattr__(self, "requires_grad", bool(requires_grad))
+        return self
+
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         """Registers param under param_name (as assigning the attribute does)."""
         if not isinstance(param_name, str) or not param_name:

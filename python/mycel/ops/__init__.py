@@ -31,3 +31,5 @@ def __getattr__(name):
 # there (`from mindspore.ops.function.math_func import F`).
 from mycel.ops.function import math_func as _math_func  # noqa: E402
 _math_func.F = functional
+# ops.addn / all / any / dtype (function/graph_compat_func.py), as MindSpore's ops has them
+from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: E402,F401,A004

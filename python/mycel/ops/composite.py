@@ -40,6 +40,13 @@ def _weights_tuple(weights):
     return (weights,)  # the rules (grad_spec.h) report what is not a Parameter
 
 
+def _weights_arg(weights):
+    """The weights as the grad rules take them: one Parameter as itself (its gradient is
+    returned bare, as MindSpore), a sequence as a tuple, None as None."""
+    from mycel.common.parameter import Parameter
+    return weights if isinstance(weights, Parameter) else _weights_tuple(weights)
+
+
 def _name_after(obj, prefix, fn):
     """obj.__name__ = prefix + fn's name (a transform's function: grad_f, vmap_f), if it can be
     set."""
@@ -139,8 +146,8 @@ class _GradFunction:
             hook, skip = self._weight_ready(), len(flat)
             on_ready = lambda i, g: hook(i - skip, g) if i >= skip else None  # noqa: E731
         if sens is None and not any(_has_grad(leaf) for leaf in _leaves(y)):
-            # No floating-point output (an int, an integer tensor): nothing depends on the
-            # inputs differentiably, so every gradient is zero (MindSpore's rule).
+            # No tensor output with a gradient (a Python int, a bool tensor): nothing depends on
+            # the inputs differentiably, so every gradient is zero (MindSpore's rule).
             grads = [_zeros_for(t) for t in flat] + [_zeros_for(w) for w in weights or ()]
         else:
             grads = rec.backward(self._cache(), y, sens, on_ready)
@@ -162,18 +169,29 @@ class _GradFunction:
 
 
 def _has_grad(x):
-    return isinstance(x, Tensor) and x.dtype.is_floating_point
+    # float and integer tensors (an integer function's gradient is computed in its dtype, as
+    # MindSpore does: src/compiler/ad/ad.h); bool tensors have none
+    return isinstance(x, Tensor) and x.dtype != _C.bool
 
 
 def _leaves(x):
     if isinstance(x, (tuple, list)):
         return [leaf for e in x for leaf in _leaves(e)]
+    if isinstance(x, dict):
+        return [leaf for e in x.values() for leaf in _leaves(e)]
     return [x]
 
 
 def _rebuild(x, it):
-    if isinstance(x, (tuple, list)):
+    # the gradient of a container as MindSpore returns it and GRAPH mode does
+    # (specialize_grad.cc): a list for a list, a tuple for a tuple, for a dict the tuple of its
+    # values' gradients
+    if isinstance(x, list):
+        return [_rebuild(e, it) for e in x]
+    if isinstance(x, tuple):
         return tuple(_rebuild(e, it) for e in x)
+    if isinstance(x, dict):
+        return tuple(_rebuild(e, it) for e in x.values())
     return next(it)
 
 
@@ -199,11 +217,11 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     gradient comes as a pair (its input position or its Parameter's name, gradient), for
     ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
     gradient itself; inside graph code return_ids is not supported)."""
-    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
+    g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
         return g
-    return _GradWithIds(g, grad_position, _weights_tuple(weights), bool(has_aux))
+    return _GradWithIds(g, grad_position, _weights_arg(weights), bool(has_aux))
 
 
 class _GradWithIds:
@@ -215,7 +233,10 @@ class _GradWithIds:
         self._g = g
         self._with_value = with_value
         self._positions = positions
-        self._names = None if weights is None else tuple(w.name for w in weights)
+        # one Parameter (not a sequence): its gradient comes bare, its id pair bare too
+        self._single = weights is not None and not isinstance(weights, tuple)
+        self._names = None if weights is None else \
+            (weights.name,) if self._single else tuple(w.name for w in weights)
         self._has_aux = has_aux
         self.__name__ = getattr(g, "__name__", "grad")
 
@@ -238,7 +259,7 @@ class _GradWithIds:
             ided = pos
         else:
             gw = grads if p is None else grads[1]
-            wid = tuple(zip(names, gw))
+            wid = (names[0], gw) if self._single else tuple(zip(names, gw))
             ided = wid if p is None else (pos, wid)
         return ided
 
@@ -275,11 +296,11 @@ def get_grad(gradients, identifier):
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Like ``grad``, but the function returns ``(fn(*args), gradients)`` (with return_ids, the
     gradients paired with their ids as ``grad`` pairs them)."""
-    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_tuple(weights),
+    g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
         return g
-    return _GradWithIds(g, grad_position, _weights_tuple(weights), False, with_value=True)
+    return _GradWithIds(g, grad_position, _weights_arg(weights), False, with_value=True)
 
 
 class GradOperation:
@@ -303,7 +324,7 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
     """What ``GradOperation(get_all, get_by_list, sens_param)(fn, weights)`` returns (the
     compiler models this function by name, so it also works inside graph code)."""
     return _GradFunction(fn, _C._grad_operation_options(
-        bool(get_all), bool(get_by_list), bool(sens_param), _weights_tuple(weights)))
+        bool(get_all), bool(get_by_list), bool(sens_param), _weights_arg(weights)))
 
 
 def vjp(fn, *inputs, weights=None, has_aux=False):

@@ -6,7 +6,7 @@ from mycel.ops.function import *  # noqa: F401,F403
 from mycel.ops._vmap import vmap  # noqa: F401  (MindSpore programs import F.vmap)
 # the function transforms, where MindSpore programs import them (F.grad, F.vjp, F.jvp, ...)
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: F401,E402
-                                 jacrev)
+                                 jacrev, get_grad)
 
 tensor_add = P.Add()
 tensor_sub = P.Sub()

@@ -23,12 +23,14 @@
 // and each level's B captures the next one's. The pipeline then optimises again, so
 // forward values no bprop needs die and the backward is simplified like any program.
 //
-// Cotangents: a float tensor's is a tensor of its dtype and shape; a tuple's (also a list's
-// or dict's) is a tuple of its elements'; a function value's is known only at run time
-// (abstract Any): None, or a tuple with one cotangent per value the closure captured;
-// anything else (ints, bools, integer tensors, strings, None) has none, written as the
-// constant None. A missing contribution is a zero: tensors of zeros are made only where a
-// value must exist.
+// Cotangents: a tensor's (float or integer, as in MindSpore, where the gradient of an integer
+// function is computed in its dtype: d(w*x)/dx = w for int32 w and x) is a tensor of its
+// dtype and shape; a tuple's (also a list's or dict's) is a tuple of its elements'; a
+// function value's is known only at run time (abstract Any): None, or a tuple with one
+// cotangent per value the closure captured; anything else (Python ints, bools, bool
+// tensors, strings, None) has none, written as the constant None. Rules of ops whose
+// gradient is not linear arithmetic (division, powers, extrema) give integer inputs none. A missing
+// contribution is a zero: tensors of zeros are made only where a value must exist.
 #pragma once
 
 #include "ir/anf.h"
@@ -46,8 +48,10 @@ Node* zero_cot(class IrBuilder& b, const AbsPtr& cot, Node* like = nullptr);
 // Element i of a cotangent tuple (the input itself when x is a make_tuple); `want` is its
 // abstract when x's structure is known only at run time (an Any built by cot_sparse/cot_add).
 Node* cot_item(IrBuilder& b, Node* x, size_t i, const AbsPtr& want = nullptr);
-// Whether values of abstract `a` carry a gradient (a float tensor somewhere inside).
+// Whether values of abstract `a` carry a gradient (a float or integer tensor somewhere inside).
 bool differentiable(const AbsPtr& a);
+// Whether tensors of dtype t have a cotangent: every dtype but bool.
+inline bool has_cotangent(DType t) { return !is_bool(t); }
 
 }  // namespace mycel::ir
 

@@ -3,6 +3,7 @@
 // GatherDGrad), joins slice it.
 #include <numeric>
 
+#include "compiler/ad/ad.h"
 #include "compiler/ad/bprop.h"
 
 namespace mycel::ir {
@@ -120,7 +121,7 @@ Grads bprop_concat(BpropArgs& a) {
     begin[static_cast<size_t>(axis)] = off;
     end[static_cast<size_t>(axis)] = off + n;
     off += n;
-    out.push_back(is_floating(IrBuilder::dtype_of(x))
+    out.push_back(has_cotangent(IrBuilder::dtype_of(x))
                       ? a.b.strided_slice(a.dout, begin, end, strides)
                       : nullptr);
   }

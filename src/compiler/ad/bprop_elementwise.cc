@@ -1,10 +1,13 @@
 // Backward rules of the elementwise family (ops/defs/elementwise.def), and bprop_rule, the
 // lookup over all families. Each rule: its math first, then the IR it emits. Binary ops
-// broadcast, so each cotangent is summed back to its input's shape (sum_to). Inputs of a
-// non-float dtype (integers, bools) get no cotangent.
+// broadcast, so each cotangent is summed back to its input's shape (sum_to). Integer inputs
+// get their cotangent in their dtype (ad.h) where the rule is linear arithmetic (add, sub,
+// mul, neg, abs, square, select, max/min, cast); the rules with division, powers or
+// transcendental functions give them none, and bool inputs never have one.
 #include <cmath>
 #include <numbers>
 
+#include "compiler/ad/ad.h"
 #include "compiler/ad/bprop.h"
 
 namespace mycel::ir {
@@ -14,17 +17,29 @@ namespace {
 using Grads = std::vector<Node*>;
 
 bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+bool has_cot(const Node* n) { return has_cotangent(IrBuilder::dtype_of(n)); }
 
-// The cotangent of input i of a binary op: sum_to(g, in[i]'s shape), or none for non-floats.
+// The cotangent of input i of a binary op: sum_to(g, in[i]'s shape), or none for bools.
 Node* reduce_for(BpropArgs& a, size_t i, Node* g) {
-  if (!is_float_node(a.in[i])) return nullptr;
+  if (!has_cot(a.in[i])) return nullptr;
   return a.b.sum_to(g, IrBuilder::shape_of(a.in[i]));
+}
+// The same for a rule that is not linear arithmetic: none for integers too.
+Node* reduce_float(BpropArgs& a, size_t i, Node* g) {
+  return is_float_node(a.in[i]) ? reduce_for(a, i, g) : nullptr;
 }
 
 // A unary rule: none for non-float x, else f(b, x, out, dout).
 template <class F>
 Grads unary(BpropArgs& a, F f) {
   if (!is_float_node(a.in[0])) return {nullptr};
+  return {f(a.b, a.in[0], a.out, a.dout)};
+}
+// A unary rule that is linear arithmetic in dout (neg, abs, square, piecewise constant):
+// integer x gets its cotangent too.
+template <class F>
+Grads unary_int(BpropArgs& a, F f) {
+  if (!has_cot(a.in[0])) return {nullptr};
   return {f(a.b, a.in[0], a.out, a.dout)};
 }
 
@@ -47,19 +62,19 @@ Grads minmax(BpropArgs& a) {
 
 // Neg: dx = -dout
 Grads bprop_neg(BpropArgs& a) {
-  return unary(a, [](IrBuilder& b, Node*, Node*, Node* d) { return b.neg(d); });
+  return unary_int(a, [](IrBuilder& b, Node*, Node*, Node* d) { return b.neg(d); });
 }
 // Abs: dx = dout * sign(x)
 Grads bprop_abs(BpropArgs& a) {
-  return unary(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sign(x)); });
+  return unary_int(a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.sign(x)); });
 }
 // Sign, Floor, Ceil, Round, Rint (piecewise constant): dx = 0
 Grads bprop_zero(BpropArgs& a) {
-  return unary(a, [](IrBuilder& b, Node* x, Node*, Node*) { return b.zeros_like(x); });
+  return unary_int(a, [](IrBuilder& b, Node* x, Node*, Node*) { return b.zeros_like(x); });
 }
 // Square: dx = 2 x dout
 Grads bprop_square(BpropArgs& a) {
-  return unary(
+  return unary_int(
       a, [](IrBuilder& b, Node* x, Node*, Node* d) { return b.mul(d, b.mul_scalar(x, 2.0)); });
 }
 // ReLU: dx = ReluGrad(dout, out)   (dout where out > 0)
@@ -246,13 +261,13 @@ Grads bprop_mul(BpropArgs& a) {
 // Div: da = dout / b, db = -dout * out / b
 Grads bprop_div(BpropArgs& a) {
   Node* da = a.b.div(a.dout, a.in[1]);
-  return {reduce_for(a, 0, da), reduce_for(a, 1, a.b.neg(a.b.mul(da, a.out)))};
+  return {reduce_float(a, 0, da), reduce_float(a, 1, a.b.neg(a.b.mul(da, a.out)))};
 }
 // Mod / FloorMod (out = a - b q, q = trunc or floor of a/b, piecewise constant):
 //   da = dout, db = -dout * q = -dout * (a - out) / b
 Grads bprop_mod(BpropArgs& a) {
   Node* q = a.b.div(a.b.sub(a.in[0], a.out), a.in[1]);
-  return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.b.mul(a.dout, q)))};
+  return {reduce_float(a, 0, a.dout), reduce_float(a, 1, a.b.neg(a.b.mul(a.dout, q)))};
 }
 // Pow: da = dout * b * a^(b-1), db = dout * out * log(a) (0 where a <= 0)
 Grads bprop_pow(BpropArgs& a) {
@@ -263,7 +278,7 @@ Grads bprop_pow(BpropArgs& a) {
   Node* pos = b.greater(x, b.scalar_like(0, x));
   Node* safe = b.select(pos, x, b.ones_like(x));  // log(1) = 0 where a <= 0
   Node* db = b.mul(a.dout, b.mul(a.out, b.log(safe)));
-  return {reduce_for(a, 0, da), reduce_for(a, 1, db)};
+  return {reduce_float(a, 0, da), reduce_float(a, 1, db)};
 }
 // Select(c, x, y): dc = none, dx = dout * c, dy = dout * !c
 Grads bprop_select(BpropArgs& a) {
@@ -272,9 +287,10 @@ Grads bprop_select(BpropArgs& a) {
   Node* dy = b.sub(a.dout, dx);
   return {nullptr, reduce_for(a, 1, dx), reduce_for(a, 2, dy)};
 }
-// Cast: dx = cast(dout, x.dtype) (none for non-float x)
+// Cast: dx = cast(dout, x.dtype) (as MindSpore, also between integer and float dtypes;
+// none to or from bool)
 Grads bprop_cast(BpropArgs& a) {
-  if (!is_float_node(a.in[0]) || !is_float_node(a.out)) return {nullptr};
+  if (!has_cot(a.in[0]) || !has_cot(a.out)) return {nullptr};
   return {a.b.cast(a.dout, IrBuilder::dtype_of(a.in[0]))};
 }
 

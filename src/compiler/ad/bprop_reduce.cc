@@ -1,6 +1,7 @@
 // Backward rules of the reduce family (ops/defs/reduce.def). All of them first bring the
 // output (and dout) back to the input's rank with the reduced axes as 1 (keep_dims form),
 // then broadcast against x.
+#include "compiler/ad/ad.h"
 #include "compiler/ad/bprop.h"
 #include "tensor/dynamic_shape.h"
 
@@ -49,7 +50,7 @@ bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); 
 
 // ReduceSum: dx = broadcast(dout)
 Grads bprop_reduce_sum(BpropArgs& a) {
-  if (!is_float_node(a.in[0])) return {nullptr};
+  if (!has_cotangent(IrBuilder::dtype_of(a.in[0]))) return {nullptr};  // integers too (ad.h)
   return {kept(a).dout};
 }
 // ReduceMean: dx = broadcast(dout) / count; a count over a dynamic axis is counted at run

@@ -25,7 +25,7 @@ AbsPtr cot_abs(const AbsPtr& a) {
   if (!a) return none_abs();
   switch (a->kind) {
     case AbsKind::Tensor:
-      return is_floating(a->dtype) ? Abstract::tensor(a->dtype, a->shape) : none_abs();
+      return has_cotangent(a->dtype) ? Abstract::tensor(a->dtype, a->shape) : none_abs();
     case AbsKind::Tuple:
     case AbsKind::List:
     case AbsKind::Dict: {
@@ -88,7 +88,7 @@ bool carries_cot(const AbsPtr& a) {
 
 bool differentiable(const AbsPtr& a) {
   if (!a) return false;
-  if (a->kind == AbsKind::Tensor) return is_floating(a->dtype);
+  if (a->kind == AbsKind::Tensor) return has_cotangent(a->dtype);
   if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
     for (const AbsPtr& e : a->elems)
       if (differentiable(e)) return true;
@@ -428,7 +428,18 @@ class KGraph {
     std::vector<Node*> g = rule(args);
     MC_ASSERT(g.size() == in.size(), "K: the rule of ", p.op->name, " returned ", g.size(),
               " cotangents for ", in.size(), " inputs");
-    for (size_t i = 0; i < g.size(); ++i) contrib(b, n->input(i + 1), g[i]);
+    for (size_t i = 0; i < g.size(); ++i) contrib(b, n->input(i + 1), in_dtype(b, g[i], in[i]));
+  }
+
+  // A rule's cotangent for an integer input may come out as floats (a rule's scalar factor,
+  // a float operand): the cotangent of an input has the input's dtype.
+  static Node* in_dtype(IrBuilder& b, Node* g, Node* x) {
+    if (g == nullptr || is_none(g)) return g;
+    const AbsPtr& ga = g->abstract();
+    const AbsPtr& xa = x->abstract();
+    if (!ga || !xa || ga->kind != AbsKind::Tensor || xa->kind != AbsKind::Tensor) return g;
+    if (ga->dtype == xa->dtype || !has_cotangent(xa->dtype)) return g;
+    return b.cast(g, xa->dtype);
   }
 
   // ------------------------------------------------------------ builtin rules

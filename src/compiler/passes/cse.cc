@@ -11,9 +11,10 @@
 //
 // Never merged: calls with effects (prims with kEffectFlags: random, in-place, collective;
 // print, py_execute, raise, host objects), calls of graphs that contain such calls (transitively),
-// and calls whose callee is not a constant (a closure's effects are unknown). Merging is per graph:
-// a node of an inner graph is not merged with one of its enclosing graph.
-// Pre: specialised IR. Post: the same program with fewer nodes.
+// calls whose callee is not a constant (a closure's effects are unknown), and values an op
+// writes in place (AssignAdd(z, y) after z = x - y and z1 = x - y must not change z1). Merging is
+// per graph: a node of an inner graph is not merged with one of its enclosing graph. Pre:
+// specialised IR. Post: the same program with fewer nodes.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -75,6 +76,23 @@ bool mergeable(CNode* c, Purity& purity) {
   return v->is(ValueKind::Prim) || v->is(ValueKind::Builtin);
 }
 
+// The nodes that an op of `nodes` writes in place (OpDef::writes), through depends.
+std::unordered_set<Node*> written(const std::vector<CNode*>& nodes) {
+  std::unordered_set<Node*> out;
+  for (CNode* c : nodes) {
+    const Value* v = detail::const_value(c->callee());
+    if (v == nullptr || !v->is(ValueKind::Prim)) continue;
+    const OpDef& op = *v->as_prim().op;
+    for (size_t i = 0; i + 1 < c->size(); ++i) {
+      if (!writes_input(op, i)) continue;
+      Node* x = c->input(i + 1);
+      while (detail::is_builtin_call(x, Builtin::Depend)) x = static_cast<CNode*>(x)->input(1);
+      out.insert(x);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool cse(Module& m, FuncGraph* root) {
@@ -114,13 +132,14 @@ bool cse(Module& m, FuncGraph* root) {
 
   // 2. CNodes, graph by graph.
   Purity purity;
+  const std::unordered_set<Node*> targets = written(w.nodes);
   std::unordered_map<FuncGraph*, std::unordered_map<std::vector<Node*>, CNode*, InputsHash>> seen;
   detail::Rewriter rw;
   for (CNode* c : w.nodes) {
     rw.update_inputs(c);
-    if (!mergeable(c, purity)) continue;
+    if (!mergeable(c, purity) || targets.count(c)) continue;
     auto [it, inserted] = seen[c->graph()].emplace(c->inputs(), c);
-    if (inserted || it->second == c) continue;
+    if (inserted || it->second == c || targets.count(it->second)) continue;
     if (!abs_equal(it->second->abstract(), c->abstract())) continue;
     rw.replace(c, it->second);
   }

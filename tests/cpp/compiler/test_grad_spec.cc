@@ -73,9 +73,10 @@ TEST(GradSpec, OptionsOfGradOperation) {
   EXPECT_TRUE(by_list.has_weights);
   GradSpec first = GradSpec::parse(grad_operation_options(false, false, false, Value()));
   EXPECT_EQ(first.positions.as_int(), 0);
-  auto [k, m] = error_of([] { grad_operation_options(false, true, false, Value()); });
-  EXPECT_EQ(k, ErrorKind::Type);
-  EXPECT_EQ(m, "GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights)");
+  // get_by_list with weights None: no weights (MindSpore returns an empty tuple for them)
+  GradSpec no_weights = GradSpec::parse(grad_operation_options(false, true, false, Value()));
+  EXPECT_TRUE(no_weights.has_weights);
+  EXPECT_TRUE(no_weights.weights.empty());
 }
 
 TEST(GradSpec, Positions) {
@@ -109,12 +110,16 @@ TEST(GradSpec, TargetAndSensitivity) {
   EXPECT_EQ(m1,
             "grad with has_aux=True needs the function to return a tuple of at least two "
             "outputs, but it returns f32[3]");
-  // An integer output has zero gradients (MindSpore's rule), unless a sensitivity is given.
+  // An integer output is differentiated in its dtype (MindSpore's rule), with or without a
+  // sensitivity; a bool output has zero gradients, and takes no sensitivity.
+  auto b8 = Abstract::tensor(DType::Bool, {3});
   EXPECT_EQ(grad_target(plain, i64), i64);
+  EXPECT_EQ(grad_target(plain, b8), b8);
   GradSpec with_sens = GradSpec::parse(grad_operation_options(false, false, true, Value()));
-  EXPECT_EQ(error_of([&] { grad_target(with_sens, i64); }).second,
-            "grad: the function must return a floating-point tensor (or a tuple of them) to "
-            "take a sensitivity, but it returns i64[3]");
+  EXPECT_EQ(grad_target(with_sens, i64), i64);
+  EXPECT_EQ(error_of([&] { grad_target(with_sens, b8); }).second,
+            "grad: the function must return a float or integer tensor (or a tuple of them) to "
+            "take a sensitivity, but it returns bool[3]");
   check_grad_sens(f32, Abstract::tensor(DType::Float32, {3}));
   EXPECT_EQ(error_of([&] { check_grad_sens(f32, Abstract::tensor(DType::Float32, {2})); }).second,
             "GradOperation: the sensitivity must match the output f32[3], but it is f32[2]");
@@ -148,6 +153,12 @@ TEST(GradSpec, ResultShapes) {
   EXPECT_EQ(
       result(grad_options(false, Value::integer(0), Value(), yes), {"g0"}, {}, {"y", "a", "b"}),
       "(g0,(a,b))");
+  // One Parameter as the weights (not a sequence): its gradient comes bare (MindSpore's rule).
+  Value one = Value::string("w");
+  EXPECT_EQ(result(grad_options(false, Value(), one, no), {}, {"w0"}), "w0");
+  EXPECT_EQ(result(grad_options(false, Value::integer(0), one, no), {"g0"}, {"w0"}), "(g0,w0)");
+  EXPECT_EQ(result(grad_operation_options(true, true, false, one), {"g0"}, {"w0"}), "((g0),w0)");
+  EXPECT_EQ(result(grad_options(false, Value(), Value::tuple({one}), no), {}, {"w0"}), "(w0)");
 }
 
 }  // namespace

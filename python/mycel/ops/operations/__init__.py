@@ -149,3 +149,10 @@ __all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsIn
 from mycel.ops.operations.host_ops import (Shape, SameTypeShape, Print,  # noqa: E402
                                            SparseGatherV2)
 __all__ += ["Shape", "SameTypeShape", "Print", "SparseGatherV2"]
+
+
+class TensorAdd(Add):  # noqa: F405 (Add: an op-table primitive defined above)
+    """TensorAdd()(x, y): x + y (MindSpore's deprecated name of Add)."""
+
+
+__all__ += ["TensorAdd"]
