@@ -28,3 +28,18 @@ def dtype_to_nptype(type_):
     """The numpy type of a dtype (bfloat16 maps to float32: numpy has no bfloat16)."""
     import numpy as np
     return np.float32 if type_ == bfloat16 else np.dtype(type_.name).type
+
+
+class _StringType:
+    """MindSpore's ``mstype.string``: the element type of string columns in datasets (a
+    dataset Schema's or TypeCast's type; mycel Tensors hold no strings)."""
+
+    name = "String"
+
+    def __repr__(self):
+        return "String"
+
+    __str__ = __repr__
+
+
+string = _StringType()
