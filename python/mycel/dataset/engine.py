@@ -184,7 +184,8 @@ class Dataset:
         seed = _seed(config._entropy(self._passes))
         self._passes += 1
         pipe = _data.Pipeline(plan._node(counted=self._init_step > 0), seed, num_epochs,
-                              self._init_step, config.get_prefetch_size())
+                              self._init_step,
+                              1 if config.get_debug_mode() else config.get_prefetch_size())
         return pipe, plan._columns()
 
     def save(self, file_name, num_files=1, file_type="mindrecord"):
@@ -246,6 +247,8 @@ class Dataset:
         return self.children[0]._node(counted)
 
     def _workers(self):
+        if config.get_debug_mode():  # one row at a time, in order (config.set_debug_mode)
+            return 1
         return self.num_parallel_workers or config.get_num_parallel_workers()
 
     def _with_child(self, child):
@@ -378,7 +381,8 @@ class BatchDataset(Dataset):
                  python_multiprocessing=False, max_rowsize=None, **kwargs):
         super().__init__([child], num_parallel_workers)
         if kwargs:
-            raise TypeError(f"batch: unexpected argument(s) {sorted(kwargs)}.")
+            raise TypeError(f"batch() got an unexpected keyword argument '{sorted(kwargs)[0]}' "
+                            f"(unknown: {sorted(kwargs)}).")
         if callable(batch_size):
             raise TypeError("batch: a callable batch_size is not supported; give an int.")
         self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
@@ -401,7 +405,8 @@ class BatchDataset(Dataset):
             self._names = _mapped_names("batch", cols, self._in_index, outs)
             self._per_batch_map = per_batch_map
         elif input_columns is not None or output_columns is not None:
-            raise ValueError("batch: input_columns and output_columns need per_batch_map.")
+            raise ValueError("batch: input_columns can be specified only when per_batch_map is "
+                             "set. (input_columns and output_columns need per_batch_map.)")
         self._pad_info = None if pad_info is None else self._check_pads(pad_info, cols)
 
     @staticmethod

@@ -1,0 +1,118 @@
+"""MindSpore's dataset module paths and settings: vision.transforms / vision.utils /
+transforms.transforms / text.transforms, config's debug mode and kept settings, the iterators'
+ITERATORS_LIST, vision.utils' image queries (against numpy and PIL), and the argument checks'
+MindSpore wording."""
+import gc
+import importlib
+import random
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import mycel.dataset as ds
+from mycel.dataset import config
+
+
+@pytest.mark.parametrize("path,module", [
+    ("mycel.dataset.vision.transforms", "mycel.dataset.vision"),
+    ("mycel.dataset.vision.utils", "mycel.dataset.vision_utils"),
+    ("mycel.dataset.transforms.transforms", "mycel.dataset.transforms"),
+    ("mycel.dataset.text.transforms", "mycel.dataset.text"),
+    ("mycel.dataset.engine.iterators", "mycel.dataset.iterators"),
+])
+def test_mindspore_module_paths(path, module):
+    assert importlib.import_module(path) is importlib.import_module(module)
+
+
+def test_vision_utils_enums_are_vision_enums():
+    from mycel.dataset.vision.utils import Border, Inter
+    assert Inter is ds.vision.Inter and Border is ds.vision.Border
+
+
+def test_image_size_and_channels_numpy_and_pil():
+    from mycel.dataset.vision import utils
+    rgb = np.random.default_rng(0).integers(0, 255, (7, 5, 3), dtype=np.uint8)
+    assert utils.get_image_size(rgb) == [7, 5]
+    assert utils.get_image_num_channels(rgb) == 3
+    assert utils.get_image_num_channels(rgb[:, :, 0]) == 1
+    pil = Image.fromarray(rgb)
+    assert utils.get_image_size(pil) == [7, 5]  # [H, W], where PIL's size is (W, H)
+    assert utils.get_image_num_channels(pil) == 3
+    assert utils.get_image_num_channels(pil.convert("L")) == 1
+    assert ds.vision.get_image_size is utils.get_image_size
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        utils.get_image_size(1)
+    with pytest.raises(RuntimeError, match="at least two dimensions, but got: 1"):
+        utils.get_image_num_channels(np.zeros(3))
+
+
+@pytest.fixture
+def restore_config():
+    saved = (config.get_debug_mode(), dict(config._settings), config.get_num_parallel_workers())
+    yield
+    config.set_debug_mode(saved[0])
+    config._settings.update(saved[1])
+    config.set_num_parallel_workers(saved[2])
+
+
+def test_debug_mode_runs_rows_in_order(restore_config):
+    seen = []
+
+    def record(x):
+        time.sleep(random.random() * 0.002)
+        seen.append(int(x))
+        return x
+
+    config.set_num_parallel_workers(4)
+    config.set_debug_mode(True)
+    assert config.get_debug_mode() is True
+    data = ds.NumpySlicesDataset(np.arange(40), shuffle=False).map(record, num_parallel_workers=4)
+    got = [int(r[0]) for r in data.create_tuple_iterator(output_numpy=True)]
+    assert got == list(range(40))
+    assert seen == list(range(40))  # one worker: called in row order
+    with pytest.raises(TypeError, match="debug_mode_flag must be a bool"):
+        config.set_debug_mode(1)
+
+
+@pytest.mark.parametrize("name,value", [
+    ("enable_autotune", True), ("autotune_interval", 5), ("enable_shared_mem", False),
+    ("fast_recovery", False), ("monitor_sampling_interval", 20), ("callback_timeout", 7),
+    ("multiprocessing_timeout_interval", 9), ("enable_watchdog", False),
+    ("auto_num_workers", True), ("auto_offload", True)])
+def test_kept_settings_round_trip(restore_config, name, value):
+    getattr(config, "set_" + name)(value)
+    assert getattr(config, "get_" + name)() == value
+    wrong = 1 if isinstance(value, bool) else "x"
+    with pytest.raises(TypeError):
+        getattr(config, "set_" + name)(wrong)
+
+
+def test_iterators_list_tracks_live_iterators():
+    from mycel.dataset.engine.iterators import ITERATORS_LIST
+    ITERATORS_LIST.clear()
+    data = ds.NumpySlicesDataset(np.arange(4), shuffle=False)
+    a = data.create_tuple_iterator(num_epochs=1)
+    b = data.create_dict_iterator(num_epochs=1)
+    assert len(ITERATORS_LIST) == 2 and all(r() is not None for r in ITERATORS_LIST)
+    del a
+    gc.collect()
+    assert len(ITERATORS_LIST) == 1 and ITERATORS_LIST[0]() is b
+    del b
+    gc.collect()
+    assert ITERATORS_LIST == []
+
+
+def test_argument_errors_carry_mindspore_wording():
+    data = ds.NumpySlicesDataset(np.arange(4))
+    with pytest.raises(TypeError, match=r"batch: batch_size must be an int.*Argument batch_size "
+                                        r"with value True is not of type \[<class 'int'>\]"):
+        data.batch(True)
+    with pytest.raises(ValueError, match=r"Input batch_size is not within the required interval "
+                                         r"of \[1, 2147483647\]"):
+        data.batch(2**31)
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'column_order'"):
+        data.batch(2, column_order=["a"])
+    with pytest.raises(RuntimeError, match="Cannot batch tensors with different shapes"):
+        list(ds.GeneratorDataset(lambda: iter([np.zeros(1), np.zeros(2)]), ["v"]).batch(2))
