@@ -27,7 +27,8 @@ from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
 from mycel.dataset.save import save
-from mycel.dataset.transforms import _as_array, _check_operations, _op_name
+from mycel.dataset.transforms import (Compose, _as_array, _check_operations, _makes_pil,
+                                      _op_name)
 
 _data = _mycel._data
 _INFINITE, _UNKNOWN = -2, -1
@@ -477,8 +478,11 @@ class MapDataset(Dataset):
 
     def _node(self, counted=False):
         label = str(self.input_columns)
-        ops = _c_transforms(self.operations,
-                            lambda name: f"map: operation {name} failed on column(s) {label}")
+        where = lambda name: f"map: operation {name} failed on column(s) {label}"  # noqa: E731
+        if _makes_pil(self.operations):  # PIL images pass between the operations in Python
+            ops = [_python_op(Compose(self.operations), where)]
+        else:
+            ops = _c_transforms(self.operations, where)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label)
 

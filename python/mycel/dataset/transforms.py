@@ -18,6 +18,17 @@ from mycel.dataset._validate import check_int, check_number
 _data = _mycel._data
 
 
+def _is_pil(x):
+    """Whether x is a PIL image (without importing PIL)."""
+    return type(x).__module__.startswith("PIL.") and hasattr(x, "getbands")
+
+
+def _makes_pil(operations):
+    """Whether any of the operations (Compose parts included) may output a PIL image."""
+    return any(getattr(op, "_makes_pil", False) or
+               _makes_pil(getattr(op, "transforms", None) or []) for op in operations)
+
+
 def _as_array(x):
     """A sample as a numpy array (mycel Tensors are read through asnumpy)."""
     return x.asnumpy() if isinstance(x, mycel.Tensor) else np.asarray(x)
@@ -31,25 +42,36 @@ class TensorOperation:
 
     _op = None
 
+    # Whether the transform may output a PIL image (vision.Decode(to_pil=True), ToPIL): a map
+    # holding one runs its operations as one Python chain, so that PIL images reach the next
+    # operation (module vision's note on PIL images).
+    _makes_pil = False
+
     @property
     def _batchable(self):
         """Whether the transform may run on a whole batch (see the module docstring)."""
-        return self._op.batchable
+        return self._op is not None and self._op.batchable
 
     @property
     def _random(self):
         """Whether the transform draws random numbers (from its row's random stream)."""
-        return self._op.random
+        return self._op is not None and self._op.random
 
     def _c_ops(self):
-        """The C++ transforms the pipeline runs for this operation, in order."""
-        return [self._op]
+        """The C++ transforms the pipeline runs for this operation, in order (None: a
+        transform written in Python, which the pipeline calls)."""
+        return None if self._op is None else [self._op]
 
     def __call__(self, *inputs):
         """Apply the transform to one sample (numpy arrays, Tensors or numbers); returns a numpy
         array, or a tuple of arrays for several outputs. Random transforms draw from the
         dataset seed (``config.set_seed``), the transform's own stream (numbered by first call
-        since set_seed) and the number of calls so far."""
+        since set_seed) and the number of calls so far. A PIL image goes to the transform's
+        PIL version when it has one (``_apply_pil``), else it is read as a numpy array."""
+        if any(_is_pil(x) for x in inputs):
+            if hasattr(self, "_apply_pil"):
+                return self._apply_pil(*inputs)
+            inputs = tuple(np.asarray(x) if _is_pil(x) else x for x in inputs)
         return self._run(inputs, 0)
 
     def _apply_batch(self, *inputs):

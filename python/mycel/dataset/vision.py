@@ -14,7 +14,7 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int, check_number
-from mycel.dataset.transforms import TensorOperation, _numpy_dtype
+from mycel.dataset.transforms import TensorOperation, _is_pil, _numpy_dtype
 
 _data = _mycel._data
 _INT32_MAX = 2**31 - 1
@@ -88,20 +88,35 @@ def _check_prob(func, prob):
 class Decode(TensorOperation):
     """Decode(to_pil=False): JPEG or PNG bytes (a 1-D uint8 array, or bytes when called
     directly) to an RGB uint8 image <H, W, 3>. Gray images become RGB, alpha is dropped.
-    Corrupt or truncated data raises RuntimeError."""
+    Corrupt or truncated data raises RuntimeError. to_pil=True decodes with PIL into an RGB
+    PIL image instead (module note on PIL images)."""
 
     def __init__(self, to_pil=False):
         self.to_pil = check_bool("Decode", "to_pil", to_pil)
-        if self.to_pil:
-            raise ValueError("Decode: to_pil=True (PIL images) is not supported; images are "
-                             "numpy arrays.")
-        self._op = _data.Decode()
+        self._makes_pil = self.to_pil
+        self._op = None if self.to_pil else _data.Decode()
 
     def __call__(self, *inputs):
         """Decode one image given as bytes or a 1-D uint8 array."""
         inputs = [np.frombuffer(x, np.uint8) if isinstance(x, (bytes, bytearray, memoryview))
                   else x for x in inputs]
-        return super().__call__(*inputs)
+        if not self.to_pil:
+            return super().__call__(*inputs)
+        if len(inputs) != 1:
+            raise TypeError(f"Decode: expected one image, but got {len(inputs)} inputs.")
+        data = inputs[0]
+        if _is_pil(data):
+            raise TypeError("Decode: the input is already a decoded PIL image.")
+        data = np.asarray(data)
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise TypeError(f"Decode: the input must be the encoded bytes (a 1-D uint8 array), "
+                            f"but got {data.dtype} with shape {list(data.shape)}.")
+        import io
+        from PIL import Image, UnidentifiedImageError
+        try:
+            return Image.open(io.BytesIO(data.tobytes())).convert("RGB")
+        except (UnidentifiedImageError, OSError) as err:
+            raise RuntimeError(f"Decode: the data is not a decodable image: {err}") from None
 
 
 class Resize(TensorOperation):
@@ -119,6 +134,22 @@ class Resize(TensorOperation):
         self.interpolation = interpolation
         self._op = _data.Resize(h, w, _check_interpolation("Resize", interpolation))
 
+    def _apply_pil(self, img):
+        """PIL's resize (MindSpore's transform for PIL images): an int size scales the shorter
+        side to it, the other rounded down, as for arrays."""
+        from PIL import Image
+        if isinstance(self.size, int):
+            w, h = img.size
+            short, long_ = (w, h) if w <= h else (h, w)
+            other = int(long_ * self.size / short)
+            size = (self.size, other) if w <= h else (other, self.size)
+        else:
+            size = (self.size[1], self.size[0])
+        resample = {Inter.NEAREST: Image.NEAREST, Inter.LINEAR: Image.BILINEAR,
+                    Inter.CUBIC: Image.BICUBIC, Inter.ANTIALIAS: Image.LANCZOS,
+                    Inter.AREA: Image.BOX, Inter.PILCUBIC: Image.BICUBIC}[Inter(self.interpolation)]
+        return img.resize(size, resample)
+
 
 class CenterCrop(TensorOperation):
     """CenterCrop(size): the central window of size (an int: a square); a smaller image is
@@ -127,6 +158,12 @@ class CenterCrop(TensorOperation):
     def __init__(self, size):
         self.size = _check_size("CenterCrop", size)
         self._op = _data.CenterCrop(*self.size)
+
+    def _apply_pil(self, img):
+        """PIL's crop of the central window (zeros outside the image), for PIL images."""
+        h, w = self.size
+        left, top = int(round((img.width - w) / 2.0)), int(round((img.height - h) / 2.0))
+        return img.crop((left, top, left + w, top + h))
 
 
 def _padding(func, padding):
@@ -292,6 +329,46 @@ class Pad(TensorOperation):
                              padding_mode.value)
 
 
-__all__ = ["Inter", "Border", "Decode", "Resize", "CenterCrop", "RandomCrop",
+class ToPIL(TensorOperation):
+    """ToPIL(): a numpy image to a PIL image; a PIL image passes unchanged. <H, W> images may be
+    uint8, uint16, int32 or float32 (PIL's L, I;16, I and F modes), <H, W, C> images uint8
+    with C <= 4 (C = 1 is read as <H, W>)."""
+
+    _makes_pil = True
+
+    def __call__(self, img):
+        if _is_pil(img):
+            return img
+        if not isinstance(img, np.ndarray):
+            raise TypeError(f"ToPIL: the image should be of type numpy.ndarray or "
+                            f"PIL.Image.Image, but got {type(img)}.")
+        from PIL import Image
+        arr = img
+        if arr.ndim not in (2, 3):
+            raise ValueError(f"ToPIL: the dimension of input image should be 2 or 3, but got "
+                             f"shape {list(arr.shape)}.")
+        if arr.ndim == 3 and arr.shape[2] > 4:
+            raise ValueError(f"ToPIL: the channel of input image should not exceed 4, but got "
+                             f"{arr.shape[2]}.")
+        if arr.ndim == 3 and arr.shape[2] == 1:
+            arr = arr[:, :, 0]
+        allowed = (np.uint8, np.uint16, np.int32, np.float32) if arr.ndim == 2 else (np.uint8,)
+        if arr.dtype.type not in allowed:
+            raise TypeError(f"ToPIL: image type {arr.dtype} is not supported for shape "
+                            f"{list(img.shape)} (PIL holds "
+                            f"{', '.join(np.dtype(t).name for t in allowed)}).")
+        if arr.ndim == 3 and arr.shape[2] == 2:
+            return Image.fromarray(np.ascontiguousarray(arr), "LA")
+        return Image.fromarray(np.ascontiguousarray(arr))
+
+
+class ToNumpy(TensorOperation):
+    """ToNumpy(): a PIL image to a numpy array (as numpy.array does); arrays pass unchanged."""
+
+    def __call__(self, img):
+        return np.array(img) if _is_pil(img) else np.asarray(img)
+
+
+__all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
            "Normalize", "HWC2CHW", "ToTensor", "Pad"]
