@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import mycel.common.dtype as mstype
 import mycel.dataset as ds
 from mycel.dataset import config
 
@@ -69,7 +70,8 @@ def test_debug_mode_runs_rows_in_order(restore_config):
     config.set_debug_mode(True)
     assert config.get_debug_mode() is True
     data = ds.NumpySlicesDataset(np.arange(40), shuffle=False).map(record, num_parallel_workers=4)
-    got = [int(r[0]) for r in data.create_tuple_iterator(output_numpy=True)]
+    # one epoch (an unbounded iterator works ahead into the next one)
+    got = [int(r[0]) for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
     assert got == list(range(40))
     assert seen == list(range(40))  # one worker: called in row order
     with pytest.raises(TypeError, match="debug_mode_flag must be a bool"):
@@ -116,3 +118,75 @@ def test_argument_errors_carry_mindspore_wording():
         data.batch(2, column_order=["a"])
     with pytest.raises(RuntimeError, match="Cannot batch tensors with different shapes"):
         list(ds.GeneratorDataset(lambda: iter([np.zeros(1), np.zeros(2)]), ["v"]).batch(2))
+
+
+# ----- tensor and image transforms written in Python, against numpy -----
+
+def _map(op, rows, outs=None):
+    data = ds.NumpySlicesDataset({"x": np.asarray(rows)}, shuffle=False)
+    data = data.map(op, ["x"], outs) if outs else data.map(op, ["x"])
+    return [tuple(r) for r in data.create_tuple_iterator(output_numpy=True)]
+
+
+def test_duplicate_fill_concatenate():
+    T = ds.transforms
+    rows = np.arange(6).reshape(2, 3)
+    for (a, b), r in zip(_map(T.Duplicate(), rows, ["x", "y"]), rows):
+        np.testing.assert_array_equal(a, r)
+        np.testing.assert_array_equal(b, r)
+    for (a,), r in zip(_map(T.Fill(-3), rows.astype(np.float32)), rows):
+        np.testing.assert_array_equal(a, np.full(3, -3, np.float32))
+        assert a.dtype == np.float32
+    with pytest.raises(RuntimeError, match="same data type"):
+        T.Fill("s")(np.zeros(2))
+    cat = T.Concatenate(0, np.array([9, 8]), np.array([7]))
+    for (a,), r in zip(_map(cat, rows), rows):
+        np.testing.assert_array_equal(a, np.concatenate([[9, 8], r, [7]]))
+    np.testing.assert_array_equal(T.Concatenate()(np.array([1, 2]), np.array([3])), [1, 2, 3])
+    with pytest.raises(RuntimeError, match="datatype does not match"):
+        T.Concatenate(0, np.array([1.5]))(np.array([1, 2]))
+    with pytest.raises(ValueError, match="only 1D concatenation"):
+        T.Concatenate(2)
+
+
+def test_slice_pad_end_mask_unique():
+    T = ds.transforms
+    a = np.arange(24).reshape(4, 6)
+    np.testing.assert_array_equal(T.Slice(1)(a), a[[1]])
+    np.testing.assert_array_equal(T.Slice([0, 2], slice(1, 5, 2))(a), a[[0, 2]][:, 1:5:2])
+    np.testing.assert_array_equal(T.Slice(None, [5, 0])(a), a[:, [5, 0]])
+    np.testing.assert_array_equal(T.Slice(True)(a), a)
+    with pytest.raises(IndexError):
+        T.Slice(7)(a)
+    np.testing.assert_array_equal(T.PadEnd([6, 3], -1)(a), np.pad(a[:, :3], ((0, 2), (0, 0)),
+                                                                   constant_values=-1))
+    np.testing.assert_array_equal(T.PadEnd([None, 8])(a), np.pad(a, ((0, 0), (0, 2))))
+    with pytest.raises(RuntimeError, match="can not pad numeric and string"):
+        T.PadEnd([8], "x")(np.arange(3))
+    for rel, fn in (("EQ", np.equal), ("NE", np.not_equal), ("GT", np.greater),
+                    ("GE", np.greater_equal), ("LT", np.less), ("LE", np.less_equal)):
+        got = T.Mask(getattr(T.Relational, rel), 7, mstype.int32)(a)
+        np.testing.assert_array_equal(got, fn(a, 7).astype(np.int32))
+    x = np.array([[5, 1, 5], [3, 1, 9]])
+    vals, idx, cnt = T.Unique()(x)
+    np.testing.assert_array_equal(vals, [5, 1, 3, 9])
+    np.testing.assert_array_equal(vals[idx], x.ravel())
+    np.testing.assert_array_equal(cnt, [2, 2, 1, 1])
+
+
+def test_flips_crop_invert():
+    v = ds.vision
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 255, (2, 5, 7, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(v.HorizontalFlip()(img), img[:, :, ::-1])
+    np.testing.assert_array_equal(v.VerticalFlip()(img[0]), img[0][::-1])
+    np.testing.assert_array_equal(v.HorizontalFlip()(img[0, :, :, 0]), img[0, :, ::-1, 0])
+    np.testing.assert_array_equal(v.Crop((1, 2), (3, 4))(img[0]), img[0, 1:4, 2:6])
+    np.testing.assert_array_equal(v.Crop((0, 0), 2)(img), img[:, :2, :2])
+    with pytest.raises(RuntimeError, match="exceeds image height"):
+        v.Crop((4, 0), 2)(img[0])
+    np.testing.assert_array_equal(v.Invert()(img), 255 - img.astype(np.int64))
+    np.testing.assert_array_equal(np.array(v.Invert()(Image.fromarray(img[0]))), 255 - img[0])
+    got = _map([v.HorizontalFlip(), v.Invert()], img)
+    for (g,), r in zip(got, img):
+        np.testing.assert_array_equal(g, 255 - r[:, ::-1])

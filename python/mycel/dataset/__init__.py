@@ -57,5 +57,6 @@ for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils
     _parent.__path__ = []
     setattr(_parent, _child, _module)
     _sys.modules.setdefault(f"{_parent.__name__}.{_child}", _module)
+transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
 vision.get_image_size = _vision_utils.get_image_size
 vision.get_image_num_channels = _vision_utils.get_image_num_channels

@@ -81,7 +81,8 @@ def _check_prob(func, prob):
     """A probability in [0, 1]."""
     value = check_number(func, "prob", prob)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}.")
+        raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}. Input prob is "
+                         "not within the required interval of [0.0, 1.0].")
     return value
 
 
@@ -369,6 +370,75 @@ class ToNumpy(TensorOperation):
         return np.array(img) if _is_pil(img) else np.asarray(img)
 
 
-__all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "Resize", "CenterCrop", "RandomCrop",
+# ----- transforms written in Python (numpy, under the GIL; exact index operations) -----
+
+def _image_array(func, img):
+    a = np.asarray(img)
+    if a.ndim < 2 or a.dtype == object:
+        raise ValueError(f"{func}: the image must be <H, W> or <..., H, W, C>, but got shape "
+                         f"{list(a.shape)}.")
+    return a
+
+
+class HorizontalFlip(TensorOperation):
+    """HorizontalFlip(): mirror an image left to right (<H, W>, <H, W, C>, or images under
+    leading axes <..., H, W, C>)."""
+
+    def __call__(self, img):
+        a = _image_array("HorizontalFlip", img)
+        return np.ascontiguousarray(np.flip(a, axis=1 if a.ndim == 2 else -2))
+
+
+class VerticalFlip(TensorOperation):
+    """VerticalFlip(): mirror an image top to bottom (shapes as HorizontalFlip)."""
+
+    def __call__(self, img):
+        a = _image_array("VerticalFlip", img)
+        return np.ascontiguousarray(np.flip(a, axis=0 if a.ndim == 2 else -3))
+
+
+class Crop(TensorOperation):
+    """Crop(coordinates, size): the window of size (an int: a square; or (height, width))
+    whose top-left pixel is coordinates = (top, left); it must lie inside the image."""
+
+    def __init__(self, coordinates, size):
+        if not isinstance(coordinates, (list, tuple)) or len(coordinates) != 2:
+            raise TypeError(f"Crop: Coordinates should be a list/tuple (y, x) of length 2. Got "
+                            f"{coordinates!r}.")
+        self.coordinates = tuple(check_int("Crop", "coordinates", v, 0, _INT32_MAX)
+                                 for v in coordinates)
+        self.size = _check_size("Crop", size)
+
+    def __call__(self, img):
+        a = _image_array("Crop", img)
+        hw_axis = 0 if a.ndim == 2 else a.ndim - 3
+        (top, left), (h, w) = self.coordinates, self.size
+        H, W = a.shape[hw_axis], a.shape[hw_axis + 1]
+        if top + h > H:
+            raise RuntimeError(f"Crop: Crop height dimension: {top + h} exceeds image height: {H}"
+                               f" (top {top} + height {h}).")
+        if left + w > W:
+            raise RuntimeError(f"Crop: Crop width dimension: {left + w} exceeds image width: {W}"
+                               f" (left {left} + width {w}).")
+        index = (slice(None),) * hw_axis + (slice(top, top + h), slice(left, left + w))
+        return np.ascontiguousarray(a[index])
+
+
+class Invert(TensorOperation):
+    """Invert(): 255 - every value of a uint8 image (<H, W> or <..., H, W, C>), as PIL's
+    ImageOps.invert; a PIL image gives a PIL image."""
+
+    def __call__(self, img):
+        if _is_pil(img):
+            from PIL import ImageOps
+            return ImageOps.invert(img)
+        a = _image_array("Invert", img)
+        if a.dtype != np.uint8:
+            raise TypeError(f"Invert: the image must be uint8, but got {a.dtype}.")
+        return 255 - a
+
+
+__all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "HorizontalFlip", "VerticalFlip",
+           "Crop", "Invert", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
            "Normalize", "HWC2CHW", "ToTensor", "Pad"]
