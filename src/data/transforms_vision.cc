@@ -528,6 +528,8 @@ class Normalize final : public UnaryTransform {
 
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
+    // Images under leading axes (<..., H, W, C>, MindSpore's video input) are a batch.
+    if (lead == 0 && x.ndim() > 3) lead = static_cast<int>(x.ndim() - 3);
     Image im = image_of(x, lead, name());
     Shape sample(x.shape().begin() + lead, x.shape().end());
     int64_t channels = im.rank2 ? 1 : hwc_ ? sample[2] : sample[0];

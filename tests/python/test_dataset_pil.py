@@ -95,13 +95,17 @@ def test_to_pil_checks():
 
 
 @pytest.mark.parametrize("op", [vision.Resize((7, 9)), vision.Resize(5), vision.CenterCrop(6),
-                                vision.CenterCrop((12, 3))])
+                                vision.CenterCrop((12, 3)),
+                                vision.Normalize([10.0, 20.0, 30.0], [2.0, 3.0, 4.0])])
 def test_leading_axes_are_a_loop_over_images(op):
     rng = np.random.default_rng(3)
     frames = rng.integers(0, 255, (2, 3, 10, 8, 3), dtype=np.uint8)
     out = op(frames)
     ref = np.stack([np.stack([op(f) for f in group]) for group in frames])
     np.testing.assert_array_equal(out, ref)
+    if isinstance(op, vision.Normalize):  # and against numpy
+        np.testing.assert_allclose(out, (frames - [10, 20, 30]) / np.array([2, 3, 4]),
+                                   rtol=1e-6)
     batch = ds.NumpySlicesDataset({"x": frames[0]}, shuffle=False).batch(3).map(op, ["x"])
     got = next(batch.create_tuple_iterator(output_numpy=True))[0]
     np.testing.assert_array_equal(got, ref[0])

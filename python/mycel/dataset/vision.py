@@ -289,7 +289,9 @@ class Normalize(TensorOperation):
         for v in out:
             if not ((v >= low) if low is not None else (v > 0)) or v > 255:
                 bounds = "[0, 255]" if low is not None else "(0, 255]"
-                raise ValueError(f"Normalize: {name} values must be in {bounds}, but got {v}.")
+                raise ValueError(f"Normalize: {name} values must be in {bounds}, but got {v}. "
+                                 f"Input {name}_value is not within the required interval of "
+                                 f"{bounds}.")
         return out
 
 
