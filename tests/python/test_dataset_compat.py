@@ -190,3 +190,30 @@ def test_flips_crop_invert():
     got = _map([v.HorizontalFlip(), v.Invert()], img)
     for (g,), r in zip(got, img):
         np.testing.assert_array_equal(g, 255 - r[:, ::-1])
+
+
+def test_grayscale_is_pils_luminance():
+    rng = np.random.default_rng(6)
+    img = rng.integers(0, 255, (6, 9, 3), dtype=np.uint8)
+    r, g, b = (img[:, :, k].astype(np.int64) for k in range(3))
+    luma = (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16  # PIL's fixed-point ITU-R 601-2
+    one = ds.vision.Grayscale()(img)
+    assert one.shape == (6, 9, 1)
+    np.testing.assert_array_equal(one[:, :, 0], luma)
+    three = ds.vision.Grayscale(3)(Image.fromarray(img))
+    np.testing.assert_array_equal(np.array(three), np.repeat(luma[:, :, None], 3, 2))
+    with pytest.raises(ValueError, match="1 or 3"):
+        ds.vision.Grayscale(2)
+
+
+def test_apply_and_class_indexing_through_ops(tmp_path):
+    data = ds.NumpySlicesDataset(np.arange(10), shuffle=False)
+    out = data.apply(lambda d: d.repeat(2).batch(4))
+    assert [len(r[0]) for r in out.create_tuple_iterator(output_numpy=True)] == [4, 4, 4, 4, 4]
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        data.apply(lambda d: 3)
+    for cls in ("b", "a"):
+        (tmp_path / cls).mkdir()
+        Image.fromarray(np.zeros((2, 2, 3), np.uint8)).save(tmp_path / cls / "x.png")
+    folder = ds.ImageFolderDataset(str(tmp_path))
+    assert folder.repeat(2).batch(1).get_class_indexing() == {"a": 0, "b": 1}

@@ -195,6 +195,27 @@ class Dataset:
         save(self, file_name, num_files, file_type)
 
     # ----- information -----
+    def apply(self, apply_func):
+        """apply_func(self), which must return a Dataset (MindSpore's Dataset.apply: a function
+        that adds ops)."""
+        if not callable(apply_func):
+            raise TypeError(f"apply: apply_func must be callable, but got "
+                            f"{type(apply_func).__name__}.")
+        out = apply_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"apply: apply_func must return a Dataset, but returned "
+                            f"{type(out).__name__}.")
+        return out
+
+    def get_class_indexing(self):
+        """The {class name: label} mapping of the source below (ImageFolderDataset's), through
+        the ops above it."""
+        for child in self.children:
+            if hasattr(child, "get_class_indexing"):
+                return child.get_class_indexing()
+        raise TypeError(f"get_class_indexing: {type(self).__name__} has no source with class "
+                        "names below it.")
+
     def get_col_names(self):
         """The column names, in row order."""
         return list(self._columns())

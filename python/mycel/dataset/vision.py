@@ -440,7 +440,36 @@ class Invert(TensorOperation):
         return 255 - a
 
 
+class Grayscale(TensorOperation):
+    """Grayscale(num_output_channels=1): PIL's conversion to luminance ("L": 0.299 R + 0.587 G
+    + 0.114 B in PIL's integer arithmetic), with 1 or 3 equal channels. A PIL image gives a PIL
+    image; a uint8 numpy RGB image gives <H, W, num_output_channels>."""
+
+    def __init__(self, num_output_channels=1):
+        self.num_output_channels = check_int("Grayscale", "num_output_channels",
+                                             num_output_channels)
+        if self.num_output_channels not in (1, 3):
+            raise ValueError(f"Grayscale: num_output_channels must be 1 or 3, but got "
+                             f"{num_output_channels}.")
+
+    def _apply_pil(self, img):
+        from PIL import Image
+        gray = img.convert("L")
+        return gray if self.num_output_channels == 1 else Image.merge("RGB", [gray] * 3)
+
+    def __call__(self, img):
+        if _is_pil(img):
+            return self._apply_pil(img)
+        a = _image_array("Grayscale", img)
+        if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 3:
+            raise TypeError(f"Grayscale: the image must be a uint8 RGB <H, W, 3> array or a PIL "
+                            f"image, but got {a.dtype} with shape {list(a.shape)}.")
+        from PIL import Image
+        out = np.asarray(self._apply_pil(Image.fromarray(np.ascontiguousarray(a))))
+        return out[:, :, None] if out.ndim == 2 else out
+
+
 __all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "HorizontalFlip", "VerticalFlip",
-           "Crop", "Invert", "Resize", "CenterCrop", "RandomCrop",
+           "Crop", "Invert", "Grayscale", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
            "Normalize", "HWC2CHW", "ToTensor", "Pad"]
