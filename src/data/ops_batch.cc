@@ -148,7 +148,8 @@ class BatchOp : public ThreadedOp {
     Shape shape = first.shape();
     for (const Row& r : rows) {
       const Array& a = r[c];
-      MC_CHECK(a.dtype() == first.dtype(), Runtime, "batch: column ", col_name(c),
+      MC_CHECK(a.dtype() == first.dtype(), Runtime,
+               "batch: Cannot batch tensors with different types: column ", col_name(c),
                " has rows of different dtypes ", data_type_name(first.dtype()), " and ",
                data_type_name(a.dtype()), "; cast them to one type first.");
       if (pad) {
@@ -157,7 +158,8 @@ class BatchOp : public ThreadedOp {
                  shape_str(a.shape()), ".");
         for (int64_t d = 0; d < a.ndim(); ++d) shape[d] = std::max(shape[d], a.shape()[d]);
       } else {
-        MC_CHECK(a.shape() == first.shape(), Runtime, "batch: column ", col_name(c),
+        MC_CHECK(a.shape() == first.shape(), Runtime,
+                 "batch: Cannot batch tensors with different shapes: column ", col_name(c),
                  " has rows of different shapes ", shape_str(first.shape()), " and ",
                  shape_str(a.shape()),
                  "; rows of a batch must have equal shapes (or use "

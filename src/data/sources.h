@@ -63,4 +63,27 @@ SourcePtr csv_source(const std::vector<std::string>& files, char delim,
                      const std::vector<CsvDefault>& defaults,
                      const std::vector<std::string>& column_names);
 
+// A TFRecordDataset column: the feature `name` read as `type` (int64 features convert to any
+// numeric type, float features to float types, bytes features to str (one element per bytes
+// value) or uint8/int8 (the bytes, concatenated)), reshaped to `shape` when has_shape (one -1
+// inferred; [] a scalar), else 1-D. A type the feature cannot convert to, or a shape its
+// values do not fill, is a RuntimeError naming the column, the file and the record.
+struct TfColumn {
+  std::string name;
+  DataType type = DataType::Int64;
+  std::vector<int64_t> shape;
+  bool has_shape = false;
+};
+
+// MindSpore's TFRecordDataset: the tf.train.Example records of `files`, in order (GZIP or ZLIB
+// files inflated when `compressed`), as `columns`; when `columns` is empty, every feature of
+// the first record, sorted by name (int64 -> int64, float -> float32, bytes -> uint8).
+// `select` (MindSpore's columns_list), when not empty, keeps those columns in its order (a
+// name that is not a column is a ValueError). num_rows >= 0 keeps the first num_rows rows (a
+// schema's numRows). *columns_out receives the columns used. Files are indexed at construction
+// (record framing and length CRCs checked); a record's data CRC is checked when it is read.
+SourcePtr tfrecord_source(const std::vector<std::string>& files, std::vector<TfColumn> columns,
+                          const std::vector<std::string>& select, bool compressed, int64_t num_rows,
+                          std::vector<TfColumn>* columns_out);
+
 }  // namespace mycel::data

@@ -62,6 +62,30 @@ Image image_of(const Array& x, int lead, std::string_view op) {
   return Image{s[0], s[1], c, rank == 2, static_cast<size_t>(c) * elem, elem};
 }
 
+// Applies `one` to each <H, W, C> image of an array with more axes in front (<..., H, W, C>:
+// video frames or a batch, which MindSpore's Resize and CenterCrop take) and stacks the
+// results under those axes.
+template <class F>
+Array per_image(const Array& x, std::string_view op, F&& one) {
+  const Shape front(x.shape().begin(), x.shape().end() - 3);
+  const int64_t n = mycel::numel(front);
+  MC_CHECK(n > 0, Value, op, ": the images of shape ", shape_str(x.shape()), " are empty.");
+  Shape flat{n};
+  for (auto it = x.shape().end() - 3; it != x.shape().end(); ++it) flat.push_back(*it);
+  const Array all = x.reshaped(flat);
+  std::vector<Array> outs;
+  for (int64_t i = 0; i < n; ++i) outs.push_back(one(all.row(i)));
+  Shape shape = front;
+  for (int64_t d : outs[0].shape()) shape.push_back(d);
+  Array out = Array::empty(outs[0].dtype(), shape);
+  const size_t bytes = outs[0].nbytes();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(static_cast<char*>(out.mutable_raw()) + static_cast<size_t>(i) * bytes,
+                outs[static_cast<size_t>(i)].raw(), bytes);
+  }
+  return out;
+}
+
 Shape image_shape(const Image& im, int64_t h, int64_t w) {
   return im.rank2 ? Shape{h, w} : Shape{h, w, im.c};
 }
@@ -297,6 +321,9 @@ class Resize final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    if (x.ndim() > 3) {
+      return per_image(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
+    }
     Image im = image_of(x, 0, name());
     int64_t oh = h_, ow = w_;
     if (w_ == 0) {  // the shorter side becomes h_, as MindSpore 2.x computes it: in float,
@@ -328,7 +355,14 @@ class CenterCrop final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    if (x.ndim() > 3) {
+      return per_image(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
+    }
     Image im = image_of(x, 0, name());
+    // As MindSpore: padding beyond 3 times the image is refused (not a huge allocation).
+    MC_CHECK(h_ <= 3 * im.h && w_ <= 3 * im.w, Runtime, name(), ": the crop size [", h_, ", ", w_,
+             "] is larger than 3 times the image [", im.h, ", ", im.w,
+             "]: Padding size cannot be more than 3 times of the original image size.");
     // As MindSpore: a smaller side is padded with zeros (the extra pixel on top / left), then
     // the window starts at (size - crop) / 2 rounded down.
     return crop_padded(x, im, floor_div(im.h - h_, 2), floor_div(im.w - w_, 2), h_, w_,
@@ -494,6 +528,8 @@ class Normalize final : public UnaryTransform {
 
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
+    // Images under leading axes (<..., H, W, C>, MindSpore's video input) are a batch.
+    if (lead == 0 && x.ndim() > 3) lead = static_cast<int>(x.ndim() - 3);
     Image im = image_of(x, lead, name());
     Shape sample(x.shape().begin() + lead, x.shape().end());
     int64_t channels = im.rank2 ? 1 : hwc_ ? sample[2] : sample[0];

@@ -81,6 +81,40 @@ void bind_data_sources(pyb::module_& m) {
       "The records of CSV files; column_defaults (int, float or str values, or empty: all "
       "str) give the column types and empty-field values; column_names empty: each file's "
       "header.");
+  m.def(
+      "tfrecord_source",
+      [](const std::vector<std::string>& files, const pyb::list& columns,
+         const std::vector<std::string>& select, bool compressed, int64_t num_rows) {
+        std::vector<data::TfColumn> specs;
+        for (pyb::handle h : columns) {
+          auto t = pyb::cast<pyb::tuple>(h);
+          data::TfColumn c;
+          c.name = pyb::cast<std::string>(t[0]);
+          const auto type = pyb::cast<std::string>(t[1]);
+          MC_CHECK(data::data_type_from_name(type, &c.type), Type, "TFRecordDataset: column '",
+                   c.name, "' has an unsupported type '", type, "'.");
+          c.has_shape = !t[2].is_none();
+          if (c.has_shape) c.shape = pyb::cast<std::vector<int64_t>>(t[2]);
+          specs.push_back(std::move(c));
+        }
+        std::vector<data::TfColumn> used;
+        data::SourcePtr src;
+        {
+          pyb::gil_scoped_release nogil;
+          src = data::tfrecord_source(files, std::move(specs), select, compressed, num_rows, &used);
+        }
+        pyb::list out;
+        for (const data::TfColumn& c : used) {
+          out.append(pyb::make_tuple(c.name, std::string(data::data_type_name(c.type)),
+                                     c.has_shape ? pyb::cast(c.shape) : pyb::none()));
+        }
+        return pyb::make_tuple(src, out);
+      },
+      pyb::arg("files"), pyb::arg("columns"), pyb::arg("select"), pyb::arg("compressed"),
+      pyb::arg("num_rows"),
+      "(source, columns): the tf.train.Example records of TFRecord files as columns "
+      "[(name, type name, shape or None)] (empty: the first record's features), those named "
+      "in select (when not empty) in its order; num_rows >= 0 keeps that many rows.");
 }
 
 }  // namespace mycel::py

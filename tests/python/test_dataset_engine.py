@@ -583,7 +583,8 @@ def test_padded_batch_against_numpy_padding():
     with pytest.raises(ValueError, match="padded_batch: column 's' has a row of size 4 in "
                                          "dimension 0, larger than the pad shape 3"):
         _rows(_ragged().padded_batch(2, pad_info={"s": ([3], 0)}))
-    with pytest.raises(RuntimeError, match=r"batch: column 's' has rows of different shapes \[1\] "
+    with pytest.raises(RuntimeError, match=r"batch: Cannot batch tensors with different shapes: "
+                                           r"column 's' has rows of different shapes \[1\] "
                                            r"and \[2\]"):
         _rows(_ragged().batch(2))
 

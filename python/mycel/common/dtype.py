@@ -50,3 +50,18 @@ class TensorType:
 
     def __repr__(self):
         return "Tensor" if self._element is None else f"Tensor[{self._element}]"
+
+
+class _StringType:
+    """MindSpore's ``mstype.string``: the element type of string columns in datasets (a
+    dataset Schema's or TypeCast's type; mycel Tensors hold no strings)."""
+
+    name = "String"
+
+    def __repr__(self):
+        return "String"
+
+    __str__ = __repr__
+
+
+string = _StringType()

@@ -23,6 +23,8 @@ from mycel.dataset.sources_image import (Cifar10Dataset, FashionMnistDataset,  #
                                          ImageFolderDataset, MnistDataset)
 from mycel.dataset.sources_mindrecord import MindDataset  # noqa: F401
 from mycel.dataset.sources_text import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
+from mycel.dataset.schema import Schema  # noqa: F401
+from mycel.dataset.sources_tfrecord import TFRecordDataset  # noqa: F401
 
 __all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", "FashionMnistDataset",
            "Cifar10Dataset", "ImageFolderDataset", "NumpySlicesDataset", "GeneratorDataset",
@@ -31,7 +33,7 @@ __all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", 
            "SubsetRandomSampler", "WeightedRandomSampler", "BatchDataset", "BatchInfo",
            "MapDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset", "SkipDataset",
            "TakeDataset", "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "zip",
-           "TupleIterator", "DictIterator"]
+           "TupleIterator", "DictIterator", "Schema", "TFRecordDataset"]
 
 # MindSpore's path of the iterators module, mindspore.dataset.engine.iterators (its dataset
 # tests import _cleanup from there): engine is a module here, not a package, so the iterators
@@ -43,3 +45,18 @@ from mycel.dataset import engine as _engine, iterators as _iterators  # noqa: E4
 _engine.__path__ = []
 _engine.iterators = _iterators
 _sys.modules.setdefault("mycel.dataset.engine.iterators", _iterators)
+
+# The same for MindSpore's packages that are single modules here: vision.transforms,
+# transforms.transforms and text.transforms are those modules themselves, and vision.utils is
+# vision_utils (whose image queries vision also offers, as MindSpore's does).
+from mycel.dataset import vision_utils as _vision_utils  # noqa: E402
+
+for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils", _vision_utils),
+                                 (transforms, "transforms", transforms),
+                                 (text, "transforms", text)):
+    _parent.__path__ = []
+    setattr(_parent, _child, _module)
+    _sys.modules.setdefault(f"{_parent.__name__}.{_child}", _module)
+transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
+vision.get_image_size = _vision_utils.get_image_size
+vision.get_image_num_channels = _vision_utils.get_image_num_channels

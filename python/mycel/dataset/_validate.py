@@ -11,11 +11,18 @@ def check_int(func, name, value, low=None, high=None, none_ok=False):
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{func}: {name} must be an int, but got {type(value).__name__} "
-                        f"{value!r}.")
+                        f"{value!r}. {_ms_type(name, value, int)}")
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"[{low}, {'inf' if high is None else high}]"
-        raise ValueError(f"{func}: {name} must be in {bounds}, but got {value}.")
+        raise ValueError(f"{func}: {name} must be in {bounds}, but got {value}. Input {name} is "
+                         f"not within the required interval of {bounds}.")
     return int(value)
+
+
+def _ms_type(name, value, *types):
+    """MindSpore's sentence for an argument of the wrong type (its tests look for it)."""
+    return (f"Argument {name} with value {value!r} is not of type {list(types)}, but got "
+            f"{type(value)}.")
 
 
 def check_bool(func, name, value, none_ok=False):
@@ -24,7 +31,7 @@ def check_bool(func, name, value, none_ok=False):
         return None
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{func}: {name} must be a bool, but got {type(value).__name__} "
-                        f"{value!r}.")
+                        f"{value!r}. {_ms_type(name, value, bool)}")
     return bool(value)
 
 
@@ -32,7 +39,7 @@ def check_number(func, name, value):
     """value as a float (ints and floats, not bools)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{func}: {name} must be a number, but got {type(value).__name__} "
-                        f"{value!r}.")
+                        f"{value!r}. {_ms_type(name, value, float, int)}")
     return float(value)
 
 

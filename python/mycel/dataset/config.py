@@ -74,3 +74,146 @@ def set_prefetch_size(size):
 def get_prefetch_size():
     """The prefetch depth of each op's output queue (default 16)."""
     return _prefetch
+
+
+# ----- MindSpore's other pipeline settings -----
+# Debug mode changes how pipelines run (below). The other settings below tune MindSpore's
+# engine: its autotuner, shared memory between Python worker processes, fast recovery on
+# reset, the performance monitor and the timeouts of its worker processes. mycel's engine runs
+# Python callables on its own threads with fixed worker counts, so it keeps these values for
+# programs that set and read them, and they change nothing in how a pipeline runs.
+_debug_mode = False
+_debug_hooks = []
+_settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_mem": True,
+             "fast_recovery": True, "monitor_sampling_interval": 1000, "callback_timeout": 60,
+             "multiprocessing_timeout_interval": 300, "enable_watchdog": True,
+             "auto_num_workers": False, "auto_offload": False}
+
+
+def set_debug_mode(debug_mode_flag, debug_hook_list=None):
+    """Debug mode: every op of a pipeline runs on one worker thread with a prefetch depth of
+    one, so rows are produced one at a time, in order, and an error surfaces at the row that
+    raised it. debug_hook_list (callables) is kept for get_debug_hooks."""
+    global _debug_mode, _debug_hooks
+    if not isinstance(debug_mode_flag, bool):
+        raise TypeError(f"set_debug_mode: debug_mode_flag must be a bool, but got "
+                        f"{debug_mode_flag!r}.")
+    if debug_hook_list is not None and (not isinstance(debug_hook_list, list) or
+                                        not all(callable(h) for h in debug_hook_list)):
+        raise TypeError("set_debug_mode: debug_hook_list must be a list of callables.")
+    _debug_mode, _debug_hooks = debug_mode_flag, list(debug_hook_list or [])
+
+
+def get_debug_mode():
+    """Whether pipelines run in debug mode (set_debug_mode)."""
+    return _debug_mode
+
+
+def _setting(func, name, value, kind, low=None):
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"{func}: the value must be a bool, but got {value!r}.")
+    else:
+        value = check_int(func, name, value, low, 2**31 - 1)
+    _settings[name] = value
+
+
+def set_enable_autotune(enable, filepath_prefix=None):
+    """Kept (module note above): mycel's engine has no autotuner."""
+    _setting("set_enable_autotune", "enable_autotune", enable, bool)
+
+
+def get_enable_autotune():
+    """set_enable_autotune's value (default False)."""
+    return _settings["enable_autotune"]
+
+
+def set_autotune_interval(interval):
+    """Kept (module note above)."""
+    _setting("set_autotune_interval", "autotune_interval", interval, int, 0)
+
+
+def get_autotune_interval():
+    """set_autotune_interval's value (default 0)."""
+    return _settings["autotune_interval"]
+
+
+def set_enable_shared_mem(enable):
+    """Kept (module note above): Python runs on engine threads, no worker processes."""
+    _setting("set_enable_shared_mem", "enable_shared_mem", enable, bool)
+
+
+def get_enable_shared_mem():
+    """set_enable_shared_mem's value (default True)."""
+    return _settings["enable_shared_mem"]
+
+
+def set_fast_recovery(fast_recovery):
+    """Kept (module note above)."""
+    _setting("set_fast_recovery", "fast_recovery", fast_recovery, bool)
+
+
+def get_fast_recovery():
+    """set_fast_recovery's value (default True)."""
+    return _settings["fast_recovery"]
+
+
+def set_monitor_sampling_interval(interval):
+    """Kept (module note above)."""
+    _setting("set_monitor_sampling_interval", "monitor_sampling_interval", interval, int, 1)
+
+
+def get_monitor_sampling_interval():
+    """set_monitor_sampling_interval's value in ms (default 1000)."""
+    return _settings["monitor_sampling_interval"]
+
+
+def set_callback_timeout(timeout):
+    """Kept (module note above)."""
+    _setting("set_callback_timeout", "callback_timeout", timeout, int, 1)
+
+
+def get_callback_timeout():
+    """set_callback_timeout's value in seconds (default 60)."""
+    return _settings["callback_timeout"]
+
+
+def set_multiprocessing_timeout_interval(interval):
+    """Kept (module note above)."""
+    _setting("set_multiprocessing_timeout_interval", "multiprocessing_timeout_interval",
+             interval, int, 1)
+
+
+def get_multiprocessing_timeout_interval():
+    """set_multiprocessing_timeout_interval's value in seconds (default 300)."""
+    return _settings["multiprocessing_timeout_interval"]
+
+
+def set_enable_watchdog(enable):
+    """Kept (module note above)."""
+    _setting("set_enable_watchdog", "enable_watchdog", enable, bool)
+
+
+def get_enable_watchdog():
+    """set_enable_watchdog's value (default True)."""
+    return _settings["enable_watchdog"]
+
+
+def set_auto_num_workers(enable):
+    """Kept (module note above): worker counts stay as given."""
+    _setting("set_auto_num_workers", "auto_num_workers", enable, bool)
+
+
+def get_auto_num_workers():
+    """set_auto_num_workers's value (default False)."""
+    return _settings["auto_num_workers"]
+
+
+def set_auto_offload(offload):
+    """Kept (module note above): every transform runs in the data engine."""
+    _setting("set_auto_offload", "auto_offload", offload, bool)
+
+
+def get_auto_offload():
+    """set_auto_offload's value (default False)."""
+    return _settings["auto_offload"]

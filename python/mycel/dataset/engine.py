@@ -27,7 +27,8 @@ from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
 from mycel.dataset.save import save
-from mycel.dataset.transforms import _as_array, _check_operations, _op_name
+from mycel.dataset.transforms import (Compose, _as_array, _check_operations, _makes_pil,
+                                      _op_name)
 
 _data = _mycel._data
 _INFINITE, _UNKNOWN = -2, -1
@@ -184,7 +185,8 @@ class Dataset:
         seed = _seed(config._entropy(self._passes))
         self._passes += 1
         pipe = _data.Pipeline(plan._node(counted=self._init_step > 0), seed, num_epochs,
-                              self._init_step, config.get_prefetch_size())
+                              self._init_step,
+                              1 if config.get_debug_mode() else config.get_prefetch_size())
         return pipe, plan._columns()
 
     def save(self, file_name, num_files=1, file_type="mindrecord"):
@@ -193,6 +195,27 @@ class Dataset:
         save(self, file_name, num_files, file_type)
 
     # ----- information -----
+    def apply(self, apply_func):
+        """apply_func(self), which must return a Dataset (MindSpore's Dataset.apply: a function
+        that adds ops)."""
+        if not callable(apply_func):
+            raise TypeError(f"apply: apply_func must be callable, but got "
+                            f"{type(apply_func).__name__}.")
+        out = apply_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"apply: apply_func must return a Dataset, but returned "
+                            f"{type(out).__name__}.")
+        return out
+
+    def get_class_indexing(self):
+        """The {class name: label} mapping of the source below (ImageFolderDataset's), through
+        the ops above it."""
+        for child in self.children:
+            if hasattr(child, "get_class_indexing"):
+                return child.get_class_indexing()
+        raise TypeError(f"get_class_indexing: {type(self).__name__} has no source with class "
+                        "names below it.")
+
     def get_col_names(self):
         """The column names, in row order."""
         return list(self._columns())
@@ -246,6 +269,8 @@ class Dataset:
         return self.children[0]._node(counted)
 
     def _workers(self):
+        if config.get_debug_mode():  # one row at a time, in order (config.set_debug_mode)
+            return 1
         return self.num_parallel_workers or config.get_num_parallel_workers()
 
     def _with_child(self, child):
@@ -378,7 +403,8 @@ class BatchDataset(Dataset):
                  python_multiprocessing=False, max_rowsize=None, **kwargs):
         super().__init__([child], num_parallel_workers)
         if kwargs:
-            raise TypeError(f"batch: unexpected argument(s) {sorted(kwargs)}.")
+            raise TypeError(f"batch() got an unexpected keyword argument '{sorted(kwargs)[0]}' "
+                            f"(unknown: {sorted(kwargs)}).")
         if callable(batch_size):
             raise TypeError("batch: a callable batch_size is not supported; give an int.")
         self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
@@ -401,7 +427,8 @@ class BatchDataset(Dataset):
             self._names = _mapped_names("batch", cols, self._in_index, outs)
             self._per_batch_map = per_batch_map
         elif input_columns is not None or output_columns is not None:
-            raise ValueError("batch: input_columns and output_columns need per_batch_map.")
+            raise ValueError("batch: input_columns can be specified only when per_batch_map is "
+                             "set. (input_columns and output_columns need per_batch_map.)")
         self._pad_info = None if pad_info is None else self._check_pads(pad_info, cols)
 
     @staticmethod
@@ -472,8 +499,11 @@ class MapDataset(Dataset):
 
     def _node(self, counted=False):
         label = str(self.input_columns)
-        ops = _c_transforms(self.operations,
-                            lambda name: f"map: operation {name} failed on column(s) {label}")
+        where = lambda name: f"map: operation {name} failed on column(s) {label}"  # noqa: E731
+        if _makes_pil(self.operations):  # PIL images pass between the operations in Python
+            ops = [_python_op(Compose(self.operations), where)]
+        else:
+            ops = _c_transforms(self.operations, where)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label)
 

@@ -15,6 +15,16 @@ from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int
 
 _live = weakref.WeakSet()
+# MindSpore's list of the live iterators, as weak references; an iterator's reference leaves
+# the list when the iterator is collected.
+ITERATORS_LIST = []
+
+
+def _forget(ref):
+    try:
+        ITERATORS_LIST.remove(ref)
+    except ValueError:  # cleared meanwhile
+        pass
 
 
 _cleanup_ran = False  # set by _cleanup, cleared by _unset_iterator_cleanup
@@ -63,6 +73,7 @@ class Iterator:
         self._epoch = self._pipe.epoch
         self._in_epoch = False
         _live.add(self)
+        ITERATORS_LIST.append(weakref.ref(self, _forget))
 
     def __iter__(self):
         """The iterator itself: each ``for`` loop over it is one epoch."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int, check_number
-from mycel.dataset.transforms import TensorOperation, _numpy_dtype
+from mycel.dataset.transforms import TensorOperation, _is_pil, _numpy_dtype
 
 _data = _mycel._data
 _INT32_MAX = 2**31 - 1
@@ -81,27 +81,43 @@ def _check_prob(func, prob):
     """A probability in [0, 1]."""
     value = check_number(func, "prob", prob)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}.")
+        raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}. Input prob is "
+                         "not within the required interval of [0.0, 1.0].")
     return value
 
 
 class Decode(TensorOperation):
     """Decode(to_pil=False): JPEG or PNG bytes (a 1-D uint8 array, or bytes when called
     directly) to an RGB uint8 image <H, W, 3>. Gray images become RGB, alpha is dropped.
-    Corrupt or truncated data raises RuntimeError."""
+    Corrupt or truncated data raises RuntimeError. to_pil=True decodes with PIL into an RGB
+    PIL image instead (module note on PIL images)."""
 
     def __init__(self, to_pil=False):
         self.to_pil = check_bool("Decode", "to_pil", to_pil)
-        if self.to_pil:
-            raise ValueError("Decode: to_pil=True (PIL images) is not supported; images are "
-                             "numpy arrays.")
-        self._op = _data.Decode()
+        self._makes_pil = self.to_pil
+        self._op = None if self.to_pil else _data.Decode()
 
     def __call__(self, *inputs):
         """Decode one image given as bytes or a 1-D uint8 array."""
         inputs = [np.frombuffer(x, np.uint8) if isinstance(x, (bytes, bytearray, memoryview))
                   else x for x in inputs]
-        return super().__call__(*inputs)
+        if not self.to_pil:
+            return super().__call__(*inputs)
+        if len(inputs) != 1:
+            raise TypeError(f"Decode: expected one image, but got {len(inputs)} inputs.")
+        data = inputs[0]
+        if _is_pil(data):
+            raise TypeError("Decode: the input is already a decoded PIL image.")
+        data = np.asarray(data)
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise TypeError(f"Decode: the input must be the encoded bytes (a 1-D uint8 array), "
+                            f"but got {data.dtype} with shape {list(data.shape)}.")
+        import io
+        from PIL import Image, UnidentifiedImageError
+        try:
+            return Image.open(io.BytesIO(data.tobytes())).convert("RGB")
+        except (UnidentifiedImageError, OSError) as err:
+            raise RuntimeError(f"Decode: the data is not a decodable image: {err}") from None
 
 
 class Resize(TensorOperation):
@@ -119,6 +135,22 @@ class Resize(TensorOperation):
         self.interpolation = interpolation
         self._op = _data.Resize(h, w, _check_interpolation("Resize", interpolation))
 
+    def _apply_pil(self, img):
+        """PIL's resize (MindSpore's transform for PIL images): an int size scales the shorter
+        side to it, the other rounded down, as for arrays."""
+        from PIL import Image
+        if isinstance(self.size, int):
+            w, h = img.size
+            short, long_ = (w, h) if w <= h else (h, w)
+            other = int(long_ * self.size / short)
+            size = (self.size, other) if w <= h else (other, self.size)
+        else:
+            size = (self.size[1], self.size[0])
+        resample = {Inter.NEAREST: Image.NEAREST, Inter.LINEAR: Image.BILINEAR,
+                    Inter.CUBIC: Image.BICUBIC, Inter.ANTIALIAS: Image.LANCZOS,
+                    Inter.AREA: Image.BOX, Inter.PILCUBIC: Image.BICUBIC}[Inter(self.interpolation)]
+        return img.resize(size, resample)
+
 
 class CenterCrop(TensorOperation):
     """CenterCrop(size): the central window of size (an int: a square); a smaller image is
@@ -127,6 +159,12 @@ class CenterCrop(TensorOperation):
     def __init__(self, size):
         self.size = _check_size("CenterCrop", size)
         self._op = _data.CenterCrop(*self.size)
+
+    def _apply_pil(self, img):
+        """PIL's crop of the central window (zeros outside the image), for PIL images."""
+        h, w = self.size
+        left, top = int(round((img.width - w) / 2.0)), int(round((img.height - h) / 2.0))
+        return img.crop((left, top, left + w, top + h))
 
 
 def _padding(func, padding):
@@ -251,7 +289,9 @@ class Normalize(TensorOperation):
         for v in out:
             if not ((v >= low) if low is not None else (v > 0)) or v > 255:
                 bounds = "[0, 255]" if low is not None else "(0, 255]"
-                raise ValueError(f"Normalize: {name} values must be in {bounds}, but got {v}.")
+                raise ValueError(f"Normalize: {name} values must be in {bounds}, but got {v}. "
+                                 f"Input {name}_value is not within the required interval of "
+                                 f"{bounds}.")
         return out
 
 
@@ -292,6 +332,144 @@ class Pad(TensorOperation):
                              padding_mode.value)
 
 
-__all__ = ["Inter", "Border", "Decode", "Resize", "CenterCrop", "RandomCrop",
+class ToPIL(TensorOperation):
+    """ToPIL(): a numpy image to a PIL image; a PIL image passes unchanged. <H, W> images may be
+    uint8, uint16, int32 or float32 (PIL's L, I;16, I and F modes), <H, W, C> images uint8
+    with C <= 4 (C = 1 is read as <H, W>)."""
+
+    _makes_pil = True
+
+    def __call__(self, img):
+        if _is_pil(img):
+            return img
+        if not isinstance(img, np.ndarray):
+            raise TypeError(f"ToPIL: the image should be of type numpy.ndarray or "
+                            f"PIL.Image.Image, but got {type(img)}.")
+        from PIL import Image
+        arr = img
+        if arr.ndim not in (2, 3):
+            raise ValueError(f"ToPIL: the dimension of input image should be 2 or 3, but got "
+                             f"shape {list(arr.shape)}.")
+        if arr.ndim == 3 and arr.shape[2] > 4:
+            raise ValueError(f"ToPIL: the channel of input image should not exceed 4, but got "
+                             f"{arr.shape[2]}.")
+        if arr.ndim == 3 and arr.shape[2] == 1:
+            arr = arr[:, :, 0]
+        allowed = (np.uint8, np.uint16, np.int32, np.float32) if arr.ndim == 2 else (np.uint8,)
+        if arr.dtype.type not in allowed:
+            raise TypeError(f"ToPIL: image type {arr.dtype} is not supported for shape "
+                            f"{list(img.shape)} (PIL holds "
+                            f"{', '.join(np.dtype(t).name for t in allowed)}).")
+        if arr.ndim == 3 and arr.shape[2] == 2:
+            return Image.fromarray(np.ascontiguousarray(arr), "LA")
+        return Image.fromarray(np.ascontiguousarray(arr))
+
+
+class ToNumpy(TensorOperation):
+    """ToNumpy(): a PIL image to a numpy array (as numpy.array does); arrays pass unchanged."""
+
+    def __call__(self, img):
+        return np.array(img) if _is_pil(img) else np.asarray(img)
+
+
+# ----- transforms written in Python (numpy, under the GIL; exact index operations) -----
+
+def _image_array(func, img):
+    a = np.asarray(img)
+    if a.ndim < 2 or a.dtype == object:
+        raise ValueError(f"{func}: the image must be <H, W> or <..., H, W, C>, but got shape "
+                         f"{list(a.shape)}.")
+    return a
+
+
+class HorizontalFlip(TensorOperation):
+    """HorizontalFlip(): mirror an image left to right (<H, W>, <H, W, C>, or images under
+    leading axes <..., H, W, C>)."""
+
+    def __call__(self, img):
+        a = _image_array("HorizontalFlip", img)
+        return np.ascontiguousarray(np.flip(a, axis=1 if a.ndim == 2 else -2))
+
+
+class VerticalFlip(TensorOperation):
+    """VerticalFlip(): mirror an image top to bottom (shapes as HorizontalFlip)."""
+
+    def __call__(self, img):
+        a = _image_array("VerticalFlip", img)
+        return np.ascontiguousarray(np.flip(a, axis=0 if a.ndim == 2 else -3))
+
+
+class Crop(TensorOperation):
+    """Crop(coordinates, size): the window of size (an int: a square; or (height, width))
+    whose top-left pixel is coordinates = (top, left); it must lie inside the image."""
+
+    def __init__(self, coordinates, size):
+        if not isinstance(coordinates, (list, tuple)) or len(coordinates) != 2:
+            raise TypeError(f"Crop: Coordinates should be a list/tuple (y, x) of length 2. Got "
+                            f"{coordinates!r}.")
+        self.coordinates = tuple(check_int("Crop", "coordinates", v, 0, _INT32_MAX)
+                                 for v in coordinates)
+        self.size = _check_size("Crop", size)
+
+    def __call__(self, img):
+        a = _image_array("Crop", img)
+        hw_axis = 0 if a.ndim == 2 else a.ndim - 3
+        (top, left), (h, w) = self.coordinates, self.size
+        H, W = a.shape[hw_axis], a.shape[hw_axis + 1]
+        if top + h > H:
+            raise RuntimeError(f"Crop: Crop height dimension: {top + h} exceeds image height: {H}"
+                               f" (top {top} + height {h}).")
+        if left + w > W:
+            raise RuntimeError(f"Crop: Crop width dimension: {left + w} exceeds image width: {W}"
+                               f" (left {left} + width {w}).")
+        index = (slice(None),) * hw_axis + (slice(top, top + h), slice(left, left + w))
+        return np.ascontiguousarray(a[index])
+
+
+class Invert(TensorOperation):
+    """Invert(): 255 - every value of a uint8 image (<H, W> or <..., H, W, C>), as PIL's
+    ImageOps.invert; a PIL image gives a PIL image."""
+
+    def __call__(self, img):
+        if _is_pil(img):
+            from PIL import ImageOps
+            return ImageOps.invert(img)
+        a = _image_array("Invert", img)
+        if a.dtype != np.uint8:
+            raise TypeError(f"Invert: the image must be uint8, but got {a.dtype}.")
+        return 255 - a
+
+
+class Grayscale(TensorOperation):
+    """Grayscale(num_output_channels=1): PIL's conversion to luminance ("L": 0.299 R + 0.587 G
+    + 0.114 B in PIL's integer arithmetic), with 1 or 3 equal channels. A PIL image gives a PIL
+    image; a uint8 numpy RGB image gives <H, W, num_output_channels>."""
+
+    def __init__(self, num_output_channels=1):
+        self.num_output_channels = check_int("Grayscale", "num_output_channels",
+                                             num_output_channels)
+        if self.num_output_channels not in (1, 3):
+            raise ValueError(f"Grayscale: num_output_channels must be 1 or 3, but got "
+                             f"{num_output_channels}.")
+
+    def _apply_pil(self, img):
+        from PIL import Image
+        gray = img.convert("L")
+        return gray if self.num_output_channels == 1 else Image.merge("RGB", [gray] * 3)
+
+    def __call__(self, img):
+        if _is_pil(img):
+            return self._apply_pil(img)
+        a = _image_array("Grayscale", img)
+        if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 3:
+            raise TypeError(f"Grayscale: the image must be a uint8 RGB <H, W, 3> array or a PIL "
+                            f"image, but got {a.dtype} with shape {list(a.shape)}.")
+        from PIL import Image
+        out = np.asarray(self._apply_pil(Image.fromarray(np.ascontiguousarray(a))))
+        return out[:, :, None] if out.ndim == 2 else out
+
+
+__all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "HorizontalFlip", "VerticalFlip",
+           "Crop", "Invert", "Grayscale", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
            "Normalize", "HWC2CHW", "ToTensor", "Pad"]
