@@ -490,3 +490,13 @@ def _tensor_leaves(t):
     if isinstance(t, (tuple, list)):
         return all(_tensor_leaves(e) for e in t)
     return isinstance(t, (Tensor, int, float))
+
+
+def _register_hook(self, hook_fn):
+    """Registers ``hook_fn(grad)`` on this tensor's gradient; returns a handle whose
+    ``remove()`` unregisters it (common/tensor_hooks.py says where hooks act)."""
+    from mycel.common import tensor_hooks
+    return tensor_hooks.register_hook(self, hook_fn)
+
+
+Tensor.register_hook = _register_hook

@@ -14,6 +14,7 @@ import inspect
 
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
+from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.ops.function.array_func import ones_like, zeros_like
 from mycel.ops.primitive import Primitive
 
@@ -109,7 +110,10 @@ class _GradFunction:
             return self._run_pynative(args, wanted)
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
-        return self._graph.call_keyed(_train_key(self._fn), *args)
+        result = self._graph.call_keyed(_train_key(self._fn), *args)
+        if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
+            result = _tensor_hooks.apply_leaf_hooks(result, self._mycel_grad[1], args, wanted)
+        return result
 
     def _run_pynative(self, args, wanted):
         """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
@@ -145,6 +149,9 @@ class _GradFunction:
         else:
             grads = rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
+        if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
+            gin = [_tensor_hooks._hooked(t, g) for t, g in zip(flat, gin)]
+            gw = [_tensor_hooks._hooked(w, g) for w, g in zip(weights or (), gw)]
         per_input = []
         for p, slot in zip(wanted, slots):
             leaves = [None if k is None else gin[k] for k in slot]
