@@ -380,7 +380,10 @@ def jvp(fn, inputs, v, has_aux=False):
 
 def _zeros_like_tree(x):
     if isinstance(x, (tuple, list)):
-        return tuple(_zeros_like_tree(e) for e in x)
+        out = ()  # a loop, not tuple(generator): graph code (jvp inside a construct) too
+        for e in x:
+            out = out + (_zeros_like_tree(e),)
+        return out
     return zeros_like(x)
 
 
