@@ -193,3 +193,11 @@ def test_a_hook_must_return_a_gradient_like_the_one_it_got(mode):
 def test_register_hook_checks_its_argument():
     with pytest.raises(TypeError, match="hook_fn"):
         Tensor(X).register_hook(3)
+
+
+def test_a_cells_input_given_by_keyword_keeps_its_hook(mode):
+    net = Net()
+    grad_fn = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())
+    x, y = Tensor(X), Tensor(Y)
+    y.register_hook(lambda g: g * 3)
+    check(flat(grad_fn(x, y=y)), torch_grads(y_hooks=[lambda g: g * 3]))

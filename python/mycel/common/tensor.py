@@ -500,3 +500,16 @@ def _register_hook(self, hook_fn):
 
 
 Tensor.register_hook = _register_hook
+
+# MindSpore 2.x methods composed from existing ops (ops/function/tensor_ext_func.py).
+from mycel.ops.function import tensor_ext_func as _te  # noqa: E402
+
+_METHODS_EXT = {_n: getattr(_te, _n) for _n in _te.__all__}
+_METHODS_EXT.update({
+    "short": lambda self: self.astype(_C.int16),
+    "type": lambda self, dtype=None: str(self.dtype) if dtype is None else self.astype(dtype),
+})
+for _name, _fn in _METHODS_EXT.items():
+    setattr(Tensor, _name, _fn)
+Tensor.mH = property(_te.adjoint)  # graph code: specialize_builtins.cc (as T)
+Tensor.mT = property(_te.adjoint)

@@ -34,3 +34,5 @@ from mycel.nn.loss_seg import DiceLoss, MultiClassDiceLoss, FocalLoss  # noqa: F
 __all__ += ["DiceLoss", "MultiClassDiceLoss", "FocalLoss", "NaturalExpDecayLR", "InverseDecayLR",
             "PolynomialDecayLR", "WarmUpLR", "natural_exp_decay_lr", "inverse_decay_lr",
             "polynomial_decay_lr", "warmup_lr"]
+from mycel.nn.layer.tril import Tril, Triu  # noqa: F401,E402
+__all__ += ["Tril", "Triu"]

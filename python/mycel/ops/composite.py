@@ -82,8 +82,11 @@ class _GradFunction:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
+            from mycel.nn.cell import Cell
+            # a Cell's inputs are its construct's (its __call__ takes *inputs, **kwargs)
+            sig_of = self._fn.construct if isinstance(self._fn, Cell) else self._fn
             try:
-                bound = inspect.signature(self._fn).bind(*args, **kwargs)
+                bound = inspect.signature(sig_of).bind(*args, **kwargs)
             except (TypeError, ValueError) as e:
                 raise TypeError(f"{self.__name__}: {e}") from None
             bound.apply_defaults()

@@ -1,0 +1,99 @@
+"""Tensor methods of ops/function/tensor_ext_func.py (tensor_split & co., adjoint/mH, aminmax,
+diff, logdet, sum_to_size, ldexp, short, type), nn.Tril/Triu and mycel.is_tensor, against
+numpy, in both modes (a Cell calling the method is compiled in GRAPH mode)."""
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import nn, Tensor
+
+RNG = np.random.default_rng(2)
+A = RNG.standard_normal((7, 4, 5)).astype(np.float32)
+
+
+class Call(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, x):
+        return self.fn(x)
+
+
+def run(fn, x):
+    return Call(fn)(x)
+
+
+@pytest.mark.parametrize("ios", [3, 4, 7, 9, [2, 5], [1, 1, 6], [-3, 6], [5, 2]])
+def test_tensor_split_matches_array_split(mode, ios):
+    for axis in (0, 1, -1):
+        got = run(lambda x: x.tensor_split(ios, axis), Tensor(A))
+        want = np.array_split(A, ios, axis=axis)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g.asnumpy(), w)
+
+
+def test_vsplit_hsplit_dsplit(mode):
+    for meth, np_fn in (("vsplit", np.vsplit), ("hsplit", np.hsplit), ("dsplit", np.dsplit)):
+        got = run(lambda x: getattr(x, meth)([1, 3]), Tensor(A))
+        for g, w in zip(got, np_fn(A, [1, 3])):
+            np.testing.assert_array_equal(g.asnumpy(), w)
+    got = run(lambda x: x.hsplit(2), Tensor(A[0, 0]))  # 1-D: along axis 0
+    for g, w in zip(got, np.array_split(A[0, 0], 2)):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    with pytest.raises(ValueError, match="dsplit"):
+        Tensor(A[0]).dsplit(2)
+    with pytest.raises(ValueError, match="sections"):
+        Tensor(A).tensor_split(0)
+
+
+def test_adjoint_mh_aminmax_diff(mode):
+    np.testing.assert_array_equal(run(lambda x: x.adjoint(), Tensor(A)).asnumpy(),
+                                  np.swapaxes(A, -1, -2))
+    np.testing.assert_array_equal(run(lambda x: x.mH, Tensor(A)).asnumpy(),
+                                  np.swapaxes(A, -1, -2))
+    # mT swaps the last two axes (GRAPH mode reversed all of them before), T reverses all
+    np.testing.assert_array_equal(run(lambda x: x.mT, Tensor(A)).asnumpy(),
+                                  np.swapaxes(A, -1, -2))
+    np.testing.assert_array_equal(run(lambda x: x.T, Tensor(A)).asnumpy(), A.T)
+    lo, hi = run(lambda x: x.aminmax(axis=1, keepdims=True), Tensor(A))
+    np.testing.assert_array_equal(lo.asnumpy(), A.min(1, keepdims=True))
+    np.testing.assert_array_equal(hi.asnumpy(), A.max(1, keepdims=True))
+    for n in (1, 2):
+        np.testing.assert_allclose(run(lambda x: x.diff(n=n, axis=1), Tensor(A)).asnumpy(),
+                                   np.diff(A, n=n, axis=1), rtol=1e-6)
+    pre = A[:, :, :1]
+    np.testing.assert_allclose(
+        run(lambda x: x.diff(prepend=Tensor(pre), append=Tensor(pre)), Tensor(A)).asnumpy(),
+        np.diff(A, prepend=pre, append=pre), rtol=1e-6)
+
+
+def test_logdet_sum_to_size_ldexp(mode):
+    m = RNG.standard_normal((3, 4, 4)).astype(np.float32)
+    spd = m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4, dtype=np.float32)
+    np.testing.assert_allclose(run(lambda x: x.logdet(), Tensor(spd)).asnumpy(),
+                               np.linalg.slogdet(spd.astype(np.float64))[1], rtol=1e-4)
+    np.testing.assert_allclose(run(lambda x: x.sum_to_size((4, 1)), Tensor(A)).asnumpy(),
+                               A.sum(axis=(0, 2))[:, None], rtol=1e-5)
+    np.testing.assert_allclose(run(lambda x: x.sum_to_size(1, 5), Tensor(A)).asnumpy(),
+                               A.sum(axis=(0, 1))[None], rtol=1e-5)
+    with pytest.raises(ValueError, match="sum_to_size"):
+        Tensor(A).sum_to_size((3, 5))
+    e = np.array([0, 1, 3, -2], np.int32)
+    np.testing.assert_allclose(run(lambda x: x.ldexp(Tensor(e)), Tensor(A[0, 0, :4])).asnumpy(),
+                               np.ldexp(A[0, 0, :4], e), rtol=1e-6)
+
+
+def test_short_type_is_tensor_tril(mode):
+    x = Tensor(np.array([[-1.7, 2.5], [3.9, -4.2]], np.float32))
+    assert x.short().dtype == ms.int16
+    np.testing.assert_array_equal(x.short().asnumpy(), np.array([[-1, 2], [3, -4]]))
+    assert x.type() == "Float32"
+    assert x.type(ms.int32).dtype == ms.int32
+    assert ms.is_tensor(x) and ms.is_tensor(ms.Parameter(x)) and not ms.is_tensor(A)
+    v = Tensor(np.arange(1, 10, dtype=np.int32).reshape(3, 3))
+    for k in (-1, 0, 1):
+        np.testing.assert_array_equal(nn.Tril()(v, k).asnumpy(), np.tril(v.asnumpy(), k))
+        np.testing.assert_array_equal(nn.Triu()(v, k).asnumpy(), np.triu(v.asnumpy(), k))
