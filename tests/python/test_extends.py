@@ -51,3 +51,15 @@ def test_a_registered_cell_runs_with_its_own_bprop(mode):
     assert gx.asnumpy() == 40 and gy.asnumpy() == 300  # the bprop's, not the true gradients
     np.testing.assert_allclose(Named(2.0, 1.0)(Tensor(np.float32(5))).asnumpy(), 11.0)
 
+
+
+def test_nn_keeps_the_metrics_importable():
+    from mycel.nn import Accuracy, MAE
+    import mycel.train as train
+    assert Accuracy is train.Accuracy and MAE is train.MAE
+    acc = Accuracy()
+    acc.update(Tensor(np.array([[0.1, 0.9], [0.8, 0.2]], np.float32)),
+               Tensor(np.array([1, 1], np.int32)))
+    assert acc.eval() == 0.5
+    with pytest.raises(AttributeError, match="NoSuchLayer"):
+        nn.NoSuchLayer  # noqa: B018
