@@ -97,3 +97,51 @@ def test_short_type_is_tensor_tril(mode):
     for k in (-1, 0, 1):
         np.testing.assert_array_equal(nn.Tril()(v, k).asnumpy(), np.tril(v.asnumpy(), k))
         np.testing.assert_array_equal(nn.Triu()(v, k).asnumpy(), np.triu(v.asnumpy(), k))
+
+
+@pytest.mark.parametrize("shape,wrap", [((6, 3), True), ((6, 3), False), ((3, 5), True),
+                                        ((4, 4, 4), False)])
+def test_fill_diagonal_matches_numpy(mode, shape, wrap):
+    a = RNG.standard_normal(shape).astype(np.float32)
+    want = a.copy()
+    np.fill_diagonal(want, 5.0, wrap=wrap)
+    np.testing.assert_array_equal(run(lambda x: x.fill_diagonal(5.0, wrap), Tensor(a)).asnumpy(),
+                                  want)
+
+
+def test_slice_and_select_scatter_match_torch(mode):
+    import torch
+    x = np.arange(40, dtype=np.float32).reshape(2, 5, 4)
+    src = -np.ones((2, 2, 4), np.float32)
+    got = run(lambda t: t.slice_scatter(Tensor(src), 1, 1, 5, 2), Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(
+        got, torch.tensor(x).slice_scatter(torch.tensor(src), 1, 1, 5, 2).numpy())
+    src2 = -np.ones((2, 4), np.float32)
+    got = run(lambda t: t.select_scatter(Tensor(src2), 1, -2), Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got, torch.tensor(x).select_scatter(torch.tensor(src2), 1,
+                                                                      -2).numpy())
+    with pytest.raises(ValueError, match="slice_scatter"):
+        Tensor(x).slice_scatter(Tensor(src), 1, 0, 5, 1)
+
+
+def test_logcumsumexp_histc_cov_match_torch(mode):
+    import torch
+    x = (RNG.standard_normal((3, 6)) * 30).astype(np.float32)  # large: the naive form overflows
+    np.testing.assert_allclose(run(lambda t: t.logcumsumexp(1), Tensor(x)).asnumpy(),
+                               torch.logcumsumexp(torch.tensor(x), 1).numpy(), rtol=1e-5)
+    h = RNG.uniform(-1, 3, 50).astype(np.float32)
+    np.testing.assert_array_equal(run(lambda t: t.histc(7, -0.5, 2.5), Tensor(h)).asnumpy(),
+                                  torch.histc(torch.tensor(h), 7, -0.5, 2.5).numpy())
+    np.testing.assert_array_equal(run(lambda t: t.histc(5), Tensor(h)).asnumpy(),
+                                  torch.histc(torch.tensor(h), 5).numpy())
+    v = RNG.standard_normal((3, 5)).astype(np.float32)
+    fw = np.array([1, 2, 3, 1, 1], np.int64)
+    aw = RNG.uniform(0.1, 1, 5).astype(np.float32)
+    tv = torch.tensor(v)
+    np.testing.assert_allclose(run(lambda t: t.cov(), Tensor(v)).asnumpy(),
+                               torch.cov(tv).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        run(lambda t: t.cov(correction=0, fweights=Tensor(fw), aweights=Tensor(aw)),
+            Tensor(v)).asnumpy(),
+        torch.cov(tv, correction=0, fweights=torch.tensor(fw),
+                  aweights=torch.tensor(aw)).numpy(), rtol=1e-5, atol=1e-6)

@@ -1,14 +1,17 @@
 """Tensor methods (and mycel.ops functions) of MindSpore 2.x composed exactly from existing ops:
 ``tensor_split``/``vsplit``/``hsplit``/``dsplit`` (numpy's array_split), ``adjoint``/``mH``
 (the conjugate transpose of the last two axes; mycel's tensors are real, so the transpose),
-``aminmax``, ``diff``, ``logdet``, ``sum_to_size``, ``ldexp``, ``short`` and ``type``.
+``aminmax``, ``diff``, ``logdet``, ``sum_to_size``, ``ldexp``, ``short``, ``type``,
+``fill_diagonal``, ``slice_scatter``, ``select_scatter``, ``logcumsumexp``, ``histc`` and
+``cov``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
 from mycel import _mycel as _C
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
-from mycel.ops.function import linalg_func as _la
+from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss
 
 __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "diff",
-           "logdet", "sum_to_size", "ldexp"]
+           "logdet", "sum_to_size", "ldexp", "fill_diagonal", "slice_scatter", "select_scatter",
+           "logcumsumexp", "histc", "cov"]
 
 
 def _split_bounds(n, indices_or_sections, name):
@@ -152,3 +155,143 @@ def sum_to_size(x, *size):
 def ldexp(x, other):
     """x * 2**other."""
     return _m.mul(x, _m.pow(2.0, _a.cast(other, _C.float32)))
+
+
+def fill_diagonal(x, fill_value, wrap=False):
+    """x with its main diagonal set to fill_value, as numpy.fill_diagonal: a 2-D x's flat
+    positions 0, c+1, 2(c+1), ... (c its columns) up to c*c, or to the end with wrap (a tall
+    matrix's diagonal then starts again after a skipped row); an N-D x (every dimension
+    equal) gets x[i, i, ..., i]."""
+    shape = x.shape
+    ndim = len(shape)
+    if ndim < 2:
+        raise ValueError(f"For 'fill_diagonal', the input must have at least 2 dimensions, but "
+                         f"got {ndim}.")
+    total = 1
+    for d in shape:
+        total = total * d
+    if ndim == 2:
+        step = shape[1] + 1
+        end = total if wrap else min(total, shape[1] * shape[1])
+    else:
+        for d in shape:
+            if d != shape[0]:
+                raise ValueError(f"For 'fill_diagonal', all dimensions of an input with more than "
+                                 f"2 must be equal, but got shape {tuple(shape)}.")
+        step = 0
+        stride = 1
+        for _ in range(ndim):
+            step = step + stride
+            stride = stride * shape[0]
+        end = total
+    idx = _a.arange(0, total, 1, dtype=_C.int64)
+    mask = _m.logical_and(_m.equal(_m.remainder(idx, step), 0), _m.less(idx, end))
+    filled = _m.where(mask, _a.cast(_a.fill(x.dtype, (total,), fill_value), x.dtype),
+                      _a.reshape(x, (total,)))
+    return _a.reshape(filled, shape)
+
+
+def _along(n, axis, ndim):
+    """The shape (1, ..., n, ..., 1) that broadcasts a vector along `axis`."""
+    shape = ()
+    for i in range(ndim):
+        shape = shape + ((n if i == axis else 1),)
+    return shape
+
+
+def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A002
+    """input with ``input[..., start:end:step, ...]`` (along `axis`) replaced by src."""
+    ndim = len(input.shape)
+    axis = axis + ndim if axis < 0 else axis
+    n = input.shape[axis]
+    picked = tuple(range(n))[slice(start, end, step)]
+    if src.shape[axis] != len(picked):
+        raise ValueError(f"For 'slice_scatter', src must have {len(picked)} elements along axis "
+                         f"{axis}, but has {src.shape[axis]}.")
+    where_from = ()  # for each position along axis: its row of src (0 where not picked)
+    chosen = ()
+    for j in range(n):
+        k = -1
+        for i in range(len(picked)):
+            if picked[i] == j:
+                k = i
+        where_from = where_from + ((k if k >= 0 else 0),)
+        chosen = chosen + ((k >= 0),)
+    spread = _a.gather(src, _C.Tensor(where_from, _C.int64), axis)
+    mask = _a.reshape(_C.Tensor(chosen, _C.bool), _along(n, axis, ndim))
+    return _m.where(mask, spread, input)
+
+
+def select_scatter(input, src, axis, index):  # noqa: A002
+    """input with ``input[..., index, ...]`` (along `axis`) replaced by src (input's shape
+    without that axis)."""
+    ndim = len(input.shape)
+    axis = axis + ndim if axis < 0 else axis
+    n = input.shape[axis]
+    index = index + n if index < 0 else index
+    if not 0 <= index < n:
+        raise IndexError(f"For 'select_scatter', index {index} is out of range for axis {axis} "
+                         f"of length {n}.")
+    chosen = ()
+    for j in range(n):
+        chosen = chosen + ((j == index),)
+    mask = _a.reshape(_C.Tensor(chosen, _C.bool), _along(n, axis, ndim))
+    return _m.where(mask, _a.expand_dims(src, axis), input)
+
+
+def logcumsumexp(input, axis):  # noqa: A002
+    """log(cumsum(exp(input), axis)), computed as m + log(cumsum(exp(input - m))) with m the
+    maximum along axis (no overflow for large inputs)."""
+    m = _m.amax(input, axis, True)
+    return _m.add(_m.log(_ss.cumsum(_m.exp(_m.sub(input, m)), axis)), m)
+
+
+def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002 (MindSpore's names)
+    """The histogram of input's elements over `bins` equal bins between min and max (both 0:
+    the data's own minimum and maximum); elements outside are not counted, max falls in the
+    last bin. The counts have input's dtype."""
+    if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
+        raise ValueError(f"For 'histc', 'bins' must be a positive int, but got {bins}.")
+    x = _a.cast(_a.reshape(input, (-1,)), _C.float32)
+    lo = _a.cast(_m.amin(x, None, False), _C.float32) if min == max else float(min)
+    hi = _a.cast(_m.amax(x, None, False), _C.float32) if min == max else float(max)
+    width = _m.sub(hi, lo)
+    width = _m.where(_m.equal(width, 0.0), _m.add(width, 1.0), width)
+    pos = _m.floor(_m.div(_m.mul(_m.sub(x, lo), float(bins)), width))
+    pos = _m.where(_m.equal(x, hi), _m.add(_m.mul(pos, 0.0), float(bins - 1)), pos)
+    valid = _m.logical_and(_m.greater_equal(x, lo), _m.less_equal(x, hi))
+    edges = _a.reshape(_a.arange(0, bins, 1, dtype=_C.float32), (bins, 1))
+    hits = _m.logical_and(_m.equal(_a.reshape(pos, (1, -1)), edges), _a.reshape(valid, (1, -1)))
+    return _a.cast(_m.sum(_a.cast(hits, _C.float32), 1, False), input.dtype)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
+    """The covariance matrix of the variables in input's rows (observations in its columns; a
+    1-D input is one variable), with integer frequency weights and observation weights, as
+    torch.cov."""
+    x = input if len(input.shape) == 2 else _a.reshape(input, (1, -1))
+    x = _a.cast(x, _C.float32) if not x.dtype.is_floating_point else x
+    n = x.shape[1]
+    w = None
+    aw = None  # bound on every path (graph code)
+    if fweights is not None:
+        w = _a.cast(fweights, x.dtype)
+    if aweights is not None:
+        aw = _a.cast(aweights, x.dtype)
+        w = aw if w is None else _m.mul(w, aw)
+    if w is None:
+        avg = _m.mean(x, 1, True)
+        fact = float(n - correction)
+        xm = _m.sub(x, avg)
+        c = _m.div(_m.matmul(xm, _a.swapaxes(xm, 0, 1)), fact)
+    else:
+        wsum = _m.sum(w, None, False)
+        avg = _m.div(_m.sum(_m.mul(x, w), 1, True), wsum)
+        if aweights is None:
+            fact = _m.sub(wsum, float(correction))
+        else:
+            fact = _m.sub(wsum, _m.div(_m.mul(_m.sum(_m.mul(w, aw), None, False),
+                                              float(correction)), wsum))
+        xm = _m.sub(x, avg)
+        c = _m.div(_m.matmul(_m.mul(xm, w), _a.swapaxes(xm, 0, 1)), fact)
+    return _a.reshape(c, ()) if len(input.shape) < 2 or input.shape[0] == 1 else c
