@@ -201,3 +201,30 @@ def test_a_cells_input_given_by_keyword_keeps_its_hook(mode):
     x, y = Tensor(X), Tensor(Y)
     y.register_hook(lambda g: g * 3)
     check(flat(grad_fn(x, y=y)), torch_grads(y_hooks=[lambda g: g * 3]))
+
+
+class JitNet(Net):
+    @ms.jit
+    def construct(self, x, y):
+        return (x * self.w0 + y) * ops.sin(x * self.w1)
+
+
+class Outer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = JitNet()
+
+    def construct(self, x, y):
+        return self.inner(x, y) * 2
+
+
+def test_gradient_through_a_jit_decorated_construct(mode):
+    # GRAPH mode compiled such a Cell through the run-time fallback, whose gradient was zero
+    net = JitNet()
+    grad_fn = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())
+    x = Tensor(X)
+    x.register_hook(lambda g: g * 2)
+    check(flat(grad_fn(x, Tensor(Y))), torch_grads(x_hooks=[lambda g: g * 2]))
+    outer = Outer()
+    gx = ops.grad(outer)(Tensor(X), Tensor(Y))
+    np.testing.assert_allclose(gx.asnumpy(), 2 * torch_grads()[0], rtol=1e-5, atol=1e-6)
