@@ -1,6 +1,7 @@
 // The specialiser's rules for the gradient transforms (compiler/ad/ad.h has the design):
 //
 //   grad(fn, grad_position=0, weights=None, has_aux=False)        host builtin "grad"
+//       (return_ids=True: left to the host, see make_grad)
 //   value_and_grad(fn, ...)                                       host builtin "value_and_grad"
 //       -> partial(grad, fn, options): a function value
 //   grad(fn, options, x...)                                       its call
@@ -43,9 +44,29 @@ std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
 Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw,
                              const SourceSpan& sp) {
   const char* api = value ? "value_and_grad" : "grad";
+  // return_ids=True: not modelled here (null), so the call goes through the host at compile
+  // time and the Python object it returns (composite._GradWithIds) is compiled by its
+  // _mycel_fn; return_ids=False is the plain gradient.
+  const size_t given = args.size();
+  MC_CHECK(given <= 5, Type, api, "() takes at most 5 arguments (", given, " given)");
+  Node* ids = given == 5 ? args[4] : nullptr;
+  if (args.size() == 5) args.pop_back();
+  for (auto it = kw.begin(); it != kw.end(); ++it)
+    if (it->first == "return_ids") {
+      MC_CHECK(ids == nullptr, Type, api, "() got multiple values for argument 'return_ids'");
+      ids = it->second;
+      kw.erase(it);
+      break;
+    }
+  if (ids != nullptr) {
+    const AbsPtr& ia = ids->abstract();
+    MC_CHECK(ia->value.has_value() && ia->value->is(ValueKind::Bool), Type, api,
+             "(): 'return_ids' must be a bool known at compile time in graph mode");
+    if (ia->value->as_bool()) return nullptr;
+  }
   static const char* names[] = {"fn", "grad_position", "weights", "has_aux"};
   std::vector<Node*> slot(4, nullptr);
-  MC_CHECK(args.size() <= 4, Type, api, "() takes at most 4 arguments (", args.size(), " given)");
+
   for (size_t i = 0; i < args.size(); ++i) slot[i] = args[i];
   for (auto& [k, v] : kw) {
     size_t i = 0;

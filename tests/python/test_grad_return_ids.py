@@ -1,6 +1,7 @@
 """grad(..., return_ids=True) pairs each gradient with its input position or Parameter name,
-and ops.get_grad picks one out: values against torch.autograd, both modes (called from
-Python); inside graph code return_ids is refused with a TypeError naming the line."""
+and ops.get_grad picks one out: values against torch.autograd, both modes, called from Python
+and inside graph code (where get_grad takes input positions: a Parameter read there is a
+tensor, its name unknown to the compiler)."""
 import numpy as np
 import pytest
 import torch
@@ -54,9 +55,11 @@ def test_return_ids_layouts_and_get_grad(mode):
         get_grad(res, "w")
 
 
-def test_return_ids_inside_graph_code_is_refused():
+def test_return_ids_and_get_grad_inside_graph_code():
     ms.set_context(mode=ms.GRAPH_MODE)
     net = Net()
+    x, y = np.array([1.0, 2.0], np.float32), np.array([0.5, -3.0], np.float32)
+    gx, gy, gw, gz = _torch_grads(x, y)
 
     class Outer(nn.Cell):
         def __init__(self):
@@ -64,9 +67,28 @@ def test_return_ids_inside_graph_code_is_refused():
             self.net = net
 
         def construct(self, x, y):
+            res = grad(self.net, (0, 1), self.net.trainable_params(), return_ids=True)(x, y)
+            return res, get_grad(res, 1)
+
+    res, g1 = Outer()(Tensor(x), Tensor(y))
+    (p0, g0), (p1, _) = res[0]
+    assert (p0, p1) == (0, 1) and [n for n, _ in res[1]] == [net.w.name, net.z.name]
+    np.testing.assert_allclose(g0.asnumpy(), gx)
+    np.testing.assert_allclose(g1.asnumpy(), gy)
+    np.testing.assert_allclose(res[1][0][1].asnumpy(), gw)
+    np.testing.assert_allclose(res[1][1][1].asnumpy(), gz)
+
+    class Single(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x, y):
             return grad(self.net, 0, return_ids=True)(x, y)
-    with pytest.raises(TypeError, match="return_ids"):
-        Outer()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2, np.float32)))
+
+    pos, g = Single()(Tensor(x), Tensor(y))
+    assert pos == 0
+    np.testing.assert_allclose(g.asnumpy(), gx)
 
 
 @pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])

@@ -15,6 +15,7 @@ import inspect
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
 from mycel.common import tensor_hooks as _tensor_hooks
+from mycel.common.parameter import Parameter
 from mycel.ops.function.array_func import ones_like, zeros_like
 from mycel.ops.primitive import Primitive
 
@@ -207,8 +208,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
     the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore). return_ids: each
     gradient comes as a pair (its input position or its Parameter's name, gradient), for
-    ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
-    gradient itself; inside graph code return_ids is not supported)."""
+    ``get_grad`` (in graph code too)."""
     g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_tuple(weights),
                                            bool(has_aux)))
     if not return_ids:
@@ -219,7 +219,9 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
 class _GradWithIds:
     """grad(..., return_ids=True): the gradients of the wrapped gradient function, each paired
     with its id (MindSpore's layout: (position, g) or a tuple of them for the inputs,
-    a tuple of (name, g) for the weights, and (inputs, weights) for both)."""
+    a tuple of (name, g) for the weights, and (inputs, weights) for both). Graph code calls
+    it through ``_mycel_fn`` (compiled like a @jit method of this object), so a grad with
+    return_ids also works inside a construct."""
 
     def __init__(self, g, positions, weights, has_aux, with_value=False):
         self._g = g
@@ -228,58 +230,83 @@ class _GradWithIds:
         self._names = None if weights is None else tuple(w.name for w in weights)
         self._has_aux = has_aux
         self.__name__ = getattr(g, "__name__", "grad")
+        self._mycel_fn = _grad_with_ids_call
+        self._instance = self
 
     def __call__(self, *args, **kwargs):
-        out = self._g(*args, **kwargs)
-        if self._with_value:  # value_and_grad: (value, gradients)
-            return out[0], self._attach(out[1])
-        grads, aux = (out[0], out[1]) if self._has_aux else (out, None)
-        ided = self._attach(grads)
-        return (ided, aux) if self._has_aux else ided
+        return _finish_ids(self, self._g(*args, **kwargs))
 
-    def _attach(self, grads):
-        p, names = self._positions, self._names
-        if isinstance(p, int):
-            pos = (p, grads if names is None else grads[0])
-        elif p is not None:
-            gp = grads if names is None else grads[0]
-            pos = tuple(zip(p, gp))
-        if names is None:
-            ided = pos
-        else:
-            gw = grads if p is None else grads[1]
-            wid = tuple(zip(names, gw))
-            ided = wid if p is None else (pos, wid)
-        return ided
+
+def _grad_with_ids_call(self, *args):
+    return _finish_ids(self, self._g(*args))
+
+
+def _finish_ids(self, out):
+    if self._with_value:  # value_and_grad: (value, gradients)
+        return out[0], _attach_ids(out[1], self._positions, self._names)
+    if self._has_aux:
+        return _attach_ids(out[0], self._positions, self._names), out[1]
+    return _attach_ids(out, self._positions, self._names)
+
+
+def _attach_ids(grads, p, names):
+    """grads paired with their ids (loops building tuples: graph code compiles this too)."""
+    has_w = names is not None
+    pos = None
+    if isinstance(p, int):
+        pos = (p, grads[0] if has_w else grads)
+    elif p is not None:
+        gp = grads[0] if has_w else grads
+        pos = ()
+        for i in range(len(p)):
+            pos = pos + ((p[i], gp[i]),)
+    if not has_w:
+        return pos
+    gw = grads if p is None else grads[1]
+    wid = ()
+    for i in range(len(names)):
+        wid = wid + ((names[i], gw[i]),)
+    return wid if p is None else (pos, wid)
 
 
 def get_grad(gradients, identifier):
     """The gradient of `identifier` (an input position, or a Parameter, matched by its name)
-    in the result of grad(..., return_ids=True). RuntimeError when it is not there."""
-    from mycel.common.parameter import Parameter
-    if isinstance(identifier, Parameter):
-        key = identifier.name
-    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+    in the result of grad(..., return_ids=True). RuntimeError when it is not there. Written
+    for graph code too (get_grad inside a construct), where the identifier is an input
+    position: a Parameter read in graph code is a tensor whose name the compiler does not know."""
+    if isinstance(identifier, int) and not isinstance(identifier, bool):
         key = identifier
+    elif isinstance(identifier, Parameter):
+        key = identifier.name
     else:
         raise TypeError(f"For 'get_grad', the identifier must be an input position (int) or a "
                         f"Parameter, but got {type(identifier).__name__}.")
-
-    def find(node):
-        if isinstance(node, tuple):
-            if len(node) == 2 and isinstance(node[0], (int, str)) and \
-                    not isinstance(node[1], tuple):
-                return (node[1],) if node[0] == key and type(node[0]) is type(key) else None
-            for e in node:
-                hit = find(e)
-                if hit is not None:
-                    return hit
-        return None
-    hit = find(gradients)
+    hit = _find_grad(gradients, key)
     if hit is None:
-        raise RuntimeError(f"For 'get_grad', there is no gradient for {identifier!r} in the "
+        raise RuntimeError(f"For 'get_grad', there is no gradient for {key!r} in the "
                            f"gradients given (grad(..., return_ids=True) results).")
     return hit[0]
+
+
+def _same_id(a, key):
+    if isinstance(a, str) != isinstance(key, str):
+        return False
+    return a == key
+
+
+def _find_grad(node, key):
+    """(gradient,) of the (id, gradient) pair in `node` whose id is key, or None."""
+    found = None
+    if isinstance(node, tuple):
+        if len(node) == 2 and isinstance(node[0], (int, str)) and \
+                not isinstance(node[1], tuple):
+            if _same_id(node[0], key):
+                found = (node[1],)
+        else:
+            for e in node:
+                if found is None:
+                    found = _find_grad(e, key)
+    return found
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
