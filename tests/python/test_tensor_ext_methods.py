@@ -145,3 +145,22 @@ def test_logcumsumexp_histc_cov_match_torch(mode):
             Tensor(v)).asnumpy(),
         torch.cov(tv, correction=0, fweights=torch.tensor(fw),
                   aweights=torch.tensor(aw)).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (1, 3, 2)), ((3,), (3,)), ((4, 3), (3,)),
+                                   ((3,), (2, 3, 5)), ((2, 4, 3), (5, 3, 2)), ((2, 3), (3, 4))])
+def test_dot_is_numpy_dot(mode, sa, sb):
+    # N-D Tensor.dot was a broadcasting matmul ((2,3).dot((1,3,2)) gave (1,2,2), not (2,1,2))
+    a = RNG.standard_normal(sa).astype(np.float32)
+    b = RNG.standard_normal(sb).astype(np.float32)
+
+    class Dot(nn.Cell):
+        def construct(self, x, y):
+            return x.dot(y)
+
+    got = Dot()(Tensor(a), Tensor(b)).asnumpy()
+    want = np.dot(a, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="dot"):
+        Tensor(a).dot(Tensor(np.ones((7, 2), np.float32)))

@@ -11,7 +11,7 @@ from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss
 
 __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "diff",
            "logdet", "sum_to_size", "ldexp", "fill_diagonal", "slice_scatter", "select_scatter",
-           "logcumsumexp", "histc", "cov"]
+           "logcumsumexp", "histc", "cov"]  # dot: Tensor.dot (common/tensor.py)
 
 
 def _split_bounds(n, indices_or_sections, name):
@@ -295,3 +295,31 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         xm = _m.sub(x, avg)
         c = _m.div(_m.matmul(_m.mul(xm, w), _a.swapaxes(xm, 0, 1)), fact)
     return _a.reshape(c, ()) if len(input.shape) < 2 or input.shape[0] == 1 else c
+
+
+def dot(input, other):  # noqa: A002
+    """numpy.dot (MindSpore's Tensor.dot): for 1-D tensors their inner product; otherwise the
+    sum over input's last axis and other's second-to-last (its only one when 1-D), shaped
+    input.shape[:-1] + other.shape[:-2] + other.shape[-1:]."""
+    a_shape, b_shape = input.shape, other.shape
+    if len(a_shape) == 0 or len(b_shape) == 0:
+        return _m.mul(input, other)
+    k = a_shape[-1]
+    kb = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    if k != kb:
+        raise ValueError(f"For 'dot', the last dimension of input {tuple(a_shape)} must equal "
+                         f"the second-to-last of other {tuple(b_shape)}.")
+    if len(a_shape) == 1 and len(b_shape) == 1:
+        return _m.sum(_m.mul(input, other), None, False)
+    a2 = _a.reshape(input, (-1, k))
+    if len(b_shape) == 1:
+        b2 = _a.reshape(other, (k, 1))
+        out_shape = tuple(a_shape[:-1])
+    else:
+        perm = (len(b_shape) - 2,)
+        for i in range(len(b_shape)):
+            if i != len(b_shape) - 2:
+                perm = perm + (i,)
+        b2 = _a.reshape(_a.transpose(other, perm), (k, -1))
+        out_shape = tuple(a_shape[:-1]) + tuple(b_shape[:-2]) + (b_shape[-1],)
+    return _a.reshape(_m.matmul(a2, b2), out_shape)
