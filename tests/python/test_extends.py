@@ -5,7 +5,6 @@ beyond the import: mycel's checks of a bprop's results are always on)."""
 import numpy as np
 import pytest
 
-import mycel as ms
 from mycel import nn, ops, Parameter, Tensor
 from mycel._extends import cell_attr_register
 from mycel._extends.parse import compile_config  # noqa: F401 (the import is the test)

@@ -1,6 +1,6 @@
 """ops.functional.jet / derivative (ops/_taylor.py): derivatives of fn along the curve the
-series describe, against torch (nested torch.autograd.functional.jvp in the curve parameter t) and closed
-forms, in both modes, with one and several inputs and outputs, and from graph code."""
+series describe, against torch (nested torch.autograd.functional.jvp in the curve parameter
+t) and closed forms, in both modes, with one and several inputs and outputs, and from graph code."""
 import math
 
 import numpy as np
@@ -8,7 +8,6 @@ import pytest
 import torch
 from torch.autograd.functional import jvp as torch_jvp
 
-import mycel as ms
 from mycel import nn, ops, Tensor
 from mycel.ops.functional import jet, derivative
 
