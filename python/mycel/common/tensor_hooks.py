@@ -1,6 +1,7 @@
 """``Tensor.register_hook(hook_fn)`` and ``Parameter.register_hook`` (MindSpore 2.x):
-``hook_fn(grad)`` sees the gradient of the tensor and may return a replacement (a Tensor of the same shape and
-dtype; None keeps it). Several hooks on one tensor run in the order registered. The call
+``hook_fn(grad)`` sees the gradient of the tensor and may return a replacement (a Tensor of
+the same shape and dtype; None keeps it). Several hooks on one tensor run in the order
+registered. The call
 returns a handle whose ``remove()`` unregisters the hook.
 
 Where a hook acts:
