@@ -164,3 +164,36 @@ def test_dot_is_numpy_dot(mode, sa, sb):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="dot"):
         Tensor(a).dot(Tensor(np.ones((7, 2), np.float32)))
+
+
+def test_quantile_nanquantile_match_torch(mode):
+    import torch
+    x = RNG.standard_normal((4, 5)).astype(np.float32)
+    q = np.array([0.1, 0.7, 0.9], np.float32)
+    for axis in (None, 0, 1):
+        for kd in (False, True):
+            got = run(lambda t: t.quantile(Tensor(q), axis, kd), Tensor(x)).asnumpy()
+            want = torch.quantile(torch.tensor(x), torch.tensor(q), dim=axis, keepdim=kd).numpy()
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, atol=1e-6)
+    np.testing.assert_allclose(run(lambda t: t.quantile(0.3, 1), Tensor(x)).asnumpy(),
+                               torch.quantile(torch.tensor(x), 0.3, dim=1).numpy(), atol=1e-6)
+    xn = x.copy()
+    xn[0, 1] = np.nan
+    xn[:, 3] = np.nan
+    for axis in (None, 0, 1):
+        got = run(lambda t: t.nanquantile(Tensor(q[:2]), axis), Tensor(xn)).asnumpy()
+        want = torch.nanquantile(torch.tensor(xn), torch.tensor(q[:2]), dim=axis).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-6, equal_nan=True)
+        got = run(lambda t: t.quantile(0.5, axis), Tensor(xn)).asnumpy()
+        want = torch.quantile(torch.tensor(xn), 0.5, dim=axis).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-6, equal_nan=True)
+
+
+def test_msort_and_diagflat(mode):
+    x = RNG.standard_normal((4, 3)).astype(np.float32)
+    np.testing.assert_array_equal(run(lambda t: t.msort(), Tensor(x)).asnumpy(), np.sort(x, 0))
+    v = RNG.standard_normal((2, 2)).astype(np.float32)
+    for off in (-2, 0, 1, 3):
+        np.testing.assert_array_equal(run(lambda t: t.diagflat(off), Tensor(v)).asnumpy(),
+                                      np.diagflat(v, off))

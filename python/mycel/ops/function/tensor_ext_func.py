@@ -2,16 +2,16 @@
 ``tensor_split``/``vsplit``/``hsplit``/``dsplit`` (numpy's array_split), ``adjoint``/``mH``
 (the conjugate transpose of the last two axes; mycel's tensors are real, so the transpose),
 ``aminmax``, ``diff``, ``logdet``, ``sum_to_size``, ``ldexp``, ``short``, ``type``,
-``fill_diagonal``, ``slice_scatter``, ``select_scatter``, ``logcumsumexp``, ``histc`` and
-``cov``.
+``fill_diagonal``, ``slice_scatter``, ``select_scatter``, ``logcumsumexp``, ``histc``,
+``cov``, ``msort``, ``quantile``, ``nanquantile``, ``diagflat`` and (numpy's) ``dot``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
 from mycel import _mycel as _C
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
-from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss
+from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_ext_func as _mx
 
 __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "diff",
            "logdet", "sum_to_size", "ldexp", "fill_diagonal", "slice_scatter", "select_scatter",
-           "logcumsumexp", "histc", "cov"]  # dot: Tensor.dot (common/tensor.py)
+           "logcumsumexp", "histc", "cov", "msort", "quantile", "nanquantile", "diagflat"]  # dot: Tensor.dot (common/tensor.py)
 
 
 def _split_bounds(n, indices_or_sections, name):
@@ -323,3 +323,91 @@ def dot(input, other):  # noqa: A002
         b2 = _a.reshape(_a.transpose(other, perm), (k, -1))
         out_shape = tuple(a_shape[:-1]) + tuple(b_shape[:-2]) + (b_shape[-1],)
     return _a.reshape(_m.matmul(a2, b2), out_shape)
+
+
+def msort(input):  # noqa: A002
+    """input sorted along its first axis."""
+    return _ss.sort(input, 0)[0]
+
+
+def _quantile(input, q, axis, keepdims, ignore_nan, name):
+    """Linear interpolation between the order statistics at q * (n - 1), n the count of
+    (non-NaN, with ignore_nan) values of each slice along axis, as torch.quantile."""
+    if axis is None:
+        x = _a.reshape(input, (-1,))
+        ax = 0
+    else:
+        ndim = len(input.shape)
+        if not -ndim <= axis < ndim:
+            raise ValueError(f"For '{name}', 'axis' must be in [{-ndim}, {ndim}), but got {axis}.")
+        x = input
+        ax = axis + ndim if axis < 0 else axis
+    scalar_q = not isinstance(q, _C.Tensor) or len(q.shape) == 0
+    qt = _a.reshape(_a.cast(q if isinstance(q, _C.Tensor) else _C.Tensor(q, _C.float32),
+                            x.dtype), (-1,))
+    xs = _ss.sort(_ax.movedim(x, ax, -1), -1)[0]  # NaN sort last
+    n = xs.shape[-1]
+    k = qt.shape[0]
+    lead = tuple(xs.shape[:-1])
+    if ignore_nan:
+        count = _m.sum(_a.cast(_m.logical_not(_mx.isnan(xs)), x.dtype), -1, True)
+    else:
+        count = _a.fill(x.dtype, lead + (1,), float(n))
+    pos = _m.mul(_m.sub(count, 1.0), _a.reshape(qt, (1,) * len(lead) + (k,)))
+    pos = _m.maximum(pos, _m.mul(pos, 0.0))  # an all-NaN slice: count 0
+    lo = _m.floor(pos)
+    top = _m.maximum(_m.sub(count, 1.0), _m.mul(count, 0.0))
+    hi = _m.minimum(_m.add(lo, 1.0), top)
+    full = lead + (k,)
+    lo_i = _a.broadcast_to(_a.cast(lo, _C.int64), full)
+    hi_i = _a.broadcast_to(_a.cast(hi, _C.int64), full)
+    a = _a.gather_elements(xs, -1, lo_i)
+    b = _a.gather_elements(xs, -1, hi_i)
+    out = _m.add(a, _m.mul(_m.sub(pos, lo), _m.sub(b, a)))
+    if ignore_nan:
+        out = _m.where(_m.equal(count, 0.0), _m.div(_m.mul(count, 0.0), 0.0), out)
+    elif n > 0:
+        any_nan = _mx.isnan(_m.sum(xs, -1, True))
+        out = _m.where(any_nan, _m.add(out, _m.sum(xs, -1, True)), out)
+    out = _ax.movedim(out, -1, 0)  # (k,) + the other dimensions
+    if keepdims:
+        if axis is None:
+            ones = ()
+            for _ in range(len(input.shape)):
+                ones = ones + (1,)
+            out = _a.reshape(out, (k,) + ones)
+        else:
+            out = _a.expand_dims(out, ax + 1)
+    if scalar_q:
+        out = _a.reshape(out, tuple(out.shape[1:]))
+    return out
+
+
+def quantile(input, q, axis=None, keepdims=False):  # noqa: A002
+    """The q-th quantiles of input along axis (None: all elements), by linear interpolation
+    (torch.quantile's default); q a float or a 1-D tensor of them, whose axis comes first in
+    the result. A slice holding NaN gives NaN."""
+    return _quantile(input, q, axis, keepdims, False, "quantile")
+
+
+def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
+    """quantile ignoring NaN values (a slice of NaN only gives NaN)."""
+    return _quantile(input, q, axis, keepdims, True, "nanquantile")
+
+
+def diagflat(input, offset=0):  # noqa: A002
+    """The square matrix with the flattened input on its diagonal `offset` (above the main one
+    when positive), zeros elsewhere."""
+    v = _a.reshape(input, (-1,))
+    m = v.shape[0]
+    size = m + (offset if offset >= 0 else -offset)
+    rows = _a.reshape(_a.arange(0, size, 1, dtype=_C.int64), (size, 1))
+    cols = _a.reshape(_a.arange(0, size, 1, dtype=_C.int64), (1, size))
+    on = _m.equal(_m.sub(cols, rows), offset)
+    # the diagonal's k-th element sits in row k (offset >= 0) or column k (offset < 0)
+    along = rows if offset >= 0 else cols
+    idx = _m.minimum(_m.maximum(along, _m.mul(along, 0)), m - 1)
+    vals = _a.gather(v, _a.reshape(idx, (-1,)), 0)
+    vals = _a.reshape(vals, (size, 1) if offset >= 0 else (1, size))
+    return _m.where(on, _a.broadcast_to(vals, (size, size)), _a.zeros_like(
+        _a.broadcast_to(vals, (size, size))))
