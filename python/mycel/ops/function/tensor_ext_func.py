@@ -12,7 +12,7 @@ from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_e
 __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "diff",
            "logdet", "sum_to_size", "ldexp", "fill_diagonal", "slice_scatter", "select_scatter",
            "logcumsumexp", "histc", "cov", "msort", "quantile", "nanquantile", "diagflat"]
-# dot (numpy's) is Tensor.dot only (common/tensor.py): ops.dot keeps its own meaning.
+# dot (numpy's) serves Tensor.dot only (common/tensor.py); mycel.ops has no dot yet.
 
 
 def _split_bounds(n, indices_or_sections, name):
