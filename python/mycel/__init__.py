@@ -76,3 +76,8 @@ __all__ += ["STRICT", "COMPATIBLE", "LAX"]
 from mycel.common.api import jit_class  # noqa: E402,F401  (MindSpore's name)
 __all__ += ["jit_class"]
 
+
+
+def is_tensor(obj):
+    """Whether obj is a mycel Tensor (a Parameter included), as ``mindspore.is_tensor``."""
+    return isinstance(obj, Tensor)

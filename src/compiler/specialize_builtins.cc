@@ -155,9 +155,20 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
         n = binary_rule(c, Builtin::Mul, {n, tensor_dim(c, obj, i, sp)}, sp);
       return n;
     }
-    if (name == "T" || name == "mT") {
+    if (name == "T" || name == "mT" || name == "mH") {
+      // T reverses every axis; mT (and mH, the conjugate one: mycel's tensors are real)
+      // swaps the last two.
       std::vector<int64_t> perm;
-      for (size_t i = a->shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+      const size_t n = a->shape.size();
+      if (name == "T") {
+        for (size_t i = n; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+      } else {
+        MC_CHECK(n >= 2, Value, "Tensor.", name,
+                 " needs at least 2 dimensions, but the tensor has ", n);
+        for (size_t i = 0; i + 2 < n; ++i) perm.push_back(static_cast<int64_t>(i));
+        perm.push_back(static_cast<int64_t>(n - 1));
+        perm.push_back(static_cast<int64_t>(n - 2));
+      }
       Attrs at;
       at.set("perm", perm);
       return emit_prim(c, op_def(OpId::Transpose), at, {obj}, sp);

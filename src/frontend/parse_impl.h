@@ -227,6 +227,11 @@ class Parser {
   Block* parse_jump(Block* b, Ast k, ir::SourceSpan sp);  // break, continue
   Block* parse_raise(Block* b, py::handle s);
   Block* parse_assert(Block* b, py::handle s);
+  // `x.register_hook(fn)` as a statement (MindSpore's Tensor.register_hook inside a graph):
+  // x's value, at its uses in this block's graph before the statement and after it, becomes
+  // custom_vjp(_graph_hook_forward, partial(_graph_hook_bprop, fn), x) (tensor_hooks.py), so
+  // the gradient reaching x passes through fn. False: the statement is no such call.
+  bool parse_register_hook(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);
@@ -270,7 +275,8 @@ class Parser {
     ir::Node* v;
     size_t effects_at;  // the size of g->effects when the assignment was parsed
   };
-  std::vector<Bound> bound_;  // assignment values, in source order (note_bound)
+  std::vector<Bound> bound_;              // assignment values, in source order (note_bound)
+  std::unordered_set<ir::Node*> hooked_;  // values made by parse_register_hook
   int counter_ = 0;
   mutable int depth_ = 0;  // Nest levels now open
 };

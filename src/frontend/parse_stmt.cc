@@ -159,6 +159,47 @@ static Block* loop_rest(Parser& p, const LoopParts& lp,
   return loop.after;
 }
 
+bool Parser::parse_register_hook(Block* b, py::handle e, ir::SourceSpan sp) {
+  py::object f = e.attr("func");
+  if (ast_kind(f) != Ast::Attribute || f.attr("attr").cast<std::string>() != "register_hook")
+    return false;
+  py::list args = e.attr("args");
+  py::list kws = e.attr("keywords");
+  if (args.size() != 1 || !kws.empty()) return false;
+  py::object target = f.attr("value");
+  if (ast_kind(target) != Ast::Name)
+    fail(sp,
+         "Register hook for Parameter inside graph is not supported. (In graph code a hook is "
+         "registered on a Tensor bound to a local name, `x.register_hook(fn)`; register a "
+         "Parameter's hook outside the graph.)");
+  Ctx c{b, b->g};
+  ir::Node* v = expr(c, target);
+  if (hooked_.count(v))
+    throw_error(ErrorKind::Runtime,
+                "It is not supported to register multiple hooks for a Tensor. (In graph code "
+                "each Tensor takes one register_hook.)\n" +
+                    ir::span_excerpt(sp));
+  const size_t before = cnodes_.size();
+  py::module_ th = py::module_::import("mycel.common.tensor_hooks");
+  ir::Node* bprop = builtin(c, ir::Builtin::Partial,
+                            {constant(th.attr("_graph_hook_bprop"), sp), expr(c, args[0])}, sp);
+  ir::CNode* h = builtin(c, ir::Builtin::CustomVjp,
+                         {constant(th.attr("_graph_hook_forward"), sp), bprop, v}, sp);
+  // The uses of x before the statement (in this block's graph) read the hooked value too, as
+  // MindSpore moves the hook to where x is made: the hook sees x's whole gradient.
+  for (size_t k = 0; k < before; ++k) {
+    ir::CNode* n = cnodes_[k];
+    if (n->graph() != b->g) continue;
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      if (n->inputs()[i] == v) n->set_input(i, h);
+  }
+  for (auto& [name, node] : b->vars)
+    if (node == v) node = h;
+  write(b, target.attr("id").cast<std::string>(), h);
+  hooked_.insert(h);
+  return true;
+}
+
 Block* Parser::stmt(Block* b, py::handle s) {
   Ctx c{b, b->g};
   ir::SourceSpan sp = span(s);
@@ -169,6 +210,7 @@ Block* Parser::stmt(Block* b, py::handle s) {
       py::object e = s.attr("value");
       Ast ek = ast_kind(e);
       if (ek == Ast::Constant || ek == Ast::Name) return b;  // docstrings, bare names
+      if (ek == Ast::Call && parse_register_hook(b, e, sp)) return b;
       ir::Node* n = expr(c, e);
       if (n->is_cnode() && n->graph() == b->g) b->g->effects.push_back(n);
       return b;

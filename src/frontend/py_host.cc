@@ -252,6 +252,8 @@ class PyHost final : public ir::Host {
                  "run when it is called from Python (PYNATIVE mode, or the outermost Cell in "
                  "GRAPH mode), not inside graph code");
         py::object construct = py::type::of(o).attr("construct");
+        // A construct decorated with @jit: graph code compiles the function it wraps.
+        if (py::hasattr(construct, "_mycel_fn")) construct = construct.attr("_mycel_fn");
         if (is_instance(construct, r.function_type)) {
           Value c = Value::closure(Value::graph(graph_of(m, construct)), {fn});
           // A Cell with its own bprop(self, *inputs, out, dout): its gradient rule.

@@ -154,6 +154,15 @@ void bind_grad(pyb::module_& m) {
       },
       "Calls construct() unrecorded and records one call whose gradient is bprop.");
   m.def(
+      "_hook_recorded",
+      [](pyb::handle x, pyb::object bprop) {
+        MC_CHECK(is_tensor(x), Type, "For 'register_hook', the hooked object must be a Tensor");
+        return record::emit_hook(frontend::wrap_host(bprop), tensor_of(x));
+      },
+      "In a PYNATIVE grad recording, routes the gradient of the recorded tensor x through "
+      "bprop(x, out, dout) -> (d_x,) (Tensor.register_hook); False where no recording took "
+      "it (x is a recording's own input or weight, or nothing records).");
+  m.def(
       "_detached",
       [](pyb::handle t) {
         MC_CHECK(is_tensor(t), Type, "stop_gradient expects a Tensor");

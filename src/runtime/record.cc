@@ -26,6 +26,13 @@ void emit_custom(const ir::Value& bprop, std::span<const Tensor> in, const Tenso
   for (Sink* s : sinks) s->custom(bprop, in, out);
 }
 
+bool emit_hook(const ir::Value& bprop, const Tensor& x) {
+  bool any = false;
+  if (detail::depth == 0) return any;
+  for (Sink* s : sinks) any = s->hook(bprop, x) || any;
+  return any;
+}
+
 void push(Sink* s) {
   sinks.push_back(s);
   detail::depth = static_cast<int>(sinks.size());

@@ -21,6 +21,15 @@ class Sink {
   // A call whose gradient is the host callable `bprop(in..., out, dout) -> (d_in...)` (a
   // Cell with its own bprop), its own ops not recorded.
   virtual void custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out) = 0;
+  // Tensor.register_hook on a tensor made by the recorded ops: the gradient reaching `x` (from
+  // every use, earlier ones included) passes through the host callable `bprop(x, out, dout)
+  // -> (d_x,)` first. Returns false where x is one of the sink's own inputs or weights (their
+  // hooks are applied to the gradients the sink returns) or the sink cannot hook.
+  virtual bool hook(const ir::Value& bprop, const Tensor& x) {
+    (void)bprop;
+    (void)x;
+    return false;
+  }
 };
 
 namespace detail {
@@ -42,6 +51,9 @@ void pop(Sink* s);
 
 // Reports a custom-gradient call to every active sink.
 void emit_custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out);
+
+// Hooks the gradient of `x` in every active sink (Sink::hook); whether one of them took it.
+bool emit_hook(const ir::Value& bprop, const Tensor& x);
 
 // Recording is off on this thread while one exists.
 class Paused {

@@ -7,6 +7,7 @@ from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linal
 from mycel.ops.function import bitwise_func as _bw
 from mycel.common import _inplace
 from mycel.ops.function import index_add_func as _ia
+from mycel.ops.function import tensor_ext_func as _te
 
 Tensor = _C.Tensor
 
@@ -145,10 +146,9 @@ def _norm(self, ord=None, dim=None, keepdim=False):  # noqa: A002 (MindSpore's n
 
 
 def _dot(self, other):
-    """The inner product of two 1-d tensors (a matrix product otherwise)."""
-    if self.ndim == 1 and other.ndim == 1:
-        return _m.sum(_m.mul(self, other))
-    return _m.matmul(self, other)
+    """numpy.dot: the sum over self's last axis and other's second-to-last (its only one when
+    1-D); the result's shape is self.shape[:-1] + other.shape[:-2] + other.shape[-1:]."""
+    return _te.dot(self, other)
 
 
 def _cumsum(self, axis=None, dtype=None, *, dim=None):
@@ -493,3 +493,24 @@ def _tensor_leaves(t):
     if isinstance(t, (tuple, list)):
         return all(_tensor_leaves(e) for e in t)
     return isinstance(t, (Tensor, int, float))
+
+
+def _register_hook(self, hook_fn):
+    """Registers ``hook_fn(grad)`` on this tensor's gradient; returns a handle whose
+    ``remove()`` unregisters it (common/tensor_hooks.py says where hooks act)."""
+    from mycel.common import tensor_hooks
+    return tensor_hooks.register_hook(self, hook_fn)
+
+
+Tensor.register_hook = _register_hook
+
+# MindSpore 2.x methods composed from existing ops (ops/function/tensor_ext_func.py).
+_METHODS_EXT = {_n: getattr(_te, _n) for _n in _te.__all__}
+_METHODS_EXT.update({
+    "short": lambda self: self.astype(_C.int16),
+    "type": lambda self, dtype=None: str(self.dtype) if dtype is None else self.astype(dtype),
+})
+for _name, _fn in _METHODS_EXT.items():
+    setattr(Tensor, _name, _fn)
+Tensor.mH = property(_te.adjoint)  # graph code: specialize_builtins.cc (as T)
+Tensor.mT = property(_te.adjoint)

@@ -36,3 +36,17 @@ __all__ += ["DiceLoss", "MultiClassDiceLoss", "FocalLoss", "NaturalExpDecayLR", 
             "polynomial_decay_lr", "warmup_lr"]
 from mycel.nn.wrap import ParameterUpdate  # noqa: F401,E402
 __all__ += ["ParameterUpdate"]
+from mycel.nn.layer.tril import Tril, Triu  # noqa: F401,E402
+__all__ += ["Tril", "Triu"]
+
+# MindSpore keeps its metrics importable from nn too (`from mindspore.nn import Accuracy`):
+# they are mycel.train.metrics's, loaded on first use (mycel.train imports this package).
+_METRICS = ("Metric", "Accuracy", "Loss", "MAE", "MSE", "Top1CategoricalAccuracy",
+            "Top5CategoricalAccuracy", "TopKCategoricalAccuracy")
+
+
+def __getattr__(name):
+    if name in _METRICS:
+        from mycel.train import metrics
+        return getattr(metrics, name)
+    raise AttributeError(f"module 'mycel.nn' has no attribute '{name}'")

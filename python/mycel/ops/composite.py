@@ -14,6 +14,8 @@ import inspect
 
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
+from mycel.common import tensor_hooks as _tensor_hooks
+from mycel.common.parameter import Parameter
 from mycel.ops.function.array_func import ones_like, zeros_like
 from mycel.ops.primitive import Primitive
 
@@ -88,8 +90,11 @@ class _GradFunction:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
+            from mycel.nn.cell import Cell
+            # a Cell's inputs are its construct's (its __call__ takes *inputs, **kwargs)
+            sig_of = self._fn.construct if isinstance(self._fn, Cell) else self._fn
             try:
-                bound = inspect.signature(self._fn).bind(*args, **kwargs)
+                bound = inspect.signature(sig_of).bind(*args, **kwargs)
             except (TypeError, ValueError) as e:
                 raise TypeError(f"{self.__name__}: {e}") from None
             bound.apply_defaults()
@@ -116,7 +121,10 @@ class _GradFunction:
             return self._run_pynative(args, wanted)
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
-        return self._graph.call_keyed(_train_key(self._fn), *args)
+        result = self._graph.call_keyed(_train_key(self._fn), *args)
+        if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
+            result = _tensor_hooks.apply_leaf_hooks(result, self._mycel_grad[1], args, wanted)
+        return result
 
     def _run_pynative(self, args, wanted):
         """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
@@ -152,6 +160,9 @@ class _GradFunction:
         else:
             grads = rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
+        if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
+            gin = [_tensor_hooks._hooked(t, g) for t, g in zip(flat, gin)]
+            gw = [_tensor_hooks._hooked(w, g) for w, g in zip(weights or (), gw)]
         per_input = []
         for p, slot in zip(wanted, slots):
             leaves = [None if k is None else gin[k] for k in slot]
@@ -215,8 +226,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
     the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore). return_ids: each
     gradient comes as a pair (its input position or its Parameter's name, gradient), for
-    ``get_grad``; the gradient function is then called from Python (GRAPH mode compiles the
-    gradient itself; inside graph code return_ids is not supported)."""
+    ``get_grad`` (in graph code too)."""
     g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
@@ -227,7 +237,9 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
 class _GradWithIds:
     """grad(..., return_ids=True): the gradients of the wrapped gradient function, each paired
     with its id (MindSpore's layout: (position, g) or a tuple of them for the inputs,
-    a tuple of (name, g) for the weights, and (inputs, weights) for both)."""
+    a tuple of (name, g) for the weights, and (inputs, weights) for both). Graph code calls
+    it through ``_mycel_fn`` (compiled like a @jit method of this object), so a grad with
+    return_ids also works inside a construct."""
 
     def __init__(self, g, positions, weights, has_aux, with_value=False):
         self._g = g
@@ -239,58 +251,86 @@ class _GradWithIds:
             (weights.name,) if self._single else tuple(w.name for w in weights)
         self._has_aux = has_aux
         self.__name__ = getattr(g, "__name__", "grad")
+        self._mycel_fn = _grad_with_ids_call
+        self._instance = self
 
     def __call__(self, *args, **kwargs):
-        out = self._g(*args, **kwargs)
-        if self._with_value:  # value_and_grad: (value, gradients)
-            return out[0], self._attach(out[1])
-        grads, aux = (out[0], out[1]) if self._has_aux else (out, None)
-        ided = self._attach(grads)
-        return (ided, aux) if self._has_aux else ided
+        return _finish_ids(self, self._g(*args, **kwargs))
 
-    def _attach(self, grads):
-        p, names = self._positions, self._names
-        if isinstance(p, int):
-            pos = (p, grads if names is None else grads[0])
-        elif p is not None:
-            gp = grads if names is None else grads[0]
-            pos = tuple(zip(p, gp))
-        if names is None:
-            ided = pos
-        else:
-            gw = grads if p is None else grads[1]
-            wid = (names[0], gw) if self._single else tuple(zip(names, gw))
-            ided = wid if p is None else (pos, wid)
-        return ided
+
+def _grad_with_ids_call(self, *args):
+    return _finish_ids(self, self._g(*args))
+
+
+def _finish_ids(self, out):
+    if self._with_value:  # value_and_grad: (value, gradients)
+        return out[0], _attach_ids(out[1], self._positions, self._names, self._single)
+    if self._has_aux:
+        return _attach_ids(out[0], self._positions, self._names, self._single), out[1]
+    return _attach_ids(out, self._positions, self._names, self._single)
+
+
+def _attach_ids(grads, p, names, single=False):
+    """grads paired with their ids (loops building tuples: graph code compiles this too); a
+    single Parameter's gradient (not in a tuple) pairs bare."""
+    has_w = names is not None
+    pos = None
+    if isinstance(p, int):
+        pos = (p, grads[0] if has_w else grads)
+    elif p is not None:
+        gp = grads[0] if has_w else grads
+        pos = ()
+        for i in range(len(p)):
+            pos = pos + ((p[i], gp[i]),)
+    if not has_w:
+        return pos
+    gw = grads if p is None else grads[1]
+    if single:
+        return (names[0], gw) if p is None else (pos, (names[0], gw))
+    wid = ()
+    for i in range(len(names)):
+        wid = wid + ((names[i], gw[i]),)
+    return wid if p is None else (pos, wid)
 
 
 def get_grad(gradients, identifier):
     """The gradient of `identifier` (an input position, or a Parameter, matched by its name)
-    in the result of grad(..., return_ids=True). RuntimeError when it is not there."""
-    from mycel.common.parameter import Parameter
-    if isinstance(identifier, Parameter):
-        key = identifier.name
-    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+    in the result of grad(..., return_ids=True). RuntimeError when it is not there. Written
+    for graph code too (get_grad inside a construct), where the identifier is an input
+    position: a Parameter read in graph code is a tensor whose name the compiler does not know."""
+    if isinstance(identifier, int) and not isinstance(identifier, bool):
         key = identifier
+    elif isinstance(identifier, Parameter):
+        key = identifier.name
     else:
         raise TypeError(f"For 'get_grad', the identifier must be an input position (int) or a "
                         f"Parameter, but got {type(identifier).__name__}.")
-
-    def find(node):
-        if isinstance(node, tuple):
-            if len(node) == 2 and isinstance(node[0], (int, str)) and \
-                    not isinstance(node[1], tuple):
-                return (node[1],) if node[0] == key and type(node[0]) is type(key) else None
-            for e in node:
-                hit = find(e)
-                if hit is not None:
-                    return hit
-        return None
-    hit = find(gradients)
+    hit = _find_grad(gradients, key)
     if hit is None:
-        raise RuntimeError(f"For 'get_grad', there is no gradient for {identifier!r} in the "
+        raise RuntimeError(f"For 'get_grad', there is no gradient for {key!r} in the "
                            f"gradients given (grad(..., return_ids=True) results).")
     return hit[0]
+
+
+def _same_id(a, key):
+    if isinstance(a, str) != isinstance(key, str):
+        return False
+    return a == key
+
+
+def _find_grad(node, key):
+    """(gradient,) of the (id, gradient) pair in `node` whose id is key, or None."""
+    found = None
+    if isinstance(node, tuple):
+        if len(node) == 2 and isinstance(node[0], (int, str)) and \
+                not isinstance(node[1], tuple):
+            if _same_id(node[0], key):
+                found = (node[1],)
+        else:
+            for e in node:
+                if found is None:
+                    found = _find_grad(e, key)
+    return found
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -394,7 +434,10 @@ def jvp(fn, inputs, v, has_aux=False):
 
 def _zeros_like_tree(x):
     if isinstance(x, (tuple, list)):
-        return tuple(_zeros_like_tree(e) for e in x)
+        out = ()  # a loop, not tuple(generator): graph code (jvp inside a construct) too
+        for e in x:
+            out = out + (_zeros_like_tree(e),)
+        return out
     return zeros_like(x)
 
 

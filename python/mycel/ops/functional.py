@@ -7,6 +7,7 @@ from mycel.ops._vmap import vmap  # noqa: F401  (MindSpore programs import F.vma
 # the function transforms, where MindSpore programs import them (F.grad, F.vjp, F.jvp, ...)
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: F401,E402
                                  jacrev, get_grad)
+from mycel.ops._taylor import jet, derivative  # noqa: F401,E402  (Taylor mode)
 
 tensor_add = P.Add()
 tensor_sub = P.Sub()

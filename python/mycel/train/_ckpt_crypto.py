@@ -44,19 +44,20 @@ def _cbc(mode, key, iv):
     return Cipher(algo, modes.CBC(iv))
 
 
-def encrypt(plain, key, mode):
-    """The encrypted file's bytes for the checkpoint bytes `plain`."""
+def encrypt(plain, key, mode, magic=MAGIC):
+    """The encrypted file's bytes for the checkpoint bytes `plain` (`magic`: the file's first
+    bytes, also authenticated by AES-GCM; export's MINDIR files have their own)."""
     nonce = os.urandom(_NONCE[mode])
     if mode == "AES-GCM":
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-        body = AESGCM(key).encrypt(nonce, bytes(plain), MAGIC)
+        body = AESGCM(key).encrypt(nonce, bytes(plain), magic)
     else:
         from cryptography.hazmat.primitives import padding
         padder = padding.PKCS7(128).padder()
         padded = padder.update(bytes(plain)) + padder.finalize()
         enc = _cbc(mode, key, nonce).encryptor()
         body = enc.update(padded) + enc.finalize()
-    return MAGIC + bytes([MODES[mode]]) + nonce + body
+    return magic + bytes([MODES[mode]]) + nonce + body
 
 
 def is_encrypted(path):
@@ -76,24 +77,30 @@ def decrypt_file(path, key, mode, func):
                          f"regular file.")
     with open(path, "rb") as f:
         data = f.read()
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 1:
-        raise ValueError(f"For '{func}', the checkpoint file {path} is not encrypted, but "
-                         f"dec_key was given.")
-    code = data[len(MAGIC)]
+    return decrypt(data, key, mode, func, f"the checkpoint file {path}")
+
+
+def decrypt(data, key, mode, func, what, magic=MAGIC):
+    """The plain bytes of the encrypted bytes `data` (`what` names them in errors: a file).
+    ValueError: not encrypted with `magic`, saved with another mode, or a wrong key / altered
+    bytes."""
+    if not data.startswith(magic) or len(data) < len(magic) + 1:
+        raise ValueError(f"For '{func}', {what} is not encrypted, but dec_key was given.")
+    code = data[len(magic)]
     saved = {v: k for k, v in MODES.items()}.get(code)
     if saved != mode:
-        raise ValueError(f"For '{func}', the checkpoint file {path} was encrypted with "
+        raise ValueError(f"For '{func}', {what} was encrypted with "
                          f"{saved or 'an unknown mode'}, but dec_mode is {mode!r}.")
-    start = len(MAGIC) + 1
+    start = len(magic) + 1
     nonce, body = data[start:start + _NONCE[mode]], data[start + _NONCE[mode]:]
-    wrong = ValueError(f"For '{func}', the checkpoint file {path} cannot be decrypted: a wrong "
+    wrong = ValueError(f"For '{func}', {what} cannot be decrypted: a wrong "
                        f"dec_key, or the file was altered.")
     try:
         if mode == "AES-GCM":
             from cryptography.exceptions import InvalidTag
             from cryptography.hazmat.primitives.ciphers.aead import AESGCM
             try:
-                return AESGCM(key).decrypt(nonce, body, MAGIC)
+                return AESGCM(key).decrypt(nonce, body, magic)
             except InvalidTag:
                 raise wrong from None
         from cryptography.hazmat.primitives import padding

@@ -33,12 +33,36 @@ def _graph_function(net):
                     f"{type(net).__name__}.")
 
 
-def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
+_ENC_MAGIC = b"MYCEL-ENCRYPTED-MINDIR\x00"
+
+
+def _encryption(func, key_name, key, mode_name, mode):
+    """None (no key), or (key, mode): mode a cipher's name (checked with its key length) or a
+    callable (the user's own cipher, called with the bytes and the key)."""
+    if key is None:
+        return None
+    if callable(mode):
+        if not isinstance(key, (bytes, bytearray)):
+            raise TypeError(f"For '{func}', '{key_name}' must be bytes, but got "
+                            f"{type(key).__name__}.")
+        return bytes(key), mode
+    from mycel.train import _ckpt_crypto
+    return _ckpt_crypto.check(func, key_name, key, mode_name, mode), mode
+
+
+def export(net, *inputs, file_name, file_format="MINDIR", enc_key=None, enc_mode="AES-GCM",
+           **kwargs):
     """Exports `net` (a Cell or a function) compiled for the example `inputs` (Tensors: their
     dtypes and shapes are what the file accepts) to ``file_name + '.mindir'`` (the suffix is
     added when missing). A Cell is compiled in inference mode (``set_train(False)``, as
     MindSpore does) and its training flags are restored afterwards. The file holds the graph
     and the current values of the Parameters it reads.
+
+    With ``enc_key`` (bytes) the file is encrypted: ``enc_mode`` "AES-GCM" (the default),
+    "AES-CBC" or "SM4-CBC" (train/_ckpt_crypto.py's ciphers and layout, with the file's own
+    magic; ``load(..., dec_key=enc_key, dec_mode=enc_mode)`` reads it), or a function
+    ``enc_mode(data, enc_key) -> bytes`` (the user's cipher; load takes its inverse as
+    dec_mode).
 
     Raises ValueError for another file_format or unsupported options, and when the network
     cannot be exported (a Python fallback, print: the message names the source line);
@@ -51,6 +75,7 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
                         f"{file_name!r}.")
     if kwargs:
         raise ValueError(f"For 'export', the options {sorted(kwargs)} are not supported.")
+    enc = _encryption("export", "enc_key", enc_key, "enc_mode", enc_mode)
     fn = _graph_function(net)
     flags = []
     if isinstance(net, _cell.Cell):
@@ -62,6 +87,8 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
         for c, training in flags:
             object.__setattr__(c, "training", training)
         _cell._TRAIN_VERSION[0] += 1
+    if enc is not None:
+        data = _encrypt(data, *enc)
     path = os.path.realpath(file_name if file_name.endswith(_SUFFIX) else file_name + _SUFFIX)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
@@ -75,11 +102,35 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
             os.remove(tmp)
 
 
-def load(file_name, **kwargs):
+def _encrypt(data, key, mode):
+    if callable(mode):
+        out = mode(bytes(data), key)
+        if not isinstance(out, (bytes, bytearray)):
+            raise TypeError(f"For 'export', the enc_mode function must return bytes, but got "
+                            f"{type(out).__name__}.")
+        return bytes(out)
+    from mycel.train import _ckpt_crypto
+    return _ckpt_crypto.encrypt(data, key, mode, magic=_ENC_MAGIC)
+
+
+def _decrypt(data, key, mode, file_name):
+    if callable(mode):
+        out = mode(bytes(data), key)
+        if not isinstance(out, (bytes, bytearray)):
+            raise TypeError(f"For 'load', the dec_mode function must return bytes, but got "
+                            f"{type(out).__name__}.")
+        return bytes(out)
+    from mycel.train import _ckpt_crypto
+    return _ckpt_crypto.decrypt(data, key, mode, "load", f"the file '{file_name}'",
+                                magic=_ENC_MAGIC)
+
+
+def load(file_name, dec_key=None, dec_mode="AES-GCM", **kwargs):
     """Loads a MINDIR file that ``mycel.export`` wrote, or a mycel lite ``.ms`` file (from the
     converter or ``mycel.lite.Model.export`` after on-device training), and returns its graph
     (a ``MindIRGraph``), to run with ``nn.GraphCell(graph)``. A ``.ms`` file's weights are
-    the graph's weights under their tensor names.
+    the graph's weights under their tensor names. An encrypted file (export's enc_key) needs
+    ``dec_key`` and ``dec_mode`` as it was written with; without them it is a ValueError.
 
     Raises ValueError when the file does not exist or does not end with '.mindir', and when
     it is truncated, corrupted, or holds an unknown op, attribute or reference, or shapes
@@ -93,8 +144,14 @@ def load(file_name, **kwargs):
     if not file_name.endswith(_SUFFIX) and not lite:
         raise ValueError(f"For 'load', file_name must end with '{_SUFFIX}' (or '.ms'), but got "
                          f"'{file_name}'.")
-    return (_C._load_lite if lite else _C._load_mindir)(_read_model_file(file_name, "load"),
-                                                        file_name)
+    dec = None if lite else _encryption("load", "dec_key", dec_key, "dec_mode", dec_mode)
+    data = _read_model_file(file_name, "load")
+    if dec is not None:
+        data = _decrypt(data, *dec, file_name)
+    elif data.startswith(_ENC_MAGIC):
+        raise ValueError(f"For 'load', the file '{file_name}' is encrypted: give the dec_key "
+                         f"and dec_mode it was exported with.")
+    return (_C._load_lite if lite else _C._load_mindir)(data, file_name)
 
 
 def _read_model_file(file_name, api):

@@ -92,6 +92,31 @@ void OpRecorder::custom(const Value& bprop, std::span<const Tensor> in, const Te
   recs_.push_back(std::move(r));
 }
 
+bool OpRecorder::hook(const Value& bprop, const Tensor& x) {
+  Ref r = ref_of(x);
+  if (r.rec < 0 && static_cast<size_t>(r.index) < n_in_ + n_w_) return false;
+  // The hook's call goes right after x's producer (first for a captured tensor), so every
+  // consumer of x comes after it; later records move up by one.
+  const int32_t at = r.rec < 0 ? 0 : r.rec + 1;
+  auto shift = [at](Ref& q) {
+    if (q.rec >= at) ++q.rec;
+  };
+  for (Rec& rec : recs_)
+    for (Ref& q : rec.in) shift(q);
+  for (auto& [impl, q] : ids_) shift(q);
+  const Ref hooked{at, 0};
+  for (size_t k = static_cast<size_t>(at); k < recs_.size(); ++k)
+    for (Ref& q : recs_[k].in)
+      if (q == r) q = hooked;
+  for (auto& [impl, q] : ids_)
+    if (q == r) q = hooked;
+  Rec h{nullptr, {}, {r}, {}, bprop};
+  h.out.push_back(x);
+  recs_.insert(recs_.begin() + at, std::move(h));
+  ids_[x.impl().get()] = hooked;
+  return true;
+}
+
 void OpRecorder::op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
                     std::span<const Tensor> out) {
   Rec r{&op, attrs, {}, {}, {}};

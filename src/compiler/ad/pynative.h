@@ -69,6 +69,9 @@ class OpRecorder final : public record::Sink {
   void op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
           std::span<const Tensor> out) override;
   void custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out) override;
+  // A custom call `bprop` on x inserted right after x's producer, every recorded use of x
+  // (and every later one) reading its output instead: the hook sees x's whole gradient.
+  bool hook(const ir::Value& bprop, const Tensor& x) override;
   size_t num_ops() const { return recs_.size(); }
 
   // The gradients of the recorded output `out` (a tensor, or a tuple of tensors, made by the
