@@ -737,20 +737,17 @@ class Emitter {
     std::string r = fop("fdiv", fconst(1.0), fop("fadd", fconst(1.0), e));
     return fsel(fcmp("oge", x, fconst(0.0)), r, fop("fmul", e, r));
   }
-  // vmath::tanh: x P(x^2) / Q(x^2) clamped into [-1, 1], +-1 from |x| = 9.0109 on.
   std::string tanh32(const std::string& x) {
-    std::string t = fop("fmul", x, x);
-    std::string p = horner(t, {-1.22622893e-11f, 3.06719379e-08f, 2.80462045e-05f, 3.87032563e-03f,
-                               1.36815295e-01f, 1.0f});
-    std::string q =
-        horner(t, {1.28999022e-06f, 3.94209783e-04f, 2.72532180e-02f, 4.70148623e-01f, 1.0f});
-    std::string y = fop("fdiv", fop("fmul", x, p), q);
-    y = fsel(fcmp("olt", y, fconst(1.0)), y, fconst(1.0));
-    y = fsel(fcmp("ogt", y, fconst(-1.0)), y, fconst(-1.0));
-    std::string sign = op("and i32 " + op("bitcast float " + x + " to i32") + ", -2147483648");
-    std::string one = op("bitcast i32 " + op("or i32 " + sign + ", 1065353216") + " to float");
-    y = fsel(fcmp("olt", fabs32(x), fconst(9.0109f)), y, one);
-    return fsel(fcmp("oeq", x, x), y, x);
+    std::string a = fabs32(x);
+    std::string z = fop("fmul", x, x);
+    std::string p = horner(z, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
+                               1.33314422036e-1f, -3.33332819422e-1f});
+    std::string small = fma(fop("fmul", p, z), x, x);
+    std::string e = exp32(fop("fadd", a, a));
+    std::string big =
+        fop("fsub", fconst(1.0), fop("fdiv", fconst(2.0), fop("fadd", e, fconst(1.0))));
+    big = fsel(fcmp("olt", x, fconst(0.0)), op("fneg float " + big), big);
+    return fsel(fcmp("ogt", a, fconst(0.625f)), big, small);
   }
 
   // x * x as hi + lo (vmath::square_split).
