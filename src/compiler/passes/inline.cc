@@ -30,6 +30,8 @@
 // nodes, and the walks before each copy (nested_graphs, refreshing the copied graphs)
 // visited as many; ResNet-50's training step spent 10.7 s of its 11 s compile here.
 // Copies are left for graphs used more than once, which the size bound keeps small.
+// Cost left: before a copy, nested_graphs(callee) runs a Manager over every graph the callee
+// reaches, so copying the shared joins of n sequential run-time ifs is still O(n^2).
 //
 // Why the size counts nested graphs and is measured late: the code after an `if` is a join
 // graph called from both branches, and the branches of the next `if` are nested in it
@@ -145,14 +147,19 @@ bool inline_graphs(Module& m, FuncGraph* root) {
   // result a nested graph reads as a free variable would then run twice). Only the copied
   // graphs' nodes: graphs they merely refer to are not copied, and a walk through them
   // would visit a whole chain of unrolled loop iterations for every call in it.
+  // Returns whether it rewired anything (if not, the IR is as it was).
   auto refresh = [&](FuncGraph* callee, const std::vector<FuncGraph*>& nested) {
-    if (!replaced) return;
+    if (!replaced) return false;
+    bool changed = false;
     std::unordered_set<FuncGraph*> copied(nested.begin(), nested.end());
     copied.insert(callee);
     std::unordered_set<Node*> seen;
     std::vector<Node*> stack;
     for (FuncGraph* g : copied) {
-      g->set_output(rw.resolve(g->output()));
+      if (Node* r = rw.resolve(g->output()); r != g->output()) {
+        g->set_output(r);
+        changed = true;
+      }
       stack.push_back(g->output());
     }
     while (!stack.empty()) {
@@ -160,9 +167,11 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       stack.pop_back();
       if (!n->is_cnode() || !copied.count(n->graph()) || !seen.insert(n).second) continue;
       auto* c = static_cast<CNode*>(n);
+      for (Node* in : c->inputs()) changed = changed || rw.resolve(in) != in;
       rw.update_inputs(c);
       for (Node* in : c->inputs()) stack.push_back(in);
     }
+    return changed;
   };
   for (auto it = w.graphs.rbegin(); it != w.graphs.rend(); ++it) {
     for (CNode* c : body[*it]) {
@@ -184,11 +193,12 @@ bool inline_graphs(Module& m, FuncGraph* root) {
         continue;
       }
       // Rewiring may change which graphs are nested in the callee (a replacement can
-      // refer to other graphs than the node it replaces): again until they settle.
+      // refer to other graphs than the node it replaces): again until they settle. When
+      // nothing was rewired the IR is unchanged, and so are they (each nested_graphs runs a
+      // Manager over every graph the callee reaches: see the header's cost note).
       std::vector<FuncGraph*> nested = nested_graphs(callee);
-      for (;;) {
-        refresh(callee, nested);
-        std::vector<FuncGraph*> now = replaced ? nested_graphs(callee) : nested;
+      while (refresh(callee, nested)) {
+        std::vector<FuncGraph*> now = nested_graphs(callee);
         if (now == nested) break;
         nested = std::move(now);
       }
