@@ -173,6 +173,48 @@ bool inline_graphs(Module& m, FuncGraph* root) {
     }
     return changed;
   };
+  // Applies the replacements to every node reachable from g (across graphs, following them).
+  // A moved callee's parameters are replaced lazily, so until then a walk that stops at
+  // them (the Manager's, in nested_graphs) misses the nodes behind: a graph whose free
+  // variables are read there would not be seen as nested in what captures them.
+  auto rewire_from = [&](FuncGraph* start) {
+    std::unordered_set<FuncGraph*> graph_seen{start};
+    std::vector<FuncGraph*> graphs{start};
+    std::unordered_set<Node*> seen;
+    std::vector<Node*> stack;
+    for (size_t k = 0; k < graphs.size(); ++k) {
+      if (graphs[k]->output() == nullptr) continue;
+      graphs[k]->set_output(rw.resolve(graphs[k]->output()));
+      stack.push_back(graphs[k]->output());
+      while (!stack.empty()) {
+        Node* n = stack.back();
+        stack.pop_back();
+        if (!seen.insert(n).second) continue;
+        if (const Value* v = detail::const_value(n)) {
+          found.clear();
+          graphs_in(*v, found);
+          for (FuncGraph* g : found)
+            if (graph_seen.insert(g).second) graphs.push_back(g);
+        } else if (n->is_cnode()) {
+          auto* c = static_cast<CNode*>(n);
+          rw.update_inputs(c);
+          for (Node* in : c->inputs()) stack.push_back(in);
+        }
+      }
+    }
+  };
+  // Whether g's statements name a graph (what makes nested_graphs run its Manager).
+  auto refers_to_graphs = [&](FuncGraph* g) {
+    for (CNode* n : m.toposort(g))
+      for (Node* in : n->inputs())
+        if (const Value* v = detail::const_value(in)) {
+          found.clear();
+          graphs_in(*v, found);
+          if (!found.empty()) return true;
+        }
+    return false;
+  };
+  std::unordered_set<FuncGraph*> received;  // graphs a callee was moved into
   for (auto it = w.graphs.rbegin(); it != w.graphs.rend(); ++it) {
     for (CNode* c : body[*it]) {
       rw.update_inputs(c);
@@ -188,6 +230,7 @@ bool inline_graphs(Module& m, FuncGraph* root) {
         for (size_t i = 0; i < callee->params().size(); ++i)
           rw.replace(callee->param(i), c->input(i + 1));
         rw.replace(c, callee->output());
+        received.insert(*it);
         grown[*it] += size;
         replaced = true;
         continue;
@@ -196,6 +239,8 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       // refer to other graphs than the node it replaces): again until they settle. When
       // nothing was rewired the IR is unchanged, and so are they (each nested_graphs runs a
       // Manager over every graph the callee reaches: see the header's cost note).
+      if (!received.empty() && (received.count(callee) || refers_to_graphs(callee)))
+        rewire_from(callee);
       std::vector<FuncGraph*> nested = nested_graphs(callee);
       while (refresh(callee, nested)) {
         std::vector<FuncGraph*> now = nested_graphs(callee);
@@ -212,30 +257,7 @@ bool inline_graphs(Module& m, FuncGraph* root) {
   }
   // Uses from other graphs (free variables), from the copies and from moved nodes, which are
   // reached only through a replaced call or parameter: the walk follows the replacements.
-  std::unordered_set<FuncGraph*> graph_seen{root};
-  std::vector<FuncGraph*> graphs{root};
-  std::unordered_set<Node*> seen;
-  std::vector<Node*> stack;
-  for (size_t k = 0; k < graphs.size(); ++k) {
-    if (graphs[k]->output() == nullptr) continue;
-    graphs[k]->set_output(rw.resolve(graphs[k]->output()));
-    stack.push_back(graphs[k]->output());
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      if (!seen.insert(n).second) continue;
-      if (const Value* v = detail::const_value(n)) {
-        found.clear();
-        graphs_in(*v, found);
-        for (FuncGraph* g : found)
-          if (graph_seen.insert(g).second) graphs.push_back(g);
-      } else if (n->is_cnode()) {
-        auto* c = static_cast<CNode*>(n);
-        rw.update_inputs(c);
-        for (Node* in : c->inputs()) stack.push_back(in);
-      }
-    }
-  }
+  rewire_from(root);
   m.settle_merges();
   mng->invalidate();
   return true;
