@@ -156,6 +156,57 @@ TEST(PassInline, CalleeOfACopiedGraphIsCopiedNotMoved) {
   )"));
 }
 
+// @then reads @lin's %y and has had @join moved into it, its parameter %q not yet replaced
+// by %z when @g2 copies @lin: @then must still count as nested in @lin (copied with it,
+// reading the copy's %y), though its output reaches %y only through that replacement.
+TEST(PassInline, GraphHoldingAMovedCalleeIsStillNestedWhenCopied) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @lin(%x) : f32[2]
+      %b = @g2(%x) : f32[2]
+      %c = Add(%a, %b) : f32[2]
+      return %c
+    }
+    graph @lin(%p: f32[2]) {
+      %t = @then() : f32[2]
+      %y = Exp(%p) : f32[2]
+      return %t
+    }
+    graph @g2(%u: f32[2]) {
+      %v = @lin(%u) : f32[2]
+      return %v
+    }
+    graph @then() {
+      %z = Neg(%y) : f32[2]
+      %j = @join(%z) : f32[2]
+      return %j
+    }
+    graph @join(%q: f32[2]) {
+      %r = Mul(%q, %q) : f32[2]
+      return %r
+    }
+  )");
+  ASSERT_TRUE(c.run(inline_graphs));
+  // @g2's copy of @lin (made before @lin's own call was inlined) still calls a copy of
+  // @then, nested in @f (it reads the copy's %y.1); the next run inlines it.
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %z = Neg(%y) : f32[2]
+      %r = Mul(%z, %z) : f32[2]
+      %t = @then() : f32[2]
+      %c = Add(%r, %t) : f32[2]
+      %y.1 = Exp(%x) : f32[2]
+      return %c
+    }
+    graph @then() {
+      %z.1 = Neg(%y.1) : f32[2]
+      %r.1 = Mul(%z.1, %z.1) : f32[2]
+      return %r.1
+    }
+  )"));
+}
+
 TEST(PassInline, ClosureOverCallerIsInlinedWithItsFreeVariables) {
   expect_rewrite(inline_graphs, R"(
     graph @f(%x: f32[2]) {
