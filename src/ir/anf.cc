@@ -166,6 +166,22 @@ CNode* Module::call_builtin(FuncGraph* g, Builtin b, std::vector<Node*> args, So
   return cnode(g, std::move(args), span);
 }
 
+void Module::merge_graph(FuncGraph* from, FuncGraph* into) {
+  MC_ASSERT(from != nullptr && into != nullptr && from->module() == this && into->module() == this);
+  MC_ASSERT(from->merged_ == nullptr && into->merged_ == nullptr && from != into, "merge_graph: @",
+            from->name(), " into @", into->name(), ": both must own their nodes and differ");
+  MC_ASSERT(from != entry_, "merge_graph: the entry graph @", from->name());
+  from->merged_ = into;
+  merged_ = true;
+}
+
+void Module::settle_merges() {
+  if (!merged_) return;
+  for (const std::unique_ptr<Node>& n : nodes_)
+    if (n->graph_ != nullptr) n->graph_ = n->graph_->owner();
+  merged_ = false;
+}
+
 std::vector<FuncGraph*> Module::reachable_graphs(FuncGraph* root) const {
   std::vector<FuncGraph*> graphs{root};
   walk_graphs(

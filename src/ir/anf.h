@@ -71,8 +71,10 @@ class Node {
   bool is_cnode() const { return kind_ == NodeKind::CNode; }
   bool is_param() const { return kind_ == NodeKind::Parameter; }
   bool is_value() const { return kind_ == NodeKind::Value; }
-  FuncGraph* graph() const { return graph_; }  // nullptr for ValueNodes
-  uint32_t id() const { return id_; }          // unique within the module
+  // The graph that owns the node (nullptr for ValueNodes): the graph it was made in, or the
+  // graph that one was merged into (Module::merge_graph).
+  FuncGraph* graph() const;
+  uint32_t id() const { return id_; }  // unique within the module
   const SourceSpan& span() const { return span_; }
   void set_span(const SourceSpan& s) { span_ = s; }
   const AbsPtr& abstract() const { return abs_; }
@@ -168,11 +170,16 @@ class FuncGraph {
   // the output is evaluated; analyses and passes treat them as roots, like the output.
   std::vector<Node*> effects;
   uint32_t id() const { return id_; }
+  // The graph that owns this graph's nodes: this one, or the one it was merged into
+  // (Module::merge_graph), transitively.
+  FuncGraph* owner() const;
 
  private:
   friend class Module;
   FuncGraph(Module* m, uint32_t id, std::string name, SourceSpan s)
       : name_(std::move(name)), module_(m), id_(id), span_(s) {}
+  // Set by Module::merge_graph; owner() shortens chains of merges as it follows them.
+  mutable FuncGraph* merged_ = nullptr;
   std::string name_;
   Module* module_;
   uint32_t id_;
@@ -206,6 +213,18 @@ class Module {
   FuncGraph* entry() const { return entry_; }
   void set_entry(FuncGraph* g) { entry_ = g; }
 
+  // Moves every node of `from` (its parameters and CNodes, those merged into it before
+  // included) into `into`, in O(1): their graph() is `into` from now on. For inlining a
+  // graph called once: its statements become the caller's instead of being copied (copying
+  // them made flattening a chain of n such calls O(n^2)); the caller then replaces the
+  // parameters' uses with the arguments, the call's with the old output. `from` keeps its
+  // parameter list and output but owns nothing: it must no longer be used. Until
+  // settle_merges(), graph() follows the merge (amortised O(1)).
+  void merge_graph(FuncGraph* from, FuncGraph* into);
+  // Points every node moved by merge_graph at its owner directly (one pass over the
+  // arena), so that later reads follow no merge; a no-op when nothing was merged.
+  void settle_merges();
+
   // Graphs reachable from `root` through graph-valued ValueNodes (graphs_in of ir/walk.h),
   // root first, each once.
   std::vector<FuncGraph*> reachable_graphs(FuncGraph* root) const;
@@ -227,7 +246,22 @@ class Module {
   std::deque<std::unique_ptr<Node>> nodes_;
   FuncGraph* entry_ = nullptr;
   class Manager* manager_ = nullptr;
+  bool merged_ = false;  // merge_graph since the last settle_merges
 };
+
+inline FuncGraph* FuncGraph::owner() const {
+  if (merged_ == nullptr) return const_cast<FuncGraph*>(this);
+  FuncGraph* root = merged_;
+  while (root->merged_ != nullptr) root = root->merged_;
+  for (const FuncGraph* g = this; g->merged_ != root;) {  // path compression
+    FuncGraph* next = g->merged_;
+    g->merged_ = root;
+    g = next;
+  }
+  return root;
+}
+
+inline FuncGraph* Node::graph() const { return graph_ == nullptr ? nullptr : graph_->owner(); }
 
 // ---------------------------------------------------------------- text, checks
 

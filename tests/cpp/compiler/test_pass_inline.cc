@@ -79,6 +79,134 @@ TEST(PassInline, LongChainClosesItsFreeVariablesInFewSweeps) {
   }
 }
 
+// A chain of n single-use graphs, each also calling a shared helper @h: the work of one run
+// grows linearly with n. Measured by what the run adds to the module's arena: a single-use
+// callee's statements move into its caller, only @h's are copied (once per call). Copying
+// each callee, which already held the rest of the chain, added O(n^2) nodes.
+std::string chain_with_helper(int n) {
+  std::string text = "graph @f(%x: f32[2]) {\n  %a = @g1(%x) : f32[2]\n  return %a\n}\n";
+  for (int i = 1; i <= n; ++i) {
+    std::string k = std::to_string(i);
+    std::string next =
+        i < n ? "@g" + std::to_string(i + 1) + "(%h" + k + ")" : "Add(%h" + k + ", %x)";
+    text += "graph @g" + k + "(%p" + k + ": f32[2]) {\n  %e" + k + " = Exp(%p" + k +
+            ") : f32[2]\n  %h" + k + " = @h(%e" + k + ") : f32[2]\n  %r" + k + " = " + next +
+            " : f32[2]\n  return %r" + k + "\n}\n";
+  }
+  return text + "graph @h(%v: f32[2]) {\n  %m = Mul(%v, %v) : f32[2]\n  return %m\n}\n";
+}
+
+TEST(PassInline, SingleUseChainIsMovedNotCopied) {
+  std::vector<size_t> added;
+  for (int n : {100, 200, 400}) {
+    PassCase c(chain_with_helper(n));
+    size_t before = c.m.nodes().size();
+    ASSERT_TRUE(c.run(inline_graphs));
+    added.push_back(c.m.nodes().size() - before);
+    // Flat: n Exps, n Muls and the Add, in the entry; its statements are its own.
+    ir::Manager after(c.m, c.root);
+    EXPECT_EQ(after.graphs().size(), 1u) << "n = " << n;
+    std::vector<ir::CNode*> body = c.m.toposort(c.root);
+    ASSERT_EQ(body.size(), static_cast<size_t>(2 * n + 1)) << "n = " << n;
+    for (ir::CNode* x : body) EXPECT_EQ(x->graph(), c.root);
+    EXPECT_NE(c.text().find("%m.1 = Mul(%e2, %e2)"), std::string::npos);
+  }
+  // n Muls copied (with the bound uses they need), nothing per moved graph: twice the chain,
+  // twice the nodes (a run that copied the chain added about 4x for 2n, 16x for 4n).
+  EXPECT_GE(added[0], 100u);
+  EXPECT_LE(added[1], 2 * added[0] + 8) << added[0] << " " << added[1];
+  EXPECT_LE(added[2], 4 * added[0] + 8) << added[0] << " " << added[2];
+}
+
+// A graph copied before the run reached its own calls (@y copies @x while @x still calls
+// @s) must keep its callee intact: @s then has two callers, @x's call is copied, not moved.
+TEST(PassInline, CalleeOfACopiedGraphIsCopiedNotMoved) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @x(%x) : f32[2]
+      %b = @y(%x) : f32[2]
+      %c = Add(%a, %b) : f32[2]
+      return %c
+    }
+    graph @x(%q: f32[2]) {
+      %s = @s(%q) : f32[2]
+      return %s
+    }
+    graph @y(%p: f32[2]) {
+      %r = @x(%p) : f32[2]
+      return %r
+    }
+    graph @s(%u: f32[2]) {
+      %e = Exp(%u) : f32[2]
+      return %e
+    }
+  )");
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %e = Exp(%x) : f32[2]
+      %s = @s(%x) : f32[2]
+      %c = Add(%e, %s) : f32[2]
+      return %c
+    }
+    graph @s(%u: f32[2]) {
+      %e.1 = Exp(%u) : f32[2]
+      return %e.1
+    }
+  )"));
+}
+
+// @then reads @lin's %y and has had @join moved into it, its parameter %q not yet replaced
+// by %z when @g2 copies @lin: @then must still count as nested in @lin (copied with it,
+// reading the copy's %y), though its output reaches %y only through that replacement.
+TEST(PassInline, GraphHoldingAMovedCalleeIsStillNestedWhenCopied) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @lin(%x) : f32[2]
+      %b = @g2(%x) : f32[2]
+      %c = Add(%a, %b) : f32[2]
+      return %c
+    }
+    graph @lin(%p: f32[2]) {
+      %t = @then() : f32[2]
+      %y = Exp(%p) : f32[2]
+      return %t
+    }
+    graph @g2(%u: f32[2]) {
+      %v = @lin(%u) : f32[2]
+      return %v
+    }
+    graph @then() {
+      %z = Neg(%y) : f32[2]
+      %j = @join(%z) : f32[2]
+      return %j
+    }
+    graph @join(%q: f32[2]) {
+      %r = Mul(%q, %q) : f32[2]
+      return %r
+    }
+  )");
+  ASSERT_TRUE(c.run(inline_graphs));
+  // @g2's copy of @lin (made before @lin's own call was inlined) still calls a copy of
+  // @then, nested in @f (it reads the copy's %y.1); the next run inlines it.
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %y = Exp(%x) : f32[2]
+      %z = Neg(%y) : f32[2]
+      %r = Mul(%z, %z) : f32[2]
+      %t = @then() : f32[2]
+      %c = Add(%r, %t) : f32[2]
+      %y.1 = Exp(%x) : f32[2]
+      return %c
+    }
+    graph @then() {
+      %z.1 = Neg(%y.1) : f32[2]
+      %r.1 = Mul(%z.1, %z.1) : f32[2]
+      return %r.1
+    }
+  )"));
+}
+
 TEST(PassInline, ClosureOverCallerIsInlinedWithItsFreeVariables) {
   expect_rewrite(inline_graphs, R"(
     graph @f(%x: f32[2]) {
