@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "compiler/ad/bprop.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir {
 
@@ -252,5 +253,47 @@ Grads bprop_tensor_scatter_update(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* dx = b.prim(OpId::TensorScatterUpdate, {a.dout, a.in[1], b.zeros_like(a.in[2])});
   return {dx, nullptr, gather_nd(b, a.dout, a.in[1])};
+}
+// MaskedSelect(x, mask) -> [K]: the cotangent goes back to the selected positions of the
+// broadcast x, zeros elsewhere, summed back to x's shape:
+//   dx = sum_to(MaskedScatter(zeros(broadcast), broadcast(mask), dout), x.shape)
+// Integer x gets its cotangent too (as MindSpore's MaskedSelectGrad); bool x none.
+Grads bprop_masked_select(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *x = a.in[0], *mask = a.in[1];
+  const DType t = IrBuilder::dtype_of(x);
+  if (t == DType::Bool) return {nullptr, nullptr};
+  const Shape& xs = shape(x);
+  const Shape& ms = shape(mask);
+  Node* zeros = b.zeros_like(x);
+  if (xs != ms) {
+    // zeros of the broadcast shape, and the mask broadcast to it (dynamic shapes: by ops).
+    Node* mz = b.zeros_like(b.cast(mask, t));
+    zeros = b.add(zeros, mz);
+    mask = b.greater(b.add(b.cast(mask, t), zeros), mz);
+  }
+  Node* dx = b.prim(OpId::MaskedScatter, {zeros, mask, a.dout});
+  return {b.sum_to(dx, xs), nullptr};
+}
+// MaskedScatter(x, mask, source): the filled positions came from source's first K elements:
+//   dx = Select(mask, 0, dout)
+//   dsource = the K elements MaskedSelect(dout, mask) in source's first K places, zeros after
+//             (MaskedScatter of them into zeros [n] where arange(n) < K), reshaped.
+Grads bprop_masked_scatter(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *mask = a.in[1], *src = a.in[2];
+  const Shape& ss = shape(src);
+  MC_CHECK(!is_dynamic(ss), Value, "For the gradient of 'MaskedScatter', the shape of 'source' ",
+           ss, " must be known at compile time.");
+  Node* dx = b.select(mask, b.zeros_like(a.dout), a.dout);
+  Node* picked = b.prim(OpId::MaskedSelect, {a.dout, mask});
+  const int64_t n = numel(ss);
+  Tensor ar = Tensor::empty({n}, DType::Int64);
+  for (int64_t i = 0; i < n; ++i) ar.data<int64_t>()[i] = i;
+  Node* k = b.reduce_sum(b.cast(b.ones_like(picked), DType::Int64), {0});
+  Node* first_k = b.less(b.constant(ar), k);
+  Node* zeros = b.constant(Tensor::zeros({n}, IrBuilder::dtype_of(src)));
+  Node* ds = b.prim(OpId::MaskedScatter, {zeros, first_k, picked});
+  return {dx, nullptr, b.reshape(ds, ss)};
 }
 }  // namespace mycel::ir
