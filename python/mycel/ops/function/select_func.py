@@ -30,7 +30,7 @@ def unique_ext(input, sorted=True, return_inverse=False, return_counts=False,  #
     shape, int64), with return_counts, how often each occurs (int64). Returns the values alone
     or a tuple of what was asked (mint.unique / Tensor.unique)."""
     _check_unique_dim(dim)
-    y, idx, counts = prim("Unique", sorted=bool(sorted))(as_tensor(input))
+    y, idx, counts = prim("Unique", sorted=sorted)(as_tensor(input))
     if not return_inverse and not return_counts:
         return y
     i64 = _C.int64
