@@ -225,6 +225,11 @@ def test_nonzero_as_tuple_matches_numpy(mode):
     assert len(got) == 2
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g.asnumpy(), w)
+    # as_tuple is keyword-only, as MindSpore's.
+    with pytest.raises(TypeError):
+        Tensor(x).nonzero(False)
+    with pytest.raises(TypeError):
+        ops.nonzero(Tensor(x), True)
 
 
 def test_nonzero_counts_nan_and_not_negative_zero(mode):

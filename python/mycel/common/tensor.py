@@ -413,7 +413,7 @@ _METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: 
 
 # Selections whose output size depends on the values (ops/function/select_func.py).
 _METHODS.update({
-    "nonzero": lambda self, as_tuple=False: _sel.nonzero(self, as_tuple),
+    "nonzero": lambda self, *, as_tuple=False: _sel.nonzero(self, as_tuple=as_tuple),
     "argwhere": lambda self: _sel.argwhere(self),
     "masked_select": lambda self, mask: _sel.masked_select(self, mask),
     "masked_scatter": lambda self, mask, source: _sel.masked_scatter(self, mask, source),

@@ -58,7 +58,7 @@ def _rank(shape):
     return len(shape)
 
 
-def nonzero(input, as_tuple=False):  # noqa: A002
+def nonzero(input, *, as_tuple=False):  # noqa: A002
     """The indices of input's nonzero (true) elements in row-major order: an int64 tensor
     [N, input.ndim]; with as_tuple, a tuple of input.ndim 1-D tensors, one per dimension (a
     0-d input counts as 1-D there)."""
