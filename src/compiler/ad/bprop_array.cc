@@ -278,22 +278,23 @@ Grads bprop_masked_select(BpropArgs& a) {
 // MaskedScatter(x, mask, source): the filled positions came from source's first K elements:
 //   dx = Select(mask, 0, dout)
 //   dsource = the K elements MaskedSelect(dout, mask) in source's first K places, zeros after
-//             (MaskedScatter of them into zeros [n] where arange(n) < K), reshaped.
+//             (MaskedScatter of them into zeros [n] where position < K), reshaped.
+// The positions are an exclusive CumSum of ones, so a dynamic source (the second derivative
+// of MaskedSelect) works as a static one.
 Grads bprop_masked_scatter(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node *mask = a.in[1], *src = a.in[2];
   const Shape& ss = shape(src);
-  MC_CHECK(!is_dynamic(ss), Value, "For the gradient of 'MaskedScatter', the shape of 'source' ",
-           ss, " must be known at compile time.");
   Node* dx = b.select(mask, b.zeros_like(a.dout), a.dout);
   Node* picked = b.prim(OpId::MaskedSelect, {a.dout, mask});
   const int64_t n = numel(ss);
-  Tensor ar = Tensor::empty({n}, DType::Int64);
-  for (int64_t i = 0; i < n; ++i) ar.data<int64_t>()[i] = i;
+  Node* flat = b.reshape(src, {is_dynamic(ss) ? kDynamicDim : n});
+  Attrs cum;
+  cum.set("exclusive", true);
+  cum.set("axis", int64_t{0});
+  Node* pos = b.prim(OpId::CumSum, {b.cast(b.ones_like(flat), DType::Int64)}, cum);
   Node* k = b.reduce_sum(b.cast(b.ones_like(picked), DType::Int64), {0});
-  Node* first_k = b.less(b.constant(ar), k);
-  Node* zeros = b.constant(Tensor::zeros({n}, IrBuilder::dtype_of(src)));
-  Node* ds = b.prim(OpId::MaskedScatter, {zeros, first_k, picked});
+  Node* ds = b.prim(OpId::MaskedScatter, {b.zeros_like(flat), b.less(pos, k), picked});
   return {dx, nullptr, b.reshape(ds, ss)};
 }
 }  // namespace mycel::ir
