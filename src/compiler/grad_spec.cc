@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::compiler {
 
@@ -154,11 +155,27 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
   return y;
 }
 
+namespace {
+// Whether a sensitivity of abstract `sens` fits an output's cotangent `want`: equal, but a
+// dynamic dimension of the output (Unique's, a set_inputs None) takes any size, which the
+// backward checks when it runs.
+bool sens_fits(const AbsPtr& sens, const AbsPtr& want) {
+  if (sens->kind == AbsKind::Tensor && want->kind == AbsKind::Tensor)
+    return sens->dtype == want->dtype && shapes_agree(sens->shape, want->shape);
+  if (sens->kind == AbsKind::Tuple && want->kind == AbsKind::Tuple) {
+    if (sens->elems.size() != want->elems.size()) return false;
+    for (size_t i = 0; i < sens->elems.size(); ++i)
+      if (!sens_fits(sens->elems[i], want->elems[i])) return false;
+    return true;
+  }
+  return ir::abs_equal(ir::broaden(sens), ir::broaden(want));
+}
+}  // namespace
+
 void check_grad_sens(const AbsPtr& target, const AbsPtr& sens) {
   AbsPtr want = ir::cot_abs(target);
-  MC_CHECK(ir::abs_equal(ir::broaden(sens), ir::broaden(want)), Type,
-           "GradOperation: the sensitivity must match the output ", want->to_string(),
-           ", but it is ", sens->to_string());
+  MC_CHECK(sens_fits(sens, want), Type, "GradOperation: the sensitivity must match the output ",
+           want->to_string(), ", but it is ", sens->to_string());
 }
 
 }  // namespace mycel::compiler

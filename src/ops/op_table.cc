@@ -11,7 +11,7 @@ constexpr auto Init = AttrWhen::Init;
 constexpr auto Call = AttrWhen::Call;
 constexpr uint32_t STRIDED = F_STRIDED, PROMOTE = F_PROMOTE, PROMOTE1 = F_PROMOTE1,
                    FLOAT_IN = F_FLOAT_IN, RANDOM = F_RANDOM, INPLACE = F_INPLACE, VIEW = F_VIEW,
-                   UPDATE = F_UPDATE, COLLECTIVE = F_COLLECTIVE;
+                   UPDATE = F_UPDATE, COLLECTIVE = F_COLLECTIVE, DYN_OUT = F_DYN_OUT;
 // The grad column names the op's bprop rule (which the compiler layer binds) or says NODIFF.
 constexpr Grad grad_kind(std::string_view column) {
   return column == "NODIFF" ? Grad::NODIFF : Grad::DIFF;
@@ -102,6 +102,12 @@ RandomStream op_random_stream(const KernelContext& ctx, std::string_view seed,
   const int64_t instance =
       ctx.attrs.has(kRandomStreamAttr) ? ctx.attrs.get_int(kRandomStreamAttr) : 0;
   return next_random_stream(ctx.attrs.get_int(seed), ctx.attrs.get_int(seed2), count, instance);
+}
+
+Tensor& alloc_output(const KernelContext& ctx, size_t i, const Shape& shape, DType dtype) {
+  MC_ASSERT(i < ctx.out.size(), ctx.op.name, ": no output ", i);
+  ctx.out[i] = Tensor::empty(shape, dtype, ctx.device);
+  return ctx.out[i];
 }
 
 void check_attrs(const OpDef& op, const Attrs& given) {

@@ -59,6 +59,9 @@ enum OpFlags : uint32_t {
   F_UPDATE = 1u << 7,      // output i is input i, updated in place (with F_INPLACE): Assign, SGD
   F_COLLECTIVE = 1u << 8,  // communicates over the `group` attribute's process group
                            // (ops/defs/comm.def): KernelContext::comm is set; an effect
+  F_DYN_OUT = 1u << 9,     // some output dimensions depend on the input values (Unique,
+                           // MaskedSelect, NonZero): the rule gives them as kDynamicDim and
+                           // the kernel allocates those outputs (see KernelContext::out)
 };
 
 // Calls with effects beyond their result, which the compiler never merges, drops or runs at
@@ -93,11 +96,18 @@ struct InferContext {
 struct KernelContext {
   const OpDef& op;
   std::span<const Tensor> in;  // contiguous unless the op has F_STRIDED
-  std::span<Tensor> out;       // allocated, contiguous, shapes and dtypes from infer
+  // Allocated, contiguous, shapes and dtypes from infer; except, for an F_DYN_OUT op, the
+  // outputs whose inferred shape has a dynamic dimension: those are undefined and the kernel
+  // sets them (alloc_output), of the inferred dtype and a shape that the inferred one
+  // matches (run_kernel checks both).
+  std::span<Tensor> out;
   const Attrs& attrs;
   Device device;
   Communicator* comm = nullptr;
 };
+
+// An F_DYN_OUT kernel's output i, allocated on ctx.device once its shape is known.
+Tensor& alloc_output(const KernelContext& ctx, size_t i, const Shape& shape, DType dtype);
 
 using InferFn = void (*)(InferContext&);
 using KernelFn = void (*)(const KernelContext&);

@@ -3,6 +3,7 @@
 #include "comm/process_groups.h"
 #include "kernels/kernel_table.h"
 #include "runtime/record.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel {
 
@@ -17,7 +18,10 @@ void launch_on_host(const KernelContext& ctx, bool ref) {
   for (const Tensor& t : ctx.in) hin.push_back(t.to(Device::cpu()));
   for (size_t i = 0; i < ctx.out.size(); ++i) {
     const Tensor& o = ctx.out[i];
-    hout.push_back((op.flags & F_UPDATE) ? hin[i] : Tensor::empty(o.shape(), o.dtype()));
+    // An F_DYN_OUT kernel allocates the outputs it left undefined (run_kernel).
+    hout.push_back((op.flags & F_UPDATE) ? hin[i]
+                   : o.defined()         ? Tensor::empty(o.shape(), o.dtype())
+                                         : Tensor());
   }
   KernelContext hctx{op, hin, hout, ctx.attrs, Device::cpu(), ctx.comm};
   (ref ? ref_kernel(op) : cpu_kernel(op))(hctx);
@@ -25,7 +29,11 @@ void launch_on_host(const KernelContext& ctx, bool ref) {
     for (size_t i = 0; i < hin.size(); ++i) ctx.in[i].copy_from(hin[i]);
   }
   for (size_t i = 0; i < hout.size(); ++i) {
-    if (!(op.flags & F_UPDATE)) ctx.out[i].copy_from(hout[i]);
+    if (op.flags & F_UPDATE) continue;
+    if (ctx.out[i].defined())
+      ctx.out[i].copy_from(hout[i]);
+    else
+      ctx.out[i] = hout[i].to(ctx.device);
   }
 }
 }  // namespace
@@ -163,13 +171,29 @@ TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref) {
   Device dev = inputs.empty() ? g_default_device : inputs[0].device();
   TensorList outs;
+  bool dynamic = false;
   for (size_t i = 0; i < metas.size(); ++i) {
-    // An update op's outputs are its first inputs, written in place.
+    // An update op's outputs are its first inputs, written in place; an output whose shape
+    // depends on the values is left to the kernel (F_DYN_OUT).
+    if (is_dynamic(metas[i].shape)) {
+      MC_ASSERT(op.flags & F_DYN_OUT, op.name, ": output ", i, " has the dynamic shape ",
+                metas[i].shape, " at run time");
+      dynamic = true;
+      outs.push_back(Tensor());
+      continue;
+    }
     outs.push_back((op.flags & F_UPDATE) ? inputs[i]
                                          : Tensor::empty(metas[i].shape, metas[i].dtype, dev));
   }
   KernelContext ctx{op, inputs, outs, attrs, dev};
   launch_kernel(ctx, ref);
+  if (dynamic) {
+    for (size_t i = 0; i < metas.size(); ++i)
+      MC_ASSERT(outs[i].defined() && outs[i].dtype() == metas[i].dtype &&
+                    shape_matches(metas[i].shape, outs[i].shape()),
+                op.name, ": the kernel's output ", i, " is not an instance of ", metas[i].dtype,
+                metas[i].shape);
+  }
   return outs;
 }
 

@@ -530,6 +530,16 @@ row("ScatterNd/rows", lambda i, u: ops.scatter_nd(i, u, (3, 3)), [I([[1], [0]]),
 _TSU = [[0, 1], [2, 0]]
 row("TensorScatterUpdate", ops.tensor_scatter_update, [N(3, 2), I(_TSU), N(2)], diff=(0, 2),
     torch=lambda x, i, u: x.index_put((i[:, 0], i[:, 1]), u))
+# The selections (output sizes decided by the values): the mask is a constant of the row.
+_MASK = [[1, 0, 0, 1], [1, 1, 0, 0], [0, 1, 0, 1]]
+row("MaskedSelect", ops.masked_select, [N(3, 4), C(_MASK, np.bool_)], diff=(0,),
+    torch=torch.masked_select)
+row("MaskedSelect/broadcast", ops.masked_select, [N(4), C([[1], [0], [1]], np.bool_)],
+    diff=(0,), torch=torch.masked_select)
+row("MaskedScatter", ops.masked_scatter, [N(3, 4), C(_MASK, np.bool_), N(9)], diff=(0, 2),
+    torch=lambda x, m, s: x.masked_scatter(m, s))
+row("MaskedScatter/broadcast", ops.masked_scatter, [N(3, 4), C([0, 1, 1, 0], np.bool_), N(2, 4)],
+    diff=(0, 2), torch=lambda x, m, s: x.masked_scatter(m, s))
 
 
 # ---- the harness -------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from mycel.ops.function import bitwise_func as _bw
 from mycel.common import _inplace
 from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import tensor_ext_func as _te
+from mycel.ops.function import select_func as _sel
 
 Tensor = _C.Tensor
 
@@ -409,6 +410,16 @@ _METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
 _METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: _la.det(self),
                  "repeat_interleave": _ia.repeat_interleave, "scatter": _ia.scatter,
                  "approximate_equal": _c.approximate_equal})
+
+# Selections whose output size depends on the values (ops/function/select_func.py).
+_METHODS.update({
+    "nonzero": lambda self, *, as_tuple=False: _sel.nonzero(self, as_tuple=as_tuple),
+    "argwhere": lambda self: _sel.argwhere(self),
+    "masked_select": lambda self, mask: _sel.masked_select(self, mask),
+    "masked_scatter": lambda self, mask, source: _sel.masked_scatter(self, mask, source),
+    "unique": lambda self, sorted=True, return_inverse=False, return_counts=False, dim=None:
+        _sel.unique_ext(self, sorted, return_inverse, return_counts, dim),
+})
 
 # In-place methods (common/_inplace.py).
 _METHODS.update({_n: getattr(_inplace, _n) for _n in _inplace.__all__})

@@ -5,6 +5,7 @@
 
 #include "compiler/ad/ad.h"
 #include "compiler/ad/bprop.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir {
 
@@ -253,5 +254,48 @@ Grads bprop_tensor_scatter_update(BpropArgs& a) {
   IrBuilder& b = a.b;
   Node* dx = b.prim(OpId::TensorScatterUpdate, {a.dout, a.in[1], b.zeros_like(a.in[2])});
   return {dx, nullptr, gather_nd(b, a.dout, a.in[1])};
+}
+// MaskedSelect(x, mask) -> [K]: the cotangent goes back to the selected positions of the
+// broadcast x, zeros elsewhere, summed back to x's shape:
+//   dx = sum_to(MaskedScatter(zeros(broadcast), broadcast(mask), dout), x.shape)
+// Integer x gets its cotangent too (as MindSpore's MaskedSelectGrad); bool x none.
+Grads bprop_masked_select(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *x = a.in[0], *mask = a.in[1];
+  const DType t = IrBuilder::dtype_of(x);
+  if (t == DType::Bool) return {nullptr, nullptr};
+  const Shape& xs = shape(x);
+  const Shape& ms = shape(mask);
+  Node* zeros = b.zeros_like(x);
+  if (xs != ms) {
+    // zeros of the broadcast shape, and the mask broadcast to it (dynamic shapes: by ops).
+    Node* mz = b.zeros_like(b.cast(mask, t));
+    zeros = b.add(zeros, mz);
+    mask = b.greater(b.add(b.cast(mask, t), zeros), mz);
+  }
+  Node* dx = b.prim(OpId::MaskedScatter, {zeros, mask, a.dout});
+  return {b.sum_to(dx, xs), nullptr};
+}
+// MaskedScatter(x, mask, source): the filled positions came from source's first K elements:
+//   dx = Select(mask, 0, dout)
+//   dsource = the K elements MaskedSelect(dout, mask) in source's first K places, zeros after
+//             (MaskedScatter of them into zeros [n] where position < K), reshaped.
+// The positions are an exclusive CumSum of ones, so a dynamic source (the second derivative
+// of MaskedSelect) works as a static one.
+Grads bprop_masked_scatter(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *mask = a.in[1], *src = a.in[2];
+  const Shape& ss = shape(src);
+  Node* dx = b.select(mask, b.zeros_like(a.dout), a.dout);
+  Node* picked = b.prim(OpId::MaskedSelect, {a.dout, mask});
+  const int64_t n = numel(ss);
+  Node* flat = b.reshape(src, {is_dynamic(ss) ? kDynamicDim : n});
+  Attrs cum;
+  cum.set("exclusive", true);
+  cum.set("axis", int64_t{0});
+  Node* pos = b.prim(OpId::CumSum, {b.cast(b.ones_like(flat), DType::Int64)}, cum);
+  Node* k = b.reduce_sum(b.cast(b.ones_like(picked), DType::Int64), {0});
+  Node* ds = b.prim(OpId::MaskedScatter, {b.zeros_like(flat), b.less(pos, k), picked});
+  return {dx, nullptr, b.reshape(ds, ss)};
 }
 }  // namespace mycel::ir

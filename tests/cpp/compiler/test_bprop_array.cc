@@ -89,6 +89,13 @@ std::vector<Case> array_cases() {
                 {f64({3, 4}), fixed(ints(DType::Int32, {2, 1}, {2, 0})), f64({2, 4})}));
   c.push_back(C("TensorScatterUpdate_elems", OpId::TensorScatterUpdate,
                 {f64({3, 4}), fixed(ints(DType::Int64, {2, 2}, {1, 3, 0, 0})), f64({2})}));
+  const Tensor mask = ints(DType::Bool, {3, 4}, {1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1});
+  c.push_back(C("MaskedSelect", OpId::MaskedSelect, {f64({3, 4}), fixed(mask)}));
+  c.push_back(C("MaskedSelect_broadcast", OpId::MaskedSelect,
+                {f64({4}), fixed(ints(DType::Bool, {3, 1}, {1, 0, 1}))}));
+  c.push_back(C("MaskedScatter", OpId::MaskedScatter, {f64({3, 4}), fixed(mask), f64({9})}));
+  c.push_back(C("MaskedScatter_broadcast", OpId::MaskedScatter,
+                {f64({3, 4}), fixed(ints(DType::Bool, {4}, {0, 1, 1, 0})), f64({2, 4})}));
   return c;
 }
 

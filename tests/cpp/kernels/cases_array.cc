@@ -1,4 +1,6 @@
 // Kernel test cases for the array family (see kernel_cases.h).
+#include <limits>
+
 #include "kernel_cases.h"
 #include "ops/infer_array.h"
 #include "ops/op_table.h"
@@ -381,6 +383,59 @@ void dtype_cases(std::vector<KernelCase>& v) {
       strided("Squeeze", in({1, 600, 500}, DT::Int16), permute({2, 0, 1}), A({}), "large strided"));
 }
 
+// A float32 vector of the given values (NaN, signed zeros, duplicates).
+std::function<std::vector<Tensor>()> floats(std::vector<float> v, DT t = DT::Float32) {
+  return [v, t] {
+    Tensor x = Tensor::empty({static_cast<int64_t>(v.size())}, DT::Float32);
+    for (size_t i = 0; i < v.size(); ++i) x.data<float>()[i] = v[i];
+    return std::vector<Tensor>{x.cast(t)};
+  };
+}
+
+// The selection ops, whose kernels decide their output shapes (DYN_OUT).
+void select_cases(std::vector<KernelCase>& v) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  v.push_back(kc("Unique", {idx({50}, -5, 5, DT::Int32)}, A({}), "int32 repeats"));
+  v.push_back(kc("Unique", {idx({50}, -5, 5)}, A({{"sorted", true}}), "int64 sorted"));
+  v.push_back(kc("Unique", {idx({4, 6}, 0, 3, DT::Int16)}, A({}), "2-d"));
+  v.push_back(kc("Unique", {in({0})}, A({}), "0-size"));
+  v.push_back(kc("Unique", {idx({}, 0, 3)}, A({}), "0-d"));
+  v.push_back(kc("Unique", {idx({5000}, 0, 300)}, A({{"sorted", true}}), "large"));
+  for (bool sorted : {false, true}) {
+    KernelCase c = kc("Unique", {}, A({{"sorted", sorted}}), "NaN and signed zeros");
+    c.make_inputs = floats({2.f, nan, -0.f, 1.f, 0.f, nan, 2.f, -1.f});
+    v.push_back(c);
+    c.make_inputs = floats({3.f, 1.f, 3.f, 0.5f, 1.f}, DT::Float16);
+    c.label = "float16";
+    v.push_back(c);
+  }
+  v.push_back(kc("MaskedSelect", {in({3, 5}), in({3, 5}, DT::Bool)}, A({}), "same shape"));
+  v.push_back(kc("MaskedSelect", {in({4}), in({2, 3, 1}, DT::Bool)}, A({}), "broadcast both"));
+  v.push_back(kc("MaskedSelect", {in({2, 3, 4}), in({4}, DT::Bool)}, A({}), "broadcast mask"));
+  v.push_back(kc("MaskedSelect", {in({0, 3}), in({3}, DT::Bool)}, A({}), "0-size"));
+  v.push_back(kc("MaskedSelect", {in({}), in({}, DT::Bool)}, A({}), "0-d"));
+  v.push_back(kc("MaskedScatter", {in({3, 4}), in({3, 4}, DT::Bool), in({12})}, A({}), "basic"));
+  v.push_back(kc("MaskedScatter", {in({3, 4}), in({4}, DT::Bool), in({2, 7})}, A({}),
+                 "broadcast mask, larger source"));
+  v.push_back(kc("MaskedScatter", {in({0, 4}), in({4}, DT::Bool), in({0})}, A({}), "0-size"));
+  v.push_back(kc("NonZero", {idx({3, 4, 5}, -1, 2, DT::Int32)}, A({}), "3-d"));
+  v.push_back(kc("NonZero", {idx({}, 0, 2)}, A({}), "0-d"));
+  v.push_back(kc("NonZero", {in({2, 0})}, A({}), "0-size"));
+  KernelCase nz = kc("NonZero", {}, A({}), "NaN and signed zeros");
+  nz.make_inputs = floats({0.f, nan, -0.f, 1.f, 0.f});
+  v.push_back(nz);
+  for (DT t : kAll) {
+    const std::string l = std::string("dtype ") + std::string(dtype_name(t));
+    InputSpec few = in({9}, t);
+    if (!is_floating(t) && t != DT::Bool) few = idx({9}, 0, 3, t);
+    v.push_back(kc("Unique", {few}, A({}), l));
+    v.push_back(kc("Unique", {few}, A({{"sorted", true}}), l + " sorted"));
+    v.push_back(kc("MaskedSelect", {in({2, 5}, t), in({5}, DT::Bool)}, A({}), l));
+    v.push_back(kc("MaskedScatter", {in({2, 5}, t), in({2, 5}, DT::Bool), in({10}, t)}, A({}), l));
+    v.push_back(kc("NonZero", {few}, A({}), l));
+  }
+}
+
 }  // namespace
 
 std::vector<KernelCase> array_cases() {
@@ -390,6 +445,7 @@ std::vector<KernelCase> array_cases() {
   join_cases(v);
   index_cases(v);
   dtype_cases(v);
+  select_cases(v);
   return v;
 }
 

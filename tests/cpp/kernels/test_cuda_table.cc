@@ -22,13 +22,15 @@ namespace {
 // The scans and sorts (CumSum, CumProd, Sort, TopK) have no CUDA kernels yet: written without
 // a GPU to test them on, they run on host copies until one is written and checked; so do the
 // inverse/hyperbolic trigonometry and rounding ops added for MindSpore's P.ACos ... P.Rint,
-// and the bitwise ops and RandomPoisson added for MindSpore's P.BitwiseAnd ... P.RandomPoisson.
+// the bitwise ops and RandomPoisson added for MindSpore's P.BitwiseAnd ... P.RandomPoisson,
+// and the selection ops (Unique, MaskedSelect, MaskedScatter, NonZero).
 const std::set<std::string> kCpuFallback = {
-    "AllReduce", "AllGather",  "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
-    "Receive",   "CumSum",     "CumProd",       "Sort",     "TopK",      "ACos",    "Asin",
-    "Atan",      "Acosh",      "Asinh",         "Atanh",    "Sinh",      "Cosh",    "Tan",
-    "Expm1",     "Erfc",       "Floor",         "Ceil",     "Round",     "Rint",    "BitwiseAnd",
-    "BitwiseOr", "BitwiseXor", "RandomPoisson"};
+    "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
+    "Receive", "CumSum", "CumProd", "Sort", "TopK", "ACos", "Asin", "Atan", "Acosh", "Asinh",
+    "Atanh", "Sinh", "Cosh", "Tan", "Expm1", "Erfc", "Floor", "Ceil", "Round", "Rint",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "RandomPoisson",
+    // The selection ops, whose output sizes the host counts (ops/defs/array.def).
+    "Unique", "MaskedSelect", "MaskedScatter", "NonZero"};
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;

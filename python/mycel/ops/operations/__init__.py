@@ -102,6 +102,17 @@ class UniqueWithPad(_Composed):
 __all__ += ["UniqueWithPad"]
 
 
+class Unique(Primitive):
+    """Unique()(x): (y, idx), the distinct values of x (flattened) in order of first
+    occurrence and each element's position in them (idx has x's shape; int64 for an int64 x,
+    else int32). The op's third output, the counts, is ops.unique_ext's (return_counts)."""
+    _op = "Unique"
+
+    def __call__(self, x):
+        y, idx, _ = self._handle(x)
+        return y, idx
+
+
 # The collectives: MindSpore's signatures (their group's size read when made).
 from mycel.ops.operations.comm_ops import (ReduceOp, AllReduce, AllGather,  # noqa: E402
                                            ReduceScatter, AlltoAll, Broadcast, Barrier, Send,

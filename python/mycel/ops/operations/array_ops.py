@@ -11,5 +11,6 @@ __all__ += ["Unstack", "SpaceToDepth", "DepthToSpace", "Padding", "MatrixBandPar
 __all__ += ["ScatterNdAdd", "ScatterNdSub", "ScatterNdMul", "ScatterNdDiv", "ScatterNdMax",
             "ScatterNdMin", "ScatterNdUpdate"]
 __all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
+__all__ += ["Unique", "MaskedSelect", "MaskedScatter", "NonZero"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
