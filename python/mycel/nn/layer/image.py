@@ -66,17 +66,17 @@ class L1Regularizer(Cell):
 
 
 @constexpr
-def _ssim_check(name, shape1, shape2, dtype1, dtype2, allowed):
+def _ssim_check(name, shape1, shape2, dtype1, dtype2, allowed, mismatch=TypeError):
     """(N, C, H, W) of two image batches of one shape and dtype, and the dtype's scale: 1 for
     floats, 1 / 255 for uint8 (images and max_val are divided by the dtype's largest value,
-    as MindSpore does)."""
+    as MindSpore does). Two shapes that differ raise `mismatch` (PSNR: ValueError)."""
     for shape in (shape1, shape2):
         if len(shape) != 4:
             raise ValueError(f"For '{name}', the images must be [N, C, H, W], but got rank "
                              f"{len(shape)} (shape {list(shape)}).")
     if tuple(shape1) != tuple(shape2):
-        raise TypeError(f"For '{name}', the two images must have one shape, but got "
-                        f"{list(shape1)} and {list(shape2)}.")
+        raise mismatch(f"For '{name}', the two images must have one shape, but got "
+                       f"{list(shape1)} and {list(shape2)}.")
     if dtype1 != dtype2:
         raise TypeError(f"For '{name}', the two images must have one dtype, but got {dtype1} and "
                         f"{dtype2}.")
@@ -202,23 +202,6 @@ class MSSSIM(_SSIMBase):
         return self.mean(out, (1,))
 
 
-@constexpr
-def _psnr_check(shape1, shape2, dtype1, dtype2):
-    for shape in (shape1, shape2):
-        if len(shape) != 4:
-            raise ValueError(f"For 'PSNR', the images must be [N, C, H, W], but got shape "
-                             f"{list(shape)}.")
-    if tuple(shape1) != tuple(shape2):
-        raise ValueError(f"For 'PSNR', the two images must have one shape, but got "
-                         f"{list(shape1)} and {list(shape2)}.")
-    if dtype1 != dtype2:
-        raise TypeError(f"For 'PSNR', the two images must have one dtype, but got {dtype1} and "
-                        f"{dtype2}.")
-    if str(dtype1) not in ("Float16", "Float32", "Float64", "UInt8"):
-        raise TypeError(f"For 'PSNR', the images' dtype must be float16, float32, float64 or "
-                        f"uint8, but got {dtype1}.")
-
-
 class PSNR(Cell):
     """PSNR(max_val=1.0)(img1, img2): the peak signal-to-noise ratio of each image pair of two
     [N, C, H, W] batches, 10 log10(max_val^2 / mean((img1 - img2)^2)) over C, H, W (shape
@@ -235,7 +218,8 @@ class PSNR(Cell):
         self.max_val = float(max_val)
 
     def construct(self, img1, img2):
-        _psnr_check(img1.shape, img2.shape, img1.dtype, img2.dtype)
+        _ssim_check("PSNR", img1.shape, img2.shape, img1.dtype, img2.dtype,
+                    ("Float16", "Float32", "Float64", "UInt8"), ValueError)
         a = prim("Cast", dtype=_C.float32)(img1)
         b = prim("Cast", dtype=_C.float32)(img2)
         d = a - b

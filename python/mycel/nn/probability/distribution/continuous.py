@@ -280,9 +280,7 @@ class Logistic(_LocScale):
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Logistic"):
         super().__init__((loc, scale), seed, dtype, name, dict(locals()))
 
-    def _mean(self, loc=None, scale=None):
-        loc, scale = self._check_param_type(loc, scale)
-        return loc
+    _mean = _LocScale._mode  # symmetric about loc
 
     def _sd(self, loc=None, scale=None):
         loc, scale = self._check_param_type(loc, scale)
@@ -413,9 +411,7 @@ class Laplace(_LocScale):
     def __init__(self, loc=None, scale=None, seed=None, dtype=mstype.float32, name="Laplace"):
         super().__init__((loc, scale), seed, dtype, name, dict(locals()))
 
-    def _mean(self, loc=None, scale=None):
-        loc, scale = self._check_param_type(loc, scale)
-        return loc
+    _mean = _LocScale._mode  # symmetric about loc
 
     def _sd(self, loc=None, scale=None):
         loc, scale = self._check_param_type(loc, scale)
