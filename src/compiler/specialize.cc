@@ -75,6 +75,21 @@ bool Specializer::is_graph_param(const Node* n) const {
   return n->is_param();
 }
 
+namespace {
+const Node* strip_depends(const Node* n) {
+  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend) &&
+         static_cast<const CNode*>(n)->size() > 1)
+    n = static_cast<const CNode*>(n)->input(1);
+  return n;
+}
+}  // namespace
+
+bool Specializer::read_after_effects(const Node* n) const {
+  return is_graph_param(n) || written_.count(strip_depends(n)) != 0;
+}
+
+void Specializer::mark_written(const Node* n) { written_.insert(strip_depends(n)); }
+
 Node* Specializer::read_weight(Ctx* c, const Value& param) {
   return after_state(c, weight(param), {});
 }
@@ -95,7 +110,14 @@ void Specializer::took_effect(Ctx* c, Node* n) {
 }
 
 void Specializer::after_call(Ctx* c, const Ctx* k, Node* call) {
-  if (k != nullptr && k->effects && !is_bottom(call)) took_effect(c, call);
+  if (k == nullptr || !k->effects || is_bottom(call)) return;
+  took_effect(c, call);
+  // The callee may have written a tensor passed to it (its parameter): read it again after.
+  auto* cn = static_cast<CNode*>(call);
+  for (size_t i = 1; i < cn->size(); ++i) {
+    const Node* in = cn->input(i);
+    if (in->abstract() && in->abstract()->kind == AbsKind::Tensor) mark_written(in);
+  }
 }
 
 void Specializer::pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs,

@@ -104,6 +104,12 @@ class Specializer {
   // construct and the functions it calls this way) — a tensor that an update may write,
   // so it is read again where an op uses it.
   bool is_graph_param(const Node* n) const;
+  // Whether an op reading n at this point must read it after the state: a parameter (above),
+  // or a tensor an update wrote or a graph call with effects took as an argument (written_).
+  bool read_after_effects(const Node* n) const;
+  // n (a written input of an update, or a tensor argument of a call with effects) may hold
+  // new values from here on.
+  void mark_written(const Node* n);
   // x, ordered after c's last effect (x itself when there is none).
   Node* after_state(Ctx* c, Node* x, const SourceSpan& sp);
   // n is an effect of c: later reads and effects run after it.
@@ -261,6 +267,11 @@ class Specializer {
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
   SourceScopes scopes_;
   std::vector<std::pair<Value, Node*>> weights_;
+  // Tensors computed in the program (not parameters) that an update writes in place, here or
+  // in a graph it calls (`y = x * 1; ops.assign_add(y, 1)`, also inside an `if` branch or a
+  // function taking y): later reads of them are ordered after the state, as PYNATIVE sees the
+  // write. Nodes stand for their tensor with depends stripped.
+  std::unordered_set<const Node*> written_;
   Node* bottom_ = nullptr;
   // Graph values waiting for the specialisation their call will choose.
   struct Placeholder {

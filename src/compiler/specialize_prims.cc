@@ -138,10 +138,11 @@ Node* Specializer::to_tensor(Ctx* c, Node* x, const DType* like, const SourceSpa
 Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<Node*> inputs,
                              const SourceSpan& sp) {
   // A Parameter is read where an op uses it (MindSpore's Load at the use): `a = self.p`
-  // bound before an effect and used after it sees the new value, as in PYNATIVE mode.
+  // bound before an effect and used after it sees the new value, as in PYNATIVE mode; so is
+  // a tensor an update has written (written_).
   if (c->state != nullptr)
     for (Node*& in : inputs)
-      if (is_graph_param(in)) in = after_state(c, in, sp);
+      if (read_after_effects(in)) in = after_state(c, in, sp);
   for (Node* n : inputs)
     MC_ASSERT(n->abstract() && n->abstract()->kind == AbsKind::Tensor, "prim input not a tensor");
   IrBuilder b(out_, c->out, sp);
@@ -163,6 +164,10 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   if (update)
     for (size_t i = 0; i < t.inputs.size() && i < static_cast<size_t>(op.num_outputs); ++i)
       t.inputs[i] = after_state(c, t.inputs[i], sp);
+  if (update || op.writes != 0)
+    for (size_t i = 0; i < t.inputs.size(); ++i)
+      if ((update && i < static_cast<size_t>(op.num_outputs)) || writes_input(op, i))
+        mark_written(t.inputs[i]);
   // Inside a recomputed Cell: the mark, unless the primitive has its own (Primitive.recompute)
   // or the op draws random numbers, writes or communicates (their outputs are kept).
   if (c->recompute != 0 && (op.flags & kEffectFlags) == 0 && !t.attrs.has(kRecomputeAttr))

@@ -81,3 +81,57 @@ def test_an_equal_value_is_not_written_with_the_one_written(mode):
         np.testing.assert_array_equal(z1.asnumpy(), x - y)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+# A tensor computed in the program (not a Parameter, not an argument) and written in place
+# by an update: reads after the write see it in GRAPH mode as in PYNATIVE mode, also when
+# the write is in an `if` branch or in a function the tensor is passed to, and reads before
+# the write keep the old value.
+ONE = np.ones(3, np.float32)
+
+
+def _add_one(t):
+    ops.assign_add(t, Tensor(ONE))
+    return 0
+
+
+class WrittenLocals(nn.Cell):
+    def __init__(self, where):
+        super().__init__()
+        self.where = where
+
+    def construct(self, x, c):
+        y = x * 1
+        before = y * 3
+        if self.where == "straight":
+            ops.assign_add(y, Tensor(ONE))
+        elif self.where == "if":
+            if c > 0:
+                ops.assign_add(y, Tensor(ONE))
+        elif self.where == "if_else":
+            if c > 0:
+                ops.assign_add(y, Tensor(ONE))
+            else:
+                ops.assign_sub(y, Tensor(ONE))
+        elif self.where == "function":
+            _add_one(y)
+        else:  # a loop with a run-time condition inside
+            for i in range(3):
+                if c > i:
+                    ops.assign_add(y, Tensor(ONE))
+        return y * 2, before
+
+
+@pytest.mark.parametrize("where, c, added", [
+    ("straight", 1, 1), ("if", 1, 1), ("if", 0, 0), ("if_else", 1, 1), ("if_else", 0, -1),
+    ("function", 1, 1), ("loop", 2, 2), ("loop", 0, 0)])
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_a_computed_tensor_written_in_place_is_read_after_the_write(mode, where, c, added):
+    ms.set_context(mode=mode)
+    try:
+        x = np.array([0.5, -2.0, 3.0], np.float32)
+        after, before = WrittenLocals(where)(Tensor(x), Tensor(c))
+        np.testing.assert_allclose(after.asnumpy(), (x + added) * 2, rtol=1e-6)
+        np.testing.assert_allclose(before.asnumpy(), x * 3, rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
