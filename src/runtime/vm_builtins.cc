@@ -711,9 +711,12 @@ Value vm_cot_get(Builtin, Args a, RuntimeHost*) {
   if (a[0].is_none()) return a[2];
   MC_CHECK(a[0].is(ValueKind::Tuple), Internal, "cot_get of a ", type_name(a[0]));
   const std::vector<Value>& items = a[0].items();
+  // Indices count from the end when negative, as in cot_sparse (a getitem's t[-1]: the
+  // bprop of a bprop reads back the element cot_sparse placed).
   int64_t i = a[1].as_int();
-  MC_CHECK(i >= 0 && static_cast<size_t>(i) < items.size(), Internal, "cot_get index ", i,
-           " of a tuple of ", items.size());
+  if (i < 0) i += static_cast<int64_t>(items.size());
+  MC_CHECK(i >= 0 && static_cast<size_t>(i) < items.size(), Internal, "cot_get index ",
+           a[1].as_int(), " of a tuple of ", items.size());
   const Value& e = items[static_cast<size_t>(i)];
   return e.is_none() ? a[2] : e;
 }

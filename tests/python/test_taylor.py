@@ -130,3 +130,43 @@ def test_bad_arguments():
         jet(f_ms, (Tensor(P0), Tensor(P1)), (Tensor(S0),))
     with pytest.raises(ValueError, match="order"):
         derivative(ops.sin, Tensor(P0), 0)
+
+
+# Three nested-jvp chains of different depths in one graph (orders 1, 2 and 3 of one
+# function): the chains share their inner levels, which the inliner must copy with the
+# closures over them (it used to move one and leave the other reading a graph no longer
+# run: unbounded memory), and the bprop of a bprop reads a tuple element by a negative index.
+def _nth(f, n):
+    if n == 0:
+        return f
+    lower = _nth(f, n - 1)
+
+    def d(t):
+        return ops.jvp(lower, (t,), (ops.ones_like(t),))[1]
+    return d
+
+
+@pytest.mark.parametrize("orders", [(1, 2, 3), (2, 1, 3), (3, 2, 1)])
+def test_nested_jvp_chains_of_several_orders_in_one_graph(orders):
+    import mycel as ms
+    x = np.array([0.3, 2.0], np.float32)
+    s = np.array([1.5, -0.7], np.float32)
+
+    class Orders(nn.Cell):
+        def construct(self, x, s):
+            def g(t):
+                return ops.sin(x + s * t)
+            t0 = ops.zeros((), ms.float32)
+            out = ()
+            for k in orders:
+                out = out + (_nth(g, k)(t0),)
+            return out
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = Orders()(Tensor(x), Tensor(s))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for k, v in zip(orders, got):
+        np.testing.assert_allclose(v.asnumpy(), s ** k * np.sin(x + k * math.pi / 2),
+                                   rtol=1e-5, atol=1e-6)

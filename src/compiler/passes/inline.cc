@@ -110,9 +110,11 @@ bool inline_graphs(Module& m, FuncGraph* root) {
   auto copy_size = [&](FuncGraph* g) {  // what inline_call copies: g and its nested graphs
     size_t n = 0;
     std::vector<FuncGraph*> work{g};
+    std::unordered_set<FuncGraph*> seen{g};
     for (size_t k = 0; k < work.size(); ++k) {
       n += body[work[k]].size() + grown[work[k]];
-      for (FuncGraph* h : mng->children(work[k])) work.push_back(h);
+      for (FuncGraph* h : mng->children(work[k]))
+        if (seen.insert(h).second) work.push_back(h);
     }
     return n;
   };
@@ -227,8 +229,16 @@ bool inline_graphs(Module& m, FuncGraph* root) {
           (*it)->owner() == *it && callee->owner() == callee) {
         // Moved: the callee's nodes become the caller's (see the header).
         m.merge_graph(callee, c->graph());
-        for (size_t i = 0; i < callee->params().size(); ++i)
-          rw.replace(callee->param(i), c->input(i + 1));
+        // The callee's own uses of its parameters are rewired lazily; those of its nested
+        // graphs (closures reading a parameter as a free variable) now: a copy of the
+        // caller made later in this run would otherwise copy closures reading a parameter
+        // of a graph that no longer runs (nested jvps whose levels share a function).
+        for (size_t i = 0; i < callee->params().size(); ++i) {
+          Parameter* p = callee->param(i);
+          rw.replace(p, c->input(i + 1));
+          for (auto [user, k] : mng->users(p))
+            if (user->graph() != callee) user->set_input(static_cast<size_t>(k), c->input(i + 1));
+        }
         rw.replace(c, callee->output());
         received.insert(*it);
         grown[*it] += size;
