@@ -202,6 +202,7 @@ class Model:
                        net_outputs=None, train_dataset=train_dataset, mode="train",
                        batch_size=get_bs() if get_bs else 1,
                        dataset_sink_mode=sink is not None)
+        p.list_callback = list(cbs._cbs)  # (SummaryCollector checks it holds one of it)
         ctx = RunContext(p)
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
@@ -230,6 +231,7 @@ class Model:
                 n += 1
                 p.cur_step_num = step
                 p.cur_step_in_epoch = n
+                p.train_dataset_element = data  # the step's inputs (SummaryCollector)
                 cbs.on_train_step_begin(ctx)
                 p.net_outputs = self._train_network(*data)
                 cbs.on_train_step_end(ctx)

@@ -1,0 +1,347 @@
+"""SummaryCollector (MindSpore 2.x): a callback of Model.train/eval that records a run into a
+SummaryRecord: the loss (scalar "loss/auto") every collect_freq steps and at the end, the
+parameters' histograms ("<name>/auto", those matching histogram_regular), the first input
+batch as an image ("input_data/auto", when it is NCHW with 1 or 3 channels), the values of the
+summary operators in the network, and the lineage (train/eval facts, custom_lineage_data,
+written to the record's lineage file).
+
+Not collected in mycel (the options are checked and accepted): the computational graph
+(collect_graph: mycel has no exporter to MindSpore's anf_ir GraphProto), the dataset graph
+and the loss landscape (collect_landscape: SummaryLandscape is not implemented); a run that
+asks for them logs that once."""
+import os
+import re
+
+import numpy as np
+
+from mycel import log as logger
+from mycel.train.callback import Callback
+from mycel.train.summary.enums import ModeEnum, PluginEnum
+from mycel.train.summary.summary_record import (SummaryRecord, _check_type,
+                                                _DEFAULT_EXPORT_OPTIONS)
+
+_LANDSCAPE_TYPES = {'landscape_size': (int,), 'unit': (str,), 'num_samples': (int,),
+                    'create_landscape': (dict,), 'intervals': (list,)}
+
+
+class SummaryCollector(Callback):
+    """SummaryCollector(summary_dir, collect_freq=10, num_process=32,
+    collect_specified_data=None, keep_default_action=True, custom_lineage_data=None,
+    collect_tensor_freq=None, max_file_size=None, export_options=None)."""
+
+    _DEFAULT_SPECIFIED_DATA = {
+        'collect_metric': True,
+        'collect_graph': True,
+        'collect_train_lineage': True,
+        'collect_eval_lineage': True,
+        'collect_input_data': True,
+        'collect_dataset_graph': True,
+        'histogram_regular': None,
+        'collect_landscape': {'landscape_size': 40, 'unit': 'step', 'num_samples': 2048,
+                              'create_landscape': {'train': True, 'result': True},
+                              'intervals': [[1, 2, 3, 4, 5, 6, 7, 8, 9],
+                                            [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]]},
+    }
+
+    def __init__(self, summary_dir, collect_freq=10, num_process=32,
+                 collect_specified_data=None, keep_default_action=True,
+                 custom_lineage_data=None, collect_tensor_freq=None, max_file_size=None,
+                 export_options=None):
+        super().__init__()
+        self._summary_dir = self._make_directory(summary_dir)
+        self._record = None
+        self._check_positive('collect_freq', collect_freq)
+        self._collect_freq = collect_freq
+        self._check_positive('collect_tensor_freq', collect_tensor_freq, allow_none=True)
+        self._collect_tensor_freq = collect_tensor_freq
+        self._check_positive('max_file_size', max_file_size, allow_none=True)
+        self._max_file_size = max_file_size
+        self._export_options = SummaryRecord._checked_export_options(export_options) or None
+        _check_type('keep_default_action', keep_default_action, (bool,))
+        self._collect_specified_data = self._process_specified_data(collect_specified_data,
+                                                                     keep_default_action)
+        landscape = self._collect_specified_data.get('collect_landscape')
+        _check_type('collect_landscape', landscape, (dict, None))
+        if landscape:
+            self._check_collect_landscape_data(landscape)
+        self._custom_lineage_data = self._process_custom_lineage_data(custom_lineage_data)
+        self._num_process = num_process
+        self._temp_optimizer = None
+        self._is_parse_loss_success = True
+        self._first_step = True
+        self._owns_record = False
+        self._told_missing = False
+
+    # -- arguments --------------------------------------------------------------------------
+
+    @staticmethod
+    def _make_directory(path):
+        if not isinstance(path, str) or isinstance(path, bool):
+            raise TypeError("The summary_dir is invalid, the type should be string.")
+        if not path.strip():
+            raise ValueError("The summary_dir is invalid, it should be non-blank.")
+        path = os.path.realpath(os.path.expanduser(path))
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise NotADirectoryError(f"The summary_dir {path} is a file, not a directory.")
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def _check_positive(self, name, value, allow_none=False):
+        if allow_none and value is None:
+            return
+        _check_type(name, value, (int,))
+        if value <= 0:
+            raise ValueError(f'For "{type(self).__name__}", the value of `{name}` should be '
+                             f'greater than 0, but got `{value}`.')
+
+    def _process_specified_data(self, specified_data, action):
+        _check_type('collect_specified_data', specified_data, (dict, None))
+        defaults = self._DEFAULT_SPECIFIED_DATA
+        if not specified_data:
+            return dict(defaults) if action else {}
+        for key in specified_data:
+            _check_type(key, key, (str,))
+        unknown = set(specified_data) - set(defaults)
+        if unknown:
+            raise ValueError(f'For "{type(self).__name__}", the keys {unknown} of '
+                             f'`collect_specified_data` are unsupported, expect the follow '
+                             f'keys: {list(defaults)}')
+        for key, value in specified_data.items():
+            if key == 'histogram_regular':
+                _check_type(key, value, (str, None))
+                if isinstance(value, str):
+                    try:
+                        re.compile(value)
+                    except re.error as e:
+                        raise ValueError(f'For `collect_specified_data`, the value of '
+                                         f'`histogram_regular` is not a valid regular '
+                                         f'expression. Detail: {e}.') from e
+            elif key == 'collect_landscape':
+                _check_type(key, value, (dict, None))
+            else:
+                _check_type(key, value, (bool,))
+        result = dict(defaults) if action else {}
+        result.update(specified_data)
+        return result
+
+    def _check_collect_landscape_data(self, landscape):
+        unknown = set(landscape) - set(_LANDSCAPE_TYPES)
+        if unknown:
+            raise ValueError(f'For "{type(self).__name__}", the keys {unknown} of '
+                             f'`collect_landscape` are unsupported, expect the follow keys: '
+                             f'{list(_LANDSCAPE_TYPES)}')
+        for key, types in _LANDSCAPE_TYPES.items():
+            if key in landscape:
+                _check_type(key, landscape[key], types)
+        for key, value in landscape.get('create_landscape', {}).items():
+            if key not in ('train', 'result'):
+                raise ValueError(f'For "{type(self).__name__}", the key to create landscape '
+                                 f'should be in ["train", "result"], but got {key!r}.')
+            _check_type(key, value, (bool,))
+        if 'unit' in landscape and landscape['unit'] not in ('step', 'epoch'):
+            raise ValueError(f'For "{type(self).__name__}", unit in collect_specified_data '
+                             f'should be step or epoch, but got {landscape["unit"]!r}.')
+
+    @staticmethod
+    def _process_custom_lineage_data(custom_lineage_data):
+        _check_type('custom_lineage_data', custom_lineage_data, (dict, None))
+        for key, value in (custom_lineage_data or {}).items():
+            _check_type(f'custom_lineage_data -> {key}', key, (str,))
+            _check_type(f'the value of custom_lineage_data -> {key}', value, (int, str, float))
+        return custom_lineage_data
+
+    # -- the record's life ------------------------------------------------------------------
+
+    def __enter__(self):
+        self._open_record()
+        self._owns_record = False
+        return self
+
+    def __exit__(self, *err):
+        self._close_record()
+
+    def _open_record(self):
+        if self._record is None:
+            self._record = SummaryRecord(log_dir=self._summary_dir,
+                                         max_file_size=self._max_file_size,
+                                         raise_exception=False,
+                                         export_options=self._export_options)
+            self._owns_record = True
+        self._first_step = True
+
+    def _close_record(self):
+        if self._record is not None:
+            self._record.close()
+            self._record = None
+
+    def _check_callbacks(self, cb_params):
+        callbacks = getattr(cb_params, 'list_callback', None) or []
+        if sum(isinstance(cb, SummaryCollector) for cb in callbacks) > 1:
+            raise ValueError(f"There are more than one {type(self).__name__} instance in "
+                             f"callback list, but expected only one {type(self).__name__} "
+                             f"instance.")
+
+    # -- hooks --------------------------------------------------------------------------------
+
+    def begin(self, run_context):
+        cb_params = run_context.original_args()
+        self._check_callbacks(cb_params)
+        mode = getattr(cb_params, 'mode', ModeEnum.TRAIN.value)
+        if mode not in ModeEnum.list_members():
+            raise ValueError(f"Only support `train` (model.train) and `eval` (model.eval) "
+                             f"mode, but got `{mode}` mode.")
+        self._open_record()
+        self._record.set_mode(mode)
+        wanted = [k for k in ('collect_graph', 'collect_dataset_graph')
+                  if self._collect_specified_data.get(k)]
+        if self._collect_specified_data.get('collect_landscape'):
+            wanted.append('collect_landscape')
+        if wanted and not self._told_missing:
+            logger.info(f"SummaryCollector: {wanted} are not collected by mycel (no graph "
+                        f"exporter in MindSpore's format, no SummaryLandscape).")
+            self._told_missing = True
+
+    def step_end(self, run_context):
+        cb_params = run_context.original_args()
+        if self._record is None:
+            return
+        if self._first_step:
+            self._collect_input_data(cb_params)
+            self._first_step = False
+        step = int(getattr(cb_params, 'cur_step_num', 0))
+        if getattr(cb_params, 'mode', 'train') == ModeEnum.TRAIN.value and \
+                (step % self._collect_freq == 0 or step == 1):
+            self._collect_metric(cb_params)
+            self._collect_histogram(cb_params)
+            self._record.record(step)
+
+    def end(self, run_context):
+        cb_params = run_context.original_args()
+        if self._record is None:
+            return
+        step = int(getattr(cb_params, 'cur_step_num', 0))
+        mode = getattr(cb_params, 'mode', 'train')
+        if mode == ModeEnum.TRAIN.value:
+            self._collect_metric(cb_params)
+            if self._collect_specified_data.get('collect_train_lineage'):
+                self._record.add_value(PluginEnum.TRAIN_LINEAGE.value, 'train_lineage',
+                                       self._lineage(cb_params))
+        elif self._collect_specified_data.get('collect_eval_lineage'):
+            self._record.add_value(PluginEnum.EVAL_LINEAGE.value, 'eval_lineage',
+                                   self._lineage(cb_params))
+        if self._custom_lineage_data:
+            self._record.add_value(PluginEnum.CUSTOM_LINEAGE_DATA.value, 'custom_lineage_data',
+                                   dict(self._custom_lineage_data))
+        self._record.record(step)
+        self._record.flush()
+        if self._owns_record:
+            self._close_record()
+
+    # -- what is collected ------------------------------------------------------------------
+
+    def _collect_input_data(self, cb_params):
+        if not self._collect_specified_data.get('collect_input_data'):
+            return
+        element = getattr(cb_params, 'train_dataset_element', None)
+        if isinstance(element, (list, tuple)):
+            element = element[0] if element else None
+        from mycel.common.tensor import Tensor
+        if not isinstance(element, Tensor) or element.ndim != 4 or \
+                element.shape[1] not in (1, 3):
+            self._collect_specified_data['collect_input_data'] = False
+            return
+        self._record.add_value(PluginEnum.IMAGE.value, 'input_data/auto', element)
+
+    def _collect_metric(self, cb_params):
+        if not self._collect_specified_data.get('collect_metric'):
+            return
+        loss = self._get_loss(cb_params)
+        if loss is not None:
+            self._record.add_value(PluginEnum.SCALAR.value, 'loss/auto', loss)
+
+    def _get_loss(self, cb_params):
+        """The loss of the last step as a float32 scalar Tensor: the network's output, or
+        the mean of its first element when it is a tuple/list or a non-scalar tensor; None
+        (and no further tries) when the output holds no number."""
+        from mycel.common.tensor import Tensor
+        if not self._is_parse_loss_success:
+            return None
+        output = getattr(cb_params, 'net_outputs', None)
+        if output is None:
+            self._is_parse_loss_success = False
+            return None
+        if isinstance(output, (list, tuple)):
+            output = output[0] if output else None
+        if isinstance(output, (int, float)) and not isinstance(output, bool):
+            output = Tensor(np.array(output, np.float32))
+        if not isinstance(output, Tensor):
+            self._is_parse_loss_success = False
+            return None
+        value = output.asnumpy().astype(np.float32)
+        return Tensor(np.array(value.mean() if value.size else np.nan, np.float32))
+
+    def _get_optimizer(self, cb_params):
+        """The run's optimizer: cb_params.optimizer, else the Optimizer cell inside the
+        network; remembered ('Failed' when there is none)."""
+        if self._temp_optimizer == 'Failed':
+            return None
+        if self._temp_optimizer is not None:
+            return self._temp_optimizer
+        optimizer = getattr(cb_params, 'optimizer', None)
+        if optimizer is None:
+            mode = getattr(cb_params, 'mode', 'train')
+            network = getattr(cb_params, 'train_network' if mode == 'train' else
+                              'eval_network', None)
+            optimizer = self._find_optimizer(network)
+        self._temp_optimizer = optimizer if optimizer is not None else 'Failed'
+        return optimizer
+
+    @staticmethod
+    def _find_optimizer(network):
+        from mycel.nn.optim.optimizer import Optimizer
+        if network is None:
+            return None
+        for value in vars(network).values():
+            if isinstance(value, Optimizer):
+                return value
+        cells = getattr(network, '_cells', None) or {}
+        for cell in cells.values():
+            if isinstance(cell, Optimizer):
+                return cell
+        return None
+
+    def _collect_histogram(self, cb_params):
+        if 'histogram_regular' not in self._collect_specified_data:
+            return
+        optimizer = self._get_optimizer(cb_params)
+        if optimizer is None:
+            return
+        regular = self._collect_specified_data.get('histogram_regular')
+        params = list(optimizer.parameters)
+        if regular is not None:
+            params = [p for p in params if re.match(regular, p.name)]
+        else:
+            params = params[:5]  # MindSpore's default: the first five parameters
+        for p in params:
+            self._record.add_value(PluginEnum.HISTOGRAM.value, p.name + '/auto', p)
+
+    def _lineage(self, cb_params):
+        facts = {}
+        for key in ('epoch_num', 'cur_epoch_num', 'cur_step_num', 'batch_num', 'mode',
+                    'dataset_sink_mode'):
+            if hasattr(cb_params, key):
+                facts[key] = getattr(cb_params, key)
+        loss = self._get_loss(cb_params)
+        if loss is not None:
+            facts['loss'] = float(loss.asnumpy())
+        optimizer = self._get_optimizer(cb_params)
+        if optimizer is not None:
+            facts['optimizer'] = type(optimizer).__name__
+        metrics = getattr(cb_params, 'metrics', None)
+        if metrics:
+            facts['metrics'] = {k: (float(v) if np.isscalar(v) else str(v))
+                                for k, v in dict(metrics).items()}
+        return facts
+
+
+__all__ = ["SummaryCollector", "_DEFAULT_EXPORT_OPTIONS"]
