@@ -1,0 +1,272 @@
+"""mycel.train.summary: SummaryRecord's event files (read back with the protoc-generated
+summary_pb2 and checked against numpy / an independent CRC-32C), the summary operators in
+GRAPH and PYNATIVE mode, and SummaryCollector under Model.train."""
+import io
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import nn, ops, Tensor
+from mycel import _mycel as _C
+from mycel.train import summary_pb2
+from mycel.train.summary import SummaryRecord
+from mycel.train.summary.summary_record import (_cache_summary_tensor_data,
+                                                _get_summary_tensor_data)
+from mycel.train.summary._summary_adapter import _calc_histogram_bins
+
+MODES = [ms.GRAPH_MODE, ms.PYNATIVE_MODE]
+
+
+def _crc32c_bitwise(data):
+    """CRC-32C computed bit by bit (the oracle for the table-driven C++ one)."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def _masked(crc):
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def read_events(path):
+    """Every Event of the file, checking each record's framing and both CRCs."""
+    events = []
+    with open(path, "rb") as f:
+        blob = f.read()
+    pos = 0
+    while pos < len(blob):
+        header = blob[pos:pos + 8]
+        (length,) = struct.unpack("<Q", header)
+        (hcrc,) = struct.unpack("<I", blob[pos + 8:pos + 12])
+        assert hcrc == _masked(_crc32c_bitwise(header))
+        data = blob[pos + 12:pos + 12 + length]
+        (dcrc,) = struct.unpack("<I", blob[pos + 12 + length:pos + 16 + length])
+        assert dcrc == _masked(_crc32c_bitwise(data))
+        events.append(summary_pb2.Event.FromString(data))
+        pos += 16 + length
+    assert pos == len(blob)
+    return events
+
+
+@pytest.fixture(autouse=True)
+def _empty_channel():
+    _get_summary_tensor_data()
+    yield
+    _get_summary_tensor_data()
+
+
+def test_crc32c_matches_the_bitwise_definition():
+    assert _C._crc32c(b"123456789") == 0xE3069283
+    data = bytes(range(256)) * 3
+    assert _C._crc32c(data) == _crc32c_bitwise(data)
+    assert _C._masked_crc32c(data) == _masked(_crc32c_bitwise(data))
+
+
+def test_record_writer_framing_and_errors(tmp_path):
+    path = str(tmp_path / "r.bin")
+    w = _C._RecordWriter(path, "test")
+    ev = summary_pb2.Event(wall_time=1.5, version="v")
+    w.write(ev.SerializeToString())
+    w.close()
+    assert read_events(path)[0].version == "v"
+    with pytest.raises(RuntimeError, match="closed"):
+        w.write(b"x")
+    with pytest.raises(RuntimeError, match="cannot open"):
+        _C._RecordWriter(str(tmp_path / "no" / "dir" / "f"), "test")
+
+
+def test_scalar_tensor_histogram_image_values(tmp_path):
+    rng = np.random.default_rng(0)
+    hist = rng.normal(size=200).astype(np.float32)
+    hist[:3] = [np.nan, np.inf, -np.inf]
+    image = rng.random((2, 3, 4, 5)).astype(np.float32)  # values in [0, 1): scaled by 255
+    tensor = np.arange(6, dtype=np.int32).reshape(2, 3)
+    with SummaryRecord(str(tmp_path), file_suffix="_T") as rec:
+        rec.add_value("scalar", "s", Tensor(np.array(2.5, np.float32)))
+        rec.add_value("tensor", "t", Tensor(tensor))
+        rec.add_value("histogram", "h", Tensor(hist))
+        rec.add_value("image", "i", Tensor(image))
+        rec.record(7)
+        path = rec.log_dir
+    assert path.endswith("_T") and ".out.events.summary." in os.path.basename(path)
+    first, event = read_events(path)
+    assert first.version == "MindSpore.Event:1"
+    assert event.step == 7
+    values = {v.tag: v for v in event.summary.value}
+    assert values["s"].scalar_value == 2.5
+    t = values["t"].tensor
+    assert list(t.dims) == [2, 3] and t.data_type == summary_pb2.DT_INT32
+    np.testing.assert_array_equal(np.array(t.float_data), tensor.reshape(-1))
+    h = values["h"].histogram
+    finite = hist[np.isfinite(hist)]
+    assert (h.count, h.nan_count, h.pos_inf_count, h.neg_inf_count) == (200, 1, 1, 1)
+    assert h.min == pytest.approx(finite.min()) and h.max == pytest.approx(finite.max())
+    assert h.sum == pytest.approx(finite.astype(np.float64).sum(), rel=1e-6)
+    assert len(h.buckets) == _calc_histogram_bins(finite.size) == 20
+    edges = np.linspace(finite.min(), finite.max(), 21)
+    np.testing.assert_array_equal([b.count for b in h.buckets],
+                                  np.histogram(finite.astype(np.float64), edges)[0])
+    np.testing.assert_allclose([b.left for b in h.buckets], edges[:-1], rtol=1e-6)
+    img = values["i"].image
+    from PIL import Image
+    decoded = np.asarray(Image.open(io.BytesIO(img.encoded_image)))
+    expected = np.concatenate([image[0], image[1]], axis=2).transpose(1, 2, 0)
+    assert (img.height, img.width, img.colorspace) == (4, 10, 3)
+    np.testing.assert_array_equal(decoded, np.rint(expected * 255).astype(np.uint8))
+
+
+def test_histogram_bins_rule():
+    assert [_calc_histogram_bins(n) for n in (0, 1, 5, 6, 10, 11, 880, 881, 10 ** 6)] == \
+        [1, 2, 2, 3, 3, 2, 89, 90, 90]
+
+
+def test_channel_values_keep_the_latest_and_eval_mode_drops_them(tmp_path):
+    with SummaryRecord(str(tmp_path)) as rec:
+        _cache_summary_tensor_data([{"name": "x[:Scalar]", "data": Tensor(1.0)}])
+        _cache_summary_tensor_data([{"name": "x[:Scalar]", "data": Tensor(3.0)}])
+        rec.record(1)
+        rec.set_mode("eval")
+        _cache_summary_tensor_data([{"name": "x[:Scalar]", "data": Tensor(5.0)}])
+        rec.record(2)
+        path = rec.log_dir
+    events = read_events(path)
+    assert len(events) == 2 and events[1].summary.value[0].scalar_value == 3.0
+
+
+def test_argument_errors(tmp_path):
+    for bad in (None, 32):
+        with pytest.raises(TypeError):
+            SummaryRecord(bad)
+    with pytest.raises(ValueError):
+        SummaryRecord("")
+    with pytest.raises(TypeError, match="raise_exception"):
+        SummaryRecord(str(tmp_path), raise_exception=1)
+    with pytest.raises(ValueError, match="tensor_format"):
+        SummaryRecord(str(tmp_path), export_options={"tensor_format": "npz"})
+    with SummaryRecord(str(tmp_path)) as rec:
+        with pytest.raises(TypeError):
+            rec.record("1")
+        with pytest.raises(TypeError, match="Tensor"):
+            rec.add_value("scalar", "s", 1.0)
+        with pytest.raises(ValueError):
+            rec.add_value("scalar", "", Tensor(1.0))
+        with pytest.raises(RuntimeError, match="only one instance"):
+            SummaryRecord(str(tmp_path / "other"))
+    SummaryRecord(str(tmp_path / "other")).close()  # the first is closed: allowed now
+
+
+def test_export_npy(tmp_path):
+    with SummaryRecord(str(tmp_path), export_options={"tensor_format": "npy"}) as rec:
+        rec.add_value("tensor", "w", Tensor(np.arange(4.0)))
+        rec.record(3)
+    found = [os.path.join(r, f) for r, _, fs in os.walk(str(tmp_path)) for f in fs
+             if f.endswith(".npy")]
+    assert len(found) == 1 and found[0].endswith("w_3.npy")
+    np.testing.assert_array_equal(np.load(found[0]), np.arange(4.0))
+
+
+class _SummaryNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scalar = ops.ScalarSummary()
+        self.tensor = ops.TensorSummary()
+        self.hist = ops.HistogramSummary()
+        self.image = ops.ImageSummary()
+
+    def construct(self, x):
+        y = x * 2.0
+        self.image("image", y)
+        self.tensor("tensor", y)
+        self.hist("histogram", y)
+        self.scalar("scalar", y[0, 0, 0, 0])
+        return y + 1.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_ops_record_each_step(tmp_path, mode):
+    ms.set_context(mode=mode)
+    net = _SummaryNet()
+    inputs = [np.full((1, 1, 2, 2), i + 0.25, np.float32) for i in range(3)]
+    with SummaryRecord(str(tmp_path)) as rec:
+        for i, x in enumerate(inputs):
+            out = net(Tensor(x))
+            np.testing.assert_allclose(out.asnumpy(), 2 * x + 1)
+            rec.record(i)
+        path = rec.log_dir
+    events = read_events(path)[1:]
+    assert [e.step for e in events] == [0, 1, 2]
+    for e, x in zip(events, inputs):
+        values = {v.tag: v for v in e.summary.value}
+        assert set(values) == {"image", "tensor", "histogram", "scalar"}
+        assert values["scalar"].scalar_value == pytest.approx(2 * x[0, 0, 0, 0])
+        np.testing.assert_allclose(values["tensor"].tensor.float_data, (2 * x).reshape(-1))
+        assert values["histogram"].histogram.sum == pytest.approx(float((2 * x).sum()))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind, tag, value, error", [
+    ("ScalarSummary", None, Tensor(1.0), TypeError),
+    ("ScalarSummary", "", Tensor(1.0), ValueError),
+    ("ScalarSummary", "t", 123, TypeError),
+    ("ScalarSummary", "t", Tensor(np.ones(3, np.float32)), ValueError),
+    ("ImageSummary", "t", Tensor(np.ones(2, np.float32)), ValueError),
+    ("TensorSummary", "t", Tensor(0.0), ValueError),
+    ("HistogramSummary", "t", Tensor(0.0), ValueError),
+])
+def test_summary_op_errors(mode, kind, tag, value, error):
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.op = getattr(ops, kind)()
+            self.tag = tag
+            self.value = value
+
+        def construct(self, x):
+            self.op(self.tag, self.value)
+            return x + 1.0
+
+    with pytest.raises(error, match=kind):
+        Net()(Tensor(1.0))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_collector_in_model_train(tmp_path, mode):
+    ms.set_context(mode=mode)
+    import mycel.dataset as ds
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    w0, b0 = net.weight.asnumpy().copy(), net.bias.asnumpy().copy()
+    collector = ms.SummaryCollector(str(tmp_path), collect_freq=2,
+                                    collect_specified_data={"histogram_regular": "^weight"},
+                                    custom_lineage_data={"run": "t"})
+    model.train(2, data, callbacks=[collector])
+    files = [f for f in os.listdir(str(tmp_path)) if f.endswith("_MS")]
+    assert len(files) == 1
+    events = read_events(os.path.join(str(tmp_path), files[0]))[1:]
+    losses = {e.step: v.scalar_value for e in events for v in e.summary.value
+              if v.tag == "loss/auto"}
+    assert sorted(losses) == [1, 2, 4, 6, 8]
+    hist_tags = {v.tag for e in events for v in e.summary.value if v.HasField("histogram")}
+    assert hist_tags == {"weight/auto"}
+    # step 1's loss: the first batch through the initial weights (numpy)
+    expected = np.mean((x[:4] @ w0.T + b0 - y[:4]) ** 2)
+    assert losses[1] == pytest.approx(expected, rel=1e-5)
+    assert all(np.isfinite(v) for v in losses.values())
+    with open(os.path.join(str(tmp_path), files[0] + "_lineage")) as f:
+        lineage = [json.loads(line) for line in f]
+    assert {r["plugin"] for r in lineage} == {"train_lineage", "custom_lineage_data"}
+    # the collector closed its record: another may be opened
+    SummaryRecord(str(tmp_path / "next")).close()
