@@ -315,3 +315,10 @@ class SummaryRecord:
             self.close()
         except Exception:  # noqa: BLE001 (interpreter shutdown: nothing to report to)
             pass
+
+
+def _record_summary_tensor_data():
+    """MindSpore moves the values its PYNATIVE summary operators queued onto the summary
+    cache here; mycel's operators put them on the channel when they run, in both modes, so
+    there is nothing left to move. Kept for MindSpore's programs that call it."""
+    return None
