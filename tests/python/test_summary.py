@@ -4,6 +4,7 @@ GRAPH and PYNATIVE mode, and SummaryCollector under Model.train."""
 import io
 import json
 import os
+import re
 import struct
 
 import numpy as np
@@ -270,3 +271,77 @@ def test_summary_collector_in_model_train(tmp_path, mode):
     assert {r["plugin"] for r in lineage} == {"train_lineage", "custom_lineage_data"}
     # the collector closed its record: another may be opened
     SummaryRecord(str(tmp_path / "next")).close()
+
+
+def _regression_data(n=16):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(n, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    return x, y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_landscape_from_a_collected_run(tmp_path, mode):
+    """The PCA landscape of a 3-step interval: its plane holds the whole path, so the loss at
+    each projected path point is the loss of that step's checkpoint (numpy); the random
+    landscape's centre is the final parameters' loss."""
+    ms.set_context(mode=mode)
+    import mycel.dataset as ds
+    from mycel.train.metrics import Loss
+    from mycel.train.serialization import load_checkpoint
+    x, y = _regression_data()
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    landscape = {"landscape_size": 3, "unit": "step", "num_samples": 16,
+                 "create_landscape": {"train": True, "result": True}, "intervals": [[2, 3, 4]]}
+    collector = ms.SummaryCollector(str(tmp_path), collect_freq=100,
+                                    collect_specified_data={"collect_landscape": landscape})
+    model.train(1, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4),
+                callbacks=[collector])
+    meta = json.load(open(str(tmp_path / "ckpt_dir" / "train_metadata.json")))
+    assert sorted(meta["model_params_file_map"]) == ["2", "3", "4"]
+    assert meta["step_per_epoch"] == 4
+
+    def numpy_loss(step):
+        p = load_checkpoint(meta["model_params_file_map"][str(step)])
+        pred = x @ p["weight"].asnumpy().T + p["bias"].asnumpy()
+        return float(np.mean((pred - y) ** 2))
+
+    def callback_fn():
+        network = nn.Dense(3, 1)
+        m = ms.Model(network, nn.MSELoss(), metrics={"Loss": Loss()})
+        data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(16)
+        return m, network, data, {"Loss": Loss()}
+
+    out = tmp_path / "landscape"
+    ms.SummaryLandscape(str(tmp_path)).gen_landscapes_with_multi_process(
+        callback_fn, device_ids=[0], output=str(out))
+    files = [f for f in os.listdir(str(out)) if f.endswith("_MS")]
+    events = read_events(str(out / files[0]))[1:]
+    values = {v.tag: v.loss_landscape for e in events for v in e.summary.value}
+    assert set(values) == {"landscape_[2, 4]", "landscape_[4]"}
+    pca = values["landscape_[2, 4]"]
+    assert pca.metadata.decomposition == "PCA" and list(pca.loss_path.intervals) == [2, 3, 4]
+    assert list(pca.landscape.z.dims) == [3, 3] and len(pca.landscape.x.float_data) == 3
+    np.testing.assert_allclose(pca.loss_path.points.z.float_data,
+                               [numpy_loss(s) for s in (2, 3, 4)], rtol=1e-4)
+    assert pca.convergence_point.z.float_data[0] == pytest.approx(numpy_loss(4), rel=1e-4)
+    rnd = values["landscape_[4]"]
+    assert rnd.metadata.decomposition == "Random"
+    assert rnd.convergence_point.z.float_data[0] == pytest.approx(numpy_loss(4), rel=1e-4)
+    # the centre of the 3x3 random grid is (0, 0): the final parameters
+    assert rnd.landscape.z.float_data[4] == pytest.approx(numpy_loss(4), rel=1e-4)
+
+
+def test_summary_landscape_argument_errors(tmp_path):
+    sl = ms.SummaryLandscape(str(tmp_path))
+    for options, expected in [({"landscape_size": None}, "['int']"),
+                              ({"create_landscape": None}, "['dict']"),
+                              ({"intervals": None}, "['list']")]:
+        with pytest.raises(TypeError, match=re.escape(expected)):
+            sl.gen_landscapes_with_multi_process(lambda: None, collect_landscape=options,
+                                                 device_ids=[0])
+    with pytest.raises(ValueError, match="between 3 and 256"):
+        sl.gen_landscapes_with_multi_process(lambda: None, {"landscape_size": 2}, [0])
+    with pytest.raises(FileNotFoundError, match="train_metadata.json"):
+        sl.gen_landscapes_with_multi_process(lambda: None, None, [0])

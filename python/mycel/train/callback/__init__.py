@@ -647,3 +647,4 @@ class BackupAndRestore(Callback):
 
 
 from mycel.train.callback._summary_collector import SummaryCollector  # noqa: E402,F401
+from mycel.train.callback._landscape import SummaryLandscape  # noqa: E402,F401

@@ -5,10 +5,13 @@ batch as an image ("input_data/auto", when it is NCHW with 1 or 3 channels), the
 summary operators in the network, and the lineage (train/eval facts, custom_lineage_data,
 written to the record's lineage file).
 
+With collect_landscape (on by default, as in MindSpore), the backbone's parameters at the
+steps (or epochs) of its intervals are saved into <summary_dir>/ckpt_dir with a
+train_metadata.json, from which SummaryLandscape draws the loss landscapes.
+
 Not collected in mycel (the options are checked and accepted): the computational graph
-(collect_graph: mycel has no exporter to MindSpore's anf_ir GraphProto), the dataset graph
-and the loss landscape (collect_landscape: SummaryLandscape is not implemented); a run that
-asks for them logs that once."""
+(collect_graph: mycel has no exporter to MindSpore's anf_ir GraphProto) and the dataset
+graph; a run that asks for them logs that once."""
 import os
 import re
 
@@ -16,12 +19,12 @@ import numpy as np
 
 from mycel import log as logger
 from mycel.train.callback import Callback
+from mycel.train.callback._landscape import check_landscape_options
 from mycel.train.summary.enums import ModeEnum, PluginEnum
 from mycel.train.summary.summary_record import (SummaryRecord, _check_type,
                                                 _DEFAULT_EXPORT_OPTIONS)
 
-_LANDSCAPE_TYPES = {'landscape_size': (int,), 'unit': (str,), 'num_samples': (int,),
-                    'create_landscape': (dict,), 'intervals': (list,)}
+_LANDSCAPE_TYPES = ('landscape_size', 'unit', 'num_samples', 'create_landscape', 'intervals')
 
 
 class SummaryCollector(Callback):
@@ -62,8 +65,16 @@ class SummaryCollector(Callback):
                                                                      keep_default_action)
         landscape = self._collect_specified_data.get('collect_landscape')
         _check_type('collect_landscape', landscape, (dict, None))
+        self._is_collect_landscape = bool(landscape)
+        self._model_params_file_map = {}
         if landscape:
             self._check_collect_landscape_data(landscape)
+            self._landscape = dict(self._DEFAULT_SPECIFIED_DATA['collect_landscape'],
+                                   **landscape)
+            self._ckpt_dir = os.path.join(self._summary_dir, 'ckpt_dir')
+            os.makedirs(self._ckpt_dir, exist_ok=True)
+            self._landscape_points = {int(j) for interval in self._landscape['intervals']
+                                      for j in interval}
         self._custom_lineage_data = self._process_custom_lineage_data(custom_lineage_data)
         self._num_process = num_process
         self._temp_optimizer = None
@@ -130,17 +141,7 @@ class SummaryCollector(Callback):
             raise ValueError(f'For "{type(self).__name__}", the keys {unknown} of '
                              f'`collect_landscape` are unsupported, expect the follow keys: '
                              f'{list(_LANDSCAPE_TYPES)}')
-        for key, types in _LANDSCAPE_TYPES.items():
-            if key in landscape:
-                _check_type(key, landscape[key], types)
-        for key, value in landscape.get('create_landscape', {}).items():
-            if key not in ('train', 'result'):
-                raise ValueError(f'For "{type(self).__name__}", the key to create landscape '
-                                 f'should be in ["train", "result"], but got {key!r}.')
-            _check_type(key, value, (bool,))
-        if 'unit' in landscape and landscape['unit'] not in ('step', 'epoch'):
-            raise ValueError(f'For "{type(self).__name__}", unit in collect_specified_data '
-                             f'should be step or epoch, but got {landscape["unit"]!r}.')
+        check_landscape_options(type(self).__name__, landscape)
 
     @staticmethod
     def _process_custom_lineage_data(custom_lineage_data):
@@ -194,11 +195,9 @@ class SummaryCollector(Callback):
         self._record.set_mode(mode)
         wanted = [k for k in ('collect_graph', 'collect_dataset_graph')
                   if self._collect_specified_data.get(k)]
-        if self._collect_specified_data.get('collect_landscape'):
-            wanted.append('collect_landscape')
         if wanted and not self._told_missing:
             logger.info(f"SummaryCollector: {wanted} are not collected by mycel (no graph "
-                        f"exporter in MindSpore's format, no SummaryLandscape).")
+                        f"exporter in MindSpore's format).")
             self._told_missing = True
 
     def step_end(self, run_context):
@@ -209,11 +208,18 @@ class SummaryCollector(Callback):
             self._collect_input_data(cb_params)
             self._first_step = False
         step = int(getattr(cb_params, 'cur_step_num', 0))
+        if self._is_collect_landscape and self._landscape['unit'] == 'step':
+            self._save_landscape_params(cb_params, step)
         if getattr(cb_params, 'mode', 'train') == ModeEnum.TRAIN.value and \
                 (step % self._collect_freq == 0 or step == 1):
             self._collect_metric(cb_params)
             self._collect_histogram(cb_params)
             self._record.record(step)
+
+    def epoch_end(self, run_context):
+        cb_params = run_context.original_args()
+        if self._is_collect_landscape and self._landscape['unit'] == 'epoch':
+            self._save_landscape_params(cb_params, int(getattr(cb_params, 'cur_epoch_num', 0)))
 
     def end(self, run_context):
         cb_params = run_context.original_args()
@@ -222,6 +228,8 @@ class SummaryCollector(Callback):
         step = int(getattr(cb_params, 'cur_step_num', 0))
         mode = getattr(cb_params, 'mode', 'train')
         if mode == ModeEnum.TRAIN.value:
+            if self._is_collect_landscape and self._model_params_file_map:
+                self._save_landscape_metadata(cb_params)
             self._collect_metric(cb_params)
             if self._collect_specified_data.get('collect_train_lineage'):
                 self._record.add_value(PluginEnum.TRAIN_LINEAGE.value, 'train_lineage',
@@ -238,6 +246,33 @@ class SummaryCollector(Callback):
             self._close_record()
 
     # -- what is collected ------------------------------------------------------------------
+
+    def _save_landscape_params(self, cb_params, point):
+        """The backbone's parameters at a step (or epoch) of a landscape interval."""
+        if getattr(cb_params, 'mode', 'train') != ModeEnum.TRAIN.value or \
+                point not in self._landscape_points:
+            return
+        from mycel.train.serialization import save_checkpoint
+        network = getattr(cb_params, 'network', None) or getattr(cb_params, 'train_network')
+        path = os.path.join(self._ckpt_dir, f"{self._landscape['unit']}_{point}.ckpt")
+        save_checkpoint(network, path)
+        self._model_params_file_map[str(point)] = path
+
+    def _save_landscape_metadata(self, cb_params):
+        """train_metadata.json: what SummaryLandscape needs to draw the recorded intervals."""
+        import json
+        meta = {
+            'epoch_group': {str(i): list(v) for i, v in enumerate(self._landscape['intervals'])},
+            'model_params_file_map': dict(self._model_params_file_map),
+            'step_per_epoch': int(getattr(cb_params, 'batch_num', 1) or 1),
+            'unit': self._landscape['unit'],
+            'num_samples': self._landscape['num_samples'],
+            'landscape_size': self._landscape['landscape_size'],
+            'create_landscape': dict(self._landscape['create_landscape']),
+        }
+        with open(os.path.join(self._ckpt_dir, 'train_metadata.json'), 'w',
+                  encoding='utf-8') as f:
+            json.dump(meta, f)
 
     def _collect_input_data(self, cb_params):
         if not self._collect_specified_data.get('collect_input_data'):

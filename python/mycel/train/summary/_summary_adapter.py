@@ -64,7 +64,7 @@ def package_summary_event(data_list, step, wall_time):
         value = event.summary.value.add()
         value.tag = tag
         filled = {"Scalar": _fill_scalar, "Tensor": _fill_tensor, "Image": _fill_image,
-                  "Histogram": _fill_histogram}.get(kind)
+                  "Histogram": _fill_histogram, "Landscape": _fill_landscape}.get(kind)
         if filled is None or not filled(tag, data, value):
             if filled is None:
                 logger.error(f"Summary: unknown summary type {kind!r} for tag {tag!r}.")
@@ -83,16 +83,25 @@ def _fill_scalar(tag, array, value):
     return True
 
 
+def _fill_landscape(tag, landscape, value):
+    value.loss_landscape.CopyFrom(landscape)
+    return True
+
+
 def _fill_tensor(tag, array, value):
+    fill_tensor_proto(tag, array, value.tensor)
+    return True
+
+
+def fill_tensor_proto(tag, array, t):
+    """Fills the TensorProto t with the numpy array: dims, data_type, every element as float."""
     name = _DTYPE_NAMES.get(array.dtype.type)
     if name is None:
         raise TypeError(f"Summary: the tensor {tag!r} has dtype {array.dtype}, which a summary "
                         f"cannot hold; expected bool, int8-64, uint8-64 or float16-64.")
-    t = value.tensor
     t.data_type = _pb2().DataType.Value(name)
     t.dims.extend(int(d) for d in array.shape)
     t.float_data.extend(array.astype(np.float64).reshape(-1).tolist())
-    return True
 
 
 def _calc_histogram_bins(count):

@@ -190,7 +190,8 @@ class SummaryRecord:
 
     def add_value(self, plugin, name, value):
         """Adds a value for the next record(): plugin "scalar" | "tensor" | "image" |
-        "histogram" (value a Tensor), "graph" (a summary_pb2.GraphProto), or a lineage plugin
+        "histogram" (value a Tensor), "graph" (a summary_pb2.GraphProto), "LANDSCAPE" (a
+        summary_pb2.LossLandscape, from SummaryLandscape), or a lineage plugin
         ("train_lineage", "eval_lineage", "custom_lineage_data", "dataset_graph": a dict or
         str, written to the lineage file)."""
         if not isinstance(name, str) or not name:
@@ -208,11 +209,17 @@ class SummaryRecord:
                 raise TypeError(f"For 'SummaryRecord.add_value', a graph should be a "
                                 f"GraphProto, but got {type(value).__name__}.")
             self._graphs.append(value)
+        elif plugin == PluginEnum.LANDSCAPE.value:
+            from mycel.train import summary_pb2
+            if not isinstance(value, summary_pb2.LossLandscape):
+                raise TypeError(f"For 'SummaryRecord.add_value', a landscape should be a "
+                                f"LossLandscape, but got {type(value).__name__}.")
+            self._values.append(('landscape', name, value))
         elif plugin in _LINEAGE_PLUGINS:
             self._lineage.append((plugin, name, value))
         else:
             raise ValueError(f"For 'SummaryRecord.add_value', the plugin should be one of "
-                             f"{list(_VALUE_PLUGINS) + ['graph'] + list(_LINEAGE_PLUGINS)}, "
+                             f"{list(_VALUE_PLUGINS) + ['graph', 'LANDSCAPE'] + list(_LINEAGE_PLUGINS)}, "
                              f"but got {plugin!r}.")
 
     def _add_channel_values(self):
