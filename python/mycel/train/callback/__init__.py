@@ -644,7 +644,3 @@ class BackupAndRestore(Callback):
     def on_train_end(self, run_context):
         if self.delete_checkpoint and os.path.isfile(self.backup_file):
             os.remove(self.backup_file)
-
-
-from mycel.train.callback._summary_collector import SummaryCollector  # noqa: E402,F401
-from mycel.train.callback._landscape import SummaryLandscape  # noqa: E402,F401

@@ -19,7 +19,7 @@ import numpy as np
 
 from mycel import log as logger
 from mycel.train.callback import Callback
-from mycel.train.callback._landscape import check_landscape_options
+from mycel.train.summary._landscape import check_landscape_options
 from mycel.train.summary.enums import ModeEnum, PluginEnum
 from mycel.train.summary.summary_record import (SummaryRecord, _check_type,
                                                 _DEFAULT_EXPORT_OPTIONS)

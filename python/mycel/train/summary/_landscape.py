@@ -287,7 +287,7 @@ class _LossEvaluator:
             raise ValueError("SummaryLandscape: callback_fn's dataset gives no batch.")
 
     def at(self, final, v, w, a, b):
-        from mycel import Tensor
+        from mycel.common.tensor import Tensor
         for name, value in final.items():
             p = self._params.get(name)
             if p is None:
