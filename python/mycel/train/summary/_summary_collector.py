@@ -21,8 +21,7 @@ from mycel import log as logger
 from mycel.train.callback import Callback
 from mycel.train.summary._landscape import check_landscape_options
 from mycel.train.summary.enums import ModeEnum, PluginEnum
-from mycel.train.summary.summary_record import (SummaryRecord, _check_type,
-                                                _DEFAULT_EXPORT_OPTIONS)
+from mycel.train.summary.summary_record import SummaryRecord, _check_type
 
 _LANDSCAPE_TYPES = ('landscape_size', 'unit', 'num_samples', 'create_landscape', 'intervals')
 
@@ -379,4 +378,4 @@ class SummaryCollector(Callback):
         return facts
 
 
-__all__ = ["SummaryCollector", "_DEFAULT_EXPORT_OPTIONS"]
+__all__ = ["SummaryCollector"]

@@ -218,9 +218,9 @@ class SummaryRecord:
         elif plugin in _LINEAGE_PLUGINS:
             self._lineage.append((plugin, name, value))
         else:
+            known = list(_VALUE_PLUGINS) + ['graph', 'LANDSCAPE'] + list(_LINEAGE_PLUGINS)
             raise ValueError(f"For 'SummaryRecord.add_value', the plugin should be one of "
-                             f"{list(_VALUE_PLUGINS) + ['graph', 'LANDSCAPE'] + list(_LINEAGE_PLUGINS)}, "
-                             f"but got {plugin!r}.")
+                             f"{known}, but got {plugin!r}.")
 
     def _add_channel_values(self):
         values = self._channel.drain()
