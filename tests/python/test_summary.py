@@ -345,3 +345,85 @@ def test_summary_landscape_argument_errors(tmp_path):
         sl.gen_landscapes_with_multi_process(lambda: None, {"landscape_size": 2}, [0])
     with pytest.raises(FileNotFoundError, match="train_metadata.json"):
         sl.gen_landscapes_with_multi_process(lambda: None, None, [0])
+
+
+class _NetWithSummary(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 1)
+        self.summary = ops.ScalarSummary()
+
+    def construct(self, x):
+        out = self.dense(x)
+        self.summary("out_mean", out.mean())
+        return out
+
+
+def test_summary_op_inside_a_trained_network_same_in_both_modes(tmp_path):
+    """A summary op in the forward pass of Model.train's gradient step records each step's
+    value; GRAPH and PYNATIVE record the same values and train to the same weights."""
+    import mycel.dataset as ds
+    x, y = _regression_data()
+    init = _NetWithSummary()
+    w0, b0 = init.dense.weight.asnumpy().copy(), init.dense.bias.asnumpy().copy()
+    results = []
+    for mode in MODES:
+        ms.set_context(mode=mode)
+        net = _NetWithSummary()
+        net.dense.weight.set_data(Tensor(w0))
+        net.dense.bias.set_data(Tensor(b0))
+        model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+        folder = tmp_path / str(mode)
+        collector = ms.SummaryCollector(str(folder), collect_freq=1, keep_default_action=False,
+                                        collect_specified_data={"collect_metric": True})
+        model.train(1, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4),
+                    callbacks=[collector])
+        name = [f for f in os.listdir(str(folder)) if f.endswith("_MS")][0]
+        events = read_events(str(folder / name))[1:]
+        means = {e.step: v.scalar_value for e in events for v in e.summary.value
+                 if v.tag == "out_mean"}
+        results.append((means, net.dense.weight.asnumpy()))
+    (graph_means, graph_w), (py_means, py_w) = results
+    assert sorted(graph_means) == [1, 2, 3, 4]
+    # step 1's forward pass uses the initial weights (numpy)
+    assert graph_means[1] == pytest.approx(float(np.mean(x[:4] @ w0.T + b0)), rel=1e-5)
+    for step in graph_means:
+        assert graph_means[step] == pytest.approx(py_means[step], rel=1e-5)
+    np.testing.assert_allclose(graph_w, py_w, rtol=1e-5)
+
+
+def test_summary_collector_through_fit_and_eval(tmp_path):
+    """An eval inside fit nests in the training run (the record stays open, train values go
+    on); Model.eval alone records the eval lineage."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    import mycel.dataset as ds
+    from mycel.train.metrics import Loss
+    x, y = _regression_data()
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05),
+                     metrics={"Loss": Loss()})
+
+    def data():
+        return ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+
+    collector = ms.SummaryCollector(str(tmp_path / "fit"), collect_freq=2,
+                                    custom_lineage_data={"k": 1})
+    model.fit(2, data(), data(), callbacks=[collector])
+    folder = tmp_path / "fit"
+    name = [f for f in os.listdir(str(folder)) if f.endswith("_MS")][0]
+    events = read_events(str(folder / name))[1:]
+    losses = sorted(e.step for e in events for v in e.summary.value if v.tag == "loss/auto")
+    assert losses == [1, 2, 4, 6, 8, 8]  # every 2 steps over both epochs, and at the end
+    with open(str(folder / name) + "_lineage") as f:
+        plugins = [json.loads(line)["plugin"] for line in f]
+    assert sorted(plugins) == ["custom_lineage_data", "eval_lineage", "eval_lineage",
+                               "train_lineage"]
+    SummaryRecord(str(tmp_path / "after")).close()  # closed at the end of fit
+
+    collector = ms.SummaryCollector(str(tmp_path / "eval"))
+    model.eval(data(), callbacks=[collector])
+    folder = tmp_path / "eval"
+    name = [f for f in os.listdir(str(folder)) if f.endswith("_MS")][0]
+    with open(str(folder / name) + "_lineage") as f:
+        record = json.loads(f.readline())
+    assert record["plugin"] == "eval_lineage" and record["value"]["mode"] == "eval"

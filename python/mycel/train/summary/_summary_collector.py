@@ -81,6 +81,8 @@ class SummaryCollector(Callback):
         self._first_step = True
         self._owns_record = False
         self._told_missing = False
+        self._saved_custom_data = False
+        self._modes = []  # the modes of the runs in progress (train, then a nested eval)
 
     # -- arguments --------------------------------------------------------------------------
 
@@ -190,7 +192,9 @@ class SummaryCollector(Callback):
         if mode not in ModeEnum.list_members():
             raise ValueError(f"Only support `train` (model.train) and `eval` (model.eval) "
                              f"mode, but got `{mode}` mode.")
-        self._open_record()
+        if not self._modes:
+            self._open_record()
+        self._modes.append(mode)  # an eval inside a train run nests
         self._record.set_mode(mode)
         wanted = [k for k in ('collect_graph', 'collect_dataset_graph')
                   if self._collect_specified_data.get(k)]
@@ -198,6 +202,12 @@ class SummaryCollector(Callback):
             logger.info(f"SummaryCollector: {wanted} are not collected by mycel (no graph "
                         f"exporter in MindSpore's format).")
             self._told_missing = True
+
+    def on_eval_begin(self, run_context):
+        self.begin(run_context)
+
+    def on_eval_end(self, run_context):
+        self.end(run_context)
 
     def step_end(self, run_context):
         cb_params = run_context.original_args()
@@ -236,12 +246,17 @@ class SummaryCollector(Callback):
         elif self._collect_specified_data.get('collect_eval_lineage'):
             self._record.add_value(PluginEnum.EVAL_LINEAGE.value, 'eval_lineage',
                                    self._lineage(cb_params))
-        if self._custom_lineage_data:
+        if self._custom_lineage_data and not self._saved_custom_data:
+            self._saved_custom_data = True
             self._record.add_value(PluginEnum.CUSTOM_LINEAGE_DATA.value, 'custom_lineage_data',
                                    dict(self._custom_lineage_data))
         self._record.record(step)
         self._record.flush()
-        if self._owns_record:
+        if self._modes:
+            self._modes.pop()
+        if self._modes:
+            self._record.set_mode(self._modes[-1])  # back to the run the eval was part of
+        elif self._owns_record:
             self._close_record()
 
     # -- what is collected ------------------------------------------------------------------
