@@ -427,3 +427,21 @@ def test_summary_collector_through_fit_and_eval(tmp_path):
     with open(str(folder / name) + "_lineage") as f:
         record = json.loads(f.readline())
     assert record["plugin"] == "eval_lineage" and record["value"]["mode"] == "eval"
+
+
+def test_summary_collector_counts_epochs_in_sink_mode(tmp_path):
+    """In dataset sink mode each step_end is a sink (an epoch here): collect_freq counts
+    epochs, and the first is always collected."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    import mycel.dataset as ds
+    x, y = _regression_data()
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    collector = ms.SummaryCollector(str(tmp_path), collect_freq=2, keep_default_action=False,
+                                    collect_specified_data={"collect_metric": True})
+    model.train(5, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4),
+                callbacks=[collector], dataset_sink_mode=True)
+    name = [f for f in os.listdir(str(tmp_path)) if f.endswith("_MS")][0]
+    events = read_events(str(tmp_path / name))[1:]
+    steps = [e.step for e in events for v in e.summary.value if v.tag == "loss/auto"]
+    assert steps == [4, 8, 16, 20]  # epochs 1, 2 and 4 (4 steps each), then the end

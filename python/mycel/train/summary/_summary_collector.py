@@ -79,6 +79,7 @@ class SummaryCollector(Callback):
         self._temp_optimizer = None
         self._is_parse_loss_success = True
         self._first_step = True
+        self._first_collect = True
         self._owns_record = False
         self._told_missing = False
         self._saved_custom_data = False
@@ -170,6 +171,7 @@ class SummaryCollector(Callback):
                                          export_options=self._export_options)
             self._owns_record = True
         self._first_step = True
+        self._first_collect = True
 
     def _close_record(self):
         if self._record is not None:
@@ -219,8 +221,13 @@ class SummaryCollector(Callback):
         step = int(getattr(cb_params, 'cur_step_num', 0))
         if self._is_collect_landscape and self._landscape['unit'] == 'step':
             self._save_landscape_params(cb_params, step)
+        # collect_freq counts steps; in dataset sink mode (one step_end per sink) epochs, as
+        # in MindSpore; the first step_end of a run always collects.
+        count = int(getattr(cb_params, 'cur_epoch_num', 0)) \
+            if getattr(cb_params, 'dataset_sink_mode', False) else step
+        first, self._first_collect = self._first_collect, False
         if getattr(cb_params, 'mode', 'train') == ModeEnum.TRAIN.value and \
-                (step % self._collect_freq == 0 or step == 1):
+                (count % self._collect_freq == 0 or first):
             self._collect_metric(cb_params)
             self._collect_histogram(cb_params)
             self._record.record(step)
