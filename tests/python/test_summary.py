@@ -13,7 +13,7 @@ import pytest
 import mycel as ms
 from mycel import nn, ops, Tensor
 from mycel import _mycel as _C
-from mycel.train import summary_pb2
+from mycel.train import lineage_pb2, summary_pb2
 from mycel.train.summary import SummaryRecord
 from mycel.train.summary.summary_record import (_cache_summary_tensor_data,
                                                 _get_summary_tensor_data)
@@ -36,8 +36,8 @@ def _masked(crc):
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def read_events(path):
-    """Every Event of the file, checking each record's framing and both CRCs."""
+def read_events(path, message=None):
+    """Every Event (or `message`) of the file, checking each record's framing and CRCs."""
     events = []
     with open(path, "rb") as f:
         blob = f.read()
@@ -50,7 +50,7 @@ def read_events(path):
         data = blob[pos + 12:pos + 12 + length]
         (dcrc,) = struct.unpack("<I", blob[pos + 12 + length:pos + 16 + length])
         assert dcrc == _masked(_crc32c_bitwise(data))
-        events.append(summary_pb2.Event.FromString(data))
+        events.append((message or summary_pb2.Event).FromString(data))
         pos += 16 + length
     assert pos == len(blob)
     return events
@@ -266,9 +266,18 @@ def test_summary_collector_in_model_train(tmp_path, mode):
     expected = np.mean((x[:4] @ w0.T + b0 - y[:4]) ** 2)
     assert losses[1] == pytest.approx(expected, rel=1e-5)
     assert all(np.isfinite(v) for v in losses.values())
-    with open(os.path.join(str(tmp_path), files[0] + "_lineage")) as f:
-        lineage = [json.loads(line) for line in f]
-    assert {r["plugin"] for r in lineage} == {"train_lineage", "custom_lineage_data"}
+    lineage = read_events(os.path.join(str(tmp_path), files[0][:-len("_MS")] + "_lineage"),
+                          lineage_pb2.LineageEvent)
+    assert [e.WhichOneof("what") for e in lineage] == ["train_lineage", "user_defined_info"]
+    train = lineage[0].train_lineage
+    assert train.hyper_parameters.optimizer == "SGD"
+    assert train.hyper_parameters.learning_rate == pytest.approx(0.05)
+    assert train.hyper_parameters.loss_function == "MSELoss"
+    assert (train.hyper_parameters.epoch, train.hyper_parameters.batch_size) == (2, 4)
+    assert train.train_dataset.train_dataset_size == 16
+    assert train.algorithm.network == "Dense"
+    assert train.algorithm.loss == pytest.approx(losses[8], rel=1e-6)
+    assert dict(lineage[1].user_defined_info.map_str) == {"run": "t"}
     # the collector closed its record: another may be opened
     SummaryRecord(str(tmp_path / "next")).close()
 
@@ -414,19 +423,23 @@ def test_summary_collector_through_fit_and_eval(tmp_path):
     events = read_events(str(folder / name))[1:]
     losses = sorted(e.step for e in events for v in e.summary.value if v.tag == "loss/auto")
     assert losses == [1, 2, 4, 6, 8, 8]  # every 2 steps over both epochs, and at the end
-    with open(str(folder / name) + "_lineage") as f:
-        plugins = [json.loads(line)["plugin"] for line in f]
-    assert sorted(plugins) == ["custom_lineage_data", "eval_lineage", "eval_lineage",
-                               "train_lineage"]
+    lineage = read_events(str(folder / name)[:-len("_MS")] + "_lineage",
+                          lineage_pb2.LineageEvent)
+    assert sorted(e.WhichOneof("what") for e in lineage) == [
+        "evaluation_lineage", "evaluation_lineage", "train_lineage", "user_defined_info"]
+    (custom,) = [e for e in lineage if e.HasField("user_defined_info")]
+    assert dict(custom.user_defined_info.map_int32) == {"k": 1}
     SummaryRecord(str(tmp_path / "after")).close()  # closed at the end of fit
 
     collector = ms.SummaryCollector(str(tmp_path / "eval"))
     model.eval(data(), callbacks=[collector])
     folder = tmp_path / "eval"
     name = [f for f in os.listdir(str(folder)) if f.endswith("_MS")][0]
-    with open(str(folder / name) + "_lineage") as f:
-        record = json.loads(f.readline())
-    assert record["plugin"] == "eval_lineage" and record["value"]["mode"] == "eval"
+    (event,) = read_events(str(folder / name)[:-len("_MS")] + "_lineage",
+                           lineage_pb2.LineageEvent)
+    metrics = model.eval(data())
+    assert json.loads(event.evaluation_lineage.metric) == pytest.approx(metrics)
+    assert event.evaluation_lineage.valid_dataset.valid_dataset_size == 16
 
 
 def test_summary_collector_counts_epochs_in_sink_mode(tmp_path):

@@ -249,14 +249,14 @@ class SummaryCollector(Callback):
             self._collect_metric(cb_params)
             if self._collect_specified_data.get('collect_train_lineage'):
                 self._record.add_value(PluginEnum.TRAIN_LINEAGE.value, 'train_lineage',
-                                       self._lineage(cb_params))
+                                       self._train_lineage(cb_params))
         elif self._collect_specified_data.get('collect_eval_lineage'):
             self._record.add_value(PluginEnum.EVAL_LINEAGE.value, 'eval_lineage',
-                                   self._lineage(cb_params))
+                                   self._eval_lineage(cb_params))
         if self._custom_lineage_data and not self._saved_custom_data:
             self._saved_custom_data = True
             self._record.add_value(PluginEnum.CUSTOM_LINEAGE_DATA.value, 'custom_lineage_data',
-                                   dict(self._custom_lineage_data))
+                                   self._user_defined_info())
         self._record.record(step)
         self._record.flush()
         if self._modes:
@@ -381,23 +381,116 @@ class SummaryCollector(Callback):
         for p in params:
             self._record.add_value(PluginEnum.HISTOGRAM.value, p.name + '/auto', p)
 
-    def _lineage(self, cb_params):
-        facts = {}
-        for key in ('epoch_num', 'cur_epoch_num', 'cur_step_num', 'batch_num', 'mode',
-                    'dataset_sink_mode'):
-            if hasattr(cb_params, key):
-                facts[key] = getattr(cb_params, key)
-        loss = self._get_loss(cb_params)
-        if loss is not None:
-            facts['loss'] = float(loss.asnumpy())
+    def _train_lineage(self, cb_params):
+        """The run's TrainLineage: optimizer, learning rate, loss function, epochs, batch
+        size, parallel mode; the dataset's path and samples per epoch; the network and its
+        last loss; the last checkpoint a ModelCheckpoint wrote."""
+        from mycel.train import lineage_pb2
+        msg = lineage_pb2.TrainLineage()
+        hp = msg.hyper_parameters
         optimizer = self._get_optimizer(cb_params)
         if optimizer is not None:
-            facts['optimizer'] = type(optimizer).__name__
-        metrics = getattr(cb_params, 'metrics', None)
-        if metrics:
-            facts['metrics'] = {k: (float(v) if np.isscalar(v) else str(v))
-                                for k, v in dict(metrics).items()}
-        return facts
+            hp.optimizer = type(optimizer).__name__
+            lr = _learning_rate(optimizer)
+            if lr is not None:
+                hp.learning_rate = lr
+        loss_fn = getattr(cb_params, 'loss_fn', None)
+        if loss_fn is not None:
+            hp.loss_function = type(loss_fn).__name__
+        hp.epoch = int(getattr(cb_params, 'epoch_num', 0) or 0)
+        batch_size = int(getattr(cb_params, 'batch_size', 0) or 0)
+        hp.batch_size = batch_size
+        from mycel.parallel import get_auto_parallel_context
+        hp.parallel_mode = str(get_auto_parallel_context('parallel_mode'))
+        hp.device_num = int(get_auto_parallel_context('device_num') or 1)
+        dataset = getattr(cb_params, 'train_dataset', None)
+        path = _dataset_path(dataset)
+        if path:
+            msg.train_dataset.train_dataset_path = path
+        batches = int(getattr(cb_params, 'batch_num', 0) or 0)
+        msg.train_dataset.train_dataset_size = max(batches, 0) * max(batch_size, 1)
+        network = getattr(cb_params, 'network', None) or getattr(cb_params, 'train_network',
+                                                                  None)
+        if network is not None:
+            msg.algorithm.network = type(network).__name__
+        loss = self._get_loss(cb_params)
+        if loss is not None:
+            msg.algorithm.loss = float(loss.asnumpy())
+        ckpt = _last_checkpoint(getattr(cb_params, 'list_callback', None) or [])
+        if ckpt:
+            msg.model.path = ckpt
+            msg.model.size = os.path.getsize(ckpt)
+        return msg
+
+    @staticmethod
+    def _eval_lineage(cb_params):
+        """The evaluation's metrics (a JSON object) and its dataset's path and size."""
+        import json
+        from mycel.train import lineage_pb2
+        msg = lineage_pb2.EvaluationLineage()
+        metrics = getattr(cb_params, 'metrics', None) or {}
+        msg.metric = json.dumps({k: (float(v) if np.isscalar(v) else str(v))
+                                 for k, v in dict(metrics).items()})
+        dataset = getattr(cb_params, 'valid_dataset', None)
+        path = _dataset_path(dataset)
+        if path:
+            msg.valid_dataset.valid_dataset_path = path
+        size = getattr(dataset, 'get_dataset_size', None)
+        batch = getattr(dataset, 'get_batch_size', None)
+        if size is not None and batch is not None:
+            msg.valid_dataset.valid_dataset_size = max(int(size()), 0) * int(batch())
+        return msg
+
+    def _user_defined_info(self):
+        """custom_lineage_data as a UserDefinedInfo: ints, strs and floats in their maps."""
+        from mycel.train import lineage_pb2
+        msg = lineage_pb2.UserDefinedInfo()
+        for key, value in self._custom_lineage_data.items():
+            if isinstance(value, int):
+                msg.map_int32[key] = value
+            elif isinstance(value, float):
+                msg.map_double[key] = value
+            else:
+                msg.map_str[key] = value
+        return msg
+
+
+def _learning_rate(optimizer):
+    get_lr = getattr(optimizer, 'get_lr', None)
+    try:
+        lr = get_lr() if get_lr is not None else None
+        if lr is None:
+            return None
+        value = np.asarray(lr.asnumpy() if hasattr(lr, 'asnumpy') else lr, np.float64)
+        return float(value.reshape(-1)[0]) if value.size else None
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def _dataset_path(dataset):
+    """The folder or first file a dataset pipeline reads (its source's dataset_dir or
+    dataset_files), '' when none is known."""
+    seen = 0
+    todo = [dataset] if dataset is not None else []
+    while todo and seen < 1000:
+        node = todo.pop()
+        seen += 1
+        for attr in ('dataset_dir', 'dataset_file', 'dataset_files'):
+            value = getattr(node, attr, None)
+            if isinstance(value, (list, tuple)) and value:
+                value = value[0]
+            if isinstance(value, str) and value:
+                return os.path.realpath(value)
+        todo.extend(getattr(node, 'children', None) or [])
+    return ''
+
+
+def _last_checkpoint(callbacks):
+    for cb in callbacks:
+        path = getattr(cb, 'latest_ckpt_file_name', None)
+        if isinstance(path, str) and os.path.isfile(path):
+            return path
+    return ''
 
 
 __all__ = ["SummaryCollector"]

@@ -11,11 +11,11 @@ Values come from two places: ``add_value(plugin, name, tensor)`` and the summary
 synchronous; ``flush`` pushes them to the OS. As in MindSpore, one SummaryRecord may be open
 in a process at a time (a second is a RuntimeError until the first is closed).
 
-Lineage values (train_lineage, eval_lineage, custom_lineage_data, dataset_graph) go to a
-second file, the event file's name + ``_lineage``, as one JSON object per line (mycel's own
-layout: MindSpore's lineage protobuf is not implemented).
+Lineage values (train_lineage, eval_lineage, custom_lineage_data, dataset_graph: the messages
+of lineage_pb2, from src/serialize/lineage.proto) go to a second file of the same framing,
+``<prefix>.out.events.summary.<seconds>.<device>.<host>_lineage``, one LineageEvent each
+(opened when the first is recorded).
 """
-import json
 import os
 import re
 import threading
@@ -33,6 +33,11 @@ from mycel.train.summary.enums import ModeEnum, PluginEnum
 _DEFAULT_EXPORT_OPTIONS = {'tensor_format': {'npy', None}}
 _VALUE_PLUGINS = ('scalar', 'image', 'tensor', 'histogram')
 _LINEAGE_PLUGINS = ('train_lineage', 'eval_lineage', 'custom_lineage_data', 'dataset_graph')
+# plugin -> (its message class in lineage_pb2, the LineageEvent field that holds it)
+_LINEAGE_FIELDS = {'train_lineage': ('TrainLineage', 'train_lineage'),
+                   'eval_lineage': ('EvaluationLineage', 'evaluation_lineage'),
+                   'custom_lineage_data': ('UserDefinedInfo', 'user_defined_info'),
+                   'dataset_graph': ('DatasetGraph', 'dataset_graph')}
 _NAME_PATTERN = re.compile(r'^(.+)\[:(.+)\]$')
 _PREFIX_PATTERN = re.compile(r'^[-\w.]*$')
 
@@ -144,6 +149,8 @@ class SummaryRecord:
         self._file_path = os.path.join(log_dir, _adapter.get_event_file_name(
             file_prefix, file_suffix, seconds, device_id))
         self._export_dir = os.path.join(log_dir, f"export_{seconds}")
+        self._lineage_path = os.path.join(log_dir, _adapter.get_event_file_name(
+            file_prefix, "_lineage", seconds, device_id))
         from mycel import _mycel as _C
         self._writer = _C._RecordWriter(self._file_path, "SummaryRecord")
         self._lineage_writer = None
@@ -192,8 +199,9 @@ class SummaryRecord:
         """Adds a value for the next record(): plugin "scalar" | "tensor" | "image" |
         "histogram" (value a Tensor), "graph" (a summary_pb2.GraphProto), "LANDSCAPE" (a
         summary_pb2.LossLandscape, from SummaryLandscape), or a lineage plugin
-        ("train_lineage", "eval_lineage", "custom_lineage_data", "dataset_graph": a dict or
-        str, written to the lineage file)."""
+        ("train_lineage", "eval_lineage", "custom_lineage_data", "dataset_graph": a
+        TrainLineage, EvaluationLineage, UserDefinedInfo or DatasetGraph of lineage_pb2,
+        written to the lineage file)."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"For 'SummaryRecord.add_value', the name should be a non-empty "
                              f"str, but got {name!r}.")
@@ -216,6 +224,11 @@ class SummaryRecord:
                                 f"LossLandscape, but got {type(value).__name__}.")
             self._values.append(('landscape', name, value))
         elif plugin in _LINEAGE_PLUGINS:
+            from mycel.train import lineage_pb2
+            cls = getattr(lineage_pb2, _LINEAGE_FIELDS[plugin][0])
+            if not isinstance(value, cls):
+                raise TypeError(f"For 'SummaryRecord.add_value', the value of '{plugin}' "
+                                f"should be a {cls.__name__}, but got {type(value).__name__}.")
             self._lineage.append((plugin, name, value))
         else:
             known = list(_VALUE_PLUGINS) + ['graph', 'LANDSCAPE'] + list(_LINEAGE_PLUGINS)
@@ -287,12 +300,19 @@ class SummaryRecord:
                 np.save(os.path.join(folder, f"{safe}_{step}.npy"), array)
 
     def _write_lineage(self, lineage, step):
+        from mycel.train import lineage_pb2
         if self._lineage_writer is None:
-            self._lineage_writer = open(self._file_path + "_lineage", "a", encoding="utf-8")
-        for plugin, name, value in lineage:
-            record = {"plugin": plugin, "name": name, "step": step, "wall_time": time.time(),
-                      "value": value}
-            self._lineage_writer.write(json.dumps(record, default=str) + "\n")
+            from mycel import _mycel as _C
+            self._lineage_writer = _C._RecordWriter(self._lineage_path, "SummaryRecord")
+        for plugin, _, value in lineage:
+            event = lineage_pb2.LineageEvent(wall_time=time.time(), step=step)
+            getattr(event, _LINEAGE_FIELDS[plugin][1]).CopyFrom(value)
+            self._lineage_writer.write(event.SerializeToString())
+
+    @property
+    def lineage_path(self):
+        """The path of the lineage file (written once a lineage value is recorded)."""
+        return self._lineage_path
 
     def flush(self):
         """Pushes the records written so far to the operating system."""
