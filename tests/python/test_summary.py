@@ -458,3 +458,31 @@ def test_summary_collector_counts_epochs_in_sink_mode(tmp_path):
     events = read_events(str(tmp_path / name))[1:]
     steps = [e.step for e in events for v in e.summary.value if v.tag == "loss/auto"]
     assert steps == [4, 8, 16, 20]  # epochs 1, 2 and 4 (4 steps each), then the end
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_collector_records_the_training_graph(tmp_path, mode):
+    """GRAPH mode: one graph event, the training step (forward MatMul/BiasAdd, the loss, the
+    gradients, the optimizer's update) with the weights as parameters; PYNATIVE: none."""
+    ms.set_context(mode=mode)
+    import mycel.dataset as ds
+    x, y = _regression_data()
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    collector = ms.SummaryCollector(str(tmp_path), keep_default_action=False,
+                                    collect_specified_data={"collect_graph": True})
+    model.train(1, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4),
+                callbacks=[collector])
+    name = [f for f in os.listdir(str(tmp_path)) if f.endswith("_MS")][0]
+    graphs = [e.graph_def for e in read_events(str(tmp_path / name)) if e.HasField("graph_def")]
+    if mode == ms.PYNATIVE_MODE:
+        assert graphs == []
+        return
+    (graph,) = graphs
+    ops_used = {n.op_type for n in graph.node}
+    assert {"MatMul", "BiasAdd"} <= ops_used
+    params = [p.name for p in graph.parameters]
+    assert any(p.endswith("weight") for p in params) and any(p.endswith("bias") for p in params)
+    known = {n.name for n in graph.node} | set(params) | {c.key for c in graph.const_vals}
+    assert all(i.name in known for n in graph.node for i in n.input)
+    assert graph.outputs[0].name in known

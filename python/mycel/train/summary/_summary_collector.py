@@ -9,9 +9,9 @@ With collect_landscape (on by default, as in MindSpore), the backbone's paramete
 steps (or epochs) of its intervals are saved into <summary_dir>/ckpt_dir with a
 train_metadata.json, from which SummaryLandscape draws the loss landscapes.
 
-Not collected in mycel (the options are checked and accepted): the computational graph
-(collect_graph: mycel has no exporter to MindSpore's anf_ir GraphProto) and the dataset
-graph; a run that asks for them logs that once."""
+With collect_graph (GRAPH mode), the training step's graph, compiled once more for the first
+batch, as a GraphProto (serialize/summary_graph.h). Not collected in mycel (the option is
+checked and accepted): the dataset graph; a run that asks for it logs that once."""
 import os
 import re
 
@@ -198,11 +198,9 @@ class SummaryCollector(Callback):
             self._open_record()
         self._modes.append(mode)  # an eval inside a train run nests
         self._record.set_mode(mode)
-        wanted = [k for k in ('collect_graph', 'collect_dataset_graph')
-                  if self._collect_specified_data.get(k)]
-        if wanted and not self._told_missing:
-            logger.info(f"SummaryCollector: {wanted} are not collected by mycel (no graph "
-                        f"exporter in MindSpore's format).")
+        if self._collect_specified_data.get('collect_dataset_graph') and not self._told_missing:
+            logger.info("SummaryCollector: the dataset graph (collect_dataset_graph) is not "
+                        "collected by mycel.")
             self._told_missing = True
 
     def on_eval_begin(self, run_context):
@@ -217,6 +215,7 @@ class SummaryCollector(Callback):
             return
         if self._first_step:
             self._collect_input_data(cb_params)
+            self._collect_graphs(cb_params)
             self._first_step = False
         step = int(getattr(cb_params, 'cur_step_num', 0))
         if self._is_collect_landscape and self._landscape['unit'] == 'step':
@@ -307,6 +306,33 @@ class SummaryCollector(Callback):
             self._collect_specified_data['collect_input_data'] = False
             return
         self._record.add_value(PluginEnum.IMAGE.value, 'input_data/auto', element)
+
+    def _collect_graphs(self, cb_params):
+        """The training step's graph ("train_network/auto"), compiled once more for the first
+        batch, in GRAPH mode only (as MindSpore: PYNATIVE has no graph to show)."""
+        from mycel import context
+        from mycel import _mycel as _C
+        from mycel.train import summary_pb2
+        if not self._collect_specified_data.get('collect_graph') or \
+                getattr(cb_params, 'mode', 'train') != ModeEnum.TRAIN.value:
+            return
+        if context.get_context('mode') != context.GRAPH_MODE:
+            logger.info("SummaryCollector: the graph is collected in GRAPH mode only.")
+            return
+        network = getattr(cb_params, 'train_network', None)
+        inputs = getattr(cb_params, 'train_dataset_element', None)
+        if network is None or not isinstance(inputs, (list, tuple)):
+            return
+        try:
+            data = _C._summary_graph(type(network).construct.__get__(network), list(inputs),
+                                     type(network).__name__)
+        except (TypeError, ValueError, RuntimeError) as e:
+            logger.warning(f"SummaryCollector: the graph of {type(network).__name__} could not "
+                           f"be compiled for the summary: {e}")
+            return
+        graph = summary_pb2.GraphProto()
+        graph.ParseFromString(data)
+        self._record.add_value(PluginEnum.GRAPH.value, 'train_network/auto', graph)
 
     def _collect_metric(self, cb_params):
         if not self._collect_specified_data.get('collect_metric'):
