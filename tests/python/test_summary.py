@@ -486,3 +486,35 @@ def test_summary_collector_records_the_training_graph(tmp_path, mode):
     known = {n.name for n in graph.node} | set(params) | {c.key for c in graph.const_vals}
     assert all(i.name in known for n in graph.node for i in n.input)
     assert graph.outputs[0].name in known
+
+
+class _LoopNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scalar = ops.ScalarSummary()
+        self.tensor = ops.TensorSummary()
+
+    def construct(self, x, n):
+        i = 0
+        while i < n:
+            x = x * 2
+            self.scalar("loop", x.sum())
+            i += 1
+        if x.sum() > 10:
+            self.tensor("big", x)
+        else:
+            self.tensor("small", x)
+        return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_ops_in_loops_and_branches(mode):
+    """In a loop the last iteration's value is kept; only the branch taken publishes."""
+    ms.set_context(mode=mode)
+    net = _LoopNet()
+    for n, tag in ((2, "small"), (4, "big")):
+        net(Tensor(np.ones(2, np.float32)), Tensor(n))
+        values = {k: v.asnumpy() for k, v in _get_summary_tensor_data().items()}
+        assert set(values) == {"loop[:Scalar]", f"{tag}[:Tensor]"}
+        assert values["loop[:Scalar]"] == 2.0 * 2 ** n
+        np.testing.assert_array_equal(values[f"{tag}[:Tensor]"], np.full(2, 2.0 ** n))
