@@ -183,7 +183,10 @@ class Model:
         if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch <= 0:
             raise ValueError(f"For 'Model.train', the 'epoch' must be a positive int, but got "
                              f"{epoch!r}.")
-        if not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+        if not isinstance(initial_epoch, int) or isinstance(initial_epoch, bool):
+            raise TypeError(f"For 'Model.train', the 'initial_epoch' must be an int, but got "
+                            f"{type(initial_epoch).__name__}.")
+        if not 0 <= initial_epoch < epoch:
             raise ValueError(f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), "
                              f"but got {initial_epoch!r}.")
         if not isinstance(dataset_sink_mode, bool):
