@@ -268,8 +268,9 @@ def test_summary_collector_in_model_train(tmp_path, mode):
     assert all(np.isfinite(v) for v in losses.values())
     lineage = read_events(os.path.join(str(tmp_path), files[0][:-len("_MS")] + "_lineage"),
                           lineage_pb2.LineageEvent)
-    assert [e.WhichOneof("what") for e in lineage] == ["train_lineage", "user_defined_info"]
-    train = lineage[0].train_lineage
+    assert [e.WhichOneof("what") for e in lineage] == ["dataset_graph", "train_lineage",
+                                                       "user_defined_info"]
+    train = lineage[1].train_lineage
     assert train.hyper_parameters.optimizer == "SGD"
     assert train.hyper_parameters.learning_rate == pytest.approx(0.05)
     assert train.hyper_parameters.loss_function == "MSELoss"
@@ -277,7 +278,7 @@ def test_summary_collector_in_model_train(tmp_path, mode):
     assert train.train_dataset.train_dataset_size == 16
     assert train.algorithm.network == "Dense"
     assert train.algorithm.loss == pytest.approx(losses[8], rel=1e-6)
-    assert dict(lineage[1].user_defined_info.map_str) == {"run": "t"}
+    assert dict(lineage[2].user_defined_info.map_str) == {"run": "t"}
     # the collector closed its record: another may be opened
     SummaryRecord(str(tmp_path / "next")).close()
 
@@ -426,7 +427,8 @@ def test_summary_collector_through_fit_and_eval(tmp_path):
     lineage = read_events(str(folder / name)[:-len("_MS")] + "_lineage",
                           lineage_pb2.LineageEvent)
     assert sorted(e.WhichOneof("what") for e in lineage) == [
-        "evaluation_lineage", "evaluation_lineage", "train_lineage", "user_defined_info"]
+        "dataset_graph", "evaluation_lineage", "evaluation_lineage", "train_lineage",
+        "user_defined_info"]
     (custom,) = [e for e in lineage if e.HasField("user_defined_info")]
     assert dict(custom.user_defined_info.map_int32) == {"k": 1}
     SummaryRecord(str(tmp_path / "after")).close()  # closed at the end of fit
@@ -518,3 +520,31 @@ def test_summary_ops_in_loops_and_branches(mode):
         assert set(values) == {"loop[:Scalar]", f"{tag}[:Tensor]"}
         assert values["loop[:Scalar]"] == 2.0 * 2 ** n
         np.testing.assert_array_equal(values[f"{tag}[:Tensor]"], np.full(2, 2.0 ** n))
+
+
+def test_summary_collector_records_the_dataset_graph(tmp_path):
+    """The training pipeline (source -> map -> batch) as a DatasetGraph lineage record: the
+    batch node with its batch size, its child the map with its operation, the source."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    import mycel.dataset as ds
+    import mycel.dataset.transforms as T
+    x, y = _regression_data()
+    data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False)
+    data = data.map(operations=[T.TypeCast(ms.float32)], input_columns=["y"]).batch(4)
+    net = nn.Dense(3, 1)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    collector = ms.SummaryCollector(str(tmp_path), keep_default_action=False,
+                                    collect_specified_data={"collect_dataset_graph": True})
+    model.train(1, data, callbacks=[collector])
+    name = [f for f in os.listdir(str(tmp_path)) if f.endswith("_MS")][0]
+    lineage = read_events(str(tmp_path / name)[:-len("_MS")] + "_lineage",
+                          lineage_pb2.LineageEvent)
+    (graph,) = [e.dataset_graph for e in lineage if e.HasField("dataset_graph")]
+    assert graph.parameter.mapStr["op_type"] == "BatchDataset"
+    assert graph.parameter.mapInt["batch_size"] == 4
+    (mapped,) = graph.children
+    assert mapped.parameter.mapStr["op_type"] == "MapDataset"
+    assert list(mapped.parameter.mapStrList["input_columns"].strValue) == ["y"]
+    assert [o.operationParam.mapStr["op_type"] for o in mapped.operations] == ["TypeCast"]
+    (source,) = mapped.children
+    assert source.parameter.mapStr["op_type"] == "NumpySlicesDataset"

@@ -10,8 +10,8 @@ steps (or epochs) of its intervals are saved into <summary_dir>/ckpt_dir with a
 train_metadata.json, from which SummaryLandscape draws the loss landscapes.
 
 With collect_graph (GRAPH mode), the training step's graph, compiled once more for the first
-batch, as a GraphProto (serialize/summary_graph.h). Not collected in mycel (the option is
-checked and accepted): the dataset graph; a run that asks for it logs that once."""
+batch, as a GraphProto (serialize/summary_graph.h). With collect_dataset_graph, the training
+dataset's pipeline as a DatasetGraph lineage value (_dataset_graph.py)."""
 import os
 import re
 
@@ -81,7 +81,6 @@ class SummaryCollector(Callback):
         self._first_step = True
         self._first_collect = True
         self._owns_record = False
-        self._told_missing = False
         self._saved_custom_data = False
         self._modes = []  # the modes of the runs in progress (train, then a nested eval)
 
@@ -198,10 +197,8 @@ class SummaryCollector(Callback):
             self._open_record()
         self._modes.append(mode)  # an eval inside a train run nests
         self._record.set_mode(mode)
-        if self._collect_specified_data.get('collect_dataset_graph') and not self._told_missing:
-            logger.info("SummaryCollector: the dataset graph (collect_dataset_graph) is not "
-                        "collected by mycel.")
-            self._told_missing = True
+        if mode == ModeEnum.TRAIN.value and len(self._modes) == 1:
+            self._collect_dataset_graph(cb_params)
 
     def on_eval_begin(self, run_context):
         self.begin(run_context)
@@ -306,6 +303,18 @@ class SummaryCollector(Callback):
             self._collect_specified_data['collect_input_data'] = False
             return
         self._record.add_value(PluginEnum.IMAGE.value, 'input_data/auto', element)
+
+    def _collect_dataset_graph(self, cb_params):
+        """The training dataset's pipeline as a DatasetGraph lineage value ("train_dataset"),
+        written with the next record."""
+        from mycel.train.summary._dataset_graph import dataset_graph_message
+        if not self._collect_specified_data.get('collect_dataset_graph'):
+            return
+        dataset = getattr(cb_params, 'train_dataset', None)
+        if dataset is None:
+            return
+        self._record.add_value(PluginEnum.DATASET_GRAPH.value, 'train_dataset',
+                               dataset_graph_message(dataset))
 
     def _collect_graphs(self, cb_params):
         """The training step's graph ("train_network/auto"), compiled once more for the first
