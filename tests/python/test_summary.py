@@ -158,6 +158,10 @@ def test_argument_errors(tmp_path):
             rec.add_value("scalar", "s", 1.0)
         with pytest.raises(ValueError):
             rec.add_value("scalar", "", Tensor(1.0))
+        with pytest.raises(ValueError, match="NCHW"):
+            rec.add_value("image", "i", Tensor(np.ones((2, 4, 5, 5), np.float32)))
+        with pytest.raises(ValueError, match="no elements"):
+            rec.add_value("scalar", "s", Tensor(np.ones((0,), np.float32)))
         with pytest.raises(RuntimeError, match="only one instance"):
             SummaryRecord(str(tmp_path / "other"))
     SummaryRecord(str(tmp_path / "other")).close()  # the first is closed: allowed now
@@ -218,6 +222,7 @@ def test_summary_ops_record_each_step(tmp_path, mode):
     ("ScalarSummary", "t", 123, TypeError),
     ("ScalarSummary", "t", Tensor(np.ones(3, np.float32)), ValueError),
     ("ImageSummary", "t", Tensor(np.ones(2, np.float32)), ValueError),
+    ("ImageSummary", "t", Tensor(np.ones((1, 2, 3, 3), np.float32)), ValueError),
     ("TensorSummary", "t", Tensor(0.0), ValueError),
     ("HistogramSummary", "t", Tensor(0.0), ValueError),
 ])

@@ -62,9 +62,9 @@ def _check(op, kind, name, value):
     if kind == "Scalar" and shape not in ((), (1,)):
         raise ValueError(f"For '{op}', the 'value' should be a scalar (shape () or (1,)), "
                          f"but got shape {shape}.")
-    if kind == "Image" and len(shape) != 4:
-        raise ValueError(f"For '{op}', the 'value' should be a 4-D NCHW tensor, but got "
-                         f"shape {shape}.")
+    if kind == "Image" and (len(shape) != 4 or shape[1] not in (1, 3) or 0 in shape):
+        raise ValueError(f"For '{op}', the 'value' should be a 4-D NCHW tensor with 1 or 3 "
+                         f"channels and no empty dimension, but got shape {shape}.")
     if kind in ("Tensor", "Histogram") and len(shape) == 0:
         raise ValueError(f"For '{op}', the 'value' should have at least one dimension, but "
                          f"got a scalar.")

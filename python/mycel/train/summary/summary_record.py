@@ -210,6 +210,14 @@ class SummaryRecord:
             if plugin in ('tensor', 'histogram') and array.ndim == 0:
                 raise ValueError(f"For 'SummaryRecord.add_value', a {plugin} summary "
                                  f"({name!r}) needs a tensor of at least one dimension.")
+            if plugin == 'scalar' and array.size == 0:
+                raise ValueError(f"For 'SummaryRecord.add_value', the scalar {name!r} has no "
+                                 f"elements (shape {array.shape}).")
+            if plugin == 'image' and (array.ndim != 4 or array.shape[1] not in (1, 3) or
+                                      0 in array.shape):
+                raise ValueError(f"For 'SummaryRecord.add_value', the image {name!r} must be "
+                                 f"NCHW with 1 or 3 channels and no empty dimension, but has "
+                                 f"shape {array.shape}.")
             self._values.append((plugin, name, array))
         elif plugin == PluginEnum.GRAPH.value:
             from mycel.train import summary_pb2
