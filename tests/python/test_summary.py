@@ -553,3 +553,32 @@ def test_summary_collector_records_the_dataset_graph(tmp_path):
     assert [o.operationParam.mapStr["op_type"] for o in mapped.operations] == ["TypeCast"]
     (source,) = mapped.children
     assert source.parameter.mapStr["op_type"] == "NumpySlicesDataset"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_private_channels_feed_their_own_records(tmp_path, mode):
+    """Operators bound to a channel feed the record made on it, beside another open record;
+    nothing reaches the process's channel."""
+    from mycel.train.summary._channel import SummaryChannel
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self, channel):
+            super().__init__()
+            self.summary = ops.ScalarSummary(channel=channel)
+
+        def construct(self, x):
+            self.summary("v", x.sum())
+            return x
+
+    channels = [SummaryChannel(), SummaryChannel()]
+    nets = [Net(c) for c in channels]
+    records = [SummaryRecord(str(tmp_path / str(i)), channel=c) for i, c in enumerate(channels)]
+    for i, (net, rec) in enumerate(zip(nets, records)):
+        net(Tensor(np.full(2, i + 1.0, np.float32)))
+        rec.record(1)
+        rec.close()
+    assert _get_summary_tensor_data() == {}
+    for i, rec in enumerate(records):
+        (event,) = read_events(rec.log_dir)[1:]
+        assert event.summary.value[0].scalar_value == 2.0 * (i + 1)

@@ -3,7 +3,9 @@ HistogramSummary. ``op(name, value)`` hands value to the summary channel as "nam
 (mycel/train/summary/_channel.py) each time the step runs; SummaryRecord.record() writes what
 the channel holds. In GRAPH mode the call is a host effect of the compiled step (run in
 program order, like print), so both modes record the same values. The checks (name a
-non-empty str, value a Tensor of the kind's rank) are the channel's, the same in both modes."""
+non-empty str, value a Tensor of the kind's rank) are the channel's, the same in both modes.
+``channel`` (a mycel extension) binds an operator to a SummaryChannel other than the process's
+(SummaryRecord(..., channel=c) writes it)."""
 from mycel.ops.operations.composed_ops import _Composed
 
 

@@ -101,10 +101,16 @@ class SummaryRecord:
         raise_exception (bool): raise errors of writing (True) or log them (False).
         export_options (dict or None): {"tensor_format": "npy"} also saves each tensor summary
             as ``<log_dir>/export_<seconds>/tensor/<tag>_<step>.npy``.
+        channel (SummaryChannel, keyword only; a mycel extension): the channel whose summary
+            operators' values record() writes. Default: the process's, which MindSpore's
+            programs share (and so one record at a time may use); operators built with
+            ``ScalarSummary(channel=c)`` and friends feed a record made with ``channel=c``,
+            which may be open beside others.
     """
 
     def __init__(self, log_dir, file_prefix="events", file_suffix="_MS", num_process=32,
-                 max_file_size=None, raise_exception=False, export_options=None):
+                 max_file_size=None, raise_exception=False, export_options=None, *,
+                 channel=None):
         global _open_record
         _check_type('log_dir', log_dir, (str,))
         if not log_dir.strip():
@@ -125,15 +131,17 @@ class SummaryRecord:
         if os.path.exists(log_dir) and not os.path.isdir(log_dir):
             raise NotADirectoryError(f"For 'SummaryRecord', the log_dir {log_dir} is a file, "
                                      f"not a folder.")
+        self._closed = True  # until the file is open
+        shared = channel is None or channel is default_channel()
         with _open_lock:
             other = _open_record() if _open_record is not None else None
-            if other is not None and not other._closed:
+            if shared and other is not None and not other._closed:
                 raise RuntimeError("For 'SummaryRecord', only one instance is supported in a "
                                    "training process: close the open one (its file is "
                                    f"{other.log_dir}) before creating another.")
             os.makedirs(log_dir, exist_ok=True)
-            self._closed = True  # until the file is open
-            _open_record = weakref.ref(self)
+            if shared:
+                _open_record = weakref.ref(self)
         self._raise = raise_exception
         self._max_file_size = max_file_size
         self._mode = ModeEnum.TRAIN.value
@@ -141,7 +149,7 @@ class SummaryRecord:
         self._graphs = []  # GraphProto messages not yet written
         self._lineage = []  # [(plugin, name, value)]
         self._size_warned = False
-        self._channel = default_channel()
+        self._channel = default_channel() if channel is None else channel
         seconds = int(time.time())
         from mycel import context
         device_id = context.get_context('device_id') or 0
