@@ -582,3 +582,37 @@ def test_private_channels_feed_their_own_records(tmp_path, mode):
     for i, rec in enumerate(records):
         (event,) = read_events(rec.log_dir)[1:]
         assert event.summary.value[0].scalar_value == 2.0 * (i + 1)
+
+
+def test_collect_tensor_freq_sets_the_tensor_summaries_apart(tmp_path):
+    """collect_freq=2 for the rest, collect_tensor_freq=3 for TensorSummary values."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    import mycel.dataset as ds
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 1)
+            self.tensor = ops.TensorSummary()
+            self.scalar = ops.ScalarSummary()
+
+        def construct(self, x):
+            out = self.dense(x)
+            self.tensor("out", out)
+            self.scalar("mean", out.mean())
+            return out
+
+    x, y = _regression_data(24)
+    net = Net()
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+    collector = ms.SummaryCollector(str(tmp_path), collect_freq=2, collect_tensor_freq=3,
+                                    keep_default_action=False,
+                                    collect_specified_data={"collect_metric": True})
+    model.train(1, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4),
+                callbacks=[collector])
+    name = [f for f in os.listdir(str(tmp_path)) if f.endswith("_MS")][0]
+    events = read_events(str(tmp_path / name))[1:]
+    tensor_steps = [e.step for e in events for v in e.summary.value if v.tag == "out"]
+    mean_steps = [e.step for e in events for v in e.summary.value if v.tag == "mean"]
+    assert tensor_steps == [1, 3, 6]
+    assert mean_steps == [1, 2, 4, 6]

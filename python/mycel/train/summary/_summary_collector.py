@@ -222,11 +222,21 @@ class SummaryCollector(Callback):
         count = int(getattr(cb_params, 'cur_epoch_num', 0)) \
             if getattr(cb_params, 'dataset_sink_mode', False) else step
         first, self._first_collect = self._first_collect, False
-        if getattr(cb_params, 'mode', 'train') == ModeEnum.TRAIN.value and \
-                (count % self._collect_freq == 0 or first):
+        if getattr(cb_params, 'mode', 'train') != ModeEnum.TRAIN.value:
+            return
+        main = count % self._collect_freq == 0 or first
+        # TensorSummary values: every collect_tensor_freq steps when it is given, else with
+        # the rest (MindSpore also caps them at 20 collections then; mycel does not).
+        tensors = main if self._collect_tensor_freq is None else \
+            (count % self._collect_tensor_freq == 0 or first)
+        if not (main or tensors):
+            return
+        if main:
             self._collect_metric(cb_params)
             self._collect_histogram(cb_params)
-            self._record.record(step)
+        keep = None if main and tensors else \
+            ((lambda p: p != 'tensor') if main else (lambda p: p == 'tensor'))
+        self._record.record(step, plugin_filter=keep)
 
     def epoch_end(self, run_context):
         cb_params = run_context.original_args()
