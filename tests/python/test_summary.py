@@ -164,6 +164,9 @@ def test_argument_errors(tmp_path):
             rec.add_value("scalar", "s", Tensor(np.ones((0,), np.float32)))
         with pytest.raises(RuntimeError, match="only one instance"):
             SummaryRecord(str(tmp_path / "other"))
+        with pytest.raises(TypeError, match="train_network"):
+            rec.record(1, train_network=1)
+    assert rec.record(2) is False  # closed: nothing written
     SummaryRecord(str(tmp_path / "other")).close()  # the first is closed: allowed now
 
 

@@ -266,11 +266,16 @@ class SummaryRecord:
     def record(self, step, train_network=None, plugin_filter=None):
         """Writes the values added since the last record (and the summary operators' latest
         values) as the event of `step`. plugin_filter(plugin) -> bool keeps some plugins
-        only. train_network is accepted for MindSpore's signature (graphs are added with
-        add_value("graph", ...)). Returns True."""
+        only. train_network (a Cell or None) is accepted for MindSpore's signature (mycel adds
+        graphs with add_value("graph", ...), as SummaryCollector does). Returns True, or False
+        (with an error logged) once the record is closed."""
         _check_type('step', step, (int,))
+        from mycel.nn.cell import Cell
+        _check_type('train_network', train_network, (Cell, None))
         if self._closed:
-            raise ValueError("For 'SummaryRecord.record', the record is closed.")
+            logger.error("For 'SummaryRecord.record', the record is closed (close() was "
+                         "called); nothing is written.")
+            return False
         self._add_channel_values()
         values, self._values = self._values, []
         graphs, self._graphs = self._graphs, []
