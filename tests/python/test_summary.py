@@ -619,3 +619,15 @@ def test_collect_tensor_freq_sets_the_tensor_summaries_apart(tmp_path):
     mean_steps = [e.step for e in events for v in e.summary.value if v.tag == "mean"]
     assert tensor_steps == [1, 3, 6]
     assert mean_steps == [1, 2, 4, 6]
+
+
+def test_records_opened_in_the_same_second_keep_their_files(tmp_path):
+    paths = []
+    for i in range(3):
+        with SummaryRecord(str(tmp_path)) as rec:
+            rec.add_value("scalar", "i", Tensor(np.float32(i)))
+            rec.record(i)
+            paths.append(rec.log_dir)
+    assert len(set(paths)) == 3
+    for i, path in enumerate(paths):
+        assert read_events(path)[1].summary.value[0].scalar_value == i

@@ -154,6 +154,11 @@ class SummaryRecord:
         from mycel import context
         device_id = context.get_context('device_id') or 0
         self._log_dir = log_dir
+        # A file of this name from a record opened in the same second is not overwritten:
+        # the next free second names this one.
+        while os.path.exists(os.path.join(log_dir, _adapter.get_event_file_name(
+                file_prefix, file_suffix, seconds, device_id))):
+            seconds += 1
         self._file_path = os.path.join(log_dir, _adapter.get_event_file_name(
             file_prefix, file_suffix, seconds, device_id))
         self._export_dir = os.path.join(log_dir, f"export_{seconds}")
