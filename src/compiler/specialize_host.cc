@@ -76,7 +76,7 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
   }
   // A host effect (an object whose class sets __mycel_host_effect__, as the summary
-  // operators' publisher, python/mycel/train/summary/_channel.py): the executor calls it each
+  // operators' publisher, python/mycel/common/_summary_channel.py): the executor calls it each
   // time the step reaches it, in program order; never folded at compile time, even on
   // constant arguments, and no fallback warning (running in Python is its purpose).
   if (kw.empty() &&

@@ -562,7 +562,7 @@ def test_summary_collector_records_the_dataset_graph(tmp_path):
 def test_private_channels_feed_their_own_records(tmp_path, mode):
     """Operators bound to a channel feed the record made on it, beside another open record;
     nothing reaches the process's channel."""
-    from mycel.train.summary._channel import SummaryChannel
+    from mycel.common._summary_channel import SummaryChannel
     ms.set_context(mode=mode)
 
     class Net(nn.Cell):

@@ -1,6 +1,6 @@
 """The summary operators of MindSpore 2.x: ScalarSummary, TensorSummary, ImageSummary and
 HistogramSummary. ``op(name, value)`` hands value to the summary channel as "name[:Kind]"
-(mycel/train/summary/_channel.py) each time the step runs; SummaryRecord.record() writes what
+(mycel/common/_summary_channel.py) each time the step runs; SummaryRecord.record() writes what
 the channel holds. In GRAPH mode the call is a host effect of the compiled step (run in
 program order, like print), so both modes record the same values. The checks (name a
 non-empty str, value a Tensor of the kind's rank) are the channel's, the same in both modes.
@@ -14,7 +14,7 @@ class _Summary(_Composed):
 
     def __init__(self, channel=None):
         super().__init__()
-        from mycel.train.summary._channel import publisher
+        from mycel.common._summary_channel import publisher
         self._publish = publisher(channel)
 
     def __call__(self, name, value):

@@ -7,9 +7,10 @@ record, then one record per ``record(step)`` holding the values added since the 
 
 Values come from two places: ``add_value(plugin, name, tensor)`` and the summary operators
 (ops.ScalarSummary and friends), which publish to the process's SummaryChannel
-(_channel.py); ``record`` drains the channel (in train mode) and writes both. Writes are
-synchronous; ``flush`` pushes them to the OS. As in MindSpore, one SummaryRecord may be open
-in a process at a time (a second is a RuntimeError until the first is closed).
+(mycel/common/_summary_channel.py); ``record`` drains the channel (in train mode) and writes
+both. Writes are synchronous; ``flush`` pushes them to the OS. As in MindSpore, one
+SummaryRecord may be open in a process at a time (a second is a RuntimeError until the first is
+closed).
 
 Lineage values (train_lineage, eval_lineage, custom_lineage_data, dataset_graph: the messages
 of lineage_pb2, from src/serialize/lineage.proto) go to a second file of the same framing,
@@ -26,7 +27,7 @@ import numpy as np
 
 from mycel import log as logger
 from mycel.train.summary import _summary_adapter as _adapter
-from mycel.train.summary._channel import KINDS, default_channel
+from mycel.common._summary_channel import KINDS, default_channel
 from mycel.train.summary.enums import ModeEnum, PluginEnum
 
 # export_options' keys and the values each accepts.
