@@ -79,8 +79,10 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   // operators' publisher, python/mycel/common/_summary_channel.py): the executor calls it each
   // time the step reaches it, in program order; never folded at compile time, even on
   // constant arguments, and no fallback warning (running in Python is its purpose).
-  if (kw.empty() &&
-      host_.call_builtin(src_, "hasattr", {h, Value::string("__mycel_host_effect__")}).as_bool()) {
+  // (Asked of the object's class, so an instance's own __getattr__ never runs here.)
+  const Value cls = host_.call_builtin(src_, "type", {h});
+  const Value mark = Value::string("__mycel_host_effect__");
+  if (kw.empty() && host_.call_builtin(src_, "hasattr", {cls, mark}).as_bool()) {
     args.insert(args.begin(), fn);
     return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
   }
