@@ -43,6 +43,8 @@ from mycel.train import (save_checkpoint, load_checkpoint,  # noqa: E402,F401
 from mycel.train import export, load, Model  # noqa: E402,F401
 from mycel import train  # noqa: E402,F401
 from mycel.train import data_sink  # noqa: E402,F401
+from mycel.train import (SummaryRecord, SummaryCollector,  # noqa: E402,F401
+                         SummaryLandscape)
 from mycel import amp  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401

@@ -75,6 +75,17 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     } restore{recompute_scope_};
     return call(c, eval_value(callee, sp, c), std::move(args), std::move(kw), sp);
   }
+  // A host effect (an object whose class sets __mycel_host_effect__, as the summary
+  // operators' publisher, python/mycel/common/_summary_channel.py): the executor calls it each
+  // time the step reaches it, in program order; never folded at compile time, even on
+  // constant arguments, and no fallback warning (running in Python is its purpose).
+  // (Asked of the object's class, so an instance's own __getattr__ never runs here.)
+  const Value cls = host_.call_builtin(src_, "type", {h});
+  const Value mark = Value::string("__mycel_host_effect__");
+  if (kw.empty() && host_.call_builtin(src_, "hasattr", {cls, mark}).as_bool()) {
+    args.insert(args.begin(), fn);
+    return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+  }
   if (all_const(args, kw)) {
     std::vector<Value> vals;
     for (Node* a : args) vals.push_back(*a->abstract()->value);

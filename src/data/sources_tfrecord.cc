@@ -10,45 +10,21 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <type_traits>
 
 #include "base/file.h"
+#include "base/record_io.h"
 #include "data/sources.h"
 #include "src/data/tf_example.pb.h"  // generated in the build tree
 
 namespace mycel::data {
 namespace {
 
-// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven.
-const std::array<uint32_t, 256>& crc32c_table() {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  return table;
-}
-
-uint32_t crc32c(const char* p, size_t n) {
-  const auto& t = crc32c_table();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = t[(c ^ static_cast<uint8_t>(p[i])) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
-
-// TFRecord's masking of a stored CRC: rotate right by 15 bits and add a constant.
-uint32_t masked_crc(const char* p, size_t n) {
-  const uint32_t c = crc32c(p, n);
-  return ((c >> 15) | (c << 17)) + 0xA282EAD8u;
-}
+// The masked CRC-32C of TFRecord framing: one implementation, base/record_io.h.
+using ::mycel::masked_crc32c;
 
 uint64_t load_u64(const char* p) {
   uint64_t v = 0;
@@ -125,7 +101,7 @@ std::vector<TfRecordRef> index_records(const std::string& path, const std::strin
              "TFRecord file (or a compressed one, without compression_type)?");
     const char* h = data.data() + pos;
     const uint64_t len = load_u64(h);
-    MC_CHECK(load_u32(h + 8) == masked_crc(h, 8), Runtime, kName, ": ", path, ": record ",
+    MC_CHECK(load_u32(h + 8) == masked_crc32c(h, 8), Runtime, kName, ": ", path, ": record ",
              out.size(), " at byte ", pos,
              " has a corrupt length (CRC mismatch); is this a "
              "TFRecord file (or a compressed one, without compression_type)?");
@@ -229,7 +205,7 @@ class TfRecordSource final : public RandomAccessSource {
       ::close(fd);
       p = local.data();
     }
-    MC_CHECK(load_u32(p + r.length) == masked_crc(p, r.length), Runtime, kName, ": ", file.path,
+    MC_CHECK(load_u32(p + r.length) == masked_crc32c(p, r.length), Runtime, kName, ": ", file.path,
              ": record ", k, " is corrupt (its data CRC does not match).");
     MC_CHECK(ex->ParseFromArray(p, static_cast<int>(r.length)), Runtime, kName, ": ", file.path,
              ": record ", k, " is not a tf.train.Example.");

@@ -50,6 +50,12 @@ void bind_runtime(pyb::module_& m) {
 
 }  // namespace mycel::py
 
+namespace mycel::py {
+// py_summary.cc: the record writer of summary event files (declared here, not in module.h,
+// which every binding file includes).
+void bind_summary(pybind11::module_& m);
+}  // namespace mycel::py
+
 PYBIND11_MODULE(_mycel, m) {
   m.doc() = "mycel's C++ core. Use the mycel package, not this module.";
   mycel::py::set_main_thread();
@@ -143,4 +149,5 @@ PYBIND11_MODULE(_mycel, m) {
   mycel::py::bind_checkpoint(m);
   mycel::py::bind_data(m);
   mycel::py::bind_lite(m);
+  mycel::py::bind_summary(m);
 }

@@ -580,3 +580,13 @@ def test_graph_and_pynative_give_the_same_losses():
     assert losses[ms.PYNATIVE_MODE][-1] < losses[ms.PYNATIVE_MODE][0]
     assert math.isclose(losses[ms.PYNATIVE_MODE][0], math.log(10), rel_tol=0.1)
     np.testing.assert_allclose(losses[ms.GRAPH_MODE], losses[ms.PYNATIVE_MODE], rtol=1e-5)
+
+
+def test_initial_epoch_of_a_wrong_type_is_a_type_error():
+    x, y = blobs()
+    _, model = make_model()
+    for bad in ("1", 1.0, True):
+        with pytest.raises(TypeError, match="Model.train.*'initial_epoch' must be an int"):
+            model.train(2, dataset(x, y), initial_epoch=bad)
+    with pytest.raises(ValueError, match="'initial_epoch' must be in"):
+        model.train(2, dataset(x, y), initial_epoch=-1)

@@ -21,3 +21,6 @@ from mycel.train.metrics_surface import (HausdorffDistance, MeanSurfaceDistance,
 from mycel.train.metric_factory import get_metric_fn, names  # noqa: F401
 from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,  # noqa: F401
                                             DynamicLossScaleManager)
+from mycel.train.summary import SummaryRecord  # noqa: E402,F401
+from mycel.train.summary._summary_collector import SummaryCollector  # noqa: E402,F401
+from mycel.train.summary._landscape import SummaryLandscape  # noqa: E402,F401

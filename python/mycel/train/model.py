@@ -183,7 +183,10 @@ class Model:
         if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch <= 0:
             raise ValueError(f"For 'Model.train', the 'epoch' must be a positive int, but got "
                              f"{epoch!r}.")
-        if not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+        if not isinstance(initial_epoch, int) or isinstance(initial_epoch, bool):
+            raise TypeError(f"For 'Model.train', the 'initial_epoch' must be an int, but got "
+                            f"{type(initial_epoch).__name__}.")
+        if not 0 <= initial_epoch < epoch:
             raise ValueError(f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), "
                              f"but got {initial_epoch!r}.")
         if not isinstance(dataset_sink_mode, bool):
@@ -202,6 +205,7 @@ class Model:
                        net_outputs=None, train_dataset=train_dataset, mode="train",
                        batch_size=get_bs() if get_bs else 1,
                        dataset_sink_mode=sink is not None)
+        p.list_callback = list(cbs._cbs)  # (SummaryCollector checks it holds one of it)
         ctx = RunContext(p)
         self._train_network.set_train(True)
         cbs.on_train_begin(ctx)
@@ -230,6 +234,7 @@ class Model:
                 n += 1
                 p.cur_step_num = step
                 p.cur_step_in_epoch = n
+                p.train_dataset_element = data  # the step's inputs (SummaryCollector)
                 cbs.on_train_step_begin(ctx)
                 p.net_outputs = self._train_network(*data)
                 cbs.on_train_step_end(ctx)

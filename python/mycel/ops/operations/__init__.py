@@ -167,3 +167,6 @@ class TensorAdd(Add):  # noqa: F405 (Add: an op-table primitive defined above)
 
 
 __all__ += ["TensorAdd"]
+from mycel.ops.operations.debug_ops import (ScalarSummary, TensorSummary,  # noqa: E402
+                                            ImageSummary, HistogramSummary)
+__all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"]
