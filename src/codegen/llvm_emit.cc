@@ -597,7 +597,9 @@ class Emitter {
       case LOp::Sign: {
         std::string c1 = op((f ? "fcmp ogt " : "icmp sgt ") + T + " " + a + ", " + cst(t, 0));
         std::string c2 = op((f ? "fcmp olt " : "icmp slt ") + T + " " + a + ", " + cst(t, 0));
-        std::string s = op("select i1 " + c2 + ", " + T + " " + cst(t, -1) + ", " + T + " " + a);
+        // Neither above nor below 0 (+-0, NaN): 0, as MindSpore's Sign.
+        std::string s =
+            op("select i1 " + c2 + ", " + T + " " + cst(t, -1) + ", " + T + " " + cst(t, 0));
         return op("select i1 " + c1 + ", " + T + " " + cst(t, 1) + ", " + T + " " + s);
       }
       case LOp::Square:

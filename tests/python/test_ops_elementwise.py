@@ -104,9 +104,18 @@ def test_unary_special_values_match_torch(name):
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30, equal_nan=True)
 
 
-def test_sign_keeps_nan():
-    x = np.array([np.nan, -0.0, 0.0, -3.0, 2.0, np.inf], np.float32)
-    np.testing.assert_array_equal(P.Sign()(ms.Tensor(x)).asnumpy(), np.sign(x))
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_sign_of_nan_and_zeros_is_zero(mode):
+    # MindSpore's Sign: 1 above 0, -1 below, else 0 (NaN and -0 give +0; numpy keeps them).
+    ms.set_context(mode=mode)
+    try:
+        x = np.array([np.nan, -0.0, 0.0, -3.0, 2.0, np.inf, -np.inf], np.float32)
+        got = ms.ops.sign(ms.Tensor(x)).asnumpy()
+        want = np.where(x > 0, 1.0, np.where(x < 0, -1.0, 0.0)).astype(np.float32)
+        np.testing.assert_array_equal(got, want)
+        assert not np.signbit(got[1])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def test_silu_limits():

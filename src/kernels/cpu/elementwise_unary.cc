@@ -49,7 +49,7 @@ struct SignOp : OpBase {
     if constexpr (std::is_unsigned_v<C>)
       return x > 0 ? C(1) : C(0);
     else
-      return x > 0 ? C(1) : (x < 0 ? C(-1) : x);  // keeps 0 and nan
+      return x > 0 ? C(1) : (x < 0 ? C(-1) : C(0));  // 0 for +-0 and NaN, as MindSpore
   }
 };
 

@@ -58,7 +58,7 @@ double ref_float_unary(OpId id, double x, bool gelu_tanh) {
     case OpId::Abs:
       return std::fabs(x);
     case OpId::Sign:
-      return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+      return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;  // NaN and -0 give +0 (MindSpore's Sign)
     case OpId::Square:
       return x * x;
     case OpId::ReLU:
