@@ -232,6 +232,11 @@ class Parser {
   // custom_vjp(_graph_hook_forward, partial(_graph_hook_bprop, fn), x) (tensor_hooks.py), so
   // the gradient reaching x passes through fn. False: the statement is no such call.
   bool parse_register_hook(Block* b, py::handle e, ir::SourceSpan sp);
+  // `name.append(v)` (extend, insert, pop, reverse, clear) as a statement on a name local to
+  // this function: name = graph_list.append(name, v) (mycel/common/graph_list.py), so the
+  // name holds the new list after it, as Python's in-place method leaves it. False: the
+  // statement is no such call.
+  bool parse_list_method(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);

@@ -2,7 +2,9 @@
 // control flow (if / while / for / break / continue / return / raise / assert) and nested
 // defs. Each statement parser returns the block where parsing continues, or null when no
 // path reaches the next statement (the rest of the list is then unreachable and skipped).
+#include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "frontend/parse_impl.h"
 #include "frontend/py_value.h"
@@ -159,6 +161,32 @@ static Block* loop_rest(Parser& p, const LoopParts& lp,
   return loop.after;
 }
 
+bool Parser::parse_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
+  static const char* const kMethods[] = {"append", "extend", "insert", "pop", "reverse", "clear"};
+  py::object f = e.attr("func");
+  if (ast_kind(f) != Ast::Attribute || ast_kind(f.attr("value")) != Ast::Name) return false;
+  std::string method = f.attr("attr").cast<std::string>();
+  if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods))
+    return false;
+  // Only a name this function binds: a list from an enclosing function or a global is
+  // shared with code the graph cannot rebind.
+  std::string name = f.attr("value").attr("id").cast<std::string>();
+  if (b->scope == nullptr || !b->scope->locals.count(name)) return false;
+  if (!py::list(e.attr("keywords")).empty()) return false;
+  py::list args = e.attr("args");
+  for (py::handle a : args)
+    if (ast_kind(a) == Ast::Starred) return false;
+  Ctx c{b, b->g};
+  py::module_ gl = py::module_::import("mycel.common.graph_list");
+  std::vector<ir::Node*> in{constant(gl.attr(method.c_str()), sp),
+                            load_name(b, name, span(f.attr("value")))};
+  for (py::handle a : args) in.push_back(expr(c, a));
+  ir::Node* r = cnode(b->g, std::move(in), sp);
+  note_bound(b, r);  // runs (and raises) where the statement stands, read or not
+  write(b, name, r);
+  return true;
+}
+
 bool Parser::parse_register_hook(Block* b, py::handle e, ir::SourceSpan sp) {
   py::object f = e.attr("func");
   if (ast_kind(f) != Ast::Attribute || f.attr("attr").cast<std::string>() != "register_hook")
@@ -211,6 +239,7 @@ Block* Parser::stmt(Block* b, py::handle s) {
       Ast ek = ast_kind(e);
       if (ek == Ast::Constant || ek == Ast::Name) return b;  // docstrings, bare names
       if (ek == Ast::Call && parse_register_hook(b, e, sp)) return b;
+      if (ek == Ast::Call && parse_list_method(b, e, sp)) return b;
       ir::Node* n = expr(c, e);
       if (n->is_cnode() && n->graph() == b->g) b->g->effects.push_back(n);
       return b;
