@@ -581,6 +581,14 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
   // positionally, after the positional ones and the *args items (api.py's _positional).
   const bool entry = entry_call_;
   entry_call_ = false;
+  // A **kwargs parameter's dict comes last of all (a dict abstract; other callers of an
+  // entry pass none).
+  Node* entry_kwargs = nullptr;
+  if (entry && s.kwarg >= 0 && !args.empty() && args.back()->abstract() &&
+      args.back()->abstract()->kind == AbsKind::Dict) {
+    entry_kwargs = args.back();
+    args.pop_back();
+  }
   if (entry && s.kwonly_begin >= 0) {
     size_t kw_end = s.kwarg >= 0 ? static_cast<size_t>(s.kwarg) : np;
     size_t nkw = kw_end - static_cast<size_t>(s.kwonly_begin);
@@ -620,7 +628,9 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
       fail(ErrorKind::Type, sp, str(fname, "() got multiple values for argument '", name, "'"));
     bound[i] = v;
   }
-  if (s.kwarg >= 0) {
+  if (entry_kwargs != nullptr) {
+    bound[static_cast<size_t>(s.kwarg)] = entry_kwargs;
+  } else if (s.kwarg >= 0) {
     std::vector<Node*> kv;
     for (size_t i = 0; i < extra_keys.size(); ++i) {
       kv.push_back(constant(extra_keys[i], sp));

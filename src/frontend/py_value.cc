@@ -105,8 +105,11 @@ ir::Value to_value(py::handle obj) {
     auto* s = reinterpret_cast<PySliceObject*>(p);
     return ir::Value::slice(to_value(s->start), to_value(s->stop), to_value(s->step));
   }
-  // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour.
-  if (PyTuple_CheckExact(p) || PyList_CheckExact(p) ||
+  // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour; a
+  // tuple subclass marked __mycel_graph_tuple__ (ParameterTuple) is its items.
+  const bool graph_tuple = !PyTuple_CheckExact(p) && PyTuple_Check(p) &&
+                           py::hasattr(obj, "__mycel_graph_tuple__");
+  if (PyTuple_CheckExact(p) || PyList_CheckExact(p) || graph_tuple ||
       (marked && (PyTuple_Check(p) || PyList_Check(p)))) {
     std::vector<ir::Value> items;
     items.reserve(static_cast<size_t>(PySequence_Fast_GET_SIZE(p)));

@@ -458,3 +458,44 @@ def test_third_order_through_loops_and_recursion(mode, case):
     x = Tensor(x0)
     for d, w in zip((d1, d2, d3), want):
         np.testing.assert_allclose(d(x, *extra).asnumpy(), w, rtol=1e-10)
+
+
+class _ScaleNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([2.0, -1.0], np.float32)), name="w")
+        self.b = ms.Parameter(Tensor(np.array([0.5], np.float32)), name="b")
+
+    def construct(self, x):
+        return (x * self.w + self.b).sum()
+
+
+class _GradByTupleAttr(nn.Cell):
+    """A Cell holding its weights as a ParameterTuple attribute (MindSpore's training-cell
+    pattern), read directly or through a local name."""
+
+    def __init__(self, net, alias):
+        super().__init__()
+        self.net = net
+        self.weights = ms.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.alias = alias
+
+    def construct(self, x):
+        if self.alias:
+            weights = self.weights
+            return self.grad(self.net, weights)(x)
+        return self.grad(self.net, self.weights)(x)
+
+
+@pytest.mark.parametrize("alias", [False, True])
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_grad_by_a_parameter_tuple_attribute(mode, alias):
+    ms.set_context(mode=mode)
+    try:
+        x = np.array([3.0, 4.0], np.float32)
+        gw, gb = _GradByTupleAttr(_ScaleNet(), alias)(Tensor(x))
+        np.testing.assert_allclose(gw.asnumpy(), x)  # d/dw sum(x*w + b) = x
+        np.testing.assert_allclose(gb.asnumpy(), [2.0])  # b broadcast over 2 elements
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

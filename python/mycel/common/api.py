@@ -17,23 +17,33 @@ import inspect
 from mycel import _mycel as _C
 
 
-def _positional(sig, args, kwargs):
+def _positional(sig, args, kwargs, kw_dict=False):
     """args and kwargs bound to the signature as positional arguments (defaults filled).
-    Keyword-only parameters come last, after the positional ones and the *args items; the
-    compiler binds the entry's trailing arguments to them."""
-    if not kwargs and not any(p.kind == p.KEYWORD_ONLY for p in sig.parameters.values()):
+    Keyword-only parameters come last, after the positional ones and the *args items, then,
+    with `kw_dict` (a Python function, whose source the compiler binds), a **kwargs
+    parameter's dict (always, empty when no extra keyword was given); the compiler binds the
+    entry's trailing arguments to them."""
+    if not kwargs and not any(p.kind == p.KEYWORD_ONLY or (kw_dict and p.kind == p.VAR_KEYWORD)
+                              for p in sig.parameters.values()):
         return args
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     out = []
+    extra = None
     for name, p in sig.parameters.items():
         if p.kind == p.VAR_POSITIONAL:
             out.extend(bound.arguments.get(name, ()))
         elif p.kind == p.VAR_KEYWORD:
-            if bound.arguments.get(name):
-                raise TypeError("jit: **kwargs beyond the named parameters are not supported")
+            extra = dict(bound.arguments.get(name, {}))
+            if not kw_dict:
+                if extra:
+                    raise TypeError("jit: **kwargs beyond the named parameters are supported "
+                                    "for Python functions and Cells, not for this callable")
+                extra = None
         else:
             out.append(bound.arguments[name])
+    if extra is not None:
+        out.append(extra)
     return tuple(out)
 
 
@@ -50,6 +60,8 @@ class _JitFunction:
         target = fn if instance is None else fn.__get__(instance)
         self._graph = _C.GraphFunction(target)
         self._sig = inspect.signature(target)
+        # Extra keywords reach a Python function's **kwargs as a dict (see _positional).
+        self._kw_dict = inspect.isfunction(fn)
         # A callable object (grad(f)'s _GradFunction) keeps its state: only a function's
         # __dict__ is copied onto the wrapper.
         functools.update_wrapper(self, fn, updated=functools.WRAPPER_UPDATES
@@ -60,7 +72,7 @@ class _JitFunction:
     _input_signature = None
 
     def __call__(self, *args, **kwargs):
-        return self._graph(*_positional(self._sig, args, kwargs))
+        return self._graph(*_positional(self._sig, args, kwargs, self._kw_dict))
 
     def _set_input_signature(self, inputs, specs=None):
         """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,
@@ -73,7 +85,7 @@ class _JitFunction:
 
     def call_keyed(self, key, args, kwargs):
         """Calls with `key` (a Cell tree's training flags) added to the cache key."""
-        return self._graph.call_keyed(key, *_positional(self._sig, args, kwargs))
+        return self._graph.call_keyed(key, *_positional(self._sig, args, kwargs, self._kw_dict))
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -101,7 +113,9 @@ def jit(function=None, *, capture_mode="ast", jit_level="O1", dynamic=0, fullgra
     supported. ``input_signature`` (a Tensor or a tuple of them, one per positional input,
     placeholders such as ``Tensor(shape=[None, 3], dtype=ms.float32)`` for dynamic
     dimensions) compiles once for every size of those dimensions, as ``Cell.set_inputs``
-    does. The other options are accepted for MindSpore compatibility."""
+    does. Keyword arguments beyond the named parameters reach the function's ``**kwargs`` as
+    a dict (its keys and values' types are part of the call signature). The other options are
+    accepted for MindSpore compatibility."""
     if capture_mode != "ast":
         raise ValueError(f"For 'jit', capture_mode must be 'ast', but got {capture_mode!r}.")
 

@@ -109,6 +109,10 @@ class ParameterTuple(tuple):
     (a constant tuple of weights in GRAPH mode). A TypeError for an item that is not a
     Parameter, a ValueError for a name that appears twice."""
 
+    # Graph code sees a ParameterTuple as the plain tuple of its Parameters
+    # (frontend/py_value.cc).
+    __mycel_graph_tuple__ = True
+
     def __new__(cls, iterable):
         items = tuple(iterable)
         names = set()
