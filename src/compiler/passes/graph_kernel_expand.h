@@ -1,0 +1,41 @@
+// graph_kernel_expand: the first step of the graph_kernel pass (graph_kernel.cc). Training-mode
+// BatchNorm and BatchNormGrad are opaque op kernels, so the ReLU, Add and ReluGrad around them
+// fused into clusters that stopped at them, and the fused ResNet step made as many passes over
+// memory as the unfused one. Where a neighbour would fuse (the cost rule below), this step
+// writes them as prims the clusters can take: their batch statistics as reductions, the rest
+// elementwise (float32, the channel axis 1: NCHW or [N, C]; A = the axes but 1, m = the
+// number of elements each channel reduces, K = x's shape with 1 on A):
+//
+//   (y, bm, bv, sm, si) = BatchNorm{is_training}(x, scale, bias, rm, rv)  ->
+//     x64 = Cast{f64}(x); s1 = ReduceSum{A, keep}(x64); s2 = ReduceSum{A, keep}(Square(x64))
+//     mean = s1 / m; var = Maximum(s2 / m - mean^2, 0); inv = 1 / Sqrt(var + eps)   (f64, K)
+//     a = f32(inv * scale); b = f32(bias - mean * inv * scale)
+//     y = x * a + b                                              (one kernel with ReLU, Add)
+//     Assign(rm, (1 - mom) rm + mom mean); Assign(rv, (1 - mom) rv + mom var m / (m - 1))
+//     bm, sm = f32(mean); bv = f32(var); si = f32(inv)             (reshaped to [C])
+//   (dx, dscale, dbias) = BatchNormGrad{is_training}(dy, x, scale, sm, si)  ->
+//     t = x - sm; sdy = ReduceSum{A, keep}(dy); sdt = ReduceSum{A, keep}(dy * t)   (one pass)
+//     k = scale si; dbias = sdy; dscale = sdt si                            (f64 per channel)
+//     dx = f32(k) dy + f32(-k sdy / m) + f32(-k si^2 sdt / m) (x - sm)    (one kernel)
+//
+// the op kernels' formulas (kernels/cpu/norm.cc) in their order, the sums in double: the
+// forward's one-pass variance sums x^2 in float64, whose cancellation is far below float32's
+// rounding. The running statistics' Assigns are kept alive by a depend on the graph's output.
+//
+// Cost rule: the op kernels make their passes per channel while the channel is in cache; the
+// expansion pays off only when it saves a pass over memory, so a BatchNorm expands when y has
+// a user that fuses (ReLU, the residual Add), a BatchNormGrad when dy is made by a node that
+// fuses (ReluGrad) or dx has a user that does. Only nodes whose results are all taken by
+// getitem, whose running statistics are read by nothing else, with static shapes and m > 1.
+#pragma once
+
+#include "ir/anf.h"
+#include "ir/manager.h"
+
+namespace mycel::compiler {
+
+// Expands g's BatchNorm / BatchNormGrad nodes as above; returns whether it changed g. The
+// caller invalidates the manager afterwards.
+bool expand_for_graph_kernel(ir::Module& m, ir::Manager& mng, ir::FuncGraph* g);
+
+}  // namespace mycel::compiler
