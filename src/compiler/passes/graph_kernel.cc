@@ -114,7 +114,8 @@ class Fuser {
   // fewer, at most 1/16 of the graph's largest value) move:
   //   - those of constants and parameters alone that do not fuse (Reshape(w)): to the front;
   //   - fusible ones of those alone (Cast(Reshape(w))): just before their first user, so
-  //     they join its cluster, whose first node they do not move up;
+  //     they join its cluster, whose first node they do not move up (to the front too when
+  //     a large node reads them);
   //   - the others: just after their last input.
   // Large nodes keep their order. The result is still a topological order.
   static std::vector<CNode*> reschedule(const std::vector<CNode*>& order) {
@@ -154,6 +155,18 @@ class Fuser {
         }
       waiting[c] = wait;
     }
+    // A Lazy node a large node reads goes to the front after all (with its Lazy inputs): just
+    // before that reader it could come after the first node of the reader's chain.
+    std::function<void(Node*)> to_front = [&](Node* n) {
+      auto it = kind.find(n);
+      if (it == kind.end() || it->second != Lazy) return;
+      it->second = Front;
+      auto* c = static_cast<CNode*>(n);
+      for (size_t i = 1; i < c->size(); ++i) to_front(c->input(i));
+    };
+    for (CNode* c : order)
+      if (kind[c] == Large)
+        for (size_t i = 1; i < c->size(); ++i) to_front(c->input(i));
     std::vector<CNode*> out;
     std::unordered_set<const Node*> placed;
     // Places c after its unplaced Lazy inputs (recursively), then the Early users it readies.
