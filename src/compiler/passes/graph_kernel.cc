@@ -9,7 +9,10 @@
 //   graph @GraphKernel_0(%x, %m, %y) { the same prims; return make_tuple(%a, %s) }
 //   (one result: the call is that result, no make_tuple or getitem)
 //
-// Clusters grow greedily in topological order within each graph. A node that
+// First, training BatchNorm and BatchNormGrad whose neighbours fuse are written as reductions
+// and elementwise prims (graph_kernel_expand.h). Then clusters grow greedily within each
+// graph in a topological order that puts small values (per channel, per row) right after
+// their inputs (reschedule() below). A node that
 // codegen::fusible() accepts joins the cluster of one of its inputs when
 //   - the node's shape (a reduction: its input's shape) is the cluster's shape S: every
 //     elementwise member has shape S and only the cluster's inputs broadcast;
