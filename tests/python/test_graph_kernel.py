@@ -936,3 +936,20 @@ def test_batch_norm_without_a_fusing_neighbour_stays_an_op(tmp_path, monkeypatch
     ms.jit(lambda x: ops.log(bn(x)))(ms.Tensor(values((2, 3, 4, 4), np.float32)))
     text = sorted(tmp_path.glob("*graph_kernel.ir"))[-1].read_text()
     assert "BatchNorm{" in text
+
+
+def test_dense_bias_before_a_reshape_joins_the_activation_kernel(tmp_path, monkeypatch, capsys):
+    # nn.Dense on a sequence: [B, T, K] -> [B*T, K] @ W + b -> [B, T, N]. The BiasAdd moves
+    # past the reshape (Add of the same sums) and fuses with the ReLU after it; bit for bit.
+    x = values((4, 6, 8), np.float32, seed=31)
+    w = values((8, 16), np.float32, seed=32)
+    b = values((16,), np.float32, seed=33)
+
+    def f(x, w, b):
+        h = ops.bias_add(ops.matmul(ops.reshape(x, (24, 8)), w), b)
+        return ops.relu(ops.reshape(h, (4, 6, 16))) * 2.0
+
+    monkeypatch.setenv("MYCEL_DUMP_IR", str(tmp_path))
+    fused_vs_unfused(f, [x, w, b], capsys)
+    text = sorted(tmp_path.glob("*graph_kernel.ir"))[-1].read_text()
+    assert "BiasAdd" not in text and "Add(" in text

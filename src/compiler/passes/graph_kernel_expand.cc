@@ -1,5 +1,6 @@
-// graph_kernel_expand: training BatchNorm and BatchNormGrad as reductions and elementwise prims
-// where a neighbour fuses (graph_kernel_expand.h has the rewrite and the cost rule).
+// graph_kernel_expand: training BatchNorm and BatchNormGrad as reductions and elementwise prims,
+// and a dense bias moved past a reshape, where a neighbour fuses (graph_kernel_expand.h has the
+// rewrites and the cost rules).
 #include "compiler/passes/graph_kernel_expand.h"
 
 #include <map>
@@ -226,7 +227,37 @@ class Expander {
 
 }  // namespace
 
+namespace {
+
+// Reshape(BiasAdd(a, b)) -> Add(Reshape(a), b) (graph_kernel_expand.h).
+bool bias_add_through_reshape(Module& m, Manager& mng, FuncGraph* g) {
+  std::vector<std::pair<CNode*, Users>> todo;
+  for (CNode* c : m.toposort(g)) {
+    if (detail::as_prim_call(c, OpId::Reshape) == nullptr) continue;
+    CNode* ba = detail::as_prim_call(c->input(1), OpId::BiasAdd);
+    if (ba == nullptr || !codegen::fusible(ba)) continue;
+    const Abstract *xa = tensor_of(ba), *ra = tensor_of(c);
+    if (xa == nullptr || ra == nullptr || xa->shape.size() != 2 || ra->shape.empty() ||
+        ra->shape.back() != xa->shape[1] || mng.users(ba).size() != 1)
+      continue;
+    const Users& us = mng.users(c);
+    if (any_fusible(us)) todo.emplace_back(c, us);  // (cost rule: a user fuses)
+  }
+  for (auto& [c, us] : todo) {
+    IrBuilder b(m, g, c->span());
+    auto* ba = static_cast<CNode*>(c->input(1));
+    Node* y = b.add(b.reshape(ba->input(1), tensor_of(c)->shape), ba->input(2));
+    for (const auto& [u, i] : us) u->set_input(static_cast<size_t>(i), y);
+    if (g->output() == c) g->set_output(y);
+  }
+  return !todo.empty();
+}
+
+}  // namespace
+
 bool expand_for_graph_kernel(Module& m, Manager& mng, FuncGraph* g) {
+  bool moved = bias_add_through_reshape(m, mng, g);
+  if (moved) mng.invalidate();
   std::vector<Expansion> todo;
   for (CNode* c : m.toposort(g)) {
     const PrimData* p = c->prim();
@@ -252,7 +283,7 @@ bool expand_for_graph_kernel(Module& m, Manager& mng, FuncGraph* g) {
     }
     todo.push_back(std::move(e));
   }
-  if (todo.empty()) return false;
+  if (todo.empty()) return moved;
   Expander x(m, g);
   for (const Expansion& e : todo) e.forward ? x.forward(e) : x.backward(e);
   x.keep_assigns();

@@ -22,7 +22,15 @@
 // forward's one-pass variance sums x^2 in float64, whose cancellation is far below float32's
 // rounding. The running statistics' Assigns are kept alive by a depend on the graph's output.
 //
-// Cost rule: the op kernels make their passes per channel while the channel is in cache; the
+// And a dense layer's bias before a reshape (nn.Dense on a sequence: [B, T, K] -> [B*T, K],
+// MatMul, BiasAdd, back to [B, T, N]) where a user of the reshape fuses (GeLU, ReLU):
+//
+//   Reshape{s}(BiasAdd(a[M, N], b[N]))  ->  Add(Reshape{s}(a), b)        (s ends with N)
+//
+// the same sums in the reshape's shape, which join the user's kernel (the Reshape of the
+// MatMul's result is a view); only where the BiasAdd has no other user.
+//
+// Cost rule (BatchNorm): the op kernels make their passes per channel while the channel is in cache; the
 // expansion pays off only when it saves a pass over memory, so a BatchNorm expands when y has
 // a user that fuses (ReLU, the residual Add), a BatchNormGrad when dy is made by a node that
 // fuses (ReluGrad) or dx has a user that does. Only nodes whose results are all taken by
@@ -34,8 +42,8 @@
 
 namespace mycel::compiler {
 
-// Expands g's BatchNorm / BatchNormGrad nodes as above; returns whether it changed g. The
-// caller invalidates the manager afterwards.
+// Rewrites g's BatchNorm / BatchNormGrad nodes and dense biases as above; returns whether it
+// changed g. The caller invalidates the manager afterwards.
 bool expand_for_graph_kernel(ir::Module& m, ir::Manager& mng, ir::FuncGraph* g);
 
 }  // namespace mycel::compiler

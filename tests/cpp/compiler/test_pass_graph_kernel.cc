@@ -556,5 +556,34 @@ TEST(PassGraphKernel, SmallValuesComeBeforeTheLargeChainThatReadsThem) {
   EXPECT_EQ(kernels, 1);
 }
 
+TEST(PassGraphKernel, ADenseBiasMovesPastTheReshapeIntoItsUsersKernel) {
+  // Reshape(BiasAdd(a, b)) -> Add(Reshape(a), b) where the reshape keeps the last axis and a
+  // user fuses: the bias joins the ReLU's kernel (the Reshape of the MatMul is a view).
+  auto [text, kernels] = after_graph_kernel(R"(
+    graph @f(%x: f32[24, 8], %w: f32[8, 16], %b: f32[16]) {
+      %a = MatMul{transpose_a=False, transpose_b=False}(%x, %w) : f32[24, 16]
+      %h = BiasAdd{data_format="NCHW"}(%a, %b) : f32[24, 16]
+      %r = Reshape{shape=(4, 6, 16)}(%h) : f32[4, 6, 16]
+      %y = ReLU(%r) : f32[4, 6, 16]
+      return %y
+    }
+  )");
+  EXPECT_EQ(text, canon(R"(
+    graph @f(%x: f32[24, 8], %w: f32[8, 16], %b: f32[16]) {
+      %a = MatMul{transpose_a=False, transpose_b=False}(%x, %w) : f32[24, 16]
+      %1 = Reshape{shape=(4, 6, 16)}(%a) : f32[4, 6, 16]
+      %2 = @GraphKernel_0(%1, %b) : f32[4, 6, 16]
+      return %2
+    }
+
+    graph @GraphKernel_0(%x0: f32[4, 6, 16], %x1: f32[16]) {
+      %3 = Add(%x0, %x1) : f32[4, 6, 16]
+      %y = ReLU(%3) : f32[4, 6, 16]
+      return %y
+    }
+  )"));
+  EXPECT_EQ(kernels, 1);
+}
+
 }  // namespace
 }  // namespace mycel::passtest
