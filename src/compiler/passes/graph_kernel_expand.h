@@ -18,9 +18,13 @@
 //     k = scale si; dbias = sdy; dscale = sdt si                            (f64 per channel)
 //     dx = f32(k) dy + f32(-k sdy / m) + f32(-k si^2 sdt / m) (x - sm)    (one kernel)
 //
-// the op kernels' formulas (kernels/cpu/norm.cc) in their order, the sums in double: the
-// forward's one-pass variance sums x^2 in float64, whose cancellation is far below float32's
-// rounding. The running statistics' Assigns are kept alive by a depend on the graph's output.
+// the op kernels' formulas (kernels/cpu/norm.cc) in their order, the sums in double (the
+// gradient's rounded once to float32): the forward's one-pass variance sums x^2 in float64,
+// whose cancellation is far below float32's rounding. The running statistics' Assigns are kept
+// alive by a depend on the graph's output. The x-shaped chains read x (dy) through
+// depend(x, the per-channel values they read), and the per-channel chains one sum through a
+// depend on the other: orders the fuser's position rule needs (graph_kernel.cc: a cluster's
+// outside inputs come before its first node), no work at run time.
 //
 // And a dense layer's bias before a reshape (nn.Dense on a sequence: [B, T, K] -> [B*T, K],
 // MatMul, BiasAdd, back to [B, T, N]) where a user of the reshape fuses (GeLU, ReLU):
@@ -30,10 +34,10 @@
 // the same sums in the reshape's shape, which join the user's kernel (the Reshape of the
 // MatMul's result is a view); only where the BiasAdd has no other user.
 //
-// Cost rule (BatchNorm): the op kernels make their passes per channel while the channel is in cache; the
-// expansion pays off only when it saves a pass over memory, so a BatchNorm expands when y has
-// a user that fuses (ReLU, the residual Add), a BatchNormGrad when dy is made by a node that
-// fuses (ReluGrad) or dx has a user that does. Only nodes whose results are all taken by
+// Cost rule (BatchNorm): the op kernels make their passes per channel while the channel is in
+// cache; the expansion pays off only when it saves a pass over memory, so a BatchNorm expands
+// when y has a user that fuses (ReLU, the residual Add), a BatchNormGrad when dy is made by a
+// node that fuses (ReluGrad) or dx has a user that does. Only nodes whose results are all taken by
 // getitem, whose running statistics are read by nothing else, with static shapes and m > 1.
 #pragma once
 
