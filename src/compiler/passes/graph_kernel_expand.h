@@ -21,10 +21,11 @@
 // the op kernels' formulas (kernels/cpu/norm.cc) in their order, the sums in double (the
 // gradient's rounded once to float32): the forward's one-pass variance sums x^2 in float64,
 // whose cancellation is far below float32's rounding. The running statistics' Assigns are kept
-// alive by a depend on the graph's output. The x-shaped chains read x (dy) through
-// depend(x, the per-channel values they read), and the per-channel chains one sum through a
-// depend on the other: orders the fuser's position rule needs (graph_kernel.cc: a cluster's
-// outside inputs come before its first node), no work at run time.
+// alive by a depend on the graph's output. The per-channel chains read one sum through a
+// depend on the other, so that they start after both: an order the fuser's position rule
+// needs (graph_kernel.cc: a cluster's outside inputs come before its first node), no work at
+// run time. (The x-shaped chains need none: the fuser's order puts the per-channel values
+// first, and x, dying at the normalising kernel, can take its result in place.)
 //
 // And a dense layer's bias before a reshape (nn.Dense on a sequence: [B, T, K] -> [B*T, K],
 // MatMul, BiasAdd, back to [B, T, N]) where a user of the reshape fuses (GeLU, ReLU):
