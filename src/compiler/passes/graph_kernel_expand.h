@@ -25,7 +25,8 @@
 // depend on the other, so that they start after both: an order the fuser's position rule
 // needs (graph_kernel.cc: a cluster's outside inputs come before its first node), no work at
 // run time. (The x-shaped chains need none: the fuser's order puts the per-channel values
-// first, and x, dying at the normalising kernel, can take its result in place.)
+// first; and dy, made by the statistics kernel, dies at the dx kernel, which can store dx
+// into it.)
 //
 // And a dense layer's bias before a reshape (nn.Dense on a sequence: [B, T, K] -> [B*T, K],
 // MatMul, BiasAdd, back to [B, T, N]) where a user of the reshape fuses (GeLU, ReLU):
