@@ -811,15 +811,18 @@ class Emitter {
   }
 
   // A float rounded to bfloat16 (nearest even; a NaN quieted), as tensor/half.h's bfloat16(f),
-  // kept in a float register.
+  // kept in a float register: the top 16 bits of b + 0x7fff + lsb, or of b | 0x400000 for a
+  // NaN (an unordered compare, so the NaN test is one mask on AVX-512 and the select a merge
+  // into the sum before the one shared mask: this runs after every bfloat16 op of a chain,
+  // and its integer steps outnumbered the arithmetic in GeLU's gradient).
   std::string round_bf16(const std::string& x) {
     std::string b = op("bitcast float " + x + " to i32");
     std::string lsb = op("and i32 " + op("lshr i32 " + b + ", 16") + ", 1");
-    std::string r =
-        op("and i32 " + op("add i32 " + op("add i32 " + b + ", 32767") + ", " + lsb) + ", -65536");
-    std::string q = op("or i32 " + op("and i32 " + b + ", -65536") + ", 4194304");
-    std::string nan = op("icmp ugt i32 " + op("and i32 " + b + ", 2147483647") + ", 2139095040");
-    return op("bitcast i32 " + op("select i1 " + nan + ", i32 " + q + ", i32 " + r) + " to float");
+    std::string r = op("add i32 " + op("add i32 " + b + ", 32767") + ", " + lsb);
+    std::string q = op("or i32 " + b + ", 4194304");
+    std::string nan = op("fcmp uno float " + x + ", 0.0");
+    std::string t = op("select i1 " + nan + ", i32 " + q + ", i32 " + r);
+    return op("bitcast i32 " + op("and i32 " + t + ", -65536") + " to float");
   }
   // Stores register value x of dtype t at p (bool as a byte, bfloat16 as its top 16 bits: x is
   // a bfloat16 value already).

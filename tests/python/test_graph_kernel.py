@@ -855,3 +855,101 @@ def test_donated_inputs_of_staged_and_reducing_kernels_and_tuple_results(shape, 
     np.testing.assert_allclose(got[0], np.ceil(c) * 3.0 + 1.0, rtol=1e-6)
     np.testing.assert_allclose(got[1], (c.astype(np.float64) ** 2).sum(), rtol=1e-5)
     fused_vs_unfused(f, [a], capsys, rtol=1e-6)
+
+
+class _BNBlock(ms.nn.Cell):
+    """Training BatchNorm, then ReLU (and the residual Add before it): the expansion's cost
+    rule lets BatchNorm and BatchNormGrad become reductions + elementwise prims here."""
+
+    def __init__(self, c, two_d, residual):
+        super().__init__()
+        self.bn = ms.nn.BatchNorm1d(c) if two_d else ms.nn.BatchNorm2d(c)
+        self.residual = residual
+
+    def construct(self, x, s):
+        y = self.bn(x)
+        return ops.relu(y + s) if self.residual else ops.relu(y)
+
+
+def _bn_step(shape, residual, fused, capsys, shift=0.0):
+    """One training step of _BNBlock compiled anew (fusion on or off): the loss, the gradients
+    of x, s, gamma and beta, the running mean and variance after it, and the clusters."""
+    ms.set_context(enable_graph_kernel=fused)
+    rng = np.random.default_rng(5)
+    c = shape[1]
+    net = _BNBlock(c, len(shape) == 2, residual)
+    net.set_train(True)
+    net.bn.gamma.set_data(ms.Tensor(rng.uniform(0.5, 2, c).astype(np.float32)))
+    net.bn.beta.set_data(ms.Tensor(rng.uniform(-1, 1, c).astype(np.float32)))
+    net.bn.moving_mean.set_data(ms.Tensor(rng.uniform(-1, 1, c).astype(np.float32)))
+    net.bn.moving_variance.set_data(ms.Tensor(rng.uniform(0.5, 2, c).astype(np.float32)))
+    x = (rng.standard_normal(shape) * 3 + shift).astype(np.float32)
+    s = rng.standard_normal(shape).astype(np.float32)
+    w = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+
+    def loss(x, s):
+        return (net(x, s) * w).sum()
+
+    step = ms.jit(ms.value_and_grad(loss, grad_position=(0, 1), weights=net.trainable_params()))
+    capsys.readouterr()
+    value, (gin, gw) = step(ms.Tensor(x), ms.Tensor(s))
+    clusters = sum(int(n) for n, _, _ in LOG.findall(capsys.readouterr().err))
+    outs = [value] + list(gin) + list(gw) + [net.bn.moving_mean, net.bn.moving_variance]
+    return [o.asnumpy() for o in outs], clusters
+
+
+@pytest.mark.parametrize("shape,residual", [
+    ((4, 8, 6, 5), True), ((3, 5, 7, 9), False), ((16, 6), False), ((2, 3, 1, 1), True)])
+def test_training_batch_norm_fuses_with_its_neighbours_and_equals_unfused(
+        shape, residual, tmp_path, monkeypatch, capsys):
+    # Forward: statistics kernel, per-channel kernel, normalise + (Add +) ReLU in one; backward:
+    # ReluGrad + both channel sums in one pass, then dx. Sums are reordered (float64
+    # accumulators in both), so to float32 tolerance; the running statistics too.
+    ref, none = _bn_step(shape, residual, False, capsys)
+    monkeypatch.setenv("MYCEL_DUMP_IR", str(tmp_path))
+    got, clusters = _bn_step(shape, residual, True, capsys)
+    text = sorted(tmp_path.glob("*graph_kernel.ir"))[-1].read_text()
+    assert "BatchNorm{" not in text and "BatchNormGrad{" not in text and "Assign" in text
+    assert none == 0 and clusters >= 4, clusters
+    names = ["loss", "dx", "ds", "dgamma", "dbeta", "moving_mean", "moving_variance"]
+    for name, r, g in zip(names, ref, got):
+        scale = np.abs(r).max()
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6 * scale, err_msg=name)
+
+
+def test_batch_norm_variance_keeps_float32_accuracy_far_from_zero_mean(capsys):
+    # The expansion sums x and x^2 in one pass (in float64): a mean 1000 standard deviations
+    # from zero must still give the variance the two-pass op kernel gives.
+    ref, _ = _bn_step((8, 4, 5, 5), False, False, capsys, shift=3000.0)
+    got, _ = _bn_step((8, 4, 5, 5), False, True, capsys, shift=3000.0)
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * np.abs(r).max())
+
+
+def test_batch_norm_without_a_fusing_neighbour_stays_an_op(tmp_path, monkeypatch, capsys):
+    # The cost rule: BatchNorm's op kernel makes its passes per channel in cache; where its
+    # result feeds no fusible node (Log does not fuse) it is not expanded.
+    monkeypatch.setenv("MYCEL_DUMP_IR", str(tmp_path))
+    ms.set_context(enable_graph_kernel=True)
+    bn = ms.nn.BatchNorm2d(3)
+    bn.set_train(True)
+    ms.jit(lambda x: ops.log(bn(x)))(ms.Tensor(values((2, 3, 4, 4), np.float32)))
+    text = sorted(tmp_path.glob("*graph_kernel.ir"))[-1].read_text()
+    assert "BatchNorm{" in text
+
+
+def test_dense_bias_before_a_reshape_joins_the_activation_kernel(tmp_path, monkeypatch, capsys):
+    # nn.Dense on a sequence: [B, T, K] -> [B*T, K] @ W + b -> [B, T, N]. The BiasAdd moves
+    # past the reshape (Add of the same sums) and fuses with the ReLU after it; bit for bit.
+    x = values((4, 6, 8), np.float32, seed=31)
+    w = values((8, 16), np.float32, seed=32)
+    b = values((16,), np.float32, seed=33)
+
+    def f(x, w, b):
+        h = ops.bias_add(ops.matmul(ops.reshape(x, (24, 8)), w), b)
+        return ops.relu(ops.reshape(h, (4, 6, 16))) * 2.0
+
+    monkeypatch.setenv("MYCEL_DUMP_IR", str(tmp_path))
+    fused_vs_unfused(f, [x, w, b], capsys)
+    text = sorted(tmp_path.glob("*graph_kernel.ir"))[-1].read_text()
+    assert "BiasAdd" not in text and "Add(" in text

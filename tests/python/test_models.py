@@ -130,6 +130,21 @@ def test_resnet18_gradients_equal_torch(mode):
     # Every convolution pass in ResNet's geometries (the last stage's 2x2 outputs run on the
     # batched-sgemm kernels, the others on oneDNN's) against torch's autograd on the same
     # weights: the loss's gradient with respect to each parameter, in training mode.
+    _resnet18_gradients_vs_torch()
+
+
+def test_resnet18_fused_gradients_equal_torch():
+    # The same with graph-kernel fusion (GRAPH mode): BatchNorm and its gradient expanded into
+    # generated kernels with their ReLU and residual Add (compiler/passes/graph_kernel_expand.h).
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=True)
+    try:
+        _resnet18_gradients_vs_torch()
+    finally:
+        ms.set_context(mode=old, enable_graph_kernel=False)
+
+
+def _resnet18_gradients_vs_torch():
     ms.set_seed(1)
     rng = np.random.default_rng(2)
     net, tnet = resnet18(10), _TResNet(_TBasic, (2, 2, 2, 2), 10, (64, 128, 256, 512))

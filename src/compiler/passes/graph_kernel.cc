@@ -9,7 +9,10 @@
 //   graph @GraphKernel_0(%x, %m, %y) { the same prims; return make_tuple(%a, %s) }
 //   (one result: the call is that result, no make_tuple or getitem)
 //
-// Clusters grow greedily in topological order within each graph. A node that
+// First, training BatchNorm and BatchNormGrad whose neighbours fuse are written as reductions
+// and elementwise prims (graph_kernel_expand.h). Then clusters grow greedily within each
+// graph in a topological order that puts small values (per channel, per row) right after
+// their inputs (reschedule() below). A node that
 // codegen::fusible() accepts joins the cluster of one of its inputs when
 //   - the node's shape (a reduction: its input's shape) is the cluster's shape S: every
 //     elementwise member has shape S and only the cluster's inputs broadcast;
@@ -35,12 +38,14 @@
 // calls and a make_tuple; each computes what its nodes computed (its reference: the executor
 // runs it op by op when no kernel was built).
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "codegen/loop_ir.h"
 #include "compiler/passes.h"
+#include "compiler/passes/graph_kernel_expand.h"
 #include "compiler/passes/pass_util.h"
 
 namespace mycel::compiler {
@@ -51,6 +56,7 @@ namespace {
 
 constexpr size_t kMaxNodes = 64;
 constexpr size_t kMaxInputs = 24;
+constexpr int64_t kHoistElems = 4096;
 
 struct Cluster {
   std::vector<CNode*> nodes;  // in topological order
@@ -73,7 +79,7 @@ class Fuser {
       : m_(m), mng_(mng), g_(g), counter_(counter) {}
 
   bool run() {
-    std::vector<CNode*> order = m_.toposort(g_);
+    std::vector<CNode*> order = reschedule(m_.toposort(g_));
     std::unordered_set<const Node*> effects(g_->effects.begin(), g_->effects.end());
     for (size_t i = 0; i < order.size(); ++i) pos_[order[i]] = i;
     for (size_t i = 0; i < order.size(); ++i) {
@@ -104,6 +110,86 @@ class Fuser {
   }
 
  private:
+  // `order` rescheduled for the position rule (fits: a cluster's outside inputs come before
+  // its first node), which a plain DFS order can defeat: it may place a per-channel value
+  // (computed from reductions: an expanded BatchNorm's statistics) after the first node of
+  // the large chain that reads it, which then splits. Small nodes (kHoistElems elements or
+  // fewer, at most 1/16 of the graph's largest value) move:
+  //   - those of constants and parameters alone that do not fuse (Reshape(w)): to the front;
+  //   - fusible ones of those alone (Cast(Reshape(w))): just before their first user, so
+  //     they join its cluster, whose first node they do not move up (to the front too when
+  //     a large node reads them);
+  //   - the others: just after their last input.
+  // Large nodes keep their order. The result is still a topological order.
+  static std::vector<CNode*> reschedule(const std::vector<CNode*>& order) {
+    auto numel = [](const Node* n) -> int64_t {
+      const AbsPtr& a = n->abstract();
+      if (!a || !a->is_tensor()) return -1;
+      int64_t k = 1;
+      for (int64_t d : a->shape) k *= d < 0 ? 0 : d;
+      return k;
+    };
+    int64_t largest = 0;
+    for (const CNode* c : order) largest = std::max(largest, numel(c));
+    const int64_t small = std::min<int64_t>(kHoistElems, largest / 16);
+    enum Kind : uint8_t { Large, Front, Lazy, Early };
+    std::unordered_map<const Node*, Kind> kind;
+    for (const CNode* c : order) kind[c] = Large;
+    std::unordered_map<const Node*, size_t> waiting;  // Early nodes: inputs not yet placed
+    std::unordered_map<const Node*, std::vector<CNode*>> users;
+    for (CNode* c : order) {
+      int64_t k = numel(c);
+      if (k < 0 || k > small) continue;
+      bool alone = true;  // reads only Front and Lazy nodes (and nodes outside `order`)
+      for (size_t i = 1; i < c->size(); ++i)
+        if (auto it = kind.find(c->input(i)); it != kind.end())
+          alone = alone && (it->second == Front || it->second == Lazy);
+      if (alone) {
+        kind[c] = codegen::fusible(c) ? Lazy : Front;
+        continue;
+      }
+      kind[c] = Early;
+      size_t wait = 0;
+      for (size_t i = 1; i < c->size(); ++i)
+        if (auto it = kind.find(c->input(i));
+            it != kind.end() && it->second != Front && it->second != Lazy) {
+          users[c->input(i)].push_back(c);
+          ++wait;
+        }
+      waiting[c] = wait;
+    }
+    // A Lazy node a large node reads goes to the front after all (with its Lazy inputs): just
+    // before that reader it could come after the first node of the reader's chain.
+    std::function<void(Node*)> to_front = [&](Node* n) {
+      auto it = kind.find(n);
+      if (it == kind.end() || it->second != Lazy) return;
+      it->second = Front;
+      auto* c = static_cast<CNode*>(n);
+      for (size_t i = 1; i < c->size(); ++i) to_front(c->input(i));
+    };
+    for (CNode* c : order)
+      if (kind[c] == Large)
+        for (size_t i = 1; i < c->size(); ++i) to_front(c->input(i));
+    std::vector<CNode*> out;
+    std::unordered_set<const Node*> placed;
+    // Places c after its unplaced Lazy inputs (recursively), then the Early users it readies.
+    std::function<void(CNode*)> place = [&](CNode* c) {
+      if (placed.count(c)) return;
+      for (size_t i = 1; i < c->size(); ++i)
+        if (auto it = kind.find(c->input(i)); it != kind.end() && it->second == Lazy)
+          place(static_cast<CNode*>(c->input(i)));
+      if (!placed.insert(c).second) return;
+      out.push_back(c);
+      if (auto it = users.find(c); it != users.end())
+        for (CNode* u : it->second)
+          if (--waiting[u] == 0) place(u);
+    };
+    for (CNode* c : order)
+      if (kind[c] == Front) place(c);
+    for (CNode* c : order) place(c);
+    return out;
+  }
+
   // The cluster c may join, or -1.
   int pick(CNode* c) {
     // The clusters c reads, earliest first: c joins all of them, merging them, if it can
@@ -326,6 +412,10 @@ bool graph_kernel(Module& m, FuncGraph* root) {
   for (const auto& g : m.graphs()) counter += codegen::is_graph_kernel(g.get());
   std::vector<FuncGraph*> graphs = mng->graphs();
   bool changed = false;
+  // BatchNorm and its gradient as prims where their neighbours fuse (graph_kernel_expand.h).
+  for (FuncGraph* g : graphs)
+    if (!codegen::is_graph_kernel(g)) changed = expand_for_graph_kernel(m, *mng, g) || changed;
+  if (changed) mng->invalidate();
   for (FuncGraph* g : graphs)
     if (!codegen::is_graph_kernel(g)) changed = Fuser(m, *mng, g, counter).run() || changed;
   if (changed) mng->invalidate();

@@ -314,5 +314,274 @@ TEST(PassGraphKernel, AnOutputStoredInPlaceUsesItsInputsPointer) {
   EXPECT_NE(in_place.find("float* %p1, i64"), std::string::npos) << in_place;
 }
 
+// The IR after graph_kernel, and the number of GraphKernel graphs it made.
+std::pair<std::string, int> after_graph_kernel(const std::string& before) {
+  PassCase c(before);
+  EXPECT_TRUE(c.run(graph_kernel, kLifted));
+  int kernels = 0;
+  for (const auto& g : c.m.graphs()) kernels += codegen::is_graph_kernel(g.get());
+  return {c.text(), kernels};
+}
+
+TEST(PassGraphKernel, TrainingBatchNormBeforeAReluBecomesStatisticsAndOneNormaliseKernel) {
+  // Expanded (graph_kernel_expand.h): a kernel of both channel sums (in float64), per-channel
+  // kernels (mean, variance, 1/sqrt, a and b of y = x * a + b, the running statistics), and
+  // x * a + b with the ReLU in one kernel; the running statistics are Assigns the output
+  // depends on. No BatchNorm is left.
+  auto [text, kernels] = after_graph_kernel(R"(
+    graph @f(%x: f32[4, 3, 4, 4], %s: f32[3], %b: f32[3], %m: f32[3], %v: f32[3]) {
+      %bn = BatchNorm{is_training=True, epsilon=0.001, momentum=0.1, data_format="NCHW"}(%x, %s, %b, %m, %v) : tuple(f32[4, 3, 4, 4], f32[3], f32[3], f32[3], f32[3])
+      %y = getitem(%bn, 0) : f32[4, 3, 4, 4]
+      %r = ReLU(%y) : f32[4, 3, 4, 4]
+      return %r
+    }
+  )");
+  EXPECT_EQ(text, dedent(R"(
+    graph @f(%x: f32[4, 3, 4, 4], %s: f32[3], %b: f32[3], %m: f32[3], %v: f32[3]) {
+      %1 = @GraphKernel_0(%x) : tuple(f64[1, 3, 1, 1], f64[1, 3, 1, 1])
+      %2 = getitem(%1, 0) : f64[1, 3, 1, 1]
+      %3 = getitem(%1, 1) : f64[1, 3, 1, 1]
+      %4 = depend(%2, %3) : f64[1, 3, 1, 1]
+      %5 = Div(%3, tensor<f64[]>(64.0)) : f64[1, 3, 1, 1]
+      %6 = Reshape{shape=(1, 3, 1, 1)}(%s) : f32[1, 3, 1, 1]
+      %7 = Reshape{shape=(1, 3, 1, 1)}(%v) : f32[1, 3, 1, 1]
+      %8 = Reshape{shape=(1, 3, 1, 1)}(%b) : f32[1, 3, 1, 1]
+      %9 = Reshape{shape=(1, 3, 1, 1)}(%m) : f32[1, 3, 1, 1]
+      %10 = @GraphKernel_1(%4, tensor<f64[]>(64.0), %5, tensor<f64[]>(0.0), tensor<f64[]>(0.001), tensor<f64[]>(1.0), %6, tensor<f64[]>(0.1), tensor<f64[]>(1.0158730158730158), %7, tensor<f64[]>(0.9), %8, %9) : tuple(f32[1, 3, 1, 1], f32[1, 3, 1, 1], f32[1, 3, 1, 1], f32[1, 3, 1, 1])
+      %11 = getitem(%10, 0) : f32[1, 3, 1, 1]
+      %12 = getitem(%10, 2) : f32[1, 3, 1, 1]
+      %13 = @GraphKernel_2(%x, %11, %12) : f32[4, 3, 4, 4]
+      %14 = getitem(%10, 3) : f32[1, 3, 1, 1]
+      %15 = Reshape{shape=(3,)}(%14) : f32[3]
+      %16 = Assign(%m, %15) : f32[3]
+      %17 = getitem(%10, 1) : f32[1, 3, 1, 1]
+      %18 = Reshape{shape=(3,)}(%17) : f32[3]
+      %19 = Assign(%v, %18) : f32[3]
+      %20 = depend(%13, %16, %19) : f32[4, 3, 4, 4]
+      return %20
+    }
+
+    graph @GraphKernel_2(%x0: f32[4, 3, 4, 4], %x1: f32[1, 3, 1, 1], %x2: f32[1, 3, 1, 1]) {
+      %21 = Mul(%x0, %x1) : f32[4, 3, 4, 4]
+      %22 = Add(%21, %x2) : f32[4, 3, 4, 4]
+      %r = ReLU(%22) : f32[4, 3, 4, 4]
+      return %r
+    }
+
+    graph @GraphKernel_1(%x0.1: f64[1, 3, 1, 1], %x1.1: f64[], %x2.1: f64[1, 3, 1, 1], %x3: f64[], %x4: f64[], %x5: f64[], %x6: f32[1, 3, 1, 1], %x7: f64[], %x8: f64[], %x9: f32[1, 3, 1, 1], %x10: f64[], %x11: f32[1, 3, 1, 1], %x12: f32[1, 3, 1, 1]) {
+      %23 = Div(%x0.1, %x1.1) : f64[1, 3, 1, 1]
+      %24 = Square(%23) : f64[1, 3, 1, 1]
+      %25 = Sub(%x2.1, %24) : f64[1, 3, 1, 1]
+      %26 = Maximum(%25, %x3) : f64[1, 3, 1, 1]
+      %27 = Add(%26, %x4) : f64[1, 3, 1, 1]
+      %28 = Sqrt(%27) : f64[1, 3, 1, 1]
+      %29 = Div(%x5, %28) : f64[1, 3, 1, 1]
+      %30 = Cast{dtype=f64}(%x6) : f64[1, 3, 1, 1]
+      %31 = Mul(%29, %30) : f64[1, 3, 1, 1]
+      %32 = Cast{dtype=f32}(%31) : f32[1, 3, 1, 1]
+      %33 = Cast{dtype=f64}(%x9) : f64[1, 3, 1, 1]
+      %34 = Mul(%33, %x10) : f64[1, 3, 1, 1]
+      %35 = Mul(%26, %x7) : f64[1, 3, 1, 1]
+      %36 = Mul(%35, %x8) : f64[1, 3, 1, 1]
+      %37 = Add(%34, %36) : f64[1, 3, 1, 1]
+      %38 = Cast{dtype=f32}(%37) : f32[1, 3, 1, 1]
+      %39 = Cast{dtype=f64}(%x11) : f64[1, 3, 1, 1]
+      %40 = Mul(%23, %29) : f64[1, 3, 1, 1]
+      %41 = Mul(%40, %30) : f64[1, 3, 1, 1]
+      %42 = Sub(%39, %41) : f64[1, 3, 1, 1]
+      %43 = Cast{dtype=f32}(%42) : f32[1, 3, 1, 1]
+      %44 = Cast{dtype=f64}(%x12) : f64[1, 3, 1, 1]
+      %45 = Mul(%44, %x10) : f64[1, 3, 1, 1]
+      %46 = Mul(%23, %x7) : f64[1, 3, 1, 1]
+      %47 = Add(%45, %46) : f64[1, 3, 1, 1]
+      %48 = Cast{dtype=f32}(%47) : f32[1, 3, 1, 1]
+      %49 = make_tuple(%32, %38, %43, %48) : tuple(f32[1, 3, 1, 1], f32[1, 3, 1, 1], f32[1, 3, 1, 1], f32[1, 3, 1, 1])
+      return %49
+    }
+
+    graph @GraphKernel_0(%x0.2: f32[4, 3, 4, 4]) {
+      %50 = Cast{dtype=f64}(%x0.2) : f64[4, 3, 4, 4]
+      %51 = ReduceSum{axis=(0, 2, 3), keep_dims=True}(%50) : f64[1, 3, 1, 1]
+      %52 = Square(%50) : f64[4, 3, 4, 4]
+      %53 = ReduceSum{axis=(0, 2, 3), keep_dims=True}(%52) : f64[1, 3, 1, 1]
+      %54 = make_tuple(%51, %53) : tuple(f64[1, 3, 1, 1], f64[1, 3, 1, 1])
+      return %54
+    }
+  )"));
+  EXPECT_EQ(kernels, 3);
+}
+
+TEST(PassGraphKernel, TrainingBatchNormGradAfterAReluGradSumsInOnePass) {
+  auto [text, kernels] = after_graph_kernel(R"(
+    graph @f(%g: f32[4, 3, 4, 4], %o: f32[4, 3, 4, 4], %x: f32[4, 3, 4, 4], %s: f32[3], %m: f32[3], %i: f32[3]) {
+      %dy = ReluGrad(%g, %o) : f32[4, 3, 4, 4]
+      %bg = BatchNormGrad{is_training=True, epsilon=0.001, data_format="NCHW"}(%dy, %x, %s, %m, %i) : tuple(f32[4, 3, 4, 4], f32[3], f32[3])
+      %dx = getitem(%bg, 0) : f32[4, 3, 4, 4]
+      %ds = getitem(%bg, 1) : f32[3]
+      %db = getitem(%bg, 2) : f32[3]
+      %r = make_tuple(%dx, %ds, %db) : tuple(f32[4, 3, 4, 4], f32[3], f32[3])
+      return %r
+    }
+  )");
+  EXPECT_EQ(text, dedent(R"(
+    graph @f(%g: f32[4, 3, 4, 4], %o: f32[4, 3, 4, 4], %x: f32[4, 3, 4, 4], %s: f32[3], %m: f32[3], %i: f32[3]) {
+      %1 = Reshape{shape=(1, 3, 1, 1)}(%i) : f32[1, 3, 1, 1]
+      %2 = Reshape{shape=(1, 3, 1, 1)}(%s) : f32[1, 3, 1, 1]
+      %3 = Cast{dtype=f64}(%2) : f64[1, 3, 1, 1]
+      %4 = @GraphKernel_0(%1, %3) : tuple(f64[1, 3, 1, 1], f32[1, 3, 1, 1], f64[1, 3, 1, 1], f64[1, 3, 1, 1])
+      %5 = getitem(%4, 1) : f32[1, 3, 1, 1]
+      %6 = Reshape{shape=(1, 3, 1, 1)}(%m) : f32[1, 3, 1, 1]
+      %7 = @GraphKernel_1(%g, %o, %5, %x, %6) : tuple(f32[1, 3, 1, 1], f32[4, 3, 4, 4], f32[1, 3, 1, 1])
+      %8 = getitem(%7, 1) : f32[4, 3, 4, 4]
+      %9 = getitem(%7, 0) : f32[1, 3, 1, 1]
+      %10 = getitem(%7, 2) : f32[1, 3, 1, 1]
+      %11 = depend(%9, %10) : f32[1, 3, 1, 1]
+      %12 = getitem(%4, 2) : f64[1, 3, 1, 1]
+      %13 = @GraphKernel_2(%11, %12, tensor<f64[]>(64.0)) : f32[1, 3, 1, 1]
+      %14 = getitem(%4, 3) : f64[1, 3, 1, 1]
+      %15 = depend(%10, %9) : f32[1, 3, 1, 1]
+      %16 = getitem(%4, 0) : f64[1, 3, 1, 1]
+      %17 = @GraphKernel_3(%15, %16) : tuple(f64[1, 3, 1, 1], f32[1, 3, 1, 1])
+      %18 = getitem(%17, 0) : f64[1, 3, 1, 1]
+      %19 = @GraphKernel_4(%14, %18, tensor<f64[]>(64.0)) : f32[1, 3, 1, 1]
+      %20 = @GraphKernel_5(%8, %13, %x, %6, %19) : f32[4, 3, 4, 4]
+      %21 = getitem(%17, 1) : f32[1, 3, 1, 1]
+      %22 = Reshape{shape=(3,)}(%21) : f32[3]
+      %23 = Reshape{shape=(3,)}(%9) : f32[3]
+      %r = make_tuple(%20, %22, %23) : tuple(f32[4, 3, 4, 4], f32[3], f32[3])
+      return %r
+    }
+
+    graph @GraphKernel_5(%x0: f32[4, 3, 4, 4], %x1: f32[1, 3, 1, 1], %x2: f32[4, 3, 4, 4], %x3: f32[1, 3, 1, 1], %x4: f32[1, 3, 1, 1]) {
+      %24 = Add(%x0, %x1) : f32[4, 3, 4, 4]
+      %25 = Sub(%x2, %x3) : f32[4, 3, 4, 4]
+      %26 = Mul(%x4, %25) : f32[4, 3, 4, 4]
+      %27 = Add(%24, %26) : f32[4, 3, 4, 4]
+      return %27
+    }
+
+    graph @GraphKernel_1(%x0.1: f32[4, 3, 4, 4], %x1.1: f32[4, 3, 4, 4], %x2.1: f32[1, 3, 1, 1], %x3.1: f32[4, 3, 4, 4], %x4.1: f32[1, 3, 1, 1]) {
+      %dy = ReluGrad(%x0.1, %x1.1) : f32[4, 3, 4, 4]
+      %28 = ReduceSum{axis=(0, 2, 3), keep_dims=True}(%dy) : f32[1, 3, 1, 1]
+      %29 = Mul(%x2.1, %dy) : f32[4, 3, 4, 4]
+      %30 = Sub(%x3.1, %x4.1) : f32[4, 3, 4, 4]
+      %31 = Mul(%dy, %30) : f32[4, 3, 4, 4]
+      %32 = ReduceSum{axis=(0, 2, 3), keep_dims=True}(%31) : f32[1, 3, 1, 1]
+      %33 = make_tuple(%28, %29, %32) : tuple(f32[1, 3, 1, 1], f32[4, 3, 4, 4], f32[1, 3, 1, 1])
+      return %33
+    }
+
+    graph @GraphKernel_0(%x0.2: f32[1, 3, 1, 1], %x1.2: f64[1, 3, 1, 1]) {
+      %34 = Cast{dtype=f64}(%x0.2) : f64[1, 3, 1, 1]
+      %35 = Mul(%x1.2, %34) : f64[1, 3, 1, 1]
+      %36 = Cast{dtype=f32}(%35) : f32[1, 3, 1, 1]
+      %37 = Neg(%35) : f64[1, 3, 1, 1]
+      %38 = Mul(%37, %34) : f64[1, 3, 1, 1]
+      %39 = Mul(%38, %34) : f64[1, 3, 1, 1]
+      %40 = make_tuple(%34, %36, %37, %39) : tuple(f64[1, 3, 1, 1], f32[1, 3, 1, 1], f64[1, 3, 1, 1], f64[1, 3, 1, 1])
+      return %40
+    }
+
+    graph @GraphKernel_2(%x0.3: f32[1, 3, 1, 1], %x1.3: f64[1, 3, 1, 1], %x2.2: f64[]) {
+      %41 = Cast{dtype=f64}(%x0.3) : f64[1, 3, 1, 1]
+      %42 = Mul(%x1.3, %41) : f64[1, 3, 1, 1]
+      %43 = Div(%42, %x2.2) : f64[1, 3, 1, 1]
+      %44 = Cast{dtype=f32}(%43) : f32[1, 3, 1, 1]
+      return %44
+    }
+
+    graph @GraphKernel_4(%x0.4: f64[1, 3, 1, 1], %x1.4: f64[1, 3, 1, 1], %x2.3: f64[]) {
+      %45 = Mul(%x0.4, %x1.4) : f64[1, 3, 1, 1]
+      %46 = Div(%45, %x2.3) : f64[1, 3, 1, 1]
+      %47 = Cast{dtype=f32}(%46) : f32[1, 3, 1, 1]
+      return %47
+    }
+
+    graph @GraphKernel_3(%x0.5: f32[1, 3, 1, 1], %x1.5: f64[1, 3, 1, 1]) {
+      %48 = Cast{dtype=f64}(%x0.5) : f64[1, 3, 1, 1]
+      %49 = Mul(%48, %x1.5) : f64[1, 3, 1, 1]
+      %50 = Cast{dtype=f32}(%49) : f32[1, 3, 1, 1]
+      %51 = make_tuple(%48, %50) : tuple(f64[1, 3, 1, 1], f32[1, 3, 1, 1])
+      return %51
+    }
+  )"));
+  EXPECT_EQ(kernels, 6);
+}
+
+TEST(PassGraphKernel, ABatchNormWhoseResultFeedsNoFusibleNodeStaysAnOp) {
+  // The cost rule: its op kernel makes the passes per channel in cache (Log does not fuse).
+  expect_unchanged(graph_kernel, R"(
+    graph @f(%x: f32[4, 3, 4, 4], %s: f32[3], %b: f32[3], %m: f32[3], %v: f32[3]) {
+      %bn = BatchNorm{is_training=True, epsilon=0.001, momentum=0.1, data_format="NCHW"}(%x, %s, %b, %m, %v) : tuple(f32[4, 3, 4, 4], f32[3], f32[3], f32[3], f32[3])
+      %y = getitem(%bn, 0) : f32[4, 3, 4, 4]
+      %r = Log(%y) : f32[4, 3, 4, 4]
+      return %r
+    }
+  )");
+}
+
+TEST(PassGraphKernel, SmallValuesComeBeforeTheLargeChainThatReadsThem) {
+  // In DFS order %b (a value per column, from the reduction) comes after %p, the first node
+  // of the chain that reads it, and %y could not join %p's cluster; rescheduled, the small
+  // values come first and %p, %y and the ReLU are one kernel.
+  auto [text, kernels] = after_graph_kernel(R"(
+    graph @f(%x: f32[64, 32], %g: f32[1, 32]) {
+      %s = ReduceSum{axis=(0,), keep_dims=True}(%x) : f32[1, 32]
+      %a = Mul(%s, %g) : f32[1, 32]
+      %p = Mul(%x, %a) : f32[64, 32]
+      %b = Sub(%g, %s) : f32[1, 32]
+      %y = Add(%p, %b) : f32[64, 32]
+      %r = ReLU(%y) : f32[64, 32]
+      return %r
+    }
+  )");
+  EXPECT_EQ(text, canon(R"(
+    graph @f(%x: f32[64, 32], %g: f32[1, 32]) {
+      %s = ReduceSum{axis=(0,), keep_dims=True}(%x) : f32[1, 32]
+      %a = Mul(%s, %g) : f32[1, 32]
+      %b = Sub(%g, %s) : f32[1, 32]
+      %1 = @GraphKernel_0(%x, %a, %b) : f32[64, 32]
+      return %1
+    }
+
+    graph @GraphKernel_0(%x0: f32[64, 32], %x1: f32[1, 32], %x2: f32[1, 32]) {
+      %p = Mul(%x0, %x1) : f32[64, 32]
+      %y = Add(%p, %x2) : f32[64, 32]
+      %r = ReLU(%y) : f32[64, 32]
+      return %r
+    }
+  )"));
+  EXPECT_EQ(kernels, 1);
+}
+
+TEST(PassGraphKernel, ADenseBiasMovesPastTheReshapeIntoItsUsersKernel) {
+  // Reshape(BiasAdd(a, b)) -> Add(Reshape(a), b) where the reshape keeps the last axis and a
+  // user fuses: the bias joins the ReLU's kernel (the Reshape of the MatMul is a view).
+  auto [text, kernels] = after_graph_kernel(R"(
+    graph @f(%x: f32[24, 8], %w: f32[8, 16], %b: f32[16]) {
+      %a = MatMul{transpose_a=False, transpose_b=False}(%x, %w) : f32[24, 16]
+      %h = BiasAdd{data_format="NCHW"}(%a, %b) : f32[24, 16]
+      %r = Reshape{shape=(4, 6, 16)}(%h) : f32[4, 6, 16]
+      %y = ReLU(%r) : f32[4, 6, 16]
+      return %y
+    }
+  )");
+  EXPECT_EQ(text, canon(R"(
+    graph @f(%x: f32[24, 8], %w: f32[8, 16], %b: f32[16]) {
+      %a = MatMul{transpose_a=False, transpose_b=False}(%x, %w) : f32[24, 16]
+      %1 = Reshape{shape=(4, 6, 16)}(%a) : f32[4, 6, 16]
+      %2 = @GraphKernel_0(%1, %b) : f32[4, 6, 16]
+      return %2
+    }
+
+    graph @GraphKernel_0(%x0: f32[4, 6, 16], %x1: f32[16]) {
+      %3 = Add(%x0, %x1) : f32[4, 6, 16]
+      %y = ReLU(%3) : f32[4, 6, 16]
+      return %y
+    }
+  )"));
+  EXPECT_EQ(kernels, 1);
+}
+
 }  // namespace
 }  // namespace mycel::passtest
