@@ -83,6 +83,12 @@ class Host {
 
   // "Tensor", "int", "Dense", ...: for error messages.
   virtual std::string type_name(const Value& obj) = 0;
+
+  // Whether attribute `name` of host object `obj` was made by mutable(...) (a tuple, list
+  // or dict marked so): graph code reads it as a run-time value, not a constant.
+  virtual bool attr_is_mutable(const Value& /*obj*/, const std::string& /*name*/) {
+    return false;
+  }
 };
 
 }  // namespace mycel::ir

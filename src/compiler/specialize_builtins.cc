@@ -186,6 +186,10 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   if (a->value && a->value->is(ValueKind::PyObj)) {
     Value v = host_.getattr(src_, *a->value, name);
     Node* r = eval_value(v, sp, c);
+    // An attribute made by mutable(...): a run-time value, as mutable() in graph code makes
+    // it (gradients are taken of its tensors; its numbers are not folded).
+    if (!v.is(ValueKind::PyObj) && host_.attr_is_mutable(*a->value, name))
+      return emit_builtin(c, Builtin::Depend, {r}, broaden(r->abstract()), sp);
     // A Parameter read from a Cell under to_float(t) computes in t (the weight stays as is).
     if (host_.weight(v).has_value())
       if (std::optional<DType> t = host_.mixed_precision(*a->value, true))

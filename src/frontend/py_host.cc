@@ -235,6 +235,13 @@ class PyHost final : public ir::Host {
     }
   }
 
+  bool attr_is_mutable(const Value& obj, const std::string& name) override {
+    if (!obj.is(ValueKind::PyObj)) return false;
+    py::gil_scoped_acquire gil;
+    py::object a = py::getattr(to_python(obj), name.c_str(), py::none());
+    return !a.is_none() && py::hasattr(a, "__ms_mutable__");
+  }
+
   Value callable(ir::Module& m, const Value& fn) override {
     if (!fn.is(ValueKind::PyObj)) return convert(m, fn);
     py::gil_scoped_acquire gil;

@@ -106,3 +106,42 @@ def test_tensor_const_arg_gives_the_same_results(mode):
 
     got = mm(Tensor(A, ms.float32, const_arg=True), Tensor(B, const_arg=True))
     np.testing.assert_allclose(got.asnumpy(), A @ B, rtol=1e-5)
+
+
+class _MatmulNet(nn.Cell):
+    def construct(self, z):
+        return ops.matmul(z[0], z[1]).sum()
+
+
+class _GradOfMutableAttr(nn.Cell):
+    """A tuple of tensors made mutable and kept as a Cell attribute: graph code takes
+    gradients of it as of mutable(...) made in construct (a constant would get zeros)."""
+
+    def __init__(self, a, b, in_construct):
+        super().__init__()
+        self.grad_op = ops.GradOperation()
+        self.net = _MatmulNet()
+        self.a, self.b = a, b
+        self.z = ms.mutable((Tensor(a), Tensor(b)))
+        self.in_construct = in_construct
+
+    def construct(self):
+        if self.in_construct:
+            return self.grad_op(self.net)(ms.mutable((Tensor(self.a), Tensor(self.b))))
+        return self.grad_op(self.net)(self.z)
+
+
+@pytest.mark.parametrize("in_construct", [False, True])
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_gradient_of_a_mutable_tuple_attribute(mode, in_construct):
+    ms.set_context(mode=mode)
+    try:
+        rng = np.random.default_rng(3)
+        a = rng.standard_normal((2, 3)).astype(np.float32)
+        b = rng.standard_normal((3, 4)).astype(np.float32)
+        ga, gb = _GradOfMutableAttr(a, b, in_construct)()
+        # d/da sum(a @ b) = 1 @ b^T, d/db = a^T @ 1
+        np.testing.assert_allclose(ga.asnumpy(), np.ones((2, 4)) @ b.T, rtol=1e-5)
+        np.testing.assert_allclose(gb.asnumpy(), a.T @ np.ones((2, 4)), rtol=1e-5)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
