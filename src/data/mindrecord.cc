@@ -1,6 +1,7 @@
 #include "data/mindrecord.h"
 
 #include "base/file.h"
+#include "data/mindrecord_crypto.h"
 #include "data/mindrecord_format.h"
 #include "data/mindrecord_index.h"
 #include "tensor/size.h"
@@ -539,6 +540,21 @@ void MindRecordWriter::seal(Shard& sh, size_t k) {
   sh.sums.header_crc = crc_of(head.data(), head.size());
   mr::write_index(sh.db_tmp, base_name(sh.path), index, sh.rows, sh.values, sh.sums);
   sync_file(sh.db_tmp);
+  if (!enc_key_.empty()) {
+    mr::encrypt_file(sh.tmp, enc_key_, enc_mode_);
+    mr::encrypt_file(sh.db_tmp, enc_key_, enc_mode_);
+  }
+}
+
+void MindRecordWriter::set_encryption(std::string key, std::string mode) {
+  MC_CHECK(state_ != State::Committed, Runtime, "FileWriter: set_encryption after commit.");
+  MC_CHECK(paths_.size() == 1, Runtime,
+           "FileWriter: When encode mode is enabled, the automatic sharding function is "
+           "unavailable (shard_num is ",
+           paths_.size(), "; write one file per FileWriter).");
+  mr::check_crypto_key(key, mode, "FileWriter");
+  enc_key_ = std::move(key);
+  enc_mode_ = std::move(mode);
 }
 
 void MindRecordWriter::commit() {
@@ -603,13 +619,22 @@ struct MindRecordReader::File {
   void open(const std::string& p) {
     path = p;
     fd = open_regular_file(p, who);  // a FIFO or a directory is a ValueError, not a hang
+    MC_CHECK(!mr::file_is_encrypted(p), Runtime, who,
+             ": The mindrecord file is encrypted. You need to configure "
+             "'mycel.mindrecord.set_enc_key(...)' and 'mycel.mindrecord.set_enc_mode(...)' for "
+             "decryption (",
+             p, ").");
     struct stat st;
     MC_CHECK(::fstat(fd, &st) == 0, Runtime, who, ": cannot stat ", p, ": ", errno_text(), ".");
     dev = st.st_dev;
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
+    // Every MindRecord file holds at least its header's room (the words are MindSpore's).
+    if (size < mr::kMinHeaderSize)
+      corrupt(str("Invalid file, the size of mindrecord file: ", size,
+                  " is smaller than the lower limit: ", mr::kMinHeaderSize));
     char len8[8];
-    if (size < 8 || pread_full(fd, len8, 8, 0, path, who) != 8)
+    if (pread_full(fd, len8, 8, 0, path, who) != 8)
       corrupt(str("the file has ", size, " bytes, too few for a header"));
     uint64_t json_len = mr::load_u64(len8);
     if (json_len > mr::kMaxHeaderSize - 8 || json_len > size - 8)

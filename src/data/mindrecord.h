@@ -88,6 +88,11 @@ class MindRecordWriter {
   // files are complete and synced, "renamed <shard>" after their renames).
   void set_commit_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
 
+  // Before commit: encrypt the shard and its index with `key` in `mode` (mindrecord_crypto.h;
+  // "AES-GCM", "AES-CBC", "SM4-CBC"), under their temporary names, before the renames, so no
+  // plain copy ever has a final name. One shard only, as MindSpore: a RuntimeError otherwise.
+  void set_encryption(std::string key, std::string mode);
+
  private:
   struct Shard;
   void open_shards();
@@ -110,6 +115,7 @@ class MindRecordWriter {
   std::vector<std::unique_ptr<Shard>> shards_;
   enum class State { New, Writing, Committed, Failed } state_ = State::New;
   std::function<void(const std::string&)> hook_;
+  std::string enc_key_, enc_mode_;  // enc_key_ empty: not encrypted
 };
 
 // The rows of MindRecord files. `load_set`: files holds one file, and every shard of its set

@@ -14,6 +14,7 @@ from mycel.dataset._validate import check_columns, check_int
 from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_text import Shuffle, _init_file_source
 from mycel.mindrecord import _field_value, _files_to_read
+from mycel.mindrecord.config import readable_path
 
 _data = _mycel._data
 
@@ -47,7 +48,8 @@ class MindDataset(SourceDataset):
         files, load_set = _files_to_read(func, "dataset_files", dataset_files)
         self.dataset_files = files
         self.columns_list = check_columns(func, "columns_list", columns_list, none_ok=True)
-        source = _data.MindRecordSource(files, load_set, self.columns_list or [])
+        source = _data.MindRecordSource([readable_path(func, f) for f in files], load_set,
+                                        self.columns_list or [])
         if padded_sample is not None or num_padded is not None:
             source = self._pad(func, source, padded_sample, num_padded, num_shards)
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES, Shuffle.INFILE),

@@ -13,6 +13,8 @@ renames them, so a crash at any point leaves no set of files that reads as valid
 writes also carry CRC-32s and a set id in tables of the index that MindSpore ignores.
 FileReader reads the rows back as dicts without the data pipeline; ``Dataset.save`` writes a
 pipeline's rows through FileWriter.
+Encryption: ``set_enc_key``, ``set_enc_mode``, ``set_dec_mode`` (mycel/mindrecord/config.py):
+with a key set, commit encrypts the file and its index, and readers decrypt what they open.
 Not implemented: FileWriter.open_for_append, MindPage. Methods return None instead of
 MSRStatus.SUCCESS (errors raise).
 """
@@ -23,8 +25,10 @@ import os
 import numpy as np
 
 from mycel import _mycel
+from mycel.mindrecord import config as _config
+from mycel.mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode
 
-__all__ = ["FileWriter", "FileReader"]
+__all__ = ["FileWriter", "FileReader", "set_enc_key", "set_enc_mode", "set_dec_mode"]
 
 _TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 _NUMERIC = _TYPES[:4]
@@ -113,6 +117,7 @@ class FileWriter:
         if not isinstance(overwrite, (bool, np.bool_)):
             raise TypeError(f"FileWriter: overwrite must be a bool, but got "
                             f"{type(overwrite).__name__} {overwrite!r}.")
+        _config.check_writer("FileWriter", int(shard_num))
         self._writer = _mycel._data.MindRecordWriter(os.fspath(file_name), int(shard_num),
                                                      bool(overwrite))
         self._fields = None  # [(name, type, shape or None)] once add_schema ran
@@ -242,10 +247,22 @@ class FileWriter:
         """Writes the shards' headers and their SQLite indexes (``<file>.db``), syncs them to
         disk and renames them to their final names. The writer is done afterwards.
 
+        With a key set (set_enc_key), the shard and its index are encrypted (config.py) before
+        they take their final names.
+
         Raises RuntimeError without a schema, when called twice, or when a file appeared
         meanwhile under a final name and overwrite is False.
         """
+        key, mode = _config._get_enc_key(), _config._get_enc_mode()
+        if key is not None:
+            _config.check_writer("FileWriter", len(self.paths))
+            if not callable(mode):
+                self._writer.set_encryption(key, mode)
         self._writer.commit()
+        if key is not None and callable(mode):
+            for path in self.paths:
+                _config.encrypt_with_udf(path, key, mode)
+                _config.encrypt_with_udf(path + ".db", key, mode)
 
 
 class FileReader:
@@ -279,6 +296,7 @@ class FileReader:
             raise TypeError(f"{func}: columns must be a non-empty list of field names, but got "
                             f"{columns!r}.")
         del operator  # reserved in MindSpore too
+        files = [_config.readable_path(func, f) for f in files]
         self._source = _mycel._data.MindRecordSource(files, load_set, list(columns or []),
                                                      func)
         self._fields = self._source.schema()
