@@ -44,22 +44,41 @@ class SequentialSampler(Sampler):
         return _data.SequentialSampler(self.start_index, self._limit())
 
 
-class RandomSampler(Sampler):
-    """RandomSampler(replacement=False, num_samples=None): a fresh random order every epoch
-    (with replacement: independent uniform draws)."""
+def _shuffle_level(func, shuffle, allowed):
+    """The value of a Shuffle level (a str enum: "global", "files", ...) among `allowed`."""
+    if not isinstance(shuffle, str) or shuffle not in allowed:
+        raise ValueError(f"{func}: shuffle must be one of "
+                         f"{', '.join('Shuffle.' + a.upper() for a in allowed)}, but got "
+                         f"{shuffle!r}.")
+    return str(shuffle.value if hasattr(shuffle, "value") else shuffle)
 
-    def __init__(self, replacement=False, num_samples=None):
+
+class RandomSampler(Sampler):
+    """RandomSampler(replacement=False, num_samples=None, shuffle=Shuffle.GLOBAL): a fresh
+    random order every epoch (with replacement: independent uniform draws).
+
+    shuffle (MindSpore's, for MindDataset): Shuffle.GLOBAL or ADAPTIVE, a random order of all
+    rows; Shuffle.PARTIAL, FILES or INFILE are taken by MindDataset only (its shuffle levels),
+    and are a ValueError under any other dataset."""
+
+    def __init__(self, replacement=False, num_samples=None, shuffle="global"):
         super().__init__(num_samples)
         self.replacement = check_bool("RandomSampler", "replacement", replacement)
+        self.shuffle = _shuffle_level("RandomSampler", shuffle,
+                                      ("global", "adaptive", "partial", "files", "infile"))
 
     def _c_sampler(self):
+        if self.shuffle not in ("global", "adaptive"):
+            raise ValueError(f"RandomSampler: shuffle=Shuffle.{self.shuffle.upper()} is only "
+                             "taken by MindDataset.")
         return _data.RandomSampler(self.replacement, self._limit())
 
 
 class DistributedSampler(Sampler):
     """DistributedSampler(num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
     shard shard_id of num_shards: rows shard_id, shard_id + num_shards, ... of the epoch's
-    (shuffled) order, wrapped around so that every shard gets ceil(n / num_shards) rows."""
+    (shuffled) order, wrapped around so that every shard gets ceil(n / num_shards) rows.
+    shuffle: a bool, or Shuffle.GLOBAL / Shuffle.ADAPTIVE (True)."""
 
     def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
         super().__init__(num_samples)
@@ -69,6 +88,8 @@ class DistributedSampler(Sampler):
         if self.shard_id >= self.num_shards:
             raise ValueError(f"{func}: shard_id must be in [0, {self.num_shards - 1}], but got "
                              f"{shard_id}.")
+        if isinstance(shuffle, str):  # a Shuffle level: GLOBAL or ADAPTIVE shuffle all rows
+            shuffle = _shuffle_level(func, shuffle, ("global", "adaptive")) != ""
         self.shuffle = check_bool(func, "shuffle", shuffle)
         self.offset = check_int(func, "offset", offset, -1)
 

@@ -11,6 +11,7 @@ sampler, num_shards/shard_id and num_samples choose among them as for every sour
 """
 from mycel import _mycel
 from mycel.dataset._validate import check_columns, check_int
+from mycel.dataset.samplers import RandomSampler
 from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_text import Shuffle, _init_file_source
 from mycel.mindrecord import _field_value, _files_to_read
@@ -34,7 +35,9 @@ class MindDataset(SourceDataset):
     shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps the files' order,
     Shuffle.FILES reads the shard files in a new random order every epoch (each file's rows in
     write order; padded rows count as one more file), Shuffle.INFILE keeps the files in order
-    and shuffles the rows within each.
+    and shuffles the rows within each, Shuffle.PARTIAL shuffles each run of 1,000,000 rows
+    (only sets of at most that many rows for now: one global shuffle), Shuffle.ADAPTIVE is
+    GLOBAL up to 100,000,000 rows and PARTIAL beyond.
     padded_sample (a dict holding every column of columns_list, which it requires) and
     num_padded append num_padded copies of that row, so that num_shards divides the row count.
 
@@ -52,7 +55,15 @@ class MindDataset(SourceDataset):
                                         self.columns_list or [])
         if padded_sample is not None or num_padded is not None:
             source = self._pad(func, source, padded_sample, num_padded, num_shards)
-        _init_file_source(self, func, source, shuffle, (Shuffle.FILES, Shuffle.INFILE),
+        if isinstance(sampler, RandomSampler) and sampler.shuffle not in ("global", "adaptive"):
+            # A shuffle level given through the sampler (MindSpore's): as shuffle=level.
+            if sampler.replacement or shuffle is not None:
+                raise ValueError(f"{func}: RandomSampler(shuffle=Shuffle."
+                                 f"{sampler.shuffle.upper()}) takes neither replacement nor "
+                                 f"the dataset's shuffle.")
+            shuffle, num_samples, sampler = Shuffle(sampler.shuffle), sampler.num_samples, None
+        _init_file_source(self, func, source, shuffle,
+                          (Shuffle.FILES, Shuffle.INFILE, Shuffle.PARTIAL, Shuffle.ADAPTIVE),
                           num_samples, num_parallel_workers, sampler, num_shards, shard_id)
 
     def _pad(self, func, source, padded_sample, num_padded, num_shards):
