@@ -600,6 +600,7 @@ struct MindRecordReader::File {
   };
   std::string who;
   std::string path;
+  bool whole_set = false;  // opened to read its whole set (one file name given): for messages
   int fd = -1;
   dev_t dev = 0;
   ino_t ino = 0;
@@ -630,15 +631,17 @@ struct MindRecordReader::File {
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
     // Every MindRecord file holds at least its header's room (the words are MindSpore's).
-    if (size < mr::kMinHeaderSize)
+    if (size < 8)
       corrupt(str("Invalid file, the size of mindrecord file: ", size,
-                  " is smaller than the lower limit: ", mr::kMinHeaderSize));
+                  " is smaller than the lower limit: 8"));
     char len8[8];
     if (pread_full(fd, len8, 8, 0, path, who) != 8)
       corrupt(str("the file has ", size, " bytes, too few for a header"));
     uint64_t json_len = mr::load_u64(len8);
     if (json_len > mr::kMaxHeaderSize - 8 || json_len > size - 8)
-      corrupt(str("the header length ", json_len, " does not fit the file of ", size, " bytes"));
+      corrupt(str("the header length ", json_len, " does not fit the file of ", size,
+                  " bytes: Invalid file, the size of mindrecord file header is larger than the "
+                  "upper limit."));
     std::string head(8 + json_len, '\0');
     if (pread_full(fd, head.data(), head.size(), 0, path, who) != head.size())
       corrupt("the file shrank while being read");
@@ -658,7 +661,12 @@ struct MindRecordReader::File {
     MC_CHECK(base_name(path) == written, Runtime, who, ": ", path,
              " is not a committed MindRecord file: it was written for the name '", written,
              "' (a temporary file of an unfinished commit, or a renamed file; MindRecord "
-             "files must keep their names).");
+             "files must keep their names). ",
+             whole_set ? str(written,
+                             " can not be found. Please check whether the mindrecord file "
+                             "exists and do not rename the mindrecord file.")
+                       : str("The file name and the name in its header can not match. Please "
+                             "do not rename the mindrecord file or meta file."));
     for (const mr::Page& pg : header.pages) {
       uint64_t room = (size - header.header_size) / header.page_size;  // whole pages before size
       if (size < header.header_size || static_cast<uint64_t>(pg.id) > room ||
@@ -673,7 +681,9 @@ struct MindRecordReader::File {
     std::string db = path + ".db";
     std::error_code ec;
     MC_CHECK(fs::exists(db, ec), Runtime, who, ": the index ", db, " of ", path,
-             " is missing (MindRecord files come with their .db index).");
+             " is missing (MindRecord files come with their .db index): ", db,
+             " is not exists. Please check whether the ", db,
+             " exists and do not rename the mindrecord file and meta file.");
     std::vector<mr::IndexRow> rows;
     try {
       mr::read_index(db, who, &rows, &sums);
@@ -759,13 +769,15 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
   auto open_file = [&](const std::string& path) -> File* {
     auto f = std::make_unique<File>();
     f->who = who_;
+    f->whole_set = load_set;
     f->open(path);
     files_.push_back(std::move(f));
     return files_.back().get();
   };
   for (const std::string& path : files) {
     std::error_code ec;
-    MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path, " does not exist.");
+    MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path,
+             " does not exist or permission denied.");
     File* f = open_file(path);
     auto shard = static_cast<size_t>(f->header.shard_id);
     auto known = std::find_if(sets.begin(), sets.end(), [&](const Set& s) {
@@ -802,7 +814,10 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
       MC_CHECK(fs::exists(sib, ec), Runtime, who_, ": shard ", k, " of the set of ", path, " (",
                sib,
                ") is missing: the set is incomplete (an unfinished or crashed "
-               "FileWriter.commit?).");
+               "FileWriter.commit?). ",
+               sib,
+               " can not be found. Please check whether the mindrecord file exists and do not "
+               "rename the mindrecord file.");
       File* s = open_file(sib);
       MC_CHECK(s->header.shard_id == static_cast<int64_t>(k) &&
                    s->header.shard_addresses == names && s->sums.present == f->sums.present &&

@@ -69,19 +69,22 @@ class MindDataset(SourceDataset):
     def _pad(self, func, source, padded_sample, num_padded, num_shards):
         """The source with num_padded copies of padded_sample appended (MindSpore's rules)."""
         if padded_sample is None:
-            raise ValueError(f"{func}: num_padded={num_padded} needs padded_sample as well.")
+            raise ValueError(f"{func}: num_padded is specified but padded_sample is not "
+                             f"(num_padded={num_padded}).")
         if not isinstance(padded_sample, dict):
             raise TypeError(f"{func}: padded_sample must be a dict, but got "
                             f"{type(padded_sample).__name__}.")
         if num_padded is None:
-            raise ValueError(f"{func}: padded_sample needs num_padded as well.")
+            raise ValueError(f"{func}: padded_sample is specified and requires num_padded as "
+                             "well.")
         num_padded = check_int(func, "num_padded", num_padded, 0)
         if self.columns_list is None:
-            raise ValueError(f"{func}: padded_sample needs columns_list as well.")
+            raise ValueError(f"{func}: padded_sample is specified and requires columns_list as "
+                             "well.")
         missing = [c for c in self.columns_list if c not in padded_sample]
         if missing:
-            raise ValueError(f"{func}: padded_sample has no value for columns {missing} of "
-                             f"columns_list.")
+            raise ValueError(f"{func}: padded_sample cannot match columns_list: it has no value "
+                             f"for columns {missing}.")
         if num_shards is None:
             raise ValueError(f"{func}: padded_sample and num_padded need num_shards.")
         values = [_field_value(func, name, ftype, shape, padded_sample[name], "padded_sample")

@@ -203,7 +203,8 @@ class FileWriter:
         self._writer.add_index(index_fields)
 
     def write_raw_data(self, raw_data, parallel_writer=False):
-        """Appends rows: raw_data is a list of dicts holding every schema field.
+        """Appends rows: raw_data is a list of dicts holding every schema field (keys that are
+        not schema fields are not written, as MindSpore).
 
         Values: int for int32/int64 scalars (np.integer too), int or float for float32/float64
         scalars, a numpy array for fields with a shape (integer arrays for int fields, integer
@@ -224,17 +225,12 @@ class FileWriter:
         if self._fields is None:
             raise RuntimeError("FileWriter: write_raw_data needs a schema; call add_schema "
                                "first.")
-        names = {f[0] for f in self._fields}
         rows = []
         for i, row in enumerate(raw_data):
             where = f"row {i}"
             if not isinstance(row, dict):
                 raise TypeError(f"FileWriter: {where} must be a dict, but got "
                                 f"{type(row).__name__}.")
-            for key in row:
-                if key not in names:
-                    raise ValueError(f"FileWriter: {where} has field {key!r}, which is not in "
-                                     f"the schema {sorted(names)}.")
             values = []
             for name, ftype, shape in self._fields:
                 if name not in row:

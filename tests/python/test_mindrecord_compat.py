@@ -1,0 +1,153 @@
+"""MindSpore's MindRecord behaviours beyond the format: rows with keys outside the schema
+(not written), MindDataset's Shuffle.PARTIAL / Shuffle.ADAPTIVE and shuffle levels given
+through RandomSampler / DistributedSampler, and the errors for broken, renamed or incomplete
+sets in MindSpore's words (its tests match them)."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+import mycel.dataset as ds
+from mycel.dataset import sources_text
+from mycel.dataset.sources_text import Shuffle
+from mycel.mindrecord import FileReader, FileWriter
+
+SCHEMA = {"label": {"type": "int32"}, "name": {"type": "string"}}
+
+
+def _write(path, n=12, shard_num=1):
+    w = FileWriter(str(path), shard_num)
+    w.set_header_size(1 << 14)
+    w.set_page_size(1 << 15)
+    w.add_schema(SCHEMA)
+    w.write_raw_data([{"label": i, "name": f"n{i}"} for i in range(n)])
+    w.commit()
+    return w.paths
+
+
+def _labels(dataset):
+    return [int(r["label"]) for r in dataset.create_dict_iterator(num_epochs=1,
+                                                                  output_numpy=True)]
+
+
+def test_keys_outside_the_schema_are_not_written(tmp_path):
+    path = str(tmp_path / "x.mr")
+    w = FileWriter(path)
+    w.add_schema(SCHEMA)
+    w.write_raw_data([{"label": 1, "name": "a", "extra": np.zeros(3), "id": "skip"}])
+    w.commit()
+    rows = list(FileReader(path).get_next())
+    assert rows == [{"label": 1, "name": "a"}]
+
+
+@pytest.mark.parametrize("level", [Shuffle.PARTIAL, Shuffle.ADAPTIVE, Shuffle.GLOBAL])
+def test_partial_and_adaptive_shuffle_all_rows(tmp_path, level):
+    path = _write(tmp_path / "s.mr", 40)[0]
+    ds.config.set_seed(7)
+    orders = [_labels(ds.MindDataset(path, shuffle=level)) for _ in range(2)]
+    for order in orders:
+        assert sorted(order) == list(range(40))
+    assert orders[0] != list(range(40))  # shuffled (40! orders: never the identity by chance)
+
+
+def test_partial_beyond_its_block_is_refused(tmp_path, monkeypatch):
+    path = _write(tmp_path / "p.mr", 12)[0]
+    monkeypatch.setattr(sources_text, "PARTIAL_ROWS", 5)
+    with pytest.raises(ValueError, match="Shuffle.PARTIAL over 12 rows"):
+        ds.MindDataset(path, shuffle=Shuffle.PARTIAL)
+    monkeypatch.setattr(sources_text, "ADAPTIVE_ROWS", 10)
+    with pytest.raises(ValueError, match="Shuffle.PARTIAL over 12 rows"):
+        ds.MindDataset(path, shuffle=Shuffle.ADAPTIVE)
+    monkeypatch.setattr(sources_text, "ADAPTIVE_ROWS", 12)
+    assert sorted(_labels(ds.MindDataset(path, shuffle=Shuffle.ADAPTIVE))) == list(range(12))
+
+
+def test_shuffle_levels_through_samplers(tmp_path):
+    paths = _write(tmp_path / "f.mr", 12, shard_num=3)  # shards of rows 0-3, 4-7, 8-11
+    ds.config.set_seed(3)
+    got = _labels(ds.MindDataset(paths, sampler=ds.RandomSampler(shuffle=Shuffle.FILES)))
+    blocks = [got[i:i + 4] for i in range(0, 12, 4)]
+    assert sorted(map(tuple, blocks)) == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11)]
+    got = _labels(ds.MindDataset(paths, sampler=ds.RandomSampler(shuffle=Shuffle.INFILE)))
+    assert [sorted(got[i:i + 4]) for i in range(0, 12, 4)] == \
+        [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    got = _labels(ds.MindDataset(paths, sampler=ds.RandomSampler(shuffle=Shuffle.ADAPTIVE)))
+    assert sorted(got) == list(range(12))
+    # DistributedSampler: GLOBAL/ADAPTIVE are shuffle=True; every row once over the shards.
+    seen = []
+    for k in range(3):
+        seen += _labels(ds.MindDataset(paths, sampler=ds.DistributedSampler(
+            3, k, shuffle=Shuffle.ADAPTIVE)))
+    assert sorted(seen) == list(range(12))
+    with pytest.raises(ValueError, match="shuffle must be one of Shuffle.GLOBAL, "
+                                         "Shuffle.ADAPTIVE"):
+        ds.DistributedSampler(3, 0, shuffle=Shuffle.FILES)
+    with pytest.raises(ValueError, match="shuffle must be one of"):
+        ds.RandomSampler(shuffle="sideways")
+    _raises("only taken by MindDataset",
+            lambda: ds.NumpySlicesDataset({"label": np.arange(4)},
+                                          sampler=ds.RandomSampler(shuffle=Shuffle.FILES)),
+            ValueError)
+
+
+def _raises(match, make, error=RuntimeError):
+    with pytest.raises(error, match=match):
+        d = make()
+        _labels(d)
+
+
+def test_broken_sets_in_mindspores_words(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _raises("does not exist or permission denied", lambda: ds.MindDataset("none.mr"),
+            ValueError)
+    open("empty.mr", "wb").close()
+    open("empty.mr.db", "wb").close()
+    _raises("Invalid file, the size of mindrecord file: 0", lambda: ds.MindDataset("empty.mr"))
+    _raises("Invalid file, the size of mindrecord file: 0",
+            lambda: FileReader("empty.mr"))
+    with open("junk.mr", "w") as f:
+        f.write("just for test")
+    open("junk.mr.db", "w").close()
+    _raises("Invalid file, the size of mindrecord file header is larger than the upper limit.",
+            lambda: ds.MindDataset("junk.mr"))
+    # The index renamed away.
+    _write("a.mr")
+    os.rename("a.mr.db", "b.mr.db")
+    for files in ("a.mr", ["a.mr"]):
+        _raises("is not exists", lambda: ds.MindDataset(files))
+    _raises(re.escape("a.mr.db exists and do not rename the mindrecord file and meta file."),
+            lambda: ds.MindDataset("a.mr"))
+    # The file and its index renamed together.
+    os.rename("a.mr", "c.mr")
+    os.rename("b.mr.db", "c.mr.db")
+    _raises("can not be found. Please check whether the mindrecord file exists and do not "
+            "rename the mindrecord file.", lambda: ds.MindDataset("c.mr"))
+    _raises("can not match. Please do not rename the mindrecord file or meta file.",
+            lambda: ds.MindDataset(["c.mr"]))
+    # A shard of a set missing.
+    paths = _write(tmp_path / "m.mr", 8, shard_num=4)
+    os.remove(paths[2])
+    _raises("can not be found. Please check whether the mindrecord file exists",
+            lambda: ds.MindDataset(paths[0]))
+
+
+def test_padded_sample_errors_in_mindspores_words(tmp_path):
+    path = _write(tmp_path / "p.mr", 10)[0]
+    pad = {"label": -1, "name": "pad"}
+    _raises("num_padded is specified but padded_sample is not",
+            lambda: ds.MindDataset(path, num_padded=2), ValueError)
+    _raises("padded_sample is specified and requires num_padded as well",
+            lambda: ds.MindDataset(path, ["label"], padded_sample=pad, num_shards=2,
+                                   shard_id=0), ValueError)
+    _raises("padded_sample is specified and requires columns_list as well",
+            lambda: ds.MindDataset(path, padded_sample=pad, num_padded=2, num_shards=2,
+                                   shard_id=0), ValueError)
+    _raises(r"padded_sample cannot match columns_list: .*\['name'\]",
+            lambda: ds.MindDataset(path, ["label", "name"], padded_sample={"label": -1},
+                                   num_padded=2, num_shards=2, shard_id=0), ValueError)
+    got = []
+    for k in range(3):
+        got += _labels(ds.MindDataset(path, ["label", "name"], padded_sample=pad, num_padded=2,
+                                      num_shards=3, shard_id=k, shuffle=False))
+    assert sorted(got) == [-1, -1] + list(range(10))
