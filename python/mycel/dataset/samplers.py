@@ -164,14 +164,26 @@ class FileShuffleSampler(Sampler):
                                         self.shard_id, self._limit())
 
 
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
     """The Sampler a source dataset's arguments describe (MindSpore's rules): an explicit
     sampler (a Sampler or a sequence of indices), else a DistributedSampler for
     num_shards/shard_id (in data parallelism, by default, this rank's shard:
     mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
+    if _is_int(num_samples) and num_samples < 0:  # MindSpore's words (its tests match them)
+        raise ValueError(f"{func}: num_samples must be in [1, inf], but got {num_samples}. "
+                         f"num_samples exceeds the boundary between 0 and "
+                         f"9223372036854775807(INT64_MAX)!")
     num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
+    if num_shards is not None and _is_int(shard_id) and not 0 <= shard_id < num_shards:
+        interval = f"[0, {num_shards - 1}]"
+        raise ValueError(f"{func}: shard_id must be in {interval}, but got {shard_id}. Input "
+                         f"shard_id is not within the required interval of {interval}.")
     shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
     if (num_shards is None) != (shard_id is None):
         raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "
