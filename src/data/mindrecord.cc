@@ -844,6 +844,10 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
   total_ = start;
 }
 
+std::vector<std::string> MindRecordReader::index_fields() const {
+  return files_.empty() ? std::vector<std::string>{} : files_[0]->header.index_fields;
+}
+
 std::vector<int32_t> MindRecordReader::file_of_rows() const {
   std::vector<int32_t> v;
   v.reserve(static_cast<size_t>(total_));

@@ -140,6 +140,8 @@ class MindRecordReader {
   Row read(int64_t i, const std::vector<int>& cols) const;
   // The file of each row, numbered in the order the files were opened.
   std::vector<int32_t> file_of_rows() const;
+  // The index fields of the first file's header (the fields MindPage groups by).
+  std::vector<std::string> index_fields() const;
 
  private:
   struct File;

@@ -198,6 +198,9 @@ void bind_data_mindrecord(pyb::module_& m) {
           },
           "The output columns' fields as [(name, type name, shape or None)].")
       .def(
+          "index_fields", [](const MindRecordSource& s) { return s.reader()->index_fields(); },
+          "The index fields of the first file's header (MindPage's candidate fields).")
+      .def(
           "padded",
           [](const MindRecordSource& s, const pyb::list& values, int64_t num_padded) {
             std::vector<FieldSpec> fields = s.column_fields();

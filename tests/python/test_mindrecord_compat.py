@@ -1,7 +1,9 @@
 """MindSpore's MindRecord behaviours beyond the format: rows with keys outside the schema
 (not written), MindDataset's Shuffle.PARTIAL / Shuffle.ADAPTIVE and shuffle levels given
 through RandomSampler / DistributedSampler, and the errors for broken, renamed or incomplete
-sets in MindSpore's words (its tests match them)."""
+sets in MindSpore's words (its tests match them); MindPage against the rows written, grouped
+with numpy."""
+import json
 import os
 import re
 
@@ -151,3 +153,95 @@ def test_padded_sample_errors_in_mindspores_words(tmp_path):
         got += _labels(ds.MindDataset(path, ["label", "name"], padded_sample=pad, num_padded=2,
                                       num_shards=3, shard_id=k, shuffle=False))
     assert sorted(got) == [-1, -1] + list(range(10))
+
+
+# ---- MindPage -------------------------------------------------------------------------------
+
+def _page_set(path, n=23):
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 4, size=n).astype(np.int32) * 7 - 3
+    scores = rng.integers(0, 3, size=n).astype(np.float32) / 2
+    rows = [{"label": int(labels[i]), "name": f"f{i % 5}", "score": float(scores[i]),
+             "blob": bytes([i]) * (i % 4)} for i in range(n)]
+    w = FileWriter(str(path))
+    w.set_header_size(1 << 14)
+    w.set_page_size(1 << 15)
+    w.add_schema({"label": {"type": "int32"}, "name": {"type": "string"},
+                  "score": {"type": "float32"}, "blob": {"type": "bytes"}})
+    w.add_index(["name", "label", "score"])
+    w.write_raw_data(rows)
+    w.commit()
+    return rows
+
+
+def test_mindpage_groups_and_pages(tmp_path):
+    import json
+    from mycel.mindrecord import MindPage
+    rows = _page_set(tmp_path / "pg.mr")
+    page = MindPage(str(tmp_path / "pg.mr"))
+    assert page.candidate_fields == ["name", "label", "score"]
+    for field in ("label", "name", "score"):
+        page.category_field = field
+        assert page.category_field == field
+        values = [r[field] for r in rows]
+        keys, counts = np.unique(values, return_counts=True)  # ascending: MindSpore's ids
+        info = json.loads(page.read_category_info())
+        assert info["size"] == len(keys)
+        assert [c["id"] for c in info["categories"]] == list(range(len(keys)))
+        assert [c["count"] for c in info["categories"]] == counts.tolist()
+        for cid, key in enumerate(keys):
+            members = [r for r in rows if r[field] == key]
+            name = info["categories"][cid]["name"]
+            assert name == (key if field == "name" else str(float(key)) if field == "score"
+                            else str(int(key)))
+            for num_row in (1, 2, 5):
+                for p in range(len(members) // num_row + 2):
+                    want = members[p * num_row:(p + 1) * num_row]
+                    for got in (page.read_at_page_by_id(cid, p, num_row),
+                                page.read_at_page_by_name(name, p, num_row)):
+                        assert [g["blob"] for g in got] == [w["blob"] for w in want]
+                        assert [g["label"] for g in got] == [w["label"] for w in want]
+                        assert all(isinstance(g["name"], str) for g in got)
+
+
+def test_mindpage_errors(tmp_path):
+    from mycel.mindrecord import (MindPage, MRMDefineCategoryError, MRMGetMetaError,
+                                  ParamValueError, set_enc_key)
+    _page_set(tmp_path / "e.mr")
+    page = MindPage(str(tmp_path / "e.mr"))
+    with pytest.raises(RuntimeError, match="set category_field first"):
+        page.read_category_info()
+    with pytest.raises(MRMDefineCategoryError, match="'blob' is not a candidate"):
+        page.category_field = "blob"
+    page.category_field = "label"
+    n = len(json.loads(page.read_category_info())["categories"])
+    for args in [(0, "0", 1), (0, 0, "b"), (-1, 0, 1), (0, -1, 1), (0, 0, 0)]:
+        with pytest.raises(ParamValueError):
+            page.read_at_page_by_id(*args)
+    with pytest.raises(ParamValueError):
+        page.read_at_page_by_name(1, 0, 1)
+    with pytest.raises(RuntimeError, match=rf"category_id: {n} must be in the range "
+                                           rf"\[0, {n - 1}\]"):
+        page.read_at_page_by_id(n, 0, 1)
+    with pytest.raises(RuntimeError, match="category_name: abc could not found"):
+        page.read_at_page_by_name("abc", 0, 1)
+    for bad in (None, "2"):
+        with pytest.raises((ParamValueError, TypeError), match="Parameter num_consumer is"):
+            MindPage(str(tmp_path / "e.mr"), bad)
+    with pytest.raises(ParamValueError, match="shard_num's value: 1001 should between 1 and"):
+        FileWriter(str(tmp_path / "w.mr"), 1001)
+    with pytest.raises(ParamValueError, match="Parameter shard_num is None"):
+        FileWriter(str(tmp_path / "w.mr"), None)
+    with pytest.raises(MRMGetMetaError, match="Failed to get meta info"):
+        FileWriter(str(tmp_path / "w.mr")).add_index(["label"])
+    set_enc_key("0123456789abcdef")
+    try:
+        with pytest.raises(RuntimeError, match="The mindrecord file is not encrypted"):
+            MindPage(str(tmp_path / "e.mr"))
+        rows = _page_set(tmp_path / "enc.mr")
+        page = MindPage(str(tmp_path / "enc.mr"))
+        page.category_field = "name"
+        assert len(page.read_at_page_by_name("f1", 0, 100)) == \
+            sum(r["name"] == "f1" for r in rows)
+    finally:
+        set_enc_key(None)

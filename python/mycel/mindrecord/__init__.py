@@ -27,8 +27,12 @@ import numpy as np
 from mycel import _mycel
 from mycel.mindrecord import config as _config
 from mycel.mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode
+from mycel.mindrecord.mindpage import (MindPage, MindRecordException, MRMDefineCategoryError,
+                                       MRMGetMetaError, ParamTypeError, ParamValueError)
 
-__all__ = ["FileWriter", "FileReader", "set_enc_key", "set_enc_mode", "set_dec_mode"]
+__all__ = ["FileWriter", "FileReader", "MindPage", "set_enc_key", "set_enc_mode",
+           "set_dec_mode", "MindRecordException", "ParamValueError", "ParamTypeError",
+           "MRMDefineCategoryError", "MRMGetMetaError"]
 
 _TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 _NUMERIC = _TYPES[:4]
@@ -81,11 +85,14 @@ def _files_to_read(func, arg, value):
                     f"got {value!r}.")
 
 
-def _check_int_type(func, arg, value):
-    """TypeError unless value is an int (not a bool)."""
+def _check_int_type(func, arg, value, ms_words=None):
+    """TypeError unless value is an int (not a bool); ParamValueError for None (MindSpore's
+    words in both)."""
+    if value is None:
+        raise ParamValueError(f"{func}: Parameter {arg} is None.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{func}: {arg} must be an int, but got {type(value).__name__} "
-                        f"{value!r}.")
+                        f"{value!r}. {ms_words or f'Parameter {arg} is not int.'}")
 
 
 def _short(value):
@@ -113,10 +120,16 @@ class FileWriter:
         if not isinstance(file_name, (str, os.PathLike)):
             raise TypeError(f"FileWriter: file_name must be a str, but got "
                             f"{type(file_name).__name__} {file_name!r}.")
-        _check_int_type("FileWriter", "shard_num", shard_num)
+        _check_int_type("FileWriter", "shard_num", shard_num,
+                        "Parameter shard_num's type is not int.")
+        if not 1 <= shard_num <= 1000:
+            raise ParamValueError(f"FileWriter: shard_num must be in [1, 1000], but got "
+                                  f"{shard_num}. Parameter shard_num's value: {shard_num} should "
+                                  f"between 1 and 1000.")
         if not isinstance(overwrite, (bool, np.bool_)):
             raise TypeError(f"FileWriter: overwrite must be a bool, but got "
-                            f"{type(overwrite).__name__} {overwrite!r}.")
+                            f"{type(overwrite).__name__} {overwrite!r}. Parameter overwrite's "
+                            f"type is not bool.")
         _config.check_writer("FileWriter", int(shard_num))
         self._writer = _mycel._data.MindRecordWriter(os.fspath(file_name), int(shard_num),
                                                      bool(overwrite))
@@ -196,6 +209,9 @@ class FileWriter:
         Raises TypeError for a non-list, ValueError for a field not in the schema or not
         primitive, RuntimeError without a schema.
         """
+        if self._fields is None:
+            raise MRMGetMetaError("FileWriter: add_index needs a schema; call add_schema first "
+                                  "(Failed to get meta info).")
         if not isinstance(index_fields, list) or not index_fields or \
                 not all(isinstance(f, str) for f in index_fields):
             raise TypeError(f"FileWriter: index_fields must be a non-empty list of str, but "
