@@ -75,8 +75,9 @@ class MindRecordWriter {
   // scalar and string field is indexed (MindSpore's default).
   void add_index(std::vector<std::string> fields);
   // Appends rows (one Array per schema field, in schema order): shard k takes the k-th
-  // contiguous run of them. Every row is checked before any is written.
-  void write(const std::vector<Row>& rows);
+  // contiguous run of them, or all go to `shard` when it is >= 0 (open_for_append copies a
+  // set shard by shard). Every row is checked before any is written.
+  void write(const std::vector<Row>& rows, int64_t shard = -1);
   // Writes the headers and indexes and renames every shard to its final name. The writer is
   // done afterwards.
   void commit();
@@ -142,6 +143,14 @@ class MindRecordReader {
   std::vector<int32_t> file_of_rows() const;
   // The index fields of the first file's header (the fields MindPage groups by).
   std::vector<std::string> index_fields() const;
+  // What FileWriter.open_for_append needs of the first file's set: its sizes, description,
+  // index fields and the paths of its shards (in shard order, beside the first file).
+  struct SetInfo {
+    int64_t header_size = 0, page_size = 0;
+    std::string desc;
+    std::vector<std::string> index_fields, shard_paths;
+  };
+  SetInfo set_info() const;
 
  private:
   struct File;

@@ -113,7 +113,7 @@ void bind_data_mindrecord(pyb::module_& m) {
           pyb::arg("fields"))
       .def(
           "write",
-          [](PyWriter& w, const pyb::list& rows) {
+          [](PyWriter& w, const pyb::list& rows, int64_t shard) {
             auto l = w.lock();
             std::vector<data::Row> converted;
             converted.reserve(rows.size());
@@ -123,9 +123,9 @@ void bind_data_mindrecord(pyb::module_& m) {
               converted.push_back(std::move(r));
             }
             pyb::gil_scoped_release nogil;
-            w.writer.write(converted);
+            w.writer.write(converted, shard);
           },
-          pyb::arg("rows"),
+          pyb::arg("rows"), pyb::arg("shard") = -1,
           "rows: lists of values in schema order (numpy arrays of the field's dtype, str, "
           "bytes).")
       .def("commit",
@@ -200,6 +200,19 @@ void bind_data_mindrecord(pyb::module_& m) {
       .def(
           "index_fields", [](const MindRecordSource& s) { return s.reader()->index_fields(); },
           "The index fields of the first file's header (MindPage's candidate fields).")
+      .def(
+          "set_info",
+          [](const MindRecordSource& s) {
+            auto info = s.reader()->set_info();
+            pyb::dict d;
+            d["header_size"] = info.header_size;
+            d["page_size"] = info.page_size;
+            d["desc"] = info.desc;
+            d["index_fields"] = info.index_fields;
+            d["shard_paths"] = info.shard_paths;
+            return d;
+          },
+          "The first file's set: header_size, page_size, desc, index_fields, shard_paths.")
       .def(
           "padded",
           [](const MindRecordSource& s, const pyb::list& values, int64_t num_padded) {

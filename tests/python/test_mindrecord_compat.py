@@ -2,7 +2,7 @@
 (not written), MindDataset's Shuffle.PARTIAL / Shuffle.ADAPTIVE and shuffle levels given
 through RandomSampler / DistributedSampler, and the errors for broken, renamed or incomplete
 sets in MindSpore's words (its tests match them); MindPage against the rows written, grouped
-with numpy."""
+with numpy; FileWriter.open_for_append against the rows written."""
 import json
 import os
 import re
@@ -245,3 +245,67 @@ def test_mindpage_errors(tmp_path):
             sum(r["name"] == "f1" for r in rows)
     finally:
         set_enc_key(None)
+
+
+# ---- FileWriter.open_for_append ---------------------------------------------------------------
+
+def _info(path):
+    from mycel import _mycel
+    return _mycel._data.MindRecordSource([str(path)], True, [], "test").set_info()
+
+
+@pytest.mark.parametrize("shard_num", [1, 3])
+def test_open_for_append_keeps_shards_and_adds_rows(tmp_path, shard_num):
+    from mycel.mindrecord import MindPage
+    base = str(tmp_path / "ap.mr")
+    w = FileWriter(base, shard_num)
+    w.set_header_size(1 << 15)
+    w.set_page_size(1 << 16)
+    w.add_schema(SCHEMA, "appended set")
+    w.add_index(["label"])
+    w.write_raw_data([{"label": i, "name": f"old{i}"} for i in range(7)])
+    w.commit()
+    paths = w.paths
+
+    def split(rows):  # FileWriter's split of one call over the shards
+        each, extra, out, at = len(rows) // shard_num, len(rows) % shard_num, [], 0
+        for k in range(shard_num):
+            take = each + (k < extra)
+            out.append(rows[at:at + take])
+            at += take
+        return out
+
+    old, new = list(range(7)), list(range(100, 104))
+    a = FileWriter.open_for_append(paths[-1])
+    assert a.paths == paths
+    a.write_raw_data([{"label": i, "name": f"new{i}"} for i in new])
+    assert [r["label"] for r in FileReader(paths[0]).get_next()] == old  # not yet committed
+    a.commit()
+    want = [x for o, n in zip(split(old), split(new)) for x in o + n]
+    got = list(FileReader(paths[0]).get_next())
+    assert [r["label"] for r in got] == want
+    assert [r["name"] for r in got] == [("old" if x < 100 else "new") + str(x) for x in want]
+    info = _info(paths[0])
+    assert (info["header_size"], info["page_size"], info["desc"]) == (1 << 15, 1 << 16,
+                                                                       "appended set")
+    assert MindPage(paths[0]).candidate_fields == ["label"]
+
+
+def test_open_for_append_encrypted(tmp_path):
+    from mycel.mindrecord import set_enc_key
+    path = str(tmp_path / "ea.mr")
+    set_enc_key("0123456789abcdef")
+    try:
+        _write(path, 4)
+        a = FileWriter.open_for_append(path)
+        a.write_raw_data([{"label": 9, "name": "n9"}])
+        a.commit()
+        assert open(path, "rb").read()[-7:] == b"ENCRYPT"
+        assert [r["label"] for r in FileReader(path).get_next()] == [0, 1, 2, 3, 9]
+        set_enc_key(None)
+        with pytest.raises(RuntimeError, match="The mindrecord file is encrypted"):
+            FileWriter.open_for_append(path)
+    finally:
+        set_enc_key(None)
+    with pytest.raises(ValueError, match="does not exist"):
+        FileWriter.open_for_append(str(tmp_path / "none.mr"))

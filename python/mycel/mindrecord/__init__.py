@@ -15,8 +15,9 @@ FileReader reads the rows back as dicts without the data pipeline; ``Dataset.sav
 pipeline's rows through FileWriter.
 Encryption: ``set_enc_key``, ``set_enc_mode``, ``set_dec_mode`` (mycel/mindrecord/config.py):
 with a key set, commit encrypts the file and its index, and readers decrypt what they open.
-Not implemented: FileWriter.open_for_append, MindPage. Methods return None instead of
-MSRStatus.SUCCESS (errors raise).
+MindPage (mindpage.py) reads rows grouped by an index field; FileWriter.open_for_append adds
+rows to a committed set (by rewriting it). Methods return None instead of MSRStatus.SUCCESS
+(errors raise).
 """
 import concurrent.futures
 import numbers
@@ -135,6 +136,59 @@ class FileWriter:
                                                      bool(overwrite))
         self._fields = None  # [(name, type, shape or None)] once add_schema ran
 
+    @classmethod
+    def open_for_append(cls, file_name):
+        """A writer that adds rows to the committed set of ``file_name`` (any of its files).
+
+        The set is rewritten at commit: each shard keeps its rows, in order, and the rows given
+        to write_raw_data follow, split over the shards as usual; the schema, description,
+        index fields and header and page sizes are the set's. Until commit the set stays as
+        it was; commit replaces it whole (temporary files renamed over it), so a crash leaves
+        the old set or the new one. With a key set (set_enc_key) the set is read decrypted
+        and written encrypted. Costs a copy of the set.
+
+        Raises what the readers raise for a missing, broken or encrypted set, RuntimeError
+        when its shards are not named as FileWriter names them."""
+        func = "FileWriter.open_for_append"
+        if not isinstance(file_name, (str, os.PathLike)):
+            raise TypeError(f"{func}: file_name must be a str, but got "
+                            f"{type(file_name).__name__} {file_name!r}.")
+        path = os.fspath(file_name)
+        folder = os.path.dirname(path)
+        first = _mycel._data.MindRecordSource([_config.readable_path(func, path)], True, [],
+                                              func)
+        info = first.set_info()
+        names = [os.path.basename(p) for p in info["shard_paths"]]
+        n = len(names)
+        width = len(str(n - 1))
+        base = names[0] if n == 1 else names[0][:-width]
+        if n > 1 and names != [base + str(k).rjust(width, "0") for k in range(n)]:
+            raise RuntimeError(f"{func}: the shards of {path} ({names}) are not named as "
+                               f"FileWriter names them; cannot append.")
+        writer = cls(os.path.join(folder, base), n, overwrite=True)
+        writer.set_header_size(info["header_size"])
+        writer.set_page_size(info["page_size"])
+        schema = {}
+        for name, ftype, shape in first.schema():
+            schema[name] = {"type": ftype} if shape is None else {"type": ftype,
+                                                                  "shape": list(shape)}
+        writer.add_schema(schema, info["desc"] or None)
+        if info["index_fields"]:
+            writer.add_index(list(info["index_fields"]))
+        del first
+        for k, name in enumerate(names):
+            shard = _mycel._data.MindRecordSource(
+                [_config.readable_path(func, os.path.join(folder, name))], False, [], func)
+            rows = []
+            for i in range(len(shard)):
+                rows.append([v.tobytes() if ftype == "bytes" else
+                             str(v.item()) if ftype == "string" else v
+                             for (_, ftype, _), v in zip(writer._fields, shard.read(i))])
+                if len(rows) == 256 or i == len(shard) - 1:
+                    writer._writer.write(rows, k)
+                    rows = []
+        return writer
+
     @property
     def paths(self):
         """The files this writer makes (final names), in shard order."""
@@ -164,8 +218,20 @@ class FileWriter:
         JPEG, say). desc: an optional str describing the data.
 
         Raises TypeError/ValueError naming the field for a bad schema, RuntimeError when called
-        twice or after writing.
+        twice or after writing; every schema error ends with MindSpore's words "Schema format
+        is error."
         """
+        try:
+            fields = self._schema_fields(schema, desc)
+            schema_id = self._writer.add_schema(fields, desc or "")
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{e} Schema format is error.") from None
+        self._fields = fields
+        return schema_id
+
+    @staticmethod
+    def _schema_fields(schema, desc):
+        """[(name, type, shape or None)] of a schema, checked (add_schema)."""
         if not isinstance(schema, dict):
             raise TypeError(f"FileWriter: schema must be a dict, but got "
                             f"{type(schema).__name__}.")
@@ -198,9 +264,7 @@ class FileWriter:
                     raise ValueError(f"FileWriter: field '{name}' has shape {shape!r}, whose "
                                      "dimensions do not fit in int64.")
             fields.append((name, ftype, shape))
-        schema_id = self._writer.add_schema(fields, desc or "")
-        self._fields = fields
-        return schema_id
+        return fields
 
     def add_index(self, index_fields):
         """Marks fields as index fields (recorded in the header; they must be scalars or
