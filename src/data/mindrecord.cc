@@ -287,7 +287,9 @@ void MindRecordWriter::check_absent() const {
     for (const std::string& f : {p, p + ".db"}) {
       struct stat st;
       MC_CHECK(::lstat(f.c_str(), &st) != 0, Runtime, "FileWriter: '", f,
-               "' already exists; pass overwrite=True to replace it.");
+               "' already exists; pass overwrite=True to replace it. Invalid file, mindrecord "
+               "files already exist. Please check file path: ",
+               f, ".");
     }
   }
 }
@@ -456,7 +458,7 @@ void MindRecordWriter::append(Shard& sh, int64_t shard_id, const Row& row) {
   if (sh.blob_buf.size() + sh.raw_buf.size() >= (1u << 22)) sh.flush();
 }
 
-void MindRecordWriter::write(const std::vector<Row>& rows) {
+void MindRecordWriter::write(const std::vector<Row>& rows, int64_t shard) {
   MC_CHECK(state_ != State::Committed, Runtime,
            "FileWriter: write_raw_data after commit; the files are already sealed.");
   MC_CHECK(state_ != State::Failed, Runtime,
@@ -485,8 +487,16 @@ void MindRecordWriter::write(const std::vector<Row>& rows) {
              std::max(blob, raw), " bytes, more than a page holds (page_size ", page_size_,
              "); raise it with set_page_size.");
   }
+  MC_CHECK(shard < static_cast<int64_t>(paths_.size()), Value, "FileWriter: shard ", shard, " of ",
+           paths_.size(), " shards.");
   if (state_ == State::New) open_shards();
   try {
+    if (shard >= 0) {
+      auto& sh = *shards_[static_cast<size_t>(shard)];
+      for (const Row& row : checked) append(sh, shard, row);
+      sh.flush();
+      return;
+    }
     // Shard k takes the k-th contiguous run (MindSpore's split; the first runs are longer).
     size_t n = shards_.size(), each = checked.size() / n, extra = checked.size() % n, at = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -846,6 +856,19 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
 
 std::vector<std::string> MindRecordReader::index_fields() const {
   return files_.empty() ? std::vector<std::string>{} : files_[0]->header.index_fields;
+}
+
+MindRecordReader::SetInfo MindRecordReader::set_info() const {
+  SetInfo info;
+  if (files_.empty()) return info;
+  const File& f = *files_[0];
+  info.header_size = static_cast<int64_t>(f.header.header_size);
+  info.page_size = static_cast<int64_t>(f.header.page_size);
+  info.desc = f.header.desc;
+  info.index_fields = f.header.index_fields;
+  for (const std::string& name : f.header.shard_addresses)
+    info.shard_paths.push_back(parent_dir(f.path) + "/" + name);
+  return info;
 }
 
 std::vector<int32_t> MindRecordReader::file_of_rows() const {

@@ -309,3 +309,24 @@ def test_open_for_append_encrypted(tmp_path):
         set_enc_key(None)
     with pytest.raises(ValueError, match="does not exist"):
         FileWriter.open_for_append(str(tmp_path / "none.mr"))
+
+
+def test_writer_errors_in_mindspores_words(tmp_path):
+    path = str(tmp_path / "w.mr")
+    with open(path, "w") as f:
+        f.write("just for test")
+    with pytest.raises(RuntimeError, match="Invalid file, mindrecord files already exist. "
+                                           "Please check file path:"):
+        FileWriter(path)
+    os.remove(path)
+    open(path + ".db", "w").close()
+    with pytest.raises(RuntimeError, match="mindrecord files already exist"):
+        FileWriter(path)
+    os.remove(path + ".db")
+    w = FileWriter(path)
+    for bad, error in [({"a": {"type": "str"}}, ValueError), ({"a": "int32"}, ValueError),
+                       ({"a": {"type": "int32", "shape": "2"}}, TypeError),
+                       ({"a b": {"type": "int32"}}, ValueError)]:
+        with pytest.raises(error, match="Schema format is error"):
+            w.add_schema(bad)
+    assert w.add_schema({"a": {"type": "int32"}}) == 0
