@@ -63,7 +63,7 @@ TEST(MindRecordCrypto, RoundTripsEveryModeOverSeveralChunks) {
   // 9 MiB + 5 bytes: three chunks, the last one short; and an empty file.
   for (size_t size : {size_t{(9u << 20) + 5}, size_t{0}, size_t{1}}) {
     std::string plain = random_bytes(size, 7);
-    for (const std::string& mode : {"AES-GCM", "AES-CBC", "SM4-CBC"}) {
+    for (std::string mode : {"AES-GCM", "AES-CBC", "SM4-CBC"}) {
       if (!crypto_mode_known(mode)) continue;
       for (const std::string& key : {std::string(16, 'k'), std::string(24, 'q'),
                                      std::string("0123456789abcdef0123456789abcdef")}) {
@@ -78,7 +78,9 @@ TEST(MindRecordCrypto, RoundTripsEveryModeOverSeveralChunks) {
         std::string sealed = slurp(f);
         EXPECT_TRUE(file_is_encrypted(f.string()));
         EXPECT_EQ(encrypted_file_mode(f.string()), mode);
-        if (size > 64) EXPECT_EQ(sealed.find(plain.substr(0, 64)), std::string::npos);
+        if (size > 64) {
+          EXPECT_EQ(sealed.find(plain.substr(0, 64)), std::string::npos);
+        }
         decrypt_file(f.string(), out.string(), key, mode, "test");
         EXPECT_EQ(slurp(out), plain) << mode << " " << key.size() << " " << size;
         EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
