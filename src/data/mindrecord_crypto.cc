@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -271,9 +272,12 @@ void decrypt_file(const std::string& src, const std::string& dst, std::string_vi
   if (size < kTrailer || read_at(in.fd, size - kModeLen - kEndFlag.size(), kModeLen, src) != mode ||
       read_at(in.fd, size - kEndFlag.size(), kEndFlag.size(), src) != kEndFlag)
     fail(str("not encrypted with ", mode));
-  ::unlink(dst.c_str());  // a stale copy (or a link planted there) is never written through
-  Fd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  MC_CHECK(out.fd >= 0, Runtime, who, ": cannot create ", dst, ": ", errno_text(), ".");
+  ::unlink(dst.c_str());  // a stale copy from an earlier run is never read
+  // Written under a unique temporary name (mkstemp: 0600, never an existing file or link),
+  // renamed over dst when complete, so a reader never sees half a file.
+  std::string tmp = dst + ".XXXXXX";
+  Fd out(::mkstemp(tmp.data()));
+  MC_CHECK(out.fd >= 0, Runtime, who, ": cannot create ", tmp, ": ", errno_text(), ".");
   uint64_t end = size - kTrailer;  // where the be32(0) terminator must lie
   uint64_t at = 0;
   std::string plain;
@@ -290,11 +294,13 @@ void decrypt_file(const std::string& src, const std::string& dst, std::string_vi
       std::string block = read_at(in.fd, at + 4, n, src);
       if (block.size() != n || !decrypt_block(block, key, mode, &plain))
         fail(str("chunk ", k, " does not decrypt"));
-      write_all(out.fd, plain, dst);
+      write_all(out.fd, plain, tmp);
       at += 4 + uint64_t{n};
     }
+    MC_CHECK(::rename(tmp.c_str(), dst.c_str()) == 0, Runtime, who, ": cannot rename ", tmp, " to ",
+             dst, ": ", errno_text(), ".");
   } catch (...) {
-    ::unlink(dst.c_str());
+    ::unlink(tmp.c_str());
     throw;
   }
 }

@@ -43,9 +43,9 @@ bool file_is_encrypted(const std::string& path);
 // The 7-byte mode recorded before "ENCRYPT" ("" when the file is not encrypted).
 std::string encrypted_file_mode(const std::string& path);
 
-// Decrypts the encrypted file `src` into `dst` (created or replaced, mode 0600). A wrong key
-// or mode, or a damaged file: RuntimeError kDecryptFailed naming `who` and `src`; `dst` is
-// then removed.
+// Decrypts the encrypted file `src` into `dst` (mode 0600; written under a unique temporary
+// name and renamed over dst when complete). A wrong key or mode, or a damaged file:
+// RuntimeError kDecryptFailed naming `who` and `src`; `dst` is then removed.
 void decrypt_file(const std::string& src, const std::string& dst, std::string_view key,
                   std::string_view mode, std::string_view who);
 

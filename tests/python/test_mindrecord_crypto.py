@@ -248,6 +248,11 @@ def test_wrong_key_is_a_clear_error(tmp_path, mode):
         match = FAILED if mode == "AES-GCM" else "Failed to decrypt|truncated or corrupt"
         with pytest.raises(RuntimeError, match=match):
             read(str(tmp_path / "w.mr"))
+    # A failed decryption leaves no partial or temporary copy behind.
+    left = os.listdir(tmp_path / ".decrypt_mindrecord")
+    assert all(name in ("w.mr", "w.mr.db") for name in left), left
+    if mode == "AES-GCM":
+        assert left == []
 
 
 def test_plain_encrypted_and_mode_mismatches(tmp_path):

@@ -19,6 +19,7 @@ when done. Settings are process-wide, like MindSpore's.
 """
 import os
 import stat
+import tempfile
 
 from mycel import _mycel
 
@@ -142,14 +143,16 @@ def _decrypt_dir(path):
 def _decrypt_one(func, src, dst, key, mode):
     if callable(mode):
         size = os.path.getsize(src) - len(ENCRYPT_END_FLAG)
-        if os.path.lexists(dst):
-            os.remove(dst)
-        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # A unique temporary file (0600) renamed over dst when complete, as in C++.
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(dst) + ".",
+                                   dir=os.path.dirname(dst))
         try:
             with open(src, "rb") as f_in, os.fdopen(fd, "wb") as f_out:
                 mode(f_in, size, f_out, key)
+            os.replace(tmp, dst)
         except BaseException:
-            os.remove(dst)
+            if os.path.exists(tmp):
+                os.remove(tmp)
             raise
         return
     _mycel._data.mindrecord_decrypt_file(src, dst, key, mode, func)
