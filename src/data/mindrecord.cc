@@ -1,6 +1,7 @@
 #include "data/mindrecord.h"
 
 #include "base/file.h"
+#include "data/mindrecord_crypto.h"
 #include "data/mindrecord_format.h"
 #include "data/mindrecord_index.h"
 #include "tensor/size.h"
@@ -286,7 +287,9 @@ void MindRecordWriter::check_absent() const {
     for (const std::string& f : {p, p + ".db"}) {
       struct stat st;
       MC_CHECK(::lstat(f.c_str(), &st) != 0, Runtime, "FileWriter: '", f,
-               "' already exists; pass overwrite=True to replace it.");
+               "' already exists; pass overwrite=True to replace it. Invalid file, mindrecord "
+               "files already exist. Please check file path: ",
+               f, ".");
     }
   }
 }
@@ -455,7 +458,7 @@ void MindRecordWriter::append(Shard& sh, int64_t shard_id, const Row& row) {
   if (sh.blob_buf.size() + sh.raw_buf.size() >= (1u << 22)) sh.flush();
 }
 
-void MindRecordWriter::write(const std::vector<Row>& rows) {
+void MindRecordWriter::write(const std::vector<Row>& rows, int64_t shard) {
   MC_CHECK(state_ != State::Committed, Runtime,
            "FileWriter: write_raw_data after commit; the files are already sealed.");
   MC_CHECK(state_ != State::Failed, Runtime,
@@ -484,8 +487,16 @@ void MindRecordWriter::write(const std::vector<Row>& rows) {
              std::max(blob, raw), " bytes, more than a page holds (page_size ", page_size_,
              "); raise it with set_page_size.");
   }
+  MC_CHECK(shard < static_cast<int64_t>(paths_.size()), Value, "FileWriter: shard ", shard, " of ",
+           paths_.size(), " shards.");
   if (state_ == State::New) open_shards();
   try {
+    if (shard >= 0) {
+      auto& sh = *shards_[static_cast<size_t>(shard)];
+      for (const Row& row : checked) append(sh, shard, row);
+      sh.flush();
+      return;
+    }
     // Shard k takes the k-th contiguous run (MindSpore's split; the first runs are longer).
     size_t n = shards_.size(), each = checked.size() / n, extra = checked.size() % n, at = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -539,6 +550,21 @@ void MindRecordWriter::seal(Shard& sh, size_t k) {
   sh.sums.header_crc = crc_of(head.data(), head.size());
   mr::write_index(sh.db_tmp, base_name(sh.path), index, sh.rows, sh.values, sh.sums);
   sync_file(sh.db_tmp);
+  if (!enc_key_.empty()) {
+    mr::encrypt_file(sh.tmp, enc_key_, enc_mode_);
+    mr::encrypt_file(sh.db_tmp, enc_key_, enc_mode_);
+  }
+}
+
+void MindRecordWriter::set_encryption(std::string key, std::string mode) {
+  MC_CHECK(state_ != State::Committed, Runtime, "FileWriter: set_encryption after commit.");
+  MC_CHECK(paths_.size() == 1, Runtime,
+           "FileWriter: When encode mode is enabled, the automatic sharding function is "
+           "unavailable (shard_num is ",
+           paths_.size(), "; write one file per FileWriter).");
+  mr::check_crypto_key(key, mode, "FileWriter");
+  enc_key_ = std::move(key);
+  enc_mode_ = std::move(mode);
 }
 
 void MindRecordWriter::commit() {
@@ -584,6 +610,7 @@ struct MindRecordReader::File {
   };
   std::string who;
   std::string path;
+  bool whole_set = false;  // opened to read its whole set (one file name given): for messages
   int fd = -1;
   dev_t dev = 0;
   ino_t ino = 0;
@@ -603,17 +630,28 @@ struct MindRecordReader::File {
   void open(const std::string& p) {
     path = p;
     fd = open_regular_file(p, who);  // a FIFO or a directory is a ValueError, not a hang
+    MC_CHECK(!mr::file_is_encrypted(p), Runtime, who,
+             ": The mindrecord file is encrypted. You need to configure "
+             "'mycel.mindrecord.set_enc_key(...)' and 'mycel.mindrecord.set_enc_mode(...)' for "
+             "decryption (",
+             p, ").");
     struct stat st;
     MC_CHECK(::fstat(fd, &st) == 0, Runtime, who, ": cannot stat ", p, ": ", errno_text(), ".");
     dev = st.st_dev;
     ino = st.st_ino;
     auto size = static_cast<uint64_t>(st.st_size);
+    // Every MindRecord file holds at least its header's room (the words are MindSpore's).
+    if (size < 8)
+      corrupt(str("Invalid file, the size of mindrecord file: ", size,
+                  " is smaller than the lower limit: 8"));
     char len8[8];
-    if (size < 8 || pread_full(fd, len8, 8, 0, path, who) != 8)
+    if (pread_full(fd, len8, 8, 0, path, who) != 8)
       corrupt(str("the file has ", size, " bytes, too few for a header"));
     uint64_t json_len = mr::load_u64(len8);
     if (json_len > mr::kMaxHeaderSize - 8 || json_len > size - 8)
-      corrupt(str("the header length ", json_len, " does not fit the file of ", size, " bytes"));
+      corrupt(str("the header length ", json_len, " does not fit the file of ", size,
+                  " bytes: Invalid file, the size of mindrecord file header is larger than the "
+                  "upper limit."));
     std::string head(8 + json_len, '\0');
     if (pread_full(fd, head.data(), head.size(), 0, path, who) != head.size())
       corrupt("the file shrank while being read");
@@ -633,7 +671,12 @@ struct MindRecordReader::File {
     MC_CHECK(base_name(path) == written, Runtime, who, ": ", path,
              " is not a committed MindRecord file: it was written for the name '", written,
              "' (a temporary file of an unfinished commit, or a renamed file; MindRecord "
-             "files must keep their names).");
+             "files must keep their names). ",
+             whole_set ? str(written,
+                             " can not be found. Please check whether the mindrecord file "
+                             "exists and do not rename the mindrecord file.")
+                       : str("The file name and the name in its header can not match. Please "
+                             "do not rename the mindrecord file or meta file."));
     for (const mr::Page& pg : header.pages) {
       uint64_t room = (size - header.header_size) / header.page_size;  // whole pages before size
       if (size < header.header_size || static_cast<uint64_t>(pg.id) > room ||
@@ -648,7 +691,9 @@ struct MindRecordReader::File {
     std::string db = path + ".db";
     std::error_code ec;
     MC_CHECK(fs::exists(db, ec), Runtime, who, ": the index ", db, " of ", path,
-             " is missing (MindRecord files come with their .db index).");
+             " is missing (MindRecord files come with their .db index): ", db,
+             " is not exists. Please check whether the ", db,
+             " exists and do not rename the mindrecord file and meta file.");
     std::vector<mr::IndexRow> rows;
     try {
       mr::read_index(db, who, &rows, &sums);
@@ -734,13 +779,15 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
   auto open_file = [&](const std::string& path) -> File* {
     auto f = std::make_unique<File>();
     f->who = who_;
+    f->whole_set = load_set;
     f->open(path);
     files_.push_back(std::move(f));
     return files_.back().get();
   };
   for (const std::string& path : files) {
     std::error_code ec;
-    MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path, " does not exist.");
+    MC_CHECK(fs::exists(path, ec), Value, who_, ": dataset file ", path,
+             " does not exist or permission denied.");
     File* f = open_file(path);
     auto shard = static_cast<size_t>(f->header.shard_id);
     auto known = std::find_if(sets.begin(), sets.end(), [&](const Set& s) {
@@ -777,7 +824,10 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
       MC_CHECK(fs::exists(sib, ec), Runtime, who_, ": shard ", k, " of the set of ", path, " (",
                sib,
                ") is missing: the set is incomplete (an unfinished or crashed "
-               "FileWriter.commit?).");
+               "FileWriter.commit?). ",
+               sib,
+               " can not be found. Please check whether the mindrecord file exists and do not "
+               "rename the mindrecord file.");
       File* s = open_file(sib);
       MC_CHECK(s->header.shard_id == static_cast<int64_t>(k) &&
                    s->header.shard_addresses == names && s->sums.present == f->sums.present &&
@@ -802,6 +852,23 @@ MindRecordReader::MindRecordReader(const std::vector<std::string>& files, bool l
   }
   starts_.push_back(start);
   total_ = start;
+}
+
+std::vector<std::string> MindRecordReader::index_fields() const {
+  return files_.empty() ? std::vector<std::string>{} : files_[0]->header.index_fields;
+}
+
+MindRecordReader::SetInfo MindRecordReader::set_info() const {
+  SetInfo info;
+  if (files_.empty()) return info;
+  const File& f = *files_[0];
+  info.header_size = static_cast<int64_t>(f.header.header_size);
+  info.page_size = static_cast<int64_t>(f.header.page_size);
+  info.desc = f.header.desc;
+  info.index_fields = f.header.index_fields;
+  for (const std::string& name : f.header.shard_addresses)
+    info.shard_paths.push_back(parent_dir(f.path) + "/" + name);
+  return info;
 }
 
 std::vector<int32_t> MindRecordReader::file_of_rows() const {

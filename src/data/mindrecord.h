@@ -75,8 +75,9 @@ class MindRecordWriter {
   // scalar and string field is indexed (MindSpore's default).
   void add_index(std::vector<std::string> fields);
   // Appends rows (one Array per schema field, in schema order): shard k takes the k-th
-  // contiguous run of them. Every row is checked before any is written.
-  void write(const std::vector<Row>& rows);
+  // contiguous run of them, or all go to `shard` when it is >= 0 (open_for_append copies a
+  // set shard by shard). Every row is checked before any is written.
+  void write(const std::vector<Row>& rows, int64_t shard = -1);
   // Writes the headers and indexes and renames every shard to its final name. The writer is
   // done afterwards.
   void commit();
@@ -87,6 +88,11 @@ class MindRecordWriter {
   // For crash tests: called between commit's steps ("sealed <shard>" after a shard's temporary
   // files are complete and synced, "renamed <shard>" after their renames).
   void set_commit_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
+
+  // Before commit: encrypt the shard and its index with `key` in `mode` (mindrecord_crypto.h;
+  // "AES-GCM", "AES-CBC", "SM4-CBC"), under their temporary names, before the renames, so no
+  // plain copy ever has a final name. One shard only, as MindSpore: a RuntimeError otherwise.
+  void set_encryption(std::string key, std::string mode);
 
  private:
   struct Shard;
@@ -110,6 +116,7 @@ class MindRecordWriter {
   std::vector<std::unique_ptr<Shard>> shards_;
   enum class State { New, Writing, Committed, Failed } state_ = State::New;
   std::function<void(const std::string&)> hook_;
+  std::string enc_key_, enc_mode_;  // enc_key_ empty: not encrypted
 };
 
 // The rows of MindRecord files. `load_set`: files holds one file, and every shard of its set
@@ -134,6 +141,16 @@ class MindRecordReader {
   Row read(int64_t i, const std::vector<int>& cols) const;
   // The file of each row, numbered in the order the files were opened.
   std::vector<int32_t> file_of_rows() const;
+  // The index fields of the first file's header (the fields MindPage groups by).
+  std::vector<std::string> index_fields() const;
+  // What FileWriter.open_for_append needs of the first file's set: its sizes, description,
+  // index fields and the paths of its shards (in shard order, beside the first file).
+  struct SetInfo {
+    int64_t header_size = 0, page_size = 0;
+    std::string desc;
+    std::vector<std::string> index_fields, shard_paths;
+  };
+  SetInfo set_info() const;
 
  private:
   struct File;

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "data/mindrecord.h"
+#include "data/mindrecord_crypto.h"
 #include "frontend/py_convert.h"
 #include "python/py_data.h"
 
@@ -112,7 +113,7 @@ void bind_data_mindrecord(pyb::module_& m) {
           pyb::arg("fields"))
       .def(
           "write",
-          [](PyWriter& w, const pyb::list& rows) {
+          [](PyWriter& w, const pyb::list& rows, int64_t shard) {
             auto l = w.lock();
             std::vector<data::Row> converted;
             converted.reserve(rows.size());
@@ -122,9 +123,9 @@ void bind_data_mindrecord(pyb::module_& m) {
               converted.push_back(std::move(r));
             }
             pyb::gil_scoped_release nogil;
-            w.writer.write(converted);
+            w.writer.write(converted, shard);
           },
-          pyb::arg("rows"),
+          pyb::arg("rows"), pyb::arg("shard") = -1,
           "rows: lists of values in schema order (numpy arrays of the field's dtype, str, "
           "bytes).")
       .def("commit",
@@ -141,7 +142,37 @@ void bind_data_mindrecord(pyb::module_& m) {
               hook(step);
             });
           },
-          "For crash tests: hook(step) runs between commit's steps ('sealed k', 'renamed k').");
+          "For crash tests: hook(step) runs between commit's steps ('sealed k', 'renamed k').")
+      .def(
+          "set_encryption",
+          [](PyWriter& w, std::string key, std::string mode) {
+            auto l = w.lock();
+            w.writer.set_encryption(std::move(key), std::move(mode));
+          },
+          pyb::arg("key"), pyb::arg("mode"),
+          "Encrypts the committed shard and index (data/mindrecord_crypto.h).");
+
+  // Encrypted files (data/mindrecord_crypto.h), for mycel.mindrecord.config.
+  m.def(
+      "mindrecord_encrypt_file",
+      [](const std::string& path, const std::string& key, const std::string& mode) {
+        pyb::gil_scoped_release nogil;
+        data::mindrecord::encrypt_file(path, key, mode);
+      },
+      pyb::arg("path"), pyb::arg("key"), pyb::arg("mode"), "Encrypts the file in place.");
+  m.def(
+      "mindrecord_decrypt_file",
+      [](const std::string& src, const std::string& dst, const std::string& key,
+         const std::string& mode, const std::string& who) {
+        pyb::gil_scoped_release nogil;
+        data::mindrecord::decrypt_file(src, dst, key, mode, who);
+      },
+      pyb::arg("src"), pyb::arg("dst"), pyb::arg("key"), pyb::arg("mode"), pyb::arg("who"),
+      "Decrypts src into dst (mode 0600).");
+  m.def("mindrecord_encrypted_mode", &data::mindrecord::encrypted_file_mode, pyb::arg("path"),
+        "The mode an encrypted file records ('' when the file is not encrypted).");
+  m.def("mindrecord_crypto_mode_known", &data::mindrecord::crypto_mode_known, pyb::arg("mode"),
+        "Whether this build's OpenSSL has the mode.");
 
   pyb::class_<MindRecordSource, data::RandomAccessSource, std::shared_ptr<MindRecordSource>>(
       m, "MindRecordSource", "MindDataset's source: rows of MindRecord files.")
@@ -166,6 +197,22 @@ void bind_data_mindrecord(pyb::module_& m) {
             return out;
           },
           "The output columns' fields as [(name, type name, shape or None)].")
+      .def(
+          "index_fields", [](const MindRecordSource& s) { return s.reader()->index_fields(); },
+          "The index fields of the first file's header (MindPage's candidate fields).")
+      .def(
+          "set_info",
+          [](const MindRecordSource& s) {
+            auto info = s.reader()->set_info();
+            pyb::dict d;
+            d["header_size"] = info.header_size;
+            d["page_size"] = info.page_size;
+            d["desc"] = info.desc;
+            d["index_fields"] = info.index_fields;
+            d["shard_paths"] = info.shard_paths;
+            return d;
+          },
+          "The first file's set: header_size, page_size, desc, index_fields, shard_paths.")
       .def(
           "padded",
           [](const MindRecordSource& s, const pyb::list& values, int64_t num_padded) {

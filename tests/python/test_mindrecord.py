@@ -189,7 +189,6 @@ def _with(i, **change):
 @pytest.mark.parametrize("bad, error, match", [
     ({k: v for k, v in _row(1).items() if k != "score"}, ValueError,
      "row 1 has no field 'score'"),
-    (_with(1, extra=3), ValueError, "row 1 has field 'extra', which is not in the schema"),
     (_with(1, label="3"), TypeError, r"row 1, field 'label' \(int32\) must be an int"),
     (_with(1, label=True), TypeError, r"field 'label' \(int32\) must be an int"),
     (_with(1, label=2 ** 31), ValueError, "holds 2147483648, outside the int32 range"),
@@ -560,12 +559,12 @@ def test_mind_dataset_padding(tmp_path):
     with pytest.raises(ValueError, match="must be divisible by num_shards=2"):
         ds.MindDataset(path, columns_list=["label"], padded_sample=pad, num_padded=2,
                        num_shards=2, shard_id=0)
-    with pytest.raises(ValueError, match="padded_sample needs columns_list"):
+    with pytest.raises(ValueError, match="padded_sample is specified and requires columns_list"):
         ds.MindDataset(path, padded_sample=pad, num_padded=1, num_shards=2, shard_id=0)
-    with pytest.raises(ValueError, match=r"no value for columns \['mat'\]"):
+    with pytest.raises(ValueError, match=r"padded_sample cannot match columns_list: .*\['mat'\]"):
         ds.MindDataset(path, columns_list=["mat"], padded_sample=pad, num_padded=1,
                        num_shards=2, shard_id=0)
-    with pytest.raises(ValueError, match="num_padded=1 needs padded_sample"):
+    with pytest.raises(ValueError, match="num_padded is specified but padded_sample is not"):
         ds.MindDataset(path, num_padded=1)
     with pytest.raises(TypeError, match=r"padded_sample, field 'label' \(int32\) must be an int"):
         ds.MindDataset(path, columns_list=["label"], padded_sample={"label": "x"},

@@ -44,22 +44,41 @@ class SequentialSampler(Sampler):
         return _data.SequentialSampler(self.start_index, self._limit())
 
 
-class RandomSampler(Sampler):
-    """RandomSampler(replacement=False, num_samples=None): a fresh random order every epoch
-    (with replacement: independent uniform draws)."""
+def _shuffle_level(func, shuffle, allowed):
+    """The value of a Shuffle level (a str enum: "global", "files", ...) among `allowed`."""
+    if not isinstance(shuffle, str) or shuffle not in allowed:
+        raise ValueError(f"{func}: shuffle must be one of "
+                         f"{', '.join('Shuffle.' + a.upper() for a in allowed)}, but got "
+                         f"{shuffle!r}.")
+    return str(shuffle.value if hasattr(shuffle, "value") else shuffle)
 
-    def __init__(self, replacement=False, num_samples=None):
+
+class RandomSampler(Sampler):
+    """RandomSampler(replacement=False, num_samples=None, shuffle=Shuffle.GLOBAL): a fresh
+    random order every epoch (with replacement: independent uniform draws).
+
+    shuffle (MindSpore's, for MindDataset): Shuffle.GLOBAL or ADAPTIVE, a random order of all
+    rows; Shuffle.PARTIAL, FILES or INFILE are taken by MindDataset only (its shuffle levels),
+    and are a ValueError under any other dataset."""
+
+    def __init__(self, replacement=False, num_samples=None, shuffle="global"):
         super().__init__(num_samples)
         self.replacement = check_bool("RandomSampler", "replacement", replacement)
+        self.shuffle = _shuffle_level("RandomSampler", shuffle,
+                                      ("global", "adaptive", "partial", "files", "infile"))
 
     def _c_sampler(self):
+        if self.shuffle not in ("global", "adaptive"):
+            raise ValueError(f"RandomSampler: shuffle=Shuffle.{self.shuffle.upper()} is only "
+                             "taken by MindDataset.")
         return _data.RandomSampler(self.replacement, self._limit())
 
 
 class DistributedSampler(Sampler):
     """DistributedSampler(num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
     shard shard_id of num_shards: rows shard_id, shard_id + num_shards, ... of the epoch's
-    (shuffled) order, wrapped around so that every shard gets ceil(n / num_shards) rows."""
+    (shuffled) order, wrapped around so that every shard gets ceil(n / num_shards) rows.
+    shuffle: a bool, or Shuffle.GLOBAL / Shuffle.ADAPTIVE (True)."""
 
     def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
         super().__init__(num_samples)
@@ -69,6 +88,8 @@ class DistributedSampler(Sampler):
         if self.shard_id >= self.num_shards:
             raise ValueError(f"{func}: shard_id must be in [0, {self.num_shards - 1}], but got "
                              f"{shard_id}.")
+        if isinstance(shuffle, str):  # a Shuffle level: GLOBAL or ADAPTIVE shuffle all rows
+            shuffle = _shuffle_level(func, shuffle, ("global", "adaptive")) != ""
         self.shuffle = check_bool(func, "shuffle", shuffle)
         self.offset = check_int(func, "offset", offset, -1)
 
@@ -143,14 +164,26 @@ class FileShuffleSampler(Sampler):
                                         self.shard_id, self._limit())
 
 
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
     """The Sampler a source dataset's arguments describe (MindSpore's rules): an explicit
     sampler (a Sampler or a sequence of indices), else a DistributedSampler for
     num_shards/shard_id (in data parallelism, by default, this rank's shard:
     mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
+    if _is_int(num_samples) and num_samples < 0:  # MindSpore's words (its tests match them)
+        raise ValueError(f"{func}: num_samples must be in [1, inf], but got {num_samples}. "
+                         f"num_samples exceeds the boundary between 0 and "
+                         f"9223372036854775807(INT64_MAX)!")
     num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
+    if num_shards is not None and _is_int(shard_id) and not 0 <= shard_id < num_shards:
+        interval = f"[0, {num_shards - 1}]"
+        raise ValueError(f"{func}: shard_id must be in {interval}, but got {shard_id}. Input "
+                         f"shard_id is not within the required interval of {interval}.")
     shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
     if (num_shards is None) != (shard_id is None):
         raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "

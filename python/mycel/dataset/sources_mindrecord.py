@@ -11,9 +11,11 @@ sampler, num_shards/shard_id and num_samples choose among them as for every sour
 """
 from mycel import _mycel
 from mycel.dataset._validate import check_columns, check_int
+from mycel.dataset.samplers import RandomSampler
 from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_text import Shuffle, _init_file_source
 from mycel.mindrecord import _field_value, _files_to_read
+from mycel.mindrecord.config import readable_path
 
 _data = _mycel._data
 
@@ -33,7 +35,9 @@ class MindDataset(SourceDataset):
     shuffle: None/True/Shuffle.GLOBAL shuffles all rows, False keeps the files' order,
     Shuffle.FILES reads the shard files in a new random order every epoch (each file's rows in
     write order; padded rows count as one more file), Shuffle.INFILE keeps the files in order
-    and shuffles the rows within each.
+    and shuffles the rows within each, Shuffle.PARTIAL shuffles each run of 1,000,000 rows
+    (only sets of at most that many rows for now: one global shuffle), Shuffle.ADAPTIVE is
+    GLOBAL up to 100,000,000 rows and PARTIAL beyond.
     padded_sample (a dict holding every column of columns_list, which it requires) and
     num_padded append num_padded copies of that row, so that num_shards divides the row count.
 
@@ -47,28 +51,40 @@ class MindDataset(SourceDataset):
         files, load_set = _files_to_read(func, "dataset_files", dataset_files)
         self.dataset_files = files
         self.columns_list = check_columns(func, "columns_list", columns_list, none_ok=True)
-        source = _data.MindRecordSource(files, load_set, self.columns_list or [])
+        source = _data.MindRecordSource([readable_path(func, f) for f in files], load_set,
+                                        self.columns_list or [])
         if padded_sample is not None or num_padded is not None:
             source = self._pad(func, source, padded_sample, num_padded, num_shards)
-        _init_file_source(self, func, source, shuffle, (Shuffle.FILES, Shuffle.INFILE),
+        if isinstance(sampler, RandomSampler) and sampler.shuffle not in ("global", "adaptive"):
+            # A shuffle level given through the sampler (MindSpore's): as shuffle=level.
+            if sampler.replacement or shuffle is not None:
+                raise ValueError(f"{func}: RandomSampler(shuffle=Shuffle."
+                                 f"{sampler.shuffle.upper()}) takes neither replacement nor "
+                                 f"the dataset's shuffle.")
+            shuffle, num_samples, sampler = Shuffle(sampler.shuffle), sampler.num_samples, None
+        _init_file_source(self, func, source, shuffle,
+                          (Shuffle.FILES, Shuffle.INFILE, Shuffle.PARTIAL, Shuffle.ADAPTIVE),
                           num_samples, num_parallel_workers, sampler, num_shards, shard_id)
 
     def _pad(self, func, source, padded_sample, num_padded, num_shards):
         """The source with num_padded copies of padded_sample appended (MindSpore's rules)."""
         if padded_sample is None:
-            raise ValueError(f"{func}: num_padded={num_padded} needs padded_sample as well.")
+            raise ValueError(f"{func}: num_padded is specified but padded_sample is not "
+                             f"(num_padded={num_padded}).")
         if not isinstance(padded_sample, dict):
             raise TypeError(f"{func}: padded_sample must be a dict, but got "
                             f"{type(padded_sample).__name__}.")
         if num_padded is None:
-            raise ValueError(f"{func}: padded_sample needs num_padded as well.")
+            raise ValueError(f"{func}: padded_sample is specified and requires num_padded as "
+                             "well.")
         num_padded = check_int(func, "num_padded", num_padded, 0)
         if self.columns_list is None:
-            raise ValueError(f"{func}: padded_sample needs columns_list as well.")
+            raise ValueError(f"{func}: padded_sample is specified and requires columns_list as "
+                             "well.")
         missing = [c for c in self.columns_list if c not in padded_sample]
         if missing:
-            raise ValueError(f"{func}: padded_sample has no value for columns {missing} of "
-                             f"columns_list.")
+            raise ValueError(f"{func}: padded_sample cannot match columns_list: it has no value "
+                             f"for columns {missing}.")
         if num_shards is None:
             raise ValueError(f"{func}: padded_sample and num_padded need num_shards.")
         values = [_field_value(func, name, ftype, shape, padded_sample[name], "padded_sample")

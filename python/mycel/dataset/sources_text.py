@@ -27,6 +27,14 @@ class Shuffle(str, enum.Enum):
     GLOBAL = "global"
     FILES = "files"
     INFILE = "infile"
+    # MindDataset's too: PARTIAL shuffles each run of PARTIAL_ROWS rows; ADAPTIVE is GLOBAL up
+    # to ADAPTIVE_ROWS rows, PARTIAL beyond (MindSpore's levels).
+    PARTIAL = "partial"
+    ADAPTIVE = "adaptive"
+
+
+PARTIAL_ROWS = 1_000_000
+ADAPTIVE_ROWS = 100_000_000
 
 
 def _find_files(func, dataset_files):
@@ -55,8 +63,18 @@ def _find_files(func, dataset_files):
 def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_parallel_workers,
                       sampler, num_shards, shard_id):
     """SourceDataset.__init__ for a source of files whose shuffle may also be a Shuffle:
-    GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file."""
+    GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file; PARTIAL and
+    ADAPTIVE (where in `levels`) are GLOBAL over at most PARTIAL_ROWS rows."""
     level = None
+    if isinstance(shuffle, Shuffle) and shuffle in levels and \
+            shuffle in (Shuffle.ADAPTIVE, Shuffle.PARTIAL):
+        rows = len(source)
+        if shuffle is Shuffle.ADAPTIVE and rows > ADAPTIVE_ROWS:
+            shuffle = Shuffle.PARTIAL
+        if shuffle is Shuffle.PARTIAL and rows > PARTIAL_ROWS:
+            raise ValueError(f"{func}: shuffle=Shuffle.PARTIAL over {rows} rows (more than "
+                             f"{PARTIAL_ROWS}) is not supported yet; use Shuffle.GLOBAL.")
+        shuffle = Shuffle.GLOBAL  # one block of at most PARTIAL_ROWS rows: a global shuffle
     if isinstance(shuffle, Shuffle):
         if shuffle is not Shuffle.GLOBAL and shuffle not in levels:
             names = ", ".join(f"Shuffle.{s.name}" for s in (Shuffle.GLOBAL, *levels))

@@ -13,8 +13,11 @@ renames them, so a crash at any point leaves no set of files that reads as valid
 writes also carry CRC-32s and a set id in tables of the index that MindSpore ignores.
 FileReader reads the rows back as dicts without the data pipeline; ``Dataset.save`` writes a
 pipeline's rows through FileWriter.
-Not implemented: FileWriter.open_for_append, MindPage. Methods return None instead of
-MSRStatus.SUCCESS (errors raise).
+Encryption: ``set_enc_key``, ``set_enc_mode``, ``set_dec_mode`` (mycel/mindrecord/config.py):
+with a key set, commit encrypts the file and its index, and readers decrypt what they open.
+MindPage (mindpage.py) reads rows grouped by an index field; FileWriter.open_for_append adds
+rows to a committed set (by rewriting it). Methods return None instead of MSRStatus.SUCCESS
+(errors raise).
 """
 import concurrent.futures
 import numbers
@@ -23,8 +26,14 @@ import os
 import numpy as np
 
 from mycel import _mycel
+from mycel.mindrecord import config as _config
+from mycel.mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode
+from mycel.mindrecord.mindpage import (MindPage, MindRecordException, MRMDefineCategoryError,
+                                       MRMGetMetaError, ParamTypeError, ParamValueError)
 
-__all__ = ["FileWriter", "FileReader"]
+__all__ = ["FileWriter", "FileReader", "MindPage", "set_enc_key", "set_enc_mode",
+           "set_dec_mode", "MindRecordException", "ParamValueError", "ParamTypeError",
+           "MRMDefineCategoryError", "MRMGetMetaError"]
 
 _TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 _NUMERIC = _TYPES[:4]
@@ -77,11 +86,14 @@ def _files_to_read(func, arg, value):
                     f"got {value!r}.")
 
 
-def _check_int_type(func, arg, value):
-    """TypeError unless value is an int (not a bool)."""
+def _check_int_type(func, arg, value, ms_words=None):
+    """TypeError unless value is an int (not a bool); ParamValueError for None (MindSpore's
+    words in both)."""
+    if value is None:
+        raise ParamValueError(f"{func}: Parameter {arg} is None.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{func}: {arg} must be an int, but got {type(value).__name__} "
-                        f"{value!r}.")
+                        f"{value!r}. {ms_words or f'Parameter {arg} is not int.'}")
 
 
 def _short(value):
@@ -109,13 +121,73 @@ class FileWriter:
         if not isinstance(file_name, (str, os.PathLike)):
             raise TypeError(f"FileWriter: file_name must be a str, but got "
                             f"{type(file_name).__name__} {file_name!r}.")
-        _check_int_type("FileWriter", "shard_num", shard_num)
+        _check_int_type("FileWriter", "shard_num", shard_num,
+                        "Parameter shard_num's type is not int.")
+        if not 1 <= shard_num <= 1000:
+            raise ParamValueError(f"FileWriter: shard_num must be in [1, 1000], but got "
+                                  f"{shard_num}. Parameter shard_num's value: {shard_num} should "
+                                  f"between 1 and 1000.")
         if not isinstance(overwrite, (bool, np.bool_)):
             raise TypeError(f"FileWriter: overwrite must be a bool, but got "
-                            f"{type(overwrite).__name__} {overwrite!r}.")
+                            f"{type(overwrite).__name__} {overwrite!r}. Parameter overwrite's "
+                            f"type is not bool.")
+        _config.check_writer("FileWriter", int(shard_num))
         self._writer = _mycel._data.MindRecordWriter(os.fspath(file_name), int(shard_num),
                                                      bool(overwrite))
         self._fields = None  # [(name, type, shape or None)] once add_schema ran
+
+    @classmethod
+    def open_for_append(cls, file_name):
+        """A writer that adds rows to the committed set of ``file_name`` (any of its files).
+
+        The set is rewritten at commit: each shard keeps its rows, in order, and the rows given
+        to write_raw_data follow, split over the shards as usual; the schema, description,
+        index fields and header and page sizes are the set's. Until commit the set stays as
+        it was; commit replaces it whole (temporary files renamed over it), so a crash leaves
+        the old set or the new one. With a key set (set_enc_key) the set is read decrypted
+        and written encrypted. Costs a copy of the set.
+
+        Raises what the readers raise for a missing, broken or encrypted set, RuntimeError
+        when its shards are not named as FileWriter names them."""
+        func = "FileWriter.open_for_append"
+        if not isinstance(file_name, (str, os.PathLike)):
+            raise TypeError(f"{func}: file_name must be a str, but got "
+                            f"{type(file_name).__name__} {file_name!r}.")
+        path = os.fspath(file_name)
+        folder = os.path.dirname(path)
+        first = _mycel._data.MindRecordSource([_config.readable_path(func, path)], True, [],
+                                              func)
+        info = first.set_info()
+        names = [os.path.basename(p) for p in info["shard_paths"]]
+        n = len(names)
+        width = len(str(n - 1))
+        base = names[0] if n == 1 else names[0][:-width]
+        if n > 1 and names != [base + str(k).rjust(width, "0") for k in range(n)]:
+            raise RuntimeError(f"{func}: the shards of {path} ({names}) are not named as "
+                               f"FileWriter names them; cannot append.")
+        writer = cls(os.path.join(folder, base), n, overwrite=True)
+        writer.set_header_size(info["header_size"])
+        writer.set_page_size(info["page_size"])
+        schema = {}
+        for name, ftype, shape in first.schema():
+            schema[name] = {"type": ftype} if shape is None else {"type": ftype,
+                                                                  "shape": list(shape)}
+        writer.add_schema(schema, info["desc"] or None)
+        if info["index_fields"]:
+            writer.add_index(list(info["index_fields"]))
+        del first
+        for k, name in enumerate(names):
+            shard = _mycel._data.MindRecordSource(
+                [_config.readable_path(func, os.path.join(folder, name))], False, [], func)
+            rows = []
+            for i in range(len(shard)):
+                rows.append([v.tobytes() if ftype == "bytes" else
+                             str(v.item()) if ftype == "string" else v
+                             for (_, ftype, _), v in zip(writer._fields, shard.read(i))])
+                if len(rows) == 256 or i == len(shard) - 1:
+                    writer._writer.write(rows, k)
+                    rows = []
+        return writer
 
     @property
     def paths(self):
@@ -146,8 +218,20 @@ class FileWriter:
         JPEG, say). desc: an optional str describing the data.
 
         Raises TypeError/ValueError naming the field for a bad schema, RuntimeError when called
-        twice or after writing.
+        twice or after writing; every schema error ends with MindSpore's words "Schema format
+        is error."
         """
+        try:
+            fields = self._schema_fields(schema, desc)
+            schema_id = self._writer.add_schema(fields, desc or "")
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{e} Schema format is error.") from None
+        self._fields = fields
+        return schema_id
+
+    @staticmethod
+    def _schema_fields(schema, desc):
+        """[(name, type, shape or None)] of a schema, checked (add_schema)."""
         if not isinstance(schema, dict):
             raise TypeError(f"FileWriter: schema must be a dict, but got "
                             f"{type(schema).__name__}.")
@@ -180,9 +264,7 @@ class FileWriter:
                     raise ValueError(f"FileWriter: field '{name}' has shape {shape!r}, whose "
                                      "dimensions do not fit in int64.")
             fields.append((name, ftype, shape))
-        schema_id = self._writer.add_schema(fields, desc or "")
-        self._fields = fields
-        return schema_id
+        return fields
 
     def add_index(self, index_fields):
         """Marks fields as index fields (recorded in the header; they must be scalars or
@@ -191,6 +273,9 @@ class FileWriter:
         Raises TypeError for a non-list, ValueError for a field not in the schema or not
         primitive, RuntimeError without a schema.
         """
+        if self._fields is None:
+            raise MRMGetMetaError("FileWriter: add_index needs a schema; call add_schema first "
+                                  "(Failed to get meta info).")
         if not isinstance(index_fields, list) or not index_fields or \
                 not all(isinstance(f, str) for f in index_fields):
             raise TypeError(f"FileWriter: index_fields must be a non-empty list of str, but "
@@ -198,7 +283,8 @@ class FileWriter:
         self._writer.add_index(index_fields)
 
     def write_raw_data(self, raw_data, parallel_writer=False):
-        """Appends rows: raw_data is a list of dicts holding every schema field.
+        """Appends rows: raw_data is a list of dicts holding every schema field (keys that are
+        not schema fields are not written, as MindSpore).
 
         Values: int for int32/int64 scalars (np.integer too), int or float for float32/float64
         scalars, a numpy array for fields with a shape (integer arrays for int fields, integer
@@ -219,17 +305,12 @@ class FileWriter:
         if self._fields is None:
             raise RuntimeError("FileWriter: write_raw_data needs a schema; call add_schema "
                                "first.")
-        names = {f[0] for f in self._fields}
         rows = []
         for i, row in enumerate(raw_data):
             where = f"row {i}"
             if not isinstance(row, dict):
                 raise TypeError(f"FileWriter: {where} must be a dict, but got "
                                 f"{type(row).__name__}.")
-            for key in row:
-                if key not in names:
-                    raise ValueError(f"FileWriter: {where} has field {key!r}, which is not in "
-                                     f"the schema {sorted(names)}.")
             values = []
             for name, ftype, shape in self._fields:
                 if name not in row:
@@ -242,10 +323,22 @@ class FileWriter:
         """Writes the shards' headers and their SQLite indexes (``<file>.db``), syncs them to
         disk and renames them to their final names. The writer is done afterwards.
 
+        With a key set (set_enc_key), the shard and its index are encrypted (config.py) before
+        they take their final names.
+
         Raises RuntimeError without a schema, when called twice, or when a file appeared
         meanwhile under a final name and overwrite is False.
         """
+        key, mode = _config._get_enc_key(), _config._get_enc_mode()
+        if key is not None:
+            _config.check_writer("FileWriter", len(self.paths))
+            if not callable(mode):
+                self._writer.set_encryption(key, mode)
         self._writer.commit()
+        if key is not None and callable(mode):
+            for path in self.paths:
+                _config.encrypt_with_udf(path, key, mode)
+                _config.encrypt_with_udf(path + ".db", key, mode)
 
 
 class FileReader:
@@ -279,6 +372,7 @@ class FileReader:
             raise TypeError(f"{func}: columns must be a non-empty list of field names, but got "
                             f"{columns!r}.")
         del operator  # reserved in MindSpore too
+        files = [_config.readable_path(func, f) for f in files]
         self._source = _mycel._data.MindRecordSource(files, load_set, list(columns or []),
                                                      func)
         self._fields = self._source.schema()
