@@ -1,0 +1,51 @@
+"""Argument checks of mycel.dataset.audio, with MindSpore's messages (its tests match them):
+``Argument n_fft with value s is not of type [<class 'int'>], but got <class 'str'>.`` and
+``Input n_fft is not within the required interval of [1, 2147483647].``"""
+
+INT32_MAX = 2**31 - 1
+FLOAT_MAX = 16777216  # MindSpore's float32 bound for float arguments (2 ** 24)
+
+
+def type_check(value, types, name):
+    """TypeError unless value is one of types; a bool is not an int (MindSpore prints the
+    types as a tuple in that case, as a list otherwise)."""
+    shown = '""' if value == "" and isinstance(value, str) else value
+    if int in types and bool not in types and isinstance(value, bool):
+        raise TypeError(f"Argument {name} with value {shown} is not of type {types}, but got "
+                        f"{type(value)}.")
+    if not isinstance(value, types):
+        raise TypeError(f"Argument {name} with value {shown} is not of type {list(types)}, but "
+                        f"got {type(value)}.")
+    return value
+
+
+def check_range(value, low, high, name, left_open=False, right_open=False):
+    """ValueError unless low <= value <= high (open ends as given)."""
+    bad = (value <= low if left_open else value < low) or (value >= high if right_open
+                                                          else value > high)
+    if bad:
+        lb, rb = "(" if left_open else "[", ")" if right_open else "]"
+        raise ValueError(f"Input {name} is not within the required interval of {lb}{low}, "
+                         f"{high}{rb}.")
+    return value
+
+
+def check_int(value, name, low=0, high=INT32_MAX, left_open=False):
+    """An int in [low, high] (MindSpore's check_pos_int32 is low=1)."""
+    type_check(value, (int,), name)
+    return check_range(value, low, high, name, left_open)
+
+
+def check_float(value, name, low=-FLOAT_MAX, high=FLOAT_MAX, left_open=False):
+    """An int or float in [low, high] ((low, high] when left_open)."""
+    type_check(value, (int, float), name)
+    return check_range(value, low, high, name, left_open)
+
+
+def check_enum(value, enum, name):
+    """A member of enum."""
+    return type_check(value, (enum,), name)
+
+
+def check_bool(value, name):
+    return type_check(value, (bool,), name)
