@@ -435,7 +435,12 @@ def test_overdrive_and_dither():
         ref.append(x[0, i] * 0.5 + last_out * 0.75)
     np.testing.assert_allclose(out[0], np.clip(ref, -1, 1), rtol=1e-9)
     d = audio.Dither()(x)
-    assert np.abs(d - x).max() <= 2.5 / 2 ** 15  # TPDF noise of at most 2 LSB plus rounding
+    n = 50
+    tpdf = 1 - np.abs(2.0 * np.arange(n) / n - 1)  # a periodic Bartlett window over time
+    np.testing.assert_allclose(d, np.round(x * (2 ** 15 - 2) + tpdf) / 2 ** 15, rtol=1e-12)
+    shaped = audio.Dither(noise_shaping=True)(x)
+    err = d - x
+    np.testing.assert_allclose(shaped[:, 1:], d[:, 1:] + err[:, :-1], rtol=1e-12)
 
 
 def test_argument_messages():

@@ -5,7 +5,7 @@ MuLawEncoding, MuLawDecoding, Overdrive, TimeMasking, FrequencyMasking, MaskAlon
 MaskAlongAxisIID, Dither. Semantics are MindSpore's (which follow torchaudio's)."""
 import numpy as np
 
-from mycel.dataset.audio.transforms import AudioOp, _out_dtype
+from mycel.dataset.audio.transforms import AudioOp, _input_array, _out_dtype
 from mycel.dataset.audio.utils import BorderType, DensityFunction, FadeShape, GainType
 from mycel.dataset.audio.validators import (FLOAT_MAX, check_bool, check_enum, check_float,
                                             check_int, check_range, type_check)
@@ -48,8 +48,8 @@ class ComplexNorm(AudioOp):
 
         def norm(x):
             x = _complex("ComplexNorm", x)
-            mag = np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2)
-            return mag if power == 1 else mag ** x.dtype.type(power)
+            sq = x[..., 0] ** 2 + x[..., 1] ** 2
+            return np.sqrt(sq) if power == 1 else sq ** x.dtype.type(power / 2)
         self._steps = [norm]
 
 
@@ -61,13 +61,8 @@ class Magphase(AudioOp):
         self.power = power
 
     def __call__(self, *inputs):
-        x = _complex("Magphase", np.asarray(inputs[0]) if not hasattr(inputs[0], "asnumpy")
-                     else inputs[0].asnumpy())
-        if x.dtype.kind not in "iuf":
-            raise RuntimeError("Magphase: the data type of input tensor does not match the "
-                               "requirement of operator. Expecting tensor in type of [int, float, "
-                               f"double]. But got type {x.dtype}.")
-        mag = np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2) ** x.dtype.type(self.power)
+        x = _complex("Magphase", _input_array("Magphase", inputs[0]))
+        mag = (x[..., 0] ** 2 + x[..., 1] ** 2) ** x.dtype.type(self.power / 2)
         return mag, np.arctan2(x[..., 1], x[..., 0])
 
     def _c_ops(self):
@@ -113,7 +108,7 @@ class Contrast(AudioOp):
     sin(x pi / 2 + a / 750 sin(2 pi x)) (a in [0, 100])."""
 
     def __init__(self, enhancement_amount=75.0):
-        check_float(enhancement_amount, "enhancement_amount", 0, 100)
+        check_float(enhancement_amount, "enhancement_amount", 0, 100, types=(float, int))
         self.enhancement_amount = enhancement_amount
         amount = enhancement_amount / 750.0
         self._steps = _elementwise("Contrast", lambda x: np.sin(
@@ -124,8 +119,8 @@ class DBToAmplitude(AudioOp):
     """DBToAmplitude(ref, power): ref * (10 ** (x / 10)) ** power."""
 
     def __init__(self, ref, power):
-        check_float(ref, "ref")
-        check_float(power, "power")
+        check_float(ref, "ref", types=(float, int))
+        check_float(power, "power", types=(float, int))
         self.ref, self.power = ref, power
         self._steps = _elementwise("DBToAmplitude", lambda x: (
             ref * np.power(np.power(10.0, x * 0.1), power)).astype(x.dtype))
@@ -208,7 +203,7 @@ class Gain(AudioOp):
     """Gain(gain_db=1.0): x * 10 ** (gain_db / 20)."""
 
     def __init__(self, gain_db=1.0):
-        check_float(gain_db, "gain_db")
+        check_float(gain_db, "gain_db", types=(float, int))
         self.gain_db = gain_db
         ratio = 10 ** (gain_db / 20)
         self._steps = _elementwise("Gain", lambda x: (x * ratio).astype(x.dtype))
@@ -245,8 +240,9 @@ class MuLawEncoding(AudioOp):
 
         def run(x):
             x = _float("MuLawEncoding", x)
-            x_mu = np.sign(x) * np.log1p(mu * np.abs(x)) / np.log1p(mu)
-            return ((x_mu + 1) / 2 * mu + 0.5).astype(np.int32)
+            m = x.dtype.type(mu)
+            x_mu = np.sign(x) * np.log1p(m * np.abs(x)) / np.log1p(m)
+            return ((x_mu + 1) / 2 * m + x.dtype.type(0.5)).astype(np.int32)
         self._steps = [run]
 
 
@@ -260,8 +256,9 @@ class MuLawDecoding(AudioOp):
 
         def run(x):
             x = _float("MuLawDecoding", x)
-            y = x / mu * 2 - 1.0
-            return (np.sign(y) * (np.exp(np.abs(y) * np.log1p(mu)) - 1.0) / mu).astype(x.dtype)
+            m, one = x.dtype.type(mu), x.dtype.type(1)
+            y = x / m * x.dtype.type(2) - one
+            return (np.sign(y) * (np.exp(np.abs(y) * np.log1p(m)) - one) / m).astype(x.dtype)
         self._steps = [run]
 
 
@@ -270,8 +267,8 @@ class Overdrive(AudioOp):
     x * 10 ** (gain / 20) + color / 200 through a DC-blocking filter, clipped to [-1, 1]."""
 
     def __init__(self, gain=20.0, color=20.0):
-        check_float(gain, "gain", 0, 100)
-        check_float(color, "color", 0, 100)
+        check_float(gain, "gain", 0, 100, types=(float, int))
+        check_float(color, "color", 0, 100, types=(float, int))
         self.gain, self.color = gain, color
         g, c = 10 ** (gain / 20), color / 200
 
@@ -403,9 +400,9 @@ class _Masking(_RandomMask):
         else:
             width, start = self.mask_param, self.mask_start
             if start + width > size:
-                raise RuntimeError(f"{op}: mask_start + mask_param should be no more than the "
-                                   f"length of the masked axis ({size}), but got "
-                                   f"{start + width}.")
+                raise RuntimeError(f"{op}: 'mask_start' should be less than the length of the "
+                                   f"masked dimension ({size}), and mask_start + mask_param no "
+                                   f"more than it, but got {start} + {width}.")
         return _mask(x, self._axis, start, width, self.mask_value)
 
 
@@ -422,9 +419,12 @@ class FrequencyMasking(_Masking):
 
 
 class Dither(_RandomMask):
-    """Dither(density_function=DensityFunction.TPDF, noise_shaping=False): adds quantisation
-    noise at 16-bit scale (triangular, rectangular or Gaussian), optionally noise-shaped, drawn
-    from the dataset seed."""
+    """Dither(density_function=DensityFunction.TPDF, noise_shaping=False): MindSpore's (and
+    torchaudio's) dither: the waveform scaled to 16 bits (x * (2^15 - 2)) plus a dither
+    signal, rounded, divided by 2^15. TPDF adds a (periodic) Bartlett window over time; RPDF
+    one sample of the waveform minus 0.5, GPDF the sum of seven waveform samples, the samples
+    picked at random from the dataset seed. noise_shaping adds each sample's quantisation
+    error to the next sample."""
 
     def __init__(self, density_function=DensityFunction.TPDF, noise_shaping=False):
         check_enum(density_function, DensityFunction, "density_function")
@@ -432,28 +432,35 @@ class Dither(_RandomMask):
         self.density_function, self.noise_shaping = density_function, noise_shaping
         self._steps = [self._run]
 
+    @property
+    def _random(self):
+        return self.density_function != DensityFunction.TPDF
+
     def _run(self, x):
         x = _float("Dither", x)
-        rng = self._rng()
         shape = x.shape
+        flat = x.reshape(-1, shape[-1]) if x.ndim else x.reshape(1, 1)
+        channels, times = flat.shape[0] - 1, flat.shape[1] - 1
+        scaled = flat * x.dtype.type(2 ** 15 - 2)
         if self.density_function == DensityFunction.TPDF:
-            noise = rng.uniform(0, 2, shape) + rng.uniform(0, 2, shape) - 2
-        elif self.density_function == DensityFunction.RPDF:
-            noise = rng.uniform(-1, 1, shape)
+            n = times + 1
+            k = np.arange(n)
+            noise = 1 - np.abs(2.0 * k / n - 1) if n > 1 else np.ones(1)
+            dithered = scaled + noise.astype(x.dtype)[None, :]
         else:
-            noise = rng.normal(0, 1, shape)
-        scaled = x * 2 ** 15
+            rng = self._rng()
+
+            def pick(bound):
+                return int(rng.integers(bound)) if bound > 0 else 0
+            value = flat[pick(channels), pick(times)]
+            if self.density_function == DensityFunction.RPDF:
+                value = value - 0.5
+            else:
+                for _ in range(6):
+                    value = value + flat[pick(channels), pick(times)]
+            dithered = scaled + value
+        out = np.round(dithered) / x.dtype.type(2 ** 15)
         if self.noise_shaping:
-            flat = scaled.reshape(-1, shape[-1]) if x.ndim else scaled.reshape(1, 1)
-            err = np.zeros_like(flat)
-            out = np.zeros_like(flat)
-            n = noise.reshape(flat.shape)
-            for i in range(flat.shape[1]):
-                prev = err[:, i - 1] if i else 0
-                value = flat[:, i] - prev
-                out[:, i] = np.round(value + n[:, i])
-                err[:, i] = out[:, i] - value
-            quantised = out.reshape(shape)
-        else:
-            quantised = np.round(scaled + noise)
-        return np.clip(quantised / 2 ** 15, -1, 1).astype(x.dtype)
+            err = out - flat
+            out = out + np.concatenate([np.zeros((flat.shape[0], 1), x.dtype), err[:, :-1]], 1)
+        return out.reshape(shape).astype(x.dtype)

@@ -22,6 +22,7 @@ from mycel.dataset.audio.validators import (check_bool, check_enum, check_float,
 from mycel.dataset.transforms import TensorOperation, _as_array
 
 _data = _mycel._data
+_FI = (float, int)  # the type order of MindSpore's messages for filter arguments
 
 
 def _input_array(op, x):
@@ -216,7 +217,7 @@ class MelScale(AudioOp):
 
 def _mel_spectrogram_steps(op, sample_rate, n_fft, win_length, hop_length, f_min, f_max, pad,
                            n_mels, window, power, normalized, center, pad_mode, onesided, norm,
-                           mel_scale, power_interval_open=True):
+                           mel_scale, power_interval_open=True, before_f_min=None):
     check_int(sample_rate, "sample_rate", 0)
     win, hop = _check_stft(n_fft, win_length, hop_length, pad, window, normalized, center,
                            pad_mode, onesided)
@@ -229,6 +230,8 @@ def _mel_spectrogram_steps(op, sample_rate, n_fft, win_length, hop_length, f_min
         if f_min > f_max:
             raise ValueError(f"f_max should be greater than or equal to f_min, but got f_min: "
                              f"{f_min} and f_max: {f_max}.")
+    if before_f_min is not None:
+        before_f_min(n_mels)
     type_check(f_min, (int, float), "f_min")
     if f_min != 0:  # 0 is no low cut; a cut must be positive
         check_float(f_min, "f_min", 0, left_open=True)
@@ -295,17 +298,20 @@ class MFCC(AudioOp):
         if melkwargs is not None:
             type_check(melkwargs, (dict,), "melkwargs")
             kwargs.update(melkwargs)
+        def check_n_mels(n_mels):
+            if n_mels < n_mfcc:
+                raise ValueError(f"Input n_mels should be greater than or equal to n_mfcc, but "
+                                 f"got n_mfcc: {n_mfcc} and n_mels: {n_mels}.")
+
         steps = _mel_spectrogram_steps("MFCC", sample_rate, kwargs["n_fft"],
                                        kwargs["win_length"], kwargs["hop_length"],
                                        kwargs["f_min"], kwargs["f_max"], kwargs["pad"],
                                        kwargs["n_mels"], kwargs["window"], kwargs["power"],
                                        kwargs["normalized"], kwargs["center"],
                                        kwargs["pad_mode"], kwargs["onesided"], kwargs["norm"],
-                                       kwargs["mel_scale"], power_interval_open=False)
+                                       kwargs["mel_scale"], power_interval_open=False,
+                                       before_f_min=check_n_mels)
         n_mels = kwargs["n_mels"]
-        if n_mels < n_mfcc:
-            raise ValueError(f"Input n_mels should be greater than or equal to n_mfcc, but got "
-                             f"n_mfcc: {n_mfcc} and n_mels: {n_mels}.")
         self.sample_rate, self.n_mfcc, self.log_mels = sample_rate, n_mfcc, log_mels
         steps.append(_log_offset if log_mels else _power_to_db("MFCC"))
         steps.append(_matrix_op("MFCC", utils._dct(n_mfcc, n_mels, norm)))
@@ -331,9 +337,9 @@ class LFCC(AudioOp):
             if f_min > f_max:
                 raise ValueError(f"f_max should be greater than or equal to f_min, but got "
                                  f"f_min: {f_min} and f_max: {f_max}.")
-        elif f_min > sample_rate // 2:
-            raise ValueError(f"f_max should be greater than or equal to f_min, but got f_min: "
-                             f"{f_min} and f_max: {sample_rate // 2}.")
+        elif f_min >= sample_rate // 2:
+            raise ValueError(f"LFCC: sample_rate // 2 should be greater than f_min when f_max is "
+                             f"set to None, but got f_min: {f_min}.")
         spec = {"n_fft": 400, "win_length": None, "hop_length": None, "pad": 0,
                 "window": WindowType.HANN, "power": 2.0, "normalized": False, "center": True,
                 "pad_mode": BorderType.REFLECT, "onesided": True}
@@ -386,7 +392,7 @@ class SpectralCentroid(AudioOp):
                  window=WindowType.HANN):
         check_int(sample_rate, "sample_rate", 0)
         win, hop = _check_stft(n_fft, win_length, hop_length, pad, window, False, True,
-                               BorderType.REFLECT, True, win_low=0, hop_low=0)
+                               BorderType.REFLECT, True)
         freqs = np.linspace(0, sample_rate // 2, n_fft // 2 + 1)[:, None]
 
         def centroid(spec):
@@ -410,7 +416,7 @@ class LFilter(AudioOp):
         type_check(b_coeffs, (list, tuple), "b_coeffs")
         for name, coeffs in (("a_coeffs", a_coeffs), ("b_coeffs", b_coeffs)):
             for i, v in enumerate(coeffs):
-                check_float(v, f"{name}[{i}]")
+                check_float(v, f"{name}[{i}]", types=_FI)
         if len(a_coeffs) != len(b_coeffs):
             raise ValueError(f"The size of a_coeffs and b_coeffs must be the same, but got "
                              f"{len(a_coeffs)} and {len(b_coeffs)}.")
@@ -453,7 +459,7 @@ class AllpassBiquad(_Biquad):
 
     def __init__(self, sample_rate, central_freq, Q=0.707):  # noqa: N803 (MindSpore's name)
         _check_sr(sample_rate)
-        check_float(central_freq, "central_freq")
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.central_freq, self.Q = sample_rate, central_freq, Q
         w0, alpha = _w0_alpha(sample_rate, central_freq, Q)
@@ -467,7 +473,7 @@ class BandBiquad(_Biquad):
 
     def __init__(self, sample_rate, central_freq, Q=0.707, noise=False):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(central_freq, "central_freq")
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         check_bool(noise, "noise")
         self.sample_rate, self.central_freq, self.Q, self.noise = sample_rate, central_freq, Q, noise
@@ -487,7 +493,7 @@ class BandpassBiquad(_Biquad):
 
     def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(central_freq, "central_freq")
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         check_bool(const_skirt_gain, "const_skirt_gain")
         self.sample_rate, self.central_freq, self.Q = sample_rate, central_freq, Q
@@ -503,7 +509,7 @@ class BandrejectBiquad(_Biquad):
 
     def __init__(self, sample_rate, central_freq, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(central_freq, "central_freq")
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.central_freq, self.Q = sample_rate, central_freq, Q
         w0, alpha = _w0_alpha(sample_rate, central_freq, Q)
@@ -535,8 +541,8 @@ class BassBiquad(_Biquad):
 
     def __init__(self, sample_rate, gain, central_freq=100.0, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(gain, "gain")
-        check_float(central_freq, "central_freq")
+        check_float(gain, "gain", types=_FI)
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.gain, self.central_freq, self.Q = sample_rate, gain, central_freq, Q
         self._set(*_shelf(sample_rate, gain, central_freq, Q, treble=False))
@@ -548,8 +554,8 @@ class TrebleBiquad(_Biquad):
 
     def __init__(self, sample_rate, gain, central_freq=3000.0, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(gain, "gain")
-        check_float(central_freq, "central_freq")
+        check_float(gain, "gain", types=_FI)
+        check_float(central_freq, "central_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.gain, self.central_freq, self.Q = sample_rate, gain, central_freq, Q
         self._set(*_shelf(sample_rate, gain, central_freq, Q, treble=True))
@@ -560,13 +566,13 @@ class Biquad(_Biquad):
 
     def __init__(self, b0, b1, b2, a0, a1, a2):
         for name, v in (("b0", b0), ("b1", b1), ("b2", b2)):
-            check_float(v, name)
+            check_float(v, name, types=_FI)
         type_check(a0, (float, int), "a0")
         if a0 == 0:
             raise ValueError("Input a0 can not be 0.")
-        check_float(a0, "a0")
-        check_float(a1, "a1")
-        check_float(a2, "a2")
+        check_float(a0, "a0", types=_FI)
+        check_float(a1, "a1", types=_FI)
+        check_float(a2, "a2", types=_FI)
         self.b0, self.b1, self.b2, self.a0, self.a1, self.a2 = b0, b1, b2, a0, a1, a2
         self._set([b0, b1, b2], [a0, a1, a2])
 
@@ -601,8 +607,8 @@ class EqualizerBiquad(_Biquad):
 
     def __init__(self, sample_rate, center_freq, gain, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(center_freq, "central_freq")
-        check_float(gain, "gain")
+        check_float(center_freq, "central_freq", types=_FI)
+        check_float(gain, "gain", types=_FI)
         _check_q(Q)
         self.sample_rate, self.center_freq, self.gain, self.Q = sample_rate, center_freq, gain, Q
         w0, alpha = _w0_alpha(sample_rate, center_freq, Q)
@@ -617,7 +623,7 @@ class HighpassBiquad(_Biquad):
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(cutoff_freq, "cutoff_freq")
+        check_float(cutoff_freq, "cutoff_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.cutoff_freq, self.Q = sample_rate, cutoff_freq, Q
         w0, alpha = _w0_alpha(sample_rate, cutoff_freq, Q)
@@ -630,7 +636,7 @@ class LowpassBiquad(_Biquad):
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707):  # noqa: N803
         _check_sr(sample_rate)
-        check_float(cutoff_freq, "cutoff_freq")
+        check_float(cutoff_freq, "cutoff_freq", types=_FI)
         _check_q(Q)
         self.sample_rate, self.cutoff_freq, self.Q = sample_rate, cutoff_freq, Q
         w0, alpha = _w0_alpha(sample_rate, cutoff_freq, Q)

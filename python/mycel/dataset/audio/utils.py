@@ -186,7 +186,12 @@ def linear_fbanks(n_freqs, f_min, f_max, n_filter, sample_rate):
 def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
     """The DCT-II matrix [n_mels, n_mfcc] (float32), orthonormal for NormMode.ORTHO, scaled by 2
     for NONE."""
-    check_int(n_mfcc, "n_mfcc", 1)
-    check_int(n_mels, "n_mels", 1)
-    type_check(norm, (NormMode,), "norm")
+    for name, value in (("n_mfcc", n_mfcc), ("n_mels", n_mels)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} with value {value} is not of type {int}, but got "
+                            f"{type(value)}.")
+        if value <= 0:
+            raise ValueError(f"{name} must be greater than 0, but got {value}.")
+    if not isinstance(norm, NormMode):
+        raise TypeError(f"norm with value {norm} is not of type {NormMode}, but got {type(norm)}.")
     return _dct(n_mfcc, n_mels, norm).astype(np.float32)

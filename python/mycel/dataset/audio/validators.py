@@ -36,9 +36,11 @@ def check_int(value, name, low=0, high=INT32_MAX, left_open=False):
     return check_range(value, low, high, name, left_open)
 
 
-def check_float(value, name, low=-FLOAT_MAX, high=FLOAT_MAX, left_open=False):
-    """An int or float in [low, high] ((low, high] when left_open)."""
-    type_check(value, (int, float), name)
+def check_float(value, name, low=-FLOAT_MAX, high=FLOAT_MAX, left_open=False,
+                types=(int, float)):
+    """An int or float in [low, high] ((low, high] when left_open). types is the order
+    MindSpore's message lists them in ((float, int) for the filter arguments)."""
+    type_check(value, types, name)
     return check_range(value, low, high, name, left_open)
 
 
