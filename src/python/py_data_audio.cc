@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "data/audio_fft.h"
+#include "data/audio_file.h"
 #include "data/transforms_audio.h"
 #include "python/py_data.h"
 
@@ -91,6 +92,42 @@ void bind_data_audio(pyb::module_& m) {
       },
       "x"_a, "inverse"_a = false, "naive"_a = false,
       "The unscaled DFT of x (the engine's FFT, or the O(n^2) definition when naive).");
+
+  m.def(
+      "audio_file_source",
+      [](std::string name, std::vector<std::string> columns, std::vector<std::string> paths,
+         std::vector<std::array<double, 2>> segments, const std::vector<pyb::list>& extras,
+         bool sph, const std::string& waveform_type, bool signed_rate) -> d::SourcePtr {
+        std::vector<std::vector<d::Array>> rows;
+        rows.reserve(extras.size());
+        for (const pyb::list& row : extras) {
+          std::vector<d::Array> arrays;
+          for (const pyb::handle& v : row) arrays.push_back(data_array_from_py(v, name));
+          rows.push_back(std::move(arrays));
+        }
+        d::DataType t = waveform_type == "float64" ? d::DataType::Float64 : d::DataType::Float32;
+        return d::audio_file_source(std::move(name), std::move(columns), std::move(paths),
+                                    std::move(segments), std::move(rows), sph, t, signed_rate);
+      },
+      "name"_a, "columns"_a, "paths"_a, "segments"_a, "extras"_a, "sph"_a, "waveform_type"_a,
+      "signed_rate"_a = false);
+  m.def(
+      "decode_audio",
+      [](const pyb::bytes& data, bool sph) {
+        std::string bytes = data;
+        d::AudioClip clip;
+        {
+          pyb::gil_scoped_release nogil;
+          const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+          clip = sph ? d::decode_sph(p, bytes.size(), "decode_audio")
+                     : d::decode_wav(p, bytes.size(), "decode_audio");
+        }
+        d::Array wave = d::Array::empty(d::DataType::Float32, {clip.channels, clip.frames});
+        std::copy(clip.samples.begin(), clip.samples.end(), wave.mutable_data<float>());
+        return pyb::make_tuple(data_array_to_numpy(wave), clip.sample_rate);
+      },
+      "data"_a, "sph"_a = false,
+      "Decodes WAVE (or SPHERE) bytes: (float32 [channels, frames] in [-1, 1), sample_rate).");
 }
 
 }  // namespace mycel::py
