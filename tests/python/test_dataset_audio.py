@@ -455,3 +455,85 @@ def test_argument_messages():
         audio.DCShift(3.0)
     with pytest.raises(TypeError, match="fade_shape"):
         audio.Fade(1, 1, "linear")
+
+
+# ----- time and rate -----
+
+def _torch_resample(w, orig, new, width=6, rolloff=0.99, kaiser=False, beta=14.769656459379492):
+    """The windowed-sinc polyphase resampler written with torch's conv1d (the oracle)."""
+    g = math.gcd(orig, new)
+    orig, new = orig // g, new // g
+    base = min(orig, new) * rolloff
+    wd = math.ceil(width * orig / base)
+    idx = torch.arange(-wd, wd + orig, dtype=torch.float64)[None, None] / orig
+    t = torch.arange(0, -new, -1, dtype=torch.float64)[:, None, None] / new + idx
+    t = (t * base).clamp(-width, width)
+    if kaiser:
+        win = torch.i0(beta * torch.sqrt(1 - (t / width) ** 2)) / torch.i0(torch.tensor(beta))
+    else:
+        win = torch.cos(t * math.pi / width / 2) ** 2
+    t = t * math.pi
+    k = torch.where(t == 0, torch.tensor(1.0, dtype=torch.float64), t.sin() / t) * win * base / orig
+    wv = torch.from_numpy(w)
+    n, length = wv.shape
+    wv = torch.nn.functional.pad(wv, (wd, wd + orig))
+    r = torch.nn.functional.conv1d(wv[:, None], k, stride=orig).transpose(1, 2).reshape(n, -1)
+    return r[..., :int(math.ceil(new * length / orig))].numpy()
+
+
+@pytest.mark.parametrize("orig,new,kaiser", [(16000, 12000, False), (8000, 11025, False),
+                                             (44100, 16000, True)])
+def test_resample_matches_torch_conv1d(orig, new, kaiser):
+    x = RNG.standard_normal((2, 120))
+    method = audio.ResampleMethod.KAISER_WINDOW if kaiser else \
+        audio.ResampleMethod.SINC_INTERPOLATION
+    out = _both(audio.Resample(orig, new, method), x)
+    # torch.i0 (the Kaiser window) is good to about 1e-7 relative
+    np.testing.assert_allclose(out, _torch_resample(x, orig, new, kaiser=kaiser),
+                               atol=1e-6 if kaiser else 1e-12)
+
+
+def _torch_phase_vocoder(z, rate, adv):
+    z = torch.from_numpy(z)
+    steps = torch.arange(0, z.size(-1), rate, dtype=torch.float64)
+    alphas = steps % 1.0
+    phase_0 = z[..., :1].angle()
+    z = torch.nn.functional.pad(z, [0, 2])
+    z0 = z.index_select(-1, steps.long())
+    z1 = z.index_select(-1, (steps + 1).long())
+    adv = torch.from_numpy(adv)
+    phase = z1.angle() - z0.angle() - adv
+    phase = phase - 2 * math.pi * torch.round(phase / (2 * math.pi)) + adv
+    phase = torch.cumsum(torch.cat([phase_0, phase[..., :-1]], -1), -1)
+    mag = alphas * z1.abs() + (1 - alphas) * z0.abs()
+    return torch.polar(mag, phase).numpy()
+
+
+@pytest.mark.parametrize("rate", [1.3, 0.8])
+def test_phase_vocoder_and_time_stretch(rate):
+    z = RNG.standard_normal((2, 9, 11)) + 1j * RNG.standard_normal((2, 9, 11))
+    adv = np.linspace(0, math.pi * 4, 9)[:, None]
+    spec = np.stack([z.real, z.imag], -1)
+    out = _both(audio.PhaseVocoder(rate, adv), spec)
+    ref = _torch_phase_vocoder(z, rate, adv)
+    assert out.shape == (2, 9, math.ceil(11 / rate), 2)
+    np.testing.assert_allclose(out[..., 0] + 1j * out[..., 1], ref, atol=1e-9)
+    stretched = audio.TimeStretch(hop_length=4, n_freq=9, fixed_rate=rate)(spec)
+    np.testing.assert_allclose(stretched, out, atol=1e-12)
+
+
+def test_filtfilt_and_pitch_shift():
+    b, a = scipy.signal.butter(2, 0.2)
+    x = RNG.uniform(-0.5, 0.5, (2, 60))
+    out = _both(audio.Filtfilt(list(a), list(b)), x)
+    fwd = scipy.signal.lfilter(b, a, x)
+    ref = np.clip(scipy.signal.lfilter(b, a, fwd[:, ::-1])[:, ::-1], -1, 1)
+    np.testing.assert_allclose(out, ref, atol=1e-12)
+    # PitchShift by 12 steps of 12 per octave: a 200 Hz tone comes out near 400 Hz.
+    sr = 8000
+    t = np.arange(4000) / sr
+    y = audio.PitchShift(sr, 12, n_fft=256, hop_length=64)(np.sin(2 * np.pi * 200 * t))
+    assert y.shape == (4000,)
+    spectrum = np.abs(np.fft.rfft(y[500:3500]))
+    peak = np.argmax(spectrum) * sr / 3000
+    assert abs(peak - 400) < 15

@@ -39,6 +39,11 @@ def _out_dtype(arr):
     return np.float64 if arr.dtype == np.float64 else np.float32
 
 
+def _float_type(arr):
+    """The float type an audio op computes in for arr (float64 stays, the rest float32)."""
+    return _out_dtype(arr)
+
+
 class AudioOp(TensorOperation):
     """Base of the audio transforms: self._steps, C++ transforms or numpy functions applied in
     order to one column."""

@@ -9,7 +9,7 @@ FLOAT_MAX = 16777216  # MindSpore's float32 bound for float arguments (2 ** 24)
 def type_check(value, types, name):
     """TypeError unless value is one of types; a bool is not an int (MindSpore prints the
     types as a tuple in that case, as a list otherwise)."""
-    shown = '""' if value == "" and isinstance(value, str) else value
+    shown = '""' if isinstance(value, str) and value == "" else value
     if int in types and bool not in types and isinstance(value, bool):
         raise TypeError(f"Argument {name} with value {shown} is not of type {types}, but got "
                         f"{type(value)}.")
