@@ -537,3 +537,47 @@ def test_filtfilt_and_pitch_shift():
     spectrum = np.abs(np.fft.rfft(y[500:3500]))
     peak = np.argmax(spectrum) * sr / 3000
     assert abs(peak - 400) < 15
+
+
+# ----- SoX / Kaldi effects -----
+
+def test_flanger_and_phaser_limits():
+    x = RNG.uniform(-0.5, 0.5, (2, 300))
+    # width 0 and no feedback: no delayed signal is mixed in.
+    np.testing.assert_allclose(_both(audio.Flanger(8000, width=0.0), x), x, atol=1e-12)
+    # A pure delay line: an impulse comes back after the LFO's delay (between delay and
+    # delay + depth ms), at width / (100 + width) of its size.
+    imp = np.zeros((1, 400))
+    imp[0, 0] = 0.5
+    out = audio.Flanger(8000, delay=5.0, depth=0.0, width=100.0)(imp)
+    assert abs(out[0, 0] - 0.25) < 1e-12
+    echo = np.flatnonzero(np.abs(out[0, 1:]) > 1e-6) + 1
+    assert echo.min() >= 40 and echo.max() <= 41 and abs(out[0, echo].sum() - 0.25) < 1e-9
+    # Phaser with no decay and unit gains passes the signal through.
+    np.testing.assert_allclose(_both(audio.Phaser(8000, 1.0, 1.0, 3.0, 0.0), x), x, atol=1e-12)
+
+
+def test_detect_pitch_frequency_of_a_tone():
+    sr = 8000
+    t = np.arange(8000) / sr
+    x = np.sin(2 * np.pi * 250 * t)
+    out = _both(audio.DetectPitchFrequency(sr, 0.02, 5, 85, 1000), x)
+    assert out.shape == (48,)  # 50 frames, median of 5 with 2 frames of left padding
+    # the best lag is the period, 32 samples (nccf column k holds lag k + 1)
+    np.testing.assert_allclose(out, sr / 32, rtol=1e-9)
+
+
+def test_sliding_window_cmn_matches_window_means():
+    spec = RNG.standard_normal((2, 30, 4))
+    out = _both(audio.SlidingWindowCmn(cmn_window=10, min_cmn_window=5), spec)
+    ref = np.empty_like(spec)
+    for t in range(30):
+        start, end = max(0, t - 10), max(t + 1, 5)  # the window ends at t (at least 5 frames)
+        ref[:, t] = spec[:, t] - spec[:, start:end].mean(1)
+    np.testing.assert_allclose(out, ref, atol=1e-12)
+    centred = audio.SlidingWindowCmn(cmn_window=8, center=True, norm_vars=True)(spec)
+    for t in (0, 15, 29):
+        start = min(max(t - 4, 0), 30 - 8)
+        win = spec[:, start:start + 8]
+        np.testing.assert_allclose(centred[:, t], (spec[:, t] - win.mean(1)) / win.std(1),
+                                   atol=1e-9)

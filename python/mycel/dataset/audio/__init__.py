@@ -21,6 +21,8 @@ from mycel.dataset.audio.transforms import (AllpassBiquad, AmplitudeToDB, BandBi
                                             LowpassBiquad, MelScale, MelSpectrogram, MFCC,
                                             RiaaBiquad, SpectralCentroid, Spectrogram,
                                             TrebleBiquad)
+from mycel.dataset.audio.sox_effects import (DetectPitchFrequency, Flanger,  # noqa: F401
+                                              Phaser, SlidingWindowCmn)
 from mycel.dataset.audio.time_freq import (Filtfilt, PhaseVocoder, PitchShift,  # noqa: F401
                                             Resample, TimeStretch)
 from mycel.dataset.audio.utils import (BorderType, DensityFunction, FadeShape,  # noqa: F401
@@ -33,6 +35,6 @@ from mycel.dataset.audio import transforms as _transforms_module  # noqa: E402
 for _name in ("Angle", "ComplexNorm", "ComputeDeltas", "Contrast", "DBToAmplitude", "DCShift",
               "Dither", "Fade", "FrequencyMasking", "Gain", "Magphase", "MaskAlongAxis",
               "MaskAlongAxisIID", "MuLawDecoding", "MuLawEncoding", "Overdrive", "TimeMasking",
-              "Vol", "Filtfilt", "PhaseVocoder", "PitchShift", "Resample", "TimeStretch"):
+              "Vol", "DetectPitchFrequency", "Flanger", "Phaser", "SlidingWindowCmn", "Filtfilt", "PhaseVocoder", "PitchShift", "Resample", "TimeStretch"):
     setattr(_transforms_module, _name, globals()[_name])
 del _sys
