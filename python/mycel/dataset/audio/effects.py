@@ -391,8 +391,10 @@ class _Masking(_RandomMask):
             raise _shape_error(op, "<..., freq, time>", x)
         size = x.shape[self._axis]
         if self.mask_param > size:
-            raise RuntimeError(f"{op}: mask_param should be less than or equal to the length of "
-                               f"the masked axis ({size}), but got {self.mask_param}.")
+            what = "time" if self._axis == -1 else "frequency"
+            raise RuntimeError(f"{op}: '{what}_mask_param' should be less than or equal to the "
+                               f"length of {what} dimension ({size}), but got "
+                               f"{self.mask_param}.")
         if self.iid_masks:
             rng = self._rng()
             width = int(rng.uniform() * self.mask_param)

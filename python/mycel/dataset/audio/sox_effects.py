@@ -9,7 +9,7 @@ import numpy as np
 from mycel.dataset.audio.transforms import AudioOp, _float_type
 from mycel.dataset.audio.utils import Interpolation, Modulation
 from mycel.dataset.audio.validators import (check_bool, check_enum, check_float, check_int,
-                                            check_range, type_check)
+                                            check_not_zero)
 
 _FI = (float, int)
 
@@ -40,9 +40,7 @@ class Flanger(AudioOp):
     def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5,
                  phase=25.0, modulation=Modulation.SINUSOIDAL,
                  interpolation=Interpolation.LINEAR):
-        type_check(sample_rate, (int,), "sample_rate")
-        if sample_rate == 0:
-            raise ValueError("Input sample_rate can not be 0.")
+        check_not_zero(sample_rate, "sample_rate")
         check_float(delay, "delay", 0, 30, types=_FI)
         check_float(depth, "depth", 0, 10, types=_FI)
         check_float(regen, "regen", -95, 95, types=_FI)
@@ -154,9 +152,7 @@ class DetectPitchFrequency(AudioOp):
     win_length frames: <..., frames> in Hz."""
 
     def __init__(self, sample_rate, frame_time=0.01, win_length=30, freq_low=85, freq_high=3400):
-        type_check(sample_rate, (int,), "sample_rate")
-        if sample_rate == 0:
-            raise ValueError("Input sample_rate can not be 0.")
+        check_not_zero(sample_rate, "sample_rate")
         check_float(frame_time, "frame_time", 0, left_open=True, types=_FI)
         check_int(win_length, "win_length", 1)
         check_float(freq_low, "freq_low", 0, left_open=True)

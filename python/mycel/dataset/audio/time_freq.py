@@ -10,7 +10,7 @@ from mycel.dataset.audio.transforms import (AudioOp, _check_stft, _data, _float_
                                             _spectrogram_op)
 from mycel.dataset.audio.utils import BorderType, ResampleMethod, WindowType
 from mycel.dataset.audio.validators import (check_bool, check_enum, check_float, check_int,
-                                            type_check)
+                                            check_not_zero, type_check)
 
 
 def _complex_input(op, x):
@@ -54,10 +54,10 @@ class PhaseVocoder(AudioOp):
 
         def run(x):
             x = _complex_input("PhaseVocoder", x)
-            if phase_advance.shape[0] != x.shape[-3]:
-                raise RuntimeError(f"PhaseVocoder: invalid parameter, the first dimension of "
-                                   f"phase_advance should be equal to the frequency of the input "
-                                   f"({x.shape[-3]}), but got {phase_advance.shape[0]}.")
+            if phase_advance.shape != (x.shape[-3], 1):
+                raise RuntimeError(f"PhaseVocoder: invalid parameter, 'phase_advance' should be in "
+                                   f"shape of <freq, 1>. Got {list(phase_advance.shape)} for a "
+                                   f"frequency axis of {x.shape[-3]}.")
             return phase_vocoder(x, rate, phase_advance)
         self._steps = [run]
 
@@ -168,9 +168,7 @@ class PitchShift(AudioOp):
                  hop_length=None, window=WindowType.HANN):
         check_int(sample_rate, "sample_rate", 0)
         check_int(n_steps, "n_steps", -2**31)
-        type_check(bins_per_octave, (int,), "bins_per_octave")
-        if bins_per_octave == 0:
-            raise ValueError("Input bins_per_octave can not be zero.")
+        check_not_zero(bins_per_octave, "bins_per_octave")
         win, hop = _check_stft(n_fft, win_length, hop_length, 0, window, False, True,
                                BorderType.REFLECT, True)
         hop = hop_length if hop_length is not None else win // 4

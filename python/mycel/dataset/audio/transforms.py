@@ -18,7 +18,7 @@ from mycel.dataset.audio import utils
 from mycel.dataset.audio.utils import (BorderType, MelType, NormMode, NormType, ScaleType,
                                        WindowType)
 from mycel.dataset.audio.validators import (check_bool, check_enum, check_float, check_int,
-                                            check_range, type_check)
+                                            check_not_zero, check_range, type_check)
 from mycel.dataset.transforms import TensorOperation, _as_array
 
 _data = _mycel._data
@@ -85,7 +85,7 @@ class AudioOp(TensorOperation):
 # ----- the STFT family -----
 
 def _check_stft(n_fft, win_length, hop_length, pad, window, normalized, center, pad_mode,
-                onesided, win_low=1, hop_low=1):
+                onesided, win_low=1, hop_low=1, win_msg=None):
     """MindSpore's checks of the STFT arguments; returns (win_length, hop_length) resolved."""
     check_int(n_fft, "n_fft", 1)
     if win_length is not None:
@@ -222,10 +222,10 @@ class MelScale(AudioOp):
 
 def _mel_spectrogram_steps(op, sample_rate, n_fft, win_length, hop_length, f_min, f_max, pad,
                            n_mels, window, power, normalized, center, pad_mode, onesided, norm,
-                           mel_scale, power_interval_open=True, before_f_min=None):
+                           mel_scale, power_interval_open=True, before_f_min=None, win_low=1):
     check_int(sample_rate, "sample_rate", 0)
     win, hop = _check_stft(n_fft, win_length, hop_length, pad, window, normalized, center,
-                           pad_mode, onesided)
+                           pad_mode, onesided, win_low=win_low)
     check_float(power, "power", 0, left_open=power_interval_open)
     check_int(n_mels, "n_mels", 1)
     check_enum(norm, NormType, "norm")
@@ -315,7 +315,7 @@ class MFCC(AudioOp):
                                        kwargs["normalized"], kwargs["center"],
                                        kwargs["pad_mode"], kwargs["onesided"], kwargs["norm"],
                                        kwargs["mel_scale"], power_interval_open=False,
-                                       before_f_min=check_n_mels)
+                                       before_f_min=check_n_mels, win_low=0)
         n_mels = kwargs["n_mels"]
         self.sample_rate, self.n_mfcc, self.log_mels = sample_rate, n_mfcc, log_mels
         steps.append(_log_offset if log_mels else _power_to_db("MFCC"))
@@ -353,7 +353,10 @@ class LFCC(AudioOp):
             spec.update(speckwargs)
         win, hop = _check_stft(spec["n_fft"], spec["win_length"], spec["hop_length"],
                                spec["pad"], spec["window"], spec["normalized"], spec["center"],
-                               spec["pad_mode"], spec["onesided"])
+                               spec["pad_mode"], spec["onesided"],
+                               win_msg=f"LFCC: win_length must be less than or equal to n_fft, "
+                                       f"but got win_length: {spec['win_length']} and n_fft: "
+                                       f"{spec['n_fft']}.")
         type_check(spec["power"], (float,), "power")
         check_float(spec["power"], "power", 0)
         n_fft = spec["n_fft"]
@@ -443,10 +446,7 @@ class _Biquad(AudioOp):
 
 
 def _check_sr(sample_rate):
-    type_check(sample_rate, (int,), "sample_rate")
-    if sample_rate == 0:
-        raise ValueError("Input sample_rate can not be 0.")
-    check_range(sample_rate, -2**31, 2**31 - 1, "sample_rate")
+    check_not_zero(sample_rate, "sample_rate")
 
 
 def _check_q(q):
@@ -572,10 +572,7 @@ class Biquad(_Biquad):
     def __init__(self, b0, b1, b2, a0, a1, a2):
         for name, v in (("b0", b0), ("b1", b1), ("b2", b2)):
             check_float(v, name, types=_FI)
-        type_check(a0, (float, int), "a0")
-        if a0 == 0:
-            raise ValueError("Input a0 can not be 0.")
-        check_float(a0, "a0", types=_FI)
+        check_not_zero(a0, "a0", _FI, 16777216)
         check_float(a1, "a1", types=_FI)
         check_float(a2, "a2", types=_FI)
         self.b0, self.b1, self.b2, self.a0, self.a1, self.a2 = b0, b1, b2, a0, a1, a2

@@ -5,7 +5,7 @@ from enum import Enum
 
 import numpy as np
 
-from mycel.dataset.audio.validators import (check_enum, check_float, check_int, type_check)
+from mycel.dataset.audio.validators import check_enum, check_float, check_int
 
 
 class BorderType(str, Enum):

@@ -51,3 +51,14 @@ def check_enum(value, enum, name):
 
 def check_bool(value, name):
     return type_check(value, (bool,), name)
+
+
+def check_not_zero(value, name, types=(int,), bound=INT32_MAX + 1):
+    """A non-zero number in [-bound, bound) (ints) or [-bound, bound] (floats), MindSpore's
+    check_int32_not_zero / check_float32_not_zero."""
+    type_check(value, types, name)
+    high = bound - 1 if types == (int,) else bound
+    if value == 0 or value < -bound or value > high:
+        raise ValueError(f"Input {name} is not within the required interval of [{-bound}, 0) and "
+                         f"(0, {high}].")
+    return value
