@@ -581,3 +581,20 @@ def test_sliding_window_cmn_matches_window_means():
         win = spec[:, start:start + 8]
         np.testing.assert_allclose(centred[:, t], (spec[:, t] - win.mean(1)) / win.std(1),
                                    atol=1e-9)
+
+
+def test_vad_trims_leading_silence():
+    sr = 8000
+    rng = np.random.default_rng(5)
+    quiet = rng.normal(0, 1e-4, sr)  # one second of near silence
+    t = np.arange(sr) / sr
+    voiced = 0.5 * np.sign(np.sin(2 * np.pi * 150 * t)) * np.hanning(sr)  # a harmonic-rich tone
+    x = np.concatenate([quiet, voiced])[None, :]
+    out = _both(audio.Vad(sample_rate=sr), x)
+    # The output is a suffix of the input that starts after most of the silence and before
+    # the tone is well under way.
+    start = x.shape[1] - out.shape[1]
+    np.testing.assert_array_equal(out, x[:, start:])
+    assert sr // 2 < start < sr + sr // 4
+    with pytest.raises(ValueError, match="noise_up_time should be greater than noise_down_time"):
+        audio.Vad(sr, noise_up_time=0.01, noise_down_time=0.1)
