@@ -23,7 +23,7 @@ from mycel.dataset.audio.transforms import (AllpassBiquad, AmplitudeToDB, BandBi
                                             TrebleBiquad)
 from mycel.dataset.audio.sox_effects import (DetectPitchFrequency, Flanger,  # noqa: F401
                                               Phaser, SlidingWindowCmn)
-from mycel.dataset.audio.time_freq import (Filtfilt, PhaseVocoder, PitchShift,  # noqa: F401
+from mycel.dataset.audio.time_freq import (Filtfilt, InverseMelScale, PhaseVocoder, PitchShift,  # noqa: F401
                                             Resample, TimeStretch)
 from mycel.dataset.audio.vad import Vad  # noqa: F401
 from mycel.dataset.audio.utils import (BorderType, DensityFunction, FadeShape,  # noqa: F401
@@ -36,6 +36,6 @@ from mycel.dataset.audio import transforms as _transforms_module  # noqa: E402
 for _name in ("Angle", "ComplexNorm", "ComputeDeltas", "Contrast", "DBToAmplitude", "DCShift",
               "Dither", "Fade", "FrequencyMasking", "Gain", "Magphase", "MaskAlongAxis",
               "MaskAlongAxisIID", "MuLawDecoding", "MuLawEncoding", "Overdrive", "TimeMasking",
-              "Vol", "Vad", "DetectPitchFrequency", "Flanger", "Phaser", "SlidingWindowCmn", "Filtfilt", "PhaseVocoder", "PitchShift", "Resample", "TimeStretch"):
+              "Vol", "Vad", "InverseMelScale", "DetectPitchFrequency", "Flanger", "Phaser", "SlidingWindowCmn", "Filtfilt", "PhaseVocoder", "PitchShift", "Resample", "TimeStretch"):
     setattr(_transforms_module, _name, globals()[_name])
 del _sys

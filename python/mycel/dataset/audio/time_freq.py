@@ -8,7 +8,8 @@ import numpy as np
 
 from mycel.dataset.audio.transforms import (AudioOp, _check_stft, _data, _float_type,
                                             _spectrogram_op)
-from mycel.dataset.audio.utils import BorderType, ResampleMethod, WindowType
+from mycel.dataset.audio.utils import (BorderType, MelType, NormType, ResampleMethod,
+                                       WindowType)
 from mycel.dataset.audio.validators import (check_bool, check_enum, check_float, check_int,
                                             check_not_zero, type_check)
 
@@ -212,3 +213,74 @@ class Filtfilt(AudioOp):
         def flip(x):
             return np.ascontiguousarray(x[..., ::-1])
         self._steps = [forward._steps[0], flip, backward, flip]
+
+
+class InverseMelScale(AudioOp):
+    """InverseMelScale(n_stft, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None,
+    max_iter=100000, tolerance_loss=1e-5, tolerance_change=1e-8, sgdargs=None,
+    norm=NormType.NONE, mel_type=MelType.HTK): a non-negative spectrogram <..., n_stft, time>
+    whose mel projection (utils.melscale_fbanks) matches the input <..., n_mels, time>, found as
+    MindSpore does: SGD with momentum (sgdargs {"sgd_lr": 0.1, "sgd_momentum": 0.9}) on the
+    squared error from a uniform [0, 1) start drawn from the dataset seed, stopped after max_iter
+    steps or when the loss falls under tolerance_loss or changes by less than tolerance_change,
+    then clipped at 0."""
+
+    def __init__(self, n_stft, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None,
+                 max_iter=100000, tolerance_loss=1e-5, tolerance_change=1e-8, sgdargs=None,
+                 norm=NormType.NONE, mel_type=MelType.HTK):
+        from mycel.dataset.audio.transforms import _check_mel_freqs
+        from mycel.dataset.audio import utils
+        check_int(n_mels, "n_mels", 1)
+        check_int(sample_rate, "sample_rate", 1)
+        f_max = _check_mel_freqs("InverseMelScale", f_min, f_max, sample_rate)
+        check_int(n_stft, "n_stft", 1)
+        check_enum(norm, NormType, "norm")
+        check_enum(mel_type, MelType, "mel_type")
+        check_int(max_iter, "max_iter", 1)
+        check_float(tolerance_loss, "tolerance_loss", 0, left_open=True)
+        check_float(tolerance_change, "tolerance_change", 0, left_open=True)
+        args = {"sgd_lr": 0.1, "sgd_momentum": 0.9}
+        if sgdargs is not None:
+            type_check(sgdargs, (dict,), "sgdargs")
+            args.update(sgdargs)
+        check_float(args["sgd_lr"], "sgd_lr", 0)
+        check_float(args["sgd_momentum"], "sgd_momentum", 0)
+        self.n_stft, self.n_mels, self.sample_rate = n_stft, n_mels, sample_rate
+        self.f_min, self.f_max, self.max_iter = f_min, f_max, max_iter
+        self.tolerance_loss, self.tolerance_change, self.sgdargs = (tolerance_loss,
+                                                                    tolerance_change, args)
+        self._fb = utils._mel_fbanks(n_stft, f_min, f_max, n_mels, sample_rate, norm, mel_type)
+        self._steps = [self._run]
+
+    @property
+    def _random(self):
+        return True
+
+    def _run(self, x):
+        x = x.astype(_float_type(x), copy=False)
+        if x.ndim < 2 or x.shape[-2] != self.n_mels:
+            raise RuntimeError(f"InverseMelScale: n_mels must be equal to the penultimate "
+                               f"dimension of input, but got n_mels {self.n_mels} and input "
+                               f"shape {list(x.shape)}.")
+        rng = np.random.default_rng(self._seed())
+        shape = x.shape
+        mels = x.reshape(-1, shape[-2], shape[-1]).astype(np.float64)
+        fb = self._fb  # [n_stft, n_mels]
+        lr, momentum = self.sgdargs["sgd_lr"], self.sgdargs["sgd_momentum"]
+        time = shape[-1]
+        out = np.empty((mels.shape[0], self.n_stft, time))
+        for c, mel in enumerate(mels):
+            spec = rng.uniform(0, 1, (self.n_stft, time))
+            buf = None
+            loss = np.inf
+            for _ in range(self.max_iter):
+                diff = mel - fb.T @ spec
+                new_loss = float(np.mean(diff ** 2))
+                grad = -(fb @ diff) / time
+                if new_loss < self.tolerance_loss or abs(loss - new_loss) < self.tolerance_change:
+                    break
+                buf = grad if buf is None else momentum * buf + grad
+                spec = spec - lr * buf
+                loss = new_loss
+            out[c] = np.maximum(spec, 0)
+        return out.reshape(shape[:-2] + (self.n_stft, time)).astype(x.dtype)
