@@ -292,8 +292,7 @@ class TedliumDataset(_AudioDataset):
                             f"[{str}], but got {type(extensions)}.")
         ext = ".sph" if extensions is None else extensions
         if ext != ".sph":
-            raise RuntimeError(f"TedliumDataset: extensions {ext!r} is not supported; only "
-                               f"'.sph' is.")
+            raise RuntimeError(f"TedliumDataset: extensions {ext!r} is not supported.")
         paths, extras, segments = [], [], []
         for folder in folders:
             for stm in sorted(glob.glob(os.path.join(folder, "stm", "*.stm"))):

@@ -35,7 +35,8 @@ class Flanger(AudioOp):
     """Flanger(sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
     modulation=Modulation.SINUSOIDAL, interpolation=Interpolation.LINEAR): SoX's flanger on
     <..., channel, time>: a modulated delay (delay + depth ms, swept at speed Hz, channels
-    phase-shifted by phase %) mixed in at width %, with regen % feedback."""
+    phase-shifted by phase %) mixed in at width %, with regen % feedback. Integer input gives
+    output of the same integer type (the clipped result truncated), as MindSpore's."""
 
     def __init__(self, sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5,
                  phase=25.0, modulation=Modulation.SINUSOIDAL,
@@ -55,6 +56,7 @@ class Flanger(AudioOp):
         self._steps = [self._run]
 
     def _run(self, x):
+        in_type = x.dtype
         x = x.astype(_float_type(x), copy=False)
         if x.ndim < 2:
             raise RuntimeError(f"Flanger: the shape of input tensor does not match the "
@@ -100,7 +102,8 @@ class Flanger(AudioOp):
             last = delayed
             out[:, :, i] = w[:, :, i] * in_gain + delayed * delay_gain
             lfo_pos = (lfo_pos + 1) % lfo_len
-        return np.clip(out, -1, 1).reshape(shape).astype(x.dtype)
+        out = np.clip(out, -1, 1).reshape(shape)
+        return out.astype(in_type if in_type.kind in "iu" else x.dtype)
 
 
 class Phaser(AudioOp):

@@ -55,10 +55,13 @@ class PhaseVocoder(AudioOp):
 
         def run(x):
             x = _complex_input("PhaseVocoder", x)
-            if phase_advance.shape != (x.shape[-3], 1):
+            if phase_advance.ndim != 2 or phase_advance.shape[1] != 1:
                 raise RuntimeError(f"PhaseVocoder: invalid parameter, 'phase_advance' should be in "
-                                   f"shape of <freq, 1>. Got {list(phase_advance.shape)} for a "
-                                   f"frequency axis of {x.shape[-3]}.")
+                                   f"shape of <freq, 1>, but got {list(phase_advance.shape)}.")
+            if phase_advance.shape[0] != x.shape[-3]:
+                raise RuntimeError(f"PhaseVocoder: invalid parameter, 'first dimension of "
+                                   f"'phase_advance'' should be equal to 'freq dimension of input', "
+                                   f"but got {phase_advance.shape[0]} and {x.shape[-3]}.")
             return phase_vocoder(x, rate, phase_advance)
         self._steps = [run]
 
