@@ -60,7 +60,7 @@ double window_norm(const std::vector<double>& w) {
 
 // The STFT of one waveform row: [bins, frames] complex values, row-major.
 std::vector<cdouble> stft_row(const double* x, int64_t n, const StftOptions& opt,
-                              const std::vector<double>& win, const FftPlan& plan,
+                              const std::vector<double>& win, const RealFftPlan& plan,
                               int64_t* frames_out, std::string_view op) {
   std::vector<double> sig = framed_signal(x, n, opt, op);
   auto len = static_cast<int64_t>(sig.size());
@@ -69,15 +69,19 @@ std::vector<cdouble> stft_row(const double* x, int64_t n, const StftOptions& opt
   int64_t frames = 1 + (len - opt.n_fft) / opt.hop_length, bins = stft_bins(opt);
   double scale = opt.normalized ? 1.0 / window_norm(win) : 1.0;
   std::vector<cdouble> out(static_cast<size_t>(bins * frames));
-  std::vector<cdouble> buf(static_cast<size_t>(opt.n_fft));
+  std::vector<double> windowed(static_cast<size_t>(opt.n_fft));
+  std::vector<cdouble> half(static_cast<size_t>(opt.n_fft / 2 + 1));
   for (int64_t f = 0; f < frames; ++f) {
     const double* frame = sig.data() + f * opt.hop_length;
     for (int64_t k = 0; k < opt.n_fft; ++k) {
-      buf[static_cast<size_t>(k)] = cdouble(frame[k] * win[static_cast<size_t>(k)], 0.0);
+      windowed[static_cast<size_t>(k)] = frame[k] * win[static_cast<size_t>(k)];
     }
-    plan.forward(buf.data());
-    for (int64_t b = 0; b < bins; ++b)
-      out[static_cast<size_t>(b * frames + f)] = buf[static_cast<size_t>(b)] * scale;
+    plan.forward(windowed.data(), half.data());
+    for (int64_t b = 0; b < bins; ++b) {  // bins past n_fft / 2 mirror (real input)
+      cdouble v = b <= opt.n_fft / 2 ? half[static_cast<size_t>(b)]
+                                     : std::conj(half[static_cast<size_t>(opt.n_fft - b)]);
+      out[static_cast<size_t>(b * frames + f)] = v * scale;
+    }
   }
   *frames_out = frames;
   return out;
@@ -193,7 +197,7 @@ class Spectrogram final : public UnaryTransform {
   StftOptions opt_;
   double power_;
   std::vector<double> win_;
-  FftPlan plan_;
+  RealFftPlan plan_;
 };
 
 // Reads the complex <..., bins, frames, 2> input of InverseSpectrogram.
@@ -265,7 +269,8 @@ class GriffinLim final : public UnaryTransform {
         length_(length),
         rand_init_(rand_init),
         win_(stft_window(opt.window, opt.n_fft, opt.win_length)),
-        plan_(opt.n_fft) {
+        plan_(opt.n_fft),
+        rplan_(opt.n_fft) {
     check_stft(opt, name());
     MC_CHECK(n_iter >= 1 && power > 0 && momentum >= 0, Value,
              "GriffinLim: n_iter and power must be positive and momentum non-negative, but got ",
@@ -332,7 +337,7 @@ class GriffinLim final : public UnaryTransform {
           istft_row(spec_c.data(), frames, fwd, win_, plan_, length_, name());
       int64_t got = 0;
       std::vector<cdouble> rebuilt =
-          stft_row(wave.data(), static_cast<int64_t>(wave.size()), fwd, win_, plan_, &got, name());
+          stft_row(wave.data(), static_cast<int64_t>(wave.size()), fwd, win_, rplan_, &got, name());
       MC_CHECK(got == frames, Value, "GriffinLim: length ", length_, " gives ", got,
                " frames, but the spectrogram has ", frames, ".");
       double m = momentum_ / (1.0 + momentum_);
@@ -353,6 +358,7 @@ class GriffinLim final : public UnaryTransform {
   bool rand_init_;
   std::vector<double> win_;
   FftPlan plan_;
+  RealFftPlan rplan_;
 };
 
 }  // namespace

@@ -35,7 +35,9 @@ std::vector<cdouble> pseudo_random(int64_t n, uint32_t seed) {
 }
 
 TEST(AudioFft, MatchesTheNaiveDftForManySizes) {
-  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 30, 31, 64, 100, 127, 256, 400, 401}) {
+  // powers of two (radix-2), 7-smooth sizes (mixed radix), others (Bluestein)
+  for (int64_t n :
+       {1, 2, 3, 4, 5, 7, 8, 9, 16, 30, 31, 49, 64, 100, 127, 210, 256, 400, 401, 882, 1000}) {
     std::vector<cdouble> x = pseudo_random(n, static_cast<uint32_t>(n));
     for (bool inverse : {false, true}) {
       std::vector<cdouble> want = naive_dft(x, inverse);
@@ -51,6 +53,25 @@ TEST(AudioFft, MatchesTheNaiveDftForManySizes) {
                     1e-10 * static_cast<double>(n))
             << "n=" << n << " k=" << k << " inverse=" << inverse;
       }
+    }
+  }
+}
+
+TEST(AudioFft, RealInputMatchesTheComplexDft) {
+  for (int64_t n : {1, 2, 6, 9, 16, 50, 400, 401, 512}) {
+    std::vector<cdouble> x = pseudo_random(n, 7u + static_cast<uint32_t>(n));
+    std::vector<double> re(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      re[static_cast<size_t>(j)] = x[static_cast<size_t>(j)].real();
+      x[static_cast<size_t>(j)] = cdouble(re[static_cast<size_t>(j)], 0.0);
+    }
+    std::vector<cdouble> want = naive_dft(x, false);
+    std::vector<cdouble> got(static_cast<size_t>(n / 2 + 1));
+    RealFftPlan(n).forward(re.data(), got.data());
+    for (int64_t k = 0; k <= n / 2; ++k) {
+      ASSERT_NEAR(std::abs(got[static_cast<size_t>(k)] - want[static_cast<size_t>(k)]), 0.0,
+                  1e-10 * static_cast<double>(n))
+          << "n=" << n << " k=" << k;
     }
   }
 }
