@@ -57,7 +57,7 @@ class PhaseVocoder(AudioOp):
             x = _complex_input("PhaseVocoder", x)
             if phase_advance.ndim != 2 or phase_advance.shape[1] != 1:
                 raise RuntimeError(f"PhaseVocoder: invalid parameter, 'phase_advance' should be in "
-                                   f"shape of <freq, 1>, but got {list(phase_advance.shape)}.")
+                                   f"shape of <freq, 1>. Got {list(phase_advance.shape)}.")
             if phase_advance.shape[0] != x.shape[-3]:
                 raise RuntimeError(f"PhaseVocoder: invalid parameter, 'first dimension of "
                                    f"'phase_advance'' should be equal to 'freq dimension of input', "

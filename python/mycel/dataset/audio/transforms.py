@@ -91,8 +91,8 @@ def _check_stft(n_fft, win_length, hop_length, pad, window, normalized, center, 
     if win_length is not None:
         check_int(win_length, "win_length", win_low)
         if win_length > n_fft:
-            raise ValueError(f"Input win_length should be no more than n_fft, but got win_length: "
-                             f"{win_length} and n_fft: {n_fft}.")
+            raise ValueError(win_msg or f"Input win_length should be no more than n_fft, but got "
+                             f"win_length: {win_length} and n_fft: {n_fft}.")
     if hop_length is not None:
         check_int(hop_length, "hop_length", hop_low)
     check_int(pad, "pad", 0)
