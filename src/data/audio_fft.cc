@@ -111,6 +111,20 @@ void FftPlan::mixed(const cdouble* in, cdouble* out, int64_t n, int64_t stride,
     for (int64_t q = 1; q < p; ++q) {
       t[q] = cmul(out[q * m + k], twiddle_[static_cast<size_t>(q * k * step)]);
     }
+    if (p == 2) {
+      out[k] = t[0] + t[1];
+      out[k + m] = t[0] - t[1];
+      continue;
+    }
+    if (p == 4) {  // w_4 = -i
+      cdouble a = t[0] + t[2], b = t[0] - t[2], c = t[1] + t[3], d = t[1] - t[3];
+      cdouble mid(d.imag(), -d.real());  // -i d
+      out[k] = a + c;
+      out[k + m] = b + mid;
+      out[k + 2 * m] = a - c;
+      out[k + 3 * m] = b - mid;
+      continue;
+    }
     for (int64_t r = 0; r < p; ++r) {
       cdouble acc = t[0];
       for (int64_t q = 1, e = r; q < p; ++q, e = (e + r) % p) acc += cmul(t[q], wp[e]);
@@ -179,7 +193,8 @@ void RealFftPlan::forward(const double* x, cdouble* out) const {
     return;
   }
   int64_t h = n_ / 2;
-  std::vector<cdouble> z(static_cast<size_t>(h));
+  thread_local std::vector<cdouble> z;  // per worker thread: no allocation per frame
+  z.resize(static_cast<size_t>(h));
   for (int64_t j = 0; j < h; ++j) z[static_cast<size_t>(j)] = cdouble(x[2 * j], x[2 * j + 1]);
   half_.forward(z.data());
   // E[k] = (Z[k] + conj(Z[h - k])) / 2 (even samples), O[k] = (Z[k] - conj(Z[h - k])) / 2i.

@@ -2,6 +2,7 @@
 // first stage of MelSpectrogram, MFCC and LFCC), InverseSpectrogram and GriffinLim, on the
 // FFT of audio_fft.h. Each row of the input (every leading axis is a batch axis) is
 // transformed on its own, in double precision.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -68,19 +69,28 @@ std::vector<cdouble> stft_row(const double* x, int64_t n, const StftOptions& opt
            ", but got n_fft: ", opt.n_fft, ".");
   int64_t frames = 1 + (len - opt.n_fft) / opt.hop_length, bins = stft_bins(opt);
   double scale = opt.normalized ? 1.0 / window_norm(win) : 1.0;
-  std::vector<cdouble> out(static_cast<size_t>(bins * frames));
+  // Frame-major first ([frames, n_fft / 2 + 1], contiguous writes), then transposed in blocks.
+  int64_t half_bins = opt.n_fft / 2 + 1;
+  std::vector<cdouble> by_frame(static_cast<size_t>(frames * half_bins));
   std::vector<double> windowed(static_cast<size_t>(opt.n_fft));
-  std::vector<cdouble> half(static_cast<size_t>(opt.n_fft / 2 + 1));
   for (int64_t f = 0; f < frames; ++f) {
     const double* frame = sig.data() + f * opt.hop_length;
     for (int64_t k = 0; k < opt.n_fft; ++k) {
       windowed[static_cast<size_t>(k)] = frame[k] * win[static_cast<size_t>(k)];
     }
-    plan.forward(windowed.data(), half.data());
+    plan.forward(windowed.data(), by_frame.data() + f * half_bins);
+  }
+  std::vector<cdouble> out(static_cast<size_t>(bins * frames));
+  constexpr int64_t kBlock = 32;
+  for (int64_t f0 = 0; f0 < frames; f0 += kBlock) {
+    int64_t f1 = std::min(frames, f0 + kBlock);
     for (int64_t b = 0; b < bins; ++b) {  // bins past n_fft / 2 mirror (real input)
-      cdouble v = b <= opt.n_fft / 2 ? half[static_cast<size_t>(b)]
-                                     : std::conj(half[static_cast<size_t>(opt.n_fft - b)]);
-      out[static_cast<size_t>(b * frames + f)] = v * scale;
+      bool mirror = b >= half_bins;
+      int64_t src = mirror ? opt.n_fft - b : b;
+      for (int64_t f = f0; f < f1; ++f) {
+        cdouble v = by_frame[static_cast<size_t>(f * half_bins + src)];
+        out[static_cast<size_t>(b * frames + f)] = (mirror ? std::conj(v) : v) * scale;
+      }
     }
   }
   *frames_out = frames;
