@@ -616,3 +616,16 @@ def test_inverse_mel_scale_fits_the_mel_spectrogram():
     assert np.abs(fit - mel).max() < 1e-4 * np.abs(mel).max()
     with pytest.raises(RuntimeError, match="n_mels must be equal to the penultimate dimension"):
         op(np.ones((3, 5)))
+
+
+def test_parallel_workers_agree_with_eager():
+    """The C++ transforms share one FFT plan across worker threads."""
+    rows = [RNG.standard_normal(300).astype(np.float32) for _ in range(24)]
+    ops = [audio.MelSpectrogram(sample_rate=8000, n_fft=50, hop_length=10, n_mels=8),
+           audio.LowpassBiquad(8000, 1000.0)]
+    for op in ops:
+        data = ds.NumpySlicesDataset(np.stack(rows), column_names=["a"], shuffle=False).map(
+            operations=op, input_columns=["a"], num_parallel_workers=4)
+        got = [r[0] for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+        for g, row in zip(got, rows):
+            np.testing.assert_array_equal(g, op(row))
