@@ -72,6 +72,9 @@ TransformPtr make_freq_matrix(std::string op, std::vector<double> matrix, int64_
 TransformPtr make_amplitude_to_db(std::string op, double multiplier, double amin,
                                   double db_multiplier, double top_db);
 
+// log(x + offset), element-wise (MFCC's log_mels and LFCC's log_lf, offset 1e-6).
+TransformPtr make_log_offset(std::string op, double offset);
+
 // Helpers shared by the audio transform files.
 namespace audio {
 // The output dtype: float64 for float64 input, float32 otherwise.

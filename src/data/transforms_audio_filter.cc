@@ -172,7 +172,29 @@ class AmplitudeToDB final : public UnaryTransform {
   double mult_, amin_, db_mult_, top_db_;
 };
 
+class LogOffset final : public UnaryTransform {
+ public:
+  LogOffset(std::string op, double offset) : op_(std::move(op)), offset_(offset) {}
+  std::string_view name() const override { return op_; }
+  bool batchable() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int, RowRandom*) const override {
+    std::vector<double> v = audio::as_doubles(x, op_);
+    for (double& e : v) e = std::log(e + offset_);
+    return audio::from_doubles(v, audio::out_type(x), x.shape());
+  }
+
+ private:
+  std::string op_;
+  double offset_;
+};
+
 }  // namespace
+
+TransformPtr make_log_offset(std::string op, double offset) {
+  return std::make_shared<LogOffset>(std::move(op), offset);
+}
 
 TransformPtr make_lfilter(std::string op, std::vector<double> a, std::vector<double> b,
                           bool clamp) {

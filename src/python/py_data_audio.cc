@@ -68,6 +68,7 @@ void bind_data_audio(pyb::module_& m) {
       },
       "n_fft"_a, "n_iter"_a, "win_length"_a, "hop_length"_a, "window"_a, "power"_a, "momentum"_a,
       "length"_a, "rand_init"_a);
+  m.def("LogOffset", &d::make_log_offset, "op"_a, "offset"_a);
   m.def("LFilter", &d::make_lfilter, "op"_a, "a_coeffs"_a, "b_coeffs"_a, "clamp"_a);
   m.def("FreqMatrix", &d::make_freq_matrix, "op"_a, "matrix"_a, "rows"_a, "cols"_a);
   m.def("AmplitudeToDB", &d::make_amplitude_to_db, "op"_a, "multiplier"_a, "amin"_a,

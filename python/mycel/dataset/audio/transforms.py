@@ -266,9 +266,9 @@ class MelSpectrogram(AudioOp):
             n_mels, window, power, normalized, center, pad_mode, onesided, norm, mel_scale)
 
 
-def _log_offset(x):
-    """log(x + 1e-6), MFCC's log_mels and LFCC's log_lf, in x's float type."""
-    return np.log(x + x.dtype.type(1e-6)).astype(x.dtype)
+def _log_offset(op):
+    """log(x + 1e-6): MFCC's log_mels and LFCC's log_lf."""
+    return _data.LogOffset(op, 1e-6)
 
 
 def _power_to_db(op):
@@ -318,7 +318,7 @@ class MFCC(AudioOp):
                                        before_f_min=check_n_mels, win_low=0)
         n_mels = kwargs["n_mels"]
         self.sample_rate, self.n_mfcc, self.log_mels = sample_rate, n_mfcc, log_mels
-        steps.append(_log_offset if log_mels else _power_to_db("MFCC"))
+        steps.append(_log_offset("MFCC") if log_mels else _power_to_db("MFCC"))
         steps.append(_matrix_op("MFCC", utils._dct(n_mfcc, n_mels, norm)))
         self._steps = steps
 
@@ -371,7 +371,7 @@ class LFCC(AudioOp):
                                        spec["power"], spec["normalized"], spec["center"],
                                        spec["pad_mode"], spec["onesided"]),
                        _matrix_op("LFCC", fb),
-                       _log_offset if log_lf else _power_to_db("LFCC"),
+                       _log_offset("LFCC") if log_lf else _power_to_db("LFCC"),
                        _matrix_op("LFCC", utils._dct(n_lfcc, n_filter, norm))]
 
 
