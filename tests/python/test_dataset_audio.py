@@ -521,6 +521,10 @@ def test_phase_vocoder_and_time_stretch(rate):
     np.testing.assert_allclose(out[..., 0] + 1j * out[..., 1], ref, atol=1e-9)
     stretched = audio.TimeStretch(hop_length=4, n_freq=9, fixed_rate=rate)(spec)
     np.testing.assert_allclose(stretched, out, atol=1e-12)
+    with pytest.raises(RuntimeError, match="data type of phase_advance should be equal"):
+        audio.PhaseVocoder(rate, adv)(spec.astype(np.float32))  # float64 advance, float32 spec
+    with pytest.raises(RuntimeError, match="should be in shape of <freq, 1>"):
+        audio.PhaseVocoder(rate, adv.ravel())(spec)
 
 
 def test_filtfilt_and_pitch_shift():

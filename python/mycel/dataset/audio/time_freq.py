@@ -46,7 +46,7 @@ def phase_vocoder(spec, rate, phase_advance):
 class PhaseVocoder(AudioOp):
     """PhaseVocoder(rate, phase_advance): speeds a complex spectrogram <..., freq, time, 2> up
     by rate (> 0) without changing its pitch; phase_advance is the expected phase advance of
-    each bin per hop, an array [freq, 1]."""
+    each bin per hop, an array [freq, 1] of the spectrogram's float type."""
 
     def __init__(self, rate, phase_advance):
         check_float(rate, "rate", 0, left_open=True)
@@ -62,6 +62,10 @@ class PhaseVocoder(AudioOp):
                 raise RuntimeError(f"PhaseVocoder: invalid parameter, 'first dimension of "
                                    f"'phase_advance'' should be equal to 'freq dimension of input', "
                                    f"but got {phase_advance.shape[0]} and {x.shape[-3]}.")
+            if phase_advance.dtype != x.dtype:
+                raise RuntimeError(f"PhaseVocoder: invalid parameter, data type of phase_advance "
+                                   f"should be equal to data type of input tensor, but got "
+                                   f"{phase_advance.dtype} and {x.dtype}.")
             return phase_vocoder(x, rate, phase_advance)
         self._steps = [run]
 
