@@ -60,3 +60,7 @@ for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils
 transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
 vision.get_image_size = _vision_utils.get_image_size
 vision.get_image_num_channels = _vision_utils.get_image_num_channels
+from mycel.dataset import audio  # noqa: E402,F401 (mindspore.dataset.audio)
+from mycel.dataset.sources_audio import (CMUArcticDataset, GTZANDataset,  # noqa: E402,F401
+                                         LJSpeechDataset, LibriTTSDataset, SpeechCommandsDataset,
+                                         TedliumDataset, YesNoDataset)
