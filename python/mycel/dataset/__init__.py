@@ -60,3 +60,9 @@ for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils
 transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
 vision.get_image_size = _vision_utils.get_image_size
 vision.get_image_num_channels = _vision_utils.get_image_num_channels
+
+# Text corpora (sources_text_corpora.py): AG News, IMDB, CLUE, SQuAD, Multi30k, IWSLT, ...
+from mycel.dataset import sources_text_corpora as _corpora  # noqa: E402
+from mycel.dataset.sources_text_corpora import *  # noqa: E402,F401,F403
+
+__all__ += _corpora.__all__

@@ -14,7 +14,7 @@ import os
 
 from mycel import _mycel
 from mycel.dataset._validate import check_columns
-from mycel.dataset.samplers import FileShuffleSampler
+from mycel.dataset.samplers import FileShuffleSampler, Sampler
 from mycel.dataset.sources import SourceDataset
 
 _data = _mycel._data
@@ -48,7 +48,8 @@ def _find_files(func, dataset_files):
     if unmatched:
         why = (f" ({', '.join(irregular)}: not a regular file; directories, FIFOs and devices "
                "are not read)") if irregular else ""
-        raise ValueError(f"{func}: dataset_files {unmatched} match no file{why}.")
+        raise ValueError(f"{func}: The following patterns did not match any files: {unmatched} "
+                         f"(dataset_files that match no file{why}).")
     return sorted(files)
 
 
@@ -65,9 +66,56 @@ def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_p
         level, shuffle = (None if shuffle is Shuffle.GLOBAL else shuffle), True
     SourceDataset.__init__(dataset, func, source, num_samples, num_parallel_workers, shuffle,
                            sampler, num_shards, shard_id)
+    if shuffle is False and sampler is None:
+        shard = dataset.sampler  # a DistributedSampler under num_shards or data parallelism
+        num_shards, shard_id = getattr(shard, "num_shards", None), getattr(shard, "shard_id", None)
+        dataset.sampler = FileReaderSampler(dataset, num_shards, shard_id, num_samples)
     if level is not None:
         dataset.sampler = FileShuffleSampler(source, level is Shuffle.INFILE, num_shards,
                                              shard_id, num_samples)
+
+
+def reader_order(file_of_rows, workers, num_shards=None, shard_id=None):
+    """The row order of MindSpore's file readers without shuffling: the rows (of a shard: a
+    contiguous run of ceil(n / num_shards) rows of all files in order, wrapping around) are
+    cut into per-file blocks, block b is read by worker b % workers, and the output takes one
+    row from each worker in turn (a worker that has run out is skipped)."""
+    n = len(file_of_rows)
+    if num_shards is None:
+        rows = range(n)
+    else:
+        per = -(-n // num_shards)
+        rows = [(shard_id * per + k) % n for k in range(per)] if n else []
+    blocks = []
+    for r in rows:
+        if blocks and r == blocks[-1][-1] + 1 and file_of_rows[r] == file_of_rows[r - 1]:
+            blocks[-1].append(r)
+        else:
+            blocks.append([r])
+    streams = [[] for _ in range(max(1, min(workers, len(blocks))))]
+    for b, block in enumerate(blocks):
+        streams[b % len(streams)] += block
+    order = []
+    for k in range(max((len(s) for s in streams), default=0)):
+        order += [s[k] for s in streams if k < len(s)]
+    return order
+
+
+class FileReaderSampler(Sampler):
+    """The sampler of a file dataset's shuffle=False: the rows in MindSpore's reader order
+    (reader_order) for the dataset's number of workers at the time an epoch starts, then
+    the first num_samples."""
+
+    def __init__(self, dataset, num_shards=None, shard_id=None, num_samples=None):
+        super().__init__(num_samples)
+        self._dataset = dataset
+        self.num_shards, self.shard_id = num_shards, shard_id
+
+    def _c_sampler(self):
+        source = self._dataset._source
+        order = reader_order(list(source.file_of_rows()), self._dataset._workers(),
+                             self.num_shards, self.shard_id)
+        return _data.SubsetSampler(order, self._limit())
 
 
 class TextFileDataset(SourceDataset):
