@@ -268,3 +268,11 @@ def test_jieba_mix_user_words_and_pipeline(tmp_path):
     assert got == [_mp_oracle("今天天气很好", JIEBA_DICT)]
     with pytest.raises(ValueError, match="does not exist"):
         text.JiebaTokenizer(hmm, str(tmp_path / "none.utf8"))
+
+
+def test_filter_wikipedia_xml():
+    op = text.FilterWikipediaXML()
+    got = op(np.array(["Welcome to <b>China</b>", "中国", "In 1984 [[Category:Books|x]] "
+                       "{{cite}} a&amp;b <ref name=r>cut</ref>end"]))
+    assert got.tolist() == ["welcome to china", "",
+                            "in one nine eight four books a b end"]

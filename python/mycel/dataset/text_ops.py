@@ -9,6 +9,7 @@ byte offsets into the UTF-8 string), so a map names three output_columns. A stri
 tokens gives [""].
 """
 import enum
+import re
 
 import numpy as np
 
@@ -425,6 +426,42 @@ class AddToken:
         return np.concatenate(parts, axis=-1)
 
 
+_WIKI_RULES = [  # (pattern, replacement, flags), applied in order (Matt Mahoney's wikifil rules)
+    (r"<ref[^<]*</ref>", "", 0), (r"<[^>]*>", "", 0), (r"&amp;", "&", 0), (r"&lt;", "<", 0),
+    (r"&gt;", ">", 0), (r"<[^>]*>", "", 0), (r"\[http:[^\] ]*", "[", 0), (r"\|thumb", "", re.I),
+    (r"\|left", "", re.I), (r"\|right", "", re.I), (r"\|\d+px", "", re.I),
+    (r"\[\[image:[^\[\]]*\|", "", re.I), (r"\[\[category:([^|\]]*)[^\]]*\]\]", r"[[\1]]", re.I),
+    (r"\[\[[a-z\-]*:[^\]]*\]\]", "", 0), (r"\[\[[^|\]]*\|", "[[", 0), (r"\{\{[^}]*\}\}", "", 0),
+    (r"\{[^}]*\}", "", 0), (r"[\[\]]", "", 0), (r"&[^;]*;", " ", 0)]
+_DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def _filter_wiki(text):
+    for pattern, repl, flags in _WIKI_RULES:
+        text = re.sub(pattern, repl, text, flags=flags)
+    text = text.lower()
+    text = re.sub(r"[0-9]", lambda m: f" {_DIGITS[int(m.group())]} ", text)
+    return re.sub(r"[^a-z]+", " ", text).strip()
+
+
+class FilterWikipediaXML:
+    """FilterWikipediaXML(): Wikipedia XML text to plain lower-case words (Matt Mahoney's
+    wikifil rules): references, tags, links' targets, images, templates and entities are
+    removed, digits spelled out ("1" -> "one"), every run of other characters (non-ASCII
+    letters included) becomes one space, and the ends are trimmed. Applies to every string
+    of a str array."""
+
+    def __call__(self, *inputs):
+        a = _one("FilterWikipediaXML", inputs)
+        if a.dtype.kind != "U":
+            raise RuntimeError(f"FilterWikipediaXML: the input must be strings, but got "
+                               f"{a.dtype}.")
+        out = np.empty(a.shape, dtype=object)
+        for idx, v in np.ndenumerate(a):
+            out[idx] = _filter_wiki(str(v))
+        return out.astype(np.str_)
+
+
 class ToNumber:
     """ToNumber(data_type): strings parsed as numbers of a numeric mycel or numpy dtype; a
     string that is not a number of that type (or out of its range) is a RuntimeError."""
@@ -460,5 +497,5 @@ class ToNumber:
 __all__ = ["UnicodeCharTokenizer", "WhitespaceTokenizer", "UnicodeScriptTokenizer",
            "RegexTokenizer", "CaseFold", "NormalizeUTF8", "RegexReplace", "WordpieceTokenizer",
            "BasicTokenizer", "BertTokenizer", "JiebaMode", "JiebaTokenizer", "SlidingWindow",
-           "Ngram", "Truncate", "TruncateSequencePair", "AddToken", "ToNumber", "NormalizeForm",
-           "to_str", "to_bytes"]
+           "Ngram", "Truncate", "TruncateSequencePair", "AddToken", "ToNumber",
+           "FilterWikipediaXML", "NormalizeForm", "to_str", "to_bytes"]
