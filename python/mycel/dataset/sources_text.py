@@ -48,15 +48,17 @@ def _find_files(func, dataset_files):
     if unmatched:
         why = (f" ({', '.join(irregular)}: not a regular file; directories, FIFOs and devices "
                "are not read)") if irregular else ""
-        raise ValueError(f"{func}: The following patterns did not match any files: {unmatched} "
-                         f"(dataset_files that match no file{why}).")
+        raise ValueError(f"{func}: dataset_files {unmatched} match no file{why}. The following "
+                         f"patterns did not match any files: {unmatched}.")
     return sorted(files)
 
 
 def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_parallel_workers,
-                      sampler, num_shards, shard_id):
+                      sampler, num_shards, shard_id, reader_order=False):
     """SourceDataset.__init__ for a source of files whose shuffle may also be a Shuffle:
-    GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file."""
+    GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file. With
+    reader_order (the text datasets), shuffle=False reads in MindSpore's reader order
+    (reader_order()) instead of file order."""
     level = None
     if isinstance(shuffle, Shuffle):
         if shuffle is not Shuffle.GLOBAL and shuffle not in levels:
@@ -66,7 +68,7 @@ def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_p
         level, shuffle = (None if shuffle is Shuffle.GLOBAL else shuffle), True
     SourceDataset.__init__(dataset, func, source, num_samples, num_parallel_workers, shuffle,
                            sampler, num_shards, shard_id)
-    if shuffle is False and sampler is None:
+    if reader_order and shuffle is False and sampler is None:
         shard = dataset.sampler  # a DistributedSampler under num_shards or data parallelism
         num_shards, shard_id = getattr(shard, "num_shards", None), getattr(shard, "shard_id", None)
         dataset.sampler = FileReaderSampler(dataset, num_shards, shard_id, num_samples)
@@ -137,7 +139,7 @@ class TextFileDataset(SourceDataset):
         self.dataset_files = _find_files(func, dataset_files)
         source = _data.text_file_source(self.dataset_files)
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
-                          num_parallel_workers, None, num_shards, shard_id)
+                          num_parallel_workers, None, num_shards, shard_id, reader_order=True)
 
 
 class CSVDataset(SourceDataset):
@@ -173,7 +175,7 @@ class CSVDataset(SourceDataset):
         source = _data.csv_source(self.dataset_files, field_delim, self.column_defaults,
                                   self.column_names or [])
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
-                          num_parallel_workers, None, num_shards, shard_id)
+                          num_parallel_workers, None, num_shards, shard_id, reader_order=True)
 
 
 def _check_defaults(func, column_defaults):

@@ -78,7 +78,7 @@ class _TextCorpus(SourceDataset):
         if shuffle is None:
             shuffle = Shuffle.GLOBAL
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
-                          num_parallel_workers, None, num_shards, shard_id)
+                          num_parallel_workers, None, num_shards, shard_id, reader_order=True)
 
 
 # ----- CSV corpora -----
