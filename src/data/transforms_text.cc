@@ -255,13 +255,26 @@ std::string to_utf8(const icu::UnicodeString& u) {
   return s;
 }
 
+// ICU's NFKC_Casefold, as MindSpore's: compatibility forms folded too (fullwidth "！" is "!",
+// "ﬁ" is "fi"), default-ignorable characters removed.
 class CaseFold final : public StringMap {
  public:
+  CaseFold() {
+    UErrorCode err = U_ZERO_ERROR;
+    norm_ = icu::Normalizer2::getNFKCCasefoldInstance(err);
+    MC_CHECK(U_SUCCESS(err), Runtime, "CaseFold: ICU has no NFKC_Casefold data (", u_errorName(err),
+             ").");
+  }
   std::string_view name() const override { return "CaseFold"; }
   std::string map(const std::string& s) const override {
-    icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
-    return to_utf8(u.foldCase());
+    UErrorCode err = U_ZERO_ERROR;
+    const icu::UnicodeString u = norm_->normalize(icu::UnicodeString::fromUTF8(s), err);
+    MC_CHECK(U_SUCCESS(err), Runtime, "CaseFold: ", u_errorName(err), ".");
+    return to_utf8(u);
   }
+
+ private:
+  const icu::Normalizer2* norm_ = nullptr;
 };
 
 class NormalizeUTF8 final : public StringMap {

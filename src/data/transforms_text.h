@@ -29,7 +29,7 @@ TransformPtr make_unicode_script_tokenizer(bool keep_whitespace, bool with_offse
 // keep_delim_pattern (when not empty) is kept as a token. Empty pieces are dropped.
 TransformPtr make_regex_tokenizer(const std::string& delim_pattern,
                                   const std::string& keep_delim_pattern, bool with_offsets);
-// Unicode full case folding.
+// Unicode NFKC_Casefold (case folding with compatibility normalization), as MindSpore's.
 TransformPtr make_case_fold();
 // Unicode normalization: form "NONE", "NFC", "NFKC", "NFD" or "NFKD".
 TransformPtr make_normalize_utf8(const std::string& form);

@@ -76,8 +76,11 @@ def test_unicode_script_tokenizer():
 
 
 def test_case_fold_and_normalize_match_python():
+    # NFKC_Casefold: compatibility forms fold too (fullwidth "！" -> "!", "ﬁ" -> "fi")
     folded = text.CaseFold()(np.array(SAMPLES))
-    assert folded.tolist() == [s.casefold() for s in SAMPLES]
+    nfkc = lambda s: unicodedata.normalize("NFKC", s)  # noqa: E731
+    assert folded.tolist() == [nfkc(nfkc(s).casefold()) for s in SAMPLES]
+    assert "！" not in str(folded[1]) and "!" in str(folded[1])
     for form in ("NFC", "NFKC", "NFD", "NFKD"):
         op = text.NormalizeUTF8(getattr(text.utils.NormalizeForm, form))
         for s in ["ṩ", "ḍ̇", "q̣̇", "ﬁ", "2⁵", "ẛ̣"]:
@@ -107,6 +110,13 @@ def test_regex_replace_and_tokenizer_match_re():
         text.RegexTokenizer("(")
 
 
+def test_text_ops_refuse_bytes():
+    for op in (text.CaseFold(), text.UnicodeCharTokenizer(), text.Ngram(2),
+               text.FilterWikipediaXML()):
+        with pytest.raises(RuntimeError, match="type should be string"):
+            op(b"abc")
+
+
 def test_tokenizer_errors():
     with pytest.raises(TypeError, match="UnicodeCharTokenizer: the input must be a string"):
         text.UnicodeCharTokenizer()(np.array([1, 2]))
@@ -132,8 +142,9 @@ def test_sliding_window():
 def test_ngram():
     words = np.array(["a", "b", "c"])
     assert text.Ngram(2)(words).tolist() == ["a b", "b c"]
-    assert text.Ngram([1, 3], ("_", 1), ("_", 1), "-")(words).tolist() == [
-        "_", "a", "b", "c", "_", "_-a-b", "a-b-c", "b-c-_"]
+    # an n-gram takes at most n - 1 pads per side: none for n = 1
+    assert text.Ngram([1, 3], ("_", 5), ("_", 1), "-")(words).tolist() == [
+        "a", "b", "c", "_-_-a", "_-a-b", "a-b-c", "b-c-_"]
     assert text.Ngram(4)(words).tolist() == [""]
     with pytest.raises(ValueError, match="gram_0 must be greater than 0"):
         text.Ngram(0)

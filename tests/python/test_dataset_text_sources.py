@@ -42,8 +42,8 @@ def test_ag_news_columns_quotes_and_usage(tmp_path, workers1):
     assert d.get_col_names() == ["index", "title", "description"]
     assert rows(d, "index", "title", "description") == [
         ("1", "A title", 'Text with "quotes", and a comma'), ("2", "T2", "D2")]
-    # 'all' reads the files in sorted order (test.csv, train.csv)
-    assert rows(ds.AGNewsDataset(str(tmp_path), shuffle=False), "index") == ["3", "1", "2"]
+    # 'all' reads train.csv then test.csv (MindSpore's order for the CSV corpora)
+    assert rows(ds.AGNewsDataset(str(tmp_path), shuffle=False), "index") == ["1", "2", "3"]
     assert ds.AGNewsDataset(str(tmp_path), usage="test").get_dataset_size() == 1
 
 
@@ -105,6 +105,20 @@ def test_reader_order_shards_are_contiguous(tmp_path, workers1):
     every = [f"{s} {i}" for s in ("test", "train", "valid") for i in range(3)]
     assert got[0] == every[:5]
     assert got[1] == every[5:] + every[:1]  # ceil(9 / 2) rows each, wrapping around
+
+
+def test_shuffled_shards_keep_contiguous_rows(tmp_path, workers1):
+    d = _ptb(tmp_path)
+    every = [f"{s} {i}" for s in ("test", "train", "valid") for i in range(3)]
+    for s in range(2):
+        got = rows(ds.PennTreebankDataset(d, num_shards=2, shard_id=s), "text")
+        want = every[:5] if s == 0 else every[5:] + every[:1]
+        assert sorted(got) == sorted(want)
+
+
+def test_empty_dataset_files():
+    with pytest.raises(ValueError, match="Input dataset_files can not be empty"):
+        ds.TextFileDataset("")
 
 
 def test_wikitext_enwik9_and_num_samples(tmp_path, workers1):

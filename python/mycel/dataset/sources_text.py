@@ -37,6 +37,8 @@ def _find_files(func, dataset_files):
             not all(isinstance(p, (str, os.PathLike)) for p in patterns):
         raise TypeError(f"{func}: dataset_files must be a path or a non-empty list of paths, but "
                         f"got {dataset_files!r}.")
+    if any(os.fspath(p) == "" for p in patterns):
+        raise ValueError(f"{func}: Input dataset_files can not be empty (got an empty path).")
     files, unmatched, irregular = [], [], []
     for pattern in map(os.fspath, patterns):
         matched = glob.glob(pattern, recursive=True)
@@ -68,10 +70,12 @@ def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_p
         level, shuffle = (None if shuffle is Shuffle.GLOBAL else shuffle), True
     SourceDataset.__init__(dataset, func, source, num_samples, num_parallel_workers, shuffle,
                            sampler, num_shards, shard_id)
-    if reader_order and shuffle is False and sampler is None:
+    if reader_order and sampler is None and level is None and \
+            (shuffle is False or hasattr(dataset.sampler, "num_shards")):
         shard = dataset.sampler  # a DistributedSampler under num_shards or data parallelism
         num_shards, shard_id = getattr(shard, "num_shards", None), getattr(shard, "shard_id", None)
-        dataset.sampler = FileReaderSampler(dataset, num_shards, shard_id, num_samples)
+        dataset.sampler = FileReaderSampler(dataset, num_shards, shard_id, num_samples,
+                                            shuffle=shuffle is not False)
     if level is not None:
         dataset.sampler = FileShuffleSampler(source, level is Shuffle.INFILE, num_shards,
                                              shard_id, num_samples)
@@ -104,19 +108,25 @@ def reader_order(file_of_rows, workers, num_shards=None, shard_id=None):
 
 
 class FileReaderSampler(Sampler):
-    """The sampler of a file dataset's shuffle=False: the rows in MindSpore's reader order
-    (reader_order) for the dataset's number of workers at the time an epoch starts, then
-    the first num_samples."""
+    """The sampler of a text file dataset's shuffle=False: the rows in MindSpore's reader
+    order (reader_order) for the dataset's number of workers at the time an epoch starts,
+    then the first num_samples. With shuffle (and shards): the shard's rows as reader_order
+    picks them (a contiguous run, as MindSpore's readers shard), in a new random order each
+    epoch (MindSpore also shuffles the file order before cutting shards; here the shard's
+    rows stay the same every epoch)."""
 
-    def __init__(self, dataset, num_shards=None, shard_id=None, num_samples=None):
+    def __init__(self, dataset, num_shards=None, shard_id=None, num_samples=None,
+                 shuffle=False):
         super().__init__(num_samples)
         self._dataset = dataset
-        self.num_shards, self.shard_id = num_shards, shard_id
+        self.num_shards, self.shard_id, self.shuffle = num_shards, shard_id, shuffle
 
     def _c_sampler(self):
         source = self._dataset._source
         order = reader_order(list(source.file_of_rows()), self._dataset._workers(),
                              self.num_shards, self.shard_id)
+        if self.shuffle:
+            return _data.SubsetRandomSampler(order, self._limit())
         return _data.SubsetSampler(order, self._limit())
 
 

@@ -59,10 +59,12 @@ def _check_usage(func, usage, valid, default):
     return usage
 
 
-def _files(func, dataset_dir, names):
-    """dataset_dir/name for each name, sorted (MindSpore's order); RuntimeError naming a
-    missing one."""
-    paths = sorted(os.path.join(dataset_dir, n) for n in names)
+def _files(func, dataset_dir, names, keep_order=False):
+    """dataset_dir/name for each name, sorted (MindSpore's order for most corpora) or in the
+    given order; RuntimeError naming a missing one."""
+    paths = [os.path.join(dataset_dir, n) for n in names]
+    if not keep_order:
+        paths.sort()
     for p in paths:
         if not os.path.isfile(p):
             raise RuntimeError(f"{func}: the file {p} does not exist or is not a regular file.")
@@ -88,7 +90,7 @@ def _csv_corpus(cls, func, dataset_dir, usage, usages, names, columns, args):
     cls.dataset_dir = _check_dir(func, dataset_dir)
     cls.usage = _check_usage(func, usage, usages, "all")
     picked = list(names.values()) if cls.usage == "all" else [names[cls.usage]]
-    cls.dataset_files = _files(func, cls.dataset_dir, picked)
+    cls.dataset_files = _files(func, cls.dataset_dir, picked, keep_order=True)  # train, test
     source = _data.csv_source(cls.dataset_files, ",", [], columns)
     cls._setup(func, source, *args)
 
@@ -96,8 +98,8 @@ def _csv_corpus(cls, func, dataset_dir, usage, usages, names, columns, args):
 class AGNewsDataset(_TextCorpus):
     """AGNewsDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
     shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None): the AG News CSV files
-    train.csv / test.csv (usage 'train', 'test' or 'all', the default). Columns "index",
-    "title", "description" (str)."""
+    train.csv / test.csv (usage 'train', 'test' or 'all', the default: train then test, as
+    for every CSV corpus here). Columns "index", "title", "description" (str)."""
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):

@@ -62,8 +62,21 @@ class Vocab:
         frequent first, ties in the words' order (MindSpore's rule). ``freq_range=(min, max)``
         keeps the words seen that many times (inclusive); ``top_k`` keeps the first k after
         that; ``special_tokens`` take the first ids (``special_first``) or the last."""
+        who = "Vocab.from_dataset"
         if isinstance(columns, str):
             columns = [columns]
+        for i, c in enumerate(columns or []):
+            if not isinstance(c, str):
+                raise TypeError(f"{who}: Argument col[{i}] with value {c} is not of type "
+                                "[<class 'str'>].")
+        if freq_range is not None and (not isinstance(freq_range, tuple) or len(freq_range) != 2):
+            raise ValueError(f"{who}: freq_range needs to be a tuple of 2 element.")
+        if top_k is not None:
+            if isinstance(top_k, bool) or not isinstance(top_k, int):
+                raise TypeError(f"{who}: Argument top_k with value {top_k} is not of type "
+                                "[<class 'int'>, <class 'NoneType'>].")
+            if top_k <= 0:
+                raise ValueError(f"{who}: top_k must be greater than 0, but got {top_k}.")
         counts = collections.Counter()
         for row in dataset.create_dict_iterator(num_epochs=1, output_numpy=True):
             names = columns if columns is not None else list(row)
@@ -73,14 +86,17 @@ class Vocab:
                                      f"(columns: {list(row)}).")
                 counts.update(str(w) for w in _strings("Vocab.from_dataset",
                                                        row[name]).reshape(-1))
-        lo, hi = (0, None) if freq_range is None else freq_range
+        lo, hi = (None, None) if freq_range is None else freq_range
+        lo = 0 if lo is None else lo
         for v in (lo, hi):
             if v is not None:
                 check_int("Vocab.from_dataset", "freq_range", v, 0)
+        if hi is not None and lo > hi:
+            raise ValueError("Vocab.from_dataset: frequency range [a,b] should be 0 <= a <= b "
+                             f"(a,b are inclusive), but got {freq_range}.")
         words = sorted((w for w, c in counts.items()
                         if c >= lo and (hi is None or c <= hi)), key=lambda w: (-counts[w], w))
         if top_k is not None:
-            check_int("Vocab.from_dataset", "top_k", top_k, 0)
             words = words[:top_k]
         return cls._with_specials("Vocab.from_dataset", words, special_tokens, special_first)
 

@@ -53,10 +53,18 @@ def to_bytes(array, encoding="utf8"):
 
 # ----- C++ transforms -----
 
+def _refuse_bytes(func, a):
+    """MindSpore's text ops take str, not bytes (decode first, or use text.to_str)."""
+    if isinstance(a, (bytes, bytearray)) or (isinstance(a, np.ndarray) and a.dtype.kind == "S"):
+        raise RuntimeError(f"{func}: the input type should be string, but got bytes; decode it "
+                           "(text.to_str) first.")
+
+
 class _TextOp(TensorOperation):
     def __call__(self, *inputs):
-        inputs = tuple(to_str(np.asarray(x)) if not isinstance(x, np.ndarray) or
-                       x.dtype.kind == "S" else x for x in inputs)
+        for x in inputs:
+            _refuse_bytes(type(self).__name__, x)
+        inputs = tuple(x if isinstance(x, np.ndarray) else np.asarray(x) for x in inputs)
         return super().__call__(*inputs)
 
 
@@ -280,9 +288,13 @@ class JiebaTokenizer(_TextOp):
 
 # ----- numpy transforms -----
 
-def _one(func, inputs):
+def _one(func, inputs, strings=False):
+    """The single input as a numpy array; bytes are decoded, or refused when `strings` (an
+    op on text, as MindSpore's)."""
     if len(inputs) != 1:
         raise RuntimeError(f"{func}: The op is OneToOne, can only accept one tensor as input.")
+    if strings:
+        _refuse_bytes(func, inputs[0])
     a = np.asarray(inputs[0])
     return np.char.decode(a, "utf-8") if a.dtype.kind == "S" else a
 
@@ -323,8 +335,8 @@ def _check_pad(pad):
 class Ngram:
     """Ngram(n, left_pad=("", 0), right_pad=("", 0), separator=" "): the n-grams of a 1-d str
     array, for each n of `n` (an int or a list), joined by separator, after padding the
-    sequence with left_pad[1] copies of left_pad[0] and right_pad[1] of right_pad[0]. A
-    sequence shorter than n gives one "" for that n."""
+    sequence with min(left_pad[1], n - 1) copies of left_pad[0] and min(right_pad[1], n - 1)
+    of right_pad[0]. A padded sequence shorter than n gives one "" for that n."""
 
     def __init__(self, n, left_pad=("", 0), right_pad=("", 0), separator=" "):
         grams = [n] if isinstance(n, int) and not isinstance(n, bool) else n
@@ -342,14 +354,15 @@ class Ngram:
         self.separator = _check_str("Ngram", "separator", separator)
 
     def __call__(self, *inputs):
-        a = _one("Ngram", inputs)
+        a = _one("Ngram", inputs, strings=True)
         if a.ndim != 1 or a.dtype.kind != "U":
             raise RuntimeError(f"Ngram: the input must be a 1-D array of strings, but got "
                                f"{a.dtype} with shape {list(a.shape)}.")
-        seq = [self.left_pad[0]] * self.left_pad[1] + [str(s) for s in a] + \
-            [self.right_pad[0]] * self.right_pad[1]
+        words = [str(s) for s in a]
         out = []
-        for g in self.n:
+        for g in self.n:  # an n-gram takes at most n - 1 pads on each side
+            seq = [self.left_pad[0]] * min(self.left_pad[1], g - 1) + words + \
+                [self.right_pad[0]] * min(self.right_pad[1], g - 1)
             if g > len(seq):
                 out.append("")
             else:
@@ -452,7 +465,7 @@ class FilterWikipediaXML:
     of a str array."""
 
     def __call__(self, *inputs):
-        a = _one("FilterWikipediaXML", inputs)
+        a = _one("FilterWikipediaXML", inputs, strings=True)
         if a.dtype.kind != "U":
             raise RuntimeError(f"FilterWikipediaXML: the input must be strings, but got "
                                f"{a.dtype}.")
@@ -471,7 +484,7 @@ class ToNumber:
         self.data_type = _numpy_dtype("ToNumber", data_type)
 
     def __call__(self, *inputs):
-        a = _one("ToNumber", inputs)
+        a = _one("ToNumber", inputs, strings=True)
         if a.dtype.kind != "U":
             raise RuntimeError(f"ToNumber: the input must be strings, but got {a.dtype}.")
         out = np.empty(a.shape, self.data_type)

@@ -62,7 +62,7 @@ def _load(func, file_path, max_vectors):
             index[parts[0]] = len(rows)
             rows.append(values)
     if dim is None:
-        raise RuntimeError(f"{func}: invalid file, file is empty: {file_path}.")
+        raise RuntimeError(f"{func}: invalid file, file is empty. ({file_path})")
     return index, np.asarray(rows, np.float32).reshape(len(rows), dim)
 
 
