@@ -55,6 +55,22 @@ def _find_files(func, dataset_files):
     return sorted(files)
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_num_samples(func, num_samples):
+    """MindSpore's rule for the text datasets: an int in [0, INT64_MAX]; 0 or None reads all."""
+    if num_samples is None:
+        return None
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int):
+        raise TypeError(f"{func}: num_samples must be an int, but got "
+                        f"{type(num_samples).__name__} {num_samples!r}.")
+    if not 0 <= num_samples <= _INT64_MAX:
+        raise ValueError(f"{func}: num_samples exceeds the boundary between 0 and "
+                         f"{_INT64_MAX}(INT64_MAX)!")
+    return num_samples or None
+
+
 def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_parallel_workers,
                       sampler, num_shards, shard_id, reader_order=False):
     """SourceDataset.__init__ for a source of files whose shuffle may also be a Shuffle:
@@ -62,6 +78,8 @@ def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_p
     reader_order (the text datasets), shuffle=False reads in MindSpore's reader order
     (reader_order()) instead of file order."""
     level = None
+    if reader_order:
+        num_samples = _check_num_samples(func, num_samples)
     if isinstance(shuffle, Shuffle):
         if shuffle is not Shuffle.GLOBAL and shuffle not in levels:
             names = ", ".join(f"Shuffle.{s.name}" for s in (Shuffle.GLOBAL, *levels))
@@ -157,12 +175,13 @@ class CSVDataset(SourceDataset):
     num_samples=None, num_parallel_workers=None, shuffle=None, num_shards=None,
     shard_id=None): the records of CSV files.
 
-    dataset_files as for TextFileDataset. Fields are separated by field_delim (one character);
-    a field in double quotes may hold delimiters, newlines and doubled quotes (""). Column
-    names: column_names, else each file's first record (a header, which every file must
-    repeat). column_defaults (one value per column) gives each column's type (int -> int32,
-    float -> float32, str -> str) and the value of its empty fields; without it every column
-    is str. Each column is a scalar. Blank lines are skipped. shuffle as TextFileDataset.
+    dataset_files as for TextFileDataset. Fields are separated by field_delim (one character,
+    None: ","); a field in double quotes may hold delimiters, newlines and doubled quotes
+    (""). Column names: column_names, else each file's first record (a header, which every
+    file must repeat). column_defaults (one value per column) gives each column's type
+    (int -> int32, float -> float32, str -> str) and the value of its empty fields; without
+    it every column is str. Each column is a scalar. Blank lines are skipped. shuffle as
+    TextFileDataset.
 
     Raises TypeError/ValueError for bad arguments, RuntimeError naming file:line and the column
     for a field that is not a number of its column's type or a record with the wrong number of
@@ -173,6 +192,8 @@ class CSVDataset(SourceDataset):
                  shard_id=None):
         func = "CSVDataset"
         self.dataset_files = _find_files(func, dataset_files)
+        if field_delim is None:  # MindSpore's default
+            field_delim = ","
         if not isinstance(field_delim, str):
             raise TypeError(f"{func}: field_delim must be a str, but got "
                             f"{type(field_delim).__name__} {field_delim!r}.")
@@ -181,6 +202,14 @@ class CSVDataset(SourceDataset):
                              f"a newline, but got {field_delim!r}.")
         self.field_delim = field_delim
         self.column_defaults = _check_defaults(func, column_defaults)
+        if isinstance(column_names, (list, tuple)):
+            seen = set()
+            for c in column_names:
+                if c in seen:
+                    raise ValueError(f"{func}: column_names has duplicate column names: "
+                                     f"{list(column_names)}. Invalid parameter, duplicate column "
+                                     f"names are not allowed: {c}.")
+                seen.add(c)
         self.column_names = check_columns(func, "column_names", column_names, none_ok=True)
         source = _data.csv_source(self.dataset_files, field_delim, self.column_defaults,
                                   self.column_names or [])

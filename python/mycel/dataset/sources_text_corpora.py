@@ -21,22 +21,6 @@ from mycel.dataset.sources_text import Shuffle, _find_files, _init_file_source
 
 _data = _mycel._data
 
-_INT64_MAX = 2**63 - 1
-
-
-def _check_num_samples(func, num_samples):
-    """MindSpore's rule for the text corpora: an int in [0, INT64_MAX]; 0 or None reads all."""
-    if num_samples is None:
-        return None
-    if isinstance(num_samples, bool) or not isinstance(num_samples, int):
-        raise TypeError(f"{func}: num_samples must be an int, but got "
-                        f"{type(num_samples).__name__} {num_samples!r}.")
-    if not 0 <= num_samples <= _INT64_MAX:
-        raise ValueError(f"{func}: num_samples exceeds the boundary between 0 and "
-                         f"{_INT64_MAX}(INT64_MAX)!")
-    return num_samples or None
-
-
 def _check_dir(func, dataset_dir):
     if not isinstance(dataset_dir, (str, os.PathLike)):
         raise TypeError(f"{func}: dataset_dir must be a str, but got "
@@ -76,7 +60,6 @@ class _TextCorpus(SourceDataset):
 
     def _setup(self, func, source, num_samples, num_parallel_workers, shuffle, num_shards,
                shard_id):
-        num_samples = _check_num_samples(func, num_samples)
         if shuffle is None:
             shuffle = Shuffle.GLOBAL
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
