@@ -74,3 +74,11 @@ def test_char_n_gram_mean_of_grams(tmp_path):
                      axis=0)
     np.testing.assert_allclose(op("ab"), expect.astype(np.float32))
     np.testing.assert_array_equal(op("q"), np.zeros(2, np.float32))
+
+
+def test_char_n_gram_lower_case_backup(tmp_path):
+    p = tmp_path / "char.txt"
+    p.write_text("2gram-#BEGIN#t 1 2\n2gram-he 3 4\n", encoding="utf-8")
+    v = text.CharNGram.from_file(str(p))
+    np.testing.assert_allclose(text.ToVectors(v, lower_case_backup=True)("THE"), [2, 3])
+    np.testing.assert_array_equal(text.ToVectors(v)("THE"), [0, 0])

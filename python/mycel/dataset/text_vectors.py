@@ -126,11 +126,18 @@ class FastText(Vectors):
 class CharNGram(Vectors):
     """Character n-gram vectors (tokens "2gram-ab", ...): a word's vector is the mean of the
     vectors of its 2-, 3- and 4-grams found in the file, the word framed by #BEGIN# and #END#
-    (no n-gram found: the unknown vector)."""
+    (no n-gram found: the same for the word in lower case when lower_case_backup, else the
+    unknown vector)."""
 
     _name = "CharNGram"
 
     def _vector(self, token, unk, lower_case_backup):
+        vec = self._mean(token)
+        if vec is None and lower_case_backup:
+            vec = self._mean(token.lower())
+        return unk if vec is None else vec
+
+    def _mean(self, token):
         chars = ["#BEGIN#"] + list(token) + ["#END#"]
         total, count = np.zeros(self.dim, np.float32), 0
         for n in (2, 3, 4):
@@ -139,7 +146,7 @@ class CharNGram(Vectors):
                 if j is not None:
                     total += self._matrix[j]
                     count += 1
-        return total / count if count else unk
+        return total / count if count else None
 
 
 class ToVectors:
@@ -170,8 +177,7 @@ class ToVectors:
         if a.dtype.kind == "S":
             a = np.char.decode(a, "utf-8")
         if a.dtype.kind != "U":
-            raise RuntimeError(f"ToVectors: input tensor type should be string, but got "
-                               f"{a.dtype}.")
+            raise RuntimeError(f"ToVectors: input tensor type should be string. (got {a.dtype})")
         if a.ndim > 1:
             raise RuntimeError(f"ToVectors: the input must be a token or a 1-d array of tokens, "
                                f"but got shape {list(a.shape)}.")
