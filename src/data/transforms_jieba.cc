@@ -229,12 +229,14 @@ class Jieba final : public Transform {
     MC_CHECK(valid_utf8(text), Runtime, kWho, ": the input is not valid UTF-8 text.");
     const std::vector<Char> chars = chars_of(text);
     std::vector<std::pair<size_t, size_t>> words;
-    if (mode_ == Mode::Mp) {
-      mp(chars, &words);
-    } else if (mode_ == Mode::Hmm) {
-      hmm(chars, 0, chars.size(), &words);
-    } else {
-      mix(chars, &words);
+    // The separators (space, tab, newline, "，", "。") are words of their own; the mode cuts
+    // the pieces between them.
+    size_t left = 0;
+    for (size_t i = 0; i <= chars.size(); ++i) {
+      if (i < chars.size() && !is_separator(chars[i].cp)) continue;
+      if (left < i) cut(chars, left, i, &words);
+      if (i < chars.size()) words.emplace_back(i, i + 1);
+      left = i + 1;
     }
     std::vector<std::string> tokens;
     Array starts =
@@ -262,14 +264,30 @@ class Jieba final : public Transform {
  private:
   enum class Mode { Mp, Hmm, Mix };
 
-  // The maximum-weight route through the dictionary DAG.
-  void mp(const std::vector<Char>& chars, std::vector<std::pair<size_t, size_t>>* out) const {
-    const size_t n = chars.size();
+  static bool is_separator(UChar32 c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == 0xFF0C || c == 0x3002;
+  }
+
+  void cut(const std::vector<Char>& chars, size_t b, size_t e,
+           std::vector<std::pair<size_t, size_t>>* out) const {
+    if (mode_ == Mode::Mp) {
+      mp(chars, b, e, out);
+    } else if (mode_ == Mode::Hmm) {
+      hmm(chars, b, e, out);
+    } else {
+      mix(chars, b, e, out);
+    }
+  }
+
+  // The maximum-weight route through the dictionary DAG of chars[b, e).
+  void mp(const std::vector<Char>& chars, size_t b, size_t e,
+          std::vector<std::pair<size_t, size_t>>* out) const {
+    const size_t n = e;
     std::vector<double> best(n + 1, 0.0);
     std::vector<size_t> next(n + 1, 0);
     std::vector<std::string> utf8(n);
-    for (size_t i = 0; i < n; ++i) utf8[i] = encode(chars[i].cp);
-    for (size_t i = n; i-- > 0;) {
+    for (size_t i = b; i < n; ++i) utf8[i] = encode(chars[i].cp);
+    for (size_t i = n; i-- > b;) {
       best[i] = -std::numeric_limits<double>::infinity();
       std::string frag;
       for (size_t j = i; j < n; ++j) {
@@ -282,7 +300,7 @@ class Jieba final : public Transform {
         if (!dict_.is_prefix(frag)) break;
       }
     }
-    for (size_t i = 0; i < n; i = next[i]) out->emplace_back(i, next[i]);
+    for (size_t i = b; i < n; i = next[i]) out->emplace_back(i, next[i]);
   }
 
   // HMM on chars[b, e): ASCII runs are tokens, the rest goes through Viterbi.
@@ -308,9 +326,10 @@ class Jieba final : public Transform {
   }
 
   // MP, then runs of single-character words (not user single words) re-cut by HMM.
-  void mix(const std::vector<Char>& chars, std::vector<std::pair<size_t, size_t>>* out) const {
+  void mix(const std::vector<Char>& chars, size_t b, size_t e,
+           std::vector<std::pair<size_t, size_t>>* out) const {
     std::vector<std::pair<size_t, size_t>> words;
-    mp(chars, &words);
+    mp(chars, b, e, &words);
     auto single = [&](const std::pair<size_t, size_t>& w) {
       return w.second - w.first == 1 && !dict_.is_user_single(encode(chars[w.first].cp));
     };

@@ -13,10 +13,12 @@
 // - MIX: MP, then each run of single-character words (other than single-character user
 //   words) re-cut by HMM.
 //
-// User words (add_word/add_dict) join the dictionary with log(freq / total), or, without a
-// frequency (freq < 0 here), the median dictionary weight. The transform takes a str scalar
-// and gives the words (1-d str; with_offsets: uint32 byte offsets as the other tokenizers).
-// Missing or malformed model files are errors at construction naming the file and line.
+// The separators space, tab, newline, "，" and "。" are words of their own and split the
+// sentence into the pieces the mode cuts. User words (add_word/add_dict) join the dictionary with
+// log(freq / total), or, without a frequency (freq < 0 here), the median dictionary weight. The
+// transform takes a str scalar and gives the words (1-d str; with_offsets: uint32 byte offsets as
+// the other tokenizers). Missing or malformed model files are errors at construction naming the
+// file and line.
 #pragma once
 
 #include <string>

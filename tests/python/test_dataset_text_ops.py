@@ -287,3 +287,13 @@ def test_filter_wikipedia_xml():
                        "{{cite}} a&amp;b <ref name=r>cut</ref>end"]))
     assert got.tolist() == ["welcome to china", "",
                             "in one nine eight four books a b end"]
+
+
+def test_jieba_separators_split_the_sentence(tmp_path):
+    hmm, mp, start, trans, emit = _jieba_files(tmp_path)
+    op = text.JiebaTokenizer(hmm, mp, mode=text.JiebaMode.HMM)
+    assert op(np.array("今天气，很好")).tolist() == \
+        _viterbi_oracle("今天气", start, trans, emit) + ["，"] + \
+        _viterbi_oracle("很好", start, trans, emit)
+    mp_op = text.JiebaTokenizer(hmm, mp, mode=text.JiebaMode.MP)
+    assert mp_op(np.array("今天。天气")).tolist() == ["今天", "。", "天气"]
