@@ -263,3 +263,10 @@ def test_imdb(tmp_path):
     assert rows(s, "text") == ["test pos 1", "test neg 0"]
     with pytest.raises(ValueError, match="does not exist or is not a directory"):
         ds.IMDBDataset(str(tmp_path / "missing"))
+
+
+def test_invalid_utf8_line_is_an_error_when_read(tmp_path):
+    (tmp_path / "enwik9").write_bytes(b"<page>\n\xff\xfe broken\n")
+    d = ds.EnWik9Dataset(str(tmp_path), shuffle=False)
+    with pytest.raises(RuntimeError, match=r"enwik9:2: the line is not valid UTF-8 text"):
+        rows(d, "text")
