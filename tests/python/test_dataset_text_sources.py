@@ -270,3 +270,10 @@ def test_invalid_utf8_line_is_an_error_when_read(tmp_path):
     d = ds.EnWik9Dataset(str(tmp_path), shuffle=False)
     with pytest.raises(RuntimeError, match=r"enwik9:2: the line is not valid UTF-8 text"):
         rows(d, "text")
+
+
+def test_amazon_review_all_reads_test_first(tmp_path, workers1):
+    write(tmp_path / "train.csv", "1,a,b\n")
+    write(tmp_path / "test.csv", "2,c,d\n")
+    assert rows(ds.AmazonReviewDataset(str(tmp_path), shuffle=False), "label") == ["2", "1"]
+    assert rows(ds.SogouNewsDataset(str(tmp_path), shuffle=False), "index") == ["1", "2"]

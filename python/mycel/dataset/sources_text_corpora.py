@@ -69,11 +69,12 @@ class _TextCorpus(SourceDataset):
 # ----- CSV corpora -----
 
 def _csv_corpus(cls, func, dataset_dir, usage, usages, names, columns, args):
-    """The __init__ of a CSV corpus: names[u] is usage u's file; columns the column names."""
+    """The __init__ of a CSV corpus: names[u] is usage u's file, in the order 'all' reads them
+    (MindSpore's, which differs between corpora); columns the column names."""
     cls.dataset_dir = _check_dir(func, dataset_dir)
     cls.usage = _check_usage(func, usage, usages, "all")
     picked = list(names.values()) if cls.usage == "all" else [names[cls.usage]]
-    cls.dataset_files = _files(func, cls.dataset_dir, picked, keep_order=True)  # train, test
+    cls.dataset_files = _files(func, cls.dataset_dir, picked, keep_order=True)
     source = _data.csv_source(cls.dataset_files, ",", [], columns)
     cls._setup(func, source, *args)
 
@@ -82,7 +83,7 @@ class AGNewsDataset(_TextCorpus):
     """AGNewsDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
     shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None): the AG News CSV files
     train.csv / test.csv (usage 'train', 'test' or 'all', the default: train then test, as
-    for every CSV corpus here). Columns "index", "title", "description" (str)."""
+    for the other CSV corpora but Amazon Review). Columns "index", "title", "description" (str)."""
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
@@ -93,12 +94,13 @@ class AGNewsDataset(_TextCorpus):
 
 class AmazonReviewDataset(_TextCorpus):
     """AmazonReviewDataset(dataset_dir, usage=None, ...): Amazon Review (polarity or full: the
-    folder given) train.csv / test.csv. Columns "label", "title", "content" (str)."""
+    folder given) train.csv / test.csv ('all': test then train, as MindSpore). Columns
+    "label", "title", "content" (str)."""
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
         _csv_corpus(self, "AmazonReviewDataset", dataset_dir, usage, ("train", "test", "all"),
-                    {"train": "train.csv", "test": "test.csv"}, ["label", "title", "content"],
+                    {"test": "test.csv", "train": "train.csv"}, ["label", "title", "content"],
                     (num_samples, num_parallel_workers, shuffle, num_shards, shard_id))
 
 
