@@ -146,7 +146,7 @@ class TextFileSource final : public IndexedSource {
     auto [file, rec] = locate(i);
     std::string line = fetch(name(), file->path, *rec);
     MC_CHECK(valid_utf8(line), Runtime, name(), ": ", file->path, ":", rec->line,
-             ": the line is not valid UTF-8 text.");
+             ": the line is not valid UTF-8 text (Failed to cast to Unicode string).");
     return {Array::strings({std::move(line)}, {})};
   }
 };

@@ -131,6 +131,7 @@ void bind_data(pyb::module_& parent) {
   bind_data_mindrecord(m);
   bind_data_engine(m);
   bind_data_audio(m);
+  bind_data_text(m);
 }
 
 }  // namespace mycel::py

@@ -64,3 +64,9 @@ from mycel.dataset import audio  # noqa: E402,F401 (mindspore.dataset.audio)
 from mycel.dataset.sources_audio import (CMUArcticDataset, GTZANDataset,  # noqa: E402,F401
                                          LJSpeechDataset, LibriTTSDataset, SpeechCommandsDataset,
                                          TedliumDataset, YesNoDataset)
+
+# Text corpora (sources_text_corpora.py): AG News, IMDB, CLUE, SQuAD, Multi30k, IWSLT, ...
+from mycel.dataset import sources_text_corpora as _corpora  # noqa: E402
+from mycel.dataset.sources_text_corpora import *  # noqa: E402,F401,F403
+
+__all__ += _corpora.__all__

@@ -14,7 +14,7 @@ import os
 
 from mycel import _mycel
 from mycel.dataset._validate import check_columns
-from mycel.dataset.samplers import FileShuffleSampler
+from mycel.dataset.samplers import FileShuffleSampler, Sampler
 from mycel.dataset.sources import SourceDataset
 
 _data = _mycel._data
@@ -45,6 +45,8 @@ def _find_files(func, dataset_files):
             not all(isinstance(p, (str, os.PathLike)) for p in patterns):
         raise TypeError(f"{func}: dataset_files must be a path or a non-empty list of paths, but "
                         f"got {dataset_files!r}.")
+    if any(os.fspath(p) == "" for p in patterns):
+        raise ValueError(f"{func}: Input dataset_files can not be empty (got an empty path).")
     files, unmatched, irregular = [], [], []
     for pattern in map(os.fspath, patterns):
         matched = glob.glob(pattern, recursive=True)
@@ -56,16 +58,37 @@ def _find_files(func, dataset_files):
     if unmatched:
         why = (f" ({', '.join(irregular)}: not a regular file; directories, FIFOs and devices "
                "are not read)") if irregular else ""
-        raise ValueError(f"{func}: dataset_files {unmatched} match no file{why}.")
+        raise ValueError(f"{func}: dataset_files {unmatched} match no file{why}. The following "
+                         f"patterns did not match any files: {unmatched}.")
     return sorted(files)
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_num_samples(func, num_samples):
+    """MindSpore's rule for the text datasets: an int in [0, INT64_MAX]; 0 or None reads all."""
+    if num_samples is None:
+        return None
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int):
+        raise TypeError(f"{func}: num_samples must be an int, but got "
+                        f"{type(num_samples).__name__} {num_samples!r}.")
+    if not 0 <= num_samples <= _INT64_MAX:
+        raise ValueError(f"{func}: num_samples exceeds the boundary between 0 and "
+                         f"{_INT64_MAX}(INT64_MAX)!")
+    return num_samples or None
+
+
 def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_parallel_workers,
-                      sampler, num_shards, shard_id):
+                      sampler, num_shards, shard_id, reader_order=False):
     """SourceDataset.__init__ for a source of files whose shuffle may also be a Shuffle:
     GLOBAL is True; a level in `levels` (FILES, INFILE) orders the rows by file; PARTIAL and
-    ADAPTIVE (where in `levels`) are GLOBAL over at most PARTIAL_ROWS rows."""
+    ADAPTIVE (where in `levels`) are GLOBAL over at most PARTIAL_ROWS rows. With reader_order
+    (the text datasets), shuffle=False reads in MindSpore's reader order (reader_order())
+    instead of file order."""
     level = None
+    if reader_order:
+        num_samples = _check_num_samples(func, num_samples)
     if isinstance(shuffle, Shuffle) and shuffle in levels and \
             shuffle in (Shuffle.ADAPTIVE, Shuffle.PARTIAL):
         rows = len(source)
@@ -83,9 +106,64 @@ def _init_file_source(dataset, func, source, shuffle, levels, num_samples, num_p
         level, shuffle = (None if shuffle is Shuffle.GLOBAL else shuffle), True
     SourceDataset.__init__(dataset, func, source, num_samples, num_parallel_workers, shuffle,
                            sampler, num_shards, shard_id)
+    if reader_order and sampler is None and level is None and \
+            (shuffle is False or hasattr(dataset.sampler, "num_shards")):
+        shard = dataset.sampler  # a DistributedSampler under num_shards or data parallelism
+        num_shards, shard_id = getattr(shard, "num_shards", None), getattr(shard, "shard_id", None)
+        dataset.sampler = FileReaderSampler(dataset, num_shards, shard_id, num_samples,
+                                            shuffle=shuffle is not False)
     if level is not None:
         dataset.sampler = FileShuffleSampler(source, level is Shuffle.INFILE, num_shards,
                                              shard_id, num_samples)
+
+
+def reader_order(file_of_rows, workers, num_shards=None, shard_id=None):
+    """The row order of MindSpore's file readers without shuffling: the rows (of a shard: a
+    contiguous run of ceil(n / num_shards) rows of all files in order, wrapping around) are
+    cut into per-file blocks, block b is read by worker b % workers, and the output takes one
+    row from each worker in turn (a worker that has run out is skipped)."""
+    n = len(file_of_rows)
+    if num_shards is None:
+        rows = range(n)
+    else:
+        per = -(-n // num_shards)
+        rows = [(shard_id * per + k) % n for k in range(per)] if n else []
+    blocks = []
+    for r in rows:
+        if blocks and r == blocks[-1][-1] + 1 and file_of_rows[r] == file_of_rows[r - 1]:
+            blocks[-1].append(r)
+        else:
+            blocks.append([r])
+    streams = [[] for _ in range(max(1, min(workers, len(blocks))))]
+    for b, block in enumerate(blocks):
+        streams[b % len(streams)] += block
+    order = []
+    for k in range(max((len(s) for s in streams), default=0)):
+        order += [s[k] for s in streams if k < len(s)]
+    return order
+
+
+class FileReaderSampler(Sampler):
+    """The sampler of a text file dataset's shuffle=False: the rows in MindSpore's reader
+    order (reader_order) for the dataset's number of workers at the time an epoch starts,
+    then the first num_samples. With shuffle (and shards): the shard's rows as reader_order
+    picks them (a contiguous run, as MindSpore's readers shard), in a new random order each
+    epoch (MindSpore also shuffles the file order before cutting shards; here the shard's
+    rows stay the same every epoch)."""
+
+    def __init__(self, dataset, num_shards=None, shard_id=None, num_samples=None,
+                 shuffle=False):
+        super().__init__(num_samples)
+        self._dataset = dataset
+        self.num_shards, self.shard_id, self.shuffle = num_shards, shard_id, shuffle
+
+    def _c_sampler(self):
+        source = self._dataset._source
+        order = reader_order(list(source.file_of_rows()), self._dataset._workers(),
+                             self.num_shards, self.shard_id)
+        if self.shuffle:
+            return _data.SubsetRandomSampler(order, self._limit())
+        return _data.SubsetSampler(order, self._limit())
 
 
 class TextFileDataset(SourceDataset):
@@ -107,7 +185,7 @@ class TextFileDataset(SourceDataset):
         self.dataset_files = _find_files(func, dataset_files)
         source = _data.text_file_source(self.dataset_files)
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
-                          num_parallel_workers, None, num_shards, shard_id)
+                          num_parallel_workers, None, num_shards, shard_id, reader_order=True)
 
 
 class CSVDataset(SourceDataset):
@@ -115,12 +193,13 @@ class CSVDataset(SourceDataset):
     num_samples=None, num_parallel_workers=None, shuffle=None, num_shards=None,
     shard_id=None): the records of CSV files.
 
-    dataset_files as for TextFileDataset. Fields are separated by field_delim (one character);
-    a field in double quotes may hold delimiters, newlines and doubled quotes (""). Column
-    names: column_names, else each file's first record (a header, which every file must
-    repeat). column_defaults (one value per column) gives each column's type (int -> int32,
-    float -> float32, str -> str) and the value of its empty fields; without it every column
-    is str. Each column is a scalar. Blank lines are skipped. shuffle as TextFileDataset.
+    dataset_files as for TextFileDataset. Fields are separated by field_delim (one character,
+    None: ","); a field in double quotes may hold delimiters, newlines and doubled quotes
+    (""). Column names: column_names, else each file's first record (a header, which every
+    file must repeat). column_defaults (one value per column) gives each column's type
+    (int -> int32, float -> float32, str -> str) and the value of its empty fields; without
+    it every column is str. Each column is a scalar. Blank lines are skipped. shuffle as
+    TextFileDataset.
 
     Raises TypeError/ValueError for bad arguments, RuntimeError naming file:line and the column
     for a field that is not a number of its column's type or a record with the wrong number of
@@ -131,6 +210,8 @@ class CSVDataset(SourceDataset):
                  shard_id=None):
         func = "CSVDataset"
         self.dataset_files = _find_files(func, dataset_files)
+        if field_delim is None:  # MindSpore's default
+            field_delim = ","
         if not isinstance(field_delim, str):
             raise TypeError(f"{func}: field_delim must be a str, but got "
                             f"{type(field_delim).__name__} {field_delim!r}.")
@@ -139,11 +220,19 @@ class CSVDataset(SourceDataset):
                              f"a newline, but got {field_delim!r}.")
         self.field_delim = field_delim
         self.column_defaults = _check_defaults(func, column_defaults)
+        if isinstance(column_names, (list, tuple)):
+            seen = set()
+            for c in column_names:
+                if c in seen:
+                    raise ValueError(f"{func}: column_names has duplicate column names: "
+                                     f"{list(column_names)}. Invalid parameter, duplicate column "
+                                     f"names are not allowed: {c}.")
+                seen.add(c)
         self.column_names = check_columns(func, "column_names", column_names, none_ok=True)
         source = _data.csv_source(self.dataset_files, field_delim, self.column_defaults,
                                   self.column_names or [])
         _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
-                          num_parallel_workers, None, num_shards, shard_id)
+                          num_parallel_workers, None, num_shards, shard_id, reader_order=True)
 
 
 def _check_defaults(func, column_defaults):
