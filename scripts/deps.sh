@@ -9,6 +9,8 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
             llvm-14-dev)
 # MindRecord (MindSpore's format): the SQLite index and the JSON shard header.
 build_pkgs+=(libsqlite3-dev nlohmann-json3-dev)
+# dataset.text's tokenizers and normalizers (src/data/transforms_text.cc): ICU.
+build_pkgs+=(libicu-dev)
 # Encrypted checkpoints (enc_key/dec_key): AES-GCM, AES-CBC, SM4-CBC from the cryptography package.
 build_pkgs+=(python3-cryptography)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
@@ -21,6 +23,8 @@ build_pkgs+=(python3-cryptography)
 test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
            clang-14 libclang-rt-14-dev libomp-14-dev python3-onnx libonnx-testdata
            python3-torchvision libsimgrid-dev)
+# scipy: the oracle of the audio filters and transforms and of the distributions' tests.
+test_pkgs+=(python3-scipy)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)
