@@ -5,6 +5,7 @@ from mycel.ops.function import math_func as _m, array_func as _a, nn_func as _n
 from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_func as _c
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 from mycel.ops.function import bitwise_func as _bw
+from mycel.ops.function import norm_func as _nf
 from mycel.common import _inplace
 from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import tensor_ext_func as _te
@@ -60,17 +61,21 @@ def _tolist(self):
     return self.asnumpy().tolist()
 
 
-def _all(self, axis=None, keep_dims=False, out=None, keepdims=None):
-    """True where every element along axis is nonzero."""
+def _all(self, axis=None, keep_dims=False, out=None, keepdims=None, *, dim=None, keepdim=None):
+    """True where every element along axis (or dim) is nonzero."""
     _no_out(out, "all")
-    keep_dims = keep_dims if keepdims is None else keepdims
+    axis = axis if dim is None else dim
+    keep_dims = keepdims if keepdims is not None else keepdim if keepdim is not None \
+        else keep_dims
     return _m.amin(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
-def _any(self, axis=None, keep_dims=False, out=None, keepdims=None):
-    """True where some element along axis is nonzero."""
+def _any(self, axis=None, keep_dims=False, out=None, keepdims=None, *, dim=None, keepdim=None):
+    """True where some element along axis (or dim) is nonzero."""
     _no_out(out, "any")
-    keep_dims = keep_dims if keepdims is None else keepdims
+    axis = axis if dim is None else dim
+    keep_dims = keepdims if keepdims is not None else keepdim if keepdim is not None \
+        else keep_dims
     return _m.amax(self.astype(_C.bool).astype(_C.int32), axis, keep_dims).astype(_C.bool)
 
 
@@ -136,14 +141,9 @@ def _select(self, condition, y):
     return _m.where(condition, self, y)
 
 
-def _norm(self, ord=None, dim=None, keepdim=False):  # noqa: A002 (MindSpore's name)
-    """The 2-norm (Frobenius for matrices) over dim (None: all elements): sqrt(sum(x**2))."""
-    if ord not in (None, 2, "fro"):
-        raise ValueError(f"For 'Tensor.norm', only the 2-norm ('fro') is supported, but got "
-                         f"ord={ord!r}.")
-    x = self if self.dtype in (_C.float16, _C.float32, _C.float64, _C.bfloat16) \
-        else self.astype(_C.float32)
-    return _m.sqrt(_m.sum(_m.square(x), dim, keepdim))
+def _norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """ops.norm of this tensor (norm_func.py)."""
+    return _nf.norm(self, ord, dim, keepdim, dtype=dtype)
 
 
 def _dot(self, other):
@@ -202,7 +202,8 @@ _METHODS = {
     "unsqueeze": lambda self, dim: _a.expand_dims(self, dim),
     "squeeze": lambda self, axis=None: _a.squeeze(self, axis),
     "broadcast_to": lambda self, shape: _a.broadcast_to(self, shape),
-    "expand_as": lambda self, other: _a.broadcast_to(self, other.shape),
+    "expand_as": lambda self, other=None, *, x=None: _a.broadcast_to(
+        self, (other if x is None else x).shape),
     "tile": lambda self, multiples: _a.tile(self, multiples),
     "repeat": lambda self, *multiples: _a.tile(self, _shape_args(multiples)),
     "abs": _m.abs,

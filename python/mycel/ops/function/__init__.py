@@ -12,6 +12,7 @@ from mycel.ops.function.unary_func import *  # noqa: F401,F403
 from mycel.ops.function.compat_func import *  # noqa: F401,F403
 from mycel.ops.function.scatter_func import *  # noqa: F401,F403
 from mycel.ops.function.linalg_func import *  # noqa: F401,F403
+from mycel.ops.function.norm_func import *  # noqa: F401,F403
 from mycel.ops.function.segment_func import *  # noqa: F401,F403
 from mycel.ops.function.math_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.array_ext_func import *  # noqa: F401,F403
