@@ -60,3 +60,11 @@ for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils
 transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
 vision.get_image_size = _vision_utils.get_image_size
 vision.get_image_num_channels = _vision_utils.get_image_num_channels
+
+# mindspore.dataset.core (its settings package; core.config is config).
+from mycel.dataset import core  # noqa: E402,F401
+
+# mindspore.dataset.engine.datasets: MindSpore's module of the Dataset classes, which are
+# engine's here (the same module object, as engine.iterators above).
+_engine.datasets = _engine
+_sys.modules.setdefault("mycel.dataset.engine.datasets", _engine)

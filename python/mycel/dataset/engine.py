@@ -138,7 +138,8 @@ class Dataset:
             raise ValueError("split: the dataset is sharded; split it before sharding.")
         order = list(range(n))  # rows of the source (a capped sampler keeps the first n)
         if randomize:
-            order = [int(i) for i in np.random.default_rng(config._entropy(0)).permutation(n)]
+            rng = np.random.default_rng(config._pipeline_entropy(0))
+            order = [int(i) for i in rng.permutation(n)]
         kind = SubsetRandomSampler if isinstance(self.sampler, RandomSampler) else SubsetSampler
         out, start = [], 0
         for k in counts:
@@ -177,17 +178,21 @@ class Dataset:
         """Iterate over the dataset: ``create_tuple_iterator()``."""
         return self.create_tuple_iterator()
 
-    def _start_pipeline(self, columns, num_epochs):
+    def _start_pipeline(self, columns, num_epochs, init_step=None, seed=None):
         """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
-        once (_plan) over this dataset or its projection to columns, and its column names.
-        Each call draws new random orders: the seed mixes in the iterators made before."""
+        once (_plan) over this dataset or its projection to columns, its column names and its
+        seed. Each call draws new random orders (the seed mixes in the iterators made before)
+        unless seed is given: an iterator's reset restarts its own run at step init_step
+        (default: set_init_step's) with its own seed, so the rows are those of that run."""
         plan = _plan(self if columns is None else ProjectDataset(self, columns))
-        seed = _seed(config._entropy(self._passes))
-        self._passes += 1
-        pipe = _data.Pipeline(plan._node(counted=self._init_step > 0), seed, num_epochs,
-                              self._init_step,
+        if seed is None:
+            seed = _seed(config._pipeline_entropy(self._passes))
+            self._passes += 1
+        self._last_seed = seed
+        init_step = self._init_step if init_step is None else init_step
+        pipe = _data.Pipeline(plan._node(counted=init_step > 0), seed, num_epochs, init_step,
                               1 if config.get_debug_mode() else config.get_prefetch_size())
-        return pipe, plan._columns()
+        return pipe, plan._columns(), seed
 
     def save(self, file_name, num_files=1, file_type="mindrecord"):
         """Write one epoch as MindRecord files (num_files shards), MindSpore's Dataset.save;
@@ -244,11 +249,15 @@ class Dataset:
         return [list(a.shape) for a in self._first_row()]
 
     def output_types(self):
-        """The numpy dtype of each column in the first row."""
-        return [a.dtype for a in self._first_row()]
+        """The numpy dtype of each column in the first row; string columns give numpy's
+        unsized dtype of their kind, dtype('<U') (== np.str_) or dtype('S') (== np.bytes_),
+        as MindSpore's string type has no width."""
+        return [np.dtype(a.dtype.type) if a.dtype.kind in "US" else a.dtype
+                for a in self._first_row()]
 
     def _first_row(self):
-        pipe = _data.Pipeline(_plan(self)._node(), _seed(config._entropy(self._passes)), 1)
+        pipe = _data.Pipeline(_plan(self)._node(),
+                              _seed(config._pipeline_entropy(self._passes)), 1)
         try:
             row = pipe.next(True)
         finally:
@@ -281,7 +290,7 @@ class Dataset:
 
 
 def _seed(entropy):
-    """A 64-bit pipeline seed from config._entropy's list."""
+    """A 64-bit pipeline seed from an entropy list (config._pipeline_entropy)."""
     words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
     return (int(words[0]) << 32) | int(words[1])
 
@@ -658,3 +667,28 @@ def zip_datasets(datasets):
     if not isinstance(datasets, tuple) or not datasets:
         raise TypeError("zip: datasets must be a non-empty tuple of datasets.")
     return ZipDataset(list(datasets))
+
+
+# ----- failover reset (MindSpore's engine.datasets._set/_reset_training_dataset) -----
+
+_train_dataset = None
+
+
+def _set_training_dataset(dataset):
+    """Record the iterator (or dataset sink) a training run reads, for a later
+    _reset_training_dataset."""
+    global _train_dataset
+    _train_dataset = dataset
+
+
+def _get_training_dataset():
+    """The iterator _set_training_dataset recorded (None if none)."""
+    return _train_dataset
+
+
+def _reset_training_dataset(global_step, dataset_size):
+    """Restart the recorded iterator at global_step (steps completed so far; the next row is
+    that step's), dataset_size steps per epoch: the iterator's ``_reset``."""
+    if _train_dataset is None:
+        raise RuntimeError("_reset_training_dataset: Training dataset is not set.")
+    _train_dataset._reset(global_step, dataset_size)  # pylint: disable=protected-access
