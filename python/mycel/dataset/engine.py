@@ -63,6 +63,22 @@ class Dataset:
         and max_rowsize are accepted and ignored (Python runs on engine threads)."""
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together: a row's length is
+        element_length_function(*columns of column_names) (default: the first dimension of the
+        one column named), its bucket the interval [b[i-1], b[i]) of bucket_boundaries holding
+        it (0 and infinity at the ends), and a bucket that holds bucket_batch_sizes[i] rows is
+        batched, columns padded as pad_info says ({column: (shape or None, pad value)};
+        pad_to_bucket_boundary pads the None dimensions to the bucket's upper boundary - 1).
+        At the end of an epoch the partial buckets follow in bucket order, unless
+        drop_remainder. Runs in Python over the child's rows (engine_python.py)."""
+        from mycel.dataset.engine_python import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
+                                          bucket_batch_sizes, element_length_function, pad_info,
+                                          pad_to_bucket_boundary, drop_remainder)
+
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
         """batch, padding rows first: pad_info {column: (shape or None, pad_value)} pads that
@@ -131,9 +147,13 @@ class Dataset:
                 out.append(self.skip(start).take(k) if start else self.take(k))
                 start += k
             return out
-        if not self._reads_by_index:
-            raise ValueError("split: randomize=True needs a source dataset read by index (split "
-                             "before map/batch, or use randomize=False).")
+        if not self._reads_by_index:  # the rows of one permutation, read in order (Python)
+            from mycel.dataset.engine_python import SplitPartDataset
+            rng = np.random.default_rng(config._pipeline_entropy(0))
+            order = rng.permutation(n)
+            starts = np.cumsum([0] + counts)
+            return [SplitPartDataset(self, order, int(a), int(b))
+                    for a, b in zip(starts[:-1], starts[1:])]
         if isinstance(self.sampler, DistributedSampler):
             raise ValueError("split: the dataset is sharded; split it before sharding.")
         order = list(range(n))  # rows of the source (a capped sampler keeps the first n)

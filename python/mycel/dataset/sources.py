@@ -13,7 +13,8 @@ import numpy as np
 import mycel
 from mycel import _mycel
 from mycel.dataset._validate import _reraise, check_bool, check_columns, check_int
-from mycel.dataset.engine import Dataset
+from mycel.dataset import config
+from mycel.dataset.engine import Dataset, _seed
 from mycel.dataset.samplers import Sampler, source_sampler
 from mycel.dataset.transforms import _numpy_dtype
 
@@ -150,17 +151,17 @@ class GeneratorDataset(Dataset):
                 raise ValueError(f"{func}: shuffle, sampler and num_shards/shard_id need a "
                                  "random-access source (__getitem__ and __len__).")
         if schema is not None:
-            raise NotImplementedError(f"{func}: schema is not supported; give column_names "
-                                      "(and column_types).")
+            column_names, column_types = _schema_columns(func, schema, column_names,
+                                                         column_types)
         if column_names is None:
-            raise ValueError(f"{func}: column_names is required.")
+            raise ValueError(f"{func}: column_names is required (or a schema).")
         self._names = check_columns(func, "column_names", column_names)
         if column_types is not None:
             if not isinstance(column_types, (list, tuple)) or \
                     len(column_types) != len(self._names):
                 raise ValueError(f"{func}: column_types must be a list with one dtype per "
                                  f"column ({len(self._names)}), but got {column_types!r}.")
-            column_types = [_numpy_dtype(func, t) for t in column_types]
+            column_types = [None if t is None else _numpy_dtype(func, t) for t in column_types]
         self._types = column_types
         check_bool(func, "python_multiprocessing", python_multiprocessing)
         check_int(func, "max_rowsize", max_rowsize, 1, none_ok=True)
@@ -174,6 +175,35 @@ class GeneratorDataset(Dataset):
 
     def _columns(self):
         return self._names
+
+    @property
+    def _reads_by_index(self):
+        """A random-access source is read by index through its sampler (split shuffles it)."""
+        return self._random_access
+
+    def __getitem__(self, index):
+        """source[k] as the source gives it, k the index-th row the sampler reads in the first
+        epoch of this dataset's latest iterator (of the next one before any): MindSpore's
+        random access, which maps index through the sampler (shuffle, shards, num_samples)."""
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.number)):
+            raise TypeError(f"GeneratorDataset: Argument index with value {index} is not of type "
+                            f"[<class 'int'>, <class 'numpy.number'>], but got {type(index)}.")
+        if not self._random_access:
+            raise RuntimeError("GeneratorDataset: Dataset don't support randomized access. The "
+                               "source has no __getitem__ and __len__.")
+        index = int(index)
+        if index < 0:
+            raise RuntimeError(f"GeneratorDataset: Index [{index}] can not be a negative number.")
+        seed = getattr(self, "_last_seed", None)
+        if seed is None:
+            seed = _seed(config._pipeline_entropy(self._passes))
+            self._last_seed = seed
+        # the key of the only source of this dataset's own pipeline: (Source kind 0, rank 0)
+        order = self.sampler._c_sampler().order(len(self.source), seed, 0, 0)
+        if index >= len(order):
+            raise RuntimeError(f"GeneratorDataset: Index [{index}] exceeded the number of data "
+                               f"samples. The sampler reads {len(order)}.")
+        return self.source[int(order[index])]
 
     def _node(self, counted=False):
         if self._random_access:
@@ -211,6 +241,25 @@ class GeneratorDataset(Dataset):
                 yield item
         except Exception as err:  # re-raised naming the source
             _reraise(err, f"GeneratorDataset: the source raised {type(err).__name__}: {err}")
+
+
+def _schema_columns(func, schema, column_names, column_types):
+    """GeneratorDataset's column names and types from schema (a Schema or its JSON file's
+    path); string columns are not checked."""
+    from mycel.dataset.schema import Schema
+    if isinstance(schema, str):
+        schema = Schema(schema)
+    if not isinstance(schema, Schema):
+        raise TypeError(f"{func}: schema must be a Schema or the path of a schema file, but got "
+                        f"{type(schema).__name__}.")
+    if not schema.columns:
+        raise ValueError(f"{func}: the schema has no columns.")
+    names = [c["name"] for c in schema.columns]
+    if column_names is not None and check_columns(func, "column_names", column_names) != names:
+        raise ValueError(f"{func}: column_names {column_names} differ from the schema's "
+                         f"columns {names}.")
+    types = [None if c["type"] == "string" else np.dtype(c["type"]) for c in schema.columns]
+    return names, column_types if column_types is not None else types
 
 
 class _Rows:
