@@ -547,9 +547,12 @@ def test_split_errors(sizes, randomize, error, match):
         _slices({"x": np.arange(10)}).split(sizes, randomize=randomize)
 
 
-def test_split_randomize_needs_a_source():
-    with pytest.raises(ValueError, match="split: randomize=True needs a source dataset"):
-        _slices({"x": np.arange(10)}).batch(2).split([3, 2])
+def test_split_randomize_of_a_batched_dataset_partitions_its_batches():
+    parts = _slices({"x": np.arange(10)}).batch(2).split([3, 2])
+    got = [[r[0].tolist() for r in p.create_tuple_iterator(output_numpy=True, num_epochs=1)]
+           for p in parts]
+    assert [len(g) for g in got] == [3, 2]
+    assert sorted(got[0] + got[1]) == [[2 * i, 2 * i + 1] for i in range(5)]
 
 
 def _ragged():
@@ -864,7 +867,8 @@ def test_weighted_sampler_without_replacement():
      "SubsetRandomSampler: sampler index -1 is out of range"),
     (lambda: ds.SubsetSampler([1.5]), TypeError, "SubsetSampler: indices must be integers"),
     (lambda: ds.SequentialSampler(-1), ValueError, "SequentialSampler: start_index must be in"),
-    (lambda: ds.RandomSampler(num_samples=0), ValueError, "RandomSampler: num_samples must be"),
+    (lambda: ds.RandomSampler(num_samples=-1), ValueError,
+     "RandomSampler: num_samples exceeds the boundary between 0 and"),
     (lambda: ds.RandomSampler(replacement=1), TypeError, "replacement must be a bool"),
 ])
 def test_sampler_errors(make, error, match):

@@ -250,3 +250,53 @@ def test_string_output_types_are_unsized():
                                  shuffle=False)
     types = data.output_types()
     assert types == [np.str_, np.int64] and types[0] == np.dtype(np.str_)
+
+
+# ----- error samples mode -----
+
+def _raising_map(n, bad, workers=1):
+    def op(x):
+        if bad(int(x)):
+            raise ZeroDivisionError(f"bad row {int(x)}")
+        return x
+    data = ds.GeneratorDataset(lambda: ((np.array(i),) for i in range(n)), ["x"])
+    return data.map(op, num_parallel_workers=workers)
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_skip_mode_drops_the_rows_that_raise(workers):
+    config.set_error_samples_mode(config.ErrorSamplesMode.SKIP)
+    data = _raising_map(20, lambda i: i % 3 == 1, workers).batch(4)
+    want = [i for i in range(20) if i % 3 != 1]
+    assert [v for r in _rows(data) for v in r[0].tolist()] == want
+    assert data.get_dataset_size() == -(-len(want) // 4)
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_replace_mode_puts_copies_of_good_rows_at_the_epoch_end(workers):
+    config.set_error_samples_mode(config.ErrorSamplesMode.REPLACE)
+    data = _raising_map(12, lambda i: i < 3 or i == 7, workers)
+    good = [i for i in range(12) if not (i < 3 or i == 7)]
+    it = data.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    for _ in range(2):  # each epoch: its good rows, then 4 copies of its first good rows
+        assert [int(r[0]) for r in it] == good + good[:4]
+    assert data.get_dataset_size() == 12
+
+
+def test_replace_mode_with_only_bad_rows_raises():
+    config.set_error_samples_mode(config.ErrorSamplesMode.REPLACE)
+    with pytest.raises(RuntimeError, match="All data is garbage"):
+        _rows(_raising_map(5, lambda i: True))
+
+
+def test_return_mode_raises_the_rows_error():
+    with pytest.raises(ZeroDivisionError, match="bad row 2"):
+        _rows(_raising_map(5, lambda i: i == 2))
+
+
+def test_skip_mode_resumes_at_a_step():
+    config.set_error_samples_mode(config.ErrorSamplesMode.SKIP)
+    data = _raising_map(30, lambda i: i % 4 == 0)
+    full = [int(r[0]) for r in _rows(data)]
+    data.set_init_step(5)
+    assert [int(r[0]) for r in _rows(data)] == full[5:]

@@ -81,3 +81,20 @@ def _reraise(err, message):
     except Exception:  # an exception class with a different constructor
         new = RuntimeError(message)
     raise new from err
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def check_num_samples(func, value):
+    """num_samples of a source or sampler: None or 0 (all rows: None returned), or a positive
+    int; MindSpore's message for a value outside [0, INT64_MAX]."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: num_samples must be an int, but got {type(value).__name__} "
+                        f"{value!r}. {_ms_type('num_samples', value, int)}")
+    if value < 0 or value > _INT64_MAX:
+        raise ValueError(f"{func}: num_samples exceeds the boundary between 0 and "
+                         f"{_INT64_MAX}(INT64_MAX)! Got {value}.")
+    return int(value) or None

@@ -14,6 +14,13 @@ batch and runs once per batch on the stacked columns. Batchable transforms act o
 independently, deterministically, and keep equal sample shapes equal, so the result is
 identical to mapping each sample and stacking; a map with any other operation stays per
 sample, and so does every map above it in the run.
+
+Erroneous rows. ``config.set_error_samples_mode`` says what a map does with a row whose
+operations raise: RETURN (the default) raises the error from the iterator; SKIP drops the row
+(the epoch's size then depends on the data); REPLACE keeps the epoch's size: its erroneous
+rows come after its good ones, each a copy of one of the epoch's first 16 good rows in turn
+(an epoch without a good row raises "All data is garbage"). The mode in force when an
+iterator starts applies to its maps, which then run per sample (no vectorised maps).
 """
 import copy
 
@@ -341,7 +348,9 @@ def _plan(node):
     if children != node.children:
         node = copy.copy(node)
         node.children = children
-    if isinstance(node, BatchDataset) and node._per_batch_map is None and node._pad_info is None:
+    per_row_errors = config.get_error_samples_mode() != config.ErrorSamplesMode.RETURN
+    if isinstance(node, BatchDataset) and node._per_batch_map is None and \
+            node._pad_info is None and not per_row_errors:
         maps, below = [], node.children[0]
         while isinstance(below, MapDataset) and not below._batched and below._batchable:
             maps.append(below)
@@ -534,7 +543,8 @@ class MapDataset(Dataset):
         else:
             ops = _c_transforms(self.operations, where)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
-                              self.output_columns, self._workers(), int(self._batched), label)
+                              self.output_columns, self._workers(), int(self._batched), label,
+                              int(config.get_error_samples_mode()))
 
 
 class FilterDataset(Dataset):

@@ -12,7 +12,8 @@ import numpy as np
 
 import mycel
 from mycel import _mycel
-from mycel.dataset._validate import _reraise, check_bool, check_columns, check_int
+from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
+                                     check_num_samples)
 from mycel.dataset import config
 from mycel.dataset.engine import Dataset, _seed
 from mycel.dataset.samplers import Sampler, source_sampler
@@ -171,7 +172,7 @@ class GeneratorDataset(Dataset):
             self.sampler = source_sampler(func, num_samples, shuffle, sampler, num_shards,
                                           shard_id)
         else:
-            self._limit = check_int(func, "num_samples", num_samples, 1, none_ok=True)
+            self._limit = check_num_samples(func, num_samples)
 
     def _columns(self):
         return self._names
