@@ -131,7 +131,8 @@ class MapOp : public RowWiseOp {
     }
     MC_CHECK(static_cast<int>(args.size()) == node_.n_out, Runtime, "map: the operations returned ",
              args.size(), " column(s) but output_columns has ", node_.n_out, ": ", node_.out_label,
-             ".");
+             " (the number of columns returned in 'map' operations should match the number of "
+             "'output_columns').");
     if (node_.n_out == static_cast<int>(node_.in_cols.size())) {
       for (size_t i = 0; i < args.size(); ++i)
         row[static_cast<size_t>(node_.in_cols[i])] = std::move(args[i]);

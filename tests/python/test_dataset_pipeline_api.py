@@ -300,3 +300,75 @@ def test_skip_mode_resumes_at_a_step():
     full = [int(r[0]) for r in _rows(data)]
     data.set_init_step(5)
     assert [int(r[0]) for r in _rows(data)] == full[5:]
+
+
+# ----- GeneratorDataset: batch_sampler, collate_fn, one-shot sources, pipeline errors -----
+
+class _Indexed:
+    def __init__(self):
+        self.rows = [(np.array([i], np.int32), np.array(10 * i)) for i in range(7)]
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def __len__(self):
+        return len(self.rows)
+
+
+def test_batch_sampler_batches_are_the_indexed_rows_stacked():
+    batches = [[0, 1, 2], [5], [3, 6]]
+    data = ds.GeneratorDataset(_Indexed(), ["a", "b"], batch_sampler=batches)
+    got = _rows(data)
+    assert [r[0].tolist() for r in got] == [[[i] for i in b] for b in batches]
+    assert [r[1].tolist() for r in got] == [[10 * i for i in b] for b in batches]
+    assert data.get_dataset_size() == 3 and data.get_batch_size() == -1
+
+
+def test_collate_fn_makes_each_batch():
+    def collate(a, b):  # a: list of (1,) arrays, b: list of 0-d arrays
+        return np.concatenate(a) * 2, [x + 1 for x in b]
+    data = ds.GeneratorDataset(_Indexed(), ["a", "b"], batch_sampler=[[1, 4], [2]],
+                               collate_fn=collate)
+    got = _rows(data)
+    assert [r[0].tolist() for r in got] == [[2, 8], [4]]
+    assert [r[1].tolist() for r in got] == [[11, 41], [21]]
+
+
+def test_batch_sampler_argument_rules():
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        ds.GeneratorDataset(_Indexed(), ["a", "b"], batch_sampler=[[0]], shuffle=True)
+    with pytest.raises(ValueError, match="only when batch_sampler is set"):
+        ds.GeneratorDataset(_Indexed(), ["a", "b"], collate_fn=lambda a, b: (a, b))
+    with pytest.raises(TypeError, match="batch_sampler should have"):
+        ds.GeneratorDataset(_Indexed(), ["a", "b"], batch_sampler=3)
+
+
+def test_one_shot_sources_give_every_epoch():
+    gen = ((np.array(i),) for i in range(4))
+    data = ds.GeneratorDataset(gen, ["v"])
+    assert data.get_dataset_size() == 4
+    for _ in range(3):
+        assert [int(r[0]) for r in _rows(data)] == [0, 1, 2, 3]
+    zipped = ds.GeneratorDataset(zip(np.arange(5), np.arange(5) * 2), ["x", "y"], shuffle=False)
+    assert [(int(a), int(b)) for a, b in _rows(zipped)] == [(i, 2 * i) for i in range(5)] * 1
+    assert len(_rows(zipped)) == 5  # a list now: read again
+
+
+def test_getitem_without_len_is_an_error_when_run():
+    class NoLen:
+        def __getitem__(self, i):
+            return np.array(i)
+    data = ds.GeneratorDataset(NoLen(), ["v"])
+    with pytest.raises(RuntimeError, match="'__len__' method is required"):
+        data.get_dataset_size()
+
+
+def test_user_errors_in_a_pipeline_keep_their_type_and_are_runtime_errors():
+    data = ds.GeneratorDataset(lambda: ((np.array(i),) for i in range(3)), ["x"])
+    data = data.map(lambda x: {}["missing"])
+    with pytest.raises(KeyError) as info:
+        _rows(data)
+    assert isinstance(info.value, RuntimeError) and "KeyError" in str(info.value)
+    bad = ds.GeneratorDataset(lambda: iter([({1},)]), ["x"])
+    with pytest.raises(RuntimeError, match="Data type of 1th item"):
+        _rows(bad)
