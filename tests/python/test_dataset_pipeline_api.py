@@ -372,3 +372,16 @@ def test_user_errors_in_a_pipeline_keep_their_type_and_are_runtime_errors():
     bad = ds.GeneratorDataset(lambda: iter([({1},)]), ["x"])
     with pytest.raises(RuntimeError, match="Data type of 1th item"):
         _rows(bad)
+
+
+def test_a_stopped_iterator_refuses_and_extra_epochs_say_so():
+    data = ds.NumpySlicesDataset(np.arange(3), shuffle=False)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    assert len(list(it)) == 3
+    with pytest.raises(RuntimeError, match="EOF buffer encountered. User tries to fetch data "
+                                           "beyond the specified number of epochs"):
+        next(it)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    it.stop()
+    with pytest.raises(AttributeError, match="the iterator was stopped"):
+        next(it)

@@ -323,23 +323,48 @@ def _seed(entropy):
 
 
 def _split_counts(sizes, n):
-    if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise TypeError(f"split: sizes must be a non-empty list of ints or floats, but got "
-                        f"{sizes!r}.")
-    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-        if any(s <= 0 for s in sizes) or sum(sizes) != n:
-            raise ValueError(f"split: sizes {list(sizes)} must be positive and sum to the "
-                             f"dataset size {n}.")
+    """The row counts of split(sizes) over n rows, with MindSpore's rules and messages: ints
+    must sum to n; fractions in (0, 1] summing to 1 are rounded (a part rounded to 0 is an
+    error), the shortfall going to the first part and an excess coming off the first part
+    that stays positive."""
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(f"split: sizes must be a list of ints or floats, but got {sizes!r}.")
+    if not sizes:
+        raise ValueError("split: sizes cannot be empty.")
+    ints = all(isinstance(s, int) and not isinstance(s, bool) for s in sizes)
+    if not ints and not all(isinstance(s, float) for s in sizes):
+        raise ValueError(f"split: sizes should be list of int or list of float, but got "
+                         f"{list(sizes)}.")
+    if ints:
+        if any(s <= 0 for s in sizes):
+            raise ValueError(f"split: sizes {list(sizes)}: there should be no negative or zero "
+                             "numbers.")
+        if sum(sizes) != n:
+            raise RuntimeError(f"split: Sum of split sizes {sum(sizes)} is not equal to dataset "
+                               f"size {n}.")
         return list(sizes)
-    if all(isinstance(s, float) for s in sizes):
-        if any(not 0 < s < 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
-            raise ValueError(f"split: fractions {list(sizes)} must be in (0, 1) and sum to 1.")
-        counts = [round(s * n) for s in sizes]
-        counts[0] += n - sum(counts)
-        if any(c <= 0 for c in counts):
-            raise ValueError(f"split: fractions {list(sizes)} of {n} rows leave an empty part.")
-        return counts
-    raise TypeError(f"split: sizes must be all ints or all floats, but got {list(sizes)}.")
+    if any(not 0 < s <= 1 for s in sizes):
+        raise ValueError(f"split: sizes {list(sizes)}: there should be no numbers outside the "
+                         "range (0, 1].")
+    if abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(f"split: sizes {list(sizes)}: percentages do not sum up to 1.")
+    counts = []
+    for s in sizes:
+        counts.append(int(round(s * n)))
+        if counts[-1] == 0:
+            raise RuntimeError(f"split: Split percentage {s} is too small for {n} rows.")
+    diff = n - sum(counts)
+    if diff > 0:
+        counts[0] += diff
+    elif diff < 0:
+        for i, c in enumerate(counts):
+            if c + diff > 0:
+                counts[i] += diff
+                break
+    if sum(counts) != n:
+        raise RuntimeError(f"split: Sum of calculated split sizes {sum(counts)} is not equal to "
+                           f"dataset size {n}.")
+    return counts
 
 
 def _plan(node):

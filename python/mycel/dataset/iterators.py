@@ -74,6 +74,7 @@ class Iterator:
                                                                         self._num_epochs)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
+        self._stopped = False
         _live.add(self)
         ITERATORS_LIST.append(weakref.ref(self, _forget))
 
@@ -83,12 +84,16 @@ class Iterator:
 
     def __next__(self):
         """The next row; StopIteration ends an epoch."""
+        if self._stopped:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 "'_runtime_context': the iterator was stopped (stop() or the "
+                                 "iterators' cleanup), create a new one.")
         if not self._in_epoch:
             if self._num_epochs != -1 and self._epoch >= self._num_epochs:
-                raise RuntimeError(f"{type(self).__name__}: User tries to fetch data beyond the "
-                                   f"specified number of epochs: all num_epochs="
-                                   f"{self._num_epochs} epochs were consumed; create the "
-                                   "iterator with a larger num_epochs (or -1).")
+                raise RuntimeError(f"{type(self).__name__}: EOF buffer encountered. User tries "
+                                   "to fetch data beyond the specified number of epochs: all "
+                                   f"num_epochs={self._num_epochs} epochs were consumed; create "
+                                   "the iterator with a larger num_epochs (or -1).")
             self._in_epoch = True
         row = self._pipe.next(self._output_numpy)
         if row is None:
@@ -122,14 +127,17 @@ class Iterator:
                                f"dataset_size * num_epochs. Got {step}, with dataset_size "
                                f"{dataset_size} and num_epochs {self._num_epochs}.")
         self._pipe.stop()
+        self._stopped = False
         self._pipe, self._columns, _ = self._dataset._start_pipeline(
             self._projection, self._num_epochs, init_step=step, seed=self._seed)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
 
     def stop(self):
-        """Stop the pipeline's threads (done automatically when the iterator is dropped)."""
+        """Stop the pipeline's threads (done automatically when the iterator is dropped); the
+        iterator cannot be used after (next() raises AttributeError, as MindSpore's)."""
         self._pipe.stop()
+        self._stopped = True
 
     def get_col_names(self):
         """The column names of the rows."""
