@@ -30,6 +30,7 @@ from mycel import _mycel
 from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
+from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
@@ -81,10 +82,9 @@ class Dataset:
         pad_to_bucket_boundary pads the None dimensions to the bucket's upper boundary - 1).
         At the end of an epoch the partial buckets follow in bucket order, unless
         drop_remainder. Runs in Python over the child's rows (engine_python.py)."""
-        from mycel.dataset.engine_python import BucketBatchByLengthDataset
-        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
-                                          bucket_batch_sizes, element_length_function, pad_info,
-                                          pad_to_bucket_boundary, drop_remainder)
+        return PythonStreamDataset(self, BucketBatchByLength(
+            self._columns(), column_names, bucket_boundaries, bucket_batch_sizes,
+            element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder))
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
@@ -155,11 +155,10 @@ class Dataset:
                 start += k
             return out
         if not self._reads_by_index:  # the rows of one permutation, read in order (Python)
-            from mycel.dataset.engine_python import SplitPartDataset
             rng = np.random.default_rng(config._pipeline_entropy(0))
             order = rng.permutation(n)
             starts = np.cumsum([0] + counts)
-            return [SplitPartDataset(self, order, int(a), int(b))
+            return [PythonStreamDataset(self, SplitPart(self._columns(), order, int(a), int(b)))
                     for a, b in zip(starts[:-1], starts[1:])]
         if isinstance(self.sampler, DistributedSampler):
             raise ValueError("split: the dataset is sharded; split it before sharding.")
@@ -715,6 +714,52 @@ class ConcatDataset(Dataset):
 
     def _node(self, counted=False):
         return _data.concat_node([c._node(counted) for c in self.children])
+
+
+class PythonStreamDataset(Dataset):
+    """An op made in Python over its child's rows (engine_python.py): maker.rows(child rows)
+    gives each epoch's rows, maker.columns its columns, maker.size() its rows per epoch (-1:
+    counted by a pass). Each epoch runs the child as a pipeline of its own, seeded by the
+    dataset seed and the epoch."""
+
+    def __init__(self, child, maker):
+        super().__init__([child])
+        self._maker = maker
+        self._epoch_runs = 0
+
+    def _columns(self):
+        return list(self._maker.columns)
+
+    def _node(self, counted=False):
+        self._epoch_runs = 0  # a new pipeline run: its epochs start again at 0
+        return _data.stream_node(self._open, self._columns(), self._maker.size())
+
+    def _child_rows(self):
+        child = self.children[0]
+        entropy = config._pipeline_entropy(child._passes) + [self._epoch_runs]
+        self._epoch_runs += 1
+        pipe, _, _ = child._start_pipeline(None, 1, seed=_seed(entropy))
+        try:
+            while True:
+                row = pipe.next(True)
+                if row is None:
+                    return
+                yield row
+        finally:
+            pipe.stop()
+
+    def _open(self):
+        return _StreamRows(self._maker.rows(self._child_rows()))
+
+
+class _StreamRows:
+    """An epoch's rows for the engine: __next__ returns a tuple of arrays, then None."""
+
+    def __init__(self, rows):
+        self._rows = iter(rows)
+
+    def __next__(self):
+        return next(self._rows, None)
 
 
 def zip_datasets(datasets):

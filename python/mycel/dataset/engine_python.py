@@ -1,75 +1,16 @@
 """Pipeline ops written in Python over their child's rows: bucket_batch_by_length, and split of
 a dataset that is not read by index.
 
-Such an op is a stream source for the C++ engine (``_data.stream_node``, as GeneratorDataset):
-each epoch it runs its child as a pipeline of its own (one epoch, numpy rows) and makes its
-rows from the child's. The child's run of epoch e draws its random orders from the dataset
+Each class here checks its arguments and turns one epoch of the child's rows (lists of numpy
+arrays) into its own rows (``rows``); ``engine.PythonStreamDataset`` runs it: a stream source
+for the C++ engine (``_data.stream_node``, as GeneratorDataset) that each epoch runs its child
+as a pipeline of its own. The child's run of epoch e draws its random orders from the dataset
 seed and e, so a seeded run repeats, and the epochs of a run differ, as for the other ops.
+This module imports nothing of the dataset package but its validators (engine imports it).
 """
 import numpy as np
 
-from mycel.dataset import config
 from mycel.dataset._validate import check_columns, check_int
-from mycel.dataset.engine import Dataset, _seed
-
-_data = None  # set on first use (mycel._mycel._data)
-
-
-def _engine():
-    global _data
-    if _data is None:
-        from mycel import _mycel
-        _data = _mycel._data
-    return _data
-
-
-class PythonStreamDataset(Dataset):
-    """An op whose rows _rows(child_rows) makes in Python (module doc); subclasses give
-    _rows and, when it differs from the child's, _names."""
-
-    def __init__(self, child):
-        super().__init__([child])
-        self._epoch_runs = 0
-
-    def _rows(self, rows):
-        """This op's rows (tuples of numpy arrays) from an epoch's child rows (lists)."""
-        raise NotImplementedError
-
-    def _size(self):
-        """Rows per epoch, or -1 when they depend on the data (then counted by a pass)."""
-        return -1
-
-    def _node(self, counted=False):
-        self._epoch_runs = 0  # a new pipeline run: its epochs start again at 0
-        return _engine().stream_node(self._open, list(self._columns()), self._size())
-
-    def _child_rows(self):
-        """One epoch of the child's rows (lists of numpy arrays), run as a pipeline of its own."""
-        child = self.children[0]
-        entropy = config._pipeline_entropy(child._passes) + [self._epoch_runs]
-        self._epoch_runs += 1
-        pipe, _, _ = child._start_pipeline(None, 1, seed=_seed(entropy))
-        try:
-            while True:
-                row = pipe.next(True)
-                if row is None:
-                    return
-                yield row
-        finally:
-            pipe.stop()
-
-    def _open(self):
-        return _Rows(self._rows(self._child_rows()))
-
-
-class _Rows:
-    """An epoch's rows for the engine: __next__ returns a tuple of arrays, then None."""
-
-    def __init__(self, rows):
-        self._rows = iter(rows)
-
-    def __next__(self):
-        return next(self._rows, None)
 
 
 # ----- bucket_batch_by_length -----
@@ -88,17 +29,18 @@ def _int_list(name, values, positive_msg):
         raise ValueError(f"bucket_batch_by_length: {positive_msg} Got {values!r}.")
 
 
-class BucketBatchByLengthDataset(PythonStreamDataset):
+class BucketBatchByLength:
     """dataset.bucket_batch_by_length: rows go to the bucket of their length (bucket i holds
     lengths in [b[i-1], b[i]) of the boundaries b, from 0 to infinity); a bucket that holds
     its batch size of rows is batched (padded per pad_info; without one, every column to the
     batch's largest shape with 0 or "") and emitted. At the end of an
     epoch the partial buckets are emitted in bucket order (dropped with drop_remainder)."""
 
-    def __init__(self, child, column_names, bucket_boundaries, bucket_batch_sizes,
+    def __init__(self, child_columns, column_names, bucket_boundaries, bucket_batch_sizes,
                  element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
                  drop_remainder=False):
-        super().__init__(child)
+        self.child_columns = list(child_columns)
+        self.columns = self.child_columns
         for name, value in (("column_names", column_names),
                             ("bucket_boundaries", bucket_boundaries),
                             ("bucket_batch_sizes", bucket_batch_sizes)):
@@ -133,7 +75,7 @@ class BucketBatchByLengthDataset(PythonStreamDataset):
                              f"and {len(bucket_boundaries)}).")
         _int_list("bucket_batch_sizes", bucket_batch_sizes,
                   "bucket_batch_sizes should be a list of positive numbers.")
-        self.pad_info = self._check_pads(pad_info or {}, child._columns())
+        self.pad_info = self._check_pads(pad_info or {}, self.child_columns)
         self.bucket_boundaries = list(bucket_boundaries)
         self.bucket_batch_sizes = list(bucket_batch_sizes)
         self.element_length_function = element_length_function
@@ -182,8 +124,13 @@ class BucketBatchByLengthDataset(PythonStreamDataset):
                                f"or equal to 0, but got {length}.")
         return length
 
-    def _rows(self, rows):
-        cols = self.children[0]._columns()
+    def size(self):
+        """Rows per epoch: -1, they depend on the data."""
+        return -1
+
+    def rows(self, rows):
+        """The epoch's batches (tuples of arrays) from the child's rows."""
+        cols = self.child_columns
         missing = [c for c in self.column_names if c not in cols]
         if missing:
             raise RuntimeError(f"BucketBatchByLength: Couldn't find the specified column in the "
@@ -259,19 +206,21 @@ def _pad(name, values, shape, value):
 
 # ----- split of a dataset read in order -----
 
-class SplitPartDataset(PythonStreamDataset):
+class SplitPart:
     """One part of dataset.split(sizes, randomize=True) of a dataset not read by index: each
     epoch reads the child's epoch and gives the rows at positions order[start:stop] of a
     permutation fixed at the split (so the parts are disjoint and cover the epoch)."""
 
-    def __init__(self, child, order, start, stop):
-        super().__init__(child)
+    def __init__(self, child_columns, order, start, stop):
+        self.columns = list(child_columns)
         self._positions = [int(p) for p in order[start:stop]]
 
-    def _size(self):
+    def size(self):
+        """Rows per epoch."""
         return len(self._positions)
 
-    def _rows(self, rows):
+    def rows(self, rows):
+        """The part's rows of the child's epoch."""
         rows = list(rows)
         for p in self._positions:
             if p >= len(rows):
