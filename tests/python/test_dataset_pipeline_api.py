@@ -385,3 +385,20 @@ def test_a_stopped_iterator_refuses_and_extra_epochs_say_so():
     it.stop()
     with pytest.raises(AttributeError, match="the iterator was stopped"):
         next(it)
+
+
+def test_bytes_stay_bytes_and_text_stays_text():
+    raw = np.array([b"ab", b"\x00\xff", b"c"])
+    data = ds.NumpySlicesDataset({"b": raw, "s": np.array(["x", "yz", "w"])}, shuffle=False)
+    rows = _rows(data)
+    assert [r[0].dtype.kind for r in rows] == ["S"] * 3
+    assert [r[1].dtype.kind for r in rows] == ["U"] * 3
+    assert [r[0].item() for r in rows] == list(raw)
+    assert [r[1].item() for r in rows] == ["x", "yz", "w"]
+    assert data.output_types() == [np.bytes_, np.str_]
+    batch = _rows(data.batch(3))[0]
+    np.testing.assert_array_equal(batch[0], raw)
+    assert batch[0].dtype.kind == "S" and batch[1].dtype.kind == "U"
+    mapped = ds.NumpySlicesDataset([1, 2], shuffle=False).map(lambda x: np.array(b"123"))
+    assert [r[0] for r in _rows(mapped)] == [np.array(b"123")] * 2
+    assert all(r[0].dtype.kind == "S" for r in _rows(mapped))
