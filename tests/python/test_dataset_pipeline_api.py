@@ -402,3 +402,52 @@ def test_bytes_stay_bytes_and_text_stays_text():
     mapped = ds.NumpySlicesDataset([1, 2], shuffle=False).map(lambda x: np.array(b"123"))
     assert [r[0] for r in _rows(mapped)] == [np.array(b"123")] * 2
     assert all(r[0].dtype.kind == "S" for r in _rows(mapped))
+
+
+# ----- debug mode hooks -----
+
+def test_debug_hooks_see_each_operations_input_and_output(capsys):
+    from mycel.dataset import debug
+
+    class Record(debug.DebugHook):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def compute(self, *args):
+            self.seen.append((self.prev_op_name, self.is_first_op, [int(c) for c in args[0]]))
+            return args
+
+    hook = Record()
+    config.set_debug_mode(True, [hook, debug.PrintMetaDataHook()])
+    data = ds.NumpySlicesDataset(np.arange(2), shuffle=False)
+
+    def add_one(x):
+        return x + 1
+
+    def double(x):
+        return x * 2
+    data = data.map([add_one, double])
+    assert [int(r[0]) for r in _rows(data)] == [2, 4]
+    # per row: the map's input before add_one, then each operation's output (the hook's
+    # copies share its list)
+    seen = [(name.rsplit(".", 1)[-1], first, v) for name, first, v in hook.seen]
+    assert seen == [("add_one", True, [0]), ("add_one", False, [1]), ("double", False, [2]),
+                    ("add_one", True, [1]), ("add_one", False, [2]), ("double", False, [4])]
+    out = capsys.readouterr().out
+    assert out.count("Print the [INPUT] of the operation [") == 4  # 2 hooks x 2 rows
+    assert out.count("double].") == 4
+    assert "Column 0. The dtype is [int64]. The shape is [()]." in out
+    config.set_debug_mode(False)
+    assert [int(r[0]) for r in _rows(data)] == [2, 4]
+    assert "Dataset debugger" not in capsys.readouterr().out
+
+
+def test_debug_mode_arguments():
+    from mycel.dataset import debug
+    with pytest.raises(TypeError, match="debug_mode_flag isn't of type boolean"):
+        config.set_debug_mode(1)
+    with pytest.raises(TypeError, match="debug_hook_list is not a list"):
+        config.set_debug_mode(True, debug.PrintDataHook())
+    with pytest.raises(TypeError, match="must be of type DebugHook"):
+        config.set_debug_mode(True, [print])

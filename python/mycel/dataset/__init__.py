@@ -68,3 +68,6 @@ from mycel.dataset import core  # noqa: E402,F401
 # engine's here (the same module object, as engine.iterators above).
 _engine.datasets = _engine
 _sys.modules.setdefault("mycel.dataset.engine.datasets", _engine)
+
+# mindspore.dataset.debug: the debug-mode hooks.
+from mycel.dataset import debug  # noqa: E402,F401

@@ -106,15 +106,26 @@ _settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_me
 def set_debug_mode(debug_mode_flag, debug_hook_list=None):
     """Debug mode: every op of a pipeline runs on one worker thread with a prefetch depth of
     one, so rows are produced one at a time, in order, and an error surfaces at the row that
-    raised it. debug_hook_list (callables) is kept for get_debug_hooks."""
+    raised it; the hooks of debug_hook_list (debug.DebugHook instances) run around each
+    operation of every map (mycel/dataset/debug.py)."""
     global _debug_mode, _debug_hooks
+    from mycel.dataset.debug import DebugHook
     if not isinstance(debug_mode_flag, bool):
-        raise TypeError(f"set_debug_mode: debug_mode_flag must be a bool, but got "
-                        f"{debug_mode_flag!r}.")
-    if debug_hook_list is not None and (not isinstance(debug_hook_list, list) or
-                                        not all(callable(h) for h in debug_hook_list)):
-        raise TypeError("set_debug_mode: debug_hook_list must be a list of callables.")
+        raise TypeError(f"set_debug_mode: debug_mode_flag isn't of type boolean: it must be a "
+                        f"bool, but got {debug_mode_flag!r}.")
+    if debug_hook_list is not None:
+        if not isinstance(debug_hook_list, list):
+            raise TypeError(f"set_debug_mode: debug_hook_list is not a list, but "
+                            f"{type(debug_hook_list).__name__}.")
+        if not all(isinstance(h, DebugHook) for h in debug_hook_list):
+            raise TypeError("set_debug_mode: All items in debug_hook_list must be of type "
+                            "DebugHook (mycel.dataset.debug).")
     _debug_mode, _debug_hooks = debug_mode_flag, list(debug_hook_list or [])
+
+
+def _get_debug_hook_list():
+    """The hooks debug mode runs around map operations (set_debug_mode's list)."""
+    return list(_debug_hooks) if _debug_mode else []
 
 
 def get_debug_mode():

@@ -30,6 +30,7 @@ from mycel import _mycel
 from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
+from mycel.dataset.debug import with_hooks
 from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
@@ -562,10 +563,11 @@ class MapDataset(Dataset):
     def _node(self, counted=False):
         label = str(self.input_columns)
         where = lambda name: f"map: operation {name} failed on column(s) {label}"  # noqa: E731
-        if _makes_pil(self.operations):  # PIL images pass between the operations in Python
-            ops = [_python_op(Compose(self.operations), where)]
+        operations = with_hooks(self.operations, config._get_debug_hook_list(), _op_name)
+        if _makes_pil(operations):  # PIL images pass between the operations in Python
+            ops = [_python_op(Compose(operations), where)]
         else:
-            ops = _c_transforms(self.operations, where)
+            ops = _c_transforms(operations, where)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label,
                               int(config.get_error_samples_mode()))
