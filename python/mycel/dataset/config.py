@@ -27,6 +27,9 @@ _streams = 0  # random transforms called eagerly since the last set_seed
 def set_seed(seed):
     """Seed the dataset pipelines: shuffles become reproducible (0 <= seed < 2**32)."""
     global _seed, _streams
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"set_seed: seed isn't of type int, but got {type(seed).__name__} "
+                        f"{seed!r}.")
     _seed = check_int("set_seed", "seed", seed, 0, 2**32 - 1)
     _streams = 0
 
@@ -111,7 +114,7 @@ def set_debug_mode(debug_mode_flag, debug_hook_list=None):
     global _debug_mode, _debug_hooks
     from mycel.dataset.debug import DebugHook
     if not isinstance(debug_mode_flag, bool):
-        raise TypeError(f"set_debug_mode: debug_mode_flag isn't of type boolean: it must be a "
+        raise TypeError(f"set_debug_mode: debug_mode_flag isn't of type boolean. It must be a "
                         f"bool, but got {debug_mode_flag!r}.")
     if debug_hook_list is not None:
         if not isinstance(debug_hook_list, list):
@@ -136,7 +139,8 @@ def get_debug_mode():
 def _setting(func, name, value, kind, low=None):
     if kind is bool:
         if not isinstance(value, bool):
-            raise TypeError(f"{func}: the value must be a bool, but got {value!r}.")
+            raise TypeError(f"{func}: the value must be of type bool ({name} must be a boolean "
+                            f"dtype), but got {value!r}.")
     else:
         value = check_int(func, name, value, low, 2**31 - 1)
     _settings[name] = value
