@@ -114,13 +114,14 @@ Array Array::view(std::shared_ptr<Storage> storage, size_t byte_offset, DataType
   return a;
 }
 
-Array Array::strings(std::vector<std::string> values, const Shape& shape) {
+Array Array::strings(std::vector<std::string> values, const Shape& shape, bool bytes) {
   MC_ASSERT(static_cast<int64_t>(values.size()) == mycel::numel(shape),
             "Array::strings: ", values.size(), " values for shape ", shape);
   Array a;
   a.dtype_ = DataType::String;
   a.shape_ = shape;
   a.strings_ = std::make_shared<const std::vector<std::string>>(std::move(values));
+  a.bytes_ = bytes;
   return a;
 }
 
@@ -137,7 +138,8 @@ Array Array::row(int64_t i) const {
   if (dtype_ == DataType::String) {
     int64_t n = mycel::numel(s);
     const auto& all = *strings_;
-    return strings(std::vector<std::string>(all.begin() + i * n, all.begin() + (i + 1) * n), s);
+    return strings(std::vector<std::string>(all.begin() + i * n, all.begin() + (i + 1) * n), s,
+                   bytes_);
   }
   size_t row_bytes = static_cast<size_t>(mycel::numel(s)) * data_type_size(dtype_);
   return view(storage_, offset_ + static_cast<size_t>(i) * row_bytes, dtype_, s);

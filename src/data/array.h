@@ -92,8 +92,9 @@ class Array {
   // A numeric array of existing bytes: shape's elements starting at byte offset of storage.
   static Array view(std::shared_ptr<Storage> storage, size_t byte_offset, DataType t,
                     const Shape& shape);
-  // A string array (numel(shape) == values.size()).
-  static Array strings(std::vector<std::string> values, const Shape& shape);
+  // A string array (numel(shape) == values.size()). bytes: its values are numpy bytes (dtype
+  // 'S', MindSpore's bytes) and go back to Python as bytes; otherwise str (UTF-8 text).
+  static Array strings(std::vector<std::string> values, const Shape& shape, bool bytes = false);
   // A 0-d array holding one number.
   template <class T>
   static Array scalar(T v) {
@@ -128,6 +129,8 @@ class Array {
 
   // String elements (row-major).
   const std::vector<std::string>& str() const { return *strings_; }
+  // Whether a string array holds bytes rather than text (strings()).
+  bool bytes() const { return bytes_; }
 
   // The same elements under another shape (same element count).
   Array reshaped(const Shape& shape) const;
@@ -142,6 +145,7 @@ class Array {
   std::shared_ptr<Storage> storage_;
   size_t offset_ = 0;
   std::shared_ptr<const std::vector<std::string>> strings_;
+  bool bytes_ = false;
 };
 
 // A row: one Array per column, in the pipeline's column order.

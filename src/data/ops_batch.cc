@@ -238,8 +238,10 @@ class BatchOp : public ThreadedOp {
                       const Shape& out_shape, const PadSpec* pad) const {
     std::vector<std::string> all;
     int64_t per = numel(shape);
+    bool bytes = true;  // a batch of bytes stays bytes; any text row makes it text
     for (const Row& r : rows) {
       const Array& a = r[c];
+      bytes = bytes && a.bytes();
       if (a.shape() == shape) {
         all.insert(all.end(), a.str().begin(), a.str().end());
         continue;
@@ -256,7 +258,7 @@ class BatchOp : public ThreadedOp {
       }
       all.insert(all.end(), block.begin(), block.end());
     }
-    return Array::strings(std::move(all), out_shape);
+    return Array::strings(std::move(all), out_shape, bytes);
   }
 
   Op* child_;

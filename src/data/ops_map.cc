@@ -1,4 +1,9 @@
-// map and filter: row-by-row work on parallel workers, results in input order.
+// map and filter: row-by-row work on parallel workers, results in input order. A map whose
+// Node::on_error is Replace or Skip turns a row whose operations raise into a marker, and its
+// pop() (the one consumer, in stream order) drops it or puts a copy of a good row at the end
+// of the epoch instead (pipeline.h).
+#include <deque>
+
 #include "data/ops.h"
 
 namespace mycel::data {
@@ -32,7 +37,11 @@ class RowWiseOp : public ThreadedOp {
         try {
           if (!process(m, pass)) m = Msg::marker(Msg::Kind::EndOfPass), m.id = kDropped;
         } catch (...) {
-          m = Msg::make_error(std::current_exception());
+          if (tolerates_errors()) {
+            m = Msg::marker(Msg::Kind::EndOfPass), m.id = kErrored;
+          } else {
+            m = Msg::make_error(std::current_exception());
+          }
         }
       }
       bool last = m.kind == Msg::Kind::End || m.kind == Msg::Kind::Error;
@@ -41,8 +50,16 @@ class RowWiseOp : public ThreadedOp {
     }
   }
 
-  // A dropped row travels as an EndOfPass marker with this id, which pop() skips.
+  // Whether a row that raises becomes a kErrored marker rather than the pipeline's error.
+  virtual bool tolerates_errors() const { return false; }
+
+  // A dropped row travels as an EndOfPass marker with this id, which pop() skips; a row that
+  // raised (tolerates_errors) as one with kErrored.
   static constexpr uint64_t kDropped = ~uint64_t{0};
+  static constexpr uint64_t kErrored = ~uint64_t{0} - 1;
+  static bool marked(const Msg& m, uint64_t id) {
+    return m.kind == Msg::Kind::EndOfPass && m.id == id;
+  }
 
   Op* child_;
   int64_t pass_;
@@ -51,6 +68,40 @@ class RowWiseOp : public ThreadedOp {
 class MapOp : public RowWiseOp {
  public:
   using RowWiseOp::RowWiseOp;
+
+  // The good rows of an epoch that Replace copies for its erroneous ones.
+  static constexpr size_t kReplaceCache = 16;
+
+  Msg pop() override {
+    if (node_.on_error == Node::OnError::Raise) return out_.pop();
+    for (;;) {
+      if (!ready_.empty()) {
+        Msg m = std::move(ready_.front());
+        ready_.pop_front();
+        return m;
+      }
+      Msg m = out_.pop();
+      if (marked(m, kErrored)) {
+        if (node_.on_error == Node::OnError::Replace) ++errors_;
+        continue;
+      }
+      if (m.is_row()) {
+        if (node_.on_error == Node::OnError::Replace && cache_.size() < kReplaceCache) {
+          cache_.push_back(m);
+        }
+        return m;
+      }
+      if (errors_ > 0) {  // the end of an epoch (or of the run): the replacements first
+        if (cache_.empty()) {
+          errors_ = 0;
+          ready_.push_back(garbage());
+        }
+        for (size_t k = 0; errors_ > 0; --errors_, ++k) ready_.push_back(cache_[k % cache_.size()]);
+      }
+      cache_.clear();
+      ready_.push_back(std::move(m));
+    }
+  }
 
   // Random transform r of the list draws from op key + r * kTransformStride, so two random
   // transforms of one map (RandomHorizontalFlip then RandomVerticalFlip) are independent; the
@@ -80,7 +131,8 @@ class MapOp : public RowWiseOp {
     }
     MC_CHECK(static_cast<int>(args.size()) == node_.n_out, Runtime, "map: the operations returned ",
              args.size(), " column(s) but output_columns has ", node_.n_out, ": ", node_.out_label,
-             ".");
+             " (the number of columns returned in 'map' operations should match the number of "
+             "'output_columns').");
     if (node_.n_out == static_cast<int>(node_.in_cols.size())) {
       for (size_t i = 0; i < args.size(); ++i)
         row[static_cast<size_t>(node_.in_cols[i])] = std::move(args[i]);
@@ -95,6 +147,24 @@ class MapOp : public RowWiseOp {
     row = std::move(out);
     return true;
   }
+
+  bool tolerates_errors() const override { return node_.on_error != Node::OnError::Raise; }
+
+ private:
+  Msg garbage() const {
+    try {
+      MC_THROW(Runtime, "map: All data is garbage and cannot be replaced: every row of the epoch ",
+               "failed in the operations on column(s) ", node_.label,
+               " (error samples mode REPLACE needs a good row to copy).");
+    } catch (...) {
+      return Msg::make_error(std::current_exception());
+    }
+  }
+
+  // Replace's state, touched by pop() only (one consumer).
+  std::vector<Msg> cache_;  // the epoch's first good rows
+  int64_t errors_ = 0;      // the epoch's erroneous rows not yet replaced
+  std::deque<Msg> ready_;   // messages due before the next one from out_
 };
 
 class FilterOp : public RowWiseOp {
@@ -103,7 +173,7 @@ class FilterOp : public RowWiseOp {
   Msg pop() override {
     for (;;) {
       Msg m = out_.pop();
-      if (!(m.kind == Msg::Kind::EndOfPass && m.id == kDropped)) return m;
+      if (!marked(m, kDropped)) return m;
     }
   }
 

@@ -17,6 +17,8 @@ int64_t Node::size() const {
     case Kind::Stream:
       return stream_size;
     case Kind::Map:
+      if (on_error == OnError::Skip && child() != kInfiniteSize) return kUnknownSize;
+      return child();
     case Kind::Shuffle:
     case Kind::Project:
       return child();
@@ -135,7 +137,8 @@ NodePtr stream_node(StreamSourcePtr stream, std::vector<std::string> columns, in
 }
 
 NodePtr map_node(NodePtr child, std::vector<TransformPtr> transforms, std::vector<int> in_cols,
-                 std::vector<std::string> out_names, int workers, int lead, std::string label) {
+                 std::vector<std::string> out_names, int workers, int lead, std::string label,
+                 Node::OnError on_error) {
   check_cols("map", in_cols, child->columns.size());
   MC_CHECK(!transforms.empty(), Value, "map: operations must not be empty.");
   auto n = unary(Node::Kind::Map, std::move(child));
@@ -147,6 +150,7 @@ NodePtr map_node(NodePtr child, std::vector<TransformPtr> transforms, std::vecto
   n->workers = workers;
   n->lead = lead;
   n->label = std::move(label);
+  n->on_error = on_error;
   return n;
 }
 
@@ -297,8 +301,15 @@ struct Builder {
         return add(make_source_op(n, ctx));
       case Node::Kind::Stream:
         return add(make_stream_op(n, ctx));
-      case Node::Kind::Map:
-        return add(make_map_op(n, ctx, child(pass, index, max_passes)));
+      case Node::Kind::Map: {
+        if (n.on_error == Node::OnError::Raise) {
+          return add(make_map_op(n, ctx, child(pass, index, max_passes)));
+        }
+        // rows may be dropped or moved to the epoch's end: replay the pass up to the step
+        ctx.start_index = 0;
+        Op* m = add(make_map_op(n, ctx, child(pass, 0, max_passes)));
+        return index > 0 ? add(make_skip_op(n, ctx, m, 0, index)) : m;
+      }
       case Node::Kind::Project:
         return add(make_project_op(n, ctx, child(pass, index, max_passes)));
       case Node::Kind::Batch:

@@ -104,6 +104,12 @@ struct Node {
   int lead = 0;                          // map: 1 when it runs on whole batches
   std::string label;                     // map: the input columns as the user named them
   std::string out_label;                 // map: the output columns, likewise
+  // map: what a row whose operations raise becomes (MindSpore's ErrorSamplesMode): the
+  // pipeline's error (Raise), a good row of the same epoch (Replace: the epoch's erroneous
+  // rows follow its good ones, each a copy of one of the epoch's first kReplaceCache good
+  // rows, taken in turn), or nothing (Skip: the epoch's size then depends on the data).
+  enum class OnError { Raise, Replace, Skip };
+  OnError on_error = OnError::Raise;
   Predicate predicate;
   BatchMap batch_map;
   int64_t count = 0;  // batch size, shuffle buffer, repeat count (-1: forever), skip, take
@@ -120,7 +126,8 @@ struct Node {
 NodePtr source_node(SourcePtr source, SamplerPtr sampler, int workers);
 NodePtr stream_node(StreamSourcePtr stream, std::vector<std::string> columns, int64_t size);
 NodePtr map_node(NodePtr child, std::vector<TransformPtr> transforms, std::vector<int> in_cols,
-                 std::vector<std::string> out_names, int workers, int lead, std::string label);
+                 std::vector<std::string> out_names, int workers, int lead, std::string label,
+                 Node::OnError on_error = Node::OnError::Raise);
 NodePtr filter_node(NodePtr child, Predicate predicate, std::vector<int> in_cols, int workers);
 NodePtr batch_node(NodePtr child, int64_t batch_size, bool drop_remainder, int workers,
                    std::vector<PadSpec> pads, BatchMap batch_map, std::vector<int> in_cols,

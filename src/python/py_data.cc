@@ -31,7 +31,7 @@ data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
         values.push_back(pyb::cast<std::string>(v));
       }
     }
-    return Array::strings(std::move(values), shape);
+    return Array::strings(std::move(values), shape, kind == 'S');
   }
   DataType t;
   std::string name = pyb::cast<std::string>(pyb::str(dt));
@@ -46,6 +46,12 @@ data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
 pyb::object data_array_to_numpy(const data::Array& a, bool readonly) {
   pyb::module_& np = numpy_module();
   std::vector<pyb::ssize_t> shape(a.shape().begin(), a.shape().end());
+  if (a.dtype() == DataType::String && a.bytes()) {  // numpy bytes, as they came in
+    pyb::list values;
+    for (const std::string& s : a.str()) values.append(pyb::bytes(s));
+    pyb::object out = np.attr("array")(values, "S");
+    return out.attr("reshape")(pyb::cast(shape));
+  }
   if (a.dtype() == DataType::String) {
     pyb::list values;
     for (const std::string& s : a.str()) {

@@ -228,7 +228,21 @@ void bind_data_engine(pyb::module_& m) {
     return data::stream_node(std::make_shared<PyStreamSource>(std::move(open)), std::move(cols),
                              size);
   });
-  m.def("map_node", &data::map_node);
+  m.def(
+      "map_node",
+      [](NodePtr child, std::vector<data::TransformPtr> transforms, std::vector<int> in_cols,
+         std::vector<std::string> out_names, int workers, int lead, std::string label,
+         int on_error) {
+        MC_CHECK(on_error >= 0 && on_error <= 2, Value,
+                 "map: error samples mode must be 0 (RETURN), 1 (REPLACE) or 2 (SKIP), but got ",
+                 on_error, ".");
+        return data::map_node(std::move(child), std::move(transforms), std::move(in_cols),
+                              std::move(out_names), workers, lead, std::move(label),
+                              static_cast<data::Node::OnError>(on_error));
+      },
+      pyb::arg("child"), pyb::arg("transforms"), pyb::arg("in_cols"), pyb::arg("out_names"),
+      pyb::arg("workers"), pyb::arg("lead"), pyb::arg("label"), pyb::arg("on_error") = 0,
+      "A map node; on_error is config.ErrorSamplesMode's value (RETURN 0, REPLACE 1, SKIP 2).");
   m.def("filter_node", [](NodePtr child, pyb::object pred, std::vector<int> cols, int workers) {
     PyRefPtr fn = hold(std::move(pred));
     data::Predicate p = [fn](const std::vector<Array>& args) {

@@ -74,7 +74,7 @@ def test_debug_mode_runs_rows_in_order(restore_config):
     got = [int(r[0]) for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
     assert got == list(range(40))
     assert seen == list(range(40))  # one worker: called in row order
-    with pytest.raises(TypeError, match="debug_mode_flag must be a bool"):
+    with pytest.raises(TypeError, match="debug_mode_flag isn.t of type boolean"):
         config.set_debug_mode(1)
 
 

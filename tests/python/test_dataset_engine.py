@@ -534,12 +534,17 @@ def test_split_partitions_the_rows():
     assert [_ints(p) for p in d.split([0.33, 0.33, 0.34])] == rows  # same seed, same split
 
 
-@pytest.mark.parametrize("sizes, randomize, error, match", [
-    ([3, 3], True, ValueError, r"sizes \[3, 3\] must be positive and sum to the dataset size 10"),
-    ([0, 10], False, ValueError, "must be positive"),
-    ([0.5, 0.6], True, ValueError, r"fractions \[0.5, 0.6\] must be in \(0, 1\) and sum to 1"),
-    ([1, 0.5], True, TypeError, "sizes must be all ints or all floats"),
-    (5, True, TypeError, "sizes must be a non-empty list"),
+@pytest.mark.parametrize("sizes, randomize, error, match", [  # MindSpore's messages
+    ([3, 3], True, RuntimeError, "Sum of split sizes 6 is not equal to dataset size 10"),
+    ([0, 10], False, ValueError, "no negative or zero numbers"),
+    ([0.5, 0.6], True, ValueError, r"percentages do not sum up to 1"),
+    ([1.5, -0.5], True, ValueError, r"no numbers outside the range \(0, 1\]"),
+    ([0.01, 0.99], True, RuntimeError, "Split percentage 0.01 is too small"),
+    ([0.15] * 5 + [0.25], True, RuntimeError,
+     "Sum of calculated split sizes 12 is not equal to dataset size 10"),
+    ([1, 0.5], True, ValueError, "sizes should be list of int or list of float"),
+    ([], True, ValueError, "sizes cannot be empty"),
+    (5, True, TypeError, "sizes must be a list"),
     ([5, 5], 1, TypeError, "split: randomize must be a bool"),
 ])
 def test_split_errors(sizes, randomize, error, match):
@@ -547,9 +552,12 @@ def test_split_errors(sizes, randomize, error, match):
         _slices({"x": np.arange(10)}).split(sizes, randomize=randomize)
 
 
-def test_split_randomize_needs_a_source():
-    with pytest.raises(ValueError, match="split: randomize=True needs a source dataset"):
-        _slices({"x": np.arange(10)}).batch(2).split([3, 2])
+def test_split_randomize_of_a_batched_dataset_partitions_its_batches():
+    parts = _slices({"x": np.arange(10)}).batch(2).split([3, 2])
+    got = [[r[0].tolist() for r in p.create_tuple_iterator(output_numpy=True, num_epochs=1)]
+           for p in parts]
+    assert [len(g) for g in got] == [3, 2]
+    assert sorted(got[0] + got[1]) == [[2 * i, 2 * i + 1] for i in range(5)]
 
 
 def _ragged():
@@ -865,7 +873,8 @@ def test_weighted_sampler_without_replacement():
      "SubsetRandomSampler: sampler index -1 is out of range"),
     (lambda: ds.SubsetSampler([1.5]), TypeError, "SubsetSampler: indices must be integers"),
     (lambda: ds.SequentialSampler(-1), ValueError, "SequentialSampler: start_index must be in"),
-    (lambda: ds.RandomSampler(num_samples=0), ValueError, "RandomSampler: num_samples must be"),
+    (lambda: ds.RandomSampler(num_samples=-1), ValueError,
+     "RandomSampler: num_samples exceeds the boundary between 0 and"),
     (lambda: ds.RandomSampler(replacement=1), TypeError, "replacement must be a bool"),
 ])
 def test_sampler_errors(make, error, match):

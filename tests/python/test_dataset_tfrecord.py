@@ -138,6 +138,10 @@ def test_schema_json_file_num_rows_and_batch(pb, tmp_path):
     np.testing.assert_array_equal(got[1][0], np.stack([rows[2]["vec"], rows[3]["vec"]]))
     assert got[0][1].shape == (2, 3)
     assert ds.Schema(str(schema_file)).get_num_rows() == 4
+    # num_samples, when given, replaces numRows as the cap (MindSpore's rule)
+    capped = ds.TFRecordDataset(path, str(schema_file), shuffle=False, num_samples=5)
+    assert capped.get_dataset_size() == 5
+    assert len(list(capped.create_tuple_iterator(num_epochs=1, output_numpy=True))) == 5
 
 
 def test_type_and_shape_mismatch_are_runtime_errors(pb, tmp_path):

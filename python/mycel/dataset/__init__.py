@@ -70,3 +70,14 @@ from mycel.dataset import sources_text_corpora as _corpora  # noqa: E402
 from mycel.dataset.sources_text_corpora import *  # noqa: E402,F401,F403
 
 __all__ += _corpora.__all__
+
+# mindspore.dataset.core (its settings package; core.config is config).
+from mycel.dataset import core  # noqa: E402,F401
+
+# mindspore.dataset.engine.datasets: MindSpore's module of the Dataset classes, which are
+# engine's here (the same module object, as engine.iterators above).
+_engine.datasets = _engine
+_sys.modules.setdefault("mycel.dataset.engine.datasets", _engine)
+
+# mindspore.dataset.debug: the debug-mode hooks.
+from mycel.dataset import debug  # noqa: E402,F401

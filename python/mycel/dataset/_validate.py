@@ -73,11 +73,50 @@ def check_known_columns(func, names, available):
                              f"{list(available)}.")
 
 
+_PIPELINE_TYPES = {}
+
+
+def pipeline_error_type(cls):
+    """The exception type of an error raised while a pipeline runs user code or its data:
+    a subclass of both cls and RuntimeError (same name), so ``except cls`` and MindSpore's
+    ``except RuntimeError`` (its engine reports every such error as one) both catch it. cls
+    itself when it already is a RuntimeError or cannot be combined with one."""
+    if issubclass(cls, RuntimeError):
+        return cls
+    if cls not in _PIPELINE_TYPES:
+        try:
+            _PIPELINE_TYPES[cls] = type(cls.__name__, (cls, RuntimeError),
+                                        {"__module__": cls.__module__})
+        except TypeError:  # e.g. Exception itself (no consistent method order)
+            _PIPELINE_TYPES[cls] = RuntimeError if cls is Exception else cls
+    return _PIPELINE_TYPES[cls]
+
+
 def _reraise(err, message):
-    """Raise message with err's exception type (RuntimeError when that type cannot be built
-    from one message), chained to err."""
+    """Raise message, naming err's type, with pipeline_error_type(type(err)) (RuntimeError
+    when that type cannot be built from one message), chained to err."""
+    kind = type(err).__name__
+    if kind not in message:
+        message = f"{message} ({kind})"
     try:
-        new = type(err)(message)
+        new = pipeline_error_type(type(err))(message)
     except Exception:  # an exception class with a different constructor
         new = RuntimeError(message)
     raise new from err
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def check_num_samples(func, value):
+    """num_samples of a source or sampler: None or 0 (all rows: None returned), or a positive
+    int; MindSpore's message for a value outside [0, INT64_MAX]."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: num_samples must be an int, but got {type(value).__name__} "
+                        f"{value!r}. {_ms_type('num_samples', value, int)}")
+    if value < 0 or value > _INT64_MAX:
+        raise ValueError(f"{func}: num_samples exceeds the boundary between 0 and "
+                         f"{_INT64_MAX}(INT64_MAX)! Got {value}.")
+    return int(value) or None

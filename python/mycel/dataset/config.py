@@ -5,8 +5,11 @@ The randomness of a pipeline (sampler shuffles, ``Dataset.shuffle``) comes from 
 here; without one, from ``mycel.get_seed()`` when the program called ``mycel.set_seed``. As in
 MindSpore, a seed still equal to the default (5489, ``std::mt19937``'s, which is also mycel's
 global default) counts as "not set" unless it was given to this module's ``set_seed``:
-then every pipeline run draws fresh entropy, and orders differ from run to run.
+then every pipeline run draws fresh entropy, and orders differ from run to run. With a seed,
+every run (each new iterator) repeats the same orders and random draws, as MindSpore's do;
+the epochs within one run differ (each epoch reshuffles).
 """
+import enum
 import os
 
 import numpy as np
@@ -24,6 +27,9 @@ _streams = 0  # random transforms called eagerly since the last set_seed
 def set_seed(seed):
     """Seed the dataset pipelines: shuffles become reproducible (0 <= seed < 2**32)."""
     global _seed, _streams
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"set_seed: seed isn't of type int, but got {type(seed).__name__} "
+                        f"{seed!r}.")
     _seed = check_int("set_seed", "seed", seed, 0, 2**32 - 1)
     _streams = 0
 
@@ -43,15 +49,25 @@ def get_seed():
 
 
 def _entropy(pass_number):
-    """The entropy of one pipeline run: the seed and the run's number, or fresh randomness."""
+    """The entropy of draw number pass_number (an eager random transform's call): the seed and
+    the number, or fresh randomness, shared by the ranks of a job (their shards must be cut
+    from one permutation)."""
     seed = get_seed()
     if _seed is None and seed == _DEFAULT_SEED:
-        # Unseeded: fresh randomness, shared by the ranks of a job (their shards must be
-        # cut from one permutation).
         from mycel.communication.management import job_entropy
         job = job_entropy()
         return [np.random.SeedSequence().entropy] if job is None else [job, pass_number]
     return [seed, pass_number]
+
+
+def _pipeline_entropy(pass_number):
+    """The entropy of one pipeline run (an iterator), pass_number the runs made before on its
+    dataset. Seeded: the seed alone, so every run repeats the same random orders and draws,
+    as in MindSpore (its failover reset and tests compare two iterators); the epochs of one
+    run still differ. Unseeded: _entropy's fresh randomness."""
+    if _seed is None and get_seed() == _DEFAULT_SEED:
+        return _entropy(pass_number)
+    return [get_seed()]
 
 
 def set_num_parallel_workers(num):
@@ -93,15 +109,26 @@ _settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_me
 def set_debug_mode(debug_mode_flag, debug_hook_list=None):
     """Debug mode: every op of a pipeline runs on one worker thread with a prefetch depth of
     one, so rows are produced one at a time, in order, and an error surfaces at the row that
-    raised it. debug_hook_list (callables) is kept for get_debug_hooks."""
+    raised it; the hooks of debug_hook_list (debug.DebugHook instances) run around each
+    operation of every map (mycel/dataset/debug.py)."""
     global _debug_mode, _debug_hooks
+    from mycel.dataset.debug import DebugHook
     if not isinstance(debug_mode_flag, bool):
-        raise TypeError(f"set_debug_mode: debug_mode_flag must be a bool, but got "
-                        f"{debug_mode_flag!r}.")
-    if debug_hook_list is not None and (not isinstance(debug_hook_list, list) or
-                                        not all(callable(h) for h in debug_hook_list)):
-        raise TypeError("set_debug_mode: debug_hook_list must be a list of callables.")
+        raise TypeError(f"set_debug_mode: debug_mode_flag isn't of type boolean. It must be a "
+                        f"bool, but got {debug_mode_flag!r}.")
+    if debug_hook_list is not None:
+        if not isinstance(debug_hook_list, list):
+            raise TypeError(f"set_debug_mode: debug_hook_list is not a list, but "
+                            f"{type(debug_hook_list).__name__}.")
+        if not all(isinstance(h, DebugHook) for h in debug_hook_list):
+            raise TypeError("set_debug_mode: All items in debug_hook_list must be of type "
+                            "DebugHook (mycel.dataset.debug).")
     _debug_mode, _debug_hooks = debug_mode_flag, list(debug_hook_list or [])
+
+
+def _get_debug_hook_list():
+    """The hooks debug mode runs around map operations (set_debug_mode's list)."""
+    return list(_debug_hooks) if _debug_mode else []
 
 
 def get_debug_mode():
@@ -112,7 +139,8 @@ def get_debug_mode():
 def _setting(func, name, value, kind, low=None):
     if kind is bool:
         if not isinstance(value, bool):
-            raise TypeError(f"{func}: the value must be a bool, but got {value!r}.")
+            raise TypeError(f"{func}: the value must be of type bool ({name} must be a boolean "
+                            f"dtype), but got {value!r}.")
     else:
         value = check_int(func, name, value, low, 2**31 - 1)
     _settings[name] = value
@@ -217,3 +245,84 @@ def set_auto_offload(offload):
 def get_auto_offload():
     """set_auto_offload's value (default False)."""
     return _settings["auto_offload"]
+
+
+# ----- MindSpore 2.x's remaining settings (mindspore.dataset.core.config) -----
+
+_worker_connector_size = 16
+
+
+def set_worker_connector_size(size):
+    """The depth of the queues between an op's workers (MindSpore's setting); mycel's ops share
+    one depth per pipeline, set_prefetch_size's, so this is recorded only (1 <= size)."""
+    global _worker_connector_size
+    _worker_connector_size = check_int("set_worker_connector_size", "size", size, 1,
+                                       2**31 - 1)
+
+
+def get_worker_connector_size():
+    """set_worker_connector_size's value (default 16)."""
+    return _worker_connector_size
+
+
+class ErrorSamplesMode(enum.IntEnum):
+    """What a map does with a row whose operations raise: RETURN raises the error (the
+    default), REPLACE puts another, good row of the same map in its place, SKIP drops it
+    (engine.py, "Erroneous rows")."""
+    RETURN = 0
+    REPLACE = 1
+    SKIP = 2
+
+
+_error_samples_mode = ErrorSamplesMode.RETURN
+
+
+def set_error_samples_mode(error_samples_mode):
+    """How maps treat rows whose operations raise (an ErrorSamplesMode)."""
+    global _error_samples_mode
+    if not isinstance(error_samples_mode, ErrorSamplesMode):
+        raise TypeError(f"Argument error_samples_mode with value {error_samples_mode!r} is not of "
+                        f"type [{ErrorSamplesMode!r}], but got {type(error_samples_mode)}.")
+    _error_samples_mode = error_samples_mode
+
+
+def get_error_samples_mode():
+    """set_error_samples_mode's value (default ErrorSamplesMode.RETURN)."""
+    return _error_samples_mode
+
+
+# load(): the keys of MindSpore's configuration file and their setters. Keys it knows that
+# have no setting here (logFilePath, rowsPerBuffer, opConnectorSize) are accepted and ignored.
+_LOAD_KEYS = {
+    "numParallelWorkers": lambda v: set_num_parallel_workers(v),
+    "workerConnectorSize": lambda v: set_worker_connector_size(v),
+    "opConnectorSize": None, "rowsPerBuffer": None, "logFilePath": None,
+    "seed": lambda v: set_seed(v),
+    "monitorSamplingInterval": lambda v: set_monitor_sampling_interval(v),
+    "callbackTimeout": lambda v: set_callback_timeout(v),
+    "fast_recovery": lambda v: set_fast_recovery(v),
+    "debug_mode_flag": lambda v: set_debug_mode(v),
+    "error_samples_mode": lambda v: set_error_samples_mode(ErrorSamplesMode(v)),
+    "prefetchSize": lambda v: set_prefetch_size(v),
+}
+
+
+def load(file):
+    """Set the settings a MindSpore configuration file (JSON) names, e.g.
+    {"numParallelWorkers": 4, "seed": 5489, "monitorSamplingInterval": 30}; an unreadable file,
+    invalid JSON or an unknown key is a RuntimeError naming the file."""
+    import json
+    try:
+        with open(file, encoding="utf-8") as f:
+            values = json.load(f)
+    except (OSError, ValueError) as err:
+        raise RuntimeError(f"config.load: cannot read the configuration file {file!r}: "
+                           f"{err}") from err
+    if not isinstance(values, dict):
+        raise RuntimeError(f"config.load: {file!r} must hold a JSON object.")
+    unknown = sorted(k for k in values if k not in _LOAD_KEYS)
+    if unknown:
+        raise RuntimeError(f"config.load: {file!r} has unknown settings {unknown}.")
+    for key, value in values.items():
+        if _LOAD_KEYS[key] is not None:
+            _LOAD_KEYS[key](value)

@@ -14,6 +14,13 @@ batch and runs once per batch on the stacked columns. Batchable transforms act o
 independently, deterministically, and keep equal sample shapes equal, so the result is
 identical to mapping each sample and stacking; a map with any other operation stays per
 sample, and so does every map above it in the run.
+
+Erroneous rows. ``config.set_error_samples_mode`` says what a map does with a row whose
+operations raise: RETURN (the default) raises the error from the iterator; SKIP drops the row
+(the epoch's size then depends on the data); REPLACE keeps the epoch's size: its erroneous
+rows come after its good ones, each a copy of one of the epoch's first 16 good rows in turn
+(an epoch without a good row raises "All data is garbage"). The mode in force when an
+iterator starts applies to its maps, which then run per sample (no vectorised maps).
 """
 import copy
 
@@ -23,6 +30,8 @@ from mycel import _mycel
 from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
+from mycel.dataset.debug import with_hooks
+from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
@@ -62,6 +71,21 @@ class Dataset:
         stacking); input_columns / output_columns choose them as in map. python_multiprocessing
         and max_rowsize are accepted and ignored (Python runs on engine threads)."""
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together: a row's length is
+        element_length_function(*columns of column_names) (default: the first dimension of the
+        one column named), its bucket the interval [b[i-1], b[i]) of bucket_boundaries holding
+        it (0 and infinity at the ends), and a bucket that holds bucket_batch_sizes[i] rows is
+        batched, columns padded as pad_info says ({column: (shape or None, pad value)};
+        pad_to_bucket_boundary pads the None dimensions to the bucket's upper boundary - 1).
+        At the end of an epoch the partial buckets follow in bucket order, unless
+        drop_remainder. Runs in Python over the child's rows (engine_python.py)."""
+        return PythonStreamDataset(self, BucketBatchByLength(
+            self._columns(), column_names, bucket_boundaries, bucket_batch_sizes,
+            element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder))
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
@@ -131,14 +155,18 @@ class Dataset:
                 out.append(self.skip(start).take(k) if start else self.take(k))
                 start += k
             return out
-        if not self._reads_by_index:
-            raise ValueError("split: randomize=True needs a source dataset read by index (split "
-                             "before map/batch, or use randomize=False).")
+        if not self._reads_by_index:  # the rows of one permutation, read in order (Python)
+            rng = np.random.default_rng(config._pipeline_entropy(0))
+            order = rng.permutation(n)
+            starts = np.cumsum([0] + counts)
+            return [PythonStreamDataset(self, SplitPart(self._columns(), order, int(a), int(b)))
+                    for a, b in zip(starts[:-1], starts[1:])]
         if isinstance(self.sampler, DistributedSampler):
             raise ValueError("split: the dataset is sharded; split it before sharding.")
         order = list(range(n))  # rows of the source (a capped sampler keeps the first n)
         if randomize:
-            order = [int(i) for i in np.random.default_rng(config._entropy(0)).permutation(n)]
+            rng = np.random.default_rng(config._pipeline_entropy(0))
+            order = [int(i) for i in rng.permutation(n)]
         kind = SubsetRandomSampler if isinstance(self.sampler, RandomSampler) else SubsetSampler
         out, start = [], 0
         for k in counts:
@@ -177,17 +205,21 @@ class Dataset:
         """Iterate over the dataset: ``create_tuple_iterator()``."""
         return self.create_tuple_iterator()
 
-    def _start_pipeline(self, columns, num_epochs):
+    def _start_pipeline(self, columns, num_epochs, init_step=None, seed=None):
         """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
-        once (_plan) over this dataset or its projection to columns, and its column names.
-        Each call draws new random orders: the seed mixes in the iterators made before."""
+        once (_plan) over this dataset or its projection to columns, its column names and its
+        seed. Each call draws new random orders (the seed mixes in the iterators made before)
+        unless seed is given: an iterator's reset restarts its own run at step init_step
+        (default: set_init_step's) with its own seed, so the rows are those of that run."""
         plan = _plan(self if columns is None else ProjectDataset(self, columns))
-        seed = _seed(config._entropy(self._passes))
-        self._passes += 1
-        pipe = _data.Pipeline(plan._node(counted=self._init_step > 0), seed, num_epochs,
-                              self._init_step,
+        if seed is None:
+            seed = _seed(config._pipeline_entropy(self._passes))
+            self._passes += 1
+        self._last_seed = seed
+        init_step = self._init_step if init_step is None else init_step
+        pipe = _data.Pipeline(plan._node(counted=init_step > 0), seed, num_epochs, init_step,
                               1 if config.get_debug_mode() else config.get_prefetch_size())
-        return pipe, plan._columns()
+        return pipe, plan._columns(), seed
 
     def save(self, file_name, num_files=1, file_type="mindrecord"):
         """Write one epoch as MindRecord files (num_files shards), MindSpore's Dataset.save;
@@ -244,11 +276,15 @@ class Dataset:
         return [list(a.shape) for a in self._first_row()]
 
     def output_types(self):
-        """The numpy dtype of each column in the first row."""
-        return [a.dtype for a in self._first_row()]
+        """The numpy dtype of each column in the first row; string columns give numpy's
+        unsized dtype of their kind, dtype('<U') (== np.str_) or dtype('S') (== np.bytes_),
+        as MindSpore's string type has no width."""
+        return [np.dtype(a.dtype.type) if a.dtype.kind in "US" else a.dtype
+                for a in self._first_row()]
 
     def _first_row(self):
-        pipe = _data.Pipeline(_plan(self)._node(), _seed(config._entropy(self._passes)), 1)
+        pipe = _data.Pipeline(_plan(self)._node(),
+                              _seed(config._pipeline_entropy(self._passes)), 1)
         try:
             row = pipe.next(True)
         finally:
@@ -281,29 +317,54 @@ class Dataset:
 
 
 def _seed(entropy):
-    """A 64-bit pipeline seed from config._entropy's list."""
+    """A 64-bit pipeline seed from an entropy list (config._pipeline_entropy)."""
     words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
     return (int(words[0]) << 32) | int(words[1])
 
 
 def _split_counts(sizes, n):
-    if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise TypeError(f"split: sizes must be a non-empty list of ints or floats, but got "
-                        f"{sizes!r}.")
-    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-        if any(s <= 0 for s in sizes) or sum(sizes) != n:
-            raise ValueError(f"split: sizes {list(sizes)} must be positive and sum to the "
-                             f"dataset size {n}.")
+    """The row counts of split(sizes) over n rows, with MindSpore's rules and messages: ints
+    must sum to n; fractions in (0, 1] summing to 1 are rounded (a part rounded to 0 is an
+    error), the shortfall going to the first part and an excess coming off the first part
+    that stays positive."""
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(f"split: sizes must be a list of ints or floats, but got {sizes!r}.")
+    if not sizes:
+        raise ValueError("split: sizes cannot be empty.")
+    ints = all(isinstance(s, int) and not isinstance(s, bool) for s in sizes)
+    if not ints and not all(isinstance(s, float) for s in sizes):
+        raise ValueError(f"split: sizes should be list of int or list of float, but got "
+                         f"{list(sizes)}.")
+    if ints:
+        if any(s <= 0 for s in sizes):
+            raise ValueError(f"split: sizes {list(sizes)}: there should be no negative or zero "
+                             "numbers.")
+        if sum(sizes) != n:
+            raise RuntimeError(f"split: Sum of split sizes {sum(sizes)} is not equal to dataset "
+                               f"size {n}.")
         return list(sizes)
-    if all(isinstance(s, float) for s in sizes):
-        if any(not 0 < s < 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
-            raise ValueError(f"split: fractions {list(sizes)} must be in (0, 1) and sum to 1.")
-        counts = [round(s * n) for s in sizes]
-        counts[0] += n - sum(counts)
-        if any(c <= 0 for c in counts):
-            raise ValueError(f"split: fractions {list(sizes)} of {n} rows leave an empty part.")
-        return counts
-    raise TypeError(f"split: sizes must be all ints or all floats, but got {list(sizes)}.")
+    if any(not 0 < s <= 1 for s in sizes):
+        raise ValueError(f"split: sizes {list(sizes)}: there should be no numbers outside the "
+                         "range (0, 1].")
+    if abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(f"split: sizes {list(sizes)}: percentages do not sum up to 1.")
+    counts = []
+    for s in sizes:
+        counts.append(int(round(s * n)))
+        if counts[-1] == 0:
+            raise RuntimeError(f"split: Split percentage {s} is too small for {n} rows.")
+    diff = n - sum(counts)
+    if diff > 0:
+        counts[0] += diff
+    elif diff < 0:
+        for i, c in enumerate(counts):
+            if c + diff > 0:
+                counts[i] += diff
+                break
+    if sum(counts) != n:
+        raise RuntimeError(f"split: Sum of calculated split sizes {sum(counts)} is not equal to "
+                           f"dataset size {n}.")
+    return counts
 
 
 def _plan(node):
@@ -312,7 +373,9 @@ def _plan(node):
     if children != node.children:
         node = copy.copy(node)
         node.children = children
-    if isinstance(node, BatchDataset) and node._per_batch_map is None and node._pad_info is None:
+    per_row_errors = config.get_error_samples_mode() != config.ErrorSamplesMode.RETURN
+    if isinstance(node, BatchDataset) and node._per_batch_map is None and \
+            node._pad_info is None and not per_row_errors:
         maps, below = [], node.children[0]
         while isinstance(below, MapDataset) and not below._batched and below._batchable:
             maps.append(below)
@@ -500,12 +563,14 @@ class MapDataset(Dataset):
     def _node(self, counted=False):
         label = str(self.input_columns)
         where = lambda name: f"map: operation {name} failed on column(s) {label}"  # noqa: E731
-        if _makes_pil(self.operations):  # PIL images pass between the operations in Python
-            ops = [_python_op(Compose(self.operations), where)]
+        operations = with_hooks(self.operations, config._get_debug_hook_list(), _op_name)
+        if _makes_pil(operations):  # PIL images pass between the operations in Python
+            ops = [_python_op(Compose(operations), where)]
         else:
-            ops = _c_transforms(self.operations, where)
+            ops = _c_transforms(operations, where)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
-                              self.output_columns, self._workers(), int(self._batched), label)
+                              self.output_columns, self._workers(), int(self._batched), label,
+                              int(config.get_error_samples_mode()))
 
 
 class FilterDataset(Dataset):
@@ -653,8 +718,79 @@ class ConcatDataset(Dataset):
         return _data.concat_node([c._node(counted) for c in self.children])
 
 
+class PythonStreamDataset(Dataset):
+    """An op made in Python over its child's rows (engine_python.py): maker.rows(child rows)
+    gives each epoch's rows, maker.columns its columns, maker.size() its rows per epoch (-1:
+    counted by a pass). Each epoch runs the child as a pipeline of its own, seeded by the
+    dataset seed and the epoch."""
+
+    def __init__(self, child, maker):
+        super().__init__([child])
+        self._maker = maker
+        self._epoch_runs = 0
+
+    def _columns(self):
+        return list(self._maker.columns)
+
+    def _node(self, counted=False):
+        self._epoch_runs = 0  # a new pipeline run: its epochs start again at 0
+        return _data.stream_node(self._open, self._columns(), self._maker.size())
+
+    def _child_rows(self):
+        child = self.children[0]
+        entropy = config._pipeline_entropy(child._passes) + [self._epoch_runs]
+        self._epoch_runs += 1
+        pipe, _, _ = child._start_pipeline(None, 1, seed=_seed(entropy))
+        try:
+            while True:
+                row = pipe.next(True)
+                if row is None:
+                    return
+                yield row
+        finally:
+            pipe.stop()
+
+    def _open(self):
+        return _StreamRows(self._maker.rows(self._child_rows()))
+
+
+class _StreamRows:
+    """An epoch's rows for the engine: __next__ returns a tuple of arrays, then None."""
+
+    def __init__(self, rows):
+        self._rows = iter(rows)
+
+    def __next__(self):
+        return next(self._rows, None)
+
+
 def zip_datasets(datasets):
     """``mycel.dataset.zip((d1, d2, ...))``: d1.zip((d2, ...))."""
     if not isinstance(datasets, tuple) or not datasets:
         raise TypeError("zip: datasets must be a non-empty tuple of datasets.")
     return ZipDataset(list(datasets))
+
+
+# ----- failover reset (MindSpore's engine.datasets._set/_reset_training_dataset) -----
+
+_train_dataset = None
+
+
+def _set_training_dataset(dataset):
+    """Record the iterator (or dataset sink) a training run reads, for a later
+    _reset_training_dataset."""
+    global _train_dataset
+    _train_dataset = dataset
+
+
+def _get_training_dataset():
+    """The iterator _set_training_dataset recorded (None if none)."""
+    return _train_dataset
+
+
+def _reset_training_dataset(global_step, dataset_size):
+    """Restart the recorded iterator at global_step (steps completed so far; the next row is
+    that step's), dataset_size steps per epoch: the iterator's ``_reset``."""
+    if _train_dataset is None:
+        raise RuntimeError("_reset_training_dataset: Training dataset is not set.")
+    _train_dataset._reset(global_step, dataset_size)  # pylint: disable=protected-access

@@ -69,9 +69,12 @@ class Iterator:
             raise ValueError(f"{func}: num_epochs must be -1 or positive, but got 0.")
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
         check_bool(func, "do_copy", do_copy)  # MindSpore's argument: Tensors never share memory
-        self._pipe, self._columns = dataset._start_pipeline(columns, self._num_epochs)
+        self._dataset, self._projection = dataset, columns
+        self._pipe, self._columns, self._seed = dataset._start_pipeline(columns,
+                                                                        self._num_epochs)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
+        self._stopped = False
         _live.add(self)
         ITERATORS_LIST.append(weakref.ref(self, _forget))
 
@@ -81,11 +84,16 @@ class Iterator:
 
     def __next__(self):
         """The next row; StopIteration ends an epoch."""
+        if self._stopped:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 "'_runtime_context': the iterator was stopped (stop() or the "
+                                 "iterators' cleanup), create a new one.")
         if not self._in_epoch:
             if self._num_epochs != -1 and self._epoch >= self._num_epochs:
-                raise RuntimeError(f"{type(self).__name__}: all num_epochs={self._num_epochs} "
-                                   "epochs were consumed; create the iterator with a larger "
-                                   "num_epochs (or -1).")
+                raise RuntimeError(f"{type(self).__name__}: EOF buffer encountered. User tries "
+                                   "to fetch data beyond the specified number of epochs: all "
+                                   f"num_epochs={self._num_epochs} epochs were consumed; create "
+                                   "the iterator with a larger num_epochs (or -1).")
             self._in_epoch = True
         row = self._pipe.next(self._output_numpy)
         if row is None:
@@ -102,9 +110,34 @@ class Iterator:
                                     "output_numpy=True.")
         return self._pack(row)
 
-    def stop(self):
-        """Stop the pipeline's threads (done automatically when the iterator is dropped)."""
+    def _reset(self, step, dataset_size):
+        """Restart this iterator's run at global step `step` (counted over epochs, the next
+        row is that step's), dataset_size steps per epoch: MindSpore's failover reset. The
+        rows from there on are those the uninterrupted run gives (same seed, the position
+        pushed down to the sources as set_init_step does); the next ``for`` loop over the
+        iterator continues the epoch holding the step."""
+        func = type(self).__name__
+        check_int(func, "step", step)
+        check_int(func, "dataset_size", dataset_size, 1)
+        if step < 0:
+            raise RuntimeError(f"{func}: Cannot reset the pipeline, reset step must be >= 0. "
+                               f"Got {step}.")
+        if self._num_epochs != -1 and step >= dataset_size * self._num_epochs:
+            raise RuntimeError(f"{func}: Cannot reset the pipeline, reset step must be less than "
+                               f"dataset_size * num_epochs. Got {step}, with dataset_size "
+                               f"{dataset_size} and num_epochs {self._num_epochs}.")
         self._pipe.stop()
+        self._stopped = False
+        self._pipe, self._columns, _ = self._dataset._start_pipeline(
+            self._projection, self._num_epochs, init_step=step, seed=self._seed)
+        self._epoch = self._pipe.epoch
+        self._in_epoch = False
+
+    def stop(self):
+        """Stop the pipeline's threads (done automatically when the iterator is dropped); the
+        iterator cannot be used after (next() raises AttributeError, as MindSpore's)."""
+        self._pipe.stop()
+        self._stopped = True
 
     def get_col_names(self):
         """The column names of the rows."""

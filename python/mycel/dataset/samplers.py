@@ -8,7 +8,7 @@ the same permutation when they share a seed (``mycel.dataset.config.set_seed``).
 import numpy as np
 
 from mycel import _mycel
-from mycel.dataset._validate import check_bool, check_int
+from mycel.dataset._validate import check_bool, check_int, check_num_samples
 
 _data = _mycel._data
 
@@ -17,8 +17,7 @@ class Sampler:
     """Base of the samplers. ``num_samples`` (None: all) caps the rows per epoch."""
 
     def __init__(self, num_samples=None):
-        self.num_samples = check_int(type(self).__name__, "num_samples", num_samples, 1,
-                                     none_ok=True)
+        self.num_samples = check_num_samples(type(self).__name__, num_samples)
 
     def get_num_samples(self):
         """The cap on rows per epoch (None: all)."""
@@ -173,11 +172,7 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     sampler (a Sampler or a sequence of indices), else a DistributedSampler for
     num_shards/shard_id (in data parallelism, by default, this rank's shard:
     mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
-    if _is_int(num_samples) and num_samples < 0:  # MindSpore's words (its tests match them)
-        raise ValueError(f"{func}: num_samples must be in [1, inf], but got {num_samples}. "
-                         f"num_samples exceeds the boundary between 0 and "
-                         f"9223372036854775807(INT64_MAX)!")
-    num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
+    num_samples = check_num_samples(func, num_samples)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
     if num_shards is not None and _is_int(shard_id) and not 0 <= shard_id < num_shards:

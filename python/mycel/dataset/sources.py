@@ -8,13 +8,19 @@ A SourceDataset wraps a C++ source (``_mycel._data.Source``, src/data/source.h) 
 (num_shards/shard_id), the first num_samples. The engine reads the rows on
 num_parallel_workers threads. Rows are read-only views of the loaded data.
 """
+import builtins
+import types
+
 import numpy as np
 
 import mycel
 from mycel import _mycel
-from mycel.dataset._validate import _reraise, check_bool, check_columns, check_int
-from mycel.dataset.engine import Dataset
+from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
+                                     check_num_samples, pipeline_error_type)
+from mycel.dataset import config
+from mycel.dataset.engine import Dataset, _seed
 from mycel.dataset.samplers import Sampler, source_sampler
+from mycel.dataset.batch_sampler import batches, check_batch_sampler
 from mycel.dataset.transforms import _numpy_dtype
 
 _data = _mycel._data
@@ -102,22 +108,29 @@ def _as_column(value):
 
 def _convert_row(func, item, names, types):
     """One item of a GeneratorDataset source as a row: a tuple/list gives one column per
-    element, anything else one column; each converted to a numpy array."""
+    element, anything else one column; each converted to a numpy array. Errors are pipeline
+    errors (pipeline_error_type) with MindSpore's wording."""
     values = item if isinstance(item, (tuple, list)) else (item,)
     if isinstance(item, dict):
-        raise TypeError(f"{func}: the source must give arrays or tuples of arrays, not dicts.")
+        raise pipeline_error_type(TypeError)(
+            f"{func}: the source must give arrays or tuples of arrays, not dicts (Python "
+            "objects in rows are not supported).")
     if len(values) != len(names):
-        raise RuntimeError(f"{func}: the source gave {len(values)} column(s) but column_names "
-                           f"has {len(names)}: {names}.")
+        raise RuntimeError(f"{func}: Invalid Python function, the 'source' of 'GeneratorDataset' "
+                           f"should return same number of NumPy arrays as specified in "
+                           f"column_names, the size of column_names is:{len(names)} and number "
+                           f"of returned NumPy array is:{len(values)}. column_names: {names}.")
     row = []
-    for name, v, t in zip(names, values, types or [None] * len(names)):
+    for i, (name, v, t) in enumerate(zip(names, values, types or [None] * len(names))):
         a = _as_column(v) if not isinstance(v, np.ndarray) else v
         if a.dtype == object:
-            raise TypeError(f"{func}: column {name!r} got {type(v).__name__} {v!r}, which is "
-                            "not convertible to a numeric numpy array.")
+            raise pipeline_error_type(TypeError)(
+                f"{func}: Data type of {i + 1}th item of the input or its converted Numpy array "
+                f"is expected to be int or float or str, but got {a.dtype} (column {name!r} got "
+                f"{type(v).__name__} {v!r}).")
         if t is not None and a.dtype != t:
-            raise TypeError(f"{func}: column {name!r} has dtype {a.dtype} but column_types "
-                            f"says {t}.")
+            raise pipeline_error_type(TypeError)(
+                f"{func}: column {name!r} has dtype {a.dtype} but column_types says {t}.")
         row.append(a)
     return tuple(row)
 
@@ -137,11 +150,23 @@ class GeneratorDataset(Dataset):
 
     def __init__(self, source, column_names=None, column_types=None, schema=None,
                  num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
-                 num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None):
+                 num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None,
+                 batch_sampler=None, collate_fn=None):
         func = "GeneratorDataset"
         super().__init__((), num_parallel_workers)
-        self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
-        if not self._random_access:
+        check_batch_sampler(func, batch_sampler, collate_fn,
+                            (num_samples, shuffle, num_shards, shard_id, sampler), source)
+        self._batch_sampler, self._collate_fn = batch_sampler, collate_fn
+        if isinstance(source, builtins.zip):  # iterable once: read into a list (MindSpore's)
+            source = list(source)
+        elif isinstance(source, types.GeneratorType):  # iterable once: replayed each epoch
+            source = _Replay(source)
+        # __getitem__ without __len__: random access is asked for but cannot be planned
+        self._needs_len = hasattr(source, "__getitem__") and not hasattr(source, "__len__") \
+            and not hasattr(source, "__iter__") and not callable(source)
+        self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__") \
+            and batch_sampler is None
+        if not self._random_access and batch_sampler is None and not self._needs_len:
             if not callable(source) and not hasattr(source, "__iter__"):
                 raise TypeError(f"{func}: source must be random-access (__getitem__ and "
                                 f"__len__), a generator function or an iterable, but got "
@@ -150,32 +175,64 @@ class GeneratorDataset(Dataset):
                 raise ValueError(f"{func}: shuffle, sampler and num_shards/shard_id need a "
                                  "random-access source (__getitem__ and __len__).")
         if schema is not None:
-            raise NotImplementedError(f"{func}: schema is not supported; give column_names "
-                                      "(and column_types).")
+            column_names, column_types = _schema_columns(func, schema, column_names,
+                                                         column_types)
         if column_names is None:
-            raise ValueError(f"{func}: column_names is required.")
+            raise ValueError(f"{func}: column_names is required (or a schema).")
         self._names = check_columns(func, "column_names", column_names)
         if column_types is not None:
             if not isinstance(column_types, (list, tuple)) or \
                     len(column_types) != len(self._names):
                 raise ValueError(f"{func}: column_types must be a list with one dtype per "
                                  f"column ({len(self._names)}), but got {column_types!r}.")
-            column_types = [_numpy_dtype(func, t) for t in column_types]
+            column_types = [None if t is None else _numpy_dtype(func, t) for t in column_types]
         self._types = column_types
         check_bool(func, "python_multiprocessing", python_multiprocessing)
-        check_int(func, "max_rowsize", max_rowsize, 1, none_ok=True)
+        check_int(func, "max_rowsize", max_rowsize, -1, 2**31 - 1, none_ok=True)
         self.source = source
         self._counted = None
         if self._random_access:
             self.sampler = source_sampler(func, num_samples, shuffle, sampler, num_shards,
                                           shard_id)
         else:
-            self._limit = check_int(func, "num_samples", num_samples, 1, none_ok=True)
+            self._limit = check_num_samples(func, num_samples)
 
     def _columns(self):
         return self._names
 
+    @property
+    def _reads_by_index(self):
+        """A random-access source is read by index through its sampler (split shuffles it)."""
+        return self._random_access
+
+    def __getitem__(self, index):
+        """source[k] as the source gives it, k the index-th row the sampler reads in the first
+        epoch of this dataset's latest iterator (of the next one before any): MindSpore's
+        random access, which maps index through the sampler (shuffle, shards, num_samples)."""
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.number)):
+            raise TypeError(f"GeneratorDataset: Argument index with value {index} is not of type "
+                            f"[<class 'int'>, <class 'numpy.number'>], but got {type(index)}.")
+        if not self._random_access:
+            raise RuntimeError("GeneratorDataset: Dataset don't support randomized access. The "
+                               "source has no __getitem__ and __len__.")
+        index = int(index)
+        if index < 0:
+            raise RuntimeError(f"GeneratorDataset: Index [{index}] can not be a negative number.")
+        seed = getattr(self, "_last_seed", None)
+        if seed is None:
+            seed = _seed(config._pipeline_entropy(self._passes))
+            self._last_seed = seed
+        # the key of the only source of this dataset's own pipeline: (Source kind 0, rank 0)
+        order = self.sampler._c_sampler().order(len(self.source), seed, 0, 0)
+        if index >= len(order):
+            raise RuntimeError(f"GeneratorDataset: Index [{index}] exceeded the number of data "
+                               f"samples. The sampler reads {len(order)}.")
+        return self.source[int(order[index])]
+
     def _node(self, counted=False):
+        if self._needs_len:
+            raise RuntimeError("GeneratorDataset: Attempt to construct a random access dataset, "
+                               "'__len__' method is required! The source has __getitem__ only.")
         if self._random_access:
             src = _data.PySource(self._read, len(self.source), self._names)
             return _data.source_node(src, self.sampler._c_sampler(), 1)
@@ -197,7 +254,18 @@ class GeneratorDataset(Dataset):
                 for item in self._items())
         return _Rows(rows)
 
+    def get_batch_size(self):
+        """-1 with a batch_sampler (its batches may differ in size), as MindSpore's; else the
+        batch size of Dataset.get_batch_size."""
+        return -1 if self._batch_sampler is not None else super().get_batch_size()
+
     def _items(self):
+        if self._batch_sampler is not None:
+            convert = lambda item: _convert_row("GeneratorDataset", item, self._names,  # noqa
+                                                self._types)
+            yield from batches("GeneratorDataset", self.source, self._batch_sampler,
+                               self._collate_fn, self._names, convert)
+            return
         src, limit = self.source, self._limit
         try:
             items = iter(src() if callable(src) and not hasattr(src, "__iter__") else src)
@@ -211,6 +279,51 @@ class GeneratorDataset(Dataset):
                 yield item
         except Exception as err:  # re-raised naming the source
             _reraise(err, f"GeneratorDataset: the source raised {type(err).__name__}: {err}")
+
+
+def _schema_columns(func, schema, column_names, column_types):
+    """GeneratorDataset's column names and types from schema (a Schema or its JSON file's
+    path); string columns are not checked."""
+    from mycel.dataset.schema import Schema
+    if isinstance(schema, str):
+        schema = Schema(schema)
+    if not isinstance(schema, Schema):
+        raise TypeError(f"{func}: schema must be a Schema or the path of a schema file, but got "
+                        f"{type(schema).__name__}.")
+    if not schema.columns:
+        raise ValueError(f"{func}: the schema has no columns.")
+    names = [c["name"] for c in schema.columns]
+    if column_names is not None and check_columns(func, "column_names", column_names) != names:
+        raise ValueError(f"{func}: column_names {column_names} differ from the schema's "
+                         f"columns {names}.")
+    types = [None if c["type"] == "string" else np.dtype(c["type"]) for c in schema.columns]
+    return names, column_types if column_types is not None else types
+
+
+class _Replay:
+    """A generator object as a source that can be iterated once per epoch: the first pass
+    records its items, later passes replay them (and go on with the generator where an
+    earlier pass stopped early)."""
+
+    def __init__(self, gen):
+        self._gen, self._items, self._done = gen, [], False
+
+    def __iter__(self):
+        i = 0
+        while True:
+            if i < len(self._items):
+                yield self._items[i]
+            elif self._done:
+                return
+            else:
+                try:
+                    item = next(self._gen)
+                except StopIteration:
+                    self._done = True
+                    return
+                self._items.append(item)
+                yield item
+            i += 1
 
 
 class _Rows:

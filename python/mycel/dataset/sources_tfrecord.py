@@ -24,7 +24,8 @@ class TFRecordDataset(SourceDataset):
     shard_equal_rows=False, cache=None, compression_type=None)
 
     dataset_files: a path or glob pattern, or a list of them (read in sorted order). schema: a
-    Schema, or the path of a schema JSON file (its numRows caps the rows). columns_list: the
+    Schema, or the path of a schema JSON file (its numRows caps the rows unless num_samples
+    is given). columns_list: the
     columns to keep, in that order. shuffle: True/Shuffle.GLOBAL (all rows), Shuffle.FILES (the
     file order), False. compression_type: None or "" (plain files), "GZIP" or "ZLIB".
     Shards split the rows (each shard gets the same number of rows, as MindSpore's
@@ -55,7 +56,9 @@ class TFRecordDataset(SourceDataset):
         self.compression_type = compression_type
         columns = [] if schema is None else [(c["name"], c["type"], c["shape"])
                                              for c in schema.columns]
-        num_rows = schema.num_rows if schema is not None and schema.num_rows > 0 else -1
+        # the schema's numRows caps the rows unless num_samples is given (MindSpore's rule)
+        num_rows = schema.num_rows if schema is not None and schema.num_rows > 0 and \
+            not num_samples else -1
         source, self._specs = _data.tfrecord_source(self.dataset_files, columns,
                                                     self.columns_list, bool(compression_type),
                                                     num_rows)
