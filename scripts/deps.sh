@@ -21,6 +21,9 @@ build_pkgs+=(python3-cryptography)
 test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion-mnist
            clang-14 libclang-rt-14-dev libomp-14-dev python3-onnx libonnx-testdata
            python3-torchvision libsimgrid-dev)
+# The vision warps and colour transforms follow OpenCV's arithmetic, as MindSpore's kernels:
+# python3-opencv (cv2) is their tests' oracle.
+test_pkgs+=(python3-opencv)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)

@@ -3,7 +3,7 @@
 // invert, and their random flavours.
 //
 // uint8 results follow the OpenCV arithmetic MindSpore's kernels use: blends in float rounded
-// half to even (addWeighted, convertTo), gray by RGB2GRAY's 14-bit integer weights, hue through
+// half to even (addWeighted, convertTo), gray by RGB2GRAY's 15-bit integer weights, hue through
 // the 8-bit full-range HSV conversion; sharpness follows PIL's ImageEnhance.Sharpness.
 #include <algorithm>
 #include <array>
@@ -23,8 +23,8 @@ uint8_t sat8(float v) {  // OpenCV's saturate_cast<uchar>(float): round half to 
   return static_cast<uint8_t>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
 }
 
-// OpenCV's RGB2GRAY on integers (14-bit weights, rounded).
-inline int gray_int(int r, int g, int b) { return (r * 4899 + g * 9617 + b * 1868 + 8192) >> 14; }
+// OpenCV 4's RGB2GRAY on integers (15-bit weights, rounded).
+inline int gray_int(int r, int g, int b) { return (r * 9798 + g * 19235 + b * 3735 + 16384) >> 15; }
 
 void check_rgb(const Array& x, std::string_view op) {
   MC_CHECK(x.ndim() == 3 && x.shape()[2] == 3, Value, op,
@@ -43,10 +43,12 @@ std::pair<int64_t, int64_t> planes_of(const Array& x, std::string_view op) {
   return {x.shape()[0] * x.shape()[1], x.ndim() == 3 ? x.shape()[2] : 1};
 }
 
-// dst = a * wa + b * wb per element (OpenCV's addWeighted: float, rounded for integers).
+// dst = a * wa + b * wb per element, as OpenCV's vectorised addWeighted computes it on FMA
+// machines: fma(a, wa, fl(b * wb)) in float (exact in double first: a * wa has at most 32
+// significant bits), rounded half to even for integers.
 template <class T>
 T blend(float a, float wa, float b, float wb) {
-  float v = a * wa + b * wb;
+  float v = static_cast<float>(static_cast<double>(a) * wa + static_cast<double>(b * wb));
   if constexpr (std::is_same_v<T, uint8_t>) {
     return sat8(v);
   } else if constexpr (std::is_same_v<T, uint16_t>) {
@@ -107,28 +109,29 @@ void rgb_to_hsv_full(const uint8_t* p, int* h, int* s, int* v) {
   *v = vmax;
 }
 
+// The way back is OpenCV's vectorised HSV2RGB_FULL for 8-bit images: hue scaled by 6 / 255
+// (not 256: OpenCV's two directions differ), s and v by 1 / 255, the result times 255
+// truncated. (OpenCV's scalar tail, for the last pixels of a row that fill no vector, rounds
+// instead: those may differ by 1.)
 void hsv_full_to_rgb(int hi, int si, int vi, uint8_t* out) {
   float h = static_cast<float>(hi), s = si * (1.f / 255.f), v = vi * (1.f / 255.f);
   float r, g, b;
-  if (s == 0) {
-    r = g = b = v;
-  } else {
-    static const int kSector[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
-                                      {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
-    h *= 6.f / 256.f;
-    while (h < 0) h += 6;
-    while (h >= 6) h -= 6;
-    int sector = static_cast<int>(std::floor(h));
-    h -= static_cast<float>(sector);
-    if (sector < 0 || sector >= 6) sector = 0, h = 0.f;
-    float tab[4] = {v, v * (1.f - s), v * (1.f - s * h), v * (1.f - s * (1.f - h))};
-    b = tab[kSector[sector][0]];
-    g = tab[kSector[sector][1]];
-    r = tab[kSector[sector][2]];
-  }
-  out[0] = sat8(r * 255.f);
-  out[1] = sat8(g * 255.f);
-  out[2] = sat8(b * 255.f);
+  static const int kSector[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
+                                    {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
+  h *= 6.0f / 255;
+  float pre = std::trunc(h);
+  h -= pre;
+  int sector = static_cast<int>(pre - 6.f * std::trunc(pre * (1.0f / 6.0f)));
+  float tab[4] = {v, v * (1.f - s), v * (1.f - s * h), v * (1.f - s * (1.f - h))};
+  b = tab[kSector[sector][0]];
+  g = tab[kSector[sector][1]];
+  r = tab[kSector[sector][2]];
+  auto trunc8 = [](float x) {
+    return static_cast<uint8_t>(std::clamp(static_cast<int>(x * 255.f), 0, 255));
+  };
+  out[0] = trunc8(r);
+  out[1] = trunc8(g);
+  out[2] = trunc8(b);
 }
 
 // PIL's ImageEnhance.Sharpness: blend(smooth(x), x, f), smooth = [[1,1,1],[1,5,1],[1,1,1]]/13

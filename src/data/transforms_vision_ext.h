@@ -25,8 +25,9 @@ namespace mycel::data {
 // further channels 0).
 
 // Affine(degrees, translate, scale, shear, resample, fill_value): rotation by `degrees`
-// (clockwise), shears shear[0] (x) and shear[1] (y) in degrees, scaling and translation
-// (tx, ty) in pixels, about the image centre ((w - 1) / 2, (h - 1) / 2).
+// (clockwise), shears shear[0] (x) and shear[1] (y) in degrees, scaling about the image centre
+// ((w - 1) / 2, (h - 1) / 2), and translation (tx * w, ty * h): fractions of the size, as
+// MindSpore 2.x.
 TransformPtr make_affine(double degrees, std::array<double, 2> translate, double scale,
                          std::array<double, 2> shear, Interp interp, std::vector<double> fill);
 // RandomAffine: degrees uniform in degrees[0..1]; translation (fractions of the width and

@@ -325,8 +325,12 @@ class Affine final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     MC_ASSERT(lead == 0, "Affine is not batchable");
-    return warp_affine(x, degrees_, translate_[0], translate_[1], scale_, shear_[0], shear_[1],
-                       interp_, fill_, name());
+    MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
+             ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
+    // translate is a fraction of the width and height (MindSpore 2.x, computed in float)
+    const float tx = static_cast<float>(translate_[0]) * static_cast<float>(x.shape()[1]);
+    const float ty = static_cast<float>(translate_[1]) * static_cast<float>(x.shape()[0]);
+    return warp_affine(x, degrees_, tx, ty, scale_, shear_[0], shear_[1], interp_, fill_, name());
   }
 
  public:
