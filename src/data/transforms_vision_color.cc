@@ -9,6 +9,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -26,20 +28,41 @@ uint8_t sat8(float v) {  // OpenCV's saturate_cast<uchar>(float): round half to 
 // OpenCV 4's RGB2GRAY on integers (15-bit weights, rounded).
 inline int gray_int(int r, int g, int b) { return (r * 9798 + g * 19235 + b * 3735 + 16384) >> 15; }
 
-void check_rgb(const Array& x, std::string_view op) {
-  MC_CHECK(x.ndim() == 3 && x.shape()[2] == 3, Value, op,
-           ": the image must be <H, W, C> with 3 channels (RGB), but got ", describe(x), ".");
+// MindSpore's image checks (its tests look for the wording): RuntimeErrors saying which of
+// the dimension, channel or data type "does not match the requirement of operator".
+std::string type_list(std::initializer_list<DataType> types) {
+  std::string out;
+  for (DataType t : types) out += (out.empty() ? "" : ", ") + std::string(data_type_name(t));
+  return out;
 }
 
-void check_uint8(const Array& x, std::string_view op) {
-  MC_CHECK(x.dtype() == DataType::UInt8, Type, op, ": the image must be uint8, but got ",
-           describe(x), ".");
+void check_type(const Array& x, std::string_view op, std::initializer_list<DataType> types) {
+  MC_CHECK(std::find(types.begin(), types.end(), x.dtype()) != types.end(), Runtime, op,
+           ": the data type of image tensor does not match the requirement of operator. ",
+           "Expecting tensor in type of (", type_list(types),
+           "), but got type: ", data_type_name(x.dtype()), ".");
 }
+
+// rank 2 or 3 (when two_ok) or 3 only; channels 1 or 3 (when one_ok) or 3 only.
+void check_image(const Array& x, std::string_view op, bool two_ok, bool one_ok) {
+  MC_CHECK(x.ndim() == 3 || (two_ok && x.ndim() == 2), Runtime, op,
+           ": the dimension of image tensor does not match the requirement of operator. ",
+           "Expecting tensor in dimension of (", two_ok ? "2, 3" : "3",
+           "), but got dimension: ", x.ndim(), ".");
+  const int64_t c = x.ndim() == 3 ? x.shape()[2] : 1;
+  MC_CHECK(c == 3 || (one_ok && c == 1), Runtime, op,
+           ": the channel of image tensor does not match the requirement of operator. ",
+           "Expecting tensor in channel of (", one_ok ? "1, 3" : "3", "), but got channel: ", c,
+           ".");
+}
+
+void check_rgb(const Array& x, std::string_view op) { check_image(x, op, false, false); }
+
+void check_uint8(const Array& x, std::string_view op) { check_type(x, op, {DataType::UInt8}); }
 
 // <H, W> or <H, W, 1|3>: (pixels, channels).
 std::pair<int64_t, int64_t> planes_of(const Array& x, std::string_view op) {
-  MC_CHECK(x.ndim() == 2 || (x.ndim() == 3 && (x.shape()[2] == 1 || x.shape()[2] == 3)), Value, op,
-           ": the image must be <H, W> or <H, W, C> with C 1 or 3, but got ", describe(x), ".");
+  check_image(x, op, true, true);
   return {x.shape()[0] * x.shape()[1], x.ndim() == 3 ? x.shape()[2] : 1};
 }
 
@@ -245,11 +268,8 @@ class RandomColorAdjust final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     MC_ASSERT(lead == 0, "RandomColorAdjust is not batchable");
-    MC_CHECK(x.dtype() == DataType::UInt8 || x.dtype() == DataType::UInt16 ||
-                 x.dtype() == DataType::Float32,
-             Runtime,
-             "RandomColorAdjust: Expecting tensor in type of (uint8, uint16, float32), but got ",
-             describe(x), ".");
+    check_type(x, name(), {DataType::UInt8, DataType::UInt16, DataType::Float32});
+    check_rgb(x, name());
     std::array<int, 4> order{0, 1, 2, 3};
     for (int i = 3; i > 0; --i) std::swap(order[i], order[rng->randint(0, i)]);
     static const ColorAdjust kinds[4] = {ColorAdjust::Brightness, ColorAdjust::Contrast,
@@ -283,6 +303,11 @@ class RandomAdjust final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     MC_ASSERT(lead == 0, name_, " is not batchable");
+    if (kind_ == ColorAdjust::Saturation) {  // RandomColor's own wording (its tests look for it)
+      MC_CHECK(x.ndim() == 3 && x.shape()[2] == 3, Runtime, name_,
+               ": image shape is not <H,W,C> or channel is not 3, got rank: ", x.ndim(),
+               ", and channel: ", x.ndim() == 3 ? x.shape()[2] : 1, ".");
+    }
     double f =
         range_[0] == range_[1] ? range_[0] : range_[0] + (range_[1] - range_[0]) * rng->uniform();
     return adjust_color(x, kind_, f, name_);
@@ -429,8 +454,8 @@ class Equalize final : public UnaryTransform {
 class Posterize final : public UnaryTransform {
  public:
   Posterize(int64_t lo, int64_t hi, bool random) : lo_(lo), hi_(hi), random_(random) {
-    MC_CHECK(lo >= 1 && lo <= hi && hi <= 8, Value, name(),
-             ": bits must be in [1, 8] (min <= max), but got (", lo, ", ", hi, ").");
+    MC_CHECK(lo >= (random ? 1 : 0) && lo <= hi && hi <= 8, Value, name(), ": bits must be in [",
+             random ? 1 : 0, ", 8] (min <= max), but got (", lo, ", ", hi, ").");
   }
   std::string_view name() const override { return random_ ? "RandomPosterize" : "Posterize"; }
   bool random() const override { return random_; }
@@ -466,9 +491,10 @@ class Solarize final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     MC_ASSERT(lead == 0, name(), " is not batchable");
-    check_uint8(x, name());
-    MC_CHECK(x.ndim() >= 2, Value, name(), ": the image must be <H, W> or <H, W, C>, but got ",
-             describe(x), ".");
+    check_type(x, name(),
+               {DataType::Bool, DataType::Int8, DataType::UInt8, DataType::Int16, DataType::UInt16,
+                DataType::Int32, DataType::Float32, DataType::Float64});
+    check_image(x, name(), true, true);
     double lo = t_[0], hi = t_[1];
     if (random_) {
       lo = static_cast<double>(
@@ -476,6 +502,25 @@ class Solarize final : public UnaryTransform {
       hi = static_cast<double>(
           rng->randint(static_cast<int64_t>(t_[0]), static_cast<int64_t>(t_[1])));
       if (lo > hi) std::swap(lo, hi);
+    }
+    if (x.dtype() != DataType::UInt8) {  // 255 - v saturated to the type, as OpenCV's
+      Array out = Array::empty(x.dtype(), x.shape());
+      dispatch_data(x.dtype(), name(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* src = x.data<T>();
+        T* dst = out.mutable_data<T>();
+        for (int64_t i = 0, n = x.numel(); i < n; ++i) {
+          const double v = static_cast<double>(src[i]);
+          const bool in = lo == hi ? v >= lo : (v >= lo && v <= hi);
+          double r = in ? 255.0 - v : v;
+          if constexpr (std::is_integral_v<T>) {
+            r = std::clamp(r, static_cast<double>(std::numeric_limits<T>::min()),
+                           static_cast<double>(std::numeric_limits<T>::max()));
+          }
+          dst[i] = static_cast<T>(r);
+        }
+      });
+      return out;
     }
     std::array<uint8_t, 256> lut;
     for (int i = 0; i < 256; ++i) {
@@ -568,8 +613,7 @@ Array adjust_color(const Array& img, ColorAdjust kind, double factor, std::strin
       adjust_bcs<float>(img.data<float>(), n, kind, f, out.mutable_data<float>());
       break;
     default:
-      MC_THROW(Runtime, op, ": Expecting tensor in type of (uint8, uint16, float32), but got ",
-               describe(img), ".");
+      check_type(img, op, {DataType::UInt8, DataType::UInt16, DataType::Float32});
   }
   return out;
 }

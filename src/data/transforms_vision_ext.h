@@ -82,7 +82,7 @@ TransformPtr make_adjust_gamma(double gamma, double gain);
 TransformPtr make_auto_contrast(double cutoff, std::vector<int64_t> ignore);
 // Equalize(): OpenCV's equalizeHist per channel. <H, W> or <H, W, 1|3> uint8.
 TransformPtr make_equalize();
-// Posterize(bits): keeps the top `bits` bits of each uint8 value.
+// Posterize(bits): keeps the top `bits` bits (0 to 8) of each uint8 value.
 TransformPtr make_posterize(int bits);
 // RandomPosterize(bits): bits uniform integer in [bits[0], bits[1]].
 TransformPtr make_random_posterize(std::array<int64_t, 2> bits);

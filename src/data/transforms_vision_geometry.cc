@@ -287,6 +287,30 @@ void check_cubic_channels(const Array& x, Interp interp, std::string_view op) {
            describe(x), ".");
 }
 
+// Applies one to each <H, W, C> image of an array with more axes in front (<..., H, W, C>, which
+// MindSpore's deterministic warps take) and stacks the results under those axes.
+template <class F>
+Array per_image(const Array& x, std::string_view op, F&& one) {
+  if (x.ndim() <= 3) return one(x);
+  const Shape front(x.shape().begin(), x.shape().end() - 3);
+  const int64_t n = mycel::numel(front);
+  MC_CHECK(n > 0, Value, op, ": the images of shape ", shape_str(x.shape()), " are empty.");
+  Shape flat{n};
+  for (auto it = x.shape().end() - 3; it != x.shape().end(); ++it) flat.push_back(*it);
+  const Array all = x.reshaped(flat);
+  std::vector<Array> outs;
+  for (int64_t i = 0; i < n; ++i) outs.push_back(one(all.row(i)));
+  Shape shape = front;
+  for (int64_t d : outs[0].shape()) shape.push_back(d);
+  Array out = Array::empty(outs[0].dtype(), shape);
+  const size_t bytes = outs[0].nbytes();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(static_cast<char*>(out.mutable_raw()) + static_cast<size_t>(i) * bytes,
+                outs[static_cast<size_t>(i)].raw(), bytes);
+  }
+  return out;
+}
+
 // MindSpore's AffineOp matrix (computed in float, as its kernel): rotation by `degrees`
 // clockwise, shear, scale about the centre, then the translation.
 Mat3 affine_matrix(double degrees, double tx, double ty, double scale, double shx, double shy,
@@ -325,6 +349,8 @@ class Affine final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     MC_ASSERT(lead == 0, "Affine is not batchable");
+    if (x.ndim() > 3)
+      return per_image(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
     // translate is a fraction of the width and height (MindSpore 2.x, computed in float)
@@ -464,7 +490,10 @@ class Rotate final : public UnaryTransform {
     MC_ASSERT(lead == 0, name(), " is not batchable");
     double deg = degrees_;
     if (random_) deg = std::fmod(uniform(rng, range_[0], range_[1]), 360.0);
-    return rotate(x, deg, interp_, expand_, center_, fill_, name());
+    // <..., H, W, C>: every image turned by the same angle.
+    return per_image(x, name(), [&](const Array& one) {
+      return rotate(one, deg, interp_, expand_, center_, fill_, name());
+    });
   }
 
  private:
@@ -533,7 +562,9 @@ class Perspective final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     MC_ASSERT(lead == 0, "Perspective is not batchable");
-    return perspective(x, start_, end_, interp_, name());
+    return per_image(x, name(), [&](const Array& one) {
+      return perspective(one, start_, end_, interp_, name());
+    });
   }
 
  private:

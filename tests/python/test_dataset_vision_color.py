@@ -219,7 +219,24 @@ def test_color_argument_errors():
         vision.RandomColor((1.5, 0.5))
     with pytest.raises(ValueError, match="within the bound"):
         vision.RandomColorAdjust(hue=(0.2, 0.7))
-    with pytest.raises(ValueError, match="<H, W, C> with 3 channels"):
+    # MindSpore's wording for images of the wrong rank, channels or type (RuntimeError).
+    with pytest.raises(RuntimeError, match=r"dimension of image tensor does not match the "
+                                           r"requirement of operator. Expecting tensor in "
+                                           r"dimension of \(3\), but got dimension: 2"):
         vision.AdjustSaturation(0.5)(_img(c=0))
-    with pytest.raises(TypeError, match="must be uint8"):
+    with pytest.raises(RuntimeError, match=r"Expecting tensor in channel of \(3\), but got "
+                                           r"channel: 1"):
+        vision.RandomColorAdjust(brightness=(0.5, 0.5))(_img(c=1))
+    with pytest.raises(RuntimeError, match=r"data type of image tensor does not match the "
+                                           r"requirement of operator. Expecting tensor in type "
+                                           r"of \(uint8\)"):
         vision.Equalize()(_img().astype(np.float32))
+    with pytest.raises(RuntimeError, match="channel is not 3"):
+        vision.RandomColor()(_img(c=0))
+    with pytest.raises(TypeError, match="Input should be NumPy or PIL image, got <class 'int'>"):
+        vision.AdjustGamma(1.2)(1)
+    # Solarize takes the numeric image types MindSpore's does, 255 - v saturated.
+    x = np.array([[0, 100, 200, 300]], np.int16)
+    np.testing.assert_array_equal(vision.Solarize((90, 250))(x), [[0, 155, 55, 300]])
+    f = np.array([[0.5, 120.0]], np.float32)
+    np.testing.assert_array_equal(vision.Solarize(100)(f), [[0.5, 135.0]])

@@ -191,8 +191,19 @@ def test_random_crop_decode_resize_equals_decode_then_random_resized_crop():
 def test_geometry_argument_errors():
     with pytest.raises(TypeError, match=r"Argument resample with value .* \[<enum 'Inter'>\]"):
         vision.Rotate(10, resample="bilinear")
-    with pytest.raises(ValueError, match="Invalid InterpolationMode"):
-        vision.RandomRotation(10, Inter.PILCUBIC)
+    # Interpolations the warps lack are refused when an image comes, as MindSpore.
+    with pytest.raises(RuntimeError, match="RandomRotation: Invalid InterpolationMode"):
+        vision.RandomRotation(10, Inter.PILCUBIC)(_img())
+    with pytest.raises(TypeError, match="Current Interpolation is not supported with PIL input"):
+        vision.RandomAffine(10, resample=Inter.AREA)(Image.fromarray(_img()))
+    with pytest.raises(ValueError, match="center needs to be None and angle needs to be an "
+                                         "integer multiple of 90"):
+        vision.Rotate(45, Inter.ANTIALIAS)(Image.fromarray(_img()))
+    quarter = vision.RandomRotation((90, 90), Inter.ANTIALIAS, expand=True)(Image.fromarray(_img()))
+    np.testing.assert_array_equal(np.asarray(quarter),
+                                  cv2.rotate(_img(), cv2.ROTATE_90_COUNTERCLOCKWISE))
+    with pytest.raises(TypeError, match="Input should be NumPy or PIL image, got <class 'list'>"):
+        vision.Rotate(10)([_img()])
     with pytest.raises(TypeError, match="Value center needs to be a 2-tuple."):
         vision.RandomRotation(10, center=(1, 2, 3))
     with pytest.raises(TypeError, match="fill_value should be a single integer or a 3-tuple."):

@@ -36,7 +36,7 @@ def check_value(value, lo, hi, name="", left_open=False, right_open=False):
 
 def number(value, name):
     """An int or float (not a bool) as a float."""
-    return float(type_check(value, (int, float), name))
+    return float(type_check(value, (float, int), name))
 
 
 def non_negative(value, name):
@@ -88,8 +88,8 @@ def check_positive_degrees(degrees):
         raise TypeError("degrees must be either a tuple or a list.")
     if len(degrees) != 2:
         raise ValueError("degrees must be a sequence with length 2.")
-    for d in degrees:
-        type_check(d, (int, float), "degrees")
+    for i, d in enumerate(degrees):
+        type_check(d, (int, float), f"degrees[{i}]")
         check_value(d, 0, FLOAT_MAX_INTEGER)
     if degrees[0] > degrees[1]:
         raise ValueError("degrees should be in (min,max) format. Got (max,min).")
@@ -111,6 +111,10 @@ class ArrayOp(TensorOperation):
     given back as a PIL image (random ones draw as for arrays)."""
 
     def __call__(self, *inputs):
+        for x in inputs:
+            if not (isinstance(x, np.ndarray) or _is_pil(x) or hasattr(x, "asnumpy")):
+                raise TypeError(f"{type(self).__name__}: Input should be NumPy or PIL image, got "
+                                f"{type(x)}.")
         if len(inputs) == 1 and _is_pil(inputs[0]):
             from PIL import Image
             out = self._run((np.asarray(inputs[0]),), 0)

@@ -20,7 +20,7 @@ class _Adjust(chk.ArrayOp):
     _kind = ""
     _arg = ""
 
-    def __init__(self, factor):
+    def _setup(self, factor):
         setattr(self, self._arg, chk.non_negative(factor, self._arg))
         self._op = _data.AdjustColor(self._kind, getattr(self, self._arg))
 
@@ -29,22 +29,34 @@ class AdjustBrightness(_Adjust):
     """AdjustBrightness(brightness_factor): multiply every value by the factor (>= 0)."""
     _kind, _arg = "brightness", "brightness_factor"
 
+    def __init__(self, brightness_factor):
+        self._setup(brightness_factor)
+
 
 class AdjustContrast(_Adjust):
     """AdjustContrast(contrast_factor): blend with the mean gray level (0: flat gray, 1: the
     image)."""
     _kind, _arg = "contrast", "contrast_factor"
 
+    def __init__(self, contrast_factor):
+        self._setup(contrast_factor)
+
 
 class AdjustSaturation(_Adjust):
     """AdjustSaturation(saturation_factor): blend with the gray image (0: gray, 1: the image)."""
     _kind, _arg = "saturation", "saturation_factor"
+
+    def __init__(self, saturation_factor):
+        self._setup(saturation_factor)
 
 
 class AdjustSharpness(_Adjust):
     """AdjustSharpness(sharpness_factor): blend with a smoothed image (0: smoothed, 1: the
     image, 2: sharpened), as PIL's ImageEnhance.Sharpness."""
     _kind, _arg = "sharpness", "sharpness_factor"
+
+    def __init__(self, sharpness_factor):
+        self._setup(sharpness_factor)
 
 
 class AdjustHue(chk.ArrayOp):
@@ -102,13 +114,13 @@ class Equalize(chk.ArrayOp):
         self._op = _data.Equalize()
 
 
-def _check_bits(bits):
+def _check_bits(bits, low=0, name="bits"):
     chk.type_check(bits, (int,), "bits")
-    return chk.check_value(bits, 1, 8, "bits")
+    return chk.check_value(bits, low, 8, name)
 
 
 class Posterize(chk.ArrayOp):
-    """Posterize(bits): keep the top bits (1 to 8) of each uint8 value."""
+    """Posterize(bits): keep the top bits (0 to 8) of each uint8 value."""
 
     def __init__(self, bits):
         self.bits = _check_bits(bits)
@@ -235,7 +247,7 @@ class RandomPosterize(chk.ArrayOp):
             raise TypeError("Size of bits should be a single integer or a list/tuple (min, max) "
                             "of length 2.")
         for b in bits:
-            _check_bits(b)
+            _check_bits(b, 1, "")
         if bits[0] > bits[1]:
             raise ValueError("Input is not within the required interval of (min, max): bits[0] "
                              "must not exceed bits[1].")
@@ -249,6 +261,9 @@ class RandomSolarize(chk.ArrayOp):
 
     def __init__(self, threshold=(0, 255)):
         chk.type_check(threshold, (list, tuple), "threshold")
+        if len(threshold) == 2 and all(isinstance(t, (int, float)) for t in threshold) and \
+                threshold[0] > threshold[1]:
+            raise ValueError("threshold must be in min max format numbers.")
         self.threshold = _check_threshold(threshold)
         self._op = _data.RandomSolarize(self.threshold)
 

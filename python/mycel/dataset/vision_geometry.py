@@ -23,6 +23,49 @@ def _interp(func, value, name):
     return _INTERP_NAMES[value]
 
 
+class _Warp(chk.ArrayOp):
+    """A warp whose interpolation may be one the warps lack (Inter.ANTIALIAS, PILCUBIC): then,
+    as MindSpore, the error comes when an image is given (a pipeline raises it on its first
+    row). PIL images take NEAREST, BILINEAR and BICUBIC only."""
+
+    _bad_interp = None
+
+    def _make(self, func, interp, build):
+        chk.check_inter(interp, "resample")
+        if interp in (Inter.ANTIALIAS, Inter.PILCUBIC):
+            self._bad_interp = interp
+            self._op = None
+        else:
+            self._op = build(_INTERP_NAMES[interp])
+
+    def _refuse(self, img):
+        """The error for an interpolation this input cannot take, or None."""
+        func = type(self).__name__
+        if _is_pil(img) and self._interp not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC,
+                                                 Inter.ANTIALIAS):
+            return TypeError("Current Interpolation is not supported with PIL input.")
+        if self._bad_interp is None:
+            return None
+        if self._bad_interp == Inter.ANTIALIAS:
+            if _is_pil(img):
+                return self._antialias_error()
+            return ValueError(f"{func}: Inter.ANTIALIAS needs a PIL image: Input image should be "
+                              "a Pillow image.")
+        return RuntimeError(f"{func}: Invalid InterpolationMode, only NEAREST, BILINEAR, BICUBIC "
+                            "and AREA are supported on arrays.")
+
+    def _antialias_error(self):
+        return ValueError(f"{type(self).__name__}: Inter.ANTIALIAS (PIL's LANCZOS) cannot be "
+                          "used.")
+
+    def __call__(self, *inputs):
+        if len(inputs) == 1:
+            err = self._refuse(inputs[0])
+            if err is not None:
+                raise err
+        return super().__call__(*inputs)
+
+
 class Affine(chk.ArrayOp):
     """Affine(degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0): rotate
     by degrees (in [-180, 180], clockwise), translate by (tx, ty) fractions of the width and
@@ -31,7 +74,8 @@ class Affine(chk.ArrayOp):
     (R, G, B))."""
 
     def __init__(self, degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0):
-        chk.check_value(chk.number(degrees, "degrees"), -180, 180, "degrees")
+        chk.type_check(degrees, (int, float), "degrees")
+        chk.check_value(degrees, -180, 180, "degrees")
         chk.type_check(translate, (list, tuple), "translate")
         if len(translate) != 2:
             raise TypeError("The length of translate should be 2.")
@@ -39,7 +83,7 @@ class Affine(chk.ArrayOp):
             chk.check_value(chk.number(t, f"translate[{i}]"), -1.0, 1.0, f"translate[{i}]")
         scale = chk.number(scale, "scale")
         if scale <= 0:
-            raise ValueError(f"Input scale must be greater than 0, but got {scale}.")
+            raise ValueError("Input scale must be greater than 0.")
         chk.type_check(shear, (numbers.Number, tuple, list), "shear")
         if isinstance(shear, (list, tuple)):
             if len(shear) != 2:
@@ -56,7 +100,7 @@ class Affine(chk.ArrayOp):
                                 [float(v) for v in self.fill_value])
 
 
-class RandomAffine(chk.ArrayOp):
+class RandomAffine(_Warp):
     """RandomAffine(degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST,
     fill_value=0): Affine with random parameters: degrees (d: (-d, d), or (min, max)),
     translate ((x_min, x_max) or (x_min, x_max, y_min, y_max) fractions in [-1, 1]), scale
@@ -94,6 +138,8 @@ class RandomAffine(chk.ArrayOp):
         if shear is None:
             shear = [0.0, 0.0, 0.0, 0.0]
         elif isinstance(shear, numbers.Number) and not isinstance(shear, bool):
+            if shear <= 0:
+                raise ValueError("Input shear must be greater than 0.")
             s = chk.check_value(float(shear), 0, chk.FLOAT_MAX_INTEGER, "shear")
             shear = [-s, s, 0.0, 0.0]
         else:
@@ -108,12 +154,14 @@ class RandomAffine(chk.ArrayOp):
         self.translate, self.scale, self.shear = translate, scale, shear
         self.resample = resample
         self.fill_value = chk.check_fill_value(fill_value)
-        self._op = _data.RandomAffine(list(self.degrees), translate, scale, shear,
-                                      _interp("RandomAffine", resample, "resample"),
-                                      [float(v) for v in self.fill_value])
+        self._interp = resample
+        fill = [float(v) for v in self.fill_value]
+        self._make("RandomAffine", resample,
+                   lambda i: _data.RandomAffine(list(self.degrees), translate, scale, shear, i,
+                                                fill))
 
 
-class Rotate(chk.ArrayOp):
+class Rotate(_Warp):
     """Rotate(degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0): rotate
     counter-clockwise by degrees about center ((x, y); None: the image centre). expand makes the
     output hold the whole rotated image. As MindSpore's kernel, a 3-value fill_value reaches the
@@ -126,11 +174,26 @@ class Rotate(chk.ArrayOp):
         self.expand = chk.type_check(expand, (bool,), "expand")
         self.center = chk.check_center(center)
         self.fill_value = chk.check_fill_value(fill_value)
-        self._op = _data.Rotate(self.degrees, _interp("Rotate", resample, "resample"), expand,
-                                self.center, [float(v) for v in self.fill_value])
+        self._interp = resample
+        fill = [float(v) for v in self.fill_value]
+        self._make("Rotate", resample,
+                   lambda i: _data.Rotate(self.degrees, i, expand, self.center, fill))
+        self._range = (self.degrees, self.degrees)
+
+    def _antialias_error(self):
+        """ANTIALIAS on a PIL image: only whole quarter turns about the centre (PIL's
+        transpose), which are pixel permutations: the nearest warp gives them exactly."""
+        lo, hi = self._range
+        if not self.center and lo == hi and lo % 90 == 0:
+            self._op = _data.Rotate(lo, "nearest", self.expand, [],
+                                    [float(v) for v in self.fill_value])
+            self._bad_interp = None
+            return None
+        return ValueError("When using Inter.ANTIALIAS, center needs to be None and angle needs to "
+                          "be an integer multiple of 90.")
 
 
-class RandomRotation(chk.ArrayOp):
+class RandomRotation(_Warp):
     """RandomRotation(degrees, resample=Inter.NEAREST, expand=False, center=None,
     fill_value=0): Rotate by an angle uniform in degrees (d: (-d, d); or (min, max))."""
 
@@ -140,12 +203,14 @@ class RandomRotation(chk.ArrayOp):
         self.expand = chk.type_check(expand, (bool,), "expand")
         self.center = chk.check_center(center)
         self.fill_value = chk.check_fill_value(fill_value)
-        interp = _interp("RandomRotation", resample, "resample")
-        if resample == Inter.ANTIALIAS:
-            raise ValueError("RandomRotation: Invalid InterpolationMode, Inter.ANTIALIAS cannot "
-                             "be used on arrays; use NEAREST, BILINEAR, BICUBIC or AREA.")
-        self._op = _data.RandomRotation(list(self.degrees), interp, expand, self.center,
-                                        [float(v) for v in self.fill_value])
+        self._interp = resample
+        fill = [float(v) for v in self.fill_value]
+        self._make("RandomRotation", resample,
+                   lambda i: _data.RandomRotation(list(self.degrees), i, expand, self.center,
+                                                  fill))
+        self._range = self.degrees
+
+    _antialias_error = Rotate._antialias_error
 
 
 def _points(name, points):
@@ -200,6 +265,10 @@ class RandomCropDecodeResize(RandomResizedCrop):
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
                  interpolation=Inter.BILINEAR, max_attempts=10):
         _check_interpolation("RandomCropDecodeResize", interpolation)
+        if isinstance(ratio, (list, tuple)):
+            for i, r in enumerate(ratio):
+                chk.check_value(chk.number(r, f"ratio[{i}]"), 0, chk.FLOAT_MAX_INTEGER,
+                                f"ratio[{i}]", left_open=True)
         super().__init__(size, scale, ratio, interpolation, max_attempts)
         self._decode = Decode()
 
