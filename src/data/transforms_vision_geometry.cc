@@ -281,8 +281,16 @@ Array warp(const Array& img, const Mat3& m, int64_t out_h, int64_t out_w, Interp
   return out;
 }
 
+// MindSpore's message for a 1-D input (undecoded bytes, often).
+void check_rank(const Array& x, std::string_view op) {
+  MC_CHECK(x.ndim() >= 2, Runtime, op,
+           ": the image tensor should have at least two dimensions. You may need to perform "
+           "Decode first. Got ",
+           describe(x), ".");
+}
+
 void check_cubic_channels(const Array& x, Interp interp, std::string_view op) {
-  MC_CHECK(!(interp == Interp::Cubic && x.ndim() == 3 && x.shape()[2] > 4), Value, op,
+  MC_CHECK(!(interp == Interp::Cubic && x.ndim() == 3 && x.shape()[2] > 4), Runtime, op,
            ": interpolation can not be CUBIC when image channel is greater than 4, but got ",
            describe(x), ".");
 }
@@ -291,6 +299,7 @@ void check_cubic_channels(const Array& x, Interp interp, std::string_view op) {
 // MindSpore's deterministic warps take) and stacks the results under those axes.
 template <class F>
 Array per_image(const Array& x, std::string_view op, F&& one) {
+  check_rank(x, op);
   if (x.ndim() <= 3) return one(x);
   const Shape front(x.shape().begin(), x.shape().end() - 3);
   const int64_t n = mycel::numel(front);
@@ -351,6 +360,7 @@ class Affine final : public UnaryTransform {
     MC_ASSERT(lead == 0, "Affine is not batchable");
     if (x.ndim() > 3)
       return per_image(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
+    check_rank(x, name());
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
     // translate is a fraction of the width and height (MindSpore 2.x, computed in float)
@@ -363,6 +373,7 @@ class Affine final : public UnaryTransform {
   static Array warp_affine(const Array& x, double degrees, double tx, double ty, double scale,
                            double shx, double shy, Interp interp, const std::vector<double>& fill,
                            std::string_view op) {
+    check_rank(x, op);
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, op,
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
     check_cubic_channels(x, interp, op);
@@ -406,6 +417,7 @@ class RandomAffine final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     MC_ASSERT(lead == 0, "RandomAffine is not batchable");
+    check_rank(x, name());
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
     const double h = static_cast<double>(x.shape()[0]), w = static_cast<double>(x.shape()[1]);
@@ -433,6 +445,7 @@ class RandomAffine final : public UnaryTransform {
 Array rotate(const Array& x, double degrees, Interp interp, bool expand,
              const std::vector<double>& center, const std::vector<double>& fill,
              std::string_view op) {
+  check_rank(x, op);
   MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, op,
            ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
   check_cubic_channels(x, interp, op);
@@ -543,6 +556,7 @@ Mat3 perspective_matrix(const std::array<std::array<double, 2>, 4>& src,
 Array perspective(const Array& x, const std::array<std::array<double, 2>, 4>& start,
                   const std::array<std::array<double, 2>, 4>& end, Interp interp,
                   std::string_view op) {
+  check_rank(x, op);
   MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, op,
            ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
   check_cubic_channels(x, interp, op);
@@ -587,6 +601,7 @@ class RandomPerspective final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     MC_ASSERT(lead == 0, "RandomPerspective is not batchable");
+    check_rank(x, name());
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
     if (!rng->bernoulli(prob_)) return x;

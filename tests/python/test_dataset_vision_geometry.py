@@ -204,7 +204,7 @@ def test_geometry_argument_errors():
                                   cv2.rotate(_img(), cv2.ROTATE_90_COUNTERCLOCKWISE))
     with pytest.raises(TypeError, match="Input should be NumPy or PIL image, got <class 'list'>"):
         vision.Rotate(10)([_img()])
-    with pytest.raises(TypeError, match="Value center needs to be a 2-tuple."):
+    with pytest.raises(ValueError, match="Value center needs to be a 2-tuple."):
         vision.RandomRotation(10, center=(1, 2, 3))
     with pytest.raises(TypeError, match="fill_value should be a single integer or a 3-tuple."):
         vision.RandomRotation(10, fill_value=(1, 2))
@@ -218,10 +218,18 @@ def test_geometry_argument_errors():
         vision.Perspective([[0, 0]] * 3 + [[0, 2**31]], [[0, 0]] * 4)
     with pytest.raises(ValueError, match="collinear"):
         vision.Perspective([[0, 0]] * 4, [[0, 0]] * 4)
-    with pytest.raises(ValueError, match="CUBIC when image channel is greater than 4"):
+    with pytest.raises(RuntimeError, match="CUBIC when image channel is greater than 4"):
         vision.Rotate(10, Inter.BICUBIC)(_img(c=5))
     with pytest.raises(TypeError, match="uint8, float32 or float64"):
         vision.Rotate(10)(_img().astype(np.int32))
-    with pytest.raises(ValueError, match=r"<H, W> or <H, W, C>"):
+    with pytest.raises(RuntimeError, match="should have at least two dimensions. You may need "
+                                           "to perform Decode first."):
         vision.Affine(0, [0, 0], 1, 0)(np.zeros(5, np.uint8))
+    with pytest.raises(ValueError, match=r"<H, W> or <H, W, C>"):
+        vision.RandomAffine(10)(np.zeros((2, 3, 4, 5, 6), np.uint8))
+    # Deterministic warps take <..., H, W, C>: each image warped alike.
+    video = np.stack([_img(seed=s) for s in range(3)])
+    out = vision.Rotate(20, Inter.BILINEAR)(video)
+    for k in range(3):
+        np.testing.assert_array_equal(out[k], _cv_rotate(video[k], 20, Inter.BILINEAR))
     assert vision.RandomRotation(10)(_img(c=5)).shape == (37, 53, 5)

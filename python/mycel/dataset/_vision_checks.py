@@ -101,7 +101,7 @@ def check_center(center):
     if center is None:
         return []
     if not isinstance(center, (tuple, list)) or len(center) != 2:
-        raise TypeError("Value center needs to be a 2-tuple.")
+        raise ValueError("Value center needs to be a 2-tuple.")
     type_check_list(center, (int, float), "center")
     return [float(v) for v in center]
 

@@ -20,8 +20,12 @@ class _Adjust(chk.ArrayOp):
     _kind = ""
     _arg = ""
 
+    _unnamed = False  # MindSpore's message names the argument for some (its tests look)
+
     def _setup(self, factor):
-        setattr(self, self._arg, chk.non_negative(factor, self._arg))
+        value = chk.number(factor, self._arg)
+        chk.check_value(value, 0, chk.FLOAT_MAX_INTEGER, "" if self._unnamed else self._arg)
+        setattr(self, self._arg, value)
         self._op = _data.AdjustColor(self._kind, getattr(self, self._arg))
 
 
@@ -44,7 +48,7 @@ class AdjustContrast(_Adjust):
 
 class AdjustSaturation(_Adjust):
     """AdjustSaturation(saturation_factor): blend with the gray image (0: gray, 1: the image)."""
-    _kind, _arg = "saturation", "saturation_factor"
+    _kind, _arg, _unnamed = "saturation", "saturation_factor", True
 
     def __init__(self, saturation_factor):
         self._setup(saturation_factor)
@@ -53,7 +57,7 @@ class AdjustSaturation(_Adjust):
 class AdjustSharpness(_Adjust):
     """AdjustSharpness(sharpness_factor): blend with a smoothed image (0: smoothed, 1: the
     image, 2: sharpened), as PIL's ImageEnhance.Sharpness."""
-    _kind, _arg = "sharpness", "sharpness_factor"
+    _kind, _arg, _unnamed = "sharpness", "sharpness_factor", True
 
     def __init__(self, sharpness_factor):
         self._setup(sharpness_factor)
@@ -249,8 +253,7 @@ class RandomPosterize(chk.ArrayOp):
         for b in bits:
             _check_bits(b, 1, "")
         if bits[0] > bits[1]:
-            raise ValueError("Input is not within the required interval of (min, max): bits[0] "
-                             "must not exceed bits[1].")
+            raise ValueError("Input is not within the required interval of [1, 8].")
         self.bits = [int(bits[0]), int(bits[1])]
         self._op = _data.RandomPosterize(self.bits)
 
@@ -264,6 +267,9 @@ class RandomSolarize(chk.ArrayOp):
         if len(threshold) == 2 and all(isinstance(t, (int, float)) for t in threshold) and \
                 threshold[0] > threshold[1]:
             raise ValueError("threshold must be in min max format numbers.")
+        for t in threshold:
+            chk.type_check(t, (float, int), "threshold")
+            chk.check_value(t, 0, 255)
         self.threshold = _check_threshold(threshold)
         self._op = _data.RandomSolarize(self.threshold)
 

@@ -147,6 +147,8 @@ class RandomAffine(_Warp):
             chk.type_check_list(shear, (int, float), "shear")
             if len(shear) not in (2, 4):
                 raise TypeError("shear must be of length 2 or 4.")
+            if len(shear) == 2 and shear[0] > shear[1]:
+                raise ValueError("Input shear[1] must be equal to or greater than shear[0]")
             if shear[0] > shear[1] or (len(shear) == 4 and shear[2] > shear[3]):
                 raise ValueError("Input shear[1] must be equal to or greater than shear[0] and "
                                  "shear[3] must be equal to or greater than shear[2].")
@@ -265,6 +267,9 @@ class RandomCropDecodeResize(RandomResizedCrop):
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
                  interpolation=Inter.BILINEAR, max_attempts=10):
         _check_interpolation("RandomCropDecodeResize", interpolation)
+        if not isinstance(max_attempts, int) or isinstance(max_attempts, bool):
+            raise TypeError(f"Argument max_attempts with value {max_attempts} is not of type "
+                            f"(<class 'int'>,), but got {type(max_attempts)}.")
         if isinstance(ratio, (list, tuple)):
             for i, r in enumerate(ratio):
                 chk.check_value(chk.number(r, f"ratio[{i}]"), 0, chk.FLOAT_MAX_INTEGER,
