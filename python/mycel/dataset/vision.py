@@ -480,5 +480,7 @@ from mycel.dataset import vision_color as _vision_color  # noqa: E402
 from mycel.dataset import vision_geometry as _vision_geometry  # noqa: E402
 from mycel.dataset.vision_color import *  # noqa: E402,F401,F403
 from mycel.dataset.vision_geometry import *  # noqa: E402,F401,F403
+from mycel.dataset import vision_misc as _vision_misc  # noqa: E402
+from mycel.dataset.vision_misc import *  # noqa: E402,F401,F403
 
-__all__ += _vision_geometry.__all__ + _vision_color.__all__
+__all__ += _vision_geometry.__all__ + _vision_color.__all__ + _vision_misc.__all__
