@@ -196,6 +196,10 @@ def test_color_ops_in_a_pipeline_and_on_pil():
     out = vision.AdjustSaturation(0.5)(Image.fromarray(imgs[0]))
     assert isinstance(out, Image.Image)
     np.testing.assert_array_equal(np.asarray(out), _cv_saturation(imgs[0], 0.5))
+    # Posterize and Solarize have no PIL version in MindSpore: a PIL image gives an array.
+    out = vision.Posterize(3)(Image.fromarray(imgs[0]))
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, imgs[0] & 0xE0)
 
 
 def test_color_argument_errors():

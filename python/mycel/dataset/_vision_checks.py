@@ -108,7 +108,10 @@ def check_center(center):
 
 class ArrayOp(TensorOperation):
     """A C++ transform that also takes a PIL image: converted to a numpy array, transformed, and
-    given back as a PIL image (random ones draw as for arrays)."""
+    given back as a PIL image (random ones draw as for arrays). Transforms MindSpore has no PIL
+    version of (_pil_out False) give the array back, as MindSpore's eager mode."""
+
+    _pil_out = True
 
     def __call__(self, *inputs):
         for x in inputs:
@@ -118,7 +121,7 @@ class ArrayOp(TensorOperation):
         if len(inputs) == 1 and _is_pil(inputs[0]):
             from PIL import Image
             out = self._run((np.asarray(inputs[0]),), 0)
-            return Image.fromarray(out)
+            return Image.fromarray(out) if self._pil_out else out
         return super().__call__(*inputs)
 
 

@@ -126,6 +126,8 @@ def _check_bits(bits, low=0, name="bits"):
 class Posterize(chk.ArrayOp):
     """Posterize(bits): keep the top bits (0 to 8) of each uint8 value."""
 
+    _pil_out = False  # no PIL version in MindSpore: arrays come back
+
     def __init__(self, bits):
         self.bits = _check_bits(bits)
         self._op = _data.Posterize(self.bits)
@@ -147,6 +149,8 @@ def _check_threshold(threshold):
 
 class Solarize(chk.ArrayOp):
     """Solarize(threshold): values in [min, max] (one number t: values >= t) become 255 - v."""
+
+    _pil_out = False  # no PIL version in MindSpore: arrays come back
 
     def __init__(self, threshold):
         self.threshold = _check_threshold(threshold)
@@ -243,6 +247,8 @@ class RandomPosterize(chk.ArrayOp):
     """RandomPosterize(bits=(8, 8)): Posterize with bits a uniform integer in the range (an int
     b: (b, b)); bits in [1, 8]."""
 
+    _pil_out = False  # no PIL version in MindSpore: arrays come back
+
     def __init__(self, bits=(8, 8)):
         if isinstance(bits, int) and not isinstance(bits, bool):
             bits = (bits, bits)
@@ -262,13 +268,15 @@ class RandomSolarize(chk.ArrayOp):
     """RandomSolarize(threshold=(0, 255)): Solarize with (min, max) two uniform integers in
     threshold, sorted."""
 
+    _pil_out = False  # no PIL version in MindSpore: arrays come back
+
     def __init__(self, threshold=(0, 255)):
         chk.type_check(threshold, (list, tuple), "threshold")
         if len(threshold) == 2 and all(isinstance(t, (int, float)) for t in threshold) and \
                 threshold[0] > threshold[1]:
             raise ValueError("threshold must be in min max format numbers.")
-        for t in threshold:
-            chk.type_check(t, (float, int), "threshold")
+        for i, t in enumerate(threshold):
+            chk.type_check(t, (int,), f"threshold[{i}]")
             chk.check_value(t, 0, 255)
         self.threshold = _check_threshold(threshold)
         self._op = _data.RandomSolarize(self.threshold)
