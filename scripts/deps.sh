@@ -25,6 +25,9 @@ test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion
            python3-torchvision libsimgrid-dev)
 # scipy: the oracle of the audio filters and transforms and of the distributions' tests.
 test_pkgs+=(python3-scipy)
+# The vision warps and colour transforms follow OpenCV's arithmetic, as MindSpore's kernels:
+# python3-opencv (cv2) is their tests' oracle.
+test_pkgs+=(python3-opencv)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)

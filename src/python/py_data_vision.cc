@@ -26,6 +26,8 @@ data::DataType numeric_type(const std::string& name, std::string_view op, std::s
 
 }  // namespace
 
+void bind_data_vision_ext(pyb::module_& m);
+
 void bind_data_vision(pyb::module_& m) {
   using namespace pybind11::literals;
   namespace d = data;
@@ -122,6 +124,7 @@ void bind_data_vision(pyb::module_& m) {
       },
       "data_type"_a, "Casts to a numpy dtype given by name ('int32').");
   m.def("OneHot", &d::make_one_hot, "num_classes"_a, "smoothing_rate"_a);
+  bind_data_vision_ext(m);  // the warps and colour adjustments (py_data_vision_ext.cc)
 }
 
 }  // namespace mycel::py

@@ -36,3 +36,8 @@ def get_image_num_channels(image):
     """The channels of an image: C of a numpy <H, W, C> array (1 for <H, W>), the bands of a
     PIL image. TypeError for other types, RuntimeError for fewer than two dimensions."""
     return _image_shape("GetImageNumChannels", image)[2]
+
+
+from mycel.dataset.vision_misc import SliceMode  # noqa: E402,F401  (SlicePatches' enum)
+
+__all__.append("SliceMode")
