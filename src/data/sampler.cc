@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "base/error.h"
@@ -272,6 +273,63 @@ SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num
            num_samples, ") exceeds the rows with positive weight (", positive,
            ") without replacement.");
   return std::make_shared<Weighted>(std::move(weights), num_samples, replacement);
+}
+
+namespace {
+
+// PKSampler: per class (sorted, or shuffled each pass), num_val draws of its rows.
+class PK : public Sampler {
+ public:
+  PK(std::map<int64_t, std::vector<int64_t>> rows, int64_t num_val, bool shuffle, int64_t num)
+      : num_val_(num_val), shuffle_(shuffle), num_(num) {
+    for (auto& [cls, r] : rows) {
+      classes_.push_back(cls);
+      rows_.push_back(std::move(r));
+    }
+  }
+  std::string name() const override { return "PKSampler"; }
+  bool random() const override { return true; }  // draws within a class even without shuffle
+  int64_t size(int64_t) const override {
+    return limit(num_val_ * static_cast<int64_t>(rows_.size()), num_);
+  }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
+    RowRandom rng(seed, key, pass, 0);
+    std::vector<int64_t> which(rows_.size());
+    std::iota(which.begin(), which.end(), 0);
+    if (shuffle_) shuffle(which, rng);
+    std::vector<int64_t> v;
+    const int64_t total = size(n);
+    v.reserve(static_cast<size_t>(total));
+    for (int64_t k = 0; k < total; ++k) {
+      const auto& rows = rows_[static_cast<size_t>(which[static_cast<size_t>(k / num_val_)])];
+      const int64_t row =
+          rows[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(rows.size()) - 1))];
+      MC_CHECK(row >= 0 && row < n, Index, "PKSampler: row ", row, " of a class is outside the ", n,
+               " rows of the source.");
+      v.push_back(row);
+    }
+    return v;
+  }
+
+ private:
+  std::vector<int64_t> classes_;
+  std::vector<std::vector<int64_t>> rows_;
+  int64_t num_val_;
+  bool shuffle_;
+  int64_t num_;
+};
+
+}  // namespace
+
+SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
+                           int64_t num_val, bool shuffle, int64_t num_samples,
+                           std::string_view source) {
+  MC_CHECK(num_val >= 1, Value, "PKSampler: num_val must be >= 1, but got ", num_val, ".");
+  MC_CHECK(!class_rows.empty(), Value, "PKSampler: ", source,
+           " has no classes to sample from (PKSampler needs a dataset with a label per row).");
+  std::map<int64_t, std::vector<int64_t>> rows;
+  for (const auto& [cls, row] : class_rows) rows[cls].push_back(row);
+  return std::make_shared<PK>(std::move(rows), num_val, shuffle, num_samples);
 }
 
 }  // namespace mycel::data

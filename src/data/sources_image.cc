@@ -261,6 +261,17 @@ class MnistSource final : public RandomAccessSource {
     return {std::move(image), Array::scalar<uint32_t>(label)};
   }
 
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    out.reserve(static_cast<size_t>(size_));
+    for (const Part& p : parts_) {
+      const auto* labels = static_cast<const uint8_t*>(p.labels.bytes->data());
+      const int64_t first = p.end - p.images.dims[0];
+      for (int64_t j = 0; j < p.images.dims[0]; ++j) out.emplace_back(labels[j], first + j);
+    }
+    return out;
+  }
+
  private:
   struct Part {
     Idx images, labels;
@@ -320,6 +331,19 @@ class Cifar10Source final : public RandomAccessSource {
       for (int64_t c = 0; c < 3; ++c) out[p * 3 + c] = rec[1 + c * plane + p];
     }
     return {std::move(image), Array::scalar<uint32_t>(rec[0])};
+  }
+
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    out.reserve(static_cast<size_t>(size_));
+    for (const File& f : files_) {
+      const int64_t records = static_cast<int64_t>(f.bytes->nbytes()) / kCifarRecord;
+      const auto* data = static_cast<const uint8_t*>(f.bytes->data());
+      for (int64_t r = 0; r < records; ++r) {
+        out.emplace_back(data[r * kCifarRecord], f.end - records + r);
+      }
+    }
+    return out;
   }
 
  private:
@@ -411,6 +435,13 @@ class ImageFolderSource final : public RandomAccessSource {
   int64_t size() const override { return static_cast<int64_t>(images_.size()); }
   std::vector<std::string> columns() const override { return {"image", "label"}; }
   const std::map<std::string, int32_t>& class_indexing() const { return class_indexing_; }
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (size_t i = 0; i < images_.size(); ++i) {
+      out.emplace_back(images_[i].label, static_cast<int64_t>(i));
+    }
+    return out;
+  }
 
   Row read(int64_t i) const override {
     const Image& im = images_[static_cast<size_t>(i)];

@@ -130,6 +130,7 @@ void bind_data(pyb::module_& parent) {
   bind_data_vision(m);
   bind_data_mindrecord(m);
   bind_data_engine(m);
+  bind_data_sources_vision(m);
 }
 
 }  // namespace mycel::py

@@ -181,6 +181,10 @@ class Dataset:
         """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
         once (_plan) over this dataset or its projection to columns, and its column names.
         Each call draws new random orders: the seed mixes in the iterators made before."""
+        if columns is None:  # MindSpore's metadata columns ("_meta-..."): left out unless renamed
+            names = self._columns()
+            if any(n.startswith("_meta-") for n in names):
+                columns = [n for n in names if not n.startswith("_meta-")]
         plan = _plan(self if columns is None else ProjectDataset(self, columns))
         seed = _seed(config._entropy(self._passes))
         self._passes += 1
@@ -215,6 +219,12 @@ class Dataset:
                 return child.get_class_indexing()
         raise TypeError(f"get_class_indexing: {type(self).__name__} has no source with class "
                         "names below it.")
+
+    def num_classes(self):
+        """The number of classes of the source below (None when it has none)."""
+        for child in self.children:
+            return child.num_classes()
+        return None
 
     def get_col_names(self):
         """The column names, in row order."""

@@ -30,6 +30,11 @@ class Sampler:
     def _c_sampler(self):
         raise NotImplementedError
 
+    def _c_sampler_for(self, source):
+        """The C++ sampler for reading `source` (a _mycel._data.Source); most samplers need
+        only its size, which the engine gives them, PKSampler needs its classes."""
+        return self._c_sampler()
+
 
 class SequentialSampler(Sampler):
     """SequentialSampler(start_index=None, num_samples=None): rows in file order from
@@ -141,6 +146,36 @@ class FileShuffleSampler(Sampler):
     def _c_sampler(self):
         return _data.FileShuffleSampler(self._source, self.infile, self.num_shards,
                                         self.shard_id, self._limit())
+
+
+class PKSampler(Sampler):
+    """PKSampler(num_val, num_class=None, shuffle=False, class_column='label', num_samples=None):
+    num_val rows of every class, drawn at random (with replacement) from the class's rows; the
+    classes in label order, or in a new random order every epoch when shuffle. num_samples caps
+    the rows per epoch. The source must know each row's class (ImageFolderDataset, MNIST,
+    CIFAR-10, ManifestDataset, LSUNDataset, OmniglotDataset, SUN397Dataset, VOC/Manifest
+    labels); num_class is not supported, as in MindSpore."""
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        super().__init__(num_samples)
+        func = "PKSampler"
+        self.num_val = check_int(func, "num_val", num_val, 1)
+        if num_class is not None:
+            raise NotImplementedError(f"{func}: num_class is not supported (the sampler takes "
+                                      "every class of the dataset).")
+        self.shuffle = check_bool(func, "shuffle", shuffle)
+        if not isinstance(class_column, str):
+            raise TypeError(f"{func}: class_column must be a str, but got "
+                            f"{type(class_column).__name__}.")
+        self.class_column = class_column
+
+    def _c_sampler(self):
+        raise TypeError("PKSampler: this dataset has no per-row classes to sample from; use it "
+                        "with a source dataset that has labels (e.g. ImageFolderDataset).")
+
+    def _c_sampler_for(self, source):
+        return _data.PKSampler(source, self.num_val, self.shuffle, self._limit())
 
 
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):

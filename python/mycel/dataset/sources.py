@@ -39,7 +39,8 @@ class SourceDataset(Dataset):
         return self._names
 
     def _node(self, counted=False):
-        return _data.source_node(self._source, self.sampler._c_sampler(), self._workers())
+        return _data.source_node(self._source, self.sampler._c_sampler_for(self._source),
+                                 self._workers())
 
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""
