@@ -75,6 +75,9 @@ std::string read_file_head(std::string_view func, const std::string& path, size_
 }
 
 Array read_file_array(std::string_view func, const std::string& path) {
+  struct stat st;
+  MC_CHECK(::stat(path.c_str(), &st) == 0, Runtime, func, ": Failed to open file ", path, ": ",
+           std::strerror(errno), ".");
   uint64_t size = 0;
   const int fd = open_sized(func, path, &size);
   Array raw = Array::empty(DataType::UInt8, {static_cast<int64_t>(size)});

@@ -332,4 +332,39 @@ SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class
   return std::make_shared<PK>(std::move(rows), num_val, shuffle, num_samples);
 }
 
+namespace {
+
+// A sampler over another's output: the parent picks positions in the child's order of the
+// pass (MindSpore's add_child).
+class Chained : public Sampler {
+ public:
+  Chained(SamplerPtr parent, SamplerPtr child)
+      : parent_(std::move(parent)), child_(std::move(child)) {}
+  std::string name() const override { return parent_->name(); }
+  bool random() const override { return parent_->random() || child_->random(); }
+  int64_t size(int64_t n) const override { return parent_->size(child_->size(n)); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
+    const std::vector<int64_t> inner = child_->order(n, seed, key ^ 0x9e3779b97f4a7c15ULL, pass);
+    std::vector<int64_t> outer =
+        parent_->order(static_cast<int64_t>(inner.size()), seed, key, pass);
+    for (int64_t& i : outer) {
+      MC_CHECK(i >= 0 && i < static_cast<int64_t>(inner.size()), Index, name(), ": position ", i,
+               " is outside the ", inner.size(), " rows its child sampler ", child_->name(),
+               " gives.");
+      i = inner[static_cast<size_t>(i)];
+    }
+    return outer;
+  }
+
+ private:
+  SamplerPtr parent_, child_;
+};
+
+}  // namespace
+
+SamplerPtr make_chained_sampler(SamplerPtr parent, SamplerPtr child) {
+  MC_CHECK(parent && child, Value, "add_child: both samplers must be given.");
+  return std::make_shared<Chained>(std::move(parent), std::move(child));
+}
+
 }  // namespace mycel::data

@@ -52,6 +52,9 @@ SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num
 // shuffle), num_val rows drawn uniformly (with replacement) from the class's rows; num_samples
 // caps the total. class_rows: (class, row) pairs, RandomAccessSource::class_rows(); empty is a
 // ValueError naming `source`.
+// MindSpore's Sampler.add_child: the parent samples positions of the child's order of the
+// same pass (child drawn from its own stream); size(n) = parent.size(child.size(n)).
+SamplerPtr make_chained_sampler(SamplerPtr parent, SamplerPtr child);
 SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
                            int64_t num_val, bool shuffle, int64_t num_samples,
                            std::string_view source);

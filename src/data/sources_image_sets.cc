@@ -70,7 +70,8 @@ std::vector<std::string> list_dir(std::string_view func, const std::string& dir,
 // Whether the file starts like a JPEG, PNG, GIF or BMP image (Manifest keeps only those).
 bool looks_like_image(std::string_view func, const std::string& path) {
   const std::string head = read_file_head(func, path, 3);
-  if (head.size() < 2) return false;
+  MC_CHECK(head.size() == 3, Runtime, func, ": Invalid manifest file, failed to read ", path,
+           ": the image file has ", head.size(), " bytes (empty or truncated).");
   const auto b = [&](size_t i) { return i < head.size() ? static_cast<uint8_t>(head[i]) : 0; };
   return (b(0) == 0xff && b(1) == 0xd8 && b(2) == 0xff) ||
          (b(0) == 0x89 && b(1) == 0x50 && b(2) == 0x4e) ||
@@ -121,12 +122,13 @@ SourcePtr manifest_source(const std::string& file, const std::string& usage,
     if (words_of(line).empty()) continue;
     json js = json::parse(line, nullptr, /*allow_exceptions=*/false);
     const std::string where = str(file, ":", line_no);
-    MC_CHECK(!js.is_discarded() && js.is_object(), Runtime, func, ": ", where,
-             ": the line is not a JSON object.");
+    MC_CHECK(!js.is_discarded() && js.is_object(), Runtime, func, ": Invalid manifest file, ",
+             where, ": the line is not a JSON object.");
     auto field = [&](const char* key) {
       auto it = js.find(key);
       MC_CHECK(it != js.end() && it->is_string() && !it->get<std::string>().empty(), Runtime, func,
-               ": ", where, ": '", key, "' is missing or not a string.");
+               ": Invalid manifest file, '", key, "' is missing in ", where,
+               " (or not a non-empty string).");
       return it->get<std::string>();
     };
     const std::string source = field("source");

@@ -1,7 +1,7 @@
-// Bindings of the annotated image sources (src/data/sources_vision.h) and of PKSampler, in
-// _mycel._data. The Python classes (mycel/dataset/sources_vision.py) check argument types;
-// the factories check values and files, without the GIL. Class tables come back as a list of
-// (name, [ids]) pairs.
+// Bindings of the annotated image sources (src/data/sources_vision.h), of PKSampler and of
+// chained samplers (Sampler.add_child), in _mycel._data. The Python classes
+// (mycel/dataset/sources_vision.py, samplers.py) check argument types; the factories check
+// values and files, without the GIL. Class tables come back as a list of (name, [ids]) pairs.
 #include <pybind11/stl.h>
 
 #include "data/sampler.h"
@@ -121,6 +121,8 @@ void bind_data_sources_vision(pyb::module_& m) {
       },
       pyb::arg("source"), pyb::arg("num_val"), pyb::arg("shuffle"), pyb::arg("num_samples"),
       "PKSampler over the classes of source (sampler.h).");
+  m.def("ChainedSampler", &data::make_chained_sampler, pyb::arg("parent"), pyb::arg("child"),
+        "parent sampling positions of child's order (Sampler.add_child).");
 }
 
 }  // namespace mycel::py

@@ -205,7 +205,7 @@ def test_shuffle_false_and_sampler_indices():
     assert _order(d) == [0, 3, 6, 9] and d.get_dataset_size() == 4
     with pytest.raises(IndexError, match="sampler index 10"):
         _rows(ds.NumpySlicesDataset(data, sampler=[1, 10]))
-    with pytest.raises(ValueError, match="sampler cannot be combined"):
+    with pytest.raises(RuntimeError, match="sampler and shuffle cannot be specified"):
         ds.NumpySlicesDataset(data, sampler=[1], shuffle=True)
     with pytest.raises(TypeError, match="sampler must be a sequence"):
         ds.NumpySlicesDataset(data, sampler="abc")

@@ -214,6 +214,7 @@ def test_coco_detection(tmp_path):
     data = ds.CocoDataset(img_dir, ann, task="Detection", decode=True, shuffle=False,
                           extra_metadata=True)
     assert data.get_class_indexing() == {"person": [1], "car": [3]}
+    assert data.num_classes() is None  # as MindSpore's
     rows = _rows(data.rename("_meta-filename", "filename"))
     assert [str(r["filename"]) for r in rows] == ["000100", "000102"]  # images order, annotated
     np.testing.assert_array_equal(rows[0]["image"], images["000100.jpg"])
@@ -291,6 +292,15 @@ def test_coco_bad_arguments(tmp_path):
         ds.CocoDataset(img_dir, str(tmp_path / "none.json"))
     with pytest.raises(ValueError, match="PKSampler"):
         ds.CocoDataset(img_dir, ann, sampler=ds.PKSampler(2))
+
+
+def test_coco_missing_image_is_named(tmp_path):
+    anns = [{"id": 1, "image_id": 100, "bbox": [1, 2, 3, 4], "category_id": 1}]
+    img_dir, ann, _ = _coco(tmp_path, anns, CATS)
+    os.remove(os.path.join(img_dir, "000100.jpg"))
+    data = ds.CocoDataset(img_dir, ann)  # images are read row by row, not at construction
+    with pytest.raises(RuntimeError, match="Failed to open file .*000100.jpg"):
+        _rows(data)
 
 
 @pytest.mark.skipif(not os.path.isdir(f"{MS_DATA}/testCOCO"), reason="MindSpore's data")

@@ -75,6 +75,14 @@ def test_manifest_skips_non_images_and_reports_bad_lines(tmp_path):
                                "annotation": [{"type": "no name"}]}) + "\n")
     with pytest.raises(RuntimeError, match="no 'name'"):
         ds.ManifestDataset(str(bad))
+    bad.write_text(json.dumps({"usage": "train", "annotation": []}) + "\n")
+    with pytest.raises(RuntimeError, match=r"'source' is missing in .*bad.manifest:1"):
+        ds.ManifestDataset(str(bad))
+    (tmp_path / "empty.png").write_bytes(b"")
+    bad.write_text(json.dumps({"source": str(tmp_path / "empty.png"), "usage": "train",
+                               "annotation": [{"name": "a"}]}) + "\n")
+    with pytest.raises(RuntimeError, match="has 0 bytes"):
+        ds.ManifestDataset(str(bad))
 
 
 def test_manifest_pk_sampler(tmp_path):
@@ -258,3 +266,47 @@ def test_manifest_mindspore_data():
         assert data.get_dataset_size() == 4
     finally:
         os.chdir(here)
+
+
+# ----- chained samplers (add_child) -----
+
+def _ids(sampler, n=10):
+    data = ds.NumpySlicesDataset(np.arange(n), sampler=sampler)
+    return [int(r[0]) for r in data.create_tuple_iterator(output_numpy=True)], \
+        data.get_dataset_size()
+
+
+def test_chained_samplers_index_the_childs_rows():
+    parent = ds.SequentialSampler(start_index=1, num_samples=3)
+    parent.add_child(ds.SubsetSampler([5, 6, 7, 8]))
+    assert _ids(parent) == ([6, 7, 8], 3)
+    parent = ds.RandomSampler()
+    parent.add_child(ds.SubsetSampler([9, 2, 4]))
+    got, size = _ids(parent)
+    assert sorted(got) == [2, 4, 9] and size == 3
+    parent = ds.SequentialSampler()
+    child = ds.DistributedSampler(num_shards=2, shard_id=1, shuffle=False)
+    parent.add_child(child)
+    assert _ids(parent) == ([1, 3, 5, 7, 9], 5)
+    grand = ds.SubsetSampler([0, 2])  # three levels: rows 1 and 5 of shard 1
+    grand.add_child(parent)
+    assert _ids(grand) == ([1, 5], 2)
+    with pytest.raises(RuntimeError, match="already has a child"):
+        parent.add_child(ds.SequentialSampler())
+    with pytest.raises(TypeError):
+        ds.RandomSampler().add_child([1, 2])
+    bad = ds.SubsetSampler([3])
+    bad.add_child(ds.SubsetSampler([0, 1]))  # position 3 of a 2-row child
+    with pytest.raises(IndexError, match="out of range for 2 rows"):
+        _ids(bad)
+
+
+def test_pk_sampler_as_child(tmp_path):
+    for c in range(3):
+        for i in range(2):
+            _png(str(tmp_path / f"c{c}" / f"{i}.png"), c * 2 + i)
+    parent = ds.SequentialSampler(num_samples=4)
+    parent.add_child(ds.PKSampler(2))
+    data = ds.ImageFolderDataset(str(tmp_path), sampler=parent)
+    assert data.get_dataset_size() == 4
+    assert [int(r["label"]) for r in _rows(data)] == [0, 0, 1, 1]

@@ -30,9 +30,30 @@ class Sampler:
     def _c_sampler(self):
         raise NotImplementedError
 
+    def add_child(self, sampler):
+        """Sample from the rows `sampler` picks (MindSpore's chained samplers): this sampler
+        draws positions in the child's order of the epoch. A sampler has at most one child."""
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"add_child: the child must be a Sampler, but got "
+                            f"{type(sampler).__name__}.")
+        if getattr(self, "child", None) is not None:
+            raise RuntimeError("add_child: Cannot add child sampler, this sampler already has a "
+                               "child.")
+        self.child = sampler
+
+    def get_child(self):
+        """The child sampler (None when there is none)."""
+        return getattr(self, "child", None)
+
     def _c_sampler_for(self, source):
-        """The C++ sampler for reading `source` (a _mycel._data.Source); most samplers need
-        only its size, which the engine gives them, PKSampler needs its classes."""
+        """The C++ sampler for reading `source` (a _mycel._data.Source), its child chained
+        below it; most samplers need only the source's size, which the engine gives them,
+        PKSampler needs its classes."""
+        own = self._c_own(source)
+        child = self.get_child()
+        return own if child is None else _data.ChainedSampler(own, child._c_sampler_for(source))
+
+    def _c_own(self, source):  # pylint: disable=unused-argument
         return self._c_sampler()
 
 
@@ -174,7 +195,10 @@ class PKSampler(Sampler):
         raise TypeError("PKSampler: this dataset has no per-row classes to sample from; use it "
                         "with a source dataset that has labels (e.g. ImageFolderDataset).")
 
-    def _c_sampler_for(self, source):
+    def _c_own(self, source):
+        if self.get_child() is not None:
+            raise RuntimeError("PKSampler: a child sampler under PKSampler is not supported "
+                               "(PKSampler picks rows by class, not positions).")
         return _data.PKSampler(source, self.num_val, self.shuffle, self._limit())
 
 
@@ -186,24 +210,37 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     num_samples = check_int(func, "num_samples", num_samples, 1, none_ok=True)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
-    shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
-    if (num_shards is None) != (shard_id is None):
-        raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "
-                         f"num_shards={num_shards}, shard_id={shard_id}.")
-    if num_shards is not None and shard_id >= num_shards:
-        raise ValueError(f"{func}: shard_id must be in [0, {num_shards - 1}], but got "
-                         f"{shard_id}.")
+    if shard_id is not None and not isinstance(shard_id, bool) and \
+            isinstance(shard_id, (int, np.integer)):
+        shard_id = int(shard_id)  # its range is checked below, with MindSpore's message
+    else:
+        shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
+    # MindSpore's rules, its error types and sentences (its tests match them)
     if sampler is not None:
-        if shuffle is not None or num_shards is not None:
-            raise ValueError(f"{func}: sampler cannot be combined with shuffle or "
-                             "num_shards/shard_id.")
+        if shuffle is not None:
+            raise RuntimeError(f"{func}: sampler and shuffle cannot be specified at the same "
+                               "time.")
+        if num_shards is not None or shard_id is not None:
+            raise RuntimeError(f"{func}: sampler and sharding cannot be specified at the same "
+                               "time.")
+    if num_shards is not None and shard_id is None:
+        raise RuntimeError(f"{func}: num_shards is specified and currently requires shard_id as "
+                           "well.")
+    if num_shards is None and shard_id is not None:
+        raise RuntimeError(f"{func}: shard_id is specified but num_shards is not.")
+    if num_shards is not None and not 0 <= shard_id < num_shards:
+        raise ValueError(f"{func}: shard_id must be in [0, {num_shards - 1}], but got "
+                         f"{shard_id}. Input shard_id is not within the required interval of "
+                         f"[0, {num_shards - 1}].")
+    if sampler is not None:
         if isinstance(sampler, Sampler):
             if num_samples:
-                raise ValueError(f"{func}: give num_samples to the sampler, not beside it.")
+                raise RuntimeError(f"{func}: sampler and num_samples cannot be specified at the "
+                                   "same time (give num_samples to the sampler).")
             return sampler
         if not isinstance(sampler, (list, tuple, range, np.ndarray)):
-            raise TypeError(f"{func}: sampler must be a sequence of row indices or a Sampler, "
-                            f"but got {type(sampler).__name__}.")
+            raise TypeError(f"{func}: Unsupported sampler object of type ({type(sampler)}): "
+                            "sampler must be a sequence of row indices or a Sampler.")
         return SubsetSampler(sampler, num_samples)
     shuffle = shuffle_default if shuffle is None else shuffle
     if num_shards is None:  # in data parallelism, this rank's shard unless told otherwise

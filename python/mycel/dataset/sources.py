@@ -179,7 +179,7 @@ class GeneratorDataset(Dataset):
     def _node(self, counted=False):
         if self._random_access:
             src = _data.PySource(self._read, len(self.source), self._names)
-            return _data.source_node(src, self.sampler._c_sampler(), 1)
+            return _data.source_node(src, self.sampler._c_sampler_for(src), 1)
         if counted and self._counted is None:  # a dry pass, as MindSpore does for unsized sources
             self._counted = sum(1 for _ in self._items())
         size = -1 if self._counted is None else self._counted

@@ -108,9 +108,8 @@ class VOCDataset(_AnnotatedDataset):
         self.extra_metadata = check_bool(func, "extra_metadata", extra_metadata)
         source, classes = _data.voc_source(self.dataset_dir, task, usage, indexing, self.decode,
                                            self.extra_metadata)
-        if task == "Detection":
+        if task == "Detection":  # num_classes() stays None, as MindSpore's
             self._classes = [(name, ids[0]) for name, ids in classes]
-            self._num_classes = len(classes)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
@@ -146,9 +145,8 @@ class CocoDataset(_AnnotatedDataset):
         _no_pk(func, sampler)
         source, classes = _data.coco_source(self.dataset_dir, self.annotation_file, task,
                                             self.decode, self.extra_metadata)
-        if task in ("Detection", "Panoptic"):
+        if task in ("Detection", "Panoptic"):  # num_classes() stays None, as MindSpore's
             self._classes = [(name, list(ids)) for name, ids in classes]
-            self._num_classes = len(classes)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
@@ -203,7 +201,6 @@ class CelebADataset(SourceDataset):
         self.decode = check_bool(func, "decode", decode)
         self.extensions = _check_extensions(func, extensions)
         _check_decrypt(func, decrypt)
-        _check_sampler_type(func, sampler)
         _no_pk(func, sampler)
         source = _data.celeba_source(self.dataset_dir, self.usage, self.extensions, self.decode)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
@@ -317,9 +314,3 @@ def _check_decrypt(func, decrypt):
                             f"{type(decrypt)}.")
         raise NotImplementedError(f"{func}: decrypt (reading encrypted images) is not "
                                   "supported by mycel.")
-
-
-def _check_sampler_type(func, sampler):
-    if sampler is not None and not isinstance(sampler, (list, tuple, range)) and \
-            not hasattr(sampler, "_c_sampler") and not hasattr(sampler, "__array__"):
-        raise TypeError(f"{func}: Unsupported sampler object of type ({type(sampler)}).")
