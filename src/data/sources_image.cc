@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "base/file.h"
 #include "data/image_codec.h"
 #include "data/sources.h"
+#include "data/sources_vision.h"
 
 namespace mycel::data {
 namespace {
@@ -209,21 +211,24 @@ std::string idx_path(std::string_view func, const std::string& dir, const std::s
 
 class MnistSource final : public RandomAccessSource {
  public:
-  MnistSource(std::string_view name, const std::string& dir, const std::string& usage)
+  // stems: the train and test files' name stems ("train"/"t10k"; EMNIST's
+  // "emnist-<name>-train"/"emnist-<name>-test").
+  MnistSource(std::string_view name, const std::string& dir, const std::string& usage,
+              const std::string& train = "train", const std::string& test = "t10k")
       : name_(name) {
     check_dir(name_, dir);
     std::vector<std::string> splits;
     if (usage == "train" || usage == "test") {
-      splits = {usage == "train" ? "train" : "t10k"};
+      splits = {usage == "train" ? train : test};
     } else {
       MC_CHECK(usage == "all", Value, name_, ": usage must be 'train', 'test' or 'all', but got '",
                usage, "'.");
       // As MindSpore: the splits present (a directory of one split works).
-      for (const char* s : {"train", "t10k"}) {
+      for (const std::string& s : {train, test}) {
         std::string images = join(dir, str(s, "-images-idx3-ubyte"));
         if (is_file(images) || is_file(images + ".gz")) splits.push_back(s);
       }
-      if (splits.empty()) splits = {"train", "t10k"};
+      if (splits.empty()) splits = {train, test};
     }
     std::vector<std::pair<std::string, std::string>> files;
     for (const std::string& s : splits) {  // every file must exist before any is read
@@ -477,6 +482,19 @@ class ImageFolderSource final : public RandomAccessSource {
 SourcePtr mnist_source(std::string_view name, const std::string& dataset_dir,
                        const std::string& usage) {
   return std::make_shared<MnistSource>(name, dataset_dir, usage);
+}
+
+SourcePtr emnist_source(const std::string& dataset_dir, const std::string& name,
+                        const std::string& usage) {
+  static const char* const kNames[] = {"byclass", "bymerge", "balanced",
+                                       "letters", "digits",  "mnist"};
+  MC_CHECK(std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames), Value,
+           "EMnistDataset: name must be one of byclass, bymerge, balanced, letters, digits, mnist, "
+           "but got '",
+           name, "'.");
+  return std::make_shared<MnistSource>("EMnistDataset", dataset_dir, usage,
+                                       str("emnist-", name, "-train"),
+                                       str("emnist-", name, "-test"));
 }
 
 SourcePtr cifar10_source(const std::string& dataset_dir, const std::string& usage) {

@@ -99,4 +99,10 @@ SourcePtr sun397_source(const std::string& dataset_dir, bool decode);
 SourcePtr lfw_source(const std::string& dataset_dir, const std::string& task,
                      const std::string& usage, const std::string& image_set, bool decode);
 
+// MindSpore's EMnistDataset: MNIST's idx format and columns (sources.h's mnist_source), files
+// emnist-<name>-{train,test}-{images-idx3,labels-idx1}-ubyte (plain or .gz), name one of
+// byclass, bymerge, balanced, letters, digits, mnist (sources_image.cc).
+SourcePtr emnist_source(const std::string& dataset_dir, const std::string& name,
+                        const std::string& usage);
+
 }  // namespace mycel::data

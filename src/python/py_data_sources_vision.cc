@@ -114,6 +114,14 @@ void bind_data_sources_vision(pyb::module_& m) {
       pyb::arg("dataset_dir"), pyb::arg("task"), pyb::arg("usage"), pyb::arg("image_set"),
       pyb::arg("decode"), "LFW's people or pairs.");
   m.def(
+      "emnist_source",
+      [](const std::string& dir, const std::string& name, const std::string& usage) {
+        pyb::gil_scoped_release nogil;
+        return data::emnist_source(dir, name, usage);
+      },
+      pyb::arg("dataset_dir"), pyb::arg("name"), pyb::arg("usage"),
+      "EMNIST's idx files of the split `name`.");
+  m.def(
       "PKSampler",
       [](const data::SourcePtr& source, int64_t num_val, bool shuffle, int64_t num_samples) {
         return data::make_pk_sampler(source->class_rows(), num_val, shuffle, num_samples,

@@ -310,3 +310,41 @@ def test_pk_sampler_as_child(tmp_path):
     data = ds.ImageFolderDataset(str(tmp_path), sampler=parent)
     assert data.get_dataset_size() == 4
     assert [int(r["label"]) for r in _rows(data)] == [0, 0, 1, 1]
+
+
+# ----- EMNIST, KMNIST (MNIST's idx format under other names) -----
+
+def _idx(path, arr):
+    import struct  # pylint: disable=import-outside-toplevel
+    magic = 2051 if arr.ndim == 3 else 2049
+    with open(path, "wb") as f:
+        f.write(struct.pack(">I", magic) + b"".join(struct.pack(">I", d) for d in arr.shape))
+        f.write(arr.astype(np.uint8).tobytes())
+
+
+def test_emnist_and_kmnist_files(tmp_path):
+    rng = np.random.default_rng(0)
+    splits = {}
+    for split, n in (("train", 3), ("test", 2)):
+        images = rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        labels = rng.integers(0, 47, n, dtype=np.uint8)
+        _idx(tmp_path / f"emnist-balanced-{split}-images-idx3-ubyte", images)
+        _idx(tmp_path / f"emnist-balanced-{split}-labels-idx1-ubyte", labels)
+        splits[split] = (images, labels)
+    rows = _rows(ds.EMnistDataset(str(tmp_path), "balanced", shuffle=False))
+    images = np.concatenate([splits["train"][0], splits["test"][0]])
+    labels = np.concatenate([splits["train"][1], splits["test"][1]])
+    assert len(rows) == 5
+    for r, img, lab in zip(rows, images, labels):
+        np.testing.assert_array_equal(r["image"], img[:, :, None])
+        assert r["label"].dtype == np.uint32 and r["label"] == lab
+    test = _rows(ds.EMnistDataset(str(tmp_path), "balanced", usage="test", shuffle=False))
+    np.testing.assert_array_equal(test[1]["image"][:, :, 0], splits["test"][0][1])
+    with pytest.raises(ValueError, match="name"):
+        ds.EMnistDataset(str(tmp_path), "cursive")
+    with pytest.raises(RuntimeError, match="emnist-digits-train-images-idx3-ubyte"):
+        ds.EMnistDataset(str(tmp_path), "digits", usage="train")
+    _idx(tmp_path / "train-images-idx3-ubyte", splits["train"][0])
+    _idx(tmp_path / "train-labels-idx1-ubyte", splits["train"][1])
+    k = _rows(ds.KMnistDataset(str(tmp_path), usage="train", shuffle=False))
+    assert [int(r["label"]) for r in k] == splits["train"][1].tolist()

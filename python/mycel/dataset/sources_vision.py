@@ -1,6 +1,7 @@
 """Image data sets with annotations, in their own formats: VOCDataset, CocoDataset,
-ManifestDataset, CelebADataset, LSUNDataset, OmniglotDataset, SUN397Dataset, LFWDataset
-(MindSpore's names, arguments and columns).
+ManifestDataset, CelebADataset, LSUNDataset, OmniglotDataset, SUN397Dataset, LFWDataset; and
+EMnistDataset and KMnistDataset, MNIST's format under other names (MindSpore's names,
+arguments and columns).
 
 Each class checks its argument types here and builds a C++ source (src/data/sources_vision.h)
 that reads and checks the annotation or index files at construction (VOC's XML through libxml2,
@@ -17,7 +18,8 @@ from mycel import _mycel
 from mycel.dataset._validate import check_bool
 from mycel.dataset.samplers import PKSampler
 from mycel.dataset.sources import SourceDataset
-from mycel.dataset.sources_image import _check_class_indexing, _check_dir, _check_extensions
+from mycel.dataset.sources_image import (MnistDataset, _check_class_indexing, _check_dir,
+                                         _check_extensions, _check_usage)
 
 _data = _mycel._data
 
@@ -303,6 +305,33 @@ class LFWDataset(SourceDataset):
         self.decode = check_bool(func, "decode", decode)
         source = _data.lfw_source(self.dataset_dir, self.task, self.usage, self.image_set,
                                   self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+
+class KMnistDataset(MnistDataset):
+    """KMnistDataset(dataset_dir, usage=None, ...): Kuzushiji-MNIST, the same idx format, file
+    names, columns and arguments as MnistDataset."""
+
+
+class EMnistDataset(SourceDataset):
+    """EMnistDataset(dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None): EMNIST.
+
+    MNIST's idx format and columns ("image" uint8 [28, 28, 1], "label" uint32) in the files
+    emnist-<name>-{train,test}-{images-idx3,labels-idx1}-ubyte; name is one of 'byclass',
+    'bymerge', 'balanced', 'letters', 'digits', 'mnist'; usage 'train', 'test' or 'all' (None:
+    those present, train first)."""
+
+    def __init__(self, dataset_dir, name, usage=None, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
+                 shard_id=None, cache=None):
+        func = "EMnistDataset"
+        self.dataset_dir = _check_existing_dir(func, dataset_dir)
+        self.name = _check_str(func, "name", name, ("byclass", "bymerge", "balanced", "letters",
+                                                    "digits", "mnist"))
+        self.usage = _check_usage(func, usage)
+        source = _data.emnist_source(self.dataset_dir, self.name, self.usage)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
