@@ -225,7 +225,8 @@ def test_coco_detection(tmp_path):
 
 def test_coco_stuff_keypoint_panoptic_captioning(tmp_path):
     stuff = [{"id": 1, "image_id": 101, "iscrowd": 0, "segmentation": [[1, 2, 3], [4, 5, 6, 7, 8]]},
-             {"id": 2, "image_id": 101, "iscrowd": 1, "segmentation": {"counts": [9, 9], "size": 1}}]
+             {"id": 2, "image_id": 101, "iscrowd": 1,
+              "segmentation": {"counts": [9, 9], "size": 1}}]
     img_dir, ann, _ = _coco(tmp_path, stuff)
     (row,) = _rows(ds.CocoDataset(img_dir, ann, task="Stuff", shuffle=False))
     np.testing.assert_array_equal(row["segmentation"], np.array(
