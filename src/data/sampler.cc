@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "data/random.h"
+#include "data/source.h"
 
 namespace mycel::data {
 namespace {
@@ -320,6 +321,48 @@ class PK : public Sampler {
 };
 
 }  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> class_rows_of(const RandomAccessSource& source,
+                                                       const std::string& column) {
+  std::vector<std::pair<int64_t, int64_t>> out = source.class_rows();
+  if (!out.empty()) return out;
+  const std::vector<std::string> names = source.columns();
+  const auto it = std::find(names.begin(), names.end(), column);
+  MC_CHECK(it != names.end(), Value, "PKSampler: ", source.name(),
+           " has no classes to sample from: class_column '", column, "' is not one of its ",
+           "columns.");
+  const auto c = static_cast<size_t>(it - names.begin());
+  std::vector<std::string> strings;  // string classes, numbered in sorted order below
+  for (int64_t i = 0; i < source.size(); ++i) {
+    const Array a = source.read(i)[c];
+    MC_CHECK(a.numel() == 1, Value, "PKSampler: class_column '", column, "' of ", source.name(),
+             " must hold one value per row, but row ", i, " has ", describe(a), ".");
+    if (a.dtype() == DataType::String) {
+      strings.push_back(a.str()[0]);
+      out.emplace_back(-1, i);
+      continue;
+    }
+    MC_CHECK(!is_float(a.dtype()), Value, "PKSampler: class_column '", column, "' of ",
+             source.name(), " must hold integers or strings, but row ", i, " has ", describe(a),
+             ".");
+    const int64_t v = dispatch_data(a.dtype(), "PKSampler", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return static_cast<int64_t>(*a.data<T>());
+    });
+    out.emplace_back(v, i);
+  }
+  if (!strings.empty()) {
+    std::vector<std::string> sorted = strings;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    size_t k = 0;
+    for (auto& [cls, row] : out) {
+      if (cls != -1) continue;
+      cls = std::lower_bound(sorted.begin(), sorted.end(), strings[k++]) - sorted.begin();
+    }
+  }
+  return out;
+}
 
 SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
                            int64_t num_val, bool shuffle, int64_t num_samples,

@@ -55,6 +55,13 @@ SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num
 // MindSpore's Sampler.add_child: the parent samples positions of the child's order of the
 // same pass (child drawn from its own stream); size(n) = parent.size(child.size(n)).
 SamplerPtr make_chained_sampler(SamplerPtr parent, SamplerPtr child);
+// The (class, row) pairs of a source for PKSampler: its class_rows(), or, when it has none,
+// the value of column `column` in every row (read once here): a 0-d integer gives its value,
+// a 0-d string its position among the sorted distinct strings. A missing column or a value
+// that is not a scalar is a ValueError naming the source.
+class RandomAccessSource;
+std::vector<std::pair<int64_t, int64_t>> class_rows_of(const RandomAccessSource& source,
+                                                       const std::string& column);
 SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
                            int64_t num_val, bool shuffle, int64_t num_samples,
                            std::string_view source);

@@ -123,12 +123,20 @@ void bind_data_sources_vision(pyb::module_& m) {
       "EMNIST's idx files of the split `name`.");
   m.def(
       "PKSampler",
-      [](const data::SourcePtr& source, int64_t num_val, bool shuffle, int64_t num_samples) {
-        return data::make_pk_sampler(source->class_rows(), num_val, shuffle, num_samples,
-                                     source->name());
+      [](const data::SourcePtr& source, int64_t num_val, bool shuffle, int64_t num_samples,
+         const std::string& class_column) {
+        std::vector<std::pair<int64_t, int64_t>> rows;
+        if (source->needs_gil()) {  // a Python source reads its rows under the GIL
+          rows = data::class_rows_of(*source, class_column);
+        } else {
+          pyb::gil_scoped_release nogil;
+          rows = data::class_rows_of(*source, class_column);
+        }
+        return data::make_pk_sampler(rows, num_val, shuffle, num_samples, source->name());
       },
       pyb::arg("source"), pyb::arg("num_val"), pyb::arg("shuffle"), pyb::arg("num_samples"),
-      "PKSampler over the classes of source (sampler.h).");
+      pyb::arg("class_column"),
+      "PKSampler over the classes of source, or of its class_column's values (sampler.h).");
   m.def("ChainedSampler", &data::make_chained_sampler, pyb::arg("parent"), pyb::arg("child"),
         "parent sampling positions of child's order (Sampler.add_child).");
 }

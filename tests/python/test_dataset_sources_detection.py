@@ -166,7 +166,10 @@ def test_voc_missing_annotation_and_entity_bomb(voc):
 def test_voc_pk_sampler_needs_labels(voc):
     root, _, _ = voc  # a VOC row has several objects, not one class: PKSampler is refused
     data = ds.VOCDataset(str(root), task="Detection", sampler=ds.PKSampler(2))
-    with pytest.raises(ValueError, match="PKSampler: VOCDataset has no classes"):
+    with pytest.raises(ValueError, match="class_column 'label' of VOCDataset must hold one value"):
+        _rows(data)
+    data = ds.VOCDataset(str(root), task="Detection", sampler=ds.PKSampler(2, class_column="x"))
+    with pytest.raises(ValueError, match="'x' is not one of its columns"):
         _rows(data)
 
 

@@ -241,9 +241,19 @@ def test_pk_sampler_image_folder(tmp_path):
         ds.PKSampler(0)
     with pytest.raises(NotImplementedError):
         ds.PKSampler(2, num_class=3)
-    gen = ds.GeneratorDataset([(np.int32(1),)], ["label"], sampler=ds.PKSampler(1))
-    with pytest.raises((TypeError, ValueError), match="PKSampler"):
-        _rows(gen)
+    # sources without classes of their own: the class_column's values (ints or strs)
+    gen = ds.GeneratorDataset([(np.int32(v),) for v in (2, 0, 0, 5, 2)], ["label"],
+                              sampler=ds.PKSampler(2))
+    got = [int(r["label"]) for r in _rows(gen)]
+    assert got == [0, 0, 2, 2, 5, 5]
+    names = ds.NumpySlicesDataset({"name": np.array(["b", "a", "b", "c"]),
+                                   "k": np.arange(4)}, sampler=ds.PKSampler(1, class_column="name"))
+    rows = _rows(names)
+    assert [str(r["name"]) for r in rows] == ["a", "b", "c"]
+    assert int(rows[1]["k"]) in (0, 2)
+    floats = ds.NumpySlicesDataset({"label": np.array([0.5, 1.0])}, sampler=ds.PKSampler(1))
+    with pytest.raises(ValueError, match="integers or strings"):
+        _rows(floats)
 
 
 def test_pk_sampler_draws_only_rows_of_the_class(tmp_path):

@@ -173,9 +173,10 @@ class PKSampler(Sampler):
     """PKSampler(num_val, num_class=None, shuffle=False, class_column='label', num_samples=None):
     num_val rows of every class, drawn at random (with replacement) from the class's rows; the
     classes in label order, or in a new random order every epoch when shuffle. num_samples caps
-    the rows per epoch. The source must know each row's class (ImageFolderDataset, MNIST,
-    CIFAR-10, ManifestDataset, LSUNDataset, OmniglotDataset, SUN397Dataset, VOC/Manifest
-    labels); num_class is not supported, as in MindSpore."""
+    the rows per epoch. The classes come from the source (ImageFolderDataset, MNIST, CIFAR-10,
+    ManifestDataset, LSUNDataset, OmniglotDataset, SUN397Dataset, LFW people) or else from
+    the scalar int or str values of its column class_column (read once per epoch's plan, e.g.
+    MindDataset's label field); num_class is not supported, as in MindSpore."""
 
     def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
                  num_samples=None):
@@ -199,7 +200,8 @@ class PKSampler(Sampler):
         if self.get_child() is not None:
             raise RuntimeError("PKSampler: a child sampler under PKSampler is not supported "
                                "(PKSampler picks rows by class, not positions).")
-        return _data.PKSampler(source, self.num_val, self.shuffle, self._limit())
+        return _data.PKSampler(source, self.num_val, self.shuffle, self._limit(),
+                               self.class_column)
 
 
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
