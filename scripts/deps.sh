@@ -8,7 +8,7 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
             libsodium-dev libflatbuffers-dev flatbuffers-compiler libonnx-dev python3-yaml
             llvm-14-dev)
 # MindRecord (MindSpore's format): the SQLite index and the JSON shard header.
-build_pkgs+=(libsqlite3-dev nlohmann-json3-dev)
+build_pkgs+=(libsqlite3-dev nlohmann-json3-dev libxml2-dev)
 # dataset.text's tokenizers and normalizers (src/data/transforms_text.cc): ICU.
 build_pkgs+=(libicu-dev)
 # Encrypted checkpoints (enc_key/dec_key): AES-GCM, AES-CBC, SM4-CBC from the cryptography package.

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "base/error.h"
 #include "data/random.h"
+#include "data/source.h"
 
 namespace mycel::data {
 namespace {
@@ -272,6 +274,140 @@ SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num
            num_samples, ") exceeds the rows with positive weight (", positive,
            ") without replacement.");
   return std::make_shared<Weighted>(std::move(weights), num_samples, replacement);
+}
+
+namespace {
+
+// PKSampler: per class (sorted, or shuffled each pass), num_val draws of its rows.
+class PK : public Sampler {
+ public:
+  PK(std::map<int64_t, std::vector<int64_t>> rows, int64_t num_val, bool shuffle, int64_t num)
+      : num_val_(num_val), shuffle_(shuffle), num_(num) {
+    for (auto& [cls, r] : rows) {
+      classes_.push_back(cls);
+      rows_.push_back(std::move(r));
+    }
+  }
+  std::string name() const override { return "PKSampler"; }
+  bool random() const override { return true; }  // draws within a class even without shuffle
+  int64_t size(int64_t) const override {
+    return limit(num_val_ * static_cast<int64_t>(rows_.size()), num_);
+  }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
+    RowRandom rng(seed, key, pass, 0);
+    std::vector<int64_t> which(rows_.size());
+    std::iota(which.begin(), which.end(), 0);
+    if (shuffle_) shuffle(which, rng);
+    std::vector<int64_t> v;
+    const int64_t total = size(n);
+    v.reserve(static_cast<size_t>(total));
+    for (int64_t k = 0; k < total; ++k) {
+      const auto& rows = rows_[static_cast<size_t>(which[static_cast<size_t>(k / num_val_)])];
+      const int64_t row =
+          rows[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(rows.size()) - 1))];
+      MC_CHECK(row >= 0 && row < n, Index, "PKSampler: row ", row, " of a class is outside the ", n,
+               " rows of the source.");
+      v.push_back(row);
+    }
+    return v;
+  }
+
+ private:
+  std::vector<int64_t> classes_;
+  std::vector<std::vector<int64_t>> rows_;
+  int64_t num_val_;
+  bool shuffle_;
+  int64_t num_;
+};
+
+}  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> class_rows_of(const RandomAccessSource& source,
+                                                       const std::string& column) {
+  std::vector<std::pair<int64_t, int64_t>> out = source.class_rows();
+  if (!out.empty()) return out;
+  const std::vector<std::string> names = source.columns();
+  const auto it = std::find(names.begin(), names.end(), column);
+  MC_CHECK(it != names.end(), Value, "PKSampler: ", source.name(),
+           " has no classes to sample from: class_column '", column, "' is not one of its ",
+           "columns.");
+  const auto c = static_cast<size_t>(it - names.begin());
+  std::vector<std::string> strings;  // string classes, numbered in sorted order below
+  for (int64_t i = 0; i < source.size(); ++i) {
+    const Array a = source.read(i)[c];
+    MC_CHECK(a.numel() == 1, Value, "PKSampler: class_column '", column, "' of ", source.name(),
+             " must hold one value per row, but row ", i, " has ", describe(a), ".");
+    if (a.dtype() == DataType::String) {
+      strings.push_back(a.str()[0]);
+      out.emplace_back(-1, i);
+      continue;
+    }
+    MC_CHECK(!is_float(a.dtype()), Value, "PKSampler: class_column '", column, "' of ",
+             source.name(), " must hold integers or strings, but row ", i, " has ", describe(a),
+             ".");
+    const int64_t v = dispatch_data(a.dtype(), "PKSampler", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return static_cast<int64_t>(*a.data<T>());
+    });
+    out.emplace_back(v, i);
+  }
+  if (!strings.empty()) {
+    std::vector<std::string> sorted = strings;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    size_t k = 0;
+    for (auto& [cls, row] : out) {
+      if (cls != -1) continue;
+      cls = std::lower_bound(sorted.begin(), sorted.end(), strings[k++]) - sorted.begin();
+    }
+  }
+  return out;
+}
+
+SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
+                           int64_t num_val, bool shuffle, int64_t num_samples,
+                           std::string_view source) {
+  MC_CHECK(num_val >= 1, Value, "PKSampler: num_val must be >= 1, but got ", num_val, ".");
+  MC_CHECK(!class_rows.empty(), Value, "PKSampler: ", source,
+           " has no classes to sample from (PKSampler needs a dataset with a label per row).");
+  std::map<int64_t, std::vector<int64_t>> rows;
+  for (const auto& [cls, row] : class_rows) rows[cls].push_back(row);
+  return std::make_shared<PK>(std::move(rows), num_val, shuffle, num_samples);
+}
+
+namespace {
+
+// A sampler over another's output: the parent picks positions in the child's order of the
+// pass (MindSpore's add_child).
+class Chained : public Sampler {
+ public:
+  Chained(SamplerPtr parent, SamplerPtr child)
+      : parent_(std::move(parent)), child_(std::move(child)) {}
+  std::string name() const override { return parent_->name(); }
+  bool random() const override { return parent_->random() || child_->random(); }
+  int64_t size(int64_t n) const override { return parent_->size(child_->size(n)); }
+  std::vector<int64_t> order(int64_t n, uint64_t seed, uint64_t key, uint64_t pass) const override {
+    const std::vector<int64_t> inner = child_->order(n, seed, key ^ 0x9e3779b97f4a7c15ULL, pass);
+    std::vector<int64_t> outer =
+        parent_->order(static_cast<int64_t>(inner.size()), seed, key, pass);
+    for (int64_t& i : outer) {
+      MC_CHECK(i >= 0 && i < static_cast<int64_t>(inner.size()), Index, name(), ": position ", i,
+               " is outside the ", inner.size(), " rows its child sampler ", child_->name(),
+               " gives.");
+      i = inner[static_cast<size_t>(i)];
+    }
+    return outer;
+  }
+
+ private:
+  SamplerPtr parent_, child_;
+};
+
+}  // namespace
+
+SamplerPtr make_chained_sampler(SamplerPtr parent, SamplerPtr child) {
+  MC_CHECK(parent && child, Value, "add_child: both samplers must be given.");
+  return std::make_shared<Chained>(std::move(parent), std::move(child));
 }
 
 }  // namespace mycel::data

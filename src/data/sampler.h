@@ -1,7 +1,7 @@
 // Samplers: which rows of a random-access source one pass reads, and in which order
 // (MindSpore's SequentialSampler, RandomSampler, DistributedSampler, SubsetSampler,
-// SubsetRandomSampler, WeightedRandomSampler). A sampler is an immutable description: the
-// order of pass p is a pure function of (source size, seed, sampler key, p), so every shard of
+// SubsetRandomSampler, WeightedRandomSampler, PKSampler). A sampler is an immutable description:
+// the order of pass p is a pure function of (source size, seed, sampler key, p), so every shard of
 // a distributed job draws the same permutation from the same seed, and a resumed pipeline
 // recomputes the order of the pass it resumes in.
 #pragma once
@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mycel::data {
@@ -46,5 +48,22 @@ SamplerPtr make_file_shuffle_sampler(const std::vector<int32_t>& file_of_row, bo
                                      int64_t num_shards, int64_t shard_id, int64_t num_samples);
 SamplerPtr make_weighted_random_sampler(std::vector<double> weights, int64_t num_samples,
                                         bool replacement);
+// MindSpore's PKSampler: for each class (sorted, or in a new random order each pass when
+// shuffle), num_val rows drawn uniformly (with replacement) from the class's rows; num_samples
+// caps the total. class_rows: (class, row) pairs, RandomAccessSource::class_rows(); empty is a
+// ValueError naming `source`.
+// MindSpore's Sampler.add_child: the parent samples positions of the child's order of the
+// same pass (child drawn from its own stream); size(n) = parent.size(child.size(n)).
+SamplerPtr make_chained_sampler(SamplerPtr parent, SamplerPtr child);
+// The (class, row) pairs of a source for PKSampler: its class_rows(), or, when it has none,
+// the value of column `column` in every row (read once here): a 0-d integer gives its value,
+// a 0-d string its position among the sorted distinct strings. A missing column or a value
+// that is not a scalar is a ValueError naming the source.
+class RandomAccessSource;
+std::vector<std::pair<int64_t, int64_t>> class_rows_of(const RandomAccessSource& source,
+                                                       const std::string& column);
+SamplerPtr make_pk_sampler(const std::vector<std::pair<int64_t, int64_t>>& class_rows,
+                           int64_t num_val, bool shuffle, int64_t num_samples,
+                           std::string_view source);
 
 }  // namespace mycel::data

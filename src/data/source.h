@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "data/array.h"
@@ -27,6 +28,9 @@ class RandomAccessSource {
   // For sources made of files: the file of each row (0, 1, ... in the order the source lists
   // its files), for Shuffle.FILES and Shuffle.INFILE. Empty for other sources.
   virtual std::vector<int32_t> file_of_rows() const { return {}; }
+  // For sources with classes (image folders, MNIST, CIFAR, Manifest, ...): (class, row) pairs,
+  // a row with several labels once per label, for PKSampler. Empty when the source has none.
+  virtual std::vector<std::pair<int64_t, int64_t>> class_rows() const { return {}; }
   // Whether read() needs the GIL (a Python source): the engine then reads on one thread.
   virtual bool needs_gil() const { return false; }
 };

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "base/file.h"
 #include "data/image_codec.h"
 #include "data/sources.h"
+#include "data/sources_vision.h"
 
 namespace mycel::data {
 namespace {
@@ -209,21 +211,24 @@ std::string idx_path(std::string_view func, const std::string& dir, const std::s
 
 class MnistSource final : public RandomAccessSource {
  public:
-  MnistSource(std::string_view name, const std::string& dir, const std::string& usage)
+  // stems: the train and test files' name stems ("train"/"t10k"; EMNIST's
+  // "emnist-<name>-train"/"emnist-<name>-test").
+  MnistSource(std::string_view name, const std::string& dir, const std::string& usage,
+              const std::string& train = "train", const std::string& test = "t10k")
       : name_(name) {
     check_dir(name_, dir);
     std::vector<std::string> splits;
     if (usage == "train" || usage == "test") {
-      splits = {usage == "train" ? "train" : "t10k"};
+      splits = {usage == "train" ? train : test};
     } else {
       MC_CHECK(usage == "all", Value, name_, ": usage must be 'train', 'test' or 'all', but got '",
                usage, "'.");
       // As MindSpore: the splits present (a directory of one split works).
-      for (const char* s : {"train", "t10k"}) {
+      for (const std::string& s : {train, test}) {
         std::string images = join(dir, str(s, "-images-idx3-ubyte"));
         if (is_file(images) || is_file(images + ".gz")) splits.push_back(s);
       }
-      if (splits.empty()) splits = {"train", "t10k"};
+      if (splits.empty()) splits = {train, test};
     }
     std::vector<std::pair<std::string, std::string>> files;
     for (const std::string& s : splits) {  // every file must exist before any is read
@@ -259,6 +264,17 @@ class MnistSource final : public RandomAccessSource {
         Array::view(part->images.bytes, static_cast<size_t>(j * h * w), DataType::UInt8, {h, w, 1});
     uint8_t label = static_cast<const uint8_t*>(part->labels.bytes->data())[j];
     return {std::move(image), Array::scalar<uint32_t>(label)};
+  }
+
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    out.reserve(static_cast<size_t>(size_));
+    for (const Part& p : parts_) {
+      const auto* labels = static_cast<const uint8_t*>(p.labels.bytes->data());
+      const int64_t first = p.end - p.images.dims[0];
+      for (int64_t j = 0; j < p.images.dims[0]; ++j) out.emplace_back(labels[j], first + j);
+    }
+    return out;
   }
 
  private:
@@ -320,6 +336,19 @@ class Cifar10Source final : public RandomAccessSource {
       for (int64_t c = 0; c < 3; ++c) out[p * 3 + c] = rec[1 + c * plane + p];
     }
     return {std::move(image), Array::scalar<uint32_t>(rec[0])};
+  }
+
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    out.reserve(static_cast<size_t>(size_));
+    for (const File& f : files_) {
+      const int64_t records = static_cast<int64_t>(f.bytes->nbytes()) / kCifarRecord;
+      const auto* data = static_cast<const uint8_t*>(f.bytes->data());
+      for (int64_t r = 0; r < records; ++r) {
+        out.emplace_back(data[r * kCifarRecord], f.end - records + r);
+      }
+    }
+    return out;
   }
 
  private:
@@ -411,6 +440,13 @@ class ImageFolderSource final : public RandomAccessSource {
   int64_t size() const override { return static_cast<int64_t>(images_.size()); }
   std::vector<std::string> columns() const override { return {"image", "label"}; }
   const std::map<std::string, int32_t>& class_indexing() const { return class_indexing_; }
+  std::vector<std::pair<int64_t, int64_t>> class_rows() const override {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (size_t i = 0; i < images_.size(); ++i) {
+      out.emplace_back(images_[i].label, static_cast<int64_t>(i));
+    }
+    return out;
+  }
 
   Row read(int64_t i) const override {
     const Image& im = images_[static_cast<size_t>(i)];
@@ -446,6 +482,19 @@ class ImageFolderSource final : public RandomAccessSource {
 SourcePtr mnist_source(std::string_view name, const std::string& dataset_dir,
                        const std::string& usage) {
   return std::make_shared<MnistSource>(name, dataset_dir, usage);
+}
+
+SourcePtr emnist_source(const std::string& dataset_dir, const std::string& name,
+                        const std::string& usage) {
+  static const char* const kNames[] = {"byclass", "bymerge", "balanced",
+                                       "letters", "digits",  "mnist"};
+  MC_CHECK(std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames), Value,
+           "EMnistDataset: name must be one of byclass, bymerge, balanced, letters, digits, mnist, "
+           "but got '",
+           name, "'.");
+  return std::make_shared<MnistSource>("EMnistDataset", dataset_dir, usage,
+                                       str("emnist-", name, "-train"),
+                                       str("emnist-", name, "-test"));
 }
 
 SourcePtr cifar10_source(const std::string& dataset_dir, const std::string& usage) {

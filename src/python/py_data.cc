@@ -138,6 +138,7 @@ void bind_data(pyb::module_& parent) {
   bind_data_engine(m);
   bind_data_audio(m);
   bind_data_text(m);
+  bind_data_sources_vision(m);
 }
 
 }  // namespace mycel::py

@@ -205,7 +205,7 @@ def test_shuffle_false_and_sampler_indices():
     assert _order(d) == [0, 3, 6, 9] and d.get_dataset_size() == 4
     with pytest.raises(IndexError, match="sampler index 10"):
         _rows(ds.NumpySlicesDataset(data, sampler=[1, 10]))
-    with pytest.raises(ValueError, match="sampler cannot be combined"):
+    with pytest.raises(RuntimeError, match="sampler and shuffle cannot be specified"):
         ds.NumpySlicesDataset(data, sampler=[1], shuffle=True)
     with pytest.raises(TypeError, match="sampler must be a sequence"):
         ds.NumpySlicesDataset(data, sampler="abc")
@@ -232,8 +232,12 @@ def test_uneven_shards_wrap_around_as_distributed_sampler():
 
 
 def test_shard_argument_errors():
-    with pytest.raises(ValueError, match="together"):
+    with pytest.raises(RuntimeError, match="num_shards is specified and currently requires"):
         ds.NumpySlicesDataset(np.arange(4), num_shards=2)
+    with pytest.raises(RuntimeError, match="shard_id is specified but num_shards is not"):
+        ds.NumpySlicesDataset(np.arange(4), shard_id=0)
+    with pytest.raises(ValueError, match="Input shard_id is not within the required interval"):
+        ds.NumpySlicesDataset(np.arange(4), num_shards=2, shard_id=-1)
     with pytest.raises(ValueError, match=r"shard_id must be in \[0, 1\], but got 2"):
         ds.NumpySlicesDataset(np.arange(4), num_shards=2, shard_id=2)
     with pytest.raises(ValueError, match="num_shards"):

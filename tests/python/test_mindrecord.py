@@ -543,7 +543,7 @@ def test_mind_dataset_file_and_infile_shuffle(tmp_path, _dataset_seed):
     assert epochs(ds.Shuffle.FILES, num_parallel_workers=4) == files
     shards = [epochs(ds.Shuffle.FILES, 1, num_shards=2, shard_id=k)[0] for k in range(2)]
     assert shards == [files[0][0::2], files[0][1::2]]  # one order, dealt round-robin
-    with pytest.raises(ValueError, match="sampler cannot be combined with shuffle"):
+    with pytest.raises(RuntimeError, match="sampler and shuffle cannot be specified"):
         ds.MindDataset(path, shuffle=ds.Shuffle.FILES, sampler=ds.SequentialSampler())
 
 

@@ -25,6 +25,11 @@ from mycel.dataset.sources_mindrecord import MindDataset  # noqa: F401
 from mycel.dataset.sources_text import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
 from mycel.dataset.schema import Schema  # noqa: F401
 from mycel.dataset.sources_tfrecord import TFRecordDataset  # noqa: F401
+from mycel.dataset.samplers import PKSampler  # noqa: F401
+from mycel.dataset.sources_vision import (CelebADataset, CocoDataset,  # noqa: F401
+                                          EMnistDataset, KMnistDataset, LFWDataset,
+                                          LSUNDataset, ManifestDataset, OmniglotDataset,
+                                          SUN397Dataset, VOCDataset)
 
 __all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", "FashionMnistDataset",
            "Cifar10Dataset", "ImageFolderDataset", "NumpySlicesDataset", "GeneratorDataset",
@@ -34,6 +39,9 @@ __all__ = ["config", "text", "transforms", "vision", "Dataset", "MnistDataset", 
            "MapDataset", "FilterDataset", "ShuffleDataset", "RepeatDataset", "SkipDataset",
            "TakeDataset", "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "zip",
            "TupleIterator", "DictIterator", "Schema", "TFRecordDataset"]
+__all__ += ["PKSampler", "VOCDataset", "CocoDataset", "ManifestDataset", "CelebADataset",
+            "LSUNDataset", "OmniglotDataset", "SUN397Dataset", "LFWDataset", "EMnistDataset",
+            "KMnistDataset"]
 
 # MindSpore's path of the iterators module, mindspore.dataset.engine.iterators (its dataset
 # tests import _cleanup from there): engine is a module here, not a package, so the iterators

@@ -211,6 +211,10 @@ class Dataset:
         seed. Each call draws new random orders (the seed mixes in the iterators made before)
         unless seed is given: an iterator's reset restarts its own run at step init_step
         (default: set_init_step's) with its own seed, so the rows are those of that run."""
+        if columns is None:  # MindSpore's metadata columns ("_meta-..."): left out unless renamed
+            names = self._columns()
+            if any(n.startswith("_meta-") for n in names):
+                columns = [n for n in names if not n.startswith("_meta-")]
         plan = _plan(self if columns is None else ProjectDataset(self, columns))
         if seed is None:
             seed = _seed(config._pipeline_entropy(self._passes))
@@ -247,6 +251,12 @@ class Dataset:
                 return child.get_class_indexing()
         raise TypeError(f"get_class_indexing: {type(self).__name__} has no source with class "
                         "names below it.")
+
+    def num_classes(self):
+        """The number of classes of the source below (None when it has none)."""
+        for child in self.children:
+            return child.num_classes()
+        return None
 
     def get_col_names(self):
         """The column names, in row order."""

@@ -29,6 +29,32 @@ class Sampler:
     def _c_sampler(self):
         raise NotImplementedError
 
+    def add_child(self, sampler):
+        """Sample from the rows `sampler` picks (MindSpore's chained samplers): this sampler
+        draws positions in the child's order of the epoch. A sampler has at most one child."""
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"add_child: the child must be a Sampler, but got "
+                            f"{type(sampler).__name__}.")
+        if getattr(self, "child", None) is not None:
+            raise RuntimeError("add_child: Cannot add child sampler, this sampler already has a "
+                               "child.")
+        self.child = sampler
+
+    def get_child(self):
+        """The child sampler (None when there is none)."""
+        return getattr(self, "child", None)
+
+    def _c_sampler_for(self, source):
+        """The C++ sampler for reading `source` (a _mycel._data.Source), its child chained
+        below it; most samplers need only the source's size, which the engine gives them,
+        PKSampler needs its classes."""
+        own = self._c_own(source)
+        child = self.get_child()
+        return own if child is None else _data.ChainedSampler(own, child._c_sampler_for(source))
+
+    def _c_own(self, source):  # pylint: disable=unused-argument
+        return self._c_sampler()
+
 
 class SequentialSampler(Sampler):
     """SequentialSampler(start_index=None, num_samples=None): rows in file order from
@@ -163,8 +189,39 @@ class FileShuffleSampler(Sampler):
                                         self.shard_id, self._limit())
 
 
-def _is_int(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+class PKSampler(Sampler):
+    """PKSampler(num_val, num_class=None, shuffle=False, class_column='label', num_samples=None):
+    num_val rows of every class, drawn at random (with replacement) from the class's rows; the
+    classes in label order, or in a new random order every epoch when shuffle. num_samples caps
+    the rows per epoch. The classes come from the source (ImageFolderDataset, MNIST, CIFAR-10,
+    ManifestDataset, LSUNDataset, OmniglotDataset, SUN397Dataset, LFW people) or else from
+    the scalar int or str values of its column class_column (read once per epoch's plan, e.g.
+    MindDataset's label field); num_class is not supported, as in MindSpore."""
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        super().__init__(num_samples)
+        func = "PKSampler"
+        self.num_val = check_int(func, "num_val", num_val, 1)
+        if num_class is not None:
+            raise NotImplementedError(f"{func}: num_class is not supported (the sampler takes "
+                                      "every class of the dataset).")
+        self.shuffle = check_bool(func, "shuffle", shuffle)
+        if not isinstance(class_column, str):
+            raise TypeError(f"{func}: class_column must be a str, but got "
+                            f"{type(class_column).__name__}.")
+        self.class_column = class_column
+
+    def _c_sampler(self):
+        raise TypeError("PKSampler: this dataset has no per-row classes to sample from; use it "
+                        "with a source dataset that has labels (e.g. ImageFolderDataset).")
+
+    def _c_own(self, source):
+        if self.get_child() is not None:
+            raise RuntimeError("PKSampler: a child sampler under PKSampler is not supported "
+                               "(PKSampler picks rows by class, not positions).")
+        return _data.PKSampler(source, self.num_val, self.shuffle, self._limit(),
+                               self.class_column)
 
 
 def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
@@ -175,28 +232,37 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     num_samples = check_num_samples(func, num_samples)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
     num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
-    if num_shards is not None and _is_int(shard_id) and not 0 <= shard_id < num_shards:
-        interval = f"[0, {num_shards - 1}]"
-        raise ValueError(f"{func}: shard_id must be in {interval}, but got {shard_id}. Input "
-                         f"shard_id is not within the required interval of {interval}.")
-    shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
-    if (num_shards is None) != (shard_id is None):
-        raise ValueError(f"{func}: num_shards and shard_id must be given together, but got "
-                         f"num_shards={num_shards}, shard_id={shard_id}.")
-    if num_shards is not None and shard_id >= num_shards:
-        raise ValueError(f"{func}: shard_id must be in [0, {num_shards - 1}], but got "
-                         f"{shard_id}.")
+    if shard_id is not None and not isinstance(shard_id, bool) and \
+            isinstance(shard_id, (int, np.integer)):
+        shard_id = int(shard_id)  # its range is checked below, with MindSpore's message
+    else:
+        shard_id = check_int(func, "shard_id", shard_id, 0, none_ok=True)
+    # MindSpore's rules, its error types and sentences (its tests match them)
     if sampler is not None:
-        if shuffle is not None or num_shards is not None:
-            raise ValueError(f"{func}: sampler cannot be combined with shuffle or "
-                             "num_shards/shard_id.")
+        if shuffle is not None:
+            raise RuntimeError(f"{func}: sampler and shuffle cannot be specified at the same "
+                               "time.")
+        if num_shards is not None or shard_id is not None:
+            raise RuntimeError(f"{func}: sampler and sharding cannot be specified at the same "
+                               "time.")
+    if num_shards is not None and shard_id is None:
+        raise RuntimeError(f"{func}: num_shards is specified and currently requires shard_id as "
+                           "well.")
+    if num_shards is None and shard_id is not None:
+        raise RuntimeError(f"{func}: shard_id is specified but num_shards is not.")
+    if num_shards is not None and not 0 <= shard_id < num_shards:
+        raise ValueError(f"{func}: shard_id must be in [0, {num_shards - 1}], but got "
+                         f"{shard_id}. Input shard_id is not within the required interval of "
+                         f"[0, {num_shards - 1}].")
+    if sampler is not None:
         if isinstance(sampler, Sampler):
             if num_samples:
-                raise ValueError(f"{func}: give num_samples to the sampler, not beside it.")
+                raise RuntimeError(f"{func}: sampler and num_samples cannot be specified at the "
+                                   "same time (give num_samples to the sampler).")
             return sampler
         if not isinstance(sampler, (list, tuple, range, np.ndarray)):
-            raise TypeError(f"{func}: sampler must be a sequence of row indices or a Sampler, "
-                            f"but got {type(sampler).__name__}.")
+            raise TypeError(f"{func}: Unsupported sampler object of type ({type(sampler)}): "
+                            "sampler must be a sequence of row indices or a Sampler.")
         return SubsetSampler(sampler, num_samples)
     shuffle = shuffle_default if shuffle is None else shuffle
     if num_shards is None:  # in data parallelism, this rank's shard unless told otherwise

@@ -45,7 +45,8 @@ class SourceDataset(Dataset):
         return self._names
 
     def _node(self, counted=False):
-        return _data.source_node(self._source, self.sampler._c_sampler(), self._workers())
+        return _data.source_node(self._source, self.sampler._c_sampler_for(self._source),
+                                 self._workers())
 
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""
@@ -235,7 +236,7 @@ class GeneratorDataset(Dataset):
                                "'__len__' method is required! The source has __getitem__ only.")
         if self._random_access:
             src = _data.PySource(self._read, len(self.source), self._names)
-            return _data.source_node(src, self.sampler._c_sampler(), 1)
+            return _data.source_node(src, self.sampler._c_sampler_for(src), 1)
         if counted and self._counted is None:  # a dry pass, as MindSpore does for unsized sources
             self._counted = sum(1 for _ in self._items())
         size = -1 if self._counted is None else self._counted

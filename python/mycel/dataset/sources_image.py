@@ -118,6 +118,10 @@ class ImageFolderDataset(SourceDataset):
         """The {folder name: label} mapping of the classes read."""
         return dict(self._class_indexing)
 
+    def num_classes(self):
+        """The number of classes (folders) read."""
+        return len(self._class_indexing)
+
 
 def _check_extensions(func, extensions):
     """extensions as a list of str (empty: every file)."""
