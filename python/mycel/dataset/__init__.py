@@ -9,6 +9,15 @@ in the C++ engine (src/data) on worker threads; engine.py explains the design. `
 mycel`` does not import this package.
 """
 from mycel.dataset import config, text, transforms, vision  # noqa: F401
+# vision's warps, colour transforms and small ops, and text's tokenizers and word vectors, live
+# in modules that import vision / text: their names are attached to vision / text here.
+from mycel.dataset import vision_color as _vcolor, vision_geometry as _vgeom  # noqa: E402
+from mycel.dataset import vision_misc as _vmisc, text_ops as _tops, text_vectors as _tvec  # noqa
+for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc)), (text, (_tops, _tvec))):
+    for _part in _parts:
+        for _name in _part.__all__:
+            setattr(_host, _name, getattr(_part, _name))
+        _host.__all__ = list(_host.__all__) + list(_part.__all__)
 from mycel.dataset.engine import (BatchDataset, BatchInfo, ConcatDataset, Dataset,  # noqa: F401
                                   FilterDataset, MapDataset, ProjectDataset, RenameDataset,
                                   RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,

@@ -232,15 +232,11 @@ class Lookup:
 
 __all__ = ["PythonTokenizer", "Vocab", "Lookup"]
 
-# Tokenizers, string maps and token-array transforms (text_ops.py); MindSpore's text.utils
-# (NormalizeForm, to_str, to_bytes, Vocab) is this module itself.
+# Tokenizers, string maps and token-array transforms (text_ops.py) and the word vectors
+# (text_vectors.py) import this module: mycel.dataset attaches their names here
+# (dataset/__init__.py), so no import cycle. MindSpore's text.utils (NormalizeForm, to_str,
+# to_bytes, Vocab) is this module itself.
 import sys as _sys  # noqa: E402
 
-from mycel.dataset import text_ops as _text_ops  # noqa: E402
-from mycel.dataset.text_ops import *  # noqa: E402,F401,F403
-from mycel.dataset import text_vectors as _text_vectors  # noqa: E402
-from mycel.dataset.text_vectors import *  # noqa: E402,F401,F403
-
-__all__ += _text_ops.__all__ + _text_vectors.__all__
 utils = _sys.modules[__name__]
 _sys.modules.setdefault(__name__ + ".utils", utils)

@@ -474,13 +474,6 @@ __all__ = ["Inter", "Border", "Decode", "ToPIL", "ToNumpy", "HorizontalFlip", "V
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "Rescale",
            "Normalize", "HWC2CHW", "ToTensor", "Pad"]
 
-# The geometric warps and colour transforms live in their own modules (C++ in
-# src/data/transforms_vision_geometry.cc and transforms_vision_color.cc); vision offers them.
-from mycel.dataset import vision_color as _vision_color  # noqa: E402
-from mycel.dataset import vision_geometry as _vision_geometry  # noqa: E402
-from mycel.dataset.vision_color import *  # noqa: E402,F401,F403
-from mycel.dataset.vision_geometry import *  # noqa: E402,F401,F403
-from mycel.dataset import vision_misc as _vision_misc  # noqa: E402
-from mycel.dataset.vision_misc import *  # noqa: E402,F401,F403
-
-__all__ += _vision_geometry.__all__ + _vision_color.__all__ + _vision_misc.__all__
+# The geometric warps, colour transforms and small ops live in their own modules (C++ in
+# src/data/transforms_vision_geometry.cc and transforms_vision_color.cc), which import this
+# one: mycel.dataset attaches their names here (dataset/__init__.py), so no import cycle.

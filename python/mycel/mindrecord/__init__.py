@@ -28,6 +28,7 @@ import numpy as np
 from mycel import _mycel
 from mycel.mindrecord import config as _config
 from mycel.mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode
+from mycel.mindrecord.mindpage import _files_to_read  # noqa: F401 (readers and sources)
 from mycel.mindrecord.mindpage import (MindPage, MindRecordException, MRMDefineCategoryError,
                                        MRMGetMetaError, ParamTypeError, ParamValueError)
 
@@ -72,18 +73,6 @@ def _field_value(func, name, ftype, shape, value, where):
             raise ValueError(f"{func}: {where}, field '{name}' ({ftype}) holds "
                              f"{low if low < info.min else high}, outside the {ftype} range.")
     return np.ascontiguousarray(array, dtype=dtype)
-
-
-def _files_to_read(func, arg, value):
-    """(files, load_set) for a reader's file argument: one file name (load_set: every shard
-    of its set) or a non-empty list of them (exactly those files)."""
-    if isinstance(value, (str, os.PathLike)):
-        return [os.fspath(value)], True
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(f, (str, os.PathLike)) for f in value):
-        return [os.fspath(f) for f in value], False
-    raise TypeError(f"{func}: {arg} must be a file name or a non-empty list of file names, but "
-                    f"got {value!r}.")
 
 
 def _check_int_type(func, arg, value, ms_words=None):

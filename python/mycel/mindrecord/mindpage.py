@@ -9,12 +9,25 @@ and ``read_at_page_by_name`` return page ``page`` (``num_row`` rows) of a catego
 read order, each a dict as FileReader gives it.
 """
 import json
+import os
 
 import numpy as np
 
 from mycel import _mycel
 from mycel.mindrecord import config as _config
 
+
+
+def _files_to_read(func, arg, value):
+    """(files, load_set) for a reader's file argument: one file name (load_set: every shard
+    of its set) or a non-empty list of them (exactly those files)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)], True
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(f, (str, os.PathLike)) for f in value):
+        return [os.fspath(f) for f in value], False
+    raise TypeError(f"{func}: {arg} must be a file name or a non-empty list of file names, but "
+                    f"got {value!r}.")
 
 class MindRecordException(Exception):
     """Base of the mindrecord module's own exceptions (MindSpore's names)."""
@@ -63,7 +76,6 @@ class MindPage:
     RuntimeErrors (FileReader's) for missing, broken or encrypted files."""
 
     def __init__(self, file_name, num_consumer=4):
-        from mycel.mindrecord import _files_to_read  # the package imports this module
         func = "MindPage"
         num_consumer = _check_count(func, "num_consumer", num_consumer)
         if not 1 <= num_consumer <= 32:
