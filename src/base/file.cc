@@ -43,4 +43,23 @@ int open_regular_file(const std::string& path, std::string_view who) {
   return fd;
 }
 
+std::string read_regular_file(const std::string& path, std::string_view who) {
+  const int fd = open_regular_file(path, who);
+  std::string out;
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      MC_THROW(Runtime, who, ": cannot read ", path, ": ", std::strerror(err));
+    }
+    if (got == 0) break;
+    out.append(buf, static_cast<size_t>(got));
+  }
+  ::close(fd);
+  return out;
+}
+
 }  // namespace mycel

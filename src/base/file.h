@@ -16,6 +16,10 @@ namespace mycel {
 // a ValueError when it is a directory, a FIFO, a socket or a device.
 int open_regular_file(const std::string& path, std::string_view who);
 
+// The whole of the regular file at path (opened by open_regular_file, so errors as there; a
+// RuntimeError naming `who` when a read fails).
+std::string read_regular_file(const std::string& path, std::string_view who);
+
 // "a directory", "a FIFO (named pipe)", ... for an st_mode that is not a regular file.
 const char* file_type_name(unsigned mode);
 

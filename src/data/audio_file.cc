@@ -2,7 +2,6 @@
 #include "data/audio_file.h"
 
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -172,15 +171,6 @@ AudioClip decode_sph(const uint8_t* data, size_t size, std::string_view what) {
   fmt.big_endian = byte_format == "10";
   check_format(fmt, what, "SPHERE");
   return decode_pcm(data + header_size, size - static_cast<size_t>(header_size), fmt);
-}
-
-std::vector<uint8_t> read_file_bytes(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  MC_CHECK(in.good(), Runtime, what, ": cannot open '", path, "'.");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  MC_CHECK(!in.bad(), Runtime, what, ": cannot read '", path, "'.");
-  return bytes;
 }
 
 }  // namespace mycel::data

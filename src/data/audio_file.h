@@ -33,9 +33,6 @@ AudioClip decode_wav(const uint8_t* data, size_t size, std::string_view what);
 // codings are a RuntimeError.
 AudioClip decode_sph(const uint8_t* data, size_t size, std::string_view what);
 
-// Reads a whole file; a RuntimeError naming what when it cannot be opened or read.
-std::vector<uint8_t> read_file_bytes(const std::string& path, std::string_view what);
-
 }  // namespace mycel::data
 
 #include <array>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "base/file.h"
 #include "data/audio_file.h"
 #include "tensor/size.h"
 
@@ -43,9 +44,10 @@ class AudioFileSource final : public RandomAccessSource {
   Row read(int64_t i) const override {
     const std::string& path = paths_[static_cast<size_t>(i)];
     std::string what = str(name_, ": file '", path, "' (row ", i, ")");
-    std::vector<uint8_t> bytes = read_file_bytes(path, what);
-    AudioClip clip = sph_ ? decode_sph(bytes.data(), bytes.size(), what)
-                          : decode_wav(bytes.data(), bytes.size(), what);
+    const std::string file = read_regular_file(path, what);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(file.data());
+    AudioClip clip =
+        sph_ ? decode_sph(bytes, file.size(), what) : decode_wav(bytes, file.size(), what);
     int64_t begin = 0, end = clip.frames;
     if (!segments_.empty()) {
       const auto& seg = segments_[static_cast<size_t>(i)];

@@ -22,26 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-// The bytes of the file at path; RuntimeError naming `who` when it cannot be read.
-std::string read_whole(std::string_view who, const std::string& path) {
-  const int fd = open_regular_file(path, who);
-  std::string out;
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int err = errno;
-      ::close(fd);
-      MC_THROW(Runtime, who, ": cannot read ", path, ": ", std::strerror(err));
-    }
-    if (got == 0) break;
-    out.append(buf, static_cast<size_t>(got));
-  }
-  ::close(fd);
-  return out;
-}
-
 // The lines of text (without "\n" or "\r\n"), each with its 1-based line number.
 std::vector<std::pair<std::string_view, int64_t>> split_lines(std::string_view text) {
   std::vector<std::pair<std::string_view, int64_t>> out;
@@ -171,7 +151,7 @@ json parse_json(std::string_view who, const std::string& where, std::string_view
 
 void add_squad_file(TableSource* src, const std::string& path, int32_t file) {
   constexpr std::string_view who = "SQuADDataset";
-  const json doc = parse_json(who, path, read_whole(who, path));
+  const json doc = parse_json(who, path, read_regular_file(path, who));
   const json* data = find_key(doc, "data");
   MC_CHECK(data && data->is_array(), Runtime, who, ": ", path,
            ": the file has no 'data' array; it is not a SQuAD file.");
@@ -222,7 +202,7 @@ void add_squad_file(TableSource* src, const std::string& path, int32_t file) {
 
 std::vector<std::string> sentences(std::string_view who, const std::string& path,
                                    ParallelFormat format) {
-  const std::string text = read_whole(who, path);
+  const std::string text = read_regular_file(path, who);
   check_text(who, path, 1, text);
   std::vector<std::string> out;
   if (format == ParallelFormat::XmlSegments) {
@@ -272,7 +252,7 @@ class ImdbSource final : public RandomAccessSource {
   std::vector<std::string> columns() const override { return {"text", "label"}; }
   Row read(int64_t i) const override {
     const Item& it = items_[static_cast<size_t>(i)];
-    std::string text = read_whole(name(), it.path);
+    std::string text = read_regular_file(it.path, name());
     check_text(name(), it.path, 1, text);
     return {str_scalar(std::move(text)), Array::scalar<uint32_t>(it.label)};
   }
@@ -333,7 +313,7 @@ SourcePtr token_table_source(std::string_view name, const std::vector<std::strin
   auto src = std::make_shared<TableSource>(name, columns);
   const size_t ncols = columns.size();
   for (size_t f = 0; f < files.size(); ++f) {
-    const std::string text = read_whole(name, files[f]);
+    const std::string text = read_regular_file(files[f], name);
     std::vector<std::vector<std::string>> sentence(ncols);
     auto flush = [&] {
       if (sentence[0].empty()) return;
@@ -363,7 +343,7 @@ SourcePtr json_lines_source(std::string_view name, const std::vector<std::string
   for (const JsonColumn& c : columns) names.push_back(c.name);
   auto src = std::make_shared<TableSource>(name, names);
   for (size_t f = 0; f < files.size(); ++f) {
-    const std::string text = read_whole(name, files[f]);
+    const std::string text = read_regular_file(files[f], name);
     for (auto [line, no] : split_lines(text)) {
       if (strip(line).empty()) continue;
       const std::string where = str(files[f], ":", no);

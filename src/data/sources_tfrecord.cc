@@ -43,22 +43,9 @@ constexpr std::string_view kName = "TFRecordDataset";
 // The whole of a file's bytes, inflated when `compressed` (gzip or zlib streams, detected from
 // the header). RuntimeError naming the file when it cannot be read or inflated.
 std::string read_file_bytes(const std::string& path, bool compressed) {
-  const int fd = open_regular_file(path, kName);
-  std::string raw;
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int err = errno;
-      ::close(fd);
-      MC_THROW(Runtime, kName, ": cannot read ", path, ": ", std::strerror(err));
-    }
-    if (got == 0) break;
-    raw.append(buf, static_cast<size_t>(got));
-  }
-  ::close(fd);
+  std::string raw = read_regular_file(path, kName);
   if (!compressed) return raw;
+  char buf[1 << 16];
   z_stream zs{};
   MC_CHECK(inflateInit2(&zs, 15 + 32) == Z_OK, Runtime, kName, ": cannot inflate ", path);
   zs.next_in = reinterpret_cast<Bytef*>(raw.data());

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -69,6 +70,11 @@ TransformPtr make_pad(std::array<int64_t, 4> padding, std::vector<double> fill, 
 // kernel of Resize and RandomResizedCrop, exposed for tests.
 Array resize_window(const Array& img, int64_t y0, int64_t x0, int64_t h, int64_t w, int64_t out_h,
                     int64_t out_w, Interp interp, std::string_view op);
+
+// Applies `one` to each <H, W, C> image of an array with more axes in front (<..., H, W, C>:
+// video frames or a batch, which MindSpore's Resize, CenterCrop and deterministic warps take)
+// and stacks the results under those axes. A ValueError naming `op` when there is no image.
+Array per_image(const Array& x, std::string_view op, const std::function<Array(const Array&)>& one);
 
 // ----- transforms -----
 

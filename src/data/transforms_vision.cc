@@ -62,30 +62,6 @@ Image image_of(const Array& x, int lead, std::string_view op) {
   return Image{s[0], s[1], c, rank == 2, static_cast<size_t>(c) * elem, elem};
 }
 
-// Applies `one` to each <H, W, C> image of an array with more axes in front (<..., H, W, C>:
-// video frames or a batch, which MindSpore's Resize and CenterCrop take) and stacks the
-// results under those axes.
-template <class F>
-Array per_image(const Array& x, std::string_view op, F&& one) {
-  const Shape front(x.shape().begin(), x.shape().end() - 3);
-  const int64_t n = mycel::numel(front);
-  MC_CHECK(n > 0, Value, op, ": the images of shape ", shape_str(x.shape()), " are empty.");
-  Shape flat{n};
-  for (auto it = x.shape().end() - 3; it != x.shape().end(); ++it) flat.push_back(*it);
-  const Array all = x.reshaped(flat);
-  std::vector<Array> outs;
-  for (int64_t i = 0; i < n; ++i) outs.push_back(one(all.row(i)));
-  Shape shape = front;
-  for (int64_t d : outs[0].shape()) shape.push_back(d);
-  Array out = Array::empty(outs[0].dtype(), shape);
-  const size_t bytes = outs[0].nbytes();
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(static_cast<char*>(out.mutable_raw()) + static_cast<size_t>(i) * bytes,
-                outs[static_cast<size_t>(i)].raw(), bytes);
-  }
-  return out;
-}
-
 Shape image_shape(const Image& im, int64_t h, int64_t w) {
   return im.rank2 ? Shape{h, w} : Shape{h, w, im.c};
 }
@@ -694,6 +670,27 @@ class Rescale final : public UnaryTransform {
 };
 
 }  // namespace
+
+Array per_image(const Array& x, std::string_view op,
+                const std::function<Array(const Array&)>& one) {
+  const Shape front(x.shape().begin(), x.shape().end() - 3);
+  const int64_t n = mycel::numel(front);
+  MC_CHECK(n > 0, Value, op, ": the images of shape ", shape_str(x.shape()), " are empty.");
+  Shape flat{n};
+  for (auto it = x.shape().end() - 3; it != x.shape().end(); ++it) flat.push_back(*it);
+  const Array all = x.reshaped(flat);
+  std::vector<Array> outs;
+  for (int64_t i = 0; i < n; ++i) outs.push_back(one(all.row(i)));
+  Shape shape = front;
+  for (int64_t d : outs[0].shape()) shape.push_back(d);
+  Array out = Array::empty(outs[0].dtype(), shape);
+  const size_t bytes = outs[0].nbytes();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(static_cast<char*>(out.mutable_raw()) + static_cast<size_t>(i) * bytes,
+                outs[static_cast<size_t>(i)].raw(), bytes);
+  }
+  return out;
+}
 
 Array resize_window(const Array& img, int64_t y0, int64_t x0, int64_t h, int64_t w, int64_t out_h,
                     int64_t out_w, Interp interp, std::string_view op) {

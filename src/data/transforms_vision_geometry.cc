@@ -295,29 +295,11 @@ void check_cubic_channels(const Array& x, Interp interp, std::string_view op) {
            describe(x), ".");
 }
 
-// Applies one to each <H, W, C> image of an array with more axes in front (<..., H, W, C>, which
-// MindSpore's deterministic warps take) and stacks the results under those axes.
+// A warp of one image or of a stack of them (per_image, transforms.h).
 template <class F>
-Array per_image(const Array& x, std::string_view op, F&& one) {
+Array warp_images(const Array& x, std::string_view op, F&& one) {
   check_rank(x, op);
-  if (x.ndim() <= 3) return one(x);
-  const Shape front(x.shape().begin(), x.shape().end() - 3);
-  const int64_t n = mycel::numel(front);
-  MC_CHECK(n > 0, Value, op, ": the images of shape ", shape_str(x.shape()), " are empty.");
-  Shape flat{n};
-  for (auto it = x.shape().end() - 3; it != x.shape().end(); ++it) flat.push_back(*it);
-  const Array all = x.reshaped(flat);
-  std::vector<Array> outs;
-  for (int64_t i = 0; i < n; ++i) outs.push_back(one(all.row(i)));
-  Shape shape = front;
-  for (int64_t d : outs[0].shape()) shape.push_back(d);
-  Array out = Array::empty(outs[0].dtype(), shape);
-  const size_t bytes = outs[0].nbytes();
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(static_cast<char*>(out.mutable_raw()) + static_cast<size_t>(i) * bytes,
-                outs[static_cast<size_t>(i)].raw(), bytes);
-  }
-  return out;
+  return x.ndim() <= 3 ? one(x) : per_image(x, op, one);
 }
 
 // MindSpore's AffineOp matrix (computed in float, as its kernel): rotation by `degrees`
@@ -359,7 +341,7 @@ class Affine final : public UnaryTransform {
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     MC_ASSERT(lead == 0, "Affine is not batchable");
     if (x.ndim() > 3)
-      return per_image(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
+      return warp_images(x, name(), [&](const Array& one) { return apply1(one, 0, nullptr); });
     check_rank(x, name());
     MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Value, name(),
              ": the image must be <H, W> or <H, W, C>, but got ", describe(x), ".");
@@ -504,7 +486,7 @@ class Rotate final : public UnaryTransform {
     double deg = degrees_;
     if (random_) deg = std::fmod(uniform(rng, range_[0], range_[1]), 360.0);
     // <..., H, W, C>: every image turned by the same angle.
-    return per_image(x, name(), [&](const Array& one) {
+    return warp_images(x, name(), [&](const Array& one) {
       return rotate(one, deg, interp_, expand_, center_, fill_, name());
     });
   }
@@ -576,7 +558,7 @@ class Perspective final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     MC_ASSERT(lead == 0, "Perspective is not batchable");
-    return per_image(x, name(), [&](const Array& one) {
+    return warp_images(x, name(), [&](const Array& one) {
       return perspective(one, start_, end_, interp_, name());
     });
   }

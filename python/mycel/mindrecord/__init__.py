@@ -28,7 +28,7 @@ import numpy as np
 from mycel import _mycel
 from mycel.mindrecord import config as _config
 from mycel.mindrecord.config import set_dec_mode, set_enc_key, set_enc_mode
-from mycel.mindrecord.mindpage import _files_to_read  # noqa: F401 (readers and sources)
+from mycel.mindrecord.mindpage import _files_to_read, _row_dict  # noqa: F401 (readers, sources)
 from mycel.mindrecord.mindpage import (MindPage, MindRecordException, MRMDefineCategoryError,
                                        MRMGetMetaError, ParamTypeError, ParamValueError)
 
@@ -386,15 +386,7 @@ class FileReader:
         return out
 
     def _row(self, values):
-        row = {}
-        for (name, ftype, shape), v in zip(self._fields, values):
-            if ftype == "string":
-                row[name] = str(v.item())
-            elif ftype == "bytes":
-                row[name] = v.tobytes()
-            else:
-                row[name] = v[()] if shape is None else np.array(v)
-        return row
+        return _row_dict(self._fields, values)
 
     def get_next(self):
         """Yields every row as a dict {field: value}, shard by shard (class doc)."""

@@ -18,6 +18,20 @@ from mycel.mindrecord import config as _config
 
 
 
+def _row_dict(fields, values):
+    """A row as the readers return it: {field: value}, strings as str, bytes as bytes,
+    scalars as numpy scalars, arrays as arrays (fields: (name, type, shape or None))."""
+    row = {}
+    for (name, ftype, shape), v in zip(fields, values):
+        if ftype == "string":
+            row[name] = str(v.item())
+        elif ftype == "bytes":
+            row[name] = v.tobytes()
+        else:
+            row[name] = v[()] if shape is None else np.array(v)
+    return row
+
+
 def _files_to_read(func, arg, value):
     """(files, load_set) for a reader's file argument: one file name (load_set: every shard
     of its set) or a non-empty list of them (exactly those files)."""
@@ -143,15 +157,7 @@ class MindPage:
         return [self._row(self._source.read(i)) for i in rows[page * num_row:(page + 1) * num_row]]
 
     def _row(self, values):
-        row = {}
-        for (name, ftype, shape), v in zip(self._fields, values):
-            if ftype == "string":
-                row[name] = str(v.item())
-            elif ftype == "bytes":
-                row[name] = v.tobytes()
-            else:
-                row[name] = v[()] if shape is None else np.array(v)
-        return row
+        return _row_dict(self._fields, values)
 
     @staticmethod
     def _check_page(page, num_row):
