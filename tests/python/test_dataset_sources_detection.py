@@ -12,8 +12,6 @@ from PIL import Image
 
 import mycel.dataset as ds
 
-MS_DATA = "/work/ms_tests/tests/ut/data/dataset"
-
 
 def _rows(dataset, **kw):
     return list(dataset.create_dict_iterator(num_epochs=1, output_numpy=True, **kw))
@@ -173,16 +171,6 @@ def test_voc_pk_sampler_needs_labels(voc):
         _rows(data)
 
 
-@pytest.mark.skipif(not os.path.isdir(f"{MS_DATA}/testVOC2012"), reason="MindSpore's data")
-def test_voc_mindspore_data():
-    data = ds.VOCDataset(f"{MS_DATA}/testVOC2012", task="Detection", shuffle=False)
-    assert data.get_dataset_size() == 9
-    assert data.get_class_indexing() == {"car": 0, "cat": 1, "chair": 2, "dog": 3, "person": 4,
-                                         "train": 5}
-    with pytest.raises(RuntimeError, match=r"\{321, 121, 421, 120\}"):
-        ds.VOCDataset(f"{MS_DATA}/testVOC2012", task="Detection", usage="xmlinvalidbbox")
-
-
 # ----- COCO -----
 
 def _coco(tmp_path, annotations, categories=None, n_images=3):
@@ -301,13 +289,3 @@ def test_coco_missing_image_is_named(tmp_path):
     data = ds.CocoDataset(img_dir, ann)  # images are read row by row, not at construction
     with pytest.raises(RuntimeError, match="Failed to open file .*000100.jpg"):
         _rows(data)
-
-
-@pytest.mark.skipif(not os.path.isdir(f"{MS_DATA}/testCOCO"), reason="MindSpore's data")
-def test_coco_mindspore_data():
-    data = ds.CocoDataset(f"{MS_DATA}/testCOCO/train", f"{MS_DATA}/testCOCO/annotations/train.json",
-                          task="Detection", shuffle=False)
-    rows = _rows(data)
-    assert len(rows) == 6
-    np.testing.assert_array_equal(rows[0]["bbox"], [[10, 10, 10, 10], [70, 70, 70, 70]])
-    np.testing.assert_array_equal(rows[0]["category_id"], [[1], [7]])

@@ -11,8 +11,6 @@ from PIL import Image
 
 import mycel.dataset as ds
 
-MS_DATA = "/work/ms_tests/tests/ut/data/dataset"
-
 
 def _rows(dataset):
     return list(dataset.create_dict_iterator(num_epochs=1, output_numpy=True))
@@ -263,19 +261,6 @@ def test_pk_sampler_draws_only_rows_of_the_class(tmp_path):
     data = ds.ImageFolderDataset(str(tmp_path), sampler=ds.PKSampler(4), decode=True)
     for r in _rows(data):
         assert r["image"].shape[0] == 2 + int(r["label"])
-
-
-@pytest.mark.skipif(not os.path.isdir(f"{MS_DATA}/testManifestData"), reason="MindSpore's data")
-def test_manifest_mindspore_data():
-    here = os.getcwd()
-    os.chdir(f"{MS_DATA}/../../python")  # its sources are relative to tests/ut/python
-    try:
-        data = ds.ManifestDataset(f"{MS_DATA}/testManifestData/test.manifest")
-        assert data.get_class_indexing() == {"cat": 0, "dog": 1, "flower": 2}
-        assert data.num_classes() == 3
-        assert data.get_dataset_size() == 4
-    finally:
-        os.chdir(here)
 
 
 # ----- chained samplers (add_child) -----
