@@ -186,9 +186,9 @@ def check_string(arg_value, valid_values, arg_name=None, prim_name=None):
 
 def check_str_by_regular(target, reg=None, flag=re.ASCII, prim_name=None):
     """A str matching the regular expression reg (default: letters, digits, '_', '-', '/'
-    and '.', not starting with '-' or '/')."""
+    and '.', starting with a letter, a digit or '_', as MindSpore's default)."""
     _check_kind(target, "target", prim_name, str, "a str")
-    pattern = reg if reg is not None else r"^[A-Za-z0-9_.][A-Za-z0-9_.\-/]*$"
+    pattern = reg if reg is not None else r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$"
     if re.match(pattern, target, flag) is None:
         raise ValueError(f"{_where('target', prim_name)} {target!r} does not match "
                          f"{pattern!r}.")

@@ -145,4 +145,6 @@ def parse_max_device_memory(v):
     return float(m.group(1)) * (1 << 30)
 
 
-from mycel.parallel.context import ParallelMode  # noqa: E402,F401 (MindSpore's context.ParallelMode)
+# MindSpore's context module also carries the parallel context's functions.
+from mycel.parallel.context import (ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
+                                    get_auto_parallel_context, reset_auto_parallel_context)

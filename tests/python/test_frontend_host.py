@@ -417,7 +417,7 @@ def test_parameter_repr_and_errors():
     assert str(p) == repr(p)
     with pytest.raises(TypeError, match="requires_grad must be a bool"):
         ms.Parameter(ms.Tensor([1.0]), requires_grad=1)
-    with pytest.raises(TypeError, match="name must be a str"):
+    with pytest.raises(ValueError, match="name must be a str"):
         ms.Parameter(ms.Tensor([1.0]), name=3)
     with pytest.raises(TypeError, match="already a Parameter"):
         ms.Parameter(p)

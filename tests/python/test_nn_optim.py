@@ -318,7 +318,7 @@ def test_optimizer_argument_errors():
     ps = _params()
     with pytest.raises(TypeError, match=r"For 'Momentum', the 'parameters' must be a list"):
         nn.Momentum(ps[0], 0.1, 0.9)
-    with pytest.raises(ValueError, match=r"For 'SGD', the 'parameters' must not be empty"):
+    with pytest.raises(ValueError, match=r"For 'Optimizer', the argument parameters must not be empty"):
         nn.SGD([], 0.1)
     with pytest.raises(TypeError, match=r"every element of 'parameters' must be a Parameter"):
         nn.SGD([Tensor(np.zeros(2, np.float32))], 0.1)

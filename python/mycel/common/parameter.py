@@ -24,16 +24,48 @@ class Parameter(Tensor):
     default_input is a Tensor (copied), a numpy array, a Python number or a nested list
     (converted as mycel.Tensor would)."""
 
-    def __init__(self, default_input, name=None, requires_grad=True):
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True, storage_format="", device=None):
         if isinstance(default_input, Parameter):
             raise TypeError("For 'Parameter', default_input is already a Parameter; pass its "
                             "data (a Tensor) or the Parameter itself where one is needed.")
+        if isinstance(default_input, (bool, np.bool_)):
+            raise ValueError("For 'Parameter', default_input must be a Tensor, a numpy array, "
+                             "an int, a float or a list of numbers, but got a bool.")
         data = default_input.copy() if isinstance(default_input, Tensor) else \
             Tensor(default_input)
+        self._init_from(data, name, requires_grad, layerwise_parallel, parallel_optimizer,
+                        storage_format, device)
+
+    def _init_from(self, data, name, requires_grad, layerwise_parallel=False,
+                   parallel_optimizer=True, storage_format="", device=None):
+        for flag, value in (("layerwise_parallel", layerwise_parallel),
+                            ("parallel_optimizer", parallel_optimizer)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'Parameter', {flag} must be a bool, but got "
+                                f"{type(value).__name__}.")
+        if not isinstance(storage_format, str) or device not in (None, "CPU", "Ascend", "GPU"):
+            raise ValueError(f"For 'Parameter', storage_format must be a str and device None "
+                             f"or a device name, but got {storage_format!r} and {device!r}.")
         Tensor.__init__(self, None, data.dtype, ())  # a placeholder, replaced just below
-        _C._tensor_assign(self, data)                # take the copy's storage
+        _C._tensor_assign(self, data)                # take the data's storage
         self.name = name
         self.requires_grad = requires_grad
+        # Read by the parallel layer: a layerwise-parallel weight is not averaged across data
+        # parallel ranks; parallel_optimizer=False keeps it out of optimizer sharding.
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
+
+    @classmethod
+    def _from_tensor(cls, tensor, name=None, requires_grad=True):
+        """A Parameter sharing `tensor`'s storage (no copy): a write through either shows in
+        the other (MindSpore's Parameter._from_tensor)."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"For 'Parameter._from_tensor', the input must be a Tensor, but "
+                            f"got {type(tensor).__name__}.")
+        param = cls(0.0, name, requires_grad)
+        _C._tensor_assign(param, tensor)  # takes the storage, dtype and shape
+        return param
 
     @property
     def name(self):
@@ -44,9 +76,9 @@ class Parameter(Tensor):
     def name(self, value):
         if value is None:
             value = PARAMETER_NAME_DEFAULT
-        if not isinstance(value, str):
-            raise TypeError(f"For 'Parameter', the name must be a str, but got "
-                            f"{type(value).__name__}.")
+        if not isinstance(value, str):  # a ValueError, as MindSpore raises
+            raise ValueError(f"For 'Parameter', the name must be a str or None, but got "
+                             f"{type(value).__name__}.")
         self._name = value
 
     @property
@@ -72,6 +104,9 @@ class Parameter(Tensor):
         `slice_shape` says the data is this rank's slice (semi-automatic parallelism).
         Returns self."""
         if not isinstance(data, Tensor):
+            if isinstance(data, float) and not self.dtype.is_floating_point:
+                raise TypeError(f"For 'Parameter.set_data', a float cannot be set into the "
+                                f"{self.dtype} parameter '{self.name}'.")
             data = Tensor(data, self.dtype)
         if not slice_shape and tuple(data.shape) != tuple(self.shape):
             raise ValueError(f"For 'Parameter.set_data', the shape of the new data "
@@ -86,7 +121,11 @@ class Parameter(Tensor):
         """A new Parameter with a copy of the data, named like this one."""
         if init != "same":
             raise ValueError("For 'Parameter.clone', only init='same' is supported.")
-        return Parameter(self.copy(), self.name, self.requires_grad)
+        return Parameter(Tensor.copy(self), self.name, self.requires_grad)
+
+    def copy(self):
+        """A new Parameter with a copy of the data (MindSpore's Parameter.copy: clone)."""
+        return self.clone()
 
     def __repr__(self):
         return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self.dtype}, "
@@ -138,7 +177,7 @@ class ParameterTuple(tuple):
                              f"or 'ones', but got {init!r}.")
         out = []
         for p in self:
-            data = p.copy() if init == "same" else Tensor(
+            data = Tensor.copy(p) if init == "same" else Tensor(
                 np.full(tuple(p.shape), fill[init]), _C.float64).astype(p.dtype)
             out.append(Parameter(data, f"{prefix}.{p.name}", p.requires_grad))
         return ParameterTuple(out)

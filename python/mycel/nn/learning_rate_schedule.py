@@ -23,6 +23,12 @@ def _positive(name, arg, v, allow_zero=False):
     return v
 
 
+def _is_bool(name, arg, v):
+    if not isinstance(v, bool):
+        raise TypeError(f"For '{name}', the '{arg}' must be a bool, but got {type(v).__name__}.")
+    return v
+
+
 class LearningRateSchedule(Cell):
     """Base class: subclasses implement ``construct(global_step)``."""
 
@@ -38,7 +44,7 @@ class ExponentialDecayLR(LearningRateSchedule):
         self.learning_rate = float(_positive("ExponentialDecayLR", "learning_rate", learning_rate))
         self.decay_rate = float(_positive("ExponentialDecayLR", "decay_rate", decay_rate))
         self.decay_steps = int(_positive("ExponentialDecayLR", "decay_steps", decay_steps))
-        self.is_stair = bool(is_stair)
+        self.is_stair = _is_bool("ExponentialDecayLR", "is_stair", is_stair)
 
     def construct(self, global_step):
         s = _step(global_step)
@@ -89,7 +95,7 @@ class NaturalExpDecayLR(LearningRateSchedule):
         self.learning_rate = float(_positive("NaturalExpDecayLR", "learning_rate", learning_rate))
         self.decay_rate = float(_positive("NaturalExpDecayLR", "decay_rate", decay_rate))
         self.decay_steps = int(_positive("NaturalExpDecayLR", "decay_steps", decay_steps))
-        self.is_stair = bool(is_stair)
+        self.is_stair = _is_bool("NaturalExpDecayLR", "is_stair", is_stair)
 
     def construct(self, global_step):
         s = _step(global_step)
@@ -106,7 +112,7 @@ class InverseDecayLR(LearningRateSchedule):
         self.learning_rate = float(_positive("InverseDecayLR", "learning_rate", learning_rate))
         self.decay_rate = float(_positive("InverseDecayLR", "decay_rate", decay_rate))
         self.decay_steps = int(_positive("InverseDecayLR", "decay_steps", decay_steps))
-        self.is_stair = bool(is_stair)
+        self.is_stair = _is_bool("InverseDecayLR", "is_stair", is_stair)
 
     def construct(self, global_step):
         s = _step(global_step)

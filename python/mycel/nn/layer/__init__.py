@@ -1,7 +1,8 @@
 """mycel.nn layers: the cells of MindSpore 2.x's ``mindspore.nn`` that mycel provides."""
 from mycel.nn.layer.activation import (ReLU, Sigmoid, Tanh, GELU, Softmax,  # noqa: F401
                                        LogSoftmax, SiLU, Mish, LeakyReLU, ELU, PReLU, HSigmoid,
-                                       HSwish, Hardtanh, Softsign, Tanhshrink, get_activation)
+                                       HSwish, Hardtanh, Softsign, Tanhshrink, Threshold,
+                                       get_activation)
 from mycel.nn.layer.basic import Dense, Flatten, Dropout  # noqa: F401
 from mycel.nn.layer.container import SequentialCell, CellList  # noqa: F401
 from mycel.nn.layer.conv import (Conv2d, Conv1d, Conv2dTranspose,  # noqa: F401
@@ -22,7 +23,7 @@ from mycel.nn.layer.transformer import (MultiheadAttention,  # noqa: F401
                                         Transformer)
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "SiLU", "Mish", "LeakyReLU",
-           "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign", "Tanhshrink",
+           "ELU", "PReLU", "HSigmoid", "HSwish", "Hardtanh", "Softsign", "Tanhshrink", "Threshold",
            "get_activation", "Dense", "Flatten", "Dropout", "SequentialCell", "CellList", "Conv2d",
            "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Embedding", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -51,3 +52,6 @@ __all__ += _extra
 from mycel.nn.layer.embedding_lookup import (EmbeddingLookup,  # noqa: F401,E402
                                              MultiFieldEmbeddingLookup)
 __all__ += ["EmbeddingLookup", "MultiFieldEmbeddingLookup"]
+from mycel.nn.layer.pooling_ext import (LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402,F401
+                                        MaxUnpool2d, MaxUnpool3d)
+__all__ += ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

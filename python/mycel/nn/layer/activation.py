@@ -14,6 +14,7 @@ from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
 from mycel.ops.function.unary_func import softsign
+from mycel.ops.function.nn_func import threshold as _threshold
 from mycel.ops.function.compat_func import mish, elu, hardsigmoid, hardswish
 from mycel.ops.primitive import constexpr
 
@@ -190,6 +191,21 @@ class Hardtanh(Cell):
         return f"min_val={self.min_val}, max_val={self.max_val}"
 
 
+class Threshold(Cell):
+    """x where x > threshold, else value (``ops.threshold``; torch's nn.Threshold)."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold = _float(threshold, "threshold", "Threshold")
+        self.value = _float(value, "value", "Threshold")
+
+    def construct(self, x):
+        return _threshold(x, self.threshold, self.value)
+
+    def extend_repr(self):
+        return f"threshold={self.threshold}, value={self.value}"
+
+
 class Softsign(Cell):
     """x / (1 + |x|), elementwise (``ops.softsign``)."""
 
@@ -238,7 +254,7 @@ def _prelu_init(channel, w):
         if tuple(w.shape) != (channel,):
             raise ValueError(f"For 'PReLU', a tensor 'w' must have shape ({channel},) (the "
                              f"'channel'), but got {tuple(w.shape)}.")
-        return w.copy()
+        return _C.Tensor.copy(w)
     if isinstance(w, numbers.Real) and not isinstance(w, bool):
         return _C.Tensor([float(w)] * channel, _C.float32)
     raise TypeError(f"For 'PReLU', 'w' must be a float, a list of floats or a Tensor, but got "

@@ -18,6 +18,7 @@ from mycel.nn.layer import _check
 from mycel.nn.layer.activation import get_activation
 from mycel.ops import operations as P
 from mycel.ops.function._util import prim
+from mycel.ops.primitive import Primitive
 from mycel.ops.primitive import constexpr
 
 
@@ -58,12 +59,13 @@ class Dense(Cell):
             if bias_init is None:
                 bias_init = Uniform(1 / math.sqrt(in_channels))
             self.bias = Parameter(initializer(bias_init, (out_channels,), dtype), name="bias")
-        if activation is None or isinstance(activation, Cell):
+        if activation is None or isinstance(activation, (Cell, Primitive)):
             self.activation = activation
         elif isinstance(activation, str):
             self.activation = get_activation(activation, "Dense")
         else:
-            raise TypeError(f"For 'Dense', activation must be a str, a Cell or None, but got "
+            raise TypeError(f"For 'Dense', activation must be a str, a Cell, a Primitive or "
+                            f"None, but got "
                             f"{type(activation).__name__}.")
         self.activation_flag = self.activation is not None
         # Its own primitives (as MindSpore's), so that `dense.matmul.shard(...)` shards this

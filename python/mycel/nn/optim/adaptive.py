@@ -61,9 +61,9 @@ class RMSProp(Optimizer):
     def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
                  use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        d = _check_float("RMSProp", "decay", decay, 0.0)
-        m = _check_float("RMSProp", "momentum", momentum, 0.0)
-        e = _check_float("RMSProp", "epsilon", epsilon)
+        d = _check_float("RMSProp", "decay", decay, 0.0, strict=True)
+        m = _check_float("RMSProp", "momentum", momentum, 0.0, strict=True)
+        e = _check_float("RMSProp", "epsilon", epsilon, strict=True)
         if e <= 0.0:
             raise ValueError(f"For 'RMSProp', the 'epsilon' must be positive, but got {e}.")
         _check_bool("RMSProp", "use_locking", use_locking)

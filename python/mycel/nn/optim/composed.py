@@ -39,9 +39,9 @@ class ASGD(_StepCounted):
     def __init__(self, params, learning_rate=0.1, lambd=1e-4, alpha=0.75, t0=1e6,
                  weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
-        self.lambd = _check_float("ASGD", "lambd", lambd)
-        self.alpha = _check_float("ASGD", "alpha", alpha)
-        self.t0 = _check_float("ASGD", "t0", t0)
+        self.lambd = _check_float("ASGD", "lambd", lambd, strict=True)
+        self.alpha = _check_float("ASGD", "alpha", alpha, strict=True)
+        self.t0 = _check_float("ASGD", "t0", t0, strict=True)
         # float32 whatever the parameters' dtype, as MindSpore's
         self.mu = self._state("mu", init="ones", scalar=True, sep="_", dtype=_C.float32)
         self.eta = self._state("eta", init="zeros", scalar=True, sep="_", dtype=_C.float32)

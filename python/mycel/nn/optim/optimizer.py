@@ -47,8 +47,10 @@ def _lr_values(name, lr):
     return None, arr.astype(np.float32), None
 
 
-def _check_float(name, arg, v, low=None, high=None):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+def _check_float(name, arg, v, low=None, high=None, strict=False):
+    """A real number in [low, high] as a float; `strict` refuses ints too, where MindSpore's
+    optimizer takes only a float (ASGD's lambd, RMSProp's momentum, ...)."""
+    if isinstance(v, bool) or not isinstance(v, (float if strict else numbers.Real)):
         raise TypeError(f"For '{name}', the '{arg}' must be a float, but got "
                         f"{type(v).__name__}.")
     v = float(v)
@@ -147,7 +149,8 @@ class Optimizer(Cell):
             raise TypeError(f"For '{name}', the 'parameters' must be a list of Parameters or of "
                             f"group dicts, but got {type(parameters).__name__}.") from None
         if not items:
-            raise ValueError(f"For '{name}', the 'parameters' must not be empty.")
+            raise ValueError(f"For 'Optimizer', the argument parameters must not be empty "
+                             f"(building '{name}').")
         wd = _check_float(name, "weight_decay", weight_decay, 0.0)
         is_group = isinstance(items[0], dict)
         groups = [] if is_group else [(learning_rate, wd, items)]

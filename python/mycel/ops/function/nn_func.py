@@ -3,6 +3,7 @@ dropout and losses (MindSpore 2.x names and arguments)."""
 from mycel.ops.function._util import prim, pair, as_tensor
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import math_func as _m
+from mycel._mycel import Tensor as _Tensor
 
 _relu = prim("ReLU")
 
@@ -235,6 +236,25 @@ def _reduce(loss, reduction, name):
                      f"{reduction!r}.")
 
 
+def threshold(input, thr, value):  # noqa: A002
+    """input where input > thr, else value (MindSpore's ops.threshold, torch's threshold)."""
+    _need_tensor("threshold", "input", input)
+    _need_number("threshold", "thr", thr)
+    _need_number("threshold", "value", value)
+    return _m.select(_m.greater(input, thr), input, _m.mul(prim("OnesLike")(input), value))
+
+
+def _need_number(op, arg, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"For '{op}', '{arg}' must be an int or a float, but got "
+                        f"{type(v).__name__}.")
+
+
+def _need_tensor(op, arg, v):
+    if not isinstance(v, _Tensor):
+        raise TypeError(f"For '{op}', the '{arg}' must be a Tensor, but got {type(v).__name__}.")
+
+
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean"):
     """Negative log-likelihood of class indices `target` under log-probabilities `inputs`
     [N, C]."""
@@ -254,8 +274,17 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean"):
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",  # noqa
                   label_smoothing=0.0):
-    """Cross entropy of logits [N, C] against class indices [N] or probabilities [N, C]."""
-    x, t = as_tensor(input), as_tensor(target)
+    """Cross entropy of logits [N, C] against class indices [N] or probabilities [N, C].
+    input, target and weight must be Tensors (a TypeError otherwise, as MindSpore), input a
+    floating one."""
+    _need_tensor("cross_entropy", "input", input)
+    _need_tensor("cross_entropy", "target", target)
+    if weight is not None:
+        _need_tensor("cross_entropy", "weight", weight)
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"For 'cross_entropy', the 'input' must be a floating-point Tensor, "
+                        f"but got {input.dtype}.")
+    x, t = input, target
     logp = log_softmax(x, 1)
     if t.dtype.is_floating_point:  # probabilities
         if label_smoothing:
