@@ -83,3 +83,5 @@ __all__ += ["jit_class"]
 def is_tensor(obj):
     """Whether obj is a mycel Tensor (a Parameter included), as ``mindspore.is_tensor``."""
     return isinstance(obj, Tensor)
+from mycel.common.dtype import dtype_to_nptype, pytype_to_dtype  # noqa: E402,F401
+__all__ += ["dtype_to_nptype", "pytype_to_dtype"]

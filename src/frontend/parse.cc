@@ -659,7 +659,34 @@ ir::FuncGraph* Parser::parse_def(py::handle node, Block* parent, ir::FuncGraph* 
   return g;
 }
 
+// The class a function is textually defined in, from its __qualname__: the last component
+// before the function's own that is not followed by "<locals>" ("f.<locals>.Net.construct"
+// -> "Net"; "Net.construct.<locals>.inner" -> "Net"; "f" or "f.<locals>.g" -> "").
+static std::string defining_class(const std::string& qualname) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot; (dot = qualname.find('.', start)) != std::string::npos; start = dot + 1)
+    parts.push_back(qualname.substr(start, dot - start));
+  parts.push_back(qualname.substr(start));
+  for (size_t i = parts.size() - 1; i-- > 0;)
+    if (parts[i] != "<locals>" && parts[i + 1] != "<locals>") return parts[i];
+  return "";
+}
+
+std::string Parser::attr_name(py::handle attribute_node) const {
+  std::string name = attribute_node.attr("attr").cast<std::string>();
+  if (name.size() < 3 || name.compare(0, 2, "__") != 0 ||
+      name.compare(name.size() - 2, 2, "__") == 0)
+    return name;
+  size_t lead = mangle_class_.find_first_not_of('_');
+  if (lead == std::string::npos) return name;  // no class, or a class named "_"
+  return "_" + mangle_class_.substr(lead) + name;
+}
+
 ir::FuncGraph* Parser::run() {
+  py::object qualname = py::getattr(fn_, "__qualname__", py::none());
+  if (py::isinstance<py::str>(qualname))
+    mangle_class_ = defining_class(qualname.cast<std::string>());
   py::tuple src;
   try {
     src = helper_.attr("source_of")(fn_);

@@ -264,7 +264,7 @@ ir::Node* Parser::expr(const Ctx& c, py::handle e) {
     }
     case Ast::Attribute: {
       ir::Node* x = expr(c, e.attr("value"));
-      ir::Node* name = value(ir::Value::string(e.attr("attr").cast<std::string>()), s);
+      ir::Node* name = value(ir::Value::string(attr_name(e)), s);
       return builtin(c, ir::Builtin::GetAttr, {x, name}, s);
     }
     case Ast::Subscript: {

@@ -259,14 +259,19 @@ class Parser {
   ir::Node* boolop(const Ctx& c, bool is_and, py::handle values, size_t i, bool test = false);
   ir::Node* compare(const Ctx& c, ir::Node* lhs, py::handle ops, py::handle comps, size_t i);
   ir::Builtin binop_builtin(py::handle op, ir::SourceSpan s) const;
+  // The attribute name an `x.attr` node reads: Python's private-name mangling applied
+  // (`self.__x` inside class C reads `_C__x`), with the class taken from the function's
+  // __qualname__ (mangle_class_, set by run()).
+  std::string attr_name(py::handle attribute_node) const;
 
   ir::Module& m_;
   py::object fn_;                                      // the Python function
   py::object globals_;                                 // its __globals__
   py::object builtins_;                                // its builtins (a dict)
   std::unordered_map<std::string, py::object> cells_;  // closure cells by free name
-  std::string first_param_;  // the function's first parameter (a method's self), or ""
-  py::object helper_;        // the Python helper module
+  std::string first_param_;   // the function's first parameter (a method's self), or ""
+  std::string mangle_class_;  // the class the function is defined in, or "" (attr_name)
+  py::object helper_;         // the Python helper module
   std::string path_;
   int32_t file_ = -1;
   std::vector<std::unique_ptr<Block>> blocks_;

@@ -148,6 +148,10 @@ void bind_ops(pyb::module_& m) {
            }),
            pyb::arg("name"), pyb::arg("attrs") = pyb::dict())
       .def("__call__", &call_handle)
+      // A handle never changes after construction: copies share it (copy.deepcopy of a Cell
+      // holding primitives).
+      .def("__copy__", [](pyb::object self) { return self; })
+      .def("__deepcopy__", [](pyb::object self, pyb::object /*memo*/) { return self; })
       .def(
           "call_async",
           [](const OpHandle& h, const std::vector<Tensor>& inputs) {

@@ -81,3 +81,51 @@ def test_check_str_by_regular_default_pattern():
     for bad in (".12_sf.asdf", "12_sf.a$sdf.", "12+sf.asdf", "-a"):
         with pytest.raises(ValueError):
             Validator.check_str_by_regular(bad)
+
+
+class _Private(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.__scale = 3.0  # stored as _Private__scale
+
+    def construct(self, x):
+        return x * self.__scale
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_private_attributes_are_name_mangled_in_both_modes(mode):
+    ms.set_context(mode=mode)
+    try:
+        out = _Private()(Tensor(np.array([1.0, 2.0], np.float32)))
+        np.testing.assert_array_equal(out.asnumpy(), [3.0, 6.0])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_deepcopy_of_a_cell_with_primitives_is_independent(mode):
+    import copy
+    ms.set_context(mode=mode)
+    try:
+        net = nn.SequentialCell([nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Dense(2 * 6 * 6, 3,
+                                                                                      activation=ops.ReLU())])
+        twin = copy.deepcopy(net)
+        x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 6, 6)).astype(np.float32))
+        np.testing.assert_array_equal(twin(x).asnumpy(), net(x).asnumpy())
+        p = twin.trainable_params()[0]
+        p.set_data(Tensor(np.zeros(p.shape, np.float32)))
+        assert np.abs(net.trainable_params()[0].asnumpy()).sum() > 0
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_a_cell_without_construct_raises_attribute_error(mode):
+    ms.set_context(mode=mode)
+    try:
+        class NoConstruct(nn.Cell):
+            pass
+        with pytest.raises(AttributeError, match="construct"):
+            NoConstruct()(Tensor([1.0]))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

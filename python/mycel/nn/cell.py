@@ -126,8 +126,10 @@ class Cell:
         object.__delattr__(self, name)
 
     def construct(self, *inputs, **kwargs):
-        """The computation; subclasses override it."""
-        raise NotImplementedError(f"{type(self).__name__} must define construct()")
+        """The computation; subclasses override it (calling a cell that does not is an
+        AttributeError, as in MindSpore)."""
+        raise AttributeError(f"'{type(self).__name__}' has no construct(): a Cell must define "
+                             "construct() to be called")
 
     def __call__(self, *inputs, **kwargs):
         d = self.__dict__
@@ -137,6 +139,8 @@ class Cell:
 
     def _call_unhooked(self, inputs, kwargs):
         from mycel import context
+        if type(self).construct is Cell.construct:
+            self.construct()  # the AttributeError, in either mode
         dst = self._mixed_precision_type
         if dst is not None:
             inputs = _cast_inputs(inputs, dst)
