@@ -47,8 +47,15 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   const Value& h = *fn->abstract()->value;
   std::string name = host_.builtin_name(h);
   if (name == "GradOperation()") {  // an instance: GradOperation(flags...)(fn[, weights])
+    MC_CHECK(!args.empty() || !kw.empty(), Type,
+             "'GradOperation' requires a forward network or function as an input, while the "
+             "input is empty.");
     MC_CHECK((args.size() == 1 || args.size() == 2) && kw.empty(), Type,
              "GradOperation(...) takes the function and optionally the weights");
+    const AbsPtr& fa = args[0]->abstract();
+    MC_CHECK(!(fa->value && fa->value->is(ValueKind::None)), Type,
+             "For 'GradOperation', the first argument must be a 'Function' or 'Cell', but got "
+             "None.");
     std::vector<Node*> a{args[0], args.size() == 2 ? args[1] : constant(Value(), sp)};
     for (const char* flag : {"get_all", "get_by_list", "sens_param"})
       a.push_back(constant(host_.getattr(src_, h, flag), sp));

@@ -129,3 +129,34 @@ def test_a_cell_without_construct_raises_attribute_error(mode):
             NoConstruct()(Tensor([1.0]))
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_grad_operation_flags_must_be_bools():
+    for kw in ("get_all", "get_by_list", "sens_param"):
+        with pytest.raises(TypeError, match=f"'{kw}' should be bool"):
+            ops.GradOperation(**{kw: 2})
+
+
+class _GradOf(nn.Cell):
+    def __init__(self, how):
+        super().__init__()
+        self.grad_op = ops.GradOperation()
+        self.how = how
+
+    def construct(self, x):
+        if self.how == "none":
+            return self.grad_op(None)(x)
+        return self.grad_op()(x)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_grad_operation_needs_a_function(mode):
+    ms.set_context(mode=mode)
+    try:
+        x = Tensor([1.0])
+        with pytest.raises(TypeError, match="first argument must be a 'Function' or 'Cell'"):
+            _GradOf("none")(x)
+        with pytest.raises(TypeError, match="requires a forward network or function"):
+            _GradOf("empty")(x)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -343,6 +343,9 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     return _GradWithIds(g, grad_position, _weights_arg(weights), False, with_value=True)
 
 
+_MISSING = object()  # GradOperation()() given no function
+
+
 class GradOperation:
     """MindSpore's ``ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)``:
     ``GradOperation(...)(fn[, weights])`` is the gradient function. Without get_all it
@@ -352,11 +355,22 @@ class GradOperation:
     back) instead of ones."""
 
     def __init__(self, get_all=False, get_by_list=False, sens_param=False):
-        self.get_all = bool(get_all)
-        self.get_by_list = bool(get_by_list)
-        self.sens_param = bool(sens_param)
+        for arg, v in (("get_all", get_all), ("get_by_list", get_by_list),
+                       ("sens_param", sens_param)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'GradOperation', the '{arg}' should be bool, but got "
+                                f"{type(v).__name__}.")
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
 
-    def __call__(self, fn, weights=None):
+    def __call__(self, fn=_MISSING, weights=None):
+        if fn is _MISSING:
+            raise TypeError("'GradOperation' requires a forward network or function as an "
+                            "input, while the input is empty.")
+        if not callable(fn):
+            raise TypeError(f"For 'GradOperation', the first argument must be a 'Function' or "
+                            f"'Cell', but got {type(fn).__name__}.")
         return grad_operation(fn, weights, self.get_all, self.get_by_list, self.sens_param)
 
 
