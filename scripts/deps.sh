@@ -11,6 +11,8 @@ build_pkgs=(cmake ninja-build g++ ccache python3-dev pybind11-dev python3-numpy 
 build_pkgs+=(libsqlite3-dev nlohmann-json3-dev libxml2-dev)
 # dataset.text's tokenizers and normalizers (src/data/transforms_text.cc): ICU.
 build_pkgs+=(libicu-dev)
+# dataset.text's SentencePieceVocab / SentencePieceTokenizer (src/data/transforms_sentencepiece.cc).
+build_pkgs+=(libsentencepiece-dev pkg-config)
 # Encrypted checkpoints (enc_key/dec_key): AES-GCM, AES-CBC, SM4-CBC from the cryptography package.
 build_pkgs+=(python3-cryptography)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
@@ -25,6 +27,8 @@ test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion
            python3-torchvision libsimgrid-dev)
 # scipy: the oracle of the audio filters and transforms and of the distributions' tests.
 test_pkgs+=(python3-scipy)
+# The oracle of dataset.text's SentencePiece: the library's own Python binding.
+test_pkgs+=(python3-sentencepiece)
 # The vision warps and colour transforms follow OpenCV's arithmetic, as MindSpore's kernels:
 # python3-opencv (cv2) is their tests' oracle.
 test_pkgs+=(python3-opencv)

@@ -3,8 +3,13 @@
 // find the files and check argument types; files are read and parsed without the GIL.
 #include <pybind11/stl.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "data/sources_text_corpora.h"
 #include "data/transforms_jieba.h"
+#include "data/transforms_sentencepiece.h"
 #include "data/transforms_text.h"
 #include "python/py_data.h"
 
@@ -106,6 +111,31 @@ void bind_data_text(pyb::module_& m) {
       pyb::arg("user_words"),
       "Jieba segmentation (mode MP, HMM or MIX); user_words are (word, freq) with freq < 0 "
       "for the default weight.");
+  // SentencePiece (src/data/transforms_sentencepiece.h); Python classes in text_ops.py.
+  m.def(
+      "train_sentencepiece",
+      [](const std::vector<std::string>& files, const std::vector<std::string>& sentences,
+         int64_t vocab_size, double character_coverage, const std::string& model_type,
+         const std::map<std::string, std::string>& params) {
+        std::string proto;
+        {
+          pyb::gil_scoped_release nogil;  // training takes a while
+          proto = data::train_sentencepiece(files, sentences, vocab_size, character_coverage,
+                                            model_type, params);
+        }
+        return pyb::bytes(proto);
+      },
+      pyb::arg("files"), pyb::arg("sentences"), pyb::arg("vocab_size"),
+      pyb::arg("character_coverage"), pyb::arg("model_type"), pyb::arg("params"),
+      "Trains a SentencePiece model on text files or sentences; the serialized ModelProto.");
+  m.def(
+      "SentencePieceTokenizer",
+      [](const pyb::bytes& model, bool from_file, bool out_int) {
+        return data::make_sentencepiece_tokenizer(std::string(model), from_file, out_int);
+      },
+      pyb::arg("model"), pyb::arg("from_file"), pyb::arg("out_int"),
+      "Encodes a string into pieces (str) or ids (int32) with a SentencePiece model (a "
+      "serialized proto, or a file path when from_file).");
 }
 
 }  // namespace mycel::py
