@@ -13,6 +13,8 @@ build_pkgs+=(libsqlite3-dev nlohmann-json3-dev libxml2-dev)
 build_pkgs+=(libicu-dev)
 # dataset.text's SentencePieceVocab / SentencePieceTokenizer (src/data/transforms_sentencepiece.cc).
 build_pkgs+=(libsentencepiece-dev pkg-config)
+# dataset.vision's read_video / DecodeVideo (src/data/video_plugin.cc): FFmpeg.
+build_pkgs+=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
 # Encrypted checkpoints (enc_key/dec_key): AES-GCM, AES-CBC, SM4-CBC from the cryptography package.
 build_pkgs+=(python3-cryptography)
 # The tests read the real Fashion-MNIST files too (datasets, quick start, demo smoke run); PIL
@@ -29,6 +31,8 @@ test_pkgs=(libgtest-dev python3-pytest python3-torch python3-pil dataset-fashion
 test_pkgs+=(python3-scipy)
 # The oracle of dataset.text's SentencePiece: the library's own Python binding.
 test_pkgs+=(python3-sentencepiece)
+# The oracle and the writer of the video tests: PyAV, the FFmpeg binding.
+test_pkgs+=(python3-av)
 # The vision warps and colour transforms follow OpenCV's arithmetic, as MindSpore's kernels:
 # python3-opencv (cv2) is their tests' oracle.
 test_pkgs+=(python3-opencv)

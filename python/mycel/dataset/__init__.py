@@ -13,8 +13,8 @@ from mycel.dataset import config, text, transforms, vision  # noqa: F401
 # in modules that import vision / text: their names are attached to vision / text here.
 from mycel.dataset import vision_color as _vcolor, vision_geometry as _vgeom  # noqa: E402
 from mycel.dataset import vision_misc as _vmisc, text_ops as _tops, text_vectors as _tvec  # noqa
-from mycel.dataset import text_sentencepiece as _tsp  # noqa: E402
-for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc)), (text, (_tops, _tvec, _tsp))):
+from mycel.dataset import text_sentencepiece as _tsp, vision_video as _vvid  # noqa: E402
+for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc, _vvid)), (text, (_tops, _tvec, _tsp))):
     for _part in _parts:
         for _name in _part.__all__:
             setattr(_host, _name, getattr(_part, _name))
@@ -78,6 +78,8 @@ for _parent, _child, _module in ((vision, "transforms", vision), (vision, "utils
 transforms.vision = vision  # MindSpore's mindspore.dataset.transforms.vision
 vision.get_image_size = _vision_utils.get_image_size
 vision.get_image_num_channels = _vision_utils.get_image_num_channels
+for _name in _vvid.__all__:  # MindSpore's vision.utils carries the file and video readers too
+    setattr(_vision_utils, _name, getattr(_vvid, _name))
 from mycel.dataset import audio  # noqa: E402,F401 (mindspore.dataset.audio)
 from mycel.dataset.sources_audio import (CMUArcticDataset, GTZANDataset,  # noqa: E402,F401
                                          LJSpeechDataset, LibriTTSDataset, SpeechCommandsDataset,
