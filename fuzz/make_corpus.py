@@ -347,6 +347,43 @@ def secure_federated(tmp):
                 C._federated._encode_reply(0, "", reply[2], "", reply[4]))
 
 
+def videos(tmp):
+    """Tiny videos (PyAV, the FFmpeg binding, which the video tests use too): MPEG-4 in AVI,
+    with AAC in MP4, with 16-bit PCM in MOV."""
+    import fractions
+    import av
+    for name, fmt, audio in (("mpeg4.avi", "avi", None), ("mpeg4_aac.mp4", "mp4", "aac"),
+                             ("mpeg4_pcm.mov", "mov", "pcm_s16le")):
+        path = os.path.join(tmp, name)
+        with av.open(path, "w", format=fmt) as out:
+            vs = out.add_stream("mpeg4", rate=10)
+            vs.width, vs.height, vs.pix_fmt = 32, 24, "yuv420p"
+            a = out.add_stream(audio, rate=16000) if audio else None
+            for i in range(4):
+                img = np.full((24, 32, 3), 40 * i, np.uint8)
+                for pkt in vs.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
+                    out.mux(pkt)
+            if a is not None:
+                a.layout = "stereo"
+                tone = np.sin(np.arange(6400) / 5)
+                for k in range(0, 6400, 1024):
+                    c = tone[k:k + 1024]
+                    if audio == "aac":
+                        arr, fmt_a = np.stack([c, c]).astype(np.float32) * 0.3, "fltp"
+                    else:
+                        arr, fmt_a = (np.stack([c, c]).T.reshape(1, -1) * 9000).astype(
+                            np.int16), "s16"
+                    f = av.AudioFrame.from_ndarray(arr, format=fmt_a, layout="stereo")
+                    f.sample_rate, f.pts, f.time_base = 16000, k, fractions.Fraction(1, 16000)
+                    for pkt in a.encode(f):
+                        out.mux(pkt)
+                for pkt in a.encode(None):
+                    out.mux(pkt)
+            for pkt in vs.encode(None):
+                out.mux(pkt)
+        put("video", name, read(path))
+
+
 def main():
     onnx_models()
     with tempfile.TemporaryDirectory() as tmp:
@@ -356,6 +393,7 @@ def main():
         lite_models(tmp)
         federated(tmp)
         secure_federated(tmp)
+        videos(tmp)
     images()
     ir_texts(graphs)
 
