@@ -236,6 +236,9 @@ class Parser {
   // this function: name = graph_list.append(name, v) (mycel/common/graph_list.py), so the
   // name holds the new list after it, as Python's in-place method leaves it. False: the
   // statement is no such call.
+  // obj.name = v (and obj.name op= v) in graph code: an Assign to the Parameter attribute
+  // (mycel/common/graph_attr.py); other attributes are refused with the statement's place.
+  void assign_attribute(Block* b, py::handle target, ir::Node* v, ir::SourceSpan sp);
   bool parse_list_method(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,

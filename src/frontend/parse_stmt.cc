@@ -73,9 +73,8 @@ void Parser::assign(Block* b, py::handle t, ir::Node* v, ir::SourceSpan s) {
       return;
     }
     case Ast::Attribute:
-      fail(span(t), "graph mode cannot assign attributes (", unparse(t),
-           " = ...): objects are constants of the compiled graph; return the new value "
-           "instead, or use PYNATIVE mode");
+      assign_attribute(b, t, v, s);
+      return;
     case Ast::Starred:
       fail(span(t), "SyntaxError: a starred assignment target must be in a list or tuple");
     default:
@@ -159,6 +158,19 @@ static Block* loop_rest(Parser& p, const LoopParts& lp,
   if (exit_end != nullptr) p.jump(exit_end, loop.after, lp.span);
   p.seal(loop.after);
   return loop.after;
+}
+
+void Parser::assign_attribute(Block* b, py::handle t, ir::Node* v, ir::SourceSpan sp) {
+  // obj.name = v  ->  graph_attr.assign(obj, "name", v): a Parameter attribute takes the value
+  // by Assign (MindSpore's graph-mode rule); anything else is refused there, with the
+  // statement's place. It runs where the statement stands, read or not.
+  Ctx c{b, b->g};
+  py::module_ ga = py::module_::import("mycel.common.graph_attr");
+  ir::Node* r = cnode(b->g,
+                      {constant(ga.attr("assign"), sp), expr(c, t.attr("value")),
+                       value(ir::Value::string(attr_name(t)), span(t)), v},
+                      sp);
+  note_bound(b, r);
 }
 
 bool Parser::parse_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
@@ -301,10 +313,11 @@ Block* Parser::parse_aug_assign(Block* b, py::handle s) {
   py::object t = s.attr("target");
   ir::Builtin op = binop_builtin(s.attr("op"), sp);
   Ast tk = ast_kind(t);
-  if (tk == Ast::Attribute)
-    fail(span(t), "graph mode cannot assign attributes (", unparse(t), " ",
-         "op= ...): objects are constants of the compiled graph; return the new value "
-         "instead, or use PYNATIVE mode");
+  if (tk == Ast::Attribute) {  // self.p op= v  ->  self.p = self.p op v (an Assign)
+    ir::Node* now = expr(c, t);
+    assign_attribute(b, t, builtin(c, op, {now, expr(c, s.attr("value"))}, sp), sp);
+    return b;
+  }
   if (tk != Ast::Name && tk != Ast::Subscript)
     fail(span(t), "graph mode cannot assign to '", unparse(t), "'");
   ir::Node* old;

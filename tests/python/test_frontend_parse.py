@@ -481,11 +481,6 @@ def uses_global(x):
     return x
 
 
-def sets_attr(self, x):
-    self.h = x
-    return x
-
-
 def nested_decorated(x):
     @staticmethod
     def f(y):
@@ -501,7 +496,6 @@ def nested_decorated(x):
                "PYNATIVE mode", "try:"),
     (uses_with, "'with' is not supported in graph mode", "with open(\"f\"):"),
     (uses_global, "'global' is not supported in graph mode", "global K"),
-    (sets_attr, "graph mode cannot assign attributes (self.h = ...)", "self.h = x"),
     (nested_decorated, "decorators on nested functions are not supported", "def f(y):"),
 ])
 def test_errors_name_file_line_and_source(fn, msg, marker):

@@ -113,6 +113,12 @@ class Cell:
             cells[name] = value
             if self.__dict__.get("_auto_prefix", True):
                 value.update_parameters_name(name + ".")
+        elif params is not None and isinstance(value, _C.Tensor) and \
+                isinstance(params.get(name), Parameter):
+            # A Tensor given to a Parameter attribute becomes its data (MindSpore's rule, and
+            # what graph mode's `self.p = v` does): the Parameter stays registered.
+            params[name].set_data(value)
+            return
         else:
             if cells is not None:
                 cells.pop(name, None)
