@@ -199,6 +199,25 @@ bool is_library_function(py::handle fn) {
   return false;
 }
 
+// A Cell's bprop(self, *inputs, out, dout) must take construct's inputs and then out and dout
+// (MindSpore's messages); a *args on either side is not checked.
+void check_bprop_arity(const py::object& construct, const py::object& bprop) {
+  constexpr int kVarArgs = 0x04;  // CO_VARARGS
+  py::object fc = construct.attr("__code__"), bc = bprop.attr("__code__");
+  if ((fc.attr("co_flags").cast<int>() & kVarArgs) || (bc.attr("co_flags").cast<int>() & kVarArgs))
+    return;
+  const int inputs = fc.attr("co_argcount").cast<int>() - 1;  // without self
+  const int params = bc.attr("co_argcount").cast<int>() - 1;
+  MC_CHECK(params >= 2, Type,
+           "The function 'bprop' of Primitive or Cell requires at least 2 params 'out' and "
+           "'dout', but got only ",
+           params, ".");
+  MC_CHECK(params == inputs + 2, Type,
+           "The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
+           "well as the 'out' and 'dout'. (construct takes ",
+           inputs, " inputs, bprop ", params, " params.)");
+}
+
 class PyHost final : public ir::Host {
  public:
   ~PyHost() override {
@@ -265,6 +284,7 @@ class PyHost final : public ir::Host {
           Value c = Value::closure(Value::graph(graph_of(m, construct)), {fn});
           // A Cell with its own bprop(self, *inputs, out, dout): its gradient rule.
           py::object bprop = py::getattr(py::type::of(o), "bprop", py::none());
+          if (is_instance(bprop, r.function_type)) check_bprop_arity(construct, bprop);
           if (is_instance(bprop, r.function_type))
             return Value::closure(Value::builtin(ir::Builtin::CustomVjp),
                                   {c, Value::closure(Value::graph(graph_of(m, bprop)), {fn})});

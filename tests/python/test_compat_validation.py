@@ -160,3 +160,39 @@ def test_grad_operation_needs_a_function(mode):
             _GradOf("empty")(x)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class _Mul(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+
+class _TooFew(_Mul):
+    def bprop(self, dout):
+        return dout, dout
+
+
+class _Mismatched(_Mul):
+    def bprop(self, x, out, dout):
+        return dout, dout
+
+
+class _Right(_Mul):
+    def bprop(self, x, y, out, dout):
+        return 2 * dout, 3 * dout
+
+
+def test_cell_bprop_arity_is_checked_in_graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        x = Tensor(np.ones(2, np.float32))
+        grad_all = ops.GradOperation(get_all=True)
+        with pytest.raises(TypeError, match="at least 2 params 'out' and 'dout'"):
+            grad_all(_TooFew())(x, x)
+        with pytest.raises(TypeError, match="forward inputs as well as the 'out' and 'dout'"):
+            grad_all(_Mismatched())(x, x)
+        gx, gy = grad_all(_Right())(x, x)
+        np.testing.assert_array_equal(gx.asnumpy(), [2, 2])
+        np.testing.assert_array_equal(gy.asnumpy(), [3, 3])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
