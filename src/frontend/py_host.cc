@@ -268,6 +268,10 @@ class PyHost final : public ir::Host {
       py::object o = unwrap_host(fn);
       const PyRefs& r = refs();
       if (PyType_Check(o.ptr())) return fn;  // a class: called through the host
+      // An object whose class says it runs only in PYNATIVE mode (ops.HookBackward): its
+      // message, rather than graph code silently skipping what it does.
+      py::object refuse = py::getattr(py::type::of(o), "__mycel_graph_unsupported__", py::none());
+      if (py::isinstance<py::str>(refuse)) MC_THROW(Type, refuse.cast<std::string>());
       if (is_instance(o, r.cell)) {
         // Forward hooks are Python run around a Cell's call (nn/cell.py); graph code calls
         // construct directly, which would skip them silently.

@@ -155,3 +155,16 @@ def test_insert_gradient_of_in_both_modes(mode):
         np.testing.assert_allclose(got, 2 * x * 1.0, rtol=1e-6)
     finally:
         ms.set_context(mode=old)
+
+
+def test_hook_backward_is_refused_in_graph_code():
+    """MindSpore: HookBackward is a PYNATIVE primitive; graph code raises rather than skip it."""
+    from mycel.ops import operations as P
+    hook = P.HookBackward(lambda g: g * 2)
+
+    @ms.jit
+    def f(x):
+        return hook(x) * 3
+
+    with pytest.raises(TypeError, match="'HookBackward' is not supported in graph mode"):
+        f(ms.Tensor(X))

@@ -4,8 +4,9 @@ and, through ``mycel.common.grad_hooks.pass_gradient``, ``Cell.register_backward
 Each is an identity in the forward; in a PYNATIVE grad the gradient reaching its output passes
 through a Python function on its way back (one recorded call whose gradient rule is that
 function: ``_C._call_custom_bprop``). Outside a recording they do nothing. As in MindSpore,
-HookBackward and backward hooks do not run in GRAPH mode or under jit; InsertGradientOf is a
-Cell with its own bprop, so GRAPH mode compiles its function into the backward.
+HookBackward is refused in GRAPH mode and under jit (MindSpore's TypeError; the graph's backward
+cannot call back into Python), backward hooks do not run there; InsertGradientOf is a Cell with
+its own bprop, so GRAPH mode compiles its function into the backward.
 """
 from mycel.common.grad_hooks import pass_gradient
 from mycel.nn.cell import Cell
@@ -16,7 +17,10 @@ __all__ = ["HookBackward", "InsertGradientOf"]
 class HookBackward:
     """``HookBackward(hook_fn)(x)``: x unchanged; in a PYNATIVE grad, ``hook_fn(grad)`` sees the
     gradient reaching x and may return a new one (None keeps it). PYNATIVE mode only, as in
-    MindSpore (under jit or GRAPH mode the hook does not run)."""
+    MindSpore (called in graph code: a TypeError)."""
+
+    __mycel_graph_unsupported__ = ("The Primitive 'HookBackward' is not supported in graph mode, "
+                                   "which is only supported in pynative mode.")
 
     def __init__(self, hook_fn, cell_id=""):
         if not callable(hook_fn):

@@ -170,3 +170,11 @@ __all__ += ["TensorAdd"]
 from mycel.ops.operations.debug_ops import (ScalarSummary, TensorSummary,  # noqa: E402
                                             ImageSummary, HistogramSummary)
 __all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"]
+
+
+def __getattr__(name):
+    # P.HookBackward / P.InsertGradientOf (ops/hooks.py) need mycel.nn: loaded on first use.
+    if name in ("HookBackward", "InsertGradientOf"):
+        from mycel.ops import hooks
+        return getattr(hooks, name)
+    raise AttributeError(f"module 'mycel.ops.operations' has no attribute '{name}'")
