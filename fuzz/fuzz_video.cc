@@ -8,20 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-struct MycelVideoResult {
-  uint8_t* video;
-  int64_t frames, height, width;
-  void* audio;
-  int audio_type;
-  int64_t channels, samples;
-  double video_fps;
-  int64_t audio_fps;
-};
-
-extern "C" int mycel_video_read(const char* path, const uint8_t* data, size_t size, double start,
-                                double end, int unit_sec, MycelVideoResult* out, char* err,
-                                size_t err_n);
-extern "C" void mycel_video_free(MycelVideoResult* r);
+#include "data/video_plugin.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -1,12 +1,11 @@
 #include "codegen/jit.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <mutex>
 
 #include "base/env.h"
 #include "base/error.h"
+#include "base/plugin.h"
 
 #ifndef MYCEL_JIT_PLUGIN
 #define MYCEL_JIT_PLUGIN "libmycel_jit.so"
@@ -26,35 +25,15 @@ struct Plugin {
   std::string error;  // why it could not be loaded
 };
 
-// libmycel_jit.so beside the module that holds this code (the extension, in python/mycel),
-// else where the build put it (MYCEL_JIT_PLUGIN, for the test binaries).
-void* open_plugin(std::string& tried) {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&open_plugin), &info) != 0 && info.dli_fname != nullptr) {
-    std::string self(info.dli_fname);
-    size_t slash = self.rfind('/');
-    std::string path =
-        (slash == std::string::npos ? "." : self.substr(0, slash)) + "/libmycel_jit.so";
-    tried = path;
-    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-  }
-  tried += std::string(tried.empty() ? "" : ", ") + MYCEL_JIT_PLUGIN;
-  return dlopen(MYCEL_JIT_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-}
-
 const Plugin& plugin() {
   static Plugin p;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string tried;
-    void* h = open_plugin(tried);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      p.error = str("cannot load the kernel JIT (tried ", tried, "): ", e ? e : "not found");
-      return;
-    }
-    p.name = reinterpret_cast<NameFn>(dlsym(h, "mycel_jit_name"));
-    p.kernel = reinterpret_cast<KernelFnC>(dlsym(h, "mycel_jit_kernel"));
+    // libmycel_jit.so beside the extension (base/plugin.h), or where the build put it.
+    void* h = open_plugin("libmycel_jit.so", MYCEL_JIT_PLUGIN, false, &p.error);
+    if (h == nullptr) return;
+    p.name = reinterpret_cast<NameFn>(plugin_function(h, "mycel_jit_name"));
+    p.kernel = reinterpret_cast<KernelFnC>(plugin_function(h, "mycel_jit_kernel"));
     if (p.name == nullptr || p.kernel == nullptr) p.error = "the kernel JIT lacks its functions";
   });
   MC_CHECK(p.error.empty(), Runtime, "graph kernel: ", p.error);

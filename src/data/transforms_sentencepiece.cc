@@ -1,12 +1,11 @@
 #include "data/transforms_sentencepiece.h"
 
-#include <dlfcn.h>
-
 #include <memory>
 #include <mutex>
 #include <utility>
 
 #include "base/error.h"
+#include "base/plugin.h"
 
 #ifndef MYCEL_SP_PLUGIN
 #define MYCEL_SP_PLUGIN "libmycel_sentencepiece.so"
@@ -33,52 +32,19 @@ struct Plugin {
   std::string error;  // why it could not be loaded
 };
 
-// RTLD_DEEPBIND keeps sentencepiece's protobuf symbols its own even where libprotobuf is in
-// the global scope (a test binary); sanitizer runtimes refuse it (no sentencepiece there).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int kOpenFlags = RTLD_NOW | RTLD_LOCAL;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr int kOpenFlags = RTLD_NOW | RTLD_LOCAL;
-#else
-constexpr int kOpenFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
-#endif
-#else
-constexpr int kOpenFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
-#endif
-
-// libmycel_sentencepiece.so beside the module holding this code (the extension, in
-// python/mycel), else where the build put it (MYCEL_SP_PLUGIN, for the test binaries).
-void* open_plugin(std::string& tried) {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&open_plugin), &info) != 0 && info.dli_fname != nullptr) {
-    std::string self(info.dli_fname);
-    size_t slash = self.rfind('/');
-    std::string path =
-        (slash == std::string::npos ? "." : self.substr(0, slash)) + "/libmycel_sentencepiece.so";
-    tried = path;
-    if (void* h = dlopen(path.c_str(), kOpenFlags)) return h;
-  }
-  tried += std::string(tried.empty() ? "" : ", ") + MYCEL_SP_PLUGIN;
-  return dlopen(MYCEL_SP_PLUGIN, kOpenFlags);
-}
-
 const Plugin& plugin() {
   static Plugin p;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string tried;
-    void* h = open_plugin(tried);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      p.error = str("cannot load sentencepiece (tried ", tried, "): ", e ? e : "not found");
-      return;
-    }
-    p.train = reinterpret_cast<TrainFn>(dlsym(h, "mycel_sp_train"));
-    p.free_buffer = reinterpret_cast<FreeBufferFn>(dlsym(h, "mycel_sp_free_buffer"));
-    p.load = reinterpret_cast<LoadFn>(dlsym(h, "mycel_sp_load"));
-    p.free = reinterpret_cast<FreeFn>(dlsym(h, "mycel_sp_free"));
-    p.encode = reinterpret_cast<EncodeFn>(dlsym(h, "mycel_sp_encode"));
+    // RTLD_DEEPBIND keeps sentencepiece's protobuf symbols its own even where libprotobuf is
+    // in the global scope (a test binary).
+    void* h = open_plugin("libmycel_sentencepiece.so", MYCEL_SP_PLUGIN, true, &p.error);
+    if (h == nullptr) return;
+    p.train = reinterpret_cast<TrainFn>(plugin_function(h, "mycel_sp_train"));
+    p.free_buffer = reinterpret_cast<FreeBufferFn>(plugin_function(h, "mycel_sp_free_buffer"));
+    p.load = reinterpret_cast<LoadFn>(plugin_function(h, "mycel_sp_load"));
+    p.free = reinterpret_cast<FreeFn>(plugin_function(h, "mycel_sp_free"));
+    p.encode = reinterpret_cast<EncodeFn>(plugin_function(h, "mycel_sp_encode"));
     if (!p.train || !p.free_buffer || !p.load || !p.free || !p.encode)
       p.error = "the sentencepiece plugin lacks its functions";
   });

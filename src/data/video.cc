@@ -1,26 +1,15 @@
 #include "data/video.h"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <mutex>
 
 #include "base/error.h"
+#include "base/plugin.h"
+#include "data/video_plugin.h"
 
 #ifndef MYCEL_VIDEO_PLUGIN
 #define MYCEL_VIDEO_PLUGIN "libmycel_video.so"
 #endif
-
-// The plugin's result record (data/video_plugin.cc).
-struct MycelVideoResult {
-  uint8_t* video;
-  int64_t frames, height, width;
-  void* audio;
-  int audio_type;
-  int64_t channels, samples;
-  double video_fps;
-  int64_t audio_fps;
-};
 
 namespace mycel::data {
 namespace {
@@ -39,38 +28,16 @@ struct Plugin {
   std::string error;
 };
 
-// libmycel_video.so beside the module holding this code (the extension, in python/mycel), else
-// where the build put it (MYCEL_VIDEO_PLUGIN, for the test binaries).
-void* open_plugin(std::string& tried) {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&open_plugin), &info) != 0 && info.dli_fname != nullptr) {
-    std::string self(info.dli_fname);
-    size_t slash = self.rfind('/');
-    std::string path =
-        (slash == std::string::npos ? "." : self.substr(0, slash)) + "/libmycel_video.so";
-    tried = path;
-    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-  }
-  tried += std::string(tried.empty() ? "" : ", ") + MYCEL_VIDEO_PLUGIN;
-  return dlopen(MYCEL_VIDEO_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-}
-
 const Plugin& plugin() {
   static Plugin p;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string tried;
-    void* h = open_plugin(tried);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      p.error =
-          str("cannot load the FFmpeg video reader (tried ", tried, "): ", e ? e : "not found");
-      return;
-    }
-    p.read = reinterpret_cast<ReadFn>(dlsym(h, "mycel_video_read"));
-    p.free = reinterpret_cast<FreeFn>(dlsym(h, "mycel_video_free"));
-    p.stamps = reinterpret_cast<StampsFn>(dlsym(h, "mycel_video_timestamps"));
-    p.free_buffer = reinterpret_cast<FreeBufferFn>(dlsym(h, "mycel_video_free_buffer"));
+    void* h = open_plugin("libmycel_video.so", MYCEL_VIDEO_PLUGIN, false, &p.error);
+    if (h == nullptr) return;
+    p.read = reinterpret_cast<ReadFn>(plugin_function(h, "mycel_video_read"));
+    p.free = reinterpret_cast<FreeFn>(plugin_function(h, "mycel_video_free"));
+    p.stamps = reinterpret_cast<StampsFn>(plugin_function(h, "mycel_video_timestamps"));
+    p.free_buffer = reinterpret_cast<FreeBufferFn>(plugin_function(h, "mycel_video_free_buffer"));
     if (!p.read || !p.free || !p.stamps || !p.free_buffer)
       p.error = "the video plugin lacks its functions";
   });

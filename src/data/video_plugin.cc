@@ -24,18 +24,9 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#define MYCEL_VIDEO_EXPORT extern "C" __attribute__((visibility("default")))
+#include "data/video_plugin.h"
 
-// What mycel_video_read gives back; buffers are malloc'd (mycel_video_free releases them).
-struct MycelVideoResult {
-  uint8_t* video;  // [frames, height, width, 3] RGB
-  int64_t frames, height, width;
-  void* audio;     // [channels, samples] of audio_type
-  int audio_type;  // 0 float32, 1 float64, 2 int16, 3 int32, 4 int64, 5 uint8
-  int64_t channels, samples;
-  double video_fps;   // < 0: no video stream
-  int64_t audio_fps;  // < 0: no audio stream
-};
+#define MYCEL_VIDEO_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
