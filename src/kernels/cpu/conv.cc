@@ -536,42 +536,56 @@ bool batched_gemm_wins(Pass pass, const ConvGeom& g) {
   return positions <= 4 || (pass == Pass::BwdWeights && positions <= 16 && g.kh * g.kw > 1);
 }
 
-// Calls fn(k, xi) for each tap of output position (oh, ow) that lies inside the image: k =
-// (c*kh + i)*kw + j, the tap's column in the transposed im2col matrix, and xi = (c*h + ih)*w + iw,
-// the element of x it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw).
-template <class F>
-[[gnu::always_inline]] inline void for_each_tap(const ConvGeom& g, int64_t oh, int64_t ow, F&& fn) {
-  for (int64_t c = 0; c < g.c; ++c) {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-      if (ih < 0 || ih >= g.h) continue;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
-        if (iw >= 0 && iw < g.w) fn((c * g.kh + i) * g.kw + j, (c * g.h + ih) * g.w + iw);
-      }
+// The taps of output position (oh, ow): for tap t = i*kw + j, in[t] = ih*w + iw, the element of
+// a channel's plane it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw), or -1 where it
+// falls in the padding. Found once per position, so the loops over the channels below run
+// without bounds checks (with them per channel and tap, the layout change took about as long
+// as the product for ResNet's 512-channel 3x3 layers on 2x2).
+void position_taps(const ConvGeom& g, int64_t oh, int64_t ow, int64_t* in) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+      const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+      in[i * g.kw + j] = inside ? ih * g.w + iw : -1;
     }
   }
 }
 
 // One image's transposed im2col matrix, colt[oh*wo + ow][(c*kh + i)*kw + j] (0 where the tap
-// falls in the padding), and its adjoint, which sums colt's entries into x.
+// falls in the padding), and its adjoint, which sums colt's entries into x (for each element
+// of x in the order of (oh, ow, i, j), as a loop over the taps of each position would).
 void im2col_transposed(const float* x, const ConvGeom& g, float* colt) {
-  const int64_t kdim = g.c * g.kh * g.kw;
+  const int64_t taps = g.kh * g.kw, kdim = g.c * taps, plane = g.h * g.w;
+  std::vector<int64_t> in(static_cast<size_t>(taps));
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       float* r = colt + (oh * g.wo + ow) * kdim;
-      std::fill(r, r + kdim, 0.0f);
-      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { r[k] = x[xi]; });
+      position_taps(g, oh, ow, in.data());
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t q = in[static_cast<size_t>(t)];
+        if (q < 0) {
+          for (int64_t c = 0; c < g.c; ++c) r[c * taps + t] = 0.0f;
+        } else {
+          for (int64_t c = 0; c < g.c; ++c) r[c * taps + t] = x[c * plane + q];
+        }
+      }
     }
   }
 }
 void col2im_transposed(const float* colt, const ConvGeom& g, float* x) {
-  const int64_t kdim = g.c * g.kh * g.kw;
-  std::fill(x, x + g.c * g.h * g.w, 0.0f);
+  const int64_t taps = g.kh * g.kw, kdim = g.c * taps, plane = g.h * g.w;
+  std::vector<int64_t> in(static_cast<size_t>(taps));
+  std::fill(x, x + g.c * plane, 0.0f);
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       const float* r = colt + (oh * g.wo + ow) * kdim;
-      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { x[xi] += r[k]; });
+      position_taps(g, oh, ow, in.data());
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t q = in[static_cast<size_t>(t)];
+        if (q < 0) continue;
+        for (int64_t c = 0; c < g.c; ++c) x[c * plane + q] += r[c * taps + t];
+      }
     }
   }
 }
