@@ -9,6 +9,8 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "base/env.h"
 #include "base/error.h"
@@ -28,8 +30,9 @@ namespace {
 
 // MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the wall and process CPU time spent in
 // each op (by name; generated kernels as "GraphKernel") over the process, printed to stderr at
-// exit, slowest first, then the slowest op/result-type pairs ("Mul bf16[4096, 512]": where a
-// dtype or a shape costs). Off, it costs one branch per instruction.
+// exit, most CPU time first, then the costliest op/result-type pairs ("Mul bf16[4096, 512]":
+// where a dtype or a shape costs; a generated kernel's row also numbers the kernel, "k3"). Off, it
+// costs one branch per instruction.
 class OpProfile {
  public:
   static OpProfile* get() {
@@ -42,12 +45,18 @@ class OpProfile {
     std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
     double cpu = cpu_seconds();
   };
-  void add(const char* op, const Value& result, const Stamp& t0) {
+  // `kernel`: a fused call's kernel, numbered in its typed row (k0, k1, ... in order of first
+  // run), since many clusters share a result type.
+  void add(const char* op, const Value& result, const Stamp& t0, const void* kernel = nullptr) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0.wall).count();
     const double cpu = cpu_seconds() - t0.cpu;
     std::string typed = std::string(op) + " " + type_of(result);
     std::lock_guard<std::mutex> lock(mu_);
+    if (kernel != nullptr) {
+      auto [it, fresh] = kernel_ids_.emplace(kernel, kernel_ids_.size());
+      typed += " k" + std::to_string(it->second);
+    }
     for (Entry* e : {&by_op_[op], &by_type_[typed]}) {
       e->seconds += wall;
       e->cpu += cpu;
@@ -65,7 +74,7 @@ class OpProfile {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
   }
-  static constexpr size_t kTypedRows = 40;
+  static constexpr size_t kTypedRows = 60;
   OpProfile() {
     std::atexit([] { get()->print(); });
   }
@@ -80,7 +89,7 @@ class OpProfile {
   static void print_table(const std::map<std::string, Entry>& m, size_t rows) {
     std::vector<std::pair<std::string, Entry>> v(m.begin(), m.end());
     std::sort(v.begin(), v.end(),
-              [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+              [](const auto& a, const auto& b) { return a.second.cpu > b.second.cpu; });
     double total = 0;
     for (const auto& e : v) total += e.second.seconds;
     for (size_t i = 0; i < v.size() && i < rows; ++i) {
@@ -95,11 +104,12 @@ class OpProfile {
     for (const auto& [name, e] : by_op_) total += e.seconds;
     std::fprintf(stderr, "mycel: op profile (graph executor), %.3f s in ops\n", total);
     print_table(by_op_, by_op_.size());
-    std::fprintf(stderr, "mycel: the %zu slowest ops by result type\n", kTypedRows);
+    std::fprintf(stderr, "mycel: the %zu costliest ops by result type (CPU time)\n", kTypedRows);
     print_table(by_type_, kTypedRows);
   }
   std::mutex mu_;
   std::map<std::string, Entry> by_op_, by_type_;
+  std::unordered_map<const void*, size_t> kernel_ids_;
 };
 
 }  // namespace
@@ -536,7 +546,7 @@ class Interpreter {
           if (OpProfile* prof = OpProfile::get()) {
             OpProfile::Stamp t0;
             regs[in.out] = exec_fused(gc, in, regs);
-            prof->add("GraphKernel", regs[in.out], t0);
+            prof->add("GraphKernel", regs[in.out], t0, in.fused);
           } else {
             regs[in.out] = exec_fused(gc, in, regs);
           }

@@ -85,6 +85,40 @@ def test_conv2d_and_backprops_match_torch(xs, ws, attrs, pads, dtype):
     close(P.Conv2DBackpropFilter(**conv_attrs)(T(dy), T(x), ws), dw_ref, **tol)
 
 
+# Passes with at least 2^20 multiply-adds and several images run on oneDNN with the images split
+# across the threads (kernels/cpu/conv.cc: run_dnnl_by_images; the weights reordered once for
+# all shares, the filter gradient's partial sums added in oneDNN's blocked layout): odd
+# batches (shares of different sizes) and channel counts that are not multiples of 16 (the
+# blocked layouts pad them), on one and two threads.
+BIG_CONV_CASES = [
+    ((5, 24, 12, 12), (40, 24, 3, 3), {"pad_mode": "pad", "pad": 1}, (1, 1, 1, 1)),
+    ((3, 64, 9, 9), (48, 64, 3, 3), {"pad_mode": "pad", "pad": 1, "stride": 2}, (1, 1, 1, 1)),
+    ((4, 32, 16, 16), (64, 32, 1, 1), {}, (0, 0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("xs,ws,attrs,pads", BIG_CONV_CASES)
+def test_conv2d_passes_split_across_threads_match_torch(xs, ws, attrs, pads, threads):
+    x, w = randn(*xs), randn(*ws)
+    stride = attrs.get("stride", 1)
+    y_ref = torch_conv(x, w, pads, (stride, stride), (1, 1), 1)
+    dy = randn(*y_ref.shape)
+    y_ref, dx_ref, dw_ref = torch_conv(x, w, pads, (stride, stride), (1, 1), 1, dy)
+    conv_attrs = dict(attrs, out_channel=ws[0], kernel_size=ws[2:])
+    before = ms._mycel.get_num_threads()
+    try:
+        ms._mycel.set_num_threads(threads)
+        for _ in range(2):  # the second run reuses the cached primitives and reorders
+            close(P.Conv2D(**conv_attrs)(T(x), T(w)), y_ref, rtol=1e-4, atol=1e-4)
+            close(P.Conv2DBackpropInput(**conv_attrs)(T(dy), T(w), xs), dx_ref, rtol=1e-4,
+                  atol=1e-4)
+            close(P.Conv2DBackpropFilter(**conv_attrs)(T(dy), T(x), ws), dw_ref, rtol=1e-4,
+                  atol=2e-4)
+    finally:
+        ms._mycel.set_num_threads(before)
+
+
 def test_conv2d_float16_computes_in_float32():
     x, w = randn(2, 3, 10, 10), randn(4, 3, 3, 3)
     y = P.Conv2D(out_channel=4, kernel_size=3)(T(x.astype(np.float16)), T(w.astype(np.float16)))

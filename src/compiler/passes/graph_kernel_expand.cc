@@ -201,7 +201,9 @@ class Expander {
     Node* nk = b.neg(k);
     Node* k0 = b.cast(b.div(b.mul(nk, sdy64), f64(b, G.m)), DType::Float32);
     Node* k1 = b.cast(b.div(b.mul(b.mul(b.mul(nk, inv), inv), sdt64), f64(b, G.m)), DType::Float32);
-    Node* k32 = b.cast(k, DType::Float32);
+    // k read after the sums, so that k dy is computed in dx's kernel: before the statistics
+    // kernel took it (k is known early) and stored it, an x-sized pass out and back in.
+    Node* k32 = after(b, b.cast(k, DType::Float32), {sdy, sdt});
     Node* dx = b.add(b.add(b.mul(k32, dy), k0), b.mul(k1, b.sub(x, mean)));
     rewire(e.users[0], dx);
     rewire(e.users[1], b.reshape(b.cast(b.mul(sdt64, inv), DType::Float32), G.c));

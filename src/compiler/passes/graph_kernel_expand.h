@@ -26,7 +26,9 @@
 // needs (graph_kernel.cc: a cluster's outside inputs come before its first node), no work at
 // run time. (The x-shaped chains need none: the fuser's order puts the per-channel values
 // first; and dy, made by the statistics kernel, dies at the dx kernel, which can store dx
-// into it.)
+// into it.) f32(k) is read through such a depend too: known before the sums, its product
+// with dy joined the statistics kernel, which then stored k dy beside dy where dy has another
+// user (a residual block's shortcut), an x-sized pass out and back in.
 //
 // And a dense layer's bias before a reshape (nn.Dense on a sequence: [B, T, K] -> [B*T, K],
 // MatMul, BiasAdd, back to [B, T, N]) where a user of the reshape fuses (GeLU, ReLU):

@@ -189,9 +189,11 @@ std::shared_ptr<ConvPrim> conv_prim(Pass pass, const ConvGeom& g, dnn_t type) {
 }
 
 // Runs p on x, w, y (one of which is the pass's output): reorders in, the primitive, reorders
-// out, on the calling thread's stream.
+// out, on the calling thread's stream. `w_blocked` (optional): the weights (or, for the filter
+// gradient, the buffer it is written to) already in the primitive's layout p.md[1], which then
+// skips w's reorder (run_dnnl_by_images reorders them once for all its shares).
 void execute(const ConvPrim& p, Pass pass, const ConvGeom& g, dnn_t type, const Tensor& x,
-             const Tensor& w, const Tensor& y) {
+             const Tensor& w, const Tensor& y, const memory* w_blocked = nullptr) {
   dnnl::stream& s = dnnl_util::stream();
   memory user[3] = {dnnl_util::wrap(x_plain(g, type), x), dnnl_util::wrap(w_plain(g, type), w),
                     dnnl_util::wrap(y_plain(g, type), y)};
@@ -199,6 +201,10 @@ void execute(const ConvPrim& p, Pass pass, const ConvGeom& g, dnn_t type, const 
   std::vector<dnnl_util::Scratch> keep;
   keep.reserve(8);
   for (int i = 0; i < 3; ++i) {
+    if (i == 1 && w_blocked != nullptr) {
+      used[i] = *w_blocked;
+      continue;
+    }
     if (!p.reorder[i]) {
       used[i] = user[i];
       continue;
@@ -215,11 +221,27 @@ void execute(const ConvPrim& p, Pass pass, const ConvGeom& g, dnn_t type, const 
   const int* a = args[static_cast<int>(pass) - 1];
   p.prim.execute(s, {{a[0], used[0]}, {a[1], used[1]}, {a[2], used[2]}}, &keep);
   for (int i = 0; i < 3; ++i) {
+    if (i == 1 && w_blocked != nullptr) continue;
     if (p.to_user[i]) {
       p.to_user[i].execute(s, {{DNNL_ARG_FROM, used[i]}, {DNNL_ARG_TO, user[i]}}, &keep);
     }
   }
   s.wait();
+}
+
+// The weights' reorder between the plain layout and `blocked` (the shares' primitives'
+// layout) for all threads at once: to the primitive's layout for the forward and data-gradient
+// passes, back to plain for the filter gradient. Cached per pass, geometry and thread count.
+std::shared_ptr<dnnl_util::Prim> weight_reorder(Pass pass, const ConvGeom& g,
+                                                const memory::desc& blocked) {
+  dnnl_util::Key key = conv_key(pass, g, dnn_t::f32);
+  key[0] += 8;  // the pass's tag, moved past the three passes' own
+  return dnnl_util::cached<dnnl_util::Prim>(key, [&] {
+    const memory::desc plain = w_plain(g, dnn_t::f32);
+    return std::make_shared<dnnl_util::Prim>(pass == Pass::BwdWeights
+                                                 ? dnnl_util::make_reorder(blocked, plain)
+                                                 : dnnl_util::make_reorder(plain, blocked));
+  });
 }
 
 // A float32 pass with its images split across the threads: each thread runs a one-thread
@@ -230,6 +252,12 @@ void execute(const ConvPrim& p, Pass pass, const ConvGeom& g, dnn_t type, const 
 // gradient (64->64 3x3 on 16x16, batch 16) into 5-12 ms whenever the other thread was
 // descheduled; independent shares wait only at the end. False (nothing run) when the
 // primitives are not available.
+//
+// Where the shares' primitives want the weights in the same blocked layout, the weights are
+// reordered once, by all threads, rather than by every share (forward, data gradient), and the
+// filter gradient's partial sums are added in that layout and reordered back once: each share
+// reordered the whole weight tensor before, the largest of a step's reorders with 256 and 512
+// channels. The sums are the same, in the same order.
 bool run_dnnl_by_images(Pass pass, const ConvGeom& g, const Tensor& x, const Tensor& w,
                         const Tensor& y) {
   const int64_t parts = std::min<int64_t>(num_threads(), g.n);
@@ -242,26 +270,61 @@ bool run_dnnl_by_images(Pass pass, const ConvGeom& g, const Tensor& x, const Ten
     for (int i = 0; i < 2; ++i) prim[i] = conv_prim(pass, share[i], dnn_t::f32);
   }
   if (!prim[0]->prim || !prim[1]->prim) return false;
+  const bool shared_w =
+      parts > 1 && prim[0]->reorder[1] && prim[1]->reorder[1] && prim[0]->md[1] == prim[1]->md[1];
+  std::vector<dnnl_util::Scratch> keep;
+  std::vector<memory> blocked;  // shared_w: the weights (one) or the partial sums (per share)
+  std::shared_ptr<dnnl_util::Prim> reorder_w;
+  if (shared_w) {
+    reorder_w = weight_reorder(pass, share[1], prim[1]->md[1]);
+    const int64_t n = pass == Pass::BwdWeights ? parts : 1;
+    for (int64_t i = 0; i < n; ++i) {
+      keep.push_back(dnnl_util::scratch(prim[1]->md[1]));
+      blocked.push_back(keep.back().mem);
+    }
+    if (pass != Pass::BwdWeights) {
+      dnnl::stream& s = dnnl_util::stream();
+      reorder_w->execute(
+          s,
+          {{DNNL_ARG_FROM, dnnl_util::wrap(w_plain(g, dnn_t::f32), w)}, {DNNL_ARG_TO, blocked[0]}},
+          &keep);
+      s.wait();
+    }
+  }
   std::vector<Tensor> partial(static_cast<size_t>(parts), w);
-  if (pass == Pass::BwdWeights) {
+  if (pass == Pass::BwdWeights && !shared_w) {
     for (int64_t i = 1; i < parts; ++i) partial[i] = Tensor::empty(w.shape(), w.dtype());
   }
   parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t n0 = g.n * i / parts, n1 = g.n * (i + 1) / parts;
       const int k = n1 - n0 == share[0].n ? 0 : 1;
+      const memory* wb = !shared_w ? nullptr : &blocked[pass == Pass::BwdWeights ? i : 0];
       execute(*prim[k], pass, share[k], dnn_t::f32, x.slice(0, n0, n1, 1), partial[i],
-              y.slice(0, n0, n1, 1));
+              y.slice(0, n0, n1, 1), wb);
     }
   });
-  if (pass == Pass::BwdWeights) {
-    float* out = w.data<float>();
-    parallel_for(0, w.numel(), 16384, [&](int64_t b, int64_t e) {
-      for (int64_t i = 1; i < parts; ++i) {
-        const float* part = partial[i].data<float>();
-        for (int64_t j = b; j < e; ++j) out[j] += part[j];
-      }
-    });
+  if (pass != Pass::BwdWeights) return true;
+  // The partial sums added in share order: into w, or into the first blocked buffer, which
+  // is then reordered into w.
+  const int64_t count =
+      shared_w ? static_cast<int64_t>(prim[1]->md[1].get_size() / sizeof(float)) : w.numel();
+  auto data = [&](int64_t i) {
+    return shared_w ? static_cast<float*>(blocked[i].get_data_handle()) : partial[i].data<float>();
+  };
+  float* out = data(0);
+  parallel_for(0, count, 16384, [&](int64_t b, int64_t e) {
+    for (int64_t i = 1; i < parts; ++i) {
+      const float* part = data(i);
+      for (int64_t j = b; j < e; ++j) out[j] += part[j];
+    }
+  });
+  if (shared_w) {
+    dnnl::stream& s = dnnl_util::stream();
+    reorder_w->execute(
+        s, {{DNNL_ARG_FROM, blocked[0]}, {DNNL_ARG_TO, dnnl_util::wrap(w_plain(g, dnn_t::f32), w)}},
+        &keep);
+    s.wait();
   }
   return true;
 }
@@ -473,42 +536,56 @@ bool batched_gemm_wins(Pass pass, const ConvGeom& g) {
   return positions <= 4 || (pass == Pass::BwdWeights && positions <= 16 && g.kh * g.kw > 1);
 }
 
-// Calls fn(k, xi) for each tap of output position (oh, ow) that lies inside the image: k =
-// (c*kh + i)*kw + j, the tap's column in the transposed im2col matrix, and xi = (c*h + ih)*w + iw,
-// the element of x it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw).
-template <class F>
-[[gnu::always_inline]] inline void for_each_tap(const ConvGeom& g, int64_t oh, int64_t ow, F&& fn) {
-  for (int64_t c = 0; c < g.c; ++c) {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-      if (ih < 0 || ih >= g.h) continue;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
-        if (iw >= 0 && iw < g.w) fn((c * g.kh + i) * g.kw + j, (c * g.h + ih) * g.w + iw);
-      }
+// The taps of output position (oh, ow): for tap t = i*kw + j, in[t] = ih*w + iw, the element of
+// a channel's plane it reads (ih = oh*sh - pt + i*dh, iw = ow*sw - pl + j*dw), or -1 where it
+// falls in the padding. Found once per position, so the loops over the channels below run
+// without bounds checks (with them per channel and tap, the layout change took about as long
+// as the product for ResNet's 512-channel 3x3 layers on 2x2).
+void position_taps(const ConvGeom& g, int64_t oh, int64_t ow, int64_t* in) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+      const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+      in[i * g.kw + j] = inside ? ih * g.w + iw : -1;
     }
   }
 }
 
 // One image's transposed im2col matrix, colt[oh*wo + ow][(c*kh + i)*kw + j] (0 where the tap
-// falls in the padding), and its adjoint, which sums colt's entries into x.
+// falls in the padding), and its adjoint, which sums colt's entries into x (for each element
+// of x in the order of (oh, ow, i, j), as a loop over the taps of each position would).
 void im2col_transposed(const float* x, const ConvGeom& g, float* colt) {
-  const int64_t kdim = g.c * g.kh * g.kw;
+  const int64_t taps = g.kh * g.kw, kdim = g.c * taps, plane = g.h * g.w;
+  std::vector<int64_t> in(static_cast<size_t>(taps));
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       float* r = colt + (oh * g.wo + ow) * kdim;
-      std::fill(r, r + kdim, 0.0f);
-      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { r[k] = x[xi]; });
+      position_taps(g, oh, ow, in.data());
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t q = in[static_cast<size_t>(t)];
+        if (q < 0) {
+          for (int64_t c = 0; c < g.c; ++c) r[c * taps + t] = 0.0f;
+        } else {
+          for (int64_t c = 0; c < g.c; ++c) r[c * taps + t] = x[c * plane + q];
+        }
+      }
     }
   }
 }
 void col2im_transposed(const float* colt, const ConvGeom& g, float* x) {
-  const int64_t kdim = g.c * g.kh * g.kw;
-  std::fill(x, x + g.c * g.h * g.w, 0.0f);
+  const int64_t taps = g.kh * g.kw, kdim = g.c * taps, plane = g.h * g.w;
+  std::vector<int64_t> in(static_cast<size_t>(taps));
+  std::fill(x, x + g.c * plane, 0.0f);
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       const float* r = colt + (oh * g.wo + ow) * kdim;
-      for_each_tap(g, oh, ow, [&](int64_t k, int64_t xi) { x[xi] += r[k]; });
+      position_taps(g, oh, ow, in.data());
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t q = in[static_cast<size_t>(t)];
+        if (q < 0) continue;
+        for (int64_t c = 0; c < g.c; ++c) x[c * plane + q] += r[c * taps + t];
+      }
     }
   }
 }
