@@ -519,7 +519,7 @@ def test_model_errors(tmp_path):
         model.train(1, 5)
     with pytest.raises(ValueError, match="Model.eval.*needs metrics"):
         model.eval(data)
-    with pytest.raises(ValueError, match="unknown metric name 'bogus'"):
+    with pytest.raises(KeyError, match="unknown metric name 'bogus'"):
         Model(net, nn.CrossEntropyLoss(), model._optimizer, metrics={"bogus"})
     with pytest.raises(TypeError, match="metric 'acc' must be a Metric.*str"):
         Model(net, nn.CrossEntropyLoss(), metrics={"acc": "accuracy"})
@@ -590,3 +590,22 @@ def test_initial_epoch_of_a_wrong_type_is_a_type_error():
             model.train(2, dataset(x, y), initial_epoch=bad)
     with pytest.raises(ValueError, match="'initial_epoch' must be in"):
         model.train(2, dataset(x, y), initial_epoch=-1)
+
+
+def test_model_argument_rules_as_mindspore():
+    """Unknown metric names are KeyErrors; metrics need a loss_fn or an eval_network;
+    eval_indexes is a list of three; metrics is a dict or a set."""
+    from mycel import nn
+    from mycel.train import Model
+    net, loss = nn.ReLU(), nn.SoftmaxCrossEntropyWithLogits()
+    with pytest.raises(KeyError, match="top1"):
+        Model(net, loss, metrics={"top1"})
+    with pytest.raises(ValueError, match="eval_network"):
+        Model(net, metrics={"top_1_accuracy"})
+    with pytest.raises(ValueError, match="eval_indexes"):
+        Model(net, eval_network=net, eval_indexes=(1, 2, 3), metrics={"top_1_accuracy"})
+    for bad in ((), ["top_1_accuracy"], "acc"):
+        with pytest.raises(TypeError, match="dict or a set"):
+            Model(net, loss, metrics=bad)
+    m = Model(net, loss, metrics={"top_1_accuracy", "top_5_accuracy"})
+    assert set(m._metric_fns) == {"top_1_accuracy", "top_5_accuracy"}

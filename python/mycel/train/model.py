@@ -108,13 +108,17 @@ class Model:
                              f"auto, but got {amp_level!r}.")
         if amp_level == "auto":  # MindSpore's per-device recommendation: O0 on a CPU
             amp_level = "O0"
-        if eval_indexes is not None and (len(eval_indexes) != 3 or eval_network is None):
-            raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and three "
-                             "indexes (loss, outputs, label).")
+        if eval_indexes is not None and (not isinstance(eval_indexes, list) or
+                                         len(eval_indexes) != 3 or eval_network is None):
+            raise ValueError("For 'Model', 'eval_indexes' needs an 'eval_network' and a list of "
+                             "three indexes (loss, outputs, label).")
         self._network = network
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metric_fns = get_metrics(metrics)
+        if self._metric_fns and eval_network is None and loss_fn is None:
+            raise ValueError("For 'Model', if 'metrics' is set, 'eval_network' or 'loss_fn' must "
+                             "not be None (the metrics need an evaluation network).")
         self._eval_indexes = tuple(eval_indexes) if eval_indexes is not None else (0, 1, 2)
         use_amp = amp_level != "O0" or kwargs.get("loss_scale_manager") is not None
         accumulate = AutoBoost(boost_level,
