@@ -22,3 +22,4 @@ from mycel.ops.function.index_add_func import *  # noqa: F401,F403
 from mycel.ops.function.tensor_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.select_func import *  # noqa: F401,F403
 from mycel.ops.function.unpool_func import *  # noqa: F401,F403
+from mycel.ops.function.pool3d_func import *  # noqa: F401,F403
