@@ -170,3 +170,6 @@ __all__ += ["TensorAdd"]
 from mycel.ops.operations.debug_ops import (ScalarSummary, TensorSummary,  # noqa: E402
                                             ImageSummary, HistogramSummary)
 __all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"]
+# Primitives of MindSpore's CPU op tests, composed from the table's (compat_cpu_ops.py).
+from mycel.ops.operations.compat_cpu_ops import PSROIPooling  # noqa: E402
+__all__ += ["PSROIPooling"]

@@ -158,3 +158,6 @@ class LayerNormGrad(_Composed):
             dgamma = _prim("ReduceSum")(dgamma, param_axes)
             dbeta = _prim("ReduceSum")(dbeta, param_axes)
         return dx, _prim("Reshape")(dgamma, gamma.shape), _prim("Reshape")(dbeta, gamma.shape)
+
+from mycel.ops.operations.compat_cpu_ops import PSROIPoolingGrad  # noqa: E402
+__all__ += ["PSROIPoolingGrad"]

@@ -13,3 +13,5 @@ __all__ += ["Mish", "KLDivLoss", "L2Loss", "Elu", "CeLU", "SeLU", "HSigmoid", "H
             "HShrink", "SoftShrink"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["PSROIPooling"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
