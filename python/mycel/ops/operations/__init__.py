@@ -173,3 +173,11 @@ __all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"
 # Primitives of MindSpore's CPU op tests, composed from the table's (compat_cpu_ops.py).
 from mycel.ops.operations.compat_cpu_ops import PSROIPooling  # noqa: E402
 __all__ += ["PSROIPooling"]
+from mycel.ops.operations.compat_cpu_ops import (FusedSparseAdam,  # noqa: E402
+                                                 FusedSparseLazyAdam, FusedSparseFtrl,
+                                                 SparseApplyFtrl, FusedSparseProximalAdagrad,
+                                                 SparseApplyAdagrad, SparseApplyAdagradV2,
+                                                 SparseApplyRMSProp)
+__all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
+            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
+            "SparseApplyRMSProp"]

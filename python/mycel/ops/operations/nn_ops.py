@@ -13,5 +13,7 @@ __all__ += ["Mish", "KLDivLoss", "L2Loss", "Elu", "CeLU", "SeLU", "HSigmoid", "H
             "HShrink", "SoftShrink"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
-__all__ += ["PSROIPooling"]
+__all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl",
+            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
+            "SparseApplyRMSProp", "SparseApplyFtrl"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
