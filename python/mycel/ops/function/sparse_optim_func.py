@@ -56,8 +56,8 @@ def fused_sparse_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps
                       indices, use_nesterov):
     """Adam on every row with the summed sparse gradient (0 on rows not in indices)."""
     dt = var.dtype
-    b1p, b2p, lr, b1, b2, eps = (scalar(s, dt) for s in (beta1_power, beta2_power, lr, beta1,
-                                                         beta2, epsilon))
+    b1p, b2p, lr = scalar(beta1_power, dt), scalar(beta2_power, dt), scalar(lr, dt)
+    b1, b2, eps = scalar(beta1, dt), scalar(beta2, dt), scalar(epsilon, dt)
     g, _ = summed_grad(var, grad, indices)
     m_new = m * b1 + (1.0 - b1) * g
     v_new = v * b2 + (1.0 - b2) * g * g
@@ -71,8 +71,8 @@ def fused_sparse_lazy_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2
                            indices, use_nesterov):
     """Adam on the rows in indices only."""
     dt = var.dtype
-    b1p, b2p, lr, b1, b2, eps = (scalar(s, dt) for s in (beta1_power, beta2_power, lr, beta1,
-                                                         beta2, epsilon))
+    b1p, b2p, lr = scalar(beta1_power, dt), scalar(beta2_power, dt), scalar(lr, dt)
+    b1, b2, eps = scalar(beta1, dt), scalar(beta2, dt), scalar(epsilon, dt)
     g, mask = summed_grad(var, grad, indices)
     m_new = b1 * m + (1.0 - b1) * g
     v_new = b2 * v + (1.0 - b2) * g * g

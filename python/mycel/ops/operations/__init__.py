@@ -181,3 +181,5 @@ from mycel.ops.operations.compat_cpu_ops import (FusedSparseAdam,  # noqa: E402
 __all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
             "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
             "SparseApplyRMSProp"]
+from mycel.ops.operations.compat_cpu_ops import NLLLoss, ApplyPowerSign  # noqa: E402
+__all__ += ["NLLLoss", "ApplyPowerSign"]

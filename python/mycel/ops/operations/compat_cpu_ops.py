@@ -322,3 +322,105 @@ class SparseApplyRMSProp(_Composed):
 __all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
             "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
             "SparseApplyRMSProp"]
+
+
+# NLLLoss, ApplyPowerSign, Uniform.
+from mycel.ops.function._util import prim as _prim  # noqa: E402
+
+
+class NLLLoss(_Composed):
+    """NLLLoss(reduction="mean", ignore_index=-100)(logits, labels, weight) -> (loss,
+    total_weight): loss_n = -weight[labels_n] * logits[n, labels_n] (0 where labels_n ==
+    ignore_index), total_weight = the sum of those weights; reduction 'none' returns the
+    per-sample losses, 'sum' their sum, 'mean' their sum / total_weight. logits [N, C] or [C]
+    float16/float32, labels int32/int64, weight [C] of logits' dtype. Gradients by autodiff."""
+
+    def __init__(self, reduction="mean", ignore_index=-100):
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"For 'NLLLoss', 'reduction' must be 'none', 'mean' or 'sum', but "
+                             f"got {reduction!r}.")
+        self.reduction = reduction
+        self.ignore_index = _check_int("NLLLoss", "ignore_index", ignore_index, positive=False)
+        super().__init__(reduction=reduction, ignore_index=self.ignore_index)
+
+    def __call__(self, logits, labels, weight):
+        op = "NLLLoss"
+        _check_tensor(op, "logits", logits, _F16_32)
+        _check_tensor(op, "labels", labels, _INDEX)
+        _check_tensor(op, "weight", weight, (logits.dtype,))
+        if len(logits.shape) not in (1, 2) or len(labels.shape) != len(logits.shape) - 1:
+            raise ValueError(f"For '{op}', logits must be [N, C] with labels [N] (or [C] with "
+                             f"a scalar label), but got {tuple(logits.shape)} and "
+                             f"{tuple(labels.shape)}.")
+        if tuple(weight.shape) != (logits.shape[-1],):
+            raise ValueError(f"For '{op}', weight must have shape ({logits.shape[-1]},), but "
+                             f"got {tuple(weight.shape)}.")
+        x = logits if len(logits.shape) == 2 else _prim("ExpandDims")(logits, 0)
+        t = labels if len(labels.shape) == 1 else _prim("Reshape")(labels, (1,))
+        keep = _prim("NotEqual")(t, self.ignore_index)
+        safe = _prim("Select")(keep, t, _prim("ZerosLike")(t))
+        w = _prim("Gather")(weight, safe, 0) * _prim("Cast")(keep, x.dtype)
+        picked = _prim("Squeeze", axis=(1,))(_prim("GatherD")(x, _prim("ExpandDims")(safe, 1),
+                                                                1))
+        loss = -(picked * w)
+        total = _prim("ReduceSum", keep_dims=False)(w, ())
+        if self.reduction == "sum":
+            return _prim("ReduceSum", keep_dims=False)(loss, ()), total
+        if self.reduction == "mean":
+            return _prim("ReduceSum", keep_dims=False)(loss, ()) / total, total
+        if len(logits.shape) == 1:
+            loss = _prim("Reshape")(loss, ())
+        return loss, total
+
+
+class ApplyPowerSign(_Composed):
+    """ApplyPowerSign(use_locking=False)(var, m, lr, logbase, sign_decay, beta, grad) -> (var,
+    m): m = beta m + (1 - beta) grad, var -= lr exp(logbase sign_decay sign(grad) sign(m))
+    grad (the AddSign family's PowerSign); float16/32/64, var and m updated in place."""
+
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool("ApplyPowerSign", "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+    def __call__(self, var, m, lr, logbase, sign_decay, beta, grad):
+        op = "ApplyPowerSign"
+        floats = (_C.float16, _C.float32, _C.float64)
+        for name, t in (("var", var), ("m", m), ("grad", grad)):
+            _check_tensor(op, name, t, floats)
+        if tuple(m.shape) != tuple(var.shape) or tuple(grad.shape) != tuple(var.shape):
+            raise ValueError(f"For '{op}', var, m and grad must have the same shape, but got "
+                             f"{tuple(var.shape)}, {tuple(m.shape)} and {tuple(grad.shape)}.")
+        dt = var.dtype
+        lr, logbase = _so.scalar(lr, dt), _so.scalar(logbase, dt)
+        decay, beta = _so.scalar(sign_decay, dt), _so.scalar(beta, dt)
+        g = _prim("Cast")(grad, dt)
+        m_new = beta * m + (1.0 - beta) * g
+        power = _prim("Exp")(logbase * decay * _prim("Sign")(g) * _prim("Sign")(m_new))
+        var_new = var - lr * power * g
+        return _prim("Assign")(var, var_new), _prim("Assign")(m, m_new)
+
+
+class Uniform(_Composed):
+    """random_ops.Uniform(minval=0.0, maxval=1.0, seed=0, seed2=0)(x): a tensor of x's shape
+    and dtype (float16/32/64) drawn uniformly from [minval, maxval) (UniformReal, scaled)."""
+
+    def __init__(self, minval=0.0, maxval=1.0, seed=0, seed2=0):
+        op = "Uniform"
+        self.minval = _check_float(op, "minval", minval)
+        self.maxval = _check_float(op, "maxval", maxval)
+        if not self.minval < self.maxval:
+            raise ValueError(f"For '{op}', 'minval' must be less than 'maxval', but got "
+                             f"{minval} and {maxval}.")
+        self.seed = _check_int(op, "seed", seed, positive=False)
+        self.seed2 = _check_int(op, "seed2", seed2, positive=False)
+        super().__init__(minval=self.minval, maxval=self.maxval, seed=self.seed,
+                         seed2=self.seed2)
+
+    def __call__(self, x):
+        _check_tensor("Uniform", "x", x, (_C.float16, _C.float32, _C.float64))
+        u = _prim("UniformReal", seed=self.seed, seed2=self.seed2, dtype=x.dtype)(
+            tuple(x.shape))
+        return u * (self.maxval - self.minval) + self.minval
+
+
+__all__ += ["NLLLoss", "ApplyPowerSign", "Uniform"]

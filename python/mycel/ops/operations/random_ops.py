@@ -6,3 +6,6 @@ from mycel.ops import operations as _P
 __all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+
+from mycel.ops.operations.compat_cpu_ops import Uniform  # noqa: E402
+__all__ += ["Uniform"]

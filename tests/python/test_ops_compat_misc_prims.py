@@ -1,0 +1,95 @@
+"""P.NLLLoss (against torch's nll_loss, with gradients), P.ApplyPowerSign (against numpy),
+random_ops.Uniform (range, shape, dtype, seeds), composed primitives, in PYNATIVE and GRAPH
+mode; their argument errors."""
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import nn
+from mycel.ops import operations as P
+from mycel.ops.operations import random_ops
+from ms_cell import Fn
+
+RNG = np.random.default_rng(11)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_nll_loss_matches_torch(mode, reduction):
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    t = np.array([1, 0, 3, -100, 3], np.int32)
+    w = RNG.uniform(0.1, 1.0, 4).astype(np.float32)
+    op = P.NLLLoss(reduction=reduction)
+    loss, total = Fn(op)(ms.Tensor(x), ms.Tensor(t), ms.Tensor(w))
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.nll_loss(tx, torch.tensor(t, dtype=torch.long),
+                                        torch.tensor(w), reduction=reduction)
+    np.testing.assert_allclose(loss.asnumpy(), want.detach().numpy(), rtol=1e-5)
+    keep = t != -100
+    np.testing.assert_allclose(total.asnumpy(), w[t[keep]].sum(), rtol=1e-6)
+    sens = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(sens))
+
+    def f(a):
+        return (op(a, ms.Tensor(t), ms.Tensor(w))[0] * ms.Tensor(sens)).sum()
+    got = ms.grad(f)(ms.Tensor(x))
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_nll_loss_errors():
+    x, w = ms.Tensor(np.zeros((2, 3), np.float32)), ms.Tensor(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="NLLLoss"):
+        P.NLLLoss(reduction="avg")
+    with pytest.raises(TypeError, match="NLLLoss"):
+        P.NLLLoss()(x, ms.Tensor(np.zeros(2, np.float32)), w)
+    with pytest.raises(ValueError, match="NLLLoss"):
+        P.NLLLoss()(x, ms.Tensor(np.zeros(2, np.int32)), ms.Tensor(np.ones(4, np.float32)))
+
+
+class PowerSign(nn.Cell):
+    def __init__(self, var, m):
+        super().__init__()
+        self.op = P.ApplyPowerSign()
+        self.var, self.m = ms.Parameter(ms.Tensor(var), "var"), ms.Parameter(ms.Tensor(m), "m")
+
+    def construct(self, lr, logbase, decay, beta, grad):
+        return self.op(self.var, self.m, lr, logbase, decay, beta, grad)
+
+
+def test_apply_power_sign_matches_numpy(mode):
+    var = RNG.standard_normal((3, 4)).astype(np.float32)
+    m = RNG.standard_normal((3, 4)).astype(np.float32)
+    grad = RNG.standard_normal((3, 4)).astype(np.float32)
+    lr, logbase, decay, beta = 0.01, 0.7, 0.9, 0.8
+    net = PowerSign(var, m)
+    out_var, out_m = net(ms.Tensor(np.float32(lr)), logbase, decay, beta, ms.Tensor(grad))
+    m2 = beta * m + (1 - beta) * grad
+    var2 = var - lr * np.exp(logbase * decay * np.sign(grad) * np.sign(m2)) * grad
+    np.testing.assert_allclose(net.var.asnumpy(), var2, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(net.m.asnumpy(), m2, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(out_var.asnumpy(), var2, rtol=1e-5, atol=1e-7)
+
+
+def test_apply_power_sign_shape_error():
+    net = PowerSign(np.zeros((2, 2), np.float32), np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="ApplyPowerSign"):
+        net(0.1, 1.0, 0.9, 0.9, ms.Tensor(np.zeros((2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_uniform_range_shape_and_dtype(mode, dtype):
+    x = ms.Tensor(np.zeros((50, 40), dtype))
+    y = Fn(random_ops.Uniform(minval=-2.0, maxval=3.0))(x).asnumpy()
+    assert y.shape == (50, 40) and y.dtype == dtype
+    assert y.min() >= -2.0 and y.max() <= 3.0
+    assert abs(y.mean() - 0.5) < 0.2 and y.std() > 1.2  # U(-2, 3): mean 0.5, sd 1.44
+    a = Fn(random_ops.Uniform(seed=3, seed2=4))(x).asnumpy()
+    b = Fn(random_ops.Uniform(seed=3, seed2=4))(x).asnumpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_uniform_errors():
+    with pytest.raises(TypeError, match="Uniform"):
+        random_ops.Uniform()(ms.Tensor(np.zeros(3, np.int32)))
+    with pytest.raises(ValueError, match="Uniform"):
+        random_ops.Uniform(minval=2.0, maxval=1.0)
