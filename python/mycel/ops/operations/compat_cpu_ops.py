@@ -415,11 +415,19 @@ class Uniform(_Composed):
         self.seed2 = _check_int(op, "seed2", seed2, positive=False)
         super().__init__(minval=self.minval, maxval=self.maxval, seed=self.seed,
                          seed2=self.seed2)
+        # The instance's own generators (a seeded op's stream belongs to the instance).
+        self._h16, self._h32, self._h64 = (
+            _C.OpHandle("UniformReal", {"seed": self.seed, "seed2": self.seed2, "dtype": d})
+            for d in (_C.float16, _C.float32, _C.float64))
 
     def __call__(self, x):
         _check_tensor("Uniform", "x", x, (_C.float16, _C.float32, _C.float64))
-        u = _prim("UniformReal", seed=self.seed, seed2=self.seed2, dtype=x.dtype)(
-            tuple(x.shape))
+        if x.dtype == _C.float16:
+            u = self._h16(tuple(x.shape))
+        elif x.dtype == _C.float64:
+            u = self._h64(tuple(x.shape))
+        else:
+            u = self._h32(tuple(x.shape))
         return u * (self.maxval - self.minval) + self.minval
 
 
