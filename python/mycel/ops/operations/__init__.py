@@ -183,3 +183,5 @@ __all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "Sparse
             "SparseApplyRMSProp"]
 from mycel.ops.operations.compat_cpu_ops import NLLLoss, ApplyPowerSign  # noqa: E402
 __all__ += ["NLLLoss", "ApplyPowerSign"]
+from mycel.ops.operations.compat_cpu_ops import MatrixDiagPartV3  # noqa: E402
+__all__ += ["MatrixDiagPartV3"]

@@ -14,3 +14,5 @@ __all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
 __all__ += ["Unique", "MaskedSelect", "MaskedScatter", "NonZero"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["MatrixDiagPartV3"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)

@@ -432,3 +432,30 @@ class Uniform(_Composed):
 
 
 __all__ += ["NLLLoss", "ApplyPowerSign", "Uniform"]
+
+
+# MatrixDiagPartV3 (ops/function/diag_func.py).
+from mycel.ops.function import diag_func as _diag  # noqa: E402
+
+
+class MatrixDiagPartV3(_Composed):
+    """array_ops.MatrixDiagPartV3(align="RIGHT_LEFT")(x, k, padding_value): the diagonals k
+    (an int or a pair, as a tensor) of x's last two dims, padded with the 0-d padding_value
+    as align says (ops.matrix_diag_part; k must be known when traced: a constant in GRAPH
+    mode)."""
+
+    def __init__(self, align="RIGHT_LEFT"):
+        if not isinstance(align, str):
+            raise TypeError(f"For 'MatrixDiagPartV3', 'align' must be a str, but got "
+                            f"{type(align).__name__}.")
+        if align not in _diag._ALIGNS:
+            raise ValueError(f"For 'MatrixDiagPartV3', 'align' must be one of "
+                             f"{_diag._ALIGNS}, but got {align!r}.")
+        self.align = align
+        super().__init__(align=align)
+
+    def __call__(self, x, k, padding_value):
+        return _diag.matrix_diag_part(x, k, padding_value, self.align)
+
+
+__all__ += ["MatrixDiagPartV3"]
