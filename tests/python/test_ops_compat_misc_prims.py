@@ -93,3 +93,38 @@ def test_uniform_errors():
         random_ops.Uniform()(ms.Tensor(np.zeros(3, np.int32)))
     with pytest.raises(ValueError, match="Uniform"):
         random_ops.Uniform(minval=2.0, maxval=1.0)
+
+
+@pytest.mark.parametrize("mode_name, align", [("align_corners", True), ("half_pixel", False)])
+@pytest.mark.parametrize("new_w", [1, 4, 7, 13])
+def test_resize_linear_1d_matches_torch(mode_name, align, new_w):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+    op = P.ResizeLinear1D(mode_name)
+    got = op(ms.Tensor(x), ms.Tensor(np.array([new_w], np.int64))).asnumpy()
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.interpolate(tx, size=new_w, mode="linear", align_corners=align)
+    if not (align and new_w == 1):  # torch's align_corners at one output takes position 0 too
+        np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    sens = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(sens))
+    grad = ms.grad(lambda a: (op(a, ms.Tensor(np.array([new_w], np.int32))) *
+                              ms.Tensor(sens)).sum())(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(grad, tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_resize_linear_1d_asymmetric_and_errors():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.standard_normal((1, 2, 4))
+    got = P.ResizeLinear1D("asymmetric")(ms.Tensor(x), ms.Tensor(np.array([6]))).asnumpy()
+    src = np.minimum(np.arange(6) * 4 / 6, 3.0)
+    lo = np.floor(src).astype(int)
+    hi = np.minimum(lo + 1, 3)
+    want = x[..., lo] * (1 - (src - lo)) + x[..., hi] * (src - lo)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="ResizeLinear1D"):
+        P.ResizeLinear1D("nearest")
+    with pytest.raises(ValueError, match="ResizeLinear1D"):
+        P.ResizeLinear1D()(ms.Tensor(x), ms.Tensor(np.array([0])))
+    with pytest.raises(ValueError, match="ResizeLinear1D"):
+        P.ResizeLinear1D()(ms.Tensor(x[0]), ms.Tensor(np.array([3])))

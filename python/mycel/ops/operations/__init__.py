@@ -185,3 +185,5 @@ from mycel.ops.operations.compat_cpu_ops import NLLLoss, ApplyPowerSign  # noqa:
 __all__ += ["NLLLoss", "ApplyPowerSign"]
 from mycel.ops.operations.compat_cpu_ops import MatrixDiagPartV3  # noqa: E402
 __all__ += ["MatrixDiagPartV3"]
+from mycel.ops.operations.compat_cpu_ops import ResizeLinear1D  # noqa: E402
+__all__ += ["ResizeLinear1D"]

@@ -459,3 +459,33 @@ class MatrixDiagPartV3(_Composed):
 
 
 __all__ += ["MatrixDiagPartV3"]
+
+
+# ResizeLinear1D (ops/function/resize1d_func.py).
+from mycel.ops.function import resize1d_func as _r1d  # noqa: E402
+
+
+class ResizeLinear1D(_Composed):
+    """ResizeLinear1D(coordinate_transformation_mode="align_corners")(x, size): x [N, C, W]
+    (float16/32/64) resized along W to size[0] (a 1-D int tensor of one element) by linear
+    interpolation; the modes 'align_corners', 'half_pixel', 'asymmetric' map output positions
+    to source positions (ops/function/resize1d_func.py). Differentiable in x."""
+
+    def __init__(self, coordinate_transformation_mode="align_corners"):
+        mode = coordinate_transformation_mode
+        if not isinstance(mode, str):
+            raise TypeError(f"For 'ResizeLinear1D', 'coordinate_transformation_mode' must be a "
+                            f"str, but got {type(mode).__name__}.")
+        if mode not in _r1d.MODES:
+            raise ValueError(f"For 'ResizeLinear1D', 'coordinate_transformation_mode' must be "
+                             f"one of {_r1d.MODES}, but got {mode!r}.")
+        self.coordinate_transformation_mode = mode
+        super().__init__(coordinate_transformation_mode=mode)
+
+    def __call__(self, x, size):
+        _check_tensor("ResizeLinear1D", "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_rank("ResizeLinear1D", "x", x, 3)
+        return _r1d.resize_linear_1d(x, size, self.coordinate_transformation_mode)
+
+
+__all__ += ["ResizeLinear1D"]
