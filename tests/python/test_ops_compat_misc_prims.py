@@ -128,3 +128,48 @@ def test_resize_linear_1d_asymmetric_and_errors():
         P.ResizeLinear1D()(ms.Tensor(x), ms.Tensor(np.array([0])))
     with pytest.raises(ValueError, match="ResizeLinear1D"):
         P.ResizeLinear1D()(ms.Tensor(x[0]), ms.Tensor(np.array([3])))
+
+
+@pytest.mark.parametrize("kernel, stride", [(2, 2), (3, 1), ((2, 3), (1, 2))])
+def test_max_pool_with_argmax_matches_torch(mode, kernel, stride):
+    x = RNG.standard_normal((2, 3, 7, 8)).astype(np.float32)
+    op = P.MaxPoolWithArgmax(kernel_size=kernel, strides=stride, pad_mode="valid")
+    out, arg = Fn(op)(ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    want, idx = torch.nn.functional.max_pool2d(tx, kernel, stride, return_indices=True)
+    np.testing.assert_array_equal(out.asnumpy(), want.detach().numpy())
+    plane = np.arange(3).reshape(1, 3, 1, 1) * 7 * 8  # MindSpore counts over [C, H, W]
+    np.testing.assert_array_equal(arg.asnumpy(), idx.numpy() + plane)
+    assert arg.dtype == ms.int32
+    sens = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(sens))
+    got = ms.grad(lambda a: (op(a)[0] * ms.Tensor(sens)).sum())(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-6)
+
+
+def test_max_pool_with_argmax_same_padding(mode):
+    x = RNG.standard_normal((1, 2, 5, 6)).astype(np.float32)
+    out, arg = Fn(P.MaxPoolWithArgmax(kernel_size=3, strides=2, pad_mode="same"))(ms.Tensor(x))
+    # TensorFlow's SAME: out = ceil(size / stride), padding (total // 2) before.
+    for c in range(2):
+        for i in range(3):
+            for j in range(3):
+                r0, c0 = i * 2 - 1, j * 2 - 0
+                win = [(r, q) for r in range(r0, r0 + 3) for q in range(c0, c0 + 3)
+                       if 0 <= r < 5 and 0 <= q < 6]
+                best = max(win, key=lambda p: (x[0, c, p[0], p[1]], -p[0] * 6 - p[1]))
+                assert out.asnumpy()[0, c, i, j] == x[0, c, best[0], best[1]]
+                assert arg.asnumpy()[0, c, i, j] == c * 30 + best[0] * 6 + best[1]
+
+
+def test_max_pool_grad_grad_with_argmax(mode):
+    from mycel.ops.operations import _grad_ops as G
+    x = RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    grad = RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    arg = RNG.integers(0, 48, (2, 3, 2, 2)).astype(np.int64)
+    got = Fn(G.MaxPoolGradGradWithArgmax("VALID", 2, 2))(
+        ms.Tensor(x), ms.Tensor(grad), ms.Tensor(arg)).asnumpy()
+    want = np.stack([grad[b].reshape(-1)[arg[b]] for b in range(2)])
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="pad_mode"):
+        G.MaxPoolGradGradWithArgmax("full", 2, 2)

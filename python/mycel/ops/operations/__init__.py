@@ -187,3 +187,5 @@ from mycel.ops.operations.compat_cpu_ops import MatrixDiagPartV3  # noqa: E402
 __all__ += ["MatrixDiagPartV3"]
 from mycel.ops.operations.compat_cpu_ops import ResizeLinear1D  # noqa: E402
 __all__ += ["ResizeLinear1D"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmax  # noqa: E402
+__all__ += ["MaxPoolWithArgmax"]

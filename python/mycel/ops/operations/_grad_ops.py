@@ -161,3 +161,5 @@ class LayerNormGrad(_Composed):
 
 from mycel.ops.operations.compat_cpu_ops import PSROIPoolingGrad  # noqa: E402
 __all__ += ["PSROIPoolingGrad"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolGradGradWithArgmax  # noqa: E402
+__all__ += ["MaxPoolGradGradWithArgmax"]

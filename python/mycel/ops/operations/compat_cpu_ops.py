@@ -489,3 +489,80 @@ class ResizeLinear1D(_Composed):
 
 
 __all__ += ["ResizeLinear1D"]
+
+
+# MaxPoolWithArgmax and MaxPoolGradGradWithArgmax (ops/function/argmax_pool_func.py).
+from mycel.ops.function import argmax_pool_func as _amp  # noqa: E402
+
+
+def _pool_pair(op, name, v):
+    """kernel_size/strides: an int, or a tuple of 2 (H, W) or 4 (1, H, W, 1 / 1, 1, H, W)."""
+    if isinstance(v, bool) or not isinstance(v, (int, tuple, list)):
+        raise TypeError(f"For '{op}', '{name}' must be an int or a tuple, but got "
+                        f"{type(v).__name__}.")
+    vals = (v, v) if isinstance(v, int) else tuple(v)
+    if len(vals) == 4:  # (1, 1, H, W) as NCHW, else (1, H, W, 1)
+        vals = vals[2:] if tuple(vals[:2]) == (1, 1) else vals[1:3]
+    if len(vals) != 2 or any(isinstance(e, bool) or not isinstance(e, int) or e <= 0
+                             for e in vals):
+        raise ValueError(f"For '{op}', '{name}' must be a positive int or 2 positive ints, but "
+                         f"got {v!r}.")
+    return vals
+
+
+def _pad_mode(op, mode):
+    if not isinstance(mode, str) or mode.upper() not in ("VALID", "SAME"):
+        raise ValueError(f"For '{op}', 'pad_mode' must be 'valid' or 'same', but got {mode!r}.")
+    return mode.upper()
+
+
+class MaxPoolWithArgmax(_Composed):
+    """MaxPoolWithArgmax(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW")(x) ->
+    (output, argmax): max pooling of NCHW x (float16/32/64) and each window's first maximum as
+    the flat index c * H * W + h * W + w in the example (int32); the gradient goes to that
+    element."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
+        op = "MaxPoolWithArgmax"
+        self.kernel_size = _pool_pair(op, "kernel_size", kernel_size)
+        self.strides = _pool_pair(op, "strides", strides)
+        self.pad_mode = _pad_mode(op, pad_mode)
+        if data_format != "NCHW":
+            raise ValueError(f"For '{op}', only data_format 'NCHW' is supported, but got "
+                             f"{data_format!r}.")
+        super().__init__(kernel_size=self.kernel_size, strides=self.strides,
+                         pad_mode=self.pad_mode, data_format=data_format)
+
+    def __call__(self, x):
+        _check_tensor("MaxPoolWithArgmax", "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_rank("MaxPoolWithArgmax", "x", x, 4)
+        return _amp.max_pool_with_argmax(x, self.kernel_size, self.strides, self.pad_mode)
+
+
+class MaxPoolGradGradWithArgmax(_Composed):
+    """_grad_ops.MaxPoolGradGradWithArgmax(pad_mode="VALID", kernel_size=1, strides=1)(x, grad,
+    argmax): the second-order backward of MaxPoolWithArgmax, grad (x's shape) read at each
+    argmax position (the shape of argmax, int32/int64)."""
+
+    def __init__(self, pad_mode="VALID", kernel_size=1, strides=1):
+        op = "MaxPoolGradGradWithArgmax"
+        self.kernel_size = _pool_pair(op, "kernel_size", kernel_size)
+        self.strides = _pool_pair(op, "strides", strides)
+        self.pad_mode = _pad_mode(op, pad_mode)
+        super().__init__(pad_mode=self.pad_mode, kernel_size=self.kernel_size,
+                         strides=self.strides)
+
+    def __call__(self, x, grad, argmax):
+        op = "MaxPoolGradGradWithArgmax"
+        _check_tensor(op, "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_tensor(op, "grad", grad, (x.dtype,))
+        _check_tensor(op, "argmax", argmax, _INDEX)
+        _check_rank(op, "x", x, 4)
+        if tuple(grad.shape) != tuple(x.shape):
+            raise ValueError(f"For '{op}', 'grad' must have x's shape {tuple(x.shape)}, but "
+                             f"got {tuple(grad.shape)}.")
+        _check_rank(op, "argmax", argmax, 4)
+        return _amp.max_pool_grad_grad_with_argmax(grad, argmax)
+
+
+__all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax"]

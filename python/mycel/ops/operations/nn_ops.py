@@ -15,5 +15,6 @@ __all__ += ["Mish", "KLDivLoss", "L2Loss", "Elu", "CeLU", "SeLU", "HSigmoid", "H
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 __all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl",
             "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
-            "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign"]
+            "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign",
+            "MaxPoolWithArgmax"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
