@@ -173,3 +173,52 @@ def test_max_pool_grad_grad_with_argmax(mode):
     np.testing.assert_array_equal(got, want)
     with pytest.raises(ValueError, match="pad_mode"):
         G.MaxPoolGradGradWithArgmax("full", 2, 2)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel_size=2, stride=2, padding=0),
+    dict(kernel_size=(3, 2, 2), stride=(1, 2, 1), padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, stride=1, padding=1, divisor_override=3)])
+def test_avg_pool3d_matches_torch(mode, kw):
+    x = RNG.standard_normal((2, 3, 5, 6, 7)).astype(np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.avg_pool3d(tx, **kw)
+    got = Fn(lambda a: ms.ops.avg_pool3d(a, **kw))(ms.Tensor(x))
+    np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    sens = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(sens))
+    grad = ms.grad(lambda a: (ms.ops.avg_pool3d(a, **kw) * ms.Tensor(sens)).sum())(
+        ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(grad, tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_avg_pool3d_primitive_same_and_pad_modes(mode):
+    x = RNG.standard_normal((1, 2, 4, 5, 3)).astype(np.float32)
+    got = Fn(P.AvgPool3D(kernel_size=(2, 3, 2), strides=2, pad_mode="same",
+                         count_include_pad=False))(ms.Tensor(x)).asnumpy()
+    # SAME: out = ceil(L / 2), padding (total // 2) before; count_include_pad=False averages
+    # only the elements inside.
+    want = np.zeros((1, 2, 2, 3, 2), np.float32)
+    for d in range(2):
+        for h in range(3):
+            for w in range(2):
+                d0, h0, w0 = d * 2 - 0, h * 2 - 1, w * 2 - 0
+                box = x[:, :, max(d0, 0):d0 + 2, max(h0, 0):h0 + 3, max(w0, 0):w0 + 2]
+                want[:, :, d, h, w] = box.mean(axis=(2, 3, 4))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    got = Fn(P.AvgPool3D(kernel_size=2, strides=1, pad_mode="pad", pad=(1, 0, 0, 1, 1, 1)))(
+        ms.Tensor(x)).asnumpy()
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 1), (1, 1)))
+    want = torch.nn.functional.avg_pool3d(torch.tensor(padded), 2, 1).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="AvgPool3D"):
+        P.AvgPool3D(pad_mode="valid", pad=1)
+
+
+def test_avg_pool1d_matches_torch(mode):
+    x = RNG.standard_normal((2, 3, 9)).astype(np.float32)
+    got = Fn(lambda a: ms.ops.avg_pool1d(a, kernel_size=3, stride=2, padding=1))(ms.Tensor(x))
+    want = torch.nn.functional.avg_pool1d(torch.tensor(x), 3, 2, 1)
+    np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)

@@ -189,3 +189,5 @@ from mycel.ops.operations.compat_cpu_ops import ResizeLinear1D  # noqa: E402
 __all__ += ["ResizeLinear1D"]
 from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmax  # noqa: E402
 __all__ += ["MaxPoolWithArgmax"]
+from mycel.ops.operations.compat_cpu_ops import AvgPool3D  # noqa: E402
+__all__ += ["AvgPool3D"]

@@ -566,3 +566,70 @@ class MaxPoolGradGradWithArgmax(_Composed):
 
 
 __all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax"]
+
+
+# AvgPool3D (ops/function/pool_nd_func.py).
+from mycel.ops.function import pool_nd_func as _pnd  # noqa: E402
+
+
+class AvgPool3D(_Composed):
+    """AvgPool3D(kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=0, data_format="NCDHW")(x): average pooling of
+    [N, C, D, H, W] (float16/32/64) over D, H, W. pad_mode 'valid', 'same' (TensorFlow's) or
+    'pad' (pad: an int or (front, back, top, bottom, left, right)); the divisor counts the
+    padding with count_include_pad, or is divisor_override when non-zero."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=0, data_format="NCDHW"):
+        op = "AvgPool3D"
+        self.kernel_size = self._three(op, "kernel_size", kernel_size)
+        self.strides = self._three(op, "strides", strides)
+        if not isinstance(pad_mode, str) or pad_mode.upper() not in ("VALID", "SAME", "PAD"):
+            raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but "
+                             f"got {pad_mode!r}.")
+        self.pad_mode = pad_mode.upper()
+        pads = (pad,) * 6 if isinstance(pad, int) and not isinstance(pad, bool) else tuple(pad)
+        if len(pads) != 6 or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
+                                 for v in pads):
+            raise ValueError(f"For '{op}', 'pad' must be a non-negative int or 6 of them, but "
+                             f"got {pad!r}.")
+        if self.pad_mode != "PAD" and any(pads):
+            raise ValueError(f"For '{op}', 'pad' must be 0 unless pad_mode is 'pad', but got "
+                             f"{pad!r}.")
+        self.pad = pads
+        self.ceil_mode = _check_bool(op, "ceil_mode", ceil_mode)
+        self.count_include_pad = _check_bool(op, "count_include_pad", count_include_pad)
+        self.divisor_override = _check_int(op, "divisor_override", divisor_override,
+                                           positive=False)
+        if data_format != "NCDHW":
+            raise ValueError(f"For '{op}', only data_format 'NCDHW' is supported, but got "
+                             f"{data_format!r}.")
+        super().__init__(kernel_size=self.kernel_size, strides=self.strides,
+                         pad_mode=self.pad_mode, pad=pads, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override,
+                         data_format=data_format)
+
+    @staticmethod
+    def _three(op, name, v):
+        vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
+        if len(vals) == 5:
+            vals = vals[2:]
+        if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e <= 0
+                                 for e in vals):
+            raise ValueError(f"For '{op}', '{name}' must be a positive int or 3 of them, but "
+                             f"got {v!r}.")
+        return vals
+
+    def __call__(self, x):
+        _check_tensor("AvgPool3D", "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_rank("AvgPool3D", "x", x, 5)
+        if self.pad_mode == "SAME":
+            pads = _pnd.same_pads(tuple(x.shape), self.kernel_size, self.strides)
+        else:
+            p = self.pad
+            pads = ((p[0], p[1]), (p[2], p[3]), (p[4], p[5]))
+        return _pnd.avg_pool_nd(x, self.kernel_size, self.strides, pads, self.ceil_mode,
+                                self.count_include_pad, self.divisor_override)
+
+
+__all__ += ["AvgPool3D"]
