@@ -191,3 +191,5 @@ from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmax  # noqa: E402
 __all__ += ["MaxPoolWithArgmax"]
 from mycel.ops.operations.compat_cpu_ops import AvgPool3D  # noqa: E402
 __all__ += ["AvgPool3D"]
+from mycel.ops.operations.compat_cpu_ops import RandomCategorical  # noqa: E402
+__all__ += ["RandomCategorical"]

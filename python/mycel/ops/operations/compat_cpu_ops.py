@@ -633,3 +633,40 @@ class AvgPool3D(_Composed):
 
 
 __all__ += ["AvgPool3D"]
+
+
+# RandomCategorical (ops/function/categorical_func.py).
+from mycel.ops.function import categorical_func as _cat  # noqa: E402
+
+
+class RandomCategorical(_Composed):
+    """RandomCategorical(dtype=mycel.int64)(logits, num_sample, seed=0): [batch, num_sample]
+    class indices (int16/int32/int64) drawn from softmax of each row of logits [batch,
+    classes] (float16/32/64), with MindSpore's random stream for the seed (so a seed gives
+    MindSpore's samples); the instance keeps its stream between calls and restarts it when
+    the seed changes (ops/function/categorical_func.py)."""
+
+    def __init__(self, dtype=_C.int64):
+        if dtype not in (_C.int16, _C.int32, _C.int64):
+            raise TypeError(f"For 'RandomCategorical', 'dtype' must be int16, int32 or int64, "
+                            f"but got {dtype}.")
+        self.dtype = dtype
+        super().__init__(dtype=dtype)
+        import numpy as np
+        from mycel.common.parameter import Parameter
+        self._fresh = Parameter(_C.Tensor(np.array(1, np.int64)), name="random_categorical_fresh",
+                                requires_grad=False)
+        self._last_seed = Parameter(_C.Tensor(np.array(0, np.int64)),
+                                    name="random_categorical_seed", requires_grad=False)
+        self._engine = Parameter(_C.Tensor(np.array(1, np.int64)),
+                                 name="random_categorical_engine", requires_grad=False)
+
+    def __call__(self, logits, num_sample, seed=0):
+        _check_tensor("RandomCategorical", "logits", logits, (_C.float16, _C.float32,
+                                                              _C.float64))
+        _check_rank("RandomCategorical", "logits", logits, 2)
+        return _cat.random_categorical(logits, num_sample, seed, self.dtype,
+                                       (self._fresh, self._last_seed, self._engine))
+
+
+__all__ += ["RandomCategorical"]
