@@ -193,3 +193,5 @@ from mycel.ops.operations.compat_cpu_ops import AvgPool3D  # noqa: E402
 __all__ += ["AvgPool3D"]
 from mycel.ops.operations.compat_cpu_ops import RandomCategorical  # noqa: E402
 __all__ += ["RandomCategorical"]
+from mycel.ops.operations.compat_cpu_ops import CTCLossV2  # noqa: E402
+__all__ += ["CTCLossV2"]

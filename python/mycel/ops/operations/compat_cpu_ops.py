@@ -670,3 +670,35 @@ class RandomCategorical(_Composed):
 
 
 __all__ += ["RandomCategorical"]
+
+
+# CTCLossV2 (ops/function/ctc_func.py).
+from mycel.ops.function import ctc_func as _ctc  # noqa: E402
+
+
+class CTCLossV2(_Composed):
+    """CTCLossV2(blank=0, reduction="mean", zero_infinity=False)(log_probs, targets,
+    input_lengths, target_lengths) -> (neg_log_likelihood, log_alpha): the CTC loss of
+    log_probs [T, N, C] (float32/64, log-softmax outputs) for padded targets [N, S] with
+    per-example lengths; log_alpha [N, T, 2S + 1]. The gradient follows MindSpore's (and
+    PyTorch's) convention, with respect to the logits under log_softmax
+    (ops/function/ctc_func.py)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        op = "CTCLossV2"
+        self.blank = _check_int(op, "blank", blank, positive=False)
+        if self.blank < 0:
+            raise ValueError(f"For '{op}', 'blank' must be non-negative, but got {blank}.")
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"For '{op}', 'reduction' must be 'none', 'mean' or 'sum', but "
+                             f"got {reduction!r}.")
+        self.reduction = reduction
+        self.zero_infinity = _check_bool(op, "zero_infinity", zero_infinity)
+        super().__init__(blank=self.blank, reduction=reduction, zero_infinity=zero_infinity)
+
+    def __call__(self, log_probs, targets, input_lengths, target_lengths):
+        return _ctc.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                             self.reduction, self.zero_infinity)
+
+
+__all__ += ["CTCLossV2"]

@@ -16,5 +16,5 @@ globals().update((_n, getattr(_P, _n)) for _n in __all__)
 __all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl",
             "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
             "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign",
-            "MaxPoolWithArgmax", "AvgPool3D"]
+            "MaxPoolWithArgmax", "AvgPool3D", "CTCLossV2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
