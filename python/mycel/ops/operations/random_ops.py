@@ -7,6 +7,6 @@ __all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 
-from mycel.ops.operations.compat_cpu_ops import Uniform  # noqa: E402
+# Uniform is MindSpore's random_ops class only (not in ops.operations).
+from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
 __all__ += ["Uniform", "RandomCategorical"]
-globals().update((_n, getattr(_P, _n)) for _n in __all__)
