@@ -222,3 +222,59 @@ def test_avg_pool1d_matches_torch(mode):
     got = Fn(lambda a: ms.ops.avg_pool1d(a, kernel_size=3, stride=2, padding=1))(ms.Tensor(x))
     want = torch.nn.functional.avg_pool1d(torch.tensor(x), 3, 2, 1)
     np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _frac_loop(x, rows, cols, overlapping):
+    n, h, w, c = x.shape
+    oh, ow = len(rows) - 1, len(cols) - 1
+    out = np.zeros((n, oh, ow, c), x.dtype)
+    arg = np.zeros((n, oh, ow, c), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            r1 = min(rows[i + 1] + 1, h) if overlapping else rows[i + 1]
+            c1 = min(cols[j + 1] + 1, w) if overlapping else cols[j + 1]
+            box = x[:, rows[i]:r1, cols[j]:c1, :]
+            out[:, i, j] = box.max(axis=(1, 2))
+            flat = box.reshape(n, -1, c).argmax(axis=1)  # first maximum, row-major
+            bw = c1 - cols[j]
+            arg[:, i, j] = (rows[i] + flat // bw) * w + cols[j] + flat % bw
+    return out, arg
+
+
+@pytest.mark.parametrize("pseudo, overlapping", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_fractional_max_pool_against_a_loop(mode, pseudo, overlapping, dtype):
+    from mycel.ops.operations import nn_ops, _grad_ops
+    x = RNG.permutation(2 * 11 * 9 * 3).reshape(2, 11, 9, 3).astype(dtype)
+    op = nn_ops.FractionalMaxPool([1.0, 1.6, 1.4, 1.0], pseudo_random=pseudo,
+                                  overlapping=overlapping)
+    y, rows, cols = Fn(op)(ms.Tensor(x))
+    rows, cols = rows.asnumpy(), cols.asnumpy()
+    for seq, length, out in ((rows, 11, int(11 / 1.6)), (cols, 9, int(9 / 1.4))):
+        assert seq.dtype == np.int64 and len(seq) == out + 1
+        assert seq[0] == 0 and seq[-1] == length
+        assert set(np.diff(seq)) <= {length // out, length // out + 1}
+    want, arg = _frac_loop(x, rows, cols, overlapping)
+    np.testing.assert_array_equal(y.asnumpy(), want)
+    back = RNG.integers(1, 5, want.shape).astype(dtype)
+    grad = Fn(_grad_ops.FractionalMaxPoolGrad(overlapping))(
+        ms.Tensor(x), y, ms.Tensor(back), ms.Tensor(rows), ms.Tensor(cols)).asnumpy()
+    dx = np.zeros((2, 11 * 9, 3), dtype)
+    for b in range(2):
+        for ch in range(3):
+            np.add.at(dx[b, :, ch], arg[b, :, :, ch].reshape(-1), back[b, :, :, ch].reshape(-1))
+    np.testing.assert_array_equal(grad, dx.reshape(x.shape))
+
+
+def test_fractional_max_pool_deterministic_and_errors():
+    from mycel.ops.operations import nn_ops
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = ms.Tensor(RNG.standard_normal((1, 10, 10, 1)).astype(np.float32))
+    op = nn_ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0], deterministic=True, seed=3, seed2=4)
+    a, b = op(x), op(x)
+    np.testing.assert_array_equal(a[1].asnumpy(), b[1].asnumpy())
+    np.testing.assert_array_equal(a[0].asnumpy(), b[0].asnumpy())
+    with pytest.raises(ValueError, match="FractionalMaxPool"):
+        nn_ops.FractionalMaxPool([1.0, 0.5, 1.5, 1.0])
+    with pytest.raises(TypeError, match="FractionalMaxPool"):
+        op(ms.Tensor(np.zeros((1, 4, 4, 1), np.float16)))

@@ -163,3 +163,5 @@ from mycel.ops.operations.compat_cpu_ops import PSROIPoolingGrad  # noqa: E402
 __all__ += ["PSROIPoolingGrad"]
 from mycel.ops.operations.compat_cpu_ops import MaxPoolGradGradWithArgmax  # noqa: E402
 __all__ += ["MaxPoolGradGradWithArgmax"]
+from mycel.ops.operations.compat_cpu_ops import FractionalMaxPoolGrad  # noqa: E402
+__all__ += ["FractionalMaxPoolGrad"]

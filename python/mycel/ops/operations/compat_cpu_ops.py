@@ -702,3 +702,83 @@ class CTCLossV2(_Composed):
 
 
 __all__ += ["CTCLossV2"]
+
+
+# FractionalMaxPool and FractionalMaxPoolGrad (ops/function/fractional_pool_func.py).
+from mycel.ops.function import fractional_pool_func as _frac  # noqa: E402
+
+_FRAC_TYPES = (_C.float32, _C.float64, _C.int32, _C.int64)
+
+
+class FractionalMaxPool(_Composed):
+    """nn_ops.FractionalMaxPool(pooling_ratio, pseudo_random=False, overlapping=False,
+    deterministic=False, seed=0, seed2=0)(x) -> (y, row_pooling_sequence,
+    col_pooling_sequence): fractional max pooling of NHWC x (float32/64, int32/64) with
+    pooling_ratio (1.0, rh, rw, 1.0), rh, rw >= 1; the sequences are int64 region bounds
+    (ops/function/fractional_pool_func.py: mycel's random numbers, not MindSpore's)."""
+
+    def __init__(self, pooling_ratio, pseudo_random=False, overlapping=False,
+                 deterministic=False, seed=0, seed2=0):
+        op = "FractionalMaxPool"
+        if not isinstance(pooling_ratio, (list, tuple)) or len(pooling_ratio) != 4:
+            raise ValueError(f"For '{op}', 'pooling_ratio' must be a list or tuple of 4 floats, "
+                             f"but got {pooling_ratio!r}.")
+        ratio = tuple(_check_float(op, "pooling_ratio", r) for r in pooling_ratio)
+        if ratio[0] != 1.0 or ratio[3] != 1.0 or ratio[1] < 1.0 or ratio[2] < 1.0:
+            raise ValueError(f"For '{op}', 'pooling_ratio' must be (1.0, >= 1.0, >= 1.0, 1.0), "
+                             f"but got {pooling_ratio!r}.")
+        self.pooling_ratio = ratio
+        self.pseudo_random = _check_bool(op, "pseudo_random", pseudo_random)
+        self.overlapping = _check_bool(op, "overlapping", overlapping)
+        self.deterministic = _check_bool(op, "deterministic", deterministic)
+        self.seed = _check_int(op, "seed", seed, positive=False)
+        self.seed2 = _check_int(op, "seed2", seed2, positive=False)
+        super().__init__(pooling_ratio=ratio, pseudo_random=pseudo_random,
+                         overlapping=overlapping, deterministic=deterministic, seed=seed,
+                         seed2=seed2)
+        self._uniform = _C.OpHandle("UniformReal", {"seed": self.seed, "seed2": self.seed2,
+                                                    "dtype": _C.float64})
+
+    def _sequence(self, length, out):
+        if self.deterministic:
+            return _frac._fixed_sequence(length, out, self.pseudo_random, self.seed, self.seed2)
+        return _frac._random_sequence(length, out, self.pseudo_random, self._uniform)
+
+    def __call__(self, x):
+        op = "FractionalMaxPool"
+        _check_tensor(op, "x", x, _FRAC_TYPES)
+        _check_rank(op, "x", x, 4)
+        _, h, w, _ = x.shape
+        out_h, out_w = int(h / self.pooling_ratio[1]), int(w / self.pooling_ratio[2])
+        if out_h <= 0 or out_w <= 0:
+            raise ValueError(f"For '{op}', the input {tuple(x.shape)} is too small for "
+                             f"pooling_ratio {self.pooling_ratio}.")
+        rows = self._sequence(h, out_h)
+        cols = self._sequence(w, out_w)
+        return _frac.fractional_max_pool(x, out_h, out_w, rows, cols, self.overlapping), rows, \
+            cols
+
+
+class FractionalMaxPoolGrad(_Composed):
+    """_grad_ops.FractionalMaxPoolGrad(overlapping=False)(orig_input, orig_output,
+    out_backprop, row_pooling_sequence, col_pooling_sequence): orig_input's gradient, each
+    out_backprop value at its region's first maximum."""
+
+    def __init__(self, overlapping=False):
+        self.overlapping = _check_bool("FractionalMaxPoolGrad", "overlapping", overlapping)
+        super().__init__(overlapping=overlapping)
+
+    def __call__(self, orig_input, orig_output, out_backprop, row_pooling_sequence,
+                 col_pooling_sequence):
+        op = "FractionalMaxPoolGrad"
+        _check_tensor(op, "orig_input", orig_input, _FRAC_TYPES)
+        _check_tensor(op, "out_backprop", out_backprop, (orig_input.dtype,))
+        _check_tensor(op, "row_pooling_sequence", row_pooling_sequence, (_C.int64,))
+        _check_tensor(op, "col_pooling_sequence", col_pooling_sequence, (_C.int64,))
+        _check_rank(op, "orig_input", orig_input, 4)
+        _check_rank(op, "out_backprop", out_backprop, 4)
+        return _frac.fractional_max_pool_grad(orig_input, out_backprop, row_pooling_sequence,
+                                              col_pooling_sequence, self.overlapping)
+
+
+__all__ += ["FractionalMaxPool", "FractionalMaxPoolGrad"]

@@ -18,3 +18,6 @@ __all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSpar
             "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign",
             "MaxPoolWithArgmax", "AvgPool3D", "CTCLossV2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# FractionalMaxPool is MindSpore's nn_ops class only (not in ops.operations).
+from mycel.ops.operations.compat_cpu_ops import FractionalMaxPool  # noqa: E402
+__all__ += ["FractionalMaxPool"]
