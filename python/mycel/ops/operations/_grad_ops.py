@@ -165,3 +165,5 @@ from mycel.ops.operations.compat_cpu_ops import MaxPoolGradGradWithArgmax  # noq
 __all__ += ["MaxPoolGradGradWithArgmax"]
 from mycel.ops.operations.compat_cpu_ops import FractionalMaxPoolGrad  # noqa: E402
 __all__ += ["FractionalMaxPoolGrad"]
+from mycel.ops.operations.compat_cpu_ops import DeformableOffsetsGrad  # noqa: E402
+__all__ += ["DeformableOffsetsGrad"]

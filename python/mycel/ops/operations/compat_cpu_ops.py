@@ -782,3 +782,109 @@ class FractionalMaxPoolGrad(_Composed):
 
 
 __all__ += ["FractionalMaxPool", "FractionalMaxPoolGrad"]
+
+
+# DeformableOffsets and DeformableOffsetsGrad (ops/function/deformable_func.py).
+from mycel.ops.function import deformable_func as _dfm  # noqa: E402
+
+
+class _DeformableBase(_Composed):
+    def __init__(self, strides, pads, ksize, dilations=(1, 1, 1, 1), data_format="NCHW",
+                 deformable_groups=1, modulated=True):
+        op = type(self).__name__
+        fmt = data_format
+        if fmt not in ("NCHW", "NHWC"):
+            raise ValueError(f"For '{op}', 'data_format' must be 'NCHW' or 'NHWC', but got "
+                             f"{data_format!r}.")
+        hw = (2, 3) if fmt == "NCHW" else (1, 2)
+
+        def four(name, v):
+            if not isinstance(v, (tuple, list)) or len(v) != 4 or any(
+                    isinstance(e, bool) or not isinstance(e, int) for e in v):
+                raise TypeError(f"For '{op}', '{name}' must be a tuple of 4 ints, but got {v!r}.")
+            return tuple(v)
+        st, dl = four("strides", strides), four("dilations", dilations)
+        if any(st[a] != 1 for a in range(4) if a not in hw) or min(st) <= 0:
+            raise ValueError(f"For '{op}', 'strides' must be positive and 1 for N and C, but "
+                             f"got {strides!r}.")
+        if any(dl[a] != 1 for a in range(4) if a not in hw) or min(dl) <= 0:
+            raise ValueError(f"For '{op}', 'dilations' must be positive and 1 for N and C, but "
+                             f"got {dilations!r}.")
+        self.strides = (st[hw[0]], st[hw[1]])
+        self.dilations = (dl[hw[0]], dl[hw[1]])
+        self.pads = four("pads", pads)
+        if min(self.pads) < 0:
+            raise ValueError(f"For '{op}', 'pads' must be non-negative, but got {pads!r}.")
+        if not isinstance(ksize, (tuple, list)) or len(ksize) != 2 or any(
+                isinstance(e, bool) or not isinstance(e, int) or e <= 0 for e in ksize):
+            raise ValueError(f"For '{op}', 'ksize' must be 2 positive ints, but got {ksize!r}.")
+        self.ksize = tuple(ksize)
+        self.deformable_groups = _check_int(op, "deformable_groups", deformable_groups)
+        if _check_bool(op, "modulated", modulated) is not True:
+            raise ValueError(f"For '{op}', only modulated=True is supported, as MindSpore's.")
+        self.data_format = fmt
+        super().__init__(strides=st, pads=self.pads, ksize=self.ksize, dilations=dl,
+                         data_format=fmt, deformable_groups=self.deformable_groups,
+                         modulated=modulated)
+
+    def _nchw(self, *ts):
+        if self.data_format == "NCHW":
+            return ts
+        out = ()
+        for t in ts:
+            out = out + (_prim("Transpose")(t, (0, 3, 1, 2)),)
+        return out
+
+    def _back(self, t):
+        return t if self.data_format == "NCHW" else _prim("Transpose")(t, (0, 2, 3, 1))
+
+    def _check(self, x, offsets):
+        op = type(self).__name__
+        _check_tensor(op, "x", x, _F16_32)
+        _check_tensor(op, "offsets", offsets, (x.dtype,))
+        _check_rank(op, "x", x, 4)
+        _check_rank(op, "offsets", offsets, 4)
+        c = x.shape[1] if self.data_format == "NCHW" else x.shape[3]
+        oc = offsets.shape[1] if self.data_format == "NCHW" else offsets.shape[3]
+        g = self.deformable_groups
+        if c % g or oc != 3 * g * self.ksize[0] * self.ksize[1]:
+            raise ValueError(f"For '{op}', the channels of x ({c}) must divide into "
+                             f"deformable_groups ({g}) and offsets must have 3 * groups * "
+                             f"kh * kw = {3 * g * self.ksize[0] * self.ksize[1]} channels, but "
+                             f"got {oc}.")
+
+    def _args(self):
+        return self.ksize, self.strides, self.pads, self.dilations, self.deformable_groups
+
+
+class DeformableOffsets(_DeformableBase):
+    """nn_ops.DeformableOffsets(strides, pads, ksize, dilations=(1, 1, 1, 1),
+    data_format="NCHW", deformable_groups=1, modulated=True)(x, offsets): the bilinear samples
+    of deformable convolution v2, [N, C, OH * kh, OW * kw] (ops/function/deformable_func.py);
+    float16/float32 (float16 computed in float32)."""
+
+    def __call__(self, x, offsets):
+        self._check(x, offsets)
+        dt = x.dtype
+        x, offsets = self._nchw(_prim("Cast")(x, _C.float32), _prim("Cast")(offsets, _C.float32))
+        out = _dfm.deformable_offsets(x, offsets, *self._args())
+        return _prim("Cast")(self._back(out), dt)
+
+
+class DeformableOffsetsGrad(_DeformableBase):
+    """_grad_ops.DeformableOffsetsGrad(strides, pads, ksize, dilations=(1, 1, 1, 1),
+    data_format="NCHW", deformable_groups=1, modulated=True)(dout, x, offsets) -> (dx,
+    doffsets): DeformableOffsets' gradients for dout."""
+
+    def __call__(self, dout, x, offsets):
+        self._check(x, offsets)
+        _check_tensor(type(self).__name__, "dout", dout, (x.dtype,))
+        dt = x.dtype
+        dout, x, offsets = self._nchw(_prim("Cast")(dout, _C.float32),
+                                      _prim("Cast")(x, _C.float32),
+                                      _prim("Cast")(offsets, _C.float32))
+        dx, doff = _dfm.deformable_offsets_grad(dout, x, offsets, *self._args())
+        return _prim("Cast")(self._back(dx), dt), _prim("Cast")(self._back(doff), dt)
+
+
+__all__ += ["DeformableOffsets", "DeformableOffsetsGrad"]

@@ -21,3 +21,5 @@ globals().update((_n, getattr(_P, _n)) for _n in __all__)
 # FractionalMaxPool is MindSpore's nn_ops class only (not in ops.operations).
 from mycel.ops.operations.compat_cpu_ops import FractionalMaxPool  # noqa: E402
 __all__ += ["FractionalMaxPool"]
+from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
+__all__ += ["DeformableOffsets"]
