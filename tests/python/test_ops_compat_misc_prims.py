@@ -278,3 +278,40 @@ def test_fractional_max_pool_deterministic_and_errors():
         nn_ops.FractionalMaxPool([1.0, 0.5, 1.5, 1.0])
     with pytest.raises(TypeError, match="FractionalMaxPool"):
         op(ms.Tensor(np.zeros((1, 4, 4, 1), np.float16)))
+
+
+@pytest.mark.parametrize("kw", [
+    dict(stride=1, padding=0, dilation=1, groups=1, output_padding=0),
+    dict(stride=2, padding=1, dilation=1, groups=2, output_padding=1),
+    dict(stride=(1, 2, 3), padding=(0, 1, 2), dilation=(2, 1, 1), groups=1,
+         output_padding=(0, 1, 2))])
+def test_conv3d_transpose_matches_torch(mode, kw):
+    x = RNG.standard_normal((2, 4, 3, 4, 5)).astype(np.float32)
+    w = RNG.standard_normal((4, 6 // kw["groups"], 2, 3, 3)).astype(np.float32)
+    p = kw["padding"]
+    p = (p,) * 3 if isinstance(p, int) else p
+    op = P.Conv3DTranspose(4, 6, (2, 3, 3), pad_mode="pad",
+                           pad=(p[0], p[0], p[1], p[1], p[2], p[2]), stride=kw["stride"],
+                           dilation=kw["dilation"], group=kw["groups"],
+                           output_padding=kw["output_padding"])
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    want = torch.nn.functional.conv_transpose3d(tx, tw, **kw)
+    got = Fn(op)(ms.Tensor(x), ms.Tensor(w))
+    np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-4, atol=1e-4)
+    sens = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(sens))
+    gx, gw = ms.grad(lambda a, b: (op(a, b) * ms.Tensor(sens)).sum(), grad_position=(0, 1))(
+        ms.Tensor(x), ms.Tensor(w))
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def test_conv3d_transpose_errors():
+    with pytest.raises(ValueError, match="Conv3DTranspose"):
+        P.Conv3DTranspose(4, 6, 2, group=4)
+    with pytest.raises(ValueError, match="Conv3DTranspose"):
+        P.Conv3DTranspose(4, 6, 2, pad_mode="valid", pad=1)
+    op = P.Conv3DTranspose(4, 6, 2)
+    with pytest.raises(ValueError, match="Conv3DTranspose"):
+        op(ms.Tensor(np.zeros((1, 3, 2, 2, 2), np.float32)),
+           ms.Tensor(np.zeros((4, 6, 2, 2, 2), np.float32)))

@@ -195,3 +195,5 @@ from mycel.ops.operations.compat_cpu_ops import RandomCategorical  # noqa: E402
 __all__ += ["RandomCategorical"]
 from mycel.ops.operations.compat_cpu_ops import CTCLossV2  # noqa: E402
 __all__ += ["CTCLossV2"]
+from mycel.ops.operations.compat_cpu_ops import Conv3DTranspose  # noqa: E402
+__all__ += ["Conv3DTranspose"]

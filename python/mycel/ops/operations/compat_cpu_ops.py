@@ -888,3 +888,93 @@ class DeformableOffsetsGrad(_DeformableBase):
 
 
 __all__ += ["DeformableOffsets", "DeformableOffsetsGrad"]
+
+
+# Conv3DTranspose (ops/function/conv_transpose_nd_func.py).
+from mycel.ops.function import conv_transpose_nd_func as _ctn  # noqa: E402
+
+
+def _three_ints(op, name, v, minimum):
+    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
+    if len(vals) == 5:
+        vals = vals[2:]
+    if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e < minimum
+                             for e in vals):
+        raise ValueError(f"For '{op}', '{name}' must be an int >= {minimum} or 3 of them, but "
+                         f"got {v!r}.")
+    return vals
+
+
+class Conv3DTranspose(_Composed):
+    """Conv3DTranspose(in_channel, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
+    stride=1, dilation=1, group=1, output_padding=0, data_format="NCDHW")(dout, weight): the
+    3-D transposed convolution of dout [N, in_channel, D, H, W] with weight [in_channel,
+    out_channel / group, kd, kh, kw] (float16/32; ops/function/conv_transpose_nd_func.py).
+    pad_mode 'valid' (no padding), 'same' (output = input * stride) or 'pad' (pad: an int or
+    (head, tail, top, bottom, left, right))."""
+
+    def __init__(self, in_channel, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
+                 stride=1, dilation=1, group=1, output_padding=0, data_format="NCDHW"):
+        op = "Conv3DTranspose"
+        self.in_channel = _check_int(op, "in_channel", in_channel)
+        self.out_channel = _check_int(op, "out_channel", out_channel)
+        self.kernel_size = _three_ints(op, "kernel_size", kernel_size, 1)
+        if mode != 1:
+            raise ValueError(f"For '{op}', 'mode' must be 1, but got {mode!r}.")
+        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("valid", "same", "pad"):
+            raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but "
+                             f"got {pad_mode!r}.")
+        self.pad_mode = pad_mode.lower()
+        pads = (pad,) * 6 if isinstance(pad, int) and not isinstance(pad, bool) else tuple(pad)
+        if len(pads) != 6 or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
+                                 for v in pads):
+            raise ValueError(f"For '{op}', 'pad' must be a non-negative int or 6 of them, but "
+                             f"got {pad!r}.")
+        if self.pad_mode != "pad" and any(pads):
+            raise ValueError(f"For '{op}', 'pad' must be 0 unless pad_mode is 'pad', but got "
+                             f"{pad!r}.")
+        self.pad = pads
+        self.stride = _three_ints(op, "stride", stride, 1)
+        self.dilation = _three_ints(op, "dilation", dilation, 1)
+        self.group = _check_int(op, "group", group)
+        if in_channel % self.group or out_channel % self.group:
+            raise ValueError(f"For '{op}', 'group' ({group}) must divide in_channel and "
+                             f"out_channel.")
+        self.output_padding = _three_ints(op, "output_padding", output_padding, 0)
+        if data_format != "NCDHW":
+            raise ValueError(f"For '{op}', only data_format 'NCDHW' is supported, but got "
+                             f"{data_format!r}.")
+        super().__init__(in_channel=in_channel, out_channel=out_channel,
+                         kernel_size=self.kernel_size, mode=mode, pad_mode=self.pad_mode,
+                         pad=pads, stride=self.stride, dilation=self.dilation, group=group,
+                         output_padding=self.output_padding, data_format=data_format)
+
+    def _pads(self, spatial):
+        if self.pad_mode == "pad":
+            p = self.pad
+            return ((p[0], p[1]), (p[2], p[3]), (p[4], p[5]))
+        if self.pad_mode == "valid":
+            return ((0, 0),) * 3
+        pads = ()
+        for length, k, s, d in zip(spatial, self.kernel_size, self.stride, self.dilation):
+            total = max(0, (length - 1) * s + d * (k - 1) + 1 - length * s)
+            pads = pads + ((total // 2, total - total // 2),)
+        return pads
+
+    def __call__(self, dout, weight):
+        op = "Conv3DTranspose"
+        _check_tensor(op, "dout", dout, _F16_32)
+        _check_tensor(op, "weight", weight, (dout.dtype,))
+        _check_rank(op, "dout", dout, 5)
+        _check_rank(op, "weight", weight, 5)
+        want = (self.in_channel, self.out_channel // self.group) + self.kernel_size
+        if dout.shape[1] != self.in_channel or tuple(weight.shape) != want:
+            raise ValueError(f"For '{op}', dout must have {self.in_channel} channels and weight "
+                             f"the shape {want}, but got {tuple(dout.shape)} and "
+                             f"{tuple(weight.shape)}.")
+        return _ctn.conv_transpose_nd(dout, weight, self.stride,
+                                      self._pads(tuple(dout.shape[2:])), self.dilation,
+                                      self.group, self.output_padding)
+
+
+__all__ += ["Conv3DTranspose"]
