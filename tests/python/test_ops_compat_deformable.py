@@ -98,3 +98,20 @@ def test_deformable_offsets_errors():
     with pytest.raises(ValueError, match="DeformableOffsets"):
         op(ms.Tensor(np.zeros((1, 2, 4, 4), np.float32)),
            ms.Tensor(np.zeros((1, 17, 2, 2), np.float32)))
+
+
+def test_deformable_conv2d_is_offsets_then_a_strided_conv(mode):
+    x, off = _inputs()  # x [2, 4, 5, 6]: two groups of two input channels
+    w = RNG.standard_normal((4, 2, KS[0], KS[1]))
+    bias = RNG.standard_normal(4)
+
+    def f(a, b, c, d):
+        return ms.ops.deformable_conv2d(a, b, c, KS, ST, PD, d, DL, groups=2,
+                                        deformable_groups=GR)
+    got = Fn(f)(*[ms.Tensor(v.astype(np.float32)) for v in (x, w, off, bias)]).asnumpy()
+    n, oh, ow = x.shape[0], off.shape[2], off.shape[3]
+    cols = _loop(x, off).reshape(n, 2, 2, oh, KS[0], ow, KS[1])  # [N, group, C/g, ...]
+    want = np.zeros((n, 4, oh, ow))
+    for o in range(4):
+        want[:, o] = np.einsum("ncpiqj,cij->npq", cols[:, o // 2], w[o]) + bias[o]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -88,3 +88,45 @@ def deformable_offsets_grad(dout, x, offsets, ksize, strides, pads, dilations, g
     def fwd(a, b):
         return deformable_offsets(a, b, ksize, strides, pads, dilations, groups)
     return _GRAD_ALL(fwd)(x, offsets, dout)
+
+
+def _four(name, v):
+    if not isinstance(v, (tuple, list)) or len(v) != 4 or any(
+            isinstance(e, bool) or not isinstance(e, int) for e in v):
+        raise TypeError(f"For 'deformable_conv2d', '{name}' must be a tuple of 4 ints, but got "
+                        f"{v!r}.")
+    return tuple(v)
+
+
+def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None,
+                      dilations=(1, 1, 1, 1), groups=1, deformable_groups=1, modulated=True):
+    """MindSpore's ops.deformable_conv2d (NCHW): DeformableOffsets' samples [N, C, OH * kh,
+    OW * kw], then a Conv2D with the kernel as stride (and groups), plus bias."""
+    st, pd, dl = _four("strides", strides), _four("padding", padding), _four("dilations",
+                                                                           dilations)
+    if st[0] != 1 or st[1] != 1 or dl[0] != 1 or dl[1] != 1:
+        raise ValueError("For 'deformable_conv2d', strides and dilations must be 1 for N and C, "
+                         f"but got {strides!r} and {dilations!r}.")
+    if not modulated:
+        raise ValueError("For 'deformable_conv2d', only modulated=True is supported.")
+    kh, kw = kernel_size
+    if len(x.shape) != 4 or len(weight.shape) != 4 or tuple(weight.shape[2:]) != (kh, kw):
+        raise ValueError(f"For 'deformable_conv2d', x must be NCHW and weight [out, in / groups, "
+                         f"{kh}, {kw}], but got {tuple(x.shape)} and {tuple(weight.shape)}.")
+    if offsets.shape[1] != 3 * deformable_groups * kh * kw:
+        raise ValueError(f"For 'deformable_conv2d', offsets must have 3 * deformable_groups * "
+                         f"kh * kw = {3 * deformable_groups * kh * kw} channels, but got shape "
+                         f"{tuple(offsets.shape)}.")
+    dt = x.dtype
+    work = _C.float32 if dt == _C.float16 else dt
+    samples = deformable_offsets(prim("Cast")(x, work), prim("Cast")(offsets, work), (kh, kw),
+                                 (st[2], st[3]), pd, (dl[2], dl[3]), deformable_groups)
+    conv = prim("Conv2D", out_channel=weight.shape[0], kernel_size=(kh, kw), pad_mode="valid",
+                stride=(kh, kw), group=groups)
+    out = conv(samples, prim("Cast")(weight, work))
+    if bias is not None:
+        out = prim("BiasAdd")(out, prim("Cast")(bias, work))
+    return prim("Cast")(out, dt)
+
+
+__all__ = ["deformable_conv2d"]
