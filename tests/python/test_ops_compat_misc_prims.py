@@ -315,3 +315,37 @@ def test_conv3d_transpose_errors():
     with pytest.raises(ValueError, match="Conv3DTranspose"):
         op(ms.Tensor(np.zeros((1, 3, 2, 2, 2), np.float32)),
            ms.Tensor(np.zeros((4, 6, 2, 2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("overlapping", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_fractional_avg_pool_and_grad_against_a_loop(mode, overlapping, dtype):
+    from mycel.ops.operations import nn_ops, _grad_ops
+    x = RNG.integers(-50, 50, (2, 9, 7, 2)).astype(dtype)
+    y, rows, cols = Fn(nn_ops.FractionalAvgPool([1.0, 1.7, 1.3, 1.0],
+                                                overlapping=overlapping))(ms.Tensor(x))
+    rows, cols = rows.asnumpy(), cols.asnumpy()
+    oh, ow = len(rows) - 1, len(cols) - 1
+    want = np.zeros((2, oh, ow, 2), np.float64)
+    regions = {}
+    for i in range(oh):
+        for j in range(ow):
+            r1 = min(rows[i + 1] + 1, 9) if overlapping else rows[i + 1]
+            c1 = min(cols[j + 1] + 1, 7) if overlapping else cols[j + 1]
+            regions[i, j] = (rows[i], r1, cols[j], c1)
+            want[:, i, j] = x[:, rows[i]:r1, cols[j]:c1].astype(np.float64).mean(axis=(1, 2))
+    if dtype == np.int32:
+        want = np.trunc(want)
+    np.testing.assert_allclose(y.asnumpy(), want.astype(dtype), rtol=1e-12)
+    back = RNG.standard_normal((2, oh, ow, 2)) if dtype == np.float64 else \
+        RNG.integers(0, 40, (2, oh, ow, 2))
+    ms.set_context(mode=ms.PYNATIVE_MODE)  # the shape argument is a tensor: known eagerly
+    dx = _grad_ops.FractionalAvgPoolGrad(overlapping)(
+        ms.Tensor(np.array(x.shape, np.int64)), ms.Tensor(back.astype(dtype)),
+        ms.Tensor(rows), ms.Tensor(cols)).asnumpy()
+    want_dx = np.zeros(x.shape)
+    for (i, j), (r0, r1, c0, c1) in regions.items():
+        want_dx[:, r0:r1, c0:c1] += (back[:, i, j] / ((r1 - r0) * (c1 - c0)))[:, None, None]
+    if dtype == np.int32:
+        want_dx = np.trunc(want_dx)
+    np.testing.assert_allclose(dx, want_dx.astype(dtype), rtol=1e-12)

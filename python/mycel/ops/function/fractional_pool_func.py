@@ -126,3 +126,61 @@ def fractional_max_pool_grad(orig_input, out_backprop, row_seq, col_seq, overlap
     contrib = hot * prim("ExpandDims")(out_backprop, 3)
     dx = prim("ReduceSum", keep_dims=False)(contrib, (1, 2))  # [N, H * W, C]
     return prim("Reshape")(dx, (n, h, w, c))
+
+
+def _counts(mask):
+    return prim("ReduceSum", keep_dims=False)(prim("Cast")(mask, _C.float64), (1,))
+
+
+def fractional_avg_pool(x, out_h, out_w, row_seq, col_seq, overlapping):
+    """[N, out_h, out_w, C]: the average of each region of NHWC x (integers: the sum divided
+    with truncation, as TensorFlow's kernel)."""
+    n, h, w, c = x.shape
+    mh = prim("Cast")(_region_mask(row_seq, out_h, h, overlapping), _C.float64)  # [OH, H]
+    mw = prim("Cast")(_region_mask(col_seq, out_w, w, overlapping), _C.float64)  # [OW, W]
+    xf = prim("Cast")(x, _C.float64)
+    # sum over the column regions, then the row regions: [N, H, W, C] -> [N, OH, OW, C]
+    cols = prim("BatchMatMul")(prim("BroadcastTo", shape=(n, out_w, w))(mw),
+                               prim("Reshape")(prim("Transpose")(xf, (0, 2, 1, 3)),
+                                               (n, w, h * c)))  # [N, OW, H * C]
+    cols = prim("Transpose")(prim("Reshape")(cols, (n, out_w, h, c)), (0, 2, 1, 3))
+    sums = prim("BatchMatMul")(prim("BroadcastTo", shape=(n, out_h, h))(mh),
+                               prim("Reshape")(cols, (n, h, out_w * c)))
+    sums = prim("Reshape")(sums, (n, out_h, out_w, c))
+    count = prim("Reshape")(_counts(mh), (1, out_h, 1, 1)) * prim("Reshape")(
+        _counts(mw), (1, 1, out_w, 1))
+    avg = sums / count
+    if x.dtype in (_C.int32, _C.int64):
+        avg = prim("Select")(prim("Less")(avg, 0.0), prim("Ceil")(avg), prim("Floor")(avg))
+    return prim("Cast")(avg, x.dtype)
+
+
+def fractional_avg_pool_grad(shape, out_backprop, row_seq, col_seq, overlapping):
+    """[N, H, W, C] of `shape`: each out_backprop value spread evenly over its region."""
+    n, h, w, c = shape
+    _, oh, ow, _ = out_backprop.shape
+    mh = prim("Cast")(_region_mask(row_seq, oh, h, overlapping), _C.float64)
+    mw = prim("Cast")(_region_mask(col_seq, ow, w, overlapping), _C.float64)
+    count = prim("Reshape")(_counts(mh), (1, oh, 1, 1)) * prim("Reshape")(_counts(mw),
+                                                                          (1, 1, ow, 1))
+    share = prim("Cast")(out_backprop, _C.float64) / count  # [N, OH, OW, C]
+    # spread over rows: [N, H, OW * C], then columns: [N, H, W, C]
+    rows = prim("BatchMatMul", transpose_a=True)(
+        prim("BroadcastTo", shape=(n, oh, h))(mh), prim("Reshape")(share, (n, oh, ow * c)))
+    rows = prim("Reshape")(rows, (n * h, ow, c))
+    dx = prim("BatchMatMul", transpose_a=True)(prim("BroadcastTo", shape=(n * h, ow, w))(mw),
+                                               rows)
+    dx = prim("Reshape")(dx, (n, h, w, c))
+    if out_backprop.dtype in (_C.int32, _C.int64):
+        dx = prim("Select")(prim("Less")(dx, 0.0), prim("Ceil")(dx), prim("Floor")(dx))
+    return prim("Cast")(dx, out_backprop.dtype)
+
+
+@constexpr
+def shape_value(shape):
+    """A shape given as a 1-D int tensor of 4 values or a tuple, as a tuple of ints."""
+    vals = shape.asnumpy().reshape(-1).tolist() if isinstance(shape, _C.Tensor) else list(shape)
+    if len(vals) != 4:
+        raise ValueError(f"For 'FractionalAvgPoolGrad', the input shape must have 4 values, but "
+                         f"got {vals}.")
+    return tuple(int(v) for v in vals)

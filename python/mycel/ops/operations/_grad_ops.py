@@ -167,3 +167,5 @@ from mycel.ops.operations.compat_cpu_ops import FractionalMaxPoolGrad  # noqa: E
 __all__ += ["FractionalMaxPoolGrad"]
 from mycel.ops.operations.compat_cpu_ops import DeformableOffsetsGrad  # noqa: E402
 __all__ += ["DeformableOffsetsGrad"]
+from mycel.ops.operations.compat_cpu_ops import FractionalAvgPoolGrad  # noqa: E402
+__all__ += ["FractionalAvgPoolGrad"]

@@ -781,7 +781,50 @@ class FractionalMaxPoolGrad(_Composed):
                                               col_pooling_sequence, self.overlapping)
 
 
-__all__ += ["FractionalMaxPool", "FractionalMaxPoolGrad"]
+class FractionalAvgPool(FractionalMaxPool):
+    """nn_ops.FractionalAvgPool(pooling_ratio, pseudo_random=False, overlapping=False,
+    deterministic=False, seed=0, seed2=0)(x) -> (y, row_pooling_sequence,
+    col_pooling_sequence): FractionalMaxPool's regions averaged (integers: truncated)."""
+
+    def __call__(self, x):
+        op = "FractionalAvgPool"
+        _check_tensor(op, "x", x, _FRAC_TYPES)
+        _check_rank(op, "x", x, 4)
+        _, h, w, _ = x.shape
+        out_h, out_w = int(h / self.pooling_ratio[1]), int(w / self.pooling_ratio[2])
+        if out_h <= 0 or out_w <= 0:
+            raise ValueError(f"For '{op}', the input {tuple(x.shape)} is too small for "
+                             f"pooling_ratio {self.pooling_ratio}.")
+        rows = self._sequence(h, out_h)
+        cols = self._sequence(w, out_w)
+        return _frac.fractional_avg_pool(x, out_h, out_w, rows, cols, self.overlapping), rows, \
+            cols
+
+
+class FractionalAvgPoolGrad(_Composed):
+    """_grad_ops.FractionalAvgPoolGrad(overlapping=False)(orig_input_tensor_shape,
+    out_backprop, row_pooling_sequence, col_pooling_sequence): the input's gradient of the
+    given shape (a 1-D int64 tensor, known when traced), each out_backprop value spread evenly
+    over its region."""
+
+    def __init__(self, overlapping=False):
+        self.overlapping = _check_bool("FractionalAvgPoolGrad", "overlapping", overlapping)
+        super().__init__(overlapping=overlapping)
+
+    def __call__(self, orig_input_tensor_shape, out_backprop, row_pooling_sequence,
+                 col_pooling_sequence):
+        op = "FractionalAvgPoolGrad"
+        _check_tensor(op, "out_backprop", out_backprop, _FRAC_TYPES)
+        _check_rank(op, "out_backprop", out_backprop, 4)
+        _check_tensor(op, "row_pooling_sequence", row_pooling_sequence, (_C.int64,))
+        _check_tensor(op, "col_pooling_sequence", col_pooling_sequence, (_C.int64,))
+        shape = _frac.shape_value(orig_input_tensor_shape)
+        return _frac.fractional_avg_pool_grad(shape, out_backprop, row_pooling_sequence,
+                                              col_pooling_sequence, self.overlapping)
+
+
+__all__ += ["FractionalMaxPool", "FractionalMaxPoolGrad", "FractionalAvgPool",
+            "FractionalAvgPoolGrad"]
 
 
 # DeformableOffsets and DeformableOffsetsGrad (ops/function/deformable_func.py).

@@ -23,3 +23,5 @@ from mycel.ops.operations.compat_cpu_ops import FractionalMaxPool  # noqa: E402
 __all__ += ["FractionalMaxPool"]
 from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
 __all__ += ["DeformableOffsets"]
+from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
+__all__ += ["FractionalAvgPool"]
