@@ -349,3 +349,18 @@ def test_fractional_avg_pool_and_grad_against_a_loop(mode, overlapping, dtype):
     if dtype == np.int32:
         want_dx = np.trunc(want_dx)
     np.testing.assert_allclose(dx, want_dx.astype(dtype), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=(3, 2), stride=(2, 1), padding=0, dilation=1),
+                                dict(kernel_size=3, stride=2, padding=1, dilation=1,
+                                     ceil_mode=True),
+                                dict(kernel_size=2, stride=1, padding=1, dilation=2)])
+def test_max_pool_with_argmax_v2_matches_torch(mode, kw):
+    x = RNG.standard_normal((2, 3, 9, 8)).astype(np.float32)
+    op = P.MaxPoolWithArgmaxV2(kw["kernel_size"], kw["stride"], kw["padding"], kw["dilation"],
+                               kw.get("ceil_mode", False))
+    out, arg = Fn(op)(ms.Tensor(x))
+    want, idx = torch.nn.functional.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(out.asnumpy(), want.numpy())
+    np.testing.assert_array_equal(arg.asnumpy(), idx.numpy())
+    assert arg.dtype == ms.int64

@@ -87,3 +87,49 @@ def max_pool_grad_grad_with_argmax(grad, argmax):
     idx = prim("Reshape")(prim("Cast")(argmax, _C.int64), (-1, argmax.shape[1] *
                                                           argmax.shape[2] * argmax.shape[3]))
     return prim("Reshape")(prim("GatherD")(flat, idx, 1), (-1,) + tuple(argmax.shape[1:]))
+
+
+def _torch_out(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+@constexpr
+def _window_table_v2(h, w, kernel, strides, pads, dilation, ceil_mode):
+    """As _window_table, with symmetric padding, dilation and ceil_mode (PyTorch's sizes)."""
+    kh, kw = kernel
+    oh = _torch_out(h, kh, strides[0], pads[0], dilation[0], ceil_mode)
+    ow = _torch_out(w, kw, strides[1], pads[1], dilation[1], ceil_mode)
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"For 'MaxPoolWithArgmaxV2', the output would be empty for input "
+                         f"({h}, {w}).")
+    table = np.full((oh * ow, kh * kw), h * w, np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    r = i * strides[0] - pads[0] + a * dilation[0]
+                    c = j * strides[1] - pads[1] + b * dilation[1]
+                    if 0 <= r < h and 0 <= c < w:
+                        table[i * ow + j, a * kw + b] = r * w + c
+    return _C.Tensor(table), oh, ow
+
+
+def max_pool_with_argmax_v2(x, kernel, strides, pads, dilation, ceil_mode, argmax_dtype):
+    """(output, argmax h * W + w within each plane, PyTorch's) of max pooling over NCHW x."""
+    _, c, h, w = x.shape
+    kk = kernel[0] * kernel[1]
+    table, oh, ow = _window_table_v2(h, w, kernel, strides, pads, dilation, ceil_mode)
+    flat = prim("Reshape")(x, (-1, c, h * w))
+    sentinel = prim("ZerosLike")(flat[:, :, 0:1]) + _neg_inf(x.dtype)
+    flat = prim("Concat", axis=-1)((flat, sentinel))
+    windows = prim("Reshape")(prim("Gather")(flat, prim("Reshape")(table, (-1,)), 2),
+                              (-1, c, oh * ow, kk))
+    pick = prim("Argmax", axis=-1, output_type=_C.int64)(windows)
+    out = prim("GatherD")(windows, prim("ExpandDims")(pick, -1), 3)
+    where = prim("Gather")(prim("Reshape")(table, (-1,)), pick + _row_starts(oh * ow, kk), 0)
+    out = prim("Reshape")(out, (-1, c, oh, ow))
+    return out, prim("Cast")(prim("Reshape")(where, (-1, c, oh, ow)), argmax_dtype)

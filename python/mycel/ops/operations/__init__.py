@@ -197,3 +197,5 @@ from mycel.ops.operations.compat_cpu_ops import CTCLossV2  # noqa: E402
 __all__ += ["CTCLossV2"]
 from mycel.ops.operations.compat_cpu_ops import Conv3DTranspose  # noqa: E402
 __all__ += ["Conv3DTranspose"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmaxV2  # noqa: E402
+__all__ += ["MaxPoolWithArgmaxV2"]

@@ -565,7 +565,39 @@ class MaxPoolGradGradWithArgmax(_Composed):
         return _amp.max_pool_grad_grad_with_argmax(grad, argmax)
 
 
-__all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax"]
+class MaxPoolWithArgmaxV2(_Composed):
+    """MaxPoolWithArgmaxV2(kernel_size, strides=None, pads=0, dilation=(1, 1),
+    ceil_mode=False, argmax_type=mycel.int64)(x) -> (output, argmax): max pooling of NCHW x
+    with PyTorch's sizes (symmetric pads, dilation, ceil_mode) and each window's first
+    maximum as h * W + w within its plane (int32/int64)."""
+
+    def __init__(self, kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
+                 argmax_type=_C.int64):
+        op = "MaxPoolWithArgmaxV2"
+        self.kernel_size = _pool_pair(op, "kernel_size", kernel_size)
+        self.strides = self.kernel_size if strides is None else _pool_pair(op, "strides",
+                                                                            strides)
+        self.pads = _pool_pair(op, "pads", pads) if pads not in (0, (0, 0)) else (0, 0)
+        self.dilation = _pool_pair(op, "dilation", dilation)
+        if any(2 * p > k for p, k in zip(self.pads, self.kernel_size)):
+            raise ValueError(f"For '{op}', 'pads' must be at most half of 'kernel_size', but "
+                             f"got {pads!r} and {kernel_size!r}.")
+        self.ceil_mode = _check_bool(op, "ceil_mode", ceil_mode)
+        if argmax_type not in (_C.int32, _C.int64):
+            raise TypeError(f"For '{op}', 'argmax_type' must be int32 or int64, but got "
+                            f"{argmax_type}.")
+        self.argmax_type = argmax_type
+        super().__init__(kernel_size=self.kernel_size, strides=self.strides, pads=self.pads,
+                         dilation=self.dilation, ceil_mode=ceil_mode, argmax_type=argmax_type)
+
+    def __call__(self, x):
+        _check_tensor("MaxPoolWithArgmaxV2", "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_rank("MaxPoolWithArgmaxV2", "x", x, 4)
+        return _amp.max_pool_with_argmax_v2(x, self.kernel_size, self.strides, self.pads,
+                                            self.dilation, self.ceil_mode, self.argmax_type)
+
+
+__all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax", "MaxPoolWithArgmaxV2"]
 
 
 # AvgPool3D (ops/function/pool_nd_func.py).
