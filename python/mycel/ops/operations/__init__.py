@@ -173,15 +173,16 @@ __all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"
 # Primitives of MindSpore's CPU op tests, composed from the table's (compat_cpu_ops.py).
 from mycel.ops.operations.compat_cpu_ops import PSROIPooling  # noqa: E402
 __all__ += ["PSROIPooling"]
-from mycel.ops.operations.compat_cpu_ops import (FusedSparseAdam,  # noqa: E402
-                                                 FusedSparseLazyAdam, FusedSparseFtrl,
-                                                 SparseApplyFtrl, FusedSparseProximalAdagrad,
-                                                 SparseApplyAdagrad, SparseApplyAdagradV2,
-                                                 SparseApplyRMSProp)
+from mycel.ops.operations.compat_optim_ops import (FusedSparseAdam,  # noqa: E402
+                                                   FusedSparseLazyAdam, FusedSparseFtrl,
+                                                   SparseApplyFtrl, FusedSparseProximalAdagrad,
+                                                   SparseApplyAdagrad, SparseApplyAdagradV2,
+                                                   SparseApplyRMSProp)
 __all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
             "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
             "SparseApplyRMSProp"]
-from mycel.ops.operations.compat_cpu_ops import NLLLoss, ApplyPowerSign  # noqa: E402
+from mycel.ops.operations.compat_cpu_ops import NLLLoss  # noqa: E402
+from mycel.ops.operations.compat_optim_ops import ApplyPowerSign  # noqa: E402
 __all__ += ["NLLLoss", "ApplyPowerSign"]
 from mycel.ops.operations.compat_cpu_ops import MatrixDiagPartV3  # noqa: E402
 __all__ += ["MatrixDiagPartV3"]
