@@ -182,3 +182,76 @@ def test_sparse_update_attribute_types():
         P.FusedSparseAdam(use_nesterov=1)
     with pytest.raises(TypeError):
         P.SparseApplyAdagrad(lr="0.1")
+
+
+class Dense(nn.Cell):
+    def __init__(self, op, states):
+        super().__init__()
+        self.op = op
+        self.names = [f"d{i}" for i in range(len(states))]
+        for name, s in zip(self.names, states):
+            setattr(self, name, ms.Parameter(ms.Tensor(s), name))
+
+    def construct(self, *args):
+        return self.op(*([getattr(self, n) for n in self.names] + list(args)))
+
+
+def _prox_np(v, rate, l1, l2):
+    if l1 > 0:
+        return np.sign(v) * np.maximum(np.abs(v) - rate * l1, 0) / (1 + l2 * rate)
+    return v / (1 + l2 * rate)
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.2])
+def test_dense_proximal_updates(mode, l1):
+    var, accum = _states(2, (3, 4))
+    var -= 0.5
+    g = _grad((3, 4))
+    lr, l2 = 0.3, 0.1
+    net = Dense(P.ApplyProximalGradientDescent(), [var])
+    net(lr, l1, l2, ms.Tensor(g))
+    _check(net, [_prox_np(var - lr * g, lr, l1, l2)])
+    net = Dense(P.ApplyProximalAdagrad(), [var, accum])
+    net(lr, l1, l2, ms.Tensor(g))
+    acc2 = accum + g * g
+    rate = lr / np.sqrt(acc2)
+    _check(net, [_prox_np(var - g * rate, rate, l1, l2), acc2])
+
+
+@pytest.mark.parametrize("update_slots", [True, False])
+def test_dense_gradient_descent_and_adagrad_v2(mode, update_slots):
+    var, accum = _states(2, (3, 4))
+    g = _grad((3, 4))
+    net = Dense(P.ApplyGradientDescent(), [var])
+    net(ms.Tensor(np.float32(0.1)), ms.Tensor(g))
+    _check(net, [var - 0.1 * g])
+    net = Dense(P.ApplyAdagradV2(0.01, update_slots=update_slots), [var, accum])
+    out_var, _ = net(0.2, ms.Tensor(g))
+    acc2 = accum + g * g if update_slots else accum.astype(np.float64)
+    _check(net, [var - 0.2 * g / (np.sqrt(acc2) + 0.01), acc2])
+    np.testing.assert_allclose(out_var.asnumpy(), var - 0.2 * g / (np.sqrt(acc2) + 0.01),
+                               rtol=1e-5)
+
+
+def test_dense_update_vmap_with_per_example_rates(mode):
+    """vmap over Parameters batched along axis 0 and per-example learning rates: each row
+    takes its own step, in place (compiler/vmap/batch_optim.cc's Assign rule)."""
+    var, accum = _states(2, (3, 4))
+    g = _grad((3, 4))
+    lr = np.array([0.1, 0.5, 2.0], np.float32)
+    pv, pa = ms.Parameter(ms.Tensor(var), "pv"), ms.Parameter(ms.Tensor(accum), "pa")
+    op = P.ApplyAdagradV2(1e-6)
+    f = ms.vmap(lambda v, a, r, gr: op(v, a, r, gr), in_axes=(0, 0, 0, 0))
+    f(pv, pa, ms.Tensor(lr), ms.Tensor(g))
+    acc2 = accum + g * g
+    np.testing.assert_allclose(pa.asnumpy(), acc2, rtol=1e-6)
+    np.testing.assert_allclose(pv.asnumpy(), var - lr[:, None] * g / (np.sqrt(acc2) + 1e-6),
+                               rtol=1e-5)
+
+
+def test_dense_update_shape_errors():
+    var = ms.Parameter(ms.Tensor(np.zeros((2, 3), np.float32)), "e")
+    with pytest.raises(ValueError, match="ApplyGradientDescent"):
+        P.ApplyGradientDescent()(var, 0.1, ms.Tensor(np.zeros((3, 2), np.float32)))
+    with pytest.raises(TypeError, match="ApplyProximalAdagrad"):
+        P.ApplyProximalAdagrad()(var, var, 0.1, 0.0, 0.0, ms.Tensor(np.zeros((2, 3), np.int32)))

@@ -152,3 +152,46 @@ def sparse_rms_prop(var, ms, mom, lr, grad, indices, rho, momentum, epsilon):
     return (prim("Assign")(var, _keep(mask, var_new, var)),
             prim("Assign")(ms, _keep(mask, ms_new, ms)),
             prim("Assign")(mom, _keep(mask, mom_new, mom)))
+
+
+# Dense updates (every element), the same formulas.
+def _prox(v, rate, l1, l2, dt):
+    """sign(v) max(|v| - rate l1, 0) / (1 + rate l2) where l1 > 0, else v / (1 + rate l2)."""
+    shrunk = prim("Sign")(v) * prim("Maximum")(prim("Abs")(v) - rate * l1, 0.0) / (1.0 + l2 * rate)
+    plain = v / (1.0 + l2 * rate)
+    return prim("Select")(prim("BroadcastTo", shape=v.shape)(prim("Greater")(l1, 0.0)), shrunk,
+                          plain)
+
+
+def apply_gradient_descent(var, alpha, delta):
+    """var -= alpha delta."""
+    new = var - scalar(alpha, var.dtype) * prim("Cast")(delta, var.dtype)
+    return prim("Assign")(var, new)
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta):
+    """var = prox(var - alpha delta) with rate alpha."""
+    dt = var.dtype
+    alpha, l1, l2 = scalar(alpha, dt), scalar(l1, dt), scalar(l2, dt)
+    return prim("Assign")(var, _prox(var - alpha * prim("Cast")(delta, dt), alpha, l1, l2, dt))
+
+
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad):
+    """accum += g^2, rate = lr / sqrt(accum), var = prox(var - g rate) with that rate."""
+    dt = var.dtype
+    lr, l1, l2 = scalar(lr, dt), scalar(l1, dt), scalar(l2, dt)
+    g = prim("Cast")(grad, dt)
+    accum_new = accum + g * g
+    rate = lr / _sqrt(accum_new)
+    var_new = _prox(var - g * rate, rate, l1, l2, dt)
+    return prim("Assign")(var, var_new), prim("Assign")(accum, accum_new)
+
+
+def apply_adagrad_v2(var, accum, lr, grad, epsilon, update_slots):
+    """accum += g^2 (with update_slots), var -= lr g / (sqrt(accum) + epsilon)."""
+    dt = var.dtype
+    lr = scalar(lr, dt)
+    g = prim("Cast")(grad, dt)
+    accum_new = accum + g * g if update_slots else accum
+    var_new = var - lr * g / (_sqrt(accum_new) + scalar(epsilon, dt))
+    return prim("Assign")(var, var_new), prim("Assign")(accum, accum_new)

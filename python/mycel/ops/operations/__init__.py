@@ -200,3 +200,8 @@ from mycel.ops.operations.compat_cpu_ops import Conv3DTranspose  # noqa: E402
 __all__ += ["Conv3DTranspose"]
 from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmaxV2  # noqa: E402
 __all__ += ["MaxPoolWithArgmaxV2"]
+from mycel.ops.operations.compat_optim_ops import (ApplyGradientDescent,  # noqa: E402
+                                                   ApplyProximalGradientDescent,
+                                                   ApplyProximalAdagrad, ApplyAdagradV2)
+__all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
+            "ApplyAdagradV2"]

@@ -12,6 +12,7 @@ from mycel import _mycel as _C
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function import sparse_optim_func as _so
 from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.primitive import constexpr
 from mycel.ops.operations._compat_checks import (_check_float, _check_bool, _check_tensor,
                                                  _F16_32, _INDEX)
 
@@ -223,3 +224,81 @@ class ApplyPowerSign(_Composed):
 
 
 __all__ += ["ApplyPowerSign"]
+
+
+_FLOATS = (_C.float16, _C.float32, _C.float64)
+
+
+@constexpr
+def _check_same_shape(op, name0, shape0, name, shape):
+    """A ValueError unless the shapes agree (a dynamic dimension, -1 here, agrees with any)."""
+    same = len(shape0) == len(shape) and all(a == b or a == -1 or b == -1
+                                             for a, b in zip(shape0, shape))
+    if not same:
+        raise ValueError(f"For '{op}', '{name}' must have the shape of '{name0}' "
+                         f"{tuple(shape0)}, but got {tuple(shape)}.")
+
+
+def _check_dense(op, states, grad_name, grad):
+    """States (name, tensor) of one shape and float dtype, grad of that shape."""
+    name0, var = states[0]
+    for name, t in states + ((grad_name, grad),):
+        _check_tensor(op, name, t, _FLOATS)
+        _check_same_shape(op, name0, var.shape, name, t.shape)
+
+
+class ApplyGradientDescent(_Composed):
+    """ApplyGradientDescent()(var, alpha, delta) -> var: var -= alpha * delta, in place."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, var, alpha, delta):
+        _check_dense("ApplyGradientDescent", (("var", var),), "delta", delta)
+        return _so.apply_gradient_descent(var, alpha, delta)
+
+
+class ApplyProximalGradientDescent(_Composed):
+    """ApplyProximalGradientDescent()(var, alpha, l1, l2, delta) -> var: prox_v = var - alpha
+    delta; var = sign(prox_v) max(|prox_v| - alpha l1, 0) / (1 + alpha l2) (l1 > 0) or
+    prox_v / (1 + alpha l2); in place."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, var, alpha, l1, l2, delta):
+        _check_dense("ApplyProximalGradientDescent", (("var", var),), "delta", delta)
+        return _so.apply_proximal_gradient_descent(var, alpha, l1, l2, delta)
+
+
+class ApplyProximalAdagrad(_Composed):
+    """ApplyProximalAdagrad(use_locking=False)(var, accum, lr, l1, l2, grad) -> (var, accum):
+    accum += grad^2, rate = lr / sqrt(accum), then ApplyProximalGradientDescent's step with
+    that rate; in place."""
+
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool("ApplyProximalAdagrad", "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+    def __call__(self, var, accum, lr, l1, l2, grad):
+        _check_dense("ApplyProximalAdagrad", (("var", var), ("accum", accum)), "grad", grad)
+        return _so.apply_proximal_adagrad(var, accum, lr, l1, l2, grad)
+
+
+class ApplyAdagradV2(_Composed):
+    """ApplyAdagradV2(epsilon, update_slots=True)(var, accum, lr, grad) -> (var, accum):
+    accum += grad^2 (with update_slots), var -= lr * grad / (sqrt(accum) + epsilon); in
+    place."""
+
+    def __init__(self, epsilon, update_slots=True):
+        self.epsilon = _check_float("ApplyAdagradV2", "epsilon", epsilon)
+        self.update_slots = _check_bool("ApplyAdagradV2", "update_slots", update_slots)
+        super().__init__(epsilon=self.epsilon, update_slots=update_slots)
+
+    def __call__(self, var, accum, lr, grad):
+        _check_dense("ApplyAdagradV2", (("var", var), ("accum", accum)), "grad", grad)
+        return _so.apply_adagrad_v2(var, accum, lr, grad, self.epsilon, self.update_slots)
+
+
+__all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
+            "ApplyAdagradV2"]
