@@ -364,3 +364,22 @@ def test_max_pool_with_argmax_v2_matches_torch(mode, kw):
     np.testing.assert_array_equal(out.asnumpy(), want.numpy())
     np.testing.assert_array_equal(arg.asnumpy(), idx.numpy())
     assert arg.dtype == ms.int64
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_max_pool_grad_with_argmax_matches_torch(mode, v2):
+    from mycel.ops.operations import _grad_ops as G
+    x = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    if v2:
+        fwd, bwd = P.MaxPoolWithArgmaxV2(3, 2, 1), G.MaxPoolGradWithArgmaxV2(3, 2, 1)
+        kw = dict(kernel_size=3, stride=2, padding=1)
+    else:
+        fwd, bwd = P.MaxPoolWithArgmax(3, 2), G.MaxPoolGradWithArgmax(3, 2)
+        kw = dict(kernel_size=3, stride=2)
+    _, arg = Fn(fwd)(ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.max_pool2d(tx, **kw)
+    dy = RNG.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(dy))
+    got = Fn(bwd)(ms.Tensor(x), ms.Tensor(dy), arg).asnumpy()
+    np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-6, atol=1e-7)

@@ -133,3 +133,20 @@ def max_pool_with_argmax_v2(x, kernel, strides, pads, dilation, ceil_mode, argma
     where = prim("Gather")(prim("Reshape")(table, (-1,)), pick + _row_starts(oh * ow, kk), 0)
     out = prim("Reshape")(out, (-1, c, oh, ow))
     return out, prim("Cast")(prim("Reshape")(where, (-1, c, oh, ow)), argmax_dtype)
+
+
+@constexpr
+def _rows(n, per):
+    return _C.Tensor(np.repeat(np.arange(n, dtype=np.int64), per).reshape(-1, 1))
+
+
+def max_pool_grad_with_argmax(x_shape, grad, argmax, per_plane):
+    """The pooling input's gradient: each grad value added at its argmax position (in the
+    example's [C, H, W], or with per_plane in its [H, W]); repeated positions sum."""
+    n, c, h, w = x_shape
+    rows, size = (n * c, h * w) if per_plane else (n, c * h * w)
+    per = grad.shape[1] * grad.shape[2] * grad.shape[3] // (c if per_plane else 1)
+    idx = prim("Reshape")(prim("Cast")(argmax, _C.int64), (-1, 1))
+    where = prim("Concat", axis=1)((_rows(rows, per), idx))
+    dx = prim("ScatterNd")(where, prim("Reshape")(grad, (-1,)), (rows, size))
+    return prim("Reshape")(dx, (n, c, h, w))

@@ -169,3 +169,6 @@ from mycel.ops.operations.compat_cpu_ops import DeformableOffsetsGrad  # noqa: E
 __all__ += ["DeformableOffsetsGrad"]
 from mycel.ops.operations.compat_cpu_ops import FractionalAvgPoolGrad  # noqa: E402
 __all__ += ["FractionalAvgPoolGrad"]
+from mycel.ops.operations.compat_cpu_ops import (MaxPoolGradWithArgmax,  # noqa: E402
+                                                 MaxPoolGradWithArgmaxV2)
+__all__ += ["MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2"]

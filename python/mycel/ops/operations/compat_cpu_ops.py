@@ -352,7 +352,48 @@ class MaxPoolWithArgmaxV2(_Composed):
                                             self.dilation, self.ceil_mode, self.argmax_type)
 
 
-__all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax", "MaxPoolWithArgmaxV2"]
+class MaxPoolGradWithArgmax(_Composed):
+    """_grad_ops.MaxPoolGradWithArgmax(kernel_size=1, strides=1, pad_mode="VALID")(x, grad,
+    argmax): MaxPoolWithArgmax's input gradient, each grad value added at its argmax position
+    (c * H * W + h * W + w in the example)."""
+    _per_plane = False
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", data_format="NCHW"):
+        op = type(self).__name__
+        self.kernel_size = _pool_pair(op, "kernel_size", kernel_size)
+        self.strides = _pool_pair(op, "strides", strides)
+        self.pad_mode = _pad_mode(op, pad_mode)
+        super().__init__(kernel_size=self.kernel_size, strides=self.strides,
+                         pad_mode=self.pad_mode, data_format=data_format)
+
+    def __call__(self, x, grad, argmax):
+        op = type(self).__name__
+        _check_tensor(op, "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_tensor(op, "grad", grad, (x.dtype,))
+        _check_tensor(op, "argmax", argmax, _INDEX)
+        _check_rank(op, "x", x, 4)
+        _check_rank(op, "grad", grad, 4)
+        if tuple(argmax.shape) != tuple(grad.shape):
+            raise ValueError(f"For '{op}', 'argmax' must have grad's shape "
+                             f"{tuple(grad.shape)}, but got {tuple(argmax.shape)}.")
+        return _amp.max_pool_grad_with_argmax(tuple(x.shape), grad, argmax, self._per_plane)
+
+
+class MaxPoolGradWithArgmaxV2(MaxPoolGradWithArgmax):
+    """_grad_ops.MaxPoolGradWithArgmaxV2(kernel_size, strides=None, pads=0, dilation=(1, 1),
+    ceil_mode=False, argmax_type=mycel.int64)(x, grad, argmax): MaxPoolWithArgmaxV2's input
+    gradient (argmax counted within each plane)."""
+    _per_plane = True
+
+    def __init__(self, kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
+                 argmax_type=_C.int64):
+        fwd = MaxPoolWithArgmaxV2(kernel_size, strides, pads, dilation, ceil_mode, argmax_type)
+        _Composed.__init__(self, **fwd.attrs)
+        self.kernel_size, self.strides = fwd.kernel_size, fwd.strides
+
+
+__all__ += ["MaxPoolWithArgmax", "MaxPoolGradGradWithArgmax", "MaxPoolWithArgmaxV2",
+            "MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2"]
 
 
 # AvgPool3D (ops/function/pool_nd_func.py).
