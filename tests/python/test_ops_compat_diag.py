@@ -82,3 +82,49 @@ def test_matrix_diag_part_errors():
         ops.matrix_diag_part(x, 0, ms.Tensor(np.zeros(2, np.float32)))
     with pytest.raises(TypeError, match="MatrixDiagPartV3"):
         ops.matrix_diag_part(x, ms.Tensor(np.array([0.0], np.float32)), 0.0)
+
+
+def _want_diag(diags, k0, k1, rows, cols, pad, align):
+    """Matrices with the (padded, aligned) diagonals placed, written from the definition."""
+    out = np.full(diags.shape[:-1 if k0 == k1 else -2] + (rows, cols), pad, diags.dtype)
+    width = diags.shape[-1]
+    for d in range(k0, k1 + 1):
+        row = diags[..., :] if k0 == k1 else diags[..., k1 - d, :]
+        length = min(rows + min(d, 0), cols - max(d, 0))
+        left = (d >= 0 and align.startswith("LEFT")) or (d <= 0 and align.endswith("_LEFT"))
+        off = 0 if left else width - length
+        for i in range(length):
+            out[..., i + max(-d, 0), i + max(d, 0)] = row[..., off + i]
+    return out
+
+
+@pytest.mark.parametrize("align", ["LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT"])
+@pytest.mark.parametrize("k, rows, cols", [((-1, 2), -1, -1), ((0, 0), 5, -1), ((1, 1), -1, 6),
+                                           ((-2, -1), 5, 4)])
+def test_matrix_diag_matches_the_definition(align, k, rows, cols):
+    from mycel.ops.operations.array_ops import MatrixDiagV3
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    k0, k1 = k
+    width = 4
+    shape = (2, width) if k0 == k1 else (2, k1 - k0 + 1, width)
+    diags = RNG.standard_normal(shape).astype(np.float32)
+    min_rows, min_cols = width - min(k1, 0), width + max(k0, 0)
+    r, c = rows, cols
+    if r == -1 and c == -1:
+        r = c = max(min_rows, min_cols)
+    elif r == -1:
+        r = min_rows
+    elif c == -1:
+        c = min_cols
+    got = MatrixDiagV3(align)(ms.Tensor(diags), ms.Tensor(np.array(k, np.int32)),
+                              ms.Tensor(np.int32(rows)), ms.Tensor(np.int32(cols)),
+                              ms.Tensor(np.float32(-3.0))).asnumpy()
+    np.testing.assert_array_equal(got, _want_diag(diags, k0, k1, r, c, -3.0, align))
+
+
+def test_matrix_diag_inverts_matrix_diag_part():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.standard_normal((3, 5, 5)).astype(np.float32)
+    band = ops.matrix_diag_part(ms.Tensor(x), (-1, 1), 0.0, align="LEFT_RIGHT")
+    back = ops.matrix_diag(band, (-1, 1), 5, 5, 0.0, align="LEFT_RIGHT").asnumpy()
+    np.testing.assert_array_equal(back, np.triu(np.tril(x, 1), -1))

@@ -193,27 +193,41 @@ __all__ += ["NLLLoss", "Uniform"]
 from mycel.ops.function import diag_func as _diag  # noqa: E402
 
 
-class MatrixDiagPartV3(_Composed):
+class _AlignedDiag(_Composed):
+    def __init__(self, align="RIGHT_LEFT"):
+        if not isinstance(align, str):
+            raise TypeError(f"For '{type(self).__name__}', 'align' must be a str, but got "
+                            f"{type(align).__name__}.")
+        if align not in _diag._ALIGNS:
+            raise ValueError(f"For '{type(self).__name__}', 'align' must be one of "
+                             f"{_diag._ALIGNS}, but got {align!r}.")
+        self.align = align
+        super().__init__(align=align)
+
+
+class MatrixDiagPartV3(_AlignedDiag):
     """array_ops.MatrixDiagPartV3(align="RIGHT_LEFT")(x, k, padding_value): the diagonals k
     (an int or a pair, as a tensor) of x's last two dims, padded with the 0-d padding_value
     as align says (ops.matrix_diag_part; k must be known when traced: a constant in GRAPH
     mode)."""
 
-    def __init__(self, align="RIGHT_LEFT"):
-        if not isinstance(align, str):
-            raise TypeError(f"For 'MatrixDiagPartV3', 'align' must be a str, but got "
-                            f"{type(align).__name__}.")
-        if align not in _diag._ALIGNS:
-            raise ValueError(f"For 'MatrixDiagPartV3', 'align' must be one of "
-                             f"{_diag._ALIGNS}, but got {align!r}.")
-        self.align = align
-        super().__init__(align=align)
-
     def __call__(self, x, k, padding_value):
         return _diag.matrix_diag_part(x, k, padding_value, self.align)
 
 
-__all__ += ["MatrixDiagPartV3"]
+class MatrixDiagV3(_AlignedDiag):
+    """array_ops.MatrixDiagV3(align="RIGHT_LEFT")(x, k, num_rows, num_cols, padding_value):
+    matrices with the diagonals k of x (MatrixDiagPartV3's inverse) and padding_value
+    elsewhere (ops.matrix_diag; k and the sizes must be known when traced)."""
+
+    def __call__(self, x, k, num_rows, num_cols, padding_value):
+        if isinstance(padding_value, _C.Tensor) and len(padding_value.shape) != 0:
+            raise ValueError(f"For 'MatrixDiagV3', 'padding_value' must be a scalar, but got "
+                             f"shape {tuple(padding_value.shape)}.")
+        return _diag.matrix_diag(x, k, num_rows, num_cols, padding_value, self.align)
+
+
+__all__ += ["MatrixDiagPartV3", "MatrixDiagV3"]
 
 
 # ResizeLinear1D (ops/function/resize1d_func.py).
