@@ -383,3 +383,40 @@ def test_max_pool_grad_with_argmax_matches_torch(mode, v2):
     want.backward(torch.tensor(dy))
     got = Fn(bwd)(ms.Tensor(x), ms.Tensor(dy), arg).asnumpy()
     np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("unique", [True, False])
+@pytest.mark.parametrize("remove", [False, True])
+def test_uniform_candidate_sampler(mode, unique, remove):
+    true = np.array([[1, 7], [3, 30], [5, 1]], np.int64)  # 30 is outside [0, range_max)
+    rng_max, k = 10, 6
+    op = P.UniformCandidateSampler(2, k, unique, rng_max, seed=5, remove_accidental_hits=remove)
+    counts = np.zeros(rng_max)
+    for _ in range(300):
+        s, t_cnt, s_cnt = Fn(op)(ms.Tensor(true))
+        s = s.asnumpy()
+        assert s.dtype == np.int64 and s.shape == (k,)
+        assert ((s >= 0) & (s < rng_max)).all()
+        if unique:
+            assert len(set(s.tolist())) == k
+        if remove:
+            assert not set(s.tolist()) & {1, 3, 5, 7}
+        np.add.at(counts, s, 1)
+    n = rng_max - (4 if remove else 0)
+    p = k / n
+    allowed = np.array([c not in ({1, 3, 5, 7} if remove else set()) for c in range(rng_max)])
+    np.testing.assert_allclose(counts[allowed] / 300, p, atol=0.15)  # uniform over allowed
+    assert (counts[~allowed] == 0).all()
+    want_t = np.where(np.isin(true, [1, 3, 5, 7]) & remove, 0.0, p)
+    np.testing.assert_allclose(t_cnt.asnumpy(), want_t, rtol=1e-6)
+    np.testing.assert_allclose(s_cnt.asnumpy(), np.full(k, p), rtol=1e-6)
+    a = Fn(P.UniformCandidateSampler(2, k, unique, rng_max, seed=9))(ms.Tensor(true))[0]
+    b = Fn(P.UniformCandidateSampler(2, k, unique, rng_max, seed=9))(ms.Tensor(true))[0]
+    np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_uniform_candidate_sampler_errors():
+    with pytest.raises(ValueError, match="UniformCandidateSampler"):
+        P.UniformCandidateSampler(1, 5, True, 4)
+    with pytest.raises(ValueError, match="UniformCandidateSampler"):
+        P.UniformCandidateSampler(2, 3, False, 4)(ms.Tensor(np.zeros((3, 1), np.int32)))

@@ -205,3 +205,5 @@ from mycel.ops.operations.compat_optim_ops import (ApplyGradientDescent,  # noqa
                                                    ApplyProximalAdagrad, ApplyAdagradV2)
 __all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
             "ApplyAdagradV2"]
+from mycel.ops.operations.compat_cpu_ops import UniformCandidateSampler  # noqa: E402
+__all__ += ["UniformCandidateSampler"]

@@ -863,3 +863,50 @@ class Conv3DTranspose(_Composed):
 
 
 __all__ += ["Conv3DTranspose"]
+
+
+# UniformCandidateSampler (ops/function/candidate_sampler_func.py).
+from mycel.ops.function import candidate_sampler_func as _ucs  # noqa: E402
+
+
+class UniformCandidateSampler(_Composed):
+    """UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed=0,
+    remove_accidental_hits=False)(true_classes) -> (sampled_candidates,
+    true_expected_count, sampled_expected_count): num_sampled classes drawn uniformly from
+    [0, range_max) (without replacement when unique), and the expected counts of the true
+    and the sampled classes (ops/function/candidate_sampler_func.py; mycel's random numbers)."""
+
+    def __init__(self, num_true, num_sampled, unique, range_max, seed=0,
+                 remove_accidental_hits=False):
+        op = "UniformCandidateSampler"
+        self.num_true = _check_int(op, "num_true", num_true)
+        self.num_sampled = _check_int(op, "num_sampled", num_sampled)
+        self.unique = _check_bool(op, "unique", unique)
+        self.range_max = _check_int(op, "range_max", range_max)
+        self.seed = _check_int(op, "seed", seed, positive=False)
+        if self.seed < 0:
+            raise ValueError(f"For '{op}', 'seed' must be non-negative, but got {seed}.")
+        self.remove_accidental_hits = _check_bool(op, "remove_accidental_hits",
+                                                  remove_accidental_hits)
+        if unique and num_sampled > range_max:
+            raise ValueError(f"For '{op}', 'num_sampled' ({num_sampled}) must not exceed "
+                             f"'range_max' ({range_max}) when unique.")
+        super().__init__(num_true=num_true, num_sampled=num_sampled, unique=unique,
+                         range_max=range_max, seed=seed,
+                         remove_accidental_hits=remove_accidental_hits)
+        self._uniform = _C.OpHandle("UniformReal", {"seed": self.seed, "seed2": 0,
+                                                    "dtype": _C.float64})
+
+    def __call__(self, true_classes):
+        op = "UniformCandidateSampler"
+        _check_tensor(op, "true_classes", true_classes, _INDEX)
+        _check_rank(op, "true_classes", true_classes, 2)
+        if true_classes.shape[1] != self.num_true:
+            raise ValueError(f"For '{op}', true_classes must have num_true ({self.num_true}) "
+                             f"columns, but got shape {tuple(true_classes.shape)}.")
+        return _ucs.uniform_candidate_sampler(true_classes, self.num_sampled, self.unique,
+                                              self.range_max, self.remove_accidental_hits,
+                                              self._uniform)
+
+
+__all__ += ["UniformCandidateSampler"]
