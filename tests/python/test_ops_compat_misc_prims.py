@@ -420,3 +420,22 @@ def test_uniform_candidate_sampler_errors():
         P.UniformCandidateSampler(1, 5, True, 4)
     with pytest.raises(ValueError, match="UniformCandidateSampler"):
         P.UniformCandidateSampler(2, 3, False, 4)(ms.Tensor(np.zeros((3, 1), np.int32)))
+
+
+def test_uniform_int(mode):
+    class Draw(nn.Cell):
+        def __init__(self, seed):
+            super().__init__()
+            self.op = P.UniformInt(seed, 2)
+
+        def construct(self, lo, hi):
+            return self.op((40, 50), lo, hi)
+
+    lo, hi = ms.Tensor(np.int32(-3)), ms.Tensor(np.int32(4))
+    a = Draw(7)(lo, hi).asnumpy()
+    assert a.dtype == np.int32 and a.shape == (40, 50)
+    assert set(np.unique(a).tolist()) == set(range(-3, 4))
+    np.testing.assert_allclose(np.bincount(a.reshape(-1) + 3) / a.size, 1 / 7, atol=0.02)
+    np.testing.assert_array_equal(a, Draw(7)(lo, hi).asnumpy())
+    with pytest.raises(TypeError, match="UniformInt"):
+        P.UniformInt()((2,), ms.Tensor(np.float32(0)), hi)

@@ -255,3 +255,18 @@ def test_dense_update_shape_errors():
         P.ApplyGradientDescent()(var, 0.1, ms.Tensor(np.zeros((3, 2), np.float32)))
     with pytest.raises(TypeError, match="ApplyProximalAdagrad"):
         P.ApplyProximalAdagrad()(var, var, 0.1, 0.0, 0.0, ms.Tensor(np.zeros((2, 3), np.int32)))
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.05])
+def test_apply_adagrad_da(mode, l1):
+    var, ga, gsa = _states(3, (3, 4))
+    g = _grad((3, 4))
+    lr, l2, step = 0.1, 0.02, 3
+    net = Dense(P.ApplyAdagradDA(), [var, ga, gsa])
+    out = net(ms.Tensor(g), ms.Tensor(np.float32(lr)), ms.Tensor(np.float32(l1)),
+              ms.Tensor(np.float32(l2)), ms.Tensor(np.int32(step)))
+    ga2, gsa2 = ga + g, gsa + g * g
+    tmp = np.sign(ga2) * np.maximum(np.abs(ga2) - l1 * step, 0) if l1 > 0 else ga2
+    var2 = -lr * tmp / (l2 * step * lr + np.sqrt(gsa2))
+    _check(net, [var2, ga2, gsa2])
+    np.testing.assert_allclose(out.asnumpy(), var2, rtol=1e-5, atol=1e-6)

@@ -195,3 +195,22 @@ def apply_adagrad_v2(var, accum, lr, grad, epsilon, update_slots):
     accum_new = accum + g * g if update_slots else accum
     var_new = var - lr * g / (_sqrt(accum_new) + scalar(epsilon, dt))
     return prim("Assign")(var, var_new), prim("Assign")(accum, accum_new)
+
+
+def apply_adagrad_da(var, grad_accum, grad_sq_accum, grad, lr, l1, l2, global_step):
+    """Adagrad dual averaging: ga += g, gsa += g^2, var = -lr shrink(ga) / (l2 step lr +
+    sqrt(gsa)), shrink(ga) = sign(ga) max(|ga| - l1 step, 0) where l1 > 0, else ga."""
+    dt = var.dtype
+    lr, l1, l2 = scalar(lr, dt), scalar(l1, dt), scalar(l2, dt)
+    step = scalar(global_step, dt)
+    g = prim("Cast")(grad, dt)
+    ga = grad_accum + g
+    gsa = grad_sq_accum + g * g
+    shrunk = prim("Sign")(ga) * prim("Maximum")(prim("Abs")(ga) - l1 * step, 0.0)
+    tmp = prim("Select")(prim("BroadcastTo", shape=ga.shape)(prim("Greater")(l1, 0.0)), shrunk,
+                         ga)
+    var_new = -lr * tmp / (l2 * step * lr + _sqrt(gsa))
+    out = prim("Assign")(var, var_new)
+    prim("Assign")(grad_accum, ga)
+    prim("Assign")(grad_sq_accum, gsa)
+    return out

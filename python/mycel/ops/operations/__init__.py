@@ -207,3 +207,6 @@ __all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProxim
             "ApplyAdagradV2"]
 from mycel.ops.operations.compat_cpu_ops import UniformCandidateSampler  # noqa: E402
 __all__ += ["UniformCandidateSampler"]
+from mycel.ops.operations.compat_cpu_ops import UniformInt  # noqa: E402
+from mycel.ops.operations.compat_optim_ops import ApplyAdagradDA  # noqa: E402
+__all__ += ["UniformInt", "ApplyAdagradDA"]

@@ -186,7 +186,29 @@ class Uniform(_Composed):
         return u * (self.maxval - self.minval) + self.minval
 
 
-__all__ += ["NLLLoss", "Uniform"]
+class UniformInt(_Composed):
+    """UniformInt(seed=0, seed2=0)(shape, minval, maxval): an int32 tensor of `shape` drawn
+    uniformly from [minval, maxval) (0-d int32 tensors); the instance's own generator when
+    seeded (UniformReal, scaled and floored)."""
+
+    def __init__(self, seed=0, seed2=0):
+        self.seed = _check_int("UniformInt", "seed", seed, positive=False)
+        self.seed2 = _check_int("UniformInt", "seed2", seed2, positive=False)
+        super().__init__(seed=self.seed, seed2=self.seed2)
+        self._uniform = _C.OpHandle("UniformReal", {"seed": self.seed, "seed2": self.seed2,
+                                                    "dtype": _C.float64})
+
+    def __call__(self, shape, minval, maxval):
+        op = "UniformInt"
+        _check_tensor(op, "minval", minval, (_C.int32,))
+        _check_tensor(op, "maxval", maxval, (_C.int32,))
+        lo = _prim("Cast")(minval, _C.float64)
+        span = _prim("Cast")(maxval, _C.float64) - lo
+        u = self._uniform(tuple(shape))
+        return _prim("Cast")(_prim("Floor")(u * span + lo), _C.int32)
+
+
+__all__ += ["NLLLoss", "Uniform", "UniformInt"]
 
 
 # MatrixDiagPartV3 (ops/function/diag_func.py).

@@ -302,3 +302,26 @@ class ApplyAdagradV2(_Composed):
 
 __all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
             "ApplyAdagradV2"]
+
+
+class ApplyAdagradDA(_Composed):
+    """ApplyAdagradDA(use_locking=False)(var, gradient_accumulator,
+    gradient_squared_accumulator, grad, lr, l1, l2, global_step) -> var: Adagrad dual
+    averaging; the accumulators gain grad and grad^2, var = -lr * shrink(ga) / (l2 * step * lr
+    + sqrt(gsa)) with shrink the l1 soft threshold l1 * step; all three updated in place."""
+
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool("ApplyAdagradDA", "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+    def __call__(self, var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1,
+                 l2, global_step):
+        _check_dense("ApplyAdagradDA", (("var", var),
+                                        ("gradient_accumulator", gradient_accumulator),
+                                        ("gradient_squared_accumulator",
+                                         gradient_squared_accumulator)), "grad", grad)
+        return _so.apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator,
+                                    grad, lr, l1, l2, global_step)
+
+
+__all__ += ["ApplyAdagradDA"]
