@@ -210,3 +210,10 @@ __all__ += ["UniformCandidateSampler"]
 from mycel.ops.operations.compat_cpu_ops import UniformInt  # noqa: E402
 from mycel.ops.operations.compat_optim_ops import ApplyAdagradDA  # noqa: E402
 __all__ += ["UniformInt", "ApplyAdagradDA"]
+# MindSpore's family-module classes are ops.operations names too (random_ops.Uniform,
+# nn_ops.FractionalMaxPool / FractionalAvgPool / DeformableOffsets, array_ops.MatrixDiagV3).
+from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # noqa: E402
+                                                 MatrixDiagV3,
+                                                 FractionalAvgPool, DeformableOffsets)
+__all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
+            "MatrixDiagV3"]
