@@ -354,3 +354,21 @@ def test_per_sample_gradients_of_a_cells_parameters(mode):
     for k in range(5):
         for a, b in zip(got, g(Tensor(x[k]), Tensor(y[k]))):
             np.testing.assert_allclose(a.asnumpy()[k], b.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_batched_update_of_a_batched_parameter(mode):
+    """MindSpore's vmap of in-place updates: with the Parameter batched (in_axes), each
+    example updates its own slice, in place; any in_axis writes through to the Parameter."""
+    def update(p, x):
+        ops.assign(p, p * 2 + x)
+        ops.assign_add(p, x)
+        return p
+
+    for axis in (0, 1):
+        base = np.arange(12, dtype=np.float32).reshape(3, 4)
+        x = np.ones((4,), np.float32) * 0.5 if axis == 1 else np.ones((3,), np.float32)
+        per = base if axis == 0 else base.T
+        p = ms.Parameter(Tensor(base.copy()), name=f"p{axis}")
+        run(mode, ms.vmap(update, in_axes=(axis, 0)), p, Tensor(x))
+        want = np.stack([row * 2 + xi + xi for row, xi in zip(per, x)])
+        np.testing.assert_allclose(p.asnumpy(), want if axis == 0 else want.T)

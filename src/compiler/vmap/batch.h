@@ -11,7 +11,7 @@
 //
 // Each op names its rule in compiler/vmap/defs/<family>.def, one line per op of the table
 // beside its op-table line (as the CUDA kernels' table, kernels/cuda/defs/): `VMAP(Tanh,
-// batch_unary)`, or why it has none, `NOVMAP(Assign, "reason")` (in-place updates,
+// batch_unary)`, or why it has none, `NOVMAP(SGD, "reason")` (fused in-place updates,
 // collectives, ops without tensor inputs, whose result is never batched). The declarations
 // below and the table in batch_util.cc are generated from those lines, so a rule that is named
 // but not written fails to link, and a line naming an op the table lacks fails to compile;

@@ -23,3 +23,7 @@ from mycel.ops.function.tensor_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.select_func import *  # noqa: F401,F403
 from mycel.ops.function.unpool_func import *  # noqa: F401,F403
 from mycel.ops.function.pool3d_func import *  # noqa: F401,F403
+from mycel.ops.function.diag_func import *  # noqa: F401,F403
+from mycel.ops.function.pool_nd_func import *  # noqa: F401,F403
+from mycel.ops.function.ctc_func import *  # noqa: F401,F403
+from mycel.ops.function.deformable_func import *  # noqa: F401,F403

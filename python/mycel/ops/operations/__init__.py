@@ -178,3 +178,50 @@ def __getattr__(name):
         from mycel.ops import hooks
         return getattr(hooks, name)
     raise AttributeError(f"module 'mycel.ops.operations' has no attribute '{name}'")
+# Primitives of MindSpore's CPU op tests, composed from the table's (compat_cpu_ops.py).
+from mycel.ops.operations.compat_cpu_ops import PSROIPooling  # noqa: E402
+__all__ += ["PSROIPooling"]
+from mycel.ops.operations.compat_optim_ops import (FusedSparseAdam,  # noqa: E402
+                                                   FusedSparseLazyAdam, FusedSparseFtrl,
+                                                   SparseApplyFtrl, FusedSparseProximalAdagrad,
+                                                   SparseApplyAdagrad, SparseApplyAdagradV2,
+                                                   SparseApplyRMSProp)
+__all__ += ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
+            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
+            "SparseApplyRMSProp"]
+from mycel.ops.operations.compat_cpu_ops import NLLLoss  # noqa: E402
+from mycel.ops.operations.compat_optim_ops import ApplyPowerSign  # noqa: E402
+__all__ += ["NLLLoss", "ApplyPowerSign"]
+from mycel.ops.operations.compat_cpu_ops import MatrixDiagPartV3  # noqa: E402
+__all__ += ["MatrixDiagPartV3"]
+from mycel.ops.operations.compat_cpu_ops import ResizeLinear1D  # noqa: E402
+__all__ += ["ResizeLinear1D"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmax  # noqa: E402
+__all__ += ["MaxPoolWithArgmax"]
+from mycel.ops.operations.compat_cpu_ops import AvgPool3D  # noqa: E402
+__all__ += ["AvgPool3D"]
+from mycel.ops.operations.compat_cpu_ops import RandomCategorical  # noqa: E402
+__all__ += ["RandomCategorical"]
+from mycel.ops.operations.compat_cpu_ops import CTCLossV2  # noqa: E402
+__all__ += ["CTCLossV2"]
+from mycel.ops.operations.compat_cpu_ops import Conv3DTranspose  # noqa: E402
+__all__ += ["Conv3DTranspose"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolWithArgmaxV2  # noqa: E402
+__all__ += ["MaxPoolWithArgmaxV2"]
+from mycel.ops.operations.compat_optim_ops import (ApplyGradientDescent,  # noqa: E402
+                                                   ApplyProximalGradientDescent,
+                                                   ApplyProximalAdagrad, ApplyAdagradV2)
+__all__ += ["ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
+            "ApplyAdagradV2"]
+from mycel.ops.operations.compat_cpu_ops import UniformCandidateSampler  # noqa: E402
+__all__ += ["UniformCandidateSampler"]
+from mycel.ops.operations.compat_cpu_ops import UniformInt  # noqa: E402
+from mycel.ops.operations.compat_optim_ops import ApplyAdagradDA  # noqa: E402
+__all__ += ["UniformInt", "ApplyAdagradDA"]
+# MindSpore's family-module classes are ops.operations names too (random_ops.Uniform,
+# nn_ops.FractionalMaxPool / FractionalAvgPool / DeformableOffsets, array_ops.MatrixDiagV3).
+from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # noqa: E402
+                                                 MatrixDiagV3,
+                                                 FractionalAvgPool, DeformableOffsets)
+__all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
+            "MatrixDiagV3"]

@@ -158,3 +158,17 @@ class LayerNormGrad(_Composed):
             dgamma = _prim("ReduceSum")(dgamma, param_axes)
             dbeta = _prim("ReduceSum")(dbeta, param_axes)
         return dx, _prim("Reshape")(dgamma, gamma.shape), _prim("Reshape")(dbeta, gamma.shape)
+
+from mycel.ops.operations.compat_cpu_ops import PSROIPoolingGrad  # noqa: E402
+__all__ += ["PSROIPoolingGrad"]
+from mycel.ops.operations.compat_cpu_ops import MaxPoolGradGradWithArgmax  # noqa: E402
+__all__ += ["MaxPoolGradGradWithArgmax"]
+from mycel.ops.operations.compat_cpu_ops import FractionalMaxPoolGrad  # noqa: E402
+__all__ += ["FractionalMaxPoolGrad"]
+from mycel.ops.operations.compat_cpu_ops import DeformableOffsetsGrad  # noqa: E402
+__all__ += ["DeformableOffsetsGrad"]
+from mycel.ops.operations.compat_cpu_ops import FractionalAvgPoolGrad  # noqa: E402
+__all__ += ["FractionalAvgPoolGrad"]
+from mycel.ops.operations.compat_cpu_ops import (MaxPoolGradWithArgmax,  # noqa: E402
+                                                 MaxPoolGradWithArgmaxV2)
+__all__ += ["MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2"]

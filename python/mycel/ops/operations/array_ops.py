@@ -14,3 +14,7 @@ __all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
 __all__ += ["Unique", "MaskedSelect", "MaskedScatter", "NonZero"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["MatrixDiagPartV3"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
+from mycel.ops.operations.compat_cpu_ops import MatrixDiagV3  # noqa: E402
+__all__ += ["MatrixDiagV3"]

@@ -13,3 +13,15 @@ __all__ += ["Mish", "KLDivLoss", "L2Loss", "Elu", "CeLU", "SeLU", "HSigmoid", "H
             "HShrink", "SoftShrink"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl",
+            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
+            "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign",
+            "MaxPoolWithArgmax", "AvgPool3D", "CTCLossV2"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# FractionalMaxPool is MindSpore's nn_ops class only (not in ops.operations).
+from mycel.ops.operations.compat_cpu_ops import FractionalMaxPool  # noqa: E402
+__all__ += ["FractionalMaxPool"]
+from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
+__all__ += ["DeformableOffsets"]
+from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
+__all__ += ["FractionalAvgPool"]

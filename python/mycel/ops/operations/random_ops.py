@@ -6,3 +6,7 @@ from mycel.ops import operations as _P
 __all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+
+# Uniform is MindSpore's random_ops class only (not in ops.operations).
+from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
+__all__ += ["Uniform", "RandomCategorical"]
