@@ -93,3 +93,39 @@ def test_cross_entropy_refuses_non_tensors_and_integer_logits(mode):
                  (Tensor(np.ones((3, 5)), ms.int32), t, w)]:
         with pytest.raises(TypeError, match="cross_entropy"):
             ops.cross_entropy(*args)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=1, padding=1),
+                                dict(kernel_size=2, stride=2),
+                                dict(kernel_size=(2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0),
+                                     ceil_mode=True),
+                                dict(kernel_size=3, stride=2, dilation=2)])
+def test_max_pool3d_values_indices_and_gradient_match_torch(mode, kw):
+    x = np.random.default_rng(5).standard_normal((2, 3, 5, 6, 7)).astype(np.float32)
+    pad_mode = "pad" if "padding" in kw else "valid"
+    layer = nn.MaxPool3d(pad_mode=pad_mode, return_indices=True, **kw)
+    v, i = layer(Tensor(x))
+    xt = torch.tensor(x, requires_grad=True)
+    tv, ti = torch.nn.functional.max_pool3d(xt, return_indices=True, **kw)
+    np.testing.assert_array_equal(v.asnumpy(), tv.detach().numpy())
+    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+    tv.sum().backward()
+    g = ms.grad(lambda a: ops.max_pool3d(a, **kw).sum())(Tensor(x))
+    np.testing.assert_array_equal(g.asnumpy(), xt.grad.numpy())
+
+
+def test_max_pool3d_same_padding_and_unbatched(mode):
+    x = np.random.default_rng(6).standard_normal((3, 5, 5, 4)).astype(np.float32)
+    out = nn.MaxPool3d(kernel_size=2, stride=2, pad_mode="same")(Tensor(x)).asnumpy()
+    # 'same': output ceil(n / stride); the padding (total 1 on odd axes) goes after
+    want = torch.nn.functional.max_pool3d(
+        torch.nn.functional.pad(torch.tensor(x)[None], (0, 0, 0, 1, 0, 1), value=-np.inf), 2,
+        2).numpy()[0]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_avg_pool3d_layer_matches_torch(mode):
+    x = np.random.default_rng(7).standard_normal((1, 2, 4, 5, 6)).astype(np.float32)
+    got = nn.AvgPool3d(kernel_size=3, stride=1)(Tensor(x)).asnumpy()
+    want = torch.nn.functional.avg_pool3d(torch.tensor(x), 3, 1).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -53,5 +53,6 @@ from mycel.nn.layer.embedding_lookup import (EmbeddingLookup,  # noqa: F401,E402
                                              MultiFieldEmbeddingLookup)
 __all__ += ["EmbeddingLookup", "MultiFieldEmbeddingLookup"]
 from mycel.nn.layer.pooling_ext import (LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402,F401
-                                        MaxUnpool2d, MaxUnpool3d)
-__all__ += ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+                                        MaxUnpool2d, MaxUnpool3d, MaxPool3d, AvgPool3d)
+__all__ += ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d",
+            "AvgPool3d"]
