@@ -83,3 +83,8 @@ __all__ += ["jit_class"]
 def is_tensor(obj):
     """Whether obj is a mycel Tensor (a Parameter included), as ``mindspore.is_tensor``."""
     return isinstance(obj, Tensor)
+
+# MindSpore 2.x's torch-style namespace, the compile hints, and the runtime API.
+from mycel import mint  # noqa: E402,F401
+from mycel.common.lazy_inline import lazy_inline, no_inline  # noqa: E402,F401
+__all__ += ["mint", "lazy_inline", "no_inline"]
