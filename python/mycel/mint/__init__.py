@@ -21,7 +21,7 @@ logical_and logical_or logical_not logical_xor bitwise_and bitwise_or bitwise_xo
 isclose where matmul bmm baddbmm addmm addmv addbmm inner outer einsum tril triu flip roll
 broadcast_to masked_select masked_fill nonzero repeat_interleave zeros_like ones_like rand randn
 floor_divide deg2rad rad2deg count_nonzero trace clone argwhere diagonal tile reshape permute
-unsqueeze flatten cumprod topk cdist""".split()
+unsqueeze cumprod topk cdist""".split()
 for _n in _SAME:
     if getattr(_ops, _n, None) is not None:
         globals()[_n] = getattr(_ops, _n)
@@ -316,8 +316,17 @@ def linspace(start, end, steps, *, dtype=None):
 
 
 def eye(n, m=None, *, dtype=None):
-    """The n x m identity matrix (m = n when None)."""
-    return _ops.eye(n, n if m is None else m, dtype or _C.float32)
+    """The n x m identity matrix (m = n when None): where row index == column index."""
+    m = n if m is None else m
+    rows = _ops.reshape(_ops.arange(0, n), (n, 1))
+    cols = _ops.reshape(_ops.arange(0, m), (1, m))
+    return _ops.cast(_ops.equal(rows, cols), dtype or _C.float32)
+
+
+def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
+    """input with dims start_dim..end_dim merged into one (all of them by default, as
+    ``torch.flatten``; ops.flatten starts at dim 1)."""
+    return _ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
 _NAMES = [k for k, v in list(globals().items())
