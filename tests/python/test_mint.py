@@ -297,3 +297,32 @@ def test_namespace_is_importable_as_mindspore_names():
     assert mint.nn.functional is mint.functional
     for name in ("add", "equal", "zeros_like", "allclose", "all", "sum", "max", "cat"):
         assert name in mint.__all__
+
+
+def f_more(a, b, v, x):
+    g0, g1 = mint.meshgrid(v, mint.arange(0.0, 2.0, 0.5), indexing="xy")
+    s, m = mint.std_mean(x, 1)
+    return (mint.mm(a, b), mint.mv(a, v), mint.t(a), mint.diff(x, 1, 2), s, m,
+            mint.take(x, mint.arange(0, 7)), g0, g1,
+            mint.linalg.vector_norm(x, 3, 1), mint.linalg.matrix_norm(x), mint.linalg.inv(
+                mint.mm(a, mint.t(a)) + mint.eye(4)), mint.special.logit(mint.sigmoid(x), 1e-6),
+            mint.special.erfc(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_more_functions_match_torch(mode):
+    a = RNG.standard_normal((4, 3)).astype(np.float32)
+    b = RNG.standard_normal((3, 2)).astype(np.float32)
+    v = RNG.standard_normal(3).astype(np.float32)
+    got = _run(mode, f_more, *map(Tensor, (a, b, v, X)))
+    ta, tb, tv, tx = map(torch.tensor, (a, b, v, X))
+    g0, g1 = torch.meshgrid(tv, torch.arange(0.0, 2.0, 0.5), indexing="xy")
+    s, m = torch.std_mean(tx, 1)
+    want = (ta.mm(tb), ta.mv(tv), ta.t(), tx.diff(1, 2), s, m, tx.take(torch.arange(0, 7)), g0,
+            g1, torch.linalg.vector_norm(tx, 3, 1), torch.linalg.matrix_norm(tx),
+            torch.linalg.inv(ta.mm(ta.t()) + torch.eye(4)),
+            torch.special.logit(torch.sigmoid(tx), 1e-6), torch.special.erfc(tx))
+    for g, w in zip(got, want):
+        _close(g, w, 1e-4)
+    with pytest.raises(ValueError, match="'mm'"):
+        mint.mm(Tensor(X), Tensor(a))

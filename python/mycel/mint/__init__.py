@@ -6,7 +6,8 @@ PyTorch's names and signatures: reductions take ``dim`` and ``keepdim``, ``max``
 bounds as tensors or both as numbers. No new kernels: both modes, gradients and vmap come from
 the ops they are built of, and GRAPH mode compiles them as it does any Python function.
 ``mint.nn`` holds the layers and ``mint.nn.functional`` the functional layers; ``mint.optim``
-the optimizers (AdamW, Adam, SGD).
+the optimizers (AdamW, Adam, SGD); ``mint.linalg`` the norms, inv and det; ``mint.special``
+the special functions.
 """
 from mycel import _mycel as _C
 from mycel import ops as _ops
@@ -329,9 +330,85 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     return _ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
+def mm(input, mat2):  # noqa: A002
+    """The matrix product of 2-D input and mat2."""
+    if len(input.shape) != 2 or len(mat2.shape) != 2:
+        raise ValueError(f"For 'mm', both inputs must be 2-D, but got shapes {input.shape} and "
+                         f"{mat2.shape}.")
+    return _ops.matmul(input, mat2)
+
+
+def mv(input, vec):  # noqa: A002
+    """The product of the 2-D input and the 1-D vec."""
+    if len(input.shape) != 2 or len(vec.shape) != 1:
+        raise ValueError(f"For 'mv', the input must be 2-D and vec 1-D, but got shapes "
+                         f"{input.shape} and {vec.shape}.")
+    return _ops.matmul(input, vec)
+
+
+def t(input):  # noqa: A002
+    """The transpose of a tensor of at most 2 dims."""
+    if len(input.shape) > 2:
+        raise ValueError(f"For 't', the input must have at most 2 dims, but got shape "
+                         f"{input.shape}.")
+    return input if len(input.shape) < 2 else _ops.swapaxes(input, 0, 1)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    """The n-th forward difference along dim."""
+    return _ops.diff(input, n, dim, prepend, append)
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
+    """(std, mean) over dim with Bessel's correction `correction`."""
+    return _ops.std_mean(input, dim, correction, keepdim)
+
+
+def var_mean(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
+    """(var, mean) over dim with Bessel's correction `correction`."""
+    return _ops.var_mean(input, dim, correction, keepdim)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """The sum over dim, NaNs counted as zero."""
+    return _ops.nansum(input, dim, keepdim, dtype=dtype)
+
+
+def take(input, index):  # noqa: A002
+    """The elements of the flattened input at index (index's shape)."""
+    return _ops.gather(_ops.reshape(input, (-1,)), index, 0)
+
+
+def _grids_ij(tensors):
+    """Matrix-indexed grids: output i varies along dim i."""
+    sizes = ()
+    for x in tensors:
+        sizes = sizes + (x.shape[0],)
+    out = ()
+    for i, x in enumerate(tensors):
+        shape = ()
+        for j in range(len(tensors)):
+            shape = shape + ((x.shape[0],) if j == i else (1,))
+        out = out + (_ops.broadcast_to(_ops.reshape(x, shape), sizes),)
+    return out
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids of 1-D tensors: "ij" (matrix) or "xy" (Cartesian: the first two
+    dims swapped) indexing."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"For 'meshgrid', indexing must be 'ij' or 'xy', but got {indexing!r}.")
+    if indexing == "xy" and len(tensors) >= 2:
+        g = _grids_ij((tensors[1], tensors[0]) + tuple(tensors[2:]))
+        return (g[1], g[0]) + g[2:]
+    return _grids_ij(tuple(tensors))
+
+
 _NAMES = [k for k, v in list(globals().items())
           if not k.startswith("_") and callable(v)]
 __all__.extend(_NAMES)
 
-from mycel.mint import nn, optim  # noqa: E402,F401  (submodules, after the functions they use)
+from mycel.mint import nn, optim, linalg, special  # noqa: E402,F401  (after the functions they use)
 from mycel.mint.nn import functional  # noqa: E402,F401
