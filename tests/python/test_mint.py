@@ -306,7 +306,7 @@ def f_more(a, b, v, x):
             mint.take(x, mint.arange(0, 7)), g0, g1,
             mint.linalg.vector_norm(x, 3, 1), mint.linalg.matrix_norm(x), mint.linalg.inv(
                 mint.mm(a, mint.t(a)) + mint.eye(4)), mint.special.logit(mint.sigmoid(x), 1e-6),
-            mint.special.erfc(x))
+            mint.special.erfc(x), mint.count_nonzero(x > 0.5, 1), mint.count_nonzero(x > 0))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -321,7 +321,8 @@ def test_more_functions_match_torch(mode):
     want = (ta.mm(tb), ta.mv(tv), ta.t(), tx.diff(1, 2), s, m, tx.take(torch.arange(0, 7)), g0,
             g1, torch.linalg.vector_norm(tx, 3, 1), torch.linalg.matrix_norm(tx),
             torch.linalg.inv(ta.mm(ta.t()) + torch.eye(4)),
-            torch.special.logit(torch.sigmoid(tx), 1e-6), torch.special.erfc(tx))
+            torch.special.logit(torch.sigmoid(tx), 1e-6), torch.special.erfc(tx),
+            torch.count_nonzero(tx > 0.5, 1), torch.count_nonzero(tx > 0))
     for g, w in zip(got, want):
         _close(g, w, 1e-4)
     with pytest.raises(ValueError, match="'mm'"):

@@ -21,7 +21,7 @@ isneginf isposinf signbit eq ne gt ge lt le greater greater_equal less less_equa
 logical_and logical_or logical_not logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not
 isclose where matmul bmm baddbmm addmm addmv addbmm inner outer einsum tril triu flip roll
 broadcast_to masked_select masked_fill nonzero repeat_interleave zeros_like ones_like rand randn
-floor_divide deg2rad rad2deg count_nonzero trace clone argwhere diagonal tile reshape permute
+floor_divide deg2rad rad2deg trace clone argwhere diagonal tile reshape permute
 unsqueeze cumprod topk cdist""".split()
 for _n in _SAME:
     if getattr(_ops, _n, None) is not None:
@@ -328,6 +328,11 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     """input with dims start_dim..end_dim merged into one (all of them by default, as
     ``torch.flatten``; ops.flatten starts at dim 1)."""
     return _ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    """The number of nonzero elements along dim (all when None), as int64."""
+    return _ops.count_nonzero(input, () if dim is None else dim, False, _C.int64)
 
 
 def mm(input, mat2):  # noqa: A002
