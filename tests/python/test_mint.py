@@ -327,3 +327,51 @@ def test_more_functions_match_torch(mode):
         _close(g, w, 1e-4)
     with pytest.raises(ValueError, match="'mm'"):
         mint.mm(Tensor(X), Tensor(a))
+
+
+def f_extra(x, v, w, pw, cw):
+    F = mint.nn.functional
+    return (mint.select(x, 1, -1), mint.unbind(x, 2)[3], mint.dot(v, v), mint.hstack((v, v)),
+            mint.dstack((x[0], x[1])), mint.diag(v, 1), mint.diag(v, -2), mint.diag(x[0]),
+            mint.arcsinh(x), mint.fix(x * 3), F.glu(x, 1), F.prelu(w, pw), F.conv1d(w, cw, None,
+                                                                                1, 1))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_extra_functions_match_torch(mode):
+    v = RNG.standard_normal(3).astype(np.float32)
+    w = RNG.standard_normal((2, 4, 6)).astype(np.float32)
+    pw = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    cw = RNG.standard_normal((5, 4, 3)).astype(np.float32)
+    got = _run(mode, f_extra, *map(Tensor, (X, v, w, pw, cw)))
+    tx, tv, tw, tpw, tcw = map(torch.tensor, (X, v, w, pw, cw))
+    F = torch.nn.functional
+    want = (tx.select(1, -1), tx.unbind(2)[3], tv.dot(tv), torch.hstack((tv, tv)),
+            torch.dstack((tx[0], tx[1])), torch.diag(tv, 1), torch.diag(tv, -2),
+            torch.diag(tx[0]), torch.arcsinh(tx), torch.fix(tx * 3), F.glu(tx, 1),
+            F.prelu(tw, tpw), F.conv1d(tw, tcw, None, 1, 1))
+    for g, wt in zip(got, want):
+        _close(g, wt, 1e-4)
+
+
+def test_extra_layers_and_random():
+    torch.manual_seed(0)
+    glu, tglu = mint.nn.GLU(1), torch.nn.GLU(1)
+    _close(glu(Tensor(X)), tglu(torch.tensor(X)))
+    prelu = mint.nn.PReLU(4, 0.1)
+    w = RNG.standard_normal((2, 4, 6)).astype(np.float32)
+    _close(prelu(Tensor(w)), torch.nn.PReLU(4, 0.1)(torch.tensor(w)))
+    conv, tconv = mint.nn.Conv1d(4, 3, 3, padding=1), torch.nn.Conv1d(4, 3, 3, padding=1)
+    conv.weight.set_data(Tensor(tconv.weight.detach().numpy()))
+    conv.bias.set_data(Tensor(tconv.bias.detach().numpy()))
+    _close(conv(Tensor(w)), tconv(torch.tensor(w)), 1e-4)
+    ms.set_seed(3)
+    z = mint.normal(2.0, 0.5, (4000,)).asnumpy()
+    assert abs(z.mean() - 2.0) < 0.05 and abs(z.std() - 0.5) < 0.05
+    z = mint.normal(Tensor(np.full((2000,), -1.0, np.float32)), Tensor(np.float32(3.0)))
+    assert z.shape == (2000,) and abs(z.asnumpy().mean() + 1.0) < 0.3
+    assert np.all(mint.empty(2, 3).asnumpy() == 0) and mint.empty_like(Tensor(X)).shape == X.shape
+    with pytest.raises(IndexError, match="select"):
+        mint.select(Tensor(X), 1, 4)
+    with pytest.raises(ValueError, match="glu"):
+        mint.nn.functional.glu(Tensor(X), 2)

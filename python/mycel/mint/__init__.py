@@ -22,7 +22,8 @@ logical_and logical_or logical_not logical_xor bitwise_and bitwise_or bitwise_xo
 isclose where matmul bmm baddbmm addmm addmv addbmm inner outer einsum tril triu flip roll
 broadcast_to masked_select masked_fill nonzero repeat_interleave zeros_like ones_like rand randn
 floor_divide deg2rad rad2deg trace clone argwhere diagonal tile reshape permute
-unsqueeze cumprod topk cdist""".split()
+unsqueeze cumprod topk cdist arcsinh arccosh arctanh arcsin arccos arctan fix histc inverse unbind
+hardshrink hardswish hardsigmoid""".split()
 for _n in _SAME:
     if getattr(_ops, _n, None) is not None:
         globals()[_n] = getattr(_ops, _n)
@@ -382,6 +383,86 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 def take(input, index):  # noqa: A002
     """The elements of the flattened input at index (index's shape)."""
     return _ops.gather(_ops.reshape(input, (-1,)), index, 0)
+
+
+def clone(input):  # noqa: A002
+    """A copy of input."""
+    return input.clone()
+
+
+def select(input, dim, index):  # noqa: A002
+    """The slice of input at `index` along dim, dim removed (index may be negative)."""
+    size = input.shape[dim]
+    if index < -size or index >= size:
+        raise IndexError(f"For 'select', index {index} is out of range for dim {dim} of size "
+                         f"{size}.")
+    return _ops.squeeze(_ops.narrow(input, dim, index % size, 1), dim)
+
+
+def dot(input, other):  # noqa: A002
+    """The inner product of two 1-D tensors of the same length."""
+    if len(input.shape) != 1 or len(other.shape) != 1:
+        raise ValueError(f"For 'dot', both inputs must be 1-D, but got shapes {input.shape} "
+                         f"and {other.shape}.")
+    return _ops.sum(_ops.mul(input, other))
+
+
+def hstack(tensors):
+    """The tensors joined along dim 1 (dim 0 for 1-D ones)."""
+    return _ops.cat(tensors, 0 if len(tensors[0].shape) == 1 else 1)
+
+
+def dstack(tensors):
+    """The tensors, made at least 3-D ([n] -> [1, n, 1], [m, n] -> [m, n, 1]), joined along
+    dim 2."""
+    out = ()
+    for x in tensors:
+        nd = len(x.shape)
+        if nd == 0:
+            x = _ops.reshape(x, (1, 1, 1))
+        elif nd == 1:
+            x = _ops.reshape(x, (1, x.shape[0], 1))
+        elif nd == 2:
+            x = _ops.reshape(x, (x.shape[0], x.shape[1], 1))
+        out = out + (x,)
+    return _ops.cat(out, 2)
+
+
+def diag(input, diagonal=0):  # noqa: A002
+    """A 1-D input as the `diagonal`-th diagonal of a square matrix; the `diagonal`-th
+    diagonal of a 2-D input."""
+    if len(input.shape) == 2:
+        return _ops.diagonal(input, diagonal)
+    if len(input.shape) != 1:
+        raise ValueError(f"For 'diag', the input must be 1-D or 2-D, but got shape "
+                         f"{input.shape}.")
+    n = input.shape[0]
+    m = n + (diagonal if diagonal >= 0 else -diagonal)
+    rows = _ops.reshape(_ops.arange(0, m), (m, 1))
+    cols = _ops.reshape(_ops.arange(0, m), (1, m))
+    on = _ops.equal(_ops.sub(cols, rows), diagonal)
+    pos = rows if diagonal >= 0 else cols  # the element of input on (row, col)
+    vals = _ops.gather(input, _ops.clamp(_ops.broadcast_to(pos, (m, m)), 0, n - 1), 0)
+    return _ops.where(on, vals, _ops.zeros_like(vals))
+
+
+def empty(*size, dtype=None):
+    """A tensor of the given size; mycel fills it with zeros."""
+    return zeros(*size, dtype=dtype)
+
+
+def empty_like(input, *, dtype=None):  # noqa: A002
+    """A tensor of input's shape (and dtype unless given); mycel fills it with zeros."""
+    return _ops.zeros(tuple(input.shape), dtype or input.dtype)
+
+
+def normal(mean, std, size=None):
+    """Draws from N(mean, std^2): mean and std numbers with `size`, or tensors (broadcast)."""
+    if size is not None:
+        return _ops.add(_ops.mul(_ops.randn(*tuple(size)), std), mean)
+    shape = tuple(_ops.add(_ops.mul(mean, 0.0), _ops.mul(std, 0.0)).shape)  # broadcast
+    noise = _ops.randn(*shape) if shape else _ops.reshape(_ops.randn(1), ())
+    return _ops.add(_ops.mul(noise, std), mean)
 
 
 def _grids_ij(tensors):

@@ -180,3 +180,48 @@ class AvgPool2d(_Cell):
     def construct(self, x):
         k, s, p, c, i, d = self.args
         return functional.avg_pool2d(x, k, s, p, c, i, d)
+
+
+from mycel.nn import BCELoss, KLDivLoss  # noqa: E402,F401  (PyTorch's arguments)
+
+
+class GLU(_Cell):
+    """a * sigmoid(b) of the two halves of the input along dim."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def construct(self, x):
+        return functional.glu(x, self.dim)
+
+
+class PReLU(_Cell):
+    """max(0, x) + weight * min(0, x); weight: num_parameters values (1, or one per channel)
+    initialised to init."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        from mycel import _mycel as _C
+        from mycel.common.initializer import initializer
+        from mycel.common.parameter import Parameter
+        self.weight = Parameter(initializer(init, (num_parameters,), dtype or _C.float32),
+                                "weight")
+
+    def construct(self, x):
+        return functional.prelu(x, self.weight)
+
+
+class Conv1d(_nn.Conv1d):
+    """1-D convolution with PyTorch's arguments: padding an int, "same" or "valid"; bias on
+    by default; padding_mode "zeros" only."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"For 'mint.nn.Conv1d', padding_mode '{padding_mode}' is not "
+                             f"supported (only 'zeros').")
+        mode, pad = (padding, 0) if isinstance(padding, str) else ("pad", padding)
+        kw = {} if dtype is None else {"dtype": dtype}
+        super().__init__(in_channels, out_channels, kernel_size, stride, mode, pad, dilation,
+                         groups, bias, **kw)

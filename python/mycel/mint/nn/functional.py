@@ -230,3 +230,41 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 def kl_div(input, target, reduction="mean", log_target=False):  # noqa: A002
     """KL divergence of target from the log-probabilities input, reduced."""
     return _ops.kl_div(input, target, reduction, log_target)
+
+
+hardshrink = _ops.hardshrink
+pixel_shuffle = _ops.pixel_shuffle
+adaptive_max_pool2d = _ops.adaptive_max_pool2d
+adaptive_avg_pool1d = _ops.adaptive_avg_pool1d
+
+
+def glu(input, dim=-1):  # noqa: A002
+    """a * sigmoid(b), a and b the two halves of input along dim (its size must be even)."""
+    n = input.shape[dim]
+    if n % 2 != 0:
+        raise ValueError(f"For 'glu', the size of dim {dim} must be even, but got {n}.")
+    a = _ops.narrow(input, dim, 0, n // 2)
+    b = _ops.narrow(input, dim, n // 2, n // 2)
+    return _ops.mul(a, _ops.sigmoid(b))
+
+
+def prelu(input, weight):  # noqa: A002
+    """max(0, x) + weight * min(0, x), weight of one value or one per channel (dim 1)."""
+    w = weight
+    if len(input.shape) >= 2 and weight.shape[0] != 1:
+        w = _ops.reshape(weight, (weight.shape[0],) + (1,) * (len(input.shape) - 2))
+    return _ops.where(_ops.gt(input, 0), input, _ops.mul(input, w))
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """1-D convolution of NCL input by weight [out, in / groups, k]; padding an int, "same"
+    or "valid"."""
+    if isinstance(padding, str):
+        return _ops.conv1d(input, weight, bias, stride, padding, 0, dilation, groups)
+    if isinstance(padding, (tuple, list)):
+        padding = padding[0]
+    return _ops.conv1d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+__all__ += ["hardshrink", "pixel_shuffle", "adaptive_max_pool2d", "adaptive_avg_pool1d", "glu",
+            "prelu", "conv1d"]
