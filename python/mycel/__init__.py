@@ -85,3 +85,8 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 from mycel.common.dtype import dtype_to_nptype, pytype_to_dtype  # noqa: E402,F401
 __all__ += ["dtype_to_nptype", "pytype_to_dtype"]
+
+# MindSpore 2.x's torch-style namespace, the compile hints, and the runtime API.
+from mycel import mint  # noqa: E402,F401
+from mycel.common.lazy_inline import lazy_inline, no_inline  # noqa: E402,F401
+__all__ += ["mint", "lazy_inline", "no_inline"]

@@ -43,3 +43,34 @@ def _truncated_normal(seed, data, low, high, mean, sigma):
             break
         out[bad] = rng.normal(mean, sigma, size=int(bad.sum()))
     data[...] = np.clip(out, low, high).reshape(data.shape)
+
+
+class CommExecOrderChecker:
+    """MindSpore's ``_c_expression.CommExecOrderChecker``: the switch of the collective
+    execution-order recorder (src/comm/exec_order.h). While collecting, every collective and
+    Send/Receive the process runs (either mode, synchronous or queued) is recorded in the order
+    it runs; stopping writes ``<save_graphs_path or .>/rank_<world rank>/execute_order/
+    comm_execute_order.csv`` (no file when nothing ran). ``mycel.utils.comm_exec_order_check``
+    drives it and ``mycel.utils.runtime_execution_order_check`` reads the files."""
+    _instance = None
+
+    @classmethod
+    def get_instance(cls):
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def start_collect_exec_order(self):
+        from mycel import _mycel
+        _mycel._comm_exec_order_start()
+
+    def stop_collect_exec_order(self):
+        """Stops and writes this rank's file; returns its path ("" when nothing ran)."""
+        from mycel import _mycel
+        from mycel import context
+        folder = context.get_context("save_graphs_path") or "."
+        return _mycel._comm_exec_order_stop(str(folder))
+
+    def is_collecting(self):
+        from mycel import _mycel
+        return _mycel._comm_exec_order_recording()

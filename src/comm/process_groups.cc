@@ -7,6 +7,7 @@
 
 #include "base/env.h"
 #include "base/error.h"
+#include "comm/exec_order.h"
 #include "comm/gloo_comm.h"
 #include "comm/mpi_comm.h"
 #include "comm/store.h"
@@ -115,6 +116,7 @@ ProcessGroups::ProcessGroups(const CommOptions& o) : o_(o), b_(std::make_unique<
   }
   for (int r = 0; r < o_.size; ++r) world.ranks.push_back(r);
   world.comm->set_checks_calls(o_.check_calls);
+  CommOrderRecorder::instance().set_group(*world.comm, kWorldGroup, world.ranks, o_.rank);
   groups_.emplace(kWorldGroup, std::move(world));
 }
 
@@ -175,6 +177,7 @@ void ProcessGroups::create_group(const std::string& name, const std::vector<int>
                           static_cast<int>(ranks.size()), o_.timeout);
   }
   g.comm->set_checks_calls(o_.check_calls);
+  CommOrderRecorder::instance().set_group(*g.comm, name, g.ranks, o_.rank);
   groups_.emplace(name, std::move(g));
 }
 

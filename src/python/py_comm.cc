@@ -5,6 +5,7 @@
 // the collective ops run over; close() and destruction take it back.
 #include <pybind11/stl.h>
 
+#include "comm/exec_order.h"
 #include "comm/process_groups.h"
 #include "python/module.h"
 #include "runtime/eager.h"
@@ -87,6 +88,17 @@ void bind_comm(pyb::module_& m) {
              "', the communication is not initialized: call mycel.communication.init() first.");
     return g->group(group).size();
   });
+  // The collective execution-order recorder (comm/exec_order.h), behind
+  // mycel.utils.comm_exec_order_check and _c_expression.CommExecOrderChecker.
+  m.def("_comm_exec_order_start", [] { CommOrderRecorder::instance().start(); });
+  m.def(
+      "_comm_exec_order_stop",
+      [](const std::string& dir) { return CommOrderRecorder::instance().stop(dir); },
+      pyb::arg("dir"),
+      "Stops recording; writes dir/rank_<r>/execute_order/comm_execute_order.csv "
+      "and returns its path (\"\" when nothing was recorded).");
+  m.def("_comm_exec_order_recording", [] { return CommOrderRecorder::instance().recording(); });
+  m.def("_comm_exec_order_rows", [] { return CommOrderRecorder::instance().rows(); });
 }
 
 }  // namespace mycel::py

@@ -446,6 +446,21 @@ def jvp(fn, inputs, v, has_aux=False):
     return out, tangent
 
 
+def linearize(fn, inputs):
+    """``(fn(*inputs), jvp_fn)``, as ``jax.linearize``: jvp_fn(v) is the Jacobian of fn at
+    `inputs` applied to the tangents v (a tensor, or a tuple with one per input), i.e.
+    ``jvp(fn, inputs, v)[1]``. mycel does no partial evaluation: each jvp_fn call runs the
+    forward-mode pass (jvp) again at the saved inputs, so the results are jvp's exactly; the
+    primal output is computed once here. Works in both modes and inside jit."""
+    primals = _as_tuple(inputs)
+    output = fn(*primals)
+
+    def jvp_fn(v):
+        return jvp(fn, primals, v)[1]
+
+    return output, jvp_fn
+
+
 def _zeros_like_tree(x):
     if isinstance(x, (tuple, list)):
         out = ()  # a loop, not tuple(generator): graph code (jvp inside a construct) too

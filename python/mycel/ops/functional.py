@@ -8,6 +8,7 @@ from mycel.ops._vmap import vmap  # noqa: F401  (MindSpore programs import F.vma
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: F401,E402
                                  jacrev, get_grad)
 from mycel.ops._taylor import jet, derivative  # noqa: F401,E402  (Taylor mode)
+from mycel.ops.composite import linearize  # noqa: F401,E402  (F.linearize: jvp at a fixed point)
 
 tensor_add = P.Add()
 tensor_sub = P.Sub()

@@ -3,10 +3,12 @@
 // library (Gloo, MPI) moves and reduces them, after checking that every rank makes the same
 // call (check_same_call; Send/Receive: the signature travels ahead of the data) unless
 // MYCEL_COMM_CHECK=0, or, for an AllReduce, unless the ranks agreed on the call ahead of time
-// (its `agreed` attribute).
+// (its `agreed` attribute). Each kernel first appends its row to the execution-order
+// recorder (comm/exec_order.h), a no-op unless comm_exec_order_check("start") turned it on.
 #include <cstring>
 
 #include "comm/communicator.h"
+#include "comm/exec_order.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -69,9 +71,19 @@ size_t norm_axis(const KernelContext& ctx, const char* attr) {
   return static_cast<size_t>(a < 0 ? a + nd : a);
 }
 
+// The call's row for the execution-order recorder (group ranks; -1: none).
+void record(const KernelContext& ctx, int src = -1, int dest = -1, int root = -1) {
+  CommOrderRecorder& r = CommOrderRecorder::instance();
+  if (!r.recording()) return;
+  const Tensor* in = ctx.in.empty() ? nullptr : &ctx.in[0];
+  const Tensor* out = ctx.out.empty() ? nullptr : &ctx.out[0];
+  r.record(*ctx.comm, std::string(ctx.op.name), in, out, src, dest, root);
+}
+
 }  // namespace
 
 void cpu_all_reduce(const KernelContext& ctx) {
+  record(ctx);
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
   const int64_t agreed = ctx.attrs.get_int("agreed");  // comm/communicator.h, agree_on_call
   if (agreed == 0 || agreed != call_fingerprint(signature(ctx, x))) {
@@ -82,6 +94,7 @@ void cpu_all_reduce(const KernelContext& ctx) {
 }
 
 void cpu_all_gather(const KernelContext& ctx) {
+  record(ctx);
   check_size(ctx, "rank_size");
   const CallData cd = check_call(ctx, ctx.in[0], true);
   if (cd.inlined) {
@@ -95,6 +108,7 @@ void cpu_all_gather(const KernelContext& ctx) {
 }
 
 void cpu_reduce_scatter(const KernelContext& ctx) {
+  record(ctx);
   check_size(ctx, "rank_size");
   const CallData cd = check_call(ctx, ctx.in[0], true);
   if (cd.inlined) {
@@ -112,6 +126,7 @@ void cpu_reduce_scatter(const KernelContext& ctx) {
 // [n, pre, c, post] so each block is contiguous; block i received is the output seen as
 // [pre', n, c', post'] around concat_dim, written through the transposed view.
 void cpu_all_to_all(const KernelContext& ctx) {
+  record(ctx);
   check_size(ctx, "split_count");
   const int64_t n = ctx.comm->size();
   const Tensor &x = ctx.in[0], &y = ctx.out[0];
@@ -132,6 +147,7 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
   const int64_t root = ctx.attrs.get_int("root_rank");
   MC_CHECK(root < ctx.comm->size(), Value, "For 'Broadcast', the 'root_rank' ", root,
            " is not a rank of the group '", ctx.comm->group(), "' (", ctx.comm->size(), " ranks).");
+  record(ctx, -1, -1, static_cast<int>(root));
   for (size_t i = 0; i < ctx.in.size(); ++i) {
     const CallData cd = check_call(ctx, ctx.in[i], true);
     if (cd.inlined) {
@@ -146,6 +162,7 @@ void cpu_comm_broadcast(const KernelContext& ctx) {
 
 // With the call check on, its all-gather is the barrier.
 void cpu_barrier(const KernelContext& ctx) {
+  record(ctx);
   if (ctx.comm->checks_calls())
     check_same_call(*ctx.comm, {ctx.op.name, DType::Float32, nullptr, 0});
   else
@@ -156,6 +173,7 @@ void cpu_send(const KernelContext& ctx) {
   check_peer(ctx, "dest_rank");
   const int dst = static_cast<int>(ctx.attrs.get_int("dest_rank"));
   const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
+  record(ctx, -1, dst);
   send_checked(*ctx.comm, signature(ctx, ctx.in[0]), ctx.in[0].raw_data(), ctx.in[0].nbytes(), dst,
                tag);
 }
@@ -164,6 +182,7 @@ void cpu_receive(const KernelContext& ctx) {
   check_peer(ctx, "src_rank");
   const int src = static_cast<int>(ctx.attrs.get_int("src_rank"));
   const int tag = static_cast<int>(ctx.attrs.get_int("sr_tag"));
+  record(ctx, src);
   recv_checked(*ctx.comm, signature(ctx, ctx.out[0]), ctx.out[0].raw_data(), ctx.out[0].nbytes(),
                src, tag);
 }
