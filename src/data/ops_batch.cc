@@ -30,7 +30,19 @@ class BatchOp : public ThreadedOp {
       {
         std::lock_guard lock(in_mu_);
         if (ended_) return;
-        while (static_cast<int64_t>(rows.size()) < node_.count) {
+        int64_t want = node_.count;
+        if (node_.batch_size_fn) {  // the callable batch_size, asked in batch order
+          try {
+            want = node_.batch_size_fn(batch_, pass_);
+            MC_CHECK(want >= 1, Value, "batch: the batch_size function returned ", want,
+                     " for batch ", batch_, " of epoch ", pass_, "; it must return an int >= 1.");
+          } catch (...) {
+            ended_ = true;
+            out_.push(seq_++, Msg::make_error(std::current_exception()));
+            return;
+          }
+        }
+        while (static_cast<int64_t>(rows.size()) < want) {
           Msg m = child_->pop();
           if (!m.is_row()) {
             tail = std::move(m);
@@ -39,8 +51,8 @@ class BatchOp : public ThreadedOp {
           }
           rows.push_back(std::move(m.row));
         }
-        emit = !rows.empty() &&
-               (static_cast<int64_t>(rows.size()) == node_.count || !node_.drop_remainder);
+        emit =
+            !rows.empty() && (static_cast<int64_t>(rows.size()) == want || !node_.drop_remainder);
         pass = pass_;
         batch_num = batch_;
         if (emit) {
