@@ -624,13 +624,14 @@ class BatchDataset(Dataset):
 
         size, size_fn = self.batch_size, None
         if callable(size):
-            user, size = size, 1
+            size_of, size = size, 1
 
             def size_fn(batch_num, epoch_num):
                 try:
-                    return user(BatchInfo(batch_num, epoch_num))
+                    return size_of(BatchInfo(batch_num, epoch_num))
                 except Exception as err:  # re-raised naming the batch_size function
-                    _reraise(err, f"batch: batch_size function {_op_name(user)} failed: {err}")
+                    _reraise(err, f"batch: batch_size function {_op_name(size_of)} failed: "
+                                  f"{err}")
 
         return _data.batch_node(self._child_node(counted), size, self.drop_remainder,
                                 self._workers(), self._pad_info or [], fn, ins, outs, size_fn)
