@@ -11,9 +11,12 @@ Values without a JSON form are tagged: tuples {"__tuple__": [...]}, enum members
 {"__enum__": "module:Class.NAME"}, numpy arrays {"__ndarray__": [...], "dtype": ...}, mycel
 dtypes {"__dtype__": name}, a Schema {"__schema__": its JSON}, samplers {"sampler_name",
 "sampler_module", "params", "child_sampler"}. A user's Python function is written by name
-({"tensor_op_name": "PyFuncOp", "python_module", "python_function"}) without
-tensor_op_params: deserialize finds a module-level function again; one it cannot find (a
-lambda, a nested function) becomes a stand-in that raises when called or serialized.
+({"tensor_op_name": its __name__, "python_module", "python_function": its qualified name,
+"is_python_front_end_op": true}) without tensor_op_params: deserialize finds a module-level
+function again; one it cannot find (a lambda, a nested function) becomes, in a map, a
+stand-in that raises when called or serialized, and elsewhere (a filter's predicate) an
+error. numpy types and dtypes are {"__nptype__"} / {"__npdtype__"}, Python types
+{"__pytype__"}.
 """
 import importlib
 import json
@@ -86,6 +89,8 @@ def _dataset_dict(d):
     out = {"op_type": _op_type(type(d)), "op_module": type(d).__module__}
     children = []
     for name, value in args.items():
+        if name == "operations" and not isinstance(value, (list, tuple)):
+            value = [value]  # map's operations: always a list, as MindSpore writes them
         if isinstance(value, Dataset):
             children.append(_dataset_dict(value))
             out[name] = {"__child__": len(children) - 1}
@@ -112,8 +117,10 @@ def _operation(op):
                   for k, v in getattr(op, "_serdes_args", {}).items()}
         return {"tensor_op_name": type(op).__name__, "python_module": type(op).__module__,
                 "tensor_op_params": params}
-    return {"tensor_op_name": "PyFuncOp", "python_module": getattr(op, "__module__", None),
-            "python_function": getattr(op, "__qualname__", type(op).__name__)}
+    return {"tensor_op_name": getattr(op, "__name__", type(op).__name__),
+            "python_module": getattr(op, "__module__", None),
+            "python_function": getattr(op, "__qualname__", type(op).__qualname__),
+            "is_python_front_end_op": True}
 
 
 def _value(v, where):
@@ -124,6 +131,12 @@ def _value(v, where):
         return {"__enum__": f"{cls.__module__}:{cls.__qualname__}.{v.name}"}
     if isinstance(v, np.generic):
         return v.item()
+    if isinstance(v, np.dtype):
+        return {"__npdtype__": v.str}
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return {"__nptype__": np.dtype(v).name}
+    if v in (int, float, bool, str, bytes):
+        return {"__pytype__": v.__name__}
     if isinstance(v, np.ndarray):
         return {"__ndarray__": v.tolist(), "dtype": str(v.dtype)}
     if isinstance(v, tuple):
@@ -186,6 +199,11 @@ def _build_dataset(spec):
             params[key] = [children[i] for i in value["__children__"]]
         else:
             params[key] = _decode(value)
+    stand_ins = [k for k, v in params.items() if isinstance(v, _PyFuncStandIn)]
+    if stand_ins and name != "Map":
+        raise RuntimeError(f"deserialize: Invalid data, unsupported operation type: {name}: its "
+                           f"{stand_ins[0]} is a Python function serialized by name only, which "
+                           "cannot be found again.")
     args, kwargs = call_args(cls, params)
     return cls(*args, **kwargs)
 
@@ -205,6 +223,12 @@ def _decode(v):
         return np.array(v["__ndarray__"], dtype=v["dtype"])
     if "__dict__" in v:
         return {k: _decode(x) for k, x in v["__dict__"].items()}
+    if "__npdtype__" in v:
+        return np.dtype(v["__npdtype__"])
+    if "__nptype__" in v:
+        return np.dtype(v["__nptype__"]).type
+    if "__pytype__" in v:
+        return {"int": int, "float": float, "bool": bool, "str": str, "bytes": bytes}[v["__pytype__"]]
     if "__dtype__" in v:
         from mycel.common import dtype as mstype  # noqa: PLC0415
         return getattr(mstype, v["__dtype__"])
