@@ -403,3 +403,42 @@ def test_independent_mode_refuses_sync_and_callbacks(monkeypatch):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+# ----- padded_batch with a bytes pad value; the engine's value types (_c_dataengine) -----
+
+def test_padded_batch_bytes_pad_value():
+    def gen():
+        for i in range(2):
+            yield (np.array([f"{100 + i}".encode(), f"{200 + i}".encode()]),)
+
+    data = ds.GeneratorDataset(gen, ["c"]).padded_batch(2, pad_info={"c": ([3], b"-2")})
+    rows = [r[0] for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    want = np.array([[b"100", b"200", b"-2"], [b"101", b"201", b"-2"]])
+    assert len(rows) == 1
+    np.testing.assert_array_equal(rows[0], want)
+    assert rows[0].dtype.kind == "S"
+
+
+def test_c_dataengine_types():
+    import mycel._c_dataengine as cde
+    from mycel.dataset.core.datatypes import detype_to_nptype, nptype_to_detype
+
+    x = np.array([[1, 2], [3, 4]], dtype=np.int16)
+    t = cde.Tensor(x)
+    assert t.type() == cde.DataType("int16") and t.shape() == [2, 2]
+    np.testing.assert_array_equal(t.as_array(), x)
+    view = np.array(t, copy=False)
+    view[0, 0] = 9
+    assert t.as_array()[0, 0] == 9  # the tensor's own array
+    s = cde.Tensor(np.array(["ab", "", "c"]))
+    assert s.type() == cde.DataType("string")
+    np.testing.assert_array_equal(s.as_array(), ["ab", "", "c"])
+    for np_type in (np.bool_, np.int8, np.uint16, np.float16, np.float64, int):
+        assert nptype_to_detype(np_type) == cde.DataType(np.dtype(np_type).name)
+        assert detype_to_nptype(nptype_to_detype(np_type)) == np.dtype(np_type)
+    assert nptype_to_detype(str) == cde.DataType("string")
+    with pytest.raises(TypeError, match="not a data engine type"):
+        cde.DataType("complex64")
+    shape = cde.TensorShape([2, -1])
+    assert shape.as_list() == [2, -1] and not shape.is_known() and shape.rank() == 2

@@ -599,6 +599,8 @@ class BatchDataset(Dataset):
                 shape = [-1 if d is None else check_int("padded_batch", "pad shape", d, 0)
                          for d in shape]
             value = 0 if value is None else value
+            if isinstance(value, bytes):  # a bytes column's pad: the engine's strings are bytes
+                value = value.decode("utf-8", "surrogateescape")
             if not isinstance(value, (int, float, str, np.number)) or isinstance(value, bool):
                 raise TypeError(f"padded_batch: the pad value of {name!r} must be a number or "
                                 f"str, but got {value!r}.")
