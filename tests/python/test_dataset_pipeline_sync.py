@@ -442,3 +442,15 @@ def test_c_dataengine_types():
         cde.DataType("complex64")
     shape = cde.TensorShape([2, -1])
     assert shape.as_list() == [2, -1] and not shape.is_known() and shape.rank() == 2
+
+
+def test_batch_info_epoch_is_the_iterators_epoch():
+    # repeat above the batch: its 3 passes are one epoch of the iterator (MindSpore's count)
+    data = _numbers(5).batch(lambda info: info.get_epoch_num() + 1, drop_remainder=True,
+                             per_batch_map=lambda x, info: ([v + 100 * info.get_epoch_num()
+                                                             for v in x],)).repeat(3)
+    it = data.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    for epoch in range(2):
+        got = [r[0].tolist() for r in it]
+        want = _partition(5, lambda b: epoch + 1, True) * 3
+        assert got == [[v + 100 * epoch for v in b] for b in want]

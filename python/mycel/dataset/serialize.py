@@ -135,7 +135,7 @@ def _value(v, where):
         return {"__npdtype__": v.str}
     if isinstance(v, type) and issubclass(v, np.generic):
         return {"__nptype__": np.dtype(v).name}
-    if v in (int, float, bool, str, bytes):
+    if isinstance(v, type) and v in (int, float, bool, str, bytes):
         return {"__pytype__": v.__name__}
     if isinstance(v, np.ndarray):
         return {"__ndarray__": v.tolist(), "dtype": str(v.dtype)}
