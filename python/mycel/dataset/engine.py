@@ -75,7 +75,8 @@ class Dataset:
     # ----- pipeline ops -----
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of buffer_size rows (buffer_size >= 2), reshuffling
-        each epoch; buffer_size >= the dataset size gives a uniform shuffle. Not allowed above a sync_wait (it releases rows in order)."""
+        each epoch; buffer_size >= the dataset size gives a uniform shuffle. Not allowed
+        above a sync_wait (it releases rows in order)."""
         if _sync_waits(self):
             raise RuntimeError("shuffle: No shuffle after sync operators: the dataset has a "
                                "sync_wait below, which releases rows in their order.")

@@ -109,9 +109,10 @@ def _dataset_dict(d):
 
 def _operation(op):
     if isinstance(op, _PyFuncStandIn):
+        name = op.spec.get("python_function")
         raise RuntimeError(f"serialize: Failed to find key 'tensor_op_params' in PyFuncOp' JSON "
-                           f"file or input dict: the Python function {op.spec.get('python_function')}"
-                           " was deserialized by name only and cannot be serialized again.")
+                           f"file or input dict: the Python function {name} was deserialized "
+                           "by name only and cannot be serialized again.")
     if isinstance(op, TensorOperation) or hasattr(op, "_serdes_args"):
         params = {k: _value(v, f"{type(op).__name__}.{k}")
                   for k, v in getattr(op, "_serdes_args", {}).items()}
@@ -228,7 +229,8 @@ def _decode(v):
     if "__nptype__" in v:
         return np.dtype(v["__nptype__"]).type
     if "__pytype__" in v:
-        return {"int": int, "float": float, "bool": bool, "str": str, "bytes": bytes}[v["__pytype__"]]
+        types_ = {"int": int, "float": float, "bool": bool, "str": str, "bytes": bytes}
+        return types_[v["__pytype__"]]
     if "__dtype__" in v:
         from mycel.common import dtype as mstype  # noqa: PLC0415
         return getattr(mstype, v["__dtype__"])
