@@ -18,12 +18,18 @@
 
 namespace mycel::data {
 
+class RandomAccessSource;
+
 struct Msg {
   enum class Kind : uint8_t { Row, EndOfPass, End, Error };
   Kind kind = Kind::Row;
   Row row;
   uint64_t id = 0;  // the row's index in its pass (the key of its random numbers)
   std::exception_ptr error;
+  // Where a source's row came from, for error messages (RandomAccessSource::file_of_row): the
+  // source and the row's index there. Null after ops that make new rows (batch, zip, streams).
+  const RandomAccessSource* source = nullptr;
+  int64_t source_row = -1;
 
   static Msg make_row(Row r, uint64_t id) {
     Msg m;

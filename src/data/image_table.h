@@ -31,6 +31,12 @@ class ImageTableSource final : public RandomAccessSource {
   std::vector<std::string> columns() const override { return columns_; }
   Row read(int64_t i) const override;
   std::vector<std::pair<int64_t, int64_t>> class_rows() const override;
+  // The row's first file (its image).
+  std::string file_of_row(int64_t i) const override {
+    const size_t k = static_cast<size_t>(i);
+    return i >= 0 && k < rows_.size() && !rows_[k].files.empty() ? rows_[k].files[0]
+                                                                 : std::string();
+  }
 
  private:
   std::string name_;

@@ -19,10 +19,11 @@ namespace mycel::data {
 // What the pipeline builder gives each op.
 struct OpContext {
   uint64_t seed = 0;
-  uint64_t key = 0;         // the op's random key (kind and rank, not position in the tree)
-  int64_t max_passes = -1;  // passes this op runs in all (-1: unlimited)
-  int64_t start_pass = 0;   // where a resumed pipeline starts this op
-  int64_t start_index = 0;  // rows of the start pass that this op's input already skips
+  uint64_t key = 0;              // the op's random key (kind and rank, not position in the tree)
+  int64_t max_passes = -1;       // passes this op runs in all (-1: unlimited)
+  int64_t start_pass = 0;        // where a resumed pipeline starts this op
+  int64_t start_index = 0;       // rows of the start pass that this op's input already skips
+  int64_t passes_per_epoch = 1;  // this op's passes per epoch of the root (-1: one epoch)
   int64_t prefetch = 16;
 };
 

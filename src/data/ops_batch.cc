@@ -30,7 +30,19 @@ class BatchOp : public ThreadedOp {
       {
         std::lock_guard lock(in_mu_);
         if (ended_) return;
-        while (static_cast<int64_t>(rows.size()) < node_.count) {
+        int64_t want = node_.count;
+        if (node_.batch_size_fn) {  // the callable batch_size, asked in batch order
+          try {
+            want = node_.batch_size_fn(batch_, epoch_of(pass_));
+            MC_CHECK(want >= 1, Value, "batch: the batch_size function returned ", want,
+                     " for batch ", batch_, " of epoch ", pass_, "; it must return an int >= 1.");
+          } catch (...) {
+            ended_ = true;
+            out_.push(seq_++, Msg::make_error(std::current_exception()));
+            return;
+          }
+        }
+        while (static_cast<int64_t>(rows.size()) < want) {
           Msg m = child_->pop();
           if (!m.is_row()) {
             tail = std::move(m);
@@ -39,8 +51,8 @@ class BatchOp : public ThreadedOp {
           }
           rows.push_back(std::move(m.row));
         }
-        emit = !rows.empty() &&
-               (static_cast<int64_t>(rows.size()) == node_.count || !node_.drop_remainder);
+        emit =
+            !rows.empty() && (static_cast<int64_t>(rows.size()) == want || !node_.drop_remainder);
         pass = pass_;
         batch_num = batch_;
         if (emit) {
@@ -82,6 +94,12 @@ class BatchOp : public ThreadedOp {
   }
 
  private:
+  // BatchInfo's epoch: the iterator's epoch holding pass `pass` (a repeat above the batch
+  // makes one epoch of several of its passes), as MindSpore counts it.
+  int64_t epoch_of(int64_t pass) const {
+    return ctx_.passes_per_epoch > 0 ? pass / ctx_.passes_per_epoch : 0;
+  }
+
   Row make_batch(std::vector<Row> rows, int64_t batch_num, int64_t pass) const {
     if (node_.batch_map) rows = map_rows(std::move(rows), batch_num, pass);
     size_t ncol = rows[0].size();
@@ -98,7 +116,7 @@ class BatchOp : public ThreadedOp {
       for (const Row& r : rows) col.push_back(r[static_cast<size_t>(c)]);
       args.push_back(std::move(col));
     }
-    BatchColumns res = node_.batch_map(std::move(args), batch_num, pass);
+    BatchColumns res = node_.batch_map(std::move(args), batch_num, epoch_of(pass));
     MC_CHECK(static_cast<int>(res.size()) == node_.n_out, Runtime, "batch: per_batch_map returned ",
              res.size(), " column(s) but output_columns has ", node_.n_out, ".");
     size_t n = res.empty() ? rows.size() : res[0].size();

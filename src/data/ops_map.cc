@@ -9,6 +9,16 @@
 namespace mycel::data {
 namespace {
 
+// The row a map worker is transforming (current_row_file).
+thread_local const Msg* tl_row = nullptr;
+
+struct CurrentRow {
+  explicit CurrentRow(const Msg& m) { tl_row = &m; }
+  ~CurrentRow() { tl_row = nullptr; }
+  CurrentRow(const CurrentRow&) = delete;
+  CurrentRow& operator=(const CurrentRow&) = delete;
+};
+
 // Workers take one message at a time from the child; rows are transformed outside the lock.
 class RowWiseOp : public ThreadedOp {
  public:
@@ -43,6 +53,12 @@ class RowWiseOp : public ThreadedOp {
             m = Msg::make_error(std::current_exception());
           }
         }
+      } else if (m.kind == Msg::Kind::EndOfPass) {
+        try {
+          end_of_pass(pass);
+        } catch (...) {
+          m = Msg::make_error(std::current_exception());
+        }
       }
       bool last = m.kind == Msg::Kind::End || m.kind == Msg::Kind::Error;
       out_.push(seq, std::move(m));
@@ -52,6 +68,8 @@ class RowWiseOp : public ThreadedOp {
 
   // Whether a row that raises becomes a kErrored marker rather than the pipeline's error.
   virtual bool tolerates_errors() const { return false; }
+  // Called for each EndOfPass of the input, after the pass's rows (one worker: in order).
+  virtual void end_of_pass(int64_t) {}
 
   // A dropped row travels as an EndOfPass marker with this id, which pop() skips; a row that
   // raised (tolerates_errors) as one with kErrored.
@@ -110,6 +128,12 @@ class MapOp : public RowWiseOp {
 
  protected:
   bool process(Msg& m, int64_t pass) override {
+    if (node_.hooks) {
+      begin_epoch(pass);
+      ++step_in_epoch_, ++steps_;
+      node_.hooks(kHookStepBegin, epoch_ + 1, step_in_epoch_, steps_);
+    }
+    CurrentRow current(m);
     Row& row = m.row;
     std::vector<Array> args;
     for (int c : node_.in_cols) args.push_back(row[static_cast<size_t>(c)]);
@@ -124,11 +148,15 @@ class MapOp : public RowWiseOp {
           args = t->apply(std::move(args), node_.lead, nullptr);
         }
       } catch (...) {
+        const std::string file = current_row_file();
         std::rethrow_exception(with_context(
             std::current_exception(),
-            str("map: operation ", t->name(), " failed on column(s) ", node_.label, ": ")));
+            str("map operation: [", t->name(), "] failed. ",
+                file.empty() ? "" : str("The corresponding data file is: ", file, ". "),
+                "Column(s) ", node_.label, ": ")));
       }
     }
+    if (node_.hooks) node_.hooks(kHookStepEnd, epoch_ + 1, step_in_epoch_, steps_);
     MC_CHECK(static_cast<int>(args.size()) == node_.n_out, Runtime, "map: the operations returned ",
              args.size(), " column(s) but output_columns has ", node_.n_out, ": ", node_.out_label,
              " (the number of columns returned in 'map' operations should match the number of "
@@ -150,7 +178,34 @@ class MapOp : public RowWiseOp {
 
   bool tolerates_errors() const override { return node_.on_error != Node::OnError::Raise; }
 
+  void end_of_pass(int64_t pass) override {
+    if (!node_.hooks) return;
+    const int64_t per = ctx_.passes_per_epoch;
+    if (per <= 0 || (pass + 1) % per != 0) return;  // the epoch goes on in the next pass
+    begin_epoch(pass);                              // an epoch without rows still begins and ends
+    node_.hooks(kHookEpochEnd, epoch_ + 1, step_in_epoch_, steps_);
+    in_epoch_ = false;
+  }
+
  private:
+  // The callbacks' begin and epoch-begin events due before a row (or end) of pass `pass`.
+  void begin_epoch(int64_t pass) {
+    if (!begun_) {
+      begun_ = true;
+      node_.hooks(kHookBegin, 0, 0, 0);
+    }
+    if (in_epoch_) return;
+    in_epoch_ = true;
+    const int64_t per = ctx_.passes_per_epoch;
+    epoch_ = per > 0 ? pass / per : 0;
+    step_in_epoch_ = 0;
+    node_.hooks(kHookEpochBegin, epoch_ + 1, 0, steps_);
+  }
+
+  // The callbacks' state (hooks run on the map's one worker).
+  bool begun_ = false, in_epoch_ = false;
+  int64_t epoch_ = 0, step_in_epoch_ = 0, steps_ = 0;
+
   Msg garbage() const {
     try {
       MC_THROW(Runtime, "map: All data is garbage and cannot be replaced: every row of the epoch ",
@@ -186,6 +241,11 @@ class FilterOp : public RowWiseOp {
 };
 
 }  // namespace
+
+std::string current_row_file() {
+  const Msg* m = tl_row;
+  return m && m->source ? m->source->file_of_row(m->source_row) : std::string();
+}
 
 std::unique_ptr<Op> make_map_op(const Node& node, const OpContext& ctx, Op* child) {
   return std::make_unique<MapOp>(node, ctx, child);

@@ -82,6 +82,8 @@ class SourceOp : public ThreadedOp {
       if (index >= 0) {
         try {
           m = Msg::make_row(src.read(index), static_cast<uint64_t>(pos));
+          m.source = &src;
+          m.source_row = index;
         } catch (...) {
           m = Msg::make_error(std::current_exception());
         }

@@ -27,6 +27,7 @@ int64_t Node::size() const {
     case Kind::Batch: {
       int64_t n = child();
       if (n < 0) return n;
+      if (batch_size_fn) return n == 0 ? 0 : kUnknownSize;
       return drop_remainder ? n / count : (n + count - 1) / count;
     }
     case Kind::Repeat: {
@@ -263,6 +264,14 @@ struct Builder {
   std::vector<std::unique_ptr<Op>>& ops;
   std::map<const Node*, uint64_t> keys;
   std::map<int, uint64_t> ranks;
+  std::map<const Node*, int64_t> per_epoch;  // passes per root epoch (-1: the run is one)
+
+  void assign_epochs(const Node& n, int64_t passes) {
+    per_epoch[&n] = passes;
+    int64_t below = passes;
+    if (n.kind == Node::Kind::Repeat) below = passes < 0 || n.count < 0 ? -1 : passes * n.count;
+    for (const auto& c : n.children) assign_epochs(*c, below);
+  }
 
   // Random keys depend on an op's kind and its rank among ops of that kind (pre-order), so
   // adding a map does not change what the sources draw.
@@ -287,6 +296,8 @@ struct Builder {
     c.start_pass = pass;
     c.start_index = index;
     c.prefetch = opt.prefetch;
+    auto e = per_epoch.find(&n);
+    c.passes_per_epoch = e == per_epoch.end() ? 1 : e->second;
     return c;
   }
 
@@ -312,8 +323,14 @@ struct Builder {
       }
       case Node::Kind::Project:
         return add(make_project_op(n, ctx, child(pass, index, max_passes)));
-      case Node::Kind::Batch:
-        return add(make_batch_op(n, ctx, child(pass, index * n.count, max_passes)));
+      case Node::Kind::Batch: {
+        if (!n.batch_size_fn) {
+          return add(make_batch_op(n, ctx, child(pass, index * n.count, max_passes)));
+        }
+        ctx.start_index = 0;  // batch sizes depend on the function: replay the pass
+        Op* b = add(make_batch_op(n, ctx, child(pass, 0, max_passes)));
+        return index > 0 ? add(make_skip_op(n, ctx, b, 0, index)) : b;
+      }
       case Node::Kind::Take:
         if (n.count >= 0 && n.children[0]->size() == kInfiniteSize) {  // see TakeOp
           return add(make_take_op(n, ctx, child(0, pass * n.count + index, max_passes)));
@@ -374,8 +391,9 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
            "set_init_step: step ", options_.init_step, " is beyond the ", options_.num_epochs,
            " epochs of ", per_epoch, " steps.");
   epoch_ = pass;
-  Builder b{options_, ops_, {}, {}};
+  Builder b{options_, ops_, {}, {}, {}};
   b.assign_keys(*root_);
+  b.assign_epochs(*root_, 1);
   top_ = b.build(*root_, options_.num_epochs, pass, index);
 }
 

@@ -59,6 +59,16 @@ using Predicate = std::function<bool(const std::vector<Array>& columns)>;
 using BatchColumns = std::vector<std::vector<Array>>;
 using BatchMap =
     std::function<BatchColumns(BatchColumns columns, int64_t batch_num, int64_t epoch_num)>;
+// batch's callable batch_size: the size of batch batch_num of pass epoch_num (>= 1).
+using BatchSizeFn = std::function<int64_t(int64_t batch_num, int64_t epoch_num)>;
+// map's dataset callbacks (MindSpore's DSCallback), called on the map's one worker in row
+// order: hooks(event, epoch, step_in_epoch, step) with event kHookBegin (once, all zero),
+// kHookEpochBegin, kHookStepBegin / kHookStepEnd (around each row's operations) and
+// kHookEpochEnd. Epochs are the iterator's (1-based; a repeat above the map makes one epoch
+// of several of its passes), steps count the map's rows (1-based, in the epoch and in all).
+using MapHooks = std::function<void(int event, int64_t epoch, int64_t step_in_epoch, int64_t step)>;
+inline constexpr int kHookBegin = 0, kHookEpochBegin = 1, kHookStepBegin = 2, kHookStepEnd = 3,
+                     kHookEpochEnd = 4;
 
 // padded_batch: column `column` is padded to `shape` (-1: the batch's largest) with `value`.
 struct PadSpec {
@@ -110,9 +120,11 @@ struct Node {
   // rows, taken in turn), or nothing (Skip: the epoch's size then depends on the data).
   enum class OnError { Raise, Replace, Skip };
   OnError on_error = OnError::Raise;
+  MapHooks hooks;  // map: set only with workers == 1
   Predicate predicate;
   BatchMap batch_map;
-  int64_t count = 0;  // batch size, shuffle buffer, repeat count (-1: forever), skip, take
+  BatchSizeFn batch_size_fn;  // batch: a size per batch instead of count (size unknown)
+  int64_t count = 0;          // batch size, shuffle buffer, repeat count (-1: forever), skip, take
   bool drop_remainder = false;
   std::vector<PadSpec> pads;
   std::vector<int> project;  // project: child column indices in output order
@@ -139,6 +151,11 @@ NodePtr take_node(NodePtr child, int64_t count);
 NodePtr project_node(NodePtr child, std::vector<int> columns, std::vector<std::string> names);
 NodePtr zip_node(std::vector<NodePtr> children);
 NodePtr concat_node(std::vector<NodePtr> children);
+
+// The file of the row the calling map worker is transforming (RandomAccessSource::file_of_row
+// of the row's source; empty when unknown or outside a map): Python transforms name it in
+// their errors, as the map op does for its own transforms.
+std::string current_row_file();
 
 struct PipelineOptions {
   uint64_t seed = 0;

@@ -28,6 +28,9 @@ class RandomAccessSource {
   // For sources made of files: the file of each row (0, 1, ... in the order the source lists
   // its files), for Shuffle.FILES and Shuffle.INFILE. Empty for other sources.
   virtual std::vector<int32_t> file_of_rows() const { return {}; }
+  // The file row i was read from, for error messages ("The corresponding data file is ...");
+  // empty when the source does not know it. Called only when something failed.
+  virtual std::string file_of_row(int64_t) const { return {}; }
   // For sources with classes (image folders, MNIST, CIFAR, Manifest, ...): (class, row) pairs,
   // a row with several labels once per label, for PKSampler. Empty when the source has none.
   virtual std::vector<std::pair<int64_t, int64_t>> class_rows() const { return {}; }

@@ -448,6 +448,10 @@ class ImageFolderSource final : public RandomAccessSource {
     return out;
   }
 
+  std::string file_of_row(int64_t i) const override {
+    return i >= 0 && i < size() ? images_[static_cast<size_t>(i)].path : std::string();
+  }
+
   Row read(int64_t i) const override {
     const Image& im = images_[static_cast<size_t>(i)];
     std::error_code ec;

@@ -108,6 +108,9 @@ class IndexedSource : public RandomAccessSource {
     for (size_t f = 0; f < files_.size(); ++f) v.resize(files_[f].end_row, static_cast<int32_t>(f));
     return v;
   }
+  std::string file_of_row(int64_t i) const override {
+    return i >= 0 && i < size() ? locate(i).first->path : std::string();
+  }
 
  protected:
   // Adds a file's records from `first` on as rows.

@@ -62,6 +62,13 @@ class TableSource final : public RandomAccessSource {
   std::vector<std::string> columns() const override { return columns_; }
   Row read(int64_t i) const override { return rows_[static_cast<size_t>(i)]; }
   std::vector<int32_t> file_of_rows() const override { return files_; }
+  std::string file_of_row(int64_t i) const override {
+    if (i < 0 || static_cast<size_t>(i) >= files_.size()) return {};
+    const size_t f = static_cast<size_t>(files_[static_cast<size_t>(i)]);
+    return f < paths_.size() ? paths_[f] : std::string();
+  }
+  // The paths of the files that add()'s file numbers count.
+  void set_paths(std::vector<std::string> paths) { paths_ = std::move(paths); }
 
   void add(Row row, int32_t file) {
     rows_.push_back(std::move(row));
@@ -73,6 +80,7 @@ class TableSource final : public RandomAccessSource {
   std::vector<std::string> columns_;
   std::vector<Row> rows_;
   std::vector<int32_t> files_;
+  std::vector<std::string> paths_;
 };
 
 void check_text(std::string_view who, const std::string& path, int64_t line, std::string_view s) {
@@ -256,6 +264,9 @@ class ImdbSource final : public RandomAccessSource {
     check_text(name(), it.path, 1, text);
     return {str_scalar(std::move(text)), Array::scalar<uint32_t>(it.label)};
   }
+  std::string file_of_row(int64_t i) const override {
+    return i >= 0 && i < size() ? items_[static_cast<size_t>(i)].path : std::string();
+  }
 
  private:
   struct Item {
@@ -300,6 +311,7 @@ class SelectSource final : public RandomAccessSource {
     return out;
   }
   std::vector<int32_t> file_of_rows() const override { return inner_->file_of_rows(); }
+  std::string file_of_row(int64_t i) const override { return inner_->file_of_row(i); }
 
  private:
   SourcePtr inner_;
@@ -311,6 +323,7 @@ class SelectSource final : public RandomAccessSource {
 SourcePtr token_table_source(std::string_view name, const std::vector<std::string>& files,
                              char delim, const std::vector<std::string>& columns) {
   auto src = std::make_shared<TableSource>(name, columns);
+  src->set_paths(files);
   const size_t ncols = columns.size();
   for (size_t f = 0; f < files.size(); ++f) {
     const std::string text = read_regular_file(files[f], name);
@@ -342,6 +355,7 @@ SourcePtr json_lines_source(std::string_view name, const std::vector<std::string
   std::vector<std::string> names;
   for (const JsonColumn& c : columns) names.push_back(c.name);
   auto src = std::make_shared<TableSource>(name, names);
+  src->set_paths(files);
   for (size_t f = 0; f < files.size(); ++f) {
     const std::string text = read_regular_file(files[f], name);
     for (auto [line, no] : split_lines(text)) {
@@ -365,6 +379,7 @@ SourcePtr json_lines_source(std::string_view name, const std::vector<std::string
 SourcePtr squad_source(const std::vector<std::string>& files) {
   auto src = std::make_shared<TableSource>(
       "SQuADDataset", std::vector<std::string>{"context", "question", "text", "answer_start"});
+  src->set_paths(files);
   for (size_t f = 0; f < files.size(); ++f)
     add_squad_file(src.get(), files[f], static_cast<int32_t>(f));
   return src;
@@ -379,6 +394,9 @@ SourcePtr parallel_text_source(std::string_view name,
   MC_CHECK(formats.size() == pairs.size(), Value, name, ": ", pairs.size(), " file pairs but ",
            formats.size(), " formats.");
   auto src = std::make_shared<TableSource>(name, columns);
+  std::vector<std::string> firsts;  // a pair's first file names it
+  for (const auto& p : pairs) firsts.push_back(p.first);
+  src->set_paths(std::move(firsts));
   for (size_t f = 0; f < pairs.size(); ++f) {
     std::vector<std::string> a = sentences(name, pairs[f].first, formats[f]);
     std::vector<std::string> b = sentences(name, pairs[f].second, formats[f]);

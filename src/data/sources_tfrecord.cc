@@ -150,6 +150,10 @@ class TfRecordSource final : public RandomAccessSource {
     return v;
   }
 
+  std::string file_of_row(int64_t i) const override {
+    return i >= 0 && i < size_ ? locate(i).first->path : std::string();
+  }
+
   Row read(int64_t i) const override {
     const auto [file, k] = locate(i);
     tfrecord::Example ex;

@@ -231,18 +231,32 @@ void bind_data_engine(pyb::module_& m) {
   m.def(
       "map_node",
       [](NodePtr child, std::vector<data::TransformPtr> transforms, std::vector<int> in_cols,
-         std::vector<std::string> out_names, int workers, int lead, std::string label,
-         int on_error) {
+         std::vector<std::string> out_names, int workers, int lead, std::string label, int on_error,
+         pyb::object hooks) {
         MC_CHECK(on_error >= 0 && on_error <= 2, Value,
                  "map: error samples mode must be 0 (RETURN), 1 (REPLACE) or 2 (SKIP), but got ",
                  on_error, ".");
-        return data::map_node(std::move(child), std::move(transforms), std::move(in_cols),
-                              std::move(out_names), workers, lead, std::move(label),
-                              static_cast<data::Node::OnError>(on_error));
+        NodePtr n = data::map_node(std::move(child), std::move(transforms), std::move(in_cols),
+                                   std::move(out_names), workers, lead, std::move(label),
+                                   static_cast<data::Node::OnError>(on_error));
+        if (!hooks.is_none()) {  // callbacks: events in row order, so one worker
+          PyRefPtr fn = hold(std::move(hooks));
+          n->hooks = [fn](int event, int64_t epoch, int64_t step_in_epoch, int64_t step) {
+            pyb::gil_scoped_acquire gil;
+            fn->obj(event, epoch, step_in_epoch, step);
+          };
+          n->workers = 1;
+        }
+        return n;
       },
       pyb::arg("child"), pyb::arg("transforms"), pyb::arg("in_cols"), pyb::arg("out_names"),
       pyb::arg("workers"), pyb::arg("lead"), pyb::arg("label"), pyb::arg("on_error") = 0,
-      "A map node; on_error is config.ErrorSamplesMode's value (RETURN 0, REPLACE 1, SKIP 2).");
+      pyb::arg("hooks") = pyb::none(),
+      "A map node; on_error is config.ErrorSamplesMode's value (RETURN 0, REPLACE 1, SKIP 2); "
+      "hooks(event, epoch, step_in_epoch, step) gets the dataset callbacks' events "
+      "(pipeline.h, MapHooks).");
+  m.def("current_row_file", &data::current_row_file,
+        "The file of the row this map worker is transforming ('' when unknown).");
   m.def("filter_node", [](NodePtr child, pyb::object pred, std::vector<int> cols, int workers) {
     PyRefPtr fn = hold(std::move(pred));
     data::Predicate p = [fn](const std::vector<Array>& args) {
@@ -251,47 +265,58 @@ void bind_data_engine(pyb::module_& m) {
     };
     return data::filter_node(std::move(child), std::move(p), std::move(cols), workers);
   });
-  m.def("batch_node",
-        [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads,
-           pyb::object batch_map, std::vector<int> cols, std::vector<std::string> outs) {
-          std::vector<data::PadSpec> specs;
-          for (pyb::handle h : pads) {  // (column, shape or None, number or str)
-            auto t = pyb::cast<pyb::tuple>(h);
-            data::PadSpec p;
-            p.column = pyb::cast<int>(t[0]);
-            if (!t[1].is_none()) {
-              p.has_shape = true;
-              for (pyb::handle d : t[1]) {
-                try {
-                  p.shape.push_back(int64_of(d));
-                } catch (const Error& e) {
-                  throw Error(e.kind(), str("padded_batch: pad_info shape: ", e.message()));
-                }
+  m.def(
+      "batch_node",
+      [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads, pyb::object batch_map,
+         std::vector<int> cols, std::vector<std::string> outs, pyb::object size_fn) {
+        std::vector<data::PadSpec> specs;
+        for (pyb::handle h : pads) {  // (column, shape or None, number or str)
+          auto t = pyb::cast<pyb::tuple>(h);
+          data::PadSpec p;
+          p.column = pyb::cast<int>(t[0]);
+          if (!t[1].is_none()) {
+            p.has_shape = true;
+            for (pyb::handle d : t[1]) {
+              try {
+                p.shape.push_back(int64_of(d));
+              } catch (const Error& e) {
+                throw Error(e.kind(), str("padded_batch: pad_info shape: ", e.message()));
               }
             }
-            if (pyb::isinstance<pyb::str>(t[2])) {
-              p.text = pyb::cast<std::string>(t[2]);
-            } else {
-              p.value = pyb::cast<double>(t[2]);
-            }
-            specs.push_back(std::move(p));
           }
-          data::BatchMap bm;
-          if (!batch_map.is_none()) {
-            PyRefPtr fn = hold(std::move(batch_map));
-            bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
-              pyb::gil_scoped_acquire gil;
-              pyb::list cols;
-              for (const auto& col : args) cols.append(arrays_to_py(col));
-              pyb::object res = fn->obj(cols, batch_num, epoch_num);
-              data::BatchColumns out;
-              for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
-              return out;
-            };
+          if (pyb::isinstance<pyb::str>(t[2])) {
+            p.text = pyb::cast<std::string>(t[2]);
+          } else {
+            p.value = pyb::cast<double>(t[2]);
           }
-          return data::batch_node(std::move(child), size, drop, workers, std::move(specs),
-                                  std::move(bm), std::move(cols), std::move(outs));
-        });
+          specs.push_back(std::move(p));
+        }
+        data::BatchMap bm;
+        if (!batch_map.is_none()) {
+          PyRefPtr fn = hold(std::move(batch_map));
+          bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
+            pyb::gil_scoped_acquire gil;
+            pyb::list cols;
+            for (const auto& col : args) cols.append(arrays_to_py(col));
+            pyb::object res = fn->obj(cols, batch_num, epoch_num);
+            data::BatchColumns out;
+            for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
+            return out;
+          };
+        }
+        NodePtr n = data::batch_node(std::move(child), size, drop, workers, std::move(specs),
+                                     std::move(bm), std::move(cols), std::move(outs));
+        if (!size_fn.is_none()) {  // a callable batch_size: size_fn(batch_num, epoch_num)
+          PyRefPtr fn = hold(std::move(size_fn));
+          n->batch_size_fn = [fn](int64_t batch_num, int64_t epoch_num) {
+            pyb::gil_scoped_acquire gil;
+            return int64_of(fn->obj(batch_num, epoch_num));
+          };
+        }
+        return n;
+      },
+      pyb::arg("child"), pyb::arg("size"), pyb::arg("drop"), pyb::arg("workers"), pyb::arg("pads"),
+      pyb::arg("batch_map"), pyb::arg("cols"), pyb::arg("outs"), pyb::arg("size_fn") = pyb::none());
   m.def("shuffle_node", &data::shuffle_node);
   m.def("repeat_node", &data::repeat_node);
   m.def("skip_node", &data::skip_node);

@@ -400,12 +400,12 @@ def test_map_errors():
     def explode(a):
         raise ValueError(f"bad value {a}")
 
-    with pytest.raises(ValueError, match=r"map: operation .*explode failed on column\(s\) "
+    with pytest.raises(ValueError, match=r"map operation: \[PyFunc\] failed\. .*explode on column\(s\) "
                                          r"\['a'\]: bad value 0"):
         _rows(d.map([lambda a: a, explode]))
     with pytest.raises(RuntimeError, match="returned 2 column.*output_columns has 1"):
         _rows(d.map(lambda a: (a, a)))
-    with pytest.raises(ValueError, match="map: operation OneHot failed.*out of range"):
+    with pytest.raises(ValueError, match=r"map operation: \[OneHot\] failed.*out of range"):
         _rows(d.map(transforms.OneHot(2)).batch(4))  # the vectorised path names it too
     with pytest.raises(TypeError, match="HWC2CHW: expects one input column, but got 2"):
         _rows(d.map(vision.HWC2CHW(), ["a", "b"], "c"))

@@ -316,7 +316,8 @@ def test_python_transform_error_in_a_worker_keeps_its_type():
     d = _slices({"x": np.arange(80)}).map(explode, num_parallel_workers=4).batch(
         4, num_parallel_workers=4)
     it = d.create_tuple_iterator(output_numpy=True)
-    with pytest.raises(_BadRow, match=r"map: operation .*explode failed on column\(s\) \['x'\]"):
+    with pytest.raises(_BadRow, match=r"map operation: \[PyFunc\] failed\. .*explode on column\(s\) "
+                                       r"\['x'\]"):
         list(it)
     # the iterator stays failed: the same error again, not a crash
     with pytest.raises(_BadRow, match="row 37"):
@@ -328,7 +329,7 @@ def test_cpp_transform_error_in_a_worker():
     d = _slices({"image": np.stack([garbage] * 12)}).map(vision.Decode(),
                                                          num_parallel_workers=4)
     with pytest.raises(RuntimeError,
-                       match=r"map: operation Decode failed on column\(s\) \['image'\]: Decode:"):
+                       match=r"map operation: \[Decode\] failed\. Column\(s\) \['image'\]: Decode:"):
         _rows(d.batch(3))
 
 
@@ -402,7 +403,8 @@ def test_callable_results_and_errors_in_workers():
     def ragged(x):
         return [np.zeros(2), np.zeros(3)]
 
-    with pytest.raises(ValueError, match=r"map: operation .*ragged failed on column\(s\) \['x'\]"):
+    with pytest.raises(ValueError, match=r"map operation: \[PyFunc\] failed\. .*ragged on column\(s\) "
+                                        r"\['x'\]"):
         _rows(d.map(ragged, num_parallel_workers=2))
 
 
@@ -705,7 +707,7 @@ def test_source_views_are_read_only_and_copies_are_not():
         x[0] = -1
         return x
 
-    with pytest.raises(ValueError, match="map: operation .*scribble failed.*read-only"):
+    with pytest.raises(ValueError, match=r"map operation: \[PyFunc\] failed\. .*scribble.*read-only"):
         _rows(d.map(scribble))
     batch = _rows(d.batch(2))[0][0]
     assert batch.flags.writeable  # a new array: writing can't reach the source

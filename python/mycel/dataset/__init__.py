@@ -101,3 +101,6 @@ _sys.modules.setdefault("mycel.dataset.engine.datasets", _engine)
 
 # mindspore.dataset.debug: the debug-mode hooks.
 from mycel.dataset import debug  # noqa: E402,F401
+
+# ds.serialize / ds.deserialize / ds.show: a pipeline as JSON (serialize.py).
+from mycel.dataset.serialize import deserialize, serialize, show  # noqa: E402,F401

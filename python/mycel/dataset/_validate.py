@@ -83,6 +83,8 @@ def pipeline_error_type(cls):
     itself when it already is a RuntimeError or cannot be combined with one."""
     if issubclass(cls, RuntimeError):
         return cls
+    if issubclass(cls, StopIteration):  # would end the user's loop silently (as PEP 479 says)
+        return RuntimeError
     if cls not in _PIPELINE_TYPES:
         try:
             _PIPELINE_TYPES[cls] = type(cls.__name__, (cls, RuntimeError),

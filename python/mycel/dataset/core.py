@@ -9,3 +9,8 @@ __path__ = []  # a package for the import system: core.config is looked up in sy
 sys.modules.setdefault(__name__ + ".config", config)
 
 __all__ = ["config"]
+
+# core.datatypes: numpy type <-> engine type conversions (dataset/datatypes.py).
+from mycel.dataset import datatypes  # noqa: E402
+
+sys.modules.setdefault(__name__ + ".datatypes", datatypes)

@@ -23,6 +23,8 @@ rows come after its good ones, each a copy of one of the epoch's first 16 good r
 iterator starts applies to its maps, which then run per sample (no vectorised maps).
 """
 import copy
+import os
+import threading
 
 import numpy as np
 
@@ -31,7 +33,9 @@ from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
 from mycel.dataset.debug import with_hooks
+from mycel.dataset._serdes_record import record_init
 from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
+from mycel.dataset.engine_sync import ReleasePair, callback_hooks, open_sync_waits
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
@@ -41,6 +45,13 @@ from mycel.dataset.transforms import (Compose, _as_array, _check_operations, _ma
 
 _data = _mycel._data
 _INFINITE, _UNKNOWN = -2, -1
+_building = threading.local()  # .callbacks: nodes are being built for an iterator's run
+
+
+def _independent_mode():
+    """MindSpore's MS_INDEPENDENT_DATASET (the pipeline in its own process there): features
+    that talk to the training loop are refused under it, as MindSpore refuses them."""
+    return os.environ.get("MS_INDEPENDENT_DATASET", "").lower() == "true"
 
 
 class Dataset:
@@ -49,6 +60,11 @@ class Dataset:
     Each op returns a new Dataset whose child is this one."""
 
     _reads_by_index = False  # a source read by index through a sampler (SourceDataset)
+
+    def __init_subclass__(cls, **kwargs):
+        """Subclasses record their constructor arguments (for serialize.py)."""
+        super().__init_subclass__(**kwargs)
+        record_init(cls)
 
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = list(children)
@@ -59,7 +75,11 @@ class Dataset:
     # ----- pipeline ops -----
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of buffer_size rows (buffer_size >= 2), reshuffling
-        each epoch; buffer_size >= the dataset size gives a uniform shuffle."""
+        each epoch; buffer_size >= the dataset size gives a uniform shuffle. Not allowed
+        above a sync_wait (it releases rows in order)."""
+        if _sync_waits(self):
+            raise RuntimeError("shuffle: No shuffle after sync operators: the dataset has a "
+                               "sync_wait below, which releases rows in their order.")
         return ShuffleDataset(self, buffer_size)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
@@ -100,8 +120,13 @@ class Dataset:
         """Apply operations (a transform or Python callable, or a list applied in order) to the
         input_columns of each row (default: the first column); their results become
         output_columns (default: input_columns). Runs on num_parallel_workers threads; random
-        transforms give the same results whatever that number is."""
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
+        transforms give the same results whatever that number is.
+
+        kwargs: callbacks (a DSCallback or a list, mycel.dataset.callback) get the map's
+        begin / epoch / step events, on one worker in row order; MindSpore's other map options
+        (python_multiprocessing, max_rowsize, cache, offload) are accepted and change nothing."""
+        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
+                          callbacks=kwargs.get("callbacks"))
 
     def filter(self, predicate, input_columns=None, num_parallel_workers=None):
         """Keep the rows for which predicate(*input_columns) is true (default: all columns)."""
@@ -177,6 +202,32 @@ class Dataset:
             start += k
         return out
 
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Block the pipeline here until the training loop calls sync_update(condition_name):
+        num_batch batches of the batch op above (rows, without one) pass per release, each
+        release calling callback(data) first. A wait lasts at most
+        config.get_callback_timeout() seconds; then a warning is logged and the condition is
+        disabled (rows flow freely), so a missing sync_update cannot hang the pipeline."""
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release num_batch more batches (default: sync_wait's num_batch) past the sync_wait
+        named condition_name, calling its callback(data) first."""
+        if num_batch is not None and (not isinstance(num_batch, int) or num_batch <= 0):
+            raise RuntimeError(f"sync_update: Sync_update batch size can only be positive, got : "
+                               f"{num_batch}.")
+        for node in _sync_waits(self):
+            if node.condition_name == condition_name:
+                node.pair.release(num_batch, data)
+                return
+        raise RuntimeError(f"sync_update: Condition name not found: no sync_wait named "
+                           f"{condition_name!r} in the pipeline.")
+
+    def disable_sync(self):
+        """Let rows pass every sync_wait of the pipeline without waiting from now on."""
+        for node in _sync_waits(self):
+            node.pair.disable()
+
     def set_init_step(self, init_step):
         """Start iterators at step init_step (counted over epochs) of an uninterrupted run,
         without producing the steps before it: the position is pushed down to the sources
@@ -216,12 +267,19 @@ class Dataset:
             if any(n.startswith("_meta-") for n in names):
                 columns = [n for n in names if not n.startswith("_meta-")]
         plan = _plan(self if columns is None else ProjectDataset(self, columns))
+        for node in _sync_waits(plan):
+            node.pair.reset()
         if seed is None:
             seed = _seed(config._pipeline_entropy(self._passes))
             self._passes += 1
         self._last_seed = seed
         init_step = self._init_step if init_step is None else init_step
-        pipe = _data.Pipeline(plan._node(counted=init_step > 0), seed, num_epochs, init_step,
+        _building.callbacks = True  # an iterator's run: map callbacks take part
+        try:
+            root = plan._node(counted=init_step > 0)
+        finally:
+            _building.callbacks = False
+        pipe = _data.Pipeline(root, seed, num_epochs, init_step,
                               1 if config.get_debug_mode() else config.get_prefetch_size())
         return pipe, plan._columns(), seed
 
@@ -279,7 +337,18 @@ class Dataset:
         node = self
         while node.children and not isinstance(node, BatchDataset):
             node = node.children[0]
-        return node.batch_size if isinstance(node, BatchDataset) else 1
+        if not isinstance(node, BatchDataset):
+            return 1
+        return -1 if callable(node.batch_size) else node.batch_size
+
+    def get_repeat_count(self):
+        """The count of the last repeat op (-1: forever; 1 without one)."""
+        node = self
+        while node.children and not isinstance(node, RepeatDataset):
+            node = node.children[0]
+        if not isinstance(node, RepeatDataset):
+            return 1
+        return -1 if node.count is None else node.count
 
     def output_shapes(self):
         """The shape of each column in the first row, as lists."""
@@ -293,11 +362,14 @@ class Dataset:
                 for a in self._first_row()]
 
     def _first_row(self):
-        pipe = _data.Pipeline(_plan(self)._node(),
-                              _seed(config._pipeline_entropy(self._passes)), 1)
+        plan = _plan(self)
+        for node in _sync_waits(plan):
+            node.pair.reset()
+        pipe = _data.Pipeline(plan._node(), _seed(config._pipeline_entropy(self._passes)), 1)
         try:
             row = pipe.next(True)
         finally:
+            open_sync_waits(plan)  # wakes a sync_wait worker so that stop() can join it
             pipe.stop()
         if row is None:
             raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
@@ -414,15 +486,19 @@ def _mapped_names(func, cols, in_index, outs):
 
 def _python_op(op, where):
     """A Python callable as a C++ transform: its results become arrays, and its errors name
-    the op and where it ran (keeping their exception type)."""
+    the op, where it ran and the file of the row when its source knows it (MindSpore's
+    message, a user's function being its "PyFunc"), keeping their exception type."""
     name = _op_name(op)
+    kind = name if type(op).__module__.startswith("mycel.dataset") else "PyFunc"
 
     def call(*args):
         try:
             out = op(*args)
             return [_as_array(a) for a in (out if isinstance(out, tuple) else (out,))]
         except Exception as err:  # re-raised with the transform and columns named
-            _reraise(err, f"{where(name)}: {err}")
+            file = _data.current_row_file()
+            at = f"The corresponding data file is: {file}. " if file else ""
+            _reraise(err, f"map operation: [{kind}] failed. {at}{where(name)}: {err}")
 
     return _data.PyTransform(name, call)
 
@@ -478,9 +554,12 @@ class BatchDataset(Dataset):
         if kwargs:
             raise TypeError(f"batch() got an unexpected keyword argument '{sorted(kwargs)[0]}' "
                             f"(unknown: {sorted(kwargs)}).")
-        if callable(batch_size):
-            raise TypeError("batch: a callable batch_size is not supported; give an int.")
-        self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
+        if callable(batch_size):  # batch_size(BatchInfo) -> the size of each batch
+            self.batch_size = batch_size
+        else:
+            self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
+            for node in _sync_waits(child, stop_at_batch=True):
+                node.pair.set_batch_size(self.batch_size)
         self.drop_remainder = check_bool("batch", "drop_remainder", drop_remainder)
         check_bool("batch", "python_multiprocessing", python_multiprocessing)
         check_int("batch", "max_rowsize", max_rowsize, 1, none_ok=True)
@@ -521,6 +600,8 @@ class BatchDataset(Dataset):
                 shape = [-1 if d is None else check_int("padded_batch", "pad shape", d, 0)
                          for d in shape]
             value = 0 if value is None else value
+            if isinstance(value, bytes):  # a bytes column's pad: the engine's strings are bytes
+                value = value.decode("utf-8", "surrogateescape")
             if not isinstance(value, (int, float, str, np.number)) or isinstance(value, bool):
                 raise TypeError(f"padded_batch: the pad value of {name!r} must be a number or "
                                 f"str, but got {value!r}.")
@@ -544,8 +625,19 @@ class BatchDataset(Dataset):
                 res = res if isinstance(res, tuple) else (res,)
                 return [[_as_array(v) for v in col] for col in res]
 
-        return _data.batch_node(self._child_node(counted), self.batch_size, self.drop_remainder,
-                                self._workers(), self._pad_info or [], fn, ins, outs)
+        size, size_fn = self.batch_size, None
+        if callable(size):
+            size_of, size = size, 1
+
+            def size_fn(batch_num, epoch_num):
+                try:
+                    return size_of(BatchInfo(batch_num, epoch_num))
+                except Exception as err:  # re-raised naming the batch_size function
+                    _reraise(err, f"batch: batch_size function {_op_name(size_of)} failed: "
+                                  f"{err}")
+
+        return _data.batch_node(self._child_node(counted), size, self.drop_remainder,
+                                self._workers(), self._pad_info or [], fn, ins, outs, size_fn)
 
 
 class MapDataset(Dataset):
@@ -553,9 +645,10 @@ class MapDataset(Dataset):
     (or batch by batch after _plan, see the module doc)."""
 
     def __init__(self, child, operations, input_columns=None, output_columns=None,
-                 num_parallel_workers=None):
+                 num_parallel_workers=None, callbacks=None):
         super().__init__([child], num_parallel_workers)
         self.operations = _check_operations("map", operations)
+        self.callbacks = _check_callbacks(callbacks)
         cols = child._columns()
         self.input_columns = check_columns("map", "input_columns", input_columns,
                                            none_ok=True) or [cols[0]]
@@ -564,7 +657,8 @@ class MapDataset(Dataset):
                                             none_ok=True) or self.input_columns
         self._in_index = [cols.index(c) for c in self.input_columns]
         self._names = _mapped_names("map", cols, self._in_index, self.output_columns)
-        self._batchable = all(getattr(op, "_batchable", False) for op in self.operations)
+        self._batchable = not self.callbacks and all(getattr(op, "_batchable", False)
+                                                     for op in self.operations)
         self._batched = False  # set by _plan when the map runs after its batch
 
     def _columns(self):
@@ -572,15 +666,91 @@ class MapDataset(Dataset):
 
     def _node(self, counted=False):
         label = str(self.input_columns)
-        where = lambda name: f"map: operation {name} failed on column(s) {label}"  # noqa: E731
+        where = lambda name: f"{name} on column(s) {label}"  # noqa: E731
         operations = with_hooks(self.operations, config._get_debug_hook_list(), _op_name)
         if _makes_pil(operations):  # PIL images pass between the operations in Python
             ops = [_python_op(Compose(operations), where)]
         else:
             ops = _c_transforms(operations, where)
+        hooks = None
+        if self.callbacks and getattr(_building, "callbacks", False):
+            hooks = callback_hooks(self.callbacks)  # only in iterators' runs (not getters)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label,
-                              int(config.get_error_samples_mode()))
+                              int(config.get_error_samples_mode()), hooks)
+
+
+def _check_callbacks(callbacks):
+    """map's callbacks: None, a DSCallback or a list of them, as a list."""
+    if callbacks is None:
+        return []
+    from mycel.dataset.callback import DSCallback  # noqa: PLC0415 (callback imports engine_sync)
+    many = isinstance(callbacks, list)
+    for i, cb in enumerate(callbacks if many else [callbacks]):
+        if not isinstance(cb, DSCallback):
+            name = f"callbacks[{i}]" if many else "callbacks"
+            raise TypeError(f"map: Argument {name} with value {cb!r} is not of type "
+                            f"[{DSCallback}], but got {type(cb)}.")
+    out = list(callbacks) if many else [callbacks]
+    if out and _independent_mode():
+        raise RuntimeError("map: Dataset Callbacks is not supported in Dataset Independent mode "
+                           "(MS_INDEPENDENT_DATASET).")
+    for cb in out:
+        cb._check_overrides()
+    return out
+
+
+def _sync_waits(node, stop_at_batch=False):
+    """The SyncWaitDatasets in node's tree (node included); with stop_at_batch, not below a
+    batch op (those belong to that batch)."""
+    out, todo = [], [node]
+    while todo:
+        d = todo.pop()
+        if isinstance(d, SyncWaitDataset):
+            out.append(d)
+        if stop_at_batch and isinstance(d, BatchDataset):
+            continue
+        todo.extend(d.children)
+    return out
+
+
+class SyncWaitDataset(Dataset):
+    """dataset.sync_wait: a one-worker map that lets a row through only when sync_update
+    has released it (engine_sync.py)."""
+
+    def __init__(self, child, condition_name, num_batch=1, callback=None):
+        super().__init__([child])
+        if _independent_mode():
+            raise RuntimeError("sync_wait: Dataset sync wait is not supported in Dataset "
+                               "Independent mode (MS_INDEPENDENT_DATASET).")
+        if not isinstance(condition_name, str):
+            raise TypeError(f"sync_wait: Argument condition_name with value {condition_name!r} "
+                            f"is not of type [{str}], but got {type(condition_name)}.")
+        if isinstance(num_batch, bool) or not isinstance(num_batch, int):
+            raise TypeError(f"sync_wait: Argument num_batch with value {num_batch!r} is not of "
+                            f"type [{int}], but got {type(num_batch)}.")
+        if num_batch <= 0:
+            raise ValueError(f"sync_wait: num_batch need to be greater than 0. Got {num_batch}.")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"sync_wait: callback must be callable, but got "
+                            f"{type(callback).__name__}.")
+        if any(n.condition_name == condition_name for n in _sync_waits(child)):
+            raise RuntimeError(f"sync_wait: Condition name is already in use: {condition_name!r} "
+                               "names another sync_wait of the pipeline.")
+        self.condition_name = condition_name
+        self.pair = ReleasePair(condition_name, num_batch, callback)
+
+    def _node(self, counted=False):
+        pair, name = self.pair, self.condition_name
+
+        def block(first):
+            pair.block()
+            return [first]
+
+        col = self._columns()[0]
+        return _data.map_node(self._child_node(counted),
+                              [_data.PyTransform(f"sync_wait({name!r})", block)], [0], [col], 1,
+                              0, str([col]), 0)
 
 
 class FilterDataset(Dataset):

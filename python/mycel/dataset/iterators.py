@@ -13,6 +13,7 @@ import weakref
 
 from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int
+from mycel.dataset.engine_sync import open_sync_waits
 
 _live = weakref.WeakSet()
 # MindSpore's list of the live iterators, as weak references; an iterator's reference leaves
@@ -91,7 +92,7 @@ class Iterator:
         if not self._in_epoch:
             if self._num_epochs != -1 and self._epoch >= self._num_epochs:
                 raise RuntimeError(f"{type(self).__name__}: EOF buffer encountered. User tries "
-                                   "to fetch data beyond the specified number of epochs: all "
+                                   "to fetch data beyond the specified number of epochs. All "
                                    f"num_epochs={self._num_epochs} epochs were consumed; create "
                                    "the iterator with a larger num_epochs (or -1).")
             self._in_epoch = True
@@ -136,8 +137,22 @@ class Iterator:
     def stop(self):
         """Stop the pipeline's threads (done automatically when the iterator is dropped); the
         iterator cannot be used after (next() raises AttributeError, as MindSpore's)."""
+        self._open_sync_waits()
         self._pipe.stop()
         self._stopped = True
+
+    def _open_sync_waits(self):
+        """A worker waiting in a sync_wait of this pipeline must wake before the threads are
+        joined: disable the pipeline's conditions (engine.open_sync_waits)."""
+        open_sync_waits(self._dataset)
+
+    def __del__(self):
+        """Dropped without stop(): wake the sync_waits before the pipeline joins its threads."""
+        try:
+            if not self._stopped:
+                self._open_sync_waits()
+        except Exception:  # pylint: disable=broad-except (interpreter shutdown, half-built)
+            pass
 
     def get_col_names(self):
         """The column names of the rows."""

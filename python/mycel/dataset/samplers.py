@@ -8,6 +8,7 @@ the same permutation when they share a seed (``mycel.dataset.config.set_seed``).
 import numpy as np
 
 from mycel import _mycel
+from mycel.dataset._serdes_record import record_init
 from mycel.dataset._validate import check_bool, check_int, check_num_samples
 
 _data = _mycel._data
@@ -15,6 +16,11 @@ _data = _mycel._data
 
 class Sampler:
     """Base of the samplers. ``num_samples`` (None: all) caps the rows per epoch."""
+
+    def __init_subclass__(cls, **kwargs):
+        """Subclasses record their constructor arguments (for dataset/serialize.py)."""
+        super().__init_subclass__(**kwargs)
+        record_init(cls)
 
     def __init__(self, num_samples=None):
         self.num_samples = check_num_samples(type(self).__name__, num_samples)

@@ -13,6 +13,7 @@ import numpy as np
 import mycel
 from mycel import _mycel
 from mycel.dataset import config
+from mycel.dataset._serdes_record import record_init
 from mycel.dataset._validate import check_int, check_number
 
 _data = _mycel._data
@@ -41,6 +42,11 @@ class TensorOperation:
     and ``_random`` are the C++ transform's flags; ``_c_ops()`` is what the pipeline runs."""
 
     _op = None
+
+    def __init_subclass__(cls, **kwargs):
+        """Subclasses record their constructor arguments (for dataset/serialize.py)."""
+        super().__init_subclass__(**kwargs)
+        record_init(cls)
 
     # Whether the transform may output a PIL image (vision.Decode(to_pil=True), ToPIL): a map
     # holding one runs its operations as one Python chain, so that PIL images reach the next

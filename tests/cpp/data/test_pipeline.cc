@@ -380,7 +380,8 @@ TEST(DataPipeline, AWorkerErrorReachesNextAndStays) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Value);
-    EXPECT_NE(std::string(e.what()).find("map: operation FailsOn failed on column(s) ['x']: "
+    // MindSpore's words; an ArraySource has no files, so no "The corresponding data file"
+    EXPECT_NE(std::string(e.what()).find("map operation: [FailsOn] failed. Column(s) ['x']: "
                                          "FailsOn: got 17."),
               std::string::npos)
         << e.what();
