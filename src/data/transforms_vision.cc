@@ -13,6 +13,7 @@
 #include "data/image_codec.h"
 #include "data/resize.h"
 #include "data/transforms.h"
+#include "data/transforms_vision_aug.h"
 #include "tensor/size.h"
 
 namespace mycel::data {
@@ -427,6 +428,40 @@ class RandomFlip final : public UnaryTransform {
   bool horizontal_;
 };
 
+}  // namespace
+
+std::array<int64_t, 4> random_resized_crop_box(int64_t img_h, int64_t img_w,
+                                               std::array<double, 2> scale,
+                                               std::array<double, 2> ratio, int max_attempts,
+                                               RowRandom* rng) {
+  // MindSpore's crop box: up to max_attempts draws of an area fraction and a log-uniform
+  // aspect ratio, else the whole image clipped to the ratio range, centred.
+  double area = static_cast<double>(img_h) * static_cast<double>(img_w);
+  double log_lo = std::log(ratio[0]), log_hi = std::log(ratio[1]);
+  for (int i = 0; i < max_attempts; ++i) {
+    double s = scale[0] + (scale[1] - scale[0]) * rng->uniform();
+    double aspect = std::exp(log_lo + (log_hi - log_lo) * rng->uniform());
+    int64_t cw = std::max<int64_t>(1, std::llround(std::sqrt(area * s * aspect)));
+    int64_t ch = std::max<int64_t>(1, std::llround(static_cast<double>(cw) / aspect));
+    if (cw <= img_w && ch <= img_h) {
+      int64_t x0 = rng->randint(0, img_w - cw), y0 = rng->randint(0, img_h - ch);
+      return {x0, y0, cw, ch};
+    }
+  }
+  double img_aspect = static_cast<double>(img_w) / static_cast<double>(img_h);
+  int64_t cw = img_w, ch = img_h;
+  if (img_aspect < ratio[0]) {
+    ch = std::llround(static_cast<double>(cw) / ratio[0]);
+  } else if (img_aspect > ratio[1]) {
+    cw = std::llround(static_cast<double>(ch) * ratio[1]);
+  }
+  cw = std::clamp<int64_t>(cw, 1, img_w);
+  ch = std::clamp<int64_t>(ch, 1, img_h);
+  return {std::llround((img_w - cw) / 2.0), std::llround((img_h - ch) / 2.0), cw, ch};
+}
+
+namespace {
+
 class RandomResizedCrop final : public UnaryTransform {
  public:
   RandomResizedCrop(int64_t h, int64_t w, std::array<double, 2> scale, std::array<double, 2> ratio,
@@ -452,30 +487,7 @@ class RandomResizedCrop final : public UnaryTransform {
     MC_CHECK(im.h > 0 && im.w > 0, Value,
              "RandomResizedCrop: the image must not be empty, but got shape ", shape_str(x.shape()),
              ".");
-    // MindSpore's crop box: up to max_attempts draws of an area fraction and a log-uniform
-    // aspect ratio, else the whole image clipped to the ratio range, centred.
-    double area = static_cast<double>(im.h) * static_cast<double>(im.w);
-    double log_lo = std::log(ratio_[0]), log_hi = std::log(ratio_[1]);
-    for (int i = 0; i < attempts_; ++i) {
-      double s = scale_[0] + (scale_[1] - scale_[0]) * rng->uniform();
-      double aspect = std::exp(log_lo + (log_hi - log_lo) * rng->uniform());
-      int64_t cw = std::max<int64_t>(1, std::llround(std::sqrt(area * s * aspect)));
-      int64_t ch = std::max<int64_t>(1, std::llround(static_cast<double>(cw) / aspect));
-      if (cw <= im.w && ch <= im.h) {
-        int64_t x0 = rng->randint(0, im.w - cw), y0 = rng->randint(0, im.h - ch);
-        return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
-      }
-    }
-    double img_aspect = static_cast<double>(im.w) / static_cast<double>(im.h);
-    int64_t cw = im.w, ch = im.h;
-    if (img_aspect < ratio_[0]) {
-      ch = std::llround(static_cast<double>(cw) / ratio_[0]);
-    } else if (img_aspect > ratio_[1]) {
-      cw = std::llround(static_cast<double>(ch) * ratio_[1]);
-    }
-    cw = std::clamp<int64_t>(cw, 1, im.w);
-    ch = std::clamp<int64_t>(ch, 1, im.h);
-    int64_t x0 = std::llround((im.w - cw) / 2.0), y0 = std::llround((im.h - ch) / 2.0);
+    auto [x0, y0, cw, ch] = random_resized_crop_box(im.h, im.w, scale_, ratio_, attempts_, rng);
     return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
   }
 
@@ -587,15 +599,20 @@ class ToTensor final : public UnaryTransform {
  public:
   explicit ToTensor(DataType out)
       : hwc2chw_(make_hwc2chw()), cast_(out == DataType::Float32 ? nullptr : make_type_cast(out)) {
-    MC_CHECK(out == DataType::Float16 || out == DataType::Float32 || out == DataType::Float64, Type,
-             "ToTensor: output_type must be float16, float32 or float64, but got ",
-             data_type_name(out), ".");
+    MC_CHECK(out != DataType::String, Type, "ToTensor: output_type must be a numeric type.");
   }
   std::string_view name() const override { return "ToTensor"; }
 
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    DataType t = x.dtype();
+    MC_CHECK(t != DataType::UInt32 && t != DataType::Int64 && t != DataType::UInt64 &&
+                 t != DataType::String,
+             Runtime,
+             "ToTensor: Input includes unsupported data type in [uint32, int64, uint64, string, "
+             "bytes]. Got ",
+             describe(x), ".");
     Image im = image_of(x, 0, name());
     Array f = Array::empty(DataType::Float32, x.shape());
     float* dst = f.mutable_data<float>();

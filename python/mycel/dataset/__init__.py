@@ -13,7 +13,8 @@ from mycel.dataset import config, text, transforms, vision  # noqa: F401
 # in modules that import vision / text: their names are attached to vision / text here.
 from mycel.dataset import vision_color as _vcolor, vision_geometry as _vgeom  # noqa: E402
 from mycel.dataset import vision_misc as _vmisc, text_ops as _tops, text_vectors as _tvec  # noqa
-for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc)), (text, (_tops, _tvec))):
+from mycel.dataset import vision_aug as _vaug  # noqa: E402
+for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc, _vaug)), (text, (_tops, _tvec))):
     for _part in _parts:
         for _name in _part.__all__:
             setattr(_host, _name, getattr(_part, _name))
