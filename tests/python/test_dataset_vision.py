@@ -110,10 +110,21 @@ def test_decode_errors():
         vision.Decode()(b"BM" + bytes(60))
     with pytest.raises(RuntimeError, match="it is empty"):
         vision.Decode()(b"")
+    # MindSpore's eager checks (both decoders), then the kernel's dtype check
+    for to_pil in (False, True):
+        with pytest.raises(TypeError, match="The number of array dimensions of the encoded image "
+                                            "should be 1, but got 2"):
+            vision.Decode(to_pil=to_pil)(np.zeros((4, 4), np.uint8))
+        with pytest.raises(TypeError, match="The type of the encoded image should be <class "
+                                            "'numpy.ndarray'>, but got <class 'str'>"):
+            vision.Decode(to_pil=to_pil)("image.jpg")
+        with pytest.raises(TypeError, match="The data type of the encoded image can not be "
+                                            "<class 'numpy.str_'>"):
+            vision.Decode(to_pil=to_pil)(np.array(["x"]))
     with pytest.raises(TypeError, match="Decode: the input must be a 1-D uint8 array"):
-        vision.Decode()(np.zeros((4, 4), np.float32))
+        vision.Decode()(np.zeros(4, np.float32))
     with pytest.raises(TypeError, match="Decode: the input must be the encoded bytes"):
-        vision.Decode(to_pil=True)(np.zeros((4, 4), np.float32))  # PIL decoding: same check
+        vision.Decode(to_pil=True)(np.zeros(4, np.float32))  # PIL decoding: same check
     with pytest.raises(ValueError, match="encode_jpeg: quality must be in"):
         _data.encode_jpeg(_smooth(4, 4), 0)
 
@@ -264,9 +275,14 @@ def test_to_tensor_matches_numpy():
     np.testing.assert_array_equal(vision.ToTensor(np.float16)(img), want.astype(np.float16))
     gray = img[..., 0]
     np.testing.assert_array_equal(vision.ToTensor()(gray), want[:1])
-    with pytest.raises(TypeError, match="ToTensor: output_type must be float16, float32 or "
-                                        "float64, but got int32"):
-        vision.ToTensor(np.int32)
+    # integer output types truncate the float32 quotient (MindSpore's TypeCast after the division)
+    np.testing.assert_array_equal(vision.ToTensor(np.int32)(img), want.astype(np.int32))
+    np.testing.assert_array_equal(vision.ToTensor(np.uint8)(img * 0 + 255), (img * 0 + 1)
+                                  .transpose(2, 0, 1))
+    for bad in (np.int64, np.uint32, np.uint64):
+        with pytest.raises(RuntimeError, match=r"ToTensor: Input includes unsupported data type "
+                                               r"in \[uint32, int64, uint64, string, bytes\]"):
+            vision.ToTensor()(img.astype(bad))
 
 
 def test_random_crop_padding_forms_and_pad_if_needed():
