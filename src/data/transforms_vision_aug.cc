@@ -353,6 +353,87 @@ class UniformAugment final : public Transform {
   int64_t num_ops_;
 };
 
+// MindSpore's ValidateImage for PadToSize: rank 2 or 3, 1 or 3 channels, no 64-bit integers.
+void check_pad_to_size_image(const Array& x) {
+  DataType t = x.dtype();
+  MC_CHECK(t != DataType::String && t != DataType::Int64 && t != DataType::UInt64 &&
+               t != DataType::UInt32,
+           Runtime,
+           "PadToSize: the data type of image tensor does not match the requirement of operator. "
+           "Expecting tensor in type of (bool, int8, uint8, int16, uint16, int32, float16, "
+           "float32, float64). But got ",
+           describe(x), ".");
+  MC_CHECK(x.ndim() == 2 || x.ndim() == 3, Runtime,
+           "PadToSize: the dimension of image tensor does not match the requirement of operator. "
+           "Expecting tensor in dimension of (2, 3). But got dimension ",
+           x.ndim(), ".");
+  MC_CHECK(x.ndim() == 2 || x.shape()[2] == 1 || x.shape()[2] == 3, Runtime,
+           "PadToSize: the channel of image tensor does not match the requirement of operator. "
+           "Expecting tensor in channel of (1, 3). But got channel ",
+           x.shape()[2], ".");
+}
+
+class PadToSize final : public UnaryTransform {
+ public:
+  PadToSize(std::array<int64_t, 2> size, std::vector<int64_t> offset, std::vector<double> fill,
+            BorderMode mode)
+      : size_(size), offset_(std::move(offset)), fill_(std::move(fill)), mode_(mode) {
+    MC_CHECK(offset_.size() <= 2, Value, "PadToSize: offset must have 0, 1 or 2 values.");
+  }
+  std::string_view name() const override { return "PadToSize"; }
+
+ protected:
+  Array apply1(const Array& x, int, RowRandom*) const override {
+    check_pad_to_size_image(x);
+    int64_t h = x.shape()[0], w = x.shape()[1];
+    MC_CHECK(h <= size_[0] && w <= size_[1], Runtime,
+             "PadToSize: the target size to pad should be no less than the original image size, "
+             "but got target size (",
+             size_[0], ", ", size_[1], ") and original size (", h, ", ", w, ").");
+    int64_t top, left;
+    if (offset_.empty()) {  // centred, the odd pixel at the bottom / right
+      top = static_cast<int64_t>(static_cast<float>(size_[0] - h) * 0.5f);
+      left = static_cast<int64_t>(static_cast<float>(size_[1] - w) * 0.5f);
+    } else {
+      top = offset_[0];
+      left = offset_.back();
+    }
+    int64_t bottom = size_[0] - h - top, right = size_[1] - w - left;
+    MC_CHECK(bottom >= 0 && right >= 0, Runtime,
+             "PadToSize: the sum of offset and original image size should be no more than the "
+             "target size to pad, but got offset (",
+             top, ", ", left, ") plus original size (", h, ", ", w, ") bigger than (", size_[0],
+             ", ", size_[1], ")");
+    if (top == 0 && left == 0 && bottom == 0 && right == 0) return x;
+    return make_pad({left, top, right, bottom}, fill_, mode_)->apply({x}, 0, nullptr)[0];
+  }
+
+ private:
+  std::array<int64_t, 2> size_;
+  std::vector<int64_t> offset_;
+  std::vector<double> fill_;
+  BorderMode mode_;
+};
+
+class RandomResize final : public UnaryTransform {
+ public:
+  RandomResize(int64_t h, int64_t w) {
+    for (Interp m : {Interp::Linear, Interp::Nearest, Interp::Cubic, Interp::Area}) {
+      resizes_.push_back(make_resize(h, w, m));
+    }
+  }
+  std::string_view name() const override { return "RandomResize"; }
+  bool random() const override { return true; }
+
+ protected:
+  Array apply1(const Array& x, int, RowRandom* rng) const override {
+    return resizes_[rng->randint(0, 3)]->apply({x}, 0, nullptr)[0];
+  }
+
+ private:
+  std::vector<TransformPtr> resizes_;
+};
+
 }  // namespace
 
 TransformPtr make_cut_out(int64_t length, int64_t num_patches, bool is_hwc) {
@@ -362,6 +443,13 @@ TransformPtr make_random_lighting(double alpha) { return std::make_shared<Random
 TransformPtr make_mix_up_batch(double alpha) { return std::make_shared<MixUpBatch>(alpha); }
 TransformPtr make_cut_mix_batch(bool nchw, double alpha, double prob) {
   return std::make_shared<CutMixBatch>(nchw, alpha, prob);
+}
+TransformPtr make_pad_to_size(std::array<int64_t, 2> size, std::vector<int64_t> offset,
+                              std::vector<double> fill, BorderMode mode) {
+  return std::make_shared<PadToSize>(size, std::move(offset), std::move(fill), mode);
+}
+TransformPtr make_random_resize(int64_t h, int64_t w) {
+  return std::make_shared<RandomResize>(h, w);
 }
 TransformPtr make_uniform_augment(std::vector<std::vector<TransformPtr>> ops, int64_t num_ops) {
   return std::make_shared<UniformAugment>(std::move(ops), num_ops);

@@ -1,5 +1,6 @@
 // More transforms of mindspore.dataset.vision, as factories: the random erasers and mixers
-// (transforms_vision_aug.cc: CutOut, RandomLighting, MixUpBatch, CutMixBatch, UniformAugment)
+// (transforms_vision_aug.cc: CutOut, RandomLighting, MixUpBatch, CutMixBatch, UniformAugment,
+// with PadToSize and RandomResize)
 // and the bounding-box family (transforms_vision_bbox.cc). Arguments are validated by the
 // Python classes (python/mycel/dataset/vision_aug.py); the factories check them again.
 //
@@ -38,6 +39,14 @@ TransformPtr make_mix_up_batch(double alpha);
 // (centre uniform, clipped) is pasted from image p(i), the labels (float32) mixed by the
 // box's area fraction.
 TransformPtr make_cut_mix_batch(bool nchw, double alpha, double prob);
+// PadToSize(size, offset, fill, mode): pads an <H, W[, C]> image (C 1 or 3) to size = (h, w):
+// offset = (top, left), or (v) for both, or empty for centred (the odd pixel at the bottom /
+// right); fill and mode as make_pad. RuntimeErrors as MindSpore's for a too-big image.
+TransformPtr make_pad_to_size(std::array<int64_t, 2> size, std::vector<int64_t> offset,
+                              std::vector<double> fill, BorderMode mode);
+// RandomResize(size): Resize (as make_resize; w == 0 keeps the aspect ratio) with the
+// interpolation drawn from Linear, Nearest, Cubic and Area.
+TransformPtr make_random_resize(int64_t h, int64_t w);
 // UniformAugment(ops, num_ops): num_ops of the operations chosen without replacement (in their
 // list order), each then applied with probability 1/2, in order, to the row. Each operation is
 // a chain of transforms (a Compose).

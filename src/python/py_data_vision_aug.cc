@@ -44,6 +44,15 @@ void bind_data_vision_aug(pyb::module_& m) {
             max_attempts);
       },
       "h"_a, "w"_a, "scale"_a, "ratio"_a, "interpolation"_a, "max_attempts"_a);
+  m.def(
+      "PadToSize",
+      [](std::array<int64_t, 2> size, std::vector<int64_t> offset, std::vector<double> fill,
+         const std::string& mode) {
+        return d::make_pad_to_size(size, std::move(offset), std::move(fill),
+                                   d::border_from_name(mode, "PadToSize"));
+      },
+      "size"_a, "offset"_a, "fill_value"_a, "padding_mode"_a);
+  m.def("RandomResize", &d::make_random_resize, "h"_a, "w"_a);
   m.def("BoundingBoxAugment", &d::make_bounding_box_augment, "ops"_a, "ratio"_a);
 }
 

@@ -158,6 +158,21 @@ def test_resize_matches_torch_interpolate(shape, size, inter, mode):
     np.testing.assert_allclose(got_f, _torch_resize(f, *size, mode), atol=2e-6)
 
 
+@pytest.mark.parametrize("shape, size", [((596, 678, 3), (100, 113)), ((20, 30, 3), (47, 61)),
+                                         ((7, 9, 1), (64, 33)), ((100, 100, 3), (50, 50)),
+                                         ((3, 5), (200, 3)), ((31, 47, 4), (16, 20))])
+def test_resize_linear_uint8_equals_opencv(shape, size):
+    # MindSpore resizes with OpenCV: its fixed-point bilinear path, bit for bit
+    cv2 = pytest.importorskip("cv2")
+    img = np.random.default_rng(5).integers(0, 256, shape, dtype=np.uint8)
+    want = cv2.resize(img, size[::-1], interpolation=cv2.INTER_LINEAR).reshape(size + shape[2:])
+    np.testing.assert_array_equal(vision.Resize(size)(img), want)
+    # RandomResizedCrop with the whole image as its window resizes as Resize
+    win = np.ascontiguousarray(img[1:, 2:])
+    got = vision.RandomResizedCrop(size, scale=(1.0, 1.0), ratio=(win.shape[1] / win.shape[0],) * 2)
+    np.testing.assert_array_equal(got(win), cv2.resize(win, size[::-1]).reshape(size + shape[2:]))
+
+
 @pytest.mark.parametrize("shape, size", [((10, 12, 3), (5, 4)), ((9, 7), (27, 14)),
                                          ((13, 17, 3), (6, 11))])
 def test_resize_nearest_and_area(shape, size):

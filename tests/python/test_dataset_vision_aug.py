@@ -348,3 +348,58 @@ def test_random_erasing_erases_one_window():
     np.testing.assert_array_equal(vision.RandomErasing(prob=0.0)(img), img)
     with pytest.raises(ValueError, match="Input prob is not within the required interval"):
         vision.RandomErasing(prob=2)
+
+
+# ----- PadToSize / RandomResize -----
+
+@pytest.mark.parametrize("offset", [None, (), 3, (2, 5)])
+@pytest.mark.parametrize("mode,np_mode", [(vision.Border.CONSTANT, "constant"),
+                                          (vision.Border.EDGE, "edge"),
+                                          (vision.Border.REFLECT, "reflect"),
+                                          (vision.Border.SYMMETRIC, "symmetric")])
+def test_pad_to_size_matches_numpy_pad(offset, mode, np_mode):
+    img = _img(9, 8)
+    out = vision.PadToSize((20, 17), offset, fill_value=7, padding_mode=mode)(img)
+    if offset is None or offset == ():
+        top, left = (20 - 9) // 2, (17 - 8) // 2
+    elif isinstance(offset, int):
+        top = left = offset
+    else:
+        top, left = offset
+    pads = ((top, 20 - 9 - top), (left, 17 - 8 - left), (0, 0))
+    kw = {"constant_values": 7} if np_mode == "constant" else {}
+    np.testing.assert_array_equal(out, np.pad(img, pads, np_mode, **kw))
+    gray = vision.PadToSize(12)(img[..., 0])
+    np.testing.assert_array_equal(gray, np.pad(img[..., 0], ((1, 2), (2, 2))))
+
+
+def test_pad_to_size_errors():
+    img = _img(9, 8)
+    with pytest.raises(RuntimeError, match="target size to pad should be no less than"):
+        vision.PadToSize(5)(img)
+    with pytest.raises(RuntimeError, match="sum of offset and original image size"):
+        vision.PadToSize((10, 10), (5, 5))(img)
+    with pytest.raises(RuntimeError, match=r"Expecting tensor in channel of \(1, 3\)"):
+        vision.PadToSize(12)(np.zeros((4, 4, 4), np.uint8))
+    with pytest.raises(RuntimeError, match=r"Expecting tensor in dimension of \(2, 3\)"):
+        vision.PadToSize(12)(np.zeros(4, np.uint8))
+    with pytest.raises(ValueError, match="The size must be a sequence of length 2"):
+        vision.PadToSize(())
+    with pytest.raises(ValueError, match="The offset must be empty or a sequence of length 2"):
+        vision.PadToSize(10, (1, 1, 1))
+    with pytest.raises(TypeError, match=r"Argument fill_value\[0\] with value 100.0"):
+        vision.PadToSize(10, fill_value=(100.0, 1, 1))
+
+
+def test_random_resize_draws_one_of_four_interpolations():
+    img = _img(13, 17)
+    modes = (vision.Inter.LINEAR, vision.Inter.NEAREST, vision.Inter.CUBIC, vision.Inter.AREA)
+    candidates = [vision.Resize((6, 9), m)(img) for m in modes]
+    seen = set()
+    for seed in range(40):
+        out = _run(vision.RandomResize((6, 9)), [img], seed)
+        k = [i for i, c in enumerate(candidates) if np.array_equal(out, c)]
+        assert k
+        seen.update(k)
+    assert len(seen) >= 3
+    assert vision.RandomResize(8)(img).shape == (8, 10, 3)  # the shorter side, as Resize

@@ -72,7 +72,9 @@ def _check_pair(func, name, value, positive):
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise TypeError(f"{func}: {name} must be a sequence of 2 numbers, but got {value!r}.")
     lo, hi = (check_number(func, name, v) for v in value)
-    if (lo <= 0 if positive else lo < 0) or lo > hi:
+    if lo > hi:  # MindSpore's message
+        raise ValueError(f"{func}: {name} should be in (min,max) format. Got (max,min).")
+    if lo <= 0 if positive else lo < 0:
         raise ValueError(f"{func}: {name} must be (min, max) with {'0 <' if positive else '0 <='} "
                          f"min <= max, but got {tuple(value)}.")
     return lo, hi

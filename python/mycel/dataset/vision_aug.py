@@ -1,8 +1,8 @@
 """Random erasers, mixers and bounding-box transforms of ``mindspore.dataset.vision`` (part of
 ``mycel.dataset.vision``): CutOut, RandomErasing, RandomLighting, MixUpBatch, CutMixBatch (and
-the ImageBatchFormat enum), UniformAugment, BoundingBoxAugment, RandomCropWithBBox,
-Random{Horizontal,Vertical}FlipWithBBox, ResizeWithBBox, RandomResizeWithBBox and
-RandomResizedCropWithBBox.
+the ImageBatchFormat enum), UniformAugment, PadToSize, RandomResize, BoundingBoxAugment,
+RandomCropWithBBox, Random{Horizontal,Vertical}FlipWithBBox, ResizeWithBBox,
+RandomResizeWithBBox and RandomResizedCropWithBBox.
 
 Each class checks its arguments with MindSpore's messages and runs in C++
 (src/data/transforms_vision_aug.cc, transforms_vision_bbox.cc), drawing from the row's random
@@ -239,7 +239,8 @@ class RandomCropWithBBox(TensorOperation):
 
     def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0,
                  padding_mode=Border.CONSTANT):
-        if not isinstance(size, (int, list, tuple)) or isinstance(size, bool):
+        if (not isinstance(size, (int, list, tuple)) or isinstance(size, bool) or
+                (isinstance(size, (list, tuple)) and len(size) != 2)):
             raise TypeError("Size should be a single integer or a list/tuple (h, w) of length 2.")
         self.size = _check_size("RandomCropWithBBox", size)
         if padding is not None:
@@ -324,6 +325,59 @@ class RandomResizedCropWithBBox(TensorOperation):
             _check_interpolation("RandomResizedCropWithBBox", interpolation), self.max_attempts)
 
 
+class PadToSize(TensorOperation):
+    """PadToSize(size, offset=None, fill_value=0, padding_mode=Border.CONSTANT): pad an <H, W>
+    or <H, W, C> image (C 1 or 3) to size (an int: a square; or (height, width)). offset is
+    (top, left), an int for both, or None / () to centre the image (the odd pixel at the bottom
+    or right); fill_value and padding_mode as Pad."""
+
+    def __init__(self, size, offset=None, fill_value=0, padding_mode=Border.CONSTANT):
+        chk.type_check(size, (int, list, tuple), "size")
+        if isinstance(size, int):
+            chk.check_value(size, 1, 2147483647, "size")
+            size = [size, size]
+        else:
+            if len(size) != 2:
+                raise ValueError("The size must be a sequence of length 2.")
+            for i, v in enumerate(size):
+                chk.type_check(v, (int,), f"size{i}")
+                chk.check_value(v, 1, 2147483647, f"size{i}")
+        offsets = []
+        if offset is not None:
+            chk.type_check(offset, (int, list, tuple), "offset")
+            if isinstance(offset, int):
+                chk.check_value(offset, 0, 2147483647, "offset")
+                offsets = [offset]
+            else:
+                if len(offset) not in (0, 2):
+                    raise ValueError("The offset must be empty or a sequence of length 2.")
+                for i, v in enumerate(offset):
+                    chk.type_check(v, (int,), f"offset{i}")
+                    chk.check_value(v, 0, 2147483647, f"offset{i}")
+                offsets = list(offset)
+        if isinstance(fill_value, tuple) and len(fill_value) == 3:
+            for i, v in enumerate(fill_value):
+                chk.type_check(v, (int,), f"fill_value[{i}]")
+                chk.check_value(v, 0, 255, "fill_value")
+            fill = list(fill_value)
+        else:
+            fill = chk.check_fill_value(fill_value)
+        chk.type_check(padding_mode, (Border,), "padding_mode")
+        self.size, self.offset, self.fill_value = list(size), offset, fill_value
+        self.padding_mode = padding_mode
+        self._op = _data.PadToSize(self.size, offsets, [float(v) for v in fill],
+                                   padding_mode.value)
+
+
+class RandomResize(TensorOperation):
+    """RandomResize(size): Resize with an interpolation drawn from LINEAR, NEAREST, CUBIC and
+    AREA (an int size scales the shorter side, as Resize)."""
+
+    def __init__(self, size):
+        self.size = size
+        self._op = _data.RandomResize(*_bbox_size("RandomResize", size))
+
+
 class BoundingBoxAugment(TensorOperation):
     """BoundingBoxAugment(transform, ratio=0.3): each box, with probability ratio, has its
     window of the image replaced by transform applied to it (resized back when the transform
@@ -343,4 +397,5 @@ class BoundingBoxAugment(TensorOperation):
 __all__ = ["ImageBatchFormat", "CutOut", "RandomLighting", "MixUpBatch", "CutMixBatch",
            "UniformAugment", "RandomErasing", "RandomCropWithBBox",
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
-           "RandomResizeWithBBox", "RandomResizedCropWithBBox", "BoundingBoxAugment"]
+           "RandomResizeWithBBox", "RandomResizedCropWithBBox", "BoundingBoxAugment", "PadToSize",
+           "RandomResize"]
