@@ -355,6 +355,21 @@ FixedTaps fixed_linear_taps(int64_t in, int64_t out, bool clamp_weights) {
   return t;
 }
 
+// One source row's horizontal pass: d[o * C + k] = p0[k] * a0 + p1[k] * a1 (C fixed, so the
+// channel loop unrolls; C == 0 reads the channel count from c).
+template <int C>
+MC_DATA_INLINE void hpass_u8(const uint8_t* s, int64_t c, const FixedTaps& tx, int64_t out_w,
+                             int32_t* d) {
+  const int64_t n = C > 0 ? C : c;
+  const int32_t* idx = tx.index.data();
+  const int32_t* w = tx.weight.data();
+  for (int64_t o = 0; o < out_w; ++o) {
+    const uint8_t *p0 = s + idx[o * 2] * n, *p1 = s + idx[o * 2 + 1] * n;
+    int32_t a0 = w[o * 2], a1 = w[o * 2 + 1];
+    for (int64_t k = 0; k < n; ++k) d[o * n + k] = p0[k] * a0 + p1[k] * a1;
+  }
+}
+
 MC_DATA_CLONES void resize_linear_u8(const uint8_t* src, int64_t src_stride, int64_t c,
                                      int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                                      uint8_t* dst) {
@@ -371,10 +386,12 @@ MC_DATA_CLONES void resize_linear_u8(const uint8_t* src, int64_t src_stride, int
     if (slot[r] < 0) continue;
     const uint8_t* s = src + r * src_stride;
     int32_t* d = &hrows[static_cast<size_t>(slot[r]) * row_len];
-    for (int64_t o = 0; o < out_w; ++o) {
-      const uint8_t *p0 = s + tx.index[o * 2] * c, *p1 = s + tx.index[o * 2 + 1] * c;
-      int32_t a0 = tx.weight[o * 2], a1 = tx.weight[o * 2 + 1];
-      for (int64_t k = 0; k < c; ++k) d[o * c + k] = p0[k] * a0 + p1[k] * a1;
+    if (c == 3) {
+      hpass_u8<3>(s, c, tx, out_w, d);
+    } else if (c == 1) {
+      hpass_u8<1>(s, c, tx, out_w, d);
+    } else {
+      hpass_u8<0>(s, c, tx, out_w, d);
     }
   }
   for (int64_t o = 0; o < out_h; ++o) {
@@ -384,7 +401,8 @@ MC_DATA_CLONES void resize_linear_u8(const uint8_t* src, int64_t src_stride, int
     uint8_t* d = dst + o * row_len;
     for (int64_t j = 0; j < row_len; ++j) {
       int32_t v = (((b0 * (r0[j] >> 4)) >> 16) + ((b1 * (r1[j] >> 4)) >> 16) + 2) >> 2;
-      d[j] = static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+      v = v < 0 ? 0 : v;
+      d[j] = static_cast<uint8_t>(v > 255 ? 255 : v);
     }
   }
 }

@@ -350,7 +350,9 @@ class CenterCrop final : public UnaryTransform {
   int64_t h_, w_;
 };
 
-class RandomCrop final : public UnaryTransform {
+// One window for the whole row: every input column (MindSpore crops several columns alike;
+// their first two axes must agree) and every image of a stack <..., H, W, C>.
+class RandomCrop final : public Transform {
  public:
   RandomCrop(int64_t h, int64_t w, std::array<int64_t, 4> padding, bool pad_if_needed,
              std::vector<double> fill, BorderMode mode)
@@ -370,10 +372,19 @@ class RandomCrop final : public UnaryTransform {
   std::string_view name() const override { return "RandomCrop"; }
   bool random() const override { return true; }
 
- protected:
-  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+  std::vector<Array> apply(std::vector<Array> in, int lead, RowRandom* rng) const override {
     check_lead0(lead, name());
-    Image im = image_of(x, 0, name());
+    MC_CHECK(!in.empty(), Type, "RandomCrop: expects at least one input column.");
+    for (size_t i = 1; i < in.size(); ++i) {
+      MC_CHECK(in[i].ndim() >= 2 && in[0].ndim() >= 2 && in[i].shape()[0] == in[0].shape()[0] &&
+                   in[i].shape()[1] == in[0].shape()[1],
+               Runtime,
+               "RandomCrop: Input images in different column must have the same shape, check the "
+               "output shape in specified 'input_columns' before call this operation (got ",
+               shape_str(in[0].shape()), " and ", shape_str(in[i].shape()), ").");
+    }
+    const Array& first = in[0];
+    Image im = image_of(first, first.ndim() > 3 ? static_cast<int>(first.ndim() - 3) : 0, name());
     auto [left, top, right, bottom] = pad_;
     int64_t ph = im.h + top + bottom, pw = im.w + left + right;
     if (pad_if_needed_ && ph < h_) {  // as MindSpore and torchvision: the shortfall on both sides
@@ -386,15 +397,20 @@ class RandomCrop final : public UnaryTransform {
     }
     MC_CHECK(ph >= h_ && pw >= w_, Value, "RandomCrop: the crop size (", h_, ", ", w_,
              ") is bigger than the ", (pad_[0] || pad_[1] || pad_[2] || pad_[3]) ? "padded " : "",
-             "image (", ph, ", ", pw, ") of shape ", shape_str(x.shape()),
+             "image (", ph, ", ", pw, ") of shape ", shape_str(first.shape()),
              "; use pad_if_needed=True to pad it.");
     int64_t y = 0, x0 = 0;
     if (ph != h_ || pw != w_) {  // MindSpore draws x first
       x0 = rng->randint(0, pw - w_);
       y = rng->randint(0, ph - h_);
     }
-    return crop_padded(x, im, y - top, x0 - left, h_, w_, mode_, fill_pixel(x, im, fill_, name()),
-                       name());
+    auto crop_one = [&](const Array& x) {
+      Image one = image_of(x, 0, name());
+      return crop_padded(x, one, y - top, x0 - left, h_, w_, mode_,
+                         fill_pixel(x, one, fill_, name()), name());
+    };
+    for (Array& x : in) x = x.ndim() > 3 ? per_image(x, name(), crop_one) : crop_one(x);
+    return in;
   }
 
  private:

@@ -440,8 +440,11 @@ def test_argument_errors():
         vision.RandomHorizontalFlip(1.5)
     with pytest.raises(TypeError, match="RandomVerticalFlip: prob must be a number"):
         vision.RandomVerticalFlip("0.5")
-    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale must be \(min, max\)"):
+    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale should be in \(min,max\) "
+                                         r"format. Got \(max,min\)."):  # MindSpore's words
         vision.RandomResizedCrop(4, scale=(1.0, 0.5))
+    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale must be \(min, max\)"):
+        vision.RandomResizedCrop(4, scale=(-0.5, 0.5))
     with pytest.raises(ValueError, match=r"ratio must be \(min, max\) with 0 <"):
         vision.RandomResizedCrop(4, ratio=(0, 1))
     with pytest.raises(ValueError, match=r"max_attempts must be in \[1"):
@@ -462,3 +465,24 @@ def test_input_errors():
         vision.RandomHorizontalFlip()(np.array([["a", "b"]]))
     with pytest.raises(TypeError, match="Normalize: expects one input column, but got 2"):
         vision.Normalize([1.0], [1.0])(np.zeros((2, 2)), np.zeros((2, 2)))
+
+
+def test_random_crop_same_window_for_columns_and_stacks():
+    img = np.random.default_rng(8).integers(0, 256, (12, 14, 3), dtype=np.uint8)
+    op = vision.RandomCrop((5, 6), padding=2)
+    padded = np.pad(img, ((2, 2), (2, 2), (0, 0)))
+    for seed in range(6):
+        a, b = op._op.apply([img, img[..., ::-1].copy()], 0, seed)
+        hits = [(y, x) for y in range(16 - 5 + 1) for x in range(18 - 6 + 1)
+                if np.array_equal(padded[y:y + 5, x:x + 6], a)]
+        assert hits
+        y, x = hits[0]  # the second column is cut at the same place
+        np.testing.assert_array_equal(b, padded[y:y + 5, x:x + 6, ::-1])
+    frames = np.stack([img, 255 - img, img // 2])
+    out = vision.RandomCrop(7)(frames)
+    assert out.shape == (3, 7, 7, 3)
+    np.testing.assert_array_equal(out[1], 255 - out[0])  # one window for every frame
+    np.testing.assert_array_equal(out[2], out[0] // 2)
+    with pytest.raises(RuntimeError, match="Input images in different column must have the same "
+                                           "shape"):
+        op(img, img[:10])
