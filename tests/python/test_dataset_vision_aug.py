@@ -403,3 +403,25 @@ def test_random_resize_draws_one_of_four_interpolations():
         seen.update(k)
     assert len(seen) >= 3
     assert vision.RandomResize(8)(img).shape == (8, 10, 3)  # the shorter side, as Resize
+
+
+def test_convert_mode_values_and_decode_of_a_bytes_column():
+    from PIL import Image
+    import io
+    assert vision.ConvertMode.COLOR_RGB2GRAY == 7 and vision.ConvertMode.COLOR_GRAY2RGB == 8
+    assert vision.ConvertMode.COLOR_RGB2BGR is vision.ConvertMode.COLOR_BGR2RGB
+    img = _img(6, 7)
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, "PNG")
+    data = buf.getvalue()
+
+    def gen():
+        yield (np.array(data),)  # a bytes column
+
+    for to_pil in (False, True):  # eagerly, a 0-d bytes array is its bytes
+        np.testing.assert_array_equal(np.asarray(vision.Decode(to_pil)(np.array(data))), img)
+    # in a pipeline through PIL's decoder (the C++ Decode takes uint8 arrays only so far)
+    d = ds.GeneratorDataset(gen, ["data"], shuffle=False)
+    d = d.map(operations=[vision.Decode(to_pil=True), vision.ToNumpy()], input_columns=["data"])
+    out = next(iter(d.create_tuple_iterator(output_numpy=True)))[0]
+    np.testing.assert_array_equal(out, img)

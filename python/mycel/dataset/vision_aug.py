@@ -32,6 +32,25 @@ def _positive(value, name):
     return value
 
 
+class ConvertMode(IntEnum):
+    """MindSpore's colour-conversion codes (OpenCV's cvtColor names; RGB and BGR variants of the
+    same conversion share a value), the mode argument of ConvertColor, which mycel lacks so
+    far: the enum alone is here."""
+
+    COLOR_BGR2BGRA = COLOR_RGB2RGBA = 0
+    COLOR_BGRA2BGR = COLOR_RGBA2RGB = 1
+    COLOR_BGR2RGBA = COLOR_RGB2BGRA = 2
+    COLOR_RGBA2BGR = COLOR_BGRA2RGB = 3
+    COLOR_BGR2RGB = COLOR_RGB2BGR = 4
+    COLOR_BGRA2RGBA = COLOR_RGBA2BGRA = 5
+    COLOR_BGR2GRAY = 6
+    COLOR_RGB2GRAY = 7
+    COLOR_GRAY2BGR = COLOR_GRAY2RGB = 8
+    COLOR_GRAY2BGRA = COLOR_GRAY2RGBA = 9
+    COLOR_BGRA2GRAY = 10
+    COLOR_RGBA2GRAY = 11
+
+
 class ImageBatchFormat(IntEnum):
     """The layout of a batch of images: NHWC or NCHW (CutMixBatch)."""
 
@@ -394,7 +413,7 @@ class BoundingBoxAugment(TensorOperation):
         self._op = _data.BoundingBoxAugment(chain, float(ratio))
 
 
-__all__ = ["ImageBatchFormat", "CutOut", "RandomLighting", "MixUpBatch", "CutMixBatch",
+__all__ = ["ConvertMode", "ImageBatchFormat", "CutOut", "RandomLighting", "MixUpBatch", "CutMixBatch",
            "UniformAugment", "RandomErasing", "RandomCropWithBBox",
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
            "RandomResizeWithBBox", "RandomResizedCropWithBBox", "BoundingBoxAugment", "PadToSize",
