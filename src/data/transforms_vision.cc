@@ -280,6 +280,11 @@ class Decode final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    if (x.dtype() == DataType::String && x.bytes() && x.numel() == 1) {  // a bytes column
+      const std::string& b = x.str()[0];
+      return decode_image(reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                          str("the input (", b.size(), " bytes)"));
+    }
     MC_CHECK(x.dtype() == DataType::UInt8 && x.ndim() == 1, Type,
              "Decode: the input must be a 1-D uint8 array of encoded image bytes, but got ",
              describe(x), ".");

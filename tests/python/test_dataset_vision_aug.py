@@ -417,11 +417,14 @@ def test_convert_mode_values_and_decode_of_a_bytes_column():
 
     def gen():
         yield (np.array(data),)  # a bytes column
+        yield (np.array([data]),)  # a 1-element bytes array
 
     for to_pil in (False, True):  # eagerly, a 0-d bytes array is its bytes
         np.testing.assert_array_equal(np.asarray(vision.Decode(to_pil)(np.array(data))), img)
-    # in a pipeline through PIL's decoder (the C++ Decode takes uint8 arrays only so far)
-    d = ds.GeneratorDataset(gen, ["data"], shuffle=False)
-    d = d.map(operations=[vision.Decode(to_pil=True), vision.ToNumpy()], input_columns=["data"])
-    out = next(iter(d.create_tuple_iterator(output_numpy=True)))[0]
-    np.testing.assert_array_equal(out, img)
+        np.testing.assert_array_equal(np.asarray(vision.Decode(to_pil)(np.array([data]))), img)
+    for to_pil in (False, True):  # in a pipeline (C++ and PIL decoders)
+        d = ds.GeneratorDataset(gen, ["data"], shuffle=False)
+        d = d.map(operations=[vision.Decode(to_pil=to_pil), vision.ToNumpy()],
+                  input_columns=["data"])
+        for row in d.create_tuple_iterator(output_numpy=True):
+            np.testing.assert_array_equal(row[0], img)

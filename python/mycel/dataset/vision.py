@@ -111,9 +111,9 @@ class Decode(TensorOperation):
         """Decode one image given as bytes or a 1-D uint8 array."""
         inputs = [np.frombuffer(x, np.uint8) if isinstance(x, (bytes, bytearray, memoryview))
                   else x for x in inputs]
-        # a bytes column (a 0-d numpy bytes array, as a pipeline hands it out): its bytes
-        inputs = [np.frombuffer(x.item(), np.uint8) if isinstance(x, np.ndarray) and
-                  x.dtype.kind == "S" and x.ndim == 0 else x for x in inputs]
+        # a bytes column (a numpy bytes array of one element, as a pipeline hands it out)
+        inputs = [np.frombuffer(x.reshape(-1)[0], np.uint8) if isinstance(x, np.ndarray) and
+                  x.dtype.kind == "S" and x.size == 1 else x for x in inputs]
         for x in inputs:  # MindSpore's checks and messages
             if not isinstance(x, np.ndarray):
                 raise TypeError(f"The type of the encoded image should be {np.ndarray}, but got "
