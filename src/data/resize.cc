@@ -319,12 +319,104 @@ MC_DATA_CLONES void resize_pil_kernel(const T* src, int64_t src_stride, int64_t 
     store<T, W>(acc.data(), row_len, dst + o * row_len);
   }
 }
+
+// OpenCV's INTER_LINEAR on uint8 (cv::resize's fixed-point path, which MindSpore's Resize runs):
+// weights rounded to 1/2048 (cvRound of float products), the horizontal pass in int32, the
+// vertical blend as OpenCV's SIMD code computes it: ((b0 * (r0 >> 4)) >> 16) + ((b1 * (r1 >>
+// 4)) >> 16), then (+ 2) >> 2, saturated. Vertical source rows are clamped but their weights
+// are not (OpenCV's rule), so an edge row can be split over two equal taps.
+struct FixedTaps {
+  std::vector<int32_t> index;  // two per output position
+  std::vector<int32_t> weight;
+};
+
+FixedTaps fixed_linear_taps(int64_t in, int64_t out, bool clamp_weights) {
+  FixedTaps t;
+  t.index.resize(out * 2);
+  t.weight.resize(out * 2);
+  double scale = 1.0 / (static_cast<double>(out) / static_cast<double>(in));
+  for (int64_t o = 0; o < out; ++o) {
+    auto f = static_cast<float>((static_cast<double>(o) + 0.5) * scale - 0.5);
+    auto s = static_cast<int64_t>(std::floor(f));
+    f -= static_cast<float>(s);
+    if (clamp_weights && s < 0) {
+      s = 0;
+      f = 0;
+    }
+    if (clamp_weights && s >= in - 1) {
+      s = in - 1;
+      f = 0;
+    }
+    t.index[o * 2] = static_cast<int32_t>(std::clamp<int64_t>(s, 0, in - 1));
+    t.index[o * 2 + 1] = static_cast<int32_t>(std::clamp<int64_t>(s + 1, 0, in - 1));
+    t.weight[o * 2] = static_cast<int32_t>(std::lrint((1.f - f) * 2048.f));
+    t.weight[o * 2 + 1] = static_cast<int32_t>(std::lrint(f * 2048.f));
+  }
+  return t;
+}
+
+// One source row's horizontal pass: d[o * C + k] = p0[k] * a0 + p1[k] * a1 (C fixed, so the
+// channel loop unrolls; C == 0 reads the channel count from c).
+template <int C>
+MC_DATA_INLINE void hpass_u8(const uint8_t* s, int64_t c, const FixedTaps& tx, int64_t out_w,
+                             int32_t* d) {
+  const int64_t n = C > 0 ? C : c;
+  const int32_t* idx = tx.index.data();
+  const int32_t* w = tx.weight.data();
+  for (int64_t o = 0; o < out_w; ++o) {
+    const uint8_t *p0 = s + idx[o * 2] * n, *p1 = s + idx[o * 2 + 1] * n;
+    int32_t a0 = w[o * 2], a1 = w[o * 2 + 1];
+    for (int64_t k = 0; k < n; ++k) d[o * n + k] = p0[k] * a0 + p1[k] * a1;
+  }
+}
+
+MC_DATA_CLONES void resize_linear_u8(const uint8_t* src, int64_t src_stride, int64_t c,
+                                     int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                                     uint8_t* dst) {
+  FixedTaps tx = fixed_linear_taps(in_w, out_w, true), ty = fixed_linear_taps(in_h, out_h, false);
+  int64_t row_len = out_w * c;
+  // the horizontal pass of each source row the vertical taps read, once
+  std::vector<int32_t> slot(in_h, -1);
+  int32_t used = 0;
+  for (int32_t r : ty.index) {
+    if (slot[r] < 0) slot[r] = used++;
+  }
+  std::vector<int32_t> hrows(static_cast<size_t>(used) * row_len);
+  for (int64_t r = 0; r < in_h; ++r) {
+    if (slot[r] < 0) continue;
+    const uint8_t* s = src + r * src_stride;
+    int32_t* d = &hrows[static_cast<size_t>(slot[r]) * row_len];
+    if (c == 3) {
+      hpass_u8<3>(s, c, tx, out_w, d);
+    } else if (c == 1) {
+      hpass_u8<1>(s, c, tx, out_w, d);
+    } else {
+      hpass_u8<0>(s, c, tx, out_w, d);
+    }
+  }
+  for (int64_t o = 0; o < out_h; ++o) {
+    const int32_t* r0 = &hrows[static_cast<size_t>(slot[ty.index[o * 2]]) * row_len];
+    const int32_t* r1 = &hrows[static_cast<size_t>(slot[ty.index[o * 2 + 1]]) * row_len];
+    int32_t b0 = ty.weight[o * 2], b1 = ty.weight[o * 2 + 1];
+    uint8_t* d = dst + o * row_len;
+    for (int64_t j = 0; j < row_len; ++j) {
+      int32_t v = (((b0 * (r0[j] >> 4)) >> 16) + ((b1 * (r1[j] >> 4)) >> 16) + 2) >> 2;
+      v = v < 0 ? 0 : v;
+      d[j] = static_cast<uint8_t>(v > 255 ? 255 : v);
+    }
+  }
+}
 }  // namespace
 
 template <class T>
 void resize_separable(const T* src, int64_t src_stride, int64_t c, int64_t in_h, int64_t in_w,
                       int64_t out_h, int64_t out_w, Interp interp, T* dst) {
   MC_ASSERT(interp != Interp::Nearest, "resize_separable: Nearest is a gather");
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (interp == Interp::Linear) {
+      return resize_linear_u8(src, src_stride, c, in_h, in_w, out_h, out_w, dst);
+    }
+  }
   using W = std::conditional_t<std::is_same_v<T, double>, double, float>;
   auto kernel = interp == Interp::Antialias || interp == Interp::PilCubic ? resize_pil_kernel<T, W>
                                                                           : resize_kernel<T, W>;

@@ -3,6 +3,8 @@
 // blend run in float (double for float64 images) and the result is rounded to T. OpenCV's
 // modes (Linear, Cubic, Area) use a fixed number of taps; PIL's (Antialias, PilCubic) widen
 // the filter with the scale when shrinking and round to T between the two passes, as PIL does.
+// Linear on uint8 is OpenCV's fixed-point arithmetic instead (weights in 1/2048, an int32
+// horizontal pass, OpenCV's rounding of the vertical blend), so results equal cv::resize's.
 #pragma once
 
 #include <cstdint>

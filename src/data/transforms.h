@@ -59,7 +59,8 @@ TransformPtr make_hwc2chw();
 // Rescale(rescale, shift): x * rescale + shift in float32.
 TransformPtr make_rescale(float rescale, float shift);
 // ToTensor(output_type): <H, W[, C]> values / 255 in float32, to <C, H, W>, cast to
-// output_type (float16, float32 or float64).
+// output_type (any numeric type, as TypeCast: an integer type truncates). uint32, int64 and
+// uint64 images are a RuntimeError, as MindSpore.
 TransformPtr make_to_tensor(DataType output_type);
 // Pad(padding, fill_value, padding_mode): padding is (left, top, right, bottom); fill as
 // RandomCrop's.

@@ -13,6 +13,7 @@
 #include "data/image_codec.h"
 #include "data/resize.h"
 #include "data/transforms.h"
+#include "data/transforms_vision_aug.h"
 #include "tensor/size.h"
 
 namespace mycel::data {
@@ -279,6 +280,11 @@ class Decode final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    if (x.dtype() == DataType::String && x.bytes() && x.numel() == 1) {  // a bytes column
+      const std::string& b = x.str()[0];
+      return decode_image(reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                          str("the input (", b.size(), " bytes)"));
+    }
     MC_CHECK(x.dtype() == DataType::UInt8 && x.ndim() == 1, Type,
              "Decode: the input must be a 1-D uint8 array of encoded image bytes, but got ",
              describe(x), ".");
@@ -349,7 +355,9 @@ class CenterCrop final : public UnaryTransform {
   int64_t h_, w_;
 };
 
-class RandomCrop final : public UnaryTransform {
+// One window for the whole row: every input column (MindSpore crops several columns alike;
+// their first two axes must agree) and every image of a stack <..., H, W, C>.
+class RandomCrop final : public Transform {
  public:
   RandomCrop(int64_t h, int64_t w, std::array<int64_t, 4> padding, bool pad_if_needed,
              std::vector<double> fill, BorderMode mode)
@@ -369,10 +377,19 @@ class RandomCrop final : public UnaryTransform {
   std::string_view name() const override { return "RandomCrop"; }
   bool random() const override { return true; }
 
- protected:
-  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+  std::vector<Array> apply(std::vector<Array> in, int lead, RowRandom* rng) const override {
     check_lead0(lead, name());
-    Image im = image_of(x, 0, name());
+    MC_CHECK(!in.empty(), Type, "RandomCrop: expects at least one input column.");
+    for (size_t i = 1; i < in.size(); ++i) {
+      MC_CHECK(in[i].ndim() >= 2 && in[0].ndim() >= 2 && in[i].shape()[0] == in[0].shape()[0] &&
+                   in[i].shape()[1] == in[0].shape()[1],
+               Runtime,
+               "RandomCrop: Input images in different column must have the same shape, check the "
+               "output shape in specified 'input_columns' before call this operation (got ",
+               shape_str(in[0].shape()), " and ", shape_str(in[i].shape()), ").");
+    }
+    const Array& first = in[0];
+    Image im = image_of(first, first.ndim() > 3 ? static_cast<int>(first.ndim() - 3) : 0, name());
     auto [left, top, right, bottom] = pad_;
     int64_t ph = im.h + top + bottom, pw = im.w + left + right;
     if (pad_if_needed_ && ph < h_) {  // as MindSpore and torchvision: the shortfall on both sides
@@ -385,15 +402,20 @@ class RandomCrop final : public UnaryTransform {
     }
     MC_CHECK(ph >= h_ && pw >= w_, Value, "RandomCrop: the crop size (", h_, ", ", w_,
              ") is bigger than the ", (pad_[0] || pad_[1] || pad_[2] || pad_[3]) ? "padded " : "",
-             "image (", ph, ", ", pw, ") of shape ", shape_str(x.shape()),
+             "image (", ph, ", ", pw, ") of shape ", shape_str(first.shape()),
              "; use pad_if_needed=True to pad it.");
     int64_t y = 0, x0 = 0;
     if (ph != h_ || pw != w_) {  // MindSpore draws x first
       x0 = rng->randint(0, pw - w_);
       y = rng->randint(0, ph - h_);
     }
-    return crop_padded(x, im, y - top, x0 - left, h_, w_, mode_, fill_pixel(x, im, fill_, name()),
-                       name());
+    auto crop_one = [&](const Array& x) {
+      Image one = image_of(x, 0, name());
+      return crop_padded(x, one, y - top, x0 - left, h_, w_, mode_,
+                         fill_pixel(x, one, fill_, name()), name());
+    };
+    for (Array& x : in) x = x.ndim() > 3 ? per_image(x, name(), crop_one) : crop_one(x);
+    return in;
   }
 
  private:
@@ -427,6 +449,40 @@ class RandomFlip final : public UnaryTransform {
   bool horizontal_;
 };
 
+}  // namespace
+
+std::array<int64_t, 4> random_resized_crop_box(int64_t img_h, int64_t img_w,
+                                               std::array<double, 2> scale,
+                                               std::array<double, 2> ratio, int max_attempts,
+                                               RowRandom* rng) {
+  // MindSpore's crop box: up to max_attempts draws of an area fraction and a log-uniform
+  // aspect ratio, else the whole image clipped to the ratio range, centred.
+  double area = static_cast<double>(img_h) * static_cast<double>(img_w);
+  double log_lo = std::log(ratio[0]), log_hi = std::log(ratio[1]);
+  for (int i = 0; i < max_attempts; ++i) {
+    double s = scale[0] + (scale[1] - scale[0]) * rng->uniform();
+    double aspect = std::exp(log_lo + (log_hi - log_lo) * rng->uniform());
+    int64_t cw = std::max<int64_t>(1, std::llround(std::sqrt(area * s * aspect)));
+    int64_t ch = std::max<int64_t>(1, std::llround(static_cast<double>(cw) / aspect));
+    if (cw <= img_w && ch <= img_h) {
+      int64_t x0 = rng->randint(0, img_w - cw), y0 = rng->randint(0, img_h - ch);
+      return {x0, y0, cw, ch};
+    }
+  }
+  double img_aspect = static_cast<double>(img_w) / static_cast<double>(img_h);
+  int64_t cw = img_w, ch = img_h;
+  if (img_aspect < ratio[0]) {
+    ch = std::llround(static_cast<double>(cw) / ratio[0]);
+  } else if (img_aspect > ratio[1]) {
+    cw = std::llround(static_cast<double>(ch) * ratio[1]);
+  }
+  cw = std::clamp<int64_t>(cw, 1, img_w);
+  ch = std::clamp<int64_t>(ch, 1, img_h);
+  return {std::llround((img_w - cw) / 2.0), std::llround((img_h - ch) / 2.0), cw, ch};
+}
+
+namespace {
+
 class RandomResizedCrop final : public UnaryTransform {
  public:
   RandomResizedCrop(int64_t h, int64_t w, std::array<double, 2> scale, std::array<double, 2> ratio,
@@ -452,30 +508,7 @@ class RandomResizedCrop final : public UnaryTransform {
     MC_CHECK(im.h > 0 && im.w > 0, Value,
              "RandomResizedCrop: the image must not be empty, but got shape ", shape_str(x.shape()),
              ".");
-    // MindSpore's crop box: up to max_attempts draws of an area fraction and a log-uniform
-    // aspect ratio, else the whole image clipped to the ratio range, centred.
-    double area = static_cast<double>(im.h) * static_cast<double>(im.w);
-    double log_lo = std::log(ratio_[0]), log_hi = std::log(ratio_[1]);
-    for (int i = 0; i < attempts_; ++i) {
-      double s = scale_[0] + (scale_[1] - scale_[0]) * rng->uniform();
-      double aspect = std::exp(log_lo + (log_hi - log_lo) * rng->uniform());
-      int64_t cw = std::max<int64_t>(1, std::llround(std::sqrt(area * s * aspect)));
-      int64_t ch = std::max<int64_t>(1, std::llround(static_cast<double>(cw) / aspect));
-      if (cw <= im.w && ch <= im.h) {
-        int64_t x0 = rng->randint(0, im.w - cw), y0 = rng->randint(0, im.h - ch);
-        return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
-      }
-    }
-    double img_aspect = static_cast<double>(im.w) / static_cast<double>(im.h);
-    int64_t cw = im.w, ch = im.h;
-    if (img_aspect < ratio_[0]) {
-      ch = std::llround(static_cast<double>(cw) / ratio_[0]);
-    } else if (img_aspect > ratio_[1]) {
-      cw = std::llround(static_cast<double>(ch) * ratio_[1]);
-    }
-    cw = std::clamp<int64_t>(cw, 1, im.w);
-    ch = std::clamp<int64_t>(ch, 1, im.h);
-    int64_t x0 = std::llround((im.w - cw) / 2.0), y0 = std::llround((im.h - ch) / 2.0);
+    auto [x0, y0, cw, ch] = random_resized_crop_box(im.h, im.w, scale_, ratio_, attempts_, rng);
     return resize_window(x, y0, x0, ch, cw, h_, w_, interp_, name());
   }
 
@@ -587,15 +620,20 @@ class ToTensor final : public UnaryTransform {
  public:
   explicit ToTensor(DataType out)
       : hwc2chw_(make_hwc2chw()), cast_(out == DataType::Float32 ? nullptr : make_type_cast(out)) {
-    MC_CHECK(out == DataType::Float16 || out == DataType::Float32 || out == DataType::Float64, Type,
-             "ToTensor: output_type must be float16, float32 or float64, but got ",
-             data_type_name(out), ".");
+    MC_CHECK(out != DataType::String, Type, "ToTensor: output_type must be a numeric type.");
   }
   std::string_view name() const override { return "ToTensor"; }
 
  protected:
   Array apply1(const Array& x, int lead, RowRandom*) const override {
     check_lead0(lead, name());
+    DataType t = x.dtype();
+    MC_CHECK(t != DataType::UInt32 && t != DataType::Int64 && t != DataType::UInt64 &&
+                 t != DataType::String,
+             Runtime,
+             "ToTensor: Input includes unsupported data type in [uint32, int64, uint64, string, "
+             "bytes]. Got ",
+             describe(x), ".");
     Image im = image_of(x, 0, name());
     Array f = Array::empty(DataType::Float32, x.shape());
     float* dst = f.mutable_data<float>();

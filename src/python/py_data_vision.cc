@@ -27,6 +27,7 @@ data::DataType numeric_type(const std::string& name, std::string_view op, std::s
 }  // namespace
 
 void bind_data_vision_ext(pyb::module_& m);
+void bind_data_vision_aug(pyb::module_& m);
 
 void bind_data_vision(pyb::module_& m) {
   using namespace pybind11::literals;
@@ -125,6 +126,7 @@ void bind_data_vision(pyb::module_& m) {
       "data_type"_a, "Casts to a numpy dtype given by name ('int32').");
   m.def("OneHot", &d::make_one_hot, "num_classes"_a, "smoothing_rate"_a);
   bind_data_vision_ext(m);  // the warps and colour adjustments (py_data_vision_ext.cc)
+  bind_data_vision_aug(m);  // erasers, mixers, bounding boxes (py_data_vision_aug.cc)
 }
 
 }  // namespace mycel::py

@@ -492,7 +492,13 @@ def test_transforms_against_numpy():
     composed = transforms.Compose([vision.Rescale(2.0, 0), lambda x: x + 1])
     np.testing.assert_array_equal(composed(np.array([1, 2])), [3.0, 5.0])
     assert not composed._batchable
-    assert vision.Rescale(2.0, 0)(mycel.Tensor(np.array([1.0]))).tolist() == [2.0]
+    # vision's transforms take numpy arrays or PIL images only (MindSpore's TypeError); the
+    # general transforms also read mycel Tensors
+    with pytest.raises(TypeError, match="Input should be NumPy or PIL image, got"):
+        vision.Rescale(2.0, 0)(mycel.Tensor(np.array([1.0])))
+    with pytest.raises(TypeError, match="Input should be NumPy or PIL image, got <class 'list'>"):
+        vision.Rescale(2.0, 0)([1.0])
+    assert transforms.TypeCast(np.float64)(mycel.Tensor(np.array([1.0]))).tolist() == [1.0]
 
 
 def test_transform_errors():

@@ -110,10 +110,21 @@ def test_decode_errors():
         vision.Decode()(b"BM" + bytes(60))
     with pytest.raises(RuntimeError, match="it is empty"):
         vision.Decode()(b"")
+    # MindSpore's eager checks (both decoders), then the kernel's dtype check
+    for to_pil in (False, True):
+        with pytest.raises(TypeError, match="The number of array dimensions of the encoded image "
+                                            "should be 1, but got 2"):
+            vision.Decode(to_pil=to_pil)(np.zeros((4, 4), np.uint8))
+        with pytest.raises(TypeError, match="The type of the encoded image should be <class "
+                                            "'numpy.ndarray'>, but got <class 'str'>"):
+            vision.Decode(to_pil=to_pil)("image.jpg")
+        with pytest.raises(TypeError, match="The data type of the encoded image can not be "
+                                            "<class 'numpy.str_'>"):
+            vision.Decode(to_pil=to_pil)(np.array(["x"]))
     with pytest.raises(TypeError, match="Decode: the input must be a 1-D uint8 array"):
-        vision.Decode()(np.zeros((4, 4), np.float32))
+        vision.Decode()(np.zeros(4, np.float32))
     with pytest.raises(TypeError, match="Decode: the input must be the encoded bytes"):
-        vision.Decode(to_pil=True)(np.zeros((4, 4), np.float32))  # PIL decoding: same check
+        vision.Decode(to_pil=True)(np.zeros(4, np.float32))  # PIL decoding: same check
     with pytest.raises(ValueError, match="encode_jpeg: quality must be in"):
         _data.encode_jpeg(_smooth(4, 4), 0)
 
@@ -145,6 +156,21 @@ def test_resize_matches_torch_interpolate(shape, size, inter, mode):
     got_f = vision.Resize(size, inter)(f)
     assert got_f.dtype == np.float32
     np.testing.assert_allclose(got_f, _torch_resize(f, *size, mode), atol=2e-6)
+
+
+@pytest.mark.parametrize("shape, size", [((596, 678, 3), (100, 113)), ((20, 30, 3), (47, 61)),
+                                         ((7, 9, 1), (64, 33)), ((100, 100, 3), (50, 50)),
+                                         ((3, 5), (200, 3)), ((31, 47, 4), (16, 20))])
+def test_resize_linear_uint8_equals_opencv(shape, size):
+    # MindSpore resizes with OpenCV: its fixed-point bilinear path, bit for bit
+    cv2 = pytest.importorskip("cv2")
+    img = np.random.default_rng(5).integers(0, 256, shape, dtype=np.uint8)
+    want = cv2.resize(img, size[::-1], interpolation=cv2.INTER_LINEAR).reshape(size + shape[2:])
+    np.testing.assert_array_equal(vision.Resize(size)(img), want)
+    # RandomResizedCrop with the whole image as its window resizes as Resize
+    win = np.ascontiguousarray(img[1:, 2:])
+    got = vision.RandomResizedCrop(size, scale=(1.0, 1.0), ratio=(win.shape[1] / win.shape[0],) * 2)
+    np.testing.assert_array_equal(got(win), cv2.resize(win, size[::-1]).reshape(size + shape[2:]))
 
 
 @pytest.mark.parametrize("shape, size", [((10, 12, 3), (5, 4)), ((9, 7), (27, 14)),
@@ -264,9 +290,14 @@ def test_to_tensor_matches_numpy():
     np.testing.assert_array_equal(vision.ToTensor(np.float16)(img), want.astype(np.float16))
     gray = img[..., 0]
     np.testing.assert_array_equal(vision.ToTensor()(gray), want[:1])
-    with pytest.raises(TypeError, match="ToTensor: output_type must be float16, float32 or "
-                                        "float64, but got int32"):
-        vision.ToTensor(np.int32)
+    # integer output types truncate the float32 quotient (MindSpore's TypeCast after the division)
+    np.testing.assert_array_equal(vision.ToTensor(np.int32)(img), want.astype(np.int32))
+    np.testing.assert_array_equal(vision.ToTensor(np.uint8)(img * 0 + 255), (img * 0 + 1)
+                                  .transpose(2, 0, 1))
+    for bad in (np.int64, np.uint32, np.uint64):
+        with pytest.raises(RuntimeError, match=r"ToTensor: Input includes unsupported data type "
+                                               r"in \[uint32, int64, uint64, string, bytes\]"):
+            vision.ToTensor()(img.astype(bad))
 
 
 def test_random_crop_padding_forms_and_pad_if_needed():
@@ -409,8 +440,11 @@ def test_argument_errors():
         vision.RandomHorizontalFlip(1.5)
     with pytest.raises(TypeError, match="RandomVerticalFlip: prob must be a number"):
         vision.RandomVerticalFlip("0.5")
-    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale must be \(min, max\)"):
+    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale should be in \(min,max\) "
+                                         r"format. Got \(max,min\)."):  # MindSpore's words
         vision.RandomResizedCrop(4, scale=(1.0, 0.5))
+    with pytest.raises(ValueError, match=r"RandomResizedCrop: scale must be \(min, max\)"):
+        vision.RandomResizedCrop(4, scale=(-0.5, 0.5))
     with pytest.raises(ValueError, match=r"ratio must be \(min, max\) with 0 <"):
         vision.RandomResizedCrop(4, ratio=(0, 1))
     with pytest.raises(ValueError, match=r"max_attempts must be in \[1"):
@@ -431,3 +465,24 @@ def test_input_errors():
         vision.RandomHorizontalFlip()(np.array([["a", "b"]]))
     with pytest.raises(TypeError, match="Normalize: expects one input column, but got 2"):
         vision.Normalize([1.0], [1.0])(np.zeros((2, 2)), np.zeros((2, 2)))
+
+
+def test_random_crop_same_window_for_columns_and_stacks():
+    img = np.random.default_rng(8).integers(0, 256, (12, 14, 3), dtype=np.uint8)
+    op = vision.RandomCrop((5, 6), padding=2)
+    padded = np.pad(img, ((2, 2), (2, 2), (0, 0)))
+    for seed in range(6):
+        a, b = op._op.apply([img, img[..., ::-1].copy()], 0, seed)
+        hits = [(y, x) for y in range(16 - 5 + 1) for x in range(18 - 6 + 1)
+                if np.array_equal(padded[y:y + 5, x:x + 6], a)]
+        assert hits
+        y, x = hits[0]  # the second column is cut at the same place
+        np.testing.assert_array_equal(b, padded[y:y + 5, x:x + 6, ::-1])
+    frames = np.stack([img, 255 - img, img // 2])
+    out = vision.RandomCrop(7)(frames)
+    assert out.shape == (3, 7, 7, 3)
+    np.testing.assert_array_equal(out[1], 255 - out[0])  # one window for every frame
+    np.testing.assert_array_equal(out[2], out[0] // 2)
+    with pytest.raises(RuntimeError, match="Input images in different column must have the same "
+                                           "shape"):
+        op(img, img[:10])

@@ -14,7 +14,9 @@ from mycel.dataset import config, text, transforms, vision  # noqa: F401
 from mycel.dataset import vision_color as _vcolor, vision_geometry as _vgeom  # noqa: E402
 from mycel.dataset import vision_misc as _vmisc, text_ops as _tops, text_vectors as _tvec  # noqa
 from mycel.dataset import text_sentencepiece as _tsp, vision_video as _vvid  # noqa: E402
-for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc, _vvid)), (text, (_tops, _tvec, _tsp))):
+from mycel.dataset import vision_aug as _vaug  # noqa: E402
+for _host, _parts in ((vision, (_vgeom, _vcolor, _vmisc, _vaug, _vvid)),
+                      (text, (_tops, _tvec, _tsp))):
     for _part in _parts:
         for _name in _part.__all__:
             setattr(_host, _name, getattr(_part, _name))

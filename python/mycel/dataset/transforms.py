@@ -35,6 +35,19 @@ def _as_array(x):
     return x.asnumpy() if isinstance(x, mycel.Tensor) else np.asarray(x)
 
 
+# The modules of mindspore.dataset.vision's transforms (vision.py, vision_color.py, ...): as
+# MindSpore's ImageTensorOperation, called directly they take numpy arrays or PIL images only.
+_IMAGE_MODULES = ("mycel.dataset.vision",)
+
+
+def _check_image_inputs(inputs):
+    """TypeError, in MindSpore's words, for an input that is not a numpy array or a PIL image
+    (lists, numbers, strings and mycel Tensors included)."""
+    for x in inputs:
+        if not (isinstance(x, np.ndarray) or _is_pil(x)):
+            raise TypeError(f"Input should be NumPy or PIL image, got {type(x)}.")
+
+
 class TensorOperation:
     """Base of the built-in transforms: a C++ transform (``self._op``) run on numpy arrays.
 
@@ -74,6 +87,8 @@ class TensorOperation:
         dataset seed (``config.set_seed``), the transform's own stream (numbered by first call
         since set_seed) and the number of calls so far. A PIL image goes to the transform's
         PIL version when it has one (``_apply_pil``), else it is read as a numpy array."""
+        if type(self).__module__.startswith(_IMAGE_MODULES):
+            _check_image_inputs(inputs)
         if any(_is_pil(x) for x in inputs):
             if hasattr(self, "_apply_pil"):
                 return self._apply_pil(*inputs)

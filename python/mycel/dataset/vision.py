@@ -14,7 +14,8 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset._validate import check_bool, check_int, check_number
-from mycel.dataset.transforms import TensorOperation, _is_pil, _numpy_dtype
+from mycel.dataset.transforms import (TensorOperation, _check_image_inputs, _is_pil,
+                                      _numpy_dtype)
 
 _data = _mycel._data
 _INT32_MAX = 2**31 - 1
@@ -71,7 +72,9 @@ def _check_pair(func, name, value, positive):
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise TypeError(f"{func}: {name} must be a sequence of 2 numbers, but got {value!r}.")
     lo, hi = (check_number(func, name, v) for v in value)
-    if (lo <= 0 if positive else lo < 0) or lo > hi:
+    if lo > hi:  # MindSpore's message
+        raise ValueError(f"{func}: {name} should be in (min,max) format. Got (max,min).")
+    if lo <= 0 if positive else lo < 0:
         raise ValueError(f"{func}: {name} must be (min, max) with {'0 <' if positive else '0 <='} "
                          f"min <= max, but got {tuple(value)}.")
     return lo, hi
@@ -84,6 +87,13 @@ def _check_prob(func, prob):
         raise ValueError(f"{func}: prob must be in [0.0, 1.0], but got {prob}. Input prob is "
                          "not within the required interval of [0.0, 1.0].")
     return value
+
+
+def _pil_through_array(self, img):
+    """A PIL image through the C++ transform as an array, given back as a PIL image (MindSpore's
+    PIL version of the transform: a PIL image in, a PIL image out)."""
+    from PIL import Image
+    return Image.fromarray(self._run((np.asarray(img),), 0))
 
 
 class Decode(TensorOperation):
@@ -101,6 +111,18 @@ class Decode(TensorOperation):
         """Decode one image given as bytes or a 1-D uint8 array."""
         inputs = [np.frombuffer(x, np.uint8) if isinstance(x, (bytes, bytearray, memoryview))
                   else x for x in inputs]
+        # a bytes column (a numpy bytes array of one element, as a pipeline hands it out)
+        inputs = [np.frombuffer(x.reshape(-1)[0], np.uint8) if isinstance(x, np.ndarray) and
+                  x.dtype.kind == "S" and x.size == 1 else x for x in inputs]
+        for x in inputs:  # MindSpore's checks and messages
+            if not isinstance(x, np.ndarray):
+                raise TypeError(f"The type of the encoded image should be {np.ndarray}, but got "
+                                f"{type(x)}.")
+            if x.dtype.type is np.str_:
+                raise TypeError(f"The data type of the encoded image can not be {x.dtype.type}.")
+            if x.ndim != 1:
+                raise TypeError(f"The number of array dimensions of the encoded image should be "
+                                f"1, but got {x.ndim}.")
         if not self.to_pil:
             return super().__call__(*inputs)
         if len(inputs) != 1:
@@ -219,6 +241,8 @@ class RandomCrop(TensorOperation):
                                     self.pad_if_needed, _fill("RandomCrop", fill_value),
                                     padding_mode.value)
 
+    _apply_pil = _pil_through_array
+
 
 class RandomHorizontalFlip(TensorOperation):
     """RandomHorizontalFlip(prob=0.5): mirror left-right with probability prob."""
@@ -227,6 +251,8 @@ class RandomHorizontalFlip(TensorOperation):
         self.prob = _check_prob("RandomHorizontalFlip", prob)
         self._op = _data.RandomHorizontalFlip(self.prob)
 
+    _apply_pil = _pil_through_array
+
 
 class RandomVerticalFlip(TensorOperation):
     """RandomVerticalFlip(prob=0.5): mirror top-bottom with probability prob."""
@@ -234,6 +260,8 @@ class RandomVerticalFlip(TensorOperation):
     def __init__(self, prob=0.5):
         self.prob = _check_prob("RandomVerticalFlip", prob)
         self._op = _data.RandomVerticalFlip(self.prob)
+
+    _apply_pil = _pil_through_array
 
 
 class RandomResizedCrop(TensorOperation):
@@ -253,6 +281,8 @@ class RandomResizedCrop(TensorOperation):
         self._op = _data.RandomResizedCrop(*self.size, self.scale, self.ratio,
                                            _check_interpolation(func, interpolation),
                                            self.max_attempts)
+
+    _apply_pil = _pil_through_array
 
 
 class Rescale(TensorOperation):
@@ -304,8 +334,9 @@ class HWC2CHW(TensorOperation):
 
 class ToTensor(TensorOperation):
     """ToTensor(output_type=numpy.float32): an <H, W, C> (or <H, W>) image to <C, H, W> (or
-    <1, H, W>) with every value divided by 255 in float32, then cast to output_type (float16,
-    float32 or float64; a numpy or mycel dtype), as MindSpore's ToTensor."""
+    <1, H, W>) with every value divided by 255 in float32, then cast to output_type (a numpy or
+    mycel dtype; integer types truncate, as TypeCast), as MindSpore's ToTensor. uint32, int64
+    and uint64 images are a RuntimeError, as MindSpore."""
 
     def __init__(self, output_type=np.float32):
         self.output_type = _numpy_dtype("ToTensor", output_type)
@@ -330,6 +361,8 @@ class Pad(TensorOperation):
         _check_border("Pad", padding_mode)
         self._op = _data.Pad(_padding("Pad", padding), _fill("Pad", fill_value),
                              padding_mode.value)
+
+    _apply_pil = _pil_through_array
 
 
 class ToPIL(TensorOperation):
@@ -375,6 +408,7 @@ class ToNumpy(TensorOperation):
 # ----- transforms written in Python (numpy, under the GIL; exact index operations) -----
 
 def _image_array(func, img):
+    _check_image_inputs([img])
     a = np.asarray(img)
     if a.ndim < 2 or a.dtype == object:
         raise ValueError(f"{func}: the image must be <H, W> or <..., H, W, C>, but got shape "
