@@ -31,7 +31,7 @@ from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
 from mycel.dataset.debug import with_hooks
-from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
+from mycel.dataset.engine_python import BucketBatchByLength, ShardRows, SplitPart
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
@@ -377,6 +377,14 @@ def _split_counts(sizes, n):
     return counts
 
 
+def _known_size(dataset):
+    """The rows of one epoch when known without a pass, else -1."""
+    try:
+        return dataset._node().size()
+    except Exception:  # pylint: disable=broad-except (a bad source fails when it is run)
+        return _UNKNOWN
+
+
 def _plan(node):
     """The tree to run: node's tree with vectorisable maps moved above their batch (module doc)."""
     children = [_plan(c) for c in node.children]
@@ -715,7 +723,19 @@ class ZipDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
-    """concat: the children's rows one after another."""
+    """concat: the children's rows one after another. A child known to have no rows is a
+    ValueError, as MindSpore's.
+
+    use_sampler(DistributedSampler(num_shards, shard_id, shuffle=False)) shards the
+    concatenation: its rows are numbered across the children (0, 1, ...) and the shard keeps
+    those whose number p has p % num_shards == shard_id, in order; no row is repeated to even
+    out the shards (pad with a PaddedDataset for that). A child read by index (a source, a
+    random-access GeneratorDataset, a PaddedDataset) reads only its kept rows, in its row order
+    (its own shuffle is not applied); another child (a generator, a file stream, a pipeline) is
+    run whole and keeps every num_shards-th row; a nested concatenation is sharded the same way,
+    its rows numbered where it starts."""
+
+    _shard = None  # (num_shards, shard_id) after use_sampler
 
     def __init__(self, datasets):
         super().__init__(_check_datasets("concat", datasets))
@@ -723,9 +743,71 @@ class ConcatDataset(Dataset):
             if d._columns() != datasets[0]._columns():
                 raise ValueError(f"concat: the datasets must have the same columns, but got "
                                  f"{datasets[0]._columns()} and {d._columns()}.")
+        for i, d in enumerate(datasets):
+            if _known_size(d) == 0:
+                raise ValueError(f"concat: There are no samples in the dataset number {i}. "
+                                 "Please make sure there are valid samples in the dataset.")
+
+    def use_sampler(self, sampler):
+        """Shard the concatenation with a DistributedSampler (class doc). TypeError for another
+        sampler or a batched child, ValueError for shuffle=True, num_samples, or a child whose
+        sampler has num_samples (MindSpore's rules); a RandomSampler is not supported."""
+        if isinstance(sampler, RandomSampler):
+            raise NotImplementedError("use_sampler: a RandomSampler over a concatenation is not "
+                                      "supported by mycel; shuffle the concatenation instead.")
+        if not isinstance(sampler, DistributedSampler):
+            raise TypeError(f"use_sampler: The parameter {sampler} of concat must be "
+                            "DistributedSampler or RandomSampler!")
+        if sampler.shuffle:
+            raise ValueError("use_sampler: The parameter shuffle of DistributedSampler must be "
+                             "False!")
+        if sampler.num_samples is not None:
+            raise ValueError("use_sampler: The parameter num_samples of DistributedSampler is "
+                             "not support to be set!")
+        for child in self.children:
+            if isinstance(child, BatchDataset):
+                raise TypeError(f"use_sampler: The parameter {type(child).__name__} of concat "
+                                "must not be BatchDataset or PaddedBatchDataset!")
+            child_sampler = getattr(child, "sampler", None)
+            if getattr(child_sampler, "num_samples", None) is not None:
+                raise ValueError(f"use_sampler: The parameter NumSamples of "
+                                 f"{type(child).__name__} is not support to be set!")
+        self._shard = (sampler.num_shards, sampler.shard_id)
 
     def _node(self, counted=False):
-        return _data.concat_node([c._node(counted) for c in self.children])
+        if self._shard is None:
+            return _data.concat_node([c._node(counted) for c in self.children])
+        return _data.concat_node(self._sharded_children(counted)[0])
+
+    def _sharded_children(self, counted, nodes=None, pos=0):
+        """The nodes of the children's kept rows (a nested concatenation's children in its
+        place), the first child's first row numbered pos; returns (nodes, rows numbered)."""
+        num_shards, shard_id = self._shard
+        nodes = [] if nodes is None else nodes
+        for child in self.children:
+            if isinstance(child, ConcatDataset) and child._shard is None:
+                child._shard = self._shard
+                try:
+                    nodes, pos = child._sharded_children(counted, nodes, pos)
+                finally:
+                    child._shard = None
+                continue
+            size = child._node(counted).size()
+            if size < 0:  # unknown without a pass; the next child's numbering depends on it
+                size = child.get_dataset_size()
+            first = (shard_id - pos) % num_shards
+            if getattr(child, "_reads_by_index", False) and hasattr(child, "sampler"):
+                saved = child.sampler
+                child.sampler = SubsetSampler(np.arange(first, size, num_shards))
+                try:
+                    nodes.append(child._node(counted))
+                finally:
+                    child.sampler = saved
+            else:
+                rows = ShardRows(child._columns(), first, num_shards, size)
+                nodes.append(PythonStreamDataset(child, rows)._node(counted))
+            pos += size
+        return nodes, pos
 
 
 class PythonStreamDataset(Dataset):

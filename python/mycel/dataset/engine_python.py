@@ -227,3 +227,24 @@ class SplitPart:
                 raise RuntimeError(f"split: the dataset gave {len(rows)} rows this epoch, fewer "
                                    f"than when it was split; row {p} of a part is missing.")
             yield tuple(rows[p])
+
+
+# ----- sharding a concatenation (ConcatDataset.use_sampler) -----
+
+class ShardRows:
+    """The rows first, first + step, ... of the child's epoch (size: the child's rows, -1 when
+    unknown): one child of a sharded concatenation that is not read by index."""
+
+    def __init__(self, columns, first, step, size):
+        self.columns = list(columns)
+        self._first, self._step, self._size = first, step, size
+
+    def size(self):
+        if self._size < 0:
+            return -1
+        return len(range(self._first, self._size, self._step))
+
+    def rows(self, rows):
+        for p, row in enumerate(rows):
+            if p >= self._first and (p - self._first) % self._step == 0:
+                yield row
