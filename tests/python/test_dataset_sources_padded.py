@@ -151,3 +151,13 @@ def test_concat_of_a_dataset_without_rows_is_an_error():
     data = ds.PaddedDataset(_pads([1, 2]))
     with pytest.raises(ValueError, match="There are no samples in the dataset number 1"):
         data.concat(data.skip(2))
+
+
+def test_deepcopy_of_a_source_dataset_shares_the_source_and_copies_the_rest():
+    import copy
+    data = ds.NumpySlicesDataset({"x": np.arange(6)}, shuffle=False)
+    twin = copy.deepcopy(data)
+    assert twin._source is data._source and twin.sampler is not data.sampler
+    twin.use_sampler(ds.SequentialSampler(num_samples=2))
+    assert [int(r[0]) for r in twin.create_tuple_iterator(output_numpy=True)] == [0, 1]
+    assert [int(r[0]) for r in data.create_tuple_iterator(output_numpy=True)] == list(range(6))

@@ -98,3 +98,12 @@ _sys.modules.setdefault("mycel.dataset.engine.datasets", _engine)
 
 # mindspore.dataset.debug: the debug-mode hooks.
 from mycel.dataset import debug  # noqa: E402,F401
+
+# PaddedDataset (padded.py): rows given as dicts, to pad a data set before sharding it.
+from mycel.dataset.padded import PaddedDataset  # noqa: E402,F401
+# More image data sets (sources_image_more.py): Caltech, Flowers102, KITTI, Places365, SBU,
+# QMNIST, Semeion, PhotoTour, FakeImage.
+from mycel.dataset.sources_image_more import (Caltech101Dataset, Caltech256Dataset,  # noqa: E402,F401
+                                              FakeImageDataset, Flowers102Dataset, KITTIDataset,
+                                              PhotoTourDataset, Places365Dataset, QMnistDataset,
+                                              SBUDataset, SemeionDataset)
