@@ -735,7 +735,7 @@ def test_prefetch_and_worker_config():
             setter(0)
         with pytest.raises(TypeError, match=f"{setter.__name__}: {name} must be an int"):
             setter(2.0)
-    with pytest.raises(ValueError, match="MapDataset: num_parallel_workers must be in"):
+    with pytest.raises(ValueError, match="MapDataset: num_parallel_workers exceeds the boundary"):
         d.map(lambda x: x, num_parallel_workers=0)
 
 

@@ -180,6 +180,11 @@ def test_flowers102_bad_input(tmp_path):
         ds.Flowers102Dataset(str(tmp_path), usage="everything")
     with pytest.raises(ValueError, match="task is not within the valid set"):
         ds.Flowers102Dataset(str(tmp_path), task="Detection")
+    indexing = ds.Flowers102Dataset(str(tmp_path)).get_class_indexing()
+    assert len(indexing) == 102 and indexing["pink primrose"] == 0
+    assert indexing["blackberry lily"] == 101
+    with pytest.raises(ValueError, match="does not exist or is not a directory"):
+        ds.Flowers102Dataset(str(tmp_path / "jpg"))  # no jpg folder below it
     (tmp_path / "segmim" / "segmim_00002.jpg").unlink()
     with pytest.raises(RuntimeError, match="segmim_00002.jpg"):
         ds.Flowers102Dataset(str(tmp_path), task="Segmentation")
@@ -301,6 +306,7 @@ def test_sbu_captions_and_missing_images(tmp_path):
     (tmp_path / "SBU_captioned_photo_dataset_captions.txt").write_text("\n".join(caps) + "\n")
     rows = _rows(ds.SBUDataset(str(tmp_path), decode=True, shuffle=False))
     assert [str(r["caption"]) for r in rows] == [" a dog", "a cat", " two birds"]
+    assert ds.SBUDataset(str(tmp_path)).get_class_indexing() == {}
     for r, k in zip(rows, range(3)):
         np.testing.assert_array_equal(r["image"], imgs[k])
     _check_shards(lambda **kw: ds.SBUDataset(str(tmp_path), **kw), lambda r: str(r["caption"]))
@@ -465,7 +471,21 @@ def test_fake_image_rows_are_deterministic_and_shardable():
 def test_fake_image_bad_arguments():
     with pytest.raises(ValueError, match="num_images"):
         ds.FakeImageDataset(0)
-    with pytest.raises(TypeError, match="image_size"):
+    with pytest.raises(ValueError, match="image_size should be a list or tuple of length 3"):
         ds.FakeImageDataset(10, (3, 3))
+    with pytest.raises(TypeError, match=r"Argument image_size\[0\] with value -1 is not of"):
+        ds.FakeImageDataset(10, ("-1", 3, 3))
+    with pytest.raises(ValueError, match=r"image_size\[2\] is not within the required"):
+        ds.FakeImageDataset(10, (3, 3, 0))
     with pytest.raises(TypeError, match="num_classes"):
         ds.FakeImageDataset(10, (3, 3, 3), "ten")
+
+
+def test_num_parallel_workers_out_of_range_names_the_boundary():
+    from mycel.dataset._validate import MAX_WORKERS
+    for bad in (0, -2, MAX_WORKERS + 1):
+        with pytest.raises(ValueError, match="num_parallel_workers exceeds the boundary"):
+            ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=bad)
+    with pytest.raises(TypeError, match="num_parallel_workers"):
+        ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers="2")
+    assert ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=MAX_WORKERS).get_dataset_size() == 4

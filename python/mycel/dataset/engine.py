@@ -739,14 +739,14 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets):
         super().__init__(_check_datasets("concat", datasets))
-        for d in datasets[1:]:
-            if d._columns() != datasets[0]._columns():
-                raise ValueError(f"concat: the datasets must have the same columns, but got "
-                                 f"{datasets[0]._columns()} and {d._columns()}.")
         for i, d in enumerate(datasets):
             if _known_size(d) == 0:
                 raise ValueError(f"concat: There are no samples in the dataset number {i}. "
                                  "Please make sure there are valid samples in the dataset.")
+        for d in datasets[1:]:
+            if d._columns() != datasets[0]._columns():
+                raise ValueError(f"concat: the datasets must have the same columns, but got "
+                                 f"{datasets[0]._columns()} and {d._columns()}.")
 
     def use_sampler(self, sampler):
         """Shard the concatenation with a DistributedSampler (class doc). TypeError for another

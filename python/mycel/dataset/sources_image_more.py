@@ -204,6 +204,13 @@ class Flowers102Dataset(SourceDataset):
         self.task = _choice(func, "task", task, ("Classification", "Segmentation"))
         self.usage = _choice(func, "usage", usage, ("train", "valid", "test", "all"))
         self.decode = check_bool(func, "decode", decode)
+        _existing_dir(func, os.path.join(self.dataset_dir, "jpg"))
+        if self.task == "Segmentation":
+            _existing_dir(func, os.path.join(self.dataset_dir, "segmim"))
+        for name in ("imagelabels.mat", "setid.mat"):
+            if not os.path.isfile(os.path.join(self.dataset_dir, name)):
+                raise ValueError(f"{func}: The file {os.path.join(self.dataset_dir, name)} does "
+                                 "not exist or permission denied!")
         labels = self._mat(func, "imagelabels.mat", "labels").reshape(-1).astype(np.int64) - 1
         keys = {"train": ["trnid"], "test": ["tstid"], "valid": ["valid"],
                 "all": ["trnid", "tstid", "valid"]}[self.usage]
@@ -240,9 +247,28 @@ class Flowers102Dataset(SourceDataset):
         return path
 
     def get_class_indexing(self):
-        """{class name: index}: the 102 flower names are not in the files, so the classes are
-        named by their numbers ("1" ... "102") as in imagelabels.mat, indexed from 0."""
-        return {str(i + 1): i for i in range(102)}
+        """{flower name: label} of the 102 classes (label = imagelabels.mat's number - 1)."""
+        return {name: i for i, name in enumerate(_FLOWERS102_CLASSES)}
+
+
+# The names of the 102 flower classes, in the order of their numbers in imagelabels.mat.
+_FLOWERS102_CLASSES = (
+    "pink primrose|hard-leaved pocket orchid|canterbury bells|sweet pea|english marigold|"
+    "tiger lily|moon orchid|bird of paradise|monkshood|globe thistle|snapdragon|colt's foot|"
+    "king protea|spear thistle|yellow iris|globe-flower|purple coneflower|peruvian lily|"
+    "balloon flower|giant white arum lily|fire lily|pincushion flower|fritillary|red ginger|"
+    "grape hyacinth|corn poppy|prince of wales feathers|stemless gentian|artichoke|"
+    "sweet william|carnation|garden phlox|love in the mist|mexican aster|alpine sea holly|"
+    "ruby-lipped cattleya|cape flower|great masterwort|siam tulip|lenten rose|barbeton daisy|"
+    "daffodil|sword lily|poinsettia|bolero deep blue|wallflower|marigold|buttercup|"
+    "oxeye daisy|common dandelion|petunia|wild pansy|primula|sunflower|pelargonium|"
+    "bishop of llandaff|gaura|geranium|orange dahlia|pink-yellow dahlia?|cautleya spicata|"
+    "japanese anemone|black-eyed susan|silverbush|californian poppy|osteospermum|"
+    "spring crocus|bearded iris|windflower|tree poppy|gazania|azalea|water lily|rose|"
+    "thorn apple|morning glory|passion flower|lotus|toad lily|anthurium|frangipani|clematis|"
+    "hibiscus|columbine|desert-rose|tree mallow|magnolia|cyclamen|watercress|canna lily|"
+    "hippeastrum|bee balm|ball moss|foxglove|bougainvillea|camellia|mallow|mexican petunia|"
+    "bromelia|blanket flower|trumpet creeper|blackberry lily").split("|")
 
 
 # ----- KITTI -----
@@ -435,6 +461,10 @@ class SBUDataset(SourceDataset):
         source = _table(func, ["image", "caption"], files, values, [], self.decode)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
+
+    def get_class_indexing(self):
+        """{}: SBU's rows have captions, not classes."""
+        return {}
 
 
 # ----- QMNIST, Semeion: pixels in the index files -----
@@ -697,11 +727,20 @@ class FakeImageDataset(SourceDataset):
                  num_shards=None, shard_id=None, cache=None):
         func = "FakeImageDataset"
         self.num_images = check_int(func, "num_images", num_images, 1, 2**31 - 1)
-        if not isinstance(image_size, (tuple, list)) or len(image_size) != 3:
-            raise TypeError(f"{func}: image_size must be a tuple of 3 ints, but got "
-                            f"{image_size!r}.")
-        self.image_size = tuple(check_int(func, "image_size", s, 1, 2**31 - 1)
-                                for s in image_size)
+        if not isinstance(image_size, (tuple, list)):
+            raise TypeError(f"{func}: image_size should be a list or tuple of length 3, but got "
+                            f"{type(image_size).__name__}.")
+        if len(image_size) != 3:
+            raise ValueError(f"{func}: image_size should be a list or tuple of length 3, but got "
+                             f"{len(image_size)}.")
+        for i, size in enumerate(image_size):
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(f"{func}: Argument image_size[{i}] with value {size} is not of "
+                                f"type [<class 'int'>], but got {type(size)}.")
+            if not 1 <= size <= 2**31 - 1:
+                raise ValueError(f"{func}: Input image_size[{i}] is not within the required "
+                                 "interval of [1, 2147483647].")
+        self.image_size = tuple(int(size) for size in image_size)
         self.num_classes = check_int(func, "num_classes", num_classes, 1, 2**31 - 1)
         self.base_seed = check_int(func, "base_seed", base_seed, 0, 2**63 - 1)
         source = _data.PySource(self._read, self.num_images, ["image", "label"])
