@@ -427,6 +427,14 @@ def test_phototour_patches_against_numpy(tmp_path):
         np.testing.assert_array_equal(r["image1"], patch(a))
         np.testing.assert_array_equal(r["image2"], patch(b))
         assert r["matches"].dtype == np.uint32 and r["matches"] == int(pa == pb)
+    # PKSampler: classes are the patches' 3-D point ids (train) or the matches value (test)
+    pk = _rows(ds.PhotoTourDataset(str(tmp_path), "yosemite", sampler=ds.PKSampler(2)))
+    point_of = {patch(k).tobytes(): k // 3 for k in range(300)}
+    got = [point_of[r["image"].tobytes()] for r in pk]
+    assert sorted(got) == sorted(list(range(100)) * 2)
+    pk = _rows(ds.PhotoTourDataset(str(tmp_path), "yosemite", "test",
+                                   sampler=ds.PKSampler(1, shuffle=False)))
+    assert sorted(int(r["matches"]) for r in pk) == [0, 1]
     with pytest.raises(ValueError, match="name is not within the valid set"):
         ds.PhotoTourDataset(str(tmp_path), "paris")
     (folder / "m50_100000_100000_0.txt").write_text("0 1 0 900 1 0 0\n")
@@ -489,3 +497,10 @@ def test_num_parallel_workers_out_of_range_names_the_boundary():
     with pytest.raises(TypeError, match="num_parallel_workers"):
         ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers="2")
     assert ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=MAX_WORKERS).get_dataset_size() == 4
+
+
+def test_missing_and_unknown_arguments_are_type_errors_in_mindspore_words(tmp_path):
+    with pytest.raises(TypeError, match="missing a required argument: 'dataset_dir'"):
+        ds.KITTIDataset()
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'more_para'"):
+        ds.SemeionDataset(str(tmp_path), more_para=None)

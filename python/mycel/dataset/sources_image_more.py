@@ -11,6 +11,8 @@ Semeion are loaded whole into a C++ array source; PhotoTour's BMP sheets are rea
 FakeImage's rows generated on demand, in Python (one engine thread). Samplers, shuffling,
 num_samples and num_shards/shard_id work as for every source dataset.
 """
+import functools
+import inspect
 import os
 import re
 
@@ -23,6 +25,21 @@ from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_image import _check_dir
 
 _data = _mycel._data
+
+
+def _ms_args(init):
+    """Binds a constructor's arguments to its signature first, so that a missing or unknown
+    argument is a TypeError in MindSpore's words ("missing a required argument: 'x'")."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"{type(self).__name__}: {err}") from None
+        return init(self, *args, **kwargs)
+    return checked
 
 
 def _existing_dir(func, dataset_dir):
@@ -109,6 +126,7 @@ class Caltech101Dataset(SourceDataset):
     Raises ValueError for a missing directory or a bad target_type, RuntimeError for a missing
     or corrupt annotation file (naming it) or no image."""
 
+    @_ms_args
     def __init__(self, dataset_dir, target_type=None, num_samples=None, num_parallel_workers=1,
                  shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None):
         func = "Caltech101Dataset"
@@ -162,6 +180,7 @@ class Caltech256Dataset(SourceDataset):
     names numbered from 0; rows in class then file order. Columns "image" and "label" (uint32
     scalar)."""
 
+    @_ms_args
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
                  decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
         func = "Caltech256Dataset"
@@ -196,6 +215,7 @@ class Flowers102Dataset(SourceDataset):
     Raises ValueError for a missing directory, a bad task or usage; RuntimeError for a missing
     or corrupt .mat file or a missing image (naming it)."""
 
+    @_ms_args
     def __init__(self, dataset_dir, task="Classification", usage="all", num_samples=None,
                  num_parallel_workers=1, shuffle=None, decode=False, sampler=None,
                  num_shards=None, shard_id=None):
@@ -292,6 +312,7 @@ class KITTIDataset(SourceDataset):
     Raises ValueError for a missing directory or a bad usage, RuntimeError for a missing label
     file or a malformed line (naming file:line)."""
 
+    @_ms_args
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
                  cache=None):
@@ -374,6 +395,7 @@ class Places365Dataset(SourceDataset):
               "train-challenge": "places365_train_challenge.txt", "val": "places365_val.txt"}
     _FOLDERS = {"train-standard": "standard", "train-challenge": "challenge"}
 
+    @_ms_args
     def __init__(self, dataset_dir, usage=None, small=True, decode=False, num_samples=None,
                  num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
                  shard_id=None, cache=None):
@@ -433,6 +455,7 @@ class SBUDataset(SourceDataset):
 
     _URL_PREFIX = 23  # "http://static.flickr.com/" less the two characters MindSpore keeps
 
+    @_ms_args
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
                  decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
         func = "SBUDataset"
@@ -516,6 +539,7 @@ class QMnistDataset(SourceDataset):
                  "test10k": ["qmnist-test"], "test50k": ["qmnist-test"], "nist": ["xnist"],
                  "all": ["qmnist-train", "qmnist-test", "xnist"]}
 
+    @_ms_args
     def __init__(self, dataset_dir, usage=None, compat=True, num_samples=None,
                  num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
                  shard_id=None, cache=None):
@@ -557,6 +581,7 @@ class SemeionDataset(SourceDataset):
     Raises ValueError for a missing directory, RuntimeError for a missing file or a line that
     is not 266 numbers with one flag set (naming file:line)."""
 
+    @_ms_args
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
         func = "SemeionDataset"
@@ -631,7 +656,8 @@ class PhotoTourDataset(SourceDataset):
     patch) and m50_100000_100000_0.txt ("<patch1> <point1> _ <patch2> <point2> _ _" lines).
     usage 'train' (None): one row per line of info.txt, column "image" (uint8 [64, 64, 1]);
     'test': one row per match, columns "image1", "image2", "matches" (uint32 scalar, 1 when
-    the two patches show the same 3-D point). Sheets are read when first needed.
+    the two patches show the same 3-D point). Sheets are read when first needed. PKSampler's
+    classes: the patch's 3-D point id (train), the matches value (test).
 
     Raises ValueError for a bad name or usage or a missing directory, RuntimeError for a
     missing or malformed index file or BMP sheet (naming it)."""
@@ -639,6 +665,7 @@ class PhotoTourDataset(SourceDataset):
     _NAMES = ("notredame", "yosemite", "liberty", "notredame_harris", "yosemite_harris",
               "liberty_harris")
 
+    @_ms_args
     def __init__(self, dataset_dir, name, usage=None, num_samples=None,
                  num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
                  shard_id=None, cache=None):
@@ -657,10 +684,12 @@ class PhotoTourDataset(SourceDataset):
                                         "info file").splitlines() if ln.strip()]
         if self.usage == "train":
             rows, columns = len(info), ["image"]
+            classes = [self._info_class(func, folder, n, line) for n, line in enumerate(info, 1)]
         else:
             self._matches = self._read_matches(func, os.path.join(folder,
                                                                   "m50_100000_100000_0.txt"))
             rows, columns = len(self._matches), ["image1", "image2", "matches"]
+            classes = [m[2] for m in self._matches]
         if rows == 0:
             raise RuntimeError(f"{func}: Invalid data, no sample in {folder}.")
         limit = 256 * len(self._sheets)
@@ -673,9 +702,18 @@ class PhotoTourDataset(SourceDataset):
                 raise RuntimeError(f"{func}: a match names patch {max(bad[0][:2])}, but the "
                                    f"BMP sheets of {folder} hold {limit}.")
         self._func = func
-        source = _data.PySource(self._read, rows, columns)
+        source = _data.with_classes(_data.PySource(self._read, rows, columns), classes)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
+
+    @staticmethod
+    def _info_class(func, folder, n, line):
+        """The 3-D point id of a patch (info.txt's first field): its class for PKSampler."""
+        word = line.split()[0]
+        if not word.isdigit():
+            raise RuntimeError(f"{func}: Invalid data, {os.path.join(folder, 'info.txt')}:{n} "
+                               f"does not start with a point id: {line.strip()!r}.")
+        return int(word)
 
     @staticmethod
     def _read_matches(func, path):
@@ -716,12 +754,14 @@ class FakeImageDataset(SourceDataset):
     base_seed=0, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
     num_shards=None, shard_id=None, cache=None): generated images.
 
-    Row i is an image of random uint8 pixels (shape image_size) and a label (uint32 scalar in
-    [0, num_classes)), both drawn from a generator seeded with base_seed + i, so a row is the
-    same in every epoch and every run. Columns "image" and "label".
+    Row i is an image of random uint8 pixels (shape image_size), drawn from a generator seeded
+    with (base_seed, i), and a label (uint32 scalar in [0, num_classes)), the i-th draw of a
+    generator seeded with base_seed; so a row is the same in every epoch and every run, and
+    PKSampler finds the classes without making the images. Columns "image" and "label".
 
     Raises TypeError/ValueError for arguments of the wrong type or out of range."""
 
+    @_ms_args
     def __init__(self, num_images=1000, image_size=(224, 224, 3), num_classes=10, base_seed=0,
                  num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
                  num_shards=None, shard_id=None, cache=None):
@@ -743,11 +783,14 @@ class FakeImageDataset(SourceDataset):
         self.image_size = tuple(int(size) for size in image_size)
         self.num_classes = check_int(func, "num_classes", num_classes, 1, 2**31 - 1)
         self.base_seed = check_int(func, "base_seed", base_seed, 0, 2**63 - 1)
+        self._labels = np.random.default_rng(self.base_seed).integers(
+            0, self.num_classes, self.num_images).astype(np.uint32)
         source = _data.PySource(self._read, self.num_images, ["image", "label"])
+        source = _data.with_classes(source, self._labels.astype(np.int64).tolist())
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
     def _read(self, i):
-        rng = np.random.default_rng(self.base_seed + i)
-        label = np.array(rng.integers(self.num_classes), np.uint32)
-        return rng.integers(0, 256, self.image_size, np.uint8), label
+        image = np.random.default_rng((self.base_seed, i)).integers(0, 256, self.image_size,
+                                                                     np.uint8)
+        return image, np.array(self._labels[i], np.uint32)
