@@ -1,0 +1,264 @@
+"""Image data sets with MindSpore's names, arguments and columns, continued from
+sources_image_more.py: Food101Dataset and RenderedSST2Dataset (image folders and lists, read
+and decoded by the C++ image table), STL10Dataset (binary pixel files), SVHNDataset (MATLAB
+.mat files) and USPSDataset (libsvm text), whose pixels are loaded whole into a C++ array
+source. Index and pixel files are read and checked at construction: a missing or malformed
+file is an error naming the class and the file.
+"""
+import os
+
+import numpy as np
+
+from mycel import _mycel
+from mycel.dataset._matfile import loadmat
+from mycel.dataset._validate import check_bool
+from mycel.dataset.sources import SourceDataset
+from mycel.dataset.sources_image_more import (_choice, _existing_dir, _files_in, _ms_args,
+                                              _read_text, _table)
+
+_data = _mycel._data
+
+
+def _file_or_value_error(func, path):
+    if not os.path.isfile(path):
+        raise ValueError(f"{func}: The file {path} does not exist or permission denied!")
+    return path
+
+
+class Food101Dataset(SourceDataset):
+    """Food101Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
+    Food-101.
+
+    The "<class>/<id>" lines of meta/train.txt ('train'), meta/test.txt ('test') or both
+    ('all', None; train first) name the images images/<class>/<id>.jpg. Columns "image" and
+    "label" (str scalar: the class, the folder name).
+
+    Raises ValueError for a missing directory or a bad usage, RuntimeError for a missing list
+    file, an image of a class without its folder under images, or no image."""
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        func = "Food101Dataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             ("train", "test", "all"))
+        self.decode = check_bool(func, "decode", decode)
+        image_dir = _existing_dir(func, os.path.join(self.dataset_dir, "images"))
+        classes = sorted(c for c in os.listdir(image_dir)
+                         if os.path.isdir(os.path.join(image_dir, c)))
+        lists = ["train", "test"] if self.usage == "all" else [self.usage]
+        files, values, labels = [], [], []
+        for name in lists:
+            path = os.path.join(self.dataset_dir, "meta", name + ".txt")
+            for n, line in enumerate(_read_text(func, path, "list file").splitlines(), 1):
+                line = line.strip()
+                if not line:
+                    continue
+                cls = line.split("/")[0]
+                if "/" not in line or cls not in classes:
+                    raise RuntimeError(f"{func}: Invalid data, {path}:{n} names {line!r}, not "
+                                       f"\"<class>/<id>\" with a class folder under {image_dir}.")
+                files.append([os.path.join(image_dir, line + ".jpg")])
+                values.append([np.array(cls)])
+                labels.append([classes.index(cls)])
+        source = _table(func, ["image", "label"], files, values, labels, self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+
+class RenderedSST2Dataset(SourceDataset):
+    """RenderedSST2Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
+    Rendered SST-2 (sentences rendered as images).
+
+    The .png images of <split>/<class> folders with split train ('train'), valid ('val'),
+    test ('test') or all three ('all', None); classes (negative, positive) are numbered in
+    sorted order. Rows in folder path then file name order. Columns "image" and "label"
+    (uint32 scalar).
+
+    Raises ValueError for a missing directory or a bad usage, RuntimeError when no image is
+    found."""
+
+    _SPLITS = {"train": ["train"], "val": ["valid"], "test": ["test"],
+               "all": ["test", "train", "valid"]}
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        func = "RenderedSST2Dataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             tuple(self._SPLITS))
+        self.decode = check_bool(func, "decode", decode)
+        splits = [s for s in self._SPLITS[self.usage]
+                  if os.path.isdir(os.path.join(self.dataset_dir, s))]
+        classes = sorted({c for s in splits for c in os.listdir(os.path.join(self.dataset_dir, s))
+                          if os.path.isdir(os.path.join(self.dataset_dir, s, c))})
+        self._classes = {c: i for i, c in enumerate(classes)}
+        files, values, labels = [], [], []
+        for split in splits:
+            for cls in classes:
+                folder = os.path.join(self.dataset_dir, split, cls)
+                if not os.path.isdir(folder):
+                    continue
+                for name in _files_in(folder, (".png",)):
+                    files.append([os.path.join(folder, name)])
+                    values.append([np.array(self._classes[cls], np.uint32)])
+                    labels.append([self._classes[cls]])
+        source = _table(func, ["image", "label"], files, values, labels, self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    def get_class_indexing(self):
+        """{class folder: label}."""
+        return dict(self._classes)
+
+
+class STL10Dataset(SourceDataset):
+    """STL10Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None): STL-10.
+
+    <split>_X.bin holds 96x96 RGB images stored channel by channel, each channel column by
+    column; <split>_y.bin one label byte (1..10) per image. usage 'train', 'test',
+    'unlabeled', 'train+unlabeled' or 'all' (None); files are read in name order (test, train,
+    unlabeled). Columns
+    "image" (uint8 [96, 96, 3]) and "label" (int32 scalar: the label - 1; -1 for unlabeled
+    images).
+
+    Raises ValueError for a missing directory or file or a bad usage, RuntimeError for a file
+    whose size is not a whole number of images or whose label count differs."""
+
+    _PARTS = {"train": ["train"], "test": ["test"], "unlabeled": ["unlabeled"],
+              "train+unlabeled": ["train", "unlabeled"], "all": ["test", "train", "unlabeled"]}
+    _IMAGE_BYTES = 96 * 96 * 3
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        func = "STL10Dataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             tuple(self._PARTS))
+        images, labels = [], []
+        for part in self._PARTS[self.usage]:
+            path = _file_or_value_error(func, os.path.join(self.dataset_dir, part + "_X.bin"))
+            raw = np.fromfile(path, np.uint8)
+            if raw.size % self._IMAGE_BYTES:
+                raise RuntimeError(f"{func}: Invalid file, {path} has {raw.size} bytes, not a "
+                                   f"whole number of {self._IMAGE_BYTES}-byte images.")
+            count = raw.size // self._IMAGE_BYTES
+            images.append(raw.reshape(count, 3, 96, 96).transpose(0, 3, 2, 1))
+            if part == "unlabeled":
+                labels.append(np.full(count, -1, np.int32))
+                continue
+            label_path = _file_or_value_error(func, os.path.join(self.dataset_dir,
+                                                                 part + "_y.bin"))
+            lab = np.fromfile(label_path, np.uint8)
+            if lab.size != count:
+                raise RuntimeError(f"{func}: Invalid file, {label_path} has {lab.size} labels "
+                                   f"for the {count} images of {path}.")
+            labels.append(lab.astype(np.int32) - 1)
+        source = _data.ArraySource(func, [np.ascontiguousarray(np.concatenate(images)),
+                                          np.concatenate(labels)], ["image", "label"])
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+
+class SVHNDataset(SourceDataset):
+    """SVHNDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=1,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None): Street View House Numbers.
+
+    <split>_32x32.mat (MATLAB level 5) holds "X" (uint8 [32, 32, 3, N]) and "y" ([N, 1],
+    digits 1..10, 10 meaning 0); usage 'train', 'test', 'extra' or 'all' (None: in that
+    order). Columns "image" (uint8 [32, 32, 3]) and "label" (uint32 scalar, 10 read as 0).
+
+    Raises ValueError for a missing directory or file or a bad usage, RuntimeError for a
+    corrupt .mat file or arrays of the wrong shape (naming the file)."""
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=1,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
+        func = "SVHNDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             ("train", "test", "extra", "all"))
+        parts = ["train", "test", "extra"] if self.usage == "all" else [self.usage]
+        images, labels = [], []
+        for part in parts:
+            path = _file_or_value_error(func, os.path.join(self.dataset_dir,
+                                                           part + "_32x32.mat"))
+            arrays = loadmat(path)
+            x, y = arrays.get("X"), arrays.get("y")
+            if x is None or y is None or x.ndim != 4 or x.shape[:3] != (32, 32, 3) or \
+                    y.size != x.shape[3]:
+                raise RuntimeError(f"{func}: Invalid file, {path} does not hold X [32, 32, 3, N] "
+                                   "and y [N, 1].")
+            images.append(np.transpose(x, (3, 0, 1, 2)).astype(np.uint8))
+            lab = y.reshape(-1).astype(np.uint32)
+            labels.append(np.where(lab == 10, 0, lab).astype(np.uint32))
+        source = _data.ArraySource(func, [np.ascontiguousarray(np.concatenate(images)),
+                                          np.concatenate(labels)], ["image", "label"])
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+
+class USPSDataset(SourceDataset):
+    """USPSDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=True, num_shards=None, shard_id=None, cache=None): USPS digits (shuffle: a bool
+    or Shuffle.GLOBAL, MindSpore's default).
+
+    The files usps ('train') and usps.t ('test'), both for 'all' (None), in libsvm format: one
+    "<label> 1:<v> ... 256:<v>" line per image, label 1..10, values in [-1, 1]. Columns "image"
+    (uint8 [16, 16, 1]: (v + 1) / 2 * 255, truncated) and "label" (uint32 scalar: label - 1).
+
+    Raises ValueError for a missing directory or a bad usage, RuntimeError for a missing file
+    or a malformed line (naming file:line)."""
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=True, num_shards=None, shard_id=None, cache=None):
+        func = "USPSDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             ("train", "test", "all"))
+        names = {"train": ["usps"], "test": ["usps.t"], "all": ["usps", "usps.t"]}[self.usage]
+        images, labels = [], []
+        for name in names:
+            path = os.path.join(self.dataset_dir, name)
+            if not os.path.isfile(path):
+                raise RuntimeError(f"{func}: Invalid file, {path} does not exist or is a "
+                                   "directory.")
+            for n, line in enumerate(_read_text(func, path, "data file").splitlines(), 1):
+                words = line.split()
+                if not words:
+                    continue
+                try:
+                    label = int(words[0])
+                    pixels = np.array([float(w.split(":")[-1]) for w in words[1:]], np.float32)
+                except ValueError:
+                    raise RuntimeError(f"{func}: Invalid data, {path}:{n} is not a libsvm line "
+                                       "of numbers.") from None
+                if pixels.size != 256 or not 1 <= label <= 10:
+                    raise RuntimeError(f"{func}: Invalid data, {path}:{n} has {pixels.size} "
+                                       f"values and label {label}; expected 256 values and a "
+                                       "label in [1, 10].")
+                images.append(((pixels + 1) / 2 * 255).astype(np.uint8).reshape(16, 16, 1))
+                labels.append(label - 1)
+        if not images:
+            raise RuntimeError(f"{func}: Invalid data, no sample in {self.dataset_dir}.")
+        if isinstance(shuffle, str):  # a Shuffle level: the rows are one table here
+            if shuffle != "global":
+                raise ValueError(f"{func}: shuffle={shuffle!r}: only Shuffle.GLOBAL (or a bool) "
+                                 "is supported; the rows are read as one table.")
+            shuffle = True
+        source = _data.ArraySource(func, [np.stack(images), np.array(labels, np.uint32)],
+                                   ["image", "label"])
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, None,
+                         num_shards, shard_id)
+
+
+
