@@ -162,3 +162,68 @@ def test_usps_libsvm_lines(tmp_path):
     (tmp_path / "usps").unlink()
     with pytest.raises(RuntimeError, match="usps does not exist or is a directory"):
         ds.USPSDataset(str(tmp_path), "train")
+
+
+def test_div2k_pairs_per_downgrade_and_scale(tmp_path):
+    hr = {}
+    for split, ids in (("train", ["0001", "0002"]), ("valid", ["0801"])):
+        for i in ids:
+            hr[(split, i)] = _png(tmp_path / f"DIV2K_{split}_HR" / f"{i}.png", len(hr), (8, 6))
+            _png(tmp_path / f"DIV2K_{split}_LR_bicubic" / "X2" / f"{i}x2.png", 100 + len(hr))
+            _png(tmp_path / f"DIV2K_{split}_LR_x8" / f"{i}x8.png", 200 + len(hr))
+            _png(tmp_path / f"DIV2K_{split}_LR_mild" / f"{i}x4m.png", 300 + len(hr))
+    for usage, downgrade, scale, lr_of in (
+            ("train", "bicubic", 2, lambda s, i: f"DIV2K_{s}_LR_bicubic/X2/{i}x2.png"),
+            ("all", "bicubic", 8, lambda s, i: f"DIV2K_{s}_LR_x8/{i}x8.png"),
+            ("valid", "mild", 4, lambda s, i: f"DIV2K_{s}_LR_mild/{i}x4m.png")):
+        rows = _rows(ds.DIV2KDataset(str(tmp_path), usage, downgrade, scale, decode=True,
+                                     shuffle=False))
+        keys = [k for k in hr if usage == "all" or k[0] == usage]
+        assert len(rows) == len(keys)
+        for r, (s, i) in zip(rows, keys):
+            np.testing.assert_array_equal(r["hr_image"], hr[(s, i)])
+            np.testing.assert_array_equal(r["lr_image"],
+                                          np.asarray(Image.open(tmp_path / lr_of(s, i))))
+    with pytest.raises(ValueError, match=r"Input scale is not within the valid set of \[2, 3"):
+        ds.DIV2KDataset(str(tmp_path), scale=16)
+    with pytest.raises(ValueError, match="downgrade 'mild' has no scale 2"):
+        ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=2)
+    with pytest.raises(RuntimeError, match="0002x3.png"):
+        (tmp_path / "DIV2K_train_LR_unknown" / "X3").mkdir(parents=True)
+        _png(tmp_path / "DIV2K_train_LR_unknown" / "X3" / "0001x3.png", 9)
+        ds.DIV2KDataset(str(tmp_path), downgrade="unknown", scale=3)
+
+
+def test_wider_face_annotations(tmp_path):
+    imgs = {}
+    gt = {"train": [("0--Abs/a.jpg", [[1, 2, 3, 4, 0, 1, 0, 0, 2, 1], [5, 6, 7, 8, 2, 0, 1, 1, 0, 0]]),
+                    ("1--Run/b.jpg", [[0] * 10])],  # no face: a count of 0 and a line of zeros
+          "val": [("0--Abs/c.jpg", [[9, 9, 9, 9, 1, 1, 1, 1, 1, 0]])]}
+    for split, entries in gt.items():
+        lines = []
+        for name, faces in entries:
+            imgs[(split, name)] = _png(tmp_path / f"WIDER_{split}" / "images" / name, len(imgs))
+            count = 0 if faces == [[0] * 10] else len(faces)
+            lines += [name, str(count)] + [" ".join(map(str, f)) + " " for f in faces]
+        (tmp_path / "wider_face_split").mkdir(exist_ok=True)
+        (tmp_path / "wider_face_split" / f"wider_face_{split}_bbx_gt.txt").write_text(
+            "\n".join(lines) + "\n")
+    imgs[("test", "0--Abs/t.jpg")] = _png(tmp_path / "WIDER_test/images/0--Abs/t.jpg", 50)
+    rows = _rows(ds.WIDERFaceDataset(str(tmp_path), decode=True, shuffle=False))
+    assert len(rows) == 3 and list(rows[0]) == ["image", "bbox", "blur", "expression",
+                                                "illumination", "occlusion", "pose", "invalid"]
+    for r, (split, (name, faces)) in zip(rows, [(s, e) for s in ("train", "val") for e in gt[s]]):
+        f = np.array(faces, np.uint32)
+        np.testing.assert_array_equal(r["image"], imgs[(split, name)])
+        np.testing.assert_array_equal(r["bbox"], f[:, :4])
+        for k, col in enumerate(["blur", "expression", "illumination", "occlusion", "pose",
+                                 "invalid"], 4):
+            assert r[col].dtype == np.uint32
+            np.testing.assert_array_equal(r[col], f[:, k])
+    test = _rows(ds.WIDERFaceDataset(str(tmp_path), "test", shuffle=False))
+    assert len(test) == 1 and list(test[0]) == ["image"]
+    (tmp_path / "wider_face_split" / "wider_face_val_bbx_gt.txt").write_text("0--Abs/c.jpg\n2\n1 2\n")
+    with pytest.raises(RuntimeError, match=r"wider_face_val_bbx_gt.txt:1"):
+        ds.WIDERFaceDataset(str(tmp_path), "valid")
+    with pytest.raises(ValueError, match=r"usage is not within the valid set of \['train', 'test'"):
+        ds.WIDERFaceDataset(str(tmp_path), "val")

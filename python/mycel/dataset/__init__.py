@@ -107,5 +107,6 @@ from mycel.dataset.sources_image_more import (Caltech101Dataset, Caltech256Datas
                                               FakeImageDataset, Flowers102Dataset, KITTIDataset,
                                               PhotoTourDataset, Places365Dataset, QMnistDataset,
                                               SBUDataset, SemeionDataset)
-from mycel.dataset.sources_image_extra import (Food101Dataset, RenderedSST2Dataset,  # noqa: E402,F401
-                                               STL10Dataset, SVHNDataset, USPSDataset)
+from mycel.dataset.sources_image_extra import (DIV2KDataset, Food101Dataset,  # noqa: E402,F401
+                                               RenderedSST2Dataset, STL10Dataset, SVHNDataset,
+                                               USPSDataset, WIDERFaceDataset)

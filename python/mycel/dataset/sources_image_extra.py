@@ -262,3 +262,146 @@ class USPSDataset(SourceDataset):
 
 
 
+
+
+class DIV2KDataset(SourceDataset):
+    """DIV2KDataset(dataset_dir, usage='train', downgrade='bicubic', scale=2, num_samples=None,
+    num_parallel_workers=None, shuffle=None, decode=False, sampler=None, num_shards=None,
+    shard_id=None, cache=None): DIV2K super-resolution pairs.
+
+    The .png images of DIV2K_<split>_HR (usage 'train', 'valid' or 'all': both), each paired
+    with its low-resolution image: DIV2K_<split>_LR_<downgrade>/X<scale>/<id>x<scale>.png for
+    downgrade 'bicubic' or 'unknown' with scale 2, 3 or 4; DIV2K_<split>_LR_x8/<id>x8.png for
+    'bicubic' with scale 8; DIV2K_<split>_LR_<downgrade>/<id>x4<m|d|w>.png for 'mild',
+    'difficult' or 'wild' (scale 4 only). Rows in split then file name order. Columns
+    "hr_image" and "lr_image" (uint8 file bytes, decoded with decode=True).
+
+    Raises ValueError for a missing directory, a bad usage, downgrade or scale or a pair that
+    does not exist for them; RuntimeError for a missing folder or low-resolution image."""
+
+    _SUFFIX = {"mild": "m", "difficult": "d", "wild": "w"}
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2,
+                 num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        func = "DIV2KDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", usage, ("train", "valid", "all"))
+        self.downgrade = _choice(func, "downgrade", downgrade,
+                                 ("bicubic", "unknown", "mild", "difficult", "wild"))
+        if isinstance(scale, bool) or scale not in (2, 3, 4, 8):
+            raise ValueError(f"{func}: Input scale is not within the valid set of [2, 3, 4, 8].")
+        self.scale = int(scale)
+        if (self.downgrade == "unknown" and self.scale == 8) or \
+                (self.downgrade in self._SUFFIX and self.scale != 4):
+            raise ValueError(f"{func}: downgrade {self.downgrade!r} has no scale {self.scale} "
+                             "(bicubic: 2, 3, 4, 8; unknown: 2, 3, 4; mild, difficult, wild: 4).")
+        self.decode = check_bool(func, "decode", decode)
+        files = []
+        for split in (["train", "valid"] if self.usage == "all" else [self.usage]):
+            hr_dir = os.path.join(self.dataset_dir, f"DIV2K_{split}_HR")
+            if not os.path.isdir(hr_dir):
+                raise RuntimeError(f"{func}: the folder {hr_dir} does not exist.")
+            lr_dir, suffix = self._lr_dir(split)
+            for name in _files_in(hr_dir, (".png",)):
+                stem = os.path.splitext(name)[0]
+                lr = os.path.join(lr_dir, f"{stem}x{self.scale}{suffix}.png")
+                if not os.path.isfile(lr):
+                    raise RuntimeError(f"{func}: the low-resolution image {lr} of "
+                                       f"{os.path.join(hr_dir, name)} does not exist.")
+                files.append([os.path.join(hr_dir, name), lr])
+        source = _table(func, ["hr_image", "lr_image"], files, [[] for _ in files], [],
+                        self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    def _lr_dir(self, split):
+        base = os.path.join(self.dataset_dir, f"DIV2K_{split}_LR_")
+        if self.downgrade in self._SUFFIX:
+            return base + self.downgrade, self._SUFFIX[self.downgrade]
+        if self.scale == 8:
+            return base + "x8", ""
+        return os.path.join(base + self.downgrade, f"X{self.scale}"), ""
+
+
+class WIDERFaceDataset(SourceDataset):
+    """WIDERFaceDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
+    WIDER FACE.
+
+    The .jpg images of WIDER_<split>/images/<event>/ (events and files in sorted order) for
+    usage 'train', 'valid', 'test' or 'all' (None: train then valid). Except for 'test', each
+    image's faces come from wider_face_split/wider_face_<split>_bbx_gt.txt (the image path,
+    the face count, then one line of 10 integers per face; a count of 0 is followed by one
+    line, read as a face, as MindSpore does). Columns "image", "bbox" (uint32 [N, 4]: fields
+    1-4), "blur", "expression", "illumination", "occlusion", "pose", "invalid" (uint32 [N]:
+    fields 5-10 in that order, MindSpore's reading); 'test': "image" only.
+
+    Raises ValueError for a missing directory or a bad usage, RuntimeError for a missing
+    folder or annotation file, a malformed annotation (naming file:line), or an image without
+    annotation."""
+
+    _COLUMNS = ["image", "bbox", "blur", "expression", "illumination", "occlusion", "pose",
+                "invalid"]
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        func = "WIDERFaceDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.usage = _choice(func, "usage", "all" if usage is None else usage,
+                             ("train", "test", "valid", "all"))
+        self.decode = check_bool(func, "decode", decode)
+        splits = {"train": ["train"], "valid": ["val"], "test": ["test"],
+                  "all": ["train", "val"]}[self.usage]
+        files, values = [], []
+        for split in splits:
+            image_dir = os.path.join(self.dataset_dir, f"WIDER_{split}", "images")
+            if not os.path.isdir(image_dir):
+                raise RuntimeError(f"{func}: Invalid path, failed to open WIDERFace folder: "
+                                   f"{image_dir}")
+            boxes = None if split == "test" else self._boxes(func, split)
+            for event in sorted(e for e in os.listdir(image_dir)
+                                if os.path.isdir(os.path.join(image_dir, e))):
+                for name in _files_in(os.path.join(image_dir, event), (".jpg",)):
+                    files.append([os.path.join(image_dir, event, name)])
+                    if boxes is None:
+                        values.append([])
+                        continue
+                    key = f"{event}/{name}"
+                    if key not in boxes:
+                        raise RuntimeError(f"{func}: the image {key} of {image_dir} has no "
+                                           f"annotation in wider_face_{split}_bbx_gt.txt.")
+                    faces = boxes[key]
+                    values.append([np.ascontiguousarray(faces[:, k]) if k else faces[:, 0:4]
+                                   for k in (0, 4, 5, 6, 7, 8, 9)])
+        columns = ["image"] if self.usage == "test" else self._COLUMNS
+        source = _table(func, columns, files, values, [], self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    def _boxes(self, func, split):
+        """{"<event>/<file>": uint32 [N, 10]} of a split's annotation file."""
+        path = os.path.join(self.dataset_dir, "wider_face_split", f"wider_face_{split}_bbx_gt.txt")
+        lines = _read_text(func, path, "annotation file").splitlines()
+        out, i = {}, 0
+        while i < len(lines):
+            name = lines[i].strip()
+            if not name:
+                i += 1
+                continue
+            try:
+                # an image without faces has a count of 0 and one line of zeros, read as its face
+                count = max(int(lines[i + 1]), 1)
+                faces = [[int(w) for w in lines[i + 2 + k].split()] for k in range(count)]
+            except (IndexError, ValueError):
+                raise RuntimeError(f"{func}: Invalid data, {path}:{i + 1}: the entry of {name} is "
+                                   "not a face count and that many lines of 10 integers.") from None
+            if any(len(f) != 10 or min(f) < 0 for f in faces):
+                raise RuntimeError(f"{func}: Invalid data, {path}:{i + 1}: a face of {name} is not "
+                                   "10 non-negative integers.")
+            out[name] = np.array(faces, np.uint32).reshape(-1, 10)
+            i += 2 + count
+        return out
