@@ -227,3 +227,40 @@ def test_wider_face_annotations(tmp_path):
         ds.WIDERFaceDataset(str(tmp_path), "valid")
     with pytest.raises(ValueError, match=r"usage is not within the valid set of \['train', 'test'"):
         ds.WIDERFaceDataset(str(tmp_path), "val")
+
+
+def test_cityscapes_tasks_and_usages(tmp_path):
+    import json
+    imgs, targets = {}, {}
+    for split, cities in (("train", {"aa": 2, "bb": 1}), ("val", {"cc": 1}), ("test", {"dd": 1})):
+        for city, n in cities.items():
+            for k in range(n):
+                stem = f"{city}_{k:06d}"
+                imgs[(split, stem)] = _png(tmp_path / "leftImg8bit" / split / city /
+                                           f"{stem}_leftImg8bit.png", len(imgs))
+                gt = tmp_path / "gtFine" / split / city
+                for suffix in ("instanceIds", "labelIds", "color"):
+                    targets[(split, stem, suffix)] = _png(gt / f"{stem}_gtFine_{suffix}.png",
+                                                          1000 + len(targets))
+                (gt / f"{stem}_gtFine_polygons.json").write_text(
+                    json.dumps({"imgWidth": 5, "objects": [{"label": city, "polygon": [[k, 1]]}]}))
+    for usage, task, suffix in (("train", "instance", "instanceIds"), ("val", "semantic", "labelIds"),
+                                ("all", "color", "color")):
+        rows = _rows(ds.CityscapesDataset(str(tmp_path), usage, task=task, decode=True,
+                                          shuffle=False))
+        keys = sorted(k for k in imgs if usage == "all" or k[0] == usage)
+        if usage == "all":  # train, test, val in that order, sorted within each
+            keys = [k for s in ("train", "test", "val") for k in keys if k[0] == s]
+        assert len(rows) == len(keys)
+        for r, key in zip(rows, keys):
+            np.testing.assert_array_equal(r["image"], imgs[key])
+            np.testing.assert_array_equal(r["task"], targets[key + (suffix,)])
+    poly = _rows(ds.CityscapesDataset(str(tmp_path), task="polygon", shuffle=False))
+    assert [json.loads(str(r["task"]))["objects"][0]["label"] for r in poly] == ["aa", "aa", "bb"]
+    with pytest.raises(ValueError, match=r"task is not within the valid set of \['instance'"):
+        ds.CityscapesDataset(str(tmp_path), task="depth")
+    with pytest.raises(ValueError, match="usage is not within the valid set"):
+        ds.CityscapesDataset(str(tmp_path), usage="train_extra")
+    (tmp_path / "gtFine/val/cc/cc_000000_gtFine_color.png").unlink()
+    with pytest.raises(RuntimeError, match="cc_000000_gtFine_color.png does not exist"):
+        ds.CityscapesDataset(str(tmp_path), "val", task="color")

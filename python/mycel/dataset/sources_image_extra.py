@@ -405,3 +405,72 @@ class WIDERFaceDataset(SourceDataset):
             out[name] = np.array(faces, np.uint32).reshape(-1, 10)
             i += 2 + count
         return out
+
+
+class CityscapesDataset(SourceDataset):
+    """CityscapesDataset(dataset_dir, usage='train', quality_mode='fine', task='instance',
+    num_samples=None, num_parallel_workers=None, shuffle=None, decode=False, sampler=None,
+    num_shards=None, shard_id=None, cache=None): Cityscapes.
+
+    The .png images of leftImg8bit/<usage>/<city>/ (usage 'train', 'test', 'val' for
+    quality_mode 'fine'; 'train', 'train_extra', 'val' for 'coarse'; 'all': those three in that
+    order; images sorted by path within a usage), each with its target in
+    gtFine|gtCoarse/<usage>/<city>/<name>_<gtFine|gtCoarse>_<suffix>: task 'instance'
+    (instanceIds.png), 'semantic' (labelIds.png), 'color' (color.png) or 'polygon'
+    (polygons.json). Columns "image" and "task": the target image (decoded with the image when
+    decode=True), or for 'polygon' the JSON as a str (compact, keys sorted).
+
+    Raises ValueError for a missing directory or a bad usage, quality_mode or task;
+    RuntimeError for a missing folder or target file, or malformed JSON (naming the file)."""
+
+    _SUFFIX = {"instance": "instanceIds.png", "semantic": "labelIds.png",
+               "polygon": "polygons.json", "color": "color.png"}
+
+    @_ms_args
+    def __init__(self, dataset_dir, usage="train", quality_mode="fine", task="instance",
+                 num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        import json
+        func = "CityscapesDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.task = _choice(func, "task", task, tuple(self._SUFFIX))
+        self.quality_mode = _choice(func, "quality_mode", quality_mode, ("fine", "coarse"))
+        splits = ["train", "test", "val"] if self.quality_mode == "fine" else \
+            ["train", "train_extra", "val"]
+        self.usage = _choice(func, "usage", usage, tuple(splits) + ("all",))
+        self.decode = check_bool(func, "decode", decode)
+        gt = "gtFine" if self.quality_mode == "fine" else "gtCoarse"
+        files, values = [], []
+        for split in (splits if self.usage == "all" else [self.usage]):
+            image_dir = os.path.join(self.dataset_dir, "leftImg8bit", split)
+            task_dir = os.path.join(self.dataset_dir, gt, split)
+            for folder in (image_dir, task_dir):
+                if not os.path.isdir(folder):
+                    raise RuntimeError(f"{func}: Invalid path, {folder} is not a directory.")
+            pairs = []
+            for city in os.listdir(image_dir):
+                if not os.path.isdir(os.path.join(image_dir, city)):
+                    continue
+                for name in _files_in(os.path.join(image_dir, city), (".png",)):
+                    stem = name.split("_leftImg8bit")[0]
+                    target = os.path.join(task_dir, city, f"{stem}_{gt}_{self._SUFFIX[self.task]}")
+                    if not os.path.isfile(target):
+                        raise RuntimeError(f"{func}: Invalid file, the task file {target} does "
+                                           "not exist.")
+                    pairs.append((os.path.join(image_dir, city, name), target))
+            for image, target in sorted(pairs):
+                if self.task != "polygon":
+                    files.append([image, target])
+                    values.append([])
+                    continue
+                try:
+                    text = json.loads(_read_text(func, target, "polygon file"))
+                except json.JSONDecodeError as err:
+                    raise RuntimeError(f"{func}: Invalid file, {target} is not JSON: "
+                                       f"{err}.") from None
+                files.append([image])
+                values.append([np.array(json.dumps(text, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=False))])
+        source = _table(func, ["image", "task"], files, values, [], self.decode)
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
