@@ -264,3 +264,67 @@ def test_cityscapes_tasks_and_usages(tmp_path):
     (tmp_path / "gtFine/val/cc/cc_000000_gtFine_color.png").unlink()
     with pytest.raises(RuntimeError, match="cc_000000_gtFine_color.png does not exist"):
         ds.CityscapesDataset(str(tmp_path), "val", task="color")
+
+
+def _sbd(root):
+    from scipy.sparse import csc_matrix
+    (root / "img").mkdir(parents=True)
+    (root / "cls").mkdir()
+    rng = np.random.default_rng(6)
+    truth = {}
+    for i in ("a1", "a2", "b1"):
+        imgs = _png(root / "img" / f"{i}.jpg", len(truth), (7, 5))
+        seg = rng.integers(0, 21, (5, 7)).astype(np.uint8)
+        bounds = [(rng.random((5, 7)) < 0.2).astype(np.uint8) for _ in range(20)]
+        cells = np.empty((20, 1), object)
+        for k, b in enumerate(bounds):
+            cells[k, 0] = csc_matrix(b)
+        gt = np.array([[(cells, seg, np.array([[1, 2]], np.uint8))]],
+                      dtype=[("Boundaries", "O"), ("Segmentation", "O"),
+                             ("CategoriesPresent", "O")])
+        savemat(root / "cls" / f"{i}.mat", {"GTcls": gt}, do_compression=i == "a2")
+        truth[i] = (imgs, np.stack(bounds), seg)
+    (root / "train.txt").write_text("a1\na2\n")
+    (root / "val.txt").write_text("b1\n")
+    return truth
+
+
+def test_sbd_boundaries_and_segmentation(tmp_path):
+    truth = _sbd(tmp_path)
+    rows = _rows(ds.SBDataset(str(tmp_path), "Boundaries", "all", decode=True, shuffle=False))
+    for r, i in zip(rows, ["a1", "a2", "b1"]):
+        np.testing.assert_array_equal(r["image"], truth[i][0])
+        assert r["task"].shape == (20, 5, 7)
+        np.testing.assert_array_equal(r["task"], truth[i][1])
+    seg = _rows(ds.SBDataset(str(tmp_path), "Segmentation", "val", shuffle=False))
+    assert seg[0]["image"].tobytes() == (tmp_path / "img" / "b1.jpg").read_bytes()
+    np.testing.assert_array_equal(seg[0]["task"], truth["b1"][2])
+    with pytest.raises(ValueError, match="task is not within the valid set"):
+        ds.SBDataset(str(tmp_path), "Edges")
+    savemat(tmp_path / "cls" / "b1.mat", {"other": np.eye(2)})
+    with pytest.raises(RuntimeError, match="b1.mat has no GTcls"):
+        _rows(ds.SBDataset(str(tmp_path), usage="val"))
+    (tmp_path / "img" / "a2.jpg").unlink()
+    with pytest.raises(RuntimeError, match="a2.jpg"):
+        ds.SBDataset(str(tmp_path), usage="train")
+
+
+def test_matfile_reader_cells_structs_and_sparse(tmp_path):
+    from scipy.io import loadmat as scipy_loadmat
+    from scipy.sparse import csc_matrix
+    from mycel.dataset._matfile import loadmat
+    cell = np.empty((1, 3), object)
+    cell[0, 0], cell[0, 1], cell[0, 2] = np.arange(4.0).reshape(2, 2), np.array([[7]], np.int16), \
+        csc_matrix(np.array([[0, 2.5], [0, 0], [1, 0]]))
+    st = np.array([[(np.array([[1, 2]]), np.array([[3.5]]))]], dtype=[("p", "O"), ("q", "O")])
+    savemat(tmp_path / "c.mat", {"cell": cell, "st": st,
+                                 "sp": csc_matrix(np.array([[0, 0, 3], [4, 0, 0]]))})
+    got, want = loadmat(tmp_path / "c.mat"), scipy_loadmat(tmp_path / "c.mat")
+    assert got["cell"].shape == (1, 3) and got["st"].shape == (1, 1)
+    for k in range(3):
+        w = want["cell"][0, k]
+        np.testing.assert_array_equal(got["cell"][0, k], w.toarray() if hasattr(w, "toarray")
+                                      else w)
+    np.testing.assert_array_equal(got["st"][0, 0]["p"], want["st"][0, 0]["p"])
+    np.testing.assert_array_equal(got["st"][0, 0]["q"], want["st"][0, 0]["q"])
+    np.testing.assert_array_equal(got["sp"], want["sp"].toarray())

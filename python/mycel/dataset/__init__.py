@@ -109,4 +109,5 @@ from mycel.dataset.sources_image_more import (Caltech101Dataset, Caltech256Datas
                                               SBUDataset, SemeionDataset)
 from mycel.dataset.sources_image_extra import (DIV2KDataset, Food101Dataset,  # noqa: E402,F401
                                                RenderedSST2Dataset, STL10Dataset, SVHNDataset,
-                                               USPSDataset, WIDERFaceDataset, CityscapesDataset)
+                                               USPSDataset, WIDERFaceDataset, CityscapesDataset,
+                                               SBDataset)

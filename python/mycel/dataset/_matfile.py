@@ -9,8 +9,9 @@ the dimensions, the name and the real part (stored in any numeric type: MATLAB s
 array of small integers as uint8, and the array is returned in the stored type, as SciPy's
 loadmat does by default); miCOMPRESSED wraps a zlib-deflated element. Arrays are stored column-major.
 
-Only real numeric arrays are read (double, single, the integer classes, logical as uint8); cells,
-structs, characters, sparse and complex arrays are skipped. Malformed data is a RuntimeError
+Real numeric arrays (double, single, the integer classes, logical as uint8), cells (object
+arrays), structs (object arrays of {field: value} dicts) and sparse matrices (as dense arrays)
+are read; characters, objects and complex arrays are skipped. Malformed data is a RuntimeError
 naming the file.
 """
 import struct
@@ -62,26 +63,82 @@ class _Reader:
         return np.frombuffer(body, dtype)
 
 
-def _matrix(body, endian, where):
-    """(name, array) of an miMATRIX element's body; array None for a kind not read."""
+_MX_CELL, _MX_STRUCT, _MX_SPARSE = 1, 2, 5
+_MAX_DEPTH = 16  # nested cells and structs deeper than this are a corrupt file
+
+
+def _matrix(body, endian, where, depth=0):
+    """(name, value) of an miMATRIX element's body: a numeric array, a cell (an object array
+    of values), a struct (an object array of {field: value} dicts) or a sparse matrix (as a
+    dense array); value None for a kind not read (characters, objects, complex numbers)."""
     r = _Reader(body, endian, where)
+    if not body:  # an empty element: MATLAB's [] inside a cell or struct
+        return "", np.zeros((0, 0))
+    if depth > _MAX_DEPTH:
+        r.fail(f"cells or structs nested deeper than {_MAX_DEPTH}")
     flags = r.numbers()
     if flags.size < 2:
         r.fail("array flags of fewer than 2 words")
     mx_class, complex_ = int(flags[0]) & 0xFF, bool(int(flags[0]) & 0x0800)
     dims = [int(d) for d in r.numbers()]
-    if any(d < 0 for d in dims):
-        r.fail(f"negative dimensions {dims}")
+    if any(d < 0 for d in dims) or len(dims) < 2:
+        r.fail(f"bad dimensions {dims}")
     _, name = r.tag()
     name = bytes(name).decode("latin-1")
-    if mx_class not in _MX_CLASSES or complex_:
+    count = int(np.prod(dims))
+    if complex_:
+        return name, None
+    if mx_class == _MX_CELL:
+        items = [_element(r, endian, where, depth) for _ in range(count)]
+        return name, _object_array(items, dims)
+    if mx_class == _MX_STRUCT:
+        length = int(r.numbers()[0])
+        raw = bytes(r.tag()[1])
+        if length <= 0 or len(raw) % length:
+            r.fail(f"{name}: struct field names of {len(raw)} bytes in fields of {length}")
+        fields = [raw[k:k + length].split(b"\0")[0].decode("latin-1")
+                  for k in range(0, len(raw), length)]
+        items = [{f: _element(r, endian, where, depth) for f in fields} for _ in range(count)]
+        return name, _object_array(items, dims)
+    if mx_class == _MX_SPARSE:
+        return name, _sparse(r, name, dims)
+    if mx_class not in _MX_CLASSES:
         return name, None
     real = r.numbers()
-    count = int(np.prod(dims)) if dims else 1
     if real.size != count:
         r.fail(f"{name}: {real.size} values for the dimensions {dims}")
     out = real.astype(real.dtype.newbyteorder("="))  # the stored type, as SciPy's loadmat
     return name, out.reshape(dims, order="F")
+
+
+def _element(r, endian, where, depth):
+    """The value of the next miMATRIX element of a cell or struct."""
+    typ, body = r.tag()
+    if typ != _MI_MATRIX:
+        r.fail(f"an element of type {typ} inside a cell or struct")
+    return _matrix(body, endian, where, depth + 1)[1]
+
+
+def _object_array(items, dims):
+    out = np.empty(len(items), object)
+    for k, item in enumerate(items):
+        out[k] = item
+    return out.reshape(dims, order="F")
+
+
+def _sparse(r, name, dims):
+    """A sparse matrix (row indices, column starts, values) as a dense array."""
+    rows, starts, values = r.numbers(), r.numbers(), r.numbers()
+    if len(dims) != 2 or starts.size != dims[1] + 1:
+        r.fail(f"{name}: a sparse matrix of dimensions {dims} with {starts.size} column starts")
+    nnz = int(starts[-1])
+    if nnz > rows.size or nnz > values.size or np.any(np.diff(starts) < 0) or \
+            (nnz and (rows[:nnz].min() < 0 or rows[:nnz].max() >= dims[0])):
+        r.fail(f"{name}: sparse indices out of range")
+    out = np.zeros(dims, values.dtype.newbyteorder("="))
+    cols = np.repeat(np.arange(dims[1]), np.diff(starts.astype(np.int64)))
+    out[rows[:nnz].astype(np.int64), cols] = values[:nnz]
+    return out
 
 
 def loadmat(path):

@@ -474,3 +474,66 @@ class CityscapesDataset(SourceDataset):
         source = _table(func, ["image", "task"], files, values, [], self.decode)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
+
+
+class SBDataset(SourceDataset):
+    """SBDataset(dataset_dir, task='Boundaries', usage='all', num_samples=None,
+    num_parallel_workers=1, shuffle=None, decode=None, sampler=None, num_shards=None,
+    shard_id=None): the Semantic Boundaries Dataset.
+
+    The ids listed in train.txt, val.txt, train_noval.txt (usage 'train', 'val',
+    'train_noval') or train.txt then val.txt ('all') name img/<id>.jpg and cls/<id>.mat, whose
+    GTcls struct holds the targets. Columns "image" (the file's bytes, decoded to [H, W, 3]
+    with decode=True) and "task": task 'Boundaries' the 20 category boundary maps (GTcls's
+    sparse matrices, dense, [20, H, W]); 'Segmentation' the category map ([H, W]). The .mat
+    files are read when their row is (one engine thread).
+
+    Raises ValueError for a missing directory or a bad task or usage, RuntimeError for a
+    missing list, image or .mat file, or a .mat file without GTcls (naming it)."""
+
+    _CATEGORIES = 20
+
+    @_ms_args
+    def __init__(self, dataset_dir, task="Boundaries", usage="all", num_samples=None,
+                 num_parallel_workers=1, shuffle=None, decode=None, sampler=None,
+                 num_shards=None, shard_id=None):
+        func = "SBDataset"
+        self.dataset_dir = _existing_dir(func, dataset_dir)
+        self.task = _choice(func, "task", task, ("Boundaries", "Segmentation"))
+        self.usage = _choice(func, "usage", usage, ("train", "val", "train_noval", "all"))
+        self.decode = check_bool(func, "decode", False if decode is None else decode)
+        ids = []
+        for name in (["train", "val"] if self.usage == "all" else [self.usage]):
+            path = os.path.join(self.dataset_dir, name + ".txt")
+            ids += [ln.strip() for ln in _read_text(func, path, "list file").splitlines()
+                    if ln.strip()]
+        self._rows = []
+        for i in ids:
+            image = os.path.join(self.dataset_dir, "img", i + ".jpg")
+            target = os.path.join(self.dataset_dir, "cls", i + ".mat")
+            for path in (image, target):
+                if not os.path.isfile(path):
+                    raise RuntimeError(f"{func}: the file {path} of {i} does not exist.")
+            self._rows.append((image, target))
+        if not self._rows:
+            raise RuntimeError(f"{func}: Invalid data, no sample in {self.dataset_dir}.")
+        self._func = func
+        source = _data.PySource(self._read, len(self._rows), ["image", "task"])
+        super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    def _read(self, i):
+        image_path, target_path = self._rows[i]
+        with open(image_path, "rb") as f:
+            raw = np.frombuffer(f.read(), np.uint8)
+        image = _data.decode_image(raw) if self.decode else raw
+        gt = loadmat(target_path).get("GTcls")
+        try:
+            target = gt.flat[0][self.task]
+            if self.task == "Boundaries":
+                target = np.stack([target.flat[k] for k in range(self._CATEGORIES)])
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            raise RuntimeError(f"{self._func}: {target_path} has no GTcls struct with "
+                               f"{self.task} ({self._CATEGORIES} boundary maps for "
+                               "Boundaries).") from None
+        return image, np.ascontiguousarray(target)
