@@ -43,7 +43,8 @@ def test_food101_lists_and_labels(tmp_path):
         assert [str(r["label"]) for r in rows] == [k.split("/")[0] for k in keys]
         for r, k in zip(rows, keys):
             np.testing.assert_array_equal(r["image"], imgs[k])
-    _shards_cover(lambda **kw: ds.Food101Dataset(str(tmp_path), **kw), lambda r: r["image"].tobytes())
+    _shards_cover(lambda **kw: ds.Food101Dataset(str(tmp_path), **kw),
+                  lambda r: r["image"].tobytes())
     with pytest.raises(ValueError, match=r"usage is not within the valid set of \['train', 'test'"):
         ds.Food101Dataset(str(tmp_path), "val")
     (tmp_path / "meta" / "test.txt").write_text("pizza/0\n")
@@ -196,7 +197,8 @@ def test_div2k_pairs_per_downgrade_and_scale(tmp_path):
 
 def test_wider_face_annotations(tmp_path):
     imgs = {}
-    gt = {"train": [("0--Abs/a.jpg", [[1, 2, 3, 4, 0, 1, 0, 0, 2, 1], [5, 6, 7, 8, 2, 0, 1, 1, 0, 0]]),
+    gt = {"train": [("0--Abs/a.jpg", [[1, 2, 3, 4, 0, 1, 0, 0, 2, 1],
+                                      [5, 6, 7, 8, 2, 0, 1, 1, 0, 0]]),
                     ("1--Run/b.jpg", [[0] * 10])],  # no face: a count of 0 and a line of zeros
           "val": [("0--Abs/c.jpg", [[9, 9, 9, 9, 1, 1, 1, 1, 1, 0]])]}
     for split, entries in gt.items():
@@ -222,7 +224,8 @@ def test_wider_face_annotations(tmp_path):
             np.testing.assert_array_equal(r[col], f[:, k])
     test = _rows(ds.WIDERFaceDataset(str(tmp_path), "test", shuffle=False))
     assert len(test) == 1 and list(test[0]) == ["image"]
-    (tmp_path / "wider_face_split" / "wider_face_val_bbx_gt.txt").write_text("0--Abs/c.jpg\n2\n1 2\n")
+    (tmp_path / "wider_face_split" / "wider_face_val_bbx_gt.txt").write_text(
+        "0--Abs/c.jpg\n2\n1 2\n")
     with pytest.raises(RuntimeError, match=r"wider_face_val_bbx_gt.txt:1"):
         ds.WIDERFaceDataset(str(tmp_path), "valid")
     with pytest.raises(ValueError, match=r"usage is not within the valid set of \['train', 'test'"):
@@ -244,8 +247,8 @@ def test_cityscapes_tasks_and_usages(tmp_path):
                                                           1000 + len(targets))
                 (gt / f"{stem}_gtFine_polygons.json").write_text(
                     json.dumps({"imgWidth": 5, "objects": [{"label": city, "polygon": [[k, 1]]}]}))
-    for usage, task, suffix in (("train", "instance", "instanceIds"), ("val", "semantic", "labelIds"),
-                                ("all", "color", "color")):
+    for usage, task, suffix in (("train", "instance", "instanceIds"),
+                                ("val", "semantic", "labelIds"), ("all", "color", "color")):
         rows = _rows(ds.CityscapesDataset(str(tmp_path), usage, task=task, decode=True,
                                           shuffle=False))
         keys = sorted(k for k in imgs if usage == "all" or k[0] == usage)

@@ -496,7 +496,8 @@ def test_num_parallel_workers_out_of_range_names_the_boundary():
             ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=bad)
     with pytest.raises(TypeError, match="num_parallel_workers"):
         ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers="2")
-    assert ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=MAX_WORKERS).get_dataset_size() == 4
+    data = ds.FakeImageDataset(4, (2, 2, 3), num_parallel_workers=MAX_WORKERS)
+    assert data.get_dataset_size() == 4
 
 
 def test_missing_and_unknown_arguments_are_type_errors_in_mindspore_words(tmp_path):

@@ -7,7 +7,8 @@ elements, each a tag (type, byte count; or a small element: both in 4 bytes, dat
 4) and its data padded to 8 bytes. A matrix element (miMATRIX) holds the array flags (class),
 the dimensions, the name and the real part (stored in any numeric type: MATLAB saves a double
 array of small integers as uint8, and the array is returned in the stored type, as SciPy's
-loadmat does by default); miCOMPRESSED wraps a zlib-deflated element. Arrays are stored column-major.
+loadmat does by default); miCOMPRESSED wraps a zlib-deflated element. Arrays are stored
+column-major.
 
 Real numeric arrays (double, single, the integer classes, logical as uint8), cells (object
 arrays), structs (object arrays of {field: value} dicts) and sparse matrices (as dense arrays)
