@@ -143,8 +143,10 @@ def test_concat_use_sampler_errors():
     limited = ds.NumpySlicesDataset({"image": np.zeros((4, 1), np.uint8)}, num_samples=2)
     with pytest.raises(ValueError, match="NumSamples of NumpySlicesDataset"):
         (limited + b).use_sampler(ds.DistributedSampler(2, 0, shuffle=False))
-    with pytest.raises(NotImplementedError, match="RandomSampler"):
-        data.use_sampler(ds.RandomSampler())
+    with pytest.raises(ValueError, match="replacement of RandomSampler must be False"):
+        data.use_sampler(ds.RandomSampler(replacement=True))
+    with pytest.raises(ValueError, match="num_samples of RandomSampler"):
+        data.use_sampler(ds.RandomSampler(num_samples=2))
 
 
 def test_concat_of_a_dataset_without_rows_is_an_error():
@@ -161,3 +163,47 @@ def test_deepcopy_of_a_source_dataset_shares_the_source_and_copies_the_rest():
     twin.use_sampler(ds.SequentialSampler(num_samples=2))
     assert [int(r[0]) for r in twin.create_tuple_iterator(output_numpy=True)] == [0, 1]
     assert [int(r[0]) for r in data.create_tuple_iterator(output_numpy=True)] == list(range(6))
+
+
+@pytest.fixture
+def seeded():
+    """The dataset seed set for one test, unset again after it."""
+    ds.config.set_seed(5)
+    yield
+    ds.config._seed = None
+
+
+def test_concat_with_a_random_sampler_interleaves_the_children_at_random(seeded):
+    parts = [ds.GeneratorDataset(_gen(0, 3), ["x"]), ds.GeneratorDataset(_gen(3, 10), ["x"]),
+             ds.NumpySlicesDataset({"x": np.arange(10, 20).reshape(10, 1)}, shuffle=False)]
+    data = parts[0] + parts[1] + parts[2]
+    data.use_sampler(ds.RandomSampler())
+    assert data.get_dataset_size() == 20
+    it = data.create_tuple_iterator(num_epochs=3, output_numpy=True)
+    epochs = [[int(r[0][0]) for r in it] for _ in range(3)]  # one epoch per pass over it
+    for got in epochs:
+        assert sorted(got) == list(range(20))  # every row once
+        for lo, hi in ((0, 3), (3, 10), (10, 20)):  # each child in its own order
+            assert [v for v in got if lo <= v < hi] == list(range(lo, hi))
+    assert epochs[0] != list(range(20)) and len({tuple(e) for e in epochs}) > 1
+    # seeded: a new iterator repeats the first one's orders (MindSpore's rule)
+    again = [int(r[0][0]) for r in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert again == epochs[0]
+    outer = data + ds.PaddedDataset([{"x": np.array([99])}])  # the random concat as a child
+    assert sorted(int(r[0][0]) for r in outer.create_tuple_iterator(output_numpy=True)) == \
+        list(range(20)) + [99]
+
+
+def test_concat_children_must_agree_when_read():
+    ints = ds.GeneratorDataset(_gen(0, 3), ["x"])
+    other = ds.GeneratorDataset(_gen(3, 5), ["y"])
+    mixed = ints + other  # sizes can be asked for, rows cannot be read
+    assert mixed.get_dataset_size() == 5
+    with pytest.raises(RuntimeError, match="column names or column order"):
+        list(mixed.create_tuple_iterator(output_numpy=True))
+    floats = ds.NumpySlicesDataset({"x": np.zeros((2, 1), np.float32)}, shuffle=False)
+    with pytest.raises(RuntimeError, match="data types of the two datasets"):
+        list((ints + floats).create_tuple_iterator(output_numpy=True))
+    ranks = ds.NumpySlicesDataset({"x": np.zeros((2, 1, 1), np.int64)}, shuffle=False)
+    with pytest.raises(RuntimeError, match="rank of the two datasets"):
+        list((ints + ranks).create_tuple_iterator(output_numpy=True))

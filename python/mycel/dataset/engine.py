@@ -31,7 +31,8 @@ from mycel.dataset import config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
 from mycel.dataset.debug import with_hooks
-from mycel.dataset.engine_python import BucketBatchByLength, ShardRows, SplitPart
+from mycel.dataset.engine_python import (BucketBatchByLength, ShardRows, SplitPart,
+                                          random_interleave)
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
                                     SubsetSampler)
@@ -733,9 +734,15 @@ class ConcatDataset(Dataset):
     random-access GeneratorDataset, a PaddedDataset) reads only its kept rows, in its row order
     (its own shuffle is not applied); another child (a generator, a file stream, a pipeline) is
     run whole and keeps every num_shards-th row; a nested concatenation is sharded the same way,
-    its rows numbered where it starts."""
+    its rows numbered where it starts.
+
+    use_sampler(RandomSampler()) reads the concatenation in random order: each next row comes
+    from a child drawn with probability proportional to its rows left (every interleaving
+    equally likely, each child in its own order; nested concatenations flattened). Children
+    with different column names, dtypes or ranks are a RuntimeError when the rows are read."""
 
     _shard = None  # (num_shards, shard_id) after use_sampler
+    _random = False  # after use_sampler(RandomSampler())
 
     def __init__(self, datasets):
         super().__init__(_check_datasets("concat", datasets))
@@ -743,18 +750,31 @@ class ConcatDataset(Dataset):
             if _known_size(d) == 0:
                 raise ValueError(f"concat: There are no samples in the dataset number {i}. "
                                  "Please make sure there are valid samples in the dataset.")
-        for d in datasets[1:]:
-            if d._columns() != datasets[0]._columns():
-                raise ValueError(f"concat: the datasets must have the same columns, but got "
-                                 f"{datasets[0]._columns()} and {d._columns()}.")
+
+    def _check_columns(self):
+        """Children with different column names: a RuntimeError when the rows are read, as
+        MindSpore's (sizes can still be asked for)."""
+        first = self.children[0]._columns()
+        for d in self.children[1:]:
+            if d._columns() != first:
+                raise RuntimeError(f"concat: the column names or column order of the datasets "
+                                   f"to be concatenated should be the same, but got {first} and "
+                                   f"{d._columns()}.")
 
     def use_sampler(self, sampler):
-        """Shard the concatenation with a DistributedSampler (class doc). TypeError for another
-        sampler or a batched child, ValueError for shuffle=True, num_samples, or a child whose
-        sampler has num_samples (MindSpore's rules); a RandomSampler is not supported."""
+        """Shard the concatenation with a DistributedSampler, or read it in random order with a
+        RandomSampler (class doc). TypeError for another sampler or a batched child, ValueError
+        for shuffle=True, num_samples, replacement, or a child whose sampler has num_samples
+        (MindSpore's rules)."""
         if isinstance(sampler, RandomSampler):
-            raise NotImplementedError("use_sampler: a RandomSampler over a concatenation is not "
-                                      "supported by mycel; shuffle the concatenation instead.")
+            if sampler.replacement:
+                raise ValueError("use_sampler: The parameter replacement of RandomSampler must "
+                                 "be False!")
+            if sampler.num_samples is not None:
+                raise ValueError("use_sampler: The parameter num_samples of RandomSampler is not "
+                                 "support to be set!")
+            self._shard, self._random = None, True
+            return
         if not isinstance(sampler, DistributedSampler):
             raise TypeError(f"use_sampler: The parameter {sampler} of concat must be "
                             "DistributedSampler or RandomSampler!")
@@ -772,12 +792,48 @@ class ConcatDataset(Dataset):
             if getattr(child_sampler, "num_samples", None) is not None:
                 raise ValueError(f"use_sampler: The parameter NumSamples of "
                                  f"{type(child).__name__} is not support to be set!")
-        self._shard = (sampler.num_shards, sampler.shard_id)
+        self._shard, self._random = (sampler.num_shards, sampler.shard_id), False
 
     def _node(self, counted=False):
+        if not counted:
+            self._check_columns()
+        if self._random:
+            return self._random_node(counted)
         if self._shard is None:
             return _data.concat_node([c._node(counted) for c in self.children])
         return _data.concat_node(self._sharded_children(counted)[0])
+
+    def _leaves(self):
+        """The children, a nested concatenation's (not sharded, not random) in its place."""
+        out = []
+        for child in self.children:
+            plain = isinstance(child, ConcatDataset) and child._shard is None and \
+                not child._random
+            out += child._leaves() if plain else [child]
+        return out
+
+    def _random_node(self, counted):
+        leaves = self._leaves()
+        sizes = []
+        for child in leaves:
+            size = child._node(counted).size()
+            sizes.append(size if size >= 0 else child.get_dataset_size())
+        # each pipeline built to read (not to size) draws new orders, as a fresh iterator of a
+        # shuffled source does; its epochs draw from (dataset seed, pipeline, epoch)
+        self._random_builds = getattr(self, "_random_builds", 0) + (0 if counted else 1)
+        runs = [0]
+        return _data.stream_node(lambda: self._open_random(leaves, sizes, runs),
+                                 self._columns(), sum(sizes))
+
+    def _open_random(self, leaves, sizes, runs):
+        """One epoch of a RandomSampler's concatenation: the leaves' rows randomly interleaved
+        (engine_python.random_interleave), drawn from the dataset seed and the epoch."""
+        entropy = config._pipeline_entropy(self._random_builds) + [runs[0]]
+        runs[0] += 1
+        pipes = [c._start_pipeline(None, 1, seed=_seed(entropy + [k]))[0]
+                 for k, c in enumerate(leaves)]
+        rng = np.random.default_rng(_seed(entropy + [len(leaves)]))
+        return _StreamRows(random_interleave(pipes, sizes, rng))
 
     def _sharded_children(self, counted, nodes=None, pos=0):
         """The nodes of the children's kept rows (a nested concatenation's children in its

@@ -248,3 +248,23 @@ class ShardRows:
         for p, row in enumerate(rows):
             if p >= self._first and (p - self._first) % self._step == 0:
                 yield row
+
+
+def random_interleave(pipes, sizes, rng):
+    """The rows of several child pipelines interleaved at random (ConcatDataset.use_sampler
+    with a RandomSampler): each next row comes from a child drawn with probability
+    proportional to its rows left, so every interleaving is equally likely and each child
+    keeps its own order. The pipelines are stopped at the end."""
+    left = np.array(sizes, np.float64)
+    try:
+        while left.sum() > 0:
+            k = int(rng.choice(len(left), p=left / left.sum()))
+            row = pipes[k].next(True)
+            if row is None:  # fewer rows than its size said
+                left[k] = 0
+                continue
+            left[k] -= 1
+            yield row
+    finally:
+        for pipe in pipes:
+            pipe.stop()
