@@ -422,6 +422,12 @@ def test_phototour_patches_against_numpy(tmp_path):
     assert train.get_dataset_size() == 300
     for k in (0, 17, 255, 256, 299):
         np.testing.assert_array_equal(_rows(train.skip(k).take(1))[0]["image"], patch(k))
+    small = ds.PhotoTourDataset(str(tmp_path), "yosemite", shuffle=False)
+    small._CACHED_SHEETS = 1  # every other row evicts the other sheet
+    small.use_sampler(ds.SubsetSampler([0, 256, 1, 257]))
+    for k, r in zip((0, 256, 1, 257), _rows(small)):
+        np.testing.assert_array_equal(r["image"], patch(k))
+    assert len(small._cache) == 1
     rows = _rows(ds.PhotoTourDataset(str(tmp_path), "yosemite", "test", shuffle=False))
     for r, (a, pa, b, pb) in zip(rows, matches):
         np.testing.assert_array_equal(r["image1"], patch(a))

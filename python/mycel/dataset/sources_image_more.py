@@ -656,7 +656,8 @@ class PhotoTourDataset(SourceDataset):
     patch) and m50_100000_100000_0.txt ("<patch1> <point1> _ <patch2> <point2> _ _" lines).
     usage 'train' (None): one row per line of info.txt, column "image" (uint8 [64, 64, 1]);
     'test': one row per match, columns "image1", "image2", "matches" (uint32 scalar, 1 when
-    the two patches show the same 3-D point). Sheets are read when first needed. PKSampler's
+    the two patches show the same 3-D point). Sheets are read when first needed and the 64
+    most recently used kept. PKSampler's
     classes: the patch's 3-D point id (train), the matches value (test).
 
     Raises ValueError for a bad name or usage or a missing directory, RuntimeError for a
@@ -728,15 +729,19 @@ class PhotoTourDataset(SourceDataset):
             out.append((int(words[0]), int(words[3]), int(words[1] == words[4])))
         return out
 
+    _CACHED_SHEETS = 64  # the sheets kept decoded (1 MiB each), least recently used dropped
+
     def _patch(self, k):
         sheet = k // 256
-        image = self._cache.get(sheet)
+        image = self._cache.pop(sheet, None)
         if image is None:
             image = _read_bmp_gray(self._func, self._sheets[sheet])
             if image.shape[0] < 1024 or image.shape[1] < 1024:
                 raise RuntimeError(f"{self._func}: the BMP sheet {self._sheets[sheet]} is "
                                    f"{image.shape[1]}x{image.shape[0]}, not 1024x1024.")
-            self._cache[sheet] = image
+            if len(self._cache) >= self._CACHED_SHEETS:
+                self._cache.pop(next(iter(self._cache)))
+        self._cache[sheet] = image  # most recently used last
         r, c = (k % 256) // 16, k % 16
         return np.ascontiguousarray(image[r * 64:(r + 1) * 64, c * 64:(c + 1) * 64, None])
 
