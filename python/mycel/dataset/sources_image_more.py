@@ -15,6 +15,7 @@ import functools
 import inspect
 import os
 import re
+import threading
 
 import numpy as np
 
@@ -680,7 +681,7 @@ class PhotoTourDataset(SourceDataset):
             raise RuntimeError(f"{func}: the folder {folder} does not exist.")
         self._sheets = [os.path.join(folder, n) for n in sorted(os.listdir(folder))
                         if n.endswith("bmp")]
-        self._cache = {}
+        self._cache, self._lock = {}, threading.Lock()
         info = [ln for ln in _read_text(func, os.path.join(folder, "info.txt"),
                                         "info file").splitlines() if ln.strip()]
         if self.usage == "train":
@@ -733,15 +734,16 @@ class PhotoTourDataset(SourceDataset):
 
     def _patch(self, k):
         sheet = k // 256
-        image = self._cache.pop(sheet, None)
-        if image is None:
-            image = _read_bmp_gray(self._func, self._sheets[sheet])
-            if image.shape[0] < 1024 or image.shape[1] < 1024:
-                raise RuntimeError(f"{self._func}: the BMP sheet {self._sheets[sheet]} is "
-                                   f"{image.shape[1]}x{image.shape[0]}, not 1024x1024.")
-            if len(self._cache) >= self._CACHED_SHEETS:
-                self._cache.pop(next(iter(self._cache)))
-        self._cache[sheet] = image  # most recently used last
+        with self._lock:  # rows may be read by several engine threads in turn
+            image = self._cache.pop(sheet, None)
+            if image is None:
+                image = _read_bmp_gray(self._func, self._sheets[sheet])
+                if image.shape[0] < 1024 or image.shape[1] < 1024:
+                    raise RuntimeError(f"{self._func}: the BMP sheet {self._sheets[sheet]} is "
+                                       f"{image.shape[1]}x{image.shape[0]}, not 1024x1024.")
+                while len(self._cache) >= self._CACHED_SHEETS:
+                    self._cache.pop(next(iter(self._cache)))
+            self._cache[sheet] = image  # most recently used last
         r, c = (k % 256) // 16, k % 16
         return np.ascontiguousarray(image[r * 64:(r + 1) * 64, c * 64:(c + 1) * 64, None])
 
