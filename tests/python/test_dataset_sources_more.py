@@ -428,6 +428,10 @@ def test_phototour_patches_against_numpy(tmp_path):
     for k, r in zip((0, 256, 1, 257), _rows(small)):
         np.testing.assert_array_equal(r["image"], patch(k))
     assert len(small._cache) == 1
+    import copy
+    twin = copy.deepcopy(small)
+    assert twin._cache == {} and twin._lock is not small._lock
+    np.testing.assert_array_equal(_rows(twin)[1]["image"], patch(256))
     rows = _rows(ds.PhotoTourDataset(str(tmp_path), "yosemite", "test", shuffle=False))
     for r, (a, pa, b, pb) in zip(rows, matches):
         np.testing.assert_array_equal(r["image1"], patch(a))

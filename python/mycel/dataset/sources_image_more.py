@@ -732,6 +732,11 @@ class PhotoTourDataset(SourceDataset):
 
     _CACHED_SHEETS = 64  # the sheets kept decoded (1 MiB each), least recently used dropped
 
+    def __deepcopy__(self, memo):
+        """A copy with its own (empty) sheet cache and lock."""
+        memo[id(self._cache)], memo[id(self._lock)] = {}, threading.Lock()
+        return super().__deepcopy__(memo)
+
     def _patch(self, k):
         sheet = k // 256
         with self._lock:  # rows may be read by several engine threads in turn
