@@ -274,6 +274,7 @@ class ConcatOp : public Op {
     for (;;) {
       Msg m = children_[cur_]->pop();
       if (m.is_row()) {
+        if (!checked_[cur_]) verify(m.row);
         m.id = id_++;
         if (skip_ > 0) {
           --skip_;
@@ -290,7 +291,35 @@ class ConcatOp : public Op {
   }
 
  private:
+  // MindSpore's check, on each child's first row: the column count, dtypes and ranks of the
+  // first row concat gave (a mismatch is a RuntimeError when the rows are read).
+  void verify(const Row& row) {
+    checked_[cur_] = true;
+    if (!have_ref_) {
+      for (const Array& a : row) ref_.emplace_back(a.dtype(), a.ndim());
+      have_ref_ = true;
+      return;
+    }
+    MC_CHECK(row.size() == ref_.size(), Runtime, "concat: the datasets to be concatenated should ",
+             "have the same columns, but dataset ", cur_, " has ", row.size(), " and the first ",
+             ref_.size(), ".");
+    for (size_t c = 0; c < row.size(); ++c) {
+      MC_CHECK(row[c].dtype() == ref_[c].first, Runtime,
+               "concat: the data types of the two datasets to be concatenated should be the "
+               "same, but got: ",
+               data_type_name(ref_[c].first), " and ", data_type_name(row[c].dtype()), " (column ",
+               c, " of dataset ", cur_, ").");
+      MC_CHECK(row[c].ndim() == ref_[c].second, Runtime,
+               "concat: the data tensor rank of the two datasets to be concatenated should be "
+               "the same, but got: ",
+               ref_[c].second, " and ", row[c].ndim(), " (column ", c, " of dataset ", cur_, ").");
+    }
+  }
+
   std::vector<Op*> children_;
+  std::vector<bool> checked_ = std::vector<bool>(children_.size(), false);
+  std::vector<std::pair<DataType, int64_t>> ref_;
+  bool have_ref_ = false;
   size_t cur_ = 0;
   uint64_t id_ = 0;
   int64_t skip_;

@@ -243,11 +243,9 @@ NodePtr zip_node(std::vector<NodePtr> children) {
 
 NodePtr concat_node(std::vector<NodePtr> children) {
   MC_CHECK(!children.empty(), Value, "concat: there are no datasets to concatenate.");
-  for (const auto& c : children) {
-    MC_CHECK(c->columns == children[0]->columns, Value,
-             "concat: the datasets must have the same columns, but got ",
-             quoted_list(children[0]->columns), " and ", quoted_list(c->columns), ".");
-  }
+  // Children's column names are not compared here: MindSpore lets a concatenation be sized
+  // whatever they are; reading one checks them (ConcatDataset in Python) and the rows' dtypes
+  // and ranks (ConcatOp).
   auto n = std::make_shared<Node>();
   n->kind = Node::Kind::Concat;
   n->columns = children[0]->columns;

@@ -140,6 +140,7 @@ void bind_data(pyb::module_& parent) {
   bind_data_text(m);
   bind_data_sources_vision(m);
   bind_data_video(m);
+  bind_data_sources_more(m);
 }
 
 }  // namespace mycel::py

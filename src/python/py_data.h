@@ -32,6 +32,7 @@ void bind_data_audio(pyb::module_& m);   // py_data_audio.cc
 void bind_data_text(pyb::module_& m);    // py_data_text.cc
 void bind_data_sources_vision(pyb::module_& m);  // py_data_sources_vision.cc
 void bind_data_video(pyb::module_& m);           // py_data_video.cc
+void bind_data_sources_more(pyb::module_& m);    // py_data_sources_more.cc
 
 // Data sink (GraphFunction.sink in py_graph.cc): the next row of `pipeline` (a
 // _data.Pipeline) as Tensors, waited for with the GIL released (held on entry). EndOfEpoch

@@ -106,3 +106,17 @@ from mycel.dataset import debug  # noqa: E402,F401
 
 # ds.serialize / ds.deserialize / ds.show: a pipeline as JSON (serialize.py).
 from mycel.dataset.serialize import deserialize, serialize, show  # noqa: E402,F401
+# PaddedDataset (padded.py): rows given as dicts, to pad a data set before sharding it.
+from mycel.dataset.padded import PaddedDataset  # noqa: E402,F401
+# More image data sets (sources_image_more.py, sources_image_extra.py).
+from mycel.dataset.sources_image_more import (  # noqa: E402,F401
+    Caltech101Dataset, Caltech256Dataset, FakeImageDataset, Flowers102Dataset, KITTIDataset,
+    PhotoTourDataset, Places365Dataset, QMnistDataset, SBUDataset, SemeionDataset)
+from mycel.dataset.sources_image_extra import (  # noqa: E402,F401
+    CityscapesDataset, DIV2KDataset, Food101Dataset, RenderedSST2Dataset, SBDataset,
+    STL10Dataset, SVHNDataset, USPSDataset, WIDERFaceDataset)
+__all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImageDataset",
+            "Flowers102Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
+            "QMnistDataset", "SBUDataset", "SemeionDataset", "CityscapesDataset", "DIV2KDataset",
+            "Food101Dataset", "RenderedSST2Dataset", "SBDataset", "STL10Dataset", "SVHNDataset",
+            "USPSDataset", "WIDERFaceDataset"]

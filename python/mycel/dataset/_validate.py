@@ -1,6 +1,7 @@
 """Argument checks shared by the dataset API: each names the function and the bad value; and
 _reraise, which re-raises an error with the op that raised it named."""
 import numbers
+import os
 
 import numpy as np
 
@@ -43,9 +44,19 @@ def check_number(func, name, value):
     return float(value)
 
 
+# The most engine threads an op may ask for: the CPU count as MindSpore, but at least 64, so
+# that a program written for a larger machine still runs on a small one.
+MAX_WORKERS = max(os.cpu_count() or 1, 64)
+
+
 def check_workers(func, value):
-    """num_parallel_workers: None or a positive int (the basic engine runs in one thread)."""
-    return check_int(func, "num_parallel_workers", value, 1, none_ok=True)
+    """num_parallel_workers: None or an int in [1, MAX_WORKERS] (MindSpore's message when out
+    of range)."""
+    value = check_int(func, "num_parallel_workers", value, none_ok=True)
+    if value is not None and not 1 <= value <= MAX_WORKERS:
+        raise ValueError(f"{func}: num_parallel_workers exceeds the boundary between 1 and "
+                         f"{MAX_WORKERS}! (got {value})")
+    return value
 
 
 def check_columns(func, name, value, none_ok=False):

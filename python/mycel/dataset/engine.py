@@ -34,7 +34,8 @@ from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_
                                      check_known_columns, check_workers)
 from mycel.dataset.debug import with_hooks
 from mycel.dataset._serdes_record import record_init
-from mycel.dataset.engine_python import BucketBatchByLength, SplitPart
+from mycel.dataset.engine_python import (BucketBatchByLength, ShardRows, SplitPart,
+                                          random_interleave)
 from mycel.dataset.engine_sync import ReleasePair, callback_hooks, open_sync_waits
 from mycel.dataset.iterators import DictIterator, TupleIterator
 from mycel.dataset.samplers import (DistributedSampler, RandomSampler, SubsetRandomSampler,
@@ -447,6 +448,14 @@ def _split_counts(sizes, n):
         raise RuntimeError(f"split: Sum of calculated split sizes {sum(counts)} is not equal to "
                            f"dataset size {n}.")
     return counts
+
+
+def _known_size(dataset):
+    """The rows of one epoch when known without a pass, else -1."""
+    try:
+        return dataset._node().size()
+    except Exception:  # pylint: disable=broad-except (a bad source fails when it is run)
+        return _UNKNOWN
 
 
 def _plan(node):
@@ -885,17 +894,146 @@ class ZipDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
-    """concat: the children's rows one after another."""
+    """concat: the children's rows one after another. A child known to have no rows is a
+    ValueError, as MindSpore's.
+
+    use_sampler(DistributedSampler(num_shards, shard_id, shuffle=False)) shards the
+    concatenation: its rows are numbered across the children (0, 1, ...) and the shard keeps
+    those whose number p has p % num_shards == shard_id, in order; no row is repeated to even
+    out the shards (pad with a PaddedDataset for that). A child read by index (a source, a
+    random-access GeneratorDataset, a PaddedDataset) reads only its kept rows, in its row order
+    (its own shuffle is not applied); another child (a generator, a file stream, a pipeline) is
+    run whole and keeps every num_shards-th row; a nested concatenation is sharded the same way,
+    its rows numbered where it starts.
+
+    use_sampler(RandomSampler()) reads the concatenation in random order: each next row comes
+    from a child drawn with probability proportional to its rows left (every interleaving
+    equally likely, each child in its own order; nested concatenations flattened). Children
+    with different column names, dtypes or ranks are a RuntimeError when the rows are read."""
+
+    _shard = None  # (num_shards, shard_id) after use_sampler
+    _random = False  # after use_sampler(RandomSampler())
 
     def __init__(self, datasets):
         super().__init__(_check_datasets("concat", datasets))
-        for d in datasets[1:]:
-            if d._columns() != datasets[0]._columns():
-                raise ValueError(f"concat: the datasets must have the same columns, but got "
-                                 f"{datasets[0]._columns()} and {d._columns()}.")
+        for i, d in enumerate(datasets):
+            if _known_size(d) == 0:
+                raise ValueError(f"concat: There are no samples in the dataset number {i}. "
+                                 "Please make sure there are valid samples in the dataset.")
+
+    def _check_columns(self):
+        """Children with different column names: a RuntimeError when the rows are read, as
+        MindSpore's (sizes can still be asked for)."""
+        first = self.children[0]._columns()
+        for d in self.children[1:]:
+            if d._columns() != first:
+                raise RuntimeError(f"concat: the column names or column order of the datasets "
+                                   f"to be concatenated should be the same, but got {first} and "
+                                   f"{d._columns()}.")
+
+    def use_sampler(self, sampler):
+        """Shard the concatenation with a DistributedSampler, or read it in random order with a
+        RandomSampler (class doc). TypeError for another sampler or a batched child, ValueError
+        for shuffle=True, num_samples, replacement, or a child whose sampler has num_samples
+        (MindSpore's rules)."""
+        if isinstance(sampler, RandomSampler):
+            if sampler.replacement:
+                raise ValueError("use_sampler: The parameter replacement of RandomSampler must "
+                                 "be False!")
+            if sampler.num_samples is not None:
+                raise ValueError("use_sampler: The parameter num_samples of RandomSampler is not "
+                                 "support to be set!")
+            self._shard, self._random = None, True
+            return
+        if not isinstance(sampler, DistributedSampler):
+            raise TypeError(f"use_sampler: The parameter {sampler} of concat must be "
+                            "DistributedSampler or RandomSampler!")
+        if sampler.shuffle:
+            raise ValueError("use_sampler: The parameter shuffle of DistributedSampler must be "
+                             "False!")
+        if sampler.num_samples is not None:
+            raise ValueError("use_sampler: The parameter num_samples of DistributedSampler is "
+                             "not support to be set!")
+        for child in self.children:
+            if isinstance(child, BatchDataset):
+                raise TypeError(f"use_sampler: The parameter {type(child).__name__} of concat "
+                                "must not be BatchDataset or PaddedBatchDataset!")
+            child_sampler = getattr(child, "sampler", None)
+            if getattr(child_sampler, "num_samples", None) is not None:
+                raise ValueError(f"use_sampler: The parameter NumSamples of "
+                                 f"{type(child).__name__} is not support to be set!")
+        self._shard, self._random = (sampler.num_shards, sampler.shard_id), False
 
     def _node(self, counted=False):
-        return _data.concat_node([c._node(counted) for c in self.children])
+        if not counted:
+            self._check_columns()
+        if self._random:
+            return self._random_node(counted)
+        if self._shard is None:
+            return _data.concat_node([c._node(counted) for c in self.children])
+        return _data.concat_node(self._sharded_children(counted)[0])
+
+    def _leaves(self):
+        """The children, a nested concatenation's (not sharded, not random) in its place."""
+        out = []
+        for child in self.children:
+            plain = isinstance(child, ConcatDataset) and child._shard is None and \
+                not child._random
+            out += child._leaves() if plain else [child]
+        return out
+
+    def _random_node(self, counted):
+        leaves = self._leaves()
+        sizes = []
+        for child in leaves:
+            size = child._node(counted).size()
+            sizes.append(size if size >= 0 else child.get_dataset_size())
+        # each pipeline built to read (not to size) draws new orders, as a fresh iterator of a
+        # shuffled source does; its epochs draw from (dataset seed, pipeline, epoch)
+        self._random_builds = getattr(self, "_random_builds", 0) + (0 if counted else 1)
+        runs = [0]
+        return _data.stream_node(lambda: self._open_random(leaves, sizes, runs),
+                                 self._columns(), sum(sizes))
+
+    def _open_random(self, leaves, sizes, runs):
+        """One epoch of a RandomSampler's concatenation: the leaves' rows randomly interleaved
+        (engine_python.random_interleave), drawn from the dataset seed and the epoch."""
+        entropy = config._pipeline_entropy(self._random_builds) + [runs[0]]
+        runs[0] += 1
+        pipes = [c._start_pipeline(None, 1, seed=_seed(entropy + [k]))[0]
+                 for k, c in enumerate(leaves)]
+        rng = np.random.default_rng(_seed(entropy + [len(leaves)]))
+        return _StreamRows(random_interleave(pipes, sizes, rng))
+
+    def _sharded_children(self, counted, nodes=None, pos=0):
+        """The nodes of the children's kept rows (a nested concatenation's children in its
+        place), the first child's first row numbered pos; returns (nodes, rows numbered)."""
+        num_shards, shard_id = self._shard
+        nodes = [] if nodes is None else nodes
+        for child in self.children:
+            if isinstance(child, ConcatDataset) and child._shard is None:
+                child._shard = self._shard
+                try:
+                    nodes, pos = child._sharded_children(counted, nodes, pos)
+                finally:
+                    child._shard = None
+                continue
+            size = child._node(counted).size()
+            if size < 0:  # unknown without a pass; the next child's numbering depends on it
+                size = child.get_dataset_size()
+            first = (shard_id - pos) % num_shards
+            if getattr(child, "_reads_by_index", False) and hasattr(child, "sampler"):
+                saved = child.sampler
+                child.sampler = SubsetSampler(np.arange(first, size, num_shards))
+                try:
+                    nodes.append(child._node(counted))
+                finally:
+                    child.sampler = saved
+            else:
+                rows = ShardRows(child._columns(), first, num_shards, size)
+                nodes.append(PythonStreamDataset(child, rows)._node(counted))
+            pos += size
+        return nodes, pos
 
 
 class PythonStreamDataset(Dataset):

@@ -227,3 +227,44 @@ class SplitPart:
                 raise RuntimeError(f"split: the dataset gave {len(rows)} rows this epoch, fewer "
                                    f"than when it was split; row {p} of a part is missing.")
             yield tuple(rows[p])
+
+
+# ----- sharding a concatenation (ConcatDataset.use_sampler) -----
+
+class ShardRows:
+    """The rows first, first + step, ... of the child's epoch (size: the child's rows, -1 when
+    unknown): one child of a sharded concatenation that is not read by index."""
+
+    def __init__(self, columns, first, step, size):
+        self.columns = list(columns)
+        self._first, self._step, self._size = first, step, size
+
+    def size(self):
+        if self._size < 0:
+            return -1
+        return len(range(self._first, self._size, self._step))
+
+    def rows(self, rows):
+        for p, row in enumerate(rows):
+            if p >= self._first and (p - self._first) % self._step == 0:
+                yield row
+
+
+def random_interleave(pipes, sizes, rng):
+    """The rows of several child pipelines interleaved at random (ConcatDataset.use_sampler
+    with a RandomSampler): each next row comes from a child drawn with probability
+    proportional to its rows left, so every interleaving is equally likely and each child
+    keeps its own order. The pipelines are stopped at the end."""
+    left = np.array(sizes, np.float64)
+    try:
+        while left.sum() > 0:
+            k = int(rng.choice(len(left), p=left / left.sum()))
+            row = pipes[k].next(True)
+            if row is None:  # fewer rows than its size said
+                left[k] = 0
+                continue
+            left[k] -= 1
+            yield row
+    finally:
+        for pipe in pipes:
+            pipe.stop()

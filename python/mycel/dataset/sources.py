@@ -9,6 +9,7 @@ A SourceDataset wraps a C++ source (``_mycel._data.Source``, src/data/source.h) 
 num_parallel_workers threads. Rows are read-only views of the loaded data.
 """
 import builtins
+import copy
 import types
 
 import numpy as np
@@ -47,6 +48,16 @@ class SourceDataset(Dataset):
     def _node(self, counted=False):
         return _data.source_node(self._source, self.sampler._c_sampler_for(self._source),
                                  self._workers())
+
+    def __deepcopy__(self, memo):
+        """A copy whose Python state is deep-copied and which shares the C++ source (read-only,
+        and not picklable): copy.deepcopy(dataset) as MindSpore's tests use it."""
+        memo[id(self._source)] = self._source
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            setattr(new, key, copy.deepcopy(value, memo))
+        return new
 
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""

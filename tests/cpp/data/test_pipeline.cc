@@ -414,8 +414,11 @@ TEST(DataPipeline, SmartConstructorErrors) {
   EXPECT_THROW(skip_node(s, -1), Error);
   EXPECT_THROW(take_node(s, 0), Error);
   EXPECT_THROW(zip_node({s, s}), Error);  // the columns clash
+  EXPECT_THROW(concat_node({}), Error);
+  // column names may differ when the node is built (MindSpore sizes such a concatenation);
+  // reading it checks them in Python (ConcatDataset), dtypes and ranks in ConcatOp
   NodePtr renamed = project_node(s, {0}, {"z"});
-  EXPECT_THROW(concat_node({s, renamed}), Error);
+  EXPECT_EQ(concat_node({s, renamed})->columns, s->columns);
   EXPECT_THROW(make_distributed_sampler(2, 2, false, -1, -1), Error);
   PipelineOptions o;
   o.num_epochs = 1;
