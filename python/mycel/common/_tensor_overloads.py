@@ -1,0 +1,283 @@
+"""MindSpore 2.x's overloaded Tensor methods: one method name, two calling forms (the numpy
+form ``x.max(axis, keepdims, *, initial, where, return_indices)`` and the torch form
+``x.max(dim=..., keepdim=...)`` that returns (values, indices)), told apart by the arguments
+given. Written on mycel.ops, so GRAPH mode compiles the same functions (common/tensor.py
+attaches them to Tensor).
+
+How a call picks its form (the same in both modes):
+
+- ``sum``: ``x.sum(dim, keepdim, *, dtype)`` when the second argument is a bool or ``dim`` /
+  ``keepdim`` is given by name; otherwise ``x.sum(axis, dtype, keepdims, initial)``, which
+  adds ``initial`` before casting the result to ``dtype`` (as MindSpore's).
+- ``max`` / ``min``: the torch form (a tuple) only when ``dim`` is given by name; positional
+  ints keep the numpy form (a tensor), as MindSpore's GRAPH mode and numpy read them (mycel's
+  own code relies on it). ``where`` needs ``initial``, as numpy's.
+- ``transpose``: two ints are ``transpose(dim0, dim1)`` (the two dims swapped); otherwise the
+  permutation (``*axes`` or one tuple/list), reversed when none is given.
+- ``scatter_add``: ``(dim, index, src)`` adds src along dim (torch's scatter_add);
+  ``(indices, updates)`` adds updates at the N-d indices (ops.tensor_scatter_add).
+"""
+from mycel import _mycel as _C
+from mycel.ops.function import math_func as _m, array_func as _a, array_ext_func as _ax
+from mycel.ops.function import sort_scan_func as _s, index_add_func as _ia
+from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.primitive import constexpr
+
+Tensor = _C.Tensor
+
+
+@constexpr
+def _check_reduce_options(op, initial_is_number, initial_given, where_ok, where_is_mask,
+                          return_indices):
+    if initial_given and not initial_is_number:
+        raise TypeError(f"For 'Tensor.{op}', 'initial' must be a number (int, float or bool) "
+                        f"or None.")
+    if not where_ok:
+        raise TypeError(f"For 'Tensor.{op}', 'where' must be True or a bool Tensor.")
+    if where_is_mask and not initial_given:
+        raise ValueError(f"For 'Tensor.{op}', a 'where' mask needs 'initial' (the value of a "
+                         f"reduction over no element).")
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"For 'Tensor.{op}', 'return_indices' must be a bool, but got "
+                        f"{return_indices!r}.")
+
+
+@constexpr
+def _is_int_axis(axis):
+    return isinstance(axis, int) and not isinstance(axis, bool)
+
+
+def _extreme(self, op, axis, keepdims, initial, where, return_indices, dim, keepdim):
+    """Tensor.max / Tensor.min (op 'max' or 'min') in either form."""
+    if dim is not None:  # torch form: (values, int64 indices) along dim
+        keep = bool(keepdim) if keepdim is not None else bool(keepdims)
+        if op == "max":
+            return _m.amax(self, dim, keep), _m.argmax(self, dim, keep)
+        return _m.amin(self, dim, keep), _m.argmin(self, dim, keep)
+    where_mask = isinstance(where, Tensor)
+    _check_reduce_options(op, isinstance(initial, (int, float)), initial is not None,
+                          where_mask or where is True, where_mask, return_indices)
+    x = self
+    if where_mask:
+        x = _m.where(where, x, _a.full(x.shape, initial, dtype=x.dtype))
+    if op == "max":
+        out = _m.amax(x, axis, keepdims)
+        if initial is not None:
+            out = _m.maximum(out, _a.full(out.shape, initial, dtype=out.dtype))
+    else:
+        out = _m.amin(x, axis, keepdims)
+        if initial is not None:
+            out = _m.minimum(out, _a.full(out.shape, initial, dtype=out.dtype))
+    if not return_indices:
+        return out
+    if axis is None:
+        idx = _m.argmax(x) if op == "max" else _m.argmin(x)
+    else:
+        if not _is_int_axis(axis):
+            raise ValueError(f"For 'Tensor.{op}', return_indices needs one int axis.")
+        idx = _m.argmax(x, axis, keepdims) if op == "max" else _m.argmin(x, axis, keepdims)
+    return out, idx
+
+
+def max(self, axis=None, keepdims=False, *, initial=None, where=True,  # noqa: A001
+        return_indices=False, dim=None, keepdim=None, out=None):
+    """The maximum over axis (None: all) as numpy's (initial, where); with return_indices, or
+    in the torch form max(dim=..., keepdim=...), (values, indices) along that dim."""
+    if out is not None:
+        raise TypeError("For 'Tensor.max', 'out' is not supported (it must be None).")
+    return _extreme(self, "max", axis, keepdims, initial, where, return_indices, dim, keepdim)
+
+
+def min(self, axis=None, keepdims=False, *, initial=None, where=True,  # noqa: A001
+        return_indices=False, dim=None, keepdim=None, out=None):
+    """The minimum over axis (None: all) as numpy's (initial, where); with return_indices, or
+    in the torch form min(dim=..., keepdim=...), (values, indices) along that dim."""
+    if out is not None:
+        raise TypeError("For 'Tensor.min', 'out' is not supported (it must be None).")
+    return _extreme(self, "min", axis, keepdims, initial, where, return_indices, dim, keepdim)
+
+
+def sum(self, axis=None, *args, dtype=None, keepdims=False, initial=None,  # noqa: A001
+        out=None, dim=None, keepdim=None):
+    """The sum over axis (None: all). numpy form sum(axis, dtype, keepdims, initial): initial
+    is added, then the result cast to dtype. torch form sum(dim, keepdim, *, dtype) (a bool
+    second argument, or dim/keepdim by name)."""
+    if out is not None:
+        raise TypeError("For 'Tensor.sum', 'out' is not supported (it must be None).")
+    if len(args) > 3:
+        raise TypeError(f"For 'Tensor.sum', at most 5 positional arguments are taken, but got "
+                        f"{len(args) + 2}.")
+    if args and isinstance(args[0], bool):  # x.sum(dim, keepdim, *, dtype): the torch form
+        if len(args) > 1:
+            raise TypeError("For 'Tensor.sum', sum(dim, keepdim) takes dtype by name only.")
+        keepdims = args[0]
+    elif args:
+        dtype = args[0]
+        if len(args) > 1:
+            keepdims = args[1]
+        if len(args) > 2:
+            initial = args[2]
+    if dim is not None:
+        axis = dim
+    if keepdim is not None:
+        keepdims = keepdim
+    x = self.astype(_C.int32) if self.dtype == _C.bool else self
+    res = _m.sum(x, axis, bool(keepdims))
+    if initial is not None:
+        res = _m.add(res, initial)
+    if dtype is not None:
+        return res.astype(dtype)
+    return res if initial is None else res.astype(x.dtype)
+
+
+def transpose(self, *axes):
+    """transpose(dim0, dim1): the two dims swapped; transpose(*axes) or transpose(axes): the
+    permutation axes (reversed dims when none is given)."""
+    if len(axes) == 2 and _is_int_axis(axes[0]) and _is_int_axis(axes[1]):
+        return _a.swapaxes(self, axes[0], axes[1])
+    if len(axes) == 1 and not isinstance(axes[0], (tuple, list)):
+        axes = (axes[0],)
+    elif len(axes) == 1:
+        axes = tuple(axes[0])
+    if not axes:
+        axes = tuple(_reversed_dims(self.ndim))
+    return _a.transpose(self, axes)
+
+
+@constexpr
+def _reversed_dims(n):
+    return tuple(range(n - 1, -1, -1))
+
+
+def byte(self):
+    """The tensor as uint8."""
+    return self.astype(_C.uint8)
+
+
+@constexpr
+def _median_pos(shape, axis, op):
+    if not shape:
+        return 0, 0
+    n = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -n <= axis < n:
+        raise ValueError(f"For 'Tensor.{op}', the axis must be an int in [{-n}, {n}), but got "
+                         f"{axis!r}.")
+    axis %= n
+    if shape[axis] == 0:
+        raise ValueError(f"For 'Tensor.{op}', the median of an empty axis is not defined.")
+    return axis, (shape[axis] - 1) // 2
+
+
+def median(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """The lower median (of an even count, the smaller middle value, as torch's). median():
+    over all elements, a 0-d tensor. median(axis, keepdims) / median(dim=..., keepdim=...):
+    (values, int64 indices) along that axis; the index is where the value sits in the input
+    (the first of equal values)."""
+    if dim is not None:
+        axis = dim
+    if keepdim is not None:
+        keepdims = keepdim
+    if axis is None:
+        flat = _a.reshape(self, (-1,))
+        ax, k = _median_pos(flat.shape, 0, "median")
+        values, _ = _s.sort(flat, 0)
+        return _a.reshape(_ax.narrow(values, 0, k, 1), ())
+    ax, k = _median_pos(self.shape, axis, "median")
+    if self.ndim == 0:
+        return self, _a.zeros((), _C.int64)
+    values, indices = _s.sort(self, ax)
+    v = _ax.narrow(values, ax, k, 1)
+    i = _ax.narrow(indices, ax, k, 1).astype(_C.int64)
+    if not keepdims:
+        v, i = _a.squeeze(v, ax), _a.squeeze(i, ax)
+    return v, i
+
+
+def scatter(self, axis=None, index=None, src=None, *, dim=None, value=None, reduce=None):
+    """self with src (a tensor or a number; or value=) written along axis (or dim) at index
+    (ops.scatter; torch's Tensor.scatter)."""
+    if reduce is not None:
+        raise ValueError("For 'Tensor.scatter', 'reduce' is not supported; use scatter_add "
+                         "for reduce='add'.")
+    axis = axis if dim is None else dim
+    src = src if value is None else value
+    if axis is None or index is None or src is None:
+        raise TypeError("For 'Tensor.scatter', give the axis (or dim), the index and src (or "
+                        "value).")
+    return _ia.scatter(self, axis, index, src)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """input_x with updates added at the N-d indices (the last dim of indices indexes
+    input_x's first dims; a position named twice gets both updates), as ops.tensor_scatter_add.
+    """
+    x = as_tensor(input_x)
+    u = as_tensor(updates).astype(x.dtype)
+    return _m.add(x, prim("ScatterNd")(as_tensor(indices), u, x.shape))
+
+
+def scatter_add(self, dim, index=None, src=None):
+    """scatter_add(dim, index, src): src added along dim at index (torch's); scatter_add(
+    indices, updates): updates added at the N-d indices (ops.tensor_scatter_add)."""
+    if src is None:
+        if index is None:
+            raise TypeError("For 'Tensor.scatter_add', give (dim, index, src) or (indices, "
+                            "updates).")
+        return tensor_scatter_add(self, dim, index)
+    return _ia.tensor_scatter_elements(self, index, src, dim, "add")
+
+
+def sort(self, axis=-1, descending=False, *, dim=None, stable=False):
+    """(values, int32 indices) sorted along axis (or dim); stable always (mycel's Sort is)."""
+    return _s.sort(self, axis if dim is None else dim, descending)
+
+
+def mm(self, mat2):
+    """The matrix product of two 2-D tensors."""
+    if not isinstance(mat2, Tensor):
+        raise TypeError(f"For 'Tensor.mm', mat2 must be a Tensor, but got "
+                        f"{type(mat2).__name__}.")
+    _check_mm(self.shape, mat2.shape)
+    return _m.matmul(self, mat2)
+
+
+@constexpr
+def _check_mm(a, b):
+    if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
+        raise ValueError(f"For 'Tensor.mm', the inputs must be 2-D with shapes (n, m) and "
+                         f"(m, p), but got {tuple(a)} and {tuple(b)}.")
+
+
+def bincount(self, weights=None, minlength=0):
+    """Counts of each value 0..max of a 1-D tensor of non-negative ints (weights: their sums
+    instead), at least minlength long. Its length depends on the values, so it runs in
+    PYNATIVE mode; GRAPH mode refuses it (reading the maximum needs its value)."""
+    _check_bincount(self.shape, self.dtype, minlength)
+    n = _bincount_length(self, minlength)
+    w = _a.ones(self.shape, _C.int64) if weights is None else as_tensor(weights)
+    idx = _a.reshape(self.astype(_C.int64), (-1, 1))
+    return prim("ScatterNd")(idx, w, (n,))
+
+
+@constexpr
+def _check_bincount(shape, dtype, minlength):
+    if len(shape) != 1 or dtype not in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8):
+        raise TypeError(f"For 'Tensor.bincount', the input must be a 1-D int tensor, but got "
+                        f"shape {tuple(shape)} and {dtype}.")
+    if isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
+        raise ValueError(f"For 'Tensor.bincount', minlength must be an int >= 0, but got "
+                         f"{minlength!r}.")
+
+
+def _bincount_length(x, minlength):
+    if x.shape[0] == 0:
+        return minlength
+    if _m.amin(x).item() < 0:
+        raise ValueError("For 'Tensor.bincount', the input must not hold negative values.")
+    top = int(_m.amax(x).item()) + 1
+    return top if top > minlength else minlength
+
+
+METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
+           "transpose": transpose, "byte": byte, "median": median, "scatter": scatter,
+           "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount}
