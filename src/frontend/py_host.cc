@@ -272,6 +272,11 @@ class PyHost final : public ir::Host {
         }
         return fn;
       }
+      // An object whose class sets __mycel_graph_call__ (ops/_multitype.py: MultitypeFuncGraph,
+      // HyperMap, Map) stays a host object (isinstance and its attributes are read at compile
+      // time); calling it compiles its __call__, a closure over it.
+      if (py::hasattr(py::type::of(o), "__mycel_graph_call__"))
+        return convert_py(m, o.attr("__call__"));
       return convert_py(m, o);
     } catch (py::error_already_set& e) {
       rethrow_python(e);

@@ -200,3 +200,23 @@ def test_div_trunc_dtype(mode):
     out = run(mode, lambda p: p.div(2, rounding_mode="trunc"), Tensor(f))
     assert out.dtype == ms.float32
     close(out, np.trunc(f / 2))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_clamp_clip_mean_checks(mode):
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    x = Tensor(a)
+    close(run(mode, lambda t: t.clamp(-0.5, 0.5), x), np.clip(a, -0.5, 0.5))
+    close(run(mode, lambda t: t.clip(None, 0.1), x), np.minimum(a, 0.1))
+    close(run(mode, lambda t, lo, hi: t.clamp(lo, hi), x, Tensor(np.float32(-0.2)),
+              Tensor(np.float32(0.3))), np.clip(a, -0.2, 0.3))
+    with pytest.raises(TypeError):
+        run(mode, lambda t, lo: t.clamp(lo, 20), x, Tensor(np.float32(5)))
+    with pytest.raises(ValueError):
+        run(mode, lambda t: t.clip(None, None), x)
+    close(run(mode, lambda t: t.mean(1, True), x), a.mean(1, keepdims=True))
+    close(run(mode, lambda t: t.mean(dim=(0, 1)), x), a.mean())
+    with pytest.raises(TypeError):
+        run(mode, lambda t: t.mean(dim=2.0, keepdim=True), x)
+    with pytest.raises(TypeError):
+        run(mode, lambda t: t.mean(dim=1, keepdim=1), x)

@@ -278,6 +278,55 @@ def _bincount_length(x, minlength):
     return top if top > minlength else minlength
 
 
+@constexpr
+def _check_bounds(op, min_none, max_none, min_tensor, max_tensor):
+    if min_none and max_none:
+        raise ValueError(f"For 'Tensor.{op}', at least one of 'min' or 'max' must not be None.")
+    if (min_tensor and not max_none and not max_tensor) or \
+            (max_tensor and not min_none and not min_tensor):
+        raise TypeError(f"For 'Tensor.{op}', 'min' and 'max' must both be Tensors or both be "
+                        f"numbers (or None).")
+
+
+def clamp(self, min=None, max=None):  # noqa: A002 (MindSpore's argument names)
+    """self limited to [min, max] (either may be None, not both; both Tensors or both
+    numbers)."""
+    _check_bounds("clamp", min is None, max is None, isinstance(min, Tensor),
+                  isinstance(max, Tensor))
+    return _m.clamp(self, min, max)
+
+
+def clip(self, min=None, max=None):  # noqa: A002
+    """self limited to [min, max], as clamp."""
+    _check_bounds("clip", min is None, max is None, isinstance(min, Tensor),
+                  isinstance(max, Tensor))
+    return _m.clamp(self, min, max)
+
+
+@constexpr
+def _check_mean(axis, keep):
+    ints = (tuple, list)
+    ok = axis is None or (isinstance(axis, int) and not isinstance(axis, bool)) or (
+        isinstance(axis, ints) and all(isinstance(a, int) and not isinstance(a, bool)
+                                       for a in axis))
+    if not ok:
+        raise TypeError(f"For 'Tensor.mean', the axis (dim) must be None, an int or a tuple of "
+                        f"ints, but got {axis!r}.")
+    if not isinstance(keep, bool):
+        raise TypeError(f"For 'Tensor.mean', keep_dims (keepdim) must be a bool, but got "
+                        f"{keep!r}.")
+
+
+def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+    """Mean over axis (or dim; None: all), in dtype when given."""
+    axis = axis if dim is None else dim
+    keep_dims = keep_dims if keepdim is None else keepdim
+    _check_mean(axis, keep_dims)
+    x = self if dtype is None else self.astype(dtype)
+    return _m.mean(x, axis, keep_dims)
+
+
 METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
            "transpose": transpose, "byte": byte, "median": median, "scatter": scatter,
-           "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount}
+           "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount,
+           "clamp": clamp, "clip": clip, "mean": mean}
