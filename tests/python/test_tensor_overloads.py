@@ -220,3 +220,25 @@ def test_clamp_clip_mean_checks(mode):
         run(mode, lambda t: t.mean(dim=2.0, keepdim=True), x)
     with pytest.raises(TypeError):
         run(mode, lambda t: t.mean(dim=1, keepdim=1), x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_take_gcd_lcm(mode):
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    x = Tensor(a)
+    idx = np.array([2, 7, -1], np.int64)
+    close(run(mode, lambda t, i: t.take(i), x, Tensor(idx)), np.take(a, idx, mode="clip"))
+    idx2 = np.array([[2, 4], [-1, 0]], np.int64)
+    close(run(mode, lambda t, i: t.take(i, 1, "wrap"), x, Tensor(idx2)),
+          np.take(a, idx2, 1, mode="wrap"))
+    p = np.array([7, 8, 9, 0, -12, 0, 1071], np.int32)
+    q = np.array([14, 6, 12, 5, 18, 0, 462], np.int32)
+    out = run(mode, lambda u, v: u.gcd(v), Tensor(p), Tensor(q))
+    assert out.dtype == ms.int32
+    close(out, np.gcd(p, q))
+    r = np.array([5], np.int64)
+    out = run(mode, lambda u, v: u.lcm(v), Tensor(p), Tensor(r))
+    assert out.dtype == ms.int64
+    close(out, np.lcm(p, r))
+    with pytest.raises(TypeError):
+        run(mode, lambda u, v: u.gcd(v), Tensor(a), Tensor(a))

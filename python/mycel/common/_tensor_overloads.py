@@ -326,7 +326,75 @@ def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None
     return _m.mean(x, axis, keep_dims)
 
 
+# ------------------------------------------------------------------ take, gcd / lcm
+@constexpr
+def _take_plan(shape, axis, mode):
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"For 'Tensor.take', mode must be 'raise', 'wrap' or 'clip', but got "
+                         f"{mode!r}.")
+    if axis is None:
+        n = 1
+        for d in shape:
+            n *= d
+        return None, n
+    nd = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -nd <= axis < nd:
+        raise ValueError(f"For 'Tensor.take', the axis must be None or an int in [{-nd}, {nd}), "
+                         f"but got {axis!r}.")
+    return axis % nd, shape[axis % nd]
+
+
+def take(self, indices, axis=None, mode="clip"):
+    """numpy.take: the elements at indices along axis (None: of the flattened tensor); the
+    result's shape is self.shape[:axis] + indices.shape + self.shape[axis + 1:]. mode: 'clip'
+    clamps indices to the range, 'wrap' takes them modulo its length, 'raise' leaves them to
+    Gather's bounds check (an IndexError)."""
+    ax, n = _take_plan(self.shape, axis, mode)
+    x = _a.reshape(self, (-1,)) if ax is None else self
+    idx = as_tensor(indices).astype(_C.int64)
+    if mode == "clip":
+        idx = _m.clamp(idx, 0, n - 1)
+    elif mode == "wrap":
+        idx = _m.remainder(idx, n)
+    return _a.gather(x, idx, 0 if ax is None else ax)
+
+
+@constexpr
+def _check_int_dtypes(op, a, b):
+    ints = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
+    if a not in ints or b not in ints:
+        raise TypeError(f"For 'Tensor.{op}', both inputs must be integer tensors, but got {a} "
+                        f"and {b}.")
+    return _C.result_type(_C.Tensor(0, a), _C.Tensor(0, b))
+
+
+def gcd(self, other):
+    """The elementwise greatest common divisor (>= 0; gcd(0, 0) = 0) of integer tensors,
+    broadcast, by Euclid's algorithm."""
+    dt = _check_int_dtypes("gcd", self.dtype, as_tensor(other).dtype)
+    a = _m.abs(self.astype(dt))
+    b = _m.abs(as_tensor(other).astype(dt))
+    a, b = _m.add(a, _a.zeros_like(b)), _m.add(b, _a.zeros_like(a))  # the broadcast shape
+    while _m.not_equal(b, 0).any():
+        nz = _m.not_equal(b, 0)
+        r = _m.remainder(a, _m.where(nz, b, _a.ones_like(b)))
+        a, b = _m.where(nz, b, a), _m.where(nz, r, _a.zeros_like(b))
+    return a
+
+
+def lcm(self, other):
+    """The elementwise least common multiple (>= 0; 0 when either is 0) of integer tensors,
+    broadcast."""
+    g = gcd(self, other)
+    dt = g.dtype
+    a, b = _m.abs(self.astype(dt)), _m.abs(as_tensor(other).astype(dt))
+    zero = _m.equal(g, 0)
+    q = _m.floor_divide(a, _m.where(zero, _a.ones_like(g), g))
+    return _m.where(zero, _a.zeros_like(g), _m.mul(q, b))
+
+
 METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
            "transpose": transpose, "byte": byte, "median": median, "scatter": scatter,
            "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount,
-           "clamp": clamp, "clip": clip, "mean": mean}
+           "clamp": clamp, "clip": clip, "mean": mean, "take": take,
+           "gcd": gcd, "lcm": lcm}
