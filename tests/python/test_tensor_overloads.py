@@ -242,3 +242,49 @@ def test_take_gcd_lcm(mode):
     close(out, np.lcm(p, r))
     with pytest.raises(TypeError):
         run(mode, lambda u, v: u.gcd(v), Tensor(a), Tensor(a))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_diagonal_scatter_nanmedian(mode):
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    tx = torch.from_numpy(x)
+    for src_shape, off, d1, d2 in (((2, 3), 1, 1, 2), ((4, 1), -1, 0, 1), ((3, 2), 0, -1, 0)):
+        src = RNG.standard_normal(src_shape).astype(np.float32)
+        got = run(mode, lambda a, b: a.diagonal_scatter(b, offset=off, dim1=d1, dim2=d2),
+                  Tensor(x), Tensor(src))
+        close(got, torch.diagonal_scatter(tx, torch.from_numpy(src), off, d1, d2).numpy())
+    with pytest.raises(ValueError):
+        run(mode, lambda a, b: a.diagonal_scatter(b, 1, 1, 2), Tensor(x), Tensor(x))
+    z = RNG.standard_normal((5, 6)).astype(np.float32)
+    z[z > 0.6] = np.nan
+    z[0] = np.nan  # a row of NaN only
+    for axis, keep in ((1, False), (0, True)):
+        v, i = run(mode, lambda a: a.nanmedian(axis, keep), Tensor(z))
+        want = torch.from_numpy(z).nanmedian(axis, keep)
+        np.testing.assert_allclose(v.asnumpy(), want.values.numpy(), equal_nan=True)
+        # an all-NaN slice: mycel's index is its first NaN (torch's is not specified)
+        some = ~np.all(np.isnan(z), axis=axis, keepdims=keep)
+        np.testing.assert_array_equal(i.asnumpy()[some], want.indices.numpy()[some])
+        np.testing.assert_array_equal(i.asnumpy()[~some], 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_index_put_unfold(mode):
+    w = RNG.integers(-5, 5, (3, 4)).astype(np.int32)
+    i0, i1 = np.array([0, 2, 0], np.int32), np.array([1, 3, 1], np.int32)
+    v = np.array([7, 8, 9], np.int32)
+    for acc in (True, False):
+        got = run(mode, lambda a, p, q, u: a.index_put([p, q], u, acc), Tensor(w), Tensor(i0),
+                  Tensor(i1), Tensor(v))
+        want = torch.from_numpy(w).index_put((torch.from_numpy(i0).long(),
+                                              torch.from_numpy(i1).long()),
+                                             torch.from_numpy(v), accumulate=acc)
+        if acc:
+            close(got, want.numpy())
+        else:  # a position named twice takes one of its values (as torch's)
+            close(got[2, 3], 8)
+            assert got.asnumpy()[0, 1] in (7, 9)
+    u = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    for k, d, p, s in ((3, 1, 0, 1), ((3, 2), (1, 2), 1, (2, 1))):
+        got = run(mode, lambda a: a.unfold(k, d, p, s), Tensor(u))
+        close(got, torch.nn.functional.unfold(torch.from_numpy(u), k, d, p, s).numpy())

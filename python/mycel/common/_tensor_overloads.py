@@ -20,6 +20,7 @@ How a call picks its form (the same in both modes):
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, array_ext_func as _ax
 from mycel.ops.function import sort_scan_func as _s, index_add_func as _ia
+from mycel.ops.function import math_ext_func as _x
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
@@ -393,8 +394,124 @@ def lcm(self, other):
     return _m.where(zero, _a.zeros_like(g), _m.mul(q, b))
 
 
+# ------------------------------------------------------------------ diagonal_scatter, nanmedian,
+# index_put, unfold
+@constexpr
+def _diag_plan(shape, offset, dim1, dim2):
+    import numpy as np
+    nd = len(shape)
+    for d in (dim1, dim2):
+        if isinstance(d, bool) or not isinstance(d, int) or not -nd <= d < nd:
+            raise ValueError(f"For 'Tensor.diagonal_scatter', dim1 and dim2 must be ints in "
+                             f"[{-nd}, {nd}), but got {dim1!r} and {dim2!r}.")
+    d1, d2 = dim1 % nd, dim2 % nd
+    if d1 == d2:
+        raise ValueError("For 'Tensor.diagonal_scatter', dim1 and dim2 must differ.")
+    n, m = shape[d1], shape[d2]
+    i = np.arange(n)[:, None]
+    j = np.arange(m)[None, :]
+    on = (j - i) == offset
+    k = np.where(on, np.minimum(i, j), 0)  # the position along the diagonal
+    length = int(on.sum())
+    return d1, d2, _C.Tensor(on), _C.Tensor(k.reshape(-1).astype(np.int64)), length, (n, m)
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """self with the diagonal (offset, over dims dim1 and dim2) replaced by src, whose shape is
+    self's other dims then the diagonal's length (torch.diagonal_scatter)."""
+    d1, d2, on, k, length, nm = _diag_plan(self.shape, offset, dim1, dim2)
+    x = _ax.moveaxis(self, (d1, d2), (-2, -1))
+    want = tuple(x.shape[:-2]) + (length,)
+    if tuple(src.shape) != want:
+        raise ValueError(f"For 'Tensor.diagonal_scatter', src must have shape {want}, but got "
+                         f"{tuple(src.shape)}.")
+    full = _a.reshape(_a.gather(src.astype(x.dtype), k, src.ndim - 1), tuple(x.shape))
+    out = _m.where(on, full, x)
+    return _ax.moveaxis(out, (-2, -1), (d1, d2))
+
+
+def nanmedian(self, axis=-1, keepdims=False):
+    """(values, int64 indices): the lower median along axis of the elements that are not NaN,
+    and where it sits in the input (torch.nanmedian); where all are NaN, NaN and the index of
+    the first."""
+    ax, _ = _median_pos(self.shape, axis, "nanmedian")
+    values, indices = _s.sort(self, ax)  # NaN sorts last
+    count = _m.sum(_m.logical_not(_x.isnan(self)).astype(_C.int64), ax, True)
+    k = _m.floor_divide(_m.maximum(_m.sub(count, 1), _a.zeros_like(count)), 2)
+    v = _a.gather_elements(values, ax, k)
+    i = _a.gather_elements(indices.astype(_C.int64), ax, k)
+    if not keepdims:
+        v, i = _a.squeeze(v, ax), _a.squeeze(i, ax)
+    return v, i
+
+
+def index_put(self, indices, values, accumulate=False):
+    """self with values written at the positions the 1-D int tensors in indices name together
+    (self[indices[0][i], indices[1][i], ...]); accumulate adds them instead (a position named
+    twice then gets both). values broadcasts to the number of positions and the trailing dims.
+    """
+    if not isinstance(indices, (tuple, list)) or len(indices) == 0:
+        raise TypeError("For 'Tensor.index_put', indices must be a non-empty tuple or list of "
+                        "1-D int tensors.")
+    if not isinstance(accumulate, bool):
+        raise TypeError(f"For 'Tensor.index_put', accumulate must be a bool, but got "
+                        f"{accumulate!r}.")
+    cols = ()
+    for t in indices:
+        cols = cols + (as_tensor(t).astype(_C.int64),)
+    nd_idx = _a.stack(cols, -1)
+    upd_shape = tuple(nd_idx.shape[:-1]) + tuple(self.shape[len(cols):])
+    upd = _a.broadcast_to(as_tensor(values).astype(self.dtype), upd_shape)
+    if accumulate:
+        return _m.add(self, prim("ScatterNd")(nd_idx, upd, self.shape))
+    return prim("TensorScatterUpdate")(self, nd_idx, upd)
+
+
+@constexpr
+def _unfold_plan(shape, kernel_size, dilation, padding, stride):
+    def pair(v, name):
+        v = (v, v) if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
+        if len(v) != 2 or any(isinstance(e, bool) or not isinstance(e, int) for e in v):
+            raise TypeError(f"For 'Tensor.unfold', {name} must be an int or two ints, but got "
+                            f"{v!r}.")
+        return v
+    k, d, p, s = (pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
+                  pair(padding, "padding"), pair(stride, "stride"))
+    if len(shape) != 4:
+        raise ValueError(f"For 'Tensor.unfold', the input must be 4-D (N, C, H, W), but got "
+                         f"shape {tuple(shape)}.")
+    if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
+        raise ValueError("For 'Tensor.unfold', kernel_size, dilation and stride must be >= 1 "
+                         "and padding >= 0.")
+    out = tuple((shape[2 + a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) // s[a] + 1 for a in (0, 1))
+    if min(out) < 1:
+        raise ValueError(f"For 'Tensor.unfold', the kernel does not fit the padded input of "
+                         f"shape {tuple(shape)}.")
+    starts = tuple((i * d[0], j * d[1]) for i in range(k[0]) for j in range(k[1]))
+    return k, s, p, out, starts
+
+
+def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding kxk blocks of an (N, C, H, W) tensor as columns (N, C * kh * kw, L), L the
+    number of block positions (torch.nn.functional.unfold; im2col)."""
+    k, s, p, out, starts = _unfold_plan(self.shape, kernel_size, dilation, padding, stride)
+    x = self
+    if p[0] or p[1]:
+        x = _a.pad(x, (p[1], p[1], p[0], p[0]))
+    n, c = self.shape[0], self.shape[1]
+    cols = ()
+    for a, b in starts:
+        piece = _a.strided_slice(x, (0, 0, a, b),
+                                 (n, c, a + (out[0] - 1) * s[0] + 1, b + (out[1] - 1) * s[1] + 1),
+                                 (1, 1, s[0], s[1]))
+        cols = cols + (piece,)
+    blocks = _a.stack(cols, 2)  # (N, C, kh * kw, oh, ow)
+    return _a.reshape(blocks, (n, c * k[0] * k[1], out[0] * out[1]))
+
+
 METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
            "transpose": transpose, "byte": byte, "median": median, "scatter": scatter,
            "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount,
            "clamp": clamp, "clip": clip, "mean": mean, "take": take,
-           "gcd": gcd, "lcm": lcm}
+           "gcd": gcd, "lcm": lcm, "diagonal_scatter": diagonal_scatter,
+           "nanmedian": nanmedian, "index_put": index_put, "unfold": unfold}
