@@ -20,7 +20,7 @@ How a call picks its form (the same in both modes):
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a, array_ext_func as _ax
 from mycel.ops.function import sort_scan_func as _s, index_add_func as _ia
-from mycel.ops.function import math_ext_func as _x
+from mycel.ops.function import math_ext_func as _x, special_func as _sp
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
@@ -514,4 +514,5 @@ METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
            "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount,
            "clamp": clamp, "clip": clip, "mean": mean, "take": take,
            "gcd": gcd, "lcm": lcm, "diagonal_scatter": diagonal_scatter,
-           "nanmedian": nanmedian, "index_put": index_put, "unfold": unfold}
+           "nanmedian": nanmedian, "index_put": index_put, "unfold": unfold,
+           "lgamma": _sp.lgamma, "digamma": _sp.digamma, "i0": _sp.i0}
