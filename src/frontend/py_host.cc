@@ -381,6 +381,11 @@ class PyHost final : public ir::Host {
     py::gil_scoped_acquire gil;
     try {
       const PyRefs& r = refs();
+      // A method whose graph-code form differs from its eager one (a view's layout, which
+      // graph values do not have: common/_tensor_overloads.py, GRAPH_FORMS): that form.
+      py::object forms = py::getattr(r.tensor, "_mycel_graph_forms", py::none());
+      if (!forms.is_none() && forms.contains(py::str(name)))
+        return convert_py(m, forms[py::str(name)]);
       // The class dict along the MRO, so that a property is seen as one.
       py::object attr =
           py::module_::import("inspect").attr("getattr_static")(r.tensor, name, py::none());

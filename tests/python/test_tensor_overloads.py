@@ -288,3 +288,24 @@ def test_index_put_unfold(mode):
     for k, d, p, s in ((3, 1, 0, 1), ((3, 2), (1, 2), 1, (2, 1))):
         got = run(mode, lambda a: a.unfold(k, d, p, s), Tensor(u))
         close(got, torch.nn.functional.unfold(torch.from_numpy(u), k, d, p, s).numpy())
+
+
+def test_layout_queries_eager():
+    x = Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    assert x.stride() == (12, 4, 1) and x.stride(1) == 4 and x.storage_offset() == 0
+    y = x.transpose(0, 2)  # a view
+    assert y.stride() == (1, 4, 12) and not y.is_contiguous()
+    z = x[1]
+    assert z.storage_offset() == 12 and z.stride() == (4, 1)
+    c = y.contiguous()
+    assert c.is_contiguous() and c.stride() == (6, 2, 1)
+    np.testing.assert_array_equal(c.asnumpy(), np.arange(24).reshape(2, 3, 4).transpose(2, 1, 0))
+
+
+def test_layout_queries_in_graph_code():
+    # graph values are contiguous and row-major: the graph forms of these methods say so
+    out = run(ms.GRAPH_MODE, lambda t: (t.stride(), t.stride(0), t.storage_offset(),
+                                        t.is_contiguous(), t.transpose(0, 1).contiguous() * 2),
+              Tensor(np.ones((2, 3), np.float32)))
+    assert out[:4] == ((3, 1), 3, 0, True)
+    close(out[4], np.full((3, 2), 2.0))

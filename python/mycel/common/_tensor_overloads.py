@@ -509,10 +509,57 @@ def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
     return _a.reshape(blocks, (n, c * k[0] * k[1], out[0] * out[1]))
 
 
+# ------------------------------------------------------------------ layout queries
+# A PYNATIVE tensor may be a view (a transpose, a slice) with its own strides and offset into
+# shared storage; a value in graph code owns contiguous row-major storage. So these methods
+# have a graph-code form (GRAPH_FORMS, which graph mode's method lookup takes first:
+# frontend/py_host.cc) beside the eager one.
+def stride(self, dim=None):
+    """The step, in elements, between neighbours along each dim (a tuple), or along dim."""
+    s = tuple(b // self.itemsize for b in self.strides)
+    return s if dim is None else s[dim]
+
+
+def storage_offset(self):
+    """Where the first element sits in its storage, in elements."""
+    return self._storage_offset
+
+
+@constexpr
+def _row_major_strides(shape, dim):
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= d if d > 0 else 1
+    out = tuple(reversed(out))
+    return out if dim is None else out[dim]
+
+
+def _graph_stride(self, dim=None):
+    return _row_major_strides(self.shape, dim)
+
+
+def _graph_storage_offset(self):
+    return 0
+
+
+def _graph_contiguous(self):
+    return self
+
+
+def _graph_is_contiguous(self):
+    return True
+
+
+GRAPH_FORMS = {"stride": _graph_stride, "storage_offset": _graph_storage_offset,
+               "contiguous": _graph_contiguous, "is_contiguous": _graph_is_contiguous}
+
+
 METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,
            "transpose": transpose, "byte": byte, "median": median, "scatter": scatter,
            "scatter_add": scatter_add, "sort": sort, "mm": mm, "bincount": bincount,
            "clamp": clamp, "clip": clip, "mean": mean, "take": take,
            "gcd": gcd, "lcm": lcm, "diagonal_scatter": diagonal_scatter,
            "nanmedian": nanmedian, "index_put": index_put, "unfold": unfold,
-           "lgamma": _sp.lgamma, "digamma": _sp.digamma, "i0": _sp.i0}
+           "lgamma": _sp.lgamma, "digamma": _sp.digamma, "i0": _sp.i0,
+           "stride": stride, "storage_offset": storage_offset}

@@ -507,3 +507,4 @@ Tensor.mT = property(_te.adjoint)
 from mycel.common import _tensor_overloads  # noqa: E402
 for _name, _fn in _tensor_overloads.METHODS.items():
     setattr(Tensor, _name, _fn)
+Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code's method lookup
