@@ -289,9 +289,9 @@ class PyHost final : public ir::Host {
     try {
       py::object f = to_python(fn);
       py::tuple a(args.size());
-      for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
+      for (size_t i = 0; i < args.size(); ++i) a[i] = host_arg(m, args[i]);
       py::dict k;
-      for (const auto& [name, v] : kwargs) k[py::str(name)] = to_python(v);
+      for (const auto& [name, v] : kwargs) k[py::str(name)] = host_arg(m, v);
       PyObject* r = PyObject_Call(f.ptr(), a.ptr(), k.ptr());
       if (r == nullptr) throw py::error_already_set();
       return convert_py(m, py::reinterpret_steal<py::object>(r));
@@ -546,6 +546,15 @@ class PyHost final : public ir::Host {
       return Value::closure(std::move(f), std::move(args));
     }
     return d;
+  }
+
+  // An argument of a host call at compile time: a graph parsed from a Python function is
+  // that function again (Net(fn) in graph code, fn a function); the rest as to_python.
+  py::object host_arg(ir::Module& m, const Value& v) {
+    if (v.is(ValueKind::Graph))
+      for (const auto& [key, entry] : graphs_)
+        if (key.first == &m && entry.second == v.as_graph()) return to_python(entry.first);
+    return to_python(v);
   }
 
   ir::FuncGraph* graph_of(ir::Module& m, py::handle fn) {
