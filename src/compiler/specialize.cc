@@ -531,7 +531,14 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
       }
       if (!visible) {
         // A closure made in another graph's frame (returned by a call): its captured values
-        // travel with the run-time value, so call that value.
+        // travel with the run-time value, so call that value. Its arguments are bound to its
+        // signature first (*args packed, defaults, keywords), as for any call.
+        if (cand.bound.empty()) {
+          args = bind_args(cand.fn.as_graph(), std::move(args), std::move(kw), c, sp);
+          kw.clear();
+          for (Node* a : args)
+            if (is_bottom(a)) return bottom();
+        }
         if (!kw.empty())
           fail(ErrorKind::Type, sp, "keyword arguments to a closure returned by a call");
         std::vector<AbsPtr> abs = cand.bound;

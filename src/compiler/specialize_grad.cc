@@ -42,16 +42,23 @@ bool holds_list_or_dict(const AbsPtr& a) {
 }
 
 // The gradient g of an input of abstract `in` (a tuple for a list or a dict: ad.h) with the
-// structure MindSpore returns: a list for a list; for a dict, the tuple of its values'.
+// structure MindSpore returns (its default syntax level, LAX): a list for a list, a dict with
+// the same keys for a dict.
 Node* like_input(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
   if (!holds_list_or_dict(in)) return g;
-  const bool seq = in->kind == AbsKind::Tuple || in->kind == AbsKind::List;
   const AbsPtr& ga = g->abstract();
   if (!ga || ga->kind != AbsKind::Tuple || ga->elems.size() != in->elems.size()) return g;
   std::vector<Node*> items;
   for (size_t i = 0; i < in->elems.size(); ++i)
     items.push_back(like_input(s, c, item(s, c, g, i, sp), in->elems[i], sp));
-  return s.make_seq(c, seq && in->kind == AbsKind::List, std::move(items), sp);
+  if (in->kind != AbsKind::Dict)
+    return s.make_seq(c, in->kind == AbsKind::List, std::move(items), sp);
+  std::vector<Node*> kv;  // make_dict's key, value, key, value, ...
+  for (size_t i = 0; i < items.size(); ++i) {
+    kv.push_back(s.constant(in->keys[i], sp));
+    kv.push_back(items[i]);
+  }
+  return s.make_dict(c, kv, sp);
 }
 
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {

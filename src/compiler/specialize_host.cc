@@ -33,11 +33,21 @@ std::optional<Value> static_value(const AbsPtr& a) {
   return a->kind == AbsKind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
 }
 
+// The compile-time value of a host call's argument: its constant, or a function that is a
+// graph capturing nothing (the host passes the Python function it was parsed from).
+std::optional<Value> const_arg(const AbsPtr& a) {
+  if (a->value) return *a->value;
+  if (a->kind == AbsKind::Func && a->funcs.size() == 1 && a->funcs[0].bound.empty() &&
+      a->funcs[0].context == nullptr && a->funcs[0].fn.is(ValueKind::Graph))
+    return a->funcs[0].fn;
+  return std::nullopt;
+}
+
 bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
   for (Node* a : args)
-    if (!a->abstract()->value) return false;
+    if (!const_arg(a->abstract())) return false;
   for (auto& [k, v] : kw)
-    if (!v->abstract()->value) return false;
+    if (!const_arg(v->abstract())) return false;
   return true;
 }
 }  // namespace
@@ -95,9 +105,9 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   }
   if (all_const(args, kw)) {
     std::vector<Value> vals;
-    for (Node* a : args) vals.push_back(*a->abstract()->value);
+    for (Node* a : args) vals.push_back(*const_arg(a->abstract()));
     Kwargs kv;
-    for (auto& [k, v] : kw) kv.push_back({k, *v->abstract()->value});
+    for (auto& [k, v] : kw) kv.push_back({k, *const_arg(v->abstract())});
     return eval_value(host_.call(src_, h, vals, kv), sp, c);
   }
   // A @constexpr helper runs at compile time: a dynamic dimension (x.shape[i] under

@@ -296,6 +296,11 @@ class PyHost final : public ir::Host {
         }
         return fn;
       }
+      // An object whose class sets __mycel_graph_call__ (ops/_multitype.py: MultitypeFuncGraph,
+      // HyperMap, Map) stays a host object (isinstance and its attributes are read at compile
+      // time); calling it compiles its __call__, a closure over it.
+      if (py::hasattr(py::type::of(o), "__mycel_graph_call__"))
+        return convert_py(m, o.attr("__call__"));
       return convert_py(m, o);
     } catch (py::error_already_set& e) {
       rethrow_python(e);
@@ -308,9 +313,9 @@ class PyHost final : public ir::Host {
     try {
       py::object f = to_python(fn);
       py::tuple a(args.size());
-      for (size_t i = 0; i < args.size(); ++i) a[i] = to_python(args[i]);
+      for (size_t i = 0; i < args.size(); ++i) a[i] = host_arg(m, args[i]);
       py::dict k;
-      for (const auto& [name, v] : kwargs) k[py::str(name)] = to_python(v);
+      for (const auto& [name, v] : kwargs) k[py::str(name)] = host_arg(m, v);
       PyObject* r = PyObject_Call(f.ptr(), a.ptr(), k.ptr());
       if (r == nullptr) throw py::error_already_set();
       return convert_py(m, py::reinterpret_steal<py::object>(r));
@@ -400,6 +405,11 @@ class PyHost final : public ir::Host {
     py::gil_scoped_acquire gil;
     try {
       const PyRefs& r = refs();
+      // A method whose graph-code form differs from its eager one (a view's layout, which
+      // graph values do not have: common/_tensor_overloads.py, GRAPH_FORMS): that form.
+      py::object forms = py::getattr(r.tensor, "_mycel_graph_forms", py::none());
+      if (!forms.is_none() && forms.contains(py::str(name)))
+        return convert_py(m, forms[py::str(name)]);
       // The class dict along the MRO, so that a property is seen as one.
       py::object attr =
           py::module_::import("inspect").attr("getattr_static")(r.tensor, name, py::none());
@@ -560,6 +570,15 @@ class PyHost final : public ir::Host {
       return Value::closure(std::move(f), std::move(args));
     }
     return d;
+  }
+
+  // An argument of a host call at compile time: a graph parsed from a Python function is
+  // that function again (Net(fn) in graph code, fn a function); the rest as to_python.
+  py::object host_arg(ir::Module& m, const Value& v) {
+    if (v.is(ValueKind::Graph))
+      for (const auto& [key, entry] : graphs_)
+        if (key.first == &m && entry.second == v.as_graph()) return to_python(entry.first);
+    return to_python(v);
   }
 
   ir::FuncGraph* graph_of(ir::Module& m, py::handle fn) {

@@ -206,7 +206,10 @@ void bind_tensor_properties(pyb::class_<Tensor>& cls) {
                              })
       .def_property_readonly(
           "device", [](const Tensor& t) { return device_name(t.device()); },
-          "Where the tensor's memory is: 'CPU' or 'GPU:<index>'.");
+          "Where the tensor's memory is: 'CPU' or 'GPU:<index>'.")
+      .def_property_readonly(
+          "_storage_offset", [](const Tensor& t) { return t.offset(); },
+          "Where the first element sits in the storage, in elements (Tensor.storage_offset).");
 }
 
 // Conversions to numpy, Python scalars, strings, other dtypes and devices.

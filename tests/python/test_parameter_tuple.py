@@ -53,3 +53,11 @@ def test_clone_and_errors():
         ParameterTuple([w, w])
     with pytest.raises(ValueError, match="'init' must be 'same', 'zeros' or 'ones'"):
         t.clone("p", init="normal")
+
+
+def test_parameter_value_is_its_current_value():
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="p")
+    v = p.value()
+    assert isinstance(v, ms.Tensor)
+    p.set_data(ms.Tensor(np.full(2, 3.0, np.float32)))
+    np.testing.assert_array_equal(p.value().asnumpy(), [3.0, 3.0])

@@ -98,6 +98,11 @@ class Parameter(Tensor):
         """The parameter itself (MindSpore's Parameter.data)."""
         return self
 
+    def value(self):
+        """The parameter's current value (MindSpore's Parameter.value): the parameter itself,
+        a Tensor, so later updates show in it."""
+        return self
+
     def set_data(self, data, slice_shape=False):
         """Replaces the data (shared with `data`, cast to this parameter's dtype). The shape
         must stay the same (MindSpore: a parameter's shape cannot change once set), unless

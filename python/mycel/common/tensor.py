@@ -26,25 +26,6 @@ def _no_out(out, name):
         raise TypeError(f"For 'Tensor.{name}', 'out' is not supported (it must be None).")
 
 
-def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
-    """Sum over axis (None: all)."""
-    _no_out(out, "sum")
-    out = _m.sum(self, axis, keepdims, dtype=dtype)
-    return out if initial is None else _m.add(out, initial)
-
-
-def _max(self, axis=None, keepdims=False, out=None):
-    """Maximum over axis (None: all)."""
-    _no_out(out, "max")
-    return _m.amax(self, axis, keepdims)
-
-
-def _min(self, axis=None, keepdims=False, out=None):
-    """Minimum over axis (None: all)."""
-    _no_out(out, "min")
-    return _m.amin(self, axis, keepdims)
-
-
 def _transpose(self, *axes):
     """Permutes the dims (reversed when none are given)."""
     axes = _shape_args(axes) if axes else tuple(reversed(range(self.ndim)))
@@ -180,13 +161,8 @@ def _t(self):
 
 
 _METHODS = {
-    "sum": _sum,
     "mean": _mean,
     "prod": lambda self, axis=None, keep_dims=False: _m.prod(self, axis, keep_dims),
-    "max": _max,
-    "min": _min,
-    "amax": _max,
-    "amin": _min,
     "argmax": lambda self, axis=None, keepdims=False: _m.argmax(self, axis, keepdims),
     "argmin": lambda self, axis=None, keepdims=False: _m.argmin(self, axis, keepdims),
     "all": _all,
@@ -526,3 +502,9 @@ for _name, _fn in _METHODS_EXT.items():
     setattr(Tensor, _name, _fn)
 Tensor.mH = property(_te.adjoint)  # graph code: specialize_builtins.cc (as T)
 Tensor.mT = property(_te.adjoint)
+
+# MindSpore's overloaded methods (numpy and torch forms; common/_tensor_overloads.py).
+from mycel.common import _tensor_overloads  # noqa: E402
+for _name, _fn in _tensor_overloads.METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code's method lookup

@@ -33,3 +33,7 @@ from mycel.ops.function import math_func as _math_func  # noqa: E402
 _math_func.F = functional
 # ops.addn / all / any / dtype (function/graph_compat_func.py), as MindSpore's ops has them
 from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: E402,F401,A004
+# MultitypeFuncGraph, HyperMap and Map (ops/_multitype.py; also in ops.composite)
+from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
+# lgamma, digamma, i0 (function/special_func.py)
+from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401

@@ -17,7 +17,9 @@ from mycel._mycel import Tensor
 from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.common.parameter import Parameter
 from mycel.ops.function.array_func import ones_like, zeros_like
+from mycel.ops.function.array_func import stack as _stack_fn
 from mycel.ops.primitive import Primitive
+from mycel.ops.primitive import constexpr as _constexpr
 
 
 def _train_key(fn):
@@ -194,15 +196,15 @@ def _leaves(x):
 
 
 def _rebuild(x, it):
-    # the gradient of a container as MindSpore returns it and GRAPH mode does
-    # (specialize_grad.cc): a list for a list, a tuple for a tuple, for a dict the tuple of its
-    # values' gradients
+    # the gradient of a container as MindSpore returns it (its default syntax level, LAX) and
+    # GRAPH mode does (specialize_grad.cc): a list for a list, a tuple for a tuple, a dict with
+    # the same keys for a dict
     if isinstance(x, list):
         return [_rebuild(e, it) for e in x]
     if isinstance(x, tuple):
         return tuple(_rebuild(e, it) for e in x)
     if isinstance(x, dict):
-        return tuple(_rebuild(e, it) for e in x.values())
+        return {k: _rebuild(e, it) for k, e in x.items()}
     return next(it)
 
 
@@ -473,59 +475,79 @@ def _zeros_like_tree(x):
 def _jacobian(fn, grad_position, has_aux, forward):
     positions = grad_position if isinstance(grad_position, tuple) else (grad_position,)
 
+    # Written with mycel ops and constant-length loops (no numpy, no asnumpy), so graph code
+    # (jacfwd inside a jit function or a construct) compiles it as PYNATIVE runs it.
     def jac(*inputs):
-        import numpy as np
         outputs = fn(*inputs)
         out = outputs[0] if has_aux else outputs
         if isinstance(out, (tuple, list)):
             # several outputs: one Jacobian per output (outputs outside, positions inside)
-            def output_k(k):
-                def target_k(*xs):
-                    r = fn(*xs)
-                    return (r[0] if has_aux else r)[k]
-                return target_k
-            res = tuple(_jacobian(output_k(k), grad_position, False, forward)(*inputs)
-                        for k in range(len(out)))
+            res = ()
+            for k in range(len(out)):
+                res = res + (_jacobian(_output_k(fn, k, has_aux), grad_position, False,
+                                       forward)(*inputs),)
             if has_aux:
                 return res, outputs[1:] if len(outputs) > 2 else outputs[1]
             return res
-
-        def target(*xs):
-            r = fn(*xs)
-            return r[0] if has_aux else r
-        results = []
+        target = _output_k(fn, None, has_aux)
+        results = ()
         if forward:
             for p in positions:
                 x = inputs[p]
-                cols = []
-                for k in range(max(x.size, 1)):
-                    e = np.zeros(x.size, dtype=x.asnumpy().dtype)
-                    e[k] = 1
-                    tangents = tuple(
-                        Tensor(e.reshape(x.shape)) if i == p else _zeros_like_tree(a)
-                        for i, a in enumerate(inputs))
-                    cols.append(jvp(target, inputs, tangents)[1].asnumpy())
-                j = np.stack(cols, axis=-1).reshape(tuple(out.shape) + tuple(x.shape))
-                results.append(Tensor(j))
+                cols = ()
+                for k in range(_count(x.shape)):
+                    tangents = ()
+                    for i in range(len(inputs)):
+                        tangents = tangents + ((_unit(x.shape, k, x.dtype) if i == p else
+                                                _zeros_like_tree(inputs[i])),)
+                    cols = cols + (jvp(target, inputs, tangents)[1],)
+                j = _stack_fn(cols, -1).reshape(tuple(out.shape) + tuple(x.shape))
+                results = results + (j,)
         else:
             pull = GradOperation(get_all=True, sens_param=True)(target)
-            rows = []
-            for k in range(max(out.size, 1)):
-                e = np.zeros(out.size, dtype=out.asnumpy().dtype)
-                e[k] = 1
-                g = pull(*inputs, Tensor(e.reshape(out.shape)))
-                rows.append([g[p].asnumpy() for p in positions])
-            for i, p in enumerate(positions):
+            rows = ()
+            for k in range(_count(out.shape)):
+                rows = rows + (pull(*inputs, _unit(out.shape, k, out.dtype)),)
+            for p in positions:
                 x = inputs[p]
-                j = np.stack([r[i] for r in rows], axis=0).reshape(tuple(out.shape) +
-                                                                     tuple(x.shape))
-                results.append(Tensor(j))
-        res = results[0] if not isinstance(grad_position, tuple) else tuple(results)
+                col = ()
+                for r in rows:
+                    col = col + (r[p],)
+                results = results + (_stack_fn(col, 0).reshape(tuple(out.shape) +
+                                                             tuple(x.shape)),)
+        res = results[0] if not isinstance(grad_position, tuple) else results
         if has_aux:
             return res, outputs[1:] if len(outputs) > 2 else outputs[1]
         return res
 
     return jac
+
+
+def _output_k(fn, k, has_aux):
+    """fn's differentiated output (its first when has_aux), its k-th element unless k is
+    None."""
+    def target(*xs):
+        r = fn(*xs)
+        r = r[0] if has_aux else r
+        return r if k is None else r[k]
+    return target
+
+
+@_constexpr
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n if n > 1 else 1
+
+
+@_constexpr
+def _unit(shape, k, dtype):
+    """The tensor of this shape and dtype that is 1 at flat position k, else 0."""
+    import numpy as np
+    e = np.zeros(_count(shape), np.float64)
+    e[k] = 1
+    return Tensor(e.reshape(tuple(shape))).astype(dtype)
 
 
 def jacfwd(fn, grad_position=0, has_aux=False):
@@ -568,3 +590,6 @@ class Depend(Primitive):
 
     def __call__(self, value, expr):
         return depend(value, expr)
+
+# MindSpore's MultitypeFuncGraph, HyperMap and Map (ops/_multitype.py).
+from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401

@@ -1,6 +1,7 @@
 """Elementwise math, comparisons, reductions and matrix products (MindSpore 2.x names)."""
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, axes, as_tensor
+from mycel.ops.primitive import constexpr
 
 _add, _sub, _mul, _div = prim("Add"), prim("Sub"), prim("Mul"), prim("Div")
 
@@ -33,10 +34,23 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
 
 
 def _trunc(q, input, other):  # noqa: A002
-    # trunc(q), in the dtype the inputs promote to.
+    # trunc(q), in the dtype the inputs promote to (from their dtypes, so that GRAPH mode
+    # knows it at compile time).
     t = trunc(q)
-    dt = _C.result_type(input, other)
+    dt = _promoted(_dtype_or_number(input), _dtype_or_number(other))
     return t if dt.is_floating_point else prim("Cast")(t, dt)
+
+
+def _dtype_or_number(x):
+    return x.dtype if isinstance(x, _C.Tensor) else x
+
+
+@constexpr
+def _promoted(a, b):
+    """The dtype _C.result_type gives for operands of dtype (or Python number) a and b."""
+    def probe(v):
+        return _C.Tensor(0, v) if isinstance(v, _C.DType) else v
+    return _C.result_type(probe(a), probe(b))
 
 
 def trunc(input):  # noqa: A002
