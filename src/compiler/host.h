@@ -84,11 +84,13 @@ class Host {
   // "Tensor", "int", "Dense", ...: for error messages.
   virtual std::string type_name(const Value& obj) = 0;
 
+  // Whether a graph value stands for a host function the host can pass back to host code
+  // (a function parsed from one); a lambda or nested function made in graph code has none.
+  virtual bool graph_has_host_form(Module& /*m*/, const Value& /*graph*/) { return false; }
+
   // Whether attribute `name` of host object `obj` was made by mutable(...) (a tuple, list
   // or dict marked so): graph code reads it as a run-time value, not a constant.
-  virtual bool attr_is_mutable(const Value& /*obj*/, const std::string& /*name*/) {
-    return false;
-  }
+  virtual bool attr_is_mutable(const Value& /*obj*/, const std::string& /*name*/) { return false; }
 };
 
 }  // namespace mycel::ir

@@ -2,6 +2,8 @@
 // isinstance, range, zip, enumerate, int, float, bool, tuple, list, abs, max, min, print,
 // getattr, ...), host callables resolved to graphs or prims, compile-time evaluation of host
 // functions on constants, and the run-time JIT fallback.
+#include <algorithm>
+
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
 #include "tensor/dynamic_shape.h"
@@ -49,6 +51,16 @@ bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
   for (auto& [k, v] : kw)
     if (!const_arg(v->abstract())) return false;
   return true;
+}
+// Whether every function argument can be handed to host code (a graph parsed from a Python
+// function can; a lambda made in graph code cannot, so its call keeps its graph form).
+bool host_passable(Host& host, Module& m, const std::vector<Node*>& args, const KwNodes& kw) {
+  auto ok = [&](Node* n) {
+    std::optional<Value> v = const_arg(n->abstract());
+    return !v || !v->is(ValueKind::Graph) || host.graph_has_host_form(m, *v);
+  };
+  return std::all_of(args.begin(), args.end(), ok) &&
+         std::all_of(kw.begin(), kw.end(), [&](const auto& e) { return ok(e.second); });
 }
 }  // namespace
 
@@ -103,7 +115,7 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     args.insert(args.begin(), fn);
     return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
   }
-  if (all_const(args, kw)) {
+  if (all_const(args, kw) && host_passable(host_, src_, args, kw)) {
     std::vector<Value> vals;
     for (Node* a : args) vals.push_back(*const_arg(a->abstract()));
     Kwargs kv;
@@ -315,7 +327,8 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     }
   } else if (name == "zip" || name == "enumerate") {
     return zip_rule(c, name == "enumerate", args, kw, sp);
-  } else if (name == "map" && args.size() >= 2 && !all_const(args, kw)) {
+  } else if (name == "map" && args.size() >= 2 &&
+             !(all_const(args, kw) && host_passable(host_, src_, args, kw))) {
     return map_rule(c, args, sp);
   } else if (name == "tuple" || name == "list") {
     if (args.empty()) return make_seq(c, name == "list", {}, sp);

@@ -574,6 +574,13 @@ class PyHost final : public ir::Host {
 
   // An argument of a host call at compile time: a graph parsed from a Python function is
   // that function again (Net(fn) in graph code, fn a function); the rest as to_python.
+  bool graph_has_host_form(ir::Module& m, const Value& v) override {
+    if (!v.is(ValueKind::Graph)) return false;
+    for (const auto& [key, entry] : graphs_)
+      if (key.first == &m && entry.second == v.as_graph()) return true;
+    return false;
+  }
+
   py::object host_arg(ir::Module& m, const Value& v) {
     if (v.is(ValueKind::Graph))
       for (const auto& [key, entry] : graphs_)
