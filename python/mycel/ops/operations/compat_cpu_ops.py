@@ -608,8 +608,8 @@ class FractionalMaxPool(_Composed):
             return _frac._fixed_sequence(length, out, self.pseudo_random, self.seed, self.seed2)
         return _frac._random_sequence(length, out, self.pseudo_random, self._uniform)
 
-    def __call__(self, x):
-        op = "FractionalMaxPool"
+    def _regions(self, op, x):
+        """The output size and the row and column pooling sequences of x, checked."""
         _check_tensor(op, "x", x, _FRAC_TYPES)
         _check_rank(op, "x", x, 4)
         _, h, w, _ = x.shape
@@ -619,6 +619,10 @@ class FractionalMaxPool(_Composed):
                              f"pooling_ratio {self.pooling_ratio}.")
         rows = self._sequence(h, out_h)
         cols = self._sequence(w, out_w)
+        return out_h, out_w, rows, cols
+
+    def __call__(self, x):
+        out_h, out_w, rows, cols = self._regions("FractionalMaxPool", x)
         return _frac.fractional_max_pool(x, out_h, out_w, rows, cols, self.overlapping), rows, \
             cols
 
@@ -651,16 +655,7 @@ class FractionalAvgPool(FractionalMaxPool):
     col_pooling_sequence): FractionalMaxPool's regions averaged (integers: truncated)."""
 
     def __call__(self, x):
-        op = "FractionalAvgPool"
-        _check_tensor(op, "x", x, _FRAC_TYPES)
-        _check_rank(op, "x", x, 4)
-        _, h, w, _ = x.shape
-        out_h, out_w = int(h / self.pooling_ratio[1]), int(w / self.pooling_ratio[2])
-        if out_h <= 0 or out_w <= 0:
-            raise ValueError(f"For '{op}', the input {tuple(x.shape)} is too small for "
-                             f"pooling_ratio {self.pooling_ratio}.")
-        rows = self._sequence(h, out_h)
-        cols = self._sequence(w, out_w)
+        out_h, out_w, rows, cols = self._regions("FractionalAvgPool", x)
         return _frac.fractional_avg_pool(x, out_h, out_w, rows, cols, self.overlapping), rows, \
             cols
 
