@@ -40,6 +40,12 @@ bool dtype_from_numpy(const pyb::dtype& d, DType* out) {
     case 'u':
       if (sz == 1)
         *out = DType::UInt8;
+      else if (sz == 2)
+        *out = DType::UInt16;
+      else if (sz == 4)
+        *out = DType::UInt32;
+      else if (sz == 8)
+        *out = DType::UInt64;
       else
         return false;
       return true;

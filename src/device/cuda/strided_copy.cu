@@ -17,9 +17,9 @@ __global__ void strided_copy_kernel(D* dst, const S* src, Strided<2> s, int64_t 
 
 void launch_strided_copy(void* dst, int dst_code, const void* src, int src_code,
                          const Strided<2>& s, int64_t n, cudaStream_t stream) {
-  dispatch_code(dst_code, [&](auto d) {
+  dispatch_copy_code(dst_code, [&](auto d) {
     using D = decltype(d);
-    dispatch_code(src_code, [&](auto sv) {
+    dispatch_copy_code(src_code, [&](auto sv) {
       using S = decltype(sv);
       strided_copy_kernel<D, S><<<grid_for(n), 256, 0, stream>>>(
           static_cast<D*>(dst), static_cast<const S*>(src), s, n);
