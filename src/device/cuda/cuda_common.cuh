@@ -24,8 +24,7 @@ namespace mycel::cuda {
 
 // DType's codes (tensor/dtype.h, MYCEL_DTYPES order).
 enum DTypeCode : int {
-  kBool = 0, kInt8, kUInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64,
-  kUInt16, kUInt32, kUInt64
+  kBool = 0, kInt8, kUInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64
 };
 
 using half_t = __half;
@@ -86,18 +85,6 @@ inline void dispatch_code(int code, F&& f) {
     case kBFloat16: f(bf16_t{}); break;
     case kFloat32: f(float{}); break;
     case kFloat64: f(double{}); break;
-  }
-}
-
-// As dispatch_code, also for uint16/uint32/uint64, which only copies and casts see on the
-// device (runtime/eager.cc runs the ops of those dtypes on the host).
-template <class F>
-inline void dispatch_copy_code(int code, F&& f) {
-  switch (code) {
-    case kUInt16: f(uint16_t{}); break;
-    case kUInt32: f(uint32_t{}); break;
-    case kUInt64: f(uint64_t{}); break;
-    default: dispatch_code(code, f);
   }
 }
 
