@@ -78,6 +78,9 @@ __all__ += ["STRICT", "COMPATIBLE", "LAX"]
 from mycel.common.api import jit_class  # noqa: E402,F401  (MindSpore's name)
 __all__ += ["jit_class"]
 
+from mycel._mycel import uint16, uint32, uint64  # noqa: E402,F401
+__all__ += ["uint16", "uint32", "uint64"]
+
 
 
 def is_tensor(obj):

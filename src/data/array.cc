@@ -62,19 +62,19 @@ bool to_mycel_dtype(DataType t, mycel::DType* out) {
       *out = DType::Int16;
       return true;
     case DataType::UInt16:
-      *out = DType::Int32;
+      *out = DType::UInt16;
       return true;
     case DataType::Int32:
       *out = DType::Int32;
       return true;
     case DataType::UInt32:
-      *out = DType::Int64;
+      *out = DType::UInt32;
       return true;
     case DataType::Int64:
       *out = DType::Int64;
       return true;
     case DataType::UInt64:
-      *out = DType::Int64;
+      *out = DType::UInt64;
       return true;
     case DataType::Float16:
       *out = DType::Float16;
@@ -149,37 +149,8 @@ Tensor Array::to_tensor(std::string_view op) const {
   DType t;
   MC_CHECK(to_mycel_dtype(dtype_, &t), Type, op, ": a column of strings (", describe(*this),
            ") cannot become a mycel Tensor; use output_numpy=True.");
-  if (dtype_numpy_name(t) == data_type_name(dtype_)) {  // no widening: share the bytes
-    return Tensor::make_view(storage_, t, shape_, contiguous_strides(shape_),
-                             static_cast<int64_t>(offset_ / data_type_size(dtype_)));
-  }
-  Tensor out = Tensor::empty(shape_, t);
-  int64_t n = numel();
-  dispatch_data(dtype_, op, [&](auto tag) {
-    using S = typename decltype(tag)::type;
-    const S* src = data<S>();
-    if constexpr (std::is_integral_v<S>) {
-      if (t == DType::Int64) {
-        int64_t* dst = out.data<int64_t>();
-        for (int64_t i = 0; i < n; ++i) {
-          if constexpr (std::is_same_v<S, uint64_t>) {
-            MC_CHECK(src[i] <= static_cast<uint64_t>(INT64_MAX), Type, op,
-                     ": uint64 values beyond int64 cannot become a mycel Tensor; use "
-                     "output_numpy=True.");
-          }
-          dst[i] = static_cast<int64_t>(src[i]);
-        }
-        return;
-      }
-      if (t == DType::Int32) {
-        int32_t* dst = out.data<int32_t>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<int32_t>(src[i]);
-        return;
-      }
-    }
-    MC_ASSERT(false, "to_tensor: no widening from ", data_type_name(dtype_));
-  });
-  return out;
+  return Tensor::make_view(storage_, t, shape_, contiguous_strides(shape_),
+                           static_cast<int64_t>(offset_ / data_type_size(dtype_)));
 }
 
 std::string describe(const Array& a) {

@@ -48,8 +48,8 @@ bool data_type_from_name(std::string_view name, DataType* out);
 inline bool is_numeric(DataType t) { return t != DataType::String; }
 inline bool is_float(DataType t) { return t >= DataType::Float16 && t <= DataType::Float64; }
 
-// The mycel dtype a column converts to for training (uint16 -> int32, uint32/uint64 -> int64,
-// as numpy's lossless widening), or false for strings.
+// The mycel dtype a column converts to (the same type: mycel has every numeric DataType), or
+// false for strings.
 bool to_mycel_dtype(DataType t, mycel::DType* out);
 
 template <class T>
@@ -136,7 +136,7 @@ class Array {
   Array reshaped(const Shape& shape) const;
   // Element i along axis 0, as a view (numeric) or a copy (strings).
   Array row(int64_t i) const;
-  // A mycel Tensor sharing the bytes (after the widening of to_mycel_dtype, which copies).
+  // A mycel Tensor sharing the bytes.
   Tensor to_tensor(std::string_view op) const;
 
  private:

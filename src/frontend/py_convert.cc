@@ -40,6 +40,12 @@ bool dtype_from_numpy(const pyb::dtype& d, DType* out) {
     case 'u':
       if (sz == 1)
         *out = DType::UInt8;
+      else if (sz == 2)
+        *out = DType::UInt16;
+      else if (sz == 4)
+        *out = DType::UInt32;
+      else if (sz == 8)
+        *out = DType::UInt64;
       else
         return false;
       return true;
@@ -184,7 +190,17 @@ Tensor tensor_from_object(pyb::handle obj, const DType* dtype) {
   bool from_python = !numpy_value;
   pyb::array arr;
   try {
-    arr = np.attr("asarray")(obj);
+    // Python ints for uint64 are read as uint64: numpy's own choice for a list mixing
+    // small and above-int64 values is float64, which would round them.
+    bool got = false;
+    if (from_python && dtype && *dtype == DType::UInt64) {
+      try {
+        arr = np.attr("asarray")(obj, "uint64");
+        got = true;
+      } catch (const pyb::error_already_set&) {
+      }
+    }
+    if (!got) arr = np.attr("asarray")(obj);
   } catch (const pyb::error_already_set& e) {
     MC_THROW(Type, "cannot convert an object of type ",
              std::string(pyb::str(obj.get_type().attr("__name__"))), " to a Tensor: ", e.what());

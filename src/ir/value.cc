@@ -76,6 +76,12 @@ const char* dtype_short_name(DType t) {
       return "f32";
     case DType::Float64:
       return "f64";
+    case DType::UInt16:
+      return "u16";
+    case DType::UInt32:
+      return "u32";
+    case DType::UInt64:
+      return "u64";
   }
   return "?";
 }

@@ -10,7 +10,13 @@ void promote_inputs(const OpDef& op, std::span<TensorMeta> metas) {
     size_t first = (op.flags & F_PROMOTE1) ? 1 : 0;
     if (metas.size() > first) {
       DType t = metas[first].dtype;
-      for (size_t i = first + 1; i < metas.size(); ++i) t = promote_types(t, metas[i].dtype);
+      for (size_t i = first + 1; i < metas.size(); ++i) {
+        MC_CHECK(promotable(t, metas[i].dtype), Type, "For '", op.name,
+                 "', type implicit conversion between ", t, " and ", metas[i].dtype,
+                 " is not supported (uint16, uint32 and uint64 promote only with bool); cast "
+                 "an input first.");
+        t = promote_types(t, metas[i].dtype);
+      }
       for (size_t i = first; i < metas.size(); ++i) metas[i].dtype = t;
     }
   }

@@ -147,10 +147,16 @@ Tensor recorded_cast(const Tensor& t, DType to) {
                  make_attrs(op_def(OpId::Cast), a));
 }
 
+// An integer scalar of t as a Python int (a uint64 Scalar holds its value's bits in i).
+pyb::object py_int(const Tensor& t, const Scalar& s) {
+  if (t.dtype() == DType::UInt64) return pyb::int_(static_cast<uint64_t>(s.i));
+  return pyb::int_(s.i);
+}
+
 pyb::object py_item(const Tensor& t) {
   Scalar s = t.item();
   if (s.kind == ScalarKind::Bool) return pyb::bool_(s.i != 0);
-  if (s.kind == ScalarKind::Int) return pyb::int_(s.i);
+  if (s.kind == ScalarKind::Int) return py_int(t, s);
   return pyb::float_(s.f);
 }
 
@@ -252,12 +258,17 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
       .def("__int__",
            [](const Tensor& t) -> pyb::object {
              Scalar s = t.item();
-             if (s.kind != ScalarKind::Float) return pyb::int_(s.i);
+             if (s.kind != ScalarKind::Float) return py_int(t, s);
              PyObject* r = PyLong_FromDouble(s.f);
              if (r == nullptr) throw pyb::error_already_set();
              return pyb::reinterpret_steal<pyb::object>(r);
            })
-      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
+      .def("__float__",
+           [](const Tensor& t) {
+             Scalar s = t.item();
+             return t.dtype() == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(s.i))
+                                               : s.to_double();
+           })
       .def("__index__",
            [](const Tensor& t) {
              MC_CHECK(is_integral(t.dtype()) || is_bool(t.dtype()), Type,

@@ -97,13 +97,27 @@ CommQueue& queue_for(const OpDef& op, const Attrs& attrs) {
 }  // namespace
 
 namespace {
+// uint16/uint32/uint64 tensors: the device kernels are not built for them (only copies and
+// casts are), so their ops run on the host with copies.
+bool has_host_only_dtype(const KernelContext& ctx) {
+  auto wide_unsigned = [](const Tensor& t) {
+    return t.defined() &&
+           (t.dtype() == DType::UInt16 || t.dtype() == DType::UInt32 || t.dtype() == DType::UInt64);
+  };
+  for (const Tensor& t : ctx.in)
+    if (wide_unsigned(t)) return true;
+  for (const Tensor& t : ctx.out)
+    if (wide_unsigned(t)) return true;
+  return false;
+}
+
 // launch_kernel once a collective's communicator is known.
 void launch_now(const KernelContext& ctx, bool ref) {
   if (ctx.device.is_cpu()) {
     (ref ? ref_kernel(ctx.op) : cpu_kernel(ctx.op))(ctx);
     return;
   }
-  KernelFn k = ref ? nullptr : device_kernel(ctx.op, ctx.device.type);
+  KernelFn k = ref || has_host_only_dtype(ctx) ? nullptr : device_kernel(ctx.op, ctx.device.type);
   if (k)
     k(ctx);
   else

@@ -373,7 +373,7 @@ Tensor decode_tensor(const std::string& tag, const std::string& kind, DType dt,
 }
 
 bool is_foreign_type(std::string_view kind) {  // MindSpore's, without a mycel dtype
-  return kind == "UInt16" || kind == "UInt32" || kind == "UInt64" || kind == "random_op";
+  return kind == "random_op";
 }
 
 }  // namespace

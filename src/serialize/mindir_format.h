@@ -64,6 +64,12 @@ inline int data_type_code(DType t) {
       return mind_ir::TensorProto::FLOAT;
     case DType::Float64:
       return mind_ir::TensorProto::DOUBLE;
+    case DType::UInt16:
+      return mind_ir::TensorProto::UINT16;
+    case DType::UInt32:
+      return mind_ir::TensorProto::UINT32;
+    case DType::UInt64:
+      return mind_ir::TensorProto::UINT64;
   }
   return mind_ir::TensorProto::UNDEFINED;
 }

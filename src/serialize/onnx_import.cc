@@ -91,6 +91,15 @@ bool dtype_of_onnx(int code, DType* out) {
     case TP::BFLOAT16:
       *out = DType::BFloat16;
       return true;
+    case TP::UINT16:
+      *out = DType::UInt16;
+      return true;
+    case TP::UINT32:
+      *out = DType::UInt32;
+      return true;
+    case TP::UINT64:
+      *out = DType::UInt64;
+      return true;
     default:
       return false;
   }
@@ -178,14 +187,18 @@ Tensor Translator::decode_tensor(const TP& t, const std::string& what) {
     if (want) std::memcpy(out.raw_data(), t.raw_data().data(), want);
     return out;
   }
-  // Otherwise the typed field of the dtype (float16 and bfloat16 as bits in int32_data).
+  // Otherwise the typed field of the dtype (float16 and bfloat16 as bits in int32_data;
+  // uint32 and uint64 in uint64_data).
+  const bool u64 = dt == DType::UInt32 || dt == DType::UInt64;
   const char* field = dt == DType::Float32   ? "float_data"
                       : dt == DType::Float64 ? "double_data"
                       : dt == DType::Int64   ? "int64_data"
+                      : u64                  ? "uint64_data"
                                              : "int32_data";
   int n = dt == DType::Float32   ? t.float_data_size()
           : dt == DType::Float64 ? t.double_data_size()
           : dt == DType::Int64   ? t.int64_data_size()
+          : u64                  ? t.uint64_data_size()
                                  : t.int32_data_size();
   if (n != count)
     fail(str(what, " holds ", n, " values in ", field, ", but ", meta_str({dt, shape}), " needs ",
@@ -200,6 +213,10 @@ Tensor Translator::decode_tensor(const TP& t, const std::string& what) {
       break;
     case DType::Int64:
       fill_from(out, t.int64_data());
+      break;
+    case DType::UInt32:
+    case DType::UInt64:
+      fill_from(out, t.uint64_data());
       break;
     case DType::Float16:
     case DType::BFloat16: {  // the bits, one value per int32

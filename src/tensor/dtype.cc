@@ -54,17 +54,31 @@ std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t)
 
 namespace {
 int kind_rank(DType t) { return is_bool(t) ? 0 : is_integral(t) ? 1 : 2; }
+
+// uint16/uint32/uint64: MindSpore's table promotes them only with bool (and themselves).
+bool is_wide_unsigned(DType t) { return t >= DType::UInt16; }
 }  // namespace
+
+bool promotable(DType a, DType b) {
+  return a == b || !(is_wide_unsigned(a) || is_wide_unsigned(b)) || is_bool(a) || is_bool(b);
+}
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  if (is_wide_unsigned(a) || is_wide_unsigned(b)) {
+    if (is_bool(a)) return b;
+    if (is_bool(b)) return a;
+    MC_THROW(Type, "Type implicit conversion between ", a, " and ", b,
+             " is not supported: uint16, uint32 and uint64 promote only with bool; cast one "
+             "input first.");
+  }
   int ka = kind_rank(a), kb = kind_rank(b);
   if (ka != kb) return ka > kb ? a : b;
   if (ka == 2) {
     if (dtype_size(a) == dtype_size(b)) return DType::Float32;  // float16 with bfloat16
     return dtype_size(a) > dtype_size(b) ? a : b;
   }
-  // Two integer types. uint8 is the only unsigned one.
+  // Two integer types. uint8 is the only unsigned one left here.
   if (a == DType::UInt8 || b == DType::UInt8) {
     DType s = a == DType::UInt8 ? b : a;
     return s == DType::Int8 ? DType::Int16 : s;

@@ -1,5 +1,7 @@
 // Element types. MYCEL_DTYPES is the one list; the enum, sizes, names and the dispatch helpers
-// below all come from it.
+// below all come from it. The codes are stable (files and wire formats that store a dtype by
+// its number keep meaning the same type): a new dtype is appended, so the kinds are not
+// contiguous ranges of the enum (use the is_* predicates, never compare codes).
 #pragma once
 
 #include <cstddef>
@@ -25,28 +27,39 @@ namespace mycel {
   X(Float16, float16, "Float16", "float16")     \
   X(BFloat16, bfloat16, "BFloat16", "bfloat16") \
   X(Float32, float, "Float32", "float32")       \
-  X(Float64, double, "Float64", "float64")
+  X(Float64, double, "Float64", "float64")      \
+  X(UInt16, uint16_t, "UInt16", "uint16")       \
+  X(UInt32, uint32_t, "UInt32", "uint32")       \
+  X(UInt64, uint64_t, "UInt64", "uint64")
 
 enum class DType : uint8_t {
 #define MC_X(e, t, n, np) e,
   MYCEL_DTYPES(MC_X)
 #undef MC_X
 };
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 13;
 
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);                     // "Float32"
 std::string_view dtype_numpy_name(DType t);               // "float32"; bfloat16 has no numpy dtype
 bool dtype_from_name(std::string_view name, DType* out);  // accepts both spellings
 
-inline bool is_floating(DType t) { return t >= DType::Float16; }
-inline bool is_integral(DType t) { return t >= DType::Int8 && t <= DType::Int64; }  // no bool
+inline bool is_floating(DType t) { return t >= DType::Float16 && t <= DType::Float64; }
+inline bool is_unsigned(DType t) {  // the unsigned integers (not bool)
+  return t == DType::UInt8 || t >= DType::UInt16;
+}
+inline bool is_integral(DType t) {  // no bool
+  return (t >= DType::Int8 && t <= DType::Int64) || t >= DType::UInt16;
+}
 inline bool is_bool(DType t) { return t == DType::Bool; }
 
 // Type promotion for binary ops (as PyTorch and MindSpore 2.x): bool < integers < floats;
 // within a kind the wider wins; int8 with uint8 gives int16; float16 with bfloat16 gives
-// float32.
+// float32. uint16/uint32/uint64 promote only with bool and themselves: with any other dtype
+// (floats included) MindSpore's table has no entry, and promote_types throws a TypeError
+// naming both (PyTorch also refuses them with the other integers).
 DType promote_types(DType a, DType b);
+bool promotable(DType a, DType b);  // promote_types(a, b) does not throw
 
 // A Python scalar's kind when it meets a tensor: it never widens the tensor within a kind
 // (float32 tensor + 1.5 stays float32), but lifts bool/int tensors to its kind.

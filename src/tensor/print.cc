@@ -44,6 +44,11 @@ Elem read_elem(const Tensor& t, int64_t off) {
   });
 }
 
+// An integer element's digits (uint64 values above int64's range are held as their bits).
+std::string int_text(DType t, int64_t i) {
+  return t == DType::UInt64 ? std::to_string(static_cast<uint64_t>(i)) : std::to_string(i);
+}
+
 // The displayed indices of an axis: all of them, or (cut) the first and last `edge` around a
 // gap marked -1.
 using Shown = std::vector<std::vector<int64_t>>;
@@ -390,7 +395,7 @@ struct MsPrinter {
     } else if (is_bool) {
       os << std::setw(5) << std::right << (e.i ? "True" : "False");
     } else {
-      std::string s = std::to_string(e.i);
+      std::string s = int_text(t.dtype(), e.i);
       if (measure) int_width = std::max(int_width, static_cast<int>(s.size()));
       os << std::string(int_width - s.size(), ' ') << s;
     }
@@ -472,7 +477,7 @@ std::string Tensor::to_string() const {
     Elem e = read_elem(*this, 0);
     if (is_floating(dtype())) return float_scalar_str(e.f, dtype());
     if (is_bool(dtype())) return e.i ? "True" : "False";
-    return std::to_string(e.i);
+    return int_text(dtype(), e.i);
   }
   if (n == 0) return "[]";
   const bool summarize = n > 1000;
@@ -494,7 +499,7 @@ std::string Tensor::to_string() const {
   } else {
     size_t w = 0;
     for (int64_t o : offs) {
-      cells.push_back(std::to_string(read_elem(*this, o).i));
+      cells.push_back(int_text(dtype(), read_elem(*this, o).i));
       w = std::max(w, cells.back().size());
     }
     for (auto& c : cells) c = std::string(w - c.size(), ' ') + c;

@@ -16,7 +16,7 @@ import mycel as ms
 from mycel import context, ops
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
-INTS = ["int8", "uint8", "int16", "int32", "int64"]
+INTS = ["int8", "uint8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
 MS = {n: getattr(ms, n) for n in FLOATS + INTS + ["bool_"]}
 
 
@@ -129,9 +129,9 @@ def test_int_to_int_wraps_all_modes(src, dst):
         a = np.array([True, False, True], np.bool_)
     else:
         info = np.iinfo(src)
-        a = np.array([info.min, info.min + 1, -300, -129, -128, -1, 0, 1, 127, 128, 255, 256,
-                      300, 65535, 65536, info.max - 1, info.max], np.int64)
-        a = a[(a >= info.min) & (a <= info.max)].astype(src)
+        vals = [int(info.min), int(info.min) + 1, -300, -129, -128, -1, 0, 1, 127, 128, 255, 256,
+                300, 65535, 65536, 2**32 + 5, 2**63 + 9, int(info.max) - 1, int(info.max)]
+        a = np.array([v for v in vals if info.min <= v <= info.max], src)
     want = (a != 0) if dst == "bool" else a.astype(dst)  # numpy wraps, as C++ does
     x = ms.Tensor(a)
     d = ms_dtype(dst)

@@ -354,7 +354,7 @@ def test_reads_mindspore_style_file_without_footer(tmp_path):
 
 @pytest.mark.parametrize("values,match", [
     ([pb_value("w", [2], "Complex64", bytes(16))], "tensor_type 'Complex64', which is unknown"),
-    ([pb_value("w", [2], "UInt16", bytes(4))], "'UInt16', which mycel does not support"),
+    ([pb_value("w", [2], "random_op", bytes(4))], "'random_op', which mycel does not support"),
     ([pb_value("w", [2, 3], "Float32", bytes(20))],
      r"20 bytes .* dims \[2, 3\] of Float32 need 24"),
     ([pb_value(n, [1], "Int8", b"\1") for n in "wvw"], "'w' occurs twice"),

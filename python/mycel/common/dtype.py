@@ -2,14 +2,20 @@
 from mycel import _mycel as _C
 from mycel._mycel import (int8, uint8, int16, int32, int64, float16, bfloat16,  # noqa: F401
                           float32, float64, DType as Type, promote_types)
+from mycel._mycel import uint16, uint32, uint64  # noqa: F401
 
 bool_ = getattr(_C, "bool")
 float_ = float32
 int_ = int32
 half, single, double = float16, float32, float64
-number_type = (int8, uint8, int16, int32, int64, float16, bfloat16, float32, float64)
+number_type = (int8, uint8, int16, int32, int64, uint16, uint32, uint64, float16, bfloat16,
+               float32, float64)
 float_type = (float16, bfloat16, float32, float64)
 int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+# MindSpore's C-style aliases.
+byte, short, intc, intp = int8, int16, int32, int64
+ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
 
 
 def pytype_to_dtype(obj):

@@ -90,10 +90,10 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, co
 
 // ---- the blocked kernel for float64 and integers ---------------------------------------
 
+// Integers accumulate in unsigned 32 or 64 bits (wrapping, then narrowed to T's width).
 template <class T>
-using gemm_acc_t =
-    std::conditional_t<std::is_floating_point_v<T>, T,
-                       std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, uint32_t>>;
+using gemm_acc_t = std::conditional_t<std::is_floating_point_v<T>, T,
+                                      std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>>;
 
 template <class Acc, class T>
 inline Acc widen(T v) {
@@ -164,6 +164,9 @@ MC_UKERNEL(uint8_t, ukernel_u8)
 MC_UKERNEL(int16_t, ukernel_i16)
 MC_UKERNEL(int32_t, ukernel_i32)
 MC_UKERNEL(int64_t, ukernel_i64)
+MC_UKERNEL(uint16_t, ukernel_u16)
+MC_UKERNEL(uint32_t, ukernel_u32)
+MC_UKERNEL(uint64_t, ukernel_u64)
 #undef MC_UKERNEL
 
 // op(A)[M x K] and op(B)[K x N] read through the transpose flags.
@@ -249,6 +252,9 @@ MC_SMALL(uint8_t, small_u8)
 MC_SMALL(int16_t, small_i16)
 MC_SMALL(int32_t, small_i32)
 MC_SMALL(int64_t, small_i64)
+MC_SMALL(uint16_t, small_u16)
+MC_SMALL(uint32_t, small_u32)
+MC_SMALL(uint64_t, small_u64)
 #undef MC_SMALL
 
 // Products up to this many multiply-adds take gemm_small.

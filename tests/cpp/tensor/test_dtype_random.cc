@@ -23,6 +23,28 @@ TEST(DType, Promotion) {
   EXPECT_EQ(promote_with_scalar(DType::Bool, ScalarKind::Int), DType::Int64);
 }
 
+TEST(DType, WideUnsignedPromoteOnlyWithBoolAndThemselves) {
+  for (DType u : {DType::UInt16, DType::UInt32, DType::UInt64}) {
+    EXPECT_TRUE(is_integral(u) && is_unsigned(u) && !is_floating(u) && !is_bool(u));
+    EXPECT_EQ(promote_types(u, u), u);
+    EXPECT_EQ(promote_types(DType::Bool, u), u);
+    EXPECT_EQ(promote_types(u, DType::Bool), u);
+    for (DType o : {DType::Int8, DType::UInt8, DType::Int64, DType::Float16, DType::Float64}) {
+      EXPECT_FALSE(promotable(u, o));
+      try {
+        promote_types(o, u);
+        FAIL() << dtype_name(o) << " with " << dtype_name(u);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Type);
+      }
+    }
+  }
+  EXPECT_FALSE(promotable(DType::UInt16, DType::UInt64));
+  EXPECT_TRUE(is_unsigned(DType::UInt8) && !is_unsigned(DType::Int64));
+  EXPECT_TRUE(is_floating(DType::Float64) && !is_floating(DType::UInt64));
+  EXPECT_EQ(promote_with_scalar(DType::UInt32, ScalarKind::Int), DType::UInt32);
+}
+
 TEST(DType, NamesRoundTrip) {
   for (int i = 0; i < kNumDTypes; ++i) {
     DType t = static_cast<DType>(i), back;

@@ -8,7 +8,9 @@ from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
-_BITS = {_C.int8: 8, _C.uint8: 8, _C.int16: 16, _C.int32: 32, _C.int64: 64}
+_BITS = {_C.int8: 8, _C.uint8: 8, _C.int16: 16, _C.int32: 32, _C.int64: 64,
+         _C.uint16: 16, _C.uint32: 32, _C.uint64: 64}
+_UNSIGNED = (_C.uint8, _C.uint16, _C.uint32, _C.uint64)
 
 
 @constexpr
@@ -55,7 +57,7 @@ def bitwise_xor(input, other):  # noqa: A002
 def _shift_bits(dtype, op):
     if dtype not in _BITS:
         raise TypeError(f"For '{op}', the input must be an integer tensor, but got {dtype}.")
-    return _BITS[dtype], dtype == _C.uint8
+    return _BITS[dtype], dtype in _UNSIGNED
 
 
 def bitwise_left_shift(input, other):  # noqa: A002
@@ -75,7 +77,7 @@ def bitwise_right_shift(input, other):  # noqa: A002
     x = as_tensor(input)
     bits, unsigned = _shift_bits(x.dtype, "bitwise_right_shift")
     n = prim("Cast", dtype=x.dtype)(as_tensor(other))
-    # 2**k stays positive in the dtype for k <= bits - 2 (bits - 1 for uint8).
+    # 2**k stays positive in the dtype for k <= bits - 2 (bits - 1 when unsigned).
     top = bits - 1 if unsigned else bits - 2
     k = prim("Minimum")(n, top)
     q = prim("FloorDiv")(x, prim("Pow")(prim("OnesLike")(k) + 1, k))

@@ -4,7 +4,8 @@ from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 
-_INT_OR_BOOL = (_C.bool, _C.int8, _C.uint8, _C.int16, _C.int32, _C.int64)
+_INT_OR_BOOL = (_C.bool, _C.int8, _C.uint8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32,
+                _C.uint64)
 
 
 @constexpr
@@ -17,7 +18,7 @@ def _check_int_or_bool(dtype, op):
 
 def invert(x):
     """Bitwise not: ~x for integer tensors (two's complement: -1 - x, exact in every width,
-    uint8 included), logical not for bool tensors."""
+    unsigned included), logical not for bool tensors."""
     x = as_tensor(x)
     if _check_int_or_bool(x.dtype, "invert"):
         return prim("LogicalNot")(x)
