@@ -93,3 +93,17 @@ __all__ += ["dtype_to_nptype", "pytype_to_dtype"]
 from mycel import mint  # noqa: E402,F401
 from mycel.common.lazy_inline import lazy_inline, no_inline  # noqa: E402,F401
 __all__ += ["mint", "lazy_inline", "no_inline"]
+
+# MindSpore's top-level helpers (common/toplevel.py), dtype aliases and types.
+from mycel.common.toplevel import (tensor, manual_seed, seed, initial_seed,  # noqa: E402,F401
+                                   get_rng_state, set_rng_state, set_device, dtype_to_pytype,
+                                   get_py_obj_dtype, run_check)
+from mycel.common.dtype import (half, single, double, byte, short, intc, intp,  # noqa: E402,F401
+                                ubyte, ushort, uintc, uintp, string, TensorType, Type)
+from mycel.ops.primitive import constexpr  # noqa: E402,F401
+from mycel.ops.composite import get_grad  # noqa: E402,F401
+__all__ += ["tensor", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+            "set_device", "dtype_to_pytype", "get_py_obj_dtype", "run_check", "half", "single",
+            "double", "byte", "short", "intc", "intp", "ubyte", "ushort", "uintc", "uintp",
+            "string", "TensorType", "Type", "constexpr", "get_grad"]
+tensor_type = TensorType

@@ -6,6 +6,7 @@
 #include "python/module.h"
 
 #include <pybind11/numpy.h>
+#include <pybind11/stl.h>
 
 #include "base/error.h"
 #include "base/interrupt.h"
@@ -23,7 +24,11 @@ void bind_runtime(pyb::module_& m) {
     set_global_seed(static_cast<uint64_t>(seed));
   });
   m.def("get_seed", []() { return static_cast<int64_t>(global_seed()); });
-  pyb::class_<RandomState>(m, "_RandomState", "A snapshot of the random generators' state.");
+  pyb::class_<RandomState>(m, "_RandomState", "A snapshot of the random generators' state.")
+      .def(pyb::init<>())
+      .def_readwrite("seed", &RandomState::seed)
+      .def_readwrite("offset", &RandomState::offset)
+      .def_readwrite("instances", &RandomState::instances);
   m.def(
       "_random_state", []() { return random_state(); },
       "The random generators' state: the global seed and counter, each seeded primitive's "

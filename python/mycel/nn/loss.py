@@ -8,6 +8,7 @@ loss_func.py``.
 """
 import numbers
 
+from mycel import _mycel as _C
 from mycel.nn.cell import Cell
 from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
@@ -328,3 +329,37 @@ __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLos
            "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+
+
+class LossBase(Cell):
+    """The base class of user-defined losses (MindSpore's ``nn.LossBase``): a subclass computes
+    its elementwise loss in construct and returns ``self.get_loss(x, weights)``, which weights
+    it and reduces it by `reduction` ('mean', 'sum' or 'none'), computing in float32 and
+    returning the input's dtype."""
+
+    def __init__(self, reduction="mean", dtype=None):
+        super().__init__()
+        self.reduction = _check_reduction(type(self).__name__, reduction)
+        self.average = reduction == "mean"
+        self.reduce = reduction != "none"
+
+    def get_axis(self, x):
+        """All the axes of x (what the reduction reduces over)."""
+        return tuple(range(x.ndim))
+
+    def get_loss(self, x, weights=1.0):
+        """x * weights reduced by the cell's reduction, in x's dtype (module docstring)."""
+        dtype = x.dtype
+        y = _a.cast(x, _C.float32) * (weights if not hasattr(weights, "dtype")
+                                       else _a.cast(weights, _C.float32))
+        if self.reduce and self.average:
+            y = _m.mean(y, self.get_axis(y))
+        elif self.reduce:
+            y = _m.sum(y, self.get_axis(y))
+        return _a.cast(y, dtype)
+
+    def construct(self, logits, labels):
+        raise NotImplementedError(f"For '{type(self).__name__}', a LossBase subclass must "
+                                  f"define construct.")
+
+__all__ += ["LossBase"]

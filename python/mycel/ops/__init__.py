@@ -37,3 +37,5 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+# conv3d (function/conv3d_func.py; the Conv3D class comes with operations)
+from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401

@@ -24,3 +24,5 @@ from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleMana
 from mycel.train.summary import SummaryRecord  # noqa: E402,F401
 from mycel.train.summary._summary_collector import SummaryCollector  # noqa: E402,F401
 from mycel.train.summary._landscape import SummaryLandscape  # noqa: E402,F401
+from mycel.train.callback import (EarlyStopping, ReduceLROnPlateau,  # noqa: E402,F401
+                                  LearningRateScheduler)

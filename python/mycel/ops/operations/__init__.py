@@ -225,3 +225,5 @@ from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # 
                                                  FractionalAvgPool, DeformableOffsets)
 __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
             "MatrixDiagV3"]
+from mycel.ops.operations.conv3d_ops import Conv3D  # noqa: E402
+__all__ += ["Conv3D"]
