@@ -107,3 +107,10 @@ __all__ += ["tensor", "manual_seed", "seed", "initial_seed", "get_rng_state", "s
             "double", "byte", "short", "intc", "intp", "ubyte", "ushort", "uintc", "uintp",
             "string", "TensorType", "Type", "constexpr", "get_grad"]
 tensor_type = TensorType
+from mycel.train import (check_checkpoint, ckpt_to_safetensors,  # noqa: E402,F401
+                         safetensors_to_ckpt, load_checkpoint_async, async_ckpt_thread_status)
+from mycel.train.dataset_helper import DatasetHelper  # noqa: E402,F401
+from mycel.log import get_level, get_log_config  # noqa: E402,F401
+__all__ += ["check_checkpoint", "ckpt_to_safetensors", "safetensors_to_ckpt",
+            "load_checkpoint_async", "async_ckpt_thread_status", "DatasetHelper", "get_level",
+            "get_log_config"]

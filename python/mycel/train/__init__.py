@@ -26,3 +26,6 @@ from mycel.train.summary._summary_collector import SummaryCollector  # noqa: E40
 from mycel.train.summary._landscape import SummaryLandscape  # noqa: E402,F401
 from mycel.train.callback import (EarlyStopping, ReduceLROnPlateau,  # noqa: E402,F401
                                   LearningRateScheduler)
+from mycel.train._ckpt_tools import (check_checkpoint, ckpt_to_safetensors,  # noqa: E402,F401
+                                     safetensors_to_ckpt, load_checkpoint_async,
+                                     async_ckpt_thread_status)
