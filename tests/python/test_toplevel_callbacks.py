@@ -178,3 +178,31 @@ def test_learning_rate_scheduler_sets_the_rate_each_step():
     np.testing.assert_allclose(float(opt.learning_rate.asnumpy()), 0.025, rtol=1e-6)
     with pytest.raises(TypeError, match="LearningRateScheduler"):
         LearningRateScheduler(3)
+
+
+def test_memory_recycle_returns_cached_blocks():
+    from mycel import runtime
+    x = Tensor(np.ones((1024, 1024), np.float32)) * 2.0
+    del x
+    before = runtime.memory_reserved()
+    ms.ms_memory_recycle()
+    after = runtime.memory_reserved()
+    assert after < before and after >= runtime.memory_allocated()
+    y = Tensor(np.ones((4,), np.float32)) + 1.0  # still allocates after the recycle
+    np.testing.assert_array_equal(y.asnumpy(), np.full(4, 2.0, np.float32))
+
+
+def test_connect_network_with_dataset_runs_the_helpers_batches():
+    import mycel.dataset as ds
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    data = ds.NumpySlicesDataset((x,), column_names=["x"], shuffle=False).batch(2)
+    helper = ms.DatasetHelper(data, dataset_sink_mode=True)
+    net = nn.Dense(4, 1)
+    connected = ms.connect_network_with_dataset(net, helper)
+    outs = [connected(*inputs).asnumpy() for inputs in helper]
+    want = [net(Tensor(x[i:i + 2])).asnumpy() for i in range(0, 6, 2)]
+    for o, w in zip(outs, want):
+        np.testing.assert_allclose(o, w, rtol=1e-6)
+    assert len(outs) == 3
+    with pytest.raises(TypeError, match="connect_network_with_dataset"):
+        ms.connect_network_with_dataset(net, data)

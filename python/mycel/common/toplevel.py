@@ -1,7 +1,7 @@
 """Top-level functions of MindSpore 2.x's ``mindspore`` module that sit on other parts of
 mycel: ``tensor``, the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
 ``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
-``get_py_obj_dtype``) and ``run_check``.
+``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
 
 The random state is the global generator's (the one ``set_seed`` seeds and every random op
 without its own seed draws from): its seed, the next counter it hands out and each seeded
@@ -119,3 +119,9 @@ def run_check():
                            f"expected {a + a}: the installation is broken.")
     print(f"The result of the addition is correct: mycel runs on "
           f"{get_context('device_target')}.")
+
+
+def ms_memory_recycle():
+    """Returns the allocator's cached free blocks to the system (what MindSpore's memory
+    recycling does between graphs); tensors in use are untouched."""
+    _C.empty_cache()
