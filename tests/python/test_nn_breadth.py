@@ -334,3 +334,41 @@ def test_loss_base_subclass(mode):
                                np.abs(a - b), rtol=1e-6)
     with pytest.raises(ValueError, match="AbsLoss"):
         AbsLoss("max")
+
+
+@pytest.mark.parametrize("ks,st,rt,pad", [((2, 3), (1, 2), (1, 1), "valid"),
+                                          ((3, 2), (2, 1), (2, 1), "valid"),
+                                          ((3, 3), (2, 2), (1, 1), "same")])
+def test_unfold_matches_torch_patches(mode, ks, st, rt, pad):
+    x = _rand((2, 3, 7, 8))
+    net = nn.Unfold([1, *ks, 1], [1, *st, 1], [1, *rt, 1], pad)
+    xt = torch.tensor(x, requires_grad=True)
+    xin = xt
+    if pad == "same":
+        pads = []
+        for n, k, s, r in zip(x.shape[2:], ks, st, rt):
+            total = max((-(-n // s) - 1) * s + (k - 1) * r + 1 - n, 0)
+            pads.append((total // 2, total - total // 2))
+        xin = torch.nn.functional.pad(xt, (*pads[1], *pads[0]))
+    cols = torch.nn.functional.unfold(xin, ks, dilation=rt, stride=st)  # [N, C*kr*kc, L]
+    got = net(Tensor(x))
+    n, c = x.shape[:2]
+    rows, ncols = got.shape[2], got.shape[3]
+    # torch orders the depth by channel, then patch row and column; MindSpore by patch row,
+    # column, then channel
+    want = cols.reshape(n, c, ks[0] * ks[1], rows, ncols).permute(0, 2, 1, 3, 4).reshape(
+        n, -1, rows, ncols)
+    np.testing.assert_array_equal(got.asnumpy(), want.detach().numpy())
+    weights = np.random.default_rng(5).standard_normal(want.shape).astype(np.float32)
+    (want * torch.tensor(weights)).sum().backward()
+    g = ms.grad(lambda v: (net(v) * Tensor(weights)).sum())(Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_unfold_argument_errors():
+    with pytest.raises(ValueError, match="Unfold"):
+        nn.Unfold([2, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="Unfold"):
+        nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "full")
+    with pytest.raises(ValueError, match="Unfold"):
+        nn.Unfold([1, 5, 5, 1], [1, 1, 1, 1], [1, 1, 1, 1])(Tensor(_rand((1, 1, 3, 3))))

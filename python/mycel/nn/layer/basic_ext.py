@@ -15,7 +15,7 @@ from mycel.ops.function._util import prim
 from mycel.ops.primitive import Primitive, constexpr
 
 __all__ = ["Identity", "Unflatten", "Dropout2d", "Dropout3d", "BiDense", "TimeDistributed",
-           "CellDict", "LRN"]
+           "CellDict", "LRN", "Unfold"]
 
 
 class Identity(Cell):
@@ -260,6 +260,75 @@ class LRN(Cell):
     def construct(self, input_x):
         return _cf.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta,
                        self.norm_region)
+
+
+def _patch_arg(name, value):
+    if not isinstance(value, (tuple, list)) or len(value) != 4 or value[0] != 1 or \
+            value[3] != 1 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1
+                                 for v in value):
+        raise ValueError(f"For 'Unfold', '{name}' must be [1, row, col, 1] with positive ints, "
+                         f"but got {value!r}.")
+    return int(value[1]), int(value[2])
+
+
+@constexpr
+def _unfold_plan(shape, ks, st, rt, padding):
+    """((top, bottom, left, right) padding, output rows, output cols) of TensorFlow's
+    ExtractImagePatches geometry."""
+    if len(shape) != 4:
+        raise ValueError(f"For 'Unfold', the input must be 4-d [N, C, H, W], but got shape "
+                         f"{tuple(shape)}.")
+    pads, outs = [], []
+    for n, k, s, r in zip(shape[2:], ks, st, rt):
+        ext = (k - 1) * r + 1
+        if padding == "VALID":
+            out = (n - ext) // s + 1 if n >= ext else 0
+            pads += [0, 0]
+        else:
+            out = -(-n // s)
+            total = max((out - 1) * s + ext - n, 0)
+            pads += [total // 2, total - total // 2]
+        if out <= 0:
+            raise ValueError(f"For 'Unfold', the input {tuple(shape)} is smaller than the "
+                             f"dilated patch {ext} with padding {padding}.")
+        outs.append(out)
+    return tuple(pads), outs[0], outs[1]
+
+
+class Unfold(Cell):
+    """Extracts image patches (MindSpore's nn.Unfold, TensorFlow's ExtractImagePatches) from
+    [N, C, H, W] input: output [N, kr * kc * C, out_rows, out_cols], the depth ordered by patch
+    row, patch column, then channel. ksizes, strides and rates are [1, row, col, 1]; padding
+    'valid' or 'same' (TensorFlow's rule). One strided slice per patch offset, stacked, so
+    the gradient adds each patch value back where it came from."""
+
+    def __init__(self, ksizes, strides, rates, padding="valid"):
+        super().__init__()
+        self.ksizes = _patch_arg("ksizes", ksizes)
+        self.strides = _patch_arg("strides", strides)
+        self.rates = _patch_arg("rates", rates)
+        if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+            raise ValueError(f"For 'Unfold', 'padding' must be 'valid' or 'same', but got "
+                             f"{padding!r}.")
+        self.padding = padding.upper()
+
+    def construct(self, input_x):
+        pads, rows, cols = _unfold_plan(input_x.shape, self.ksizes, self.strides, self.rates,
+                                        self.padding)
+        x = input_x
+        if any(pads):
+            x = prim("Pad", paddings=((0, 0), (0, 0), (pads[0], pads[1]),
+                                      (pads[2], pads[3])))(x)
+        n, c, h, w = x.shape
+        (kr, kc), (sr, sc), (rr, rc) = self.ksizes, self.strides, self.rates
+        patches = ()
+        for i in range(kr):
+            for j in range(kc):
+                patches = patches + (prim("StridedSlice")(
+                    x, (0, 0, i * rr, j * rc),
+                    (n, c, i * rr + (rows - 1) * sr + 1, j * rc + (cols - 1) * sc + 1),
+                    (1, 1, sr, sc)),)
+        return prim("Reshape")(prim("Stack", axis=1)(patches), (n, kr * kc * c, rows, cols))
 
 
 class CellDict(Cell):
