@@ -372,3 +372,63 @@ def test_unfold_argument_errors():
         nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "full")
     with pytest.raises(ValueError, match="Unfold"):
         nn.Unfold([1, 5, 5, 1], [1, 1, 1, 1], [1, 1, 1, 1])(Tensor(_rand((1, 1, 3, 3))))
+
+
+def _sampled_softmax_reference(w, b, labels, x, sampled, true_exp, samp_exp, remove):
+    n, num_true = labels.shape
+    true_logits = np.einsum("nd,ntd->nt", x, w[labels]) + b[labels] - np.log(true_exp)
+    samp_logits = x @ w[sampled].T + b[sampled] - np.log(samp_exp)
+    if remove:
+        hits = (labels[:, :, None] == sampled[None, None, :]).any(1)
+        samp_logits = np.where(hits, samp_logits - np.float32(3.4028234663852886e38),
+                               samp_logits)
+    out = np.concatenate([true_logits, samp_logits], 1).astype(np.float64)
+    out = out - out.max(1, keepdims=True)
+    logp = out - np.log(np.exp(out).sum(1, keepdims=True))
+    return -(logp[:, :num_true] / num_true).sum(1)
+
+
+@pytest.mark.parametrize("num_true,remove", [(1, True), (2, True), (2, False)])
+def test_sampled_softmax_loss_matches_numpy(mode, num_true, remove):
+    rng = np.random.default_rng(num_true)
+    classes, dim, n = 10, 6, 5
+    w = rng.standard_normal((classes, dim)).astype(np.float32)
+    b = rng.standard_normal(classes).astype(np.float32)
+    x = rng.standard_normal((n, dim)).astype(np.float32)
+    labels = rng.integers(0, classes, (n, num_true)).astype(np.int32)
+    sampled = np.array([3, 7, 1, 8], np.int64)
+    true_exp = np.full((n, num_true), 0.4, np.float32)
+    samp_exp = np.array([0.4, 0.3, 0.5, 0.2], np.float32)
+    loss = nn.SampledSoftmaxLoss(4, classes, num_true,
+                                 (Tensor(sampled), Tensor(true_exp), Tensor(samp_exp)), remove)
+    got = loss(Tensor(w), Tensor(b), Tensor(labels), Tensor(x)).asnumpy()
+    want = _sampled_softmax_reference(w, b, labels, x, sampled, true_exp, samp_exp, remove)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    # the gradient with respect to the logits against central differences
+    g = ms.grad(lambda v: loss(Tensor(w), Tensor(b), Tensor(labels), v).sum())(Tensor(x))
+    eps, fd = 1e-3, np.zeros_like(x, dtype=np.float64)
+    for i in range(n):
+        for j in range(dim):
+            xp, xm = x.astype(np.float64).copy(), x.astype(np.float64).copy()
+            xp[i, j] += eps
+            xm[i, j] -= eps
+            fd[i, j] = (_sampled_softmax_reference(w, b, labels, xp, sampled, true_exp,
+                                                   samp_exp, remove).sum() -
+                        _sampled_softmax_reference(w, b, labels, xm, sampled, true_exp,
+                                                   samp_exp, remove).sum()) / (2 * eps)
+    np.testing.assert_allclose(g.asnumpy(), fd, rtol=2e-3, atol=2e-3)
+
+
+def test_sampled_softmax_loss_with_its_sampler(mode):
+    rng = np.random.default_rng(9)
+    w = Tensor(rng.standard_normal((20, 4)).astype(np.float32))
+    b = Tensor(np.zeros(20, np.float32))
+    x = Tensor(rng.standard_normal((3, 4)).astype(np.float32))
+    labels = Tensor(np.array([[1], [5], [19]], np.int32))
+    loss = nn.SampledSoftmaxLoss(6, 20, seed=3, reduction="mean")
+    got = loss(w, b, labels, x).asnumpy()
+    assert got.shape == () and np.isfinite(got) and got > 0
+    with pytest.raises(ValueError, match="SampledSoftmaxLoss"):
+        nn.SampledSoftmaxLoss(30, 20)
+    with pytest.raises(TypeError, match="SampledSoftmaxLoss"):
+        nn.SampledSoftmaxLoss(2, 20, sampled_values=[1, 2])

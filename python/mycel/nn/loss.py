@@ -363,3 +363,82 @@ class LossBase(Cell):
                                   f"define construct.")
 
 __all__ += ["LossBase"]
+
+
+def _positive_int(name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise TypeError(f"For '{name}', '{arg}' must be a positive int, but got {value!r}.")
+    return int(value)
+
+
+class SampledSoftmaxLoss(LossBase):
+    """The sampled softmax loss (TensorFlow's sampled_softmax_loss, MindSpore's
+    ``nn.SampledSoftmaxLoss``): the softmax cross entropy over each row's num_true label
+    classes and num_sampled sampled classes instead of all num_classes.
+
+    construct(weights [num_classes, dim], biases [num_classes], labels [N, num_true],
+    logits [N, dim]): the logits of class c are logits @ weights[c] + biases[c], less
+    log(expected count of c) (the sampler's correction); sampled classes equal to one of the
+    row's labels are removed (their logit lowered by the float32 maximum) with
+    remove_accidental_hits; the targets are 1 / num_true on the label classes. The classes come
+    from UniformCandidateSampler(num_true, num_sampled, True, num_classes, seed) unless
+    sampled_values = (sampled, true_expected_count,
+    sampled_expected_count) is given. Returns [N] losses (reduction 'none') or their mean/sum."""
+
+    def __init__(self, num_sampled, num_classes, num_true=1, sampled_values=None,
+                 remove_accidental_hits=True, seed=0, reduction="none"):
+        super().__init__(reduction)
+        name = "SampledSoftmaxLoss"
+        self.num_sampled = _positive_int(name, "num_sampled", num_sampled)
+        self.num_classes = _positive_int(name, "num_classes", num_classes)
+        self.num_true = _positive_int(name, "num_true", num_true)
+        if self.num_sampled > self.num_classes:
+            raise ValueError(f"For '{name}', 'num_sampled' ({num_sampled}) must not exceed "
+                             f"'num_classes' ({num_classes}).")
+        if not isinstance(remove_accidental_hits, bool):
+            raise TypeError(f"For '{name}', 'remove_accidental_hits' must be a bool, but got "
+                            f"{type(remove_accidental_hits).__name__}.")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError(f"For '{name}', 'seed' must be a non-negative int, but got "
+                             f"{seed!r}.")
+        if sampled_values is not None and (not isinstance(sampled_values, (tuple, list)) or
+                                           len(sampled_values) != 3):
+            raise TypeError(f"For '{name}', 'sampled_values' must be None or a tuple of 3 "
+                            f"tensors, but got {type(sampled_values).__name__}.")
+        self.sampled_values = sampled_values
+        self.remove_accidental_hits = remove_accidental_hits
+        from mycel.ops.operations.compat_cpu_ops import UniformCandidateSampler
+        # The sampler keeps the label classes (their expected counts are then the sampler's
+        # inclusion probability, which log-q needs); accidental hits are masked below, as
+        # TensorFlow's sampled_softmax_loss does.
+        self.sampler = UniformCandidateSampler(self.num_true, self.num_sampled, True,
+                                               self.num_classes, int(seed), False)
+
+    def construct(self, weights, biases, labels, logits):
+        num_true = self.num_true
+        labels = _a.reshape(_a.cast(labels, _C.int64), (-1, num_true))
+        if self.sampled_values is None:
+            sampled, true_expected, sampled_expected = self.sampler(labels)
+        else:
+            sampled, true_expected, sampled_expected = self.sampled_values
+        sampled = _a.cast(sampled, _C.int64)
+        true_w = _a.reshape(_a.gather(weights, _a.reshape(labels, (-1,)), 0),
+                            (-1, num_true, weights.shape[1]))
+        true_logits = _m.sum(_a.expand_dims(logits, 1) * true_w, -1) + \
+            _a.gather(biases, labels, 0)
+        sampled_logits = _m.matmul(logits, _a.transpose(_a.gather(weights, sampled, 0),
+                                                        (1, 0))) + _a.gather(biases, sampled, 0)
+        if self.remove_accidental_hits:
+            hits = _m.sum(_a.cast(_m.equal(_a.expand_dims(labels, 2),
+                                           _a.reshape(sampled, (1, 1, -1))), logits.dtype), 1)
+            sampled_logits = sampled_logits - _m.minimum(hits, 1.0) * 3.4028234663852886e38
+        true_logits = true_logits - _m.log(_a.cast(true_expected, logits.dtype))
+        sampled_logits = sampled_logits - _m.log(_a.cast(sampled_expected, logits.dtype))
+        out = _a.concat((true_logits, sampled_logits), 1)
+        targets = _a.concat((_a.ones_like(true_logits) / num_true,
+                             _a.zeros_like(sampled_logits)), 1)
+        x = -_m.sum(_F.log_softmax(out, 1) * targets, 1)
+        return self.get_loss(x)
+
+
+__all__ += ["SampledSoftmaxLoss"]
