@@ -432,3 +432,43 @@ def test_sampled_softmax_loss_with_its_sampler(mode):
         nn.SampledSoftmaxLoss(30, 20)
     with pytest.raises(TypeError, match="SampledSoftmaxLoss"):
         nn.SampledSoftmaxLoss(2, 20, sampled_values=[1, 2])
+
+
+@pytest.mark.parametrize("dims,shape,ks,out", [(2, (2, 3, 9, 11), (3, 2), (4, 5)),
+                                               (2, (3, 7, 7), 2, (6, 3)),
+                                               (3, (1, 2, 6, 7, 8), (2, 3, 2), (3, 4, 1))])
+def test_fractional_max_pool_matches_torch(mode, dims, shape, ks, out):
+    x = _rand(shape, dims)
+    lead = shape[:-dims]
+    samples = np.random.default_rng(7).random((lead[0] if len(lead) == 2 else 1, lead[-1],
+                                               dims)).astype(np.float32)
+    cell = getattr(nn, f"FractionalMaxPool{dims}d")(ks, output_size=out, return_indices=True,
+                                                   _random_samples=Tensor(samples))
+    y, idx = cell(Tensor(x))
+    tfn = getattr(torch.nn.functional, f"fractional_max_pool{dims}d")
+    xt = torch.tensor(x, requires_grad=True)
+    ty, tidx = tfn(xt, ks, output_size=out, return_indices=True,
+                   _random_samples=torch.tensor(samples))
+    np.testing.assert_array_equal(y.asnumpy(), ty.detach().numpy())
+    np.testing.assert_array_equal(idx.asnumpy(), tidx.numpy())
+    ty.sum().backward()
+    fn = getattr(ops, f"fractional_max_pool{dims}d")
+    g = ms.grad(lambda v: fn(v, ks, out, None, False, Tensor(samples)).sum())(Tensor(x))
+    np.testing.assert_array_equal(g.asnumpy(), xt.grad.numpy())
+
+
+def test_fractional_max_pool_ratio_random_and_errors(mode):
+    x = Tensor(_rand((2, 3, 10, 10)))
+    y = nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))(x)
+    assert y.shape == (2, 3, 5, 5)
+    # every output is the maximum of some 3x3 window of its plane
+    xs = x.asnumpy()
+    windows = np.lib.stride_tricks.sliding_window_view(xs, (3, 3), axis=(2, 3)).max((-1, -2))
+    for v, w in zip(y.asnumpy().reshape(6, -1), windows.reshape(6, -1)):
+        assert np.isin(v, w).all()
+    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
+        nn.FractionalMaxPool2d(3)(x)
+    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
+        nn.FractionalMaxPool2d(3, output_size=9)(x)
+    with pytest.raises(ValueError, match="FractionalMaxPool3d"):
+        nn.FractionalMaxPool3d(2, output_size=2)(Tensor(_rand((3, 10, 10))))

@@ -39,3 +39,6 @@ from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
 # conv3d (function/conv3d_func.py; the Conv3D class comes with operations)
 from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401
+# fractional_max_pool2d/3d with a fixed window (function/fractional_fixed_func.py)
+from mycel.ops.function.fractional_fixed_func import (  # noqa: E402,F401
+    fractional_max_pool2d, fractional_max_pool3d)

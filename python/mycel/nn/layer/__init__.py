@@ -68,3 +68,6 @@ from mycel.nn.layer.padding_nd import (ReplicationPad1d, ReplicationPad2d,  # no
                                        ReplicationPad3d)
 __all__ += ["Conv3d", "Conv3dTranspose", "BatchNorm3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d"]
+from mycel.nn.layer.pooling_fractional import (FractionalMaxPool2d,  # noqa: F401,E402
+                                               FractionalMaxPool3d)
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
