@@ -117,3 +117,6 @@ __all__ += ["check_checkpoint", "ckpt_to_safetensors", "safetensors_to_ckpt",
 from mycel.common.toplevel import ms_memory_recycle  # noqa: E402,F401
 from mycel.train.dataset_helper import connect_network_with_dataset  # noqa: E402,F401
 __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
+from mycel import profiler  # noqa: E402,F401
+from mycel.profiler import Profiler  # noqa: E402,F401
+__all__ += ["Profiler"]
