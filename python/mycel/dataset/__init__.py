@@ -120,3 +120,6 @@ __all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImag
             "QMnistDataset", "SBUDataset", "SemeionDataset", "CityscapesDataset", "DIV2KDataset",
             "Food101Dataset", "RenderedSST2Dataset", "SBDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset", "WIDERFaceDataset"]
+# ds.compare (serialize.py); the dataset callbacks (callback.py), as MindSpore exports them.
+from mycel.dataset.serialize import compare  # noqa: E402,F401
+from mycel.dataset.callback import DSCallback, WaitedDSCallback  # noqa: E402,F401
