@@ -119,3 +119,9 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 def isnan(x):
     """True where x is NaN."""
     return _m.not_equal(x, x)
+
+
+# The rest of mindspore.numpy (math_more.py, array_more.py, linalg_more.py).
+from mycel.numpy.math_more import *  # noqa: F401,F403,E402
+from mycel.numpy.array_more import *  # noqa: F401,F403,E402
+from mycel.numpy.linalg_more import *  # noqa: F401,F403,E402
