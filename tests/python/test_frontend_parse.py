@@ -353,18 +353,31 @@ def test_effects_kept_in_order():
 
 
 def comprehension(xs, n):
-    ys = [v * n for v in xs if v > K]
+    ys = {v * n for v in xs if v > K}
     return ys, f"{n}!", {n, 1}, math.pi
 
 
 def test_fallback_nodes():
     text = ir(comprehension)
     assert count(text, "py_execute") == 3
-    m = re.search(r"py_execute\(<fallback\(\[v \* n for v in xs if v > K\]\)>, %(\w+), %(\w+)\)",
+    m = re.search(r"py_execute\(<fallback\(\{v \* n for v in xs if v > K\}\)>, %(\w+), %(\w+)\)",
                   text)
     assert m and sorted(m.groups()) == ["n", "xs"], text
     assert "py_execute(<fallback(f'{n}!')>, %n)" in text
     assert 'getattr(<<module \'math\'' in text
+
+
+def list_comprehension(xs, n):
+    return [v * n for v in xs if v > K], tuple(v + w for v in xs for w in (1, 2))
+
+
+def test_list_comprehensions_are_nested_functions():
+    # [elt for t in it if c] is the nested function Python makes of it, called with the first
+    # iterable (evaluated in the enclosing scope); no fallback
+    text = ir(list_comprehension)
+    assert count(text, "py_execute") == 0, text
+    assert "@list_comprehension.listcomp(%xs)" in text, text
+    assert "__mycel_comp_out" in text
 
 
 def test_fallback_object_semantics():
@@ -442,7 +455,8 @@ def test_bound_method_and_spans():
 
 
 def test_every_node_has_a_span():
-    for fn in (for_range, logic, calls, outer, assert_raise, comprehension, while_else):
+    for fn in (for_range, logic, calls, outer, assert_raise, comprehension, list_comprehension,
+               while_else):
         for g in info(fn)["graphs"]:
             assert g["line"] > 0
             for n in g["nodes"]:
