@@ -9,6 +9,7 @@ import numpy as _np
 
 from mycel import _mycel as _C
 from mycel import ops as _ops
+from mycel.numpy._dtypes import to_dtype as _to_dtype
 from mycel.ops.primitive import constexpr as _constexpr
 
 
@@ -302,17 +303,20 @@ def array_str(a):
 # ---- creation --------------------------------------------------------------------------------
 def empty(shape, dtype=_C.float32):
     """A tensor of shape (mycel fills it with zeros)."""
+    dtype = _to_dtype(dtype)
     return _ops.zeros(shape if not isinstance(shape, int) else (shape,), dtype)
 
 
 def empty_like(prototype, dtype=None, shape=None):
     """A tensor like prototype (zeros)."""
+    dtype = _to_dtype(dtype)
     p = _t(prototype)
     return _ops.zeros(tuple(p.shape) if shape is None else shape, dtype or p.dtype)
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
     """A tensor like a filled with fill_value."""
+    dtype = _to_dtype(dtype)
     a = _t(a)
     return _ops.full(tuple(a.shape) if shape is None else shape, fill_value,
                      dtype=dtype or a.dtype)
@@ -320,23 +324,27 @@ def full_like(a, fill_value, dtype=None, shape=None):
 
 def asfarray(a, dtype=_C.float32):
     """a as a floating tensor (float32 unless dtype is a float type)."""
+    dtype = _to_dtype(dtype)
     a = _t(a)
     return a.astype(dtype if dtype.is_floating_point else _C.float32)
 
 
 def eye(N, M=None, k=0, dtype=_C.float32):  # noqa: N803 (numpy's names)
     """Ones on the k-th diagonal of an N x M matrix."""
+    dtype = _to_dtype(dtype)
     M = N if M is None else M
     return _C.Tensor(_np.eye(N, M, k)).astype(dtype)
 
 
 def identity(n, dtype=_C.float32):
     """The n x n identity matrix."""
+    dtype = _to_dtype(dtype)
     return eye(n, dtype=dtype)
 
 
 def tri(N, M=None, k=0, dtype=_C.float32):  # noqa: N803
     """Ones at and below the k-th diagonal of an N x M matrix."""
+    dtype = _to_dtype(dtype)
     return _C.Tensor(_np.tri(N, M, k)).astype(dtype)
 
 
