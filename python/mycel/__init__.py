@@ -93,3 +93,18 @@ __all__ += ["dtype_to_nptype", "pytype_to_dtype"]
 from mycel import mint  # noqa: E402,F401
 from mycel.common.lazy_inline import lazy_inline, no_inline  # noqa: E402,F401
 __all__ += ["mint", "lazy_inline", "no_inline"]
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):
+    """A Tensor of input_data (``mindspore.tensor``, the function form of ``Tensor(...)``).
+
+    device: only None or "CPU" (mycel places tensors on the CPU unless moved with ``.to``).
+    """
+    if device not in (None, "CPU", "cpu"):
+        raise ValueError(f"For 'tensor', device must be None or 'CPU', but got {device!r}.")
+    if input_data is not None and shape is None and init is None and not const_arg:
+        return Tensor(input_data, dtype)
+    return Tensor(input_data, dtype, shape, init, const_arg=const_arg)
+
+
+__all__ += ["tensor"]

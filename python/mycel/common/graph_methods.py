@@ -1,0 +1,100 @@
+"""Graph mode's methods of Python's dicts, lists and tuples, and its run-time ``in``.
+
+In a compiled graph a dict, list or tuple is a value whose keys and length are known at
+compile time, but whose items may be tensors known only at run time. ``d.get(k)``,
+``t.fromkeys(keys, v)``, ``xs.index(v)`` and the like on such values are these functions,
+parsed as graph code with the value as their first argument: the specialiser's attribute
+lookup (src/compiler/specialize_builtins.cc) binds ``<type>_<method>`` of this module, as it
+binds a Tensor method. A method missing here raises AttributeError naming the type and
+method. Methods that change their object in place (``dict.update``, ``list.sort``) are not
+here: graph values do not change (``list.append`` and friends used as statements are
+rewritten by the parser, common/graph_list.py).
+
+``contains(x, seq)`` is ``x in seq`` when x is known only at run time: true when an item
+equals x (tensors: every element equal), as Python's ``in`` asks of each item.
+"""
+
+
+def dict_get(d, key, default=None):
+    if key in d:
+        return d[key]
+    return default
+
+
+def dict_keys(d):
+    return tuple(k for k in d)
+
+
+def dict_values(d):
+    return tuple(d[k] for k in d)
+
+
+def dict_items(d):
+    return tuple((k, d[k]) for k in d)
+
+
+def dict_fromkeys(d, keys, value=None):  # pylint: disable=unused-argument
+    # a class method: the dict it is read from does not matter, as in Python
+    r = {}
+    for k in keys:
+        r[k] = value
+    return r
+
+
+def dict_copy(d):
+    return d
+
+
+def dict_has_key(d, key):
+    return key in d
+
+
+def list_index(xs, value, start=0, stop=None):
+    n = len(xs)
+    stop = n if stop is None else stop
+    for i in range(n):
+        if start <= i < stop and _eq(xs[i], value):
+            return i
+    raise ValueError("list.index(x): x not in list")
+
+
+def tuple_index(xs, value, start=0, stop=None):
+    n = len(xs)
+    stop = n if stop is None else stop
+    for i in range(n):
+        if start <= i < stop and _eq(xs[i], value):
+            return i
+    raise ValueError("tuple.index(x): x not in tuple")
+
+
+def list_count(xs, value):
+    n = 0
+    for e in xs:
+        if _eq(e, value):
+            n = n + 1
+    return n
+
+
+def tuple_count(xs, value):
+    return list_count(xs, value)
+
+
+def list_copy(xs):
+    return xs
+
+
+def _eq(a, b):
+    # Python's == between items; a tensor on either side compares every element
+    if isinstance(a, tuple) and isinstance(b, tuple) or isinstance(a, list) and isinstance(b, list):
+        return a == b
+    r = a == b
+    if isinstance(r, bool):
+        return r
+    return bool(r.all())
+
+
+def contains(x, seq):
+    found = False
+    for e in seq:
+        found = found or _eq(x, e)
+    return found
