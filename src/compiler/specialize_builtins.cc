@@ -35,15 +35,20 @@ bool is_compare(Builtin b) {
          b == Builtin::Eq || b == Builtin::Ne;
 }
 
+// Attribute `name` of Python module `module`, converted, or none when it has no such one.
+std::optional<Value> module_attr(Host& host, Module& m, const char* module,
+                                 const std::string& name) {
+  Value mod = host.call_builtin(
+      m, "__import__",
+      {Value::string(module), Value::none(), Value::none(), Value::tuple({Value::string("*")})});
+  if (!host.call_builtin(m, "hasattr", {mod, Value::string(name)}).as_bool()) return std::nullopt;
+  return host.getattr(m, mod, name);
+}
+
 // The function `name` of mycel.common.graph_methods (graph code for the methods of dicts,
 // lists and tuples, and the run-time `in`), or none when the module has no such function.
 std::optional<Value> graph_method(Host& host, Module& m, const std::string& name) {
-  Value mod = host.call_builtin(
-      m, "__import__",
-      {Value::string("mycel.common.graph_methods"), Value::none(), Value::none(),
-       Value::tuple({Value::string("*")})});
-  if (!host.call_builtin(m, "hasattr", {mod, Value::string(name)}).as_bool()) return std::nullopt;
-  return host.getattr(m, mod, name);
+  return module_attr(host, m, "mycel.common.graph_methods", name);
 }
 
 // Whether two items are equal as Python's == decides it in a sequence comparison; nullopt
@@ -283,7 +288,9 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   // A method of a dict, list or tuple (d.get(k), t.fromkeys(ks, v), xs.index(v)): its graph
   // code in mycel.common.graph_methods, bound to the value as a Tensor method is.
   if (a->kind == AbsKind::Dict || is_seq_abs(a)) {
-    const char* type = a->kind == AbsKind::Dict ? "dict" : a->kind == AbsKind::List ? "list" : "tuple";
+    const char* type = a->kind == AbsKind::Dict   ? "dict"
+                       : a->kind == AbsKind::List ? "list"
+                                                  : "tuple";
     std::optional<Value> m = graph_method(host_, src_, str(type, "_", name));
     MC_CHECK(m.has_value(), Type, "AttributeError: '", type, "' object has no attribute '", name,
              "' in graph mode");
@@ -294,7 +301,8 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   }
   // A method of a constant string ("{}".format(x), s.upper()): Python's own, run by the host
   // at compile time on constants, at run time otherwise (the JIT fallback).
-  if (a->value && a->value->is(ValueKind::Str)) return eval_value(host_.getattr(src_, *a->value, name), sp, c);
+  if (a->value && a->value->is(ValueKind::Str))
+    return eval_value(host_.getattr(src_, *a->value, name), sp, c);
   if (a->value && a->value->is(ValueKind::DType)) {
     DType t = a->value->as_dtype();
     if (name == "is_floating_point") return constant(Value::boolean(is_floating(t)), sp);
@@ -439,8 +447,10 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       return is_rule(b, args, sp);
     case Builtin::In:
     case Builtin::NotIn:
-      if (!args[0]->abstract()->value) {
-        // x known only at run time: graph_methods.contains compares it with each item.
+      if (!args[0]->abstract()->value ||
+          (is_seq_abs(args[1]->abstract()) && !args[1]->abstract()->value)) {
+        // x, or the items, known only at run time: graph_methods.contains compares x with
+        // each item.
         std::optional<Value> f = graph_method(host_, src_, "contains");
         MC_ASSERT(f.has_value(), "mycel.common.graph_methods has no contains");
         Node* r = call(c, eval_value(*f, sp, c), {args[0], args[1]}, {}, sp);
@@ -542,7 +552,8 @@ Node* Specializer::setitem(Ctx* c, Node* x, Node* key, Node* v, const SourceSpan
       const bool extended = !sl.step.is_none() && sl.step.as_int() != 1;
       MC_CHECK(is_seq_abs(va) || va->kind == AbsKind::Tensor || va->kind == AbsKind::Dict ||
                    (va->value && va->value->is(ValueKind::Str)),
-               Type, extended ? "must assign iterable to extended slice" : "can only assign an iterable",
+               Type,
+               extended ? "must assign iterable to extended slice" : "can only assign an iterable",
                " (got ", va->to_string(), ")");
       return make_seq(c, a->kind == AbsKind::List,
                       slice_assign(std::move(items), sl, unpack(c, v, sp)), sp);
@@ -706,6 +717,16 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
   MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
   const AbsPtr& x = args[0]->abstract();
   const AbsPtr& y = args[1]->abstract();
+  if (b == Builtin::Mod && x->value && x->value->is(ValueKind::Str)) {
+    // "%d items" % n: Python's formatting, now on a constant, else at run time (JIT fallback)
+    if (y->value && !y->value->is(ValueKind::Tensor))
+      return eval_value(host_.call_builtin(src_, "mod", {*x->value, *y->value}), sp, c);
+    std::optional<Value> cls = graph_method(host_, src_, "PercentFormat");
+    MC_ASSERT(cls.has_value(), "mycel.common.graph_methods has no PercentFormat");
+    Value fmt = host_.call(src_, *cls, {*x->value}, {});
+    warn(sp, "'%' formatting runs in the Python interpreter at run time (JIT fallback)");
+    return emit_builtin(c, Builtin::PyExecute, {constant(fmt, sp), args[1]}, Abstract::any(), sp);
+  }
   if (x->kind == AbsKind::Tensor || y->kind == AbsKind::Tensor) {
     if ((b == Builtin::Eq || b == Builtin::Ne) &&
         ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||

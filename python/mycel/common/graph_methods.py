@@ -15,6 +15,13 @@ equals x (tensors: every element equal), as Python's ``in`` asks of each item.
 """
 
 
+def loop_iterable(seq):
+    # what a for loop in graph code indexes (src/frontend/parse_stmt.cc): a dict's keys
+    if isinstance(seq, dict):
+        return dict_keys(seq)
+    return seq
+
+
 def dict_get(d, key, default=None):
     if key in d:
         return d[key]
@@ -22,21 +29,27 @@ def dict_get(d, key, default=None):
 
 
 def dict_keys(d):
-    return tuple(k for k in d)
+    return tuple(d)  # tuple() of a dict: its keys (the specialiser's unpack)
 
 
 def dict_values(d):
-    return tuple(d[k] for k in d)
+    r = ()
+    for k in tuple(d):
+        r = r + (d[k],)
+    return r
 
 
 def dict_items(d):
-    return tuple((k, d[k]) for k in d)
+    r = ()
+    for k in tuple(d):
+        r = r + ((k, d[k]),)
+    return r
 
 
 def dict_fromkeys(d, keys, value=None):  # pylint: disable=unused-argument
     # a class method: the dict it is read from does not matter, as in Python
     r = {}
-    for k in keys:
+    for k in tuple(keys):
         r[k] = value
     return r
 
@@ -95,6 +108,20 @@ def _eq(a, b):
 
 def contains(x, seq):
     found = False
-    for e in seq:
+    for e in tuple(seq):
         found = found or _eq(x, e)
     return found
+
+
+class PercentFormat:
+    """``fmt % value`` of a value known only at run time: Python formats it then (the JIT
+    fallback). Its repr is the format, which compile-time messages (a raise) show."""
+
+    def __init__(self, fmt):
+        self.fmt = fmt
+
+    def __call__(self, value):
+        return self.fmt % value
+
+    def __repr__(self):
+        return self.fmt
