@@ -102,6 +102,10 @@ def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, 
     """
     if device not in (None, "CPU", "cpu"):
         raise ValueError(f"For 'tensor', device must be None or 'CPU', but got {device!r}.")
+    if isinstance(input_data, Tensor) and shape is None and init is None and not const_arg:
+        # a new tensor of its value (also in graph code, where Tensor(...) of a run-time value
+        # would go through the JIT fallback)
+        return ops.cast(input_data, input_data.dtype if dtype is None else dtype)
     if input_data is not None and shape is None and init is None and not const_arg:
         return Tensor(input_data, dtype)
     return Tensor(input_data, dtype, shape, init, const_arg=const_arg)

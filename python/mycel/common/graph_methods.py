@@ -33,17 +33,11 @@ def dict_keys(d):
 
 
 def dict_values(d):
-    r = ()
-    for k in tuple(d):
-        r = r + (d[k],)
-    return r
+    return tuple(map(lambda k: d[k], tuple(d)))
 
 
 def dict_items(d):
-    r = ()
-    for k in tuple(d):
-        r = r + ((k, d[k]),)
-    return r
+    return tuple(map(lambda k: (k, d[k]), tuple(d)))
 
 
 def dict_fromkeys(d, keys, value=None):  # pylint: disable=unused-argument
@@ -58,38 +52,49 @@ def dict_copy(d):
     return d
 
 
-def dict_has_key(d, key):
-    return key in d
-
-
 def list_index(xs, value, start=0, stop=None):
-    n = len(xs)
-    stop = n if stop is None else stop
-    for i in range(n):
-        if start <= i < stop and _eq(xs[i], value):
-            return i
-    raise ValueError("list.index(x): x not in list")
+    i = _index(xs, value, start, len(xs) if stop is None else stop)
+    if i < 0:
+        raise ValueError("list.index(x): x not in list")
+    return i
 
 
 def tuple_index(xs, value, start=0, stop=None):
-    n = len(xs)
-    stop = n if stop is None else stop
-    for i in range(n):
-        if start <= i < stop and _eq(xs[i], value):
-            return i
-    raise ValueError("tuple.index(x): x not in tuple")
+    i = _index(xs, value, start, len(xs) if stop is None else stop)
+    if i < 0:
+        raise ValueError("tuple.index(x): x not in tuple")
+    return i
 
 
 def list_count(xs, value):
-    n = 0
-    for e in xs:
-        if _eq(e, value):
-            n = n + 1
-    return n
+    return _count(xs, value)
 
 
 def tuple_count(xs, value):
-    return list_count(xs, value)
+    return _count(xs, value)
+
+
+# The items of a sequence may differ in type (a tensor beside numbers): map() calls the test
+# on each item in turn (unrolled at compile time); the loops then walk the booleans.
+def _hits(xs, value, start, stop):
+    return tuple(map(lambda p: start <= p[0] < stop and _eq(p[1], value), enumerate(xs)))
+
+
+def _index(xs, value, start, stop):
+    hits = _hits(xs, value, start, stop)
+    r = -1
+    for j in range(len(hits) - 1, -1, -1):
+        if hits[j]:
+            r = j
+    return r
+
+
+def _count(xs, value):
+    n = 0
+    for h in _hits(xs, value, 0, len(xs)):
+        if h:
+            n = n + 1
+    return n
 
 
 def list_copy(xs):
@@ -100,6 +105,8 @@ def _eq(a, b):
     # Python's == between items; a tensor on either side compares every element
     if isinstance(a, tuple) and isinstance(b, tuple) or isinstance(a, list) and isinstance(b, list):
         return a == b
+    if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+        return isinstance(a, str) and isinstance(b, str) and a == b or a is None and b is None
     r = a == b
     if isinstance(r, bool):
         return r
@@ -108,8 +115,8 @@ def _eq(a, b):
 
 def contains(x, seq):
     found = False
-    for e in tuple(seq):
-        found = found or _eq(x, e)
+    for h in _hits(tuple(seq), x, 0, len(seq)):
+        found = found or h
     return found
 
 
