@@ -672,6 +672,7 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
     }
     bound[static_cast<size_t>(s.kwarg)] = builtin(c, Builtin::MakeDict, kv, {}, sp);
   }
+  std::vector<std::string> missing[2];  // positional, keyword-only (Python's two messages)
   for (size_t i = 0; i < np; ++i) {
     if (bound[i] != nullptr) continue;
     if (i < s.defaults.size() && s.defaults[i].has_value()) {
@@ -680,7 +681,21 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
       bound[i] = constant(d, sp);
       continue;
     }
-    fail(ErrorKind::Type, sp, str(fname, "() missing required argument '", pname(i), "'"));
+    missing[s.kwonly_begin >= 0 && static_cast<int>(i) >= s.kwonly_begin ? 1 : 0].push_back(
+        pname(i));
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    const std::vector<std::string>& m = missing[kind];
+    if (m.empty()) continue;
+    std::string names;  // 'a', 'b' and 'c'
+    for (size_t j = 0; j < m.size(); ++j) {
+      if (j > 0) names.append(j + 1 < m.size() ? ", " : m.size() > 2 ? ", and " : " and ");
+      names.append(str("'", m[j], "'"));
+    }
+    fail(
+        ErrorKind::Type, sp,
+        str(fname, "() missing ", m.size(), " required ", kind == 0 ? "positional" : "keyword-only",
+            " argument", m.size() == 1 ? "" : "s", ": ", names));
   }
   return bound;
 }

@@ -618,6 +618,14 @@ Node* Specializer::in_rule(Builtin b, const std::vector<Node*>& args, const Sour
   } else if (s->value && s->value->is(ValueKind::Str) && x->value->is(ValueKind::Str)) {
     found = s->value->as_str().find(x->value->as_str()) != std::string::npos;
   } else {
+    // Python's words for a number on the right
+    if (s->kind == AbsKind::Scalar && s->stype != ValueKind::Str) {
+      const char* t = s->stype == ValueKind::Int     ? "int"
+                      : s->stype == ValueKind::Float ? "float"
+                      : s->stype == ValueKind::Bool  ? "bool"
+                                                     : "NoneType";
+      MC_THROW(Type, "argument of type '", t, "' is not iterable");
+    }
     MC_THROW(Type, "'in' on ", s->to_string(), " is not supported in graph mode");
   }
   return constant(Value::boolean(b == Builtin::In ? found : !found), sp);

@@ -64,6 +64,8 @@ const PyRefs& refs() {
           "all",   "any",        "round",   "divmod",  "str",       "slice", "map"}) {
       p->builtins.emplace_back(bi.attr(n).ptr(), n);
     }
+    // The Tensor class: Tensor(t[, dtype]) of a run-time tensor (specialize_host.cc).
+    p->builtins.emplace_back(p->tensor.ptr(), "Tensor");
     // mycel helpers it models: the static shape of a tensor.
     py::object array_func = py::module_::import("mycel.ops.function.array_func");
     p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");

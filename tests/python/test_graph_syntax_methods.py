@@ -340,3 +340,45 @@ def test_calling_a_fallback_value_names_the_callee():
 
     with pytest.raises(TypeError, match=r"not callable: the callee is the result of .*_Opaque"):
         fn(f32(1))
+
+
+# ---------------------------------------------------------------- Python's error messages
+def _two_kwonly(a, b, *, d, e):
+    return a
+
+
+def test_missing_arguments_read_as_python():
+    def one(x):
+        return _two_kwonly(x)
+
+    def kw(x):
+        return _two_kwonly(x, x)
+
+    for mode in ("pynative", "graph"):
+        with pytest.raises(TypeError, match="missing 1 required positional argument: 'b'"):
+            run_mode(mode, one, 1)
+        with pytest.raises(TypeError,
+                           match="missing 2 required keyword-only arguments: 'd' and 'e'"):
+            run_mode(mode, kw, 1)
+
+
+def test_in_on_a_number_is_not_iterable():
+    def fn(x, y):
+        return x in y
+
+    for mode in ("pynative", "graph"):
+        with pytest.raises(TypeError, match="argument of type 'int' is not iterable"):
+            run_mode(mode, fn, 1, 2)
+
+
+def test_tensor_of_run_time_tensor_in_graph_code():
+    def fn(x):
+        return Tensor(x), Tensor(x, ms.int32), Tensor(x.asnumpy() * 2, dtype=ms.float64)
+
+    x = f32(1.5, -2)
+    for mode in ("pynative", "graph"):
+        a, b, c = run_mode(mode, fn, x)
+        assert (a.dtype, b.dtype, c.dtype) == (ms.float32, ms.int32, ms.float64)
+        np.testing.assert_array_equal(a.asnumpy(), [1.5, -2])
+        np.testing.assert_array_equal(b.asnumpy(), [1, -2])
+        np.testing.assert_array_equal(c.asnumpy(), [3, -4])
