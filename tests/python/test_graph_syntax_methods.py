@@ -382,3 +382,40 @@ def test_tensor_of_run_time_tensor_in_graph_code():
         np.testing.assert_array_equal(a.asnumpy(), [1.5, -2])
         np.testing.assert_array_equal(b.asnumpy(), [1, -2])
         np.testing.assert_array_equal(c.asnumpy(), [3, -4])
+
+
+# ---------------------------------------------------------------- ops.Morph
+def _scale(k):
+    def inner(a, b=2.0):
+        return a * k * b
+    return inner
+
+
+class _MorphNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(f32(1, 2, 3), name="w")
+        self.scale = ms.ops.Morph(_scale(10.0), lambda *s: s[0], lambda *t: t[0])
+
+    def construct(self, x):
+        return self.scale(x * self.w, b=3.0) * self.w
+
+
+def test_morph_in_graph_mode_and_its_gradient():
+    x = f32(7, 8, 9)
+    w = np.array([1, 2, 3], np.float32)
+    saved = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = _MorphNet()
+        np.testing.assert_allclose(net(x).asnumpy(), 30 * x.asnumpy() * w * w, rtol=1e-6)
+        dx, (dw,) = ms.ops.GradOperation(get_all=True, get_by_list=True)(
+            net, net.trainable_params())(x)
+        # out = 30 x w^2: d/dx = 30 w^2, d/dw = 60 x w
+        np.testing.assert_allclose(dx[0].asnumpy(), 30 * w * w, rtol=1e-6)
+        np.testing.assert_allclose(dw.asnumpy(), 60 * x.asnumpy() * w, rtol=1e-6)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        with pytest.raises(RuntimeError, match="Morph is only supported in GRAPH_MODE"):
+            _MorphNet()(x)
+    finally:
+        ms.set_context(mode=saved)

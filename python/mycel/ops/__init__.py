@@ -37,3 +37,4 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+from mycel.ops.morph import Morph  # noqa: E402,F401  (ops/morph.py)
