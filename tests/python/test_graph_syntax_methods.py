@@ -419,3 +419,13 @@ def test_morph_in_graph_mode_and_its_gradient():
             _MorphNet()(x)
     finally:
         ms.set_context(mode=saved)
+
+
+def test_too_many_primitive_inputs_message_in_both_modes():
+    def fn(x):
+        return ms.ops.Abs()(x, x)
+
+    for mode in ("pynative", "graph"):
+        with pytest.raises(TypeError, match=r"For Operator\[Abs\], the number of inputs should be "
+                                            r"less than or equal to 1, but got 2"):
+            run_mode(mode, fn, f32(1))
