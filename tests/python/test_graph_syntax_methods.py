@@ -429,3 +429,18 @@ def test_too_many_primitive_inputs_message_in_both_modes():
         with pytest.raises(TypeError, match=r"For Operator\[Abs\], the number of inputs should be "
                                             r"less than or equal to 1, but got 2"):
             run_mode(mode, fn, f32(1))
+
+
+def test_no_bytecode_jit_records():
+    from mycel._c_expression import get_code_extra
+    from mycel.common._pijit_context import PIJitCaptureContext
+
+    def fn(x):
+        return x + 1
+
+    jit(fn)(f32(1))
+    assert get_code_extra(fn.__code__) is None and get_code_extra(fn) is None
+    with pytest.raises(TypeError, match="code object"):
+        get_code_extra(3)
+    with pytest.raises(NotImplementedError, match="capture_mode='ast'"):
+        PIJitCaptureContext(fullgraph=True)(fn)
