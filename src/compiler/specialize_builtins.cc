@@ -51,6 +51,48 @@ std::optional<Value> graph_method(Host& host, Module& m, const std::string& name
   return module_attr(host, m, "mycel.common.graph_methods", name);
 }
 
+// The operator module's function for a binary builtin (nullptr: none).
+const char* operator_function(Builtin b) {
+  switch (b) {
+    case Builtin::Add:
+      return "add";
+    case Builtin::Sub:
+      return "sub";
+    case Builtin::Mul:
+      return "mul";
+    case Builtin::TrueDiv:
+      return "truediv";
+    case Builtin::FloorDiv:
+      return "floordiv";
+    case Builtin::Mod:
+      return "mod";
+    case Builtin::Pow:
+      return "pow";
+    case Builtin::MatMul:
+      return "matmul";
+    case Builtin::BitAnd:
+      return "and_";
+    case Builtin::BitOr:
+      return "or_";
+    case Builtin::BitXor:
+      return "xor";
+    case Builtin::LShift:
+      return "lshift";
+    case Builtin::RShift:
+      return "rshift";
+    case Builtin::Lt:
+      return "lt";
+    case Builtin::Le:
+      return "le";
+    case Builtin::Gt:
+      return "gt";
+    case Builtin::Ge:
+      return "ge";
+    default:
+      return nullptr;
+  }
+}
+
 // Whether two items are equal as Python's == decides it in a sequence comparison; nullopt
 // when only the run time knows (a tensor, a scalar known at run time).
 std::optional<bool> items_equal(const AbsPtr& x, const AbsPtr& y) {
@@ -799,13 +841,11 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
     }
     if (b == Builtin::Add && u.is(ValueKind::Str) && v.is(ValueKind::Str))
       return constant(Value::string(u.as_str() + v.as_str()), sp);
-    if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj)) {
-      static const char* const names[] = {"__add__",      "__sub__", "__mul__", "__truediv__",
-                                          "__floordiv__", "__mod__", "__pow__", "__matmul__"};
-      int idx = static_cast<int>(b) - static_cast<int>(Builtin::Add);
-      if (idx >= 0 && idx < 8 && u.is(ValueKind::PyObj))
-        return eval_value(host_.call(src_, host_.getattr(src_, u, names[idx]), {v}, {}), sp, c);
-    }
+    // A host object's operator (re.M | re.I, a class's __add__ or __radd__): Python's own
+    // rule, run now by the operator module's function.
+    if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj))
+      if (const char* op = operator_function(b))
+        return eval_value(host_.call_builtin(src_, op, {u, v}), sp, c);
   }
   if ((b == Builtin::Eq || b == Builtin::Ne) && x->kind != y->kind)
     return constant(Value::boolean(b == Builtin::Ne), sp);

@@ -444,3 +444,30 @@ def test_no_bytecode_jit_records():
         get_code_extra(3)
     with pytest.raises(NotImplementedError, match="capture_mode='ast'"):
         PIJitCaptureContext(fullgraph=True)(fn)
+
+
+class _Money:
+    """A host object with operators (reflected ones included)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __radd__(self, other):
+        return other + self.v
+
+    def __or__(self, other):
+        return self.v | other
+
+
+_TEN = _Money(10)
+
+
+def test_operators_of_host_objects_run_as_python():
+    import re
+
+    def fn(x):
+        flags = re.M | re.I
+        return int(flags), 5 + _TEN, _TEN | 3, x * 2
+
+    out = check_all_modes(fn, f32(1))
+    assert out[:3] == (int(re.M | re.I), 15, 11)
