@@ -1,5 +1,5 @@
 """Top-level functions of MindSpore 2.x's ``mindspore`` module that sit on other parts of
-mycel: ``tensor``, the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
+mycel: the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
 ``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
 ``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
 
@@ -13,14 +13,6 @@ import os
 import numpy as np
 
 from mycel import _mycel as _C
-
-
-def tensor(data, dtype=None):
-    """A Tensor from data (a Tensor, numpy array, Python number or nested list/tuple), in
-    dtype when given (MindSpore's ``mindspore.tensor``)."""
-    if isinstance(data, _C.Tensor):
-        return data if dtype is None else data.astype(dtype)
-    return _C.Tensor(data, dtype) if dtype is not None else _C.Tensor(data)
 
 
 def manual_seed(seed):

@@ -42,3 +42,4 @@ from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401
 # fractional_max_pool2d/3d with a fixed window (function/fractional_fixed_func.py)
 from mycel.ops.function.fractional_fixed_func import (  # noqa: E402,F401
     fractional_max_pool2d, fractional_max_pool3d)
+from mycel.ops.morph import Morph  # noqa: E402,F401  (ops/morph.py)
