@@ -440,8 +440,23 @@ class RandomFlip final : public UnaryTransform {
  protected:
   Array apply1(const Array& x, int lead, RowRandom* rng) const override {
     check_lead0(lead, name());
-    Image im = image_of(x, 0, name());
-    return rng->bernoulli(prob_) ? flip(x, im, horizontal_) : x;
+    // MindSpore's checks (RuntimeErrors); <..., H, W, C> (video frames, a batch) flips every
+    // image on one draw.
+    MC_CHECK(x.dtype() != DataType::String, Runtime, name(),
+             ": the data type of image tensor does not match the requirement of operator. "
+             "But got ",
+             describe(x), ".");
+    MC_CHECK(x.ndim() >= 2, Runtime, name(),
+             ": the image tensor should have at least two dimensions. You may need to perform "
+             "Decode first. But got shape ",
+             shape_str(x.shape()), ".");
+    if (!rng->bernoulli(prob_)) return x;
+    if (x.ndim() > 3) {
+      return per_image(x, name(), [&](const Array& one) {
+        return flip(one, image_of(one, 0, name()), horizontal_);
+      });
+    }
+    return flip(x, image_of(x, 0, name()), horizontal_);
   }
 
  private:
