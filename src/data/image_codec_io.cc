@@ -34,8 +34,8 @@ int jpeg_components(const uint8_t* data, size_t size) {
       continue;
     }
     size_t len = (static_cast<size_t>(data[i + 2]) << 8) | data[i + 3];
-    bool sof = marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 &&
-               marker != 0xcc;
+    bool sof =
+        marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc;
     if (sof) return i + 9 < size ? data[i + 9] : 0;
     if (marker == 0xda || len < 2) return 0;  // start of scan before any frame header
     i += 2 + len;
@@ -159,10 +159,9 @@ std::vector<uint8_t> encode_png_level(const Array& hwc, int level) {
            hwc.ndim(), " dimensions.");
   int64_t c = hwc.ndim() == 3 ? hwc.shape()[2] : 1;
   MC_CHECK(c == 1 || c == 3, Runtime,
-           "EncodePng: The image has invalid channels. It should have 1 or 3 channels, but got ",
-           c, " channels.");
-  MC_CHECK(level >= 0 && level <= 9, Runtime,
-           "EncodePng: Invalid compression_level ", level,
+           "EncodePng: The image has invalid channels. It should have 1 or 3 channels, but got ", c,
+           " channels.");
+  MC_CHECK(level >= 0 && level <= 9, Runtime, "EncodePng: Invalid compression_level ", level,
            ", should be in range of [0, 9].");
   int64_t h = hwc.shape()[0], w = hwc.shape()[1];
   MC_CHECK(h > 0 && w > 0 && h <= 65500 && w <= 65500, Runtime,

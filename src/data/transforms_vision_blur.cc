@@ -36,7 +36,8 @@ std::vector<double> gaussian_kernel(int64_t n, double sigma) {
   double mul = 1.0 / sum;
   std::vector<double> k(static_cast<size_t>(n));
   for (int64_t i = 0; i < half; ++i) {
-    k[static_cast<size_t>(i)] = k[static_cast<size_t>(n - 1 - i)] = values[static_cast<size_t>(i)] * mul;
+    k[static_cast<size_t>(i)] = k[static_cast<size_t>(n - 1 - i)] =
+        values[static_cast<size_t>(i)] * mul;
   }
   k[static_cast<size_t>(half)] = mul;
   return k;
@@ -131,7 +132,8 @@ Array blur_real(const Array& x, int64_t h, int64_t w, int64_t c, const std::vect
   for (int64_t y = 0; y < h; ++y) {
     for (int64_t i = 0; i < w * c; ++i) {
       double acc = 0;
-      for (int64_t t = 0; t < ny; ++t) acc += ky[t] * rows[static_cast<size_t>(iy[y * ny + t] * w * c + i)];
+      for (int64_t t = 0; t < ny; ++t)
+        acc += ky[t] * rows[static_cast<size_t>(iy[y * ny + t] * w * c + i)];
       if constexpr (std::is_integral_v<T>) {
         acc = std::clamp(std::nearbyint(acc), static_cast<double>(std::numeric_limits<T>::lowest()),
                          static_cast<double>(std::numeric_limits<T>::max()));
@@ -147,8 +149,8 @@ class GaussianBlur final : public UnaryTransform {
   GaussianBlur(int64_t kx, int64_t ky, double sx, double sy) : kx_(kx), ky_(ky), sx_(sx), sy_(sy) {
     MC_CHECK(kx > 0 && ky > 0 && kx % 2 == 1 && ky % 2 == 1, Value,
              "GaussianBlur: kernel_size must be positive and odd, but got (", kx, ", ", ky, ").");
-    MC_CHECK(sx >= 0 && sy >= 0, Value, "GaussianBlur: sigma must not be negative, but got (",
-             sx, ", ", sy, ").");
+    MC_CHECK(sx >= 0 && sy >= 0, Value, "GaussianBlur: sigma must not be negative, but got (", sx,
+             ", ", sy, ").");
     if (sy_ <= 0) sy_ = sx_;
   }
   std::string_view name() const override { return "GaussianBlur"; }

@@ -47,7 +47,9 @@ class RandomApplyChain final : public Transform {
 
 class RandomChoice final : public Transform {
  public:
-  explicit RandomChoice(std::vector<Chain> ops) : ops_(std::move(ops)) { check_chains(ops_, name()); }
+  explicit RandomChoice(std::vector<Chain> ops) : ops_(std::move(ops)) {
+    check_chains(ops_, name());
+  }
   std::string_view name() const override { return "RandomChoice"; }
   bool random() const override { return true; }
   std::vector<Array> apply(std::vector<Array> in, int lead, RowRandom* rng) const override {
@@ -61,7 +63,9 @@ class RandomChoice final : public Transform {
 
 class RandomOrder final : public Transform {
  public:
-  explicit RandomOrder(std::vector<Chain> ops) : ops_(std::move(ops)) { check_chains(ops_, name()); }
+  explicit RandomOrder(std::vector<Chain> ops) : ops_(std::move(ops)) {
+    check_chains(ops_, name());
+  }
   std::string_view name() const override { return "RandomOrder"; }
   bool random() const override { return true; }
   std::vector<Array> apply(std::vector<Array> in, int lead, RowRandom* rng) const override {
@@ -314,8 +318,8 @@ class AutoAugment final : public UnaryTransform {
     check_policy_image(x, name());
     const auto& table = policy_table(policy_);
     // MindSpore's draws: the sub-policy, two probabilities, two signs.
-    const SubPolicy& sub = table[static_cast<size_t>(
-        rng->randint(0, static_cast<int64_t>(table.size()) - 1))];
+    const SubPolicy& sub =
+        table[static_cast<size_t>(rng->randint(0, static_cast<int64_t>(table.size()) - 1))];
     double probs[2] = {rng->uniform(), rng->uniform()};
     int64_t signs[2] = {rng->randint(0, 1), rng->randint(0, 1)};
     auto ops = space(SpaceKind::AutoAugment, 10, x.shape()[0], x.shape()[1]);
@@ -394,8 +398,8 @@ Array apply_augment(const Array& img, std::string_view aug, float magnitude, Int
   if (aug == "Identity") return img;
   if (aug == "ShearX" || aug == "ShearY") {
     double deg = static_cast<double>(magnitude) * 180.0 / kPi;
-    std::array<double, 2> shear = aug == "ShearX" ? std::array<double, 2>{deg, 0.0}
-                                                  : std::array<double, 2>{0.0, deg};
+    std::array<double, 2> shear =
+        aug == "ShearX" ? std::array<double, 2>{deg, 0.0} : std::array<double, 2>{0.0, deg};
     return run1(make_affine(0.0, {0.0, 0.0}, 1.0, shear, interp, fill), img);
   }
   if (aug == "TranslateX" || aug == "TranslateY") {
@@ -438,7 +442,8 @@ TransformPtr make_random_choice(std::vector<Chain> ops) {
 TransformPtr make_random_order(std::vector<Chain> ops) {
   return std::make_shared<RandomOrder>(std::move(ops));
 }
-TransformPtr make_random_select_subpolicy(std::vector<std::vector<std::pair<Chain, double>>> policy) {
+TransformPtr make_random_select_subpolicy(
+    std::vector<std::vector<std::pair<Chain, double>>> policy) {
   return std::make_shared<RandomSelectSubpolicy>(std::move(policy));
 }
 TransformPtr make_auto_augment(AutoAugmentPolicy policy, Interp interp, std::vector<double> fill) {

@@ -37,7 +37,8 @@ TransformPtr make_random_choice(std::vector<Chain> ops);
 TransformPtr make_random_order(std::vector<Chain> ops);
 // RandomSelectSubpolicy(policy): one sub-policy uniformly; each of its (chain, prob) steps
 // then runs, in order, with probability prob.
-TransformPtr make_random_select_subpolicy(std::vector<std::vector<std::pair<Chain, double>>> policy);
+TransformPtr make_random_select_subpolicy(
+    std::vector<std::vector<std::pair<Chain, double>>> policy);
 
 enum class AutoAugmentPolicy : uint8_t { ImageNet, Cifar10, Svhn };
 

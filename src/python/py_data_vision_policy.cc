@@ -31,11 +31,10 @@ void bind_data_vision_policy(pyb::module_& m) {
           p = d::AutoAugmentPolicy::Svhn;
         } else {
           MC_CHECK(policy == "imagenet", Value,
-                   "AutoAugment: policy must be 'imagenet', 'cifar10' or 'svhn', but got '",
-                   policy, "'.");
+                   "AutoAugment: policy must be 'imagenet', 'cifar10' or 'svhn', but got '", policy,
+                   "'.");
         }
-        return d::make_auto_augment(p, d::interp_from_name(interp, "AutoAugment"),
-                                    std::move(fill));
+        return d::make_auto_augment(p, d::interp_from_name(interp, "AutoAugment"), std::move(fill));
       },
       "policy"_a, "interpolation"_a, "fill_value"_a);
   m.def(
@@ -49,8 +48,8 @@ void bind_data_vision_policy(pyb::module_& m) {
   m.def(
       "TrivialAugmentWide",
       [](int64_t bins, const std::string& interp, std::vector<double> fill) {
-        return d::make_trivial_augment_wide(
-            bins, d::interp_from_name(interp, "TrivialAugmentWide"), std::move(fill));
+        return d::make_trivial_augment_wide(bins, d::interp_from_name(interp, "TrivialAugmentWide"),
+                                            std::move(fill));
       },
       "num_magnitude_bins"_a, "interpolation"_a, "fill_value"_a);
   m.def(
@@ -59,8 +58,7 @@ void bind_data_vision_policy(pyb::module_& m) {
          const std::string& interp, std::vector<double> fill) {
         d::Array a = data_array_from_py(image, "apply_augment");
         MC_CHECK(a.dtype() == d::DataType::UInt8 && a.ndim() == 3 && a.shape()[2] == 3, Type,
-                 "apply_augment: the image must be uint8 <H, W, 3>, but got ", d::describe(a),
-                 ".");
+                 "apply_augment: the image must be uint8 <H, W, 3>, but got ", d::describe(a), ".");
         d::Array out;
         {
           pyb::gil_scoped_release nogil;
