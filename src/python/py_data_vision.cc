@@ -126,9 +126,10 @@ void bind_data_vision(pyb::module_& m) {
       },
       "data_type"_a, "Casts to a numpy dtype given by name ('int32').");
   m.def("OneHot", &d::make_one_hot, "num_classes"_a, "smoothing_rate"_a);
-  bind_data_vision_ext(m);     // the warps and colour adjustments (py_data_vision_ext.cc)
-  bind_data_vision_aug(m);     // erasers, mixers, bounding boxes (py_data_vision_aug.cc)
-  bind_data_vision_policy(m);  // random choices, policies, GaussianBlur, read modes
+  bind_data_vision_ext(m);  // the warps and colour adjustments (py_data_vision_ext.cc)
+  bind_data_vision_aug(m);  // erasers, mixers, bounding boxes (py_data_vision_aug.cc)
+  // random choices, policies, GaussianBlur, read modes (py_data_vision_policy.cc)
+  bind_data_vision_policy(m);
 }
 
 }  // namespace mycel::py
