@@ -131,6 +131,7 @@ for _host, _part in ((transforms, _trand), (vision, _vpol), (vision, _vio),
                      (_vision_utils, _vio)):
     for _name in _part.__all__:
         setattr(_host, _name, getattr(_part, _name))
-    _host.__all__ = list(_host.__all__) + list(_part.__all__)
+    if hasattr(_host, "__all__"):  # (transforms has none: every public name is exported)
+        _host.__all__ = list(_host.__all__) + list(_part.__all__)
 vision.py_transforms_util = _ptu
 _sys.modules.setdefault("mycel.dataset.vision.py_transforms_util", _ptu)
