@@ -72,19 +72,15 @@ Array decode_png_as(const uint8_t* data, size_t size, ReadMode mode, std::string
            what, " is ", h, " x ", w, " pixels, outside [1, 2^28] pixels.");
   bool color = (img.format & PNG_FORMAT_FLAG_COLOR) != 0;
   bool alpha = (img.format & PNG_FORMAT_FLAG_ALPHA) != 0;
-  int64_t c = 3;
-  png_uint_32 format = PNG_FORMAT_RGB;
-  if (mode == ReadMode::Grayscale || (mode == ReadMode::Unchanged && !color && !alpha)) {
-    c = 1;
-    format = PNG_FORMAT_GRAY;
-  } else if (mode == ReadMode::Unchanged && alpha) {
-    c = 4;
-    format = PNG_FORMAT_RGBA;
-  }
+  // Gray files stay one channel unless colour is asked for; alpha is dropped, as MindSpore's
+  // read_image does in every mode.
+  bool gray = mode == ReadMode::Grayscale || (mode == ReadMode::Unchanged && !color);
+  int64_t c = gray ? 1 : 3;
+  png_uint_32 format = gray ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
   img.format = format;
   Array out = Array::empty(DataType::UInt8, {h, w, c});
-  // Alpha is dropped, not composited, when it is not kept: read RGBA / GA and copy the colour.
-  if (alpha && c != 4) {
+  // Alpha is dropped, not composited: read RGBA / GA and copy the colour.
+  if (alpha) {
     img.format = c == 1 ? PNG_FORMAT_GA : PNG_FORMAT_RGBA;
     int64_t cin = c + 1;
     std::vector<uint8_t> buf(static_cast<size_t>(h * w * cin));

@@ -14,7 +14,8 @@
 namespace mycel::data {
 
 // MindSpore's ImageReadMode: Unchanged keeps the file's channels (gray <H, W, 1>, colour
-// <H, W, 3>, PNG alpha <H, W, 4>), Grayscale gives <H, W, 1>, Color gives RGB <H, W, 3>.
+// <H, W, 3>), Grayscale gives <H, W, 1>, Color gives RGB <H, W, 3>. Alpha is dropped in every
+// mode, as MindSpore's read_image does.
 enum class ReadMode : uint8_t { Unchanged, Grayscale, Color };
 
 // Decodes JPEG or PNG bytes as `mode` says. Gray from colour is OpenCV's RGB2GRAY

@@ -133,5 +133,10 @@ for _host, _part in ((transforms, _trand), (vision, _vpol), (vision, _vio),
         setattr(_host, _name, getattr(_part, _name))
     if hasattr(_host, "__all__"):  # (transforms has none: every public name is exported)
         _host.__all__ = list(_host.__all__) + list(_part.__all__)
+for _name in ("AutoAugmentPolicy",):  # MindSpore's vision.utils holds the enums too
+    setattr(_vision_utils, _name, getattr(_vpol, _name))
+for _name in ("ConvertMode", "ImageBatchFormat"):
+    if hasattr(_vaug, _name):
+        setattr(_vision_utils, _name, getattr(_vaug, _name))
 vision.py_transforms_util = _ptu
 _sys.modules.setdefault("mycel.dataset.vision.py_transforms_util", _ptu)

@@ -18,7 +18,8 @@ _data = _mycel._data
 
 class ImageReadMode(IntEnum):
     """How read_image / decode_image give the channels: UNCHANGED as stored (gray <H, W, 1>,
-    colour <H, W, 3>, colour with alpha <H, W, 4>), GRAYSCALE <H, W, 1>, COLOR RGB <H, W, 3>."""
+    colour <H, W, 3>), GRAYSCALE <H, W, 1>, COLOR RGB <H, W, 3>. Alpha is dropped in every
+    mode, as MindSpore's read_image does."""
 
     UNCHANGED = 0
     GRAYSCALE = 1
@@ -144,9 +145,9 @@ def _pil_decode(data, mode, what):
         return np.asarray(img.convert("L"))[:, :, None]
     if mode == ImageReadMode.COLOR:
         return np.asarray(img.convert("RGB"))
-    if img.mode in ("1", "L"):
+    if img.mode in ("1", "L", "LA", "I", "I;16", "F"):
         return np.asarray(img.convert("L"))[:, :, None]
-    return np.asarray(img.convert("RGBA" if "A" in img.getbands() else "RGB"))
+    return np.asarray(img.convert("RGB"))
 
 
 def _decode(data, mode, what):
