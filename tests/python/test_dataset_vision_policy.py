@@ -132,7 +132,8 @@ def test_augment_ops_match_pil_and_opencv():
     img = _img((20, 20, 3), 2)
     pil = Image.fromarray(img)
     np.testing.assert_array_equal(_aug(img, "Posterize", 3), np.asarray(ImageOps.posterize(pil, 3)))
-    np.testing.assert_array_equal(_aug(img, "Solarize", 128), np.asarray(ImageOps.solarize(pil, 128)))
+    np.testing.assert_array_equal(_aug(img, "Solarize", 128),
+                                  np.asarray(ImageOps.solarize(pil, 128)))
     np.testing.assert_array_equal(_aug(img, "Solarize", 256), img)
     np.testing.assert_array_equal(_aug(img, "Invert", 0), np.asarray(ImageOps.invert(pil)))
     np.testing.assert_array_equal(_aug(img, "AutoContrast", 0),
@@ -232,8 +233,18 @@ def test_random_select_subpolicy():
     h = [np.array_equal(o, img[:, ::-1]) for o in outs]
     assert all(a or np.array_equal(o, img[::-1]) for a, o in zip(h, outs))
     assert 0.3 < np.mean(h) < 0.7
-    with pytest.raises(ValueError, match="Input prob is not within"):
+    with pytest.raises(ValueError, match=r"prob of \(op, prob\) policy\[0\]\[0\] is not within"):
         vision.RandomSelectSubpolicy([[(vision.Invert(), 2.0)]])
+    with pytest.raises(ValueError, match=r"policy\[1\] can not be empty"):
+        vision.RandomSelectSubpolicy([[(vision.Invert(), 1.0)], []])
+    # Python callables: the choice runs in Python, with the same outcomes
+    ds.config.set_seed(4)
+    mixed = vision.RandomSelectSubpolicy([[(lambda x: x[:, ::-1], 1.0)],
+                                          [(vision.VerticalFlip(), 1)]])
+    assert mixed._op is None
+    outs = _pipeline(np.stack([img] * 40), mixed)
+    h = [np.array_equal(o, img[:, ::-1]) for o in outs]
+    assert all(a or np.array_equal(o, img[::-1]) for a, o in zip(h, outs)) and 0 < sum(h) < 40
 
 
 # ----- GaussianBlur -----
@@ -288,7 +299,7 @@ def test_five_and_ten_crop_equal_torchvision():
     arr = _img((40, 50, 3), 8)
     crops = vision.FiveCrop(10)(arr)
     np.testing.assert_array_equal(crops[3], arr[30:, 40:])
-    with pytest.raises(TypeError, match=r"Size should be a single integer or a list/tuple \(h, w\)"):
+    with pytest.raises(TypeError, match=r"Size should be a single integer or a list/tuple"):
         vision.TenCrop([200, 200, 200])
     with pytest.raises(ValueError, match=r"Input is not within the required interval of "
                                          r"\[1, 16777216\]"):
@@ -424,3 +435,12 @@ def test_random_flips_take_batches_of_images():
                                   x[..., ::-1, :])
     with pytest.raises(RuntimeError, match="the image tensor should have at least two dimensions"):
         vision.RandomHorizontalFlip(0.1)(np.zeros(32, np.float32))
+    # several columns flip together, on one draw
+    ds.config.set_seed(6)
+    img = _img((6, 7, 3), 13)
+    data = ds.NumpySlicesDataset((np.stack([img] * 30), np.stack([img] * 30)), ["a", "b"],
+                                 shuffle=False)
+    data = data.map(vision.RandomVerticalFlip(0.5), input_columns=["a", "b"])
+    rows = list(data.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert all(np.array_equal(a, b) for a, b in rows)
+    assert 0 < sum(np.array_equal(a, img[::-1]) for a, _ in rows) < 30

@@ -104,17 +104,22 @@ class RandomSelectSubpolicy(TensorOperation):
         chk.type_check(policy, (list,), "policy")
         if not policy:
             raise ValueError("policy can not be empty.")
-        for sub in policy:
-            chk.type_check(sub, (list,), "policy[i]")
+        for i, sub in enumerate(policy):
+            chk.type_check(sub, (list,), f"policy[{i}]")
             if not sub:
-                raise ValueError("policy[i] can not be empty.")
-            for step in sub:
+                raise ValueError(f"policy[{i}] can not be empty.")
+            for j, step in enumerate(sub):
                 if not isinstance(step, (list, tuple)) or len(step) != 2:
-                    raise TypeError(f"Each step of a sub-policy must be a (transform, prob) "
-                                    f"pair, but got {step!r}.")
-                _check_transforms([step[0]])
-                chk.type_check(step[1], (float, int), "prob")
-                chk.check_value(step[1], 0.0, 1.0, "prob")
+                    raise TypeError(f"policy[{i}][{j}] must be an (op, prob) pair, but got "
+                                    f"{step!r}.")
+                op, prob = step
+                if not callable(op):
+                    raise TypeError(f"op of (op, prob) in policy[{i}][{j}] is neither a "
+                                    "c_transform op (TensorOperation) nor a callable pyfunc.")
+                chk.type_check(prob, (float, int), f"prob of (op, prob) policy[{i}][{j}]")
+                if not 0 <= prob <= 1:
+                    raise ValueError(f"prob of (op, prob) policy[{i}][{j}] is not within the "
+                                     "required interval of [0, 1].")
         self.policy = [[(op, float(p)) for op, p in sub] for sub in policy]
         chains = [[(_chain(op), p) for op, p in sub] for sub in self.policy]
         builtin = all(c is not None for sub in chains for c, _ in sub)
