@@ -466,8 +466,9 @@ class RandomFlip final : public Transform {
                            "but got ",
              describe(x), ".");
     MC_CHECK(x.ndim() >= 2, Runtime, name(),
-             ": the image tensor should have at least two dimensions. You may need to perform "
-             "Decode first. But got shape ",
+             horizontal_ ? ": the image tensor should have at least two dimensions. You may need "
+                           "to perform Decode first. But got shape "
+                         : ": input tensor is not in shape of <H,W> or <H,W,C>, but got shape ",
              shape_str(x.shape()), ".");
   }
 
