@@ -333,6 +333,28 @@ def test_random_grayscale():
         vision.RandomGrayscale(1.5)
 
 
+def test_mix_up_single_and_multi():
+    rng = np.random.default_rng(14)
+    imgs = rng.integers(0, 256, (4, 5, 6, 3)).astype(np.uint8)
+    labels = np.eye(4, dtype=np.float32)[[0, 1, 2, 3]]
+    ds.config.set_seed(3)
+    img, lab = vision.MixUp(4, 0.4, True)(imgs, labels)
+    lam = lab[np.arange(4), np.arange(4)]  # the one-hot labels give lambda back
+    want = lam[:, None, None, None] * imgs + (1 - lam[:, None, None, None]) * np.roll(imgs, -1, 0)
+    np.testing.assert_allclose(img, want, rtol=1e-6)
+    np.testing.assert_allclose(lab, lam[:, None] * labels + (1 - lam[:, None]) *
+                               np.roll(labels, -1, 0), rtol=1e-6)
+    multi = vision.MixUp(4, 0.4, False)
+    first, _ = multi(imgs, labels)
+    np.testing.assert_array_equal(first, imgs)  # the first batch passes
+    second, lab2 = multi(imgs[::-1], labels[::-1])
+    lam2 = lab2[np.arange(4), np.arange(4)[::-1]]
+    want2 = lam2[:, None, None, None] * imgs[::-1] + (1 - lam2[:, None, None, None]) * first
+    np.testing.assert_allclose(second, want2, rtol=1e-6)
+    with pytest.raises(ValueError, match="batch_size = 3"):
+        vision.MixUp(3, 0.4)(imgs, labels)
+
+
 # ----- image files -----
 
 def test_encode_jpeg_png_round_trip(tmp_path):

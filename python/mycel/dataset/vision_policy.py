@@ -1,6 +1,7 @@
 """Augmentation policies, blurs and multi-crops of ``mindspore.dataset.vision`` (part of
 ``mycel.dataset.vision``): AutoAugment (with AutoAugmentPolicy), RandAugment,
-TrivialAugmentWide, RandomSelectSubpolicy, GaussianBlur, RandomGrayscale, FiveCrop and TenCrop.
+TrivialAugmentWide, RandomSelectSubpolicy, GaussianBlur, RandomGrayscale, FiveCrop, TenCrop and
+MixUp.
 
 AutoAugment, RandAugment, TrivialAugmentWide, RandomSelectSubpolicy and GaussianBlur check
 their arguments with MindSpore's messages and run in C++
@@ -288,5 +289,49 @@ class TenCrop(TensorOperation):
         return tuple(_back(c, to_numpy) for c in crops)
 
 
+class MixUp(TensorOperation):
+    """MixUp(batch_size, alpha, is_single=True): MindSpore's Python MixUp of a batch of images
+    <N, ...> and one-hot labels <N, K> (after ``batch``): lambda_i ~ Beta(alpha, alpha) per
+    sample; with is_single, image i becomes lambda_i * image i + (1 - lambda_i) * image i+1
+    (the batch shifted circularly), else it is mixed with the previous batch's result (the
+    first batch passes unchanged). Labels mix alike; results are float64, as numpy computes."""
+
+    def __init__(self, batch_size, alpha, is_single=True):
+        chk.type_check(batch_size, (int,), "batch_size")
+        if batch_size <= 0:
+            raise ValueError(f"Input batch_size must be greater than 0, but got {batch_size}.")
+        chk.type_check(alpha, (int, float), "alpha")
+        if alpha <= 0:
+            raise ValueError(f"Input alpha must be greater than 0, but got {alpha}.")
+        self.batch_size, self.alpha = batch_size, float(alpha)
+        self.is_single = chk.type_check(is_single, (bool,), "is_single")
+        self._prev = None
+
+    @property
+    def _random(self):
+        return True
+
+    def __call__(self, image, label):
+        img, lab = np.asarray(image), np.asarray(label)
+        n = self.batch_size
+        if img.ndim < 1 or img.shape[0] != n or lab.ndim < 1 or lab.shape[0] != n:
+            raise ValueError(f"MixUp: the image and label batches must have batch_size = {n} "
+                             f"rows, but got shapes {list(img.shape)} and {list(lab.shape)}.")
+        lam = np.random.default_rng(_py_seed(self)).beta(self.alpha, self.alpha, n)
+        if self.is_single:
+            other_img, other_lab = np.roll(img, -1, axis=0), np.roll(lab, -1, axis=0)
+        elif self._prev is None:
+            lam, other_img, other_lab = np.ones(n), 0.0, 0.0
+        else:
+            other_img, other_lab = self._prev
+        li = lam.reshape((n,) + (1,) * (img.ndim - 1))
+        ll = lam.reshape((n,) + (1,) * (lab.ndim - 1))
+        out = li * img + (1 - li) * other_img, ll * lab + (1 - ll) * other_lab
+        if not self.is_single:
+            self._prev = out
+        return out
+
+
 __all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide",
-           "RandomSelectSubpolicy", "GaussianBlur", "RandomGrayscale", "FiveCrop", "TenCrop"]
+           "RandomSelectSubpolicy", "GaussianBlur", "RandomGrayscale", "FiveCrop", "TenCrop",
+           "MixUp"]
