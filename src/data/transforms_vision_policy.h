@@ -72,4 +72,14 @@ TransformPtr make_trivial_augment_wide(int64_t num_bins, Interp interp, std::vec
 // <..., H, W, C>.
 TransformPtr make_gaussian_blur(int64_t kx, int64_t ky, double sx, double sy);
 
+
+// ConvertColor(mode): OpenCV's cvtColor for MindSpore's ConvertMode values 0..11 (BGR2BGRA,
+// BGRA2BGR, BGR2RGBA, RGBA2BGR, BGR2RGB, BGRA2RGBA, BGR2GRAY, RGB2GRAY, GRAY2BGR, GRAY2BGRA,
+// BGRA2GRAY, RGBA2GRAY; the RGB / BGR twins of a conversion share its value): channel
+// reorders, an opaque alpha added (the type's maximum, 1.0 for floats) or dropped, and gray
+// by RGB2GRAY (15-bit integer weights, rounded, for uint8; 0.299 R + 0.587 G + 0.114 B
+// otherwise), given as <H, W> as cv2 gives it. <H, W, C> images (<H, W> for the GRAY2 modes)
+// of uint8, uint16 or float32 (transforms_vision_convert.cc).
+TransformPtr make_convert_color(int mode);
+
 }  // namespace mycel::data

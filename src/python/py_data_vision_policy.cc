@@ -69,6 +69,7 @@ void bind_data_vision_policy(pyb::module_& m) {
       },
       "image"_a, "op"_a, "magnitude"_a, "interpolation"_a, "fill_value"_a,
       "One augmentation op of the policies, by name, at a magnitude (for tests).");
+  m.def("ConvertColor", &d::make_convert_color, "mode"_a, "mode: a vision.ConvertMode value.");
   m.def("GaussianBlur", &d::make_gaussian_blur, "kx"_a, "ky"_a, "sigma_x"_a, "sigma_y"_a);
   m.def(
       "decode_image_mode",

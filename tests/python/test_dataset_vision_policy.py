@@ -280,6 +280,36 @@ def test_gaussian_blur_float_numpy_convolution_and_pipeline():
         vision.GaussianBlur([2, 2])
 
 
+def test_convert_color_equals_opencv():
+    from mycel.dataset.vision_utils import ConvertMode as M
+    bgr = _img((9, 11, 3), 15)
+    bgra = _img((9, 11, 4), 16)
+    gray = _img((9, 11), 17)
+    cases = [(M.COLOR_BGR2BGRA, bgr, cv2.COLOR_BGR2BGRA),
+             (M.COLOR_BGRA2BGR, bgra, cv2.COLOR_BGRA2BGR),
+             (M.COLOR_BGR2RGBA, bgr, cv2.COLOR_BGR2RGBA),
+             (M.COLOR_RGBA2BGR, bgra, cv2.COLOR_RGBA2BGR),
+             (M.COLOR_BGR2RGB, bgr, cv2.COLOR_BGR2RGB),
+             (M.COLOR_BGRA2RGBA, bgra, cv2.COLOR_BGRA2RGBA),
+             (M.COLOR_BGR2GRAY, bgr, cv2.COLOR_BGR2GRAY),
+             (M.COLOR_RGB2GRAY, bgr, cv2.COLOR_RGB2GRAY),
+             (M.COLOR_GRAY2BGR, gray, cv2.COLOR_GRAY2BGR),
+             (M.COLOR_GRAY2BGRA, gray, cv2.COLOR_GRAY2BGRA),
+             (M.COLOR_BGRA2GRAY, bgra, cv2.COLOR_BGRA2GRAY),
+             (M.COLOR_RGBA2GRAY, bgra, cv2.COLOR_RGBA2GRAY)]
+    for mode, img, code in cases:
+        np.testing.assert_array_equal(vision.ConvertColor(mode)(img), cv2.cvtColor(img, code))
+    f = bgr.astype(np.float32) / 255
+    np.testing.assert_allclose(vision.ConvertColor(M.COLOR_BGR2GRAY)(f),
+                               cv2.cvtColor(f, cv2.COLOR_BGR2GRAY), atol=1e-6)
+    got = _pipeline(np.stack([bgr] * 2), vision.ConvertColor(M.COLOR_BGR2RGB))
+    np.testing.assert_array_equal(got[1], bgr[:, :, ::-1])
+    with pytest.raises(RuntimeError, match="takes images with 3 channel"):
+        vision.ConvertColor(M.COLOR_BGR2GRAY)(bgra)
+    with pytest.raises(TypeError, match="convert_mode"):
+        vision.ConvertColor(6)
+
+
 # ----- RandomGrayscale, FiveCrop, TenCrop -----
 
 def test_five_and_ten_crop_equal_torchvision():

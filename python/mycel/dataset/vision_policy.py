@@ -1,7 +1,7 @@
 """Augmentation policies, blurs and multi-crops of ``mindspore.dataset.vision`` (part of
 ``mycel.dataset.vision``): AutoAugment (with AutoAugmentPolicy), RandAugment,
-TrivialAugmentWide, RandomSelectSubpolicy, GaussianBlur, RandomGrayscale, FiveCrop, TenCrop and
-MixUp.
+TrivialAugmentWide, RandomSelectSubpolicy, GaussianBlur, ConvertColor, RandomGrayscale, FiveCrop,
+TenCrop and MixUp.
 
 AutoAugment, RandAugment, TrivialAugmentWide, RandomSelectSubpolicy and GaussianBlur check
 their arguments with MindSpore's messages and run in C++
@@ -184,6 +184,17 @@ class GaussianBlur(chk.ArrayOp):
         self._op = _data.GaussianBlur(kx, ky, sx, sy)
 
 
+class ConvertColor(chk.ArrayOp):
+    """ConvertColor(convert_mode): OpenCV's cvtColor for a vision.ConvertMode (channel
+    reorders between RGB and BGR, alpha added or dropped, gray by RGB2GRAY's weights, given as
+    <H, W>) on uint8, uint16 or float32 images."""
+
+    def __init__(self, convert_mode):
+        from mycel.dataset.vision_aug import ConvertMode
+        self.convert_mode = chk.type_check(convert_mode, (ConvertMode,), "convert_mode")
+        self._op = _data.ConvertColor(int(convert_mode))
+
+
 # ----- MindSpore's Python (PIL) transforms -----
 
 def _to_pil(func, img):
@@ -334,4 +345,4 @@ class MixUp(TensorOperation):
 
 __all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide",
            "RandomSelectSubpolicy", "GaussianBlur", "RandomGrayscale", "FiveCrop", "TenCrop",
-           "MixUp"]
+           "MixUp", "ConvertColor"]
