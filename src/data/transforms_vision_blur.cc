@@ -146,9 +146,14 @@ Array blur_real(const Array& x, int64_t h, int64_t w, int64_t c, const std::vect
 
 class GaussianBlur final : public UnaryTransform {
  public:
+  static constexpr int64_t kMaxKernel = 4095;
   GaussianBlur(int64_t kx, int64_t ky, double sx, double sy) : kx_(kx), ky_(ky), sx_(sx), sy_(sy) {
     MC_CHECK(kx > 0 && ky > 0 && kx % 2 == 1 && ky % 2 == 1, Value,
              "GaussianBlur: kernel_size must be positive and odd, but got (", kx, ", ", ky, ").");
+    // Every tap costs a multiply per pixel: a kernel of millions of taps would run for hours.
+    MC_CHECK(kx <= kMaxKernel && ky <= kMaxKernel, Value,
+             "GaussianBlur: kernel_size must be at most ", kMaxKernel, ", but got (", kx, ", ", ky,
+             ").");
     MC_CHECK(sx >= 0 && sy >= 0, Value, "GaussianBlur: sigma must not be negative, but got (", sx,
              ", ", sy, ").");
     if (sy_ <= 0) sy_ = sx_;

@@ -64,14 +64,13 @@ TransformPtr make_rand_augment(int64_t num_ops, int64_t magnitude, int64_t num_b
 TransformPtr make_trivial_augment_wide(int64_t num_bins, Interp interp, std::vector<double> fill);
 
 // GaussianBlur(kernel_size, sigma): OpenCV's cv::GaussianBlur with kernel (kx, ky) (odd,
-// positive) and sigmas (sx, sy), sy <= 0 taking sx, a sigma <= 0 taking OpenCV's
+// in [1, 4095]) and sigmas (sx, sy), sy <= 0 taking sx, a sigma <= 0 taking OpenCV's
 // 0.3 * ((k - 1) * 0.5 - 1) + 0.8; borders mirrored without the edge pixel (BORDER_REFLECT_101).
 // uint8 images go through OpenCV's bit-exact fixed-point path (kernel in 8-bit fixed point by
 // error diffusion, rows then columns, rounded once), so results equal OpenCV's; other numeric
 // types compute in double and round (integers) to their type. <H, W>, <H, W, C> or
 // <..., H, W, C>.
 TransformPtr make_gaussian_blur(int64_t kx, int64_t ky, double sx, double sy);
-
 
 // ConvertColor(mode): OpenCV's cvtColor for MindSpore's ConvertMode values 0..11 (BGR2BGRA,
 // BGRA2BGR, BGR2RGBA, RGBA2BGR, BGR2RGB, BGRA2RGBA, BGR2GRAY, RGB2GRAY, GRAY2BGR, GRAY2BGRA,

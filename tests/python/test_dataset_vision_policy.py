@@ -278,6 +278,8 @@ def test_gaussian_blur_float_numpy_convolution_and_pipeline():
         np.testing.assert_array_equal(got, cv2.GaussianBlur(i, (3, 3), 0.9))
     with pytest.raises(ValueError, match="not an odd value"):
         vision.GaussianBlur([2, 2])
+    with pytest.raises(ValueError, match="kernel_size must be at most 4095"):
+        vision.GaussianBlur((3, 4097))
 
 
 def test_convert_color_equals_opencv():
