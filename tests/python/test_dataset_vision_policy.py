@@ -120,6 +120,9 @@ def test_random_composition_argument_errors():
         transforms.RandomChoice([vision.Invert(), "zyx"])
     with pytest.raises(ValueError, match="can not be empty"):
         transforms.RandomOrder([])
+    with pytest.raises(TypeError, match=r"transforms\[0\] is neither a transforms op "
+                                        r"\(TensorOperation\) nor a callable pyfunc"):
+        transforms.Compose([1, transforms.TypeCast(mycel.int32)])
 
 
 # ----- the policies' ops against PIL / OpenCV -----
