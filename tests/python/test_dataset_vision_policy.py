@@ -123,6 +123,10 @@ def test_random_composition_argument_errors():
     with pytest.raises(TypeError, match=r"transforms\[0\] is neither a transforms op "
                                         r"\(TensorOperation\) nor a callable pyfunc"):
         transforms.Compose([1, transforms.TypeCast(mycel.int32)])
+    with pytest.raises(ValueError, match="transforms list can not be empty"):
+        transforms.Compose([])
+    with pytest.raises(RuntimeError, match="Input Tensor is not valid"):
+        transforms.Compose([lambda x: x + x])()
 
 
 # ----- the policies' ops against PIL / OpenCV -----

@@ -166,8 +166,8 @@ def _check_operations(func, operations):
     ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
     name = "transforms" if func == "Compose" else "operations"  # MindSpore's words below
     if not ops:
-        raise ValueError(f"{func}: operations must not be empty ({name} list can not be "
-                         "empty).")
+        raise ValueError(f"{func}: operations must not be empty: {name} list can not be "
+                         "empty.")
     for i, op in enumerate(ops):
         if not callable(op):
             raise TypeError(f"{func}: {name}[{i}] is neither a transforms op (TensorOperation) "
@@ -206,6 +206,9 @@ class Compose(TensorOperation):
 
     def __call__(self, *inputs):
         """Apply the transforms to one sample; returns an array or a tuple of arrays."""
+        if not inputs:  # MindSpore's RuntimeError
+            raise RuntimeError("Compose: Input Tensor is not valid. It was called with no "
+                               "input.")
         return _chain(self.transforms, inputs, False)
 
     def _apply_batch(self, *inputs):
