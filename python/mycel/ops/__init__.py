@@ -37,3 +37,7 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+# ops breadth (ops/operations/breadth_ops.py, ops/_taylor.py): the functional names that live
+# beside their primitives.
+from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
+from mycel.ops._taylor import jet, derivative  # noqa: E402,F401

@@ -15,3 +15,13 @@ __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "
 
 __all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# ops breadth (breadth_ops.py): MindSpore's math_ops classes composed in mycel.
+from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+_BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm", "Hypot",
+            "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
+            "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",
+            "NanToNum", "ReduceAll", "ReduceAny", "LpNorm", "EqualCount", "MatrixSolve",
+            "Cross", "Eps", "InplaceIndexAdd", "LogSpace", "Bincount", "Cummin", "Cummax",
+            "SearchSorted", "BartlettWindow", "BlackmanWindow", "HammingWindow"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

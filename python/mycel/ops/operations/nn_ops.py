@@ -25,3 +25,12 @@ from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
 __all__ += ["DeformableOffsets"]
 from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
 __all__ += ["FractionalAvgPool"]
+# ops breadth (breadth_ops.py): MindSpore's nn_ops classes composed in mycel.
+from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+_BREADTH = ["FastGeLU", "PReLU", "GLU", "Dropout2D", "Dropout3D", "ChannelShuffle",
+            "SmoothL1Loss", "SoftMarginLoss", "MultilabelMarginLoss", "MultiMarginLoss",
+            "TripletMarginLoss", "BCEWithLogitsLoss", "SigmoidCrossEntropyWithLogits",
+            "L2Normalize", "MirrorPad", "IOU", "BoundingBoxEncode", "BoundingBoxDecode",
+            "InTopK", "DataFormatDimMap", "Conv2DTranspose", "Dense", "Pdist", "CheckValid"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
