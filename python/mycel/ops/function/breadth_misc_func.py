@@ -12,6 +12,7 @@ from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.function import array_func as _a, array_ext_func as _ax
 from mycel.ops.function.diag_func import matrix_diag
+from mycel.ops.function.graph_compat_func import any as _any
 from mycel.ops.primitive import constexpr
 
 __all__ = ["iou", "bounding_box_encode", "bounding_box_decode", "check_valid",
@@ -34,7 +35,12 @@ def _boxes_check(shape, op, name):
 
 
 def _cols(b):
-    return (prim("StridedSlice")(b, (0, i), (b.shape[0], i + 1), (1, 1)) for i in range(4))
+    """The four coordinate columns of boxes (N, 4), each (N, 1)."""
+    n = b.shape[0]
+    return (prim("StridedSlice")(b, (0, 0), (n, 1), (1, 1)),
+            prim("StridedSlice")(b, (0, 1), (n, 2), (1, 1)),
+            prim("StridedSlice")(b, (0, 2), (n, 3), (1, 1)),
+            prim("StridedSlice")(b, (0, 3), (n, 4), (1, 1)))
 
 
 def iou(anchor_boxes, gt_boxes, mode="iou"):
@@ -45,7 +51,9 @@ def iou(anchor_boxes, gt_boxes, mode="iou"):
     _boxes_check(g.shape, "iou", "gt_boxes")
     if mode not in ("iou", "iof"):
         raise ValueError(f"For 'iou', mode must be 'iou' or 'iof', but got {mode!r}.")
-    ax0, ay0, ax1, ay1 = (prim("Reshape")(c, (1, -1)) for c in _cols(a))
+    ax0, ay0, ax1, ay1 = _cols(a)
+    ax0, ay0 = prim("Reshape")(ax0, (1, -1)), prim("Reshape")(ay0, (1, -1))
+    ax1, ay1 = prim("Reshape")(ax1, (1, -1)), prim("Reshape")(ay1, (1, -1))
     gx0, gy0, gx1, gy1 = _cols(g)  # (M, 1)
     w = prim("Maximum")(prim("Minimum")(ax1, gx1) - prim("Maximum")(ax0, gx0) + 1.0, 0.0)
     h = prim("Maximum")(prim("Minimum")(ay1, gy1) - prim("Maximum")(ay0, gy0) + 1.0, 0.0)
@@ -84,7 +92,8 @@ def bounding_box_encode(anchor_box, groundtruth_box, means=(0.0, 0.0, 0.0, 0.0),
     px, py, pw, ph = _center(a)
     gx, gy, gw, gh = _center(g)
     d = ((gx - px) / pw, (gy - py) / ph, prim("Log")(gw / pw), prim("Log")(gh / ph))
-    return _a.concat(tuple((d[i] - m[i]) / s[i] for i in range(4)), 1)
+    return _a.concat(((d[0] - m[0]) / s[0], (d[1] - m[1]) / s[1], (d[2] - m[2]) / s[2],
+                      (d[3] - m[3]) / s[3]), 1)
 
 
 def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0),
@@ -101,7 +110,8 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
                         f"{max_shape!r}.")
     m, s = _four(means, "bounding_box_decode", "means"), _four(stds, "bounding_box_decode",
                                                               "stds")
-    dx, dy, dw, dh = (c * s[i] + m[i] for i, c in enumerate(_cols(d)))
+    dx, dy, dw, dh = _cols(d)
+    dx, dy, dw, dh = dx * s[0] + m[0], dy * s[1] + m[1], dw * s[2] + m[2], dh * s[3] + m[3]
     r = abs(float(np.log(wh_ratio_clip)))
     dw = prim("Minimum")(prim("Maximum")(dw, -r), r)
     dh = prim("Minimum")(prim("Maximum")(dh, -r), r)
@@ -123,8 +133,9 @@ def check_valid(bboxes, img_metas):
     m = _t(img_metas, "check_valid", "img_metas")
     _boxes_check(b.shape, "check_valid", "bboxes")
     x0, y0, x1, y1 = _cols(b)
-    mh, mw, ratio = (prim("Cast")(prim("StridedSlice")(m, (i,), (i + 1,), (1,)), b.dtype)
-                     for i in range(3))
+    mh = prim("Cast")(prim("StridedSlice")(m, (0,), (1,), (1,)), b.dtype)
+    mw = prim("Cast")(prim("StridedSlice")(m, (1,), (2,), (1,)), b.dtype)
+    ratio = prim("Cast")(prim("StridedSlice")(m, (2,), (3,), (1,)), b.dtype)
     ok = prim("LogicalAnd")(prim("GreaterEqual")(x0, 0.0), prim("GreaterEqual")(y0, 0.0))
     ok = prim("LogicalAnd")(ok, prim("LessEqual")(x1, mw * ratio - 1.0))
     ok = prim("LogicalAnd")(ok, prim("LessEqual")(y1, mh * ratio - 1.0))
@@ -284,8 +295,7 @@ def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):
         xt = _ax.moveaxis(x, ax, 0)
         n = xt.shape[0]
         rows = prim("Reshape")(xt, (n, -1))
-        diff = prim("ReduceAny")(prim("NotEqual")(rows[1:], rows[:n - 1]), (1,)) \
-            if n > 1 else None
+        diff = _any(prim("NotEqual")(rows[1:], rows[:n - 1]), 1) if n > 1 else None
         head = _true1() if diff is None else _a.concat((_true1(), diff), 0)
         keep = prim("MaskedSelect")(_arange(n), head)
         out = _ax.moveaxis(prim("Gather")(xt, keep, 0), 0, ax)

@@ -137,12 +137,29 @@ def _rows_plan(xs, vs, indices, op):
     return _C.Tensor(np.array([i % xs[0] for i in rows], np.int64).reshape(-1, 1)), want
 
 
+@constexpr
+def _rows_shape(xs, ishape, vs, op):
+    if len(ishape) > 1:
+        raise ValueError(f"For '{op}', indices must be 0-D or 1-D, but got shape {ishape}.")
+    rows = ishape[0] if ishape else 1
+    want = (rows,) + tuple(xs[1:])
+    if tuple(vs) != want and not (rows == 1 and tuple(vs) == tuple(xs[1:])):
+        raise ValueError(f"For '{op}', v must have shape {want}, but got {tuple(vs)}.")
+    return want
+
+
 def _inplace(op, combine, x, v, indices):
     x, v = _t(x, op, "x"), _t(v, op, "v")
     if x.dtype != v.dtype:
         raise TypeError(f"For '{op}', x and v must have the same dtype, but got {x.dtype} and "
                         f"{v.dtype}.")
-    idx, vshape = _rows_plan(x.shape, v.shape, indices, op)
+    if isinstance(indices, _C.Tensor):
+        # values known only at run time (graph mode): negative rows wrap, no range check
+        i = prim("Reshape")(prim("Cast")(indices, _C.int64), (-1, 1))
+        idx = prim("Select")(prim("Less")(i, 0), i + x.shape[0], i)
+        vshape = _rows_shape(x.shape, indices.shape, v.shape, op)
+    else:
+        idx, vshape = _rows_plan(x.shape, v.shape, indices, op)
     v = prim("Reshape")(v, vshape)
     if combine == "update":
         return prim("TensorScatterUpdate")(x, idx, v)
