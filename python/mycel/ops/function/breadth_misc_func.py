@@ -9,7 +9,7 @@ The box functions follow MindSpore's CPU kernels: coordinates are pixel indices,
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim
 from mycel.ops.function import array_func as _a, array_ext_func as _ax
 from mycel.ops.function.diag_func import matrix_diag
 from mycel.ops.function.graph_compat_func import any as _any

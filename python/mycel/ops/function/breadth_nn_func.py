@@ -4,13 +4,11 @@ hardtanh, logsigmoid, softmin, tanhshrink, rrelu, fast_gelu, gumbel_softmax), ch
 dropout (dropout1d/2d/3d), group_norm, embedding, channel_shuffle, upsample, the losses
 hinge_embedding_loss and multilabel_margin_loss, fold (col2im) and affine_grid.
 """
-import math
-
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
-from mycel.ops.function import math_func as _m, array_func as _a, random_func as _r
+from mycel.ops.function._util import prim
+from mycel.ops.function import array_func as _a, random_func as _r
 from mycel.ops.function import nn_func as _nnf
 from mycel.ops.function.array_ext_func import narrow as _narrow
 from mycel.ops.function.resample_func import interpolate

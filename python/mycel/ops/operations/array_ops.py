@@ -19,7 +19,7 @@ globals().update((_n, getattr(_P, _n)) for _n in __all__)
 from mycel.ops.operations.compat_cpu_ops import MatrixDiagV3  # noqa: E402
 __all__ += ["MatrixDiagV3"]
 # ops breadth (breadth_ops.py): MindSpore's array_ops classes composed in mycel.
-from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
 _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Meshgrid",
             "GatherNd", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMul",
             "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin", "ScatterAdd",

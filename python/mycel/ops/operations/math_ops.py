@@ -16,7 +16,7 @@ __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "
 __all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 # ops breadth (breadth_ops.py): MindSpore's math_ops classes composed in mycel.
-from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
 _BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm", "Hypot",
             "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
             "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",

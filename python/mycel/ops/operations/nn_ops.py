@@ -26,7 +26,7 @@ __all__ += ["DeformableOffsets"]
 from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
 __all__ += ["FractionalAvgPool"]
 # ops breadth (breadth_ops.py): MindSpore's nn_ops classes composed in mycel.
-from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
 _BREADTH = ["FastGeLU", "PReLU", "GLU", "Dropout2D", "Dropout3D", "ChannelShuffle",
             "SmoothL1Loss", "SoftMarginLoss", "MultilabelMarginLoss", "MultiMarginLoss",
             "TripletMarginLoss", "BCEWithLogitsLoss", "SigmoidCrossEntropyWithLogits",

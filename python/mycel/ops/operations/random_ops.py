@@ -11,7 +11,7 @@ globals().update((_n, getattr(_P, _n)) for _n in __all__)
 from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
 __all__ += ["Uniform", "RandomCategorical"]
 # ops breadth (breadth_ops.py): MindSpore's random_ops classes composed in mycel.
-from mycel.ops.operations import breadth_ops as _bo  # noqa: E402
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
 _BREADTH = ["Multinomial", "Randperm", "Gamma", "RandomGamma", "StandardLaplace",
             "RandomShuffle", "Bernoulli"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
