@@ -41,3 +41,6 @@ from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F4
 # beside their primitives.
 from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
 from mycel.ops._taylor import jet, derivative  # noqa: E402,F401
+from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
+                                                  random_categorical,
+                                                  uniform_candidate_sampler)

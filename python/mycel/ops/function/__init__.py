@@ -35,3 +35,4 @@ from mycel.ops.function.breadth_nn_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_random_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_scatter_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_misc_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.breadth_ext_func import *  # noqa: F401,F403,E402

@@ -231,4 +231,6 @@ from mycel.ops.operations import breadth_ops as _breadth_ops  # noqa: E402
 from mycel.ops.operations import breadth_nn_ops as _breadth_nn_ops  # noqa: E402
 from mycel.ops.operations.breadth_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.breadth_nn_ops import *  # noqa: F401,F403,E402
-__all__ += _breadth_ops.__all__ + _breadth_nn_ops.__all__
+from mycel.ops.operations import breadth_ext_ops as _breadth_ext_ops  # noqa: E402
+from mycel.ops.operations.breadth_ext_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_ops.__all__ + _breadth_nn_ops.__all__ + _breadth_ext_ops.__all__

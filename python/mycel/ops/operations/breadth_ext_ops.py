@@ -1,0 +1,401 @@
+"""Primitive classes of MindSpore 2.x's ``mindspore.ops`` composed in mycel, third part:
+pooling and convolution forms (AdaptiveAvgPool2D/3D, MaxPool3D, MaxUnpool2D/3D, Conv3D,
+AffineGrid, Col2Im), UniqueConsecutive, random choices (RandpermV2,
+MultinomialWithReplacement, RandomChoiceWithMask), Partial, the loop primitives (ForiLoop,
+WhileLoop, Scan), IndexPut, HistogramFixedWidth and ResizeBilinearV2; and the functions that
+wrap primitives (diagonal_scatter, random_categorical, uniform_candidate_sampler).
+"""
+import functools
+
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.common import _tensor_overloads as _ov
+from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.operations.compat_cpu_ops import RandomCategorical, UniformCandidateSampler
+from mycel.ops.function import (breadth_ext_func as _be, breadth_misc_func as _bmisc,
+                                breadth_nn_func as _bn, breadth_random_func as _br,
+                                resample_func as _rs, pool3d_func as _p3, unpool_func as _up)
+from mycel.ops.function._util import prim as _prim
+from mycel.ops.primitive import constexpr
+
+__all__ = []
+
+
+def _export(cls):
+    __all__.append(cls.__name__)
+    globals()[cls.__name__] = cls
+    return cls
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """input with its diagonal (offset, over dims dim1 and dim2) replaced by src, whose shape
+    is input's other dims then the diagonal's length (Tensor.diagonal_scatter)."""
+    return _ov.diagonal_scatter(input, src, offset, dim1, dim2)
+
+
+def random_categorical(logits, num_sample, seed=0, dtype=_C.int64):
+    """[batch, num_sample] class indices drawn from softmax of each row of logits
+    (P.RandomCategorical's stream for the seed)."""
+    return RandomCategorical(dtype)(logits, num_sample, seed)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
+                              remove_accidental_hits=False):
+    """(sampled_candidates, true_expected_count, sampled_expected_count), as
+    P.UniformCandidateSampler draws them."""
+    return UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed,
+                                   remove_accidental_hits)(true_classes)
+
+
+class _SizeOp(_Composed):
+    _fn = None
+
+    def __init__(self, output_size):
+        super().__init__(output_size=output_size)
+        self.output_size = output_size
+
+    def __call__(self, x):
+        return type(self)._fn(x, self.output_size)
+
+
+@_export
+class AdaptiveAvgPool2D(_SizeOp):
+    """AdaptiveAvgPool2D(output_size)(input_x): ops.adaptive_avg_pool2d."""
+    _fn = staticmethod(_rs.adaptive_avg_pool2d)
+
+
+@_export
+class AdaptiveAvgPool3D(_SizeOp):
+    """AdaptiveAvgPool3D(output_size)(input_x): ops.adaptive_avg_pool3d."""
+    _fn = staticmethod(_rs.adaptive_avg_pool3d)
+
+
+@_export
+class MaxPool3D(_Composed):
+    """MaxPool3D(kernel_size=1, strides=1, pad_mode='VALID', pad_list=0, ceil_mode=None,
+    data_format='NCDHW')(x): 3-d max pooling (ops.max_pool3d)."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", pad_list=0, ceil_mode=None,
+                 data_format="NCDHW"):
+        if data_format != "NCDHW":
+            raise ValueError(f"For 'MaxPool3D', data_format must be 'NCDHW', but got "
+                             f"{data_format!r}.")
+        super().__init__(kernel_size=kernel_size, strides=strides, pad_mode=pad_mode,
+                         pad_list=pad_list, ceil_mode=ceil_mode)
+        self.kernel_size, self.strides = kernel_size, strides
+        self.pad_mode = pad_mode.lower()
+        self.pad_list = pad_list
+        self.ceil_mode = bool(ceil_mode)
+
+    def __call__(self, x):
+        pads = _sym_pads(self.pad_list)
+        return _p3.max_pool3d(x, self.kernel_size, self.strides, pads, 1, self.ceil_mode,
+                              False, self.pad_mode)
+
+
+@constexpr
+def _sym_pads(pad_list):
+    if isinstance(pad_list, int):
+        return pad_list
+    p = tuple(pad_list)
+    if len(p) == 6:
+        if p[0::2] != p[1::2]:
+            raise ValueError(f"For 'MaxPool3D', mycel supports equal padding before and after "
+                             f"each axis, but got {p}.")
+        return p[0::2]
+    return p
+
+
+class _Unpool(_Composed):
+    _nd = 2
+
+    def __init__(self, ksize, strides=0, pads=0, output_shape=(), data_format="NCHW"):
+        super().__init__(ksize=ksize, strides=strides, pads=pads, output_shape=output_shape,
+                         data_format=data_format)
+        self.ksize, self.pads = ksize, pads
+        self.strides = ksize if strides in (0, (0,) * self._nd) else strides
+        self.output_shape = tuple(output_shape)
+
+    def __call__(self, x, argmax):
+        out = self.output_shape[-self._nd:] if self.output_shape else None
+        fn = _up.max_unpool2d if self._nd == 2 else _up.max_unpool3d
+        return fn(x, argmax, self.ksize, self.strides, self.pads, out)
+
+
+@_export
+class MaxUnpool2D(_Unpool):
+    """MaxUnpool2D(ksize, strides=0, pads=0, output_shape=(), data_format='NCHW')(x,
+    argmax): the inverse of max pooling with indices (strides 0: ksize)."""
+    _nd = 2
+
+
+@_export
+class MaxUnpool3D(_Unpool):
+    """MaxUnpool3D(ksize, strides=0, pads=0, output_shape=(), data_format='NCDHW')(x,
+    argmax)."""
+    _nd = 3
+
+
+@_export
+class Conv3D(_Composed):
+    """Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1,
+    dilation=1, group=1, data_format='NCDHW')(x, weight, bias=None): ops.conv3d."""
+
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCDHW"):
+        super().__init__(out_channel=out_channel, kernel_size=kernel_size, pad_mode=pad_mode,
+                         pad=pad, stride=stride, dilation=dilation, group=group)
+        self.out_channel, self.pad_mode, self.pad = out_channel, pad_mode.lower(), pad
+        self.stride, self.dilation, self.group = _five_to_three(stride), \
+            _five_to_three(dilation), group
+
+    def __call__(self, x, weight, bias=None):
+        if weight.shape[0] != self.out_channel:
+            raise ValueError(f"For 'Conv3D', weight.shape[0] ({weight.shape[0]}) must equal "
+                             f"out_channel ({self.out_channel}).")
+        return _be.conv3d(x, weight, bias, self.stride, self.pad_mode, self.pad, self.dilation,
+                          self.group)
+
+
+def _five_to_three(v):
+    """MindSpore's 5-element (1, 1, d, h, w) stride/dilation form as (d, h, w)."""
+    if isinstance(v, (tuple, list)) and len(v) == 5:
+        return tuple(v[2:])
+    return v
+
+
+@_export
+class AffineGrid(_Composed):
+    """AffineGrid(align_corners=False)(theta, output_size): ops.affine_grid."""
+
+    def __init__(self, align_corners=False):
+        super().__init__(align_corners=align_corners)
+        self.align_corners = align_corners
+
+    def __call__(self, theta, output_size):
+        return _bn.affine_grid(theta, output_size, self.align_corners)
+
+
+@_export
+class Col2Im(_Composed):
+    """Col2Im(kernel_size, dilation=1, padding=0, stride=1)(x, output_size): ops.col2im."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__(kernel_size=kernel_size, dilation=dilation, padding=padding,
+                         stride=stride)
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def __call__(self, x, output_size):
+        return _be.col2im(x, output_size, self.kernel_size, self.dilation, self.padding,
+                          self.stride)
+
+
+@_export
+class UniqueConsecutive(_Composed):
+    """UniqueConsecutive(return_idx=False, return_counts=False, axis=None)(x): (output,
+    idx, counts) as ops.unique_consecutive (idx and counts empty when not asked)."""
+
+    def __init__(self, return_idx=False, return_counts=False, axis=None):
+        super().__init__(return_idx=return_idx, return_counts=return_counts, axis=axis)
+        self.return_idx, self.return_counts, self.axis = return_idx, return_counts, axis
+
+    def __call__(self, x):
+        out, idx, cnt = _bmisc.unique_consecutive(x, True, True, self.axis)
+        empty = _C.Tensor(np.zeros(0, np.int64))
+        return (out, idx if self.return_idx else empty, cnt if self.return_counts else empty)
+
+
+@_export
+class RandpermV2(_Composed):
+    """RandpermV2(seed=0, offset=0, dtype=int64)(n): a permutation of 0..n-1."""
+
+    def __init__(self, seed=0, offset=0, dtype=_C.int64):
+        super().__init__(seed=seed, offset=offset, dtype=dtype)
+        self.seed, self.offset, self.dtype = seed, offset, dtype
+
+    def __call__(self, n):
+        k = int(n.asnumpy()) if isinstance(n, _C.Tensor) else int(n)
+        return _br.randperm(k, self.seed, self.offset, self.dtype)
+
+
+@_export
+class MultinomialWithReplacement(_Composed):
+    """MultinomialWithReplacement(numsamples, replacement=False)(x, seed, offset)."""
+
+    def __init__(self, numsamples, replacement=False):
+        super().__init__(numsamples=numsamples, replacement=replacement)
+        self.numsamples, self.replacement = numsamples, replacement
+
+    def __call__(self, x, seed, offset):
+        return _be.multinomial_with_replacement(x, seed, offset, self.numsamples,
+                                                self.replacement)
+
+
+@_export
+class RandomChoiceWithMask(_Composed):
+    """RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x): ops.choice_with_mask."""
+
+    def __init__(self, count=256, seed=0, seed2=0):
+        super().__init__(count=count, seed=seed, seed2=seed2)
+        self.count, self.seed, self.seed2 = count, seed, seed2
+
+    def __call__(self, input_x):
+        return _be.choice_with_mask(input_x, self.count, self.seed, self.seed2)
+
+
+@_export
+class Partial(_Composed):
+    """Partial()(func, *args): func with its first arguments bound."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, func, *args):
+        return functools.partial(func, *args)
+
+
+@_export
+class ForiLoop(_Composed):
+    """ForiLoop()(lower, upper, loop_func, init_val, unroll=True): val = loop_func(i, val)
+    for i in [lower, upper). The bounds are Python ints (the loop runs in Python, or unrolls
+    in graph mode)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, lower, upper, loop_func, init_val, unroll=True):
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = loop_func(i, val)
+        return val
+
+
+@_export
+class WhileLoop(_Composed):
+    """WhileLoop()(cond_func, loop_func, init_val): val = loop_func(val) while
+    cond_func(val) (PYNATIVE: the condition is read each time)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, cond_func, loop_func, init_val):
+        val = init_val
+        while bool(_truth(cond_func(val))):
+            val = loop_func(val)
+        return val
+
+
+def _truth(c):
+    return c.asnumpy().all() if isinstance(c, _C.Tensor) else c
+
+
+@_export
+class Scan(_Composed):
+    """Scan()(loop_func, init, xs, length=None, unroll=True): (carry, ys) with carry, y =
+    loop_func(carry, x) for each x of xs (or length steps of None); ys stacked when they
+    are tensors."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, loop_func, init, xs, length=None, unroll=True):
+        n = length if xs is None else (xs.shape[0] if isinstance(xs, _C.Tensor) else len(xs))
+        carry, ys = init, []
+        for i in range(n):
+            carry, y = loop_func(carry, None if xs is None else xs[i])
+            ys.append(y)
+        if ys and all(isinstance(y, _C.Tensor) for y in ys):
+            return carry, _prim("Stack", axis=0)(tuple(ys))
+        return carry, ys
+
+
+@_export
+class IndexPut(_Composed):
+    """IndexPut(accumulate=0)(x1, x2, indices): x1 with x2 written at the positions the 1-D
+    int tensors of indices name (added when accumulate is 1)."""
+
+    def __init__(self, accumulate=0):
+        if accumulate not in (0, 1):
+            raise ValueError(f"For 'IndexPut', accumulate must be 0 or 1, but got {accumulate}.")
+        super().__init__(accumulate=accumulate)
+        self.accumulate = accumulate
+
+    def __call__(self, x1, x2, indices):
+        return _ov.index_put(x1, tuple(indices), x2, bool(self.accumulate))
+
+
+@_export
+class HistogramFixedWidth(_Composed):
+    """HistogramFixedWidth(nbins, dtype='int32')(x, range): counts of x in nbins equal
+    bins over [range[0], range[1]), values below in the first bin and above in the last."""
+
+    def __init__(self, nbins, dtype="int32"):
+        if not isinstance(nbins, int) or isinstance(nbins, bool) or nbins < 1:
+            raise ValueError(f"For 'HistogramFixedWidth', nbins must be a positive int, but got "
+                             f"{nbins!r}.")
+        super().__init__(nbins=nbins, dtype=dtype)
+        self.nbins = nbins
+
+    def __call__(self, x, range):  # noqa: A002 (MindSpore's argument name)
+        v = _prim("Cast")(_prim("Reshape")(x, (-1,)), _C.float64)
+        r = _prim("Cast")(range, _C.float64)
+        lo = _prim("StridedSlice")(r, (0,), (1,), (1,))
+        hi = _prim("StridedSlice")(r, (1,), (2,), (1,))
+        b = _prim("Floor")((v - lo) / (hi - lo) * float(self.nbins))
+        b = _prim("Minimum")(_prim("Maximum")(b, 0.0), float(self.nbins - 1))
+        ones = _prim("OnesLike")(_prim("Cast")(b, _C.int32))
+        return _prim("UnsortedSegmentSum")(ones, _prim("Cast")(b, _C.int32), self.nbins)
+
+
+@_export
+class ResizeBilinearV2(_Composed):
+    """ResizeBilinearV2(align_corners=False, half_pixel_centers=False)(x, size): bilinear
+    resizing of NCHW x to size (h, w). half_pixel_centers samples at (i + 0.5) * scale - 0.5
+    (interpolate's default); without it, at i * scale (the older convention)."""
+
+    def __init__(self, align_corners=False, half_pixel_centers=False):
+        if align_corners and half_pixel_centers:
+            raise ValueError("For 'ResizeBilinearV2', align_corners and half_pixel_centers "
+                             "cannot both be True.")
+        super().__init__(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, x, size):
+        h, w = _size2(size)
+        if self.align_corners or self.half_pixel_centers:
+            return _rs.interpolate(x, (h, w), None, "bilinear", self.align_corners)
+        rows = _resize_matrix(x.shape[2], h, x.dtype)
+        cols = _resize_matrix(x.shape[3], w, x.dtype)
+        y = _prim("MatMul")(_prim("Reshape")(x, (-1, x.shape[3])), cols)  # [N*C*H, w]
+        y = _prim("Reshape")(y, (x.shape[0], x.shape[1], x.shape[2], w))
+        y = _prim("Transpose")(y, (0, 1, 3, 2))
+        y = _prim("MatMul")(_prim("Reshape")(y, (-1, x.shape[2])), rows)
+        return _prim("Transpose")(_prim("Reshape")(y, (x.shape[0], x.shape[1], w, h)),
+                                  (0, 1, 3, 2))
+
+
+@constexpr
+def _size2(size):
+    if isinstance(size, _C.Tensor):
+        size = size.asnumpy().reshape(-1).tolist()
+    size = tuple(int(v) for v in size)
+    if len(size) != 2:
+        raise ValueError(f"For 'ResizeBilinearV2', size must have 2 elements, but got {size}.")
+    return size
+
+
+@constexpr
+def _resize_matrix(n_in, n_out, dtype):
+    """[n_in, n_out]: output j samples input position j * n_in / n_out (legacy alignment),
+    linear between its two neighbours, clamped at the border."""
+    m = np.zeros((n_in, n_out))
+    for j in range(n_out):
+        p = j * n_in / n_out
+        i0 = min(int(np.floor(p)), n_in - 1)
+        i1 = min(i0 + 1, n_in - 1)
+        f = p - i0
+        m[i0, j] += 1 - f
+        m[i1, j] += f
+    return _C.Tensor(m).astype(dtype)

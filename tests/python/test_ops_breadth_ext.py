@@ -1,0 +1,206 @@
+"""ops/function/breadth_ext_func.py and ops/operations/breadth_ext_ops.py: conv3d (values and
+gradients against torch), col2im, swiglu, rms_norm, matrix_exp (scipy), the pooling and
+resizing primitives, the random choices, the loop primitives, IndexPut and
+HistogramFixedWidth; PYNATIVE and GRAPH mode where the function compiles (the `mode`
+fixture)."""
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+import torch.nn.functional as F
+
+import mycel as ms
+from mycel import ops
+from ms_cell import run
+
+RNG = np.random.default_rng(41)
+
+
+def _f(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+CONV3D_CASES = [
+    dict(),
+    dict(stride=2, pad_mode="pad", padding=1, dilation=(2, 1, 1), groups=2),
+    dict(stride=(1, 2, 1), pad_mode="same"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONV3D_CASES)))
+def test_conv3d_matches_torch(mode, case):
+    kw = dict(CONV3D_CASES[case])
+    groups = kw.get("groups", 1)
+    x = _f(2, 4, 7, 6, 5, dtype=np.float64)
+    w = _f(6, 4 // groups, 3, 2, 3, dtype=np.float64)
+    b = _f(6, dtype=np.float64)
+    got = run(lambda a, k, c: ops.conv3d(a, k, c, **kw), x, w, b)
+    tkw = dict(stride=kw.get("stride", 1), dilation=kw.get("dilation", 1), groups=groups,
+               padding=kw.get("padding", 0) if kw.get("pad_mode") != "same" else "same")
+    if tkw["padding"] == "same" and tkw["stride"] != 1:  # torch: 'same' needs stride 1
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (0, 1), (1, 1)))
+        want = F.conv3d(torch.from_numpy(xp), torch.from_numpy(w), torch.from_numpy(b),
+                        stride=tkw["stride"])
+    else:
+        want = F.conv3d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), **tkw)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-10, atol=1e-10)
+    prim = ops.Conv3D(6, (3, 2, 3), stride=kw.get("stride", 1),
+                      pad_mode=kw.get("pad_mode", "valid"), pad=kw.get("padding", 0),
+                      dilation=kw.get("dilation", 1), group=groups)
+    np.testing.assert_allclose(run(prim, x, w) + b.reshape(1, 6, 1, 1, 1), want.numpy(),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_conv3d_gradient_matches_torch():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x, w = _f(1, 2, 5, 4, 4, dtype=np.float64), _f(3, 2, 2, 3, 2, dtype=np.float64)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out = F.conv3d(tx, tw, stride=(2, 1, 1), padding=1)
+    g = RNG.standard_normal(tuple(out.shape))
+    (out * torch.tensor(g)).sum().backward()
+    gx, gw = ms.grad(lambda a, k: (ops.conv3d(a, k, None, (2, 1, 1), "pad", 1) *
+                                   ms.Tensor(g)).sum(), grad_position=(0, 1))(ms.Tensor(x),
+                                                                              ms.Tensor(w))
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw.asnumpy(), tw.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_col2im_swiglu_rms_norm(mode):
+    cols = _f(2, 3, 4, 20, dtype=np.float64)
+    want = F.fold(torch.from_numpy(cols.reshape(2, 12, 20)), (5, 6), 2).numpy()
+    np.testing.assert_allclose(run(lambda c: ops.col2im(c, (5, 6), 2, 1, 0, 1), cols), want,
+                               rtol=1e-12)
+    # output_size fixes the result's shape: a tensor only where its value is known (PYNATIVE)
+    size = np.array([5, 6], np.int32) if mode == ms.PYNATIVE_MODE else (5, 6)
+    np.testing.assert_allclose(run(lambda c, s: ops.Col2Im(2)(c, s), cols, size), want,
+                               rtol=1e-12)
+    x = _f(3, 8, dtype=np.float64)
+    a, b = x[:, :4], x[:, 4:]
+    np.testing.assert_allclose(run(ops.swiglu, x), a / (1 + np.exp(-a)) * b, rtol=1e-12)
+    g = _f(8, dtype=np.float64)
+    y, rstd = run(lambda t, k: ops.rms_norm(t, k, 1e-5), x, g)
+    want_r = 1 / np.sqrt((x ** 2).mean(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(rstd, want_r, rtol=1e-12)
+    np.testing.assert_allclose(y, x * want_r * g, rtol=1e-12)
+
+
+def test_matrix_exp_matches_scipy():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    for scale in (0.1, 1.0, 6.0):
+        a = _f(2, 4, 4, dtype=np.float64) * scale
+        got = ops.matrix_exp(ms.Tensor(a)).asnumpy()
+        want = np.stack([scipy.linalg.expm(m) for m in a])
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12)
+
+
+def test_pooling_primitives(mode):
+    x = _f(2, 3, 7, 6, dtype=np.float64)
+    np.testing.assert_allclose(run(ops.AdaptiveAvgPool2D((3, 4)), x),
+                               F.adaptive_avg_pool2d(torch.from_numpy(x), (3, 4)).numpy(),
+                               rtol=1e-12)
+    v = _f(1, 2, 6, 5, 4, dtype=np.float64)
+    np.testing.assert_allclose(run(ops.AdaptiveAvgPool3D(2), v),
+                               F.adaptive_avg_pool3d(torch.from_numpy(v), 2).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(run(ops.MaxPool3D(2, 2), v),
+                               F.max_pool3d(torch.from_numpy(v), 2, 2).numpy())
+    t, idx = F.max_pool2d(torch.from_numpy(x), 2, 2, return_indices=True)
+    np.testing.assert_allclose(run(ops.MaxUnpool2D(2, 2), t.numpy(), idx.numpy()),
+                               F.max_unpool2d(t, idx, 2, 2).numpy())
+    theta = _f(2, 2, 3)
+    np.testing.assert_allclose(run(lambda th: ops.AffineGrid(True)(th, (2, 1, 3, 4)), theta),
+                               F.affine_grid(torch.from_numpy(theta), (2, 1, 3, 4), True).numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_resize_bilinear_v2(mode):
+    x = _f(1, 2, 4, 5, dtype=np.float64)
+    got = run(lambda a: ops.ResizeBilinearV2(True)(a, (7, 3)), x)
+    want = F.interpolate(torch.from_numpy(x), (7, 3), mode="bilinear", align_corners=True)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+    got = run(lambda a: ops.ResizeBilinearV2(False, True)(a, (7, 3)), x)
+    want = F.interpolate(torch.from_numpy(x), (7, 3), mode="bilinear", align_corners=False)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+    got = run(lambda a: ops.ResizeBilinearV2()(a, (8, 10)), x)  # legacy: j * in / out
+    for i in range(8):
+        for j in range(10):
+            p, q = i * 4 / 8, j * 5 / 10
+            i0, j0 = int(p), int(q)
+            i1, j1 = min(i0 + 1, 3), min(j0 + 1, 4)
+            fp, fq = p - i0, q - j0
+            ref = ((1 - fp) * (1 - fq) * x[..., i0, j0] + (1 - fp) * fq * x[..., i0, j1] +
+                   fp * (1 - fq) * x[..., i1, j0] + fp * fq * x[..., i1, j1])
+            np.testing.assert_allclose(got[..., i, j], ref, rtol=1e-12)
+
+
+def test_diagonal_scatter_and_index_put():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x, src = _f(3, 4), _f(3)
+    np.testing.assert_array_equal(
+        ops.diagonal_scatter(ms.Tensor(x), ms.Tensor(src)).asnumpy(),
+        torch.diagonal_scatter(torch.from_numpy(x), torch.from_numpy(src)).numpy())
+    rows, cols = np.array([0, 2, 0], np.int64), np.array([1, 3, 1], np.int64)
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    for acc in (0, 1):
+        got = ops.IndexPut(acc)(ms.Tensor(x), ms.Tensor(v), (ms.Tensor(rows), ms.Tensor(cols)))
+        want = torch.from_numpy(x.copy()).index_put((torch.from_numpy(rows),
+                                                     torch.from_numpy(cols)),
+                                                    torch.from_numpy(v), bool(acc))
+        np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-6)
+
+
+def test_histogram_unique_consecutive_and_loops():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.uniform(-1, 6, 200)
+    got = ops.HistogramFixedWidth(5)(ms.Tensor(x), ms.Tensor(np.array([0.0, 5.0]))).asnumpy()
+    want = np.histogram(np.clip(x, 0, 5 - 1e-9), 5, (0, 5))[0]
+    np.testing.assert_array_equal(got, want)
+    out, idx, cnt = ops.UniqueConsecutive(True, True)(ms.Tensor(np.array([1, 1, 3, 3, 1])))
+    np.testing.assert_array_equal(out.asnumpy(), [1, 3, 1])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 0, 1, 1, 2])
+    np.testing.assert_array_equal(cnt.asnumpy(), [2, 2, 1])
+    add = ops.Partial()(ops.add, ms.Tensor(np.float32(2)))
+    assert float(add(ms.Tensor(np.float32(3))).asnumpy()) == 5.0
+    assert float(ops.partial(ops.mul, 3.0)(ms.Tensor(np.float32(2))).asnumpy()) == 6.0
+    total = ops.ForiLoop()(0, 5, lambda i, v: v + i, ms.Tensor(np.float32(0)))
+    assert float(total.asnumpy()) == 10.0
+    v = ops.WhileLoop()(lambda t: t < 100, lambda t: t * 3, ms.Tensor(np.int32(1)))
+    assert int(v.asnumpy()) == 243
+    carry, ys = ops.Scan()(lambda c, e: (c + e, c * e), ms.Tensor(np.float32(1)),
+                           ms.Tensor(np.arange(4, dtype=np.float32)))
+    assert float(carry.asnumpy()) == 7.0
+    np.testing.assert_array_equal(ys.asnumpy(), [0.0, 1.0, 4.0, 12.0])
+
+
+def test_random_choices():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    m = np.zeros((4, 5), bool)
+    m[[0, 1, 3, 3], [2, 0, 4, 1]] = True
+    idx, mask = ops.choice_with_mask(ms.Tensor(m), 6)
+    idx, mask = idx.asnumpy(), mask.asnumpy()
+    assert idx.shape == (6, 2) and mask.tolist() == [True] * 4 + [False] * 2
+    assert sorted(map(tuple, idx[:4].tolist())) == [(0, 2), (1, 0), (3, 1), (3, 4)]
+    assert (idx[4:] == 0).all()
+    idx2, mask2 = ops.RandomChoiceWithMask(3)(ms.Tensor(m))
+    assert mask2.asnumpy().all() and all(m[tuple(r)] for r in idx2.asnumpy())
+    p = ops.RandpermV2(seed=1)(ms.Tensor(np.int64(9))).asnumpy()
+    assert sorted(p.tolist()) == list(range(9))
+    w = ms.Tensor(np.array([[0.0, 1.0, 3.0]], np.float32))
+    s = ops.MultinomialWithReplacement(4000, True)(w, -1, 0).asnumpy()
+    np.testing.assert_allclose(np.bincount(s[0], minlength=3) / 4000, [0, 0.25, 0.75],
+                               atol=0.03)
+
+
+def test_argument_errors():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError, match="conv3d"):
+        ops.conv3d(ms.Tensor(_f(1, 3, 4, 4, 4)), ms.Tensor(_f(2, 2, 2, 2, 2)))
+    with pytest.raises(ValueError, match="conv3d"):
+        ops.conv3d(ms.Tensor(_f(1, 2, 4, 4, 4)), ms.Tensor(_f(2, 2, 2, 2, 2)), pad_mode="full")
+    with pytest.raises(ValueError, match="matrix_exp"):
+        ops.matrix_exp(ms.Tensor(_f(2, 3)))
+    with pytest.raises(TypeError, match="choice_with_mask"):
+        ops.choice_with_mask(ms.Tensor(_f(3)))
+    with pytest.raises(ValueError, match="HistogramFixedWidth"):
+        ops.HistogramFixedWidth(0)
+    with pytest.raises(ValueError, match="ResizeBilinearV2"):
+        ops.ResizeBilinearV2(True, True)
