@@ -399,3 +399,41 @@ def _resize_matrix(n_in, n_out, dtype):
         m[i0, j] += 1 - f
         m[i1, j] += f
     return _C.Tensor(m).astype(dtype)
+
+
+# ---- special functions (ops/function/breadth_special_func.py) -----------------------------
+
+from mycel.ops.function import breadth_special_func as _sf  # noqa: E402
+
+
+def _unary_class(name, fn):
+    def __init__(self):
+        _Composed.__init__(self)
+
+    def __call__(self, x):
+        return fn(x)
+    return _export(type(name, (_Composed,), {
+        "__doc__": f"{name}()(x): ops.{fn.__name__}.", "__module__": __name__,
+        "__init__": __init__, "__call__": __call__}))
+
+
+for _fn_name in ("j0", "j1", "y0", "y1", "i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e"):
+    _unary_class("Bessel" + _fn_name[0].upper() + _fn_name[1:],
+                 getattr(_sf, "bessel_" + _fn_name))
+
+
+def _binary_class(name, fn, doc):
+    def __init__(self):
+        _Composed.__init__(self)
+
+    def __call__(self, x, y):
+        return fn(x, y)
+    return _export(type(name, (_Composed,), {"__doc__": doc, "__module__": __name__,
+                                             "__init__": __init__, "__call__": __call__}))
+
+
+_binary_class("Zeta", _sf.zeta, "Zeta()(x, q): the Hurwitz zeta function (ops.zeta).")
+_binary_class("Polygamma", _sf.polygamma, "Polygamma()(a, x): ops.polygamma(a, x).")
+_binary_class("Igamma", _sf.igamma, "Igamma()(a, x): the regularized lower incomplete gamma.")
+_binary_class("Igammac", _sf.igammac, "Igammac()(a, x): the regularized upper incomplete "
+              "gamma.")

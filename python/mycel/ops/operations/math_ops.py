@@ -25,3 +25,8 @@ _BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm"
             "SearchSorted", "BartlettWindow", "BlackmanWindow", "HammingWindow"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+_BREADTH = ["BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e",
+            "BesselI1", "BesselI1e", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "Zeta",
+            "Polygamma", "Igamma", "Igammac"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
