@@ -437,3 +437,37 @@ _binary_class("Polygamma", _sf.polygamma, "Polygamma()(a, x): ops.polygamma(a, x
 _binary_class("Igamma", _sf.igamma, "Igamma()(a, x): the regularized lower incomplete gamma.")
 _binary_class("Igammac", _sf.igammac, "Igammac()(a, x): the regularized upper incomplete "
               "gamma.")
+
+
+# ---- sampling and LU (ops/function/breadth_sample_func.py) --------------------------------
+
+from mycel.ops.function import breadth_sample_func as _bsm  # noqa: E402
+
+
+@_export
+class GridSampler2D(_Composed):
+    """GridSampler2D(interpolation_mode='bilinear', padding_mode='zeros',
+    align_corners=False)(input_x, grid): ops.grid_sample of 4-d input."""
+
+    def __init__(self, interpolation_mode="bilinear", padding_mode="zeros",
+                 align_corners=False):
+        super().__init__(interpolation_mode=interpolation_mode, padding_mode=padding_mode,
+                         align_corners=align_corners)
+        self.mode, self.padding_mode = interpolation_mode, padding_mode
+        self.align_corners = align_corners
+
+    def __call__(self, input_x, grid):
+        return _bsm.grid_sample(input_x, grid, self.mode, self.padding_mode,
+                                self.align_corners)
+
+
+@_export
+class LuUnpack(_Composed):
+    """LuUnpack(unpack_data=True, unpack_pivots=True)(LU_data, LU_pivots): (P, L, U)."""
+
+    def __init__(self, unpack_data=True, unpack_pivots=True):
+        super().__init__(unpack_data=unpack_data, unpack_pivots=unpack_pivots)
+        self.unpack_data, self.unpack_pivots = unpack_data, unpack_pivots
+
+    def __call__(self, LU_data, LU_pivots):  # noqa: N803
+        return _bsm.lu_unpack(LU_data, LU_pivots, self.unpack_data, self.unpack_pivots)

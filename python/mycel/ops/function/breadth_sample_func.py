@@ -1,0 +1,247 @@
+"""grid_sample and the LU helpers of MindSpore 2.x, composed from op-table primitives (both
+modes; gradients from the ops they are made of).
+
+grid_sample (4-d input): each output point (x, y) in [-1, 1] of grid is mapped to the
+input's pixel coordinates (align_corners: -1 and 1 are the corner pixels' centres, else
+their outer edges); 'bilinear' blends the four neighbours, 'nearest' takes the closest
+(rounding half to even, as torch); padding 'zeros' counts a neighbour outside the image as
+0, 'border' clamps it, 'reflection' reflects the coordinate off the borders first. The
+neighbours are read with one Gather over the flattened image per corner, so the gradient
+reaches both the input and the grid.
+
+lu_unpack / lu_solve take getrf's packed LU factors and 1-based pivots (row i was swapped
+with pivots[i] - 1, in order): P comes from applying the swaps to the identity (one
+elementwise exchange per row, unrolled over the static size), L is the unit lower triangle,
+U the upper; lu_solve applies P^T to b and solves the two triangular systems row by row.
+"""
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim
+from mycel.ops.function import array_func as _a
+from mycel.ops.function.layout_func import tril as _tril, triu as _triu
+from mycel.ops.primitive import constexpr
+
+__all__ = ["grid_sample", "lu_unpack", "lu_solve"]
+
+FLOATS = (_C.float16, _C.float32, _C.float64)
+
+
+@constexpr
+def _gs_check(xs, gs, xdt, gdt, mode, padding_mode):
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"For 'grid_sample', mode must be 'bilinear' or 'nearest' for 4-D "
+                         f"input, but got {mode!r}.")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"For 'grid_sample', padding_mode must be 'zeros', 'border' or "
+                         f"'reflection', but got {padding_mode!r}.")
+    if len(xs) != 4 or len(gs) != 4 or gs[-1] != 2 or gs[0] != xs[0]:
+        raise ValueError(f"For 'grid_sample', input must be (N, C, H, W) and grid (N, H', W', 2) "
+                         f"with the same N, but got {tuple(xs)} and {tuple(gs)}.")
+    if xdt not in FLOATS or gdt != xdt:
+        raise TypeError(f"For 'grid_sample', input and grid must have the same float dtype, but "
+                        f"got {xdt} and {gdt}.")
+    return True
+
+
+def _unnormalize(c, size, align_corners):
+    if align_corners:
+        return (c + 1.0) * (0.5 * (size - 1))
+    return ((c + 1.0) * size - 1.0) * 0.5
+
+
+def _reflect(c, lo, hi):
+    """c reflected into [lo, hi] (any number of bounces)."""
+    span = hi - lo
+    if span <= 0:
+        return prim("ZerosLike")(c) + lo
+    t = prim("Abs")(c - lo)
+    k = prim("Floor")(t / span)
+    r = t - k * span
+    odd = prim("Equal")(prim("FloorMod")(k, prim("OnesLike")(k) * 2.0), 1.0)
+    return prim("Select")(odd, hi - r, lo + r)
+
+
+def _source(c, size, align_corners, padding_mode):
+    p = _unnormalize(c, size, align_corners)
+    if padding_mode == "border":
+        p = prim("Minimum")(prim("Maximum")(p, 0.0), float(size - 1))
+    elif padding_mode == "reflection":
+        if align_corners:
+            p = _reflect(p, 0.0, float(size - 1))
+        else:
+            p = _reflect(p, -0.5, size - 0.5)
+        p = prim("Minimum")(prim("Maximum")(p, 0.0), float(size - 1))
+    return p
+
+
+def _read(flat, ix, iy, h, w):
+    """flat [N, C, H*W]; integer-valued float coordinates ix, iy [N, P] -> ([N, C, P] values,
+    [N, 1, P] inside mask)."""
+    inside = prim("LogicalAnd")(
+        prim("LogicalAnd")(prim("GreaterEqual")(ix, 0.0), prim("LessEqual")(ix, w - 1.0)),
+        prim("LogicalAnd")(prim("GreaterEqual")(iy, 0.0), prim("LessEqual")(iy, h - 1.0)))
+    cx = prim("Minimum")(prim("Maximum")(ix, 0.0), w - 1.0)
+    cy = prim("Minimum")(prim("Maximum")(iy, 0.0), h - 1.0)
+    lin = prim("Cast")(cy * float(w) + cx, _C.int64)  # [N, P]
+    c = flat.shape[1]
+    idx = prim("BroadcastTo", shape=(lin.shape[0], c, lin.shape[1]))(prim("ExpandDims")(lin, 1))
+    vals = _a.gather_d(flat, 2, idx)
+    return vals, prim("ExpandDims")(inside, 1)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
+                align_corners=False):
+    """Samples input (N, C, H, W) at the normalised points grid (N, H', W', 2) ((x, y) in
+    [-1, 1]): (N, C, H', W') (module docstring)."""
+    x, g = input, grid
+    _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
+    n, c, h, w = x.shape
+    ho, wo = g.shape[1], g.shape[2]
+    flat = prim("Reshape")(x, (n, c, h * w))
+    gx = prim("Reshape")(prim("StridedSlice")(g, (0, 0, 0, 0), (n, ho, wo, 1), (1, 1, 1, 1)),
+                         (n, ho * wo))
+    gy = prim("Reshape")(prim("StridedSlice")(g, (0, 0, 0, 1), (n, ho, wo, 2), (1, 1, 1, 1)),
+                         (n, ho * wo))
+    px = _source(gx, w, align_corners, padding_mode)
+    py = _source(gy, h, align_corners, padding_mode)
+    if mode == "nearest":
+        v, inside = _read(flat, prim("Round")(px), prim("Round")(py), h, w)
+        out = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside), v,
+                             prim("ZerosLike")(v))
+    else:
+        x0, y0 = prim("Floor")(px), prim("Floor")(py)
+        fx, fy = px - x0, py - y0
+        out = None
+        for dx, dy in ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)):
+            v, inside = _read(flat, x0 + dx, y0 + dy, h, w)
+            wx = fx if dx else 1.0 - fx
+            wy = fy if dy else 1.0 - fy
+            wgt = prim("ExpandDims")(wx * wy, 1)
+            term = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside), v * wgt,
+                                  prim("ZerosLike")(v))
+            out = term if out is None else out + term
+    return prim("Reshape")(out, (n, c, ho, wo))
+
+
+@constexpr
+def _lu_check(ls, ps, ldt, pdt, op):
+    if len(ls) < 2 or ldt not in FLOATS:
+        raise TypeError(f"For '{op}', LU_data must be a float tensor [..., M, N], but got "
+                        f"{ldt} of shape {tuple(ls)}.")
+    if pdt not in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8):
+        raise TypeError(f"For '{op}', LU_pivots must be an integer tensor, but got {pdt}.")
+    k = min(ls[-2], ls[-1])
+    if tuple(ps) != tuple(ls[:-2]) + (k,):
+        raise ValueError(f"For '{op}', LU_pivots must have shape {tuple(ls[:-2]) + (k,)}, but "
+                         f"got {tuple(ps)}.")
+    return ls[-2], k
+
+
+def _perm_rows(pivots, m, k):
+    """The row order [..., m] (int64) after applying the swaps i <-> pivots[i] - 1."""
+    piv = prim("Cast")(pivots, _C.int64) - 1
+    lead = piv.shape[:-1]
+    order = prim("BroadcastTo", shape=tuple(lead) + (m,))(_arange_i64(m))
+    for i in range(k):
+        pi = prim("StridedSlice")(piv, (0,) * len(lead) + (i,), tuple(lead) + (i + 1,),
+                                  (1,) * (len(lead) + 1))  # [..., 1]
+        at_i = prim("StridedSlice")(order, (0,) * len(lead) + (i,), tuple(lead) + (i + 1,),
+                                    (1,) * (len(lead) + 1))
+        at_p = _a.gather_d(order, len(lead), pi)
+        pos = _arange_i64(m)
+        at_row_i = prim("BroadcastTo", shape=order.shape)(_onehot_row(m, i))
+        order = prim("Select")(at_row_i, prim("BroadcastTo", shape=order.shape)(at_p),
+                               prim("Select")(prim("Equal")(pos, pi),
+                                              prim("BroadcastTo", shape=order.shape)(at_i),
+                                              order))
+    return order
+
+
+@constexpr
+def _arange_i64(m):
+    return _C.Tensor(np.arange(m, dtype=np.int64))
+
+
+@constexpr
+def _onehot_row(m, i):
+    return _C.Tensor(np.arange(m) == i)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
+    """(P, L, U) of packed LU factors: A = P @ L @ U, P a permutation matrix [..., M, M],
+    L [..., M, K] unit lower, U [..., K, N] upper (K = min(M, N))."""
+    lu, piv = LU_data, LU_pivots
+    m, k = _lu_check(lu.shape, piv.shape, lu.dtype, piv.dtype, "lu_unpack")
+    p = l_ = u = None
+    if unpack_pivots:
+        order = _perm_rows(piv, m, k)  # row i of P^T A is row order[i] of A
+        eye = _eye(m, lu.dtype)
+        pt = prim("Gather")(eye, order, 0) if len(order.shape) == 1 else \
+            _a.gather_d(prim("BroadcastTo", shape=tuple(order.shape) + (m,))(eye),
+                        len(order.shape) - 1,
+                        prim("BroadcastTo", shape=tuple(order.shape) + (m,))(
+                            prim("ExpandDims")(order, -1)))
+        nd = len(pt.shape)
+        p = prim("Transpose")(pt, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    if unpack_data:
+        n = lu.shape[-1]
+        lower = _tril(lu, -1)
+        lower = prim("StridedSlice")(lower, (0,) * len(lu.shape), tuple(lu.shape[:-1]) + (k,),
+                                     (1,) * len(lu.shape))
+        l_ = lower + _eye_rect(m, k, lu.dtype)
+        upper = _triu(lu, 0)
+        u = prim("StridedSlice")(upper, (0,) * len(lu.shape), tuple(lu.shape[:-2]) + (k, n),
+                                 (1,) * len(lu.shape))
+    return p, l_, u
+
+
+@constexpr
+def _eye(m, dtype):
+    return _C.Tensor(np.eye(m)).astype(dtype)
+
+
+@constexpr
+def _eye_rect(m, k, dtype):
+    return _C.Tensor(np.eye(m, k)).astype(dtype)
+
+
+def lu_solve(b, LU_data, LU_pivots):  # noqa: N803
+    """x with A x = b for A given by its packed LU factors and pivots; b [..., M, K]."""
+    m, k = _lu_check(LU_data.shape, LU_pivots.shape, LU_data.dtype, LU_pivots.dtype,
+                     "lu_solve")
+    if LU_data.shape[-1] != m or b.shape[-2] != m:
+        raise ValueError(f"For 'lu_solve', LU_data must be square [..., M, M] and b [..., M, K], "
+                         f"but got {LU_data.shape} and {b.shape}.")
+    p, low, up = lu_unpack(LU_data, LU_pivots)
+    nd = len(p.shape)
+    pt = prim("Transpose")(p, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    y = prim("BatchMatMul")(pt, b) if nd > 2 else prim("MatMul")(pt, b)
+    rows = ()
+    for i in range(m):  # forward substitution, unit diagonal
+        ri = _row(y, i)
+        for j in range(i):
+            ri = ri - _elem(low, i, j) * rows[j]
+        rows = rows + (ri,)
+    solved = ()  # x_(m-1), x_(m-2), ...: x_j is solved[m - 1 - j]
+    for i in range(m - 1, -1, -1):  # back substitution
+        ri = rows[i]
+        for j in range(i + 1, m):
+            ri = ri - _elem(up, i, j) * solved[m - 1 - j]
+        solved = solved + (ri / _elem(up, i, i),)
+    ordered = ()
+    for i in range(m):
+        ordered = ordered + (solved[m - 1 - i],)
+    return _a.concat(ordered, -2)
+
+
+def _row(t, i):
+    nd = len(t.shape)
+    return prim("StridedSlice")(t, (0,) * (nd - 2) + (i, 0), tuple(t.shape[:-2]) + (
+        i + 1, t.shape[-1]), (1,) * nd)
+
+
+def _elem(t, i, j):
+    nd = len(t.shape)
+    return prim("StridedSlice")(t, (0,) * (nd - 2) + (i, j), tuple(t.shape[:-2]) + (
+        i + 1, j + 1), (1,) * nd)

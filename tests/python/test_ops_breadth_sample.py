@@ -1,0 +1,75 @@
+"""grid_sample / GridSampler2D against torch (every mode, padding mode and alignment; values
+and gradients to input and grid) and lu_unpack / LuUnpack / lu_solve against torch and
+numpy (batched, rectangular), in PYNATIVE and GRAPH mode (the `mode` fixture)."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import mycel as ms
+from mycel import ops
+from ms_cell import run
+
+RNG = np.random.default_rng(47)
+
+
+@pytest.mark.parametrize("interp", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_matches_torch(mode, interp, padding, align):
+    x = RNG.standard_normal((2, 3, 5, 6))
+    g = RNG.uniform(-1.4, 1.4, (2, 4, 3, 2))
+    want = F.grid_sample(torch.from_numpy(x), torch.from_numpy(g), interp, padding, align)
+    got = run(lambda a, b: ops.grid_sample(a, b, interp, padding, align), x, g)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
+    got = run(ops.GridSampler2D(interp, padding, align), x.astype(np.float32),
+              g.astype(np.float32))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_grid_sample_gradients_match_torch():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.standard_normal((1, 2, 4, 5))
+    g = RNG.uniform(-0.9, 0.9, (1, 3, 3, 2))  # away from pixel boundaries' kinks
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+    out = F.grid_sample(tx, tg, "bilinear", "zeros", False)
+    w = RNG.standard_normal(tuple(out.shape))
+    (out * torch.tensor(w)).sum().backward()
+    gx, gg = ms.grad(lambda a, b: (ops.grid_sample(a, b) * ms.Tensor(w)).sum(),
+                     grad_position=(0, 1))(ms.Tensor(x), ms.Tensor(g))
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gg.asnumpy(), tg.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5), (5, 3), (2, 3, 4)])
+def test_lu_unpack_matches_torch(mode, shape):
+    a = torch.from_numpy(RNG.standard_normal(shape))
+    lu, piv = torch.linalg.lu_factor(a)
+    tp, tl, tu = torch.lu_unpack(lu, piv)
+    p, low, up = run(ops.lu_unpack, lu.numpy(), piv.numpy().astype(np.int32))
+    np.testing.assert_array_equal(p, tp.numpy())
+    np.testing.assert_array_equal(low, tl.numpy())
+    np.testing.assert_array_equal(up, tu.numpy())
+    p2, _, _ = run(ops.LuUnpack(), lu.numpy(), piv.numpy())
+    np.testing.assert_array_equal(p2, tp.numpy())
+
+
+def test_lu_solve_matches_numpy(mode):
+    a = RNG.standard_normal((2, 4, 4))
+    b = RNG.standard_normal((2, 4, 3))
+    lu, piv = torch.linalg.lu_factor(torch.from_numpy(a))
+    got = run(ops.lu_solve, b, lu.numpy(), piv.numpy().astype(np.int32))
+    np.testing.assert_allclose(got, np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+
+
+def test_argument_errors():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = ms.Tensor(RNG.standard_normal((1, 2, 3, 3)))
+    with pytest.raises(ValueError, match="grid_sample"):
+        ops.grid_sample(x, ms.Tensor(RNG.standard_normal((1, 2, 2, 3))))
+    with pytest.raises(ValueError, match="grid_sample"):
+        ops.grid_sample(x, ms.Tensor(RNG.standard_normal((1, 2, 2, 2))), "bicubic")
+    with pytest.raises(TypeError, match="lu_unpack"):
+        ops.lu_unpack(ms.Tensor(np.eye(3)), ms.Tensor(np.ones(3)))
+    with pytest.raises(ValueError, match="lu_unpack"):
+        ops.lu_unpack(ms.Tensor(np.eye(3)), ms.Tensor(np.ones(2, np.int32)))
