@@ -204,3 +204,37 @@ def test_argument_errors():
         ops.HistogramFixedWidth(0)
     with pytest.raises(ValueError, match="ResizeBilinearV2"):
         ops.ResizeBilinearV2(True, True)
+
+
+def test_optimizer_steps_against_numpy():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    var0, m0, g = _f(3, 4, dtype=np.float64), _f(3, 4, dtype=np.float64), _f(3, 4,
+                                                                               dtype=np.float64)
+    var, m = ms.Parameter(ms.Tensor(var0), name="v"), ms.Parameter(ms.Tensor(m0), name="m")
+    ops.ApplyAddSign()(var, m, 0.1, 1.0, 0.5, 0.9, ms.Tensor(g))
+    m_want = 0.9 * m0 + 0.1 * g
+    np.testing.assert_allclose(m.asnumpy(), m_want, rtol=1e-12)
+    np.testing.assert_allclose(var.asnumpy(), var0 - 0.1 * (1.0 + 0.5 * np.sign(g) *
+                                                            np.sign(m_want)) * g, rtol=1e-12)
+    v0, vh0 = np.abs(_f(3, 4, dtype=np.float64)), np.abs(_f(3, 4, dtype=np.float64))
+    ps = [ms.Parameter(ms.Tensor(a), name=n) for a, n in ((var0, "a"), (m0, "b"), (v0, "c"),
+                                                          (vh0, "d"))]
+    ops.ApplyAdamWithAmsgradV2()(*ps, 0.9 ** 3, 0.999 ** 3, 0.01, 0.9, 0.999, 1e-8,
+                                 ms.Tensor(g))
+    m1 = 0.9 * m0 + 0.1 * g
+    v1 = 0.999 * v0 + 0.001 * g * g
+    vh1 = np.maximum(vh0, v1)
+    lr_t = 0.01 * np.sqrt(1 - 0.999 ** 3) / (1 - 0.9 ** 3)
+    np.testing.assert_allclose(ps[0].asnumpy(), var0 - lr_t * m1 / (np.sqrt(vh1) + 1e-8),
+                               rtol=1e-12)
+    np.testing.assert_allclose(ps[3].asnumpy(), vh1, rtol=1e-12)
+    w0, acc0 = _f(4, 2), np.abs(_f(4, 2)) + 0.1
+    w, acc = ms.Parameter(ms.Tensor(w0), name="w"), ms.Parameter(ms.Tensor(acc0), name="acc")
+    gr, idx = _f(2, 2), np.array([3, 1], np.int32)
+    ops.SparseApplyProximalAdagrad()(w, acc, 0.5, 0.0, 0.0, ms.Tensor(gr), ms.Tensor(idx))
+    acc_want = acc0.copy()
+    acc_want[idx] += gr ** 2
+    w_want = w0.copy()
+    w_want[idx] -= gr * 0.5 / np.sqrt(acc_want[idx])
+    np.testing.assert_allclose(acc.asnumpy(), acc_want, rtol=1e-5)
+    np.testing.assert_allclose(w.asnumpy(), w_want, rtol=1e-5)

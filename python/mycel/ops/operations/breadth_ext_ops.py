@@ -471,3 +471,73 @@ class LuUnpack(_Composed):
 
     def __call__(self, LU_data, LU_pivots):  # noqa: N803
         return _bsm.lu_unpack(LU_data, LU_pivots, self.unpack_data, self.unpack_pivots)
+
+
+# ---- optimizer steps (written into the Parameters with Assign) -----------------------------
+
+from mycel.ops.operations.compat_optim_ops import FusedSparseProximalAdagrad  # noqa: E402
+from mycel.ops.operations._compat_checks import _check_bool, _check_tensor  # noqa: E402
+from mycel.ops.function import sparse_optim_func as _so  # noqa: E402
+
+_OPT_FLOATS = (_C.float16, _C.float32, _C.float64)
+
+
+@_export
+class ApplyAddSign(_Composed):
+    """ApplyAddSign(use_locking=False)(var, m, lr, alpha, sign_decay, beta, grad) -> (var,
+    m): m = beta m + (1 - beta) grad, var -= lr (alpha + sign_decay sign(grad) sign(m)) grad;
+    var and m updated in place."""
+
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool("ApplyAddSign", "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+    def __call__(self, var, m, lr, alpha, sign_decay, beta, grad):
+        op = "ApplyAddSign"
+        for name, t in (("var", var), ("m", m), ("grad", grad)):
+            _check_tensor(op, name, t, _OPT_FLOATS)
+        if tuple(m.shape) != tuple(var.shape) or tuple(grad.shape) != tuple(var.shape):
+            raise ValueError(f"For '{op}', var, m and grad must have the same shape, but got "
+                             f"{tuple(var.shape)}, {tuple(m.shape)} and {tuple(grad.shape)}.")
+        dt = var.dtype
+        lr, alpha = _so.scalar(lr, dt), _so.scalar(alpha, dt)
+        decay, beta = _so.scalar(sign_decay, dt), _so.scalar(beta, dt)
+        g = _prim("Cast")(grad, dt)
+        m_new = beta * m + (1.0 - beta) * g
+        update = (alpha + decay * _prim("Sign")(g) * _prim("Sign")(m_new)) * g
+        return _prim("Assign")(var, var - lr * update), _prim("Assign")(m, m_new)
+
+
+@_export
+class ApplyAdamWithAmsgradV2(_Composed):
+    """ApplyAdamWithAmsgradV2(use_locking=False)(var, m, v, vhat, beta1_power, beta2_power,
+    lr, beta1, beta2, epsilon, grad) -> (var, m, v, vhat): ApplyAdamWithAmsgrad's step with
+    beta1, beta2 and epsilon given as inputs."""
+
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool("ApplyAdamWithAmsgradV2", "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+    def __call__(self, var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                 grad):
+        dt = var.dtype
+        b1, b2, eps = _so.scalar(beta1, dt), _so.scalar(beta2, dt), _so.scalar(epsilon, dt)
+        b1p, b2p, lr = _so.scalar(beta1_power, dt), _so.scalar(beta2_power, dt), \
+            _so.scalar(lr, dt)
+        g = _prim("Cast")(grad, dt)
+        m_new = b1 * m + (1.0 - b1) * g
+        v_new = b2 * v + (1.0 - b2) * g * g
+        vhat_new = _prim("Maximum")(vhat, v_new)
+        lr_t = lr * _prim("Sqrt")(1.0 - b2p) / (1.0 - b1p)
+        var_new = var - lr_t * m_new / (_prim("Sqrt")(vhat_new) + eps)
+        return (_prim("Assign")(var, var_new), _prim("Assign")(m, m_new),
+                _prim("Assign")(v, v_new), _prim("Assign")(vhat, vhat_new))
+
+
+@_export
+class SparseApplyProximalAdagrad(FusedSparseProximalAdagrad):
+    """SparseApplyProximalAdagrad(use_locking=False)(var, accum, lr, l1, l2, grad, indices)
+    -> (var, accum): FusedSparseProximalAdagrad's update (float16 or float32)."""
+
+    def __call__(self, var, accum, lr, l1, l2, grad, indices):
+        return _so.sparse_proximal_adagrad(var, accum, lr, l1, l2, grad, indices)
