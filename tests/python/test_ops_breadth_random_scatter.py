@@ -323,3 +323,34 @@ def test_argument_errors():
         ops.hann_window(-1)
     with pytest.raises(ValueError, match="'randint'"):
         ops.randint(5, 5, (2,))
+
+
+def _nms_ref(boxes, thr):
+    order = np.argsort(-boxes[:, 4], kind="stable")
+    s = boxes[order]
+    keep = np.ones(len(s), bool)
+    for i in range(len(s)):
+        if not keep[i]:
+            continue
+        for j in range(i + 1, len(s)):
+            xa, ya = max(s[i, 0], s[j, 0]), max(s[i, 1], s[j, 1])
+            xb, yb = min(s[i, 2], s[j, 2]), min(s[i, 3], s[j, 3])
+            inter = max(xb - xa, 0) * max(yb - ya, 0)
+            union = ((s[i, 2] - s[i, 0]) * (s[i, 3] - s[i, 1]) +
+                     (s[j, 2] - s[j, 0]) * (s[j, 3] - s[j, 1]) - inter)
+            if inter / union > thr:
+                keep[j] = False
+    return s, keep
+
+
+def test_nms_with_mask(mode):
+    boxes = np.concatenate([_boxes(9), RNG.permutation(9).reshape(-1, 1) / 9.0],
+                           1).astype(np.float32)
+    boxes[3, :4] = boxes[0, :4] + 0.5  # a near duplicate
+    for thr in (0.1, 0.5):
+        s, idx, keep = run(ops.NMSWithMask(thr), boxes)
+        ws, wkeep = _nms_ref(boxes.astype(np.float64), thr)
+        np.testing.assert_allclose(s, ws, rtol=1e-6)
+        np.testing.assert_array_equal(idx, np.arange(9))
+        np.testing.assert_array_equal(keep, wkeep)
+        assert not wkeep.all() or thr == 0.5

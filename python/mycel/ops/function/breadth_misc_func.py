@@ -18,7 +18,7 @@ from mycel.ops.primitive import constexpr
 __all__ = ["iou", "bounding_box_encode", "bounding_box_decode", "check_valid",
            "space_to_batch_nd", "batch_to_space_nd", "mirror_pad", "matrix_set_diag",
            "unique_consecutive", "intopk", "bidense", "sgn", "move_to", "deepcopy", "print_",
-           "dyn_shape"]
+           "dyn_shape", "nms_with_mask"]
 
 
 def _t(x, op, name="input"):
@@ -394,3 +394,53 @@ def _shape_t(shape):
 def _print():
     from mycel.ops.operations.host_ops import Print  # the primitive module imports this one
     return Print()
+
+
+def nms_with_mask(bboxes, iou_threshold=0.5):
+    """MindSpore's NMSWithMask on CPU: (the boxes (N, 5) sorted by score, highest first;
+    arange(N) int32, the positions in that order; the kept mask). Box j is dropped when a
+    kept box before it overlaps it with IoU > iou_threshold (areas (x1 - x0) (y1 - y0)); the
+    greedy pass is unrolled over the static N."""
+    b = _t(bboxes, "NMSWithMask", "bboxes")
+    _nms_check(b.shape, b.dtype)
+    n = b.shape[0]
+    score = prim("Reshape")(prim("StridedSlice")(b, (0, 4), (n, 5), (1, 1)), (n,))
+    _, order = prim("TopK", sorted=True)(score, n)
+    s = prim("Gather")(b, order, 0)
+    x0, y0, x1, y1 = _cols(prim("StridedSlice")(s, (0, 0), (n, 4), (1, 1)))
+    tx0, ty0 = prim("Reshape")(x0, (1, n)), prim("Reshape")(y0, (1, n))
+    tx1, ty1 = prim("Reshape")(x1, (1, n)), prim("Reshape")(y1, (1, n))
+    w = prim("Maximum")(prim("Minimum")(x1, tx1) - prim("Maximum")(x0, tx0), 0.0)
+    h = prim("Maximum")(prim("Minimum")(y1, ty1) - prim("Maximum")(y0, ty0), 0.0)
+    inter = w * h
+    area = (x1 - x0) * (y1 - y0)
+    iou_m = inter / (area + prim("Reshape")(area, (1, n)) - inter)
+    drop = prim("LogicalAnd")(prim("Greater")(iou_m, float(iou_threshold)), _upper(n))
+    keep = prim("OnesLike")(prim("Cast")(score, _C.int32))
+    keep = prim("Cast")(keep, _C.bool)
+    for i in range(n - 1):
+        row = prim("Reshape")(prim("StridedSlice")(drop, (i, 0), (i + 1, n), (1, 1)), (n,))
+        ki = prim("StridedSlice")(keep, (i,), (i + 1,), (1,))
+        keep = prim("LogicalAnd")(keep, prim("LogicalNot")(prim("LogicalAnd")(row, ki)))
+    return s, _arange_i32(n), keep
+
+
+@constexpr
+def _nms_check(shape, dtype):
+    if len(shape) != 2 or shape[1] != 5:
+        raise ValueError(f"For 'NMSWithMask', bboxes must have shape (N, 5), but got "
+                         f"{tuple(shape)}.")
+    if dtype not in (_C.float16, _C.float32):
+        raise TypeError(f"For 'NMSWithMask', bboxes must be float16 or float32, but got "
+                        f"{dtype}.")
+    return True
+
+
+@constexpr
+def _upper(n):
+    return _C.Tensor(np.triu(np.ones((n, n), bool), 1))
+
+
+@constexpr
+def _arange_i32(n):
+    return _C.Tensor(np.arange(n, dtype=np.int32))

@@ -541,3 +541,19 @@ class SparseApplyProximalAdagrad(FusedSparseProximalAdagrad):
 
     def __call__(self, var, accum, lr, l1, l2, grad, indices):
         return _so.sparse_proximal_adagrad(var, accum, lr, l1, l2, grad, indices)
+
+
+@_export
+class NMSWithMask(_Composed):
+    """NMSWithMask(iou_threshold=0.5)(bboxes): (sorted boxes, their positions, kept mask)
+    (ops/function/breadth_misc_func.py nms_with_mask)."""
+
+    def __init__(self, iou_threshold=0.5):
+        if isinstance(iou_threshold, bool) or not isinstance(iou_threshold, (int, float)):
+            raise TypeError(f"For 'NMSWithMask', iou_threshold must be a float, but got "
+                            f"{iou_threshold!r}.")
+        super().__init__(iou_threshold=iou_threshold)
+        self.iou_threshold = float(iou_threshold)
+
+    def __call__(self, bboxes):
+        return _bmisc.nms_with_mask(bboxes, self.iou_threshold)

@@ -38,6 +38,7 @@ _BREADTH = ["GridSampler2D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "MaxPool3
             "MaxUnpool2D", "MaxUnpool3D", "Conv3D"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-_BREADTH = ["ApplyAddSign", "ApplyAdamWithAmsgradV2", "SparseApplyProximalAdagrad"]
+_BREADTH = ["ApplyAddSign", "ApplyAdamWithAmsgradV2", "SparseApplyProximalAdagrad",
+            "NMSWithMask"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
