@@ -73,3 +73,22 @@ def test_argument_errors():
         ops.lu_unpack(ms.Tensor(np.eye(3)), ms.Tensor(np.ones(3)))
     with pytest.raises(ValueError, match="lu_unpack"):
         ops.lu_unpack(ms.Tensor(np.eye(3)), ms.Tensor(np.ones(2, np.int32)))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4), (6, 2)])
+def test_orgqr_ormqr_match_torch(mode, shape):
+    a, tau = torch.geqrf(torch.from_numpy(RNG.standard_normal(shape)))
+    np.testing.assert_allclose(run(ops.orgqr, a.numpy(), tau.numpy()),
+                               torch.linalg.householder_product(a, tau).numpy(), atol=1e-12)
+    np.testing.assert_allclose(run(ops.Orgqr(), a.numpy(), tau.numpy()),
+                               torch.linalg.householder_product(a, tau).numpy(), atol=1e-12)
+    m = shape[-2]
+    for left in (True, False):
+        for tr in (False, True):
+            c = torch.from_numpy(RNG.standard_normal(shape[:-2] + ((m, 3) if left else (3, m))))
+            want = torch.ormqr(a, tau, c, left, tr).numpy()
+            got = run(ops.Ormqr(left, tr), a.numpy(), tau.numpy(), c.numpy())
+            np.testing.assert_allclose(got, want, atol=1e-12)
+    with pytest.raises(ValueError, match="ormqr"):
+        ops.ormqr(ms.Tensor(a.numpy()), ms.Tensor(tau.numpy()),
+                  ms.Tensor(np.ones(shape[:-2] + (m + 1, 2))))

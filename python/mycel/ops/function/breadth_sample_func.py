@@ -1,4 +1,4 @@
-"""grid_sample and the LU helpers of MindSpore 2.x, composed from op-table primitives (both
+"""grid_sample, the LU helpers and the Householder products (orgqr, ormqr) of MindSpore 2.x, composed from op-table primitives (both
 modes; gradients from the ops they are made of).
 
 grid_sample (4-d input): each output point (x, y) in [-1, 1] of grid is mapped to the
@@ -22,7 +22,7 @@ from mycel.ops.function import array_func as _a
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.primitive import constexpr
 
-__all__ = ["grid_sample", "lu_unpack", "lu_solve"]
+__all__ = ["grid_sample", "lu_unpack", "lu_solve", "orgqr", "ormqr"]
 
 FLOATS = (_C.float16, _C.float32, _C.float64)
 
@@ -245,3 +245,77 @@ def _elem(t, i, j):
     nd = len(t.shape)
     return prim("StridedSlice")(t, (0,) * (nd - 2) + (i, j), tuple(t.shape[:-2]) + (
         i + 1, j + 1), (1,) * nd)
+
+
+# ---- Householder products -----------------------------------------------------------------
+
+@constexpr
+def _qr_check(xs, ts, xdt, tdt, op):
+    if len(xs) < 2 or xdt not in FLOATS or tdt != xdt:
+        raise TypeError(f"For '{op}', input must be a float tensor [..., M, N] and tau of the "
+                        f"same dtype, but got {xdt} {tuple(xs)} and {tdt}.")
+    m, n = xs[-2], xs[-1]
+    if len(ts) != len(xs) - 1 or tuple(ts[:-1]) != tuple(xs[:-2]) or ts[-1] > min(m, n):
+        raise ValueError(f"For '{op}', tau must be [..., K] with K <= min(M, N) = {min(m, n)} "
+                         f"and input's batch dims, but got {tuple(ts)} for {tuple(xs)}.")
+    return m, n, ts[-1]
+
+
+@constexpr
+def _below(m, i):
+    """([M, 1] bool rows > i, [M, 1] float 1 at row i)."""
+    r = np.arange(m).reshape(m, 1)
+    return _C.Tensor(r > i), _C.Tensor((r == i).astype(np.float64))
+
+
+def _reflector(a, i, m):
+    """v_i [..., M, 1]: 1 at row i, a[..., i+1:, i] below, 0 above."""
+    nd = len(a.shape)
+    col = prim("StridedSlice")(a, (0,) * (nd - 1) + (i,), tuple(a.shape[:-1]) + (i + 1,),
+                               (1,) * nd)
+    below, unit = _below(m, i)
+    return prim("Select")(prim("BroadcastTo", shape=col.shape)(below), col,
+                          prim("BroadcastTo", shape=col.shape)(prim("Cast")(unit, a.dtype)))
+
+
+def _householder_apply(a, tau, q, k, m):
+    """H_1 ... H_k q (reflectors of a, factors tau), applying H_k first."""
+    nd = len(a.shape)
+    for i in range(k - 1, -1, -1):
+        v = _reflector(a, i, m)
+        t = prim("Reshape")(prim("StridedSlice")(tau, (0,) * (nd - 2) + (i,),
+                                                 tuple(tau.shape[:-1]) + (i + 1,),
+                                                 (1,) * (nd - 1)),
+                            tuple(tau.shape[:-1]) + (1, 1))
+        vt_q = prim("ReduceSum", keep_dims=True)(v * q, (-2,))  # [..., 1, N]
+        q = q - t * v * vt_q
+    return q
+
+
+def orgqr(input, input2):  # noqa: A002
+    """The first N columns of Q = H_1 ... H_K from geqrf's packed reflectors input [..., M, N]
+    and factors input2 (tau) [..., K] (LAPACK's orgqr)."""
+    a, tau = input, input2
+    m, n, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "orgqr")
+    if n > m:
+        raise ValueError(f"For 'orgqr', input must have M >= N, but got {a.shape}.")
+    q = prim("BroadcastTo", shape=a.shape)(_eye_rect(m, n, a.dtype))
+    return _householder_apply(a, tau, q, k, m)
+
+
+def ormqr(input, tau, other, left=True, transpose=False):  # noqa: A002
+    """other multiplied by Q = H_1 ... H_K of geqrf's packed reflectors: Q other (left),
+    other Q (not left), with Q^T when transpose (LAPACK's ormqr)."""
+    a = input
+    m, _, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "ormqr")
+    need = other.shape[-2] if left else other.shape[-1]
+    if need != m:
+        raise ValueError(f"For 'ormqr', other's {'rows' if left else 'columns'} ({need}) must "
+                         f"equal input's rows M = {m}.")
+    eye = prim("BroadcastTo", shape=tuple(a.shape[:-2]) + (m, m))(_eye(m, a.dtype))
+    q = _householder_apply(a, tau, eye, k, m)
+    nd = len(q.shape)
+    if transpose:
+        q = prim("Transpose")(q, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    mm = prim("BatchMatMul") if nd > 2 else prim("MatMul")
+    return mm(q, other) if left else mm(other, q)

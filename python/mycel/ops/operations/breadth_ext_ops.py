@@ -557,3 +557,26 @@ class NMSWithMask(_Composed):
 
     def __call__(self, bboxes):
         return _bmisc.nms_with_mask(bboxes, self.iou_threshold)
+
+
+@_export
+class Orgqr(_Composed):
+    """Orgqr()(x, tau): ops.orgqr."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, tau):
+        return _bsm.orgqr(x, tau)
+
+
+@_export
+class Ormqr(_Composed):
+    """Ormqr(left=True, transpose=False)(x, tau, other): ops.ormqr."""
+
+    def __init__(self, left=True, transpose=False):
+        super().__init__(left=left, transpose=transpose)
+        self.left, self.transpose = left, transpose
+
+    def __call__(self, x, tau, other):
+        return _bsm.ormqr(x, tau, other, self.left, self.transpose)

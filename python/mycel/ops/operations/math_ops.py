@@ -30,6 +30,6 @@ _BREADTH = ["BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI
             "Polygamma", "Igamma", "Igammac"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-_BREADTH = ["LuUnpack"]
+_BREADTH = ["LuUnpack", "Orgqr", "Ormqr"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
