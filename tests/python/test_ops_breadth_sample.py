@@ -92,3 +92,56 @@ def test_orgqr_ormqr_match_torch(mode, shape):
     with pytest.raises(ValueError, match="ormqr"):
         ops.ormqr(ms.Tensor(a.numpy()), ms.Tensor(tau.numpy()),
                   ms.Tensor(np.ones(shape[:-2] + (m + 1, 2))))
+
+
+def _roi_align_ref(f, rois, ph, pw, scale, s, mode):
+    """MindSpore's CPU ROIAlign, point by point (Caffe2's bilinear rule)."""
+    _, c_, h, w = f.shape
+    out = np.zeros((len(rois), c_, ph, pw))
+
+    def bil(img, y, x):
+        if y < -1 or y > h or x < -1 or x > w:
+            return 0.0
+        y, x = max(y, 0.0), max(x, 0.0)
+        yl, xl = int(np.floor(y)), int(np.floor(x))
+        if yl >= h - 1:
+            yh = yl = h - 1
+            y = yl
+        else:
+            yh = yl + 1
+        if xl >= w - 1:
+            xh = xl = w - 1
+            x = xl
+        else:
+            xh = xl + 1
+        ly, lx = y - yl, x - xl
+        return ((1 - ly) * (1 - lx) * img[yl, xl] + (1 - ly) * lx * img[yl, xh] +
+                ly * (1 - lx) * img[yh, xl] + ly * lx * img[yh, xh])
+    for r, roi in enumerate(rois):
+        b = int(round(roi[0]))
+        sw, sh = roi[1] * scale, roi[2] * scale
+        rw, rh = (roi[3] + mode) * scale - sw, (roi[4] + mode) * scale - sh
+        if mode == 0:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / ph, rw / pw
+        for c in range(c_):
+            for i in range(ph):
+                for j in range(pw):
+                    acc = sum(bil(f[b, c], sh + i * bh + (iy + .5) * bh / s,
+                                  sw + j * bw + (ix + .5) * bw / s)
+                              for iy in range(s) for ix in range(s))
+                    out[r, c, i, j] = acc / (s * s)
+    return out
+
+
+@pytest.mark.parametrize("roi_end_mode", [0, 1])
+@pytest.mark.parametrize("sample_num", [1, 2, 3])
+def test_roi_align_matches_reference(mode, roi_end_mode, sample_num):
+    f = RNG.standard_normal((2, 3, 9, 11))
+    rois = np.array([[0, 1.0, 2.0, 7.5, 6.0], [1, -2.0, 0.5, 12.0, 9.5],
+                     [0, 3.3, 3.3, 3.9, 4.1], [1, 0, 0, 20, 20]])
+    got = run(ops.ROIAlign(3, 4, 0.7, sample_num, roi_end_mode), f, rois)
+    np.testing.assert_allclose(got, _roi_align_ref(f, rois, 3, 4, 0.7, sample_num,
+                                                   roi_end_mode), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="ROIAlign"):
+        ops.ROIAlign(2, 2, 1.0, 0)(ms.Tensor(f), ms.Tensor(rois))

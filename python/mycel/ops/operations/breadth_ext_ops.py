@@ -580,3 +580,25 @@ class Ormqr(_Composed):
 
     def __call__(self, x, tau, other):
         return _bsm.ormqr(x, tau, other, self.left, self.transpose)
+
+
+@_export
+class ROIAlign(_Composed):
+    """ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2,
+    roi_end_mode=1)(features, rois) (ops/function/breadth_sample_func.py roi_align)."""
+
+    def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2,
+                 roi_end_mode=1):
+        if roi_end_mode not in (0, 1):
+            raise ValueError(f"For 'ROIAlign', roi_end_mode must be 0 or 1, but got "
+                             f"{roi_end_mode!r}.")
+        super().__init__(pooled_height=pooled_height, pooled_width=pooled_width,
+                         spatial_scale=spatial_scale, sample_num=sample_num,
+                         roi_end_mode=roi_end_mode)
+        self.pooled_height, self.pooled_width = pooled_height, pooled_width
+        self.spatial_scale, self.sample_num = float(spatial_scale), sample_num
+        self.roi_end_mode = roi_end_mode
+
+    def __call__(self, features, rois):
+        return _bsm.roi_align(features, rois, self.pooled_height, self.pooled_width,
+                              self.spatial_scale, self.sample_num, self.roi_end_mode)

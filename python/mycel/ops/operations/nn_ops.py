@@ -39,6 +39,6 @@ _BREADTH = ["GridSampler2D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "MaxPool3
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 _BREADTH = ["ApplyAddSign", "ApplyAdamWithAmsgradV2", "SparseApplyProximalAdagrad",
-            "NMSWithMask"]
+            "NMSWithMask", "ROIAlign"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
