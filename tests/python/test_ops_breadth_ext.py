@@ -238,3 +238,43 @@ def test_optimizer_steps_against_numpy():
     w_want[idx] -= gr * 0.5 / np.sqrt(acc_want[idx])
     np.testing.assert_allclose(acc.asnumpy(), acc_want, rtol=1e-5)
     np.testing.assert_allclose(w.asnumpy(), w_want, rtol=1e-5)
+
+
+def test_upsample_3d_matches_torch(mode):
+    x = _f(1, 2, 3, 4, 5, dtype=np.float64)
+    tx = torch.from_numpy(x)
+    for ac in (False, True):
+        np.testing.assert_allclose(run(lambda a: ops.UpsampleTrilinear3D(ac)(a, (5, 7, 4)), x),
+                                   F.interpolate(tx, (5, 7, 4), mode="trilinear",
+                                                 align_corners=ac).numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        run(lambda a: ops.UpsampleTrilinear3D()(a, None, (2.0, 1.5, 0.6)), x),
+        F.interpolate(tx, scale_factor=(2.0, 1.5, 0.6), mode="trilinear").numpy(), atol=1e-12)
+    np.testing.assert_array_equal(run(lambda a: ops.UpsampleNearest3D()(a, (5, 7, 4)), x),
+                                  F.interpolate(tx, (5, 7, 4), mode="nearest").numpy())
+    with pytest.raises(ValueError, match="UpsampleNearest3D"):
+        ops.UpsampleNearest3D()(ms.Tensor(x), (2, 2, 2), (1.0, 1.0, 1.0))
+
+
+def test_max_pool3d_with_argmax_float_status_rope_and_dump(mode, tmp_path):
+    x = _f(1, 2, 5, 6, 7, dtype=np.float64)
+    out, arg = run(ops.MaxPool3DWithArgmax(2, 2, 0), x)
+    to, ta = F.max_pool3d(torch.from_numpy(x), 2, 2, return_indices=True)
+    np.testing.assert_array_equal(out, to.numpy())
+    np.testing.assert_array_equal(arg, ta.numpy())
+    assert run(ops.FloatStatus(), np.array([1.0, np.inf], np.float32)).tolist() == [1.0]
+    assert run(ops.FloatStatus(), np.array([1.0, 2.0], np.float32)).tolist() == [0.0]
+    q = _f(2, 3, 8, dtype=np.float64)
+    cos, sin = np.cos(_f(3, 8, dtype=np.float64)), np.sin(_f(3, 8, dtype=np.float64))
+    half = np.concatenate([-q[..., 4:], q[..., :4]], -1)
+    np.testing.assert_allclose(run(ops.rotary_position_embedding, q, cos, sin),
+                               q * cos + half * sin, rtol=1e-12)
+    pairs = q.reshape(2, 3, 4, 2)
+    inter = np.stack([-pairs[..., 1], pairs[..., 0]], -1).reshape(q.shape)
+    np.testing.assert_allclose(run(lambda a, c, s: ops.rotary_position_embedding(a, c, s, 1),
+                                   q, cos, sin), q * cos + inter * sin, rtol=1e-12)
+    if mode == ms.PYNATIVE_MODE:  # a file write: a Python side effect
+        ops.tensordump(str(tmp_path / "t"), ms.Tensor(q))
+        np.testing.assert_array_equal(np.load(tmp_path / "t.npy"), q)
+        ops.TensorDump()(str(tmp_path / "u.npy"), ms.Tensor(q[0]))
+        np.testing.assert_array_equal(np.load(tmp_path / "u.npy"), q[0])

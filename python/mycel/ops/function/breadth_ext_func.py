@@ -1,6 +1,7 @@
 """More of MindSpore 2.x's functions composed from op-table primitives: conv3d (a sum of
 2-d convolutions over the depth taps), col2im, swiglu, rms_norm, matrix_exp, the random
-choices multinomial_with_replacement and choice_with_mask, and partial. (diagonal_scatter,
+choices multinomial_with_replacement and choice_with_mask, partial,
+rotary_position_embedding and tensordump. (diagonal_scatter,
 random_categorical and uniform_candidate_sampler, which wrap primitives, are in
 ops/operations/breadth_ext_ops.py.)
 
@@ -26,7 +27,8 @@ from mycel.ops.function.array_ext_func import narrow
 from mycel.ops.primitive import constexpr
 
 __all__ = ["conv3d", "col2im", "swiglu", "rms_norm", "matrix_exp",
-           "multinomial_with_replacement", "choice_with_mask", "partial"]
+           "multinomial_with_replacement", "choice_with_mask", "partial",
+           "rotary_position_embedding", "tensordump"]
 
 
 def _t(x, op, name="input"):
@@ -244,3 +246,40 @@ def _strides(shape):
 def partial(func, *args):
     """func with its first arguments bound (MindSpore's F.partial)."""
     return functools.partial(func, *args)
+
+
+def rotary_position_embedding(x, cos, sin, mode=0):
+    """Rotary position embedding: x cos + rotate(x) sin, rotate(x) = (-x2, x1) of the last
+    dimension's halves (mode 0) or of its interleaved pairs (mode 1)."""
+    x = _t(x, "rotary_position_embedding", "x")
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError(f"For 'rotary_position_embedding', the last dimension must be even, "
+                         f"but got {d}.")
+    nd = x.ndim
+    if mode == 0:
+        a, b = narrow(x, nd - 1, 0, d // 2), narrow(x, nd - 1, d // 2, d // 2)
+        rot = _a.concat((-b, a), nd - 1)
+    elif mode == 1:
+        pairs = prim("Reshape")(x, tuple(x.shape[:-1]) + (d // 2, 2))
+        a = narrow(pairs, nd, 0, 1)
+        b = narrow(pairs, nd, 1, 1)
+        rot = prim("Reshape")(_a.concat((-b, a), nd), x.shape)
+    else:
+        raise ValueError(f"For 'rotary_position_embedding', mode must be 0 or 1, but got "
+                         f"{mode!r}.")
+    return x * cos + rot * sin
+
+
+def tensordump(file_name, tensor, mode="out"):
+    """Saves tensor as a numpy .npy file (file_name with '.npy' appended when missing), as
+    MindSpore's TensorDump does in PYNATIVE mode. mode ('out', 'in', 'all') is recorded by
+    MindSpore for graph-mode dumps and accepted here."""
+    if not isinstance(file_name, str) or not file_name:
+        raise TypeError(f"For 'tensordump', file_name must be a non-empty str, but got "
+                        f"{file_name!r}.")
+    if mode not in ("out", "in", "all"):
+        raise ValueError(f"For 'tensordump', mode must be 'out', 'in' or 'all', but got "
+                         f"{mode!r}.")
+    path = file_name if file_name.endswith(".npy") else file_name + ".npy"
+    np.save(path, _t(tensor, "tensordump", "tensor").asnumpy())

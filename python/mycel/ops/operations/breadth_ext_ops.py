@@ -602,3 +602,151 @@ class ROIAlign(_Composed):
     def __call__(self, features, rois):
         return _bsm.roi_align(features, rois, self.pooled_height, self.pooled_width,
                               self.spatial_scale, self.sample_num, self.roi_end_mode)
+
+
+@_export
+class MaxPool3DWithArgmax(_Composed):
+    """MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False,
+    data_format='NCDHW', argmax_type=int64)(x): (output, argmax), argmax the flat D*H*W
+    index of each maximum (ops.max_pool3d with return_indices)."""
+
+    def __init__(self, ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False,
+                 data_format="NCDHW", argmax_type=_C.int64):
+        if argmax_type not in (_C.int32, _C.int64):
+            raise TypeError(f"For 'MaxPool3DWithArgmax', argmax_type must be int32 or int64, "
+                            f"but got {argmax_type}.")
+        super().__init__(ksize=ksize, strides=strides, pads=pads, dilation=dilation,
+                         ceil_mode=ceil_mode, argmax_type=argmax_type)
+        self.ksize, self.strides, self.pads = ksize, strides, pads
+        self.dilation, self.ceil_mode, self.argmax_type = dilation, ceil_mode, argmax_type
+
+    def __call__(self, x):
+        out, arg = _p3.max_pool3d(x, self.ksize, self.strides, self.pads, self.dilation,
+                                  self.ceil_mode, True)
+        return out, _prim("Cast")(arg, self.argmax_type)
+
+
+@_export
+class FloatStatus(_Composed):
+    """FloatStatus()(x): [1] float32, 1 when x holds an inf or NaN, else 0."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        bad = _prim("LogicalNot")(_prim("Less")(_prim("Abs")(x), float("inf")))
+        return _prim("Reshape")(_prim("Cast")(_prim("ReduceMax")(_prim("Cast")(bad, _C.int32),
+                                                                 ()), _C.float32), (1,))
+
+
+@_export
+class TensorDump(_Composed):
+    """TensorDump(input_output='out')()(file, input_x): saves input_x as file.npy."""
+
+    def __init__(self, input_output="out"):
+        super().__init__(input_output=input_output)
+        self.input_output = input_output
+
+    def __call__(self, file, input_x):
+        _be.tensordump(file, input_x, self.input_output)
+
+
+# ---- 3-d upsampling: one [in, out] resampling matrix per axis ---------------------------------
+
+@constexpr
+def _up3d_plan(shape, dtype, output_size, scales, op):
+    if len(shape) != 5:
+        raise ValueError(f"For '{op}', x must be 5-D (N, C, D, H, W), but got {tuple(shape)}.")
+    if dtype not in (_C.float16, _C.float32, _C.float64):
+        raise TypeError(f"For '{op}', x must be float16, float32 or float64, but got {dtype}.")
+    if (output_size is None) == (scales is None):
+        raise ValueError(f"For '{op}', give exactly one of output_size and scales.")
+    spatial = tuple(shape[2:])
+    if output_size is not None:
+        out = tuple(int(v) for v in output_size)
+        if len(out) != 3 or min(out) <= 0:
+            raise ValueError(f"For '{op}', output_size must be 3 positive ints, but got "
+                             f"{output_size!r}.")
+        ratios = tuple(i / o for i, o in zip(spatial, out))
+    else:
+        sc = tuple(float(v) for v in scales)
+        if len(sc) != 3 or min(sc) <= 0:
+            raise ValueError(f"For '{op}', scales must be 3 positive numbers, but got "
+                             f"{scales!r}.")
+        out = tuple(int(np.floor(i * s)) for i, s in zip(spatial, sc))
+        ratios = tuple(1.0 / s for s in sc)
+    return spatial, out, ratios
+
+
+@constexpr
+def _resample_matrix(n_in, n_out, ratio, linear, align_corners, dtype):
+    m = np.zeros((n_in, n_out))
+    for j in range(n_out):
+        if not linear:
+            m[min(int(np.floor(j * ratio)), n_in - 1), j] = 1.0
+            continue
+        if align_corners:
+            p = j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            p = max((j + 0.5) * ratio - 0.5, 0.0)
+        i0 = min(int(np.floor(p)), n_in - 1)
+        i1 = min(i0 + 1, n_in - 1)
+        f = p - i0
+        m[i0, j] += 1.0 - f
+        m[i1, j] += f
+    return _C.Tensor(m).astype(dtype)
+
+
+@constexpr
+def _last_perm(axis):
+    """(perm moving axis of a 5-d tensor last, its inverse)."""
+    perm = tuple(i for i in range(5) if i != axis) + (axis,)
+    return perm, tuple(perm.index(i) for i in range(5))
+
+
+def _along(y, axis, mat):
+    """y resampled along axis by mat [n_in, n_out]."""
+    perm, inv = _last_perm(axis)
+    t = _prim("Transpose")(y, perm)
+    lead = tuple(t.shape[:-1])
+    t = _prim("MatMul")(_prim("Reshape")(t, (-1, t.shape[-1])), mat)
+    return _prim("Transpose")(_prim("Reshape")(t, lead + (mat.shape[1],)), inv)
+
+
+def _upsample3d(x, output_size, scales, linear, align_corners, op):
+    spatial, out, ratios = _up3d_plan(tuple(x.shape), x.dtype, output_size, scales, op)
+    y = x
+    for ax in range(3):
+        mat = _resample_matrix(spatial[ax], out[ax], ratios[ax], linear, align_corners,
+                               x.dtype)
+        y = _along(y, ax + 2, mat)
+    return y
+
+
+@_export
+class UpsampleNearest3D(_Composed):
+    """UpsampleNearest3D()(x, output_size=None, scales=None): nearest-neighbour resizing of
+    (N, C, D, H, W); source index floor(dst * in / out) (or dst / scale)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, output_size=None, scales=None):
+        return _upsample3d(x, output_size, scales, False, False, "UpsampleNearest3D")
+
+
+@_export
+class UpsampleTrilinear3D(_Composed):
+    """UpsampleTrilinear3D(align_corners=False)(x, output_size=None, scales=None): trilinear
+    resizing of (N, C, D, H, W) (half-pixel centres unless align_corners)."""
+
+    def __init__(self, align_corners=False):
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"For 'UpsampleTrilinear3D', align_corners must be a bool, but got "
+                            f"{align_corners!r}.")
+        super().__init__(align_corners=align_corners)
+        self.align_corners = align_corners
+
+    def __call__(self, x, output_size=None, scales=None):
+        return _upsample3d(x, output_size, scales, True, self.align_corners,
+                           "UpsampleTrilinear3D")
