@@ -38,3 +38,4 @@ from mycel.ops.function.breadth_misc_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_ext_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_special_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.breadth_sample_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.breadth_svd_func import *  # noqa: F401,F403,E402

@@ -17,6 +17,7 @@ from mycel.ops.function import (breadth_ext_func as _be, breadth_misc_func as _b
                                 breadth_nn_func as _bn, breadth_random_func as _br,
                                 resample_func as _rs, pool3d_func as _p3, unpool_func as _up)
 from mycel.ops.function._util import prim as _prim
+from mycel.ops.function import breadth_svd_func as _svd
 from mycel.ops.primitive import constexpr
 
 __all__ = []
@@ -750,3 +751,17 @@ class UpsampleTrilinear3D(_Composed):
     def __call__(self, x, output_size=None, scales=None):
         return _upsample3d(x, output_size, scales, True, self.align_corners,
                            "UpsampleTrilinear3D")
+
+
+@_export
+class Svd(_Composed):
+    """Svd(full_matrices=False, compute_uv=True)(a): (s, u, v) (ops.svd: one-sided Jacobi,
+    ops/function/breadth_svd_func.py)."""
+
+    def __init__(self, full_matrices=False, compute_uv=True):
+        super().__init__(full_matrices=full_matrices, compute_uv=compute_uv)
+        self.full_matrices, self.compute_uv = full_matrices, compute_uv
+
+    def __call__(self, a):
+        from_svd = _svd.svd(a, self.full_matrices, self.compute_uv)
+        return from_svd

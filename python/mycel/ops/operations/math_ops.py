@@ -36,3 +36,6 @@ __all__ += _BREADTH
 _BREADTH = ["FloatStatus"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+_BREADTH = ["Svd"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
