@@ -7,7 +7,8 @@ g = w_p . w_q, t = sign(z) / (|z| + sqrt(1 + z^2)) for z = (b - a) / (2 g) (no r
 g is negligible), c = 1 / sqrt(1 + t^2), s = c t. The sweeps are unrolled (their number
 is fixed: 10 + N / 4, convergence is quadratic once the columns are nearly orthogonal), so a
 program compiles to O(sweeps N^2) elementwise ops on [..., M] columns: meant for the small
-matrices MindSpore programs decompose this way, not for large ones. The singular values are
+matrices MindSpore programs decompose this way, not for large ones (graph mode compiles
+every rotation: thousands of nodes already for 4 x 4, slow to compile). The singular values are
 the column norms of W, sorted descending; U = W / s (columns of a zero singular value are
 left zero, where LAPACK returns some orthonormal completion), V the accumulated rotations.
 full_matrices=True is supported for square matrices only (ValueError otherwise).
