@@ -354,3 +354,36 @@ def test_nms_with_mask(mode):
         np.testing.assert_array_equal(idx, np.arange(9))
         np.testing.assert_array_equal(keep, wkeep)
         assert not wkeep.all() or thr == 0.5
+
+
+def _ctc_greedy_ref(x, lengths, merge):
+    t, b, c = x.shape
+    idx, vals, logp = [], [], np.zeros((b, 1))
+    longest = 0
+    for j in range(b):
+        best = x[:lengths[j], j].argmax(-1)
+        logp[j, 0] = -x[:lengths[j], j].max(-1).sum()
+        out, prev = [], -1
+        for k in best:
+            if k != c - 1 and not (merge and k == prev):
+                out.append(k)
+            prev = k
+        idx += [[j, i] for i in range(len(out))]
+        vals += out
+        longest = max(longest, len(out))
+    return np.array(idx).reshape(-1, 2), np.array(vals), np.array([b, longest]), logp
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_ctc_greedy_decoder(merge):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = RNG.integers(0, 4, (7, 3, 4)).astype(np.float32) + RNG.random((7, 3, 4)).astype(
+        np.float32) * 0.1
+    x[1, 0], x[2, 0] = x[0, 0], x[0, 0]  # a repeat on purpose
+    lengths = np.array([7, 4, 0], np.int32)
+    got = ops.CTCGreedyDecoder(merge)(ms.Tensor(x), ms.Tensor(lengths))
+    want = _ctc_greedy_ref(x, lengths, merge)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6)
+    with pytest.raises(ValueError, match="CTCGreedyDecoder"):
+        ops.ctc_greedy_decoder(ms.Tensor(x), ms.Tensor(lengths[:2]))

@@ -765,3 +765,19 @@ class Svd(_Composed):
     def __call__(self, a):
         from_svd = _svd.svd(a, self.full_matrices, self.compute_uv)
         return from_svd
+
+
+@_export
+class CTCGreedyDecoder(_Composed):
+    """CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length): ops.ctc_greedy_decoder
+    (PYNATIVE mode: the number of decoded labels depends on the values)."""
+
+    def __init__(self, merge_repeated=True):
+        if not isinstance(merge_repeated, bool):
+            raise TypeError(f"For 'CTCGreedyDecoder', merge_repeated must be a bool, but got "
+                            f"{merge_repeated!r}.")
+        super().__init__(merge_repeated=merge_repeated)
+        self.merge_repeated = merge_repeated
+
+    def __call__(self, inputs, sequence_length):
+        return _bmisc.ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
