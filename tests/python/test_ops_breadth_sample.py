@@ -145,3 +145,14 @@ def test_roi_align_matches_reference(mode, roi_end_mode, sample_num):
                                                    roi_end_mode), rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="ROIAlign"):
         ops.ROIAlign(2, 2, 1.0, 0)(ms.Tensor(f), ms.Tensor(rois))
+
+
+@pytest.mark.parametrize("interp", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_3d_matches_torch(mode, interp, padding):
+    x = RNG.standard_normal((2, 3, 4, 5, 6))
+    g = RNG.uniform(-1.3, 1.3, (2, 3, 2, 4, 3))
+    for align in (False, True):
+        want = F.grid_sample(torch.from_numpy(x), torch.from_numpy(g), interp, padding, align)
+        got = run(ops.GridSampler3D(interp, padding, align), x, g)
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)

@@ -30,18 +30,20 @@ FLOATS = (_C.float16, _C.float32, _C.float64)
 @constexpr
 def _gs_check(xs, gs, xdt, gdt, mode, padding_mode):
     if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"For 'grid_sample', mode must be 'bilinear' or 'nearest' for 4-D "
-                         f"input, but got {mode!r}.")
+        raise ValueError(f"For 'grid_sample', mode must be 'bilinear' or 'nearest', but got "
+                         f"{mode!r}.")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"For 'grid_sample', padding_mode must be 'zeros', 'border' or "
                          f"'reflection', but got {padding_mode!r}.")
-    if len(xs) != 4 or len(gs) != 4 or gs[-1] != 2 or gs[0] != xs[0]:
-        raise ValueError(f"For 'grid_sample', input must be (N, C, H, W) and grid (N, H', W', 2) "
-                         f"with the same N, but got {tuple(xs)} and {tuple(gs)}.")
+    nd = len(xs)
+    if nd not in (4, 5) or len(gs) != nd or gs[-1] != nd - 2 or gs[0] != xs[0]:
+        raise ValueError(f"For 'grid_sample', input must be (N, C, H, W) with grid (N, H', W', "
+                         f"2), or (N, C, D, H, W) with grid (N, D', H', W', 3), with the same N, "
+                         f"but got {tuple(xs)} and {tuple(gs)}.")
     if xdt not in FLOATS or gdt != xdt:
         raise TypeError(f"For 'grid_sample', input and grid must have the same float dtype, but "
                         f"got {xdt} and {gdt}.")
-    return True
+    return nd - 2
 
 
 def _unnormalize(c, size, align_corners):
@@ -75,53 +77,82 @@ def _source(c, size, align_corners, padding_mode):
     return p
 
 
-def _read(flat, ix, iy, h, w):
-    """flat [N, C, H*W]; integer-valued float coordinates ix, iy [N, P] -> ([N, C, P] values,
-    [N, 1, P] inside mask)."""
-    inside = prim("LogicalAnd")(
-        prim("LogicalAnd")(prim("GreaterEqual")(ix, 0.0), prim("LessEqual")(ix, w - 1.0)),
-        prim("LogicalAnd")(prim("GreaterEqual")(iy, 0.0), prim("LessEqual")(iy, h - 1.0)))
-    cx = prim("Minimum")(prim("Maximum")(ix, 0.0), w - 1.0)
-    cy = prim("Minimum")(prim("Maximum")(iy, 0.0), h - 1.0)
-    lin = prim("Cast")(cy * float(w) + cx, _C.int64)  # [N, P]
-    c = flat.shape[1]
-    idx = prim("BroadcastTo", shape=(lin.shape[0], c, lin.shape[1]))(prim("ExpandDims")(lin, 1))
-    vals = _a.gather_d(flat, 2, idx)
-    return vals, prim("ExpandDims")(inside, 1)
-
-
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=False):
     """Samples input (N, C, H, W) at the normalised points grid (N, H', W', 2) ((x, y) in
-    [-1, 1]): (N, C, H', W') (module docstring)."""
+    [-1, 1]): (N, C, H', W'); or (N, C, D, H, W) at grid (N, D', H', W', 3) ((x, y, z);
+    'bilinear' is then trilinear) (module docstring)."""
     x, g = input, grid
-    _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
-    n, c, h, w = x.shape
-    ho, wo = g.shape[1], g.shape[2]
-    flat = prim("Reshape")(x, (n, c, h * w))
-    gx = prim("Reshape")(prim("StridedSlice")(g, (0, 0, 0, 0), (n, ho, wo, 1), (1, 1, 1, 1)),
-                         (n, ho * wo))
-    gy = prim("Reshape")(prim("StridedSlice")(g, (0, 0, 0, 1), (n, ho, wo, 2), (1, 1, 1, 1)),
-                         (n, ho * wo))
-    px = _source(gx, w, align_corners, padding_mode)
-    py = _source(gy, h, align_corners, padding_mode)
+    dims = _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
+    n, c = x.shape[0], x.shape[1]
+    sizes = tuple(x.shape[2:])  # (H, W) or (D, H, W)
+    out_sp = tuple(g.shape[1:-1])
+    pts = 1
+    for v in out_sp:
+        pts = pts * v
+    vol = 1
+    for v in sizes:
+        vol = vol * v
+    flat = prim("Reshape")(x, (n, c, vol))
+    gf = prim("Reshape")(g, (n, pts, dims))
+    coords = ()  # source coordinates, fastest axis (x: W) first
+    for k in range(dims):
+        ck = prim("Reshape")(prim("StridedSlice")(gf, (0, 0, k), (n, pts, k + 1), (1, 1, 1)),
+                             (n, pts))
+        coords = coords + (_source(ck, sizes[dims - 1 - k], align_corners, padding_mode),)
     if mode == "nearest":
-        v, inside = _read(flat, prim("Round")(px), prim("Round")(py), h, w)
+        rounded = ()
+        for k in range(dims):
+            rounded = rounded + (prim("Round")(coords[k]),)
+        v, inside = _read_nd(flat, rounded, sizes)
         out = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside), v,
                              prim("ZerosLike")(v))
     else:
-        x0, y0 = prim("Floor")(px), prim("Floor")(py)
-        fx, fy = px - x0, py - y0
+        lows = ()
+        fracs = ()
+        for k in range(dims):
+            lo = prim("Floor")(coords[k])
+            lows = lows + (lo,)
+            fracs = fracs + (coords[k] - lo,)
         out = None
-        for dx, dy in ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)):
-            v, inside = _read(flat, x0 + dx, y0 + dy, h, w)
-            wx = fx if dx else 1.0 - fx
-            wy = fy if dy else 1.0 - fy
-            wgt = prim("ExpandDims")(wx * wy, 1)
-            term = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside), v * wgt,
-                                  prim("ZerosLike")(v))
+        for corner in _corners(dims):
+            at = ()
+            wgt = None
+            for k in range(dims):
+                at = at + (lows[k] + float(corner[k]),)
+                wk = fracs[k] if corner[k] else 1.0 - fracs[k]
+                wgt = wk if wgt is None else wgt * wk
+            v, inside = _read_nd(flat, at, sizes)
+            term = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside),
+                                  v * prim("ExpandDims")(wgt, 1), prim("ZerosLike")(v))
             out = term if out is None else out + term
-    return prim("Reshape")(out, (n, c, ho, wo))
+    return prim("Reshape")(out, (n, c) + out_sp)
+
+
+@constexpr
+def _corners(dims):
+    return tuple(tuple((i >> k) & 1 for k in range(dims)) for i in range(2 ** dims))
+
+
+def _read_nd(flat, at, sizes):
+    """flat [N, C, prod(sizes)]; integer-valued coordinates at (x first) [N, P] -> ([N, C, P]
+    values, [N, 1, P] inside mask)."""
+    dims = len(sizes)
+    inside = None
+    lin = None
+    for k in range(dims):
+        size = sizes[dims - 1 - k]
+        ok = prim("LogicalAnd")(prim("GreaterEqual")(at[k], 0.0),
+                                prim("LessEqual")(at[k], size - 1.0))
+        inside = ok if inside is None else prim("LogicalAnd")(inside, ok)
+    for k in range(dims - 1, -1, -1):  # slowest axis first
+        size = sizes[dims - 1 - k]
+        ck = prim("Minimum")(prim("Maximum")(at[k], 0.0), size - 1.0)
+        lin = ck if lin is None else lin * float(size) + ck
+    lin = prim("Cast")(lin, _C.int64)
+    c = flat.shape[1]
+    idx = prim("BroadcastTo", shape=(lin.shape[0], c, lin.shape[1]))(prim("ExpandDims")(lin, 1))
+    return _a.gather_d(flat, 2, idx), prim("ExpandDims")(inside, 1)
 
 
 @constexpr

@@ -781,3 +781,9 @@ class CTCGreedyDecoder(_Composed):
 
     def __call__(self, inputs, sequence_length):
         return _bmisc.ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
+
+
+@_export
+class GridSampler3D(GridSampler2D):
+    """GridSampler3D(interpolation_mode='bilinear', padding_mode='zeros',
+    align_corners=False)(input_x, grid): ops.grid_sample of 5-d input (trilinear)."""
