@@ -76,8 +76,8 @@ def test_bernoulli_and_multinomial_frequencies():
     s = ops.multinomial(ms.Tensor(w[0]), 3, False).asnumpy()
     assert sorted(s.tolist()) == [0, 1, 3]  # every category of nonzero weight, once
     firsts = np.array([ops.multinomial(ms.Tensor(w[0]), 1, False).asnumpy()[0]
-                       for _ in range(600)])
-    np.testing.assert_allclose(np.bincount(firsts, minlength=4) / 600, w[0] / 10, atol=0.06)
+                       for _ in range(800)])  # tolerance: about 5 standard deviations
+    np.testing.assert_allclose(np.bincount(firsts, minlength=4) / 800, w[0] / 10, atol=0.08)
 
 
 def test_permutations_and_shuffle():
