@@ -278,3 +278,26 @@ def test_max_pool3d_with_argmax_float_status_rope_and_dump(mode, tmp_path):
         np.testing.assert_array_equal(np.load(tmp_path / "t.npy"), q)
         ops.TensorDump()(str(tmp_path / "u.npy"), ms.Tensor(q[0]))
         np.testing.assert_array_equal(np.load(tmp_path / "u.npy"), q[0])
+
+
+def test_sparse_apply_ftrl_v2_against_numpy():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    var0, acc0, lin0 = _f(4, 3), np.abs(_f(4, 3)) + 0.5, _f(4, 3)
+    grad = _f(3, 3)
+    idx = np.array([2, 0, 2], np.int32)  # row 2 twice: summed
+    ps = [ms.Parameter(ms.Tensor(a), name=n) for a, n in ((var0, "v"), (acc0, "a"),
+                                                          (lin0, "l"))]
+    lr, l1, l2, shr, pw = 0.1, 0.05, 0.2, 0.3, -0.5
+    ops.SparseApplyFtrlV2(lr, l1, l2, shr, pw)(*ps, ms.Tensor(grad), ms.Tensor(idx))
+    g = np.zeros_like(var0)
+    np.add.at(g, idx, grad)
+    rows = np.zeros(4, bool)
+    rows[idx] = True
+    gs = g + 2 * shr * var0
+    acc1 = acc0 + g * g
+    lin1 = lin0 + gs - (acc1 ** 0.5 - acc0 ** 0.5) / lr * var0
+    var1 = np.where(np.abs(lin1) > l1, (np.sign(lin1) * l1 - lin1) / (acc1 ** 0.5 / lr + 2 * l2),
+                    0.0)
+    for p, new, old in ((ps[0], var1, var0), (ps[1], acc1, acc0), (ps[2], lin1, lin0)):
+        np.testing.assert_allclose(p.asnumpy(), np.where(rows[:, None], new, old), rtol=1e-5,
+                                   atol=1e-6)

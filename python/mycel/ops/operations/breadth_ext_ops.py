@@ -787,3 +787,42 @@ class CTCGreedyDecoder(_Composed):
 class GridSampler3D(GridSampler2D):
     """GridSampler3D(interpolation_mode='bilinear', padding_mode='zeros',
     align_corners=False)(input_x, grid): ops.grid_sample of 5-d input (trilinear)."""
+
+
+@_export
+class SparseApplyFtrlV2(_Composed):
+    """SparseApplyFtrlV2(lr, l1, l2, l2_shrinkage, lr_power, use_locking=False)(var, accum,
+    linear, grad, indices) -> (var, accum, linear): FTRL-proximal with L2 shrinkage on the
+    rows in indices (repeated rows' grads summed): g_s = grad + 2 l2_shrinkage var,
+    accum' = accum + grad^2, linear += g_s - (accum'^-p - accum^-p) / lr var,
+    var = (sign(linear) l1 - linear) / (accum'^-p / lr + 2 l2) where |linear| > l1, else 0."""
+
+    def __init__(self, lr, l1, l2, l2_shrinkage, lr_power, use_locking=False):
+        for name, v in (("lr", lr), ("l1", l1), ("l2", l2), ("l2_shrinkage", l2_shrinkage),
+                        ("lr_power", lr_power)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"For 'SparseApplyFtrlV2', '{name}' must be a float, but got "
+                                f"{v!r}.")
+        if lr <= 0 or l1 < 0 or l2 < 0 or l2_shrinkage < 0 or lr_power > 0:
+            raise ValueError("For 'SparseApplyFtrlV2', need lr > 0, l1, l2, l2_shrinkage >= 0 "
+                             "and lr_power <= 0.")
+        super().__init__(lr=lr, l1=l1, l2=l2, l2_shrinkage=l2_shrinkage, lr_power=lr_power,
+                         use_locking=use_locking)
+        self.lr, self.l1, self.l2 = float(lr), float(l1), float(l2)
+        self.l2_shrinkage, self.lr_power = float(l2_shrinkage), float(lr_power)
+
+    def __call__(self, var, accum, linear, grad, indices):
+        dt = var.dtype
+        g, mask = _so.summed_grad(var, grad, indices)
+        g_s = g + 2.0 * self.l2_shrinkage * var
+        accum_new = accum + g * g
+        p = -self.lr_power
+        y, y_old = _prim("Pow")(accum_new, p), _prim("Pow")(accum, p)
+        linear_new = linear + g_s - (y - y_old) / self.lr * var
+        l1 = _so.scalar(self.l1, dt)
+        x = _prim("Sign")(linear_new) * l1 - linear_new
+        var_new = _prim("Select")(_prim("Greater")(_prim("Abs")(linear_new), l1),
+                                  x / (y / self.lr + 2.0 * self.l2), _prim("ZerosLike")(x))
+        return (_prim("Assign")(var, _prim("Select")(mask, var_new, var)),
+                _prim("Assign")(accum, _prim("Select")(mask, accum_new, accum)),
+                _prim("Assign")(linear, _prim("Select")(mask, linear_new, linear)))
