@@ -301,3 +301,15 @@ def test_sparse_apply_ftrl_v2_against_numpy():
     for p, new, old in ((ps[0], var1, var0), (ps[1], acc1, acc0), (ps[2], lin1, lin0)):
         np.testing.assert_allclose(p.asnumpy(), np.where(rows[:, None], new, old), rtol=1e-5,
                                    atol=1e-6)
+
+
+def test_compute_accidental_hits():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    true = np.array([[1, 2], [0, 4], [3, 3]], np.int64)
+    sampled = np.array([4, 3, 2, 1, 3], np.int64)
+    idx, ids, w = ops.ComputeAccidentalHits(2)(ms.Tensor(true), ms.Tensor(sampled))
+    want = [(b, s) for b in range(3) for s in range(5) if sampled[s] in true[b]]
+    assert list(zip(idx.asnumpy().tolist(), ids.asnumpy().tolist())) == want
+    assert (w.asnumpy() == -np.finfo(np.float32).max).all() and w.asnumpy().dtype == np.float32
+    with pytest.raises(ValueError, match="ComputeAccidentalHits"):
+        ops.ComputeAccidentalHits(3)(ms.Tensor(true), ms.Tensor(sampled))

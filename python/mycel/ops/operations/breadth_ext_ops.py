@@ -826,3 +826,44 @@ class SparseApplyFtrlV2(_Composed):
         return (_prim("Assign")(var, _prim("Select")(mask, var_new, var)),
                 _prim("Assign")(accum, _prim("Select")(mask, accum_new, accum)),
                 _prim("Assign")(linear, _prim("Select")(mask, linear_new, linear)))
+
+
+@_export
+class ComputeAccidentalHits(_Composed):
+    """ComputeAccidentalHits(num_true=1)(true_labels [B, num_true], sampled_candidates [S]):
+    (indices, ids, weights) for each sampled candidate s equal to a true label of row b, in
+    row-major order: b (int32), s (int32) and -FLT_MAX (float32), the values to add to
+    those logits. Their number depends on the values: PYNATIVE mode."""
+
+    def __init__(self, num_true=1):
+        if isinstance(num_true, bool) or not isinstance(num_true, int) or num_true < 1:
+            raise ValueError(f"For 'ComputeAccidentalHits', num_true must be a positive int, "
+                             f"but got {num_true!r}.")
+        super().__init__(num_true=num_true)
+        self.num_true = num_true
+
+    def __call__(self, true_labels, sampled_candidates):
+        t, s = true_labels, sampled_candidates
+        if t.ndim != 2 or t.shape[1] != self.num_true or s.ndim != 1:
+            raise ValueError(f"For 'ComputeAccidentalHits', true_labels must be (B, "
+                             f"{self.num_true}) and sampled_candidates 1-D, but got {t.shape} "
+                             f"and {s.shape}.")
+        b, n = t.shape[0], s.shape[0]
+        hit = _prim("Equal")(_prim("ExpandDims")(_prim("Cast")(t, _C.int64), -1),
+                             _prim("Reshape")(_prim("Cast")(s, _C.int64), (1, 1, n)))
+        hit = _any_axis1(hit)  # [B, S]
+        rows = _prim("BroadcastTo", shape=(b, n))(_prim("Reshape")(_ar(b), (b, 1)))
+        cols = _prim("BroadcastTo", shape=(b, n))(_prim("Reshape")(_ar(n), (1, n)))
+        idx = _prim("Cast")(_prim("MaskedSelect")(rows, hit), _C.int32)
+        ids = _prim("Cast")(_prim("MaskedSelect")(cols, hit), _C.int32)
+        w = _prim("Cast")(idx, _C.float32) * 0.0 - float(np.finfo(np.float32).max)
+        return idx, ids, w
+
+
+def _any_axis1(b):
+    return _prim("Greater")(_prim("ReduceMax")(_prim("Cast")(b, _C.int32), (1,)), 0)
+
+
+@constexpr
+def _ar(n):
+    return _C.Tensor(np.arange(n, dtype=np.int64))

@@ -45,6 +45,7 @@ __all__ += _BREADTH
 _BREADTH = ["MaxPool3DWithArgmax", "UpsampleNearest3D", "UpsampleTrilinear3D"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-_BREADTH = ["CTCGreedyDecoder", "GridSampler3D", "SparseApplyFtrlV2"]
+_BREADTH = ["CTCGreedyDecoder", "GridSampler3D", "SparseApplyFtrlV2",
+            "ComputeAccidentalHits"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
