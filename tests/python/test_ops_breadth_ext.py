@@ -1,5 +1,4 @@
-"""ops/function/breadth_ext_func.py and ops/operations/breadth_ext_ops.py: conv3d (values and
-gradients against torch), col2im, swiglu, rms_norm, matrix_exp (scipy), the pooling and
+"""ops/function/breadth_ext_func.py and ops/operations/breadth_ext_ops.py: col2im, swiglu, rms_norm, matrix_exp (scipy), the pooling and
 resizing primitives, the random choices, the loop primitives, IndexPut and
 HistogramFixedWidth; PYNATIVE and GRAPH mode where the function compiles (the `mode`
 fixture)."""
@@ -18,51 +17,6 @@ RNG = np.random.default_rng(41)
 
 def _f(*shape, dtype=np.float32):
     return RNG.standard_normal(shape).astype(dtype)
-
-
-CONV3D_CASES = [
-    dict(),
-    dict(stride=2, pad_mode="pad", padding=1, dilation=(2, 1, 1), groups=2),
-    dict(stride=(1, 2, 1), pad_mode="same"),
-]
-
-
-@pytest.mark.parametrize("case", range(len(CONV3D_CASES)))
-def test_conv3d_matches_torch(mode, case):
-    kw = dict(CONV3D_CASES[case])
-    groups = kw.get("groups", 1)
-    x = _f(2, 4, 7, 6, 5, dtype=np.float64)
-    w = _f(6, 4 // groups, 3, 2, 3, dtype=np.float64)
-    b = _f(6, dtype=np.float64)
-    got = run(lambda a, k, c: ops.conv3d(a, k, c, **kw), x, w, b)
-    tkw = dict(stride=kw.get("stride", 1), dilation=kw.get("dilation", 1), groups=groups,
-               padding=kw.get("padding", 0) if kw.get("pad_mode") != "same" else "same")
-    if tkw["padding"] == "same" and tkw["stride"] != 1:  # torch: 'same' needs stride 1
-        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (0, 1), (1, 1)))
-        want = F.conv3d(torch.from_numpy(xp), torch.from_numpy(w), torch.from_numpy(b),
-                        stride=tkw["stride"])
-    else:
-        want = F.conv3d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), **tkw)
-    np.testing.assert_allclose(got, want.numpy(), rtol=1e-10, atol=1e-10)
-    prim = ops.Conv3D(6, (3, 2, 3), stride=kw.get("stride", 1),
-                      pad_mode=kw.get("pad_mode", "valid"), pad=kw.get("padding", 0),
-                      dilation=kw.get("dilation", 1), group=groups)
-    np.testing.assert_allclose(run(prim, x, w) + b.reshape(1, 6, 1, 1, 1), want.numpy(),
-                               rtol=1e-10, atol=1e-10)
-
-
-def test_conv3d_gradient_matches_torch():
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    x, w = _f(1, 2, 5, 4, 4, dtype=np.float64), _f(3, 2, 2, 3, 2, dtype=np.float64)
-    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-    out = F.conv3d(tx, tw, stride=(2, 1, 1), padding=1)
-    g = RNG.standard_normal(tuple(out.shape))
-    (out * torch.tensor(g)).sum().backward()
-    gx, gw = ms.grad(lambda a, k: (ops.conv3d(a, k, None, (2, 1, 1), "pad", 1) *
-                                   ms.Tensor(g)).sum(), grad_position=(0, 1))(ms.Tensor(x),
-                                                                              ms.Tensor(w))
-    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(gw.asnumpy(), tw.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_col2im_swiglu_rms_norm(mode):
@@ -192,10 +146,6 @@ def test_random_choices():
 
 def test_argument_errors():
     ms.set_context(mode=ms.PYNATIVE_MODE)
-    with pytest.raises(ValueError, match="conv3d"):
-        ops.conv3d(ms.Tensor(_f(1, 3, 4, 4, 4)), ms.Tensor(_f(2, 2, 2, 2, 2)))
-    with pytest.raises(ValueError, match="conv3d"):
-        ops.conv3d(ms.Tensor(_f(1, 2, 4, 4, 4)), ms.Tensor(_f(2, 2, 2, 2, 2)), pad_mode="full")
     with pytest.raises(ValueError, match="matrix_exp"):
         ops.matrix_exp(ms.Tensor(_f(2, 3)))
     with pytest.raises(TypeError, match="choice_with_mask"):

@@ -1,14 +1,8 @@
-"""More of MindSpore 2.x's functions composed from op-table primitives: conv3d (a sum of
-2-d convolutions over the depth taps), col2im, swiglu, rms_norm, matrix_exp, the random
-choices multinomial_with_replacement and choice_with_mask, partial,
-rotary_position_embedding and tensordump. (diagonal_scatter,
-random_categorical and uniform_candidate_sampler, which wrap primitives, are in
-ops/operations/breadth_ext_ops.py.)
-
-conv3d: for each depth tap kd the input's depth positions kd * dilation + stride * j are
-sliced out (one strided slice), folded into the batch and convolved with the 2-d kernel
-weight[:, :, kd]; the taps are summed. So a 3-d convolution costs k_d 2-d ones, with oneDNN's
-kernels doing the work, and its gradient is the 2-d convolution's.
+"""More of MindSpore 2.x's functions composed from op-table primitives: col2im, swiglu,
+rms_norm, matrix_exp, the random choices multinomial_with_replacement and choice_with_mask,
+partial, rotary_position_embedding and tensordump. (diagonal_scatter, random_categorical and
+uniform_candidate_sampler, which wrap primitives, are in ops/operations/breadth_ext_ops.py;
+conv3d and Conv3D are main's ops/function/conv3d_func.py.)
 
 matrix_exp: scaling and squaring with a degree-18 Taylor polynomial (the matrix scaled so
 its 1-norm is below 1/2: the truncation error is below 1e-20 relative), so float64
@@ -21,12 +15,12 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim
-from mycel.ops.function import array_func as _a, nn_func as _nnf
+from mycel.ops.function import array_func as _a
 from mycel.ops.function import breadth_random_func as _br, breadth_nn_func as _bn
 from mycel.ops.function.array_ext_func import narrow
 from mycel.ops.primitive import constexpr
 
-__all__ = ["conv3d", "col2im", "swiglu", "rms_norm", "matrix_exp",
+__all__ = ["col2im", "swiglu", "rms_norm", "matrix_exp",
            "multinomial_with_replacement", "choice_with_mask", "partial",
            "rotary_position_embedding", "tensordump"]
 
@@ -35,85 +29,6 @@ def _t(x, op, name="input"):
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
     return x
-
-
-@constexpr
-def _triple(v, name, op="conv3d"):
-    v = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
-    if len(v) != 3 or any(not isinstance(e, int) or isinstance(e, bool) or e < 0 for e in v):
-        raise ValueError(f"For '{op}', {name} must be an int or 3 non-negative ints, but got "
-                         f"{v!r}.")
-    return v
-
-
-@constexpr
-def _conv3d_plan(xs, ws, stride, pad_mode, padding, dilation, groups):
-    if len(xs) != 5 or len(ws) != 5:
-        raise ValueError(f"For 'conv3d', input and weight must be 5-D, but got {tuple(xs)} and "
-                         f"{tuple(ws)}.")
-    if xs[1] != ws[1] * groups:
-        raise ValueError(f"For 'conv3d', the input channels {xs[1]} must equal weight.shape[1] "
-                         f"* groups = {ws[1] * groups}.")
-    st, dil = _triple(stride, "stride"), _triple(dilation, "dilation")
-    if min(st) < 1 or min(dil) < 1:
-        raise ValueError("For 'conv3d', stride and dilation must be positive.")
-    k = ws[2:]
-    if pad_mode == "same":
-        pads = []
-        for size, kk, s, d in zip(xs[2:], k, st, dil):
-            out = -(-size // s)
-            total = max((out - 1) * s + d * (kk - 1) + 1 - size, 0)
-            pads.append((total // 2, total - total // 2))
-    elif pad_mode == "valid":
-        pads = [(0, 0)] * 3
-    elif pad_mode == "pad":
-        if isinstance(padding, int):
-            pads = [(padding, padding)] * 3
-        elif len(padding) == 3:
-            pads = [(p, p) for p in padding]
-        elif len(padding) == 6:
-            pads = [(padding[0], padding[1]), (padding[2], padding[3]), (padding[4], padding[5])]
-        else:
-            raise ValueError(f"For 'conv3d', padding must be an int or 3 or 6 ints, but got "
-                             f"{padding!r}.")
-    else:
-        raise ValueError(f"For 'conv3d', pad_mode must be 'valid', 'same' or 'pad', but got "
-                         f"{pad_mode!r}.")
-    dp = xs[2] + pads[0][0] + pads[0][1]
-    od = (dp - dil[0] * (k[0] - 1) - 1) // st[0] + 1
-    if od < 1:
-        raise ValueError(f"For 'conv3d', the output depth would be {od} for input {tuple(xs)}.")
-    full = ((0, 0), (0, 0)) + tuple(tuple(p) for p in pads)
-    return full, od, st, dil, k[0]
-
-
-def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0,  # noqa: A002
-           dilation=1, groups=1):
-    """3-d convolution of NCDHW input with weight [out, in / groups, kd, kh, kw]."""
-    x, w = _t(input, "conv3d"), _t(weight, "conv3d", "weight")
-    full, od, st, dil, kd = _conv3d_plan(x.shape, w.shape, stride, pad_mode, padding, dilation,
-                                         groups)
-    if any(v for p in full for v in p):
-        x = prim("Pad", paddings=full)(x)
-    n, c, _, h, wd = x.shape
-    out = None
-    for t in range(kd):
-        start = t * dil[0]
-        sl = prim("StridedSlice")(x, (0, 0, start, 0, 0),
-                                  (n, c, start + st[0] * (od - 1) + 1, h, wd),
-                                  (1, 1, st[0], 1, 1))  # [N, C, od, H, W]
-        sl = prim("Reshape")(prim("Transpose")(sl, (0, 2, 1, 3, 4)), (n * od, c, h, wd))
-        wt = prim("Reshape")(prim("StridedSlice")(w, (0, 0, t, 0, 0),
-                                                  (w.shape[0], w.shape[1], t + 1, w.shape[3],
-                                                   w.shape[4]), (1, 1, 1, 1, 1)),
-                             (w.shape[0], w.shape[1], w.shape[3], w.shape[4]))
-        y = _nnf.conv2d(sl, wt, None, (st[1], st[2]), "valid", 0, (dil[1], dil[2]), groups)
-        out = y if out is None else out + y
-    o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
-    out = prim("Transpose")(prim("Reshape")(out, (n, od, o, ho, wo)), (0, 2, 1, 3, 4))
-    if bias is not None:
-        out = out + prim("Reshape")(bias, (1, o, 1, 1, 1))
-    return out
 
 
 def col2im(input_x, output_size, kernel_size, dilation, padding_value, stride):

@@ -1,6 +1,6 @@
 """Primitive classes of MindSpore 2.x's ``mindspore.ops`` composed in mycel, third part:
-pooling and convolution forms (AdaptiveAvgPool2D/3D, MaxPool3D, MaxUnpool2D/3D, Conv3D,
-AffineGrid, Col2Im), UniqueConsecutive, random choices (RandpermV2,
+pooling and resampling forms (AdaptiveAvgPool2D/3D, MaxPool3D, MaxUnpool2D/3D, AffineGrid,
+Col2Im), UniqueConsecutive, random choices (RandpermV2,
 MultinomialWithReplacement, RandomChoiceWithMask), Partial, the loop primitives (ForiLoop,
 WhileLoop, Scan), IndexPut, HistogramFixedWidth and ResizeBilinearV2; and the functions that
 wrap primitives (diagonal_scatter, random_categorical, uniform_candidate_sampler).
@@ -136,34 +136,6 @@ class MaxUnpool3D(_Unpool):
     """MaxUnpool3D(ksize, strides=0, pads=0, output_shape=(), data_format='NCDHW')(x,
     argmax)."""
     _nd = 3
-
-
-@_export
-class Conv3D(_Composed):
-    """Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1,
-    dilation=1, group=1, data_format='NCDHW')(x, weight, bias=None): ops.conv3d."""
-
-    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
-                 dilation=1, group=1, data_format="NCDHW"):
-        super().__init__(out_channel=out_channel, kernel_size=kernel_size, pad_mode=pad_mode,
-                         pad=pad, stride=stride, dilation=dilation, group=group)
-        self.out_channel, self.pad_mode, self.pad = out_channel, pad_mode.lower(), pad
-        self.stride, self.dilation, self.group = _five_to_three(stride), \
-            _five_to_three(dilation), group
-
-    def __call__(self, x, weight, bias=None):
-        if weight.shape[0] != self.out_channel:
-            raise ValueError(f"For 'Conv3D', weight.shape[0] ({weight.shape[0]}) must equal "
-                             f"out_channel ({self.out_channel}).")
-        return _be.conv3d(x, weight, bias, self.stride, self.pad_mode, self.pad, self.dilation,
-                          self.group)
-
-
-def _five_to_three(v):
-    """MindSpore's 5-element (1, 1, d, h, w) stride/dilation form as (d, h, w)."""
-    if isinstance(v, (tuple, list)) and len(v) == 5:
-        return tuple(v[2:])
-    return v
 
 
 @_export

@@ -35,7 +35,7 @@ _BREADTH = ["FastGeLU", "PReLU", "GLU", "Dropout2D", "Dropout3D", "ChannelShuffl
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 _BREADTH = ["GridSampler2D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "MaxPool3D",
-            "MaxUnpool2D", "MaxUnpool3D", "Conv3D"]
+            "MaxUnpool2D", "MaxUnpool3D"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 _BREADTH = ["ApplyAddSign", "ApplyAdamWithAmsgradV2", "SparseApplyProximalAdagrad",
