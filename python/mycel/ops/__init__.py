@@ -43,3 +43,10 @@ from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401
 from mycel.ops.function.fractional_fixed_func import (  # noqa: E402,F401
     fractional_max_pool2d, fractional_max_pool3d)
 from mycel.ops.morph import Morph  # noqa: E402,F401  (ops/morph.py)
+# ops breadth (ops/operations/breadth_ops.py, ops/_taylor.py): the functional names that live
+# beside their primitives.
+from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
+from mycel.ops._taylor import jet, derivative  # noqa: E402,F401
+from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
+                                                  random_categorical,
+                                                  uniform_candidate_sampler)
