@@ -472,3 +472,18 @@ def test_fractional_max_pool_ratio_random_and_errors(mode):
         nn.FractionalMaxPool2d(3, output_size=9)(x)
     with pytest.raises(ValueError, match="FractionalMaxPool3d"):
         nn.FractionalMaxPool3d(2, output_size=2)(Tensor(_rand((3, 10, 10))))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_matches_torch(mode, reduction):
+    x = _rand((3, 5), 4)
+    y = np.array([[3, 0, -1, 1, 2], [1, 2, 4, 0, -1], [-1, 1, 1, 1, 1]], np.int32)
+    xt = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.multilabel_margin_loss(xt, torch.tensor(y, dtype=torch.int64),
+                                                      reduction=reduction)
+    loss = nn.MultilabelMarginLoss(reduction)
+    np.testing.assert_allclose(loss(Tensor(x), Tensor(y)).asnumpy(), want.detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    want.sum().backward()
+    g = ms.grad(lambda v: loss(v, Tensor(y)).sum())(Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

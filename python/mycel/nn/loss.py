@@ -14,6 +14,7 @@ from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import loss_func as _L
 from mycel.ops.function import math_func as _m
+from mycel.ops.function import breadth_nn_func as _bnn
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -442,3 +443,15 @@ class SampledSoftmaxLoss(LossBase):
 
 
 __all__ += ["SampledSoftmaxLoss"]
+
+
+class MultilabelMarginLoss(_Loss):
+    """The multi-label margin loss of [N, C] or [C] logits and int target class lists (each
+    row's classes up to the first -1): sum over its classes j and the others i of
+    max(0, 1 - (x[j] - x[i])) / C, then the mean, sum or none (ops.multilabel_margin_loss)."""
+
+    def construct(self, x, target):
+        return _bnn.multilabel_margin_loss(x, target, self.reduction)
+
+
+__all__ += ["MultilabelMarginLoss"]
