@@ -120,3 +120,6 @@ __all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImag
             "QMnistDataset", "SBUDataset", "SemeionDataset", "CityscapesDataset", "DIV2KDataset",
             "Food101Dataset", "RenderedSST2Dataset", "SBDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset", "WIDERFaceDataset"]
+# Cifar100Dataset (sources_cifar100.py); user-defined samplers go through samplers.py.
+from mycel.dataset.sources_cifar100 import Cifar100Dataset  # noqa: E402,F401
+__all__ += ["Cifar100Dataset"]

@@ -12,6 +12,7 @@ import atexit
 import weakref
 
 from mycel import _mycel
+from mycel.dataset import autotune
 from mycel.dataset._validate import check_bool, check_int
 from mycel.dataset.engine_sync import open_sync_waits
 
@@ -71,11 +72,13 @@ class Iterator:
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
         check_bool(func, "do_copy", do_copy)  # MindSpore's argument: Tensors never share memory
         self._dataset, self._projection = dataset, columns
-        self._pipe, self._columns, self._seed = dataset._start_pipeline(columns,
-                                                                        self._num_epochs)
+        self._pipe, self._columns, self._seed, nodes = dataset._start_pipeline(
+            columns, self._num_epochs, tuned=True)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
         self._stopped = False
+        if nodes is not None:  # this iterator's pipeline is autotuned
+            autotune.attach(self, nodes)
         _live.add(self)
         ITERATORS_LIST.append(weakref.ref(self, _forget))
 
@@ -100,9 +103,13 @@ class Iterator:
         if row is None:
             self._in_epoch = False
             self._epoch += 1
+            if self._num_epochs != -1 and self._epoch >= self._num_epochs:
+                autotune.finish(self)
             raise StopIteration
         if not self._output_numpy:
             for name, v in zip(self._columns, row):
+                if isinstance(v, dict):  # a Python dict column (_pyobjects.py)
+                    continue
                 # Strings (str or bytes) stay numpy arrays, where MindSpore has a String
                 # Tensor: a container no op takes (mycel Tensors hold numbers only).
                 if not isinstance(v, _mycel.Tensor) and v.dtype.kind not in "US":
@@ -139,6 +146,7 @@ class Iterator:
         iterator cannot be used after (next() raises AttributeError, as MindSpore's)."""
         self._open_sync_waits()
         self._pipe.stop()
+        autotune.finish(self)
         self._stopped = True
 
     def _open_sync_waits(self):
@@ -151,6 +159,7 @@ class Iterator:
         try:
             if not self._stopped:
                 self._open_sync_waits()
+                autotune.finish(self)
         except Exception:  # pylint: disable=broad-except (interpreter shutdown, half-built)
             pass
 

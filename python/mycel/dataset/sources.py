@@ -123,10 +123,6 @@ def _convert_row(func, item, names, types):
     element, anything else one column; each converted to a numpy array. Errors are pipeline
     errors (pipeline_error_type) with MindSpore's wording."""
     values = item if isinstance(item, (tuple, list)) else (item,)
-    if isinstance(item, dict):
-        raise pipeline_error_type(TypeError)(
-            f"{func}: the source must give arrays or tuples of arrays, not dicts (Python "
-            "objects in rows are not supported).")
     if len(values) != len(names):
         raise RuntimeError(f"{func}: Invalid Python function, the 'source' of 'GeneratorDataset' "
                            f"should return same number of NumPy arrays as specified in "
@@ -134,6 +130,9 @@ def _convert_row(func, item, names, types):
                            f"of returned NumPy array is:{len(values)}. column_names: {names}.")
     row = []
     for i, (name, v, t) in enumerate(zip(names, values, types or [None] * len(names))):
+        if isinstance(v, dict):  # a Python dict column (_pyobjects.py)
+            row.append(v)
+            continue
         a = _as_column(v) if not isinstance(v, np.ndarray) else v
         if a.dtype == object:
             raise pipeline_error_type(TypeError)(
