@@ -25,6 +25,9 @@ from mycel.dataset import config
 __all__ = []
 
 _owner = None  # weakref to the iterator whose pipeline is tuned
+# ds.serialize, set by serialize.py when it loads (it imports the engine, which imports this
+# module: the function is handed over instead of imported).
+_serialize = None
 
 
 def _owner_alive():
@@ -85,7 +88,8 @@ def finish(iterator):
 def _tree(dataset, tuned):
     """ds.serialize's dict of dataset with the tuned worker counts (none when the pipeline
     cannot be serialized: a Python source, for instance)."""
-    from mycel.dataset.serialize import serialize  # noqa: PLC0415 (serialize imports engine)
+    if _serialize is None:
+        return {"error": "mycel.dataset.serialize is not loaded"}
     saved = []
     for origin, workers in tuned.values():
         args = getattr(origin, "_serdes_args", None)
@@ -93,7 +97,7 @@ def _tree(dataset, tuned):
             saved.append((args, args.get("num_parallel_workers", _MISSING)))
             args["num_parallel_workers"] = workers
     try:
-        return serialize(dataset)
+        return _serialize(dataset)
     except Exception as err:  # pylint: disable=broad-except (the summary is still written)
         return {"error": f"the pipeline could not be serialized: {err}"}
     finally:

@@ -269,7 +269,7 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
                 raise RuntimeError(f"{func}: sampler and num_samples cannot be specified at the "
                                    "same time (give num_samples to the sampler).")
             return sampler
-        if not isinstance(sampler, (list, tuple, range, np.ndarray)) and \
+        if not isinstance(sampler, (list, tuple, range, np.ndarray, str, bytes, dict)) and \
                 hasattr(sampler, "__iter__"):  # a user's sampler object (_PythonSampler)
             return _PythonSampler(sampler, num_samples)
         if not isinstance(sampler, (list, tuple, range, np.ndarray)):

@@ -25,6 +25,7 @@ from enum import Enum
 
 import numpy as np
 
+from mycel.dataset import autotune
 from mycel.dataset._serdes_record import call_args
 from mycel.dataset.engine import Dataset
 from mycel.dataset.samplers import Sampler
@@ -289,3 +290,7 @@ class _PyFuncStandIn:
         raise RuntimeError(f"deserialize: the Python function {self.spec.get('python_function')} "
                            f"of module {self.spec.get('python_module')} was serialized by name "
                            "only and could not be found again; it cannot run.")
+
+
+# AutoTune writes its tuned configuration through serialize (autotune.py).
+autotune._serialize = serialize
