@@ -105,7 +105,7 @@ def test_tuned_configuration_file(tmp_path, monkeypatch, capfd):
         assert workers > 1
     assert data.num_parallel_workers == 1  # the user's dataset is unchanged
     ds.config.set_enable_autotune(False)
-    again = ds.deserialize(json_filepath=None, input_dict=saved["tree"])
+    again = ds.deserialize(json_filepath=str(path))  # the file itself: its "tree"
     assert again.num_parallel_workers == workers
     assert [int(x) for (x,) in again.create_tuple_iterator(num_epochs=1,
                                                            output_numpy=True)] == rows

@@ -55,7 +55,7 @@ def serialize(dataset, json_filepath=""):
 
 def deserialize(input_dict=None, json_filepath=None):
     """The pipeline a serialize output describes: input_dict (the dict, or a JSON file's
-    path) or json_filepath."""
+    path) or json_filepath; an AutoTune configuration file gives its "tree"."""
     if input_dict is None and json_filepath is None:
         raise ValueError("deserialize: give input_dict or json_filepath.")
     spec = input_dict if input_dict is not None else json_filepath
@@ -65,6 +65,8 @@ def deserialize(input_dict=None, json_filepath=None):
     if not isinstance(spec, dict):
         raise TypeError(f"deserialize: expected a dict or a JSON file path, but got "
                         f"{type(spec).__name__}.")
+    if "op_type" not in spec and isinstance(spec.get("tree"), dict):
+        spec = spec["tree"]  # an AutoTune configuration file (autotune.py)
     return _build_dataset(spec)
 
 
