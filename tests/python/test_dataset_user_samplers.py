@@ -82,3 +82,31 @@ def test_len_and_num_samples_and_errors():
         pass
     with pytest.raises(NotImplementedError, match="must define __iter__"):
         _values(ds.NumpySlicesDataset(DATA, sampler=NoIter()))
+
+
+def test_iter_sampler_getitem_sampler_int_sampler_and_add_sampler():
+    class Every2(ds.Sampler):
+        def __iter__(self):
+            return iter(range(0, self.num_samples, 2))
+
+    d = ds.NumpySlicesDataset(DATA, shuffle=False)
+    d.add_sampler(ds.IterSampler(Every2(d.get_dataset_size())))
+    assert d.get_dataset_size() == 5
+    assert _values(d) == [int(DATA[i]) for i in range(0, 10, 2)]
+    d.add_sampler(ds.IterSampler(Every2(d.get_dataset_size())))  # chained: every 2nd of those
+    assert _values(d) == [int(DATA[i]) for i in (0, 4, 8)]
+
+    class ByIndex:  # __getitem__ and __len__, no __iter__
+        ids = [3, 8, 0]
+
+        def __getitem__(self, i):
+            return self.ids[i]
+
+        def __len__(self):
+            return len(self.ids)
+    assert _values(ds.NumpySlicesDataset(DATA, sampler=ByIndex())) == [9, 24, 0]
+    assert _values(ds.NumpySlicesDataset(DATA, sampler=7)) == [21]
+    with pytest.raises(TypeError, match="not an instance of a sampler"):
+        ds.NumpySlicesDataset(DATA).use_sampler(1)
+    with pytest.raises(TypeError, match="Unsupported sampler object"):
+        ds.NumpySlicesDataset(DATA, sampler="ab")

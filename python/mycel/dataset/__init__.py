@@ -120,6 +120,7 @@ __all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImag
             "QMnistDataset", "SBUDataset", "SemeionDataset", "CityscapesDataset", "DIV2KDataset",
             "Food101Dataset", "RenderedSST2Dataset", "SBDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset", "WIDERFaceDataset"]
-# Cifar100Dataset (sources_cifar100.py); user-defined samplers go through samplers.py.
+# Cifar100Dataset (sources_cifar100.py); IterSampler wraps a user's iterable (samplers.py).
 from mycel.dataset.sources_cifar100 import Cifar100Dataset  # noqa: E402,F401
-__all__ += ["Cifar100Dataset"]
+from mycel.dataset.samplers import IterSampler  # noqa: E402,F401
+__all__ += ["Cifar100Dataset", "IterSampler"]

@@ -269,9 +269,11 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
                 raise RuntimeError(f"{func}: sampler and num_samples cannot be specified at the "
                                    "same time (give num_samples to the sampler).")
             return sampler
+        if isinstance(sampler, (int, np.integer)) and not isinstance(sampler, bool):
+            return SubsetSampler([int(sampler)], num_samples)  # one row, as MindSpore's
         if not isinstance(sampler, (list, tuple, range, np.ndarray, str, bytes, dict)) and \
-                hasattr(sampler, "__iter__"):  # a user's sampler object (_PythonSampler)
-            return _PythonSampler(sampler, num_samples)
+                (hasattr(sampler, "__iter__") or hasattr(sampler, "__getitem__")):
+            return _PythonSampler(sampler, num_samples)  # a user's sampler object
         if not isinstance(sampler, (list, tuple, range, np.ndarray)):
             raise TypeError(f"{func}: Unsupported sampler object of type ({type(sampler)}): "
                             "sampler must be a sequence of row indices or a Sampler.")
@@ -309,6 +311,8 @@ class _PythonSampler(Sampler):
     one iteration gives; an iteration that gives fewer is a RuntimeError in MindSpore's words.
     Runs under the GIL on an engine thread (src/python/py_data_sampler.cc)."""
 
+    _exact = True  # an iteration must give the declared number of rows (IterSampler: any)
+
     def __init__(self, sampler, num_samples=None):
         super().__init__(num_samples)
         self.sampler = sampler
@@ -316,6 +320,9 @@ class _PythonSampler(Sampler):
 
     def _declared(self, n):
         user = self.sampler
+        if not self._exact:
+            count = len(self._indices(n))
+            return min(count, self.num_samples) if self.num_samples else count
         if self.num_samples:
             return self.num_samples
         if isinstance(user, Sampler) and user.num_samples:
@@ -328,6 +335,8 @@ class _PythonSampler(Sampler):
         user = self.sampler
         if isinstance(user, Sampler):
             user.dataset_size = n
+        if not hasattr(user, "__iter__"):  # a sequence by __getitem__ and __len__
+            return [int(user[i]) for i in range(len(user))]
         return [int(i) for i in user]
 
     def _size(self, n):
@@ -348,3 +357,18 @@ class _PythonSampler(Sampler):
 
     def _c_sampler(self):
         return _data.PySampler(type(self.sampler).__name__, self._size, self._order)
+
+
+class IterSampler(_PythonSampler):
+    """IterSampler(sampler, num_samples=None): MindSpore's wrapper of a user's iterable of row
+    indices (any object with __iter__, a ds.Sampler subclass included). Each pass iterates it
+    once (after reset() from the second pass on); a pass has as many rows as one iteration
+    gives, at most num_samples."""
+
+    _exact = False
+
+    def __init__(self, sampler, num_samples=None):
+        if not hasattr(sampler, "__iter__"):
+            raise TypeError(f"IterSampler: sampler must be iterable (have __iter__), but got "
+                            f"{type(sampler).__name__}.")
+        super().__init__(sampler, num_samples)

@@ -62,9 +62,18 @@ class SourceDataset(Dataset):
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""
         if not isinstance(sampler, Sampler):
-            raise TypeError(f"use_sampler: sampler must be a Sampler, but got "
-                            f"{type(sampler).__name__}.")
+            raise TypeError(f"use_sampler: the sampler is not an instance of a sampler "
+                            f"(ds.Sampler), but {type(sampler).__name__}.")
         self.sampler = sampler
+
+    def add_sampler(self, new_sampler):
+        """Chain new_sampler above the current sampler (MindSpore's add_sampler): the current
+        one becomes new_sampler's child, so new_sampler picks among the rows it gives."""
+        if not isinstance(new_sampler, Sampler):
+            raise TypeError(f"add_sampler: the sampler is not an instance of a sampler "
+                            f"(ds.Sampler), but {type(new_sampler).__name__}.")
+        new_sampler.add_child(self.sampler)
+        self.sampler = new_sampler
 
 
 # ----- numpy slices -----
