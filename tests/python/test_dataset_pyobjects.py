@@ -220,3 +220,4 @@ def test_dicts_are_released():
     del rows
     gc.collect()
     assert Marker.alive == 0
+

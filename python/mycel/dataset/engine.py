@@ -362,9 +362,28 @@ class Dataset:
             return 1
         return -1 if node.count is None else node.count
 
-    def output_shapes(self):
-        """The shape of each column in the first row, as lists."""
-        return [list(a.shape) for a in self._first_row()]
+    def output_shapes(self, estimate=False):
+        """The shape of each column in the first row, as lists; with estimate=True, over one
+        epoch: a dimension that varies between rows is None (RuntimeError when a column's
+        rank varies)."""
+        check_bool("output_shapes", "estimate", estimate)
+        if not estimate:
+            return [list(getattr(a, "shape", ())) for a in self._first_row()]
+        shapes = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            now = [list(getattr(a, "shape", ())) for a in row]
+            if shapes is None:
+                shapes = now
+                continue
+            for i, (old, new) in enumerate(zip(shapes, now)):
+                if len(old) != len(new):
+                    raise RuntimeError(f"output_shapes: Inconsistent shapes, expect same shape "
+                                       f"for each data row, last data row: {old}, current data "
+                                       f"row: {new} (column {i}).")
+                shapes[i] = [a if a == b else None for a, b in zip(old, new)]
+        if shapes is None:
+            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
+        return shapes
 
     def output_types(self):
         """The numpy dtype of each column in the first row; string columns give numpy's
