@@ -359,3 +359,23 @@ def load(file):
     for key, value in values.items():
         if _LOAD_KEYS[key] is not None:
             _LOAD_KEYS[key](value)
+
+
+_iterator_mode = {"do_copy": True, "parallel_convert": False}
+
+
+def set_iterator_mode(do_copy=True, parallel_convert=False):
+    """MindSpore's iterator settings: do_copy (Tensors copied out of the pipeline) and
+    parallel_convert (numpy -> Tensor conversion on a separate thread). Kept (module note
+    above): mycel's iterators always hand out Tensors that share nothing with the engine, and
+    convert each row in C++ as it is popped. TypeError for non-bool values."""
+    for name, value in (("do_copy", do_copy), ("parallel_convert", parallel_convert)):
+        if not isinstance(value, bool):
+            raise TypeError(f"set_iterator_mode: {name} must be of type bool, but got "
+                            f"{type(value).__name__} {value!r}.")
+    _iterator_mode.update(do_copy=do_copy, parallel_convert=parallel_convert)
+
+
+def get_iterator_mode():
+    """set_iterator_mode's values, as a dict {"do_copy", "parallel_convert"}."""
+    return dict(_iterator_mode)
