@@ -1,5 +1,5 @@
-"""Dataset.output_shapes(estimate=True): the shapes over one epoch, a varying dimension as
-None, checked against the same reduction over the source's numpy arrays."""
+"""Dataset.output_shapes(estimate=True) (a dimension varying over one epoch is None) and
+Dataset.flat_map, checked against the same computations in plain Python over numpy arrays."""
 import numpy as np
 import pytest
 
@@ -28,3 +28,18 @@ def test_output_shapes_estimate_against_numpy():
         yield (np.ones(2),)
     with pytest.raises(RuntimeError, match="Inconsistent shapes"):
         ds.GeneratorDataset(ragged_rank, ["a"]).output_shapes(estimate=True)
+
+
+def test_flat_map_concatenates_the_datasets_of_the_rows():
+    data = np.arange(12).reshape(3, 2, 2)
+    d = ds.NumpySlicesDataset(data, shuffle=False).flat_map(
+        lambda a: ds.NumpySlicesDataset(a + 1, shuffle=False).repeat(2))
+    got = [x for (x,) in d.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    want = [r + 1 for block in data for r in list(block) * 2]  # plain Python over the rows
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        ds.NumpySlicesDataset(data).flat_map(lambda a: a)
+    with pytest.raises(TypeError, match="must be a function"):
+        ds.NumpySlicesDataset(data).flat_map(3)

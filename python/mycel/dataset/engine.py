@@ -301,6 +301,23 @@ class Dataset:
         save(self, file_name, num_files, file_type)
 
     # ----- information -----
+    def flat_map(self, func):
+        """The datasets func returns for each row, concatenated (MindSpore's flat_map): this
+        dataset is read once, now; func gets the row's value (a one-column dataset) or the
+        row's list of values, and must return a Dataset."""
+        if not callable(func):
+            raise TypeError(f"flat_map: func must be a function, but got {type(func).__name__}.")
+        out = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            part = func(row[0] if len(row) == 1 else row)
+            if not isinstance(part, Dataset):
+                raise TypeError(f"flat_map: func must return a Dataset, but returned "
+                                f"{type(part).__name__}.")
+            out = part if out is None else out + part
+        if out is None:
+            raise ValueError("flat_map: the dataset has no rows, so there is nothing to map.")
+        return out
+
     def apply(self, apply_func):
         """apply_func(self), which must return a Dataset (MindSpore's Dataset.apply: a function
         that adds ops)."""
