@@ -23,3 +23,13 @@ def test_iterator_mode_settings_and_rows():
             ds.config.set_iterator_mode(do_copy="yes")
     finally:
         ds.config.set_iterator_mode()
+
+
+def test_iterator_dataset_is_a_copy_of_the_tree():
+    base = ds.NumpySlicesDataset(np.arange(4), shuffle=False)
+    d = base.map(lambda x: x + 1)
+    it = d.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    assert it.dataset is not d and it.dataset.children[0] is not base
+    assert [int(x) for (x,) in it.dataset.create_tuple_iterator(
+        num_epochs=1, output_numpy=True)] == [1, 2, 3, 4]
+    it.release()

@@ -303,13 +303,13 @@ class Dataset:
     # ----- information -----
     def flat_map(self, func):
         """The datasets func returns for each row, concatenated (MindSpore's flat_map): this
-        dataset is read once, now; func gets the row's value (a one-column dataset) or the
-        row's list of values, and must return a Dataset."""
+        dataset is read once, now; func gets the row's values as its arguments (numpy arrays)
+        and must return a Dataset."""
         if not callable(func):
             raise TypeError(f"flat_map: func must be a function, but got {type(func).__name__}.")
         out = None
         for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
-            part = func(row[0] if len(row) == 1 else row)
+            part = func(*row)
             if not isinstance(part, Dataset):
                 raise TypeError(f"flat_map: func must return a Dataset, but returned "
                                 f"{type(part).__name__}.")

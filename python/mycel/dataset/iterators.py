@@ -9,6 +9,7 @@ lacks widen losslessly (uint16 -> int32, uint32 -> int64, uint64 -> int64 when t
 Arrays handed out are read-only when the engine shares them with a source's data.
 """
 import atexit
+import copy
 import weakref
 
 from mycel import _mycel
@@ -140,6 +141,21 @@ class Iterator:
             self._projection, self._num_epochs, init_step=step, seed=self._seed)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
+
+    @property
+    def dataset(self):
+        """The pipeline this iterator runs, as MindSpore's iterators hold it: a copy of the
+        dataset tree (deep-copied on first access; the dataset itself when it cannot be)."""
+        if not hasattr(self, "_tree_copy"):
+            try:
+                self._tree_copy = copy.deepcopy(self._dataset)
+            except Exception:  # pylint: disable=broad-except (unpicklable user objects)
+                self._tree_copy = self._dataset
+        return self._tree_copy
+
+    def release(self):
+        """MindSpore's name for stop()."""
+        self.stop()
 
     def stop(self):
         """Stop the pipeline's threads (done automatically when the iterator is dropped); the
