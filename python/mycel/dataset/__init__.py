@@ -124,3 +124,6 @@ __all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImag
 from mycel.dataset.sources_cifar100 import Cifar100Dataset  # noqa: E402,F401
 from mycel.dataset.samplers import IterSampler  # noqa: E402,F401
 __all__ += ["Cifar100Dataset", "IterSampler"]
+# RandomDataset (sources_random.py): rows of random values.
+from mycel.dataset.sources_random import RandomDataset  # noqa: E402,F401
+__all__ += ["RandomDataset"]
