@@ -110,3 +110,6 @@ def test_iter_sampler_getitem_sampler_int_sampler_and_add_sampler():
         ds.NumpySlicesDataset(DATA).use_sampler(1)
     with pytest.raises(TypeError, match="Unsupported sampler object"):
         ds.NumpySlicesDataset(DATA, sampler="ab")
+    with pytest.raises(IndexError, match=r"Sample ID \(12\) is out of bound, expected range "
+                                         r"\[0, 9\]"):
+        _values(ds.NumpySlicesDataset(DATA, sampler=[2, 12]))
