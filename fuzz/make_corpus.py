@@ -384,7 +384,19 @@ def videos(tmp):
         put("video", name, read(path))
 
 
+def cifar100():
+    """CIFAR-100 binaries (src/data/cifar100.h): records of a coarse and a fine label byte and
+    a 3x32x32 image; one valid file of two records, one truncated, one with a bad label."""
+    rng = np.random.default_rng(0)
+    recs = [bytes([c, f]) + rng.integers(0, 256, 3072, dtype=np.uint8).tobytes()
+            for c, f in ((3, 17), (19, 99))]
+    put("cifar100", "two_records.bin", b"".join(recs))
+    put("cifar100", "truncated.bin", recs[0][:1000])
+    put("cifar100", "bad_label.bin", bytes([20, 5]) + recs[0][2:])
+
+
 def main():
+    cifar100()
     onnx_models()
     with tempfile.TemporaryDirectory() as tmp:
         checkpoints(tmp)

@@ -14,6 +14,7 @@ size_t data_type_size(DataType t) {
     MYCEL_DATA_TYPES(MC_X)
 #undef MC_X
     case DataType::String:
+    case DataType::Object:
       return 0;
   }
   return 0;
@@ -28,6 +29,8 @@ std::string_view data_type_name(DataType t) {
 #undef MC_X
     case DataType::String:
       return "str";
+    case DataType::Object:
+      return "object";
   }
   return "?";
 }
@@ -86,6 +89,7 @@ bool to_mycel_dtype(DataType t, mycel::DType* out) {
       *out = DType::Float64;
       return true;
     case DataType::String:
+    case DataType::Object:
       return false;
   }
   return false;
@@ -125,6 +129,14 @@ Array Array::strings(std::vector<std::string> values, const Shape& shape, bool b
   return a;
 }
 
+Array Array::object(ObjectPtr value) {
+  MC_ASSERT(value != nullptr, "Array::object of null");
+  Array a;
+  a.dtype_ = DataType::Object;
+  a.object_ = std::move(value);
+  return a;
+}
+
 Array Array::reshaped(const Shape& shape) const {
   MC_ASSERT(mycel::numel(shape) == numel(), "reshape ", shape_, " to ", shape);
   Array a = *this;
@@ -133,6 +145,8 @@ Array Array::reshaped(const Shape& shape) const {
 }
 
 Array Array::row(int64_t i) const {
+  MC_CHECK(dtype_ != DataType::Object, Type, "a Python ", object_->type_name(),
+           " value has no rows to split (it is not an array).");
   MC_ASSERT(ndim() >= 1 && i >= 0 && i < shape_[0], "row ", i, " of ", shape_);
   Shape s(shape_.begin() + 1, shape_.end());
   if (dtype_ == DataType::String) {
@@ -147,6 +161,8 @@ Array Array::row(int64_t i) const {
 
 Tensor Array::to_tensor(std::string_view op) const {
   DType t;
+  MC_CHECK(dtype_ != DataType::Object, Type, op, ": a Python ", object_->type_name(),
+           " column cannot become a mycel Tensor.");
   MC_CHECK(to_mycel_dtype(dtype_, &t), Type, op, ": a column of strings (", describe(*this),
            ") cannot become a mycel Tensor; use output_numpy=True.");
   return Tensor::make_view(storage_, t, shape_, contiguous_strides(shape_),
@@ -154,6 +170,7 @@ Tensor Array::to_tensor(std::string_view op) const {
 }
 
 std::string describe(const Array& a) {
+  if (a.dtype() == DataType::Object) return "Python " + a.object()->type_name();
   return str(data_type_name(a.dtype()), " ", shape_str(a.shape()));
 }
 

@@ -4,7 +4,9 @@
 // of the loaded file, and a batch becomes a mycel Tensor without a copy.
 //
 // The element types are numpy's (unsigned types included: MNIST labels are uint32, and the
-// engine must hand back what a file holds); String is numpy's str.
+// engine must hand back what a file holds); String is numpy's str. Object is a value the engine
+// carries without looking inside (a Python dict in a row, as MindSpore allows): a 0-d Array
+// holding one Object (below).
 #pragma once
 
 #include <cstdint>
@@ -40,12 +42,13 @@ enum class DataType : uint8_t {
   MYCEL_DATA_TYPES(MC_X)
 #undef MC_X
       String,
+  Object,
 };
 
 size_t data_type_size(DataType t);            // 0 for String
 std::string_view data_type_name(DataType t);  // numpy's name: "uint8", "str" for String
 bool data_type_from_name(std::string_view name, DataType* out);
-inline bool is_numeric(DataType t) { return t != DataType::String; }
+inline bool is_numeric(DataType t) { return t != DataType::String && t != DataType::Object; }
 inline bool is_float(DataType t) { return t >= DataType::Float16 && t <= DataType::Float64; }
 
 // The mycel dtype a column converts to (the same type: mycel has every numeric DataType), or
@@ -79,9 +82,29 @@ decltype(auto) dispatch_data(DataType t, std::string_view op, F&& fn) {
 #undef MC_X
     case DataType::String:
       break;
+    case DataType::Object:
+      MC_THROW(Type, op, ": expected a numeric array, but got a Python object (dict) column.");
   }
   MC_THROW(Type, op, ": expected a numeric array, but got a string array.");
 }
+
+// A value of an Object column. The engine only moves it between ops (shuffle, repeat,
+// project, rename, zip, concat, skip, take), hands it to Python callables (map, filter,
+// per_batch_map) and batches it through batch(); numeric ops refuse it with a TypeError. Made
+// by the Python layer (src/python/py_data_object.cc), which makes destruction safe on any
+// engine thread (it takes the GIL to drop its reference).
+class Object {
+ public:
+  virtual ~Object() = default;
+  // The rows' objects of one batch as one object (batch and padded_batch; rows is never
+  // empty). as_lists: the rows came out of a per_batch_map (MindSpore then gathers a dict's
+  // values into lists, otherwise into stacked arrays). Errors: mycel::Error naming batch.
+  virtual std::shared_ptr<const Object> batch(
+      const std::vector<std::shared_ptr<const Object>>& rows, bool as_lists) const = 0;
+  // The value's type for messages ("dict").
+  virtual std::string type_name() const = 0;
+};
+using ObjectPtr = std::shared_ptr<const Object>;
 
 class Array {
  public:
@@ -95,6 +118,8 @@ class Array {
   // A string array (numel(shape) == values.size()). bytes: its values are numpy bytes (dtype
   // 'S', MindSpore's bytes) and go back to Python as bytes; otherwise str (UTF-8 text).
   static Array strings(std::vector<std::string> values, const Shape& shape, bool bytes = false);
+  // A 0-d array holding one Object (dtype Object).
+  static Array object(ObjectPtr value);
   // A 0-d array holding one number.
   template <class T>
   static Array scalar(T v) {
@@ -103,7 +128,7 @@ class Array {
     return a;
   }
 
-  bool defined() const { return storage_ != nullptr || strings_ != nullptr; }
+  bool defined() const { return storage_ != nullptr || strings_ != nullptr || object_ != nullptr; }
   DataType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int64_t ndim() const { return static_cast<int64_t>(shape_.size()); }
@@ -111,8 +136,14 @@ class Array {
   size_t nbytes() const { return static_cast<size_t>(numel()) * data_type_size(dtype_); }
 
   // Numeric bytes. mutable_data is for the array's producer, before anyone else sees it.
-  const void* raw() const { return static_cast<const char*>(storage_->data()) + offset_; }
-  void* mutable_raw() const { return static_cast<char*>(storage_->data()) + offset_; }
+  const void* raw() const {
+    MC_ASSERT(storage_ != nullptr, "the bytes of a ", data_type_name(dtype_), " array");
+    return static_cast<const char*>(storage_->data()) + offset_;
+  }
+  void* mutable_raw() const {
+    MC_ASSERT(storage_ != nullptr, "the bytes of a ", data_type_name(dtype_), " array");
+    return static_cast<char*>(storage_->data()) + offset_;
+  }
   template <class T>
   const T* data() const {
     MC_ASSERT(data_type_of<T>() == dtype_, "data<", data_type_name(data_type_of<T>()), "> on a ",
@@ -131,6 +162,8 @@ class Array {
   const std::vector<std::string>& str() const { return *strings_; }
   // Whether a string array holds bytes rather than text (strings()).
   bool bytes() const { return bytes_; }
+  // The value of an Object array (null for other arrays).
+  const ObjectPtr& object() const { return object_; }
 
   // The same elements under another shape (same element count).
   Array reshaped(const Shape& shape) const;
@@ -146,12 +179,13 @@ class Array {
   size_t offset_ = 0;
   std::shared_ptr<const std::vector<std::string>> strings_;
   bool bytes_ = false;
+  ObjectPtr object_;
 };
 
 // A row: one Array per column, in the pipeline's column order.
 using Row = std::vector<Array>;
 
-// "uint8 [28, 28, 1]" for messages.
+// "uint8 [28, 28, 1]" for messages ("Python dict" for an Object array).
 std::string describe(const Array& a);
 
 }  // namespace mycel::data

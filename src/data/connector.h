@@ -83,6 +83,16 @@ class Connector {
     return m;
   }
 
+  // How many messages wait in the connector now, and how many it can hold (the autotuner's
+  // measure of whether the consumer or the producer is ahead).
+  int64_t queued() const {
+    std::lock_guard lock(mu_);
+    int64_t n = 0;
+    for (const auto& s : slots_) n += s.has_value() ? 1 : 0;
+    return n;
+  }
+  int64_t capacity() const { return static_cast<int64_t>(cap_); }
+
   // Wakes every waiter with Cancelled, now and for later calls.
   void close() {
     std::lock_guard lock(mu_);
@@ -93,7 +103,7 @@ class Connector {
 
  private:
   const uint64_t cap_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable space_, ready_;
   std::vector<std::optional<Msg>> slots_;
   uint64_t head_ = 0;

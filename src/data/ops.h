@@ -8,6 +8,7 @@
 // or the iterator). Errors travel as Msg::Kind::Error in stream order; after one the op stops.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -35,6 +36,8 @@ class Op {
   virtual void start() {}
   virtual void close() {}
   virtual void join() {}
+  // The node this op runs (an op of a repeated subtree shares it with the other passes').
+  const Node& node() const { return node_; }
 
  protected:
   const Node& node_;
@@ -50,6 +53,15 @@ class ThreadedOp : public Op {
   void close() override { out_.close(); }
   void join() override;
 
+  // For the autotuner (autotune.h): the output queue's fill and capacity, the worker count,
+  // whether a worker may be added while running (tunable) and adding one (false once the op
+  // is closed or at its limit).
+  int64_t queued() const { return out_.queued(); }
+  int64_t capacity() const { return out_.capacity(); }
+  int workers() const { return workers_; }
+  virtual bool tunable() const { return false; }
+  bool add_worker();
+
  protected:
   // One worker's loop; returns after End/Error. Cancelled (from a closed connector) ends it
   // too; any other exception must be sent downstream as an Error message.
@@ -59,7 +71,9 @@ class ThreadedOp : public Op {
   std::mutex in_mu_;    // guards the input side: the child, seq_, ended_ and op state
   uint64_t seq_ = 0;    // the next output sequence number
   bool ended_ = false;  // the input gave End or Error: workers stop taking work
-  int workers_;
+  std::atomic<int> workers_;
+  std::mutex threads_mu_;  // guards threads_ and closed_ (add_worker against join)
+  bool closed_ = false;
   std::vector<std::thread> threads_;
 };
 

@@ -18,6 +18,7 @@ class BatchOp : public ThreadedOp {
         child_(child),
         pass_(ctx.start_pass),
         batch_(ctx.start_index) {}
+  bool tunable() const override { return true; }
 
  protected:
   void work() override {
@@ -101,7 +102,20 @@ class BatchOp : public ThreadedOp {
   }
 
   Row make_batch(std::vector<Row> rows, int64_t batch_num, int64_t pass) const {
-    if (node_.batch_map) rows = map_rows(std::move(rows), batch_num, pass);
+    if (node_.batch_map) {
+      BatchColumns args;
+      for (int c : node_.in_cols) {
+        std::vector<Array> col;
+        for (const Row& r : rows) col.push_back(r[static_cast<size_t>(c)]);
+        args.push_back(std::move(col));
+      }
+      BatchResult res = node_.batch_map(std::move(args), batch_num, epoch_of(pass));
+      MC_CHECK(static_cast<int>(res.columns.size()) == node_.n_out, Runtime,
+               "batch: per_batch_map returned ", res.columns.size(),
+               " column(s) but output_columns has ", node_.n_out, ".");
+      if (res.whole) return whole_batch(rows, std::move(res.columns));
+      rows = map_rows(std::move(rows), std::move(res.columns));
+    }
     size_t ncol = rows[0].size();
     Row out(ncol);
     for (size_t c = 0; c < ncol; ++c) out[c] = stack(rows, c);
@@ -109,16 +123,7 @@ class BatchOp : public ThreadedOp {
   }
 
   // per_batch_map on the rows' input columns; the outputs replace them (module doc of map).
-  std::vector<Row> map_rows(std::vector<Row> rows, int64_t batch_num, int64_t pass) const {
-    BatchColumns args;
-    for (int c : node_.in_cols) {
-      std::vector<Array> col;
-      for (const Row& r : rows) col.push_back(r[static_cast<size_t>(c)]);
-      args.push_back(std::move(col));
-    }
-    BatchColumns res = node_.batch_map(std::move(args), batch_num, epoch_of(pass));
-    MC_CHECK(static_cast<int>(res.size()) == node_.n_out, Runtime, "batch: per_batch_map returned ",
-             res.size(), " column(s) but output_columns has ", node_.n_out, ".");
+  std::vector<Row> map_rows(std::vector<Row> rows, BatchColumns res) const {
     size_t n = res.empty() ? rows.size() : res[0].size();
     for (const auto& col : res) {
       MC_CHECK(col.size() == n && n > 0, Runtime,
@@ -148,6 +153,51 @@ class BatchOp : public ThreadedOp {
     return out;
   }
 
+  bool is_input(size_t c) const {
+    return std::find(node_.in_cols.begin(), node_.in_cols.end(), static_cast<int>(c)) !=
+           node_.in_cols.end();
+  }
+
+  // A `whole` per_batch_map result (pipeline.h): its columns' values as they are, the other
+  // columns stacked over the rows.
+  Row whole_batch(const std::vector<Row>& rows, BatchColumns res) const {
+    for (const auto& col : res) {
+      MC_CHECK(col.size() == 1, Runtime, "batch: per_batch_map returned ", col.size(),
+               " values for a column of a whole batch; expected one.");
+    }
+    Row out;
+    if (node_.n_out == static_cast<int>(node_.in_cols.size())) {
+      out.resize(rows[0].size());
+      for (size_t i = 0; i < res.size(); ++i) {
+        out[static_cast<size_t>(node_.in_cols[i])] = std::move(res[i][0]);
+      }
+      for (size_t c = 0; c < out.size(); ++c) {
+        if (!is_input(c)) out[c] = stack(rows, c);
+      }
+      return out;
+    }
+    for (auto& col : res) out.push_back(std::move(col[0]));
+    for (size_t c = 0; c < rows[0].size(); ++c) {
+      if (!is_input(c)) out.push_back(stack(rows, c));
+    }
+    return out;
+  }
+
+  // A column of Python objects: the rows' objects batched by the objects themselves.
+  Array stack_objects(const std::vector<Row>& rows, size_t c) const {
+    std::vector<ObjectPtr> objects;
+    for (const Row& r : rows) {
+      const Array& a = r[c];
+      MC_CHECK(a.dtype() == DataType::Object, Runtime,
+               "batch: Cannot batch tensors with different types: column ", col_name(c), " has a ",
+               describe(rows[0][c]), " in one row and a ", describe(a), " in another.");
+      objects.push_back(a.object());
+    }
+    MC_CHECK(!pad_of(c), Type, "padded_batch: column ", col_name(c), " holds ",
+             describe(rows[0][c]), " values, which cannot be padded; leave it out of pad_info.");
+    return Array::object(objects[0]->batch(objects, static_cast<bool>(node_.batch_map)));
+  }
+
   const PadSpec* pad_of(size_t c) const {
     for (const PadSpec& p : node_.pads) {
       if (static_cast<size_t>(p.column) == c) return &p;
@@ -162,6 +212,7 @@ class BatchOp : public ThreadedOp {
 
   Array stack(const std::vector<Row>& rows, size_t c) const {
     const Array& first = rows[0][c];
+    if (first.dtype() == DataType::Object) return stack_objects(rows, c);
     const PadSpec* pad = pad_of(c);
     Shape shape = first.shape();
     for (const Row& r : rows) {

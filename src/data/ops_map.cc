@@ -86,6 +86,9 @@ class RowWiseOp : public ThreadedOp {
 class MapOp : public RowWiseOp {
  public:
   using RowWiseOp::RowWiseOp;
+  // Callbacks need their one worker (rows in order); maps that raise on errors take more at
+  // any time (Replace and Skip keep per-epoch state that the worker count was planned for).
+  bool tunable() const override { return !node_.hooks && node_.on_error == Node::OnError::Raise; }
 
   // The good rows of an epoch that Replace copies for its erroneous ones.
   static constexpr size_t kReplaceCache = 16;
@@ -126,6 +129,15 @@ class MapOp : public RowWiseOp {
   // odd 64-bit stride keeps those keys away from other ops' keys (kind << 32 | rank).
   static constexpr uint64_t kTransformStride = 0x9E3779B97F4A7C15ull;
 
+  // A built-in transform given a Python object (dict) column: a TypeError naming it.
+  static void refuse_objects(const Transform& t, const std::vector<Array>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      MC_CHECK(args[i].dtype() != DataType::Object, Type, t.name(), ": input ", i, " is a ",
+               describe(args[i]), ", but ", t.name(),
+               " takes arrays; only Python functions can take Python objects in rows.");
+    }
+  }
+
  protected:
   bool process(Msg& m, int64_t pass) override {
     if (node_.hooks) {
@@ -140,6 +152,7 @@ class MapOp : public RowWiseOp {
     uint64_t stream = 0;  // the random transforms' rank: each draws from its own stream
     for (const TransformPtr& t : node_.transforms) {
       try {
+        if (!t->takes_objects()) refuse_objects(*t, args);
         if (t->random()) {
           RowRandom rng(ctx_.seed, ctx_.key + stream++ * kTransformStride,
                         static_cast<uint64_t>(pass), m.id);

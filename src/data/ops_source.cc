@@ -5,6 +5,7 @@
 namespace mycel::data {
 
 void ThreadedOp::start() {
+  std::lock_guard lock(threads_mu_);
   for (int i = 0; i < workers_; ++i) {
     threads_.emplace_back([this] {
       try {
@@ -15,7 +16,26 @@ void ThreadedOp::start() {
   }
 }
 
+bool ThreadedOp::add_worker() {
+  std::lock_guard lock(threads_mu_);
+  if (closed_ || threads_.empty()) return false;
+  {
+    std::lock_guard in(in_mu_);
+    if (ended_) return false;
+  }
+  ++workers_;
+  threads_.emplace_back([this] {
+    try {
+      work();
+    } catch (const Cancelled&) {
+    }
+  });
+  return true;
+}
+
 void ThreadedOp::join() {
+  std::lock_guard lock(threads_mu_);
+  closed_ = true;
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -40,6 +60,8 @@ class SourceOp : public ThreadedOp {
       : ThreadedOp(node, ctx, node.source->needs_gil() ? 1 : node.workers),
         pass_(ctx.start_pass),
         pos_(ctx.start_index) {}
+  // Sources read under the GIL (Python) keep their one worker.
+  bool tunable() const override { return !node_.source->needs_gil(); }
 
  protected:
   void work() override {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "data/autotune.h"
 #include "data/ops.h"
 
 namespace mycel::data {
@@ -393,9 +394,19 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
   b.assign_keys(*root_);
   b.assign_epochs(*root_, 1);
   top_ = b.build(*root_, options_.num_epochs, pass, index);
+  if (options_.autotune_interval >= 0) {
+    tuner_ = std::make_unique<AutoTuner>(ops_, options_.autotune_interval,
+                                         options_.autotune_max_workers);
+  }
 }
 
 Pipeline::~Pipeline() { stop(); }
+
+std::vector<TunedOp> Pipeline::autotune_report() const {
+  return tuner_ ? tuner_->report() : std::vector<TunedOp>{};
+}
+
+int64_t Pipeline::autotune_adjustments() const { return tuner_ ? tuner_->adjustments() : 0; }
 
 Msg Pipeline::pop() {
   try {
@@ -458,9 +469,11 @@ bool Pipeline::next(Row* row) {
   switch (m.kind) {
     case Msg::Kind::Row:
       *row = std::move(m.row);
+      if (tuner_) tuner_->step(false);
       return true;
     case Msg::Kind::EndOfPass:
       ++epoch_;
+      if (tuner_) tuner_->step(true);
       return false;
     case Msg::Kind::End:
     case Msg::Kind::Error:

@@ -56,9 +56,15 @@ using StreamSourcePtr = std::shared_ptr<StreamSource>;
 using Predicate = std::function<bool(const std::vector<Array>& columns)>;
 // per_batch_map gets each input column as the list of the batch's rows (as MindSpore: before
 // stacking, so rows may differ in shape) and returns the output columns likewise; equal lengths.
+// When the result is `whole` (MindSpore's rule when per_batch_map returns a Python dict for a
+// column), each output column holds one value: the whole batch's, emitted without stacking.
 using BatchColumns = std::vector<std::vector<Array>>;
+struct BatchResult {
+  BatchColumns columns;
+  bool whole = false;
+};
 using BatchMap =
-    std::function<BatchColumns(BatchColumns columns, int64_t batch_num, int64_t epoch_num)>;
+    std::function<BatchResult(BatchColumns columns, int64_t batch_num, int64_t epoch_num)>;
 // batch's callable batch_size: the size of batch batch_num of pass epoch_num (>= 1).
 using BatchSizeFn = std::function<int64_t(int64_t batch_num, int64_t epoch_num)>;
 // map's dataset callbacks (MindSpore's DSCallback), called on the map's one worker in row
@@ -162,9 +168,14 @@ struct PipelineOptions {
   int64_t num_epochs = -1;  // -1: unlimited
   int64_t init_step = 0;    // the first row (batch) of the root to produce, counted over epochs
   int64_t prefetch = 16;    // messages each connector holds ahead of its consumer
+  // The autotuner (autotune.h): -1 off; 0 tunes at each epoch end; n > 0 every n rows.
+  int64_t autotune_interval = -1;
+  int autotune_max_workers = 1;  // the most workers the tuner gives one op
 };
 
 class Op;
+class AutoTuner;
+struct TunedOp;
 
 class Pipeline {
  public:
@@ -185,6 +196,9 @@ class Pipeline {
   int64_t epoch() const { return epoch_; }
   // Stops and joins every thread; the pipeline yields nothing after. Idempotent.
   void stop();
+  // The autotuner's view of the ops (empty when autotune is off), and its adjustments so far.
+  std::vector<TunedOp> autotune_report() const;
+  int64_t autotune_adjustments() const;
 
  private:
   NodePtr root_;
@@ -196,6 +210,7 @@ class Pipeline {
   int64_t epoch_ = 0;
   int64_t replay_ = 0;         // rows still to drop before the first one returned
   std::optional<Msg> peeked_;  // a message start() read ahead (a step on an epoch boundary)
+  std::unique_ptr<AutoTuner> tuner_;
 
   // Pops the root's next message; a cancelled connector reads as End.
   Msg pop();

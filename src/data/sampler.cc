@@ -103,7 +103,7 @@ class Distributed : public Sampler {
 void check_indices(const std::string& who, const std::vector<int64_t>& idx, int64_t n) {
   for (int64_t i : idx) {
     MC_CHECK(i >= 0 && i < n, Index, who, ": sampler index ", i, " is out of range for ", n,
-             " rows.");
+             " rows (Sample ID (", i, ") is out of bound, expected range [0, ", n - 1, "]).");
   }
 }
 

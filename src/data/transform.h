@@ -26,6 +26,9 @@ class Transform {
   // true for per-sample, shape-preserving, non-random transforms (Normalize, TypeCast).
   virtual bool batchable() const { return false; }
   virtual bool random() const { return false; }
+  // Whether apply() takes Object columns (Python dicts): only Python callables do; the map
+  // op refuses them to every other transform with a TypeError naming it.
+  virtual bool takes_objects() const { return false; }
 };
 
 // The usual case: one column in, one column out.

@@ -6,6 +6,7 @@
 #include "data/transform.h"
 #include "python/module.h"
 #include "python/py_data.h"
+#include "python/py_data_object.h"
 
 namespace mycel::py {
 
@@ -13,6 +14,7 @@ using data::Array;
 using data::DataType;
 
 data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
+  if (is_row_object(obj)) return object_array_from_py(obj);  // a Python dict in a row
   pyb::module_& np = numpy_module();
   pyb::array arr = np.attr("asarray")(obj, pyb::arg("order") = "C");  // keeps 0-d arrays 0-d
   pyb::dtype dt = arr.dtype();
@@ -44,6 +46,7 @@ data::Array data_array_from_py(pyb::handle obj, std::string_view op) {
 }
 
 pyb::object data_array_to_numpy(const data::Array& a, bool readonly) {
+  if (a.dtype() == DataType::Object) return object_array_to_py(a, true);
   pyb::module_& np = numpy_module();
   std::vector<pyb::ssize_t> shape(a.shape().begin(), a.shape().end());
   if (a.dtype() == DataType::String && a.bytes()) {  // numpy bytes, as they came in
@@ -117,7 +120,11 @@ void bind_data(pyb::module_& parent) {
           "apply",
           [](const data::Transform& t, const pyb::list& inputs, int lead, uint64_t seed) {
             std::vector<Array> in;
-            for (pyb::handle h : inputs) in.push_back(data_array_from_py(h, t.name()));
+            for (pyb::handle h : inputs) {
+              in.push_back(data_array_from_py(h, t.name()));
+              MC_CHECK(t.takes_objects() || in.back().dtype() != DataType::Object, Type, t.name(),
+                       ": got a ", data::describe(in.back()), ", but it takes arrays.");
+            }
             std::vector<Array> out;
             {
               pyb::gil_scoped_release nogil;
@@ -141,6 +148,8 @@ void bind_data(pyb::module_& parent) {
   bind_data_sources_vision(m);
   bind_data_video(m);
   bind_data_sources_more(m);
+  bind_data_samplers_py(m);
+  bind_data_cifar100(m);
 }
 
 }  // namespace mycel::py

@@ -27,12 +27,14 @@ pyb::object data_array_to_numpy(const data::Array& a, bool readonly = false);
 void bind_data_sources(pyb::module_& m);
 void bind_data_vision(pyb::module_& m);
 void bind_data_mindrecord(pyb::module_& m);
-void bind_data_engine(pyb::module_& m);  // py_data_engine.cc
-void bind_data_audio(pyb::module_& m);   // py_data_audio.cc
-void bind_data_text(pyb::module_& m);    // py_data_text.cc
+void bind_data_engine(pyb::module_& m);          // py_data_engine.cc
+void bind_data_audio(pyb::module_& m);           // py_data_audio.cc
+void bind_data_text(pyb::module_& m);            // py_data_text.cc
 void bind_data_sources_vision(pyb::module_& m);  // py_data_sources_vision.cc
 void bind_data_video(pyb::module_& m);           // py_data_video.cc
 void bind_data_sources_more(pyb::module_& m);    // py_data_sources_more.cc
+void bind_data_samplers_py(pyb::module_& m);     // py_data_sampler.cc
+void bind_data_cifar100(pyb::module_& m);        // py_data_cifar100.cc
 
 // Data sink (GraphFunction.sink in py_graph.cc): the next row of `pipeline` (a
 // _data.Pipeline) as Tensors, waited for with the GIL released (held on entry). EndOfEpoch

@@ -5,10 +5,12 @@
 #include <pybind11/stl.h>
 
 #include "data/array_source.h"
+#include "data/autotune.h"
 #include "data/pipeline.h"
 #include "frontend/py_convert.h"
 #include "python/module.h"
 #include "python/py_data.h"
+#include "python/py_data_object.h"
 
 namespace mycel::py {
 
@@ -48,6 +50,7 @@ class PyTransform : public data::Transform {
   PyTransform(std::string name, pyb::object fn)
       : name_(std::move(name)), fn_(hold(std::move(fn))) {}
   std::string_view name() const override { return name_; }
+  bool takes_objects() const override { return true; }
   std::vector<Array> apply(std::vector<Array> inputs, int, data::RowRandom*) const override {
     pyb::gil_scoped_acquire gil;
     pyb::list args = arrays_to_py(inputs);
@@ -131,6 +134,10 @@ Tensor row_tensor(const Array& a) {
 pyb::object row_to_py(const Row& row, bool output_numpy) {
   pyb::list out;
   for (const Array& a : row) {
+    if (a.dtype() == data::DataType::Object) {
+      out.append(object_array_to_py(a, output_numpy));
+      continue;
+    }
     if (output_numpy || a.dtype() == data::DataType::String) {
       out.append(data_array_to_numpy(a, !owns_bytes(a)));
       continue;
@@ -176,9 +183,10 @@ SinkRow pipeline_next_tensors(pyb::handle pipeline, const std::vector<std::strin
   if (!pop_row(p, &r)) return p.p->ended() ? SinkRow::Ended : SinkRow::EndOfEpoch;
   row->clear();
   for (size_t i = 0; i < r.size(); ++i) {
-    MC_CHECK(r[i].dtype() != data::DataType::String, Type, "data_sink: column '",
-             i < columns.size() ? columns[i] : std::to_string(i),
-             "' holds strings, which a compiled step cannot take");
+    MC_CHECK(data::is_numeric(r[i].dtype()), Type, "data_sink: column '",
+             i < columns.size() ? columns[i] : std::to_string(i), "' holds ",
+             r[i].dtype() == data::DataType::String ? "strings" : "Python objects",
+             ", which a compiled step cannot take");
     row->push_back(row_tensor(r[i]));
   }
   return SinkRow::Row;
@@ -222,6 +230,9 @@ void bind_data_engine(pyb::module_& m) {
 
   pyb::class_<data::Node, NodePtr>(m, "Node")
       .def_readonly("columns", &data::Node::columns)
+      .def_property_readonly(
+          "id", [](const data::Node& n) { return reinterpret_cast<uintptr_t>(&n); },
+          "The node's identity, as Pipeline.autotune_report names it.")
       .def("size", &data::Node::size);
   m.def("source_node", &data::source_node);
   m.def("stream_node", [](pyb::object open, std::vector<std::string> cols, int64_t size) {
@@ -294,13 +305,17 @@ void bind_data_engine(pyb::module_& m) {
         data::BatchMap bm;
         if (!batch_map.is_none()) {
           PyRefPtr fn = hold(std::move(batch_map));
+          // fn(columns, batch_num, epoch_num) -> (columns, whole) (pipeline.h, BatchResult)
           bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
             pyb::gil_scoped_acquire gil;
             pyb::list cols;
             for (const auto& col : args) cols.append(arrays_to_py(col));
-            pyb::object res = fn->obj(cols, batch_num, epoch_num);
-            data::BatchColumns out;
-            for (pyb::handle col : res) out.push_back(arrays_from_py(col, "per_batch_map"));
+            pyb::tuple res = fn->obj(cols, batch_num, epoch_num);
+            data::BatchResult out;
+            for (pyb::handle col : res[0]) {
+              out.columns.push_back(arrays_from_py(col, "per_batch_map"));
+            }
+            out.whole = pyb::cast<bool>(res[1]);
             return out;
           };
         }
@@ -327,12 +342,14 @@ void bind_data_engine(pyb::module_& m) {
 
   pyb::class_<PyPipeline>(m, "Pipeline")
       .def(pyb::init([](NodePtr root, uint64_t seed, int64_t num_epochs, int64_t init_step,
-                        int64_t prefetch) {
+                        int64_t prefetch, int64_t autotune_interval, int autotune_max_workers) {
              data::PipelineOptions o;
              o.seed = seed;
              o.num_epochs = num_epochs;
              o.init_step = init_step;
              o.prefetch = prefetch;
+             o.autotune_interval = autotune_interval;
+             o.autotune_max_workers = autotune_max_workers;
              auto p = std::unique_ptr<PyPipeline>(
                  new PyPipeline{std::make_unique<data::Pipeline>(std::move(root), o)});
              if (init_step > 0) {  // a replayed resume runs now, so .epoch is the resumed one
@@ -342,7 +359,27 @@ void bind_data_engine(pyb::module_& m) {
              return p;
            }),
            pyb::arg("root"), pyb::arg("seed"), pyb::arg("num_epochs") = -1,
-           pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16)
+           pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16, pyb::arg("autotune_interval") = -1,
+           pyb::arg("autotune_max_workers") = 1)
+      .def(
+          "autotune_report",
+          [](const PyPipeline& p) {
+            pyb::list out;
+            for (const data::TunedOp& t : p.p->autotune_report()) {
+              pyb::dict d;
+              d["node"] = reinterpret_cast<uintptr_t>(t.node);
+              d["op"] = t.kind;
+              d["initial_workers"] = t.initial_workers;
+              d["workers"] = t.workers;
+              d["mean_fill"] = t.mean_fill;
+              d["tunable"] = t.tunable;
+              out.append(d);
+            }
+            return out;
+          },
+          "The autotuner's ops (autotune.h): node id, op kind, worker counts, mean queue fill.")
+      .def_property_readonly("autotune_adjustments",
+                             [](const PyPipeline& p) { return p.p->autotune_adjustments(); })
       .def(
           "next",
           [](PyPipeline& p, bool output_numpy) -> pyb::object {

@@ -143,3 +143,10 @@ for _name in ("ConvertMode", "ImageBatchFormat"):
         setattr(_vision_utils, _name, getattr(_vaug, _name))
 vision.py_transforms_util = _ptu
 _sys.modules.setdefault("mycel.dataset.vision.py_transforms_util", _ptu)
+# Cifar100Dataset (sources_cifar100.py); IterSampler wraps a user's iterable (samplers.py).
+from mycel.dataset.sources_cifar100 import Cifar100Dataset  # noqa: E402,F401
+from mycel.dataset.samplers import IterSampler  # noqa: E402,F401
+__all__ += ["Cifar100Dataset", "IterSampler"]
+# RandomDataset (sources_random.py): rows of random values.
+from mycel.dataset.sources_random import RandomDataset  # noqa: E402,F401
+__all__ += ["RandomDataset"]

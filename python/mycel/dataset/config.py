@@ -93,11 +93,11 @@ def get_prefetch_size():
 
 
 # ----- MindSpore's other pipeline settings -----
-# Debug mode changes how pipelines run (below). The other settings below tune MindSpore's
-# engine: its autotuner, shared memory between Python worker processes, fast recovery on
-# reset, the performance monitor and the timeouts of its worker processes. mycel's engine runs
-# Python callables on its own threads with fixed worker counts, so it keeps these values for
-# programs that set and read them, and they change nothing in how a pipeline runs.
+# Debug mode changes how pipelines run (below), and so does autotune (autotune.py). The other
+# settings below tune MindSpore's engine: shared memory between Python worker processes, fast
+# recovery on reset, the performance monitor and the timeouts of its worker processes. mycel's
+# engine runs Python callables on its own threads, so it keeps these values for programs that
+# set and read them, and they change nothing in how a pipeline runs.
 _debug_mode = False
 _debug_hooks = []
 _settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_mem": True,
@@ -147,8 +147,41 @@ def _setting(func, name, value, kind, low=None):
 
 
 def set_enable_autotune(enable, filepath_prefix=None):
-    """Kept (module note above): mycel's engine has no autotuner."""
-    _setting("set_enable_autotune", "enable_autotune", enable, bool)
+    """Turn the dataset AutoTune on or off (mycel/dataset/autotune.py): the next iterator's
+    pipeline gets worker threads where its queues show a bottleneck; with filepath_prefix
+    (a str) the tuned configuration is written to <filepath_prefix>_<RANK_ID>.json when that
+    iterator finishes. TypeError for a non-bool enable or a non-str filepath_prefix;
+    RuntimeError (when enabling) for an empty path, a directory, a missing directory, or in
+    Dataset Independent mode (MS_INDEPENDENT_DATASET=True)."""
+    func = "set_enable_autotune"
+    if not isinstance(enable, bool):
+        raise TypeError(f"{func}: enable must be of type bool, but got {enable!r}.")
+    if filepath_prefix is not None and not isinstance(filepath_prefix, str):
+        raise TypeError(f"{func}: json_filepath must be a str, but got "
+                        f"{type(filepath_prefix).__name__} {filepath_prefix!r}.")
+    path = None
+    if enable:
+        if os.environ.get("MS_INDEPENDENT_DATASET", "").lower() == "true":
+            raise RuntimeError(f"{func}: Dataset AutoTune is not supported in Dataset "
+                               "Independent mode (MS_INDEPENDENT_DATASET=True).")
+        if filepath_prefix is not None:
+            if filepath_prefix == "":
+                raise RuntimeError(f"{func}: the json_filepath cannot be the empty string.")
+            path = os.path.realpath(filepath_prefix)
+            if os.path.isdir(path):
+                raise RuntimeError(f"{func}: json_filepath {filepath_prefix!r} is a directory; "
+                                   "give a file path prefix.")
+            parent = os.path.dirname(path)
+            if not os.path.isdir(parent):
+                raise RuntimeError(f"{func}: Directory {parent!r} of json_filepath does not "
+                                   "exist.")
+    _settings["enable_autotune"] = enable
+    _settings["autotune_filepath"] = path
+
+
+def _autotune_filepath():
+    """set_enable_autotune's filepath_prefix as a real path (None when not given)."""
+    return _settings.get("autotune_filepath")
 
 
 def get_enable_autotune():
@@ -157,7 +190,7 @@ def get_enable_autotune():
 
 
 def set_autotune_interval(interval):
-    """Kept (module note above)."""
+    """AutoTune's tuning interval in rows of the pipeline (0: at each epoch end)."""
     _setting("set_autotune_interval", "autotune_interval", interval, int, 0)
 
 
@@ -326,3 +359,23 @@ def load(file):
     for key, value in values.items():
         if _LOAD_KEYS[key] is not None:
             _LOAD_KEYS[key](value)
+
+
+_iterator_mode = {"do_copy": True, "parallel_convert": False}
+
+
+def set_iterator_mode(do_copy=True, parallel_convert=False):
+    """MindSpore's iterator settings: do_copy (Tensors copied out of the pipeline) and
+    parallel_convert (numpy -> Tensor conversion on a separate thread). Kept (module note
+    above): mycel's iterators always hand out Tensors that share nothing with the engine, and
+    convert each row in C++ as it is popped. TypeError for non-bool values."""
+    for name, value in (("do_copy", do_copy), ("parallel_convert", parallel_convert)):
+        if not isinstance(value, bool):
+            raise TypeError(f"set_iterator_mode: {name} must be of type bool, but got "
+                            f"{type(value).__name__} {value!r}.")
+    _iterator_mode.update(do_copy=do_copy, parallel_convert=parallel_convert)
+
+
+def get_iterator_mode():
+    """set_iterator_mode's values, as a dict {"do_copy", "parallel_convert"}."""
+    return dict(_iterator_mode)

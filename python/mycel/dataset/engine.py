@@ -29,10 +29,11 @@ import threading
 import numpy as np
 
 from mycel import _mycel
-from mycel.dataset import config
+from mycel.dataset import autotune, config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
                                      check_known_columns, check_workers)
 from mycel.dataset.debug import with_hooks
+from mycel.dataset._pyobjects import batch_map_result
 from mycel.dataset._serdes_record import record_init
 from mycel.dataset.engine_python import (BucketBatchByLength, ShardRows, SplitPart,
                                           random_interleave)
@@ -257,12 +258,14 @@ class Dataset:
         """Iterate over the dataset: ``create_tuple_iterator()``."""
         return self.create_tuple_iterator()
 
-    def _start_pipeline(self, columns, num_epochs, init_step=None, seed=None):
+    def _start_pipeline(self, columns, num_epochs, init_step=None, seed=None, tuned=False):
         """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
         once (_plan) over this dataset or its projection to columns, its column names and its
         seed. Each call draws new random orders (the seed mixes in the iterators made before)
         unless seed is given: an iterator's reset restarts its own run at step init_step
-        (default: set_init_step's) with its own seed, so the rows are those of that run."""
+        (default: set_init_step's) with its own seed, so the rows are those of that run.
+        tuned: the pipeline may be autotuned (autotune.py; a new iterator's, not a reset's),
+        and the node-id -> dataset map of the tuner (None when untuned) is returned too."""
         if columns is None:  # MindSpore's metadata columns ("_meta-..."): left out unless renamed
             names = self._columns()
             if any(n.startswith("_meta-") for n in names):
@@ -276,12 +279,20 @@ class Dataset:
         self._last_seed = seed
         init_step = self._init_step if init_step is None else init_step
         _building.callbacks = True  # an iterator's run: map callbacks take part
+        tune = autotune.pipeline_options() if tuned else {}
+        _building.nodes = {} if tune else None  # node id -> plan dataset, for the autotuner
         try:
             root = plan._node(counted=init_step > 0)
         finally:
             _building.callbacks = False
+            nodes, _building.nodes = _building.nodes, None
+        if nodes is not None:
+            nodes[root.id] = plan
         pipe = _data.Pipeline(root, seed, num_epochs, init_step,
-                              1 if config.get_debug_mode() else config.get_prefetch_size())
+                              1 if config.get_debug_mode() else config.get_prefetch_size(),
+                              **tune)
+        if tuned:
+            return pipe, plan._columns(), seed, nodes
         return pipe, plan._columns(), seed
 
     def save(self, file_name, num_files=1, file_type="mindrecord"):
@@ -290,6 +301,23 @@ class Dataset:
         save(self, file_name, num_files, file_type)
 
     # ----- information -----
+    def flat_map(self, func):
+        """The datasets func returns for each row, concatenated (MindSpore's flat_map): this
+        dataset is read once, now; func gets the row's values as its arguments (numpy arrays)
+        and must return a Dataset."""
+        if not callable(func):
+            raise TypeError(f"flat_map: func must be a function, but got {type(func).__name__}.")
+        out = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            part = func(*row)
+            if not isinstance(part, Dataset):
+                raise TypeError(f"flat_map: func must return a Dataset, but returned "
+                                f"{type(part).__name__}.")
+            out = part if out is None else out + part
+        if out is None:
+            raise ValueError("flat_map: the dataset has no rows, so there is nothing to map.")
+        return out
+
     def apply(self, apply_func):
         """apply_func(self), which must return a Dataset (MindSpore's Dataset.apply: a function
         that adds ops)."""
@@ -351,9 +379,28 @@ class Dataset:
             return 1
         return -1 if node.count is None else node.count
 
-    def output_shapes(self):
-        """The shape of each column in the first row, as lists."""
-        return [list(a.shape) for a in self._first_row()]
+    def output_shapes(self, estimate=False):
+        """The shape of each column in the first row, as lists; with estimate=True, over one
+        epoch: a dimension that varies between rows is None (RuntimeError when a column's
+        rank varies)."""
+        check_bool("output_shapes", "estimate", estimate)
+        if not estimate:
+            return [list(getattr(a, "shape", ())) for a in self._first_row()]
+        shapes = None
+        for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
+            now = [list(getattr(a, "shape", ())) for a in row]
+            if shapes is None:
+                shapes = now
+                continue
+            for i, (old, new) in enumerate(zip(shapes, now)):
+                if len(old) != len(new):
+                    raise RuntimeError(f"output_shapes: Inconsistent shapes, expect same shape "
+                                       f"for each data row, last data row: {old}, current data "
+                                       f"row: {new} (column {i}).")
+                shapes[i] = [a if a == b else None for a, b in zip(old, new)]
+        if shapes is None:
+            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
+        return shapes
 
     def output_types(self):
         """The numpy dtype of each column in the first row; string columns give numpy's
@@ -385,7 +432,10 @@ class Dataset:
         raise NotImplementedError
 
     def _child_node(self, counted):
-        return self.children[0]._node(counted)
+        node = self.children[0]._node(counted)
+        if getattr(_building, "nodes", None) is not None:  # the autotuner's map (autotune.py)
+            _building.nodes[node.id] = self.children[0]
+        return node
 
     def _workers(self):
         if config.get_debug_mode():  # one row at a time, in order (config.set_debug_mode)
@@ -396,6 +446,7 @@ class Dataset:
         """A shallow copy of this node over another child (for _plan)."""
         node = copy.copy(self)
         node.children = [child]
+        node._origin = getattr(self, "_origin", self)  # the user's dataset (autotune.py)
         return node
 
 
@@ -503,7 +554,8 @@ def _python_op(op, where):
     def call(*args):
         try:
             out = op(*args)
-            return [_as_array(a) for a in (out if isinstance(out, tuple) else (out,))]
+            return [a if isinstance(a, dict) else _as_array(a)  # dicts: _pyobjects.py
+                    for a in (out if isinstance(out, tuple) else (out,))]
         except Exception as err:  # re-raised with the transform and columns named
             file = _data.current_row_file()
             at = f"The corresponding data file is: {file}. " if file else ""
@@ -632,7 +684,7 @@ class BatchDataset(Dataset):
                 except Exception as err:  # re-raised naming per_batch_map
                     _reraise(err, f"batch: per_batch_map {_op_name(user)} failed: {err}")
                 res = res if isinstance(res, tuple) else (res,)
-                return [[_as_array(v) for v in col] for col in res]
+                return batch_map_result(_op_name(user), res, outs)  # (columns, whole)
 
         size, size_fn = self.batch_size, None
         if callable(size):

@@ -9,9 +9,11 @@ lacks widen losslessly (uint16 -> int32, uint32 -> int64, uint64 -> int64 when t
 Arrays handed out are read-only when the engine shares them with a source's data.
 """
 import atexit
+import copy
 import weakref
 
 from mycel import _mycel
+from mycel.dataset import autotune
 from mycel.dataset._validate import check_bool, check_int
 from mycel.dataset.engine_sync import open_sync_waits
 
@@ -71,11 +73,13 @@ class Iterator:
         self._output_numpy = check_bool(func, "output_numpy", output_numpy)
         check_bool(func, "do_copy", do_copy)  # MindSpore's argument: Tensors never share memory
         self._dataset, self._projection = dataset, columns
-        self._pipe, self._columns, self._seed = dataset._start_pipeline(columns,
-                                                                        self._num_epochs)
+        self._pipe, self._columns, self._seed, nodes = dataset._start_pipeline(
+            columns, self._num_epochs, tuned=True)
         self._epoch = self._pipe.epoch
         self._in_epoch = False
         self._stopped = False
+        if nodes is not None:  # this iterator's pipeline is autotuned
+            autotune.attach(self, nodes)
         _live.add(self)
         ITERATORS_LIST.append(weakref.ref(self, _forget))
 
@@ -100,9 +104,13 @@ class Iterator:
         if row is None:
             self._in_epoch = False
             self._epoch += 1
+            if self._num_epochs != -1 and self._epoch >= self._num_epochs:
+                autotune.finish(self)
             raise StopIteration
         if not self._output_numpy:
             for name, v in zip(self._columns, row):
+                if isinstance(v, dict):  # a Python dict column (_pyobjects.py)
+                    continue
                 # Strings (str or bytes) stay numpy arrays, where MindSpore has a String
                 # Tensor: a container no op takes (mycel Tensors hold numbers only).
                 if not isinstance(v, _mycel.Tensor) and v.dtype.kind not in "US":
@@ -134,11 +142,27 @@ class Iterator:
         self._epoch = self._pipe.epoch
         self._in_epoch = False
 
+    @property
+    def dataset(self):
+        """The pipeline this iterator runs, as MindSpore's iterators hold it: a copy of the
+        dataset tree (deep-copied on first access; the dataset itself when it cannot be)."""
+        if not hasattr(self, "_tree_copy"):
+            try:
+                self._tree_copy = copy.deepcopy(self._dataset)
+            except Exception:  # pylint: disable=broad-except (unpicklable user objects)
+                self._tree_copy = self._dataset
+        return self._tree_copy
+
+    def release(self):
+        """MindSpore's name for stop()."""
+        self.stop()
+
     def stop(self):
         """Stop the pipeline's threads (done automatically when the iterator is dropped); the
         iterator cannot be used after (next() raises AttributeError, as MindSpore's)."""
         self._open_sync_waits()
         self._pipe.stop()
+        autotune.finish(self)
         self._stopped = True
 
     def _open_sync_waits(self):
@@ -151,6 +175,7 @@ class Iterator:
         try:
             if not self._stopped:
                 self._open_sync_waits()
+                autotune.finish(self)
         except Exception:  # pylint: disable=broad-except (interpreter shutdown, half-built)
             pass
 

@@ -33,7 +33,10 @@ class Sampler:
         return -1 if not self.num_samples else self.num_samples
 
     def _c_sampler(self):
-        raise NotImplementedError
+        if _user_iter(self):  # a user's subclass with its own __iter__ (_PythonSampler)
+            return _PythonSampler(self, self.num_samples)._c_sampler()
+        raise NotImplementedError(f"{type(self).__name__}: a Sampler subclass must define "
+                                  "__iter__ (the row indices of one epoch).")
 
     def add_child(self, sampler):
         """Sample from the rows `sampler` picks (MindSpore's chained samplers): this sampler
@@ -266,6 +269,11 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
                 raise RuntimeError(f"{func}: sampler and num_samples cannot be specified at the "
                                    "same time (give num_samples to the sampler).")
             return sampler
+        if isinstance(sampler, (int, np.integer)) and not isinstance(sampler, bool):
+            return SubsetSampler([int(sampler)], num_samples)  # one row, as MindSpore's
+        if not isinstance(sampler, (list, tuple, range, np.ndarray, str, bytes, dict)) and \
+                (hasattr(sampler, "__iter__") or hasattr(sampler, "__getitem__")):
+            return _PythonSampler(sampler, num_samples)  # a user's sampler object
         if not isinstance(sampler, (list, tuple, range, np.ndarray)):
             raise TypeError(f"{func}: Unsupported sampler object of type ({type(sampler)}): "
                             "sampler must be a sequence of row indices or a Sampler.")
@@ -277,3 +285,90 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     if num_shards is not None:
         return DistributedSampler(num_shards, shard_id, shuffle, num_samples)
     return RandomSampler(False, num_samples) if shuffle else SequentialSampler(None, num_samples)
+
+
+# ----- user-defined samplers -----
+
+def _user_iter(sampler):
+    """Whether a Sampler subclass defines its own __iter__ (MindSpore's Python sampler)."""
+    return type(sampler).__iter__ is not Sampler.__iter__
+
+
+def _sampler_iter(self):
+    raise NotImplementedError(f"{type(self).__name__}: a Sampler subclass must define __iter__ "
+                              "(the row indices of one epoch).")
+
+
+Sampler.__iter__ = _sampler_iter
+
+
+class _PythonSampler(Sampler):
+    """A user's sampler: a ds.Sampler subclass with its own __iter__, or any object with
+    __iter__ (MindSpore's Python samplers). Each pass (epoch or repeat) iterates it once for
+    the row indices, after calling its reset() (when it has one) from the second pass on;
+    Sampler subclasses see the source's row count as ``dataset_size`` first. An epoch has
+    num_samples rows (when given), else len(sampler) (when it has __len__), else as many as
+    one iteration gives; an iteration that gives fewer is a RuntimeError in MindSpore's words.
+    Runs under the GIL on an engine thread (src/python/py_data_sampler.cc)."""
+
+    _exact = True  # an iteration must give the declared number of rows (IterSampler: any)
+
+    def __init__(self, sampler, num_samples=None):
+        super().__init__(num_samples)
+        self.sampler = sampler
+        self._pass = None
+
+    def _declared(self, n):
+        user = self.sampler
+        if not self._exact:
+            count = len(self._indices(n))
+            return min(count, self.num_samples) if self.num_samples else count
+        if self.num_samples:
+            return self.num_samples
+        if isinstance(user, Sampler) and user.num_samples:
+            return user.num_samples
+        if hasattr(user, "__len__"):
+            return len(user)
+        return len(self._indices(n))
+
+    def _indices(self, n):
+        user = self.sampler
+        if isinstance(user, Sampler):
+            user.dataset_size = n
+        if not hasattr(user, "__iter__"):  # a sequence by __getitem__ and __len__
+            return [int(user[i]) for i in range(len(user))]
+        return [int(i) for i in user]
+
+    def _size(self, n):
+        return self._declared(n)
+
+    def _order(self, n, pass_):
+        user = self.sampler
+        if self._pass is not None and pass_ != self._pass and hasattr(user, "reset"):
+            user.reset()
+        self._pass = pass_
+        want = self._declared(n)
+        indices = self._indices(n)[:want]
+        if len(indices) != want:
+            raise RuntimeError(f"{type(user).__name__}: The actual amount of data read from "
+                               f"generator {len(indices)} is different from generator.len "
+                               f"{want}.")
+        return indices
+
+    def _c_sampler(self):
+        return _data.PySampler(type(self.sampler).__name__, self._size, self._order)
+
+
+class IterSampler(_PythonSampler):
+    """IterSampler(sampler, num_samples=None): MindSpore's wrapper of a user's iterable of row
+    indices (any object with __iter__, a ds.Sampler subclass included). Each pass iterates it
+    once (after reset() from the second pass on); a pass has as many rows as one iteration
+    gives, at most num_samples."""
+
+    _exact = False
+
+    def __init__(self, sampler, num_samples=None):
+        if not hasattr(sampler, "__iter__"):
+            raise TypeError(f"IterSampler: sampler must be iterable (have __iter__), but got "
+                            f"{type(sampler).__name__}.")
+        super().__init__(sampler, num_samples)

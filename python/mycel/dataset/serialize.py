@@ -25,6 +25,7 @@ from enum import Enum
 
 import numpy as np
 
+from mycel.dataset import autotune
 from mycel.dataset._serdes_record import call_args
 from mycel.dataset.engine import Dataset
 from mycel.dataset.samplers import Sampler
@@ -54,7 +55,7 @@ def serialize(dataset, json_filepath=""):
 
 def deserialize(input_dict=None, json_filepath=None):
     """The pipeline a serialize output describes: input_dict (the dict, or a JSON file's
-    path) or json_filepath."""
+    path) or json_filepath; an AutoTune configuration file gives its "tree"."""
     if input_dict is None and json_filepath is None:
         raise ValueError("deserialize: give input_dict or json_filepath.")
     spec = input_dict if input_dict is not None else json_filepath
@@ -64,6 +65,8 @@ def deserialize(input_dict=None, json_filepath=None):
     if not isinstance(spec, dict):
         raise TypeError(f"deserialize: expected a dict or a JSON file path, but got "
                         f"{type(spec).__name__}.")
+    if "op_type" not in spec and isinstance(spec.get("tree"), dict):
+        spec = spec["tree"]  # an AutoTune configuration file (autotune.py)
     return _build_dataset(spec)
 
 
@@ -298,3 +301,7 @@ class _PyFuncStandIn:
         raise RuntimeError(f"deserialize: the Python function {self.spec.get('python_function')} "
                            f"of module {self.spec.get('python_module')} was serialized by name "
                            "only and could not be found again; it cannot run.")
+
+
+# AutoTune writes its tuned configuration through serialize (autotune.py).
+autotune._serialize = serialize

@@ -62,9 +62,18 @@ class SourceDataset(Dataset):
     def use_sampler(self, sampler):
         """Read the rows this sampler picks (replaces the sampler of the arguments)."""
         if not isinstance(sampler, Sampler):
-            raise TypeError(f"use_sampler: sampler must be a Sampler, but got "
-                            f"{type(sampler).__name__}.")
+            raise TypeError(f"use_sampler: the sampler is not an instance of a sampler "
+                            f"(ds.Sampler), but {type(sampler).__name__}.")
         self.sampler = sampler
+
+    def add_sampler(self, new_sampler):
+        """Chain new_sampler above the current sampler (MindSpore's add_sampler): the current
+        one becomes new_sampler's child, so new_sampler picks among the rows it gives."""
+        if not isinstance(new_sampler, Sampler):
+            raise TypeError(f"add_sampler: the sampler is not an instance of a sampler "
+                            f"(ds.Sampler), but {type(new_sampler).__name__}.")
+        new_sampler.add_child(self.sampler)
+        self.sampler = new_sampler
 
 
 # ----- numpy slices -----
@@ -123,10 +132,6 @@ def _convert_row(func, item, names, types):
     element, anything else one column; each converted to a numpy array. Errors are pipeline
     errors (pipeline_error_type) with MindSpore's wording."""
     values = item if isinstance(item, (tuple, list)) else (item,)
-    if isinstance(item, dict):
-        raise pipeline_error_type(TypeError)(
-            f"{func}: the source must give arrays or tuples of arrays, not dicts (Python "
-            "objects in rows are not supported).")
     if len(values) != len(names):
         raise RuntimeError(f"{func}: Invalid Python function, the 'source' of 'GeneratorDataset' "
                            f"should return same number of NumPy arrays as specified in "
@@ -134,6 +139,9 @@ def _convert_row(func, item, names, types):
                            f"of returned NumPy array is:{len(values)}. column_names: {names}.")
     row = []
     for i, (name, v, t) in enumerate(zip(names, values, types or [None] * len(names))):
+        if isinstance(v, dict):  # a Python dict column (_pyobjects.py)
+            row.append(v)
+            continue
         a = _as_column(v) if not isinstance(v, np.ndarray) else v
         if a.dtype == object:
             raise pipeline_error_type(TypeError)(
