@@ -27,3 +27,7 @@ from mycel.ops.function.diag_func import *  # noqa: F401,F403
 from mycel.ops.function.pool_nd_func import *  # noqa: F401,F403
 from mycel.ops.function.ctc_func import *  # noqa: F401,F403
 from mycel.ops.function.deformable_func import *  # noqa: F401,F403
+from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
+from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
+from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
+from mycel.ops.function.fractional_fixed_pool_func import *  # noqa: F401,F403

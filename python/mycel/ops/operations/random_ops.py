@@ -10,3 +10,5 @@ globals().update((_n, getattr(_P, _n)) for _n in __all__)
 # Uniform is MindSpore's random_ops class only (not in ops.operations).
 from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
 __all__ += ["Uniform", "RandomCategorical"]
+from mycel.ops.operations.compat_misc_ops import ParameterizedTruncatedNormal  # noqa: E402
+__all__ += ["ParameterizedTruncatedNormal"]

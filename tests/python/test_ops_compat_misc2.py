@@ -1,0 +1,315 @@
+"""MindSpore primitives and methods composed from table ops (compat_misc_ops.py,
+stats_ext_func.py, trunc_normal_func.py, pad_grad_func.py, fractional_fixed_pool_func.py,
+_tensor_linalg_methods.py) against scipy, numpy and torch, in both modes; gradients against
+finite differences or torch's autograd; errors."""
+import numpy as np
+import pytest
+import scipy.special
+import scipy.stats
+import torch
+
+import mycel as ms
+from mycel import nn, ops, Tensor
+from mycel.ops import operations as P
+from mycel.ops.operations import _grad_ops as G
+
+RNG = np.random.default_rng(21)
+
+
+class _Fn(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, *args):
+        return self.fn(*args)
+
+
+def test_mvlgamma_matches_scipy(mode):
+    x = RNG.uniform(1.6, 6.0, (3, 4))
+    for p in (1, 2, 3):
+        want = scipy.special.multigammaln(x, p)
+        got = _Fn(lambda t: ops.mvlgamma(t, p))(Tensor(x)).asnumpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+        got = _Fn(lambda t: t.mvlgamma(p))(Tensor(x.astype(np.float32))).asnumpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4)
+        np.testing.assert_allclose(P.Mvlgamma(p)(Tensor(x)).asnumpy(), want, rtol=1e-9)
+    # outside the domain x > (p - 1) / 2: NaN
+    assert np.isnan(ops.mvlgamma(Tensor(np.array([0.9, 2.0])), 3).asnumpy()[0])
+    # gradient: the sum of digammas
+    g = ms.grad(lambda t: ops.mvlgamma(t, 3).sum())(Tensor(x)).asnumpy()
+    want = sum(scipy.special.digamma(x - j / 2) for j in range(3))
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="mvlgamma"):
+        ops.mvlgamma(Tensor(x), 0)
+    with pytest.raises(TypeError, match="mvlgamma"):
+        ops.mvlgamma(Tensor(x), 1.5)
+
+
+def test_addr_matches_torch(mode):
+    x = RNG.standard_normal((3, 2)).astype(np.float32)
+    v1 = RNG.standard_normal(3).astype(np.float32)
+    v2 = RNG.standard_normal(2).astype(np.float32)
+    got = _Fn(lambda a, b, c: a.addr(b, c))(Tensor(x), Tensor(v1), Tensor(v2)).asnumpy()
+    want = torch.addr(torch.tensor(x), torch.tensor(v1), torch.tensor(v2)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    got = ops.addr(Tensor(x), Tensor(v1), Tensor(v2), beta=0.5, alpha=2).asnumpy()
+    want = torch.addr(torch.tensor(x), torch.tensor(v1), torch.tensor(v2), beta=0.5,
+                      alpha=2).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="addr"):
+        ops.addr(Tensor(x), Tensor(v1.reshape(3, 1)), Tensor(v2))
+    with pytest.raises(ValueError, match="addr"):
+        ops.addr(Tensor(np.ones((4, 2), np.float32)), Tensor(v1), Tensor(v2))
+
+
+def _lower_median(a):
+    s = np.sort(a)
+    return s[(len(s) - 1) // 2]
+
+
+def test_median_matches_numpy_and_torch(mode):
+    x = RNG.permutation(60).reshape(3, 4, 5).astype(np.float32)
+    for axis, keep in ((0, False), (1, True), (-1, False)):
+        v, i = _Fn(lambda t: P.Median(axis=axis, keep_dims=keep)(t))(Tensor(x))
+        tv, ti = torch.median(torch.tensor(x), dim=axis, keepdim=keep)
+        np.testing.assert_array_equal(v.asnumpy(), tv.numpy())
+        np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+        assert i.dtype == ms.int64
+    v, _ = _Fn(lambda t: P.Median(global_median=True)(t))(Tensor(x))
+    assert v.shape == () and v.asnumpy() == _lower_median(x.ravel())
+    xi = RNG.permutation(20).reshape(4, 5).astype(np.int32)
+    v, i = P.Median(axis=1)(Tensor(xi))
+    np.testing.assert_array_equal(v.asnumpy(), [_lower_median(r) for r in xi])
+    np.testing.assert_array_equal(np.take_along_axis(xi, i.asnumpy()[:, None], 1)[:, 0],
+                                  v.asnumpy())
+
+
+def test_median_nan_handling(mode):
+    x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 0.0, 5.0, 6.0]], np.float64)
+    v, i = _Fn(lambda t: P.Median(axis=1)(t))(Tensor(x))
+    assert np.isnan(v.asnumpy()[0]) and v.asnumpy()[1] == 4.0
+    assert np.isnan(x[0, i.asnumpy()[0]])
+    v, i = _Fn(lambda t: P.Median(axis=1, ignore_nan=True)(t))(Tensor(x))
+    tv, ti = torch.nanmedian(torch.tensor(x), dim=1)
+    np.testing.assert_array_equal(v.asnumpy(), tv.numpy())
+    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+    v, _ = P.Median(global_median=True)(Tensor(x))
+    assert np.isnan(v.asnumpy())
+    v, _ = P.Median(global_median=True, ignore_nan=True)(Tensor(x))
+    assert v.asnumpy() == _lower_median(x[~np.isnan(x)])
+    empty = Tensor(np.zeros((2, 0), np.float32))
+    assert np.isnan(P.Median(global_median=True)(empty)[0].asnumpy())
+    assert P.Median(global_median=True)(Tensor(np.zeros((0,), np.int32)))[0].asnumpy() == 0
+
+
+def test_median_errors():
+    with pytest.raises(TypeError, match="Median"):
+        P.Median(global_median=1)
+    with pytest.raises(TypeError, match="Median"):
+        P.Median(axis=0.5)
+    with pytest.raises(ValueError, match="Median"):
+        P.Median(axis=3)(Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(TypeError, match="Median"):
+        P.Median()(Tensor(np.ones((2, 2), np.uint8)))
+
+
+def test_approximate_equal_rules(mode):
+    a = np.array([1.0, 2.0, 3.0], np.float16)
+    b = np.array([1.0, 2.5, 3.0001], np.float32)
+    got = _Fn(lambda x, y: P.ApproximateEqual(0.3)(x, y))(Tensor(a), Tensor(b)).asnumpy()
+    np.testing.assert_array_equal(got, np.abs(a.astype(np.float32) - b) < 0.3)
+    with pytest.raises(TypeError, match="the type of 'tolerance' should be 'float'"):
+        P.ApproximateEqual("str")
+    with pytest.raises(TypeError, match="tolerance"):
+        P.ApproximateEqual(1)
+    with pytest.raises(ValueError, match="'x1' must have the same shape as 'x2'"):
+        P.ApproximateEqual(0.5)(Tensor(np.ones((2, 3), np.float32)),
+                                Tensor(np.ones((1, 3), np.float32)))
+    with pytest.raises(TypeError, match="ApproximateEqual"):
+        ops.approximate_equal(Tensor(np.ones(3, np.int32)), Tensor(np.ones(3, np.int32)))
+
+
+class _AssertNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.op = P.Assert(2)
+
+    def construct(self, cond, x, y):
+        self.op(cond, [x, y])
+        return x + 1
+
+
+def test_assert(mode):
+    x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    y = Tensor(np.array([4, 5], np.int32))
+    net = _AssertNet()
+    np.testing.assert_array_equal(net(Tensor(True), x, y).asnumpy(), [2, 3, 4])
+    with pytest.raises(RuntimeError, match="assert failed"):
+        net(Tensor(False), x, y)
+    assert P.Assert()(True, [x]) is None
+    with pytest.raises(RuntimeError, match="assert failed"):
+        P.Assert()(False, [x])
+    with pytest.raises(TypeError, match="Assert"):
+        P.Assert()(True, x)
+
+
+def test_parameterized_truncated_normal_distribution(mode):
+    op = P.random_ops.ParameterizedTruncatedNormal(seed=3, seed2=4)
+    shape = Tensor(np.array([2, 20000], np.int64))
+    mean = Tensor(np.array([0.0, 10.0]))
+    std = Tensor(np.array([1.0, 2.0]))
+    lo = Tensor(np.array([-1.0, 15.0]))  # the second row lies far in the upper tail
+    hi = Tensor(np.array([2.0, 30.0]))
+    out = _Fn(lambda *a: op(shape, *a))(mean, std, lo, hi).asnumpy()  # shape: a constant
+    assert out.shape == (2, 20000) and out.dtype == np.float64
+    for row, (m, s, a, b) in enumerate(((0.0, 1.0, -1.0, 2.0), (10.0, 2.0, 15.0, 30.0))):
+        assert out[row].min() >= a and out[row].max() <= b
+        dist = scipy.stats.truncnorm((a - m) / s, (b - m) / s, loc=m, scale=s)
+        # Kolmogorov-Smirnov: 20000 samples of the right law stay below 0.02 with
+        # probability above 1 - 1e-3
+        assert scipy.stats.kstest(out[row], dist.cdf).statistic < 0.02
+    again = op(shape, mean, std, lo, hi).asnumpy()
+    assert not np.array_equal(out, again)  # the primitive's stream advances
+
+
+def test_parameterized_truncated_normal_checks():
+    op = P.random_ops.ParameterizedTruncatedNormal()
+    one = Tensor(np.array([1.0], np.float32))
+    out = op(Tensor(np.array([3, 2], np.int32)), one, one, Tensor(np.array([0.0], np.float32)),
+             Tensor(np.array([0.5], np.float32)))
+    assert out.shape == (3, 2) and out.dtype == ms.float32
+    assert out.asnumpy().min() >= 0.0 and out.asnumpy().max() <= 0.5
+    with pytest.raises(ValueError, match="ParameterizedTruncatedNormal"):
+        op(Tensor(np.array([3, 2], np.int32)), Tensor(np.ones(2, np.float32)), one, one, one)
+    with pytest.raises(TypeError, match="ParameterizedTruncatedNormal"):
+        op(Tensor(np.array([3], np.int32)), one, Tensor(np.ones(1)), one, one)
+    with pytest.raises(ValueError, match="ParameterizedTruncatedNormal"):
+        op(Tensor(np.array([3], np.int32)), one, one, one, one)  # min == max
+
+
+def test_cauchy_and_log_normal(mode):
+    ms.set_seed(5)
+    a = Tensor(np.zeros((200, 100), np.float32))
+    c = _Fn(lambda t: t.cauchy(1.0, 2.0))(a)
+    assert c.dtype == a.dtype and c.shape == a.shape
+    assert scipy.stats.kstest(c.asnumpy().ravel(), scipy.stats.cauchy(1.0, 2.0).cdf).statistic \
+        < 0.02
+    ln = _Fn(lambda t: t.log_normal(0.5, 0.3))(a.astype(ms.float64))
+    assert ln.dtype == ms.float64 and ln.shape == a.shape
+    assert scipy.stats.kstest(ln.asnumpy().ravel(),
+                              scipy.stats.lognorm(0.3, scale=np.exp(0.5)).cdf).statistic < 0.02
+    with pytest.raises(ValueError, match="sigma"):
+        a.cauchy(0.0, -1.0)
+    with pytest.raises(TypeError, match="log_normal"):
+        Tensor(np.zeros(3, np.int32)).log_normal()
+
+
+def test_isub_and_flatten_forms(mode):
+    x = Tensor(np.array([4.0, 5.0, 6.0], np.float32))
+    y = Tensor(np.array([1.0, 1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(_Fn(lambda a, b: a.__isub__(b))(x, y).asnumpy(), [3, 4, 4])
+    np.testing.assert_array_equal(x.__isub__(y, alpha=2).asnumpy(), [2, 3, 2])
+    z = x
+    z -= y
+    np.testing.assert_array_equal(z.asnumpy(), [3, 4, 4])
+    np.testing.assert_array_equal(x.asnumpy(), [4, 5, 6])  # x -= y rebinds
+    t = Tensor(np.ones((1, 2, 3, 4), np.float32))
+    for fn, shape in ((lambda a: a.flatten(0, -1), (24,)), (lambda a: a.flatten(1), (1, 24)),
+                      (lambda a: a.flatten(1, 2), (1, 6, 4)), (lambda a: a.flatten('C'), (24,)),
+                      (lambda a: a.flatten(order='C', start_dim=2), (1, 2, 12)),
+                      (lambda a: a.flatten(end_dim=1), (2, 3, 4))):
+        assert _Fn(fn)(t).shape == shape
+    with pytest.raises(TypeError, match="flatten"):
+        t.flatten('C', 1)
+
+
+@pytest.mark.parametrize("mode_name", ["constant", "reflect", "edge", "circular"])
+@pytest.mark.parametrize("shape,pads", [((1, 2, 5), (1, 2)), ((2, 1, 4, 6), (2, 1, 1, 3)),
+                                        ((1, 1, 4, 3, 5), (1, 0, 2, 1, 1, 2))])
+def test_pad_v3_grad_matches_torch_autograd(mode, mode_name, shape, pads):
+    torch_mode = {"edge": "replicate"}.get(mode_name, mode_name)
+    x = torch.tensor(RNG.standard_normal(shape), requires_grad=True)
+    y = torch.nn.functional.pad(x, pads, mode=torch_mode)
+    dy = RNG.standard_normal(tuple(y.shape))
+    y.backward(torch.tensor(dy))
+    # paddings fix the output's shape: GRAPH mode needs them at compile time (a constant)
+    p_t = Tensor(np.array(pads, np.int64))
+    got = _Fn(lambda d: G.PadV3Grad(mode_name)(d, p_t))(Tensor(dy)).asnumpy()
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12, atol=1e-12)
+    # the begins-then-ends layout
+    k = len(pads) // 2
+    split = tuple(pads[0::2]) + tuple(pads[1::2])
+    got = G.PadV3Grad(mode_name, paddings_contiguous=False)(Tensor(dy), split).asnumpy()
+    assert k and np.allclose(got, x.grad.numpy())
+
+
+def test_pad_v3_grad_errors():
+    with pytest.raises(ValueError, match="PadV3Grad"):
+        G.PadV3Grad("wrap")
+    with pytest.raises(ValueError, match="PadV3Grad"):
+        G.PadV3Grad("constant")(Tensor(np.ones((2, 3))), Tensor(np.array([1], np.int64)))
+    with pytest.raises(ValueError, match="PadV3Grad"):
+        G.PadV3Grad("reflect")(Tensor(np.ones((2, 5))), Tensor(np.array([3, 0], np.int64)))
+
+
+@pytest.mark.parametrize("kernel,out,ratio", [(2, (3, 2), None), ((2, 3), None, (0.5, 0.6)),
+                                              (1, (5, 5), None)])
+def test_fractional_max_pool2d_matches_torch(mode, kernel, out, ratio):
+    x = RNG.standard_normal((2, 3, 6, 7)).astype(np.float32)
+    u = RNG.random((2, 3, 2)).astype(np.float32)
+    size = out if out is not None else tuple(int(n * r) for n, r in zip((6, 7), ratio))
+    ty, ti = torch.nn.functional.fractional_max_pool2d(
+        torch.tensor(x), kernel, output_size=size, return_indices=True,
+        _random_samples=torch.tensor(u))
+    pool = nn.FractionalMaxPool2d(kernel, output_size=out, output_ratio=ratio,
+                                  return_indices=True, _random_samples=Tensor(u))
+    y, i = pool(Tensor(x))
+    np.testing.assert_array_equal(y.asnumpy(), ty.numpy())
+    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+    # gradient: the cotangent lands on the chosen elements, as torch's
+    xt = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.fractional_max_pool2d(xt, kernel, output_size=size,
+                                              _random_samples=torch.tensor(u)).sum().backward()
+    g = ms.grad(lambda t: ops.fractional_max_pool2d(t, kernel, out, ratio,
+                                                    _random_samples=Tensor(u)).sum())(Tensor(x))
+    np.testing.assert_array_equal(g.asnumpy(), xt.grad.numpy())
+
+
+def test_fractional_max_pool3d_matches_torch(mode):
+    x = RNG.standard_normal((1, 2, 5, 6, 7))
+    u = RNG.random((1, 2, 3))
+    ty, ti = torch.nn.functional.fractional_max_pool3d(
+        torch.tensor(x), (2, 2, 3), output_size=(3, 4, 2), return_indices=True,
+        _random_samples=torch.tensor(u))
+    y, i = nn.FractionalMaxPool3d((2, 2, 3), output_size=(3, 4, 2), return_indices=True,
+                                  _random_samples=Tensor(u))(Tensor(x))
+    np.testing.assert_array_equal(y.asnumpy(), ty.numpy())
+    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+    y = ops.fractional_max_pool3d(Tensor(x[0]), 1, output_ratio=0.5)  # [C, D, H, W], drawn u
+    assert y.shape == (2, 2, 3, 3)
+
+
+def test_fractional_max_pool_errors():
+    x = Tensor(np.ones((1, 1, 5, 5), np.float32))
+    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
+        ops.fractional_max_pool2d(x, 2)
+    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
+        ops.fractional_max_pool2d(x, 3, output_size=4)
+    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
+        ops.fractional_max_pool2d(x, 2, output_size=2,
+                                  _random_samples=Tensor(np.zeros((1, 1, 3), np.float32)))
+    with pytest.raises(TypeError, match="FractionalMaxPool3d"):
+        ops.fractional_max_pool3d(Tensor(np.ones((1, 1, 4, 4, 4), np.float32)), 1.5,
+                                  output_size=2)
+
+
+def test_cell_cls_name():
+    class MyNet(nn.Cell):
+        def construct(self, x):
+            return x
+
+    assert MyNet().cls_name == "MyNet"
+    net = MyNet()
+    net.cls_name = "Other"
+    assert net.cls_name == "Other"
