@@ -313,3 +313,18 @@ def test_cell_cls_name():
     net = MyNet()
     net.cls_name = "Other"
     assert net.cls_name == "Other"
+
+
+def test_optimizer_group_rules():
+    ps = [ms.Parameter(Tensor(np.ones(2, np.float32)), f"w{i}") for i in range(3)]
+    with pytest.raises(RuntimeError, match="given twice"):
+        nn.Adam([{"params": ps[:2]}, {"params": ps[1:]}], learning_rate=0.1)
+    with pytest.raises(ValueError, match="one length"):
+        nn.Momentum([{"params": ps[:1], "lr": (0.1, 0.2, 0.3)}, {"params": ps[1:]}],
+                    learning_rate=(0.1, 0.2), momentum=0.9)
+    opt = nn.SGD([{"params": ps[:1], "weight_decay": 0.1}, {"params": ps[1:]}])
+    assert opt.get_lr_parameter(ps[0]).name == "learning_rate"
+    with pytest.raises(TypeError, match="get_lr_parameter"):
+        opt.get_lr_parameter([1, 2])
+    with pytest.raises(ValueError, match="not updated"):
+        opt.get_lr_parameter(ms.Parameter(Tensor(np.ones(1, np.float32)), "other"))

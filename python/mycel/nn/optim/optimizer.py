@@ -110,9 +110,15 @@ class Optimizer(Cell):
             if self.is_group else [False]
         self._lr_names = tuple(f"learning_rate_group_{gi}" if own[gi] else "learning_rate"
                                for gi in range(len(groups)))
-        lr_static, lr_is_schedule, made = [], [], {}
+        lr_static, lr_is_schedule, made, steps_len = [], [], {}, set()
         for attr, lr in zip(self._lr_names, self.group_lr):
             static, steps, sched = _lr_values(name, lr)
+            if steps is not None:
+                steps_len.add(len(steps))
+                if len(steps_len) > 1:  # MindSpore's rule: one length for all groups
+                    raise ValueError(f"For '{name}', the dynamic learning rates of the groups "
+                                     f"must have one length, but got lengths "
+                                     f"{sorted(steps_len)}.")
             if attr in made:
                 sched = made[attr]
             elif sched is None:
@@ -174,8 +180,9 @@ class Optimizer(Cell):
                     where = "a group's 'params'" if is_group else "'parameters'"
                     raise TypeError(f"For '{name}', every element of {where} must be a "
                                     f"Parameter, but got {type(p).__name__}.")
-                if id(p) in seen:
-                    raise ValueError(f"For '{name}', the parameter '{p.name}' is given twice.")
+                if id(p) in seen:  # MindSpore's type for a repeated parameter
+                    raise RuntimeError(f"For '{name}', the parameter '{p.name}' is given "
+                                       f"twice.")
                 seen.add(id(p))
                 params.append(p)
         return params, groups, is_group
@@ -250,8 +257,15 @@ class Optimizer(Cell):
 
     def get_lr_parameter(self, param):
         """The learning rate of the group holding `param` (a Parameter or a list of them)."""
-        lrs = self._current_lr()
         idx = {id(p): i for i, p in enumerate(self._params_list)}
+        for p in (param,) if isinstance(param, Parameter) else param:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'get_lr_parameter', the parameter must be a Parameter or "
+                                f"a list of Parameters, but got {type(p).__name__}.")
+            if id(p) not in idx:
+                raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not "
+                                 f"updated by this optimizer.")
+        lrs = self._current_lr()
         if isinstance(param, Parameter):
             return lrs[self._group_of[idx[id(param)]]]
         return [lrs[self._group_of[idx[id(p)]]] for p in param]

@@ -11,8 +11,9 @@ both modes give the same results and gradients flow to the values.
   shape, re-split by new_shape (one -1 in new_shape takes the rest); a new_shape whose size
   differs, or with more than one -1, is a ValueError when it runs.
 - csr_softmax_values(dense_shape, batch_pointers, row_pointers, values): the softmax of each
-  row's stored values (a batched CSR matrix: row_pointers holds batch * (rows + 1) entries,
-  local to each batch's values, batch_pointers where each batch's values start).
+  row's stored values (a batched CSR matrix of dense shape [batch, rows, cols]: row_pointers
+  holds batch * (rows + 1) entries, local to each batch's values, batch_pointers where each
+  batch's values start; a 2-D dense shape is one batch, its batch_pointers not read).
 """
 import numpy as np
 
@@ -112,27 +113,34 @@ def sparse_reshape(indices, shape, new_shape):
 
 
 @constexpr
-def _softmax_plan(bp_shape, rp_shape, val_shape, val_dtype, dtype):
+def _softmax_plan(rank, bp_shape, rp_shape, val_shape, val_dtype, dtype):
     if val_dtype not in (_C.float32, _C.float64):
         raise TypeError(f"For 'SparseMatrixSoftmax', the values must be float32 or float64, "
                         f"but got {val_dtype}.")
     if dtype is not None and dtype != val_dtype:
         raise TypeError(f"For 'SparseMatrixSoftmax', 'dtype' ({dtype}) must be the values' "
                         f"dtype ({val_dtype}).")
-    batch = bp_shape[0] - 1
+    if rank not in (2, 3):
+        raise ValueError(f"For 'SparseMatrixSoftmax', the dense shape must have 2 or 3 "
+                         f"entries, but got {rank}.")
+    # a 2-D matrix is one batch whatever batch_pointers holds (MindSpore accepts its count)
+    batch = 1 if rank == 2 else (bp_shape[0] - 1 if len(bp_shape) == 1 else 0)
     if batch < 1 or rp_shape[0] % batch:
         raise ValueError(f"For 'SparseMatrixSoftmax', row_pointers ({rp_shape[0]} entries) "
                          f"must hold batch * (rows + 1) entries, batch = {batch}.")
     return batch, rp_shape[0] // batch - 1, val_shape[0]
 
 
-def csr_softmax_values(batch_pointers, row_pointers, values, dtype=None):
+def csr_softmax_values(dense_shape, batch_pointers, row_pointers, values, dtype=None):
     """The softmax of each stored row's values (module docstring)."""
     bp, rp, v = as_tensor(batch_pointers), as_tensor(row_pointers), as_tensor(values)
-    batch, rows, nnz = _softmax_plan(bp.shape, rp.shape, v.shape, v.dtype, dtype)
-    starts = prim("Reshape")(prim("Cast", dtype=_C.int64)(bp)[:batch], (batch, 1))
-    local = prim("Reshape")(prim("Cast", dtype=_C.int64)(rp), (batch, rows + 1))
-    ends = prim("Reshape")(prim("Add")(local, starts)[:, 1:], (1, batch * rows))
+    batch, rows, nnz = _softmax_plan(as_tensor(dense_shape).shape[0], bp.shape, rp.shape,
+                                     v.shape, v.dtype, dtype)
+    local = prim("Reshape")(prim("Cast")(rp, _C.int64), (batch, rows + 1))
+    if batch > 1:
+        starts = prim("Reshape")(prim("Cast")(bp, _C.int64)[:batch], (batch, 1))
+        local = prim("Add")(local, starts)
+    ends = prim("Reshape")(local[:, 1:], (1, batch * rows))
     pos = _C.Tensor(np.arange(nnz, dtype=np.int64).reshape(nnz, 1))
     row = prim("ReduceSum", keep_dims=False)(
         prim("Cast", dtype=_C.int64)(prim("LessEqual")(ends, pos)), (1,))  # [nnz]
@@ -152,5 +160,6 @@ def csr_softmax(logits, dtype):
                         f"{type(logits).__name__}.")
     nnz = logits.values.shape[0]
     bp = _C.Tensor(np.array([0, nnz], np.int64))
-    values = csr_softmax_values(bp, logits.indptr, logits.values, dtype)
+    values = csr_softmax_values(_C.Tensor(np.array(logits.shape, np.int64)), bp, logits.indptr,
+                                logits.values, dtype)
     return CSRTensor(logits.indptr, logits.indices, values, logits.shape)

@@ -63,5 +63,6 @@ class SparseMatrixSoftmax(_Composed):
 
     def __call__(self, x_dense_shape, x_batch_pointers, x_row_pointers, x_col_indices,
                  x_values):
-        y = _sp.csr_softmax_values(x_batch_pointers, x_row_pointers, x_values, self.dtype)
+        y = _sp.csr_softmax_values(x_dense_shape, x_batch_pointers, x_row_pointers, x_values,
+                                   self.dtype)
         return x_dense_shape, x_batch_pointers, x_row_pointers, x_col_indices, y
