@@ -328,3 +328,74 @@ def test_optimizer_group_rules():
         opt.get_lr_parameter([1, 2])
     with pytest.raises(ValueError, match="not updated"):
         opt.get_lr_parameter(ms.Parameter(Tensor(np.ones(1, np.float32)), "other"))
+
+
+def _crop_ref(img, boxes, idx, size, method, extra):
+    """TensorFlow's crop_and_resize, elementwise in numpy."""
+    n, hh, ww, c = img.shape
+    ch, cw = size
+    out = np.full((len(boxes), ch, cw, c), extra, np.float64)
+    for b, (y1, x1, y2, x2) in enumerate(boxes):
+        for i in range(ch):
+            y = y1 * (hh - 1) + i * (y2 - y1) * (hh - 1) / (ch - 1) if ch > 1 \
+                else 0.5 * (y1 + y2) * (hh - 1)
+            if y < 0 or y > hh - 1:
+                continue
+            for j in range(cw):
+                x = x1 * (ww - 1) + j * (x2 - x1) * (ww - 1) / (cw - 1) if cw > 1 \
+                    else 0.5 * (x1 + x2) * (ww - 1)
+                if x < 0 or x > ww - 1:
+                    continue
+                im = img[idx[b]]
+                if method == "nearest":
+                    out[b, i, j] = im[int(np.floor(y + 0.5)), int(np.floor(x + 0.5))]
+                    continue
+                t, bt = int(np.floor(y)), int(np.ceil(y))
+                lf, rt = int(np.floor(x)), int(np.ceil(x))
+                dy, dx = y - t, x - lf
+                top = im[t, lf] + (im[t, rt] - im[t, lf]) * dx
+                bot = im[bt, lf] + (im[bt, rt] - im[bt, lf]) * dx
+                out[b, i, j] = top + (bot - top) * dy
+    return out
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("size", [(4, 5), (1, 3)])
+def test_crop_and_resize_matches_reference(mode, method, size):
+    img = RNG.standard_normal((2, 6, 7, 3)).astype(np.float32)
+    # random edges: no sample lands on a rounding boundary (where float32 and float64 differ)
+    boxes = np.array([[0.13, 0.21, 0.83, 0.94], [0.91, 0.72, 0.23, 0.11],
+                      [-0.17, 0.03, 0.52, 1.31]], np.float32)
+    idx = np.array([1, 0, 1], np.int32)
+    op = P.CropAndResize(method, extrapolation_value=-5.0)
+    got = _Fn(lambda a, b, i: op(a, b, i, size))(Tensor(img), Tensor(boxes), Tensor(idx))
+    assert got.shape == (3,) + size + (3,) and got.dtype == ms.float32
+    want = _crop_ref(img.astype(np.float64), boxes.astype(np.float64), idx, size, method, -5.0)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_crop_and_resize_gradient_and_errors():
+    img = RNG.standard_normal((1, 5, 5, 2))
+    boxes = Tensor(np.array([[0.1, 0.15, 0.7, 0.8]], np.float32))
+    idx = Tensor(np.array([0], np.int32))
+    w = RNG.standard_normal((1, 3, 3, 2))
+
+    def f(x):
+        return (P.CropAndResize()(x, boxes, idx, (3, 3)) * Tensor(w.astype(np.float32))).sum()
+
+    got = ms.grad(f)(Tensor(img.astype(np.float32))).asnumpy()
+    # linear in the image: the gradient is the reference applied to unit images
+    want = np.zeros_like(img)
+    for k in np.ndindex(*img.shape):
+        e = np.zeros_like(img)
+        e[k] = 1
+        want[k] = (_crop_ref(e, boxes.asnumpy().astype(np.float64), [0], (3, 3), "bilinear",
+                             0.0) * w).sum()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="CropAndResize"):
+        P.CropAndResize("bilinear_v2")
+    with pytest.raises(ValueError, match="CropAndResize"):
+        P.CropAndResize()(Tensor(img.astype(np.float32)), boxes, idx, (0, 3))
+    with pytest.raises(ValueError, match="CropAndResize"):
+        P.CropAndResize()(Tensor(img.astype(np.float32)), boxes,
+                          Tensor(np.array([0], np.int64)), (2, 3))

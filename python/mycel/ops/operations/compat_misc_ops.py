@@ -18,6 +18,7 @@ from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations._compat_checks import _check_int, _check_bool
 from mycel.ops.function import stats_ext_func as _st, trunc_normal_func as _tn
+from mycel.ops.function import crop_resize_func as _cr
 from mycel.ops.primitive import constexpr
 
 __all__ = ["Median", "Mvlgamma", "Assert", "ParameterizedTruncatedNormal"]
@@ -105,3 +106,32 @@ class ParameterizedTruncatedNormal(_Composed):
     def __call__(self, shape, mean, stdevs, min, max):  # noqa: A002 (MindSpore's names)
         return _tn.parameterized_truncated_normal(self._uniform, shape, mean, stdevs, min,
                                                   max)
+
+
+class CropAndResize(_Composed):
+    """CropAndResize(method='bilinear', extrapolation_value=0.0)(x, boxes, box_index,
+    crop_size): crops of the images x [N, H, W, C] at the normalised boxes [B, 4]
+    (y1, x1, y2, x2) of images box_index [B] (int32), each resized to crop_size (h, w) by
+    bilinear or nearest sampling; positions outside the image take extrapolation_value.
+    Float32 [B, h, w, C] (ops/function/crop_resize_func.py)."""
+
+    def __init__(self, method="bilinear", extrapolation_value=0.0):
+        if not isinstance(method, str):
+            raise TypeError(f"For 'CropAndResize', 'method' must be a str, but got "
+                            f"{type(method).__name__}.")
+        if method not in _cr.METHODS:
+            raise ValueError(f"For 'CropAndResize', 'method' must be one of {_cr.METHODS} "
+                             f"(mycel has no 'bilinear_v2'), but got {method!r}.")
+        if isinstance(extrapolation_value, bool) or \
+                not isinstance(extrapolation_value, (int, float)):
+            raise TypeError(f"For 'CropAndResize', 'extrapolation_value' must be a float, but "
+                            f"got {type(extrapolation_value).__name__}.")
+        super().__init__(method=method, extrapolation_value=float(extrapolation_value))
+        self.method, self.extrapolation_value = method, float(extrapolation_value)
+
+    def __call__(self, x, boxes, box_index, crop_size):
+        return _cr.crop_and_resize(x, boxes, box_index, crop_size, self.method,
+                                   self.extrapolation_value)
+
+
+__all__ += ["CropAndResize"]
