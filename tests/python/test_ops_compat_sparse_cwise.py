@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mycel as ms
-from mycel import nn, ops, Tensor, CSRTensor
+from mycel import nn, Tensor, CSRTensor
 from mycel.ops.function import csr_softmax
 from mycel.ops.operations import sparse_ops as S
 

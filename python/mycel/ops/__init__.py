@@ -37,3 +37,7 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+# ops.operations.random_ops / sparse_ops as attributes of ops.operations (P.random_ops), which
+# cannot import them itself (random_ops imports it).
+from mycel.ops.operations import random_ops as _random_ops  # noqa: E402,F401
+from mycel.ops.operations import sparse_ops as _sparse_ops  # noqa: E402,F401

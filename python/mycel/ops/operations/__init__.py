@@ -225,9 +225,9 @@ from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # 
                                                  FractionalAvgPool, DeformableOffsets)
 __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
             "MatrixDiagV3"]
-# Median, Mvlgamma, Assert, ParameterizedTruncatedNormal, CropAndResize (compat_misc_ops.py); the
-# family modules random_ops and sparse_ops, which programs reach as P.random_ops / P.sparse_ops.
+# Median, Mvlgamma, Assert, ParameterizedTruncatedNormal, CropAndResize (compat_misc_ops.py).
+# (mycel.ops imports the family modules random_ops and sparse_ops, so that programs reach them
+# as P.random_ops / P.sparse_ops.)
 from mycel.ops.operations.compat_misc_ops import (Median, Mvlgamma, Assert,  # noqa: E402
                                                   ParameterizedTruncatedNormal, CropAndResize)
 __all__ += ["Median", "Mvlgamma", "Assert", "ParameterizedTruncatedNormal", "CropAndResize"]
-from mycel.ops.operations import random_ops, sparse_ops  # noqa: E402,F401

@@ -19,7 +19,11 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations._compat_checks import _check_int, _check_bool
 from mycel.ops.function import stats_ext_func as _st, trunc_normal_func as _tn
 from mycel.ops.function import crop_resize_func as _cr
-from mycel.ops.primitive import constexpr
+from mycel.ops.primitive import constexpr, make_primitive_class
+
+# The table's UniformReal (ops.operations makes the same class; importing it from there would
+# be an import circle with random_ops).
+_UniformReal = make_primitive_class("UniformReal")
 
 __all__ = ["Median", "Mvlgamma", "Assert", "ParameterizedTruncatedNormal"]
 
@@ -100,8 +104,7 @@ class ParameterizedTruncatedNormal(_Composed):
         self.seed2 = _check_int("ParameterizedTruncatedNormal", "seed2", seed2,
                                 positive=False)
         super().__init__(seed=self.seed, seed2=self.seed2)
-        from mycel.ops import operations as _P
-        self._uniform = _P.UniformReal(seed=self.seed, seed2=self.seed2, dtype=_C.float64)
+        self._uniform = _UniformReal(seed=self.seed, seed2=self.seed2, dtype=_C.float64)
 
     def __call__(self, shape, mean, stdevs, min, max):  # noqa: A002 (MindSpore's names)
         return _tn.parameterized_truncated_normal(self._uniform, shape, mean, stdevs, min,
