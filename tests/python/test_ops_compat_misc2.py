@@ -399,3 +399,31 @@ def test_crop_and_resize_gradient_and_errors():
     with pytest.raises(ValueError, match="CropAndResize"):
         P.CropAndResize()(Tensor(img.astype(np.float32)), boxes,
                           Tensor(np.array([0], np.int64)), (2, 3))
+
+
+class _Scaled(nn.Cell):
+    def construct(self, x, s, k, flag, axes):
+        return (x * s * k).sum() if flag else x.sum(axes)
+
+
+class _GradAll(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.grad = ops.GradOperation(get_all=True)
+
+    def construct(self, *args):
+        return self.grad(self.net)(*args)
+
+
+def test_grad_all_gives_number_inputs_zeros(mode):
+    """MindSpore's GradOperation(get_all=True): a number input's gradient is a zero of its kind
+    (an int 0, False), also inside a tuple input; a float input is differentiated as a 0-d
+    tensor."""
+    x = Tensor(np.ones(3, np.float32))
+    gx, gs, gk, gflag, gaxes = _GradAll(_Scaled())(x, 2.0, 3, True, (0,))
+    np.testing.assert_array_equal(gx.asnumpy(), [6, 6, 6])
+    assert float(gs.asnumpy()) == 9.0
+    assert gk == 0 and type(gk) is int
+    assert gflag is False
+    assert gaxes == (0,)
