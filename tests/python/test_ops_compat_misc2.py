@@ -427,3 +427,21 @@ def test_grad_all_gives_number_inputs_zeros(mode):
     assert gk == 0 and type(gk) is int
     assert gflag is False
     assert gaxes == (0,)
+
+
+def test_set_inputs_takes_a_dtype_compiled_by_value():
+    class Net(nn.Cell):
+        def construct(self, x, dtype):
+            return x.sum(0, dtype=dtype)
+
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Net()
+        net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32), ms.float16)
+        for n, dt in ((3, ms.float16), (4, ms.float64)):
+            got = net(Tensor(np.ones((n, 2), np.float32)), dt)
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got.asnumpy(), [n, n])
+    finally:
+        ms.set_context(mode=old)

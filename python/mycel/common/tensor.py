@@ -485,15 +485,16 @@ def _input_spec(t):
         return (t.dtype, list(t.shape))
     if t is None:
         return None
-    # A tuple or list of tensors, placeholders or numbers (MindSpore's mutable sequences), or
-    # a number: that argument is compiled for each call's value, as without set_inputs. (A
-    # list such as [None, 20], a shape where a placeholder belongs, stays an error.)
-    if isinstance(t, (int, float)) or (isinstance(t, (tuple, list)) and
-                                       all(_tensor_leaves(e) for e in t)):
+    # A tuple or list of tensors, placeholders or numbers (MindSpore's mutable sequences), a
+    # number or a dtype: that argument is compiled for each call's value, as without
+    # set_inputs. (A list such as [None, 20], a shape where a placeholder belongs, stays an
+    # error.)
+    if isinstance(t, (int, float, type(_C.float32))) or \
+            (isinstance(t, (tuple, list)) and all(_tensor_leaves(e) for e in t)):
         return None
     raise TypeError(f"For 'set_inputs', each input must be a Tensor (Tensor(shape=[None, ...], "
-                    f"dtype=...) for a dynamic shape), a tuple or list of them, a number "
-                    f"(compiled by value) or None, but got {t!r}.")
+                    f"dtype=...) for a dynamic shape), a tuple or list of them, a number or "
+                    f"a dtype (compiled by value) or None, but got {t!r}.")
 
 
 def _tensor_leaves(t):
