@@ -253,57 +253,6 @@ def test_pad_v3_grad_errors():
         G.PadV3Grad("reflect")(Tensor(np.ones((2, 5))), Tensor(np.array([3, 0], np.int64)))
 
 
-@pytest.mark.parametrize("kernel,out,ratio", [(2, (3, 2), None), ((2, 3), None, (0.5, 0.6)),
-                                              (1, (5, 5), None)])
-def test_fractional_max_pool2d_matches_torch(mode, kernel, out, ratio):
-    x = RNG.standard_normal((2, 3, 6, 7)).astype(np.float32)
-    u = RNG.random((2, 3, 2)).astype(np.float32)
-    size = out if out is not None else tuple(int(n * r) for n, r in zip((6, 7), ratio))
-    ty, ti = torch.nn.functional.fractional_max_pool2d(
-        torch.tensor(x), kernel, output_size=size, return_indices=True,
-        _random_samples=torch.tensor(u))
-    pool = nn.FractionalMaxPool2d(kernel, output_size=out, output_ratio=ratio,
-                                  return_indices=True, _random_samples=Tensor(u))
-    y, i = pool(Tensor(x))
-    np.testing.assert_array_equal(y.asnumpy(), ty.numpy())
-    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
-    # gradient: the cotangent lands on the chosen elements, as torch's
-    xt = torch.tensor(x, requires_grad=True)
-    torch.nn.functional.fractional_max_pool2d(xt, kernel, output_size=size,
-                                              _random_samples=torch.tensor(u)).sum().backward()
-    g = ms.grad(lambda t: ops.fractional_max_pool2d(t, kernel, out, ratio,
-                                                    _random_samples=Tensor(u)).sum())(Tensor(x))
-    np.testing.assert_array_equal(g.asnumpy(), xt.grad.numpy())
-
-
-def test_fractional_max_pool3d_matches_torch(mode):
-    x = RNG.standard_normal((1, 2, 5, 6, 7))
-    u = RNG.random((1, 2, 3))
-    ty, ti = torch.nn.functional.fractional_max_pool3d(
-        torch.tensor(x), (2, 2, 3), output_size=(3, 4, 2), return_indices=True,
-        _random_samples=torch.tensor(u))
-    y, i = nn.FractionalMaxPool3d((2, 2, 3), output_size=(3, 4, 2), return_indices=True,
-                                  _random_samples=Tensor(u))(Tensor(x))
-    np.testing.assert_array_equal(y.asnumpy(), ty.numpy())
-    np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
-    y = ops.fractional_max_pool3d(Tensor(x[0]), 1, output_ratio=0.5)  # [C, D, H, W], drawn u
-    assert y.shape == (2, 2, 3, 3)
-
-
-def test_fractional_max_pool_errors():
-    x = Tensor(np.ones((1, 1, 5, 5), np.float32))
-    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
-        ops.fractional_max_pool2d(x, 2)
-    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
-        ops.fractional_max_pool2d(x, 3, output_size=4)
-    with pytest.raises(ValueError, match="FractionalMaxPool2d"):
-        ops.fractional_max_pool2d(x, 2, output_size=2,
-                                  _random_samples=Tensor(np.zeros((1, 1, 3), np.float32)))
-    with pytest.raises(TypeError, match="FractionalMaxPool3d"):
-        ops.fractional_max_pool3d(Tensor(np.ones((1, 1, 4, 4, 4), np.float32)), 1.5,
-                                  output_size=2)
-
-
 def test_cell_cls_name():
     class MyNet(nn.Cell):
         def construct(self, x):

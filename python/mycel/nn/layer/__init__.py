@@ -56,5 +56,3 @@ from mycel.nn.layer.pooling_ext import (LPPool1d, LPPool2d, MaxUnpool1d,  # noqa
                                         MaxUnpool2d, MaxUnpool3d, MaxPool3d, AvgPool3d)
 __all__ += ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d",
             "AvgPool3d"]
-from mycel.nn.layer.pooling_ext import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
-__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -6,7 +6,6 @@ from mycel.nn.cell import Cell
 from mycel.ops.function import unpool_func as _U
 from mycel.ops.function import pool3d_func as _P3
 from mycel.ops.function import pool_nd_func as _PN
-from mycel.ops.function import fractional_fixed_pool_func as _FF
 
 
 class _LPPool(Cell):
@@ -125,34 +124,3 @@ class AvgPool3d(Cell):
 
     def extend_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
-
-
-class _FractionalMaxPoolNd(Cell):
-    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                 _random_samples=None):
-        super().__init__()
-        self.kernel_size, self.output_size = kernel_size, output_size
-        self.output_ratio, self.return_indices = output_ratio, return_indices
-        self._random_samples = _random_samples
-
-
-class FractionalMaxPool2d(_FractionalMaxPoolNd):
-    """FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None): fractional max pooling of [N, C, H, W]
-    (``ops.fractional_max_pool2d``, ops/function/fractional_fixed_pool_func.py)."""
-
-    def construct(self, x):
-        return _FF.fractional_max_pool2d(x, self.kernel_size, self.output_size,
-                                         self.output_ratio, self.return_indices,
-                                         self._random_samples)
-
-
-class FractionalMaxPool3d(_FractionalMaxPoolNd):
-    """FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None): fractional max pooling of [N, C, D, H, W]
-    (``ops.fractional_max_pool3d``, ops/function/fractional_fixed_pool_func.py)."""
-
-    def construct(self, x):
-        return _FF.fractional_max_pool3d(x, self.kernel_size, self.output_size,
-                                         self.output_ratio, self.return_indices,
-                                         self._random_samples)

@@ -30,4 +30,3 @@ from mycel.ops.function.deformable_func import *  # noqa: F401,F403
 from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
-from mycel.ops.function.fractional_fixed_pool_func import *  # noqa: F401,F403
