@@ -394,3 +394,26 @@ def test_set_inputs_takes_a_dtype_compiled_by_value():
             np.testing.assert_array_equal(got.asnumpy(), [n, n])
     finally:
         ms.set_context(mode=old)
+
+
+def test_functional_partial_and_optimizer_parameter_clone(mode):
+    from mycel.ops import functional as F
+
+    def affine(a, b, x):
+        return x * a + b
+
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            f = F.partial(affine, 2.0, 1.0)
+            return F.partial(ops.add, f(x))(y)
+
+    x, y = Tensor(np.arange(3, dtype=np.float32)), Tensor(np.ones(3, np.float32))
+    np.testing.assert_array_equal(Net()(x, y).asnumpy(), np.arange(3) * 2 + 2)
+    ps = [ms.Parameter(Tensor(np.ones((2, 3), np.float32)), "w"),
+          ms.Parameter(Tensor(np.ones(3, np.float32)), "b")]
+    opt = nn.SGD(ps, 0.1)
+    m = opt.parameters.clone(prefix="mom", init="zeros")
+    assert [p.name for p in m] == ["mom.w", "mom.b"]
+    assert [tuple(p.shape) for p in m] == [(2, 3), (3,)]
+    assert all(float(p.asnumpy().sum()) == 0 for p in m)
+    assert opt.map_reverse(lambda a, b: a + b, (1, 2), (10, 20)) == (11, 22)

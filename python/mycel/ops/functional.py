@@ -73,3 +73,12 @@ def shape_mul(shape):
     for d in shape:
         out *= d
     return out
+
+
+def partial(func, *args):
+    """func with its first arguments bound (MindSpore's F.partial, functools.partial's
+    positional form): partial(f, a)(b) is f(a, b). A plain closure, so GRAPH mode compiles it
+    (F.partial(fn, ...) mapped over parameters is how MindSpore's optimizers update them)."""
+    def bound(*rest):
+        return func(*args, *rest)
+    return bound

@@ -18,12 +18,13 @@ import numbers
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.common.parameter import Parameter
+from mycel.common.parameter import Parameter, ParameterTuple
 from mycel.nn.cell import Cell
 from mycel.nn.learning_rate_schedule import LearningRateSchedule
 from mycel.ops.function.array_func import assign_add
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
+from mycel.ops._multitype import HyperMap, Map
 
 Tensor = _C.Tensor
 
@@ -72,6 +73,15 @@ def _const(v):
     return Tensor(np.float32(v))
 
 
+class _Parameters(ParameterTuple):
+    """Optimizer.parameters: the Parameters an optimizer updates, as MindSpore's
+    ParameterTuple (``clone(prefix, init)`` makes its state); the names need not be
+    distinct (the groups' checks have run)."""
+
+    def __new__(cls, items):
+        return tuple.__new__(cls, items)
+
+
 class Optimizer(Cell):
     """Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0): the base class.
 
@@ -94,7 +104,10 @@ class Optimizer(Cell):
         self.is_group_lr = self.is_group and any(
             isinstance(g, dict) and "lr" in g for g in parameters)
         self._params_list = params
-        self.parameters = tuple(params)  # what it updates, in gradient order
+        self.parameters = _Parameters(params)  # what it updates, in gradient order
+        # MindSpore's mapping helpers, which subclasses' construct use to update each
+        # parameter (map_reverse runs the last parameter first)
+        self.map_, self.map_reverse, self.hyper_map = Map(), Map(None, True), HyperMap()
         self.loss_scale = _check_float(name, "loss_scale", loss_scale)
         if self.loss_scale <= 0:
             raise ValueError(f"For '{name}', the 'loss_scale' must be positive, but got "
