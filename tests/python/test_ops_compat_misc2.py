@@ -417,3 +417,12 @@ def test_functional_partial_and_optimizer_parameter_clone(mode):
     assert [tuple(p.shape) for p in m] == [(2, 3), (3,)]
     assert all(float(p.asnumpy().sum()) == 0 for p in m)
     assert opt.map_reverse(lambda a, b: a + b, (1, 2), (10, 20)) == (11, 22)
+
+
+def test_sub_with_alpha(mode):
+    x = Tensor(np.array([4.0, 5.0, 6.0], np.float32))
+    y = Tensor(np.array(1, np.int32))
+    got = _Fn(lambda a, b: a.__sub__(b, alpha=2))(x, y)
+    np.testing.assert_array_equal(got.asnumpy(), [2, 3, 4])
+    np.testing.assert_array_equal(_Fn(lambda a, b: a.__sub__(b))(x, y).asnumpy(), [3, 4, 5])
+    np.testing.assert_array_equal((x - y).asnumpy(), [3, 4, 5])

@@ -7,7 +7,8 @@ attaches them to Tensor; GRAPH mode compiles the same functions):
   median + sigma * tan(pi (u - 1/2)) with u ~ U[0, 1);
 - ``log_normal(mean=1, std=2)``: exp(mean + std * z) with z ~ N(0, 1), self's shape and dtype;
 - ``__isub__(other, *, alpha=1)``: self - alpha * other, a new tensor (``x -= y`` rebinds, as
-  Python's other augmented operators on tensors do).
+  Python's other augmented operators on tensors do); ``x.__sub__(other, alpha=a)`` computes
+  the same (GRAPH_FORMS gives graph code that form).
 """
 import math
 
@@ -61,6 +62,10 @@ def log_normal(self, mean=1.0, std=2.0):
 
 def _isub(self, other, *, alpha=1):
     return _m.sub(self, other if alpha == 1 else _m.mul(other, alpha))
+
+
+# Graph code's form of x.__sub__(other, alpha=...) (the eager one is a C++ overload).
+GRAPH_FORMS = {"__sub__": _isub}
 
 
 METHODS = {

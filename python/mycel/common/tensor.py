@@ -534,3 +534,4 @@ Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code'
 from mycel.common import _tensor_linalg_methods  # noqa: E402
 for _name, _fn in _tensor_linalg_methods.METHODS.items():
     setattr(Tensor, _name, _fn)
+Tensor._mycel_graph_forms.update(_tensor_linalg_methods.GRAPH_FORMS)
