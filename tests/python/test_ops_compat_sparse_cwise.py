@@ -175,3 +175,21 @@ def test_sparse_matrix_softmax_batched_and_gradient():
                                           Tensor(np.ones(1, np.int32)))
     with pytest.raises(TypeError, match="csr_softmax"):
         csr_softmax(Tensor(np.ones((2, 2), np.float32)), ms.float32)
+
+
+def test_index_and_pointer_checks(mode):
+    v = Tensor(np.ones(1, np.float32))
+    s = Tensor(np.array([2, 3], np.int64))
+    for bad in ([[0, 3]], [[0, -1]], [[2, 0]]):
+        with pytest.raises(ValueError, match="SparseDenseCwiseAdd"):
+            _Fn(lambda i, a, b, c: S.SparseDenseCwiseAdd()(i, a, b, c))(
+                Tensor(np.array(bad, np.int64)), v, s, Tensor(np.ones(3, np.float32)))
+        with pytest.raises(ValueError, match="SparseReshape"):
+            _Fn(lambda i, a, b: S.SparseReshape()(i, a, b))(
+                Tensor(np.array(bad, np.int64)), s, Tensor(np.array([6], np.int64)))
+    for rp in ([0, 2, 1], [1, 1, 3], [0, 1, 2]):  # falling, not from 0, not ending at nnz
+        with pytest.raises(ValueError, match="SparseMatrixSoftmax"):
+            _Fn(lambda *a: S.SparseMatrixSoftmax(ms.float32)(*a))(
+                Tensor(np.array([2, 3], np.int64)), Tensor(np.array([0, 3], np.int64)),
+                Tensor(np.array(rp, np.int64)), Tensor(np.array([0, 1, 2], np.int64)),
+                Tensor(np.ones(3, np.float32)))

@@ -57,6 +57,14 @@ def _check_shape_arg(op, dtype):
         raise TypeError(f"For '{op}', x1_shape must be int64, but got {dtype}.")
 
 
+def _check_indices(op, name, shape_name, indices, shape):
+    """A ValueError, when it runs, for an index outside [0, shape) (both modes)."""
+    bad = prim("LogicalOr")(prim("Less")(indices, 0),
+                            prim("GreaterEqual")(indices, prim("ExpandDims")(shape, 0)))
+    if bad.any():
+        raise ValueError(f"For '{op}', every row of '{name}' must lie in [0, '{shape_name}').")
+
+
 def sparse_dense_cwise(op, combine, x1_indices, x1_values, x1_shape, x2):
     """combine(values, x2 at each value's index) (module docstring); x1_shape is the dense
     shape of the sparse tensor (its values are not read: x2 must broadcast to it)."""
@@ -64,6 +72,7 @@ def sparse_dense_cwise(op, combine, x1_indices, x1_values, x1_shape, x2):
     _check_shape_arg(op, as_tensor(x1_shape).dtype)
     r, strides = _cwise_plan(op, indices.shape, indices.dtype, values.shape, dense.shape,
                              values.dtype, dense.dtype)
+    _check_indices(op, "x1_indices", "x1_shape", indices, as_tensor(x1_shape))
     if dense.ndim == 0:
         return combine(values, dense)
     cols = prim("Gather")(indices, _C.Tensor(np.arange(r - dense.ndim, r, dtype=np.int64)), 1)
@@ -91,6 +100,7 @@ def sparse_reshape(indices, shape, new_shape):
     """(y_indices [N, R'], y_shape [R']) (module docstring)."""
     indices, shape, new_shape = as_tensor(indices), as_tensor(shape), as_tensor(new_shape)
     _reshape_plan(indices.shape, indices.dtype, shape.shape, shape.dtype, new_shape.dtype)
+    _check_indices("SparseReshape", "indices", "shape", indices, shape)
     total = prim("ReduceProd", keep_dims=False)(shape, (0,))
     unknown = prim("Equal")(new_shape, -1)
     n_unknown = prim("ReduceSum", keep_dims=False)(prim("Cast", dtype=_C.int64)(unknown), (0,))
@@ -131,12 +141,25 @@ def _softmax_plan(rank, bp_shape, rp_shape, val_shape, val_dtype, dtype):
     return batch, rp_shape[0] // batch - 1, val_shape[0]
 
 
+def _batch_counts(bp, batch, nnz):
+    """The number of values of each batch: nnz for one batch, else batch_pointers' steps."""
+    if batch == 1:
+        return _C.Tensor(np.array([nnz], np.int64))
+    b = prim("Cast")(bp, _C.int64)
+    return prim("Sub")(b[1:batch + 1], b[:batch])
+
+
 def csr_softmax_values(dense_shape, batch_pointers, row_pointers, values, dtype=None):
     """The softmax of each stored row's values (module docstring)."""
     bp, rp, v = as_tensor(batch_pointers), as_tensor(row_pointers), as_tensor(values)
     batch, rows, nnz = _softmax_plan(as_tensor(dense_shape).shape[0], bp.shape, rp.shape,
                                      v.shape, v.dtype, dtype)
     local = prim("Reshape")(prim("Cast")(rp, _C.int64), (batch, rows + 1))
+    steps = prim("Sub")(local[:, 1:], local[:, :rows])
+    if prim("Less")(steps, 0).any() or (local[:, 0] != 0).any() or \
+            (local[:, rows] != _batch_counts(bp, batch, nnz)).any():
+        raise ValueError("For 'SparseMatrixSoftmax', the row pointers must rise from 0 to each "
+                         "batch's number of values.")
     if batch > 1:
         starts = prim("Reshape")(prim("Cast")(bp, _C.int64)[:batch], (batch, 1))
         local = prim("Add")(local, starts)
