@@ -6,7 +6,7 @@ from mycel.ops import operations as _P
 __all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
-# ParameterizedTruncatedNormal (compat_misc_ops.py; also ops.operations').
+# ParameterizedTruncatedNormal (compat_misc_ops.py; also in ops.operations).
 from mycel.ops.operations.compat_misc_ops import ParameterizedTruncatedNormal  # noqa: E402
 __all__ += ["ParameterizedTruncatedNormal"]
 
