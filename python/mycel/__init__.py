@@ -93,3 +93,49 @@ __all__ += ["dtype_to_nptype", "pytype_to_dtype"]
 from mycel import mint  # noqa: E402,F401
 from mycel.common.lazy_inline import lazy_inline, no_inline  # noqa: E402,F401
 __all__ += ["mint", "lazy_inline", "no_inline"]
+
+# MindSpore's top-level helpers (common/toplevel.py), dtype aliases and types.
+from mycel.common.toplevel import (manual_seed, seed, initial_seed,  # noqa: E402,F401
+                                   get_rng_state, set_rng_state, set_device, dtype_to_pytype,
+                                   get_py_obj_dtype, run_check)
+from mycel.common.dtype import (half, single, double, byte, short, intc, intp,  # noqa: E402,F401
+                                ubyte, ushort, uintc, uintp, string, TensorType, Type)
+from mycel.ops.primitive import constexpr  # noqa: E402,F401
+from mycel.ops.composite import get_grad  # noqa: E402,F401
+__all__ += ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+            "set_device", "dtype_to_pytype", "get_py_obj_dtype", "run_check", "half", "single",
+            "double", "byte", "short", "intc", "intp", "ubyte", "ushort", "uintc", "uintp",
+            "string", "TensorType", "Type", "constexpr", "get_grad"]
+tensor_type = TensorType
+from mycel.train import (check_checkpoint, ckpt_to_safetensors,  # noqa: E402,F401
+                         safetensors_to_ckpt, load_checkpoint_async, async_ckpt_thread_status)
+from mycel.train.dataset_helper import DatasetHelper  # noqa: E402,F401
+from mycel.log import get_level, get_log_config  # noqa: E402,F401
+__all__ += ["check_checkpoint", "ckpt_to_safetensors", "safetensors_to_ckpt",
+            "load_checkpoint_async", "async_ckpt_thread_status", "DatasetHelper", "get_level",
+            "get_log_config"]
+from mycel.common.toplevel import ms_memory_recycle  # noqa: E402,F401
+from mycel.train.dataset_helper import connect_network_with_dataset  # noqa: E402,F401
+__all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
+from mycel import profiler  # noqa: E402,F401
+from mycel.profiler import Profiler  # noqa: E402,F401
+__all__ += ["Profiler"]
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):
+    """A Tensor of input_data (``mindspore.tensor``, the function form of ``Tensor(...)``).
+
+    device: only None or "CPU" (mycel places tensors on the CPU unless moved with ``.to``).
+    """
+    if device not in (None, "CPU", "cpu"):
+        raise ValueError(f"For 'tensor', device must be None or 'CPU', but got {device!r}.")
+    if isinstance(input_data, Tensor) and shape is None and init is None and not const_arg:
+        # a new tensor of its value (also in graph code, where Tensor(...) of a run-time value
+        # would go through the JIT fallback)
+        return ops.cast(input_data, input_data.dtype if dtype is None else dtype)
+    if input_data is not None and shape is None and init is None and not const_arg:
+        return Tensor(input_data, dtype)
+    return Tensor(input_data, dtype, shape, init, const_arg=const_arg)
+
+
+__all__ += ["tensor"]

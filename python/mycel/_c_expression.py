@@ -74,3 +74,15 @@ class CommExecOrderChecker:
     def is_collecting(self):
         from mycel import _mycel
         return _mycel._comm_exec_order_recording()
+
+
+def get_code_extra(code):
+    """MindSpore's record of how its bytecode JIT (PIJit) compiled a function's code object.
+
+    mycel compiles from the source (the AST front end) and has no bytecode JIT, so no code
+    object has such a record: always None (MindSpore's answer for code PIJit never ran)."""
+    import types as _types
+    if not isinstance(code, (_types.CodeType, _types.FunctionType, _types.MethodType)):
+        raise TypeError(f"get_code_extra() expects a code object or a function, but got "
+                        f"{type(code).__name__}")
+    return None

@@ -24,6 +24,21 @@ std::string with_location(const std::string& msg, const SourceSpan& sp) {
   return msg.substr(0, at) + "\n" + ex + msg.substr(at);
 }
 
+namespace {
+// Whether the specialised value o never returns because every path to it raises: a raise, a
+// value depending on one, or a call of a specialised graph whose output is such a value (an
+// if-branch whose nested if raises). Depth-bounded: a recursion is not a raise.
+bool always_raises(Node* o, int depth = 0) {
+  if (o == nullptr || !o->is_cnode() || depth > 64) return false;
+  auto* n = static_cast<CNode*>(o);
+  if (n->is_builtin(Builtin::Raise)) return true;
+  if (n->is_builtin(Builtin::Depend)) return always_raises(n->input(1), depth + 1);
+  Node* f = n->input(0);
+  if (!f->is_value() || !static_cast<ValueNode*>(f)->value().is(ValueKind::Graph)) return false;
+  return always_raises(static_cast<ValueNode*>(f)->value().as_graph()->output(), depth + 1);
+}
+}  // namespace
+
 void Specializer::fail(ErrorKind kind, const SourceSpan& sp, const std::string& msg) {
   throw_error(kind, with_location(msg, sp));
 }
@@ -568,6 +583,18 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
   }
   if (fa->kind == AbsKind::Const && fa->value && fa->value->is(ValueKind::PyObj))
     return call_host(c, fn, std::move(args), std::move(kw), sp);
+  // A value the JIT fallback computes in Python at run time (a library function's or an
+  // unknown class's result): name what made it, since its type is known only then.
+  if (fn->is_cnode() && static_cast<CNode*>(fn)->is_builtin(Builtin::PyExecute)) {
+    const AbsPtr& h = static_cast<CNode*>(fn)->input(1)->abstract();
+    if (h && h->value && h->value->is(ValueKind::PyObj))
+      fail(ErrorKind::Type, sp,
+           str("'", fa->to_string(), "' object is not callable: the callee is the result of ",
+               h->value->as_host()->repr(),
+               "(...), which runs in the Python interpreter at run time (JIT fallback), so graph "
+               "code cannot call it; call it outside the graph, or use an operation graph mode "
+               "supports"));
+  }
   fail(ErrorKind::Type, sp, str("'", fa->to_string(), "' object is not callable"));
 }
 
@@ -645,6 +672,7 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
     }
     bound[static_cast<size_t>(s.kwarg)] = builtin(c, Builtin::MakeDict, kv, {}, sp);
   }
+  std::vector<std::string> missing[2];  // positional, keyword-only (Python's two messages)
   for (size_t i = 0; i < np; ++i) {
     if (bound[i] != nullptr) continue;
     if (i < s.defaults.size() && s.defaults[i].has_value()) {
@@ -653,7 +681,21 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
       bound[i] = constant(d, sp);
       continue;
     }
-    fail(ErrorKind::Type, sp, str(fname, "() missing required argument '", pname(i), "'"));
+    missing[s.kwonly_begin >= 0 && static_cast<int>(i) >= s.kwonly_begin ? 1 : 0].push_back(
+        pname(i));
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    const std::vector<std::string>& m = missing[kind];
+    if (m.empty()) continue;
+    std::string names;  // 'a', 'b' and 'c'
+    for (size_t j = 0; j < m.size(); ++j) {
+      if (j > 0) names.append(j + 1 < m.size() ? ", " : m.size() > 2 ? ", and " : " and ");
+      names.append(str("'", m[j], "'"));
+    }
+    fail(
+        ErrorKind::Type, sp,
+        str(fname, "() missing ", m.size(), " required ", kind == 0 ? "positional" : "keyword-only",
+            " argument", m.size() == 1 ? "" : "s", ": ", names));
   }
   return bound;
 }
@@ -956,8 +998,7 @@ void Specializer::run_ctx(Ctx* k) {
   }
   // No result: legitimately while a recursion it reached is still being solved (a later
   // round recomputes it), or when every path raises.
-  bool raises = k->out->output()->is_cnode() &&
-                static_cast<CNode*>(k->out->output())->is_builtin(Builtin::Raise);
+  bool raises = always_raises(k->out->output());
   k->tainted = !k->ret && provisional_reads_ != reads_before;
   if (!k->ret && provisional_reads_ == reads_before && !raises)
     fail(ErrorKind::Runtime, g->span(),

@@ -2,6 +2,7 @@
 // sequences, truth values, attributes, indexing of sequences, and the Python builtins the
 // compiler models (len, isinstance, range, zip, enumerate, int, float, print, ...).
 #include <cmath>
+#include <optional>
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
@@ -32,6 +33,136 @@ ValueKind arith_kind(ValueKind a, ValueKind b, Builtin op) {
 bool is_compare(Builtin b) {
   return b == Builtin::Lt || b == Builtin::Le || b == Builtin::Gt || b == Builtin::Ge ||
          b == Builtin::Eq || b == Builtin::Ne;
+}
+
+// Attribute `name` of Python module `module`, converted, or none when it has no such one.
+std::optional<Value> module_attr(Host& host, Module& m, const char* module,
+                                 const std::string& name) {
+  Value mod = host.call_builtin(
+      m, "__import__",
+      {Value::string(module), Value::none(), Value::none(), Value::tuple({Value::string("*")})});
+  if (!host.call_builtin(m, "hasattr", {mod, Value::string(name)}).as_bool()) return std::nullopt;
+  return host.getattr(m, mod, name);
+}
+
+// The function `name` of mycel.common.graph_methods (graph code for the methods of dicts,
+// lists and tuples, and the run-time `in`), or none when the module has no such function.
+std::optional<Value> graph_method(Host& host, Module& m, const std::string& name) {
+  return module_attr(host, m, "mycel.common.graph_methods", name);
+}
+
+// The operator module's function for a binary builtin (nullptr: none).
+const char* operator_function(Builtin b) {
+  switch (b) {
+    case Builtin::Add:
+      return "add";
+    case Builtin::Sub:
+      return "sub";
+    case Builtin::Mul:
+      return "mul";
+    case Builtin::TrueDiv:
+      return "truediv";
+    case Builtin::FloorDiv:
+      return "floordiv";
+    case Builtin::Mod:
+      return "mod";
+    case Builtin::Pow:
+      return "pow";
+    case Builtin::MatMul:
+      return "matmul";
+    case Builtin::BitAnd:
+      return "and_";
+    case Builtin::BitOr:
+      return "or_";
+    case Builtin::BitXor:
+      return "xor";
+    case Builtin::LShift:
+      return "lshift";
+    case Builtin::RShift:
+      return "rshift";
+    case Builtin::Lt:
+      return "lt";
+    case Builtin::Le:
+      return "le";
+    case Builtin::Gt:
+      return "gt";
+    case Builtin::Ge:
+      return "ge";
+    default:
+      return nullptr;
+  }
+}
+
+// Whether two items are equal as Python's == decides it in a sequence comparison; nullopt
+// when only the run time knows (a tensor, a scalar known at run time).
+std::optional<bool> items_equal(const AbsPtr& x, const AbsPtr& y) {
+  if (x->value && y->value) {
+    const Value &u = *x->value, &v = *y->value;
+    if (u.is_scalar() && v.is_scalar() && !u.is(ValueKind::Str) && !v.is(ValueKind::Str))
+      return fold_scalar(Builtin::Eq, u, v).as_bool();
+    return u == v;
+  }
+  if (is_seq_abs(x) && is_seq_abs(y)) {
+    if (x->kind != y->kind || x->elems.size() != y->elems.size()) return false;
+    for (size_t i = 0; i < x->elems.size(); ++i) {
+      std::optional<bool> e = items_equal(x->elems[i], y->elems[i]);
+      if (!e || !*e) return e;
+    }
+    return true;
+  }
+  return std::nullopt;
+}
+
+// Python's order of two sequences of one kind (tuples, or lists): the first pair of items
+// that differ decides, else the lengths. Decided at compile time, so the items up to the
+// deciding pair must be known then.
+bool seq_order(Builtin b, const AbsPtr& x, const AbsPtr& y) {
+  const size_t n = std::min(x->elems.size(), y->elems.size());
+  for (size_t i = 0; i < n; ++i) {
+    const AbsPtr &u = x->elems[i], &v = y->elems[i];
+    std::optional<bool> eq = items_equal(u, v);
+    MC_CHECK(eq.has_value(), Type, "'", builtin_name(b), "' between '", x->to_string(), "' and '",
+             y->to_string(), "': item ", i, " (", u->to_string(), " and ", v->to_string(),
+             ") is known only at run time; in graph mode the input element must be scalar "
+             "constants up to the items that decide a sequence comparison");
+    if (*eq) continue;
+    if (is_seq_abs(u) && u->kind == v->kind) return seq_order(b, u, v);
+    MC_CHECK(u->value && v->value, Type, "'", builtin_name(b), "' not supported between '",
+             u->to_string(), "' and '", v->to_string(), "' in a sequence comparison");
+    return fold_scalar(b, *u->value, *v->value).as_bool();
+  }
+  return fold_scalar(b, Value::integer(static_cast<int64_t>(x->elems.size())),
+                     Value::integer(static_cast<int64_t>(y->elems.size())))
+      .as_bool();
+}
+
+// xs[start:stop:step] = vals on the items of a list, as Python does it: a plain slice takes
+// any number of items, an extended one (step other than 1) exactly as many as it selects.
+std::vector<Node*> slice_assign(std::vector<Node*> items, const SliceData& s,
+                                const std::vector<Node*>& vals) {
+  const int64_t n = static_cast<int64_t>(items.size());
+  auto get = [](const Value& e, int64_t dflt) { return e.is_none() ? dflt : e.as_int(); };
+  const int64_t step = get(s.step, 1);
+  MC_CHECK(step != 0, Value, "slice step cannot be zero");
+  const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+  auto clamp = [&](int64_t e) {
+    if (e < 0) e += n;
+    return std::max(lo, std::min(e, hi));
+  };
+  const int64_t start = s.start.is_none() ? (step > 0 ? 0 : n - 1) : clamp(get(s.start, 0));
+  const int64_t stop = s.stop.is_none() ? (step > 0 ? n : -1) : clamp(get(s.stop, 0));
+  if (step == 1) {
+    std::vector<Node*> out(items.begin(), items.begin() + start);
+    out.insert(out.end(), vals.begin(), vals.end());
+    out.insert(out.end(), items.begin() + std::max(start, stop), items.end());
+    return out;
+  }
+  std::vector<int64_t> at;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) at.push_back(i);
+  MC_CHECK(vals.size() == at.size(), Value, "attempt to assign sequence of size ", vals.size(),
+           " to extended slice of size ", at.size());
+  for (size_t j = 0; j < at.size(); ++j) items[static_cast<size_t>(at[j])] = vals[j];
+  return items;
 }
 
 }  // namespace
@@ -196,6 +327,24 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
         r = mixed_cast(c, r, *t, sp);
     return r;
   }
+  // A method of a dict, list or tuple (d.get(k), t.fromkeys(ks, v), xs.index(v)): its graph
+  // code in mycel.common.graph_methods, bound to the value as a Tensor method is.
+  if (a->kind == AbsKind::Dict || is_seq_abs(a)) {
+    const char* type = a->kind == AbsKind::Dict   ? "dict"
+                       : a->kind == AbsKind::List ? "list"
+                                                  : "tuple";
+    std::optional<Value> m = graph_method(host_, src_, str(type, "_", name));
+    MC_CHECK(m.has_value(), Type, "AttributeError: '", type, "' object has no attribute '", name,
+             "' in graph mode");
+    Node* fn = eval_value(*m, sp, c);
+    FuncCandidate cand = fn->abstract()->funcs[0];
+    cand.bound.push_back(a);
+    return emit_builtin(c, Builtin::Partial, {fn, obj}, Abstract::func({cand}), sp);
+  }
+  // A method of a constant string ("{}".format(x), s.upper()): Python's own, run by the host
+  // at compile time on constants, at run time otherwise (the JIT fallback).
+  if (a->value && a->value->is(ValueKind::Str))
+    return eval_value(host_.getattr(src_, *a->value, name), sp, c);
   if (a->value && a->value->is(ValueKind::DType)) {
     DType t = a->value->as_dtype();
     if (name == "is_floating_point") return constant(Value::boolean(is_floating(t)), sp);
@@ -340,6 +489,15 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
       return is_rule(b, args, sp);
     case Builtin::In:
     case Builtin::NotIn:
+      if (!args[0]->abstract()->value ||
+          (is_seq_abs(args[1]->abstract()) && !args[1]->abstract()->value)) {
+        // x, or the items, known only at run time: graph_methods.contains compares x with
+        // each item.
+        std::optional<Value> f = graph_method(host_, src_, "contains");
+        MC_ASSERT(f.has_value(), "mycel.common.graph_methods has no contains");
+        Node* r = call(c, eval_value(*f, sp, c), {args[0], args[1]}, {}, sp);
+        return b == Builtin::In ? r : not_rule(c, r, sp);
+      }
       return in_rule(b, args, sp);
     case Builtin::Print:
       return print_rule(c, std::move(args), kw, sp);
@@ -383,6 +541,8 @@ Node* Specializer::unary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args,
   MC_CHECK(is_scalar_abs(a), Type, "bad operand type for unary ", builtin_name(b), ": '",
            a->to_string(), "'");
   if (b == Builtin::Pos) return args[0];
+  MC_CHECK(b != Builtin::Invert || a->stype != ValueKind::Float, Type,
+           "bad operand type for unary ~: 'float'");
   if (a->value) {
     const Value& v = *a->value;
     if (b == Builtin::Neg)
@@ -427,7 +587,20 @@ Node* Specializer::setitem(Ctx* c, Node* x, Node* key, Node* v, const SourceSpan
   const AbsPtr& k = key->abstract();
   if (is_seq_abs(a)) {
     std::vector<Node*> items = unpack(c, x, sp);
-    MC_CHECK(k->value && k->value->is(ValueKind::Int), Type,
+    if (k->value && k->value->is(ValueKind::Slice)) {
+      // xs[i:j:k] = v: v iterable (a sequence, or a tensor unpacked along its first axis)
+      const AbsPtr& va = v->abstract();
+      const SliceData& sl = k->value->as_slice();
+      const bool extended = !sl.step.is_none() && sl.step.as_int() != 1;
+      MC_CHECK(is_seq_abs(va) || va->kind == AbsKind::Tensor || va->kind == AbsKind::Dict ||
+                   (va->value && va->value->is(ValueKind::Str)),
+               Type,
+               extended ? "must assign iterable to extended slice" : "can only assign an iterable",
+               " (got ", va->to_string(), ")");
+      return make_seq(c, a->kind == AbsKind::List,
+                      slice_assign(std::move(items), sl, unpack(c, v, sp)), sp);
+    }
+    MC_CHECK(k->value && (k->value->is(ValueKind::Int) || k->value->is(ValueKind::Bool)), Type,
              "list index in an assignment must be a constant int in graph mode");
     int64_t i = k->value->as_int(), n = static_cast<int64_t>(items.size());
     MC_CHECK(i >= -n && i < n, Index, "IndexError: list assignment index out of range");
@@ -487,6 +660,14 @@ Node* Specializer::in_rule(Builtin b, const std::vector<Node*>& args, const Sour
   } else if (s->value && s->value->is(ValueKind::Str) && x->value->is(ValueKind::Str)) {
     found = s->value->as_str().find(x->value->as_str()) != std::string::npos;
   } else {
+    // Python's words for a number on the right
+    if (s->kind == AbsKind::Scalar && s->stype != ValueKind::Str) {
+      const char* t = s->stype == ValueKind::Int     ? "int"
+                      : s->stype == ValueKind::Float ? "float"
+                      : s->stype == ValueKind::Bool  ? "bool"
+                                                     : "NoneType";
+      MC_THROW(Type, "argument of type '", t, "' is not iterable");
+    }
     MC_THROW(Type, "'in' on ", s->to_string(), " is not supported in graph mode");
   }
   return constant(Value::boolean(b == Builtin::In ? found : !found), sp);
@@ -586,6 +767,16 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
   MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
   const AbsPtr& x = args[0]->abstract();
   const AbsPtr& y = args[1]->abstract();
+  if (b == Builtin::Mod && x->value && x->value->is(ValueKind::Str)) {
+    // "%d items" % n: Python's formatting, now on a constant, else at run time (JIT fallback)
+    if (y->value && !y->value->is(ValueKind::Tensor))
+      return eval_value(host_.call_builtin(src_, "mod", {*x->value, *y->value}), sp, c);
+    std::optional<Value> cls = graph_method(host_, src_, "PercentFormat");
+    MC_ASSERT(cls.has_value(), "mycel.common.graph_methods has no PercentFormat");
+    Value fmt = host_.call(src_, *cls, {*x->value}, {});
+    warn(sp, "'%' formatting runs in the Python interpreter at run time (JIT fallback)");
+    return emit_builtin(c, Builtin::PyExecute, {constant(fmt, sp), args[1]}, Abstract::any(), sp);
+  }
   if (x->kind == AbsKind::Tensor || y->kind == AbsKind::Tensor) {
     if ((b == Builtin::Eq || b == Builtin::Ne) &&
         ((x->kind == AbsKind::Scalar && x->stype == ValueKind::None) ||
@@ -619,6 +810,22 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
     for (Node* n : unpack(c, args[1], sp)) items.push_back(n);
     return make_seq(c, x->kind == AbsKind::List, items, sp);
   }
+  if (is_seq_abs(x) && x->kind == y->kind && is_compare(b)) {
+    if (b == Builtin::Eq || b == Builtin::Ne) {
+      std::optional<bool> eq = items_equal(x, y);
+      if (eq) return constant(Value::boolean(*eq == (b == Builtin::Eq)), sp);
+    } else {
+      return constant(Value::boolean(seq_order(b, x, y)), sp);
+    }
+  }
+  if (b == Builtin::Mul && (is_seq_abs(x) || is_seq_abs(y))) {
+    const AbsPtr& k = is_seq_abs(x) ? y : x;  // the repeat count
+    MC_CHECK(!(k->kind == AbsKind::Scalar && k->stype == ValueKind::Float) &&
+                 k->kind != AbsKind::Tensor && !is_seq_abs(k),
+             Type, "can't multiply sequence by non-int of type '",
+             k->kind == AbsKind::Scalar ? "float" : k->to_string(), "'");
+    if (is_seq_abs(y) && !is_seq_abs(x)) return binary_rule(c, b, {args[1], args[0]}, sp);
+  }
   if (b == Builtin::Mul && is_seq_abs(x) && y->value && y->value->is(ValueKind::Int)) {
     std::vector<Node*> one = unpack(c, args[0], sp), items;
     for (int64_t r = 0; r < y->value->as_int(); ++r)
@@ -634,13 +841,11 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
     }
     if (b == Builtin::Add && u.is(ValueKind::Str) && v.is(ValueKind::Str))
       return constant(Value::string(u.as_str() + v.as_str()), sp);
-    if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj)) {
-      static const char* const names[] = {"__add__",      "__sub__", "__mul__", "__truediv__",
-                                          "__floordiv__", "__mod__", "__pow__", "__matmul__"};
-      int idx = static_cast<int>(b) - static_cast<int>(Builtin::Add);
-      if (idx >= 0 && idx < 8 && u.is(ValueKind::PyObj))
-        return eval_value(host_.call(src_, host_.getattr(src_, u, names[idx]), {v}, {}), sp, c);
-    }
+    // A host object's operator (re.M | re.I, a class's __add__ or __radd__): Python's own
+    // rule, run now by the operator module's function.
+    if (u.is(ValueKind::PyObj) || v.is(ValueKind::PyObj))
+      if (const char* op = operator_function(b))
+        return eval_value(host_.call_builtin(src_, op, {u, v}), sp, c);
   }
   if ((b == Builtin::Eq || b == Builtin::Ne) && x->kind != y->kind)
     return constant(Value::boolean(b == Builtin::Ne), sp);

@@ -267,6 +267,25 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
   if (name == "len") {
     need(1);
     if (Node* r = len_rule(c, args[0], sp)) return r;
+  } else if (name == "Tensor") {
+    // Tensor(t) / Tensor(t, dtype) of a tensor known only at run time (an asnumpy() result
+    // included): its value, cast to dtype; anything else is the class's own call.
+    Node* dt = args.size() == 2 ? args[1] : nullptr;
+    bool plain = args.size() == 1 || args.size() == 2;
+    for (auto& [k, v] : kw) {
+      plain = plain && k == "dtype" && dt == nullptr;
+      dt = v;
+    }
+    if (plain && A(0)->kind == AbsKind::Tensor && !A(0)->value) {
+      const AbsPtr* d = dt != nullptr ? &dt->abstract() : nullptr;
+      if (d == nullptr || ((*d)->value && (*d)->value->is(ValueKind::None))) return args[0];
+      if ((*d)->value && (*d)->value->is(ValueKind::DType)) {
+        Attrs at;
+        at.set("dtype", (*d)->value->as_dtype());
+        return emit_prim(c, op_def(OpId::Cast), at, {args[0]}, sp);
+      }
+    }
+    return nullptr;  // the class's own call: now on constants, else the JIT fallback
   } else if (name == "isinstance") {
     need(2);
     MC_CHECK(A(1)->value.has_value(), Type, "isinstance() needs a class known at compile time");

@@ -216,8 +216,9 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   for (const AttrSpec& s : op.attrs)
     if (s.when == AttrWhen::Call) call_specs.push_back(&s);
   size_t extra = args.size() - next;
-  MC_CHECK(extra <= call_specs.size(), Type, "For '", op.name,
-           "', too many arguments: ", args.size(), " given.");
+  MC_CHECK(extra <= call_specs.size(), Type, "For Operator[", op.name,
+           "], the number of inputs should be less than or equal to ", next + call_specs.size(),
+           ", but got ", args.size(), " (too many arguments).");
   auto set_attr = [&](const std::string& name, Node* v) {
     MC_CHECK(
         v->abstract()->value.has_value(), Type, "For '", op.name, "', the argument '", name,

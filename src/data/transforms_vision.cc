@@ -426,7 +426,7 @@ class RandomCrop final : public Transform {
   BorderMode mode_;
 };
 
-class RandomFlip final : public UnaryTransform {
+class RandomFlip final : public Transform {
  public:
   RandomFlip(double prob, bool horizontal) : prob_(prob), horizontal_(horizontal) {
     MC_CHECK(prob >= 0 && prob <= 1, Value, name(), ": prob must be in [0, 1], but got ", prob,
@@ -437,14 +437,41 @@ class RandomFlip final : public UnaryTransform {
   }
   bool random() const override { return true; }
 
- protected:
-  Array apply1(const Array& x, int lead, RowRandom* rng) const override {
+  // Every input column flips on one draw (MindSpore's multi-column form); <..., H, W, C>
+  // (video frames, a batch) flips every image.
+  std::vector<Array> apply(std::vector<Array> in, int lead, RowRandom* rng) const override {
     check_lead0(lead, name());
-    Image im = image_of(x, 0, name());
-    return rng->bernoulli(prob_) ? flip(x, im, horizontal_) : x;
+    MC_CHECK(!in.empty(), Type, name(), ": expects at least one input column.");
+    for (const Array& x : in) check(x);
+    if (!rng->bernoulli(prob_)) return in;
+    for (Array& x : in) {
+      if (x.ndim() > 3) {
+        x = per_image(x, name(), [&](const Array& one) {
+          return flip(one, image_of(one, 0, name()), horizontal_);
+        });
+      } else {
+        x = flip(x, image_of(x, 0, name()), horizontal_);
+      }
+    }
+    return in;
   }
 
  private:
+  // MindSpore's checks (RuntimeErrors, each flip with its own wording).
+  void check(const Array& x) const {
+    MC_CHECK(x.dtype() != DataType::String, Runtime, name(),
+             horizontal_ ? ": the data type of image tensor does not match the requirement of "
+                           "operator. But got "
+                         : ": Currently unsupported data type: [uint32, int64, uint64, string], "
+                           "but got ",
+             describe(x), ".");
+    MC_CHECK(x.ndim() >= 2, Runtime, name(),
+             horizontal_ ? ": the image tensor should have at least two dimensions. You may need "
+                           "to perform Decode first. But got shape "
+                         : ": input tensor is not in shape of <H,W> or <H,W,C>, but got shape ",
+             shape_str(x.shape()), ".");
+  }
+
   double prob_;
   bool horizontal_;
 };

@@ -292,6 +292,45 @@ class _Fallback:
     def __repr__(self):
         return 'fallback(%s)' % self.source
 
+def comp_to_def(node):
+    """A list comprehension or generator expression as the nested function Python itself
+    makes of it, written out so graph mode unrolls it like any loop:
+        def <listcomp>(<iter0>):
+            <out> = []
+            for t0 in <iter0>:
+                if c0a: ...
+                    for t1 in iter1: ...
+                        <out>.append(elt)
+            return <out>
+    The first iterable is the argument (evaluated in the enclosing scope, as Python does);
+    None when a generator is async (left to the JIT fallback)."""
+    if any(g.is_async for g in node.generators):
+        return None
+    out = '__mycel_comp_out'
+    def loc(n):
+        return ast.copy_location(n, node)
+    body = [loc(ast.Expr(value=loc(ast.Call(
+        func=loc(ast.Attribute(value=loc(ast.Name(id=out, ctx=ast.Load())), attr='append',
+                               ctx=ast.Load())),
+        args=[node.elt], keywords=[]))))]
+    for i in range(len(node.generators) - 1, -1, -1):
+        g = node.generators[i]
+        for cond in reversed(g.ifs):
+            body = [ast.copy_location(ast.If(test=cond, body=body, orelse=[]), cond)]
+        it = ast.Name(id='__mycel_comp_iter0', ctx=ast.Load()) if i == 0 else g.iter
+        body = [loc(ast.For(target=g.target, iter=loc(it) if i == 0 else it, body=body,
+                            orelse=[]))]
+    fn = ast.FunctionDef(
+        name='listcomp',
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg='__mycel_comp_iter0')],
+                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[loc(ast.Assign(targets=[loc(ast.Name(id=out, ctx=ast.Store()))],
+                             value=loc(ast.List(elts=[], ctx=ast.Load())))),
+              *body,
+              loc(ast.Return(value=loc(ast.Name(id=out, ctx=ast.Load()))))],
+        decorator_list=[], returns=None, type_comment=None)
+    return ast.fix_missing_locations(loc(fn))
+
 def make_fallback(node, names, globals_, path):
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=x) for x in names], vararg=None,
                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])

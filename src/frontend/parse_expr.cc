@@ -312,8 +312,20 @@ ir::Node* Parser::expr(const Ctx& c, py::handle e) {
       fail(s, "a starred expression is only supported in calls and literals in graph mode");
     case Ast::JoinedStr:
       return fstring(c, e);
+    case Ast::ListComp:
+    case Ast::GeneratorExp: {
+      // The nested function Python makes of it (helper comp_to_def), called with the first
+      // iterable; a generator expression is built as a list (graph code has no lazy
+      // iteration: sum(...), tuple(...), any(...) over it see the same values).
+      py::object def = helper_.attr("comp_to_def")(e);
+      if (def.is_none()) return fallback(c, e);
+      ir::Node* first = expr(c, e.attr("generators")[py::int_(0)].attr("iter"));
+      ir::FuncGraph* g = new_graph(c.b->scope->name + ".listcomp", s);
+      parse_def(def, c.b, g);
+      return cnode(c.g, {graph_value(g, s), first}, s);
+    }
     default:
-      // Comprehensions, generator expressions, set literals, ...: JIT fallback.
+      // Set and dict comprehensions, set literals, ...: JIT fallback.
       return fallback(c, e);
   }
 }

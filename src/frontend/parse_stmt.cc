@@ -493,6 +493,10 @@ Block* Parser::parse_for(Block* b, py::handle s) {
     write(b, ivar, start);
   } else {
     seq = expr(c, it);
+    // The loop indexes what it iterates: a dict's keys, as Python iterates a dict
+    // (common/graph_methods.py, loop_iterable); anything else as it is.
+    py::module_ gm = py::module_::import("mycel.common.graph_methods");
+    seq = cnode(b->g, {constant(gm.attr("loop_iterable"), span(it)), seq}, span(it));
     stop = builtin(c, ir::Builtin::Len, {seq}, span(it));
     step = value(ir::Value::integer(1), sp);
     write(b, ivar, value(ir::Value::integer(0), sp));

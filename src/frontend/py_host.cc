@@ -64,6 +64,8 @@ const PyRefs& refs() {
           "all",   "any",        "round",   "divmod",  "str",       "slice", "map"}) {
       p->builtins.emplace_back(bi.attr(n).ptr(), n);
     }
+    // The Tensor class: Tensor(t[, dtype]) of a run-time tensor (specialize_host.cc).
+    p->builtins.emplace_back(p->tensor.ptr(), "Tensor");
     // mycel helpers it models: the static shape of a tensor.
     py::object array_func = py::module_::import("mycel.ops.function.array_func");
     p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");
@@ -282,6 +284,13 @@ class PyHost final : public ir::Host {
                  "run when it is called from Python (PYNATIVE mode, or the outermost Cell in "
                  "GRAPH mode), not inside graph code");
         py::object construct = py::type::of(o).attr("construct");
+        // Another method of the cell set on the instance (setattr(net, "construct",
+        // net.construct2), as MindSpore's test framework picks a construct): that one.
+        if (d.contains("construct")) {
+          py::object own = d["construct"];
+          if (py::hasattr(own, "__self__") && own.attr("__self__").ptr() == o.ptr())
+            construct = own.attr("__func__");
+        }
         // A construct decorated with @jit: graph code compiles the function it wraps.
         if (py::hasattr(construct, "_mycel_fn")) construct = construct.attr("_mycel_fn");
         if (is_instance(construct, r.function_type)) {
@@ -298,9 +307,13 @@ class PyHost final : public ir::Host {
       }
       // An object whose class sets __mycel_graph_call__ (ops/_multitype.py: MultitypeFuncGraph,
       // HyperMap, Map) stays a host object (isinstance and its attributes are read at compile
-      // time); calling it compiles its __call__, a closure over it.
-      if (py::hasattr(py::type::of(o), "__mycel_graph_call__"))
+      // time); calling it compiles its __call__, a closure over it, or the method the
+      // attribute names when it is a string (ops/morph.py: a call only graph code makes).
+      if (py::hasattr(py::type::of(o), "__mycel_graph_call__")) {
+        py::object how = py::type::of(o).attr("__mycel_graph_call__");
+        if (py::isinstance<py::str>(how)) return convert_py(m, o.attr(how));
         return convert_py(m, o.attr("__call__"));
+      }
       return convert_py(m, o);
     } catch (py::error_already_set& e) {
       rethrow_python(e);

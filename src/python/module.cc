@@ -6,10 +6,12 @@
 #include "python/module.h"
 
 #include <pybind11/numpy.h>
+#include <pybind11/stl.h>
 
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
+#include "runtime/op_profile.h"
 #include "tensor/allocator.h"
 #include "tensor/random.h"
 
@@ -23,7 +25,11 @@ void bind_runtime(pyb::module_& m) {
     set_global_seed(static_cast<uint64_t>(seed));
   });
   m.def("get_seed", []() { return static_cast<int64_t>(global_seed()); });
-  pyb::class_<RandomState>(m, "_RandomState", "A snapshot of the random generators' state.");
+  pyb::class_<RandomState>(m, "_RandomState", "A snapshot of the random generators' state.")
+      .def(pyb::init<>())
+      .def_readwrite("seed", &RandomState::seed)
+      .def_readwrite("offset", &RandomState::offset)
+      .def_readwrite("instances", &RandomState::instances);
   m.def(
       "_random_state", []() { return random_state(); },
       "The random generators' state: the global seed and counter, each seeded primitive's "
@@ -46,6 +52,32 @@ void bind_runtime(pyb::module_& m) {
       "_sigint_handler_changed", []() { sigint_handler_changed(); },
       "Called by mycel's wrapper of signal.signal: chain the SIGINT handler again.");
   m.def("empty_cache", []() { empty_cache(); });
+  // The op profiler (runtime/op_profile.h), read by mycel.Profiler.
+  m.def(
+      "_profiler_start", [](bool keep) { OpProfile::start(keep); }, pyb::arg("keep") = false);
+  m.def("_profiler_stop", []() { OpProfile::stop(); });
+  m.def("_profiler_active", []() { return OpProfile::active() != nullptr; });
+  m.def(
+      "_profiler_rows",
+      [](bool typed) {
+        pyb::list out;
+        for (const ProfileRow& r : OpProfile::rows(typed))
+          out.append(pyb::make_tuple(r.name, r.calls, r.wall_s, r.cpu_s));
+        return out;
+      },
+      pyb::arg("typed") = false,
+      "(name, calls, wall seconds, CPU seconds) per op (typed: per op and result type), most "
+      "CPU time first.");
+  m.def(
+      "_profiler_events",
+      []() {
+        int64_t dropped = 0;
+        pyb::list out;
+        for (const ProfileEvent& e : OpProfile::events(&dropped))
+          out.append(pyb::make_tuple(e.name, e.start_us, e.dur_us, e.thread));
+        return pyb::make_tuple(out, dropped);
+      },
+      "([(name, start us, duration us, thread)], calls past the timeline's bound).");
 }
 
 }  // namespace mycel::py

@@ -28,6 +28,7 @@ data::DataType numeric_type(const std::string& name, std::string_view op, std::s
 
 void bind_data_vision_ext(pyb::module_& m);
 void bind_data_vision_aug(pyb::module_& m);
+void bind_data_vision_policy(pyb::module_& m);  // py_data_vision_policy.cc
 
 void bind_data_vision(pyb::module_& m) {
   using namespace pybind11::literals;
@@ -127,6 +128,8 @@ void bind_data_vision(pyb::module_& m) {
   m.def("OneHot", &d::make_one_hot, "num_classes"_a, "smoothing_rate"_a);
   bind_data_vision_ext(m);  // the warps and colour adjustments (py_data_vision_ext.cc)
   bind_data_vision_aug(m);  // erasers, mixers, bounding boxes (py_data_vision_aug.cc)
+  // random choices, policies, GaussianBlur, read modes (py_data_vision_policy.cc)
+  bind_data_vision_policy(m);
 }
 
 }  // namespace mycel::py

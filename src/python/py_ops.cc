@@ -108,8 +108,9 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
   Attrs merged;
   size_t extra = args.size() - next;
   if (extra > 0 || !kwargs.empty() || !h.attrs_complete) {
-    MC_CHECK(extra <= h.call_specs.size(), Type, "For '", op.name,
-             "', too many arguments: ", args.size(), " given.");
+    MC_CHECK(extra <= h.call_specs.size(), Type, "For Operator[", op.name,
+             "], the number of inputs should be less than or equal to ", next + h.call_specs.size(),
+             ", but got ", args.size(), " (too many arguments).");
     merged = h.given;
     for (size_t i = 0; i < extra; ++i) {
       AttrValue v = op_attr(op, h.call_specs[i]->name, args[next + i]);

@@ -2,6 +2,7 @@
 
 #include "comm/process_groups.h"
 #include "kernels/kernel_table.h"
+#include "runtime/op_profile.h"
 #include "runtime/record.h"
 #include "tensor/dynamic_shape.h"
 
@@ -265,11 +266,17 @@ TensorList launch_placed(const OpDef& op, std::span<const Tensor> inputs,
 }
 
 TensorList run_op(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  if (OpProfile* prof = OpProfile::active()) [[unlikely]] {
+    OpProfile::Stamp t0;
+    TensorList outs = run(op, inputs, attrs);
+    prof->add(op.name, outs, t0);
+    return outs;
+  }
   return run(op, inputs, attrs);
 }
 
 Tensor run_op1(const OpDef& op, std::span<const Tensor> inputs, const Attrs& attrs) {
-  TensorList outs = run(op, inputs, attrs);
+  TensorList outs = run_op(op, inputs, attrs);
   MC_ASSERT(!outs.empty());
   return std::move(outs[0]);
 }

@@ -17,6 +17,7 @@
 #include "base/interrupt.h"
 #include "comm/work_queue.h"
 #include "runtime/eager.h"
+#include "runtime/op_profile.h"
 #include "runtime/record.h"
 #include "runtime/vm_code.h"
 #include "tensor/dynamic_shape.h"
@@ -28,89 +29,15 @@ using ir::ValueKind;
 
 namespace {
 
-// MYCEL_PROFILE_OPS=1 (a flag as base/env.h reads them): the wall and process CPU time spent in
-// each op (by name; generated kernels as "GraphKernel") over the process, printed to stderr at
-// exit, most CPU time first, then the costliest op/result-type pairs ("Mul bf16[4096, 512]":
-// where a dtype or a shape costs; a generated kernel's row also numbers the kernel, "k3"). Off, it
-// costs one branch per instruction.
-class OpProfile {
- public:
-  static OpProfile* get() {
-    static OpProfile* p = [] { return env_flag("MYCEL_PROFILE_OPS") ? new OpProfile : nullptr; }();
-    return p;
-  }
-  // Wall and process CPU time (all threads: an op's workers count; on a shared machine the
-  // CPU time is the steadier measure of an op's work).
-  struct Stamp {
-    std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-    double cpu = cpu_seconds();
-  };
-  // `kernel`: a fused call's kernel, numbered in its typed row (k0, k1, ... in order of first
-  // run), since many clusters share a result type.
-  void add(const char* op, const Value& result, const Stamp& t0, const void* kernel = nullptr) {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0.wall).count();
-    const double cpu = cpu_seconds() - t0.cpu;
-    std::string typed = std::string(op) + " " + type_of(result);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (kernel != nullptr) {
-      auto [it, fresh] = kernel_ids_.emplace(kernel, kernel_ids_.size());
-      typed += " k" + std::to_string(it->second);
-    }
-    for (Entry* e : {&by_op_[op], &by_type_[typed]}) {
-      e->seconds += wall;
-      e->cpu += cpu;
-      ++e->calls;
-    }
-  }
-
- private:
-  struct Entry {
-    double seconds = 0, cpu = 0;
-    long calls = 0;
-  };
-  static double cpu_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-  }
-  static constexpr size_t kTypedRows = 60;
-  OpProfile() {
-    std::atexit([] { get()->print(); });
-  }
-  // The result's dtype and shape (a tuple's first element, "+" marking more).
-  static std::string type_of(const Value& v) {
-    if (v.is(ValueKind::Tensor))
-      return std::string(ir::dtype_short_name(v.as_tensor().dtype())) +
-             shape_str(v.as_tensor().shape());
-    if (v.is(ValueKind::Tuple) && !v.items().empty()) return type_of(v.items()[0]) + "+";
-    return "";
-  }
-  static void print_table(const std::map<std::string, Entry>& m, size_t rows) {
-    std::vector<std::pair<std::string, Entry>> v(m.begin(), m.end());
-    std::sort(v.begin(), v.end(),
-              [](const auto& a, const auto& b) { return a.second.cpu > b.second.cpu; });
-    double total = 0;
-    for (const auto& e : v) total += e.second.seconds;
-    for (size_t i = 0; i < v.size() && i < rows; ++i) {
-      const auto& [name, e] = v[i];
-      std::fprintf(stderr, "  %-28s %9.3f ms %5.1f%% %9.3f cpu ms %8ld calls %9.2f us/call\n",
-                   name.c_str(), e.seconds * 1e3, 100 * e.seconds / std::max(total, 1e-12),
-                   e.cpu * 1e3, e.calls, 1e6 * e.seconds / static_cast<double>(e.calls));
-    }
-  }
-  void print() {
-    double total = 0;
-    for (const auto& [name, e] : by_op_) total += e.seconds;
-    std::fprintf(stderr, "mycel: op profile (graph executor), %.3f s in ops\n", total);
-    print_table(by_op_, by_op_.size());
-    std::fprintf(stderr, "mycel: the %zu costliest ops by result type (CPU time)\n", kTypedRows);
-    print_table(by_type_, kTypedRows);
-  }
-  std::mutex mu_;
-  std::map<std::string, Entry> by_op_, by_type_;
-  std::unordered_map<const void*, size_t> kernel_ids_;
-};
+// The op profiler's result type of a graph value: a tensor's "f32[2, 3]", a tuple's first
+// element with "+" marking more.
+std::string profile_type(const Value& v) {
+  if (v.is(ValueKind::Tensor))
+    return std::string(ir::dtype_short_name(v.as_tensor().dtype())) +
+           shape_str(v.as_tensor().shape());
+  if (v.is(ValueKind::Tuple) && !v.items().empty()) return profile_type(v.items()[0]) + "+";
+  return "";
+}
 
 }  // namespace
 
@@ -516,10 +443,11 @@ class Interpreter {
         case OpCode::Prim:
           if (runs_async(in)) {
             regs[in.out] = exec_async(gc, in, regs, f.base);
-          } else if (OpProfile* prof = OpProfile::get()) {
+          } else if (OpProfile* prof = OpProfile::active(); prof && !in.infer) {
+            // (an op inferred at run time goes through run_op, which records it)
             OpProfile::Stamp t0;
             regs[in.out] = exec_prim(gc, in, regs);
-            prof->add(in.op->name, regs[in.out], t0);
+            prof->add(in.op->name, profile_type(regs[in.out]), t0);
           } else {
             regs[in.out] = exec_prim(gc, in, regs);
           }
@@ -543,10 +471,10 @@ class Interpreter {
             push_frame(*target);  // invalidates f and regs
             break;
           }
-          if (OpProfile* prof = OpProfile::get()) {
+          if (OpProfile* prof = OpProfile::active()) {
             OpProfile::Stamp t0;
             regs[in.out] = exec_fused(gc, in, regs);
-            prof->add("GraphKernel", regs[in.out], t0, in.fused);
+            prof->add("GraphKernel", profile_type(regs[in.out]), t0, in.fused);
           } else {
             regs[in.out] = exec_fused(gc, in, regs);
           }

@@ -454,3 +454,18 @@ def test_batch_info_epoch_is_the_iterators_epoch():
         got = [r[0].tolist() for r in it]
         want = _partition(5, lambda b: epoch + 1, True) * 3
         assert got == [[v + 100 * epoch for v in b] for b in want]
+
+
+def test_compare_pipelines_and_exported_callbacks():
+    import mycel.dataset as ds
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+
+    def make(batch, shuffle=False):
+        return ds.NumpySlicesDataset((x,), column_names=["x"], shuffle=shuffle).batch(batch)
+
+    assert ds.compare(make(2), make(2))
+    assert not ds.compare(make(2), make(3))
+    assert not ds.compare(make(2), make(2).repeat(2))
+    with pytest.raises(TypeError, match="compare"):
+        ds.compare(make(2), [1, 2])
+    assert issubclass(ds.WaitedDSCallback, ds.DSCallback)

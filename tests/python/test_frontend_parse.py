@@ -174,8 +174,12 @@ def test_for_loops():
     # counter loops over range: lt for the default step, gt for a negative constant step
     assert count(text, r"= lt\(%i\d+, %n\)") == 1
     assert count(text, r"= gt\(%i\d+, 0\)") == 1
-    # the loop over xs: len once before the loop, getitem in the body
-    assert count(text, r"len\(%xs\)") == 1 and count(text, r"getitem\(%xs, %i\d+\)") == 1
+    # the loop over xs: over loop_iterable(xs) (a dict's keys, else xs itself), len once
+    # before the loop, getitem in the body
+    m = re.search(r"%(\d+) = <<function loop_iterable at 0x[0-9a-f]+>>\(%xs\)", text)
+    assert m, text
+    it = m.group(1)
+    assert count(text, rf"len\(%{it}\)") == 1 and count(text, rf"getitem\(%{it}, %i\d+\)") == 1
     # break: a join after the first loop; continue: a jump back to the header
     assert "for_range.after" in g and len(g["for_range.after"]["params"]) == 0
     assert count(text, r"@for_range\.for\(") >= 4   # entry, continue, back edge, ...
@@ -353,18 +357,31 @@ def test_effects_kept_in_order():
 
 
 def comprehension(xs, n):
-    ys = [v * n for v in xs if v > K]
+    ys = {v * n for v in xs if v > K}
     return ys, f"{n}!", {n, 1}, math.pi
 
 
 def test_fallback_nodes():
     text = ir(comprehension)
     assert count(text, "py_execute") == 3
-    m = re.search(r"py_execute\(<fallback\(\[v \* n for v in xs if v > K\]\)>, %(\w+), %(\w+)\)",
+    m = re.search(r"py_execute\(<fallback\(\{v \* n for v in xs if v > K\}\)>, %(\w+), %(\w+)\)",
                   text)
     assert m and sorted(m.groups()) == ["n", "xs"], text
     assert "py_execute(<fallback(f'{n}!')>, %n)" in text
     assert 'getattr(<<module \'math\'' in text
+
+
+def list_comprehension(xs, n):
+    return [v * n for v in xs if v > K], tuple(v + w for v in xs for w in (1, 2))
+
+
+def test_list_comprehensions_are_nested_functions():
+    # [elt for t in it if c] is the nested function Python makes of it, called with the first
+    # iterable (evaluated in the enclosing scope); no fallback
+    text = ir(list_comprehension)
+    assert count(text, "py_execute") == 0, text
+    assert "@list_comprehension.listcomp(%xs)" in text, text
+    assert "__mycel_comp_out" in text
 
 
 def test_fallback_object_semantics():
@@ -442,7 +459,8 @@ def test_bound_method_and_spans():
 
 
 def test_every_node_has_a_span():
-    for fn in (for_range, logic, calls, outer, assert_raise, comprehension, while_else):
+    for fn in (for_range, logic, calls, outer, assert_raise, comprehension, list_comprehension,
+               while_else):
         for g in info(fn)["graphs"]:
             assert g["line"] > 0
             for n in g["nodes"]:

@@ -59,7 +59,7 @@ def test_addr_matches_torch(mode):
     np.testing.assert_allclose(got, want, rtol=1e-6)
     with pytest.raises(ValueError, match="addr"):
         ops.addr(Tensor(x), Tensor(v1.reshape(3, 1)), Tensor(v2))
-    with pytest.raises(ValueError, match="addr"):
+    with pytest.raises(ValueError, match="broadcast"):
         ops.addr(Tensor(np.ones((4, 2), np.float32)), Tensor(v1), Tensor(v2))
 
 

@@ -215,6 +215,8 @@ def test_adam_lazy_and_offload_are_adam_for_dense_gradients(mode):
         np.testing.assert_array_equal(got[0], ref[0])
     got = _train(lambda ps: nn.AdamOffload(ps, learning_rate=0.05))
     np.testing.assert_array_equal(got[0], ref[0])
+    got = _train(lambda ps: nn.LazyAdam(ps, learning_rate=0.05))
+    np.testing.assert_array_equal(got[0], ref[0])
     ps = Lin(W0).trainable_params()
     with pytest.raises(ValueError):
         nn.Adam(ps, use_lazy=True, use_offload=True)

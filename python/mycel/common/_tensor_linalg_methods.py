@@ -2,7 +2,7 @@
 stats_ext_func.py, and the random fills ``cauchy`` / ``log_normal`` (common/tensor.py
 attaches them to Tensor; GRAPH mode compiles the same functions):
 
-- ``addr``, ``mvlgamma``, ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
+- ``addr`` (as ops.addr), ``mvlgamma``, ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
 - ``cauchy(median=0, sigma=1)``: a tensor of self's shape and dtype of Cauchy samples,
   median + sigma * tan(pi (u - 1/2)) with u ~ U[0, 1);
 - ``log_normal(mean=1, std=2)``: exp(mean + std * z) with z ~ N(0, 1), self's shape and dtype;
@@ -15,6 +15,7 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
+from mycel.ops.function import array_func as _a
 from mycel.ops.primitive import constexpr
 
 
@@ -60,6 +61,16 @@ def log_normal(self, mean=1.0, std=2.0):
     return _m.exp(_m.add(_m.mul(z, float(std)), float(mean))).astype(self.dtype)
 
 
+def _addr(self, vec1, vec2, beta=1, alpha=1):
+    """beta * self + alpha * outer(vec1, vec2), as ops.addr (breadth_math_func.py, which this
+    module cannot import: it imports ops.composite, which imports Tensor's methods)."""
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise ValueError(f"For 'addr', vec1 and vec2 must be 1-D, but got shapes {vec1.shape} "
+                         f"and {vec2.shape}.")
+    outer = _m.mul(_a.reshape(vec1, (-1, 1)), _a.reshape(vec2, (1, -1)))
+    return _m.add(_m.mul(self, beta), _m.mul(outer, alpha))
+
+
 def _isub(self, other, *, alpha=1):
     return _m.sub(self, other if alpha == 1 else _m.mul(other, alpha))
 
@@ -69,8 +80,7 @@ GRAPH_FORMS = {"__sub__": _isub}
 
 
 METHODS = {
-    "addr": lambda self, vec1, vec2, beta=1, alpha=1: _st.addr(self, vec1, vec2, beta=beta,
-                                                                alpha=alpha),
+    "addr": _addr,
     "mvlgamma": lambda self, p: _st.mvlgamma(self, p),
     "cholesky": lambda self, upper=False: _ch.cholesky(self, upper),
     "cholesky_inverse": lambda self, upper=False: _ch.cholesky_inverse(self, upper),

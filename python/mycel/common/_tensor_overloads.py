@@ -551,8 +551,16 @@ def _graph_is_contiguous(self):
     return True
 
 
+# asnumpy()/numpy() in graph code (MindSpore runs them through its JIT fallback): graph code
+# has no numpy arrays, so the array is the tensor's value itself; arithmetic on it, Tensor(it)
+# and tensor(it, dtype) are tensor operations, and a graph returning it returns a Tensor.
+def _graph_asnumpy(self):
+    return self
+
+
 GRAPH_FORMS = {"stride": _graph_stride, "storage_offset": _graph_storage_offset,
-               "contiguous": _graph_contiguous, "is_contiguous": _graph_is_contiguous}
+               "contiguous": _graph_contiguous, "is_contiguous": _graph_is_contiguous,
+               "asnumpy": _graph_asnumpy, "numpy": _graph_asnumpy}
 
 
 METHODS = {"max": max, "min": min, "amax": max, "amin": min, "sum": sum,

@@ -120,3 +120,26 @@ __all__ += ["PaddedDataset", "Caltech101Dataset", "Caltech256Dataset", "FakeImag
             "QMnistDataset", "SBUDataset", "SemeionDataset", "CityscapesDataset", "DIV2KDataset",
             "Food101Dataset", "RenderedSST2Dataset", "SBDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset", "WIDERFaceDataset"]
+# ds.compare (serialize.py); the dataset callbacks (callback.py), as MindSpore exports them.
+from mycel.dataset.serialize import compare  # noqa: E402,F401
+from mycel.dataset.callback import DSCallback, WaitedDSCallback  # noqa: E402,F401
+
+# transforms.RandomApply / RandomChoice / RandomOrder (transforms_random.py); vision's
+# augmentation policies, GaussianBlur, RandomGrayscale, FiveCrop, TenCrop (vision_policy.py)
+# and image file functions (vision_io.py, also in vision.utils, as MindSpore's); and
+# MindSpore's module vision.py_transforms_util.
+from mycel.dataset import transforms_random as _trand, vision_policy as _vpol  # noqa: E402
+from mycel.dataset import vision_io as _vio, py_transforms_util as _ptu  # noqa: E402
+for _host, _part in ((transforms, _trand), (vision, _vpol), (vision, _vio),
+                     (_vision_utils, _vio)):
+    for _name in _part.__all__:
+        setattr(_host, _name, getattr(_part, _name))
+    if hasattr(_host, "__all__"):  # (transforms has none: every public name is exported)
+        _host.__all__ = list(_host.__all__) + list(_part.__all__)
+for _name in ("AutoAugmentPolicy",):  # MindSpore's vision.utils holds the enums too
+    setattr(_vision_utils, _name, getattr(_vpol, _name))
+for _name in ("ConvertMode", "ImageBatchFormat"):
+    if hasattr(_vaug, _name):
+        setattr(_vision_utils, _name, getattr(_vaug, _name))
+vision.py_transforms_util = _ptu
+_sys.modules.setdefault("mycel.dataset.vision.py_transforms_util", _ptu)

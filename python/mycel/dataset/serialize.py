@@ -67,6 +67,15 @@ def deserialize(input_dict=None, json_filepath=None):
     return _build_dataset(spec)
 
 
+def compare(pipeline1, pipeline2):
+    """Whether two pipelines are the same: their serialized forms (sources, operations and
+    their arguments, in order) are equal."""
+    for name, p in (("pipeline1", pipeline1), ("pipeline2", pipeline2)):
+        if not isinstance(p, Dataset):
+            raise TypeError(f"compare: {name} must be a Dataset, but got {type(p).__name__}.")
+    return _dataset_dict(pipeline1) == _dataset_dict(pipeline2)
+
+
 def show(dataset, indent=2):
     """Print the serialized pipeline (indent: JSON indentation)."""
     print(json.dumps(serialize(dataset), indent=indent))

@@ -164,12 +164,14 @@ def _op_name(op):
 def _check_operations(func, operations):
     """operations (one callable or a non-empty list) as a list."""
     ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+    name = "transforms" if func == "Compose" else "operations"  # MindSpore's words below
     if not ops:
-        raise ValueError(f"{func}: operations must not be empty.")
-    for op in ops:
+        raise ValueError(f"{func}: operations must not be empty: {name} list can not be "
+                         "empty.")
+    for i, op in enumerate(ops):
         if not callable(op):
-            raise TypeError(f"{func}: every operation must be a transform or a callable, but "
-                            f"got {type(op).__name__} {op!r}.")
+            raise TypeError(f"{func}: {name}[{i}] is neither a transforms op (TensorOperation) "
+                            f"nor a callable pyfunc. Got {type(op).__name__} {op!r}.")
     return ops
 
 
@@ -204,6 +206,9 @@ class Compose(TensorOperation):
 
     def __call__(self, *inputs):
         """Apply the transforms to one sample; returns an array or a tuple of arrays."""
+        if not inputs:  # MindSpore's RuntimeError
+            raise RuntimeError("Compose: Input Tensor is not valid. It was called with no "
+                               "input.")
         return _chain(self.transforms, inputs, False)
 
     def _apply_batch(self, *inputs):

@@ -34,8 +34,7 @@ def _positive(value, name):
 
 class ConvertMode(IntEnum):
     """MindSpore's colour-conversion codes (OpenCV's cvtColor names; RGB and BGR variants of the
-    same conversion share a value), the mode argument of ConvertColor, which mycel lacks so
-    far: the enum alone is here."""
+    same conversion share a value), the mode argument of ConvertColor (vision_policy.py)."""
 
     COLOR_BGR2BGRA = COLOR_RGB2RGBA = 0
     COLOR_BGRA2BGR = COLOR_RGBA2RGB = 1

@@ -50,3 +50,5 @@ def __getattr__(name):
         from mycel.train import metrics
         return getattr(metrics, name)
     raise AttributeError(f"module 'mycel.nn' has no attribute '{name}'")
+from mycel.nn.wrap import WithEvalCell, ForwardValueAndGrad  # noqa: F401,E402
+__all__ += ["WithEvalCell", "ForwardValueAndGrad"]

@@ -74,6 +74,16 @@ class HookHandle:
 _SHARD_CELL = [None]
 
 
+def _construct_function(cell):
+    """The function GRAPH mode compiles for cell: its class's construct, or another method of
+    the cell set on the instance (``setattr(net, "construct", net.construct2)``, as
+    MindSpore's test framework picks one of several constructs)."""
+    own = cell.__dict__.get("construct")
+    if own is not None and getattr(own, "__self__", None) is cell:
+        return own.__func__
+    return type(cell).construct
+
+
 class Cell:
     """Base class of layers and networks: subclasses implement construct(*inputs)."""
 
@@ -170,7 +180,7 @@ class Cell:
         graph = self.__dict__.get("_mycel_graph")
         if graph is None:
             from mycel.common.api import _JitFunction
-            graph = _JitFunction(type(self).construct, self)
+            graph = _JitFunction(_construct_function(self), self)
             object.__setattr__(self, "_mycel_graph", graph)
             inputs = self.__dict__.get("_mycel_inputs")
             if inputs is not None:

@@ -8,11 +8,13 @@ loss_func.py``.
 """
 import numbers
 
+from mycel import _mycel as _C
 from mycel.nn.cell import Cell
 from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import loss_func as _L
 from mycel.ops.function import math_func as _m
+from mycel.ops.function import breadth_nn_func as _bnn
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -328,3 +330,128 @@ __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLos
            "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+
+
+class LossBase(Cell):
+    """The base class of user-defined losses (MindSpore's ``nn.LossBase``): a subclass computes
+    its elementwise loss in construct and returns ``self.get_loss(x, weights)``, which weights
+    it and reduces it by `reduction` ('mean', 'sum' or 'none'), computing in float32 and
+    returning the input's dtype."""
+
+    def __init__(self, reduction="mean", dtype=None):
+        super().__init__()
+        self.reduction = _check_reduction(type(self).__name__, reduction)
+        self.average = reduction == "mean"
+        self.reduce = reduction != "none"
+
+    def get_axis(self, x):
+        """All the axes of x (what the reduction reduces over)."""
+        return tuple(range(x.ndim))
+
+    def get_loss(self, x, weights=1.0):
+        """x * weights reduced by the cell's reduction, in x's dtype (module docstring)."""
+        dtype = x.dtype
+        y = _a.cast(x, _C.float32) * (weights if not hasattr(weights, "dtype")
+                                       else _a.cast(weights, _C.float32))
+        if self.reduce and self.average:
+            y = _m.mean(y, self.get_axis(y))
+        elif self.reduce:
+            y = _m.sum(y, self.get_axis(y))
+        return _a.cast(y, dtype)
+
+    def construct(self, logits, labels):
+        raise NotImplementedError(f"For '{type(self).__name__}', a LossBase subclass must "
+                                  f"define construct.")
+
+__all__ += ["LossBase"]
+
+
+def _positive_int(name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise TypeError(f"For '{name}', '{arg}' must be a positive int, but got {value!r}.")
+    return int(value)
+
+
+class SampledSoftmaxLoss(LossBase):
+    """The sampled softmax loss (TensorFlow's sampled_softmax_loss, MindSpore's
+    ``nn.SampledSoftmaxLoss``): the softmax cross entropy over each row's num_true label
+    classes and num_sampled sampled classes instead of all num_classes.
+
+    construct(weights [num_classes, dim], biases [num_classes], labels [N, num_true],
+    logits [N, dim]): the logits of class c are logits @ weights[c] + biases[c], less
+    log(expected count of c) (the sampler's correction); sampled classes equal to one of the
+    row's labels are removed (their logit lowered by the float32 maximum) with
+    remove_accidental_hits; the targets are 1 / num_true on the label classes. The classes come
+    from UniformCandidateSampler(num_true, num_sampled, True, num_classes, seed) unless
+    sampled_values = (sampled, true_expected_count,
+    sampled_expected_count) is given. Returns [N] losses (reduction 'none') or their mean/sum."""
+
+    def __init__(self, num_sampled, num_classes, num_true=1, sampled_values=None,
+                 remove_accidental_hits=True, seed=0, reduction="none"):
+        super().__init__(reduction)
+        name = "SampledSoftmaxLoss"
+        self.num_sampled = _positive_int(name, "num_sampled", num_sampled)
+        self.num_classes = _positive_int(name, "num_classes", num_classes)
+        self.num_true = _positive_int(name, "num_true", num_true)
+        if self.num_sampled > self.num_classes:
+            raise ValueError(f"For '{name}', 'num_sampled' ({num_sampled}) must not exceed "
+                             f"'num_classes' ({num_classes}).")
+        if not isinstance(remove_accidental_hits, bool):
+            raise TypeError(f"For '{name}', 'remove_accidental_hits' must be a bool, but got "
+                            f"{type(remove_accidental_hits).__name__}.")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError(f"For '{name}', 'seed' must be a non-negative int, but got "
+                             f"{seed!r}.")
+        if sampled_values is not None and (not isinstance(sampled_values, (tuple, list)) or
+                                           len(sampled_values) != 3):
+            raise TypeError(f"For '{name}', 'sampled_values' must be None or a tuple of 3 "
+                            f"tensors, but got {type(sampled_values).__name__}.")
+        self.sampled_values = sampled_values
+        self.remove_accidental_hits = remove_accidental_hits
+        from mycel.ops.operations.compat_cpu_ops import UniformCandidateSampler
+        # The sampler keeps the label classes (their expected counts are then the sampler's
+        # inclusion probability, which log-q needs); accidental hits are masked below, as
+        # TensorFlow's sampled_softmax_loss does.
+        self.sampler = UniformCandidateSampler(self.num_true, self.num_sampled, True,
+                                               self.num_classes, int(seed), False)
+
+    def construct(self, weights, biases, labels, logits):
+        num_true = self.num_true
+        labels = _a.reshape(_a.cast(labels, _C.int64), (-1, num_true))
+        if self.sampled_values is None:
+            sampled, true_expected, sampled_expected = self.sampler(labels)
+        else:
+            sampled, true_expected, sampled_expected = self.sampled_values
+        sampled = _a.cast(sampled, _C.int64)
+        true_w = _a.reshape(_a.gather(weights, _a.reshape(labels, (-1,)), 0),
+                            (-1, num_true, weights.shape[1]))
+        true_logits = _m.sum(_a.expand_dims(logits, 1) * true_w, -1) + \
+            _a.gather(biases, labels, 0)
+        sampled_logits = _m.matmul(logits, _a.transpose(_a.gather(weights, sampled, 0),
+                                                        (1, 0))) + _a.gather(biases, sampled, 0)
+        if self.remove_accidental_hits:
+            hits = _m.sum(_a.cast(_m.equal(_a.expand_dims(labels, 2),
+                                           _a.reshape(sampled, (1, 1, -1))), logits.dtype), 1)
+            sampled_logits = sampled_logits - _m.minimum(hits, 1.0) * 3.4028234663852886e38
+        true_logits = true_logits - _m.log(_a.cast(true_expected, logits.dtype))
+        sampled_logits = sampled_logits - _m.log(_a.cast(sampled_expected, logits.dtype))
+        out = _a.concat((true_logits, sampled_logits), 1)
+        targets = _a.concat((_a.ones_like(true_logits) / num_true,
+                             _a.zeros_like(sampled_logits)), 1)
+        x = -_m.sum(_F.log_softmax(out, 1) * targets, 1)
+        return self.get_loss(x)
+
+
+__all__ += ["SampledSoftmaxLoss"]
+
+
+class MultilabelMarginLoss(_Loss):
+    """The multi-label margin loss of [N, C] or [C] logits and int target class lists (each
+    row's classes up to the first -1): sum over its classes j and the others i of
+    max(0, 1 - (x[j] - x[i])) / C, then the mean, sum or none (ops.multilabel_margin_loss)."""
+
+    def construct(self, x, target):
+        return _bnn.multilabel_margin_loss(x, target, self.reduction)
+
+
+__all__ += ["MultilabelMarginLoss"]

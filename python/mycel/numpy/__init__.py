@@ -1,6 +1,7 @@
 """mycel.numpy: numpy-style functions on mycel Tensors (MindSpore's mindspore.numpy)."""
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
+from mycel.numpy._dtypes import to_dtype as _to_dtype, default_narrow as _default_narrow
 
 from mycel._mycel import (int8, uint8, int16, int32, int64, float16, float32,  # noqa: F401
                           float64, bfloat16)
@@ -14,8 +15,15 @@ e = 2.718281828459045
 
 
 def array(obj, dtype=None, copy=True, ndmin=0):
-    """A Tensor from array-like data."""
-    t = _C.Tensor(obj, dtype) if dtype is not None else _C.Tensor(obj)
+    """A Tensor from array-like data (float64 and int64 data become float32 and int32 without
+    a dtype, mindspore.numpy's defaults; a Tensor keeps its dtype)."""
+    dtype = _to_dtype(dtype)
+    if isinstance(obj, _C.Tensor):
+        t = obj if dtype is None else obj.astype(dtype)
+    elif dtype is not None:
+        t = _C.Tensor(obj, dtype)
+    else:
+        t = _default_narrow(_C.Tensor(obj))
     while t.ndim < ndmin:
         t = t.expand_dims(0)
     return t
@@ -24,7 +32,7 @@ def array(obj, dtype=None, copy=True, ndmin=0):
 def asarray(a, dtype=None):
     """a as a Tensor (no copy when it already is one of that dtype)."""
     if isinstance(a, _C.Tensor):
-        return a if dtype is None else a.astype(dtype)
+        return a if dtype is None else a.astype(_to_dtype(dtype))
     return array(a, dtype)
 
 
@@ -90,22 +98,22 @@ def dot(a, b):
 
 def zeros(shape, dtype=float32):
     """Zeros of shape."""
-    return _a.zeros(shape, dtype)
+    return _a.zeros(shape, _to_dtype(dtype))
 
 
 def ones(shape, dtype=float32):
     """Ones of shape."""
-    return _a.ones(shape, dtype)
+    return _a.ones(shape, _to_dtype(dtype))
 
 
 def full(shape, fill_value, dtype=None):
     """shape filled with fill_value."""
-    return _a.full(shape, fill_value, dtype=dtype)
+    return _a.full(shape, fill_value, dtype=_to_dtype(dtype))
 
 
 def arange(start, stop=None, step=1, dtype=None):
     """numpy.arange."""
-    return _a.arange(start, stop, step, dtype=dtype)
+    return _a.arange(start, stop, step, dtype=_to_dtype(dtype))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
@@ -119,3 +127,9 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 def isnan(x):
     """True where x is NaN."""
     return _m.not_equal(x, x)
+
+
+# The rest of mindspore.numpy (math_more.py, array_more.py, linalg_more.py).
+from mycel.numpy.math_more import *  # noqa: F401,F403,E402
+from mycel.numpy.array_more import *  # noqa: F401,F403,E402
+from mycel.numpy.linalg_more import *  # noqa: F401,F403,E402

@@ -41,3 +41,16 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+# conv3d (function/conv3d_func.py; the Conv3D class comes with operations)
+from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401
+# fractional_max_pool2d/3d with a fixed window (function/fractional_fixed_func.py)
+from mycel.ops.function.fractional_fixed_func import (  # noqa: E402,F401
+    fractional_max_pool2d, fractional_max_pool3d)
+from mycel.ops.morph import Morph  # noqa: E402,F401  (ops/morph.py)
+# ops breadth (ops/operations/breadth_ops.py, ops/_taylor.py): the functional names that live
+# beside their primitives.
+from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
+from mycel.ops._taylor import jet, derivative  # noqa: E402,F401
+from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
+                                                  random_categorical,
+                                                  uniform_candidate_sampler)

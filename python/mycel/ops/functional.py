@@ -73,12 +73,9 @@ def shape_mul(shape):
     for d in shape:
         out *= d
     return out
-
-
-def partial(func, *args):
-    """func with its first arguments bound (MindSpore's F.partial, functools.partial's
-    positional form): partial(f, a)(b) is f(a, b). A plain closure, so GRAPH mode compiles it
-    (F.partial(fn, ...) mapped over parameters is how MindSpore's optimizers update them)."""
-    def bound(*rest):
-        return func(*args, *rest)
-    return bound
+# ops breadth: the functional names that live beside their primitives (breadth_ops.py,
+# breadth_ext_ops.py)
+from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
+from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
+                                                  random_categorical,
+                                                  uniform_candidate_sampler)

@@ -24,3 +24,8 @@ from mycel.train.loss_scale_manager import (LossScaleManager, FixedLossScaleMana
 from mycel.train.summary import SummaryRecord  # noqa: E402,F401
 from mycel.train.summary._summary_collector import SummaryCollector  # noqa: E402,F401
 from mycel.train.summary._landscape import SummaryLandscape  # noqa: E402,F401
+from mycel.train.callback import (EarlyStopping, ReduceLROnPlateau,  # noqa: E402,F401
+                                  LearningRateScheduler)
+from mycel.train._ckpt_tools import (check_checkpoint, ckpt_to_safetensors,  # noqa: E402,F401
+                                     safetensors_to_ckpt, load_checkpoint_async,
+                                     async_ckpt_thread_status)

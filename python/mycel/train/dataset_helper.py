@@ -99,3 +99,20 @@ class _Epoch:
         if self._left > 0:
             self._left -= 1
         return item if isinstance(item, tuple) else tuple(item)
+
+
+def connect_network_with_dataset(network, dataset_helper):
+    """The network a hand-written loop ``for inputs in dataset_helper: net(*inputs)`` calls.
+
+    In MindSpore, sink mode hands the loop placeholder inputs and the returned network reads
+    each batch from the device queue. mycel's DatasetHelper gives the loop the real batches
+    in both modes (module docstring), so the network itself is that network: it is returned
+    after the argument checks."""
+    from mycel.nn.cell import Cell
+    if not isinstance(network, Cell):
+        raise TypeError(f"For 'connect_network_with_dataset', 'network' must be a Cell, but "
+                        f"got {type(network).__name__}.")
+    if not isinstance(dataset_helper, DatasetHelper):
+        raise TypeError(f"For 'connect_network_with_dataset', 'dataset_helper' must be a "
+                        f"DatasetHelper, but got {type(dataset_helper).__name__}.")
+    return network

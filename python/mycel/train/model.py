@@ -14,28 +14,11 @@ from mycel import amp, context
 from mycel.boost import AutoBoost, BoostTrainOneStepCell
 from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
-from mycel.nn.wrap import TrainOneStepCell, WithLossCell
+from mycel.nn.wrap import TrainOneStepCell, WithLossCell, WithEvalCell
 from mycel.train.callback import CallbackList, RunContext
 from mycel.train.data_sink import _Sink, _check_dataset, _check_sink_size
 from mycel.train.metrics import Loss
 from mycel.train.metric_factory import get_metrics
-
-
-class WithEvalCell(Cell):
-    """(loss, outputs, label) of the network on (data, label): what Model.eval measures.
-    With add_cast_fp32 (a network in low precision) the outputs are cast to float32 first."""
-
-    def __init__(self, network, loss_fn, add_cast_fp32=False):
-        super().__init__(auto_prefix=False)
-        self._network = network
-        self._loss_fn = loss_fn
-        self._add_cast_fp32 = add_cast_fp32
-
-    def construct(self, data, label):
-        outputs = self._network(data)
-        if self._add_cast_fp32:
-            outputs = outputs.astype(_C.float32)
-        return self._loss_fn(outputs, label), outputs, label
 
 
 def _batches(dataset, name, num_epochs=1):

@@ -18,7 +18,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common.dtype import dtype_to_nptype
-from mycel.train import _ckpt_crypto
+from mycel.train import _ckpt_crypto, _safetensors
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 
@@ -58,27 +58,20 @@ def _encode(name, data, copy):
     return name, kind, list(data.shape), content.copy() if copy else content
 
 
-def _write_file(path, entries, enc=None):
+def _write_file(path, entries, enc=None, fmt="ckpt"):
     """Writes the encoded entries to a temporary file beside path, fsyncs it and renames it
     over path; on any exception the temporary is removed and path is left as it was. `enc`:
-    (key, mode) to encrypt the file (_ckpt_crypto), assembled in memory first."""
+    (key, mode) to encrypt the file (_ckpt_crypto), assembled in memory first. fmt
+    "safetensors" writes that format instead (train/_safetensors.py; never encrypted)."""
     tmp = f"{path}.tmp.{os.getpid()}"
     with _LOCK:
         try:
             with open(tmp, "wb") as f:
-                crc = 0
-                out = bytearray() if enc else f
-                for piece in _pieces(entries):
-                    if enc:
-                        out += memoryview(piece).cast("B")  # the buffer, not element-wise
-                    else:
+                if fmt == "safetensors":
+                    for piece in _safetensors.pieces(entries):
                         f.write(piece)
-                    crc = zlib.crc32(piece, crc)
-                footer = _C._checkpoint_footer(len(entries), crc)
-                if enc:
-                    f.write(_ckpt_crypto.encrypt(out + footer, *enc))
                 else:
-                    f.write(footer)
+                    _write_ckpt(f, entries, enc)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
@@ -87,6 +80,24 @@ def _write_file(path, entries, enc=None):
                 os.remove(tmp)
             raise
     _fsync_dir(os.path.dirname(path))
+
+
+def _write_ckpt(f, entries, enc):
+    """The checkpoint format's bytes into the open file f: the pieces, then the footer with
+    their CRC32 (the whole encrypted when enc)."""
+    crc = 0
+    out = bytearray() if enc else f
+    for piece in _pieces(entries):
+        if enc:
+            out += memoryview(piece).cast("B")  # the buffer, not element-wise
+        else:
+            f.write(piece)
+        crc = zlib.crc32(piece, crc)
+    footer = _C._checkpoint_footer(len(entries), crc)
+    if enc:
+        f.write(_ckpt_crypto.encrypt(out + footer, *enc))
+    else:
+        f.write(footer)
 
 
 def _pieces(entries):
@@ -115,19 +126,19 @@ def _fsync_dir(directory):
 class _AsyncSave:
     """One asynchronous save: its writer thread and the exception it ended with."""
 
-    def __init__(self, path, entries, enc=None):
+    def __init__(self, path, entries, enc=None, fmt="ckpt"):
         self.error = None
-        self.thread = threading.Thread(target=self._run, args=(path, entries, enc),
+        self.thread = threading.Thread(target=self._run, args=(path, entries, enc, fmt),
                                        name="mycel_async_save_ckpt", daemon=False)
 
-    def _run(self, path, entries, enc):
+    def _run(self, path, entries, enc, fmt):
         try:
-            _write_file(path, entries, enc)
+            _write_file(path, entries, enc, fmt)
         except BaseException as e:  # reported by the next save or load of this file
             self.error = e
 
 
-def _async_write(path, entries, func, enc=None):
+def _async_write(path, entries, func, enc=None, fmt="ckpt"):
     """Starts a writer thread for path once no other save of it is running. The thread is
     started before it is published in _PENDING (a published writer can always be joined),
     and waiting for the previous writer and publishing the new one are one step under
@@ -137,7 +148,7 @@ def _async_write(path, entries, func, enc=None):
         with _PENDING_LOCK:
             if path in _PENDING:  # another thread published a writer meanwhile
                 continue
-            job = _AsyncSave(path, entries, enc)
+            job = _AsyncSave(path, entries, enc, fmt)
             job.thread.start()
             _PENDING[path] = job
             return
@@ -277,9 +288,10 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             file layout). Default: "AES-GCM".
         choice_func (callable): choice_func(name) -> bool keeps the parameters for which it
             returns True.
-        kwargs: ``format="ckpt"`` is accepted, and ``crc_check`` (a bool: mycel always writes
-            the CRC32 footer, so True and False write the same file); other keywords raise
-            TypeError.
+        kwargs: ``format``: "ckpt" (default) or "safetensors" (the safetensors layout,
+            train/_safetensors.py; the name gets that suffix; not with enc_key), and
+            ``crc_check`` (a bool: mycel always writes the CRC32 footer of a ckpt file, so
+            True and False write the same file); other keywords raise TypeError.
 
     Raises:
         TypeError: a wrong argument type, or an entry that is not a Tensor.
@@ -290,8 +302,13 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     path = _path_arg(func, ckpt_file_name)
     if os.path.isdir(path):
         raise IsADirectoryError(f"For '{func}', the checkpoint file name {path} is a directory.")
-    if not path.endswith(".ckpt"):
-        path += ".ckpt"
+    fmt = kwargs.pop("format", "ckpt")
+    if fmt not in ("ckpt", "safetensors"):
+        raise ValueError(f"For '{func}', format must be 'ckpt' or 'safetensors', but got "
+                         f"{fmt!r}.")
+    suffix = "." + fmt
+    if not path.endswith(suffix):
+        path += suffix
     _check_bool(func, "integrated_save", integrated_save)
     _check_bool(func, "async_save", async_save)
     _check_callable(func, choice_func)
@@ -300,13 +317,12 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
                         f"{type(enc_mode).__name__}.")
     enc = None if enc_key is None else (
         _ckpt_crypto.check(func, "enc_key", enc_key, "enc_mode", enc_mode), enc_mode)
-    fmt = kwargs.pop("format", "ckpt")
     _check_bool(func, "crc_check", kwargs.pop("crc_check", False))  # the CRC is always written
     if kwargs:
         raise TypeError(f"For '{func}', unexpected keyword argument(s) {sorted(kwargs)}.")
-    if fmt != "ckpt":
-        raise ValueError(f"For '{func}', format must be 'ckpt' (the only one mycel writes), "
-                         f"but got {fmt!r}.")
+    if enc is not None and fmt == "safetensors":
+        raise ValueError(f"For '{func}', a safetensors file cannot be encrypted: pass "
+                         f"enc_key only with format='ckpt'.")
     from mycel.parallel import context as pctx, _slices
     if integrated_save and pctx.is_data_parallel() and \
             pctx.get_auto_parallel_context("global_rank") != 0:
@@ -335,9 +351,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     entries = [_encode(name, data, async_save) for name, data in items]
     _wait_pending(path, func)
     if async_save:
-        _async_write(path, entries, func, enc)
+        _async_write(path, entries, func, enc, fmt)
     else:
-        _write_file(path, entries, enc)
+        _write_file(path, entries, enc, fmt)
 
 
 # ---- reading --------------------------------------------------------------------------------
@@ -364,7 +380,7 @@ def _check_prefix(arg, prefix):
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
                     dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
-                    crc_check=False):
+                    crc_check=False, remove_redundancy=False, format="ckpt"):  # noqa: A002
     """Loads a checkpoint file: returns a dict name -> Parameter (the saved name, dtype, shape
     and data; strings saved through append_dict come back as str), and with `net` also loads
     it into the network (load_param_into_net).
@@ -383,6 +399,12 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             True (applied together with the prefixes).
         crc_check (bool): MindSpore's switch for checking the file's CRC. mycel checks its CRC32
             footer on every load, so False does not turn the check off. Default: False.
+        remove_redundancy (bool): MindSpore's switch for checkpoints saved without the
+            copies data parallelism makes; mycel's files hold every parameter, so both
+            values load the same. Default: False.
+        format (str): "ckpt" (the file ends in ".ckpt") or "safetensors" (".safetensors";
+            train/_safetensors.py, which checks the header and every entry's span before it
+            returns anything). Default: "ckpt".
 
     Raises:
         TypeError: a wrong argument type.
@@ -395,10 +417,14 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     """
     func = "load_checkpoint"
     _check_bool(func, "crc_check", crc_check)
+    _check_bool(func, "remove_redundancy", remove_redundancy)
+    if format not in ("ckpt", "safetensors"):
+        raise ValueError(f"For '{func}', format must be 'ckpt' or 'safetensors', but got "
+                         f"{format!r}.")
     path = _path_arg(func, ckpt_file_name)
-    if not path.endswith(".ckpt"):
-        raise ValueError(f"For '{func}', the checkpoint file name must end with '.ckpt', but got "
-                         f"{ckpt_file_name!r}.")
+    if not path.endswith("." + format):
+        raise ValueError(f"For '{func}', the checkpoint file name must end with '.{format}', "
+                         f"but got {ckpt_file_name!r}.")
     _check_bool(func, "strict_load", strict_load)
     specify_prefix = _check_prefix("specify_prefix", specify_prefix)
     filter_prefix = _check_prefix("filter_prefix", filter_prefix)
@@ -412,7 +438,15 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         raise TypeError(f"For '{func}', 'net' must be a Cell or None, but got "
                         f"{type(net).__name__}.")
     _wait_pending(path, func)
-    if dec_key is not None:
+    if format == "safetensors":
+        if dec_key is not None:
+            raise ValueError(f"For '{func}', a safetensors file is not encrypted: dec_key "
+                             f"goes only with format='ckpt'.")
+        if not os.path.isfile(path):
+            raise ValueError(f"For '{func}', the checkpoint file {path} does not exist or is "
+                             f"not a regular file.")
+        pairs = _safetensors.read(path, func)
+    elif dec_key is not None:
         pairs = _C._parse_checkpoint(_ckpt_crypto.decrypt_file(path, dec_key, dec_mode, func),
                                      func, path)
     elif _ckpt_crypto.is_encrypted(path):

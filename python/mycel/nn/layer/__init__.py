@@ -56,3 +56,18 @@ from mycel.nn.layer.pooling_ext import (LPPool1d, LPPool2d, MaxUnpool1d,  # noqa
                                         MaxUnpool2d, MaxUnpool3d, MaxPool3d, AvgPool3d)
 __all__ += ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d",
             "AvgPool3d"]
+from mycel.nn.layer.activation_ext import *  # noqa: F401,F403,E402
+from mycel.nn.layer.activation_ext import __all__ as _activation_ext  # noqa: E402
+__all__ += _activation_ext
+from mycel.nn.layer.basic_ext import *  # noqa: F401,F403,E402
+from mycel.nn.layer.basic_ext import __all__ as _basic_ext  # noqa: E402
+__all__ += _basic_ext
+from mycel.nn.layer.conv import Conv3d, Conv3dTranspose  # noqa: F401,E402
+from mycel.nn.layer.normalization import BatchNorm3d  # noqa: F401,E402
+from mycel.nn.layer.padding_nd import (ReplicationPad1d, ReplicationPad2d,  # noqa: F401,E402
+                                       ReplicationPad3d)
+__all__ += ["Conv3d", "Conv3dTranspose", "BatchNorm3d", "ReplicationPad1d", "ReplicationPad2d",
+            "ReplicationPad3d"]
+from mycel.nn.layer.pooling_fractional import (FractionalMaxPool2d,  # noqa: F401,E402
+                                               FractionalMaxPool3d)
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -135,9 +135,13 @@ class LeakyReLU(Cell):
         self.alpha = _float(alpha, "alpha", "LeakyReLU")
         self.greater = prim("Greater")
         self.select = prim("Select")
+        self.cast = prim("Cast")
 
     def construct(self, x):
-        return self.select(self.greater(x, 0.0), x, x * self.alpha)
+        # alpha in x's dtype (MindSpore's rule): integer inputs keep their dtype, alpha
+        # truncated toward zero.
+        alpha = self.cast(self.alpha, x.dtype)
+        return self.select(self.greater(x, 0), x, x * alpha)
 
     def extend_repr(self):
         return f"alpha={self.alpha}"

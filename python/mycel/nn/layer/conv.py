@@ -1,5 +1,5 @@
 """Convolution layers (MindSpore 2.x ``mindspore.nn``): Conv2d, Conv1d, Conv2dTranspose,
-Conv1dTranspose.
+Conv1dTranspose, Conv3d, Conv3dTranspose.
 
 Defaults are MindSpore 2.x's: pad_mode='same', has_bias=False, weight_init=None meaning
 HeUniform(math.sqrt(5)) (U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = weight.shape[1] *
@@ -211,4 +211,74 @@ class Conv1dTranspose(_Conv):
         return self.squeeze(output)
 
 
-__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
+def _triple(v, name, cls):
+    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else v
+    if not isinstance(vals, (tuple, list)) or len(vals) != 3 or any(
+            isinstance(e, bool) or not isinstance(e, int) or e < 1 for e in vals):
+        raise ValueError(f"For '{cls}', '{name}' must be a positive int or 3 of them, but got "
+                         f"{v!r}.")
+    return tuple(vals)
+
+
+class Conv3d(_Conv):
+    """3-d convolution of [N, C, D, H, W] input with weight [out_channels,
+    in_channels/group, kd, kh, kw] (the Conv3D primitive: ops/function/conv3d_func.py).
+
+    pad_mode: 'same' (output D = ceil(D / stride)), 'valid' (no padding) or 'pad' (explicit
+    `padding`: an int or (head, tail, top, bottom, left, right))."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCDHW", dtype=_C.float32):
+        cls = "Conv3d"
+        ks = _triple(kernel_size, "kernel_size", cls)
+        super().__init__(cls, in_channels, out_channels, ks, pad_mode, group, has_bias,
+                         weight_init, bias_init, dtype)
+        self.kernel_size = ks
+        self.stride = _triple(stride, "stride", cls)
+        self.dilation = _triple(dilation, "dilation", cls)
+        self.padding = padding
+        self.conv3d = P.Conv3D(out_channels, ks, stride=self.stride, pad_mode=self.pad_mode,
+                               pad=padding, dilation=self.dilation, group=group,
+                               data_format=data_format)
+
+    def construct(self, x):
+        output = self.conv3d(x, self.weight)
+        if self.has_bias:
+            output = self.bias_add(output, self.bias)
+        return output
+
+
+class Conv3dTranspose(_Conv):
+    """3-d transposed convolution (the input gradient of Conv3d) of [N, C, D, H, W] input with
+    weight [in_channels, out_channels/group, kd, kh, kw] (the Conv3DTranspose primitive).
+
+    pad_mode 'same' gives D * stride, 'valid' (D - 1) * stride + dilation * (k - 1) + 1 +
+    output_padding, 'pad' (explicit `padding`: an int or 6 of them) that less the padding."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
+                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=_C.float32):
+        cls = "Conv3dTranspose"
+        ks = _triple(kernel_size, "kernel_size", cls)
+        super().__init__(cls, in_channels, out_channels, ks, pad_mode, group, has_bias,
+                         weight_init, bias_init, dtype, transposed=True)
+        self.kernel_size = ks
+        self.stride = _triple(stride, "stride", cls)
+        self.dilation = _triple(dilation, "dilation", cls)
+        self.padding = padding
+        self.output_padding = output_padding
+        self.conv3d_transpose = P.Conv3DTranspose(
+            in_channels, out_channels, ks, pad_mode=self.pad_mode, pad=padding,
+            stride=self.stride, dilation=self.dilation, group=group,
+            output_padding=output_padding, data_format=data_format)
+
+    def construct(self, x):
+        output = self.conv3d_transpose(x, self.weight)
+        if self.has_bias:
+            output = self.bias_add(output, self.bias)
+        return output
+
+
+__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Conv3d",
+           "Conv3dTranspose"]

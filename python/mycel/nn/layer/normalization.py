@@ -57,10 +57,15 @@ def check_channels(shape, ranks, channels, cls, name="num_features"):
 
 @constexpr
 def _bn_shape4(shape, ranks, num_features, cls):
-    """Checks the input's rank and channel count; for a 3-d input [N, C, L], the 4-d shape
-    [N, C, L, 1] the BatchNorm op computes in, else None."""
+    """Checks the input's rank and channel count; the 4-d shape the BatchNorm op computes in
+    ([N, C, L, 1] for [N, C, L]; [N, C, D * H, W] for [N, C, D, H, W]: the statistics are
+    per channel either way), or None for a 4-d input."""
     check_channels(shape, ranks, num_features, cls)
-    return tuple(shape) + (1,) if len(shape) == 3 else None
+    if len(shape) == 3:
+        return tuple(shape) + (1,)
+    if len(shape) == 5:
+        return (shape[0], shape[1], shape[2] * shape[3], shape[4])
+    return None
 
 
 class _BatchNorm(Cell):
@@ -134,6 +139,19 @@ class BatchNorm2d(_BatchNorm):
     (see BatchNorm1d for the formula, the modes and the momentum convention)."""
 
     _ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of [N, C, D, H, W] input: statistics over N, D, H and W per channel
+    (computed as BatchNorm2d over [N, C, D * H, W]; see BatchNorm1d for the formula)."""
+
+    _ranks = (5,)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, dtype=_C.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
 
 
 class LayerNorm(Cell):

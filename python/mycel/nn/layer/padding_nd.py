@@ -1,11 +1,14 @@
-"""ConstantPad1d/2d/3d, ZeroPad1d/2d/3d and ReflectionPad1d/2d/3d (MindSpore 2.x's
-``mindspore.nn`` padding layers): pad the last 1, 2 or 3 dimensions with a constant or
-their mirror image.
+"""ConstantPad1d/2d/3d, ZeroPad1d/2d/3d, ReflectionPad1d/2d/3d and ReplicationPad1d/2d/3d
+(MindSpore 2.x's ``mindspore.nn`` padding layers): pad the last 1, 2 or 3 dimensions with a
+constant, their mirror image or copies of their edges.
 
 ``padding`` is an int (every side of those dimensions) or a tuple of (left, right) pairs
 for the last dimension first, then the one before (torch order), of at most 2, 4 or 6
 entries; a shorter tuple pads fewer dimensions. A negative entry crops that side. The
 forward is a Slice (for crops) then the Pad primitive, so gradients come from theirs."""
+import numpy as np
+
+from mycel import _mycel as _C
 from mycel.nn.cell import Cell
 from mycel.nn.layer.padding import _mirror_index
 from mycel.ops.function import array_func as _a
@@ -143,4 +146,58 @@ class ReflectionPad2d(_ReflectionPadNd):
 
 class ReflectionPad3d(_ReflectionPadNd):
     """Mirrors the last three dimensions."""
+    _dims = 3
+
+
+@constexpr
+def _edge_index(n, before, after):
+    """The source index of each position of an axis of size n extended by (before, after)
+    copies of its edge elements."""
+    return _C.Tensor(np.array([0] * before + list(range(n)) + [n - 1] * after, np.int64))
+
+
+class _ReplicationPadNd(Cell):
+    """Extends the last 1, 2 or 3 dimensions by copies of their edge elements ([1, 2, 3]
+    padded by (2, 1): [1, 1, 1, 2, 3, 3]); the input has dims + 1 or dims + 2 dimensions
+    (MindSpore's rule), and the gradient adds each copy back into its edge (Gather's)."""
+    _dims = 1
+
+    def __init__(self, padding):
+        super().__init__()
+        name = type(self).__name__
+        self.padding = _check(padding, self._dims, name)
+        if len(self.padding) != 2 * self._dims:
+            raise ValueError(f"For '{name}', 'padding' must hold {2 * self._dims} values, but "
+                             f"got {self.padding}.")
+        if any(p < 0 for p in self.padding):
+            raise ValueError(f"For '{name}', 'padding' must not be negative, but got "
+                             f"{self.padding}.")
+
+    def construct(self, x):
+        if x.ndim not in (self._dims + 1, self._dims + 2):
+            raise ValueError(f"For '{type(self).__name__}', the input must have "
+                             f"{self._dims + 1} or {self._dims + 2} dimensions, but got "
+                             f"shape {x.shape}.")
+        y = x
+        for i in range(self._dims):
+            axis = x.ndim - 1 - i
+            before, after = self.padding[2 * i], self.padding[2 * i + 1]
+            if before or after:
+                y = _a.gather(y, _edge_index(y.shape[axis], before, after), axis)
+        return y
+
+
+class ReplicationPad1d(_ReplicationPadNd):
+    """Replicates the edges of the last dimension: padding an int or (left, right)."""
+    _dims = 1
+
+
+class ReplicationPad2d(_ReplicationPadNd):
+    """Replicates the edges of the last two dimensions: (left, right, top, bottom)."""
+    _dims = 2
+
+
+class ReplicationPad3d(_ReplicationPadNd):
+    """Replicates the edges of the last three dimensions: (left, right, top, bottom, front,
+    back)."""
     _dims = 3

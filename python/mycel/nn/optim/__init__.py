@@ -20,3 +20,5 @@ from mycel.nn.optim.adafactor import AdaFactor  # noqa: F401,E402
 __all__ += ["AdaFactor"]
 from mycel.nn.optim.adam import AdamOffload  # noqa: F401,E402
 __all__ += ["AdamOffload"]
+from mycel.nn.optim.adam import LazyAdam  # noqa: F401,E402
+__all__ += ["LazyAdam"]

@@ -193,3 +193,15 @@ class AdamOffload(Adam):
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
         super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
                          weight_decay, loss_scale, use_offload=True)
+
+
+class LazyAdam(Adam):
+    """LazyAdam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0): MindSpore's Adam
+    that updates only the rows a sparse (row) gradient touches. mycel's gradients are dense
+    (every row is touched), so it is Adam(use_lazy=True), the same update."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale, use_lazy=True)

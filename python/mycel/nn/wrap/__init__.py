@@ -4,7 +4,7 @@ from mycel import _mycel as _C
 from mycel._mycel import Tensor
 from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
-from mycel.ops.composite import depend
+from mycel.ops.composite import GradOperation, depend
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
 from mycel.ops.primitive import constexpr
@@ -39,6 +39,23 @@ def check_step_args(who, network, optimizer):
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"For '{who}', the 'optimizer' must be an nn Optimizer, but got "
                         f"{type(optimizer).__name__}.")
+
+
+class WithEvalCell(Cell):
+    """(loss, outputs, label) of the network on (data, label): what Model.eval measures.
+    With add_cast_fp32 (a network in low precision) the outputs are cast to float32 first."""
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+        self._add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self._add_cast_fp32:
+            outputs = outputs.astype(_C.float32)
+        return self._loss_fn(outputs, label), outputs, label
 
 
 class TrainOneStepCell(Cell):
@@ -435,3 +452,44 @@ class ParameterUpdate(Cell):
     def construct(self, x):
         _array.assign(self._param, x)
         return x
+
+
+class ForwardValueAndGrad(Cell):
+    """(network(*inputs), gradients) in one cell: MindSpore's ``nn.ForwardValueAndGrad``.
+
+    The gradients are GradOperation(get_all, get_by_list, sens_param)'s: with respect to the
+    first input (or all of them with get_all), and/or to `weights` (a ParameterTuple or list
+    of Parameters) with get_by_list. With sens_param the last input is the sensitivity (the
+    output's gradient) and is not passed to the network."""
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False,
+                 sens_param=False):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'ForwardValueAndGrad', 'network' must be a Cell, but got "
+                            f"{type(network).__name__}.")
+        for name, v in (("get_all", get_all), ("get_by_list", get_by_list),
+                        ("sens_param", sens_param)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'ForwardValueAndGrad', '{name}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        if get_by_list and (not isinstance(weights, (list, tuple)) or not all(
+                isinstance(w, Parameter) for w in weights)):
+            raise TypeError(f"For 'ForwardValueAndGrad', 'weights' must be a ParameterTuple or "
+                            f"a list of Parameters when 'get_by_list' is True, but got "
+                            f"{type(weights).__name__}.")
+        self.network = network
+        self.weights = weights
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+        self.grad = GradOperation(get_all=get_all, get_by_list=get_by_list,
+                                  sens_param=sens_param)
+
+    def construct(self, *inputs):
+        forward_inputs = inputs[:-1] if self.sens_param else inputs
+        loss = self.network(*forward_inputs)
+        if self.get_by_list:
+            grads = self.grad(self.network, self.weights)(*inputs)
+        else:
+            grads = self.grad(self.network)(*inputs)
+        return loss, grads

@@ -1,6 +1,5 @@
 """MindSpore 2.x functions composed from table ops: ``ops.mvlgamma`` (the multivariate
-log-gamma), ``ops.addr`` (a matrix plus a scaled outer product) and the work of the
-``ops.Median`` primitive (``median_values``: lower medians with NaN handling and the indices
+log-gamma) and the work of the ``ops.Median`` primitive (``median_values``: lower medians with NaN handling and the indices
 where they sit). Both modes and gradients come from the ops they are built of.
 """
 import math
@@ -13,7 +12,7 @@ from mycel.ops.function import special_func as _sp
 from mycel.ops.function._util import as_tensor
 from mycel.ops.primitive import constexpr
 
-__all__ = ["mvlgamma", "addr"]
+__all__ = ["mvlgamma"]
 
 _FLOATS = (_C.float16, _C.float32, _C.float64)
 
@@ -41,41 +40,6 @@ def mvlgamma(input, p):  # noqa: A002 (MindSpore's argument name)
         out = _m.add(out, _sp.lgamma(_m.add(x, (1 - j) / 2)))
     ok = _m.greater(x, (p - 1) / 2)
     return _m.where(ok, out, _m.add(_m.mul(out, 0.0), float("nan")))
-
-
-@constexpr
-def _check_addr(shape, v1_shape, v2_shape, dtype, d1, d2):
-    if len(v1_shape) != 1 or len(v2_shape) != 1:
-        raise ValueError(f"For 'addr', vec1 and vec2 must be 1-D, but got shapes "
-                         f"{tuple(v1_shape)} and {tuple(v2_shape)}.")
-    if dtype != d1 or dtype != d2:
-        raise TypeError(f"For 'addr', x, vec1 and vec2 must have one dtype, but got {dtype}, "
-                        f"{d1} and {d2}.")
-    outer = (v1_shape[0], v2_shape[0])
-    n = max(len(shape), 2)
-    full = (1,) * (n - len(shape)) + tuple(shape)
-    for a, b in zip(full[-2:], outer):
-        if a not in (1, b):
-            raise ValueError(f"For 'addr', x of shape {tuple(shape)} does not broadcast to the "
-                             f"outer product's shape {outer}.")
-
-
-@constexpr
-def _check_scale(name, v):
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"For 'addr', '{name}' must be an int or a float, but got "
-                        f"{type(v).__name__}.")
-
-
-def addr(x, vec1, vec2, *, beta=1, alpha=1):
-    """beta * x + alpha * outer(vec1, vec2): x [N, M] (or broadcastable to it), vec1 [N],
-    vec2 [M], all of one dtype."""
-    x, vec1, vec2 = as_tensor(x), as_tensor(vec1), as_tensor(vec2)
-    _check_scale("beta", beta)
-    _check_scale("alpha", alpha)
-    _check_addr(x.shape, vec1.shape, vec2.shape, x.dtype, vec1.dtype, vec2.dtype)
-    outer = _m.mul(_a.reshape(vec1, (-1, 1)), _a.reshape(vec2, (1, -1)))
-    return _m.add(_m.mul(x, beta).astype(x.dtype), _m.mul(outer, alpha).astype(x.dtype))
 
 
 @constexpr

@@ -232,3 +232,14 @@ from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # 
                                                  FractionalAvgPool, DeformableOffsets)
 __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
             "MatrixDiagV3"]
+from mycel.ops.operations.conv3d_ops import Conv3D  # noqa: E402
+__all__ += ["Conv3D"]
+# MindSpore 2.x's ops breadth: primitives composed from the functional forms (breadth_ops.py,
+# breadth_nn_ops.py).
+from mycel.ops.operations import breadth_ops as _breadth_ops  # noqa: E402
+from mycel.ops.operations import breadth_nn_ops as _breadth_nn_ops  # noqa: E402
+from mycel.ops.operations.breadth_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.breadth_nn_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations import breadth_ext_ops as _breadth_ext_ops  # noqa: E402
+from mycel.ops.operations.breadth_ext_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_ops.__all__ + _breadth_nn_ops.__all__ + _breadth_ext_ops.__all__

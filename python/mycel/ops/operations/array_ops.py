@@ -18,3 +18,17 @@ __all__ += ["MatrixDiagPartV3"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 from mycel.ops.operations.compat_cpu_ops import MatrixDiagV3  # noqa: E402
 __all__ += ["MatrixDiagV3"]
+# ops breadth (breadth_ops.py): MindSpore's array_ops classes composed in mycel.
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+_BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Meshgrid",
+            "GatherNd", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMul",
+            "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin", "ScatterAdd",
+            "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMax", "ScatterMin",
+            "ScatterUpdate", "ScatterNonAliasingAdd", "InplaceAdd", "InplaceSub",
+            "InplaceUpdate", "InplaceUpdateV2", "ReverseSequence", "SpaceToBatchND",
+            "BatchToSpaceND", "BatchToSpace", "ParallelConcat", "TensorShape", "ScalarToTensor",
+            "TupleToArray", "InvertPermutation", "IndexFill", "IndexAdd", "Cummin", "Cummax",
+            "CheckValid", "FillDiagonal", "MatrixSetDiagV3", "Diag", "DataFormatDimMap",
+            "ScalarCast", "LeftShift", "RightShift"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

@@ -1,4 +1,4 @@
-"""MindSpore's ``mindspore.ops.operations.math_ops``: math primitives that programs import
+"""MindSpore"s ``mindspore.ops.operations.math_ops``: math primitives that programs import
 from there (``from mindspore.ops.operations.math_ops import ...``). The classes are those of
 mycel.ops.operations; this module lists the ones MindSpore defines in math_ops and mycel has."""
 from mycel.ops import operations as _P
@@ -15,3 +15,27 @@ __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "
 
 __all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# ops breadth (breadth_ops.py): MindSpore"s math_ops classes composed in mycel.
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+_BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm", "Hypot",
+            "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
+            "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",
+            "NanToNum", "ReduceAll", "ReduceAny", "LpNorm", "EqualCount", "MatrixSolve",
+            "Cross", "Eps", "InplaceIndexAdd", "LogSpace", "Bincount", "Cummin", "Cummax",
+            "SearchSorted", "BartlettWindow", "BlackmanWindow", "HammingWindow"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e",
+            "BesselI1", "BesselI1e", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "Zeta",
+            "Polygamma", "Igamma", "Igammac"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["LuUnpack", "Orgqr", "Ormqr"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["FloatStatus"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["Svd"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

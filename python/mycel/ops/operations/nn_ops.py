@@ -1,4 +1,4 @@
-"""MindSpore's ``mindspore.ops.operations.nn_ops``: neural-network primitives that programs import
+"""MindSpore"s ``mindspore.ops.operations.nn_ops``: neural-network primitives that programs import
 from there (``from mindspore.ops.operations.nn_ops import ...``). The classes are those of
 mycel.ops.operations; this module lists the ones MindSpore defines in nn_ops and mycel has."""
 from mycel.ops import operations as _P
@@ -18,10 +18,34 @@ __all__ += ["PSROIPooling", "FusedSparseAdam", "FusedSparseLazyAdam", "FusedSpar
             "SparseApplyRMSProp", "SparseApplyFtrl", "NLLLoss", "ApplyPowerSign",
             "MaxPoolWithArgmax", "AvgPool3D", "CTCLossV2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
-# FractionalMaxPool is MindSpore's nn_ops class only (not in ops.operations).
+# FractionalMaxPool is MindSpore"s nn_ops class only (not in ops.operations).
 from mycel.ops.operations.compat_cpu_ops import FractionalMaxPool  # noqa: E402
 __all__ += ["FractionalMaxPool"]
 from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
 __all__ += ["DeformableOffsets"]
 from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
 __all__ += ["FractionalAvgPool"]
+# ops breadth (breadth_ops.py): MindSpore"s nn_ops classes composed in mycel.
+from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+_BREADTH = ["FastGeLU", "PReLU", "GLU", "Dropout2D", "Dropout3D", "ChannelShuffle",
+            "SmoothL1Loss", "SoftMarginLoss", "MultilabelMarginLoss", "MultiMarginLoss",
+            "TripletMarginLoss", "BCEWithLogitsLoss", "SigmoidCrossEntropyWithLogits",
+            "L2Normalize", "MirrorPad", "IOU", "BoundingBoxEncode", "BoundingBoxDecode",
+            "InTopK", "DataFormatDimMap", "Conv2DTranspose", "Dense", "Pdist", "CheckValid"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["GridSampler2D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "MaxPool3D",
+            "MaxUnpool2D", "MaxUnpool3D"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["ApplyAddSign", "ApplyAdamWithAmsgradV2", "SparseApplyProximalAdagrad",
+            "NMSWithMask", "ROIAlign"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["MaxPool3DWithArgmax", "UpsampleNearest3D", "UpsampleTrilinear3D"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["CTCGreedyDecoder", "GridSampler3D", "SparseApplyFtrlV2",
+            "ComputeAccidentalHits"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

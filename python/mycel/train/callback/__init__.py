@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from mycel import _mycel as _C
+from mycel.train.callback._base import Callback, _loss_value  # noqa: F401
 
 
 class _InternalCallbackParam(dict):
@@ -55,72 +55,6 @@ class RunContext:
 
     def get_stop_requested(self):
         return self._stop
-
-
-class Callback:
-    """Base class: every hook does nothing (or calls MindSpore 1.x's name for it). A callback
-    is a context manager (``__enter__`` returns it, ``__exit__`` does nothing); the callback
-    manager enters every callback for the run."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *err):
-        pass
-
-    def on_train_begin(self, run_context):
-        self.begin(run_context)
-
-    def on_train_epoch_begin(self, run_context):
-        self.epoch_begin(run_context)
-
-    def on_train_step_begin(self, run_context):
-        self.step_begin(run_context)
-
-    def on_train_step_end(self, run_context):
-        self.step_end(run_context)
-
-    def on_train_epoch_end(self, run_context):
-        self.epoch_end(run_context)
-
-    def on_train_end(self, run_context):
-        self.end(run_context)
-
-    def on_eval_begin(self, run_context):
-        pass
-
-    def on_eval_epoch_begin(self, run_context):
-        pass
-
-    def on_eval_step_begin(self, run_context):
-        pass
-
-    def on_eval_step_end(self, run_context):
-        pass
-
-    def on_eval_epoch_end(self, run_context):
-        pass
-
-    def on_eval_end(self, run_context):
-        pass
-
-    def begin(self, run_context):
-        pass
-
-    def epoch_begin(self, run_context):
-        pass
-
-    def step_begin(self, run_context):
-        pass
-
-    def step_end(self, run_context):
-        pass
-
-    def epoch_end(self, run_context):
-        pass
-
-    def end(self, run_context):
-        pass
 
 
 class CallbackList:
@@ -181,15 +115,6 @@ def _step_in_epoch(p):
     if step is None:
         step = p.cur_step_num - (p.cur_epoch_num - 1) * max(p.batch_num, 0)
     return step
-
-
-def _loss_value(outputs):
-    """The step's loss as a float (first element of a tuple output)."""
-    if isinstance(outputs, (tuple, list)) and outputs:
-        outputs = outputs[0]
-    if isinstance(outputs, _C.Tensor):
-        outputs = outputs.asnumpy()
-    return float(np.mean(outputs))
 
 
 class LossMonitor(Callback):
@@ -644,3 +569,5 @@ class BackupAndRestore(Callback):
     def on_train_end(self, run_context):
         if self.delete_checkpoint and os.path.isfile(self.backup_file):
             os.remove(self.backup_file)
+from mycel.train.callback._monitor_lr import (  # noqa: E402,F401
+    EarlyStopping, ReduceLROnPlateau, LearningRateScheduler)

@@ -1,0 +1,119 @@
+"""Top-level functions of MindSpore 2.x's ``mindspore`` module that sit on other parts of
+mycel: the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
+``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
+``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
+
+The random state is the global generator's (the one ``set_seed`` seeds and every random op
+without its own seed draws from): its seed, the next counter it hands out and each seeded
+primitive's position. ``get_rng_state`` gives it as a uint64 Tensor ([seed, counter, n, then
+n (primitive, position) pairs]) that ``set_rng_state`` takes back, so a block of random ops
+can be replayed exactly."""
+import os
+
+import numpy as np
+
+from mycel import _mycel as _C
+
+
+def manual_seed(seed):
+    """Seeds the global random generator (as ``set_seed``)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"For 'manual_seed', the seed must be an int, but got "
+                        f"{type(seed).__name__}.")
+    _C.set_seed(int(seed))
+
+
+def seed():
+    """Seeds the global random generator with a non-deterministic seed (from the operating
+    system) and returns it."""
+    value = int.from_bytes(os.urandom(8), "little") >> 1
+    _C.set_seed(value)
+    return value
+
+
+def initial_seed():
+    """The seed the global random generator was last seeded with."""
+    return _C.get_seed()
+
+
+def get_rng_state():
+    """The global random generator's state as a uint64 Tensor (module docstring)."""
+    s = _C._random_state()
+    items = sorted(s.instances.items())
+    flat = [s.seed, s.offset, len(items)] + [v for kv in items for v in kv]
+    return _C.Tensor(np.array(flat, dtype=np.uint64))
+
+
+def set_rng_state(state):
+    """Sets the global random generator's state from a Tensor ``get_rng_state`` gave."""
+    if not isinstance(state, _C.Tensor):
+        raise TypeError(f"For 'set_rng_state', the state must be a Tensor, but got "
+                        f"{type(state).__name__}.")
+    flat = state.asnumpy()
+    if flat.dtype != np.uint64 or flat.ndim != 1 or flat.size < 3 or \
+            flat.size != 3 + 2 * int(flat[2]):
+        raise ValueError(f"For 'set_rng_state', the state must be the 1-d uint64 Tensor "
+                         f"get_rng_state gives, but got shape {tuple(flat.shape)} and dtype "
+                         f"{flat.dtype}.")
+    s = _C._RandomState()
+    s.seed, s.offset = int(flat[0]), int(flat[1])
+    pairs = flat[3:].reshape(-1, 2)
+    s.instances = {int(k): int(v) for k, v in pairs}
+    _C._set_random_state(s)
+
+
+def set_device(device_target, device_id=None):
+    """Selects the device ops run on: 'CPU' or 'GPU' (and which GPU), as
+    ``set_context(device_target=..., device_id=...)``."""
+    from mycel.context import set_context
+    if device_id is None:
+        set_context(device_target=device_target)
+    else:
+        set_context(device_target=device_target, device_id=device_id)
+
+
+def dtype_to_pytype(type_):
+    """The Python type of a dtype's values: bool, int or float."""
+    if type_ == _C.bool:
+        return bool
+    if not isinstance(type_, _C.DType):
+        raise TypeError(f"For 'dtype_to_pytype', the argument must be a dtype, but got "
+                        f"{type(type_).__name__}.")
+    return float if type_.is_floating_point else int
+
+
+def get_py_obj_dtype(obj):
+    """The dtype of a Python object: a Tensor's dtype, a type's (pytype_to_dtype) or a Python
+    scalar's (bool, int64, float32)."""
+    from mycel.common.dtype import pytype_to_dtype
+    if isinstance(obj, _C.Tensor):
+        return obj.dtype
+    if isinstance(obj, _C.DType):
+        return obj
+    if isinstance(obj, type):
+        return pytype_to_dtype(obj)
+    if isinstance(obj, (bool, int, float, np.generic)):
+        return pytype_to_dtype(type(obj))
+    raise TypeError(f"For 'get_py_obj_dtype', the object must be a Tensor, a dtype, a type or "
+                    f"a Python scalar, but got {type(obj).__name__}.")
+
+
+def run_check():
+    """Checks the installation: runs one addition on the current device target and compares
+    it with numpy; prints the version and the result."""
+    from mycel.context import get_context
+    from mycel.version import __version__
+    print(f"mycel version: {__version__}")
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    got = (_C.Tensor(a) + _C.Tensor(a)).asnumpy()
+    if not np.array_equal(got, a + a):
+        raise RuntimeError(f"run_check: 1 + 1 on {get_context('device_target')} gave {got}, "
+                           f"expected {a + a}: the installation is broken.")
+    print(f"The result of the addition is correct: mycel runs on "
+          f"{get_context('device_target')}.")
+
+
+def ms_memory_recycle():
+    """Returns the allocator's cached free blocks to the system (what MindSpore's memory
+    recycling does between graphs); tensors in use are untouched."""
+    _C.empty_cache()
