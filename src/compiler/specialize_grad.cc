@@ -61,6 +61,27 @@ Node* like_input(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const Source
   return s.make_dict(c, kv, sp);
 }
 
+// GradOperation(get_all=True)'s gradient of a number input, as MindSpore gives it: a zero of
+// the number's kind in place of its None cotangent, also inside a tuple or list input
+// (composite.py's _zeros_for in PYNATIVE mode).
+Node* zero_numbers(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
+  if (in->kind == AbsKind::Scalar) {
+    if (in->stype == ValueKind::Int) return s.constant(Value::integer(0), sp);
+    if (in->stype == ValueKind::Float) return s.constant(Value::real(0.0), sp);
+    if (in->stype == ValueKind::Bool) return s.constant(Value::boolean(false), sp);
+    return g;
+  }
+  if (in->kind != AbsKind::Tuple && in->kind != AbsKind::List) return g;
+  const AbsPtr& ga = g->abstract();
+  if (!ga || (ga->kind != AbsKind::Tuple && ga->kind != AbsKind::List) ||
+      ga->elems.size() != in->elems.size())
+    return g;
+  std::vector<Node*> items;
+  for (size_t i = 0; i < in->elems.size(); ++i)
+    items.push_back(zero_numbers(s, c, item(s, c, g, i, sp), in->elems[i], sp));
+  return s.make_seq(c, ga->kind == AbsKind::List, std::move(items), sp);
+}
+
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
   std::vector<AbsPtr> r;
   for (Node* x : xs) r.push_back(x->abstract());
@@ -241,8 +262,9 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   for (size_t p : call.positions) {
     const AbsPtr& a = inputs[p]->abstract();
     bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
-    gin.push_back(zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
-                        : like_input(*this, c, item(*this, c, d, p, sp), a, sp));
+    Node* g = zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
+                    : like_input(*this, c, item(*this, c, d, p, sp), a, sp);
+    gin.push_back(call.all ? zero_numbers(*this, c, g, a, sp) : g);
   }
   for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
   if (s.return_ids) {  // (position, gradient) and (Parameter name, gradient) pairs

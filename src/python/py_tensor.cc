@@ -301,6 +301,15 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
       .def("__add__", &binop<OpId::Add>)
       .def("__radd__", &rbinop<OpId::Add>)
       .def("__sub__", &binop<OpId::Sub>)
+      // MindSpore's x.__sub__(other, alpha=a): Tensor.sub's form (common/tensor.py); the
+      // plain operator keeps the overload above.
+      .def(
+          "__sub__",
+          [](pyb::handle self, pyb::handle other, pyb::handle alpha) {
+            return pyb::reinterpret_borrow<pyb::object>(self).attr("sub")(
+                other, pyb::arg("alpha") = alpha);
+          },
+          pyb::arg("other"), pyb::kw_only(), pyb::arg("alpha"))
       .def("__rsub__", &rbinop<OpId::Sub>)
       .def("__mul__", &binop<OpId::Mul>)
       .def("__rmul__", &rbinop<OpId::Mul>)

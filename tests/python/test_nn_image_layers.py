@@ -83,8 +83,11 @@ def test_ssim_against_torch(mode):
                        5, 0.8, 2.0)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(nn.SSIM()(Tensor(a), Tensor(a)).asnumpy(), [1.0, 1.0], rtol=1e-5)
-    with pytest.raises(TypeError, match="one shape"):
+    # MindSpore's order: img1's dtype, img1's rank, then SameTypeShape (shapes: ValueError).
+    with pytest.raises(ValueError, match="one shape"):
         nn.SSIM()(Tensor(a), Tensor(a[:, :, :8, :8]))
+    with pytest.raises(TypeError, match="dtype must be one of"):
+        nn.SSIM()(Tensor(a[..., None].astype(np.float64)), Tensor(a))
     with pytest.raises(TypeError, match="one dtype"):
         nn.SSIM()(Tensor(a), Tensor(a.astype(np.float16)))
     with pytest.raises(ValueError, match="rank 5"):

@@ -330,7 +330,7 @@ def test_optimizer_argument_errors():
         nn.SGD(ps, 0.1, nesterov=True)
     with pytest.raises(ValueError, match=r"beta1 and beta2 must be in \[0, 1\)"):
         nn.Adam(ps, beta1=1.0)
-    with pytest.raises(ValueError, match=r"the parameter 'p0' is given twice"):
+    with pytest.raises(RuntimeError, match=r"the parameter 'p0' is given twice"):
         nn.SGD(ps + ps[:1], 0.1)
     with pytest.raises(ValueError, match=r"unknown parameter-group keys \['momentum'\]"):
         nn.SGD([{"params": ps, "momentum": 0.9}], 0.1)

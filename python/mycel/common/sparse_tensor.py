@@ -67,6 +67,8 @@ class CSRTensor(_Sparse):
         self._indptr, self._indices, self._values, self._shape = indptr, indices, values, shape
 
     indptr = property(lambda self: self._indptr, doc="The row starts (1-D int Tensor).")
+    indices = property(lambda self: self._indices, doc="The column of each value (1-D int "
+                                                       "Tensor).")
 
     def to_tuple(self):
         """(indptr, indices, values, shape)."""

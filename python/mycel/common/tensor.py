@@ -10,6 +10,7 @@ from mycel.common import _inplace
 from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import tensor_ext_func as _te
 from mycel.ops.function import select_func as _sel
+from mycel.ops.primitive import constexpr
 
 Tensor = _C.Tensor
 
@@ -32,9 +33,27 @@ def _transpose(self, *axes):
     return _a.transpose(self, axes)
 
 
-def _flatten(self, order="C", *, start_dim=0, end_dim=-1):
-    """Flattened to 1-d by default (Tensor.flatten), or dims start_dim..end_dim."""
+def _flatten(self, *args, order="C", start_dim=0, end_dim=-1):
+    """Flattened to 1-d by default (Tensor.flatten), or dims start_dim..end_dim. MindSpore's
+    two forms: flatten(order='C', *, start_dim=0, end_dim=-1) (a str first) and
+    flatten(start_dim=0, end_dim=-1) (ints, positional or by name)."""
+    if args and isinstance(args[0], str):
+        order, args = args[0], args[1:]
+        _flatten_arity(len(args), 0)
+    else:
+        _flatten_arity(len(args), 2)
+        if args:
+            start_dim = args[0]
+        if len(args) > 1:
+            end_dim = args[1]
     return _a.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+
+@constexpr
+def _flatten_arity(n, most):
+    if n > most:
+        raise TypeError(f"Tensor.flatten() takes at most {most} more positional arguments "
+                        f"(order='C' takes start_dim and end_dim by name), but got {n}.")
 
 
 def _tolist(self):
@@ -466,15 +485,16 @@ def _input_spec(t):
         return (t.dtype, list(t.shape))
     if t is None:
         return None
-    # A tuple or list of tensors, placeholders or numbers (MindSpore's mutable sequences), or
-    # a number: that argument is compiled for each call's value, as without set_inputs. (A
-    # list such as [None, 20], a shape where a placeholder belongs, stays an error.)
-    if isinstance(t, (int, float)) or (isinstance(t, (tuple, list)) and
-                                       all(_tensor_leaves(e) for e in t)):
+    # A tuple or list of tensors, placeholders or numbers (MindSpore's mutable sequences), a
+    # number or a dtype: that argument is compiled for each call's value, as without
+    # set_inputs. (A list such as [None, 20], a shape where a placeholder belongs, stays an
+    # error.)
+    if isinstance(t, (int, float, type(_C.float32))) or \
+            (isinstance(t, (tuple, list)) and all(_tensor_leaves(e) for e in t)):
         return None
     raise TypeError(f"For 'set_inputs', each input must be a Tensor (Tensor(shape=[None, ...], "
-                    f"dtype=...) for a dynamic shape), a tuple or list of them, a number "
-                    f"(compiled by value) or None, but got {t!r}.")
+                    f"dtype=...) for a dynamic shape), a tuple or list of them, a number or "
+                    f"a dtype (compiled by value) or None, but got {t!r}.")
 
 
 def _tensor_leaves(t):
@@ -509,3 +529,9 @@ from mycel.common import _tensor_overloads  # noqa: E402
 for _name, _fn in _tensor_overloads.METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code's method lookup
+
+# Linear-algebra and random-fill methods (common/_tensor_linalg_methods.py).
+from mycel.common import _tensor_linalg_methods  # noqa: E402
+for _name, _fn in _tensor_linalg_methods.METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor._mycel_graph_forms.update(_tensor_linalg_methods.GRAPH_FORMS)

@@ -524,6 +524,16 @@ class Cell:
             yield par
 
     @property
+    def cls_name(self):
+        """The Cell's class name (MindSpore's ``Cell.cls_name``, which error messages use);
+        assignable, as MindSpore's attribute."""
+        return self.__dict__.get("_cls_name", type(self).__name__)
+
+    @cls_name.setter
+    def cls_name(self, value):
+        self.__dict__["_cls_name"] = value
+
+    @property
     def pipeline_stage(self):
         """The pipeline stage this cell and its sub-cells run on (MindSpore's
         ``Cell.pipeline_stage``; None: its parent's). Read by ``nn.PipelineCell`` with

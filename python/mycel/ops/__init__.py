@@ -12,6 +12,10 @@ from mycel.ops.custom_prim import (PrimitiveWithInfer, PrimitiveWithCheck,  # no
 from mycel.ops.function import *  # noqa: F401,F403
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops import functional  # noqa: F401
+# ops.operations.random_ops / sparse_ops as attributes of ops.operations (P.random_ops), which
+# cannot import them itself (random_ops imports it).
+from mycel.ops.operations import random_ops as _random_ops  # noqa: F401
+from mycel.ops.operations import sparse_ops as _sparse_ops  # noqa: F401
 from mycel.ops.composite import (GradOperation, grad, value_and_grad,  # noqa: F401
                                  stop_gradient, depend, Depend, vjp, jvp, jacfwd, jacrev)
 from mycel.ops._vmap import vmap  # noqa: F401

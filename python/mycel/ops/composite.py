@@ -168,8 +168,8 @@ class _GradFunction:
         per_input = []
         for p, slot in zip(wanted, slots):
             leaves = [None if k is None else gin[k] for k in slot]
-            if positions == "all":
-                leaves = [_zeros_for(a) if g is None else g
+            if positions == "all":  # zeros for tensors without a gradient and numbers
+                leaves = [_zeros_for(a, numbers=True) if g is None else g
                           for g, a in zip(leaves, _leaves(args[p]))]
             per_input.append(_rebuild(args[p], iter(leaves)))
         return self._rules.result(per_input, list(gw), out)
@@ -208,8 +208,16 @@ def _rebuild(x, it):
     return next(it)
 
 
-def _zeros_for(x):
-    return zeros_like(x) if isinstance(x, Tensor) else None
+def _zeros_for(x, numbers=False):
+    """Zeros like tensor x; with `numbers`, a zero of a number's kind (GradOperation(get_all=
+    True)'s gradient of a number input, as MindSpore and GRAPH mode give it); else None."""
+    if isinstance(x, Tensor):
+        return zeros_like(x)
+    if numbers and isinstance(x, bool):
+        return False
+    if numbers and isinstance(x, (int, float)):
+        return type(x)(0)
+    return None
 
 
 def _ones_like_tree(x):

@@ -66,16 +66,20 @@ class L1Regularizer(Cell):
 
 
 @constexpr
-def _ssim_check(name, shape1, shape2, dtype1, dtype2, allowed, mismatch=TypeError):
+def _ssim_check(name, shape1, shape2, dtype1, dtype2, allowed, dtype_first=False):
     """(N, C, H, W) of two image batches of one shape and dtype, and the dtype's scale: 1 for
     floats, 1 / 255 for uint8 (images and max_val are divided by the dtype's largest value,
-    as MindSpore does). Two shapes that differ raise `mismatch` (PSNR: ValueError)."""
+    as MindSpore does). Two shapes that differ are a ValueError, two dtypes a TypeError (as
+    SameTypeShape); dtype_first checks img1's dtype before the ranks (SSIM's order)."""
+    if dtype_first and str(dtype1) not in allowed:
+        raise TypeError(f"For '{name}', the images' dtype must be one of {list(allowed)}, but got "
+                        f"{dtype1}.")
     for shape in (shape1, shape2):
         if len(shape) != 4:
             raise ValueError(f"For '{name}', the images must be [N, C, H, W], but got rank "
                              f"{len(shape)} (shape {list(shape)}).")
     if tuple(shape1) != tuple(shape2):
-        raise mismatch(f"For '{name}', the two images must have one shape, but got "
+        raise ValueError(f"For '{name}', the two images must have one shape, but got "
                        f"{list(shape1)} and {list(shape2)}.")
     if dtype1 != dtype2:
         raise TypeError(f"For '{name}', the two images must have one dtype, but got {dtype1} and "
@@ -160,7 +164,7 @@ class SSIM(_SSIMBase):
 
     def construct(self, img1, img2):
         _ssim_check("SSIM", img1.shape, img2.shape, img1.dtype, img2.dtype,
-                    ("Float16", "Float32"))
+                    ("Float16", "Float32"), True)
         c1, c2 = (self.k1 * self.max_val) ** 2, (self.k2 * self.max_val) ** 2
         ssim, _ = self._ssim_cs(self.cast(img1), self.cast(img2), c1, c2)
         return self.mean(ssim, (1,))
@@ -219,7 +223,7 @@ class PSNR(Cell):
 
     def construct(self, img1, img2):
         _ssim_check("PSNR", img1.shape, img2.shape, img1.dtype, img2.dtype,
-                    ("Float16", "Float32", "Float64", "UInt8"), ValueError)
+                    ("Float16", "Float32", "Float64", "UInt8"))
         a = prim("Cast", dtype=_C.float32)(img1)
         b = prim("Cast", dtype=_C.float32)(img2)
         d = a - b

@@ -18,12 +18,13 @@ import numbers
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.common.parameter import Parameter
+from mycel.common.parameter import Parameter, ParameterTuple
 from mycel.nn.cell import Cell
 from mycel.nn.learning_rate_schedule import LearningRateSchedule
 from mycel.ops.function.array_func import assign_add
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
+from mycel.ops._multitype import HyperMap, Map
 
 Tensor = _C.Tensor
 
@@ -72,6 +73,15 @@ def _const(v):
     return Tensor(np.float32(v))
 
 
+class _Parameters(ParameterTuple):
+    """Optimizer.parameters: the Parameters an optimizer updates, as MindSpore's
+    ParameterTuple (``clone(prefix, init)`` makes its state); the names need not be
+    distinct (the groups' checks have run)."""
+
+    def __new__(cls, items):
+        return tuple.__new__(cls, items)
+
+
 class Optimizer(Cell):
     """Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0): the base class.
 
@@ -94,7 +104,10 @@ class Optimizer(Cell):
         self.is_group_lr = self.is_group and any(
             isinstance(g, dict) and "lr" in g for g in parameters)
         self._params_list = params
-        self.parameters = tuple(params)  # what it updates, in gradient order
+        self.parameters = _Parameters(params)  # what it updates, in gradient order
+        # MindSpore's mapping helpers, which subclasses' construct use to update each
+        # parameter (map_reverse runs the last parameter first)
+        self.map_, self.map_reverse, self.hyper_map = Map(), Map(None, True), HyperMap()
         self.loss_scale = _check_float(name, "loss_scale", loss_scale)
         if self.loss_scale <= 0:
             raise ValueError(f"For '{name}', the 'loss_scale' must be positive, but got "
@@ -110,9 +123,15 @@ class Optimizer(Cell):
             if self.is_group else [False]
         self._lr_names = tuple(f"learning_rate_group_{gi}" if own[gi] else "learning_rate"
                                for gi in range(len(groups)))
-        lr_static, lr_is_schedule, made = [], [], {}
+        lr_static, lr_is_schedule, made, steps_len = [], [], {}, set()
         for attr, lr in zip(self._lr_names, self.group_lr):
             static, steps, sched = _lr_values(name, lr)
+            if steps is not None:
+                steps_len.add(len(steps))
+                if len(steps_len) > 1:  # MindSpore's rule: one length for all groups
+                    raise ValueError(f"For '{name}', the dynamic learning rates of the groups "
+                                     f"must have one length, but got lengths "
+                                     f"{sorted(steps_len)}.")
             if attr in made:
                 sched = made[attr]
             elif sched is None:
@@ -174,8 +193,9 @@ class Optimizer(Cell):
                     where = "a group's 'params'" if is_group else "'parameters'"
                     raise TypeError(f"For '{name}', every element of {where} must be a "
                                     f"Parameter, but got {type(p).__name__}.")
-                if id(p) in seen:
-                    raise ValueError(f"For '{name}', the parameter '{p.name}' is given twice.")
+                if id(p) in seen:  # MindSpore's type for a repeated parameter
+                    raise RuntimeError(f"For '{name}', the parameter '{p.name}' is given "
+                                       f"twice.")
                 seen.add(id(p))
                 params.append(p)
         return params, groups, is_group
@@ -250,8 +270,15 @@ class Optimizer(Cell):
 
     def get_lr_parameter(self, param):
         """The learning rate of the group holding `param` (a Parameter or a list of them)."""
-        lrs = self._current_lr()
         idx = {id(p): i for i, p in enumerate(self._params_list)}
+        for p in (param,) if isinstance(param, Parameter) else param:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'get_lr_parameter', the parameter must be a Parameter or "
+                                f"a list of Parameters, but got {type(p).__name__}.")
+            if id(p) not in idx:
+                raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not "
+                                 f"updated by this optimizer.")
+        lrs = self._current_lr()
         if isinstance(param, Parameter):
             return lrs[self._group_of[idx[id(param)]]]
         return [lrs[self._group_of[idx[id(p)]]] for p in param]

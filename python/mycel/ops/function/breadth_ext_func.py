@@ -8,7 +8,6 @@ matrix_exp: scaling and squaring with a degree-18 Taylor polynomial (the matrix 
 its 1-norm is below 1/2: the truncation error is below 1e-20 relative), so float64
 results agree with scipy's expm to ~1e-14 for moderate norms.
 """
-import functools
 import math
 
 import numpy as np
@@ -159,8 +158,13 @@ def _strides(shape):
 
 
 def partial(func, *args):
-    """func with its first arguments bound (MindSpore's F.partial)."""
-    return functools.partial(func, *args)
+    """func with its first arguments bound (MindSpore's F.partial): partial(f, a)(b) is
+    f(a, b). A plain closure rather than functools.partial, so GRAPH mode compiles it (with
+    run-time arguments too; F.partial(fn, ...) mapped over parameters is how MindSpore's
+    optimizers update them)."""
+    def bound(*rest):
+        return func(*args, *rest)
+    return bound
 
 
 def rotary_position_embedding(x, cos, sin, mode=0):

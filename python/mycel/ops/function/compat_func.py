@@ -178,9 +178,31 @@ def xdivy(x, y):
     return prim("Select")(prim("Equal")(x, 0), prim("ZerosLike")(q), q)
 
 
+@constexpr
+def _approx_plan(tolerance, x_shape, y_shape, x_dtype, y_dtype):
+    """MindSpore's rules: tolerance a float; x and y of one shape (no broadcasting), float16,
+    float32 or float64 (the lower precision converted to the higher)."""
+    if not isinstance(tolerance, float):
+        raise TypeError(f"For 'ApproximateEqual', the type of 'tolerance' should be 'float', "
+                        f"but got {tolerance!r} with type '{type(tolerance).__name__}'.")
+    for name, d in (("x1", x_dtype), ("x2", y_dtype)):
+        if d not in (_C.float16, _C.float32, _C.float64):
+            raise TypeError(f"For 'ApproximateEqual', '{name}' must be float16, float32 or "
+                            f"float64, but got {d}.")
+    if tuple(x_shape) != tuple(y_shape) and -1 not in tuple(x_shape) + tuple(y_shape):
+        raise ValueError(f"For 'ApproximateEqual', arg 'x1' must have the same shape as 'x2'. "
+                         f"But got 'x1' shape: {list(x_shape)}, 'x2' shape: {list(y_shape)}.")
+    order = (_C.float16, _C.float32, _C.float64)
+    return order[max(order.index(x_dtype), order.index(y_dtype))]
+
+
 def approximate_equal(x, y, tolerance=1e-5):
-    """|x - y| < tolerance, elementwise (bool)."""
-    return prim("Less")(prim("Abs")(prim("Sub")(x, y)), float(tolerance))
+    """|x - y| < tolerance, elementwise (bool); x and y float tensors of one shape, computed
+    in the higher precision of the two."""
+    x, y = as_tensor(x), as_tensor(y)
+    dtype = _approx_plan(tolerance, x.shape, y.shape, x.dtype, y.dtype)
+    x, y = prim("Cast")(x, dtype), prim("Cast")(y, dtype)
+    return prim("Less")(prim("Abs")(prim("Sub")(x, y)), tolerance)
 
 
 @constexpr

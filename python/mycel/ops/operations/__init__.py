@@ -171,6 +171,13 @@ from mycel.ops.operations.debug_ops import (ScalarSummary, TensorSummary,  # noq
                                             ImageSummary, HistogramSummary)
 __all__ += ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary"]
 
+# Median, Mvlgamma, Assert, ParameterizedTruncatedNormal, CropAndResize (compat_misc_ops.py).
+# (mycel.ops imports the family modules random_ops and sparse_ops, so that programs reach them
+# as P.random_ops / P.sparse_ops.)
+from mycel.ops.operations.compat_misc_ops import (Median, Mvlgamma, Assert,  # noqa: E402
+                                                  ParameterizedTruncatedNormal, CropAndResize)
+__all__ += ["Median", "Mvlgamma", "Assert", "ParameterizedTruncatedNormal", "CropAndResize"]
+
 
 def __getattr__(name):
     # P.HookBackward / P.InsertGradientOf (ops/hooks.py) need mycel.nn: loaded on first use.

@@ -19,6 +19,7 @@ the output's cotangent ``dy``, in both modes:
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import pad_grad_func as _pg
 
 __all__ = ["SqrtGrad", "RsqrtGrad", "SigmoidGrad", "TanhGrad", "AcoshGrad", "AsinhGrad",
            "DropoutGrad", "KLDivLossGrad", "LayerNormGrad"]
@@ -172,3 +173,27 @@ __all__ += ["FractionalAvgPoolGrad"]
 from mycel.ops.operations.compat_cpu_ops import (MaxPoolGradWithArgmax,  # noqa: E402
                                                  MaxPoolGradWithArgmaxV2)
 __all__ += ["MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2"]
+
+
+class PadV3Grad(_Composed):
+    """PadV3Grad(mode='reflect', paddings_contiguous=True)(dy, paddings): the cotangent of
+    PadV3's input from its output's cotangent dy; paddings (a 1-D int tensor, tuple or list,
+    pairs from the last dimension backward; with paddings_contiguous=False all begins, then
+    all ends) as PadV3's; mode 'constant', 'reflect', 'edge' or 'circular'
+    (ops/function/pad_grad_func.py)."""
+
+    def __init__(self, mode="reflect", paddings_contiguous=True):
+        if not isinstance(mode, str) or mode not in _pg.MODES:
+            raise ValueError(f"For 'PadV3Grad', 'mode' must be one of {_pg.MODES}, but got "
+                             f"{mode!r}.")
+        if not isinstance(paddings_contiguous, bool):
+            raise TypeError(f"For 'PadV3Grad', 'paddings_contiguous' must be a bool, but got "
+                            f"{type(paddings_contiguous).__name__}.")
+        super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
+        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+
+    def __call__(self, dy, paddings):
+        return _pg.pad_v3_grad(dy, paddings, self.mode, self.paddings_contiguous)
+
+
+__all__ += ["PadV3Grad"]

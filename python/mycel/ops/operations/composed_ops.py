@@ -314,8 +314,12 @@ class ApproximateEqual(_Composed):
     """ApproximateEqual(tolerance=1e-5)(x, y): |x - y| < tolerance (ops.approximate_equal)."""
 
     def __init__(self, tolerance=1e-5):
+        if not isinstance(tolerance, float):
+            raise TypeError(f"For 'ApproximateEqual', the type of 'tolerance' should be "
+                            f"'float', but got {tolerance!r} with type "
+                            f"'{type(tolerance).__name__}'.")
         super().__init__(tolerance=tolerance)
-        self.tolerance = float(tolerance)
+        self.tolerance = tolerance
 
     def __call__(self, x, y):
         return _c.approximate_equal(x, y, self.tolerance)

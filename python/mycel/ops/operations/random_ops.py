@@ -6,6 +6,9 @@ from mycel.ops import operations as _P
 __all__ = ["StandardNormal", "UniformReal", "RandomPoisson"]
 
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# ParameterizedTruncatedNormal (compat_misc_ops.py; also in ops.operations).
+from mycel.ops.operations.compat_misc_ops import ParameterizedTruncatedNormal  # noqa: E402
+__all__ += ["ParameterizedTruncatedNormal"]
 
 # Uniform is MindSpore's random_ops class only (not in ops.operations).
 from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
