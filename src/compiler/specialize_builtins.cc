@@ -287,7 +287,7 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
 Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes kw,
                            const SourceSpan& sp) {
   int arity = builtin_arity(b);
-  MC_CHECK(kw.empty() || b == Builtin::Print, Type, builtin_name(b),
+  MC_CHECK(kw.empty() || b == Builtin::Print || b == Builtin::Grad, Type, builtin_name(b),
            "() takes no keyword arguments");
   MC_ASSERT(arity < 0 || static_cast<size_t>(arity) == args.size(), builtin_name(b), " arity");
   // One rule per builtin; the builtins not named are Python's binary operators.
@@ -299,7 +299,7 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
     case Builtin::Truth:
       return truth(c, args[0], sp);
     case Builtin::Grad:
-      return grad_call(c, std::move(args), sp);
+      return grad_call(c, std::move(args), std::move(kw), sp);
     case Builtin::VmapFn:
       return vmap_call(c, std::move(args), sp);
     case Builtin::CustomVjp:

@@ -164,9 +164,11 @@ class _MutableDict(dict):
 def _mutable_item(x):
     if isinstance(x, _C.Tensor) or getattr(x, "__ms_mutable__", False):
         return x
-    if isinstance(x, bool) or not isinstance(x, (int, float, tuple, list, dict)):
-        raise TypeError(f"For 'mutable', the input must be an int, a float, a Tensor, or a "
-                        f"tuple, list or dict of them, but got {type(x).__name__}.")
+    if isinstance(x, bool):
+        return x  # a run-time value once its container is passed (py_graph.cc broadens it)
+    if not isinstance(x, (int, float, tuple, list, dict)):
+        raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
+                        f"or a tuple, list or dict of them, but got {type(x).__name__}.")
     return mutable(x)
 
 
@@ -180,7 +182,7 @@ def mutable(input_data, dynamic_len=False):
 
     dynamic_len=True (a tuple or list only) is MindSpore's variable-length sequence: mycel
     accepts it with the same results, but specialises a graph per length, so a new length
-    compiles again. Supported: int, float, Tensor, and tuples, lists and dicts of them."""
+    compiles again. Supported: bool, int, float, Tensor, and tuples, lists and dicts of them."""
     if dynamic_len and not isinstance(input_data, (tuple, list)):
         raise TypeError(f"For 'mutable', when dynamic_len is True, the input must be a tuple or "
                         f"a list, but got {type(input_data).__name__}.")
@@ -196,9 +198,14 @@ def mutable(input_data, dynamic_len=False):
         out.__ms_origin_object__ = input_data
         out.__ms_dynamic_len__ = bool(dynamic_len)
         return out
-    if isinstance(input_data, bool) or not isinstance(input_data, (int, float)):
-        raise TypeError(f"For 'mutable', the input must be an int, a float, a Tensor, or a "
-                        f"tuple, list or dict of them, but got {type(input_data).__name__}.")
+    if isinstance(input_data, bool):
+        # Python's bool cannot be subclassed to carry the mark: a bool passed alone stays a
+        # compile-time constant (one graph per value); in a mutable container, or given to
+        # mutable() in graph code, it is a run-time value.
+        return input_data
+    if not isinstance(input_data, (int, float)):
+        raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
+                        f"or a tuple, list or dict of them, but got {type(input_data).__name__}.")
     if isinstance(input_data, float):
         return _MutableFloat(input_data)
     return _MutableInt(input_data)
