@@ -270,3 +270,27 @@ def test_set_const_arg():
     assert x.set_const_arg(False) is x
     with pytest.raises(TypeError, match="set_const_arg"):
         x.set_const_arg(1)
+
+
+# ---------------------------------------------------------------- recompute options
+
+def test_recompute_communication_options():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 2)
+
+        def construct(self, x):
+            return ops.sum(ops.tanh(self.dense(x)))
+
+    x = Tensor(np.array([[0.5, -1.0, 2.0]], np.float32))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    want = GradNet(net)(x).asnumpy()
+    assert net.dense.recompute(mp_comm_recompute=True,
+                               parallel_optimizer_comm_recompute=False) is net.dense
+    np.testing.assert_allclose(GradNet(net)(x).asnumpy(), want, rtol=1e-6)
+    with pytest.raises(TypeError, match="mp_comm_recompute"):
+        net.dense.recompute(mp_comm_recompute=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        net.dense.recompute(foo=True)
