@@ -44,6 +44,13 @@ Value fold_scalar(Builtin op, const Value& x, const Value& y) {
 }
 
 Node* Specializer::make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp) {
+  // A Parameter or a written tensor packed into a tuple (f(*args), a primitive's arguments)
+  // is read here, after the effects so far, as emit_prim reads it: an op that later unpacks
+  // it must not see its value from before an update that ran in between.
+  if (c != nullptr && c->state != nullptr)
+    for (Node*& n : items)
+      if (n->abstract() && n->abstract()->kind == AbsKind::Tensor && read_after_effects(n))
+        n = after_state(c, n, sp);
   bool all_const = true;
   std::vector<AbsPtr> abs;
   std::vector<Value> vals;

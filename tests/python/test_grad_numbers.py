@@ -325,3 +325,35 @@ def test_grad_of_a_branch_that_raises_with_a_dynamic_shape(mode):
     np.testing.assert_allclose(g.asnumpy(), [2.0, 2.0])
     with pytest.raises(ValueError, match=r"too long: \["):
         net(Tensor(np.array([1.0, 2.0, 3.0, 4.0], np.float32)))
+
+
+# ---------------------------------------------------------------- in-place updates and reads
+
+@pytest.mark.parametrize("mode", MODES)
+def test_update_in_a_branch_is_seen_by_a_later_primitive(mode):
+    # AssignSub(y, x) reads x after the branch's AssignAdd on x: x reaches the primitive
+    # through the tuple of its arguments, read after the effects so far (it was read before
+    # the branch, a silent wrong answer)
+    from mycel.ops import operations as P
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(Tensor(1, dtype=ms.int32), name="p")
+
+        def construct(self, x, y):
+            P.AssignAdd()(x, y)
+            if x * 2 > y:
+                P.AssignAdd()(x, y - self.p)
+            P.AssignSub()(y, x)
+            return y
+
+    ms.set_context(mode=mode)
+    for a, b in ((2, 3), (-5, 1)):
+        x, y = Tensor(a, dtype=ms.int32), Tensor(b, dtype=ms.int32)
+        xa, ya = a + b, b  # numpy's order of the same updates
+        if xa * 2 > ya:
+            xa += ya - 1
+        ya -= xa
+        out = Net()(x, y)
+        assert int(out) == ya and int(y) == ya and int(x) == xa
