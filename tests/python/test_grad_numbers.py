@@ -357,3 +357,17 @@ def test_update_in_a_branch_is_seen_by_a_later_primitive(mode):
         ya -= xa
         out = Net()(x, y)
         assert int(out) == ya and int(y) == ya and int(x) == xa
+
+
+# ---------------------------------------------------------------- messages
+
+@ms.jit
+def _endless(x):
+    if x > 0:
+        return _endless(x - 1)
+    return _endless(x + 1)
+
+
+def test_endless_recursion_is_named_a_loop():
+    with pytest.raises(RuntimeError, match="never returns: every path recurses.*an endless loop"):
+        _endless(Tensor([5], ms.int32))
