@@ -76,6 +76,18 @@ std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
   return r;
 }
 
+// `a` with each tensor in it (at any depth of tuples, lists, dicts) a run-time value: a
+// constant tensor (a number made one for its gradient) is differentiated, not folded.
+AbsPtr without_tensor_values(const AbsPtr& a) {
+  if (a->kind == AbsKind::Tensor) return Abstract::tensor(a->dtype, a->shape);
+  bool seq = a->kind == AbsKind::Tuple || a->kind == AbsKind::List;
+  if (!(seq || a->kind == AbsKind::Dict) || !compiler::holds_tensor(a)) return a;
+  std::vector<AbsPtr> elems;
+  for (const AbsPtr& e : a->elems) elems.push_back(without_tensor_values(e));
+  if (a->kind == AbsKind::Dict) return Abstract::dict(a->keys, elems);
+  return a->kind == AbsKind::List ? Abstract::list(elems) : Abstract::tuple(elems);
+}
+
 // Element i of x (abstract a): by its key for a dict.
 Node* elem(Specializer& s, Ctx* c, Node* x, const AbsPtr& a, size_t i, const SourceSpan& sp) {
   if (a->kind == AbsKind::Dict) return s.getitem(c, x, s.constant(a->keys[i], sp), sp);
@@ -193,7 +205,7 @@ FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& a
   std::vector<Node*> params;
   for (size_t i = 0; i < abs.size(); ++i) {
     AbsPtr a = abs[i];
-    if (a->kind == AbsKind::Tensor) a = Abstract::tensor(a->dtype, a->shape);
+    a = without_tensor_values(a);
     Parameter* p = out_.add_param(w->out, str("x", i), sp);
     p->set_abstract(a);
     params.push_back(a->value && !a->value->is(ValueKind::Tensor) ? constant(*a->value, sp) : p);

@@ -266,11 +266,6 @@ class GraphFunction {
       if (!mutable_scalar(a, v, abs)) {
         v = frontend::to_value(a);
         abs = arg_abstract(v, *host_);
-        // mycel.mutable(tuple, list or dict): its numbers are run-time values too.
-        PyObject* o = a.ptr();
-        if ((PyTuple_Check(o) || PyList_Check(o) || PyDict_Check(o)) &&
-            pyb::hasattr(a, "__ms_mutable__"))
-          abs = ir::broaden(abs);
         size_t i = sig.size();
         if (i < float_state_.size() && float_state_[i] == kRuntime && is_float_const(abs))
           abs = Abstract::scalar(ValueKind::Float);

@@ -165,7 +165,7 @@ def _mutable_item(x):
     if isinstance(x, _C.Tensor) or getattr(x, "__ms_mutable__", False):
         return x
     if isinstance(x, bool):
-        return x  # a run-time value once its container is passed (py_graph.cc broadens it)
+        return x  # a bool cannot carry the mark (see mutable)
     if not isinstance(x, (int, float, tuple, list, dict)):
         raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
                         f"or a tuple, list or dict of them, but got {type(x).__name__}.")
@@ -199,9 +199,9 @@ def mutable(input_data, dynamic_len=False):
         out.__ms_dynamic_len__ = bool(dynamic_len)
         return out
     if isinstance(input_data, bool):
-        # Python's bool cannot be subclassed to carry the mark: a bool passed alone stays a
-        # compile-time constant (one graph per value); in a mutable container, or given to
-        # mutable() in graph code, it is a run-time value.
+        # Python's bool cannot be subclassed to carry the mark: a bool passed to a compiled
+        # function stays a compile-time constant (one graph per value, same results); given
+        # to mutable() in graph code it is a run-time value.
         return input_data
     if not isinstance(input_data, (int, float)):
         raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
