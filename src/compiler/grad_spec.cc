@@ -1,6 +1,9 @@
 // The grad API's rules (grad_spec.h).
 #include "compiler/grad_spec.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "base/error.h"
 #include "compiler/ad/ad.h"
 #include "tensor/dynamic_shape.h"
@@ -33,6 +36,30 @@ Value options_value(Value positions, const Value& weights, bool has_aux, bool re
                        Value::boolean(single), Value::boolean(false)});
 }
 
+}  // namespace
+
+bool scalar_grads() {
+  const char* v = std::getenv("MS_DEV_GRAD_FOR_SCALAR");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+bool constant_number(const AbsPtr& a) {
+  return a->kind == AbsKind::Scalar && a->stype == ValueKind::Int && a->value.has_value() &&
+         !scalar_grads();
+}
+
+namespace {
+// Whether a value of abstract `a` holds a Python number (int or float, not bool), at any depth
+// of tuples, lists and dicts: with scalar_grads() such an input has a gradient.
+bool holds_number(const AbsPtr& a) {
+  if (a->kind == AbsKind::Scalar) return a->stype == ValueKind::Int || a->stype == ValueKind::Float;
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict)
+    for (const AbsPtr& e : a->elems)
+      if (holds_number(e)) return true;
+  return false;
+}
+
+bool is_str(const Value& v, const char* s) { return v.is(ValueKind::Str) && v.as_str() == s; }
 }  // namespace
 
 GradSpec GradSpec::parse(const Value& v) {
@@ -74,7 +101,7 @@ Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,
                              const Value& weights) {
   // get_by_list with weights None: no weights, an empty tuple of their gradients (MindSpore)
   Value w = !get_by_list ? Value() : weights.is_none() ? Value::tuple({}) : weights;
-  Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::integer(0);
+  Value pos = get_all ? Value::string("all") : get_by_list ? Value() : Value::string("first");
   return options_value(pos, w, false, false, sens_param);
 }
 
@@ -91,9 +118,11 @@ GradCall grad_positions(const GradSpec& s, size_t nargs) {
     if (p.is(ValueKind::Int) && p.as_int() >= 0 && static_cast<size_t>(p.as_int()) < call.n)
       call.positions.push_back(static_cast<size_t>(p.as_int()));
   };
-  call.all = s.positions.is(ValueKind::Str);
-  call.single = s.positions.is(ValueKind::Int);
-  if (call.all) {
+  call.all = is_str(s.positions, "all");
+  call.single = s.positions.is(ValueKind::Int) || is_str(s.positions, "first");
+  if (is_str(s.positions, "first")) {
+    if (call.n > 0) call.positions.push_back(0);
+  } else if (call.all) {
     for (size_t i = 0; i < call.n; ++i) call.positions.push_back(i);
   } else if (call.single) {
     add(s.positions);
@@ -120,19 +149,30 @@ GradCall check_grad_call(const GradSpec& s, const std::vector<AbsPtr>& args, ir:
     MC_CHECK(p.as_int() >= 0 && static_cast<size_t>(p.as_int()) < n, Index, "grad_position ",
              p.as_int(), " is out of range: the function is called with ", n, " input",
              n == 1 ? "" : "s");
+  std::vector<size_t> kept;  // constant numbers have no gradient (grad_spec.h)
   for (size_t p : call.positions) {
     const AbsPtr& a = args[p];
+    if (constant_number(a)) continue;
+    kept.push_back(p);
     bool py_float = a->kind == AbsKind::Scalar && a->stype == ValueKind::Float;
-    MC_CHECK(call.all || py_float || ir::differentiable(a), Type, "grad with respect to input ", p,
-             ", which is ", a->to_string(),
+    MC_CHECK(call.all || py_float || ir::differentiable(a) || (scalar_grads() && holds_number(a)),
+             Type, "grad with respect to input ", p, ", which is ", a->to_string(),
              ": only float and integer tensors (or tuples of them) have gradients");
   }
+  call.positions = std::move(kept);
   for (size_t j = 0; j < s.weights.size(); ++j) {
     const Value& w = s.weights[j];
     if (!host.weight(w))
       check_grad_weight(false, j, w.is(ValueKind::PyObj) ? host.type_name(w) : w.to_string());
   }
   return call;
+}
+
+bool holds_tensor(const AbsPtr& a) {
+  if (a->kind == AbsKind::Tensor) return true;
+  for (const AbsPtr& e : a->elems)
+    if (holds_tensor(e)) return true;
+  return false;
 }
 
 AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
@@ -148,7 +188,7 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
   // on no input differentiably: as in MindSpore, its gradients are zeros (the seed is None,
   // so every cotangent stays zero). An integer tensor's gradient is computed in its dtype
   // (ad.h). Only an explicit sensitivity needs a differentiable output to match.
-  MC_CHECK(ir::differentiable(y) || !s.sens_param, Type,
+  MC_CHECK(ir::differentiable(y) || !s.sens_param || !holds_tensor(y), Type,
            "grad: the function must return a float or integer tensor (or a tuple of them) to "
            "take a sensitivity, but it returns ",
            y->to_string());
@@ -173,6 +213,7 @@ bool sens_fits(const AbsPtr& sens, const AbsPtr& want) {
 }  // namespace
 
 void check_grad_sens(const AbsPtr& target, const AbsPtr& sens) {
+  if (!holds_tensor(target)) return;  // ignored: the gradients are zeros (grad_target)
   AbsPtr want = ir::cot_abs(target);
   MC_CHECK(sens_fits(sens, want), Type, "GradOperation: the sensitivity must match the output ",
            want->to_string(), ", but it is ", sens->to_string());

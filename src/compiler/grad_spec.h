@@ -11,7 +11,9 @@
 //   (positions, weights, has_aux, return_value, sens_param, single_weight, return_ids)
 //
 // positions: None (no input gradients), an int (one gradient, returned bare), a tuple of
-// ints, or "all" (GradOperation's get_all: every input, zeros where an input has none);
+// ints, "all" (GradOperation's get_all: every input, zeros where an input has none) or
+// "first" (GradOperation's default: the first input's gradient, returned bare; a function
+// called without inputs has none, and the result is an empty tuple, as MindSpore's);
 // weights: None or a tuple of Parameters (host objects) whose gradients follow the inputs';
 // has_aux: the function returns (out, aux...) and out is differentiated; return_value:
 // value_and_grad; sens_param: the call's last argument is the output's sensitivity;
@@ -59,12 +61,29 @@ ir::Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param
 
 // One call of a gradient function with `nargs` arguments (the sensitivity last, with
 // sens_param).
+//
+// An input that is a compile-time constant number (a Python int, not mycel.mutable: MindSpore
+// compiles it into the graph) has no gradient: its position is left out of `positions`, so
+// grad(f)(1, 2) returns an empty tuple and get_all returns the other inputs' gradients. A
+// Python float keeps mycel's rule (an f32 tensor); GRAD_FOR_SCALAR (scalar_grads) gives
+// numbers gradients.
 struct GradCall {
   size_t n = 0;                   // the function's inputs (the sensitivity not counted)
   std::vector<size_t> positions;  // the inputs whose gradients are returned, in order
   bool single = false;            // grad_position was an int: its gradient is returned bare
   bool all = false;               // get_all: inputs without a gradient get zeros
 };
+
+// Whether the compiler switch GRAD_FOR_SCALAR is on (MindSpore's compile_config; mycel
+// reads it from the environment as MS_DEV_GRAD_FOR_SCALAR, which
+// mycel._extends.parse.compile_config sets when the attribute is assigned): gradients with
+// respect to Python numbers (int, float; not bool) are then taken, as numbers, by
+// differentiating with respect to a 0-d tensor holding the number (int64 or float32).
+bool scalar_grads();
+
+// Whether a wanted input of abstract `a` is a constant number with no gradient (left out of
+// GradCall::positions): a Python int known at compile time, when scalar_grads() is off.
+bool constant_number(const ir::AbsPtr& a);
 
 // The positions of a call, without checks: those out of range are left out (GRAPH mode's
 // Python entry uses this to take Python floats there as f32 tensors before compiling).
@@ -80,11 +99,16 @@ GradCall check_grad_call(const GradSpec& s, const std::vector<ir::AbsPtr>& args,
 void check_grad_weight(bool is_parameter, size_t j, const std::string& what);
 
 // The output that is differentiated, from the function's output `out`: out, or out[0] with
-// has_aux (which needs a tuple of at least two). It must be differentiable.
+// has_aux (which needs a tuple of at least two). A sensitivity needs it to be
+// differentiable, or to hold no tensor at all (a shape: its sensitivity is ignored and the
+// gradients are zeros, as MindSpore's).
 ir::AbsPtr grad_target(const GradSpec& s, const ir::AbsPtr& out);
 
+// Whether a value of abstract `a` holds a tensor (at any depth of tuples, lists and dicts).
+bool holds_tensor(const ir::AbsPtr& a);
+
 // A sensitivity (sens_param) must be the cotangent of the differentiated output: the same
-// structure, dtypes and shapes.
+// structure, dtypes and shapes; for an output holding no tensor it is ignored.
 void check_grad_sens(const ir::AbsPtr& target, const ir::AbsPtr& sens);
 
 // What a call returns, from its parts: the gradients of the call's positions (one per
@@ -100,7 +124,8 @@ T grad_result(const GradSpec& s, const GradCall& call, const std::vector<T>& inp
               Tuple tuple) {
   T grads{};
   bool inputs = !s.positions.is_none();
-  if (inputs) grads = call.single ? input_grads.at(0) : tuple(input_grads);
+  // One wanted input that has no gradient (a constant number): an empty tuple.
+  if (inputs) grads = call.single && !input_grads.empty() ? input_grads[0] : tuple(input_grads);
   if (s.has_weights) {
     T gw = s.single_weight ? weight_grads.at(0) : tuple(weight_grads);
     grads = inputs ? tuple(std::vector<T>{grads, gw}) : gw;

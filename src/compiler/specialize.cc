@@ -842,7 +842,8 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   auto unsettled = [&](int iterations) {
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "': after ", iterations,
-             " iterations this loop (or recursion) still changes the type of a value it carries "
+             " iterations (the unrolling limit) this loop (or recursion) still changes the type of "
+             "a value it carries "
              "on every iteration (a tuple or list that grows, a shape that changes) or reads a "
              "sequence of mixed types (cells, functions) by its index, so it can be neither "
              "unrolled further nor compiled as a loop; carry a tensor of fixed shape instead "
@@ -1002,7 +1003,8 @@ void Specializer::run_ctx(Ctx* k) {
   k->tainted = !k->ret && provisional_reads_ != reads_before;
   if (!k->ret && provisional_reads_ == reads_before && !raises)
     fail(ErrorKind::Runtime, g->span(),
-         str("'", g->name(), "' never returns: every path recurses (is a base case missing?)"));
+         str("'", g->name(),
+             "' never returns: every path recurses, an endless loop (is a base case missing?)"));
   k->done = true;
 }
 
@@ -1031,7 +1033,9 @@ Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args
   }
   entry_call_ = true;
   Node* o = call(root.get(), fnode, arg_nodes, {}, SourceSpan{});
-  if (is_bottom(o)) fail(ErrorKind::Runtime, {}, "the function never returns");
+  if (is_bottom(o))
+    fail(ErrorKind::Runtime, {},
+         "the function never returns: every path recurses endlessly (an endless loop) or raises");
   entry_->set_output(o);
   patch_placeholders();
   result_.entry = entry_;

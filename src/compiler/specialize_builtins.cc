@@ -175,6 +175,13 @@ Value fold_scalar(Builtin op, const Value& x, const Value& y) {
 }
 
 Node* Specializer::make_seq(Ctx* c, bool list, std::vector<Node*> items, const SourceSpan& sp) {
+  // A Parameter or a written tensor packed into a tuple (f(*args), a primitive's arguments)
+  // is read here, after the effects so far, as emit_prim reads it: an op that later unpacks
+  // it must not see its value from before an update that ran in between.
+  if (c != nullptr && c->state != nullptr)
+    for (Node*& n : items)
+      if (n->abstract() && n->abstract()->kind == AbsKind::Tensor && read_after_effects(n))
+        n = after_state(c, n, sp);
   bool all_const = true;
   std::vector<AbsPtr> abs;
   std::vector<Value> vals;
@@ -436,7 +443,7 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
 Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes kw,
                            const SourceSpan& sp) {
   int arity = builtin_arity(b);
-  MC_CHECK(kw.empty() || b == Builtin::Print, Type, builtin_name(b),
+  MC_CHECK(kw.empty() || b == Builtin::Print || b == Builtin::Grad, Type, builtin_name(b),
            "() takes no keyword arguments");
   MC_ASSERT(arity < 0 || static_cast<size_t>(arity) == args.size(), builtin_name(b), " arity");
   // One rule per builtin; the builtins not named are Python's binary operators.
@@ -448,7 +455,7 @@ Node* Specializer::builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes k
     case Builtin::Truth:
       return truth(c, args[0], sp);
     case Builtin::Grad:
-      return grad_call(c, std::move(args), sp);
+      return grad_call(c, std::move(args), std::move(kw), sp);
     case Builtin::VmapFn:
       return vmap_call(c, std::move(args), sp);
     case Builtin::CustomVjp:

@@ -10,7 +10,9 @@
 // The options, their checks, the checks of a call and the shape of its result are the grad
 // API's rules (compiler/grad_spec.h), shared with PYNATIVE mode; here they meet abstracts,
 // so their errors name the user's line.
+#include <cstdlib>
 #include <functional>
+#include <string>
 
 #include "base/error.h"
 #include "compiler/ad/ad.h"
@@ -41,11 +43,18 @@ bool holds_list_or_dict(const AbsPtr& a) {
   return false;
 }
 
+// MindSpore's syntax level STRICT (MS_DEV_JIT_SYNTAX_LEVEL=0): gradients of lists and dicts
+// stay tuples (of the values, for a dict).
+bool strict_syntax() {
+  const char* v = std::getenv("MS_DEV_JIT_SYNTAX_LEVEL");
+  return v != nullptr && std::string(v) == "0";
+}
+
 // The gradient g of an input of abstract `in` (a tuple for a list or a dict: ad.h) with the
 // structure MindSpore returns (its default syntax level, LAX): a list for a list, a dict with
 // the same keys for a dict.
 Node* like_input(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
-  if (!holds_list_or_dict(in)) return g;
+  if (!holds_list_or_dict(in) || strict_syntax()) return g;
   const AbsPtr& ga = g->abstract();
   if (!ga || ga->kind != AbsKind::Tuple || ga->elems.size() != in->elems.size()) return g;
   std::vector<Node*> items;
@@ -86,6 +95,74 @@ std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
   std::vector<AbsPtr> r;
   for (Node* x : xs) r.push_back(x->abstract());
   return r;
+}
+
+// `a` with each tensor in it (at any depth of tuples, lists, dicts) a run-time value: a
+// constant tensor (a number made one for its gradient) is differentiated, not folded.
+AbsPtr without_tensor_values(const AbsPtr& a) {
+  if (a->kind == AbsKind::Tensor) return Abstract::tensor(a->dtype, a->shape);
+  bool seq = a->kind == AbsKind::Tuple || a->kind == AbsKind::List;
+  if (!(seq || a->kind == AbsKind::Dict) || !compiler::holds_tensor(a)) return a;
+  std::vector<AbsPtr> elems;
+  for (const AbsPtr& e : a->elems) elems.push_back(without_tensor_values(e));
+  if (a->kind == AbsKind::Dict) return Abstract::dict(a->keys, elems);
+  return a->kind == AbsKind::List ? Abstract::list(elems) : Abstract::tuple(elems);
+}
+
+// Element i of x (abstract a): by its key for a dict.
+Node* elem(Specializer& s, Ctx* c, Node* x, const AbsPtr& a, size_t i, const SourceSpan& sp) {
+  if (a->kind == AbsKind::Dict) return s.getitem(c, x, s.constant(a->keys[i], sp), sp);
+  return item(s, c, x, i, sp);
+}
+
+bool is_number(const AbsPtr& a) {
+  return a->kind == AbsKind::Scalar && (a->stype == ValueKind::Int || a->stype == ValueKind::Float);
+}
+
+// GRAD_FOR_SCALAR (compiler/grad_spec.h): x with each Python number in it (at any depth of
+// tuples, lists and dicts) replaced by a 0-d tensor holding it (int64, float32), whose
+// gradient is taken.
+Node* numbers_to_tensors(Specializer& s, Ctx* c, Node* x, const SourceSpan& sp) {
+  const AbsPtr& a = x->abstract();
+  if (is_number(a)) {
+    DType t = a->stype == ValueKind::Int ? DType::Int64 : DType::Float32;
+    return s.to_tensor(c, x, &t, sp);
+  }
+  if (!(a->kind == AbsKind::Tuple || a->kind == AbsKind::List || a->kind == AbsKind::Dict))
+    return x;
+  std::vector<Node*> items;
+  for (size_t i = 0; i < a->elems.size(); ++i)
+    items.push_back(numbers_to_tensors(s, c, elem(s, c, x, a, i, sp), sp));
+  if (a->kind != AbsKind::Dict) return s.make_seq(c, a->kind == AbsKind::List, items, sp);
+  std::vector<Node*> kv;
+  for (size_t i = 0; i < items.size(); ++i) {
+    kv.push_back(s.constant(a->keys[i], sp));
+    kv.push_back(items[i]);
+  }
+  return s.make_dict(c, kv, sp);
+}
+
+// The gradient g (structured as like_input makes it) of an input of abstract `in` whose
+// numbers numbers_to_tensors made tensors: each of their gradients back as a number.
+Node* tensors_to_numbers(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const SourceSpan& sp) {
+  const AbsPtr& ga = g->abstract();
+  if (is_number(in)) {
+    if (!ga || ga->kind != AbsKind::Tensor) return g;
+    return s.emit_builtin(c, Builtin::TensorToScalar, {g}, Abstract::scalar(in->stype), sp);
+  }
+  if (!(in->kind == AbsKind::Tuple || in->kind == AbsKind::List || in->kind == AbsKind::Dict))
+    return g;
+  if (!ga || ga->elems.size() != in->elems.size()) return g;
+  std::vector<Node*> items;
+  for (size_t i = 0; i < in->elems.size(); ++i)
+    items.push_back(tensors_to_numbers(s, c, elem(s, c, g, ga, i, sp), in->elems[i], sp));
+  if (ga->kind != AbsKind::Dict) return s.make_seq(c, ga->kind == AbsKind::List, items, sp);
+  std::vector<Node*> kv;
+  for (size_t i = 0; i < items.size(); ++i) {
+    kv.push_back(s.constant(ga->keys[i], sp));
+    kv.push_back(items[i]);
+  }
+  return s.make_dict(c, kv, sp);
 }
 
 }  // namespace
@@ -136,7 +213,8 @@ Node* Specializer::make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNode
 }
 
 FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs,
-                                  const std::string& name, const SourceSpan& sp) {
+                                  const std::string& name, const SourceSpan& sp,
+                                  const std::vector<std::string>& kw_names) {
   auto owned = std::make_unique<Ctx>();
   Ctx* w = owned.get();
   w->parent = c;
@@ -148,12 +226,16 @@ FuncGraph* Specializer::wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& a
   std::vector<Node*> params;
   for (size_t i = 0; i < abs.size(); ++i) {
     AbsPtr a = abs[i];
-    if (a->kind == AbsKind::Tensor) a = Abstract::tensor(a->dtype, a->shape);
+    a = without_tensor_values(a);
     Parameter* p = out_.add_param(w->out, str("x", i), sp);
     p->set_abstract(a);
     params.push_back(a->value && !a->value->is(ValueKind::Tensor) ? constant(*a->value, sp) : p);
   }
-  Node* res = call(w, fn, params, {}, sp);
+  KwNodes kw;
+  for (size_t i = 0; i < kw_names.size(); ++i)
+    kw.emplace_back(kw_names[i], params[params.size() - kw_names.size() + i]);
+  params.resize(params.size() - kw_names.size());
+  Node* res = call(w, fn, params, std::move(kw), sp);
   if (is_bottom(res)) return nullptr;
   w->out->set_output(res);
   return w->out;
@@ -223,19 +305,30 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
 // The call: the grad API's checks (compiler/grad_spec.h), W(x...) = fn(x...) specialised for
 // these arguments, %t = vjp(@W, (w...), x...), its bprop called on the sensitivity, and the
 // selection of what the API returns.
-Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp) {
   MC_ASSERT(args.size() >= 2 && args[1]->abstract()->value, "grad: malformed call");
   compiler::GradSpec s = compiler::GradSpec::parse(*args[1]->abstract()->value);
   std::vector<Node*> inputs(args.begin() + 2, args.end());
-  compiler::GradCall call = compiler::check_grad_call(s, abstracts(inputs), host_);
   Node* sens = nullptr;
-  if (s.sens_param) {
+  if (s.sens_param && !inputs.empty()) {
     sens = inputs.back();
     inputs.pop_back();
   }
+  // Keyword arguments are inputs after the positional ones (their gradients follow theirs).
+  std::vector<std::string> kw_names;
+  for (auto& [k, v] : kw) {
+    kw_names.push_back(k);
+    inputs.push_back(v);
+  }
+  std::vector<Node*> checked = inputs;
+  if (sens != nullptr) checked.push_back(sens);
+  compiler::GradCall call = compiler::check_grad_call(s, abstracts(checked), host_);
+  std::vector<AbsPtr> given = abstracts(inputs);  // before numbers become tensors
   for (size_t p : call.positions) {  // a Python float whose gradient is wanted: an f32 tensor
     const AbsPtr& a = inputs[p]->abstract();
-    if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Float) {
+    if (compiler::scalar_grads()) {
+      inputs[p] = numbers_to_tensors(*this, c, inputs[p], sp);
+    } else if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Float) {
       DType f32 = DType::Float32;
       inputs[p] = to_tensor(c, inputs[p], &f32, sp);
     }
@@ -243,15 +336,15 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
   std::vector<Node*> wnodes;
   for (const Value& w : s.weights) wnodes.push_back(weight(w));
 
-  FuncGraph* wg = wrap_call(c, args[0], abstracts(inputs), str("grad_", c->out->name()), sp);
+  FuncGraph* wg =
+      wrap_call(c, args[0], abstracts(inputs), str("grad_", c->out->name()), sp, kw_names);
   if (wg == nullptr) return bottom();
   AbsPtr target = compiler::grad_target(s, wg->output()->abstract());
   Node* t = grad_vjp(c, wg, inputs, wnodes, sp);
   Node* out = item(*this, c, t, 0, sp);
-  if (sens == nullptr)
-    sens = grad_seed(c, out, s.has_aux, sp);
-  else
-    compiler::check_grad_sens(target, sens->abstract());
+  if (sens != nullptr) compiler::check_grad_sens(target, sens->abstract());
+  // An output holding no tensor (a shape) ignores a given sensitivity: the gradients are zeros.
+  if (sens == nullptr || !compiler::holds_tensor(target)) sens = grad_seed(c, out, s.has_aux, sp);
   std::vector<AbsPtr> d_abs;
   for (Node* x : inputs) d_abs.push_back(cot_abs(x->abstract()));
   for (Node* x : wnodes) d_abs.push_back(cot_abs(x->abstract()));
@@ -263,8 +356,14 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& 
     const AbsPtr& a = inputs[p]->abstract();
     bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
     Node* g = zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
-                    : like_input(*this, c, item(*this, c, d, p, sp), a, sp);
-    gin.push_back(call.all ? zero_numbers(*this, c, g, a, sp) : g);
+                    : like_input(*this, c, item(*this, c, d, p, sp), given[p], sp);
+    // Numbers: their gradients as numbers with GRAD_FOR_SCALAR, else (get_all) a zero of
+    // their kind, as MindSpore gives them.
+    if (compiler::scalar_grads())
+      g = tensors_to_numbers(*this, c, g, given[p], sp);
+    else if (call.all)
+      g = zero_numbers(*this, c, g, a, sp);
+    gin.push_back(g);
   }
   for (size_t j = 0; j < wnodes.size(); ++j) gw.push_back(item(*this, c, d, call.n + j, sp));
   if (s.return_ids) {  // (position, gradient) and (Parameter name, gradient) pairs

@@ -309,12 +309,13 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
              "mutable() takes 1 or 2 arguments (", args.size() + kw.size(), " given)");
     const AbsPtr& a = A(0);
     bool number =
-        a->kind == AbsKind::Scalar && (a->stype == ValueKind::Int || a->stype == ValueKind::Float);
+        a->kind == AbsKind::Scalar &&
+        (a->stype == ValueKind::Int || a->stype == ValueKind::Float || a->stype == ValueKind::Bool);
     MC_CHECK(number || a->kind == AbsKind::Tensor || a->kind == AbsKind::Tuple ||
                  a->kind == AbsKind::List || a->kind == AbsKind::Dict,
              Type,
-             "For 'mutable', the input must be an int, a float, a Tensor, or a tuple, list or "
-             "dict of them, but got ",
+             "For 'mutable', the input must be a bool, an int, a float, a Tensor, or a tuple, "
+             "list or dict of them, but got ",
              a->to_string());
     return emit_builtin(c, Builtin::Depend, {args[0]}, broaden(a), sp);
   } else if (name == "stop_gradient") {

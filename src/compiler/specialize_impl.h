@@ -185,8 +185,9 @@ class Specializer {
   Node* make_grad(Ctx* c, bool value, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   // GradOperation(get_all, get_by_list, sens_param)(fn, weights) in graph code.
   Node* make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
-  // A call of a gradient function: args = (fn, options, call arguments...).
-  Node* grad_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
+  // A call of a gradient function: args = (fn, options, call arguments...), kw its keyword
+  // arguments (inputs after the positional ones, as MindSpore's: gradients in that order).
+  Node* grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   // get_grad(gradients, id) on grad(..., return_ids=True)'s result: the gradient paired with
   // id (an input position, or a Parameter, matched by name), found at compile time.
   Node* get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
@@ -202,9 +203,10 @@ class Specializer {
   // A call of a vmap function: args = (fn, (in_axes, out_axes), call arguments...)
   // (specialize_vmap.cc; compiler/vmap/vmap.h).
   Node* vmap_call(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
-  // A graph W(params with `abs`...) = fn(params...), specialised in a context nested in c.
+  // A graph W(params with `abs`...) = fn(params...), specialised in a context nested in c;
+  // the last kw_names.size() parameters are passed as those keyword arguments.
   FuncGraph* wrap_call(Ctx* c, Node* fn, const std::vector<AbsPtr>& abs, const std::string& name,
-                       const SourceSpan& sp);
+                       const SourceSpan& sp, const std::vector<std::string>& kw_names = {});
 
  private:
   // Whether a constant-trip loop (graph g, entered from pctx) that carried `prev` in its

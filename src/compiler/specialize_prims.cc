@@ -332,6 +332,15 @@ bool runtime_int(const AbsPtr& a) {
   return a->kind == AbsKind::Scalar && a->stype == ValueKind::Int && !a->value;
 }
 
+// A list or tuple of ints, some known only at run time (mycel.mutable([2, 1, 0])): an index
+// tensor made at run time.
+bool runtime_int_seq(const AbsPtr& a) {
+  if (!(a->kind == AbsKind::List || a->kind == AbsKind::Tuple) || a->elems.empty()) return false;
+  for (const AbsPtr& e : a->elems)
+    if (!(e->kind == AbsKind::Scalar && e->stype == ValueKind::Int)) return false;
+  return true;
+}
+
 // The item of a constant index entry (int, bool, slice, None, ...); false for what makes a
 // tensor item (a constant tensor or sequence of numbers).
 bool constant_item(const Value& v, IndexItem& it) {
@@ -378,7 +387,7 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
   for (size_t i = 0; i < nodes.size(); ++i) {
     const AbsPtr& e = nodes[i]->abstract();
     if (e->value && constant_item(*e->value, items[i])) continue;
-    MC_CHECK(e->value || e->kind == AbsKind::Tensor || runtime_int(e), Index,
+    MC_CHECK(e->value || e->kind == AbsKind::Tensor || runtime_int(e) || runtime_int_seq(e), Index,
              "tensor indices must be known at compile time (ints, slices, None, ...) "
              "or an integer tensor, but got ",
              e->to_string());

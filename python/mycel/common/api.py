@@ -164,6 +164,8 @@ class _MutableDict(dict):
 def _mutable_item(x):
     if isinstance(x, (_C.Tensor, bool)) or getattr(x, "__ms_mutable__", False):
         return x
+    if isinstance(x, bool):
+        return x  # a bool cannot carry the mark (see mutable)
     if not isinstance(x, (int, float, tuple, list, dict)):
         raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
                         f"or a tuple, list or dict of them, but got {type(x).__name__}.")
@@ -180,9 +182,7 @@ def mutable(input_data, dynamic_len=False):
 
     dynamic_len=True (a tuple or list only) is MindSpore's variable-length sequence: mycel
     accepts it with the same results, but specialises a graph per length, so a new length
-    compiles again. A bool is accepted the same way: it stays a compile-time constant (at
-    most two graphs). Supported: bool, int, float, Tensor, and tuples, lists and dicts of
-    them."""
+    compiles again. Supported: bool, int, float, Tensor, and tuples, lists and dicts of them."""
     if dynamic_len and not isinstance(input_data, (tuple, list)):
         raise TypeError(f"For 'mutable', when dynamic_len is True, the input must be a tuple or "
                         f"a list, but got {type(input_data).__name__}.")
@@ -198,10 +198,14 @@ def mutable(input_data, dynamic_len=False):
         out.__ms_origin_object__ = input_data
         out.__ms_dynamic_len__ = bool(dynamic_len)
         return out
+    if isinstance(input_data, bool):
+        # Python's bool cannot be subclassed to carry the mark: a bool passed to a compiled
+        # function stays a compile-time constant (one graph per value, same results); given
+        # to mutable() in graph code it is a run-time value.
+        return input_data
     if not isinstance(input_data, (int, float)):
         raise TypeError(f"For 'mutable', the input must be a bool, an int, a float, a Tensor, "
-                        f"or a tuple, list or dict of them, but got "
-                        f"{type(input_data).__name__}.")
+                        f"or a tuple, list or dict of them, but got {type(input_data).__name__}.")
     if isinstance(input_data, float):
         return _MutableFloat(input_data)
     return _MutableInt(input_data)

@@ -535,3 +535,16 @@ from mycel.common import _tensor_linalg_methods  # noqa: E402
 for _name, _fn in _tensor_linalg_methods.METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor._mycel_graph_forms.update(_tensor_linalg_methods.GRAPH_FORMS)
+
+def _set_const_arg(self, const_arg=True):
+    """MindSpore's ``Tensor.set_const_arg(const_arg=True)``: whether the tensor, given to a
+    compiled network, is compiled into it as a constant. Checked and accepted; it changes no
+    result: mycel passes every tensor argument as a run-time value (as ``Tensor(...,
+    const_arg=...)``). Returns the tensor."""
+    if not isinstance(const_arg, bool):
+        raise TypeError(f"For 'set_const_arg', the type of 'const_arg' must be bool, but got "
+                        f"{type(const_arg).__name__}.")
+    return self
+
+
+Tensor.set_const_arg = _set_const_arg

@@ -134,8 +134,12 @@ def apply_leaf_hooks(result, options, args, positions):
     else:
         gin, gw = None, grads
     if inputs:
-        if isinstance(pos_opt, int) and not isinstance(pos_opt, bool):
+        single = pos_opt == "first" or (isinstance(pos_opt, int) and
+                                        not isinstance(pos_opt, bool))
+        if single and positions:
             gin = _map_tree(args[positions[0]], gin)
+        elif single:
+            pass  # the one wanted input has no gradient (a constant number): ()
         else:
             gin = tuple(_map_tree(args[p], g) for p, g in zip(positions, gin))
     if weights:

@@ -399,7 +399,7 @@ class Cell:
         _TRAIN_VERSION[0] += 1
         return self
 
-    def recompute(self, mode=True, output_recompute=False):
+    def recompute(self, mode=True, output_recompute=False, **kwargs):
         """Recomputation (MindSpore's ``Cell.recompute``): in GRAPH mode, the activations
         computed inside this cell (its sub-cells and the functions it calls included) that
         the gradient needs are not kept from the forward pass: the backward computes them
@@ -411,8 +411,18 @@ class Cell:
         not recomputed: their outputs are kept, so a recomputed cell sees the same random
         values. ``mode=False`` turns it off. PYNATIVE mode keeps every activation (the
         gradient recorder holds the forward's tensors), so the mark has no effect there.
-        Set it before the network is first compiled. Returns self."""
-        for name, v in (("mode", mode), ("output_recompute", output_recompute)):
+        Set it before the network is first compiled. Returns self.
+
+        MindSpore's keyword options for model-parallel communication, ``mp_comm_recompute``
+        and ``parallel_optimizer_comm_recompute`` (bools), are checked and accepted; mycel
+        never recomputes communication operators whatever they say (their outputs are kept),
+        which changes memory use only, not results."""
+        for k in kwargs:
+            if k not in ("mp_comm_recompute", "parallel_optimizer_comm_recompute"):
+                raise TypeError(f"For 'Cell.recompute', got an unexpected keyword argument "
+                                f"'{k}'.")
+        for name, v in (("mode", mode), ("output_recompute", output_recompute),
+                        *kwargs.items()):
             if not isinstance(v, bool):
                 raise TypeError(f"For 'Cell.recompute', '{name}' must be a bool, but got "
                                 f"{type(v).__name__}.")

@@ -101,8 +101,17 @@ class _GradFunction:
                 raise TypeError(f"{self.__name__}: {e}") from None
             bound.apply_defaults()
             args = tuple(bound.args)
+            kw_names = tuple(bound.kwargs)  # keyword-only and **kwargs: inputs after args
+            args = args + tuple(bound.kwargs.values())
+        else:
+            kw_names = ()
         from mycel import context
         pynative = context._context["mode"] == context.PYNATIVE_MODE
+        if kw_names and not pynative:
+            # the compiler takes keyword inputs in graph code (a grad called in a construct)
+            raise TypeError(f"{self.__name__}: keyword-only arguments ({', '.join(kw_names)}) "
+                            "of a gradient function called from Python are supported in "
+                            "PYNATIVE mode, or in graph code (a grad called in a construct)")
         if not pynative and self._has_source is None:
             self._has_source = _has_source(self._fn)
         if not pynative and not self._has_source:
@@ -117,10 +126,11 @@ class _GradFunction:
         # The wanted inputs (checked in PYNATIVE mode; the compiler checks GRAPH calls, naming
         # the line). A Python float there is taken as an f32 tensor.
         wanted = self._rules.call(args, pynative)
-        args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
-                     for i, a in enumerate(args))
         if pynative:
-            return self._run_pynative(args, wanted)
+            return self._run_pynative(args, wanted, kw_names)
+        if not _scalar_grads():  # with GRAD_FOR_SCALAR the compiler takes numbers itself
+            args = tuple(Tensor(a, _C.float32) if isinstance(a, float) and i in wanted else a
+                         for i, a in enumerate(args))
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
         result = self._graph.call_keyed(_train_key(self._fn), *args)
@@ -128,7 +138,7 @@ class _GradFunction:
             result = _tensor_hooks.apply_leaf_hooks(result, self._mycel_grad[1], args, wanted)
         return result
 
-    def _run_pynative(self, args, wanted):
+    def _run_pynative(self, args, wanted, kw_names=()):
         """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
         graph of that op sequence (mycel/src/compiler/ad/pynative.h)."""
         fn, options = self._mycel_grad
@@ -136,6 +146,14 @@ class _GradFunction:
         sens = None
         if sens_param:
             sens, args = args[-1], args[:-1]
+        given = args
+        # A Python float whose gradient is wanted is an f32 tensor; with GRAD_FOR_SCALAR every
+        # number in a wanted input is a 0-d tensor (int64, float32) whose gradient comes back
+        # as a number (compiler/grad_spec.h).
+        scalars = _scalar_grads()
+        convert = _numbers_to_tensors if scalars else \
+            (lambda a: Tensor(a, _C.float32) if isinstance(a, float) else a)
+        args = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
         # The float tensors whose gradients are wanted, flattened (an input may be a tuple).
         flat, slots = [], []
         for p in wanted:
@@ -145,12 +163,24 @@ class _GradFunction:
             flat.extend(leaf for leaf in leaves if _has_grad(leaf))
         rec = _C.OpRecorder(flat, list(weights or ()))
         try:
-            out = fn(*args)
+            n = len(args) - len(kw_names)
+            out = fn(*args[:n], **dict(zip(kw_names, args[n:])))
         finally:
             rec.stop()
         y = self._rules.target(out)
         if sens is None:
             sens = _ones_like_tree(y)
+        if not all(isinstance(leaf, Tensor) for leaf in _leaves(y)):
+            # strings, None, slices, numbers in the output take no gradient: the tensors do
+            # (GRAPH mode seeds them None); an output without tensors ignores its sensitivity
+            yl = _leaves(y)
+            sl = _leaves(sens) if _is_seq(sens) else [sens]
+            if len(sl) != len(yl):
+                sl = [ones_like(t) if _has_grad(t) else None for t in yl]
+            keep = [(t, g) for t, g in zip(yl, sl) if isinstance(t, Tensor)]
+            y, sens = tuple(t for t, _ in keep), tuple(g for _, g in keep)
+            if not y:
+                sens = None
         on_ready = None
         if self._weight_ready is not None:
             hook, skip = self._weight_ready(), len(flat)
@@ -171,7 +201,8 @@ class _GradFunction:
             if positions == "all":  # zeros for tensors without a gradient and numbers
                 leaves = [_zeros_for(a, numbers=True) if g is None else g
                           for g, a in zip(leaves, _leaves(args[p]))]
-            per_input.append(_rebuild(args[p], iter(leaves)))
+            g = _rebuild(args[p], iter(leaves))
+            per_input.append(_tensors_to_numbers(given[p], g) if scalars else g)
         return self._rules.result(per_input, list(gw), out)
 
     def _cache(self):
@@ -179,6 +210,43 @@ class _GradFunction:
         if c is None:
             c = self._backward_cache = _C.BackwardCache()
         return c
+
+
+def _scalar_grads():
+    # compile_config.GRAD_FOR_SCALAR, as the compiler reads it (compiler/grad_spec.h)
+    import os
+    v = os.environ.get("MS_DEV_GRAD_FOR_SCALAR", "")
+    return v not in ("", "0")
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_seq(x):
+    return isinstance(x, (tuple, list, dict))
+
+
+def _numbers_to_tensors(x):
+    if _is_number(x):
+        return Tensor(x, _C.int64 if isinstance(x, int) else _C.float32)
+    if isinstance(x, (tuple, list)):
+        return (list if isinstance(x, list) else tuple)(_numbers_to_tensors(e) for e in x)
+    if isinstance(x, dict):
+        return {k: _numbers_to_tensors(e) for k, e in x.items()}
+    return x
+
+
+def _tensors_to_numbers(x, g):
+    # g, the gradient of input x (structured as _rebuild makes it), with the gradient of each
+    # number of x a number
+    if _is_number(x):
+        return g.item() if isinstance(g, Tensor) else g
+    if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)):
+        return type(g)(_tensors_to_numbers(a, b) for a, b in zip(x, g))
+    if isinstance(x, dict) and isinstance(g, dict):
+        return {k: _tensors_to_numbers(x[k], g[k]) for k in g}
+    return g
 
 
 def _has_grad(x):
@@ -286,7 +354,9 @@ def _attach_ids(grads, p, names, single=False):
     has_w = names is not None
     pos = None
     if isinstance(p, int):
-        pos = (p, grads[0] if has_w else grads)
+        gp = grads[0] if has_w else grads
+        # an input without a gradient (a constant number) is left out with its id
+        pos = () if isinstance(gp, tuple) and len(gp) == 0 else (p, gp)
     elif p is not None:
         gp = grads[0] if has_w else grads
         pos = ()

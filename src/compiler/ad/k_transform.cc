@@ -404,8 +404,9 @@ class KGraph {
     std::vector<Node*> grads;
     for (Parameter* p : g_->params()) {
       auto a = adj_.find(p);
-      grads.push_back(a != adj_.end() && a->second ? a->second
-                                                   : zero_cot(b, cot_abs(p->abstract()), p));
+      grads.push_back(a != adj_.end() && a->second
+                          ? a->second
+                          : zero_cot(b, cot_abs(p->abstract()), fwd_of(p)));
     }
     Node* out = b.make_tuple(grads);
     if (!effects_.empty()) {

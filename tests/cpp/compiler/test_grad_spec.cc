@@ -71,8 +71,17 @@ TEST(GradSpec, OptionsOfGradOperation) {
       GradSpec::parse(grad_operation_options(false, true, false, Value::tuple({Value()})));
   EXPECT_TRUE(by_list.positions.is_none());
   EXPECT_TRUE(by_list.has_weights);
+  // GradOperation's default: the first input's gradient, bare; none without inputs (())
   GradSpec first = GradSpec::parse(grad_operation_options(false, false, false, Value()));
-  EXPECT_EQ(first.positions.as_int(), 0);
+  ASSERT_TRUE(first.positions.is(ir::ValueKind::Str));
+  EXPECT_EQ(first.positions.as_str(), "first");
+  GradCall one = grad_positions(first, 2);
+  EXPECT_EQ(one.positions, (std::vector<size_t>{0}));
+  EXPECT_TRUE(one.single);
+  EXPECT_FALSE(one.all);
+  GradCall none = grad_positions(first, 0);
+  EXPECT_TRUE(none.positions.empty());
+  EXPECT_TRUE(none.single);
   // get_by_list with weights None: no weights (MindSpore returns an empty tuple for them)
   GradSpec no_weights = GradSpec::parse(grad_operation_options(false, true, false, Value()));
   EXPECT_TRUE(no_weights.has_weights);
