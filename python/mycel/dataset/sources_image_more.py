@@ -638,6 +638,9 @@ def _read_bmp_gray(func, path):
     weights = np.array([0.114, 0.587, 0.299])  # B, G, R
     if bits == 8:
         colours = int.from_bytes(data[46:50], "little") or 256
+        if colours > 256 or 14 + header + 4 * colours > len(data):
+            raise RuntimeError(f"{func}: Invalid file, {path} has a palette of {colours} colours "
+                               f"after a {header}-byte header, past its {len(data)} bytes.")
         palette = np.frombuffer(data, np.uint8, 4 * colours, 14 + header).reshape(colours, 4)
         gray = np.rint(palette[:, :3] @ weights).astype(np.uint8)
         out = gray[np.minimum(pixels[:, :width], colours - 1)]
