@@ -1,7 +1,7 @@
 // Fuzzes the data engine's file sources that parse index, annotation and data files in C++
 // (src/data/sources_text.cc, sources_text_corpora.cc, sources_image.cc, sources_image_sets.cc,
-// sources_detection.cc): the Python dataset classes over them take whatever files a user
-// downloads.
+// sources_detection.cc) and JiebaTokenizer's model files (transforms_jieba.cc): the Python
+// classes over them take whatever files a user downloads.
 //
 // Input: a selector byte, an options byte, then the files' bytes, separated by the line
 // "\n==>\n" (the first part is the first file, and so on; a missing part is an empty file).
@@ -25,6 +25,7 @@
 #include "data/sources.h"
 #include "data/sources_text_corpora.h"
 #include "data/sources_vision.h"
+#include "data/transforms_jieba.h"
 #include "fuzz_common.h"
 #include "fuzz_files.h"
 
@@ -178,6 +179,23 @@ SourcePtr parallel(const Input& in) {
                                     {"text", "translation"});
 }
 
+// JiebaTokenizer's model files (src/data/transforms_jieba.cc): the HMM model and the
+// dictionary, then a few sentences cut in the mode the options pick.
+SourcePtr jieba(const Input& in) {
+  const std::string hmm = in.put("hmm_model.utf8", 0), dict = in.put("jieba.dict.utf8", 1);
+  static const char* const kModes[] = {"MIX", "MP", "HMM"};
+  auto t = data::make_jieba_tokenizer(hmm, dict, kModes[in.opts % 3], in.opts & 4,
+                                      {{"\xe6\x9c\xba\xe5\x99\xa8", 10.0}, {"x", -1.0}});
+  static const char* const kTexts[] = {
+      "\xe4\xbb\x8a\xe5\xa4\xa9\xe5\xa4\xa9\xe6\xb0\x94\xe5\xa5\xbd abc 3.14",
+      "\xe6\x9c\xba\xe5\x99\xa8\xe5\xad\xa6\xe4\xb9\xa0\xef\xbc\x8c\xe3\x80\x82x", ""};
+  for (const char* text : kTexts) {
+    mycel::fuzz::expect_typed_errors(
+        [&] { mycel::fuzz::touch_row(t->apply({data::Array::strings({text}, {})}, 0, nullptr)); });
+  }
+  return nullptr;
+}
+
 struct Reader {
   const char* name;  // what the selector byte picks, for the corpus and the docs
   SourcePtr (*make)(const Input&);
@@ -200,9 +218,10 @@ const Reader kReaders[] = {
     {"lfw", lfw},            // people.txt or pairs.txt, lfw-names.txt
     {"sun397", sun397},      // ClassName.txt
     {"squad", [](const Input& in) { return data::squad_source({in.put("train.json", 0)}); }},
-    {"clue", json_lines},          // train.json (JSON lines)
-    {"conll", token_table},        // train.txt
+    {"clue", json_lines},         // train.json (JSON lines)
+    {"conll", token_table},       // train.txt
     {"parallel_text", parallel},  // train.de, train.en
+    {"jieba", jieba},             // hmm_model.utf8, jieba.dict.utf8 (a transform, no source)
 };
 constexpr size_t kNumReaders = sizeof(kReaders) / sizeof(kReaders[0]);
 
@@ -217,7 +236,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   const Reader& reader = kReaders[bytes[0] % kNumReaders];
   mycel::fuzz::expect_typed_errors([&] {
     SourcePtr src = reader.make(in);
-    mycel::fuzz::read_all(*src, [](auto&& fn) { mycel::fuzz::expect_typed_errors(fn); });
+    if (src) mycel::fuzz::read_all(*src, [](auto&& fn) { mycel::fuzz::expect_typed_errors(fn); });
   });
   return 0;
 }

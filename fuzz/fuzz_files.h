@@ -23,8 +23,8 @@ namespace mycel::fuzz {
 inline const std::string& process_dir(const char* target) {
   static const std::string path = [target] {
     const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mycel-fuzz-" + target +
-                       "-XXXXXX";
+    std::string tmpl =
+        std::string(base && *base ? base : "/tmp") + "/mycel-fuzz-" + target + "-XXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     static std::string d;
     d = tmpl;
@@ -49,7 +49,8 @@ inline std::string input_dir(const char* target) {
 }
 
 // Writes bytes to dir/name, making the directories of name.
-inline std::string put_file(const std::string& dir, const std::string& name, std::string_view bytes) {
+inline std::string put_file(const std::string& dir, const std::string& name,
+                            std::string_view bytes) {
   std::string path = dir + "/" + name;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

@@ -50,7 +50,8 @@ std::vector<TfColumn> schema(int k) {
       return {col("label", DataType::Int32), col("x", DataType::Float64, {2, -1}, true),
               col("image", DataType::Int8)};
     case 4:
-      return {col("label", DataType::UInt16, {0, -1}, true), col("x", DataType::Float32, {3}, true)};
+      return {col("label", DataType::UInt16, {0, -1}, true),
+              col("x", DataType::Float32, {3}, true)};
     case 5:
       return {col("s", DataType::String, {-1}, true), col("label", DataType::Bool),
               col("x", DataType::Float16, {1, 1, -1}, true)};
@@ -138,7 +139,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     std::mt19937_64 r2(rng());
     switch (r2() % 3) {
       case 0:
-        if (!records.empty()) records.erase(records.begin() + static_cast<long>(r2() % records.size()));
+        if (!records.empty())
+          records.erase(records.begin() + static_cast<long>(r2() % records.size()));
         break;
       case 1:
         records.push_back(records.empty() ? std::string() : records[r2() % records.size()]);

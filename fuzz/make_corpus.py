@@ -449,7 +449,7 @@ def data_sources():
     """fuzz_data_sources' inputs: a reader byte (its place in fuzz_data_sources.cc's kReaders),
     an options byte, then the reader's files separated by DATA_SEP."""
     readers = ["csv", "text", "mnist", "cifar10", "voc", "coco", "manifest", "celeba", "lfw",
-               "sun397", "squad", "clue", "conll", "parallel_text"]
+               "sun397", "squad", "clue", "conll", "parallel_text", "jieba"]
 
     def add(reader, opts, name, *files):
         put("data_sources", f"{reader}-{name}",
@@ -514,6 +514,14 @@ def data_sources():
     add("parallel_text", 1, "tags", b"<url>x</url>\nein\n", b"<url>y</url>\none\n")
     add("parallel_text", 2, "xml", b'<doc><seg id="1"> ein </seg><seg id="2">zwei</seg></doc>',
         b'<seg id="1">one</seg>\n<seg id="2">two</seg>')
+    hmm = ("#start\n-0.26 -3.14e+100 -3.14e+100 -1.46\n#trans\n"
+           "-3.14e+100 -0.51 -0.91 -3.14e+100\n-0.59 -3.14e+100 -3.14e+100 -0.81\n"
+           "-3.14e+100 -0.33 -1.26 -3.14e+100\n-0.72 -3.14e+100 -3.14e+100 -0.67\n"
+           "#emit\n\u4eca:-5.1,\u5929:-4.2,\u673a:-6.0\n\u5929:-3.9,\u6c14:-5.5\n"
+           "\u5b66:-7.0\n\u597d:-4.4,x:-9.5\n").encode()
+    words = "\u4eca\u5929 300 t\n\u5929\u6c14 200 n\n\u673a\u5668\u5b66\u4e60 50\n\u597d 80 a\n"
+    for mode, opts in (("mix", 0), ("mp_offsets", 1 | 4), ("hmm", 2)):
+        add("jieba", opts, mode, hmm, words.encode())
 
 
 def sentencepiece(tmp):
