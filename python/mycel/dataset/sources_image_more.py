@@ -715,7 +715,7 @@ class PhotoTourDataset(SourceDataset):
     def _info_class(func, folder, n, line):
         """The 3-D point id of a patch (info.txt's first field): its class for PKSampler."""
         word = line.split()[0]
-        if not word.isdigit():
+        if not word.isdigit() or int(word) >= 2**63:
             raise RuntimeError(f"{func}: Invalid data, {os.path.join(folder, 'info.txt')}:{n} "
                                f"does not start with a point id: {line.strip()!r}.")
         return int(word)
