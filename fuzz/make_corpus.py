@@ -531,11 +531,21 @@ def sentencepiece(tmp):
     with open(path, "w") as f:
         for i in range(200):
             f.write(f"the quick brown fox {i} jumps over the lazy dog number {i % 7}\n")
-    for model_type, size in [(text.SentencePieceModel.UNIGRAM, 60),
-                             (text.SentencePieceModel.BPE, 50),
-                             (text.SentencePieceModel.CHAR, 30),
-                             (text.SentencePieceModel.WORD, 30)]:
-        vocab = text.SentencePieceVocab.from_file([path], size, 1.0, model_type, {})
+    # A small normalization table of its own (A-Z to a-z, full-width digits to ASCII): the
+    # model then carries a small precompiled character map (nmt_nfkc's is 240 KB) that still
+    # reaches the library's parser of it.
+    rules = os.path.join(tmp, "rules.tsv")
+    with open(rules, "w") as f:
+        for c in range(26):
+            f.write(f"{0x41 + c:X}\t{0x61 + c:X}\n")
+        for c in range(10):
+            f.write(f"{0xFF10 + c:X}\t{0x30 + c:X}\n")
+    for model_type, size, params in [
+            (text.SentencePieceModel.UNIGRAM, 60, {"normalization_rule_tsv": rules}),
+            (text.SentencePieceModel.BPE, 50, {"normalization_rule_name": "identity"}),
+            (text.SentencePieceModel.CHAR, 30, {"normalization_rule_name": "identity"}),
+            (text.SentencePieceModel.WORD, 30, {"normalization_rule_tsv": rules})]:
+        vocab = text.SentencePieceVocab.from_file([path], size, 1.0, model_type, params)
         put("sentencepiece", model_type.name.lower() + ".model", bytes(vocab._proto))
 
 

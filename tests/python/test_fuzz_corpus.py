@@ -81,8 +81,39 @@ def test_image_corpus(tmp_path):
     assert outcomes("image", decode, tmp_path, "i.img") >= 8
 
 
+def test_tfrecord_corpus(tmp_path):
+    """fuzz_tfrecord's inputs (an options byte, then the file) as TFRecord files, read with
+    the columns inferred from the first record (compressed ones with GZIP)."""
+    loaded = 0
+    for src in inputs("tfrecord"):
+        with open(src, "rb") as f:
+            data = f.read()
+        if not data:
+            continue
+        path = str(tmp_path / "data.tfrecord")
+        with open(path, "wb") as f:
+            f.write(data[1:])
+        try:
+            for _ in ds.TFRecordDataset(path, shuffle=False).create_tuple_iterator(
+                    num_epochs=1, output_numpy=True):
+                pass
+            loaded += 1
+        except TYPED:
+            pass
+    assert loaded >= 5
+
+
+def test_sentencepiece_corpus(tmp_path):
+    from mycel.dataset import text
+
+    def encode(path):
+        for out in (text.SPieceTokenizerOutType.INT, text.SPieceTokenizerOutType.STRING):
+            text.SentencePieceTokenizer(path, out)("the quick brown fox 42")
+    assert outcomes("sentencepiece", encode, tmp_path, "m.model") >= 4
+
+
 @pytest.mark.parametrize("target", ["checkpoint", "mindir", "onnx", "mindrecord", "image",
-                                    "ir_text"])
+                                    "ir_text", "tfrecord", "data_sources", "sentencepiece"])
 def test_corpus_is_small(target):
     assert sum(os.path.getsize(p) for p in inputs(target)) < 200_000
 
