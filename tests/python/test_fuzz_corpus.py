@@ -168,3 +168,21 @@ def test_jpeg_size_is_checked_before_decompression_starts():
                          timeout=120, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "30042 x 39431 pixels, more than the limit" in out.stdout, out.stdout
+
+
+def _data_sources_parts(name):
+    """fuzz_data_sources' input `name`: (reader byte, options byte, [file bytes, ...])."""
+    with open(os.path.join(CORPUS, "data_sources", name), "rb") as f:
+        data = f.read()
+    return data[0], data[1], data[2:].split(b"\n==>\n")
+
+
+def test_mnist_header_size_is_checked_before_allocation(tmp_path):
+    """An idx header claiming 2^40 bytes of images in a 16-byte file: the reader used to
+    allocate what the header claimed before reading (a MemoryError, or a terabyte of address
+    space); it now reads in chunks and allocates once the bytes are there."""
+    _, _, (images, labels) = _data_sources_parts("mnist-edge-huge-dims")
+    (tmp_path / "train-images-idx3-ubyte").write_bytes(images)
+    (tmp_path / "train-labels-idx1-ubyte").write_bytes(labels)
+    with pytest.raises(RuntimeError, match=r"train-images-idx3-ubyte is 16 bytes but its header"):
+        ds.MnistDataset(str(tmp_path), usage="train")
