@@ -186,3 +186,18 @@ def test_mnist_header_size_is_checked_before_allocation(tmp_path):
     (tmp_path / "train-labels-idx1-ubyte").write_bytes(labels)
     with pytest.raises(RuntimeError, match=r"train-images-idx3-ubyte is 16 bytes but its header"):
         ds.MnistDataset(str(tmp_path), usage="train")
+
+
+def test_sentencepiece_model_with_corrupt_normalization_map(tmp_path):
+    """Found by fuzz_sentencepiece: a model whose precompiled character map names a
+    replacement string past the map's end made libsentencepiece read out of bounds when it
+    encoded (a segfault); the plugin now checks the map before the library loads the model."""
+    from mycel.dataset import text
+    path = str(tmp_path / "m.model")
+    shutil.copyfile(os.path.join(CORPUS, "sentencepiece", "regress-charsmap-string-offset"), path)
+    with pytest.raises(ValueError, match="normalization map is corrupt"):
+        text.SentencePieceTokenizer(path, text.SPieceTokenizerOutType.STRING)("hello world")
+    with open(path, "rb") as f:
+        vocab = text.SentencePieceVocab(f.read())
+    with pytest.raises(ValueError, match="normalization map is corrupt"):
+        text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.INT)("hello world")
