@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -227,14 +228,14 @@ MYCEL_SP_EXPORT void* mycel_sp_load(const char* model, size_t len, int from_file
       set_error(err, err_n, "the model cannot be loaded: " + why);
       return nullptr;
     }
-    auto* sp = new sentencepiece::SentencePieceProcessor();
+    // Owned until it loads: the library may throw (found by fuzz_sentencepiece as a leak).
+    auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
     sentencepiece::util::Status st = sp->LoadFromSerializedProto(m);
     if (!st.ok()) {
       set_error(err, err_n, st.ToString());
-      delete sp;
       return nullptr;
     }
-    return sp;
+    return sp.release();
   } catch (const std::exception& e) {
     set_error(err, err_n, e.what());
     return nullptr;

@@ -201,3 +201,15 @@ def test_sentencepiece_model_with_corrupt_normalization_map(tmp_path):
         vocab = text.SentencePieceVocab(f.read())
     with pytest.raises(ValueError, match="normalization map is corrupt"):
         text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.INT)("hello world")
+
+
+def test_sentencepiece_model_whose_load_throws(tmp_path):
+    """Found by fuzz_sentencepiece (as a leak): a model with a zero-length piece makes the
+    library throw while it builds its trie; the error is a ValueError naming the problem and
+    the half-built processor is freed."""
+    from mycel.dataset import text
+    path = str(tmp_path / "m.model")
+    shutil.copyfile(os.path.join(CORPUS, "sentencepiece", "regress-zero-length-piece-throws"),
+                    path)
+    with pytest.raises(ValueError, match="zero-length key"):
+        text.SentencePieceTokenizer(path)
