@@ -93,20 +93,22 @@ bool charsmap_is_safe(std::string_view blob, std::string* why) {
   while (!todo.empty()) {
     const size_t node = todo.back();
     todo.pop_back();
-    const size_t base = node ^ offset(unit(node));
+    const uint32_t u = unit(node);
+    // A node with a leaf holds the offset of a replacement string. The root is checked too:
+    // a corrupt trie can lead back to it (an edge labelled 0 to itself).
+    if (u & (1u << 8)) {
+      const size_t leaf = node ^ offset(u);
+      if (leaf >= n) return fail("a leaf past the trie's end");
+      const size_t at = unit(leaf) & ((1u << 31) - 1);
+      if (at >= strings.size() || strings.find('\0', at) == std::string_view::npos)
+        return fail("a replacement string past the map's end");
+    }
+    const size_t base = node ^ offset(u);
     if ((base | 0xFF) >= n) return fail("a trie offset past its end");
     for (size_t c = 0; c < 256; ++c) {
       const size_t child = base ^ c;
-      const uint32_t u = unit(child);
-      if ((u & ((1u << 31) | 0xFF)) != c || seen[child]) continue;
+      if ((unit(child) & ((1u << 31) | 0xFF)) != c || seen[child]) continue;
       seen[child] = 1;
-      if (u & (1u << 8)) {  // has a leaf: its value is the offset of a replacement string
-        const size_t leaf = child ^ offset(u);
-        if (leaf >= n) return fail("a leaf past the trie's end");
-        const size_t at = unit(leaf) & ((1u << 31) - 1);
-        if (at >= strings.size() || strings.find('\0', at) == std::string_view::npos)
-          return fail("a replacement string past the map's end");
-      }
       todo.push_back(child);
     }
   }

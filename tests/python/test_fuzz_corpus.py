@@ -213,3 +213,14 @@ def test_sentencepiece_model_whose_load_throws(tmp_path):
                     path)
     with pytest.raises(ValueError, match="zero-length key"):
         text.SentencePieceTokenizer(path)
+
+
+def test_sentencepiece_model_whose_map_leads_back_to_a_leaf_at_its_root(tmp_path):
+    """Found by fuzz_sentencepiece after the first fix: the map's trie had an edge labelled
+    0 from its root to itself and a leaf there naming a string past the map; the input byte 0
+    made the library read out of bounds. Every reachable node's leaf is checked now."""
+    from mycel.dataset import text
+    path = str(tmp_path / "m.model")
+    shutil.copyfile(os.path.join(CORPUS, "sentencepiece", "regress-charsmap-root-leaf"), path)
+    with pytest.raises(ValueError, match="normalization map is corrupt"):
+        text.SentencePieceTokenizer(path, text.SPieceTokenizerOutType.STRING)("x\0y")
