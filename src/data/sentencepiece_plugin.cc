@@ -9,6 +9,7 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -111,6 +112,51 @@ bool charsmap_is_safe(std::string_view blob, std::string* why) {
       seen[child] = 1;
       todo.push_back(child);
     }
+  }
+  // The library keeps at most kMaxTrieResultsSize (32) matches of one prefix search on its
+  // stack but reads as many as it found, and only its map builder checks that no key has 32
+  // prefixes in the map. So: no path from the root may pass 32 nodes with leaves. In a valid
+  // trie the only cycles are self-loops (byte 0) on unused units; another cycle, or a
+  // self-loop on a node with a leaf, gives unboundedly many matches and is refused.
+  std::vector<uint8_t> state(n, 0);   // 0 unvisited, 1 on the path, 2 done
+  std::vector<uint8_t> leaves(n, 0);  // the most leaves on a path below a done node
+  struct Frame {
+    size_t node, c;
+  };
+  std::vector<Frame> path = {{0, 0}};
+  state[0] = 1;
+  auto has_leaf = [&](size_t i) { return (unit(i) >> 8) & 1; };
+  while (!path.empty()) {
+    Frame& f = path.back();
+    const size_t base = f.node ^ offset(unit(f.node));
+    if (f.c == 256) {
+      state[f.node] = 2;
+      const size_t done = f.node;
+      path.pop_back();
+      if (!path.empty()) {
+        const Frame& parent = path.back();
+        const unsigned through = leaves[done] + has_leaf(done);
+        if (through >= 32) return fail("a prefix with 32 or more replacements");
+        leaves[parent.node] = std::max<uint8_t>(leaves[parent.node], static_cast<uint8_t>(through));
+      }
+      continue;
+    }
+    const size_t c = f.c++;
+    const size_t child = base ^ c;
+    if ((unit(child) & ((1u << 31) | 0xFF)) != c) continue;
+    if (child == f.node) {  // a self-loop
+      if (has_leaf(child)) return fail("a cycle through a replacement");
+      continue;
+    }
+    if (state[child] == 1) return fail("a cycle in the trie");
+    if (state[child] == 2) {
+      const unsigned through = leaves[child] + has_leaf(child);
+      if (through >= 32) return fail("a prefix with 32 or more replacements");
+      leaves[f.node] = std::max<uint8_t>(leaves[f.node], static_cast<uint8_t>(through));
+      continue;
+    }
+    state[child] = 1;
+    path.push_back({child, 0});
   }
   return true;
 }

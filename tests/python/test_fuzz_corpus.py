@@ -224,3 +224,69 @@ def test_sentencepiece_model_whose_map_leads_back_to_a_leaf_at_its_root(tmp_path
     shutil.copyfile(os.path.join(CORPUS, "sentencepiece", "regress-charsmap-root-leaf"), path)
     with pytest.raises(ValueError, match="normalization map is corrupt"):
         text.SentencePieceTokenizer(path, text.SPieceTokenizerOutType.STRING)("x\0y")
+
+
+def _varint(n):
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _with_charsmap(model, charsmap):
+    """The serialized ModelProto `model` with its normalizer spec (field 3) replaced by one
+    holding `charsmap` as its precompiled_charsmap (protobuf wire format, written here)."""
+    out, i = b"", 0
+    while i < len(model):
+        start = i
+        key, shift = 0, 0
+        while True:
+            b = model[i]
+            i += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        assert key & 7 == 2  # the ModelProto's top-level fields are messages
+        size, shift = 0, 0
+        while True:
+            b = model[i]
+            i += 1
+            size |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        i += size
+        if key >> 3 != 3:
+            out += model[start:i]
+    spec = b"\x0a\x01x" + b"\x12" + _varint(len(charsmap)) + charsmap + b"\x18\x01\x20\x01\x28\x01"
+    return out + b"\x1a" + _varint(len(spec)) + spec
+
+
+def test_sentencepiece_map_with_a_cycle_of_replacements_is_refused(tmp_path):
+    """libsentencepiece keeps at most 32 matches of a prefix search but reads as many as it
+    found (only its map builder bounds them): a map whose trie loops through a node with a
+    replacement ('a' -> itself) would give one match per 'a' of the input. Refused at load;
+    the same map without the loop loads and replaces 'a' by 'b'."""
+    import struct
+    from mycel.dataset import text
+    with open(os.path.join(CORPUS, "sentencepiece", "unigram.model"), "rb") as f:
+        seed = f.read()
+
+    def model(child_base):
+        units = [0] * 1024
+        units[0] = 256 << 10  # the root: its children at 256 ^ byte
+        child = 256 ^ ord("a")
+        units[child] = (child ^ child_base) << 10 | 1 << 8 | ord("a")  # label 'a', a leaf
+        units[child_base] = 1 << 31  # the leaf: replacement string 0, "b"
+        trie = struct.pack("<1024I", *units)
+        path = tmp_path / f"m{child_base}.model"
+        path.write_bytes(_with_charsmap(seed, struct.pack("<I", len(trie)) + trie + b"b\0"))
+        return str(path)
+
+    out = text.SentencePieceTokenizer(model(768), text.SPieceTokenizerOutType.STRING)("aaa")
+    assert "a" not in "".join(str(p) for p in np.asarray(out).ravel())
+    with pytest.raises(ValueError, match="normalization map is corrupt.*cycle"):
+        text.SentencePieceTokenizer(model(256), text.SPieceTokenizerOutType.STRING)("a" * 40)
