@@ -43,9 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (err[0] == '\0') std::abort();  // a failure must carry its message
     return 0;
   }
-  static const std::string kTexts[] = {"Hello world, this is a test.", "", "a",
+  static const std::string kTexts[] = {"Hello world, this is a test.",
+                                       "",
+                                       "a",
                                        "\xe4\xbd\xa0\xe5\xa5\xbd \xe4\xb8\x96\xe7\x95\x8c",
-                                       std::string("x\0y \xff\xfe", 6)};
+                                       std::string("x\0y \xff\xfe", 6),
+                                       std::string(48, 'a') + std::string(8, '\0')};
   for (const std::string& t : kTexts) {
     for (int ids = 0; ids < 2; ++ids) {
       size_t sum = 0;
