@@ -7,7 +7,8 @@ description), then a few hundred to a few thousand deterministic mutations of on
 chunks, words of text formats replaced by edge tokens). Every mutant must either load (the
 dataset built and every row read) or raise one of the exceptions the reader documents;
 another exception, a numpy warning of an invalid cast or an out-of-range integer (a silent
-wrong answer), or a load running past a time bound, fails the test with the mutant's number (mutant k of a reader is rebuilt by `_mutant(seed, name, k)`).
+wrong answer), or a load running past a time bound, fails the test with the mutant's number
+(mutant k of a reader is rebuilt by `_mutant(seed, name, k)`).
 
 MYCEL_FUZZ_PY_SCALE (default 1) multiplies the numbers of mutants, for longer runs:
     MYCEL_FUZZ_PY_SCALE=20 PYTHONPATH=python /usr/bin/python3 -m pytest -q \\
