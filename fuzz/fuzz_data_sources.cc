@@ -147,7 +147,8 @@ SourcePtr lfw(const Input& in) {
   const bool pairs = in.opts & 1;
   in.put(pairs ? "pairs.txt" : "people.txt", 0);
   in.put("lfw-names.txt", 1);
-  mycel::fuzz::put_file(in.dir, "lfw/Aaron/Aaron_0001.jpg", "x");
+  for (const char* f : {"lfw/Aaron/Aaron_0001.jpg", "lfw/Bob/Bob_0001.jpg", "lfw/Bob/Bob_0002.jpg"})
+    mycel::fuzz::put_file(in.dir, f, "x");
   return data::lfw_source(in.dir, pairs ? "pairs" : "people", "10fold", "original", false);
 }
 

@@ -290,3 +290,16 @@ def test_sentencepiece_map_with_a_cycle_of_replacements_is_refused(tmp_path):
     assert "a" not in "".join(str(p) for p in np.asarray(out).ravel())
     with pytest.raises(ValueError, match="normalization map is corrupt.*cycle"):
         text.SentencePieceTokenizer(model(256), text.SPieceTokenizerOutType.STRING)("a" * 40)
+
+
+def test_lfw_image_count_is_checked_against_the_files(tmp_path):
+    """Found by fuzz_data_sources (a timeout): a people file claiming 2^31 images of one
+    person made 2^31 rows from a 66-byte file. The person's last image must exist now."""
+    _, _, parts = _data_sources_parts("regress-lfw-huge-image-count")
+    (tmp_path / "people.txt").write_bytes(parts[0])
+    (tmp_path / "lfw-names.txt").write_bytes(parts[1])
+    for f in ("Aaron/Aaron_0001.jpg", "Bob/Bob_0001.jpg"):
+        os.makedirs(tmp_path / "lfw" / os.path.dirname(f), exist_ok=True)
+        (tmp_path / "lfw" / f).write_bytes(b"x")
+    with pytest.raises(RuntimeError, match=r"Bob has 2147483648 images, but .*Bob_2147483648"):
+        ds.LFWDataset(str(tmp_path), task="people", usage="10fold", image_set="original")
