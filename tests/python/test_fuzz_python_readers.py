@@ -351,6 +351,18 @@ def test_vectors_file(tmp_path):
 _AUDIO_ERRORS = (RuntimeError, ValueError)
 
 
+def test_vectors_value_past_float32(tmp_path):
+    """Found by the mutation test at scale 10: 1e39 became inf silently (numpy's cast); it is
+    an error as in MindSpore's reader (std::stof), while a written "inf" stays inf."""
+    from mycel.dataset import text
+    path = tmp_path / "vectors.txt"
+    path.write_bytes(b"a 1e39 2\nb 1 2\n")
+    with pytest.raises(RuntimeError, match="'a' has a value out of the float32 range"):
+        text.Vectors.from_file(str(path))
+    path.write_bytes(b"a inf 2\nb 1 2\n")
+    assert text.Vectors.from_file(str(path)).dim == 2
+
+
 def test_ljspeech_metadata(tmp_path):
     _wav(tmp_path / "wavs" / "LJ001-0001.wav")
     path = tmp_path / "metadata.csv"

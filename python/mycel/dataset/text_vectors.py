@@ -70,7 +70,15 @@ def _load(func, file_path, max_vectors):
         rows.append(values)
     if dim is None:
         raise RuntimeError(f"{func}: invalid file, file is empty. ({file_path})")
-    return index, np.asarray(rows, np.float32).reshape(len(rows), dim)
+    wide = np.asarray(rows, np.float64).reshape(len(rows), dim)
+    with np.errstate(over="ignore"):
+        matrix = wide.astype(np.float32)
+    overflow = np.isinf(matrix) & np.isfinite(wide)  # as std::stof, a finite value past float32
+    if overflow.any():
+        token = next(t for t, r in index.items() if r == int(np.argwhere(overflow)[0][0]))
+        raise RuntimeError(f"{func}: {file_path}: invalid file, the vector of {token!r} has a "
+                           "value out of the float32 range.")
+    return index, matrix
 
 
 class Vectors:
