@@ -294,6 +294,7 @@ _FLOWERS102_CLASSES = (
 
 # ----- KITTI -----
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _KITTI_FIELDS = 15  # type, truncated, occluded, alpha, bbox (4), dimensions (3), location (3), ry
 
 
@@ -370,10 +371,16 @@ def _kitti_object(func, path, line_no, line):
         raise RuntimeError(f"{func}: Invalid file, {path}:{line_no} has {len(words)} fields, "
                            f"but a KITTI object line has {_KITTI_FIELDS}.")
     try:
-        return words[0], [float(w) for w in words[1:]]
+        values = [float(w) for w in words[1:]]
     except ValueError:
+        values = [float("nan")]
+    # finite float32 values; occluded (the third field) an integer category, stored as uint32
+    # (DontCare's -1 wraps as in MindSpore's reader)
+    if not all(abs(v) <= _FLOAT32_MAX for v in values) or \
+            not (values[1] == int(values[1]) and -2**31 <= values[1] < 2**32):
         raise RuntimeError(f"{func}: Invalid file, {path}:{line_no} has a field that is not a "
-                           f"number: {line.strip()!r}.") from None
+                           f"number in range: {line.strip()!r}.")
+    return words[0], values
 
 
 # ----- Places365 -----
@@ -427,7 +434,7 @@ class Places365Dataset(SourceDataset):
             words = line.split()
             if not words:
                 continue
-            if len(words) != 2 or not words[1].isdigit():
+            if len(words) != 2 or not words[1].isdigit() or int(words[1]) >= 2**32:
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} is not a \"<name> "
                                    f"<label>\" line: {line.strip()!r}.")
             out.append((words[0], int(words[1])))
@@ -598,8 +605,8 @@ class SemeionDataset(SourceDataset):
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} has a value that is not a "
                                    "number.") from None
             flags = np.flatnonzero(values[256:]) if values.size == 266 else []
-            if values.size != 266 or len(flags) != 1 or values[:256].min() < 0 or \
-                    values[:256].max() > 255:
+            if values.size != 266 or len(flags) != 1 or not np.isfinite(values).all() or \
+                    values[:256].min() < 0 or values[:256].max() > 255:
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} is not 256 pixel values "
                                    "and 10 digit flags with one set.")
             images.append(values[:256].astype(np.uint8).reshape(16, 16))
