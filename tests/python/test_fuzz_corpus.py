@@ -303,3 +303,24 @@ def test_lfw_image_count_is_checked_against_the_files(tmp_path):
         (tmp_path / "lfw" / f).write_bytes(b"x")
     with pytest.raises(RuntimeError, match=r"Bob has 2147483648 images, but .*Bob_2147483648"):
         ds.LFWDataset(str(tmp_path), task="people", usage="10fold", image_set="original")
+
+
+def test_coco_padding_is_bounded(tmp_path):
+    """COCO's Stuff columns pad every polygon of an image to the longest: 20,000 one-point
+    polygons and one of 10,000 points (a 1 MB file) asked for 800 MB of padding per image.
+    The padded arrays of a file are bounded (1 GiB, as the annotation file itself)."""
+    import json
+    anns = [{"id": k, "image_id": 1, "category_id": 1, "iscrowd": 0,
+             "segmentation": [[1, 2]]} for k in range(20000)]
+    anns.append({"id": 20000, "image_id": 1, "category_id": 1, "iscrowd": 0,
+                 "segmentation": [[0.5] * 20000]})
+    coco = {"images": [{"id": 1, "file_name": "a.jpg"}, {"id": 2, "file_name": "b.jpg"}],
+            "annotations": anns + [dict(a, image_id=2) for a in anns[-2:]],
+            "categories": [{"id": 1, "name": "x"}]}
+    path = tmp_path / "ann.json"
+    path.write_text(json.dumps(coco))
+    with pytest.raises(RuntimeError, match=r"padded to \[20001, 20000\].*pass 1073741824 bytes"):
+        ds.CocoDataset(str(tmp_path), str(path), task="Stuff")
+    coco["annotations"] = anns[:100] + anns[-1:]  # 101 x 20000: within the bound
+    path.write_text(json.dumps(coco))
+    assert ds.CocoDataset(str(tmp_path), str(path), task="Stuff").get_dataset_size() == 1
