@@ -13,7 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${FUZZ_BUILD:-build-fuzz}
 mode=${1:-smoke}
-targets=(${FUZZ_TARGETS:-checkpoint mindir onnx mindrecord image ir_text lite_model federated audio video cifar100})
+targets=(${FUZZ_TARGETS:-checkpoint mindir onnx mindrecord image ir_text lite_model federated audio video
+  cifar100 tfrecord data_sources sentencepiece})
 mkdir -p "$BUILD/crashes" "$BUILD/logs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -190,7 +190,10 @@ int64_t HttpStore::add(const std::string& key, int64_t delta) {
       Clock::now() + std::chrono::seconds(60), "adding to '" + key + "'");
   MC_CHECK(r->status == 200, Runtime, "the rendezvous store at ", c_->where, " refused '", key,
            "' (HTTP ", r->status, ")");
-  return std::stoll(r->body);
+  const std::optional<int64_t> v = to_int(r->body);  // network input: checked, not stoll
+  MC_CHECK(v.has_value(), Runtime, "the rendezvous store at ", c_->where, " answered '", key,
+           "' with a body that is not an integer (", r->body.size(), " bytes)");
+  return *v;
 }
 
 }  // namespace mycel

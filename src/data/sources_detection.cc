@@ -236,10 +236,19 @@ struct CocoImage {
   bool used = false;
 };
 
-// rows x width float32, each row padded with -1 to the longest.
-Array padded(const std::vector<std::vector<float>>& rows) {
+// rows x width float32, each row padded with -1 to the longest. *budget is the number of
+// floats the padded arrays of the file may still take: the padding multiplies (many short
+// polygons and one long one ask for their product), so a small annotation file could
+// otherwise ask for any amount of memory. RuntimeError naming the file past it.
+Array padded(const std::vector<std::vector<float>>& rows, uint64_t* budget, std::string_view func,
+             const std::string& file) {
   size_t width = 0;
   for (const auto& r : rows) width = std::max(width, r.size());
+  const uint64_t cells = static_cast<uint64_t>(rows.size()) * width;
+  MC_CHECK(cells <= *budget, Runtime, func, ": ", file, ": the polygons of an image padded to [",
+           rows.size(), ", ", width, "], with the images before it, pass ", kMaxIndexFileBytes,
+           " bytes.");
+  *budget -= cells;
   std::vector<float> flat;
   flat.reserve(rows.size() * width);
   for (const auto& r : rows) {
@@ -431,6 +440,10 @@ SourcePtr coco_source(const std::string& dir, const std::string& annotation_file
   }
 
   std::vector<TableRow> rows;
+  uint64_t budget = kMaxIndexFileBytes / sizeof(float);
+  const auto pad = [&](const std::vector<std::vector<float>>& coords) {
+    return padded(coords, &budget, func, annotation_file);
+  };
   for (CocoImage& im : images) {
     if (!im.used) continue;
     TableRow r;
@@ -439,14 +452,14 @@ SourcePtr coco_source(const std::string& dir, const std::string& annotation_file
     const auto n = static_cast<int64_t>(im.captions.size());
     switch (task) {
       case CocoTask::Detection:
-        r.values = {padded(im.coords), item_column(im, 0), item_column(im, 1)};
+        r.values = {pad(im.coords), item_column(im, 0), item_column(im, 1)};
         break;
       case CocoTask::Stuff:
       case CocoTask::Keypoint:
-        r.values = {padded(im.coords), item_column(im, 0)};
+        r.values = {pad(im.coords), item_column(im, 0)};
         break;
       case CocoTask::Panoptic:
-        r.values = {padded(im.coords), item_column(im, 0), item_column(im, 1), item_column(im, 2)};
+        r.values = {pad(im.coords), item_column(im, 0), item_column(im, 1), item_column(im, 2)};
         break;
       case CocoTask::Captioning:
         r.values = {Array::strings(std::move(im.captions), {n, 1})};

@@ -14,6 +14,7 @@
 #include <list>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "base/file.h"
 #include "data/image_codec.h"
@@ -158,10 +159,24 @@ Idx read_idx(std::string_view func, const std::string& path, uint32_t magic) {
     huge = huge || (n != 0 && payload > (uint64_t{1} << 40) / n);
     payload *= huge ? 1 : n;
   }
+  // The body is read in chunks, and its storage allocated only once the file has shown that
+  // many bytes: a corrupt header must not make a 16-byte file allocate what it claims (up to
+  // 2^40 bytes).
   size_t body = 0;
-  if (!huge) {
+  std::vector<std::vector<uint8_t>> chunks;
+  while (!huge && body < payload) {
+    chunks.emplace_back(std::min<uint64_t>(payload - body, uint64_t{1} << 26));
+    const size_t got = in.read(chunks.back().data(), chunks.back().size());
+    body += got;
+    if (got < chunks.back().size()) break;
+  }
+  if (!huge && body == payload) {
     idx.bytes = Storage::allocate(std::max<size_t>(payload, 1));
-    body = in.read(idx.bytes->data(), payload);
+    auto* out = static_cast<uint8_t*>(idx.bytes->data());
+    for (std::vector<uint8_t>& c : chunks) {
+      out = std::copy(c.begin(), c.end(), out);
+      std::vector<uint8_t>().swap(c);  // freed as copied: the peak stays near one copy
+    }
   }
   size_t total = header + body + in.skip_rest();
   if (huge || total != header + payload) {

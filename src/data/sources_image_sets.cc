@@ -429,6 +429,13 @@ SourcePtr lfw_source(const std::string& dir, const std::string& task, const std:
         for (int64_t k = 0; k < count; ++k) {
           const std::vector<std::string_view>& w = next(2);
           const int64_t images = lfw_count(func, w[1], str(path, ":", at));
+          // The count is untrusted (a 60-byte file claiming 2^31 images made 2^31 rows): the
+          // person's last image must exist, so that the rows are bounded by real files.
+          std::error_code exists_ec;
+          MC_CHECK(images == 0 ||
+                       fs::exists(image(w[0], lfw_stem(w[0], std::to_string(images))), exists_ec),
+                   Runtime, func, ": ", path, ":", at, ": ", w[0], " has ", images, " images, but ",
+                   image(w[0], lfw_stem(w[0], std::to_string(images))), " does not exist.");
           for (int64_t i = 1; i <= images; ++i) {
             people.push_back({{image(w[0], lfw_stem(w[0], std::to_string(i)))}, std::string(w[0])});
           }

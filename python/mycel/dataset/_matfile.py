@@ -15,6 +15,7 @@ arrays), structs (object arrays of {field: value} dicts) and sparse matrices (as
 are read; characters, objects and complex arrays are skipped. Malformed data is a RuntimeError
 naming the file.
 """
+import math
 import struct
 import zlib
 
@@ -82,18 +83,22 @@ def _matrix(body, endian, where, depth=0):
         r.fail("array flags of fewer than 2 words")
     mx_class, complex_ = int(flags[0]) & 0xFF, bool(int(flags[0]) & 0x0800)
     dims = [int(d) for d in r.numbers()]
-    if any(d < 0 for d in dims) or len(dims) < 2:
+    if any(d < 0 for d in dims) or not 2 <= len(dims) <= 32 or \
+            math.prod(d for d in dims if d) > _MAX_BYTES:  # more than numpy can shape
         r.fail(f"bad dimensions {dims}")
     _, name = r.tag()
     name = bytes(name).decode("latin-1")
-    count = int(np.prod(dims))
+    count = math.prod(dims)  # exact: numpy's product of int64 wraps around
     if complex_:
         return name, None
     if mx_class == _MX_CELL:
         items = [_element(r, endian, where, depth) for _ in range(count)]
         return name, _object_array(items, dims)
     if mx_class == _MX_STRUCT:
-        length = int(r.numbers()[0])
+        length = r.numbers()
+        if length.size != 1:
+            r.fail(f"{name}: a struct's field name length of {length.size} values")
+        length = int(length[0])
         raw = bytes(r.tag()[1])
         if length <= 0 or len(raw) % length:
             r.fail(f"{name}: struct field names of {len(raw)} bytes in fields of {length}")
@@ -133,9 +138,13 @@ def _sparse(r, name, dims):
     if len(dims) != 2 or starts.size != dims[1] + 1:
         r.fail(f"{name}: a sparse matrix of dimensions {dims} with {starts.size} column starts")
     nnz = int(starts[-1])
-    if nnz > rows.size or nnz > values.size or np.any(np.diff(starts) < 0) or \
+    if int(starts[0]) != 0 or nnz > rows.size or nnz > values.size or \
+            np.any(np.diff(starts.astype(np.int64)) < 0) or \
             (nnz and (rows[:nnz].min() < 0 or rows[:nnz].max() >= dims[0])):
         r.fail(f"{name}: sparse indices out of range")
+    if dims[0] * dims[1] * values.dtype.itemsize > _MAX_BYTES:
+        r.fail(f"{name}: a sparse matrix of dimensions {dims} is larger than "
+               f"{_MAX_BYTES} bytes dense")
     out = np.zeros(dims, values.dtype.newbyteorder("="))
     cols = np.repeat(np.arange(dims[1]), np.diff(starts.astype(np.int64)))
     out[rows[:nnz].astype(np.int64), cols] = values[:nnz]

@@ -44,6 +44,25 @@ def _check_choice(name, value, choices, default):
     return value
 
 
+def _text_lines(func, path):
+    """The lines of the UTF-8 text file at path (metadata, transcripts, lists). RuntimeError
+    naming the class and the file when it cannot be read or is not UTF-8."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise RuntimeError(f"{func}: cannot read {path}: {err.strerror}.") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise RuntimeError(f"{func}: {path}:{line} is not UTF-8 text (byte {err.start}).") \
+            from None
+    # the lines a text-mode file gives (universal newlines), each with its "\n"
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def _strings(*values):
     return [np.array(v) for v in values]
 
@@ -104,11 +123,9 @@ class LJSpeechDataset(_AudioDataset):
         if not os.path.isfile(meta):
             raise RuntimeError(f"LJSpeechDataset: {meta} does not exist.")
         paths, extras = [], []
-        with open(meta, encoding="utf-8") as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if not line:
-                    continue
+        for line in _text_lines("LJSpeechDataset", meta):
+            line = line.rstrip("\n")
+            if line:
                 parts = line.split("|")
                 if len(parts) != 3:
                     raise RuntimeError(f"LJSpeechDataset: a line of {meta} does not have 3 "
@@ -137,8 +154,8 @@ class SpeechCommandsDataset(_AudioDataset):
             path = os.path.join(self.dataset_dir, name)
             if not os.path.isfile(path):
                 return set()
-            with open(path, encoding="utf-8") as f:
-                return {os.path.normpath(line.strip()) for line in f if line.strip()}
+            return {os.path.normpath(line.strip())
+                    for line in _text_lines("SpeechCommandsDataset", path) if line.strip()}
         test, valid = listed("testing_list.txt"), listed("validation_list.txt")
         paths, extras = [], []
         for path in sorted(glob.glob(os.path.join(self.dataset_dir, "*", "*.wav"))):
@@ -205,14 +222,13 @@ class CMUArcticDataset(_AudioDataset):
             raise RuntimeError(f"CMUArcticDataset: {meta} does not exist.")
         line_re = re.compile(r'^\(\s*(\S+)\s+"(.*)"\s*\)\s*$')
         paths, extras = [], []
-        with open(meta, encoding="utf-8") as f:
-            for line in f:
-                m = line_re.match(line.strip())
-                if not m:
-                    continue
-                file_id, text = m.group(1), m.group(2)
-                paths.append(os.path.join(root, "wav", file_id + ".wav"))
-                extras.append(_strings(text, file_id.split("_", 1)[-1]))
+        for line in _text_lines("CMUArcticDataset", meta):
+            m = line_re.match(line.strip())
+            if not m:
+                continue
+            file_id, text = m.group(1), m.group(2)
+            paths.append(os.path.join(root, "wav", file_id + ".wav"))
+            extras.append(_strings(text, file_id.split("_", 1)[-1]))
         self._build(paths, extras, num_samples, num_parallel_workers, shuffle, sampler,
                     num_shards, shard_id)
 
@@ -240,19 +256,21 @@ class LibriTTSDataset(_AudioDataset):
             pattern = os.path.join(self.dataset_dir, subset, "*", "*", "*.trans.tsv")
             for tsv in sorted(glob.glob(pattern)):
                 folder = os.path.dirname(tsv)
-                with open(tsv, encoding="utf-8") as f:
-                    for line in f:
-                        parts = line.rstrip("\n").split("\t")
-                        if len(parts) != 3:
-                            continue
-                        utt = parts[0]
-                        ids = utt.split("_")
-                        speaker, chapter = (int(ids[0]), int(ids[1])) if len(ids) >= 2 and \
-                            ids[0].isdigit() and ids[1].isdigit() else (0, 0)
-                        paths.append(os.path.join(folder, utt + ".wav"))
-                        extras.append(_strings(parts[1], parts[2]) +
-                                      [np.array(speaker, np.uint32), np.array(chapter, np.uint32),
-                                       np.array(utt)])
+                for line in _text_lines("LibriTTSDataset", tsv):
+                    parts = line.rstrip("\n").split("\t")
+                    if len(parts) != 3:
+                        continue
+                    utt = parts[0]
+                    ids = utt.split("_")
+                    speaker, chapter = (int(ids[0]), int(ids[1])) if len(ids) >= 2 and \
+                        ids[0].isdigit() and ids[1].isdigit() else (0, 0)
+                    if max(speaker, chapter) >= 2**32:
+                        raise RuntimeError(f"LibriTTSDataset: {tsv}: the utterance {utt!r} has "
+                                           "a speaker or chapter id past uint32.")
+                    paths.append(os.path.join(folder, utt + ".wav"))
+                    extras.append(_strings(parts[1], parts[2]) +
+                                  [np.array(speaker, np.uint32), np.array(chapter, np.uint32),
+                                   np.array(utt)])
         self._build(paths, extras, num_samples, num_parallel_workers, shuffle, sampler,
                     num_shards, shard_id)
 
@@ -301,15 +319,22 @@ class TedliumDataset(_AudioDataset):
                 if not os.path.isfile(sph):
                     raise RuntimeError(f"TedliumDataset: the audio file {sph} of {stm} does not "
                                        f"exist.")
-                with open(stm, encoding="utf-8") as f:
-                    for line in f:
-                        fields = line.strip().split(" ", 6)
-                        if len(fields) < 6 or "ignore_time_segment_in_scoring" in line:
-                            continue
-                        talk_id, _, speaker, start, end, ident = fields[:6]
-                        text = fields[6] if len(fields) > 6 else ""
-                        paths.append(sph)
-                        segments.append([float(start), float(end)])
-                        extras.append(_strings(text, talk_id, speaker, ident))
+                for no, line in enumerate(_text_lines("TedliumDataset", stm), 1):
+                    fields = line.strip().split(" ", 6)
+                    if len(fields) < 6 or "ignore_time_segment_in_scoring" in line:
+                        continue
+                    talk_id, _, speaker, start, end, ident = fields[:6]
+                    text = fields[6] if len(fields) > 6 else ""
+                    try:
+                        start, end = float(start), float(end)
+                    except ValueError:
+                        start = end = float("nan")
+                    if not 0 <= start <= end < float("inf"):  # NaN fails too
+                        raise RuntimeError(f"TedliumDataset: {stm}:{no}: the segment's start "
+                                           f"and end are not seconds with 0 <= start <= end: "
+                                           f"{fields[3]!r}, {fields[4]!r}.")
+                    paths.append(sph)
+                    segments.append([start, end])
+                    extras.append(_strings(text, talk_id, speaker, ident))
         self._build(paths, extras, num_samples, num_parallel_workers, shuffle, sampler,
                     num_shards, shard_id, segments)

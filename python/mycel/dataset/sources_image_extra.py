@@ -246,6 +246,9 @@ class USPSDataset(SourceDataset):
                     raise RuntimeError(f"{func}: Invalid data, {path}:{n} has {pixels.size} "
                                        f"values and label {label}; expected 256 values and a "
                                        "label in [1, 10].")
+                if not np.all((pixels >= -1) & (pixels <= 1)):  # NaN fails too
+                    raise RuntimeError(f"{func}: Invalid data, {path}:{n} has a value outside "
+                                       "[-1, 1].")
                 images.append(((pixels + 1) / 2 * 255).astype(np.uint8).reshape(16, 16, 1))
                 labels.append(label - 1)
         if not images:
@@ -399,9 +402,9 @@ class WIDERFaceDataset(SourceDataset):
             except (IndexError, ValueError):
                 raise RuntimeError(f"{func}: Invalid data, {path}:{i + 1}: the entry of {name} is "
                                    "not a face count and that many lines of 10 integers.") from None
-            if any(len(f) != 10 or min(f) < 0 for f in faces):
+            if any(len(f) != 10 or min(f) < 0 or max(f) >= 2**32 for f in faces):
                 raise RuntimeError(f"{func}: Invalid data, {path}:{i + 1}: a face of {name} is not "
-                                   "10 non-negative integers.")
+                                   "10 non-negative integers below 2^32.")
             out[name] = np.array(faces, np.uint32).reshape(-1, 10)
             i += 2 + count
         return out

@@ -294,6 +294,7 @@ _FLOWERS102_CLASSES = (
 
 # ----- KITTI -----
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _KITTI_FIELDS = 15  # type, truncated, occluded, alpha, bbox (4), dimensions (3), location (3), ry
 
 
@@ -370,10 +371,16 @@ def _kitti_object(func, path, line_no, line):
         raise RuntimeError(f"{func}: Invalid file, {path}:{line_no} has {len(words)} fields, "
                            f"but a KITTI object line has {_KITTI_FIELDS}.")
     try:
-        return words[0], [float(w) for w in words[1:]]
+        values = [float(w) for w in words[1:]]
     except ValueError:
+        values = [float("nan")]
+    # finite float32 values; occluded (the third field) an integer category, stored as uint32
+    # (DontCare's -1 wraps as in MindSpore's reader)
+    if not all(abs(v) <= _FLOAT32_MAX for v in values) or \
+            not (values[1] == int(values[1]) and -2**31 <= values[1] < 2**32):
         raise RuntimeError(f"{func}: Invalid file, {path}:{line_no} has a field that is not a "
-                           f"number: {line.strip()!r}.") from None
+                           f"number in range: {line.strip()!r}.")
+    return words[0], values
 
 
 # ----- Places365 -----
@@ -427,7 +434,7 @@ class Places365Dataset(SourceDataset):
             words = line.split()
             if not words:
                 continue
-            if len(words) != 2 or not words[1].isdigit():
+            if len(words) != 2 or not words[1].isdigit() or int(words[1]) >= 2**32:
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} is not a \"<name> "
                                    f"<label>\" line: {line.strip()!r}.")
             out.append((words[0], int(words[1])))
@@ -598,8 +605,8 @@ class SemeionDataset(SourceDataset):
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} has a value that is not a "
                                    "number.") from None
             flags = np.flatnonzero(values[256:]) if values.size == 266 else []
-            if values.size != 266 or len(flags) != 1 or values[:256].min() < 0 or \
-                    values[:256].max() > 255:
+            if values.size != 266 or len(flags) != 1 or not np.isfinite(values).all() or \
+                    values[:256].min() < 0 or values[:256].max() > 255:
                 raise RuntimeError(f"{func}: Invalid data, {path}:{n} is not 256 pixel values "
                                    "and 10 digit flags with one set.")
             images.append(values[:256].astype(np.uint8).reshape(16, 16))
@@ -638,6 +645,9 @@ def _read_bmp_gray(func, path):
     weights = np.array([0.114, 0.587, 0.299])  # B, G, R
     if bits == 8:
         colours = int.from_bytes(data[46:50], "little") or 256
+        if colours > 256 or 14 + header + 4 * colours > len(data):
+            raise RuntimeError(f"{func}: Invalid file, {path} has a palette of {colours} colours "
+                               f"after a {header}-byte header, past its {len(data)} bytes.")
         palette = np.frombuffer(data, np.uint8, 4 * colours, 14 + header).reshape(colours, 4)
         gray = np.rint(palette[:, :3] @ weights).astype(np.uint8)
         out = gray[np.minimum(pixels[:, :width], colours - 1)]
@@ -712,7 +722,7 @@ class PhotoTourDataset(SourceDataset):
     def _info_class(func, folder, n, line):
         """The 3-D point id of a patch (info.txt's first field): its class for PKSampler."""
         word = line.split()[0]
-        if not word.isdigit():
+        if not word.isdigit() or int(word) >= 2**63:
             raise RuntimeError(f"{func}: Invalid data, {os.path.join(folder, 'info.txt')}:{n} "
                                f"does not start with a point id: {line.strip()!r}.")
         return int(word)

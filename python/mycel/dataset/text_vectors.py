@@ -6,6 +6,7 @@ optional first line "count dim" is skipped. Every vector must have the same numb
 a later line with a single value is an error (a stray "count dim" line). ``max_vectors`` keeps
 the first that many tokens; a token seen twice keeps its first vector. Values are float32.
 """
+import io
 import os
 import re
 
@@ -34,36 +35,50 @@ def _load(func, file_path, max_vectors):
         raise RuntimeError(f"{func}: get real path failed, the file {file_path} does not exist "
                            "or is not a regular file.")
     index, rows, dim = {}, [], None
-    with open(file_path, encoding="utf-8", errors="strict") as f:
-        for no, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if no == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                continue  # the "count dim" header
-            if len(parts) == 2:
-                raise RuntimeError(f"{func}: {file_path}:{no}: invalid file, found token with "
-                                   "1-dimensional vector.")
-            if dim is None:
-                dim = len(parts) - 1
-            elif len(parts) - 1 != dim:
-                raise RuntimeError(f"{func}: {file_path}:{no}: all vectors must have the same "
-                                   f"number of dimensions, but got dim {len(parts) - 1} while "
-                                   f"expecting {dim}.")
-            if max_vectors is not None and len(rows) >= max_vectors:
-                break
-            if parts[0] in index:
-                continue
-            try:
-                values = [float(v) for v in parts[1:]]
-            except ValueError:
-                raise RuntimeError(f"{func}: {file_path}:{no}: a value is not a number.") \
-                    from None
-            index[parts[0]] = len(rows)
-            rows.append(values)
+    try:
+        with open(file_path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RuntimeError(f"{func}: {file_path}: invalid file, it is not UTF-8 text (byte "
+                           f"{err.start}).") from None
+    # the lines as a text-mode file gives them (universal newlines)
+    for no, line in enumerate(io.StringIO(text, newline=None), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if no == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            continue  # the "count dim" header
+        if len(parts) == 2:
+            raise RuntimeError(f"{func}: {file_path}:{no}: invalid file, found token with "
+                               "1-dimensional vector.")
+        if dim is None:
+            dim = len(parts) - 1
+        elif len(parts) - 1 != dim:
+            raise RuntimeError(f"{func}: {file_path}:{no}: all vectors must have the same "
+                               f"number of dimensions, but got dim {len(parts) - 1} while "
+                               f"expecting {dim}.")
+        if max_vectors is not None and len(rows) >= max_vectors:
+            break
+        if parts[0] in index:
+            continue
+        try:
+            values = [float(v) for v in parts[1:]]
+        except ValueError:
+            raise RuntimeError(f"{func}: {file_path}:{no}: a value is not a number.") \
+                from None
+        index[parts[0]] = len(rows)
+        rows.append(values)
     if dim is None:
         raise RuntimeError(f"{func}: invalid file, file is empty. ({file_path})")
-    return index, np.asarray(rows, np.float32).reshape(len(rows), dim)
+    wide = np.asarray(rows, np.float64).reshape(len(rows), dim)
+    with np.errstate(over="ignore"):
+        matrix = wide.astype(np.float32)
+    overflow = np.isinf(matrix) & np.isfinite(wide)  # as std::stof, a finite value past float32
+    if overflow.any():
+        token = next(t for t, r in index.items() if r == int(np.argwhere(overflow)[0][0]))
+        raise RuntimeError(f"{func}: {file_path}: invalid file, the vector of {token!r} has a "
+                           "value out of the float32 range.")
+    return index, matrix
 
 
 class Vectors:

@@ -1,6 +1,7 @@
 // The Gloo backend and the rendezvous store, with ranks as threads of this process (each its
 // own store client, transport device and context, over the loopback address).
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <cstdint>
 
@@ -122,6 +123,25 @@ TEST(Store, AddToANonCounterOrPastInt64IsRefused) {
   EXPECT_EQ(s.add("big", INT64_MAX), INT64_MAX);
   EXPECT_THROW(s.add("big", 1), Error);
   EXPECT_EQ(s.add("big", -1), INT64_MAX - 1);  // the store still serves
+}
+
+// A server whose /add reply is not an integer (network input): the client's add is a mycel
+// Error naming the store, not a std::invalid_argument from std::stoll.
+TEST(Store, AReplyThatIsNotAnIntegerIsRefused) {
+  httplib::Server fake;
+  fake.Get("/get", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+  fake.Post("/add", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("12abc", "text/plain");
+  });
+  const int port = fake.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serve([&] { fake.listen_after_bind(); });
+  {
+    HttpStore s("127.0.0.1", port, 10s);
+    EXPECT_THROW(s.add("k", 1), Error);
+  }
+  fake.stop();
+  serve.join();
 }
 
 TEST(Store, AGetWaitsForALaterSet) {
