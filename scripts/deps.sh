@@ -36,6 +36,8 @@ test_pkgs+=(python3-av)
 # The vision warps and colour transforms follow OpenCV's arithmetic, as MindSpore's kernels:
 # python3-opencv (cv2) is their tests' oracle.
 test_pkgs+=(python3-opencv)
+# CRC-32C of TFRecord files (the TFRecord tests and the fuzz corpus writer).
+test_pkgs+=(python3-crcmod)
 # PyTorch calls the system BLAS: without OpenBLAS it is the netlib reference one, ~50x slower.
 # The data-pipeline bench runs torchvision's transforms in torch's DataLoader.
 bench_pkgs=(libopenblas0-pthread python3-torchvision)
