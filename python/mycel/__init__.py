@@ -81,6 +81,9 @@ __all__ += ["jit_class"]
 from mycel._mycel import uint16, uint32, uint64  # noqa: E402,F401
 __all__ += ["uint16", "uint32", "uint64"]
 
+from mycel._mycel import complex64, complex128  # noqa: E402,F401
+__all__ += ["complex64", "complex128"]
+
 
 
 def is_tensor(obj):

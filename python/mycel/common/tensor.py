@@ -509,3 +509,24 @@ from mycel.common import _tensor_overloads  # noqa: E402
 for _name, _fn in _tensor_overloads.METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code's method lookup
+
+# Complex numbers (ops/function/complex_func.py): .real/.imag (graph code reads them as the
+# Real/Imag ops: specialize_builtins.cc), .H (conjugate transpose of a matrix), conj() ...
+from mycel.ops.function import complex_func as _cx  # noqa: E402
+Tensor.real = property(_cx.real)
+Tensor.imag = property(_cx.imag)
+
+
+def _conj_t(self):
+    """Tensor.H: the conjugate transpose of a matrix (a 0-d tensor is itself)."""
+    if self.ndim not in (0, 2):
+        raise ValueError(f"Tensor.H needs a 2-d (or 0-d) tensor, but the tensor has "
+                         f"{self.ndim} dimensions.")
+    return _cx.conj(_transpose(self))
+
+
+Tensor.H = property(_conj_t)
+for _name in ("conj", "angle", "is_complex", "conj_physical", "resolve_conj"):
+    setattr(Tensor, _name, getattr(_cx, _name))
+Tensor.is_conj = lambda self: False  # no lazy conjugate bit
+

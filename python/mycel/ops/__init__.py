@@ -37,3 +37,7 @@ from mycel.ops.function.graph_compat_func import addn, all, any, dtype  # noqa: 
 from mycel.ops._multitype import MultitypeFuncGraph, HyperMap, Map  # noqa: E402,F401
 # lgamma, digamma, i0 (function/special_func.py)
 from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F401
+# complex numbers: real, imag, conj, angle, complex, polar, ... (function/complex_func.py)
+from mycel.ops.function.complex_func import (real, imag, conj, angle, complex, polar,  # noqa: E402,F401,A004
+                                             view_as_real, view_as_complex, is_complex, adjoint,
+                                             conj_physical, resolve_conj)

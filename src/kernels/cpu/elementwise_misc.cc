@@ -157,9 +157,9 @@ void cpu_cast(const KernelContext& ctx) {
     ew::run_unary(x, y, &cast_f32_bf16, ew::kGrainCheap);
     return;
   }
-  ew::UnaryLoop fn = dispatch_all(y.dtype(), name, [&](auto dtag) {
+  ew::UnaryLoop fn = dispatch_any(y.dtype(), name, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    return dispatch_all(x.dtype(), name, [](auto stag) -> ew::UnaryLoop {
+    return dispatch_any(x.dtype(), name, [](auto stag) -> ew::UnaryLoop {
       using S = typename decltype(stag)::type;
       return &cast_fn<D, S>;
     });
@@ -185,7 +185,7 @@ void cpu_fill(const KernelContext& ctx) {
     default:
       MC_ASSERT(false, "cpu_fill has no kernel for ", ctx.op.name);
   }
-  dispatch_all(out.dtype(), ctx.op.name, [&](auto tag) {
+  dispatch_any(out.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T value = ew::cast_value<T, double>(v);
     T* p = out.data<T>();

@@ -225,3 +225,17 @@ from mycel.ops.operations.compat_cpu_ops import (Uniform, FractionalMaxPool,  # 
                                                  FractionalAvgPool, DeformableOffsets)
 __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffsets",
             "MatrixDiagV3"]
+
+# ConjugateTranspose(x, perm): Transpose then Conj (complex; a real x is transposed).
+from mycel.ops.operations.composed_ops import _Composed as _ComposedCT  # noqa: E402
+
+
+class ConjugateTranspose(_ComposedCT):
+    """ConjugateTranspose()(x, perm): conj(transpose(x, perm))."""
+
+    def __call__(self, x, perm):
+        from mycel.ops.function import complex_func as _cx, array_func as _af
+        return _cx.conj(_af.transpose(x, perm))
+
+
+__all__ += ["ConjugateTranspose"]
