@@ -44,11 +44,14 @@ def dtype_to_pytype(type_):
 
 
 def get_py_obj_dtype(obj):
-    """The dtype of a Python value or type (a Tensor's own dtype; complex is complex128, float
-    float32, int int64, as MindSpore)."""
+    """The dtype of a Python value or type, as MindSpore's: a Tensor's own; bool -> bool_,
+    int -> int64, float -> float64, complex -> complex128; numpy types their own."""
     if isinstance(obj, _C.Tensor):
         return obj.dtype
-    return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
+    t = obj if isinstance(obj, type) else type(obj)
+    if t is float:
+        return float64
+    return pytype_to_dtype(t)
 
 
 def dtype_to_nptype(type_):

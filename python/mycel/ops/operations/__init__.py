@@ -228,13 +228,13 @@ __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffs
 
 # ConjugateTranspose(x, perm): Transpose then Conj (complex; a real x is transposed).
 from mycel.ops.operations.composed_ops import _Composed as _ComposedCT  # noqa: E402
+from mycel.ops.function import complex_func as _cx, array_func as _af  # noqa: E402
 
 
 class ConjugateTranspose(_ComposedCT):
     """ConjugateTranspose()(x, perm): conj(transpose(x, perm))."""
 
     def __call__(self, x, perm):
-        from mycel.ops.function import complex_func as _cx, array_func as _af
         return _cx.conj(_af.transpose(x, perm))
 
 
