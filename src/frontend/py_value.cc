@@ -118,8 +118,8 @@ ir::Value to_value(py::handle obj) {
   }
   // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour; a
   // tuple subclass marked __mycel_graph_tuple__ (ParameterTuple) is its items.
-  const bool graph_tuple = !PyTuple_CheckExact(p) && PyTuple_Check(p) &&
-                           py::hasattr(obj, "__mycel_graph_tuple__");
+  const bool graph_tuple =
+      !PyTuple_CheckExact(p) && PyTuple_Check(p) && py::hasattr(obj, "__mycel_graph_tuple__");
   if (PyTuple_CheckExact(p) || PyList_CheckExact(p) || graph_tuple ||
       (marked && (PyTuple_Check(p) || PyList_Check(p)))) {
     std::vector<ir::Value> items;

@@ -441,9 +441,9 @@ void add_complex(std::vector<KernelCase>& v) {
     }
     return c;
   };
-  for (const char* op : {"Neg", "Abs", "Sign", "Square", "Exp", "Log", "Sqrt", "Reciprocal", "Sin",
-                         "Cos", "Tan", "Sinh", "Cosh", "Tanh", "Real", "Imag", "Conj", "Angle",
-                         "ComplexAbs"}) {
+  for (const char* op :
+       {"Neg", "Abs", "Sign", "Square", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan",
+        "Sinh", "Cosh", "Tanh", "Real", "Imag", "Conj", "Angle", "ComplexAbs"}) {
     for (DType t : kComplex) {
       for (const Shape& s : kShapes) v.push_back(tol(make(op, {{s, t, Gen::Normal}}, t), t));
       v.push_back(tol(make(op, {{kBig, t, Gen::Normal}}, t), t));
@@ -470,8 +470,8 @@ void add_complex(std::vector<KernelCase>& v) {
         v.push_back(tol(make(op, {{a, t, Gen::Normal}, {b, t, Gen::Normal}}, t), t));
       v.push_back(tol(make(op, {{kBig, t, Gen::Normal}, {kBig, t, Gen::Normal}}, t), t));
       KernelCase tr = tol(make(op, {}, t, {}, "transposed [45, 33] + [45, 33]"), t);
-      tr.make_inputs = transposed({{{45, 33}, t, Gen::Normal}, {{45, 33}, t, Gen::Normal}},
-                                  {true, false});
+      tr.make_inputs =
+          transposed({{{45, 33}, t, Gen::Normal}, {{45, 33}, t, Gen::Normal}}, {true, false});
       v.push_back(tr);
     }
     // Promotion: float32 with complex64, float64 with complex64 (complex128 out).
@@ -523,8 +523,8 @@ void add_complex(std::vector<KernelCase>& v) {
       v.push_back(make("Cast", {{{97}, c, Gen::Normal}}, c, A({{"dtype", c2}})));
     for (const char* op : {"ZerosLike", "OnesLike"})
       v.push_back(make(op, {{{33}, c, Gen::Normal}}, c));
-    v.push_back(make("Fill", {}, c,
-                     A({{"dtype", c}, {"shape", ints({2, 3})}, {"value", AttrValue(2.5)}})));
+    v.push_back(
+        make("Fill", {}, c, A({{"dtype", c}, {"shape", ints({2, 3})}, {"value", AttrValue(2.5)}})));
   }
 }
 

@@ -211,10 +211,10 @@ std::vector<KernelCase> reduce_cases() {
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceProd"}) {
     for (DType t : {DType::Complex64, DType::Complex128}) {
       const bool c64 = t == DType::Complex64;
-      for (KernelCase c : {red(op, {33, 7}, t, {}), red(op, {33, 7}, t, {0}, true),
-                           red(op, {4, 5, 6}, t, {0, 2}, false, "scattered"),
-                           red(op, {}, t, {}, false, "0-d"), red(op, {3, 0}, t, {1}, false, "empty"),
-                           red(op, {300, 257}, t, {1}, false, "rows")}) {
+      for (KernelCase c :
+           {red(op, {33, 7}, t, {}), red(op, {33, 7}, t, {0}, true),
+            red(op, {4, 5, 6}, t, {0, 2}, false, "scattered"), red(op, {}, t, {}, false, "0-d"),
+            red(op, {3, 0}, t, {1}, false, "empty"), red(op, {300, 257}, t, {1}, false, "rows")}) {
         c.rtol = c64 ? 1e-4 : 1e-10;
         c.atol = c64 ? 1e-4 : 1e-10;
         if (std::string(op) == "ReduceProd") c.inputs[0].gen = Gen::Unit;

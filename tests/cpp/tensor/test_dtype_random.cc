@@ -97,9 +97,8 @@ TEST(DType, DispatchAllRefusesComplexWithTypeError) {
     EXPECT_NE(std::string(e.what()).find("For 'Sigmoid'"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("Complex128"), std::string::npos);
   }
-  EXPECT_EQ(dispatch_any(DType::Complex64, "x", [](auto tag) {
-              return sizeof(typename decltype(tag)::type);
-            }),
+  EXPECT_EQ(dispatch_any(DType::Complex64, "x",
+                         [](auto tag) { return sizeof(typename decltype(tag)::type); }),
             8u);
 }
 
