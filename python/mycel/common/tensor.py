@@ -502,7 +502,7 @@ _METHODS_EXT.update({
 for _name, _fn in _METHODS_EXT.items():
     setattr(Tensor, _name, _fn)
 Tensor.mH = property(_te.adjoint)  # graph code: specialize_builtins.cc (as T)
-Tensor.mT = property(_te.adjoint)
+Tensor.mT = property(_te.matrix_transpose)
 
 # MindSpore's overloaded methods (numpy and torch forms; common/_tensor_overloads.py).
 from mycel.common import _tensor_overloads  # noqa: E402

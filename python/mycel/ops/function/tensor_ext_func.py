@@ -92,6 +92,14 @@ def dsplit(input, indices_or_sections):  # noqa: A002
     return _split_at_least(input, indices_or_sections, 2, 3, "dsplit")
 
 
+def matrix_transpose(x):
+    """The transpose of the last two axes (Tensor.mT)."""
+    if len(x.shape) < 2:
+        raise ValueError(f"For 'mT', the input must have at least 2 dimensions, but got "
+                         f"{len(x.shape)}.")
+    return _a.swapaxes(x, -1, -2)
+
+
 def adjoint(x):
     """The conjugate transpose of the last two axes (a real tensor: the transpose)."""
     if len(x.shape) < 2:
