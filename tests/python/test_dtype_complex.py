@@ -288,6 +288,9 @@ def test_data_movement(mode):
     idx = ms.Tensor(np.array([2, 0], np.int32))
     close(run(lambda v, i: ops.gather(v, i, 1), x, idx), a[:, [2, 0]], rtol=0)
     close(run(lambda v: ops.tile(v, (1, 2, 1)), ms.Tensor(b)), np.tile(b, (1, 2, 1)), rtol=0)
+    cond = np.array([[True], [False], [True]])
+    close(run(lambda c, u, v: ops.select(c, u, v), ms.Tensor(cond), x, ms.Tensor(a[::-1].copy())),
+          np.where(cond, a, a[::-1]), rtol=0)
     close(run(lambda v: ops.zeros_like(v), x), np.zeros_like(a), rtol=0)
     close(run(lambda v: ops.ones_like(v), ms.Tensor(b)), np.ones_like(b), rtol=0)
 

@@ -414,7 +414,7 @@ void ref_select(const KernelContext& ctx) {
   const Tensor& y = ctx.out[0];
   const Shape& shape = y.shape();
   const Operand co(ctx.in[0], shape), xo(ctx.in[1], shape), yo(ctx.in[2], shape);
-  dispatch_all(y.dtype(), ctx.op.name, [&](auto tag) {
+  dispatch_any(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();
     for (int64_t i = 0; i < y.numel(); ++i)

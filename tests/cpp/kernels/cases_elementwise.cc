@@ -523,6 +523,8 @@ void add_complex(std::vector<KernelCase>& v) {
       v.push_back(make("Cast", {{{97}, c, Gen::Normal}}, c, A({{"dtype", c2}})));
     for (const char* op : {"ZerosLike", "OnesLike"})
       v.push_back(make(op, {{{33}, c, Gen::Normal}}, c));
+    for (const auto& [a, b] : kPairs)  // Select moves complex elements whole
+      v.push_back(make("Select", {{a, DType::Bool, Gen::Bool}, {a, c}, {b, c}}, c));
     v.push_back(
         make("Fill", {}, c, A({{"dtype", c}, {"shape", ints({2, 3})}, {"value", AttrValue(2.5)}})));
   }
