@@ -325,6 +325,10 @@ def test_conjugate_transposes(mode):
     close(run(lambda v: v.mH, ms.Tensor(b)), np.conj(b).transpose(0, 2, 1), rtol=0)
     close(run(lambda v: v.conj(), ms.Tensor(b)), np.conj(b), rtol=0)
     close(run(lambda v: v.angle(), ms.Tensor(b)), np.angle(b).astype(np.float32), rtol=2e-6)
+    c = np.array([1 + 0j, 2j, -3.5], np.complex64)
+    close(run(lambda v: v.isreal(), ms.Tensor(c)), np.isreal(c), rtol=0)
+    close(run(lambda v: v.sgn(), ms.Tensor(c)), torch.sgn(torch.from_numpy(c)).numpy(), rtol=1e-6)
+    close(run(ops.isreal, ms.Tensor(np.array([1.5, -2.0]))), np.array([True, True]), rtol=0)
 
 
 def test_primitives(mode):

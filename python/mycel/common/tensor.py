@@ -526,7 +526,7 @@ def _conj_t(self):
 
 
 Tensor.H = property(_conj_t)
-for _name in ("conj", "angle", "is_complex", "conj_physical", "resolve_conj"):
+for _name in ("conj", "angle", "is_complex", "conj_physical", "resolve_conj", "isreal", "sgn"):
     setattr(Tensor, _name, getattr(_cx, _name))
 Tensor.is_conj = lambda self: False  # no lazy conjugate bit
 

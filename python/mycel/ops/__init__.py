@@ -40,4 +40,4 @@ from mycel.ops.function.special_func import lgamma, digamma, i0  # noqa: E402,F4
 # complex numbers: real, imag, conj, angle, complex, polar, ... (function/complex_func.py)
 from mycel.ops.function.complex_func import (real, imag, conj, angle, complex, polar,  # noqa: E402,F401,A004
                                              view_as_real, view_as_complex, is_complex, adjoint,
-                                             conj_physical, resolve_conj)
+                                             conj_physical, resolve_conj, isreal, sgn)

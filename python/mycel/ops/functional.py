@@ -73,3 +73,8 @@ def shape_mul(shape):
     for d in shape:
         out *= d
     return out
+
+
+# complex numbers (function/complex_func.py), as MindSpore's ops.functional has them
+from mycel.ops.function.complex_func import (real, imag, conj, angle, isreal,  # noqa: E402,F401
+                                             view_as_real)

@@ -94,3 +94,14 @@ def conj_physical(input):  # noqa: A002
 def resolve_conj(input):  # noqa: A002
     """input itself: no lazy conjugate bit to resolve."""
     return as_tensor(input)
+
+
+def isreal(input):  # noqa: A002
+    """Elementwise: the imaginary part is 0 (all True for a real tensor)."""
+    x = as_tensor(input)
+    return imag(x) == 0
+
+
+def sgn(input):  # noqa: A002
+    """input / |input| for complex (0 at 0), the sign for real tensors (the Sign op)."""
+    return prim("Sign")(as_tensor(input))
