@@ -155,9 +155,6 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
         n = binary_rule(c, Builtin::Mul, {n, tensor_dim(c, obj, i, sp)}, sp);
       return n;
     }
-    if (name == "real" || name == "imag") {  // Real / Imag (a real tensor: itself / zeros)
-      return emit_prim(c, op_def(name == "real" ? OpId::Real : OpId::Imag), Attrs(), {obj}, sp);
-    }
     if (name == "T" || name == "mT" || name == "mH" || name == "H") {
       // T reverses every axis; mT swaps the last two, mH too and conjugates (complex), H is
       // mH of a matrix (as T of a 2-d tensor, conjugated).

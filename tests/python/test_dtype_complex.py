@@ -177,8 +177,8 @@ def test_abs_sign_angle_real_imag(mode, name):
     close(run(ops.angle, x), np.angle(a).astype(part), rtol=RTOL[name])
     close(run(ops.real, x), a.real, rtol=0)
     close(run(ops.imag, x), a.imag, rtol=0)
-    close(run(lambda v: v.real, x), a.real, rtol=0)
-    close(run(lambda v: v.imag, x), a.imag, rtol=0)
+    close(run(lambda v: v.real(), x), a.real, rtol=0)
+    close(run(lambda v: v.imag(), x), a.imag, rtol=0)
     sgn = torch.sgn(torch.from_numpy(a)).numpy()
     close(run(ops.sign, x), sgn, rtol=RTOL[name])
 

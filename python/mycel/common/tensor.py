@@ -510,11 +510,11 @@ for _name, _fn in _tensor_overloads.METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor._mycel_graph_forms = _tensor_overloads.GRAPH_FORMS  # read by graph code's method lookup
 
-# Complex numbers (ops/function/complex_func.py): .real/.imag (graph code reads them as the
-# Real/Imag ops: specialize_builtins.cc), .H (conjugate transpose of a matrix), conj() ...
+# Complex numbers (ops/function/complex_func.py): real() and imag() are methods, as
+# MindSpore's (PyTorch's are properties), .H (conjugate transpose of a matrix), conj() ...
 from mycel.ops.function import complex_func as _cx  # noqa: E402
-Tensor.real = property(_cx.real)
-Tensor.imag = property(_cx.imag)
+Tensor.real = _cx.real
+Tensor.imag = _cx.imag
 
 
 def _conj_t(self):
