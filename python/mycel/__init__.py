@@ -81,6 +81,11 @@ __all__ += ["jit_class"]
 from mycel._mycel import uint16, uint32, uint64  # noqa: E402,F401
 __all__ += ["uint16", "uint32", "uint64"]
 
+from mycel._mycel import complex64, complex128  # noqa: E402,F401
+__all__ += ["complex64", "complex128"]
+from mycel.common.dtype import dtype_to_pytype, get_py_obj_dtype  # noqa: E402,F401
+__all__ += ["dtype_to_pytype", "get_py_obj_dtype"]
+
 
 
 def is_tensor(obj):

@@ -293,12 +293,16 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
         n = binary_rule(c, Builtin::Mul, {n, tensor_dim(c, obj, i, sp)}, sp);
       return n;
     }
-    if (name == "T" || name == "mT" || name == "mH") {
-      // T reverses every axis; mT (and mH, the conjugate one: mycel's tensors are real)
-      // swaps the last two.
+    if (name == "T" || name == "mT" || name == "mH" || name == "H") {
+      // T reverses every axis; mT swaps the last two, mH too and conjugates (complex), H is
+      // mH of a matrix (as T of a 2-d tensor, conjugated).
       std::vector<int64_t> perm;
       const size_t n = a->shape.size();
-      if (name == "T") {
+      if (name == "H") {
+        MC_CHECK(n == 2 || n == 0, Value,
+                 "Tensor.H needs a 2-d (or 0-d) tensor, but the tensor has ", n, " dimensions");
+      }
+      if (name == "T" || name == "H") {
         for (size_t i = n; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
       } else {
         MC_CHECK(n >= 2, Value, "Tensor.", name,
@@ -309,7 +313,10 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
       }
       Attrs at;
       at.set("perm", perm);
-      return emit_prim(c, op_def(OpId::Transpose), at, {obj}, sp);
+      Node* t = emit_prim(c, op_def(OpId::Transpose), at, {obj}, sp);
+      if ((name == "mH" || name == "H") && is_complex(a->dtype))
+        return emit_prim(c, op_def(OpId::Conj), Attrs(), {t}, sp);
+      return t;
     }
     Value m = host_.tensor_method(src_, name);
     if (m.is(ValueKind::Graph)) {

@@ -60,7 +60,8 @@ ir::Node* Parser::constant(py::handle v, ir::SourceSpan s) {
   if (PyFloat_CheckExact(o)) return value(ir::Value::real(PyFloat_AS_DOUBLE(o)), s);
   if (PyUnicode_CheckExact(o)) return value(ir::Value::string(v.cast<std::string>()), s);
   if (o == Py_Ellipsis) return value(ir::Value::ellipsis(), s);
-  return value(wrap_host(v), s);  // bytes, complex, big ints
+  if (PyComplex_CheckExact(o)) return value(to_value(v), s);  // a 0-d complex tensor
+  return value(wrap_host(v), s);                              // bytes, big ints
 }
 
 ir::Node* Parser::truth(const Ctx& c, py::handle e) {

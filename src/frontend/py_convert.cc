@@ -37,6 +37,14 @@ bool dtype_from_numpy(const pyb::dtype& d, DType* out) {
       else
         return false;
       return true;
+    case 'c':
+      if (sz == 8)
+        *out = DType::Complex64;
+      else if (sz == 16)
+        *out = DType::Complex128;
+      else
+        return false;
+      return true;
     case 'u':
       if (sz == 1)
         *out = DType::UInt8;
@@ -251,6 +259,18 @@ pyb::array tensor_to_numpy(const Tensor& t) {
 
 Tensor operand(pyb::handle obj, const Tensor* like) {
   if (is_tensor(obj)) return tensor_of(obj);
+  if (PyComplex_Check(obj.ptr()) && like) {
+    // A Python complex with a tensor is weak, as a float is: complex64 unless the tensor holds
+    // float64 or complex128 parts (PyTorch's rule).
+    const DType lt = like->dtype();
+    const DType t = is_complex(lt)         ? lt
+                    : lt == DType::Float64 ? DType::Complex128
+                                           : DType::Complex64;
+    const Py_complex c = PyComplex_AsCComplex(obj.ptr());
+    Tensor out = Tensor::empty({}, DType::Complex128);
+    *out.data<complex128>() = complex128(c.real, c.imag);
+    return out.cast(t);
+  }
   Scalar s;
   if (as_scalar(obj, &s)) {
     DType t = like ? promote_with_scalar(like->dtype(), s.kind) : scalar_dtype(s);

@@ -93,6 +93,17 @@ ir::Value to_value(py::handle obj) {
   }
   if (PyFloat_CheckExact(p) || (marked && PyFloat_Check(p)))
     return ir::Value::real(PyFloat_AsDouble(p));
+  if (PyComplex_CheckExact(p)) {
+    // A complex literal is a 0-d tensor: complex64 when its parts are exact in float32 (so
+    // float32 * 1j stays complex64, as in PYNATIVE, where a Python complex is weak), else
+    // complex128.
+    const Py_complex c = PyComplex_AsCComplex(p);
+    const bool narrow = static_cast<double>(static_cast<float>(c.real)) == c.real &&
+                        static_cast<double>(static_cast<float>(c.imag)) == c.imag;
+    Tensor t = Tensor::empty({}, DType::Complex128);
+    *t.data<complex128>() = complex128(c.real, c.imag);
+    return ir::Value::tensor(narrow ? t.cast(DType::Complex64) : t);
+  }
   if (PyUnicode_CheckExact(p)) return ir::Value::string(obj.cast<std::string>());
   if (p == Py_Ellipsis) return ir::Value::ellipsis();
   if (py::isinstance<mycel::py::DTypeObj>(obj))
@@ -107,8 +118,8 @@ ir::Value to_value(py::handle obj) {
   }
   // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour; a
   // tuple subclass marked __mycel_graph_tuple__ (ParameterTuple) is its items.
-  const bool graph_tuple = !PyTuple_CheckExact(p) && PyTuple_Check(p) &&
-                           py::hasattr(obj, "__mycel_graph_tuple__");
+  const bool graph_tuple =
+      !PyTuple_CheckExact(p) && PyTuple_Check(p) && py::hasattr(obj, "__mycel_graph_tuple__");
   if (PyTuple_CheckExact(p) || PyList_CheckExact(p) || graph_tuple ||
       (marked && (PyTuple_Check(p) || PyList_Check(p)))) {
     std::vector<ir::Value> items;

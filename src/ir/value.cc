@@ -82,6 +82,10 @@ const char* dtype_short_name(DType t) {
       return "u32";
     case DType::UInt64:
       return "u64";
+    case DType::Complex64:
+      return "c64";
+    case DType::Complex128:
+      return "c128";
   }
   return "?";
 }

@@ -68,10 +68,54 @@ Shape broadcast3(const Shape& a, const Shape& b, const Shape& c, std::string_vie
   return out;
 }
 
+// The elementwise ops with complex kernels (kernels/cpu/complex.cc); the others refuse
+// complex inputs with a TypeError naming the op and the dtype.
+bool complex_ok(OpId id) {
+  switch (id) {
+    case OpId::Neg:
+    case OpId::Abs:
+    case OpId::Sign:
+    case OpId::Square:
+    case OpId::Exp:
+    case OpId::Log:
+    case OpId::Sqrt:
+    case OpId::Reciprocal:
+    case OpId::Sin:
+    case OpId::Cos:
+    case OpId::Tan:
+    case OpId::Sinh:
+    case OpId::Cosh:
+    case OpId::Tanh:
+    case OpId::Add:
+    case OpId::Sub:
+    case OpId::Mul:
+    case OpId::Div:
+    case OpId::Pow:
+    case OpId::Equal:
+    case OpId::NotEqual:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void check_complex_ok(const InferContext& ctx) {
+  for (const TensorMeta& m : ctx.in) {
+    MC_CHECK(!is_complex(m.dtype) || complex_ok(ctx.op.id), Type, "For '", ctx.op.name,
+             "', complex inputs are not supported, but got dtype ", m.dtype, ".");
+  }
+}
+
 }  // namespace
 
 void infer_unary(InferContext& ctx) {
   const TensorMeta& x = ctx.in[0];
+  check_complex_ok(ctx);
+  if (is_complex(x.dtype)) {  // Abs gives the modulus, in the part dtype
+    ctx.out.push_back(ctx.op.id == OpId::Abs ? TensorMeta{complex_part_dtype(x.dtype), x.shape}
+                                             : x);
+    return;
+  }
   if (is_sign_op(ctx.op.id)) {
     MC_CHECK(x.dtype != DType::Bool, Type, "For '", ctx.op.name,
              "', the input must be a number tensor, but got dtype ", x.dtype, ".");
@@ -104,6 +148,7 @@ void infer_binary(InferContext& ctx) {
   const TensorMeta& x = ctx.in[0];
   const TensorMeta& y = ctx.in[1];
   MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
+  check_complex_ok(ctx);
   MC_CHECK(x.dtype != DType::Bool || bool_arith_ok(ctx.op.id), Type, "For '", ctx.op.name,
            "', bool inputs are not supported (use LogicalAnd/LogicalOr/LogicalNot or cast "
            "first), but got x ",
@@ -115,13 +160,14 @@ void infer_bitwise(InferContext& ctx) {
   const TensorMeta& x = ctx.in[0];
   const TensorMeta& y = ctx.in[1];
   MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
-  MC_CHECK(!is_floating(x.dtype), Type, "For '", ctx.op.name,
+  MC_CHECK(!is_floating(x.dtype) && !is_complex(x.dtype), Type, "For '", ctx.op.name,
            "', the inputs must be bool or integer tensors, but got x ", x.dtype, " and y ", y.dtype,
            " (promoted to ", x.dtype, ").");
   ctx.out.push_back({x.dtype, broadcast_shapes(x.shape, y.shape, ctx.op.name)});
 }
 
 void infer_compare(InferContext& ctx) {
+  check_complex_ok(ctx);  // Equal/NotEqual only: complex numbers have no order
   ctx.out.push_back({DType::Bool, broadcast_shapes(ctx.in[0].shape, ctx.in[1].shape, ctx.op.name)});
 }
 
@@ -133,6 +179,29 @@ void infer_select(InferContext& ctx) {
            "', the cond must be a bool tensor, but got dtype ", c.dtype, ".");
   MC_ASSERT(x.dtype == y.dtype, ctx.op.name, " inputs must arrive promoted");
   ctx.out.push_back({x.dtype, broadcast3(c.shape, x.shape, y.shape, ctx.op.name)});
+}
+
+void infer_complex_part(InferContext& ctx) {
+  const TensorMeta& x = ctx.in[0];
+  const OpId id = ctx.op.id;
+  if (is_complex(x.dtype)) {
+    ctx.out.push_back({id == OpId::Conj ? x.dtype : complex_part_dtype(x.dtype), x.shape});
+    return;
+  }
+  const bool to_float = id == OpId::Angle || id == OpId::ComplexAbs;
+  MC_CHECK(!to_float || !is_bool(x.dtype), Type, "For '", ctx.op.name,
+           "', the input must be a number tensor, but got dtype ", x.dtype, ".");
+  ctx.out.push_back({to_float && !is_floating(x.dtype) ? DType::Float32 : x.dtype, x.shape});
+}
+
+void infer_complex(InferContext& ctx) {
+  const TensorMeta& re = ctx.in[0];
+  const TensorMeta& im = ctx.in[1];
+  MC_CHECK(re.dtype == DType::Float32 || re.dtype == DType::Float64, Type, "For '", ctx.op.name,
+           "', the real and imag parts must be float32 or float64 tensors, but got ", re.dtype,
+           " (the inputs promoted) for shapes ", re.shape, " and ", im.shape, ".");
+  ctx.out.push_back(
+      {complex_dtype_of(re.dtype), broadcast_shapes(re.shape, im.shape, ctx.op.name)});
 }
 
 void infer_cast(InferContext& ctx) {

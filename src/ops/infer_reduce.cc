@@ -59,10 +59,14 @@ void infer_reduce(InferContext& ctx) {
       if (dt == DType::Bool) dt = DType::Int64;
       break;
     case OpId::ReduceMean:
-      MC_ASSERT(is_floating(dt), "ReduceMean input must arrive as a float");
+      MC_ASSERT(is_floating(dt) || is_complex(dt), "ReduceMean input must arrive as a float");
       break;
     case OpId::ReduceMax:
     case OpId::ReduceMin:
+      MC_CHECK(!is_complex(dt), Type, "For '", op,
+               "', complex inputs are not supported (complex numbers have no order), but got "
+               "dtype ",
+               dt, ".");
       MC_CHECK(count != 0, Value, "For '", op,
                "', cannot reduce an empty extent: the input of shape ", x.shape,
                " has no elements along axis ", axis_str(axis), ", and '", op, "' has no identity.");

@@ -22,7 +22,7 @@ void promote_inputs(const OpDef& op, std::span<TensorMeta> metas) {
   }
   if (op.flags & F_FLOAT_IN) {
     for (auto& m : metas) {
-      if (!is_floating(m.dtype)) m.dtype = DType::Float32;
+      if (!is_floating(m.dtype) && !is_complex(m.dtype)) m.dtype = DType::Float32;
     }
   }
 }

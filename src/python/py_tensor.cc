@@ -153,7 +153,18 @@ pyb::object py_int(const Tensor& t, const Scalar& s) {
   return pyb::int_(s.i);
 }
 
+// The one value of a complex tensor, as a Python complex.
+pyb::object py_complex_item(const Tensor& t) {
+  MC_CHECK(t.numel() == 1, Value,
+           "only a tensor with one element can be converted to a scalar, but got shape ", t.shape(),
+           ".");
+  const Tensor c = t.cpu().cast(DType::Complex128).contiguous();
+  const complex128 v = *c.data<complex128>();
+  return pyb::reinterpret_steal<pyb::object>(PyComplex_FromDoubles(v.real(), v.imag()));
+}
+
 pyb::object py_item(const Tensor& t) {
+  if (is_complex(t.dtype())) return py_complex_item(t);
   Scalar s = t.item();
   if (s.kind == ScalarKind::Bool) return pyb::bool_(s.i != 0);
   if (s.kind == ScalarKind::Int) return py_int(t, s);
@@ -263,8 +274,12 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
              if (r == nullptr) throw pyb::error_already_set();
              return pyb::reinterpret_steal<pyb::object>(r);
            })
+      .def("__complex__",
+           [](const Tensor& t) { return py_complex_item(t.cast(DType::Complex128)); })
       .def("__float__",
            [](const Tensor& t) {
+             MC_CHECK(!is_complex(t.dtype()), Type, "float() of a ", t.dtype(),
+                      " tensor: take .real or abs() first, or use complex().");
              Scalar s = t.item();
              return t.dtype() == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(s.i))
                                                : s.to_double();
@@ -279,6 +294,7 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
            [](const Tensor& t) {
              MC_CHECK(t.numel() == 1, Value, "the truth value of a tensor with ", t.numel(),
                       " elements is ambiguous.");
+             if (is_complex(t.dtype())) return t.cast(DType::Bool).item().i != 0;
              return t.item().to_double() != 0;
            })
       .def("__len__",

@@ -98,12 +98,12 @@ CommQueue& queue_for(const OpDef& op, const Attrs& attrs) {
 }  // namespace
 
 namespace {
-// uint16/uint32/uint64 tensors: the device kernels are not built for them (only copies and
-// casts are), so their ops run on the host with copies.
+// uint16/uint32/uint64 and complex tensors: the device kernels are not built for them (only
+// copies, and casts among the real dtypes, are), so their ops run on the host with copies.
 bool has_host_only_dtype(const KernelContext& ctx) {
   auto wide_unsigned = [](const Tensor& t) {
-    return t.defined() &&
-           (t.dtype() == DType::UInt16 || t.dtype() == DType::UInt32 || t.dtype() == DType::UInt64);
+    return t.defined() && (t.dtype() == DType::UInt16 || t.dtype() == DType::UInt32 ||
+                           t.dtype() == DType::UInt64 || is_complex(t.dtype()));
   };
   for (const Tensor& t : ctx.in)
     if (wide_unsigned(t)) return true;

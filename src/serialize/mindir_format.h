@@ -70,6 +70,10 @@ inline int data_type_code(DType t) {
       return mind_ir::TensorProto::UINT32;
     case DType::UInt64:
       return mind_ir::TensorProto::UINT64;
+    case DType::Complex64:
+      return mind_ir::TensorProto::COMPLEX64;
+    case DType::Complex128:
+      return mind_ir::TensorProto::COMPLEX128;
   }
   return mind_ir::TensorProto::UNDEFINED;
 }

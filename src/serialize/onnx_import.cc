@@ -100,6 +100,12 @@ bool dtype_of_onnx(int code, DType* out) {
     case TP::UINT64:
       *out = DType::UInt64;
       return true;
+    case TP::COMPLEX64:  // from raw_data (the typed float_data/double_data pairs are refused)
+      *out = DType::Complex64;
+      return true;
+    case TP::COMPLEX128:
+      *out = DType::Complex128;
+      return true;
     default:
       return false;
   }
@@ -188,7 +194,8 @@ Tensor Translator::decode_tensor(const TP& t, const std::string& what) {
     return out;
   }
   // Otherwise the typed field of the dtype (float16 and bfloat16 as bits in int32_data;
-  // uint32 and uint64 in uint64_data).
+  // uint32 and uint64 in uint64_data). Complex tensors are read from raw_data only.
+  if (is_complex(dt)) fail(what + " is complex without raw_data (not supported)");
   const bool u64 = dt == DType::UInt32 || dt == DType::UInt64;
   const char* field = dt == DType::Float32   ? "float_data"
                       : dt == DType::Float64 ? "double_data"

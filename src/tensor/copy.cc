@@ -38,6 +38,11 @@ CopyDims copy_dims(const Tensor& dst, const Tensor& src) {
   return c;
 }
 
+// A 16-byte element (complex128), copied as a unit.
+struct alignas(8) Bytes16 {
+  uint64_t lo, hi;
+};
+
 template <class U>
 void copy_block(U* d, const U* s, int64_t n, int64_t ds, int64_t ss) {
   if (ds == 1 && ss == 1) {
@@ -144,8 +149,12 @@ void strided_copy(const Tensor& dst, const Tensor& src) {
     case 4:
       copy_typed<uint32_t>(dst, src);
       break;
-    default:
+    case 8:
       copy_typed<uint64_t>(dst, src);
+      break;
+    default:
+      MC_ASSERT(dst.itemsize() == 16, "strided_copy of ", dst.itemsize(), "-byte elements");
+      copy_typed<Bytes16>(dst, src);
       break;
   }
 }

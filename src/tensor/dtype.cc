@@ -53,10 +53,10 @@ bool dtype_from_name(std::string_view name, DType* out) {
 std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
 
 namespace {
-int kind_rank(DType t) { return is_bool(t) ? 0 : is_integral(t) ? 1 : 2; }
+int kind_rank(DType t) { return is_bool(t) ? 0 : is_integral(t) ? 1 : is_complex(t) ? 3 : 2; }
 
 // uint16/uint32/uint64: MindSpore's table promotes them only with bool (and themselves).
-bool is_wide_unsigned(DType t) { return t >= DType::UInt16; }
+bool is_wide_unsigned(DType t) { return t >= DType::UInt16 && t <= DType::UInt64; }
 }  // namespace
 
 bool promotable(DType a, DType b) {
@@ -73,6 +73,11 @@ DType promote_types(DType a, DType b) {
              "input first.");
   }
   int ka = kind_rank(a), kb = kind_rank(b);
+  if (ka == 3 || kb == 3) {  // complex: complex128 when either side holds float64 parts
+    const bool wide = a == DType::Complex128 || b == DType::Complex128 || a == DType::Float64 ||
+                      b == DType::Float64;
+    return wide ? DType::Complex128 : DType::Complex64;
+  }
   if (ka != kb) return ka > kb ? a : b;
   if (ka == 2) {
     if (dtype_size(a) == dtype_size(b)) return DType::Float32;  // float16 with bfloat16
@@ -93,7 +98,7 @@ DType promote_with_scalar(DType t, ScalarKind k) {
     case ScalarKind::Int:
       return is_bool(t) ? DType::Int64 : t;
     case ScalarKind::Float:
-      return is_floating(t) ? t : DType::Float32;
+      return is_floating(t) || is_complex(t) ? t : DType::Float32;
   }
   return t;
 }

@@ -4,6 +4,7 @@
 // contiguous ranges of the enum (use the is_* predicates, never compare codes).
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,8 +17,12 @@
 
 namespace mycel {
 
-// X(Enum, C++ type, MindSpore name, numpy name)
-#define MYCEL_DTYPES(X)                         \
+using complex64 = std::complex<float>;    // numpy's complex64: two float32, real first
+using complex128 = std::complex<double>;  // numpy's complex128
+
+// X(Enum, C++ type, MindSpore name, numpy name). MYCEL_REAL_DTYPES are the ones every kernel
+// family is written for; the complex dtypes follow them, and MYCEL_DTYPES is both.
+#define MYCEL_REAL_DTYPES(X)                    \
   X(Bool, bool, "Bool", "bool")                 \
   X(Int8, int8_t, "Int8", "int8")               \
   X(UInt8, uint8_t, "UInt8", "uint8")           \
@@ -31,13 +36,17 @@ namespace mycel {
   X(UInt16, uint16_t, "UInt16", "uint16")       \
   X(UInt32, uint32_t, "UInt32", "uint32")       \
   X(UInt64, uint64_t, "UInt64", "uint64")
+#define MYCEL_COMPLEX_DTYPES(X)                     \
+  X(Complex64, complex64, "Complex64", "complex64") \
+  X(Complex128, complex128, "Complex128", "complex128")
+#define MYCEL_DTYPES(X) MYCEL_REAL_DTYPES(X) MYCEL_COMPLEX_DTYPES(X)
 
 enum class DType : uint8_t {
 #define MC_X(e, t, n, np) e,
   MYCEL_DTYPES(MC_X)
 #undef MC_X
 };
-inline constexpr int kNumDTypes = 13;
+inline constexpr int kNumDTypes = 15;
 
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);                     // "Float32"
@@ -46,18 +55,28 @@ bool dtype_from_name(std::string_view name, DType* out);  // accepts both spelli
 
 inline bool is_floating(DType t) { return t >= DType::Float16 && t <= DType::Float64; }
 inline bool is_unsigned(DType t) {  // the unsigned integers (not bool)
-  return t == DType::UInt8 || t >= DType::UInt16;
+  return t == DType::UInt8 || (t >= DType::UInt16 && t <= DType::UInt64);
 }
 inline bool is_integral(DType t) {  // no bool
-  return (t >= DType::Int8 && t <= DType::Int64) || t >= DType::UInt16;
+  return (t >= DType::Int8 && t <= DType::Int64) || (t >= DType::UInt16 && t <= DType::UInt64);
 }
 inline bool is_bool(DType t) { return t == DType::Bool; }
+inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+// complex64 <-> float32, complex128 <-> float64 (the part type and its complex type).
+inline DType complex_part_dtype(DType t) {
+  return t == DType::Complex128 ? DType::Float64 : t == DType::Complex64 ? DType::Float32 : t;
+}
+inline DType complex_dtype_of(DType real) {
+  return real == DType::Float64 ? DType::Complex128 : DType::Complex64;
+}
 
 // Type promotion for binary ops (as PyTorch and MindSpore 2.x): bool < integers < floats;
 // within a kind the wider wins; int8 with uint8 gives int16; float16 with bfloat16 gives
 // float32. uint16/uint32/uint64 promote only with bool and themselves: with any other dtype
 // (floats included) MindSpore's table has no entry, and promote_types throws a TypeError
-// naming both (PyTorch also refuses them with the other integers).
+// naming both (PyTorch also refuses them with the other integers). Complex is above floats:
+// complex with anything but the wide unsigned gives complex, complex128 when either side is
+// complex128 or float64 (complex64 with float64 gives complex128), as PyTorch and MindSpore.
 DType promote_types(DType a, DType b);
 bool promotable(DType a, DType b);  // promote_types(a, b) does not throw
 
@@ -74,6 +93,11 @@ struct TypeTag {
 };
 
 template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+template <class T>
 constexpr DType dtype_of();
 #define MC_X(e, t, n, np)         \
   template <>                     \
@@ -86,6 +110,9 @@ MYCEL_DTYPES(MC_X)
 // dispatch_*(dtype, op, fn): calls fn(TypeTag<T>{}) for the C++ type of dtype, or throws a
 // TypeError naming `op` and the dtype when the dtype is not in that family:
 //   dispatch_all(t, "Add", [&](auto tag) { using T = typename decltype(tag)::type; ... });
+// dispatch_all is every real dtype: a kernel written with it refuses complex inputs with that
+// TypeError. Kernels that handle complex too use dispatch_any (every dtype) or
+// dispatch_complex (complex64, complex128).
 [[noreturn]] void throw_unsupported_dtype(std::string_view op, DType t, std::string_view family);
 
 template <class F>
@@ -94,10 +121,30 @@ decltype(auto) dispatch_all(DType t, std::string_view op, F&& fn) {
 #define MC_X(e, ty, n, np) \
   case DType::e:           \
     return fn(TypeTag<ty>{});
-    MYCEL_DTYPES(MC_X)
+    MYCEL_REAL_DTYPES(MC_X)
 #undef MC_X
+    default:
+      break;
   }
-  throw_unsupported_dtype(op, t, "any");
+  throw_unsupported_dtype(op, t, "real (bool, integer or floating-point)");
+}
+
+template <class F>
+decltype(auto) dispatch_complex(DType t, std::string_view op, F&& fn) {
+  switch (t) {
+    case DType::Complex64:
+      return fn(TypeTag<complex64>{});
+    case DType::Complex128:
+      return fn(TypeTag<complex128>{});
+    default:
+      throw_unsupported_dtype(op, t, "complex");
+  }
+}
+
+template <class F>
+decltype(auto) dispatch_any(DType t, std::string_view op, F&& fn) {
+  if (is_complex(t)) return dispatch_complex(t, op, std::forward<F>(fn));
+  return dispatch_all(t, op, std::forward<F>(fn));
 }
 
 template <class F>
@@ -135,10 +182,35 @@ using compute_t =
 //   integer -> narrower integer  wraps (two's complement), as numpy and PyTorch.
 //   anything -> bool  x != 0 (NaN gives true).
 //   -> float16/bfloat16  through float (round to nearest even).
+//   complex -> real  the real part, converted as above (numpy's and MindSpore's Cast);
+//                    complex -> bool is x != 0 (either part nonzero).
+//   real -> complex  the value as the real part, imaginary part 0.
 // Loops of it vectorise (compares and selects around the convert).
 // kernels/ref implements the same rules independently, as the tests' oracle.
 template <class D, class S>
+inline D saturate_cast_real(S v);
+
+template <class D, class S>
 inline D saturate_cast(S v) {
+  if constexpr (is_complex_v<S> || is_complex_v<D>) {
+    if constexpr (is_complex_v<D> && is_complex_v<S>) {
+      using P = typename D::value_type;
+      return D(static_cast<P>(v.real()), static_cast<P>(v.imag()));
+    } else if constexpr (is_complex_v<D>) {
+      using P = typename D::value_type;
+      return D(static_cast<P>(static_cast<compute_t<S>>(v)), P(0));
+    } else if constexpr (std::is_same_v<D, bool>) {
+      return v != S(0);
+    } else {
+      return saturate_cast<D>(v.real());
+    }
+  } else {
+    return saturate_cast_real<D, S>(v);
+  }
+}
+
+template <class D, class S>
+inline D saturate_cast_real(S v) {
   using SC = compute_t<S>;
   const SC x = static_cast<SC>(v);
   if constexpr (std::is_same_v<D, bool>) {

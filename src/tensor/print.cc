@@ -27,19 +27,24 @@ namespace {
 // ---- element access --------------------------------------------------------------------
 
 struct Elem {
-  double f = 0;   // floats (exact: every dtype's value is a double)
+  double f = 0;   // floats (exact: every dtype's value is a double); complex: the real part
+  double im = 0;  // complex: the imaginary part
   int64_t i = 0;  // integers and bools
 };
 
 Elem read_elem(const Tensor& t, int64_t off) {
-  return dispatch_all(t.dtype(), "print", [&](auto tag) -> Elem {
+  return dispatch_any(t.dtype(), "print", [&](auto tag) -> Elem {
     using T = typename decltype(tag)::type;
     const T v = static_cast<const T*>(t.storage()->data())[t.offset() + off];
     Elem e;
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (is_complex_v<T>) {
+      e.f = static_cast<double>(v.real());
+      e.im = static_cast<double>(v.imag());
+    } else if constexpr (std::is_integral_v<T>) {
       e.i = static_cast<int64_t>(v);
-    else
+    } else {
       e.f = static_cast<double>(static_cast<compute_t<T>>(v));
+    }
     return e;
   });
 }
@@ -444,8 +449,49 @@ struct MsPrinter {
   }
 };
 
+// numpy's str of a complex scalar: "(1+2j)", "(1.5-0.25j)", "(nan+infj)"; the parts in their
+// shortest digits (a whole number without ".0").
+std::string complex_scalar_str(double re, double im, DType part) {
+  auto text = [part](double v) {
+    std::string s = float_scalar_str(v, part);
+    if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+    return s;
+  };
+  const bool neg = std::signbit(im) && !std::isnan(im);
+  return "(" + (re == 0 && !std::signbit(re) ? std::string() : text(re)) +
+         (re == 0 && !std::signbit(re) ? (neg ? "-" : "") : (neg ? "-" : "+")) +
+         text(std::fabs(im)) + "j)";
+}
+
+// numpy's cells of a complex array: the real parts formatted together (one width), the
+// imaginary parts likewise with their sign, then "j": "1.5+2.j ".
+std::vector<std::string> complex_cells(const Tensor& t, const std::vector<int64_t>& offs) {
+  std::vector<double> re, im;
+  for (int64_t o : offs) {
+    const Elem e = read_elem(t, o);
+    re.push_back(e.f);
+    im.push_back(std::fabs(e.im));
+  }
+  const DType part = complex_part_dtype(t.dtype());
+  std::vector<std::string> rs = format_floats(re, part), is = format_floats(im, part);
+  std::vector<std::string> cells;
+  for (size_t k = 0; k < offs.size(); ++k) {
+    const Elem e = read_elem(t, offs[k]);
+    std::string ip = is[k];
+    const size_t lead = ip.find_first_not_of(' ');
+    ip = ip.substr(lead == std::string::npos ? 0 : lead);
+    const bool neg = std::signbit(e.im) && !std::isnan(e.im);
+    cells.push_back(rs[k] + (neg ? "-" : "+") + ip + "j");
+  }
+  size_t w = 0;
+  for (const auto& c : cells) w = std::max(w, c.size());
+  for (auto& c : cells) c += std::string(w - c.size(), ' ');
+  return cells;
+}
+
 std::string ms_values(const Tensor& t) {
   if (t.numel() == 0) return "";
+  if (is_complex(t.dtype())) return t.to_string();  // numpy's layout
   const bool is_float = is_floating(t.dtype());
   if (t.ndim() == 0) {
     Elem e = read_elem(t, 0);
@@ -476,6 +522,7 @@ std::string Tensor::to_string() const {
   if (ndim() == 0) {
     Elem e = read_elem(*this, 0);
     if (is_floating(dtype())) return float_scalar_str(e.f, dtype());
+    if (is_complex(dtype())) return complex_scalar_str(e.f, e.im, complex_part_dtype(dtype()));
     if (is_bool(dtype())) return e.i ? "True" : "False";
     return int_text(dtype(), e.i);
   }
@@ -489,7 +536,9 @@ std::string Tensor::to_string() const {
 
   std::vector<std::string> cells;
   cells.reserve(offs.size());
-  if (is_floating(dtype())) {
+  if (is_complex(dtype())) {
+    cells = complex_cells(*this, offs);
+  } else if (is_floating(dtype())) {
     std::vector<double> vals;
     vals.reserve(offs.size());
     for (int64_t o : offs) vals.push_back(read_elem(*this, o).f);

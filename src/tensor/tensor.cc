@@ -360,9 +360,9 @@ void Tensor::copy_from(const Tensor& src_in) const {
   StridedLoop<2> loop(shape(), {strides().data(), src.strides().data()},
                       {static_cast<int64_t>(itemsize()), static_cast<int64_t>(src.itemsize())},
                       {static_cast<char*>(raw_data()), static_cast<char*>(src.raw_data())});
-  dispatch_all(dtype(), "copy", [&](auto dtag) {
+  dispatch_any(dtype(), "copy", [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    dispatch_all(src.dtype(), "copy", [&](auto stag) {
+    dispatch_any(src.dtype(), "copy", [&](auto stag) {
       using S = typename decltype(stag)::type;
       loop.run_parallel(32768,
                         [](int64_t n, char** p, const int64_t* st) { copy_run<D, S>(n, p, st); });
@@ -373,7 +373,7 @@ void Tensor::copy_from(const Tensor& src_in) const {
 void Tensor::fill(Scalar value) const {
   if (numel() == 0) return;
   Tensor src = Tensor::empty({}, dtype());  // on the host; copy_from moves it
-  dispatch_all(dtype(), "fill", [&](auto tag) {
+  dispatch_any(dtype(), "fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     *src.data<T>() = value.to<T>();
   });

@@ -71,6 +71,8 @@ struct Scalar {
       return kind == ScalarKind::Float ? saturate_cast<T>(f) : static_cast<T>(i);
     else if constexpr (std::is_floating_point_v<T>)
       return static_cast<T>(to_double());
+    else if constexpr (is_complex_v<T>)
+      return T(static_cast<typename T::value_type>(to_double()));  // imaginary part 0
     else
       return T(static_cast<float>(to_double()));  // float16, bfloat16
   }
@@ -94,8 +96,7 @@ class Tensor {
 
   // Uninitialised contiguous tensor (memory from the device's caching allocator).
   static Tensor empty(const Shape& shape, DType dtype, Device device = Device::cpu());
-  static Tensor full(const Shape& shape, Scalar value, DType dtype,
-                     Device device = Device::cpu());
+  static Tensor full(const Shape& shape, Scalar value, DType dtype, Device device = Device::cpu());
   static Tensor zeros(const Shape& shape, DType dtype, Device device = Device::cpu()) {
     return full(shape, Scalar::from_int(0), dtype, device);
   }

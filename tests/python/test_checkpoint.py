@@ -353,7 +353,7 @@ def test_reads_mindspore_style_file_without_footer(tmp_path):
 
 
 @pytest.mark.parametrize("values,match", [
-    ([pb_value("w", [2], "Complex64", bytes(16))], "tensor_type 'Complex64', which is unknown"),
+    ([pb_value("w", [2], "Float8E4M3", bytes(2))], "tensor_type 'Float8E4M3', which is unknown"),
     ([pb_value("w", [2], "random_op", bytes(4))], "'random_op', which mycel does not support"),
     ([pb_value("w", [2, 3], "Float32", bytes(20))],
      r"20 bytes .* dims \[2, 3\] of Float32 need 24"),

@@ -178,6 +178,16 @@ row("Asinh", ops.asinh, [N(2, 3, scale=2.0)], torch=torch.asinh)
 row("Atanh", ops.atanh, [U(-0.8, 0.8, 2, 3)], torch=torch.atanh)
 row("Sinh", ops.sinh, [N(2, 3)], torch=torch.sinh)
 row("Cosh", ops.cosh, [N(2, 3)], torch=torch.cosh)
+# the complex-number ops on real inputs (their complex inputs: test_dtype_complex.py); Complex
+# makes a complex value, read back through Real and Imag
+row("Real", ops.real, [N(2, 3)], torch=torch.real)
+row("Imag", ops.imag, [N(2, 3)], torch=lambda x: x * 0)
+row("Conj", ops.conj, [N(2, 3)], torch=torch.conj)
+row("Angle", ops.angle, [A(2, 3)], torch=torch.angle)
+row("ComplexAbs", P.ComplexAbs(), [A(2, 3)], torch=torch.abs)
+row("Complex", lambda a, b: ops.real(ops.complex(a, b) * ops.complex(b, a)),
+    [N(2, 3), N(3)],
+    torch=lambda a, b: (torch.complex(a, b) * torch.complex(b, a)).real)
 row("Tan", ops.tan, [U(-1.2, 1.2, 2, 3)], torch=torch.tan)
 row("Expm1", ops.expm1, [N(2, 3)], torch=torch.expm1)
 row("Erfc", ops.erfc, [N(2, 3)], torch=torch.erfc)

@@ -522,7 +522,7 @@ _METHODS_EXT.update({
 for _name, _fn in _METHODS_EXT.items():
     setattr(Tensor, _name, _fn)
 Tensor.mH = property(_te.adjoint)  # graph code: specialize_builtins.cc (as T)
-Tensor.mT = property(_te.adjoint)
+Tensor.mT = property(_te.matrix_transpose)
 
 # MindSpore's overloaded methods (numpy and torch forms; common/_tensor_overloads.py).
 from mycel.common import _tensor_overloads  # noqa: E402
@@ -548,3 +548,23 @@ def _set_const_arg(self, const_arg=True):
 
 
 Tensor.set_const_arg = _set_const_arg
+# Complex numbers (ops/function/complex_func.py): real() and imag() are methods, as
+# MindSpore's (PyTorch's are properties), .H (conjugate transpose of a matrix), conj() ...
+from mycel.ops.function import complex_func as _cx  # noqa: E402
+Tensor.real = _cx.real
+Tensor.imag = _cx.imag
+
+
+def _conj_t(self):
+    """Tensor.H: the conjugate transpose of a matrix (a 0-d tensor is itself)."""
+    if self.ndim not in (0, 2):
+        raise ValueError(f"Tensor.H needs a 2-d (or 0-d) tensor, but the tensor has "
+                         f"{self.ndim} dimensions.")
+    return _cx.conj(_transpose(self))
+
+
+Tensor.H = property(_conj_t)
+for _name in ("conj", "angle", "is_complex", "conj_physical", "resolve_conj", "isreal", "sgn"):
+    setattr(Tensor, _name, getattr(_cx, _name))
+Tensor.is_conj = lambda self: False  # no lazy conjugate bit
+

@@ -6,6 +6,7 @@ from mycel.numpy._dtypes import to_dtype as _to_dtype, default_narrow as _defaul
 from mycel._mycel import (int8, uint8, int16, int32, int64, float16, float32,  # noqa: F401
                           float64, bfloat16)
 from mycel._mycel import uint16, uint32, uint64  # noqa: F401
+from mycel._mycel import complex64, complex128  # noqa: F401
 
 bool_ = getattr(_C, "bool")
 float_ = float32

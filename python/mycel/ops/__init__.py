@@ -54,3 +54,7 @@ from mycel.ops._taylor import jet, derivative  # noqa: E402,F401
 from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
                                                   random_categorical,
                                                   uniform_candidate_sampler)
+# complex numbers: real, imag, conj, angle, complex, polar, ... (function/complex_func.py)
+from mycel.ops.function.complex_func import (real, imag, conj, angle, complex, polar,  # noqa: E402,F401,A004
+                                             view_as_real, view_as_complex, is_complex, adjoint,
+                                             conj_physical, resolve_conj, isreal, sgn)

@@ -79,3 +79,8 @@ from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, e
 from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
                                                   random_categorical,
                                                   uniform_candidate_sampler)
+
+
+# complex numbers (function/complex_func.py), as MindSpore's ops.functional has them
+from mycel.ops.function.complex_func import (real, imag, conj, angle, isreal,  # noqa: E402,F401
+                                             view_as_real)

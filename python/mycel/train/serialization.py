@@ -32,6 +32,7 @@ _TYPES = {
     "Float16": ("<f2", _C.float16), "BFloat16": ("<u2", _C.bfloat16),
     "Float32": ("<f4", _C.float32), "Float64": ("<f8", _C.float64),
     "UInt16": ("<u2", _C.uint16), "UInt32": ("<u4", _C.uint32), "UInt64": ("<u8", _C.uint64),
+    "Complex64": ("<c8", _C.complex64), "Complex128": ("<c16", _C.complex128),
 }
 _FLOATS = ("Float16", "BFloat16", "Float32", "Float64")
 _INTS = ("Int8", "Int16", "Int32", "Int64")  # the casts non-strict loading makes, as MindSpore

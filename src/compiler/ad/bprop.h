@@ -50,6 +50,12 @@ BpropFn bprop_rule(OpId op);
 // and Receive, whose backward (a Receive, a Send) a peer's backward waits for.
 bool bprop_always(OpId op);
 
+// Whether op's rule is written for real x as dout * f'(x) (f holomorphic with real
+// coefficients: Mul, Div, Pow, Exp, Sin, MatMul, ReduceProd, ...). For complex inputs the K
+// transform hands such a rule conj(inputs) and conj(out), so that it computes
+// dout * conj(f'(z)): the cotangent in PyTorch's and MindSpore's convention (bprop_complex.cc).
+bool bprop_conjugates(OpId op);
+
 // The rules named in the grad column of the .def lines (NODIFF declares nothing that is used).
 using BpropRule = std::vector<Node*>(BpropArgs&);
 #define OP(name, n_in, n_out, infer, kernel, ref, grad, ...) BpropRule grad;

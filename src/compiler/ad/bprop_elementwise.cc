@@ -16,7 +16,11 @@ namespace {
 
 using Grads = std::vector<Node*>;
 
-bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
+bool is_float_node(const Node* n) {
+  const DType t = IrBuilder::dtype_of(n);
+  return is_floating(t) || is_complex(t);
+}
 bool has_cot(const Node* n) { return has_cotangent(IrBuilder::dtype_of(n)); }
 
 // The cotangent of input i of a binary op: sum_to(g, in[i]'s shape), or none for bools.
@@ -275,9 +279,14 @@ Grads bprop_pow(BpropArgs& a) {
   Node *x = a.in[0], *y = a.in[1];
   if (!is_float_node(x)) return {nullptr, nullptr};
   Node* da = b.mul(a.dout, b.mul(y, b.pow(x, b.sub(y, b.scalar_like(1, y)))));
-  Node* pos = b.greater(x, b.scalar_like(0, x));
-  Node* safe = b.select(pos, x, b.ones_like(x));  // log(1) = 0 where a <= 0
-  Node* db = b.mul(a.dout, b.mul(a.out, b.log(safe)));
+  Node* db;
+  if (is_complex(IrBuilder::dtype_of(x))) {  // the principal log (k_transform conjugates)
+    db = b.mul(a.dout, b.mul(a.out, b.log(x)));
+  } else {
+    Node* pos = b.greater(x, b.scalar_like(0, x));
+    Node* safe = b.select(pos, x, b.ones_like(x));  // log(1) = 0 where a <= 0
+    db = b.mul(a.dout, b.mul(a.out, b.log(safe)));
+  }
   return {reduce_float(a, 0, da), reduce_float(a, 1, db)};
 }
 // Select(c, x, y): dc = none, dx = dout * c, dy = dout * !c

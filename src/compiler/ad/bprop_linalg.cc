@@ -7,7 +7,11 @@ namespace {
 
 using Grads = std::vector<Node*>;
 
-bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
+bool is_float_node(const Node* n) {
+  const DType t = IrBuilder::dtype_of(n);
+  return is_floating(t) || is_complex(t);
+}
 
 }  // namespace
 

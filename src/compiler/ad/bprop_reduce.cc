@@ -44,7 +44,11 @@ Kept kept(BpropArgs& a) {
   return k;
 }
 
-bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
+bool is_float_node(const Node* n) {
+  const DType t = IrBuilder::dtype_of(n);
+  return is_floating(t) || is_complex(t);
+}
 
 }  // namespace
 

@@ -426,10 +426,21 @@ class KGraph {
     std::vector<Node*> in;
     for (size_t i = 1; i < n->size(); ++i) in.push_back(fwd_of(n->input(i)));
     BpropArgs args{b, in, fwd_of(n), d, p.attrs, &effects_};
+    std::vector<Node*> conj_in;  // complex inputs of a dout * f'(x) rule: see bprop.h
+    if (bprop_conjugates(p.op->id) && is_complex_node(args.out)) {
+      for (Node* x : in) conj_in.push_back(is_complex_node(x) ? b.prim(OpId::Conj, {x}) : x);
+      args.in = conj_in;
+      args.out = b.prim(OpId::Conj, {args.out});
+    }
     std::vector<Node*> g = rule(args);
     MC_ASSERT(g.size() == in.size(), "K: the rule of ", p.op->name, " returned ", g.size(),
               " cotangents for ", in.size(), " inputs");
     for (size_t i = 0; i < g.size(); ++i) contrib(b, n->input(i + 1), in_dtype(b, g[i], in[i]));
+  }
+
+  static bool is_complex_node(const Node* x) {
+    const AbsPtr& xa = x->abstract();
+    return xa && xa->kind == AbsKind::Tensor && is_complex(xa->dtype);
   }
 
   // A rule's cotangent for an integer input may come out as floats (a rule's scalar factor,

@@ -55,7 +55,7 @@ bool is_splat(const Node* n, double v) {
   const Value* c = detail::const_value(n);
   if (c == nullptr || !c->is(ValueKind::Tensor)) return false;
   const Tensor& t = c->as_tensor();
-  if (t.numel() > kMaxScanNumel) return false;
+  if (t.numel() > kMaxScanNumel || is_complex(t.dtype())) return false;  // no complex splats
   for (int64_t i = 0; i < t.numel(); ++i)
     if (t.element_as_double(i) != v) return false;
   return true;

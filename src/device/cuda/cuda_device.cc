@@ -134,6 +134,10 @@ class CudaBackend final : public DeviceBackend {
   }
 
   void strided_copy(const Tensor& dst, const Tensor& src) override {
+    if (is_complex(dst.dtype()) || is_complex(src.dtype())) {
+      complex_copy(dst, src);
+      return;
+    }
     int index = dst.device().index;
     cudaStream_t s = stream_of(index);
     if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
@@ -144,9 +148,29 @@ class CudaBackend final : public DeviceBackend {
     }
     Shape sst = broadcast_strides_to(src, dst.shape());
     Strided<2> desc = strided_of<2>(dst.shape(), {&dst.strides(), &sst});
-    launch_strided_copy(dst.raw_data(), code(dst.dtype()), src.raw_data(), code(src.dtype()),
-                        desc, dst.numel(), s);
+    launch_strided_copy(dst.raw_data(), code(dst.dtype()), src.raw_data(), code(src.dtype()), desc,
+                        dst.numel(), s);
     MC_CUDA_LAUNCH_CHECK();
+  }
+
+  // Complex copies: between complex dtypes, each part as a real copy of the parts views
+  // ([..., 2] with doubled strides: complex64 <-> complex128 converts each part); between a
+  // complex and a real dtype (rare: Cast, astype), converted on the host.
+  void complex_copy(const Tensor& dst, const Tensor& src) {
+    if (is_complex(dst.dtype()) && is_complex(src.dtype())) {
+      strided_copy(parts_view(dst), parts_view(src.expand(dst.shape(), "copy")));
+      return;
+    }
+    dst.copy_from(src.cpu().cast(dst.dtype()));
+  }
+
+  static Tensor parts_view(const Tensor& t) {
+    Shape shape = t.shape(), strides;
+    shape.push_back(2);
+    for (int64_t st : t.strides()) strides.push_back(2 * st);
+    strides.push_back(1);
+    return Tensor::make_view(t.storage(), complex_part_dtype(t.dtype()), shape, strides,
+                             2 * t.offset());
   }
 
   void synchronize(int index) override {

@@ -14,8 +14,13 @@ decltype(auto) dispatch_index(DType t, F&& fn) {
   return fn(TypeTag<int64_t>{});
 }
 
-// Calls fn(TypeTag<U>{}) with an unsigned integer type of the dtype's size: the kernels that
-// only move elements work on bits.
+// A 16-byte element (complex128) moved as a unit.
+struct alignas(8) Bits128 {
+  uint64_t lo = 0, hi = 0;
+};
+
+// Calls fn(TypeTag<U>{}) with a type of the dtype's size (unsigned integers up to 8 bytes,
+// Bits128 for 16): the kernels that only move elements work on bits.
 template <class F>
 decltype(auto) dispatch_bits(DType t, F&& fn) {
   switch (dtype_size(t)) {
@@ -25,8 +30,10 @@ decltype(auto) dispatch_bits(DType t, F&& fn) {
       return fn(TypeTag<uint16_t>{});
     case 4:
       return fn(TypeTag<uint32_t>{});
-    default:
+    case 8:
       return fn(TypeTag<uint64_t>{});
+    default:
+      return fn(TypeTag<Bits128>{});
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "base/pymath.h"
+#include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/op_table.h"
 
@@ -380,6 +381,13 @@ void cpu_binary(const KernelContext& ctx) {
   MC_ASSERT(a.dtype() == b.dtype(), ctx.op.name, " inputs must arrive promoted");
   const DType t = a.dtype();
   const std::string_view name = ctx.op.name;
+  if (is_complex(t)) {  // the ops the infer rules let through (complex.h)
+    ew::BinaryLoop cfn = complex_binary_loop(ctx.op.id, t);
+    MC_CHECK(cfn, Type, "For '", name, "', complex inputs are not supported, but got dtype ", t,
+             ".");
+    ew::run_binary(a, b, ctx.out[0], cfn, ew::kGrainHeavy);
+    return;
+  }
   ew::BinaryLoop fn = nullptr;
   bool heavy = false;
   switch (ctx.op.id) {

@@ -42,6 +42,12 @@ MC_EW_SELECT(uint32_t)
 MC_EW_SELECT(uint64_t)
 #undef MC_EW_SELECT
 
+// complex128's 16-byte elements, moved whole.
+void select_16(int64_t n, const char* c, int64_t sc, const char* x, int64_t sx, const char* y,
+               int64_t sy, char* o, int64_t so) {
+  select_loop<complex128>(n, c, sc, x, sx, y, sy, o, so);
+}
+
 SelectLoop select_for_size(size_t size) {
   switch (size) {
     case 1:
@@ -50,6 +56,8 @@ SelectLoop select_for_size(size_t size) {
       return &select_uint16_t;
     case 4:
       return &select_uint32_t;
+    case 16:
+      return &select_16;
     default:
       MC_ASSERT(size == 8, "element size ", size);
       return &select_uint64_t;
@@ -157,9 +165,9 @@ void cpu_cast(const KernelContext& ctx) {
     ew::run_unary(x, y, &cast_f32_bf16, ew::kGrainCheap);
     return;
   }
-  ew::UnaryLoop fn = dispatch_all(y.dtype(), name, [&](auto dtag) {
+  ew::UnaryLoop fn = dispatch_any(y.dtype(), name, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    return dispatch_all(x.dtype(), name, [](auto stag) -> ew::UnaryLoop {
+    return dispatch_any(x.dtype(), name, [](auto stag) -> ew::UnaryLoop {
       using S = typename decltype(stag)::type;
       return &cast_fn<D, S>;
     });
@@ -185,7 +193,7 @@ void cpu_fill(const KernelContext& ctx) {
     default:
       MC_ASSERT(false, "cpu_fill has no kernel for ", ctx.op.name);
   }
-  dispatch_all(out.dtype(), ctx.op.name, [&](auto tag) {
+  dispatch_any(out.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T value = ew::cast_value<T, double>(v);
     T* p = out.data<T>();

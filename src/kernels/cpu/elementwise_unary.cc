@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vmath.h"
 #include "ops/op_table.h"
@@ -354,6 +355,13 @@ void cpu_unary(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const DType t = x.dtype();
   const std::string_view name = ctx.op.name;
+  if (is_complex(t)) {  // the ops the infer rule lets through (complex.h)
+    ew::UnaryLoop cfn = complex_unary_loop(ctx.op.id, t);
+    MC_CHECK(cfn, Type, "For '", name, "', complex inputs are not supported, but got dtype ", t,
+             ".");
+    ew::run_unary(x, ctx.out[0], cfn, ew::kGrainHeavy);
+    return;
+  }
   ew::UnaryLoop fn = nullptr;
   bool heavy = false;
   switch (ctx.op.id) {

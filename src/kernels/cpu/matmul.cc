@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/complex.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vec_load.h"
@@ -578,6 +579,15 @@ void cpu_matmul(const KernelContext& ctx) {
       run_batches(ctx, a.data<float>(), b.data<float>(), c.data<float>(), sgemm);
     }
     if (dt != DType::Float32) y.copy_from(c);
+    return;
+  }
+  if (is_complex(dt)) {
+    dispatch_complex(dt, ctx.op.name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      run_batches(ctx, ctx.in[0].data<T>(), ctx.in[1].data<T>(), y.data<T>(),
+                  [](bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B,
+                     T* C) { complex_gemm(ta, tb, M, N, K, A, B, C); });
+    });
     return;
   }
   dispatch_number(dt, ctx.op.name, [&](auto tag) {

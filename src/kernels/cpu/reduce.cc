@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/complex.h"
 #include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
 
@@ -445,6 +446,10 @@ void cpu_reduce(const KernelContext& ctx) {
   const SmallVector<Stage, 4> st =
       plan_stages(x.shape(), reduced_dims(ctx.attrs.get_ints("axis"), x.ndim(), ctx.op.name));
   const bool mean = ctx.op.id == OpId::ReduceMean;
+  if (is_complex(x.dtype())) {  // Sum, Mean, Prod (the infer rule refuses Max and Min)
+    complex_reduce(ctx);
+    return;
+  }
   dispatch_all(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xs = x.data<T>();

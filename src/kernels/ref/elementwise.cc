@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/ref/complex_ref.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -331,6 +332,10 @@ void ref_unary(const KernelContext& ctx) {
   const Operand xo(x, y.shape());
   const OpId id = ctx.op.id;
   const bool gelu_tanh = id == OpId::GeLU && ctx.attrs.get_str("approximate") == "tanh";
+  if (is_complex(x.dtype())) {
+    ref::complex_unary(ctx);
+    return;
+  }
   dispatch_all(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();
@@ -354,6 +359,10 @@ void ref_binary(const KernelContext& ctx) {
   const Operand ao(ctx.in[0], shape), bo(ctx.in[1], shape);
   const OpId id = ctx.op.id;
   const DType t = ctx.in[0].dtype();
+  if (is_complex(t)) {
+    ref::complex_binary(ctx);
+    return;
+  }
   dispatch_all(t, ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < y.numel(); ++i) {
@@ -405,7 +414,7 @@ void ref_select(const KernelContext& ctx) {
   const Tensor& y = ctx.out[0];
   const Shape& shape = y.shape();
   const Operand co(ctx.in[0], shape), xo(ctx.in[1], shape), yo(ctx.in[2], shape);
-  dispatch_all(y.dtype(), ctx.op.name, [&](auto tag) {
+  dispatch_any(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();
     for (int64_t i = 0; i < y.numel(); ++i)
@@ -416,6 +425,10 @@ void ref_select(const KernelContext& ctx) {
 void ref_cast(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
+  if (is_complex(x.dtype()) || is_complex(y.dtype())) {
+    ref::complex_cast(ctx);
+    return;
+  }
   const Operand xo(x, y.shape());
   dispatch_all(y.dtype(), ctx.op.name, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
@@ -432,6 +445,10 @@ void ref_fill(const KernelContext& ctx) {
   const double v = ctx.op.id == OpId::Fill       ? ctx.attrs.get_float("value")
                    : ctx.op.id == OpId::OnesLike ? 1.0
                                                  : 0.0;
+  if (is_complex(y.dtype())) {
+    ref::complex_fill(ctx);
+    return;
+  }
   dispatch_all(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = y.data<T>();

@@ -3,6 +3,7 @@
 // dtype does) and BiasAdd (one add per element, the channel read from its coordinate).
 #include <vector>
 
+#include "kernels/ref/complex_ref.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -27,6 +28,10 @@ void ref_matmul(const KernelContext& ctx) {
   const Tensor& a = ctx.in[0];
   const Tensor& b = ctx.in[1];
   const Tensor& y = ctx.out[0];
+  if (is_complex(y.dtype())) {
+    ref::complex_matmul(ctx);
+    return;
+  }
   const bool ta = ctx.attrs.get_bool("transpose_a"), tb = ctx.attrs.get_bool("transpose_b");
   const size_t ra = a.shape().size(), rb = b.shape().size(), ry = y.shape().size();
   const int64_t M = y.shape()[ry - 2], N = y.shape()[ry - 1];

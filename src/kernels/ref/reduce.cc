@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/complex_ref.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -93,6 +94,10 @@ void reduce_ref(OpId id, const T* x, Out* y, const std::vector<int64_t>& oidx, i
 void ref_reduce(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
+  if (is_complex(x.dtype())) {
+    ref::complex_reduce(ctx);
+    return;
+  }
   const int64_t nd = x.ndim();
   const std::vector<int64_t>& axis = ctx.attrs.get_ints("axis");
   std::vector<bool> reduced(static_cast<size_t>(nd), axis.empty());

@@ -27,6 +27,16 @@ std::vector<Case> elementwise_cases() {
   auto unary = [&](const char* n, OpId op, double lo = -1.5, double hi = 1.5, Attrs a = {}) {
     c.push_back(C(n, op, {f64({2, 3}, lo, hi)}, std::move(a)));
   };
+  // The complex-number ops on float64 inputs (their complex inputs are checked against
+  // torch's autograd in tests/python/test_dtype_complex.py); Complex's output is complex.
+  unary("Real", OpId::Real);
+  unary("Imag", OpId::Imag);
+  unary("Conj", OpId::Conj);
+  unary("Angle", OpId::Angle, 0.2, 1.5);
+  unary("Angle_neg", OpId::Angle, -1.5, -0.2);
+  unary("ComplexAbs", OpId::ComplexAbs);
+  c.push_back(C("Complex", OpId::Complex, {f64({2, 3}), f64({2, 3})}));
+  c.push_back(C("Complex_broadcast", OpId::Complex, {f64({2, 3}), f64({3})}));
   unary("Neg", OpId::Neg);
   unary("Abs", OpId::Abs);
   unary("Sign", OpId::Sign);

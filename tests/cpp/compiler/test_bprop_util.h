@@ -71,10 +71,21 @@ inline Case C(std::string name, OpId op, std::vector<In> in, Attrs attrs = {},
 inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 inline std::string case_name(const testing::TestParamInfo<Case>& i) { return i.param.name; }
 
+// A complex output weighs as Re(sum(conj(dout) * out)) (PyTorch's and MindSpore's
+// convention: the cotangent of a complex value is dL/dre + i dL/dim).
 inline double weighted_sum(const TensorList& outs, const std::vector<Tensor>& douts) {
   double s = 0;
   for (size_t k = 0; k < douts.size(); ++k) {
     if (!douts[k].defined()) continue;
+    if (is_complex(outs[k].dtype())) {
+      const Tensor o = outs[k].cast(DType::Complex128).contiguous();
+      const Tensor d = douts[k].cast(DType::Complex128).contiguous();
+      for (int64_t j = 0; j < o.numel(); ++j) {
+        const complex128 a = o.data<complex128>()[j], w = d.data<complex128>()[j];
+        s += a.real() * w.real() + a.imag() * w.imag();
+      }
+      continue;
+    }
     for (int64_t j = 0; j < outs[k].numel(); ++j)
       s += outs[k].element_as_double(j) * douts[k].element_as_double(j);
   }
@@ -105,13 +116,20 @@ inline void check_case(const Case& c) {
   TensorList outs = run_fwd(op, xs, attrs);
   std::vector<Tensor> douts(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
-    bool weighed = c.weigh.empty() ? is_floating(outs[k].dtype())
+    const DType ot = outs[k].dtype();
+    bool weighed = c.weigh.empty() ? is_floating(ot) || is_complex(ot)
                                    : std::count(c.weigh.begin(), c.weigh.end(), k) > 0;
     if (!weighed) continue;
-    Tensor d = Tensor::zeros(outs[k].shape(), DType::Float64);
     std::normal_distribution<double> n;
+    if (is_complex(ot)) {
+      Tensor d = Tensor::empty(outs[k].shape(), DType::Complex128);
+      for (int64_t j = 0; j < d.numel(); ++j) d.data<complex128>()[j] = {n(rng), n(rng)};
+      douts[k] = d.cast(ot);
+      continue;
+    }
+    Tensor d = Tensor::zeros(outs[k].shape(), DType::Float64);
     for (int64_t j = 0; j < d.numel(); ++j) d.data<double>()[j] = n(rng);
-    douts[k] = d.cast(outs[k].dtype());
+    douts[k] = d.cast(ot);
   }
 
   // The graph: params for float inputs, then dout; the rule's cotangents as a tuple.

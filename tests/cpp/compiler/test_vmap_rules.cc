@@ -114,9 +114,16 @@ void check_batched(const Case& c, Which which) {
         outs[0].size() == 1 && op.num_outputs == 1 ? res.as_tensor() : res.items()[j].as_tensor();
     ASSERT_EQ(got.shape(), want.shape()) << c.name << " output " << j;
     ASSERT_EQ(got.dtype(), want.dtype()) << c.name << " output " << j;
-    for (int64_t e = 0; e < want.numel(); ++e)
-      ASSERT_NEAR(got.element_as_double(e), want.element_as_double(e),
-                  1e-9 * std::max(1.0, std::fabs(want.element_as_double(e))))
+    // A complex output (Complex) is compared as its parts, [.., 2] in float64.
+    const bool cx = is_complex(want.dtype());
+    const Tensor g = cx ? got.cast(DType::Complex128).contiguous() : got;
+    const Tensor w = cx ? want.cast(DType::Complex128).contiguous() : want;
+    const int64_t n = cx ? 2 * want.numel() : want.numel();
+    auto at = [cx](const Tensor& t, int64_t e) {
+      return cx ? reinterpret_cast<const double*>(t.data<complex128>())[e] : t.element_as_double(e);
+    };
+    for (int64_t e = 0; e < n; ++e)
+      ASSERT_NEAR(at(g, e), at(w, e), 1e-9 * std::max(1.0, std::fabs(at(w, e))))
           << c.name << " output " << j << " element " << e;
   }
 }

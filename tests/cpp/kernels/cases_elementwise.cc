@@ -427,6 +427,109 @@ void add_misc(std::vector<KernelCase>& v) {
                    "big"));
 }
 
+// complex64/complex128: the ops with complex kernels, the complex-number ops (also on real
+// inputs), casts both ways and fills; shapes from 0-d to big, broadcasting, strided.
+void add_complex(std::vector<KernelCase>& v) {
+  const DType kComplex[] = {DType::Complex64, DType::Complex128};
+  auto tol = [](KernelCase c, DType t) {
+    if (t == DType::Complex64) {
+      c.rtol = 2e-5;
+      c.atol = 1e-5;
+    } else {
+      c.rtol = 1e-12;
+      c.atol = 1e-12;
+    }
+    return c;
+  };
+  for (const char* op :
+       {"Neg", "Abs", "Sign", "Square", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan",
+        "Sinh", "Cosh", "Tanh", "Real", "Imag", "Conj", "Angle", "ComplexAbs"}) {
+    for (DType t : kComplex) {
+      for (const Shape& s : kShapes) v.push_back(tol(make(op, {{s, t, Gen::Normal}}, t), t));
+      v.push_back(tol(make(op, {{kBig, t, Gen::Normal}}, t), t));
+      KernelCase tr = tol(make(op, {}, t, {}, "transposed [40, 9]"), t);
+      tr.make_inputs = transposed({{{40, 9}, t, Gen::Normal}}, {true});
+      v.push_back(tr);
+    }
+  }
+  for (const char* op : {"Real", "Imag", "Conj", "Angle", "ComplexAbs"}) {  // real inputs
+    for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::Int32}) {
+      InputSpec in = is_floating(t) ? InputSpec{{1031}, t, Gen::Normal}
+                                    : InputSpec{{1031}, t, Gen::Int, -9, 10};
+      KernelCase c = make(op, {in}, t);
+      set_tol(c, t);
+      v.push_back(c);
+    }
+    KernelCase sp = make(op, {}, DType::Float64, {}, "special values");
+    sp.make_inputs = [] { return std::vector<Tensor>{specials(DType::Float64)}; };
+    v.push_back(sp);
+  }
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "NotEqual"}) {
+    for (DType t : kComplex) {
+      for (const auto& [a, b] : kPairs)
+        v.push_back(tol(make(op, {{a, t, Gen::Normal}, {b, t, Gen::Normal}}, t), t));
+      v.push_back(tol(make(op, {{kBig, t, Gen::Normal}, {kBig, t, Gen::Normal}}, t), t));
+      KernelCase tr = tol(make(op, {}, t, {}, "transposed [45, 33] + [45, 33]"), t);
+      tr.make_inputs =
+          transposed({{{45, 33}, t, Gen::Normal}, {{45, 33}, t, Gen::Normal}}, {true, false});
+      v.push_back(tr);
+    }
+    // Promotion: float32 with complex64, float64 with complex64 (complex128 out).
+    v.push_back(tol(make(op, {{{33}, DType::Float32, Gen::Normal}, {{33}, DType::Complex64}},
+                         DType::Complex64, {}, "float32 with"),
+                    DType::Complex64));
+    v.push_back(tol(make(op, {{{33}, DType::Float64, Gen::Normal}, {{33}, DType::Complex64}},
+                         DType::Complex128, {}, "float64 with"),
+                    DType::Complex128));
+  }
+  for (DType t : kComplex) {  // equal elements, so Equal sees true as well as false
+    for (const char* op : {"Equal", "NotEqual"}) {
+      KernelCase c = make(op, {}, t, {}, "equal halves");
+      c.make_inputs = [t] {
+        Tensor a = make_input({{64}, t, Gen::Int, -2, 2}, 7);
+        Tensor b = make_input({{64}, t, Gen::Int, -2, 2}, 8);
+        return std::vector<Tensor>{a, b};
+      };
+      v.push_back(c);
+    }
+    // 0 ** y: 1 for y = 0, 0 for Re(y) > 0.
+    KernelCase pz = tol(make("Pow", {}, t, {}, "zero base"), t);
+    pz.make_inputs = [t] {
+      Tensor base = Tensor::zeros({16}, t);
+      Tensor ex = make_input({{16}, t, Gen::Positive}, 3);
+      ex.slice(0, 0, 1, 1).fill(Scalar::from_int(0));
+      return std::vector<Tensor>{base, ex};
+    };
+    v.push_back(pz);
+  }
+  for (DType p : {DType::Float32, DType::Float64}) {  // Complex(real, imag)
+    for (const auto& [a, b] : kPairs) {
+      KernelCase c = make("Complex", {{a, p, Gen::Normal}, {b, p, Gen::Normal}}, p);
+      v.push_back(c);
+    }
+  }
+  // Cast: complex to and from every dtype (real part; imaginary part 0).
+  for (DType c : kComplex) {
+    for (DType t : kAll) {
+      KernelCase from = make("Cast", {{{97}, c, Gen::Normal}}, c, A({{"dtype", t}}));
+      if (t == DType::Float16 || t == DType::BFloat16) set_tol(from, t);
+      v.push_back(from);
+      InputSpec in = spec("", {97}, t);
+      KernelCase to = make("Cast", {in}, t, A({{"dtype", c}}));
+      set_tol(to, t);
+      v.push_back(to);
+    }
+    for (DType c2 : kComplex)
+      v.push_back(make("Cast", {{{97}, c, Gen::Normal}}, c, A({{"dtype", c2}})));
+    for (const char* op : {"ZerosLike", "OnesLike"})
+      v.push_back(make(op, {{{33}, c, Gen::Normal}}, c));
+    for (const auto& [a, b] : kPairs)  // Select moves complex elements whole
+      v.push_back(make("Select", {{a, DType::Bool, Gen::Bool}, {a, c}, {b, c}}, c));
+    v.push_back(
+        make("Fill", {}, c, A({{"dtype", c}, {"shape", ints({2, 3})}, {"value", AttrValue(2.5)}})));
+  }
+}
+
 }  // namespace
 
 std::vector<KernelCase> elementwise_cases() {
@@ -434,6 +537,7 @@ std::vector<KernelCase> elementwise_cases() {
   add_unary(v);
   add_binary(v);
   add_misc(v);
+  add_complex(v);
   return v;
 }
 

@@ -7,7 +7,7 @@ namespace {
 
 InputSpec spec(Shape s, DType t) {
   if (t == DType::UInt8) return {s, t, Gen::Int, 0, 12};
-  if (!is_floating(t)) return {s, t, Gen::Int, -12, 12};
+  if (!is_floating(t) && !is_complex(t)) return {s, t, Gen::Int, -12, 12};
   return {s, t, Gen::Normal};
 }
 
@@ -18,8 +18,9 @@ KernelCase mm(const char* op, Shape a, Shape b, DType t, bool ta = false, bool t
   c.inputs = {spec(a, t), spec(b, t)};
   c.attrs = A({{"transpose_a", ta}, {"transpose_b", tb}});
   const bool half = t == DType::Float16 || t == DType::BFloat16;
-  c.rtol = half ? 1e-2 : t == DType::Float32 ? 1e-4 : 1e-10;
-  c.atol = half ? 5e-2 : t == DType::Float32 ? 1e-4 : 1e-10;
+  const bool single = t == DType::Float32 || t == DType::Complex64;
+  c.rtol = half ? 1e-2 : single ? 1e-4 : 1e-10;
+  c.atol = half ? 5e-2 : single ? 1e-4 : 1e-10;
   c.label = shape_str(a) + " x " + shape_str(b) + " " + std::string(dtype_name(t)) +
             (ta ? " ta" : "") + (tb ? " tb" : "") + (label.empty() ? "" : " " + label);
   return c;
@@ -95,6 +96,23 @@ std::vector<KernelCase> linalg_cases() {
   v.push_back(mm("BatchMatMul", {2, 1, 2, 1, 2, 3, 4}, {1, 2, 1, 2, 1, 4, 5}, bf, false, false,
                  "5 batch dims"));
   v.push_back(mm("BatchMatMul", {8, 128, 64}, {64, 96}, DType::Float32, false, false, "folded"));
+  // complex64/complex128: the blocked complex kernel (several k, n and m blocks) against the
+  // reference triple loop.
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        v.push_back(mm("MatMul", ta ? Shape{33, 7} : Shape{7, 33}, tb ? Shape{5, 33} : Shape{33, 5},
+                       t, ta, tb));
+        v.push_back(mm("MatMul", ta ? Shape{300, 70} : Shape{70, 300},
+                       tb ? Shape{290, 300} : Shape{300, 290}, t, ta, tb, "blocks"));
+      }
+    }
+    v.push_back(mm("BatchMatMul", {2, 1, 9, 5}, {3, 5, 4}, t, false, false, "broadcast"));
+    v.push_back(mm("BatchMatMul", {4, 6, 5}, {5, 3}, t, false, false, "shared x2"));
+    v.push_back(mm("BatchMatMul", {3, 5, 7}, {1, 5, 4}, t, true, false, "x2 broadcast"));
+    v.push_back(mm("MatMul", {4, 0}, {0, 3}, t, false, false, "K = 0"));
+    v.push_back(mm("MatMul", {0, 5}, {5, 3}, t, false, false, "M = 0"));
+  }
   v.push_back(mm("BatchMatMul", {2, 1, 140, 150}, {1, 3, 150, 130}, DType::Float64, false, false,
                  "broadcast big"));
 

@@ -207,6 +207,21 @@ std::vector<KernelCase> reduce_cases() {
       }
     }
   }
+  // complex64/complex128: Sum, Mean and Prod (Max/Min refuse complex in their rule).
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceProd"}) {
+    for (DType t : {DType::Complex64, DType::Complex128}) {
+      const bool c64 = t == DType::Complex64;
+      for (KernelCase c :
+           {red(op, {33, 7}, t, {}), red(op, {33, 7}, t, {0}, true),
+            red(op, {4, 5, 6}, t, {0, 2}, false, "scattered"), red(op, {}, t, {}, false, "0-d"),
+            red(op, {3, 0}, t, {1}, false, "empty"), red(op, {300, 257}, t, {1}, false, "rows")}) {
+        c.rtol = c64 ? 1e-4 : 1e-10;
+        c.atol = c64 ? 1e-4 : 1e-10;
+        if (std::string(op) == "ReduceProd") c.inputs[0].gen = Gen::Unit;
+        v.push_back(c);
+      }
+    }
+  }
   for (const char* op : {"Argmax", "Argmin"}) {
     for (DType t : kAll) {
       v.push_back(arg(op, {33, 7}, t, 1));

@@ -8,6 +8,15 @@
 namespace mycel::test {
 
 Tensor make_input(const InputSpec& s, uint64_t seed) {
+  if (is_complex(s.dtype)) {  // real and imaginary parts drawn independently
+    InputSpec part = s;
+    part.dtype = DType::Float64;
+    const Tensor re = make_input(part, seed), im = make_input(part, seed ^ 0x9e3779b97f4a7c15ull);
+    Tensor c = Tensor::empty(s.shape, DType::Complex128);
+    for (int64_t i = 0; i < c.numel(); ++i)
+      c.data<complex128>()[i] = {re.data<double>()[i], im.data<double>()[i]};
+    return c.cast(s.dtype);
+  }
   Tensor t = Tensor::empty(s.shape, DType::Float64);
   double* p = t.data<double>();
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -60,6 +69,23 @@ std::string compare_tensors(const Tensor& got, const Tensor& want, double rtol, 
   if (!(got.shape() == want.shape())) {
     os << "shape " << got.shape() << " vs " << want.shape();
     return os.str();
+  }
+  if (is_complex(got.dtype())) {  // each part, against the tolerance of the modulus
+    const Tensor g = got.cast(DType::Complex128).contiguous();
+    const Tensor w = want.cast(DType::Complex128).contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const complex128 a = g.data<complex128>()[i], b = w.data<complex128>()[i];
+      for (int part = 0; part < 2; ++part) {
+        const double x = part ? a.imag() : a.real(), y = part ? b.imag() : b.real();
+        if ((std::isnan(x) && std::isnan(y)) || x == y) continue;
+        if (!(std::fabs(x - y) <= atol + rtol * std::abs(b))) {
+          os << "element " << i << (part ? " imag" : " real") << ": got " << x << ", want " << y
+             << " (rtol " << rtol << ", atol " << atol << ")";
+          return os.str();
+        }
+      }
+    }
+    return "";
   }
   for (int64_t i = 0; i < got.numel(); ++i) {
     double g = got.element_as_double(i), w = want.element_as_double(i);

@@ -27,10 +27,12 @@ namespace {
 const std::set<std::string> kCpuFallback = {
     "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
     "Receive", "CumSum", "CumProd", "Sort", "TopK", "ACos", "Asin", "Atan", "Acosh", "Asinh",
-    "Atanh", "Sinh", "Cosh", "Tan", "Expm1", "Erfc", "Floor", "Ceil", "Round", "Rint",
-    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "RandomPoisson",
+    "Atanh", "Sinh", "Cosh", "Tan", "Expm1", "Erfc", "Floor", "Ceil", "Round", "Rint", "BitwiseAnd",
+    "BitwiseOr", "BitwiseXor", "RandomPoisson",
     // The selection ops, whose output sizes the host counts (ops/defs/array.def).
-    "Unique", "MaskedSelect", "MaskedScatter", "NonZero"};
+    "Unique", "MaskedSelect", "MaskedScatter", "NonZero",
+    // The complex-number ops: every complex op runs on the host (runtime/eager.cc).
+    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex"};
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;

@@ -54,7 +54,52 @@ TEST(DType, NamesRoundTrip) {
     EXPECT_EQ(back, t);
   }
   DType t;
-  EXPECT_FALSE(dtype_from_name("complex64", &t));
+  EXPECT_FALSE(dtype_from_name("complex32", &t));
+}
+
+TEST(DType, ComplexPromotionAndPredicates) {
+  for (DType c : {DType::Complex64, DType::Complex128}) {
+    EXPECT_TRUE(is_complex(c) && !is_floating(c) && !is_integral(c) && !is_unsigned(c));
+    EXPECT_EQ(promote_types(c, c), c);
+    EXPECT_EQ(promote_types(DType::Bool, c), c);
+    EXPECT_EQ(promote_types(c, DType::Int64), c);
+    EXPECT_EQ(promote_with_scalar(c, ScalarKind::Float), c);
+    EXPECT_EQ(promote_with_scalar(c, ScalarKind::Int), c);
+    EXPECT_FALSE(promotable(c, DType::UInt32));
+  }
+  EXPECT_EQ(dtype_size(DType::Complex64), 8u);
+  EXPECT_EQ(dtype_size(DType::Complex128), 16u);
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Float32), DType::Complex64);
+  EXPECT_EQ(promote_types(DType::Float16, DType::Complex64), DType::Complex64);
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Float64), DType::Complex128);
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Complex128), DType::Complex128);
+  EXPECT_EQ(complex_part_dtype(DType::Complex64), DType::Float32);
+  EXPECT_EQ(complex_dtype_of(DType::Float64), DType::Complex128);
+}
+
+TEST(DType, ComplexCastsTakeTheRealPart) {
+  const complex64 z(-3.75f, 2.5f);
+  EXPECT_EQ((saturate_cast<int8_t>(z)), -3);
+  EXPECT_EQ((saturate_cast<float>(z)), -3.75f);
+  EXPECT_EQ((saturate_cast<uint8_t>(complex64(300.f, 0.f))), 255);
+  EXPECT_TRUE((saturate_cast<bool>(complex64(0.f, 1.f))));
+  EXPECT_FALSE((saturate_cast<bool>(complex64(0.f, 0.f))));
+  EXPECT_EQ((saturate_cast<complex128>(int16_t{-7})), complex128(-7.0, 0.0));
+  EXPECT_EQ((saturate_cast<complex64>(complex128(0.1, -0.2))), complex64(0.1f, -0.2f));
+}
+
+TEST(DType, DispatchAllRefusesComplexWithTypeError) {
+  try {
+    dispatch_all(DType::Complex128, "Sigmoid", [](auto) { return 0; });
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Type);
+    EXPECT_NE(std::string(e.what()).find("For 'Sigmoid'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("Complex128"), std::string::npos);
+  }
+  EXPECT_EQ(dispatch_any(DType::Complex64, "x",
+                         [](auto tag) { return sizeof(typename decltype(tag)::type); }),
+            8u);
 }
 
 TEST(DType, DispatchRejectsFamilyWithTypeError) {

@@ -6,6 +6,7 @@
 ``cov``, ``msort``, ``quantile``, ``nanquantile``, ``diagflat`` and (numpy's) ``dot``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
 from mycel import _mycel as _C
+from mycel.ops.function._util import prim as _prim
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
 from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_ext_func as _mx
 
@@ -91,13 +92,21 @@ def dsplit(input, indices_or_sections):  # noqa: A002
     return _split_at_least(input, indices_or_sections, 2, 3, "dsplit")
 
 
+def matrix_transpose(x):
+    """The transpose of the last two axes (Tensor.mT)."""
+    if len(x.shape) < 2:
+        raise ValueError(f"For 'mT', the input must have at least 2 dimensions, but got "
+                         f"{len(x.shape)}.")
+    return _a.swapaxes(x, -1, -2)
+
+
 def adjoint(x):
-    """The conjugate transpose of the last two axes (mycel's tensors are real: the
-    transpose)."""
+    """The conjugate transpose of the last two axes (a real tensor: the transpose)."""
     if len(x.shape) < 2:
         raise ValueError(f"For 'adjoint', the input must have at least 2 dimensions, but got "
                          f"{len(x.shape)}.")
-    return _a.swapaxes(x, -1, -2)
+    t = _a.swapaxes(x, -1, -2)
+    return _prim("Conj")(t) if x.dtype in (_C.complex64, _C.complex128) else t
 
 
 def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002

@@ -243,3 +243,17 @@ from mycel.ops.operations.breadth_nn_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations import breadth_ext_ops as _breadth_ext_ops  # noqa: E402
 from mycel.ops.operations.breadth_ext_ops import *  # noqa: F401,F403,E402
 __all__ += _breadth_ops.__all__ + _breadth_nn_ops.__all__ + _breadth_ext_ops.__all__
+
+# ConjugateTranspose(x, perm): Transpose then Conj (complex; a real x is transposed).
+from mycel.ops.operations.composed_ops import _Composed as _ComposedCT  # noqa: E402
+from mycel.ops.function import complex_func as _cx, array_func as _af  # noqa: E402
+
+
+class ConjugateTranspose(_ComposedCT):
+    """ConjugateTranspose()(x, perm): conj(transpose(x, perm))."""
+
+    def __call__(self, x, perm):
+        return _cx.conj(_af.transpose(x, perm))
+
+
+__all__ += ["ConjugateTranspose"]
