@@ -93,7 +93,7 @@ TEST(CheckpointReader, HostileSizesAreValueErrors) {
       {{-1}, "Float32", 4, "has a negative dim"},
       {{0, int64_t{1} << 62, 4}, "Float32", 0, "does not fit in 64 bits"},
       {{3}, "Int16", 5, "need 6"},
-      {{2}, "Complex64", 16, "which is unknown"},
+      {{2}, "NoSuchType", 16, "which is unknown"},
   };
   for (const Case& k : cases) {
     ckpt::Checkpoint c;
