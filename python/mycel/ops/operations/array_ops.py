@@ -28,7 +28,7 @@ _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Mes
             "InplaceUpdate", "InplaceUpdateV2", "ReverseSequence", "SpaceToBatchND",
             "BatchToSpaceND", "BatchToSpace", "ParallelConcat", "TensorShape", "ScalarToTensor",
             "TupleToArray", "InvertPermutation", "IndexFill", "IndexAdd", "Cummin", "Cummax",
-            "CheckValid", "FillDiagonal", "MatrixSetDiagV3", "Diag", "DataFormatDimMap",
+            "FillDiagonal", "MatrixSetDiagV3", "Diag",
             "ScalarCast", "LeftShift", "RightShift"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH

@@ -21,7 +21,7 @@ _BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm"
             "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
             "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",
             "NanToNum", "ReduceAll", "ReduceAny", "LpNorm", "EqualCount", "MatrixSolve",
-            "Cross", "Eps", "InplaceIndexAdd", "LogSpace", "Bincount", "Cummin", "Cummax",
+            "Cross", "Eps", "InplaceIndexAdd", "LogSpace", "Bincount",
             "SearchSorted", "BartlettWindow", "BlackmanWindow", "HammingWindow"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
