@@ -172,7 +172,13 @@ def fractional_avg_pool_grad(shape, out_backprop, row_seq, col_seq, overlapping)
                                                rows)
     dx = prim("Reshape")(dx, (n, h, w, c))
     if out_backprop.dtype in (_C.int32, _C.int64):
-        dx = prim("Select")(prim("Less")(dx, 0.0), prim("Ceil")(dx), prim("Floor")(dx))
+        # Truncation of the exact sum of the shares: the float64 sum of fractions that add up
+        # to an integer can land a few ulps below it (13/3 * 3 = 12.999...), so values within
+        # 1e-13 relative of an integer count as it (sums of a few shares of small regions are
+        # never that close to an integer otherwise).
+        tol = (prim("Abs")(dx) + 1.0) * 1e-13
+        dx = prim("Select")(prim("Less")(dx, 0.0), prim("Ceil")(dx - tol),
+                            prim("Floor")(dx + tol))
     return prim("Cast")(dx, out_backprop.dtype)
 
 
