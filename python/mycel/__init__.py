@@ -125,6 +125,8 @@ __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
 from mycel import profiler  # noqa: E402,F401
 from mycel.profiler import Profiler  # noqa: E402,F401
 __all__ += ["Profiler"]
+from mycel.common.symbol import Symbol  # noqa: E402,F401
+__all__ += ["Symbol"]
 
 
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):

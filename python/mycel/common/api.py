@@ -71,8 +71,13 @@ class _JitFunction:
     _phase = None
     _input_signature = None
 
+    _check_symbols = None  # common/symbol.py's input_checker of the input signature, if any
+
     def __call__(self, *args, **kwargs):
-        return self._graph(*_positional(self._sig, args, kwargs, self._kw_dict))
+        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        if self._check_symbols is not None:
+            self._check_symbols(args)
+        return self._graph(*args)
 
     def _set_input_signature(self, inputs, specs=None):
         """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,
@@ -80,12 +85,17 @@ class _JitFunction:
         if specs is None:
             from mycel.common.tensor import _input_spec
             specs = [_input_spec(t) for t in inputs]
+        from mycel.common.symbol import input_checker
         self._input_signature = inputs
         self._graph.set_input_signature(specs)
+        self._check_symbols = input_checker(inputs)
 
     def call_keyed(self, key, args, kwargs):
         """Calls with `key` (a Cell tree's training flags) added to the cache key."""
-        return self._graph.call_keyed(key, *_positional(self._sig, args, kwargs, self._kw_dict))
+        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        if self._check_symbols is not None:
+            self._check_symbols(args)
+        return self._graph.call_keyed(key, *args)
 
     def __get__(self, instance, owner=None):
         if instance is None:
