@@ -472,11 +472,11 @@ bool Pipeline::next(Row* row) {
     m = std::move(*peeked_);
     peeked_.reset();
   } else {
-    const auto t0 = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point t0 = profiled_ ? Clock::now() : Clock::time_point{};
     m = pop();
     if (profiled_ && m.kind == Msg::Kind::Row) {
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::steady_clock::now() - t0);
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
       Profiler::instance().record_batch(this, rows_taken_ + 1, ms.count());
     }
   }
