@@ -16,15 +16,19 @@ NCPU = os.cpu_count() or 1
 
 @pytest.fixture
 def prof():
-    """The profiler, armed; left stopped whatever the test did."""
+    """The profiler, armed; left stopped and disarmed whatever the test did (an armed profiler
+    would profile, and so refuse to tune, the next pipeline of another test)."""
     p = cde.GlobalContext.profiling_manager()
     if p.is_profiling():
         p.stop()
     p.init()
     yield p
-    if p.is_profiling():
-        p.stop()
     ds.config.set_enable_autotune(False)
+    if p.claim() != "off":
+        if not p.is_profiling():
+            p.start()
+        p.stop()
+    assert p.claim() == "off"
 
 
 def _files(tmp_path, rank="0"):
