@@ -2,7 +2,10 @@
 //
 // Float types go to cuBLASLt, one (strided-batched) call per product:
 //   - float32 computes in CUBLAS_COMPUTE_32F, which never uses TF32, so results match the
-//     CPU's sgemm within float32 tolerances; float16/bfloat16 read and write 16 bits and
+//     CPU's sgemm within float32 tolerances; with op_precision's matmul_allow_tf32 on
+//     (tensor/op_precision.h, read at each launch) in CUBLAS_COMPUTE_32F_FAST_TF32 instead:
+//     inputs rounded to TF32 in the tensor cores, float32 accumulation and output;
+//     float16/bfloat16 read and write 16 bits and
 //     accumulate in float32 (the CPU widens to float32, multiplies, rounds back: the same up
 //     to summation order); float64 computes in CUBLAS_COMPUTE_64F;
 //   - row-major Y[M,N] = op(A) op(B) is column-major Y^T[N,M] = op(B)^T op(A)^T, so cuBLASLt's
@@ -24,6 +27,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/handles.h"
 #include "kernels/cuda/linalg_kernels.h"
+#include "tensor/op_precision.h"
 
 namespace mycel::cuda {
 
@@ -67,14 +71,15 @@ void set_batch(cublasLtMatrixLayout_t l, int32_t count, int64_t stride) {
 
 // One cuBLASLt call for `batches` products; false (nothing queued) when the heuristics offer
 // no algorithm.
-bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t batches, int64_t M,
-               int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
+bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void* Y, int64_t batches,
+               int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
   cudaDataType_t data;
   cublasComputeType_t compute;
   cudaDataType_t scale;
   switch (dt) {
     case DType::Float32:
-      data = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      data = CUDA_R_32F, scale = CUDA_R_32F;
+      compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       break;
     case DType::Float16:
       data = CUDA_R_16F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
@@ -194,6 +199,7 @@ void cuda_matmul(const KernelContext& ctx) {
   }
   const DType dt = y.dtype();
   const size_t es = y.itemsize();
+  const bool tf32 = op_precision(DeviceType::CUDA).matmul_allow_tf32;
   const bool is_float =
       dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Float64;
   for (int64_t t0 = 0; t0 < count; t0 += kMaxBatchPerCall) {
@@ -201,7 +207,7 @@ void cuda_matmul(const KernelContext& ctx) {
     const char* A = static_cast<const char*>(a.raw_data()) + t0 * sa * static_cast<int64_t>(es);
     const char* B = static_cast<const char*>(b.raw_data()) + t0 * sb * static_cast<int64_t>(es);
     char* Y = static_cast<char*>(y.raw_data()) + t0 * rows * N * static_cast<int64_t>(es);
-    if (is_float && lt_matmul(dev, dt, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
+    if (is_float && lt_matmul(dev, dt, tf32, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
     launch_matmul_naive(code(dt), A, B, Y, nb, rows, N, K, ta, tb, sa, sb, s);
     MC_CUDA_LAUNCH_CHECK();
   }
