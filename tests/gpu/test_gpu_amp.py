@@ -61,30 +61,45 @@ def _steps(target, mode, dtype, manager, opt_scale, steps=4):
     return np.array(losses), flags, scales, weights
 
 
-CASES = [
-    # dtype, loss-scale manager, the optimizer's loss_scale, tolerance of the losses, of the
-    # weights (rtol, atol). A fixed scale without overflow checks scales the loss in the step
-    # and the optimizer divides the gradients by it (MindSpore's contract); a dynamic one
-    # unscales and checks the gradients in the step and grows the scale every scale_window
-    # good steps.
-    (ms.bfloat16, lambda: FixedLossScaleManager(64.0, drop_overflow_update=False), 64.0, 3e-2,
-     (5e-2, 5e-3)),
-    (ms.float16, lambda: DynamicLossScaleManager(init_loss_scale=2.0 ** 12, scale_window=2), 1.0,
-     5e-3, (1e-2, 1e-3)),
-]
+CASES = {
+    # dtype, loss-scale manager, the optimizer's loss_scale, steps, the overflow flags the
+    # steps must report (None: a step without overflow checks), tolerance of the losses, of
+    # the weights (rtol, atol).
+    #
+    # A fixed scale without overflow checks scales the loss in the step and the optimizer
+    # divides the gradients by it (MindSpore's contract).
+    "bf16-fixed-scale": (ms.bfloat16,
+                         lambda: FixedLossScaleManager(64.0, drop_overflow_update=False),
+                         64.0, 4, None, 3e-2, (5e-2, 5e-3)),
+    # A dynamic one unscales and checks the gradients in the step and grows the scale every
+    # scale_window good steps.
+    "fp16-dynamic-scale": (ms.float16,
+                           lambda: DynamicLossScaleManager(init_loss_scale=2.0 ** 12,
+                                                           scale_window=2),
+                           1.0, 4, [False] * 4, 5e-3, (1e-2, 1e-3)),
+    # Overflow: float16 gradients times 2**22 are inf (this net's largest gradient is above
+    # 1/8: 8 times float16's largest finite value), so the step is skipped and the scale
+    # drops 256-fold to 2**14 (16 times below overflow); after two good steps it grows back
+    # and the next step overflows again. Both sides must skip the same steps.
+    "fp16-overflow": (ms.float16,
+                      lambda: DynamicLossScaleManager(init_loss_scale=2.0 ** 22, scale_factor=256,
+                                                      scale_window=2),
+                      1.0, 6, [True, False, False, True, False, False], 5e-3, (1e-2, 1e-3)),
+}
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-@pytest.mark.parametrize("dtype, manager, opt_scale, loss_tol, w_tol", CASES,
-                         ids=["bf16-fixed-scale", "fp16-dynamic-scale"])
-def test_o2_steps_on_the_gpu_match_the_cpu(mode, dtype, manager, opt_scale, loss_tol, w_tol):
-    l_cpu, f_cpu, s_cpu, w_cpu = _steps("CPU", mode, dtype, manager, opt_scale)
-    l_gpu, f_gpu, s_gpu, w_gpu = _steps("GPU", mode, dtype, manager, opt_scale)
+@pytest.mark.parametrize("case", list(CASES))
+def test_o2_steps_on_the_gpu_match_the_cpu(mode, case):
+    dtype, manager, opt_scale, steps, flags, loss_tol, w_tol = CASES[case]
+    l_cpu, f_cpu, s_cpu, w_cpu = _steps("CPU", mode, dtype, manager, opt_scale, steps)
+    l_gpu, f_gpu, s_gpu, w_gpu = _steps("GPU", mode, dtype, manager, opt_scale, steps)
     assert l_cpu[-1] < l_cpu[0], l_cpu  # it learns
     assert np.all(np.isfinite(l_gpu)), l_gpu
     np.testing.assert_allclose(l_gpu, l_cpu, rtol=loss_tol)
-    assert f_gpu == f_cpu and s_gpu == s_cpu, (f_gpu, f_cpu, s_gpu, s_cpu)
-    assert not any(f_gpu), "no overflow expected at these scales"
+    if flags is not None:
+        assert f_cpu == flags and f_gpu == flags, (f_cpu, f_gpu)
+        assert s_gpu == s_cpu, (s_gpu, s_cpu)
     for name, c in w_cpu.items():
         np.testing.assert_allclose(w_gpu[name], c, rtol=w_tol[0], atol=w_tol[1], err_msg=name)
     # The steps did train: the weights moved well beyond the tolerance.
