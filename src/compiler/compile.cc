@@ -73,6 +73,7 @@ PipelineOptions CompileOptions::pipeline() const {
   p.verify_each = verify_each;
   p.dump_dir = dump_dir;
   p.graph_kernel = graph_kernel;
+  p.graph_kernel_device = graph_kernel_device;
   if (log) p.log = [this](const std::string& line) { write_log(line); };
   return p;
 }

@@ -46,6 +46,7 @@
 #include "parallel/spmd.h"
 #include "python/module.h"
 #include "python/py_data.h"
+#include "runtime/eager.h"
 #include "runtime/vm.h"
 #include "tensor/dynamic_shape.h"
 
@@ -722,6 +723,7 @@ std::string qualname(pyb::handle fn) {
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();
   o.graph_kernel = g_graph_kernel.load();
+  o.graph_kernel_device = !default_device().is_cpu();
   o.log_to = [](const std::string& line) {
     pyb::module_::import("sys").attr("stderr").attr("write")(line);
   };
