@@ -12,8 +12,9 @@
 //        equal, the known dimensions equal; a ValueError or TypeError naming the argument
 //        otherwise) and is keyed by it: its dynamic (None) dimensions are -1, so every
 //        shape they take runs one graph, compiled once with dynamic shapes;
-//     2. a cache hit runs the compiled graph; a miss compiles (compiler::compile, options
-//        from the environment, logging to sys.stderr): parse (once per function, in this
+//     2. a cache hit runs the compiled graph (one compiled with graph kernels only for the
+//        target they were made for, the host or a device); a miss compiles (compiler::compile,
+//        options from the environment, logging to sys.stderr): parse (once per function, in this
 //        object's source module) -> specialise -> optimise (the pass pipeline) ->
 //        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
 //        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
@@ -235,6 +236,10 @@ class HostRefs {
 struct Compiled {
   std::vector<AbsPtr> sig;
   AbsPtr key;
+  // With graph kernels, the target they were made for (0: the CPU's generated kernels, 1: a
+  // device's MatMul epilogues; -1: no graph kernels): a program is not reused for the other
+  // target, whose kernels it lacks.
+  int gk_target = -1;
   std::unique_ptr<ir::Module> module;
   std::unique_ptr<vm::Executable> exe;
   std::vector<Value> weights;
@@ -474,9 +479,11 @@ class GraphFunction {
 
   // Hits move to the back: the front is the least recently used.
   std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    const int target = default_device().is_cpu() ? 0 : 1;
     for (size_t k = cache_.size(); k-- > 0;) {
       const Compiled& c = *cache_[k];
       if (c.sig.size() != sig.size() || !ir::abs_equal(c.key, key)) continue;
+      if (c.gk_target >= 0 && c.gk_target != target) continue;
       bool same = true;
       for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c.sig[i], sig[i]);
       if (!same) continue;
@@ -582,6 +589,7 @@ class GraphFunction {
     auto c = std::make_shared<Compiled>();
     c->sig = sig;
     c->key = key;
+    if (options.graph_kernel) c->gk_target = options.graph_kernel_device ? 1 : 0;
     c->module = std::make_unique<ir::Module>();
     std::optional<parallel::SpmdResult> spmd;
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");

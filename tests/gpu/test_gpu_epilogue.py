@@ -60,3 +60,26 @@ def test_dense_epilogues_match_the_cpu(monkeypatch, capsys, dtype, tol):
     np.testing.assert_allclose(l_g, l_c, rtol=tol, atol=tol)
     for name, c in w_c.items():
         np.testing.assert_allclose(w_g[name], c, rtol=tol, atol=tol, err_msg=name)
+
+
+def test_a_program_fused_for_the_cpu_is_compiled_again_for_the_gpu(monkeypatch, capsys):
+    # The CPU's generated kernels do not run on the GPU: the cached CPU program is not reused
+    # when the target becomes the GPU (reusing it would raise "generated kernels run on the
+    # CPU").
+    monkeypatch.setenv("MYCEL_LOG_COMPILE", "1")
+    ms.set_seed(4)
+    net = _Mlp()
+    x = np.random.RandomState(3).randn(8, 24).astype(np.float32)
+    try:
+        ms.set_context(device_target="CPU", mode=ms.GRAPH_MODE, enable_graph_kernel=True)
+        capsys.readouterr()
+        y_cpu = net(Tensor(x)).asnumpy()
+        n_cpu = len(re.findall(r"mycel: compiled ", capsys.readouterr().err))
+        ms.set_context(device_target="GPU")
+        y_gpu = net(Tensor(x)).asnumpy()
+        log = capsys.readouterr().err
+    finally:
+        ms.set_context(enable_graph_kernel=False)
+    assert n_cpu >= 1 and len(re.findall(r"mycel: compiled ", log)) >= 1, log
+    assert "fused clusters" in log, log
+    np.testing.assert_allclose(y_gpu, y_cpu, rtol=1e-4, atol=1e-4)
