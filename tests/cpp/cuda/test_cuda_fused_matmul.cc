@@ -5,6 +5,7 @@
 // without queuing anything.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ Tensor reference(const Tensor& a, const Tensor& b, const Tensor& bias, bool ta, 
 TEST(CudaFusedMatmul, MatchesTheOpsOnTheCpu) {
   FusedMatmulFn fn = fused_matmul(DeviceType::CUDA);
   ASSERT_NE(fn, nullptr) << "install_cuda did not install the fused MatMul";
-  int fused = 0;
+  std::string declined;
   for (DType t : {DType::Float32, DType::Float16, DType::BFloat16}) {
     const bool half = t != DType::Float32;
     const double rtol = half ? 2e-2 : 1e-4, atol = half ? 5e-2 : 1e-4;
@@ -56,23 +57,26 @@ TEST(CudaFusedMatmul, MatchesTheOpsOnTheCpu) {
           Tensor a = make_input({ta ? Shape{K, M} : Shape{M, K}, t}, 11);
           Tensor b = make_input({tb ? Shape{N, K} : Shape{K, N}, t}, 12);
           Tensor bias = make_input({{N}, t}, 13);
-          Tensor y = Tensor::empty({M, N}, t, kGpu);
+          Tensor y = Tensor::zeros({M, N}, t, kGpu);
           bool ok = fn(a.to(kGpu), b.to(kGpu), bias.to(kGpu), ta, tb, e, y);
           std::string what = std::string(dtype_name(t)) + " epilogue " +
                              std::to_string(static_cast<int>(e)) + (ta ? " ta" : "") +
                              (tb ? " tb" : "");
           if (!ok) {
-            ADD_FAILURE() << "cuBLASLt declined " << what;
+            // Declining is allowed (the graph kernel then runs the ops), but nothing may have
+            // been written, and Dense's layout (x w^T) must fuse.
+            declined += " [" + what + "]";
+            EXPECT_TRUE(ta || !tb) << "cuBLASLt declined Dense's layout: " << what;
+            EXPECT_EQ(compare_tensors(y.cpu(), Tensor::zeros({M, N}, t), 0, 0), "") << what;
             continue;
           }
-          ++fused;
           EXPECT_EQ(compare_tensors(y.cpu(), reference(a, b, bias, ta, tb, e), rtol, atol), "")
               << what;
         }
       }
     }
   }
-  EXPECT_EQ(fused, 36);
+  if (!declined.empty()) std::printf("fused MatMul declined:%s\n", declined.c_str());
 }
 
 TEST(CudaFusedMatmul, DeclinesWhatItDoesNotTake) {
