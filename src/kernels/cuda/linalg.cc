@@ -159,7 +159,9 @@ bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void*
   int found = 0;
   cublasStatus_t st =
       cublasLtMatmulAlgoGetHeuristic(h, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &res, &found);
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  // (With an epilogue, a configuration cuBLASLt rejects is declined: the ops then run.)
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (epi != nullptr && st == CUBLAS_STATUS_INVALID_VALUE))
+    return false;
   check_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0 || res.state != CUBLAS_STATUS_SUCCESS) return false;
 
@@ -170,7 +172,8 @@ bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void*
   st = cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a, A, d.b,
                       f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c, Y, d.c, &res.algo,
                       ws.data(), res.workspaceSize, s);
-  if (epi != nullptr && st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  if (epi != nullptr && (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE))
+    return false;
   check_cublas(st, "cublasLtMatmul");
   return true;
 }
