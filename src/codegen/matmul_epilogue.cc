@@ -98,9 +98,76 @@ class MatmulEpilogueKernel final : public vm::FusedKernel {
   DType dtype_ = DType::Float32;
 };
 
+// The index of parameter `n` of g.
+size_t param_of(const FuncGraph* g, const Node* n) {
+  for (size_t i = 0; i < g->params().size(); ++i)
+    if (g->param(i) == n) return i;
+  MC_ASSERT(false, "graph kernel @", g->name(), ": an operand is not a parameter");
+  return 0;
+}
+
+// make_tuple(MatMul{transpose_a=True, transpose_b=False}(p, q), ReduceSum{axis=(0,)}(p or q)):
+// the weight and bias gradients of a Dense layer.
+class MatmulBiasGradKernel final : public vm::FusedKernel {
+ public:
+  explicit MatmulBiasGradKernel(const FuncGraph* g) : name_(g->name()) {
+    const auto* t = static_cast<const CNode*>(g->output());
+    MC_ASSERT(t->size() == 3 && t->input(1)->is_cnode() && t->input(2)->is_cnode(),
+              "graph kernel @", name_, ": not a pair of results");
+    const auto* mm = static_cast<const CNode*>(t->input(1));
+    const auto* rs = static_cast<const CNode*>(t->input(2));
+    MC_ASSERT(mm->prim() != nullptr && mm->prim()->op->id == OpId::MatMul &&
+                  rs->prim() != nullptr && rs->prim()->op->id == OpId::ReduceSum,
+              "graph kernel @", name_, ": not a MatMul and a ReduceSum");
+    mm_ = *mm->prim();
+    rs_ = *rs->prim();
+    a_ = param_of(g, mm->input(1));
+    b_ = param_of(g, mm->input(2));
+    const size_t r = param_of(g, rs->input(1));
+    MC_ASSERT(r == a_ || r == b_, "graph kernel @", name_, ": the sum is not of an operand");
+    epilogue_ = r == a_ ? MatmulEpilogue::BiasGradB : MatmulEpilogue::BiasGradA;
+    r_ = r;
+    y_shape_ = mm->abstract()->shape;
+    db_shape_ = rs->abstract()->shape;
+    dtype_ = mm->abstract()->dtype;
+  }
+
+  ir::Value run(std::span<const ir::Value> args, std::span<const uint8_t>) const override {
+    const Tensor& a = args[a_].as_tensor();
+    const Tensor& b = args[b_].as_tensor();
+    const std::vector<Tensor> ins{a, b};
+    TensorList copies;
+    const Device d = place_inputs(ins, copies);
+    auto placed = [&](size_t i) -> const Tensor& { return copies.empty() ? ins[i] : copies[i]; };
+    if (!d.is_cpu() && a.dtype() == dtype_ && b.dtype() == dtype_) {
+      if (FusedMatmulFn fn = fused_matmul(d.type)) {
+        Tensor y = Tensor::empty(y_shape_, dtype_, d);
+        Tensor db = Tensor::empty(db_shape_, dtype_, d);
+        if (fn(placed(0).contiguous(), placed(1).contiguous(), db, true, false, epilogue_, y))
+          return ir::Value::tuple(
+              {ir::Value::tensor(std::move(y)), ir::Value::tensor(std::move(db))});
+      }
+    }
+    Tensor y = run_op1(*mm_.op, std::vector<Tensor>{a, b}, mm_.attrs);
+    Tensor db = run_op1(*rs_.op, std::vector<Tensor>{r_ == a_ ? a : b}, rs_.attrs);
+    return ir::Value::tuple({ir::Value::tensor(std::move(y)), ir::Value::tensor(std::move(db))});
+  }
+
+ private:
+  std::string name_;
+  ir::PrimData mm_{}, rs_{};
+  size_t a_ = 0, b_ = 0, r_ = 0;  // argument positions: the operands, the summed one
+  MatmulEpilogue epilogue_ = MatmulEpilogue::BiasGradA;
+  Shape y_shape_, db_shape_;
+  DType dtype_ = DType::Float32;
+};
+
 }  // namespace
 
 std::shared_ptr<const vm::FusedKernel> matmul_epilogue_kernel(const FuncGraph* g) {
+  const Node* out = g->output();
+  if (out->is_cnode() && static_cast<const CNode*>(out)->prim() == nullptr)  // make_tuple
+    return std::make_shared<MatmulBiasGradKernel>(g);
   return std::make_shared<MatmulEpilogueKernel>(g);
 }
 

@@ -10,6 +10,15 @@
 //     return %r
 //   }
 //
+// or a Dense layer's weight and bias gradients, MatMul{transpose_a=True, transpose_b=False}
+// of dy and x (either order) with ReduceSum{axis=(0,)} of dy, returned as a pair:
+//
+//   graph @GraphKernel#MatmulEpilogue_1(%x0: f32[M, N], %x1: f32[M, K]) {
+//     %w = MatMul{transpose_a=True, transpose_b=False}(%x0, %x1) : f32[N, K]
+//     %s = ReduceSum{axis=(0,), keep_dims=False}(%x0) : f32[N]
+//     return make_tuple(%w, %s)
+//   }
+//
 // Its kernel (a vm::FusedKernel) calls the device function when the three tensors are on one
 // device that has one and it accepts them; otherwise (host tensors, tensors on different
 // devices, no device function, a dtype or alignment it declines) it runs the graph's ops one

@@ -17,6 +17,9 @@
 //   MYCEL_LOG_COMPILE=1    each pass's time, then one line per compile with the time of each
 //                          stage ("mycel: compiled 'f': parse+specialise 3.1 ms, passes ...")
 //   MYCEL_LOG_RECOMPILE=1  (GRAPH mode's cache) why a function was compiled again
+//   MYCEL_GRAPH_KERNEL_DEVICE=1  graph-kernel fusion as for a device target even on the host
+//                          (MatMul epilogues, whose kernels then run their ops): to check the
+//                          device's fusion on a machine without one
 // With graph_kernel (GRAPH mode's set_context(enable_graph_kernel=True)), the pipeline ends
 // with the graph_kernel pass and lowering builds the clusters' kernels (codegen/
 // graph_kernels.h); MYCEL_LOG_COMPILE then adds "mycel: graph kernels 'f': 3 fused clusters,

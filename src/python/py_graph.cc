@@ -40,6 +40,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "base/env.h"
 #include "compiler/compile.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
@@ -232,6 +233,12 @@ class HostRefs {
   std::unordered_set<const Abstract*> seen_abs_;  // abstracts are shared DAGs
   std::vector<std::shared_ptr<const ir::HostObject>> out_;
 };
+
+// Whether graph-kernel fusion is for a device: the context's target is a GPU, or
+// MYCEL_GRAPH_KERNEL_DEVICE=1 asks for the device's fusion on the host (compiler/compile.h).
+bool graph_kernel_on_device() {
+  return !default_device().is_cpu() || env_flag("MYCEL_GRAPH_KERNEL_DEVICE");
+}
 
 struct Compiled {
   std::vector<AbsPtr> sig;
@@ -479,7 +486,7 @@ class GraphFunction {
 
   // Hits move to the back: the front is the least recently used.
   std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
-    const int target = default_device().is_cpu() ? 0 : 1;
+    const int target = graph_kernel_on_device() ? 1 : 0;
     for (size_t k = cache_.size(); k-- > 0;) {
       const Compiled& c = *cache_[k];
       if (c.sig.size() != sig.size() || !ir::abs_equal(c.key, key)) continue;
@@ -731,7 +738,7 @@ std::string qualname(pyb::handle fn) {
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();
   o.graph_kernel = g_graph_kernel.load();
-  o.graph_kernel_device = !default_device().is_cpu();
+  o.graph_kernel_device = graph_kernel_on_device();
   o.log_to = [](const std::string& line) {
     pyb::module_::import("sys").attr("stderr").attr("write")(line);
   };

@@ -12,8 +12,20 @@
 // Matched: MatMul with static 2-D shapes, its inputs, the bias (1-D, N elements) and the
 // results all of one dtype among float32, float16 and bfloat16; no member is an effect of
 // the graph, and the MatMul (and the BiasAdd when an activation joins) is used by the next
-// member only. The elementwise and reduction clusters of the graph_kernel pass are not formed
-// for a device: their generated kernels run on the CPU only.
+// member only.
+//
+// And a Dense layer's backward: ReduceSum{axis=(0,), keep_dims=False} of a 2-D dy beside a
+// MatMul{transpose_a=True, transpose_b=False} with dy as one operand (its weight gradient,
+// same dtypes as above) become one call with both results (the bias gradient computed in the
+// product's epilogue, cuBLASLt's BGRADA/BGRADB):
+//
+//   %w = MatMul{transpose_a=True}(%dy, %x) : f32[N, K]      %0 = @GraphKernel#MatmulEpilogue_1(
+//   %s = ReduceSum{axis=(0,)}(%dy) : f32[N]           ->        %dy, %x) : tuple(...)
+//                                                            %w, %s: getitem(%0, 0), (%0, 1)
+//
+// provided the other operand is computed before the ReduceSum (so it cannot depend on it: the
+// call would be part of a cycle). The elementwise and reduction clusters of the graph_kernel pass
+// are not formed for a device: their generated kernels run on the CPU only.
 //
 // Pre: specialised, lifted IR (the pipeline runs it last, in place of graph_kernel, when
 // the compile's target is a device). Post: the same, with epilogue graphs (GraphKernel graphs
@@ -79,7 +91,39 @@ class Matcher {
       }
       chains.push_back(std::move(chain));
     }
-    for (const std::vector<CNode*>& chain : chains) outline(chain);
+    // Bias gradients: a ReduceSum over axis 0 of a MatMul{ta, !tb} operand.
+    std::unordered_map<const Node*, size_t> pos;
+    std::vector<CNode*> order = m_.toposort(g_);
+    for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
+    std::unordered_set<const Node*> taken;
+    for (const auto& chain : chains) taken.insert(chain.begin(), chain.end());
+    for (CNode* rs : order) {
+      if (!is_op(rs, OpId::ReduceSum) || effects.count(rs) || !sums_rows(rs)) continue;
+      Node* dy = rs->input(1);
+      for (const auto& [mm, j] : mng_.users(dy)) {
+        if (!is_op(mm, OpId::MatMul) || mm->graph() != g_ || effects.count(mm) || taken.count(mm) ||
+            mm->input(1) == mm->input(2))
+          continue;
+        const Attrs& at = mm->prim()->attrs;
+        if (!at.get_bool("transpose_a") || at.get_bool("transpose_b") || !grads_fit(mm, rs))
+          continue;
+        Node* other = mm->input(j == 1 ? 2 : 1);
+        if (auto p = pos.find(other); p != pos.end() && p->second >= pos.at(rs)) continue;
+        taken.insert(mm);
+        chains.push_back({mm, rs});
+        break;
+      }
+    }
+    // Users before any edit (an outline changes only the inputs of later members).
+    for (const auto& chain : chains)
+      for (CNode* c : chain) users_[c] = mng_.users(c);
+    for (const std::vector<CNode*>& chain : chains) {
+      if (is_op(chain.back(), OpId::ReduceSum)) {
+        outline_pair(chain[0], chain[1]);
+      } else {
+        outline(chain);
+      }
+    }
     return !chains.empty();
   }
 
@@ -88,6 +132,28 @@ class Matcher {
     if (g_->output() == n) return false;
     const auto& users = mng_.users(n);
     return users.size() == 1 && users[0].first == user;
+  }
+
+  // ReduceSum{axis=(0,) or (-2,), keep_dims=False} of a static 2-D tensor.
+  static bool sums_rows(const CNode* rs) {
+    const Abstract* x = tensor_of(rs->input(1));
+    const Abstract* y = tensor_of(rs);
+    if (!x || !y || x->shape.size() != 2 || y->shape.size() != 1) return false;
+    const Attrs& at = rs->prim()->attrs;
+    const std::vector<int64_t>& axis = at.get_ints("axis");
+    return !at.get_bool("keep_dims") && axis.size() == 1 && (axis[0] == 0 || axis[0] == -2) &&
+           y->dtype == x->dtype;
+  }
+
+  // The weight gradient's operands and result: static 2-D, one floating dtype.
+  static bool grads_fit(const CNode* mm, const CNode* rs) {
+    const Abstract* a = tensor_of(mm->input(1));
+    const Abstract* b = tensor_of(mm->input(2));
+    const Abstract* y = tensor_of(mm);
+    if (!a || !b || !y || a->shape.size() != 2 || b->shape.size() != 2 || y->shape.size() != 2)
+      return false;
+    const DType t = y->dtype;
+    return epilogue_dtype(t) && a->dtype == t && b->dtype == t && tensor_of(rs)->dtype == t;
   }
 
   // Static 2-D shapes, one floating dtype, a bias of N elements.
@@ -147,15 +213,66 @@ class Matcher {
     args.insert(args.end(), inputs.begin(), inputs.end());
     CNode* call = m_.cnode(g_, std::move(args), last->span());
     call->set_abstract(last->abstract());
-    std::vector<std::pair<CNode*, int>> users = mng_.users(last);  // a copy: edits change it
-    for (const auto& [user, j] : users) user->set_input(static_cast<size_t>(j), call);
+    for (const auto& [user, j] : users_.at(last)) user->set_input(static_cast<size_t>(j), call);
     if (g_->output() == last) g_->set_output(call);
+  }
+
+  // Replaces MatMul `mm` and ReduceSum `rs` (of one of mm's operands) by a call of a new
+  // epilogue graph returning (mm, rs), read through getitems.
+  void outline_pair(CNode* mm, CNode* rs) {
+    std::vector<Node*> inputs{mm->input(1)};
+    if (mm->input(2) != mm->input(1)) inputs.push_back(mm->input(2));
+    std::string name(codegen::kMatmulEpiloguePrefix);
+    name += std::to_string(counter_++);
+    FuncGraph* k = m_.new_graph(name, g_->span());
+    k->no_inline = true;
+    std::unordered_map<const Node*, Node*> map;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string pname("x");
+      pname += std::to_string(i);
+      Parameter* p = m_.add_param(k, pname);
+      p->set_abstract(inputs[i]->abstract());
+      k->signature().names.push_back(p->name());
+      k->signature().defaults.emplace_back();
+      map[inputs[i]] = p;
+    }
+    std::vector<Node*> outs;
+    for (CNode* c : {mm, rs}) {
+      std::vector<Node*> in{c->input(0)};
+      for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
+      CNode* copy = m_.cnode(k, std::move(in), c->span());
+      copy->set_abstract(c->abstract());
+      copy->set_name(c->name());
+      outs.push_back(copy);
+    }
+    CNode* t = m_.call_builtin(k, Builtin::MakeTuple, outs);
+    t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
+    t->set_abstract(Abstract::tuple({mm->abstract(), rs->abstract()}));
+    k->set_output(t);
+    Node* callee = m_.value(Value::graph(k), g_->span());
+    callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
+    std::vector<Node*> args{callee};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    CNode* call = m_.cnode(g_, std::move(args), mm->span());
+    call->set_abstract(t->abstract());
+    int64_t i = 0;
+    for (CNode* r : {mm, rs}) {
+      Node* idx = m_.value(Value::integer(i));
+      idx->set_abstract(Abstract::constant(Value::integer(i)));
+      CNode* get = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, r->span());
+      get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
+      get->set_abstract(r->abstract());
+      for (const auto& [user, j] : users_.at(r)) user->set_input(static_cast<size_t>(j), get);
+      if (g_->output() == r) g_->set_output(get);
+      ++i;
+    }
   }
 
   Module& m_;
   Manager& mng_;
   FuncGraph* g_;
   int& counter_;
+  std::unordered_map<const CNode*, std::vector<std::pair<CNode*, int>>> users_;
 };
 
 }  // namespace

@@ -23,7 +23,9 @@
 // cuda_fused_matmul (kernels/fused_matmul.h, installed by install_cuda): one 2-D product with
 // cuBLASLt's bias epilogue (CUBLASLT_EPILOGUE_BIAS, RELU_BIAS or GELU_BIAS): the bias vector
 // runs along the rows of the column-major Y^T, i.e. along our N, added to the float32
-// accumulator before the activation and the one rounding to the output type. float32 (TF32
+// accumulator before the activation and the one rounding to the output type; or with its
+// bias-gradient epilogue (BGRADA/BGRADB: the sum of an operand over the GEMM's k, written
+// to the bias buffer). float32 (TF32
 // as the switch says), float16 and bfloat16 only; it declines (false) what the heuristics or
 // cuBLASLt do not take, and the graph kernel then runs the ops.
 #include <algorithm>
@@ -247,11 +249,32 @@ bool cuda_fused_matmul(const Tensor& a, const Tensor& b, const Tensor& bias, boo
   if (a.dtype() != dt || b.dtype() != dt || bias.dtype() != dt) return false;
   if (!a.is_contiguous() || !b.is_contiguous() || !bias.is_contiguous()) return false;
   const int64_t M = y.dim(0), N = y.dim(1), K = a.dim(ta ? 0 : 1);
-  if (M == 0 || N == 0 || K == 0 || bias.dim(0) != N) return false;
+  if (M == 0 || N == 0 || K == 0) return false;
   if (alignment_of(bias.raw_data()) < 16) return false;
+  // cuBLASLt's A is our b, its B our a: BGRADA sums our b over the GEMM's k (its length:
+  // Y^T's rows, our N), BGRADB our a (Y^T's columns, our M).
   Epilogue epi{CUBLASLT_EPILOGUE_BIAS, bias.raw_data()};
-  if (epilogue == MatmulEpilogue::ReluBias) epi.kind = CUBLASLT_EPILOGUE_RELU_BIAS;
-  if (epilogue == MatmulEpilogue::GeluBias) epi.kind = CUBLASLT_EPILOGUE_GELU_BIAS;
+  int64_t len = N;
+  switch (epilogue) {
+    case MatmulEpilogue::Bias:
+      break;
+    case MatmulEpilogue::ReluBias:
+      epi.kind = CUBLASLT_EPILOGUE_RELU_BIAS;
+      break;
+    case MatmulEpilogue::GeluBias:
+      epi.kind = CUBLASLT_EPILOGUE_GELU_BIAS;
+      break;
+    case MatmulEpilogue::BiasGradA:
+      epi.kind = CUBLASLT_EPILOGUE_BGRADA;
+      if (!ta || tb) return false;
+      break;
+    case MatmulEpilogue::BiasGradB:
+      epi.kind = CUBLASLT_EPILOGUE_BGRADB;
+      if (!ta || tb) return false;
+      len = M;
+      break;
+  }
+  if (bias.dim(0) != len) return false;
   const bool tf32 = op_precision(DeviceType::CUDA).matmul_allow_tf32;
   return lt_matmul(y.device().index, dt, tf32, a.raw_data(), b.raw_data(), y.raw_data(), 1, M, N, K,
                    ta, tb, 0, 0, &epi);

@@ -137,6 +137,62 @@ TEST(PassMatmulEpilogue, WhatDoesNotFitStays) {
   )");
 }
 
+TEST(PassMatmulEpilogue, DenseGradientsAreOneCallWithTwoResults) {
+  // dW = dy^T x and db = sum(dy, 0): the bias gradient of the MatMul's first operand.
+  expect_epilogue(R"(
+    graph @f(%dy: f32[5, 3], %x: f32[5, 8]) {
+      %w = MatMul{transpose_a=True, transpose_b=False}(%dy, %x) : f32[3, 8]
+      %s = ReduceSum{axis=(0,), keep_dims=False}(%dy) : f32[3]
+      %r = make_tuple(%w, %s) : tuple(f32[3, 8], f32[3])
+      return %r
+    }
+  )",
+                  R"(
+    graph @f(%dy: f32[5, 3], %x: f32[5, 8]) {
+      %0 = @GraphKernel_MatmulEpilogue_0(%dy, %x) : tuple(f32[3, 8], f32[3])
+      %1 = getitem(%0, 0) : f32[3, 8]
+      %2 = getitem(%0, 1) : f32[3]
+      %r = make_tuple(%1, %2) : tuple(f32[3, 8], f32[3])
+      return %r
+    }
+
+    graph @GraphKernel_MatmulEpilogue_0(%x0: f32[5, 3], %x1: f32[5, 8]) {
+      %w = MatMul{transpose_a=True, transpose_b=False}(%x0, %x1) : f32[3, 8]
+      %s = ReduceSum{axis=(0,), keep_dims=False}(%x0) : f32[3]
+      %3 = make_tuple(%w, %s) : tuple(f32[3, 8], f32[3])
+      return %3
+    }
+  )");
+}
+
+TEST(PassMatmulEpilogue, BiasGradientsThatDoNotFitStay) {
+  // The sum over axis 1, a product without transpose_a, a sum kept as [1, N].
+  expect_unchanged(R"(
+    graph @f(%dy: f32[5, 3], %x: f32[5, 8]) {
+      %w = MatMul{transpose_a=True, transpose_b=False}(%dy, %x) : f32[3, 8]
+      %s = ReduceSum{axis=(1,), keep_dims=False}(%dy) : f32[5]
+      %r = make_tuple(%w, %s) : tuple(f32[3, 8], f32[5])
+      return %r
+    }
+  )");
+  expect_unchanged(R"(
+    graph @f(%dy: f32[5, 3], %x: f32[3, 8]) {
+      %w = MatMul{transpose_a=False, transpose_b=False}(%dy, %x) : f32[5, 8]
+      %s = ReduceSum{axis=(0,), keep_dims=False}(%dy) : f32[3]
+      %r = make_tuple(%w, %s) : tuple(f32[5, 8], f32[3])
+      return %r
+    }
+  )");
+  expect_unchanged(R"(
+    graph @f(%dy: f32[5, 3], %x: f32[5, 8]) {
+      %w = MatMul{transpose_a=True, transpose_b=False}(%dy, %x) : f32[3, 8]
+      %s = ReduceSum{axis=(0,), keep_dims=True}(%dy) : f32[1, 3]
+      %r = make_tuple(%w, %s) : tuple(f32[3, 8], f32[1, 3])
+      return %r
+    }
+  )");
+}
+
 // ---- the kernel -----------------------------------------------------------------------------
 
 // Host memory tagged as CUDA:0.
@@ -162,6 +218,12 @@ class FakeDevice final : public DeviceBackend {
   }
 };
 
+Attrs A0(std::initializer_list<std::pair<const char*, AttrValue>> kv) {
+  Attrs a;
+  for (const auto& [k, v] : kv) a.set(k, v);
+  return a;
+}
+
 int g_calls = 0;
 bool g_accept = true;
 MatmulEpilogue g_seen = MatmulEpilogue::Bias;
@@ -178,6 +240,13 @@ bool fake_fused(const Tensor& a, const Tensor& b, const Tensor& bias, bool ta, b
   mm.set("transpose_a", ta);
   mm.set("transpose_b", tb);
   Tensor r = run_op1(*find_op("MatMul"), std::vector<Tensor>{h(a), h(b)}, mm);
+  if (e == MatmulEpilogue::BiasGradA || e == MatmulEpilogue::BiasGradB) {
+    const Tensor& summed = e == MatmulEpilogue::BiasGradA ? b : a;
+    FakeDevice::host_view(bias).copy_from(
+        run_op1(OpId::ReduceSum, {h(summed)}, A0({{"axis", std::vector<int64_t>{0}}})));
+    FakeDevice::host_view(y).copy_from(r);
+    return true;
+  }
   r = run_op1(OpId::BiasAdd, {r, h(bias)});
   if (e == MatmulEpilogue::ReluBias) r = run_op1(OpId::ReLU, {r});
   FakeDevice::host_view(y).copy_from(r);
@@ -292,6 +361,44 @@ TEST_F(EpilogueKernel, ADecliningOrMissingFunctionRunsTheOps) {
   ir::Value y2 = k->run(values(dev));
   EXPECT_EQ(g_calls, 1);
   expect_equal(y2.as_tensor(), expected(in));
+}
+
+TEST_F(EpilogueKernel, DenseGradientsOnTheDeviceAreOneFusedCall) {
+  install_fused_matmul(DeviceType::CUDA, &fake_fused);
+  PassCase c(R"(
+    graph @f(%x: f32[5, 8], %dy: f32[5, 3]) {
+      %w = MatMul{transpose_a=True, transpose_b=False}(%x, %dy) : f32[8, 3]
+      %s = ReduceSum{axis=(0,), keep_dims=False}(%dy) : f32[3]
+      %r = make_tuple(%w, %s) : tuple(f32[8, 3], f32[3])
+      return %r
+    }
+  )");
+  ASSERT_TRUE(c.run(matmul_epilogue, kLifted));
+  std::shared_ptr<const vm::FusedKernel> k;
+  for (const auto& g : c.m.graphs())
+    if (codegen::is_matmul_epilogue(g.get())) k = codegen::matmul_epilogue_kernel(g.get());
+  ASSERT_NE(k, nullptr);
+  std::vector<Tensor> in = inputs();  // [5, 8], [3, 8], [3]: use the first two's data
+  Tensor x = in[0];
+  Tensor dy = in[1].reshape({8, 3}).slice(0, 0, 5, 1).contiguous();
+  Attrs mm = make_attrs(*find_op("MatMul"), {});
+  mm.set("transpose_a", true);
+  Tensor want_w = run_op1(*find_op("MatMul"), std::vector<Tensor>{x, dy}, mm);
+  Tensor want_s = run_op1(OpId::ReduceSum, {dy}, A0({{"axis", std::vector<int64_t>{0}}}));
+  for (bool device : {false, true}) {
+    g_calls = 0;
+    std::vector<Tensor> args{x, dy};
+    if (device) {
+      for (Tensor& t : args) t = t.to(Device::cuda(0));
+    }
+    ir::Value r = k->run(values(args));
+    EXPECT_EQ(g_calls, device ? 1 : 0);
+    if (device) {
+      EXPECT_EQ(g_seen, MatmulEpilogue::BiasGradA);  // the sum of the second operand
+    }
+    expect_equal(r.items()[0].as_tensor(), want_w);
+    expect_equal(r.items()[1].as_tensor(), want_s);
+  }
 }
 
 }  // namespace

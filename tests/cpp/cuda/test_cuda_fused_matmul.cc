@@ -79,6 +79,35 @@ TEST(CudaFusedMatmul, MatchesTheOpsOnTheCpu) {
   if (!declined.empty()) std::printf("fused MatMul declined:%s\n", declined.c_str());
 }
 
+TEST(CudaFusedMatmul, BiasGradientsMatchTheOpsOnTheCpu) {
+  // dW = a^T b with the sum over rows of b (BGRADA) or of a (BGRADB): a Dense layer's weight
+  // and bias gradients in one call.
+  FusedMatmulFn fn = fused_matmul(DeviceType::CUDA);
+  ASSERT_NE(fn, nullptr);
+  for (DType t : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    const bool half = t != DType::Float32;
+    const double rtol = half ? 2e-2 : 1e-4, atol = half ? 1e-1 : 1e-4;
+    for (MatmulEpilogue e : {MatmulEpilogue::BiasGradA, MatmulEpilogue::BiasGradB}) {
+      const int64_t K = 67, M = 24, N = 40;
+      Tensor a = make_input({{K, M}, t}, 21);
+      Tensor b = make_input({{K, N}, t}, 22);
+      const bool grad_a = e == MatmulEpilogue::BiasGradA;
+      Tensor db = Tensor::zeros({grad_a ? N : M}, t, kGpu);
+      Tensor y = Tensor::zeros({M, N}, t, kGpu);
+      std::string what = std::string(dtype_name(t)) + (grad_a ? " BGRADA" : " BGRADB");
+      if (!fn(a.to(kGpu), b.to(kGpu), db, true, false, e, y)) {
+        std::printf("fused MatMul declined %s\n", what.c_str());
+        EXPECT_EQ(compare_tensors(y.cpu(), Tensor::zeros({M, N}, t), 0, 0), "") << what;
+        continue;
+      }
+      Tensor want = ref_op("MatMul", {a, b}, A({{"transpose_a", true}}));
+      Tensor want_db = ref_op("ReduceSum", {grad_a ? b : a}, A({{"axis", ints({0})}}));
+      EXPECT_EQ(compare_tensors(y.cpu(), want, rtol, atol), "") << what;
+      EXPECT_EQ(compare_tensors(db.cpu(), want_db, rtol, atol), "") << what << " bias gradient";
+    }
+  }
+}
+
 TEST(CudaFusedMatmul, DeclinesWhatItDoesNotTake) {
   FusedMatmulFn fn = fused_matmul(DeviceType::CUDA);
   ASSERT_NE(fn, nullptr);
