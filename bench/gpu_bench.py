@@ -11,6 +11,19 @@ Rows:
   chain100          100 elementwise ops (alternating mul/add/relu) on a [4096] float32
                     tensor, one call: calls/s (launch overhead: the ops are tiny)
   chain100_graph    the same chain as one captured CUDA graph replayed (PyTorch only here)
+  mm4096_fp32       a 4096^3 MatMul in float32, TF32 off (mycel's default, PyTorch's
+                    allow_tf32=False): TFLOP/s
+  mm4096_tf32       the same with TF32 allowed (mycel: device_context.gpu.op_precision.
+                    matmul_allow_tf32(True); PyTorch: torch.backends.cuda.matmul.allow_tf32)
+  mm4096_bf16, mm4096_fp16   the same product in bfloat16 / float16 (float32 accumulation)
+  lenet_train_b64_bf16   LeNet-5 training steps as lenet_train_b64 with mixed precision in
+                    bfloat16 (mycel: amp.build_train_network level O2; PyTorch: autocast):
+                    samples/s
+  mlp_train_b256    an MLP (1024 -> 4096 -> 4096 -> 1024, ReLU, GeLU(tanh)) training step,
+                    batch 256, fp32: samples/s
+  mlp_train_b256_fused   the same with set_context(enable_graph_kernel=True): each Dense's
+                    MatMul, BiasAdd and activation one cuBLASLt call with a bias epilogue
+                    (mycel only; PyTorch's eager row is mlp_train_b256's)
 """
 import argparse
 import json
@@ -72,6 +85,45 @@ def bench_mycel():
         return v
     v = Tensor(rng.randn(4096).astype(np.float32)).move_to("GPU")
     rows["chain100"] = rate(lambda: chain(v), sync, 200)
+    rows.update(matmul_rows_mycel(ms, ops, Tensor, sync, rng))
+    from mycel import amp
+    ms.set_seed(1)
+    net = LeNet5()
+    step = amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.01, 0.9), loss,
+                                   level="O2")
+    rows["lenet_train_b64_bf16"] = 64 * rate(lambda: step(x, y), sync, 100)
+    xm = Tensor(rng.randn(256, 1024).astype(np.float32)).move_to("GPU")
+    ym = Tensor(rng.randn(256, 1024).astype(np.float32)).move_to("GPU")
+    for name, fused in (("mlp_train_b256", False), ("mlp_train_b256_fused", True)):
+        ms.set_context(enable_graph_kernel=fused)
+        ms.set_seed(1)
+        mlp = nn.SequentialCell(nn.Dense(1024, 4096, activation="relu"),
+                                nn.Dense(4096, 4096, activation=nn.GELU()),
+                                nn.Dense(4096, 1024))
+        mstep = nn.TrainOneStepCell(nn.WithLossCell(mlp, nn.MSELoss()),
+                                    nn.Momentum(mlp.trainable_params(), 0.001, 0.9))
+        rows[name] = 256 * rate(lambda: mstep(xm, ym), sync, 50)
+    ms.set_context(enable_graph_kernel=False)
+    return rows
+
+
+MM = 4096
+MM_FLOP = 2.0 * MM ** 3 / 1e12  # TFLOP per product
+
+
+def matmul_rows_mycel(ms, ops, Tensor, sync, rng):
+    from mycel.device_context.gpu import op_precision
+    a = Tensor(rng.randn(MM, MM).astype(np.float32)).move_to("GPU")
+    b = Tensor(rng.randn(MM, MM).astype(np.float32)).move_to("GPU")
+    rows = {"mm4096_fp32": MM_FLOP * rate(lambda: ops.matmul(a, b), sync, 20, warmup=3)}
+    op_precision.matmul_allow_tf32(True)
+    try:
+        rows["mm4096_tf32"] = MM_FLOP * rate(lambda: ops.matmul(a, b), sync, 20, warmup=3)
+    finally:
+        op_precision.matmul_allow_tf32(False)
+    for name, dt in (("mm4096_bf16", ms.bfloat16), ("mm4096_fp16", ms.float16)):
+        ah, bh = a.astype(dt), b.astype(dt)
+        rows[name] = MM_FLOP * rate(lambda: ops.matmul(ah, bh), sync, 50, warmup=5)
     return rows
 
 
@@ -133,6 +185,38 @@ def bench_torch():
     with torch.cuda.graph(g):
         chain(v)
     rows["chain100_graph"] = rate(g.replay, sync, 200)
+    a = torch.randn(MM, MM, device=dev)
+    b = torch.randn(MM, MM, device=dev)
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for name, tf32 in (("mm4096_fp32", False), ("mm4096_tf32", True)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            rows[name] = MM_FLOP * rate(lambda: a @ b, sync, 20, warmup=3)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    for name, dt in (("mm4096_bf16", torch.bfloat16), ("mm4096_fp16", torch.float16)):
+        ah, bh = a.to(dt), b.to(dt)
+        rows[name] = MM_FLOP * rate(lambda: ah @ bh, sync, 50, warmup=5)
+    net.train()
+
+    def step_bf16():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = net(x)
+        F.cross_entropy(out.float(), y).backward()
+        opt.step()
+    rows["lenet_train_b64_bf16"] = 64 * rate(step_bf16, sync, 100)
+    mlp = tnn.Sequential(tnn.Linear(1024, 4096), tnn.ReLU(), tnn.Linear(4096, 4096),
+                         tnn.GELU(approximate="tanh"), tnn.Linear(4096, 1024)).to(dev)
+    mopt = torch.optim.SGD(mlp.parameters(), lr=0.001, momentum=0.9)
+    xm = torch.randn(256, 1024, device=dev)
+    ym = torch.randn(256, 1024, device=dev)
+
+    def mlp_step():
+        mopt.zero_grad(set_to_none=True)
+        F.mse_loss(mlp(xm), ym).backward()
+        mopt.step()
+    rows["mlp_train_b256"] = 256 * rate(mlp_step, sync, 50)
     rows["device"] = torch.cuda.get_device_name(0)
     rows["torch"] = torch.__version__
     return rows
@@ -142,14 +226,18 @@ def table(mycel_file, torch_file):
     m = json.load(open(mycel_file))
     t = json.load(open(torch_file))
     units = {"lenet_train_b64": "samples/s", "lenet_infer_b1": "calls/s",
-             "chain100": "calls/s", "chain100_graph": "calls/s"}
+             "chain100": "calls/s", "chain100_graph": "calls/s", "mm4096_fp32": "TFLOP/s",
+             "mm4096_tf32": "TFLOP/s", "mm4096_bf16": "TFLOP/s", "mm4096_fp16": "TFLOP/s",
+             "lenet_train_b64_bf16": "samples/s", "mlp_train_b256": "samples/s",
+             "mlp_train_b256_fused": "samples/s"}
     lines = [f"GPU: {t.get('device')}, PyTorch {t.get('torch')} (eager, CUDA 13)", "",
              "| row | mycel | PyTorch | mycel / PyTorch |", "|---|---|---|---|"]
     for k, unit in units.items():
-        mv, tv = m.get(k), t.get(k)
+        mv, tv = m.get(k), t.get(k, t.get(k.replace("_fused", "")))  # fused: vs eager
         ratio = f"{mv / tv:.2f}x" if mv and tv else "-"
-        fm = f"{mv:,.0f} {unit}" if mv else "-"
-        ft = f"{tv:,.0f} {unit}" if tv else "-"
+        digits = 1 if unit == "TFLOP/s" else 0
+        fm = f"{mv:,.{digits}f} {unit}" if mv else "-"
+        ft = f"{tv:,.{digits}f} {unit}" if tv else "-"
         lines.append(f"| {k} | {fm} | {ft} | {ratio} |")
     print("\n".join(lines))
 

@@ -46,6 +46,7 @@ from mycel.train import data_sink  # noqa: E402,F401
 from mycel.train import (SummaryRecord, SummaryCollector,  # noqa: E402,F401
                          SummaryLandscape)
 from mycel import amp  # noqa: E402,F401
+from mycel import device_context  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
                             get_auto_parallel_context, reset_auto_parallel_context,

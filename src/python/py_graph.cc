@@ -12,8 +12,9 @@
 //        equal, the known dimensions equal; a ValueError or TypeError naming the argument
 //        otherwise) and is keyed by it: its dynamic (None) dimensions are -1, so every
 //        shape they take runs one graph, compiled once with dynamic shapes;
-//     2. a cache hit runs the compiled graph; a miss compiles (compiler::compile, options
-//        from the environment, logging to sys.stderr): parse (once per function, in this
+//     2. a cache hit runs the compiled graph (one compiled with graph kernels only for the
+//        target they were made for, the host or a device); a miss compiles (compiler::compile,
+//        options from the environment, logging to sys.stderr): parse (once per function, in this
 //        object's source module) -> specialise -> optimise (the pass pipeline) ->
 //        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
 //        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
@@ -39,6 +40,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "base/env.h"
 #include "compiler/compile.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
@@ -46,6 +48,7 @@
 #include "parallel/spmd.h"
 #include "python/module.h"
 #include "python/py_data.h"
+#include "runtime/eager.h"
 #include "runtime/vm.h"
 #include "tensor/dynamic_shape.h"
 
@@ -231,9 +234,19 @@ class HostRefs {
   std::vector<std::shared_ptr<const ir::HostObject>> out_;
 };
 
+// Whether graph-kernel fusion is for a device: the context's target is a GPU, or
+// MYCEL_GRAPH_KERNEL_DEVICE=1 asks for the device's fusion on the host (compiler/compile.h).
+bool graph_kernel_on_device() {
+  return !default_device().is_cpu() || env_flag("MYCEL_GRAPH_KERNEL_DEVICE");
+}
+
 struct Compiled {
   std::vector<AbsPtr> sig;
   AbsPtr key;
+  // With graph kernels, the target they were made for (0: the CPU's generated kernels, 1: a
+  // device's MatMul epilogues; -1: no graph kernels): a program is not reused for the other
+  // target, whose kernels it lacks.
+  int gk_target = -1;
   std::unique_ptr<ir::Module> module;
   std::unique_ptr<vm::Executable> exe;
   std::vector<Value> weights;
@@ -473,9 +486,11 @@ class GraphFunction {
 
   // Hits move to the back: the front is the least recently used.
   std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    const int target = graph_kernel_on_device() ? 1 : 0;
     for (size_t k = cache_.size(); k-- > 0;) {
       const Compiled& c = *cache_[k];
       if (c.sig.size() != sig.size() || !ir::abs_equal(c.key, key)) continue;
+      if (c.gk_target >= 0 && c.gk_target != target) continue;
       bool same = true;
       for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c.sig[i], sig[i]);
       if (!same) continue;
@@ -581,6 +596,7 @@ class GraphFunction {
     auto c = std::make_shared<Compiled>();
     c->sig = sig;
     c->key = key;
+    if (options.graph_kernel) c->gk_target = options.graph_kernel_device ? 1 : 0;
     c->module = std::make_unique<ir::Module>();
     std::optional<parallel::SpmdResult> spmd;
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
@@ -722,6 +738,7 @@ std::string qualname(pyb::handle fn) {
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();
   o.graph_kernel = g_graph_kernel.load();
+  o.graph_kernel_device = graph_kernel_on_device();
   o.log_to = [](const std::string& line) {
     pyb::module_::import("sys").attr("stderr").attr("write")(line);
   };

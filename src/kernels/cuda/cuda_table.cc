@@ -34,6 +34,7 @@ int install_cuda() {
   set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
+  install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
   return n;
 }
 
