@@ -170,7 +170,8 @@ class Executable {
   Executable();
   friend class Compiler;
   friend class Interpreter;
-  std::vector<std::unique_ptr<GraphCode>> graphs_;           // entry first
+  friend std::string capture_blocker(const Executable& exe, DeviceType type);  // vm_capture.h
+  std::vector<std::unique_ptr<GraphCode>> graphs_;                             // entry first
   std::unordered_map<const ir::FuncGraph*, int32_t> index_;  // graph -> index in graphs_
 };
 
