@@ -29,7 +29,13 @@ void* DeviceAllocator::allocate(size_t nbytes) {
     stats_.cached -= static_cast<int64_t>(n);
   } else {
     MC_CUDA_CHECK(cudaSetDevice(index_));
+    // In a capture (global mode), cudaMalloc is an unsafe call that would invalidate it:
+    // relaxed for this thread around the call. Safe here: the block is not part of the
+    // captured work, and the pool keeps it as long as the graph that bakes its address.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (active_ >= 0) MC_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     cudaError_t err = cudaMalloc(&p, n);
+    if (active_ >= 0) MC_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     if (err == cudaErrorMemoryAllocation && active_ < 0) {
       cudaGetLastError();  // clear it, give the cache back and try once more
       free_cached_locked();
