@@ -104,7 +104,7 @@ def test_device_memory_is_flat_across_replays():
         f(v, w)
     ms.hal.synchronize()
     assert _mycel._device_memory_stats("GPU", 0)["in_use"] == before
-    assert f._graph.capture_stats()["replays"] == 21
+    assert f._graph.capture_stats()["replays"] == 22  # 2 in the first loop, then 20
 
 
 def test_a_step_that_prints_runs_op_by_op(capfd):

@@ -396,6 +396,21 @@ TEST_F(Capture, WhatCannotBeCapturedRunsOpByOp) {
          return g;
        },
        f32_arg, "print"},
+      {"py_execute",
+       [](Builder& b) {
+         FuncGraph* g = b.graph("x", {f32({4})});
+         g->effects.push_back(b.builtin(g, Builtin::PyExecute, {b.c(Value::string("fn"))}));
+         g->set_output(b.prim(g, OpId::Neg, {b.param(g, 0)}));
+         return g;
+       },
+       f32_arg, "py_execute"},
+      {"a dynamic shape",
+       [](Builder& b) {
+         FuncGraph* g = b.graph("y", {f32({-1})});
+         g->set_output(b.prim(g, OpId::Exp, {b.param(g, 0)}));
+         return g;
+       },
+       f32_arg, "dynamic"},
       {"integer FloorDiv",
        [](Builder& b) {
          FuncGraph* g = b.graph("d", {i64({4})});
