@@ -57,6 +57,9 @@
 // error kind with the source excerpt of the failing node appended (ir::span_excerpt), and
 // those of the calling nodes below it (innermost first, at most a few).
 //
+// Whole-step capture (jit_level "O2"): vm_capture.h's CaptureRunner runs an Executable's
+// steps as a captured device graph, replayed per call, where the device can capture.
+//
 // An Executable is immutable once compiled: run() is thread-safe and reentrant, touches no
 // Python (the host does, for print and py_execute), and keeps all its state on the heap.
 // Graph values are identified by their FuncGraph*: the module must outlive the Executable
