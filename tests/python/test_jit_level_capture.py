@@ -61,3 +61,20 @@ def test_graph_mode_training_at_o2_equals_o1_on_the_cpu():
     assert l1 == l2
     for a, b in zip(w1, w2):
         np.testing.assert_array_equal(a, b)
+
+
+def test_data_sink_with_an_o2_config_equals_o1_on_the_cpu():
+    import mycel.dataset as ds
+    rng = np.random.RandomState(3)
+    x = rng.randn(12, 4).astype(np.float32)
+    w = Tensor(rng.randn(4, 3).astype(np.float32))
+
+    def f(xb):
+        return _step(xb, w)
+    out = {}
+    for level in ("O1", "O2"):
+        data = ds.NumpySlicesDataset((x,), ["x"], shuffle=False).batch(4)
+        sink = ms.data_sink(f, data, sink_size=3, jit_config=ms.JitConfig(jit_level=level))
+        out[level] = sink().asnumpy()
+    np.testing.assert_array_equal(out["O2"], out["O1"])
+    np.testing.assert_allclose(out["O2"], np.tanh(x[8:] @ w.asnumpy()) * 2 + 1, rtol=1e-5)
