@@ -17,6 +17,22 @@ size_t DeviceAllocator::round_size(size_t n) {
   return (n + q - 1) / q * q;
 }
 
+namespace {
+// In a capture (global mode) cudaMalloc is an unsafe call that would invalidate it: this
+// thread's mode is relaxed around the call. Safe here: the allocation is not part of the
+// captured work, and the pool keeps the block as long as the graph that bakes its address.
+struct RelaxedCapture {
+  explicit RelaxedCapture(bool on) : on_(on) {
+    if (on_) MC_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode_));
+  }
+  ~RelaxedCapture() {
+    if (on_) cudaThreadExchangeStreamCaptureMode(&mode_);  // back to the thread's mode
+  }
+  bool on_;
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+}  // namespace
+
 void* DeviceAllocator::allocate(size_t nbytes) {
   size_t n = round_size(nbytes);
   std::lock_guard<std::mutex> lock(mu_);
@@ -28,14 +44,9 @@ void* DeviceAllocator::allocate(size_t nbytes) {
     it->second.pop_back();
     stats_.cached -= static_cast<int64_t>(n);
   } else {
+    RelaxedCapture relaxed(active_ >= 0);
     MC_CUDA_CHECK(cudaSetDevice(index_));
-    // In a capture (global mode), cudaMalloc is an unsafe call that would invalidate it:
-    // relaxed for this thread around the call. Safe here: the block is not part of the
-    // captured work, and the pool keeps it as long as the graph that bakes its address.
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (active_ >= 0) MC_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     cudaError_t err = cudaMalloc(&p, n);
-    if (active_ >= 0) MC_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     if (err == cudaErrorMemoryAllocation && active_ < 0) {
       cudaGetLastError();  // clear it, give the cache back and try once more
       free_cached_locked();
