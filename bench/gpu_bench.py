@@ -10,7 +10,9 @@ Rows:
   lenet_infer_b1    LeNet-5 inference, batch 1: calls/s
   chain100          100 elementwise ops (alternating mul/add/relu) on a [4096] float32
                     tensor, one call: calls/s (launch overhead: the ops are tiny)
-  chain100_graph    the same chain as one captured CUDA graph replayed (PyTorch only here)
+  chain100_graph    the same chain as one captured CUDA graph replayed (mycel: jit_level
+                    "O2", runtime/vm_capture.h; PyTorch: torch.cuda.CUDAGraph)
+  lenet_infer_b1_graph  LeNet-5 inference, batch 1, with jit_level "O2" (mycel only): calls/s
   mm4096_fp32       a 4096^3 MatMul in float32, TF32 off (mycel's default, PyTorch's
                     allow_tf32=False): TFLOP/s
   mm4096_tf32       the same with TF32 allowed (mycel: device_context.gpu.op_precision.
@@ -24,6 +26,8 @@ Rows:
   mlp_train_b256_fused   the same with set_context(enable_graph_kernel=True): each Dense's
                     MatMul, BiasAdd and activation one cuBLASLt call with a bias epilogue
                     (mycel only; PyTorch's eager row is mlp_train_b256's)
+Each mycel "_graph" row checks its result against op by op's and that the step was captured
+(its *_captured row), so a fallback to op by op cannot pass for a captured graph.
 """
 import argparse
 import json
@@ -85,6 +89,8 @@ def bench_mycel():
         return v
     v = Tensor(rng.randn(4096).astype(np.float32)).move_to("GPU")
     rows["chain100"] = rate(lambda: chain(v), sync, 200)
+    _mycel_chain100_graph(rows, chain, v, sync)
+    _mycel_lenet_infer_b1_graph(rows, net, x1, sync)
     rows.update(matmul_rows_mycel(ms, ops, Tensor, sync, rng))
     from mycel import amp
     ms.set_seed(1)
@@ -125,6 +131,32 @@ def matmul_rows_mycel(ms, ops, Tensor, sync, rng):
         ah, bh = a.astype(dt), b.astype(dt)
         rows[name] = MM_FLOP * rate(lambda: ops.matmul(ah, bh), sync, 50, warmup=5)
     return rows
+
+
+def _mycel_chain100_graph(rows, chain, v, sync):
+    """chain100 at jit_level O2: one captured graph per call."""
+    import mycel as ms
+    graph = ms.jit(chain._mycel_fn, jit_level="O2")
+    want = chain(v).asnumpy()
+    np.testing.assert_allclose(graph(v).asnumpy(), want, rtol=1e-6)  # warm-up
+    np.testing.assert_allclose(graph(v).asnumpy(), want, rtol=1e-6)  # captured
+    rows["chain100_graph"] = rate(lambda: graph(v), sync, 200)
+    rows["chain100_graph_captured"] = graph._graph.capture_stats()["captures"]
+
+
+def _mycel_lenet_infer_b1_graph(rows, net, x1, sync):
+    """lenet_infer_b1 with set_context(jit_level="O2") (the Cell's compiled construct)."""
+    import mycel as ms
+    want = net(x1).asnumpy()
+    ms.set_context(jit_level="O2")
+    try:
+        for _ in range(2):  # warm-up, capture
+            np.testing.assert_allclose(net(x1).asnumpy(), want, rtol=1e-5, atol=1e-6)
+        rows["lenet_infer_b1_graph"] = rate(lambda: net(x1), sync, 200)
+        stats = net._compiled_construct()._graph.capture_stats()
+        rows["lenet_infer_b1_graph_captured"] = stats["captures"]
+    finally:
+        ms.set_context(jit_level="O1")
 
 
 def bench_torch():
@@ -229,7 +261,8 @@ def table(mycel_file, torch_file):
              "chain100": "calls/s", "chain100_graph": "calls/s", "mm4096_fp32": "TFLOP/s",
              "mm4096_tf32": "TFLOP/s", "mm4096_bf16": "TFLOP/s", "mm4096_fp16": "TFLOP/s",
              "lenet_train_b64_bf16": "samples/s", "mlp_train_b256": "samples/s",
-             "mlp_train_b256_fused": "samples/s"}
+             "mlp_train_b256_fused": "samples/s",
+             "lenet_infer_b1_graph": "calls/s"}
     lines = [f"GPU: {t.get('device')}, PyTorch {t.get('torch')} (eager, CUDA 13)", "",
              "| row | mycel | PyTorch | mycel / PyTorch |", "|---|---|---|---|"]
     for k, unit in units.items():
@@ -239,6 +272,10 @@ def table(mycel_file, torch_file):
         fm = f"{mv:,.{digits}f} {unit}" if mv else "-"
         ft = f"{tv:,.{digits}f} {unit}" if tv else "-"
         lines.append(f"| {k} | {fm} | {ft} | {ratio} |")
+    if m.get("chain100_graph") and m.get("chain100"):
+        lines += ["", f"mycel chain100_graph / chain100 (captured vs op by op): "
+                      f"{m['chain100_graph'] / m['chain100']:.2f}x (target >= 3x); captured: "
+                      f"{m.get('chain100_graph_captured')}"]
     print("\n".join(lines))
 
 

@@ -50,6 +50,7 @@
 #include "python/py_data.h"
 #include "runtime/eager.h"
 #include "runtime/vm.h"
+#include "runtime/vm_capture.h"
 #include "tensor/dynamic_shape.h"
 
 namespace pyb = pybind11;
@@ -117,6 +118,10 @@ Value runtime_value(const Value& v, ir::Host& host) {
 
 // The most graphs one GraphFunction keeps.
 std::atomic<int> g_cache_limit{8};
+// set_context(jit_level=...): "O2" runs compiled steps as captured graphs on a device that
+// can capture (runtime/vm_capture.h); a function's own jit_level (jit(jit_level=...),
+// JitConfig) overrides it.
+std::atomic<bool> g_capture_default{false};
 // set_context(enable_graph_kernel=...): GRAPH-mode compiles fuse into generated kernels.
 std::atomic<bool> g_graph_kernel{false};
 // A Python float argument that took this many values in compiles becomes a run-time scalar.
@@ -249,6 +254,7 @@ struct Compiled {
   int gk_target = -1;
   std::unique_ptr<ir::Module> module;
   std::unique_ptr<vm::Executable> exe;
+  std::unique_ptr<vm::CaptureRunner> runner;  // jit_level O2: made on its first call
   std::vector<Value> weights;
   std::vector<std::string> warnings;
 };
@@ -294,9 +300,11 @@ class GraphFunction {
     for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
     Value out;
     before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
+    vm::CaptureRunner* runner = runner_of(*c);
     {
       pyb::gil_scoped_release nogil;
-      out = c->exe->run(run_args, runtime_host_.get());
+      out = runner ? runner->run(run_args, runtime_host_.get())
+                   : c->exe->run(run_args, runtime_host_.get());
     }
     return frontend::to_python(out);
   }
@@ -344,9 +352,11 @@ class GraphFunction {
       run_args.clear();
       for (Tensor& t : row) run_args.push_back(Value::tensor(std::move(t)));
       for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+      vm::CaptureRunner* runner = runner_of(*c);
       {
         pyb::gil_scoped_release nogil;
-        out = c->exe->run(run_args, runtime_host_.get());
+        out = runner ? runner->run(run_args, runtime_host_.get())
+                     : c->exe->run(run_args, runtime_host_.get());
       }
       ++n;
     }
@@ -395,6 +405,31 @@ class GraphFunction {
 
   size_t num_compiled() const { return cache_.size(); }
 
+  // jit_level of this function: "" follows set_context's, "O2" captures, others do not.
+  void set_jit_level(const std::string& level) { jit_level_ = level; }
+  const std::string& jit_level() const { return jit_level_; }
+
+  // The capture counters (runtime/vm_capture.h) summed over the graphs in the cache.
+  pyb::dict capture_stats() const {
+    vm::CaptureStats t;
+    for (const auto& c : cache_) {
+      if (!c->runner) continue;
+      vm::CaptureStats s = c->runner->stats();
+      t.op_by_op += s.op_by_op;
+      t.captures += s.captures;
+      t.replays += s.replays;
+      t.fallbacks += s.fallbacks;
+      if (!s.last_reason.empty()) t.last_reason = s.last_reason;
+    }
+    pyb::dict d;
+    d["op_by_op"] = t.op_by_op;
+    d["captures"] = t.captures;
+    d["replays"] = t.replays;
+    d["fallbacks"] = t.fallbacks;
+    d["last_reason"] = t.last_reason;
+    return d;
+  }
+
   // The most recently used compiled graph, as the VM program text (what `vm` prints); empty
   // before the first compile. MindSpore's train.serialization._save_graph writes it.
   std::string last_graph_text() const {
@@ -432,6 +467,14 @@ class GraphFunction {
   }
 
  private:
+  // The capture runner of `c` when this function runs at jit_level O2, else nullptr.
+  vm::CaptureRunner* runner_of(Compiled& c) {
+    const bool o2 = jit_level_.empty() ? g_capture_default.load() : jit_level_ == "O2";
+    if (!o2) return nullptr;
+    if (!c.runner) c.runner = std::make_unique<vm::CaptureRunner>(*c.exe, name_);
+    return c.runner.get();
+  }
+
   // How a Python float argument position is keyed: by value, as a run-time scalar (after
   // kFloatRecompiles values), or by value for good (its run-time form did not compile).
   enum FloatState : uint8_t { kByValue, kRuntime, kStatic };
@@ -686,6 +729,7 @@ class GraphFunction {
 
   pyb::object fn_;
   std::string name_;
+  std::string jit_level_;  // "" follows set_context(jit_level=...)
   std::vector<std::string> arg_names_;
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
@@ -772,6 +816,11 @@ void bind_graph(pyb::module_& m) {
            "(Cell.set_inputs); an empty list removes the signature.")
       .def("last_graph_text", &GraphFunction::last_graph_text,
            "The most recently used compiled graph as VM program text ('' before any).")
+      .def_property("jit_level", &GraphFunction::jit_level, &GraphFunction::set_jit_level,
+                    "This function's jit_level ('' follows set_context): 'O2' runs its steps "
+                    "as captured graphs on a GPU.")
+      .def("capture_stats", &GraphFunction::capture_stats,
+           "Whole-step capture counters (jit_level O2) summed over the cached graphs.")
       .def_property_readonly("num_compiled", &GraphFunction::num_compiled,
                              "Graphs in the cache now.")
       .def_property_readonly("num_compiles", &GraphFunction::num_compiles,
@@ -785,6 +834,9 @@ void bind_graph(pyb::module_& m) {
       },
       "The most graphs each jit function or GRAPH-mode Cell keeps (LRU).");
   m.def("get_jit_cache_limit", []() { return g_cache_limit.load(); });
+  m.def(
+      "_set_jit_level", [](const std::string& level) { g_capture_default.store(level == "O2"); },
+      "set_context(jit_level=...): 'O2' captures compiled steps on a GPU (runtime/vm_capture.h).");
   m.def(
       "_set_graph_kernel", [](bool on) { g_graph_kernel.store(on); },
       "Graph-kernel fusion for the programs compiled from now on (set_context).");
