@@ -6,6 +6,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "codegen/graph_kernels.h"
+#include "compiler/passes/pass_util.h"
 #include "compiler/specialize.h"
 
 namespace mycel::compiler {
@@ -95,6 +96,8 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.entry = s.entry;
   r.weights = std::move(s.weights);
   r.warnings = std::move(s.warnings);
+  for (ir::CNode* c : detail::walk(r.entry).nodes)
+    r.custom_grads = r.custom_grads || c->is_builtin(ir::Builtin::CustomVjp);
   if (until != Stage::Specialize) {
     PipelineOptions po = options.pipeline();
     po.dump_name = name;

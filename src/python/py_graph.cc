@@ -238,6 +238,7 @@ struct Compiled {
   std::unique_ptr<vm::Executable> exe;
   std::vector<Value> weights;
   std::vector<std::string> warnings;
+  bool custom_grads = false;  // compiler::CompileResult::custom_grads
 };
 
 class GraphFunction {
@@ -259,6 +260,32 @@ class GraphFunction {
   // tree, which the compiled graph reads as constants.
   pyb::object call_keyed(pyb::handle phase, const pyb::args& args) {
     std::vector<Value> vals;
+    std::shared_ptr<Compiled> c =
+        lookup_args(phase, args, vals);  // shared: an eviction may drop it
+    std::vector<Value> run_args;
+    for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
+    for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+    Value out;
+    before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
+    {
+      pyb::gil_scoped_release nogil;
+      out = c->exe->run(run_args, runtime_host_.get());
+    }
+    return frontend::to_python(out);
+  }
+
+  // Whether the graph for these arguments (compiled now if it is not cached) has a custom
+  // gradient rule (compiler::CompileResult::custom_grads): _JitFunction (common/api.py) then
+  // runs the function eagerly inside a PYNATIVE gradient's recording, where the rule is seen.
+  bool custom_grads(const pyb::args& args) {
+    std::vector<Value> vals;
+    return lookup_args(pyb::none(), args, vals)->custom_grads;
+  }
+
+  // The compiled graph for a call's arguments (their values in `vals`), from the cache or
+  // compiled now.
+  std::shared_ptr<Compiled> lookup_args(pyb::handle phase, const pyb::args& args,
+                                        std::vector<Value>& vals) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) {
       Value v;
@@ -274,18 +301,7 @@ class GraphFunction {
       sig.push_back(std::move(abs));
     }
     if (!input_sig_.empty()) apply_input_signature(sig);
-    AbsPtr key = Abstract::constant(frontend::to_value(phase));
-    std::shared_ptr<Compiled> c = lookup(sig, key);  // shared: an eviction may drop it
-    std::vector<Value> run_args;
-    for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
-    for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
-    Value out;
-    before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
-    {
-      pyb::gil_scoped_release nogil;
-      out = c->exe->run(run_args, runtime_host_.get());
-    }
-    return frontend::to_python(out);
+    return lookup(sig, Abstract::constant(frontend::to_value(phase)));
   }
 
   // Data sink: up to `steps` calls, each on the next row of `pipeline` (a _data.Pipeline
@@ -639,6 +655,7 @@ class GraphFunction {
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
+    c->custom_grads = r.custom_grads;
     if (spmd && spmd->plan)
       spmd_glue.attr("_planned")(spmd->plan->to_string(), spmd->plan->to_json());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
@@ -734,6 +751,7 @@ void bind_graph(pyb::module_& m) {
                              pyb::custom_type_setup(setup_gc))
       .def(pyb::init<pyb::object>())
       .def("__call__", &GraphFunction::call)
+      .def("custom_grads", &GraphFunction::custom_grads)
       .def("call_keyed", &GraphFunction::call_keyed,
            "Calls with an extra cache key (a Cell tree's training flags).")
       .def("sink", &GraphFunction::sink, pyb::arg("phase"), pyb::arg("pipeline"),

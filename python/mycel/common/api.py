@@ -59,6 +59,7 @@ class _JitFunction:
         self._instance = instance
         target = fn if instance is None else fn.__get__(instance)
         self._graph = _C.GraphFunction(target)
+        self._target = target
         self._sig = inspect.signature(target)
         # Extra keywords reach a Python function's **kwargs as a dict (see _positional).
         self._kw_dict = inspect.isfunction(fn)
@@ -72,7 +73,14 @@ class _JitFunction:
     _input_signature = None
 
     def __call__(self, *args, **kwargs):
-        return self._graph(*_positional(self._sig, args, kwargs, self._kw_dict))
+        pos = _positional(self._sig, args, kwargs, self._kw_dict)
+        # Inside a PYNATIVE gradient's recording, a graph with a custom gradient rule (a
+        # Cell's bprop, a register_hook) runs eagerly: the optimised graph no longer has the
+        # rule (compiler/compile.h, CompileResult::custom_grads), so the recording of its ops
+        # would differentiate them automatically.
+        if _C._recording() and self._graph.custom_grads(*pos):
+            return self._target(*args, **kwargs)
+        return self._graph(*pos)
 
     def _set_input_signature(self, inputs, specs=None):
         """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,

@@ -15,9 +15,13 @@ Where a hook acts:
   use, earlier uses included) through the hook (``_C._hook_recorded``, compiler/ad/pynative.h).
   Such a hook belongs to that recording only.
 
-Registering a hook on a Parameter inside graph code is a ValueError (as in MindSpore); on a
-tensor inside graph code, a TypeError naming the limitation (mycel's graph front end does
-not compile hooks; register it outside the graph, where it acts as above)."""
+- on a tensor made inside graph code (GRAPH mode, a @jit function): the front end compiles
+  the hook into the graph's backward (see the end of this file). A @jit function with such a
+  hook, differentiated in PYNATIVE mode, runs eagerly (common/api.py, _JitFunction), so the
+  recording sees the hook.
+
+Registering a hook on a Parameter inside graph code is a ValueError (as in MindSpore), and two
+hooks on one tensor inside graph code a RuntimeError."""
 import itertools
 import weakref
 
