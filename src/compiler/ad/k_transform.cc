@@ -203,8 +203,10 @@ AbsPtr KTransform::k_abs(const AbsPtr& a) {
   if (a->kind == AbsKind::Func) {
     std::vector<FuncCandidate> cands = a->funcs;
     bool any = false;
+    // Only graphs of this module: an abstract may still name the front end's graph a
+    // specialised one came from (a switch between closures), which is never run.
     for (FuncCandidate& f : cands)
-      if (f.fn.is(ValueKind::Graph)) {
+      if (f.fn.is(ValueKind::Graph) && f.fn.as_graph()->module() == &m_) {
         f.fn = Value::graph(k_graph(f.fn.as_graph()));
         any = true;
       }
