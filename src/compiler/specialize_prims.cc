@@ -172,8 +172,11 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   // or the op draws random numbers, writes or communicates (their outputs are kept).
   if (c->recompute != 0 && (op.flags & kEffectFlags) == 0 && !t.attrs.has(kRecomputeAttr))
     t.attrs.set(kRecomputeAttr, c->recompute);
+  Node* var = update && !t.inputs.empty() ? t.inputs[0] : nullptr;
   CNode* r = b.emit_typed(op, std::move(t));
   if (update) took_effect(c, r);
+  // A computed tensor written by Assign/AssignAdd reads as the update from now on (updated_).
+  if (op.id == OpId::Assign || op.id == OpId::AssignAdd) note_update(var, r);
   return r;
 }
 

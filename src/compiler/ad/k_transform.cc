@@ -252,6 +252,7 @@ class KGraph {
     }
     bg_ = m_.new_graph("B_" + g_->name(), g_->span());
     backward();
+    if (k_.check_overwrites) check_overwritten();
     Node* bref = graph_ref(m_, bg_);
     CNode* r = m_.call_builtin(kg_, Builtin::MakeTuple, {out, bref}, g_->output()->span());
     r->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
@@ -373,6 +374,49 @@ class KGraph {
     if (!carries_cot(x->abstract())) return;
     Node*& a = adj_[x];
     a = add(b, a, d);
+  }
+
+  // PyTorch's rule for in-place writes: the backward must not read a value (a tensor
+  // computed here) that an op writes in place later in the forward, as it would read the
+  // written one. An op of the backward (but ZerosLike/OnesLike, which read only the shape)
+  // reading the forward copy of such a tensor is a TypeError naming the write. (A write
+  // whose later readers read the update, compiler/ad/bprop.h, is fine.)
+  void check_overwritten() {
+    std::unordered_map<const Node*, CNode*> written;  // forward copy -> the writing op
+    for (CNode* n : order_) {
+      const Value* cv = const_value(n->callee());
+      if (!cv || !cv->is(ValueKind::Prim)) continue;
+      const OpDef& op = *cv->as_prim().op;
+      if ((op.flags & F_INPLACE) == 0) continue;
+      for (size_t i = 1; i < n->size(); ++i) {
+        Node* x = n->input(i);
+        while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
+          x = static_cast<CNode*>(x)->input(1);
+        if (writes_input(op, i - 1) && x->is_cnode() && x->graph() == g_)
+          written.emplace(fwd_of(x), n);
+      }
+    }
+    if (written.empty()) return;
+    for (FuncGraph* h : m_.reachable_graphs(bg_)) {
+      if (h == kg_) continue;
+      for (CNode* c : m_.toposort(h)) {
+        const Value* cv = const_value(c->callee());
+        if (!cv || !cv->is(ValueKind::Prim)) continue;
+        OpId id = cv->as_prim().op->id;
+        if (id == OpId::ZerosLike || id == OpId::OnesLike) continue;
+        for (size_t i = 1; i < c->size(); ++i) {
+          auto w = written.find(c->input(i));
+          if (w == written.end()) continue;
+          CNode* u = w->second;
+          throw Error(
+              ErrorKind::Type,
+              str("the gradient needs a value that '", const_value(u->callee())->as_prim().op->name,
+                  "' overwrites in place afterwards (", span_location(u->span()),
+                  "); write into a copy, or compute a new tensor (y = y + v) instead\n",
+                  span_excerpt(u->span())));
+        }
+      }
+    }
   }
 
   [[noreturn]] void unsupported(CNode* n, const std::string& what) {

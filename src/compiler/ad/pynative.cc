@@ -92,6 +92,15 @@ void OpRecorder::custom(const Value& bprop, std::span<const Tensor> in, const Te
   recs_.push_back(std::move(r));
 }
 
+void OpRecorder::before_write(const Tensor& x) {
+  auto it = ids_.find(x.impl().get());
+  if (it == ids_.end()) return;
+  const Ref r = it->second;
+  Tensor& held = r.rec < 0 ? params_[static_cast<size_t>(r.index)]
+                           : recs_[static_cast<size_t>(r.rec)].out[static_cast<size_t>(r.index)];
+  if (held.impl() == x.impl()) held = x.clone();
+}
+
 bool OpRecorder::hook(const Value& bprop, const Tensor& x) {
   Ref r = ref_of(x);
   if (r.rec < 0 && static_cast<size_t>(r.index) < n_in_ + n_w_) return false;
@@ -123,6 +132,10 @@ void OpRecorder::op(const OpDef& op, const Attrs& attrs, std::span<const Tensor>
   r.in.reserve(in.size());
   for (const Tensor& t : in) r.in.push_back(ref_of(t));
   int32_t k = static_cast<int32_t>(recs_.size());
+  // An input the op wrote without returning it (before_write kept its old value): a later
+  // read captures its new value afresh.
+  for (size_t i = 0; i < in.size(); ++i)
+    if (writes_input(op, i)) ids_.erase(in[i].impl().get());
   for (size_t o = 0; o < out.size(); ++o) {
     r.out.push_back(out[o]);
     ids_[out[o].impl().get()] = Ref{k, static_cast<int32_t>(o)};
@@ -240,6 +253,7 @@ namespace {
 ir::FuncGraph* backward_graph(ir::Module& m, ir::FuncGraph* g, const SourceMap& source,
                               std::vector<Feed>& feeds, size_t n_grads) {
   ir::KTransform kt(m);
+  kt.check_overwrites = false;  // the feeds are the values the ops read (before_write)
   kt.k_graph(g);
   ir::FuncGraph* bg = kt.bprop_graph(g);
   std::unordered_map<Node*, Node*> back;  // K(g) node -> g node

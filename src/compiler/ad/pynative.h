@@ -72,6 +72,11 @@ class OpRecorder final : public record::Sink {
   // A custom call `bprop` on x inserted right after x's producer, every recorded use of x
   // (and every later one) reading its output instead: the hook sees x's whole gradient.
   bool hook(const ir::Value& bprop, const Tensor& x) override;
+  // x's value so far is kept (a copy) where the recording holds x as a forward value: the
+  // backward of the ops that read it before the write sees what they read, and the write
+  // itself is recorded as an op (Assign, AssignAdd: differentiable, compiler/ad/bprop.h).
+  void before_write(const Tensor& x) override;
+  bool holds(const Tensor& t) const override { return ids_.count(t.impl().get()) != 0; }
   size_t num_ops() const { return recs_.size(); }
 
   // The gradients of the recorded output `out` (a tensor, or a tuple of tensors, made by the
