@@ -6,6 +6,7 @@
 #include "compiler/specialize_impl.h"
 #include "ops/indexing.h"
 #include "ops/op_semantics.h"
+#include "ops/weak_scalar.h"
 
 namespace mycel::ir::spec {
 
@@ -208,7 +209,9 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   std::vector<Node*> inputs;
   for (size_t i = 0; i < raw.size(); ++i) {
     try {
-      inputs.push_back(to_tensor(c, raw[i], like ? &like_copy : nullptr, sp));
+      // The weak-scalar rule of both modes (ops/weak_scalar.h).
+      const bool follow = like != nullptr && weak_scalar_follows_tensor(op, i);
+      inputs.push_back(to_tensor(c, raw[i], follow ? &like_copy : nullptr, sp));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Internal) throw;
       fail(e.kind(), sp, str("For '", op.name, "', input ", i, ": ", e.message()));
