@@ -137,6 +137,13 @@ def test_setitem_outside_a_gradient_still_writes():
             c[1] = 4.0
             return (x * c).sum()
         np.testing.assert_allclose(ops.grad(const_write)(Tensor(X)).asnumpy(), [0, 4, 0])
+
+        # nor is a tensor made from x's shape only (zeros_like: no gradient flows through it)
+        def mask_write(x):
+            m = ops.zeros_like(x)
+            m[2] = 3.0
+            return (x * m).sum()
+        np.testing.assert_allclose(ops.grad(mask_write)(Tensor(X)).asnumpy(), [0, 0, 3])
     finally:
         ms.set_context(mode=old)
 
