@@ -169,3 +169,61 @@ def test_graph_mode_names_the_write_the_gradient_would_miss():
         np.testing.assert_allclose(got, 4 * X ** 3 + 2 * X + 1, rtol=1e-5)
     finally:
         ms.set_context(mode=old)
+
+
+def write_in_branch(x):
+    y = x * 2
+    if x.sum() > 0:
+        ops.assign_add(y, x * x)
+    return (y * x).sum()
+
+
+def write_in_loop(x):
+    y = x * 2
+    i = 0
+    while i < x.shape[0]:
+        ops.assign_add(y, x * x)
+        i += 1
+    return (y * x).sum()
+
+
+def _update(y, x):
+    ops.assign_add(y, x * x)
+
+
+def write_in_a_function(x):
+    y = x * 2
+    _update(y, x)
+    return (y * x).sum()
+
+
+UNFOLLOWED = {
+    "write_in_branch": (write_in_branch, lambda x: ((x * 2 + x * x) * x).sum(), "if x.sum() > 0"),
+    "write_in_loop": (write_in_loop, lambda x: ((x * 2 + 3 * x * x) * x).sum(), None),
+    "write_in_a_function": (write_in_a_function, lambda x: ((x * 2 + x * x) * x).sum(),
+                            "return (y * x).sum()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNFOLLOWED))
+def test_a_write_graph_mode_cannot_follow_is_a_type_error(name):
+    fn, torch_fn, line = UNFOLLOWED[name]
+    tx = torch.tensor(X.astype(np.float64), requires_grad=True)
+    torch_fn(tx).backward()
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        np.testing.assert_allclose(ops.grad(fn)(Tensor(X)).asnumpy(), tx.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(TypeError, match="cannot follow the in-place write of 'AssignAdd'") \
+                as info:
+            ops.grad(fn)(Tensor(X))
+        if line is not None:
+            assert line in str(info.value)
+        # the forward alone still runs, with PYNATIVE's value
+        np.testing.assert_allclose(ms.jit(fn)(Tensor(X)).asnumpy(),
+                                   torch_fn(torch.tensor(X.astype(np.float64))).item(),
+                                   rtol=1e-5)
+    finally:
+        ms.set_context(mode=old)
