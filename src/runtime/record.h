@@ -33,7 +33,8 @@ class Sink {
   // An op is about to write `t` in place (Assign, AssignAdd, BatchNorm's statistics): a sink
   // that holds t as the value of an earlier op keeps a copy of it, which the backward reads.
   virtual void before_write(const Tensor& t) { (void)t; }
-  // Whether the sink differentiates through `t` (an input, a weight, an op's output it saw).
+  // Whether the sink's gradient depends on `t`: an input, a weight, or the output of an op
+  // it saw that depends differentiably on one (a write into t that is no op would be lost).
   virtual bool holds(const Tensor& t) const {
     (void)t;
     return false;
