@@ -96,8 +96,10 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.entry = s.entry;
   r.weights = std::move(s.weights);
   r.warnings = std::move(s.warnings);
-  for (ir::CNode* c : detail::walk(r.entry).nodes)
+  for (ir::CNode* c : detail::walk(r.entry).nodes) {
     r.custom_grads = r.custom_grads || c->is_builtin(ir::Builtin::CustomVjp);
+    r.grads = r.grads || c->is_builtin(ir::Builtin::Vjp);
+  }
   if (until != Stage::Specialize) {
     PipelineOptions po = options.pipeline();
     po.dump_name = name;

@@ -76,6 +76,9 @@ struct CompileResult {
   // the executable would miss the rule: GRAPH mode runs such a function eagerly while a
   // PYNATIVE gradient records (python/py_graph.cc).
   bool custom_grads = false;
+  // The specialised program takes a gradient (a vjp): Tensor.register_hook on its arguments
+  // or weights would not run there (common/api.py refuses such a call).
+  bool grads = false;
 };
 
 // Compiles `fn` (a Graph, a Closure, or a host callable such as a Cell, of module `src`) for

@@ -239,6 +239,7 @@ struct Compiled {
   std::vector<Value> weights;
   std::vector<std::string> warnings;
   bool custom_grads = false;  // compiler::CompileResult::custom_grads
+  bool grads = false;         // compiler::CompileResult::grads
 };
 
 class GraphFunction {
@@ -280,6 +281,18 @@ class GraphFunction {
   bool custom_grads(const pyb::args& args) {
     std::vector<Value> vals;
     return lookup_args(pyb::none(), args, vals)->custom_grads;
+  }
+
+  // The weights (Parameters) the graph for these arguments reads if it takes a gradient,
+  // else None (compiled now if it is not cached): _JitFunction refuses Tensor.register_hook
+  // hooks on them and on the arguments, which a gradient inside graph code does not run.
+  pyb::object grad_weights(pyb::handle phase, const pyb::args& args) {
+    std::vector<Value> vals;
+    std::shared_ptr<Compiled> c = lookup_args(phase, args, vals);
+    if (!c->grads) return pyb::none();
+    pyb::list out;
+    for (const Value& w : c->weights) out.append(frontend::to_python(w));
+    return out;
   }
 
   // The compiled graph for a call's arguments (their values in `vals`), from the cache or
@@ -656,6 +669,7 @@ class GraphFunction {
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
     c->custom_grads = r.custom_grads;
+    c->grads = r.grads;
     if (spmd && spmd->plan)
       spmd_glue.attr("_planned")(spmd->plan->to_string(), spmd->plan->to_json());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
@@ -752,6 +766,7 @@ void bind_graph(pyb::module_& m) {
       .def(pyb::init<pyb::object>())
       .def("__call__", &GraphFunction::call)
       .def("custom_grads", &GraphFunction::custom_grads)
+      .def("grad_weights", &GraphFunction::grad_weights)
       .def("call_keyed", &GraphFunction::call_keyed,
            "Calls with an extra cache key (a Cell tree's training flags).")
       .def("sink", &GraphFunction::sink, pyb::arg("phase"), pyb::arg("pipeline"),

@@ -151,3 +151,69 @@ def test_backward_hook_on_the_differentiated_cell_in_graph_mode_is_a_type_error(
             ops.grad(net)(Tensor(X))
     finally:
         ms.set_context(mode=old)
+
+
+def square_sum(x):
+    return (x * x).sum()
+
+
+class GradInside(nn.Cell):
+    def construct(self, x):
+        return ops.grad(square_sum)(x)
+
+
+class Linear(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(X), name="w")
+
+    def construct(self, x):
+        return (x * self.w).sum()
+
+
+class WeightGradInside(nn.Cell):
+    """MindSpore's training-cell pattern: the weights' gradient taken inside construct."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = Linear()
+        self.weights = ms.ParameterTuple(self.net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True)
+
+    def construct(self, x):
+        return self.grad(self.net, self.weights)(x)
+
+
+def test_input_hooks_of_a_gradient_taken_inside_graph_code(mode):
+    x = Tensor(X)
+    handle = x.register_hook(lambda g: g * 10)
+    try:
+        if mode == ms.PYNATIVE_MODE:
+            # the construct runs eagerly: its ops.grad applies the hook
+            np.testing.assert_allclose(GradInside()(x).asnumpy(), 20 * X, rtol=1e-6)
+        else:
+            with pytest.raises(TypeError, match="has a hook"):
+                GradInside()(x)
+        with pytest.raises(TypeError, match="does not run hooks of its inputs"):
+            ms.jit(ops.grad(square_sum))(x)
+        # a graph that takes no gradient is called as usual
+        np.testing.assert_allclose(ms.jit(square_sum)(x).asnumpy(), (X * X).sum(), rtol=1e-6)
+    finally:
+        handle.remove()
+    # without the hook, the plain gradient
+    np.testing.assert_allclose(GradInside()(Tensor(X)).asnumpy(), 2 * X, rtol=1e-6)
+
+
+def test_weight_hooks_of_a_gradient_taken_inside_graph_code():
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = WeightGradInside()
+        handle = net.net.w.register_hook(lambda g: g * 10)
+        with pytest.raises(TypeError, match="For 'WeightGradInside.construct', Parameter 'net.w' has a hook"):
+            net(Tensor(X))
+        handle.remove()
+        (gw,) = net(Tensor(X))
+        np.testing.assert_allclose(gw.asnumpy(), X, rtol=1e-6)
+    finally:
+        ms.set_context(mode=old)
