@@ -6,6 +6,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "codegen/graph_kernels.h"
+#include "compiler/passes/pass_util.h"
 #include "compiler/specialize.h"
 
 namespace mycel::compiler {
@@ -97,6 +98,10 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.entry = s.entry;
   r.weights = std::move(s.weights);
   r.warnings = std::move(s.warnings);
+  for (ir::CNode* c : detail::walk(r.entry).nodes) {
+    r.custom_grads = r.custom_grads || c->is_builtin(ir::Builtin::CustomVjp);
+    r.grads = r.grads || c->is_builtin(ir::Builtin::Vjp);
+  }
   if (until != Stage::Specialize) {
     PipelineOptions po = options.pipeline();
     po.dump_name = name;

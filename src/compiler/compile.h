@@ -76,6 +76,15 @@ struct CompileResult {
   std::vector<ir::Value> weights;       // the host Parameter objects, in parameter order
   std::vector<std::string> warnings;    // the specialiser's (JIT fallback notes)
   std::unique_ptr<vm::Executable> exe;  // Stage::Lower only
+  // The specialised program has a custom gradient rule (custom_vjp: a Cell's own bprop, a
+  // Tensor.register_hook in graph code). The optimised program no longer has it (expand_vjp
+  // makes it a plain call once differentiation is done), so a PYNATIVE recording through
+  // the executable would miss the rule: GRAPH mode runs such a function eagerly while a
+  // PYNATIVE gradient records (python/py_graph.cc).
+  bool custom_grads = false;
+  // The specialised program takes a gradient (a vjp): Tensor.register_hook on its arguments
+  // or weights would not run there (common/api.py refuses such a call).
+  bool grads = false;
 };
 
 // Compiles `fn` (a Graph, a Closure, or a host callable such as a Cell, of module `src`) for

@@ -109,8 +109,24 @@ Node* Specializer::read_weight(Ctx* c, const Value& param) {
   return after_state(c, weight(param), {});
 }
 
+Node* Specializer::latest_value(const Ctx* c, Node* x) const {
+  for (;;) {
+    auto it = updated_.find(strip_depends(x));
+    if (it == updated_.end()) return x;
+    const Ctx* k = c;
+    while (k != nullptr && k->out != it->second->graph()) k = k->parent;
+    if (k == nullptr) return x;
+    x = it->second;
+  }
+}
+
+void Specializer::note_update(Node* var, Node* r) {
+  if (var != nullptr && !is_graph_param(var)) updated_[strip_depends(var)] = r;
+}
+
 Node* Specializer::after_state(Ctx* c, Node* x, const SourceSpan& sp) {
   if (c == nullptr || c->state == nullptr) return x;
+  x = latest_value(c, x);
   if (x->is_cnode()) {
     auto* d = static_cast<CNode*>(x);
     if (d->is_builtin(Builtin::Depend) && d->size() == 3 && d->input(2) == c->state) return x;
@@ -133,6 +149,21 @@ void Specializer::after_call(Ctx* c, const Ctx* k, Node* call) {
     const Node* in = cn->input(i);
     if (in->abstract() && in->abstract()->kind == AbsKind::Tensor) mark_written(in);
   }
+  // A callee returning its parameter j after Assign/AssignAdd wrote it (ops.assign_add(y, v)
+  // returns y): the caller's argument j reads as the call's result from now on (updated_).
+  const FuncGraph* g = k->out;
+  if (g->output() == nullptr || cn->size() != g->params().size() + 1) return;
+  const Node* v = strip_depends(g->output());
+  bool wrote = false;
+  while (v->is_cnode()) {
+    const PrimData* p = static_cast<const CNode*>(v)->prim();
+    if (p == nullptr || (p->op->id != OpId::Assign && p->op->id != OpId::AssignAdd)) break;
+    v = strip_depends(static_cast<const CNode*>(v)->input(1));
+    wrote = true;
+  }
+  if (!wrote) return;
+  for (size_t j = 0; j < g->params().size(); ++j)
+    if (g->param(j) == v) note_update(cn->input(j + 1), call);
 }
 
 void Specializer::pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs,
@@ -391,7 +422,8 @@ Node* Specializer::eval(Node* n, Ctx* c) {
   if (n->is_value()) return eval_value(static_cast<ValueNode*>(n)->value(), n->span(), c);
   Ctx* k = owner_ctx(n, c);
   auto it = k->map.find(n);
-  if (it != k->map.end()) return it->second;
+  // A tensor an update wrote reads as its latest value (updated_).
+  if (it != k->map.end()) return updated_.empty() ? it->second : latest_value(c, it->second);
   MC_ASSERT(n->is_cnode(), "parameter without a value");
   eval_operands(static_cast<CNode*>(n), k);
   return eval_now(static_cast<CNode*>(n), k);
@@ -975,6 +1007,9 @@ void Specializer::run_ctx(Ctx* k) {
         if (r->is_cnode()) effects.push_back(r);
       }
       o = eval(g->output(), k);
+      // A returned tensor that an update wrote: its new value (see updated_).
+      if (k->state != nullptr && o->abstract() && o->abstract()->kind == AbsKind::Tensor)
+        o = latest_value(k, o);
       // The last effect is kept by the output too (MindSpore's auto-monad returns its
       // state): an update whose value only an unread tuple element holds (f()[0] of an f
       // returning (assign(a, x), assign(b, y))) would otherwise be dropped with it.

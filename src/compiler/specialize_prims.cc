@@ -6,6 +6,7 @@
 #include "compiler/specialize_impl.h"
 #include "ops/indexing.h"
 #include "ops/op_semantics.h"
+#include "ops/weak_scalar.h"
 
 namespace mycel::ir::spec {
 
@@ -172,8 +173,11 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   // or the op draws random numbers, writes or communicates (their outputs are kept).
   if (c->recompute != 0 && (op.flags & kEffectFlags) == 0 && !t.attrs.has(kRecomputeAttr))
     t.attrs.set(kRecomputeAttr, c->recompute);
+  Node* var = update && !t.inputs.empty() ? t.inputs[0] : nullptr;
   CNode* r = b.emit_typed(op, std::move(t));
   if (update) took_effect(c, r);
+  // A computed tensor written by Assign/AssignAdd reads as the update from now on (updated_).
+  if (op.id == OpId::Assign || op.id == OpId::AssignAdd) note_update(var, r);
   return r;
 }
 
@@ -205,7 +209,9 @@ Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args,
   std::vector<Node*> inputs;
   for (size_t i = 0; i < raw.size(); ++i) {
     try {
-      inputs.push_back(to_tensor(c, raw[i], like ? &like_copy : nullptr, sp));
+      // The weak-scalar rule of both modes (ops/weak_scalar.h).
+      const bool follow = like != nullptr && weak_scalar_follows_tensor(op, i);
+      inputs.push_back(to_tensor(c, raw[i], follow ? &like_copy : nullptr, sp));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Internal) throw;
       fail(e.kind(), sp, str("For '", op.name, "', input ", i, ": ", e.message()));

@@ -257,6 +257,8 @@ struct Compiled {
   std::unique_ptr<vm::CaptureRunner> runner;  // jit_level O2: made on its first call
   std::vector<Value> weights;
   std::vector<std::string> warnings;
+  bool custom_grads = false;  // compiler::CompileResult::custom_grads
+  bool grads = false;         // compiler::CompileResult::grads
 };
 
 class GraphFunction {
@@ -278,6 +280,46 @@ class GraphFunction {
   // tree, which the compiled graph reads as constants.
   pyb::object call_keyed(pyb::handle phase, const pyb::args& args) {
     std::vector<Value> vals;
+    std::shared_ptr<Compiled> c =
+        lookup_args(phase, args, vals);  // shared: an eviction may drop it
+    std::vector<Value> run_args;
+    for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
+    for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+    Value out;
+    before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
+    vm::CaptureRunner* runner = runner_of(*c);
+    {
+      pyb::gil_scoped_release nogil;
+      out = runner ? runner->run(run_args, runtime_host_.get())
+                   : c->exe->run(run_args, runtime_host_.get());
+    }
+    return frontend::to_python(out);
+  }
+
+  // Whether the graph for these arguments (compiled now if it is not cached) has a custom
+  // gradient rule (compiler::CompileResult::custom_grads): _JitFunction (common/api.py) then
+  // runs the function eagerly inside a PYNATIVE gradient's recording, where the rule is seen.
+  bool custom_grads(const pyb::args& args) {
+    std::vector<Value> vals;
+    return lookup_args(pyb::none(), args, vals)->custom_grads;
+  }
+
+  // The weights (Parameters) the graph for these arguments reads if it takes a gradient,
+  // else None (compiled now if it is not cached): _JitFunction refuses Tensor.register_hook
+  // hooks on them and on the arguments, which a gradient inside graph code does not run.
+  pyb::object grad_weights(pyb::handle phase, const pyb::args& args) {
+    std::vector<Value> vals;
+    std::shared_ptr<Compiled> c = lookup_args(phase, args, vals);
+    if (!c->grads) return pyb::none();
+    pyb::list out;
+    for (const Value& w : c->weights) out.append(frontend::to_python(w));
+    return out;
+  }
+
+  // The compiled graph for a call's arguments (their values in `vals`), from the cache or
+  // compiled now.
+  std::shared_ptr<Compiled> lookup_args(pyb::handle phase, const pyb::args& args,
+                                        std::vector<Value>& vals) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) {
       Value v;
@@ -293,20 +335,7 @@ class GraphFunction {
       sig.push_back(std::move(abs));
     }
     if (!input_sig_.empty()) apply_input_signature(sig);
-    AbsPtr key = Abstract::constant(frontend::to_value(phase));
-    std::shared_ptr<Compiled> c = lookup(sig, key);  // shared: an eviction may drop it
-    std::vector<Value> run_args;
-    for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
-    for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
-    Value out;
-    before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
-    vm::CaptureRunner* runner = runner_of(*c);
-    {
-      pyb::gil_scoped_release nogil;
-      out = runner ? runner->run(run_args, runtime_host_.get())
-                   : c->exe->run(run_args, runtime_host_.get());
-    }
-    return frontend::to_python(out);
+    return lookup(sig, Abstract::constant(frontend::to_value(phase)));
   }
 
   // Data sink: up to `steps` calls, each on the next row of `pipeline` (a _data.Pipeline
@@ -698,6 +727,8 @@ class GraphFunction {
     c->exe = std::move(r.exe);
     c->weights = std::move(r.weights);
     c->warnings = std::move(r.warnings);
+    c->custom_grads = r.custom_grads;
+    c->grads = r.grads;
     if (spmd && spmd->plan)
       spmd_glue.attr("_planned")(spmd->plan->to_string(), spmd->plan->to_json());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
@@ -795,6 +826,8 @@ void bind_graph(pyb::module_& m) {
                              pyb::custom_type_setup(setup_gc))
       .def(pyb::init<pyb::object>())
       .def("__call__", &GraphFunction::call)
+      .def("custom_grads", &GraphFunction::custom_grads)
+      .def("grad_weights", &GraphFunction::grad_weights)
       .def("call_keyed", &GraphFunction::call_keyed,
            "Calls with an extra cache key (a Cell tree's training flags).")
       .def("sink", &GraphFunction::sink, pyb::arg("phase"), pyb::arg("pipeline"),

@@ -5,6 +5,7 @@
 
 #include "comm/work_queue.h"
 #include "frontend/py_convert.h"
+#include "ops/weak_scalar.h"
 #include "python/module.h"
 #include "runtime/eager.h"
 
@@ -87,7 +88,8 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
     for (size_t i = 0; i < n; ++i) raw.push_back(args[i]);
     next = n;
   }
-  // Python scalars take their dtype from the first tensor input (weak scalars).
+  // Python scalars take their dtype from the first tensor input (weak scalars), but for the
+  // inputs ops/weak_scalar.h exempts.
   const Tensor* like = nullptr;
   for (pyb::handle x : raw) {
     if (is_tensor(x)) {
@@ -98,7 +100,7 @@ pyb::object call_handle(const OpHandle& h, const pyb::args& args, const pyb::kwa
   TensorList inputs;
   for (size_t i = 0; i < raw.size(); ++i) {
     try {
-      inputs.push_back(operand(raw[i], like));
+      inputs.push_back(operand(raw[i], weak_scalar_follows_tensor(op, i) ? like : nullptr));
     } catch (const Error& e) {
       throw Error(e.kind(), str("For '", op.name, "', input ", i, ": ", e.message()));
     }

@@ -136,7 +136,14 @@ Tensor getitem(const Tensor& self, pyb::handle idx) {
 void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
   Tensor index;
   IndexPlan p = plan_index(self, idx, &index);
-  index_set(self, p, index, operand(value, &self));
+  Tensor v = operand(value, &self);
+  // The write is not an op a PYNATIVE gradient records: through it, the gradient would be
+  // silently wrong (the written positions still passing the old value's, the value's lost).
+  MC_CHECK(!record::holds(self) && !record::holds(v), Type,
+           "assigning into a tensor (x[i] = v) inside a gradient computation is not "
+           "differentiated (x or v depends on what is differentiated): build the result "
+           "without an in-place write (ops.select, ops.tensor_scatter_update, ops.concat).");
+  index_set(self, p, index, v);
 }
 
 // A cast (or copy) through the Cast op, which a PYNATIVE grad recording sees.

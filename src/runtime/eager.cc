@@ -227,6 +227,7 @@ TensorList run(const OpDef& op, std::span<const Tensor> inputs, const Attrs& att
     }
   }
 
+  record::before_write(op, inputs);
   TensorList outs = launch_op(op, inputs, metas, out, attrs);
   record::emit(op, attrs, inputs, outs);
   return outs;

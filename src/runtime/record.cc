@@ -19,6 +19,12 @@ void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in,
   // Sinks are pushed and popped from Python between ops, never from inside one.
   for (Sink* s : sinks) s->op(op, attrs, in, out);
 }
+
+void before_write(const OpDef& op, std::span<const Tensor> in) {
+  for (size_t i = 0; i < in.size(); ++i)
+    if (writes_input(op, i))
+      for (Sink* s : sinks) s->before_write(in[i]);
+}
 }  // namespace detail
 
 void emit_custom(const ir::Value& bprop, std::span<const Tensor> in, const Tensor& out) {
@@ -31,6 +37,13 @@ bool emit_hook(const ir::Value& bprop, const Tensor& x) {
   if (detail::depth == 0) return any;
   for (Sink* s : sinks) any = s->hook(bprop, x) || any;
   return any;
+}
+
+bool holds(const Tensor& t) {
+  if (detail::depth == 0) return false;
+  for (const Sink* s : sinks)
+    if (s->holds(t)) return true;
+  return false;
 }
 
 void push(Sink* s) {

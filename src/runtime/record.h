@@ -30,6 +30,15 @@ class Sink {
     (void)x;
     return false;
   }
+  // An op is about to write `t` in place (Assign, AssignAdd, BatchNorm's statistics): a sink
+  // that holds t as the value of an earlier op keeps a copy of it, which the backward reads.
+  virtual void before_write(const Tensor& t) { (void)t; }
+  // Whether the sink's gradient depends on `t`: an input, a weight, or the output of an op
+  // it saw that depends differentiably on one (a write into t that is no op would be lost).
+  virtual bool holds(const Tensor& t) const {
+    (void)t;
+    return false;
+  }
 };
 
 namespace detail {
@@ -44,6 +53,18 @@ inline void emit(const OpDef& op, const Attrs& attrs, std::span<const Tensor> in
                  std::span<const Tensor> out) {
   if (detail::depth > 0) detail::emit(op, attrs, in, out);
 }
+
+namespace detail {
+void before_write(const OpDef& op, std::span<const Tensor> in);
+}  // namespace detail
+
+// Before an op runs: the inputs an F_INPLACE op writes go to Sink::before_write.
+inline void before_write(const OpDef& op, std::span<const Tensor> in) {
+  if (detail::depth > 0 && (op.flags & F_INPLACE)) detail::before_write(op, in);
+}
+
+// Whether an active sink differentiates through `t` (Sink::holds).
+bool holds(const Tensor& t);
 
 // Activates `s` on this thread until the matching pop (innermost last).
 void push(Sink* s);

@@ -320,6 +320,7 @@ class Interpreter {
         return Value::tensor(std::move(outs[0]));
       }
     }
+    record::before_write(op, ins);
     outs = launch_placed(op, ins, copies, {}, in.metas, *in.attrs);  // typed already
     record::emit(op, *in.attrs, ins, outs);
     return wrap(std::move(outs), in.tuple_out);

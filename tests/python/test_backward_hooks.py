@@ -1,7 +1,8 @@
 """Gradient hooks: Cell.register_backward_hook (against torch's register_full_backward_hook),
 ops.HookBackward (MindSpore's documented example, torch's Tensor.register_hook) and
 ops.InsertGradientOf (both modes). As in MindSpore, backward hooks and HookBackward run in
-PYNATIVE mode only; InsertGradientOf is compiled into GRAPH mode's backward."""
+PYNATIVE mode only (in graph code: a TypeError, not a gradient that leaves them out);
+InsertGradientOf is compiled into GRAPH mode's backward."""
 import numpy as np
 import pytest
 import torch
@@ -83,17 +84,23 @@ def test_backward_hook_runs_on_every_step_with_that_step_s_gradients():
     assert len(seen) == 2 and not np.allclose(seen[0], seen[1])
 
 
-def test_backward_hook_does_not_run_in_graph_mode():
-    """MindSpore: register_backward_hook does not work in GRAPH mode or under jit."""
+def test_backward_hook_in_graph_mode_is_a_type_error():
+    """MindSpore skips backward hooks in GRAPH mode (a different gradient than PYNATIVE's);
+    mycel refuses them there, naming the Cell and the line that calls it."""
     old = ms.get_context("mode")
     try:
         ms.set_context(mode=ms.GRAPH_MODE)
         net = Net()
         seen = []
-        net.fc2.register_backward_hook(lambda c, gin, gout: seen.append(1) or (gin[0] * 0,))
+        handle = net.fc2.register_backward_hook(
+            lambda c, gin, gout: seen.append(1) or (gin[0] * 0,))
+        with pytest.raises(TypeError, match="'Dense' has backward hooks") as info:
+            ms.grad(net)(ms.Tensor(X))
+        assert "self.fc2(self.fc1(x) * 1.5)" in str(info.value)
+        assert seen == []
+        handle.remove()  # without it, the gradient
         gx = ms.grad(net)(ms.Tensor(X))
         np.testing.assert_allclose(gx.asnumpy(), torch_run(None)[1][0], rtol=1e-5, atol=1e-5)
-        assert seen == []
     finally:
         ms.set_context(mode=old)
 

@@ -15,6 +15,7 @@ import functools
 import inspect
 
 from mycel import _mycel as _C
+from mycel.common import tensor_hooks as _tensor_hooks
 
 
 def _positional(sig, args, kwargs, kw_dict=False):
@@ -59,6 +60,7 @@ class _JitFunction:
         self._instance = instance
         target = fn if instance is None else fn.__get__(instance)
         self._graph = _C.GraphFunction(target)
+        self._target = target
         self._sig = inspect.signature(target)
         # Extra keywords reach a Python function's **kwargs as a dict (see _positional).
         self._kw_dict = inspect.isfunction(fn)
@@ -74,10 +76,39 @@ class _JitFunction:
     _check_symbols = None  # common/symbol.py's input_checker of the input signature, if any
 
     def __call__(self, *args, **kwargs):
-        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        pos = _positional(self._sig, args, kwargs, self._kw_dict)
+        # Inside a PYNATIVE gradient's recording, a graph with a custom gradient rule (a
+        # Cell's bprop, a register_hook) runs eagerly: the optimised graph no longer has the
+        # rule (compiler/compile.h, CompileResult::custom_grads), so the recording of its ops
+        # would differentiate them automatically.
+        if _C._recording() and self._graph.custom_grads(*pos):
+            return self._target(*args, **kwargs)
         if self._check_symbols is not None:
-            self._check_symbols(args)
-        return self._graph(*args)
+            self._check_symbols(pos)
+        if _tensor_hooks.has_hooks():
+            self._refuse_hooks(None, pos)
+        return self._graph(*pos)
+
+    def _refuse_hooks(self, key, pos):
+        """A gradient taken inside this graph does not run the Tensor.register_hook hooks of
+        its arguments and weights (they act where a gradient function is called from Python,
+        common/tensor_hooks.py): a TypeError rather than a gradient that leaves them out."""
+        weights = self._graph.grad_weights(key, *pos)
+        if weights is None:
+            return
+        t = _tensor_hooks.hooked_in(list(pos) + list(weights))
+        if t is not None:
+            what = f"Parameter '{t.name}'" if hasattr(t, "name") and \
+                any(t is w for w in weights) else "a Tensor argument"
+            name = getattr(self._mycel_fn, '__name__', type(self._mycel_fn).__name__)
+            if self._instance is not None:
+                name = f"{type(self._instance).__name__}.{name}"
+            raise TypeError(
+                f"For '{name}', "
+                f"{what} has a hook (Tensor.register_hook), but the gradient this graph takes "
+                f"(GRAPH mode, @jit) does not run hooks of its inputs and weights: take the "
+                f"gradient outside graph code (ops.grad(...) called from Python applies them), "
+                f"or remove the hook.")
 
     def _set_input_signature(self, inputs, specs=None):
         """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,
@@ -92,10 +123,12 @@ class _JitFunction:
 
     def call_keyed(self, key, args, kwargs):
         """Calls with `key` (a Cell tree's training flags) added to the cache key."""
-        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        pos = _positional(self._sig, args, kwargs, self._kw_dict)
         if self._check_symbols is not None:
-            self._check_symbols(args)
-        return self._graph.call_keyed(key, *args)
+            self._check_symbols(pos)
+        if _tensor_hooks.has_hooks():
+            self._refuse_hooks(key, pos)
+        return self._graph.call_keyed(key, *pos)
 
     def __get__(self, instance, owner=None):
         if instance is None:

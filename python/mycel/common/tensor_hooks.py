@@ -15,16 +15,23 @@ Where a hook acts:
   use, earlier uses included) through the hook (``_C._hook_recorded``, compiler/ad/pynative.h).
   Such a hook belongs to that recording only.
 
-Registering a hook on a Parameter inside graph code is a ValueError (as in MindSpore); on a
-tensor inside graph code, a TypeError naming the limitation (mycel's graph front end does
-not compile hooks; register it outside the graph, where it acts as above)."""
+- on a tensor made inside graph code (GRAPH mode, a @jit function): the front end compiles
+  the hook into the graph's backward (see the end of this file). A @jit function with such a
+  hook, differentiated in PYNATIVE mode, runs eagerly (common/api.py, _JitFunction), so the
+  recording sees the hook.
+
+Registering a hook on a Parameter inside graph code is a ValueError (as in MindSpore), and two
+hooks on one tensor inside graph code a RuntimeError. A graph that takes a gradient itself
+(a grad inside a @jit function or a GRAPH-mode construct, TrainOneStepCell in GRAPH mode)
+does not run the hooks of its arguments or weights: calling it with a hooked one is a
+TypeError (common/api.py)."""
 import itertools
 import weakref
 
 from mycel import _mycel as _C
 from mycel.common.grad_hooks import _check_grad
 
-__all__ = ["register_hook", "apply_leaf_hooks", "has_hooks", "RemovableHandle"]
+__all__ = ["register_hook", "apply_leaf_hooks", "has_hooks", "hooked_in", "RemovableHandle"]
 
 # id(tensor) -> (weak reference to it, {handle id: hook_fn}); entries go with their tensor.
 _registry = {}
@@ -85,6 +92,22 @@ def register_hook(tensor, hook_fn):
     hid = next(_ids)
     entry[1][hid] = hook_fn
     return RemovableHandle(key, hid)
+
+
+def hooked_in(values):
+    """The first Tensor among `values` (a list, nested in tuples, lists and dict values) that
+    has a hook, or None."""
+    for v in values:
+        if isinstance(v, (tuple, list)):
+            found = hooked_in(v)
+        elif isinstance(v, dict):
+            found = hooked_in(list(v.values()))
+        else:
+            entry = _registry.get(id(v))
+            found = v if entry is not None and entry[0]() is v and entry[1] else None
+        if found is not None:
+            return found
+    return None
 
 
 def has_hooks():

@@ -240,8 +240,10 @@ class Cell:
         gradient of this Cell's input is known: ``grad_input`` is the tuple of the gradients of
         its Tensor inputs, ``grad_output`` that of its outputs (None for an output no gradient
         reached); a tuple it returns replaces ``grad_input`` (None keeps it). The gradients of
-        the Cell's weights are unchanged. As in MindSpore, backward hooks do not run in GRAPH
-        mode or under jit. mycel supports them on Cells with one Tensor input (a call with more
+        the Cell's weights are unchanged. Backward hooks run in PYNATIVE mode only: calling the
+        Cell inside graph code (GRAPH mode, a @jit function or construct) or differentiating it
+        in GRAPH mode while it has one is a TypeError (MindSpore skips them there, which gives
+        a different gradient than PYNATIVE's). mycel supports them on Cells with one Tensor input (a call with more
         is a NotImplementedError). Returns a handle whose ``remove()`` unregisters it."""
         return self._add_hook("_backward_hooks", hook_fn, "register_backward_hook")
 

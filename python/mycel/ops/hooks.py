@@ -5,7 +5,8 @@ Each is an identity in the forward; in a PYNATIVE grad the gradient reaching its
 through a Python function on its way back (one recorded call whose gradient rule is that
 function: ``_C._call_custom_bprop``). Outside a recording they do nothing. As in MindSpore,
 HookBackward is refused in GRAPH mode and under jit (MindSpore's TypeError; the graph's backward
-cannot call back into Python), backward hooks do not run there; InsertGradientOf is a Cell with
+cannot call back into Python), and so is a Cell with backward hooks called in graph code (a
+TypeError where MindSpore skips the hooks: a different gradient); InsertGradientOf is a Cell with
 its own bprop, so GRAPH mode compiles its function into the backward.
 """
 from mycel.common.grad_hooks import pass_gradient

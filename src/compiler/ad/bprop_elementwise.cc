@@ -254,6 +254,10 @@ Grads bprop_gelu(BpropArgs& a) {
 
 // Add: da = dout, db = dout
 Grads bprop_add(BpropArgs& a) { return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.dout)}; }
+// Assign(variable, value) -> value (broadcast, cast): the old variable gets none.
+Grads bprop_assign(BpropArgs& a) { return {nullptr, reduce_for(a, 1, a.dout)}; }
+// AssignAdd(variable, value) -> variable + value: as Add.
+Grads bprop_assign_add(BpropArgs& a) { return bprop_add(a); }
 // Sub: da = dout, db = -dout
 Grads bprop_sub(BpropArgs& a) {
   return {reduce_for(a, 0, a.dout), reduce_for(a, 1, a.b.neg(a.dout))};

@@ -1,6 +1,9 @@
 // The K transform (k_transform.h) and the cotangent abstracts (ad.h).
 #include "compiler/ad/k_transform.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "compiler/passes/pass_util.h"
 
 #include "base/error.h"
@@ -203,8 +206,10 @@ AbsPtr KTransform::k_abs(const AbsPtr& a) {
   if (a->kind == AbsKind::Func) {
     std::vector<FuncCandidate> cands = a->funcs;
     bool any = false;
+    // Only graphs of this module: an abstract may still name the front end's graph a
+    // specialised one came from (a switch between closures), which is never run.
     for (FuncCandidate& f : cands)
-      if (f.fn.is(ValueKind::Graph)) {
+      if (f.fn.is(ValueKind::Graph) && f.fn.as_graph()->module() == &m_) {
         f.fn = Value::graph(k_graph(f.fn.as_graph()));
         any = true;
       }
@@ -250,6 +255,10 @@ class KGraph {
     }
     bg_ = m_.new_graph("B_" + g_->name(), g_->span());
     backward();
+    if (k_.check_overwrites) {
+      check_overwritten();
+      check_unfollowed_writes();
+    }
     Node* bref = graph_ref(m_, bg_);
     CNode* r = m_.call_builtin(kg_, Builtin::MakeTuple, {out, bref}, g_->output()->span());
     r->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
@@ -371,6 +380,149 @@ class KGraph {
     if (!carries_cot(x->abstract())) return;
     Node*& a = adj_[x];
     a = add(b, a, d);
+  }
+
+  // PyTorch's rule for in-place writes: the backward must not read a value (a tensor
+  // computed here) that an op writes in place later in the forward, as it would read the
+  // written one. An op of the backward (but ZerosLike/OnesLike, which read only the shape)
+  // reading the forward copy of such a tensor is a TypeError naming the write. (A write
+  // whose later readers read the update, compiler/ad/bprop.h, is fine.)
+  void check_overwritten() {
+    std::unordered_map<const Node*, CNode*> written;  // forward copy -> the writing op
+    for (CNode* n : order_) {
+      const Value* cv = const_value(n->callee());
+      if (!cv || !cv->is(ValueKind::Prim)) continue;
+      const OpDef& op = *cv->as_prim().op;
+      if ((op.flags & F_INPLACE) == 0) continue;
+      for (size_t i = 1; i < n->size(); ++i) {
+        Node* x = n->input(i);
+        while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
+          x = static_cast<CNode*>(x)->input(1);
+        if (writes_input(op, i - 1) && x->is_cnode() && x->graph() == g_)
+          written.emplace(fwd_of(x), n);
+      }
+    }
+    if (written.empty()) return;
+    for (FuncGraph* h : m_.reachable_graphs(bg_)) {
+      if (h == kg_) continue;
+      for (CNode* c : m_.toposort(h)) {
+        const Value* cv = const_value(c->callee());
+        if (!cv || !cv->is(ValueKind::Prim)) continue;
+        OpId id = cv->as_prim().op->id;
+        if (id == OpId::ZerosLike || id == OpId::OnesLike) continue;
+        for (size_t i = 1; i < c->size(); ++i) {
+          auto w = written.find(c->input(i));
+          if (w == written.end()) continue;
+          CNode* u = w->second;
+          throw Error(
+              ErrorKind::Type,
+              str("the gradient needs a value that '", const_value(u->callee())->as_prim().op->name,
+                  "' overwrites in place afterwards (", span_location(u->span()),
+                  "); write into a copy, or compute a new tensor (y = y + v) instead\n",
+                  span_excerpt(u->span())));
+        }
+      }
+    }
+  }
+
+  static Node* strip_depends(Node* x) {
+    while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
+      x = static_cast<CNode*>(x)->input(1);
+    return x;
+  }
+
+  // The graphs a call may run: a graph constant, or the two of a switch.
+  static std::vector<FuncGraph*> callees(const CNode* c) {
+    std::vector<FuncGraph*> out;
+    Node* f = c->callee();
+    if (FuncGraph* h = graph_const(f)) {
+      out.push_back(h);
+    } else if (is_builtin_call(f, Builtin::Switch)) {
+      const auto* sw = static_cast<const CNode*>(f);
+      for (size_t k = 2; k < sw->size(); ++k)
+        if (FuncGraph* h = graph_const(sw->input(k))) out.push_back(h);
+    }
+    return out;
+  }
+
+  // The op that writes input i of call n in place: n itself (an F_INPLACE prim writing it),
+  // or an op of a graph n calls that writes the parameter input i is bound to, followed
+  // through calls (a graph already on `stack` counts as not writing). Null: none.
+  CNode* writer_of(CNode* n, size_t i, std::vector<FuncGraph*>& stack) {
+    const Value* cv = const_value(n->callee());
+    if (cv && cv->is(ValueKind::Prim)) return writes_input(*cv->as_prim().op, i - 1) ? n : nullptr;
+    if (cv && !cv->is(ValueKind::Graph)) return nullptr;
+    for (FuncGraph* h : callees(n)) {
+      if (i - 1 >= h->params().size() || std::find(stack.begin(), stack.end(), h) != stack.end())
+        continue;
+      stack.push_back(h);
+      Node* p = h->param(i - 1);
+      CNode* w = nullptr;
+      std::vector<CNode*> order = m_.toposort(h);
+      for (CNode* c : order) {
+        for (size_t k = 1; k < c->size() && w == nullptr; ++k)
+          if (strip_depends(c->input(k)) == p) w = writer_of(c, k, stack);
+        if (w != nullptr) {
+          // The callee itself may read the parameter after the write (the rest of the
+          // function after an `if` is part of each branch).
+          if (CNode* r = read_after(order, c, p)) unfollowed(w, n, r);
+          break;
+        }
+      }
+      stack.pop_back();
+      if (w != nullptr) return w;
+    }
+    return nullptr;
+  }
+
+  // A tensor computed here, written in place (directly or by a graph it is passed to) and
+  // read after the write through depend(x, ...) rather than through the write's result:
+  // the gradient of those reads would bypass the write (an update inside an `if` branch, a
+  // loop, or a function that does not return the tensor; the specialiser follows only writes
+  // whose result is at hand, Specializer::updated_). A TypeError naming the write.
+  void check_unfollowed_writes() {
+    std::vector<FuncGraph*> stack;
+    for (CNode* n : order_)
+      for (size_t i = 1; i < n->size(); ++i) {
+        Node* x = strip_depends(n->input(i));
+        if (!x->is_cnode() || x->graph() != g_ || !carries_cot(x->abstract())) continue;
+        CNode* w = writer_of(n, i, stack);
+        if (w == nullptr) continue;
+        if (CNode* r = read_after(order_, n, x)) unfollowed(w, n, r);
+      }
+  }
+
+  // A depend among the nodes of `order` after n (depending on it) that reads x: the tensor
+  // as n wrote it, without n's result (null: none).
+  static CNode* read_after(const std::vector<CNode*>& order, CNode* n, Node* x) {
+    std::unordered_map<Node*, std::vector<CNode*>> users;
+    for (CNode* c : order)
+      for (size_t i = 1; i < c->size(); ++i) users[c->input(i)].push_back(c);
+    std::unordered_set<Node*> seen{n};
+    std::vector<Node*> todo{n};
+    while (!todo.empty()) {
+      Node* y = todo.back();
+      todo.pop_back();
+      for (CNode* u : users[y]) {
+        if (!seen.insert(u).second) continue;
+        todo.push_back(u);
+        if (u->is_builtin(Builtin::Depend) && strip_depends(u) == x) return u;
+      }
+    }
+    return nullptr;
+  }
+
+  // The error: the write, the call that made it (when another), the read after it.
+  [[noreturn]] static void unfollowed(CNode* w, CNode* call, CNode* read) {
+    throw Error(ErrorKind::Type,
+                str("the gradient cannot follow the in-place write of '",
+                    const_value(w->callee())->as_prim().op->name, "' (", span_location(w->span()),
+                    ") into a tensor computed in the differentiated function and read after it: "
+                    "graph mode follows such a write only where its result is at hand (not "
+                    "inside an `if` branch, a loop, or a function that does not return the "
+                    "tensor); compute a new tensor (y = y + v) instead\n",
+                    span_excerpt(w->span()), w == call ? "" : span_excerpt(call->span()),
+                    "read after the write:\n", span_excerpt(read->span())));
   }
 
   [[noreturn]] void unsupported(CNode* n, const std::string& what) {

@@ -49,6 +49,10 @@ class KTransform {
   FuncGraph* bprop_graph(FuncGraph* g) const { return bprop_.at(g); }
   // An abstract with every graph among its function candidates replaced by its K.
   AbsPtr k_abs(const AbsPtr& a);
+  // Whether a backward reading a value that an op of the forward overwrites in place later
+  // is an error (GRAPH mode: it would read the new value). PYNATIVE's recording keeps the old
+  // values (OpRecorder::before_write) and turns it off.
+  bool check_overwrites = true;
 
  private:
   Module& m_;

@@ -84,12 +84,32 @@ Ref OpRecorder::ref_of(const Tensor& t) {
   return Ref{-1, static_cast<int32_t>(params_.size() - 1)};
 }
 
+bool OpRecorder::depends(const Ref& r) const {
+  if (r.rec < 0) return static_cast<size_t>(r.index) < n_in_ + n_w_;
+  return recs_[static_cast<size_t>(r.rec)].grad;
+}
+
+bool OpRecorder::holds(const Tensor& t) const {
+  auto it = ids_.find(t.impl().get());
+  return it != ids_.end() && depends(it->second);
+}
+
 void OpRecorder::custom(const Value& bprop, std::span<const Tensor> in, const Tensor& out) {
   Rec r{nullptr, {}, {}, {}, bprop};
   for (const Tensor& t : in) r.in.push_back(ref_of(t));
+  for (const Ref& q : r.in) r.grad = r.grad || depends(q);
   ids_[out.impl().get()] = Ref{static_cast<int32_t>(recs_.size()), 0};
   r.out.push_back(out);
   recs_.push_back(std::move(r));
+}
+
+void OpRecorder::before_write(const Tensor& x) {
+  auto it = ids_.find(x.impl().get());
+  if (it == ids_.end()) return;
+  const Ref r = it->second;
+  Tensor& held = r.rec < 0 ? params_[static_cast<size_t>(r.index)]
+                           : recs_[static_cast<size_t>(r.rec)].out[static_cast<size_t>(r.index)];
+  if (held.impl() == x.impl()) held = x.clone();
 }
 
 bool OpRecorder::hook(const Value& bprop, const Tensor& x) {
@@ -112,6 +132,7 @@ bool OpRecorder::hook(const Value& bprop, const Tensor& x) {
     if (q == r) q = hooked;
   Rec h{nullptr, {}, {r}, {}, bprop};
   h.out.push_back(x);
+  h.grad = r.rec < 0 ? depends(r) : recs_[static_cast<size_t>(r.rec)].grad;
   recs_.insert(recs_.begin() + at, std::move(h));
   ids_[x.impl().get()] = hooked;
   return true;
@@ -122,7 +143,13 @@ void OpRecorder::op(const OpDef& op, const Attrs& attrs, std::span<const Tensor>
   Rec r{&op, attrs, {}, {}, {}};
   r.in.reserve(in.size());
   for (const Tensor& t : in) r.in.push_back(ref_of(t));
+  if (ir::bprop_rule(op.id) != nullptr)
+    for (const Ref& q : r.in) r.grad = r.grad || depends(q);
   int32_t k = static_cast<int32_t>(recs_.size());
+  // An input the op wrote without returning it (before_write kept its old value): a later
+  // read captures its new value afresh.
+  for (size_t i = 0; i < in.size(); ++i)
+    if (writes_input(op, i)) ids_.erase(in[i].impl().get());
   for (size_t o = 0; o < out.size(); ++o) {
     r.out.push_back(out[o]);
     ids_[out[o].impl().get()] = Ref{k, static_cast<int32_t>(o)};
@@ -240,6 +267,7 @@ namespace {
 ir::FuncGraph* backward_graph(ir::Module& m, ir::FuncGraph* g, const SourceMap& source,
                               std::vector<Feed>& feeds, size_t n_grads) {
   ir::KTransform kt(m);
+  kt.check_overwrites = false;  // the feeds are the values the ops read (before_write)
   kt.k_graph(g);
   ir::FuncGraph* bg = kt.bprop_graph(g);
   std::unordered_map<Node*, Node*> back;  // K(g) node -> g node

@@ -72,6 +72,13 @@ class OpRecorder final : public record::Sink {
   // A custom call `bprop` on x inserted right after x's producer, every recorded use of x
   // (and every later one) reading its output instead: the hook sees x's whole gradient.
   bool hook(const ir::Value& bprop, const Tensor& x) override;
+  // x's value so far is kept (a copy) where the recording holds x as a forward value: the
+  // backward of the ops that read it before the write sees what they read, and the write
+  // itself is recorded as an op (Assign, AssignAdd: differentiable, compiler/ad/bprop.h).
+  void before_write(const Tensor& x) override;
+  // t depends differentiably on an input or weight (Rec::grad): a write into it (x[i] = v),
+  // which is not recorded, would make the gradient wrong.
+  bool holds(const Tensor& t) const override;
   size_t num_ops() const { return recs_.size(); }
 
   // The gradients of the recorded output `out` (a tensor, or a tuple of tensors, made by the
@@ -95,10 +102,14 @@ class OpRecorder final : public record::Sink {
     std::vector<Ref> in;
     TensorList out;
     ir::Value bprop;  // a custom call's gradient rule (fed to the backward, not in the key)
+    // Its outputs depend differentiably on an input or weight (PyTorch's requires_grad): an
+    // op with a rule, or a custom call, reading such a value. Not in the key.
+    bool grad = false;
   };
 
  private:
   Ref ref_of(const Tensor& t);
+  bool depends(const Ref& r) const;
   void add_param(const Tensor& t);
   // backward()'s steps: the cache's entry for this op sequence (null: none yet); a new entry
   // (the recorded graph g, whose nodes' feeds go to `source`, K(g), and B(g) fed with the

@@ -1,0 +1,229 @@
+"""Gradients through in-place writes of computed tensors inside a differentiated function
+(ops.assign, ops.assign_add, P.AssignAdd, `y += v`): PYNATIVE, GRAPH and a @jit function
+differentiated in PYNATIVE give torch's gradient (the write's value flows on: Assign's and
+AssignAdd's bprop rules, compiler/ad/bprop.h; GRAPH reads the update after it, the
+specialiser's updated_; PYNATIVE's recording keeps the value an earlier op read before the
+write, OpRecorder::before_write). Where GRAPH mode's backward would need a value the write
+overwrote, a TypeError (the K transform's check_overwritten, PyTorch's rule). `x[i] = v`
+inside a gradient is a TypeError in both modes rather than a gradient that skips the
+write."""
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import ops, Tensor
+from mycel.ops import operations as P
+
+X = np.array([0.5, -1.0, 2.0], np.float32)
+
+
+def augmented(x):
+    y = x * 2
+    y += x * x
+    return (y * x).sum()
+
+
+def assign_add(x):
+    y = x * 2
+    ops.assign_add(y, x * x)
+    return (y * x).sum()
+
+
+def prim_assign_add(x):
+    y = x * 2
+    P.AssignAdd()(y, x * x)
+    return (y * x).sum()
+
+
+def assign(x):
+    y = x * 2
+    ops.assign(y, x * x * x)
+    return (y * x).sum()
+
+
+def read_before_and_after(x):
+    y = ops.exp(x)          # exp's rule reads its output, which the write changes
+    a = y * y               # reads y before the write
+    ops.assign_add(y, x * 3)
+    return (a + y * x).sum()
+
+
+def twice_and_returned(x):
+    y = x * x
+    ops.assign_add(y, x)
+    ops.assign_add(y, ops.sin(x))
+    return y
+
+
+def broadcast_value(x):
+    y = x * 2
+    ops.assign_add(y, (x * x).sum().reshape((1,)))
+    return (y * x).sum()
+
+
+def t_sum_y_x(y, x):
+    return (y * x).sum()
+
+
+TORCH = {
+    "augmented": lambda x: ((x * 2 + x * x) * x).sum(),
+    "assign_add": lambda x: ((x * 2 + x * x) * x).sum(),
+    "prim_assign_add": lambda x: ((x * 2 + x * x) * x).sum(),
+    "assign": lambda x: ((x * x * x) * x).sum(),
+    "read_before_and_after": lambda x: (torch.exp(x) ** 2 + (torch.exp(x) + x * 3) * x).sum(),
+    "twice_and_returned": lambda x: x * x + x + torch.sin(x),
+    "broadcast_value": lambda x: ((x * 2 + (x * x).sum()) * x).sum(),
+}
+FNS = {f.__name__: f for f in (augmented, assign_add, prim_assign_add, assign,
+                               read_before_and_after, twice_and_returned, broadcast_value)}
+
+
+def torch_grad(name):
+    x = torch.tensor(X.astype(np.float64), requires_grad=True)
+    out = TORCH[name](x)
+    out.sum().backward() if out.dim() else out.backward()
+    return out.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("name", sorted(FNS))
+@pytest.mark.parametrize("how", ["pynative", "graph", "jit_in_pynative"])
+def test_gradient_through_an_in_place_write(name, how):
+    fn = FNS[name]
+    want_value, want_grad = torch_grad(name)
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+    try:
+        target = ms.jit(fn) if how == "jit_in_pynative" else fn
+        if how == "graph" and name == "read_before_and_after":
+            # exp's rule reads its output, which the write changes: GRAPH mode's backward
+            # would read the written value (PyTorch raises here too); PYNATIVE's recording
+            # keeps the old one
+            with pytest.raises(TypeError, match="'AssignAdd' overwrites in place"):
+                ops.value_and_grad(target)(Tensor(X))
+            return
+        value, grad = ops.value_and_grad(target)(Tensor(X))
+        np.testing.assert_allclose(value.asnumpy(), want_value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(grad.asnumpy(), want_grad, rtol=1e-5, atol=1e-5)
+        # the forward alone gives the same value
+        np.testing.assert_allclose(target(Tensor(X)).asnumpy(), want_value, rtol=1e-5,
+                                   atol=1e-6)
+    finally:
+        ms.set_context(mode=old)
+
+
+def setitem(x):
+    y = x * 2
+    y[0] = x[1] * x[2]
+    return (y * x).sum()
+
+
+def test_setitem_inside_a_gradient_is_a_type_error(mode):
+    with pytest.raises(TypeError, match=r"assigning into a tensor \(x\[i\] = v\)"):
+        ops.grad(setitem)(Tensor(X))
+
+
+def test_setitem_outside_a_gradient_still_writes():
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        got = setitem(Tensor(X)).asnumpy()
+        y = X * 2
+        y[0] = X[1] * X[2]
+        np.testing.assert_allclose(got, (y * X).sum(), rtol=1e-6)
+        # a constant written into a constant inside a gradient is not differentiated: allowed
+        def const_write(x):
+            c = Tensor(np.zeros(3, np.float32))
+            c[1] = 4.0
+            return (x * c).sum()
+        np.testing.assert_allclose(ops.grad(const_write)(Tensor(X)).asnumpy(), [0, 4, 0])
+
+        # nor is a tensor made from x's shape only (zeros_like: no gradient flows through it)
+        def mask_write(x):
+            m = ops.zeros_like(x)
+            m[2] = 3.0
+            return (x * m).sum()
+        np.testing.assert_allclose(ops.grad(mask_write)(Tensor(X)).asnumpy(), [0, 0, 3])
+    finally:
+        ms.set_context(mode=old)
+
+
+def prim_read_before(x):
+    y = x * x
+    a = y * y               # Mul's rule reads y
+    P.AssignAdd()(y, x)
+    return (a + y).sum()
+
+
+def test_graph_mode_names_the_write_the_gradient_would_miss():
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(TypeError, match="'AssignAdd' overwrites in place") as info:
+            ops.grad(prim_read_before)(Tensor(X))
+        assert "P.AssignAdd()(y, x)" in str(info.value)
+        assert "test_inplace_grad.py" in str(info.value)
+        # PYNATIVE keeps the value Mul read: torch's gradient of y*y + (y + x), y = x*x
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        got = ops.grad(prim_read_before)(Tensor(X)).asnumpy()
+        np.testing.assert_allclose(got, 4 * X ** 3 + 2 * X + 1, rtol=1e-5)
+    finally:
+        ms.set_context(mode=old)
+
+
+def write_in_branch(x):
+    y = x * 2
+    if x.sum() > 0:
+        ops.assign_add(y, x * x)
+    return (y * x).sum()
+
+
+def write_in_loop(x):
+    y = x * 2
+    i = 0
+    while i < x.shape[0]:
+        ops.assign_add(y, x * x)
+        i += 1
+    return (y * x).sum()
+
+
+def _update(y, x):
+    ops.assign_add(y, x * x)
+
+
+def write_in_a_function(x):
+    y = x * 2
+    _update(y, x)
+    return (y * x).sum()
+
+
+UNFOLLOWED = {
+    "write_in_branch": (write_in_branch, lambda x: ((x * 2 + x * x) * x).sum(), "if x.sum() > 0"),
+    "write_in_loop": (write_in_loop, lambda x: ((x * 2 + 3 * x * x) * x).sum(), None),
+    "write_in_a_function": (write_in_a_function, lambda x: ((x * 2 + x * x) * x).sum(),
+                            "return (y * x).sum()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNFOLLOWED))
+def test_a_write_graph_mode_cannot_follow_is_a_type_error(name):
+    fn, torch_fn, line = UNFOLLOWED[name]
+    tx = torch.tensor(X.astype(np.float64), requires_grad=True)
+    torch_fn(tx).backward()
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        np.testing.assert_allclose(ops.grad(fn)(Tensor(X)).asnumpy(), tx.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(TypeError, match="cannot follow the in-place write of 'AssignAdd'") \
+                as info:
+            ops.grad(fn)(Tensor(X))
+        if line is not None:
+            assert line in str(info.value)
+        # the forward alone still runs, with PYNATIVE's value
+        np.testing.assert_allclose(ms.jit(fn)(Tensor(X)).asnumpy(),
+                                   torch_fn(torch.tensor(X.astype(np.float64))).item(),
+                                   rtol=1e-5)
+    finally:
+        ms.set_context(mode=old)
