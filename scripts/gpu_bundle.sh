@@ -34,8 +34,8 @@ for f in "$ext" "$build/mycel_cuda_tests"; do
 done
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mycel-bundle.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$out" "$stage/usr/bin" "$stage/usr/lib/python3.11" "$stage/mycel-bin" "$stage/lib" \
-  "$stage/bin"
+mkdir -p "$out" "$stage/usr/bin" "$stage/usr/lib/python3.11" "$stage/dist" "$stage/mycel-bin" \
+  "$stage/lib" "$stage/bin"
 
 # --- Python 3.11: the interpreter and the standard library without its tests, GUI, build
 # files, and the extension modules nothing here imports whose libraries would weigh (curses,
@@ -100,10 +100,10 @@ done < "$stage/libs.txt" > "$out/bundle_libs.txt"
 rm "$stage/libs.txt"
 
 # Fashion-MNIST for the LeNet check: the test set and the first MYCEL_BUNDLE_TRAIN (default
-# 20000) training images, as idx files in the bundle (xz stores them in less than gzip would,
+# 15000) training images, as idx files in the bundle (xz stores them in less than gzip would,
 # and the whole training set would not fit the carry beside the bundle and the checkout).
 mkdir -p "$stage/data/fashion-mnist"
-/usr/bin/python3 - "$stage/data/fashion-mnist" "${MYCEL_BUNDLE_TRAIN:-20000}" <<'PYEOF'
+/usr/bin/python3 - "$stage/data/fashion-mnist" "${MYCEL_BUNDLE_TRAIN:-15000}" <<'PYEOF'
 import gzip, os, sys
 src, dst, n = "/usr/share/datasets/fashion-mnist", sys.argv[1], int(sys.argv[2])
 for stem, count in (("train", n), ("t10k", None)):

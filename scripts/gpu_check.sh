@@ -130,8 +130,8 @@ sys.exit(0 if abs(acc[0] - acc[1]) <= 0.005 else 1)
 PYEOF
       ;;
     bench)
-      run bench_mycel 200 $PY bench/gpu_bench.py "${bench_args[@]}" --out "$out/bench_mycel.json"
-      run bench_torch 200 env -u PYTHONHOME -u PYTHONPATH LD_LIBRARY_PATH= "$TORCH_PY" \
+      run bench_mycel 150 $PY bench/gpu_bench.py "${bench_args[@]}" --out "$out/bench_mycel.json"
+      run bench_torch 150 env -u PYTHONHOME -u PYTHONPATH LD_LIBRARY_PATH= "$TORCH_PY" \
         bench/gpu_bench.py --torch "${bench_args[@]}" --out "$out/bench_torch.json"
       run bench_table 10 $PY bench/gpu_bench.py --table "$out/bench_mycel.json" \
         "$out/bench_torch.json"
