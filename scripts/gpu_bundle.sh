@@ -52,14 +52,15 @@ tar -C /usr/lib/python3.11 --exclude=./test --exclude=./idlelib --exclude=./tkin
   -cf - . | tar -C "$stage/usr/lib/python3.11" -xf -
 # The packages `import mycel` and tests/gpu import (scripts/gpu_bundle_check.sh checks them),
 # numpy without its build tools (distutils, f2py), headers, type stubs and test modules.
-for pkg in numpy pytest _pytest pluggy iniconfig packaging py.py; do
+for pkg in numpy pytest _pytest pluggy iniconfig packaging py.py attr; do
   src=/usr/lib/python3/dist-packages/$pkg
   [[ -e $src ]] || { echo "gpu_bundle: $src not found" >&2; exit 1; }
   cp -r "$src" "$stage/dist/"
 done
 np=$stage/dist/numpy
 rm -rf "$np/distutils" "$np/f2py" "$np/core/include" "$np/core/lib" "$np/random/lib" \
-  "$np/random/_examples" "$np/core"/_*tests*.so "$np/core"/_simd*.so
+  "$np/random/_examples" "$np/core"/_simd*.so "$np/core"/_operand_flag_tests*.so \
+  "$np/core"/_rational_tests*.so "$np/core"/_struct_ufunc_tests*.so "$np/core"/_umath_tests*.so
 find "$stage/dist" -name tests -type d -prune -exec rm -rf {} +
 find "$stage" -name __pycache__ -type d -prune -exec rm -rf {} +
 find "$stage/dist" -name '*.pyi' -delete
@@ -122,7 +123,9 @@ rm -rf "$out/fashion-mnist"  # (older bundles carried the gzip files beside it)
 (cd "$stage" && { echo bin/mycel_cuda_tests; echo mycel-bin/_mycel.cpython-311-x86_64-linux-gnu.so;
   find . -type f -o -type l | sed 's|^\./||' |
     grep -v -e '^bin/mycel_cuda_tests$' -e '^mycel-bin/_mycel\.'; } > "$stage.list")
-tar -C "$stage" --no-recursion -T "$stage.list" -cf - | xz -T2 -9 > "$out/bundle.tar.xz"
+# MYCEL_BUNDLE_XZ (default 9): the xz level; 1 packs in seconds, for trying the scripts out.
+tar -C "$stage" --no-recursion -T "$stage.list" -cf - |
+  xz -T2 "-${MYCEL_BUNDLE_XZ:-9}" > "$out/bundle.tar.xz"
 rm -f "$stage.list"
 echo "gpu_bundle: $(wc -l < "$out/bundle_libs.txt") libraries bundled;" \
   "$(du -h "$stage" | tail -1 | cut -f1) unpacked; .gpu is $(du -sh "$out" | cut -f1)"

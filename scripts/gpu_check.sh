@@ -21,9 +21,10 @@
 #
 # --dry-run (or MYCEL_GPU_CHECK_DRYRUN=1) runs the same steps where there is no GPU, so that
 # the script's own bugs show on the build machine (scripts/gpu_bundle_check.sh runs it): the
-# bundle unpacked to a temporary folder; mycel_cuda_tests lists its tests; pytest collects
-# tests/gpu; LeNet trains one epoch twice on the CPU; the bench runs its CPU path at tiny sizes
-# (--device CPU --tiny) on both sides. Logs go to a temporary folder, printed at the end.
+# bundle unpacked to a temporary folder and run from a copy of the checkout as it travels;
+# mycel_cuda_tests starts (and finds no device); pytest collects tests/gpu; LeNet trains one
+# epoch twice on the CPU; the bench runs its CPU path at tiny sizes (--device CPU --tiny) on
+# both sides. Logs go to a temporary folder, printed at the end.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -41,7 +42,9 @@ if ((dry)); then
   # it is.
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/mycel-gpu-dryrun.XXXXXX")
   rt=$tmp/rt out=$tmp/out
-  trap 'rm -rf "$rt" "$tmp/checkout"' EXIT
+  trap 'rm -rf "$rt" "$tmp/checkout" "$tmp/tmp"' EXIT
+  mkdir -p "$tmp/tmp"
+  export TMPDIR=$tmp/tmp  # (demo.py's checkpoint folders)
   mkdir -p "$tmp/checkout"
   git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tmp/checkout" 2>/dev/null
   root=$tmp/checkout
@@ -105,7 +108,10 @@ for step in $steps; do
   case $step in
     tests)
       if ((dry)); then
-        run cuda_tests 60 "$rt/bin/mycel_cuda_tests" --gtest_list_tests
+        # Without a device its main answers "no CUDA device found" and exits 2: the binary
+        # and its libraries loaded, which is what the dry run can show.
+        run cuda_tests 60 bash -c '"$1" --gtest_list_tests 2>&1 | tee /dev/stderr |
+          grep -q "no CUDA device found"' _ "$rt/bin/mycel_cuda_tests"
       else
         run cuda_tests 180 "$rt/bin/mycel_cuda_tests" --gtest_brief=1
       fi
