@@ -5,7 +5,7 @@ the elementwise chain). Each writes a JSON object of rows {name: value}; --table
 the markdown table of the rows either side produced, with ratios where both did (mycel /
 PyTorch speed: > 1 means mycel is faster). `--device CPU --tiny` runs the same code on the
 CPU at tiny sizes (scripts/gpu_check.sh --dry-run), so the script is known to work where
-there is no GPU; its numbers mean nothing.
+there is no GPU (the CUDA-graph rows need a GPU and are left out); its numbers mean nothing.
 
 Rows:
   lenet_train_b64   LeNet-5 training steps (forward, cross-entropy, backward, Momentum SGD),
@@ -13,7 +13,22 @@ Rows:
   lenet_infer_b1    LeNet-5 inference, batch 1: calls/s
   chain100          100 elementwise ops (alternating mul/add/relu) on a [4096] float32
                     tensor, one call: calls/s (launch overhead: the ops are tiny)
-  chain100_graph    the same chain as one captured CUDA graph replayed (PyTorch only here)
+  chain100_graph    the same chain as one captured CUDA graph replayed (mycel: jit_level
+                    "O2", runtime/vm_capture.h; PyTorch: torch.cuda.CUDAGraph)
+  lenet_infer_b1_graph  LeNet-5 inference, batch 1, with jit_level "O2" (mycel only): calls/s
+  mm4096_fp32       a 4096^3 MatMul in float32, TF32 off (mycel's default, PyTorch's
+                    allow_tf32=False): TFLOP/s
+  mm4096_tf32       the same with TF32 allowed (mycel: device_context.gpu.op_precision.
+                    matmul_allow_tf32(True); PyTorch: torch.backends.cuda.matmul.allow_tf32)
+  mm4096_bf16, mm4096_fp16   the same product in bfloat16 / float16 (float32 accumulation)
+  lenet_train_b64_bf16   LeNet-5 training steps as lenet_train_b64 with mixed precision in
+                    bfloat16 (mycel: amp.build_train_network level O2; PyTorch: autocast):
+                    samples/s
+  mlp_train_b256    an MLP (1024 -> 4096 -> 4096 -> 1024, ReLU, GeLU(tanh)) training step,
+                    batch 256, fp32: samples/s
+  mlp_train_b256_fused   the same with set_context(enable_graph_kernel=True): each Dense's
+                    MatMul, BiasAdd and activation one cuBLASLt call with a bias epilogue
+                    (mycel only; PyTorch's eager row is mlp_train_b256's)
   resnet18_train_fp32, resnet18_train_bf16
                     ResNet-18 training steps (mycel.models.resnet18 / the same network in
                     torch.nn), batch 64 of 3x224x224 images, 1000 classes, training-mode
@@ -23,13 +38,16 @@ Rows:
                     (mycel.models.TransformerEncoderClassifier / the same network in torch.nn:
                     embeddings, 6 post-norm layers of d_model 512, 8 heads, feed-forward 2048,
                     GELU, dropout 0.1, mean pooling), batch 32 x 256 tokens: samples/s
-One training step: forward, cross-entropy (mean), backward, Momentum(0.01, 0.9) / SGD with
-momentum. fp32 rows compute in float32 on both sides (PyTorch's TF32 switched off, as mycel
-never uses TF32 for float32); bf16 rows: mycel's amp.build_train_network(..., level="O2")
-(bfloat16 compute, BatchNorm/LayerNorm and the loss in float32; no loss scale, which
-bfloat16's range does not need) and torch.autocast(dtype=torch.bfloat16) around the forward
-and the loss. Each training row: a few warm-up steps, then the best of 3 rounds of about
-TRAIN_SECONDS/3 s each (the round's step count is set from one timed step).
+Each mycel "_graph" row checks its result against op by op's and that the step was captured
+(its *_captured row), so a fallback to op by op cannot pass for a captured graph.
+A ResNet-18/Transformer training step: forward, cross-entropy (mean), backward,
+Momentum(0.01, 0.9) / SGD with momentum. fp32 rows compute in float32 on both sides
+(PyTorch's TF32 switched off, as mycel's default); bf16 rows: mycel's
+amp.build_train_network(..., level="O2") (bfloat16 compute, BatchNorm/LayerNorm and the loss
+in float32; no loss scale, which bfloat16's range does not need) and
+torch.autocast(dtype=torch.bfloat16) around the forward and the loss. Each of these rows: a
+few warm-up steps, then the best of 3 rounds of about TRAIN_SECONDS/3 s each (the round's
+step count is set from one timed step), so each takes about 10 s whatever the speed.
 """
 import argparse
 import json
@@ -53,9 +71,7 @@ TRANSFORMER = dict(batch=32, seq=256, vocab=8192, classes=2, d_model=512, nhead=
 TINY_RESNET = dict(batch=2, size=32, classes=10)
 TINY_TRANSFORMER = dict(batch=2, seq=16, vocab=100, classes=2, d_model=32, nhead=4, layers=1,
                         ff=64, dropout=0.1)
-UNITS = {"lenet_train_b64": "samples/s", "resnet18_train_fp32": "samples/s",
-         "resnet18_train_bf16": "samples/s", "transformer_train_fp32": "samples/s",
-         "transformer_train_bf16": "samples/s"}  # other rows: calls/s
+MLP_WIDTH = 4096  # the MLP rows' hidden width (TINY: 256)
 
 
 def rate(fn, sync, n, warmup=10, rounds=3):
@@ -107,16 +123,89 @@ def bench_mycel():
         return v
     v = Tensor(rng.randn(4096).astype(np.float32)).move_to(DEVICE)
     rows["chain100"] = rate(lambda: chain(v), sync, 200)
+    if DEVICE == "GPU":  # (CUDA-graph capture)
+        _mycel_chain100_graph(rows, chain, v, sync)
+        _mycel_lenet_infer_b1_graph(rows, net, x1, sync)
+    rows.update(matmul_rows_mycel(ms, ops, Tensor, sync, rng))
+    from mycel import amp
+    ms.set_seed(1)
+    net = LeNet5()
+    step = amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.01, 0.9), loss,
+                                   level="O2")
+    rows["lenet_train_b64_bf16"] = 64 * rate(lambda: step(x, y), sync, 100)
+    xm = Tensor(rng.randn(256, 1024).astype(np.float32)).move_to(DEVICE)
+    ym = Tensor(rng.randn(256, 1024).astype(np.float32)).move_to(DEVICE)
+    w = MLP_WIDTH
+    for name, fused in (("mlp_train_b256", False), ("mlp_train_b256_fused", True)):
+        ms.set_context(enable_graph_kernel=fused)
+        ms.set_seed(1)
+        mlp = nn.SequentialCell(nn.Dense(1024, w, activation="relu"),
+                                nn.Dense(w, w, activation=nn.GELU()),
+                                nn.Dense(w, 1024))
+        mstep = nn.TrainOneStepCell(nn.WithLossCell(mlp, nn.MSELoss()),
+                                    nn.Momentum(mlp.trainable_params(), 0.001, 0.9))
+        rows[name] = 256 * rate(lambda: mstep(xm, ym), sync, 50)
+    ms.set_context(enable_graph_kernel=False)
     return rows
+
+
+MM = 4096  # (TINY: 256)
+
+
+def mm_flop():
+    return 2.0 * MM ** 3 / 1e12  # TFLOP per product
+
+
+def matmul_rows_mycel(ms, ops, Tensor, sync, rng):
+    from mycel.device_context.gpu import op_precision
+    a = Tensor(rng.randn(MM, MM).astype(np.float32)).move_to(DEVICE)
+    b = Tensor(rng.randn(MM, MM).astype(np.float32)).move_to(DEVICE)
+    rows = {"mm4096_fp32": mm_flop() * rate(lambda: ops.matmul(a, b), sync, 20, warmup=3)}
+    op_precision.matmul_allow_tf32(True)
+    try:
+        rows["mm4096_tf32"] = mm_flop() * rate(lambda: ops.matmul(a, b), sync, 20, warmup=3)
+    finally:
+        op_precision.matmul_allow_tf32(False)
+    for name, dt in (("mm4096_bf16", ms.bfloat16), ("mm4096_fp16", ms.float16)):
+        ah, bh = a.astype(dt), b.astype(dt)
+        rows[name] = mm_flop() * rate(lambda: ops.matmul(ah, bh), sync, 50, warmup=5)
+    return rows
+
+
+def _mycel_chain100_graph(rows, chain, v, sync):
+    """chain100 at jit_level O2: one captured graph per call."""
+    import mycel as ms
+    graph = ms.jit(chain._mycel_fn, jit_level="O2")
+    want = chain(v).asnumpy()
+    np.testing.assert_allclose(graph(v).asnumpy(), want, rtol=1e-6)  # warm-up
+    np.testing.assert_allclose(graph(v).asnumpy(), want, rtol=1e-6)  # captured
+    rows["chain100_graph"] = rate(lambda: graph(v), sync, 200)
+    rows["chain100_graph_captured"] = graph._graph.capture_stats()["captures"]
+
+
+def _mycel_lenet_infer_b1_graph(rows, net, x1, sync):
+    """lenet_infer_b1 with set_context(jit_level="O2") (the Cell's compiled construct)."""
+    import mycel as ms
+    want = net(x1).asnumpy()
+    ms.set_context(jit_level="O2")
+    try:
+        for _ in range(2):  # warm-up, capture
+            np.testing.assert_allclose(net(x1).asnumpy(), want, rtol=1e-5, atol=1e-6)
+        rows["lenet_infer_b1_graph"] = rate(lambda: net(x1), sync, 200)
+        stats = net._compiled_construct()._graph.capture_stats()
+        rows["lenet_infer_b1_graph_captured"] = stats["captures"]
+    finally:
+        ms.set_context(jit_level="O1")
 
 
 def bench_torch():
     import torch
     import torch.nn as tnn
     import torch.nn.functional as F
-    dev = torch.device("cuda:0" if DEVICE == "GPU" else "cpu")
+    gpu = DEVICE == "GPU"
+    dev = torch.device("cuda:0" if gpu else "cpu")
     torch.manual_seed(1)
-    sync = torch.cuda.synchronize if DEVICE == "GPU" else (lambda: None)
+    sync = torch.cuda.synchronize if gpu else (lambda: None)
     rows = {}
 
     class LeNet5(tnn.Module):
@@ -158,8 +247,47 @@ def bench_torch():
         return v
     v = torch.randn(4096, device=dev)
     rows["chain100"] = rate(lambda: chain(v), sync, 200)
-    if DEVICE != "GPU":
-        return rows
+    if gpu:
+        _torch_chain100_graph(rows, chain, v, sync)
+    a = torch.randn(MM, MM, device=dev)
+    b = torch.randn(MM, MM, device=dev)
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for name, tf32 in (("mm4096_fp32", False), ("mm4096_tf32", True)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            rows[name] = mm_flop() * rate(lambda: a @ b, sync, 20, warmup=3)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    for name, dt in (("mm4096_bf16", torch.bfloat16), ("mm4096_fp16", torch.float16)):
+        ah, bh = a.to(dt), b.to(dt)
+        rows[name] = mm_flop() * rate(lambda: ah @ bh, sync, 50, warmup=5)
+    net.train()
+
+    def step_bf16():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast(dev.type, dtype=torch.bfloat16):
+            out = net(x)
+        F.cross_entropy(out.float(), y).backward()
+        opt.step()
+    rows["lenet_train_b64_bf16"] = 64 * rate(step_bf16, sync, 100)
+    w = MLP_WIDTH
+    mlp = tnn.Sequential(tnn.Linear(1024, w), tnn.ReLU(), tnn.Linear(w, w),
+                         tnn.GELU(approximate="tanh"), tnn.Linear(w, 1024)).to(dev)
+    mopt = torch.optim.SGD(mlp.parameters(), lr=0.001, momentum=0.9)
+    xm = torch.randn(256, 1024, device=dev)
+    ym = torch.randn(256, 1024, device=dev)
+
+    def mlp_step():
+        mopt.zero_grad(set_to_none=True)
+        F.mse_loss(mlp(xm), ym).backward()
+        mopt.step()
+    rows["mlp_train_b256"] = 256 * rate(mlp_step, sync, 50)
+    return rows
+
+
+def _torch_chain100_graph(rows, chain, v, sync):
+    """chain100 captured once as a torch.cuda.CUDAGraph and replayed."""
+    import torch
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -170,9 +298,6 @@ def bench_torch():
     with torch.cuda.graph(g):
         chain(v)
     rows["chain100_graph"] = rate(g.replay, sync, 200)
-    rows["device"] = torch.cuda.get_device_name(0)
-    rows["torch"] = torch.__version__
-    return rows
 
 
 def train_rate(step, sync, samples):
@@ -340,17 +465,32 @@ def table(mycel_file, torch_file):
         except (OSError, ValueError):
             return {}
     m, t = load(mycel_file), load(torch_file)
-    meta = ("device", "torch")
-    names = [k for k in m if k not in meta] + [k for k in t if k not in meta and k not in m]
+    units = {"lenet_train_b64": "samples/s", "lenet_infer_b1": "calls/s",
+             "chain100": "calls/s", "chain100_graph": "calls/s", "mm4096_fp32": "TFLOP/s",
+             "mm4096_tf32": "TFLOP/s", "mm4096_bf16": "TFLOP/s", "mm4096_fp16": "TFLOP/s",
+             "lenet_train_b64_bf16": "samples/s", "mlp_train_b256": "samples/s",
+             "mlp_train_b256_fused": "samples/s",
+             "lenet_infer_b1_graph": "calls/s", "resnet18_train_fp32": "samples/s",
+             "resnet18_train_bf16": "samples/s", "transformer_train_fp32": "samples/s",
+             "transformer_train_bf16": "samples/s"}
+    skip = ("device", "torch", "chain100_graph_captured", "lenet_infer_b1_graph_captured")
+    names = list(units) + [k for k in list(m) + list(t) if k not in units and k not in skip]
     lines = [f"GPU: {t.get('device', m.get('device'))}, PyTorch {t.get('torch')} (eager)", "",
              "| row | mycel | PyTorch | mycel / PyTorch |", "|---|---|---|---|"]
-    for k in names:
-        unit = UNITS.get(k, "calls/s")
-        mv, tv = m.get(k), t.get(k)
+    for k in dict.fromkeys(names):
+        unit = units.get(k, "calls/s")
+        mv, tv = m.get(k), t.get(k, t.get(k.replace("_fused", "")))  # fused: vs eager
+        if mv is None and tv is None:
+            continue
         ratio = f"{mv / tv:.2f}x" if mv and tv else "-"
-        fm = f"{mv:,.0f} {unit}" if mv else "-"
-        ft = f"{tv:,.0f} {unit}" if tv else "-"
+        digits = 1 if unit == "TFLOP/s" else 0
+        fm = f"{mv:,.{digits}f} {unit}" if mv else "-"
+        ft = f"{tv:,.{digits}f} {unit}" if tv else "-"
         lines.append(f"| {k} | {fm} | {ft} | {ratio} |")
+    if m.get("chain100_graph") and m.get("chain100"):
+        lines += ["", f"mycel chain100_graph / chain100 (captured vs op by op): "
+                      f"{m['chain100_graph'] / m['chain100']:.2f}x (target >= 3x); captured: "
+                      f"{m.get('chain100_graph_captured')}"]
     print("\n".join(lines))
 
 
@@ -364,7 +504,7 @@ def device_name(torch_side):
 
 
 def main():
-    global DEVICE, TINY, TRAIN_SECONDS
+    global DEVICE, TINY, TRAIN_SECONDS, MM, MLP_WIDTH
     ap = argparse.ArgumentParser()
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--out")
@@ -379,7 +519,7 @@ def main():
         return
     DEVICE, TINY = a.device, a.tiny
     if TINY:
-        TRAIN_SECONDS = 1.5
+        TRAIN_SECONDS, MM, MLP_WIDTH = 1.5, 256, 256
     rows = {}
 
     def save():  # after each group: a side cut short still leaves its rows

@@ -46,6 +46,7 @@ from mycel.train import data_sink  # noqa: E402,F401
 from mycel.train import (SummaryRecord, SummaryCollector,  # noqa: E402,F401
                          SummaryLandscape)
 from mycel import amp  # noqa: E402,F401
+from mycel import device_context  # noqa: E402,F401
 from mycel import parallel, communication  # noqa: E402,F401
 from mycel.parallel import (Layout, ParallelMode, set_auto_parallel_context,  # noqa: E402,F401
                             get_auto_parallel_context, reset_auto_parallel_context,
@@ -125,6 +126,8 @@ __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
 from mycel import profiler  # noqa: E402,F401
 from mycel.profiler import Profiler  # noqa: E402,F401
 __all__ += ["Profiler"]
+from mycel.common.symbol import Symbol  # noqa: E402,F401
+__all__ += ["Symbol"]
 
 
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):

@@ -5,8 +5,11 @@ A ``Tensor`` is an array that went through the engine: it is converted to the en
 (``src/data/array.h``; via a one-row ``_data.ArraySource``) and read back, so its type and
 contents are what a pipeline would carry (strings become the engine's string type, numpy types
 the engine widens are widened). ``DataType`` names the engine's types with MindSpore's names
-(numpy's, and "string"). MindSpore's profiler and global context (``GlobalContext``) are not
-provided: mycel's engine has no profiler.
+(numpy's, and "string"). ``GlobalContext.profiling_manager()`` is the data engine's pipeline
+profiler (src/data/profiling.h): ``init()``, ``start()``, ``stop()``, ``save(dir)`` (writes
+``pipeline_profiling_<rank>.json``, ``minddata_cpu_utilization_<rank>.json`` and
+``dataset_iterator_profiling_<rank>.txt`` of the pipeline it recorded, rank from RANK_ID) and
+``is_profiling()``.
 """
 import numpy as np
 
@@ -14,7 +17,7 @@ from mycel import _mycel
 
 _data = _mycel._data
 
-__all__ = ["DataType", "TensorShape", "Tensor"]
+__all__ = ["DataType", "TensorShape", "Tensor", "GlobalContext"]
 
 _NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "string")
@@ -118,3 +121,12 @@ class Tensor:
 
     def __repr__(self):
         return f"Tensor(shape={self.shape()}, type={self.type()})\n{self._array}"
+
+
+class GlobalContext:
+    """MindSpore's engine-wide singletons; mycel's has the profiler."""
+
+    @staticmethod
+    def profiling_manager():
+        """The data engine's one pipeline profiler (module doc)."""
+        return _data.profiling_manager()

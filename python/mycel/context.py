@@ -60,7 +60,10 @@ def set_context(**kwargs):
     then on fuse their elementwise and reduction chains into kernels generated with LLVM and
     cached on disk; docs/architecture.md, "Graph kernels"), and MindSpore's other names
     (accepted and recorded; jit_level 'O0'/'O1'/'O2' and jit_syntax_level STRICT/COMPATIBLE/
-    LAX are checked first)."""
+    LAX are checked first). jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
+    whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
+    jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
+    (see ``mycel.jit``); on the CPU it is "O1"."""
     from mycel import _mycel as _C
     for key, value in kwargs.items():
         if key not in _KNOWN:
@@ -90,9 +93,14 @@ def set_context(**kwargs):
                 raise TypeError(f"For 'set_context', enable_graph_kernel must be a bool, but got "
                                 f"{type(value).__name__}.")
             _C._set_graph_kernel(value)
-        if key == "jit_level" and value not in ("O0", "O1", "O2"):
-            raise ValueError(f"For 'set_context', jit_level must be 'O0', 'O1' or 'O2', but got "
-                             f"{value!r}.")
+        if key == "jit_level":
+            if value not in ("O0", "O1", "O2"):
+                raise ValueError(f"For 'set_context', jit_level must be 'O0', 'O1' or 'O2', "
+                                 f"but got {value!r}.")
+            _C._set_jit_level(value)
+        if key == "jit_config" and isinstance(value, dict) and value.get("jit_level"):
+            from mycel.common.api import _config_level
+            _C._set_jit_level(_config_level(value, "set_context"))
         if key == "jit_syntax_level" and (isinstance(value, bool)
                                           or value not in (STRICT, COMPATIBLE, LAX)):
             raise ValueError(f"For 'set_context', jit_syntax_level must be STRICT, COMPATIBLE or "

@@ -13,6 +13,7 @@
 #include "codegen/jit.h"
 #include "codegen/llvm_emit.h"
 #include "codegen/loop_ir.h"
+#include "codegen/matmul_epilogue.h"
 
 namespace mycel::codegen {
 
@@ -235,6 +236,10 @@ vm::FusedKernels build_kernels(ir::FuncGraph* entry, KernelStats* stats) {
   for (ir::FuncGraph* g : entry->module()->reachable_graphs(entry)) {
     if (!is_graph_kernel(g)) continue;
     ++stats->clusters;
+    if (is_matmul_epilogue(g)) {  // a device library call, not generated code
+      out[g] = matmul_epilogue_kernel(g);
+      continue;
+    }
     LoopKernel k = lower(g);
     std::string text = k.text();
     try {

@@ -12,6 +12,8 @@
 // is compiled on its first use, through the JIT and its disk cache, and kept (KernelStats
 // counts the kernels built here only).
 //
+// A MatMul epilogue graph (matmul_epilogue.h) gets its library-call kernel instead.
+//
 // A graph whose kernel cannot be built (an LLVM failure) is left out of the map, with the
 // reason in `failures`: the executor then runs it op by op, which computes the same.
 #pragma once

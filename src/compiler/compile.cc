@@ -64,6 +64,7 @@ CompileOptions CompileOptions::from_env() {
   o.verify_each = env_flag("MYCEL_VERIFY_IR");
   o.log = env_flag("MYCEL_LOG_COMPILE");
   o.log_recompile = env_flag("MYCEL_LOG_RECOMPILE");
+  o.graph_kernel_device = env_flag("MYCEL_GRAPH_KERNEL_DEVICE");
   o.dump_dir = env_string("MYCEL_DUMP_IR");
   return o;
 }
@@ -73,6 +74,7 @@ PipelineOptions CompileOptions::pipeline() const {
   p.verify_each = verify_each;
   p.dump_dir = dump_dir;
   p.graph_kernel = graph_kernel;
+  p.graph_kernel_device = graph_kernel_device;
   if (log) p.log = [this](const std::string& line) { write_log(line); };
   return p;
 }

@@ -42,5 +42,8 @@ bool order_updates(ir::Module& m, ir::FuncGraph* root);
 // Graph-kernel fusion: connected elementwise/reduction prims of one shape family become a call
 // of a GraphKernel graph (one generated kernel, codegen/). Lifted IR in and out.
 bool graph_kernel(ir::Module& m, ir::FuncGraph* root);
+// Graph-kernel fusion for a device: MatMul -> BiasAdd (-> ReLU | GeLU) become a call of a
+// MatMul epilogue graph (one fused library call on the device, codegen/matmul_epilogue.h).
+bool matmul_epilogue(ir::Module& m, ir::FuncGraph* root);
 
 }  // namespace mycel::compiler

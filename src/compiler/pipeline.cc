@@ -161,7 +161,11 @@ void optimize(ir::Module& m, ir::FuncGraph* root, const PipelineOptions& opts) {
   }
   // In-place updates of weights and optimizer state read the values from before the step.
   p.run("order_updates", order_updates, {.specialized = true, .lifted = true});
-  if (opts.graph_kernel) p.run("graph_kernel", graph_kernel, {.specialized = true, .lifted = true});
+  if (opts.graph_kernel && opts.graph_kernel_device) {
+    p.run("matmul_epilogue", matmul_epilogue, {.specialized = true, .lifted = true});
+  } else if (opts.graph_kernel) {
+    p.run("graph_kernel", graph_kernel, {.specialized = true, .lifted = true});
+  }
 }
 
 }  // namespace mycel::compiler

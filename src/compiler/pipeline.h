@@ -12,7 +12,9 @@
 //   expand_vjp          autodiff (or expand_vmap, batching); after each: recompute (marked
 //                       forward values the bprops read are computed again there), the loop,
 //                       lift; then order_updates
-//   graph_kernel        (when set, last) elementwise/reduction clusters -> GraphKernel calls
+//   graph_kernel        (when set, last) elementwise/reduction clusters -> GraphKernel calls;
+//                       for a device target (graph_kernel_device) matmul_epilogue instead:
+//                       MatMul -> BiasAdd (-> ReLU | GeLU) -> MatMul epilogue calls
 //
 // The passes are compiler/passes.h. With a dump directory (PipelineOptions::dump_dir) the IR
 // is written before the first pass as <dir>/<PPP>_<name>_00_input.ir and after each pass as
@@ -46,6 +48,9 @@ struct PipelineOptions {
   std::function<void(ir::Module&, ir::FuncGraph*)> before_ad;
   // Graph-kernel fusion (set_context(enable_graph_kernel=True)): the graph_kernel pass last.
   bool graph_kernel = false;
+  // The program runs on a device (the context's device_target is a GPU): fusion makes only
+  // the clusters a device runs (matmul_epilogue), not the CPU's generated kernels.
+  bool graph_kernel_device = false;
 };
 
 // Optimises the graphs reachable from `root` in place. Attaches a Manager to `m` for the

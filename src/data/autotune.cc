@@ -6,11 +6,28 @@
 
 namespace mycel::data {
 
-AutoTuner::AutoTuner(const std::vector<std::unique_ptr<Op>>& ops, int64_t interval, int max_workers)
-    : interval_(interval), max_workers_(std::max(1, max_workers)) {
+QueueProbe::QueueProbe(const std::vector<std::unique_ptr<Op>>& ops) {
   for (const auto& op : ops) {
-    auto* t = dynamic_cast<ThreadedOp*>(op.get());
-    if (!t) continue;
+    if (auto* t = dynamic_cast<ThreadedOp*>(op.get())) ops_.push_back(t);
+  }
+}
+
+void QueueProbe::read(std::vector<int64_t>* queued) const {
+  queued->resize(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) (*queued)[i] = ops_[i]->queued();
+}
+
+void QueueProbe::read_fill(std::vector<double>* fill) const {
+  fill->resize(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    (*fill)[i] = static_cast<double>(ops_[i]->queued()) /
+                 static_cast<double>(std::max<int64_t>(ops_[i]->capacity(), 1));
+  }
+}
+
+AutoTuner::AutoTuner(const std::vector<std::unique_ptr<Op>>& ops, int64_t interval, int max_workers)
+    : probe_(ops), interval_(interval), max_workers_(std::max(1, max_workers)) {
+  for (ThreadedOp* t : probe_.ops()) {
     Entry e{t, -1, {}};
     e.info.node = &t->node();
     e.info.kind = t->node().kind_name();
@@ -31,9 +48,10 @@ AutoTuner::AutoTuner(const std::vector<std::unique_ptr<Op>>& ops, int64_t interv
 }
 
 void AutoTuner::step(bool epoch_end) {
-  for (Entry& e : entries_) {
-    const double fill = static_cast<double>(e.op->queued()) /
-                        static_cast<double>(std::max<int64_t>(e.op->capacity(), 1));
+  probe_.read_fill(&fill_);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    const double fill = fill_[i];
     e.fill_sum += fill;
     e.total_sum += fill;
     ++e.samples;

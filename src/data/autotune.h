@@ -14,6 +14,9 @@
 //
 // report() lists, per op, its node, worker counts before and after and the mean fill; the
 // Python side writes them into the autotune config file (mycel/dataset/autotune.py).
+//
+// The queue readings themselves are a QueueProbe, which the pipeline profiler (profiling.h)
+// reads too, at its sampling interval: one way of measuring the queues for both.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,21 @@ namespace mycel::data {
 
 class Op;
 class ThreadedOp;
+
+// The measured ops of a pipeline (its ThreadedOps, in the pipeline's order: children before
+// parents) and one reading of their output queues.
+class QueueProbe {
+ public:
+  explicit QueueProbe(const std::vector<std::unique_ptr<Op>>& ops);
+  const std::vector<ThreadedOp*>& ops() const { return ops_; }
+  // queued[i]: the messages waiting in ops()[i]'s output queue now (resized to ops().size()).
+  void read(std::vector<int64_t>* queued) const;
+  // Filled slots / capacity of each queue now, in [0, 1].
+  void read_fill(std::vector<double>* fill) const;
+
+ private:
+  std::vector<ThreadedOp*> ops_;
+};
 
 struct TunedOp {
   const Node* node = nullptr;
@@ -50,14 +68,16 @@ class AutoTuner {
 
  private:
   struct Entry {
-    ThreadedOp* op;
-    int child;  // index in entries_ of the nearest measured op below it, -1 if none
+    ThreadedOp* op;  // probe_.ops()[index in entries_]
+    int child;       // index in entries_ of the nearest measured op below it, -1 if none
     TunedOp info;
     double fill_sum = 0, total_sum = 0;
     int64_t samples = 0, total_samples = 0;
   };
   void tune();
 
+  QueueProbe probe_;
+  std::vector<double> fill_;  // the last reading
   std::vector<Entry> entries_;
   int64_t interval_;
   int max_workers_;

@@ -61,11 +61,16 @@ class ThreadedOp : public Op {
   int workers() const { return workers_; }
   virtual bool tunable() const { return false; }
   bool add_worker();
+  // For the profiler (profiling.h): the kernel thread ids of every worker this op has run
+  // (a worker that has ended stays in the list).
+  std::vector<int> thread_ids() const;
 
  protected:
   // One worker's loop; returns after End/Error. Cancelled (from a closed connector) ends it
   // too; any other exception must be sent downstream as an Error message.
   virtual void work() = 0;
+  // A worker thread's body: records its thread id, then runs work() until it ends.
+  void run_worker();
 
   Connector out_;
   std::mutex in_mu_;    // guards the input side: the child, seq_, ended_ and op state
@@ -75,6 +80,8 @@ class ThreadedOp : public Op {
   std::mutex threads_mu_;  // guards threads_ and closed_ (add_worker against join)
   bool closed_ = false;
   std::vector<std::thread> threads_;
+  mutable std::mutex tids_mu_;  // guards tids_ (workers add themselves as they start)
+  std::vector<int> tids_;
 };
 
 std::unique_ptr<Op> make_source_op(const Node& node, const OpContext& ctx);

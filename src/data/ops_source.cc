@@ -1,19 +1,31 @@
 // Source ops: rows of a random-access source in sampler order (parallel reads), and rows of a
 // stream source (one thread).
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "data/ops.h"
 
 namespace mycel::data {
 
 void ThreadedOp::start() {
   std::lock_guard lock(threads_mu_);
-  for (int i = 0; i < workers_; ++i) {
-    threads_.emplace_back([this] {
-      try {
-        work();
-      } catch (const Cancelled&) {
-      }
-    });
+  for (int i = 0; i < workers_; ++i) threads_.emplace_back([this] { run_worker(); });
+}
+
+void ThreadedOp::run_worker() {
+  {
+    std::lock_guard lock(tids_mu_);
+    tids_.push_back(static_cast<int>(::syscall(SYS_gettid)));
   }
+  try {
+    work();
+  } catch (const Cancelled&) {
+  }
+}
+
+std::vector<int> ThreadedOp::thread_ids() const {
+  std::lock_guard lock(tids_mu_);
+  return tids_;
 }
 
 bool ThreadedOp::add_worker() {
@@ -24,12 +36,7 @@ bool ThreadedOp::add_worker() {
     if (ended_) return false;
   }
   ++workers_;
-  threads_.emplace_back([this] {
-    try {
-      work();
-    } catch (const Cancelled&) {
-    }
-  });
+  threads_.emplace_back([this] { run_worker(); });
   return true;
 }
 

@@ -1,10 +1,12 @@
 #include "data/pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "data/autotune.h"
 #include "data/ops.h"
+#include "data/profiling.h"
 
 namespace mycel::data {
 
@@ -397,6 +399,12 @@ Pipeline::Pipeline(NodePtr root, PipelineOptions options)
   if (options_.autotune_interval >= 0) {
     tuner_ = std::make_unique<AutoTuner>(ops_, options_.autotune_interval,
                                          options_.autotune_max_workers);
+    Profiler::instance().tuning(true);
+    tuning_ = true;
+  }
+  if (options_.profile_interval_ms > 0) {
+    profiled_ = Profiler::instance().attach(this, *root_, ops_, options_.num_epochs,
+                                            options_.profile_interval_ms);
   }
 }
 
@@ -464,11 +472,18 @@ bool Pipeline::next(Row* row) {
     m = std::move(*peeked_);
     peeked_.reset();
   } else {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point t0 = profiled_ ? Clock::now() : Clock::time_point{};
     m = pop();
+    if (profiled_ && m.kind == Msg::Kind::Row) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+      Profiler::instance().record_batch(this, rows_taken_ + 1, ms.count());
+    }
   }
   switch (m.kind) {
     case Msg::Kind::Row:
       *row = std::move(m.row);
+      ++rows_taken_;
       if (tuner_) tuner_->step(false);
       return true;
     case Msg::Kind::EndOfPass:
@@ -484,6 +499,14 @@ bool Pipeline::next(Row* row) {
 }
 
 void Pipeline::stop() {
+  if (profiled_) {  // before the threads end: their last CPU readings
+    Profiler::instance().detach(this);
+    profiled_ = false;
+  }
+  if (tuning_) {
+    Profiler::instance().tuning(false);
+    tuning_ = false;
+  }
   for (auto& op : ops_) op->close();
   for (auto& op : ops_) op->join();
 }

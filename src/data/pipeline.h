@@ -171,6 +171,9 @@ struct PipelineOptions {
   // The autotuner (autotune.h): -1 off; 0 tunes at each epoch end; n > 0 every n rows.
   int64_t autotune_interval = -1;
   int autotune_max_workers = 1;  // the most workers the tuner gives one op
+  // > 0: the pipeline asks the profiler (profiling.h) to profile it, sampling every this many
+  // ms; it is profiled when the profiler is armed and has no other pipeline.
+  int64_t profile_interval_ms = 0;
 };
 
 class Op;
@@ -199,6 +202,8 @@ class Pipeline {
   // The autotuner's view of the ops (empty when autotune is off), and its adjustments so far.
   std::vector<TunedOp> autotune_report() const;
   int64_t autotune_adjustments() const;
+  // Whether the profiler records this pipeline.
+  bool profiled() const { return profiled_; }
 
  private:
   NodePtr root_;
@@ -211,6 +216,9 @@ class Pipeline {
   int64_t replay_ = 0;         // rows still to drop before the first one returned
   std::optional<Msg> peeked_;  // a message start() read ahead (a step on an epoch boundary)
   std::unique_ptr<AutoTuner> tuner_;
+  bool profiled_ = false;   // registered with the profiler (until stop())
+  bool tuning_ = false;     // counted by the profiler as autotuned (until stop())
+  int64_t rows_taken_ = 0;  // rows next() returned: the profiler's batch numbers
 
   // Pops the root's next message; a cancelled connector reads as End.
   Msg pop();

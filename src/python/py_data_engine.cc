@@ -7,6 +7,7 @@
 #include "data/array_source.h"
 #include "data/autotune.h"
 #include "data/pipeline.h"
+#include "data/profiling.h"
 #include "frontend/py_convert.h"
 #include "python/module.h"
 #include "python/py_data.h"
@@ -342,7 +343,8 @@ void bind_data_engine(pyb::module_& m) {
 
   pyb::class_<PyPipeline>(m, "Pipeline")
       .def(pyb::init([](NodePtr root, uint64_t seed, int64_t num_epochs, int64_t init_step,
-                        int64_t prefetch, int64_t autotune_interval, int autotune_max_workers) {
+                        int64_t prefetch, int64_t autotune_interval, int autotune_max_workers,
+                        int64_t profile_interval_ms) {
              data::PipelineOptions o;
              o.seed = seed;
              o.num_epochs = num_epochs;
@@ -350,6 +352,7 @@ void bind_data_engine(pyb::module_& m) {
              o.prefetch = prefetch;
              o.autotune_interval = autotune_interval;
              o.autotune_max_workers = autotune_max_workers;
+             o.profile_interval_ms = profile_interval_ms;
              auto p = std::unique_ptr<PyPipeline>(
                  new PyPipeline{std::make_unique<data::Pipeline>(std::move(root), o)});
              if (init_step > 0) {  // a replayed resume runs now, so .epoch is the resumed one
@@ -360,7 +363,7 @@ void bind_data_engine(pyb::module_& m) {
            }),
            pyb::arg("root"), pyb::arg("seed"), pyb::arg("num_epochs") = -1,
            pyb::arg("init_step") = 0, pyb::arg("prefetch") = 16, pyb::arg("autotune_interval") = -1,
-           pyb::arg("autotune_max_workers") = 1)
+           pyb::arg("autotune_max_workers") = 1, pyb::arg("profile_interval_ms") = 0)
       .def(
           "autotune_report",
           [](const PyPipeline& p) {
@@ -389,12 +392,52 @@ void bind_data_engine(pyb::module_& m) {
           },
           pyb::arg("output_numpy") = false,
           "The next row as a list (numpy arrays or Tensors), or None at the end of an epoch.")
+      .def_property_readonly("profiled", [](const PyPipeline& p) { return p.p->profiled(); })
       .def_property_readonly("ended", [](const PyPipeline& p) { return p.p->ended(); })
       .def_property_readonly("epoch", [](const PyPipeline& p) { return p.p->epoch(); })
       .def("stop", [](PyPipeline& p) {
         pyb::gil_scoped_release nogil;
         p.p->stop();
       });
+
+  // The profiler (data/profiling.h): mycel._c_dataengine.GlobalContext.profiling_manager().
+  using data::Profiler;
+  pyb::class_<Profiler, std::unique_ptr<Profiler, pyb::nodelete>>(m, "ProfilingManager")
+      .def(
+          "init", [](Profiler& p) { p.init(); }, "Arms the profiler and forgets its data.")
+      .def(
+          "start", [](Profiler& p) { p.start(); }, "Starts recording.")
+      .def(
+          "stop",
+          [](Profiler& p) {
+            if (!p.stop()) {
+              pyb::module_::import("mycel.log")
+                  .attr("warning")("MD ProfilingManager had already stopped.");
+            }
+          },
+          "Stops recording (a warning when it had already stopped).")
+      .def(
+          "save", [](Profiler& p, const std::string& dir) { return p.save(dir); },
+          pyb::arg("profile_data_path"),
+          "Writes the registered pipeline's files into the directory; the paths written.")
+      .def("is_profiling", [](const Profiler& p) { return p.state() == Profiler::State::Running; })
+      .def(
+          "claim",
+          [](const Profiler& p) {
+            switch (p.claim()) {
+              case Profiler::Claim::Free:
+                return "free";
+              case Profiler::Claim::Taken:
+                return "taken";
+              default:
+                return "off";
+            }
+          },
+          "What a pipeline created now would get: 'off' (not armed), 'free' (it would be "
+          "profiled) or 'taken' (another pipeline is registered).");
+  m.def(
+      "profiling_manager", [] { return &Profiler::instance(); },
+      pyb::return_value_policy::reference, "The process's one pipeline profiler.");
 }
 
 }  // namespace mycel::py

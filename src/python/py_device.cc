@@ -4,6 +4,7 @@
 #include "python/module.h"
 #include "runtime/eager.h"
 #include "tensor/device.h"
+#include "tensor/op_precision.h"
 #if defined(MYCEL_CUDA)
 #include "kernels/cuda/cuda_kernels.h"
 #endif
@@ -28,8 +29,7 @@ int gpu_count() {
 
 Device parse_device(const std::string& target, int index) {
   if (target == "CPU") return Device::cpu();
-  MC_CHECK(target == "GPU", Value, "device_target must be 'CPU' or 'GPU', but got '", target,
-           "'.");
+  MC_CHECK(target == "GPU", Value, "device_target must be 'CPU' or 'GPU', but got '", target, "'.");
   int n = gpu_count();
 #if defined(MYCEL_CUDA)
   MC_CHECK(n > 0, Runtime,
@@ -56,6 +56,38 @@ void bind_device(pyb::module_& m) {
         if (!d.is_cpu()) backend_for(d).synchronize(d.index);
       },
       "Waits for the work queued on the current device.");
+  // mycel.device_context.<target>.op_precision: the switches recorded for a device type's
+  // kernels (tensor/op_precision.h); a CPU build records them too.
+  m.def(
+      "_set_op_precision",
+      [](const std::string& target, const std::string& name, bool value) {
+        MC_CHECK(target == "CPU" || target == "GPU", Value,
+                 "device_target must be 'CPU' or 'GPU', but got '", target, "'.");
+        const DeviceType t = target == "GPU" ? DeviceType::CUDA : DeviceType::CPU;
+        OpPrecision p = op_precision(t);
+        if (name == "matmul_allow_tf32") {
+          p.matmul_allow_tf32 = value;
+        } else {
+          MC_CHECK(name == "conv_allow_tf32", Value,
+                   "op_precision has 'matmul_allow_tf32' and 'conv_allow_tf32', but got '", name,
+                   "'.");
+          p.conv_allow_tf32 = value;
+        }
+        set_op_precision(t, p);
+      },
+      "Records one op_precision switch of a device type's kernels.");
+  m.def(
+      "_op_precision",
+      [](const std::string& target) {
+        MC_CHECK(target == "CPU" || target == "GPU", Value,
+                 "device_target must be 'CPU' or 'GPU', but got '", target, "'.");
+        OpPrecision p = op_precision(target == "GPU" ? DeviceType::CUDA : DeviceType::CPU);
+        pyb::dict r;
+        r["matmul_allow_tf32"] = p.matmul_allow_tf32;
+        r["conv_allow_tf32"] = p.conv_allow_tf32;
+        return r;
+      },
+      "The op_precision switches recorded for a device type.");
   m.def("_device_memory_stats", [](const std::string& target, int index) {
     Device d = parse_device(target, index);
     AllocatorStats s = d.is_cpu() ? allocator_stats() : backend_for(d).memory_stats(d.index);

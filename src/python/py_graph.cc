@@ -12,8 +12,9 @@
 //        equal, the known dimensions equal; a ValueError or TypeError naming the argument
 //        otherwise) and is keyed by it: its dynamic (None) dimensions are -1, so every
 //        shape they take runs one graph, compiled once with dynamic shapes;
-//     2. a cache hit runs the compiled graph; a miss compiles (compiler::compile, options
-//        from the environment, logging to sys.stderr): parse (once per function, in this
+//     2. a cache hit runs the compiled graph (one compiled with graph kernels only for the
+//        target they were made for, the host or a device); a miss compiles (compiler::compile,
+//        options from the environment, logging to sys.stderr): parse (once per function, in this
 //        object's source module) -> specialise -> optimise (the pass pipeline) ->
 //        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
 //        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
@@ -39,6 +40,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "base/env.h"
 #include "compiler/compile.h"
 #include "frontend/py_convert.h"
 #include "frontend/py_host.h"
@@ -46,7 +48,9 @@
 #include "parallel/spmd.h"
 #include "python/module.h"
 #include "python/py_data.h"
+#include "runtime/eager.h"
 #include "runtime/vm.h"
+#include "runtime/vm_capture.h"
 #include "tensor/dynamic_shape.h"
 
 namespace pyb = pybind11;
@@ -114,6 +118,10 @@ Value runtime_value(const Value& v, ir::Host& host) {
 
 // The most graphs one GraphFunction keeps.
 std::atomic<int> g_cache_limit{8};
+// set_context(jit_level=...): "O2" runs compiled steps as captured graphs on a device that
+// can capture (runtime/vm_capture.h); a function's own jit_level (jit(jit_level=...),
+// JitConfig) overrides it.
+std::atomic<bool> g_capture_default{false};
 // set_context(enable_graph_kernel=...): GRAPH-mode compiles fuse into generated kernels.
 std::atomic<bool> g_graph_kernel{false};
 // A Python float argument that took this many values in compiles becomes a run-time scalar.
@@ -231,11 +239,22 @@ class HostRefs {
   std::vector<std::shared_ptr<const ir::HostObject>> out_;
 };
 
+// Whether graph-kernel fusion is for a device: the context's target is a GPU, or
+// MYCEL_GRAPH_KERNEL_DEVICE=1 asks for the device's fusion on the host (compiler/compile.h).
+bool graph_kernel_on_device() {
+  return !default_device().is_cpu() || env_flag("MYCEL_GRAPH_KERNEL_DEVICE");
+}
+
 struct Compiled {
   std::vector<AbsPtr> sig;
   AbsPtr key;
+  // With graph kernels, the target they were made for (0: the CPU's generated kernels, 1: a
+  // device's MatMul epilogues; -1: no graph kernels): a program is not reused for the other
+  // target, whose kernels it lacks.
+  int gk_target = -1;
   std::unique_ptr<ir::Module> module;
   std::unique_ptr<vm::Executable> exe;
+  std::unique_ptr<vm::CaptureRunner> runner;  // jit_level O2: made on its first call
   std::vector<Value> weights;
   std::vector<std::string> warnings;
 };
@@ -281,9 +300,11 @@ class GraphFunction {
     for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
     Value out;
     before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
+    vm::CaptureRunner* runner = runner_of(*c);
     {
       pyb::gil_scoped_release nogil;
-      out = c->exe->run(run_args, runtime_host_.get());
+      out = runner ? runner->run(run_args, runtime_host_.get())
+                   : c->exe->run(run_args, runtime_host_.get());
     }
     return frontend::to_python(out);
   }
@@ -331,9 +352,11 @@ class GraphFunction {
       run_args.clear();
       for (Tensor& t : row) run_args.push_back(Value::tensor(std::move(t)));
       for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+      vm::CaptureRunner* runner = runner_of(*c);
       {
         pyb::gil_scoped_release nogil;
-        out = c->exe->run(run_args, runtime_host_.get());
+        out = runner ? runner->run(run_args, runtime_host_.get())
+                     : c->exe->run(run_args, runtime_host_.get());
       }
       ++n;
     }
@@ -382,6 +405,31 @@ class GraphFunction {
 
   size_t num_compiled() const { return cache_.size(); }
 
+  // jit_level of this function: "" follows set_context's, "O2" captures, others do not.
+  void set_jit_level(const std::string& level) { jit_level_ = level; }
+  const std::string& jit_level() const { return jit_level_; }
+
+  // The capture counters (runtime/vm_capture.h) summed over the graphs in the cache.
+  pyb::dict capture_stats() const {
+    vm::CaptureStats t;
+    for (const auto& c : cache_) {
+      if (!c->runner) continue;
+      vm::CaptureStats s = c->runner->stats();
+      t.op_by_op += s.op_by_op;
+      t.captures += s.captures;
+      t.replays += s.replays;
+      t.fallbacks += s.fallbacks;
+      if (!s.last_reason.empty()) t.last_reason = s.last_reason;
+    }
+    pyb::dict d;
+    d["op_by_op"] = t.op_by_op;
+    d["captures"] = t.captures;
+    d["replays"] = t.replays;
+    d["fallbacks"] = t.fallbacks;
+    d["last_reason"] = t.last_reason;
+    return d;
+  }
+
   // The most recently used compiled graph, as the VM program text (what `vm` prints); empty
   // before the first compile. MindSpore's train.serialization._save_graph writes it.
   std::string last_graph_text() const {
@@ -419,6 +467,14 @@ class GraphFunction {
   }
 
  private:
+  // The capture runner of `c` when this function runs at jit_level O2, else nullptr.
+  vm::CaptureRunner* runner_of(Compiled& c) {
+    const bool o2 = jit_level_.empty() ? g_capture_default.load() : jit_level_ == "O2";
+    if (!o2) return nullptr;
+    if (!c.runner) c.runner = std::make_unique<vm::CaptureRunner>(*c.exe, name_);
+    return c.runner.get();
+  }
+
   // How a Python float argument position is keyed: by value, as a run-time scalar (after
   // kFloatRecompiles values), or by value for good (its run-time form did not compile).
   enum FloatState : uint8_t { kByValue, kRuntime, kStatic };
@@ -473,9 +529,11 @@ class GraphFunction {
 
   // Hits move to the back: the front is the least recently used.
   std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+    const int target = graph_kernel_on_device() ? 1 : 0;
     for (size_t k = cache_.size(); k-- > 0;) {
       const Compiled& c = *cache_[k];
       if (c.sig.size() != sig.size() || !ir::abs_equal(c.key, key)) continue;
+      if (c.gk_target >= 0 && c.gk_target != target) continue;
       bool same = true;
       for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c.sig[i], sig[i]);
       if (!same) continue;
@@ -581,6 +639,7 @@ class GraphFunction {
     auto c = std::make_shared<Compiled>();
     c->sig = sig;
     c->key = key;
+    if (options.graph_kernel) c->gk_target = options.graph_kernel_device ? 1 : 0;
     c->module = std::make_unique<ir::Module>();
     std::optional<parallel::SpmdResult> spmd;
     pyb::object spmd_glue = pyb::module_::import("mycel.parallel._spmd");
@@ -670,6 +729,7 @@ class GraphFunction {
 
   pyb::object fn_;
   std::string name_;
+  std::string jit_level_;  // "" follows set_context(jit_level=...)
   std::vector<std::string> arg_names_;
   std::unique_ptr<ir::Host> host_;
   std::unique_ptr<ir::Module> src_;
@@ -722,6 +782,7 @@ std::string qualname(pyb::handle fn) {
 compiler::CompileOptions compile_options() {
   compiler::CompileOptions o = compiler::CompileOptions::from_env();
   o.graph_kernel = g_graph_kernel.load();
+  o.graph_kernel_device = graph_kernel_on_device();
   o.log_to = [](const std::string& line) {
     pyb::module_::import("sys").attr("stderr").attr("write")(line);
   };
@@ -755,6 +816,11 @@ void bind_graph(pyb::module_& m) {
            "(Cell.set_inputs); an empty list removes the signature.")
       .def("last_graph_text", &GraphFunction::last_graph_text,
            "The most recently used compiled graph as VM program text ('' before any).")
+      .def_property("jit_level", &GraphFunction::jit_level, &GraphFunction::set_jit_level,
+                    "This function's jit_level ('' follows set_context): 'O2' runs its steps "
+                    "as captured graphs on a GPU.")
+      .def("capture_stats", &GraphFunction::capture_stats,
+           "Whole-step capture counters (jit_level O2) summed over the cached graphs.")
       .def_property_readonly("num_compiled", &GraphFunction::num_compiled,
                              "Graphs in the cache now.")
       .def_property_readonly("num_compiles", &GraphFunction::num_compiles,
@@ -768,6 +834,9 @@ void bind_graph(pyb::module_& m) {
       },
       "The most graphs each jit function or GRAPH-mode Cell keeps (LRU).");
   m.def("get_jit_cache_limit", []() { return g_cache_limit.load(); });
+  m.def(
+      "_set_jit_level", [](const std::string& level) { g_capture_default.store(level == "O2"); },
+      "set_context(jit_level=...): 'O2' captures compiled steps on a GPU (runtime/vm_capture.h).");
   m.def(
       "_set_graph_kernel", [](bool on) { g_graph_kernel.store(on); },
       "Graph-kernel fusion for the programs compiled from now on (set_context).");

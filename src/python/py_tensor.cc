@@ -382,21 +382,23 @@ void bind_tensor_operators(pyb::class_<Tensor>& cls) {
       .def("__ge__", &cmpop<OpId::GreaterEqual>);
 }
 
-// Tensor(shape=[None, ...], dtype=...) without data is MindSpore's placeholder of a dynamic
-// shape, Tensor(shape=None, dtype=...) one of a dynamic rank: an instance of
-// mycel.common.tensor._DynamicTensor, which that module registers
+// Tensor(shape=[None, ...], dtype=...) without data (None, -1 or a Symbol among the
+// dimensions) is MindSpore's placeholder of a dynamic shape, Tensor(shape=None, dtype=...) one of a
+// dynamic rank: an instance of mycel.common.tensor._DynamicTensor, which that module registers
 // (_set_placeholder_type). Tensor's tp_new sends such calls there and every other to
 // pybind11's, at the cost of a pointer compare when data is given.
 PyTypeObject* g_tensor_type = nullptr;
 PyTypeObject* g_placeholder_type = nullptr;
 newfunc g_tensor_new = nullptr;
 
+// A dimension that is None, -1 or not an integer at all (a mycel.Symbol; anything else the
+// placeholder's __init__ rejects with a TypeError naming the shape).
 bool has_dynamic_dim(PyObject* shape) {
   if (shape == nullptr || !(PyList_Check(shape) || PyTuple_Check(shape))) return false;
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(shape);
   PyObject** items = PySequence_Fast_ITEMS(shape);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    if (items[i] == Py_None) return true;
+    if (items[i] == Py_None || !PyIndex_Check(items[i])) return true;
     if (PyLong_Check(items[i]) && PyLong_AsLongLong(items[i]) == -1 && !PyErr_Occurred())
       return true;
     PyErr_Clear();

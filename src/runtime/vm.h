@@ -57,6 +57,9 @@
 // error kind with the source excerpt of the failing node appended (ir::span_excerpt), and
 // those of the calling nodes below it (innermost first, at most a few).
 //
+// Whole-step capture (jit_level "O2"): vm_capture.h's CaptureRunner runs an Executable's
+// steps as a captured device graph, replayed per call, where the device can capture.
+//
 // An Executable is immutable once compiled: run() is thread-safe and reentrant, touches no
 // Python (the host does, for print and py_execute), and keeps all its state on the heap.
 // Graph values are identified by their FuncGraph*: the module must outlive the Executable
@@ -170,7 +173,8 @@ class Executable {
   Executable();
   friend class Compiler;
   friend class Interpreter;
-  std::vector<std::unique_ptr<GraphCode>> graphs_;           // entry first
+  friend std::string capture_blocker(const Executable& exe, DeviceType type);  // vm_capture.h
+  std::vector<std::unique_ptr<GraphCode>> graphs_;                             // entry first
   std::unordered_map<const ir::FuncGraph*, int32_t> index_;  // graph -> index in graphs_
 };
 

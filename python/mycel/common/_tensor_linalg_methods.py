@@ -15,7 +15,6 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
-from mycel.ops.function import array_func as _a
 from mycel.ops.primitive import constexpr
 
 
@@ -62,13 +61,8 @@ def log_normal(self, mean=1.0, std=2.0):
 
 
 def _addr(self, vec1, vec2, beta=1, alpha=1):
-    """beta * self + alpha * outer(vec1, vec2), as ops.addr (breadth_math_func.py, which this
-    module cannot import: it imports ops.composite, which imports Tensor's methods)."""
-    if vec1.ndim != 1 or vec2.ndim != 1:
-        raise ValueError(f"For 'addr', vec1 and vec2 must be 1-D, but got shapes {vec1.shape} "
-                         f"and {vec2.shape}.")
-    outer = _m.mul(_a.reshape(vec1, (-1, 1)), _a.reshape(vec2, (1, -1)))
-    return _m.add(_m.mul(self, beta), _m.mul(outer, alpha))
+    """beta * self + alpha * outer(vec1, vec2): ops.addr (math_func.py)."""
+    return _m.addr(self, vec1, vec2, beta=beta, alpha=alpha)
 
 
 def _isub(self, other, *, alpha=1):

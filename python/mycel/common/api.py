@@ -71,8 +71,13 @@ class _JitFunction:
     _phase = None
     _input_signature = None
 
+    _check_symbols = None  # common/symbol.py's input_checker of the input signature, if any
+
     def __call__(self, *args, **kwargs):
-        return self._graph(*_positional(self._sig, args, kwargs, self._kw_dict))
+        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        if self._check_symbols is not None:
+            self._check_symbols(args)
+        return self._graph(*args)
 
     def _set_input_signature(self, inputs, specs=None):
         """Compiles with these inputs' shapes, None (-1) dimensions dynamic (Cell.set_inputs,
@@ -80,12 +85,17 @@ class _JitFunction:
         if specs is None:
             from mycel.common.tensor import _input_spec
             specs = [_input_spec(t) for t in inputs]
+        from mycel.common.symbol import input_checker
         self._input_signature = inputs
         self._graph.set_input_signature(specs)
+        self._check_symbols = input_checker(inputs)
 
     def call_keyed(self, key, args, kwargs):
         """Calls with `key` (a Cell tree's training flags) added to the cache key."""
-        return self._graph.call_keyed(key, *_positional(self._sig, args, kwargs, self._kw_dict))
+        args = _positional(self._sig, args, kwargs, self._kw_dict)
+        if self._check_symbols is not None:
+            self._check_symbols(args)
+        return self._graph.call_keyed(key, *args)
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -95,6 +105,7 @@ class _JitFunction:
         bound = cache.get(id(self))
         if bound is None:
             bound = _JitFunction(self._mycel_fn, instance)
+            bound._graph.jit_level = self._graph.jit_level
             if self._input_signature is not None:  # jit(input_signature=...) on a method
                 bound._set_input_signature(tuple(self._input_signature))
             cache[id(self)] = bound
@@ -105,7 +116,7 @@ class _JitFunction:
         return self._graph.ir(*args)
 
 
-def jit(function=None, *, capture_mode="ast", jit_level="O1", dynamic=0, fullgraph=False,
+def jit(function=None, *, capture_mode="ast", jit_level="", dynamic=0, fullgraph=False,
         backend="", input_signature=None, hash_args=None, jit_config=None, **options):
     """Compiles `function` (or, used as ``@jit(...)``, the decorated one) into a graph.
 
@@ -114,15 +125,30 @@ def jit(function=None, *, capture_mode="ast", jit_level="O1", dynamic=0, fullgra
     placeholders such as ``Tensor(shape=[None, 3], dtype=ms.float32)`` for dynamic
     dimensions) compiles once for every size of those dimensions, as ``Cell.set_inputs``
     does. Keyword arguments beyond the named parameters reach the function's ``**kwargs`` as
-    a dict (its keys and values' types are part of the call signature). The other options are
-    accepted for MindSpore compatibility."""
+    a dict (its keys and values' types are part of the call signature).
+
+    ``jit_level`` ("" follows ``set_context(jit_level=...)``; a ``jit_config``'s overrides
+    it): "O2" is MindSpore's whole-graph sink. On a GPU each input signature's step then runs
+    op by op once (warm-up), is captured once as a CUDA Graph and is replayed from then on:
+    one launch per step instead of one per kernel, memory planned once. Replays read the
+    arguments' current values and return fresh tensors; a step that cannot be captured (it
+    prints, calls Python, reads a tensor's value, draws random numbers, has dynamic shapes
+    or an op without a GPU kernel) runs op by op, with one line on stderr saying why
+    (docs/architecture.md, "Devices (GPU)"). On the CPU "O2" is "O1". "O0" and "O1" run the
+    compiled step op by op. The other options are accepted for MindSpore compatibility."""
     if capture_mode != "ast":
         raise ValueError(f"For 'jit', capture_mode must be 'ast', but got {capture_mode!r}.")
+    if jit_config is not None:
+        jit_level = _config_level(jit_config, "jit") or jit_level
+    if jit_level not in ("", "O0", "O1", "O2"):
+        raise ValueError(f"For 'jit', jit_level must be 'O0', 'O1' or 'O2', but got "
+                         f"{jit_level!r}.")
 
     def wrap(fn):
         if isinstance(fn, _JitFunction):
             return fn
         out = _JitFunction(fn)
+        out._graph.jit_level = jit_level
         if input_signature is not None:
             sig = input_signature if isinstance(input_signature, (tuple, list)) \
                 else (input_signature,)
@@ -211,14 +237,29 @@ def mutable(input_data, dynamic_len=False):
     return _MutableInt(input_data)
 
 
+def _config_level(config, where):
+    """The jit_level of a JitConfig or a dict of its options ("" when it names none)."""
+    opts = config.jit_config_dict if isinstance(config, JitConfig) else config
+    if not isinstance(opts, dict):
+        raise TypeError(f"For '{where}', jit_config must be a JitConfig or a dict, but got "
+                        f"{type(config).__name__}.")
+    level = opts.get("jit_level", "")
+    if level not in ("", "O0", "O1", "O2"):
+        raise ValueError(f"For '{where}', jit_level must be 'O0', 'O1' or 'O2', but got "
+                         f"{level!r}.")
+    return level
+
+
 class JitConfig:
-    """JitConfig(jit_level="O1", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+    """JitConfig(jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
     infer_boost="off", **kwargs): the compile options of MindSpore's ``mindspore.JitConfig``,
     given to ``jit`` or ``data_sink``. Passing one asks for compiled execution; the options
-    are kept (``jit_config_dict``) and otherwise have no effect: mycel has one compile
-    pipeline. exc_mode "auto", "sink" and "no_sink" are accepted."""
+    are kept (``jit_config_dict``). ``jit_level="O2"`` captures the compiled step as a CUDA
+    Graph on a GPU and replays it (see ``jit``); "" follows ``set_context``. The other
+    options have no effect: mycel has one compile pipeline. exc_mode "auto", "sink" and
+    "no_sink" are accepted."""
 
-    def __init__(self, jit_level="O1", exc_mode="auto", jit_syntax_level="",
+    def __init__(self, jit_level="", exc_mode="auto", jit_syntax_level="",
                  debug_level="RELEASE", infer_boost="off", **kwargs):
         if jit_level not in ("", "O0", "O1", "O2"):
             raise ValueError(f"For 'JitConfig', jit_level must be 'O0', 'O1' or 'O2', but got "

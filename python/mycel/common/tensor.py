@@ -435,7 +435,8 @@ class _DynamicTensor(Tensor):
     """A placeholder of MindSpore's ``Tensor(shape=[None, 1, 28, 28], dtype=...)``: a dtype and
     a shape whose None (or -1) dimensions are known only at run time, and no data. It is what
     ``Cell.set_inputs`` and ``jit(input_signature=...)`` take; its ``shape`` shows the dynamic
-    dimensions as -1 (as MindSpore's). Underneath it is an empty tensor (its dynamic dimensions
+    dimensions as -1 (as MindSpore's); a dimension may also be a ``Symbol`` (common/symbol.py):
+    dynamic, with the rules it states checked on each call. Underneath it is an empty tensor (its dynamic dimensions
     0), so reading its values gives nothing. ``Tensor(shape=None, dtype=...)`` is one of any
     rank (shape ``(-2,)``, as MindSpore's): set_inputs compiles such an input for the shapes
     of each call, as it would without set_inputs."""
@@ -445,18 +446,24 @@ class _DynamicTensor(Tensor):
             Tensor.__init__(self, None, dtype, (0,))
             self._mycel_dyn_shape = (-2,)
             return
-        dims = []
+        from mycel.common.symbol import Symbol
+        dims, symbols = [], []
         for d in shape:
-            if d is None or (isinstance(d, int) and not isinstance(d, bool) and d == -1):
+            symbols.append(d if isinstance(d, Symbol) else None)
+            if d is None or isinstance(d, Symbol) or \
+                    (isinstance(d, int) and not isinstance(d, bool) and d == -1):
                 dims.append(-1)
             elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
                 dims.append(int(d))
             else:
-                raise TypeError(f"For 'Tensor', the shape of a placeholder must hold ints >= 0 "
-                                f"or None, but got {tuple(shape)!r}.")
+                raise TypeError(f"For 'Tensor', the shape of a placeholder must hold ints >= 0, "
+                                f"None or Symbols, but got {tuple(shape)!r}.")
         Tensor.__init__(self, None, _C.float32 if dtype is None else dtype,
                         tuple(max(d, 0) for d in dims))
         self._mycel_dyn_shape = tuple(dims)
+        # The Symbol of each dimension (None where there is none): common/symbol.py checks
+        # each GRAPH-mode call's inputs against them.
+        self._mycel_symbols = tuple(symbols) if any(symbols) else None
 
     @property
     def shape(self):

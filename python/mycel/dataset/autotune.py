@@ -19,6 +19,7 @@ import json
 import os
 import weakref
 
+from mycel import _mycel
 from mycel import log as logger
 from mycel.dataset import config
 
@@ -36,9 +37,28 @@ def _owner_alive():
 
 
 def pipeline_options():
-    """The autotune arguments of the next iterator's Pipeline ({} when it runs untuned)."""
+    """The autotune and profiling arguments of the next iterator's Pipeline ({} when it runs
+    untuned and unprofiled). The pipeline profiler (``_c_dataengine.GlobalContext.
+    profiling_manager()``, src/data/profiling.h) and the tuner exclude each other, as in
+    MindSpore: while the profiler is armed, a new pipeline is profiled (when no other pipeline
+    is registered with it) and never tuned."""
+    claim = _mycel._data.profiling_manager().claim()
+    if claim == "taken":
+        logger.warning("Dataset Profiling is already enabled for a different data pipeline.")
+    if claim == "free":
+        options = {"profile_interval_ms": config.get_monitor_sampling_interval()}
+    else:
+        options = {}
     if not config.get_enable_autotune():
-        return {}
+        return options
+    if claim == "free":
+        logger.warning("Cannot enable AutoTune for the current data pipeline as Dataset Profiling "
+                       "is already enabled for the current data pipeline.")
+        return options
+    if claim == "taken":
+        logger.warning("Cannot enable AutoTune for the current data pipeline as Dataset Profiling "
+                       "is enabled for another data pipeline.")
+        return options
     if _owner_alive():
         logger.warning("Cannot enable AutoTune for the current data pipeline as it is already "
                        "enabled for another data pipeline.")

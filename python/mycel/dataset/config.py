@@ -95,9 +95,10 @@ def get_prefetch_size():
 # ----- MindSpore's other pipeline settings -----
 # Debug mode changes how pipelines run (below), and so does autotune (autotune.py). The other
 # settings below tune MindSpore's engine: shared memory between Python worker processes, fast
-# recovery on reset, the performance monitor and the timeouts of its worker processes. mycel's
+# recovery on reset and the timeouts of its worker processes. mycel's
 # engine runs Python callables on its own threads, so it keeps these values for programs that
-# set and read them, and they change nothing in how a pipeline runs.
+# set and read them, and they change nothing in how a pipeline runs. The monitor sampling
+# interval is the pipeline profiler's (_c_dataengine.GlobalContext.profiling_manager()).
 _debug_mode = False
 _debug_hooks = []
 _settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_mem": True,
@@ -220,7 +221,8 @@ def get_fast_recovery():
 
 
 def set_monitor_sampling_interval(interval):
-    """Kept (module note above)."""
+    """The pipeline profiler's sampling interval in ms (src/data/profiling.h), for the
+    pipelines profiled from now on."""
     _setting("set_monitor_sampling_interval", "monitor_sampling_interval", interval, int, 1)
 
 

@@ -255,8 +255,9 @@ class Dataset:
         return DictIterator(self, num_epochs, output_numpy, do_copy)
 
     def __iter__(self):
-        """Iterate over the dataset: ``create_tuple_iterator()``."""
-        return self.create_tuple_iterator()
+        """Iterate over the dataset once: ``create_tuple_iterator(num_epochs=1)``, as
+        MindSpore (its pipeline has no epoch control: the profiler lists no EpochCtrlOp)."""
+        return self.create_tuple_iterator(num_epochs=1)
 
     def _start_pipeline(self, columns, num_epochs, init_step=None, seed=None, tuned=False):
         """The C++ Pipeline an iterator runs for num_epochs epochs (-1: unlimited), planned
@@ -279,8 +280,10 @@ class Dataset:
         self._last_seed = seed
         init_step = self._init_step if init_step is None else init_step
         _building.callbacks = True  # an iterator's run: map callbacks take part
+        # the autotuner's and the profiler's arguments (a new iterator's pipeline only)
         tune = autotune.pipeline_options() if tuned else {}
-        _building.nodes = {} if tune else None  # node id -> plan dataset, for the autotuner
+        # node id -> plan dataset, for the autotuner
+        _building.nodes = {} if "autotune_interval" in tune else None
         try:
             root = plan._node(counted=init_step > 0)
         finally:

@@ -17,8 +17,8 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset import _vision_checks as chk
-from mycel.dataset import config
 from mycel.dataset.transforms import TensorOperation, _as_array, _is_pil
+from mycel.dataset.transforms_random import _RandomComposition, _chain, _py_seed
 from mycel.dataset.vision import (Border, Inter, _check_interpolation, _check_size, _fill,
                                   _padding)
 
@@ -125,12 +125,7 @@ def _check_transform(op, name):
                         f"pyfunc. Got {type(op)}.")
 
 
-def _chain_of(op):
-    """The C++ transforms of a built-in operation, or None for a Python callable."""
-    return op._c_ops() if isinstance(op, TensorOperation) else None
-
-
-class UniformAugment(TensorOperation):
+class UniformAugment(_RandomComposition):
     """UniformAugment(transforms, num_ops=2): num_ops of transforms chosen at random (kept in
     list order), each then applied with probability 1/2. Built-in transforms run in C++; with a
     Python callable among them the choice is made in Python from the same dataset seed."""
@@ -146,22 +141,12 @@ class UniformAugment(TensorOperation):
         for i, op in enumerate(transforms):
             _check_transform(op, f"transforms[{i}]")
         self.transforms, self.num_ops = list(transforms), num_ops
-        chains = [_chain_of(op) for op in self.transforms]
+        chains = [_chain(op) for op in self.transforms]
         self._op = None if any(c is None for c in chains) else _data.UniformAugment(chains,
                                                                                     num_ops)
         self._makes_pil = any(getattr(op, "_makes_pil", False) for op in self.transforms)
 
-    @property
-    def _random(self):
-        return True
-
-    def _c_ops(self):
-        return None if self._op is None else [self._op]
-
-    def __call__(self, *inputs):
-        if self._op is not None and not any(_is_pil(x) for x in inputs):
-            return super().__call__(*inputs)
-        rng = np.random.default_rng(_py_seed(self))
+    def _py_apply(self, rng, inputs):
         chosen = sorted(rng.choice(len(self.transforms), self.num_ops, replace=False))
         out = inputs
         for i in chosen:
@@ -170,16 +155,6 @@ class UniformAugment(TensorOperation):
             res = self.transforms[i](*out)
             out = res if isinstance(res, tuple) else (res,)
         return out[0] if len(out) == 1 else tuple(out)
-
-
-def _py_seed(op):
-    """A seed for a transform drawing in Python: the dataset seed, the transform's stream and
-    its call count (as TensorOperation._run seeds the C++ ones)."""
-    if not hasattr(op, "_stream"):
-        op._stream = config._next_stream()
-    op._calls = getattr(op, "_calls", 0) + 1
-    entropy = config._entropy(op._calls) + [op._stream]
-    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
 
 
 class RandomErasing(TensorOperation):
@@ -404,7 +379,7 @@ class BoundingBoxAugment(TensorOperation):
     def __init__(self, transform, ratio=0.3):
         chk.type_check(ratio, (float, int), "ratio")
         chk.check_value(ratio, 0., 1., "ratio")
-        chain = _chain_of(transform)
+        chain = _chain(transform)
         if chain is None:
             raise TypeError(f"Argument transform with value {transform} is not of type "
                             f"[<class 'TensorOperation'>], but got {type(transform)}.")

@@ -19,7 +19,7 @@ import numpy as np
 from mycel import _mycel
 from mycel.dataset import _vision_checks as chk
 from mycel.dataset.transforms import TensorOperation, _is_pil
-from mycel.dataset.transforms_random import _chain, _check_transforms, _py_seed
+from mycel.dataset.transforms_random import _RandomComposition, _chain, _py_seed
 from mycel.dataset.vision import Inter, _check_interpolation
 
 _data = _mycel._data
@@ -95,7 +95,7 @@ class TrivialAugmentWide(chk.ArrayOp):
         self._op = _data.TrivialAugmentWide(num_magnitude_bins, interp, fill)
 
 
-class RandomSelectSubpolicy(TensorOperation):
+class RandomSelectSubpolicy(_RandomComposition):
     """RandomSelectSubpolicy(policy): policy is a list of sub-policies, each a list of
     (transform, prob) pairs; one sub-policy is chosen uniformly and its transforms applied in
     order, each with its probability. Built-in transforms run in C++; with a Python callable
@@ -128,17 +128,7 @@ class RandomSelectSubpolicy(TensorOperation):
         self._makes_pil = any(getattr(op, "_makes_pil", False)
                               for sub in self.policy for op, _ in sub)
 
-    @property
-    def _random(self):
-        return True
-
-    def _c_ops(self):
-        return None if self._op is None else [self._op]
-
-    def __call__(self, *inputs):
-        if self._op is not None and not any(_is_pil(x) for x in inputs):
-            return super().__call__(*inputs)
-        rng = np.random.default_rng(_py_seed(self))
+    def _py_apply(self, rng, inputs):
         out = tuple(inputs)
         for op, prob in self.policy[int(rng.integers(len(self.policy)))]:
             if rng.random() < prob:

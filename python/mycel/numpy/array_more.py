@@ -201,19 +201,8 @@ def rollaxis(x, axis, start=0):
 
 def rot90(a, k=1, axes=(0, 1)):
     """a rotated by 90 degrees k times in the plane of axes (from the first toward the
-    second)."""
-    a = _t(a)
-    k %= 4
-    a0, a1 = axes
-    if k == 0:
-        return a
-    if k == 2:
-        return _ops.flip(a, (a0, a1))
-    perm = list(range(a.ndim))
-    perm[a0], perm[a1] = perm[a1], perm[a0]
-    if k == 1:
-        return _ops.transpose(_ops.flip(a, (a1,)), tuple(perm))
-    return _ops.flip(_ops.transpose(a, tuple(perm)), (a1,))
+    second): ops.rot90."""
+    return _ops.rot90(_t(a), k, tuple(axes))
 
 
 def repeat(a, repeats, axis=None):

@@ -66,23 +66,9 @@ def tensordot(a, b, axes=2):
     return _ops.reshape(_ops.matmul(at.astype(dt), bt.astype(dt)), out)
 
 
-@_constexpr
-def _kron_shapes(sa, sb):
-    """(a's shape padded to b's rank and spread [a0, 1, a1, 1, ...], b's [1, b0, 1, b1, ...],
-    the product's shape)."""
-    nd = max(len(sa), len(sb))
-    sa = (1,) * (nd - len(sa)) + tuple(sa)
-    sb = (1,) * (nd - len(sb)) + tuple(sb)
-    ea = tuple(v for s in sa for v in (s, 1))
-    eb = tuple(v for s in sb for v in (1, s))
-    return ea, eb, tuple(x * y for x, y in zip(sa, sb))
-
-
 def kron(a, b):
-    """The Kronecker product: a's and b's axes interleaved, multiplied, merged in pairs."""
-    a, b = _t(a), _t(b)
-    ea, eb, out = _kron_shapes(a.shape, b.shape)
-    return _ops.reshape(_ops.reshape(a, ea) * _ops.reshape(b, eb), out)
+    """The Kronecker product: ops.kron."""
+    return _ops.kron(_t(a), _t(b))
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

@@ -111,30 +111,15 @@ isneginf = _unary(_ops.isneginf, floating=False, doc="True where x is -inf.")
 isposinf = _unary(_ops.isposinf, floating=False, doc="True where x is +inf.")
 
 
-def _euclid(x1, x2):
-    """(|gcd|, the operands' common dtype): 93 masked Euclid steps cover every int64 pair (the
-    longest chain, consecutive Fibonacci numbers, fits in 92)."""
-    a, b = _ops.abs(_t(x1)), _ops.abs(_t(x2))
-    a, b = a + b * 0, b + a * 0  # broadcast to one shape
-    for _ in range(93):
-        nz = _ops.not_equal(b, 0)
-        safe = _ops.where(nz, b, _ops.ones_like(b))
-        a, b = _ops.where(nz, b, a), _ops.where(nz, _ops.remainder(a, safe), b)
-    return a
-
-
 def gcd(x1, x2, dtype=None):
-    """Greatest common divisor of integers, elementwise (gcd(0, 0) = 0)."""
-    y = _euclid(x1, x2)
+    """Greatest common divisor of integers, elementwise (gcd(0, 0) = 0): ops.gcd."""
+    y = _ops.gcd(_t(x1), _t(x2))
     return y if dtype is None else y.astype(dtype)
 
 
 def lcm(x1, x2, dtype=None):
-    """Least common multiple of integers, elementwise (0 when either is 0)."""
-    a, b = _ops.abs(_t(x1)), _ops.abs(_t(x2))
-    g = _euclid(a, b)
-    y = _ops.where(_ops.equal(g, 0), g, _ops.floor_divide(a, _ops.where(_ops.equal(g, 0),
-                                                                         _ops.ones_like(g), g)) * b)
+    """Least common multiple of integers, elementwise (0 when either is 0): ops.lcm."""
+    y = _ops.lcm(_t(x1), _t(x2))
     return y if dtype is None else y.astype(dtype)
 
 
@@ -301,18 +286,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
-    """The trapezoidal-rule integral of y along axis (samples at x, or spaced dx)."""
-    y = _float(y)
-    m = y.shape[axis]
-    mid = (_ops.narrow(y, axis, 1, m - 1) + _ops.narrow(y, axis, 0, m - 1)) / 2.0
-    if x is None:
-        return _ops.sum(mid, axis) * dx
-    d = diff(_float(x), axis=-1 if _t(x).ndim == 1 else axis)
-    if d.ndim == 1 and y.ndim > 1:
-        shape = [1] * y.ndim
-        shape[axis] = m - 1
-        d = _ops.reshape(d, tuple(shape))
-    return _ops.sum(mid * d, axis)
+    """The trapezoidal-rule integral of y along axis (samples at x, or spaced dx): ops.trapz."""
+    return _ops.trapz(_float(y), None if x is None else _t(x), dx=dx, dim=axis)
 
 
 # ---- polynomials (coefficients highest power first, as numpy.poly1d) -------------------------

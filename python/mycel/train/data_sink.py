@@ -126,7 +126,8 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
         dataset (Dataset): a mycel.dataset Dataset; its columns are fn's arguments.
         sink_size (int): steps per call, positive. Default: 1.
         jit_config (JitConfig): compile `fn` (the steps then loop in C++, batches fed from
-            the data engine without returning to Python). Default: None, in which case `fn`
+            the data engine without returning to Python); its jit_level "O2" captures each
+            step as a CUDA graph on a GPU (see ``mycel.jit``). Default: None, in which case `fn`
             is compiled in GRAPH mode (and when it is a ``@jit`` function) and runs in a
             Python loop in PYNATIVE mode.
         input_signature (Union[Tensor, tuple[Tensor]]): expected dtype and shape of each
@@ -146,6 +147,11 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     if input_signature is not None:
         _check_signature(dataset, input_signature)
     compile_fn = jit_config is not None or context.get_context("mode") == context.GRAPH_MODE
+    if jit_config is not None and not isinstance(fn, (Cell, _JitFunction)):
+        # The config's jit_level ("O2": captured steps on a GPU) applies to this function; a
+        # Cell's compiled construct follows set_context(jit_level=...).
+        from mycel.common.api import jit
+        fn = jit(fn, jit_config=jit_config)
     state = {}
 
     def sink_fun():

@@ -3,14 +3,17 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "base/error.h"
 #include "device/cuda/cuda_allocator.h"
+#include "device/cuda/cuda_capture.h"
 #include "device/cuda/cuda_tensor.h"
 #include "device/cuda/strided_copy.h"
+#include "tensor/random.h"
 #include "tensor/tensor.h"
 
 namespace mycel::cuda {
@@ -91,9 +94,11 @@ class CudaBackend final : public DeviceBackend {
       n = 0;
     }
     count_ = n;
+    capturing_ = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(n > 0 ? n : 1));
     for (int i = 0; i < n; ++i) {
       allocators_.push_back(std::make_unique<DeviceAllocator>(i));
       streams_.push_back(nullptr);
+      captures_.emplace_back();
     }
   }
 
@@ -119,10 +124,12 @@ class CudaBackend final : public DeviceBackend {
   }
 
   void copy_h2d(int index, void* dst, const void* src, size_t n) override {
+    refuse_in_capture(index, "a host->device copy");
     pinned_.copy(dst, src, n, stream_of(index));
   }
 
   void copy_d2h(int index, void* dst, const void* src, size_t n) override {
+    refuse_in_capture(index, "a device->host copy (a host read of a tensor)");
     cudaStream_t s = stream_of(index);
     MC_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
     MC_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -174,6 +181,7 @@ class CudaBackend final : public DeviceBackend {
   }
 
   void synchronize(int index) override {
+    refuse_in_capture(index, "a host synchronisation");
     MC_CUDA_CHECK(cudaStreamSynchronize(stream_of(index)));
     after_sync(index);
   }
@@ -186,8 +194,92 @@ class CudaBackend final : public DeviceBackend {
   }
   void empty_cache(int index) override { allocators_[static_cast<size_t>(index)]->empty_cache(); }
 
+  // ---- capture (tensor/capture.h): stream capture into a CUDA Graph ----
+  DeviceAllocator& allocator(int index) { return *allocators_[static_cast<size_t>(index)]; }
+
+  void refuse_in_capture(int index, const char* what) {
+    if (index >= 0 && index < count_ && capturing_[static_cast<size_t>(index)].load())
+      MC_THROW(Runtime, what, " on GPU:", index, " cannot be captured into a CUDA graph.");
+  }
+
+  // What a capture in progress records besides its graph: the random draws and the device
+  // words their kernels read (cuda_capture.h).
+  struct Draws {
+    std::vector<CapturedDraw> draws;
+    uint64_t* words = nullptr;  // kMaxCapturedDraws pairs, from the ordinary cache
+  };
+
+  const uint64_t* capture_draw(int index, const CapturedDraw& d) {
+    if (index < 0 || index >= count_ || !capturing_[static_cast<size_t>(index)].load())
+      return nullptr;
+    Draws& c = captures_[static_cast<size_t>(index)];
+    MC_CHECK(c.draws.size() < kMaxCapturedDraws, Runtime, "more than ", kMaxCapturedDraws,
+             " random draws in one captured step on GPU:", index, ".");
+    c.draws.push_back(d);
+    return c.words + 2 * (c.draws.size() - 1);
+  }
+
+  // Global mode: a call that could act on the device behind the capture's back (a
+  // synchronisation, cudaFree) from any thread fails instead of corrupting the capture.
+  int begin_capture(int index) {
+    cudaStream_t s = stream_of(index);
+    Draws& c = captures_[static_cast<size_t>(index)];
+    c.draws.clear();
+    c.words = static_cast<uint64_t*>(allocate(index, kMaxCapturedDraws * 2 * sizeof(uint64_t)));
+    int pool = allocator(index).begin_pool();
+    capturing_[static_cast<size_t>(index)].store(true);
+    cudaError_t err = cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    if (err != cudaSuccess) {
+      capturing_[static_cast<size_t>(index)].store(false);
+      allocator(index).end_pool();
+      allocator(index).release_pool(pool);
+      release_words(index, take_draws(index));
+      check(err, "cudaStreamBeginCapture");
+    }
+    return pool;
+  }
+
+  Draws take_draws(int index) {
+    Draws d = std::move(captures_[static_cast<size_t>(index)]);
+    captures_[static_cast<size_t>(index)] = Draws{};
+    return d;
+  }
+  void release_words(int index, const Draws& d) {
+    if (d.words) release(index, d.words, kMaxCapturedDraws * 2 * sizeof(uint64_t));
+  }
+
+  // Ends the capture: the instantiated graph (*exec, *graph), or an error message (the
+  // capture's pool and draws are then given back).
+  std::string end_capture(int index, int pool, cudaGraph_t* graph, cudaGraphExec_t* exec) {
+    cudaStream_t s = stream_of(index);
+    *graph = nullptr;
+    *exec = nullptr;
+    cudaError_t err = cudaStreamEndCapture(s, graph);
+    capturing_[static_cast<size_t>(index)].store(false);
+    allocator(index).end_pool();
+    std::string why;
+    if (err != cudaSuccess || *graph == nullptr) {
+      why = str("cudaStreamEndCapture: ", cudaGetErrorString(err));
+    } else {
+      err = cudaGraphInstantiate(exec, *graph, 0);
+      if (err != cudaSuccess) why = str("cudaGraphInstantiate: ", cudaGetErrorString(err));
+    }
+    if (!why.empty()) {
+      cudaGetLastError();
+      if (*exec) cudaGraphExecDestroy(*exec);
+      if (*graph) cudaGraphDestroy(*graph);
+      *graph = nullptr;
+      *exec = nullptr;
+      allocator(index).release_pool(pool);
+      release_words(index, take_draws(index));
+    }
+    return why;
+  }
+
  private:
   int count_ = 0;
+  std::unique_ptr<std::atomic<bool>[]> capturing_;
+  std::vector<Draws> captures_;  // per device: the capture in progress
   std::vector<std::unique_ptr<DeviceAllocator>> allocators_;
   std::vector<cudaStream_t> streams_;
   std::once_flag stream_once_;
@@ -204,6 +296,90 @@ CudaBackend& backend() {
 DeviceBackend& cuda_backend() { return backend(); }
 
 cudaStream_t stream(int index) { return backend().stream_of(index); }
+
+namespace {
+
+class CudaGraph final : public CapturedGraph {
+ public:
+  CudaGraph(int index, int pool, cudaGraph_t g, cudaGraphExec_t e, CudaBackend::Draws draws)
+      : index_(index), pool_(pool), graph_(g), exec_(e), draws_(std::move(draws)) {}
+  ~CudaGraph() override {
+    // Launches still queued finish first; errors here cannot be reported (a destructor).
+    cudaStreamSynchronize(backend().stream_of(index_));
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+    cudaGetLastError();
+    backend().allocator(index_).release_pool(pool_);
+    backend().release_words(index_, draws_);
+  }
+  void replay() override {
+    if (!draws_.draws.empty()) {
+      // This step's draws, reserved as op by op would, into the words the kernels read
+      // (a staged copy in stream order, before the launch).
+      host_words_.resize(2 * draws_.draws.size());
+      for (size_t i = 0; i < draws_.draws.size(); ++i) {
+        const CapturedDraw& d = draws_.draws[i];
+        const RandomStream st = next_random_stream(d.seed, d.seed2, d.count, d.instance);
+        host_words_[2 * i] = st.key;
+        host_words_[2 * i + 1] = st.offset;
+      }
+      backend().copy_h2d(index_, draws_.words, host_words_.data(),
+                         host_words_.size() * sizeof(uint64_t));
+    }
+    MC_CUDA_CHECK(cudaGraphLaunch(exec_, backend().stream_of(index_)));
+  }
+
+ private:
+  int index_, pool_;
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+  CudaBackend::Draws draws_;
+  std::vector<uint64_t> host_words_;
+};
+
+class CudaCapture final : public CaptureBackend {
+ public:
+  bool can_capture(int index) override { return index >= 0 && index < backend().device_count(); }
+  void begin_capture(int index) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    MC_CHECK(pools_.find(index) == pools_.end(), Runtime, "GPU:", index,
+             " is already capturing a CUDA graph.");
+    pools_[index] = backend().begin_capture(index);
+  }
+  std::unique_ptr<CapturedGraph> end_capture(int index, std::string* why) override {
+    int pool;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = pools_.find(index);
+      MC_ASSERT(it != pools_.end(), "GPU:", index, " is not capturing");
+      pool = it->second;
+      pools_.erase(it);
+    }
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    std::string err = backend().end_capture(index, pool, &g, &e);
+    if (!err.empty()) {
+      if (why) *why = err;
+      return nullptr;
+    }
+    return std::make_unique<CudaGraph>(index, pool, g, e, backend().take_draws(index));
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<int, int> pools_;  // device -> pool of its capture in progress
+};
+
+}  // namespace
+
+const uint64_t* capture_random_draw(int index, const CapturedDraw& d) {
+  return backend().capture_draw(index, d);
+}
+
+CaptureBackend& cuda_capture_backend() {
+  static CudaCapture* c = new CudaCapture();  // never destroyed, as the backend
+  return *c;
+}
 
 void set_after_sync(AfterSyncHook hook) { g_after_sync.store(hook, std::memory_order_release); }
 

@@ -7,8 +7,10 @@
 //     computed on the padded plane and cropped. The output size cuDNN derives is checked
 //     against the op's.
 //   - precision: float32 runs with CUDNN_FMA_MATH (no TF32, so results match the CPU's
-//     within float32 tolerances); float16/bfloat16 store 16 bits and compute in float32;
-//     float64 computes in double.
+//     within float32 tolerances) unless op_precision's conv_allow_tf32 is on
+//     (tensor/op_precision.h, read at each launch): then with the math type cuDNN's
+//     heuristics pick, tensor-op (TF32) algorithms included; float16/bfloat16 store 16 bits and
+//     compute in float32; float64 computes in double.
 //   - algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no timing runs), first
 //     deterministic pick that runs with at most kMaxWorkspace of scratch memory from the
 //     caching allocator, remembered per configuration (the heuristics cost more than a small
@@ -25,6 +27,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/handles.h"
 #include "ops/infer_nn.h"
+#include "tensor/op_precision.h"
 
 namespace mycel::cuda {
 
@@ -37,18 +40,21 @@ struct Types {
   cudnnDataType_t data, compute;
   cudnnMathType_t math;
   bool f64;
+  bool tf32;  // float32 may use TF32 tensor cores (conv_allow_tf32)
 };
 
 Types types_of(DType dt, const char* op) {
   switch (dt) {
     case DType::Float32:
-      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, false};
+      if (op_precision(DeviceType::CUDA).conv_allow_tf32)
+        return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false, true};
+      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, false, false};
     case DType::Float16:
-      return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false};
+      return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false, false};
     case DType::BFloat16:
-      return {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false};
+      return {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, false, false};
     case DType::Float64:
-      return {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, true};
+      return {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, true, false};
     default:
       break;
   }
@@ -117,20 +123,33 @@ bool not_supported(cudnnStatus_t st) {
          CUDNN_STATUS_CATEGORY(st) == CUDNN_STATUS_BAD_PARAM;
 }
 
-// The algorithm and math type chosen for each configuration (direction, device, dtype and
-// every size cuDNN sees), so that the heuristics run once per configuration.
+// The algorithm and math type chosen for each configuration (direction, device, dtype, the
+// TF32 switch and every size cuDNN sees), so that the heuristics run once per configuration.
 using AlgoKey = std::vector<int64_t>;
 std::mutex g_algo_mu;
 std::map<AlgoKey, std::pair<int, int>> g_algos;
 
-AlgoKey algo_key(int dir, int dev, DType dt, const ConvGeom& g, int64_t hp, int64_t wp,
-                 int64_t pad_h, int64_t pad_w) {
-  return {dir,    dev,   static_cast<int64_t>(dt),
-          g.n,    g.c,   hp,
-          wp,     g.o,   g.kh,
-          g.kw,   g.ho,  g.wo,
-          pad_h,  pad_w, g.sh,
-          g.sw,   g.dh,  g.dw,
+AlgoKey algo_key(int dir, int dev, const ConvDescs& d, DType dt, const ConvGeom& g, int64_t hp,
+                 int64_t wp, int64_t pad_h, int64_t pad_w) {
+  return {dir,
+          dev,
+          static_cast<int64_t>(dt),
+          d.t.tf32 ? 1 : 0,
+          g.n,
+          g.c,
+          hp,
+          wp,
+          g.o,
+          g.kh,
+          g.kw,
+          g.ho,
+          g.wo,
+          pad_h,
+          pad_w,
+          g.sh,
+          g.sw,
+          g.dh,
+          g.dw,
           g.group};
 }
 
@@ -173,7 +192,8 @@ bool approximate(cudnnConvolutionBwdFilterAlgo_t a) {
 }
 
 // Runs the configuration's remembered algorithm, or else the first usable one of cuDNN's
-// heuristic list (get(perf, &count)): status success, deterministic, no TF32 for float32,
+// heuristic list (get(perf, &count)): status success, deterministic, no TF32 for float32
+// (unless the TF32 switch is on),
 // workspace within bounds, and cuDNN accepts the call. False when none does (nothing was
 // queued).
 template <class Perf, class GetFn, class WsFn, class RunFn>
@@ -202,7 +222,7 @@ bool run_conv(int dev, ConvDescs& d, const AlgoKey& key, GetFn get, WsFn ws_size
         approximate(p.algo))
       continue;
     cudnnMathType_t math = p.mathType;
-    if (d.t.data == CUDNN_DATA_FLOAT) {
+    if (d.t.data == CUDNN_DATA_FLOAT && !d.t.tf32) {
       if (math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
       math = CUDNN_FMA_MATH;
     }
@@ -250,7 +270,7 @@ void cuda_conv2d(const KernelContext& ctx) {
   ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionFwdAlgoPerf_t>(
-      dev, d, algo_key(0, dev, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(0, dev, d, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
       [&](cudnnConvolutionFwdAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos, count,
                                                       perf);
@@ -280,7 +300,7 @@ void cuda_conv2d_backprop_input(const KernelContext& ctx) {
   ConvDescs d(g, dx.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionBwdDataAlgoPerf_t>(
-      dev, d, algo_key(1, dev, dx.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(1, dev, d, dx.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
       [&](cudnnConvolutionBwdDataAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
                                                            count, perf);
@@ -323,7 +343,7 @@ void cuda_conv2d_backprop_filter(const KernelContext& ctx) {
   ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      dev, d, algo_key(2, dev, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(2, dev, d, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
       [&](cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgos,
                                                              count, perf);

@@ -10,6 +10,7 @@
 
 #include <span>
 
+#include "kernels/fused_matmul.h"
 #include "kernels/kernel_table.h"
 
 namespace mycel::cuda {
@@ -21,7 +22,12 @@ namespace mycel::cuda {
 // Indexed by OpId; nullptr for ops with no CUDA kernel.
 std::span<const KernelFn> kernel_table();
 
-// Installs the CUDA backend (tensor/device.h) and the kernel table (kernels/kernel_table.h).
+// The fused MatMul epilogue of kernels/fused_matmul.h (cuBLASLt; linalg.cc).
+bool cuda_fused_matmul(const Tensor& a, const Tensor& b, const Tensor& bias, bool ta, bool tb,
+                       MatmulEpilogue epilogue, const Tensor& y);
+
+// Installs the CUDA backend (tensor/device.h), the kernel table (kernels/kernel_table.h) and
+// the fused MatMul epilogue (kernels/fused_matmul.h).
 // Returns the number of devices found; 0 (and nothing installed) with no driver or GPU.
 // Never throws; safe to call twice.
 int install_cuda();

@@ -1,5 +1,6 @@
 #include <array>
 
+#include "device/cuda/cuda_capture.h"
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/array_index.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -34,6 +35,8 @@ int install_cuda() {
   set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
+  install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
+  install_capture_backend(DeviceType::CUDA, &cuda_capture_backend());
   return n;
 }
 

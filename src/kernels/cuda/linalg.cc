@@ -2,7 +2,10 @@
 //
 // Float types go to cuBLASLt, one (strided-batched) call per product:
 //   - float32 computes in CUBLAS_COMPUTE_32F, which never uses TF32, so results match the
-//     CPU's sgemm within float32 tolerances; float16/bfloat16 read and write 16 bits and
+//     CPU's sgemm within float32 tolerances; with op_precision's matmul_allow_tf32 on
+//     (tensor/op_precision.h, read at each launch) in CUBLAS_COMPUTE_32F_FAST_TF32 instead:
+//     inputs rounded to TF32 in the tensor cores, float32 accumulation and output;
+//     float16/bfloat16 read and write 16 bits and
 //     accumulate in float32 (the CPU widens to float32, multiplies, rounds back: the same up
 //     to summation order); float64 computes in CUBLAS_COMPUTE_64F;
 //   - row-major Y[M,N] = op(A) op(B) is column-major Y^T[N,M] = op(B)^T op(A)^T, so cuBLASLt's
@@ -16,6 +19,15 @@
 //     linalg_kernels.cu runs instead.
 // Integer dtypes use the naive kernel (cuBLASLt has no general integer GEMM); its sums wrap
 // like the CPU kernel's. BiasAdd is an elementwise kernel.
+//
+// cuda_fused_matmul (kernels/fused_matmul.h, installed by install_cuda): one 2-D product with
+// cuBLASLt's bias epilogue (CUBLASLT_EPILOGUE_BIAS, RELU_BIAS or GELU_BIAS): the bias vector
+// runs along the rows of the column-major Y^T, i.e. along our N, added to the float32
+// accumulator before the activation and the one rounding to the output type; or with its
+// bias-gradient epilogue (BGRADA/BGRADB: the sum of an operand over the GEMM's k, written
+// to the bias buffer). float32 (TF32
+// as the switch says), float16 and bfloat16 only; it declines (false) what the heuristics or
+// cuBLASLt do not take, and the graph kernel then runs the ops.
 #include <algorithm>
 #include <cstring>
 
@@ -24,6 +36,8 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/handles.h"
 #include "kernels/cuda/linalg_kernels.h"
+#include "kernels/fused_matmul.h"
+#include "tensor/op_precision.h"
 
 namespace mycel::cuda {
 
@@ -65,16 +79,24 @@ void set_batch(cublasLtMatrixLayout_t l, int32_t count, int64_t stride) {
                                                    &stride, sizeof(stride)));
 }
 
-// One cuBLASLt call for `batches` products; false (nothing queued) when the heuristics offer
-// no algorithm.
-bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t batches, int64_t M,
-               int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb) {
+// A bias epilogue: its kind and the bias vector (N elements of Y's type).
+struct Epilogue {
+  cublasLtEpilogue_t kind;
+  const void* bias;
+};
+
+// One cuBLASLt call for `batches` products (with `epi`'s epilogue when given); false (nothing
+// queued) when the heuristics offer no algorithm or, with an epilogue, cuBLASLt declines it.
+bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void* Y, int64_t batches,
+               int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t sa, int64_t sb,
+               const Epilogue* epi = nullptr) {
   cudaDataType_t data;
   cublasComputeType_t compute;
   cudaDataType_t scale;
   switch (dt) {
     case DType::Float32:
-      data = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
+      data = CUDA_R_32F, scale = CUDA_R_32F;
+      compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       break;
     case DType::Float16:
       data = CUDA_R_16F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F;
@@ -99,6 +121,12 @@ bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t
       cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)));
   MC_CUBLAS_CHECK(
       cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)));
+  if (epi != nullptr) {
+    MC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi->kind,
+                                                   sizeof(epi->kind)));
+    MC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                   &epi->bias, sizeof(epi->bias)));
+  }
   // Stored (column-major) shapes: B is [K,N] row-major = [N rows, K cols], ld N (or [N,K]
   // row-major = [K rows, N cols], ld K, when tb); likewise A; Y^T is [N rows, M cols], ld N.
   const uint64_t a_rows = tb ? K : N, a_cols = tb ? N : K;
@@ -133,7 +161,9 @@ bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t
   int found = 0;
   cublasStatus_t st =
       cublasLtMatmulAlgoGetHeuristic(h, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &res, &found);
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  // (With an epilogue, a configuration cuBLASLt rejects is declined: the ops then run.)
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (epi != nullptr && st == CUBLAS_STATUS_INVALID_VALUE))
+    return false;
   check_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0 || res.state != CUBLAS_STATUS_SUCCESS) return false;
 
@@ -141,9 +171,12 @@ bool lt_matmul(int dev, DType dt, const void* A, const void* B, void* Y, int64_t
   const float one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   const bool f64 = dt == DType::Float64;
-  MC_CUBLAS_CHECK(cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a,
-                                 A, d.b, f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c,
-                                 Y, d.c, &res.algo, ws.data(), res.workspaceSize, s));
+  st = cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a, A, d.b,
+                      f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c, Y, d.c, &res.algo,
+                      ws.data(), res.workspaceSize, s);
+  if (epi != nullptr && (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE))
+    return false;
+  check_cublas(st, "cublasLtMatmul");
   return true;
 }
 
@@ -194,6 +227,7 @@ void cuda_matmul(const KernelContext& ctx) {
   }
   const DType dt = y.dtype();
   const size_t es = y.itemsize();
+  const bool tf32 = op_precision(DeviceType::CUDA).matmul_allow_tf32;
   const bool is_float =
       dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Float64;
   for (int64_t t0 = 0; t0 < count; t0 += kMaxBatchPerCall) {
@@ -201,10 +235,49 @@ void cuda_matmul(const KernelContext& ctx) {
     const char* A = static_cast<const char*>(a.raw_data()) + t0 * sa * static_cast<int64_t>(es);
     const char* B = static_cast<const char*>(b.raw_data()) + t0 * sb * static_cast<int64_t>(es);
     char* Y = static_cast<char*>(y.raw_data()) + t0 * rows * N * static_cast<int64_t>(es);
-    if (is_float && lt_matmul(dev, dt, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
+    if (is_float && lt_matmul(dev, dt, tf32, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
     launch_matmul_naive(code(dt), A, B, Y, nb, rows, N, K, ta, tb, sa, sb, s);
     MC_CUDA_LAUNCH_CHECK();
   }
+}
+
+bool cuda_fused_matmul(const Tensor& a, const Tensor& b, const Tensor& bias, bool ta, bool tb,
+                       MatmulEpilogue epilogue, const Tensor& y) {
+  const DType dt = y.dtype();
+  if (dt != DType::Float32 && dt != DType::Float16 && dt != DType::BFloat16) return false;
+  if (a.ndim() != 2 || b.ndim() != 2 || bias.ndim() != 1 || y.ndim() != 2) return false;
+  if (a.dtype() != dt || b.dtype() != dt || bias.dtype() != dt) return false;
+  if (!a.is_contiguous() || !b.is_contiguous() || !bias.is_contiguous()) return false;
+  const int64_t M = y.dim(0), N = y.dim(1), K = a.dim(ta ? 0 : 1);
+  if (M == 0 || N == 0 || K == 0) return false;
+  if (alignment_of(bias.raw_data()) < 16) return false;
+  // cuBLASLt's A is our b, its B our a: BGRADA sums our b over the GEMM's k (its length:
+  // Y^T's rows, our N), BGRADB our a (Y^T's columns, our M).
+  Epilogue epi{CUBLASLT_EPILOGUE_BIAS, bias.raw_data()};
+  int64_t len = N;
+  switch (epilogue) {
+    case MatmulEpilogue::Bias:
+      break;
+    case MatmulEpilogue::ReluBias:
+      epi.kind = CUBLASLT_EPILOGUE_RELU_BIAS;
+      break;
+    case MatmulEpilogue::GeluBias:
+      epi.kind = CUBLASLT_EPILOGUE_GELU_BIAS;
+      break;
+    case MatmulEpilogue::BiasGradA:
+      epi.kind = CUBLASLT_EPILOGUE_BGRADA;
+      if (!ta || tb) return false;
+      break;
+    case MatmulEpilogue::BiasGradB:
+      epi.kind = CUBLASLT_EPILOGUE_BGRADB;
+      if (!ta || tb) return false;
+      len = M;
+      break;
+  }
+  if (bias.dim(0) != len) return false;
+  const bool tf32 = op_precision(DeviceType::CUDA).matmul_allow_tf32;
+  return lt_matmul(y.device().index, dt, tf32, a.raw_data(), b.raw_data(), y.raw_data(), 1, M, N, K,
+                   ta, tb, 0, 0, &epi);
 }
 
 void cuda_bias_add(const KernelContext& ctx) {

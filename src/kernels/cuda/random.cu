@@ -122,6 +122,11 @@ __device__ inline void sincos_turn(double u, double* sn, double* cs) {
   *cs = (h + odd == 1.0 ? -1.0 : 1.0) * c1;
 }
 
+// Where the stream starts: the launch's values, or the words a captured graph's replay
+// wrote before launching it (random.h).
+__device__ inline uint64_t seed_key(const PhiloxSeed& s) { return s.dev ? s.dev[0] : s.key; }
+__device__ inline uint64_t seed_offset(const PhiloxSeed& s) { return s.dev ? s.dev[1] : s.offset; }
+
 // The dtype's value of a double (the CPU's from_double: through float for the narrow ones).
 template <class T>
 __device__ inline T from_double(double v) {
@@ -132,7 +137,8 @@ __device__ inline T from_double(double v) {
 }
 
 template <class T>
-__global__ void normal_kernel(T* out, int64_t n, uint64_t key, uint64_t offset) {
+__global__ void normal_kernel(T* out, int64_t n, PhiloxSeed seed) {
+  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
   const int64_t calls = (n + 1) / 2;
   MC_CUDA_KERNEL_LOOP(c, calls) {
     const Words w = philox(key, offset + static_cast<uint64_t>(c));
@@ -147,7 +153,8 @@ __global__ void normal_kernel(T* out, int64_t n, uint64_t key, uint64_t offset) 
 }
 
 template <class T>
-__global__ void uniform_kernel(T* out, int64_t n, uint64_t key, uint64_t offset) {
+__global__ void uniform_kernel(T* out, int64_t n, PhiloxSeed seed) {
+  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
   constexpr int P = std::is_same_v<T, double> ? 2 : 4;
   const int64_t calls = (n + P - 1) / P;
   MC_CUDA_KERNEL_LOOP(c, calls) {
@@ -168,28 +175,27 @@ __global__ void uniform_kernel(T* out, int64_t n, uint64_t key, uint64_t offset)
 }
 
 template <template <class> class K>
-void launch_float(int code, void* out, int64_t n, int64_t per, uint64_t key, uint64_t offset,
-                  cudaStream_t s) {
+void launch_float(int code, void* out, int64_t n, int64_t per, PhiloxSeed seed, cudaStream_t s) {
   const int64_t calls = (n + per - 1) / per;
   if (calls == 0) return;
   const unsigned g = grid_for(calls, kThreads);
   dispatch_float_code(code, [&](auto t) {
     using T = decltype(t);
-    K<T>::launch(g, s, static_cast<T*>(out), n, key, offset);
+    K<T>::launch(g, s, static_cast<T*>(out), n, seed);
   });
 }
 
 template <class T>
 struct Normal {
-  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, uint64_t key, uint64_t off) {
-    normal_kernel<T><<<g, kThreads, 0, s>>>(out, n, key, off);
+  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, PhiloxSeed seed) {
+    normal_kernel<T><<<g, kThreads, 0, s>>>(out, n, seed);
   }
 };
 
 template <class T>
 struct Uniform {
-  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, uint64_t key, uint64_t off) {
-    uniform_kernel<T><<<g, kThreads, 0, s>>>(out, n, key, off);
+  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, PhiloxSeed seed) {
+    uniform_kernel<T><<<g, kThreads, 0, s>>>(out, n, seed);
   }
 };
 
@@ -213,9 +219,10 @@ __device__ inline void drop_one(T x, uint32_t word, double keep, acc_t<T> scale,
 
 // One thread per Philox block: elements 4b .. 4b + 3 from counter offset + b.
 template <class T>
-__global__ void dropout_kernel(const T* x, T* y, T* mask, int64_t n, double keep,
-                               acc_t<T> scale, uint64_t key, uint64_t offset, bool quads) {
+__global__ void dropout_kernel(const T* x, T* y, T* mask, int64_t n, double keep, acc_t<T> scale,
+                               PhiloxSeed seed, bool quads) {
   const int64_t blocks = (n + 3) / 4;
+  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
   MC_CUDA_KERNEL_LOOP(b, blocks) {
     const Words w = philox(key, offset + static_cast<uint64_t>(b));
     const int64_t base = 4 * b;
@@ -234,37 +241,35 @@ __global__ void dropout_kernel(const T* x, T* y, T* mask, int64_t n, double keep
 }
 
 template <class T>
-void dropout_as(const void* x, void* y, void* mask, int64_t n, double keep, uint64_t key,
-                uint64_t offset, cudaStream_t s) {
+void dropout_as(const void* x, void* y, void* mask, int64_t n, double keep, PhiloxSeed seed,
+                cudaStream_t s) {
   const int64_t blocks = (n + 3) / 4;
   if (blocks == 0) return;
   constexpr uintptr_t kAlign = alignof(Quad<T>);
   const bool quads = (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y) |
-                      reinterpret_cast<uintptr_t>(mask)) % kAlign == 0;
+                      reinterpret_cast<uintptr_t>(mask)) %
+                         kAlign ==
+                     0;
   // The CPU's scale: 1 / keep in double, rounded to the compute type.
   const acc_t<T> scale = static_cast<acc_t<T>>(1.0 / keep);
   dropout_kernel<T><<<grid_for(blocks, kThreads), kThreads, 0, s>>>(
-      static_cast<const T*>(x), static_cast<T*>(y), static_cast<T*>(mask), n, keep, scale, key,
-      offset, quads);
+      static_cast<const T*>(x), static_cast<T*>(y), static_cast<T*>(mask), n, keep, scale, seed,
+      quads);
 }
 
 }  // namespace
 
 void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
-                    uint64_t key, uint64_t offset, cudaStream_t s) {
-  dispatch_float_code(code, [&](auto t) {
-    dropout_as<decltype(t)>(x, y, mask, n, keep, key, offset, s);
-  });
+                    PhiloxSeed seed, cudaStream_t s) {
+  dispatch_float_code(code, [&](auto t) { dropout_as<decltype(t)>(x, y, mask, n, keep, seed, s); });
 }
 
-void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
-                            cudaStream_t s) {
-  launch_float<Normal>(code, out, n, 2, key, offset, s);
+void launch_standard_normal(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s) {
+  launch_float<Normal>(code, out, n, 2, seed, s);
 }
 
-void launch_uniform_real(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
-                         cudaStream_t s) {
-  launch_float<Uniform>(code, out, n, code == kFloat64 ? 2 : 4, key, offset, s);
+void launch_uniform_real(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s) {
+  launch_float<Uniform>(code, out, n, code == kFloat64 ? 2 : 4, seed, s);
 }
 
 }  // namespace mycel::cuda

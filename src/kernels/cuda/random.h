@@ -13,17 +13,25 @@
 
 namespace mycel::cuda {
 
+// Where a random kernel's stream starts: (key, offset) by value, or, in a captured graph
+// (dev != nullptr), the two words at dev, which every replay of the graph fills before it
+// launches (the draws reserved again from the host's generators, as op by op:
+// device/cuda/cuda_capture.h), so a replay draws new numbers.
+struct PhiloxSeed {
+  uint64_t key = 0;
+  uint64_t offset = 0;
+  const uint64_t* dev = nullptr;
+};
+
 // n elements of dtype code `code` (a float dtype) from counters offset, offset + 1, ...
-void launch_standard_normal(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
-                            cudaStream_t s);
-void launch_uniform_real(int code, void* out, int64_t n, uint64_t key, uint64_t offset,
-                         cudaStream_t s);
+void launch_standard_normal(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s);
+void launch_uniform_real(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s);
 
 // Dropout (kernels/cpu/dropout.cc's stream): element i is kept iff word i % 4 of counter
 // offset + i / 4, as a uniform float, is below keep; mask[i] = kept, y[i] = x[i] * (kept *
 // (1 / keep)) in the compute type (float for float32 and narrower, double for float64).
 // x, y, mask: n contiguous elements of float dtype `code`.
 void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
-                    uint64_t key, uint64_t offset, cudaStream_t s);
+                    PhiloxSeed seed, cudaStream_t s);
 
 }  // namespace mycel::cuda

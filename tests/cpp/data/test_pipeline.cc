@@ -4,15 +4,21 @@
 // resume by set_init_step), compared with the rows a plain loop predicts.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <thread>
 
 #include "data/array_source.h"
 #include "data/connector.h"
 #include "data/pipeline.h"
+#include "data/profiling.h"
 
 namespace mycel::data {
 namespace {
@@ -424,6 +430,71 @@ TEST(DataPipeline, SmartConstructorErrors) {
   o.num_epochs = 1;
   o.init_step = 5;  // one epoch has 4 rows
   EXPECT_THROW(Pipeline p(s, o), Error);
+}
+
+// ----- the profiler (profiling.h) -----
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(DataProfiler, RecordsTheFirstPipelineCreatedWhileArmed) {
+  Profiler& prof = Profiler::instance();
+  prof.init();
+  EXPECT_THROW(prof.stop(), Error);  // not started
+  prof.start();
+  EXPECT_THROW(prof.start(), Error);  // already running
+  auto src = std::make_shared<CountingSource>(10);
+  NodePtr root = batch(source(src, make_sequential_sampler(0, -1)), 4);
+  PipelineOptions o;
+  o.num_epochs = 1;
+  o.prefetch = 2;
+  o.profile_interval_ms = 5;
+  Pipeline p(root, o);
+  Pipeline other(root, o);  // another pipeline is registered: not profiled
+  EXPECT_TRUE(p.profiled());
+  EXPECT_FALSE(other.profiled());
+  Row r;
+  int batches = 0;
+  while (p.next(&r)) ++batches;
+  EXPECT_EQ(batches, 3);
+  EXPECT_TRUE(prof.stop());
+  EXPECT_FALSE(prof.stop());  // stopping twice: MindSpore warns
+
+  std::string tmpl = (std::filesystem::temp_directory_path() / "mycel-prof-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  ::unsetenv("RANK_ID");
+  std::vector<std::string> files = prof.save(tmpl);
+  ASSERT_EQ(files.size(), 3u);
+  const std::string pipeline = read_text(tmpl + "/pipeline_profiling_0.json");
+  EXPECT_NE(pipeline.find("\"op_id\": 0, \"op_type\": \"BatchOp\", \"num_workers\": 2, "
+                          "\"metrics\": {\"output_queue\": {\"size\": ["),
+            std::string::npos)
+      << pipeline;
+  EXPECT_NE(pipeline.find("\"length\": 2}}, \"children\": [1]}"), std::string::npos) << pipeline;
+  EXPECT_NE(pipeline.find("\"op_id\": 1, \"op_type\": \"TestSourceOp\", \"num_workers\": 3"),
+            std::string::npos)
+      << pipeline;
+  // 4 records per batch: push time, batch time, pipeline time, the root queue's fill
+  std::istringstream trace(read_text(tmpl + "/dataset_iterator_profiling_0.txt"));
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(trace, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 12u);
+  EXPECT_EQ(lines[0].rfind("0 1 1 0 ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[11].rfind("1 2 3 ", 0), 0u) << lines[11];
+  EXPECT_NE(read_text(tmpl + "/minddata_cpu_utilization_0.json").find("\"pss_mbytes\": ["),
+            std::string::npos);
+  std::filesystem::remove_all(tmpl);
+  EXPECT_THROW(prof.save(tmpl), Error);  // no such directory
+  prof.init();                           // forgets the pipeline
+  EXPECT_EQ(prof.claim(), Profiler::Claim::Free);
+  prof.start();
+  prof.stop();  // leaves it disarmed for the other tests
+  EXPECT_EQ(prof.claim(), Profiler::Claim::Off);
 }
 
 }  // namespace

@@ -224,6 +224,24 @@ void conv_cases(std::vector<KernelCase>& v) {
                   {"group", i64(2)}}),
                DType::BFloat16,
                "pad stride dilation groups"});
+  // float16 (AMP's other type; cuDNN's half convolutions on the GPU, float32 on the CPU):
+  // LeNet's layers, channels past a tensor-core tile, uneven pads, strides, dilation, groups.
+  add_conv(v, {{4, 1, 32, 32}, {6, 1, 5, 5}, A({}), DType::Float16, "lenet conv1"});
+  add_conv(v, {{8, 6, 14, 14}, {16, 6, 5, 5}, A({}), DType::Float16, "lenet conv2"});
+  add_conv(v, {{2, 32, 9, 9},
+               {32, 32, 3, 3},
+               A({{"pad_mode", S("pad")}, {"pad", ints({1})}}),
+               DType::Float16,
+               "32 channels"});
+  add_conv(v, {{2, 8, 11, 10},
+               {8, 4, 3, 3},
+               A({{"pad_mode", S("pad")},
+                  {"pad", ints({1, 2, 0, 1})},
+                  {"stride", ints({2})},
+                  {"dilation", ints({2})},
+                  {"group", i64(2)}}),
+               DType::Float16,
+               "pad stride dilation groups"});
 }
 
 // ---- pooling ----
@@ -344,7 +362,8 @@ void softmax_cases(std::vector<KernelCase>& v) {
                        {{}, 0, DType::Float32},           {{0, 5}, -1, DType::Float32},
                        {{5, 0}, -1, DType::Float32},      {{6, 19}, -1, DType::Float64},
                        {{4, 7, 5}, 1, DType::Float64},    {{6, 19}, -1, DType::Float16},
-                       {{3, 9, 4}, 1, DType::BFloat16}};
+                       {{3, 9, 4}, 1, DType::BFloat16},   {{33, 1031}, -1, DType::Float16},
+                       {{4, 1031}, -1, DType::BFloat16},  {{64, 40, 130}, 1, DType::BFloat16}};
   for (const SmCase& c : cs) {
     std::string l = label_of(c.s, c.t, "axis " + std::to_string(c.axis));
     v.push_back({"Softmax",

@@ -95,9 +95,12 @@ std::vector<KernelCase> optim_cases() {
   const Shape big{300, 130}, small{7};
   const Shape s0{};
   auto tol = [](DType t) {
-    return t == DType::Float16 ? 2e-3 : t == DType::Float64 ? 1e-12 : 1e-5;
+    return t == DType::Float16    ? 2e-3
+           : t == DType::BFloat16 ? 2e-2
+           : t == DType::Float64  ? 1e-12
+                                  : 1e-5;
   };
-  for (DType t : {DType::Float32, DType::Float64, DType::Float16}) {
+  for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
     for (const Shape& x : {big, small}) {
       std::string l = std::string(dtype_name(t)) + (x.size() == 2 ? " big" : " small");
       double r = tol(t);

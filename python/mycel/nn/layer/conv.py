@@ -21,7 +21,7 @@ from mycel.common.parameter import Parameter
 from mycel.nn.cell import Cell
 from mycel.nn.layer import _check
 from mycel.ops import operations as P
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, three_ints
 from mycel.ops.function.nn_func import _conv_transpose_shape, _check_rank
 
 
@@ -211,15 +211,6 @@ class Conv1dTranspose(_Conv):
         return self.squeeze(output)
 
 
-def _triple(v, name, cls):
-    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else v
-    if not isinstance(vals, (tuple, list)) or len(vals) != 3 or any(
-            isinstance(e, bool) or not isinstance(e, int) or e < 1 for e in vals):
-        raise ValueError(f"For '{cls}', '{name}' must be a positive int or 3 of them, but got "
-                         f"{v!r}.")
-    return tuple(vals)
-
-
 class Conv3d(_Conv):
     """3-d convolution of [N, C, D, H, W] input with weight [out_channels,
     in_channels/group, kd, kh, kw] (the Conv3D primitive: ops/function/conv3d_func.py).
@@ -231,12 +222,12 @@ class Conv3d(_Conv):
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
                  bias_init=None, data_format="NCDHW", dtype=_C.float32):
         cls = "Conv3d"
-        ks = _triple(kernel_size, "kernel_size", cls)
+        ks = three_ints(kernel_size, "kernel_size", cls, ncdhw=False)
         super().__init__(cls, in_channels, out_channels, ks, pad_mode, group, has_bias,
                          weight_init, bias_init, dtype)
         self.kernel_size = ks
-        self.stride = _triple(stride, "stride", cls)
-        self.dilation = _triple(dilation, "dilation", cls)
+        self.stride = three_ints(stride, "stride", cls, ncdhw=False)
+        self.dilation = three_ints(dilation, "dilation", cls, ncdhw=False)
         self.padding = padding
         self.conv3d = P.Conv3D(out_channels, ks, stride=self.stride, pad_mode=self.pad_mode,
                                pad=padding, dilation=self.dilation, group=group,
@@ -260,12 +251,12 @@ class Conv3dTranspose(_Conv):
                  padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
                  weight_init=None, bias_init=None, data_format="NCDHW", dtype=_C.float32):
         cls = "Conv3dTranspose"
-        ks = _triple(kernel_size, "kernel_size", cls)
+        ks = three_ints(kernel_size, "kernel_size", cls, ncdhw=False)
         super().__init__(cls, in_channels, out_channels, ks, pad_mode, group, has_bias,
                          weight_init, bias_init, dtype, transposed=True)
         self.kernel_size = ks
-        self.stride = _triple(stride, "stride", cls)
-        self.dilation = _triple(dilation, "dilation", cls)
+        self.stride = three_ints(stride, "stride", cls, ncdhw=False)
+        self.dilation = three_ints(dilation, "dilation", cls, ncdhw=False)
         self.padding = padding
         self.output_padding = output_padding
         self.conv3d_transpose = P.Conv3DTranspose(

@@ -69,3 +69,21 @@ def shape_arg(shape, op="shape"):
 @constexpr
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def three_ints(v, name, op, minimum=1, ncdhw=True):
+    """A 3-D window/stride/dilation argument as 3 ints >= minimum: an int for all three, 3
+    ints (D, H, W) or, with ncdhw, MindSpore's 5-int NCDHW form (its last three). Anything
+    else is a ValueError naming the op and the argument. One rule for the 3-D convolutions
+    and pools of ops and nn."""
+    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else v
+    if not isinstance(vals, (tuple, list)):
+        vals = ()
+    vals = tuple(vals)
+    if ncdhw and len(vals) == 5:
+        vals = vals[2:]
+    if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e < minimum
+                             for e in vals):
+        what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+        raise ValueError(f"For '{op}', '{name}' must be {what} or 3 of them, but got {v!r}.")
+    return vals

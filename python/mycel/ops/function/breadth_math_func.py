@@ -16,6 +16,7 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.function import math_func as _m, array_func as _a
+from mycel.ops.function.math_func import addr  # noqa: F401 (ops.addr is listed here)
 from mycel.ops.function.array_ext_func import narrow as _narrow
 from mycel.ops.primitive import constexpr
 from mycel.ops.composite import stop_gradient
@@ -256,16 +257,6 @@ def accumulate_n(x):
                              f"dtype, but got {out.shape} {out.dtype} and {t.shape} {t.dtype}.")
         out = out + t
     return out
-
-
-def addr(x, vec1, vec2, *, beta=1, alpha=1):
-    """beta * x + alpha * outer(vec1, vec2)."""
-    v1, v2 = _t(vec1, "addr", "vec1"), _t(vec2, "addr", "vec2")
-    if v1.ndim != 1 or v2.ndim != 1:
-        raise ValueError(f"For 'addr', vec1 and vec2 must be 1-D, but got shapes {v1.shape} "
-                         f"and {v2.shape}.")
-    outer = prim("Mul")(prim("Reshape")(v1, (-1, 1)), prim("Reshape")(v2, (1, -1)))
-    return _m.add(_m.mul(_t(x, "addr", "x"), beta), _m.mul(outer, alpha))
 
 
 def _pnorm(diff, p, axes):

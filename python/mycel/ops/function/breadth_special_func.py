@@ -27,6 +27,7 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim
 from mycel.ops.function.special_func import lgamma as _lgamma, digamma as _digamma
+from mycel.ops.function.special_func import _out_dtype as _out
 from mycel.ops.primitive import constexpr
 
 __all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "bessel_i0", "bessel_i0e",
@@ -35,15 +36,6 @@ __all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "bessel_i0", "bes
 
 _EULER = 0.5772156649015329
 _TERMS = 45  # series terms: (x/2)^2k / (k!)^2 < 1e-20 of the largest for |x| <= 20
-
-
-@constexpr
-def _out(dtype, op):
-    if dtype in (_C.float16, _C.float32, _C.float64):
-        return dtype
-    if dtype in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8, _C.bool):
-        return _C.float32
-    raise TypeError(f"For '{op}', the input must be a real tensor, but got {dtype}.")
 
 
 def _f64(x, op):

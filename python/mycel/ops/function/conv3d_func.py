@@ -11,19 +11,8 @@ Conv2D's own. Gradients come from Conv2D's, StridedSlice's and Pad's bprops.
 """
 import math
 
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, three_ints
 from mycel.ops.primitive import constexpr
-
-
-def _three(v, name, op, minimum=1):
-    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
-    if len(vals) == 5:
-        vals = vals[2:]
-    if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e < minimum
-                             for e in vals):
-        raise ValueError(f"For '{op}', '{name}' must be an int >= {minimum} or 3 of them, but "
-                         f"got {v!r}.")
-    return vals
 
 
 @constexpr
@@ -47,7 +36,7 @@ def conv3d_args(op, pad_mode, padding, stride, dilation):
     if pad_mode != "pad" and any(pads):
         raise ValueError(f"For '{op}', 'padding' must be 0 unless pad_mode is 'pad', but got "
                          f"{padding!r}.")
-    return pad_mode, pads, _three(stride, "stride", op), _three(dilation, "dilation", op)
+    return pad_mode, pads, three_ints(stride, "stride", op), three_ints(dilation, "dilation", op)
 
 
 @constexpr

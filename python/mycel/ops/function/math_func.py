@@ -312,5 +312,18 @@ def dense(input, weight, bias=None):  # noqa: A002
     return out if bias is None else add(out, bias)
 
 
+def addr(x, vec1, vec2, *, beta=1, alpha=1):
+    """beta * x + alpha * outer(vec1, vec2) (ops.addr and Tensor.addr)."""
+    for name, v in (("x", x), ("vec1", vec1), ("vec2", vec2)):
+        if not isinstance(v, _C.Tensor):
+            raise TypeError(f"For 'addr', '{name}' must be a Tensor, but got "
+                            f"{type(v).__name__}.")
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise ValueError(f"For 'addr', vec1 and vec2 must be 1-D, but got shapes {vec1.shape} "
+                         f"and {vec2.shape}.")
+    outer = prim("Mul")(prim("Reshape")(vec1, (-1, 1)), prim("Reshape")(vec2, (1, -1)))
+    return add(mul(x, beta), mul(outer, alpha))
+
+
 # MindSpore defines approximate_equal in ops.function.math_func; programs import it from there.
 from mycel.ops.function.compat_func import approximate_equal  # noqa: E402,F401

@@ -27,9 +27,12 @@ _LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028,
 
 @constexpr
 def _out_dtype(dtype, op):
+    """The result dtype of a special function (float inputs keep theirs, integers and bool give
+    float32), or a TypeError naming the op."""
     if dtype in (_C.float16, _C.float32, _C.float64):
         return dtype
-    if dtype in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8, _C.bool):
+    if dtype in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8, _C.uint16, _C.uint32,
+                 _C.uint64, _C.bool):
         return _C.float32
     raise TypeError(f"For '{op}', the input must be a real tensor, but got {dtype}.")
 

@@ -107,7 +107,7 @@ __all__ = ["PSROIPooling", "PSROIPoolingGrad"]
 
 
 # NLLLoss, ApplyPowerSign, Uniform.
-from mycel.ops.function._util import prim as _prim  # noqa: E402
+from mycel.ops.function._util import prim as _prim, three_ints as _three_ints  # noqa: E402
 
 
 class NLLLoss(_Composed):
@@ -446,8 +446,8 @@ class AvgPool3D(_Composed):
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=0, data_format="NCDHW"):
         op = "AvgPool3D"
-        self.kernel_size = self._three(op, "kernel_size", kernel_size)
-        self.strides = self._three(op, "strides", strides)
+        self.kernel_size = _three_ints(kernel_size, "kernel_size", op)
+        self.strides = _three_ints(strides, "strides", op)
         if not isinstance(pad_mode, str) or pad_mode.upper() not in ("VALID", "SAME", "PAD"):
             raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but "
                              f"got {pad_mode!r}.")
@@ -472,17 +472,6 @@ class AvgPool3D(_Composed):
                          pad_mode=self.pad_mode, pad=pads, ceil_mode=ceil_mode,
                          count_include_pad=count_include_pad, divisor_override=divisor_override,
                          data_format=data_format)
-
-    @staticmethod
-    def _three(op, name, v):
-        vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
-        if len(vals) == 5:
-            vals = vals[2:]
-        if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e <= 0
-                                 for e in vals):
-            raise ValueError(f"For '{op}', '{name}' must be a positive int or 3 of them, but "
-                             f"got {v!r}.")
-        return vals
 
     def __call__(self, x):
         _check_tensor("AvgPool3D", "x", x, (_C.float16, _C.float32, _C.float64))
@@ -796,17 +785,6 @@ __all__ += ["DeformableOffsets", "DeformableOffsetsGrad"]
 from mycel.ops.function import conv_transpose_nd_func as _ctn  # noqa: E402
 
 
-def _three_ints(op, name, v, minimum):
-    vals = (v,) * 3 if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
-    if len(vals) == 5:
-        vals = vals[2:]
-    if len(vals) != 3 or any(isinstance(e, bool) or not isinstance(e, int) or e < minimum
-                             for e in vals):
-        raise ValueError(f"For '{op}', '{name}' must be an int >= {minimum} or 3 of them, but "
-                         f"got {v!r}.")
-    return vals
-
-
 class Conv3DTranspose(_Composed):
     """Conv3DTranspose(in_channel, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0,
     stride=1, dilation=1, group=1, output_padding=0, data_format="NCDHW")(dout, weight): the
@@ -820,7 +798,7 @@ class Conv3DTranspose(_Composed):
         op = "Conv3DTranspose"
         self.in_channel = _check_int(op, "in_channel", in_channel)
         self.out_channel = _check_int(op, "out_channel", out_channel)
-        self.kernel_size = _three_ints(op, "kernel_size", kernel_size, 1)
+        self.kernel_size = _three_ints(kernel_size, "kernel_size", op, 1)
         if mode != 1:
             raise ValueError(f"For '{op}', 'mode' must be 1, but got {mode!r}.")
         if not isinstance(pad_mode, str) or pad_mode.lower() not in ("valid", "same", "pad"):
@@ -836,13 +814,13 @@ class Conv3DTranspose(_Composed):
             raise ValueError(f"For '{op}', 'pad' must be 0 unless pad_mode is 'pad', but got "
                              f"{pad!r}.")
         self.pad = pads
-        self.stride = _three_ints(op, "stride", stride, 1)
-        self.dilation = _three_ints(op, "dilation", dilation, 1)
+        self.stride = _three_ints(stride, "stride", op, 1)
+        self.dilation = _three_ints(dilation, "dilation", op, 1)
         self.group = _check_int(op, "group", group)
         if in_channel % self.group or out_channel % self.group:
             raise ValueError(f"For '{op}', 'group' ({group}) must divide in_channel and "
                              f"out_channel.")
-        self.output_padding = _three_ints(op, "output_padding", output_padding, 0)
+        self.output_padding = _three_ints(output_padding, "output_padding", op, 0)
         if data_format != "NCDHW":
             raise ValueError(f"For '{op}', only data_format 'NCDHW' is supported, but got "
                              f"{data_format!r}.")

@@ -1,6 +1,7 @@
 """The Conv3D primitive class (MindSpore's ``ops.Conv3D``), composed from Conv2D by
 ``ops/function/conv3d_func.py``."""
 from mycel.ops.function import conv3d_func as _c3
+from mycel.ops.function._util import three_ints as _three_ints
 from mycel.ops.operations._compat_checks import _check_int, _check_tensor, _F16_32
 from mycel.ops.operations.composed_ops import _Composed
 
@@ -16,7 +17,7 @@ class Conv3D(_Composed):
                  dilation=1, group=1, data_format="NCDHW"):
         op = "Conv3D"
         self.out_channel = _check_int(op, "out_channel", out_channel)
-        self.kernel_size = _c3._three(kernel_size, "kernel_size", op)
+        self.kernel_size = _three_ints(kernel_size, "kernel_size", op)
         if mode != 1:
             raise ValueError(f"For '{op}', 'mode' must be 1, but got {mode!r}.")
         self.group = _check_int(op, "group", group)
