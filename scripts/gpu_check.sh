@@ -8,7 +8,8 @@
 #      (copies, casts, allocator, out-of-memory), and the table of ops with CUDA kernels;
 #   2. pytest tests/gpu: the device from Python, LeNet, ResNet-18 and Transformer-encoder
 #      training steps GPU = CPU in both modes (and bf16 AMP), the gradient corpus on the GPU
-#      against the CPU in both modes;
+#      against the CPU in both modes, the TF32 switches, AMP, MatMul epilogues, jit_level O2
+#      capture;
 #   3. LeNet on Fashion-MNIST (examples/demo.py; the bundle's training subset) on the CPU and
 #      on the GPU, same seed, and the two test accuracies compared (within 0.5 points);
 #   4. the GPU rows of bench/gpu_bench.py: mycel (bundled Python) and PyTorch (this machine's
