@@ -19,7 +19,10 @@
 # enable_graph_kernel on the CPU; libmycel_video.so: FFmpeg; libmycel_sentencepiece.so), and
 # jit's and video's libraries alone would double the bundle, whose carry to the GPU machine is
 # limited (the device tool takes 64 MiB with the checkout). mycel loads plugins on first use,
-# so without them only those features raise their clear error.
+# so without them only those features fail: video and SentencePiece with their error, the
+# CPU's graph kernels (enable_graph_kernel with the CPU as target) by running op by op, which
+# the compile log says ("not built"); the GPU's MatMul epilogues need no plugin. (On this
+# machine a missing plugin is still found at the build's path compiled into the extension.)
 #
 # Usage: scripts/gpu_bundle.sh [BUILD]   (default build; run `make build` first)
 set -euo pipefail
