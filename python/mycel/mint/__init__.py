@@ -7,8 +7,8 @@ bounds as tensors or both as numbers. No new kernels: both modes, gradients and 
 the ops they are built of, and GRAPH mode compiles them as it does any Python function.
 ``mint.nn`` holds the layers and ``mint.nn.functional`` the functional layers; ``mint.optim``
 the optimizers (AdamW, Adam, SGD); ``mint.linalg`` the norms, inv and det; ``mint.special``
-the special functions; ``mint.distributed`` PyTorch's torch.distributed names over
-mycel.communication.
+the special functions; ``mint.fft`` the Fourier transforms; ``mint.distributed`` PyTorch's
+torch.distributed names over mycel.communication.
 """
 from mycel import _mycel as _C
 from mycel import ops as _ops
@@ -497,5 +497,6 @@ _NAMES = [k for k, v in list(globals().items())
           if not k.startswith("_") and callable(v)]
 __all__.extend(_NAMES)
 
-from mycel.mint import nn, optim, linalg, special, distributed  # noqa: E402,F401  (after the functions)
+# (after the functions)
+from mycel.mint import nn, optim, linalg, special, distributed, fft  # noqa: E402,F401
 from mycel.mint.nn import functional  # noqa: E402,F401

@@ -58,3 +58,8 @@ from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E40
 from mycel.ops.function.complex_func import (real, imag, conj, angle, complex, polar,  # noqa: E402,F401,A004
                                              view_as_real, view_as_complex, is_complex, adjoint,
                                              conj_physical, resolve_conj, isreal, sgn)
+# discrete Fourier transforms: fft, ifft, rfft, ..., fftshift, fftfreq (function/fft_func.py)
+from mycel.ops.function.fft_func import (fft, ifft, fft2, ifft2, fftn, ifftn,  # noqa: E402,F401
+                                         rfft, irfft, rfft2, irfft2, rfftn, irfftn, hfft, ihfft,
+                                         hfft2, ihfft2, hfftn, ihfftn, fftshift, ifftshift,
+                                         fftfreq, rfftfreq)

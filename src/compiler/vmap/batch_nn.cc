@@ -192,4 +192,13 @@ Node* batch_dropout(BatchArgs& a) {
   return b.make_tuple({b.mul(a.in[0], b.tuple_get(d, 0)), b.broadcast_to(mask, full)});
 }
 
+// FFTN: the batch axis is not transformed; every axis (normalised per example) shifts by one.
+Node* batch_fftn(BatchArgs& a) {
+  Attrs at = a.attrs;
+  std::vector<int64_t> axes = a.attrs.get_ints("axes");
+  for (int64_t& ax : axes) ax = batched_axis(ax, a.rank(0));
+  at.set("axes", axes);
+  return a.call({a.in[0]}, at);
+}
+
 }  // namespace mycel::ir

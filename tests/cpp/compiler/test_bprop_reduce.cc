@@ -93,6 +93,29 @@ std::vector<Case> linalg_cases() {
   c.push_back(C("BiasAdd_NCHW", OpId::BiasAdd, {f64({2, 3, 2, 2}), f64({3})}));
   c.push_back(C("BiasAdd_2d", OpId::BiasAdd, {f64({4, 3}), f64({3})}));
   c.push_back(C("BiasAdd_NHWC", OpId::BiasAdd, {f64({2, 2, 2, 3}), f64({3})}, nhwc));
+  // FFTN on float64 inputs (complex inputs: against torch.autograd in tests/python/test_fft.py);
+  // padding, truncation, every mode and norm.
+  auto fft = [](std::vector<int64_t> axes, std::vector<int64_t> sizes, bool inv, const char* norm,
+                const char* mode) {
+    Attrs a;
+    a.set("axes", axes);
+    a.set("sizes", sizes);
+    a.set("inverse", inv);
+    a.set("norm", std::string(norm));
+    a.set("mode", std::string(mode));
+    return a;
+  };
+  c.push_back(
+      C("FFTN_c2c_pad", OpId::FFTN, {f64({2, 5})}, fft({1}, {7}, false, "backward", "c2c")));
+  c.push_back(
+      C("FFTN_c2c_2d_trunc", OpId::FFTN, {f64({4, 3})}, fft({0, 1}, {3, 5}, true, "ortho", "c2c")));
+  c.push_back(
+      C("FFTN_r2c_even", OpId::FFTN, {f64({3, 8})}, fft({1}, {8}, false, "forward", "r2c")));
+  c.push_back(C("FFTN_r2c_odd", OpId::FFTN, {f64({3, 6})}, fft({1}, {7}, true, "backward", "r2c")));
+  c.push_back(
+      C("FFTN_c2r_even", OpId::FFTN, {f64({2, 5})}, fft({1}, {8}, true, "backward", "c2r")));
+  c.push_back(
+      C("FFTN_c2r_odd_2d", OpId::FFTN, {f64({3, 4})}, fft({1, 0}, {7, 2}, false, "ortho", "c2r")));
   return c;
 }
 

@@ -1,4 +1,6 @@
 // Kernel test cases for the linalg family (see kernel_cases.h).
+#include <cmath>
+
 #include "kernel_cases.h"
 
 namespace mycel::test {
@@ -34,6 +36,69 @@ KernelCase bias(Shape x, int64_t c, DType t, const char* fmt) {
   k.rtol = t == DType::Float16 || t == DType::BFloat16 ? 1e-2 : 1e-6;
   k.label = shape_str(x) + " " + fmt + " " + std::string(dtype_name(t));
   return k;
+}
+
+// FFTN: tolerances scale with the result's magnitude (sqrt(N) * scale for unit-normal input)
+// and the rounding steps (log2 N).
+KernelCase fft(Shape x, DType t, std::vector<int64_t> axes, std::vector<int64_t> sizes,
+               bool inverse, const char* norm, const char* mode) {
+  KernelCase c;
+  c.op = "FFTN";
+  c.inputs = {spec(x, t)};
+  c.attrs = A({{"axes", axes},
+               {"sizes", sizes},
+               {"inverse", inverse},
+               {"norm", std::string(norm)},
+               {"mode", std::string(mode)}});
+  double n = 1;
+  for (int64_t s : sizes) n *= static_cast<double>(s);
+  const std::string nm = norm;
+  const bool scaled = nm == "ortho" ? false : (nm == "forward") != inverse;
+  const double mag = nm == "ortho" ? 1.0 : scaled ? 1.0 / std::sqrt(n) : std::sqrt(n);
+  const double steps = 2.0 + std::log2(n);
+  const bool single = t == DType::Float32 || t == DType::Complex64;
+  c.rtol = single ? 1e-4 : 1e-10;
+  c.atol = (single ? 2e-6 : 1e-14) * mag * steps;
+  std::string sz;
+  for (int64_t s : sizes) sz += std::to_string(s) + " ";
+  c.label = shape_str(x) + " " + std::string(dtype_name(t)) + " " + mode + " n=" + sz + norm +
+            (inverse ? " inverse" : "");
+  return c;
+}
+
+void add_fft(std::vector<KernelCase>& v) {
+  const char* norms[] = {"backward", "forward", "ortho"};
+  int k = 0;
+  auto next_norm = [&] { return norms[k++ % 3]; };
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    for (int64_t n : {1, 2, 3, 5, 7, 12, 17, 64, 100}) {
+      for (bool inv : {false, true}) v.push_back(fft({3, n}, t, {1}, {n}, inv, next_norm(), "c2c"));
+    }
+    v.push_back(fft({10, 4}, t, {0}, {16}, false, next_norm(), "c2c"));  // padding
+    v.push_back(fft({10, 4}, t, {0}, {7}, true, next_norm(), "c2c"));    // truncation
+    v.push_back(fft({5, 3, 12}, t, {0, 2}, {5, 12}, false, next_norm(), "c2c"));
+    v.push_back(fft({5, 3, 12}, t, {2, 0}, {9, 8}, true, next_norm(), "c2c"));
+    v.push_back(fft({4, 6, 5}, t, {0, 1, 2}, {4, 6, 5}, false, next_norm(), "c2c"));
+    for (int64_t n : {1, 2, 5, 8, 17, 100}) {
+      for (bool inv : {false, true})
+        v.push_back(fft({3, n / 2 + 1}, t, {1}, {n}, inv, next_norm(), "c2r"));
+    }
+    v.push_back(fft({6, 5}, t, {0, 1}, {6, 8}, true, next_norm(), "c2r"));
+    v.push_back(fft({4, 9}, t, {1}, {8}, true, next_norm(), "c2r"));   // half spectrum truncated
+    v.push_back(fft({4, 3}, t, {1}, {12}, true, next_norm(), "c2r"));  // and padded
+    v.push_back(fft({7, 4, 3}, t, {2, 0}, {5, 7}, false, next_norm(), "c2r"));
+  }
+  for (DType t : {DType::Float32, DType::Float64}) {
+    for (int64_t n : {1, 2, 5, 8, 17, 100}) {
+      for (bool inv : {false, true}) v.push_back(fft({3, n}, t, {1}, {n}, inv, next_norm(), "r2c"));
+    }
+    v.push_back(fft({6, 9}, t, {0, 1}, {6, 9}, false, next_norm(), "r2c"));
+    v.push_back(fft({6, 9}, t, {1, 0}, {4, 12}, false, next_norm(), "r2c"));
+    v.push_back(fft({2, 13, 3}, t, {1}, {13}, false, next_norm(), "c2c"));  // real promoted
+    v.push_back(fft({2, 6, 3}, t, {0, 1}, {3, 10}, true, next_norm(), "c2c"));
+  }
+  v.push_back(fft({0, 5}, DType::Complex64, {1}, {5}, false, "backward", "c2c"));
+  v.push_back(fft({64, 256}, DType::Float32, {0, 1}, {64, 256}, false, "backward", "r2c"));
 }
 
 }  // namespace
@@ -126,6 +191,7 @@ std::vector<KernelCase> linalg_cases() {
   v.push_back(bias({16, 33, 31, 64}, 64, DType::Float32, "NHWC"));
   v.push_back(bias({0, 5}, 5, DType::Float32, "NCHW"));
   v.push_back(bias({3, 5, 0}, 5, DType::Float32, "NCHW"));
+  add_fft(v);
   return v;
 }
 

@@ -32,7 +32,9 @@ const std::set<std::string> kCpuFallback = {
     // The selection ops, whose output sizes the host counts (ops/defs/array.def).
     "Unique", "MaskedSelect", "MaskedScatter", "NonZero",
     // The complex-number ops: every complex op runs on the host (runtime/eager.cc).
-    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex"};
+    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex",
+    // FFTN always has a complex input or output, so it runs on the host too (no cuFFT yet).
+    "FFTN"};
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;

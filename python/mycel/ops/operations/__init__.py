@@ -257,3 +257,45 @@ class ConjugateTranspose(_ComposedCT):
 
 
 __all__ += ["ConjugateTranspose"]
+
+# FFTWithSize (MindSpore's primitive over FFT/IFFT/RFFT/IRFFT), composed of the transforms
+# of function/fft_func.py (the op table's FFTN).
+from mycel.ops.function import fft_func as _fftf  # noqa: E402
+
+
+class FFTWithSize(_ComposedCT):
+    """FFTWithSize(signal_ndim, inverse, real, norm="backward", onesided=True,
+    signal_sizes=())(x): the transform over the last signal_ndim (1, 2 or 3) dims: fftn /
+    ifftn (real False), rfftn (real, not inverse; the full spectrum when not onesided) or
+    irfftn (real and inverse; output lengths signal_sizes, default 2 * (m - 1) on the last
+    dim; a full spectrum's real inverse when not onesided)."""
+
+    def __init__(self, signal_ndim, inverse, real, norm="backward", onesided=True,
+                 signal_sizes=()):
+        super().__init__()
+        if isinstance(signal_ndim, bool) or signal_ndim not in (1, 2, 3):
+            raise ValueError(f"For 'FFTWithSize', signal_ndim must be 1, 2 or 3, but got "
+                             f"{signal_ndim!r}.")
+        self.signal_ndim, self.inverse, self.real = signal_ndim, bool(inverse), bool(real)
+        self.norm, self.onesided = norm, bool(onesided)
+        self.signal_sizes = tuple(int(s) for s in signal_sizes)
+        if self.signal_sizes and len(self.signal_sizes) != signal_ndim:
+            raise ValueError(f"For 'FFTWithSize', signal_sizes must have signal_ndim "
+                             f"({signal_ndim}) entries, but got {self.signal_sizes}.")
+
+    def __call__(self, x):
+        dim = tuple(range(-self.signal_ndim, 0))
+        if not self.real:
+            f = _fftf.ifftn if self.inverse else _fftf.fftn
+            return f(x, None, dim, self.norm)
+        if not self.inverse:
+            if self.onesided:
+                return _fftf.rfftn(x, None, dim, self.norm)
+            return _fftf.fftn(x, None, dim, self.norm)
+        if not self.onesided:
+            return _cx.real(_fftf.ifftn(x, None, dim, self.norm))
+        s = self.signal_sizes if self.signal_sizes else None
+        return _fftf.irfftn(x, s, dim, self.norm)
+
+
+__all__ += ["FFTWithSize"]
