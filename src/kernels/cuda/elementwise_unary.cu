@@ -5,13 +5,13 @@
 // Rounding is exact: Floor/Ceil are floor/ceil, Round and Rint both take halves to even
 // (rint under the default rounding mode, the CPU's nearbyint); integers pass unchanged.
 // Float math is CUDA's libdevice (expf, erff, acosf... for float and the 16-bit floats
-// computed in float; exp, erf, acos... for float64; the CPU calls glibc's), with the CPU's formulas where it composes them: the stable
-// sigmoid from exp(-|x|), softplus as max(x, 0) + log1p(exp(-|x|)), SiLU and both GeLUs at
-// -inf give their limit 0, Rsqrt is 1 / sqrt(x) (not the approximate rsqrt). Results agree
-// with the CPU to the ulps of the two libraries, not bit for bit. Built without fast math:
-// sqrt and division are IEEE.
+// computed in float; exp, erf, acos... for float64; the CPU calls glibc's). Sigmoid, SiLU,
+// Softplus and both GeLUs are the CPU's own formulas (base/activation_forms.h) on CUDA's math;
+// Rsqrt is 1 / sqrt(x) (not the approximate rsqrt). Results agree with the CPU to the ulps of
+// the two libraries, not bit for bit. Built without fast math: sqrt and division are IEEE.
 #include <cmath>
 
+#include "base/activation_forms.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
 
@@ -132,18 +132,25 @@ MC_EW_ROUND_OP(RintOp, m_rint)
 
 // ---- float math (C is float or double) --------------------------------------------------
 
-// 1 / (1 + exp(-x)) from e = exp(-|x|): neither side overflows (the CPU's sigmoid_d).
-template <class C>
-__device__ inline C sigmoid(C x) {
-  const C e = m_exp(-m_fabs(x));
-  const C r = C(1) / (C(1) + e);
-  return x >= C(0) ? r : e * r;
-}
-
-template <class C>
-__device__ inline bool is_neg_inf(C x) {
-  return x == -static_cast<C>(INFINITY);
-}
+// CUDA's math, for base/activation_forms.h's forms (shared with the CPU kernels).
+struct CudaMath {
+  template <class C>
+  __device__ static C exp(C x) {
+    return m_exp(x);
+  }
+  template <class C>
+  __device__ static C log1p(C x) {
+    return m_log1p(x);
+  }
+  template <class C>
+  __device__ static C erfc(C x) {
+    return m_erfc(x);
+  }
+  template <class C>
+  __device__ static C fabs(C x) {
+    return m_fabs(x);
+  }
+};
 
 #define MC_EW_FLOAT_OP(Name, expr) \
   struct Name : OpBase {           \
@@ -161,17 +168,12 @@ MC_EW_FLOAT_OP(ReciprocalOp, C(1) / x)
 MC_EW_FLOAT_OP(SinOp, m_sin(x))
 MC_EW_FLOAT_OP(CosOp, m_cos(x))
 MC_EW_FLOAT_OP(TanhOp, m_tanh(x))
-MC_EW_FLOAT_OP(SigmoidOp, sigmoid(x))
+MC_EW_FLOAT_OP(SigmoidOp, act::sigmoid<CudaMath>(x))
 MC_EW_FLOAT_OP(ErfOp, m_erf(x))
-MC_EW_FLOAT_OP(SiluOp, is_neg_inf(x) ? C(0) : x * sigmoid(x))
-MC_EW_FLOAT_OP(SoftplusOp, (x > C(0) ? x : C(0)) + m_log1p(m_exp(-m_fabs(x))))
-// 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3).
-MC_EW_FLOAT_OP(GeluTanhOp,
-               is_neg_inf(x) ? C(0)
-                             : x * sigmoid(C(1.5957691216057308) * (x + C(0.044715) * x * x * x)))
-// 0.5 x (1 + erf(x / sqrt2)) = 0.5 x erfc(-x / sqrt2).
-MC_EW_FLOAT_OP(GeluErfOp,
-               is_neg_inf(x) ? C(0) : C(0.5) * x * m_erfc(-x * C(0.7071067811865476)))
+MC_EW_FLOAT_OP(SiluOp, act::silu<CudaMath>(x))
+MC_EW_FLOAT_OP(SoftplusOp, act::softplus<CudaMath>(x))
+MC_EW_FLOAT_OP(GeluTanhOp, act::gelu_tanh<CudaMath>(x))
+MC_EW_FLOAT_OP(GeluErfOp, act::gelu_erf<CudaMath>(x))
 MC_EW_FLOAT_OP(AcosOp, m_acos(x))
 MC_EW_FLOAT_OP(AsinOp, m_asin(x))
 MC_EW_FLOAT_OP(AtanOp, m_atan(x))
