@@ -15,44 +15,36 @@
 
 #include <math.h>
 
-#include <limits>
-
 #include "base/host_device.h"
 
 namespace mycel::act {
 
 template <class M, class C>
-MC_HOST_DEVICE inline C sigmoid(C x) {
+MC_HOST_DEVICE_INLINE C sigmoid(C x) {
   const C e = M::exp(-M::fabs(x));
   const C r = C(1) / (C(1) + e);
   return x >= C(0) ? r : e * r;
 }
 
-// x == -inf, written as the one comparison compilers reduce it to (below the lowest finite).
-template <class C>
-MC_HOST_DEVICE inline bool is_neg_inf(C x) {
-  return x < -std::numeric_limits<C>::max();
+template <class M, class C>
+MC_HOST_DEVICE_INLINE C silu(C x) {
+  return x == -INFINITY ? C(0) : x * sigmoid<M>(x);
 }
 
 template <class M, class C>
-MC_HOST_DEVICE inline C silu(C x) {
-  return is_neg_inf(x) ? C(0) : x * sigmoid<M>(x);
-}
-
-template <class M, class C>
-MC_HOST_DEVICE inline C softplus(C x) {
+MC_HOST_DEVICE_INLINE C softplus(C x) {
   return (x > C(0) ? x : C(0)) + M::log1p(M::exp(-M::fabs(x)));
 }
 
 template <class M, class C>
-MC_HOST_DEVICE inline C gelu_tanh(C x) {
-  return is_neg_inf(x) ? C(0)
-                       : x * sigmoid<M>(C(1.5957691216057308) * (x + C(0.044715) * x * x * x));
+MC_HOST_DEVICE_INLINE C gelu_tanh(C x) {
+  return x == -INFINITY ? C(0)
+                        : x * sigmoid<M>(C(1.5957691216057308) * (x + C(0.044715) * x * x * x));
 }
 
 template <class M, class C>
-MC_HOST_DEVICE inline C gelu_erf(C x) {
-  return is_neg_inf(x) ? C(0) : C(0.5) * x * M::erfc(-x * C(0.7071067811865476));
+MC_HOST_DEVICE_INLINE C gelu_erf(C x) {
+  return x == -INFINITY ? C(0) : C(0.5) * x * M::erfc(-x * C(0.7071067811865476));
 }
 
 }  // namespace mycel::act

@@ -10,3 +10,11 @@
 #else
 #define MC_HOST_DEVICE
 #endif
+
+// MC_HOST_DEVICE, always inlined: for formulas inside the CPU kernels' hot loops, which must
+// compile to the loop they had when written in place.
+#if defined(__CUDACC__)
+#define MC_HOST_DEVICE_INLINE __host__ __device__ __forceinline__
+#else
+#define MC_HOST_DEVICE_INLINE [[gnu::always_inline]] inline
+#endif

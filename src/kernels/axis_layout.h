@@ -1,7 +1,8 @@
-// A tensor seen as [outer, len, inner] around one axis: the view every kernel that works
-// along a single axis takes of its contiguous input (CumSum/CumProd, Sort, Argmax/Argmin; CPU
-// and CUDA kernels alike). Element (o, r, i) is at (o * len + r) * inner + i. A 0-d tensor
-// is [1, 1, 1] (normalize_axis accepts axis 0 / -1 for it).
+// A tensor seen as [outer, len, inner] around one axis: the view the kernels that work along
+// a single axis take of their contiguous input (CumSum/CumProd and Sort on the CPU and CUDA,
+// Argmax/Argmin on CUDA; the CPU's Argmax keeps the same three lines inline, as moving them
+// changed GCC's inlining of kernels/cpu/reduce.cc's loops). Element (o, r, i) is at
+// (o * len + r) * inner + i. A 0-d tensor is [1, 1, 1] (normalize_axis accepts axis 0 / -1).
 #pragma once
 
 #include <cstdint>

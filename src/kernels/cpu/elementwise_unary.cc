@@ -110,10 +110,10 @@ struct HeavyBase : OpBase {
 
 // libm in double, the math of base/activation_forms.h's float64 forms here.
 struct LibmD {
-  static double exp(double x) { return std::exp(x); }
-  static double log1p(double x) { return std::log1p(x); }
-  static double erfc(double x) { return std::erfc(x); }
-  static double fabs(double x) { return std::fabs(x); }
+  MC_EW_INLINE static double exp(double x) { return std::exp(x); }
+  MC_EW_INLINE static double log1p(double x) { return std::log1p(x); }
+  MC_EW_INLINE static double erfc(double x) { return std::erfc(x); }
+  MC_EW_INLINE static double fabs(double x) { return std::fabs(x); }
 };
 
 #define MC_EW_FLOAT_OP(Name, Base, vexpr, dexpr) \

@@ -31,7 +31,6 @@
 #include <vector>
 
 #include "base/parallel.h"
-#include "kernels/axis_layout.h"
 #include "kernels/cpu/complex.h"
 #include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
@@ -478,8 +477,10 @@ void cpu_arg_reduce(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
   if (y.numel() == 0) return;
-  const AxisLayout l = axis_layout(x, ctx.attrs.get_int("axis"), ctx.op.name);
-  const int64_t O = l.outer, R = l.len, I = l.inner;
+  const int64_t nd = x.ndim();
+  const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), nd, ctx.op.name);
+  int64_t O = 1, R = 1, I = 1;
+  for (int64_t d = 0; d < nd; ++d) (d < axis ? O : d == axis ? R : I) *= x.dim(d);
   const bool is_max = ctx.op.id == OpId::Argmax;
   dispatch_all(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
