@@ -12,11 +12,7 @@
 
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define MC_HOST_DEVICE __host__ __device__
-#else
-#define MC_HOST_DEVICE
-#endif
+#include "base/host_device.h"
 
 namespace mycel {
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "base/activation_forms.h"
 #include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vmath.h"
@@ -107,11 +108,13 @@ struct HeavyBase : OpBase {
   static constexpr bool kHeavy = true;
 };
 
-MC_EW_INLINE double sigmoid_d(double x) {
-  double e = std::exp(-std::fabs(x));
-  double r = 1.0 / (1.0 + e);
-  return x >= 0 ? r : e * r;
-}
+// libm in double, the math of base/activation_forms.h's float64 forms here.
+struct LibmD {
+  MC_EW_INLINE static double exp(double x) { return std::exp(x); }
+  MC_EW_INLINE static double log1p(double x) { return std::log1p(x); }
+  MC_EW_INLINE static double erfc(double x) { return std::erfc(x); }
+  MC_EW_INLINE static double fabs(double x) { return std::fabs(x); }
+};
 
 #define MC_EW_FLOAT_OP(Name, Base, vexpr, dexpr) \
   struct Name : Base {                           \
@@ -129,16 +132,12 @@ MC_EW_FLOAT_OP(LogOp, HeavyBase, vmath::log(x), std::log(x))
 MC_EW_FLOAT_OP(Log1pOp, HeavyBase, vmath::log1p(x), std::log1p(x))
 MC_EW_FLOAT_OP(ReciprocalOp, OpBase, 1.0f / x, 1.0 / x)
 MC_EW_FLOAT_OP(TanhOp, HeavyBase, vmath::tanh(x), std::tanh(x))
-MC_EW_FLOAT_OP(SigmoidOp, HeavyBase, vmath::sigmoid(x), sigmoid_d(x))
+MC_EW_FLOAT_OP(SigmoidOp, HeavyBase, vmath::sigmoid(x), act::sigmoid<LibmD>(x))
 MC_EW_FLOAT_OP(ErfOp, HeavyBase, vmath::erf(x), std::erf(x))
-MC_EW_FLOAT_OP(SiluOp, HeavyBase, vmath::silu(x), x == -INFINITY ? 0.0 : x * sigmoid_d(x))
-MC_EW_FLOAT_OP(SoftplusOp, HeavyBase, vmath::softplus(x),
-               (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x))))
-MC_EW_FLOAT_OP(GeluTanhOp, HeavyBase, vmath::gelu_tanh(x),
-               x == -INFINITY ? 0.0
-                              : x * sigmoid_d(1.5957691216057308 * (x + 0.044715 * x * x * x)))
-MC_EW_FLOAT_OP(GeluErfOp, HeavyBase, vmath::gelu_erf(x),
-               x == -INFINITY ? 0.0 : 0.5 * x * std::erfc(-x * 0.7071067811865476))
+MC_EW_FLOAT_OP(SiluOp, HeavyBase, vmath::silu(x), act::silu<LibmD>(x))
+MC_EW_FLOAT_OP(SoftplusOp, HeavyBase, vmath::softplus(x), act::softplus<LibmD>(x))
+MC_EW_FLOAT_OP(GeluTanhOp, HeavyBase, vmath::gelu_tanh(x), act::gelu_tanh<LibmD>(x))
+MC_EW_FLOAT_OP(GeluErfOp, HeavyBase, vmath::gelu_erf(x), act::gelu_erf<LibmD>(x))
 MC_EW_FLOAT_OP(SinMath, HeavyBase, vmath::sin(x), std::sin(x))
 MC_EW_FLOAT_OP(CosMath, HeavyBase, vmath::cos(x), std::cos(x))
 // Inverse/hyperbolic trigonometry, expm1, erfc: libm in both precisions (no vmath form).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/axis_layout.h"
 #include "kernels/cpu/vec_load.h"
 #include "ops/op_table.h"
 
@@ -28,18 +29,6 @@ namespace {
 
 constexpr int64_t kTile = 256;
 constexpr int64_t kScanGrain = 16384;  // elements per task
-
-struct Layout {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-
-Layout layout_of(const Tensor& x, int64_t axis_attr, std::string_view op) {
-  const int64_t nd = x.ndim();
-  const int64_t axis = normalize_axis(axis_attr, nd, op);
-  Layout l;
-  for (int64_t d = 0; d < nd; ++d) (d < axis ? l.outer : d == axis ? l.len : l.inner) *= x.dim(d);
-  return l;
-}
 
 // The accumulator of a scan over T: double for floats, uint64 (wrapping) for integers and bool.
 template <class T>
@@ -54,7 +43,7 @@ inline Out store_as(A v) {
 }
 
 template <bool kProd, class T, class Out>
-void run_cum(const T* x, Out* y, Layout l, bool exclusive, bool reverse) {
+void run_cum(const T* x, Out* y, AxisLayout l, bool exclusive, bool reverse) {
   using A = acc_t<T>;
   const int64_t R = l.len, I = l.inner;
   const int64_t ntiles = (I + kTile - 1) / kTile;
@@ -88,7 +77,7 @@ inline bool lt_nan_last(C a, C b) {
 }
 
 template <class T>
-void run_sort(const T* x, T* vals, int32_t* idx, Layout l, bool descending) {
+void run_sort(const T* x, T* vals, int32_t* idx, AxisLayout l, bool descending) {
   using C = compute_t<T>;
   const int64_t R = l.len, I = l.inner;
   parallel_for(0, l.outer * I, std::max<int64_t>(1, kScanGrain / std::max<int64_t>(1, R)),
@@ -153,7 +142,7 @@ void cpu_cum(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
   if (y.numel() == 0) return;
-  const Layout l = layout_of(x, ctx.attrs.get_int("axis"), ctx.op.name);
+  const AxisLayout l = axis_layout(x, ctx.attrs.get_int("axis"), ctx.op.name);
   const bool excl = ctx.attrs.get_bool("exclusive"), rev = ctx.attrs.get_bool("reverse");
   const bool prod = ctx.op.id == OpId::CumProd;
   dispatch_all(x.dtype(), ctx.op.name, [&](auto tag) {
@@ -169,7 +158,7 @@ void cpu_cum(const KernelContext& ctx) {
 void cpu_sort(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   if (x.numel() == 0) return;
-  const Layout l = layout_of(x, ctx.attrs.get_int("axis"), ctx.op.name);
+  const AxisLayout l = axis_layout(x, ctx.attrs.get_int("axis"), ctx.op.name);
   const bool desc = ctx.attrs.get_bool("descending");
   dispatch_all(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;

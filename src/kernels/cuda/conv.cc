@@ -237,6 +237,44 @@ bool run_conv(int dev, ConvDescs& d, const AlgoKey& key, GetFn get, WsFn ws_size
 
 bool symmetric(const ConvGeom& g) { return g.pt == g.pb && g.pl == g.pr; }
 
+// The image side of a convolution as cuDNN sees it. cuDNN pads symmetrically only: with
+// symmetric padding it sees the image itself (h x w planes, padding pt, pl); otherwise a
+// scratch copy of the image padded explicitly (hp x wp planes, zeros around, padding 0 left
+// to cuDNN), filled from the image before the forward and filter passes and cropped into the
+// image gradient after the data pass.
+struct PaddedImage {
+  bool sym;
+  int64_t hp, wp;        // the planes cuDNN sees
+  int64_t pad_h, pad_w;  // the padding cuDNN is given
+  int64_t planes;        // n * c
+  int es;                // element bytes
+  Buffer buf;            // the padded copy (empty when sym)
+  PaddedImage(const ConvGeom& g, int dev, int elem_bytes)
+      : sym(symmetric(g)),
+        hp(sym ? g.h : g.h + g.pt + g.pb),
+        wp(sym ? g.w : g.w + g.pl + g.pr),
+        pad_h(sym ? g.pt : 0),
+        pad_w(sym ? g.pl : 0),
+        planes(g.n * g.c),
+        es(elem_bytes),
+        buf(dev, sym ? 0 : static_cast<size_t>(planes * hp * wp * elem_bytes)) {}
+
+  // The image cuDNN reads: x, or the scratch copy filled with x padded.
+  const void* from(const void* x, const ConvGeom& g, cudaStream_t s) {
+    if (sym) return x;
+    launch_pad_planes(buf.data(), x, es, planes, hp, wp, g.h, g.w, -g.pt, -g.pl, s);
+    MC_CUDA_LAUNCH_CHECK();
+    return buf.data();
+  }
+  // Where cuDNN writes an image gradient: dx, or the scratch copy (then crop_into(dx)).
+  void* target(void* dx) { return sym ? dx : buf.data(); }
+  void crop_into(void* dx, const ConvGeom& g, cudaStream_t s) {
+    if (sym) return;
+    launch_pad_planes(dx, buf.data(), es, planes, g.h, g.w, hp, wp, g.pt, g.pl, s);
+    MC_CUDA_LAUNCH_CHECK();
+  }
+};
+
 // True when nothing is to be computed: the output is empty, or an input is (the output is
 // then zeros).
 bool trivial(const KernelContext& ctx) {
@@ -256,21 +294,12 @@ void cuda_conv2d(const KernelContext& ctx) {
   const ConvGeom g = conv2d_geometry(ctx);
   const Tensor &x = ctx.in[0], &w = ctx.in[1], &y = ctx.out[0];
   const int dev = ctx.device.index;
-  cudaStream_t s = stream(dev);
-  const bool sym = symmetric(g);
-  const int64_t hp = sym ? g.h : g.h + g.pt + g.pb, wp = sym ? g.w : g.w + g.pl + g.pr;
-  const int es = static_cast<int>(x.itemsize());
-  Buffer xpad(dev, sym ? 0 : static_cast<size_t>(g.n * g.c * hp * wp * es));
-  const void* xd = x.raw_data();
-  if (!sym) {
-    launch_pad_planes(xpad.data(), xd, es, g.n * g.c, hp, wp, g.h, g.w, -g.pt, -g.pl, s);
-    MC_CUDA_LAUNCH_CHECK();
-    xd = xpad.data();
-  }
-  ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
+  PaddedImage px(g, dev, static_cast<int>(x.itemsize()));
+  const void* xd = px.from(x.raw_data(), g, stream(dev));
+  ConvDescs d(g, x.dtype(), ctx.op.name, px.hp, px.wp, px.pad_h, px.pad_w);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionFwdAlgoPerf_t>(
-      dev, d, algo_key(0, dev, d, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(0, dev, d, x.dtype(), g, px.hp, px.wp, px.pad_h, px.pad_w),
       [&](cudnnConvolutionFwdAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kMaxAlgos, count,
                                                       perf);
@@ -291,16 +320,12 @@ void cuda_conv2d_backprop_input(const KernelContext& ctx) {
   const ConvGeom g = conv2d_backprop_input_geometry(ctx);
   const Tensor &dy = ctx.in[0], &w = ctx.in[1], &dx = ctx.out[0];
   const int dev = ctx.device.index;
-  cudaStream_t s = stream(dev);
-  const bool sym = symmetric(g);
-  const int64_t hp = sym ? g.h : g.h + g.pt + g.pb, wp = sym ? g.w : g.w + g.pl + g.pr;
-  const int es = static_cast<int>(dx.itemsize());
-  Buffer dxpad(dev, sym ? 0 : static_cast<size_t>(g.n * g.c * hp * wp * es));
-  void* dxd = sym ? dx.raw_data() : dxpad.data();
-  ConvDescs d(g, dx.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
+  PaddedImage pdx(g, dev, static_cast<int>(dx.itemsize()));
+  void* dxd = pdx.target(dx.raw_data());
+  ConvDescs d(g, dx.dtype(), ctx.op.name, pdx.hp, pdx.wp, pdx.pad_h, pdx.pad_w);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionBwdDataAlgoPerf_t>(
-      dev, d, algo_key(1, dev, d, dx.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(1, dev, d, dx.dtype(), g, pdx.hp, pdx.wp, pdx.pad_h, pdx.pad_w),
       [&](cudnnConvolutionBwdDataAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kMaxAlgos,
                                                            count, perf);
@@ -318,10 +343,7 @@ void cuda_conv2d_backprop_input(const KernelContext& ctx) {
     run_on_host(ctx);
     return;
   }
-  if (!sym) {
-    launch_pad_planes(dx.raw_data(), dxd, es, g.n * g.c, g.h, g.w, hp, wp, g.pt, g.pl, s);
-    MC_CUDA_LAUNCH_CHECK();
-  }
+  pdx.crop_into(dx.raw_data(), g, stream(dev));
 }
 
 void cuda_conv2d_backprop_filter(const KernelContext& ctx) {
@@ -329,21 +351,12 @@ void cuda_conv2d_backprop_filter(const KernelContext& ctx) {
   const ConvGeom g = conv2d_backprop_filter_geometry(ctx);
   const Tensor &dy = ctx.in[0], &x = ctx.in[1], &dw = ctx.out[0];
   const int dev = ctx.device.index;
-  cudaStream_t s = stream(dev);
-  const bool sym = symmetric(g);
-  const int64_t hp = sym ? g.h : g.h + g.pt + g.pb, wp = sym ? g.w : g.w + g.pl + g.pr;
-  const int es = static_cast<int>(x.itemsize());
-  Buffer xpad(dev, sym ? 0 : static_cast<size_t>(g.n * g.c * hp * wp * es));
-  const void* xd = x.raw_data();
-  if (!sym) {
-    launch_pad_planes(xpad.data(), xd, es, g.n * g.c, hp, wp, g.h, g.w, -g.pt, -g.pl, s);
-    MC_CUDA_LAUNCH_CHECK();
-    xd = xpad.data();
-  }
-  ConvDescs d(g, x.dtype(), ctx.op.name, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0);
+  PaddedImage px(g, dev, static_cast<int>(x.itemsize()));
+  const void* xd = px.from(x.raw_data(), g, stream(dev));
+  ConvDescs d(g, x.dtype(), ctx.op.name, px.hp, px.wp, px.pad_h, px.pad_w);
   cudnnHandle_t h = cudnn(dev);
   bool ok = run_conv<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      dev, d, algo_key(2, dev, d, x.dtype(), g, hp, wp, sym ? g.pt : 0, sym ? g.pl : 0),
+      dev, d, algo_key(2, dev, d, x.dtype(), g, px.hp, px.wp, px.pad_h, px.pad_w),
       [&](cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* count) {
         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kMaxAlgos,
                                                              count, perf);

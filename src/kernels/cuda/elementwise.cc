@@ -19,7 +19,7 @@ namespace mycel::cuda {
 namespace {
 
 // The dtype families of the CPU kernels' dispatch (tensor/dtype.h).
-enum class Family { All, Number, Float, Bool };
+enum class Family { All, Number, Float, Bool, Bitwise };
 
 void check_family(Family f, DType t, const OpDef& op) {
   const auto none = [](auto) {};
@@ -28,6 +28,11 @@ void check_family(Family f, DType t, const OpDef& op) {
     case Family::Number: dispatch_number(t, op.name, none); break;
     case Family::Float: dispatch_float(t, op.name, none); break;
     case Family::Bool: MC_ASSERT(t == DType::Bool, op.name, " on ", t); break;
+    case Family::Bitwise:  // kernels/cpu/elementwise_binary.cc's pick_bitwise
+      MC_CHECK(!is_floating(t), Type, "For '", op.name,
+               "', the inputs must be bool or integer tensors, but got dtype ", t, ".");
+      dispatch_all(t, op.name, none);
+      break;
   }
 }
 
@@ -71,6 +76,10 @@ void cuda_unary(const KernelContext& ctx) {
     MC_NUM(Square, Square)
     MC_NUM(ReLU, Relu)
     MC_NUM(ReLU6, Relu6)
+    MC_NUM(Floor, Floor)
+    MC_NUM(Ceil, Ceil)
+    MC_NUM(Round, Rint)  // halves to even, as the CPU's Round
+    MC_NUM(Rint, Rint)
     MC_FLT(Exp, Exp)
     MC_FLT(Log, Log)
     MC_FLT(Log1p, Log1p)
@@ -84,6 +93,17 @@ void cuda_unary(const KernelContext& ctx) {
     MC_FLT(Erf, Erf)
     MC_FLT(SiLU, Silu)
     MC_FLT(Softplus, Softplus)
+    MC_FLT(ACos, Acos)
+    MC_FLT(Asin, Asin)
+    MC_FLT(Atan, Atan)
+    MC_FLT(Acosh, Acosh)
+    MC_FLT(Asinh, Asinh)
+    MC_FLT(Atanh, Atanh)
+    MC_FLT(Sinh, Sinh)
+    MC_FLT(Cosh, Cosh)
+    MC_FLT(Tan, Tan)
+    MC_FLT(Expm1, Expm1)
+    MC_FLT(Erfc, Erfc)
 #undef MC_NUM
 #undef MC_FLT
     case OpId::GeLU:
@@ -141,6 +161,14 @@ void cuda_binary(const KernelContext& ctx) {
     MC_CASE(Greater, All, false, true)
     MC_CASE(GreaterEqual, All, false, true)
 #undef MC_CASE
+    case OpId::BitwiseAnd:
+    case OpId::BitwiseOr:
+    case OpId::BitwiseXor:
+      op = ctx.op.id == OpId::BitwiseAnd  ? ew::Binary::BitAnd
+           : ctx.op.id == OpId::BitwiseOr ? ew::Binary::BitOr
+                                          : ew::Binary::BitXor;
+      fam = Family::Bitwise;
+      break;
     case OpId::LogicalAnd:
     case OpId::LogicalOr:
       op = ctx.op.id == OpId::LogicalAnd ? ew::Binary::And : ew::Binary::Or;

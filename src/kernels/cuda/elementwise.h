@@ -15,22 +15,24 @@
 
 namespace mycel::cuda::ew {
 
-// Unary ops. Sign-type ops take every numeric dtype (not bool); float ops only the floating
-// dtypes (the dispatcher casts bool/integer inputs to float32 first, F_FLOAT_IN); Not is
-// LogicalNot on bool.
+// Unary ops. Sign-type and rounding ops take every numeric dtype (not bool; rounding
+// returns integers as they are); float ops only the floating dtypes (the dispatcher casts
+// bool/integer inputs to float32 first, F_FLOAT_IN); Not is LogicalNot on bool.
 enum class Unary : int {
-  Neg, Abs, Sign, Square, Relu, Relu6,
+  Neg, Abs, Sign, Square, Relu, Relu6, Floor, Ceil, Rint,
   Exp, Log, Log1p, Sqrt, Rsqrt, Reciprocal, Sin, Cos, Tanh, Sigmoid, Erf, Silu, Softplus,
   GeluTanh, GeluErf,
+  Acos, Asin, Atan, Acosh, Asinh, Atanh, Sinh, Cosh, Tan, Expm1, Erfc,
   Not
 };
 
 // Binary ops, inputs of one dtype `code`. Comparisons and And/Or write bool. FloorDiv, Mod,
 // FloorMod and Pow are launched for floating dtypes only: their integer forms check the
 // data (zero divisor, negative exponent) and raise as the CPU kernel does, so the wrapper
-// runs those on the host.
+// runs those on the host. BitAnd/Or/Xor take bool and the integer dtypes only.
 enum class Binary : int {
   Add, Sub, Mul, Div, FloorDiv, Mod, FloorMod, Pow, ReluGrad, Maximum, Minimum,
+  BitAnd, BitOr, BitXor,
   Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, And, Or
 };
 

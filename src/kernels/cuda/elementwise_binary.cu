@@ -1,5 +1,5 @@
-// CUDA kernels of the binary arithmetic ops (Add ... Minimum): the functors of
-// kernels/cpu/elementwise_binary.cc on the device.
+// CUDA kernels of the binary arithmetic ops (Add ... Minimum) and BitwiseAnd/Or/Xor: the
+// functors of kernels/cpu/elementwise_binary.cc on the device.
 //
 // Integer +, -, * wrap; bool Add is `or` and bool Mul `and`. Float semantics are IEEE
 // (x / 0 = +-inf or nan); Maximum and Minimum propagate nan from either side; FloorDiv and
@@ -115,6 +115,22 @@ struct PowOp : BinBase {
   __device__ static double f(double a, double b) { return pow(a, b); }
 };
 
+// Bitwise and / or / xor: the integer dtypes, and bool (as logical and / or / xor).
+#define MC_EW_BIT(Name, op)                                                   \
+  struct Name : BinBase {                                                     \
+    template <class C>                                                        \
+    __device__ static C f(C a, C b) {                                         \
+      if constexpr (std::is_same_v<C, bool>)                                  \
+        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
+      else                                                                    \
+        return static_cast<C>(a op b);                                        \
+    }                                                                         \
+  };
+MC_EW_BIT(BitAndOp, &)
+MC_EW_BIT(BitOrOp, |)
+MC_EW_BIT(BitXorOp, ^)
+#undef MC_EW_BIT
+
 template <class Op>
 void all(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
          cudaStream_t st) {
@@ -125,6 +141,14 @@ template <class Op>
 void number(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
             cudaStream_t st) {
   for_number(code, [&](auto v) { run_binary<Op, decltype(v)>(o, a, b, s, n, st); });
+}
+
+template <class Op>
+void integral(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
+              cudaStream_t st) {
+  for_all(code, [&](auto v) {
+    if constexpr (std::is_integral_v<decltype(v)>) run_binary<Op, decltype(v)>(o, a, b, s, n, st);
+  });
 }
 
 template <class Op>
@@ -149,6 +173,9 @@ void launch_binary(Binary op, int code, void* o, const void* a, const void* b,
     case Binary::ReluGrad: number<ReluGradOp>(code, o, a, b, s, n, stream); break;
     case Binary::Maximum: all<MaximumOp>(code, o, a, b, s, n, stream); break;
     case Binary::Minimum: all<MinimumOp>(code, o, a, b, s, n, stream); break;
+    case Binary::BitAnd: integral<BitAndOp>(code, o, a, b, s, n, stream); break;
+    case Binary::BitOr: integral<BitOrOp>(code, o, a, b, s, n, stream); break;
+    case Binary::BitXor: integral<BitXorOp>(code, o, a, b, s, n, stream); break;
     default: break;  // comparisons: launch_compare
   }
 }

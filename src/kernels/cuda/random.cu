@@ -3,18 +3,19 @@
 //
 //   - Philox4x32-10 is integer arithmetic (tensor/random.h's rounds, __umulhi for the high
 //     words): the same words as on the CPU, bit for bit.
+//   - StandardNormal's Box-Muller transform is the CPU's own function (base/philox_normal.h:
+//     host and device code): the same polynomial ln, sqrt and sin/cos of a turn in double,
+//     rounded to the dtype. The only freedom left is where the compilers contract a*b+c into
+//     an FMA (nvcc does by default; GCC does in the CPU's x86-64-v3/v4 clones): the doubles
+//     agree to a few 1e-16, so float32/float16/bfloat16 outputs are equal except when a double
+//     falls within that of a rounding boundary of the dtype (then 1 ulp apart; probability
+//     ~1e-8 per float32 element); float64 outputs agree to ~1e-15 relative.
 //   - UniformReal keeps the top 24/11/8 bits of a word (float32/float16/bfloat16) or 53 bits
 //     of two (float64): exact, so equal to the CPU bit for bit.
-//   - StandardNormal evaluates the CPU's own polynomial ln, sqrt and sin/cos of a turn (copied
-//     from kernels/cpu/random.cc, not CUDA's libm) in double, then rounds to the dtype. The
-//     only freedom left is where the compilers contract a*b+c into an FMA (nvcc does by default;
-//     GCC does in the CPU's x86-64-v3/v4 clones): the doubles agree to a few 1e-16, so
-//     float32/float16/bfloat16 outputs are equal except when a double falls within that of a
-//     rounding boundary of the dtype (then 1 ulp apart; probability ~1e-8 per float32 element);
-//     float64 outputs agree to ~1e-15 relative.
 //   - Dropout compares the same exact uniform float with keep_prob in double, and computes
 //     x * (mask * scale) in the CPU's compute type (two products, nothing to fuse): its mask
 //     and output equal the CPU's bit for bit.
+#include "base/philox_normal.h"
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/random.h"
 
@@ -28,6 +29,7 @@ struct Words {
   uint32_t w[4];
 };
 
+// tensor/random.h's philox(key, 0, counter), with __umulhi for the high words.
 __device__ inline Words philox(uint64_t key, uint64_t counter) {
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
@@ -45,81 +47,6 @@ __device__ inline Words philox(uint64_t key, uint64_t counter) {
     k1 += 0xBB67AE85u;
   }
   return {{c0, c1, c2, c3}};
-}
-
-__device__ inline double bits53(uint32_t hi, uint32_t lo) {
-  const unsigned long long b = (static_cast<unsigned long long>(hi) << 32) | lo;
-  return static_cast<double>(static_cast<long long>(b >> 11)) * 0x1p-53;
-}
-
-// ln t for t in [2^-53, 1] (kernels/cpu/random.cc's log_unit).
-__device__ inline double log_unit(double t) {
-  unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(t));
-  double e = static_cast<double>(static_cast<long long>(bits >> 52) - 1023);
-  bits = (bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
-  double m = __longlong_as_double(static_cast<long long>(bits));
-  const bool big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
-  const double s = (m - 1.0) / (m + 1.0);
-  const double s2 = s * s;
-  double p = 1.0 / 23;
-  p = p * s2 + 1.0 / 21;
-  p = p * s2 + 1.0 / 19;
-  p = p * s2 + 1.0 / 17;
-  p = p * s2 + 1.0 / 15;
-  p = p * s2 + 1.0 / 13;
-  p = p * s2 + 1.0 / 11;
-  p = p * s2 + 1.0 / 9;
-  p = p * s2 + 1.0 / 7;
-  p = p * s2 + 1.0 / 5;
-  p = p * s2 + 1.0 / 3;
-  p = p * s2 + 1.0;
-  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
-  return e * kLn2Hi + (2.0 * s * p + e * kLn2Lo);
-}
-
-// sqrt v for v in {0} u [2^-53, 80] (the CPU's sqrt_small).
-__device__ inline double sqrt_small(double v) {
-  unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(v));
-  bits = 0x5FE6EB50C7B537A9ull - (bits >> 1);
-  double y = __longlong_as_double(static_cast<long long>(bits));
-  for (int i = 0; i < 4; ++i) y = y * (1.5 - 0.5 * v * y * y);
-  double s = v * y;
-  s += 0.5 * y * (v - s * s);
-  return v > 0.0 ? s : 0.0;
-}
-
-// sin and cos of 2 pi u for u in [0, 1) (the CPU's sincos_turn).
-__device__ inline void sincos_turn(double u, double* sn, double* cs) {
-  const double x = 4.0 * u;
-  const double k = (x + 0x1.8p52) - 0x1.8p52;  // round to nearest, x < 4
-  const double a = (x - k) * 1.5707963267948966;
-  const double a2 = a * a;
-  double sp = -1.0 / 1307674368000.0;
-  sp = sp * a2 + 1.0 / 6227020800.0;
-  sp = sp * a2 - 1.0 / 39916800.0;
-  sp = sp * a2 + 1.0 / 362880.0;
-  sp = sp * a2 - 1.0 / 5040.0;
-  sp = sp * a2 + 1.0 / 120.0;
-  sp = sp * a2 - 1.0 / 6.0;
-  const double s = a + a * a2 * sp;
-  double cp = 1.0 / 20922789888000.0;
-  cp = cp * a2 - 1.0 / 87178291200.0;
-  cp = cp * a2 + 1.0 / 479001600.0;
-  cp = cp * a2 - 1.0 / 3628800.0;
-  cp = cp * a2 + 1.0 / 40320.0;
-  cp = cp * a2 - 1.0 / 720.0;
-  cp = cp * a2 + 1.0 / 24.0;
-  cp = cp * a2 - 0.5;
-  const double c = 1.0 + a2 * cp;
-  const double q = k - (k >= 4.0 ? 4.0 : 0.0);
-  const double h = q >= 2.0 ? 1.0 : 0.0;
-  const double odd = q - 2.0 * h;
-  const double s1 = odd * c + (1.0 - odd) * s;
-  const double c1 = odd * s + (1.0 - odd) * c;
-  *sn = (1.0 - 2.0 * h) * s1;
-  *cs = (h + odd == 1.0 ? -1.0 : 1.0) * c1;
 }
 
 // Where the stream starts: the launch's values, or the words a captured graph's replay
@@ -142,13 +69,10 @@ __global__ void normal_kernel(T* out, int64_t n, PhiloxSeed seed) {
   const int64_t calls = (n + 1) / 2;
   MC_CUDA_KERNEL_LOOP(c, calls) {
     const Words w = philox(key, offset + static_cast<uint64_t>(c));
-    const double u1 = bits53(w.w[0], w.w[1]);
-    const double u2 = bits53(w.w[2], w.w[3]);
-    const double r = sqrt_small(-2.0 * log_unit(1.0 - u1));
-    double s, co;
-    sincos_turn(u2, &s, &co);
-    out[2 * c] = from_double<T>(r * co);
-    if (2 * c + 1 < n) out[2 * c + 1] = from_double<T>(r * s);
+    double z0, z1;
+    philox_normal::box_muller(w.w[0], w.w[1], w.w[2], w.w[3], &z0, &z1);
+    out[2 * c] = from_double<T>(z0);
+    if (2 * c + 1 < n) out[2 * c + 1] = from_double<T>(z1);
   }
 }
 
@@ -162,7 +86,7 @@ __global__ void uniform_kernel(T* out, int64_t n, PhiloxSeed seed) {
     for (int k = 0; k < P && c * P + k < n; ++k) {
       T v;
       if constexpr (std::is_same_v<T, double>)
-        v = bits53(w.w[2 * k], w.w[2 * k + 1]);
+        v = philox_normal::uniform53(w.w[2 * k], w.w[2 * k + 1]);
       else if constexpr (std::is_same_v<T, float>)
         v = static_cast<float>(w.w[k] >> 8) * 0x1p-24f;
       else if constexpr (std::is_same_v<T, half_t>)

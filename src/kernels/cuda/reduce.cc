@@ -4,6 +4,7 @@
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
+#include "kernels/axis_layout.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mycel::cuda {
@@ -67,12 +68,9 @@ void cuda_arg_reduce(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
   if (y.numel() == 0) return;
-  const int64_t nd = x.ndim();
-  const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), nd, ctx.op.name);
-  int64_t O = 1, R = 1, I = 1;
-  for (int64_t d = 0; d < nd; ++d) (d < axis ? O : d == axis ? R : I) *= x.dim(d);
+  const AxisLayout l = axis_layout(x, ctx.attrs.get_int("axis"), ctx.op.name);
   launch_arg_reduce(ctx.op.id == OpId::Argmax, code(x.dtype()), x.raw_data(), y.raw_data(),
-                    y.dtype() == DType::Int64, O, R, I, stream(ctx.device.index));
+                    y.dtype() == DType::Int64, l.outer, l.len, l.inner, stream(ctx.device.index));
   MC_CUDA_LAUNCH_CHECK();
 }
 

@@ -20,14 +20,6 @@ namespace {
 
 const Device kGpu = Device::cuda(0);
 
-std::vector<Tensor> inputs_for(const KernelCase& c, size_t index) {
-  if (c.make_inputs) return c.make_inputs();
-  std::vector<Tensor> ins;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    ins.push_back(make_input(c.inputs[i], 1000 * index + i + 1));
-  return ins;
-}
-
 // The same view of a device copy of t's whole storage.
 Tensor to_gpu_same_layout(const Tensor& t) {
   auto st = Storage::allocate(t.storage()->nbytes(), kGpu);
@@ -42,15 +34,9 @@ TEST_P(CudaVsCpu, MatchesCpuReference) {
   const KernelCase& c = GetParam();
   const OpDef* op = find_op(c.op);
   ASSERT_NE(op, nullptr) << "unknown op " << c.op;
-  std::vector<Tensor> ins = inputs_for(c, 7);
   Attrs attrs = make_attrs(*op, c.attrs);
   std::vector<TensorMeta> metas;
-  for (const Tensor& t : ins) metas.push_back({t.dtype(), t.shape()});
-  promote_inputs(*op, metas);
-  for (size_t i = 0; i < ins.size(); ++i) {
-    ins[i] = ins[i].cast(metas[i].dtype);
-    if (!(op->flags & F_STRIDED)) ins[i] = ins[i].contiguous();
-  }
+  std::vector<Tensor> ins = kernel_inputs(*op, c, &metas);
   MetaList out = infer_op(*op, metas, attrs);
   std::vector<Tensor> gins, hins;
   for (const Tensor& t : ins) {
@@ -82,15 +68,7 @@ TEST_P(CudaVsCpu, MatchesCpuReference) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
-  std::string s = info.param.op + "_" + std::to_string(info.index);
-  for (char& ch : s) {
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(All, CudaVsCpu, ::testing::ValuesIn(all_kernel_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(All, CudaVsCpu, ::testing::ValuesIn(all_kernel_cases()), CaseName());
 
 // ---- the device itself ---------------------------------------------------------------------
 

@@ -118,6 +118,11 @@ void scan_sort_cases(std::vector<KernelCase>& v) {
     v.push_back(along("Sort", {}, DType::Float32, A({{"descending", desc}}), "0-d"));
     v.push_back(along("Sort", {0, 5}, DType::Float32, A({{"axis", i64(0)}}), "empty"));
     v.push_back(along("Sort", {1000}, DType::Float64, A({{"descending", desc}}), "1-d"));
+    // Long rows of few distinct values: stability over rows a GPU sorts in several tiles.
+    KernelCase lt =
+        along("Sort", {3, 5000}, DType::Int16, A({{"descending", desc}}), "long rows, ties");
+    lt.inputs[0] = {{3, 5000}, DType::Int16, Gen::Int, -20, 20};
+    v.push_back(lt);
   }
   for (bool sorted : {false, true}) {
     KernelCase c = along("TopK", {37, 300}, DType::Float32, A({{"k", i64(20)}, {"sorted", sorted}}),
@@ -135,6 +140,11 @@ void scan_sort_cases(std::vector<KernelCase>& v) {
         along("TopK", {0, 5}, DType::Float32, A({{"k", i64(2)}, {"sorted", sorted}}), "empty"));
     v.push_back(
         along("TopK", {2, 2000}, DType::Float64, A({{"k", i64(7)}, {"sorted", sorted}}), "long"));
+    // k = n: the whole row, ties between every few values.
+    KernelCase all =
+        along("TopK", {5, 257}, DType::Int8, A({{"k", i64(257)}, {"sorted", sorted}}), "k = n");
+    all.inputs[0] = {{5, 257}, DType::Int8, Gen::Int, -5, 5};
+    v.push_back(all);
   }
 }
 

@@ -1,8 +1,10 @@
 #include "kernel_cases.h"
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
+#include "ops/op_semantics.h"
 #include "tensor/random.h"
 
 namespace mycel::test {
@@ -52,6 +54,35 @@ std::vector<KernelCase> all_kernel_cases() {
     all.insert(all.end(), v.begin(), v.end());
   }
   return all;
+}
+
+std::vector<Tensor> inputs_for(const KernelCase& c, size_t index) {
+  if (c.make_inputs) return c.make_inputs();
+  std::vector<Tensor> ins;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    ins.push_back(make_input(c.inputs[i], 1000 * index + i + 1));
+  return ins;
+}
+
+std::vector<Tensor> kernel_inputs(const OpDef& op, const KernelCase& c,
+                                  std::vector<TensorMeta>* metas) {
+  std::vector<Tensor> ins = inputs_for(c, 7);
+  metas->clear();
+  for (const Tensor& t : ins) metas->push_back({t.dtype(), t.shape()});
+  promote_inputs(op, *metas);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    ins[i] = ins[i].cast((*metas)[i].dtype);
+    if (!(op.flags & F_STRIDED)) ins[i] = ins[i].contiguous();
+  }
+  return ins;
+}
+
+std::string case_name(const KernelCase& c, size_t index) {
+  std::string s = c.op + "_" + std::to_string(index);
+  for (char& ch : s) {
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return s;
 }
 
 Attrs A(std::initializer_list<std::pair<const char*, AttrValue>> kv) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/attrs.h"
+#include "ops/op_table.h"
 #include "tensor/tensor.h"
 
 namespace mycel::test {
@@ -40,6 +41,25 @@ struct KernelCase {
 };
 
 Tensor make_input(const InputSpec& s, uint64_t seed);
+
+// The harnesses that run every case (test_kernels_vs_ref.cc on the CPU, tests/cpp/cuda's
+// test_cuda_vs_cpu.cc on a GPU) build inputs and name cases alike:
+//
+// A case's inputs: make_inputs(), or input i filled from seed 1000 * index + i + 1.
+std::vector<Tensor> inputs_for(const KernelCase& c, size_t index);
+// inputs_for(c, 7) as the dispatcher hands them to op's kernels: cast to the promoted dtypes,
+// contiguous unless the op takes strided inputs (F_STRIDED). *metas: their dtypes and shapes.
+std::vector<Tensor> kernel_inputs(const OpDef& op, const KernelCase& c,
+                                  std::vector<TensorMeta>* metas);
+// A test name for case number `index`: "<op>_<index>", other characters as '_'.
+std::string case_name(const KernelCase& c, size_t index);
+// The same as gtest's name generator (INSTANTIATE_TEST_SUITE_P's last argument).
+struct CaseName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return case_name(info.param, info.index);
+  }
+};
 
 // One list per family, defined in cases_<family>.cc.
 std::vector<KernelCase> elementwise_cases();

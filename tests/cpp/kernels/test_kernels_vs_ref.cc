@@ -10,28 +10,14 @@ namespace {
 
 class KernelVsRef : public ::testing::TestWithParam<KernelCase> {};
 
-std::vector<Tensor> inputs_for(const KernelCase& c, size_t index) {
-  if (c.make_inputs) return c.make_inputs();
-  std::vector<Tensor> ins;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    ins.push_back(make_input(c.inputs[i], 1000 * index + i + 1));
-  return ins;
-}
-
 TEST_P(KernelVsRef, MatchesReference) {
   const KernelCase& c = GetParam();
   const OpDef* op = find_op(c.op);
   ASSERT_NE(op, nullptr) << "unknown op " << c.op;
-  std::vector<Tensor> ins = inputs_for(c, 7);
   Attrs attrs = make_attrs(*op, c.attrs);
-  // Cast inputs as the dispatcher would, then run both kernels on the same data.
+  // Inputs as the dispatcher would pass them; both kernels run on the same data.
   std::vector<TensorMeta> metas;
-  for (const Tensor& t : ins) metas.push_back({t.dtype(), t.shape()});
-  promote_inputs(*op, metas);
-  for (size_t i = 0; i < ins.size(); ++i) {
-    ins[i] = ins[i].cast(metas[i].dtype);
-    if (!(op->flags & F_STRIDED)) ins[i] = ins[i].contiguous();
-  }
+  std::vector<Tensor> ins = kernel_inputs(*op, c, &metas);
   MetaList out = infer_op(*op, metas, attrs);
   // In-place ops write their inputs: give each kernel its own copy.
   std::vector<Tensor> ins_ref, orig;
@@ -65,15 +51,7 @@ TEST(OpTable, InPlaceOpsDeclareTheInputsTheyWrite) {
     EXPECT_EQ((op.flags & F_INPLACE) != 0, op.writes != 0) << op.name;
 }
 
-std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
-  std::string s = info.param.op + "_" + std::to_string(info.index);
-  for (char& ch : s) {
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(All, KernelVsRef, ::testing::ValuesIn(all_kernel_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(All, KernelVsRef, ::testing::ValuesIn(all_kernel_cases()), CaseName());
 
 }  // namespace
 }  // namespace mycel::test
