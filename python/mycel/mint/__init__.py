@@ -12,6 +12,7 @@ torch.distributed names over mycel.communication.
 """
 from mycel import _mycel as _C
 from mycel import ops as _ops
+from mycel.ops.function.select_func import unique_ext as _unique_ext
 
 # Functions whose MindSpore signature is already PyTorch's, taken from mycel.ops as they are.
 _SAME = """abs neg negative exp exp2 expm1 log log1p log2 log10 sqrt rsqrt square reciprocal sin
@@ -262,8 +263,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     asked."""
     if dim is not None:
         raise ValueError("For 'mint.unique', 'dim' is not supported (only None).")
-    return _ops.unique_ext(input, sorted, return_inverse, return_counts) \
-        if hasattr(_ops, "unique_ext") else _ops.unique(input)
+    return _unique_ext(input, sorted, return_inverse, return_counts)
 
 
 def softmax(input, dim, *, dtype=None):  # noqa: A002
