@@ -188,6 +188,14 @@ row("ComplexAbs", P.ComplexAbs(), [A(2, 3)], torch=torch.abs)
 row("Complex", lambda a, b: ops.real(ops.complex(a, b) * ops.complex(b, a)),
     [N(2, 3), N(3)],
     torch=lambda a, b: (torch.complex(a, b) * torch.complex(b, a)).real)
+# the Fourier transform (one op, FFTN, in three modes), read back as real numbers: c2c with
+# padding, r2c, and c2r with truncation (a length-6 signal's half spectrum to 5 samples)
+row("FFTN/c2c", lambda x: ops.real(ops.fft(x, n=5)) + 0.5 * ops.imag(ops.fft(x, n=5)),
+    [N(2, 3)], torch=lambda x: torch.fft.fft(x, n=5).real + 0.5 * torch.fft.fft(x, n=5).imag)
+row("FFTN/r2c", lambda x: ops.real(ops.rfft(x)) - 0.3 * ops.imag(ops.rfft(x)), [N(2, 6)],
+    torch=lambda x: torch.fft.rfft(x).real - 0.3 * torch.fft.rfft(x).imag)
+row("FFTN/c2r", lambda x: ops.irfft(ops.rfft(x) * ops.rfft(x), n=5, norm="ortho"), [N(2, 6)],
+    torch=lambda x: torch.fft.irfft(torch.fft.rfft(x) * torch.fft.rfft(x), n=5, norm="ortho"))
 row("Tan", ops.tan, [U(-1.2, 1.2, 2, 3)], torch=torch.tan)
 row("Expm1", ops.expm1, [N(2, 3)], torch=torch.expm1)
 row("Erfc", ops.erfc, [N(2, 3)], torch=torch.erfc)
