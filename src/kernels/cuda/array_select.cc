@@ -47,15 +47,16 @@ void cuda_non_zero(const KernelContext& ctx) {
   const int64_t n = x.numel();
   const int rank = static_cast<int>(x.ndim());
   check_select_size(n, ctx.op);
-  MC_CHECK(rank <= kMaxDims, Value, "For '", ctx.op.name, "', the GPU kernel takes at most ",
-           kMaxDims, " dimensions, but got ", rank, ".");
   const int index = ctx.device.index;
   Buffer scratch(index, select_scratch_bytes(n));
   const int64_t k = select_count(x, scratch, index);
   const Tensor& out = alloc_output(ctx, 0, {k, x.ndim()}, DType::Int64);
   if (k == 0 || rank == 0) return;
-  launch_non_zero_write(n, x.shape().data(), rank, static_cast<int64_t*>(out.raw_data()),
-                        scratch.data(), stream(index));
+  Tensor dims = Tensor::empty({rank}, DType::Int64);  // x's shape, copied to the device
+  for (int d = 0; d < rank; ++d) dims.data<int64_t>()[d] = x.dim(d);
+  dims = dims.to(ctx.device);
+  launch_non_zero_write(n, static_cast<const int64_t*>(dims.raw_data()), rank,
+                        static_cast<int64_t*>(out.raw_data()), scratch.data(), stream(index));
   MC_CUDA_LAUNCH_CHECK();
 }
 

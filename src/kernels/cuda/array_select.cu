@@ -63,20 +63,17 @@ __global__ void last_sum_kernel(const int64_t* flag, const int64_t* pos, int64_t
   if (blockIdx.x == 0 && threadIdx.x == 0) *count = n == 0 ? 0 : pos[n - 1] + flag[n - 1];
 }
 
-struct ShapeDesc {
-  int ndim = 0;
-  int64_t size[kMaxDims];
-};
-
-__global__ void non_zero_kernel(const int64_t* flag, const int64_t* pos, ShapeDesc d, int64_t n,
-                                int64_t* out) {
+// dims: x's shape (ndim entries, device memory); each nonzero element's multi-index goes to
+// its row of out.
+__global__ void non_zero_kernel(const int64_t* flag, const int64_t* pos, const int64_t* dims,
+                                int ndim, int64_t n, int64_t* out) {
   MC_CUDA_KERNEL_LOOP(i, n) {
     if (flag[i] == 0) continue;
-    int64_t* row = out + pos[i] * d.ndim;
+    int64_t* row = out + pos[i] * ndim;
     int64_t rest = i;
-    for (int k = d.ndim - 1; k >= 0; --k) {
-      row[k] = rest % d.size[k];
-      rest /= d.size[k];
+    for (int k = ndim - 1; k >= 0; --k) {
+      row[k] = rest % dims[k];
+      rest /= dims[k];
     }
   }
 }
@@ -231,15 +228,12 @@ cudaError_t launch_select_count(int code, const void* x, int64_t n, int64_t* cou
   return cudaGetLastError();
 }
 
-void launch_non_zero_write(int64_t n, const int64_t* shape, int ndim, int64_t* out,
+void launch_non_zero_write(int64_t n, const int64_t* dims, int ndim, int64_t* out,
                            const void* scratch, cudaStream_t s) {
   if (n == 0) return;
   Carve c(const_cast<void*>(scratch));
   const SelectScratch sc(c, n);
-  ShapeDesc d;
-  d.ndim = ndim;
-  for (int k = 0; k < ndim; ++k) d.size[k] = shape[k];
-  non_zero_kernel<<<grid_for(n, kThreads), kThreads, 0, s>>>(sc.flag, sc.pos, d, n, out);
+  non_zero_kernel<<<grid_for(n, kThreads), kThreads, 0, s>>>(sc.flag, sc.pos, dims, ndim, n, out);
 }
 
 void launch_masked_select_write(int isize, const void* x, int64_t n, void* out, const void* scratch,

@@ -34,8 +34,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "device/cuda/strided_desc.h"
-
 namespace mycel::cuda {
 
 // Phase 1 of NonZero/MaskedSelect/MaskedScatter: flags of x (dtype code `code`; a bool mask
@@ -44,9 +42,9 @@ size_t select_scratch_bytes(int64_t n);
 cudaError_t launch_select_count(int code, const void* x, int64_t n, int64_t* count, void* scratch,
                                 size_t scratch_bytes, cudaStream_t s);
 
-// NonZero's phase 2: out [k, ndim] int64, the multi-index (over shape[0..ndim)) of each
-// nonzero element. `shape` has ndim entries (ndim <= kMaxDims).
-void launch_non_zero_write(int64_t n, const int64_t* shape, int ndim, int64_t* out,
+// NonZero's phase 2: out [k, ndim] int64, the multi-index (over dims[0..ndim), x's shape in
+// device memory: any rank) of each nonzero element.
+void launch_non_zero_write(int64_t n, const int64_t* dims, int ndim, int64_t* out,
                            const void* scratch, cudaStream_t s);
 // MaskedSelect's phase 2: out[pos[i]] = x[i] where mask[i] (x and mask of n elements).
 void launch_masked_select_write(int isize, const void* x, int64_t n, void* out, const void* scratch,

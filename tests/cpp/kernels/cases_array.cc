@@ -444,6 +444,8 @@ void select_cases(std::vector<KernelCase>& v) {
   v.push_back(kc("NonZero", {idx({7, 9}, 1, 5, DT::Int8)}, A({}), "all nonzero"));
   v.push_back(kc("NonZero", {idx({61, 33, 5}, -1, 2, DT::Int8)}, A({}), "large odd 3-d"));
   v.push_back(kc("NonZero", {in({2, 3, 1, 4, 3, 2}, DT::Bool)}, A({}), "6-d bool"));
+  v.push_back(kc("NonZero", {in({2, 1, 2, 1, 3, 1, 2, 1, 1, 2, 1, 2, 3, 2}, DT::Bool)}, A({}),
+                 "14-d bool"));
   v.push_back(kc("Unique", {idx({100}, 3, 4)}, A({}), "all equal"));
   for (bool sorted : {false, true}) {
     const std::string l = sorted ? " sorted" : "";
