@@ -40,6 +40,9 @@ std::string instr_blocker(const Instr& in, DeviceType type) {
   if (op.flags & F_COLLECTIVE) return name + " is a collective (it runs on the host)";
   if ((op.flags & F_DYN_OUT) || in.infer || in.check)
     return name + " has a dynamic or value-dependent output shape";
+  // Its device kernel reads the mask's count on the host to raise the CPU's ValueError for a
+  // short source (kernels/cuda/array_select.h): the host waits, which a capture cannot hold.
+  if (op.id == OpId::MaskedScatter) return name + " counts its mask on the host";
   for (const TensorMeta& m : in.metas) {
     if (host_only_dtype(m.dtype))
       return str(name, " on ", m.dtype, " runs on the host with copies");

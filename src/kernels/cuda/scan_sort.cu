@@ -5,7 +5,7 @@
 
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/scan_sort.h"
-#include "kernels/cuda/sort_key.h"
+#include "kernels/cuda/sort_util.cuh"
 
 namespace mycel::cuda {
 
@@ -51,40 +51,7 @@ __global__ void cum_kernel(const T* x, cum_out_t<T>* y, int64_t R, int64_t I, in
   }
 }
 
-// ---- sort keys --------------------------------------------------------------------------
-
-template <size_t N>
-struct UnsignedOf;
-template <>
-struct UnsignedOf<1> {
-  using type = uint8_t;
-};
-template <>
-struct UnsignedOf<2> {
-  using type = uint16_t;
-};
-template <>
-struct UnsignedOf<4> {
-  using type = uint32_t;
-};
-template <>
-struct UnsignedOf<8> {
-  using type = unsigned long long;
-};
-template <class T>
-using sort_key_t = typename UnsignedOf<sizeof(T)>::type;
-
-// The key of a value (sort_key.h); the 16-bit floats tested for NaN and zero in float.
-template <class T>
-__device__ inline sort_key_t<T> sort_key(T v) {
-  using U = sort_key_t<T>;
-  if constexpr (std::is_same_v<T, bool>)
-    return v ? U(1) : U(0);
-  else if constexpr (std::is_integral_v<T>)
-    return int_sort_key<U>(static_cast<U>(v), std::is_signed_v<T>);
-  else
-    return float_sort_key<U>(bits_of<U>(v), load(v) != load(v), load(v) == acc_t<T>(0));
-}
+// ---- sort keys (sort_util.cuh) ------------------------------------------------------
 
 // keys[e], ids[e] of element e = line * R + r of the [lines, R] pair arrays, line = o * I + i:
 // the key of x[o, r, i] (complemented for descending) and r.
@@ -140,23 +107,6 @@ __global__ void topk_gather_kernel(const T* x, const P* pick, int64_t pick_strid
 }
 
 // ---- scratch ----------------------------------------------------------------------------
-
-// Carves 256-byte aligned arrays from one buffer; with base == nullptr it only counts bytes.
-class Carve {
- public:
-  explicit Carve(void* base) : base_(static_cast<char*>(base)) {}
-  template <class X>
-  X* take(size_t count) {
-    const size_t off = (used_ + 255) & ~size_t(255);
-    used_ = off + count * sizeof(X);
-    return base_ ? reinterpret_cast<X*>(base_ + off) : nullptr;
-  }
-  size_t used() const { return used_; }
-
- private:
-  char* base_;
-  size_t used_ = 0;
-};
 
 // The arrays of one segmented pair sort of n items in `segments` rows.
 template <class U>

@@ -424,6 +424,47 @@ void select_cases(std::vector<KernelCase>& v) {
   KernelCase nz = kc("NonZero", {}, A({}), "NaN and signed zeros");
   nz.make_inputs = floats({0.f, nan, -0.f, 1.f, 0.f});
   v.push_back(nz);
+  // Masks all true / all false (idx with [1, 2) / [0, 1) cast to bool), odd sizes above one
+  // GPU block, and wide value ranges: what the GPU kernels' scans and sorts must get right.
+  const InputSpec all_true = idx({3, 5}, 1, 2, DT::Bool), all_false = idx({3, 5}, 0, 1, DT::Bool);
+  v.push_back(kc("MaskedSelect", {in({3, 5}), all_true}, A({}), "all true"));
+  v.push_back(kc("MaskedSelect", {in({3, 5}), all_false}, A({}), "all false (empty result)"));
+  v.push_back(kc("MaskedSelect", {in({37, 129}), in({37, 129}, DT::Bool)}, A({}), "large odd"));
+  v.push_back(kc("MaskedSelect", {in({1001, 3}, DT::Float16), in({1001, 1}, DT::Bool)}, A({}),
+                 "large broadcast mask, float16"));
+  v.push_back(kc("MaskedScatter", {in({3, 5}), all_true, in({15})}, A({}), "all true"));
+  v.push_back(kc("MaskedScatter", {in({3, 5}), all_false, in({0})}, A({}), "all false"));
+  v.push_back(kc("MaskedScatter",
+                 {in({333, 17}, DT::BFloat16), in({333, 17}, DT::Bool), in({6000}, DT::BFloat16)},
+                 A({}), "large odd, bfloat16"));
+  v.push_back(kc("MaskedScatter",
+                 {in({5, 257}, DT::Int64), in({257}, DT::Bool), in({5, 257}, DT::Int64)}, A({}),
+                 "large broadcast mask, int64"));
+  v.push_back(kc("NonZero", {idx({4, 5}, 0, 1)}, A({}), "all zero (empty result)"));
+  v.push_back(kc("NonZero", {idx({7, 9}, 1, 5, DT::Int8)}, A({}), "all nonzero"));
+  v.push_back(kc("NonZero", {idx({61, 33, 5}, -1, 2, DT::Int8)}, A({}), "large odd 3-d"));
+  v.push_back(kc("NonZero", {in({2, 3, 1, 4, 3, 2}, DT::Bool)}, A({}), "6-d bool"));
+  v.push_back(kc("NonZero", {in({2, 1, 2, 1, 3, 1, 2, 1, 1, 2, 1, 2, 3, 2}, DT::Bool)}, A({}),
+                 "14-d bool"));
+  v.push_back(kc("Unique", {idx({100}, 3, 4)}, A({}), "all equal"));
+  for (bool sorted : {false, true}) {
+    const std::string l = sorted ? " sorted" : "";
+    v.push_back(kc("Unique", {idx({3001}, -400, 400, DT::Float32)}, A({{"sorted", sorted}}),
+                   "large float32" + l));
+    v.push_back(
+        kc("Unique", {in({2049}, DT::BFloat16)}, A({{"sorted", sorted}}), "large bfloat16" + l));
+    v.push_back(kc("Unique", {idx({777}, -128, 128, DT::Int8)}, A({{"sorted", sorted}}),
+                   "int8 full range" + l));
+    v.push_back(kc("Unique", {idx({1025}, -1000000, 1000000, DT::Float64)}, A({{"sorted", sorted}}),
+                   "large float64" + l));
+    KernelCase c = kc("Unique", {}, A({{"sorted", sorted}}), "only NaNs and infinities" + l);
+    const float inf = std::numeric_limits<float>::infinity();
+    c.make_inputs = floats({nan, inf, -inf, nan, inf, -0.f, -inf, nan});
+    v.push_back(c);
+    c.make_inputs = floats({nan, inf, -inf, nan, 0.f, -0.f, -inf, nan}, DT::BFloat16);
+    c.label = "bfloat16 NaNs, infinities and zeros" + l;
+    v.push_back(c);
+  }
   for (DT t : kAll) {
     const std::string l = std::string("dtype ") + std::string(dtype_name(t));
     InputSpec few = in({9}, t);

@@ -26,8 +26,6 @@ namespace {
 const std::set<std::string> kCpuFallback = {
     "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
     "Receive", "RandomPoisson",
-    // The selection ops, whose output sizes the host counts (ops/defs/array.def).
-    "Unique", "MaskedSelect", "MaskedScatter", "NonZero",
     // The complex-number ops: every complex op runs on the host (runtime/eager.cc).
     "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex",
     // FFTN always has a complex input or output, so it runs on the host too (no cuFFT yet).

@@ -411,6 +411,15 @@ TEST_F(Capture, WhatCannotBeCapturedRunsOpByOp) {
          return g;
        },
        f32_arg, "dynamic"},
+      {"MaskedScatter (its kernel reads the mask's count)",
+       [](Builder& b) {
+         FuncGraph* g = b.graph("m", {f32({4})});
+         Node* x = b.param(g, 0);
+         Node* mask = b.prim(g, OpId::NotEqual, {x, x});
+         g->set_output(b.prim(g, OpId::MaskedScatter, {x, mask, x}));
+         return g;
+       },
+       f32_arg, "counts its mask on the host"},
       {"integer FloorDiv",
        [](Builder& b) {
          FuncGraph* g = b.graph("d", {i64({4})});
