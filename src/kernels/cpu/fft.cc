@@ -12,20 +12,24 @@
 //     to n // 2 + 1 bins) extended to the full Hermitian spectrum X[n-k] = conj(X[k]), a
 //     complex inverse transform and its real part (the imaginary parts of the DC and, for even
 //     n, the Nyquist bin drop out, as numpy's irfft).
-// The real transforms go through the complex one of the full line (no half-length trick).
+// The real transforms of even length n go through one complex transform of length n/2 (the
+// even and odd samples as real and imaginary parts) and a twiddle pass that separates them;
+// odd lengths through the complex transform of the full line. Both real directions are
+// written once: r2c's inverse is the conjugate of its forward transform (the input is real),
+// c2r's forward that of the inverse on the conjugated half spectrum (the output is real).
 //
-// The 1-d transform (written from the math; no FFT library: Debian's kissfft would add a
-// runtime library to the GPU bundle and builds one scalar type per library): an iterative
-// radix-2 Cooley-Tukey for powers of two, and Bluestein's chirp-z for every other length n
-// (the DFT as a convolution with the chirp w_k = e^{-i pi k^2 / n}, done by power-of-two
-// transforms of length >= 2n - 1): O(n log n) for every n. Twiddles and chirps are computed in
-// double (k^2 reduced mod 2n so that the angle stays exact) and rounded to the precision.
+// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 4/2/3/5/small primes, Bluestein for
+// large prime factors), cached per (length, direction, precision).
 #include <cmath>
 #include <complex>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/fft_plan.h"
 #include "ops/fft_attrs.h"
 #include "ops/op_table.h"
 
@@ -33,102 +37,69 @@ namespace mycel {
 
 namespace {
 
-// An unscaled transform of one length and direction (sign -1 forward, +1 inverse).
-template <class R>
-class Fft1d {
- public:
-  using C = std::complex<R>;
-
-  Fft1d(int64_t n, bool inverse) : n_(n), inverse_(inverse) {
-    if ((n & (n - 1)) == 0) {
-      pow2_twiddles(n, inverse, &tw_);
-      return;
-    }
-    m_ = 1;
-    while (m_ < 2 * n - 1) m_ <<= 1;
-    pow2_twiddles(m_, false, &tw_);
-    const double sign = inverse ? 1.0 : -1.0;
-    chirp_.resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t k2 = (k * k) % (2 * n);  // e^{i pi k^2/n} has period 2n in k^2
-      const double ang = sign * std::numbers::pi * static_cast<double>(k2) / static_cast<double>(n);
-      chirp_[static_cast<size_t>(k)] =
-          C(static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang)));
-    }
-    // The filter b_k = conj(w_k) for |k| < n, circular in m, and its transform.
-    std::vector<C> b(static_cast<size_t>(m_), C(0));
-    for (int64_t k = 0; k < n; ++k) {
-      b[static_cast<size_t>(k)] = std::conj(chirp_[static_cast<size_t>(k)]);
-      if (k > 0) b[static_cast<size_t>(m_ - k)] = std::conj(chirp_[static_cast<size_t>(k)]);
-    }
-    radix2(b.data(), m_, false);
-    filter_ = std::move(b);
-  }
-
-  int64_t scratch_size() const { return m_; }
-
-  // x[0..n) in place; scratch of scratch_size() entries.
-  void run(C* x, C* scratch) const {
-    if (n_ <= 1) return;
-    if (m_ == 0) {
-      radix2(x, n_, inverse_);
-      return;
-    }
-    for (int64_t k = 0; k < n_; ++k) scratch[k] = x[k] * chirp_[static_cast<size_t>(k)];
-    for (int64_t k = n_; k < m_; ++k) scratch[k] = C(0);
-    radix2(scratch, m_, false);
-    for (int64_t k = 0; k < m_; ++k) scratch[k] *= filter_[static_cast<size_t>(k)];
-    radix2(scratch, m_, true);
-    const R inv_m = R(1) / static_cast<R>(m_);
-    for (int64_t k = 0; k < n_; ++k) x[k] = scratch[k] * chirp_[static_cast<size_t>(k)] * inv_m;
-  }
-
- private:
-  // w^j = e^{-2 pi i j / n}, j < n/2 (the forward twiddles of length n).
-  static void pow2_twiddles(int64_t n, bool /*inverse*/, std::vector<C>* tw) {
-    tw->resize(static_cast<size_t>(n / 2));
-    for (int64_t j = 0; j < n / 2; ++j) {
-      const double ang = -2.0 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(n);
-      (*tw)[static_cast<size_t>(j)] =
-          C(static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang)));
-    }
-  }
-
-  // In-place radix-2 transform of a power-of-two length len whose twiddles are a stride of
-  // tw_ (tw_ holds those of the largest length this plan uses).
-  void radix2(C* x, int64_t len, bool inverse) const {
-    if (len <= 1) return;
-    for (int64_t i = 1, j = 0; i < len; ++i) {  // bit reversal
-      int64_t bit = len >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(x[i], x[j]);
-    }
-    const int64_t full = static_cast<int64_t>(tw_.size()) * 2;
-    for (int64_t half = 1; half < len; half <<= 1) {
-      const int64_t step = full / (2 * half);
-      for (int64_t s = 0; s < len; s += 2 * half) {
-        for (int64_t j = 0; j < half; ++j) {
-          C w = tw_[static_cast<size_t>(j * step)];
-          if (inverse) w = std::conj(w);
-          const C t = w * x[s + j + half];
-          x[s + j + half] = x[s + j] - t;
-          x[s + j] += t;
-        }
-      }
-    }
-  }
-
-  int64_t n_;
-  bool inverse_;
-  int64_t m_ = 0;  // Bluestein's power-of-two length, 0 for a power-of-two n
-  std::vector<C> tw_, chirp_, filter_;
-};
+using fft_detail::fft_plan;
+using fft_detail::FftPlan;
 
 enum class Line : uint8_t { C2C, R2C, C2R };
 
+// e^{-2 pi i k / n} for k <= n / 2 (the real transforms' twiddles), cached like the plans.
+template <class R>
+std::shared_ptr<const std::vector<std::complex<R>>> real_twiddles(int64_t n) {
+  static std::mutex mu;
+  static std::map<int64_t, std::shared_ptr<const std::vector<std::complex<R>>>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  auto v = std::make_shared<std::vector<std::complex<R>>>(static_cast<size_t>(n / 2 + 1));
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const double ang = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+    (*v)[static_cast<size_t>(k)] = {static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang))};
+  }
+  if (cache.size() >= 64) cache.clear();
+  return cache.try_emplace(n, std::move(v)).first->second;
+}
+
+template <class R>
+inline std::complex<R> cmul(std::complex<R> a, std::complex<R> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+// The forward r2c of the real line x[0..n) (n even) into X[0..n/2]; z: n/2 entries of work.
+template <class R>
+void r2c_even(const R* x, std::complex<R>* X, int64_t n, const FftPlan<R>& half,
+              const std::complex<R>* tw, std::complex<R>* z, std::complex<R>* scratch) {
+  using C = std::complex<R>;
+  const int64_t h = n / 2;
+  for (int64_t k = 0; k < h; ++k) z[k] = C(x[2 * k], x[2 * k + 1]);
+  half.run(z, scratch);
+  for (int64_t k = 0; k <= h; ++k) {
+    const C zk = z[k % h], zc = std::conj(z[(h - k) % h]);
+    const C e = (zk + zc) * R(0.5), d = (zk - zc) * R(0.5);
+    const C o(d.imag(), -d.real());  // -i d
+    X[k] = e + cmul(tw[k], o);
+  }
+}
+
+// The inverse c2r of the half spectrum X[0..n/2] (n even; the imaginary parts of X[0] and
+// X[n/2] are ignored) into the real line x[0..n); z: n/2 entries of work.
+template <class R>
+void c2r_even(const std::complex<R>* X, R* x, int64_t n, const FftPlan<R>& half,
+              const std::complex<R>* tw, std::complex<R>* z, std::complex<R>* scratch) {
+  using C = std::complex<R>;
+  const int64_t h = n / 2;
+  for (int64_t k = 0; k < h; ++k) {
+    C a = X[k], b = std::conj(X[h - k]);
+    if (k == 0) a = C(a.real(), 0), b = C(b.real(), 0);
+    const C e = a + b, o = cmul(a - b, std::conj(tw[k]));
+    z[k] = C(e.real() - o.imag(), e.imag() + o.real());  // e + i o
+  }
+  half.run(z, scratch);
+  for (int64_t k = 0; k < h; ++k) x[2 * k] = z[k].real(), x[2 * k + 1] = z[k].imag();
+}
+
 // One pass over axis `axis` of src (complex, shape `shape`): each line of length m becomes a
-// line of length n_out in dst (shape with shape[axis] = n_out).
+// line of length n_out in dst (shape with shape[axis] = n_out); the first n_in_cap entries of
+// a line are read (zero-padded from m).
 template <class R>
 void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, int64_t axis,
           int64_t n, int64_t n_out, bool inverse, Line kind, int64_t n_in_cap) {
@@ -137,16 +108,40 @@ void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, 
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-  const Fft1d<R> plan(n, inverse);
   const int64_t lines = outer * inner;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+  const int64_t take = std::min(m, n_in_cap);
+  const bool real_even = kind != Line::C2C && n % 2 == 0 && n >= 2;
+  const auto plan = real_even ? fft_plan<R>(n / 2, kind == Line::C2R) : fft_plan<R>(n, inverse);
+  const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
+  const int64_t h = n / 2;
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<C> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan.scratch_size()));
+    std::vector<C> line(static_cast<size_t>(n + 1)),
+        scratch(static_cast<size_t>(plan->scratch_size()));
+    std::vector<C> z(real_even ? static_cast<size_t>(h) : 0);
+    std::vector<R> re(real_even ? static_cast<size_t>(n) : 0);
     for (int64_t l = b; l < e; ++l) {
       const int64_t o = l / inner, i = l % inner;
       const C* in = src + o * m * inner + i;
       C* out = dst + o * n_out * inner + i;
-      const int64_t take = std::min(m, n_in_cap);
+      if (real_even && kind == Line::R2C) {
+        for (int64_t k = 0; k < n; ++k)
+          re[static_cast<size_t>(k)] = k < take ? in[k * inner].real() : R(0);
+        r2c_even(re.data(), line.data(), n, *plan, tw->data(), z.data(), scratch.data());
+        for (int64_t k = 0; k <= h; ++k)  // r2c's inverse: the conjugate (real input)
+          out[k * inner] =
+              inverse ? std::conj(line[static_cast<size_t>(k)]) : line[static_cast<size_t>(k)];
+        continue;
+      }
+      if (real_even) {  // C2R; its forward: the inverse of the conjugate (real output)
+        for (int64_t k = 0; k <= h; ++k) {
+          const C v = k < take ? in[k * inner] : C(0);
+          line[static_cast<size_t>(k)] = inverse ? v : std::conj(v);
+        }
+        c2r_even(line.data(), re.data(), n, *plan, tw->data(), z.data(), scratch.data());
+        for (int64_t k = 0; k < n; ++k) out[k * inner] = C(re[static_cast<size_t>(k)], R(0));
+        continue;
+      }
       for (int64_t k = 0; k < n_in_cap; ++k)
         line[static_cast<size_t>(k)] = k < take ? in[k * inner] : C(0);
       if (kind == Line::C2R)  // the Hermitian extension of the half spectrum
@@ -154,7 +149,7 @@ void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, 
           line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
       else
         for (int64_t k = n_in_cap; k < n; ++k) line[static_cast<size_t>(k)] = C(0);
-      plan.run(line.data(), scratch.data());
+      plan->run(line.data(), scratch.data());
       for (int64_t k = 0; k < n_out; ++k) out[k * inner] = line[static_cast<size_t>(k)];
     }
   });

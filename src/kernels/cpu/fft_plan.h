@@ -1,0 +1,76 @@
+// FftPlan: the 1-d complex transform behind FFTN's CPU kernel (kernels/cpu/fft.cc), written
+// from the math (no FFT library: Debian's kissfft would add a runtime library to the GPU
+// bundle and builds one scalar type per library).
+//
+// A plan is an unscaled transform of one length n and direction (sign -1 forward, +1
+// inverse) in the precision R (float for float32/complex64, double otherwise):
+//   - mixed radix: n = p1 * p2 * ... with radices 4, 2, 3, 5 (hand-written butterflies) and
+//     other primes up to kMaxGenericRadix (a generic O(p^2) butterfly); a Stockham autosort
+//     transform (no bit reversal: each stage reads one buffer and writes the other), its
+//     twiddles precomputed per stage;
+//   - Bluestein's chirp-z for lengths with a larger prime factor: the DFT as a convolution
+//     with the chirp w_k = e^{-i pi k^2 / n}, done by a mixed-radix power-of-two plan of length
+//     m >= 2n - 1 (its inverse as conj(fft(conj(.))), so one inner plan).
+// Twiddles and chirps are computed in double (angles reduced exactly: j*q mod n, k^2 mod 2n)
+// and rounded to R. Plans are immutable after construction and shared through a bounded,
+// thread-safe cache (fft_plan<R>(n, inverse)).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace mycel::fft_detail {
+
+inline constexpr int64_t kMaxGenericRadix = 31;
+
+template <class R>
+class FftPlan {
+ public:
+  using C = std::complex<R>;
+
+  FftPlan(int64_t n, bool inverse);
+
+  int64_t size() const { return n_; }
+  // Entries of scratch run() needs.
+  int64_t scratch_size() const { return bluestein_ ? m_ + inner_->scratch_size() : n_; }
+  // x[0..n) in place, unscaled.
+  void run(C* x, C* scratch) const;
+
+ private:
+  struct Stage {
+    int64_t p;     // the radix
+    int64_t m;     // the stage's sub-length / p
+    int64_t s;     // the stride (product of the radices before)
+    size_t tw;     // offset of the stage's twiddles in tw_: (p - 1) per q < m
+    size_t roots;  // offset of the p-th roots of unity in roots_ (generic radix only)
+  };
+  void build_stockham(int64_t n, bool inverse);
+  void build_bluestein(int64_t n, bool inverse);
+  // The Stockham transform of x[0..n) (result in x; y is scratch of n entries).
+  void stockham(C* x, C* y) const;
+  void stage(const Stage& st, const C* x, C* y) const;
+
+  int64_t n_;
+  R sign_;  // -1 forward, +1 inverse
+  std::vector<Stage> stages_;
+  std::vector<C> tw_, roots_;
+  // Bluestein
+  bool bluestein_ = false;
+  int64_t m_ = 0;
+  std::vector<C> chirp_, filter_;
+  std::unique_ptr<FftPlan> inner_;
+};
+
+// The cached plan of (n, inverse) for precision R (at most 64 plans per precision; a full
+// cache is emptied, plans in use stay alive through their shared_ptr).
+template <class R>
+std::shared_ptr<const FftPlan<R>> fft_plan(int64_t n, bool inverse);
+
+extern template class FftPlan<float>;
+extern template class FftPlan<double>;
+extern template std::shared_ptr<const FftPlan<float>> fft_plan<float>(int64_t, bool);
+extern template std::shared_ptr<const FftPlan<double>> fft_plan<double>(int64_t, bool);
+
+}  // namespace mycel::fft_detail
