@@ -72,8 +72,10 @@ void r2c_even(const R* x, std::complex<R>* X, int64_t n, const FftPlan<R>& half,
   const int64_t h = n / 2;
   for (int64_t k = 0; k < h; ++k) z[k] = C(x[2 * k], x[2 * k + 1]);
   half.run(z, scratch);
-  for (int64_t k = 0; k <= h; ++k) {
-    const C zk = z[k % h], zc = std::conj(z[(h - k) % h]);
+  X[0] = C(z[0].real() + z[0].imag(), R(0));  // E_0 + O_0, E_0 - O_0 (both real)
+  X[h] = C(z[0].real() - z[0].imag(), R(0));
+  for (int64_t k = 1; k < h; ++k) {
+    const C zk = z[k], zc = std::conj(z[h - k]);
     const C e = (zk + zc) * R(0.5), d = (zk - zc) * R(0.5);
     const C o(d.imag(), -d.real());  // -i d
     X[k] = e + cmul(tw[k], o);
@@ -97,12 +99,39 @@ void c2r_even(const std::complex<R>* X, R* x, int64_t n, const FftPlan<R>& half,
   for (int64_t k = 0; k < h; ++k) x[2 * k] = z[k].real(), x[2 * k + 1] = z[k].imag();
 }
 
-// One pass over axis `axis` of src (complex, shape `shape`): each line of length m becomes a
-// line of length n_out in dst (shape with shape[axis] = n_out); the first n_in_cap entries of
-// a line are read (zero-padded from m).
+// Loads and stores of the passes: the input may be real (r2c, or c2c of a real tensor), the
+// last pass writes the output tensor (real for c2r) scaled by norm.
 template <class R>
-void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, int64_t axis,
-          int64_t n, int64_t n_out, bool inverse, Line kind, int64_t n_in_cap) {
+inline std::complex<R> load(const std::complex<R>& v) {
+  return v;
+}
+template <class R>
+inline std::complex<R> load(R v) {
+  return {v, R(0)};
+}
+template <class R>
+inline R real_of(const std::complex<R>& v) {
+  return v.real();
+}
+template <class R>
+inline R real_of(R v) {
+  return v;
+}
+template <class R>
+inline void store(std::complex<R>* p, std::complex<R> v, R s) {
+  *p = {v.real() * s, v.imag() * s};
+}
+template <class R>
+inline void store(R* p, std::complex<R> v, R s) {
+  *p = v.real() * s;
+}
+
+// One pass over axis `axis` of src (shape `shape`): each line of length m becomes a line of
+// length n_out in dst (shape with shape[axis] = n_out), times `scale`; the first n_in_cap
+// entries of a line are read (zero-padded from m).
+template <class R, class In, class Out>
+void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, int64_t n_out,
+          bool inverse, Line kind, int64_t n_in_cap, R scale) {
   using C = std::complex<R>;
   const int64_t m = shape[static_cast<size_t>(axis)];
   int64_t outer = 1, inner = 1;
@@ -115,42 +144,46 @@ void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, 
   const auto plan = real_even ? fft_plan<R>(n / 2, kind == Line::C2R) : fft_plan<R>(n, inverse);
   const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
   const int64_t h = n / 2;
+  const size_t sn = static_cast<size_t>(n);
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<C> line(static_cast<size_t>(n + 1)),
-        scratch(static_cast<size_t>(plan->scratch_size()));
+    std::vector<C> line(sn + 1), scratch(static_cast<size_t>(plan->scratch_size()));
     std::vector<C> z(real_even ? static_cast<size_t>(h) : 0);
-    std::vector<R> re(real_even ? static_cast<size_t>(n) : 0);
+    std::vector<R> re(real_even ? sn : 0);
     for (int64_t l = b; l < e; ++l) {
       const int64_t o = l / inner, i = l % inner;
-      const C* in = src + o * m * inner + i;
-      C* out = dst + o * n_out * inner + i;
+      const In* in = src + o * m * inner + i;
+      Out* out = dst + o * n_out * inner + i;
       if (real_even && kind == Line::R2C) {
-        for (int64_t k = 0; k < n; ++k)
-          re[static_cast<size_t>(k)] = k < take ? in[k * inner].real() : R(0);
+        for (int64_t k = 0; k < take; ++k) re[static_cast<size_t>(k)] = real_of(in[k * inner]);
+        std::fill(re.begin() + take, re.end(), R(0));
         r2c_even(re.data(), line.data(), n, *plan, tw->data(), z.data(), scratch.data());
-        for (int64_t k = 0; k <= h; ++k)  // r2c's inverse: the conjugate (real input)
-          out[k * inner] =
-              inverse ? std::conj(line[static_cast<size_t>(k)]) : line[static_cast<size_t>(k)];
+        for (int64_t k = 0; k <= h; ++k) {  // r2c's inverse: the conjugate (real input)
+          const C v = line[static_cast<size_t>(k)];
+          store(out + k * inner, inverse ? std::conj(v) : v, scale);
+        }
         continue;
       }
       if (real_even) {  // C2R; its forward: the inverse of the conjugate (real output)
-        for (int64_t k = 0; k <= h; ++k) {
-          const C v = k < take ? in[k * inner] : C(0);
+        for (int64_t k = 0; k < take; ++k) {
+          const C v = load(in[k * inner]);
           line[static_cast<size_t>(k)] = inverse ? v : std::conj(v);
         }
+        std::fill(line.begin() + take, line.begin() + h + 1, C(0));
         c2r_even(line.data(), re.data(), n, *plan, tw->data(), z.data(), scratch.data());
-        for (int64_t k = 0; k < n; ++k) out[k * inner] = C(re[static_cast<size_t>(k)], R(0));
+        for (int64_t k = 0; k < n; ++k)
+          store(out + k * inner, C(re[static_cast<size_t>(k)], R(0)), scale);
         continue;
       }
-      for (int64_t k = 0; k < n_in_cap; ++k)
-        line[static_cast<size_t>(k)] = k < take ? in[k * inner] : C(0);
+      for (int64_t k = 0; k < take; ++k) line[static_cast<size_t>(k)] = load(in[k * inner]);
+      std::fill(line.begin() + take, line.begin() + n_in_cap, C(0));
       if (kind == Line::C2R)  // the Hermitian extension of the half spectrum
         for (int64_t k = n_in_cap; k < n; ++k)
           line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
       else
-        for (int64_t k = n_in_cap; k < n; ++k) line[static_cast<size_t>(k)] = C(0);
+        std::fill(line.begin() + n_in_cap, line.begin() + n, C(0));
       plan->run(line.data(), scratch.data());
-      for (int64_t k = 0; k < n_out; ++k) out[k * inner] = line[static_cast<size_t>(k)];
+      for (int64_t k = 0; k < n_out; ++k)
+        store(out + k * inner, line[static_cast<size_t>(k)], scale);
     }
   });
 }
@@ -159,15 +192,8 @@ template <class R>
 void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
   using C = std::complex<R>;
   const Tensor& x = ctx.in[0];
+  const Tensor& y = ctx.out[0];
   Shape shape = x.shape();
-  std::vector<C> buf(static_cast<size_t>(x.numel()));
-  if (is_complex(x.dtype())) {
-    const C* p = x.data<C>();
-    std::copy(p, p + x.numel(), buf.begin());
-  } else {
-    const R* p = x.data<R>();
-    for (int64_t i = 0; i < x.numel(); ++i) buf[static_cast<size_t>(i)] = C(p[i], R(0));
-  }
   const size_t last = a.axes.size() - 1;
   // The order of the passes: r2c's real axis first, c2r's last, otherwise as given.
   std::vector<size_t> order;
@@ -175,7 +201,10 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
   for (size_t i = 0; i < a.axes.size(); ++i)
     if (a.mode == FftMode::C2C || i != last) order.push_back(i);
   if (a.mode == FftMode::C2R) order.push_back(last);
-  for (size_t i : order) {
+  // The first pass reads x, the last writes y scaled, the others go between buffers.
+  std::vector<C> buf;
+  for (size_t pi = 0; pi < order.size(); ++pi) {
+    const size_t i = order[pi];
     const int64_t axis = a.axes[i];
     const int64_t n = a.sizes[i];
     const Line kind = a.mode == FftMode::C2C || i != last ? Line::C2C
@@ -185,19 +214,26 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
     const int64_t cap = kind == Line::C2R ? n / 2 + 1 : n;
     Shape next = shape;
     next[static_cast<size_t>(axis)] = n_out;
-    std::vector<C> dst(static_cast<size_t>(numel(next)));
-    pass<R>(buf.data(), dst.data(), shape, axis, n, n_out, a.inverse, kind, cap);
+    const bool final = pi + 1 == order.size();
+    std::vector<C> dst(final ? 0 : static_cast<size_t>(numel(next)));
+    auto go = [&](const auto* src) {
+      if (!final)
+        pass<R>(src, dst.data(), shape, axis, n, n_out, a.inverse, kind, cap, R(1));
+      else if (a.mode == FftMode::C2R)
+        pass<R>(src, y.data<R>(), shape, axis, n, n_out, a.inverse, kind, cap,
+                static_cast<R>(a.scale()));
+      else
+        pass<R>(src, y.data<C>(), shape, axis, n, n_out, a.inverse, kind, cap,
+                static_cast<R>(a.scale()));
+    };
+    if (pi > 0)
+      go(static_cast<const C*>(buf.data()));
+    else if (is_complex(x.dtype()))
+      go(x.data<C>());
+    else
+      go(x.data<R>());
     buf = std::move(dst);
     shape = next;
-  }
-  const R s = static_cast<R>(a.scale());
-  const Tensor& y = ctx.out[0];
-  if (a.mode == FftMode::C2R) {
-    R* q = y.data<R>();
-    for (size_t i = 0; i < buf.size(); ++i) q[i] = buf[i].real() * s;
-  } else {
-    C* q = y.data<C>();
-    for (size_t i = 0; i < buf.size(); ++i) q[i] = buf[i] * s;
   }
 }
 
