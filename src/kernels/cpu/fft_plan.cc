@@ -39,6 +39,100 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
+// The butterflies: out[j] = sum_k a[k * stride] r^{jk}, r = e^{sign 2 pi i / P}.
+template <class R>
+struct Bf2 {
+  static constexpr int P = 2;
+  R sg;
+  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+    const std::complex<R> a0 = a[0], a1 = a[st];
+    o[0] = a0 + a1;
+    o[1] = a0 - a1;
+  }
+};
+template <class R>
+struct Bf3 {
+  static constexpr int P = 3;
+  R sg;
+  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+    const R c = sg * static_cast<R>(std::numbers::sqrt3 / 2);
+    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st];
+    const std::complex<R> sum = a1 + a2, mid = a0 - sum * R(0.5), d = rot(a1 - a2, c);
+    o[0] = a0 + sum;
+    o[1] = mid + d;
+    o[2] = mid - d;
+  }
+};
+template <class R>
+struct Bf4 {
+  static constexpr int P = 4;
+  R sg;
+  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st], a3 = a[3 * st];
+    const std::complex<R> s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
+    o[0] = s02 + s13;
+    o[1] = d02 + d13;
+    o[2] = s02 - s13;
+    o[3] = d02 - d13;
+  }
+};
+template <class R>
+struct Bf5 {
+  static constexpr int P = 5;
+  R sg;
+  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+    const R c1 = static_cast<R>(0.30901699437494742410);       // cos(2 pi / 5)
+    const R c2 = static_cast<R>(-0.80901699437494742410);      // cos(4 pi / 5)
+    const R s1 = sg * static_cast<R>(0.95105651629515357212);  // sin(2 pi / 5)
+    const R s2 = sg * static_cast<R>(0.58778525229247312917);  // sin(4 pi / 5)
+    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st], a3 = a[3 * st], a4 = a[4 * st];
+    const std::complex<R> t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
+    const std::complex<R> e1 = a0 + t1 * c1 + t2 * c2, e2 = a0 + t1 * c2 + t2 * c1;
+    const std::complex<R> o1 = rot(d1 * s1 + d2 * s2, R(1)), o2 = rot(d1 * s2 - d2 * s1, R(1));
+    o[0] = a0 + t1 + t2;
+    o[1] = e1 + o1;
+    o[2] = e2 + o2;
+    o[3] = e2 - o2;
+    o[4] = e1 - o1;
+  }
+};
+
+// A stage of a fixed radix: q = 0 has no twiddles; kS1 makes the stride the constant 1 (the
+// first stage, where the loop over t has one iteration).
+template <class R, class Bf, bool kS1>
+void fixed_stage(const Bf& bf, const std::complex<R>* x, std::complex<R>* y, int64_t s_, int64_t m,
+                 const std::complex<R>* tw) {
+  using C = std::complex<R>;
+  constexpr int P = Bf::P;
+  const int64_t s = kS1 ? 1 : s_;
+  const int64_t sm = s * m;
+  C o[P];
+  for (int64_t t = 0; t < s; ++t) {
+    bf(x + t, sm, o);
+    for (int j = 0; j < P; ++j) y[t + j * s] = o[j];
+  }
+  for (int64_t q = 1; q < m; ++q) {
+    C w[P - 1];
+    for (int j = 0; j < P - 1; ++j) w[j] = tw[q * (P - 1) + j];
+    const C* a = x + s * q;
+    C* b = y + s * P * q;
+    for (int64_t t = 0; t < s; ++t) {
+      bf(a + t, sm, o);
+      b[t] = o[0];
+      for (int j = 1; j < P; ++j) b[t + j * s] = mul(o[j], w[j - 1]);
+    }
+  }
+}
+
+template <class R, class Bf>
+void fixed_stage(const Bf& bf, const std::complex<R>* x, std::complex<R>* y, int64_t s, int64_t m,
+                 const std::complex<R>* tw) {
+  if (s == 1)
+    fixed_stage<R, Bf, true>(bf, x, y, s, m, tw);
+  else
+    fixed_stage<R, Bf, false>(bf, x, y, s, m, tw);
+}
+
 }  // namespace
 
 template <class R>
@@ -142,68 +236,11 @@ template <class R>
 void FftPlan<R>::stage(const Stage& st, const C* x, C* y) const {
   const int64_t p = st.p, m = st.m, s = st.s;
   const C* twq = tw_.data() + st.tw;
-  const R sg = sign_;
-  if (p == 4) {
-    for (int64_t q = 0; q < m; ++q, twq += 3) {
-      const C w1 = twq[0], w2 = twq[1], w3 = twq[2];
-      const C* a = x + s * q;
-      C* b = y + s * 4 * q;
-      for (int64_t t = 0; t < s; ++t) {
-        const C a0 = a[t], a1 = a[t + s * m], a2 = a[t + 2 * s * m], a3 = a[t + 3 * s * m];
-        const C s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
-        b[t] = s02 + s13;
-        b[t + s] = mul(d02 + d13, w1);
-        b[t + 2 * s] = mul(s02 - s13, w2);
-        b[t + 3 * s] = mul(d02 - d13, w3);
-      }
-    }
-  } else if (p == 2) {
-    for (int64_t q = 0; q < m; ++q, ++twq) {
-      const C w1 = twq[0];
-      const C* a = x + s * q;
-      C* b = y + s * 2 * q;
-      for (int64_t t = 0; t < s; ++t) {
-        const C a0 = a[t], a1 = a[t + s * m];
-        b[t] = a0 + a1;
-        b[t + s] = mul(a0 - a1, w1);
-      }
-    }
-  } else if (p == 3) {
-    const R h = R(0.5), c = sg * static_cast<R>(std::numbers::sqrt3 / 2);
-    for (int64_t q = 0; q < m; ++q, twq += 2) {
-      const C w1 = twq[0], w2 = twq[1];
-      const C* a = x + s * q;
-      C* b = y + s * 3 * q;
-      for (int64_t t = 0; t < s; ++t) {
-        const C a0 = a[t], a1 = a[t + s * m], a2 = a[t + 2 * s * m];
-        const C sum = a1 + a2, mid = a0 - sum * h, d = rot(a1 - a2, c);
-        b[t] = a0 + sum;
-        b[t + s] = mul(mid + d, w1);
-        b[t + 2 * s] = mul(mid - d, w2);
-      }
-    }
-  } else if (p == 5) {
-    const R c1 = static_cast<R>(std::cos(2 * std::numbers::pi / 5));
-    const R c2 = static_cast<R>(std::cos(4 * std::numbers::pi / 5));
-    const R s1 = sg * static_cast<R>(std::sin(2 * std::numbers::pi / 5));
-    const R s2 = sg * static_cast<R>(std::sin(4 * std::numbers::pi / 5));
-    for (int64_t q = 0; q < m; ++q, twq += 4) {
-      const C* a = x + s * q;
-      C* b = y + s * 5 * q;
-      for (int64_t t = 0; t < s; ++t) {
-        const C a0 = a[t], a1 = a[t + s * m], a2 = a[t + 2 * s * m], a3 = a[t + 3 * s * m],
-                a4 = a[t + 4 * s * m];
-        const C t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
-        const C e1 = a0 + t1 * c1 + t2 * c2, e2 = a0 + t1 * c2 + t2 * c1;
-        const C o1 = rot(d1 * s1 + d2 * s2, R(1)), o2 = rot(d1 * s2 - d2 * s1, R(1));
-        b[t] = a0 + t1 + t2;
-        b[t + s] = mul(e1 + o1, twq[0]);
-        b[t + 2 * s] = mul(e2 + o2, twq[1]);
-        b[t + 3 * s] = mul(e2 - o2, twq[2]);
-        b[t + 4 * s] = mul(e1 - o1, twq[3]);
-      }
-    }
-  } else {  // a prime p <= kMaxGenericRadix
+  if (p == 4) return fixed_stage<R>(Bf4<R>{sign_}, x, y, s, m, twq);
+  if (p == 2) return fixed_stage<R>(Bf2<R>{sign_}, x, y, s, m, twq);
+  if (p == 3) return fixed_stage<R>(Bf3<R>{sign_}, x, y, s, m, twq);
+  if (p == 5) return fixed_stage<R>(Bf5<R>{sign_}, x, y, s, m, twq);
+  {  // a prime p <= kMaxGenericRadix
     const C* r = roots_.data() + st.roots;
     std::array<C, kMaxGenericRadix> in{};
     for (int64_t q = 0; q < m; ++q, twq += p - 1) {
