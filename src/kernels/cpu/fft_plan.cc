@@ -39,87 +39,165 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
-// The butterflies: out[j] = sum_k a[k * stride] r^{jk}, r = e^{sign 2 pi i / P}.
+// Packs of complex numbers in GCC vector registers (16 bytes: 2 complex<float> or 1
+// complex<double>, interleaved as in memory), so that the loop over t runs W lines at once.
+template <class R>
+struct Pack;
+template <>
+struct Pack<float> {
+  typedef float V __attribute__((vector_size(16)));
+  typedef int I __attribute__((vector_size(16)));
+  static constexpr int64_t W = 2;
+#if defined(__clang__)
+  static V swap(V a) { return __builtin_shufflevector(a, a, 1, 0, 3, 2); }
+#else
+  static V swap(V a) { return __builtin_shuffle(a, I{1, 0, 3, 2}); }
+#endif
+  static V alt(float re, float im) { return V{re, im, re, im}; }
+};
+template <>
+struct Pack<double> {
+  typedef double V __attribute__((vector_size(16)));
+  typedef long long I __attribute__((vector_size(16)));
+  static constexpr int64_t W = 1;
+#if defined(__clang__)
+  static V swap(V a) { return __builtin_shufflevector(a, a, 1, 0); }
+#else
+  static V swap(V a) { return __builtin_shuffle(a, I{1, 0}); }
+#endif
+  static V alt(double re, double im) { return V{re, im}; }
+};
+template <class R>
+using PackV = typename Pack<R>::V;
+
+template <class R>
+inline PackV<R> vload(const std::complex<R>* p) {
+  PackV<R> v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class R>
+inline void vstore(std::complex<R>* p, PackV<R> v) {
+  __builtin_memcpy(static_cast<void*>(p), &v, sizeof v);
+}
+// i * c * a for a pack.
+template <class R>
+inline PackV<R> rot(PackV<R> a, R c) {
+  return Pack<R>::swap(a) * Pack<R>::alt(-c, c);
+}
+// The scalar and pack arithmetic the butterflies share.
+template <class R>
+inline std::complex<R> scale(std::complex<R> a, R c) {
+  return {a.real() * c, a.imag() * c};
+}
+template <class R>
+inline PackV<R> scale(PackV<R> a, R c) {
+  return a * c;
+}
+
+// The butterflies, in place on a[0..P): a[j] = sum_k a[k] r^{jk}, r = e^{sign 2 pi i / P};
+// T is std::complex<R> or PackV<R>.
 template <class R>
 struct Bf2 {
   static constexpr int P = 2;
   R sg;
-  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
-    const std::complex<R> a0 = a[0], a1 = a[st];
-    o[0] = a0 + a1;
-    o[1] = a0 - a1;
+  template <class T>
+  void operator()(T* a) const {
+    const T a0 = a[0], a1 = a[1];
+    a[0] = a0 + a1;
+    a[1] = a0 - a1;
   }
 };
 template <class R>
 struct Bf3 {
   static constexpr int P = 3;
   R sg;
-  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+  template <class T>
+  void operator()(T* a) const {
     const R c = sg * static_cast<R>(std::numbers::sqrt3 / 2);
-    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st];
-    const std::complex<R> sum = a1 + a2, mid = a0 - sum * R(0.5), d = rot(a1 - a2, c);
-    o[0] = a0 + sum;
-    o[1] = mid + d;
-    o[2] = mid - d;
+    const T a0 = a[0], a1 = a[1], a2 = a[2];
+    const T sum = a1 + a2, mid = a0 - scale(sum, R(0.5)), d = rot(a1 - a2, c);
+    a[0] = a0 + sum;
+    a[1] = mid + d;
+    a[2] = mid - d;
   }
 };
 template <class R>
 struct Bf4 {
   static constexpr int P = 4;
   R sg;
-  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
-    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st], a3 = a[3 * st];
-    const std::complex<R> s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
-    o[0] = s02 + s13;
-    o[1] = d02 + d13;
-    o[2] = s02 - s13;
-    o[3] = d02 - d13;
+  template <class T>
+  void operator()(T* a) const {
+    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    const T s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
+    a[0] = s02 + s13;
+    a[1] = d02 + d13;
+    a[2] = s02 - s13;
+    a[3] = d02 - d13;
   }
 };
 template <class R>
 struct Bf5 {
   static constexpr int P = 5;
   R sg;
-  void operator()(const std::complex<R>* a, int64_t st, std::complex<R>* o) const {
+  template <class T>
+  void operator()(T* a) const {
     const R c1 = static_cast<R>(0.30901699437494742410);       // cos(2 pi / 5)
     const R c2 = static_cast<R>(-0.80901699437494742410);      // cos(4 pi / 5)
     const R s1 = sg * static_cast<R>(0.95105651629515357212);  // sin(2 pi / 5)
     const R s2 = sg * static_cast<R>(0.58778525229247312917);  // sin(4 pi / 5)
-    const std::complex<R> a0 = a[0], a1 = a[st], a2 = a[2 * st], a3 = a[3 * st], a4 = a[4 * st];
-    const std::complex<R> t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
-    const std::complex<R> e1 = a0 + t1 * c1 + t2 * c2, e2 = a0 + t1 * c2 + t2 * c1;
-    const std::complex<R> o1 = rot(d1 * s1 + d2 * s2, R(1)), o2 = rot(d1 * s2 - d2 * s1, R(1));
-    o[0] = a0 + t1 + t2;
-    o[1] = e1 + o1;
-    o[2] = e2 + o2;
-    o[3] = e2 - o2;
-    o[4] = e1 - o1;
+    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
+    const T t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
+    const T e1 = a0 + scale(t1, c1) + scale(t2, c2), e2 = a0 + scale(t1, c2) + scale(t2, c1);
+    const T o1 = rot(scale(d1, s1) + scale(d2, s2), R(1));
+    const T o2 = rot(scale(d1, s2) - scale(d2, s1), R(1));
+    a[0] = a0 + t1 + t2;
+    a[1] = e1 + o1;
+    a[2] = e2 + o2;
+    a[3] = e2 - o2;
+    a[4] = e1 - o1;
   }
 };
 
-// A stage of a fixed radix: q = 0 has no twiddles; kS1 makes the stride the constant 1 (the
-// first stage, where the loop over t has one iteration).
+// A stage of a fixed radix: the loop over t in packs of W, the rest (and s = 1 for float)
+// one by one; q = 0 has no twiddles; kS1 makes the stride the constant 1.
 template <class R, class Bf, bool kS1>
 void fixed_stage(const Bf& bf, const std::complex<R>* x, std::complex<R>* y, int64_t s_, int64_t m,
                  const std::complex<R>* tw) {
   using C = std::complex<R>;
+  using V = PackV<R>;
   constexpr int P = Bf::P;
+  constexpr int64_t W = Pack<R>::W;
   const int64_t s = kS1 ? 1 : s_;
   const int64_t sm = s * m;
-  C o[P];
-  for (int64_t t = 0; t < s; ++t) {
-    bf(x + t, sm, o);
-    for (int j = 0; j < P; ++j) y[t + j * s] = o[j];
-  }
-  for (int64_t q = 1; q < m; ++q) {
+  for (int64_t q = 0; q < m; ++q) {
+    V wr[P - 1], wi[P - 1];  // the twiddles' real parts and (-im, im) for the pack product
     C w[P - 1];
-    for (int j = 0; j < P - 1; ++j) w[j] = tw[q * (P - 1) + j];
+    for (int j = 0; j < P - 1; ++j) {
+      w[j] = tw[q * (P - 1) + j];
+      wr[j] = Pack<R>::alt(w[j].real(), w[j].real());
+      wi[j] = Pack<R>::alt(-w[j].imag(), w[j].imag());
+    }
     const C* a = x + s * q;
     C* b = y + s * P * q;
-    for (int64_t t = 0; t < s; ++t) {
-      bf(a + t, sm, o);
-      b[t] = o[0];
-      for (int j = 1; j < P; ++j) b[t + j * s] = mul(o[j], w[j - 1]);
+    int64_t t = 0;
+    for (; t + W <= s; t += W) {
+      V v[P];
+      for (int k = 0; k < P; ++k) v[k] = vload(a + t + k * sm);
+      bf(v);
+      vstore(b + t, v[0]);
+      if (q == 0)
+        for (int j = 1; j < P; ++j) vstore(b + t + j * s, v[j]);
+      else
+        for (int j = 1; j < P; ++j)
+          vstore(b + t + j * s, v[j] * wr[j - 1] + Pack<R>::swap(v[j]) * wi[j - 1]);
+    }
+    for (; t < s; ++t) {
+      C v[P];
+      for (int k = 0; k < P; ++k) v[k] = a[t + k * sm];
+      bf(v);
+      b[t] = v[0];
+      for (int j = 1; j < P; ++j) b[t + j * s] = q == 0 ? v[j] : mul(v[j], w[j - 1]);
     }
   }
 }
