@@ -20,6 +20,7 @@
 //
 // The 1-d transforms are FftPlan (fft_plan.h: mixed radix 4/2/3/5/small primes, Bluestein for
 // large prime factors), cached per (length, direction, precision).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -126,6 +127,43 @@ inline void store(R* p, std::complex<R> v, R s) {
   *p = v.real() * s;
 }
 
+// The complex pass: blocks of up to kBatch lines gathered interleaved (line j's entry k at
+// k * batch + j: contiguous reads for a strided axis), transformed together and scattered.
+template <class R, class In, class Out>
+void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
+                 const FftPlan<R>& plan, int64_t take, R scale) {
+  using C = std::complex<R>;
+  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(n, 1), 1, 16);
+  const int64_t blocks = (lines + batch - 1) / batch;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    std::vector<C> buf(static_cast<size_t>(n * batch));
+    std::vector<C> scratch(static_cast<size_t>(plan.batch_scratch_size(batch)));
+    std::vector<const In*> ins(static_cast<size_t>(batch));
+    std::vector<Out*> outs(static_cast<size_t>(batch));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
+      for (int64_t j = 0; j < nb; ++j) {
+        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
+        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
+        outs[static_cast<size_t>(j)] = dst + o * n * inner + i;
+      }
+      C* x = buf.data();
+      for (int64_t k = 0; k < take; ++k)
+        for (int64_t j = 0; j < nb; ++j)
+          x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      std::fill(x + take * batch, x + n * batch, C(0));
+      if (nb < batch)  // a short last block: its missing lines zero
+        for (int64_t k = 0; k < take; ++k)
+          for (int64_t j = nb; j < batch; ++j) x[k * batch + j] = C(0);
+      plan.run_batch(x, scratch.data(), batch);
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < nb; ++j)
+          store(outs[static_cast<size_t>(j)] + k * inner, x[k * batch + j], scale);
+    }
+  });
+}
+
 // One pass over axis `axis` of src (shape `shape`): each line of length m becomes a line of
 // length n_out in dst (shape with shape[axis] = n_out), times `scale`; the first n_in_cap
 // entries of a line are read (zero-padded from m).
@@ -145,6 +183,10 @@ void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, 
   const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
   const int64_t h = n / 2;
   const size_t sn = static_cast<size_t>(n);
+  if (kind == Line::C2C) {
+    c2c_batched<R>(src, dst, m, inner, lines, n, *plan, take, scale);
+    return;
+  }
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
     std::vector<C> line(sn + 1), scratch(static_cast<size_t>(plan->scratch_size()));
     std::vector<C> z(real_even ? static_cast<size_t>(h) : 0);

@@ -279,7 +279,7 @@ template <class R>
 void FftPlan<R>::run(C* x, C* scratch) const {
   if (n_ <= 1) return;
   if (!bluestein_) {
-    stockham(x, scratch);
+    stockham(x, scratch, 1);
     return;
   }
   // a_k = x_k w_k, zero-padded to m; A = fft(a); c = ifft(A * B) = conj(fft(conj(A * B))) / m.
@@ -296,15 +296,35 @@ void FftPlan<R>::run(C* x, C* scratch) const {
 }
 
 template <class R>
-void FftPlan<R>::stockham(C* x, C* y) const {
+void FftPlan<R>::run_batch(C* x, C* scratch, int64_t batch) const {
+  if (n_ <= 1) return;
+  if (!bluestein_) {
+    stockham(x, scratch, batch);
+    return;
+  }
+  // Bluestein line by line: deinterleave into the tail of scratch.
+  C* line = scratch + scratch_size();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t k = 0; k < n_; ++k) line[k] = x[k * batch + b];
+    run(line, scratch);
+    for (int64_t k = 0; k < n_; ++k) x[k * batch + b] = line[k];
+  }
+}
+
+// The batch interleaved: the stages with every stride times batch (the Stockham index
+// t + s (q + k m) with t < s * batch is line t % batch of the stage's t / batch).
+template <class R>
+void FftPlan<R>::stockham(C* x, C* y, int64_t batch) const {
   C* in = x;
   C* out = y;
   for (const Stage& st : stages_) {
-    stage(st, in, out);
+    Stage b = st;
+    b.s *= batch;
+    stage(b, in, out);
     std::swap(in, out);
   }
   if (in != x)
-    for (int64_t k = 0; k < n_; ++k) x[k] = in[k];
+    for (int64_t k = 0; k < n_ * batch; ++k) x[k] = in[k];
 }
 
 // One Stockham stage of radix p, stride s, sub-length p*m (decimation in frequency):

@@ -37,6 +37,12 @@ class FftPlan {
   int64_t scratch_size() const { return bluestein_ ? m_ + inner_->scratch_size() : n_; }
   // x[0..n) in place, unscaled.
   void run(C* x, C* scratch) const;
+  // `batch` lines interleaved in place (line b's entry k at x[k * batch + b]), the butterflies
+  // running over the lines as over the stride: scratch of batch_scratch_size(batch) entries.
+  int64_t batch_scratch_size(int64_t batch) const {
+    return bluestein_ ? scratch_size() + n_ : n_ * batch;
+  }
+  void run_batch(C* x, C* scratch, int64_t batch) const;
 
  private:
   struct Stage {
@@ -48,8 +54,8 @@ class FftPlan {
   };
   void build_stockham(int64_t n, bool inverse);
   void build_bluestein(int64_t n, bool inverse);
-  // The Stockham transform of x[0..n) (result in x; y is scratch of n entries).
-  void stockham(C* x, C* y) const;
+  // The Stockham transform of x[0..n) x batch (result in x; y: scratch of n * batch entries).
+  void stockham(C* x, C* y, int64_t batch) const;
   void stage(const Stage& st, const C* x, C* y) const;
 
   int64_t n_;
