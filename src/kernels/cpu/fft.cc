@@ -65,41 +65,6 @@ inline std::complex<R> cmul(std::complex<R> a, std::complex<R> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
 
-// The forward r2c of the real line x[0..n) (n even) into X[0..n/2]; z: n/2 entries of work.
-template <class R>
-void r2c_even(const R* x, std::complex<R>* X, int64_t n, const FftPlan<R>& half,
-              const std::complex<R>* tw, std::complex<R>* z, std::complex<R>* scratch) {
-  using C = std::complex<R>;
-  const int64_t h = n / 2;
-  for (int64_t k = 0; k < h; ++k) z[k] = C(x[2 * k], x[2 * k + 1]);
-  half.run(z, scratch);
-  X[0] = C(z[0].real() + z[0].imag(), R(0));  // E_0 + O_0, E_0 - O_0 (both real)
-  X[h] = C(z[0].real() - z[0].imag(), R(0));
-  for (int64_t k = 1; k < h; ++k) {
-    const C zk = z[k], zc = std::conj(z[h - k]);
-    const C e = (zk + zc) * R(0.5), d = (zk - zc) * R(0.5);
-    const C o(d.imag(), -d.real());  // -i d
-    X[k] = e + cmul(tw[k], o);
-  }
-}
-
-// The inverse c2r of the half spectrum X[0..n/2] (n even; the imaginary parts of X[0] and
-// X[n/2] are ignored) into the real line x[0..n); z: n/2 entries of work.
-template <class R>
-void c2r_even(const std::complex<R>* X, R* x, int64_t n, const FftPlan<R>& half,
-              const std::complex<R>* tw, std::complex<R>* z, std::complex<R>* scratch) {
-  using C = std::complex<R>;
-  const int64_t h = n / 2;
-  for (int64_t k = 0; k < h; ++k) {
-    C a = X[k], b = std::conj(X[h - k]);
-    if (k == 0) a = C(a.real(), 0), b = C(b.real(), 0);
-    const C e = a + b, o = cmul(a - b, std::conj(tw[k]));
-    z[k] = C(e.real() - o.imag(), e.imag() + o.real());  // e + i o
-  }
-  half.run(z, scratch);
-  for (int64_t k = 0; k < h; ++k) x[2 * k] = z[k].real(), x[2 * k + 1] = z[k].imag();
-}
-
 // Loads and stores of the passes: the input may be real (r2c, or c2c of a real tensor), the
 // last pass writes the output tensor (real for c2r) scaled by norm.
 template <class R>
@@ -164,6 +129,88 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
   });
 }
 
+// The real pass of even length n = 2h, in blocks of up to 16 lines interleaved like
+// c2c_batched, through one complex transform of length h per line:
+//   - r2c (forward): z_k = x_{2k} + i x_{2k+1}, Z = fft_h(z); with E_k = (Z_k + conj Z_{h-k})/2
+//     and O_k = -i (Z_k - conj Z_{h-k})/2 (the transforms of the even and odd samples),
+//     X_k = E_k + e^{-2 pi i k/n} O_k for k <= h; its inverse is the conjugate (x is real);
+//   - c2r (inverse, the imaginary parts of X_0 and X_h ignored): Z_k = E'_k + i O'_k with
+//     E'_k = X_k + conj X_{h-k}, O'_k = (X_k - conj X_{h-k}) e^{2 pi i k/n}; z = ifft_h(Z)
+//     unscaled gives x_{2k} = Re z_k, x_{2k+1} = Im z_k; its forward is the inverse of the
+//     conjugated half spectrum (x is real).
+template <class R, class In, class Out>
+void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
+                  bool r2c, bool inverse, const FftPlan<R>& half, const std::complex<R>* tw,
+                  int64_t take, R scale) {
+  using C = std::complex<R>;
+  const int64_t h = n / 2, n_out = r2c ? h + 1 : n;
+  const int64_t batch = std::clamp<int64_t>(8192 / h, 1, 16);
+  const int64_t blocks = (lines + batch - 1) / batch;
+  const int64_t grain = std::max<int64_t>(1, 16384 / (n * batch));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    std::vector<C> z(static_cast<size_t>(h * batch)), line(static_cast<size_t>(h + 1));
+    std::vector<C> scratch(static_cast<size_t>(half.batch_scratch_size(batch)));
+    std::vector<const In*> ins(static_cast<size_t>(batch));
+    std::vector<Out*> outs(static_cast<size_t>(batch));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
+      for (int64_t j = 0; j < nb; ++j) {
+        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
+        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
+        outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
+      }
+      std::fill(z.begin(), z.end(), C(0));
+      if (r2c) {
+        for (int64_t k = 0; k < take; ++k) {
+          R* zr = reinterpret_cast<R*>(z.data() + (k / 2) * batch) + (k % 2);
+          for (int64_t j = 0; j < nb; ++j)
+            zr[2 * j] = real_of(ins[static_cast<size_t>(j)][k * inner]);
+        }
+      } else {
+        for (int64_t j = 0; j < nb; ++j) {
+          const In* in = ins[static_cast<size_t>(j)];
+          for (int64_t k = 0; k <= h; ++k) {
+            const C v = k < take ? load(in[k * inner]) : C(0);
+            line[static_cast<size_t>(k)] = inverse ? v : std::conj(v);
+          }
+          line[0] = C(line[0].real(), R(0));
+          line[static_cast<size_t>(h)] = C(line[static_cast<size_t>(h)].real(), R(0));
+          for (int64_t k = 0; k < h; ++k) {
+            const C a = line[static_cast<size_t>(k)],
+                    b = std::conj(line[static_cast<size_t>(h - k)]);
+            const C e = a + b, o = cmul(a - b, std::conj(tw[k]));
+            z[static_cast<size_t>(k * batch + j)] = C(e.real() - o.imag(), e.imag() + o.real());
+          }
+        }
+      }
+      half.run_batch(z.data(), scratch.data(), batch);
+      if (r2c) {
+        for (int64_t j = 0; j < nb; ++j) {
+          Out* out = outs[static_cast<size_t>(j)];
+          const C z0 = z[static_cast<size_t>(j)];
+          const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
+          store(out, C(z0.real() + z0.imag(), R(0)), scale);
+          store(out + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
+          for (int64_t k = 1; k < h; ++k) {
+            const C zk = z[static_cast<size_t>(k * batch + j)];
+            const C zc = std::conj(z[static_cast<size_t>((h - k) * batch + j)]);
+            const C e = (zk + zc) * R(0.5), d = (zk - zc) * R(0.5);
+            const C x = e + cmul(tw[k], C(d.imag(), -d.real()));
+            store(out + k * inner, C(x.real(), sg * x.imag()), scale);
+          }
+        }
+      } else {
+        for (int64_t k = 0; k < h; ++k)
+          for (int64_t j = 0; j < nb; ++j) {
+            const C v = z[static_cast<size_t>(k * batch + j)];
+            store(outs[static_cast<size_t>(j)] + 2 * k * inner, C(v.real(), R(0)), scale);
+            store(outs[static_cast<size_t>(j)] + (2 * k + 1) * inner, C(v.imag(), R(0)), scale);
+          }
+      }
+    }
+  });
+}
+
 // One pass over axis `axis` of src (shape `shape`): each line of length m becomes a line of
 // length n_out in dst (shape with shape[axis] = n_out), times `scale`; the first n_in_cap
 // entries of a line are read (zero-padded from m).
@@ -176,46 +223,27 @@ void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, 
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
   const int64_t lines = outer * inner;
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
   const int64_t take = std::min(m, n_in_cap);
   const bool real_even = kind != Line::C2C && n % 2 == 0 && n >= 2;
   const auto plan = real_even ? fft_plan<R>(n / 2, kind == Line::C2R) : fft_plan<R>(n, inverse);
   const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
-  const int64_t h = n / 2;
-  const size_t sn = static_cast<size_t>(n);
   if (kind == Line::C2C) {
     c2c_batched<R>(src, dst, m, inner, lines, n, *plan, take, scale);
     return;
   }
+  if (real_even) {
+    real_batched<R>(src, dst, m, inner, lines, n, kind == Line::R2C, inverse, *plan, tw->data(),
+                    take, scale);
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+  // Odd real lengths: line by line through the complex transform of the full line.
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<C> line(sn + 1), scratch(static_cast<size_t>(plan->scratch_size()));
-    std::vector<C> z(real_even ? static_cast<size_t>(h) : 0);
-    std::vector<R> re(real_even ? sn : 0);
+    std::vector<C> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan->scratch_size()));
     for (int64_t l = b; l < e; ++l) {
       const int64_t o = l / inner, i = l % inner;
       const In* in = src + o * m * inner + i;
       Out* out = dst + o * n_out * inner + i;
-      if (real_even && kind == Line::R2C) {
-        for (int64_t k = 0; k < take; ++k) re[static_cast<size_t>(k)] = real_of(in[k * inner]);
-        std::fill(re.begin() + take, re.end(), R(0));
-        r2c_even(re.data(), line.data(), n, *plan, tw->data(), z.data(), scratch.data());
-        for (int64_t k = 0; k <= h; ++k) {  // r2c's inverse: the conjugate (real input)
-          const C v = line[static_cast<size_t>(k)];
-          store(out + k * inner, inverse ? std::conj(v) : v, scale);
-        }
-        continue;
-      }
-      if (real_even) {  // C2R; its forward: the inverse of the conjugate (real output)
-        for (int64_t k = 0; k < take; ++k) {
-          const C v = load(in[k * inner]);
-          line[static_cast<size_t>(k)] = inverse ? v : std::conj(v);
-        }
-        std::fill(line.begin() + take, line.begin() + h + 1, C(0));
-        c2r_even(line.data(), re.data(), n, *plan, tw->data(), z.data(), scratch.data());
-        for (int64_t k = 0; k < n; ++k)
-          store(out + k * inner, C(re[static_cast<size_t>(k)], R(0)), scale);
-        continue;
-      }
       for (int64_t k = 0; k < take; ++k) line[static_cast<size_t>(k)] = load(in[k * inner]);
       std::fill(line.begin() + take, line.begin() + n_in_cap, C(0));
       if (kind == Line::C2R)  // the Hermitian extension of the half spectrum
