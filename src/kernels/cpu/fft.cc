@@ -159,13 +159,21 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         ins[static_cast<size_t>(j)] = src + o * m * inner + i;
         outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
       }
-      std::fill(z.begin(), z.end(), C(0));
+      if (nb < batch) std::fill(z.begin(), z.end(), C(0));
       if (r2c) {
-        for (int64_t k = 0; k < take; ++k) {
-          R* zr = reinterpret_cast<R*>(z.data() + (k / 2) * batch) + (k % 2);
-          for (int64_t j = 0; j < nb; ++j)
-            zr[2 * j] = real_of(ins[static_cast<size_t>(j)][k * inner]);
+        const int64_t pairs = take / 2;
+        for (int64_t k = 0; k < pairs; ++k) {
+          C* zk = z.data() + k * batch;
+          for (int64_t j = 0; j < nb; ++j) {
+            const In* p = ins[static_cast<size_t>(j)] + 2 * k * inner;
+            zk[j] = C(real_of(p[0]), real_of(p[inner]));
+          }
         }
+        std::fill(z.begin() + pairs * batch, z.end(), C(0));
+        if (take % 2)  // an odd count read: the last pair's even sample
+          for (int64_t j = 0; j < nb; ++j)
+            z[static_cast<size_t>(pairs * batch + j)] =
+                C(real_of(ins[static_cast<size_t>(j)][2 * pairs * inner]), R(0));
       } else {
         for (int64_t j = 0; j < nb; ++j) {
           const In* in = ins[static_cast<size_t>(j)];
@@ -185,18 +193,21 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
       }
       half.run_batch(z.data(), scratch.data(), batch);
       if (r2c) {
+        const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
         for (int64_t j = 0; j < nb; ++j) {
-          Out* out = outs[static_cast<size_t>(j)];
           const C z0 = z[static_cast<size_t>(j)];
-          const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
-          store(out, C(z0.real() + z0.imag(), R(0)), scale);
-          store(out + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
-          for (int64_t k = 1; k < h; ++k) {
-            const C zk = z[static_cast<size_t>(k * batch + j)];
-            const C zc = std::conj(z[static_cast<size_t>((h - k) * batch + j)]);
-            const C e = (zk + zc) * R(0.5), d = (zk - zc) * R(0.5);
-            const C x = e + cmul(tw[k], C(d.imag(), -d.real()));
-            store(out + k * inner, C(x.real(), sg * x.imag()), scale);
+          store(outs[static_cast<size_t>(j)], C(z0.real() + z0.imag(), R(0)), scale);
+          store(outs[static_cast<size_t>(j)] + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
+        }
+        for (int64_t k = 1; k < h; ++k) {
+          const C* zk = z.data() + k * batch;
+          const C* zh = z.data() + (h - k) * batch;
+          const C w = tw[k];
+          for (int64_t j = 0; j < nb; ++j) {
+            const C a = zk[j], c = std::conj(zh[j]);
+            const C e = (a + c) * R(0.5), d = (a - c) * R(0.5);
+            const C x = e + cmul(w, C(d.imag(), -d.real()));
+            store(outs[static_cast<size_t>(j)] + k * inner, C(x.real(), sg * x.imag()), scale);
           }
         }
       } else {
