@@ -98,7 +98,7 @@ template <class R, class In, class Out>
 void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
                  const FftPlan<R>& plan, int64_t take, R scale) {
   using C = std::complex<R>;
-  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(n, 1), 1, 16);
+  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(plan.work_size(), 1), 1, 16);
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
@@ -144,7 +144,7 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
                   int64_t take, R scale) {
   using C = std::complex<R>;
   const int64_t h = n / 2, n_out = r2c ? h + 1 : n;
-  const int64_t batch = std::clamp<int64_t>(8192 / h, 1, 16);
+  const int64_t batch = std::clamp<int64_t>(8192 / half.work_size(), 1, 16);
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / (n * batch));
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {

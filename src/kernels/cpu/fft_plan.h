@@ -33,6 +33,8 @@ class FftPlan {
   FftPlan(int64_t n, bool inverse);
 
   int64_t size() const { return n_; }
+  // The length of the transforms it runs (Bluestein's power of two, else n).
+  int64_t work_size() const { return bluestein_ ? m_ : n_; }
   // Entries of scratch run() needs.
   int64_t scratch_size() const { return bluestein_ ? m_ + inner_->scratch_size() : n_; }
   // x[0..n) in place, unscaled.
@@ -40,7 +42,7 @@ class FftPlan {
   // `batch` lines interleaved in place (line b's entry k at x[k * batch + b]), the butterflies
   // running over the lines as over the stride: scratch of batch_scratch_size(batch) entries.
   int64_t batch_scratch_size(int64_t batch) const {
-    return bluestein_ ? scratch_size() + n_ : n_ * batch;
+    return bluestein_ ? 2 * m_ * batch : n_ * batch;
   }
   void run_batch(C* x, C* scratch, int64_t batch) const;
 
