@@ -199,11 +199,25 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
           store(outs[static_cast<size_t>(j)], C(z0.real() + z0.imag(), R(0)), scale);
           store(outs[static_cast<size_t>(j)] + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
         }
+        using P = fft_detail::Pack<R>;
+        using V = typename P::V;
+        const V conj_mask = P::alt(R(1), R(-1)), out_scale = P::alt(scale, sg * scale);
         for (int64_t k = 1; k < h; ++k) {
           const C* zk = z.data() + k * batch;
           const C* zh = z.data() + (h - k) * batch;
           const C w = tw[k];
-          for (int64_t j = 0; j < nb; ++j) {
+          const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
+          int64_t j = 0;
+          for (; j + P::W <= nb; j += P::W) {  // P::W lines at once
+            const V a = fft_detail::vload(zk + j), c = fft_detail::vload(zh + j) * conj_mask;
+            const V e = (a + c) * R(0.5), d = (a - c) * R(0.5);
+            const V o = P::swap(d) * P::alt(R(1), R(-1));  // -i d
+            C x[P::W];
+            fft_detail::vstore(x, (e + o * wr + P::swap(o) * wi) * out_scale);
+            for (int64_t u = 0; u < P::W; ++u)
+              store(outs[static_cast<size_t>(j + u)] + k * inner, x[u], R(1));
+          }
+          for (; j < nb; ++j) {
             const C a = zk[j], c = std::conj(zh[j]);
             const C e = (a + c) * R(0.5), d = (a - c) * R(0.5);
             const C x = e + cmul(w, C(d.imag(), -d.real()));

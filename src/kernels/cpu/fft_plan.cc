@@ -41,47 +41,6 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
-// Packs of complex numbers in GCC vector registers (16 bytes: 2 complex<float> or 1
-// complex<double>, interleaved as in memory), so that the loop over t runs W lines at once.
-template <class R>
-struct Pack;
-template <>
-struct Pack<float> {
-  typedef float V __attribute__((vector_size(16)));
-  typedef int I __attribute__((vector_size(16)));
-  static constexpr int64_t W = 2;
-#if defined(__clang__)
-  static V swap(V a) { return __builtin_shufflevector(a, a, 1, 0, 3, 2); }
-#else
-  static V swap(V a) { return __builtin_shuffle(a, I{1, 0, 3, 2}); }
-#endif
-  static V alt(float re, float im) { return V{re, im, re, im}; }
-};
-template <>
-struct Pack<double> {
-  typedef double V __attribute__((vector_size(16)));
-  typedef long long I __attribute__((vector_size(16)));
-  static constexpr int64_t W = 1;
-#if defined(__clang__)
-  static V swap(V a) { return __builtin_shufflevector(a, a, 1, 0); }
-#else
-  static V swap(V a) { return __builtin_shuffle(a, I{1, 0}); }
-#endif
-  static V alt(double re, double im) { return V{re, im}; }
-};
-template <class R>
-using PackV = typename Pack<R>::V;
-
-template <class R>
-inline PackV<R> vload(const std::complex<R>* p) {
-  PackV<R> v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-template <class R>
-inline void vstore(std::complex<R>* p, PackV<R> v) {
-  __builtin_memcpy(static_cast<void*>(p), &v, sizeof v);
-}
 // i * c * a for a pack.
 template <class R>
 inline PackV<R> rot(PackV<R> a, R c) {
