@@ -2,7 +2,7 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, recompute, simgrid, lite, vmap, ...:
+pipeline, optimizer, privacy, armour, federated, search, recompute, simgrid, lite, vmap, fft, ...:
 see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
@@ -1203,7 +1203,32 @@ def models_section():
          "vs PyTorch", "vs float32"], rows)
 
 
+def fft_section():
+    """The FFT against torch.fft: bench/fft_bench.py runs both in one process, interleaved."""
+    print("bench: fft (mycel and torch.fft interleaved, one thread) ...", flush=True)
+    r = run("fft_bench.py")
+    load = os.getloadavg()[0]
+    lines = [
+        "## FFT",
+        "",
+        "Produced by bench/fft_bench.py (`python3 bench/run.py --only fft`; load average "
+        f"{load:.2f} at the end of the run on {os.cpu_count()} cores: the machine may be shared). "
+        "mycel and torch.fft in one process, one compute thread each, interleaved round by "
+        "round; ms of process CPU time per call (median of rounds), the result read back as a "
+        "numpy array. Speed ratio: PyTorch's time over mycel's (> 1: mycel faster).",
+        "",
+        "| transform | mycel ms | PyTorch ms | speed ratio | max rel. difference |",
+        "|---|---|---|---|---|",
+    ]
+    for v in r.values():
+        lines.append(f"| {v['label']} | {v['mycel_ms']:.3f} | {v['torch_ms']:.3f} | "
+                     f"{v['torch_ms'] / v['mycel_ms']:.2f} | {v['max_rel_diff']:.1e} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
+    "fft": ("## FFT", fft_section),
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
     "graph": ("## Graph mode", graph_section),
@@ -1326,6 +1351,7 @@ def main():
     lines += vmap_section()
     lines += fusion_section()
     lines += models_section()
+    lines += fft_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -12,20 +12,25 @@
 //     to n // 2 + 1 bins) extended to the full Hermitian spectrum X[n-k] = conj(X[k]), a
 //     complex inverse transform and its real part (the imaginary parts of the DC and, for even
 //     n, the Nyquist bin drop out, as numpy's irfft).
-// The real transforms go through the complex one of the full line (no half-length trick).
+// The real transforms of even length n go through one complex transform of length n/2 (the
+// even and odd samples as real and imaginary parts) and a twiddle pass that separates them;
+// odd lengths through the complex transform of the full line. Both real directions are
+// written once: r2c's inverse is the conjugate of its forward transform (the input is real),
+// c2r's forward that of the inverse on the conjugated half spectrum (the output is real).
 //
-// The 1-d transform (written from the math; no FFT library: Debian's kissfft would add a
-// runtime library to the GPU bundle and builds one scalar type per library): an iterative
-// radix-2 Cooley-Tukey for powers of two, and Bluestein's chirp-z for every other length n
-// (the DFT as a convolution with the chirp w_k = e^{-i pi k^2 / n}, done by power-of-two
-// transforms of length >= 2n - 1): O(n log n) for every n. Twiddles and chirps are computed in
-// double (k^2 reduced mod 2n so that the angle stays exact) and rounded to the precision.
+// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 4/2/3/5/small primes, Bluestein for
+// large prime factors), cached per (length, direction, precision).
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/cpu/fft_plan.h"
 #include "ops/fft_attrs.h"
 #include "ops/op_table.h"
 
@@ -33,129 +38,276 @@ namespace mycel {
 
 namespace {
 
-// An unscaled transform of one length and direction (sign -1 forward, +1 inverse).
-template <class R>
-class Fft1d {
- public:
-  using C = std::complex<R>;
-
-  Fft1d(int64_t n, bool inverse) : n_(n), inverse_(inverse) {
-    if ((n & (n - 1)) == 0) {
-      pow2_twiddles(n, inverse, &tw_);
-      return;
-    }
-    m_ = 1;
-    while (m_ < 2 * n - 1) m_ <<= 1;
-    pow2_twiddles(m_, false, &tw_);
-    const double sign = inverse ? 1.0 : -1.0;
-    chirp_.resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t k2 = (k * k) % (2 * n);  // e^{i pi k^2/n} has period 2n in k^2
-      const double ang = sign * std::numbers::pi * static_cast<double>(k2) / static_cast<double>(n);
-      chirp_[static_cast<size_t>(k)] =
-          C(static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang)));
-    }
-    // The filter b_k = conj(w_k) for |k| < n, circular in m, and its transform.
-    std::vector<C> b(static_cast<size_t>(m_), C(0));
-    for (int64_t k = 0; k < n; ++k) {
-      b[static_cast<size_t>(k)] = std::conj(chirp_[static_cast<size_t>(k)]);
-      if (k > 0) b[static_cast<size_t>(m_ - k)] = std::conj(chirp_[static_cast<size_t>(k)]);
-    }
-    radix2(b.data(), m_, false);
-    filter_ = std::move(b);
-  }
-
-  int64_t scratch_size() const { return m_; }
-
-  // x[0..n) in place; scratch of scratch_size() entries.
-  void run(C* x, C* scratch) const {
-    if (n_ <= 1) return;
-    if (m_ == 0) {
-      radix2(x, n_, inverse_);
-      return;
-    }
-    for (int64_t k = 0; k < n_; ++k) scratch[k] = x[k] * chirp_[static_cast<size_t>(k)];
-    for (int64_t k = n_; k < m_; ++k) scratch[k] = C(0);
-    radix2(scratch, m_, false);
-    for (int64_t k = 0; k < m_; ++k) scratch[k] *= filter_[static_cast<size_t>(k)];
-    radix2(scratch, m_, true);
-    const R inv_m = R(1) / static_cast<R>(m_);
-    for (int64_t k = 0; k < n_; ++k) x[k] = scratch[k] * chirp_[static_cast<size_t>(k)] * inv_m;
-  }
-
- private:
-  // w^j = e^{-2 pi i j / n}, j < n/2 (the forward twiddles of length n).
-  static void pow2_twiddles(int64_t n, bool /*inverse*/, std::vector<C>* tw) {
-    tw->resize(static_cast<size_t>(n / 2));
-    for (int64_t j = 0; j < n / 2; ++j) {
-      const double ang = -2.0 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(n);
-      (*tw)[static_cast<size_t>(j)] =
-          C(static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang)));
-    }
-  }
-
-  // In-place radix-2 transform of a power-of-two length len whose twiddles are a stride of
-  // tw_ (tw_ holds those of the largest length this plan uses).
-  void radix2(C* x, int64_t len, bool inverse) const {
-    if (len <= 1) return;
-    for (int64_t i = 1, j = 0; i < len; ++i) {  // bit reversal
-      int64_t bit = len >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(x[i], x[j]);
-    }
-    const int64_t full = static_cast<int64_t>(tw_.size()) * 2;
-    for (int64_t half = 1; half < len; half <<= 1) {
-      const int64_t step = full / (2 * half);
-      for (int64_t s = 0; s < len; s += 2 * half) {
-        for (int64_t j = 0; j < half; ++j) {
-          C w = tw_[static_cast<size_t>(j * step)];
-          if (inverse) w = std::conj(w);
-          const C t = w * x[s + j + half];
-          x[s + j + half] = x[s + j] - t;
-          x[s + j] += t;
-        }
-      }
-    }
-  }
-
-  int64_t n_;
-  bool inverse_;
-  int64_t m_ = 0;  // Bluestein's power-of-two length, 0 for a power-of-two n
-  std::vector<C> tw_, chirp_, filter_;
-};
+using fft_detail::fft_plan;
+using fft_detail::FftPlan;
 
 enum class Line : uint8_t { C2C, R2C, C2R };
 
-// One pass over axis `axis` of src (complex, shape `shape`): each line of length m becomes a
-// line of length n_out in dst (shape with shape[axis] = n_out).
+// e^{-2 pi i k / n} for k <= n / 2 (the real transforms' twiddles), cached like the plans.
 template <class R>
-void pass(const std::complex<R>* src, std::complex<R>* dst, const Shape& shape, int64_t axis,
-          int64_t n, int64_t n_out, bool inverse, Line kind, int64_t n_in_cap) {
+std::shared_ptr<const std::vector<std::complex<R>>> real_twiddles(int64_t n) {
+  static std::mutex mu;
+  static std::map<int64_t, std::shared_ptr<const std::vector<std::complex<R>>>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  auto v = std::make_shared<std::vector<std::complex<R>>>(static_cast<size_t>(n / 2 + 1));
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const double ang = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+    (*v)[static_cast<size_t>(k)] = {static_cast<R>(std::cos(ang)), static_cast<R>(std::sin(ang))};
+  }
+  if (cache.size() >= 64) cache.clear();
+  return cache.try_emplace(n, std::move(v)).first->second;
+}
+
+template <class R>
+inline std::complex<R> cmul(std::complex<R> a, std::complex<R> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+// Loads and stores of the passes: the input may be real (r2c, or c2c of a real tensor), the
+// last pass writes the output tensor (real for c2r) scaled by norm.
+template <class R>
+inline std::complex<R> load(const std::complex<R>& v) {
+  return v;
+}
+template <class R>
+inline std::complex<R> load(R v) {
+  return {v, R(0)};
+}
+template <class R>
+inline R real_of(const std::complex<R>& v) {
+  return v.real();
+}
+template <class R>
+inline R real_of(R v) {
+  return v;
+}
+template <class R>
+inline void store(std::complex<R>* p, std::complex<R> v, R s) {
+  *p = {v.real() * s, v.imag() * s};
+}
+template <class R>
+inline void store(R* p, std::complex<R> v, R s) {
+  *p = v.real() * s;
+}
+
+// The complex pass: blocks of up to kBatch lines gathered interleaved (line j's entry k at
+// k * batch + j: contiguous reads for a strided axis), transformed together and scattered.
+template <class R, class In, class Out>
+void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
+                 const FftPlan<R>& plan, int64_t take, R scale) {
+  using C = std::complex<R>;
+  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(plan.work_size(), 1), 1, 16);
+  const int64_t blocks = (lines + batch - 1) / batch;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    std::vector<C> buf(static_cast<size_t>(n * batch));
+    std::vector<C> scratch(static_cast<size_t>(plan.batch_scratch_size(batch)));
+    std::vector<const In*> ins(static_cast<size_t>(batch));
+    std::vector<Out*> outs(static_cast<size_t>(batch));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
+      for (int64_t j = 0; j < nb; ++j) {
+        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
+        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
+        outs[static_cast<size_t>(j)] = dst + o * n * inner + i;
+      }
+      C* x = buf.data();
+      for (int64_t k = 0; k < take; ++k)
+        for (int64_t j = 0; j < nb; ++j)
+          x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      std::fill(x + take * batch, x + n * batch, C(0));
+      if (nb < batch)  // a short last block: its missing lines zero
+        for (int64_t k = 0; k < take; ++k)
+          for (int64_t j = nb; j < batch; ++j) x[k * batch + j] = C(0);
+      plan.run_batch(x, scratch.data(), batch);
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < nb; ++j)
+          store(outs[static_cast<size_t>(j)] + k * inner, x[k * batch + j], scale);
+    }
+  });
+}
+
+// c2r's pre pass for a block: the half spectra of nb lines (conjugated for the forward
+// transform) interleaved into spec ((h + 1) x batch), then z_k = E'_k + i O'_k (real_batched's
+// comment) on vector packs over the lines; lines nb.. of z zero.
+template <class R, class In>
+void c2r_pre(const In* const* ins, int64_t nb, int64_t inner, int64_t take, int64_t h,
+             int64_t batch, bool inverse, const std::complex<R>* tw, std::complex<R>* spec,
+             std::complex<R>* z) {
+  using C = std::complex<R>;
+  using P = fft_detail::Pack<R>;
+  using V = typename P::V;
+  std::fill(spec, spec + (h + 1) * batch, C(0));
+  for (int64_t k = 0; k < std::min(take, h + 1); ++k)
+    for (int64_t j = 0; j < nb; ++j) {
+      const C v = load(ins[j][k * inner]);
+      spec[k * batch + j] = inverse ? v : std::conj(v);
+    }
+  for (int64_t j = 0; j < batch; ++j) {  // the imaginary parts of X_0 and X_h drop out
+    spec[j] = C(spec[j].real(), R(0));
+    spec[h * batch + j] = C(spec[h * batch + j].real(), R(0));
+  }
+  const V conj_mask = P::alt(R(1), R(-1));
+  for (int64_t k = 0; k < h; ++k) {
+    const C w = std::conj(tw[k]);
+    const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
+    const C* xa = spec + k * batch;
+    const C* xb = spec + (h - k) * batch;
+    C* zk = z + k * batch;
+    int64_t j = 0;
+    for (; j + P::W <= batch; j += P::W) {
+      const V a = fft_detail::vload(xa + j), b = fft_detail::vload(xb + j) * conj_mask;
+      const V e = a + b, d = a - b;
+      const V o = d * wr + P::swap(d) * wi;
+      fft_detail::vstore(zk + j, e + P::swap(o) * P::alt(R(-1), R(1)));  // e + i o
+    }
+    for (; j < batch; ++j) {
+      const C a = xa[j], b = std::conj(xb[j]);
+      const C e = a + b, o = cmul(a - b, w);
+      zk[j] = C(e.real() - o.imag(), e.imag() + o.real());
+    }
+  }
+}
+
+// The real pass of even length n = 2h, in blocks of up to 16 lines interleaved like
+// c2c_batched, through one complex transform of length h per line:
+//   - r2c (forward): z_k = x_{2k} + i x_{2k+1}, Z = fft_h(z); with E_k = (Z_k + conj Z_{h-k})/2
+//     and O_k = -i (Z_k - conj Z_{h-k})/2 (the transforms of the even and odd samples),
+//     X_k = E_k + e^{-2 pi i k/n} O_k for k <= h; its inverse is the conjugate (x is real);
+//   - c2r (inverse, the imaginary parts of X_0 and X_h ignored): Z_k = E'_k + i O'_k with
+//     E'_k = X_k + conj X_{h-k}, O'_k = (X_k - conj X_{h-k}) e^{2 pi i k/n}; z = ifft_h(Z)
+//     unscaled gives x_{2k} = Re z_k, x_{2k+1} = Im z_k; its forward is the inverse of the
+//     conjugated half spectrum (x is real).
+template <class R, class In, class Out>
+void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
+                  bool r2c, bool inverse, const FftPlan<R>& half, const std::complex<R>* tw,
+                  int64_t take, R scale) {
+  using C = std::complex<R>;
+  const int64_t h = n / 2, n_out = r2c ? h + 1 : n;
+  const int64_t batch = std::clamp<int64_t>(8192 / half.work_size(), 1, 16);
+  const int64_t blocks = (lines + batch - 1) / batch;
+  const int64_t grain = std::max<int64_t>(1, 16384 / (n * batch));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    std::vector<C> z(static_cast<size_t>(h * batch));
+    std::vector<C> spec(r2c ? 0 : static_cast<size_t>((h + 1) * batch));
+    std::vector<C> scratch(static_cast<size_t>(half.batch_scratch_size(batch)));
+    std::vector<const In*> ins(static_cast<size_t>(batch));
+    std::vector<Out*> outs(static_cast<size_t>(batch));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
+      for (int64_t j = 0; j < nb; ++j) {
+        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
+        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
+        outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
+      }
+      if (nb < batch) std::fill(z.begin(), z.end(), C(0));
+      if (r2c) {
+        const int64_t pairs = take / 2;
+        for (int64_t k = 0; k < pairs; ++k) {
+          C* zk = z.data() + k * batch;
+          for (int64_t j = 0; j < nb; ++j) {
+            const In* p = ins[static_cast<size_t>(j)] + 2 * k * inner;
+            zk[j] = C(real_of(p[0]), real_of(p[inner]));
+          }
+        }
+        std::fill(z.begin() + pairs * batch, z.end(), C(0));
+        if (take % 2)  // an odd count read: the last pair's even sample
+          for (int64_t j = 0; j < nb; ++j)
+            z[static_cast<size_t>(pairs * batch + j)] =
+                C(real_of(ins[static_cast<size_t>(j)][2 * pairs * inner]), R(0));
+      } else {
+        c2r_pre<R>(ins.data(), nb, inner, take, h, batch, inverse, tw, spec.data(), z.data());
+      }
+      half.run_batch(z.data(), scratch.data(), batch);
+      if (r2c) {
+        const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
+        for (int64_t j = 0; j < nb; ++j) {
+          const C z0 = z[static_cast<size_t>(j)];
+          store(outs[static_cast<size_t>(j)], C(z0.real() + z0.imag(), R(0)), scale);
+          store(outs[static_cast<size_t>(j)] + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
+        }
+        using P = fft_detail::Pack<R>;
+        using V = typename P::V;
+        const V conj_mask = P::alt(R(1), R(-1)), out_scale = P::alt(scale, sg * scale);
+        for (int64_t k = 1; k < h; ++k) {
+          const C* zk = z.data() + k * batch;
+          const C* zh = z.data() + (h - k) * batch;
+          const C w = tw[k];
+          const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
+          int64_t j = 0;
+          for (; j + P::W <= nb; j += P::W) {  // P::W lines at once
+            const V a = fft_detail::vload(zk + j), c = fft_detail::vload(zh + j) * conj_mask;
+            const V e = (a + c) * R(0.5), d = (a - c) * R(0.5);
+            const V o = P::swap(d) * P::alt(R(1), R(-1));  // -i d
+            C x[P::W];
+            fft_detail::vstore(x, (e + o * wr + P::swap(o) * wi) * out_scale);
+            for (int64_t u = 0; u < P::W; ++u)
+              store(outs[static_cast<size_t>(j + u)] + k * inner, x[u], R(1));
+          }
+          for (; j < nb; ++j) {
+            const C a = zk[j], c = std::conj(zh[j]);
+            const C e = (a + c) * R(0.5), d = (a - c) * R(0.5);
+            const C x = e + cmul(w, C(d.imag(), -d.real()));
+            store(outs[static_cast<size_t>(j)] + k * inner, C(x.real(), sg * x.imag()), scale);
+          }
+        }
+      } else {
+        for (int64_t k = 0; k < h; ++k)
+          for (int64_t j = 0; j < nb; ++j) {
+            const C v = z[static_cast<size_t>(k * batch + j)];
+            store(outs[static_cast<size_t>(j)] + 2 * k * inner, C(v.real(), R(0)), scale);
+            store(outs[static_cast<size_t>(j)] + (2 * k + 1) * inner, C(v.imag(), R(0)), scale);
+          }
+      }
+    }
+  });
+}
+
+// One pass over axis `axis` of src (shape `shape`): each line of length m becomes a line of
+// length n_out in dst (shape with shape[axis] = n_out), times `scale`; the first n_in_cap
+// entries of a line are read (zero-padded from m).
+template <class R, class In, class Out>
+void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, int64_t n_out,
+          bool inverse, Line kind, int64_t n_in_cap, R scale) {
   using C = std::complex<R>;
   const int64_t m = shape[static_cast<size_t>(axis)];
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
   for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-  const Fft1d<R> plan(n, inverse);
   const int64_t lines = outer * inner;
+  const int64_t take = std::min(m, n_in_cap);
+  const bool real_even = kind != Line::C2C && n % 2 == 0 && n >= 2;
+  const auto plan = real_even ? fft_plan<R>(n / 2, kind == Line::C2R) : fft_plan<R>(n, inverse);
+  const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
+  if (kind == Line::C2C) {
+    c2c_batched<R>(src, dst, m, inner, lines, n, *plan, take, scale);
+    return;
+  }
+  if (real_even) {
+    real_batched<R>(src, dst, m, inner, lines, n, kind == Line::R2C, inverse, *plan, tw->data(),
+                    take, scale);
+    return;
+  }
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+  // Odd real lengths: line by line through the complex transform of the full line.
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<C> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan.scratch_size()));
+    std::vector<C> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan->scratch_size()));
     for (int64_t l = b; l < e; ++l) {
       const int64_t o = l / inner, i = l % inner;
-      const C* in = src + o * m * inner + i;
-      C* out = dst + o * n_out * inner + i;
-      const int64_t take = std::min(m, n_in_cap);
-      for (int64_t k = 0; k < n_in_cap; ++k)
-        line[static_cast<size_t>(k)] = k < take ? in[k * inner] : C(0);
+      const In* in = src + o * m * inner + i;
+      Out* out = dst + o * n_out * inner + i;
+      for (int64_t k = 0; k < take; ++k) line[static_cast<size_t>(k)] = load(in[k * inner]);
+      std::fill(line.begin() + take, line.begin() + n_in_cap, C(0));
       if (kind == Line::C2R)  // the Hermitian extension of the half spectrum
         for (int64_t k = n_in_cap; k < n; ++k)
           line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
       else
-        for (int64_t k = n_in_cap; k < n; ++k) line[static_cast<size_t>(k)] = C(0);
-      plan.run(line.data(), scratch.data());
-      for (int64_t k = 0; k < n_out; ++k) out[k * inner] = line[static_cast<size_t>(k)];
+        std::fill(line.begin() + n_in_cap, line.begin() + n, C(0));
+      plan->run(line.data(), scratch.data());
+      for (int64_t k = 0; k < n_out; ++k)
+        store(out + k * inner, line[static_cast<size_t>(k)], scale);
     }
   });
 }
@@ -164,15 +316,8 @@ template <class R>
 void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
   using C = std::complex<R>;
   const Tensor& x = ctx.in[0];
+  const Tensor& y = ctx.out[0];
   Shape shape = x.shape();
-  std::vector<C> buf(static_cast<size_t>(x.numel()));
-  if (is_complex(x.dtype())) {
-    const C* p = x.data<C>();
-    std::copy(p, p + x.numel(), buf.begin());
-  } else {
-    const R* p = x.data<R>();
-    for (int64_t i = 0; i < x.numel(); ++i) buf[static_cast<size_t>(i)] = C(p[i], R(0));
-  }
   const size_t last = a.axes.size() - 1;
   // The order of the passes: r2c's real axis first, c2r's last, otherwise as given.
   std::vector<size_t> order;
@@ -180,7 +325,10 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
   for (size_t i = 0; i < a.axes.size(); ++i)
     if (a.mode == FftMode::C2C || i != last) order.push_back(i);
   if (a.mode == FftMode::C2R) order.push_back(last);
-  for (size_t i : order) {
+  // The first pass reads x, the last writes y scaled, the others go between buffers.
+  std::vector<C> buf;
+  for (size_t pi = 0; pi < order.size(); ++pi) {
+    const size_t i = order[pi];
     const int64_t axis = a.axes[i];
     const int64_t n = a.sizes[i];
     const Line kind = a.mode == FftMode::C2C || i != last ? Line::C2C
@@ -190,19 +338,26 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
     const int64_t cap = kind == Line::C2R ? n / 2 + 1 : n;
     Shape next = shape;
     next[static_cast<size_t>(axis)] = n_out;
-    std::vector<C> dst(static_cast<size_t>(numel(next)));
-    pass<R>(buf.data(), dst.data(), shape, axis, n, n_out, a.inverse, kind, cap);
+    const bool final = pi + 1 == order.size();
+    std::vector<C> dst(final ? 0 : static_cast<size_t>(numel(next)));
+    auto go = [&](const auto* src) {
+      if (!final)
+        pass<R>(src, dst.data(), shape, axis, n, n_out, a.inverse, kind, cap, R(1));
+      else if (a.mode == FftMode::C2R)
+        pass<R>(src, y.data<R>(), shape, axis, n, n_out, a.inverse, kind, cap,
+                static_cast<R>(a.scale()));
+      else
+        pass<R>(src, y.data<C>(), shape, axis, n, n_out, a.inverse, kind, cap,
+                static_cast<R>(a.scale()));
+    };
+    if (pi > 0)
+      go(static_cast<const C*>(buf.data()));
+    else if (is_complex(x.dtype()))
+      go(x.data<C>());
+    else
+      go(x.data<R>());
     buf = std::move(dst);
     shape = next;
-  }
-  const R s = static_cast<R>(a.scale());
-  const Tensor& y = ctx.out[0];
-  if (a.mode == FftMode::C2R) {
-    R* q = y.data<R>();
-    for (size_t i = 0; i < buf.size(); ++i) q[i] = buf[i].real() * s;
-  } else {
-    C* q = y.data<C>();
-    for (size_t i = 0; i < buf.size(); ++i) q[i] = buf[i] * s;
   }
 }
 

@@ -97,6 +97,27 @@ void add_fft(std::vector<KernelCase>& v) {
     v.push_back(fft({2, 13, 3}, t, {1}, {13}, false, next_norm(), "c2c"));  // real promoted
     v.push_back(fft({2, 6, 3}, t, {0, 1}, {3, 10}, true, next_norm(), "c2c"));
   }
+  // Lengths exercising each butterfly of the CPU kernel's mixed-radix plan (3, 9, 243: radix 3;
+  // 25: radix 5; 15, 45, 60, 1000: mixed; 4096: radix 4; 49: the generic prime radix) and
+  // Bluestein (997 prime, 4097 = 17 * 241), in every mode; even real lengths take the
+  // half-length complex transform.
+  for (int64_t n : {3, 9, 15, 25, 45, 49, 60, 243, 997, 1000, 4096, 4097}) {
+    const int64_t lead = n > 1000 ? 1 : 2;  // the reference is O(n^2) per line
+    for (DType t : {DType::Complex64, DType::Complex128}) {
+      v.push_back(fft({lead, n}, t, {1}, {n}, n % 2 == 0, next_norm(), "c2c"));
+      v.push_back(fft({lead, n / 2 + 1}, t, {1}, {n}, n % 3 != 0, next_norm(), "c2r"));
+    }
+    for (DType t : {DType::Float32, DType::Float64})
+      v.push_back(fft({lead, n}, t, {1}, {n}, n % 5 == 0, next_norm(), "r2c"));
+  }
+  for (DType t : {DType::Complex64, DType::Float64}) {  // strided real axes (axis 0), both ways
+    v.push_back(fft({5, 4, 3}, is_complex(t) ? t : DType::Complex128, {2, 0}, {5, 8}, true,
+                    next_norm(), "c2r"));
+    v.push_back(fft({5, 4, 3}, is_complex(t) ? t : DType::Complex128, {2, 0}, {6, 8}, false,
+                    next_norm(), "c2r"));
+    v.push_back(fft({10, 3}, is_complex(t) ? DType::Float32 : t, {1, 0}, {3, 10}, true, next_norm(),
+                    "r2c"));
+  }
   v.push_back(fft({0, 5}, DType::Complex64, {1}, {5}, false, "backward", "c2c"));
   v.push_back(fft({64, 256}, DType::Float32, {0, 1}, {64, 256}, false, "backward", "r2c"));
 }
