@@ -328,68 +328,11 @@ class Fuser {
     for (CNode* c : cl.nodes)
       if (used_outside(cl, c)) results.push_back(c);
     if (results.empty()) return false;
-    // The external inputs as they are now (an earlier cluster's results are getitems).
-    std::vector<Node*> inputs;
-    for (CNode* c : cl.nodes)
-      for (size_t j = 1; j < c->size(); ++j) {
-        Node* x = c->input(j);
-        if (!cl.members.count(x) && std::find(inputs.begin(), inputs.end(), x) == inputs.end())
-          inputs.push_back(x);
-      }
     std::string name(codegen::kGraphKernelPrefix);
     name += std::to_string(counter_++);
-    FuncGraph* k = m_.new_graph(name, g_->span());
-    k->no_inline = true;
-    std::unordered_map<const Node*, Node*> map;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string pname("x");  // (appended: GCC 12 warns falsely on "x" + to_string)
-      pname += std::to_string(i);
-      Parameter* p = m_.add_param(k, pname);
-      p->set_abstract(inputs[i]->abstract());
-      k->signature().names.push_back(p->name());
-      k->signature().defaults.emplace_back();
-      map[inputs[i]] = p;
-    }
-    for (CNode* c : cl.nodes) {
-      std::vector<Node*> in{c->input(0)};
-      for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
-      CNode* copy = m_.cnode(k, std::move(in), c->span());
-      copy->set_abstract(c->abstract());
-      copy->set_name(c->name());
-      map[c] = copy;
-    }
-    std::vector<AbsPtr> result_abs;
-    for (CNode* r : results) result_abs.push_back(r->abstract());
-    if (results.size() == 1) {
-      k->set_output(map.at(results[0]));
-    } else {
-      std::vector<Node*> outs;
-      for (CNode* r : results) outs.push_back(map.at(r));
-      CNode* t = m_.call_builtin(k, Builtin::MakeTuple, outs);
-      t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
-      t->set_abstract(Abstract::tuple(result_abs));
-      k->set_output(t);
-    }
-    Node* callee = m_.value(Value::graph(k), g_->span());
-    callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
-    std::vector<Node*> args{callee};
-    args.insert(args.end(), inputs.begin(), inputs.end());
-    CNode* call = m_.cnode(g_, std::move(args), cl.nodes.back()->span());
-    call->set_abstract(k->output()->abstract());
-    for (size_t i = 0; i < results.size(); ++i) {
-      Node* repl = call;
-      if (results.size() > 1) {
-        Node* idx = m_.value(Value::integer(static_cast<int64_t>(i)));
-        idx->set_abstract(Abstract::constant(Value::integer(static_cast<int64_t>(i))));
-        CNode* get = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, results[i]->span());
-        get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
-        repl = get;
-        repl->set_abstract(results[i]->abstract());
-      }
-      for (const auto& [user, j] : users_[results[i]])
-        if (!cl.members.count(user)) user->set_input(static_cast<size_t>(j), repl);
-      if (g_->output() == results[i]) g_->set_output(repl);
-    }
+    // The external inputs are taken as they are now (an earlier cluster's results are
+    // getitems).
+    detail::outline(m_, g_, cl.nodes, results, name, users_);
     return true;
   }
 
@@ -401,7 +344,7 @@ class Fuser {
   std::vector<Cluster> clusters_;
   int row_ = -1;  // pick()'s verdict: the row axis of the cluster it picked (-1: not staged)
   std::unordered_map<const Node*, int> cluster_of_;
-  std::unordered_map<const CNode*, std::vector<std::pair<CNode*, int>>> users_;
+  detail::UserMap users_;
 };
 
 }  // namespace

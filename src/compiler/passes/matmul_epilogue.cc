@@ -175,104 +175,26 @@ class Matcher {
   // Replaces the chain (MatMul first, its last member the result) by a call of a new epilogue
   // graph.
   void outline(const std::vector<CNode*>& chain) {
-    std::unordered_set<const Node*> members(chain.begin(), chain.end());
-    std::vector<Node*> inputs;
-    for (CNode* c : chain)
-      for (size_t j = 1; j < c->size(); ++j) {
-        Node* x = c->input(j);
-        if (!members.count(x) && std::find(inputs.begin(), inputs.end(), x) == inputs.end())
-          inputs.push_back(x);
-      }
-    std::string name(codegen::kMatmulEpiloguePrefix);
-    name += std::to_string(counter_++);
-    FuncGraph* k = m_.new_graph(name, g_->span());
-    k->no_inline = true;
-    std::unordered_map<const Node*, Node*> map;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string pname("x");
-      pname += std::to_string(i);
-      Parameter* p = m_.add_param(k, pname);
-      p->set_abstract(inputs[i]->abstract());
-      k->signature().names.push_back(p->name());
-      k->signature().defaults.emplace_back();
-      map[inputs[i]] = p;
-    }
-    for (CNode* c : chain) {
-      std::vector<Node*> in{c->input(0)};
-      for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
-      CNode* copy = m_.cnode(k, std::move(in), c->span());
-      copy->set_abstract(c->abstract());
-      copy->set_name(c->name());
-      map[c] = copy;
-    }
-    CNode* last = chain.back();
-    k->set_output(map.at(last));
-    Node* callee = m_.value(Value::graph(k), g_->span());
-    callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
-    std::vector<Node*> args{callee};
-    args.insert(args.end(), inputs.begin(), inputs.end());
-    CNode* call = m_.cnode(g_, std::move(args), last->span());
-    call->set_abstract(last->abstract());
-    for (const auto& [user, j] : users_.at(last)) user->set_input(static_cast<size_t>(j), call);
-    if (g_->output() == last) g_->set_output(call);
+    detail::outline(m_, g_, chain, {chain.back()}, next_name(), users_);
   }
 
   // Replaces MatMul `mm` and ReduceSum `rs` (of one of mm's operands) by a call of a new
   // epilogue graph returning (mm, rs), read through getitems.
   void outline_pair(CNode* mm, CNode* rs) {
-    std::vector<Node*> inputs{mm->input(1)};
-    if (mm->input(2) != mm->input(1)) inputs.push_back(mm->input(2));
+    detail::outline(m_, g_, {mm, rs}, {mm, rs}, next_name(), users_);
+  }
+
+  std::string next_name() {
     std::string name(codegen::kMatmulEpiloguePrefix);
     name += std::to_string(counter_++);
-    FuncGraph* k = m_.new_graph(name, g_->span());
-    k->no_inline = true;
-    std::unordered_map<const Node*, Node*> map;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string pname("x");
-      pname += std::to_string(i);
-      Parameter* p = m_.add_param(k, pname);
-      p->set_abstract(inputs[i]->abstract());
-      k->signature().names.push_back(p->name());
-      k->signature().defaults.emplace_back();
-      map[inputs[i]] = p;
-    }
-    std::vector<Node*> outs;
-    for (CNode* c : {mm, rs}) {
-      std::vector<Node*> in{c->input(0)};
-      for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
-      CNode* copy = m_.cnode(k, std::move(in), c->span());
-      copy->set_abstract(c->abstract());
-      copy->set_name(c->name());
-      outs.push_back(copy);
-    }
-    CNode* t = m_.call_builtin(k, Builtin::MakeTuple, outs);
-    t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
-    t->set_abstract(Abstract::tuple({mm->abstract(), rs->abstract()}));
-    k->set_output(t);
-    Node* callee = m_.value(Value::graph(k), g_->span());
-    callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
-    std::vector<Node*> args{callee};
-    args.insert(args.end(), inputs.begin(), inputs.end());
-    CNode* call = m_.cnode(g_, std::move(args), mm->span());
-    call->set_abstract(t->abstract());
-    int64_t i = 0;
-    for (CNode* r : {mm, rs}) {
-      Node* idx = m_.value(Value::integer(i));
-      idx->set_abstract(Abstract::constant(Value::integer(i)));
-      CNode* get = m_.call_builtin(g_, Builtin::GetItem, {call, idx}, r->span());
-      get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
-      get->set_abstract(r->abstract());
-      for (const auto& [user, j] : users_.at(r)) user->set_input(static_cast<size_t>(j), get);
-      if (g_->output() == r) g_->set_output(get);
-      ++i;
-    }
+    return name;
   }
 
   Module& m_;
   Manager& mng_;
   FuncGraph* g_;
   int& counter_;
-  std::unordered_map<const CNode*, std::vector<std::pair<CNode*, int>>> users_;
+  detail::UserMap users_;
 };
 
 }  // namespace

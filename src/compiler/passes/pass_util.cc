@@ -1,5 +1,7 @@
 #include "compiler/passes/pass_util.h"
 
+#include <algorithm>
+#include <string>
 #include <unordered_set>
 #include <utility>
 
@@ -51,6 +53,74 @@ Walk walk(FuncGraph* root) {
     }
   }
   return w;
+}
+
+void outline(Module& m, FuncGraph* g, const std::vector<CNode*>& nodes,
+             const std::vector<CNode*>& results, const std::string& name, const UserMap& users) {
+  std::unordered_set<const Node*> members(nodes.begin(), nodes.end());
+  std::vector<Node*> inputs;
+  for (CNode* c : nodes)
+    for (size_t j = 1; j < c->size(); ++j) {
+      Node* x = c->input(j);
+      if (!members.count(x) && std::find(inputs.begin(), inputs.end(), x) == inputs.end())
+        inputs.push_back(x);
+    }
+  FuncGraph* k = m.new_graph(name, g->span());
+  k->no_inline = true;
+  std::unordered_map<const Node*, Node*> map;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string pname("x");  // (appended: GCC 12 warns falsely on "x" + to_string)
+    pname += std::to_string(i);
+    Parameter* p = m.add_param(k, pname);
+    p->set_abstract(inputs[i]->abstract());
+    k->signature().names.push_back(p->name());
+    k->signature().defaults.emplace_back();
+    map[inputs[i]] = p;
+  }
+  for (CNode* c : nodes) {
+    std::vector<Node*> in{c->input(0)};
+    for (size_t j = 1; j < c->size(); ++j) in.push_back(map.at(c->input(j)));
+    CNode* copy = m.cnode(k, std::move(in), c->span());
+    copy->set_abstract(c->abstract());
+    copy->set_name(c->name());
+    map[c] = copy;
+  }
+  if (results.size() == 1) {
+    k->set_output(map.at(results[0]));
+  } else {
+    std::vector<Node*> outs;
+    std::vector<AbsPtr> result_abs;
+    for (CNode* r : results) {
+      outs.push_back(map.at(r));
+      result_abs.push_back(r->abstract());
+    }
+    CNode* t = m.call_builtin(k, Builtin::MakeTuple, outs);
+    t->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::MakeTuple)));
+    t->set_abstract(Abstract::tuple(result_abs));
+    k->set_output(t);
+  }
+  Node* callee = m.value(Value::graph(k), g->span());
+  callee->set_abstract(Abstract::func({FuncCandidate{Value::graph(k), {}, nullptr}}));
+  std::vector<Node*> args{callee};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  CNode* call = m.cnode(g, std::move(args), nodes.back()->span());
+  call->set_abstract(k->output()->abstract());
+  for (size_t i = 0; i < results.size(); ++i) {
+    Node* repl = call;
+    if (results.size() > 1) {
+      Node* idx = m.value(Value::integer(static_cast<int64_t>(i)));
+      idx->set_abstract(Abstract::constant(Value::integer(static_cast<int64_t>(i))));
+      CNode* get = m.call_builtin(g, Builtin::GetItem, {call, idx}, results[i]->span());
+      get->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::GetItem)));
+      get->set_abstract(results[i]->abstract());
+      repl = get;
+    }
+    auto it = users.find(results[i]);
+    if (it != users.end())
+      for (const auto& [user, j] : it->second)
+        if (!members.count(user)) user->set_input(static_cast<size_t>(j), repl);
+    if (g->output() == results[i]) g->set_output(repl);
+  }
 }
 
 }  // namespace mycel::compiler::detail

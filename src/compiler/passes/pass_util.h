@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -122,5 +123,16 @@ struct RewritePass {
   Walk w;
   Rewriter rw;
 };
+
+// g's users of each node a pass outlines: (user, input index) pairs, as Manager::users gives.
+using UserMap = std::unordered_map<const ir::CNode*, std::vector<std::pair<ir::CNode*, int>>>;
+
+// Moves `nodes` (CNodes of g, inputs before users) into a new graph `name` (no_inline: a
+// kernel, graph_kernel.cc and matmul_epilogue.cc) whose parameters x0, x1, ... are their
+// inputs from outside, in order of first use, and calls it in g: the call replaces `results`
+// (members of `nodes`) for their users outside `nodes` (from `users`) and as g's output; one
+// result is the call itself, several are getitems of the tuple the graph returns.
+void outline(ir::Module& m, ir::FuncGraph* g, const std::vector<ir::CNode*>& nodes,
+             const std::vector<ir::CNode*>& results, const std::string& name, const UserMap& users);
 
 }  // namespace mycel::compiler::detail
