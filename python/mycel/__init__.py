@@ -72,8 +72,9 @@ __all__ = ["Tensor", "from_numpy", "set_seed", "get_seed", "set_context", "get_c
            "amp", "vmap"]
 __all__ += ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "shard"]
 __all__ += ["recompute"]
-from mycel.common.sparse_tensor import CSRTensor, COOTensor  # noqa: E402,F401
-__all__ += ["CSRTensor", "COOTensor"]
+from mycel.common.sparse_tensor import (CSRTensor, COOTensor, RowTensor,  # noqa: E402,F401
+                                        SparseTensor)
+__all__ += ["CSRTensor", "COOTensor", "RowTensor", "SparseTensor"]
 __all__ += ["STRICT", "COMPATIBLE", "LAX"]
 
 from mycel.common.api import jit_class  # noqa: E402,F401  (MindSpore's name)

@@ -1,8 +1,20 @@
-"""MindSpore's sparse tensors, ``CSRTensor`` and ``COOTensor``: containers of the index and
-value tensors of a 2-D sparse matrix, with the conversions (``astype``, ``to_dense``,
-``to_coo``/``to_csr``, ``to_tuple``, ``abs``) MindSpore programs use on them. No op of the
-table takes them: ``to_dense`` gives the Tensor the ops work on."""
-import numpy as np
+"""MindSpore's sparse tensors: ``CSRTensor`` and ``COOTensor`` (containers of the index and
+value tensors of a 2-D sparse matrix, checked when made), ``RowTensor`` / ``RowTensorInner``
+(slices of a dense tensor at some first-dimension indices) and ``SparseTensor`` (MindSpore's
+deprecated name of a COO tensor, with ``dense_shape``). No op of the table takes them.
+
+This file holds the containers, their properties, ``to_tuple`` and ``astype``; the methods
+that compute (``to_dense``, ``to_csr``/``to_coo``, ``coalesce``, ``abs``, ``add``, ``mm``,
+``mv``, ``sum`` and the operators ``-x``, ``+``, ``-``, ``*``, ``/``) are attached by
+``ops/function/sparse_func.py``, which composes them from table ops (both modes, gradients to
+the values).
+
+GRAPH mode: a sparse tensor passed into compiled code is a compile-time constant (its tensors
+too: each new object compiles again); one made inside compiled code is a JIT-fallback value
+that can be returned but not read there (the compiler has no object value with run-time
+fields), so graph code works on the index and value tensors (``SparseToDense``,
+``SparseTensorDenseMatmul``, ``ops.sparse_*`` of tensors)."""
+import warnings
 
 from mycel import _mycel as _C
 
@@ -78,26 +90,6 @@ class CSRTensor(_Sparse):
         """The same matrix with its values cast to dtype."""
         return CSRTensor(self._indptr, self._indices, self._values.astype(dtype), self._shape)
 
-    def abs(self):
-        """The same pattern with the absolute values."""
-        return CSRTensor(self._indptr, self._indices, abs(self._values), self._shape)
-
-    def _rows(self):
-        ptr = self._indptr.asnumpy().astype(np.int64)
-        if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != self._values.shape[0]:
-            raise ValueError(f"For 'CSRTensor', indptr must rise from 0 to the number of values "
-                             f"({self._values.shape[0]}), but got {ptr.tolist()}.")
-        return np.repeat(np.arange(self._shape[0]), np.diff(ptr))
-
-    def to_dense(self):
-        """The dense Tensor of shape ``shape`` (zeros where nothing is stored)."""
-        return _dense(self._rows(), self._indices.asnumpy(), self._values, self._shape)
-
-    def to_coo(self):
-        """The same matrix as a COOTensor (indices ``[row, column]`` per value)."""
-        idx = np.stack([self._rows(), self._indices.asnumpy().astype(np.int64)], axis=1)
-        return COOTensor(Tensor(idx.astype(np.int32)), self._values, self._shape)
-
     def __repr__(self):
         return (f"CSRTensor(shape={list(self._shape)}, dtype={self.dtype}, indptr="
                 f"{self._indptr}, indices={self._indices}, values={self._values})")
@@ -135,45 +127,64 @@ class COOTensor(_Sparse):
         """The same matrix with its values cast to dtype."""
         return COOTensor(self._indices, self._values.astype(dtype), self._shape)
 
-    def abs(self):
-        """The same pattern with the absolute values."""
-        return COOTensor(self._indices, abs(self._values), self._shape)
-
-    def to_dense(self):
-        """The dense Tensor of shape ``shape``; values at the same position add up."""
-        idx = self._indices.asnumpy().astype(np.int64)
-        return _dense(idx[:, 0], idx[:, 1], self._values, self._shape)
-
-    def to_csr(self):
-        """The same matrix as a CSRTensor (values sorted by row, then column)."""
-        idx = self._indices.asnumpy().astype(np.int64)
-        _check_bounds("COOTensor", idx[:, 0], idx[:, 1], self._shape)
-        order = np.lexsort((idx[:, 1], idx[:, 0]))
-        ptr = np.zeros(self._shape[0] + 1, np.int64)
-        np.add.at(ptr, idx[:, 0] + 1, 1)
-        vals = self._values.asnumpy()[order]
-        return CSRTensor(Tensor(np.cumsum(ptr).astype(np.int32)),
-                         Tensor(idx[order, 1].astype(np.int32)),
-                         Tensor(vals).astype(self.dtype), self._shape)
-
     def __repr__(self):
         return (f"COOTensor(shape={list(self._shape)}, dtype={self.dtype}, indices="
                 f"{self._indices}, values={self._values})")
 
 
-def _check_bounds(who, rows, cols, shape):
-    if rows.size and (rows.min() < 0 or rows.max() >= shape[0] or cols.min() < 0 or
-                      cols.max() >= shape[1]):
-        raise ValueError(f"For '{who}', an index lies outside the shape {shape}.")
+class RowTensorInner:
+    """Slices of a dense tensor (MindSpore's ``RowTensor``, the sparse gradient of a Gather):
+    values[i] is row indices[i] of a tensor of shape dense_shape, other rows zero.
+
+    indices: 1-D int Tensor [L]; values: Tensor [L] + dense_shape[1:]; shape: the dense shape
+    (a tuple of ints). ``row_tensor`` copies another RowTensor."""
+
+    def __init__(self, indices=None, values=None, shape=None, row_tensor=None):
+        who = type(self).__name__
+        if row_tensor is not None:
+            if not isinstance(row_tensor, RowTensorInner):
+                raise TypeError(f"For '{who}', row_tensor must be a RowTensor, but got "
+                                f"{type(row_tensor).__name__}.")
+            indices, values, shape = (row_tensor.indices, row_tensor.values,
+                                      row_tensor.dense_shape)
+        if not isinstance(shape, (tuple, list)) or not shape or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise ValueError(f"For '{who}', shape must be a non-empty tuple of non-negative "
+                             f"ints, but got {shape!r}.")
+        _check_tensor(who, "indices", indices, 1)
+        if not isinstance(values, Tensor):
+            raise TypeError(f"For '{who}', values must be a Tensor, but got "
+                            f"{type(values).__name__}.")
+        if tuple(values.shape) != (indices.shape[0],) + tuple(shape[1:]):
+            raise ValueError(f"For '{who}', values must have shape [len(indices)] + "
+                             f"shape[1:] = {[indices.shape[0]] + list(shape[1:])}, but got "
+                             f"{list(values.shape)}.")
+        self._indices, self._values, self._shape = indices, values, tuple(shape)
+
+    indices = property(lambda self: self._indices, doc="The row of each slice (1-D int).")
+    values = property(lambda self: self._values, doc="The slices.")
+    dense_shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(dense_shape={list(self._shape)}, indices="
+                f"{self._indices}, values={self._values})")
 
 
-def _dense(rows, cols, values, shape):
-    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
-    _check_bounds("to_dense", rows, cols, shape)
-    v = values.asnumpy()
-    out = np.zeros(shape, v.dtype)
-    np.add.at(out, (rows, cols), v)
-    return Tensor(out).astype(values.dtype)
+class RowTensor(RowTensorInner):
+    """``mindspore.RowTensor``: RowTensorInner under its public name."""
 
 
-__all__ = ["CSRTensor", "COOTensor"]
+class SparseTensor(COOTensor):
+    """``mindspore.SparseTensor``, the name MindSpore 1.x gave a COO tensor (deprecated in
+    2.x, where it warns and is a COOTensor): SparseTensor(indices [N, 2], values [N], shape),
+    its dense shape also as ``dense_shape``."""
+
+    def __init__(self, indices, values, shape):
+        warnings.warn("'SparseTensor' is deprecated; use 'COOTensor' instead.",
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(indices, values, shape)
+
+    dense_shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
+
+
+__all__ = ["CSRTensor", "COOTensor", "RowTensor", "RowTensorInner", "SparseTensor"]

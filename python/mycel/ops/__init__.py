@@ -16,6 +16,7 @@ from mycel.ops import functional  # noqa: F401
 # cannot import them itself (random_ops imports it).
 from mycel.ops.operations import random_ops as _random_ops  # noqa: F401
 from mycel.ops.operations import sparse_ops as _sparse_ops  # noqa: F401
+from mycel.ops.operations.sparse_ops import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
 from mycel.ops.composite import (GradOperation, grad, value_and_grad,  # noqa: F401
                                  stop_gradient, depend, Depend, vjp, jvp, jacfwd, jacrev)
 from mycel.ops._vmap import vmap  # noqa: F401

@@ -299,3 +299,7 @@ class FFTWithSize(_ComposedCT):
 
 
 __all__ += ["FFTWithSize"]
+
+# SparseToDense, SparseTensorDenseMatmul (sparse_ops.py; P.SparseToDense as in MindSpore)
+from mycel.ops.operations.sparse_ops import (SparseToDense,  # noqa: E402,F401
+                                             SparseTensorDenseMatmul)

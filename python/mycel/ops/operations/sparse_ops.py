@@ -6,14 +6,19 @@ the work; both modes and gradients come from the ops it is built of):
   combined with the dense x2 (broadcast to x1_shape) at their indices;
 - ``SparseReshape()(indices, shape, new_shape) -> (y_indices, y_shape)``;
 - ``SparseMatrixSoftmax(dtype)(x_dense_shape, x_batch_pointers, x_row_pointers,
-  x_col_indices, x_values)``: the CSR matrix (batched) with each row's values softmaxed.
+  x_col_indices, x_values)``: the CSR matrix (batched) with each row's values softmaxed;
+- ``SparseToDense()(indices, values, sparse_shape)``: the dense tensor (ops/function/
+  sparse_func.py);
+- ``SparseTensorDenseMatmul(adjoint_st, adjoint_dt)(indices, values, sparse_shape, dense)``:
+  the 2-D sparse matrix times the dense one (gradients to values and dense).
 """
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import sparse_cwise_func as _sp, math_func as _m
+from mycel.ops.function import sparse_func as _sf
 from mycel.ops.function._util import prim as _prim
 
 __all__ = ["SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
-           "SparseReshape", "SparseMatrixSoftmax"]
+           "SparseReshape", "SparseMatrixSoftmax", "SparseToDense", "SparseTensorDenseMatmul"]
 
 
 class SparseDenseCwiseAdd(_Composed):
@@ -66,3 +71,33 @@ class SparseMatrixSoftmax(_Composed):
         y = _sp.csr_softmax_values(x_dense_shape, x_batch_pointers, x_row_pointers, x_values,
                                    self.dtype)
         return x_dense_shape, x_batch_pointers, x_row_pointers, x_col_indices, y
+
+
+class SparseToDense(_Composed):
+    """SparseToDense()(indices [N, R] int32/int64, values [N], sparse_shape): the dense
+    tensor of shape sparse_shape (a tuple, or a constant int Tensor) holding values at
+    indices, zeros elsewhere; values at one index add up."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, indices, values, sparse_shape):
+        return _sf.sparse_to_dense(indices, values, sparse_shape)
+
+
+class SparseTensorDenseMatmul(_Composed):
+    """SparseTensorDenseMatmul(adjoint_st=False, adjoint_dt=False)(indices [N, 2], values [N],
+    sparse_shape, dense): op(A) @ op(dense) of the 2-D sparse A; op conjugate-transposes
+    when adjoint_* is set."""
+
+    def __init__(self, adjoint_st=False, adjoint_dt=False):
+        for name, v in (("adjoint_st", adjoint_st), ("adjoint_dt", adjoint_dt)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'SparseTensorDenseMatmul', '{name}' must be a bool, but "
+                                f"got {type(v).__name__}.")
+        super().__init__(adjoint_st=adjoint_st, adjoint_dt=adjoint_dt)
+        self.adjoint_st, self.adjoint_dt = adjoint_st, adjoint_dt
+
+    def __call__(self, indices, values, sparse_shape, dense):
+        return _sf.sparse_tensor_dense_matmul(indices, values, sparse_shape, dense,
+                                              self.adjoint_st, self.adjoint_dt)
