@@ -32,15 +32,24 @@ Tensor run1(OpId id, const Tensor& a) {
   return run_op1(op_def(id), ins, no_attrs());
 }
 
-template <OpId id>
-Tensor binop(pyb::handle self, pyb::handle b) {
-  const Tensor& a = tensor_of(self);
-  return run2(id, a, operand(b, &a));
+// An operand whose class sets __mycel_reflected__ (the sparse tensors of
+// common/sparse_tensor.py: dense * csr is a CSRTensor) computes the operation itself:
+// NotImplemented lets Python call its reflected method.
+bool defers(pyb::handle b) {
+  return !is_tensor(b) && PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(b.ptr())),
+                                                 "__mycel_reflected__");
 }
 template <OpId id>
-Tensor rbinop(pyb::handle self, pyb::handle b) {
+pyb::object binop(pyb::handle self, pyb::handle b) {
+  if (defers(b)) return pyb::reinterpret_borrow<pyb::object>(Py_NotImplemented);
   const Tensor& a = tensor_of(self);
-  return run2(id, operand(b, &a), a);
+  return pyb::cast(run2(id, a, operand(b, &a)));
+}
+template <OpId id>
+pyb::object rbinop(pyb::handle self, pyb::handle b) {
+  if (defers(b)) return pyb::reinterpret_borrow<pyb::object>(Py_NotImplemented);
+  const Tensor& a = tensor_of(self);
+  return pyb::cast(run2(id, operand(b, &a), a));
 }
 // Comparisons with things that are not numbers (None, strings) are NotImplemented, so that
 // Python falls back to identity for == and raises TypeError for <.

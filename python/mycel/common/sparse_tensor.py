@@ -44,6 +44,10 @@ def _check_tensor(who, name, t, ndim, index=True):
 class _Sparse:
     """What both sparse forms have: the values, the dense shape and their properties."""
 
+    # Tensor's operators return NotImplemented for an operand of this class, so that
+    # ``dense * csr`` reaches CSRTensor.__rmul__ (python/py_tensor.cc).
+    __mycel_reflected__ = True
+
     values = property(lambda self: self._values, doc="The non-zero values (1-D Tensor).")
     shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
     dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")

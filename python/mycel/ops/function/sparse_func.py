@@ -55,32 +55,53 @@ def _i64(x):
     return prim("Cast", dtype=_C.int64)(x)
 
 
+@constexpr
+def _depend():
+    """ops.depend, which graph code compiles to the depend builtin (looked up when called:
+    mycel.ops.composite imports this package)."""
+    from mycel.ops.composite import depend
+    return depend
+
+
+def _raise_if(bad, message):
+    if bad:
+        raise ValueError(message)
+    return bad
+
+
+def _guarded(value, bad, message):
+    """value, used only once the check bad (a bool tensor) has passed: a ValueError with
+    message when it holds. (In graph code the check's call is value's dependency, so no op
+    reading value, such as a Gather at an index out of range, runs before it.)"""
+    return _depend()(value, _raise_if(bad, message))
+
+
 def _check_coo_indices(who, indices, shape):
-    """ValueError (when it runs) for a COO index outside [0, shape)."""
+    """indices as int64, once every index lies in [0, shape) (a ValueError otherwise)."""
     idx = _i64(indices)
     bad = prim("LogicalOr")(prim("Less")(idx, 0),
                             prim("GreaterEqual")(idx, _const([list(shape)], _C.int64)))
-    if bad.any():
-        raise ValueError(f"For '{who}', every index must lie in [0, shape) = [0, {shape}).")
-    return idx
+    return _guarded(idx, bad.any(),
+                    f"For '{who}', every index must lie in [0, shape) = [0, {shape}).")
 
 
 def _csr_rows(who, indptr, indices, nnz, shape):
-    """The row (int64 [nnz]) of each stored value of a CSR matrix, its indptr and columns
-    checked (ValueError when it runs)."""
+    """(rows, columns) (int64 [nnz]) of the stored values of a CSR matrix, once its indptr
+    and columns are checked (a ValueError otherwise)."""
     m, n = shape
     ptr = _i64(indptr)
     cols = _i64(indices)
     steps = prim("Sub")(ptr[1:], ptr[:m])
-    if (ptr[0] != 0) or (ptr[m] != nnz) or prim("Less")(steps, 0).any():
-        raise ValueError(f"For '{who}', indptr must rise from 0 to the number of values "
-                         f"({nnz}): an unsorted or inconsistent CSR matrix.")
-    if prim("LogicalOr")(prim("Less")(cols, 0), prim("GreaterEqual")(cols, n)).any():
-        raise ValueError(f"For '{who}', every column index must lie in [0, {n}).")
+    bad_ptr = prim("LogicalOr")(prim("LogicalOr")(ptr[0] != 0, ptr[m] != nnz),
+                                prim("Less")(steps, 0).any())
+    ptr = _guarded(ptr, bad_ptr, f"For '{who}', indptr must rise from 0 to the number of "
+                                 f"values ({nnz}): an unsorted or inconsistent CSR matrix.")
+    bad_col = prim("LogicalOr")(prim("Less")(cols, 0), prim("GreaterEqual")(cols, n)).any()
+    cols = _guarded(cols, bad_col, f"For '{who}', every column index must lie in [0, {n}).")
     if m <= 1 or nnz == 0:
-        return prim("ZerosLike")(cols)
+        return prim("ZerosLike")(cols), cols
     starts = prim("UnsortedSegmentSum")(prim("OnesLike")(ptr[1:m]), ptr[1:m], nnz + 1)
-    return prim("CumSum")(starts, 0)[:nnz]
+    return prim("CumSum")(starts, 0)[:nnz], cols
 
 
 def _coo_parts(who, x):
@@ -91,8 +112,7 @@ def _coo_parts(who, x):
 
 def _csr_parts(who, x):
     _check_kind(who, "x", x, CSRTensor)
-    rows = _csr_rows(who, x.indptr, x.indices, x.values.shape[0], x.shape)
-    return rows, _i64(x.indices)
+    return _csr_rows(who, x.indptr, x.indices, x.values.shape[0], x.shape)
 
 
 def _scatter(rows, cols, values, shape):
@@ -182,7 +202,7 @@ def _runs(keys, values):
     first = prim("Concat", axis=0)((_C.Tensor(np.array([True])),
                                     prim("NotEqual")(skeys[1:], skeys[:n - 1])))
     run = prim("Sub")(prim("CumSum")(prim("Cast", dtype=_C.int64)(first), 0), 1)
-    sums = prim("UnsortedSegmentSum")(svals, run, n)
+    sums = _segment_sum(svals, run, n)
     return (prim("MaskedSelect")(skeys, first),
             prim("MaskedSelect")(prim("Gather")(sums, run, 0), first))
 
@@ -377,7 +397,15 @@ def sparse_dense_mm(who, rows, cols, values, shape, dense, trans_a=False, trans_
     src, dst = (rows, cols) if trans_a else (cols, rows)
     picked = prim("Gather")(dense, src, 0)
     scaled = prim("Mul")(prim("ExpandDims")(values, 1), picked)
-    return prim("UnsortedSegmentSum")(scaled, dst, m)
+    return _segment_sum(scaled, dst, m)
+
+
+def _segment_sum(x, ids, n):
+    """UnsortedSegmentSum, complex numbers as their real and imaginary parts."""
+    if x.dtype in (_C.complex64, _C.complex128):
+        return prim("Complex")(prim("UnsortedSegmentSum")(prim("Real")(x), ids, n),
+                               prim("UnsortedSegmentSum")(prim("Imag")(x), ids, n))
+    return prim("UnsortedSegmentSum")(x, ids, n)
 
 
 def csr_mm(a, b, trans_a=False, trans_b=False, adjoint_a=False, adjoint_b=False):
@@ -427,8 +455,8 @@ def csr_reduce_sum(csr_tensor, axis):
     rows, cols = _csr_parts("csr_reduce_sum", csr_tensor)
     m, n = csr_tensor.shape
     if ax == 1:
-        return prim("Reshape")(prim("UnsortedSegmentSum")(csr_tensor.values, rows, m), (m, 1))
-    return prim("Reshape")(prim("UnsortedSegmentSum")(csr_tensor.values, cols, n), (1, n))
+        return prim("Reshape")(_segment_sum(csr_tensor.values, rows, m), (m, 1))
+    return prim("Reshape")(_segment_sum(csr_tensor.values, cols, n), (1, n))
 
 
 # ----------------------------------------------------------------------------------------
@@ -556,8 +584,9 @@ def sparse_segment_mean(x, indices, segment_ids):
     n = _segment_count(x.shape, indices.shape, indices.dtype, segment_ids.shape,
                        segment_ids.dtype, segment_ids)
     idx = _i64(indices)
-    if prim("LogicalOr")(prim("Less")(idx, 0), prim("GreaterEqual")(idx, x.shape[0])).any():
-        raise ValueError(f"For '{who}', every index must lie in [0, {x.shape[0]}).")
+    idx = _guarded(idx, prim("LogicalOr")(prim("Less")(idx, 0),
+                                          prim("GreaterEqual")(idx, x.shape[0])).any(),
+                   f"For '{who}', every index must lie in [0, {x.shape[0]}).")
     ids = _i64(segment_ids)
     total = prim("UnsortedSegmentSum")(prim("Gather")(x, idx, 0), ids, n)
     count = prim("UnsortedSegmentSum")(prim("OnesLike")(ids), ids, n)
