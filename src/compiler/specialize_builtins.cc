@@ -51,6 +51,36 @@ std::optional<Value> graph_method(Host& host, Module& m, const std::string& name
   return module_attr(host, m, "mycel.common.graph_methods", name);
 }
 
+// Struct values: an object whose class's metaclass sets __mycel_graph_struct__ (the field
+// names; the sparse tensors of common/sparse_tensor.py) is, in graph code, the tuple
+// (class, field values...) (frontend/py_value.cc converts such objects and back; the class's
+// _graph_new makes one in graph code). The class when `a` is such a tuple, else none.
+std::optional<Value> struct_class(Host& host, Module& m, const AbsPtr& a) {
+  if (a->kind != AbsKind::Tuple || a->elems.empty()) return std::nullopt;
+  const AbsPtr& k = a->elems[0];
+  if (!k->value || !k->value->is(ValueKind::PyObj)) return std::nullopt;
+  if (!host.call_builtin(m, "hasattr", {*k->value, Value::string("__mycel_graph_struct__")})
+           .as_bool())
+    return std::nullopt;
+  return *k->value;
+}
+
+// The dunder method names of a binary operator on a struct (nullptr: not dispatched).
+std::pair<const char*, const char*> struct_dunders(Builtin b) {
+  switch (b) {
+    case Builtin::Add:
+      return {"__add__", "__radd__"};
+    case Builtin::Sub:
+      return {"__sub__", "__rsub__"};
+    case Builtin::Mul:
+      return {"__mul__", "__rmul__"};
+    case Builtin::TrueDiv:
+      return {"__truediv__", "__rtruediv__"};
+    default:
+      return {nullptr, nullptr};
+  }
+}
+
 // The operator module's function for a binary builtin (nullptr: none).
 const char* operator_function(Builtin b) {
   switch (b) {
@@ -341,6 +371,8 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
         r = mixed_cast(c, r, *t, sp);
     return r;
   }
+  if (std::optional<Value> cls = struct_class(host_, src_, a))
+    return struct_attr(c, obj, *cls, name, sp);
   // A method of a dict, list or tuple (d.get(k), t.fromkeys(ks, v), xs.index(v)): its graph
   // code in mycel.common.graph_methods, bound to the value as a Tensor method is.
   if (a->kind == AbsKind::Dict || is_seq_abs(a)) {
@@ -367,6 +399,32 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
   }
   MC_THROW(Type, "AttributeError: '", a->to_string(), "' has no attribute '", name,
            "' in graph mode");
+}
+
+// An attribute of a struct value (struct_class above): a field is its item; another is the
+// class's: a property's getter called on the value, a function bound to it as a method.
+Node* Specializer::struct_attr(Ctx* c, Node* obj, const Value& cls, const std::string& name,
+                               const SourceSpan& sp) {
+  const Value fields = host_.getattr(src_, cls, "__mycel_graph_struct__");
+  MC_ASSERT(fields.is(ValueKind::Tuple), "__mycel_graph_struct__ must be a tuple of names");
+  for (size_t i = 0; i < fields.items().size(); ++i)
+    if (fields.items()[i].as_str() == name)
+      return getitem(c, obj, constant(Value::integer(static_cast<int64_t>(i + 1)), sp), sp);
+  MC_CHECK(host_.call_builtin(src_, "hasattr", {cls, Value::string(name)}).as_bool(), Type,
+           "AttributeError: '", host_.getattr(src_, cls, "__name__").as_str(),
+           "' object has no attribute '", name, "' in graph mode");
+  const Value v = host_.getattr(src_, cls, name);
+  if (v.is(ValueKind::PyObj) &&
+      host_.call_builtin(src_, "hasattr", {v, Value::string("fget")}).as_bool()) {
+    Node* getter = eval_value(host_.getattr(src_, v, "fget"), sp, c);
+    return call(c, getter, {obj}, {}, sp);
+  }
+  Node* fn = eval_value(v, sp, c);
+  const AbsPtr& fa = fn->abstract();
+  if (fa->kind != AbsKind::Func || fa->funcs.size() != 1) return fn;  // a class constant
+  FuncCandidate cand = fa->funcs[0];
+  cand.bound.push_back(obj->abstract());
+  return emit_builtin(c, Builtin::Partial, {fn, obj}, Abstract::func({cand}), sp);
 }
 
 Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
@@ -552,6 +610,11 @@ Node* Specializer::unary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args,
                               const SourceSpan& sp) {
   const AbsPtr& a = args[0]->abstract();
   if (a->kind == AbsKind::Tensor) return unary_tensor_op(c, b, args[0], sp);
+  if (std::optional<Value> cls = struct_class(host_, src_, a); cls && b == Builtin::Neg) {
+    MC_CHECK(host_.call_builtin(src_, "hasattr", {*cls, Value::string("__neg__")}).as_bool(), Type,
+             "bad operand type for unary -: '", a->to_string(), "'");
+    return call(c, eval_value(host_.getattr(src_, *cls, "__neg__"), sp, c), {args[0]}, {}, sp);
+  }
   MC_CHECK(is_scalar_abs(a), Type, "bad operand type for unary ", builtin_name(b), ": '",
            a->to_string(), "'");
   if (b == Builtin::Pos) return args[0];
@@ -781,6 +844,21 @@ Node* Specializer::binary_rule(Ctx* c, Builtin b, const std::vector<Node*>& args
   MC_ASSERT(args.size() == 2, "unhandled builtin ", builtin_name(b));
   const AbsPtr& x = args[0]->abstract();
   const AbsPtr& y = args[1]->abstract();
+  // A struct operand (a sparse tensor): its class's dunder method, reflected when it is on the
+  // right (before the tensor rules: dense * csr is the CSRTensor's __rmul__).
+  if (auto [fwd, rev] = struct_dunders(b); fwd != nullptr) {
+    std::optional<Value> xc = struct_class(host_, src_, x);
+    std::optional<Value> yc = xc ? std::nullopt : struct_class(host_, src_, y);
+    if (xc || yc) {
+      const char* dunder = xc ? fwd : rev;
+      const Value& cls = xc ? *xc : *yc;
+      MC_CHECK(host_.call_builtin(src_, "hasattr", {cls, Value::string(dunder)}).as_bool(), Type,
+               "unsupported operand types for ", builtin_def(b).symbol, ": '", x->to_string(),
+               "' and '", y->to_string(), "'");
+      Node* fn = eval_value(host_.getattr(src_, cls, dunder), sp, c);
+      return xc ? call(c, fn, {args[0], args[1]}, {}, sp) : call(c, fn, {args[1], args[0]}, {}, sp);
+    }
+  }
   if (b == Builtin::Mod && x->value && x->value->is(ValueKind::Str)) {
     // "%d items" % n: Python's formatting, now on a constant, else at run time (JIT fallback)
     if (y->value && !y->value->is(ValueKind::Tensor))

@@ -127,6 +127,9 @@ class Specializer {
   Node* builtin(Ctx* c, Builtin b, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   Node* call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
   Node* getattr(Ctx* c, Node* obj, const std::string& name, const SourceSpan& sp);
+  // An attribute of a struct value (a tuple (class, fields...), specialize_builtins.cc).
+  Node* struct_attr(Ctx* c, Node* obj, const Value& cls, const std::string& name,
+                    const SourceSpan& sp);
   // x.shape[i]: a constant, or for a dynamic dimension (-1 under set_inputs) its size read
   // at run time, so arithmetic on it is right (never the -1 that stands for "unknown").
   Node* tensor_dim(Ctx* c, Node* x, size_t i, const SourceSpan& sp);

@@ -269,7 +269,12 @@ class PyHost final : public ir::Host {
     try {
       py::object o = unwrap_host(fn);
       const PyRefs& r = refs();
-      if (PyType_Check(o.ptr())) return fn;  // a class: called through the host
+      if (PyType_Check(o.ptr())) {
+        // A struct class (its metaclass sets __mycel_graph_struct__, py_value.cc): graph code
+        // makes its struct with the class's _graph_new.
+        if (py::hasattr(o, "__mycel_graph_struct__")) return convert_py(m, o.attr("_graph_new"));
+        return fn;  // a class: called through the host
+      }
       // An object whose class says it runs only in PYNATIVE mode (ops.HookBackward): its
       // message, rather than graph code silently skipping what it does.
       py::object refuse = py::getattr(py::type::of(o), "__mycel_graph_unsupported__", py::none());
@@ -644,6 +649,14 @@ class PyHost final : public ir::Host {
     MC_CHECK(PyType_Check(c.ptr()), Type,
              "isinstance() arg 2 must be a type, a tuple of types, or a union, but got ",
              cls.to_string(), ".");
+    // A struct value (a tuple (class, fields...) of a class whose metaclass sets
+    // __mycel_graph_struct__, py_value.cc) is an instance of its class.
+    if (x->kind == ir::AbsKind::Tuple && !x->elems.empty() && x->elems[0]->value &&
+        x->elems[0]->value->is(ValueKind::PyObj)) {
+      py::object k = unwrap_host(*x->elems[0]->value);
+      if (PyType_Check(k.ptr()) && py::hasattr(k, "__mycel_graph_struct__"))
+        return is_subclass(k, c);
+    }
     if (x->value) {
       const Value& v = *x->value;
       switch (v.kind()) {

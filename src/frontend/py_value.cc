@@ -116,6 +116,15 @@ ir::Value to_value(py::handle obj) {
     auto* s = reinterpret_cast<PySliceObject*>(p);
     return ir::Value::slice(to_value(s->start), to_value(s->stop), to_value(s->step));
   }
+  // A struct: an instance of a class whose metaclass sets __mycel_graph_struct__ (its field
+  // names: the sparse tensors of common/sparse_tensor.py) is the tuple (class, fields...);
+  // to_python makes the object again.
+  if (!PyType_Check(p) && py::hasattr(py::type::of(obj), "__mycel_graph_struct__")) {
+    py::handle cls = py::type::of(obj);
+    std::vector<ir::Value> items{wrap_host(cls)};
+    for (py::handle f : cls.attr("__mycel_graph_struct__")) items.push_back(to_value(obj.attr(f)));
+    return ir::Value::tuple(std::move(items));
+  }
   // Exact containers only: a namedtuple or a dict subclass keeps its Python behaviour; a
   // tuple subclass marked __mycel_graph_tuple__ (ParameterTuple) is its items.
   const bool graph_tuple =
@@ -182,8 +191,19 @@ py::object to_python(const ir::Value& v) {
       return mycel::py::dtype_object(v.as_dtype());
     case ValueKind::Ellipsis:
       return py::ellipsis();
-    case ValueKind::Tuple:
-      return python_sequence(v.items(), true);
+    case ValueKind::Tuple: {
+      // A struct (to_value): the object made again from its fields.
+      const std::vector<ir::Value>& it = v.items();
+      if (!it.empty() && it[0].is(ValueKind::PyObj)) {
+        py::object k = unwrap_host(it[0]);
+        if (PyType_Check(k.ptr()) && py::hasattr(k, "__mycel_graph_struct__")) {
+          py::tuple fields(it.size() - 1);
+          for (size_t i = 1; i < it.size(); ++i) fields[i - 1] = to_python(it[i]);
+          return k(*fields);
+        }
+      }
+      return python_sequence(it, true);
+    }
     case ValueKind::List:
       return python_sequence(v.items(), false);
     case ValueKind::Dict: {

@@ -2,8 +2,7 @@
 ops.coo_* / csr_*, dense_to_sparse_*, SparseToDense, SparseTensorDenseMatmul,
 sparse_segment_mean, the COOTensor/CSRTensor methods and operators, RowTensor and
 SparseTensor, against scipy.sparse, numpy on the dense forms and torch (gradients), in both
-modes where GRAPH mode can hold the values (see the module docstring of common/sparse_tensor.py:
-a sparse tensor made inside graph code can be returned but not read there); typed errors."""
+modes (in graph code a sparse tensor is a struct: common/sparse_tensor.py); typed errors."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -297,9 +296,9 @@ def test_sparse_tensor_dense_matmul_gradients_match_torch(mode):
     np.testing.assert_allclose(gd.asnumpy(), td.grad.numpy(), rtol=1e-12)
 
 
-def test_csr_mm_gradients_match_torch():
-    """csr_mm differentiated by its values and its dense operand (PYNATIVE: the CSRTensor
-    is made in the differentiated function, which GRAPH mode cannot read, see above)."""
+def test_csr_mm_gradients_match_torch(mode):
+    """csr_mm differentiated by its values and its dense operand (the CSRTensor made in the
+    differentiated function)."""
     import torch
     a, _ = _csr(4, 5, dtype=np.float64)
     b = RNG.standard_normal((5, 3))
@@ -308,7 +307,7 @@ def test_csr_mm_gradients_match_torch():
     def loss(v, d):
         return (ops.csr_mm(CSRTensor(a.indptr, a.indices, v, (4, 5)), d) * Tensor(w)).sum()
 
-    gv, gd = ms.grad(loss, (0, 1))(a.values, Tensor(b))
+    gv, gd = _run(mode, ms.grad(loss, (0, 1)), a.values, Tensor(b))
     tv = torch.tensor(a.values.asnumpy(), requires_grad=True)
     td = torch.tensor(b, requires_grad=True)
     rows = np.repeat(np.arange(4), np.diff(a.indptr.asnumpy()))
@@ -319,8 +318,9 @@ def test_csr_mm_gradients_match_torch():
     np.testing.assert_allclose(gv.asnumpy(), tv.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(gd.asnumpy(), td.grad.numpy(), rtol=1e-12)
     # the values' gradient of to_dense (a scatter): the cotangent read at each position
-    g = ms.grad(lambda v: (COOTensor(Tensor([[0, 1], [2, 2], [0, 1]]), v, (3, 3)).to_dense()
-                           * Tensor(w[:3, :3])).sum())(Tensor(np.ones(3)))
+    g = _run(mode, ms.grad(lambda v: (COOTensor(Tensor([[0, 1], [2, 2], [0, 1]]), v,
+                                                (3, 3)).to_dense() * Tensor(w[:3, :3])).sum()),
+             Tensor(np.ones(3)))
     np.testing.assert_allclose(g.asnumpy(), [w[0, 1], w[2, 2], w[0, 1]])
 
 
@@ -378,7 +378,7 @@ def test_operators():
     np.testing.assert_allclose(_dense_of(x - y), dx - dy, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose((x + Tensor(d)).asnumpy(), dx + d, rtol=1e-5)
     np.testing.assert_allclose(_dense_of(x * Tensor(d)), dx * d, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(_dense_of(x.abs()), np.abs(_dense_of(x)))
+    np.testing.assert_array_equal(x.abs().values.asnumpy(), np.abs(x.values.asnumpy()))
     assert x.astype(ms.float64).dtype == ms.float64
 
 
@@ -449,15 +449,47 @@ def test_row_tensor_and_sparse_tensor():
                                                            [0, 0, 0, 0]])
 
 
-def test_graph_mode_reads_no_sparse_tensor_made_in_graph_code():
-    """A limit of the compiler, stated: a COOTensor made inside compiled code is a JIT-fallback
-    value; returning it works (above), reading it there is a TypeError naming the attribute."""
+def test_sparse_tensors_are_graph_values():
+    """A sparse tensor made in graph code is a struct (common/sparse_tensor.py): its fields,
+    properties and methods are read there, it goes through control flow, isinstance sees its
+    class, operators call its methods, and a function building one from its values is
+    differentiated, in GRAPH mode as in PYNATIVE mode."""
+    idx = Tensor([[0, 1], [1, 0]], ms.int64)
+    w = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+
+    def f(v, flag):
+        x = COOTensor(idx, v, (2, 2))
+        if flag > 0:
+            x = COOTensor(x.indices, x.values * 2, x.shape)
+        else:
+            x = -x
+        y = x * w
+        assert isinstance(y, COOTensor) and not isinstance(y, tuple)
+        return y.to_dense().sum() + y.values.sum() + y.ndim + y.size, y.to_csr(), y.dtype
+
+    for flag in (1, -1):
+        for v in ([1.0, 2.0], [0.5, -3.0]):
+            args = (Tensor(np.array(v, np.float32)), Tensor(flag, ms.int32))
+            want = f(*args)
+            ms.set_context(mode=ms.GRAPH_MODE)
+            try:
+                got = ms.jit(f)(*args)
+                g_graph = ms.jit(ms.grad(lambda v, s: f(v, s)[0]))(*args)
+            finally:
+                ms.set_context(mode=ms.PYNATIVE_MODE)
+            np.testing.assert_allclose(got[0].asnumpy(), want[0].asnumpy(), rtol=1e-6)
+            assert isinstance(got[1], CSRTensor) and got[2] == want[2] == ms.float32
+            np.testing.assert_allclose(got[1].to_dense().asnumpy(), want[1].to_dense().asnumpy())
+            g = ms.grad(lambda v, s: f(v, s)[0])(*args)
+            # d/dv of sum(2 or -1 * v * w[idx]) twice (to_dense().sum() and values.sum())
+            s = 2.0 if flag > 0 else -1.0
+            np.testing.assert_allclose(g.asnumpy(), 2 * s * np.array([2.0, 3.0]), rtol=1e-6)
+            np.testing.assert_allclose(g_graph.asnumpy(), g.asnumpy(), rtol=1e-6)
+    # a shape error of a sparse tensor made in graph code is found when it compiles
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        idx = Tensor([[0, 1]], ms.int64)
-        out = ms.jit(lambda v: COOTensor(idx, v * 2, (2, 2)))(Tensor([1.5]))
-        np.testing.assert_array_equal(out.values.asnumpy(), [3.0])
-        with pytest.raises(TypeError, match="has no attribute 'values'"):
-            ms.jit(lambda v: COOTensor(idx, v, (2, 2)).values)(Tensor([1.5]))
+        with pytest.raises(ValueError, match="CSRTensor.*indptr must hold"):
+            ms.jit(lambda v: CSRTensor(Tensor([0, 1], ms.int32), Tensor([0], ms.int32), v,
+                                       (2, 2)))(Tensor([1.0]))
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -31,19 +31,12 @@ length is ``segment_ids[-1] + 1``).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.common.sparse_tensor import COOTensor, CSRTensor
+from mycel.common.sparse_tensor import COOTensor, CSRTensor, _check_kind
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.function import unary_func as _un, math_ext_func as _mx
 from mycel.ops.primitive import constexpr
 
 _INDEX = (_C.int16, _C.int32, _C.int64)
-
-
-@constexpr
-def _check_kind(who, name, x, kind):
-    if not isinstance(x, kind):
-        raise TypeError(f"For '{who}', '{name}' must be a {kind.__name__}, but got "
-                        f"{type(x).__name__}.")
 
 
 @constexpr
@@ -631,8 +624,7 @@ def _csr_cwise(who, x, other, combine):
 
 def _coo_add_op(self, other):
     if isinstance(other, COOTensor):
-        return coo_add(self, other, _C.Tensor(np.array(0)).astype(
-            {_C.complex64: _C.float32, _C.complex128: _C.float64}.get(self.dtype, self.dtype)))
+        return coo_add(self, other, _zero(self.dtype))
     rows, cols = _coo_parts("COOTensor.__add__", self)
     return prim("Add")(as_tensor(other), _scatter(rows, cols, self.values, self.shape))
 
@@ -645,10 +637,21 @@ def _coo_sub_op(self, other):
     return prim("Sub")(_scatter(rows, cols, self.values, self.shape), as_tensor(other))
 
 
+@constexpr
+def _zero(dtype):
+    """0 in the real dtype of dtype (coo_add's thresh)."""
+    real = {_C.complex64: _C.float32, _C.complex128: _C.float64}.get(dtype, dtype)
+    return _C.Tensor(np.array(0)).astype(real)
+
+
+@constexpr
+def _one(dtype, sign):
+    return _C.Tensor(np.array(sign)).astype(dtype)
+
+
 def _csr_add_op(self, other, sign):
     _check_kind("CSRTensor.__add__", "other", other, CSRTensor)
-    one = _C.Tensor(np.array(1)).astype(self.dtype)
-    return csr_add(self, other, one, one if sign > 0 else prim("Neg")(one))
+    return csr_add(self, other, _one(self.dtype, 1), _one(self.dtype, sign))
 
 
 def _attach():
