@@ -75,7 +75,8 @@ def _check_coo_indices(who, indices, shape):
     bad = prim("LogicalOr")(prim("Less")(idx, 0),
                             prim("GreaterEqual")(idx, _const([list(shape)], _C.int64)))
     return _guarded(idx, bad.any(),
-                    f"For '{who}', every index must lie in [0, shape) = [0, {shape}).")
+                    f"For '{who}', an index lies outside the shape {shape}: every index "
+                    f"must lie in [0, shape).")
 
 
 def _csr_rows(who, indptr, indices, nnz, shape):
