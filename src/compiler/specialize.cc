@@ -900,7 +900,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     if (stack_dynamic_[i]) dyn_between = true;
   }
   if (count > 0 && (dyn_reentry || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
-    for (AbsPtr& a : args) a = broaden(a);
+    for (AbsPtr& a : args) a = broaden_arg(a);  // a sparse tensor's shape stays constant
   } else if (count >= kMaxUnrolledLoop) {
     unsettled(count);
   }

@@ -401,6 +401,26 @@ Node* Specializer::getattr(Ctx* c, Node* obj, const std::string& name, const Sou
            "' in graph mode");
 }
 
+bool Specializer::is_struct(const AbsPtr& a) { return struct_class(host_, src_, a).has_value(); }
+
+bool Specializer::has_struct(const AbsPtr& a) {
+  if (!a || (a->kind != AbsKind::Tuple && a->kind != AbsKind::List)) return false;
+  if (struct_class(host_, src_, a)) return true;
+  for (const AbsPtr& e : a->elems)
+    if (has_struct(e)) return true;
+  return false;
+}
+
+AbsPtr Specializer::broaden_arg(const AbsPtr& a) {
+  if (!has_struct(a)) return broaden(a);
+  const bool is_struct = struct_class(host_, src_, a).has_value();
+  std::vector<AbsPtr> elems = a->elems;
+  for (AbsPtr& e : elems)
+    if (!is_struct || e->kind == AbsKind::Tensor) e = broaden_arg(e);
+  return a->kind == AbsKind::Tuple ? Abstract::tuple(std::move(elems))
+                                   : Abstract::list(std::move(elems));
+}
+
 // An attribute of a struct value (struct_class above): a field is its item; another is the
 // class's: a property's getter called on the value, a function bound to it as a method.
 Node* Specializer::struct_attr(Ctx* c, Node* obj, const Value& cls, const std::string& name,

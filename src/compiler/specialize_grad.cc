@@ -357,6 +357,20 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const 
     bool zeros = call.all && a->kind == AbsKind::Tensor && !differentiable(a);
     Node* g = zeros ? emit_prim(c, op_def(OpId::ZerosLike), {}, {inputs[p]}, sp)
                     : like_input(*this, c, item(*this, c, d, p, sp), given[p], sp);
+    if (is_struct(a)) {
+      // A struct input (a sparse tensor: specialize_builtins.cc), as MindSpore gives its
+      // gradient: the struct with each float (or complex) tensor field's cotangent, the other
+      // fields (the int indices, the dense shape) the input's own (composite.py's _rebuild).
+      std::vector<Node*> fields{item(*this, c, inputs[p], 0, sp)};
+      for (size_t i = 1; i < a->elems.size(); ++i) {
+        const AbsPtr& f = a->elems[i];
+        const bool real =
+            f->kind == AbsKind::Tensor && (is_floating(f->dtype) || is_complex(f->dtype));
+        fields.push_back(real ? item(*this, c, g, i, sp) : item(*this, c, inputs[p], i, sp));
+      }
+      gin.push_back(make_seq(c, false, std::move(fields), sp));
+      continue;
+    }
     // Numbers: their gradients as numbers with GRAD_FOR_SCALAR, else (get_all) a zero of
     // their kind, as MindSpore gives them.
     if (compiler::scalar_grads())

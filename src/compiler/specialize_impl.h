@@ -130,6 +130,12 @@ class Specializer {
   // An attribute of a struct value (a tuple (class, fields...), specialize_builtins.cc).
   Node* struct_attr(Ctx* c, Node* obj, const Value& cls, const std::string& name,
                     const SourceSpan& sp);
+  // Whether a is a struct value / holds one (at any depth of tuples and lists).
+  bool is_struct(const AbsPtr& a);
+  bool has_struct(const AbsPtr& a);
+  // broaden(a), except that a struct keeps its numbers (a sparse tensor's dense shape)
+  // constant: only its tensors are broadened (a loop carrying a sparse tensor).
+  AbsPtr broaden_arg(const AbsPtr& a);
   // x.shape[i]: a constant, or for a dynamic dimension (-1 under set_inputs) its size read
   // at run time, so arithmetic on it is right (never the -1 that stands for "unknown").
   Node* tensor_dim(Ctx* c, Node* x, size_t i, const SourceSpan& sp);

@@ -493,3 +493,25 @@ def test_sparse_tensors_are_graph_values():
                                        (2, 2)))(Tensor([1.0]))
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_gradient_of_a_sparse_input_is_sparse(mode):
+    """The gradient with respect to a CSRTensor / COOTensor input is one of the same structure
+    holding the values' gradient (MindSpore's form), in both modes."""
+    csr = CSRTensor(Tensor([0, 1, 3], ms.int32), Tensor([1, 0, 1], ms.int32),
+                    Tensor([1.0, 2.0, 3.0]), (2, 2))
+    coo = COOTensor(Tensor([[0, 1], [1, 1]], ms.int64), Tensor([4.0, 5.0]), (2, 3))
+    w = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+
+    def f(x, c, o):
+        return ((c * w).values * x).sum() + (o.values ** 2).sum()
+
+    gx, gc, go = _run(mode, ms.grad(f, (0, 1, 2)), Tensor(2.0), csr, coo)
+    np.testing.assert_allclose(gx.asnumpy(), 1.0 * 2 + 2.0 * 3 + 3.0 * 4)
+    assert isinstance(gc, CSRTensor) and isinstance(go, COOTensor)
+    np.testing.assert_array_equal(gc.indptr.asnumpy(), [0, 1, 3])
+    np.testing.assert_array_equal(gc.indices.asnumpy(), [1, 0, 1])
+    np.testing.assert_allclose(gc.values.asnumpy(), 2.0 * np.array([2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(go.indices.asnumpy(), [[0, 1], [1, 1]])
+    np.testing.assert_allclose(go.values.asnumpy(), [8.0, 10.0])
+    assert gc.shape == (2, 2) and go.shape == (2, 3)

@@ -255,7 +255,20 @@ def _has_grad(x):
     return isinstance(x, Tensor) and x.dtype != _C.bool
 
 
+def _real_tensor(x):
+    return isinstance(x, Tensor) and (x.is_floating_point() or x.is_complex())
+
+
+def _struct_fields(x):
+    """The fields of a struct instance (a sparse tensor, common/sparse_tensor.py), else None."""
+    names = None if isinstance(x, type) else getattr(type(x), "__mycel_graph_struct__", None)
+    return None if names is None else [getattr(x, n) for n in names]
+
+
 def _leaves(x):
+    fields = _struct_fields(x)
+    if fields is not None:
+        return [leaf for e in fields for leaf in _leaves(e)]
     if isinstance(x, (tuple, list)):
         return [leaf for e in x for leaf in _leaves(e)]
     if isinstance(x, dict):
@@ -267,6 +280,11 @@ def _rebuild(x, it):
     # the gradient of a container as MindSpore returns it (its default syntax level, LAX) and
     # GRAPH mode does (specialize_grad.cc): a list for a list, a tuple for a tuple, a dict with
     # the same keys for a dict
+    fields = _struct_fields(x)
+    if fields is not None:  # a sparse tensor: its values' gradient in its own structure
+        grads = [_rebuild(f, it) for f in fields]
+        return type(x)(*[g if _real_tensor(f) and g is not None else f
+                         for f, g in zip(fields, grads)])
     if isinstance(x, list):
         return [_rebuild(e, it) for e in x]
     if isinstance(x, tuple):

@@ -85,17 +85,28 @@ def _csr_rows(who, indptr, indices, nnz, shape):
     m, n = shape
     ptr = _i64(indptr)
     cols = _i64(indices)
-    steps = prim("Sub")(ptr[1:], ptr[:m])
-    bad_ptr = prim("LogicalOr")(prim("LogicalOr")(ptr[0] != 0, ptr[m] != nnz),
-                                prim("Less")(steps, 0).any())
-    ptr = _guarded(ptr, bad_ptr, f"For '{who}', indptr must rise from 0 to the number of "
-                                 f"values ({nnz}): an unsorted or inconsistent CSR matrix.")
+    ptr = _guarded_ptr(who, ptr, m, nnz)
     bad_col = prim("LogicalOr")(prim("Less")(cols, 0), prim("GreaterEqual")(cols, n)).any()
     cols = _guarded(cols, bad_col, f"For '{who}', every column index must lie in [0, {n}).")
+    return _rows_of_ptr(ptr, m, nnz), cols
+
+
+def _guarded_ptr(who, ptr, m, nnz):
+    """ptr (int64 [m + 1]), once it rises from 0 to nnz (a ValueError otherwise)."""
+    steps = prim("Sub")(ptr[1:], ptr[:m])
+    bad = prim("LogicalOr")(prim("LogicalOr")(ptr[0] != 0, ptr[m] != nnz),
+                            prim("Less")(steps, 0).any())
+    return _guarded(ptr, bad, f"For '{who}', indptr must rise from 0 to the number of values "
+                              f"({nnz}): an unsorted or inconsistent CSR matrix.")
+
+
+def _rows_of_ptr(ptr, m, nnz):
+    """The row (int64 [nnz]) of each value: the row starts counted at each value position
+    (UnsortedSegmentSum) and summed up (CumSum), O(nnz + m)."""
     if m <= 1 or nnz == 0:
-        return prim("ZerosLike")(cols), cols
+        return _const([0] * nnz, _C.int64)
     starts = prim("UnsortedSegmentSum")(prim("OnesLike")(ptr[1:m]), ptr[1:m], nnz + 1)
-    return prim("CumSum")(starts, 0)[:nnz], cols
+    return prim("CumSum")(starts, 0)[:nnz]
 
 
 def _coo_parts(who, x):
@@ -593,6 +604,21 @@ def sparse_segment_mean(x, indices, segment_ids):
 # functions live; common/sparse_tensor.py holds the containers and their checks)
 
 
+def csr_rows_of(indptr, nnz):
+    """The row (indptr's dtype) of each of the nnz stored values of a CSR matrix's indptr
+    (checked as _csr_rows checks it)."""
+    indptr = as_tensor(indptr)
+    m = indptr.shape[0] - 1
+    ptr = _guarded_ptr("CSR2COO", _i64(indptr), m, nnz)
+    return prim("Cast", dtype=indptr.dtype)(_rows_of_ptr(ptr, m, nnz))
+
+
+def indptr_of(rows, height):
+    """The indptr (height + 1 entries, rows' dtype) of sorted rows."""
+    rows = as_tensor(rows)
+    return _indptr(_i64(rows), height, rows.dtype)
+
+
 def coo_coalesce(x):
     """The COOTensor with the values at each position added into one, in row-major order."""
     rows, cols = _coo_parts("coalesce", x)
@@ -668,6 +694,9 @@ def _attach():
     coo.abs, csr.abs = globals()["coo_abs"], globals()["csr_abs"]
     coo.__neg__, csr.__neg__ = globals()["coo_neg"], globals()["csr_neg"]
     coo.__add__, coo.__sub__ = _coo_add_op, _coo_sub_op
+    coo.__radd__ = _coo_add_op  # dense + coo (Tensor's + defers to it)
+    _C.Tensor.to_coo = dense_to_sparse_coo  # MindSpore's Tensor.to_coo / to_csr
+    _C.Tensor.to_csr = dense_to_sparse_csr
     coo.__mul__ = coo.__rmul__ = lambda self, o: _coo_cwise("COOTensor.__mul__", self, o,
                                                             prim("Mul"))
     coo.__truediv__ = coo.__div__ = lambda self, o: _coo_cwise("COOTensor.__div__", self, o,

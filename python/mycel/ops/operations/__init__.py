@@ -303,3 +303,4 @@ __all__ += ["FFTWithSize"]
 # SparseToDense, SparseTensorDenseMatmul (sparse_ops.py; P.SparseToDense as in MindSpore)
 from mycel.ops.operations.sparse_ops import (SparseToDense,  # noqa: E402,F401
                                              SparseTensorDenseMatmul)
+from mycel.ops.operations import _csr_ops  # noqa: E402,F401  (P._csr_ops, MindSpore's path)
