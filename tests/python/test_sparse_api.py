@@ -515,3 +515,29 @@ def test_gradient_of_a_sparse_input_is_sparse(mode):
     np.testing.assert_array_equal(go.indices.asnumpy(), [[0, 1], [1, 1]])
     np.testing.assert_allclose(go.values.asnumpy(), [8.0, 10.0])
     assert gc.shape == (2, 2) and go.shape == (2, 3)
+
+
+def test_chained_sums_with_a_dynamic_number_of_values(mode):
+    """A sum's number of values is known only when it runs; in GRAPH mode the next sum, the
+    conversions and the products take such a sparse tensor (rows and run sums without a static
+    count)."""
+    x, dx = _csr(4, 5)
+    y, dy = _csr(4, 5)
+    z, dz = _csr(4, 5)
+
+    def f(a, b, c):
+        s = -a + b + c
+        return s, s.to_dense(), ops.csr_to_coo(s).to_dense(), s.mv(Tensor(np.ones((5, 1),
+                                                                                np.float32)))
+
+    s, dense, via_coo, mv = _run(mode, f, x, y, z)
+    want = -dx + dy + dz
+    np.testing.assert_allclose(_dense_of(s), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dense.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(via_coo.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mv.asnumpy(), want.sum(1, keepdims=True), rtol=1e-5, atol=1e-5)
+    p, dp = _coo(3, 4, 6)
+    q, dq = _coo(3, 4, 6)
+    out = _run(mode, lambda u, v: ops.coo_add(ops.coo_add(u, v, Tensor(np.float32(0))), u,
+                                              Tensor(np.float32(0))), p, q)
+    np.testing.assert_allclose(_dense_of(out), 2 * dp + dq, rtol=1e-5, atol=1e-6)

@@ -88,7 +88,7 @@ def _csr_rows(who, indptr, indices, nnz, shape):
     ptr = _guarded_ptr(who, ptr, m, nnz)
     bad_col = prim("LogicalOr")(prim("Less")(cols, 0), prim("GreaterEqual")(cols, n)).any()
     cols = _guarded(cols, bad_col, f"For '{who}', every column index must lie in [0, {n}).")
-    return _rows_of_ptr(ptr, m, nnz), cols
+    return _rows_of_ptr(ptr, m, cols), cols
 
 
 def _guarded_ptr(who, ptr, m, nnz):
@@ -96,17 +96,37 @@ def _guarded_ptr(who, ptr, m, nnz):
     steps = prim("Sub")(ptr[1:], ptr[:m])
     bad = prim("LogicalOr")(prim("LogicalOr")(ptr[0] != 0, ptr[m] != nnz),
                             prim("Less")(steps, 0).any())
-    return _guarded(ptr, bad, f"For '{who}', indptr must rise from 0 to the number of values "
-                              f"({nnz}): an unsorted or inconsistent CSR matrix.")
+    return _guarded(ptr, bad, f"For '{who}', indptr must rise from 0 to the number of values: "
+                              f"an unsorted or inconsistent CSR matrix.")
 
 
-def _rows_of_ptr(ptr, m, nnz):
-    """The row (int64 [nnz]) of each value: the row starts counted at each value position
-    (UnsortedSegmentSum) and summed up (CumSum), O(nnz + m)."""
-    if m <= 1 or nnz == 0:
-        return _const([0] * nnz, _C.int64)
-    starts = prim("UnsortedSegmentSum")(prim("OnesLike")(ptr[1:m]), ptr[1:m], nnz + 1)
-    return prim("CumSum")(starts, 0)[:nnz]
+@constexpr
+def _static_len(shape):
+    """shape[0], or -1 when it is dynamic (known only when it runs: GRAPH mode, after an op
+    whose output size depends on the values, such as coo_add's)."""
+    return shape[0]
+
+
+def _iota(like):
+    """0, 1, 2, ... (int64) as long as the 1-D tensor like, whose length may be dynamic."""
+    return prim("Sub")(prim("CumSum")(prim("OnesLike")(_i64(like)), 0), 1)
+
+
+def _rows_of_ptr(ptr, m, like):
+    """The row (int64) of each value (like: a tensor with one entry per value): the row starts
+    counted at each value position (UnsortedSegmentSum) and summed up (CumSum), O(nnz + m);
+    with a dynamic number of values (no static segment count) each value's row is the number
+    of row starts at or before it, O(nnz * m)."""
+    n = _static_len(like.shape)
+    if m <= 1 or n == 0:
+        return prim("ZerosLike")(_i64(like))
+    starts = ptr[1:m]
+    if n > 0:
+        counts = prim("UnsortedSegmentSum")(prim("OnesLike")(starts), starts, n + 1)
+        return prim("CumSum")(counts, 0)[:n]
+    before = prim("LessEqual")(prim("Reshape")(starts, (1, m - 1)),
+                               prim("Reshape")(_iota(like), (-1, 1)))
+    return prim("ReduceSum", keep_dims=False)(prim("Cast", dtype=_C.int64)(before), (1,))
 
 
 def _coo_parts(who, x):
@@ -200,16 +220,28 @@ def dense_to_sparse_csr(tensor):
 
 def _runs(keys, values):
     """(run keys, run sums): values of equal keys added, in ascending key order (dynamic
-    length: the number of distinct keys)."""
-    n = keys.shape[0]
+    length: the number of distinct keys). A dynamic number of values (no static segment
+    count for UnsortedSegmentSum) sums each run as the difference of a running sum at its
+    ends (exact for integers; floats round with the running sum's magnitude)."""
+    n = _static_len(keys.shape)
     skeys, order = prim("Sort", axis=0, descending=False)(keys)
     svals = prim("Gather")(values, order, 0)
-    first = prim("Concat", axis=0)((_C.Tensor(np.array([True])),
-                                    prim("NotEqual")(skeys[1:], skeys[:n - 1])))
-    run = prim("Sub")(prim("CumSum")(prim("Cast", dtype=_C.int64)(first), 0), 1)
-    sums = _segment_sum(svals, run, n)
-    return (prim("MaskedSelect")(skeys, first),
-            prim("MaskedSelect")(prim("Gather")(sums, run, 0), first))
+    if n >= 0:
+        first = prim("Concat", axis=0)((_C.Tensor(np.array([True])),
+                                        prim("NotEqual")(skeys[1:], skeys[:n - 1])))
+        run = prim("Sub")(prim("CumSum")(prim("Cast", dtype=_C.int64)(first), 0), 1)
+        sums = _segment_sum(svals, run, n)
+        return (prim("MaskedSelect")(skeys, first),
+                prim("MaskedSelect")(prim("Gather")(sums, run, 0), first))
+    pos = _iota(skeys)
+    count = keys.shape[0]
+    prev = prim("Gather")(skeys, prim("Maximum")(prim("Sub")(pos, 1), 0), 0)
+    nxt = prim("Gather")(skeys, prim("Minimum")(prim("Add")(pos, 1), count - 1), 0)
+    first = prim("LogicalOr")(prim("Equal")(pos, 0), prim("NotEqual")(skeys, prev))
+    last = prim("LogicalOr")(prim("Equal")(pos, count - 1), prim("NotEqual")(skeys, nxt))
+    upto = prim("MaskedSelect")(prim("CumSum")(svals, 0), last)
+    before = prim("MaskedSelect")(prim("CumSum", exclusive=True)(svals, 0), first)
+    return prim("MaskedSelect")(skeys, first), prim("Sub")(upto, before)
 
 
 @constexpr
@@ -253,7 +285,7 @@ def coo_add(x1, x2, thresh):
     keys = prim("Concat", axis=0)((prim("Add")(prim("Mul")(r1, n), c1),
                                    prim("Add")(prim("Mul")(r2, n), c2)))
     values = prim("Concat", axis=0)((x1.values, x2.values))
-    if keys.shape[0] == 0:
+    if _static_len(keys.shape) == 0:
         return COOTensor(x1.indices, x1.values, x1.shape)
     keys, sums = _runs(keys, values)
     keep = prim("GreaterEqual")(prim("Abs")(sums), thresh)
@@ -304,7 +336,7 @@ def csr_add(a, b, alpha, beta):
     keys = prim("Concat", axis=0)((prim("Add")(prim("Mul")(ra, n), ca),
                                    prim("Add")(prim("Mul")(rb, n), cb)))
     values = prim("Concat", axis=0)((va, vb))
-    if keys.shape[0] == 0:
+    if _static_len(keys.shape) == 0:
         return CSRTensor(a.indptr, a.indices, va, a.shape)
     keys, sums = _runs(keys, values)
     dtype = a.indices.dtype
@@ -610,7 +642,7 @@ def csr_rows_of(indptr, nnz):
     indptr = as_tensor(indptr)
     m = indptr.shape[0] - 1
     ptr = _guarded_ptr("CSR2COO", _i64(indptr), m, nnz)
-    return prim("Cast", dtype=indptr.dtype)(_rows_of_ptr(ptr, m, nnz))
+    return prim("Cast", dtype=indptr.dtype)(_rows_of_ptr(ptr, m, _const([0] * nnz, _C.int64)))
 
 
 def indptr_of(rows, height):
@@ -623,7 +655,7 @@ def coo_coalesce(x):
     """The COOTensor with the values at each position added into one, in row-major order."""
     rows, cols = _coo_parts("coalesce", x)
     n = x.shape[1]
-    if x.values.shape[0] == 0:
+    if _static_len(x.values.shape) == 0:
         return x
     keys, sums = _runs(prim("Add")(prim("Mul")(rows, n), cols), x.values)
     idx = prim("Stack", axis=1)((prim("FloorDiv")(keys, n), prim("FloorMod")(keys, n)))
