@@ -541,3 +541,15 @@ def test_chained_sums_with_a_dynamic_number_of_values(mode):
     out = _run(mode, lambda u, v: ops.coo_add(ops.coo_add(u, v, Tensor(np.float32(0))), u,
                                               Tensor(np.float32(0))), p, q)
     np.testing.assert_allclose(_dense_of(out), 2 * dp + dq, rtol=1e-5, atol=1e-6)
+
+
+def test_nn_cells(mode):
+    idx = np.array([[0, 1], [1, 2]], np.int64)
+    vals = np.array([2.0, 3.0], np.float32)
+    dense = RNG.standard_normal((3, 2)).astype(np.float32)
+    out = ms.nn.SparseTensorDenseMatmul()(Tensor(idx), Tensor(vals), (2, 3), Tensor(dense))
+    a = np.zeros((2, 3), np.float32)
+    a[tuple(idx.T)] = vals
+    np.testing.assert_allclose(out.asnumpy(), a @ dense, rtol=1e-6)
+    coo = COOTensor(Tensor(idx), Tensor(vals), (2, 3))
+    np.testing.assert_array_equal(ms.nn.SparseToDense()(coo).asnumpy(), a)
