@@ -3,7 +3,8 @@
 composed from table ops on the index and value tensors of ``COOTensor`` / ``CSRTensor``
 (``common/sparse_tensor.py``). Nothing here reads a value on the host, so PYNATIVE and GRAPH
 mode give the same results, and gradients reach the values and the dense operands through
-the ops (Gather, UnsortedSegmentSum, ScatterNd, MaskedSelect) they are built of.
+the ops (Gather, UnsortedSegmentSum, ScatterNd, MaskedSelect) they are built of. (In graph
+code the sparse tensors are struct values: common/sparse_tensor.py.)
 
 How the pieces work:
 
@@ -22,11 +23,18 @@ number of values are a ValueError when the call runs (both modes); wrong kinds, 
 shapes are TypeError/ValueError at compile time. Within a row of a CSRTensor the columns may
 come in any order; values at the same position add up (as ``to_dense``).
 
+A number of values known only when it runs (GRAPH mode, the output of a sum or of
+dense_to_sparse_* read again in the same program) has no static segment count: rows then come
+from comparing each value's position with the row starts (O(nnz * rows)) and run sums from
+the differences of a running sum at the runs' ends (exact for integers; float sums round with
+the running sum's magnitude).
+
 Limits: only 2-D sparse tensors (as ``COOTensor``/``CSRTensor``); ``csr_mm`` of two
 CSRTensors multiplies through the dense form of the right operand and keeps the numerically
-non-zero products (an exact cancellation leaves no stored zero, as a cuSPARSE SpGEMM would);
-``sparse_segment_mean`` needs its ``segment_ids`` when it compiles in GRAPH mode (its output's
-length is ``segment_ids[-1] + 1``).
+non-zero products (an exact cancellation leaves no stored zero, where a cuSPARSE SpGEMM
+would); ``sparse_segment_mean`` needs its ``segment_ids`` when it compiles in GRAPH mode and
+``SparseToDense``/``SparseTensorDenseMatmul`` their dense shape (the output's shape depends on
+them).
 """
 import numpy as np
 
