@@ -553,3 +553,37 @@ def test_nn_cells(mode):
     np.testing.assert_allclose(out.asnumpy(), a @ dense, rtol=1e-6)
     coo = COOTensor(Tensor(idx), Tensor(vals), (2, 3))
     np.testing.assert_array_equal(ms.nn.SparseToDense()(coo).asnumpy(), a)
+
+
+def test_csr_ops_primitives_and_tensor_methods(mode):
+    from mycel.ops.operations import _csr_ops as K
+    x, d = _csr(4, 5)
+    ptr, ind, val = x.indptr, x.indices, x.values
+    dense = RNG.standard_normal((4, 5)).astype(np.float32) + 3.0
+    rows = np.repeat(np.arange(4), np.diff(ptr.asnumpy()))
+    cols = ind.asnumpy()
+    np.testing.assert_allclose(
+        _run(mode, lambda: K.CSRReduceSum()(ptr, ind, val, (4, 5), 1)).asnumpy(),
+        d.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+    v = Tensor(RNG.standard_normal((5, 1)).astype(np.float32))
+    np.testing.assert_allclose(_run(mode, lambda: K.CSRMV()(ptr, ind, val, (4, 5), v)).asnumpy(),
+                               d @ v.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        _run(mode, lambda: K.CSRMul()(ptr, ind, val, (4, 5), Tensor(dense))).asnumpy(),
+        val.asnumpy() * dense[rows, cols], rtol=1e-6)
+    np.testing.assert_allclose(
+        _run(mode, lambda: K.CSRDiv()(ptr, ind, val, (4, 5), Tensor(dense))).asnumpy(),
+        val.asnumpy() / dense[rows, cols], rtol=1e-6)
+    np.testing.assert_allclose(
+        _run(mode, lambda: K.CSRGather()(ptr, ind, Tensor(dense), (4, 5))).asnumpy(),
+        dense[rows, cols])
+    nnz = val.shape[0]
+    r = _run(mode, lambda: K.CSR2COO()(ptr, nnz))
+    assert r.dtype == ms.int32
+    np.testing.assert_array_equal(r.asnumpy(), rows)
+    np.testing.assert_array_equal(_run(mode, lambda: K.COO2CSR()(r, 4)).asnumpy(), ptr.asnumpy())
+    coo = _run(mode, lambda t: t.to_coo(), Tensor(d))
+    np.testing.assert_allclose(_dense_of(coo), d)
+    csr = _run(mode, lambda t: t.to_csr(), Tensor(d))
+    np.testing.assert_array_equal(csr.indptr.asnumpy(), ptr.asnumpy())
+    assert ms.ops.functional.dtype(val) == ms.float32
