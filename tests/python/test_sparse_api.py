@@ -587,3 +587,27 @@ def test_csr_ops_primitives_and_tensor_methods(mode):
     csr = _run(mode, lambda t: t.to_csr(), Tensor(d))
     np.testing.assert_array_equal(csr.indptr.asnumpy(), ptr.asnumpy())
     assert ms.ops.functional.dtype(val) == ms.float32
+
+
+def test_sparse_matrix_add(mode):
+    from mycel.ops.operations.sparse_ops import SparseMatrixAdd
+    a, da = _csr(3, 4)
+    b, db = _csr(3, 4)
+    shape = Tensor(np.array([3, 4], np.int32))
+
+    def f(pa, ia, va, pb, ib, vb):
+        return SparseMatrixAdd()(shape, Tensor([0, 0], ms.int32), pa, ia, va, shape,
+                                 Tensor([0, 0], ms.int32), pb, ib, vb,
+                                 Tensor(np.float32(2)), Tensor(np.float32(-1)))
+
+    c_shape, c_batch, c_ptr, c_ind, c_val = _run(mode, f, a.indptr, a.indices, a.values,
+                                                 b.indptr, b.indices, b.values)
+    c = CSRTensor(c_ptr, c_ind, c_val, (3, 4))
+    np.testing.assert_allclose(_dense_of(c), 2 * da - db, rtol=1e-6)
+    np.testing.assert_array_equal(c_batch.asnumpy(), [0, c_val.shape[0]])
+    np.testing.assert_array_equal(c_shape.asnumpy(), [3, 4])
+    with pytest.raises(ValueError, match="SparseMatrixAdd.*dense shape should be same"):
+        SparseMatrixAdd()(shape, Tensor([0, 0], ms.int32), a.indptr, a.indices, a.values,
+                          Tensor(np.array([3, 5], np.int32)), Tensor([0, 0], ms.int32),
+                          b.indptr, b.indices, b.values, Tensor(np.float32(1)),
+                          Tensor(np.float32(1)))

@@ -659,6 +659,24 @@ def indptr_of(rows, height):
     return _indptr(_i64(rows), height, rows.dtype)
 
 
+@constexpr
+def matrix_add_shape(a_shape, b_shape):
+    """SparseMatrixAdd's dense shape (a tuple of 2 ints) from its two shape tensors."""
+    sa, sb = (_sparse_shape("SparseMatrixAdd", s) for s in (a_shape, b_shape))
+    if len(sa) != 2:
+        raise ValueError(f"For 'SparseMatrixAdd', only 2-D (unbatched) CSR matrices are "
+                         f"supported, but got the dense shape {sa}.")
+    if sa != sb:
+        raise ValueError(f"For 'SparseMatrixAdd', the inputs dense shape should be same, but "
+                         f"got {sa} and {sb}.")
+    return sa
+
+
+def batch_pointers_of(indptr, m):
+    """[0, nnz] (indptr's dtype): the batch pointers of one CSR matrix of m rows."""
+    return prim("Concat", axis=0)((prim("ZerosLike")(indptr[:1]), indptr[m:]))
+
+
 def coo_coalesce(x):
     """The COOTensor with the values at each position added into one, in row-major order."""
     rows, cols = _coo_parts("coalesce", x)

@@ -10,15 +10,19 @@ the work; both modes and gradients come from the ops it is built of):
 - ``SparseToDense()(indices, values, sparse_shape)``: the dense tensor (ops/function/
   sparse_func.py);
 - ``SparseTensorDenseMatmul(adjoint_st, adjoint_dt)(indices, values, sparse_shape, dense)``:
-  the 2-D sparse matrix times the dense one (gradients to values and dense).
+  the 2-D sparse matrix times the dense one (gradients to values and dense);
+- ``SparseMatrixAdd()(a_shape, a_batch_pointers, a_indptr, a_indices, a_values, b_shape, ...,
+  alpha, beta)``: alpha * a + beta * b of two CSR matrices given by their parts (``csr_add``;
+  one batch: a dense shape of 2 entries).
 """
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import sparse_cwise_func as _sp, math_func as _m
 from mycel.ops.function import sparse_func as _sf
+from mycel.common.sparse_tensor import CSRTensor as _CSR
 from mycel.ops.function._util import prim as _prim
 
 __all__ = ["SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
-           "SparseReshape", "SparseMatrixSoftmax", "SparseToDense", "SparseTensorDenseMatmul"]
+           "SparseReshape", "SparseMatrixSoftmax", "SparseToDense", "SparseTensorDenseMatmul", "SparseMatrixAdd"]
 
 
 class SparseDenseCwiseAdd(_Composed):
@@ -101,3 +105,23 @@ class SparseTensorDenseMatmul(_Composed):
     def __call__(self, indices, values, sparse_shape, dense):
         return _sf.sparse_tensor_dense_matmul(indices, values, sparse_shape, dense,
                                               self.adjoint_st, self.adjoint_dt)
+
+
+class SparseMatrixAdd(_Composed):
+    """SparseMatrixAdd()(a_shape, a_batch_pointers, a_indptr, a_indices, a_values, b_shape,
+    b_batch_pointers, b_indptr, b_indices, b_values, alpha, beta) -> (c_shape,
+    c_batch_pointers, c_indptr, c_indices, c_values): alpha * a + beta * b (the union of the
+    patterns). The dense shapes are int Tensors known when it compiles, of 2 entries (a
+    batched shape of 3 is a ValueError), and must be equal (a ValueError)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, a_shape, a_batch_pointers, a_indptr, a_indices, a_values, b_shape,
+                 b_batch_pointers, b_indptr, b_indices, b_values, alpha, beta):
+        sa = _sf.matrix_add_shape(a_shape, b_shape)
+        a = _CSR(a_indptr, a_indices, a_values, sa)
+        b = _CSR(b_indptr, b_indices, b_values, sa)
+        c = _sf.csr_add(a, b, alpha, beta)
+        return (a_shape, _sf.batch_pointers_of(c.indptr, sa[0]), c.indptr, c.indices,
+                c.values)
