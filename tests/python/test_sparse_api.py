@@ -360,26 +360,24 @@ def test_sparse_segment_mean_needs_known_ids_in_graph_mode():
 
 # ---------------------------------------------------------------------------- operators
 
-def test_operators():
+def test_operators(mode):
     a, da = _csr(4, 5)
     b, db = _csr(4, 5)
     d = RNG.standard_normal((4, 5)).astype(np.float32)
-    np.testing.assert_allclose(_dense_of(-a), -da)
-    np.testing.assert_allclose(_dense_of(a + b), da + db, rtol=1e-6)
-    np.testing.assert_allclose(_dense_of(a - b), da - db, rtol=1e-6)
-    np.testing.assert_allclose(_dense_of(a * Tensor(d)), da * d, rtol=1e-6)
-    np.testing.assert_allclose(_dense_of(Tensor(d) * a), da * d, rtol=1e-6)
-    np.testing.assert_allclose(_dense_of(a / Tensor(d)), np.where(da != 0, da / d, 0),
-                               rtol=1e-5)
     x, dx = _coo(4, 5, 6)
     y, dy = _coo(4, 5, 6)
-    np.testing.assert_allclose(_dense_of(-x), -dx, rtol=1e-6)
-    np.testing.assert_allclose(_dense_of(x + y), dx + dy, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(_dense_of(x - y), dx - dy, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose((x + Tensor(d)).asnumpy(), dx + d, rtol=1e-5)
-    np.testing.assert_allclose(_dense_of(x * Tensor(d)), dx * d, rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(x.abs().values.asnumpy(), np.abs(x.values.asnumpy()))
-    assert x.astype(ms.float64).dtype == ms.float64
+    got = _run(mode, lambda a, b, x, y, t: (-a, a + b, a - b, a * t, t * a, a / t, -x, x + y,
+                                            x - y, x + t, t + x, t - x, x - t, x * t,
+                                            x.abs(), x.astype(ms.float64)),
+               a, b, x, y, Tensor(d))
+    want = (-da, da + db, da - db, da * d, da * d, np.where(da != 0, da / d, 0), -dx, dx + dy,
+            dx - dy, dx + d, dx + d, d - dx, dx - d, dx * d)
+    for g, w in zip(got, want):
+        assert isinstance(g, (CSRTensor, COOTensor, Tensor))
+        dense = g.asnumpy() if isinstance(g, Tensor) else _dense_of(g)
+        np.testing.assert_allclose(dense, w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got[14].values.asnumpy(), np.abs(x.values.asnumpy()))
+    assert got[15].dtype == ms.float64
 
 
 # ---------------------------------------------------------------------------- errors

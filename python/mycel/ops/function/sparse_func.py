@@ -734,6 +734,12 @@ def _one(dtype, sign):
     return _C.Tensor(np.array(sign)).astype(dtype)
 
 
+def _coo_rsub_op(self, other):
+    """dense - coo: a dense Tensor."""
+    rows, cols = _coo_parts("COOTensor.__rsub__", self)
+    return prim("Sub")(as_tensor(other), _scatter(rows, cols, self.values, self.shape))
+
+
 def _csr_add_op(self, other, sign):
     _check_kind("CSRTensor.__add__", "other", other, CSRTensor)
     return csr_add(self, other, _one(self.dtype, 1), _one(self.dtype, sign))
@@ -753,6 +759,7 @@ def _attach():
     coo.__neg__, csr.__neg__ = globals()["coo_neg"], globals()["csr_neg"]
     coo.__add__, coo.__sub__ = _coo_add_op, _coo_sub_op
     coo.__radd__ = _coo_add_op  # dense + coo (Tensor's + defers to it)
+    coo.__rsub__ = _coo_rsub_op
     _C.Tensor.to_coo = dense_to_sparse_coo  # MindSpore's Tensor.to_coo / to_csr
     _C.Tensor.to_csr = dense_to_sparse_csr
     coo.__mul__ = coo.__rmul__ = lambda self, o: _coo_cwise("COOTensor.__mul__", self, o,
