@@ -153,7 +153,7 @@ def test_coo_add_matches_dense_sum_with_thresh(mode):
         want = present & (np.abs(s) >= t)
         np.testing.assert_array_equal(np.stack(np.nonzero(want), 1), idx)
         np.testing.assert_allclose(out.values.asnumpy(), s[want], rtol=1e-5, atol=1e-6)
-    # the documented example: positions meet, a small sum drops out
+    # positions that meet add up; a sum whose magnitude is below thresh drops out
     x1 = COOTensor(Tensor([[0, 1], [1, 2]], ms.int64), Tensor([1, 2], ms.int32), (3, 4))
     x2 = COOTensor(Tensor([[0, 0], [1, 1]], ms.int64), Tensor([3, 4], ms.int32), (3, 4))
     out = ops.coo_add(x1, x2, Tensor(2, ms.int32))
@@ -230,7 +230,7 @@ def test_csr_mm_sparse_matches_scipy(mode):
     assert isinstance(out, CSRTensor) and out.shape == (5, 4)
     ref = sp.csr_matrix(da) @ sp.csr_matrix(db)
     np.testing.assert_allclose(_dense_of(out), ref.toarray(), rtol=1e-5, atol=1e-6)
-    # the documented example
+    # the example of MindSpore's documentation (its printed result)
     x = CSRTensor(Tensor([0, 1, 1, 3, 4], ms.int32), Tensor([0, 3, 4, 0], ms.int32),
                   Tensor([1.0, 5.0, -1.0, -2.0], ms.float32), (4, 5))
     y = CSRTensor(Tensor([0, 1, 1, 3, 3, 3], ms.int32), Tensor([0, 0, 1], ms.int32),
