@@ -609,3 +609,17 @@ def test_sparse_matrix_add(mode):
                           Tensor(np.array([3, 5], np.int32)), Tensor([0, 0], ms.int32),
                           b.indptr, b.indices, b.values, Tensor(np.float32(1)),
                           Tensor(np.float32(1)))
+
+
+def test_rows_of_a_dynamic_count_with_empty_rows(mode):
+    """The binary search of the rows (a dynamic number of values) with empty rows first, in
+    the middle and last, against the rows numpy repeats from the indptr."""
+    d = np.zeros((7, 3), np.float32)
+    d[1, 0], d[1, 2], d[3, 1], d[4, 0], d[4, 1], d[4, 2] = 1, 2, 3, 4, 5, 6
+    a = ops.dense_to_sparse_csr(Tensor(d))
+    # a csr_add output has a number of values known only when it runs (in GRAPH mode)
+    coo = _run(mode, lambda x: ops.csr_to_coo(ops.csr_add(x, x, Tensor(np.float32(1)),
+                                                          Tensor(np.float32(0)))), a)
+    want = np.stack(np.nonzero(d), 1)
+    np.testing.assert_array_equal(coo.indices.asnumpy(), want)
+    np.testing.assert_array_equal(coo.values.asnumpy(), d[d != 0])

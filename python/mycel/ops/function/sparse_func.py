@@ -24,10 +24,10 @@ shapes are TypeError/ValueError at compile time. Within a row of a CSRTensor the
 come in any order; values at the same position add up (as ``to_dense``).
 
 A number of values known only when it runs (GRAPH mode, the output of a sum or of
-dense_to_sparse_* read again in the same program) has no static segment count: rows then come
-from comparing each value's position with the row starts (O(nnz * rows)) and run sums from
-the differences of a running sum at the runs' ends (exact for integers; float sums round with
-the running sum's magnitude).
+dense_to_sparse_* read again in the same program) has no static segment count: rows then
+come from a binary search of each value's position in the row starts (O(nnz log rows)) and
+run sums from the differences of a running sum at the runs' ends (exact for integers; float
+sums round with the running sum's magnitude).
 
 Limits: only 2-D sparse tensors (as ``COOTensor``/``CSRTensor``); ``csr_mm`` of two
 CSRTensors multiplies through the dense form of the right operand and keeps the numerically
@@ -123,18 +123,29 @@ def _iota(like):
 def _rows_of_ptr(ptr, m, like):
     """The row (int64) of each value (like: a tensor with one entry per value): the row starts
     counted at each value position (UnsortedSegmentSum) and summed up (CumSum), O(nnz + m);
-    with a dynamic number of values (no static segment count) each value's row is the number
-    of row starts at or before it, O(nnz * m)."""
+    with a dynamic number of values (no static segment count) a binary search of each
+    value's position in the row starts, ceil(log2 m) Gathers, O(nnz log m)."""
     n = _static_len(like.shape)
     if m <= 1 or n == 0:
         return prim("ZerosLike")(_i64(like))
-    starts = ptr[1:m]
     if n > 0:
+        starts = ptr[1:m]
         counts = prim("UnsortedSegmentSum")(prim("OnesLike")(starts), starts, n + 1)
         return prim("CumSum")(counts, 0)[:n]
-    before = prim("LessEqual")(prim("Reshape")(starts, (1, m - 1)),
-                               prim("Reshape")(_iota(like), (-1, 1)))
-    return prim("ReduceSum", keep_dims=False)(prim("Cast", dtype=_C.int64)(before), (1,))
+    pos = _iota(like)
+    lo = prim("ZerosLike")(pos)  # ptr[lo] <= pos < ptr[hi] (hi == m: past the last row)
+    hi = prim("Add")(lo, m)
+    for _ in range(_search_steps(m)):
+        mid = prim("FloorDiv")(prim("Add")(lo, hi), 2)
+        go = prim("LessEqual")(prim("Gather")(ptr, mid, 0), pos)
+        lo, hi = prim("Select")(go, mid, lo), prim("Select")(go, hi, mid)
+    return lo
+
+
+@constexpr
+def _search_steps(m):
+    """Halvings of [0, m) down to one row: ceil(log2 m)."""
+    return int(np.ceil(np.log2(m))) if m > 1 else 0
 
 
 def _coo_parts(who, x):
