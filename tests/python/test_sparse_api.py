@@ -623,3 +623,20 @@ def test_rows_of_a_dynamic_count_with_empty_rows(mode):
     want = np.stack(np.nonzero(d), 1)
     np.testing.assert_array_equal(coo.indices.asnumpy(), want)
     np.testing.assert_array_equal(coo.values.asnumpy(), d[d != 0])
+
+
+def test_scaling_a_huge_sparse_matrix_reads_the_operand_in_place(mode):
+    """A dense operand that broadcasts (a number, a row, a column) is read at the stored
+    positions, never broadcast to the dense shape (10**6 x 10**6 here)."""
+    n = 10**6
+    coo = COOTensor(Tensor([[0, 5], [999999, 999998], [3, 0]], ms.int64),
+                    Tensor([1.0, 2.0, 3.0]), (n, n))
+    col = Tensor(np.arange(n, dtype=np.float32).reshape(n, 1))
+    out = _run(mode, lambda x, c: ((x * Tensor(np.float32(2))).values, (x * c).values,
+                                   (x / Tensor(np.full((1, n), 4.0, np.float32))).values), coo,
+               col)
+    np.testing.assert_allclose(out[0].asnumpy(), [2.0, 4.0, 6.0])
+    np.testing.assert_allclose(out[1].asnumpy(), [0.0, 2.0 * 999999, 9.0])
+    np.testing.assert_allclose(out[2].asnumpy(), [0.25, 0.5, 0.75])
+    with pytest.raises(ValueError, match="must broadcast to the sparse tensor's shape"):
+        coo * Tensor(np.ones((2, 3), np.float32))

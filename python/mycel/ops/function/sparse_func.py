@@ -314,29 +314,31 @@ def coo_add(x1, x2, thresh):
 
 
 @constexpr
-def _scale_plan(name, shape, dense_shape):
-    """True when the scale is one number, else the dense shape it broadcasts to (checked)."""
-    if int(np.prod(shape, dtype=np.int64)) == 1 and len(shape) <= 2:
-        return True
+def _bcast_strides(who, name, o_shape, shape):
+    """(row stride, column stride) that read a dense operand of shape o_shape, broadcast to the
+    2-D sparse shape, at (row, column) in its flat form: no broadcast copy is made."""
     try:
-        np.broadcast_shapes(tuple(shape), tuple(dense_shape))
+        ok = np.broadcast_shapes(tuple(o_shape), tuple(shape)) == tuple(shape)
     except ValueError:
-        raise ValueError(f"For 'csr_add', {name}'s shape {tuple(shape)} must broadcast to the "
-                         f"sparse tensors' shape {tuple(dense_shape)}.") from None
-    if np.broadcast_shapes(tuple(shape), tuple(dense_shape)) != tuple(dense_shape):
-        raise ValueError(f"For 'csr_add', {name}'s shape {tuple(shape)} must broadcast to the "
-                         f"sparse tensors' shape {tuple(dense_shape)}.")
-    return False
+        ok = False
+    if not ok or len(o_shape) > 2:
+        raise ValueError(f"For '{who}', {name}'s shape {tuple(o_shape)} must broadcast to the "
+                         f"sparse tensor's shape {tuple(shape)}.")
+    o2 = (1,) * (2 - len(o_shape)) + tuple(o_shape)
+    return (o2[1] if o2[0] != 1 else 0), (1 if o2[1] != 1 else 0)
+
+
+def _read_at(who, name, other, rows, cols, shape):
+    """The dense operand (broadcast to the sparse shape) read at each stored position."""
+    other = as_tensor(other)
+    rs, cs = _bcast_strides(who, name, other.shape, shape)
+    at = prim("Add")(prim("Mul")(rows, rs), prim("Mul")(cols, cs))
+    return prim("Gather")(prim("Reshape")(other, (-1,)), at, 0)
 
 
 def _scaled(name, values, scale, rows, cols, shape):
     """values times scale read at each stored position (scale broadcast to the dense shape)."""
-    scale = as_tensor(scale)
-    if _scale_plan(name, scale.shape, shape):
-        return prim("Mul")(values, prim("Reshape")(scale, ()))
-    full = prim("Reshape")(prim("BroadcastTo", shape=shape)(scale), (-1,))
-    keys = prim("Add")(prim("Mul")(rows, shape[1]), cols)
-    return prim("Mul")(values, prim("Gather")(full, keys, 0))
+    return prim("Mul")(values, _read_at("csr_add", name, scale, rows, cols, shape))
 
 
 def csr_add(a, b, alpha, beta):
@@ -700,10 +702,7 @@ def coo_coalesce(x):
 
 
 def _dense_at(who, rows, cols, shape, other):
-    """The dense operand (broadcast to the sparse shape) read at each stored position."""
-    other = as_tensor(other)
-    full = prim("Reshape")(prim("BroadcastTo", shape=shape)(other), (-1,))
-    return prim("Gather")(full, prim("Add")(prim("Mul")(rows, shape[1]), cols), 0)
+    return _read_at(who, "the dense operand", other, rows, cols, shape)
 
 
 def _coo_cwise(who, x, other, combine):
