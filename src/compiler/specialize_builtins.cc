@@ -775,6 +775,10 @@ Node* Specializer::print_rule(Ctx* c, std::vector<Node*> args, const KwNodes& kw
   for (auto& [k, v] : kw)
     MC_CHECK(k == "sep" || k == "end", Type, "print() got an unexpected keyword '", k, "'");
   MC_CHECK(kw.empty(), Type, "print() keywords are not supported in graph mode");
+  // A struct (a sparse tensor) prints as its class's __repr__ makes it, not as its tuple.
+  for (Node*& a : args)
+    if (std::optional<Value> cls = struct_class(host_, src_, a->abstract()))
+      a = call(c, eval_value(host_.getattr(src_, *cls, "__repr__"), sp, c), {a}, {}, sp);
   // print is an effect: after the state, and the state for what follows.
   if (!args.empty()) args[0] = after_state(c, args[0], sp);
   CNode* r = emit_builtin(c, Builtin::Print, args, Abstract::constant(Value::none()), sp);

@@ -640,3 +640,18 @@ def test_scaling_a_huge_sparse_matrix_reads_the_operand_in_place(mode):
     np.testing.assert_allclose(out[2].asnumpy(), [0.25, 0.5, 0.75])
     with pytest.raises(ValueError, match="must broadcast to the sparse tensor's shape"):
         coo * Tensor(np.ones((2, 3), np.float32))
+
+
+def test_print_and_repr(mode, capsys):
+    coo = COOTensor(Tensor([[0, 1]], ms.int64), Tensor([2.5]), (2, 3))
+    row = ms.RowTensor(Tensor([1], ms.int32), Tensor(np.ones((1, 2), np.float32)), (3, 2))
+
+    def f(x, r):
+        print(x)
+        print(r)
+        return x.values
+
+    _run(mode, f, coo, row)
+    out = capsys.readouterr().out
+    assert "COOTensor(shape=[2, 3], dtype=Float32, indices=" in out and "2.5" in out
+    assert "RowTensor(dense_shape=[3, 2], indices=" in out

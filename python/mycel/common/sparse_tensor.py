@@ -155,8 +155,8 @@ class CSRTensor(_Sparse):
         return CSRTensor(self.indptr, self.indices, self.values.astype(dtype), self.shape)
 
     def __repr__(self):
-        return (f"CSRTensor(shape={list(self._shape)}, dtype={self.dtype}, indptr="
-                f"{self._indptr}, indices={self._indices}, values={self._values})")
+        return (f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, indptr="
+                f"{self.indptr}, indices={self.indices}, values={self.values})")
 
 
 class COOTensor(_Sparse):
@@ -193,8 +193,8 @@ class COOTensor(_Sparse):
         return COOTensor(self.indices, self.values.astype(dtype), self.shape)
 
     def __repr__(self):
-        return (f"COOTensor(shape={list(self._shape)}, dtype={self.dtype}, indices="
-                f"{self._indices}, values={self._values})")
+        return (f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, indices="
+                f"{self.indices}, values={self.values})")
 
 
 def _check_row(who, indices, values, shape):
@@ -216,6 +216,7 @@ class RowTensorInner(metaclass=_GraphStruct):
     (a tuple of ints). ``row_tensor`` copies another RowTensor."""
 
     _graph_fields = ("indices", "values", "dense_shape")
+    _name = "RowTensorInner"  # (graph code's type() of a struct is its tuple)
 
     def __init__(self, indices=None, values=None, shape=None, row_tensor=None):
         if row_tensor is not None:
@@ -237,12 +238,14 @@ class RowTensorInner(metaclass=_GraphStruct):
     dense_shape = property(lambda self: self._shape, doc="The dense shape (a tuple).")
 
     def __repr__(self):
-        return (f"{type(self).__name__}(dense_shape={list(self._shape)}, indices="
-                f"{self._indices}, values={self._values})")
+        return (f"{self._name}(dense_shape={list(self.dense_shape)}, indices="
+                f"{self.indices}, values={self.values})")
 
 
 class RowTensor(RowTensorInner):
     """``mindspore.RowTensor``: RowTensorInner under its public name."""
+
+    _name = "RowTensor"
 
 
 class SparseTensor(COOTensor):
