@@ -42,3 +42,4 @@ from mycel.ops.function.breadth_svd_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
+from mycel.ops.function.breadth_more_func import *  # noqa: F401,F403

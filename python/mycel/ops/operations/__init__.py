@@ -299,3 +299,9 @@ class FFTWithSize(_ComposedCT):
 
 
 __all__ += ["FFTWithSize"]
+
+# More of MindSpore 2.x's composed primitives: Im2Col, Polar, Cholesky, Geqrf, CTCLoss,
+# NoRepeatNGram, LogUniformCandidateSampler (ops/operations/breadth_more_ops.py).
+from mycel.ops.operations import breadth_more_ops as _breadth_more_ops  # noqa: E402
+from mycel.ops.operations.breadth_more_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_more_ops.__all__

@@ -1,0 +1,316 @@
+"""ops.median, ops.nanmedian, ops.unfold / P.Im2Col, P.Polar, P.Cholesky, P.Geqrf,
+ops.crop_and_resize, P.CTCLoss, P.NoRepeatNGram and P.LogUniformCandidateSampler /
+ops.log_uniform_candidate_sampler (ops/function/breadth_more_func.py,
+ops/operations/breadth_more_ops.py) against numpy, torch or analytic values, in PYNATIVE and
+GRAPH mode; gradients against torch; errors."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import ops
+from mycel.ops import operations as P
+from ms_cell import Fn, run
+
+RNG = np.random.default_rng(27)
+
+
+# ------------------------------------------------------------------ median / nanmedian
+@pytest.mark.parametrize("axis,keepdims", [(-1, False), (0, True), (1, False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.int16])
+def test_median_matches_torch(mode, axis, keepdims, dtype):
+    x = RNG.permutation(4 * 7 * 5).reshape(4, 7, 5).astype(dtype)  # distinct values
+    v, i = run(lambda a: ops.median(a, axis, keepdims), x)
+    tv, ti = torch.median(torch.tensor(x.astype(np.float64)), axis, keepdims)
+    np.testing.assert_array_equal(v, tv.numpy().astype(dtype))
+    np.testing.assert_array_equal(i, ti.numpy())
+    assert v.dtype == dtype and i.dtype == np.int64
+
+
+def test_median_even_count_is_the_lower_middle_and_index_points_at_it(mode):
+    x = np.array([[4.0, 1.0, 3.0, 2.0], [2.0, 2.0, 9.0, 2.0]], np.float32)
+    v, i = run(lambda a: ops.median(a), x)
+    np.testing.assert_array_equal(v, [2.0, 2.0])
+    np.testing.assert_array_equal(np.take_along_axis(x, i[:, None], 1)[:, 0], v)
+    assert i[0] == 3
+
+
+def test_median_nan_and_nanmedian(mode):
+    nan = float("nan")
+    x = np.array([[nan, nan, -256.9], [nan, 128.1, 128.0]], np.float32)
+    v, i = run(lambda a: ops.nanmedian(a, 0, True), x)
+    np.testing.assert_allclose(v, [[nan, 128.1, -256.9]], equal_nan=True)
+    np.testing.assert_array_equal(i, [[0, 1, 0]])
+    y = RNG.standard_normal((6, 9))
+    y[RNG.random((6, 9)) < 0.3] = nan
+    v, i = run(lambda a: ops.nanmedian(a, 1), y)
+    tv, ti = torch.nanmedian(torch.tensor(y), 1)
+    np.testing.assert_allclose(v, tv.numpy(), equal_nan=True)
+    ok = ~np.isnan(v)
+    np.testing.assert_array_equal(y[np.arange(6), i][ok], v[ok])
+    v, _ = run(lambda a: ops.median(a, 1), y)
+    tv, _ = torch.median(torch.tensor(y), 1)
+    np.testing.assert_allclose(v, tv.numpy(), equal_nan=True)
+
+
+def test_median_gradient_goes_to_the_median_element(mode):
+    x = RNG.standard_normal((3, 5))
+    sens = RNG.standard_normal(3)
+    got = ms.grad(lambda a: (ops.median(a, 1)[0] * ms.Tensor(sens)).sum())(ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    (torch.median(tx, 1)[0] * torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy())
+
+
+def test_median_errors():
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="axis"):
+        ops.median(x, 2)
+    with pytest.raises(TypeError, match="median"):
+        ops.median(x, 0.5)
+    with pytest.raises(TypeError, match="keepdims"):
+        ops.nanmedian(x, 0, 1)
+    with pytest.raises(TypeError, match="median"):
+        ops.median(ms.Tensor(np.ones(3, np.bool_)))
+
+
+# ------------------------------------------------------------------ unfold / Im2Col
+@pytest.mark.parametrize("k,d,p,s", [(2, 1, 0, 1), ((2, 3), (1, 2), (1, 0), (2, 1)),
+                                     (3, 2, 2, 3)])
+def test_unfold_and_im2col_match_torch(mode, k, d, p, s):
+    x = RNG.standard_normal((2, 3, 9, 8))
+    want = torch.nn.functional.unfold(torch.tensor(x), k, d, p, s).numpy()
+    got = run(lambda a: ops.unfold(a, k, d, p, s), x)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got4 = run(P.Im2Col(k, s, d, p), x)
+    np.testing.assert_allclose(got4, want.reshape(2, 3, -1, want.shape[-1]), rtol=1e-12)
+
+
+def test_unfold_gradient_matches_torch(mode):
+    x = RNG.standard_normal((1, 2, 6, 7))
+    sens = RNG.standard_normal((1, 2 * 6, 16))
+    got = ms.grad(lambda a: (ops.unfold(a, (2, 3), 1, 1, 2) * ms.Tensor(sens)).sum())(
+        ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    (torch.nn.functional.unfold(tx, (2, 3), 1, 1, 2) * torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+def test_unfold_errors():
+    x = ms.Tensor(np.ones((1, 1, 3, 3), np.float32))
+    with pytest.raises(ValueError, match="'unfold'.*4-D"):
+        ops.unfold(ms.Tensor(np.ones((3, 3), np.float32)), 2)
+    with pytest.raises(ValueError, match="'Im2Col'.*does not fit"):
+        P.Im2Col(4)(x)
+    with pytest.raises(TypeError, match="'Im2Col'.*ksizes"):
+        P.Im2Col((1, 2, 3))
+    with pytest.raises(ValueError, match="'unfold'"):
+        ops.unfold(x, 0)
+
+
+# ------------------------------------------------------------------ Polar, Cholesky, Geqrf
+@pytest.mark.parametrize("dtype,cdtype", [(np.float32, np.complex64), (np.float64, np.complex128)])
+def test_polar(mode, dtype, cdtype):
+    r, t = RNG.random((3, 4)).astype(dtype), RNG.standard_normal((3, 4)).astype(dtype)
+    got = run(P.Polar(), r, t)
+    assert got.dtype == cdtype
+    np.testing.assert_allclose(got, r * np.exp(1j * t), rtol=1e-6)
+    with pytest.raises(TypeError, match="Polar"):
+        P.Polar()(ms.Tensor(r.astype(np.int32)), ms.Tensor(t))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_primitive(mode, upper):
+    a = RNG.standard_normal((2, 4, 4))
+    spd = a @ a.transpose(0, 2, 1) + 4 * np.eye(4)
+    got = run(P.Cholesky(upper), spd)
+    low = np.linalg.cholesky(spd)
+    np.testing.assert_allclose(got, low.transpose(0, 2, 1) if upper else low, rtol=1e-10)
+    with pytest.raises(TypeError, match="Cholesky"):
+        P.Cholesky(upper=1)
+
+
+def test_geqrf_primitive(mode):
+    a = RNG.standard_normal((5, 3))
+    y, tau = run(P.Geqrf(), a)
+    ty, ttau = torch.geqrf(torch.tensor(a))
+    np.testing.assert_allclose(y, ty.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tau, ttau.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_crop_and_resize_function_matches_the_primitive(mode):
+    img = RNG.standard_normal((2, 6, 7, 3)).astype(np.float32)
+    boxes = np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.0, -0.2, 1.3]], np.float32)
+    idx = np.array([1, 0], np.int32)
+    got = run(lambda a, b, c: ops.crop_and_resize(a, b, c, (4, 5), "bilinear", -1.0), img,
+              boxes, idx)
+    want = run(lambda a, b, c: P.CropAndResize("bilinear", -1.0)(a, b, c, (4, 5)), img, boxes,
+               idx)
+    np.testing.assert_array_equal(got, want)
+    # one analytic value: box 0's first sample sits at y = 0.1 * 5, x = 0.2 * 6 of image 1
+    y, x = 0.5, 1.2
+    top = img[1, 0, 1] + (img[1, 0, 2] - img[1, 0, 1]) * 0.2
+    bot = img[1, 1, 1] + (img[1, 1, 2] - img[1, 1, 1]) * 0.2
+    np.testing.assert_allclose(got[0, 0, 0], top + (bot - top) * (y - 0), rtol=1e-5)
+    assert x == pytest.approx(1.2)
+    with pytest.raises(ValueError, match="crop_and_resize"):
+        ops.crop_and_resize(ms.Tensor(img), ms.Tensor(boxes), ms.Tensor(idx), (4, 5), "cubic")
+
+
+# ------------------------------------------------------------------ CTCLoss
+def _sparse(labels):
+    idx = [(b, p) for b, lab in enumerate(labels) for p in range(len(lab))]
+    vals = [v for lab in labels for v in lab]
+    return np.array(idx, np.int64).reshape(-1, 2), np.array(vals, np.int32)
+
+
+def _torch_ctc(x, labels, seq_len):
+    tx = torch.tensor(x, requires_grad=True)
+    lp = torch.log_softmax(tx, 2)
+    c = x.shape[2]
+    flat = torch.tensor([v for lab in labels for v in lab], dtype=torch.long)
+    loss = torch.nn.functional.ctc_loss(lp, flat, torch.tensor(seq_len),
+                                        torch.tensor([len(lab) for lab in labels]),
+                                        blank=c - 1, reduction="none", zero_infinity=False)
+    loss.sum().backward()
+    return loss.detach().numpy(), tx.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-10), (np.float32, 1e-4)])
+def test_ctc_loss_primitive_matches_torch(mode, dtype, tol):
+    t, c = 8, 5
+    labels = [[0, 1, 1, 2], [3], [2, 0, 2], [1, 3, 0]]
+    seq_len = np.array([8, 5, 7, 6], np.int32)
+    x = RNG.standard_normal((t, 4, c)).astype(dtype)
+    idx, vals = _sparse(labels)
+    loss, grad = run(P.CTCLoss(), x, idx, vals, seq_len)
+    want, want_g = _torch_ctc(x.astype(np.float64), labels, seq_len)
+    assert loss.dtype == dtype and grad.shape == x.shape
+    np.testing.assert_allclose(loss, want, rtol=tol)
+    np.testing.assert_allclose(grad, want_g, rtol=tol, atol=tol)
+    assert np.all(grad[6:, 1] == 0)  # after sequence_length
+
+
+def test_ctc_loss_collapse_and_ignore_longer(mode):
+    t, c = 6, 4
+    labels = [[1, 1, 2, 2, 2], [0, 1, 2, 0, 1, 2, 0]]
+    seq_len = np.array([6, 6], np.int32)
+    x = RNG.standard_normal((t, 2, c))
+    idx, vals = _sparse(labels)
+    loss, grad = run(P.CTCLoss(preprocess_collapse_repeated=True,
+                               ignore_longer_outputs_than_inputs=True), x, idx, vals, seq_len)
+    want, want_g = _torch_ctc(x[:, :1], [[1, 2]], seq_len[:1])
+    np.testing.assert_allclose(loss, [want[0], 0.0], rtol=1e-10)
+    np.testing.assert_allclose(grad[:, 0], want_g[:, 0], rtol=1e-10, atol=1e-12)
+    assert np.all(grad[:, 1] == 0)
+    loss, _ = run(P.CTCLoss(), x, idx, vals, seq_len)
+    assert np.isinf(loss[1])
+
+
+def test_ctc_loss_errors():
+    x = ms.Tensor(np.zeros((3, 2, 4), np.float32))
+    idx, vals = _sparse([[1], [2]])
+    with pytest.raises(TypeError, match="CTCLoss.*labels_values"):
+        P.CTCLoss()(x, ms.Tensor(idx), ms.Tensor(vals.astype(np.int64)),
+                    ms.Tensor(np.array([3, 3], np.int32)))
+    with pytest.raises(ValueError, match="CTCLoss.*sequence_length"):
+        P.CTCLoss()(x, ms.Tensor(idx), ms.Tensor(vals), ms.Tensor(np.array([3], np.int32)))
+    with pytest.raises(ValueError, match="ctc_merge_repeated"):
+        P.CTCLoss(ctc_merge_repeated=False)
+    with pytest.raises(TypeError, match="CTCLoss"):
+        P.CTCLoss(preprocess_collapse_repeated=1)
+
+
+# ------------------------------------------------------------------ NoRepeatNGram
+def _ngram_oracle(seq, lp, n):
+    out = lp.copy()
+    for b in range(seq.shape[0]):
+        for k in range(seq.shape[1]):
+            s = list(seq[b, k])
+            tail = s[len(s) - n + 1:]
+            for i in range(len(s) - n + 1):
+                if s[i:i + n - 1] == tail:
+                    out[b, k, s[i + n - 1]] = -np.finfo(np.float32).max
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_no_repeat_ngram_matches_a_loop(mode, n):
+    seq = RNG.integers(0, 4, (2, 3, 9)).astype(np.int32)
+    lp = RNG.standard_normal((2, 3, 6)).astype(np.float32)
+    got = run(P.NoRepeatNGram(n), seq, lp)
+    np.testing.assert_array_equal(got, _ngram_oracle(seq, lp, n))
+
+
+def test_no_repeat_ngram_documented_case_and_errors(mode):
+    seq = np.array([[[1, 2, 1, 2, 5, 1, 2]]], np.int32)
+    lp = np.zeros((1, 1, 8), np.float32)
+    got = run(P.NoRepeatNGram(3), seq, lp)
+    assert sorted(np.nonzero(got[0, 0])[0].tolist()) == [1, 5]
+    with pytest.raises(ValueError, match="NoRepeatNGram"):
+        P.NoRepeatNGram(0)
+    with pytest.raises(TypeError, match="NoRepeatNGram"):
+        P.NoRepeatNGram(2)(ms.Tensor(seq.astype(np.float32)), ms.Tensor(lp))
+
+
+# ------------------------------------------------------------------ LogUniformCandidateSampler
+def _zipf(r):
+    c = np.arange(r)
+    return np.log((c + 2) / (c + 1)) / np.log(r + 1)
+
+
+def test_log_uniform_sampler_with_replacement(mode):
+    true = np.array([[1, 7], [0, 4], [3, 3]], np.int64)
+    s, te, se = run(P.LogUniformCandidateSampler(2, 4000, False, 10, seed=5), true)
+    assert s.shape == (4000,) and s.dtype == np.int64 and te.shape == (3, 2)
+    assert s.min() >= 0 and s.max() < 10
+    p = _zipf(10)
+    np.testing.assert_allclose(te, 4000 * p[true], rtol=1e-6)
+    np.testing.assert_allclose(se, 4000 * p[s], rtol=1e-6)
+    freq = np.bincount(s, minlength=10) / 4000
+    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / 4000))
+
+
+def test_log_uniform_sampler_unique(mode):
+    true = np.array([[2], [0]], np.int64)
+    r, k, trials = 8, 3, 600
+    counts = np.zeros(r)
+    for seed in range(1, trials + 1):
+        s, te, se = run(P.LogUniformCandidateSampler(1, k, True, r, seed=seed), true)
+        assert len(set(s.tolist())) == k and s.min() >= 0 and s.max() < r
+        assert np.all((se > 0) & (se <= 1)) and np.all((te > 0) & (te <= 1))
+        # one number of tries n for all: -expm1(n log1p(-p)) inverts to the same n >= k
+        n = np.log1p(-se) / np.log1p(-_zipf(r)[s])
+        np.testing.assert_allclose(n, n[0], rtol=1e-4)
+        assert n[0] >= k - 1e-3
+        counts[s] += 1
+    # inclusion frequencies of successive sampling without replacement, computed exactly
+    p = _zipf(r)
+    incl = np.zeros(r)
+
+    def walk(chosen, prob):
+        if len(chosen) == k:
+            for c in chosen:
+                incl[c] += prob
+            return
+        rest = 1 - sum(p[c] for c in chosen)
+        for c in range(r):
+            if c not in chosen:
+                walk(chosen + [c], prob * p[c] / rest)
+    walk([], 1.0)
+    assert np.all(np.abs(counts / trials - incl) < 5 * np.sqrt(incl * (1 - incl) / trials) + 1e-3)
+
+
+def test_log_uniform_sampler_function_and_errors(mode):
+    true = ms.Tensor(np.array([[1], [2]], np.int64))
+    s, te, se = ops.log_uniform_candidate_sampler(true, 1, 3, True, 5, 1)
+    assert s.shape == (3,) and te.shape == (2, 1) and se.shape == (3,)
+    with pytest.raises(ValueError, match="num_sampled"):
+        P.LogUniformCandidateSampler(1, 6, True, 5)
+    with pytest.raises(TypeError, match="LogUniformCandidateSampler"):
+        P.LogUniformCandidateSampler(1, 2, True, 5)(ms.Tensor(np.array([[1]], np.int32)))
+    with pytest.raises(ValueError, match="num_true"):
+        P.LogUniformCandidateSampler(2, 2, True, 5)(true)
+    assert math.isfinite(float(se.asnumpy()[0]))
