@@ -314,3 +314,198 @@ def test_log_uniform_sampler_function_and_errors(mode):
     with pytest.raises(ValueError, match="num_true"):
         P.LogUniformCandidateSampler(2, 2, True, 5)(true)
     assert math.isfinite(float(se.asnumpy()[0]))
+
+
+# ------------------------------------------------------------------ ResizeBicubic
+def _bicubic_oracle(img, size, align, half):
+    """A direct 16-tap sum per output pixel (TensorFlow's rules, written per pixel)."""
+    n, c, h, w = img.shape
+    oh, ow = size
+
+    def kernel(d, a):
+        d = abs(d)
+        if d <= 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        if d < 2:
+            return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+        return 0.0
+
+    def taps(j, n_in, n_out):
+        scale = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+        x = (j + 0.5) * scale - 0.5 if half else j * scale
+        f = int(np.floor(x))
+        a = -0.5 if half else -0.75
+        out = []
+        for i in range(f - 1, f + 3):
+            wt = kernel(x - i, a)
+            if half:
+                if 0 <= i < n_in:
+                    out.append((i, wt))
+            else:
+                out.append((min(max(i, 0), n_in - 1), wt))
+        if half:
+            s = sum(wt for _, wt in out)
+            out = [(i, wt / s) for i, wt in out]
+        return out
+
+    res = np.zeros((n, c, oh, ow))
+    for y in range(oh):
+        for x in range(ow):
+            for iy, wy in taps(y, h, oh):
+                for ix, wx in taps(x, w, ow):
+                    res[:, :, y, x] += wy * wx * img[:, :, iy, ix]
+    return res
+
+
+@pytest.mark.parametrize("align,half", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("size", [(7, 5), (3, 11), (1, 1)])
+def test_resize_bicubic_matches_tensorflow_rules(mode, align, half, size):
+    img = RNG.standard_normal((2, 3, 5, 6))
+    got = run(lambda a: P.ResizeBicubic(align, half)(a, size), img)
+    np.testing.assert_allclose(got, _bicubic_oracle(img, size, align, half), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_resize_bicubic_align_corners_is_torchs_and_gradient(mode):
+    img = RNG.standard_normal((1, 2, 4, 5))
+    want = torch.nn.functional.interpolate(torch.tensor(img), (7, 8), mode="bicubic",
+                                           align_corners=True).numpy()
+    op = P.ResizeBicubic(align_corners=True)
+    size = ms.Tensor(np.array([7, 8], np.int32))
+    np.testing.assert_allclose(Fn(lambda a: op(a, size))(ms.Tensor(img)).asnumpy(), want,
+                               rtol=1e-10)
+    sens = RNG.standard_normal(want.shape)
+    got = ms.grad(lambda a: (op(a, size) * ms.Tensor(sens)).sum())(ms.Tensor(img))
+    tx = torch.tensor(img, requires_grad=True)
+    (torch.nn.functional.interpolate(tx, (7, 8), mode="bicubic", align_corners=True) *
+     torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy(), rtol=1e-10)
+
+
+def test_resize_bicubic_documented_case_dtypes_and_errors(mode):
+    for dt in (np.float16, np.float32, np.float64):
+        img = np.array([1, 2, 3, 4], dt).reshape(1, 1, 2, 2)
+        size = ms.Tensor(np.array([1, 4], np.int32))
+        got = run(lambda a: P.ResizeBicubic()(a, size), img)
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got, np.array([[[[1, 1.5, 2, 2.09375]]]], dt))
+    with pytest.raises(ValueError, match="ResizeBicubic"):
+        P.ResizeBicubic(True, True)
+    x = ms.Tensor(np.ones((1, 1, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="ResizeBicubic.*size"):
+        P.ResizeBicubic()(x, ms.Tensor(np.array([1, 2, 3], np.int32)))
+    with pytest.raises(ValueError, match="ResizeBicubic.*4-D"):
+        P.ResizeBicubic()(ms.Tensor(np.ones((2, 2), np.float32)),
+                          ms.Tensor(np.array([1, 2], np.int32)))
+
+
+# ------------------------------------------------------------------ ExtractVolumePatches
+def _volume_oracle(x, ks, st, same):
+    n, c, d, h, w = x.shape
+    if same:
+        out = [-(-s // t) for s, t in zip((d, h, w), st)]
+        pad = [max((o - 1) * t + k - s, 0) for o, t, k, s in zip(out, st, ks, (d, h, w))]
+        before = [p // 2 for p in pad]
+    else:
+        out = [(s - k) // t + 1 for s, k, t in zip((d, h, w), ks, st)]
+        before = [0, 0, 0]
+    res = np.zeros((n, ks[0] * ks[1] * ks[2] * c) + tuple(out), x.dtype)
+    for od in range(out[0]):
+        for oh in range(out[1]):
+            for ow in range(out[2]):
+                ch = 0
+                for i in range(ks[0]):
+                    for j in range(ks[1]):
+                        for k in range(ks[2]):
+                            for cc in range(c):
+                                z = od * st[0] + i - before[0]
+                                y = oh * st[1] + j - before[1]
+                                xx = ow * st[2] + k - before[2]
+                                if 0 <= z < d and 0 <= y < h and 0 <= xx < w:
+                                    res[:, ch, od, oh, ow] = x[:, cc, z, y, xx]
+                                ch += 1
+    return res
+
+
+@pytest.mark.parametrize("ks,st,padding", [((2, 2, 2), (1, 1, 1), "VALID"),
+                                           ((1, 2, 3), (2, 1, 2), "SAME"),
+                                           ((3, 1, 2), (1, 3, 1), "same"),
+                                           ((2, 3, 1), (2, 2, 3), "VALID")])
+def test_extract_volume_patches_matches_a_loop(mode, ks, st, padding):
+    x = RNG.standard_normal((2, 3, 4, 5, 6))
+    got = run(P.ExtractVolumePatches((1, 1) + ks, (1, 1) + st, padding), x)
+    np.testing.assert_array_equal(got, _volume_oracle(x, ks, st, padding.upper() == "SAME"))
+    xi = RNG.integers(-9, 9, (1, 2, 3, 4, 3)).astype(np.int8)
+    got = run(P.ExtractVolumePatches(ks, st, padding), xi)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, _volume_oracle(xi, ks, st, padding.upper() == "SAME"))
+
+
+def test_extract_volume_patches_gradient_and_errors(mode):
+    x = RNG.standard_normal((1, 2, 3, 4, 3))
+    op = P.ExtractVolumePatches((1, 1, 2, 2, 2), (1, 1, 1, 2, 1), "SAME")
+    sens = RNG.standard_normal(run(op, x).shape)
+    got = ms.grad(lambda a: (op(a) * ms.Tensor(sens)).sum())(ms.Tensor(x)).asnumpy()
+    # the gradient of a linear map: the adjoint of the oracle, column by column
+    want = np.zeros(x.size)
+    for i in range(x.size):
+        e = np.zeros(x.size)
+        e[i] = 1
+        want[i] = (_volume_oracle(e.reshape(x.shape), (2, 2, 2), (1, 2, 1), True) * sens).sum()
+    np.testing.assert_allclose(got.reshape(-1), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="ExtractVolumePatches"):
+        P.ExtractVolumePatches((2, 1, 1, 1, 1), 1)
+    with pytest.raises(ValueError, match="ExtractVolumePatches.*padding"):
+        P.ExtractVolumePatches(1, 1, "FULL")
+    with pytest.raises(ValueError, match="ExtractVolumePatches.*5-D"):
+        P.ExtractVolumePatches(1, 1)(ms.Tensor(np.ones((2, 2, 2, 2), np.float32)))
+
+
+# ------------------------------------------------------------------ FractionalMaxPool3D
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fractional_max_pool3d_fixed_ksize_matches_torch(mode, dtype):
+    x = RNG.standard_normal((2, 3, 7, 8, 9)).astype(dtype)
+    samples = RNG.random((2, 3, 3)).astype(dtype)
+    y, idx = run(P.FractionalMaxPool3DWithFixedKsize((2, 3, 2), (4, 5, 3)), x, samples)
+    ty, tidx = torch.nn.functional.fractional_max_pool3d(
+        torch.tensor(x), (2, 3, 2), output_size=(4, 5, 3), return_indices=True,
+        _random_samples=torch.tensor(samples))
+    np.testing.assert_array_equal(y, ty.numpy())
+    np.testing.assert_array_equal(idx, tidx.numpy())
+    assert idx.dtype == np.int64
+    # channels last, a 4-D input and integers give the same windows
+    yl, il = run(P.FractionalMaxPool3DWithFixedKsize((2, 3, 2), (4, 5, 3), "NDHWC"),
+                 np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1)), samples)
+    np.testing.assert_array_equal(yl, y.transpose(0, 2, 3, 4, 1))
+    np.testing.assert_array_equal(il, idx.transpose(0, 2, 3, 4, 1))
+    y4, _ = run(P.FractionalMaxPool3DWithFixedKsize(2, 3), x[0], samples[:1])
+    ty4 = torch.nn.functional.fractional_max_pool3d(torch.tensor(x[:1]), 2, output_size=3,
+                                                    _random_samples=torch.tensor(samples[:1]))
+    np.testing.assert_array_equal(y4, ty4.numpy()[0])
+    xi = RNG.permutation(7 * 8 * 9 * 6).reshape(2, 3, 7, 8, 9).astype(np.int64)
+    yi, ii = run(P.FractionalMaxPool3DWithFixedKsize((2, 3, 2), (4, 5, 3)), xi, samples)
+    _, tii = torch.nn.functional.fractional_max_pool3d(
+        torch.tensor(xi.astype(np.float64)), (2, 3, 2), output_size=(4, 5, 3),
+        return_indices=True, _random_samples=torch.tensor(samples.astype(np.float64)))
+    np.testing.assert_array_equal(ii, tii.numpy())
+    assert yi.dtype == np.int64
+
+
+def test_fractional_max_pool3d_fixed_ksize_gradient_and_errors(mode):
+    x = RNG.standard_normal((1, 2, 5, 5, 5))
+    samples = RNG.random((1, 2, 3))
+    op = P.FractionalMaxPool3DWithFixedKsize(2, 3)
+    sens = RNG.standard_normal((1, 2, 3, 3, 3))
+    got = ms.grad(lambda a: (op(a, ms.Tensor(samples))[0] * ms.Tensor(sens)).sum())(
+        ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    (torch.nn.functional.fractional_max_pool3d(tx, 2, output_size=3,
+                                               _random_samples=torch.tensor(samples)) *
+     torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy())
+    with pytest.raises(ValueError, match="random_samples"):
+        op(ms.Tensor(x), ms.Tensor(np.zeros((1, 2, 2))))
+    with pytest.raises(ValueError, match="data_format"):
+        P.FractionalMaxPool3DWithFixedKsize(2, 3, "NCHW")
+    with pytest.raises(TypeError, match="FractionalMaxPool3DWithFixedKsize"):
+        op(ms.Tensor(x.astype(np.int8)), ms.Tensor(samples))

@@ -305,3 +305,7 @@ __all__ += ["FFTWithSize"]
 from mycel.ops.operations import breadth_more_ops as _breadth_more_ops  # noqa: E402
 from mycel.ops.operations.breadth_more_ops import *  # noqa: F401,F403,E402
 __all__ += _breadth_more_ops.__all__
+# ResizeBicubic, ExtractVolumePatches, FractionalMaxPool3DWithFixedKsize (breadth_image_ops.py)
+from mycel.ops.operations import breadth_image_ops as _breadth_image_ops  # noqa: E402
+from mycel.ops.operations.breadth_image_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_image_ops.__all__
