@@ -509,3 +509,166 @@ def test_fractional_max_pool3d_fixed_ksize_gradient_and_errors(mode):
         P.FractionalMaxPool3DWithFixedKsize(2, 3, "NCHW")
     with pytest.raises(TypeError, match="FractionalMaxPool3DWithFixedKsize"):
         op(ms.Tensor(x.astype(np.int8)), ms.Tensor(samples))
+
+
+# ------------------------------------------------------------------ LSTM, DynamicRNN, DynamicGRUV2
+def _pack_lstm(tl, layers, dirs, two_biases=False):
+    sfx = ["", "_reverse"][:dirs]
+    ks = [(k, s) for k in range(layers) for s in sfx]
+    g = lambda n: getattr(tl, n).detach().numpy().reshape(-1)  # noqa: E731
+    parts = [g(f"weight_ih_l{k}{s}") for k, s in ks] + [g(f"weight_hh_l{k}{s}") for k, s in ks]
+    if tl.proj_size:
+        parts += [g(f"weight_hr_l{k}{s}") for k, s in ks]
+    if two_biases:
+        parts += [g(f"bias_ih_l{k}{s}") for k, s in ks] + [g(f"bias_hh_l{k}{s}") for k, s in ks]
+    else:
+        parts += [g(f"bias_ih_l{k}{s}") + g(f"bias_hh_l{k}{s}") for k, s in ks]
+    return np.concatenate(parts).reshape(-1, 1, 1)
+
+
+@pytest.mark.parametrize("layers,bi,proj,two", [(1, False, 0, False), (2, True, 0, False),
+                                                (2, False, 3, False), (1, True, 2, True)])
+def test_lstm_primitive_matches_torch(mode, layers, bi, proj, two):
+    torch.manual_seed(3)
+    n_in, hid, t, b = 5, 6, 4, 3
+    tl = torch.nn.LSTM(n_in, hid, layers, bidirectional=bi, proj_size=proj).double()
+    dirs = 2 if bi else 1
+    real = proj or hid
+    x = RNG.standard_normal((t, b, n_in))
+    h0 = RNG.standard_normal((layers * dirs, b, real))
+    c0 = RNG.standard_normal((layers * dirs, b, hid))
+    want, (wh, wc) = tl(torch.tensor(x), (torch.tensor(h0), torch.tensor(c0)))
+    op = P.LSTM(n_in, hid, layers, True, bi, 0.0, proj)
+    out, hn, cn, reserve, state = run(op, x, h0, c0, _pack_lstm(tl, layers, dirs, two))
+    np.testing.assert_allclose(out, want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(hn, wh.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cn, wc.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert reserve.shape == (1, 1) and state.shape == (1, 1)
+
+
+def test_lstm_primitive_gradient_and_errors(mode):
+    torch.manual_seed(4)
+    tl = torch.nn.LSTM(3, 4, 1).double()
+    x = RNG.standard_normal((5, 2, 3))
+    h0, c0 = RNG.standard_normal((1, 2, 4)), RNG.standard_normal((1, 2, 4))
+    w = _pack_lstm(tl, 1, 1)
+    op = P.LSTM(3, 4, 1, True, False, 0.0)
+    got = ms.grad(lambda a: op(a, ms.Tensor(h0), ms.Tensor(c0), ms.Tensor(w))[0].sum())(
+        ms.Tensor(x))
+    tx = torch.tensor(x, requires_grad=True)
+    tl(tx, (torch.tensor(h0), torch.tensor(c0)))[0].sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tx.grad.numpy(), rtol=1e-10)
+    with pytest.raises(ValueError, match="LSTM.*packed weight"):
+        op(ms.Tensor(x), ms.Tensor(h0), ms.Tensor(c0), ms.Tensor(w[:-1]))
+    with pytest.raises(ValueError, match="LSTM.*'h'"):
+        op(ms.Tensor(x), ms.Tensor(h0[:, :1]), ms.Tensor(c0), ms.Tensor(w))
+    with pytest.raises(ValueError, match="proj_size"):
+        P.LSTM(3, 4, 1, True, False, 0.0, 4)
+
+
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 3e-3)])
+def test_dynamic_rnn_matches_the_lstm_rules(mode, dtype, tol):
+    t, b, n_in, hid = 3, 2, 4, 5
+    x = RNG.standard_normal((t, b, n_in)).astype(dtype)
+    w = (RNG.standard_normal((n_in + hid, 4 * hid)) * 0.5).astype(dtype)
+    bias = RNG.standard_normal(4 * hid).astype(dtype)
+    h0 = RNG.standard_normal((1, b, hid)).astype(dtype)
+    c0 = RNG.standard_normal((1, b, hid)).astype(dtype)
+    outs = run(lambda *a: P.DynamicRNN(forget_bias=0.7)(a[0], a[1], a[2], None, a[3], a[4]),
+               x, w, bias, h0, c0)
+    h, c = h0[0].astype(np.float64), c0[0].astype(np.float64)
+    want = [[] for _ in range(8)]
+    for s in range(t):
+        g = np.concatenate([x[s], h], 1) @ w.astype(np.float64) + bias
+        i, j, f, o = np.split(g, 4, 1)
+        i, j, f, o = _sig(i), np.tanh(j), _sig(f + 0.7), _sig(o)
+        c = f * c + i * j
+        h = o * np.tanh(c)
+        for lst, v in zip(want, (h, h, c, i, j, f, o, np.tanh(c))):
+            lst.append(v)
+    for got, w_ in zip(outs, want):
+        assert got.dtype == dtype and got.shape == (t, b, hid)
+        np.testing.assert_allclose(got.astype(np.float64), np.stack(w_), rtol=tol, atol=tol)
+
+
+def test_dynamic_rnn_equals_torch_lstm_with_mindsporess_repacking(mode):
+    torch.manual_seed(5)
+    cell = torch.nn.LSTM(3, 4).double()
+    x = RNG.standard_normal((6, 2, 3))
+    wih, whh = cell.weight_ih_l0.detach().numpy(), cell.weight_hh_l0.detach().numpy()
+    bsum = (cell.bias_ih_l0 + cell.bias_hh_l0).detach().numpy()
+    order = lambda m: np.concatenate([m[0:4], m[8:12], m[4:8], m[12:16]])  # noqa: E731
+    w = np.concatenate([order(wih), order(whh)], 1).T.astype(np.float32)
+    h0 = np.zeros((1, 2, 4), np.float32)
+    y = run(lambda a, b_, c_: P.DynamicRNN()(a, b_, c_, None, ms.Tensor(h0), ms.Tensor(h0)),
+            x.astype(np.float32), w, order(bsum).astype(np.float32))[0]
+    np.testing.assert_allclose(y, cell(torch.tensor(x))[0].detach().numpy(), rtol=1e-4,
+                               atol=1e-5)
+    with pytest.raises(ValueError, match="DynamicRNN.*seq_length"):
+        P.DynamicRNN()(ms.Tensor(x.astype(np.float32)), ms.Tensor(w),
+                       ms.Tensor(order(bsum).astype(np.float32)), ms.Tensor(np.ones(2, np.int32)),
+                       ms.Tensor(h0), ms.Tensor(h0))
+    with pytest.raises(ValueError, match="DynamicRNN.*direction"):
+        P.DynamicRNN(direction="BIDIRECTIONAL")
+    with pytest.raises(ValueError, match="DynamicRNN.*'w'"):
+        P.DynamicRNN()(ms.Tensor(x.astype(np.float32)), ms.Tensor(w[1:]),
+                       ms.Tensor(order(bsum).astype(np.float32)), None, ms.Tensor(h0),
+                       ms.Tensor(h0))
+
+
+@pytest.mark.parametrize("gate_order", ["rzh", "zrh"])
+def test_dynamic_gru_v2_matches_torch_gru(mode, gate_order):
+    torch.manual_seed(6)
+    gru = torch.nn.GRU(4, 5).double()
+    t, b = 3, 2
+    x = RNG.standard_normal((t, b, 4))
+    h0 = RNG.standard_normal((b, 5))
+    want, _ = gru(torch.tensor(x), torch.tensor(h0[None]))
+
+    def reorder(m):  # torch's rows r, z, n -> gate_order's columns
+        r, z, n = np.split(m, 3, 0)
+        return np.concatenate([r, z, n] if gate_order == "rzh" else [z, r, n], 0)
+    get = lambda n: getattr(gru, n).detach().numpy()  # noqa: E731
+    wi, wh = reorder(get("weight_ih_l0")).T, reorder(get("weight_hh_l0")).T
+    bi, bh = reorder(get("bias_ih_l0")), reorder(get("bias_hh_l0"))
+    f32 = lambda a: a.astype(np.float32)  # noqa: E731
+    y, oh, upd, rst, new, hnew = run(
+        lambda a, c, d, e, f, g: P.DynamicGRUV2(gate_order=gate_order)(a, c, d, e, f, None, g),
+        f32(x), f32(wi), f32(wh), f32(bi), f32(bh), f32(h0))
+    np.testing.assert_allclose(y, want.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(y, oh)
+    # the gates of the first step, from torch's parameters
+    gx = x[0] @ get("weight_ih_l0").T + get("bias_ih_l0")
+    gh = h0 @ get("weight_hh_l0").T + get("bias_hh_l0")
+    r0 = _sig(gx[:, :5] + gh[:, :5])
+    z0 = _sig(gx[:, 5:10] + gh[:, 5:10])
+    np.testing.assert_allclose(rst[0], r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(upd[0], z0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hnew[0], gh[:, 10:], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(new[0], np.tanh(gx[:, 10:] + r0 * gh[:, 10:]), rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_dynamic_gru_v2_without_biases_and_errors(mode):
+    x = RNG.standard_normal((2, 1, 3)).astype(np.float16)
+    wi = RNG.standard_normal((3, 6)).astype(np.float16)
+    wh = RNG.standard_normal((2, 6)).astype(np.float16)
+    h0 = np.zeros((1, 2), np.float16)
+    y = run(lambda a, c, d, e: P.DynamicGRUV2()(a, c, d, None, None, None, e), x, wi, wh, h0)[0]
+    h = np.zeros((1, 2))
+    for s in range(2):
+        gx, gh = x[s].astype(np.float64) @ wi, h @ wh.astype(np.float64)
+        r, z = _sig(gx[:, :2] + gh[:, :2]), _sig(gx[:, 2:4] + gh[:, 2:4])
+        n = np.tanh(gx[:, 4:] + r * gh[:, 4:])
+        h = (1 - z) * n + z * h
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y[-1].astype(np.float64), h, rtol=3e-3, atol=3e-3)
+    with pytest.raises(ValueError, match="gate_order"):
+        P.DynamicGRUV2(gate_order="hzr")
+    with pytest.raises(ValueError, match="DynamicGRUV2.*init_h"):
+        P.DynamicGRUV2()(ms.Tensor(x), ms.Tensor(wi), ms.Tensor(wh), None, None, None,
+                         ms.Tensor(np.zeros((2, 2), np.float16)))

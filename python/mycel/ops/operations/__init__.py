@@ -309,3 +309,7 @@ __all__ += _breadth_more_ops.__all__
 from mycel.ops.operations import breadth_image_ops as _breadth_image_ops  # noqa: E402
 from mycel.ops.operations.breadth_image_ops import *  # noqa: F401,F403,E402
 __all__ += _breadth_image_ops.__all__
+# LSTM (the CPU op's packed weight), DynamicRNN, DynamicGRUV2 (breadth_rnn_ops.py)
+from mycel.ops.operations import breadth_rnn_ops as _breadth_rnn_ops  # noqa: E402
+from mycel.ops.operations.breadth_rnn_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_rnn_ops.__all__
