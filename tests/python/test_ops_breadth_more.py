@@ -672,3 +672,60 @@ def test_dynamic_gru_v2_without_biases_and_errors(mode):
     with pytest.raises(ValueError, match="DynamicGRUV2.*init_h"):
         P.DynamicGRUV2()(ms.Tensor(x), ms.Tensor(wi), ms.Tensor(wh), None, None, None,
                          ms.Tensor(np.zeros((2, 2), np.float16)))
+
+
+# ------------------------------------------------------------------ EditDistance
+def _lev(a, b):
+    d = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, d[0] = d[0], i
+        for j, y in enumerate(b, 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (x != y))
+    return d[-1]
+
+
+def _sparse_seqs(lead, width, rng, p_empty=0.2):
+    seqs, idx, vals = {}, [], []
+    for pos in np.ndindex(*lead):
+        n = 0 if rng.random() < p_empty else int(rng.integers(1, width + 1))
+        seq = rng.integers(0, 3, n).tolist()
+        seqs[pos] = seq
+        for k, v in enumerate(seq):
+            idx.append(list(pos) + [k])
+            vals.append(v)
+    return seqs, np.array(idx, np.int64).reshape(-1, len(lead) + 1), np.array(vals, np.int32)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_edit_distance_matches_levenshtein(mode, normalize):
+    lead_h, lead_t = (3, 2), (2, 4)
+    hs, hi, hv = _sparse_seqs(lead_h, 5, RNG)
+    ts, ti, tv = _sparse_seqs(lead_t, 4, RNG)
+    perm = RNG.permutation(len(hv))  # the entries need not come in order
+    hi, hv = hi[perm], hv[perm]
+    h_shape = ms.Tensor(np.array(lead_h + (5,), np.int64))
+    t_shape = ms.Tensor(np.array(lead_t + (4,), np.int64))
+    got = run(lambda a, b, c, d: P.EditDistance(normalize)(a, b, h_shape, c, d, t_shape),
+              hi, hv, ti, tv)
+    assert got.shape == (3, 4) and got.dtype == np.float32
+    for pos in np.ndindex(3, 4):
+        a, b = hs.get(pos, []), ts.get(pos, [])
+        want = float(_lev(a, b))
+        if normalize:
+            want = 0.0 if not a and not b else (np.inf if not b else want / len(b))
+        assert got[pos] == pytest.approx(want), pos
+
+
+def test_edit_distance_documented_case_and_errors(mode):
+    hi = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 1]], np.int64)
+    ti = np.array([[0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1]], np.int64)
+    hs, ts = ms.Tensor(np.array([1, 1, 2], np.int64)), ms.Tensor(np.array([2, 2, 2], np.int64))
+    got = run(lambda a, b, c, d: P.EditDistance()(a, b, hs, c, d, ts), hi,
+              np.array([1, 2, 3], np.float32), ti, np.array([1, 3, 2, 1], np.float32))
+    np.testing.assert_array_equal(got, np.ones((2, 2), np.float32))
+    with pytest.raises(ValueError, match="EditDistance"):
+        P.EditDistance()(ms.Tensor(hi), ms.Tensor(np.ones(3, np.float32)),
+                         ms.Tensor(np.array([1, 2], np.int64)), ms.Tensor(ti),
+                         ms.Tensor(np.ones(4, np.float32)), ts)
+    with pytest.raises(TypeError, match="EditDistance"):
+        P.EditDistance(normalize=1)

@@ -1,7 +1,7 @@
 """Primitive classes of MindSpore 2.x that mycel composes from table ops (the names
 docs/compatibility.md listed absent): Im2Col, Polar, Cholesky, Geqrf, CTCLoss (TensorFlow's,
 sparse labels and logits), NoRepeatNGram, LogUniformCandidateSampler (and its functional form
-log_uniform_candidate_sampler). Each is a _Composed primitive whose __call__ graph mode parses
+log_uniform_candidate_sampler), EditDistance (TensorFlow's, of sparse sequences). Each is a _Composed primitive whose __call__ graph mode parses
 like any function, so both modes and gradients come from the ops it is built of.
 """
 import numpy as np
@@ -17,7 +17,7 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.primitive import constexpr
 
 __all__ = ["Im2Col", "Polar", "Cholesky", "Geqrf", "CTCLoss", "NoRepeatNGram",
-           "LogUniformCandidateSampler"]
+           "LogUniformCandidateSampler", "EditDistance"]
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -307,3 +307,129 @@ def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, uniqu
     """The functional form of LogUniformCandidateSampler (same arguments, same outputs)."""
     return LogUniformCandidateSampler(num_true, num_sampled, unique, range_max,
                                       seed)(true_classes)
+
+
+# ------------------------------------------------------------------ EditDistance
+@constexpr
+def _edit_plan(h_idx, h_val, h_shape, t_idx, t_val, t_shape):
+    op = "EditDistance"
+    shapes = []
+    for name, v in (("hypothesis_shape", h_shape), ("truth_shape", t_shape)):
+        if not isinstance(v, _C.Tensor):
+            raise TypeError(f"For '{op}', '{name}' must be a Tensor (a constant), but got "
+                            f"{type(v).__name__}.")
+        shapes.append(tuple(int(e) for e in v.asnumpy().reshape(-1)))
+    hs, ts = shapes
+    if len(hs) != len(ts) or len(hs) < 1 or min(hs + ts) < 0:
+        raise ValueError(f"For '{op}', hypothesis_shape and truth_shape must have the same "
+                         f"rank (at least 1) and no negative entry, but got {hs} and {ts}.")
+    for name, idx, val, shp in (("hypothesis", h_idx, h_val, hs), ("truth", t_idx, t_val, ts)):
+        if len(idx) != 2 or idx[1] != len(shp) or tuple(val) != (idx[0],):
+            raise ValueError(f"For '{op}', {name}_indices must be [n, {len(shp)}] and "
+                             f"{name}_values [n], but got {tuple(idx)} and {tuple(val)}.")
+    out = tuple(max(a, b) for a, b in zip(hs[:-1], ts[:-1]))
+    rows = 1
+    for e in out:
+        rows *= e
+    strides = []
+    acc = 1
+    for e in reversed(out):
+        strides.insert(0, acc)
+        acc *= e
+    width_h = max(1, min(h_idx[0], hs[-1]))
+    width_t = max(1, min(t_idx[0], ts[-1]))
+    return out, rows, tuple(strides), width_h, width_t
+
+
+def _edit_dense(indices, values, strides, rows, width):
+    """(sequences [rows, width] as float64, lengths [rows] int64): the values of each row
+    (the leading indices), in the order of their last index."""
+    idx = prim("Cast")(indices, _C.int64)
+    n = idx.shape[0]
+    rank = idx.shape[1]
+    row = prim("ZerosLike")(idx[:, 0])
+    for k in range(rank - 1):
+        row = prim("Add")(row, prim("Mul")(idx[:, k], strides[k]))
+    last = idx[:, rank - 1]
+    same = prim("Equal")(prim("ExpandDims")(row, 1), prim("ExpandDims")(row, 0))
+    before = prim("Less")(prim("ExpandDims")(last, 0), prim("ExpandDims")(last, 1))
+    pos = prim("ReduceSum", keep_dims=False)(
+        prim("Cast")(prim("LogicalAnd")(same, before), _C.int64), (1,))  # rank in its row
+    at_row = prim("Equal")(prim("ExpandDims")(row, 0), prim("ExpandDims")(_range(rows), 1))
+    lengths = prim("ReduceSum", keep_dims=False)(prim("Cast")(at_row, _C.int64), (1,))
+    hit = prim("LogicalAnd")(prim("Reshape")(at_row, (rows, 1, n)),
+                             prim("Equal")(prim("Reshape")(pos, (1, 1, n)),
+                                           prim("Reshape")(_range(width), (1, width, 1))))
+    val = prim("Reshape")(prim("Cast")(values, _C.float64), (1, 1, n))
+    dense = prim("ReduceSum", keep_dims=False)(
+        prim("Mul")(prim("Cast")(hit, _C.float64), val), (2,))
+    return dense, lengths
+
+
+@constexpr
+def _upper_mask(n):
+    """[n, n] float64: 0 where k <= j (column j, row k), a large number elsewhere."""
+    return _C.Tensor(np.where(np.arange(n)[:, None] <= np.arange(n)[None, :], 0.0, 1e18))
+
+
+@constexpr
+def _col_index(n):
+    return _C.Tensor(np.arange(n, dtype=np.float64))
+
+
+def _levenshtein(a, la, b, lb):
+    """The edit distance of each row's a[:la] and b[:lb] (float64 [rows]). Row i of the table
+    is D_i[j] = j + min_{k <= j}(E[k] - k) with E[0] = D_{i-1}[0] + 1 and E[j] =
+    min(D_{i-1}[j] + 1, D_{i-1}[j - 1] + (a_i != b_j)): a vector step per row of a."""
+    rows, width_a = a.shape
+    cols = b.shape[1] + 1
+    j = _col_index(cols)
+    mask = _upper_mask(cols)
+    d = prim("BroadcastTo", shape=(rows, cols))(j)
+    table = (d,)
+    for i in range(width_a):
+        cost = prim("Cast")(prim("NotEqual")(a[:, i:i + 1], b), _C.float64)  # [rows, B]
+        diag = prim("Add")(d[:, :cols - 1], cost)
+        up = prim("Add")(d, 1.0)
+        e = prim("Concat", axis=1)((up[:, :1], prim("Minimum")(up[:, 1:], diag)))
+        shifted = prim("Sub")(e, j)
+        windows = prim("Add")(prim("ExpandDims")(shifted, 2), mask)  # [rows, k, j]
+        d = prim("Add")(prim("ReduceMin", keep_dims=False)(windows, (1,)), j)
+        table = table + (d,)
+    full = prim("Stack", axis=1)(table)  # [rows, A + 1, B + 1]
+    at_a = prim("GatherD")(full, prim("BroadcastTo", shape=(rows, 1, cols))(
+        prim("Reshape")(la, (rows, 1, 1))), 1)
+    return prim("Reshape")(prim("GatherD")(prim("Reshape")(at_a, (rows, cols)),
+                                           prim("Reshape")(lb, (rows, 1)), 1), (rows,))
+
+
+class EditDistance(_Composed):
+    """EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape,
+    truth_indices, truth_values, truth_shape) -> float32 distances of shape
+    max(hypothesis_shape[:-1], truth_shape[:-1]): TensorFlow's Levenshtein distance between
+    the sparse sequences of each position of the leading dims (a sequence is the values of
+    the entries sharing those leading indices, in the order of their last index). With
+    normalize the distance is divided by the truth's length: a missing truth gives inf (0 when
+    the hypothesis is missing too). The shapes must be constant int64 tensors (they set the
+    output shape)."""
+
+    def __init__(self, normalize=True):
+        self.normalize = _check_bool("EditDistance", "normalize", normalize)
+        super().__init__(normalize=normalize)
+
+    def __call__(self, hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+                 truth_values, truth_shape):
+        op = "EditDistance"
+        _check_tensor(op, "hypothesis_indices", hypothesis_indices, (_C.int64,))
+        _check_tensor(op, "truth_indices", truth_indices, (_C.int64,))
+        out, rows, strides, wh, wt = _edit_plan(
+            hypothesis_indices.shape, hypothesis_values.shape, hypothesis_shape,
+            truth_indices.shape, truth_values.shape, truth_shape)
+        a, la = _edit_dense(hypothesis_indices, hypothesis_values, strides, rows, wh)
+        b, lb = _edit_dense(truth_indices, truth_values, strides, rows, wt)
+        dist = _levenshtein(a, la, b, lb)
+        if self.normalize:
+            lbf = prim("Cast")(lb, _C.float64)
+            both_empty = prim("LogicalAnd")(prim("Equal")(la, 0), prim("Equal")(lb, 0))
+            dist = prim("Select")(both_empty, prim("ZerosLike")(dist), prim("Div")(dist, lbf))
+        return prim("Reshape")(prim("Cast")(dist, _C.float32), out)
