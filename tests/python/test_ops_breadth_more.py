@@ -729,3 +729,67 @@ def test_edit_distance_documented_case_and_errors(mode):
                          ms.Tensor(np.ones(4, np.float32)), ts)
     with pytest.raises(TypeError, match="EditDistance"):
         P.EditDistance(normalize=1)
+
+
+# ------------------------------------------------------------------ RNNTLoss
+def _rnnt_oracle(acts, labels, t_len, u_len, blank):
+    lp = acts - np.log(np.exp(acts).sum(-1, keepdims=True))
+    out = []
+    for b in range(acts.shape[0]):
+        tt, uu = t_len[b], u_len[b]
+        alpha = np.full((tt, uu + 1), -np.inf)
+        for t in range(tt):
+            for u in range(uu + 1):
+                if t == 0 and u == 0:
+                    alpha[t, u] = 0.0
+                    continue
+                terms = []
+                if t > 0:
+                    terms.append(alpha[t - 1, u] + lp[b, t - 1, u, blank])
+                if u > 0:
+                    terms.append(alpha[t, u - 1] + lp[b, t, u - 1, labels[b, u - 1]])
+                alpha[t, u] = np.logaddexp.reduce(terms)
+        out.append(-(alpha[tt - 1, uu] + lp[b, tt - 1, uu, blank]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("blank", [0, 3])
+def test_rnnt_loss_matches_the_recursion_and_finite_differences(mode, blank):
+    b, t, u, v = 3, 5, 3, 6
+    acts = RNG.standard_normal((b, t, u + 1, v))
+    labels = RNG.integers(0, v, (b, u)).astype(np.int32)
+    labels = np.where(labels == blank, (blank + 1) % v, labels).astype(np.int32)
+    t_len = np.array([5, 3, 4], np.int32)
+    u_len = np.array([3, 1, 0], np.int32)
+    costs, grads = run(P.RNNTLoss(blank), acts, labels, t_len, u_len)
+    np.testing.assert_allclose(costs, _rnnt_oracle(acts, labels, t_len, u_len, blank),
+                               rtol=1e-10)
+    eps = 1e-6
+    for _ in range(12):
+        i = tuple(int(RNG.integers(0, s)) for s in acts.shape)
+        up, dn = acts.copy(), acts.copy()
+        up[i] += eps
+        dn[i] -= eps
+        fd = (_rnnt_oracle(up, labels, t_len, u_len, blank).sum() -
+              _rnnt_oracle(dn, labels, t_len, u_len, blank).sum()) / (2 * eps)
+        assert grads[i] == pytest.approx(fd, abs=1e-6), i
+    assert np.all(grads[1, 3:] == 0)  # after the example's input length
+
+
+def test_rnnt_loss_float32_and_errors(mode):
+    acts = RNG.standard_normal((1, 2, 3, 5)).astype(np.float32)
+    labels = np.array([[1, 2]], np.int32)
+    lens = (np.array([2], np.int32), np.array([2], np.int32))
+    costs, grads = run(P.RNNTLoss(), acts, labels, *lens)
+    assert costs.dtype == np.float32 and grads.shape == acts.shape
+    np.testing.assert_allclose(costs, _rnnt_oracle(acts.astype(np.float64), labels, *lens, 0),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="RNNTLoss.*labels"):
+        P.RNNTLoss()(ms.Tensor(acts), ms.Tensor(labels[:, :1]), ms.Tensor(lens[0]),
+                     ms.Tensor(lens[1]))
+    with pytest.raises(TypeError, match="RNNTLoss.*labels"):
+        P.RNNTLoss()(ms.Tensor(acts), ms.Tensor(labels.astype(np.int64)), ms.Tensor(lens[0]),
+                     ms.Tensor(lens[1]))
+    with pytest.raises(ValueError, match="blank_label"):
+        P.RNNTLoss(7)(ms.Tensor(acts), ms.Tensor(labels), ms.Tensor(lens[0]),
+                      ms.Tensor(lens[1]))

@@ -1,7 +1,8 @@
 """Primitive classes of MindSpore 2.x that mycel composes from table ops (the names
 docs/compatibility.md listed absent): Im2Col, Polar, Cholesky, Geqrf, CTCLoss (TensorFlow's,
 sparse labels and logits), NoRepeatNGram, LogUniformCandidateSampler (and its functional form
-log_uniform_candidate_sampler), EditDistance (TensorFlow's, of sparse sequences). Each is a _Composed primitive whose __call__ graph mode parses
+log_uniform_candidate_sampler), EditDistance (TensorFlow's, of sparse sequences), RNNTLoss
+(the RNN transducer loss). Each is a _Composed primitive whose __call__ graph mode parses
 like any function, so both modes and gradients come from the ops it is built of.
 """
 import numpy as np
@@ -17,7 +18,7 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.primitive import constexpr
 
 __all__ = ["Im2Col", "Polar", "Cholesky", "Geqrf", "CTCLoss", "NoRepeatNGram",
-           "LogUniformCandidateSampler", "EditDistance"]
+           "LogUniformCandidateSampler", "EditDistance", "RNNTLoss"]
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -433,3 +434,101 @@ class EditDistance(_Composed):
             both_empty = prim("LogicalAnd")(prim("Equal")(la, 0), prim("Equal")(lb, 0))
             dist = prim("Select")(both_empty, prim("ZerosLike")(dist), prim("Div")(dist, lbf))
         return prim("Reshape")(prim("Cast")(dist, _C.float32), out)
+
+
+# ------------------------------------------------------------------ RNNTLoss
+@constexpr
+def _rnnt_plan(a_shape, l_shape, il_shape, ll_shape, blank):
+    op = "RNNTLoss"
+    if len(a_shape) != 4:
+        raise ValueError(f"For '{op}', 'acts' must be 4-D [B, T, U + 1, V], but got shape "
+                         f"{tuple(a_shape)}.")
+    b, _, u1, v = a_shape
+    if tuple(l_shape) != (b, u1 - 1) or tuple(il_shape) != (b,) or tuple(ll_shape) != (b,):
+        raise ValueError(f"For '{op}', 'labels' must be [B, U] = [{b}, {u1 - 1}] and the "
+                         f"lengths [B], but got {tuple(l_shape)}, {tuple(il_shape)} and "
+                         f"{tuple(ll_shape)}.")
+    if not 0 <= blank < v:
+        raise ValueError(f"For '{op}', 'blank_label' ({blank}) must be in [0, {v}).")
+    return True
+
+
+@constexpr
+def _lower_neg(n):
+    """[n, n] float: 0 where k <= u (row k, column u), -1e30 elsewhere."""
+    return _C.Tensor(np.where(np.arange(n)[:, None] <= np.arange(n)[None, :], 0.0, -1e30))
+
+
+def _prefix_lse(v, mask):
+    """out[..., u] = log sum_{k <= u} exp(v[..., k]) (v finite)."""
+    w = prim("Add")(prim("ExpandDims")(v, 2), prim("Cast")(mask, v.dtype))  # [B, k, u]
+    m = prim("ReduceMax", keep_dims=True)(w, (1,))
+    s = prim("ReduceSum", keep_dims=False)(prim("Exp")(prim("Sub")(w, m)), (1,))
+    return prim("Add")(prim("Log")(s), prim("Squeeze", axis=(1,))(m))
+
+
+def _rnnt_costs(lp, labels, act_lens, label_lens, blank):
+    """The negative log-likelihood [B] of each label sequence under the transducer with
+    log-probabilities lp [B, T, U + 1, V] (the forward variable alpha, one time step at a time:
+    alpha_t(u) = logsumexp(alpha_{t-1}(u) + blank_{t-1}(u), alpha_t(u - 1) + emit_t(u - 1)),
+    solved along u as a prefix log-sum-exp of alpha_{t-1} + blank - C with C the running sum
+    of the emissions, plus C)."""
+    b, steps, u1, _ = lp.shape
+    lab = prim("Cast")(labels, _C.int64)
+    blank_lp = lp[:, :, :, blank]  # [B, T, U + 1]
+    if u1 > 1:
+        emit = prim("Squeeze", axis=(3,))(prim("GatherD")(
+            lp[:, :, :u1 - 1, :], prim("BroadcastTo", shape=(b, steps, u1 - 1, 1))(
+                prim("Reshape")(lab, (b, 1, u1 - 1, 1))), 3))  # [B, T, U]
+        csum = prim("Concat", axis=2)((prim("ZerosLike")(blank_lp[:, :, :1]),
+                                       prim("CumSum")(emit, 2)))  # [B, T, U + 1]
+    else:
+        csum = prim("ZerosLike")(blank_lp)
+    mask = _lower_neg(u1)
+    alpha = csum[:, 0]  # t = 0: only emissions
+    alphas = (alpha,)
+    for t in range(1, steps):
+        a = prim("Add")(alpha, blank_lp[:, t - 1])
+        alpha = prim("Add")(_prefix_lse(prim("Sub")(a, csum[:, t]), mask), csum[:, t])
+        alphas = alphas + (alpha,)
+    full = prim("Stack", axis=1)(alphas)  # [B, T, U + 1]
+    t_last = prim("Reshape")(prim("Sub")(prim("Cast")(act_lens, _C.int64), 1), (b, 1, 1))
+    u_last = prim("Reshape")(prim("Cast")(label_lens, _C.int64), (b, 1))
+    at_t = prim("BroadcastTo", shape=(b, 1, u1))(t_last)
+    row = prim("Reshape")(prim("GatherD")(full, at_t, 1), (b, u1))
+    brow = prim("Reshape")(prim("GatherD")(blank_lp, at_t, 1), (b, u1))
+    final = prim("Add")(prim("GatherD")(row, u_last, 1), prim("GatherD")(brow, u_last, 1))
+    return prim("Neg")(prim("Reshape")(final, (b,)))
+
+
+def _rnnt_total(acts, labels, act_lens, label_lens, blank):
+    lp = prim("LogSoftmax", axis=-1)(acts)
+    return prim("ReduceSum", keep_dims=False)(_rnnt_costs(lp, labels, act_lens, label_lens,
+                                                          blank), ())
+
+
+class RNNTLoss(_Composed):
+    """RNNTLoss(blank_label=0)(acts, labels, input_length, label_length) -> (costs [B],
+    grads like acts): the RNN transducer loss (Graves 2012) of the activations acts
+    [B, T, U + 1, V] (log-softmax over V is taken first) for labels [B, U] (int32) with each
+    example's input_length (<= T) and label_length (<= U), and its gradient with respect to
+    acts. Computed in float32 (float64 for float64 acts); the outputs take acts' dtype."""
+
+    def __init__(self, blank_label=0):
+        self.blank_label = _check_int("RNNTLoss", "blank_label", blank_label, positive=False)
+        super().__init__(blank_label=blank_label)
+
+    def __call__(self, acts, labels, input_length, label_length):
+        op = "RNNTLoss"
+        _check_tensor(op, "acts", acts, (_C.float16, _C.float32, _C.float64))
+        for name, t in (("labels", labels), ("input_length", input_length),
+                        ("label_length", label_length)):
+            _check_tensor(op, name, t, (_C.int32,))
+        _rnnt_plan(acts.shape, labels.shape, input_length.shape, label_length.shape,
+                   self.blank_label)
+        work = _C.float64 if acts.dtype == _C.float64 else _C.float32
+        x = prim("Cast")(acts, work)
+        costs = _rnnt_costs(prim("LogSoftmax", axis=-1)(x), labels, input_length, label_length,
+                            self.blank_label)
+        grads = _grad(_rnnt_total, 0)(x, labels, input_length, label_length, self.blank_label)
+        return prim("Cast")(costs, acts.dtype), prim("Cast")(grads, acts.dtype)
