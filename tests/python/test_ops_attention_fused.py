@@ -1,8 +1,8 @@
 """ops.flash_attention_score, prompt_flash_attention, incre_flash_attention,
 fused_infer_attention_score and speed_fusion_attention (ops/function/attention_func.py)
 against a numpy oracle and torch's softmax attention (autograd for the gradients): layouts,
-grouped heads, position shifts, masks and sparse modes, dropout masks, key lengths, log-sum-exp; PYNATIVE and
-GRAPH mode; gradients; errors."""
+grouped heads, position shifts, masks and sparse modes, dropout masks, key lengths,
+log-sum-exp; PYNATIVE and GRAPH mode; gradients; errors."""
 import numpy as np
 import pytest
 import torch
