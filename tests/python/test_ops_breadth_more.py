@@ -793,3 +793,46 @@ def test_rnnt_loss_float32_and_errors(mode):
     with pytest.raises(ValueError, match="blank_label"):
         P.RNNTLoss(7)(ms.Tensor(acts), ms.Tensor(labels), ms.Tensor(lens[0]),
                       ms.Tensor(lens[1]))
+
+
+# ------------------------------------------------------------------ moe_token_permute / unpermute
+@pytest.mark.parametrize("topk,n_out", [(1, None), (3, None), (2, 7)])
+def test_moe_token_permute_and_unpermute(mode, topk, n_out):
+    n, hidden = 6, 4
+    tokens = RNG.standard_normal((n, hidden)).astype(np.float32)
+    idx = RNG.integers(0, 4, (n, topk) if topk > 1 else (n,)).astype(np.int32)
+    perm, sidx = run(lambda a, b: ops.moe_token_permute(a, b, n_out), tokens, idx)
+    order = np.argsort(idx.reshape(-1), kind="stable")
+    keep = len(order) if n_out is None else n_out
+    np.testing.assert_array_equal(perm, tokens[order[:keep] // topk])
+    np.testing.assert_array_equal(sidx, np.argsort(order))
+    assert sidx.dtype == np.int32
+    probs = RNG.random((n, topk)).astype(np.float32)
+    back = run(lambda a, b, c: ops.moe_token_unpermute(a, b, c), perm, sidx, probs)
+    want = np.zeros((n, hidden), np.float32)
+    for i in range(n):
+        for k in range(topk):
+            p = sidx[i * topk + k]
+            if p < keep:
+                want[i] += perm[p] * probs[i, k]
+    np.testing.assert_allclose(back, want, rtol=1e-6)
+    if topk == 1 and n_out is None:  # without probs the round trip is the identity
+        np.testing.assert_array_equal(run(ops.moe_token_unpermute, perm, sidx), tokens)
+
+
+def test_moe_token_permute_gradient_and_errors(mode):
+    tokens = RNG.standard_normal((4, 3))
+    idx = np.array([[1, 0], [0, 2], [2, 1], [1, 1]], np.int64)
+    sens = RNG.standard_normal((8, 3))
+    got = ms.grad(lambda a: (ops.moe_token_permute(a, ms.Tensor(idx))[0] *
+                             ms.Tensor(sens)).sum())(ms.Tensor(tokens)).asnumpy()
+    order = np.argsort(idx.reshape(-1), kind="stable")
+    want = np.zeros_like(tokens)
+    np.add.at(want, order // 2, sens)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="padded_mode"):
+        ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(idx), padded_mode=True)
+    with pytest.raises(TypeError, match="indices"):
+        ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(idx.astype(np.float32)))
+    with pytest.raises(ValueError, match="moe_token_unpermute"):
+        ops.moe_token_unpermute(ms.Tensor(tokens), ms.Tensor(np.arange(4, dtype=np.int64)))
