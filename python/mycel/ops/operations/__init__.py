@@ -313,3 +313,7 @@ __all__ += _breadth_image_ops.__all__
 from mycel.ops.operations import breadth_rnn_ops as _breadth_rnn_ops  # noqa: E402
 from mycel.ops.operations.breadth_rnn_ops import *  # noqa: F401,F403,E402
 __all__ += _breadth_rnn_ops.__all__
+# SparseToDense, SparseTensorDenseMatmul (breadth_sparse_ops.py)
+from mycel.ops.operations import breadth_sparse_ops as _breadth_sparse_ops  # noqa: E402
+from mycel.ops.operations.breadth_sparse_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_sparse_ops.__all__

@@ -66,3 +66,7 @@ class SparseMatrixSoftmax(_Composed):
         y = _sp.csr_softmax_values(x_dense_shape, x_batch_pointers, x_row_pointers, x_values,
                                    self.dtype)
         return x_dense_shape, x_batch_pointers, x_row_pointers, x_col_indices, y
+# SparseToDense and SparseTensorDenseMatmul (breadth_sparse_ops.py)
+from mycel.ops.operations.breadth_sparse_ops import (SparseToDense,  # noqa: E402,F401
+                                                     SparseTensorDenseMatmul)
+__all__ += ["SparseToDense", "SparseTensorDenseMatmul"]
