@@ -180,3 +180,21 @@ def test_sparse_to_dense_and_sparse_dense_matmul(mode):
                                     ms.Tensor(np.ones((3, 2))))
     with pytest.raises(ValueError, match="SparseToDense"):
         P.SparseToDense()(ms.Tensor(idx), ms.Tensor(vals[:2]), (3, 4))
+
+
+def test_nn_sparse_cells(mode):
+    from ms_cell import run
+    idx = np.array([[0, 0], [1, 1], [2, 2], [2, 3]], np.int64)
+    vals = np.array([2, 3, 4, 5], np.float32)
+    dense = np.arange(12, dtype=np.float32).reshape(4, 3)
+    dup = ms.COOTensor(ms.Tensor(np.array([[1, 2], [1, 2]], np.int64)),
+                       ms.Tensor(np.array([1.5, 2.0], np.float32)), (2, 3))
+    np.testing.assert_array_equal(ms.nn.SparseToDense()(dup).asnumpy(),
+                                  [[0, 0, 0], [0, 0, 3.5]])
+    sparse = np.zeros((3, 4), np.float32)
+    sparse[idx[:, 0], idx[:, 1]] = vals
+    cell = ms.nn.SparseTensorDenseMatmul()
+    np.testing.assert_allclose(run(lambda a, b, c: cell(a, b, (3, 4), c), idx, vals, dense),
+                               sparse @ dense)
+    coo = ms.COOTensor(ms.Tensor(idx), ms.Tensor(vals), (3, 4))
+    np.testing.assert_array_equal(ms.nn.SparseToDense()(coo).asnumpy(), sparse)
