@@ -244,7 +244,7 @@ class NoRepeatNGram(_Composed):
             nxt = seq[:, :, i + n - 1:i + n]
             banned = prim("LogicalOr")(banned, prim("LogicalAnd")(match,
                                                                   prim("Equal")(tokens, nxt)))
-        low = prim("Fill")(log_probs.dtype, tuple(log_probs.shape), -_FLT_MAX)
+        low = prim("Sub")(prim("ZerosLike")(log_probs), _FLT_MAX)
         return prim("Select")(banned, low, log_probs)
 
 
