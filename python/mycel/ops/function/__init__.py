@@ -46,3 +46,4 @@ from mycel.ops.function.breadth_more_func import *  # noqa: F401,F403
 from mycel.ops.function.attention_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_unary_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_host_func import *  # noqa: F401,F403
+from mycel.ops.function.rotated_iou_func import *  # noqa: F401,F403
