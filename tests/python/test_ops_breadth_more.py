@@ -181,7 +181,7 @@ def _torch_ctc(x, labels, seq_len):
 @pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-10), (np.float32, 1e-4)])
 def test_ctc_loss_primitive_matches_torch(mode, dtype, tol):
     t, c = 8, 5
-    labels = [[0, 1, 1, 2], [3], [2, 0, 2], [1, 3, 0]]
+    labels = [[0, 1, 1, 2], [], [2, 0, 2], [1, 3, 0]]  # an empty label too
     seq_len = np.array([8, 5, 7, 6], np.int32)
     x = RNG.standard_normal((t, 4, c)).astype(dtype)
     idx, vals = _sparse(labels)
