@@ -44,7 +44,7 @@ def median(input, axis=-1, keepdims=False):  # noqa: A002 (MindSpore's argument 
     index of a NaN)."""
     x = as_tensor(input)
     ax = _median_args("median", x.dtype, axis, keepdims)
-    return _st.median_values(x, False, ax, keepdims, False)
+    return _st.median_values(x, False, ax, keepdims, False, "median")
 
 
 def nanmedian(input, axis=-1, keepdims=False):  # noqa: A002 (MindSpore's argument name)
@@ -52,7 +52,7 @@ def nanmedian(input, axis=-1, keepdims=False):  # noqa: A002 (MindSpore's argume
     and where it sits in input; a slice of NaNs only gives NaN and the index of its first."""
     x = as_tensor(input)
     ax = _median_args("nanmedian", x.dtype, axis, keepdims)
-    return _st.median_values(x, False, ax, keepdims, True)
+    return _st.median_values(x, False, ax, keepdims, True, "nanmedian")
 
 
 @constexpr
