@@ -838,3 +838,22 @@ def test_moe_token_permute_gradient_and_errors(mode):
         ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(idx.astype(np.float32)))
     with pytest.raises(ValueError, match="moe_token_unpermute"):
         ops.moe_token_unpermute(ms.Tensor(tokens), ms.Tensor(np.arange(4, dtype=np.int64)))
+
+
+# ------------------------------------------------------------------ LARSUpdate
+@pytest.mark.parametrize("use_clip", [False, True])
+def test_lars_update_matches_the_formula(mode, use_clip):
+    w, g = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    sw, sg = np.array((w * w).sum()), np.array((g * g).sum())
+    got = run(lambda a, b, c, d: P.LARSUpdate(1e-5, 0.01, use_clip)(a, b, c, d, 0.1, 0.05),
+              w, g, sw, sg)
+    lam = 0.01 * np.sqrt(sw) / (np.sqrt(sg) + 0.1 * np.sqrt(sw) + 1e-5)
+    if use_clip:
+        lam = min(lam / 0.05, 1.0)
+    np.testing.assert_allclose(got, lam * (g + 0.1 * w), rtol=1e-12)
+    zero = run(lambda a, b, c, d: P.LARSUpdate()(a, b, c, d, 0.0, 0.1), w, g, np.array(0.0), sg)
+    np.testing.assert_allclose(zero, g, rtol=1e-12)  # ||w|| = 0: lambda = 1
+    with pytest.raises(ValueError, match="LARSUpdate"):
+        P.LARSUpdate()(ms.Tensor(w), ms.Tensor(g[:2]), ms.Tensor(sw), ms.Tensor(sg), 0.0, 0.1)
+    with pytest.raises(TypeError, match="LARSUpdate"):
+        P.LARSUpdate(use_clip=1)

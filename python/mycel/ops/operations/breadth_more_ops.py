@@ -2,7 +2,7 @@
 docs/compatibility.md listed absent): Im2Col, Polar, Cholesky, Geqrf, CTCLoss (TensorFlow's,
 sparse labels and logits), NoRepeatNGram, LogUniformCandidateSampler (and its functional form
 log_uniform_candidate_sampler), EditDistance (TensorFlow's, of sparse sequences), RNNTLoss
-(the RNN transducer loss). Each is a _Composed primitive whose __call__ graph mode parses
+(the RNN transducer loss), LARSUpdate (nn.LARS's gradient rescaling). Each is a _Composed primitive whose __call__ graph mode parses
 like any function, so both modes and gradients come from the ops it is built of.
 """
 import numpy as np
@@ -13,12 +13,12 @@ from mycel.ops.function import complex_func as _cx, cholesky_func as _chol
 from mycel.ops.function import ctc_func as _ctc, breadth_more_func as _bm
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.operations._compat_checks import (_check_int, _check_bool, _check_tensor,
-                                                 _check_rank)
+                                                 _check_rank, _check_float)
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.primitive import constexpr
 
 __all__ = ["Im2Col", "Polar", "Cholesky", "Geqrf", "CTCLoss", "NoRepeatNGram",
-           "LogUniformCandidateSampler", "EditDistance", "RNNTLoss"]
+           "LogUniformCandidateSampler", "EditDistance", "RNNTLoss", "LARSUpdate"]
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -532,3 +532,57 @@ class RNNTLoss(_Composed):
                             self.blank_label)
         grads = _grad(_rnnt_total, 0)(x, labels, input_length, label_length, self.blank_label)
         return prim("Cast")(costs, acts.dtype), prim("Cast")(grads, acts.dtype)
+
+
+# ------------------------------------------------------------------ LARSUpdate
+class LARSUpdate(_Composed):
+    """LARSUpdate(epsilon=1e-05, hyperpara=0.001, use_clip=False)(weight, gradient,
+    norm_weight, norm_gradient, weight_decay, learning_rate) -> the new gradient of nn.LARS
+    (layer-wise adaptive rate scaling), with ||w|| = sqrt(norm_weight) and ||g|| =
+    sqrt(norm_gradient) (the inputs are sums of squares) and delta = weight_decay:
+        lambda = hyperpara ||w|| / (||g|| + delta ||w|| + epsilon)  (1 where ||w|| or ||g|| is 0)
+        lambda = min(lambda / learning_rate, 1)                      with use_clip
+        new gradient = lambda (gradient + delta weight)."""
+
+    def __init__(self, epsilon=1e-05, hyperpara=0.001, use_clip=False):
+        op = "LARSUpdate"
+        self.epsilon = _check_float(op, "epsilon", epsilon)
+        self.hyperpara = _check_float(op, "hyperpara", hyperpara)
+        self.use_clip = _check_bool(op, "use_clip", use_clip)
+        super().__init__(epsilon=epsilon, hyperpara=hyperpara, use_clip=use_clip)
+
+    def __call__(self, weight, gradient, norm_weight, norm_gradient, weight_decay,
+                 learning_rate):
+        op = "LARSUpdate"
+        for name, t in (("weight", weight), ("gradient", gradient),
+                        ("norm_weight", norm_weight), ("norm_gradient", norm_gradient)):
+            _check_tensor(op, name, t, (_C.float16, _C.float32, _C.float64))
+        _same_shape(op, weight.shape, gradient.shape)
+        w_norm = prim("Sqrt")(prim("Cast")(norm_weight, weight.dtype))
+        g_norm = prim("Sqrt")(prim("Cast")(norm_gradient, weight.dtype))
+        wd = _as_dtype(weight_decay, weight.dtype)
+        ratio = prim("Div")(prim("Mul")(w_norm, self.hyperpara),
+                            prim("Add")(prim("Add")(g_norm, prim("Mul")(wd, w_norm)),
+                                        self.epsilon))
+        one = prim("OnesLike")(ratio)
+        both = prim("LogicalAnd")(prim("Greater")(w_norm, 0.0), prim("Greater")(g_norm, 0.0))
+        ratio = prim("Select")(both, ratio, one)
+        if self.use_clip:
+            lr = _as_dtype(learning_rate, weight.dtype)
+            ratio = prim("Minimum")(prim("Div")(ratio, lr), one)
+        return prim("Mul")(ratio, prim("Add")(gradient, prim("Mul")(wd, weight)))
+
+
+def _as_dtype(v, dtype):
+    """A tensor cast to dtype; a Python number as it is (exact in any dtype's arithmetic)."""
+    if isinstance(v, _C.Tensor):
+        return prim("Cast")(v, dtype)
+    return float(v)
+
+
+@constexpr
+def _same_shape(op, a, b):
+    if tuple(a) != tuple(b):
+        raise ValueError(f"For '{op}', gradient must have weight's shape {tuple(a)}, but got "
+                         f"{tuple(b)}.")
+    return True

@@ -53,3 +53,5 @@ __all__ += _BREADTH
 # (breadth_image_ops.py, breadth_more_ops.py, breadth_rnn_ops.py)
 __all__ += ["FractionalMaxPool3DWithFixedKsize", "CTCLoss", "LSTM", "DynamicRNN", "DynamicGRUV2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["LARSUpdate"]
+globals().update((_n, getattr(_P, _n)) for _n in ["LARSUpdate"])
