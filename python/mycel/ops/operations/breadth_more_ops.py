@@ -2,8 +2,9 @@
 docs/compatibility.md listed absent): Im2Col, Polar, Cholesky, Geqrf, CTCLoss (TensorFlow's,
 sparse labels and logits), NoRepeatNGram, LogUniformCandidateSampler (and its functional form
 log_uniform_candidate_sampler), EditDistance (TensorFlow's, of sparse sequences), RNNTLoss
-(the RNN transducer loss), LARSUpdate (nn.LARS's gradient rescaling). Each is a _Composed primitive whose __call__ graph mode parses
-like any function, so both modes and gradients come from the ops it is built of.
+(the RNN transducer loss), LARSUpdate (nn.LARS's gradient rescaling). Each is a _Composed
+primitive whose __call__ graph mode parses like any function, so both modes and gradients
+come from the ops it is built of.
 """
 import numpy as np
 
