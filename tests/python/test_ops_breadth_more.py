@@ -857,3 +857,56 @@ def test_lars_update_matches_the_formula(mode, use_clip):
         P.LARSUpdate()(ms.Tensor(w), ms.Tensor(g[:2]), ms.Tensor(sw), ms.Tensor(sg), 0.0, 0.1)
     with pytest.raises(TypeError, match="LARSUpdate"):
         P.LARSUpdate(use_clip=1)
+
+
+def test_dynamic_rnn_and_gru_gradients_match_torch(mode):
+    torch.manual_seed(9)
+    x = RNG.standard_normal((4, 2, 3)).astype(np.float32)
+    sens = RNG.standard_normal((4, 2, 5)).astype(np.float32)
+    # DynamicRNN against torch's LSTM, the weights repacked as MindSpore's nn.LSTM does
+    lstm = torch.nn.LSTM(3, 5)
+    order = lambda m: np.concatenate([m[0:5], m[10:15], m[5:10], m[15:20]])  # noqa: E731
+    get = lambda mod, n: getattr(mod, n).detach().numpy()  # noqa: E731
+    w = np.concatenate([order(get(lstm, "weight_ih_l0")), order(get(lstm, "weight_hh_l0"))],
+                       1).T.copy()
+    b = order(get(lstm, "bias_ih_l0") + get(lstm, "bias_hh_l0"))
+    h0 = np.zeros((1, 2, 5), np.float32)
+    op = P.DynamicRNN()
+    gx, gw = ms.grad(lambda a, ww: (op(a, ww, ms.Tensor(b), None, ms.Tensor(h0),
+                                        ms.Tensor(h0))[0] * ms.Tensor(sens)).sum(), (0, 1))(
+        ms.Tensor(x), ms.Tensor(w))
+    tx = torch.tensor(x, requires_grad=True)
+    (lstm(tx)[0] * torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    want_w = np.concatenate([order(lstm.weight_ih_l0.grad.numpy()),
+                             order(lstm.weight_hh_l0.grad.numpy())], 1).T
+    np.testing.assert_allclose(gw.asnumpy(), want_w, rtol=1e-4, atol=1e-5)
+    # DynamicGRUV2 against torch's GRU
+    gru = torch.nn.GRU(3, 5)
+    wi, wh = get(gru, "weight_ih_l0").T.copy(), get(gru, "weight_hh_l0").T.copy()
+    bi, bh = get(gru, "bias_ih_l0"), get(gru, "bias_hh_l0")
+    op2 = P.DynamicGRUV2()
+    gx2, gwh = ms.grad(lambda a, whh: (op2(a, ms.Tensor(wi), whh, ms.Tensor(bi), ms.Tensor(bh),
+                                           None, ms.Tensor(h0[0]))[0] *
+                                       ms.Tensor(sens)).sum(), (0, 1))(
+        ms.Tensor(x), ms.Tensor(wh))
+    tx = torch.tensor(x, requires_grad=True)
+    (gru(tx)[0] * torch.tensor(sens)).sum().backward()
+    np.testing.assert_allclose(gx2.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gwh.asnumpy(), gru.weight_hh_l0.grad.numpy().T, rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_polar_gradient_matches_torch(mode):
+    r, t = RNG.random(5) + 0.5, RNG.standard_normal(5)
+    sens_re, sens_im = RNG.standard_normal(5), RNG.standard_normal(5)
+
+    def f(a, b):
+        z = P.Polar()(a, b)
+        return (ops.real(z) * ms.Tensor(sens_re) + ops.imag(z) * ms.Tensor(sens_im)).sum()
+    gr, gt = ms.grad(f, (0, 1))(ms.Tensor(r), ms.Tensor(t))
+    tr, tt = torch.tensor(r, requires_grad=True), torch.tensor(t, requires_grad=True)
+    z = torch.polar(tr, tt)
+    (z.real * torch.tensor(sens_re) + z.imag * torch.tensor(sens_im)).sum().backward()
+    np.testing.assert_allclose(gr.asnumpy(), tr.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gt.asnumpy(), tt.grad.numpy(), rtol=1e-12)
