@@ -22,6 +22,7 @@ from mycel.ops.function import math_func as _m, array_func as _a, array_ext_func
 from mycel.ops.function import sort_scan_func as _s, index_add_func as _ia
 from mycel.ops.function import math_ext_func as _x, special_func as _sp
 from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function import breadth_more_func as _bm
 from mycel.ops.primitive import constexpr
 
 Tensor = _C.Tensor
@@ -467,46 +468,11 @@ def index_put(self, indices, values, accumulate=False):
     return prim("TensorScatterUpdate")(self, nd_idx, upd)
 
 
-@constexpr
-def _unfold_plan(shape, kernel_size, dilation, padding, stride):
-    def pair(v, name):
-        v = (v, v) if isinstance(v, int) and not isinstance(v, bool) else tuple(v)
-        if len(v) != 2 or any(isinstance(e, bool) or not isinstance(e, int) for e in v):
-            raise TypeError(f"For 'Tensor.unfold', {name} must be an int or two ints, but got "
-                            f"{v!r}.")
-        return v
-    k, d, p, s = (pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
-                  pair(padding, "padding"), pair(stride, "stride"))
-    if len(shape) != 4:
-        raise ValueError(f"For 'Tensor.unfold', the input must be 4-D (N, C, H, W), but got "
-                         f"shape {tuple(shape)}.")
-    if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
-        raise ValueError("For 'Tensor.unfold', kernel_size, dilation and stride must be >= 1 "
-                         "and padding >= 0.")
-    out = tuple((shape[2 + a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) // s[a] + 1 for a in (0, 1))
-    if min(out) < 1:
-        raise ValueError(f"For 'Tensor.unfold', the kernel does not fit the padded input of "
-                         f"shape {tuple(shape)}.")
-    starts = tuple((i * d[0], j * d[1]) for i in range(k[0]) for j in range(k[1]))
-    return k, s, p, out, starts
-
-
 def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
     """The sliding kxk blocks of an (N, C, H, W) tensor as columns (N, C * kh * kw, L), L the
-    number of block positions (torch.nn.functional.unfold; im2col)."""
-    k, s, p, out, starts = _unfold_plan(self.shape, kernel_size, dilation, padding, stride)
-    x = self
-    if p[0] or p[1]:
-        x = _a.pad(x, (p[1], p[1], p[0], p[0]))
-    n, c = self.shape[0], self.shape[1]
-    cols = ()
-    for a, b in starts:
-        piece = _a.strided_slice(x, (0, 0, a, b),
-                                 (n, c, a + (out[0] - 1) * s[0] + 1, b + (out[1] - 1) * s[1] + 1),
-                                 (1, 1, s[0], s[1]))
-        cols = cols + (piece,)
-    blocks = _a.stack(cols, 2)  # (N, C, kh * kw, oh, ow)
-    return _a.reshape(blocks, (n, c * k[0] * k[1], out[0] * out[1]))
+    number of block positions (ops.unfold; torch.nn.functional.unfold; im2col)."""
+    cols = _bm.unfold_blocks("Tensor.unfold", self, kernel_size, dilation, padding, stride)
+    return _a.reshape(cols, (cols.shape[0], cols.shape[1] * cols.shape[2], cols.shape[3]))
 
 
 # ------------------------------------------------------------------ layout queries

@@ -52,5 +52,3 @@ def __getattr__(name):
     raise AttributeError(f"module 'mycel.nn' has no attribute '{name}'")
 from mycel.nn.wrap import WithEvalCell, ForwardValueAndGrad  # noqa: F401,E402
 __all__ += ["WithEvalCell", "ForwardValueAndGrad"]
-from mycel.nn.layer.sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401,E402
-__all__ += ["SparseToDense", "SparseTensorDenseMatmul"]

@@ -64,3 +64,5 @@ from mycel.ops.function.fft_func import (fft, ifft, fft2, ifft2, fftn, ifftn,  #
                                          rfft, irfft, rfft2, irfft2, rfftn, irfftn, hfft, ihfft,
                                          hfft2, ihfft2, hfftn, ihfftn, fftshift, ifftshift,
                                          fftfreq, rfftfreq)
+# ops.log_uniform_candidate_sampler lives beside its primitive (operations/breadth_more_ops.py)
+from mycel.ops.operations.breadth_more_ops import log_uniform_candidate_sampler  # noqa: E402,F401

@@ -80,6 +80,7 @@ from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, e
 from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
                                                   random_categorical,
                                                   uniform_candidate_sampler)
+from mycel.ops.operations.breadth_more_ops import log_uniform_candidate_sampler  # noqa: E402,F401
 
 
 # complex numbers (function/complex_func.py), as MindSpore's ops.functional has them

@@ -71,3 +71,5 @@ __all__ += ["Conv3d", "Conv3dTranspose", "BatchNorm3d", "ReplicationPad1d", "Rep
 from mycel.nn.layer.pooling_fractional import (FractionalMaxPool2d,  # noqa: F401,E402
                                                FractionalMaxPool3d)
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from mycel.nn.layer.sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401,E402
+__all__ += ["SparseToDense", "SparseTensorDenseMatmul"]

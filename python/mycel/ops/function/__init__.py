@@ -43,3 +43,6 @@ from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_func import *  # noqa: F401,F403
+from mycel.ops.function.breadth_more_func import *  # noqa: F401,F403
+from mycel.ops.function.attention_func import *  # noqa: F401,F403
+from mycel.ops.function.rotated_iou_func import *  # noqa: F401,F403

@@ -83,13 +83,18 @@ def fractional_max_pool_nd(op, x, dims, kernel_size, output_size, output_ratio,
     """The pooled values (and flat indices with return_indices) of x [N, C, *spatial] or
     [C, *spatial] over its last `dims` axes (module docstring)."""
     full, ks, out = _plan(op, x.shape, dims, kernel_size, output_size, output_ratio)
-    if x.dtype not in (_C.float16, _C.float32, _C.float64):
+    floats = (_C.float16, _C.float32, _C.float64)
+    # integer inputs (FractionalMaxPool3DWithFixedKsize) come with their samples, whose
+    # float type places the windows
+    if x.dtype not in floats and not (random_samples is not None and
+                                      x.dtype in (_C.int32, _C.int64)):
         raise TypeError(f"For '{op}', the input must be float16, float32 or float64, but got "
                         f"{x.dtype}.")
     xb = _a.reshape(x, full)
     n, c = full[0], full[1]
     spatial = full[2:]
-    work = _C.float32 if x.dtype == _C.float16 else x.dtype
+    work = x.dtype if x.dtype in floats else random_samples.dtype
+    work = _C.float32 if work == _C.float16 else work
     if random_samples is None:
         samples = _r.uniform((n, c, dims), _C.Tensor(0.0, work), _C.Tensor(1.0, work))
     else:

@@ -43,17 +43,17 @@ def mvlgamma(input, p):  # noqa: A002 (MindSpore's argument name)
 
 
 @constexpr
-def _median_plan(shape, dtype, global_median, axis):
+def _median_plan(shape, dtype, global_median, axis, op="Median"):
     if dtype not in _FLOATS + (_C.int16, _C.int32, _C.int64):
-        raise TypeError(f"For 'Median', the input must be int16, int32, int64, float16, "
+        raise TypeError(f"For '{op}', the input must be int16, int32, int64, float16, "
                         f"float32 or float64, but got {dtype}.")
     if global_median:
         return 0
     n = max(len(shape), 1)
     if not -n <= axis < n:
-        raise ValueError(f"For 'Median', 'axis' must be in [{-n}, {n}), but got {axis}.")
+        raise ValueError(f"For '{op}', 'axis' must be in [{-n}, {n}), but got {axis}.")
     if shape and shape[axis % n] == 0:
-        raise ValueError(f"For 'Median', the median along an empty axis is not defined (shape "
+        raise ValueError(f"For '{op}', the median along an empty axis is not defined (shape "
                          f"{tuple(shape)}, axis {axis}).")
     return axis % n
 
@@ -78,13 +78,14 @@ def _median_along(x, ax, ignore_nan):
                                                                  ax, k)
 
 
-def median_values(x, global_median=False, axis=0, keep_dims=False, ignore_nan=False):
+def median_values(x, global_median=False, axis=0, keep_dims=False, ignore_nan=False,
+                  op="Median"):
     """The work of ops.Median (operations/compat_cpuops2.py): (values of x's dtype, int64
     indices). global_median: over all elements, 0-d outputs (an empty input gives NaN for
     floats, 0 for integers, index 0); otherwise along axis (an empty axis is a ValueError; other
     empty dimensions give empty outputs)."""
     x = as_tensor(x)
-    ax = _median_plan(x.shape, x.dtype, global_median, axis)
+    ax = _median_plan(x.shape, x.dtype, global_median, axis, op)
     if global_median:
         flat = _a.reshape(x, (-1,))
         if flat.shape[0] == 0:

@@ -304,3 +304,16 @@ __all__ += ["FFTWithSize"]
 from mycel.ops.operations.sparse_ops import (SparseToDense,  # noqa: E402,F401
                                              SparseTensorDenseMatmul)
 from mycel.ops.operations import _csr_ops  # noqa: E402,F401  (P._csr_ops, MindSpore's path)
+# More of MindSpore 2.x's composed primitives: Im2Col, Polar, Cholesky, Geqrf, CTCLoss,
+# NoRepeatNGram, LogUniformCandidateSampler (ops/operations/breadth_more_ops.py).
+from mycel.ops.operations import breadth_more_ops as _breadth_more_ops  # noqa: E402
+from mycel.ops.operations.breadth_more_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_more_ops.__all__
+# ResizeBicubic, ExtractVolumePatches, FractionalMaxPool3DWithFixedKsize (breadth_image_ops.py)
+from mycel.ops.operations import breadth_image_ops as _breadth_image_ops  # noqa: E402
+from mycel.ops.operations.breadth_image_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_image_ops.__all__
+# LSTM (the CPU op's packed weight), DynamicRNN, DynamicGRUV2 (breadth_rnn_ops.py)
+from mycel.ops.operations import breadth_rnn_ops as _breadth_rnn_ops  # noqa: E402
+from mycel.ops.operations.breadth_rnn_ops import *  # noqa: F401,F403,E402
+__all__ += _breadth_rnn_ops.__all__

@@ -32,3 +32,6 @@ _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Mes
             "ScalarCast", "LeftShift", "RightShift"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# ExtractVolumePatches (breadth_image_ops.py), which MindSpore defines in array_ops
+__all__ += ["ExtractVolumePatches"]
+globals().update((_n, getattr(_bo, _n)) for _n in ["ExtractVolumePatches"])

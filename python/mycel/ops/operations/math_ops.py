@@ -39,3 +39,7 @@ __all__ += _BREADTH
 _BREADTH = ["Svd"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# Polar and Cholesky (breadth_more_ops.py)
+_BREADTH = ["Polar", "Cholesky"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

@@ -49,3 +49,9 @@ _BREADTH = ["CTCGreedyDecoder", "GridSampler3D", "SparseApplyFtrlV2",
             "ComputeAccidentalHits"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# FractionalMaxPool3DWithFixedKsize, CTCLoss, LSTM, DynamicRNN, DynamicGRUV2
+# (breadth_image_ops.py, breadth_more_ops.py, breadth_rnn_ops.py)
+__all__ += ["FractionalMaxPool3DWithFixedKsize", "CTCLoss", "LSTM", "DynamicRNN", "DynamicGRUV2"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["LARSUpdate"]
+globals().update((_n, getattr(_P, _n)) for _n in ["LARSUpdate"])

@@ -1,0 +1,8 @@
+"""MindSpore's ``mindspore.ops.operations.image_ops``: the image primitives programs import from
+there (``from mindspore.ops.operations.image_ops import ResizeBicubic``). The classes are those
+of mycel.ops.operations; this module lists the ones MindSpore defines in image_ops and mycel
+has."""
+from mycel.ops import operations as _P
+
+__all__ = ["ResizeBicubic", "CropAndResize", "ResizeBilinearV2"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)

@@ -1,0 +1,7 @@
+"""MindSpore's ``mindspore.ops.operations.linalg_ops``: the linear-algebra primitives programs
+import from there (``from mindspore.ops.operations.linalg_ops import Geqrf``). The classes
+are those of mycel.ops.operations; this module lists the ones mycel has."""
+from mycel.ops import operations as _P
+
+__all__ = ["Geqrf", "Svd"]
+globals().update((_n, getattr(_P, _n)) for _n in __all__)
