@@ -35,6 +35,13 @@ ext=python/mycel/_mycel.cpython-311-x86_64-linux-gnu.so
 for f in "$ext" "$build/mycel_cuda_tests"; do
   [[ -f $f ]] || { echo "gpu_bundle: $f missing: run make build first" >&2; exit 1; }
 done
+# Machine code for the GPU machine's architecture in every CUDA object (H100, H200: sm_90;
+# MYCEL_BUNDLE_SM to change it): without it the first launch there fails with "no kernel image
+# is available" (a CPU-only build has no CUDA code at all). Recorded in the bundle (sm.txt),
+# which gpu_check.sh compares with the GPU's compute capability.
+sm=${MYCEL_BUNDLE_SM:-90}
+/usr/bin/python3 scripts/fatbin_archs.py --require-sass "$sm" "$ext" "$build/mycel_cuda_tests" ||
+  { echo "gpu_bundle: not built for sm_$sm (CMAKE_CUDA_ARCHITECTURES)" >&2; exit 1; }
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mycel-bundle.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out" "$stage/usr/bin" "$stage/usr/lib/python3.11" "$stage/dist" "$stage/mycel-bin" \
@@ -74,6 +81,7 @@ for p in $plugins; do
   cp "python/mycel/libmycel_$p.so" "$stage/mycel-bin/"
 done
 cp "$build/mycel_cuda_tests" "$stage/bin/"
+echo "$sm" > "$stage/sm.txt"
 strip --strip-unneeded "$stage/bin/mycel_cuda_tests" "$stage"/mycel-bin/*.so
 
 # --- The shared libraries: ldd's closure of every ELF file bundled, less what the GPU machine

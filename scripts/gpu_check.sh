@@ -171,6 +171,13 @@ else
   { nvidia-smi -L
     nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
   } 2>&1 | tee "$out/gpu.txt"
+  # The bundle's machine code is for one architecture (gpu_bundle.sh): another GPU would
+  # JIT-compile its PTX at start (minutes) or fail.
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+  if [[ -n $cc && -f $rt/sm.txt && $cc != "$(cat "$rt/sm.txt")" ]]; then
+    echo "gpu_check: this GPU is sm_$cc, the bundle's machine code sm_$(cat "$rt/sm.txt")" |
+      tee -a "$out/summary.txt" "$out/gpu.txt"
+  fi
   bench_args=()
   lenet_epochs=5 lenet_gpu=GPU
 fi
