@@ -110,6 +110,15 @@ while read -r _ name path; do
   echo "$name $src"
 done < "$stage/libs.txt" > "$out/bundle_libs.txt"
 rm "$stage/libs.txt"
+# The newest glibc and libstdc++ symbol versions anything bundled asks for (those two come from
+# the GPU machine): in needs.txt, which gpu_check.sh compares with that machine's first.
+mapfile -t elves < <(find "$stage" -type f \( -name '*.so' -o -name '*.so.*' -o -perm -u+x \) \
+  -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
+versions=$(objdump -T "${elves[@]}" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*\|GLIBCXX_3\.4\.[0-9]*' |
+  sort -u || true)
+{ echo "glibc $(grep -o '^GLIBC_.*' <<< "$versions" | sed 's/GLIBC_//' | sort -V | tail -1)"
+  echo "libstdc++ $(grep -o '^GLIBCXX_.*' <<< "$versions" | sed 's/GLIBCXX_//' | sort -V | tail -1)"
+} > "$stage/needs.txt"
 
 # Fashion-MNIST for the LeNet check: the test set and the first MYCEL_BUNDLE_TRAIN (default
 # 15000) training images, as idx files in the bundle (xz stores them in less than gzip would,

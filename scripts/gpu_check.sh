@@ -32,7 +32,7 @@
 # Logs go to .gpu/out, and when $OUT is set (the device tool's folder) also into
 # $OUT/gpu_logs.tgz with $OUT/summary.txt and $OUT/gpu_bench.md, after every step (a run cut
 # short still returns what it did). PYTEST_TIMEOUT (default 360) bounds the pytest step, each
-# file at most 240 s. Exits non-zero if any step fails.
+# file at most 300 s. Exits non-zero if any step fails.
 #
 # --dry-run (or MYCEL_GPU_CHECK_DRYRUN=1) runs the same steps where there is no GPU, so that
 # the script's own bugs show on the build machine (scripts/gpu_bundle_check.sh runs it): the
@@ -92,6 +92,25 @@ if [[ $(cat "$rt/.stamp" 2>/dev/null) != "$stamp" ]]; then
 fi
 # PyTorch's side: this machine's own Python (the GPU machine's has PyTorch), outside the bundle.
 TORCH_PY=${MYCEL_TORCH_PYTHON:-python3}
+
+# The bundle runs on this machine's glibc and libstdc++ (gpu_bundle.sh's needs.txt): older ones
+# make whatever asks for a newer symbol fail to load. Said first, as a warning (a step that
+# does not load such a library still runs).
+older() { [[ $(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1) == "$1" && $1 != "$2" ]]; }
+if [[ -f $rt/needs.txt ]]; then
+  need=$(awk '$1 == "glibc" { print $2 }' "$rt/needs.txt")
+  have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')
+  if [[ -n $need && -n $have ]] && older "$have" "$need"; then
+    echo "gpu_check: warning: this machine's glibc is $have, the bundle needs $need" |
+      tee -a "$out/summary.txt"
+  fi
+  need=$(awk '$1 == "libstdc++" { print $2 }' "$rt/needs.txt")
+  have=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-64/ { print $NF; exit }')
+  if [[ -n $need && -n $have ]] && ! grep -aqF "GLIBCXX_$need" "$have"; then
+    echo "gpu_check: warning: $have has no GLIBCXX_$need, which the bundle needs" |
+      tee -a "$out/summary.txt"
+  fi
+fi
 
 # ---- The machine's CUDA libraries (cuBLAS, cuBLASLt, cuDNN), wherever they were installed.
 cudnn_parts="libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudnn_heuristic.so.9
@@ -231,8 +250,10 @@ pytests() {
       fail=1
       continue
     fi
-    run "$name" $((left < 240 ? left : 240)) $PY -m pytest -q -rfE -p no:cacheprovider \
-      -o faulthandler_timeout=180 "$f"
+    # -v names each test as it ends, so a file cut short by its limit still says which
+    # passed and failed; faulthandler prints the stacks of a test stuck for 150 s.
+    run "$name" $((left < 300 ? left : 300)) $PY -m pytest -v --tb=short -rfE \
+      -p no:cacheprovider -o faulthandler_timeout=150 "$f"
   done
 }
 for step in $steps; do
