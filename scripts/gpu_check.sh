@@ -24,7 +24,8 @@
 # out): in MYCEL_CUDA_LIBS (folders, colon-separated) if set, then the CUDA toolkit's folders
 # and the dynamic linker's cache, then the nvidia/*/lib folders of PyTorch's wheels beside
 # this machine's torch, then anywhere under /usr/local, /usr/lib and /opt; a cuDNN is taken
-# only with its sub-libraries beside it (cuDNN 9 loads them at run time). What it takes is
+# only with its sub-libraries beside it (cuDNN 9 loads them at run time), one built for CUDA 13
+# (it names libcublasLt.so.13) before any other. What it takes is
 # printed and written to cuda_libs.txt; a library not found stops the script at once, saying
 # which. The GPU, its driver and compute capability go to gpu.txt.
 #
@@ -113,6 +114,7 @@ if [[ -f $rt/needs.txt ]]; then
 fi
 
 # ---- The machine's CUDA libraries (cuBLAS, cuBLASLt, cuDNN), wherever they were installed.
+cuda13_only=1
 cudnn_parts="libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudnn_heuristic.so.9
   libcudnn_engines_precompiled.so.9"
 # The first folder of the arguments after `lib` that holds it (a cuDNN with its sub-libraries).
@@ -125,6 +127,12 @@ lib_dir() {
       for part in $cudnn_parts; do
         [[ -e $d/$part ]] || { echo "gpu_check: $d/$lib has no $part beside it: not used" >&2; continue 2; }
       done
+      # A cuDNN for CUDA 12 would look for libcublasLt.so.12 and miss its engines: passed
+      # over while cuda13_only is set (the first search), taken if nothing else is found.
+      if ((cuda13_only)) && ! grep -aqF libcublasLt.so.13 "$d/libcudnn_engines_precompiled.so.9"; then
+        echo "gpu_check: $d/$lib does not name libcublasLt.so.13 (built for CUDA 12?)" >&2
+        continue
+      fi
     fi
     echo "$d"
     return 0
@@ -151,16 +159,20 @@ mapfile -t fast_dirs < <(printf '%s\n' /usr/local/cuda/lib64 /usr/local/cuda/tar
   xargs -r -n1 dirname | sort -u)
 torch_dirs=() torch_done=0 cudalibs=""
 for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
-  d=$(lib_dir "$lib" "${user_dirs[@]}" "${fast_dirs[@]}")
-  if [[ -z $d ]]; then
-    ((torch_done)) || mapfile -t torch_dirs < <(torch_lib_dirs)
-    torch_done=1
-    d=$(lib_dir "$lib" "${torch_dirs[@]}")
-  fi
-  if [[ -z $d ]]; then
-    mapfile -t found < <(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | xargs -r -n1 dirname)
-    d=$(lib_dir "$lib" "${found[@]}")
-  fi
+  d=""
+  for cuda13_only in 1 0; do
+    [[ -z $d ]] && d=$(lib_dir "$lib" "${user_dirs[@]}" "${fast_dirs[@]}")
+    if [[ -z $d ]]; then
+      ((torch_done)) || mapfile -t torch_dirs < <(torch_lib_dirs)
+      torch_done=1
+      d=$(lib_dir "$lib" "${torch_dirs[@]}")
+    fi
+    if [[ -z $d ]]; then
+      mapfile -t found < <(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | xargs -r -n1 dirname)
+      d=$(lib_dir "$lib" "${found[@]}")
+    fi
+    [[ -n $d ]] && break
+  done
   [[ -n $d ]] || fatal "$lib not found on this machine (MYCEL_CUDA_LIBS, the CUDA toolkit," \
     "ldconfig, PyTorch's wheels, /usr/local, /usr/lib, /opt): set MYCEL_CUDA_LIBS to its folder"
   echo "$lib: $(readlink -f "$d/$lib")" | tee -a "$out/cuda_libs.txt"
