@@ -112,3 +112,56 @@ def test_the_extensions_cuda_code_runs_on_hopper():
         found = fatbin_archs.fatbins(fatbin_archs.fatbin_section(f.read()))
     # A CPU-only build has no CUDA code; a CUDA build's every fat binary has sm_90 SASS.
     assert fatbin_archs.missing_sass(found, 90) == 0, fatbin_archs.describe(found)
+
+
+# ---- scripts/gpu_check.sh's mycel_cuda_tests step -----------------------------------------
+
+FAKE_GTEST = r"""#!/bin/bash
+# A gtest binary's output for S.A .. S.E: S.B kills the process, S.C breaks the CUDA context
+# (every later test then fails with the same sticky error).
+filter=""
+for a in "$@"; do case $a in --gtest_filter=-*) filter=${a#--gtest_filter=-};; esac; done
+sticky=0
+for t in S.A S.B S.C S.D S.E; do
+  [[ ":$filter:" == *":$t:"* ]] && continue
+  echo "[ RUN      ] $t"
+  [[ $t == S.B ]] && kill -SEGV $$
+  [[ $t == S.C ]] && sticky=1
+  if ((sticky)); then
+    echo "CUDA error in cudaStreamSynchronize(s): an illegal memory access was encountered."
+    echo "[  FAILED  ] $t (1 ms)"
+  else
+    echo "[       OK ] $t (1 ms)"
+  fi
+done
+exit $sticky
+"""
+
+
+def test_cuda_tests_step_reruns_without_the_test_that_broke_the_run(tmp_path):
+    """The step's functions taken from scripts/gpu_check.sh and run on a fake binary."""
+    script = open(os.path.join(ROOT, "scripts", "gpu_check.sh")).read()
+
+    def function(name):
+        start = script.index("\n%s() {" % name) + 1
+        return script[start:script.index("\n}\n", start) + 3]
+    rt = tmp_path / "rt"
+    (rt / "bin").mkdir(parents=True)
+    fake = rt / "bin" / "mycel_cuda_tests"
+    fake.write_text(FAKE_GTEST)
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    driver = "\n".join([
+        'root=%s rt=%s out=%s dry=0 fail=0 last_rc=0' % (ROOT, rt, out),
+        'save() { :; }', function("run"), function("cuda_tests"),
+        'cuda_tests', 'echo "fail=$fail"'])
+    r = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("fail=1")  # a crash and a sticky error are failures
+    summary = (out / "summary.txt").read_text()
+    assert "cuda_tests: S.B ended the run" in summary
+    assert "cuda_tests_2: S.C ended the run" in summary
+    last = (out / "cuda_tests_3.log").read_text()
+    assert "[       OK ] S.D" in last and "[       OK ] S.E" in last
+    assert "S.B" not in last and "S.C" not in last
