@@ -29,7 +29,10 @@
 # printed and written to cuda_libs.txt; a library not found stops the script at once, saying
 # which. The GPU, its driver and compute capability go to gpu.txt.
 #
-# Usage: scripts/gpu_check.sh [--dry-run] [STEPS]  (default "tests pytest lenet bench").
+# Usage: scripts/gpu_check.sh [--dry-run] [STEPS]  (default "tests pytest lenet bench"). The
+# steps' time limits add up to more than one device call's 600 s when everything is slow: a
+# call that may be cut short can run "tests pytest" and a second one "lenet bench" (a warm
+# machine keeps the unpacked bundle).
 # Logs go to .gpu/out, and when $OUT is set (the device tool's folder) also into
 # $OUT/gpu_logs.tgz with $OUT/summary.txt and $OUT/gpu_bench.md, after every step (a run cut
 # short still returns what it did). PYTEST_TIMEOUT (default 360) bounds the pytest step, each
