@@ -46,7 +46,7 @@
 # --tiny) on both sides. Logs go to a temporary folder, printed at the end.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 dry=${MYCEL_GPU_CHECK_DRYRUN:-0}
 if [[ ${1:-} == --dry-run ]]; then
   dry=1
@@ -82,7 +82,7 @@ if ((dry)); then
   mkdir -p "$tmp/checkout"
   git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tmp/checkout" 2>/dev/null
   root=$tmp/checkout
-  cd "$root"
+  cd "$root" || exit 1
 else
   rt=/tmp/mycel-rt out=$root/.gpu/out
 fi
@@ -171,7 +171,7 @@ for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
       d=$(lib_dir "$lib" "${torch_dirs[@]}")
     fi
     if [[ -z $d ]]; then
-      mapfile -t found < <(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | xargs -r -n1 dirname)
+      mapfile -t found < <(find /usr/local /usr/lib /opt -name "$lib" -printf '%h\n' 2>/dev/null)
       d=$(lib_dir "$lib" "${found[@]}")
     fi
     [[ -n $d ]] && break
@@ -253,7 +253,8 @@ pytests() {
     [[ " ${files[*]} " == *" $f "* ]] || files+=("$f")
   done
   for f in "${files[@]}"; do
-    local name=pytest_$(basename "$f" .py)
+    local name
+    name=pytest_$(basename "$f" .py)
     if ((dry)); then
       run "$name" 60 env MYCEL_GPU_CHECK_DRYRUN=1 $PY -m pytest -q -p no:cacheprovider \
         --collect-only "$f"
