@@ -37,7 +37,10 @@ struct RelaxedCapture {
 // the allocator must not leave another one current behind its back.
 struct OnDevice {
   explicit OnDevice(int index) {
-    if (cudaGetDevice(&prev_) != cudaSuccess) prev_ = -1;
+    if (cudaGetDevice(&prev_) != cudaSuccess) {
+      cudaGetLastError();
+      prev_ = -1;
+    }
     if (prev_ != index) check(cudaSetDevice(index), "cudaSetDevice");
     index_ = index;
   }
