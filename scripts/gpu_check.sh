@@ -221,7 +221,7 @@ run() {  # name, time limit (s), command...
   local name=$1 limit=$2
   shift 2
   local t0=$SECONDS
-  timeout "$limit" "$@" > "$out/$name.log" 2>&1
+  timeout -k 15 "$limit" "$@" > "$out/$name.log" 2>&1
   last_rc=$?
   echo "== $name: rc=$last_rc, $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
   tail -n 5 "$out/$name.log"
