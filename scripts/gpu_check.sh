@@ -128,11 +128,15 @@ lib_dir() {
     [[ -n $d && -e $d/$lib ]] || continue
     if [[ $lib == libcudnn.so.9 ]]; then
       for part in $cudnn_parts; do
-        [[ -e $d/$part ]] || { echo "gpu_check: $d/$lib has no $part beside it: not used" >&2; continue 2; }
+        if [[ ! -e $d/$part ]]; then
+          echo "gpu_check: $d/$lib has no $part beside it: not used" >&2
+          continue 2
+        fi
       done
       # A cuDNN for CUDA 12 would look for libcublasLt.so.12 and miss its engines: passed
       # over while cuda13_only is set (the first search), taken if nothing else is found.
-      if ((cuda13_only)) && ! grep -aqF libcublasLt.so.13 "$d/libcudnn_engines_precompiled.so.9"; then
+      if ((cuda13_only)) &&
+        ! grep -aqF libcublasLt.so.13 "$d/libcudnn_engines_precompiled.so.9"; then
         echo "gpu_check: $d/$lib does not name libcublasLt.so.13 (built for CUDA 12?)" >&2
         continue
       fi
@@ -151,15 +155,17 @@ spec = importlib.util.find_spec("torch")
 if spec is not None and spec.origin:
     roots.add(os.path.dirname(os.path.dirname(spec.origin)))
 for r in sorted(roots):
-    for d in sorted(glob.glob(os.path.join(r, "nvidia", "*", "lib"))) + [os.path.join(r, "torch", "lib")]:
+    wheels = sorted(glob.glob(os.path.join(r, "nvidia", "*", "lib")))
+    for d in wheels + [os.path.join(r, "torch", "lib")]:
         if os.path.isdir(d):
             print(d)
 PYEOF
 }
 IFS=: read -r -a user_dirs <<< "${MYCEL_CUDA_LIBS:-}"
-mapfile -t fast_dirs < <(printf '%s\n' /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-  /usr/local/cuda-13*/lib64; ldconfig -p 2>/dev/null | awk '/(libcublas|libcudnn)/ { print $NF }' |
-  xargs -r -n1 dirname | sort -u)
+mapfile -t fast_dirs < <(printf '%s\n' /usr/local/cuda/lib64 \
+  /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-13*/lib64
+  ldconfig -p 2>/dev/null | awk '/(libcublas|libcudnn)/ { print $NF }' | xargs -r -n1 dirname |
+  sort -u)
 torch_dirs=() torch_done=0 cudalibs=""
 for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
   d=""
