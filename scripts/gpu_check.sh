@@ -167,10 +167,14 @@ mapfile -t fast_dirs < <(printf '%s\n' /usr/local/cuda/lib64 \
   ldconfig -p 2>/dev/null | awk '/(libcublas|libcudnn)/ { print $NF }' | xargs -r -n1 dirname |
   sort -u)
 torch_dirs=() torch_done=0 cudalibs=""
+lt_dir=""
 for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
   d=""
+  # cuBLAS from cuBLASLt's folder when it is there (the two come as a pair of one version).
+  [[ $lib == libcublas.so.13 && -n $lt_dir ]] && d=$(lib_dir "$lib" "$lt_dir")
   for cuda13_only in 1 0; do
-    [[ -z $d ]] && d=$(lib_dir "$lib" "${user_dirs[@]}" "${fast_dirs[@]}")
+    [[ -n $d ]] && break
+    d=$(lib_dir "$lib" "${user_dirs[@]}" "${fast_dirs[@]}")
     if [[ -z $d ]]; then
       ((torch_done)) || mapfile -t torch_dirs < <(torch_lib_dirs)
       torch_done=1
@@ -184,6 +188,7 @@ for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
   done
   [[ -n $d ]] || fatal "$lib not found on this machine (MYCEL_CUDA_LIBS, the CUDA toolkit," \
     "ldconfig, PyTorch's wheels, /usr/local, /usr/lib, /opt): set MYCEL_CUDA_LIBS to its folder"
+  [[ $lib == libcublasLt.so.13 ]] && lt_dir=$d
   echo "$lib: $(readlink -f "$d/$lib")" | tee -a "$out/cuda_libs.txt"
   [[ ":$cudalibs:" == *":$d:"* ]] || cudalibs="$cudalibs:$d"
 done
