@@ -35,6 +35,13 @@ ext=python/mycel/_mycel.cpython-311-x86_64-linux-gnu.so
 for f in "$ext" "$build/mycel_cuda_tests"; do
   [[ -f $f ]] || { echo "gpu_bundle: $f missing: run make build first" >&2; exit 1; }
 done
+# Machine code for the GPU machine's architecture in every CUDA object (H100, H200: sm_90;
+# MYCEL_BUNDLE_SM to change it): without it the first launch there fails with "no kernel image
+# is available" (a CPU-only build has no CUDA code at all). Recorded in the bundle (sm.txt),
+# which gpu_check.sh compares with the GPU's compute capability.
+sm=${MYCEL_BUNDLE_SM:-90}
+/usr/bin/python3 scripts/fatbin_archs.py --require-sass "$sm" "$ext" "$build/mycel_cuda_tests" ||
+  { echo "gpu_bundle: not built for sm_$sm (CMAKE_CUDA_ARCHITECTURES)" >&2; exit 1; }
 stage=$(mktemp -d "${TMPDIR:-/tmp}/mycel-bundle.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out" "$stage/usr/bin" "$stage/usr/lib/python3.11" "$stage/dist" "$stage/mycel-bin" \
@@ -74,6 +81,7 @@ for p in $plugins; do
   cp "python/mycel/libmycel_$p.so" "$stage/mycel-bin/"
 done
 cp "$build/mycel_cuda_tests" "$stage/bin/"
+echo "$sm" > "$stage/sm.txt"
 strip --strip-unneeded "$stage/bin/mycel_cuda_tests" "$stage"/mycel-bin/*.so
 
 # --- The shared libraries: ldd's closure of every ELF file bundled, less what the GPU machine
@@ -102,6 +110,15 @@ while read -r _ name path; do
   echo "$name $src"
 done < "$stage/libs.txt" > "$out/bundle_libs.txt"
 rm "$stage/libs.txt"
+# The newest glibc and libstdc++ symbol versions anything bundled asks for (those two come from
+# the GPU machine): in needs.txt, which gpu_check.sh compares with that machine's first.
+mapfile -t elves < <(find "$stage" -type f \( -name '*.so' -o -name '*.so.*' -o -perm -u+x \) \
+  -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
+versions=$(objdump -T "${elves[@]}" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*\|GLIBCXX_3\.4\.[0-9]*' |
+  sort -u || true)
+{ echo "glibc $(grep -o '^GLIBC_.*' <<< "$versions" | sed 's/GLIBC_//' | sort -V | tail -1)"
+  echo "libstdc++ $(grep -o '^GLIBCXX_.*' <<< "$versions" | sed 's/GLIBCXX_//' | sort -V | tail -1)"
+} > "$stage/needs.txt"
 
 # Fashion-MNIST for the LeNet check: the test set and the first MYCEL_BUNDLE_TRAIN (default
 # 15000) training images, as idx files in the bundle (xz stores them in less than gzip would,

@@ -31,6 +31,26 @@ struct RelaxedCapture {
   bool on_;
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
+
+// Device `index` current for cudaMalloc/cudaFree, the caller's device current again after:
+// the device backend caches each thread's current device (cuda_device.cc's use_device), so
+// the allocator must not leave another one current behind its back.
+struct OnDevice {
+  explicit OnDevice(int index) {
+    if (cudaGetDevice(&prev_) != cudaSuccess) {
+      cudaGetLastError();
+      prev_ = -1;
+    }
+    if (prev_ != index) check(cudaSetDevice(index), "cudaSetDevice");
+    index_ = index;
+  }
+  ~OnDevice() {
+    if (prev_ >= 0 && prev_ != index_) cudaSetDevice(prev_);
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+  int prev_ = -1, index_ = -1;
+};
 }  // namespace
 
 void* DeviceAllocator::allocate(size_t nbytes) {
@@ -45,7 +65,7 @@ void* DeviceAllocator::allocate(size_t nbytes) {
     stats_.cached -= static_cast<int64_t>(n);
   } else {
     RelaxedCapture relaxed(active_ >= 0);
-    MC_CUDA_CHECK(cudaSetDevice(index_));
+    OnDevice on(index_);
     cudaError_t err = cudaMalloc(&p, n);
     if (err == cudaErrorMemoryAllocation && active_ < 0) {
       cudaGetLastError();  // clear it, give the cache back and try once more
@@ -81,7 +101,7 @@ void DeviceAllocator::release(void* p, size_t nbytes) {
 }
 
 void DeviceAllocator::free_cached_locked() {
-  cudaSetDevice(index_);
+  OnDevice on(index_);
   cudaDeviceSynchronize();  // blocks may still be read by queued kernels
   for (auto& [n, blocks] : free_) {
     for (void* p : blocks) cudaFree(p);

@@ -4,6 +4,7 @@
 // copy of its whole storage on the GPU), so the CUDA kernels see the strides the CPU ones
 // do. Ops without a CUDA kernel run through the dispatcher's CPU fallback, which this
 // checks too; the coverage table printed at the end says which is which.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,8 +24,7 @@ const Device kGpu = Device::cuda(0);
 // The same view of a device copy of t's whole storage.
 Tensor to_gpu_same_layout(const Tensor& t) {
   auto st = Storage::allocate(t.storage()->nbytes(), kGpu);
-  if (st->nbytes())
-    backend_for(kGpu).copy_h2d(0, st->data(), t.storage()->data(), st->nbytes());
+  if (st->nbytes()) backend_for(kGpu).copy_h2d(0, st->data(), t.storage()->data(), st->nbytes());
   return Tensor::make_view(st, t.dtype(), t.shape(), t.strides(), t.offset());
 }
 
@@ -73,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(All, CudaVsCpu, ::testing::ValuesIn(all_kernel_cases())
 // ---- the device itself ---------------------------------------------------------------------
 
 TEST(CudaDevice, RoundTripsEveryDtypeAndLayout) {
-  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32,
-                  DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64,
+                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
     Tensor h = make_input({{5, 7}, t, t == DType::Bool ? Gen::Bool : Gen::Int, -9, 10}, 3);
     Tensor g = h.to(kGpu);
     EXPECT_EQ(g.device(), kGpu);
@@ -132,9 +132,19 @@ TEST(CudaDevice, OutOfMemoryIsARuntimeError) {
 }  // namespace
 }  // namespace mycel::test
 
-// Installs the CUDA backend first; with no GPU every test would fail, so say so once.
+// Installs the CUDA backend first; with no GPU every test would fail, so say so once, with
+// CUDA's reason (no driver, a driver older than this runtime, no device), and print the
+// driver's and the runtime's versions either way.
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  int driver = 0, runtime = 0, count = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  const cudaError_t probe = cudaGetDeviceCount(&count);
+  cudaGetLastError();
+  std::fprintf(stderr, "mycel_cuda_tests: CUDA driver %d, runtime %d, %d device(s)%s%s\n", driver,
+               runtime, count, probe == cudaSuccess ? "" : ": cudaGetDeviceCount: ",
+               probe == cudaSuccess ? "" : cudaGetErrorString(probe));
   int n = mycel::cuda::install_cuda();
   if (n == 0) {
     std::fprintf(stderr, "mycel_cuda_tests: no CUDA device found\n");
