@@ -5,7 +5,8 @@
 # acceptance items in one go (about 6 minutes on an H100 with 16 cores):
 #
 #   1. mycel_cuda_tests: every kernel case on the GPU against the CPU reference, the device
-#      (copies, casts, allocator, out-of-memory), and the table of ops with CUDA kernels;
+#      (copies, casts, allocator, out-of-memory), and the table of ops with CUDA kernels
+#      (FFTN through cuFFT where libcufft is found: the script says whether it was);
 #   2. pytest tests/gpu: the device from Python, LeNet, ResNet-18 and Transformer-encoder
 #      training steps GPU = CPU in both modes (and bf16 AMP), the gradient corpus on the GPU
 #      against the CPU in both modes, the TF32 switches, AMP, MatMul epilogues, jit_level O2
@@ -68,6 +69,26 @@ for lib in libcublasLt.so.13 libcublas.so.13 libcudnn.so.9; do
   [[ -n $p ]] || { echo "gpu_check: $lib not found on this machine"; exit 1; }
   cudalibs="$cudalibs:$(dirname "$p")"
 done
+# cuFFT (FFTN's GPU kernel) is optional and not bundled (about 300 MB): mycel loads it with
+# dlopen at first use and runs FFTN on host copies without it. Looked for in the CUDA install
+# and in PyTorch's Python packages (its nvidia/*/lib folders), and put last on the path.
+cufft=$(find /usr/local /usr/lib /opt -name libcufft.so.12 2>/dev/null | head -1)
+if [[ -z $cufft ]]; then
+  for sp in $(${MYCEL_TORCH_PYTHON:-python3} -c 'import site; print(" ".join(site.getsitepackages()))' \
+                2>/dev/null); do
+    [[ -d $sp/nvidia ]] && cufft=$(find "$sp/nvidia" -maxdepth 3 -name libcufft.so.12 2>/dev/null |
+                                   head -1)
+    [[ -n $cufft ]] && break
+  done
+fi
+if [[ -n $cufft ]]; then
+  cufft_line="gpu_check: libcufft found: $cufft (FFTN runs on the GPU)"
+  cudalibs="$cudalibs:$(dirname "$cufft")"
+  export MYCEL_CUFFT_FOUND=$cufft  # tests/gpu/test_gpu_fft.py then requires cuFFT in use
+else
+  cufft_line="gpu_check: libcufft.so.12 not found: FFTN runs on the CPU with copies"
+fi
+echo "$cufft_line"
 export LD_LIBRARY_PATH="$rt/lib$cudalibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONHOME=$rt/usr PYTHONPATH=$root/python:$rt/dist PYTHONUNBUFFERED=1
 export PYTHONDONTWRITEBYTECODE=1
@@ -83,9 +104,11 @@ if ((dry)); then
   lenet_epochs=1 lenet_gpu=CPU
 else
   nvidia-smi -L | tee "$out/gpu.txt"
+  echo "$cufft_line" >> "$out/gpu.txt"
   bench_args=()
   lenet_epochs=5 lenet_gpu=GPU
 fi
+echo "$cufft_line" > "$out/summary.txt"
 fail=0
 run() {  # name, time limit (s), command...
   local name=$1 limit=$2

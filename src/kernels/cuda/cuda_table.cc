@@ -4,6 +4,7 @@
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/array_index.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cufft_lib.h"
 
 namespace mycel::cuda {
 
@@ -14,6 +15,13 @@ std::array<KernelFn, kNumOps> make_table() {
 #include "kernels/cuda/all.def"
 #undef CUDA_OP
   return t;
+}
+
+// The dtypes beyond the real ones the CUDA kernels take (kernels/kernel_table.h): complex
+// for FFTN where cuFFT loads (asking loads it, once); uint16/32/64 nowhere.
+bool cuda_takes_dtype(const OpDef& op, DType t) {
+  if (!is_complex(t)) return false;
+  return op.id == OpId::FFTN && cufft() != nullptr;
 }
 }  // namespace
 
@@ -35,6 +43,7 @@ int install_cuda() {
   set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
+  install_device_dtype_rule(DeviceType::CUDA, &cuda_takes_dtype);
   install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
   install_capture_backend(DeviceType::CUDA, &cuda_capture_backend());
   return n;

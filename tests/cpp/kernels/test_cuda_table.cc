@@ -9,7 +9,10 @@
 #include "kernels/kernel_table.h"
 #include "ops/op_table.h"
 #if defined(MYCEL_CUDA)
+#include <dlfcn.h>
+
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cufft_status.h"
 #endif
 
 namespace mycel {
@@ -26,10 +29,9 @@ namespace {
 const std::set<std::string> kCpuFallback = {
     "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
     "Receive", "RandomPoisson",
-    // The complex-number ops: every complex op runs on the host (runtime/eager.cc).
-    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex",
-    // FFTN always has a complex input or output, so it runs on the host too (no cuFFT yet).
-    "FFTN"};
+    // The complex-number ops: complex tensors run on the host (runtime/eager.cc) except for
+    // the ops the CUDA dtype rule names (kernels/cuda/cuda_table.cc: FFTN, through cuFFT).
+    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex"};
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;
@@ -45,6 +47,15 @@ TEST(CudaTable, EveryOpHasACudaKernelOrIsListedAsFallback) {
         << (has ? " has a CUDA kernel: take it off the fallback list"
                 : " has no CUDA kernel: write one or list it as a fallback");
   }
+}
+
+// libcufft is loaded with dlopen, its functions resolved by name (kernels/cuda/cufft_lib.h):
+// where the library can be opened (this needs no GPU), every name resolves.
+TEST(CudaTable, CufftLoadsWhereTheLibraryIs) {
+  void* lib = dlopen("libcufft.so.12", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) lib = dlopen("libcufft.so", RTLD_NOW | RTLD_LOCAL);
+  EXPECT_EQ(cuda::cufft_available(), lib != nullptr);
+  if (lib) dlclose(lib);
 }
 #else
 TEST(CudaTable, BuiltWithoutCuda) {
