@@ -3,8 +3,8 @@
 #include "device/cuda/cuda_capture.h"
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/array_index.h"
+#include "kernels/cuda/complex.h"
 #include "kernels/cuda/cuda_kernels.h"
-#include "kernels/cuda/cufft_lib.h"
 
 namespace mycel::cuda {
 
@@ -18,11 +18,8 @@ std::array<KernelFn, kNumOps> make_table() {
 }
 
 // The dtypes beyond the real ones the CUDA kernels take (kernels/kernel_table.h): complex
-// for FFTN where cuFFT loads (asking loads it, once); uint16/32/64 nowhere.
-bool cuda_takes_dtype(const OpDef& op, DType t) {
-  if (!is_complex(t)) return false;
-  return op.id == OpId::FFTN && cufft() != nullptr;
-}
+// for the ops complex.h names; uint16/32/64 nowhere.
+bool cuda_takes_dtype(const OpDef& op, DType t) { return is_complex(t) && cuda_takes_complex(op); }
 }  // namespace
 
 std::span<const KernelFn> kernel_table() {
