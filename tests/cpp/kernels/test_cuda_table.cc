@@ -23,13 +23,10 @@ namespace {
 // An op added without a CUDA kernel must be listed here (with why) or fail.
 // The collectives: the communicators work on host buffers (comm/communicator.h); a device
 // collective library (NCCL, not in Debian) is the seam where they would get device kernels.
-// RandomPoisson (added for MindSpore's P.RandomPoisson) has no CUDA kernel yet: its draws
-// call libm's exp, log and lgamma, whose device versions differ in the last ulps, so a GPU
-// kernel would not draw the CPU's counts bit for bit until those are shared formulas; it runs
-// on host copies, and so do the selection ops (Unique, MaskedSelect, MaskedScatter, NonZero).
-const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter",
-                                            "AlltoAll",  "Broadcast", "Barrier",
-                                            "Send",      "Receive",   "RandomPoisson"};
+// (RandomPoisson has one: its sampler is base/poisson_draw.h, shared with the CPU, so the GPU
+// draws the CPU's counts.)
+const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll",
+                                            "Broadcast", "Barrier",   "Send",          "Receive"};
 // Complex tensors are a dtype question, not an op one: an op runs on complex64/complex128 on
 // the device where the CUDA dtype rule says its kernel takes them (kernels/cuda/complex.h's
 // cuda_takes_complex: the complex-number ops, the elementwise ops with complex loops, casts
