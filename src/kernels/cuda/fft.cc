@@ -117,7 +117,7 @@ void exec(const CufftApi& api, int index, bool dbl, Kind kind, int64_t n, int64_
   std::lock_guard<std::mutex> lock(plan->mu);
   Buffer work(index, plan->work);
   MC_CUFFT_CHECK(api.set_stream(plan->handle, stream(index)));
-  MC_CUFFT_CHECK(api.set_work_area(plan->handle, work.data()));
+  if (plan->work > 0) MC_CUFFT_CHECK(api.set_work_area(plan->handle, work.data()));
   const int dir = inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
   const cufftHandle h = plan->handle;
   switch (kind) {
