@@ -130,36 +130,62 @@ MC_HOST_DEVICE inline double log_factorial(double k) {
   return add(add(body, 0x1.d67f1c864beb4p-1), t);
 }
 
-// A Poisson(lam) count for a finite lam >= 0; u.next() gives the next uniform in [0, 1).
+// What the sampler needs of a rate, computed once per rate (prepare): the CPU kernel prepares
+// each distinct rate once, the CUDA kernel per element. Only lam is set for a rate that is
+// not finite and >= 0 (it has no count: random_format.h's poisson_count).
+struct Rate {
+  double lam = 0.0;
+  double limit = 0.0;                                                     // lam < 10: e^-lam
+  double loglam = 0.0, a = 0.0, b = 0.0, v_r = 0.0, log_inv_alpha = 0.0;  // lam >= 10 (PTRS)
+};
+
+MC_HOST_DEVICE inline Rate prepare(double lam) {
+  Rate r;
+  r.lam = lam;
+  if (!(lam >= 0.0 && lam <= 1.7976931348623157e308)) return r;
+  if (lam < 10.0) {
+    r.limit = exp_hd(-lam);
+    return r;
+  }
+  r.loglam = log_hd(lam);
+  r.b = add(0.931, mul(2.53, sqrt(lam)));
+  r.a = add(-0.059, mul(0.02483, r.b));
+  const double inv_alpha = add(1.1239, 1.1328 / sub(r.b, 3.4));
+  r.v_r = sub(0.9277, 3.6224 / sub(r.b, 2.0));
+  r.log_inv_alpha = log_hd(inv_alpha);
+  return r;
+}
+
+// A Poisson count for a prepared finite rate >= 0; u.next() gives the next uniform in [0, 1).
 template <class Uniforms>
-MC_HOST_DEVICE inline double draw(double lam, Uniforms& u) {
+MC_HOST_DEVICE inline double draw(const Rate& r, Uniforms& u) {
+  const double lam = r.lam;
   if (lam == 0.0) return 0.0;
   if (lam < 10.0) {
-    const double limit = exp_hd(-lam);
     double prod = 1.0, k = 0.0;
     for (;;) {
       prod = mul(prod, u.next());
-      if (prod <= limit) return k;
+      if (prod <= r.limit) return k;
       k = add(k, 1.0);
     }
   }
-  const double slam = sqrt(lam), loglam = log_hd(lam);
-  const double b = add(0.931, mul(2.53, slam));
-  const double a = add(-0.059, mul(0.02483, b));
-  const double inv_alpha = add(1.1239, 1.1328 / sub(b, 3.4));
-  const double v_r = sub(0.9277, 3.6224 / sub(b, 2.0));
-  const double log_inv_alpha = log_hd(inv_alpha);
   for (;;) {
     const double U = sub(u.next(), 0.5);
     const double V = u.next();
     const double us = sub(0.5, fabs(U));
-    const double k = floor(add(add(mul(add(mul(2.0, a) / us, b), U), lam), 0.43));
-    if (us >= 0.07 && V <= v_r) return k;
+    const double k = floor(add(add(mul(add(mul(2.0, r.a) / us, r.b), U), lam), 0.43));
+    if (us >= 0.07 && V <= r.v_r) return k;
     if (k < 0.0 || (us < 0.013 && V > us)) continue;
-    const double lhs = sub(add(log_hd(V), log_inv_alpha), log_hd(add(a / mul(us, us), b)));
-    const double rhs = sub(add(-lam, mul(k, loglam)), log_factorial(k));
+    const double lhs = sub(add(log_hd(V), r.log_inv_alpha), log_hd(add(r.a / mul(us, us), r.b)));
+    const double rhs = sub(add(-lam, mul(k, r.loglam)), log_factorial(k));
     if (lhs <= rhs) return k;
   }
+}
+
+// draw of prepare(lam), for a finite lam >= 0.
+template <class Uniforms>
+MC_HOST_DEVICE inline double draw(double lam, Uniforms& u) {
+  return draw(prepare(lam), u);
 }
 
 }  // namespace mycel::poisson

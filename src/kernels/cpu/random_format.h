@@ -56,21 +56,27 @@ class ElementUniforms {
   int half_ = 2;
 };
 
-// A Poisson(lam) count for a finite lam >= 0: base/poisson_draw.h's sampler (Knuth's method
-// below 10, Hoermann's PTRS from 10 on), shared with the CUDA kernel so that both draw the
-// same counts.
-inline double poisson_draw(double lam, ElementUniforms& u) { return poisson::draw(lam, u); }
+// A Poisson count of a prepared rate (finite, >= 0): base/poisson_draw.h's sampler (Knuth's
+// method below 10, Hoermann's PTRS from 10 on), shared with the CUDA kernel so that both draw
+// the same counts.
+inline double poisson_draw(const poisson::Rate& r, ElementUniforms& u) {
+  return poisson::draw(r, u);
+}
 
 // The element's value in dtype T: poisson_draw for a finite rate >= 0, else "no count".
 template <class T>
-T poisson_count(double lam, ElementUniforms& u) {
-  if (!(std::isfinite(lam) && lam >= 0.0)) {
+T poisson_count(const poisson::Rate& r, ElementUniforms& u) {
+  if (!(std::isfinite(r.lam) && r.lam >= 0.0)) {
     if constexpr (std::is_integral_v<T>)
       return static_cast<T>(-1);
     else
       return T(std::numeric_limits<float>::quiet_NaN());
   }
-  return saturate_cast<T>(poisson_draw(lam, u));
+  return saturate_cast<T>(poisson_draw(r, u));
+}
+template <class T>
+T poisson_count(double lam, ElementUniforms& u) {
+  return poisson_count<T>(poisson::prepare(lam), u);
 }
 
 }  // namespace mycel::random_format
