@@ -16,7 +16,8 @@
 //   - scatter: the result written to the next buffer (or the output) along the axis, scaled
 //     by the norm's factor on the last pass and conjugated for the inverse r2c; for the last
 //     axis cuFFT writes the destination itself and, on the last pass, a scale kernel applies
-//     the factor in place (none when it is 1).
+//     the factor in place (none when it is 1). A length-1 transform is the identity (a copy;
+//     c2r's the real part), without cuFFT.
 // Plans come from a cache per device keyed by (precision, kind, length, batch): bounded
 // (kMaxPlans a device; the oldest goes when it is full, never while the stream is being
 // captured, since destroying a plan frees device memory), thread-safe (a plan is used under
@@ -185,7 +186,12 @@ void run_pass(const CufftApi& api, int index, bool dbl, const Pass& p, const voi
   const size_t out_elem = out_real ? real_size : cx_size;
   Buffer result(index, direct_out ? 0 : static_cast<size_t>(lines * out_len) * out_elem);
   void* out = direct_out ? dst : result.data();
-  exec(api, index, dbl, p.kind, p.n, lines, p.inverse, in, out);
+  if (p.n == 1) {  // a length-1 transform is the identity (c2r: the real part): no plan
+    launch_fft_gather(dbl, !in_real, !out_real, in, out, lines, 1, 1, 1, 1, false, -1, -1, s);
+    MC_CUDA_LAUNCH_CHECK();
+  } else {
+    exec(api, index, dbl, p.kind, p.n, lines, p.inverse, in, out);
+  }
   if (direct_out) {
     if (scale != 1.0 || conj_out) {
       launch_fft_scale(dbl, !out_real, dst, lines * out_len, scale, conj_out, s);
