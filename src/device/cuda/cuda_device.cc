@@ -163,14 +163,24 @@ class CudaBackend final : public DeviceBackend {
   // Complex copies: between complex dtypes, each part as a real copy of the parts views
   // ([..., 2] with doubled strides: complex64 <-> complex128 converts each part); complex to
   // real (Cast's rule: the real part, converted) as a copy of the real parts' view; real to a
-  // contiguous complex: zeros, then the real parts' view written (imaginary parts 0). Complex
-  // to bool (either part nonzero) and real into a strided complex view run on the host.
+  // contiguous complex: zeros, then the real parts' view written (imaginary parts 0); complex
+  // to bool: either part nonzero (a kernel of its own). Real into a strided complex view runs
+  // on the host.
   void complex_copy(const Tensor& dst, const Tensor& src) {
     if (is_complex(dst.dtype()) && is_complex(src.dtype())) {
       strided_copy(parts_view(dst), parts_view(src.expand(dst.shape(), "copy")));
       return;
     }
-    if (is_complex(src.dtype()) && dst.dtype() != DType::Bool) {
+    if (is_complex(src.dtype()) && dst.dtype() == DType::Bool) {
+      Shape sst = broadcast_strides_to(src, dst.shape());
+      Strided<2> desc = strided_of<2>(dst.shape(), {&dst.strides(), &sst});
+      launch_complex_to_bool(static_cast<bool*>(dst.raw_data()), src.raw_data(),
+                             src.dtype() == DType::Complex128, desc, dst.numel(),
+                             stream_of(dst.device().index));
+      MC_CUDA_LAUNCH_CHECK();
+      return;
+    }
+    if (is_complex(src.dtype())) {
       strided_copy(dst, real_view(src));
       return;
     }
