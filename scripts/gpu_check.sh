@@ -7,7 +7,8 @@
 #
 #   1. mycel_cuda_tests: every kernel case on the GPU against the CPU reference, the device
 #      (copies, casts, allocator, out-of-memory), CUDA-graph capture, and the table of ops
-#      with CUDA kernels. A test that kills the binary (a crash, a hang) or breaks the CUDA
+#      with CUDA kernels (FFTN through cuFFT where libcufft is found: the script says
+#      whether it was). A test that kills the binary (a crash, a hang) or breaks the CUDA
 #      context (a sticky error such as an illegal address, which every later test would then
 #      report) is named in the summary and left out of another run, three times at most, so
 #      one bad kernel does not hide the others' results;
@@ -200,6 +201,26 @@ else
   echo "libnvrtc.so.13: not found (cuDNN's runtime-compiled engines unavailable)" |
     tee -a "$out/cuda_libs.txt"
 fi
+# cuFFT (FFTN's GPU kernel) is optional and not bundled (about 300 MB): mycel loads it with
+# dlopen at first use and runs FFTN on host copies without it. Looked for in the CUDA install
+# and in PyTorch's Python packages (its nvidia/*/lib folders), and put last on the path.
+cufft=$(find /usr/local /usr/lib /opt -name libcufft.so.12 2>/dev/null | head -1)
+if [[ -z $cufft ]]; then
+  for sp in $(${MYCEL_TORCH_PYTHON:-python3} -c 'import site; print(" ".join(site.getsitepackages()))' \
+                2>/dev/null); do
+    [[ -d $sp/nvidia ]] && cufft=$(find "$sp/nvidia" -maxdepth 3 -name libcufft.so.12 2>/dev/null |
+                                   head -1)
+    [[ -n $cufft ]] && break
+  done
+fi
+if [[ -n $cufft ]]; then
+  cufft_line="gpu_check: libcufft found: $cufft (FFTN runs on the GPU)"
+  cudalibs="$cudalibs:$(dirname "$cufft")"
+  export MYCEL_CUFFT_FOUND=$cufft  # tests/gpu/test_gpu_fft.py then requires cuFFT in use
+else
+  cufft_line="gpu_check: libcufft.so.12 not found: FFTN runs on the CPU with copies"
+fi
+echo "$cufft_line" | tee -a "$out/cuda_libs.txt"
 export LD_LIBRARY_PATH="$rt/lib$cudalibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONHOME=$rt/usr PYTHONPATH=$root/python:$rt/dist PYTHONUNBUFFERED=1
 export PYTHONDONTWRITEBYTECODE=1
@@ -226,6 +247,7 @@ else
   bench_args=()
   lenet_epochs=5 lenet_gpu=GPU
 fi
+echo "$cufft_line" | tee -a "$out/summary.txt" >> "$out/gpu.txt"
 save
 fail=0 last_rc=0
 run() {  # name, time limit (s), command...

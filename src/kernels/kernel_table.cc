@@ -2,6 +2,8 @@
 // table's .def lines (kernel_table.h), and the installed device tables.
 #include "kernels/kernel_table.h"
 
+#include <atomic>
+
 namespace mycel {
 
 constinit const KernelFn kCpuKernels[kNumOps] = {
@@ -18,7 +20,8 @@ constinit const KernelFn kRefKernels[kNumOps] = {
 
 namespace {
 std::span<const KernelFn> g_device_kernels[kNumDeviceTypes];
-}
+std::atomic<DeviceDtypeRule> g_dtype_rules[kNumDeviceTypes];
+}  // namespace
 
 void install_device_kernels(DeviceType type, std::span<const KernelFn> table) {
   MC_ASSERT(type != DeviceType::CPU && table.size() == kNumOps);
@@ -28,6 +31,19 @@ void install_device_kernels(DeviceType type, std::span<const KernelFn> table) {
 KernelFn device_kernel(const OpDef& op, DeviceType type) {
   std::span<const KernelFn> t = g_device_kernels[static_cast<int>(type)];
   return t.empty() ? nullptr : t[static_cast<size_t>(op.id)];
+}
+
+void install_device_dtype_rule(DeviceType type, DeviceDtypeRule rule) {
+  MC_ASSERT(type != DeviceType::CPU);
+  g_dtype_rules[static_cast<int>(type)].store(rule);
+}
+
+bool device_takes_dtype(const OpDef& op, DeviceType type, DType t) {
+  const bool host_only =
+      t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64 || is_complex(t);
+  if (!host_only) return true;
+  DeviceDtypeRule rule = g_dtype_rules[static_cast<int>(type)].load();
+  return rule != nullptr && rule(op, t);
 }
 
 }  // namespace mycel

@@ -42,4 +42,15 @@ inline KernelFn ref_kernel(const OpDef& op) { return kRefKernels[static_cast<siz
 void install_device_kernels(DeviceType type, std::span<const KernelFn> table);
 KernelFn device_kernel(const OpDef& op, DeviceType type);  // nullptr for none, and for CPU
 
+// Which dtypes a device kernel takes. Without a rule installed, a device's kernels take every
+// dtype but the host-only ones (uint16, uint32, uint64 and the complex dtypes: its kernels
+// are not built for them); a device library that runs some ops on more dtypes installs a rule
+// (kernels/cuda: the complex ops, and FFTN where cuFFT loads). The dispatcher runs an op on
+// host copies when any of its tensors has a dtype its device kernel does not take
+// (runtime/eager.cc), and whole-step capture refuses it (runtime/vm_capture.cc). `rule` is
+// asked only for the host-only dtypes; nullptr removes it.
+using DeviceDtypeRule = bool (*)(const OpDef& op, DType t);
+void install_device_dtype_rule(DeviceType type, DeviceDtypeRule rule);
+bool device_takes_dtype(const OpDef& op, DeviceType type, DType t);
+
 }  // namespace mycel

@@ -7,6 +7,7 @@
 #include "tensor/op_precision.h"
 #if defined(MYCEL_CUDA)
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cufft_status.h"
 #endif
 
 namespace pyb = pybind11;
@@ -45,6 +46,16 @@ Device parse_device(const std::string& target, int index) {
 
 void bind_device(pyb::module_& m) {
   m.def("_gpu_count", &gpu_count, "GPUs this build can use (0 without CUDA or a GPU).");
+  m.def(
+      "_cufft_available",
+      []() {
+#if defined(MYCEL_CUDA)
+        return cuda::cufft_available();
+#else
+        return false;
+#endif
+      },
+      "Whether FFTN runs through cuFFT on a GPU (libcufft found); without it on host copies.");
   m.def(
       "_set_device",
       [](const std::string& target, int index) { set_default_device(parse_device(target, index)); },

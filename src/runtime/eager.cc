@@ -99,16 +99,17 @@ CommQueue& queue_for(const OpDef& op, const Attrs& attrs) {
 
 namespace {
 // uint16/uint32/uint64 and complex tensors: the device kernels are not built for them (only
-// copies, and casts among the real dtypes, are), so their ops run on the host with copies.
+// copies, and casts among the real dtypes, are), so their ops run on the host with copies,
+// except where the device's dtype rule says its kernel takes them (kernels/kernel_table.h:
+// on CUDA the complex ops and FFTN).
 bool has_host_only_dtype(const KernelContext& ctx) {
-  auto wide_unsigned = [](const Tensor& t) {
-    return t.defined() && (t.dtype() == DType::UInt16 || t.dtype() == DType::UInt32 ||
-                           t.dtype() == DType::UInt64 || is_complex(t.dtype()));
+  auto host_only = [&](const Tensor& t) {
+    return t.defined() && !device_takes_dtype(ctx.op, ctx.device.type, t.dtype());
   };
   for (const Tensor& t : ctx.in)
-    if (wide_unsigned(t)) return true;
+    if (host_only(t)) return true;
   for (const Tensor& t : ctx.out)
-    if (wide_unsigned(t)) return true;
+    if (host_only(t)) return true;
   return false;
 }
 

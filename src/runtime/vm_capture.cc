@@ -16,10 +16,6 @@ using ir::ValueKind;
 
 namespace {
 
-bool host_only_dtype(DType t) {
-  return t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64 || is_complex(t);
-}
-
 // The reason one instruction cannot be captured, or "".
 std::string instr_blocker(const Instr& in, DeviceType type) {
   switch (in.code) {
@@ -43,8 +39,13 @@ std::string instr_blocker(const Instr& in, DeviceType type) {
   // Its device kernel reads the mask's count on the host to raise the CPU's ValueError for a
   // short source (kernels/cuda/array_select.h): the host waits, which a capture cannot hold.
   if (op.id == OpId::MaskedScatter) return name + " counts its mask on the host";
+  // The output dtypes (the inputs' are earlier outputs or the step's arguments); FFTN always
+  // has a complex tensor, on one side or the other, so the complex rule decides it (on CUDA:
+  // whether cuFFT loaded).
+  if (op.id == OpId::FFTN && !device_takes_dtype(op, type, DType::Complex64))
+    return name + " runs on the host with copies (no FFT library on the device)";
   for (const TensorMeta& m : in.metas) {
-    if (host_only_dtype(m.dtype))
+    if (!device_takes_dtype(op, type, m.dtype))
       return str(name, " on ", m.dtype, " runs on the host with copies");
   }
   const bool checks_values = op.id == OpId::FloorDiv || op.id == OpId::FloorMod ||

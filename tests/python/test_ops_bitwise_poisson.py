@@ -116,6 +116,32 @@ def test_poisson_moments_and_probabilities(lam):
         assert abs((x == k).mean() - p) < 5 * math.sqrt(p * (1 - p) / n) + 1e-6, k
 
 
+@pytest.mark.parametrize("lam", [0.3, 2.5, 9.99, 10.0, 42.0, 1000.0, 2.5e5])
+def test_poisson_chi_square_goodness_of_fit_against_scipy(lam):
+    """The counts' histogram against scipy.stats.poisson's pmf, on both sides of the method
+    switch at 10 (Knuth's product, then PTRS): bins of expected count >= 20, the tails merged
+    into the end bins; the draw is seeded, so the p-value is a fixed number."""
+    from scipy import stats
+    n = 100000
+    x = R.random_poisson(Tensor(np.array([n], np.int64)), Tensor(np.array(lam)), seed=11,
+                         dtype=ms.int64).asnumpy()
+    dist = stats.poisson(lam)
+    lo, hi = int(dist.ppf(1e-4)), int(dist.ppf(1 - 1e-4))
+    edges = [lo]  # bins [edges[i], edges[i + 1]), each expecting >= 20 counts
+    while edges[-1] <= hi:
+        k = edges[-1] + 1
+        while k <= hi and n * (dist.cdf(k - 1) - dist.cdf(edges[-1] - 1)) < 20:
+            k += 1
+        edges.append(k)
+    observed = np.histogram(np.clip(x, lo, edges[-1] - 1), bins=edges)[0]
+    cdf = dist.cdf(np.array(edges[1:-1]) - 1)
+    expected = n * np.diff(np.concatenate(([0.0], cdf, [1.0])))
+    assert observed.sum() == n and len(observed) >= 3
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    p = stats.chi2.sf(chi2, len(observed) - 1)
+    assert p > 1e-3, (chi2, len(observed), p)
+
+
 def test_poisson_shapes_dtypes_and_rates_per_element():
     rate = Tensor(np.array([[0.0, 2.0], [50.0, 7.0]], np.float32))
     for dtype in (ms.float16, ms.float32, ms.float64, ms.int32, ms.int64):

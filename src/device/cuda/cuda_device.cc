@@ -161,14 +161,45 @@ class CudaBackend final : public DeviceBackend {
   }
 
   // Complex copies: between complex dtypes, each part as a real copy of the parts views
-  // ([..., 2] with doubled strides: complex64 <-> complex128 converts each part); between a
-  // complex and a real dtype (rare: Cast, astype), converted on the host.
+  // ([..., 2] with doubled strides: complex64 <-> complex128 converts each part); complex to
+  // real (Cast's rule: the real part, converted) as a copy of the real parts' view; real to a
+  // contiguous complex: zeros, then the real parts' view written (imaginary parts 0); complex
+  // to bool: either part nonzero (a kernel of its own). Real into a strided complex view runs
+  // on the host.
   void complex_copy(const Tensor& dst, const Tensor& src) {
     if (is_complex(dst.dtype()) && is_complex(src.dtype())) {
       strided_copy(parts_view(dst), parts_view(src.expand(dst.shape(), "copy")));
       return;
     }
+    if (is_complex(src.dtype()) && dst.dtype() == DType::Bool) {
+      Shape sst = broadcast_strides_to(src, dst.shape());
+      Strided<2> desc = strided_of<2>(dst.shape(), {&dst.strides(), &sst});
+      launch_complex_to_bool(static_cast<bool*>(dst.raw_data()), src.raw_data(),
+                             src.dtype() == DType::Complex128, desc, dst.numel(),
+                             stream_of(dst.device().index));
+      MC_CUDA_LAUNCH_CHECK();
+      return;
+    }
+    if (is_complex(src.dtype())) {
+      strided_copy(dst, real_view(src));
+      return;
+    }
+    if (is_complex(dst.dtype()) && dst.is_contiguous()) {
+      if (dst.nbytes() == 0) return;
+      MC_CUDA_CHECK(
+          cudaMemsetAsync(dst.raw_data(), 0, dst.nbytes(), stream_of(dst.device().index)));
+      strided_copy(real_view(dst), src);
+      return;
+    }
     dst.copy_from(src.cpu().cast(dst.dtype()));
+  }
+
+  // The real parts of a complex tensor, as a view of the part dtype (doubled strides).
+  static Tensor real_view(const Tensor& t) {
+    Shape strides;
+    for (int64_t st : t.strides()) strides.push_back(2 * st);
+    return Tensor::make_view(t.storage(), complex_part_dtype(t.dtype()), t.shape(), strides,
+                             2 * t.offset());
   }
 
   static Tensor parts_view(const Tensor& t) {

@@ -13,10 +13,17 @@ enum WideUnsignedCode : int { kUInt16 = kFloat64 + 1, kUInt32, kUInt64 };
 template <class F>
 void dispatch_copy_code(int code, F&& f) {
   switch (code) {
-    case kUInt16: f(uint16_t{}); break;
-    case kUInt32: f(uint32_t{}); break;
-    case kUInt64: f(uint64_t{}); break;
-    default: dispatch_code(code, f);
+    case kUInt16:
+      f(uint16_t{});
+      break;
+    case kUInt32:
+      f(uint32_t{});
+      break;
+    case kUInt64:
+      f(uint64_t{});
+      break;
+    default:
+      dispatch_code(code, f);
   }
 }
 
@@ -28,7 +35,26 @@ __global__ void strided_copy_kernel(D* dst, const S* src, Strided<2> s, int64_t 
     dst[off[0]] = cast_to<D>(src[off[1]]);
   }
 }
+template <class R>
+__global__ void complex_to_bool_kernel(bool* dst, const R* src, Strided<2> s, int64_t n) {
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    int64_t off[2];
+    s.offsets(i, off);
+    dst[off[0]] = src[2 * off[1]] != R(0) || src[2 * off[1] + 1] != R(0);
+  }
+}
 }  // namespace
+
+void launch_complex_to_bool(bool* dst, const void* src, bool dbl, const Strided<2>& s, int64_t n,
+                            cudaStream_t stream) {
+  if (n == 0) return;
+  if (dbl)
+    complex_to_bool_kernel<<<grid_for(n), 256, 0, stream>>>(dst, static_cast<const double*>(src), s,
+                                                            n);
+  else
+    complex_to_bool_kernel<<<grid_for(n), 256, 0, stream>>>(dst, static_cast<const float*>(src), s,
+                                                            n);
+}
 
 void launch_strided_copy(void* dst, int dst_code, const void* src, int src_code,
                          const Strided<2>& s, int64_t n, cudaStream_t stream) {
@@ -36,8 +62,8 @@ void launch_strided_copy(void* dst, int dst_code, const void* src, int src_code,
     using D = decltype(d);
     dispatch_copy_code(src_code, [&](auto sv) {
       using S = decltype(sv);
-      strided_copy_kernel<D, S><<<grid_for(n), 256, 0, stream>>>(
-          static_cast<D*>(dst), static_cast<const S*>(src), s, n);
+      strided_copy_kernel<D, S>
+          <<<grid_for(n), 256, 0, stream>>>(static_cast<D*>(dst), static_cast<const S*>(src), s, n);
     });
   });
 }

@@ -13,4 +13,9 @@ namespace mycel::cuda {
 void launch_strided_copy(void* dst, int dst_code, const void* src, int src_code,
                          const Strided<2>& s, int64_t n, cudaStream_t stream);
 
+// dst = (src != 0) for a complex src (either part nonzero: the Cast op's complex -> bool),
+// `dbl` for complex128; offsets in elements (operand 0 dst, operand 1 src).
+void launch_complex_to_bool(bool* dst, const void* src, bool dbl, const Strided<2>& s, int64_t n,
+                            cudaStream_t stream);
+
 }  // namespace mycel::cuda

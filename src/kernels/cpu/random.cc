@@ -133,12 +133,12 @@ void cpu_random_poisson(const KernelContext& ctx) {
   const int64_t n = y.numel(), nr = rate.numel();
   const RandomStream st = op_random_stream(ctx, "seed", "seed2", static_cast<uint64_t>(n));
   if (n == 0) return;
-  std::vector<double> lam(static_cast<size_t>(nr));
+  std::vector<poisson::Rate> lam(static_cast<size_t>(nr));  // each rate prepared once
   dispatch_number(rate.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < nr; ++i)
       lam[static_cast<size_t>(i)] =
-          static_cast<double>(static_cast<compute_t<T>>(rate.data<T>()[i]));
+          poisson::prepare(static_cast<double>(static_cast<compute_t<T>>(rate.data<T>()[i])));
   });
   dispatch_number(y.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -24,6 +24,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "base/poisson_draw.h"
 #include "tensor/dtype.h"
 #include "tensor/random.h"
 
@@ -55,52 +56,27 @@ class ElementUniforms {
   int half_ = 2;
 };
 
-// A Poisson(lam) count for a finite lam >= 0. Below 10, Knuth's method: multiply uniforms
-// until the product falls to exp(-lam) or below; the count is the number of factors before
-// that one (about lam + 1 uniforms). From 10 on, Hoermann's transformed rejection with squeeze
-// (PTRS; "The transformed rejection method for generating Poisson random variables", 1993),
-// two uniforms a try, about 1.1 tries.
-inline double poisson_draw(double lam, ElementUniforms& u) {
-  if (lam == 0.0) return 0.0;
-  if (lam < 10.0) {
-    const double limit = std::exp(-lam);
-    double prod = 1.0, k = 0.0;
-    for (;;) {
-      prod *= u.next();
-      if (prod <= limit) return k;
-      k += 1.0;
-    }
-  }
-  const double slam = std::sqrt(lam), loglam = std::log(lam);
-  const double b = 0.931 + 2.53 * slam;
-  const double a = -0.059 + 0.02483 * b;
-  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
-  const double v_r = 0.9277 - 3.6224 / (b - 2.0);
-  for (;;) {
-    const double U = u.next() - 0.5;
-    const double V = u.next();
-    const double us = 0.5 - std::fabs(U);
-    const double k = std::floor((2.0 * a / us + b) * U + lam + 0.43);
-    if (us >= 0.07 && V <= v_r) return k;
-    if (k < 0.0 || (us < 0.013 && V > us)) continue;
-    int sign;
-    const double log_fact = ::lgamma_r(k + 1.0, &sign);  // reentrant: no global signgam
-    if (std::log(V) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
-        -lam + k * loglam - log_fact)
-      return k;
-  }
+// A Poisson count of a prepared rate (finite, >= 0): base/poisson_draw.h's sampler (Knuth's
+// method below 10, Hoermann's PTRS from 10 on), shared with the CUDA kernel so that both draw
+// the same counts.
+inline double poisson_draw(const poisson::Rate& r, ElementUniforms& u) {
+  return poisson::draw(r, u);
 }
 
 // The element's value in dtype T: poisson_draw for a finite rate >= 0, else "no count".
 template <class T>
-T poisson_count(double lam, ElementUniforms& u) {
-  if (!(std::isfinite(lam) && lam >= 0.0)) {
+T poisson_count(const poisson::Rate& r, ElementUniforms& u) {
+  if (!(std::isfinite(r.lam) && r.lam >= 0.0)) {
     if constexpr (std::is_integral_v<T>)
       return static_cast<T>(-1);
     else
       return T(std::numeric_limits<float>::quiet_NaN());
   }
-  return saturate_cast<T>(poisson_draw(lam, u));
+  return saturate_cast<T>(poisson_draw(r, u));
+}
+template <class T>
+T poisson_count(double lam, ElementUniforms& u) {
+  return poisson_count<T>(poisson::prepare(lam), u);
 }
 
 }  // namespace mycel::random_format

@@ -3,6 +3,7 @@
 #include "device/cuda/cuda_capture.h"
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/array_index.h"
+#include "kernels/cuda/complex.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mycel::cuda {
@@ -15,6 +16,10 @@ std::array<KernelFn, kNumOps> make_table() {
 #undef CUDA_OP
   return t;
 }
+
+// The dtypes beyond the real ones the CUDA kernels take (kernels/kernel_table.h): complex
+// for the ops complex.h names; uint16/32/64 nowhere.
+bool cuda_takes_dtype(const OpDef& op, DType t) { return is_complex(t) && cuda_takes_complex(op); }
 }  // namespace
 
 std::span<const KernelFn> kernel_table() {
@@ -35,6 +40,7 @@ int install_cuda() {
   set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
+  install_device_dtype_rule(DeviceType::CUDA, &cuda_takes_dtype);
   install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
   install_capture_backend(DeviceType::CUDA, &cuda_capture_backend());
   return n;

@@ -3,6 +3,8 @@
 // turns the tensors into pointers and Strided<K> descriptors over the output's shape, and
 // calls a launcher of elementwise.h on the device's stream.
 //
+// Complex inputs go to complex.cc's complex forms.
+//
 // Integer FloorDiv, Mod, FloorMod and Pow run the CPU kernel on host copies instead: their
 // results depend on a data check (a zero divisor, a negative exponent) that raises a
 // ValueError on the CPU, which a kernel queued without waiting cannot do. Their float forms
@@ -11,6 +13,7 @@
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
+#include "kernels/cuda/complex.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/elementwise.h"
 
@@ -24,10 +27,18 @@ enum class Family { All, Number, Float, Bool, Bitwise };
 void check_family(Family f, DType t, const OpDef& op) {
   const auto none = [](auto) {};
   switch (f) {
-    case Family::All: dispatch_all(t, op.name, none); break;
-    case Family::Number: dispatch_number(t, op.name, none); break;
-    case Family::Float: dispatch_float(t, op.name, none); break;
-    case Family::Bool: MC_ASSERT(t == DType::Bool, op.name, " on ", t); break;
+    case Family::All:
+      dispatch_all(t, op.name, none);
+      break;
+    case Family::Number:
+      dispatch_number(t, op.name, none);
+      break;
+    case Family::Float:
+      dispatch_float(t, op.name, none);
+      break;
+    case Family::Bool:
+      MC_ASSERT(t == DType::Bool, op.name, " on ", t);
+      break;
     case Family::Bitwise:  // kernels/cpu/elementwise_binary.cc's pick_bitwise
       MC_CHECK(!is_floating(t), Type, "For '", op.name,
                "', the inputs must be bool or integer tensors, but got dtype ", t, ".");
@@ -58,17 +69,21 @@ void cuda_unary(const KernelContext& ctx) {
   const Tensor& x = ctx.in[0];
   const Tensor& y = ctx.out[0];
   const DType t = x.dtype();
+  if (is_complex(t)) {
+    cuda_complex_unary(ctx);
+    return;
+  }
   ew::Unary op = ew::Unary::Neg;
   Family fam = Family::Float;
   switch (ctx.op.id) {
-#define MC_NUM(Id, Op)     \
-  case OpId::Id:           \
-    op = ew::Unary::Op;    \
-    fam = Family::Number;  \
+#define MC_NUM(Id, Op)    \
+  case OpId::Id:          \
+    op = ew::Unary::Op;   \
+    fam = Family::Number; \
     break;
-#define MC_FLT(Id, Op)     \
-  case OpId::Id:           \
-    op = ew::Unary::Op;    \
+#define MC_FLT(Id, Op)  \
+  case OpId::Id:        \
+    op = ew::Unary::Op; \
     break;
     MC_NUM(Neg, Neg)
     MC_NUM(Abs, Abs)
@@ -131,6 +146,10 @@ void cuda_binary(const KernelContext& ctx) {
   const Tensor& o = ctx.out[0];
   MC_ASSERT(a.dtype() == b.dtype(), ctx.op.name, " inputs must arrive promoted");
   const DType t = a.dtype();
+  if (is_complex(t)) {
+    cuda_complex_binary(ctx);
+    return;
+  }
   ew::Binary op = ew::Binary::Add;
   Family fam = Family::All;
   bool int_on_host = false;  // integer forms check their data: CPU kernel on host copies
@@ -189,8 +208,8 @@ void cuda_binary(const KernelContext& ctx) {
   const Strided<2> s = strided_of<2>(o.shape(), {&ba.st, &bb.st});
   cudaStream_t st = stream(ctx.device.index);
   if (compare)
-    ew::launch_compare(op, code(t), static_cast<bool*>(o.raw_data()), a.raw_data(), b.raw_data(),
-                       s, n, st);
+    ew::launch_compare(op, code(t), static_cast<bool*>(o.raw_data()), a.raw_data(), b.raw_data(), s,
+                       n, st);
   else
     ew::launch_binary(op, code(t), o.raw_data(), a.raw_data(), b.raw_data(), s, n, st);
   MC_CUDA_LAUNCH_CHECK();

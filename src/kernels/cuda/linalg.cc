@@ -17,6 +17,10 @@
 //   - the algorithm is cuBLASLt's first heuristic pick for the actual pointer alignments,
 //     with a workspace from the caching allocator; where it offers none the naive kernel of
 //     linalg_kernels.cu runs instead.
+// complex64/complex128 go to cuBLASLt too (CUDA_C_32F in CUBLAS_COMPUTE_32F, never TF32;
+// CUDA_C_64F in CUBLAS_COMPUTE_64F; no conjugation: MatMul's flags only transpose); where the
+// heuristics offer no algorithm the product runs on host copies (there is no naive complex
+// kernel).
 // Integer dtypes use the naive kernel (cuBLASLt has no general integer GEMM); its sums wrap
 // like the CPU kernel's. BiasAdd is an elementwise kernel.
 //
@@ -107,6 +111,12 @@ bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void*
     case DType::Float64:
       data = CUDA_R_64F, compute = CUBLAS_COMPUTE_64F, scale = CUDA_R_64F;
       break;
+    case DType::Complex64:  // never TF32: the CPU's complex product is plain float32
+      data = CUDA_C_32F, compute = CUBLAS_COMPUTE_32F, scale = CUDA_C_32F;
+      break;
+    case DType::Complex128:
+      data = CUDA_C_64F, compute = CUBLAS_COMPUTE_64F, scale = CUDA_C_64F;
+      break;
     default:
       return false;
   }
@@ -168,11 +178,12 @@ bool lt_matmul(int dev, DType dt, bool tf32, const void* A, const void* B, void*
   if (found == 0 || res.state != CUBLAS_STATUS_SUCCESS) return false;
 
   Buffer ws(dev, res.workspaceSize);
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool f64 = dt == DType::Float64;
-  st = cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(&one_d) : &one_f, B, d.a, A, d.b,
-                      f64 ? static_cast<const void*>(&zero_d) : &zero_f, Y, d.c, Y, d.c, &res.algo,
+  // alpha = 1, beta = 0 in the scale type (a complex one is {re, im}).
+  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  const bool f64 = dt == DType::Float64 || dt == DType::Complex128;
+  st = cublasLtMatmul(h, d.op, f64 ? static_cast<const void*>(one_d) : one_f, B, d.a, A, d.b,
+                      f64 ? static_cast<const void*>(zero_d) : zero_f, Y, d.c, Y, d.c, &res.algo,
                       ws.data(), res.workspaceSize, s);
   if (epi != nullptr && (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE))
     return false;
@@ -228,14 +239,18 @@ void cuda_matmul(const KernelContext& ctx) {
   const DType dt = y.dtype();
   const size_t es = y.itemsize();
   const bool tf32 = op_precision(DeviceType::CUDA).matmul_allow_tf32;
-  const bool is_float =
-      dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Float64;
+  const bool is_float = dt == DType::Float32 || dt == DType::Float16 || dt == DType::BFloat16 ||
+                        dt == DType::Float64 || is_complex(dt);
   for (int64_t t0 = 0; t0 < count; t0 += kMaxBatchPerCall) {
     const int64_t nb = std::min(kMaxBatchPerCall, count - t0);
     const char* A = static_cast<const char*>(a.raw_data()) + t0 * sa * static_cast<int64_t>(es);
     const char* B = static_cast<const char*>(b.raw_data()) + t0 * sb * static_cast<int64_t>(es);
     char* Y = static_cast<char*>(y.raw_data()) + t0 * rows * N * static_cast<int64_t>(es);
     if (is_float && lt_matmul(dev, dt, tf32, A, B, Y, nb, rows, N, K, ta, tb, sa, sb)) continue;
+    if (is_complex(dt)) {  // no naive complex kernel: the whole product on host copies
+      run_on_host(ctx);
+      return;
+    }
     launch_matmul_naive(code(dt), A, B, Y, nb, rows, N, K, ta, tb, sa, sb, s);
     MC_CUDA_LAUNCH_CHECK();
   }

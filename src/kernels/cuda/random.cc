@@ -56,6 +56,21 @@ void cuda_uniform_real(const KernelContext& ctx) {
   MC_CUDA_LAUNCH_CHECK();
 }
 
+// RandomPoisson: one counter per element, reserved before anything is checked, as
+// kernels/cpu/random.cc does.
+void cuda_random_poisson(const KernelContext& ctx) {
+  const Tensor& rate = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  const int64_t n = y.numel();
+  const PhiloxSeed st = draw(ctx, "seed", "seed2", static_cast<uint64_t>(n));
+  if (n == 0) return;
+  dispatch_number(rate.dtype(), ctx.op.name, [](auto) {});
+  dispatch_number(y.dtype(), ctx.op.name, [](auto) {});
+  launch_random_poisson(code(rate.dtype()), rate.raw_data(), rate.numel(), code(y.dtype()),
+                        y.raw_data(), n, st, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
 // Dropout: ceil(n / 4) counters, reserved before the dtype check as kernels/cpu/dropout.cc
 // does (infer_dropout has already rejected other dtypes).
 void cuda_dropout(const KernelContext& ctx) {

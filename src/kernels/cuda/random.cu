@@ -15,7 +15,12 @@
 //   - Dropout compares the same exact uniform float with keep_prob in double, and computes
 //     x * (mask * scale) in the CPU's compute type (two products, nothing to fuse): its mask
 //     and output equal the CPU's bit for bit.
+//   - RandomPoisson draws with the CPU's own sampler (base/poisson_draw.h: +, -, *, / and sqrt
+//     in double with no FMA contraction, its own exp/log/ln k!): the same counts bit for bit.
+#include <limits>
+
 #include "base/philox_normal.h"
+#include "base/poisson_draw.h"
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/random.h"
 
@@ -34,6 +39,27 @@ __device__ inline Words philox(uint64_t key, uint64_t counter) {
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
   uint32_t c2 = 0, c3 = 0;  // counter_hi = 0
+  for (int r = 0; r < 10; ++r) {
+    const uint32_t hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const uint32_t hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    const uint32_t n0 = hi1 ^ c1 ^ k0;
+    const uint32_t n2 = hi0 ^ c3 ^ k1;
+    c1 = lo1;
+    c3 = lo0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+// tensor/random.h's philox(key, counter_hi, counter_lo): RandomPoisson's later uniforms of an
+// element come from counter_hi = 1, 2, ...
+__device__ inline Words philox_hi(uint64_t key, uint64_t hi, uint64_t counter) {
+  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
+  uint32_t c2 = static_cast<uint32_t>(hi), c3 = static_cast<uint32_t>(hi >> 32);
   for (int r = 0; r < 10; ++r) {
     const uint32_t hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
     const uint32_t hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
@@ -181,7 +207,66 @@ void dropout_as(const void* x, void* y, void* mask, int64_t n, double keep, Phil
       quads);
 }
 
+// The uniforms of one RandomPoisson element (kernels/cpu/random_format.h's ElementUniforms):
+// philox(key, j, counter) for j = 0, 1, ..., two 53-bit uniforms a call.
+class ElementUniforms {
+ public:
+  __device__ ElementUniforms(uint64_t key, uint64_t counter) : key_(key), counter_(counter) {}
+  __device__ double next() {
+    if (half_ == 2) {
+      words_ = philox_hi(key_, call_++, counter_);
+      half_ = 0;
+    }
+    const double u = philox_normal::uniform53(words_.w[2 * half_], words_.w[2 * half_ + 1]);
+    ++half_;
+    return u;
+  }
+
+ private:
+  uint64_t key_, counter_, call_ = 0;
+  Words words_{};
+  int half_ = 2;
+};
+
+// random_format.h's poisson_count: the count in T (cast_to: saturate_cast's rules), or for a
+// rate that is negative, NaN or infinite, -1 (integers) or NaN.
+template <class T>
+__device__ inline T poisson_count(double lam, ElementUniforms& u) {
+  if (!(isfinite(lam) && lam >= 0.0)) {
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(-1);
+    else
+      return cast_to<T>(std::numeric_limits<float>::quiet_NaN());
+  }
+  return cast_to<T>(poisson::draw(lam, u));
+}
+
+template <class T, class R>
+__global__ void poisson_kernel(T* out, const R* rate, int64_t nr, int64_t n, PhiloxSeed seed) {
+  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
+  MC_CUDA_KERNEL_LOOP(i, n) {
+    ElementUniforms u(key, offset + static_cast<uint64_t>(i));
+    out[i] = poisson_count<T>(static_cast<double>(load(rate[i % nr])), u);
+  }
+}
+
 }  // namespace
+
+void launch_random_poisson(int rate_code, const void* rate, int64_t nr, int out_code, void* out,
+                           int64_t n, PhiloxSeed seed, cudaStream_t s) {
+  if (n == 0 || nr == 0) return;
+  dispatch_code(out_code, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (!std::is_same_v<T, bool>) {
+      dispatch_code(rate_code, [&](auto r) {
+        using R = decltype(r);
+        if constexpr (!std::is_same_v<R, bool>)
+          poisson_kernel<T, R><<<grid_for(n), kThreads, 0, s>>>(
+              static_cast<T*>(out), static_cast<const R*>(rate), nr, n, seed);
+      });
+    }
+  });
+}
 
 void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, double keep,
                     PhiloxSeed seed, cudaStream_t s) {

@@ -1,5 +1,5 @@
-// Launchers of StandardNormal, UniformReal and Dropout on the device (random.cu), called by
-// random.cc.
+// Launchers of StandardNormal, UniformReal, RandomPoisson and Dropout on the device (random.cu),
+// called by random.cc.
 //
 // The stream format is the CPU's (kernels/cpu/random_format.h): element i comes from the four
 // words of Philox4x32-10 (key, counter offset + i / P) alone. The host reserves the counters
@@ -26,6 +26,12 @@ struct PhiloxSeed {
 // n elements of dtype code `code` (a float dtype) from counters offset, offset + 1, ...
 void launch_standard_normal(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s);
 void launch_uniform_real(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s);
+
+// RandomPoisson (kernels/cpu/random_format.h's stream): element i of n (dtype code out_code,
+// not bool) is a count of rate[i % nr] (nr contiguous rates of dtype code rate_code, not
+// bool) drawn from counter offset + i, with the CPU's sampler (base/poisson_draw.h).
+void launch_random_poisson(int rate_code, const void* rate, int64_t nr, int out_code, void* out,
+                           int64_t n, PhiloxSeed seed, cudaStream_t s);
 
 // Dropout (kernels/cpu/dropout.cc's stream): element i is kept iff word i % 4 of counter
 // offset + i / 4, as a uniform float, is below keep; mask[i] = kept, y[i] = x[i] * (kept *

@@ -52,15 +52,29 @@ void cuda_reduce(const KernelContext& ctx) {
       kst.push_back(x.strides()[i]);
     }
   }
-  const int64_t O = y.numel();
+  // A complex Sum or Mean is the same reduction of the parts: the input seen as its part
+  // dtype with every stride doubled and a last kept dim of 2 (the parts, stride 1), whose
+  // output order is the complex output's parts in row-major order.
+  DType dt = x.dtype();
+  int64_t O = y.numel();
+  if (is_complex(dt)) {
+    MC_ASSERT(ctx.op.id == OpId::ReduceSum || ctx.op.id == OpId::ReduceMean, ctx.op.name,
+              " on complex reaches the CUDA kernel");
+    dt = complex_part_dtype(dt);
+    for (int64_t& st : kst) st *= 2;
+    for (int64_t& st : rst) st *= 2;
+    ks.push_back(2);
+    kst.push_back(1);
+    O *= 2;
+  }
   const Strided<1> kept = strided_of<1>(ks, {&kst});
   // With R == 0 nothing is read; strided_of would still describe the empty extent.
   const Strided<1> rd = R > 0 ? strided_of<1>(rs, {&rst}) : Strided<1>{};
   const int kind = kind_of(ctx.op.id);
   const int idx = ctx.device.index;
-  Buffer scratch(idx, reduce_scratch_bytes(kind, code(x.dtype()), O, R));
-  launch_reduce(kind, ctx.op.id == OpId::ReduceMean, code(x.dtype()), x.raw_data(), y.raw_data(),
-                kept, rd, O, R, scratch.data(), stream(idx));
+  Buffer scratch(idx, reduce_scratch_bytes(kind, code(dt), O, R));
+  launch_reduce(kind, ctx.op.id == OpId::ReduceMean, code(dt), x.raw_data(), y.raw_data(), kept, rd,
+                O, R, scratch.data(), stream(idx));
   MC_CUDA_LAUNCH_CHECK();
 }
 

@@ -9,7 +9,11 @@
 #include "kernels/kernel_table.h"
 #include "ops/op_table.h"
 #if defined(MYCEL_CUDA)
+#include <dlfcn.h>
+
+#include "kernels/cuda/complex.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cufft_status.h"
 #endif
 
 namespace mycel {
@@ -19,17 +23,15 @@ namespace {
 // An op added without a CUDA kernel must be listed here (with why) or fail.
 // The collectives: the communicators work on host buffers (comm/communicator.h); a device
 // collective library (NCCL, not in Debian) is the seam where they would get device kernels.
-// RandomPoisson (added for MindSpore's P.RandomPoisson) has no CUDA kernel yet: its draws
-// call libm's exp, log and lgamma, whose device versions differ in the last ulps, so a GPU
-// kernel would not draw the CPU's counts bit for bit until those are shared formulas; it runs
-// on host copies, and so do the selection ops (Unique, MaskedSelect, MaskedScatter, NonZero).
-const std::set<std::string> kCpuFallback = {
-    "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Barrier", "Send",
-    "Receive", "RandomPoisson",
-    // The complex-number ops: every complex op runs on the host (runtime/eager.cc).
-    "Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex",
-    // FFTN always has a complex input or output, so it runs on the host too (no cuFFT yet).
-    "FFTN"};
+// (RandomPoisson has one: its sampler is base/poisson_draw.h, shared with the CPU, so the GPU
+// draws the CPU's counts.)
+const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll",
+                                            "Broadcast", "Barrier",   "Send",          "Receive"};
+// Complex tensors are a dtype question, not an op one: an op runs on complex64/complex128 on
+// the device where the CUDA dtype rule says its kernel takes them (kernels/cuda/complex.h's
+// cuda_takes_complex: the complex-number ops, the elementwise ops with complex loops, casts
+// and copies, FFTN through cuFFT), and on host copies otherwise (runtime/eager.cc); the
+// list of those is ComplexOnHost below.
 
 TEST(CudaTable, FallbackListNamesRealOps) {
   for (const std::string& name : kCpuFallback) EXPECT_NE(find_op(name), nullptr) << name;
@@ -45,6 +47,33 @@ TEST(CudaTable, EveryOpHasACudaKernelOrIsListedAsFallback) {
         << (has ? " has a CUDA kernel: take it off the fallback list"
                 : " has no CUDA kernel: write one or list it as a fallback");
   }
+}
+
+// The ops with complex CPU kernels (kernels/cpu/complex.h, fills, Select) that still run on
+// host copies for complex tensors on a GPU: their CUDA kernels are not built for complex, so
+// the CUDA rule must decline them.
+const std::set<std::string> kComplexOnHost = {"ReduceProd", "OnesLike", "Fill", "Select"};
+
+TEST(CudaTable, ComplexOnHostNamesTheOpsTheRuleDeclines) {
+  for (const OpDef& op : op_table()) {
+    if (kComplexOnHost.count(op.name)) {
+      EXPECT_FALSE(device_takes_dtype(op, DeviceType::CUDA, DType::Complex64)) << op.name;
+      EXPECT_FALSE(cuda::cuda_takes_complex(op)) << op.name;
+    }
+  }
+  for (OpId id : {OpId::Mul, OpId::ReduceSum, OpId::MatMul, OpId::Cast, OpId::Transpose})
+    EXPECT_TRUE(cuda::cuda_takes_complex(op_def(id))) << op_def(id).name;
+  EXPECT_TRUE(cuda::cuda_takes_complex(op_def(OpId::Complex)));
+  EXPECT_EQ(cuda::cuda_takes_complex(op_def(OpId::FFTN)), cuda::cufft_available());
+}
+
+// libcufft is loaded with dlopen, its functions resolved by name (kernels/cuda/cufft_lib.h):
+// where the library can be opened (this needs no GPU), every name resolves.
+TEST(CudaTable, CufftLoadsWhereTheLibraryIs) {
+  void* lib = dlopen("libcufft.so.12", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) lib = dlopen("libcufft.so", RTLD_NOW | RTLD_LOCAL);
+  EXPECT_EQ(cuda::cufft_available(), lib != nullptr);
+  if (lib) dlclose(lib);
 }
 #else
 TEST(CudaTable, BuiltWithoutCuda) {

@@ -5,6 +5,7 @@
 // tests/cpp/cuda on a GPU.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 
@@ -184,6 +185,64 @@ TEST_F(DeviceDispatch, DeviceMemoryIsGivenBack) {
   }
   EXPECT_GT(fake_.allocs, 0);
   EXPECT_EQ(fake_.allocs, fake_.releases);
+}
+
+// Bitwise equality of two tensors of any dtype (complex included), as host copies.
+bool same_bits(const Tensor& a, const Tensor& b) {
+  Tensor x = a.cpu().contiguous(), y = b.cpu().contiguous();
+  return x.dtype() == y.dtype() && x.shape() == y.shape() &&
+         std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
+}
+
+// A fake device kernel: the CPU kernel on the host views of the fake's "device" tensors,
+// counting its calls.
+int g_fake_kernel_calls = 0;
+void fake_device_kernel(const KernelContext& ctx) {
+  ++g_fake_kernel_calls;
+  std::vector<Tensor> in, out;
+  for (const Tensor& t : ctx.in) in.push_back(FakeDevice::host_view(t));
+  for (const Tensor& t : ctx.out) out.push_back(FakeDevice::host_view(t));
+  cpu_kernel(ctx.op)(KernelContext{ctx.op, in, out, ctx.attrs, Device::cpu()});
+}
+
+// The device's dtype rule (kernels/kernel_table.h) decides whether an op on complex (or
+// uint16/32/64) tensors runs its device kernel or the CPU kernel on host copies; both give
+// the host's answer.
+TEST_F(DeviceDispatch, TheDtypeRuleDecidesWhereComplexOpsRun) {
+  static std::array<KernelFn, kNumOps> saved{}, fake{};
+  for (const OpDef& op : op_table()) {
+    saved[static_cast<size_t>(op.id)] = device_kernel(op, DeviceType::CUDA);
+    fake[static_cast<size_t>(op.id)] = &fake_device_kernel;
+  }
+  install_device_kernels(DeviceType::CUDA, fake);
+  const OpDef& neg = op_def(OpId::Neg);
+  Tensor h = iota({7}, DType::Complex64);
+  Tensor want = run_op1(OpId::Neg, {h});
+  // No rule: complex runs on the host, real on the device.
+  g_fake_kernel_calls = 0;
+  EXPECT_FALSE(device_takes_dtype(neg, DeviceType::CUDA, DType::Complex64));
+  EXPECT_TRUE(device_takes_dtype(neg, DeviceType::CUDA, DType::Float32));
+  EXPECT_TRUE(same_bits(run_op1(OpId::Neg, {h.to(gpu_)}), want));
+  EXPECT_EQ(g_fake_kernel_calls, 0);
+  run_op1(OpId::Neg, {iota({7}).to(gpu_)});
+  EXPECT_EQ(g_fake_kernel_calls, 1);
+  // A rule taking complex for Neg only: Neg runs on the device, Square still on the host.
+  install_device_dtype_rule(DeviceType::CUDA, [](const OpDef& op, DType t) {
+    return op.id == OpId::Neg && is_complex(t);
+  });
+  g_fake_kernel_calls = 0;
+  EXPECT_TRUE(device_takes_dtype(neg, DeviceType::CUDA, DType::Complex128));
+  EXPECT_FALSE(device_takes_dtype(neg, DeviceType::CUDA, DType::UInt16));
+  EXPECT_FALSE(device_takes_dtype(op_def(OpId::Square), DeviceType::CUDA, DType::Complex64));
+  Tensor got = run_op1(OpId::Neg, {h.to(gpu_)});
+  EXPECT_EQ(g_fake_kernel_calls, 1);
+  EXPECT_EQ(got.device(), gpu_);
+  EXPECT_TRUE(same_bits(got, want));
+  Tensor sq = run_op1(OpId::Square, {h.to(gpu_)});
+  EXPECT_EQ(g_fake_kernel_calls, 1);
+  EXPECT_TRUE(same_bits(sq, run_op1(OpId::Square, {h})));
+  install_device_dtype_rule(DeviceType::CUDA, nullptr);
+  install_device_kernels(DeviceType::CUDA, saved);
 }
 
 TEST(Devices, NoBackendIsARuntimeErrorNamingWhatIsMissing) {
