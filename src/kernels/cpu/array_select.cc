@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/broadcast_pair.h"
 #include "kernels/cpu/array.h"
 #include "ops/op_table.h"
 
@@ -31,13 +32,6 @@ bool is_nan_key(K k) {
     return std::isnan(k);
   else
     return false;
-}
-
-// x and mask broadcast to their common shape, contiguous.
-std::pair<Tensor, Tensor> broadcast_pair(const Tensor& x, const Tensor& mask, const char* op) {
-  const Shape s = broadcast_shapes(x.shape(), mask.shape(), op);
-  return {x.shape() == s ? x : x.expand(s, op).contiguous(),
-          mask.shape() == s ? mask : mask.expand(s, op).contiguous()};
 }
 
 }  // namespace

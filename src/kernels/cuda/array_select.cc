@@ -9,6 +9,7 @@
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
+#include "kernels/broadcast_pair.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mycel::cuda {
@@ -30,13 +31,6 @@ int64_t select_count(const Tensor& x, const Buffer& scratch, int index) {
                                     scratch.size(), stream(index)));
   MC_CUDA_LAUNCH_CHECK();
   return count.item().to_int();
-}
-
-// x and mask broadcast to their common shape, contiguous (on the device).
-std::pair<Tensor, Tensor> broadcast_pair(const Tensor& x, const Tensor& mask, const char* op) {
-  const Shape s = broadcast_shapes(x.shape(), mask.shape(), op);
-  return {x.shape() == s ? x : x.expand(s, op).contiguous(),
-          mask.shape() == s ? mask : mask.expand(s, op).contiguous()};
 }
 
 }  // namespace
