@@ -120,9 +120,7 @@ void cpu_masked_select(const KernelContext& ctx) {
 void cpu_masked_scatter(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &src = ctx.in[2];
   const Tensor& out = ctx.out[0];
-  const Tensor mask = ctx.in[1].shape() == x.shape()
-                          ? ctx.in[1]
-                          : ctx.in[1].expand(x.shape(), ctx.op.name).contiguous();
+  const Tensor mask = expanded_to(ctx.in[1], x.shape(), ctx.op.name);
   const int64_t n = x.numel();
   const bool* m = mask.data<bool>();
   const int64_t k = std::count(m, m + n, true);

@@ -72,9 +72,7 @@ void cuda_masked_select(const KernelContext& ctx) {
 void cuda_masked_scatter(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &src = ctx.in[2];
   const Tensor& out = ctx.out[0];
-  const Tensor mask = ctx.in[1].shape() == x.shape()
-                          ? ctx.in[1]
-                          : ctx.in[1].expand(x.shape(), ctx.op.name).contiguous();
+  const Tensor mask = expanded_to(ctx.in[1], x.shape(), ctx.op.name);
   const int64_t n = x.numel();
   check_select_size(n, ctx.op);
   const int index = ctx.device.index;

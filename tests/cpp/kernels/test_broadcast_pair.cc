@@ -1,4 +1,4 @@
-// kernels/broadcast_pair.h, the host helper of the CPU and CUDA MaskedSelect/MaskedScatter
+// kernels/broadcast_pair.h, the host helpers of the CPU and CUDA MaskedSelect/MaskedScatter
 // kernels, on host tensors: the common shape, the broadcast values (against the index
 // arithmetic of broadcasting), no copy of an operand already of that shape, and a Value
 // error naming the op for shapes that cannot broadcast.
@@ -49,6 +49,23 @@ TEST(BroadcastPair, AnOperandOfTheCommonShapeIsNotCopied) {
   const auto [sx, sm] = broadcast_pair(x, x, "MaskedScatter");
   EXPECT_EQ(sx.storage(), x.storage());
   EXPECT_EQ(sm.storage(), x.storage());
+}
+
+TEST(BroadcastPair, ExpandedToOneShape) {
+  const Tensor m = iota({3, 1}, DType::Int32);  // m[a, 0] = a + 1
+  const Tensor e = expanded_to(m, {2, 3, 4}, "MaskedScatter");
+  EXPECT_EQ(e.shape(), (Shape{2, 3, 4}));
+  EXPECT_TRUE(e.is_contiguous());
+  for (int64_t i = 0; i < e.numel(); ++i)
+    EXPECT_EQ(e.element_as_double(i), static_cast<double>((i / 4) % 3 + 1)) << i;
+  EXPECT_EQ(expanded_to(m, {3, 1}, "MaskedScatter").storage(), m.storage());
+  try {
+    expanded_to(m, {2, 4}, "MaskedScatter");
+    FAIL() << "no error";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::Value);
+    EXPECT_NE(err.message().find("MaskedScatter"), std::string::npos) << err.message();
+  }
 }
 
 TEST(BroadcastPair, ZeroDimensionalAndEmpty) {
