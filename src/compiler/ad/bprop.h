@@ -58,6 +58,13 @@ bool bprop_conjugates(OpId op);
 
 using BpropRule = std::vector<Node*>(BpropArgs&);
 
+// Whether a rule gives input n a cotangent: floats, and complex (the rules' arithmetic holds
+// for it; k_transform.cc conjugates). Integer and bool inputs get none.
+inline bool is_float_node(const Node* n) {
+  const DType t = IrBuilder::dtype_of(n);
+  return is_floating(t) || is_complex(t);
+}
+
 // The rules named in the grad column of the .def lines (NODIFF declares nothing that is used).
 #define OP(name, n_in, n_out, infer, kernel, ref, grad, ...) BpropRule grad;
 #include "ops/defs/all.def"
