@@ -1,6 +1,6 @@
 // The specialiser's engine: contexts, graph calls, unions after switches, recursion and
 // loops, placeholders for graph values. Builtins: specialize_builtins.cc; prims:
-// specialize_prims.cc.
+// specialize_prims.cc; the program order of effects: specialize_effects.cc.
 #include <algorithm>
 #include <unordered_set>
 
@@ -80,112 +80,6 @@ Node* Specializer::weight(const Value& param) {
       Abstract::tensor(t->dtype(), host_.weight_global_shape(param).value_or(t->shape())));
   weights_.push_back({param, p});
   return p;
-}
-
-// ---------------------------------------------------------------- program order of effects
-
-bool Specializer::is_graph_param(const Node* n) const {
-  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend))
-    n = static_cast<const CNode*>(n)->input(1);
-  return n->is_param();
-}
-
-namespace {
-const Node* strip_depends(const Node* n) {
-  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend) &&
-         static_cast<const CNode*>(n)->size() > 1)
-    n = static_cast<const CNode*>(n)->input(1);
-  return n;
-}
-}  // namespace
-
-bool Specializer::read_after_effects(const Node* n) const {
-  return is_graph_param(n) || written_.count(strip_depends(n)) != 0;
-}
-
-void Specializer::mark_written(const Node* n) { written_.insert(strip_depends(n)); }
-
-Node* Specializer::read_weight(Ctx* c, const Value& param) {
-  return after_state(c, weight(param), {});
-}
-
-Node* Specializer::latest_value(const Ctx* c, Node* x) const {
-  for (;;) {
-    auto it = updated_.find(strip_depends(x));
-    if (it == updated_.end()) return x;
-    const Ctx* k = c;
-    while (k != nullptr && k->out != it->second->graph()) k = k->parent;
-    if (k == nullptr) return x;
-    x = it->second;
-  }
-}
-
-void Specializer::note_update(Node* var, Node* r) {
-  if (var != nullptr && !is_graph_param(var)) updated_[strip_depends(var)] = r;
-}
-
-Node* Specializer::after_state(Ctx* c, Node* x, const SourceSpan& sp) {
-  if (c == nullptr || c->state == nullptr) return x;
-  x = latest_value(c, x);
-  if (x->is_cnode()) {
-    auto* d = static_cast<CNode*>(x);
-    if (d->is_builtin(Builtin::Depend) && d->size() == 3 && d->input(2) == c->state) return x;
-  }
-  return emit_builtin(c, Builtin::Depend, {x, c->state}, x->abstract(), sp);
-}
-
-void Specializer::took_effect(Ctx* c, Node* n) {
-  c->state = n;
-  c->token = nullptr;
-  c->effects = true;
-}
-
-void Specializer::after_call(Ctx* c, const Ctx* k, Node* call) {
-  if (k == nullptr || !k->effects || is_bottom(call)) return;
-  took_effect(c, call);
-  // The callee may have written a tensor passed to it (its parameter): read it again after.
-  auto* cn = static_cast<CNode*>(call);
-  for (size_t i = 1; i < cn->size(); ++i) {
-    const Node* in = cn->input(i);
-    if (in->abstract() && in->abstract()->kind == AbsKind::Tensor) mark_written(in);
-  }
-  // A callee returning its parameter j after Assign/AssignAdd wrote it (ops.assign_add(y, v)
-  // returns y): the caller's argument j reads as the call's result from now on (updated_).
-  const FuncGraph* g = k->out;
-  if (g->output() == nullptr || cn->size() != g->params().size() + 1) return;
-  const Node* v = strip_depends(g->output());
-  bool wrote = false;
-  while (v->is_cnode()) {
-    const PrimData* p = static_cast<const CNode*>(v)->prim();
-    if (p == nullptr || (p->op->id != OpId::Assign && p->op->id != OpId::AssignAdd)) break;
-    v = strip_depends(static_cast<const CNode*>(v)->input(1));
-    wrote = true;
-  }
-  if (!wrote) return;
-  for (size_t j = 0; j < g->params().size(); ++j)
-    if (g->param(j) == v) note_update(cn->input(j + 1), call);
-}
-
-void Specializer::pass_state(Ctx* c, std::vector<Node*>& args, std::vector<AbsPtr>* abs,
-                             const SourceSpan& sp) {
-  if (c->state == nullptr) return;
-  // The token is an int whose value nobody reads (0), known only at run time so that no
-  // pass folds it away: its data edge to the state is what orders the callee.
-  if (c->token == nullptr)
-    c->token = emit_builtin(c, Builtin::Depend, {constant(Value::integer(0), sp), c->state},
-                            Abstract::scalar(ValueKind::Int), sp);
-  args.push_back(c->token);
-  if (abs != nullptr) abs->push_back(c->token->abstract());
-}
-
-const std::vector<CNode*>& Specializer::source_order(FuncGraph* g) {
-  auto it = source_order_.find(g);
-  if (it != source_order_.end()) return it->second;
-  std::vector<CNode*> order;
-  // A keyword argument is part of its call's syntax, evaluated with the call.
-  for (CNode* n : scopes_.region(g))
-    if (!n->is_builtin(Builtin::MakeKwarg)) order.push_back(n);
-  return source_order_[g] = std::move(order);
 }
 
 // ---------------------------------------------------------------- placeholders

@@ -96,7 +96,7 @@ class Specializer {
   CNode* emit(Ctx* c, std::vector<Node*> inputs, AbsPtr abs, const SourceSpan& sp);
   CNode* emit_builtin(Ctx* c, Builtin b, std::vector<Node*> args, AbsPtr abs, const SourceSpan& sp);
   Node* weight(const Value& param);  // the entry parameter standing for a Parameter
-  // ---- program order of effects (specialize.cc)
+  // ---- program order of effects (specialize_effects.cc)
   // A read of a Parameter at this point of c: the weight, after c's last effect.
   Node* read_weight(Ctx* c, const Value& param);
   // Whether n is a parameter of a specialised graph (through depends): a weight or argument
@@ -236,7 +236,7 @@ class Specializer {
   void eval_operands(CNode* root, Ctx* c);
   Node* eval_now(CNode* n, Ctx* k);  // eval_cnode, then records the result
   // The CNodes of g that Python evaluates in g's region (SourceScopes::region), in source
-  // (creation) order, keyword arguments left to their calls.
+  // (creation) order, keyword arguments left to their calls (specialize_effects.cc).
   const std::vector<CNode*>& source_order(FuncGraph* g);
   Node* call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp);
   std::vector<Node*> bind_args(FuncGraph* g, std::vector<Node*> args, KwNodes kw, Ctx* c,
@@ -278,6 +278,7 @@ class Specializer {
   uint64_t provisional_reads_ = 0;  // reads of a result still being solved
   SourceScopes scopes_;
   std::vector<std::pair<Value, Node*>> weights_;
+  // ---- program order of effects, the private part (specialize_effects.cc)
   // Tensors computed in the program (not parameters) that an update writes in place, here or
   // in a graph it calls (`y = x * 1; ops.assign_add(y, 1)`, also inside an `if` branch or a
   // function taking y): later reads of them are ordered after the state, as PYNATIVE sees the

@@ -560,6 +560,25 @@ row("MaskedScatter/broadcast", ops.masked_scatter, [N(3, 4), C([0, 1, 1, 0], np.
     diff=(0, 2), torch=lambda x, m, s: x.masked_scatter(m, s))
 
 
+# -- state updates (optim.def) that write a computed tensor: the written tensor reads as the
+# update from then on, so the value's gradient flows through the write (Assign: the
+# variable's old value gets none; AssignAdd: as Add). The value is broadcast; more cases,
+# reads before the write among them, in test_inplace_grad.py.
+def _written(update):
+    """(x, v) -> y * x with y = x * 2 written by update(y, v): y read after the write."""
+    def fn(x, v):
+        y = x * 2
+        update(y, v)
+        return y * x
+    return fn
+
+
+row("Assign/broadcast", _written(ops.assign), [N(2, 3), N(3)],
+    torch=_written(lambda y, v: y.copy_(v)))
+row("AssignAdd/broadcast", _written(ops.assign_add), [N(2, 3), N(3)],
+    torch=_written(lambda y, v: y.add_(v)))
+
+
 # ---- the harness -------------------------------------------------------------------------
 
 def _tuple(out):

@@ -1,7 +1,7 @@
 """Gradients through in-place writes of computed tensors inside a differentiated function
 (ops.assign, ops.assign_add, P.AssignAdd, `y += v`): PYNATIVE, GRAPH and a @jit function
 differentiated in PYNATIVE give torch's gradient (the write's value flows on: Assign's and
-AssignAdd's bprop rules, compiler/ad/bprop.h; GRAPH reads the update after it, the
+AssignAdd's bprop rules, optim.def's grad column; GRAPH reads the update after it, the
 specialiser's updated_; PYNATIVE's recording keeps the value an earlier op read before the
 write, OpRecorder::before_write). Where GRAPH mode's backward would need a value the write
 overwrote, a TypeError (the K transform's check_overwritten, PyTorch's rule). `x[i] = v`

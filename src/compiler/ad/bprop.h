@@ -56,15 +56,14 @@ bool bprop_always(OpId op);
 // dout * conj(f'(z)): the cotangent in PyTorch's and MindSpore's convention (bprop_complex.cc).
 bool bprop_conjugates(OpId op);
 
-// The rules of the updates that compute a value from their variable: Assign (the value:
-// the variable's old value gets no cotangent) and AssignAdd (variable + value). A write into
-// a computed tensor inside a differentiated function reads as the update from then on (the
-// specialiser's updated_; PYNATIVE's recording does the same), so the gradient flows through
-// it as in PyTorch. bprop_rule returns them for these ops although optim.def's grad column
-// says NODIFF (moving them there rebuilds most of the tree: to do with the next .def edit).
 using BpropRule = std::vector<Node*>(BpropArgs&);
-BpropRule bprop_assign;
-BpropRule bprop_assign_add;
+
+// Whether a rule gives input n a cotangent: floats, and complex (the rules' arithmetic holds
+// for it; k_transform.cc conjugates). Integer and bool inputs get none.
+inline bool is_float_node(const Node* n) {
+  const DType t = IrBuilder::dtype_of(n);
+  return is_floating(t) || is_complex(t);
+}
 
 // The rules named in the grad column of the .def lines (NODIFF declares nothing that is used).
 #define OP(name, n_in, n_out, infer, kernel, ref, grad, ...) BpropRule grad;

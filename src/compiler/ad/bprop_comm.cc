@@ -12,7 +12,8 @@ namespace {
 
 using Grads = std::vector<Node*>;
 
-bool is_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
+// Real floats only: the collectives' rules give complex inputs no cotangent.
+bool is_real_float_node(const Node* n) { return is_floating(IrBuilder::dtype_of(n)); }
 
 Attrs group_attrs(const Attrs& fwd, std::initializer_list<const char*> keep) {
   Attrs a;
@@ -27,7 +28,7 @@ Attrs group_attrs(const Attrs& fwd, std::initializer_list<const char*> keep) {
 //   max, min: dx = sum_r dout_r * [x == y]         (every rank that holds the extreme)
 //   prod:     dx = sum_r dout_r * y / x
 Grads bprop_all_reduce(BpropArgs& a) {
-  if (!is_float_node(a.in[0])) return {nullptr};
+  if (!is_real_float_node(a.in[0])) return {nullptr};
   IrBuilder& b = a.b;
   Attrs sum = group_attrs(a.attrs, {"group"});
   sum.set("op", std::string("sum"));
@@ -41,7 +42,7 @@ Grads bprop_all_reduce(BpropArgs& a) {
 // AllGather, y = concat_r x_r: rank r's block of every rank's dout, summed:
 //   dx = ReduceScatter(sum)(dout)
 Grads bprop_all_gather(BpropArgs& a) {
-  if (!is_float_node(a.in[0])) return {nullptr};
+  if (!is_real_float_node(a.in[0])) return {nullptr};
   Attrs rs = group_attrs(a.attrs, {"group", "rank_size"});
   rs.set("op", std::string("sum"));
   return {a.b.prim(OpId::ReduceScatter, {a.dout}, rs)};
@@ -51,7 +52,7 @@ Grads bprop_all_gather(BpropArgs& a) {
 //   dx = AllGather(dout)
 // Other reductions have no rule (as in MindSpore): a ValueError.
 Grads bprop_reduce_scatter(BpropArgs& a) {
-  if (!is_float_node(a.in[0])) return {nullptr};
+  if (!is_real_float_node(a.in[0])) return {nullptr};
   MC_CHECK(a.attrs.get_str("op") == "sum", Value,
            "For 'ReduceScatter', only op 'sum' has a gradient, but got op '", a.attrs.get_str("op"),
            "'.");
@@ -61,7 +62,7 @@ Grads bprop_reduce_scatter(BpropArgs& a) {
 // AlltoAll moves blocks between ranks; its cotangent moves them back:
 //   dx = AlltoAll(split_dim = concat_dim, concat_dim = split_dim)(dout)
 Grads bprop_all_to_all(BpropArgs& a) {
-  if (!is_float_node(a.in[0])) return {nullptr};
+  if (!is_real_float_node(a.in[0])) return {nullptr};
   Attrs back = group_attrs(a.attrs, {"group", "split_count"});
   back.set("split_dim", a.attrs.get("concat_dim"));
   back.set("concat_dim", a.attrs.get("split_dim"));
@@ -84,7 +85,7 @@ Grads bprop_broadcast(BpropArgs& a) {
   sum.set("op", std::string("sum"));
   Grads g;
   for (size_t i = 0; i < a.in.size(); ++i) {
-    if (!is_float_node(a.in[i])) {
+    if (!is_real_float_node(a.in[i])) {
       g.push_back(nullptr);
       continue;
     }
@@ -114,7 +115,7 @@ Grads bprop_send(BpropArgs& a) {
   r.set("group_back", a.attrs.get("group"));
   Node* dx = b.prim(OpId::Receive, {}, r);
   a.effects->push_back(dx);
-  return {is_float_node(a.in[0]) ? dx : nullptr};
+  return {is_real_float_node(a.in[0]) ? dx : nullptr};
 }
 
 Grads bprop_receive(BpropArgs& a) {
@@ -124,7 +125,7 @@ Grads bprop_receive(BpropArgs& a) {
   s.set("group", a.attrs.get("group_back"));
   s.set("group_back", a.attrs.get("group"));
   Node* dout = a.dout;
-  if (!is_float_node(a.out)) dout = a.b.prim(OpId::ZerosLike, {a.out});  // the peer waits
+  if (!is_real_float_node(a.out)) dout = a.b.prim(OpId::ZerosLike, {a.out});  // the peer waits
   a.effects->push_back(a.b.prim(OpId::Send, {dout}, s));
   return {};
 }

@@ -16,11 +16,6 @@ namespace {
 
 using Grads = std::vector<Node*>;
 
-// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
-bool is_float_node(const Node* n) {
-  const DType t = IrBuilder::dtype_of(n);
-  return is_floating(t) || is_complex(t);
-}
 bool has_cot(const Node* n) { return has_cotangent(IrBuilder::dtype_of(n)); }
 
 // The cotangent of input i of a binary op: sum_to(g, in[i]'s shape), or none for bools.

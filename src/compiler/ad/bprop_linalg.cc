@@ -7,12 +7,6 @@ namespace {
 
 using Grads = std::vector<Node*>;
 
-// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
-bool is_float_node(const Node* n) {
-  const DType t = IrBuilder::dtype_of(n);
-  return is_floating(t) || is_complex(t);
-}
-
 }  // namespace
 
 // MatMul / BatchMatMul, out = op(a) op(b) with op = transpose or not:

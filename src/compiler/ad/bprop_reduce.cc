@@ -44,12 +44,6 @@ Kept kept(BpropArgs& a) {
   return k;
 }
 
-// Floats, and complex (the rules' arithmetic holds for it; k_transform.cc conjugates).
-bool is_float_node(const Node* n) {
-  const DType t = IrBuilder::dtype_of(n);
-  return is_floating(t) || is_complex(t);
-}
-
 }  // namespace
 
 // ReduceSum: dx = broadcast(dout)

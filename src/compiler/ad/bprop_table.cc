@@ -16,11 +16,6 @@ constexpr BpropFn kRules[] = {
 
 }  // namespace
 
-BpropFn bprop_rule(OpId op) {
-  // Not yet in optim.def's grad column (bprop.h).
-  if (op == OpId::Assign) return bprop_assign;
-  if (op == OpId::AssignAdd) return bprop_assign_add;
-  return kRules[static_cast<size_t>(op)];
-}
+BpropFn bprop_rule(OpId op) { return kRules[static_cast<size_t>(op)]; }
 
 }  // namespace mycel::ir

@@ -7,6 +7,7 @@
 
 #include "base/parallel.h"
 #include "kernels/cpu/array.h"
+#include "kernels/gather_layout.h"
 #include "ops/infer_array.h"
 #include "ops/op_semantics.h"
 
@@ -93,16 +94,10 @@ void cpu_strided_slice_grad(const KernelContext& ctx) {
 void cpu_gather(const KernelContext& ctx) {
   const Tensor &params = ctx.in[0], &indices = ctx.in[1];
   const Tensor& out = ctx.out[0];
-  const int64_t pn = params.ndim();
-  const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), pn, ctx.op.name);
-  int64_t bd = ctx.attrs.get_int("batch_dims");
-  if (bd < 0) bd += indices.ndim();
-  int64_t batch = 1, outer = 1, inner = 1, k = 1;
-  for (int64_t d = 0; d < bd; ++d) batch *= params.dim(d);
-  for (int64_t d = bd; d < axis; ++d) outer *= params.dim(d);
-  for (int64_t d = axis + 1; d < pn; ++d) inner *= params.dim(d);
-  for (int64_t d = bd; d < indices.ndim(); ++d) k *= indices.dim(d);
-  const int64_t n = params.dim(axis);
+  const GatherLayout l = gather_layout(params, indices, ctx.attrs.get_int("axis"),
+                                       ctx.attrs.get_int("batch_dims"), ctx.op.name);
+  const int64_t axis = l.axis, batch = l.batch, outer = l.outer, inner = l.inner, k = l.k;
+  const int64_t n = l.n;
   dispatch_index(indices.dtype(), [&](auto itag) {
     using Ix = typename decltype(itag)::type;
     const Ix* ix = indices.data<Ix>();

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/broadcast_pair.h"
 #include "kernels/cpu/array.h"
 #include "ops/op_table.h"
 
@@ -31,13 +32,6 @@ bool is_nan_key(K k) {
     return std::isnan(k);
   else
     return false;
-}
-
-// x and mask broadcast to their common shape, contiguous.
-std::pair<Tensor, Tensor> broadcast_pair(const Tensor& x, const Tensor& mask, const char* op) {
-  const Shape s = broadcast_shapes(x.shape(), mask.shape(), op);
-  return {x.shape() == s ? x : x.expand(s, op).contiguous(),
-          mask.shape() == s ? mask : mask.expand(s, op).contiguous()};
 }
 
 }  // namespace
@@ -126,9 +120,7 @@ void cpu_masked_select(const KernelContext& ctx) {
 void cpu_masked_scatter(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &src = ctx.in[2];
   const Tensor& out = ctx.out[0];
-  const Tensor mask = ctx.in[1].shape() == x.shape()
-                          ? ctx.in[1]
-                          : ctx.in[1].expand(x.shape(), ctx.op.name).contiguous();
+  const Tensor mask = expanded_to(ctx.in[1], x.shape(), ctx.op.name);
   const int64_t n = x.numel();
   const bool* m = mask.data<bool>();
   const int64_t k = std::count(m, m + n, true);

@@ -15,6 +15,7 @@
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/gather_layout.h"
 #include "ops/infer_array.h"
 
 namespace mycel::cuda {
@@ -127,8 +128,8 @@ void check_index_errors(int index) {
   ErrorWord* w = error_word(index, false);
   if (!w || w->host[0] == 0) return;  // no indexing kernel yet, or no error
   // Claims the error (cleared at once, so it is raised once even when threads race).
-  const int64_t op = __atomic_exchange_n(const_cast<int64_t*>(w->host), int64_t{0},
-                                         __ATOMIC_ACQ_REL);
+  const int64_t op =
+      __atomic_exchange_n(const_cast<int64_t*>(w->host), int64_t{0}, __ATOMIC_ACQ_REL);
   if (op == 0) return;
   const int64_t v = w->host[1];
   const char* name = op - 1 >= 0 && static_cast<size_t>(op - 1) < kNumOps
@@ -143,19 +144,12 @@ void check_index_errors(int index) {
 void cuda_gather(const KernelContext& ctx) {
   const Tensor &params = ctx.in[0], &indices = ctx.in[1];
   const Tensor& out = ctx.out[0];
-  const int64_t pn = params.ndim();
-  const int64_t axis = normalize_axis(ctx.attrs.get_int("axis"), pn, ctx.op.name);
-  int64_t bd = ctx.attrs.get_int("batch_dims");
-  if (bd < 0) bd += indices.ndim();
-  int64_t batch = 1, outer = 1, inner = 1, k = 1;
-  for (int64_t d = 0; d < bd; ++d) batch *= params.dim(d);
-  for (int64_t d = bd; d < axis; ++d) outer *= params.dim(d);
-  for (int64_t d = axis + 1; d < pn; ++d) inner *= params.dim(d);
-  for (int64_t d = bd; d < indices.ndim(); ++d) k *= indices.dim(d);
+  const GatherLayout l = gather_layout(params, indices, ctx.attrs.get_int("axis"),
+                                       ctx.attrs.get_int("batch_dims"), ctx.op.name);
   const int index = ctx.device.index;
   int64_t* err = checked_error_word(index);
   launch_gather(static_cast<int>(params.itemsize()), params.raw_data(), indices.raw_data(),
-                idx64(indices), out.raw_data(), batch, outer, params.dim(axis), k, inner, err,
+                idx64(indices), out.raw_data(), l.batch, l.outer, l.n, l.k, l.inner, err,
                 static_cast<int>(ctx.op.id), stream(index));
   MC_CUDA_LAUNCH_CHECK();
 }

@@ -9,6 +9,7 @@
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
+#include "kernels/broadcast_pair.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mycel::cuda {
@@ -30,13 +31,6 @@ int64_t select_count(const Tensor& x, const Buffer& scratch, int index) {
                                     scratch.size(), stream(index)));
   MC_CUDA_LAUNCH_CHECK();
   return count.item().to_int();
-}
-
-// x and mask broadcast to their common shape, contiguous (on the device).
-std::pair<Tensor, Tensor> broadcast_pair(const Tensor& x, const Tensor& mask, const char* op) {
-  const Shape s = broadcast_shapes(x.shape(), mask.shape(), op);
-  return {x.shape() == s ? x : x.expand(s, op).contiguous(),
-          mask.shape() == s ? mask : mask.expand(s, op).contiguous()};
 }
 
 }  // namespace
@@ -78,9 +72,7 @@ void cuda_masked_select(const KernelContext& ctx) {
 void cuda_masked_scatter(const KernelContext& ctx) {
   const Tensor &x = ctx.in[0], &src = ctx.in[2];
   const Tensor& out = ctx.out[0];
-  const Tensor mask = ctx.in[1].shape() == x.shape()
-                          ? ctx.in[1]
-                          : ctx.in[1].expand(x.shape(), ctx.op.name).contiguous();
+  const Tensor mask = expanded_to(ctx.in[1], x.shape(), ctx.op.name);
   const int64_t n = x.numel();
   check_select_size(n, ctx.op);
   const int index = ctx.device.index;

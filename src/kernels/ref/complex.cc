@@ -5,6 +5,8 @@
 #include <numbers>
 #include <vector>
 
+#include "kernels/ref/ref_util.h"
+
 namespace mycel {
 
 namespace {
@@ -92,15 +94,7 @@ Cx unary(OpId id, Cx x) {
   }
 }
 
-// Element offset of row-major index i of `shape` in a tensor with broadcast strides st.
-int64_t offset_of(int64_t i, const Shape& shape, const Shape& st) {
-  int64_t off = 0;
-  for (size_t d = shape.size(); d-- > 0;) {
-    off += (i % shape[d]) * st[d];
-    i /= shape[d];
-  }
-  return off;
-}
+using ref::offset_of;  // ref_util.h
 
 // A complex element read as its two parts, and written back from them.
 Cx read(const Tensor& t, int64_t off) {

@@ -5,21 +5,14 @@
 #include <limits>
 
 #include "kernels/ref/complex_ref.h"
+#include "kernels/ref/ref_util.h"
 #include "ops/op_table.h"
 
 namespace mycel {
 
 namespace {
 
-// Element offset, in a tensor with broadcast strides `st`, of row-major index i of `shape`.
-int64_t offset_of(int64_t i, const Shape& shape, const Shape& st) {
-  int64_t off = 0;
-  for (size_t d = shape.size(); d-- > 0;) {
-    off += (i % shape[d]) * st[d];
-    i /= shape[d];
-  }
-  return off;
-}
+using ref::offset_of;  // ref_util.h
 
 struct Operand {
   const Tensor& t;

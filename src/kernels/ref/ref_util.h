@@ -9,6 +9,17 @@
 
 namespace mycel::ref {
 
+// Element offset, in a tensor with broadcast strides `st` (broadcast_strides), of row-major
+// index i of `shape`.
+inline int64_t offset_of(int64_t i, const Shape& shape, const Shape& st) {
+  int64_t off = 0;
+  for (size_t d = shape.size(); d-- > 0;) {
+    off += (i % shape[d]) * st[d];
+    i /= shape[d];
+  }
+  return off;
+}
+
 inline std::vector<double> to_double(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.element_as_double(i);

@@ -1,4 +1,6 @@
 // Numerical checks of the elementwise family's backward rules (see test_bprop_util.h).
+#include <utility>
+
 #include "test_bprop_util.h"
 
 namespace mycel::bproptest {
@@ -96,6 +98,14 @@ std::vector<Case> elementwise_cases() {
         C(cat(n, "_bcast_both"), bn.op, {f64({2, 1, 3}, bn.lo, bn.hi), f64({4, 1}, bn.lo, bn.hi)}));
     c.push_back(
         C(cat(n, "_scalar"), bn.op, {f64({}, bn.lo, bn.hi), f64({2, 2}, bn.lo, bn.hi)}, {}));
+  }
+  // The updates that compute a value from their variable (optim.def): Assign's cotangent goes
+  // to the value (reduced over its broadcast), AssignAdd's to both as Add's.
+  for (auto [n, op] :
+       {std::pair{"Assign", OpId::Assign}, std::pair{"AssignAdd", OpId::AssignAdd}}) {
+    c.push_back(C(cat(n, "_same"), op, {f64({2, 3}), f64({2, 3})}));
+    c.push_back(C(cat(n, "_bcast_row"), op, {f64({2, 3}), f64({3})}));
+    c.push_back(C(cat(n, "_scalar"), op, {f64({2, 2}), f64({})}));
   }
   // Mod and FloorMod with negative operands (truncation vs floor differ).
   c.push_back(C("Mod_neg", OpId::Mod, {f64({2, 3}, -3, -0.3), f64({2, 3}, 0.4, 1)}, {}));

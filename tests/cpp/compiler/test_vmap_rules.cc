@@ -99,6 +99,18 @@ void check_batched(const Case& c, Which which) {
     EXPECT_THROW(rule(ba), Error) << "training-mode BatchNorm writes shared statistics";
     return;
   }
+  if ((c.op == OpId::Assign || c.op == OpId::AssignAdd) && !batched[0]) {
+    // Only the value batched: every example would write the one shared variable
+    // (compiler/vmap/batch_optim.cc), a Value error naming the op.
+    try {
+      rule(ba);
+      ADD_FAILURE() << op.name << ": no error for an unbatched variable";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Value) << e.message();
+      EXPECT_NE(e.message().find(op.name), std::string::npos) << e.message();
+    }
+    return;
+  }
   Node* out = rule(ba);
   g->set_output(out);
   ir::verify(g, {.specialized = true, .lifted = true});

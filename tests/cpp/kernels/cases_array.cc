@@ -256,6 +256,8 @@ void index_cases(std::vector<KernelCase>& v) {
                  "scalar index"));
   v.push_back(kc("Gather", {in({3, 4, 5}, DT::Bool), idx({3, 6}, -4, 4, DT::Int32)},
                  A({{"axis", i64(1)}, {"batch_dims", i64(1)}}), "batch_dims"));
+  v.push_back(kc("Gather", {in({2, 3, 4, 2}), idx({2, 5}, -4, 4)},
+                 A({{"axis", i64(2)}, {"batch_dims", i64(-1)}}), "negative batch_dims"));
   v.push_back(kc("Gather", {in({3, 4, 5}, DT::Int64), idx({0}, 0, 3)}, A({{"axis", i64(0)}}),
                  "0-size indices"));
   v.push_back(kc("Gather", {in({1000, 300}), idx({1031}, -1000, 1000)}, A({{"axis", i64(0)}}),

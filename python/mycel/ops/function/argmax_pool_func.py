@@ -26,6 +26,23 @@ def _pads(size, k, s, mode):
     return out, total // 2
 
 
+def _positions(h, w, oh, ow, kernel, strides, before, dilation):
+    """[OH * OW, kh * kw] int64: window (i, j)'s element (a, b) at input row
+    i * stride - before + a * dilation (columns alike) as its flat position r * w + c, or
+    h * w (the sentinel) where that falls in the padding."""
+    kh, kw = kernel
+    table = np.full((oh * ow, kh * kw), h * w, np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    r = i * strides[0] - before[0] + a * dilation[0]
+                    c = j * strides[1] - before[1] + b * dilation[1]
+                    if 0 <= r < h and 0 <= c < w:
+                        table[i * ow + j, a * kw + b] = r * w + c
+    return table
+
+
 @constexpr
 def _window_table(h, w, kh, kw, sh, sw, mode):
     """([OH * OW, kh * kw] int64 flat positions, h * w for padding), OH, OW."""
@@ -34,15 +51,7 @@ def _window_table(h, w, kh, kw, sh, sw, mode):
     if oh <= 0 or ow <= 0:
         raise ValueError(f"For 'MaxPoolWithArgmax', the kernel ({kh}, {kw}) is larger than "
                          f"the input ({h}, {w}).")
-    table = np.full((oh * ow, kh * kw), h * w, np.int64)
-    for i in range(oh):
-        for j in range(ow):
-            for a in range(kh):
-                for b in range(kw):
-                    r, c = i * sh - top + a, j * sw - left + b
-                    if 0 <= r < h and 0 <= c < w:
-                        table[i * ow + j, a * kw + b] = r * w + c
-    return _C.Tensor(table), oh, ow
+    return _C.Tensor(_positions(h, w, oh, ow, (kh, kw), (sh, sw), (top, left), (1, 1))), oh, ow
 
 
 @constexpr
@@ -106,16 +115,7 @@ def _window_table_v2(h, w, kernel, strides, pads, dilation, ceil_mode):
     if oh <= 0 or ow <= 0:
         raise ValueError(f"For 'MaxPoolWithArgmaxV2', the output would be empty for input "
                          f"({h}, {w}).")
-    table = np.full((oh * ow, kh * kw), h * w, np.int64)
-    for i in range(oh):
-        for j in range(ow):
-            for a in range(kh):
-                for b in range(kw):
-                    r = i * strides[0] - pads[0] + a * dilation[0]
-                    c = j * strides[1] - pads[1] + b * dilation[1]
-                    if 0 <= r < h and 0 <= c < w:
-                        table[i * ow + j, a * kw + b] = r * w + c
-    return _C.Tensor(table), oh, ow
+    return _C.Tensor(_positions(h, w, oh, ow, kernel, strides, pads, dilation)), oh, ow
 
 
 def max_pool_with_argmax_v2(x, kernel, strides, pads, dilation, ceil_mode, argmax_dtype):
