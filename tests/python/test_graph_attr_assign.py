@@ -234,3 +234,22 @@ def test_graph_mode_refuses_attributes_reached_by_index_with_the_line():
         assert "test_graph_attr_assign.py" in str(e.value) and "self.cells[0].x = x" in str(e.value)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class ReadsValue(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+    def construct(self, x):
+        before = self.w.value() * 1
+        self.w = self.w * 3
+        return before + x, self.w.value() + x
+
+
+def test_parameter_value_reads_the_current_value(mode):
+    net = ReadsValue()
+    a, b = net(Tensor(np.array([1.0, 1.0], np.float32)))
+    np.testing.assert_allclose(a.asnumpy(), [2.0, 3.0])
+    np.testing.assert_allclose(b.asnumpy(), [4.0, 7.0])
+    np.testing.assert_allclose(net.w.asnumpy(), [3.0, 6.0])

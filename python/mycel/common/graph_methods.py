@@ -13,13 +13,35 @@ rewritten by the parser, common/graph_list.py).
 ``contains(x, seq)`` is ``x in seq`` when x is known only at run time: true when an item
 equals x (tensors: every element equal), as Python's ``in`` asks of each item.
 """
+import itertools
+from collections.abc import Iterator as _Iterator
+
+from mycel.ops.primitive import constexpr
 
 
 def loop_iterable(seq):
-    # what a for loop in graph code indexes (src/frontend/parse_stmt.cc): a dict's keys
+    # what a for loop in graph code indexes (src/frontend/parse_stmt.cc): a dict's keys; the
+    # items of an iterator a host function made at compile time (itertools.product(m, n) on
+    # constants), which a loop consumes once, as Python's would
     if isinstance(seq, dict):
         return dict_keys(seq)
+    if isinstance(seq, _Iterator):
+        return _iterator_items(seq)
     return seq
+
+
+# The most items an iterator made at compile time may give a graph loop (itertools.count()
+# gives no end): the loop unrolls over them.
+_MAX_ITERATOR_ITEMS = 100000
+
+
+@constexpr
+def _iterator_items(it):
+    items = tuple(itertools.islice(it, _MAX_ITERATOR_ITEMS + 1))
+    if len(items) > _MAX_ITERATOR_ITEMS:
+        raise ValueError(f"graph mode iterates a {type(it).__name__} at compile time, but it "
+                         f"gives more than {_MAX_ITERATOR_ITEMS} items (is it endless?)")
+    return items
 
 
 def dict_get(d, key, default=None):
