@@ -152,6 +152,8 @@ def local_names(fn_node):
         stack.extend(ast.iter_child_nodes(n))
     return out
 
+_LIST_METHODS = ("append", "extend", "insert", "pop", "reverse", "clear")
+
 def assigned_attrs(fn_node):
     """The attribute targets (`a.b = v`, `a.b.c += v`, ...) of the function's own statements
     whose chain starts at a name the function does not rebind (a parameter it never assigns,
@@ -167,12 +169,20 @@ def assigned_attrs(fn_node):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
                           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             continue
+        t = None
         if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
-            root, depth = n.value, 1
+            t = n
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and \
+                isinstance(n.value.func, ast.Attribute) and \
+                n.value.func.attr in _LIST_METHODS and \
+                isinstance(n.value.func.value, ast.Attribute):
+            t = n.value.func.value  # self.xs.append(v) as a statement assigns self.xs
+        if t is not None:
+            root, depth = t.value, 1
             while isinstance(root, ast.Attribute):
                 root, depth = root.value, depth + 1
             if isinstance(root, ast.Name) and root.id not in rebound:
-                out.append((depth, n.lineno, n.col_offset, n))
+                out.append((depth, t.lineno, t.col_offset, t))
         stack.extend(ast.iter_child_nodes(n))
     out.sort(key=lambda t: t[:3])
     return [t[3] for t in out]

@@ -253,6 +253,9 @@ class Parser {
   // null when no scope does.
   ir::Node* read_tracked_attr(const Ctx& c, py::handle e, ir::SourceSpan s);
   bool parse_list_method(Block* b, py::handle e, ir::SourceSpan sp);
+  // The same on an attribute chain the function tracks (`self.xs.append(v)`): the chain is
+  // assigned the list the method leaves (assign_attribute), so the object holds it after.
+  bool parse_attr_list_method(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);

@@ -264,13 +264,36 @@ void Parser::assign_attribute(Block* b, py::handle t, ir::Node* v, ir::SourceSpa
     }
 }
 
+bool Parser::parse_attr_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
+  // self.xs.append(v) on a chain this function tracks: self.xs = graph_list.append(self.xs, v)
+  py::object f = e.attr("func");
+  py::object target = f.attr("value");
+  std::string key = attr_key(target);
+  bool tracked = false;
+  for (auto& kt : b->scope->tracked) tracked = tracked || kt.first == key;
+  if (!tracked || !py::list(e.attr("keywords")).empty()) return false;
+  py::list args = e.attr("args");
+  for (py::handle a : args)
+    if (ast_kind(a) == Ast::Starred) return false;
+  Ctx c{b, b->g};
+  py::module_ gl = py::module_::import("mycel.common.graph_list");
+  std::vector<ir::Node*> in{constant(gl.attr(f.attr("attr").cast<std::string>().c_str()), sp),
+                            expr(c, target)};
+  for (py::handle a : args) in.push_back(expr(c, a));
+  assign_attribute(b, target, cnode(b->g, std::move(in), sp), sp);
+  return true;
+}
+
 bool Parser::parse_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
   static const char* const kMethods[] = {"append", "extend", "insert", "pop", "reverse", "clear"};
   py::object f = e.attr("func");
-  if (ast_kind(f) != Ast::Attribute || ast_kind(f.attr("value")) != Ast::Name) return false;
+  if (ast_kind(f) != Ast::Attribute) return false;
+  Ast on = ast_kind(f.attr("value"));
+  if (on != Ast::Name && on != Ast::Attribute) return false;
   std::string method = f.attr("attr").cast<std::string>();
   if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods))
     return false;
+  if (ast_kind(f.attr("value")) == Ast::Attribute) return parse_attr_list_method(b, e, sp);
   // Only a name this function binds: a list from an enclosing function or a global is
   // shared with code the graph cannot rebind.
   std::string name = f.attr("value").attr("id").cast<std::string>();

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mycel as ms
-from mycel import Parameter, Tensor, nn
+from mycel import Parameter, Tensor, nn, ops
 
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 
@@ -253,3 +253,30 @@ def test_parameter_value_reads_the_current_value(mode):
     np.testing.assert_allclose(a.asnumpy(), [2.0, 3.0])
     np.testing.assert_allclose(b.asnumpy(), [4.0, 7.0])
     np.testing.assert_allclose(net.w.asnumpy(), [3.0, 6.0])
+
+
+class Holder:
+    def __init__(self):
+        self.xs = [Tensor(np.array([1.0], np.float32)), Tensor(np.array([2.0], np.float32))]
+
+
+class ExtendsList(nn.Cell):
+    """A list attribute extended in construct (its list methods as statements)."""
+
+    def __init__(self):
+        super().__init__()
+        self.xs = Holder().xs
+
+    def construct(self, y):
+        self.xs.extend((y,))
+        self.xs.append(y * 2)
+        return ops.addn(self.xs)
+
+
+def test_list_methods_on_attributes(mode):
+    net = ExtendsList()
+    y = Tensor(np.array([5.0], np.float32))
+    np.testing.assert_allclose(net(y).asnumpy(), [18.0])   # 1 + 2 + 5 + 10
+    assert len(net.xs) == 4
+    np.testing.assert_allclose(net(y).asnumpy(), [33.0])   # the next call starts from 4 items
+    assert len(net.xs) == 6

@@ -12,12 +12,12 @@ parse_stmt.cc), as MindSpore 2.x's graph mode (JIT syntax level LAX) supports it
   assigned ``name.attr`` / ``name.a.b`` chain as a variable of the function (its value at
   entry is ``initial``; reads are ``read``), so branches and loops join it as any variable.
 
-A graph reads the attributes it does not assign as constants of its compilation, so one that
-a graph assigns is part of the key of later calls: compiling the assignment records the
-(object, name) pair (``_ATTR_WRITES``), which ``common/api.py``'s ``_JitFunction`` then keys
-each call by the value of (the next call after ``self.n = self.n + 1`` compiles for the new value, as
-it reads it). Reads of such an attribute by other functions the graph calls (a helper method)
-still see its value at the start of the call.
+A graph reads attributes as constants of its compilation, so one that a graph assigns is part
+of the key of later calls: compiling the assignment records the (object, name) pair
+(``_ATTR_WRITES``), and ``common/api.py``'s ``_JitFunction`` keys each later call by the
+attribute's value then (the next call after ``self.n = self.n + 1`` compiles for the new value,
+as Python would read it). Reads of such an attribute by other functions the graph calls (a
+helper method) still see its value at the start of the call.
 
 Only an attribute chain that starts at a name (a parameter such as ``self``, a global, a
 closure variable) is tracked; assigning to a non-Parameter attribute of anything else
