@@ -1071,6 +1071,12 @@ Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args
   if (is_bottom(o))
     fail(ErrorKind::Runtime, {},
          "the function never returns: every path recurses endlessly (an endless loop) or raises");
+  // A function value that is no graph (a grad or vmap function called from Python) leaves
+  // its effects as the root's state, not in o: the output keeps them, as a graph's does.
+  Ctx* rc = root.get();
+  if (rc->state && rc->state != rc->token && rc->state->is_cnode() && rc->state != o &&
+      !holds_directly(o, rc->state))
+    o = emit_builtin(rc, Builtin::Depend, {o, rc->state}, o->abstract(), SourceSpan{});
   entry_->set_output(o);
   patch_placeholders();
   result_.entry = entry_;
