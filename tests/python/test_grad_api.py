@@ -307,6 +307,22 @@ def test_cell_bprop_errors(mode, cell, pattern):
         assert "def bprop" in str(e.value)
 
 
+class ExtraReturns(nn.Cell):
+    def construct(self, x, y):
+        return x * y * y
+
+    def bprop(self, x, y, out, dout):
+        return x + y, x * y, out, dout  # the values after the two gradients are not used
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cell_bprop_may_return_more_than_the_gradients(mode):
+    """MindSpore's rule: a bprop returns one gradient per input first; more is allowed."""
+    gx, gy = run(mode, lambda: ms.grad(ExtraReturns(), (0, 1)), Tensor(X), Tensor(Y))
+    np.testing.assert_allclose(gx.asnumpy(), X + Y, rtol=1e-6)
+    np.testing.assert_allclose(gy.asnumpy(), X * Y, rtol=1e-6)
+
+
 # ---------------------------------------------------------------- errors
 
 def int_input(x, n):
