@@ -114,7 +114,11 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   const Value mark = Value::string("__mycel_host_effect__");
   if (kw.empty() && host_.call_builtin(src_, "hasattr", {cls, mark}).as_bool()) {
     args.insert(args.begin(), fn);
-    return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+    Node* r = emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+    // The program's state from here (auto-monad): callers, loops and a gradient's forward
+    // keep it, so it runs even where nothing reads its value.
+    took_effect(c, r);
+    return r;
   }
   if (all_const(args, kw) && host_passable(host_, src_, args, kw)) {
     std::vector<Value> vals;

@@ -280,3 +280,24 @@ def test_list_methods_on_attributes(mode):
     assert len(net.xs) == 4
     np.testing.assert_allclose(net(y).asnumpy(), [33.0])   # the next call starts from 4 items
     assert len(net.xs) == 6
+
+
+class Scaled(nn.Cell):
+    """Its output scales by a plain attribute that each call counts up."""
+
+    def __init__(self):
+        super().__init__()
+        self.k = 1
+
+    def construct(self, x):
+        self.k = self.k + 1
+        return x * x * self.k
+
+
+def test_gradient_function_sees_the_attribute_its_last_call_assigned(mode):
+    net = Scaled()
+    g = ms.grad(net)
+    x = Tensor(np.array([1.5], np.float32))
+    for k in (2, 3, 4):  # d/dx x^2 k = 2 x k, with k one more each call
+        np.testing.assert_allclose(g(x).asnumpy(), [2 * 1.5 * k], rtol=1e-6)
+        assert net.k == k

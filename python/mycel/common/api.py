@@ -57,6 +57,21 @@ def _attr_missing():
     return _attr_missing  # a marker no attribute holds
 
 
+def _written_key(written, key):
+    """`key` with the values now of the attributes `written` ((object, name) pairs) a graph
+    assigns: it reads them as constants, so a new value compiles again."""
+    if not written:
+        return key
+    return (key, tuple(getattr(o, n, _attr_missing) for o, n in written))
+
+
+def _take_written(written):
+    """`written` with the pairs _ATTR_WRITES recorded since (which is then emptied)."""
+    new = [w for w in _ATTR_WRITES if not any(o is w[0] and n == w[1] for o, n in written)]
+    _ATTR_WRITES.clear()
+    return written + tuple(new) if new else written
+
+
 class _JitFunction:
     """A function compiled per call signature. ``_mycel_fn`` is the Python function: when a
     graph calls a jit function, the compiler inlines that function's source."""
@@ -90,16 +105,10 @@ class _JitFunction:
     _written = ()
 
     def _key(self, key):
-        if not self._written:
-            return key
-        return (key, tuple(getattr(o, n, _attr_missing) for o, n in self._written))
+        return _written_key(self._written, key)
 
     def _take_written(self):
-        new = [w for w in _ATTR_WRITES
-               if not any(o is w[0] and n == w[1] for o, n in self._written)]
-        _ATTR_WRITES.clear()
-        if new:
-            self._written = self._written + tuple(new)
+        self._written = _take_written(self._written)
 
     def __call__(self, *args, **kwargs):
         pos = _positional(self._sig, args, kwargs, self._kw_dict)
