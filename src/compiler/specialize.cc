@@ -644,9 +644,32 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
   return r;
 }
 
+namespace {
+
+// Two branches end by calling the code after the `if` with their values of its variables:
+// the excerpts of those values (each branch's) whose types differ, for a join error. Empty
+// when the outputs are not such calls.
+std::string differing_values(const Node* a, const Node* b) {
+  if (a == nullptr || b == nullptr || !a->is_cnode() || !b->is_cnode()) return "";
+  const auto* ca = static_cast<const CNode*>(a);
+  const auto* cb = static_cast<const CNode*>(b);
+  if (ca->size() != cb->size()) return "";
+  std::string out;
+  for (size_t i = 1; i < ca->size(); ++i) {
+    const AbsPtr& x = ca->input(i)->abstract();
+    const AbsPtr& y = cb->input(i)->abstract();
+    if (!x || !y || join(x, y)) continue;
+    out += span_excerpt(ca->input(i)->span()) + span_excerpt(cb->input(i)->span());
+  }
+  return out;
+}
+
+}  // namespace
+
 Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const SourceSpan& sp) {
   AbsPtr ret;
   SourceSpan ret_at;  // where the first branch's value is made (its return)
+  const FuncGraph* ret_graph = nullptr;
   bool any_bottom = false;
   std::vector<Node*> state;  // c's token, when c has a state: the last argument
   pass_state(c, state, nullptr, sp);
@@ -680,14 +703,17 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     if (!ret) {
       ret = k->ret;
       ret_at = k->out->output() ? k->out->output()->span() : SourceSpan{};
+      ret_graph = k->out;
       continue;
     }
     AbsPtr j = join(ret, k->ret);
     if (!j) {
       // MindSpore's words first (programs and tests look for them), then the condition's line
-      // (fail adds it), then where each branch's value is made (its return).
+      // (fail adds it), then where each branch's value is made (its return, or the values it
+      // passes on to the code after the `if` that differ: `a = Tensor(...)` / `a = 0`).
       SourceSpan at = k->out->output() ? k->out->output()->span() : SourceSpan{};
-      std::string returns = span_excerpt(ret_at) + span_excerpt(at);
+      std::string returns = span_excerpt(ret_at) + span_excerpt(at) +
+                            differing_values(ret_graph->output(), k->out->output());
       if (!returns.empty()) returns.pop_back();
       fail(ErrorKind::Type, sp,
            str("Cannot join the return values of different branches, perhaps you need to make "
@@ -965,6 +991,12 @@ Specialized Specializer::run(const Value& fn_in, const std::vector<AbsPtr>& args
   if (is_bottom(o))
     fail(ErrorKind::Runtime, {},
          "the function never returns: every path recurses endlessly (an endless loop) or raises");
+  // A function value that is no graph (a grad or vmap function called from Python) leaves
+  // its effects as the root's state, not in o: the output keeps them, as a graph's does.
+  Ctx* rc = root.get();
+  if (rc->state && rc->state != rc->token && rc->state->is_cnode() && rc->state != o &&
+      !holds_directly(o, rc->state))
+    o = emit_builtin(rc, Builtin::Depend, {o, rc->state}, o->abstract(), SourceSpan{});
   entry_->set_output(o);
   patch_placeholders();
   result_.entry = entry_;

@@ -492,18 +492,20 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
         items.push_back(getitem(c, x, constant(Value::integer(i), sp), sp));
       return make_seq(c, a->kind == AbsKind::List, items, sp);
     }
-    if (ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int) {
-      // A run-time index (a loop counter): every element must have the same type.
+    const bool int_tensor =
+        ia->kind == AbsKind::Tensor && ia->shape.empty() && is_integral(ia->dtype);
+    if ((ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int) || int_tensor) {
+      // A run-time index (a loop counter): elements of one type are read by it.
       MC_CHECK(n > 0, Index, "IndexError: index into an empty sequence");
       AbsPtr j = a->elems[0];
-      for (const AbsPtr& e : a->elems) {
-        j = join(j, e);
-        MC_CHECK(j != nullptr, Type,
-                 "indexing a sequence with a value known only at run time needs elements of "
-                 "one type, but this one holds ",
-                 a->to_string());
-      }
-      return emit_builtin(c, Builtin::GetItem, {x, idx}, j, sp);
+      for (const AbsPtr& e : a->elems)
+        if (j != nullptr) j = join(j, e);
+      if (j != nullptr && !int_tensor) return emit_builtin(c, Builtin::GetItem, {x, idx}, j, sp);
+      // Items of several kinds (cells, functions: MindSpore's switch_layer) or a 0-d integer
+      // tensor index: graph_methods.select_item chooses the item at run time.
+      std::optional<Value> f = graph_method(host_, src_, "select_item");
+      MC_ASSERT(f.has_value(), "mycel.common.graph_methods has no select_item");
+      return call(c, eval_value(*f, sp, c), {x, idx}, {}, sp);
     }
     MC_THROW(Type, "sequence indices must be integers or slices, not ", ia->to_string());
   }
@@ -521,6 +523,16 @@ Node* Specializer::getitem(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
   if (a->value && ia->value) {
     // Constants the host indexes (strings, CellLists, host containers).
     return eval_value(host_.call_builtin(src_, "getitem", {*a->value, *ia->value}), sp, c);
+  }
+  // A host container (a CellList) indexed at run time: graph_methods.select_item, which reads
+  // its length and items at compile time and chooses among them at run time.
+  if (a->value && a->value->is(ValueKind::PyObj) &&
+      ((ia->kind == AbsKind::Scalar && ia->stype == ValueKind::Int) ||
+       (ia->kind == AbsKind::Tensor && ia->shape.empty() && is_integral(ia->dtype))) &&
+      host_.call_builtin(src_, "hasattr", {*a->value, Value::string("__len__")}).as_bool()) {
+    std::optional<Value> f = graph_method(host_, src_, "select_item");
+    MC_ASSERT(f.has_value(), "mycel.common.graph_methods has no select_item");
+    return call(c, eval_value(*f, sp, c), {x, idx}, {}, sp);
   }
   MC_THROW(Type, "'", a->to_string(), "' object is not subscriptable in graph mode");
 }

@@ -259,11 +259,13 @@ Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const Source
       ba && ba->kind == AbsKind::Func && ba->funcs[0].fn.is(ValueKind::Graph))
     bsp = ba->funcs[0].fn.as_graph()->span();
   const AbsPtr& r = b->output()->abstract();
+  // One gradient per input, first; values after them (MindSpore lets a bprop return more,
+  // such as out and dout) are not used.
   if (!(r && (r->kind == AbsKind::Tuple || r->kind == AbsKind::List) &&
-        r->elems.size() == xs.size()))
+        r->elems.size() >= xs.size()))
     fail(ErrorKind::Type, bsp,
          str("the Cell's bprop must return a tuple of ", xs.size(), " gradient",
-             xs.size() == 1 ? "" : "s", " (one per input), but it returns ",
+             xs.size() == 1 ? "" : "s", " (one per input, first), but it returns ",
              r ? r->to_string() : "nothing"));
   for (size_t i = 0; i < xs.size(); ++i) {
     AbsPtr want = cot_abs(xs[i]->abstract());

@@ -3,6 +3,7 @@
 // getattr, ...), host callables resolved to graphs or prims, compile-time evaluation of host
 // functions on constants, and the run-time JIT fallback.
 #include <algorithm>
+#include <optional>
 
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
@@ -113,7 +114,11 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   const Value mark = Value::string("__mycel_host_effect__");
   if (kw.empty() && host_.call_builtin(src_, "hasattr", {cls, mark}).as_bool()) {
     args.insert(args.begin(), fn);
-    return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+    Node* r = emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+    // The program's state from here (auto-monad): callers, loops and a gradient's forward
+    // keep it, so it runs even where nothing reads its value.
+    took_effect(c, r);
+    return r;
   }
   if (all_const(args, kw) && host_passable(host_, src_, args, kw)) {
     std::vector<Value> vals;
@@ -371,6 +376,18 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     MC_THROW(Type,
              "range() with bounds known only at run time can only be iterated by a for "
              "loop in graph mode");
+  } else if (name == "type" && args.size() == 1 && kw.empty() && !A(0)->value) {
+    // type(x) of a run-time value whose kind the abstract says: Python's class of that kind
+    // (the host's type() of an empty value of it). Tensors and others stay refused below.
+    const AbsPtr& a = A(0);
+    std::optional<Value> like;
+    if (a->kind == AbsKind::Tuple) like = Value::tuple({});
+    if (a->kind == AbsKind::List) like = Value::list({});
+    if (a->kind == AbsKind::Dict) like = Value::dict({}, {});
+    if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Int) like = Value::integer(0);
+    if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Float) like = Value::real(0.0);
+    if (a->kind == AbsKind::Scalar && a->stype == ValueKind::Bool) like = Value::boolean(false);
+    if (like) return constant(host_.call_builtin(src_, "type", {*like}), sp);
   } else if (name == "super" && !all_const(args, kw)) {
     MC_THROW(Type,
              "super() is not supported inside graph code on values known only at run time; "

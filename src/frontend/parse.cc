@@ -152,6 +152,41 @@ def local_names(fn_node):
         stack.extend(ast.iter_child_nodes(n))
     return out
 
+_LIST_METHODS = ("append", "extend", "insert", "pop", "reverse", "clear")
+
+def assigned_attrs(fn_node):
+    """The attribute targets (`a.b = v`, `a.b.c += v`, ...) of the function's own statements
+    whose chain starts at a name the function does not rebind (a parameter it never assigns,
+    a global, a closure variable), shortest chains first: graph_attr tracks them."""
+    if isinstance(fn_node, ast.Lambda):
+        return []
+    a = fn_node.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    rebound = local_names(fn_node) - params
+    out, stack = [], list(fn_node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                          ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        t = None
+        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+            t = n
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and \
+                isinstance(n.value.func, ast.Attribute) and \
+                n.value.func.attr in _LIST_METHODS and \
+                isinstance(n.value.func.value, ast.Attribute):
+            t = n.value.func.value  # self.xs.append(v) as a statement assigns self.xs
+        if t is not None:
+            root, depth = t.value, 1
+            while isinstance(root, ast.Attribute):
+                root, depth = root.value, depth + 1
+            if isinstance(root, ast.Name) and root.id not in rebound:
+                out.append((depth, t.lineno, t.col_offset, t))
+        stack.extend(ast.iter_child_nodes(n))
+    out.sort(key=lambda t: t[:3])
+    return [t[3] for t in out]
+
 def free_names(node):
     loads, stores = {}, set()
     for n in ast.walk(node):
@@ -687,6 +722,7 @@ ir::FuncGraph* Parser::parse_def(py::handle node, Block* parent, ir::FuncGraph* 
   }
   g->signature() = std::move(sig);
 
+  track_attrs(entry, node, parent == nullptr);
   ir::SourceSpan s = span(node);
   if (ast_kind(node) == Ast::Lambda) {
     Ctx c{entry, g};

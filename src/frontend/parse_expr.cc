@@ -264,6 +264,7 @@ ir::Node* Parser::expr(const Ctx& c, py::handle e) {
           c, builtin(c, ir::Builtin::Switch, {cond, graph_value(tg, s), graph_value(fg, s)}, s), s);
     }
     case Ast::Attribute: {
+      if (ir::Node* tracked = read_tracked_attr(c, e, s)) return tracked;
       ir::Node* x = expr(c, e.attr("value"));
       ir::Node* name = value(ir::Value::string(attr_name(e)), s);
       return builtin(c, ir::Builtin::GetAttr, {x, name}, s);

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -136,6 +137,9 @@ struct Scope {
   std::unordered_set<std::string> locals;  // names Python treats as local
   Block* parent_block = nullptr;           // the enclosing function's block at the def
   Block* entry = nullptr;
+  // Attribute chains the function assigns (`self.a = v`, `self.a.b += v`), shortest first:
+  // each is a variable "$attr:<key>" of the function (graph_attr.py; Parser::track_attrs).
+  std::vector<std::pair<std::string, py::object>> tracked;  // key ("self.a.b"), target node
 };
 
 struct Loop {
@@ -239,7 +243,19 @@ class Parser {
   // obj.name = v (and obj.name op= v) in graph code: an Assign to the Parameter attribute
   // (mycel/common/graph_attr.py); other attributes are refused with the statement's place.
   void assign_attribute(Block* b, py::handle target, ir::Node* v, ir::SourceSpan sp);
+  // The key of an attribute chain from a name ("self.a.b", attribute names mangled), or ""
+  // for any other expression.
+  std::string attr_key(py::handle e) const;
+  // At a function's entry: the attribute chains it assigns become variables holding
+  // graph_attr.initial(obj, name) (parse_def, after the parameters).
+  void track_attrs(Block* entry, py::handle fn_node, bool top);
+  // `obj.name` read where a scope tracks its chain: graph_attr.read(obj, name, variable);
+  // null when no scope does.
+  ir::Node* read_tracked_attr(const Ctx& c, py::handle e, ir::SourceSpan s);
   bool parse_list_method(Block* b, py::handle e, ir::SourceSpan sp);
+  // The same on an attribute chain the function tracks (`self.xs.append(v)`): the chain is
+  // assigned the list the method leaves (assign_attribute), so the object holds it after.
+  bool parse_attr_list_method(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);

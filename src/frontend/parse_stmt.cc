@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "frontend/parse_impl.h"
 #include "frontend/py_value.h"
@@ -160,26 +162,138 @@ static Block* loop_rest(Parser& p, const LoopParts& lp,
   return loop.after;
 }
 
+namespace {
+
+py::object graph_attr_fn(const char* name) {
+  return py::module_::import("mycel.common.graph_attr").attr(name);
+}
+
+const std::string kAttrVar = "$attr:";
+
+}  // namespace
+
+std::string Parser::attr_key(py::handle e) const {
+  std::vector<std::string> names;  // innermost last
+  py::handle n = e;
+  while (ast_kind(n) == Ast::Attribute) {
+    names.push_back(attr_name(n));
+    n = n.attr("value");
+  }
+  if (ast_kind(n) != Ast::Name || names.empty()) return "";
+  std::string key = n.attr("id").cast<std::string>();
+  for (size_t i = names.size(); i-- > 0;) key.append(".").append(names[i]);
+  return key;
+}
+
+void Parser::track_attrs(Block* entry, py::handle fn_node, bool top) {
+  Scope* scope = entry->scope;
+  std::unordered_set<std::string> params;
+  for (const std::string& p : entry->g->signature().names) params.insert(p);
+  py::object init = graph_attr_fn("initial");
+  for (py::handle t : helper_.attr("assigned_attrs")(fn_node)) {
+    std::string key = attr_key(t);
+    std::string root = key.substr(0, key.find('.'));
+    // A parameter's attributes only for a method's self (a host object, constant in the
+    // graph); other parameters may be run-time values, whose attributes graph code cannot
+    // assign (graph_attr.assign_untracked refuses them).
+    if (params.count(root) && !(top && root == first_param_ && !mangle_class_.empty())) continue;
+    bool seen = false;
+    for (auto& kt : scope->tracked) seen = seen || kt.first == key;
+    if (seen) continue;
+    ir::SourceSpan s = span(t);
+    Ctx c{entry, entry->g};
+    ir::Node* v = cnode(
+        entry->g,
+        {constant(init, s), expr(c, t.attr("value")), value(ir::Value::string(attr_name(t)), s)},
+        s);
+    scope->tracked.emplace_back(key, py::reinterpret_borrow<py::object>(t));
+    write(entry, kAttrVar + key, v);
+  }
+}
+
+ir::Node* Parser::read_tracked_attr(const Ctx& c, py::handle e, ir::SourceSpan s) {
+  std::string key = attr_key(e);
+  if (key.empty()) return nullptr;
+  std::string root = key.substr(0, key.find('.'));
+  for (Block* blk = c.b; blk != nullptr;) {
+    Scope* scope = blk->scope;
+    for (auto& kt : scope->tracked)
+      if (kt.first == key) {
+        ir::Node* cur = read(blk, kAttrVar + key, s);
+        return cnode(c.g,
+                     {constant(graph_attr_fn("read"), s), expr(c, e.attr("value")),
+                      value(ir::Value::string(attr_name(e)), s), cur},
+                     s);
+      }
+    // An enclosing function's chain only while the root is not this function's own name.
+    if (scope->locals.count(root)) return nullptr;
+    blk = scope->parent_block;
+  }
+  return nullptr;
+}
+
 void Parser::assign_attribute(Block* b, py::handle t, ir::Node* v, ir::SourceSpan sp) {
   // obj.name = v  ->  graph_attr.assign(obj, "name", v): a Parameter attribute takes the value
-  // by Assign (MindSpore's graph-mode rule); anything else is refused there, with the
-  // statement's place. It runs where the statement stands, read or not.
+  // by Assign (MindSpore's graph-mode rule); any other is written to the object when the
+  // graph runs, and the function's later reads of the chain give v (its variable). A chain
+  // the function does not track (`self.cells[0].x = v`) is assign_untracked: refused for a
+  // non-Parameter, with the statement's place. It runs where the statement stands.
   Ctx c{b, b->g};
-  py::module_ ga = py::module_::import("mycel.common.graph_attr");
-  ir::Node* r = cnode(b->g,
-                      {constant(ga.attr("assign"), sp), expr(c, t.attr("value")),
-                       value(ir::Value::string(attr_name(t)), span(t)), v},
-                      sp);
-  note_bound(b, r);
+  std::string key = attr_key(t);
+  bool tracked = false;
+  for (auto& kt : b->scope->tracked) tracked = tracked || kt.first == key;
+  ir::Node* obj = expr(c, t.attr("value"));
+  ir::Node* name = value(ir::Value::string(attr_name(t)), span(t));
+  if (!tracked) {
+    ir::Node* r = cnode(b->g, {constant(graph_attr_fn("assign_untracked"), sp), obj, name, v}, sp);
+    note_bound(b, r);
+    return;
+  }
+  ir::Node* r = cnode(b->g, {constant(graph_attr_fn("assign"), sp), obj, name, v}, sp);
+  b->g->effects.push_back(r);  // read by the variable below, but it must run even if unread
+  write(b, kAttrVar + key, cnode(b->g, {constant(graph_attr_fn("bound"), sp), obj, name, r}, sp));
+  // Longer chains through this one (`self.a.b` after `self.a = v`) start again from it.
+  for (auto& kt : b->scope->tracked)
+    if (kt.first.size() > key.size() && kt.first.compare(0, key.size() + 1, key + ".") == 0) {
+      ir::SourceSpan s = span(kt.second);
+      write(b, kAttrVar + kt.first,
+            cnode(b->g,
+                  {constant(graph_attr_fn("initial"), s), expr(c, kt.second.attr("value")),
+                   value(ir::Value::string(attr_name(kt.second)), s)},
+                  s));
+    }
+}
+
+bool Parser::parse_attr_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
+  // self.xs.append(v) on a chain this function tracks: self.xs = graph_list.append(self.xs, v)
+  py::object f = e.attr("func");
+  py::object target = f.attr("value");
+  std::string key = attr_key(target);
+  bool tracked = false;
+  for (auto& kt : b->scope->tracked) tracked = tracked || kt.first == key;
+  if (!tracked || !py::list(e.attr("keywords")).empty()) return false;
+  py::list args = e.attr("args");
+  for (py::handle a : args)
+    if (ast_kind(a) == Ast::Starred) return false;
+  Ctx c{b, b->g};
+  py::module_ gl = py::module_::import("mycel.common.graph_list");
+  std::vector<ir::Node*> in{constant(gl.attr(f.attr("attr").cast<std::string>().c_str()), sp),
+                            expr(c, target)};
+  for (py::handle a : args) in.push_back(expr(c, a));
+  assign_attribute(b, target, cnode(b->g, std::move(in), sp), sp);
+  return true;
 }
 
 bool Parser::parse_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
   static const char* const kMethods[] = {"append", "extend", "insert", "pop", "reverse", "clear"};
   py::object f = e.attr("func");
-  if (ast_kind(f) != Ast::Attribute || ast_kind(f.attr("value")) != Ast::Name) return false;
+  if (ast_kind(f) != Ast::Attribute) return false;
+  Ast on = ast_kind(f.attr("value"));
+  if (on != Ast::Name && on != Ast::Attribute) return false;
   std::string method = f.attr("attr").cast<std::string>();
   if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods))
     return false;
+  if (ast_kind(f.attr("value")) == Ast::Attribute) return parse_attr_list_method(b, e, sp);
   // Only a name this function binds: a list from an enclosing function or a global is
   // shared with code the graph cannot rebind.
   std::string name = f.attr("value").attr("id").cast<std::string>();

@@ -126,6 +126,8 @@ bool is_subclass(py::handle sub, py::handle cls) {
     // a RuntimeError whose text starts "NotImplementedError: ": the bindings raise it as
     // NotImplementedError again (python/module.cc)
     kind = ErrorKind::Runtime;
+  } else if (e.matches(PyExc_RuntimeError)) {
+    kind = ErrorKind::Runtime;  // (after its subclasses above)
   }
   throw Error(kind, str(type, ": ", msg));
 }

@@ -114,6 +114,30 @@ PYBIND11_MODULE(_mycel, m) {
   }();
   if (assertion_error == nullptr) throw pyb::error_already_set();
   m.attr("AssertionError") = pyb::handle(assertion_error);
+  // A name graph code cannot resolve (a ValueError whose message starts "NameError" or
+  // "UnboundLocalError", the parser's): Python's exception, and a ValueError as mycel raised
+  // before.
+  static PyObject* name_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_NameError, PyExc_ValueError);
+    PyObject* t = PyErr_NewExceptionWithDoc(
+        "mycel.NameError", "An unknown name in graph code: a NameError, and a ValueError.", bases,
+        nullptr);
+    Py_XDECREF(bases);
+    return t;
+  }();
+  if (name_error == nullptr) throw pyb::error_already_set();
+  m.attr("NameError") = pyb::handle(name_error);
+  static PyObject* unbound_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_UnboundLocalError, PyExc_ValueError);
+    PyObject* t = PyErr_NewExceptionWithDoc(
+        "mycel.UnboundLocalError",
+        "A local read before graph code assigned it: an UnboundLocalError, and a ValueError.",
+        bases, nullptr);
+    Py_XDECREF(bases);
+    return t;
+  }();
+  if (unbound_error == nullptr) throw pyb::error_already_set();
+  m.attr("UnboundLocalError") = pyb::handle(unbound_error);
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -121,7 +145,9 @@ PYBIND11_MODULE(_mycel, m) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {
         case mycel::ErrorKind::Value:
-          type = PyExc_ValueError;
+          type = e.message().rfind("NameError: ", 0) == 0           ? name_error
+                 : e.message().rfind("UnboundLocalError: ", 0) == 0 ? unbound_error
+                                                                    : PyExc_ValueError;
           break;
         case mycel::ErrorKind::Type:
           type = PyExc_TypeError;

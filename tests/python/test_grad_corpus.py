@@ -132,10 +132,10 @@ LATE_BINDING = (
     "called: `y = x; g = lambda z: z * y; y = x * x; return g(x)` -- graph mode refuses "
     "this with a ValueError naming the line (a documented limit, no longer a wrong value)")
 CELL_LOOP_IF = (
-    "GRAPH mode: `for layer in self.layers:` over a CellList (or a tuple of cells) whose body "
-    "has an `if` on a tensor does not compile (\"'const' object is not subscriptable\"; a "
-    "tuple: \"indexing a sequence with a value known only at run time needs elements of one "
-    "type\"), forward or grad; the same loop without the tensor if compiles")
+    "GRAPH mode: the gradient of `for layer in self.layers:` over a CellList (or a tuple of "
+    "cells) whose body has an `if` on a tensor does not compile (\"'None' object is not "
+    "subscriptable\"); the forward compiles (the loop's run-time index chooses the cell: "
+    "graph_methods.select_item), and so does the loop without the tensor if")
 RETURNED_CLOSURE_SIGNATURES = (
     "GRAPH mode: a closure returned from a helper cannot be called with two different "
     "constant arguments, nor recurse on a Python int: `def mk(x): def s(z, n): return z*x*n; "

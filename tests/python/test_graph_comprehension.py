@@ -2,6 +2,8 @@
 makes of them, unrolled like any loop (they used to run in the interpreter, giving values of
 unknown length that graph code could not unpack): GRAPH equals PYNATIVE over tensors,
 conditions, nested generators, cells, closures and Python's scoping rules."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,36 @@ def test_gradient_through_a_comprehension():
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(g_graph, np.full((3, 4), 6.0, np.float32))
     np.testing.assert_allclose(g_py, g_graph)
+
+
+def _over_iterators(a, b):
+    pairs = [p for p in itertools.product((1, 2), (4, 5))]
+    vs = (a, b, a * 2)
+    total = a * 0
+    for i, j in itertools.combinations(range(3), 2):
+        total = total + vs[i] * vs[j]
+    return pairs, total
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_iterators_made_at_compile_time(mode):
+    """itertools.product / combinations of constants run on the host while compiling; the
+    loop (and the comprehension) takes their items, as Python consumes them."""
+    ms.set_context(mode=mode)
+    try:
+        pairs, total = ms.jit(_over_iterators)(X, Y)
+        assert pairs == [(1, 4), (1, 5), (2, 4), (2, 5)]
+        x, y = X.asnumpy(), Y.asnumpy()
+        np.testing.assert_allclose(total.asnumpy(), x * y + x * 2 * x + y * 2 * x, rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_endless_iterator_is_a_clear_error():
+    def endless(a):
+        for k in itertools.count():
+            a = a + k
+        return a
+
+    with pytest.raises(ValueError, match="more than 100000 items"):
+        ms.jit(endless)(X)

@@ -497,6 +497,29 @@ def test_grad_of_function_with_assign():
     assert vals(out) == [9.0] and p.tolist() == [3.0]
 
 
+class UpdateAfterUse(nn.Cell):
+    """The output is computed before the update and does not read it."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(T([3.0]), name="w")
+
+    def construct(self, x):
+        a = x * self.w
+        P.AssignAdd()(self.w, T([10.0]))
+        return a
+
+
+def test_grad_called_from_python_keeps_an_update_its_output_does_not_read():
+    """ms.grad(net) called from Python in GRAPH mode compiles the grad function itself: the
+    update inside the differentiated Cell still runs once per call (it was dropped)."""
+    def make():
+        net = UpdateAfterUse()
+        return ms.grad(net), [net.w]
+    out, (w,) = run_all(make, T([2.0]), modes=("pynative", "graph"))
+    assert vals(out) == [3.0] and w.tolist() == [13.0]
+
+
 # ------------------------------------------------------------------------------------------
 # The optimised IR keeps no state token when there are no effects
 

@@ -471,3 +471,24 @@ def test_operators_of_host_objects_run_as_python():
 
     out = check_all_modes(fn, f32(1))
     assert out[:3] == (int(re.M | re.I), 15, 11)
+
+
+# ---------------------------------------------------------------- type() of run-time values
+
+
+def _types(xs, d, n, t):
+    k = n * 2
+    names = (type(xs).__name__, type(d).__name__, type(k).__name__, type(n > 0).__name__,
+             type(k * 0.5).__name__, type(tuple(xs)).__name__)
+    if type(xs) is list and type(k) is int:
+        return names, t * k
+    return names, t
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_type_of_run_time_values(mode):
+    """type() of a list, dict or number known only at run time is its Python class."""
+    xs, d = [f32(1.0), f32(2.0)], {"a": f32(3.0)}
+    names, out = run_mode(mode, _types, xs, d, ms.mutable(3), f32(1.5))
+    assert names == ("list", "dict", "int", "bool", "float", "tuple")
+    np.testing.assert_allclose(out.asnumpy(), [9.0])

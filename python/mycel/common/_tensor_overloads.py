@@ -524,7 +524,14 @@ def _graph_asnumpy(self):
     return self
 
 
-GRAPH_FORMS = {"stride": _graph_stride, "storage_offset": _graph_storage_offset,
+# Parameter.value() in graph code (MindSpore's): a Parameter read in a graph is already its
+# value at that point of the program (ordered after the graph's writes of it), so value() is
+# that value. Graph code types a Parameter as a Tensor, so a Tensor's value() reads the same.
+def _graph_value(self):
+    return self
+
+
+GRAPH_FORMS = {"value": _graph_value, "stride": _graph_stride, "storage_offset": _graph_storage_offset,
                "contiguous": _graph_contiguous, "is_contiguous": _graph_is_contiguous,
                "asnumpy": _graph_asnumpy, "numpy": _graph_asnumpy}
 

@@ -48,6 +48,30 @@ def _positional(sig, args, kwargs, kw_dict=False):
     return tuple(out)
 
 
+# (object, name): the non-Parameter attributes that graph code compiled since the calling
+# _JitFunction last looked assigns (common/graph_attr.py records them at compile time).
+_ATTR_WRITES = []
+
+
+def _attr_missing():
+    return _attr_missing  # a marker no attribute holds
+
+
+def _written_key(written, key):
+    """`key` with the values now of the attributes `written` ((object, name) pairs) a graph
+    assigns: it reads them as constants, so a new value compiles again."""
+    if not written:
+        return key
+    return (key, tuple(getattr(o, n, _attr_missing) for o, n in written))
+
+
+def _take_written(written):
+    """`written` with the pairs _ATTR_WRITES recorded since (which is then emptied)."""
+    new = [w for w in _ATTR_WRITES if not any(o is w[0] and n == w[1] for o, n in written)]
+    _ATTR_WRITES.clear()
+    return written + tuple(new) if new else written
+
+
 class _JitFunction:
     """A function compiled per call signature. ``_mycel_fn`` is the Python function: when a
     graph calls a jit function, the compiler inlines that function's source."""
@@ -75,6 +99,17 @@ class _JitFunction:
 
     _check_symbols = None  # common/symbol.py's input_checker of the input signature, if any
 
+    # The attributes this function's graphs assign (graph_attr.py): the graph reads them as
+    # constants, so their values now join the cache key; a call after one assigned a new
+    # value compiles for it, as Python would read it.
+    _written = ()
+
+    def _key(self, key):
+        return _written_key(self._written, key)
+
+    def _take_written(self):
+        self._written = _take_written(self._written)
+
     def __call__(self, *args, **kwargs):
         pos = _positional(self._sig, args, kwargs, self._kw_dict)
         # Inside a PYNATIVE gradient's recording, a graph with a custom gradient rule (a
@@ -87,7 +122,17 @@ class _JitFunction:
             self._check_symbols(pos)
         if _tensor_hooks.has_hooks():
             self._refuse_hooks(None, pos)
-        return self._graph(*pos)
+        if not self._written:
+            try:
+                return self._graph(*pos)
+            finally:
+                if _ATTR_WRITES:
+                    self._take_written()
+        try:
+            return self._graph.call_keyed(self._key(None), *pos)
+        finally:
+            if _ATTR_WRITES:
+                self._take_written()
 
     def _refuse_hooks(self, key, pos):
         """A gradient taken inside this graph does not run the Tensor.register_hook hooks of
@@ -128,7 +173,11 @@ class _JitFunction:
             self._check_symbols(pos)
         if _tensor_hooks.has_hooks():
             self._refuse_hooks(key, pos)
-        return self._graph.call_keyed(key, *pos)
+        try:
+            return self._graph.call_keyed(self._key(key), *pos)
+        finally:
+            if _ATTR_WRITES:
+                self._take_written()
 
     def __get__(self, instance, owner=None):
         if instance is None:

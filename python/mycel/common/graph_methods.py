@@ -13,13 +13,66 @@ rewritten by the parser, common/graph_list.py).
 ``contains(x, seq)`` is ``x in seq`` when x is known only at run time: true when an item
 equals x (tensors: every element equal), as Python's ``in`` asks of each item.
 """
+import itertools
+from collections.abc import Callable as _Callable
+from collections.abc import Iterator as _Iterator
+
+from mycel.ops.primitive import constexpr
 
 
 def loop_iterable(seq):
-    # what a for loop in graph code indexes (src/frontend/parse_stmt.cc): a dict's keys
+    # what a for loop in graph code indexes (src/frontend/parse_stmt.cc): a dict's keys; the
+    # items of an iterator a host function made at compile time (itertools.product(m, n) on
+    # constants), which a loop consumes once, as Python's would
     if isinstance(seq, dict):
         return dict_keys(seq)
+    if isinstance(seq, _Iterator):
+        return _iterator_items(seq)
     return seq
+
+
+# The most items an iterator made at compile time may give a graph loop (itertools.count()
+# gives no end): the loop unrolls over them.
+_MAX_ITERATOR_ITEMS = 100000
+
+
+@constexpr
+def _iterator_items(it):
+    items = tuple(itertools.islice(it, _MAX_ITERATOR_ITEMS + 1))
+    if len(items) > _MAX_ITERATOR_ITEMS:
+        raise ValueError(f"graph mode iterates a {type(it).__name__} at compile time, but it "
+                         f"gives more than {_MAX_ITERATOR_ITEMS} items (is it endless?)")
+    return items
+
+
+def select_item(seq, index):
+    """``seq[index]`` with an index known only at run time (a 0-d integer tensor, or an int
+    when the items are of several kinds, as the cells of a CellList: MindSpore's
+    switch_layer): the item is chosen by run-time conditions, so the result is a value (or a
+    function, called through its run-time value) of the items' joined type; an index out of
+    range raises IndexError when it runs."""
+    n = len(seq)
+    if index < -n or index >= n:
+        raise IndexError(f"a run-time index is out of range for a sequence of length {n}")
+    if index < 0:
+        index = index + n
+    if isinstance(seq[0], _Callable):
+        # cells, functions, primitives (constants that a run-time choice would not join): a
+        # function that binds its arguments to each of them and calls the chosen closure
+        return lambda *args: _choose(tuple(_bound(seq[k], args) for k in range(n)), index)()
+    return _choose(seq, index)
+
+
+def _choose(seq, index):
+    out = seq[0]
+    for k in range(1, len(seq)):
+        if index == k:
+            out = seq[k]
+    return out
+
+
+def _bound(f, args):
+    return lambda: f(*args)
 
 
 def dict_get(d, key, default=None):

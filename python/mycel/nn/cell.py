@@ -353,11 +353,13 @@ class Cell:
             code = type(self).bprop.__code__
             where = f'\n  File "{code.co_filename}", line {code.co_firstlineno}'
 
-            if not isinstance(grads, (tuple, list)) or len(grads) != len(inputs):
+            # one gradient per input, first; values after them (MindSpore lets a bprop
+            # return more, such as out and dout) are not used
+            if not isinstance(grads, (tuple, list)) or len(grads) < len(inputs):
                 got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
                 raise TypeError(f"the bprop of Cell '{name}' must return a tuple of "
-                                f"{len(inputs)} gradients (one per input), but it returns "
-                                f"{got}{where}")
+                                f"{len(inputs)} gradients (one per input, first), but it "
+                                f"returns {got}{where}")
             for i in pos:
                 g, x = grads[i], inputs[i]
                 if not isinstance(g, Tensor) or tuple(g.shape) != tuple(x.shape) or \

@@ -14,6 +14,7 @@ import inspect
 
 from mycel import _mycel as _C
 from mycel._mycel import Tensor
+from mycel.common import api as _api
 from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.common.parameter import Parameter
 from mycel.ops.function.array_func import ones_like, zeros_like
@@ -81,6 +82,7 @@ class _GradFunction:
     # of weight i) as soon as the backward graph has computed it (data parallelism's reducer
     # starts a bucket's AllReduce then, while the backward goes on: nn.grad_reducer).
     _weight_ready = None
+    _written = ()  # GRAPH mode: the attributes fn's graph assigns (common/api.py, _written_key)
 
     def __init__(self, fn, options):
         self._fn = fn
@@ -133,7 +135,12 @@ class _GradFunction:
                          for i, a in enumerate(args))
         if self._graph is None:
             self._graph = _C.GraphFunction(self)
-        result = self._graph.call_keyed(_train_key(self._fn), *args)
+        try:
+            result = self._graph.call_keyed(
+                _api._written_key(self._written, _train_key(self._fn)), *args)
+        finally:  # attributes the graph assigns key the later calls (common/graph_attr.py)
+            if _api._ATTR_WRITES:
+                self._written = _api._take_written(self._written)
         if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
             result = _tensor_hooks.apply_leaf_hooks(result, self._mycel_grad[1], args, wanted)
         return result

@@ -6,6 +6,7 @@ SequentialCell built from an OrderedDict uses its keys instead. SequentialCell.c
 iterates over ``self.cell_list`` (a Python list of cells), which GRAPH mode unrolls."""
 from collections import OrderedDict
 
+from mycel import _mycel as _C
 from mycel.nn.cell import Cell
 
 
@@ -31,6 +32,9 @@ class _CellSequence(Cell):
         return list(self._cells.items())
 
     def _index(self, index):
+        if isinstance(index, _C.Tensor) and index.ndim == 0 and \
+                index.dtype in (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8):
+            index = int(index)  # a 0-d integer tensor, as graph code's run-time index
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"For '{type(self).__name__}', the index must be an int or a "
                             f"slice, but got {type(index).__name__}.")
