@@ -121,6 +121,8 @@ __all__ += ["check_checkpoint", "ckpt_to_safetensors", "safetensors_to_ckpt",
             "load_checkpoint_async", "async_ckpt_thread_status", "DatasetHelper", "get_level",
             "get_log_config"]
 from mycel.common.toplevel import ms_memory_recycle  # noqa: E402,F401
+from mycel.common.generator import Generator, default_generator  # noqa: E402,F401
+__all__ += ["Generator", "default_generator"]
 from mycel.train.dataset_helper import connect_network_with_dataset  # noqa: E402,F401
 __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
 from mycel import profiler  # noqa: E402,F401

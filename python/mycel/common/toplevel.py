@@ -3,63 +3,16 @@ mycel: the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
 ``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
 ``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
 
-The random state is the global generator's (the one ``set_seed`` seeds and every random op
-without its own seed draws from): its seed, the next counter it hands out and each seeded
-primitive's position. ``get_rng_state`` gives it as a uint64 Tensor ([seed, counter, n, then
-n (primitive, position) pairs]) that ``set_rng_state`` takes back, so a block of random ops
-can be replayed exactly."""
-import os
-
+The random-state functions act on ``mindspore.default_generator``, the global generator (the
+one ``set_seed`` seeds and every random op without its own seed draws from): they are
+defined in common/generator.py with ``Generator``. ``get_rng_state`` gives the state as a
+uint64 Tensor ([seed, counter, n, then n (primitive, position) pairs]) that ``set_rng_state``
+takes back, so a block of random ops can be replayed exactly."""
 import numpy as np
 
 from mycel import _mycel as _C
-
-
-def manual_seed(seed):
-    """Seeds the global random generator (as ``set_seed``)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"For 'manual_seed', the seed must be an int, but got "
-                        f"{type(seed).__name__}.")
-    _C.set_seed(int(seed))
-
-
-def seed():
-    """Seeds the global random generator with a non-deterministic seed (from the operating
-    system) and returns it."""
-    value = int.from_bytes(os.urandom(8), "little") >> 1
-    _C.set_seed(value)
-    return value
-
-
-def initial_seed():
-    """The seed the global random generator was last seeded with."""
-    return _C.get_seed()
-
-
-def get_rng_state():
-    """The global random generator's state as a uint64 Tensor (module docstring)."""
-    s = _C._random_state()
-    items = sorted(s.instances.items())
-    flat = [s.seed, s.offset, len(items)] + [v for kv in items for v in kv]
-    return _C.Tensor(np.array(flat, dtype=np.uint64))
-
-
-def set_rng_state(state):
-    """Sets the global random generator's state from a Tensor ``get_rng_state`` gave."""
-    if not isinstance(state, _C.Tensor):
-        raise TypeError(f"For 'set_rng_state', the state must be a Tensor, but got "
-                        f"{type(state).__name__}.")
-    flat = state.asnumpy()
-    if flat.dtype != np.uint64 or flat.ndim != 1 or flat.size < 3 or \
-            flat.size != 3 + 2 * int(flat[2]):
-        raise ValueError(f"For 'set_rng_state', the state must be the 1-d uint64 Tensor "
-                         f"get_rng_state gives, but got shape {tuple(flat.shape)} and dtype "
-                         f"{flat.dtype}.")
-    s = _C._RandomState()
-    s.seed, s.offset = int(flat[0]), int(flat[1])
-    pairs = flat[3:].reshape(-1, 2)
-    s.instances = {int(k): int(v) for k, v in pairs}
-    _C._set_random_state(s)
+from mycel.common.generator import (manual_seed, seed, initial_seed,  # noqa: F401
+                                    get_rng_state, set_rng_state)
 
 
 def set_device(device_target, device_id=None):
