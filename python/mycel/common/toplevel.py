@@ -1,6 +1,7 @@
 """Top-level functions of MindSpore 2.x's ``mindspore`` module that sit on other parts of
 mycel: the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
-``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
+``get_rng_state``, ``set_rng_state``), ``set_device``, ``get_current_device``,
+``set_recursion_limit``, dtype queries (``dtype_to_pytype``,
 ``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
 
 The random-state functions act on ``mindspore.default_generator``, the global generator (the
@@ -8,6 +9,8 @@ one ``set_seed`` seeds and every random op without its own seed draws from): the
 defined in common/generator.py with ``Generator``. ``get_rng_state`` gives the state as a
 uint64 Tensor ([seed, counter, n, then n (primitive, position) pairs]) that ``set_rng_state``
 takes back, so a block of random ops can be replayed exactly."""
+import collections
+
 import numpy as np
 
 from mycel import _mycel as _C
@@ -23,6 +26,32 @@ def set_device(device_target, device_id=None):
         set_context(device_target=device_target)
     else:
         set_context(device_target=device_target, device_id=device_id)
+
+
+class DeviceInfo(collections.namedtuple("DeviceInfo", ["device_target", "device_id"])):
+    """What ``get_current_device`` returns: a (device_target, device_id) pair."""
+    __slots__ = ()
+
+
+def get_current_device():
+    """The device ops run on, as ``DeviceInfo(device_target, device_id)`` (set with
+    ``set_device`` or ``set_context``)."""
+    from mycel.context import get_context
+    return DeviceInfo(get_context("device_target"), get_context("device_id"))
+
+
+def set_recursion_limit(recursion_limit=1000):
+    """Sets how many calls GRAPH mode's compiler specialises inside one another (nested
+    helper calls, recursion on compile-time constants) before it raises a RecursionError;
+    1000 by default. It applies to compiles that start afterwards. A larger limit stays
+    safe: the compiler also stops before the thread's stack runs out (src/ir/depth.h)."""
+    if isinstance(recursion_limit, bool) or not isinstance(recursion_limit, (int, np.integer)):
+        raise TypeError(f"For 'set_recursion_limit', the recursion_limit must be an int, but "
+                        f"got {type(recursion_limit).__name__}.")
+    if not 0 < int(recursion_limit) < 2**31:
+        raise ValueError(f"For 'set_recursion_limit', the recursion_limit must be a positive "
+                         f"int below 2**31, but got {recursion_limit}.")
+    _C._set_recursion_limit(int(recursion_limit))
 
 
 def dtype_to_pytype(type_):
