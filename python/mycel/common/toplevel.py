@@ -55,13 +55,17 @@ def set_recursion_limit(recursion_limit=1000):
 
 
 def dtype_to_pytype(type_):
-    """The Python type of a dtype's values: bool, int or float."""
+    """The Python type of a dtype's values: bool, int, float or complex; list, tuple,
+    NoneType and str for list_, tuple_, type_none and string."""
+    from mycel.common import dtype as _dt
+    if type_ is _dt.string or isinstance(type_, _dt._TypeObject):  # pylint: disable=W0212
+        return _dt.dtype_to_pytype(type_)
     if type_ == _C.bool:
         return bool
     if not isinstance(type_, _C.DType):
         raise TypeError(f"For 'dtype_to_pytype', the argument must be a dtype, but got "
                         f"{type(type_).__name__}.")
-    return float if type_.is_floating_point else int
+    return _dt.dtype_to_pytype(type_)
 
 
 def get_py_obj_dtype(obj):
@@ -72,6 +76,10 @@ def get_py_obj_dtype(obj):
         return obj.dtype
     if isinstance(obj, _C.DType):
         return obj
+    from mycel.common.dtype import list_, tuple_, type_none
+    for tobj, pytype in ((list_, list), (tuple_, tuple), (type_none, type(None))):
+        if obj is pytype or type(obj) is pytype:
+            return tobj
     if isinstance(obj, type):
         return pytype_to_dtype(obj)
     if isinstance(obj, (bool, int, float, np.generic)):
