@@ -124,11 +124,12 @@ from mycel.common.toplevel import ms_memory_recycle  # noqa: E402,F401
 from mycel.common.generator import Generator, default_generator  # noqa: E402,F401
 from mycel.common.toplevel import get_current_device, set_recursion_limit  # noqa: E402,F401
 from mycel.common.print_file import parse_print  # noqa: E402,F401
+from mycel.train.mindir_proto import load_mindir, save_mindir  # noqa: E402,F401
 from mycel.common.dtype import (list_, tuple_, type_none, number, uint, Int,  # noqa: E402,F401
                                 QuantDtype)
 __all__ += ["Generator", "default_generator", "get_current_device", "set_recursion_limit",
             "parse_print", "list_", "tuple_", "type_none", "number", "uint", "Int",
-            "QuantDtype"]
+            "QuantDtype", "load_mindir", "save_mindir"]
 from mycel.train.dataset_helper import connect_network_with_dataset  # noqa: E402,F401
 __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
 from mycel import profiler  # noqa: E402,F401
