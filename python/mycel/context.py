@@ -20,11 +20,11 @@ LAX = 2
 _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
 
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
-            "enable_graph_kernel": False}
+            "enable_graph_kernel": False, "deterministic": "OFF"}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
           "jit_cache_limit", "max_device_memory", "enable_graph_kernel", "jit_level",
-          "jit_syntax_level", "print_file_path"}
+          "jit_syntax_level", "print_file_path", "deterministic"}
 
 
 def _check_cache_limit(value, where):
@@ -74,6 +74,7 @@ def set_context(**kwargs):
     (accepted and recorded; jit_level 'O0'/'O1'/'O2' and jit_syntax_level STRICT/COMPATIBLE/
     LAX are checked first). print_file_path: ops.Print appends its values to that file
 instead of printing them (None or "" prints again; mycel.parse_print reads the file).
+deterministic "ON"/"OFF": mycel.set_deterministic.
 jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
     whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
     jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
@@ -121,6 +122,11 @@ jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
                              f"LAX, but got {value!r}.")
         if key == "print_file_path" and value is not None:
             _check_print_file_path(value)
+        if key == "deterministic":
+            if value not in ("ON", "OFF"):
+                raise ValueError(f"For 'set_context', deterministic must be 'ON' or 'OFF', but "
+                                 f"got {value!r}.")
+            _C._set_deterministic(value == "ON")
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value

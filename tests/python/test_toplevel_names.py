@@ -68,3 +68,29 @@ def test_quant_dtype():
     assert q.UINT4.num_bits == 4 and not q.UINT4.is_signed
     assert q.INT16.num_bits == 16 and str(q.UINT16) == "UINT16"
     assert q("INT2") is q.INT2
+
+
+def test_set_deterministic_switches_the_mode():
+    """What it changes is the GPU dispatch (tests/cpp/runtime/test_device_dispatch.cc's
+    fake device, and the GPU check); here: the setting, its errors, and that CPU results
+    are the same bits either way."""
+    x = ms.Tensor(np.random.default_rng(0).standard_normal((64, 8)).astype(np.float32))
+    ids = ms.Tensor(np.arange(64, dtype=np.int32) % 5)
+    before = ms.ops.unsorted_segment_sum(x, ids, 5).asnumpy()
+    try:
+        ms.set_deterministic(True)
+        assert ms.get_context("deterministic") == "ON"
+        after = ms.ops.unsorted_segment_sum(x, ids, 5).asnumpy()
+        assert np.array_equal(before, after)
+        np.testing.assert_allclose(after, [x.asnumpy()[ids.asnumpy() == k].sum(0)
+                                           for k in range(5)], rtol=1e-5, atol=1e-5)
+    finally:
+        ms.set_deterministic(False)
+    assert ms.get_context("deterministic") == "OFF"
+    ms.set_context(deterministic="ON")
+    assert ms.get_context("deterministic") == "ON"
+    ms.set_context(deterministic="OFF")
+    with pytest.raises(TypeError, match="set_deterministic"):
+        ms.set_deterministic(1)
+    with pytest.raises(ValueError, match="deterministic"):
+        ms.set_context(deterministic="yes")

@@ -54,6 +54,21 @@ def set_recursion_limit(recursion_limit=1000):
     _C._set_recursion_limit(int(recursion_limit))
 
 
+def set_deterministic(deterministic):
+    """Deterministic mode (MindSpore's): with True every op gives the same bits on every run.
+    mycel's CPU kernels always do (reductions split the work the same way whatever the
+    thread count); on a GPU the kernels that sum floats with atomics, whose order varies
+    (GatherDGrad, UnsortedSegmentSum, ScatterNd), then run on the host with copies
+    (kernels/kernel_table.h), and CUDA Graph captures made afterwards leave them out.
+    ``get_context("deterministic")`` is "ON" or "OFF"."""
+    from mycel.context import _context
+    if not isinstance(deterministic, bool):
+        raise TypeError(f"For 'set_deterministic', the deterministic must be a bool, but got "
+                        f"{type(deterministic).__name__}.")
+    _C._set_deterministic(deterministic)
+    _context["deterministic"] = "ON" if deterministic else "OFF"
+
+
 def dtype_to_pytype(type_):
     """The Python type of a dtype's values: bool, int, float or complex; list, tuple,
     NoneType and str for list_, tuple_, type_none and string."""

@@ -60,17 +60,22 @@ def check_workers(func, value):
 
 
 def check_columns(func, name, value, none_ok=False):
-    """A column name or a list/tuple of distinct names, as a list."""
+    """A column name or a list/tuple of distinct names, as a list. MindSpore's rules: another
+    type, or a name that is not a str, is a TypeError; an empty list or name a ValueError."""
     if value is None and none_ok:
         return None
     names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple)) or not names:
+    if not isinstance(names, (list, tuple)):
         raise TypeError(f"{func}: {name} must be a str or a non-empty list of str, but got "
                         f"{value!r}.")
-    for n in names:
-        if not isinstance(n, str) or not n:
-            raise TypeError(f"{func}: {name} must hold non-empty str column names, but got "
-                            f"{n!r}.")
+    if not names:
+        raise ValueError(f"{func}: {name} should not be empty.")
+    for i, n in enumerate(names):
+        if not isinstance(n, str):
+            raise TypeError(f"{func}: {name} must hold str column names. "
+                            f"{_ms_type(f'{name}[{i}]', n, str)}")
+        if not n:
+            raise ValueError(f"{func}: {name}[{i}] should not be empty.")
     if len(set(names)) != len(names):
         raise ValueError(f"{func}: {name} has duplicate column names: {list(names)}.")
     return list(names)

@@ -20,7 +20,8 @@ operations raise: RETURN (the default) raises the error from the iterator; SKIP 
 (the epoch's size then depends on the data); REPLACE keeps the epoch's size: its erroneous
 rows come after its good ones, each a copy of one of the epoch's first 16 good rows in turn
 (an epoch without a good row raises "All data is garbage"). The mode in force when an
-iterator starts applies to its maps, which then run per sample (no vectorised maps).
+iterator starts applies to its maps, which then run per sample (no vectorised maps); debug mode
+ignores it (config.active_error_samples_mode).
 """
 import copy
 import os
@@ -91,7 +92,11 @@ class Dataset:
         kwargs (MindSpore's): per_batch_map(col, ..., batch_info) gets each input column as
         the list of the batch's rows and returns the output columns likewise (before
         stacking); input_columns / output_columns choose them as in map. python_multiprocessing
-        and max_rowsize are accepted and ignored (Python runs on engine threads)."""
+        and max_rowsize are accepted and ignored (Python runs on engine threads). pad_info is
+        padded_batch's (MindSpore 2.x's batch has none: a TypeError)."""
+        if "pad_info" in kwargs:
+            raise TypeError("batch() got an unexpected keyword argument 'pad_info' (use "
+                            "padded_batch).")
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
     def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
@@ -387,8 +392,8 @@ class Dataset:
         epoch: a dimension that varies between rows is None (RuntimeError when a column's
         rank varies)."""
         check_bool("output_shapes", "estimate", estimate)
-        if not estimate:
-            return [list(getattr(a, "shape", ())) for a in self._first_row()]
+        if not estimate:  # no rows: [] (MindSpore's)
+            return [list(getattr(a, "shape", ())) for a in self._first_row() or ()]
         shapes = None
         for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
             now = [list(getattr(a, "shape", ())) for a in row]
@@ -401,16 +406,14 @@ class Dataset:
                                        f"for each data row, last data row: {old}, current data "
                                        f"row: {new} (column {i}).")
                 shapes[i] = [a if a == b else None for a, b in zip(old, new)]
-        if shapes is None:
-            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
-        return shapes
+        return [] if shapes is None else shapes
 
     def output_types(self):
         """The numpy dtype of each column in the first row; string columns give numpy's
         unsized dtype of their kind, dtype('<U') (== np.str_) or dtype('S') (== np.bytes_),
-        as MindSpore's string type has no width."""
+        as MindSpore's string type has no width. No rows: []."""
         return [np.dtype(a.dtype.type) if a.dtype.kind in "US" else a.dtype
-                for a in self._first_row()]
+                for a in self._first_row() or ()]
 
     def _first_row(self):
         plan = _plan(self)
@@ -422,9 +425,7 @@ class Dataset:
         finally:
             open_sync_waits(plan)  # wakes a sync_wait worker so that stop() can join it
             pipe.stop()
-        if row is None:
-            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
-        return row
+        return row  # None when the dataset has no rows
 
     # ----- what subclasses provide -----
     def _columns(self):
@@ -518,7 +519,7 @@ def _plan(node):
     if children != node.children:
         node = copy.copy(node)
         node.children = children
-    per_row_errors = config.get_error_samples_mode() != config.ErrorSamplesMode.RETURN
+    per_row_errors = config.active_error_samples_mode() != config.ErrorSamplesMode.RETURN
     if isinstance(node, BatchDataset) and node._per_batch_map is None and \
             node._pad_info is None and not per_row_errors:
         maps, below = [], node.children[0]
@@ -621,6 +622,8 @@ class BatchDataset(Dataset):
         if callable(batch_size):  # batch_size(BatchInfo) -> the size of each batch
             self.batch_size = batch_size
         else:
+            if isinstance(batch_size, bool):  # MindSpore's type check: a bool is an int (True 1)
+                batch_size = int(batch_size)
             self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
             for node in _sync_waits(child, stop_at_batch=True):
                 node.pair.set_batch_size(self.batch_size)
@@ -741,7 +744,7 @@ class MapDataset(Dataset):
             hooks = callback_hooks(self.callbacks)  # only in iterators' runs (not getters)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label,
-                              int(config.get_error_samples_mode()), hooks)
+                              int(config.active_error_samples_mode()), hooks)
 
 
 def _check_callbacks(callbacks):

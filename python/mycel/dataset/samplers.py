@@ -240,7 +240,7 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
     num_samples = check_num_samples(func, num_samples)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
-    num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
+    num_shards = check_int(func, "num_shards", num_shards, 1, 2**31 - 1, none_ok=True)
     if shard_id is not None and not isinstance(shard_id, bool) and \
             isinstance(shard_id, (int, np.integer)):
         shard_id = int(shard_id)  # its range is checked below, with MindSpore's message

@@ -93,6 +93,8 @@ class NumpySlicesDataset(SourceDataset):
         if isinstance(data, dict):
             names, data = [str(k) for k in data], tuple(data.values())
         columns = data if isinstance(data, tuple) else (data,)
+        if any(isinstance(c, (list, tuple)) and not c for c in columns) or not columns:
+            raise ValueError(f"{func}: Argument data cannot be empty.")
         arrays = []
         for i, c in enumerate(columns):
             a = _as_column(c)

@@ -4,6 +4,7 @@
 #include "device/cuda/cuda_device.h"
 #include "kernels/cuda/array_index.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/kernel_table.h"
 
 namespace mycel::cuda {
 
@@ -35,6 +36,10 @@ int install_cuda() {
   set_after_sync(&check_index_errors);
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
+  // Float sums with atomicAdd in an order that varies from run to run (array_index.cu).
+  static constexpr OpId kNondeterministic[] = {OpId::GatherDGrad, OpId::UnsortedSegmentSum,
+                                               OpId::ScatterNd};
+  mark_device_nondeterministic(DeviceType::CUDA, kNondeterministic);
   install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
   install_capture_backend(DeviceType::CUDA, &cuda_capture_backend());
   return n;
