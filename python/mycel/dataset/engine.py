@@ -369,6 +369,15 @@ class Dataset:
             n = sum(1 for _ in it)
         return n
 
+    def __len__(self):
+        """get_dataset_size (MindSpore's len(dataset)); an infinite dataset (repeat() without
+        a count) has no len: a TypeError, which list() and length hints pass over."""
+        n = self.get_dataset_size()
+        if n < 0:
+            raise TypeError(f"{type(self).__name__}: an infinite dataset (repeat() without a "
+                            f"count) has no len().")
+        return n
+
     def get_batch_size(self):
         """The batch size of the last batch op (1 without one)."""
         node = self
