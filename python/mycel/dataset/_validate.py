@@ -20,6 +20,17 @@ def check_int(func, name, value, low=None, high=None, none_ok=False):
     return int(value)
 
 
+def check_max_rowsize(func, value):
+    """MindSpore's max_rowsize: None, an int in [-1, 2**31 - 1], or a list of two such ints
+    (the input's and the output's); a tuple or another type is a TypeError."""
+    if isinstance(value, list):
+        if len(value) != 2:
+            raise ValueError(f"{func}: max_rowsize as a list must hold 2 ints (the input's and "
+                             f"the output's), but got {value!r}.")
+        return [check_int(func, "max_rowsize", v, -1, 2**31 - 1) for v in value]
+    return check_int(func, "max_rowsize", value, -1, 2**31 - 1, none_ok=True)
+
+
 def _ms_type(name, value, *types):
     """MindSpore's sentence for an argument of the wrong type (its tests look for it)."""
     return (f"Argument {name} with value {value!r} is not of type {list(types)}, but got "
@@ -67,7 +78,7 @@ def check_columns(func, name, value, none_ok=False):
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)):
         raise TypeError(f"{func}: {name} must be a str or a non-empty list of str, but got "
-                        f"{value!r}.")
+                        f"{value!r}. {_ms_type(name, value, list, str)}")
     if not names:
         raise ValueError(f"{func}: {name} should not be empty.")
     for i, n in enumerate(names):

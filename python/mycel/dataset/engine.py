@@ -32,7 +32,8 @@ import numpy as np
 from mycel import _mycel
 from mycel.dataset import autotune, config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
-                                     check_known_columns, check_workers)
+                                     check_known_columns, check_max_rowsize,
+                                     check_workers)
 from mycel.dataset.debug import with_hooks
 from mycel.dataset._pyobjects import batch_map_result
 from mycel.dataset._serdes_record import record_init
@@ -638,7 +639,7 @@ class BatchDataset(Dataset):
                 node.pair.set_batch_size(self.batch_size)
         self.drop_remainder = check_bool("batch", "drop_remainder", drop_remainder)
         check_bool("batch", "python_multiprocessing", python_multiprocessing)
-        check_int("batch", "max_rowsize", max_rowsize, 1, none_ok=True)
+        check_max_rowsize("batch", max_rowsize)
         cols = child._columns()
         self._per_batch_map, self._names = None, list(cols)
         if per_batch_map is not None:

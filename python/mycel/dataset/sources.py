@@ -17,7 +17,8 @@ import numpy as np
 import mycel
 from mycel import _mycel
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
-                                     check_num_samples, pipeline_error_type)
+                                     check_max_rowsize, check_num_samples,
+                                     pipeline_error_type)
 from mycel.dataset import config
 from mycel.dataset.engine import Dataset, _seed
 from mycel.dataset.samplers import Sampler, source_sampler
@@ -210,7 +211,7 @@ class GeneratorDataset(Dataset):
             column_types = [None if t is None else _numpy_dtype(func, t) for t in column_types]
         self._types = column_types
         check_bool(func, "python_multiprocessing", python_multiprocessing)
-        check_int(func, "max_rowsize", max_rowsize, -1, 2**31 - 1, none_ok=True)
+        check_max_rowsize(func, max_rowsize)
         self.source = source
         self._counted = None
         if self._random_access:
