@@ -512,7 +512,9 @@ def test_transform_errors():
         vision.Normalize(0.5, (1.0,))
     with pytest.raises(TypeError, match="is_hwc must be a bool"):
         vision.Normalize((1.0,), (1.0,), is_hwc="yes")
-    with pytest.raises(ValueError, match="has 3 channels but mean and std have 2"):
+    with pytest.raises(RuntimeError, match="number of channels does not match the size of mean "
+                                           "and std vectors: the image has 3 channels but mean "
+                                           "and std have 2"):
         vision.Normalize((1.0, 2.0), (1.0, 1.0))(np.zeros((2, 2, 3)))
     with pytest.raises(ValueError, match=r"HWC2CHW: the image must be .* shape \[5\]"):
         vision.HWC2CHW()(np.zeros(5))

@@ -126,6 +126,9 @@ class DistributedSampler(Sampler):
             shuffle = _shuffle_level(func, shuffle, ("global", "adaptive")) != ""
         self.shuffle = check_bool(func, "shuffle", shuffle)
         self.offset = check_int(func, "offset", offset, -1)
+        if self.offset > self.num_shards:
+            raise ValueError(f"{func}: offset must be no more than num_shards({self.num_shards}), "
+                             f"but got {self.offset}.")
 
     def _c_sampler(self):
         return _data.DistributedSampler(self.num_shards, self.shard_id, self.shuffle,
@@ -136,10 +139,13 @@ def _indices(func, indices):
     if not isinstance(indices, (list, tuple, range, np.ndarray)):
         raise TypeError(f"{func}: indices must be a sequence of row indices, but got "
                         f"{type(indices).__name__}.")
-    arr = np.asarray(indices).reshape(-1)
-    if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"{func}: indices must be integers, but got dtype {arr.dtype}.")
-    return [int(i) for i in arr]
+    out = []
+    for i, v in enumerate(indices):  # each an int (a nested list or 2-d array is refused)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{func}: Type of indices element must be int, but got "
+                            f"list[{i}]: {v}, type: {type(v)}.")
+        out.append(int(v))
+    return out
 
 
 class SubsetSampler(Sampler):
