@@ -156,3 +156,5 @@ __all__ += ["LineReader"]
 # FlickrDataset (sources_flickr.py): Flickr8k / Flickr30k images with their captions.
 from mycel.dataset.sources_flickr import FlickrDataset  # noqa: E402,F401
 __all__ += ["FlickrDataset"]
+# dataset.utils (utils/): imshow_det_bbox draws a detection sample for viewing.
+from mycel.dataset import utils  # noqa: E402,F401
