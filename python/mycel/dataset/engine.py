@@ -281,7 +281,9 @@ class Dataset:
         for node in _sync_waits(plan):
             node.pair.reset()
         if seed is None:
-            seed = _seed(config._pipeline_entropy(self._passes))
+            seed = self.__dict__.pop("_next_seed", None)  # fixed ahead (MindDataset[i])
+            if seed is None:
+                seed = _seed(config._pipeline_entropy(self._passes))
             self._passes += 1
         self._last_seed = seed
         init_step = self._init_step if init_step is None else init_step
