@@ -158,3 +158,21 @@ def test_max_rowsize_and_argument_errors():
     with pytest.raises(ValueError, match="offset must be no more than num_shards"):
         ds.DistributedSampler(2, 0, offset=3)
     assert ds.NumpySlicesDataset([[1, 2]]).batch(3, drop_remainder=True).output_shapes() == []
+
+
+def test_numpy_slices_rows_of_different_shapes():
+    data = [[], [1], [2, 3], [4, 5, 6]]
+    rows = list(ds.NumpySlicesDataset(data, column_names=["d"], shuffle=False)
+                .create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert [r[0].tolist() for r in rows] == data
+    arrays = [np.arange(k + 1, dtype=np.uint8) for k in range(4)]
+    shard = ds.NumpySlicesDataset({"a": arrays, "label": [1, 2, 3, 4]}, num_shards=4,
+                                  shard_id=2, shuffle=False)
+    [(a, label)] = list(shard.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert a.dtype == np.uint8 and a.tolist() == [0, 1, 2] and int(label) == 3
+    padded = list(ds.NumpySlicesDataset(data, column_names=["d"], shuffle=False)
+                  .padded_batch(4, pad_info={"d": (None, -1)})
+                  .create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert padded[0][0].tolist() == [[-1, -1, -1], [1, -1, -1], [2, 3, -1], [4, 5, 6]]
+    with pytest.raises(TypeError, match="row 1 of column 0"):
+        ds.NumpySlicesDataset([[1], [[1], [2, 3]]])
