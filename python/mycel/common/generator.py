@@ -20,7 +20,10 @@ GRAPH mode (a jit function, a Cell's construct compiled): a random op's stream i
 the graph is compiled, and the graph draws from the global state each run, so the default
 generator works there (``generator=None`` or ``generator=default_generator``) and another
 generator is refused with a TypeError naming the function, as MindSpore does not support
-several generators in graph mode either. In PYNATIVE mode any generator works.
+several generators in graph mode either. In PYNATIVE mode any generator works. The swap
+is not atomic with respect to random ops that other Python threads run at the same moment
+(they would draw from the generator's stream for that instant): use one thread per
+generator, or give those ops their own generators.
 """
 import os
 import sys
