@@ -132,7 +132,16 @@ class Dataset:
 
         kwargs: callbacks (a DSCallback or a list, mycel.dataset.callback) get the map's
         begin / epoch / step events, on one worker in row order; MindSpore's other map options
-        (python_multiprocessing, max_rowsize, cache, offload) are accepted and change nothing."""
+        (python_multiprocessing, max_rowsize, cache, offload) are accepted and change nothing;
+        column_order, which MindSpore 2.x removed, is its ValueError, another keyword a
+        TypeError."""
+        if "column_order" in kwargs:
+            raise ValueError("map: The parameter 'column_order' had been deleted in map "
+                             "operation. Use project (or rename) to order the columns.")
+        unknown = sorted(set(kwargs) - _MAP_OPTIONS)
+        if unknown:
+            raise TypeError(f"map() got an unexpected keyword argument '{unknown[0]}'.")
+        check_max_rowsize("map", kwargs.get("max_rowsize"))
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
                           callbacks=kwargs.get("callbacks"))
 
@@ -717,6 +726,10 @@ class BatchDataset(Dataset):
 
         return _data.batch_node(self._child_node(counted), size, self.drop_remainder,
                                 self._workers(), self._pad_info or [], fn, ins, outs, size_fn)
+
+
+# map's keyword options (Dataset.map): callbacks, and MindSpore's that change nothing here.
+_MAP_OPTIONS = {"callbacks", "python_multiprocessing", "max_rowsize", "cache", "offload"}
 
 
 class MapDataset(Dataset):
