@@ -176,3 +176,30 @@ def test_numpy_slices_rows_of_different_shapes():
     assert padded[0][0].tolist() == [[-1, -1, -1], [1, -1, -1], [2, 3, -1], [4, 5, 6]]
     with pytest.raises(TypeError, match="row 1 of column 0"):
         ds.NumpySlicesDataset([[1], [[1], [2, 3]]])
+
+
+def test_map_and_transform_argument_errors():
+    from mycel.dataset import transforms, vision
+    data = ds.NumpySlicesDataset(np.zeros((2, 4, 4, 3), np.uint8), shuffle=False)
+    with pytest.raises(ValueError, match="Parameter operations's element of method map should "
+                                         "be a .*class HWC2CHW"):
+        data.map(operations=vision.HWC2CHW)
+    with pytest.raises(ValueError, match=r"should be a .*transforms\[1\] is the class"):
+        transforms.Compose([vision.HWC2CHW(), vision.HWC2CHW])
+    with pytest.raises(ValueError, match="should be a "):
+        transforms.RandomApply([vision.HWC2CHW])
+    with pytest.raises(ValueError, match="'column_order' had been deleted in map operation"):
+        data.map(operations=vision.HWC2CHW(), column_order=["column_0"])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        data.map(operations=vision.HWC2CHW(), nope=1)
+    with pytest.raises(ValueError, match="is not within the required interval"):
+        data.map(operations=vision.HWC2CHW(), max_rowsize=[-8, 20])
+    mapped = data.map(operations=vision.HWC2CHW(), max_rowsize=[3, 6],
+                      python_multiprocessing=True)
+    out = list(mapped.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert out[0][0].shape == (3, 4, 4)
+    with pytest.raises(TypeError, match=r"Size should be a single integer or a list/tuple \(h, w\) "
+                                        r"of length 2\."):
+        vision.Resize(4.5)
+    with pytest.raises(TypeError, match=r"Argument size at dim 0 with value 2.3 is not of type"):
+        vision.Resize((2.3, 3))
