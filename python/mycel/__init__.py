@@ -122,6 +122,17 @@ __all__ += ["check_checkpoint", "ckpt_to_safetensors", "safetensors_to_ckpt",
             "load_checkpoint_async", "async_ckpt_thread_status", "DatasetHelper", "get_level",
             "get_log_config"]
 from mycel.common.toplevel import ms_memory_recycle  # noqa: E402,F401
+from mycel.common.generator import Generator, default_generator  # noqa: E402,F401
+from mycel.common.toplevel import (get_current_device, set_recursion_limit,  # noqa: E402,F401
+                                   set_deterministic)
+from mycel.common.print_file import parse_print  # noqa: E402,F401
+from mycel.train.mindir_proto import load_mindir, save_mindir  # noqa: E402,F401
+from mycel.common.dtype import (list_, tuple_, type_none, number, uint, Int,  # noqa: E402,F401
+                                QuantDtype)
+__all__ += ["Generator", "default_generator", "get_current_device", "set_recursion_limit",
+            "set_deterministic",
+            "parse_print", "list_", "tuple_", "type_none", "number", "uint", "Int",
+            "QuantDtype", "load_mindir", "save_mindir"]
 from mycel.train.dataset_helper import connect_network_with_dataset  # noqa: E402,F401
 __all__ += ["ms_memory_recycle", "connect_network_with_dataset"]
 from mycel import profiler  # noqa: E402,F401

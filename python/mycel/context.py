@@ -20,11 +20,11 @@ LAX = 2
 _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
 
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
-            "enable_graph_kernel": False}
+            "enable_graph_kernel": False, "deterministic": "OFF"}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
           "jit_cache_limit", "max_device_memory", "enable_graph_kernel", "jit_level",
-          "jit_syntax_level"}
+          "jit_syntax_level", "print_file_path", "deterministic"}
 
 
 def _check_cache_limit(value, where):
@@ -49,6 +49,18 @@ def _init_jit_cache_limit():
     _context["jit_cache_limit"] = value
 
 
+def _check_print_file_path(value):
+    if not isinstance(value, str):
+        raise TypeError(f"For 'set_context', print_file_path must be a str, but got "
+                        f"{type(value).__name__}.")
+    folder = os.path.dirname(os.path.abspath(value)) if value else ""
+    if value and not os.path.isdir(folder):
+        raise ValueError(f"For 'set_context', the folder of print_file_path '{value}' does "
+                         f"not exist.")
+    if value and os.path.isdir(value):
+        raise ValueError(f"For 'set_context', print_file_path '{value}' is a folder.")
+
+
 def set_context(**kwargs):
     """Sets execution options: mode (GRAPH_MODE or PYNATIVE_MODE), device_target ("CPU", or
     "GPU" in a build with CUDA on a machine with an NVIDIA GPU: ops then run there, and
@@ -60,7 +72,10 @@ def set_context(**kwargs):
     then on fuse their elementwise and reduction chains into kernels generated with LLVM and
     cached on disk; docs/architecture.md, "Graph kernels"), and MindSpore's other names
     (accepted and recorded; jit_level 'O0'/'O1'/'O2' and jit_syntax_level STRICT/COMPATIBLE/
-    LAX are checked first). jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
+    LAX are checked first). print_file_path: ops.Print appends its values to that file
+instead of printing them (None or "" prints again; mycel.parse_print reads the file).
+deterministic "ON"/"OFF": mycel.set_deterministic.
+jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
     whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
     jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
     (see ``mycel.jit``); on the CPU it is "O1"."""
@@ -105,6 +120,13 @@ def set_context(**kwargs):
                                           or value not in (STRICT, COMPATIBLE, LAX)):
             raise ValueError(f"For 'set_context', jit_syntax_level must be STRICT, COMPATIBLE or "
                              f"LAX, but got {value!r}.")
+        if key == "print_file_path" and value is not None:
+            _check_print_file_path(value)
+        if key == "deterministic":
+            if value not in ("ON", "OFF"):
+                raise ValueError(f"For 'set_context', deterministic must be 'ON' or 'OFF', but "
+                                 f"got {value!r}.")
+            _C._set_deterministic(value == "ON")
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
         _context[key] = value

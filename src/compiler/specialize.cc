@@ -846,12 +846,13 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     }
   }
   // Each nested call recurses on the C stack (specialising the callee inside its caller).
-  if (static_cast<int>(stack_.size()) >= kMaxCallDepth || stack_left() < kStackReserve) {
+  const int max_depth = max_call_depth();
+  if (static_cast<int>(stack_.size()) >= max_depth || stack_left() < kStackReserve) {
     int entries = 0;  // of g on the stack (a loop's body nests in its last iteration's)
     for (const Ctx* k : stack_) entries += k->src == g;
     if (entries >= kMaxUnroll) unsettled(entries);  // a new type each time: no fixed point
     fail(ErrorKind::Recursion, sp,
-         str("compiling '", g->name(), "' nests calls too deeply (the limit is ", kMaxCallDepth,
+         str("compiling '", g->name(), "' nests calls too deeply (the limit is ", max_depth,
              " nested calls at compile time, fewer when the thread's stack is small); make "
              "the recursion depend on a tensor, or use PYNATIVE mode"));
   }

@@ -239,12 +239,10 @@ class BatchOp : public ThreadedOp {
       MC_CHECK(pad->shape.size() == shape.size(), Value, "padded_batch: pad_info shape for column ",
                col_name(c), " has ", pad->shape.size(), " dimensions but the rows have ",
                shape.size(), ".");
+      // A pad size below a row's size truncates the row there (MindSpore's padded_batch).
       for (size_t d = 0; d < shape.size(); ++d) {
         int64_t want = pad->shape[d];
-        if (want < 0) continue;
-        MC_CHECK(want >= shape[d], Value, "padded_batch: column ", col_name(c), " has a row of ",
-                 "size ", shape[d], " in dimension ", d, ", larger than the pad shape ", want, ".");
-        shape[d] = want;
+        if (want >= 0) shape[d] = want;
       }
     }
     Shape out_shape{static_cast<int64_t>(rows.size())};
@@ -279,7 +277,8 @@ class BatchOp : public ThreadedOp {
     });
   }
 
-  // a (smaller in some dimensions) into the top-left corner of a `shape` block at dst.
+  // The part of a that fits a `shape` block (a truncated where it is larger) into the
+  // top-left corner of that block at dst.
   static void copy_into(char* dst, const Shape& shape, const Array& a, size_t item) {
     int64_t nd = a.ndim();
     if (nd == 0) {
@@ -287,14 +286,16 @@ class BatchOp : public ThreadedOp {
       return;
     }
     Shape dst_strides = contiguous_strides(shape), src_strides = contiguous_strides(a.shape());
-    int64_t inner = a.shape()[nd - 1];
-    int64_t outer = a.numel() / std::max<int64_t>(inner, 1);
+    Shape part(static_cast<size_t>(nd));  // the extent copied: the smaller of the two
+    for (int64_t d = 0; d < nd; ++d) part[d] = std::min(a.shape()[d], shape[d]);
+    int64_t inner = part[nd - 1];
+    int64_t outer = numel(part) / std::max<int64_t>(inner, 1);
     const char* src = static_cast<const char*>(a.raw());
     for (int64_t o = 0; o < outer && inner > 0; ++o) {
       int64_t rem = o, so = 0, dofs = 0;
       for (int64_t d = nd - 2; d >= 0; --d) {
-        int64_t idx = rem % a.shape()[d];
-        rem /= a.shape()[d];
+        int64_t idx = rem % part[d];
+        rem /= part[d];
         so += idx * src_strides[d];
         dofs += idx * dst_strides[d];
       }
@@ -319,11 +320,14 @@ class BatchOp : public ThreadedOp {
       Shape ds = contiguous_strides(shape), ss = contiguous_strides(a.shape());
       for (int64_t i = 0; i < a.numel(); ++i) {
         int64_t rem = i, off = 0;
+        bool inside = true;  // not cut off by a smaller pad shape
         for (int64_t d = a.ndim() - 1; d >= 0; --d) {
-          off += (rem % a.shape()[d]) * ds[d];
+          const int64_t at = rem % a.shape()[d];
+          inside = inside && at < shape[d];
+          off += at * ds[d];
           rem /= a.shape()[d];
         }
-        block[static_cast<size_t>(off)] = a.str()[static_cast<size_t>(i)];
+        if (inside) block[static_cast<size_t>(off)] = a.str()[static_cast<size_t>(i)];
       }
       all.insert(all.end(), block.begin(), block.end());
     }

@@ -570,8 +570,12 @@ class Normalize final : public UnaryTransform {
     Shape sample(x.shape().begin() + lead, x.shape().end());
     int64_t channels = im.rank2 ? 1 : hwc_ ? sample[2] : sample[0];
     int64_t k = static_cast<int64_t>(mean_.size());
-    MC_CHECK(k == 1 || k == channels, Value, "Normalize: the image has ", channels,
-             " channels but mean and std have ", k, " values (shape ", shape_str(sample), ").");
+    // A RuntimeError in MindSpore's words (its eager Normalize raises one).
+    MC_CHECK(k == 1 || k == channels, Runtime,
+             "Normalize: number of channels does not match the size of mean and std vectors: "
+             "the image has ",
+             channels, " channels but mean and std have ", k, " values (shape ", shape_str(sample),
+             ").");
     Array out = Array::empty(DataType::Float32, x.shape());
     float* dst = out.mutable_data<float>();
     int64_t n = x.numel(), plane = im.rank2 || hwc_ ? 1 : sample[1] * sample[2];

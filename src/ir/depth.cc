@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "base/error.h"
@@ -26,7 +27,17 @@ uintptr_t stack_low() {
   return low;
 }
 
+std::atomic<int> g_max_call_depth{kDefaultMaxCallDepth};
+
 }  // namespace
+
+int max_call_depth() { return g_max_call_depth.load(std::memory_order_relaxed); }
+
+void set_max_call_depth(int limit) {
+  MC_CHECK(limit > 0, Value,
+           "set_recursion_limit: the recursion limit must be a positive int, but got ", limit, ".");
+  g_max_call_depth.store(limit, std::memory_order_relaxed);
+}
 
 size_t stack_left() {
   const uintptr_t low = stack_low();

@@ -6,7 +6,7 @@
 // statements compiles. What still recurses is nesting: nested expressions in the parser,
 // nested blocks (if / while / elif chains), nested calls being specialised, nested graphs
 // and nested constants (tuples of tuples). Each such walk counts its depth with a DepthGuard
-// and fails past its documented limit (kMaxNesting, kMaxCallDepth), and also when the
+// and fails past its documented limit (kMaxNesting, max_call_depth()), and also when the
 // thread's stack is nearly used up: the limits are sized for Linux's default 8 MiB stacks,
 // and the stack check keeps smaller stacks (a thread made with a small stack size) safe.
 #pragma once
@@ -19,8 +19,14 @@ namespace mycel::ir {
 // Nested expressions, blocks, graphs and constants a walk accepts (CPython's own compiler
 // gives up at about 3000 levels of nested expressions).
 inline constexpr int kMaxNesting = 3000;
-// Calls being specialised inside one another (nested helper calls, recursion on constants).
-inline constexpr int kMaxCallDepth = 1000;
+// Calls being specialised inside one another (nested helper calls, recursion on constants):
+// kDefaultMaxCallDepth unless set_max_call_depth changed it (mycel.set_recursion_limit,
+// MindSpore's). A larger limit stays safe: the stack check below still stops a walk before
+// the thread's stack runs out.
+inline constexpr int kDefaultMaxCallDepth = 1000;
+int max_call_depth();
+// Sets the limit for compiles that start afterwards; a ValueError unless limit > 0.
+void set_max_call_depth(int limit);
 // Stack that must remain below a guarded frame: room for the deepest non-recursive work a
 // guarded walk does (kernels run at compile time, pybind11 calls into Python).
 inline constexpr size_t kStackReserve = size_t{512} << 10;

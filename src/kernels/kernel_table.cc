@@ -46,4 +46,28 @@ bool device_takes_dtype(const OpDef& op, DeviceType type, DType t) {
   return rule != nullptr && rule(op, t);
 }
 
+namespace {
+std::span<const OpId> g_nondeterministic[kNumDeviceTypes];
+std::atomic<bool> g_deterministic{false};
+}  // namespace
+
+void mark_device_nondeterministic(DeviceType type, std::span<const OpId> ops) {
+  MC_ASSERT(type != DeviceType::CPU);
+  g_nondeterministic[static_cast<int>(type)] = ops;
+}
+
+bool device_nondeterministic(const OpDef& op, DeviceType type) {
+  for (OpId id : g_nondeterministic[static_cast<int>(type)])
+    if (id == op.id) return true;
+  return false;
+}
+
+void set_deterministic(bool on) { g_deterministic.store(on, std::memory_order_relaxed); }
+bool deterministic() { return g_deterministic.load(std::memory_order_relaxed); }
+
+KernelFn dispatch_device_kernel(const OpDef& op, DeviceType type) {
+  if (deterministic() && device_nondeterministic(op, type)) return nullptr;
+  return device_kernel(op, type);
+}
+
 }  // namespace mycel

@@ -53,4 +53,19 @@ using DeviceDtypeRule = bool (*)(const OpDef& op, DType t);
 void install_device_dtype_rule(DeviceType type, DeviceDtypeRule rule);
 bool device_takes_dtype(const OpDef& op, DeviceType type, DType t);
 
+// Deterministic mode (mycel.set_deterministic, MindSpore's). Every CPU kernel gives the same
+// bits on every run (reductions split the same way whatever the thread count); some device
+// kernels do not: those that accumulate floats with atomics, whose order varies from run to
+// run (on CUDA: GatherDGrad, UnsortedSegmentSum, ScatterNd). A device's kernel library names
+// them (a static list, like its table); while deterministic mode is on, the dispatcher runs
+// them on the host with copies instead (runtime/eager.cc launch_kernel), and a CUDA Graph
+// capture leaves them out (runtime/vm_capture.cc).
+void mark_device_nondeterministic(DeviceType type, std::span<const OpId> ops);
+bool device_nondeterministic(const OpDef& op, DeviceType type);
+void set_deterministic(bool on);
+bool deterministic();
+// The device kernel the dispatcher uses: device_kernel, or nullptr (the host with copies) for
+// a nondeterministic one in deterministic mode.
+KernelFn dispatch_device_kernel(const OpDef& op, DeviceType type);
+
 }  // namespace mycel

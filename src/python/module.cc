@@ -11,6 +11,8 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
+#include "ir/depth.h"
+#include "kernels/kernel_table.h"
 #include "runtime/op_profile.h"
 #include "tensor/allocator.h"
 #include "tensor/random.h"
@@ -37,6 +39,13 @@ void bind_runtime(pyb::module_& m) {
   m.def(
       "_set_random_state", [](const RandomState& s) { set_random_state(s); },
       "Sets the random generators' state, as _random_state gave it.");
+  m.def(
+      "_set_recursion_limit", [](int limit) { ir::set_max_call_depth(limit); },
+      "Sets how many calls GRAPH mode's compiler specialises inside one another.");
+  m.def("_get_recursion_limit", []() { return ir::max_call_depth(); });
+  m.def(
+      "_set_deterministic", [](bool on) { set_deterministic(on); },
+      "Deterministic mode: device kernels that accumulate with atomics run on the host.");
   m.def("set_num_threads", [](int n) { set_num_threads(n); });
   m.def("get_num_threads", []() { return num_threads(); });
   m.def("memory_stats", []() {

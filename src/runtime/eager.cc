@@ -119,7 +119,8 @@ void launch_now(const KernelContext& ctx, bool ref) {
     (ref ? ref_kernel(ctx.op) : cpu_kernel(ctx.op))(ctx);
     return;
   }
-  KernelFn k = ref || has_host_only_dtype(ctx) ? nullptr : device_kernel(ctx.op, ctx.device.type);
+  KernelFn k =
+      ref || has_host_only_dtype(ctx) ? nullptr : dispatch_device_kernel(ctx.op, ctx.device.type);
   if (k)
     k(ctx);
   else

@@ -52,6 +52,10 @@ std::string instr_blocker(const Instr& in, DeviceType type) {
                              op.id == OpId::Mod || op.id == OpId::Pow;
   if (checks_values && !in.metas.empty() && !is_floating(in.metas[0].dtype))
     return str("integer ", name, " checks its divisor or exponent on the host");
+  if (deterministic() && device_nondeterministic(op, type))
+    return name +
+           " accumulates with atomics on the device (deterministic mode runs it on the "
+           "host with copies)";
   if (!(op.flags & F_VIEW) && device_kernel(op, type) == nullptr)
     return name + " has no kernel on the device (it runs on the host with copies)";
   return "";

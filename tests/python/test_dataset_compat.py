@@ -108,9 +108,17 @@ def test_iterators_list_tracks_live_iterators():
 
 def test_argument_errors_carry_mindspore_wording():
     data = ds.NumpySlicesDataset(np.arange(4))
+    # MindSpore's batch takes a bool as the int it is (its test_batch_12: True batches by 1)
+    ordered = ds.NumpySlicesDataset(np.arange(4), shuffle=False)
+    assert [r[0].tolist() for r in ordered.batch(True).create_tuple_iterator(
+        num_epochs=1, output_numpy=True)] == [[0], [1], [2], [3]]
+    with pytest.raises(ValueError, match=r"Input batch_size is not within the required interval"):
+        data.batch(False)
     with pytest.raises(TypeError, match=r"batch: batch_size must be an int.*Argument batch_size "
-                                        r"with value True is not of type \[<class 'int'>\]"):
-        data.batch(True)
+                                        r"with value 2.0 is not of type \[<class 'int'>\]"):
+        data.batch(2.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'pad_info'"):
+        data.batch(2, pad_info={})
     with pytest.raises(ValueError, match=r"Input batch_size is not within the required interval "
                                          r"of \[1, 2147483647\]"):
         data.batch(2**31)

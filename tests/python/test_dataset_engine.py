@@ -592,9 +592,14 @@ def test_padded_batch_against_numpy_padding():
         assert [r[1].tolist() for r in got] == [[1, 2], [3, 4], [5]]
     assert len(_rows(_ragged().padded_batch(2, drop_remainder=True,
                                             pad_info={"s": (None, 0)}))) == 2
-    with pytest.raises(ValueError, match="padded_batch: column 's' has a row of size 4 in "
-                                         "dimension 0, larger than the pad shape 3"):
-        _rows(_ragged().padded_batch(2, pad_info={"s": ([3], 0)}))
+    # a pad shape below a row's size truncates the row (MindSpore's test_batch_padding_02)
+    got = _rows(_ragged().padded_batch(2, pad_info={"s": ([3], -1)}))
+    want = [[[0, -1, -1], [0, 1, -1]], [[0, 1, 2], [0, 1, 2]], [[0, 1, 2]]]
+    assert [g[0].tolist() for g in got] == want
+    words = ds.GeneratorDataset(lambda: (np.array(["a", "b", "c"][:k + 1]) for k in range(3)),
+                                ["w"])
+    got = _rows(words.padded_batch(3, pad_info={"w": ([2], "-")}))
+    assert got[0][0].tolist() == [["a", "-"], ["a", "b"], ["a", "b"]]
     with pytest.raises(RuntimeError, match=r"batch: Cannot batch tensors with different shapes: "
                                            r"column 's' has rows of different shapes \[1\] "
                                            r"and \[2\]"):
@@ -876,7 +881,10 @@ def test_weighted_sampler_without_replacement():
      "SubsetSampler: sampler index 10 is out of range for 10 rows"),
     (lambda: _ids(ds.SubsetRandomSampler([-1, 2])), IndexError,
      "SubsetRandomSampler: sampler index -1 is out of range"),
-    (lambda: ds.SubsetSampler([1.5]), TypeError, "SubsetSampler: indices must be integers"),
+    (lambda: ds.SubsetSampler([1.5]), TypeError,
+     r"SubsetSampler: Type of indices element must be int, but got list\[0\]: 1.5"),
+    (lambda: ds.SubsetSampler(np.array([[1], [5]])), TypeError,
+     r"SubsetSampler: Type of indices element must be int, but got list\[0\]: \[1\]"),
     (lambda: ds.SequentialSampler(-1), ValueError, "SequentialSampler: start_index must be in"),
     (lambda: ds.RandomSampler(num_samples=-1), ValueError,
      "RandomSampler: num_samples exceeds the boundary between 0 and"),

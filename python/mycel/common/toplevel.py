@@ -1,65 +1,21 @@
 """Top-level functions of MindSpore 2.x's ``mindspore`` module that sit on other parts of
 mycel: the random-state functions (``manual_seed``, ``seed``, ``initial_seed``,
-``get_rng_state``, ``set_rng_state``), ``set_device``, dtype queries (``dtype_to_pytype``,
+``get_rng_state``, ``set_rng_state``), ``set_device``, ``get_current_device``,
+``set_recursion_limit``, dtype queries (``dtype_to_pytype``,
 ``get_py_obj_dtype``), ``run_check`` and ``ms_memory_recycle``.
 
-The random state is the global generator's (the one ``set_seed`` seeds and every random op
-without its own seed draws from): its seed, the next counter it hands out and each seeded
-primitive's position. ``get_rng_state`` gives it as a uint64 Tensor ([seed, counter, n, then
-n (primitive, position) pairs]) that ``set_rng_state`` takes back, so a block of random ops
-can be replayed exactly."""
-import os
+The random-state functions act on ``mindspore.default_generator``, the global generator (the
+one ``set_seed`` seeds and every random op without its own seed draws from): they are
+defined in common/generator.py with ``Generator``. ``get_rng_state`` gives the state as a
+uint64 Tensor ([seed, counter, n, then n (primitive, position) pairs]) that ``set_rng_state``
+takes back, so a block of random ops can be replayed exactly."""
+import collections
 
 import numpy as np
 
 from mycel import _mycel as _C
-
-
-def manual_seed(seed):
-    """Seeds the global random generator (as ``set_seed``)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"For 'manual_seed', the seed must be an int, but got "
-                        f"{type(seed).__name__}.")
-    _C.set_seed(int(seed))
-
-
-def seed():
-    """Seeds the global random generator with a non-deterministic seed (from the operating
-    system) and returns it."""
-    value = int.from_bytes(os.urandom(8), "little") >> 1
-    _C.set_seed(value)
-    return value
-
-
-def initial_seed():
-    """The seed the global random generator was last seeded with."""
-    return _C.get_seed()
-
-
-def get_rng_state():
-    """The global random generator's state as a uint64 Tensor (module docstring)."""
-    s = _C._random_state()
-    items = sorted(s.instances.items())
-    flat = [s.seed, s.offset, len(items)] + [v for kv in items for v in kv]
-    return _C.Tensor(np.array(flat, dtype=np.uint64))
-
-
-def set_rng_state(state):
-    """Sets the global random generator's state from a Tensor ``get_rng_state`` gave."""
-    if not isinstance(state, _C.Tensor):
-        raise TypeError(f"For 'set_rng_state', the state must be a Tensor, but got "
-                        f"{type(state).__name__}.")
-    flat = state.asnumpy()
-    if flat.dtype != np.uint64 or flat.ndim != 1 or flat.size < 3 or \
-            flat.size != 3 + 2 * int(flat[2]):
-        raise ValueError(f"For 'set_rng_state', the state must be the 1-d uint64 Tensor "
-                         f"get_rng_state gives, but got shape {tuple(flat.shape)} and dtype "
-                         f"{flat.dtype}.")
-    s = _C._RandomState()
-    s.seed, s.offset = int(flat[0]), int(flat[1])
-    pairs = flat[3:].reshape(-1, 2)
-    s.instances = {int(k): int(v) for k, v in pairs}
-    _C._set_random_state(s)
+from mycel.common.generator import (manual_seed, seed, initial_seed,  # noqa: F401
+                                    get_rng_state, set_rng_state)
 
 
 def set_device(device_target, device_id=None):
@@ -72,14 +28,59 @@ def set_device(device_target, device_id=None):
         set_context(device_target=device_target, device_id=device_id)
 
 
+class DeviceInfo(collections.namedtuple("DeviceInfo", ["device_target", "device_id"])):
+    """What ``get_current_device`` returns: a (device_target, device_id) pair."""
+    __slots__ = ()
+
+
+def get_current_device():
+    """The device ops run on, as ``DeviceInfo(device_target, device_id)`` (set with
+    ``set_device`` or ``set_context``)."""
+    from mycel.context import get_context
+    return DeviceInfo(get_context("device_target"), get_context("device_id"))
+
+
+def set_recursion_limit(recursion_limit=1000):
+    """Sets how many calls GRAPH mode's compiler specialises inside one another (nested
+    helper calls, recursion on compile-time constants) before it raises a RecursionError;
+    1000 by default. It applies to compiles that start afterwards. A larger limit stays
+    safe: the compiler also stops before the thread's stack runs out (src/ir/depth.h)."""
+    if isinstance(recursion_limit, bool) or not isinstance(recursion_limit, (int, np.integer)):
+        raise TypeError(f"For 'set_recursion_limit', the recursion_limit must be an int, but "
+                        f"got {type(recursion_limit).__name__}.")
+    if not 0 < int(recursion_limit) < 2**31:
+        raise ValueError(f"For 'set_recursion_limit', the recursion_limit must be a positive "
+                         f"int below 2**31, but got {recursion_limit}.")
+    _C._set_recursion_limit(int(recursion_limit))
+
+
+def set_deterministic(deterministic):
+    """Deterministic mode (MindSpore's): with True every op gives the same bits on every run.
+    mycel's CPU kernels always do (reductions split the work the same way whatever the
+    thread count); on a GPU the kernels that sum floats with atomics, whose order varies
+    (GatherDGrad, UnsortedSegmentSum, ScatterNd), then run on the host with copies
+    (kernels/kernel_table.h), and CUDA Graph captures made afterwards leave them out.
+    ``get_context("deterministic")`` is "ON" or "OFF"."""
+    from mycel.context import _context
+    if not isinstance(deterministic, bool):
+        raise TypeError(f"For 'set_deterministic', the deterministic must be a bool, but got "
+                        f"{type(deterministic).__name__}.")
+    _C._set_deterministic(deterministic)
+    _context["deterministic"] = "ON" if deterministic else "OFF"
+
+
 def dtype_to_pytype(type_):
-    """The Python type of a dtype's values: bool, int or float."""
+    """The Python type of a dtype's values: bool, int, float or complex; list, tuple,
+    NoneType and str for list_, tuple_, type_none and string."""
+    from mycel.common import dtype as _dt
+    if type_ is _dt.string or isinstance(type_, _dt._TypeObject):  # pylint: disable=W0212
+        return _dt.dtype_to_pytype(type_)
     if type_ == _C.bool:
         return bool
     if not isinstance(type_, _C.DType):
         raise TypeError(f"For 'dtype_to_pytype', the argument must be a dtype, but got "
                         f"{type(type_).__name__}.")
-    return float if type_.is_floating_point else int
+    return _dt.dtype_to_pytype(type_)
 
 
 def get_py_obj_dtype(obj):
@@ -90,6 +91,10 @@ def get_py_obj_dtype(obj):
         return obj.dtype
     if isinstance(obj, _C.DType):
         return obj
+    from mycel.common.dtype import list_, tuple_, type_none
+    for tobj, pytype in ((list_, list), (tuple_, tuple), (type_none, type(None))):
+        if obj is pytype or type(obj) is pytype:
+            return tobj
     if isinstance(obj, type):
         return pytype_to_dtype(obj)
     if isinstance(obj, (bool, int, float, np.generic)):

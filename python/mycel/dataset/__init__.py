@@ -150,3 +150,11 @@ __all__ += ["Cifar100Dataset", "IterSampler"]
 # RandomDataset (sources_random.py): rows of random values.
 from mycel.dataset.sources_random import RandomDataset  # noqa: E402,F401
 __all__ += ["RandomDataset"]
+# LineReader (line_reader.py): a text file's lines by number.
+from mycel.dataset.line_reader import LineReader  # noqa: E402,F401
+__all__ += ["LineReader"]
+# FlickrDataset (sources_flickr.py): Flickr8k / Flickr30k images with their captions.
+from mycel.dataset.sources_flickr import FlickrDataset  # noqa: E402,F401
+__all__ += ["FlickrDataset"]
+# dataset.utils (utils/): imshow_det_bbox draws a detection sample for viewing.
+from mycel.dataset import utils  # noqa: E402,F401

@@ -99,7 +99,8 @@ def to_tensors(value):
 def batch_map_result(func_name, result, names):
     """per_batch_map's result (a tuple, one item per output column named by names) as
     (columns, whole) for the engine: whole when some column is a dict, every column then one
-    value (a dict or a numpy array) for the whole batch; otherwise each column is the list of
+    value (a dict or a numpy array) for the whole batch, and likewise when every column is a
+    NumPy array (the batched columns themselves); otherwise each column is the list of
     the batch's rows, all of one length. RuntimeError in MindSpore's words otherwise."""
     if any(isinstance(col, dict) for col in result):
         for name, col in zip(names, result):
@@ -109,6 +110,10 @@ def batch_map_result(func_name, result, names):
                     f"returned from per_batch_map function: a Python dict makes one value for the "
                     f"whole batch, so column {name!r} must be a dict or a NumPy array, but got "
                     f"{type(col).__name__}.")
+        return [[col] for col in result], True
+    if result and all(isinstance(col, np.ndarray) for col in result):
+        # every column a NumPy array: the batch's columns as they are (MindSpore's: the
+        # batched arrays, even 0-d ones); beside a list column an array is a list of rows
         return [[col] for col in result], True
     columns = []
     for col in result:

@@ -20,6 +20,17 @@ def check_int(func, name, value, low=None, high=None, none_ok=False):
     return int(value)
 
 
+def check_max_rowsize(func, value):
+    """MindSpore's max_rowsize: None, an int in [-1, 2**31 - 1], or a list of two such ints
+    (the input's and the output's); a tuple or another type is a TypeError."""
+    if isinstance(value, list):
+        if len(value) != 2:
+            raise ValueError(f"{func}: max_rowsize as a list must hold 2 ints (the input's and "
+                             f"the output's), but got {value!r}.")
+        return [check_int(func, "max_rowsize", v, -1, 2**31 - 1) for v in value]
+    return check_int(func, "max_rowsize", value, -1, 2**31 - 1, none_ok=True)
+
+
 def _ms_type(name, value, *types):
     """MindSpore's sentence for an argument of the wrong type (its tests look for it)."""
     return (f"Argument {name} with value {value!r} is not of type {list(types)}, but got "
@@ -60,17 +71,22 @@ def check_workers(func, value):
 
 
 def check_columns(func, name, value, none_ok=False):
-    """A column name or a list/tuple of distinct names, as a list."""
+    """A column name or a list/tuple of distinct names, as a list. MindSpore's rules: another
+    type, or a name that is not a str, is a TypeError; an empty list or name a ValueError."""
     if value is None and none_ok:
         return None
     names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple)) or not names:
+    if not isinstance(names, (list, tuple)):
         raise TypeError(f"{func}: {name} must be a str or a non-empty list of str, but got "
-                        f"{value!r}.")
-    for n in names:
-        if not isinstance(n, str) or not n:
-            raise TypeError(f"{func}: {name} must hold non-empty str column names, but got "
-                            f"{n!r}.")
+                        f"{value!r}. {_ms_type(name, value, list, str)}")
+    if not names:
+        raise ValueError(f"{func}: {name} should not be empty.")
+    for i, n in enumerate(names):
+        if not isinstance(n, str):
+            raise TypeError(f"{func}: {name} must hold str column names. "
+                            f"{_ms_type(f'{name}[{i}]', n, str)}")
+        if not n:
+            raise ValueError(f"{func}: {name}[{i}] should not be empty.")
     if len(set(names)) != len(names):
         raise ValueError(f"{func}: {name} has duplicate column names: {list(names)}.")
     return list(names)

@@ -110,7 +110,7 @@ _settings = {"enable_autotune": False, "autotune_interval": 0, "enable_shared_me
 def set_debug_mode(debug_mode_flag, debug_hook_list=None):
     """Debug mode: every op of a pipeline runs on one worker thread with a prefetch depth of
     one, so rows are produced one at a time, in order, and an error surfaces at the row that
-    raised it; the hooks of debug_hook_list (debug.DebugHook instances) run around each
+    raised it (set_error_samples_mode is ignored meanwhile); the hooks of debug_hook_list (debug.DebugHook instances) run around each
     operation of every map (mycel/dataset/debug.py)."""
     global _debug_mode, _debug_hooks
     from mycel.dataset.debug import DebugHook
@@ -324,6 +324,12 @@ def set_error_samples_mode(error_samples_mode):
 def get_error_samples_mode():
     """set_error_samples_mode's value (default ErrorSamplesMode.RETURN)."""
     return _error_samples_mode
+
+
+def active_error_samples_mode():
+    """The mode maps apply: set_error_samples_mode's, except in debug mode, which ignores it
+    (RETURN: an error surfaces at the row that raised it, as MindSpore's debug mode)."""
+    return ErrorSamplesMode.RETURN if _debug_mode else _error_samples_mode
 
 
 # load(): the keys of MindSpore's configuration file and their setters. Keys it knows that

@@ -20,7 +20,8 @@ operations raise: RETURN (the default) raises the error from the iterator; SKIP 
 (the epoch's size then depends on the data); REPLACE keeps the epoch's size: its erroneous
 rows come after its good ones, each a copy of one of the epoch's first 16 good rows in turn
 (an epoch without a good row raises "All data is garbage"). The mode in force when an
-iterator starts applies to its maps, which then run per sample (no vectorised maps).
+iterator starts applies to its maps, which then run per sample (no vectorised maps); debug mode
+ignores it (config.active_error_samples_mode).
 """
 import copy
 import os
@@ -31,7 +32,8 @@ import numpy as np
 from mycel import _mycel
 from mycel.dataset import autotune, config
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
-                                     check_known_columns, check_workers)
+                                     check_known_columns, check_max_rowsize,
+                                     check_workers)
 from mycel.dataset.debug import with_hooks
 from mycel.dataset._pyobjects import batch_map_result
 from mycel.dataset._serdes_record import record_init
@@ -91,7 +93,11 @@ class Dataset:
         kwargs (MindSpore's): per_batch_map(col, ..., batch_info) gets each input column as
         the list of the batch's rows and returns the output columns likewise (before
         stacking); input_columns / output_columns choose them as in map. python_multiprocessing
-        and max_rowsize are accepted and ignored (Python runs on engine threads)."""
+        and max_rowsize are accepted and ignored (Python runs on engine threads). pad_info is
+        padded_batch's (MindSpore 2.x's batch has none: a TypeError)."""
+        if "pad_info" in kwargs:
+            raise TypeError("batch() got an unexpected keyword argument 'pad_info' (use "
+                            "padded_batch).")
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
     def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
@@ -126,7 +132,16 @@ class Dataset:
 
         kwargs: callbacks (a DSCallback or a list, mycel.dataset.callback) get the map's
         begin / epoch / step events, on one worker in row order; MindSpore's other map options
-        (python_multiprocessing, max_rowsize, cache, offload) are accepted and change nothing."""
+        (python_multiprocessing, max_rowsize, cache, offload) are accepted and change nothing;
+        column_order, which MindSpore 2.x removed, is its ValueError, another keyword a
+        TypeError."""
+        if "column_order" in kwargs:
+            raise ValueError("map: The parameter 'column_order' had been deleted in map "
+                             "operation. Use project (or rename) to order the columns.")
+        unknown = sorted(set(kwargs) - _MAP_OPTIONS)
+        if unknown:
+            raise TypeError(f"map() got an unexpected keyword argument '{unknown[0]}'.")
+        check_max_rowsize("map", kwargs.get("max_rowsize"))
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
                           callbacks=kwargs.get("callbacks"))
 
@@ -275,7 +290,9 @@ class Dataset:
         for node in _sync_waits(plan):
             node.pair.reset()
         if seed is None:
-            seed = _seed(config._pipeline_entropy(self._passes))
+            seed = self.__dict__.pop("_next_seed", None)  # fixed ahead (MindDataset[i])
+            if seed is None:
+                seed = _seed(config._pipeline_entropy(self._passes))
             self._passes += 1
         self._last_seed = seed
         init_step = self._init_step if init_step is None else init_step
@@ -364,6 +381,15 @@ class Dataset:
             n = sum(1 for _ in it)
         return n
 
+    def __len__(self):
+        """get_dataset_size (MindSpore's len(dataset)); an infinite dataset (repeat() without
+        a count) has no len: a TypeError, which list() and length hints pass over."""
+        n = self.get_dataset_size()
+        if n < 0:
+            raise TypeError(f"{type(self).__name__}: an infinite dataset (repeat() without a "
+                            f"count) has no len().")
+        return n
+
     def get_batch_size(self):
         """The batch size of the last batch op (1 without one)."""
         node = self
@@ -387,8 +413,8 @@ class Dataset:
         epoch: a dimension that varies between rows is None (RuntimeError when a column's
         rank varies)."""
         check_bool("output_shapes", "estimate", estimate)
-        if not estimate:
-            return [list(getattr(a, "shape", ())) for a in self._first_row()]
+        if not estimate:  # no rows: [] (MindSpore's)
+            return [list(getattr(a, "shape", ())) for a in self._first_row() or ()]
         shapes = None
         for row in self.create_tuple_iterator(num_epochs=1, output_numpy=True):
             now = [list(getattr(a, "shape", ())) for a in row]
@@ -401,16 +427,14 @@ class Dataset:
                                        f"for each data row, last data row: {old}, current data "
                                        f"row: {new} (column {i}).")
                 shapes[i] = [a if a == b else None for a, b in zip(old, new)]
-        if shapes is None:
-            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
-        return shapes
+        return [] if shapes is None else shapes
 
     def output_types(self):
         """The numpy dtype of each column in the first row; string columns give numpy's
         unsized dtype of their kind, dtype('<U') (== np.str_) or dtype('S') (== np.bytes_),
-        as MindSpore's string type has no width."""
+        as MindSpore's string type has no width. No rows: []."""
         return [np.dtype(a.dtype.type) if a.dtype.kind in "US" else a.dtype
-                for a in self._first_row()]
+                for a in self._first_row() or ()]
 
     def _first_row(self):
         plan = _plan(self)
@@ -422,9 +446,7 @@ class Dataset:
         finally:
             open_sync_waits(plan)  # wakes a sync_wait worker so that stop() can join it
             pipe.stop()
-        if row is None:
-            raise RuntimeError(f"{type(self).__name__}: the dataset has no rows.")
-        return row
+        return row  # None when the dataset has no rows
 
     # ----- what subclasses provide -----
     def _columns(self):
@@ -518,7 +540,7 @@ def _plan(node):
     if children != node.children:
         node = copy.copy(node)
         node.children = children
-    per_row_errors = config.get_error_samples_mode() != config.ErrorSamplesMode.RETURN
+    per_row_errors = config.active_error_samples_mode() != config.ErrorSamplesMode.RETURN
     if isinstance(node, BatchDataset) and node._per_batch_map is None and \
             node._pad_info is None and not per_row_errors:
         maps, below = [], node.children[0]
@@ -621,12 +643,14 @@ class BatchDataset(Dataset):
         if callable(batch_size):  # batch_size(BatchInfo) -> the size of each batch
             self.batch_size = batch_size
         else:
+            if isinstance(batch_size, bool):  # MindSpore's type check: a bool is an int (True 1)
+                batch_size = int(batch_size)
             self.batch_size = check_int("batch", "batch_size", batch_size, 1, 2**31 - 1)
             for node in _sync_waits(child, stop_at_batch=True):
                 node.pair.set_batch_size(self.batch_size)
         self.drop_remainder = check_bool("batch", "drop_remainder", drop_remainder)
         check_bool("batch", "python_multiprocessing", python_multiprocessing)
-        check_int("batch", "max_rowsize", max_rowsize, 1, none_ok=True)
+        check_max_rowsize("batch", max_rowsize)
         cols = child._columns()
         self._per_batch_map, self._names = None, list(cols)
         if per_batch_map is not None:
@@ -704,6 +728,10 @@ class BatchDataset(Dataset):
                                 self._workers(), self._pad_info or [], fn, ins, outs, size_fn)
 
 
+# map's keyword options (Dataset.map): callbacks, and MindSpore's that change nothing here.
+_MAP_OPTIONS = {"callbacks", "python_multiprocessing", "max_rowsize", "cache", "offload"}
+
+
 class MapDataset(Dataset):
     """dataset.map(operations, input_columns, output_columns): transform columns row by row
     (or batch by batch after _plan, see the module doc)."""
@@ -741,7 +769,7 @@ class MapDataset(Dataset):
             hooks = callback_hooks(self.callbacks)  # only in iterators' runs (not getters)
         return _data.map_node(self._child_node(counted), ops, self._in_index,
                               self.output_columns, self._workers(), int(self._batched), label,
-                              int(config.get_error_samples_mode()), hooks)
+                              int(config.active_error_samples_mode()), hooks)
 
 
 def _check_callbacks(callbacks):

@@ -126,6 +126,9 @@ class DistributedSampler(Sampler):
             shuffle = _shuffle_level(func, shuffle, ("global", "adaptive")) != ""
         self.shuffle = check_bool(func, "shuffle", shuffle)
         self.offset = check_int(func, "offset", offset, -1)
+        if self.offset > self.num_shards:
+            raise ValueError(f"{func}: offset must be no more than num_shards({self.num_shards}), "
+                             f"but got {self.offset}.")
 
     def _c_sampler(self):
         return _data.DistributedSampler(self.num_shards, self.shard_id, self.shuffle,
@@ -136,10 +139,13 @@ def _indices(func, indices):
     if not isinstance(indices, (list, tuple, range, np.ndarray)):
         raise TypeError(f"{func}: indices must be a sequence of row indices, but got "
                         f"{type(indices).__name__}.")
-    arr = np.asarray(indices).reshape(-1)
-    if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"{func}: indices must be integers, but got dtype {arr.dtype}.")
-    return [int(i) for i in arr]
+    out = []
+    for i, v in enumerate(indices):  # each an int (a nested list or 2-d array is refused)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{func}: Type of indices element must be int, but got "
+                            f"list[{i}]: {v}, type: {type(v)}.")
+        out.append(int(v))
+    return out
 
 
 class SubsetSampler(Sampler):
@@ -240,7 +246,7 @@ def source_sampler(func, num_samples, shuffle, sampler, num_shards, shard_id, sh
     mycel.parallel), else a RandomSampler (shuffle, the default) or a SequentialSampler."""
     num_samples = check_num_samples(func, num_samples)
     shuffle = check_bool(func, "shuffle", shuffle, none_ok=True)
-    num_shards = check_int(func, "num_shards", num_shards, 1, none_ok=True)
+    num_shards = check_int(func, "num_shards", num_shards, 1, 2**31 - 1, none_ok=True)
     if shard_id is not None and not isinstance(shard_id, bool) and \
             isinstance(shard_id, (int, np.integer)):
         shard_id = int(shard_id)  # its range is checked below, with MindSpore's message

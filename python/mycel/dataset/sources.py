@@ -17,7 +17,8 @@ import numpy as np
 import mycel
 from mycel import _mycel
 from mycel.dataset._validate import (_reraise, check_bool, check_columns, check_int,
-                                     check_num_samples, pipeline_error_type)
+                                     check_max_rowsize, check_num_samples,
+                                     pipeline_error_type)
 from mycel.dataset import config
 from mycel.dataset.engine import Dataset, _seed
 from mycel.dataset.samplers import Sampler, source_sampler
@@ -83,7 +84,9 @@ class NumpySlicesDataset(SourceDataset):
     shuffle=None, sampler=None, num_shards=None, shard_id=None): rows are slices along axis 0.
 
     data is a dict (keys are the column names), a tuple (one column per item), or anything
-    else numpy can convert (a list or an array: one column). Columns are copied.
+    else numpy can convert (a list or an array: one column). Columns are copied. A list
+    column whose rows differ in shape ([[], [1], [2, 3]], arrays of different lengths) keeps
+    each row as its own array (MindSpore's dynamic rows), read through a Python source.
     Default names: "column_0", "column_1", ... ."""
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1,
@@ -93,13 +96,19 @@ class NumpySlicesDataset(SourceDataset):
         if isinstance(data, dict):
             names, data = [str(k) for k in data], tuple(data.values())
         columns = data if isinstance(data, tuple) else (data,)
-        arrays = []
+        if any(isinstance(c, (list, tuple)) and not c for c in columns) or not columns:
+            raise ValueError(f"{func}: Argument data cannot be empty.")
+        arrays, ragged = [], False
         for i, c in enumerate(columns):
-            a = _as_column(c)
-            if a.ndim == 0:
+            a = _ragged_column(func, i, c)
+            if a is None:
+                a = _as_column(c)
+            else:
+                ragged = True
+            if not isinstance(a, list) and a.ndim == 0:
                 raise ValueError(f"{func}: column {i} is a scalar; each column must have a "
                                  "first axis to slice.")
-            if a.dtype == object:
+            if not isinstance(a, list) and a.dtype == object:
                 raise TypeError(f"{func}: column {i} is not a rectangular numeric array (numpy "
                                 "made an object array of it).")
             arrays.append(a)
@@ -113,9 +122,47 @@ class NumpySlicesDataset(SourceDataset):
         if len(names) != len(arrays):
             raise ValueError(f"{func}: column_names has {len(names)} names for {len(arrays)} "
                              "columns.")
-        source = _data.ArraySource(func, arrays, names)
+        if ragged:  # rows of different shapes: each row its own array, read in Python
+            self._rows = arrays
+            source = _data.PySource(self._read_row, lengths[0], names)
+        else:
+            source = _data.ArraySource(func, arrays, names)
         super().__init__(func, source, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
+
+    def _read_row(self, i):
+        return tuple(np.ascontiguousarray(col[i]) for col in self._rows)
+
+
+def _ragged_column(func, i, value):
+    """A list/tuple column whose items have different shapes (MindSpore's "dynamic" column:
+    [[], [1], [2, 3]], or arrays of different lengths) as the list of its rows, each a
+    numpy array (an empty list row takes the dtype of the others); None for any other column
+    (numpy makes it one array)."""
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    try:
+        a = np.asarray(value)
+        if a.dtype != object:
+            return None
+    except ValueError:  # numpy's "inhomogeneous shape"
+        pass
+    rows = []
+    for k, v in enumerate(value):
+        try:
+            r = _as_column(v)
+        except ValueError:  # numpy's "inhomogeneous shape": a ragged row
+            r = np.empty(0, object)
+        if r.dtype == object:
+            raise TypeError(f"{func}: row {k} of column {i} is not a rectangular numeric array "
+                            "(numpy made an object array of it).")
+        rows.append(r)
+    typed = [r.dtype for r, v in zip(rows, value) if r.size or isinstance(v, np.ndarray)]
+    if typed:  # an empty list has no type of its own: it takes the column's
+        common = np.result_type(*typed)
+        rows = [r.astype(common) if not r.size and not isinstance(v, np.ndarray) else r
+                for r, v in zip(rows, value)]
+    return rows
 
 
 def _as_column(value):
@@ -208,7 +255,7 @@ class GeneratorDataset(Dataset):
             column_types = [None if t is None else _numpy_dtype(func, t) for t in column_types]
         self._types = column_types
         check_bool(func, "python_multiprocessing", python_multiprocessing)
-        check_int(func, "max_rowsize", max_rowsize, -1, 2**31 - 1, none_ok=True)
+        check_max_rowsize(func, max_rowsize)
         self.source = source
         self._counted = None
         if self._random_access:

@@ -10,8 +10,10 @@ each shard's in write order (one write_raw_data call: write order); shuffle,
 sampler, num_shards/shard_id and num_samples choose among them as for every source dataset.
 """
 from mycel import _mycel
+from mycel.dataset import config
 from mycel.dataset._validate import check_columns, check_int
 from mycel.dataset.samplers import RandomSampler
+from mycel.dataset.engine import _seed
 from mycel.dataset.sources import SourceDataset
 from mycel.dataset.sources_text import Shuffle, _init_file_source
 from mycel.mindrecord import _field_value, _files_to_read
@@ -65,6 +67,40 @@ class MindDataset(SourceDataset):
         _init_file_source(self, func, source, shuffle,
                           (Shuffle.FILES, Shuffle.INFILE, Shuffle.PARTIAL, Shuffle.ADAPTIVE),
                           num_samples, num_parallel_workers, sampler, num_shards, shard_id)
+
+    def __getitem__(self, index):
+        """Row `index` (from 0) of the first epoch of the dataset's latest iterator (of the next
+        one before any: its seed is fixed then), as a list of numpy arrays
+        (create_tuple_iterator's output_numpy rows). The epoch is read once and kept until the
+        sampler is replaced (use_sampler/add_sampler) or another iterator is made. TypeError for a non-int,
+        ValueError for a negative index, RuntimeError past the last row (MindSpore's)."""
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"MindDataset: Argument index with value {index} is not of type "
+                            f"[<class 'int'>], but got {type(index)}.")
+        if index < 0:
+            raise ValueError(f"MindDataset: index cannot be negative, but got {index}.")
+        seed = getattr(self, "_last_seed", None)
+        if seed is None:  # no iterator yet: fix the next one's seed now, and read its order
+            seed = self._next_seed = _seed(config._pipeline_entropy(self._passes))
+        key = (id(self.sampler), self.sampler, seed)
+        cached = getattr(self, "_getitem_rows", None)
+        if cached is None or cached[0] != key:
+            pipe, _, _ = self._start_pipeline(None, 1, seed=seed)
+            rows = []
+            try:
+                while True:
+                    row = pipe.next(True)
+                    if row is None:
+                        break
+                    rows.append(list(row))
+            finally:
+                pipe.stop()
+            cached = self._getitem_rows = (key, rows)
+        rows = cached[1]
+        if index >= len(rows):
+            raise RuntimeError(f"MindDataset: Input index is not within the required interval "
+                               f"of [0, {len(rows) - 1}], but got {index}.")
+        return rows[index]
 
     def _pad(self, func, source, padded_sample, num_padded, num_shards):
         """The source with num_padded copies of padded_sample appended (MindSpore's rules)."""

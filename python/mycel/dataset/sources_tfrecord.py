@@ -27,7 +27,8 @@ class TFRecordDataset(SourceDataset):
     Schema, or the path of a schema JSON file (its numRows caps the rows unless num_samples
     is given). columns_list: the
     columns to keep, in that order. shuffle: True/Shuffle.GLOBAL (all rows), Shuffle.FILES (the
-    file order), False. compression_type: None or "" (plain files), "GZIP" or "ZLIB".
+    file order), Shuffle.INFILE (the rows within each file, files in order),
+    False. compression_type: None or "" (plain files), "GZIP" or "ZLIB".
     Shards split the rows (each shard gets the same number of rows, as MindSpore's
     shard_equal_rows=True; MindSpore's default instead gives each shard whole files).
 
@@ -64,5 +65,5 @@ class TFRecordDataset(SourceDataset):
                                                     num_rows)
         if shuffle is None:
             shuffle = Shuffle.GLOBAL
-        _init_file_source(self, func, source, shuffle, (Shuffle.FILES,), num_samples,
+        _init_file_source(self, func, source, shuffle, (Shuffle.FILES, Shuffle.INFILE), num_samples,
                           num_parallel_workers, None, num_shards, shard_id)

@@ -169,10 +169,20 @@ def _check_operations(func, operations):
         raise ValueError(f"{func}: operations must not be empty: {name} list can not be "
                          "empty.")
     for i, op in enumerate(ops):
+        check_not_class(func, name, i, op)
         if not callable(op):
             raise TypeError(f"{func}: {name}[{i}] is neither a transforms op (TensorOperation) "
                             f"nor a callable pyfunc. Got {type(op).__name__} {op!r}.")
     return ops
+
+
+def check_not_class(func, name, i, op):
+    """A class given where a transform is expected (vision.HWC2CHW for vision.HWC2CHW()) is
+    MindSpore's ValueError, not a callable to run on the rows."""
+    if isinstance(op, type):
+        raise ValueError(f"{func}: Parameter {name}'s element of method {func} should be a "
+                         f"callable object (a transform instance or a function), but "
+                         f"{name}[{i}] is the class {op.__name__}: instantiate it.")
 
 
 class Compose(TensorOperation):

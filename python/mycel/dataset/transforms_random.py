@@ -13,7 +13,7 @@ import numpy as np
 
 from mycel import _mycel
 from mycel.dataset import _vision_checks as chk
-from mycel.dataset.transforms import TensorOperation, _is_pil
+from mycel.dataset.transforms import TensorOperation, _is_pil, check_not_class
 
 _data = _mycel._data
 
@@ -24,6 +24,7 @@ def _check_transforms(transforms):
     if not transforms:
         raise ValueError("transforms list can not be empty.")
     for i, op in enumerate(transforms):
+        check_not_class("transforms", "transforms", i, op)
         if not callable(op):
             raise TypeError(f"transforms[{i}] is neither a transforms op (TensorOperation) nor a "
                             f"callable pyfunc. Got {type(op)}.")

@@ -57,12 +57,21 @@ def _check_interpolation(func, interpolation):
 
 
 def _check_size(func, size, name="size"):
-    """size as (height, width): an int gives a square, a sequence of 2 is (height, width)."""
+    """size as (height, width): an int gives a square, a sequence of 2 is (height, width).
+    TypeErrors carry MindSpore's sentences (its tests look for them)."""
+    ms_words = "Size should be a single integer or a list/tuple (h, w) of length 2."
     if isinstance(size, (list, tuple)):
         if len(size) != 2:
             raise TypeError(f"{func}: {name} must be an int or a sequence of 2 ints, but got "
-                            f"{size!r}.")
+                            f"{size!r}. {ms_words}")
+        for i, v in enumerate(size):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{func}: Argument {name} at dim {i} with value {v} is not of "
+                                f"type [<class 'int'>], but got {type(v)}.")
         return tuple(check_int(func, name, v, 1, _INT32_MAX) for v in size)
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"{func}: {name} must be an int or a sequence of 2 ints, but got "
+                        f"{type(size).__name__} {size!r}. {ms_words}")
     value = check_int(func, name, size, 1, _INT32_MAX)
     return value, value
 
@@ -152,7 +161,7 @@ class Resize(TensorOperation):
             self.size = _check_size("Resize", size)
             h, w = self.size
         else:
-            self.size = h = check_int("Resize", "size", size, 1, _INT32_MAX)
+            self.size = h = _check_size("Resize", size)[0]
             w = 0
         self.interpolation = interpolation
         self._op = _data.Resize(h, w, _check_interpolation("Resize", interpolation))

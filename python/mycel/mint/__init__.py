@@ -13,6 +13,7 @@ torch.distributed names over mycel.communication.
 from mycel import _mycel as _C
 from mycel import ops as _ops
 from mycel.ops.function.select_func import unique_ext as _unique_ext
+from mycel.common import generator as _gen
 
 # Functions whose MindSpore signature is already PyTorch's, taken from mycel.ops as they are.
 _SAME = """abs neg negative exp exp2 expm1 log log1p log2 log10 sqrt rsqrt square reciprocal sin
@@ -457,8 +458,11 @@ def empty_like(input, *, dtype=None):  # noqa: A002
     return _ops.zeros(tuple(input.shape), dtype or input.dtype)
 
 
-def normal(mean, std, size=None):
-    """Draws from N(mean, std^2): mean and std numbers with `size`, or tensors (broadcast)."""
+def normal(mean=0.0, std=1.0, size=None, *, generator=None):
+    """Draws from N(mean, std^2): mean and std numbers with `size`, or tensors (broadcast);
+    from `generator`'s stream when given (common/generator.py)."""
+    if _gen.uses_generator(generator, "normal"):
+        return _gen.draw(generator, normal, mean, std, size)
     if size is not None:
         return _ops.add(_ops.mul(_ops.randn(*tuple(size)), std), mean)
     shape = tuple(_ops.add(_ops.mul(mean, 0.0), _ops.mul(std, 0.0)).shape)  # broadcast
@@ -492,6 +496,9 @@ def meshgrid(*tensors, indexing="ij"):
         return (g[1], g[0]) + g[2:]
     return _grids_ij(tuple(tensors))
 
+
+from mycel.mint._random import (rand, randn, randint, randperm, multinomial,  # noqa: E402
+                                bernoulli, rand_like, randn_like, randint_like)
 
 _NAMES = [k for k, v in list(globals().items())
           if not k.startswith("_") and callable(v)]

@@ -3,6 +3,7 @@ metrics, checkpoints, export."""
 from mycel.train.serialization import (save_checkpoint, load_checkpoint,  # noqa: F401
                                        load_param_into_net)
 from mycel.train.export import export, load  # noqa: F401
+from mycel.train.mindir_proto import load_mindir, save_mindir  # noqa: F401
 from mycel.train.model import Model  # noqa: F401
 from mycel.train.data_sink import data_sink  # noqa: F401
 from mycel.train.train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: F401

@@ -573,6 +573,7 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
 
 # mindspore.train.serialization also holds export/load (MINDIR); they live in train/export.py.
 from mycel.train.export import export, load  # noqa: E402,F401
+from mycel.train.mindir_proto import load_mindir, save_mindir  # noqa: E402,F401
 
 
 def _save_graph(network, file_name):

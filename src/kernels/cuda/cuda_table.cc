@@ -5,6 +5,7 @@
 #include "kernels/cuda/array_index.h"
 #include "kernels/cuda/complex.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/kernel_table.h"
 
 namespace mycel::cuda {
 
@@ -41,6 +42,10 @@ int install_cuda() {
   install_device_backend(DeviceType::CUDA, &cuda_backend());
   install_device_kernels(DeviceType::CUDA, kernel_table());
   install_device_dtype_rule(DeviceType::CUDA, &cuda_takes_dtype);
+  // Float sums with atomicAdd in an order that varies from run to run (array_index.cu).
+  static constexpr OpId kNondeterministic[] = {OpId::GatherDGrad, OpId::UnsortedSegmentSum,
+                                               OpId::ScatterNd};
+  mark_device_nondeterministic(DeviceType::CUDA, kNondeterministic);
   install_fused_matmul(DeviceType::CUDA, &cuda_fused_matmul);
   install_capture_backend(DeviceType::CUDA, &cuda_capture_backend());
   return n;

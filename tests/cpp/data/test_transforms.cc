@@ -406,7 +406,9 @@ TEST(DataTransforms, NormalizeRescaleHwc2chwMatchLoopsAndBatch) {
       [&] {
         run(make_normalize({1, 2}, {1, 1}, true), img);
       },
-      ErrorKind::Value, "Normalize: the image has 3 channels but mean and std have 2 values");
+      ErrorKind::Runtime,
+      "Normalize: number of channels does not match the size of mean and std vectors: the "
+      "image has 3 channels but mean and std have 2 values");
   expect_error(
       [&] {
         run(make_hwc2chw(), filled<float>({2, 2, 2, 2}, 1, 0, 1));

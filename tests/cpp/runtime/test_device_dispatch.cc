@@ -69,6 +69,9 @@ class DeviceDispatch : public ::testing::Test {
   const Device gpu_ = Device::cuda(0);
 };
 
+// Zeroes a fake-device tensor through its host view (the fake's memory is host memory).
+void FakeDeviceZero(const Tensor& t) { FakeDevice::host_view(t).fill(Scalar::from_float(0.0)); }
+
 Tensor iota(Shape s, DType t = DType::Float32) {
   Tensor x = Tensor::empty(s, DType::Float64);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = static_cast<double>(i) - 3;
@@ -243,6 +246,50 @@ TEST_F(DeviceDispatch, TheDtypeRuleDecidesWhereComplexOpsRun) {
   EXPECT_TRUE(same_bits(sq, run_op1(OpId::Square, {h})));
   install_device_dtype_rule(DeviceType::CUDA, nullptr);
   install_device_kernels(DeviceType::CUDA, saved);
+}
+
+// Deterministic mode: an op the device marks nondeterministic runs on the host with copies
+// (its CPU kernel), another op keeps its device kernel; off again, the device kernel is back.
+int g_device_calls = 0;
+void counting_kernel(const KernelContext& ctx) {
+  ++g_device_calls;
+  for (const Tensor& t : ctx.out) FakeDeviceZero(t);
+}
+
+TEST_F(DeviceDispatch, DeterministicModeRunsNondeterministicDeviceKernelsOnTheHost) {
+  static std::array<KernelFn, kNumOps> table{};
+  table[static_cast<size_t>(OpId::UnsortedSegmentSum)] = &counting_kernel;
+  table[static_cast<size_t>(OpId::Neg)] = &counting_kernel;
+  static constexpr OpId kMarked[] = {OpId::UnsortedSegmentSum};
+  static const std::array<KernelFn, kNumOps> none{};
+  install_device_kernels(DeviceType::CUDA, table);
+  mark_device_nondeterministic(DeviceType::CUDA, kMarked);
+  EXPECT_TRUE(device_nondeterministic(op_def(OpId::UnsortedSegmentSum), DeviceType::CUDA));
+  EXPECT_FALSE(device_nondeterministic(op_def(OpId::Neg), DeviceType::CUDA));
+  EXPECT_FALSE(device_nondeterministic(op_def(OpId::UnsortedSegmentSum), DeviceType::CPU));
+  Tensor x = iota({4, 3}).to(gpu_);
+  Tensor ids = Tensor::empty({4}, DType::Int32);
+  for (int i = 0; i < 4; ++i) ids.data<int32_t>()[i] = i % 2;
+  Attrs seg;
+  seg.set("num_segments", int64_t{2});
+  Tensor want = run_op1(OpId::UnsortedSegmentSum, {iota({4, 3}), ids}, seg);
+  ids = ids.to(gpu_);
+  g_device_calls = 0;
+  run_op1(OpId::UnsortedSegmentSum, {x, ids}, seg);
+  EXPECT_EQ(g_device_calls, 1);  // off: the device kernel
+  set_deterministic(true);
+  EXPECT_TRUE(deterministic());
+  Tensor got = run_op1(OpId::UnsortedSegmentSum, {x, ids}, seg);
+  EXPECT_EQ(g_device_calls, 1);  // on: the host kernel, with the host's result
+  EXPECT_EQ(got.device(), gpu_);
+  EXPECT_EQ(diff(got.cpu(), want), "");
+  run_op1(OpId::Neg, {x});
+  EXPECT_EQ(g_device_calls, 2);  // an unmarked op keeps its device kernel
+  set_deterministic(false);
+  run_op1(OpId::UnsortedSegmentSum, {x, ids}, seg);
+  EXPECT_EQ(g_device_calls, 3);
+  mark_device_nondeterministic(DeviceType::CUDA, {});
+  install_device_kernels(DeviceType::CUDA, none);
 }
 
 TEST(Devices, NoBackendIsARuntimeErrorNamingWhatIsMissing) {

@@ -3,10 +3,10 @@ op table's uniform and normal generators: rand_like, randn_like, randint, randin
 bernoulli, multinomial, randperm, shuffle, laplace, standard_laplace, gamma, and
 hann_window, hamming_window, bartlett_window, blackman_window, kaiser_window.
 
-With no seed a draw uses the global generator (mycel.set_seed); a seed makes the call
-deterministic on its own (random_func's rule). Sampling without replacement (multinomial)
-takes the top k of the log-probabilities plus Gumbel noise, which draws exactly the
-successive-sampling distribution. gamma uses Marsaglia and Tsang's squeeze method with a
+With no seed a draw uses the global generator (mycel.set_seed) or the Generator given as
+``generator=``; a seed makes the call deterministic on its own (random_func's rule).
+Sampling without replacement (multinomial) takes the top k of the log-probabilities plus
+Gumbel noise, which draws exactly the successive-sampling distribution. gamma uses Marsaglia and Tsang's squeeze method with a
 fixed number of proposal rounds (8; each is accepted with probability > 0.95, so a sample
 left unaccepted after all of them has probability < 4e-11 and keeps its last proposal), and
 alpha < 1 through Gamma(alpha + 1) * U^(1 / alpha).
@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common import generator as _gen
 from mycel.ops.function._util import prim, shape_arg, as_tensor
 from mycel.ops.function import random_func as _r
 from mycel.ops.primitive import constexpr
@@ -52,15 +53,19 @@ def _float_out(dtype, op):
     return dtype
 
 
-def rand_like(input, seed=None, *, dtype=None):  # noqa: A002 (MindSpore's argument names)
+def rand_like(input, seed=None, *, dtype=None, generator=None):  # noqa: A002 (MindSpore's names)
     """U[0, 1) samples of input's shape (its dtype unless given; a float dtype)."""
+    if _gen.uses_generator(generator, "rand_like"):
+        return _gen.draw(generator, rand_like, input, seed, dtype=dtype)
     x = _t(input, "rand_like")
     dt = _float_out(x.dtype if dtype is None else dtype, "rand_like")
     return prim("Cast")(_uniform(x.shape, seed), dt)
 
 
-def randn_like(input, seed=None, *, dtype=None):  # noqa: A002
+def randn_like(input, seed=None, *, dtype=None, generator=None):  # noqa: A002
     """N(0, 1) samples of input's shape (its dtype unless given; a float dtype)."""
+    if _gen.uses_generator(generator, "randn_like"):
+        return _gen.draw(generator, randn_like, input, seed, dtype=dtype)
     x = _t(input, "randn_like")
     dt = _float_out(x.dtype if dtype is None else dtype, "randn_like")
     return prim("Cast")(_normal(x.shape, seed), dt)
@@ -85,22 +90,28 @@ def _randint(shape, low, high, seed, dtype, op):
     return prim("Cast")(v, dtype)
 
 
-def randint(low, high, size, seed=None, *, dtype=None):
+def randint(low, high, size, seed=None, *, dtype=None, generator=None):
     """Integers drawn uniformly from [low, high), int64 unless dtype is given."""
+    if _gen.uses_generator(generator, "randint"):
+        return _gen.draw(generator, randint, low, high, size, seed, dtype=dtype)
     return _randint(shape_arg(size, "randint"), low, high, seed,
                     _C.int64 if dtype is None else dtype, "randint")
 
 
-def randint_like(input, low, high, seed=None, *, dtype=None):  # noqa: A002
+def randint_like(input, low, high, seed=None, *, dtype=None, generator=None):  # noqa: A002
     """Integers drawn uniformly from [low, high) in input's shape (its dtype unless given)."""
+    if _gen.uses_generator(generator, "randint_like"):
+        return _gen.draw(generator, randint_like, input, low, high, seed, dtype=dtype)
     x = _t(input, "randint_like")
     return _randint(x.shape, low, high, seed, x.dtype if dtype is None else dtype,
                     "randint_like")
 
 
-def bernoulli(input, p=0.5, seed=None):  # noqa: A002
+def bernoulli(input, p=0.5, seed=None, *, generator=None):  # noqa: A002
     """1 with probability p (a number or a tensor broadcast to input), else 0, in input's
     shape and dtype."""
+    if _gen.uses_generator(generator, "bernoulli"):
+        return _gen.draw(generator, bernoulli, input, p, seed)
     x = _t(input, "bernoulli")
     if isinstance(p, _C.Tensor):
         prob = prim("Cast")(p, _C.float32)
@@ -129,9 +140,11 @@ def _multinomial_check(shape, dtype, num_samples, replacement):
     return True
 
 
-def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
+def multinomial(input, num_samples, replacement=True, seed=None, *, generator=None):  # noqa: A002
     """num_samples category indices per row of input (non-negative weights, 1-D or 2-D),
     drawn with probabilities proportional to the weights; int64."""
+    if _gen.uses_generator(generator, "multinomial"):
+        return _gen.draw(generator, multinomial, input, num_samples, replacement, seed)
     x = _t(input, "multinomial")
     _multinomial_check(x.shape, x.dtype, num_samples, replacement)
     one = x.ndim == 1
@@ -164,9 +177,12 @@ def _perm_check(n, dtype):
     return n
 
 
-def randperm(n, seed=0, offset=0, dtype=_C.int64):
+def randperm(n, seed=0, offset=0, dtype=_C.int64, *, generator=None):
     """A random permutation of 0 .. n - 1 (the order of n uniform draws). seed 0 draws from
-    the global generator; another seed (with offset) gives a deterministic permutation."""
+    the global generator (or `generator`); another seed (with offset) gives a deterministic
+    permutation."""
+    if _gen.uses_generator(generator, "randperm"):
+        return _gen.draw(generator, randperm, n, seed, offset, dtype)
     n = _perm_check(n, dtype)
     if n == 0:
         return prim("Cast")(_C.Tensor(np.zeros(0, np.int64)), dtype)

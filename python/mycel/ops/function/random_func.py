@@ -1,6 +1,8 @@
-"""Random tensors. With no seed they draw from the global generator (mycel.set_seed);
-a seed makes the call deterministic on its own, as MindSpore's op-level seeds."""
+"""Random tensors. With no seed they draw from the global generator (mycel.set_seed) or, given
+``generator=``, from that Generator's stream (common/generator.py); a seed makes the call
+deterministic on its own, as MindSpore's op-level seeds."""
 from mycel import _mycel as _C
+from mycel.common import generator as _gen
 from mycel.ops.function._util import prim, shape_arg
 from mycel.ops.function import math_func as _m
 from mycel.ops.primitive import constexpr
@@ -10,14 +12,18 @@ def _seeds(seed):
     return (0, 0) if seed is None else (int(seed), 1)
 
 
-def standard_normal(shape, seed=None):
+def standard_normal(shape, seed=None, *, generator=None):
     """Samples of N(0, 1), float32."""
+    if _gen.uses_generator(generator, "standard_normal"):
+        return _gen.draw(generator, standard_normal, shape, seed)
     s, s2 = _seeds(seed)
     return prim("StandardNormal", seed=s, seed2=s2)(shape_arg(shape, "standard_normal"))
 
 
-def randn(*size, dtype=None, seed=None):
+def randn(*size, dtype=None, seed=None, generator=None):
     """Samples of N(0, 1) of the given size."""
+    if _gen.uses_generator(generator, "randn"):
+        return _gen.draw(generator, randn, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
     s, s2 = _seeds(seed)
@@ -25,8 +31,10 @@ def randn(*size, dtype=None, seed=None):
         shape_arg(size, "randn"))
 
 
-def rand(*size, dtype=None, seed=None):
+def rand(*size, dtype=None, seed=None, generator=None):
     """Samples of U[0, 1) of the given size."""
+    if _gen.uses_generator(generator, "rand"):
+        return _gen.draw(generator, rand, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
     s, s2 = _seeds(seed)
@@ -34,16 +42,20 @@ def rand(*size, dtype=None, seed=None):
         shape_arg(size, "rand"))
 
 
-def uniform(shape, minval, maxval, seed=None, dtype=None):
+def uniform(shape, minval, maxval, seed=None, dtype=None, *, generator=None):
     """Samples of U[minval, maxval)."""
+    if _gen.uses_generator(generator, "uniform"):
+        return _gen.draw(generator, uniform, shape, minval, maxval, seed, dtype)
     s, s2 = _seeds(seed)
     u = prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(shape_arg(shape,
                                                                                 "uniform"))
     return _m.add(_m.mul(u, _m.sub(maxval, minval)), minval)
 
 
-def normal(shape, mean, stddev, seed=None):
+def normal(shape, mean, stddev, seed=None, *, generator=None):
     """Samples of N(mean, stddev^2)."""
+    if _gen.uses_generator(generator, "normal"):
+        return _gen.draw(generator, normal, shape, mean, stddev, seed)
     return _m.add(_m.mul(standard_normal(shape, seed), stddev), mean)
 
 

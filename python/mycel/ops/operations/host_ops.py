@@ -1,7 +1,10 @@
 """Primitive classes of MindSpore 2.x that are a shape query, a check or a renamed op, and so
 need no kernel of their own: Shape, SameTypeShape, Print, SparseGatherV2. Like composed_ops,
 they are Primitives with their own __call__, which GRAPH mode parses as a function."""
+from mycel.common import print_file as _print_file
+from mycel.context import get_context
 from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.primitive import constexpr
 from mycel.ops.function import array_func as _a
 
 
@@ -27,12 +30,23 @@ class SameTypeShape(_Composed):
         return input_x
 
 
+@constexpr
+def _print_to_file():
+    return bool(get_context("print_file_path"))
+
+
 class Print(_Composed):
     """Print()(*inputs): prints the inputs (tensors and strings) when the step runs, in
-    program order in GRAPH mode too (Python's print, which graph mode keeps as an effect)."""
+    program order in GRAPH mode too (Python's print, which graph mode keeps as an effect).
+    With set_context(print_file_path=...) the values are appended to that file instead
+    (common/print_file.py; mycel.parse_print reads them back); GRAPH mode decides between
+    the screen and the file when it compiles."""
 
     def __call__(self, *inputs):
-        print(*inputs)
+        if _print_to_file():
+            _print_file.print_writer(*inputs)
+        else:
+            print(*inputs)
 
 
 class SparseGatherV2(_Composed):
