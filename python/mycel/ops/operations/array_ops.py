@@ -32,3 +32,8 @@ _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Mes
             "ScalarCast", "LeftShift", "RightShift"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# Classes MindSpore also defines in array_ops (its ops test table imports them from there).
+_BREADTH = ["ConjugateTranspose", "Col2Im", "IndexPut", "Mvlgamma", "HammingWindow",
+            "AffineGrid", "Bincount"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
