@@ -318,6 +318,19 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
              "list or dict of them, but got ",
              a->to_string());
     return emit_builtin(c, Builtin::Depend, {args[0]}, broaden(a), sp);
+  } else if (name == "functools.partial") {
+    // partial(f, *args) in graph code: the partial application (keywords: the host's call).
+    if (args.empty() || A(0)->kind != AbsKind::Func) return nullptr;
+    if (!kw.empty()) {
+      bool constants = true;
+      for (const auto& [k, v] : kw) constants = constants && v->abstract()->value.has_value();
+      for (Node* a : args) constants = constants && a->abstract()->value.has_value();
+      MC_CHECK(constants, Type,
+               "functools.partial() with keyword arguments is not supported in graph mode (but on "
+               "constant values); bind the arguments by position, or use a lambda");
+      return nullptr;  // on constants: the host's own call
+    }
+    return partial_rule(c, args, sp);
   } else if (name == "stop_gradient") {
     need(1);
     return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);

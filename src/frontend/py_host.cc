@@ -77,6 +77,8 @@ const PyRefs& refs() {
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
     p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");
+    // functools.partial(f, *args): the partial application (specialize_host.cc).
+    p->builtins.emplace_back(p->partial_type.ptr(), "functools.partial");
     // mutable (mycel.common.api): in graph code the value itself (specialize_host.cc).
     p->builtins.emplace_back(py::module_::import("mycel.common.api").attr("mutable").ptr(),
                              "mutable");

@@ -13,6 +13,8 @@ it; each runs in PYNATIVE mode, under jit and in GRAPH mode with identical resul
 values in both modes. Returning a bound method from construct is a clear TypeError in
 GRAPH mode (graph mode cannot return functions to Python).
 """
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -224,3 +226,62 @@ def test_returning_a_bound_method_from_construct_is_a_type_error():
     assert callable(run_mode(ReturnsMethod, "pynative", T(X)))
     with pytest.raises(TypeError, match="'_draw'.*cannot return functions"):
         run_mode(ReturnsMethod, "graph", T(X))
+
+
+# ------------------------------------------------------------------------------------------
+# functools.partial in graph code: positional partial application of a bound method, a
+# function attribute, a module-level function and a primitive (MindSpore's graph syntax
+# supports partial; mycel once passed the bound method to Python and failed with "has no
+# Python form").
+
+
+def scaled_sum(a, b, c):
+    return a + b * c
+
+
+class PartialOfMethod(Base):
+    def construct(self, x):
+        f = partial(self._draw)
+        g = partial(scaled_sum, x, 2.0)
+        h = partial(ops.Mul(), x)
+        return call_plus_one(f, x) + g(x) + h(x)
+
+
+class PartialOfTwoArgMethod(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.lam = lambda a, b, c: a * b - c
+
+    def pair(self, a, b):
+        return a - 2 * b
+
+    def construct(self, x, y):
+        return partial(self.pair, x)(y), partial(self.lam, x, y)(x)
+
+
+def test_functools_partial_all_modes():
+    out = check_all_modes(PartialOfMethod, T(X), rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), draw_np(X) + 1 + (X + 2 * X) + X * X, rtol=1e-6)
+    y = X[::-1].copy()
+    a, b = check_all_modes(PartialOfTwoArgMethod, T(X), T(y), rtol=1e-6)
+    np.testing.assert_allclose(a.asnumpy(), X - 2 * y, rtol=1e-6)
+    np.testing.assert_allclose(b.asnumpy(), X * y - X, rtol=1e-6)
+
+
+def test_functools_partial_with_run_time_keywords_is_a_type_error():
+    class KeywordPartial(Base):
+        def construct(self, x):
+            return partial(call_kw, fn=self._draw)(x)
+
+    class RunTimeKeyword(nn.Cell):
+        def pair(self, a, b):
+            return a - b
+
+        def construct(self, x):
+            return partial(self.pair, b=x)(x)
+
+    np.testing.assert_allclose(run_mode(KeywordPartial, "pynative", T(X)).asnumpy(),
+                               draw_np(X) * 3, rtol=1e-6)
+    for net in (KeywordPartial, RunTimeKeyword):
+        with pytest.raises(TypeError, match="partial.*keyword arguments"):
+            run_mode(net, "graph", T(X))
