@@ -184,12 +184,40 @@ Node* Specializer::zip_rule(Ctx* c, bool enumerate, const std::vector<Node*>& ar
   const char* name = enumerate ? "enumerate" : "zip";
   std::vector<std::vector<Node*>> cols;
   int64_t start = 0;
+  std::vector<Node*> seqs = args;
+  Node* start_node = nullptr;
   for (auto& [k, v] : kw) {
-    MC_CHECK(enumerate && k == "start" && v->abstract()->value, Type, name,
-             "() got an unexpected keyword argument '", k, "'");
-    start = v->abstract()->value->as_int();
+    MC_CHECK(enumerate && k == "start", Type, name, "() got an unexpected keyword argument '", k,
+             "'");
+    start_node = v;
   }
-  for (Node* a : args) cols.push_back(unpack(c, a, sp));
+  if (enumerate) {  // enumerate(seq, start=0): MindSpore's words for a bad seq or start
+    MC_CHECK(seqs.size() == 1 || (seqs.size() == 2 && start_node == nullptr), Type,
+             "enumerate() takes 1 or 2 arguments (", seqs.size() + kw.size(), " given)");
+    if (seqs.size() == 2) {
+      start_node = seqs[1];
+      seqs.pop_back();
+    }
+    const AbsPtr& a = seqs[0]->abstract();
+    if (a->kind == AbsKind::Scalar) {
+      const char* py = a->stype == ValueKind::Bool    ? "bool"
+                       : a->stype == ValueKind::Float ? "float"
+                       : a->stype == ValueKind::Int   ? "int"
+                                                      : "scalar";
+      MC_THROW(Type,
+               "For 'enumerate', the 'first input' should be tuple or list or tensor, but "
+               "got <class '",
+               py, "'>.");
+    }
+    if (start_node != nullptr) {
+      const AbsPtr& st = start_node->abstract();
+      MC_CHECK(st->value && (st->value->is(ValueKind::Int) || st->value->is(ValueKind::Bool)), Type,
+               "For 'enumerate', the 'start' should be a const int number, but got ",
+               st->value ? st->value->to_string() : st->to_string(), ".");
+      start = st->value->is(ValueKind::Bool) ? (st->value->as_bool() ? 1 : 0) : st->value->as_int();
+    }
+  }
+  for (Node* a : seqs) cols.push_back(unpack(c, a, sp));
   size_t n = cols.empty() ? 0 : cols[0].size();
   for (auto& col : cols) n = std::min(n, col.size());
   std::vector<Node*> rows;
