@@ -57,7 +57,9 @@ bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
 bool host_passable(Host& host, Module& m, const std::vector<Node*>& args, const KwNodes& kw) {
   auto ok = [&](Node* n) {
     std::optional<Value> v = const_arg(n->abstract());
-    return !v || !v->is(ValueKind::Graph) || host.graph_has_host_form(m, *v);
+    bool graph = v && (v->is(ValueKind::Graph) ||
+                       (v->is(ValueKind::Closure) && v->as_closure().fn.is(ValueKind::Graph)));
+    return !graph || host.graph_has_host_form(m, *v);
   };
   return std::all_of(args.begin(), args.end(), ok) &&
          std::all_of(kw.begin(), kw.end(), [&](const auto& e) { return ok(e.second); });
@@ -350,10 +352,7 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     // partial(f, *args) in graph code: the partial application (keywords: the host's call).
     if (args.empty() || A(0)->kind != AbsKind::Func) return nullptr;
     if (!kw.empty()) {
-      bool constants = true;
-      for (const auto& [k, v] : kw) constants = constants && v->abstract()->value.has_value();
-      for (Node* a : args) constants = constants && a->abstract()->value.has_value();
-      MC_CHECK(constants, Type,
+      MC_CHECK(all_const(args, kw) && host_passable(host_, src_, args, kw), Type,
                "functools.partial() with keyword arguments is not supported in graph mode (but on "
                "constant values); bind the arguments by position, or use a lambda");
       return nullptr;  // on constants: the host's own call
