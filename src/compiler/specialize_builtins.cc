@@ -601,9 +601,14 @@ Node* Specializer::make_dict(Ctx* c, const std::vector<Node*>& args, const Sourc
 }
 
 Node* Specializer::make_slice(const std::vector<Node*>& args, const SourceSpan& sp) {
-  for (size_t i = 0; i < 3; ++i)
-    MC_CHECK(args[i]->abstract()->value.has_value(), Type,
-             "slice bounds must be known at compile time in graph mode");
+  for (size_t i = 0; i < 3; ++i) {
+    const std::optional<Value>& v = args[i]->abstract()->value;
+    MC_CHECK(v.has_value(), Type, "slice bounds must be known at compile time in graph mode");
+    // Python's words (a float bound once reached the executor's as_int as an internal error)
+    MC_CHECK(!v->is(ValueKind::Float) && !v->is(ValueKind::Str), Type,
+             "slice indices must be integers or None or have an __index__ method, but got ",
+             v->to_string());
+  }
   return constant(Value::slice(*args[0]->abstract()->value, *args[1]->abstract()->value,
                                *args[2]->abstract()->value),
                   sp);

@@ -1,10 +1,15 @@
-"""enumerate(seq, start) in GRAPH mode: start given by position or keyword (an int or a
+"""Constant arguments of graph-code builtins checked as Python does.
+
+enumerate(seq, start) in GRAPH mode: start given by position or keyword (an int or a
 bool, as Python takes), the same values as PYNATIVE mode; a float start or a number as the
 sequence is a TypeError in MindSpore's words (mycel once failed a float start with an
-internal error, and took a positional start for a second sequence)."""
+internal error, and took a positional start for a second sequence). A float slice bound
+(`t[0:1.5]`, `xs.insert(1.0, v)`, which slices) is Python's TypeError (it was an internal
+error too)."""
 import numpy as np
 import pytest
 
+import mycel
 from mycel import Tensor, nn
 
 from graph_harness import check_all_modes, run_mode
@@ -60,3 +65,22 @@ def test_bad_arguments_are_type_errors(net, words):
     with pytest.raises(TypeError) as e:
         run_mode(net, "graph", x)
     assert words in str(e.value)
+
+
+def test_float_slice_bounds_are_type_errors():
+    @mycel.jit
+    def insert_at_float():
+        x = [1, 2, 3]
+        x.insert(1.0, 9)
+        return x
+
+    @mycel.jit
+    def slice_by_float(t):
+        return t[0:1.5]
+
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        insert_at_float()
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        slice_by_float(Tensor(np.ones(3, np.float32)))
+    with pytest.raises(TypeError):  # PYNATIVE: Python's and the Tensor's own
+        Tensor(np.ones(3, np.float32))[0:1.5]
