@@ -84,3 +84,14 @@ def test_float_slice_bounds_are_type_errors():
         slice_by_float(Tensor(np.ones(3, np.float32)))
     with pytest.raises(TypeError):  # PYNATIVE: Python's and the Tensor's own
         Tensor(np.ones(3, np.float32))[0:1.5]
+
+
+class FloatSliceInCell(nn.Cell):
+    def construct(self, x):
+        return x[1.2:]
+
+
+def test_float_slice_error_names_the_line():
+    with pytest.raises(TypeError) as e:
+        run_mode(FloatSliceInCell, "graph", Tensor(np.ones(3, np.float32)))
+    assert "return x[1.2:]" in str(e.value)
