@@ -240,6 +240,9 @@ class Parser {
   // (mycel/common/graph_attr.py); other attributes are refused with the statement's place.
   void assign_attribute(Block* b, py::handle target, ir::Node* v, ir::SourceSpan sp);
   bool parse_list_method(Block* b, py::handle e, ir::SourceSpan sp);
+  // `y = xs.pop(i)` on a local list name: xs rebound to the list without the item and the
+  // item the value (graph_list.pop_item), else nullptr (an ordinary expression).
+  ir::Node* parse_list_pop_value(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);
