@@ -25,3 +25,22 @@ def test_functional_depend():
     assert depend is ops.depend
     x = Tensor(np.array([1.0, 2.0], np.float32))
     np.testing.assert_array_equal(depend(x, x * 2).asnumpy(), [1.0, 2.0])
+
+
+def test_primexpr_runs_on_constants_at_compile_time():
+    from mycel.ops.primitive import _primexpr
+    calls = []
+
+    @_primexpr
+    def count_odd(shape):
+        calls.append(shape)
+        return sum(1 for d in shape if d % 2)
+
+    @mycel.jit
+    def f(x):
+        return x * count_odd(x.shape)
+
+    x = Tensor(np.ones((3, 4, 5), np.float32))
+    np.testing.assert_array_equal(f(x).asnumpy(), np.full((3, 4, 5), 2.0, np.float32))
+    np.testing.assert_array_equal(f(x).asnumpy(), np.full((3, 4, 5), 2.0, np.float32))
+    assert calls == [(3, 4, 5)]  # once, while compiling; the second call reuses the graph
