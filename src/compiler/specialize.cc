@@ -2,6 +2,7 @@
 // loops, placeholders for graph values. Builtins: specialize_builtins.cc; prims:
 // specialize_prims.cc; the program order of effects: specialize_effects.cc.
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "base/error.h"
@@ -181,7 +182,13 @@ void Specializer::patch_placeholders() {
     if (i == 0 || !f->is_value() || !static_cast<ValueNode*>(f)->value().is(ValueKind::Graph))
       return false;
     FuncGraph* callee = static_cast<ValueNode*>(f)->value().as_graph();
-    return i - 1 < callee->params().size() && dead_params_.count(callee->param(i - 1)) > 0;
+    if (i - 1 >= callee->params().size()) return false;
+    const Parameter* p = callee->param(i - 1);
+    if (dead_params_.count(p) > 0) return true;
+    // A parameter whose abstract is a constant holding a source graph (a copy the gradient
+    // made of one that run_ctx replaced): the body reads the constant.
+    const AbsPtr& pa = p->abstract();
+    return pa && pa->value && source_graph(*pa->value) != nullptr;
   };
   for (size_t k = 0; k < todo.size(); ++k) {
     FuncGraph* g = todo[k];
@@ -197,6 +204,18 @@ void Specializer::patch_placeholders() {
       v->set_abstract(o->abstract());
       g->set_output(v);
       visit_graph(ph.resolved);
+    } else if (const FuncGraph* f =
+                   o->is_value() ? source_graph(static_cast<ValueNode*>(o)->value()) : nullptr) {
+      // A branch returning a bound method chosen at run time: its specialisation's closure.
+      Node* r = g == entry_ ? nullptr
+                            : runtime_closure(g, static_cast<ValueNode*>(o)->value(), o->span());
+      if (r == nullptr)
+        fail(ErrorKind::Type, o->span(),
+             str("the function '", f->name(),
+                 "' (a method bound to an object) is returned, or chosen at run time and called "
+                 "with several signatures; graph mode cannot return functions to Python, call "
+                 "it inside the graph instead"));
+      g->set_output(r);
     } else if (o->is_value() && static_cast<ValueNode*>(o)->value().is(ValueKind::Graph)) {
       visit_graph(static_cast<ValueNode*>(o)->value().as_graph());
     }
@@ -209,6 +228,28 @@ void Specializer::patch_placeholders() {
       visit_graph(c->graph());
       for (size_t i = 0; i < c->size(); ++i) {
         Node* in = c->input(i);
+        const AbsPtr& ia = in->abstract();
+        if (const FuncGraph* f = ia && ia->value ? source_graph(*ia->value) : nullptr) {
+          // A bound method's constant (or a call that returns it), passed to a parameter
+          // that stands for the constant: never read. Anywhere else it would run.
+          if (dead_arg(c, i)) {
+            c->set_input(i, constant(Value::none(), in->span()));
+            continue;
+          }
+          Node* r =
+              in->is_value()
+                  ? runtime_closure(c->graph(), static_cast<ValueNode*>(in)->value(), in->span())
+                  : nullptr;
+          if (r == nullptr)
+            fail(ErrorKind::Type, in->span(),
+                 str("the function '", f->name(),
+                     "' (a method bound to an object) is used as a value that graph mode "
+                     "cannot resolve (stored or returned, or chosen at run time and called with "
+                     "several signatures); call it inside the graph instead"));
+          c->set_input(i, r);
+          stack.push_back(r);
+          continue;
+        }
         if (!in->is_value()) {
           stack.push_back(in);
           continue;
@@ -426,6 +467,12 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
       fail(ErrorKind::Type, sp, "keyword arguments to a function chosen at run time");
     return call_union(c, fn, std::move(args), sp);
   }
+  if (fa->kind == AbsKind::Func && !fn->is_value() && fa->value &&
+      fa->value->is(ValueKind::Closure) && fa->value->as_closure().fn.is(ValueKind::Graph))
+    // A constant closure (a bound method) that came through a call (a helper returning
+    // self.method): call the constant, as where it was made; its node may hold a graph of the
+    // source module, which never runs.
+    return call(c, constant(*fa->value, sp), std::move(args), std::move(kw), sp);
   if (fa->kind == AbsKind::Func) {
     const FuncCandidate& cand = fa->funcs[0];
     std::vector<Node*> all;
@@ -692,6 +739,7 @@ Node* Specializer::call_union(Ctx* c, Node* fn, std::vector<Node*> args, const S
     for (Node* t : state) abs.push_back(t->abstract());
     Ctx* k = context_for(g, pctx, abs, true, sp);
     called.push_back(k);
+    note_runtime_closure(cand, k->out);
     // The placeholders this switch chose between, else (the value came from elsewhere)
     // every placeholder of that graph and context.
     if (!resolve_through(fn, g, pctx, k->out, sp, 0))
@@ -899,9 +947,10 @@ void Specializer::run_ctx(Ctx* k) {
       Parameter* p = out_.add_param(k->out, g->param(i)->name(), g->param(i)->span());
       p->set_abstract(k->args[i]);
       const AbsPtr& a = k->args[i];
-      if (a->value && !a->value->is(ValueKind::Tensor))
+      if (a->value && !a->value->is(ValueKind::Tensor)) {
         k->map[g->param(i)] = constant(*a->value, g->param(i)->span());
-      else if (Node* f = closure_param(k, a, p, g->param(i)->span()))
+        if (source_graph(*a->value) != nullptr) dead_params_.insert(p);
+      } else if (Node* f = closure_param(k, a, p, g->param(i)->span()))
         k->map[g->param(i)] = f;
       else
         k->map[g->param(i)] = p;

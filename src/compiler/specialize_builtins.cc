@@ -624,8 +624,21 @@ Node* Specializer::switch_rule(Ctx* c, const std::vector<Node*>& args, const Sou
   return emit_builtin(c, Builtin::Switch, {cond, args[1], args[2]}, j, sp);
 }
 
-Node* Specializer::partial_rule(Ctx* c, const std::vector<Node*>& args, const SourceSpan& sp) {
-  MC_CHECK(args[0]->abstract()->kind == AbsKind::Func, Type, "partial() needs a function");
+Node* Specializer::partial_rule(Ctx* c, const std::vector<Node*>& args_in, const SourceSpan& sp) {
+  MC_CHECK(!args_in.empty() && args_in[0]->abstract()->kind == AbsKind::Func, Type,
+           "partial() needs a function");
+  std::vector<Node*> args = args_in;
+  const AbsPtr& fa = args[0]->abstract();
+  if (fa->value && fa->value->is(ValueKind::Closure) &&
+      fa->value->as_closure().fn.is(ValueKind::Graph)) {
+    // A bound method (a constant closure over a source graph): partial of its graph's value
+    // and its bound values, so that what is emitted holds no source graph.
+    const ClosureData& cl = fa->value->as_closure();
+    std::vector<Node*> flat{eval_value(cl.fn, sp, c)};
+    for (const Value& b : cl.args) flat.push_back(constant(b, sp));
+    flat.insert(flat.end(), args.begin() + 1, args.end());
+    args = std::move(flat);
+  }
   std::vector<FuncCandidate> cands = args[0]->abstract()->funcs;
   for (FuncCandidate& f : cands)
     for (size_t i = 1; i < args.size(); ++i) f.bound.push_back(args[i]->abstract());
@@ -683,9 +696,14 @@ Node* Specializer::make_dict(Ctx* c, const std::vector<Node*>& args, const Sourc
 }
 
 Node* Specializer::make_slice(const std::vector<Node*>& args, const SourceSpan& sp) {
-  for (size_t i = 0; i < 3; ++i)
-    MC_CHECK(args[i]->abstract()->value.has_value(), Type,
-             "slice bounds must be known at compile time in graph mode");
+  for (size_t i = 0; i < 3; ++i) {
+    const std::optional<Value>& v = args[i]->abstract()->value;
+    MC_CHECK(v.has_value(), Type, "slice bounds must be known at compile time in graph mode");
+    // Python's words (a float bound once reached the executor's as_int as an internal error)
+    MC_CHECK(!v->is(ValueKind::Float) && !v->is(ValueKind::Str), Type,
+             "slice indices must be integers or None or have an __index__ method, but got ",
+             v->to_string());
+  }
   return constant(Value::slice(*args[0]->abstract()->value, *args[1]->abstract()->value,
                                *args[2]->abstract()->value),
                   sp);

@@ -403,7 +403,13 @@ Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inpu
                             const std::vector<Node*>& weights, const SourceSpan& sp) {
   AbsPtr bp_abs = Abstract::func({FuncCandidate{Value::builtin(Builtin::Vjp), {}, nullptr}});
   std::vector<Node*> vargs{graph_ref(out_, w, sp), make_seq(c, false, weights, sp)};
-  vargs.insert(vargs.end(), inputs.begin(), inputs.end());
+  // A bound method passed in is a constant w reads as such (run_ctx): its node may hold a
+  // graph of the source module, which must not reach the output, so pass None for it.
+  for (Node* a : inputs) {
+    const AbsPtr& aa = a->abstract();
+    vargs.push_back(
+        aa && aa->value && source_graph(*aa->value) != nullptr ? constant(Value::none(), sp) : a);
+  }
   Node* t =
       emit_builtin(c, Builtin::Vjp, vargs, Abstract::tuple({w->output()->abstract(), bp_abs}), sp);
   // The forward runs fn once: its effects (an assign inside a differentiated function) are

@@ -58,7 +58,9 @@ bool all_const(const std::vector<Node*>& args, const KwNodes& kw) {
 bool host_passable(Host& host, Module& m, const std::vector<Node*>& args, const KwNodes& kw) {
   auto ok = [&](Node* n) {
     std::optional<Value> v = const_arg(n->abstract());
-    return !v || !v->is(ValueKind::Graph) || host.graph_has_host_form(m, *v);
+    bool graph = v && (v->is(ValueKind::Graph) ||
+                       (v->is(ValueKind::Closure) && v->as_closure().fn.is(ValueKind::Graph)));
+    return !graph || host.graph_has_host_form(m, *v);
   };
   return std::all_of(args.begin(), args.end(), ok) &&
          std::all_of(kw.begin(), kw.end(), [&](const auto& e) { return ok(e.second); });
@@ -189,12 +191,40 @@ Node* Specializer::zip_rule(Ctx* c, bool enumerate, const std::vector<Node*>& ar
   const char* name = enumerate ? "enumerate" : "zip";
   std::vector<std::vector<Node*>> cols;
   int64_t start = 0;
+  std::vector<Node*> seqs = args;
+  Node* start_node = nullptr;
   for (auto& [k, v] : kw) {
-    MC_CHECK(enumerate && k == "start" && v->abstract()->value, Type, name,
-             "() got an unexpected keyword argument '", k, "'");
-    start = v->abstract()->value->as_int();
+    MC_CHECK(enumerate && k == "start", Type, name, "() got an unexpected keyword argument '", k,
+             "'");
+    start_node = v;
   }
-  for (Node* a : args) cols.push_back(unpack(c, a, sp));
+  if (enumerate) {  // enumerate(seq, start=0): MindSpore's words for a bad seq or start
+    MC_CHECK(seqs.size() == 1 || (seqs.size() == 2 && start_node == nullptr), Type,
+             "enumerate() takes 1 or 2 arguments (", seqs.size() + kw.size(), " given)");
+    if (seqs.size() == 2) {
+      start_node = seqs[1];
+      seqs.pop_back();
+    }
+    const AbsPtr& a = seqs[0]->abstract();
+    if (a->kind == AbsKind::Scalar) {
+      const char* py = a->stype == ValueKind::Bool    ? "bool"
+                       : a->stype == ValueKind::Float ? "float"
+                       : a->stype == ValueKind::Int   ? "int"
+                                                      : "scalar";
+      MC_THROW(Type,
+               "For 'enumerate', the 'first input' should be tuple or list or tensor, but "
+               "got <class '",
+               py, "'>.");
+    }
+    if (start_node != nullptr) {
+      const AbsPtr& st = start_node->abstract();
+      MC_CHECK(st->value && (st->value->is(ValueKind::Int) || st->value->is(ValueKind::Bool)), Type,
+               "For 'enumerate', the 'start' should be a const int number, but got ",
+               st->value ? st->value->to_string() : st->to_string(), ".");
+      start = st->value->is(ValueKind::Bool) ? (st->value->as_bool() ? 1 : 0) : st->value->as_int();
+    }
+  }
+  for (Node* a : seqs) cols.push_back(unpack(c, a, sp));
   size_t n = cols.empty() ? 0 : cols[0].size();
   for (auto& col : cols) n = std::min(n, col.size());
   std::vector<Node*> rows;
@@ -323,6 +353,16 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
              "list or dict of them, but got ",
              a->to_string());
     return emit_builtin(c, Builtin::Depend, {args[0]}, broaden(a), sp);
+  } else if (name == "functools.partial") {
+    // partial(f, *args) in graph code: the partial application (keywords: the host's call).
+    if (args.empty() || A(0)->kind != AbsKind::Func) return nullptr;
+    if (!kw.empty()) {
+      MC_CHECK(all_const(args, kw) && host_passable(host_, src_, args, kw), Type,
+               "functools.partial() with keyword arguments is not supported in graph mode (but on "
+               "constant values); bind the arguments by position, or use a lambda");
+      return nullptr;  // on constants: the host's own call
+    }
+    return partial_rule(c, args, sp);
   } else if (name == "stop_gradient") {
     need(1);
     return builtin(c, Builtin::StopGradient, std::move(args), {}, sp);

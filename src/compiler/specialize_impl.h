@@ -314,9 +314,24 @@ class Specializer {
   std::unordered_map<const FuncGraph*, std::vector<Placeholder*>> placeholders_of_;
   std::unordered_map<const FuncGraph*, Ctx*> ctx_of_out_;
   void add_placeholder(ValueNode* node, const Placeholder& ph);
-  // Output parameters that receive a downward closure, never read (closure_param): the
-  // argument passed for them need not resolve to one specialisation.
+  // Output parameters that receive a downward closure (closure_param) or a constant function
+  // that holds a source graph (a bound method, run_ctx), never read: the argument passed for
+  // them need not resolve to one specialisation, and becomes None (patch_placeholders).
   std::unordered_set<const Node*> dead_params_;
+  // A graph of the source module that v holds (else nullptr): a Cell's bound method is the constant
+  // closure (source graph of its function, self). Every call of it specialises it through
+  // the constant (call); the constant itself is not valid in the output, where it may be
+  // only a dead argument (patch_placeholders replaces it, or fails naming the function).
+  const FuncGraph* source_graph(const Value& v) const;
+  // Bound methods chosen at run time (call_union): each closure's one specialisation (nullptr
+  // when called with several signatures), which patch_placeholders puts in its place.
+  std::vector<std::pair<Value, FuncGraph*>> runtime_closures_;
+  void note_runtime_closure(const FuncCandidate& cand, FuncGraph* spec);
+  // A bound method of runtime_closures_ as a run-time value made in `where`: the partial
+  // application of its specialisation to its constants (a node, so that lifting passes the
+  // specialisation's free variables along); nullptr when v is not one or was called with
+  // several signatures.
+  Node* runtime_closure(FuncGraph* where, const Value& v, const SourceSpan& sp);
   std::unordered_map<FuncGraph*, std::vector<CNode*>> source_order_;
   bool entry_call_ = false;  // the next bind_args binds the entry's arguments
 };

@@ -256,6 +256,9 @@ class Parser {
   // The same on an attribute chain the function tracks (`self.xs.append(v)`): the chain is
   // assigned the list the method leaves (assign_attribute), so the object holds it after.
   bool parse_attr_list_method(Block* b, py::handle e, ir::SourceSpan sp);
+  // `y = xs.pop(i)` on a local list name: xs rebound to the list without the item and the
+  // item the value (graph_list.pop_item), else nullptr (an ordinary expression).
+  ir::Node* parse_list_pop_value(Block* b, py::handle e, ir::SourceSpan sp);
   // switch(cond, @yes, @no)() ends b; the two new blocks (if/else, assert).
   std::pair<Block*, Block*> branch(Block* b, ir::Node* cond, const char* yes, const char* no,
                                    ir::SourceSpan sp);

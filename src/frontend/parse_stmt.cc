@@ -313,6 +313,29 @@ bool Parser::parse_list_method(Block* b, py::handle e, ir::SourceSpan sp) {
   return true;
 }
 
+ir::Node* Parser::parse_list_pop_value(Block* b, py::handle e, ir::SourceSpan sp) {
+  if (ast_kind(e) != Ast::Call) return nullptr;
+  py::object f = e.attr("func");
+  if (ast_kind(f) != Ast::Attribute || ast_kind(f.attr("value")) != Ast::Name ||
+      f.attr("attr").cast<std::string>() != "pop")
+    return nullptr;
+  std::string name = f.attr("value").attr("id").cast<std::string>();
+  if (b->scope == nullptr || !b->scope->locals.count(name)) return nullptr;
+  if (!py::list(e.attr("keywords")).empty()) return nullptr;
+  py::list args = e.attr("args");
+  for (py::handle a : args)
+    if (ast_kind(a) == Ast::Starred) return nullptr;
+  Ctx c{b, b->g};
+  py::module_ gl = py::module_::import("mycel.common.graph_list");
+  std::vector<ir::Node*> in{constant(gl.attr("pop_item"), sp),
+                            load_name(b, name, span(f.attr("value")))};
+  for (py::handle a : args) in.push_back(expr(c, a));
+  ir::Node* r = cnode(b->g, std::move(in), sp);
+  note_bound(b, r);  // runs (and raises) where the statement stands
+  write(b, name, builtin(c, ir::Builtin::GetItem, {r, value(ir::Value::integer(0), sp)}, sp));
+  return builtin(c, ir::Builtin::GetItem, {r, value(ir::Value::integer(1), sp)}, sp);
+}
+
 bool Parser::parse_register_hook(Block* b, py::handle e, ir::SourceSpan sp) {
   py::object f = e.attr("func");
   if (ast_kind(f) != Ast::Attribute || f.attr("attr").cast<std::string>() != "register_hook")
@@ -371,14 +394,16 @@ Block* Parser::stmt(Block* b, py::handle s) {
       return b;
     }
     case Ast::Assign: {
-      ir::Node* v = expr(c, s.attr("value"));
+      ir::Node* v = parse_list_pop_value(b, s.attr("value"), sp);
+      if (v == nullptr) v = expr(c, s.attr("value"));
       note_bound(b, v);
       for (py::handle t : s.attr("targets")) assign(b, t, v, sp);
       return b;
     }
     case Ast::AnnAssign: {
       if (s.attr("value").is_none()) return b;
-      ir::Node* v = expr(c, s.attr("value"));
+      ir::Node* v = parse_list_pop_value(b, s.attr("value"), sp);
+      if (v == nullptr) v = expr(c, s.attr("value"));
       note_bound(b, v);
       assign(b, s.attr("target"), v, sp);
       return b;

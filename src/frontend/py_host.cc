@@ -77,6 +77,8 @@ const PyRefs& refs() {
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
     p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");
+    // functools.partial(f, *args): the partial application (specialize_host.cc).
+    p->builtins.emplace_back(p->partial_type.ptr(), "functools.partial");
     // mutable (mycel.common.api): in graph code the value itself (specialize_host.cc).
     p->builtins.emplace_back(py::module_::import("mycel.common.api").attr("mutable").ptr(),
                              "mutable");
@@ -603,7 +605,9 @@ class PyHost final : public ir::Host {
 
   // An argument of a host call at compile time: a graph parsed from a Python function is
   // that function again (Net(fn) in graph code, fn a function); the rest as to_python.
+  // A closure over such a graph (a bound method: the function and self) is that method again.
   bool graph_has_host_form(ir::Module& m, const Value& v) override {
+    if (v.is(ValueKind::Closure)) return graph_has_host_form(m, v.as_closure().fn);
     if (!v.is(ValueKind::Graph)) return false;
     for (const auto& [key, entry] : graphs_)
       if (key.first == &m && entry.second == v.as_graph()) return true;
@@ -614,6 +618,14 @@ class PyHost final : public ir::Host {
     if (v.is(ValueKind::Graph))
       for (const auto& [key, entry] : graphs_)
         if (key.first == &m && entry.second == v.as_graph()) return to_python(entry.first);
+    if (v.is(ValueKind::Closure) && graph_has_host_form(m, v)) {
+      py::object fn = host_arg(m, v.as_closure().fn);
+      const std::vector<Value>& bound = v.as_closure().args;
+      if (bound.size() == 1) return refs().method_type(fn, host_arg(m, bound[0]));
+      py::list args;
+      for (const Value& b : bound) args.append(host_arg(m, b));
+      return refs().partial_type(fn, *py::tuple(args));
+    }
     return to_python(v);
   }
 

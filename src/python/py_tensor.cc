@@ -99,7 +99,9 @@ IndexItem index_item(pyb::handle it, Tensor* index, std::forward_list<std::strin
     r.kind = Kind::Ellipsis;
   } else if (PySlice_Check(o)) {
     Py_ssize_t start, stop, step;
-    MC_CHECK(PySlice_Unpack(o, &start, &stop, &step) == 0, Value, "invalid slice.");
+    // Python's own error: a TypeError for a non-integer bound, a ValueError for step 0 (as
+    // GRAPH mode's make_slice says for a float bound).
+    if (PySlice_Unpack(o, &start, &stop, &step) != 0) throw pyb::error_already_set();
     const auto* s = reinterpret_cast<const PySliceObject*>(o);
     r.kind = Kind::Slice;
     r.start = start;

@@ -822,6 +822,12 @@ def tuple_input_t(t, k):
 # A tuple argument: its gradient is a tuple of the elements' gradients.
 row("calls/tuple_argument", tuple_input, tuple_input_t,
     ins(lambda r: (r.standard_normal(3), r.standard_normal(3)), N(3)), G((0, 1)))
+# GradOperation(get_all=True) and ops.grad(grad_position=1) on it: the tuple's gradient in
+# its place (as MindSpore's PYNATIVE mode and a mutable tuple in its GRAPH mode).
+row("api/GradOperation_get_all_tuple_argument", tuple_input, tuple_input_t,
+    ins(lambda r: (r.standard_normal(3), r.standard_normal(3)), N(3)), GO(get_all=True))
+row("calls/tuple_argument_position", tuple_input, tuple_input_t,
+    ins(lambda r: (r.standard_normal(3), r.standard_normal(3)), N(3)), G(0))
 
 
 def tuple_output(x, y):

@@ -40,6 +40,21 @@ def pop(seq, index=-1):
     return seq
 
 
+def pop_item(seq, index=-1):
+    """(the list without its item at index, the item): ``y = xs.pop(i)`` on a local list
+    name (parse_stmt.cc rebinds xs to the first); on anything else the object's own pop."""
+    if isinstance(seq, list):
+        if not isinstance(index, int):
+            raise TypeError("list.pop() index must be an integer")
+        if index < 0:
+            index = len(seq) + index
+        if index < 0 or index >= len(seq):
+            raise IndexError("pop index out of range")
+        return seq[:index] + seq[index + 1:], seq[index]
+    item = seq.pop(index)
+    return seq, item
+
+
 def reverse(seq):
     if isinstance(seq, list):
         return seq[::-1]

@@ -10,6 +10,7 @@ from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa
 from mycel.ops._taylor import jet, derivative  # noqa: F401,E402  (Taylor mode)
 from mycel.ops.composite import linearize  # noqa: F401,E402  (F.linearize: jvp at a fixed point)
 from mycel.ops.function.graph_compat_func import dtype  # noqa: F401,E402  (F.dtype)
+from mycel.ops.composite import depend  # noqa: F401,E402  (F.depend, as MindSpore programs import)
 
 tensor_add = P.Add()
 tensor_sub = P.Sub()

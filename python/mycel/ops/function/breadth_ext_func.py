@@ -6,7 +6,9 @@ conv3d and Conv3D are main's ops/function/conv3d_func.py.)
 
 matrix_exp: scaling and squaring with a degree-18 Taylor polynomial (the matrix scaled so
 its 1-norm is below 1/2: the truncation error is below 1e-20 relative), so float64
-results agree with scipy's expm to ~1e-14 for moderate norms.
+results agree with scipy's expm to ~1e-14 for moderate norms. The number of squarings is a
+tensor and the squarings a loop on it, so it compiles in GRAPH mode; MatrixExp (math_ops)
+is its primitive form.
 """
 import math
 
@@ -18,6 +20,7 @@ from mycel.ops.function import array_func as _a
 from mycel.ops.function import breadth_random_func as _br, breadth_nn_func as _bn
 from mycel.ops.function.array_ext_func import narrow
 from mycel.ops.primitive import constexpr
+from mycel.ops.composite import stop_gradient
 
 __all__ = ["col2im", "swiglu", "rms_norm", "matrix_exp",
            "multinomial_with_replacement", "choice_with_mask", "partial",
@@ -91,20 +94,28 @@ def _expm_plan(shape, dtype):
 
 def matrix_exp(input):  # noqa: A002
     """exp(A) of square matrices [..., n, n] (scaling and squaring; module docstring). The
-    number of squarings is read from the norm, so it runs in PYNATIVE mode (or with a
-    constant input)."""
+    number of squarings s is a tensor read from the largest 1-norm of the batch and the
+    squarings a loop on it, so the same code runs in PYNATIVE and GRAPH mode (a tensor
+    condition loop there) and is differentiated through."""
     a = _t(input, "matrix_exp")
     eye, n = _expm_plan(a.shape, a.dtype)
-    norm = float(prim("ReduceMax")(prim("ReduceSum")(prim("Abs")(a), (-2,)), ()).asnumpy())
-    s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
-    b = a * (1.0 / 2 ** s)
+    if n == 0 or 0 in a.shape:
+        return a * 1
+    norm = prim("ReduceMax")(prim("ReduceSum")(prim("Abs")(a), (-2,)), ())
+    # s = max(0, ceil(log2(2 * norm))): the scaled matrix has 1-norm <= 1/2.
+    s = prim("Maximum")(prim("Ceil")(prim("Log")(norm * 2.0) * (1.0 / math.log(2.0))),
+                        prim("ZerosLike")(norm))
+    s = stop_gradient(s)
+    b = a * prim("Pow")(prim("OnesLike")(s) * 2.0, -s)
     term = prim("BroadcastTo", shape=a.shape)(eye)
     total = term
     for k in range(1, _EXPM_TERMS + 1):
         term = prim("BatchMatMul")(term, b) * (1.0 / k)
         total = total + term
-    for _ in range(s):
+    i = prim("ZerosLike")(s)
+    while i < s:
         total = prim("BatchMatMul")(total, total)
+        i = i + 1.0
     return total
 
 

@@ -327,3 +327,14 @@ def addr(x, vec1, vec2, *, beta=1, alpha=1):
 
 # MindSpore defines approximate_equal in ops.function.math_func; programs import it from there.
 from mycel.ops.function.compat_func import approximate_equal  # noqa: E402,F401
+# MindSpore defines these in ops.function.math_func too (its ops test table imports them).
+# Their modules import this one, so they resolve on first use (PEP 562), not at import.
+_LATER = {"matrix_exp": "breadth_ext_func", "quantile": "tensor_ext_func",
+          "nanquantile": "tensor_ext_func", "nan_to_num": "math_ext_func"}
+
+
+def __getattr__(name):
+    if name in _LATER:
+        import importlib
+        return getattr(importlib.import_module("mycel.ops.function." + _LATER[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -740,6 +740,18 @@ class Svd(_Composed):
 
 
 @_export
+class MatrixExp(_Composed):
+    """MatrixExp()(x): exp of each square matrix of x [..., n, n] (ops.matrix_exp: scaling
+    and squaring with a Taylor polynomial; both modes, differentiable)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        return _be.matrix_exp(x)
+
+
+@_export
 class CTCGreedyDecoder(_Composed):
     """CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length): ops.ctc_greedy_decoder
     (PYNATIVE mode: the number of decoded labels depends on the values)."""

@@ -19,3 +19,6 @@ _BREADTH = ["Multinomial", "Randperm", "Gamma", "RandomGamma", "StandardLaplace"
             "RandomShuffle", "Bernoulli"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+_BREADTH = ["MultinomialWithReplacement"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
