@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <type_traits>
 #include <vector>
 
 #include "base/parallel.h"
@@ -92,13 +93,136 @@ inline void store(R* p, std::complex<R> v, R s) {
   *p = v.real() * s;
 }
 
-// The complex pass: blocks of up to kBatch lines gathered interleaved (line j's entry k at
-// k * batch + j: contiguous reads for a strided axis), transformed together and scattered.
+// Two complex<float> in 16 bytes as 64-bit halves, for the 2x2 transposes of rows_to_block.
+typedef long long Pair64 __attribute__((vector_size(16)));
+inline Pair64 load_pair(const void* p) {
+  Pair64 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_pair(void* p, Pair64 v) { __builtin_memcpy(p, &v, sizeof v); }
+#if defined(__clang__)
+inline Pair64 lo_lo(Pair64 a, Pair64 b) { return __builtin_shufflevector(a, b, 0, 2); }
+inline Pair64 hi_hi(Pair64 a, Pair64 b) { return __builtin_shufflevector(a, b, 1, 3); }
+#else
+inline Pair64 lo_lo(Pair64 a, Pair64 b) { return __builtin_shuffle(a, b, Pair64{0, 2}); }
+inline Pair64 hi_hi(Pair64 a, Pair64 b) { return __builtin_shuffle(a, b, Pair64{1, 3}); }
+#endif
+template <class R>
+inline Pair64 scale_pair(Pair64 a, R s) {
+  fft_detail::PackV<R> v;
+  __builtin_memcpy(&v, &a, sizeof v);
+  v *= s;
+  __builtin_memcpy(&a, &v, sizeof v);
+  return a;
+}
+template <class R>
+inline std::complex<R> store_scaled(std::complex<R> v, R s) {
+  return {v.real() * s, v.imag() * s};
+}
+
+// The lines a block transforms together: up to 16, about 8192 entries of work.
+template <class R>
+int64_t block_lines(const FftPlan<R>& plan) {
+  return std::clamp<int64_t>(8192 / std::max<int64_t>(plan.work_size(), 1), 1, 16);
+}
+
+// The complex pass of complex columns read whole (m >= n, inner >= batch), without copies:
+// per outer index, blocks of `batch` consecutive columns, the plan's first stage reading them
+// and its last writing the output (FftPlan::run_lines). (Rows go through rows_to_blocks
+// instead: a stage reading or writing batch rows of a power-of-two length directly touches
+// p * batch places 4 KiB apart at once, more than a cache set holds.)
+template <class R>
+void c2c_direct(const std::complex<R>* src, std::complex<R>* dst, int64_t m, int64_t inner,
+                int64_t lines, int64_t n, const FftPlan<R>& plan, int64_t batch, R scale) {
+  using C = std::complex<R>;
+  const int64_t per = (inner + batch - 1) / batch;  // blocks per outer index
+  const int64_t blocks = lines / inner * per;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    std::vector<C> work(static_cast<size_t>(plan.lines_scratch_size(batch)));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t o = blk / per, i0 = blk % per * batch, nb = std::min(batch, inner - i0);
+      plan.run_lines(src + o * m * inner + i0, 1, inner, dst + o * n * inner + i0, 1, inner, nb,
+                     scale, work.data());
+    }
+  });
+}
+
+// Rows to an interleaved block and back: x[k * batch + j] = rows[j * ld + k] for j < nb,
+// k < count, and the reverse times scale; in tiles of 16 entries by pairs of rows, two rows'
+// entries k, k + 1 transposed in registers (complex<float>: two per 16 bytes).
+template <class R>
+void rows_to_block(const std::complex<R>* rows, int64_t ld, int64_t nb, int64_t count,
+                   int64_t batch, std::complex<R>* x) {
+  using L = Pair64;
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    int64_t j = 0;
+    if constexpr (sizeof(std::complex<R>) == 8)
+      for (; j + 2 <= nb; j += 2) {
+        const std::complex<R>* r0 = rows + j * ld;
+        const std::complex<R>* r1 = r0 + ld;
+        int64_t k = k0;
+        for (; k + 2 <= k1; k += 2) {
+          const L a = load_pair(r0 + k), b = load_pair(r1 + k);
+          store_pair(x + k * batch + j, lo_lo(a, b));
+          store_pair(x + (k + 1) * batch + j, hi_hi(a, b));
+        }
+        for (; k < k1; ++k) {
+          x[k * batch + j] = r0[k];
+          x[k * batch + j + 1] = r1[k];
+        }
+      }
+    for (; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) x[k * batch + j] = rows[j * ld + k];
+  }
+}
+template <class R>
+void block_to_rows(const std::complex<R>* x, int64_t nb, int64_t count, int64_t batch,
+                   std::complex<R>* rows, int64_t ld, R scale) {
+  using L = Pair64;
+  const bool scaled = scale != R(1);
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    int64_t j = 0;
+    if constexpr (sizeof(std::complex<R>) == 8)
+      for (; j + 2 <= nb; j += 2) {
+        std::complex<R>* r0 = rows + j * ld;
+        std::complex<R>* r1 = r0 + ld;
+        int64_t k = k0;
+        for (; k + 2 <= k1; k += 2) {
+          L a = load_pair(x + k * batch + j);
+          L b = load_pair(x + (k + 1) * batch + j);
+          if (scaled) {
+            a = scale_pair<R>(a, scale);
+            b = scale_pair<R>(b, scale);
+          }
+          store_pair(r0 + k, lo_lo(a, b));
+          store_pair(r1 + k, hi_hi(a, b));
+        }
+        for (; k < k1; ++k) {
+          r0[k] = store_scaled(x[k * batch + j], scale);
+          r1[k] = store_scaled(x[k * batch + j + 1], scale);
+        }
+      }
+    for (; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) rows[j * ld + k] = store_scaled(x[k * batch + j], scale);
+  }
+}
+
+// The complex pass: c2c_direct where it applies, otherwise blocks of lines gathered
+// interleaved (line j's entry k at k * batch + j, zero-padded), transformed together and
+// scattered.
 template <class R, class In, class Out>
 void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
                  const FftPlan<R>& plan, int64_t take, R scale) {
   using C = std::complex<R>;
-  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(plan.work_size(), 1), 1, 16);
+  const int64_t batch = block_lines(plan);
+  if constexpr (std::is_same_v<In, C> && std::is_same_v<Out, C>) {
+    if (take == n && inner >= batch)
+      return c2c_direct<R>(src, dst, m, inner, lines, n, plan, batch, scale);
+  }
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
@@ -114,14 +238,29 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
         outs[static_cast<size_t>(j)] = dst + o * n * inner + i;
       }
       C* x = buf.data();
-      for (int64_t k = 0; k < take; ++k)
-        for (int64_t j = 0; j < nb; ++j)
-          x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      if constexpr (std::is_same_v<In, C>) {
+        if (inner == 1)
+          rows_to_block(ins[0], m, nb, take, batch, x);
+        else
+          for (int64_t k = 0; k < take; ++k)
+            for (int64_t j = 0; j < nb; ++j)
+              x[k * batch + j] = ins[static_cast<size_t>(j)][k * inner];
+      } else {
+        for (int64_t k = 0; k < take; ++k)
+          for (int64_t j = 0; j < nb; ++j)
+            x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      }
       std::fill(x + take * batch, x + n * batch, C(0));
       if (nb < batch)  // a short last block: its missing lines zero
         for (int64_t k = 0; k < take; ++k)
           for (int64_t j = nb; j < batch; ++j) x[k * batch + j] = C(0);
       plan.run_batch(x, scratch.data(), batch);
+      if constexpr (std::is_same_v<Out, C>) {
+        if (inner == 1) {
+          block_to_rows(x, nb, n, batch, outs[0], n, scale);
+          continue;
+        }
+      }
       for (int64_t k = 0; k < n; ++k)
         for (int64_t j = 0; j < nb; ++j)
           store(outs[static_cast<size_t>(j)] + k * inner, x[k * batch + j], scale);
@@ -186,9 +325,14 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
                   int64_t take, R scale) {
   using C = std::complex<R>;
   const int64_t h = n / 2, n_out = r2c ? h + 1 : n;
-  const int64_t batch = std::clamp<int64_t>(8192 / half.work_size(), 1, 16);
+  const int64_t batch = block_lines(half);
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / (n * batch));
+  // Rows of real samples read whole are complex rows of z (a line's z_k its samples 2k, 2k+1),
+  // transposed into the block by rows_to_block; c2r's real rows are written back the same way.
+  bool rows_in = false, rows_out = false;
+  if constexpr (std::is_same_v<In, R>) rows_in = inner == 1 && take == n && m % 2 == 0;
+  if constexpr (std::is_same_v<Out, R>) rows_out = inner == 1;
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
     std::vector<C> z(static_cast<size_t>(h * batch));
     std::vector<C> spec(r2c ? 0 : static_cast<size_t>((h + 1) * batch));
@@ -203,7 +347,9 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
       }
       if (nb < batch) std::fill(z.begin(), z.end(), C(0));
-      if (r2c) {
+      if (r2c && rows_in) {
+        rows_to_block(reinterpret_cast<const C*>(ins[0]), m / 2, nb, h, batch, z.data());
+      } else if (r2c) {
         const int64_t pairs = take / 2;
         for (int64_t k = 0; k < pairs; ++k) {
           C* zk = z.data() + k * batch;
@@ -221,6 +367,10 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         c2r_pre<R>(ins.data(), nb, inner, take, h, batch, inverse, tw, spec.data(), z.data());
       }
       half.run_batch(z.data(), scratch.data(), batch);
+      if (rows_out) {
+        block_to_rows(z.data(), nb, h, batch, reinterpret_cast<C*>(outs[0]), h, scale);
+        continue;
+      }
       if (r2c) {
         const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
         for (int64_t j = 0; j < nb; ++j) {

@@ -67,6 +67,14 @@ inline void vstore(std::complex<R>* p, PackV<R> v) {
   __builtin_memcpy(static_cast<void*>(p), &v, sizeof v);
 }
 
+// Where a stage's block of lines lies: line b's entry (t, e) at p[b * d.b + t * d.t + e * d.e],
+// t < s the Stockham stride index and e the index the stage's butterflies step (the entry
+// t + s * e of the line): a strided array has d.t = its entry stride and d.e = s times it, an
+// interleaved work buffer of `batch` lines d.b = 1, d.t = batch, d.e = s * batch.
+struct Dims {
+  int64_t b, t, e;
+};
+
 template <class R>
 class FftPlan {
  public:
@@ -87,6 +95,13 @@ class FftPlan {
     return bluestein_ ? 2 * m_ * batch : n_ * batch;
   }
   void run_batch(C* x, C* scratch, int64_t batch) const;
+  // `batch` lines read from strided memory (line b's entry k at x[b * xb + k * xe]) and
+  // written transformed, times `scale`, to y[b * yb + k * ye]: the first stage reads x and
+  // the last writes y directly (no copy of the lines in or out); x and y must not overlap
+  // unless equal with the same strides. work: lines_scratch_size(batch) entries.
+  int64_t lines_scratch_size(int64_t batch) const { return 2 * work_size() * batch; }
+  void run_lines(const C* x, int64_t xb, int64_t xe, C* y, int64_t yb, int64_t ye, int64_t batch,
+                 R scale, C* work) const;
 
  private:
   struct Stage {
@@ -98,9 +113,14 @@ class FftPlan {
   };
   void build_stockham(int64_t n, bool inverse);
   void build_bluestein(int64_t n, bool inverse);
-  // The Stockham transform of x[0..n) x batch (result in x; y: scratch of n * batch entries).
-  void stockham(C* x, C* y, int64_t batch) const;
-  void stage(const Stage& st, const C* x, C* y) const;
+  // The Stockham stages from x to y through the work buffers w0 and w1 (n * batch entries
+  // each, interleaved; w1 unused below three stages), times scale at the last.
+  void stockham(const C* x, Dims xd, C* y, Dims yd, int64_t batch, R scale, C* w0, C* w1) const;
+  // One stage over `lines` lines and the stage's t < s (s = 1 for flattened buffers).
+  void stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int64_t lines, int64_t s,
+             R scale) const;
+  void bluestein_lines(const C* x, int64_t xb, int64_t xe, C* y, int64_t yb, int64_t ye,
+                       int64_t batch, R scale, C* work) const;
 
   int64_t n_;
   R sign_;  // -1 forward, +1 inverse
