@@ -129,7 +129,8 @@ int64_t block_lines(const FftPlan<R>& plan) {
 
 // The complex pass of complex columns read whole (m >= n, inner >= batch), without copies:
 // per outer index, blocks of `batch` consecutive columns, the plan's first stage reading them
-// and its last writing the output (FftPlan::run_lines). (Rows go through rows_to_blocks
+// and its last writing the output (FftPlan::run_lines); with batch 1 and inner 1, rows one
+// by one. (Rows go through rows_to_blocks
 // instead: a stage reading or writing batch rows of a power-of-two length directly touches
 // p * batch places 4 KiB apart at once, more than a cache set holds.)
 template <class R>
@@ -222,6 +223,10 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
   if constexpr (std::is_same_v<In, C> && std::is_same_v<Out, C>) {
     if (take == n && inner >= batch)
       return c2c_direct<R>(src, dst, m, inner, lines, n, plan, batch, scale);
+    // complex<double> rows one by one, input to output: a pack holds one entry, so blocks of
+    // rows would gain nothing for their transposes.
+    if (fft_detail::Pack<R>::W == 1 && take == n && inner == 1)
+      return c2c_direct<R>(src, dst, m, inner, lines, n, plan, 1, scale);
   }
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
@@ -475,8 +480,9 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
   for (size_t i = 0; i < a.axes.size(); ++i)
     if (a.mode == FftMode::C2C || i != last) order.push_back(i);
   if (a.mode == FftMode::C2R) order.push_back(last);
-  // The first pass reads x, the last writes y scaled, the others go between buffers.
-  std::vector<C> buf;
+  // The first pass reads x, the last writes y scaled, the others go between buffers (left
+  // uninitialized: every pass writes all of its output; complex<R> is an array of two R).
+  std::unique_ptr<R[]> buf;
   for (size_t pi = 0; pi < order.size(); ++pi) {
     const size_t i = order[pi];
     const int64_t axis = a.axes[i];
@@ -489,10 +495,11 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
     Shape next = shape;
     next[static_cast<size_t>(axis)] = n_out;
     const bool final = pi + 1 == order.size();
-    std::vector<C> dst(final ? 0 : static_cast<size_t>(numel(next)));
+    std::unique_ptr<R[]> dst(final ? nullptr : new R[static_cast<size_t>(2 * numel(next))]);
     auto go = [&](const auto* src) {
       if (!final)
-        pass<R>(src, dst.data(), shape, axis, n, n_out, a.inverse, kind, cap, R(1));
+        pass<R>(src, reinterpret_cast<C*>(dst.get()), shape, axis, n, n_out, a.inverse, kind, cap,
+                R(1));
       else if (a.mode == FftMode::C2R)
         pass<R>(src, y.data<R>(), shape, axis, n, n_out, a.inverse, kind, cap,
                 static_cast<R>(a.scale()));
@@ -501,7 +508,7 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
                 static_cast<R>(a.scale()));
     };
     if (pi > 0)
-      go(static_cast<const C*>(buf.data()));
+      go(reinterpret_cast<const C*>(buf.get()));
     else if (is_complex(x.dtype()))
       go(x.data<C>());
     else

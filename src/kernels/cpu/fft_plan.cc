@@ -176,7 +176,8 @@ inline void st(std::complex<R>* p, int64_t stride, PackV<R> v) {
 // q = 0 has no twiddles; a scale other than 1 multiplies every result.
 template <class R, class Bf, bool kXC, bool kYC>
 void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R>* y, Dims yd,
-                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw, R scale) {
+                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw,
+                 const PackV<R>* twv, R scale) {
   using C = std::complex<R>;
   using V = PackV<R>;
   constexpr int P = Bf::P;
@@ -185,15 +186,8 @@ void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R
   const int64_t xk = m * xd.e, ye = yd.e;
   const bool scaled = scale != R(1);
   for (int64_t q = 0; q < m; ++q) {
-    V wr[P - 1], wi[P - 1];  // the twiddles' real parts and (-im, im) for the pack product
-    C w[P - 1];
-    const bool twiddled = q > 0 || scaled;
-    for (int j = 0; j < P - 1; ++j) {
-      w[j] = q > 0 ? tw[q * (P - 1) + j] : C(1);
-      w[j] = {w[j].real() * scale, w[j].imag() * scale};
-      wr[j] = Pack<R>::alt(w[j].real(), w[j].real());
-      wi[j] = Pack<R>::alt(-w[j].imag(), w[j].imag());
-    }
+    const V* wq = twv + 2 * (P - 1) * q;  // (re, re) and (-im, im) of each twiddle
+    const C* w = tw + (P - 1) * q;
     for (int64_t t = 0; t < s; ++t) {
       const C* a = x + t * xd.t + q * xd.e;
       C* o = y + t * yd.t + P * q * ye;
@@ -202,21 +196,22 @@ void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R
         V v[P];
         for (int k = 0; k < P; ++k) v[k] = ld<R, kXC>(a + b * xb + k * xk, xb);
         bf(v);
-        C* ob = o + b * yb;
-        st<R, kYC>(ob, yb, scaled ? v[0] * scale : v[0]);
-        if (!twiddled)
-          for (int j = 1; j < P; ++j) st<R, kYC>(ob + j * ye, yb, v[j]);
-        else
+        if (q > 0)
           for (int j = 1; j < P; ++j)
-            st<R, kYC>(ob + j * ye, yb, v[j] * wr[j - 1] + Pack<R>::swap(v[j]) * wi[j - 1]);
+            v[j] = v[j] * wq[2 * j - 2] + Pack<R>::swap(v[j]) * wq[2 * j - 1];
+        if (scaled)
+          for (int j = 0; j < P; ++j) v[j] *= scale;
+        C* ob = o + b * yb;
+        for (int j = 0; j < P; ++j) st<R, kYC>(ob + j * ye, yb, v[j]);
       }
       for (; b < lines; ++b) {
         C v[P];
         for (int k = 0; k < P; ++k) v[k] = a[b * xb + k * xk];
         bf(v);
+        if (q > 0)
+          for (int j = 1; j < P; ++j) v[j] = mul(v[j], w[j - 1]);
         C* ob = o + b * yb;
-        ob[0] = scaled ? scale_by(v[0], scale) : v[0];
-        for (int j = 1; j < P; ++j) ob[j * ye] = twiddled ? mul(v[j], w[j - 1]) : v[j];
+        for (int j = 0; j < P; ++j) ob[j * ye] = scaled ? scale_by(v[j], scale) : v[j];
       }
     }
   }
@@ -224,15 +219,16 @@ void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R
 
 template <class R, class Bf>
 void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R>* y, Dims yd,
-                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw, R scale) {
+                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw,
+                 const PackV<R>* twv, R scale) {
   if (xd.b == 1 && yd.b == 1)
-    fixed_stage<R, Bf, true, true>(bf, x, xd, y, yd, lines, s, m, tw, scale);
+    fixed_stage<R, Bf, true, true>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
   else if (xd.b == 1)
-    fixed_stage<R, Bf, true, false>(bf, x, xd, y, yd, lines, s, m, tw, scale);
+    fixed_stage<R, Bf, true, false>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
   else if (yd.b == 1)
-    fixed_stage<R, Bf, false, true>(bf, x, xd, y, yd, lines, s, m, tw, scale);
+    fixed_stage<R, Bf, false, true>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
   else
-    fixed_stage<R, Bf, false, false>(bf, x, xd, y, yd, lines, s, m, tw, scale);
+    fixed_stage<R, Bf, false, false>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
 }
 
 }  // namespace
@@ -274,6 +270,10 @@ void FftPlan<R>::build_stockham(int64_t n, bool inverse) {
     Stage st{p, len / p, s, tw_.size(), roots_.size()};
     for (int64_t q = 0; q < st.m; ++q)
       for (int64_t j = 1; j < p; ++j) tw_.push_back(root<R>(j * q, len, sign));
+    for (size_t i = st.tw; i < tw_.size(); ++i) {
+      twv_.push_back(Pack<R>::alt(tw_[i].real(), tw_[i].real()));
+      twv_.push_back(Pack<R>::alt(-tw_[i].imag(), tw_[i].imag()));
+    }
     if (p != 2 && p != 3 && p != 4 && p != 5 && p != 8)
       for (int64_t k = 0; k < p; ++k) roots_.push_back(root<R>(k, p, sign));
     stages_.push_back(st);
@@ -416,11 +416,15 @@ void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int6
                        int64_t s, R scale) const {
   const int64_t p = st.p, m = st.m;
   const C* twq = tw_.data() + st.tw;
-  if (p == 8) return fixed_stage<R>(Bf8<R>{sign_}, x, xd, y, yd, lines, s, m, twq, scale);
-  if (p == 4) return fixed_stage<R>(Bf4<R>{sign_}, x, xd, y, yd, lines, s, m, twq, scale);
-  if (p == 2) return fixed_stage<R>(Bf2<R>{sign_}, x, xd, y, yd, lines, s, m, twq, scale);
-  if (p == 3) return fixed_stage<R>(Bf3<R>{sign_}, x, xd, y, yd, lines, s, m, twq, scale);
-  if (p == 5) return fixed_stage<R>(Bf5<R>{sign_}, x, xd, y, yd, lines, s, m, twq, scale);
+  const PackV<R>* twv = twv_.data() + 2 * st.tw;
+  auto run = [&](const auto& bf) {
+    fixed_stage<R>(bf, x, xd, y, yd, lines, s, m, twq, twv, scale);
+  };
+  if (p == 8) return run(Bf8<R>{sign_});
+  if (p == 4) return run(Bf4<R>{sign_});
+  if (p == 2) return run(Bf2<R>{sign_});
+  if (p == 3) return run(Bf3<R>{sign_});
+  if (p == 5) return run(Bf5<R>{sign_});
   {  // a prime p <= kMaxGenericRadix
     const C* r = roots_.data() + st.roots;
     std::array<C, kMaxGenericRadix> in{};

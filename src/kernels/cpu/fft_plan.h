@@ -7,7 +7,7 @@
 //   - mixed radix: n = p1 * p2 * ... with radices 4, 2, 3, 5 (hand-written butterflies) and
 //     other primes up to kMaxGenericRadix (a generic O(p^2) butterfly); a Stockham autosort
 //     transform (no bit reversal: each stage reads one buffer and writes the other), its
-//     twiddles precomputed per stage;
+//     twiddles precomputed per stage (also as vector packs ready for the pack product);
 //   - Bluestein's chirp-z for lengths with a larger prime factor: the DFT as a convolution
 //     with the chirp w_k = e^{-i pi k^2 / n}, done by a mixed-radix power-of-two plan of length
 //     m >= 2n - 1 (its inverse as conj(fft(conj(.))), so one inner plan).
@@ -126,6 +126,7 @@ class FftPlan {
   R sign_;  // -1 forward, +1 inverse
   std::vector<Stage> stages_;
   std::vector<C> tw_, roots_;
+  std::vector<PackV<R>> twv_;  // tw_ as packs for the pack product: (re, re), (-im, im) each
   // Bluestein
   bool bluestein_ = false;
   int64_t m_ = 0;
