@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -20,10 +21,9 @@ template <class R>
 inline std::complex<R> mul(std::complex<R> a, std::complex<R> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
-// i * sgn * a
 template <class R>
-inline std::complex<R> rot(std::complex<R> a, R sgn) {
-  return {-sgn * a.imag(), sgn * a.real()};
+inline std::complex<R> scale_by(std::complex<R> a, R c) {
+  return {a.real() * c, a.imag() * c};
 }
 
 // e^{sign 2 pi i num / den}, the angle reduced exactly.
@@ -41,194 +41,43 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
-// i * c * a for a pack.
-template <class R>
-inline PackV<R> rot(PackV<R> a, R c) {
-  return Pack<R>::swap(a) * Pack<R>::alt(-c, c);
-}
-// The scalar and pack arithmetic the butterflies share.
-template <class R>
-inline std::complex<R> scale_by(std::complex<R> a, R c) {
-  return {a.real() * c, a.imag() * c};
-}
-template <class R>
-inline PackV<R> scale_by(PackV<R> a, R c) {
-  return a * c;
-}
+// The fixed-radix stages at the baseline vector width and, on x86-64, with AVX2 + FMA.
+namespace base {
+#define MYCEL_FFT_VBYTES 16
+#include "kernels/cpu/fft_stages.inc"
+#undef MYCEL_FFT_VBYTES
+}  // namespace base
 
-// The butterflies, in place on a[0..P): a[j] = sum_k a[k] r^{jk}, r = e^{sign 2 pi i / P};
-// T is std::complex<R> or PackV<R>.
-template <class R>
-struct Bf2 {
-  static constexpr int P = 2;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const T a0 = a[0], a1 = a[1];
-    a[0] = a0 + a1;
-    a[1] = a0 - a1;
-  }
-};
-template <class R>
-struct Bf3 {
-  static constexpr int P = 3;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R c = sg * static_cast<R>(std::numbers::sqrt3 / 2);
-    const T a0 = a[0], a1 = a[1], a2 = a[2];
-    const T sum = a1 + a2, mid = a0 - scale_by(sum, R(0.5)), d = rot(a1 - a2, c);
-    a[0] = a0 + sum;
-    a[1] = mid + d;
-    a[2] = mid - d;
-  }
-};
-template <class R>
-struct Bf4 {
-  static constexpr int P = 4;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    const T s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
-    a[0] = s02 + s13;
-    a[1] = d02 + d13;
-    a[2] = s02 - s13;
-    a[3] = d02 - d13;
-  }
-};
-// Radix 8 from two radix-4 halves: X_j = E_j + r^j O_j, X_{j+4} = E_j - r^j O_j (j < 4), E and
-// O the 4-point transforms of the even and odd entries, r^2 = i sign.
-template <class R>
-struct Bf8 {
-  static constexpr int P = 8;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R h = static_cast<R>(0.70710678118654752440);  // 1 / sqrt(2)
-    T e[4] = {a[0], a[2], a[4], a[6]}, o[4] = {a[1], a[3], a[5], a[7]};
-    const Bf4<R> bf4{sg};
-    bf4(e);
-    bf4(o);
-    const T o1 = scale_by(o[1] + rot(o[1], sg), h), o2 = rot(o[2], sg);
-    const T o3 = scale_by(rot(o[3], sg) - o[3], h);
-    a[0] = e[0] + o[0];
-    a[4] = e[0] - o[0];
-    a[1] = e[1] + o1;
-    a[5] = e[1] - o1;
-    a[2] = e[2] + o2;
-    a[6] = e[2] - o2;
-    a[3] = e[3] + o3;
-    a[7] = e[3] - o3;
-  }
-};
-template <class R>
-struct Bf5 {
-  static constexpr int P = 5;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R c1 = static_cast<R>(0.30901699437494742410);       // cos(2 pi / 5)
-    const R c2 = static_cast<R>(-0.80901699437494742410);      // cos(4 pi / 5)
-    const R s1 = sg * static_cast<R>(0.95105651629515357212);  // sin(2 pi / 5)
-    const R s2 = sg * static_cast<R>(0.58778525229247312917);  // sin(4 pi / 5)
-    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
-    const T t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
-    const T e1 = a0 + scale_by(t1, c1) + scale_by(t2, c2),
-            e2 = a0 + scale_by(t1, c2) + scale_by(t2, c1);
-    const T o1 = rot(scale_by(d1, s1) + scale_by(d2, s2), R(1));
-    const T o2 = rot(scale_by(d1, s2) - scale_by(d2, s1), R(1));
-    a[0] = a0 + t1 + t2;
-    a[1] = e1 + o1;
-    a[2] = e2 + o2;
-    a[3] = e2 - o2;
-    a[4] = e1 - o1;
-  }
-};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MYCEL_FFT_AVX2 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+namespace avx2 {
+#define MYCEL_FFT_VBYTES 32
+#include "kernels/cpu/fft_stages.inc"
+#undef MYCEL_FFT_VBYTES
+}  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 
-// W lines' entries as a pack: contiguous (kC: the lines one entry apart) or from W places
-// `stride` apart; stored the same way.
-template <class R, bool kC>
-inline PackV<R> ld(const std::complex<R>* p, int64_t stride) {
-  if constexpr (kC || Pack<R>::W == 1) {
-    return vload(p);
-  } else {
-    static_assert(Pack<R>::W == 2);
-    PackV<R> v;
-    __builtin_memcpy(&v, p, sizeof *p);
-    __builtin_memcpy(reinterpret_cast<char*>(&v) + sizeof *p, p + stride, sizeof *p);
-    return v;
-  }
-}
-template <class R, bool kC>
-inline void st(std::complex<R>* p, int64_t stride, PackV<R> v) {
-  if constexpr (kC || Pack<R>::W == 1) {
-    vstore(p, v);
-  } else {
-    __builtin_memcpy(static_cast<void*>(p), &v, sizeof *p);
-    __builtin_memcpy(static_cast<void*>(p + stride), reinterpret_cast<const char*>(&v) + sizeof *p,
-                     sizeof *p);
-  }
-}
-
-// A stage of a fixed radix (FftPlan::stage's comment) over lines b < `lines` and t < s, the
-// loop over b in packs of W, the rest one by one; kXC / kYC: x's / y's lines one entry apart.
-// q = 0 has no twiddles; a scale other than 1 multiplies every result.
-template <class R, class Bf, bool kXC, bool kYC>
-void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R>* y, Dims yd,
-                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw,
-                 const PackV<R>* twv, R scale) {
-  using C = std::complex<R>;
-  using V = PackV<R>;
-  constexpr int P = Bf::P;
-  constexpr int64_t W = Pack<R>::W;
-  const int64_t xb = kXC ? 1 : xd.b, yb = kYC ? 1 : yd.b;
-  const int64_t xk = m * xd.e, ye = yd.e;
-  const bool scaled = scale != R(1);
-  for (int64_t q = 0; q < m; ++q) {
-    const V* wq = twv + 2 * (P - 1) * q;  // (re, re) and (-im, im) of each twiddle
-    const C* w = tw + (P - 1) * q;
-    for (int64_t t = 0; t < s; ++t) {
-      const C* a = x + t * xd.t + q * xd.e;
-      C* o = y + t * yd.t + P * q * ye;
-      int64_t b = 0;
-      for (; b + W <= lines; b += W) {
-        V v[P];
-        for (int k = 0; k < P; ++k) v[k] = ld<R, kXC>(a + b * xb + k * xk, xb);
-        bf(v);
-        if (q > 0)
-          for (int j = 1; j < P; ++j)
-            v[j] = v[j] * wq[2 * j - 2] + Pack<R>::swap(v[j]) * wq[2 * j - 1];
-        if (scaled)
-          for (int j = 0; j < P; ++j) v[j] *= scale;
-        C* ob = o + b * yb;
-        for (int j = 0; j < P; ++j) st<R, kYC>(ob + j * ye, yb, v[j]);
-      }
-      for (; b < lines; ++b) {
-        C v[P];
-        for (int k = 0; k < P; ++k) v[k] = a[b * xb + k * xk];
-        bf(v);
-        if (q > 0)
-          for (int j = 1; j < P; ++j) v[j] = mul(v[j], w[j - 1]);
-        C* ob = o + b * yb;
-        for (int j = 0; j < P; ++j) ob[j * ye] = scaled ? scale_by(v[j], scale) : v[j];
-      }
-    }
-  }
-}
-
-template <class R, class Bf>
-void fixed_stage(const Bf& bf, const std::complex<R>* x, Dims xd, std::complex<R>* y, Dims yd,
-                 int64_t lines, int64_t s, int64_t m, const std::complex<R>* tw,
-                 const PackV<R>* twv, R scale) {
-  if (xd.b == 1 && yd.b == 1)
-    fixed_stage<R, Bf, true, true>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
-  else if (xd.b == 1)
-    fixed_stage<R, Bf, true, false>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
-  else if (yd.b == 1)
-    fixed_stage<R, Bf, false, true>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
-  else
-    fixed_stage<R, Bf, false, false>(bf, x, xd, y, yd, lines, s, m, tw, twv, scale);
+// Whether the AVX2 stages run (the CPU has AVX2 and FMA); MYCEL_FFT_NO_AVX2 set in the
+// environment keeps the baseline ones (for tests and comparisons).
+bool use_avx2() {
+#if defined(MYCEL_FFT_AVX2)
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          std::getenv("MYCEL_FFT_NO_AVX2") == nullptr;
+  return yes;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -270,10 +119,6 @@ void FftPlan<R>::build_stockham(int64_t n, bool inverse) {
     Stage st{p, len / p, s, tw_.size(), roots_.size()};
     for (int64_t q = 0; q < st.m; ++q)
       for (int64_t j = 1; j < p; ++j) tw_.push_back(root<R>(j * q, len, sign));
-    for (size_t i = st.tw; i < tw_.size(); ++i) {
-      twv_.push_back(Pack<R>::alt(tw_[i].real(), tw_[i].real()));
-      twv_.push_back(Pack<R>::alt(-tw_[i].imag(), tw_[i].imag()));
-    }
     if (p != 2 && p != 3 && p != 4 && p != 5 && p != 8)
       for (int64_t k = 0; k < p; ++k) roots_.push_back(root<R>(k, p, sign));
     stages_.push_back(st);
@@ -348,7 +193,7 @@ void FftPlan<R>::bluestein_lines(const C* x, int64_t xb, int64_t xe, C* y, int64
     int64_t b = 0;
     if (xb == 1)
       for (; b + W <= batch; b += W) {
-        const V v = ld<R, true>(xk + b, 1);
+        const V v = vload(xk + b);
         vstore(ak + b, v * wr + Pack<R>::swap(v) * wi);
       }
     for (; b < batch; ++b) ak[b] = mul(xk[b * xb], w);
@@ -416,15 +261,12 @@ void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int6
                        int64_t s, R scale) const {
   const int64_t p = st.p, m = st.m;
   const C* twq = tw_.data() + st.tw;
-  const PackV<R>* twv = twv_.data() + 2 * st.tw;
-  auto run = [&](const auto& bf) {
-    fixed_stage<R>(bf, x, xd, y, yd, lines, s, m, twq, twv, scale);
-  };
-  if (p == 8) return run(Bf8<R>{sign_});
-  if (p == 4) return run(Bf4<R>{sign_});
-  if (p == 2) return run(Bf2<R>{sign_});
-  if (p == 3) return run(Bf3<R>{sign_});
-  if (p == 5) return run(Bf5<R>{sign_});
+  if (p == 2 || p == 3 || p == 4 || p == 5 || p == 8) {
+#if defined(MYCEL_FFT_AVX2)
+    if (use_avx2()) return avx2::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
+#endif
+    return base::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
+  }
   {  // a prime p <= kMaxGenericRadix
     const C* r = roots_.data() + st.roots;
     std::array<C, kMaxGenericRadix> in{};

@@ -7,7 +7,8 @@
 //   - mixed radix: n = p1 * p2 * ... with radices 4, 2, 3, 5 (hand-written butterflies) and
 //     other primes up to kMaxGenericRadix (a generic O(p^2) butterfly); a Stockham autosort
 //     transform (no bit reversal: each stage reads one buffer and writes the other), its
-//     twiddles precomputed per stage (also as vector packs ready for the pack product);
+//     twiddles precomputed per stage; the stages of radix 2, 3, 4, 5, 8 run on vector packs
+//     of 16 bytes, or 32 with AVX2 + FMA where the CPU has them (fft_stages.inc);
 //   - Bluestein's chirp-z for lengths with a larger prime factor: the DFT as a convolution
 //     with the chirp w_k = e^{-i pi k^2 / n}, done by a mixed-radix power-of-two plan of length
 //     m >= 2n - 1 (its inverse as conj(fft(conj(.))), so one inner plan).
@@ -126,7 +127,6 @@ class FftPlan {
   R sign_;  // -1 forward, +1 inverse
   std::vector<Stage> stages_;
   std::vector<C> tw_, roots_;
-  std::vector<PackV<R>> twv_;  // tw_ as packs for the pack product: (re, re), (-im, im) each
   // Bluestein
   bool bluestein_ = false;
   int64_t m_ = 0;
