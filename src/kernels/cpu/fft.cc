@@ -129,10 +129,9 @@ int64_t block_lines(const FftPlan<R>& plan) {
 
 // The complex pass of complex columns read whole (m >= n, inner >= batch), without copies:
 // per outer index, blocks of `batch` consecutive columns, the plan's first stage reading them
-// and its last writing the output (FftPlan::run_lines); with batch 1 and inner 1, rows one
-// by one. (Rows go through rows_to_blocks
-// instead: a stage reading or writing batch rows of a power-of-two length directly touches
-// p * batch places 4 KiB apart at once, more than a cache set holds.)
+// and its last writing the output (FftPlan::run_lines). (Rows
+// go through rows_to_blocks instead: a stage reading or writing batch rows of a power-of-two length
+// directly touches p * batch places 4 KiB apart at once, more than a cache set holds.)
 template <class R>
 void c2c_direct(const std::complex<R>* src, std::complex<R>* dst, int64_t m, int64_t inner,
                 int64_t lines, int64_t n, const FftPlan<R>& plan, int64_t batch, R scale) {
@@ -223,10 +222,6 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
   if constexpr (std::is_same_v<In, C> && std::is_same_v<Out, C>) {
     if (take == n && inner >= batch)
       return c2c_direct<R>(src, dst, m, inner, lines, n, plan, batch, scale);
-    // complex<double> rows one by one, input to output: a pack holds one entry, so blocks of
-    // rows would gain nothing for their transposes.
-    if (fft_detail::Pack<R>::W == 1 && take == n && inner == 1)
-      return c2c_direct<R>(src, dst, m, inner, lines, n, plan, 1, scale);
   }
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
@@ -467,25 +462,25 @@ void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, 
   });
 }
 
-template <class R>
-void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
+// The passes over one group of slices: src (shape, real or complex) to dst (the output's
+// type), axes counted in `shape`.
+template <class R, class In, class Out>
+void run_passes(const In* src, Out* dst, Shape shape, const std::vector<int64_t>& axes,
+                const FftAttrs& a) {
   using C = std::complex<R>;
-  const Tensor& x = ctx.in[0];
-  const Tensor& y = ctx.out[0];
-  Shape shape = x.shape();
-  const size_t last = a.axes.size() - 1;
+  const size_t last = axes.size() - 1;
   // The order of the passes: r2c's real axis first, c2r's last, otherwise as given.
   std::vector<size_t> order;
   if (a.mode == FftMode::R2C) order.push_back(last);
-  for (size_t i = 0; i < a.axes.size(); ++i)
+  for (size_t i = 0; i < axes.size(); ++i)
     if (a.mode == FftMode::C2C || i != last) order.push_back(i);
   if (a.mode == FftMode::C2R) order.push_back(last);
-  // The first pass reads x, the last writes y scaled, the others go between buffers (left
+  // The first pass reads src, the last writes dst scaled, the others go between buffers (left
   // uninitialized: every pass writes all of its output; complex<R> is an array of two R).
   std::unique_ptr<R[]> buf;
   for (size_t pi = 0; pi < order.size(); ++pi) {
     const size_t i = order[pi];
-    const int64_t axis = a.axes[i];
+    const int64_t axis = axes[i];
     const int64_t n = a.sizes[i];
     const Line kind = a.mode == FftMode::C2C || i != last ? Line::C2C
                       : a.mode == FftMode::R2C            ? Line::R2C
@@ -495,27 +490,68 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
     Shape next = shape;
     next[static_cast<size_t>(axis)] = n_out;
     const bool final = pi + 1 == order.size();
-    std::unique_ptr<R[]> dst(final ? nullptr : new R[static_cast<size_t>(2 * numel(next))]);
-    auto go = [&](const auto* src) {
-      if (!final)
-        pass<R>(src, reinterpret_cast<C*>(dst.get()), shape, axis, n, n_out, a.inverse, kind, cap,
-                R(1));
-      else if (a.mode == FftMode::C2R)
-        pass<R>(src, y.data<R>(), shape, axis, n, n_out, a.inverse, kind, cap,
-                static_cast<R>(a.scale()));
+    std::unique_ptr<R[]> out(final ? nullptr : new R[static_cast<size_t>(2 * numel(next))]);
+    auto go = [&](const auto* from) {
+      if (final)
+        pass<R>(from, dst, shape, axis, n, n_out, a.inverse, kind, cap, static_cast<R>(a.scale()));
       else
-        pass<R>(src, y.data<C>(), shape, axis, n, n_out, a.inverse, kind, cap,
-                static_cast<R>(a.scale()));
+        pass<R>(from, reinterpret_cast<C*>(out.get()), shape, axis, n, n_out, a.inverse, kind, cap,
+                R(1));
     };
     if (pi > 0)
       go(reinterpret_cast<const C*>(buf.get()));
-    else if (is_complex(x.dtype()))
-      go(x.data<C>());
     else
-      go(x.data<R>());
-    buf = std::move(dst);
+      go(src);
+    buf = std::move(out);
     shape = next;
   }
+}
+
+// The dimensions before the first transformed axis are independent slices: with several
+// passes, groups of slices of about kGroupBytes go through all the passes in turn, so that the
+// buffers between passes stay in cache (one group of everything otherwise).
+constexpr int64_t kGroupBytes = 512 << 10;
+
+template <class R, class In, class Out>
+void fftn_groups(const In* src, Out* dst, const Shape& xs, const Shape& ys, const FftAttrs& a) {
+  using C = std::complex<R>;
+  const int64_t lead = *std::min_element(a.axes.begin(), a.axes.end());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < lead; ++d) outer *= xs[static_cast<size_t>(d)];
+  Shape slice{1};
+  for (size_t d = static_cast<size_t>(lead); d < xs.size(); ++d) slice.push_back(xs[d]);
+  int64_t in_size = 1, out_size = 1, work = 1;
+  for (size_t d = static_cast<size_t>(lead); d < xs.size(); ++d) {
+    in_size *= xs[d];
+    out_size *= ys[d];
+    work *= std::max(xs[d], ys[d]);
+  }
+  std::vector<int64_t> axes;
+  for (int64_t ax : a.axes) axes.push_back(ax - lead + 1);
+  const bool several = a.axes.size() > 1;
+  const int64_t per = std::max<int64_t>(1, work * static_cast<int64_t>(sizeof(C)));
+  const int64_t group = several ? std::clamp<int64_t>(kGroupBytes / per, 1, outer) : outer;
+  for (int64_t g0 = 0; g0 < outer; g0 += group) {
+    slice[0] = std::min(group, outer - g0);
+    run_passes<R>(src + g0 * in_size, dst + g0 * out_size, slice, axes, a);
+  }
+}
+
+template <class R>
+void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
+  using C = std::complex<R>;
+  const Tensor& x = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  auto go = [&](const auto* src) {
+    if (a.mode == FftMode::C2R)
+      fftn_groups<R>(src, y.data<R>(), x.shape(), y.shape(), a);
+    else
+      fftn_groups<R>(src, y.data<C>(), x.shape(), y.shape(), a);
+  };
+  if (is_complex(x.dtype()))
+    go(x.data<C>());
+  else
+    go(x.data<R>());
 }
 
 }  // namespace
