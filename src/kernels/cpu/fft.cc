@@ -271,45 +271,32 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
   });
 }
 
-// c2r's pre pass for a block: the half spectra of nb lines (conjugated for the forward
-// transform) interleaved into spec ((h + 1) x batch), then z_k = E'_k + i O'_k (real_batched's
-// comment) on vector packs over the lines; lines nb.. of z zero.
+// c2r's gather for a block: the half spectra of nb lines (the first min(take, h + 1) entries,
+// zero-padded) interleaved into spec ((h + 1) x batch, lines nb.. zero), the imaginary parts
+// of X_0 and X_h dropped.
 template <class R, class In>
-void c2r_pre(const In* const* ins, int64_t nb, int64_t inner, int64_t take, int64_t h,
-             int64_t batch, bool inverse, const std::complex<R>* tw, std::complex<R>* spec,
-             std::complex<R>* z) {
+void c2r_gather(const In* const* ins, int64_t m, int64_t nb, int64_t inner, int64_t take, int64_t h,
+                int64_t batch, std::complex<R>* spec) {
   using C = std::complex<R>;
-  using P = fft_detail::Pack<R>;
-  using V = typename P::V;
-  std::fill(spec, spec + (h + 1) * batch, C(0));
-  for (int64_t k = 0; k < std::min(take, h + 1); ++k)
-    for (int64_t j = 0; j < nb; ++j) {
-      const C v = load(ins[j][k * inner]);
-      spec[k * batch + j] = inverse ? v : std::conj(v);
+  const int64_t count = std::min(take, h + 1);
+  if constexpr (std::is_same_v<In, C>) {
+    if (inner == 1) {
+      rows_to_block(ins[0], m, nb, count, batch, spec);
+    } else {
+      for (int64_t k = 0; k < count; ++k)
+        for (int64_t j = 0; j < nb; ++j) spec[k * batch + j] = ins[j][k * inner];
     }
-  for (int64_t j = 0; j < batch; ++j) {  // the imaginary parts of X_0 and X_h drop out
+  } else {
+    for (int64_t k = 0; k < count; ++k)
+      for (int64_t j = 0; j < nb; ++j) spec[k * batch + j] = load(ins[j][k * inner]);
+  }
+  if (nb < batch)
+    for (int64_t k = 0; k < count; ++k)
+      std::fill(spec + k * batch + nb, spec + (k + 1) * batch, C(0));
+  std::fill(spec + count * batch, spec + (h + 1) * batch, C(0));
+  for (int64_t j = 0; j < batch; ++j) {
     spec[j] = C(spec[j].real(), R(0));
     spec[h * batch + j] = C(spec[h * batch + j].real(), R(0));
-  }
-  const V conj_mask = P::alt(R(1), R(-1));
-  for (int64_t k = 0; k < h; ++k) {
-    const C w = std::conj(tw[k]);
-    const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
-    const C* xa = spec + k * batch;
-    const C* xb = spec + (h - k) * batch;
-    C* zk = z + k * batch;
-    int64_t j = 0;
-    for (; j + P::W <= batch; j += P::W) {
-      const V a = fft_detail::vload(xa + j), b = fft_detail::vload(xb + j) * conj_mask;
-      const V e = a + b, d = a - b;
-      const V o = d * wr + P::swap(d) * wi;
-      fft_detail::vstore(zk + j, e + P::swap(o) * P::alt(R(-1), R(1)));  // e + i o
-    }
-    for (; j < batch; ++j) {
-      const C a = xa[j], b = std::conj(xb[j]);
-      const C e = a + b, o = cmul(a - b, w);
-      zk[j] = C(e.real() - o.imag(), e.imag() + o.real());
-    }
   }
 }
 
@@ -338,7 +325,7 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
   if constexpr (std::is_same_v<Out, R>) rows_out = inner == 1;
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
     std::vector<C> z(static_cast<size_t>(h * batch));
-    std::vector<C> spec(r2c ? 0 : static_cast<size_t>((h + 1) * batch));
+    std::vector<C> spec(static_cast<size_t>((h + 1) * batch));
     std::vector<C> scratch(static_cast<size_t>(half.batch_scratch_size(batch)));
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
@@ -367,7 +354,8 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
             z[static_cast<size_t>(pairs * batch + j)] =
                 C(real_of(ins[static_cast<size_t>(j)][2 * pairs * inner]), R(0));
       } else {
-        c2r_pre<R>(ins.data(), nb, inner, take, h, batch, inverse, tw, spec.data(), z.data());
+        c2r_gather(ins.data(), m, nb, inner, take, h, batch, spec.data());
+        fft_detail::c2r_twiddle(spec.data(), h, batch, tw, !inverse, z.data());
       }
       half.run_batch(z.data(), scratch.data(), batch);
       if (rows_out) {
@@ -375,37 +363,18 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         continue;
       }
       if (r2c) {
-        const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
-        for (int64_t j = 0; j < nb; ++j) {
-          const C z0 = z[static_cast<size_t>(j)];
-          store(outs[static_cast<size_t>(j)], C(z0.real() + z0.imag(), R(0)), scale);
-          store(outs[static_cast<size_t>(j)] + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
-        }
-        using P = fft_detail::Pack<R>;
-        using V = typename P::V;
-        const V conj_mask = P::alt(R(1), R(-1)), out_scale = P::alt(scale, sg * scale);
-        for (int64_t k = 1; k < h; ++k) {
-          const C* zk = z.data() + k * batch;
-          const C* zh = z.data() + (h - k) * batch;
-          const C w = tw[k];
-          const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
-          int64_t j = 0;
-          for (; j + P::W <= nb; j += P::W) {  // P::W lines at once
-            const V a = fft_detail::vload(zk + j), c = fft_detail::vload(zh + j) * conj_mask;
-            const V e = (a + c) * R(0.5), d = (a - c) * R(0.5);
-            const V o = P::swap(d) * P::alt(R(1), R(-1));  // -i d
-            C x[P::W];
-            fft_detail::vstore(x, (e + o * wr + P::swap(o) * wi) * out_scale);
-            for (int64_t u = 0; u < P::W; ++u)
-              store(outs[static_cast<size_t>(j + u)] + k * inner, x[u], R(1));
-          }
-          for (; j < nb; ++j) {
-            const C a = zk[j], c = std::conj(zh[j]);
-            const C e = (a + c) * R(0.5), d = (a - c) * R(0.5);
-            const C x = e + cmul(w, C(d.imag(), -d.real()));
-            store(outs[static_cast<size_t>(j)] + k * inner, C(x.real(), sg * x.imag()), scale);
+        // The half spectrum interleaved in spec, then out to the lines.
+        fft_detail::r2c_twiddle(z.data(), h, batch, tw, inverse, scale, spec.data());
+        if constexpr (std::is_same_v<Out, C>) {
+          if (inner == 1) {
+            block_to_rows(spec.data(), nb, h + 1, batch, outs[0], h + 1, R(1));
+            continue;
           }
         }
+        for (int64_t k = 0; k <= h; ++k)
+          for (int64_t j = 0; j < nb; ++j)
+            store(outs[static_cast<size_t>(j)] + k * inner,
+                  spec[static_cast<size_t>(k * batch + j)], R(1));
       } else {
         for (int64_t k = 0; k < h; ++k)
           for (int64_t j = 0; j < nb; ++j) {
