@@ -41,7 +41,7 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
-// The fixed-radix stages at the baseline vector width and, on x86-64, with AVX2 + FMA.
+// The fixed-radix stages at the baseline vector width and, on x86-64, with AVX2.
 namespace base {
 #define MYCEL_FFT_VBYTES 16
 #include "kernels/cpu/fft_stages.inc"
@@ -51,10 +51,10 @@ namespace base {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MYCEL_FFT_AVX2 1
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2")
 #endif
 namespace avx2 {
 #define MYCEL_FFT_VBYTES 32
@@ -68,12 +68,12 @@ namespace avx2 {
 #endif
 #endif
 
-// Whether the AVX2 stages run (the CPU has AVX2 and FMA); MYCEL_FFT_NO_AVX2 set in the
-// environment keeps the baseline ones (for tests and comparisons).
+// Whether the AVX2 stages run (the CPU has AVX2); MYCEL_FFT_NO_AVX2 set in the environment
+// keeps the baseline ones (for tests and comparisons; both give the same bits).
 bool use_avx2() {
 #if defined(MYCEL_FFT_AVX2)
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          std::getenv("MYCEL_FFT_NO_AVX2") == nullptr;
+  static const bool yes =
+      __builtin_cpu_supports("avx2") && std::getenv("MYCEL_FFT_NO_AVX2") == nullptr;
   return yes;
 #else
   return false;

@@ -8,7 +8,7 @@
 //     other primes up to kMaxGenericRadix (a generic O(p^2) butterfly); a Stockham autosort
 //     transform (no bit reversal: each stage reads one buffer and writes the other), its
 //     twiddles precomputed per stage; the stages of radix 2, 3, 4, 5, 8 run on vector packs
-//     of 16 bytes, or 32 with AVX2 + FMA where the CPU has them (fft_stages.inc);
+//     of 16 bytes, or 32 with AVX2 where the CPU has it (fft_stages.inc; the same bits);
 //   - Bluestein's chirp-z for lengths with a larger prime factor: the DFT as a convolution
 //     with the chirp w_k = e^{-i pi k^2 / n}, done by a mixed-radix power-of-two plan of length
 //     m >= 2n - 1 (its inverse as conj(fft(conj(.))), so one inner plan).
