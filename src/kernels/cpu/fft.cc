@@ -2,9 +2,11 @@
 //
 // The transform is separable: the input (converted to complex of the computing precision:
 // complex<float> for float32/complex64, complex<double> otherwise) is transformed one axis
-// after another; each pass copies a line out (zero-padded or truncated to the pass's length),
-// transforms it and writes it back to a buffer with the axis's new length, lines in parallel
-// (parallel_for; each chunk has its own scratch). Scaling by norm comes last.
+// after another; each pass transforms blocks of lines (zero-padded or truncated to the pass's
+// length) into a buffer with the axis's new length, blocks in parallel (parallel_for; each
+// chunk has its own scratch): columns of a strided axis where they lie (c2c_direct), rows
+// and the rest through an interleaved copy. Scaling by norm comes last. With several axes,
+// groups of the independent leading slices go through all the passes in turn (fftn_groups).
 //   - c2c: every axis is a complex transform of length sizes[i];
 //   - r2c: the last axis first, a complex transform of the (real) line keeping the first
 //     n // 2 + 1 bins, then the other axes complex;
@@ -18,8 +20,9 @@
 // written once: r2c's inverse is the conjugate of its forward transform (the input is real),
 // c2r's forward that of the inverse on the conjugated half spectrum (the output is real).
 //
-// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 4/2/3/5/small primes, Bluestein for
-// large prime factors), cached per (length, direction, precision).
+// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 8/4/2/3/5/small primes, Bluestein
+// for large prime factors; AVX2 where the CPU has it), cached per (length, direction,
+// precision).
 #include <algorithm>
 #include <cmath>
 #include <complex>
