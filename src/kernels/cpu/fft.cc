@@ -312,6 +312,8 @@ void c2r_gather(const In* const* ins, int64_t m, int64_t nb, int64_t inner, int6
 //     E'_k = X_k + conj X_{h-k}, O'_k = (X_k - conj X_{h-k}) e^{2 pi i k/n}; z = ifft_h(Z)
 //     unscaled gives x_{2k} = Re z_k, x_{2k+1} = Im z_k; its forward is the inverse of the
 //     conjugated half spectrum (x is real).
+constexpr int64_t kChunk = 64;  // r2c's half-spectrum entries per chunk
+
 template <class R, class In, class Out>
 void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
                   bool r2c, bool inverse, const FftPlan<R>& half, const std::complex<R>* tw,
@@ -328,7 +330,7 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
   if constexpr (std::is_same_v<Out, R>) rows_out = inner == 1;
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
     std::vector<C> z(static_cast<size_t>(h * batch));
-    std::vector<C> spec(static_cast<size_t>((h + 1) * batch));
+    std::vector<C> spec(static_cast<size_t>((r2c ? std::min(h + 1, kChunk) : h + 1) * batch));
     std::vector<C> scratch(static_cast<size_t>(half.batch_scratch_size(batch)));
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
@@ -366,18 +368,22 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         continue;
       }
       if (r2c) {
-        // The half spectrum interleaved in spec, then out to the lines.
-        fft_detail::r2c_twiddle(z.data(), h, batch, tw, inverse, scale, spec.data());
-        if constexpr (std::is_same_v<Out, C>) {
-          if (inner == 1) {
-            block_to_rows(spec.data(), nb, h + 1, batch, outs[0], h + 1, R(1));
-            continue;
+        // The half spectrum in chunks of kChunk entries interleaved in spec (staying in the
+        // first-level cache), each then out to the lines.
+        for (int64_t k0 = 0; k0 <= h; k0 += kChunk) {
+          const int64_t k1 = std::min(h + 1, k0 + kChunk);
+          fft_detail::r2c_twiddle(z.data(), h, batch, tw, inverse, scale, k0, k1, spec.data());
+          if constexpr (std::is_same_v<Out, C>) {
+            if (inner == 1) {
+              block_to_rows(spec.data(), nb, k1 - k0, batch, outs[0] + k0, h + 1, R(1));
+              continue;
+            }
           }
+          for (int64_t k = k0; k < k1; ++k)
+            for (int64_t j = 0; j < nb; ++j)
+              store(outs[static_cast<size_t>(j)] + k * inner,
+                    spec[static_cast<size_t>((k - k0) * batch + j)], R(1));
         }
-        for (int64_t k = 0; k <= h; ++k)
-          for (int64_t j = 0; j < nb; ++j)
-            store(outs[static_cast<size_t>(j)] + k * inner,
-                  spec[static_cast<size_t>(k * batch + j)], R(1));
       } else {
         for (int64_t k = 0; k < h; ++k)
           for (int64_t j = 0; j < nb; ++j) {

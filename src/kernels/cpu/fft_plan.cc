@@ -308,11 +308,11 @@ std::shared_ptr<const FftPlan<R>> fft_plan(int64_t n, bool inverse) {
 
 template <class R>
 void r2c_twiddle(const std::complex<R>* z, int64_t h, int64_t batch, const std::complex<R>* tw,
-                 bool conj_out, R scale, std::complex<R>* x) {
+                 bool conj_out, R scale, int64_t k0, int64_t k1, std::complex<R>* x) {
 #if defined(MYCEL_FFT_AVX2)
-  if (use_avx2()) return avx2::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, x);
+  if (use_avx2()) return avx2::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, k0, k1, x);
 #endif
-  base::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, x);
+  base::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, k0, k1, x);
 }
 template <class R>
 void c2r_twiddle(const std::complex<R>* spec, int64_t h, int64_t batch, const std::complex<R>* tw,
@@ -328,9 +328,11 @@ template class FftPlan<double>;
 template std::shared_ptr<const FftPlan<float>> fft_plan<float>(int64_t, bool);
 template std::shared_ptr<const FftPlan<double>> fft_plan<double>(int64_t, bool);
 template void r2c_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
-                                 const std::complex<float>*, bool, float, std::complex<float>*);
+                                 const std::complex<float>*, bool, float, int64_t, int64_t,
+                                 std::complex<float>*);
 template void r2c_twiddle<double>(const std::complex<double>*, int64_t, int64_t,
-                                  const std::complex<double>*, bool, double, std::complex<double>*);
+                                  const std::complex<double>*, bool, double, int64_t, int64_t,
+                                  std::complex<double>*);
 template void c2r_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
                                  const std::complex<float>*, bool, std::complex<float>*);
 template void c2r_twiddle<double>(const std::complex<double>*, int64_t, int64_t,

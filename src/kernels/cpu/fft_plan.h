@@ -137,11 +137,12 @@ class FftPlan {
 // The twiddle passes of the real transforms of even length 2h on blocks of `batch` lines
 // interleaved (entry k of line b at k * batch + b), on the stages' vector packs (fft.cc's
 // real_batched states the math): r2c from the half-length transform z (h entries) to the
-// half spectrum x (h + 1), conjugated when conj_out, times scale; c2r from the half spectrum
+// entries k0 <= k < k1 of the half spectrum (h + 1; entry k in x's row k - k0), conjugated
+// when conj_out, times scale; c2r from the half spectrum
 // spec (h + 1, conjugated first when conj_in) to z (h). tw: e^{-2 pi i k / 2h}, k <= h.
 template <class R>
 void r2c_twiddle(const std::complex<R>* z, int64_t h, int64_t batch, const std::complex<R>* tw,
-                 bool conj_out, R scale, std::complex<R>* x);
+                 bool conj_out, R scale, int64_t k0, int64_t k1, std::complex<R>* x);
 template <class R>
 void c2r_twiddle(const std::complex<R>* spec, int64_t h, int64_t batch, const std::complex<R>* tw,
                  bool conj_in, std::complex<R>* z);
@@ -156,11 +157,11 @@ extern template class FftPlan<double>;
 extern template std::shared_ptr<const FftPlan<float>> fft_plan<float>(int64_t, bool);
 extern template std::shared_ptr<const FftPlan<double>> fft_plan<double>(int64_t, bool);
 extern template void r2c_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
-                                        const std::complex<float>*, bool, float,
+                                        const std::complex<float>*, bool, float, int64_t, int64_t,
                                         std::complex<float>*);
 extern template void r2c_twiddle<double>(const std::complex<double>*, int64_t, int64_t,
-                                         const std::complex<double>*, bool, double,
-                                         std::complex<double>*);
+                                         const std::complex<double>*, bool, double, int64_t,
+                                         int64_t, std::complex<double>*);
 extern template void c2r_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
                                         const std::complex<float>*, bool, std::complex<float>*);
 extern template void c2r_twiddle<double>(const std::complex<double>*, int64_t, int64_t,
