@@ -263,19 +263,25 @@ void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int6
   const C* twq = tw_.data() + st.tw;
   if (p == 2 || p == 3 || p == 4 || p == 5 || p == 8) {
 #if defined(MYCEL_FFT_AVX2)
-    if (use_avx2()) return avx2::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
+    // The wider packs where they leave fewer steps (packs plus one-by-one tails) over the lines
+    // (a stage over 3 lines: one 16-byte pack and one single entry, not three single ones).
+    const int64_t w32 = 32 / static_cast<int64_t>(sizeof(C)), w16 = w32 / 2;
+    if (use_avx2() && lines / w32 + lines % w32 <= lines / w16 + lines % w16)
+      return avx2::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
 #endif
     return base::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
   }
   {  // a prime p <= kMaxGenericRadix
     const C* r = roots_.data() + st.roots;
     std::array<C, kMaxGenericRadix> in{};
+    const int64_t xk = m * xd.e;
+    const bool scaled = scale != R(1);
     for (int64_t q = 0; q < m; ++q, twq += p - 1)
       for (int64_t t = 0; t < s; ++t)
         for (int64_t b = 0; b < lines; ++b) {
           const C* a = x + b * xd.b + t * xd.t + q * xd.e;
           C* o = y + b * yd.b + t * yd.t + p * q * yd.e;
-          for (int64_t k = 0; k < p; ++k) in[static_cast<size_t>(k)] = a[k * m * xd.e];
+          for (int64_t k = 0; k < p; ++k) in[static_cast<size_t>(k)] = a[k * xk];
           for (int64_t j = 0; j < p; ++j) {
             C acc = in[0];
             int64_t e = 0;
@@ -284,7 +290,8 @@ void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int6
               if (e >= p) e -= p;
               acc += mul(in[static_cast<size_t>(k)], r[e]);
             }
-            o[j * yd.e] = scale_by(j == 0 ? acc : mul(acc, twq[j - 1]), scale);
+            if (j > 0) acc = mul(acc, twq[j - 1]);
+            o[j * yd.e] = scaled ? scale_by(acc, scale) : acc;
           }
         }
   }
