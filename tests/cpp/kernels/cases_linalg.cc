@@ -129,6 +129,16 @@ void add_fft(std::vector<KernelCase>& v) {
     v.push_back(fft({2, 16, 3, 64}, t, {1, 3}, {16, 64}, false, next_norm(), "c2c"));
     v.push_back(fft({5, 1024}, t, {1}, {1024}, false, next_norm(), "c2c"));
   }
+  // Real transforms of a strided axis whose lines lie side by side (inner >= 16: blocks of 16
+  // columns, a short last block), with padding and an odd count read.
+  for (DType t : {DType::Float32, DType::Float64}) {
+    v.push_back(fft({16, 20}, t, {0}, {16}, false, next_norm(), "r2c"));
+    v.push_back(fft({9, 18}, t, {0}, {12}, true, next_norm(), "r2c"));
+  }
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    v.push_back(fft({9, 20}, t, {0}, {16}, false, next_norm(), "c2r"));
+    v.push_back(fft({5, 2, 17}, t, {0}, {12}, true, next_norm(), "c2r"));
+  }
   // Several passes over groups of leading slices (a slice's work above half the group size:
   // one slice a group), in every mode.
   v.push_back(fft({3, 128, 300}, DType::Complex128, {1, 2}, {128, 300}, false, "ortho", "c2c"));
