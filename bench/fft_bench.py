@@ -3,8 +3,9 @@
 Both frameworks run in this one process on one compute thread each (mycel's pool and torch's
 intra-op threads set to 1), interleaved: each round times mycel then PyTorch on the same
 input, and the result is the median over rounds of the process CPU time per call (the
-machine may be shared; CPU time and interleaving keep the two comparable). A call includes
-reading the result back as a numpy array (`asnumpy()` / `.numpy()`)."""
+machine may be shared; CPU time and interleaving keep the two comparable), with the range of
+the rounds' own ratios as a measure of the noise. A call includes reading the result back as a
+numpy array (`asnumpy()` / `.numpy()`)."""
 import json
 import os
 import statistics
@@ -61,8 +62,10 @@ def main():
         for _ in range(ROUNDS):
             mine.append(cpu_per_call(lambda: fm(xm).asnumpy(), 10))
             ref.append(cpu_per_call(lambda: ft(xt).numpy(), 10))
+        ratios = [r / m for m, r in zip(mine, ref)]  # each round's own ratio: the noise
         out[key] = {"label": label, "mycel_ms": statistics.median(mine) * 1e3,
-                    "torch_ms": statistics.median(ref) * 1e3, "max_rel_diff": err}
+                    "torch_ms": statistics.median(ref) * 1e3, "max_rel_diff": err,
+                    "ratio_min": min(ratios), "ratio_max": max(ratios)}
     print(json.dumps(out))
 
 

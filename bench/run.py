@@ -1206,23 +1206,28 @@ def models_section():
 def fft_section():
     """The FFT against torch.fft: bench/fft_bench.py runs both in one process, interleaved."""
     print("bench: fft (mycel and torch.fft interleaved, one thread) ...", flush=True)
+    load0 = os.getloadavg()[0]
+    date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
     r = run("fft_bench.py")
     load = os.getloadavg()[0]
     lines = [
         "## FFT",
         "",
-        "Produced by bench/fft_bench.py (`python3 bench/run.py --only fft`; load average "
-        f"{load:.2f} at the end of the run on {os.cpu_count()} cores: the machine may be shared). "
-        "mycel and torch.fft in one process, one compute thread each, interleaved round by "
-        "round; ms of process CPU time per call (median of rounds), the result read back as a "
-        "numpy array. Speed ratio: PyTorch's time over mycel's (> 1: mycel faster).",
+        "Produced by bench/fft_bench.py (`python3 bench/run.py --only fft`, "
+        f"{date}; load average {load0:.2f} before "
+        f"and {load:.2f} at the end of the run on {os.cpu_count()} cores: the machine may be "
+        "shared). mycel and torch.fft in one process, one compute thread each, interleaved round "
+        "by round; ms of process CPU time per call (median of rounds), the result read back as "
+        "a numpy array. Speed ratio: PyTorch's time over mycel's (> 1: mycel faster); rounds: "
+        "the lowest and highest ratio of single rounds (the noise).",
         "",
-        "| transform | mycel ms | PyTorch ms | speed ratio | max rel. difference |",
-        "|---|---|---|---|---|",
+        "| transform | mycel ms | PyTorch ms | speed ratio | rounds | max rel. difference |",
+        "|---|---|---|---|---|---|",
     ]
     for v in r.values():
         lines.append(f"| {v['label']} | {v['mycel_ms']:.3f} | {v['torch_ms']:.3f} | "
-                     f"{v['torch_ms'] / v['mycel_ms']:.2f} | {v['max_rel_diff']:.1e} |")
+                     f"{v['torch_ms'] / v['mycel_ms']:.2f} | "
+                     f"{v['ratio_min']:.2f}-{v['ratio_max']:.2f} | {v['max_rel_diff']:.1e} |")
     lines.append("")
     return lines
 

@@ -181,6 +181,60 @@ def test_empty_batch(mode):
     assert run(lambda t: ops.fft(t), ms.Tensor(x)).shape == (0, 5)
 
 
+# The CPU kernel's stages run on 32-byte vectors where the CPU has AVX2 and on 16-byte ones
+# otherwise (MYCEL_FFT_NO_AVX2 in the environment forces these; the switch is read once per
+# process, so each runs in a child): the same bits, and against numpy; the shapes give
+# blocks whose line counts leave scalar tails at one width and not the other.
+BOTH_PATHS = """
+import sys, numpy as np
+sys.path.insert(0, sys.argv[2])
+import mycel as ms
+from mycel import ops
+rng = np.random.default_rng(3)
+def c(shape, dt):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+xs = {"rows": c((5, 1024), np.complex64), "cols": c((6, 41), np.complex128),
+      "prime": c((3, 997), np.complex64), "real": rng.standard_normal((3, 4096)).astype(np.float32),
+      "half": c((3, 2049), np.complex64), "two": c((2, 64, 48), np.complex128),
+      "mixed": c((24, 62), np.complex64),
+      "real2": rng.standard_normal((3, 8192)).astype(np.float32), "half2": c((3, 4097), np.complex64)}
+ys = {"rows": ops.fft(ms.Tensor(xs["rows"])), "cols": ops.fft(ms.Tensor(xs["cols"]), dim=0),
+      "prime": ops.ifft(ms.Tensor(xs["prime"])), "real": ops.rfft(ms.Tensor(xs["real"])),
+      "half": ops.irfft(ms.Tensor(xs["half"])), "two": ops.fft2(ms.Tensor(xs["two"])),
+      "mixed": ops.fft(ms.Tensor(xs["mixed"]), dim=0, norm="ortho"),
+      "real2": ops.rfft(ms.Tensor(xs["real2"]), norm="forward"), "half2": ops.irfft(ms.Tensor(xs["half2"]))}
+np.savez(sys.argv[1], **{k + "_x": v for k, v in xs.items()},
+         **{k + "_y": v.asnumpy() for k, v in ys.items()})
+"""
+
+
+def test_vector_widths_same_bits_and_against_numpy(tmp_path):
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    got = {}
+    for baseline in (False, True):
+        env = dict(os.environ)
+        env.pop("MYCEL_FFT_NO_AVX2", None)
+        if baseline:
+            env["MYCEL_FFT_NO_AVX2"] = "1"
+        out = tmp_path / f"fft{int(baseline)}.npz"
+        subprocess.run([sys.executable, "-c", BOTH_PATHS, str(out), os.path.join(root, "python")],
+                       env=env, check=True, timeout=300)
+        got[baseline] = np.load(out)
+    r = got[True]
+    want = {"rows": np.fft.fft(r["rows_x"]), "cols": np.fft.fft(r["cols_x"], axis=0),
+            "prime": np.fft.ifft(r["prime_x"]), "real": np.fft.rfft(r["real_x"]),
+            "half": np.fft.irfft(r["half_x"]), "two": np.fft.fft2(r["two_x"]),
+            "mixed": np.fft.fft(r["mixed_x"], axis=0, norm="ortho"),
+            "real2": np.fft.rfft(r["real2_x"], norm="forward"), "half2": np.fft.irfft(r["half2_x"])}
+    for k, w in want.items():
+        kind = "complex128" if r[k + "_x"].dtype == np.complex128 else "complex64"
+        close(r[k + "_y"], w, kind)
+        np.testing.assert_array_equal(got[False][k + "_y"], r[k + "_y"], err_msg=k)
+
+
 def test_primitive_and_mint():
     x = data((3, 8), "float64", 16)
     close(P.FFTWithSize(1, False, True)(ms.Tensor(x)), np.fft.rfft(x), "float64")

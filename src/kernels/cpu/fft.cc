@@ -2,9 +2,11 @@
 //
 // The transform is separable: the input (converted to complex of the computing precision:
 // complex<float> for float32/complex64, complex<double> otherwise) is transformed one axis
-// after another; each pass copies a line out (zero-padded or truncated to the pass's length),
-// transforms it and writes it back to a buffer with the axis's new length, lines in parallel
-// (parallel_for; each chunk has its own scratch). Scaling by norm comes last.
+// after another; each pass transforms blocks of lines (zero-padded or truncated to the pass's
+// length) into a buffer with the axis's new length, blocks in parallel (parallel_for; each
+// chunk has its own scratch): columns of a strided axis where they lie (c2c_direct), rows
+// and the rest through an interleaved copy. Scaling by norm comes last. With several axes,
+// groups of the independent leading slices go through all the passes in turn (fftn_groups).
 //   - c2c: every axis is a complex transform of length sizes[i];
 //   - r2c: the last axis first, a complex transform of the (real) line keeping the first
 //     n // 2 + 1 bins, then the other axes complex;
@@ -18,15 +20,18 @@
 // written once: r2c's inverse is the conjugate of its forward transform (the input is real),
 // c2r's forward that of the inverse on the conjugated half spectrum (the output is real).
 //
-// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 4/2/3/5/small primes, Bluestein for
-// large prime factors), cached per (length, direction, precision).
+// The 1-d transforms are FftPlan (fft_plan.h: mixed radix 8/4/2/3/5/small primes, Bluestein
+// for large prime factors; AVX2 where the CPU has it), cached per (length, direction,
+// precision).
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <numbers>
+#include <type_traits>
 #include <vector>
 
 #include "base/parallel.h"
@@ -92,18 +97,170 @@ inline void store(R* p, std::complex<R> v, R s) {
   *p = v.real() * s;
 }
 
-// The complex pass: blocks of up to kBatch lines gathered interleaved (line j's entry k at
-// k * batch + j: contiguous reads for a strided axis), transformed together and scattered.
+// A block's work memory, zeroed, aligned to 64 bytes: a 32-byte pack at an even entry offset
+// then never straddles two cache lines (std::vector's 16-byte alignment made half of them
+// do for complex<double>).
+template <class T>
+class AlignedBuf {
+ public:
+  explicit AlignedBuf(int64_t n)
+      : n_(std::max<int64_t>(n, 1)),
+        p_(static_cast<T*>(::operator new(static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(T),
+                                          std::align_val_t(64)))) {
+    std::fill(p_, p_ + n_, T(0));
+  }
+  ~AlignedBuf() { ::operator delete(p_, std::align_val_t(64)); }
+  AlignedBuf(const AlignedBuf&) = delete;
+  AlignedBuf& operator=(const AlignedBuf&) = delete;
+  T* data() const { return p_; }
+  T* begin() const { return p_; }
+  T* end() const { return p_ + n_; }
+  T& operator[](size_t i) const { return p_[i]; }
+
+ private:
+  int64_t n_;
+  T* p_;
+};
+
+// Two complex<float> in 16 bytes as 64-bit halves, for the 2x2 transposes of rows_to_block.
+typedef long long Pair64 __attribute__((vector_size(16)));
+inline Pair64 load_pair(const void* p) {
+  Pair64 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_pair(void* p, Pair64 v) { __builtin_memcpy(p, &v, sizeof v); }
+#if defined(__clang__)
+inline Pair64 lo_lo(Pair64 a, Pair64 b) { return __builtin_shufflevector(a, b, 0, 2); }
+inline Pair64 hi_hi(Pair64 a, Pair64 b) { return __builtin_shufflevector(a, b, 1, 3); }
+#else
+inline Pair64 lo_lo(Pair64 a, Pair64 b) { return __builtin_shuffle(a, b, Pair64{0, 2}); }
+inline Pair64 hi_hi(Pair64 a, Pair64 b) { return __builtin_shuffle(a, b, Pair64{1, 3}); }
+#endif
+template <class R>
+inline Pair64 scale_pair(Pair64 a, R s) {
+  fft_detail::PackV<R> v;
+  __builtin_memcpy(&v, &a, sizeof v);
+  v *= s;
+  __builtin_memcpy(&a, &v, sizeof v);
+  return a;
+}
+template <class R>
+inline std::complex<R> store_scaled(std::complex<R> v, R s) {
+  return {v.real() * s, v.imag() * s};
+}
+
+// The lines a block transforms together: up to 16, about 8192 entries of work (for Bluestein's
+// plans 16384 and at least 4 lines: their pointwise passes and inner transforms gain from
+// longer loops over the lines, measured: 4 lines of 4097 twice as fast as one).
+template <class R>
+int64_t block_lines(const FftPlan<R>& plan) {
+  const int64_t entries =
+      plan.work_size() > plan.size() ? std::max<int64_t>(16384, 4 * plan.work_size()) : 8192;
+  return std::clamp<int64_t>(entries / std::max<int64_t>(plan.work_size(), 1), 1, 16);
+}
+
+// The complex pass of complex columns read whole (m >= n, inner >= batch), without copies:
+// per outer index, blocks of `batch` consecutive columns, the plan's first stage reading them
+// and its last writing the output (FftPlan::run_lines). (Rows
+// go through rows_to_blocks instead: a stage reading or writing batch rows of a power-of-two length
+// directly touches p * batch places 4 KiB apart at once, more than a cache set holds.)
+template <class R>
+void c2c_direct(const std::complex<R>* src, std::complex<R>* dst, int64_t m, int64_t inner,
+                int64_t lines, int64_t n, const FftPlan<R>& plan, int64_t batch, R scale) {
+  using C = std::complex<R>;
+  const int64_t per = (inner + batch - 1) / batch;  // blocks per outer index
+  const int64_t blocks = lines / inner * per;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
+    AlignedBuf<C> work(plan.lines_scratch_size(batch));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t o = blk / per, i0 = blk % per * batch, nb = std::min(batch, inner - i0);
+      plan.run_lines(src + o * m * inner + i0, 1, inner, dst + o * n * inner + i0, 1, inner, nb,
+                     scale, work.data());
+    }
+  });
+}
+
+// Rows to an interleaved block and back: x[k * batch + j] = rows[j * ld + k] for j < nb,
+// k < count, and the reverse times scale; in tiles of 16 entries by pairs of rows, two rows'
+// entries k, k + 1 transposed in registers (complex<float>: two per 16 bytes).
+template <class R>
+void rows_to_block(const std::complex<R>* rows, int64_t ld, int64_t nb, int64_t count,
+                   int64_t batch, std::complex<R>* x) {
+  using L = Pair64;
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    int64_t j = 0;
+    if constexpr (sizeof(std::complex<R>) == 8)
+      for (; j + 2 <= nb; j += 2) {
+        const std::complex<R>* r0 = rows + j * ld;
+        const std::complex<R>* r1 = r0 + ld;
+        int64_t k = k0;
+        for (; k + 2 <= k1; k += 2) {
+          const L a = load_pair(r0 + k), b = load_pair(r1 + k);
+          store_pair(x + k * batch + j, lo_lo(a, b));
+          store_pair(x + (k + 1) * batch + j, hi_hi(a, b));
+        }
+        for (; k < k1; ++k) {
+          x[k * batch + j] = r0[k];
+          x[k * batch + j + 1] = r1[k];
+        }
+      }
+    for (; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) x[k * batch + j] = rows[j * ld + k];
+  }
+}
+template <class R>
+void block_to_rows(const std::complex<R>* x, int64_t nb, int64_t count, int64_t batch,
+                   std::complex<R>* rows, int64_t ld, R scale) {
+  using L = Pair64;
+  const bool scaled = scale != R(1);
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    int64_t j = 0;
+    if constexpr (sizeof(std::complex<R>) == 8)
+      for (; j + 2 <= nb; j += 2) {
+        std::complex<R>* r0 = rows + j * ld;
+        std::complex<R>* r1 = r0 + ld;
+        int64_t k = k0;
+        for (; k + 2 <= k1; k += 2) {
+          L a = load_pair(x + k * batch + j);
+          L b = load_pair(x + (k + 1) * batch + j);
+          if (scaled) {
+            a = scale_pair<R>(a, scale);
+            b = scale_pair<R>(b, scale);
+          }
+          store_pair(r0 + k, lo_lo(a, b));
+          store_pair(r1 + k, hi_hi(a, b));
+        }
+        for (; k < k1; ++k) {
+          r0[k] = store_scaled(x[k * batch + j], scale);
+          r1[k] = store_scaled(x[k * batch + j + 1], scale);
+        }
+      }
+    for (; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) rows[j * ld + k] = store_scaled(x[k * batch + j], scale);
+  }
+}
+
+// The complex pass: c2c_direct where it applies, otherwise blocks of lines gathered
+// interleaved (line j's entry k at k * batch + j, zero-padded), transformed together and
+// scattered.
 template <class R, class In, class Out>
 void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
                  const FftPlan<R>& plan, int64_t take, R scale) {
   using C = std::complex<R>;
-  const int64_t batch = std::clamp<int64_t>(8192 / std::max<int64_t>(plan.work_size(), 1), 1, 16);
+  const int64_t batch = block_lines(plan);
+  if constexpr (std::is_same_v<In, C> && std::is_same_v<Out, C>) {
+    if (take == n && inner >= batch)
+      return c2c_direct<R>(src, dst, m, inner, lines, n, plan, batch, scale);
+  }
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * batch, 1));
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
-    std::vector<C> buf(static_cast<size_t>(n * batch));
-    std::vector<C> scratch(static_cast<size_t>(plan.batch_scratch_size(batch)));
+    AlignedBuf<C> buf(n * batch);
+    AlignedBuf<C> scratch(plan.batch_scratch_size(batch));
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
     for (int64_t blk = b0; blk < e0; ++blk) {
@@ -114,14 +271,29 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
         outs[static_cast<size_t>(j)] = dst + o * n * inner + i;
       }
       C* x = buf.data();
-      for (int64_t k = 0; k < take; ++k)
-        for (int64_t j = 0; j < nb; ++j)
-          x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      if constexpr (std::is_same_v<In, C>) {
+        if (inner == 1)
+          rows_to_block(ins[0], m, nb, take, batch, x);
+        else
+          for (int64_t k = 0; k < take; ++k)
+            for (int64_t j = 0; j < nb; ++j)
+              x[k * batch + j] = ins[static_cast<size_t>(j)][k * inner];
+      } else {
+        for (int64_t k = 0; k < take; ++k)
+          for (int64_t j = 0; j < nb; ++j)
+            x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+      }
       std::fill(x + take * batch, x + n * batch, C(0));
       if (nb < batch)  // a short last block: its missing lines zero
         for (int64_t k = 0; k < take; ++k)
           for (int64_t j = nb; j < batch; ++j) x[k * batch + j] = C(0);
       plan.run_batch(x, scratch.data(), batch);
+      if constexpr (std::is_same_v<Out, C>) {
+        if (inner == 1) {
+          block_to_rows(x, nb, n, batch, outs[0], n, scale);
+          continue;
+        }
+      }
       for (int64_t k = 0; k < n; ++k)
         for (int64_t j = 0; j < nb; ++j)
           store(outs[static_cast<size_t>(j)] + k * inner, x[k * batch + j], scale);
@@ -129,45 +301,35 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
   });
 }
 
-// c2r's pre pass for a block: the half spectra of nb lines (conjugated for the forward
-// transform) interleaved into spec ((h + 1) x batch), then z_k = E'_k + i O'_k (real_batched's
-// comment) on vector packs over the lines; lines nb.. of z zero.
+// c2r's gather for a block: the half spectra of nb lines (the first min(take, h + 1) entries,
+// zero-padded) interleaved into spec ((h + 1) x batch, lines nb.. zero), the imaginary parts
+// of X_0 and X_h dropped.
 template <class R, class In>
-void c2r_pre(const In* const* ins, int64_t nb, int64_t inner, int64_t take, int64_t h,
-             int64_t batch, bool inverse, const std::complex<R>* tw, std::complex<R>* spec,
-             std::complex<R>* z) {
+void c2r_gather(const In* const* ins, int64_t m, int64_t nb, int64_t inner, int64_t take, int64_t h,
+                int64_t batch, std::complex<R>* spec) {
   using C = std::complex<R>;
-  using P = fft_detail::Pack<R>;
-  using V = typename P::V;
-  std::fill(spec, spec + (h + 1) * batch, C(0));
-  for (int64_t k = 0; k < std::min(take, h + 1); ++k)
-    for (int64_t j = 0; j < nb; ++j) {
-      const C v = load(ins[j][k * inner]);
-      spec[k * batch + j] = inverse ? v : std::conj(v);
+  const int64_t count = std::min(take, h + 1);
+  if constexpr (std::is_same_v<In, C>) {
+    if (inner == 1) {
+      rows_to_block(ins[0], m, nb, count, batch, spec);
+    } else if (ins[nb - 1] - ins[0] == nb - 1) {  // side by side
+      for (int64_t k = 0; k < count; ++k)
+        for (int64_t j = 0; j < nb; ++j) spec[k * batch + j] = ins[0][k * inner + j];
+    } else {
+      for (int64_t k = 0; k < count; ++k)
+        for (int64_t j = 0; j < nb; ++j) spec[k * batch + j] = ins[j][k * inner];
     }
-  for (int64_t j = 0; j < batch; ++j) {  // the imaginary parts of X_0 and X_h drop out
+  } else {
+    for (int64_t k = 0; k < count; ++k)
+      for (int64_t j = 0; j < nb; ++j) spec[k * batch + j] = load(ins[j][k * inner]);
+  }
+  if (nb < batch)
+    for (int64_t k = 0; k < count; ++k)
+      std::fill(spec + k * batch + nb, spec + (k + 1) * batch, C(0));
+  std::fill(spec + count * batch, spec + (h + 1) * batch, C(0));
+  for (int64_t j = 0; j < batch; ++j) {
     spec[j] = C(spec[j].real(), R(0));
     spec[h * batch + j] = C(spec[h * batch + j].real(), R(0));
-  }
-  const V conj_mask = P::alt(R(1), R(-1));
-  for (int64_t k = 0; k < h; ++k) {
-    const C w = std::conj(tw[k]);
-    const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
-    const C* xa = spec + k * batch;
-    const C* xb = spec + (h - k) * batch;
-    C* zk = z + k * batch;
-    int64_t j = 0;
-    for (; j + P::W <= batch; j += P::W) {
-      const V a = fft_detail::vload(xa + j), b = fft_detail::vload(xb + j) * conj_mask;
-      const V e = a + b, d = a - b;
-      const V o = d * wr + P::swap(d) * wi;
-      fft_detail::vstore(zk + j, e + P::swap(o) * P::alt(R(-1), R(1)));  // e + i o
-    }
-    for (; j < batch; ++j) {
-      const C a = xa[j], b = std::conj(xb[j]);
-      const C e = a + b, o = cmul(a - b, w);
-      zk[j] = C(e.real() - o.imag(), e.imag() + o.real());
-    }
   }
 }
 
@@ -180,19 +342,27 @@ void c2r_pre(const In* const* ins, int64_t nb, int64_t inner, int64_t take, int6
 //     E'_k = X_k + conj X_{h-k}, O'_k = (X_k - conj X_{h-k}) e^{2 pi i k/n}; z = ifft_h(Z)
 //     unscaled gives x_{2k} = Re z_k, x_{2k+1} = Im z_k; its forward is the inverse of the
 //     conjugated half spectrum (x is real).
+constexpr int64_t kChunk = 64;  // r2c's half-spectrum entries per chunk
+
 template <class R, class In, class Out>
 void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
                   bool r2c, bool inverse, const FftPlan<R>& half, const std::complex<R>* tw,
                   int64_t take, R scale) {
   using C = std::complex<R>;
   const int64_t h = n / 2, n_out = r2c ? h + 1 : n;
-  const int64_t batch = std::clamp<int64_t>(8192 / half.work_size(), 1, 16);
+  // Columns side by side (inner >= 16) in blocks of 16: whole cache lines of the input.
+  const int64_t batch = inner >= 16 ? 16 : block_lines(half);
   const int64_t blocks = (lines + batch - 1) / batch;
   const int64_t grain = std::max<int64_t>(1, 16384 / (n * batch));
+  // Rows of real samples read whole are complex rows of z (a line's z_k its samples 2k, 2k+1),
+  // transposed into the block by rows_to_block; c2r's real rows are written back the same way.
+  bool rows_in = false, rows_out = false;
+  if constexpr (std::is_same_v<In, R>) rows_in = inner == 1 && take == n && m % 2 == 0;
+  if constexpr (std::is_same_v<Out, R>) rows_out = inner == 1;
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t e0) {
-    std::vector<C> z(static_cast<size_t>(h * batch));
-    std::vector<C> spec(r2c ? 0 : static_cast<size_t>((h + 1) * batch));
-    std::vector<C> scratch(static_cast<size_t>(half.batch_scratch_size(batch)));
+    AlignedBuf<C> z(h * batch);
+    AlignedBuf<C> spec((r2c ? std::min(h + 1, kChunk) : h + 1) * batch);
+    AlignedBuf<C> scratch(half.batch_scratch_size(batch));
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
     for (int64_t blk = b0; blk < e0; ++blk) {
@@ -202,11 +372,20 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
         ins[static_cast<size_t>(j)] = src + o * m * inner + i;
         outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
       }
+      // Lines of one outer index lie side by side (entry k of line j at ins[0] + k * inner + j).
+      const bool side_by_side = inner > 1 && ins[static_cast<size_t>(nb - 1)] - ins[0] == nb - 1;
       if (nb < batch) std::fill(z.begin(), z.end(), C(0));
-      if (r2c) {
+      if (r2c && rows_in) {
+        rows_to_block(reinterpret_cast<const C*>(ins[0]), m / 2, nb, h, batch, z.data());
+      } else if (r2c) {
         const int64_t pairs = take / 2;
         for (int64_t k = 0; k < pairs; ++k) {
           C* zk = z.data() + k * batch;
+          if (side_by_side) {
+            const In* p = ins[0] + 2 * k * inner;
+            for (int64_t j = 0; j < nb; ++j) zk[j] = C(real_of(p[j]), real_of(p[inner + j]));
+            continue;
+          }
           for (int64_t j = 0; j < nb; ++j) {
             const In* p = ins[static_cast<size_t>(j)] + 2 * k * inner;
             zk[j] = C(real_of(p[0]), real_of(p[inner]));
@@ -218,48 +397,51 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
             z[static_cast<size_t>(pairs * batch + j)] =
                 C(real_of(ins[static_cast<size_t>(j)][2 * pairs * inner]), R(0));
       } else {
-        c2r_pre<R>(ins.data(), nb, inner, take, h, batch, inverse, tw, spec.data(), z.data());
+        c2r_gather(ins.data(), m, nb, inner, take, h, batch, spec.data());
+        fft_detail::c2r_twiddle(spec.data(), h, batch, tw, !inverse, z.data());
       }
       half.run_batch(z.data(), scratch.data(), batch);
+      if (rows_out) {
+        block_to_rows(z.data(), nb, h, batch, reinterpret_cast<C*>(outs[0]), h, scale);
+        continue;
+      }
       if (r2c) {
-        const R sg = inverse ? R(-1) : R(1);  // the inverse: the conjugate
-        for (int64_t j = 0; j < nb; ++j) {
-          const C z0 = z[static_cast<size_t>(j)];
-          store(outs[static_cast<size_t>(j)], C(z0.real() + z0.imag(), R(0)), scale);
-          store(outs[static_cast<size_t>(j)] + h * inner, C(z0.real() - z0.imag(), R(0)), scale);
-        }
-        using P = fft_detail::Pack<R>;
-        using V = typename P::V;
-        const V conj_mask = P::alt(R(1), R(-1)), out_scale = P::alt(scale, sg * scale);
-        for (int64_t k = 1; k < h; ++k) {
-          const C* zk = z.data() + k * batch;
-          const C* zh = z.data() + (h - k) * batch;
-          const C w = tw[k];
-          const V wr = P::alt(w.real(), w.real()), wi = P::alt(-w.imag(), w.imag());
-          int64_t j = 0;
-          for (; j + P::W <= nb; j += P::W) {  // P::W lines at once
-            const V a = fft_detail::vload(zk + j), c = fft_detail::vload(zh + j) * conj_mask;
-            const V e = (a + c) * R(0.5), d = (a - c) * R(0.5);
-            const V o = P::swap(d) * P::alt(R(1), R(-1));  // -i d
-            C x[P::W];
-            fft_detail::vstore(x, (e + o * wr + P::swap(o) * wi) * out_scale);
-            for (int64_t u = 0; u < P::W; ++u)
-              store(outs[static_cast<size_t>(j + u)] + k * inner, x[u], R(1));
+        // The half spectrum in chunks of kChunk entries interleaved in spec (staying in the
+        // first-level cache), each then out to the lines.
+        for (int64_t k0 = 0; k0 <= h; k0 += kChunk) {
+          const int64_t k1 = std::min(h + 1, k0 + kChunk);
+          fft_detail::r2c_twiddle(z.data(), h, batch, tw, inverse, scale, k0, k1, spec.data());
+          if constexpr (std::is_same_v<Out, C>) {
+            if (inner == 1) {
+              block_to_rows(spec.data(), nb, k1 - k0, batch, outs[0] + k0, h + 1, R(1));
+              continue;
+            }
           }
-          for (; j < nb; ++j) {
-            const C a = zk[j], c = std::conj(zh[j]);
-            const C e = (a + c) * R(0.5), d = (a - c) * R(0.5);
-            const C x = e + cmul(w, C(d.imag(), -d.real()));
-            store(outs[static_cast<size_t>(j)] + k * inner, C(x.real(), sg * x.imag()), scale);
+          for (int64_t k = k0; k < k1; ++k) {
+            const C* sk = spec.data() + (k - k0) * batch;
+            if (side_by_side)
+              for (int64_t j = 0; j < nb; ++j) store(outs[0] + k * inner + j, sk[j], R(1));
+            else
+              for (int64_t j = 0; j < nb; ++j)
+                store(outs[static_cast<size_t>(j)] + k * inner, sk[j], R(1));
           }
         }
       } else {
-        for (int64_t k = 0; k < h; ++k)
-          for (int64_t j = 0; j < nb; ++j) {
-            const C v = z[static_cast<size_t>(k * batch + j)];
-            store(outs[static_cast<size_t>(j)] + 2 * k * inner, C(v.real(), R(0)), scale);
-            store(outs[static_cast<size_t>(j)] + (2 * k + 1) * inner, C(v.imag(), R(0)), scale);
+        for (int64_t k = 0; k < h; ++k) {
+          const C* zk = z.data() + k * batch;
+          if (side_by_side) {
+            Out* o = outs[0] + 2 * k * inner;
+            for (int64_t j = 0; j < nb; ++j) {
+              store(o + j, C(zk[j].real(), R(0)), scale);
+              store(o + inner + j, C(zk[j].imag(), R(0)), scale);
+            }
+            continue;
           }
+          for (int64_t j = 0; j < nb; ++j) {
+            store(outs[static_cast<size_t>(j)] + 2 * k * inner, C(zk[j].real(), R(0)), scale);
+            store(outs[static_cast<size_t>(j)] + (2 * k + 1) * inner, C(zk[j].imag(), R(0)), scale);
+          }
+        }
       }
     }
   });
@@ -312,24 +494,25 @@ void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, 
   });
 }
 
-template <class R>
-void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
+// The passes over one group of slices: src (shape, real or complex) to dst (the output's
+// type), axes counted in `shape`.
+template <class R, class In, class Out>
+void run_passes(const In* src, Out* dst, Shape shape, const std::vector<int64_t>& axes,
+                const FftAttrs& a) {
   using C = std::complex<R>;
-  const Tensor& x = ctx.in[0];
-  const Tensor& y = ctx.out[0];
-  Shape shape = x.shape();
-  const size_t last = a.axes.size() - 1;
+  const size_t last = axes.size() - 1;
   // The order of the passes: r2c's real axis first, c2r's last, otherwise as given.
   std::vector<size_t> order;
   if (a.mode == FftMode::R2C) order.push_back(last);
-  for (size_t i = 0; i < a.axes.size(); ++i)
+  for (size_t i = 0; i < axes.size(); ++i)
     if (a.mode == FftMode::C2C || i != last) order.push_back(i);
   if (a.mode == FftMode::C2R) order.push_back(last);
-  // The first pass reads x, the last writes y scaled, the others go between buffers.
-  std::vector<C> buf;
+  // The first pass reads src, the last writes dst scaled, the others go between buffers (left
+  // uninitialized: every pass writes all of its output; complex<R> is an array of two R).
+  std::unique_ptr<R[]> buf;
   for (size_t pi = 0; pi < order.size(); ++pi) {
     const size_t i = order[pi];
-    const int64_t axis = a.axes[i];
+    const int64_t axis = axes[i];
     const int64_t n = a.sizes[i];
     const Line kind = a.mode == FftMode::C2C || i != last ? Line::C2C
                       : a.mode == FftMode::R2C            ? Line::R2C
@@ -339,26 +522,68 @@ void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
     Shape next = shape;
     next[static_cast<size_t>(axis)] = n_out;
     const bool final = pi + 1 == order.size();
-    std::vector<C> dst(final ? 0 : static_cast<size_t>(numel(next)));
-    auto go = [&](const auto* src) {
-      if (!final)
-        pass<R>(src, dst.data(), shape, axis, n, n_out, a.inverse, kind, cap, R(1));
-      else if (a.mode == FftMode::C2R)
-        pass<R>(src, y.data<R>(), shape, axis, n, n_out, a.inverse, kind, cap,
-                static_cast<R>(a.scale()));
+    std::unique_ptr<R[]> out(final ? nullptr : new R[static_cast<size_t>(2 * numel(next))]);
+    auto go = [&](const auto* from) {
+      if (final)
+        pass<R>(from, dst, shape, axis, n, n_out, a.inverse, kind, cap, static_cast<R>(a.scale()));
       else
-        pass<R>(src, y.data<C>(), shape, axis, n, n_out, a.inverse, kind, cap,
-                static_cast<R>(a.scale()));
+        pass<R>(from, reinterpret_cast<C*>(out.get()), shape, axis, n, n_out, a.inverse, kind, cap,
+                R(1));
     };
     if (pi > 0)
-      go(static_cast<const C*>(buf.data()));
-    else if (is_complex(x.dtype()))
-      go(x.data<C>());
+      go(reinterpret_cast<const C*>(buf.get()));
     else
-      go(x.data<R>());
-    buf = std::move(dst);
+      go(src);
+    buf = std::move(out);
     shape = next;
   }
+}
+
+// The dimensions before the first transformed axis are independent slices: with several
+// passes, groups of slices of about kGroupBytes go through all the passes in turn, so that the
+// buffers between passes stay in cache (one group of everything otherwise).
+constexpr int64_t kGroupBytes = 512 << 10;
+
+template <class R, class In, class Out>
+void fftn_groups(const In* src, Out* dst, const Shape& xs, const Shape& ys, const FftAttrs& a) {
+  using C = std::complex<R>;
+  const int64_t lead = *std::min_element(a.axes.begin(), a.axes.end());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < lead; ++d) outer *= xs[static_cast<size_t>(d)];
+  Shape slice{1};
+  for (size_t d = static_cast<size_t>(lead); d < xs.size(); ++d) slice.push_back(xs[d]);
+  int64_t in_size = 1, out_size = 1, work = 1;
+  for (size_t d = static_cast<size_t>(lead); d < xs.size(); ++d) {
+    in_size *= xs[d];
+    out_size *= ys[d];
+    work *= std::max(xs[d], ys[d]);
+  }
+  std::vector<int64_t> axes;
+  for (int64_t ax : a.axes) axes.push_back(ax - lead + 1);
+  const bool several = a.axes.size() > 1;
+  const int64_t per = std::max<int64_t>(1, work * static_cast<int64_t>(sizeof(C)));
+  const int64_t group = several ? std::clamp<int64_t>(kGroupBytes / per, 1, outer) : outer;
+  for (int64_t g0 = 0; g0 < outer; g0 += group) {
+    slice[0] = std::min(group, outer - g0);
+    run_passes<R>(src + g0 * in_size, dst + g0 * out_size, slice, axes, a);
+  }
+}
+
+template <class R>
+void fftn_typed(const KernelContext& ctx, const FftAttrs& a) {
+  using C = std::complex<R>;
+  const Tensor& x = ctx.in[0];
+  const Tensor& y = ctx.out[0];
+  auto go = [&](const auto* src) {
+    if (a.mode == FftMode::C2R)
+      fftn_groups<R>(src, y.data<R>(), x.shape(), y.shape(), a);
+    else
+      fftn_groups<R>(src, y.data<C>(), x.shape(), y.shape(), a);
+  };
+  if (is_complex(x.dtype()))
+    go(x.data<C>());
+  else
+    go(x.data<R>());
 }
 
 }  // namespace

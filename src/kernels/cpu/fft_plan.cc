@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -20,10 +21,9 @@ template <class R>
 inline std::complex<R> mul(std::complex<R> a, std::complex<R> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
-// i * sgn * a
 template <class R>
-inline std::complex<R> rot(std::complex<R> a, R sgn) {
-  return {-sgn * a.imag(), sgn * a.real()};
+inline std::complex<R> scale_by(std::complex<R> a, R c) {
+  return {a.real() * c, a.imag() * c};
 }
 
 // e^{sign 2 pi i num / den}, the angle reduced exactly.
@@ -41,160 +41,43 @@ int64_t smallest_factor(int64_t n) {
   return n;
 }
 
-// i * c * a for a pack.
-template <class R>
-inline PackV<R> rot(PackV<R> a, R c) {
-  return Pack<R>::swap(a) * Pack<R>::alt(-c, c);
-}
-// The scalar and pack arithmetic the butterflies share.
-template <class R>
-inline std::complex<R> scale(std::complex<R> a, R c) {
-  return {a.real() * c, a.imag() * c};
-}
-template <class R>
-inline PackV<R> scale(PackV<R> a, R c) {
-  return a * c;
-}
+// The fixed-radix stages at the baseline vector width and, on x86-64, with AVX2.
+namespace base {
+#define MYCEL_FFT_VBYTES 16
+#include "kernels/cpu/fft_stages.inc"
+#undef MYCEL_FFT_VBYTES
+}  // namespace base
 
-// The butterflies, in place on a[0..P): a[j] = sum_k a[k] r^{jk}, r = e^{sign 2 pi i / P};
-// T is std::complex<R> or PackV<R>.
-template <class R>
-struct Bf2 {
-  static constexpr int P = 2;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const T a0 = a[0], a1 = a[1];
-    a[0] = a0 + a1;
-    a[1] = a0 - a1;
-  }
-};
-template <class R>
-struct Bf3 {
-  static constexpr int P = 3;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R c = sg * static_cast<R>(std::numbers::sqrt3 / 2);
-    const T a0 = a[0], a1 = a[1], a2 = a[2];
-    const T sum = a1 + a2, mid = a0 - scale(sum, R(0.5)), d = rot(a1 - a2, c);
-    a[0] = a0 + sum;
-    a[1] = mid + d;
-    a[2] = mid - d;
-  }
-};
-template <class R>
-struct Bf4 {
-  static constexpr int P = 4;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    const T s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = rot(a1 - a3, sg);
-    a[0] = s02 + s13;
-    a[1] = d02 + d13;
-    a[2] = s02 - s13;
-    a[3] = d02 - d13;
-  }
-};
-// Radix 8 from two radix-4 halves: X_j = E_j + r^j O_j, X_{j+4} = E_j - r^j O_j (j < 4), E and
-// O the 4-point transforms of the even and odd entries, r^2 = i sign.
-template <class R>
-struct Bf8 {
-  static constexpr int P = 8;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R h = static_cast<R>(0.70710678118654752440);  // 1 / sqrt(2)
-    T e[4] = {a[0], a[2], a[4], a[6]}, o[4] = {a[1], a[3], a[5], a[7]};
-    const Bf4<R> bf4{sg};
-    bf4(e);
-    bf4(o);
-    const T o1 = scale(o[1] + rot(o[1], sg), h), o2 = rot(o[2], sg);
-    const T o3 = scale(rot(o[3], sg) - o[3], h);
-    a[0] = e[0] + o[0];
-    a[4] = e[0] - o[0];
-    a[1] = e[1] + o1;
-    a[5] = e[1] - o1;
-    a[2] = e[2] + o2;
-    a[6] = e[2] - o2;
-    a[3] = e[3] + o3;
-    a[7] = e[3] - o3;
-  }
-};
-template <class R>
-struct Bf5 {
-  static constexpr int P = 5;
-  R sg;
-  template <class T>
-  void operator()(T* a) const {
-    const R c1 = static_cast<R>(0.30901699437494742410);       // cos(2 pi / 5)
-    const R c2 = static_cast<R>(-0.80901699437494742410);      // cos(4 pi / 5)
-    const R s1 = sg * static_cast<R>(0.95105651629515357212);  // sin(2 pi / 5)
-    const R s2 = sg * static_cast<R>(0.58778525229247312917);  // sin(4 pi / 5)
-    const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
-    const T t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
-    const T e1 = a0 + scale(t1, c1) + scale(t2, c2), e2 = a0 + scale(t1, c2) + scale(t2, c1);
-    const T o1 = rot(scale(d1, s1) + scale(d2, s2), R(1));
-    const T o2 = rot(scale(d1, s2) - scale(d2, s1), R(1));
-    a[0] = a0 + t1 + t2;
-    a[1] = e1 + o1;
-    a[2] = e2 + o2;
-    a[3] = e2 - o2;
-    a[4] = e1 - o1;
-  }
-};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MYCEL_FFT_AVX2 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+namespace avx2 {
+#define MYCEL_FFT_VBYTES 32
+#include "kernels/cpu/fft_stages.inc"
+#undef MYCEL_FFT_VBYTES
+}  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 
-// A stage of a fixed radix: the loop over t in packs of W, the rest (and s = 1 for float)
-// one by one; q = 0 has no twiddles; kS1 makes the stride the constant 1.
-template <class R, class Bf, bool kS1>
-void fixed_stage(const Bf& bf, const std::complex<R>* x, std::complex<R>* y, int64_t s_, int64_t m,
-                 const std::complex<R>* tw) {
-  using C = std::complex<R>;
-  using V = PackV<R>;
-  constexpr int P = Bf::P;
-  constexpr int64_t W = Pack<R>::W;
-  const int64_t s = kS1 ? 1 : s_;
-  const int64_t sm = s * m;
-  for (int64_t q = 0; q < m; ++q) {
-    V wr[P - 1], wi[P - 1];  // the twiddles' real parts and (-im, im) for the pack product
-    C w[P - 1];
-    for (int j = 0; j < P - 1; ++j) {
-      w[j] = tw[q * (P - 1) + j];
-      wr[j] = Pack<R>::alt(w[j].real(), w[j].real());
-      wi[j] = Pack<R>::alt(-w[j].imag(), w[j].imag());
-    }
-    const C* a = x + s * q;
-    C* b = y + s * P * q;
-    int64_t t = 0;
-    for (; t + W <= s; t += W) {
-      V v[P];
-      for (int k = 0; k < P; ++k) v[k] = vload(a + t + k * sm);
-      bf(v);
-      vstore(b + t, v[0]);
-      if (q == 0)
-        for (int j = 1; j < P; ++j) vstore(b + t + j * s, v[j]);
-      else
-        for (int j = 1; j < P; ++j)
-          vstore(b + t + j * s, v[j] * wr[j - 1] + Pack<R>::swap(v[j]) * wi[j - 1]);
-    }
-    for (; t < s; ++t) {
-      C v[P];
-      for (int k = 0; k < P; ++k) v[k] = a[t + k * sm];
-      bf(v);
-      b[t] = v[0];
-      for (int j = 1; j < P; ++j) b[t + j * s] = q == 0 ? v[j] : mul(v[j], w[j - 1]);
-    }
-  }
-}
-
-template <class R, class Bf>
-void fixed_stage(const Bf& bf, const std::complex<R>* x, std::complex<R>* y, int64_t s, int64_t m,
-                 const std::complex<R>* tw) {
-  if (s == 1)
-    fixed_stage<R, Bf, true>(bf, x, y, s, m, tw);
-  else
-    fixed_stage<R, Bf, false>(bf, x, y, s, m, tw);
+// Whether the AVX2 stages run (the CPU has AVX2); MYCEL_FFT_NO_AVX2 set in the environment
+// keeps the baseline ones (for tests and comparisons; both give the same bits).
+bool use_avx2() {
+#if defined(MYCEL_FFT_AVX2)
+  static const bool yes =
+      __builtin_cpu_supports("avx2") && std::getenv("MYCEL_FFT_NO_AVX2") == nullptr;
+  return yes;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -267,100 +150,150 @@ void FftPlan<R>::build_bluestein(int64_t n, bool inverse) {
 
 template <class R>
 void FftPlan<R>::run(C* x, C* scratch) const {
-  if (n_ <= 1) return;
-  if (!bluestein_) {
-    stockham(x, scratch, 1);
-    return;
-  }
-  // a_k = x_k w_k, zero-padded to m; A = fft(a); c = ifft(A * B) = conj(fft(conj(A * B))) / m.
-  C* a = scratch;
-  C* rest = scratch + m_;
-  for (int64_t k = 0; k < n_; ++k) a[k] = mul(x[k], chirp_[static_cast<size_t>(k)]);
-  for (int64_t k = n_; k < m_; ++k) a[k] = C(0);
-  inner_->run(a, rest);
-  for (int64_t k = 0; k < m_; ++k) a[k] = std::conj(mul(a[k], filter_[static_cast<size_t>(k)]));
-  inner_->run(a, rest);
-  const R inv_m = R(1) / static_cast<R>(m_);
-  for (int64_t k = 0; k < n_; ++k)
-    x[k] = mul(std::conj(a[k]), chirp_[static_cast<size_t>(k)]) * inv_m;
+  run_batch(x, scratch, 1);
 }
 
 template <class R>
 void FftPlan<R>::run_batch(C* x, C* scratch, int64_t batch) const {
   if (n_ <= 1) return;
-  if (!bluestein_) {
-    stockham(x, scratch, batch);
+  if (bluestein_) return bluestein_lines(x, 1, batch, x, 1, batch, batch, R(1), scratch);
+  // In place: x is also the second work buffer (a stage never reads the buffer it writes, and
+  // the last, of m = 1, reads and writes the same entries of a line).
+  const Dims d{1, batch, batch};
+  stockham(x, d, x, d, batch, R(1), scratch, x);
+}
+
+template <class R>
+void FftPlan<R>::run_lines(const C* x, int64_t xb, int64_t xe, C* y, int64_t yb, int64_t ye,
+                           int64_t batch, R scale, C* work) const {
+  if (bluestein_) return bluestein_lines(x, xb, xe, y, yb, ye, batch, scale, work);
+  if (n_ == 1) {
+    for (int64_t b = 0; b < batch; ++b) y[b * yb] = scale_by(x[b * xb], scale);
     return;
   }
-  // Bluestein on the batch interleaved: a (m x batch) and the inner plan's batch scratch.
-  C* a = scratch;
-  C* rest = scratch + m_ * batch;
+  stockham(x, Dims{xb, xe, xe}, y, Dims{yb, ye, ye}, batch, scale, work, work + n_ * batch);
+}
+
+// Bluestein over a block of lines, interleaved in the work buffer a (m x batch):
+// a_k = x_k w_k zero-padded to m; A = fft(a); c = ifft(A * B) = conj(fft(conj(A * B))) / m;
+// y_k = c_k w_k.
+template <class R>
+void FftPlan<R>::bluestein_lines(const C* x, int64_t xb, int64_t xe, C* y, int64_t yb, int64_t ye,
+                                 int64_t batch, R scale, C* work) const {
+  using V = PackV<R>;
+  constexpr int64_t W = Pack<R>::W;
+  C* a = work;
+  C* rest = work + m_ * batch;
+  const V conj_mask = Pack<R>::alt(R(1), R(-1));
   for (int64_t k = 0; k < n_; ++k) {
     const C w = chirp_[static_cast<size_t>(k)];
-    for (int64_t b = 0; b < batch; ++b) a[k * batch + b] = mul(x[k * batch + b], w);
+    const V wr = Pack<R>::alt(w.real(), w.real()), wi = Pack<R>::alt(-w.imag(), w.imag());
+    const C* xk = x + k * xe;
+    C* ak = a + k * batch;
+    int64_t b = 0;
+    if (xb == 1)
+      for (; b + W <= batch; b += W) {
+        const V v = vload(xk + b);
+        vstore(ak + b, v * wr + Pack<R>::swap(v) * wi);
+      }
+    for (; b < batch; ++b) ak[b] = mul(xk[b * xb], w);
   }
   std::fill(a + n_ * batch, a + m_ * batch, C(0));
   inner_->run_batch(a, rest, batch);
   for (int64_t k = 0; k < m_; ++k) {
     const C f = filter_[static_cast<size_t>(k)];
-    for (int64_t b = 0; b < batch; ++b) a[k * batch + b] = std::conj(mul(a[k * batch + b], f));
+    const V fr = Pack<R>::alt(f.real(), f.real()), fi = Pack<R>::alt(-f.imag(), f.imag());
+    C* ak = a + k * batch;
+    int64_t b = 0;
+    for (; b + W <= batch; b += W) {
+      const V v = vload(ak + b);
+      vstore(ak + b, (v * fr + Pack<R>::swap(v) * fi) * conj_mask);
+    }
+    for (; b < batch; ++b) ak[b] = std::conj(mul(ak[b], f));
   }
   inner_->run_batch(a, rest, batch);
-  const R inv_m = R(1) / static_cast<R>(m_);
+  const R s = scale / static_cast<R>(m_);
   for (int64_t k = 0; k < n_; ++k) {
-    const C w = chirp_[static_cast<size_t>(k)] * inv_m;
-    for (int64_t b = 0; b < batch; ++b) x[k * batch + b] = mul(std::conj(a[k * batch + b]), w);
+    const C w = chirp_[static_cast<size_t>(k)] * s;
+    const V wr = Pack<R>::alt(w.real(), w.real()), wi = Pack<R>::alt(-w.imag(), w.imag());
+    const C* ak = a + k * batch;
+    C* yk = y + k * ye;
+    int64_t b = 0;
+    if (yb == 1)
+      for (; b + W <= batch; b += W) {
+        const V v = vload(ak + b) * conj_mask;
+        vstore(yk + b, v * wr + Pack<R>::swap(v) * wi);
+      }
+    for (; b < batch; ++b) yk[b * yb] = mul(std::conj(ak[b]), w);
   }
 }
 
-// The batch interleaved: the stages with every stride times batch (the Stockham index
-// t + s (q + k m) with t < s * batch is line t % batch of the stage's t / batch).
+// The stages from x through the work buffers to y; a stage over two buffers of the same line
+// layout runs over the flattened (t, b) (s * batch lines of stride 1, t = 0).
 template <class R>
-void FftPlan<R>::stockham(C* x, C* y, int64_t batch) const {
-  C* in = x;
-  C* out = y;
-  for (const Stage& st : stages_) {
-    Stage b = st;
-    b.s *= batch;
-    stage(b, in, out);
-    std::swap(in, out);
+void FftPlan<R>::stockham(const C* x, Dims xd, C* y, Dims yd, int64_t batch, R scale, C* w0,
+                          C* w1) const {
+  const size_t count = stages_.size();
+  const C* in = x;
+  for (size_t i = 0; i < count; ++i) {
+    const Stage& st = stages_[i];
+    const int64_t s = st.s;
+    const bool last = i + 1 == count;
+    const Dims buf{1, batch, s * batch};
+    const Dims id = i == 0 ? Dims{xd.b, xd.t, s * xd.t} : buf;
+    const Dims od = last ? Dims{yd.b, yd.t, s * yd.t} : buf;
+    C* out = last ? y : (i % 2 == 0 ? w0 : w1);
+    if (id.t == batch * id.b && od.t == batch * od.b)
+      stage(st, in, Dims{id.b, 0, id.e}, out, Dims{od.b, 0, od.e}, s * batch, 1,
+            last ? scale : R(1));
+    else
+      stage(st, in, id, out, od, batch, s, last ? scale : R(1));
+    in = out;
   }
-  if (in != x)
-    for (int64_t k = 0; k < n_ * batch; ++k) x[k] = in[k];
 }
 
 // One Stockham stage of radix p, stride s, sub-length p*m (decimation in frequency):
 // for q < m, t < s, with a_k = x[t + s (q + k m)], y[t + s (p q + j)] = w^{jq} sum_k a_k r^{jk},
-// r the p-th root of unity and w the (p m)-th, of the plan's sign.
+// r the p-th root of unity and w the (p m)-th, of the plan's sign; per line, addressed by Dims
+// (e = q + k m in x, p q + j in y).
 template <class R>
-void FftPlan<R>::stage(const Stage& st, const C* x, C* y) const {
-  const int64_t p = st.p, m = st.m, s = st.s;
+void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int64_t lines,
+                       int64_t s, R scale) const {
+  const int64_t p = st.p, m = st.m;
   const C* twq = tw_.data() + st.tw;
-  if (p == 8) return fixed_stage<R>(Bf8<R>{sign_}, x, y, s, m, twq);
-  if (p == 4) return fixed_stage<R>(Bf4<R>{sign_}, x, y, s, m, twq);
-  if (p == 2) return fixed_stage<R>(Bf2<R>{sign_}, x, y, s, m, twq);
-  if (p == 3) return fixed_stage<R>(Bf3<R>{sign_}, x, y, s, m, twq);
-  if (p == 5) return fixed_stage<R>(Bf5<R>{sign_}, x, y, s, m, twq);
+  if (p == 2 || p == 3 || p == 4 || p == 5 || p == 8) {
+#if defined(MYCEL_FFT_AVX2)
+    // The wider packs where they leave fewer steps (packs plus one-by-one tails) over the lines
+    // (a stage over 3 lines: one 16-byte pack and one single entry, not three single ones).
+    const int64_t w32 = 32 / static_cast<int64_t>(sizeof(C)), w16 = w32 / 2;
+    if (use_avx2() && lines / w32 + lines % w32 <= lines / w16 + lines % w16)
+      return avx2::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
+#endif
+    return base::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
+  }
   {  // a prime p <= kMaxGenericRadix
     const C* r = roots_.data() + st.roots;
     std::array<C, kMaxGenericRadix> in{};
-    for (int64_t q = 0; q < m; ++q, twq += p - 1) {
-      const C* a = x + s * q;
-      C* b = y + s * p * q;
-      for (int64_t t = 0; t < s; ++t) {
-        for (int64_t k = 0; k < p; ++k) in[static_cast<size_t>(k)] = a[t + k * s * m];
-        for (int64_t j = 0; j < p; ++j) {
-          C acc = in[0];
-          int64_t e = 0;
-          for (int64_t k = 1; k < p; ++k) {
-            e += j;
-            if (e >= p) e -= p;
-            acc += mul(in[static_cast<size_t>(k)], r[e]);
+    const int64_t xk = m * xd.e;
+    const bool scaled = scale != R(1);
+    for (int64_t q = 0; q < m; ++q, twq += p - 1)
+      for (int64_t t = 0; t < s; ++t)
+        for (int64_t b = 0; b < lines; ++b) {
+          const C* a = x + b * xd.b + t * xd.t + q * xd.e;
+          C* o = y + b * yd.b + t * yd.t + p * q * yd.e;
+          for (int64_t k = 0; k < p; ++k) in[static_cast<size_t>(k)] = a[k * xk];
+          for (int64_t j = 0; j < p; ++j) {
+            C acc = in[0];
+            int64_t e = 0;
+            for (int64_t k = 1; k < p; ++k) {
+              e += j;
+              if (e >= p) e -= p;
+              acc += mul(in[static_cast<size_t>(k)], r[e]);
+            }
+            if (j > 0) acc = mul(acc, twq[j - 1]);
+            o[j * yd.e] = scaled ? scale_by(acc, scale) : acc;
           }
-          b[t + j * s] = j == 0 ? acc : mul(acc, twq[j - 1]);
         }
-      }
-    }
   }
 }
 
@@ -380,9 +313,36 @@ std::shared_ptr<const FftPlan<R>> fft_plan(int64_t n, bool inverse) {
   return cache.try_emplace(key, std::move(plan)).first->second;
 }
 
+template <class R>
+void r2c_twiddle(const std::complex<R>* z, int64_t h, int64_t batch, const std::complex<R>* tw,
+                 bool conj_out, R scale, int64_t k0, int64_t k1, std::complex<R>* x) {
+#if defined(MYCEL_FFT_AVX2)
+  if (use_avx2()) return avx2::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, k0, k1, x);
+#endif
+  base::real_twiddle_r2c(z, h, batch, tw, conj_out, scale, k0, k1, x);
+}
+template <class R>
+void c2r_twiddle(const std::complex<R>* spec, int64_t h, int64_t batch, const std::complex<R>* tw,
+                 bool conj_in, std::complex<R>* z) {
+#if defined(MYCEL_FFT_AVX2)
+  if (use_avx2()) return avx2::real_twiddle_c2r(spec, h, batch, tw, conj_in, z);
+#endif
+  base::real_twiddle_c2r(spec, h, batch, tw, conj_in, z);
+}
+
 template class FftPlan<float>;
 template class FftPlan<double>;
 template std::shared_ptr<const FftPlan<float>> fft_plan<float>(int64_t, bool);
 template std::shared_ptr<const FftPlan<double>> fft_plan<double>(int64_t, bool);
+template void r2c_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
+                                 const std::complex<float>*, bool, float, int64_t, int64_t,
+                                 std::complex<float>*);
+template void r2c_twiddle<double>(const std::complex<double>*, int64_t, int64_t,
+                                  const std::complex<double>*, bool, double, int64_t, int64_t,
+                                  std::complex<double>*);
+template void c2r_twiddle<float>(const std::complex<float>*, int64_t, int64_t,
+                                 const std::complex<float>*, bool, std::complex<float>*);
+template void c2r_twiddle<double>(const std::complex<double>*, int64_t, int64_t,
+                                  const std::complex<double>*, bool, std::complex<double>*);
 
 }  // namespace mycel::fft_detail

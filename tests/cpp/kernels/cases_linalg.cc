@@ -118,6 +118,32 @@ void add_fft(std::vector<KernelCase>& v) {
     v.push_back(fft({10, 3}, is_complex(t) ? DType::Float32 : t, {1, 0}, {3, 10}, true, next_norm(),
                     "r2c"));
   }
+  // Strided axes of at least a block of columns (inner >= 16), transformed in place of the
+  // gather (FftPlan::run_lines): a short last block, truncation, the generic radix 7 and
+  // Bluestein (37); and rows of odd count.
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    v.push_back(fft({12, 40}, t, {0}, {12}, false, next_norm(), "c2c"));
+    v.push_back(fft({12, 40}, t, {0}, {10}, true, next_norm(), "c2c"));
+    v.push_back(fft({7, 24}, t, {0}, {7}, false, next_norm(), "c2c"));
+    v.push_back(fft({37, 20}, t, {0}, {37}, true, next_norm(), "c2c"));
+    v.push_back(fft({2, 16, 3, 64}, t, {1, 3}, {16, 64}, false, next_norm(), "c2c"));
+    v.push_back(fft({3, 512}, t, {1}, {512}, false, next_norm(), "c2c"));
+  }
+  // Real transforms of a strided axis whose lines lie side by side (inner >= 16: blocks of 16
+  // columns, a short last block), with padding and an odd count read.
+  for (DType t : {DType::Float32, DType::Float64}) {
+    v.push_back(fft({16, 20}, t, {0}, {16}, false, next_norm(), "r2c"));
+    v.push_back(fft({9, 18}, t, {0}, {12}, true, next_norm(), "r2c"));
+  }
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    v.push_back(fft({9, 20}, t, {0}, {16}, false, next_norm(), "c2r"));
+    v.push_back(fft({5, 2, 17}, t, {0}, {12}, true, next_norm(), "c2r"));
+  }
+  // Several passes over groups of leading slices (512 KiB of work a group: 512 slices of 8 x 8
+  // complex128, 1024 of complex64, then a last group of one), in every mode.
+  v.push_back(fft({513, 8, 8}, DType::Complex128, {1, 2}, {8, 8}, false, "ortho", "c2c"));
+  v.push_back(fft({1025, 8, 8}, DType::Float32, {1, 2}, {8, 8}, false, "backward", "r2c"));
+  v.push_back(fft({1025, 8, 5}, DType::Complex64, {1, 2}, {8, 8}, true, "backward", "c2r"));
   v.push_back(fft({0, 5}, DType::Complex64, {1}, {5}, false, "backward", "c2c"));
   v.push_back(fft({64, 256}, DType::Float32, {0, 1}, {64, 256}, false, "backward", "r2c"));
 }
