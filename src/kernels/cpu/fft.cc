@@ -244,16 +244,41 @@ void block_to_rows(const std::complex<R>* x, int64_t nb, int64_t count, int64_t 
   }
 }
 
+// Real rows to an interleaved block (x[k * batch + j] = rows[j * ld + k] as complex, in tiles
+// of 16 entries) and the real parts of a block back to rows, times scale.
+template <class R>
+void real_rows_to_block(const R* rows, int64_t ld, int64_t nb, int64_t count, int64_t batch,
+                        std::complex<R>* x) {
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) x[k * batch + j] = {rows[j * ld + k], R(0)};
+  }
+}
+template <class R>
+void block_to_real_rows(const std::complex<R>* x, int64_t nb, int64_t count, int64_t batch, R* rows,
+                        int64_t ld, R scale) {
+  for (int64_t k0 = 0; k0 < count; k0 += 16) {
+    const int64_t k1 = std::min(count, k0 + 16);
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t k = k0; k < k1; ++k) rows[j * ld + k] = x[k * batch + j].real() * scale;
+  }
+}
+
 // The complex pass: c2c_direct where it applies, otherwise blocks of lines gathered
 // interleaved (line j's entry k at k * batch + j, zero-padded), transformed together and
-// scattered.
+// scattered. Also the real transforms of odd length n (no half-length trick): r2c reads real
+// lines and keeps the first n_out = n / 2 + 1 bins (the output's lines n_out long); c2r
+// (hermitian) extends the half spectrum read (take <= n / 2 + 1 entries, zero-padded) to the
+// full one, X[k] = conj(X[n - k]) for k > n / 2, and keeps the real parts.
 template <class R, class In, class Out>
 void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lines, int64_t n,
-                 const FftPlan<R>& plan, int64_t take, R scale) {
+                 const FftPlan<R>& plan, int64_t take, R scale, int64_t n_out,
+                 bool hermitian = false) {
   using C = std::complex<R>;
   const int64_t batch = block_lines(plan);
   if constexpr (std::is_same_v<In, C> && std::is_same_v<Out, C>) {
-    if (take == n && inner >= batch)
+    if (take == n && n_out == n && !hermitian && inner >= batch)
       return c2c_direct<R>(src, dst, m, inner, lines, n, plan, batch, scale);
   }
   const int64_t blocks = (lines + batch - 1) / batch;
@@ -268,7 +293,7 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
       for (int64_t j = 0; j < nb; ++j) {
         const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
         ins[static_cast<size_t>(j)] = src + o * m * inner + i;
-        outs[static_cast<size_t>(j)] = dst + o * n * inner + i;
+        outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
       }
       C* x = buf.data();
       if constexpr (std::is_same_v<In, C>) {
@@ -279,22 +304,31 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
             for (int64_t j = 0; j < nb; ++j)
               x[k * batch + j] = ins[static_cast<size_t>(j)][k * inner];
       } else {
-        for (int64_t k = 0; k < take; ++k)
-          for (int64_t j = 0; j < nb; ++j)
-            x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
+        if (inner == 1)
+          real_rows_to_block(ins[0], m, nb, take, batch, x);
+        else
+          for (int64_t k = 0; k < take; ++k)
+            for (int64_t j = 0; j < nb; ++j)
+              x[k * batch + j] = load(ins[static_cast<size_t>(j)][k * inner]);
       }
       std::fill(x + take * batch, x + n * batch, C(0));
       if (nb < batch)  // a short last block: its missing lines zero
         for (int64_t k = 0; k < take; ++k)
           for (int64_t j = nb; j < batch; ++j) x[k * batch + j] = C(0);
+      if (hermitian)  // n odd, take <= n / 2 + 1: entries n / 2 + 1.. from n - k <= n / 2
+        for (int64_t k = n / 2 + 1; k < n; ++k)
+          for (int64_t j = 0; j < batch; ++j) x[k * batch + j] = std::conj(x[(n - k) * batch + j]);
       plan.run_batch(x, scratch.data(), batch);
-      if constexpr (std::is_same_v<Out, C>) {
-        if (inner == 1) {
-          block_to_rows(x, nb, n, batch, outs[0], n, scale);
+      if (inner == 1) {
+        if constexpr (std::is_same_v<Out, C>) {
+          block_to_rows(x, nb, n_out, batch, outs[0], n_out, scale);
+          continue;
+        } else {
+          block_to_real_rows(x, nb, n_out, batch, outs[0], n_out, scale);
           continue;
         }
       }
-      for (int64_t k = 0; k < n; ++k)
+      for (int64_t k = 0; k < n_out; ++k)
         for (int64_t j = 0; j < nb; ++j)
           store(outs[static_cast<size_t>(j)] + k * inner, x[k * batch + j], scale);
     }
@@ -453,7 +487,6 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
 template <class R, class In, class Out>
 void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, int64_t n_out,
           bool inverse, Line kind, int64_t n_in_cap, R scale) {
-  using C = std::complex<R>;
   const int64_t m = shape[static_cast<size_t>(axis)];
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
@@ -463,35 +496,13 @@ void pass(const In* src, Out* dst, const Shape& shape, int64_t axis, int64_t n, 
   const bool real_even = kind != Line::C2C && n % 2 == 0 && n >= 2;
   const auto plan = real_even ? fft_plan<R>(n / 2, kind == Line::C2R) : fft_plan<R>(n, inverse);
   const auto tw = real_even ? real_twiddles<R>(n) : nullptr;
-  if (kind == Line::C2C) {
-    c2c_batched<R>(src, dst, m, inner, lines, n, *plan, take, scale);
-    return;
-  }
   if (real_even) {
     real_batched<R>(src, dst, m, inner, lines, n, kind == Line::R2C, inverse, *plan, tw->data(),
                     take, scale);
     return;
   }
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
-  // Odd real lengths: line by line through the complex transform of the full line.
-  parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<C> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan->scratch_size()));
-    for (int64_t l = b; l < e; ++l) {
-      const int64_t o = l / inner, i = l % inner;
-      const In* in = src + o * m * inner + i;
-      Out* out = dst + o * n_out * inner + i;
-      for (int64_t k = 0; k < take; ++k) line[static_cast<size_t>(k)] = load(in[k * inner]);
-      std::fill(line.begin() + take, line.begin() + n_in_cap, C(0));
-      if (kind == Line::C2R)  // the Hermitian extension of the half spectrum
-        for (int64_t k = n_in_cap; k < n; ++k)
-          line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
-      else
-        std::fill(line.begin() + n_in_cap, line.begin() + n, C(0));
-      plan->run(line.data(), scratch.data());
-      for (int64_t k = 0; k < n_out; ++k)
-        store(out + k * inner, line[static_cast<size_t>(k)], scale);
-    }
-  });
+  // Complex transforms and the odd real lengths (r2c: n_out bins kept; c2r: hermitian).
+  c2c_batched<R>(src, dst, m, inner, lines, n, *plan, take, scale, n_out, kind == Line::C2R);
 }
 
 // The passes over one group of slices: src (shape, real or complex) to dst (the output's

@@ -80,6 +80,89 @@ bool use_avx2() {
 #endif
 }
 
+// The stage of a prime radix p <= kMaxGenericRadix (the Stockham step of FftPlan::stage) on
+// blocks of kGenericLines lines at a time, real and imaginary parts apart in fixed-length
+// arrays (loops the compiler vectorizes over the lines), the pairs k, p - k folded:
+// with S_k = a_k + a_{p-k}, D_k = a_k - a_{p-k} and r^{jk} = c + i s,
+//   y_j = a_0 + sum_k (S_k c + i D_k s),  y_{p-j} = a_0 + sum_k (S_k c - i D_k s)
+// (k, j = 1 .. (p - 1) / 2): half the products of the direct sum, and no per-line scalar loop.
+constexpr int64_t kGenericLines = 16;
+
+template <class R>
+void generic_radix_stage(int64_t p, int64_t m, const std::complex<R>* r, const std::complex<R>* twq,
+                         const std::complex<R>* x, Dims xd, std::complex<R>* y, Dims yd,
+                         int64_t lines, int64_t s, R scale) {
+  using C = std::complex<R>;
+  constexpr int64_t L = kGenericLines;
+  const int64_t h = (p - 1) / 2, xk = m * xd.e;
+  R sr[kMaxGenericRadix][L], si[kMaxGenericRadix][L];  // a_0, then S_k (k <= h), D_k (h + k)
+  R ar[L], ai[L], br[L], bi[L];
+  for (int64_t q = 0; q < m; ++q, twq += p - 1)
+    for (int64_t t = 0; t < s; ++t)
+      for (int64_t b0 = 0; b0 < lines; b0 += L) {
+        const int64_t nb = std::min(L, lines - b0);
+        const C* a = x + b0 * xd.b + t * xd.t + q * xd.e;
+        C* o = y + b0 * yd.b + t * yd.t + p * q * yd.e;
+        for (int64_t b = 0; b < L; ++b) {
+          const C v = b < nb ? a[b * xd.b] : C(0);
+          sr[0][b] = v.real();
+          si[0][b] = v.imag();
+        }
+        for (int64_t k = 1; k <= h; ++k) {
+          const C* u = a + k * xk;
+          const C* w = a + (p - k) * xk;
+          for (int64_t b = 0; b < L; ++b) {
+            const C v1 = b < nb ? u[b * xd.b] : C(0), v2 = b < nb ? w[b * xd.b] : C(0);
+            sr[k][b] = v1.real() + v2.real();
+            si[k][b] = v1.imag() + v2.imag();
+            sr[h + k][b] = v1.real() - v2.real();
+            si[h + k][b] = v1.imag() - v2.imag();
+          }
+        }
+        // y_0
+        for (int64_t b = 0; b < L; ++b) {
+          ar[b] = sr[0][b];
+          ai[b] = si[0][b];
+        }
+        for (int64_t k = 1; k <= h; ++k)
+          for (int64_t b = 0; b < L; ++b) {
+            ar[b] += sr[k][b];
+            ai[b] += si[k][b];
+          }
+        for (int64_t b = 0; b < nb; ++b) o[b * yd.b] = C(ar[b] * scale, ai[b] * scale);
+        for (int64_t j = 1; j <= h; ++j) {
+          for (int64_t b = 0; b < L; ++b) {
+            ar[b] = sr[0][b];
+            ai[b] = si[0][b];
+            br[b] = R(0);
+            bi[b] = R(0);
+          }
+          int64_t e = 0;
+          for (int64_t k = 1; k <= h; ++k) {
+            e += j;
+            if (e >= p) e -= p;
+            const R c = r[e].real(), sn = r[e].imag();
+            for (int64_t b = 0; b < L; ++b) {
+              ar[b] += sr[k][b] * c;
+              ai[b] += si[k][b] * c;
+              br[b] += sr[h + k][b] * sn;
+              bi[b] += si[h + k][b] * sn;
+            }
+          }
+          // y_j = A + i B, y_{p-j} = A - i B (i B = -B.im + i B.re), then the twiddles.
+          const C w1 = twq[j - 1] * scale, w2 = twq[p - j - 1] * scale;
+          C* o1 = o + j * yd.e;
+          C* o2 = o + (p - j) * yd.e;
+          for (int64_t b = 0; b < nb; ++b) {
+            const R y1r = ar[b] - bi[b], y1i = ai[b] + br[b];
+            const R y2r = ar[b] + bi[b], y2i = ai[b] - br[b];
+            o1[b * yd.b] = C(y1r * w1.real() - y1i * w1.imag(), y1r * w1.imag() + y1i * w1.real());
+            o2[b * yd.b] = C(y2r * w2.real() - y2i * w2.imag(), y2r * w2.imag() + y2i * w2.real());
+          }
+        }
+      }
+}
+
 }  // namespace
 
 template <class R>
@@ -271,30 +354,8 @@ void FftPlan<R>::stage(const Stage& st, const C* x, Dims xd, C* y, Dims yd, int6
 #endif
     return base::fixed_radix_stage(p, sign_, x, xd, y, yd, lines, s, m, twq, scale);
   }
-  {  // a prime p <= kMaxGenericRadix
-    const C* r = roots_.data() + st.roots;
-    std::array<C, kMaxGenericRadix> in{};
-    const int64_t xk = m * xd.e;
-    const bool scaled = scale != R(1);
-    for (int64_t q = 0; q < m; ++q, twq += p - 1)
-      for (int64_t t = 0; t < s; ++t)
-        for (int64_t b = 0; b < lines; ++b) {
-          const C* a = x + b * xd.b + t * xd.t + q * xd.e;
-          C* o = y + b * yd.b + t * yd.t + p * q * yd.e;
-          for (int64_t k = 0; k < p; ++k) in[static_cast<size_t>(k)] = a[k * xk];
-          for (int64_t j = 0; j < p; ++j) {
-            C acc = in[0];
-            int64_t e = 0;
-            for (int64_t k = 1; k < p; ++k) {
-              e += j;
-              if (e >= p) e -= p;
-              acc += mul(in[static_cast<size_t>(k)], r[e]);
-            }
-            if (j > 0) acc = mul(acc, twq[j - 1]);
-            o[j * yd.e] = scaled ? scale_by(acc, scale) : acc;
-          }
-        }
-  }
+  // a prime p <= kMaxGenericRadix
+  generic_radix_stage(p, m, roots_.data() + st.roots, twq, x, xd, y, yd, lines, s, scale);
 }
 
 template <class R>

@@ -139,6 +139,25 @@ void add_fft(std::vector<KernelCase>& v) {
     v.push_back(fft({9, 20}, t, {0}, {16}, false, next_norm(), "c2r"));
     v.push_back(fft({5, 2, 17}, t, {0}, {12}, true, next_norm(), "c2r"));
   }
+  // Real transforms of odd length (no half-length transform: blocks of complex lines, r2c
+  // keeping n / 2 + 1 bins, c2r extending the half spectrum): rows in blocks with a short last
+  // one, padded and truncated input, strided columns.
+  for (int64_t n : {3, 15, 63, 999, 4095}) {
+    const int64_t lead = n >= 999 ? 3 : 17;  // blocks: 16 lines below 512 entries, 2 at 4095
+    const int64_t h = n / 2 + 1;
+    for (DType t : {DType::Float32, DType::Float64}) {
+      v.push_back(fft({lead, n}, t, {1}, {n}, n % 7 == 0, next_norm(), "r2c"));
+      v.push_back(fft({lead, std::max<int64_t>(1, n - 2)}, t, {1}, {n}, false, next_norm(), "r2c"));
+      v.push_back(fft({lead, n + 4}, t, {1}, {n}, true, next_norm(), "r2c"));
+      if (n <= 63) v.push_back(fft({n, 20}, t, {0}, {n}, false, next_norm(), "r2c"));
+    }
+    for (DType t : {DType::Complex64, DType::Complex128}) {
+      v.push_back(fft({lead, h}, t, {1}, {n}, n % 5 != 0, next_norm(), "c2r"));
+      v.push_back(fft({lead, std::max<int64_t>(1, h - 2)}, t, {1}, {n}, true, next_norm(), "c2r"));
+      v.push_back(fft({lead, h + 5}, t, {1}, {n}, false, next_norm(), "c2r"));
+      if (n <= 63) v.push_back(fft({h, 20}, t, {0}, {n}, true, next_norm(), "c2r"));
+    }
+  }
   // Several passes over groups of leading slices (512 KiB of work a group: 512 slices of 8 x 8
   // complex128, 1024 of complex64, then a last group of one), in every mode.
   v.push_back(fft({513, 8, 8}, DType::Complex128, {1, 2}, {8, 8}, false, "ortho", "c2c"));
