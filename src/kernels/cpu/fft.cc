@@ -16,7 +16,8 @@
 //     n, the Nyquist bin drop out, as numpy's irfft).
 // The real transforms of even length n go through one complex transform of length n/2 (the
 // even and odd samples as real and imaginary parts) and a twiddle pass that separates them;
-// odd lengths through the complex transform of the full line. Both real directions are
+// odd lengths through the complex transform of the full line, in blocks of lines like the
+// complex transforms (c2c_batched). Both real directions are
 // written once: r2c's inverse is the conjugate of its forward transform (the input is real),
 // c2r's forward that of the inverse on the conjugated half spectrum (the output is real).
 //

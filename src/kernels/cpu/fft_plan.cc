@@ -82,7 +82,7 @@ bool use_avx2() {
 
 // The stage of a prime radix p <= kMaxGenericRadix (the Stockham step of FftPlan::stage) on
 // blocks of kGenericLines lines at a time, real and imaginary parts apart in fixed-length
-// arrays (loops the compiler vectorizes over the lines), the pairs k, p - k folded:
+// arrays (loops over the lines), the pairs k, p - k folded:
 // with S_k = a_k + a_{p-k}, D_k = a_k - a_{p-k} and r^{jk} = c + i s,
 //   y_j = a_0 + sum_k (S_k c + i D_k s),  y_{p-j} = a_0 + sum_k (S_k c - i D_k s)
 // (k, j = 1 .. (p - 1) / 2): half the products of the direct sum, and no per-line scalar loop.
