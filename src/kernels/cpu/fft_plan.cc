@@ -85,7 +85,7 @@ bool use_avx2() {
 // arrays (loops over the lines), the pairs k, p - k folded:
 // with S_k = a_k + a_{p-k}, D_k = a_k - a_{p-k} and r^{jk} = c + i s,
 //   y_j = a_0 + sum_k (S_k c + i D_k s),  y_{p-j} = a_0 + sum_k (S_k c - i D_k s)
-// (k, j = 1 .. (p - 1) / 2): half the products of the direct sum, and no per-line scalar loop.
+// (k, j = 1 .. (p - 1) / 2): half the products of the direct sum.
 constexpr int64_t kGenericLines = 16;
 
 template <class R>
