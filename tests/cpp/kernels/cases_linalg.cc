@@ -147,12 +147,14 @@ void add_fft(std::vector<KernelCase>& v) {
     const int64_t h = n / 2 + 1;
     for (DType t : {DType::Float32, DType::Float64}) {
       v.push_back(fft({lead, n}, t, {1}, {n}, n % 7 == 0, next_norm(), "r2c"));
+      if (n > 999) continue;  // the reference is O(n^2) per line: 4095's full rows only
       v.push_back(fft({lead, std::max<int64_t>(1, n - 2)}, t, {1}, {n}, false, next_norm(), "r2c"));
       v.push_back(fft({lead, n + 4}, t, {1}, {n}, true, next_norm(), "r2c"));
       if (n <= 63) v.push_back(fft({n, 20}, t, {0}, {n}, false, next_norm(), "r2c"));
     }
     for (DType t : {DType::Complex64, DType::Complex128}) {
       v.push_back(fft({lead, h}, t, {1}, {n}, n % 5 != 0, next_norm(), "c2r"));
+      if (n > 999) continue;
       v.push_back(fft({lead, std::max<int64_t>(1, h - 2)}, t, {1}, {n}, true, next_norm(), "c2r"));
       v.push_back(fft({lead, h + 5}, t, {1}, {n}, false, next_norm(), "c2r"));
       if (n <= 63) v.push_back(fft({h, 20}, t, {0}, {n}, true, next_norm(), "c2r"));
