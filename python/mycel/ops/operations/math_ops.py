@@ -21,8 +21,8 @@ _BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm"
             "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
             "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",
             "NanToNum", "ReduceAll", "ReduceAny", "LpNorm", "EqualCount", "MatrixSolve",
-            "Cross", "Eps", "InplaceIndexAdd", "LogSpace", "Bincount",
-            "SearchSorted", "BartlettWindow", "BlackmanWindow", "HammingWindow"]
+            "Cross", "Eps", "InplaceIndexAdd", "LogSpace",
+            "SearchSorted", "BartlettWindow", "BlackmanWindow"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 _BREADTH = ["BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e",

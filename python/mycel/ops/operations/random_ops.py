@@ -16,7 +16,7 @@ __all__ += ["Uniform", "RandomCategorical"]
 # ops breadth (breadth_ops.py): MindSpore's random_ops classes composed in mycel.
 from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
 _BREADTH = ["Multinomial", "Randperm", "Gamma", "RandomGamma", "StandardLaplace",
-            "RandomShuffle", "Bernoulli"]
+            "RandomShuffle"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 _BREADTH = ["MultinomialWithReplacement"]
