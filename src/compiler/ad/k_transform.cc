@@ -383,10 +383,11 @@ class KGraph {
   }
 
   // PyTorch's rule for in-place writes: the backward must not read a value (a tensor
-  // computed here) that an op writes in place later in the forward, as it would read the
-  // written one. An op of the backward (but ZerosLike/OnesLike, which read only the shape)
-  // reading the forward copy of such a tensor is a TypeError naming the write. (A write
-  // whose later readers read the update, compiler/ad/bprop.h, is fine.)
+  // computed here, or a parameter of g: an input of the differentiated function) that an op
+  // writes in place later in the forward, as it would read the written one. An op of the backward
+  // (but ZerosLike/OnesLike, which read only the shape) reading the forward copy of such a tensor
+  // is a TypeError naming the write. (A write whose later readers read the update,
+  // compiler/ad/bprop.h, is fine.)
   void check_overwritten() {
     std::unordered_map<const Node*, CNode*> written;  // forward copy -> the writing op
     for (CNode* n : order_) {
@@ -398,7 +399,7 @@ class KGraph {
         Node* x = n->input(i);
         while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
           x = static_cast<CNode*>(x)->input(1);
-        if (writes_input(op, i - 1) && x->is_cnode() && x->graph() == g_)
+        if (writes_input(op, i - 1) && (x->is_cnode() || x->is_param()) && x->graph() == g_)
           written.emplace(fwd_of(x), n);
       }
     }
