@@ -3,8 +3,9 @@
 // walk orders after it every read that an effect may have changed -- a Parameter's weight, a
 // tensor an update wrote or a call with effects took -- with depend(x, state), hands the
 // state to the graphs it calls as a token argument, and follows the state of a callee with
-// effects. A computed tensor that Assign/AssignAdd wrote reads as that update from then on
-// (updated_), so the gradient flows through the write.
+// effects. A tensor that Assign/AssignAdd wrote -- computed, or a parameter of a called graph
+// (an input of the differentiated function), not one of the entry's (a weight) -- reads as
+// that update from then on (updated_), so the gradient flows through the write.
 //
 // Apart from the walk (specialize.cc) because it is one concern with its own bookkeeping
 // (Ctx::state/token/effects, written_, updated_), used by the builtins, prims and calls
@@ -50,7 +51,10 @@ Node* Specializer::latest_value(const Ctx* c, Node* x) const {
 }
 
 void Specializer::note_update(Node* var, Node* r) {
-  if (var != nullptr && !is_graph_param(var)) updated_[strip_depends(var)] = r;
+  if (var == nullptr) return;
+  const Node* v = strip_depends(var);
+  if (v->is_param() && v->graph() == entry_) return;  // a weight: see updated_
+  updated_[v] = r;
 }
 
 Node* Specializer::after_state(Ctx* c, Node* x, const SourceSpan& sp) {

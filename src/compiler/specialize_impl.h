@@ -284,7 +284,10 @@ class Specializer {
   // function taking y): later reads of them are ordered after the state, as PYNATIVE sees the
   // write. Nodes stand for their tensor with depends stripped.
   std::unordered_set<const Node*> written_;
-  // A computed tensor (as in written_) that Assign or AssignAdd wrote -> that update's output:
+  // A tensor (as in written_: computed, or a parameter of a called graph -- an input of the
+  // differentiated function; not a parameter of the entry, a weight, whose reads stay
+  // depend(w, state): GRAPH-mode tests of weights written between reads rely on that order)
+  // that Assign or AssignAdd wrote -> that update's output:
   // its value from then on. Later reads read the update (after_state), so the gradient
   // flows through the write as in PYNATIVE (the update's bprop rule: the value, or the
   // variable plus the value). An update in a graph that is not on the reader's chain (an
@@ -293,7 +296,7 @@ class Specializer {
   // x's latest value visible from c: the chain of updated_ from x, while the update's graph
   // is c's or one of its parents'.
   Node* latest_value(const Ctx* c, Node* x) const;
-  // The update `r` wrote `var` (its first input): recorded in updated_ for a computed tensor.
+  // The update `r` wrote `var` (its first input): recorded in updated_.
   void note_update(Node* var, Node* r);
   Node* bottom_ = nullptr;
   // Graph values waiting for the specialisation their call will choose.

@@ -385,10 +385,15 @@ class KGraph {
   // PyTorch's rule for in-place writes: the backward must not read a value (a tensor
   // computed here) that an op writes in place later in the forward, as it would read the
   // written one. An op of the backward (but ZerosLike/OnesLike, which read only the shape)
-  // reading the forward copy of such a tensor is a TypeError naming the write. (A write
-  // whose later readers read the update, compiler/ad/bprop.h, is fine.)
+  // reading the forward copy of such a tensor is a TypeError naming the write. (A write whose
+  // later readers read the update, compiler/ad/bprop.h, is fine.) A parameter of g (an input of
+  // the differentiated function, a weight) counts only when g's output reads the write's value
+  // (through data, not a depend's ordering input): otherwise the backward does not wait for the
+  // write and order_updates runs its reads of the parameter before it (the old value, as
+  // PYNATIVE's recording keeps it).
   void check_overwritten() {
     std::unordered_map<const Node*, CNode*> written;  // forward copy -> the writing op
+    const std::unordered_set<const Node*> output_reads = data_cone(g_->output());
     for (CNode* n : order_) {
       const Value* cv = const_value(n->callee());
       if (!cv || !cv->is(ValueKind::Prim)) continue;
@@ -398,7 +403,8 @@ class KGraph {
         Node* x = n->input(i);
         while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
           x = static_cast<CNode*>(x)->input(1);
-        if (writes_input(op, i - 1) && x->is_cnode() && x->graph() == g_)
+        if (writes_input(op, i - 1) && x->graph() == g_ &&
+            (x->is_cnode() || (x->is_param() && output_reads.count(n) != 0)))
           written.emplace(fwd_of(x), n);
       }
     }
@@ -423,6 +429,23 @@ class KGraph {
         }
       }
     }
+  }
+
+  // The nodes of g whose values `out` is computed from: every input, but of depend(x, ...)
+  // only x.
+  std::unordered_set<const Node*> data_cone(Node* out) const {
+    std::unordered_set<const Node*> seen;
+    std::vector<Node*> stack{out};
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (!n->is_cnode() || n->graph() != g_ || !seen.insert(n).second) continue;
+      auto* c = static_cast<CNode*>(n);
+      const size_t end =
+          c->is_builtin(Builtin::Depend) ? std::min<size_t>(c->size(), 2) : c->size();
+      for (size_t i = 1; i < end; ++i) stack.push_back(c->input(i));
+    }
+    return seen;
   }
 
   static Node* strip_depends(Node* x) {

@@ -21,12 +21,15 @@
 // where the parallel rewrite lays its tensor out.
 //
 // In a program with update ops, an operand that is a parameter of the root (a weight or an
-// input, maybe read through depend) is not taken for the result: the op's fresh value must
-// not alias a tensor that an update writes later.
+// input, maybe read through depend) or a tensor an op writes in place (OpDef::writes: an
+// update's output, which aliases its variable, written again later) is not taken for the
+// result: the op's fresh value must not alias a tensor that an update writes later.
 //
 // Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
 // the sign of a -0.0 element of x (IEEE gives +0.0 there).
 // Pre: specialised IR. Post: the same program; rewritten nodes keep their abstracts.
+#include <unordered_set>
+
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
 #include "ops/op_table.h"
@@ -87,14 +90,16 @@ bool is_identity(const std::vector<int64_t>& p) {
 }
 
 // One rewrite of c; returns whether it changed anything.
-// `keep`: the graph whose parameters are never taken for a result (null: none).
+// `keep`: the graph whose parameters are never taken for a result (null: none); `written`:
+// the tensors (depends stripped) that ops write in place, never taken for a result either.
 // Whether x is a call of an op that carries a sharding strategy (kept as it is).
 bool sharded(const Node* x) {
   const PrimData* p = x->is_cnode() ? static_cast<const CNode*>(x)->prim() : nullptr;
   return p != nullptr && p->attrs.has(kStrategyAttr);
 }
 
-bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* keep) {
+bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* keep,
+                   const std::unordered_set<const Node*>& written) {
   const PrimData* p = c->prim();
   if (p == nullptr || sharded(c)) return false;
   OpId id = p->op->id;
@@ -105,6 +110,7 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
     while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
       r = static_cast<const CNode*>(r)->input(1);
     if (keep != nullptr && r->is_param() && r->graph() == keep) return false;
+    if (written.count(r) != 0) return false;
     rw.replace(c, x);
     return true;
   };
@@ -190,10 +196,21 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
 bool simplify(Module& m, FuncGraph* root) {
   detail::RewritePass pass(m, root);
   const FuncGraph* keep = nullptr;  // the root's parameters, when the program updates state
-  for (CNode* c : pass.w.nodes)
-    if (c->prim() != nullptr && (c->prim()->op->flags & F_UPDATE) != 0) keep = root;
+  std::unordered_set<const Node*> written;
+  for (CNode* c : pass.w.nodes) {
+    const PrimData* p = c->prim();
+    if (p == nullptr) continue;
+    if ((p->op->flags & F_UPDATE) != 0) keep = root;
+    for (size_t i = 1; i < c->size(); ++i)
+      if (writes_input(*p->op, i - 1)) {
+        const Node* r = c->input(i);
+        while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
+          r = static_cast<const CNode*>(r)->input(1);
+        written.insert(r);
+      }
+  }
   return pass.run([&](CNode* c) {
-    return c->prim() != nullptr && c->size() >= 2 && simplify_node(m, pass.rw, c, keep);
+    return c->prim() != nullptr && c->size() >= 2 && simplify_node(m, pass.rw, c, keep, written);
   });
 }
 
