@@ -66,7 +66,8 @@ WORKER = textwrap.dedent("""
             t.running_mean.data = torch.tensor(np.zeros(3))   # restart for the next mode
             t.running_var.data = torch.tensor(np.ones(3))
             t.num_batches_tracked.zero_()
-            t(torch.tensor(X))
+            t(torch.tensor(X))   # the two training steps of the next mode: grad's forward,
+            t(torch.tensor(X))   # then the forward checked as y (both update the statistics)
     except Exception:
         fails.append(traceback.format_exc())
     release()
