@@ -197,3 +197,6 @@ class PadV3Grad(_Composed):
 
 
 __all__ += ["PadV3Grad"]
+
+from mycel.ops.operations.list_ops import ConcatOffset  # noqa: E402
+__all__ += ["ConcatOffset"]

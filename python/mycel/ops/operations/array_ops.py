@@ -35,3 +35,6 @@ __all__ += _BREADTH
 # ExtractVolumePatches (breadth_image_ops.py), which MindSpore defines in array_ops
 __all__ += ["ExtractVolumePatches"]
 globals().update((_n, getattr(_bo, _n)) for _n in ["ExtractVolumePatches"])
+# ListDiff (list_ops.py)
+from mycel.ops.operations.list_ops import ListDiff  # noqa: E402
+__all__ += ["ListDiff"]

@@ -1,0 +1,133 @@
+"""ListDiff and ConcatOffset (ops/operations/list_ops.py), Tensor.cross, and initializer's
+Tensor dtype: against numpy, in GRAPH and PYNATIVE mode."""
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import Tensor, context, nn
+from mycel.common.initializer import initializer
+from mycel.ops.operations import array_ops as A, _grad_ops as G
+
+MODES = [context.GRAPH_MODE, context.PYNATIVE_MODE]
+
+
+@pytest.fixture(autouse=True)
+def _restore_mode():
+    yield
+    context.set_context(mode=context.PYNATIVE_MODE)
+
+
+class _ListDiffNet(nn.Cell):
+    def __init__(self, out_idx=ms.int32):
+        super().__init__()
+        self.op = A.ListDiff(out_idx)
+
+    def construct(self, x, y):
+        return self.op(x, y)
+
+
+def _list_diff_ref(x, y):
+    keep = ~np.isin(x, y)
+    return x[keep], np.nonzero(keep)[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_list_diff_matches_numpy(mode, dynamic):
+    context.set_context(mode=mode)
+    rng = np.random.default_rng(0)
+    cases = [(rng.integers(0, 8, 20).astype(np.int32), rng.integers(0, 8, 5).astype(np.int32)),
+             (np.array([1.5, 2.5, 1.5], np.float32), np.array([], np.float32)),
+             (np.array([3, 3], np.int32), np.array([3], np.int32))]
+    for x, y in cases:
+        for out_idx in (ms.int32, ms.int64):
+            net = _ListDiffNet(out_idx)
+            if dynamic:
+                dt = Tensor(x).dtype
+                net.set_inputs(Tensor(shape=[None], dtype=dt), Tensor(shape=[None], dtype=dt))
+            out, idx = net(Tensor(x), Tensor(y))
+            want_out, want_idx = _list_diff_ref(x, y)
+            np.testing.assert_array_equal(out.asnumpy(), want_out)
+            np.testing.assert_array_equal(idx.asnumpy(), want_idx)
+            assert idx.dtype == out_idx
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_diff_bad_input(mode):
+    context.set_context(mode=mode)
+    with pytest.raises(ValueError, match="ListDiff.*1-D"):
+        _ListDiffNet()(Tensor(np.ones((2, 2), np.float32)), Tensor(np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="ListDiff.*same dtype"):
+        _ListDiffNet()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2, np.int32)))
+    with pytest.raises(TypeError, match="out_idx"):
+        A.ListDiff(ms.float32)
+
+
+class _OffsetNet(nn.Cell):
+    def __init__(self, n, axis):
+        super().__init__()
+        self.op = G.ConcatOffset(n, axis)
+
+    def construct(self, x, y, z):
+        return self.op((x, y, z))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat_offset_matches_concat(mode, axis):
+    context.set_context(mode=mode)
+    shapes = []
+    for k in (2, 1, 4):
+        s = [3, 2, 5]
+        s[axis] = k
+        shapes.append(tuple(s))
+    xs = [np.zeros(s, np.float32) for s in shapes]
+    got = _OffsetNet(3, axis)(*[Tensor(v) for v in xs]).asnumpy()
+    sizes = [s[axis] for s in shapes]
+    want = np.zeros((3, 3), np.int64)
+    want[:, axis % 3] = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.int64
+    # the offsets slice each input back out of the concatenation
+    cat = np.concatenate([np.full(s, i, np.float32) for i, s in enumerate(shapes)], axis)
+    for i, s in enumerate(shapes):
+        part = np.take(cat, range(got[i, axis % 3], got[i, axis % 3] + s[axis]), axis)
+        assert (part == i).all()
+
+
+def test_concat_offset_bad_input():
+    x = Tensor(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="ConcatOffset.*N = 3"):
+        G.ConcatOffset(3, 0)((x, x))
+    with pytest.raises(ValueError, match="ConcatOffset.*rank"):
+        G.ConcatOffset(2, 0)((x, Tensor(np.zeros(2, np.float32))))
+    with pytest.raises(ValueError, match="ConcatOffset.*axis"):
+        G.ConcatOffset(2, 2)((x, x))
+    with pytest.raises(TypeError, match="ConcatOffset.*axis"):
+        G.ConcatOffset(2, 0.5)
+
+
+class _CrossNet(nn.Cell):
+    def construct(self, a, b):
+        return a.cross(b, dim=1), a.cross(b)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tensor_cross(mode):
+    context.set_context(mode=mode)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    got_dim, got_default = _CrossNet()(Tensor(a), Tensor(b))
+    np.testing.assert_allclose(got_dim.asnumpy(), np.cross(a, b, axis=1), rtol=1e-12)
+    # dim=None: the first dimension of size 3 (dimension 1 here)
+    np.testing.assert_allclose(got_default.asnumpy(), np.cross(a, b, axis=1), rtol=1e-12)
+
+
+def test_initializer_keeps_tensor_dtype():
+    labels = Tensor(np.array([2, 1, 0], np.int32))
+    p = initializer(labels, labels.shape)
+    assert p.dtype == ms.int32
+    np.testing.assert_array_equal(p.asnumpy(), [2, 1, 0])
+    assert initializer(labels, (3,), ms.float64).dtype == ms.float64
+    with pytest.raises(ValueError, match="shape"):
+        initializer(labels, (2,))
