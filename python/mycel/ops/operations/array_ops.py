@@ -38,3 +38,6 @@ globals().update((_n, getattr(_bo, _n)) for _n in ["ExtractVolumePatches"])
 # ListDiff (list_ops.py)
 from mycel.ops.operations.list_ops import ListDiff  # noqa: E402
 __all__ += ["ListDiff"]
+# ConjugateTranspose (composed in operations/__init__.py), which MindSpore defines here
+__all__ += ["ConjugateTranspose"]
+globals().update((_n, getattr(_bo, _n)) for _n in ["ConjugateTranspose"])
