@@ -1,10 +1,10 @@
-"""ListDiff and ConcatOffset (ops/operations/list_ops.py), Tensor.cross, and initializer's
-Tensor dtype: against numpy, in GRAPH and PYNATIVE mode."""
+"""ListDiff and ConcatOffset (ops/operations/list_ops.py), BiasAddGrad (_grad_ops.py),
+Tensor.cross, and initializer's Tensor dtype: against numpy, in GRAPH and PYNATIVE mode."""
 import numpy as np
 import pytest
 
 import mycel as ms
-from mycel import Tensor, context, nn
+from mycel import Tensor, context, nn, ops
 from mycel.common.initializer import initializer
 from mycel.ops.operations import array_ops as A, _grad_ops as G
 
@@ -131,3 +131,46 @@ def test_initializer_keeps_tensor_dtype():
     assert initializer(labels, (3,), ms.float64).dtype == ms.float64
     with pytest.raises(ValueError, match="shape"):
         initializer(labels, (2,))
+
+
+class _BiasGradNet(nn.Cell):
+    def __init__(self, fmt):
+        super().__init__()
+        self.op = G.BiasAddGrad(fmt)
+
+    def construct(self, dout):
+        return self.op(dout)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fmt, shape, axes", [("NCHW", (2, 3, 4, 5), (0, 2, 3)),
+                                              ("NHWC", (2, 4, 5, 3), (0, 1, 2)),
+                                              ("NCHW", (6, 3), (0,)),
+                                              ("NCDHW", (2, 3, 2, 2, 2), (0, 2, 3, 4))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.complex64])
+def test_bias_add_grad_matches_numpy(mode, fmt, shape, axes, dtype):
+    context.set_context(mode=mode)
+    rng = np.random.default_rng(3)
+    dout = rng.integers(0, 4, shape).astype(dtype)
+    got = _BiasGradNet(fmt)(Tensor(dout)).asnumpy()
+    want = dout.sum(axis=axes).astype(dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bias_add_grad_is_bias_adds_bias_cotangent(mode):
+    context.set_context(mode=mode)
+    rng = np.random.default_rng(4)
+    x, b = rng.standard_normal((2, 3, 4)), rng.standard_normal(3)
+    w = rng.standard_normal((2, 3, 4))
+    gb = ms.grad(lambda u, v: ops.sum(ops.bias_add(u, v) * Tensor(w)), 1)(Tensor(x), Tensor(b))
+    np.testing.assert_allclose(_BiasGradNet("NCHW")(Tensor(w)).asnumpy(), gb.asnumpy(),
+                               rtol=1e-12)
+
+
+def test_bias_add_grad_bad_input():
+    with pytest.raises(ValueError, match="BiasAddGrad.*data_format"):
+        G.BiasAddGrad("NC")
+    with pytest.raises(ValueError, match="BiasAddGrad.*rank"):
+        G.BiasAddGrad()(Tensor(np.ones(3, np.float32)))

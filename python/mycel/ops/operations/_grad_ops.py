@@ -14,7 +14,9 @@ the output's cotangent ``dy``, in both modes:
   elements ('mean') or the batch size ('batchmean'); as MindSpore's kernel, it does not
   zero the entries whose target is <= 0;
 - ``LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon=1e-12)(x, dy, variance, mean,
-  gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance.
+  gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance;
+- ``BiasAddGrad(data_format='NCHW')(dout)``: BiasAdd's bias cotangent, dout summed over every
+  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype.
 """
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
@@ -200,3 +202,29 @@ __all__ += ["PadV3Grad"]
 
 from mycel.ops.operations.list_ops import ConcatOffset  # noqa: E402
 __all__ += ["ConcatOffset"]
+
+
+@constexpr
+def _bias_grad_axes(ndim, data_format):
+    if ndim < 2:
+        raise ValueError(f"For 'BiasAddGrad', dout must have rank at least 2, but got rank "
+                         f"{ndim}.")
+    channel = ndim - 1 if data_format == "NHWC" else 1
+    return tuple(d for d in range(ndim) if d != channel)
+
+
+class BiasAddGrad(_Composed):
+    """BiasAddGrad(data_format='NCHW')(dout): dout summed over all axes but the channel."""
+
+    def __init__(self, data_format="NCHW"):
+        if data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"For 'BiasAddGrad', 'data_format' must be 'NCHW', 'NHWC' or "
+                             f"'NCDHW', but got {data_format!r}.")
+        super().__init__(data_format=data_format)
+        self.data_format = data_format
+
+    def __call__(self, dout):
+        return _prim("ReduceSum")(dout, _bias_grad_axes(dout.ndim, self.data_format))
+
+
+__all__ += ["BiasAddGrad"]
