@@ -1,4 +1,5 @@
-"""ListDiff and ConcatOffset (ops/operations/list_ops.py), BiasAddGrad (_grad_ops.py),
+"""ListDiff and ConcatOffset (ops/operations/list_ops.py), BiasAddGrad (_grad_ops.py), the
+Tensor methods nextafter, orgqr, lu_solve and multinomial,
 Tensor.cross, and initializer's Tensor dtype: against numpy, in GRAPH and PYNATIVE mode."""
 import numpy as np
 import pytest
@@ -174,3 +175,40 @@ def test_bias_add_grad_bad_input():
         G.BiasAddGrad("NC")
     with pytest.raises(ValueError, match="BiasAddGrad.*rank"):
         G.BiasAddGrad()(Tensor(np.ones(3, np.float32)))
+
+
+class _MethodsNet(nn.Cell):
+    def construct(self, x, y, a, tau, b, lu, piv):
+        return x.nextafter(y), a.orgqr(tau), b.lu_solve(lu, piv)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tensor_methods_nextafter_orgqr_lu_solve(mode):
+    import torch
+    context.set_context(mode=mode)
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(6), rng.standard_normal(6)
+    a = rng.standard_normal((4, 3))
+    tau = rng.uniform(0.5, 1.5, 3)
+    m = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((3, 2))
+    lu_t, piv_t = torch.linalg.lu_factor(torch.tensor(m))
+    got_next, got_q, got_solve = _MethodsNet()(
+        Tensor(x), Tensor(y), Tensor(a), Tensor(tau), Tensor(b), Tensor(lu_t.numpy()),
+        Tensor(piv_t.numpy().astype(np.int32)))
+    np.testing.assert_array_equal(got_next.asnumpy(), np.nextafter(x, y))
+    np.testing.assert_allclose(
+        got_q.asnumpy(),
+        torch.linalg.householder_product(torch.tensor(a), torch.tensor(tau)).numpy(),
+        rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_solve.asnumpy(), np.linalg.solve(m, b), rtol=1e-10)
+
+
+def test_tensor_multinomial_method():
+    probs = Tensor(np.array([[0.0, 1.0, 0.0, 3.0], [2.0, 0.0, 0.0, 0.0]], np.float32))
+    out = probs.multinomial(50, True)
+    assert out.shape == (2, 50)
+    v = out.asnumpy()
+    assert set(np.unique(v[0])) <= {1, 3} and (v[1] == 0).all()  # zero weights never drawn
+    with pytest.raises((TypeError, ValueError)):
+        probs.multinomial(5, False)  # more draws without replacement than the 4 categories
