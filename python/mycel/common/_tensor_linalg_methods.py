@@ -2,7 +2,7 @@
 stats_ext_func.py, and the random fills ``cauchy`` / ``log_normal`` (common/tensor.py
 attaches them to Tensor; GRAPH mode compiles the same functions):
 
-- ``addr`` (as ops.addr), ``cross(other, dim=None)`` (as ops.cross), ``nextafter(other)``,
+- ``addr`` (as ops.addr), ``cross(other, dim=None)`` (as ops.cross),
   ``multinomial(num_samples, replacement=True, seed=None)``, ``orgqr(input2)``,
   ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names, ``mvlgamma``, ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
 - ``cauchy(median=0, sigma=1)``: a tensor of self's shape and dtype of Cauchy samples,
@@ -18,7 +18,7 @@ from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
 from mycel.ops.function import breadth_array_func as _ba
-from mycel.ops.function import breadth_math_func as _bm, breadth_random_func as _br
+from mycel.ops.function import breadth_random_func as _br
 from mycel.ops.function import breadth_sample_func as _bs
 from mycel.ops.primitive import constexpr
 
@@ -81,7 +81,6 @@ GRAPH_FORMS = {"__sub__": _isub}
 METHODS = {
     "addr": _addr,
     "cross": lambda self, other, dim=None: _ba.cross(self, other, dim),
-    "nextafter": lambda self, other: _bm.nextafter(self, other),
     "multinomial": lambda self, num_samples, replacement=True, seed=None:
         _br.multinomial(self, num_samples, replacement, seed),
     "orgqr": lambda self, input2: _bs.orgqr(self, input2),
