@@ -7,7 +7,7 @@ import pytest
 import mycel as ms
 from mycel import Tensor, context, nn, ops
 from mycel.common.initializer import initializer
-from mycel.ops.operations import array_ops as A, _grad_ops as G
+from mycel.ops.operations import array_ops as A, _grad_ops as G, nn_ops
 
 MODES = [context.GRAPH_MODE, context.PYNATIVE_MODE]
 
@@ -212,3 +212,77 @@ def test_tensor_multinomial_method():
     assert set(np.unique(v[0])) <= {1, 3} and (v[1] == 0).all()  # zero weights never drawn
     with pytest.raises((TypeError, ValueError)):
         probs.multinomial(5, False)  # more draws without replacement than the 4 categories
+
+
+class _PadV3Net(nn.Cell):
+    def __init__(self, mode, pads, value, contiguous=True):
+        super().__init__()
+        self.op = nn_ops.PadV3(mode, contiguous)
+        self.pads, self.value = pads, value
+
+    def construct(self, x):
+        return self.op(x, self.pads, self.value)
+
+
+PADV3_CASES = [("constant", (1, 2), 1.5), ("constant", (1, 2, 2, 1), -2.0),
+               ("constant", (0, -1, 1, 1), 0.0), ("reflect", (1, 2), None),
+               ("reflect", (2, 1, 1, 2), None), ("edge", (3, 1, 0, 2), None),
+               ("circular", (1, 2, 2, 1), None)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pmode, pads, value", PADV3_CASES)
+def test_pad_v3_matches_torch(mode, pmode, pads, value):
+    import torch
+    context.set_context(mode=mode)
+    # torch pads k trailing dims of a (k + 2)-d input in the non-constant modes
+    x = np.random.default_rng(6).standard_normal((2, 3, 4, 5)[:2 + len(pads) // 2])
+    got = _PadV3Net(pmode, pads, value)(Tensor(x)).asnumpy()
+    tmode = {"edge": "replicate"}.get(pmode, pmode)
+    kw = {"value": value} if pmode == "constant" else {}
+    want = torch.nn.functional.pad(torch.tensor(x), pads, mode=tmode, **kw).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pad_v3_negative_paddings_crop_first(mode):
+    # a negative padding crops that side, then the mode pads what is left (MindSpore's
+    # circular example: the last dim (1, -1) of [6, 7, 8] is [7, 6, 7])
+    context.set_context(mode=mode)
+    x = np.arange(9.0).reshape(1, 1, 3, 3)
+    got = _PadV3Net("circular", (1, -1, 1, 2), None)(Tensor(x)).asnumpy()
+    cropped = x[..., :2]
+    want = np.concatenate([cropped[..., 1:], cropped], -1)  # last dim: left 1
+    want = np.concatenate([want[..., 2:, :], want, want[..., :2, :]], -2)  # rows: (1, 2)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[0, 0, 0], [7, 6, 7])
+    got = _PadV3Net("edge", (-1, 2), None)(Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got, np.pad(x[..., 1:], [(0, 0)] * 3 + [(0, 2)], "edge"))
+
+
+def test_pad_v3_gradient_and_layout():
+    import torch
+    x = np.random.default_rng(7).standard_normal((2, 3, 4))
+    w = np.random.default_rng(8).standard_normal((2, 3, 7))
+    g = ms.grad(lambda u: ops.sum(nn_ops.PadV3("reflect")(u, (1, 2)) * Tensor(w)))(Tensor(x))
+    xt = torch.tensor(x, requires_grad=True)
+    (torch.nn.functional.pad(xt, (1, 2), mode="reflect") * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-12)
+    # paddings_contiguous=False: all begins, then all ends
+    a = nn_ops.PadV3("constant", False)(Tensor(x), (1, 2, 3, 4), 0.0).asnumpy()
+    b = nn_ops.PadV3("constant")(Tensor(x), (1, 3, 2, 4), 0.0).asnumpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_pad_v3_bad_input():
+    x = Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="PadV3.*mode"):
+        nn_ops.PadV3("wrap")
+    with pytest.raises(ValueError, match="PadV3.*even"):
+        nn_ops.PadV3()(x, (1, 2, 3))
+    with pytest.raises(ValueError, match="PadV3.*reflect"):
+        nn_ops.PadV3("reflect")(x, (3, 0))
+    with pytest.raises(ValueError, match="PadV3.*positive"):
+        nn_ops.PadV3()(x, (-2, -1))
+    with pytest.raises(ValueError, match="PadV3.*constant_value"):
+        nn_ops.PadV3("edge")(x, (1, 1), 2.0)

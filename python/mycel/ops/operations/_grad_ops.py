@@ -22,6 +22,7 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import pad_grad_func as _pg
+from mycel.ops.function import pad_v3_func as _pv3
 
 __all__ = ["SqrtGrad", "RsqrtGrad", "SigmoidGrad", "TanhGrad", "AcoshGrad", "AsinhGrad",
            "DropoutGrad", "KLDivLossGrad", "LayerNormGrad"]
@@ -199,6 +200,25 @@ class PadV3Grad(_Composed):
 
 
 __all__ += ["PadV3Grad"]
+
+
+class PadV3(_Composed):
+    """PadV3(mode='constant', paddings_contiguous=True)(x, paddings, constant_value=None): x
+    padded (negative paddings crop) on its last len(paddings) / 2 dimensions, pairs from the
+    last dimension backward (ops/function/pad_v3_func.py)."""
+
+    def __init__(self, mode="constant", paddings_contiguous=True):
+        if not isinstance(mode, str) or mode not in _pg.MODES:
+            raise ValueError(f"For 'PadV3', 'mode' must be one of {_pg.MODES}, but got "
+                             f"{mode!r}.")
+        if not isinstance(paddings_contiguous, bool):
+            raise TypeError(f"For 'PadV3', 'paddings_contiguous' must be a bool, but got "
+                            f"{type(paddings_contiguous).__name__}.")
+        super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
+        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+
+    def __call__(self, x, paddings, constant_value=None):
+        return _pv3.pad_v3(x, paddings, constant_value, self.mode, self.paddings_contiguous)
 
 from mycel.ops.operations.list_ops import ConcatOffset  # noqa: E402
 __all__ += ["ConcatOffset"]
