@@ -1,6 +1,7 @@
 """ListDiff and ConcatOffset (ops/operations/list_ops.py), BiasAddGrad (_grad_ops.py), the
 Tensor methods nextafter, orgqr, lu_solve and multinomial,
-Tensor.cross, and initializer's Tensor dtype: against numpy, in GRAPH and PYNATIVE mode."""
+Tensor.cross, PadV3, float16 cumsum's rounding and initializer's Tensor dtype: against numpy/torch,
+in GRAPH and PYNATIVE mode."""
 import numpy as np
 import pytest
 
@@ -286,3 +287,19 @@ def test_pad_v3_bad_input():
         nn_ops.PadV3()(x, (-2, -1))
     with pytest.raises(ValueError, match="PadV3.*constant_value"):
         nn_ops.PadV3("edge")(x, (1, 1), 2.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cumsum_float16_is_correctly_rounded(mode):
+    # mycel accumulates float16 in float32 (as torch): each partial sum is the exact sum
+    # rounded once to float16, within half an ulp; numpy (and MindSpore's CPU kernel) round
+    # every step, which drifts by more (MindSpore's test_cumsum_op compares to numpy at 1e-5).
+    context.set_context(mode=mode)
+    x = np.random.default_rng(9).random((2, 3, 4, 5, 3)).astype(np.float16)
+    for axis in (1, 3, -1):
+        got = ms.jit(lambda t: ops.cumsum(t, axis))(Tensor(x)) if mode == context.GRAPH_MODE \
+            else ops.cumsum(Tensor(x), axis)
+        exact = np.cumsum(x.astype(np.float64), axis=axis)
+        ulp = np.spacing(exact.astype(np.float16)).astype(np.float64)
+        assert got.dtype == ms.float16
+        assert (np.abs(got.asnumpy().astype(np.float64) - exact) <= ulp / 2).all()
