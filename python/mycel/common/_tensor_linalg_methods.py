@@ -4,7 +4,8 @@ attaches them to Tensor; GRAPH mode compiles the same functions):
 
 - ``addr`` (as ops.addr), ``cross(other, dim=None)`` (as ops.cross),
   ``multinomial(num_samples, replacement=True, seed=None)``, ``orgqr(input2)``,
-  ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names, ``mvlgamma``, ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
+  ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names; ``mvlgamma``,
+  ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
 - ``cauchy(median=0, sigma=1)``: a tensor of self's shape and dtype of Cauchy samples,
   median + sigma * tan(pi (u - 1/2)) with u ~ U[0, 1);
 - ``log_normal(mean=1, std=2)``: exp(mean + std * z) with z ~ N(0, 1), self's shape and dtype;
