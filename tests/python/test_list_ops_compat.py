@@ -303,3 +303,25 @@ def test_cumsum_float16_is_correctly_rounded(mode):
         ulp = np.spacing(exact.astype(np.float16)).astype(np.float64)
         assert got.dtype == ms.float16
         assert (np.abs(got.asnumpy().astype(np.float64) - exact) <= ulp / 2).all()
+
+
+class _QrNet(nn.Cell):
+    def construct(self, x):
+        q, r = x.qr()
+        qc, rc = x.qr(False)
+        return q, r, qc, rc, ops.qr(x, "complete")[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5), (2, 4, 3)])
+def test_qr_matches_numpy(mode, shape):
+    context.set_context(mode=mode)
+    a = np.random.default_rng(10).standard_normal(shape)
+    q, r, qc, rc, qc2 = _QrNet()(Tensor(a))
+    for (gq, gr), m in (((q, r), "reduced"), ((qc, rc), "complete")):
+        wq, wr = np.linalg.qr(a, m)  # LAPACK's signs, as geqrf's
+        np.testing.assert_allclose(gq.asnumpy(), wq, atol=1e-12)
+        np.testing.assert_allclose(gr.asnumpy(), wr, atol=1e-12)
+    np.testing.assert_array_equal(qc2.asnumpy(), qc.asnumpy())
+    with pytest.raises(ValueError, match="qr.*mode"):
+        ops.qr(Tensor(a), "r")

@@ -4,7 +4,8 @@ attaches them to Tensor; GRAPH mode compiles the same functions):
 
 - ``addr`` (as ops.addr), ``cross(other, dim=None)`` (as ops.cross),
   ``multinomial(num_samples, replacement=True, seed=None)``, ``orgqr(input2)``,
-  ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names; ``mvlgamma``,
+  ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names, ``qr(some=True)``
+  (ops.qr, 'reduced' when some else 'complete'); ``mvlgamma``,
   ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
 - ``cauchy(median=0, sigma=1)``: a tensor of self's shape and dtype of Cauchy samples,
   median + sigma * tan(pi (u - 1/2)) with u ~ U[0, 1);
@@ -85,6 +86,7 @@ METHODS = {
     "multinomial": lambda self, num_samples, replacement=True, seed=None:
         _br.multinomial(self, num_samples, replacement, seed),
     "orgqr": lambda self, input2: _bs.orgqr(self, input2),
+    "qr": lambda self, some=True: _bs.qr(self, "reduced" if some else "complete"),
     "lu_solve": lambda self, LU_data, LU_pivots: _bs.lu_solve(self, LU_data, LU_pivots),  # noqa
     "mvlgamma": lambda self, p: _st.mvlgamma(self, p),
     "cholesky": lambda self, upper=False: _ch.cholesky(self, upper),
