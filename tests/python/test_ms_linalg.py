@@ -64,6 +64,18 @@ def test_matrix_solve_complex_matches_numpy(mode, dtype, tol, adjoint):
     np.testing.assert_allclose(got.asnumpy(), want, rtol=tol, atol=tol)
 
 
+def test_matrix_solve_dynamic_shape_is_a_clear_error():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Solve(False)
+        net.set_inputs(ms.Tensor(shape=[3, None], dtype=ms.float64),
+                       ms.Tensor(shape=[3, 1], dtype=ms.float64))
+        with pytest.raises(TypeError, match="MatrixSolve.*known at compile time"):
+            net(ms.Tensor(np.eye(3)), ms.Tensor(np.ones((3, 1))))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_matrix_solve_errors():
     a = ms.Tensor(np.eye(3))
     with pytest.raises(ValueError, match="MatrixSolve.*\\[..., M, M\\]"):

@@ -26,6 +26,10 @@ def _solve_plan(a_shape, b_shape, a_dtype, b_dtype):
         raise TypeError(f"For 'MatrixSolve', matrix and rhs must both be float32, float64, "
                         f"complex64 or complex128 (the same), but got {a_dtype} and "
                         f"{b_dtype}.")
+    if any(d is None or d < 0 for d in tuple(a_shape) + tuple(b_shape)):
+        raise TypeError(f"For 'MatrixSolve', the shapes must be known at compile time (the "
+                        f"elimination is unrolled over M), but got {tuple(a_shape)} and "
+                        f"{tuple(b_shape)} (-1: a size known only at run time).")
     if len(a_shape) < 2 or a_shape[-1] != a_shape[-2]:
         raise ValueError(f"For 'MatrixSolve', the matrix must be [..., M, M], but got shape "
                          f"{tuple(a_shape)}.")
