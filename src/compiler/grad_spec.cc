@@ -94,7 +94,9 @@ Value grad_options(bool value_and_grad, const Value& positions, const Value& wei
   MC_CHECK(!(positions.is(ValueKind::Tuple) && positions.items().empty()), Runtime, api,
            "(): 'grad_position' must not be an empty tuple; pass None for no input gradients");
   MC_CHECK(has_aux.is(ValueKind::Bool), Type, api, "(): 'has_aux' must be a bool");
-  return options_value(positions, weights, has_aux.as_bool(), value_and_grad, false);
+  // A tuple of one position gives that gradient bare, as an int does (MindSpore).
+  const Value& pos = ints && positions.items().size() == 1 ? positions.items()[0] : positions;
+  return options_value(pos, weights, has_aux.as_bool(), value_and_grad, false);
 }
 
 Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param,

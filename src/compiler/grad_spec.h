@@ -48,6 +48,7 @@ struct GradSpec {
 // grad(fn, grad_position, weights, has_aux) and value_and_grad(...): checks the arguments
 // (grad_position None, an int or a tuple of ints; not both it and weights None; has_aux a
 // bool) and returns the options value. weights: None, a Parameter or a sequence of them.
+// A tuple of one position is that position (its gradient comes bare, as MindSpore's).
 ir::Value grad_options(bool value_and_grad, const ir::Value& positions, const ir::Value& weights,
                        const ir::Value& has_aux);
 

@@ -83,6 +83,7 @@ bool complex_ok(OpId id) {
     case OpId::Sin:
     case OpId::Cos:
     case OpId::Tan:
+    case OpId::Atan:
     case OpId::Sinh:
     case OpId::Cosh:
     case OpId::Tanh:

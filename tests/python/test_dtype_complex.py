@@ -154,7 +154,7 @@ def test_scalar_operands(mode):
 
 UNARY = [("neg", np.negative), ("square", np.square), ("exp", np.exp), ("log", np.log),
          ("sqrt", np.sqrt), ("reciprocal", np.reciprocal), ("sin", np.sin), ("cos", np.cos),
-         ("tan", np.tan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
+         ("tan", np.tan), ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
          ("conj", np.conj)]
 
 
@@ -229,6 +229,17 @@ def test_equal_not_equal_and_order_refused(mode):
     for fn in (ops.less, ops.greater_equal, ops.maximum):
         with pytest.raises(TypeError, match="Complex64"):
             run(fn, ms.Tensor(a), ms.Tensor(b))
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+@pytest.mark.parametrize("fmt", ["NCHW", "NHWC"])
+def test_bias_add(mode, name, fmt):
+    x = cplx((2, 3, 4, 5), name, seed=7)
+    c = 3 if fmt == "NCHW" else 5
+    b = cplx((c,), name, seed=8)
+    want = x + (b.reshape(1, 3, 1, 1) if fmt == "NCHW" else b)
+    got = run(lambda u, v: ops.bias_add(u, v, fmt), ms.Tensor(x), ms.Tensor(b))
+    close(got, want, rtol=0)
 
 
 def test_unsupported_ops_refuse_with_type_error(mode):
@@ -375,6 +386,8 @@ GRAD_CASES = [
     ("matmul", lambda x, y: ops.matmul(x, y.T), lambda x, y: torch.matmul(x, y.T)),
     ("prod_sum", lambda x, y: ops.prod(x, 1) + ops.sum(y, 1), lambda x, y: x.prod(1) + y.sum(1)),
     ("conj_neg", lambda x, y: ops.conj(x) - y, lambda x, y: torch.conj(x) - y),
+    ("atan_mul", lambda x, y: ops.atan(x) * y, lambda x, y: torch.atan(x) * y),
+    ("bias_add", lambda x, y: ops.bias_add(x * y, y[0]), lambda x, y: x * y + y[0][None, :]),
 ]
 
 

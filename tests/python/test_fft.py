@@ -247,6 +247,9 @@ def test_primitive_and_mint():
     close(mint.fft.irfft(ms.Tensor(h), 8), x, "float64")
     with pytest.raises(ValueError, match="FFTWithSize"):
         P.FFTWithSize(4, False, False)
+    # a real inverse of a last dimension of 1 would have length 0 (MindSpore's error)
+    with pytest.raises(ValueError, match="FFTWithSize.*last dimension"):
+        P.FFTWithSize(2, True, True)(ms.Tensor(np.ones((2, 1), np.complex64)))
 
 
 # ---- errors ------------------------------------------------------------------------------

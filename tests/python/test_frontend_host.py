@@ -420,8 +420,11 @@ def test_parameter_repr_and_errors():
         ms.Parameter(ms.Tensor([1.0]), requires_grad=1)
     with pytest.raises(ValueError, match="name must be a str"):
         ms.Parameter(ms.Tensor([1.0]), name=3)
-    with pytest.raises(TypeError, match="already a Parameter"):
-        ms.Parameter(p)
+    # a Parameter as default_input: a new Parameter holding a copy of its data (MindSpore)
+    q = ms.Parameter(p, name="w2")
+    assert q.name == "w2" and q is not p and q.shape == (2, 3)
+    q.set_data(ms.Tensor(np.ones((2, 3), np.float32)))
+    np.testing.assert_array_equal(p.asnumpy(), np.zeros((2, 3), np.float32))
 
 
 def test_parameter_set_data():

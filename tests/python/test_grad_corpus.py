@@ -2566,7 +2566,9 @@ def torch_expected(r, npdt, xs, P_np):
     if how.api == "GradOperation":
         inputs = gi if how.get_all else (gi[0] if not how.get_by_list else None)
     else:
-        inputs = None if how.pos is None else (gi[0] if isinstance(how.pos, int) else gi)
+        # an int position, or a tuple of one (MindSpore): the gradient bare
+        single = isinstance(how.pos, int) or (how.pos is not None and len(how.pos) == 1)
+        inputs = None if how.pos is None else (gi[0] if single else gi)
     if how.weights:
         result = tuple(gw) if inputs is None else (inputs, tuple(gw))
     else:

@@ -617,6 +617,8 @@ def make_hvp_objective(loss, diff, n_loss_args):
 
     def h(*args):
         gs = ms.grad(loss, grad_position=diff)(*args[:n_loss_args])
+        if n_v == 1:  # a tuple of one position gives its gradient bare (MindSpore)
+            gs = (gs,)
         total = ops.sum(gs[0] * args[n_loss_args])
         for i in range(1, n_v):
             total = total + ops.sum(gs[i] * args[n_loss_args + i])

@@ -173,7 +173,7 @@ def aux3(x, y):
 
 SHAPES = [
     ((GRAD, f_xy, (1,)), "t"),
-    ((GRAD, f_xy, ((1,),)), "(t)"),
+    ((GRAD, f_xy, ((1,),)), "t"),  # a tuple of one position: the gradient bare (MindSpore)
     ((GRAD, f_xy, ((0, 1),)), "(tt)"),
     ((VALUE_AND_GRAD, f_xy, (0,)), "(tt)"),
     ((GRAD_OP, f_xy, (None, True, False, False)), "(tt)"),

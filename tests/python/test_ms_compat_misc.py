@@ -37,7 +37,10 @@ def test_nn_pad_bad_input():
     with pytest.raises(ValueError, match="'mode'"):
         nn.Pad(((1, 1),), "WRAP")
     with pytest.raises(TypeError, match="'paddings'"):
-        nn.Pad(((1, -1),))
+        nn.Pad((0, 2))  # pairs are needed
+    # a negative padding is a ValueError when the layer is called (MindSpore's order)
+    with pytest.raises(ValueError, match="non-negative"):
+        nn.Pad(((1, -1),))(Tensor(np.ones(3, np.float32)))
     with pytest.raises(ValueError, match="at most 2"):
         nn.Pad(((3, 0),), "REFLECT")(Tensor(np.ones(3, np.float32)))
     with pytest.raises(ValueError, match="2 pairs"):

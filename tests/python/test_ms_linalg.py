@@ -51,6 +51,31 @@ def test_matrix_solve_float32_and_gradients(mode):
     np.testing.assert_allclose(gb.asnumpy(), bt.grad.numpy(), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, tol", [(np.complex64, 1e-4), (np.complex128, 1e-11)])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_matrix_solve_complex_matches_numpy(mode, dtype, tol, adjoint):
+    shape = (2, 5, 5)
+    a = (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype)
+    b = (RNG.standard_normal((2, 5, 3)) + 1j * RNG.standard_normal((2, 5, 3))).astype(dtype)
+    got = Solve(adjoint)(ms.Tensor(a), ms.Tensor(b))
+    assert got.dtype == ms.Tensor(a).dtype
+    # adjoint: the conjugate transpose, as MindSpore's
+    want = np.linalg.solve(np.conj(np.swapaxes(a, -1, -2)) if adjoint else a, b)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=tol, atol=tol)
+
+
+def test_matrix_solve_dynamic_shape_is_a_clear_error():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Solve(False)
+        net.set_inputs(ms.Tensor(shape=[3, None], dtype=ms.float64),
+                       ms.Tensor(shape=[3, 1], dtype=ms.float64))
+        with pytest.raises(TypeError, match="MatrixSolve.*known at compile time"):
+            net(ms.Tensor(np.eye(3)), ms.Tensor(np.ones((3, 1))))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_matrix_solve_errors():
     a = ms.Tensor(np.eye(3))
     with pytest.raises(ValueError, match="MatrixSolve.*\\[..., M, M\\]"):
@@ -59,3 +84,5 @@ def test_matrix_solve_errors():
         ops.matrix_solve(a, ms.Tensor(np.ones((4, 1))))
     with pytest.raises(TypeError, match="MatrixSolve.*float"):
         ops.matrix_solve(a, ms.Tensor(np.ones((3, 1), np.float32)))
+    with pytest.raises(TypeError, match="MatrixSolve.*complex"):
+        ops.matrix_solve(a, ms.Tensor(np.ones((3, 1), np.complex128)))

@@ -2,7 +2,11 @@
 stats_ext_func.py, and the random fills ``cauchy`` / ``log_normal`` (common/tensor.py
 attaches them to Tensor; GRAPH mode compiles the same functions):
 
-- ``addr`` (as ops.addr), ``mvlgamma``, ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
+- ``addr`` (as ops.addr), ``cross(other, dim=None)`` (as ops.cross),
+  ``multinomial(num_samples, replacement=True, seed=None)``, ``orgqr(input2)``,
+  ``lu_solve(LU_data, LU_pivots)`` (self is b), as the ops of those names, ``qr(some=True)``
+  (ops.qr, 'reduced' when some else 'complete'); ``mvlgamma``,
+  ``cholesky``, ``cholesky_inverse``, ``cholesky_solve``, ``geqrf``;
 - ``cauchy(median=0, sigma=1)``: a tensor of self's shape and dtype of Cauchy samples,
   median + sigma * tan(pi (u - 1/2)) with u ~ U[0, 1);
 - ``log_normal(mean=1, std=2)``: exp(mean + std * z) with z ~ N(0, 1), self's shape and dtype;
@@ -15,6 +19,9 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
+from mycel.ops.function import breadth_array_func as _ba
+from mycel.ops.function import breadth_random_func as _br
+from mycel.ops.function import breadth_sample_func as _bs
 from mycel.ops.primitive import constexpr
 
 
@@ -75,6 +82,12 @@ GRAPH_FORMS = {"__sub__": _isub}
 
 METHODS = {
     "addr": _addr,
+    "cross": lambda self, other, dim=None: _ba.cross(self, other, dim),
+    "multinomial": lambda self, num_samples, replacement=True, seed=None:
+        _br.multinomial(self, num_samples, replacement, seed),
+    "orgqr": lambda self, input2: _bs.orgqr(self, input2),
+    "qr": lambda self, some=True: _bs.qr(self, "reduced" if some else "complete"),
+    "lu_solve": lambda self, LU_data, LU_pivots: _bs.lu_solve(self, LU_data, LU_pivots),  # noqa
     "mvlgamma": lambda self, p: _st.mvlgamma(self, p),
     "cholesky": lambda self, upper=False: _ch.cholesky(self, upper),
     "cholesky_inverse": lambda self, upper=False: _ch.cholesky_inverse(self, upper),

@@ -385,16 +385,18 @@ class VarianceScaling(Initializer):
 
 def initializer(init, shape=None, dtype=None):
     """A Tensor of `shape` and `dtype` (default float32) filled by `init`: an Initializer, its
-    registered name (case-insensitive), a number or a Tensor."""
-    dtype = _C.float32 if dtype is None else dtype
-    if not isinstance(dtype, _C.DType):
+    registered name (case-insensitive), a number or a Tensor (whose own dtype is kept when
+    dtype is not given, as in MindSpore)."""
+    if dtype is not None and not isinstance(dtype, _C.DType):
         raise TypeError(f"For 'initializer', dtype must be a mycel dtype, but got "
                         f"{type(dtype).__name__}.")
     if isinstance(init, _C.Tensor):
+        # MindSpore returns a Tensor init as it is: its dtype stays unless one is given.
         if shape is not None and tuple(init.shape) != _check_shape(shape):
             raise ValueError(f"For 'initializer', the shape of the init tensor "
                              f"{tuple(init.shape)} must equal shape {_check_shape(shape)}.")
-        return init.copy().astype(dtype)
+        return init.copy() if dtype is None else init.copy().astype(dtype)
+    dtype = _C.float32 if dtype is None else dtype
     if shape is None:
         raise ValueError("For 'initializer', shape must be given unless init is a Tensor.")
     shape = _check_shape(shape)

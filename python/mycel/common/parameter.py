@@ -21,14 +21,12 @@ PARAMETER_NAME_DEFAULT = "Parameter"
 class Parameter(Tensor):
     """Parameter(default_input, name=None, requires_grad=True): a named trainable tensor.
 
-    default_input is a Tensor (copied), a numpy array, a Python number or a nested list
+    default_input is a Tensor (copied; a Parameter too, as MindSpore: the new Parameter holds
+    a copy of its data, under its own name), a numpy array, a Python number or a nested list
     (converted as mycel.Tensor would)."""
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True, storage_format="", device=None):
-        if isinstance(default_input, Parameter):
-            raise TypeError("For 'Parameter', default_input is already a Parameter; pass its "
-                            "data (a Tensor) or the Parameter itself where one is needed.")
         if isinstance(default_input, (bool, np.bool_)):
             raise ValueError("For 'Parameter', default_input must be a Tensor, a numpy array, "
                              "an int, a float or a list of numbers, but got a bool.")

@@ -319,17 +319,26 @@ def _ones_like_tree(x):
     return ones_like(x) if _has_grad(x) else None  # as GRAPH seeds a non-float output
 
 
+def _single_position(grad_position):
+    """A tuple of one position is that position: MindSpore returns its gradient bare (a
+    Tensor, not a 1-tuple), as for an int."""
+    if isinstance(grad_position, (tuple, list)) and len(grad_position) == 1:
+        return grad_position[0]
+    return grad_position
+
+
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """The gradient function of ``fn`` (MindSpore's ``mindspore.grad``).
 
     grad_position: an int (the gradient of that input), a tuple of ints (a tuple of
-    gradients) or None (no input gradients; `weights` needed). weights: Parameters (for
+    gradients; a tuple of one int gives that gradient bare, as MindSpore) or None (no input gradients; `weights` needed). weights: Parameters (for
     example ``net.trainable_params()``) whose gradients are returned, in that order, after
     the input gradients: ``(input_grads, weight_grads)``. has_aux: ``fn`` returns a tuple
     whose first element is differentiated; the others are returned as ``(grads, aux)``, aux
     the tuple of them (``grads, (z,) = grad_fn(x)`` for one, as MindSpore). return_ids: each
     gradient comes as a pair (its input position or its Parameter's name, gradient), for
     ``get_grad`` (in graph code too)."""
+    grad_position = _single_position(grad_position)
     g = _GradFunction(fn, _C._grad_options(False, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:
@@ -441,6 +450,7 @@ def _find_grad(node, key):
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Like ``grad``, but the function returns ``(fn(*args), gradients)`` (with return_ids, the
     gradients paired with their ids as ``grad`` pairs them)."""
+    grad_position = _single_position(grad_position)
     g = _GradFunction(fn, _C._grad_options(True, grad_position, _weights_arg(weights),
                                            bool(has_aux)))
     if not return_ids:

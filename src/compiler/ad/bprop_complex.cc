@@ -34,6 +34,7 @@ bool bprop_conjugates(OpId op) {
     case OpId::Sin:
     case OpId::Cos:
     case OpId::Tan:
+    case OpId::Atan:
     case OpId::Sinh:
     case OpId::Cosh:
     case OpId::Tanh:

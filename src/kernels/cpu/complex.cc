@@ -46,6 +46,7 @@ MC_CX_UNARY(ReciprocalF, T(1) / x)
 MC_CX_UNARY(SinF, std::sin(x))
 MC_CX_UNARY(CosF, std::cos(x))
 MC_CX_UNARY(TanF, std::tan(x))
+MC_CX_UNARY(AtanF, std::atan(x))
 MC_CX_UNARY(SinhF, std::sinh(x))
 MC_CX_UNARY(CoshF, std::cosh(x))
 MC_CX_UNARY(TanhF, std::tanh(x))
@@ -141,6 +142,8 @@ ew::UnaryLoop unary_for(OpId id) {
       return &unary_loop<T, T, CosF>;
     case OpId::Tan:
       return &unary_loop<T, T, TanF>;
+    case OpId::Atan:
+      return &unary_loop<T, T, AtanF>;
     case OpId::Sinh:
       return &unary_loop<T, T, SinhF>;
     case OpId::Cosh:

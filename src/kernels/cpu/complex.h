@@ -1,6 +1,6 @@
 // The complex64/complex128 kernels of the CPU backend (kernels/cpu/complex.cc):
 //   - the complex loops of the elementwise ops that take complex (Neg, Abs, Sign, Square, Exp,
-//     Log, Sqrt, Reciprocal, Sin, Cos, Tan, Sinh, Cosh, Tanh; Add, Sub, Mul, Div, Pow, Equal,
+//     Log, Sqrt, Reciprocal, Sin, Cos, Tan, Atan, Sinh, Cosh, Tanh; Add, Sub, Mul, Div, Pow, Equal,
 //     NotEqual), which cpu_unary and cpu_binary pick when their input is complex (the op
 //     table's infer rules refuse complex for the other ops, so no kernel sees it);
 //   - Sum/Mean/Prod reductions over complex tensors (cpu_reduce calls complex_reduce);

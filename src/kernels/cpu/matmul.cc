@@ -565,6 +565,18 @@ void bias_add(const T* x, const T* b, T* y, int64_t O, int64_t C, int64_t I) {
   });
 }
 
+// x + b over complex64/complex128 (the layout of bias_add).
+template <class T>
+void bias_add_complex(const T* x, const T* b, T* y, int64_t O, int64_t C, int64_t I) {
+  parallel_for(0, O * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(I, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t r = lo; r < hi; ++r) {
+                   const T bv = b[r % C];
+                   for (int64_t i = 0; i < I; ++i) y[r * I + i] = x[r * I + i] + bv;
+                 }
+               });
+}
+
 }  // namespace
 
 void cpu_matmul(const KernelContext& ctx) {
@@ -617,6 +629,13 @@ void cpu_bias_add(const KernelContext& ctx) {
       I *= x.dim(d);
   }
   if (y.numel() == 0) return;
+  if (is_complex(x.dtype())) {
+    dispatch_complex(x.dtype(), ctx.op.name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      bias_add_complex(x.data<T>(), ctx.in[1].data<T>(), y.data<T>(), O, x.dim(cdim), I);
+    });
+    return;
+  }
   dispatch_number(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     bias_add(x.data<T>(), ctx.in[1].data<T>(), y.data<T>(), O, x.dim(cdim), I);

@@ -74,6 +74,11 @@ Cx unary(OpId id, Cx x) {
       return ccos(x);
     case OpId::Tan:
       return div(csin(x), ccos(x));
+    case OpId::Atan: {  // (i/2) (log(1 - iz) - log(1 + iz)), iz = (-y, x)
+      const Cx d = {clog({1 + x.im, -x.re}).re - clog({1 - x.im, x.re}).re,
+                    clog({1 + x.im, -x.re}).im - clog({1 - x.im, x.re}).im};
+      return {-d.im / 2, d.re / 2};
+    }
     case OpId::Sinh:
       return csinh(x);
     case OpId::Cosh:

@@ -89,6 +89,14 @@ void ref_bias_add(const KernelContext& ctx) {
   int64_t inner = 1;
   for (int64_t d = cdim + 1; d < nd; ++d) inner *= x.dim(d);
   const int64_t channels = x.dim(cdim);
+  if (is_complex(x.dtype())) {
+    dispatch_complex(x.dtype(), ctx.op.name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (int64_t i = 0; i < x.numel(); ++i)
+        y.data<T>()[i] = x.data<T>()[i] + b.data<T>()[(i / inner) % channels];
+    });
+    return;
+  }
   dispatch_number(x.dtype(), ctx.op.name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;

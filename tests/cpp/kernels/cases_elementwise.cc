@@ -441,9 +441,9 @@ void add_complex(std::vector<KernelCase>& v) {
     }
     return c;
   };
-  for (const char* op :
-       {"Neg", "Abs", "Sign", "Square", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan",
-        "Sinh", "Cosh", "Tanh", "Real", "Imag", "Conj", "Angle", "ComplexAbs"}) {
+  for (const char* op : {"Neg",        "Abs",  "Sign", "Square", "Exp",   "Log",       "Sqrt",
+                         "Reciprocal", "Sin",  "Cos",  "Tan",    "Atan",  "Sinh",      "Cosh",
+                         "Tanh",       "Real", "Imag", "Conj",   "Angle", "ComplexAbs"}) {
     for (DType t : kComplex) {
       for (const Shape& s : kShapes) v.push_back(tol(make(op, {{s, t, Gen::Normal}}, t), t));
       v.push_back(tol(make(op, {{kBig, t, Gen::Normal}}, t), t));

@@ -259,6 +259,11 @@ std::vector<KernelCase> linalg_cases() {
   v.push_back(bias({16, 33, 31, 64}, 64, DType::Float32, "NHWC"));
   v.push_back(bias({0, 5}, 5, DType::Float32, "NCHW"));
   v.push_back(bias({3, 5, 0}, 5, DType::Float32, "NCHW"));
+  for (DType t : {DType::Complex64, DType::Complex128}) {  // complex (x + b exactly)
+    v.push_back(bias({4, 6, 5, 7}, 6, t, "NCHW"));
+    v.push_back(bias({4, 6, 5, 7}, 7, t, "NHWC"));
+    v.push_back(bias({16, 33, 31, 64}, 64, t, "NHWC"));
+  }
   add_fft(v);
   return v;
 }

@@ -52,7 +52,8 @@ TEST(CudaTable, EveryOpHasACudaKernelOrIsListedAsFallback) {
 // The ops with complex CPU kernels (kernels/cpu/complex.h, fills, Select) that still run on
 // host copies for complex tensors on a GPU: their CUDA kernels are not built for complex, so
 // the CUDA rule must decline them.
-const std::set<std::string> kComplexOnHost = {"ReduceProd", "OnesLike", "Fill", "Select"};
+const std::set<std::string> kComplexOnHost = {"ReduceProd", "OnesLike", "Fill",
+                                              "Select",     "Atan",     "BiasAdd"};
 
 TEST(CudaTable, ComplexOnHostNamesTheOpsTheRuleDeclines) {
   for (const OpDef& op : op_table()) {

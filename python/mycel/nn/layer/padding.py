@@ -17,10 +17,10 @@ _MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
 def _check_paddings(paddings, mode):
     if not isinstance(paddings, (tuple, list)) or not all(
             isinstance(p, (tuple, list)) and len(p) == 2 and
-            all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in p)
+            all(isinstance(v, int) and not isinstance(v, bool) for v in p)
             for p in paddings):
         raise TypeError(f"For 'Pad', the 'paddings' must be a tuple of (before, after) pairs "
-                        f"of non-negative ints, but got {paddings!r}.")
+                        f"of ints, but got {paddings!r}.")
     if mode not in _MODES:
         raise ValueError(f"For 'Pad', the 'mode' must be one of {_MODES}, but got {mode!r}.")
     return tuple(tuple(p) for p in paddings)
@@ -41,6 +41,10 @@ def _mirror_index(n, before, after, mode):
 
 @constexpr
 def _check_rank(ndim, paddings):
+    """Checked when called, as MindSpore does: a negative padding is a ValueError."""
+    if any(v < 0 for p in paddings for v in p):
+        raise ValueError(f"For 'Pad', the 'paddings' must be non-negative, but got "
+                         f"{paddings!r}.")
     if ndim != len(paddings):
         raise ValueError(f"For 'Pad', the input has {ndim} dimensions but 'paddings' has "
                          f"{len(paddings)} pairs.")

@@ -518,3 +518,8 @@ def nextafter(input, other):  # noqa: A002
     nan = prim("LogicalOr")(prim("NotEqual")(x, x), prim("NotEqual")(t, t))
     out = prim("Select")(nan, prim("ZerosLike")(out) + math.nan, out)
     return prim("Cast")(out, a.dtype)
+
+
+# MindSpore's Tensor.nextafter(other), attached here: this module imports ops.composite, which
+# common/tensor.py's method modules must not (an import circle).
+_C.Tensor.nextafter = lambda self, other: nextafter(self, other)

@@ -21,8 +21,9 @@ from mycel.ops.function._util import prim
 from mycel.ops.function import array_func as _a
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.primitive import constexpr
+from mycel.ops.function.cholesky_func import geqrf as _geqrf
 
-__all__ = ["grid_sample", "lu_unpack", "lu_solve", "orgqr", "ormqr", "roi_align"]
+__all__ = ["grid_sample", "lu_unpack", "lu_solve", "orgqr", "ormqr", "qr", "roi_align"]
 
 FLOATS = (_C.float16, _C.float32, _C.float64)
 
@@ -332,6 +333,22 @@ def orgqr(input, input2):  # noqa: A002
         raise ValueError(f"For 'orgqr', input must have M >= N, but got {a.shape}.")
     q = prim("BroadcastTo", shape=a.shape)(_eye_rect(m, n, a.dtype))
     return _householder_apply(a, tau, q, k, m)
+
+
+def qr(input, mode="reduced"):  # noqa: A002
+    """(Q, R) with input = Q R for input [..., M, N] (float32/float64), from geqrf's
+    reflectors (LAPACK's signs, as numpy's): 'reduced' Q [..., M, K], R [..., K, N] with
+    K = min(M, N); 'complete' Q [..., M, M], R [..., M, N]."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"For 'qr', mode must be 'reduced' or 'complete', but got {mode!r}.")
+    y, tau = _geqrf(input)
+    m, n = y.shape[-2], y.shape[-1]
+    eye = prim("BroadcastTo", shape=tuple(y.shape[:-2]) + (m, m))(_eye(m, y.dtype))
+    q = ormqr(y, tau, eye)
+    r = _triu(y)
+    if mode == "complete" or m <= n:  # K = M: Q is square, R is all of triu(y)
+        return q, r
+    return q[..., :n], r[..., :n, :]
 
 
 def ormqr(input, tau, other, left=True, transpose=False):  # noqa: A002

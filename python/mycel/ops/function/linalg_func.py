@@ -21,9 +21,15 @@ __all__ = ["matrix_solve", "inverse"]
 @constexpr
 def _solve_plan(a_shape, b_shape, a_dtype, b_dtype):
     """M; errors name MatrixSolve."""
-    if a_dtype != b_dtype or a_dtype not in (_C.float32, _C.float64):
-        raise TypeError(f"For 'MatrixSolve', matrix and rhs must both be float32 or float64, "
-                        f"but got {a_dtype} and {b_dtype}.")
+    if a_dtype != b_dtype or a_dtype not in (_C.float32, _C.float64, _C.complex64,
+                                             _C.complex128):
+        raise TypeError(f"For 'MatrixSolve', matrix and rhs must both be float32, float64, "
+                        f"complex64 or complex128 (the same), but got {a_dtype} and "
+                        f"{b_dtype}.")
+    if any(d is None or d < 0 for d in tuple(a_shape) + tuple(b_shape)):
+        raise TypeError(f"For 'MatrixSolve', the shapes must be known at compile time (the "
+                        f"elimination is unrolled over M), but got {tuple(a_shape)} and "
+                        f"{tuple(b_shape)} (-1: a size known only at run time).")
     if len(a_shape) < 2 or a_shape[-1] != a_shape[-2]:
         raise ValueError(f"For 'MatrixSolve', the matrix must be [..., M, M], but got shape "
                          f"{tuple(a_shape)}.")
@@ -52,9 +58,13 @@ def _row(t, idx):
 
 def matrix_solve(matrix, rhs, adjoint=False):
     """X with matrix @ X = rhs (matrix^T @ X = rhs with adjoint) for matrix [..., M, M] and
-    rhs [..., M, K], float32 or float64 (module docstring: the method and its limits)."""
+    rhs [..., M, K], float32, float64, complex64 or complex128 (module docstring: the method
+    and its limits; a complex system is solved as its real form of size 2M, adjoint being the
+    conjugate transpose)."""
     a, b = as_tensor(matrix), as_tensor(rhs)
     m = _solve_plan(a.shape, b.shape, a.dtype, b.dtype)
+    if a.dtype in (_C.complex64, _C.complex128):
+        return _complex_solve(a, b, m, adjoint)
     if adjoint:
         a = prim("Transpose")(a, tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2))
     for k in range(m):
@@ -81,6 +91,23 @@ def matrix_solve(matrix, rhs, adjoint=False):
         x_k = prim("Div")(prim("Sub")(_row(b, idx), done), diag)  # [..., 1, K]
         x = prim("Add")(x, prim("Mul")(e_k, x_k))
     return x
+
+
+def _complex_solve(a, b, m, adjoint):
+    """A complex system A X = B as the real one [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi]
+    of twice the size (adjoint: A's conjugate transpose), solved with the same pivoting."""
+    if adjoint:
+        perm = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
+        a = prim("Conj")(prim("Transpose")(a, perm))
+    ar, ai = prim("Real")(a), prim("Imag")(a)
+    rows, cols = a.ndim - 2, a.ndim - 1
+    top = prim("Concat", axis=cols)((ar, prim("Neg")(ai)))
+    bottom = prim("Concat", axis=cols)((ai, ar))
+    big = prim("Concat", axis=rows)((top, bottom))
+    rhs = prim("Concat", axis=rows)((prim("Real")(b), prim("Imag")(b)))
+    x = matrix_solve(big, rhs)
+    xr, xi = prim("Split", axis=rows, output_num=2)(x)
+    return prim("Complex")(xr, xi)
 
 
 def _exchange(t, e_p, is_p, e_k, idx):

@@ -261,6 +261,7 @@ __all__ += ["ConjugateTranspose"]
 # FFTWithSize (MindSpore's primitive over FFT/IFFT/RFFT/IRFFT), composed of the transforms
 # of function/fft_func.py (the op table's FFTN).
 from mycel.ops.function import fft_func as _fftf  # noqa: E402
+from mycel.ops.primitive import constexpr as _constexpr_fft  # noqa: E402
 
 
 class FFTWithSize(_ComposedCT):
@@ -295,7 +296,17 @@ class FFTWithSize(_ComposedCT):
         if not self.onesided:
             return _cx.real(_fftf.ifftn(x, None, dim, self.norm))
         s = self.signal_sizes if self.signal_sizes else None
+        if s is None:
+            _check_irfft_last_dim(x.shape)
         return _fftf.irfftn(x, s, dim, self.norm)
+
+
+@_constexpr_fft
+def _check_irfft_last_dim(shape):
+    if len(shape) and shape[-1] == 1:
+        raise ValueError(f"For 'FFTWithSize', the last dimension of the input cannot be 1 for "
+                         f"a real inverse without signal_sizes (its output length would be "
+                         f"2 * (1 - 1) = 0), but got input shape {tuple(shape)}.")
 
 
 __all__ += ["FFTWithSize"]

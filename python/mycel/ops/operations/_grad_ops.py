@@ -14,12 +14,15 @@ the output's cotangent ``dy``, in both modes:
   elements ('mean') or the batch size ('batchmean'); as MindSpore's kernel, it does not
   zero the entries whose target is <= 0;
 - ``LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon=1e-12)(x, dy, variance, mean,
-  gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance.
+  gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance;
+- ``BiasAddGrad(data_format='NCHW')(dout)``: BiasAdd's bias cotangent, dout summed over every
+  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype.
 """
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import pad_grad_func as _pg
+from mycel.ops.function import pad_v3_func as _pv3
 
 __all__ = ["SqrtGrad", "RsqrtGrad", "SigmoidGrad", "TanhGrad", "AcoshGrad", "AsinhGrad",
            "DropoutGrad", "KLDivLossGrad", "LayerNormGrad"]
@@ -197,3 +200,51 @@ class PadV3Grad(_Composed):
 
 
 __all__ += ["PadV3Grad"]
+
+
+class PadV3(_Composed):
+    """PadV3(mode='constant', paddings_contiguous=True)(x, paddings, constant_value=None): x
+    padded (negative paddings crop) on its last len(paddings) / 2 dimensions, pairs from the
+    last dimension backward (ops/function/pad_v3_func.py)."""
+
+    def __init__(self, mode="constant", paddings_contiguous=True):
+        if not isinstance(mode, str) or mode not in _pg.MODES:
+            raise ValueError(f"For 'PadV3', 'mode' must be one of {_pg.MODES}, but got "
+                             f"{mode!r}.")
+        if not isinstance(paddings_contiguous, bool):
+            raise TypeError(f"For 'PadV3', 'paddings_contiguous' must be a bool, but got "
+                            f"{type(paddings_contiguous).__name__}.")
+        super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
+        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+
+    def __call__(self, x, paddings, constant_value=None):
+        return _pv3.pad_v3(x, paddings, constant_value, self.mode, self.paddings_contiguous)
+
+from mycel.ops.operations.list_ops import ConcatOffset  # noqa: E402
+__all__ += ["ConcatOffset"]
+
+
+@constexpr
+def _bias_grad_axes(ndim, data_format):
+    if ndim < 2:
+        raise ValueError(f"For 'BiasAddGrad', dout must have rank at least 2, but got rank "
+                         f"{ndim}.")
+    channel = ndim - 1 if data_format == "NHWC" else 1
+    return tuple(d for d in range(ndim) if d != channel)
+
+
+class BiasAddGrad(_Composed):
+    """BiasAddGrad(data_format='NCHW')(dout): dout summed over all axes but the channel."""
+
+    def __init__(self, data_format="NCHW"):
+        if data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"For 'BiasAddGrad', 'data_format' must be 'NCHW', 'NHWC' or "
+                             f"'NCDHW', but got {data_format!r}.")
+        super().__init__(data_format=data_format)
+        self.data_format = data_format
+
+    def __call__(self, dout):
+        return _prim("ReduceSum")(dout, _bias_grad_axes(dout.ndim, self.data_format))
+
+
+__all__ += ["BiasAddGrad"]

@@ -40,3 +40,6 @@ _BREADTH = ["ConjugateTranspose", "Col2Im", "IndexPut", "Mvlgamma", "HammingWind
             "AffineGrid", "Bincount"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# ListDiff (list_ops.py)
+from mycel.ops.operations.list_ops import ListDiff  # noqa: E402
+__all__ += ["ListDiff"]

@@ -55,3 +55,6 @@ __all__ += ["FractionalMaxPool3DWithFixedKsize", "CTCLoss", "LSTM", "DynamicRNN"
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 __all__ += ["LARSUpdate"]
 globals().update((_n, getattr(_P, _n)) for _n in ["LARSUpdate"])
+# PadV3 (composed in _grad_ops.py beside PadV3Grad; ops/function/pad_v3_func.py)
+from mycel.ops.operations._grad_ops import PadV3  # noqa: E402
+__all__ += ["PadV3"]
