@@ -69,7 +69,8 @@ def mycel_step(case, net, xs, cots):
                            weights=weights or None, has_aux=True)
     (_, outs), grads = fn(*[T(x) for x in xs])
     dxs, dws = (grads[0], grads[1]) if weights else (grads, ())
-    return outs, list(dxs), {torch_name(p.name): g for p, g in zip(weights, dws)}
+    dxs = list(dxs) if isinstance(dxs, tuple) else [dxs]  # grad_position=(0,): the gradient
+    return outs, dxs, {torch_name(p.name): g for p, g in zip(weights, dws)}
 
 
 def torch_step(case, tmod, xs, npd):

@@ -328,3 +328,9 @@ __all__ += _breadth_image_ops.__all__
 from mycel.ops.operations import breadth_rnn_ops as _breadth_rnn_ops  # noqa: E402
 from mycel.ops.operations.breadth_rnn_ops import *  # noqa: F401,F403,E402
 __all__ += _breadth_rnn_ops.__all__
+# ListDiff (list_ops.py; MindSpore's array_ops holds it too)
+from mycel.ops.operations.list_ops import ListDiff  # noqa: E402,F401
+__all__ += ["ListDiff"]
+# PadV3 (composed in _grad_ops.py beside PadV3Grad; MindSpore's nn_ops holds it too)
+from mycel.ops.operations._grad_ops import PadV3  # noqa: E402,F401
+__all__ += ["PadV3"]
