@@ -34,28 +34,8 @@ struct Words {
   uint32_t w[4];
 };
 
-// tensor/random.h's philox(key, 0, counter), with __umulhi for the high words.
-__device__ inline Words philox(uint64_t key, uint64_t counter) {
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
-  uint32_t c2 = 0, c3 = 0;  // counter_hi = 0
-  for (int r = 0; r < 10; ++r) {
-    const uint32_t hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    const uint32_t hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    const uint32_t n0 = hi1 ^ c1 ^ k0;
-    const uint32_t n2 = hi0 ^ c3 ^ k1;
-    c1 = lo1;
-    c3 = lo0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return {{c0, c1, c2, c3}};
-}
-
-// tensor/random.h's philox(key, counter_hi, counter_lo): RandomPoisson's later uniforms of an
-// element come from counter_hi = 1, 2, ...
+// tensor/random.h's philox(key, counter_hi, counter_lo), with __umulhi for the high words:
+// RandomPoisson's later uniforms of an element come from counter_hi = 1, 2, ...
 __device__ inline Words philox_hi(uint64_t key, uint64_t hi, uint64_t counter) {
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
@@ -73,6 +53,11 @@ __device__ inline Words philox_hi(uint64_t key, uint64_t hi, uint64_t counter) {
     k1 += 0xBB67AE85u;
   }
   return {{c0, c1, c2, c3}};
+}
+
+// The stream every other kernel draws from: counter_hi = 0.
+__device__ inline Words philox(uint64_t key, uint64_t counter) {
+  return philox_hi(key, 0, counter);
 }
 
 // Where the stream starts: the launch's values, or the words a captured graph's replay
