@@ -57,6 +57,12 @@ inline std::optional<int64_t> const_int(const ir::Node* n) {
   return v->as_int();
 }
 
+// The tensor whose storage n stands for: depend(x, ...) is x, and an update's result is the
+// variable it wrote (F_UPDATE: output i is input i, written in place -- Assign(w, v) is w's
+// storage, and so is getitem i of a multi-output update's result). A write through any node
+// of one storage changes what every other node of it reads.
+const ir::Node* storage_root(const ir::Node* n);
+
 // Nodes with effects beyond their result: never merged, dropped or run at compile time.
 inline bool is_effectful_callee(const ir::Value& v) {
   if (v.is(ir::ValueKind::Prim)) return (v.as_prim().op->flags & kEffectFlags) != 0;

@@ -106,9 +106,7 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
   auto to = [&](Node* x) {
     // A weight or input of the entry (read through depend or not) stays computed: the
     // result is a fresh value that a later in-place update of the weight must not change.
-    const Node* r = x;
-    while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
-      r = static_cast<const CNode*>(r)->input(1);
+    const Node* r = detail::storage_root(x);
     if (keep != nullptr && r->is_param() && r->graph() == keep) return false;
     if (written.count(r) != 0) return false;
     rw.replace(c, x);
@@ -203,10 +201,7 @@ bool simplify(Module& m, FuncGraph* root) {
     if ((p->op->flags & F_UPDATE) != 0) keep = root;
     for (size_t i = 1; i < c->size(); ++i)
       if (writes_input(*p->op, i - 1)) {
-        const Node* r = c->input(i);
-        while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
-          r = static_cast<const CNode*>(r)->input(1);
-        written.insert(r);
+        written.insert(detail::storage_root(c->input(i)));
       }
   }
   return pass.run([&](CNode* c) {
