@@ -53,7 +53,7 @@ Node* Specializer::latest_value(const Ctx* c, Node* x) const {
 void Specializer::note_update(Node* var, Node* r) {
   if (var == nullptr) return;
   const Node* v = strip_depends(var);
-  // if (v->is_param() && v->graph() == entry_) return;  // a weight: see updated_
+  if (v->is_param() && v->graph() == entry_) return;  // a weight: see updated_
   updated_[v] = r;
 }
 

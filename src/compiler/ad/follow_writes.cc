@@ -1,0 +1,90 @@
+// follow_writes (k_transform.h): before differentiation, a read of a tensor that Assign or
+// AssignAdd wrote earlier in the same graph reads the write's result:
+//
+//   %u = AssignAdd(%w, %v)   %s = depend(0, %u)   %r = depend(%w, %s)
+//     ->  %r = depend(%u, %s, %w)
+//
+// The specialiser reads a Parameter (a weight, also a weight a called method or sub-Cell
+// wrote, or a loop's earlier iteration) after the program's last effect as depend(w, state):
+// the same storage as the update's result (an update returns its variable), so the value is
+// unchanged, but the gradient of the read now flows through the write as in PYNATIVE and
+// PyTorch (AssignAdd's rule: to the variable and the value; Assign's: to the value) instead
+// of stopping at the weight's old value. The latest write of that storage the read is
+// ordered after (through the state) is taken; the old input stays an input of the depend, so
+// the order is kept. A write in another graph (an `if` branch, a while loop's body) is not
+// followed: KGraph's check_unfollowed_writes refuses such a read where the gradient would
+// miss the write.
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ad/k_transform.h"
+#include "compiler/passes/pass_util.h"
+#include "ir/manager.h"
+#include "ops/op_table.h"
+
+namespace mycel::ir {
+
+namespace {
+
+// Whether c writes its variable (input 1) as Assign or AssignAdd, whose results carry the
+// gradient on (their rules); other updates (the optimizers') are not differentiable.
+bool differentiable_write(const CNode* c) {
+  const PrimData* p = c->prim();
+  return p != nullptr && (p->op->id == OpId::Assign || p->op->id == OpId::AssignAdd) &&
+         c->size() == 3;
+}
+
+bool follow_in(Module& m, FuncGraph* g) {
+  std::vector<CNode*> order = m.toposort(g);
+  std::unordered_map<const Node*, int> index;
+  std::vector<const Node*> roots;  // the storages written here
+  for (size_t i = 0; i < order.size(); ++i) {
+    index[order[i]] = static_cast<int>(i);
+    if (!differentiable_write(order[i])) continue;
+    const Node* r = compiler::detail::storage_root(order[i]->input(1));
+    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+  }
+  bool changed = false;
+  for (const Node* r : roots) {
+    // last[i]: the position of the latest write of r that order[i] depends on (-1: none).
+    std::vector<int> last(order.size(), -1);
+    auto last_of = [&](const Node* n) {
+      auto it = index.find(n);
+      return it == index.end() ? -1 : last[static_cast<size_t>(it->second)];
+    };
+    for (size_t i = 0; i < order.size(); ++i) {
+      CNode* c = order[i];
+      if (c->is_builtin(Builtin::Depend) && c->size() >= 3 &&
+          compiler::detail::storage_root(c->input(1)) == r) {
+        int after = -1;
+        for (size_t k = 2; k < c->size(); ++k) after = std::max(after, last_of(c->input(k)));
+        if (after > last_of(c->input(1))) {
+          // depend(x, s...) -> depend(u, s..., x): u's storage is x's, written by u
+          std::vector<Node*> in{c->callee(), order[static_cast<size_t>(after)]};
+          in.insert(in.end(), c->inputs().begin() + 2, c->inputs().end());
+          in.push_back(c->input(1));
+          c->set_inputs(std::move(in));
+          changed = true;
+        }
+      }
+      int l = -1;
+      for (size_t k = 1; k < c->size(); ++k) l = std::max(l, last_of(c->input(k)));
+      if (differentiable_write(c) && compiler::detail::storage_root(c->input(1)) == r)
+        l = static_cast<int>(i);
+      last[i] = l;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool follow_writes(Module& m, FuncGraph* root) {
+  bool changed = false;
+  for (FuncGraph* g : m.reachable_graphs(root)) changed = follow_in(m, g) || changed;
+  if (changed && m.manager() != nullptr) m.manager()->invalidate();
+  return changed;
+}
+
+}  // namespace mycel::ir
