@@ -55,18 +55,31 @@ bool follow_in(Module& m, FuncGraph* g) {
     };
     for (size_t i = 0; i < order.size(); ++i) {
       CNode* c = order[i];
-      if (c->is_builtin(Builtin::Depend) && c->size() >= 3 &&
-          compiler::detail::storage_root(c->input(1)) == r) {
-        int after = -1;
-        for (size_t k = 2; k < c->size(); ++k) after = std::max(after, last_of(c->input(k)));
-        if (after > last_of(c->input(1))) {
-          // depend(x, s...) -> depend(u, s..., x): u's storage is x's, written by u
-          std::vector<Node*> in{c->callee(), order[static_cast<size_t>(after)]};
+      // The latest write c is ordered after; a depend's order inputs are not reads.
+      int after = -1;
+      for (size_t k = 1; k < c->size(); ++k) after = std::max(after, last_of(c->input(k)));
+      const size_t reads =
+          c->is_builtin(Builtin::Depend) ? std::min<size_t>(c->size(), 2) : c->size();
+      for (size_t k = 1; after >= 0 && k < reads; ++k) {
+        Node* x = c->input(k);
+        if (last_of(x) >= after || compiler::detail::storage_root(x) != r) continue;
+        Node* u = order[static_cast<size_t>(after)];
+        if (c->is_builtin(Builtin::Depend)) {
+          // depend(x, s...) -> depend(u, s..., x)
+          std::vector<Node*> in{c->callee(), u};
           in.insert(in.end(), c->inputs().begin() + 2, c->inputs().end());
-          in.push_back(c->input(1));
+          in.push_back(x);
           c->set_inputs(std::move(in));
-          changed = true;
+        } else if (x->is_cnode()) {
+          // f(..., x, ...) -> f(..., depend(u, x), ...): x's own order inputs kept
+          CNode* d = m.call_builtin(g, Builtin::Depend, {u, x}, x->span());
+          d->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::Depend)));
+          d->set_abstract(x->abstract());
+          c->set_input(k, d);
+        } else {
+          c->set_input(k, u);
         }
+        changed = true;
       }
       int l = -1;
       for (size_t k = 1; k < c->size(); ++k) l = std::max(l, last_of(c->input(k)));
