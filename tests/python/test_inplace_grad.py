@@ -197,34 +197,66 @@ def write_in_a_function(x):
     return (y * x).sum()
 
 
-UNFOLLOWED = {
-    "write_in_branch": (write_in_branch, lambda x: ((x * 2 + x * x) * x).sum(), "if x.sum() > 0"),
-    "write_in_loop": (write_in_loop, lambda x: ((x * 2 + 3 * x * x) * x).sum(), None),
-    "write_in_a_function": (write_in_a_function, lambda x: ((x * 2 + x * x) * x).sum(),
-                            "return (y * x).sum()"),
+FOLLOWED = {
+    "write_in_branch": (write_in_branch, lambda x: ((x * 2 + x * x) * x).sum()),
+    "write_in_loop": (write_in_loop, lambda x: ((x * 2 + 3 * x * x) * x).sum()),
+    "write_in_a_function": (write_in_a_function, lambda x: ((x * 2 + x * x) * x).sum()),
 }
 
 
-@pytest.mark.parametrize("name", sorted(UNFOLLOWED))
-def test_a_write_graph_mode_cannot_follow_is_a_type_error(name):
-    fn, torch_fn, line = UNFOLLOWED[name]
+@pytest.mark.parametrize("name", sorted(FOLLOWED))
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_a_write_in_a_branch_loop_or_function_is_followed(name, mode):
+    # GRAPH mode raised a TypeError here before: the read after the write now reads the
+    # write's result wherever the write is ordered before it (the K transform's follow_writes:
+    # the call of the branch, the next iteration, the rest of the function)
+    fn, torch_fn = FOLLOWED[name]
     tx = torch.tensor(X.astype(np.float64), requires_grad=True)
     torch_fn(tx).backward()
     old = ms.get_context("mode")
     try:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+        ms.set_context(mode=mode)
         np.testing.assert_allclose(ops.grad(fn)(Tensor(X)).asnumpy(), tx.grad.numpy(),
                                    rtol=1e-5, atol=1e-5)
-        ms.set_context(mode=ms.GRAPH_MODE)
-        with pytest.raises(TypeError, match="cannot follow the in-place write of 'AssignAdd'") \
-                as info:
-            ops.grad(fn)(Tensor(X))
-        if line is not None:
-            assert line in str(info.value)
-        # the forward alone still runs, with PYNATIVE's value
         np.testing.assert_allclose(ms.jit(fn)(Tensor(X)).asnumpy(),
                                    torch_fn(torch.tensor(X.astype(np.float64))).item(),
                                    rtol=1e-5)
+    finally:
+        ms.set_context(mode=old)
+
+
+def _noop(y, x):
+    return None
+
+
+def write_by_a_function_chosen_at_run_time(x):
+    y = x * 2
+    f = _update if x.sum() > 0 else _noop
+    f(y, x)
+    return (y * x).sum()
+
+
+def test_a_write_graph_mode_cannot_follow_is_a_type_error():
+    # the function that writes y is a value chosen at run time: GRAPH mode cannot give the
+    # read after the call the write's result, so the gradient would miss the write
+    tx = torch.tensor(X.astype(np.float64), requires_grad=True)
+    ((tx * 2 + tx * tx) * tx).sum().backward()   # x.sum() > 0: _update runs
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        np.testing.assert_allclose(
+            ops.grad(write_by_a_function_chosen_at_run_time)(Tensor(X)).asnumpy(),
+            tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(TypeError, match="cannot follow the in-place write of 'AssignAdd'") \
+                as info:
+            ops.grad(write_by_a_function_chosen_at_run_time)(Tensor(X))
+        assert "f(y, x)" in str(info.value)
+        assert "return (y * x).sum()" in str(info.value)
+        # the forward alone still runs, with PYNATIVE's value
+        np.testing.assert_allclose(
+            ms.jit(write_by_a_function_chosen_at_run_time)(Tensor(X)).asnumpy(),
+            ((X * 2 + X * X) * X).sum(), rtol=1e-5)
     finally:
         ms.set_context(mode=old)
 
@@ -395,34 +427,266 @@ def test_reads_between_writes(fn, how):
         ms.set_context(mode=old)
 
 
-# ---- a write to a weight (Parameter) inside the differentiated Cell, PYNATIVE ----------------
-# GRAPH mode still gives d/dx = the new w (5) here: the specialiser reads a written weight as
-# depend(w, state) (note_update skips the entry's parameters: following them broke the order
-# of reads between writes of weights in test_graph_effects.py). An open gap (issue note), not
-# tested in GRAPH mode until it is fixed.
+# ---- a write to a weight (Parameter) inside the differentiated Cell ------------------------
+# GRAPH mode gave d/dx = the new w here (the read after the write was depend(w, state), whose
+# gradient stops at the weight); the K transform's follow_writes now reads the write's result
+# there, as PYNATIVE's recording does. The oracle is torch computing the same program
+# functionally (w1 = w + v for AssignAdd, w1 = v for Assign), which gives the gradient with
+# respect to the weight's value before the step, and the weight's value after it.
 
-class WritesItsWeight(ms.nn.Cell):
+W0 = np.array([2.0, -1.0], np.float32)
+XW = np.array([1.5, 0.5], np.float32)
+
+
+class _Weighted(ms.nn.Cell):
     def __init__(self):
         super().__init__()
-        self.w = ms.Parameter(Tensor(np.array([2.0], np.float32)), name="w")
+        self.w = ms.Parameter(Tensor(W0), name="w")
 
+
+class AssignAddThenRead(_Weighted):
     def construct(self, x):
         ops.assign_add(self.w, x * 3)
         return (self.w * x).sum()
 
 
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE])
-def test_gradient_through_a_write_to_a_weight(mode):
+class PrimAssignAddThenRead(_Weighted):
+    def __init__(self):
+        super().__init__()
+        self.assign_add = P.AssignAdd()
+
+    def construct(self, x):
+        self.assign_add(self.w, x * 3)
+        return (self.w * x).sum()
+
+
+class AssignThenRead(_Weighted):
+    def construct(self, x):
+        ops.assign(self.w, x * 3)
+        return (self.w * x).sum()
+
+
+class AssignSubThenRead(_Weighted):
+    def construct(self, x):
+        ops.assign_sub(self.w, x * 3)
+        return (self.w * ops.exp(x)).sum()
+
+
+class ReadThenWrite(_Weighted):
+    def construct(self, x):
+        a = self.w * x
+        ops.assign_add(self.w, x * 3)
+        return a.sum()
+
+
+class WritesInAMethod(_Weighted):
+    def bump(self, x):
+        ops.assign_add(self.w, x * 3)
+
+    def construct(self, x):
+        self.bump(x)
+        return (self.w * x).sum()
+
+
+class ParentReadsAfterSubCell(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = AssignAddThenRead()
+
+    def construct(self, x):
+        a = self.inner(x)
+        return a * 2 + (self.inner.w * x).sum()
+
+
+class WritesInAForLoop(_Weighted):
+    def construct(self, x):
+        for _ in range(2):
+            ops.assign_add(self.w, x * 3)
+        return (self.w * x).sum()
+
+
+class WritesInAWhileLoop(_Weighted):
+    def construct(self, x):
+        i = Tensor(0, ms.int32)
+        while i < 2:
+            ops.assign_add(self.w, x * 3)
+            i += 1
+        return (self.w * x).sum()
+
+
+class WritesInABranch(_Weighted):
+    def construct(self, x):
+        if x.sum() > 0:
+            ops.assign_add(self.w, x * 3)
+        return (self.w * x).sum()
+
+
+class ReadsInABranch(_Weighted):
+    def construct(self, x):
+        ops.assign_add(self.w, x * 3)
+        if x.sum() > 0:
+            return (self.w * x).sum()
+        return x.sum()
+
+
+WEIGHT_WRITES = {  # Cell, its parameter holder, torch (w, x) -> (output, w after)
+    AssignAddThenRead: lambda w, x: (((w + x * 3) * x).sum(), w + x * 3),
+    PrimAssignAddThenRead: lambda w, x: (((w + x * 3) * x).sum(), w + x * 3),
+    AssignThenRead: lambda w, x: (((x * 3 + w * 0) * x).sum(), x * 3),
+    AssignSubThenRead: lambda w, x: (((w - x * 3) * torch.exp(x)).sum(), w - x * 3),
+    ReadThenWrite: lambda w, x: ((w * x).sum(), w + x * 3),
+    WritesInAMethod: lambda w, x: (((w + x * 3) * x).sum(), w + x * 3),
+    ParentReadsAfterSubCell: lambda w, x: (((w + x * 3) * x).sum() * 3, w + x * 3),
+    WritesInAForLoop: lambda w, x: (((w + x * 6) * x).sum(), w + x * 6),
+    WritesInAWhileLoop: lambda w, x: (((w + x * 6) * x).sum(), w + x * 6),
+    WritesInABranch: lambda w, x: (((w + x * 3) * x).sum(), w + x * 3),  # x.sum() > 0
+    ReadsInABranch: lambda w, x: (((w + x * 3) * x).sum(), w + x * 3),
+}
+
+
+def torch_weight_write(cls):
+    w = torch.tensor(W0.astype(np.float64), requires_grad=True)
+    x = torch.tensor(XW.astype(np.float64), requires_grad=True)
+    out, w_after = WEIGHT_WRITES[cls](w, x)
+    out.backward()
+    return out.item(), x.grad.numpy(), w.grad.numpy(), w_after.detach().numpy()
+
+
+@pytest.mark.parametrize("cls", list(WEIGHT_WRITES), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_gradient_through_a_write_to_a_weight(cls, mode):
+    want_out, want_dx, want_dw, want_w = torch_weight_write(cls)
     old = ms.get_context("mode")
     ms.set_context(mode=mode)
     try:
-        net = WritesItsWeight()
-        g = ms.grad(net)(Tensor(np.array([1.0], np.float32)))
-        # (w + 3x) * x: d/dx = w + 6x = 8 at w = 2, x = 1 (torch: the same program on a clone)
-        tw = torch.tensor([2.0], dtype=torch.float64).clone()
-        tx = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
-        (tw.add_(tx * 3) * tx).sum().backward()
-        np.testing.assert_allclose(net.w.asnumpy(), [5.0])
-        assert g.asnumpy().tolist() == tx.grad.numpy().tolist()
+        # d/dx alone (grad_position=0, no weights): one step, one write
+        net = cls()
+        dx = ms.grad(net)(Tensor(XW))
+        np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(net.parameters_dict()[
+            "inner.w" if cls is ParentReadsAfterSubCell else "w"].asnumpy(), want_w, rtol=1e-6)
+        # the value, d/dx and d/dw (weights=) from a fresh Cell
+        net = cls()
+        value, (dx, dws) = ms.value_and_grad(net, grad_position=0,
+                                             weights=net.trainable_params())(Tensor(XW))
+        np.testing.assert_allclose(value.asnumpy(), want_out, rtol=1e-5)
+        np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5, atol=1e-5)
+        assert len(dws) == 1
+        np.testing.assert_allclose(dws[0].asnumpy(), want_dw, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(net.trainable_params()[0].asnumpy(), want_w, rtol=1e-6)
     finally:
         ms.set_context(mode=old)
+
+
+def test_gradient_through_a_write_to_a_weight_analytic():
+    # (w + 3x) * x summed, w = 2, x = 1: d/dx = w + 6x = 8, d/dw = x = 1, w becomes 5
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        old = ms.get_context("mode")
+        ms.set_context(mode=mode)
+        try:
+            net = AssignAddThenRead()
+            net.w = ms.Parameter(Tensor(np.array([2.0], np.float32)), name="w")
+            dx, dw = ms.grad(net, grad_position=0, weights=net.w)(Tensor(np.array([1.0],
+                                                                                np.float32)))
+            assert dx.asnumpy().tolist() == [8.0] and dw.asnumpy().tolist() == [1.0], mode
+            assert net.w.asnumpy().tolist() == [5.0], mode
+        finally:
+            ms.set_context(mode=old)
+
+
+class ReadBeforeAndAfterAWrite(_Weighted):
+    def __init__(self):
+        super().__init__()
+        self.assign_add = P.AssignAdd()
+
+    def construct(self, x):
+        a = self.w * x
+        self.assign_add(self.w, x * 3)
+        return (a + self.w * x).sum()
+
+
+class ReadBetweenWritesNonlinear(_Weighted):
+    def __init__(self):
+        super().__init__()
+        self.assign_add = P.AssignAdd()
+
+    def construct(self, x):
+        ops.assign_add(self.w, x)
+        a = self.w * x
+        self.assign_add(self.w, x * 3)
+        return ((a + self.w * x) ** 2).sum()
+
+
+class WriteReadWrite(_Weighted):
+    def __init__(self):
+        super().__init__()
+        self.assign = P.Assign()
+
+    def construct(self, x):
+        ops.assign_add(self.w, x * 3)
+        b = self.w + x
+        self.assign(self.w, self.w * x)     # Mul's rule reads w, which Assign overwrites
+        return (b * 2 + self.w).sum()
+
+
+class ReadBetweenWrites(_Weighted):
+    def __init__(self):
+        super().__init__()
+        self.assign_add = P.AssignAdd()
+
+    def construct(self, x):
+        ops.assign_add(self.w, x * 3)
+        b = self.w * x
+        self.assign_add(self.w, x)
+        return (b + self.w).sum()
+
+
+WEIGHT_READ_THEN_OVERWRITTEN = {  # Cell: (torch (w, x) -> output, the write, the read)
+    ReadBeforeAndAfterAWrite: (lambda w, x: (w * x + (w + x * 3) * x).sum(),
+                               "self.assign_add(self.w, x * 3)", "a = self.w * x"),
+    ReadBetweenWritesNonlinear: (lambda w, x: (((w + x) * x + (w + x * 4) * x) ** 2).sum(),
+                                 "self.assign_add(self.w, x * 3)", "a = self.w * x"),
+    WriteReadWrite: (lambda w, x: ((w + x * 3 + x) * 2 + (w + x * 3) * x).sum(),
+                     "self.assign(self.w, self.w * x)", "self.assign(self.w, self.w * x)"),
+    ReadBetweenWrites: (lambda w, x: ((w + x * 3) * x + (w + x * 4)).sum(),
+                        "self.assign_add(self.w, x)", "b = self.w * x"),
+}
+
+
+@pytest.mark.parametrize("cls", list(WEIGHT_READ_THEN_OVERWRITTEN), ids=lambda c: c.__name__)
+def test_a_weight_read_before_a_write_its_backward_needs(cls):
+    # A rule (Mul's) needs the weight as it was before a later write, and the backward waits
+    # for the output, which reads the write: GRAPH mode would read the written weight
+    # (silently: ReadBetweenWritesNonlinear gave a wrong d/dx), so it is a TypeError naming
+    # the write and the read, as torch raises for the same program written in place.
+    # PYNATIVE's recording keeps the old value: torch's functional program is its oracle.
+    torch_fn, write_line, read_line = WEIGHT_READ_THEN_OVERWRITTEN[cls]
+    w = torch.tensor(W0.astype(np.float64), requires_grad=True)
+    x = torch.tensor(XW.astype(np.float64), requires_grad=True)
+    torch_fn(w, x).backward()
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        net = cls()
+        dx, (dw,) = ms.grad(net, grad_position=0, weights=net.trainable_params())(Tensor(XW))
+        np.testing.assert_allclose(dx.asnumpy(), x.grad.numpy(), rtol=1e-5)
+        np.testing.assert_allclose(dw.asnumpy(), w.grad.numpy(), rtol=1e-5)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = cls()
+        with pytest.raises(TypeError, match="overwrites in place afterwards") as info:
+            ms.grad(net, grad_position=0, weights=net.trainable_params())(Tensor(XW))
+        assert write_line in str(info.value)
+        assert "the value was read before the write by:" in str(info.value)
+        assert read_line in str(info.value).split("read before the write by:")[1]
+    finally:
+        ms.set_context(mode=old)
+
+
+def test_torch_refuses_a_weight_read_before_an_in_place_write_its_backward_needs():
+    # the oracle's own rule for the cases above, on a clone of the weight
+    w = torch.tensor(W0.astype(np.float64), requires_grad=True).clone()
+    x = torch.tensor(XW.astype(np.float64), requires_grad=True)
+    a = w * x
+    w.add_(x * 3)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (a + w * x).sum().backward()

@@ -454,7 +454,7 @@ class KGraph {
   }
 
   // The error of check_overwritten: the write, and the forward op (not a depend or a write)
-  // that read the value the backward needs.
+  // that took the value the backward needs (the last before the write: its rule reads it).
   [[noreturn]] void overwritten(CNode* u, const Node* value) const {
     const CNode* reader = nullptr;
     for (const CNode* c : order_) {
@@ -462,11 +462,8 @@ class KGraph {
       if (c->is_builtin(Builtin::Depend) || !c->span().valid()) continue;
       const PrimData* p = c->prim();
       if (p != nullptr && (p->op->flags & F_INPLACE) != 0) continue;
-      for (size_t i = 1; i < c->size() && reader == nullptr; ++i)
-        if (c->input(i) == value ||
-            strip_depends(c->input(i)) == strip_depends(const_cast<Node*>(value)))
-          reader = c;
-      if (reader != nullptr) break;
+      for (size_t i = 1; i < c->size(); ++i)
+        if (c->input(i) == value) reader = c;
     }
     throw Error(
         ErrorKind::Type,
