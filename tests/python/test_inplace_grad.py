@@ -427,6 +427,91 @@ def test_reads_between_writes(fn, how):
         ms.set_context(mode=old)
 
 
+# ---- algebraic simplification never aliases a tensor a later write changes ----------------
+# `y = y * 1.0 + 0.0; a = y * 1; ops.assign(y, x); return a` returned x under jit: simplify
+# took Add(m, 0) for m, so the Assign wrote m, and a = y * 1 for y. Each identity below
+# (x * 1, x + 0, x - 0, x / 1, Cast to x's dtype, Neg(Neg(x))) is tested both ways: the
+# result written (the write must not reach the operand) and the operand written (the result
+# must keep the old value). A Reshape to the same shape is a view of its input in every mode
+# (a write through either is seen by both). numpy is the oracle.
+
+YS = np.array([4.0, 5.0, 6.0], np.float32)
+XS = np.array([1.0, 2.0, 3.0], np.float32)
+
+IDENTITIES = {
+    "mul_one": lambda z: z * 1,
+    "add_zero": lambda z: z + 0.0,
+    "sub_zero": lambda z: z - 0,
+    "div_one": lambda z: z / 1,
+    "cast_same_dtype": lambda z: ops.cast(z, ms.float32),
+    "neg_neg": lambda z: -(-z),
+}
+
+
+def chain_from_the_note(y, x):
+    y = y * 1.0 + 0.0
+    a = y * 1
+    ops.assign(y, x)
+    return a
+
+
+def _result_written(ident):
+    def fn(y, x):
+        z = y * 2
+        w = ident(z)
+        ops.assign(w, x)
+        return z, w
+    return fn
+
+
+def _operand_written(ident):
+    def fn(y, x):
+        z = y * 2
+        a = ident(z)
+        ops.assign(z, x)
+        return a, z
+    return fn
+
+
+def constant_written(y, x):
+    z = ops.zeros((3,), ms.float32)     # folded to a constant, every call wrote the same one
+    ops.assign_add(z, x)
+    return z + 0, z
+
+
+def reshape_is_a_view(y, x):
+    z = y * 2
+    w = z.reshape((3,))
+    ops.assign(w, x)
+    return z, w
+
+
+SIMPLIFY_CASES = {"chain_from_the_note": (chain_from_the_note, (YS,)),
+                  "constant_written": (constant_written, (XS, XS)),
+                  "reshape_is_a_view": (reshape_is_a_view, (XS, XS))}
+for _name, _ident in IDENTITIES.items():
+    SIMPLIFY_CASES[_name + "_result_written"] = (_result_written(_ident), (YS * 2, XS))
+    SIMPLIFY_CASES[_name + "_operand_written"] = (_operand_written(_ident), (YS * 2, XS))
+
+
+@pytest.mark.parametrize("name", sorted(SIMPLIFY_CASES))
+@pytest.mark.parametrize("how", ["pynative", "graph", "jit_in_pynative"])
+def test_a_simplification_never_aliases_a_written_tensor(name, how):
+    fn, want = SIMPLIFY_CASES[name]
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+    try:
+        target = ms.jit(fn) if how == "jit_in_pynative" else fn
+        for _ in range(2):      # a second call sees no state left by the first
+            out = target(Tensor(YS), Tensor(XS))
+            out = out if isinstance(out, tuple) else (out,)
+            assert len(out) == len(want)
+            for got, w in zip(out, want):
+                np.testing.assert_array_equal(got.asnumpy(), w)
+    finally:
+        ms.set_context(mode=old)
+
+
 # ---- a write to a weight (Parameter) inside the differentiated Cell ------------------------
 # GRAPH mode gave d/dx = the new w here (the read after the write was depend(w, state), whose
 # gradient stops at the weight); the K transform's follow_writes now reads the write's result

@@ -37,6 +37,17 @@ const Node* storage_root(const Node* n) {
   }
 }
 
+std::unordered_set<const Node*> written_storages(const std::vector<CNode*>& nodes) {
+  std::unordered_set<const Node*> out;
+  for (const CNode* c : nodes) {
+    const PrimData* p = c->prim();
+    if (p == nullptr || p->op->writes == 0) continue;
+    for (size_t i = 1; i < c->size(); ++i)
+      if (writes_input(*p->op, i - 1)) out.insert(storage_root(c->input(i)));
+  }
+  return out;
+}
+
 Walk walk(FuncGraph* root) {
   Walk w;
   std::unordered_set<FuncGraph*> graph_seen{root};
