@@ -3,8 +3,10 @@
 differentiated in PYNATIVE give torch's gradient (the write's value flows on: Assign's and
 AssignAdd's bprop rules, optim.def's grad column; GRAPH reads the update after it, the
 specialiser's updated_; PYNATIVE's recording keeps the value an earlier op read before the
-write, OpRecorder::before_write). Where GRAPH mode's backward would need a value the write
-overwrote, a TypeError (the K transform's check_overwritten, PyTorch's rule). `x[i] = v`
+write, OpRecorder::before_write; GRAPH mode also follows a write in a branch, a loop, a
+method or to a weight: the K transform's follow_writes). Where GRAPH mode's backward would
+need a value the write overwrote, a TypeError (the K transform's check_overwritten, PyTorch's
+rule). `x[i] = v`
 inside a gradient is a TypeError in both modes rather than a gradient that skips the
 write."""
 import numpy as np
@@ -763,6 +765,46 @@ def test_a_weight_read_before_a_write_its_backward_needs(cls):
         assert write_line in str(info.value)
         assert "the value was read before the write by:" in str(info.value)
         assert read_line in str(info.value).split("read before the write by:")[1]
+    finally:
+        ms.set_context(mode=old)
+
+
+class WritesThroughAFunctionChosenAtRunTime(_Weighted):
+    def bump(self, x):
+        ops.assign_add(self.w, x * 3)
+
+    def keep(self, x):
+        return None
+
+    def construct(self, x):
+        f = self.bump if x.sum() > 0 else self.keep
+        f(x)
+        return (self.w * x).sum()
+
+
+def test_a_weight_write_graph_mode_cannot_follow_is_a_type_error():
+    # the method that writes w is a value chosen at run time: GRAPH mode's read of w after
+    # the call cannot take the write's result (it gave d/dx = the new w, silently)
+    want_out, want_dx, want_dw, want_w = torch_weight_write(AssignAddThenRead)  # x.sum() > 0
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        net = WritesThroughAFunctionChosenAtRunTime()
+        dx, (dw,) = ms.grad(net, grad_position=0, weights=net.trainable_params())(Tensor(XW))
+        np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5)
+        np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-5)
+        np.testing.assert_allclose(net.w.asnumpy(), want_w, rtol=1e-6)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = WritesThroughAFunctionChosenAtRunTime()
+        with pytest.raises(TypeError, match="cannot follow the in-place write of 'AssignAdd'") \
+                as info:
+            ms.grad(net)(Tensor(XW))
+        assert "f(x)" in str(info.value)
+        assert "return (self.w * x).sum()" in str(info.value)
+        # the forward alone still runs and writes w
+        net = WritesThroughAFunctionChosenAtRunTime()
+        np.testing.assert_allclose(net(Tensor(XW)).asnumpy(), want_out, rtol=1e-5)
+        np.testing.assert_allclose(net.w.asnumpy(), want_w, rtol=1e-6)
     finally:
         ms.set_context(mode=old)
 

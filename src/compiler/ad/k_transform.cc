@@ -562,6 +562,74 @@ class KGraph {
           continue;
         if (CNode* r = read_after(order_, n, x)) unfollowed(w, n, r);
       }
+    check_closure_writes();
+  }
+
+  // A call of a function value made at run time (`f = upd if c else noop; f(y, x)`: neither
+  // a graph nor a switch of graphs) is not followed into by writer_of. When a graph it may
+  // run (one its function value is made from, or one those reach) writes one of its
+  // parameters (a capture or an argument), each tensor of g_ the call passes or its closure
+  // captures counts as written by it (an over-approximation: such a read is then a
+  // TypeError, never a silently missed write).
+  void check_closure_writes() {
+    for (CNode* n : order_) {
+      Node* f = n->callee();
+      if (f->is_value() || is_builtin_call(f, Builtin::Switch)) continue;
+      std::vector<Node*> tensors;
+      std::vector<FuncGraph*> graphs;
+      passed_values(n, tensors, graphs);
+      CNode* w = nullptr;
+      for (size_t k = 0; k < graphs.size() && w == nullptr; ++k) w = param_write(graphs[k]);
+      if (w == nullptr) continue;
+      for (Node* x : tensors)
+        if (CNode* r = read_after(order_, n, x)) unfollowed(w, n, r);
+    }
+  }
+
+  // An Assign, or an AssignAdd of a computed value, in a graph reachable from h that writes a
+  // parameter of its graph; null: none.
+  CNode* param_write(FuncGraph* h) const {
+    for (FuncGraph* k : m_.reachable_graphs(h))
+      for (CNode* c : m_.toposort(k)) {
+        const PrimData* p = c->prim();
+        if (p == nullptr || c->size() != 3 ||
+            !(p->op->id == OpId::Assign ||
+              (p->op->id == OpId::AssignAdd && !c->input(2)->is_value())))
+          continue;
+        if (compiler::detail::storage_root(c->input(1))->is_param()) return c;
+      }
+    return nullptr;
+  }
+
+  // The tensors of g_ (carrying a cotangent) that call n passes or its function value
+  // captures, and the graphs that value is made from: through partial's bound values, a
+  // switch's branches, the callee and arguments of calls that make the function, tuples and
+  // depends' first inputs.
+  void passed_values(CNode* n, std::vector<Node*>& tensors, std::vector<FuncGraph*>& graphs) const {
+    std::vector<Node*> todo(n->inputs().begin(), n->inputs().end());
+    std::unordered_set<Node*> seen;
+    while (!todo.empty()) {
+      Node* y = todo.back();
+      todo.pop_back();
+      if (!seen.insert(y).second) continue;
+      if (const Value* v = const_value(y)) {
+        if (v->is(ValueKind::Graph) && v->as_graph()->module() == &m_)
+          graphs.push_back(v->as_graph());
+        continue;
+      }
+      if (y->graph() != g_) continue;
+      const AbsPtr& a = y->abstract();
+      if (a && a->kind == AbsKind::Tensor) {
+        if (carries_cot(a)) tensors.push_back(strip_depends(y));
+        continue;
+      }
+      if (!y->is_cnode()) continue;
+      auto* c = static_cast<CNode*>(y);
+      if (c->prim() != nullptr) continue;
+      const size_t from = is_builtin_call(c, Builtin::Switch) ? 2 : 0;
+      const size_t to = c->is_builtin(Builtin::Depend) ? std::min<size_t>(c->size(), 2) : c->size();
+      for (size_t i = from; i < to; ++i) todo.push_back(c->input(i));
+    }
   }
 
   // A depend among the nodes of `order` after n (depending on it) that reads x: the tensor
