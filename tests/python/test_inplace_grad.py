@@ -681,6 +681,30 @@ def test_gradient_through_a_write_to_a_weight_analytic():
             ms.set_context(mode=old)
 
 
+class JitConstructWritesItsWeight(_Weighted):
+    @ms.jit
+    def construct(self, x):
+        ops.assign_add(self.w, x * 3)
+        return (self.w * x).sum()
+
+
+def test_gradient_through_a_write_to_a_weight_in_a_jit_construct():
+    # a @jit construct differentiated in PYNATIVE mode: the compiled graph's gradient
+    want_out, want_dx, want_dw, want_w = torch_weight_write(AssignAddThenRead)
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        net = JitConstructWritesItsWeight()
+        value, (dx, (dw,)) = ms.value_and_grad(net, grad_position=0,
+                                               weights=net.trainable_params())(Tensor(XW))
+        np.testing.assert_allclose(value.asnumpy(), want_out, rtol=1e-5)
+        np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-5)
+        np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-5)
+        np.testing.assert_allclose(net.w.asnumpy(), want_w, rtol=1e-6)
+    finally:
+        ms.set_context(mode=old)
+
+
 class ReadBeforeAndAfterAWrite(_Weighted):
     def __init__(self):
         super().__init__()
