@@ -496,20 +496,72 @@ for _name, _ident in IDENTITIES.items():
     SIMPLIFY_CASES[_name + "_operand_written"] = (_operand_written(_ident), (YS * 2, XS))
 
 
+class _CallsFn(ms.nn.Cell):
+    """A GRAPH-mode Cell around fn (a plain function called in GRAPH mode runs op by op)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, y, x):
+        return self.fn(y, x)
+
+
 @pytest.mark.parametrize("name", sorted(SIMPLIFY_CASES))
-@pytest.mark.parametrize("how", ["pynative", "graph", "jit_in_pynative"])
+@pytest.mark.parametrize("how", ["pynative", "graph_cell", "jit_in_pynative"])
 def test_a_simplification_never_aliases_a_written_tensor(name, how):
     fn, want = SIMPLIFY_CASES[name]
     old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph_cell" else ms.PYNATIVE_MODE)
     try:
-        target = ms.jit(fn) if how == "jit_in_pynative" else fn
+        target = {"pynative": fn, "graph_cell": _CallsFn(fn), "jit_in_pynative": ms.jit(fn)}[how]
         for _ in range(2):      # a second call sees no state left by the first
             out = target(Tensor(YS), Tensor(XS))
             out = out if isinstance(out, tuple) else (out,)
             assert len(out) == len(want)
             for got, w in zip(out, want):
                 np.testing.assert_array_equal(got.asnumpy(), w)
+    finally:
+        ms.set_context(mode=old)
+
+
+GLOBAL_WRITTEN = Tensor(np.zeros(3, np.float32))
+
+
+def writes_a_global_tensor(y, x):
+    ops.assign_add(GLOBAL_WRITTEN, x)
+    return GLOBAL_WRITTEN * 1
+
+
+def writes_a_tensor_made_from_constants(y, x):
+    c = Tensor(np.zeros(3, np.float32))
+    ops.assign_add(c, x)
+    return c * 1
+
+
+@pytest.mark.parametrize("fn", [writes_a_global_tensor, writes_a_tensor_made_from_constants])
+@pytest.mark.parametrize("how", ["graph_cell", "jit_in_pynative"])
+def test_a_write_into_a_compile_time_constant_is_a_type_error(fn, how):
+    # graph mode compiles both tensors as constants: the global's later read returned its
+    # old value (the read of a constant is not ordered after the write, and fold ran it at
+    # compile time), the other kept the sum across calls (one buffer)
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE if how == "graph_cell" else ms.PYNATIVE_MODE)
+    try:
+        target = _CallsFn(fn) if how == "graph_cell" else ms.jit(fn)
+        with pytest.raises(TypeError, match="For 'AssignAdd', input 0 is written in place but "
+                                            "is a tensor known at compile time") as info:
+            target(Tensor(YS), Tensor(XS))
+        assert "ops.assign_add(" in str(info.value)
+        np.testing.assert_array_equal(GLOBAL_WRITTEN.asnumpy(), np.zeros(3, np.float32))
+    finally:
+        ms.set_context(mode=old)
+    # PYNATIVE makes a fresh tensor per call
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        for _ in range(2):
+            np.testing.assert_array_equal(
+                writes_a_tensor_made_from_constants(Tensor(YS), Tensor(XS)).asnumpy(), XS)
     finally:
         ms.set_context(mode=old)
 
