@@ -1,19 +1,21 @@
-// follow_writes (k_transform.h): before differentiation, a read of a tensor that Assign or
-// AssignAdd wrote earlier in the same graph reads the write's result:
+// follow_writes (k_transform.h): before differentiation, every node of a graph that is
+// ordered after an Assign or AssignAdd (through the state) and reads the storage it wrote
+// reads the write's result instead:
 //
-//   %u = AssignAdd(%w, %v)   %s = depend(0, %u)   %r = depend(%w, %s)
-//     ->  %r = depend(%u, %s, %w)
+//   %u = AssignAdd(%w, %v)   %s = depend(0, %u)   %r = depend(%w, %s)   %c = @g(%w, %s)
+//     ->  %r = depend(%u, %s, %w)   %c = @g(%u, %s)
 //
-// The specialiser reads a Parameter (a weight, also a weight a called method or sub-Cell
-// wrote, or a loop's earlier iteration) after the program's last effect as depend(w, state):
-// the same storage as the update's result (an update returns its variable), so the value is
-// unchanged, but the gradient of the read now flows through the write as in PYNATIVE and
-// PyTorch (AssignAdd's rule: to the variable and the value; Assign's: to the value) instead
-// of stopping at the weight's old value. The latest write of that storage the read is
-// ordered after (through the state) is taken; the old input stays an input of the depend, so
-// the order is kept. A write in another graph (an `if` branch, a while loop's body) is not
-// followed: KGraph's check_unfollowed_writes refuses such a read where the gradient would
-// miss the write.
+// (a CNode read x becomes depend(u, x), keeping x's own order). The specialiser reads a
+// Parameter after the program's last effect as depend(w, state), and passes it to the calls
+// of a branch, a loop's next iteration or its exit: the same storage as the update's result
+// (an update returns its variable, and the read is ordered after the write, so it sees the
+// written value either way; order_updates runs the reads that are not ordered after it
+// before it), so no value changes, but the gradient of the read now flows through the write
+// as in PYNATIVE and PyTorch's functional program (AssignAdd's rule: to the variable and the
+// value; Assign's: to the value) instead of stopping at the weight's old value. The latest
+// write a node is ordered after is taken. A write a graph makes in a function value called
+// at run time is not seen here: KGraph's check_unfollowed_writes refuses a read the
+// gradient would then miss.
 #include <algorithm>
 #include <unordered_map>
 #include <vector>
