@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "base/pymath.h"
+#include "kernels/bitwise_ops.h"
 #include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/op_table.h"
@@ -197,21 +198,11 @@ struct PowOp : BinBase {
   }
 };
 
-// Bitwise and / or / xor: integers and bool (as logical and / or / xor).
-#define MC_EW_BIT(Name, op)                                                   \
-  struct Name : BinBase {                                                     \
-    template <class C>                                                        \
-    MC_EW_INLINE static C f(C a, C b) {                                       \
-      if constexpr (std::is_same_v<C, bool>)                                  \
-        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
-      else                                                                    \
-        return static_cast<C>(a op b);                                        \
-    }                                                                         \
-  };
-MC_EW_BIT(BitAndOp, &)
-MC_EW_BIT(BitOrOp, |)
-MC_EW_BIT(BitXorOp, ^)
-#undef MC_EW_BIT
+// Bitwise and / or / xor: the integer dtypes, and bool as logical and / or / xor
+// (kernels/bitwise_ops.h, shared with the other backend).
+using BitAndOp = BitwiseOp<BinBase, Bitwise::And>;
+using BitOrOp = BitwiseOp<BinBase, Bitwise::Or>;
+using BitXorOp = BitwiseOp<BinBase, Bitwise::Xor>;
 
 #define MC_EW_CMP(Name, expr)              \
   struct Name : BinBase {                  \

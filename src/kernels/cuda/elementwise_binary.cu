@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "base/pymath.h"
+#include "kernels/bitwise_ops.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
 
@@ -115,21 +116,11 @@ struct PowOp : BinBase {
   __device__ static double f(double a, double b) { return pow(a, b); }
 };
 
-// Bitwise and / or / xor: the integer dtypes, and bool (as logical and / or / xor).
-#define MC_EW_BIT(Name, op)                                                   \
-  struct Name : BinBase {                                                     \
-    template <class C>                                                        \
-    __device__ static C f(C a, C b) {                                         \
-      if constexpr (std::is_same_v<C, bool>)                                  \
-        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
-      else                                                                    \
-        return static_cast<C>(a op b);                                        \
-    }                                                                         \
-  };
-MC_EW_BIT(BitAndOp, &)
-MC_EW_BIT(BitOrOp, |)
-MC_EW_BIT(BitXorOp, ^)
-#undef MC_EW_BIT
+// Bitwise and / or / xor: the integer dtypes, and bool as logical and / or / xor
+// (kernels/bitwise_ops.h, shared with the other backend).
+using BitAndOp = BitwiseOp<BinBase, Bitwise::And>;
+using BitOrOp = BitwiseOp<BinBase, Bitwise::Or>;
+using BitXorOp = BitwiseOp<BinBase, Bitwise::Xor>;
 
 template <class Op>
 void all(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,
