@@ -287,6 +287,12 @@ def test_pad_v3_bad_input():
         nn_ops.PadV3()(x, (-2, -1))
     with pytest.raises(ValueError, match="PadV3.*constant_value"):
         nn_ops.PadV3("edge")(x, (1, 1), 2.0)
+    with pytest.raises(TypeError, match="PadV3.*tuple or list of ints"):
+        nn_ops.PadV3()(x, (1.5, 1))
+    with pytest.raises(TypeError, match="PadV3.*tuple or list of ints"):
+        nn_ops.PadV3()(x, (True, 1))
+    with pytest.raises(TypeError, match="PadV3.*1-D int32 or int64"):
+        nn_ops.PadV3()(x, Tensor(np.array([1.0, 1.0], np.float32)))
 
 
 @pytest.mark.parametrize("mode", MODES)
