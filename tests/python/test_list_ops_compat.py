@@ -279,6 +279,8 @@ def test_pad_v3_bad_input():
     x = Tensor(np.ones((2, 3), np.float32))
     with pytest.raises(ValueError, match="PadV3.*mode"):
         nn_ops.PadV3("wrap")
+    with pytest.raises(TypeError, match="PadV3.*paddings_contiguous"):
+        nn_ops.PadV3("constant", 1)
     with pytest.raises(ValueError, match="PadV3.*even"):
         nn_ops.PadV3()(x, (1, 2, 3))
     with pytest.raises(ValueError, match="PadV3.*reflect"):

@@ -247,6 +247,8 @@ def test_pad_v3_grad_matches_torch_autograd(mode, mode_name, shape, pads):
 def test_pad_v3_grad_errors():
     with pytest.raises(ValueError, match="PadV3Grad"):
         G.PadV3Grad("wrap")
+    with pytest.raises(TypeError, match="PadV3Grad.*paddings_contiguous"):
+        G.PadV3Grad("edge", 1)
     with pytest.raises(ValueError, match="PadV3Grad"):
         G.PadV3Grad("constant")(Tensor(np.ones((2, 3))), Tensor(np.array([1], np.int64)))
     with pytest.raises(ValueError, match="PadV3Grad"):

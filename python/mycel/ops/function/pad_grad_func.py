@@ -20,6 +20,16 @@ from mycel.ops.primitive import constexpr
 MODES = ("constant", "reflect", "edge", "circular")
 
 
+def check_pad_attrs(op, mode, paddings_contiguous):
+    """PadV3's and PadV3Grad's attributes: mode one of MODES (a ValueError naming op), and
+    paddings_contiguous a bool (a TypeError)."""
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ValueError(f"For '{op}', 'mode' must be one of {MODES}, but got {mode!r}.")
+    if not isinstance(paddings_contiguous, bool):
+        raise TypeError(f"For '{op}', 'paddings_contiguous' must be a bool, but got "
+                        f"{type(paddings_contiguous).__name__}.")
+
+
 def _source(o, left, n, mode):
     i = o - left
     if mode == "constant":
