@@ -186,12 +186,7 @@ class PadV3Grad(_Composed):
     (ops/function/pad_grad_func.py)."""
 
     def __init__(self, mode="reflect", paddings_contiguous=True):
-        if not isinstance(mode, str) or mode not in _pg.MODES:
-            raise ValueError(f"For 'PadV3Grad', 'mode' must be one of {_pg.MODES}, but got "
-                             f"{mode!r}.")
-        if not isinstance(paddings_contiguous, bool):
-            raise TypeError(f"For 'PadV3Grad', 'paddings_contiguous' must be a bool, but got "
-                            f"{type(paddings_contiguous).__name__}.")
+        _pg.check_pad_attrs("PadV3Grad", mode, paddings_contiguous)
         super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
         self.mode, self.paddings_contiguous = mode, paddings_contiguous
 
@@ -208,12 +203,7 @@ class PadV3(_Composed):
     last dimension backward (ops/function/pad_v3_func.py)."""
 
     def __init__(self, mode="constant", paddings_contiguous=True):
-        if not isinstance(mode, str) or mode not in _pg.MODES:
-            raise ValueError(f"For 'PadV3', 'mode' must be one of {_pg.MODES}, but got "
-                             f"{mode!r}.")
-        if not isinstance(paddings_contiguous, bool):
-            raise TypeError(f"For 'PadV3', 'paddings_contiguous' must be a bool, but got "
-                            f"{type(paddings_contiguous).__name__}.")
+        _pg.check_pad_attrs("PadV3", mode, paddings_contiguous)
         super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
         self.mode, self.paddings_contiguous = mode, paddings_contiguous
 
