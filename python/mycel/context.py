@@ -75,6 +75,8 @@ def set_context(**kwargs):
     LAX are checked first). print_file_path: ops.Print appends its values to that file
 instead of printing them (None or "" prints again; mycel.parse_print reads the file).
 deterministic "ON"/"OFF": mycel.set_deterministic.
+max_call_depth (default 1000): how deeply GRAPH mode's function calls may nest, at compile
+time and at run time (a recursion on tensors), as mycel.set_recursion_limit sets it.
 jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
     whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
     jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
@@ -129,13 +131,35 @@ jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
             _C._set_deterministic(value == "ON")
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
+        if key == "max_call_depth":
+            _set_max_call_depth(value)
+            continue  # get_context reads the limit itself (set_recursion_limit sets it too)
         _context[key] = value
+
+
+def _set_max_call_depth(value):
+    """set_context(max_call_depth=N): MindSpore's older name of set_recursion_limit(N), one
+    limit on GRAPH mode's nested function calls, at compile time (calls specialised inside
+    one another) and at run time (nested graph calls of a recursion on tensors; tail calls,
+    such as loops, add none); default 1000. Past it: a RuntimeError (a RecursionError at
+    compile time) naming the limit, never a crash (src/ir/depth.h)."""
+    from mycel import _mycel as _C
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For 'set_context', max_call_depth must be an int, but got "
+                        f"{type(value).__name__}.")
+    if not 0 < value < 2**31:
+        raise ValueError(f"For 'set_context', max_call_depth must be a positive int below "
+                         f"2**31, but got {value}.")
+    _C._set_recursion_limit(value)
 
 
 def get_context(attr_key):
     """The value of one option set with set_context."""
     if attr_key not in _KNOWN:
         raise ValueError(f"For 'get_context', unknown option '{attr_key}'.")
+    if attr_key == "max_call_depth":
+        from mycel import _mycel as _C
+        return _C._get_recursion_limit()
     return _context.get(attr_key)
 
 

@@ -154,8 +154,9 @@ class Executable {
 
   // Runs the entry graph on `args` (one per parameter; tensor arguments must match the
   // parameter's dtype and shape when its abstract is known, any size where it is dynamic). `host`
-  // may be null: print then writes to stdout and py_execute fails. Deep non-tail recursion is
-  // limited by `max_frames` (a RuntimeError naming the line), not by the C++ stack. With
+  // may be null: print then writes to stdout and py_execute fails. Non-tail recursion is
+  // limited to ir::max_call_depth() nested graph calls (MindSpore's max_call_depth, default
+  // 1000: a RuntimeError naming the limit and the line), not by the C++ stack. With
   // `observer`, the result's items are also reported as they become final (see ResultObserver).
   ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host, RunStats* stats = nullptr,
                 ResultObserver* observer = nullptr) const;
@@ -167,7 +168,6 @@ class Executable {
   std::string dump() const;
 
   size_t num_graphs() const { return graphs_.size(); }
-  static constexpr size_t kMaxFrames = 200000;
 
  private:
   Executable();

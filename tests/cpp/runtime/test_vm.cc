@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/interrupt.h"
+#include "ir/depth.h"
 #include "tensor/allocator.h"
 #include "test_vm_util.h"
 
@@ -317,6 +318,10 @@ FuncGraph* build_sum(Builder& b) {
 TEST(VmControl, DeepNonTailRecursion) {
   Builder b;
   auto exe = Executable::compile(build_sum(b));
+  // The depth is bounded by max_call_depth (default 1000), raised here: the frames live on
+  // the heap, so a small C++ stack runs it too.
+  const int saved = ir::max_call_depth();
+  ir::set_max_call_depth(20000);
   Value out;
   vm::RunStats stats;
   run_with_stack(256 << 10, [&] { out = exe->run({Value::integer(10000)}, nullptr, &stats); });
@@ -330,7 +335,13 @@ TEST(VmControl, DeepNonTailRecursion) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Runtime);
     EXPECT_NE(std::string(e.what()).find("maximum recursion depth"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("more than 20000"), std::string::npos);
   }
+  // Below and above a smaller limit: sum(n) nests n + 1 calls of @sum.
+  ir::set_max_call_depth(50);
+  EXPECT_EQ(exe->run({Value::integer(48)}, nullptr).as_int(), 48 * 49 / 2);
+  EXPECT_THROW(exe->run({Value::integer(60)}, nullptr), Error);
+  ir::set_max_call_depth(saved);
 }
 
 // @even(n) = switch(n == 0, partial(@yes), partial(@odd_step, n))()
