@@ -75,8 +75,8 @@ def set_context(**kwargs):
     LAX are checked first). print_file_path: ops.Print appends its values to that file
 instead of printing them (None or "" prints again; mycel.parse_print reads the file).
 deterministic "ON"/"OFF": mycel.set_deterministic.
-max_call_depth (default 1000): how deeply GRAPH mode's function calls may nest, at compile
-time and at run time (a recursion on tensors), as mycel.set_recursion_limit sets it.
+max_call_depth (default 1000): how deeply GRAPH mode's compiler nests function calls, as
+mycel.set_recursion_limit sets it (at run time, past 200000 nested calls too).
 jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
     whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
     jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
@@ -138,11 +138,12 @@ jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
 
 
 def _set_max_call_depth(value):
-    """set_context(max_call_depth=N): MindSpore's older name of set_recursion_limit(N), one
-    limit on GRAPH mode's nested function calls, at compile time (calls specialised inside
-    one another) and at run time (nested graph calls of a recursion on tensors; tail calls,
-    such as loops, add none); default 1000. Past it: a RuntimeError (a RecursionError at
-    compile time) naming the limit, never a crash (src/ir/depth.h)."""
+    """set_context(max_call_depth=N): MindSpore's older name of set_recursion_limit(N), the
+    limit on function calls GRAPH mode's compiler specialises inside one another (nested
+    helper calls, recursion on compile-time constants); default 1000. Past it: a
+    RecursionError (a RuntimeError) naming the limit, never a crash (src/ir/depth.h). At run
+    time (a recursion on tensor values) nested graph calls are limited to 200000, or to N
+    when larger (src/runtime/vm.h)."""
     from mycel import _mycel as _C
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"For 'set_context', max_call_depth must be an int, but got "

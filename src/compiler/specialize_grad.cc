@@ -9,6 +9,7 @@
 //   ops.vjp(fn, x...)                                             composite.vjp, over
 //   _vjp_forward(fn, weights, x...) -> %t                         host builtins: the forward
 //   _vjp_backward(%t, sens, weights, x...) -> the selection       once, the pullback per call
+//   _vjp_out_zeros(fn, x...) -> zeros shaped as fn's output       (ops.jvp's seed, no run)
 //
 // The options, their checks, the checks of a call and the shape of its result are the grad
 // API's rules (compiler/grad_spec.h), shared with PYNATIVE mode; here they meet abstracts,
@@ -21,6 +22,7 @@
 #include "compiler/ad/ad.h"
 #include "compiler/grad_spec.h"
 #include "compiler/specialize_impl.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir::spec {
 
@@ -92,6 +94,26 @@ Node* zero_numbers(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const Sour
   for (size_t i = 0; i < in->elems.size(); ++i)
     items.push_back(zero_numbers(s, c, item(s, c, g, i, sp), in->elems[i], sp));
   return s.make_seq(c, ga->kind == AbsKind::List, std::move(items), sp);
+}
+
+// Zeros of abstract a (tensors of static shape, in tuples and lists), None for anything
+// else: a value of that structure made without one of it.
+Node* zeros_of(Specializer& s, Ctx* c, const AbsPtr& a, const SourceSpan& sp) {
+  if (a->kind == AbsKind::Tensor) {
+    MC_CHECK(!is_dynamic(a->shape), Value, "jvp in graph code: the function's output ",
+             a->to_string(), " has a dynamic shape; its tangent needs a static one");
+    Attrs at;
+    at.set("dtype", a->dtype);
+    at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
+    at.set("value", 0.0);
+    return s.emit_prim(c, op_def(OpId::Fill), at, {}, sp);
+  }
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
+    std::vector<Node*> items;
+    for (const AbsPtr& e : a->elems) items.push_back(zeros_of(s, c, e, sp));
+    return s.make_seq(c, a->kind == AbsKind::List, std::move(items), sp);
+  }
+  return s.constant(Value(), sp);
 }
 
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
@@ -433,6 +455,14 @@ Node* Specializer::vjp_half(Ctx* c, bool forward, std::vector<Node*> args, const
   if (forward) return grad_call(c, std::move(call), {}, sp, GradHalf::kForward);
   call.push_back(args[1]);  // the sensitivity comes last
   return grad_call(c, std::move(call), {}, sp, GradHalf::kBackward, args[0]);
+}
+
+Node* Specializer::vjp_out_zeros(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_CHECK(!args.empty(), Type, "jvp: malformed call of _vjp_out_zeros");
+  std::vector<Node*> xs(args.begin() + 1, args.end());
+  FuncGraph* wg = wrap_call(c, args[0], abstracts(xs), str("shape_", c->out->name()), sp);
+  if (wg == nullptr) return bottom();
+  return zeros_of(*this, c, wg->output()->abstract(), sp);
 }
 
 Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inputs,

@@ -208,6 +208,9 @@ class Specializer {
   // x...): what GradOperation(get_all=True, get_by_list=weights given, sens_param=True)
   // returns for sens, computed by the pair's bprop.
   Node* vjp_half(Ctx* c, bool forward, std::vector<Node*> args, const SourceSpan& sp);
+  // composite._vjp_out_zeros(fn, x...): zeros shaped as fn(x...)'s output (None for what is
+  // not a tensor), from its abstract: fn is specialised, not run (ops.jvp's cotangent seed).
+  Node* vjp_out_zeros(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // get_grad(gradients, id) on grad(..., return_ids=True)'s result: the gradient paired with
   // id (an input position, or a Parameter, matched by name), found at compile time.
   Node* get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);

@@ -19,12 +19,11 @@ namespace mycel::ir {
 // Nested expressions, blocks, graphs and constants a walk accepts (CPython's own compiler
 // gives up at about 3000 levels of nested expressions).
 inline constexpr int kMaxNesting = 3000;
-// Calls being specialised inside one another (nested helper calls, recursion on constants),
-// and at run time the executor's nested graph calls (runtime/vm.h):
+// Calls being specialised inside one another (nested helper calls, recursion on constants):
 // kDefaultMaxCallDepth unless set_max_call_depth changed it (mycel.set_recursion_limit and
-// set_context(max_call_depth=N), MindSpore's). A larger limit stays safe: the stack check
-// below still stops a walk before the thread's stack runs out, and the executor's frames
-// live on the heap.
+// set_context(max_call_depth=N), MindSpore's two names). A larger limit stays safe: the
+// stack check below still stops a walk before the thread's stack runs out. A limit above
+// the executor's least run-time limit also raises that one (runtime/vm.h, kMinDepth).
 inline constexpr int kDefaultMaxCallDepth = 1000;
 int max_call_depth();
 // Sets the limit for compiles that start afterwards; a ValueError unless limit > 0.

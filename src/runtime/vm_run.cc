@@ -58,7 +58,7 @@ class Interpreter {
         host_(host),
         stats_(stats),
         observer_(observer),
-        max_depth_(static_cast<size_t>(ir::max_call_depth())) {}
+        max_depth_(std::max(static_cast<size_t>(ir::max_call_depth()), Executable::kMinDepth)) {}
 
   Value run(const std::vector<Value>& args) {
     const GraphCode& entry = *exe_.graphs_[0];
@@ -130,11 +130,11 @@ class Interpreter {
   // Pushes a frame for gc with the arguments in scratch_.
   void push_frame(const GraphCode& gc) {
     check_arity(gc);
-    // The entry's frame and max_call_depth nested graph calls (tail calls add none).
+    // The entry's frame and max_depth_ nested graph calls (tail calls add none).
     MC_CHECK(frames_.size() <= max_depth_, Runtime, "maximum recursion depth exceeded: more than ",
              max_depth_,
-             " nested graph calls at run time (max_call_depth); if the recursion is meant to "
-             "go this deep, raise the limit with mycel.set_context(max_call_depth=N) or "
+             " nested graph calls at run time; if the recursion is meant to go this deep, "
+             "raise the limit with mycel.set_context(max_call_depth=N) or "
              "mycel.set_recursion_limit(N)");
     size_t base = regs_.size();
     frames_.push_back({&gc, base, 0});
@@ -538,7 +538,7 @@ class Interpreter {
   RuntimeHost* host_;
   RunStats* stats_;
   ResultObserver* observer_;
-  const size_t max_depth_;         // nested graph calls allowed (ir::max_call_depth at the start)
+  const size_t max_depth_;         // nested graph calls allowed (vm.h, Executable::kMinDepth)
   std::vector<uint8_t> reported_;  // per entry result item: reported to observer_
   std::vector<Value> regs_;
   std::vector<Frame> frames_;

@@ -1,7 +1,8 @@
-"""set_context(max_call_depth=N) (MindSpore's older name of set_recursion_limit): one limit on
-GRAPH mode's nested function calls, at compile time (calls specialised inside one another)
-and at run time (nested graph calls of a recursion on tensor values); default 1000. Past it,
-a RuntimeError naming the limit and how to raise it, never a crash."""
+"""set_context(max_call_depth=N), MindSpore's older name of set_recursion_limit(N): the limit on
+calls GRAPH mode's compiler specialises inside one another (default 1000; past it a
+RecursionError, a RuntimeError, naming the limit and how to raise it). At run time (a
+recursion on tensor values) nested graph calls are limited to 200000, or to N when larger:
+past it a RuntimeError, never a crash."""
 import os
 import subprocess
 import sys
@@ -53,14 +54,36 @@ def test_default_and_get_context():
 
 def test_run_time_recursion_below_and_above_the_limit(graph):
     x = Tensor(np.zeros(3, np.float32))
-    ms.set_context(max_call_depth=50)
-    np.testing.assert_array_equal(Rec()(x, Tensor(45, ms.int32)).asnumpy(), [45.0] * 3)
-    with pytest.raises(RuntimeError, match=r"more than 50 nested graph calls.*max_call_depth"):
-        Rec()(x, Tensor(60, ms.int32))
-    ms.set_context(max_call_depth=100)  # the same compiled graph, the new limit
-    np.testing.assert_array_equal(Rec()(x, Tensor(60, ms.int32)).asnumpy(), [60.0] * 3)
-    ms.set_context(max_call_depth=5000)
+    # deeper than the compile-time default: run-time recursion has its own, larger limit
     np.testing.assert_array_equal(Rec()(x, Tensor(4000, ms.int32)).asnumpy(), [4000.0] * 3)
+    with pytest.raises(RuntimeError, match=r"more than 200000 nested graph calls.*"
+                                           r"set_context\(max_call_depth=N\)"):
+        Rec()(x, Tensor(250000, ms.int32))
+    ms.set_context(max_call_depth=300000)  # the same compiled graph, the raised limit
+    np.testing.assert_array_equal(Rec()(x, Tensor(250000, ms.int32)).asnumpy(), [250000.0] * 3)
+    with pytest.raises(RuntimeError, match="more than 300000 nested graph calls"):
+        Rec()(x, Tensor(300001, ms.int32))
+
+
+class Nest(nn.Cell):
+    """Recursion in construct on a Python int: the calls nest at compile time."""
+
+    def f(self, x, k):
+        if k == 0:
+            return x
+        return self.f(x, k - 1) + 1.0
+
+    def construct(self, x):
+        return self.f(x, 30)
+
+
+def test_recursive_construct_below_and_above_the_limit(graph):
+    x = Tensor(np.zeros(2, np.float32))
+    ms.set_context(max_call_depth=20)
+    with pytest.raises(RuntimeError, match=r"limit is 20 nested calls.*max_call_depth=N"):
+        Nest()(x)
+    ms.set_context(max_call_depth=200)
+    np.testing.assert_array_equal(Nest()(x).asnumpy(), [30.0, 30.0])
 
 
 def _nest(k):
@@ -78,13 +101,14 @@ def test_compile_time_nesting_below_and_above_the_limit(graph):
     ms.set_context(max_call_depth=20)
     with pytest.raises(RuntimeError, match=r"limit is 20.*max_call_depth"):
         f(x)
-    ms.set_context(max_call_depth=40)
+    ms.set_context(max_call_depth=200)
     np.testing.assert_array_equal(f(x).asnumpy(), [30.0, 30.0])
 
 
-def test_runaway_recursion_is_an_error_not_a_crash():
-    # Without a limit set, an unbounded recursion on a tensor stops at the default limit with
-    # the error, in a subprocess (a crash would show as a signal exit code).
+def test_runaway_recursion_is_an_error_not_a_crash(tmp_path):
+    # Without a limit set, an unbounded recursion on a tensor stops at the run-time limit with
+    # the error, and a deep compile-time one at max_call_depth, in a subprocess (a crash would
+    # show as a signal exit code).
     code = textwrap.dedent("""
         import numpy as np
         import mycel as ms
@@ -104,14 +128,28 @@ def test_runaway_recursion_is_an_error_not_a_crash():
             Runaway()(Tensor(np.zeros(2, np.float32)), Tensor(-1, ms.int32))
         except RuntimeError as e:
             print("ERROR:", e)
-        ms.set_context(max_call_depth=300000)  # deep: the frames are on the heap
-        print("DEEP:", Runaway()(Tensor(np.zeros(2, np.float32)), Tensor(200000, ms.int32)))
+
+        def nest(k):
+            if k == 0:
+                return 0.0
+            return nest(k - 1) + 1.0
+
+        @ms.jit
+        def deep(x):
+            return x + nest(5000)
+
+        try:
+            deep(Tensor(np.zeros(2, np.float32)))
+        except RuntimeError as e:
+            print("COMPILE:", type(e).__name__, e)
     """)
+    script = tmp_path / "runaway.py"  # graph mode compiles from source: a file, not -c
+    script.write_text(code)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                        timeout=300, env=env)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
-    assert "ERROR: maximum recursion depth exceeded: more than 1000 nested graph calls" in \
+    assert "ERROR: maximum recursion depth exceeded: more than 200000 nested graph calls" in \
         p.stdout, p.stdout
-    assert "set_context(max_call_depth=N)" in p.stdout
-    assert "DEEP: [200000. 200000.]" in p.stdout, p.stdout
+    assert "COMPILE: RecursionError" in p.stdout and "the limit is 1000" in p.stdout, p.stdout
+    assert p.stdout.count("set_context(max_call_depth=N)") == 2, p.stdout

@@ -1,7 +1,7 @@
 """ops.vjp, ops.jvp and linearize run the forward once (as MindSpore and torch.func.vjp do):
 the pullback, called any number of times, runs only the backward on what that forward kept.
 Checked with forward counters (a Python side effect, a Parameter assign_add), a random
-forward whose pullback must use the same sample, values against torch.func, higher order,
+forward whose pullback must use the same sample, values against torch.autograd.functional, higher order,
 tuples of inputs and outputs, has_aux and weights; in PYNATIVE mode, GRAPH mode called from
 Python, and inside jit (graph code)."""
 import numpy as np
@@ -19,6 +19,18 @@ V = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
 
 def _t(a):
     return torch.tensor(a, dtype=torch.float64)
+
+
+def _tvjp(f, *xs):
+    """torch's pullback of f at xs: v -> the tuple of input gradients (the oracle)."""
+    def pull(v):
+        g = torch.autograd.functional.vjp(f, tuple(xs), v)[1]
+        return g if isinstance(g, tuple) else (g,)
+    return f(*xs), pull
+
+
+def _tjvp(f, xs, vs):
+    return torch.autograd.functional.jvp(f, tuple(xs), tuple(vs))[1]
 
 
 def _close(got, want, rtol=1e-5, atol=1e-6):
@@ -51,7 +63,7 @@ def test_python_side_effect_runs_once_pynative():
         return x * ops.sin(y) + x
 
     out, pull = ops.vjp(f, Tensor(X), Tensor(Y))
-    _, tpull = torch.func.vjp(_torch_counted, _t(X), _t(Y))
+    _, tpull = _tvjp(_torch_counted, _t(X), _t(Y))
     for v in V:
         gx, gy = pull(Tensor(v))
         tx, ty = tpull(_t(v))
@@ -68,7 +80,7 @@ def test_parameter_counter_once_from_python(graph_mode):
         net = Counted()
         out, pull = ops.vjp(net, Tensor(X), Tensor(Y))
         assert float(net.count.asnumpy()) == 1.0
-        _, tpull = torch.func.vjp(_torch_counted, _t(X), _t(Y))
+        _, tpull = _tvjp(_torch_counted, _t(X), _t(Y))
         for v in V:
             gx, gy = pull(Tensor(v))
             tx, ty = tpull(_t(v))
@@ -93,7 +105,7 @@ def test_parameter_counter_once_inside_jit(graph_mode):
 
         out, *grads = step(Tensor(X), Tensor(Y), *(Tensor(v) for v in V))
         assert float(net.count.asnumpy()) == 1.0
-        _, tpull = torch.func.vjp(_torch_counted, _t(X), _t(Y))
+        _, tpull = _tvjp(_torch_counted, _t(X), _t(Y))
         for (gx, gy), v in zip(grads, V):
             tx, ty = tpull(_t(v))
             _close(gx, tx)
@@ -148,7 +160,7 @@ def _torch_two(x, y):
 
 def test_tuples_of_inputs_and_outputs(mode):
     out, pull = ops.vjp(_two, Tensor(X), Tensor(Y))
-    _, tpull = torch.func.vjp(_torch_two, _t(X), _t(Y))
+    _, tpull = _tvjp(_torch_two, _t(X), _t(Y))
     for a, b in zip(out, _torch_two(_t(X), _t(Y))):
         _close(a, b)
     want = tpull((_t(V[0]), _t(V[1])))
@@ -188,8 +200,7 @@ def test_weights(mode):
     net = Lin()
     out, pull = ops.vjp(net, Tensor(X), weights=net.trainable_params())
     (gx,), (gw,) = pull(Tensor(V[0]))
-    w = _t(Y).requires_grad_()
-    _, tpull = torch.func.vjp(lambda x, w: torch.tanh(x * w), _t(X), w)
+    _, tpull = _tvjp(lambda x, w: torch.tanh(x * w), _t(X), _t(Y))
     tx, tw = tpull(_t(V[0]))
     _close(gx, tx)
     _close(gw, tw)
@@ -207,9 +218,13 @@ def test_vjp_of_a_function_containing_grad(mode):
     out, pull = ops.vjp(_with_grad, Tensor(X))
 
     def tf(x):
-        return torch.func.grad(lambda a: (torch.sin(a) * a).sum())(x) * x
+        if not x.requires_grad:
+            x = x.clone().requires_grad_()
+        a = x
+        (g,) = torch.autograd.grad((torch.sin(a) * a).sum(), a, create_graph=True)
+        return g * x
 
-    tout, tpull = torch.func.vjp(tf, _t(X))
+    tout, tpull = _tvjp(tf, _t(X))
     _close(out, tout)
     for v in V:
         (g,) = pull(Tensor(v))
@@ -233,7 +248,7 @@ def test_jvp_runs_forward_once(mode):
     v0, v1 = Tensor(V[0]), Tensor(V[1])
     out, tangent = ops.jvp(net, (Tensor(X), Tensor(Y)), (v0, v1))
     assert float(net.count.asnumpy()) == 1.0
-    _, tt = torch.func.jvp(_torch_counted, (_t(X), _t(Y)), (_t(V[0]), _t(V[1])))
+    tt = _tjvp(_torch_counted, (_t(X), _t(Y)), (_t(V[0]), _t(V[1])))
     _close(out, _torch_counted(_t(X), _t(Y)))
     _close(tangent, tt)
 
@@ -244,7 +259,7 @@ def test_linearize_runs_forward_once(mode):
     out, jvp_fn = linearize(net, (Tensor(X), Tensor(Y)))
     for i in range(3):
         t = jvp_fn((Tensor(V[i]), Tensor(V[(i + 1) % 3])))
-        _, tt = torch.func.jvp(_torch_counted, (_t(X), _t(Y)), (_t(V[i]), _t(V[(i + 1) % 3])))
+        tt = _tjvp(_torch_counted, (_t(X), _t(Y)), (_t(V[i]), _t(V[(i + 1) % 3])))
         _close(t, tt)
     assert float(net.count.asnumpy()) == 1.0
 
@@ -258,5 +273,5 @@ def test_jvp_inside_jit_once(mode):
 
     out, tangent = f(Tensor(X), Tensor(Y), Tensor(V[0]), Tensor(V[1]))
     assert float(net.count.asnumpy()) == 1.0
-    _, tt = torch.func.jvp(_torch_counted, (_t(X), _t(Y)), (_t(V[0]), _t(V[1])))
+    tt = _tjvp(_torch_counted, (_t(X), _t(Y)), (_t(V[0]), _t(V[1])))
     _close(tangent, tt)

@@ -598,40 +598,26 @@ def _aux_sens(x):
     return None
 
 
-def _push_graph(pullback, u, v):
-    """d<pullback(u), v>/du, in graph code: the compiler differentiates the pullback."""
-    return GradOperation(get_all=True, sens_param=True)(pullback)(u, v)[0]
-
-
-def _push_python(pullback, u, v):
-    """d<pullback(u), v>/du, called from Python (either mode): the pullback's backward ops
-    recorded and differentiated as PYNATIVE grad does (GRAPH mode would compile the
-    pullback, whose state is a Python recording)."""
-    g = GradOperation(get_all=True, sens_param=True)(pullback)
-    return g._run_pynative((u, v), g._rules.call((u, v), True))[0]
-
-
-class _Push:
-    """jvp's second step: the derivative of the linear pullback u -> J^T u in direction v,
-    J v. From Python, _push_python; in graph code (the host compiles an object's
-    ``_mycel_fn``), _push_graph."""
-    _mycel_fn = staticmethod(_push_graph)
-    _instance = None
-    __call__ = staticmethod(_push_python)
-
-
-_jvp_push = _Push()
+def _vjp_out_zeros(fn, *inputs):
+    """Zeros shaped as fn(*inputs)'s output, in graph code only: the compiler expands this
+    name from fn's abstract, without running fn (specialize_grad.cc, vjp_out_zeros)."""
+    raise RuntimeError("_vjp_out_zeros is expanded by the graph compiler only")
 
 
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _check_tangents(inputs, v):
+    if len(inputs) != len(v):
+        raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
+
+
 def _linear_push(fn, inputs, has_aux):
-    """fn run once at inputs (_vjp_forward): ``(outputs, push)`` where push(v) is the
-    Jacobian-vector product J·v of fn's (first, with has_aux) output, the vjp of the vjp (the
-    pullback is linear in its cotangent u; its own pullback in direction v is J v), which
-    runs only backward passes on what the forward kept."""
+    """Called from Python: fn run once at inputs (_vjp_forward), ``(outputs, push)`` where
+    push(v) is J·v of fn's output (its first, with has_aux): the vjp of the vjp (the pullback
+    u -> J^T u is linear in u; its own pullback along v is J v), recorded and differentiated
+    as PYNATIVE grad does, so each push runs only backward passes on what the forward kept."""
     forward = _vjp_forward(fn, None, *inputs)
     outputs = forward[0]
     out = outputs[0] if has_aux else outputs
@@ -641,23 +627,90 @@ def _linear_push(fn, inputs, has_aux):
         return _vjp_backward(forward, sens, None, *inputs)
 
     def push(v):
-        if len(inputs) != len(v):
-            raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
-        return _jvp_push(pullback, _zeros_like_tree(out), v)
+        _check_tangents(inputs, v)
+        g = GradOperation(get_all=True, sens_param=True)(pullback)
+        u = _zeros_like_tree(out)
+        return g._run_pynative((u, v), g._rules.call((u, v), True))[0]
 
     return outputs, push
+
+
+def _jvp_python(fn, inputs, v, has_aux):
+    outputs, push = _linear_push(fn, inputs, has_aux)
+    return outputs, push(v)
+
+
+def _jvp_graph(fn, inputs, v, has_aux):
+    """jvp in graph code: the vjp, at zeros u0 shaped as fn's output (made from its abstract,
+    fn not run), of w(u) = (fn's pullback of u, fn's outputs), along (v, 0). fn runs once,
+    inside w's forward; the gradient in u is J v (the pullback is linear in u). (A pullback
+    made outside a differentiated function cannot be passed into it: K would have to
+    transform a function value made outside.)"""
+    u0 = _vjp_out_zeros(fn, *inputs)
+
+    def w(u):
+        forward = _vjp_forward(fn, None, *inputs)
+        return _vjp_backward(forward, u, None, *inputs), forward[0]
+
+    outer = _vjp_forward(w, None, u0)
+    outputs = outer[0][1]
+    tangent = _vjp_backward(outer, (tuple(v), _aux_sens(outputs)), None, u0)[0]
+    return outputs, tangent[0] if has_aux else tangent
+
+
+class _Jvp:
+    """``(fn's outputs, J·v)`` with fn run once: from Python, _jvp_python (the recorder); in
+    graph code (the host compiles an object's ``_mycel_fn``), _jvp_graph."""
+    _mycel_fn = staticmethod(_jvp_graph)
+    _instance = None
+    __call__ = staticmethod(_jvp_python)
+
+
+_jvp_core = _Jvp()
+
+
+def _linearize_python(fn, primals):
+    output, push = _linear_push(fn, primals, False)
+
+    def jvp_fn(v):
+        return push(_as_tuple(v))
+
+    return output, jvp_fn
+
+
+def _linearize_graph(fn, primals):
+    """linearize in graph code: the output computed once here, but each jvp_fn call runs
+    jvp (whose forward runs once per call): a pullback cannot be passed into a gradient in
+    graph code yet (_jvp_graph)."""
+    output = fn(*primals)
+
+    def jvp_fn(v):
+        tangents = _as_tuple(v)
+        _check_tangents(primals, tangents)
+        return _jvp_graph(fn, primals, tangents, False)[1]
+
+    return output, jvp_fn
+
+
+class _Linearize:
+    """linearize's body: from Python, _linearize_python (fn runs once); in graph code,
+    _linearize_graph."""
+    _mycel_fn = staticmethod(_linearize_graph)
+    _instance = None
+    __call__ = staticmethod(_linearize_python)
+
+
+_linearize_core = _Linearize()
 
 
 def jvp(fn, inputs, v, has_aux=False):
     """Forward mode: ``(fn(*inputs), J·v)`` for tangents `v` (one per input), computed as
     the vjp of the vjp (the pullback is linear in its cotangent, and its own pullback is
-    the Jacobian-vector product). fn runs once, as in MindSpore (its effects happen once).
-    With has_aux: ``(out, jvp, aux)``."""
+    the Jacobian-vector product). fn runs once, as in MindSpore (its effects happen once),
+    from Python and in graph code. With has_aux: ``(out, jvp, aux)``."""
     inputs, v = _as_tuple(inputs), _as_tuple(v)
-    if len(inputs) != len(v):
-        raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
-    outputs, push = _linear_push(fn, inputs, has_aux)
-    tangent = push(tuple(v))
+    _check_tangents(inputs, v)
+    outputs, tangent = _jvp_core(fn, inputs, v, has_aux)
     if has_aux:
         return outputs[0], tangent, outputs[1:] if len(outputs) > 2 else outputs[1]
     return outputs, tangent
@@ -666,16 +719,10 @@ def jvp(fn, inputs, v, has_aux=False):
 def linearize(fn, inputs):
     """``(fn(*inputs), jvp_fn)``, as ``jax.linearize``: jvp_fn(v) is the Jacobian of fn at
     `inputs` applied to the tangents v (a tensor, or a tuple with one per input), i.e.
-    ``jvp(fn, inputs, v)[1]``. fn runs once, here; each jvp_fn call runs only backward
-    passes on what that forward kept (jvp's method), so its effects happen once. Works in
-    both modes and inside jit."""
-    primals = _as_tuple(inputs)
-    output, push = _linear_push(fn, primals, False)
-
-    def jvp_fn(v):
-        return push(_as_tuple(v))
-
-    return output, jvp_fn
+    ``jvp(fn, inputs, v)[1]``. Called from Python (either mode) fn runs once, here, and each
+    jvp_fn call runs only backward passes on what that forward kept (jvp's method). In graph
+    code (inside jit) each jvp_fn call runs jvp, whose forward runs once per call."""
+    return _linearize_core(fn, _as_tuple(inputs))
 
 
 def _zeros_like_tree(x):
