@@ -635,38 +635,57 @@ def _linear_push(fn, inputs, has_aux):
     return outputs, push
 
 
-def _jvp_python(fn, inputs, v, has_aux):
+def _jvp_python(fn, inputs, v, has_aux=False):
+    """jvp called from Python (either mode): _linear_push's recording, pushed once."""
+    inputs, v = _as_tuple(inputs), _as_tuple(v)
+    _check_tangents(inputs, v)
     outputs, push = _linear_push(fn, inputs, has_aux)
-    return outputs, push(v)
+    tangent = push(v)
+    if has_aux:
+        return outputs[0], tangent, outputs[1:] if len(outputs) > 2 else outputs[1]
+    return outputs, tangent
 
 
-def _jvp_graph(fn, inputs, v, has_aux):
+def _jvp_graph(fn, inputs, v, has_aux=False):
     """jvp in graph code: the vjp, at zeros u0 shaped as fn's output (made from its abstract,
-    fn not run), of w(u) = (fn's pullback of u, fn's outputs), along (v, 0). fn runs once,
-    inside w's forward; the gradient in u is J v (the pullback is linear in u). (A pullback
-    made outside a differentiated function cannot be passed into it: K would have to
-    transform a function value made outside.)"""
+    fn not run), of w(u, x...) = (fn's pullback of u at x, fn's outputs), along (v, 0). fn
+    runs once, inside w's forward; the gradient in u is J v (the pullback is linear in u).
+    (A pullback made outside a differentiated function cannot be passed into it: K would
+    have to transform a function value made outside.)"""
+    inputs, v = _as_tuple(inputs), _as_tuple(v)
+    _check_tangents(inputs, v)
     u0 = _vjp_out_zeros(fn, *inputs)
 
-    def w(u):
-        forward = _vjp_forward(fn, None, *inputs)
-        return _vjp_backward(forward, u, None, *inputs), forward[0]
+    def w(u, *xs):
+        forward = _vjp_forward(fn, None, *xs)
+        return _vjp_backward(forward, u, None, *xs), forward[0]
 
-    outer = _vjp_forward(w, None, u0)
+    outer = _vjp_forward(w, None, u0, *inputs)
     outputs = outer[0][1]
-    tangent = _vjp_backward(outer, (tuple(v), _aux_sens(outputs)), None, u0)[0]
-    return outputs, tangent[0] if has_aux else tangent
+    tangent = _vjp_backward(outer, (tuple(v), _aux_sens(outputs)), None, u0, *inputs)[0]
+    if has_aux:
+        return outputs[0], tangent[0], outputs[1:] if len(outputs) > 2 else outputs[1]
+    return outputs, tangent
 
 
 class _Jvp:
-    """``(fn's outputs, J·v)`` with fn run once: from Python, _jvp_python (the recorder); in
-    graph code (the host compiles an object's ``_mycel_fn``), _jvp_graph."""
+    """``ops.jvp(fn, inputs, v, has_aux=False)``: forward mode, ``(fn(*inputs), J·v)`` for
+    tangents `v` (one per input), computed as the vjp of the vjp (the pullback is linear in
+    its cotangent, and its own pullback is the Jacobian-vector product). fn runs once, as in
+    MindSpore (its effects happen once). With has_aux: ``(out, jvp, aux)``. Called from
+    Python, _jvp_python (PYNATIVE grad's recorder); in graph code (the host compiles an
+    object's ``_mycel_fn``), _jvp_graph."""
     _mycel_fn = staticmethod(_jvp_graph)
     _instance = None
     __call__ = staticmethod(_jvp_python)
+    __name__ = "jvp"
+
+    def __repr__(self):
+        return "<function mycel.ops.jvp>"
 
 
-_jvp_core = _Jvp()
+jvp = _Jvp()
+jvp.__doc__ = _Jvp.__doc__
 
 
 def _linearize_python(fn, primals):
@@ -687,7 +706,7 @@ def _linearize_graph(fn, primals):
     def jvp_fn(v):
         tangents = _as_tuple(v)
         _check_tangents(primals, tangents)
-        return _jvp_graph(fn, primals, tangents, False)[1]
+        return _jvp_graph(fn, primals, tangents)[1]
 
     return output, jvp_fn
 
@@ -701,19 +720,6 @@ class _Linearize:
 
 
 _linearize_core = _Linearize()
-
-
-def jvp(fn, inputs, v, has_aux=False):
-    """Forward mode: ``(fn(*inputs), J·v)`` for tangents `v` (one per input), computed as
-    the vjp of the vjp (the pullback is linear in its cotangent, and its own pullback is
-    the Jacobian-vector product). fn runs once, as in MindSpore (its effects happen once),
-    from Python and in graph code. With has_aux: ``(out, jvp, aux)``."""
-    inputs, v = _as_tuple(inputs), _as_tuple(v)
-    _check_tangents(inputs, v)
-    outputs, tangent = _jvp_core(fn, inputs, v, has_aux)
-    if has_aux:
-        return outputs[0], tangent, outputs[1:] if len(outputs) > 2 else outputs[1]
-    return outputs, tangent
 
 
 def linearize(fn, inputs):
