@@ -275,3 +275,43 @@ def test_jvp_inside_jit_once(mode):
     assert float(net.count.asnumpy()) == 1.0
     tt = _tjvp(_torch_counted, (_t(X), _t(Y)), (_t(V[0]), _t(V[1])))
     _close(tangent, tt)
+
+
+class Branchy(nn.Cell):
+    """Control flow on a tensor value: GRAPH mode compiles a switch, the recorder sees the
+    branch taken."""
+
+    def construct(self, x):
+        if x.sum() > 0:
+            return ops.exp(x) * x
+        return ops.sin(x)
+
+
+def test_control_flow_forward(mode):
+    for sign in (1.0, -1.0):
+        a = np.abs(X) * sign
+        out, pull = ops.vjp(Branchy(), Tensor(a))
+        f = (lambda t: torch.exp(t) * t) if sign > 0 else torch.sin
+        tout, tpull = _tvjp(f, _t(a))
+        _close(out, tout)
+        for v in V[:2]:
+            _close(pull(Tensor(v))[0], tpull(_t(v))[0])
+
+
+def test_cotangent_must_match_the_output(mode):
+    _, pull = ops.vjp(_two, Tensor(X), Tensor(Y))
+    with pytest.raises(TypeError):
+        pull(Tensor(V[0]))  # one cotangent for two outputs
+    _, pull = ops.vjp(lambda a: a * 2.0, Tensor(X))
+    with pytest.raises(TypeError):
+        pull(Tensor(np.ones((3, 2), np.float32)))
+
+
+def test_cotangent_checked_inside_jit(mode):
+    @ms.jit
+    def f(x, v):
+        _, pull = ops.vjp(_two, x, x)
+        return pull(v)
+
+    with pytest.raises(TypeError):
+        f(Tensor(X), Tensor(V[0]))
