@@ -315,3 +315,18 @@ def test_cotangent_checked_inside_jit(mode):
 
     with pytest.raises(TypeError):
         f(Tensor(X), Tensor(V[0]))
+
+
+def test_inputs_must_be_tensors(mode):
+    # MindSpore's rule (a TypeError), also for a number inside a tuple input
+    with pytest.raises(TypeError, match="vjp.*input 0 is int"):
+        ops.vjp(lambda a: a * 2, 1)
+    with pytest.raises(TypeError, match="vjp.*input 1 is float"):
+        ops.vjp(lambda a, b: a * b[0], Tensor(X), (2.0,))
+
+    @ms.jit
+    def f(x):
+        return ops.vjp(lambda a, k: a * k, x, 3)[0]
+
+    with pytest.raises(TypeError, match="vjp"):
+        f(Tensor(X))

@@ -532,6 +532,8 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     runs only the backward on what that forward kept (a Dropout's mask included). Called
     from Python (either mode) fn's ops are recorded as PYNATIVE grad records them
     (_vjp_forward); in graph code the compiler splits the gradient at its vjp node."""
+    for i in range(len(inputs)):
+        _check_vjp_input(inputs[i], i)
     if weights is not None:  # (a constant in graph code: the branch folds away)
         weights = _weights_tuple(weights)
     forward = _vjp_forward(fn, weights, *inputs)
@@ -554,6 +556,17 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     if has_aux:
         return out, vjp_fn, aux
     return out, vjp_fn
+
+
+def _check_vjp_input(x, i):
+    """MindSpore's rule: vjp's inputs are Tensors, or tuples or lists of them (a TypeError
+    otherwise, decided at compile time in graph code)."""
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            _check_vjp_input(e, i)
+    elif not isinstance(x, Tensor):
+        raise TypeError(f"For 'vjp', the inputs must be Tensors (or tuples or lists of "
+                        f"Tensors), but input {i} is {type(x).__name__}.")
 
 
 def _vjp_grad(fn, weights):
