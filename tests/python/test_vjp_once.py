@@ -330,3 +330,26 @@ def test_inputs_must_be_tensors(mode):
 
     with pytest.raises(TypeError, match="vjp"):
         f(Tensor(X))
+
+
+def test_jacrev_runs_forward_once(mode):
+    net = Counted()
+    jx, jy = ms.jacrev(net, grad_position=(0, 1))(Tensor(X), Tensor(Y))
+    assert float(net.count.asnumpy()) == 1.0
+    tx, ty = torch.autograd.functional.jacobian(_torch_counted, (_t(X), _t(Y)))
+    _close(jx, tx)
+    _close(jy, ty)
+
+
+def test_jacrev_has_aux_inside_jit(mode):
+    def f(x):
+        return ops.sin(x) * x, x * 2.0
+
+    @ms.jit
+    def g(x):
+        return ms.jacrev(f, has_aux=True)(x)
+
+    j, aux = g(Tensor(X[0]))
+    tj = torch.autograd.functional.jacobian(lambda a: torch.sin(a) * a, _t(X[0]))
+    _close(j, tj)
+    _close(aux, X[0] * 2.0)

@@ -759,7 +759,9 @@ def _jacobian(fn, grad_position, has_aux, forward):
     # Written with mycel ops and constant-length loops (no numpy, no asnumpy), so graph code
     # (jacfwd inside a jit function or a construct) compiles it as PYNATIVE runs it.
     def jac(*inputs):
-        outputs = fn(*inputs)
+        # reverse mode: fn runs once (ops.vjp's halves), each row only the backward
+        fwd = None if forward else _vjp_forward(fn, None, *inputs)
+        outputs = fn(*inputs) if forward else fwd[0]
         out = outputs[0] if has_aux else outputs
         if isinstance(out, (tuple, list)):
             # several outputs: one Jacobian per output (outputs outside, positions inside)
@@ -785,10 +787,11 @@ def _jacobian(fn, grad_position, has_aux, forward):
                 j = _stack_fn(cols, -1).reshape(tuple(out.shape) + tuple(x.shape))
                 results = results + (j,)
         else:
-            pull = GradOperation(get_all=True, sens_param=True)(target)
             rows = ()
             for k in range(_count(out.shape)):
-                rows = rows + (pull(*inputs, _unit(out.shape, k, out.dtype)),)
+                u = _unit(out.shape, k, out.dtype)
+                sens = (u,) + _aux_sens(outputs[1:]) if has_aux else u
+                rows = rows + (_vjp_backward(fwd, sens, None, *inputs),)
             for p in positions:
                 x = inputs[p]
                 col = ()
