@@ -841,8 +841,8 @@ def jacfwd(fn, grad_position=0, has_aux=False):
 
 
 def jacrev(fn, grad_position=0, has_aux=False):
-    """The Jacobian of ``fn`` by reverse mode (one vjp per output element); shape
-    ``out.shape + input.shape``."""
+    """The Jacobian of ``fn`` by reverse mode (one pullback per output element, of one
+    forward run, as ops.vjp's); shape ``out.shape + input.shape``."""
     return _jacobian(fn, grad_position, has_aux, forward=False)
 
 
