@@ -1,9 +1,9 @@
-"""ops.vjp, ops.jvp and linearize run the forward once (as MindSpore and torch.func.vjp do):
-the pullback, called any number of times, runs only the backward on what that forward kept.
-Checked with forward counters (a Python side effect, a Parameter assign_add), a random
-forward whose pullback must use the same sample, values against torch.autograd.functional, higher order,
-tuples of inputs and outputs, has_aux and weights; in PYNATIVE mode, GRAPH mode called from
-Python, and inside jit (graph code)."""
+"""ops.vjp, ops.jvp, linearize and jacrev run the forward once (as MindSpore's and
+torch.func.vjp do): the pullback, called any number of times, runs only the backward on what
+that forward kept. Checked with forward counters (a Python side effect, a Parameter
+assign_add), a random forward whose pullback must use the same sample, values against
+torch.autograd.functional, higher order, tuples of inputs and outputs, has_aux and weights;
+in PYNATIVE mode, GRAPH mode called from Python, and inside jit (graph code)."""
 import numpy as np
 import pytest
 import torch
