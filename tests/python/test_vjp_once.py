@@ -353,3 +353,19 @@ def test_jacrev_has_aux_inside_jit(mode):
     tj = torch.autograd.functional.jacobian(lambda a: torch.sin(a) * a, _t(X[0]))
     _close(j, tj)
     _close(aux, X[0] * 2.0)
+
+
+def _with_aux(x):
+    return ops.sin(x) * 2.0, x + 1.0
+
+
+def test_has_aux_inside_jit(mode):
+    @ms.jit
+    def g(x, v):
+        out, pull, aux = ops.vjp(_with_aux, x, has_aux=True)
+        return out, pull(v)[0], aux
+
+    out, gx, aux = g(Tensor(X), Tensor(V[0]))
+    _close(out, np.sin(X) * 2.0, rtol=1e-5)
+    _close(gx, 2.0 * np.cos(X) * V[0], rtol=1e-5)
+    _close(aux, X + 1.0)
