@@ -19,9 +19,9 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
-from mycel.ops.function import breadth_array_func as _ba
-from mycel.ops.function import breadth_random_func as _br
-from mycel.ops.function import breadth_sample_func as _bs
+from mycel.ops.function import array_func as _ba
+from mycel.ops.function import random_func as _br
+from mycel.ops.function import linalg_func as _bs
 from mycel.ops.primitive import constexpr
 
 

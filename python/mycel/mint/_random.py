@@ -6,7 +6,7 @@ argument order and defaults (multinomial samples without replacement by default;
 probability of each 1)."""
 from mycel import _mycel as _C
 from mycel.ops.function import random_func as _r
-from mycel.ops.function import breadth_random_func as _br
+from mycel.ops.function import random_func as _br
 
 __all__ = ["rand", "randn", "randint", "randperm", "multinomial", "bernoulli", "rand_like",
            "randn_like", "randint_like"]

@@ -14,7 +14,7 @@ from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import loss_func as _L
 from mycel.ops.function import math_func as _m
-from mycel.ops.function import breadth_nn_func as _bnn
+from mycel.ops.function import nn_func as _bnn
 
 _REDUCTIONS = ("mean", "sum", "none")
 

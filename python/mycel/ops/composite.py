@@ -675,15 +675,10 @@ def jacrev(fn, grad_position=0, has_aux=False):
     return _jacobian(fn, grad_position, has_aux, forward=False)
 
 
-def stop_gradient(x):
-    """x, through which no gradient flows: in graph code the compiler's stop_gradient
-    builtin; in PYNATIVE mode a new tensor sharing x's data that a grad recording does not
-    know (so it is a constant there). Tuples are handled elementwise."""
-    if isinstance(x, (tuple, list)):
-        return type(x)(stop_gradient(e) for e in x)
-    if isinstance(x, Tensor):
-        return _C._detached(x)
-    return x
+# stop_gradient is defined in ops/function/_util.py (the function modules use it, and they
+# must not import this module: common/tensor.py imports them); the compiler knows it as this
+# module's attribute (frontend/py_host.cc), the same object.
+from mycel.ops.function._util import stop_gradient  # noqa: E402,F401
 
 
 def depend(value, expr):

@@ -17,10 +17,10 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim
 from mycel.ops.function import array_func as _a
-from mycel.ops.function import breadth_random_func as _br, breadth_nn_func as _bn
+from mycel.ops.function import random_func as _br, nn_func as _bn
 from mycel.ops.function.array_ext_func import narrow
 from mycel.ops.primitive import constexpr
-from mycel.ops.composite import stop_gradient
+from mycel.ops.function._util import stop_gradient
 
 __all__ = ["col2im", "swiglu", "rms_norm", "matrix_exp",
            "multinomial_with_replacement", "choice_with_mask", "partial",

@@ -20,7 +20,7 @@ that is exactly 0 in value).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.composite import stop_gradient
+from mycel.ops.function._util import stop_gradient
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
 

@@ -14,10 +14,10 @@ from mycel.common import _tensor_overloads as _ov
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.compat_cpu_ops import RandomCategorical, UniformCandidateSampler
 from mycel.ops.function import (breadth_ext_func as _be, breadth_misc_func as _bmisc,
-                                breadth_nn_func as _bn, breadth_random_func as _br,
+                                nn_func as _bn, random_func as _br,
                                 resample_func as _rs, pool3d_func as _p3, unpool_func as _up)
 from mycel.ops.function._util import prim as _prim
-from mycel.ops.function import breadth_svd_func as _svd
+from mycel.ops.function import linalg_func as _svd
 from mycel.ops.primitive import constexpr
 
 __all__ = []
@@ -374,9 +374,9 @@ def _resize_matrix(n_in, n_out, dtype):
     return _C.Tensor(m).astype(dtype)
 
 
-# ---- special functions (ops/function/breadth_special_func.py) -----------------------------
+# ---- special functions (ops/function/special_func.py) -----------------------------
 
-from mycel.ops.function import breadth_special_func as _sf  # noqa: E402
+from mycel.ops.function import special_func as _sf  # noqa: E402
 
 
 def _unary_class(name, fn):
@@ -412,9 +412,9 @@ _binary_class("Igammac", _sf.igammac, "Igammac()(a, x): the regularized upper in
               "gamma.")
 
 
-# ---- sampling and LU (ops/function/breadth_sample_func.py) --------------------------------
+# ---- sampling and LU (ops/function/resample_func.py, linalg_func.py, roi_func.py) ------
 
-from mycel.ops.function import breadth_sample_func as _bsm  # noqa: E402
+from mycel.ops.function import linalg_func as _bsm, roi_func as _roi  # noqa: E402
 
 
 @_export
@@ -430,7 +430,7 @@ class GridSampler2D(_Composed):
         self.align_corners = align_corners
 
     def __call__(self, input_x, grid):
-        return _bsm.grid_sample(input_x, grid, self.mode, self.padding_mode,
+        return _rs.grid_sample(input_x, grid, self.mode, self.padding_mode,
                                 self.align_corners)
 
 
@@ -558,7 +558,7 @@ class Ormqr(_Composed):
 @_export
 class ROIAlign(_Composed):
     """ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2,
-    roi_end_mode=1)(features, rois) (ops/function/breadth_sample_func.py roi_align)."""
+    roi_end_mode=1)(features, rois) (ops/function/roi_func.py roi_align)."""
 
     def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2,
                  roi_end_mode=1):
@@ -573,7 +573,7 @@ class ROIAlign(_Composed):
         self.roi_end_mode = roi_end_mode
 
     def __call__(self, features, rois):
-        return _bsm.roi_align(features, rois, self.pooled_height, self.pooled_width,
+        return _roi.roi_align(features, rois, self.pooled_height, self.pooled_width,
                               self.spatial_scale, self.sample_num, self.roi_end_mode)
 
 
@@ -728,7 +728,7 @@ class UpsampleTrilinear3D(_Composed):
 @_export
 class Svd(_Composed):
     """Svd(full_matrices=False, compute_uv=True)(a): (s, u, v) (ops.svd: one-sided Jacobi,
-    ops/function/breadth_svd_func.py)."""
+    ops/function/linalg_func.py)."""
 
     def __init__(self, full_matrices=False, compute_uv=True):
         super().__init__(full_matrices=full_matrices, compute_uv=compute_uv)

@@ -6,8 +6,8 @@ _Composed primitive whose __call__ graph mode parses like any function.
 """
 from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
-from mycel.ops.function import (breadth_nn_func as _bn, breadth_random_func as _br,
-                                breadth_scatter_func as _bs, breadth_misc_func as _bmisc,
+from mycel.ops.function import (nn_func as _bn, random_func as _br,
+                                scatter_func as _bs, breadth_misc_func as _bmisc,
                                 loss_func as _loss, array_func as _a, index_add_func as _ia,
                                 nn_func as _nn, random_func as _r)
 from mycel.ops.function._util import prim as _prim, shape_arg

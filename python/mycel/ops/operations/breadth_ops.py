@@ -9,7 +9,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
-from mycel.ops.function import (breadth_array_func as _ba, breadth_math_func as _bm,
+from mycel.ops.function import (array_func as _ba, math_func as _bm,
                                 math_ext_func as _mx, array_func as _a, linalg_func as _la,
                                 special_func as _sp)
 from mycel.ops.function._util import prim as _prim, shape_arg
