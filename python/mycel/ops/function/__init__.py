@@ -29,14 +29,16 @@ from mycel.ops.function.ctc_func import *  # noqa: F401,F403
 from mycel.ops.function.deformable_func import *  # noqa: F401,F403
 # MindSpore 2.x's ops breadth: composed array, math, nn, random/window, scatter and misc
 # functions (breadth_*_func.py).
-from mycel.ops.function.breadth_misc_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_ext_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.image_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.debug_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.complex_func import sgn  # noqa: F401,E402
+from mycel.ops.function.transformer_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.other_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.special_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.roi_func import roi_align  # noqa: F401,E402
 from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_func import *  # noqa: F401,F403
-from mycel.ops.function.breadth_more_func import *  # noqa: F401,F403
 from mycel.ops.function.attention_func import *  # noqa: F401,F403
 from mycel.ops.function.rotated_iou_func import *  # noqa: F401,F403

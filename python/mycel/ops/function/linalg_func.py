@@ -35,10 +35,12 @@ from mycel.ops.function.array_func import _need_tensor, _norm_axis
 from mycel.ops.function.layout_func import tril as _tril
 from mycel.ops.function.layout_func import triu as _triu
 from mycel.ops.function.cholesky_func import geqrf as _geqrf
+import math
+from mycel.ops.function._util import stop_gradient
 
 __all__ = ["matrix_solve", "inverse", "svd", "pinv", "cond", "mm", "mv", "dot", "tensor_dot",
            "batch_dot", "kron", "cross", "vecdot", "orgqr", "ormqr", "qr", "lu_unpack",
-           "lu_solve"]
+           "lu_solve", "matrix_exp"]
 
 
 @constexpr
@@ -772,3 +774,50 @@ def _qr_check(xs, ts, xdt, tdt, op):
         raise ValueError(f"For '{op}', tau must be [..., K] with K <= min(M, N) = {min(m, n)} "
                          f"and input's batch dims, but got {tuple(ts)} for {tuple(xs)}.")
     return m, n, ts[-1]
+
+
+def _t(x, op, name="input"):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+_EXPM_TERMS = 18
+
+
+@constexpr
+def _expm_plan(shape, dtype):
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"For 'matrix_exp', the input must be [..., n, n], but got shape "
+                         f"{tuple(shape)}.")
+    if dtype not in (_C.float16, _C.float32, _C.float64):
+        raise TypeError(f"For 'matrix_exp', the input must be a float tensor, but got {dtype}.")
+    n = shape[-1]
+    return _C.Tensor(np.eye(n)).astype(dtype), n
+
+
+def matrix_exp(input):  # noqa: A002
+    """exp(A) of square matrices [..., n, n] (scaling and squaring; module docstring). The
+    number of squarings s is a tensor read from the largest 1-norm of the batch and the
+    squarings a loop on it, so the same code runs in PYNATIVE and GRAPH mode (a tensor
+    condition loop there) and is differentiated through."""
+    a = _t(input, "matrix_exp")
+    eye, n = _expm_plan(a.shape, a.dtype)
+    if n == 0 or 0 in a.shape:
+        return a * 1
+    norm = prim("ReduceMax")(prim("ReduceSum")(prim("Abs")(a), (-2,)), ())
+    # s = max(0, ceil(log2(2 * norm))): the scaled matrix has 1-norm <= 1/2.
+    s = prim("Maximum")(prim("Ceil")(prim("Log")(norm * 2.0) * (1.0 / math.log(2.0))),
+                        prim("ZerosLike")(norm))
+    s = stop_gradient(s)
+    b = a * prim("Pow")(prim("OnesLike")(s) * 2.0, -s)
+    term = prim("BroadcastTo", shape=a.shape)(eye)
+    total = term
+    for k in range(1, _EXPM_TERMS + 1):
+        term = prim("BatchMatMul")(term, b) * (1.0 / k)
+        total = total + term
+    i = prim("ZerosLike")(s)
+    while i < s:
+        total = prim("BatchMatMul")(total, total)
+        i = i + 1.0
+    return total

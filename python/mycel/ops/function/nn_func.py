@@ -18,6 +18,7 @@ from mycel.ops.function import random_func as _r
 from mycel.ops.function.array_ext_func import narrow as _narrow
 from mycel.ops.function.resample_func import interpolate
 from mycel.ops.function._util import stop_gradient
+from mycel.ops.function.array_ext_func import narrow
 
 __all__ = ["prim", "pair", "as_tensor", "constexpr", "relu", "relu6", "gelu", "silu",
            "sigmoid", "tanh", "softplus", "softmax", "log_softmax", "conv2d", "conv1d",
@@ -26,7 +27,8 @@ __all__ = ["prim", "pair", "as_tensor", "constexpr", "relu", "relu6", "gelu", "s
            "binary_cross_entropy_with_logits", "leaky_relu", "prelu", "glu", "hardtanh",
            "logsigmoid", "softmin", "tanhshrink", "rrelu", "fast_gelu", "gumbel_softmax",
            "dropout1d", "dropout2d", "dropout3d", "group_norm", "embedding", "channel_shuffle",
-           "upsample", "hinge_embedding_loss", "multilabel_margin_loss", "fold", "affine_grid"]
+           "upsample", "hinge_embedding_loss", "multilabel_margin_loss", "fold", "affine_grid",
+           "mirror_pad", "intopk", "bidense", "col2im", "swiglu", "unfold"]
 
 
 _relu = prim("ReLU")
@@ -759,3 +761,154 @@ def affine_grid(theta, size, align_corners=False):
     b = prim("BroadcastTo", shape=(n,) + base.shape)(base)
     grid = prim("BatchMatMul")(b, prim("Transpose")(th, (0, 2, 1)))
     return prim("Reshape")(grid, (n,) + spatial + (nsp,))
+
+
+@constexpr
+def _mirror_plan(shape, paddings, mode):
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f"For 'MirrorPad', mode must be 'REFLECT' or 'SYMMETRIC', but got "
+                         f"{mode!r}.")
+    if isinstance(paddings, _C.Tensor):
+        paddings = paddings.asnumpy().tolist()
+    pads = [tuple(int(v) for v in p) for p in paddings]
+    if len(pads) != len(shape):
+        raise ValueError(f"For 'MirrorPad', paddings must have one (before, after) pair per "
+                         f"dimension ({len(shape)}), but got {len(pads)}.")
+    tables = []
+    for n, (lo, hi) in zip(shape, pads):
+        lim = n - 1 if mode == "REFLECT" else n
+        if lo > lim or hi > lim or lo < 0 or hi < 0:
+            raise ValueError(f"For 'MirrorPad', paddings {(lo, hi)} exceed the dimension {n} "
+                             f"for mode {mode}.")
+        if lo == 0 and hi == 0:
+            tables.append(None)
+            continue
+        i = np.arange(-lo, n + hi)
+        if mode == "REFLECT":
+            i = np.abs(i)
+            i = np.where(i >= n, 2 * (n - 1) - i, i)
+        else:
+            i = np.where(i < 0, -i - 1, i)
+            i = np.where(i >= n, 2 * n - 1 - i, i)
+        tables.append(_C.Tensor(i.astype(np.int64)))
+    return tuple(tables)
+
+
+def mirror_pad(input_x, paddings, mode="REFLECT"):
+    """input_x padded by reflecting its borders ('REFLECT' leaves the edge out, 'SYMMETRIC'
+    repeats it); paddings (rank, 2)."""
+    x = _t(input_x, "MirrorPad", "input_x")
+    tables = _mirror_plan(x.shape, paddings, mode)
+    for ax, t in enumerate(tables):
+        if t is not None:
+            x = prim("Gather")(x, t, ax)
+    return x
+
+
+def intopk(x1, x2, k):
+    """For each row i of x1 [N, C], whether the target class x2[i] is among its k largest
+    entries (ties counted in the target's favour; never for non-finite scores)."""
+    a, t = _t(x1, "InTopK", "x1"), _t(x2, "InTopK", "x2")
+    if a.ndim != 2 or t.ndim != 1 or t.shape[0] != a.shape[0]:
+        raise ValueError(f"For 'InTopK', x1 must be (N, C) and x2 (N,), but got {a.shape} and "
+                         f"{t.shape}.")
+    target = _a.gather_d(a, 1, prim("Reshape")(prim("Cast")(t, _C.int64), (-1, 1)))
+    above = prim("ReduceSum")(prim("Cast")(prim("Greater")(a, target), _C.int32), (1,))
+    finite = prim("Less")(prim("Abs")(prim("Reshape")(target, (-1,))), float("inf"))
+    return prim("LogicalAnd")(prim("Less")(above, int(k)), finite)
+
+
+def bidense(input1, input2, weight, bias=None):
+    """The bilinear map y[..., o] = sum_ij x1[..., i] weight[o, i, j] x2[..., j] + bias[o]."""
+    a, b = _t(input1, "bidense", "input1"), _t(input2, "bidense", "input2")
+    w = _t(weight, "bidense", "weight")
+    o, i, j = w.shape
+    lead = a.shape[:-1]
+    a2 = prim("Reshape")(a, (-1, i))
+    b2 = prim("Reshape")(b, (-1, j))
+    t = prim("MatMul")(a2, prim("Reshape")(prim("Transpose")(w, (1, 0, 2)), (i, o * j)))
+    t = prim("Reshape")(t, (-1, o, j))
+    y = prim("ReduceSum")(t * prim("ExpandDims")(b2, 1), (2,))
+    if bias is not None:
+        y = y + bias
+    return prim("Reshape")(y, lead + (o,))
+
+
+def col2im(input_x, output_size, kernel_size, dilation, padding_value, stride):
+    """Sums the sliding blocks of input_x (N, C, kh * kw, L) back into (N, C, H, W) (fold of
+    (N, C * kh * kw, L)); output_size (H, W) as a tuple or a 1-D int tensor."""
+    x = _t(input_x, "col2im", "input_x")
+    if x.ndim != 4:
+        raise ValueError(f"For 'col2im', input_x must be 4-D (N, C, kh * kw, L), but got shape "
+                         f"{x.shape}.")
+    size = _pair_of(output_size)
+    folded = prim("Reshape")(x, (x.shape[0], x.shape[1] * x.shape[2], x.shape[3]))
+    return fold(folded, size, kernel_size, dilation, padding_value, stride)
+
+
+@constexpr
+def _pair_of(v):
+    if isinstance(v, _C.Tensor):
+        v = v.asnumpy().reshape(-1).tolist()
+    v = (v, v) if isinstance(v, int) else tuple(int(e) for e in v)
+    if len(v) != 2:
+        raise ValueError(f"For 'col2im', output_size must have 2 elements, but got {v!r}.")
+    return v
+
+
+def swiglu(input, dim=-1):  # noqa: A002
+    """silu(a) * b, a and b the halves of input along dim."""
+    x = _t(input, "swiglu")
+    ax, h = _half(x.shape, dim, "swiglu")
+    return prim("SiLU")(narrow(x, ax, 0, h)) * narrow(x, ax, h, h)
+
+
+@constexpr
+def _unfold_plan(op, shape, kernel_size, dilation, padding, stride):
+    def pair(v, name):
+        v = (v, v) if isinstance(v, int) and not isinstance(v, bool) else v
+        if not isinstance(v, (tuple, list)) or len(v) != 2 or \
+                any(isinstance(e, bool) or not isinstance(e, int) for e in v):
+            raise TypeError(f"For '{op}', {name} must be an int or two ints, but got {v!r}.")
+        return tuple(v)
+    k, d, p, s = (pair(kernel_size, "kernel_size"), pair(dilation, "dilation"),
+                  pair(padding, "padding"), pair(stride, "stride"))
+    if len(shape) != 4:
+        raise ValueError(f"For '{op}', the input must be 4-D (N, C, H, W), but got shape "
+                         f"{tuple(shape)}.")
+    if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
+        raise ValueError(f"For '{op}', kernel_size, dilation and stride must be >= 1 and "
+                         f"padding >= 0, but got {k}, {d}, {s} and {p}.")
+    out = tuple((shape[2 + a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) // s[a] + 1 for a in (0, 1))
+    if min(out) < 1:
+        raise ValueError(f"For '{op}', the kernel {k} with dilation {d} does not fit the input "
+                         f"of shape {tuple(shape)} padded by {p}.")
+    starts = tuple((i * d[0], j * d[1]) for i in range(k[0]) for j in range(k[1]))
+    return k, s, p, out, starts
+
+
+def unfold_blocks(op, x, kernel_size, dilation, padding, stride):
+    """The sliding blocks of x (N, C, H, W) as (N, C, kh * kw, L): block element (i, j) of
+    the block at output position (r, c) is x[n, ch, r * sh + i * dh - ph, c * sw + j * dw - pw]
+    (0 in the padding); L = oh * ow positions in row-major order."""
+    k, s, p, out, starts = _unfold_plan(op, x.shape, kernel_size, dilation, padding, stride)
+    if p[0] or p[1]:
+        x = _a.pad(x, (p[1], p[1], p[0], p[0]))
+    n, c = x.shape[0], x.shape[1]
+    cols = ()
+    for a, b in starts:
+        piece = _a.strided_slice(x, (0, 0, a, b),
+                                 (n, c, a + (out[0] - 1) * s[0] + 1, b + (out[1] - 1) * s[1] + 1),
+                                 (1, 1, s[0], s[1]))
+        cols = cols + (piece,)
+    blocks = _a.stack(cols, 2)  # (N, C, kh * kw, oh, ow)
+    return _a.reshape(blocks, (n, c, k[0] * k[1], out[0] * out[1]))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """The sliding blocks of a 4-D input (N, C, H, W) as columns (N, C * kh * kw, L), L the
+    number of block positions (im2col; torch.nn.functional.unfold). Each of kernel_size,
+    dilation, padding and stride is an int or a pair (height, width)."""
+    x = as_tensor(input)
+    cols = unfold_blocks("unfold", x, kernel_size, dilation, padding, stride)
+    return _a.reshape(cols, (cols.shape[0], cols.shape[1] * cols.shape[2], cols.shape[3]))

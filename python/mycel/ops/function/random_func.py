@@ -23,13 +23,15 @@ from mycel.ops.primitive import constexpr
 import math
 import numpy as np
 from mycel.ops.function._util import as_tensor
+from mycel.ops.function import array_func as _a
 
 
 __all__ = ["prim", "shape_arg", "constexpr", "standard_normal", "randn", "rand", "uniform",
            "normal", "random_poisson", "rand_like", "randn_like", "randint", "randint_like",
            "bernoulli", "multinomial", "randperm", "shuffle", "laplace", "standard_laplace",
            "gamma", "random_gamma", "hann_window", "hamming_window", "bartlett_window",
-           "blackman_window", "kaiser_window"]
+           "blackman_window", "kaiser_window", "multinomial_with_replacement",
+           "choice_with_mask"]
 
 
 def _seeds(seed):
@@ -462,3 +464,52 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
     """I0(beta sqrt(1 - (2 k / N - 1)^2)) / I0(beta)."""
     n = _win_len(window_length, periodic, dtype, "kaiser_window")
     return _window("kaiser", n, periodic, dtype, float(beta), 0.0)
+
+
+def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
+    """numsamples draws per row of the probabilities x (with or without replacement); seed
+    and offset pick a deterministic stream (seed -1: the global generator)."""
+    s = None if (isinstance(seed, int) and seed == -1) else _scalar_int(seed) * 65536 + \
+        _scalar_int(offset)
+    return multinomial(x, numsamples, replacement, s)
+
+
+def _scalar_int(v):
+    return int(v.asnumpy()) if isinstance(v, _C.Tensor) else int(v)
+
+
+def choice_with_mask(input_x, count=256, seed=0, seed2=0):
+    """(index [count, rank] int32, mask [count] bool): up to count positions where input_x
+    (bool) is True, in random order; rows past the number of True positions are zero with
+    mask False."""
+    x = _t(input_x, "choice_with_mask", "input_x")
+    if x.dtype != _C.bool:
+        raise TypeError(f"For 'choice_with_mask', input_x must be bool, but got {x.dtype}.")
+    flat = prim("Reshape")(x, (-1,))
+    total = flat.shape[0]
+    k = min(int(count), total)
+    s = None if seed == 0 and seed2 == 0 else int(seed) * 65536 + int(seed2)
+    u = _uniform((total,), s)
+    score = u + prim("Cast")(flat, _C.float32) * 2.0  # the True positions first
+    vals, pos = prim("TopK", sorted=True)(score, k)
+    mask = prim("GreaterEqual")(vals, 2.0)
+    coords = _unravel(prim("Cast")(pos, _C.int64), x.shape)
+    coords = prim("Select")(prim("BroadcastTo", shape=coords.shape)(prim("ExpandDims")(mask, -1)),
+                            coords, prim("ZerosLike")(coords))
+    if k < count:
+        pad = count - k
+        coords = _a.concat((coords, _a.zeros((pad, x.ndim), _C.int64)), 0)
+        mask = _a.concat((mask, prim("Cast")(_a.zeros((pad,), _C.int32), _C.bool)), 0)
+    return prim("Cast")(coords, _C.int32), mask
+
+
+def _unravel(flat, shape):
+    strides = _strides(tuple(shape))
+    f = prim("ExpandDims")(flat, -1)
+    return prim("FloorMod")(prim("FloorDiv")(f, strides[0]), strides[1])
+
+
+@constexpr
+def _strides(shape):
+    st = np.cumprod((tuple(shape[1:]) + (1,))[::-1])[::-1].astype(np.int64)
+    return _C.Tensor(np.ascontiguousarray(st)), _C.Tensor(np.array(shape, np.int64))

@@ -13,12 +13,18 @@ from mycel import _mycel as _C
 from mycel.common import _tensor_overloads as _ov
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.compat_cpu_ops import RandomCategorical, UniformCandidateSampler
-from mycel.ops.function import (breadth_ext_func as _be, breadth_misc_func as _bmisc,
-                                nn_func as _bn, random_func as _br,
-                                resample_func as _rs, pool3d_func as _p3, unpool_func as _up)
+from mycel.ops.function import (nn_func as _bn, random_func as _br, resample_func as _rs,
+                                pool3d_func as _p3, unpool_func as _up)
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function import linalg_func as _svd
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import unique_func as _uq
+from mycel.ops.function import ctc_func as _ctcf
+from mycel.ops.function import image_func as _img
+from mycel.ops.function import debug_func as _dbg
+from mycel.ops.function import linalg_func as _la
+from mycel.ops.function import nn_func as _nnf
+from mycel.ops.function import random_func as _rnd
 
 __all__ = []
 
@@ -161,7 +167,7 @@ class Col2Im(_Composed):
         self.padding, self.stride = padding, stride
 
     def __call__(self, x, output_size):
-        return _be.col2im(x, output_size, self.kernel_size, self.dilation, self.padding,
+        return _nnf.col2im(x, output_size, self.kernel_size, self.dilation, self.padding,
                           self.stride)
 
 
@@ -175,7 +181,7 @@ class UniqueConsecutive(_Composed):
         self.return_idx, self.return_counts, self.axis = return_idx, return_counts, axis
 
     def __call__(self, x):
-        out, idx, cnt = _bmisc.unique_consecutive(x, True, True, self.axis)
+        out, idx, cnt = _uq.unique_consecutive(x, True, True, self.axis)
         empty = _C.Tensor(np.zeros(0, np.int64))
         return (out, idx if self.return_idx else empty, cnt if self.return_counts else empty)
 
@@ -202,7 +208,7 @@ class MultinomialWithReplacement(_Composed):
         self.numsamples, self.replacement = numsamples, replacement
 
     def __call__(self, x, seed, offset):
-        return _be.multinomial_with_replacement(x, seed, offset, self.numsamples,
+        return _rnd.multinomial_with_replacement(x, seed, offset, self.numsamples,
                                                 self.replacement)
 
 
@@ -215,7 +221,7 @@ class RandomChoiceWithMask(_Composed):
         self.count, self.seed, self.seed2 = count, seed, seed2
 
     def __call__(self, input_x):
-        return _be.choice_with_mask(input_x, self.count, self.seed, self.seed2)
+        return _rnd.choice_with_mask(input_x, self.count, self.seed, self.seed2)
 
 
 @_export
@@ -519,7 +525,7 @@ class SparseApplyProximalAdagrad(FusedSparseProximalAdagrad):
 @_export
 class NMSWithMask(_Composed):
     """NMSWithMask(iou_threshold=0.5)(bboxes): (sorted boxes, their positions, kept mask)
-    (ops/function/breadth_misc_func.py nms_with_mask)."""
+    (ops/function/image_func.py nms_with_mask)."""
 
     def __init__(self, iou_threshold=0.5):
         if isinstance(iou_threshold, bool) or not isinstance(iou_threshold, (int, float)):
@@ -529,7 +535,7 @@ class NMSWithMask(_Composed):
         self.iou_threshold = float(iou_threshold)
 
     def __call__(self, bboxes):
-        return _bmisc.nms_with_mask(bboxes, self.iou_threshold)
+        return _img.nms_with_mask(bboxes, self.iou_threshold)
 
 
 @_export
@@ -621,7 +627,7 @@ class TensorDump(_Composed):
         self.input_output = input_output
 
     def __call__(self, file, input_x):
-        _be.tensordump(file, input_x, self.input_output)
+        _dbg.tensordump(file, input_x, self.input_output)
 
 
 # ---- 3-d upsampling: one [in, out] resampling matrix per axis ---------------------------------
@@ -748,7 +754,7 @@ class MatrixExp(_Composed):
         super().__init__()
 
     def __call__(self, x):
-        return _be.matrix_exp(x)
+        return _la.matrix_exp(x)
 
 
 @_export
@@ -764,7 +770,7 @@ class CTCGreedyDecoder(_Composed):
         self.merge_repeated = merge_repeated
 
     def __call__(self, inputs, sequence_length):
-        return _bmisc.ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
+        return _ctcf.ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
 
 
 @_export

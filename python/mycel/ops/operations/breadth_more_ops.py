@@ -11,12 +11,14 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.composite import grad as _grad
 from mycel.ops.function import complex_func as _cx, cholesky_func as _chol
-from mycel.ops.function import ctc_func as _ctc, breadth_more_func as _bm
+from mycel.ops.function import ctc_func as _ctc
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.operations._compat_checks import (_check_int, _check_bool, _check_tensor,
                                                  _check_rank, _check_float)
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import candidate_sampler_func as _cs
+from mycel.ops.function import nn_func as _nnf
 
 __all__ = ["Im2Col", "Polar", "Cholesky", "Geqrf", "CTCLoss", "NoRepeatNGram",
            "LogUniformCandidateSampler", "EditDistance", "RNNTLoss", "LARSUpdate"]
@@ -51,7 +53,7 @@ class Im2Col(_Composed):
                          pads=self.pads)
 
     def __call__(self, x):
-        return _bm.unfold_blocks("Im2Col", as_tensor(x), self.ksizes, self.dilations,
+        return _nnf.unfold_blocks("Im2Col", as_tensor(x), self.ksizes, self.dilations,
                                  self.pads, self.strides)
 
 
@@ -287,7 +289,7 @@ class LogUniformCandidateSampler(_Composed):
             raise ValueError(f"For '{op}', 'true_classes' must be [batch_size, num_true] with "
                              f"num_true = {self.num_true}, but got shape "
                              f"{tuple(true_classes.shape)}.")
-        return _bm.log_uniform_sample(true_classes, self.num_sampled, self.unique,
+        return _cs.log_uniform_sample(true_classes, self.num_sampled, self.unique,
                                       self.range_max, self._uniform)
 
 

@@ -7,11 +7,14 @@ _Composed primitive whose __call__ graph mode parses like any function.
 from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import (nn_func as _bn, random_func as _br,
-                                scatter_func as _bs, breadth_misc_func as _bmisc,
+                                scatter_func as _bs,
                                 loss_func as _loss, array_func as _a, index_add_func as _ia,
                                 nn_func as _nn, random_func as _r)
 from mycel.ops.function._util import prim as _prim, shape_arg
 from mycel.ops.function.scatter_func import scatter_nd_add
+from mycel.ops.function import array_ext_func as _ax
+from mycel.ops.function import image_func as _img
+from mycel.ops.function import nn_func as _nnf
 
 __all__ = []
 
@@ -473,7 +476,7 @@ class IOU(_Composed):
         self.mode = mode
 
     def __call__(self, anchor_boxes, gt_boxes):
-        return _bmisc.iou(anchor_boxes, gt_boxes, self.mode)
+        return _img.iou(anchor_boxes, gt_boxes, self.mode)
 
 
 @_export
@@ -485,7 +488,7 @@ class BoundingBoxEncode(_Composed):
         self.means, self.stds = means, stds
 
     def __call__(self, anchor_box, groundtruth_box):
-        return _bmisc.bounding_box_encode(anchor_box, groundtruth_box, self.means, self.stds)
+        return _img.bounding_box_encode(anchor_box, groundtruth_box, self.means, self.stds)
 
 
 @_export
@@ -500,11 +503,11 @@ class BoundingBoxDecode(_Composed):
         self.wh_ratio_clip = wh_ratio_clip
 
     def __call__(self, anchor_box, deltas):
-        return _bmisc.bounding_box_decode(anchor_box, deltas, self.max_shape, self.means,
+        return _img.bounding_box_decode(anchor_box, deltas, self.max_shape, self.means,
                                           self.stds, self.wh_ratio_clip)
 
 
-_simple("CheckValid", _bmisc.check_valid, "CheckValid()(bboxes, img_metas): ops.check_valid.")
+_simple("CheckValid", _img.check_valid, "CheckValid()(bboxes, img_metas): ops.check_valid.")
 
 
 @_export
@@ -516,7 +519,7 @@ class InTopK(_Composed):
         self.k = k
 
     def __call__(self, x1, x2):
-        return _bmisc.intopk(x1, x2, self.k)
+        return _nnf.intopk(x1, x2, self.k)
 
 
 @_export
@@ -528,7 +531,7 @@ class SpaceToBatchND(_Composed):
         self.block_shape, self.paddings = block_shape, paddings
 
     def __call__(self, input_x):
-        return _bmisc.space_to_batch_nd(input_x, self.block_shape, self.paddings)
+        return _ax.space_to_batch_nd(input_x, self.block_shape, self.paddings)
 
 
 @_export
@@ -540,7 +543,7 @@ class BatchToSpaceND(_Composed):
         self.block_shape, self.crops = block_shape, crops
 
     def __call__(self, input_x):
-        return _bmisc.batch_to_space_nd(input_x, self.block_shape, self.crops)
+        return _ax.batch_to_space_nd(input_x, self.block_shape, self.crops)
 
 
 @_export
@@ -560,7 +563,7 @@ class MirrorPad(_Composed):
         self.mode = mode
 
     def __call__(self, x, paddings):
-        return _bmisc.mirror_pad(x, paddings, self.mode)
+        return _nnf.mirror_pad(x, paddings, self.mode)
 
 
 @_export

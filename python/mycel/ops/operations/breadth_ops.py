@@ -14,9 +14,9 @@ from mycel.ops.function import (array_func as _ba, math_func as _bm,
                                 special_func as _sp)
 from mycel.ops.function._util import prim as _prim, shape_arg
 from mycel.ops.function import bitwise_func as _bw
-from mycel.ops.function import breadth_misc_func as _bmisc
 from mycel.ops.function.graph_compat_func import all as _all, any as _any
 from mycel.ops.primitive import constexpr, make_primitive_class
+from mycel.ops.function import array_ext_func as _ax
 
 __all__ = []
 
@@ -657,4 +657,4 @@ class MatrixSetDiagV3(_Composed):
         self.align = align
 
     def __call__(self, x, diagonal, k):
-        return _bmisc.matrix_set_diag(x, diagonal, k, self.align)
+        return _ax.matrix_set_diag(x, diagonal, k, self.align)
