@@ -14,7 +14,7 @@ from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import loss_func as _L
 from mycel.ops.function import math_func as _m
-from mycel.ops.function import nn_func as _bnn
+from mycel.ops.function import nn_func as _nnf
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -451,7 +451,7 @@ class MultilabelMarginLoss(_Loss):
     max(0, 1 - (x[j] - x[i])) / C, then the mean, sum or none (ops.multilabel_margin_loss)."""
 
     def construct(self, x, target):
-        return _bnn.multilabel_margin_loss(x, target, self.reduction)
+        return _nnf.multilabel_margin_loss(x, target, self.reduction)
 
 
 __all__ += ["MultilabelMarginLoss"]

@@ -27,8 +27,8 @@ from mycel.ops.function.diag_func import *  # noqa: F401,F403
 from mycel.ops.function.pool_nd_func import *  # noqa: F401,F403
 from mycel.ops.function.ctc_func import *  # noqa: F401,F403
 from mycel.ops.function.deformable_func import *  # noqa: F401,F403
-# MindSpore 2.x's ops breadth: composed array, math, nn, random/window, scatter and misc
-# functions (breadth_*_func.py).
+# MindSpore 2.x's functions composed from the table's: boxes (image_func), print_ and tensordump
+# (debug_func), the transformer blocks (transformer_func) and partial (other_func).
 from mycel.ops.function.image_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.debug_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.complex_func import sgn  # noqa: F401,E402

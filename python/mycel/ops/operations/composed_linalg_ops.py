@@ -1,0 +1,113 @@
+"""Linear-algebra primitives of MindSpore 2.x composed from the functional forms
+(ops/function/linalg_func.py, cholesky_func.py): MatrixSolve, Cholesky, Geqrf, Orgqr, Ormqr,
+LuUnpack, Svd and MatrixExp.
+
+Attributes in ``__init__``, inputs in ``__call__``, as MindSpore's. Each is a
+_Composed primitive whose __call__ graph mode parses like any function, so both modes
+and gradients come from the ops it is built of. The family modules (array_ops, math_ops,
+nn_ops, ...) list these classes where MindSpore defines them.
+"""
+from mycel.ops.function import cholesky_func as _chol
+from mycel.ops.function import linalg_func as _la
+from mycel.ops.operations._compat_checks import _check_bool
+from mycel.ops.operations.composed_ops import _Composed, _exporter
+
+__all__ = ["Cholesky", "Geqrf"]
+
+
+_export = _exporter(__all__, globals())
+
+
+@_export
+class MatrixSolve(_Composed):
+    """MatrixSolve(adjoint=False)(matrix, rhs): X with matrix @ X = rhs."""
+
+    def __init__(self, adjoint=False):
+        super().__init__(adjoint=adjoint)
+        self.adjoint = adjoint
+
+    def __call__(self, matrix, rhs):
+        return _la.matrix_solve(matrix, rhs, self.adjoint)
+
+
+@_export
+class LuUnpack(_Composed):
+    """LuUnpack(unpack_data=True, unpack_pivots=True)(LU_data, LU_pivots): (P, L, U)."""
+
+    def __init__(self, unpack_data=True, unpack_pivots=True):
+        super().__init__(unpack_data=unpack_data, unpack_pivots=unpack_pivots)
+        self.unpack_data, self.unpack_pivots = unpack_data, unpack_pivots
+
+    def __call__(self, LU_data, LU_pivots):  # noqa: N803
+        return _la.lu_unpack(LU_data, LU_pivots, self.unpack_data, self.unpack_pivots)
+
+
+@_export
+class Orgqr(_Composed):
+    """Orgqr()(x, tau): ops.orgqr."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, tau):
+        return _la.orgqr(x, tau)
+
+
+@_export
+class Ormqr(_Composed):
+    """Ormqr(left=True, transpose=False)(x, tau, other): ops.ormqr."""
+
+    def __init__(self, left=True, transpose=False):
+        super().__init__(left=left, transpose=transpose)
+        self.left, self.transpose = left, transpose
+
+    def __call__(self, x, tau, other):
+        return _la.ormqr(x, tau, other, self.left, self.transpose)
+
+
+@_export
+class Svd(_Composed):
+    """Svd(full_matrices=False, compute_uv=True)(a): (s, u, v) (ops.svd: one-sided Jacobi,
+    ops/function/linalg_func.py)."""
+
+    def __init__(self, full_matrices=False, compute_uv=True):
+        super().__init__(full_matrices=full_matrices, compute_uv=compute_uv)
+        self.full_matrices, self.compute_uv = full_matrices, compute_uv
+
+    def __call__(self, a):
+        from_svd = _la.svd(a, self.full_matrices, self.compute_uv)
+        return from_svd
+
+
+@_export
+class MatrixExp(_Composed):
+    """MatrixExp()(x): exp of each square matrix of x [..., n, n] (ops.matrix_exp: scaling
+    and squaring with a Taylor polynomial; both modes, differentiable)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        return _la.matrix_exp(x)
+
+
+class Cholesky(_Composed):
+    """Cholesky(upper=False)(input_x): the Cholesky factor of each symmetric positive-definite
+    matrix of input_x [..., M, M], lower (input_x = L L^T) or upper (input_x = U^T U)
+    (ops.cholesky)."""
+
+    def __init__(self, upper=False):
+        self.upper = _check_bool("Cholesky", "upper", upper)
+        super().__init__(upper=upper)
+
+    def __call__(self, input_x):
+        return _chol.cholesky(input_x, self.upper)
+
+
+class Geqrf(_Composed):
+    """Geqrf()(x) -> (y, tau): the QR factorisation of each matrix of x [..., M, N] in
+    LAPACK's Householder form, R on and above the diagonal of y, the reflectors below it
+    (ops.geqrf)."""
+
+    def __call__(self, x):
+        return _chol.geqrf(x)

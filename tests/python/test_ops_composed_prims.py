@@ -1,0 +1,141 @@
+"""Primitives of MindSpore's ops test table (tests/ut/python/ops/test_ops.py) that mycel composes
+from its ops (operations/composed_*_ops.py), against numpy, scipy or torch, in PYNATIVE and
+GRAPH mode, with their errors for bad input."""
+import numpy as np
+import pytest
+import torch
+
+import mycel as ms
+from mycel import nn, Tensor, context
+from mycel.ops import operations as P
+from mycel.ops.operations import math_ops, array_ops, nn_ops, random_ops
+
+MODES = [context.PYNATIVE_MODE, context.GRAPH_MODE]
+
+
+class Run(nn.Cell):
+    def __init__(self, prim):
+        super().__init__()
+        self.prim = prim
+
+    def construct(self, *args):
+        return self.prim(*args)
+
+
+def run(mode, prim, *args):
+    context.set_context(mode=mode)
+    try:
+        return Run(prim)(*args)
+    finally:
+        context.set_context(mode=context.PYNATIVE_MODE)
+
+
+def np_of(t):
+    return t.asnumpy() if hasattr(t, "asnumpy") else np.asarray(t)
+
+
+# ---- math_ops ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_addv2_and_fmin(mode):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal((4,)).astype(np.float32)
+    np.testing.assert_allclose(np_of(run(mode, math_ops.AddV2(), Tensor(a), Tensor(b))), a + b,
+                               rtol=1e-6)
+    a[0, 0], b[1] = np.nan, np.nan
+    got = np_of(run(mode, math_ops.Fmin(), Tensor(a), Tensor(b)))
+    np.testing.assert_array_equal(got, np.fmin(a, b))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bucketize_is_tensorflows_rule(mode):
+    x = np.array([[-5.0, 10000.0, 150.0], [10.0, 5.0, 100.0]], np.float32)
+    bounds = [0.0, 10.0, 100.0]
+    got = run(mode, math_ops.Bucketize(bounds), Tensor(x))
+    assert got.dtype == ms.int32
+    np.testing.assert_array_equal(np_of(got), np.searchsorted(bounds, x, side="right"))
+    with pytest.raises(ValueError, match="Bucketize"):
+        math_ops.Bucketize([3.0, 1.0])
+    with pytest.raises(TypeError, match="Bucketize"):
+        math_ops.Bucketize(3.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("axis,unbiased,keep", [((), True, False), (0, True, True),
+                                                 ((0, 2), False, False), (-1, False, True)])
+def test_reduce_std_matches_torch(mode, axis, unbiased, keep):
+    x = np.random.default_rng(1).standard_normal((3, 4, 5))
+    std, mean = run(mode, math_ops.ReduceStd(axis, unbiased, keep), Tensor(x))
+    dims = tuple(range(3)) if axis == () else axis
+    t = torch.tensor(x)
+    np.testing.assert_allclose(np_of(std), torch.std(t, dim=dims, unbiased=unbiased,
+                                                     keepdim=keep).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np_of(mean), torch.mean(t, dim=dims, keepdim=keep).numpy(),
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="ReduceStd"):
+        math_ops.ReduceStd(axis=3)(Tensor(x))
+    with pytest.raises(TypeError, match="ReduceStd"):
+        math_ops.ReduceStd()(Tensor(np.ones(3, np.int32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_logsumexp(mode, exclusive, reverse):
+    x = np.random.default_rng(2).standard_normal((3, 5))
+    got = np_of(run(mode, math_ops.CumulativeLogsumexp(exclusive, reverse), Tensor(x), 1))
+    src = x[:, ::-1] if reverse else x
+    want = np.full_like(src, -np.inf)
+    for j in range(src.shape[1]):
+        part = src[:, :j] if exclusive else src[:, :j + 1]
+        if part.shape[1]:
+            want[:, j] = np.log(np.exp(part).sum(1))
+    want = want[:, ::-1] if reverse else want
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="CumulativeLogsumexp"):
+        math_ops.CumulativeLogsumexp()(Tensor(x), 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", [0, 1, 2, 5, -3])
+def test_matrix_power_matches_numpy(mode, n):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    got = np_of(run(mode, math_ops.MatrixPower(n), Tensor(x)))
+    np.testing.assert_allclose(got, np.linalg.matrix_power(x, n), rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="MatrixPower"):
+        math_ops.MatrixPower(2)(Tensor(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="MatrixPower"):
+        math_ops.MatrixPower(2.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_matches_torch(mode, upper):
+    rng = np.random.default_rng(4)
+    m = rng.standard_normal((3, 3))
+    a = m @ m.T + 3 * np.eye(3)
+    b = rng.standard_normal((3, 2))
+    chol = np.linalg.cholesky(a)
+    factor = chol.T if upper else chol
+    got = np_of(run(mode, math_ops.CholeskySolve(upper), Tensor(b), Tensor(factor)))
+    np.testing.assert_allclose(got, np.linalg.solve(a, b), rtol=1e-9)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_quantile_and_histogram(mode):
+    x = np.random.default_rng(5).standard_normal((4, 6))
+    q = np.array([0.1, 0.5, 0.9])
+    got = np_of(run(mode, math_ops.Quantile(dim=1, keep_dims=False), Tensor(x), Tensor(q)))
+    np.testing.assert_allclose(got, np.quantile(x, q, axis=1), rtol=1e-10)
+    x[0, 0] = np.nan
+    got = np_of(run(mode, math_ops.Quantile(dim=1, ignore_nan=True), Tensor(x), Tensor(q)))
+    np.testing.assert_allclose(got, np.nanquantile(x, q, axis=1), rtol=1e-10)
+    h = np.random.default_rng(6).uniform(-2, 2, 50).astype(np.float32)
+    got = np_of(run(mode, math_ops.Histogram(bins=8, min=-2.0, max=2.0), Tensor(h)))
+    np.testing.assert_array_equal(got, torch.histc(torch.tensor(h), 8, -2.0, 2.0).numpy())
+    with pytest.raises(ValueError, match="Histogram"):
+        math_ops.Histogram(bins=0)
+    with pytest.raises(ValueError, match="Histogram"):
+        math_ops.Histogram(min=1.0, max=0.0)
