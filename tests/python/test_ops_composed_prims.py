@@ -139,3 +139,127 @@ def test_quantile_and_histogram(mode):
         math_ops.Histogram(bins=0)
     with pytest.raises(ValueError, match="Histogram"):
         math_ops.Histogram(min=1.0, max=0.0)
+
+
+# ---- array_ops --------------------------------------------------------------------------------
+
+SEGMENTS = [("SegmentSum", np.add, 0.0), ("SegmentMax", np.maximum, 0.0),
+            ("SegmentMin", np.minimum, 0.0), ("SegmentProd", np.multiply, 1.0)]
+
+
+def np_segment(x, ids, fn, empty):
+    n = ids[-1] + 1
+    out = np.full((n,) + x.shape[1:], empty, x.dtype)
+    for s in range(n):
+        rows = x[ids == s]
+        if len(rows):
+            out[s] = fn.reduce(rows, axis=0)
+    return out
+
+
+@pytest.mark.parametrize("name,fn,empty", SEGMENTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_segment_reductions_match_numpy(name, fn, empty, dtype):
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((6, 3)) * 4).astype(dtype)
+    ids = np.array([0, 0, 2, 2, 2, 4], np.int32)   # segments 1 and 3 are empty
+    got = getattr(array_ops, name)()(Tensor(x), Tensor(ids))
+    np.testing.assert_allclose(np_of(got), np_segment(x, ids, fn, empty), rtol=1e-6)
+
+
+def test_segment_mean_and_errors():
+    x = np.arange(12, dtype=np.float64).reshape(6, 2)
+    ids = np.array([0, 0, 1, 3, 3, 3], np.int64)
+    got = np_of(array_ops.SegmentMean()(Tensor(x), Tensor(ids)))
+    want = np.stack([x[:2].mean(0), x[2:3].mean(0), np.zeros(2), x[3:].mean(0)])
+    np.testing.assert_allclose(got, want)
+    with pytest.raises(ValueError, match="sorted"):
+        array_ops.SegmentSum()(Tensor(x), Tensor(np.array([0, 2, 1, 3, 3, 3], np.int32)))
+    with pytest.raises(ValueError, match="first dimension"):
+        array_ops.SegmentSum()(Tensor(x), Tensor(np.array([0, 1], np.int32)))
+    with pytest.raises(TypeError, match="segment_ids"):
+        array_ops.SegmentSum()(Tensor(x), Tensor(ids.astype(np.float32)))
+
+
+def test_segment_length_needs_the_ids_values_in_graph_mode():
+    x = Tensor(np.ones((3, 2), np.float32))
+    ids = Tensor(np.array([0, 1, 1], np.int32))
+    with pytest.raises((ValueError, RuntimeError, TypeError)):
+        run(context.GRAPH_MODE, array_ops.SegmentSum(), x, ids)
+
+
+def test_identity_n():
+    a, b = Tensor(np.ones(2, np.float32)), Tensor(np.zeros(3, np.int32))
+    out = array_ops.IdentityN()([a, b])
+    assert out[0] is a and out[1] is b
+    with pytest.raises(TypeError, match="IdentityN"):
+        array_ops.IdentityN()(a)
+
+
+# ---- nn_ops -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reluv3_and_nth_element(mode):
+    x = np.random.default_rng(8).standard_normal((3, 7)).astype(np.float32)
+    np.testing.assert_array_equal(np_of(run(mode, nn_ops.ReLUV3(), Tensor(x))),
+                                  np.maximum(x, 0))
+    for reverse in (False, True):
+        s = np.sort(x, axis=-1)
+        s = s[:, ::-1] if reverse else s
+        got = run(mode, nn_ops.NthElement(reverse), Tensor(x), 2)
+        np.testing.assert_array_equal(np_of(got), s[:, 2])
+        got = run(mode, nn_ops.NthElement(reverse), Tensor(x), Tensor(np.array(4, np.int32)))
+        np.testing.assert_array_equal(np_of(got), s[:, 4])
+    with pytest.raises(ValueError, match="NthElement"):
+        nn_ops.NthElement()(Tensor(x), 7)
+    with pytest.raises(TypeError, match="NthElement"):
+        nn_ops.NthElement()(Tensor(x), 1.5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_data_format_vec_permute(mode):
+    v = np.array([1, 2, 3, 4], np.int32)          # N, H, W, C
+    got = np_of(run(mode, nn_ops.DataFormatVecPermute(), Tensor(v)))
+    np.testing.assert_array_equal(got, [1, 4, 2, 3])   # N, C, H, W
+    pairs = np.arange(8, dtype=np.int64).reshape(4, 2)
+    got = np_of(run(mode, nn_ops.DataFormatVecPermute("NCHW", "NHWC"), Tensor(pairs)))
+    np.testing.assert_array_equal(got, pairs[[0, 2, 3, 1]])
+    with pytest.raises(ValueError, match="DataFormatVecPermute"):
+        nn_ops.DataFormatVecPermute("NDHWC")(Tensor(v))
+    with pytest.raises(ValueError, match="DataFormatVecPermute"):
+        nn_ops.DataFormatVecPermute()(Tensor(np.ones(3, np.int32)))
+
+
+# ---- random_ops and spectral_ops --------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cauchy_quantiles(mode):
+    ms.set_seed(11)
+    x = np_of(run(mode, random_ops.Cauchy([20000], median=1.5, sigma=2.0)))
+    assert x.shape == (20000,) and x.dtype == np.float32
+    q1, q2, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+    assert abs(q2 - 1.5) < 0.1 and abs((q3 - q1) - 4.0) < 0.25   # the IQR of Cauchy is 2 sigma
+    with pytest.raises(ValueError, match="Cauchy"):
+        random_ops.Cauchy([0])
+    with pytest.raises(ValueError, match="Cauchy"):
+        random_ops.Cauchy([2], sigma=0.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_log_normal_reverse_moments(mode):
+    ms.set_seed(12)
+    ref = Tensor(np.zeros((200, 100), np.float32))
+    y = np_of(run(mode, random_ops.LogNormalReverse(mean=0.5, std=0.25), ref))
+    assert y.shape == (200, 100) and y.dtype == np.float32 and (y > 0).all()
+    z = np.log(y)
+    assert abs(z.mean() - 0.5) < 0.01 and abs(z.std() - 0.25) < 0.01
+    with pytest.raises(TypeError, match="LogNormalReverse"):
+        random_ops.LogNormalReverse()(Tensor(np.zeros(3, np.int32)))
+
+
+def test_spectral_ops_family_module():
+    from mycel.ops.operations import spectral_ops
+    from mycel.ops.operations.spectral_ops import BartlettWindow, BlackmanWindow
+    assert BartlettWindow is P.BartlettWindow and BlackmanWindow is P.BlackmanWindow
+    got = np_of(spectral_ops.BlackmanWindow(periodic=False)(Tensor(np.array(6, np.int32))))
+    np.testing.assert_allclose(got, torch.blackman_window(6, periodic=False).numpy(), atol=1e-6)

@@ -43,3 +43,7 @@ __all__ += _BREADTH
 # ListDiff (list_ops.py)
 from mycel.ops.operations.list_ops import ListDiff  # noqa: E402
 __all__ += ["ListDiff"]
+# Classes of MindSpore's ops test table composed in mycel (composed_array_ops.py).
+_BREADTH = ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "SegmentMean", "IdentityN"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

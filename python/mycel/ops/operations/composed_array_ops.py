@@ -20,6 +20,7 @@ from mycel.ops.function import array_func as _a
 from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import scatter_func as _scf
 from mycel.ops.function import unique_func as _uq
+from mycel.ops.function import segment_func as _seg
 from mycel.ops.function._util import prim
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function._util import shape_arg
@@ -736,3 +737,112 @@ class ExtractVolumePatches(_Composed):
                     pieces = pieces + (_a.strided_slice(x, begin, end, (1, 1) + st),)
         y = _a.stack(pieces, 1)  # (N, K, C, oD, oH, oW)
         return _a.reshape(y, (n, len(pieces) * c) + out)
+
+
+# ---- MindSpore's array_ops classes of its ops test table (ut/python/ops/test_ops.py) ------
+
+@constexpr
+def _segment_check(op, x_shape, ids_shape, ids_dtype):
+    if ids_dtype not in (_C.int32, _C.int64) or len(ids_shape) != 1:
+        raise TypeError(f"For '{op}', 'segment_ids' must be a 1-D int32 or int64 tensor, but got "
+                        f"shape {tuple(ids_shape)} and {ids_dtype}.")
+    if len(x_shape) < 1 or x_shape[0] != ids_shape[0]:
+        raise ValueError(f"For '{op}', 'segment_ids' must have input_x's first dimension "
+                         f"({x_shape[0] if x_shape else None}), but got shape "
+                         f"{tuple(ids_shape)}.")
+
+
+def _segment_count(op, segment_ids):
+    """The number of segments, segment_ids[-1] + 1 after checking the ids are sorted and
+    non-negative: the output's length depends on the ids' values (PYNATIVE only; GRAPH mode
+    refuses reading them)."""
+    ids = segment_ids.asnumpy()
+    if ids.size and (ids[0] < 0 or np.any(ids[1:] < ids[:-1])):
+        raise ValueError(f"For '{op}', 'segment_ids' must be sorted and non-negative, but got "
+                         f"{ids.tolist()}.")
+    return int(ids[-1]) + 1 if ids.size else 0
+
+
+class _Segment(_Composed):
+    """Segment reductions over sorted segment_ids along the first dimension (TensorFlow's
+    segment_* ops): output[i] reduces the rows whose id is i; a segment no row belongs to gives
+    0 (1 for the product)."""
+    _reduce = None
+    _empty = 0.0
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input_x, segment_ids):
+        op = self.name
+        _check_tensor(op, "input_x", input_x, (_C.float16, _C.float32, _C.float64, _C.int32,
+                                                 _C.int64))
+        _check_tensor(op, "segment_ids", segment_ids, (_C.int32, _C.int64))
+        _segment_check(op, input_x.shape, segment_ids.shape, segment_ids.dtype)
+        n = _segment_count(op, segment_ids)
+        ids = _a.cast(segment_ids, _C.int32)
+        count = _seg.unsorted_segment_sum(_a.ones((input_x.shape[0],), _C.float32), ids, n)
+        out = self._combine(input_x, ids, n, count)
+        empty = _a.reshape(count == 0, (n,) + (1,) * (input_x.ndim - 1))
+        fill = _a.full_like(out, self._empty)
+        return _prim("Select")(_a.broadcast_to(empty, out.shape), fill, out)
+
+
+@_export
+class SegmentSum(_Segment):
+    """SegmentSum()(input_x, segment_ids): the sums of the segments of sorted segment_ids."""
+
+    def _combine(self, x, ids, n, count):
+        return _seg.unsorted_segment_sum(x, ids, n)
+
+
+@_export
+class SegmentMax(_Segment):
+    """SegmentMax()(input_x, segment_ids): the maxima of the segments (0 where empty)."""
+
+    def _combine(self, x, ids, n, count):
+        return _seg.unsorted_segment_max(x, ids, n)
+
+
+@_export
+class SegmentMin(_Segment):
+    """SegmentMin()(input_x, segment_ids): the minima of the segments (0 where empty)."""
+
+    def _combine(self, x, ids, n, count):
+        return _seg.unsorted_segment_min(x, ids, n)
+
+
+@_export
+class SegmentProd(_Segment):
+    """SegmentProd()(input_x, segment_ids): the products of the segments (1 where empty)."""
+    _empty = 1.0
+
+    def _combine(self, x, ids, n, count):
+        return _seg.unsorted_segment_prod(x, ids, n)
+
+
+@_export
+class SegmentMean(_Segment):
+    """SegmentMean()(input_x, segment_ids): the means of the segments (0 where empty; an int
+    input's mean is truncated as its dtype's division)."""
+
+    def _combine(self, x, ids, n, count):
+        total = _seg.unsorted_segment_sum(x, ids, n)
+        c = _a.reshape(_prim("Maximum")(count, 1.0), (n,) + (1,) * (x.ndim - 1))
+        if x.dtype in (_C.int32, _C.int64):
+            return _prim("FloorDiv")(total, _a.cast(c, x.dtype))
+        return total / _a.cast(c, x.dtype)
+
+
+@_export
+class IdentityN(_Composed):
+    """IdentityN()(x): the list or tuple of tensors x itself."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        if not isinstance(x, (list, tuple)) or not all(isinstance(t, _C.Tensor) for t in x):
+            raise TypeError(f"For 'IdentityN', 'x' must be a list or tuple of Tensors, but got "
+                            f"{type(x).__name__}.")
+        return x

@@ -701,3 +701,88 @@ class FractionalMaxPool3DWithFixedKsize(_Composed):
             back = (0, 2, 3, 4, 1) if x.ndim == 5 else (1, 2, 3, 0)
             y, idx = prim("Transpose")(y, back), prim("Transpose")(idx, back)
         return y, idx
+
+
+# ---- MindSpore's nn_ops classes of its ops test table (ut/python/ops/test_ops.py) ---------
+
+@_export
+class ReLUV3(_Composed):
+    """ReLUV3()(input_x): max(input_x, 0) (ops.relu)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input_x):
+        return _nnf.relu(input_x)
+
+
+@constexpr
+def _nth_check(shape, dtype, n):
+    if len(shape) < 1:
+        raise ValueError(f"For 'NthElement', 'input' must have at least 1 dimension, but got "
+                         f"shape {tuple(shape)}.")
+    if isinstance(n, int) and not isinstance(n, bool) and not 0 <= n < shape[-1]:
+        raise ValueError(f"For 'NthElement', 'n' must be in [0, {shape[-1]}), but got {n}.")
+
+
+@_export
+class NthElement(_Composed):
+    """NthElement(reverse=False)(input, n): the n-th smallest value along the last dimension
+    (the n-th largest when reverse); n an int or a 0-D int32 tensor."""
+
+    def __init__(self, reverse=False):
+        if not isinstance(reverse, bool):
+            raise TypeError(f"For 'NthElement', 'reverse' must be a bool, but got {reverse!r}.")
+        super().__init__(reverse=reverse)
+        self.reverse = reverse
+
+    def __call__(self, input, n):  # noqa: A002 (MindSpore's argument name)
+        _check_tensor("NthElement", "input", input, (_C.float16, _C.float32, _C.float64,
+                                                     _C.int8, _C.int16, _C.int32, _C.int64,
+                                                     _C.uint8))
+        if isinstance(n, _C.Tensor):
+            if n.dtype != _C.int32 or n.ndim != 0:
+                raise TypeError(f"For 'NthElement', 'n' must be an int or a 0-D int32 tensor, "
+                                f"but got shape {n.shape} and {n.dtype}.")
+        elif isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"For 'NthElement', 'n' must be an int or a 0-D int32 tensor, but "
+                            f"got {type(n).__name__}.")
+        _nth_check(input.shape, input.dtype, None if isinstance(n, _C.Tensor) else n)
+        s = _prim("Sort", axis=-1, descending=self.reverse)(input)[0]
+        idx = n if isinstance(n, _C.Tensor) else _int_tensor(n)
+        return _prim("Gather")(s, idx, input.ndim - 1)
+
+
+@constexpr
+def _int_tensor(n):
+    return _C.Tensor(np.array(n, np.int32))
+
+
+@constexpr
+def _vec_perm(src, dst, shape, dtype):
+    for name, f in (("src_format", src), ("dst_format", dst)):
+        if f not in ("NHWC", "NCHW"):
+            raise ValueError(f"For 'DataFormatVecPermute', '{name}' must be 'NHWC' or 'NCHW', "
+                             f"but got {f!r}.")
+    if dtype not in (_C.int32, _C.int64):
+        raise TypeError(f"For 'DataFormatVecPermute', 'x' must be int32 or int64, but got "
+                        f"{dtype}.")
+    if tuple(shape) not in ((4,), (4, 2)):
+        raise ValueError(f"For 'DataFormatVecPermute', 'x' must have shape (4,) or (4, 2), but "
+                         f"got {tuple(shape)}.")
+    return tuple(src.index(c) for c in dst)
+
+
+@_export
+class DataFormatVecPermute(_Composed):
+    """DataFormatVecPermute(src_format='NHWC', dst_format='NCHW')(x): the entries of a vector
+    (4,) or pairs (4, 2) indexed by the dims of src_format, reordered to dst_format's."""
+
+    def __init__(self, src_format="NHWC", dst_format="NCHW"):
+        super().__init__(src_format=src_format, dst_format=dst_format)
+        self.src_format, self.dst_format = src_format, dst_format
+
+    def __call__(self, x):
+        _check_tensor("DataFormatVecPermute", "x", x, (_C.int32, _C.int64))
+        perm = _vec_perm(self.src_format, self.dst_format, x.shape, x.dtype)
+        return _prim("Gather")(x, _C.Tensor(np.array(perm, np.int32)), 0)

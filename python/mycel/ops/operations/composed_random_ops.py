@@ -274,3 +274,44 @@ def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, uniqu
     """The functional form of LogUniformCandidateSampler (same arguments, same outputs)."""
     return LogUniformCandidateSampler(num_true, num_sampled, unique, range_max,
                                       seed)(true_classes)
+
+
+# ---- MindSpore's random_ops classes of its ops test table (ut/python/ops/test_ops.py) -----
+
+@_export
+class Cauchy(_Composed):
+    """Cauchy(size, median=0.0, sigma=1.0)(): float32 Cauchy(median, sigma) samples of shape
+    size, median + sigma tan(pi (u - 1/2)) for u ~ U(0, 1) (the global generator)."""
+
+    def __init__(self, size, median=0.0, sigma=1.0):
+        if not isinstance(size, (list, tuple)) or not size or not all(
+                isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in size):
+            raise ValueError(f"For 'Cauchy', 'size' must be a non-empty list of positive ints, "
+                             f"but got {size!r}.")
+        if not isinstance(sigma, (int, float)) or isinstance(sigma, bool) or sigma <= 0:
+            raise ValueError(f"For 'Cauchy', 'sigma' must be a positive float, but got "
+                             f"{sigma!r}.")
+        super().__init__(size=list(size), median=median, sigma=sigma)
+        self.size, self.median, self.sigma = tuple(size), float(median), float(sigma)
+
+    def __call__(self):
+        u = _rnd.uniform(self.size, 0.0, 1.0, dtype=_C.float32)
+        return self.median + self.sigma * _prim("Tan")(np.pi * (u - 0.5))
+
+
+@_export
+class LogNormalReverse(_Composed):
+    """LogNormalReverse(mean=2.0, std=1.0)(input): samples exp(N(mean, std)) of input's shape
+    and float dtype (input's values are not read)."""
+
+    def __init__(self, mean=2.0, std=1.0):
+        if not isinstance(std, (int, float)) or isinstance(std, bool) or std <= 0:
+            raise ValueError(f"For 'LogNormalReverse', 'std' must be a positive float, but got "
+                             f"{std!r}.")
+        super().__init__(mean=mean, std=std)
+        self.mean, self.std = float(mean), float(std)
+
+    def __call__(self, input):  # noqa: A002 (MindSpore's argument name)
+        _check_tensor("LogNormalReverse", "input", input, (_C.float16, _C.float32))
+        z = _rnd.standard_normal(input.shape)
+        return _a.cast(_prim("Exp")(self.mean + self.std * z), input.dtype)

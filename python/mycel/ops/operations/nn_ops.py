@@ -58,3 +58,6 @@ globals().update((_n, getattr(_P, _n)) for _n in ["LARSUpdate"])
 # PadV3 (composed in _grad_ops.py beside PadV3Grad; ops/function/pad_v3_func.py)
 from mycel.ops.operations._grad_ops import PadV3  # noqa: E402
 __all__ += ["PadV3"]
+# Classes of MindSpore's ops test table composed in mycel (composed_nn_ops.py).
+__all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
+globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
