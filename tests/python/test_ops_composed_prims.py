@@ -263,3 +263,55 @@ def test_spectral_ops_family_module():
     assert BartlettWindow is P.BartlettWindow and BlackmanWindow is P.BlackmanWindow
     got = np_of(spectral_ops.BlackmanWindow(periodic=False)(Tensor(np.array(6, np.int32))))
     np.testing.assert_allclose(got, torch.blackman_window(6, periodic=False).numpy(), atol=1e-6)
+
+
+# ---- _inner_ops -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sqrt_mode", [False, True])
+def test_anti_quant_matches_numpy(mode, sqrt_mode):
+    from mycel.ops.operations._inner_ops import AntiQuant
+    x = np.array([[50, -20, 127], [-128, 0, 3]], np.int8)
+    scale = np.array([0.5, 0.25, 2.0], np.float32)
+    offset = np.array([1.0, -2.0, 0.0], np.float32)
+    got = run(mode, AntiQuant(sqrt_mode, ms.float32), Tensor(x), Tensor(scale), Tensor(offset))
+    s = scale * scale if sqrt_mode else scale
+    np.testing.assert_allclose(np_of(got), (x.astype(np.float32) + offset) * s)
+    assert run(mode, AntiQuant(), Tensor(x), Tensor(scale.astype(np.float16)),
+               Tensor(offset.astype(np.float16))).dtype == ms.float16
+    with pytest.raises(TypeError, match="But got input argument"):
+        AntiQuant()(Tensor(x), 1.0, 2.0)
+    with pytest.raises(TypeError, match="int8"):
+        AntiQuant()(Tensor(x.astype(np.int32)), Tensor(scale), Tensor(offset))
+
+
+# ---- nn.TripletMarginWithDistanceLoss (MindSpore's ut/python/ops/test_nn_ops.py uses it) ------
+
+def l1_distance(a, b):
+    return ms.ops.abs(a - b).sum(-1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("custom", [False, True])
+def test_triplet_margin_with_distance_loss_matches_torch(mode, swap, reduction, custom):
+    rng = np.random.default_rng(9)
+    a, p, n = (rng.standard_normal((5, 4)).astype(np.float32) for _ in range(3))
+    loss = nn.TripletMarginWithDistanceLoss(l1_distance if custom else None, swap, reduction,
+                                            margin=0.7)
+    got = np_of(run(mode, loss, Tensor(a), Tensor(p), Tensor(n)))
+    dist = (lambda x, y: (x - y).abs().sum(-1)) if custom else None
+    want = torch.nn.TripletMarginWithDistanceLoss(distance_function=dist, margin=0.7, swap=swap,
+                                                  reduction=reduction)(
+        torch.tensor(a), torch.tensor(p), torch.tensor(n)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_triplet_margin_with_distance_loss_errors():
+    with pytest.raises(ValueError, match="margin"):
+        nn.TripletMarginWithDistanceLoss(margin=-1.0)
+    with pytest.raises(TypeError, match="distance_function"):
+        nn.TripletMarginWithDistanceLoss(distance_function=3)
+    with pytest.raises(ValueError):
+        nn.TripletMarginWithDistanceLoss(reduction="avg")

@@ -1,10 +1,11 @@
 """MindSpore's ``ops.operations._inner_ops``: internal primitives that its tests and some
-programs import. Provided: TopTypeof."""
+programs import. Provided: TopTypeof, AntiQuant."""
 from mycel import _mycel as _C
 from mycel.common import dtype as _mstype
 from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.function._util import prim as _prim
 
-__all__ = ["TopTypeof"]
+__all__ = ["TopTypeof", "AntiQuant"]
 
 
 class TopTypeof(_Composed):
@@ -20,3 +21,34 @@ class TopTypeof(_Composed):
             return _mstype.pytype_to_dtype(kind)
         raise TypeError(f"For 'TopTypeof', the input must be a Tensor, bool, int or float, "
                         f"but got {type(x).__name__}.")
+
+
+class AntiQuant(_Composed):
+    """AntiQuant(sqrt_mode=False, dtype=mstype.float16)(x, scale, offset): the dequantized
+    (x + offset) * scale of an int8 x in `dtype` (float16 or float32); sqrt_mode multiplies by
+    scale twice. scale and offset are float tensors broadcast against x."""
+
+    def __init__(self, sqrt_mode=False, dtype=_mstype.float16):
+        if not isinstance(sqrt_mode, bool):
+            raise TypeError(f"For 'AntiQuant', 'sqrt_mode' must be a bool, but got "
+                            f"{sqrt_mode!r}.")
+        if dtype not in (_mstype.float16, _mstype.float32):
+            raise TypeError(f"For 'AntiQuant', 'dtype' must be float16 or float32, but got "
+                            f"{dtype}.")
+        super().__init__(sqrt_mode=sqrt_mode, dtype=dtype)
+        self.sqrt_mode, self.dtype = sqrt_mode, dtype
+
+    def __call__(self, x, scale, offset):
+        for name, v in (("x", x), ("scale", scale), ("offset", offset)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'AntiQuant', '{name}' must be a Tensor. But got input "
+                                f"argument {name} of type {type(v).__name__}.")
+        if x.dtype != _C.int8:
+            raise TypeError(f"For 'AntiQuant', 'x' must be int8, but got {x.dtype}.")
+        if scale.dtype not in (_C.float16, _C.float32) or offset.dtype != scale.dtype:
+            raise TypeError(f"For 'AntiQuant', 'scale' and 'offset' must be float16 or float32 "
+                            f"of one dtype, but got {scale.dtype} and {offset.dtype}.")
+        y = _prim("Cast")(x, _C.float32) + _prim("Cast")(offset, _C.float32)
+        s = _prim("Cast")(scale, _C.float32)
+        y = y * s * s if self.sqrt_mode else y * s
+        return _prim("Cast")(y, self.dtype)
