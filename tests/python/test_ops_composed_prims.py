@@ -315,3 +315,92 @@ def test_triplet_margin_with_distance_loss_errors():
         nn.TripletMarginWithDistanceLoss(distance_function=3)
     with pytest.raises(ValueError):
         nn.TripletMarginWithDistanceLoss(reduction="avg")
+
+
+# ---- MindSpore's ut test_math_ops.py imports: MatrixTriangularSolve, IgammaGradA, set ops ----
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_matrix_triangular_solve_matches_scipy(mode, lower, adjoint):
+    from scipy.linalg import solve_triangular
+    rng = np.random.default_rng(10)
+    m = rng.standard_normal((2, 4, 4)) + 4 * np.eye(4)
+    rhs = rng.standard_normal((2, 4, 3))
+    got = np_of(run(mode, math_ops.MatrixTriangularSolve(lower, adjoint), Tensor(m),
+                    Tensor(rhs)))
+    want = np.stack([solve_triangular(m[i], rhs[i], lower=lower, trans=1 if adjoint else 0)
+                     for i in range(2)])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="MatrixTriangularSolve"):
+        math_ops.MatrixTriangularSolve()(Tensor(m), Tensor(rhs[:, :3]))
+    with pytest.raises(TypeError, match="MatrixTriangularSolve"):
+        math_ops.MatrixTriangularSolve()(Tensor(m), Tensor(rhs.astype(np.float32)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_igamma_grad_a_matches_finite_differences(mode):
+    from scipy.special import gammainc
+    from mycel.ops.operations._grad_ops import IgammaGradA
+    a, x = np.meshgrid([0.5, 1.0, 3.0, 10.0, 50.0], [0.0, 0.1, 1.0, 5.0, 20.0, 60.0])
+    got = np_of(run(mode, IgammaGradA(), Tensor(a), Tensor(x)))
+    h = 1e-4   # a fourth-order central difference of scipy's P(a, x) in a
+    fd = (-gammainc(a + 2 * h, x) + 8 * gammainc(a + h, x) - 8 * gammainc(a - h, x)
+          + gammainc(a - 2 * h, x)) / (12 * h)
+    np.testing.assert_allclose(got, fd, atol=1e-9)
+    bad = np_of(IgammaGradA()(Tensor(np.array([-1.0, 1.0])), Tensor(np.array([1.0, -1.0]))))
+    assert np.isnan(bad).all()
+    assert IgammaGradA()(Tensor(np.ones(2, np.float32)),
+                         Tensor(np.ones(2, np.float32))).dtype == ms.float32
+    with pytest.raises(TypeError, match="IgammaGradA"):
+        IgammaGradA()(1.0, Tensor(np.ones(2)))
+
+
+SET_CASES = {"a-b": np.setdiff1d, "b-a": lambda a, b: np.setdiff1d(b, a),
+             "intersection": np.intersect1d, "union": np.union1d}
+
+
+@pytest.mark.parametrize("kind", list(SET_CASES))
+def test_dense_set_operations_match_numpy(kind):
+    from mycel.ops.operations.sparse_ops import (DenseToDenseSetOperation,
+                                                 DenseToSparseSetOperation)
+    rng = np.random.default_rng(13)
+    a = rng.integers(0, 6, (2, 3, 5)).astype(np.int32)
+    b = rng.integers(0, 6, (2, 3, 4)).astype(np.int32)
+    rows = [SET_CASES[kind](a.reshape(6, 5)[r], b.reshape(6, 4)[r]) for r in range(6)]
+    width = max(len(r) for r in rows)
+    idx, vals, shape = DenseToDenseSetOperation(kind)(Tensor(a), Tensor(b))
+    np.testing.assert_array_equal(np_of(shape), [2, 3, width])
+    dense = np.full((2, 3, width), -1, np.int32)
+    dense[tuple(np_of(idx).T)] = np_of(vals)
+    for r in range(6):
+        row = dense.reshape(6, width)[r]
+        np.testing.assert_array_equal(row[:len(rows[r])], rows[r])
+        assert (row[len(rows[r]):] == -1).all()
+    # the same with b given as a sparse tensor (one stored value per entry of b)
+    b_idx = np.array(list(np.ndindex(b.shape)), np.int64)
+    got = DenseToSparseSetOperation(kind)(Tensor(a), Tensor(b_idx), Tensor(b.reshape(-1)),
+                                          Tensor(np.array(b.shape, np.int64)))
+    for g, w in zip(got, (idx, vals, shape)):
+        np.testing.assert_array_equal(np_of(g), np_of(w))
+
+
+def test_set_operation_errors():
+    from mycel.ops.operations.sparse_ops import (DenseToDenseSetOperation,
+                                                 DenseToSparseSetOperation)
+    a = Tensor(np.array([[1, 2]], np.int32))
+    with pytest.raises(ValueError, match="set_operation"):
+        DenseToDenseSetOperation("xor")
+    with pytest.raises(TypeError, match="integer"):
+        DenseToDenseSetOperation()(Tensor(np.ones((1, 2), np.float32)), a)
+    with pytest.raises(ValueError, match="leading"):
+        DenseToDenseSetOperation()(a, Tensor(np.ones((2, 2), np.int32)))
+    with pytest.raises(ValueError, match="row-major"):
+        DenseToSparseSetOperation()(a, Tensor(np.array([[0, 1], [0, 0]], np.int64)),
+                                    Tensor(np.array([1, 2], np.int32)),
+                                    Tensor(np.array([1, 2], np.int64)))
+
+
+def test_math_func_holds_inplace_index_add_and_polar():
+    from mycel.ops.function.math_func import inplace_index_add, polar
+    assert inplace_index_add is ms.ops.inplace_index_add and polar is ms.ops.polar

@@ -364,7 +364,8 @@ from mycel.ops.function.compat_func import approximate_equal  # noqa: E402,F401
 # MindSpore defines these in ops.function.math_func too (its ops test table imports them).
 # Their modules import this one, so they resolve on first use (PEP 562), not at import.
 _LATER = {"matrix_exp": "linalg_func", "quantile": "tensor_ext_func",
-          "nanquantile": "tensor_ext_func", "nan_to_num": "math_ext_func"}
+          "nanquantile": "tensor_ext_func", "nan_to_num": "math_ext_func",
+          "inplace_index_add": "index_add_func", "polar": "complex_func"}
 
 
 def __getattr__(name):

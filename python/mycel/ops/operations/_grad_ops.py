@@ -248,3 +248,21 @@ class BiasAddGrad(_Composed):
 
 
 __all__ += ["BiasAddGrad"]
+
+
+# IgammaGradA: d igamma(a, x) / da (ops/function/special_func.py's series).
+from mycel.ops.function import special_func as _spf  # noqa: E402
+
+
+class IgammaGradA(_Composed):
+    """IgammaGradA()(a, x): the derivative of the regularized lower incomplete gamma P(a, x)
+    in a, elementwise (a > 0, x >= 0; NaN elsewhere), a's float dtype."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, a, x):
+        return _spf._igamma_grad_a(a, x)
+
+
+__all__ += ["IgammaGradA"]

@@ -7,8 +7,11 @@ _Composed primitive whose __call__ graph mode parses like any function, so both 
 and gradients come from the ops it is built of. The family modules (array_ops, math_ops,
 nn_ops, ...) list these classes where MindSpore defines them.
 """
+from mycel import _mycel as _C
+from mycel.ops.primitive import constexpr
 from mycel.ops.function import cholesky_func as _chol
 from mycel.ops.function import linalg_func as _la
+from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.operations._compat_checks import _check_bool
 from mycel.ops.operations.composed_ops import _Composed, _exporter
 
@@ -111,3 +114,40 @@ class Geqrf(_Composed):
 
     def __call__(self, x):
         return _chol.geqrf(x)
+
+
+@constexpr
+def _tri_solve_plan(m_shape, r_shape, m_dtype, r_dtype):
+    if m_dtype not in (_C.float32, _C.float64) or r_dtype != m_dtype:
+        raise TypeError(f"For 'MatrixTriangularSolve', 'matrix' and 'rhs' must be float32 or "
+                        f"float64 of one dtype, but got {m_dtype} and {r_dtype}.")
+    if len(m_shape) < 2 or m_shape[-1] != m_shape[-2] or len(r_shape) != len(m_shape) or \
+            tuple(r_shape[:-2]) != tuple(m_shape[:-2]) or r_shape[-2] != m_shape[-1]:
+        raise ValueError(f"For 'MatrixTriangularSolve', 'matrix' must be [..., M, M] and 'rhs' "
+                         f"[..., M, K] with its batch dimensions, but got shapes "
+                         f"{tuple(m_shape)} and {tuple(r_shape)}.")
+    return m_shape[-1]
+
+
+@_export
+class MatrixTriangularSolve(_Composed):
+    """MatrixTriangularSolve(lower=True, adjoint=False)(matrix, rhs): X with T X = rhs, T the
+    lower (or upper) triangle of each matrix [..., M, M] (the other triangle is not read), or
+    T^T X = rhs when adjoint; rhs [..., M, K]. Substitution row by row (static M)."""
+
+    def __init__(self, lower=True, adjoint=False):
+        _check_bool("MatrixTriangularSolve", "lower", lower)
+        _check_bool("MatrixTriangularSolve", "adjoint", adjoint)
+        super().__init__(lower=lower, adjoint=adjoint)
+        self.lower, self.adjoint = lower, adjoint
+
+    def __call__(self, matrix, rhs):
+        for name, v in (("matrix", matrix), ("rhs", rhs)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'MatrixTriangularSolve', '{name}' must be a Tensor, but "
+                                f"got {type(v).__name__}.")
+        m = _tri_solve_plan(matrix.shape, rhs.shape, matrix.dtype, rhs.dtype)
+        t = _tril(matrix) if self.lower else _triu(matrix)
+        if self.adjoint:
+            t = _chol._t(t)
+        return _chol._solve_triangular(t, rhs, m, self.lower != self.adjoint)

@@ -53,3 +53,5 @@ _BREADTH = ["AddV2", "Fmin", "Bucketize", "ReduceStd", "CumulativeLogsumexp", "M
             "CholeskySolve", "Quantile", "Histogram"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+__all__ += ["MatrixTriangularSolve"]
+globals().update((_n, getattr(_P, _n)) for _n in ["MatrixTriangularSolve"])
