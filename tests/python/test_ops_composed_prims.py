@@ -404,3 +404,13 @@ def test_set_operation_errors():
 def test_math_func_holds_inplace_index_add_and_polar():
     from mycel.ops.function.math_func import inplace_index_add, polar
     assert inplace_index_add is ms.ops.inplace_index_add and polar is ms.ops.polar
+
+
+def test_auto_generate_names_are_the_operations_classes_and_functions():
+    from mycel.ops import auto_generate as ag
+    assert ag.AvgPool is P.AvgPool and ag.Pow is P.Pow
+    assert ag.acos is ms.ops.acos and ag.diagonal is ms.ops.diagonal
+    x = Tensor(np.array([0.5, -0.25]))
+    np.testing.assert_allclose(np_of(ag.Pow()(x, 2.0)), [0.25, 0.0625])
+    with pytest.raises(AttributeError, match="auto_generate"):
+        ag.NoSuchPrimitive  # noqa: B018
