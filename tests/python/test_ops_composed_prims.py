@@ -414,3 +414,103 @@ def test_auto_generate_names_are_the_operations_classes_and_functions():
     np.testing.assert_allclose(np_of(ag.Pow()(x, 2.0)), [0.25, 0.0625])
     with pytest.raises(AttributeError, match="auto_generate"):
         ag.NoSuchPrimitive  # noqa: B018
+
+
+# ---- the math cells of nn (nn/layer/math.py) --------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nn_math_cells_match_scipy_and_numpy(mode):
+    from scipy import special
+    rng = np.random.default_rng(14)
+    x = rng.uniform(0.5, 4.0, (3, 4))
+    y = rng.uniform(0.5, 4.0, (3, 4))
+    np.testing.assert_allclose(np_of(run(mode, nn.LGamma(), Tensor(x))), special.gammaln(x),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np_of(run(mode, nn.DiGamma(), Tensor(x))), special.digamma(x),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np_of(run(mode, nn.IGamma(), Tensor(x), Tensor(y))),
+                               special.gammainc(x, y), rtol=1e-10)
+    np.testing.assert_allclose(np_of(run(mode, nn.LBeta(), Tensor(x), Tensor(y))),
+                               special.betaln(x, y), rtol=1e-10, atol=1e-12)
+    got = np_of(run(mode, nn.ReduceLogSumExp((0,), True), Tensor(x)))
+    np.testing.assert_allclose(got, special.logsumexp(x, axis=0, keepdims=True), rtol=1e-10, atol=1e-12)
+    got = np_of(run(mode, nn.layer.CosineSimilarity(), Tensor(x), Tensor(y)))
+    np.testing.assert_allclose(got, torch.nn.functional.cosine_similarity(
+        torch.tensor(x), torch.tensor(y), dim=1).numpy(), rtol=1e-10, atol=1e-12)
+    m = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    np.testing.assert_allclose(np_of(run(mode, nn.MatInverse(), Tensor(m))), np.linalg.inv(m),
+                               rtol=1e-9)
+    np.testing.assert_allclose(np_of(run(mode, nn.MatDet(), Tensor(m))), np.linalg.det(m),
+                               rtol=1e-9)
+    v = rng.standard_normal((2, 3))
+    np.testing.assert_array_equal(np_of(run(mode, nn.MatrixDiag(), Tensor(v))),
+                                  np.stack([np.diag(r) for r in v]))
+    r = rng.standard_normal((2, 3, 4))
+    np.testing.assert_array_equal(np_of(run(mode, nn.MatrixDiagPart(), Tensor(r))),
+                                  np.diagonal(r, axis1=-2, axis2=-1))
+    want = r.copy()
+    for b in range(2):
+        np.fill_diagonal(want[b], v[b])
+    np.testing.assert_array_equal(np_of(run(mode, nn.MatrixSetDiag(), Tensor(r), Tensor(v))),
+                                  want)
+
+
+def test_nn_math_cell_errors():
+    with pytest.raises(TypeError, match="keep_dims"):
+        nn.ReduceLogSumExp(axis=(0,), keep_dims=2)
+    with pytest.raises(TypeError, match="axis"):
+        nn.ReduceLogSumExp(axis=1.2, keep_dims=True)
+    with pytest.raises(TypeError, match="dim"):
+        nn.layer.CosineSimilarity(dim=1.0)
+
+
+# ---- PReLUGrad, LRNGrad, DepthwiseConv2dNative ------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wshape", [(3,), (1,)])
+def test_prelu_grad_matches_torch_autograd(mode, wshape):
+    from mycel.ops import auto_generate
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    dy = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    w = rng.uniform(0.1, 0.5, wshape).astype(np.float32)
+    dx, dw = run(mode, auto_generate.PReLUGrad(), Tensor(dy), Tensor(x), Tensor(w))
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    torch.nn.functional.prelu(tx, tw).backward(torch.tensor(dy))
+    np.testing.assert_allclose(np_of(dx), tx.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np_of(dw), tw.grad.numpy(), rtol=1e-5)
+    with pytest.raises(ValueError, match="PReLUGrad"):
+        auto_generate.PReLUGrad()(Tensor(dy), Tensor(x), Tensor(np.ones(2, np.float32)))
+
+
+def torch_lrn_tf(x, r, bias, alpha, beta):
+    """TensorFlow's LRN (no division by the window size), written with torch ops."""
+    sq = torch.nn.functional.pad(x * x, (0, 0, 0, 0, r, r))
+    s = sum(sq[:, i:i + x.shape[1]] for i in range(2 * r + 1))
+    return x / (bias + alpha * s) ** beta
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lrn_grad_matches_torch_autograd(mode):
+    from mycel.ops.operations._grad_ops import LRNGrad
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((1, 5, 3, 3))
+    g = rng.standard_normal((1, 5, 3, 3))
+    got = np_of(run(mode, LRNGrad(2, 1.5, 0.3, 0.75), Tensor(g), Tensor(x), Tensor(x)))
+    tx = torch.tensor(x, requires_grad=True)
+    torch_lrn_tf(tx, 2, 1.5, 0.3, 0.75).backward(torch.tensor(g))
+    np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_depthwise_conv2d_native_matches_torch(mode):
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((2, 3, 7, 7)).astype(np.float32)
+    w = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)   # [K, C, kh, kw]
+    prim = nn_ops.DepthwiseConv2dNative(2, (3, 3), pad_mode="pad", pad=1, stride=2)
+    got = np_of(run(mode, prim, Tensor(x), Tensor(w)))
+    tw = torch.tensor(w).permute(1, 0, 2, 3).reshape(6, 1, 3, 3)   # out channel c * K + k
+    want = torch.nn.functional.conv2d(torch.tensor(x), tw, padding=1, stride=2, groups=3)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="DepthwiseConv2dNative"):
+        nn_ops.DepthwiseConv2dNative(2, 3)(Tensor(x), Tensor(w[:, :2]))

@@ -16,6 +16,9 @@ from mycel.ops import functional  # noqa: F401
 # cannot import them itself (random_ops imports it).
 from mycel.ops.operations import random_ops as _random_ops  # noqa: F401
 from mycel.ops.operations import sparse_ops as _sparse_ops  # noqa: F401
+# ops.auto_generate (MindSpore's generated primitives) as an attribute of ops, as programs reach
+# it (mindspore.ops.auto_generate.PReLUGrad()).
+from mycel.ops import auto_generate  # noqa: F401,E402
 from mycel.ops.operations.sparse_ops import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
 from mycel.ops.composite import (GradOperation, grad, value_and_grad,  # noqa: F401
                                  stop_gradient, depend, Depend, vjp, jvp, jacfwd, jacrev)

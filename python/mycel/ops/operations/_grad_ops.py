@@ -18,6 +18,7 @@ the output's cotangent ``dy``, in both modes:
 - ``BiasAddGrad(data_format='NCHW')(dout)``: BiasAdd's bias cotangent, dout summed over every
   axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype.
 """
+from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.primitive import constexpr
@@ -266,3 +267,73 @@ class IgammaGradA(_Composed):
 
 
 __all__ += ["IgammaGradA"]
+
+
+# PReLUGrad and LRNGrad (MindSpore's auto_generate.PReLUGrad and _grad_ops.LRNGrad).
+from mycel.ops.function import compat_func as _cf  # noqa: E402
+from mycel.ops.composite import grad as _grad  # noqa: E402
+
+
+@constexpr
+def _prelu_grad_plan(x_shape, w_shape):
+    c = x_shape[1] if len(x_shape) >= 2 else 1
+    if len(w_shape) != 1 or w_shape[0] not in (1, c):
+        raise ValueError(f"For 'PReLUGrad', 'w' must be 1-D of 1 or the channel count {c} "
+                         f"(dim 1 of x), but got shape {tuple(w_shape)} for x of shape "
+                         f"{tuple(x_shape)}.")
+    per_channel = w_shape[0] == c and len(x_shape) >= 2
+    axes = tuple(i for i in range(len(x_shape)) if not (per_channel and i == 1))
+    bshape = (1, c) + (1,) * (len(x_shape) - 2) if per_channel else (1,) * len(x_shape)
+    return axes, bshape
+
+
+class PReLUGrad(_Composed):
+    """PReLUGrad()(dy, x, w): the gradients (dx, dw) of PReLU y = x (x > 0), w x (x <= 0),
+    w per channel (dim 1 of x) or one shared value: dx = dy (1 or w), dw = the sum of dy x where
+    x <= 0 over all dims but the channel's."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, dy, x, w):
+        for name, v in (("dy", dy), ("x", x), ("w", w)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'PReLUGrad', '{name}' must be a Tensor, but got "
+                                f"{type(v).__name__}.")
+        if dy.shape != x.shape or not x.dtype.is_floating_point or w.dtype != x.dtype:
+            raise TypeError(f"For 'PReLUGrad', 'dy' and 'x' must be float tensors of one shape "
+                            f"and 'w' of their dtype, but got {dy.shape} {dy.dtype}, {x.shape} "
+                            f"{x.dtype} and {w.dtype}.")
+        axes, bshape = _prelu_grad_plan(x.shape, w.shape)
+        wb = _prim("Reshape")(w, bshape)
+        neg = _prim("LessEqual")(x, 0.0)
+        dx = _prim("Select")(neg, dy * wb, dy)
+        dw = _prim("ReduceSum")(_prim("Select")(neg, dy * x, _prim("ZerosLike")(x)), axes)
+        return dx, _prim("Reshape")(dw, w.shape)
+
+
+class LRNGrad(_Composed):
+    """LRNGrad(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5)(grads, x, y): the gradient of
+    LRN (P.LRN's TensorFlow rule across channels) at x, by the vector-Jacobian product of the
+    composed LRN with grads (y, LRN's output, is not needed)."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5):
+        super().__init__(depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+
+    def __call__(self, grads, x, y):
+        for name, v in (("grads", grads), ("x", x), ("y", y)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'LRNGrad', '{name}' must be a Tensor, but got "
+                                f"{type(v).__name__}.")
+        if grads.shape != x.shape:
+            raise ValueError(f"For 'LRNGrad', 'grads' must have x's shape {x.shape}, but got "
+                             f"{grads.shape}.")
+        return _grad(self._weighted)(x, grads)
+
+    def _weighted(self, x, grads):
+        out = _cf.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta)
+        return _prim("ReduceSum")(out * grads, ())
+
+
+__all__ += ["PReLUGrad", "LRNGrad"]

@@ -786,3 +786,52 @@ class DataFormatVecPermute(_Composed):
         _check_tensor("DataFormatVecPermute", "x", x, (_C.int32, _C.int64))
         perm = _vec_perm(self.src_format, self.dst_format, x.shape, x.dtype)
         return _prim("Gather")(x, _C.Tensor(np.array(perm, np.int32)), 0)
+
+
+@constexpr
+def _depthwise_plan(x_shape, w_shape, x_dtype, w_dtype, k, ksize):
+    if len(x_shape) != 4 or len(w_shape) != 4:
+        raise ValueError(f"For 'DepthwiseConv2dNative', 'x' and 'w' must be 4-D, but got shapes "
+                         f"{tuple(x_shape)} and {tuple(w_shape)}.")
+    if tuple(w_shape) != (k, x_shape[1]) + tuple(ksize):
+        raise ValueError(f"For 'DepthwiseConv2dNative', 'w' must be (channel_multiplier, C_in, "
+                         f"kh, kw) = {(k, x_shape[1]) + tuple(ksize)}, but got "
+                         f"{tuple(w_shape)}.")
+    if x_dtype != w_dtype or not x_dtype.is_floating_point:
+        raise TypeError(f"For 'DepthwiseConv2dNative', 'x' and 'w' must be float tensors of one "
+                        f"dtype, but got {x_dtype} and {w_dtype}.")
+    return x_shape[1]
+
+
+@_export
+class DepthwiseConv2dNative(_Composed):
+    """DepthwiseConv2dNative(channel_multiplier, kernel_size, mode=3, pad_mode='valid', pad=0,
+    stride=1, dilation=1, group=1)(x, w): each input channel c of x [N, C, H, W] convolved with
+    its channel_multiplier filters w[:, c] (w [K, C, kh, kw]); output channel c * K + k (as
+    TensorFlow's depthwise_conv2d): a Conv2D with C groups."""
+
+    def __init__(self, channel_multiplier, kernel_size, mode=3, pad_mode="valid", pad=0,
+                 stride=1, dilation=1, group=1):
+        _check_int("DepthwiseConv2dNative", "channel_multiplier", channel_multiplier)
+        ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        if len(ks) != 2 or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0
+                                   for s in ks):
+            raise ValueError(f"For 'DepthwiseConv2dNative', 'kernel_size' must be a positive "
+                             f"int or a pair of them, but got {kernel_size!r}.")
+        super().__init__(channel_multiplier=channel_multiplier, kernel_size=ks, mode=mode,
+                         pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                         group=group)
+        self.channel_multiplier, self.kernel_size = channel_multiplier, ks
+        self.pad_mode, self.pad, self.stride, self.dilation = pad_mode, pad, stride, dilation
+
+    def __call__(self, x, w):
+        _check_tensor("DepthwiseConv2dNative", "x", x, (_C.float16, _C.float32, _C.float64))
+        _check_tensor("DepthwiseConv2dNative", "w", w, (_C.float16, _C.float32, _C.float64))
+        k = self.channel_multiplier
+        c = _depthwise_plan(x.shape, w.shape, x.dtype, w.dtype, k, self.kernel_size)
+        filt = _prim("Reshape")(_prim("Transpose")(w, (1, 0, 2, 3)),
+                                (c * k, 1) + self.kernel_size)
+        conv = prim("Conv2D", out_channel=c * k, kernel_size=self.kernel_size,
+                    pad_mode=self.pad_mode, pad=self.pad, stride=self.stride,
+                    dilation=self.dilation, group=c)
+        return conv(x, filt)

@@ -61,3 +61,5 @@ __all__ += ["PadV3"]
 # Classes of MindSpore's ops test table composed in mycel (composed_nn_ops.py).
 __all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
 globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
+__all__ += ["DepthwiseConv2dNative"]
+globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])
