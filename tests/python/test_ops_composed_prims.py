@@ -514,3 +514,93 @@ def test_depthwise_conv2d_native_matches_torch(mode):
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="DepthwiseConv2dNative"):
         nn_ops.DepthwiseConv2dNative(2, 3)(Tensor(x), Tensor(w[:, :2]))
+
+
+# ---- more of the ops test table: Qr, CompareAndBitpack, TridiagonalMatMul, random, image -----
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("full", [False, True])
+def test_qr_matches_numpy(mode, full):
+    from mycel.ops.operations import linalg_ops
+    x = np.random.default_rng(18).standard_normal((2, 4, 3))
+    q, r = run(mode, linalg_ops.Qr(full), Tensor(x))
+    wq, wr = np.linalg.qr(x, mode="complete" if full else "reduced")
+    np.testing.assert_allclose(np_of(q), wq, atol=1e-10)
+    np.testing.assert_allclose(np_of(r), wr, atol=1e-10)
+    assert math_ops.Qr is linalg_ops.Qr
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compare_and_bitpack_matches_numpy(mode):
+    x = np.random.default_rng(19).standard_normal((3, 16)).astype(np.float32)
+    got = np_of(run(mode, math_ops.CompareAndBitpack(), Tensor(x), Tensor(np.float32(0.1))))
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, np.packbits(x > 0.1, axis=-1))
+    with pytest.raises(ValueError, match="multiple of 8"):
+        math_ops.CompareAndBitpack()(Tensor(x[:, :5]), Tensor(np.float32(0.1)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tridiagonal_matmul_matches_dense(mode):
+    rng = np.random.default_rng(20)
+    sup, main, sub = (rng.standard_normal((2, 1, 4)) for _ in range(3))
+    rhs = rng.standard_normal((2, 4, 3))
+    got = np_of(run(mode, math_ops.TridiagonalMatMul(), Tensor(sup), Tensor(main), Tensor(sub),
+                    Tensor(rhs)))
+    dense = np.stack([np.diag(main[b, 0]) + np.diag(sup[b, 0, :-1], 1) +
+                      np.diag(sub[b, 0, 1:], -1) for b in range(2)])
+    np.testing.assert_allclose(got, dense @ rhs, rtol=1e-12)
+    with pytest.raises(ValueError, match="TridiagonalMatMul"):
+        math_ops.TridiagonalMatMul()(Tensor(sup), Tensor(main), Tensor(sub), Tensor(rhs[:, :3]))
+
+
+def test_truncated_normal_and_nondeterministic_ints():
+    ms.set_seed(21)
+    z = np_of(random_ops.TruncatedNormal(dtype=ms.float64)(Tensor(np.array([100, 200], np.int32))))
+    assert z.shape == (100, 200) and np.abs(z).max() <= 2.0
+    from scipy import stats   # against the standard normal cut to [-2, 2]
+    assert stats.kstest(z.reshape(-1), stats.truncnorm(-2, 2).cdf).pvalue > 1e-3
+    assert abs(z.mean()) < 0.03 and abs(z.var() - stats.truncnorm(-2, 2).var()) < 0.03
+    for dt, np_dt in ((ms.int32, np.int32), (ms.int64, np.int64)):
+        v = np_of(random_ops.NonDeterministicInts(dt)((1000,)))
+        assert v.dtype == np_dt and (v < 0).any() and (v > 0).any() and len(np.unique(v)) > 990
+    with pytest.raises(TypeError, match="NonDeterministicInts"):
+        random_ops.NonDeterministicInts(ms.float32)
+
+
+def np_hsv(rgb):
+    import colorsys
+    return np.apply_along_axis(lambda p: colorsys.rgb_to_hsv(*p), -1, rgb)
+
+
+def np_rgb(hsv):
+    import colorsys
+    return np.apply_along_axis(lambda p: colorsys.hsv_to_rgb(*p), -1, hsv)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_colour_ops_match_colorsys(mode):
+    from mycel.ops.operations import image_ops
+    rng = np.random.default_rng(22)
+    img = rng.uniform(0, 1, (2, 4, 5, 3))
+    img[0, 0, 0] = [0.3, 0.3, 0.3]   # grey: hue and saturation 0
+    img[0, 0, 1] = 0.0               # black
+    hsv = np_hsv(img)
+    np.testing.assert_allclose(np_of(run(mode, image_ops.RGBToHSV(), Tensor(img))), hsv,
+                               atol=1e-12)
+    got = np_of(run(mode, image_ops.AdjustHue(), Tensor(img), Tensor(np.float64(0.3))))
+    shifted = hsv.copy()
+    shifted[..., 0] = (shifted[..., 0] + 0.3) % 1.0
+    np.testing.assert_allclose(got, np_rgb(shifted), atol=1e-12)
+    got = np_of(run(mode, image_ops.AdjustSaturation(), Tensor(img), Tensor(np.float64(1.7))))
+    sat = hsv.copy()
+    sat[..., 1] = np.clip(sat[..., 1] * 1.7, 0, 1)
+    np.testing.assert_allclose(got, np_rgb(sat), atol=1e-12)
+    f32 = img.astype(np.float32)
+    got = np_of(run(mode, image_ops.AdjustContrastv2(), Tensor(f32), Tensor(np.float32(2.0))))
+    mean = f32.mean(axis=(-3, -2), keepdims=True)
+    np.testing.assert_allclose(got, (f32 - mean) * 2.0 + mean, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="RGBToHSV"):
+        image_ops.RGBToHSV()(Tensor(img[..., :2]))
+    with pytest.raises(TypeError, match="AdjustHue"):
+        image_ops.AdjustHue()(Tensor(img), 0.3)

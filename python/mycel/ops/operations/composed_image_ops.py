@@ -172,3 +172,114 @@ class ResizeBicubic(_Composed):
         y = prim("MatMul", transpose_b=True)(prim("Reshape")(y, (-1, old_h)), rows)
         y = prim("Transpose")(prim("Reshape")(y, (n, c, w, h)), (0, 1, 3, 2))
         return prim("Cast")(y, out_dtype)
+
+
+# ---- colour: RGB <-> HSV and the adjustments (TensorFlow's image ops, channels last) -------
+
+def _channels(images, op):
+    if not isinstance(images, _C.Tensor) or images.dtype not in (_C.float16, _C.float32,
+                                                                 _C.float64):
+        raise TypeError(f"For '{op}', 'images' must be a float16, float32 or float64 tensor, "
+                        f"but got {getattr(images, 'dtype', type(images).__name__)}.")
+    _last_is_3(images.shape, op)
+    parts = _prim("Split", axis=-1, output_num=3)(images)
+    return parts[0], parts[1], parts[2]
+
+
+@constexpr
+def _last_is_3(shape, op):
+    if len(shape) < 1 or shape[-1] != 3:
+        raise ValueError(f"For '{op}', the last dimension of 'images' must be 3 (R, G, B), but "
+                         f"got shape {tuple(shape)}.")
+
+
+def _rgb_to_hsv(r, g, b):
+    v = _prim("Maximum")(_prim("Maximum")(r, g), b)
+    delta = v - _prim("Minimum")(_prim("Minimum")(r, g), b)
+    zero = _prim("ZerosLike")(v)
+    s = _prim("Select")(v > 0, delta / _prim("Select")(v > 0, v, zero + 1), zero)
+    safe = _prim("Select")(delta > 0, delta, zero + 1)
+    h = _prim("Select")(_prim("Equal")(v, r), (g - b) / safe,
+                        _prim("Select")(_prim("Equal")(v, g), (b - r) / safe + 2.0,
+                                        (r - g) / safe + 4.0))
+    h = _prim("Select")(delta > 0, h / 6.0, zero)
+    return h - _prim("Floor")(h), s, v      # h in [0, 1)
+
+
+def _hsv_to_rgb(h, s, v):
+    """f(n) = v - v s max(0, min(k, 4 - k, 1)), k = (n + 6 h) mod 6, for n = 5, 3, 1."""
+    out = []
+    for n in (5.0, 3.0, 1.0):
+        k = n + 6.0 * h
+        k = k - 6.0 * _prim("Floor")(k / 6.0)
+        w = _prim("Maximum")(_prim("Minimum")(_prim("Minimum")(k, 4.0 - k), 1.0), 0.0)
+        out.append(v - v * s * w)
+    return _prim("Concat", axis=-1)(tuple(out))
+
+
+@_export
+class RGBToHSV(_Composed):
+    """RGBToHSV()(images): [..., 3] RGB values in [0, 1] to HSV (hue in [0, 1))."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, images):
+        h, s, v = _rgb_to_hsv(*_channels(images, "RGBToHSV"))
+        return _prim("Concat", axis=-1)((h, s, v))
+
+
+def _scalar_tensor(x, name, op):
+    if not isinstance(x, _C.Tensor) or x.ndim != 0 or not x.dtype.is_floating_point:
+        raise TypeError(f"For '{op}', '{name}' must be a 0-D float tensor, but got "
+                        f"{getattr(x, 'shape', type(x).__name__)}.")
+    return x
+
+
+@_export
+class AdjustHue(_Composed):
+    """AdjustHue()(images, delta): images [..., 3] (RGB) with delta added to the hue (mod 1)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, images, delta):
+        d = _prim("Cast")(_scalar_tensor(delta, "delta", "AdjustHue"), images.dtype)
+        h, s, v = _rgb_to_hsv(*_channels(images, "AdjustHue"))
+        h = h + d
+        return _hsv_to_rgb(h - _prim("Floor")(h), s, v)
+
+
+@_export
+class AdjustSaturation(_Composed):
+    """AdjustSaturation()(images, scale): images [..., 3] (RGB) with the saturation multiplied
+    by scale (clamped to [0, 1])."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, images, scale):
+        k = _prim("Cast")(_scalar_tensor(scale, "scale", "AdjustSaturation"), images.dtype)
+        h, s, v = _rgb_to_hsv(*_channels(images, "AdjustSaturation"))
+        s = _prim("Maximum")(_prim("Minimum")(s * k, 1.0), 0.0)
+        return _hsv_to_rgb(h, s, v)
+
+
+@_export
+class AdjustContrastv2(_Composed):
+    """AdjustContrastv2()(images, contrast_factor): images [..., H, W, C] moved away from (or
+    towards) each channel's mean over H and W: (x - mean) * contrast_factor + mean."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, images, contrast_factor):
+        if not isinstance(images, _C.Tensor) or images.dtype not in (_C.float16, _C.float32) \
+                or images.ndim < 3:
+            raise TypeError(f"For 'AdjustContrastv2', 'images' must be a float16 or float32 "
+                            f"tensor [..., H, W, C], but got "
+                            f"{getattr(images, 'shape', type(images).__name__)}.")
+        f = _prim("Cast")(_scalar_tensor(contrast_factor, "contrast_factor",
+                                         "AdjustContrastv2"), images.dtype)
+        mean = _prim("ReduceMean", keep_dims=True)(images, (-3, -2))
+        return (images - mean) * f + mean

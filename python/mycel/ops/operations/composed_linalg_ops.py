@@ -151,3 +151,18 @@ class MatrixTriangularSolve(_Composed):
         if self.adjoint:
             t = _chol._t(t)
         return _chol._solve_triangular(t, rhs, m, self.lower != self.adjoint)
+
+
+@_export
+class Qr(_Composed):
+    """Qr(full_matrices=False)(x): (q, r) of x [..., M, N] = q r, q with orthonormal columns
+    and r upper-triangular (LAPACK's signs); full_matrices: q [..., M, M] and r [..., M, N]
+    (ops.qr's 'complete'), else [..., M, K] and [..., K, N], K = min(M, N)."""
+
+    def __init__(self, full_matrices=False):
+        _check_bool("Qr", "full_matrices", full_matrices)
+        super().__init__(full_matrices=full_matrices)
+        self.full_matrices = full_matrices
+
+    def __call__(self, x):
+        return _la.qr(x, "complete" if self.full_matrices else "reduced")

@@ -626,3 +626,74 @@ class Histogram(_Composed):
     def __call__(self, x):
         _check_tensor("Histogram", "x", x, (_C.int32,) + _REAL_FLOATS)
         return _tx.histc(x, self.bins, self.min, self.max)
+
+
+@constexpr
+def _bitpack_plan(shape, dtype):
+    if len(shape) < 1 or shape[-1] % 8:
+        raise ValueError(f"For 'CompareAndBitpack', the last dimension of 'x' must be a multiple "
+                         f"of 8, but got shape {tuple(shape)}.")
+    weights = np.array([128, 64, 32, 16, 8, 4, 2, 1], np.int32)
+    return tuple(shape[:-1]) + (shape[-1] // 8, 8), _C.Tensor(weights)
+
+
+@_export
+class CompareAndBitpack(_Composed):
+    """CompareAndBitpack()(x, threshold): x > threshold packed into uint8 along the last
+    dimension, 8 elements a byte, the first in the most significant bit (TensorFlow's)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, threshold):
+        _check_tensor("CompareAndBitpack", "x", x, (_C.bool, _C.float16, _C.float32,
+                                                    _C.float64, _C.int8, _C.int16, _C.int32,
+                                                    _C.int64))
+        _check_tensor("CompareAndBitpack", "threshold", threshold, (x.dtype,))
+        shape, weights = _bitpack_plan(x.shape, x.dtype)
+        bits = _a.cast(_prim("Greater")(x, threshold), _C.int32)
+        packed = _prim("ReduceSum")(_prim("Reshape")(bits, shape) * weights, (-1,))
+        return _a.cast(packed, _C.uint8)
+
+
+@constexpr
+def _tridiag_plan(sup, main, sub, rhs, dtypes):
+    if len(set(dtypes)) != 1 or dtypes[0] not in (_C.float32, _C.float64):
+        raise TypeError(f"For 'TridiagonalMatMul', the inputs must be float32 or float64 of one "
+                        f"dtype, but got {[str(d) for d in dtypes]}.")
+    m = rhs[-2] if len(rhs) >= 2 else -1
+    want = tuple(rhs[:-2]) + (1, m)
+    for name, s in (("superdiag", sup), ("maindiag", main), ("subdiag", sub)):
+        if tuple(s) != want:
+            raise ValueError(f"For 'TridiagonalMatMul', '{name}' must have shape {want} (rhs "
+                             f"{tuple(rhs)} is [..., M, N]), but got {tuple(s)}.")
+    return m
+
+
+@_export
+class TridiagonalMatMul(_Composed):
+    """TridiagonalMatMul()(superdiag, maindiag, subdiag, rhs): the tridiagonal matrix given by
+    its diagonals [..., 1, M] times rhs [..., M, N]: row i is superdiag[i] rhs[i + 1] +
+    maindiag[i] rhs[i] + subdiag[i] rhs[i - 1] (superdiag's last and subdiag's first entries
+    are not used)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, superdiag, maindiag, subdiag, rhs):
+        for name, v in (("superdiag", superdiag), ("maindiag", maindiag),
+                        ("subdiag", subdiag), ("rhs", rhs)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'TridiagonalMatMul', '{name}' must be a Tensor, but got "
+                                f"{type(v).__name__}.")
+        m = _tridiag_plan(superdiag.shape, maindiag.shape, subdiag.shape, rhs.shape,
+                          (superdiag.dtype, maindiag.dtype, subdiag.dtype, rhs.dtype))
+        ax = rhs.ndim - 2
+        col = (lambda d: _prim("Transpose")(d, tuple(range(ax)) + (ax + 1, ax)))  # [..., M, 1]
+        zero = _a.zeros_like(_ax.narrow(rhs, ax, 0, 1))
+        out = col(maindiag) * rhs
+        if m > 1:
+            down = _a.concat((_ax.narrow(rhs, ax, 1, m - 1), zero), ax)   # rhs[i + 1]
+            up = _a.concat((zero, _ax.narrow(rhs, ax, 0, m - 1)), ax)     # rhs[i - 1]
+            out = out + col(superdiag) * down + col(subdiag) * up
+        return out

@@ -10,11 +10,14 @@ _Composed primitive whose __call__ graph mode parses like any function, so both 
 and gradients come from the ops it is built of. The family modules (array_ops, math_ops,
 nn_ops, ...) list these classes where MindSpore defines them.
 """
+import math
+
 import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import candidate_sampler_func as _cs
 from mycel.ops.function import random_func as _rnd
+from mycel.ops.function import math_func as _mf
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function._util import shape_arg
 from mycel.ops.operations._compat_checks import _check_bool
@@ -315,3 +318,48 @@ class LogNormalReverse(_Composed):
         _check_tensor("LogNormalReverse", "input", input, (_C.float16, _C.float32))
         z = _rnd.standard_normal(input.shape)
         return _a.cast(_prim("Exp")(self.mean + self.std * z), input.dtype)
+
+
+@_export
+class TruncatedNormal(_Composed):
+    """TruncatedNormal(seed=0, seed2=0, dtype=mstype.float32)(shape): N(0, 1) samples cut to
+    [-2, 2] (by the inverse CDF of a uniform draw over [Phi(-2), Phi(2)]); shape a tuple or a
+    1-D int tensor; dtype float16, float32 or float64."""
+
+    def __init__(self, seed=0, seed2=0, dtype=_C.float32):
+        if dtype not in (_C.float16, _C.float32, _C.float64):
+            raise TypeError(f"For 'TruncatedNormal', 'dtype' must be float16, float32 or "
+                            f"float64, but got {dtype}.")
+        super().__init__(seed=seed, seed2=seed2, dtype=dtype)
+        self.seed, self.dtype = _seed_of(seed, seed2), dtype
+
+    def __call__(self, shape):
+        lo = 0.5 * math.erfc(2.0 / math.sqrt(2.0))          # Phi(-2)
+        u = _rnd.uniform(shape_arg(shape, "TruncatedNormal"), lo, 1.0 - lo, self.seed,
+                         dtype=_C.float64)
+        z = math.sqrt(2.0) * _mf.erfinv(2.0 * u - 1.0)
+        return _a.cast(_prim("Maximum")(_prim("Minimum")(z, 2.0), -2.0), self.dtype)
+
+
+_INT_RANGE = {_C.int32: (-2 ** 31, 2 ** 31 - 1), _C.int64: (-2 ** 63, 2 ** 63 - 1)}
+
+
+@_export
+class NonDeterministicInts(_Composed):
+    """NonDeterministicInts(dtype=mstype.int64)(shape): integers drawn from the global
+    generator over dtype's range (int32 or int64; int64 draws have float64's 53-bit
+    resolution over that range); shape a tuple or a 1-D int tensor."""
+
+    def __init__(self, dtype=_C.int64):
+        if dtype not in _INT_RANGE:
+            raise TypeError(f"For 'NonDeterministicInts', 'dtype' must be int32 or int64, but "
+                            f"got {dtype}.")
+        super().__init__(dtype=dtype)
+        self.dtype = dtype
+
+    def __call__(self, shape):
+        lo, hi = _INT_RANGE[self.dtype]
+        u = _rnd.uniform(shape_arg(shape, "NonDeterministicInts"), 0.0, 1.0, dtype=_C.float64)
+        v = _prim("Floor")(lo + u * (float(hi) - lo + 1.0))
+        cap = float(hi) if self.dtype == _C.int32 else 2.0 ** 63 - 1024  # the float below 2^63
+        return _a.cast(_prim("Minimum")(v, cap), self.dtype)

@@ -55,3 +55,5 @@ globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 __all__ += ["MatrixTriangularSolve"]
 globals().update((_n, getattr(_P, _n)) for _n in ["MatrixTriangularSolve"])
+__all__ += ["CompareAndBitpack", "TridiagonalMatMul", "Qr"]
+globals().update((_n, getattr(_P, _n)) for _n in ["CompareAndBitpack", "TridiagonalMatMul", "Qr"])

@@ -26,3 +26,5 @@ __all__ += _BREADTH
 _BREADTH = ["Cauchy", "LogNormalReverse"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+__all__ += ["TruncatedNormal", "NonDeterministicInts"]
+globals().update((_n, getattr(_bo, _n)) for _n in ["TruncatedNormal", "NonDeterministicInts"])
