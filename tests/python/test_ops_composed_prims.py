@@ -604,3 +604,33 @@ def test_colour_ops_match_colorsys(mode):
         image_ops.RGBToHSV()(Tensor(img[..., :2]))
     with pytest.raises(TypeError, match="AdjustHue"):
         image_ops.AdjustHue()(Tensor(img), 0.3)
+
+
+def test_unravel_index_range_v2_expand_check_numerics():
+    got = np_of(array_ops.UnravelIndex()(Tensor(np.array([2, 5, 7, 0], np.int64)),
+                                         Tensor(np.array([3, 3], np.int64))))
+    np.testing.assert_array_equal(got, np.stack(np.unravel_index([2, 5, 7, 0], (3, 3))))
+    got = np_of(array_ops.UnravelIndex()(Tensor(np.array(22, np.int32)),
+                                         Tensor(np.array([7, 6], np.int32))))
+    np.testing.assert_array_equal(got, np.unravel_index(22, (7, 6)))
+    with pytest.raises(ValueError, match="UnravelIndex"):
+        array_ops.UnravelIndex()(Tensor(np.array([9], np.int32)), Tensor(np.array([3, 3], np.int32)))
+    got = array_ops.RangeV2()(Tensor(np.int32(2)), Tensor(np.int32(11)), Tensor(np.int32(3)))
+    assert got.dtype == ms.int32
+    np.testing.assert_array_equal(np_of(got), np.arange(2, 11, 3))
+    np.testing.assert_allclose(np_of(array_ops.RangeV2()(Tensor(np.float32(1.0)),
+                                                         Tensor(np.float32(-1.0)),
+                                                         Tensor(np.float32(-0.5)))),
+                               np.arange(1.0, -1.0, -0.5))
+    with pytest.raises(ValueError, match="RangeV2"):
+        array_ops.RangeV2(maxlen=2)(Tensor(np.int32(0)), Tensor(np.int32(5)), Tensor(np.int32(1)))
+    with pytest.raises(ValueError, match="RangeV2"):
+        array_ops.RangeV2()(Tensor(np.int32(0)), Tensor(np.int32(5)), Tensor(np.int32(-1)))
+    x = np.arange(3, dtype=np.float32).reshape(1, 3)
+    got = np_of(array_ops.Expand()(Tensor(x), Tensor(np.array([4, 3], np.int32))))
+    np.testing.assert_array_equal(got, np.broadcast_to(x, (4, 3)))
+    ok = Tensor(np.ones(3, np.float32))
+    assert array_ops.CheckNumerics()(ok) is ok
+    with pytest.raises(RuntimeError, match="CheckNumerics"):
+        array_ops.CheckNumerics()(Tensor(np.array([1.0, np.nan, np.inf], np.float32)))
+    assert array_ops.Im2Col is P.Im2Col and math_ops.Cauchy is P.Cauchy

@@ -47,3 +47,6 @@ __all__ += ["ListDiff"]
 _BREADTH = ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "SegmentMean", "IdentityN"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+_BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

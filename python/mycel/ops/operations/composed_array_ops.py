@@ -846,3 +846,115 @@ class IdentityN(_Composed):
             raise TypeError(f"For 'IdentityN', 'x' must be a list or tuple of Tensors, but got "
                             f"{type(x).__name__}.")
         return x
+
+
+@_export
+class RangeV2(_Composed):
+    """RangeV2(maxlen=1000000)(start, limit, delta): [start, limit) by delta in the inputs'
+    dtype (0-D tensors of one dtype); the length depends on the values (PYNATIVE mode) and must
+    not exceed maxlen."""
+
+    def __init__(self, maxlen=1000000):
+        if isinstance(maxlen, bool) or not isinstance(maxlen, int) or maxlen <= 0:
+            raise ValueError(f"For 'RangeV2', 'maxlen' must be a positive int, but got "
+                             f"{maxlen!r}.")
+        super().__init__(maxlen=maxlen)
+        self.maxlen = maxlen
+
+    def __call__(self, start, limit, delta):
+        vals = []
+        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+            if not isinstance(v, _C.Tensor) or v.ndim != 0 or v.dtype != start.dtype:
+                raise TypeError(f"For 'RangeV2', '{name}' must be a 0-D tensor of start's dtype, "
+                                f"but got {getattr(v, 'dtype', type(v).__name__)}.")
+            vals.append(v.asnumpy().item())
+        lo, hi, step = vals
+        if step == 0 or (hi - lo) * step < 0:
+            raise ValueError(f"For 'RangeV2', delta must be non-zero and point from start to "
+                             f"limit, but got start {lo}, limit {hi}, delta {step}.")
+        n = int(np.ceil((hi - lo) / step))
+        if n > self.maxlen:
+            raise ValueError(f"For 'RangeV2', the output length {n} exceeds maxlen "
+                             f"{self.maxlen}.")
+        return _C.Tensor(np.arange(lo, hi, step)[:n].astype(start.asnumpy().dtype))
+
+
+@_export
+class Expand(_Composed):
+    """Expand()(x, shape): x broadcast to shape (a 1-D int tensor, or a tuple), as
+    ops.broadcast_to; a tensor shape is read when the op runs."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, shape):
+        _check_tensor("Expand", "x", x, (_C.float16, _C.float32, _C.float64, _C.int8,
+                                         _C.int16, _C.int32, _C.int64, _C.uint8, _C.bool))
+        return _a.broadcast_to(x, shape_arg(shape, "Expand"))
+
+
+@_export
+class CheckNumerics(_Composed):
+    """CheckNumerics()(x): x itself, after checking it holds no NaN or Inf (a RuntimeError
+    naming the op if it does); the check reads the values (PYNATIVE mode)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        _check_tensor("CheckNumerics", "x", x, (_C.float16, _C.float32, _C.float64))
+        v = x.asnumpy()
+        if not np.isfinite(v).all():
+            raise RuntimeError(f"For 'CheckNumerics', the input holds NaN or Inf values "
+                               f"({int(np.isnan(v).sum())} NaN, {int(np.isinf(v).sum())} "
+                               f"Inf).")
+        return x
+
+
+@_export
+class UnravelIndex(_Composed):
+    """UnravelIndex()(indices, dims): the coordinates in an array of shape dims of each flat
+    index (TensorFlow's layout: [len(dims)] for a 0-D indices, [len(dims), N] for 1-D);
+    int32 or int64. dims must be positive and every index in [0, prod(dims)) (a ValueError):
+    the check reads the values, so the op runs in PYNATIVE mode."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, indices, dims):
+        _check_tensor("UnravelIndex", "indices", indices, (_C.int32, _C.int64))
+        _check_tensor("UnravelIndex", "dims", dims, (indices.dtype,))
+        _unravel_check(indices.shape, dims.shape)
+        iv, dv = indices.asnumpy(), dims.asnumpy()
+        if (dv <= 0).any() or (iv < 0).any() or (iv >= np.prod(dv.astype(np.float64))).any():
+            raise ValueError(f"For 'UnravelIndex', 'dims' must be positive and 'indices' in "
+                             f"[0, prod(dims)), but got dims {dv.tolist()} and indices "
+                             f"{iv.tolist()}.")
+        n = dims.shape[0]
+        d = _a.cast(dims, _C.int64)
+        strides = []
+        acc = None
+        for k in range(n - 1, -1, -1):
+            strides.insert(0, acc)
+            dk = _prim("Gather")(d, _int_tensor(k), 0)
+            acc = dk if acc is None else acc * dk
+        idx = _a.cast(indices, _C.int64)
+        coords = []
+        for k in range(n):
+            dk = _prim("Gather")(d, _int_tensor(k), 0)
+            q = idx if strides[k] is None else _prim("FloorDiv")(idx, strides[k])
+            coords.append(_prim("FloorMod")(q, dk))
+        return _a.cast(_prim("Stack", axis=0)(tuple(coords)), indices.dtype)
+
+
+@constexpr
+def _unravel_check(i_shape, d_shape):
+    if len(i_shape) > 1 or len(d_shape) != 1 or d_shape[0] < 1:
+        raise ValueError(f"For 'UnravelIndex', 'indices' must be 0-D or 1-D and 'dims' a "
+                         f"non-empty 1-D tensor, but got shapes {tuple(i_shape)} and "
+                         f"{tuple(d_shape)}.")
+
+
+@constexpr
+def _int_tensor(k):
+    return _C.Tensor(np.array(k, np.int32))

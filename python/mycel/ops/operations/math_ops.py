@@ -57,3 +57,6 @@ __all__ += ["MatrixTriangularSolve"]
 globals().update((_n, getattr(_P, _n)) for _n in ["MatrixTriangularSolve"])
 __all__ += ["CompareAndBitpack", "TridiagonalMatMul", "Qr"]
 globals().update((_n, getattr(_P, _n)) for _n in ["CompareAndBitpack", "TridiagonalMatMul", "Qr"])
+# Cauchy (composed_random_ops.py), which MindSpore defines in math_ops
+__all__ += ["Cauchy"]
+globals().update((_n, getattr(_P, _n)) for _n in ["Cauchy"])

@@ -23,7 +23,7 @@ _BREADTH = ["MultinomialWithReplacement"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 # Classes of MindSpore's ops test table composed in mycel (composed_random_ops.py).
-_BREADTH = ["Cauchy", "LogNormalReverse"]
+_BREADTH = ["LogNormalReverse"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 __all__ += ["TruncatedNormal", "NonDeterministicInts"]
