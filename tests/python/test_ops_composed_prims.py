@@ -634,3 +634,18 @@ def test_unravel_index_range_v2_expand_check_numerics():
     with pytest.raises(RuntimeError, match="CheckNumerics"):
         array_ops.CheckNumerics()(Tensor(np.array([1.0, np.nan, np.inf], np.float32)))
     assert array_ops.Im2Col is P.Im2Col and math_ops.Cauchy is P.Cauchy
+
+
+# ---- argument checks MindSpore's ut tests expect ---------------------------------------------
+
+def test_gaussian_nll_loss_and_cosine_decay_lr_argument_errors():
+    a = Tensor(np.arange(8, dtype=np.float32).reshape(4, 2))
+    var = Tensor(np.ones((4, 1), np.float32))
+    with pytest.raises(TypeError, match="full"):
+        ms.ops.gaussian_nll_loss(a, a, var, full=1)
+    with pytest.raises(ValueError, match="eps"):
+        ms.ops.gaussian_nll_loss(a, a, var, eps=0.0)
+    with pytest.raises(ValueError, match="min_lr"):
+        nn.cosine_decay_lr(0.1, 0.01, 6, 2, 2)
+    with pytest.raises(ValueError, match="min_lr"):
+        nn.cosine_decay_lr(0.1, 0.1, 6, 2, 2)
