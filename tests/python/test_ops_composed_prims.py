@@ -649,3 +649,16 @@ def test_gaussian_nll_loss_and_cosine_decay_lr_argument_errors():
         nn.cosine_decay_lr(0.1, 0.01, 6, 2, 2)
     with pytest.raises(ValueError, match="min_lr"):
         nn.cosine_decay_lr(0.1, 0.1, 6, 2, 2)
+
+
+def test_inner_is_subclass_and_same_type_shape():
+    from mycel.ops.operations import _inner_ops as inner
+    assert inner.SameTypeShape is P.SameTypeShape
+    sub = inner.IsSubClass()
+    assert sub(ms.int32, ms.number) and sub(ms.float16, ms.number) and sub(ms.uint8, ms.uint)
+    assert sub(ms.float32, ms.float32) and sub(ms.number, ms.number)
+    assert not sub(ms.float32, ms.int32) and not sub(ms.int8, ms.uint)
+    assert not sub(ms.number, ms.int32)
+    for bad in ((None, ms.number), (ms.number, None), (3, ms.int32)):
+        with pytest.raises(TypeError, match="IsSubClass"):
+            sub(*bad)

@@ -1,11 +1,14 @@
 """MindSpore's ``ops.operations._inner_ops``: internal primitives that its tests and some
-programs import. Provided: TopTypeof, AntiQuant."""
+programs import. Provided: TopTypeof, AntiQuant and SameTypeShape (host_ops.py, also
+ops.operations')."""
 from mycel import _mycel as _C
 from mycel.common import dtype as _mstype
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 
-__all__ = ["TopTypeof", "AntiQuant"]
+from mycel.ops.operations.host_ops import SameTypeShape  # noqa: E402,F401
+
+__all__ = ["TopTypeof", "AntiQuant", "SameTypeShape"]
 
 
 class TopTypeof(_Composed):
@@ -52,3 +55,33 @@ class AntiQuant(_Composed):
         s = _prim("Cast")(scale, _C.float32)
         y = y * s * s if self.sqrt_mode else y * s
         return _prim("Cast")(y, self.dtype)
+
+
+_UNSIGNED = (_C.uint8, _C.uint16, _C.uint32, _C.uint64)
+
+
+class IsSubClass(_Composed):
+    """IsSubClass()(sub_type, type_): whether the type sub_type is type_ or one of its kinds:
+    every number dtype (and ``mstype.uint``) is a ``mstype.number``, the unsigned dtypes are
+    ``mstype.uint``. Both must be types (a dtype or mstype's number, uint, list_, tuple_,
+    type_none): TypeError otherwise."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, sub_type, type_):
+        kinds = (_C.DType, type(_mstype.number))
+        for name, v in (("sub_type", sub_type), ("type_", type_)):
+            if not isinstance(v, kinds):
+                raise TypeError(f"For 'IsSubClass', '{name}' must be a type (a dtype or an "
+                                f"mstype kind), but got {type(v).__name__}.")
+        if sub_type is type_ or sub_type == type_:
+            return True
+        if type_ is _mstype.number:
+            return sub_type in _mstype.number_type or sub_type is _mstype.uint
+        if type_ is _mstype.uint:
+            return sub_type in _UNSIGNED
+        return False
+
+
+__all__ += ["IsSubClass"]
