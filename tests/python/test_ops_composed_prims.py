@@ -662,3 +662,44 @@ def test_inner_is_subclass_and_same_type_shape():
     for bad in ((None, ms.number), (ms.number, None), (3, ms.int32)):
         with pytest.raises(TypeError, match="IsSubClass"):
             sub(*bad)
+
+
+# ---- P.Softmax over several contiguous axes (MindSpore's Softmax(axis=(0, 1))) -----------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("axis", [(0, 1), (1, 2), (-2, -1), (2, 1)])
+def test_softmax_over_contiguous_axes_matches_torch(mode, axis):
+    x = np.random.default_rng(23).standard_normal((2, 3, 4))
+    got = np_of(run(mode, P.Softmax(axis=axis), Tensor(x)))
+    dims = sorted(a % 3 for a in axis)
+    t = torch.tensor(x, requires_grad=True)
+    moved = t.movedim(dims, list(range(3 - len(dims), 3)))
+    flat = moved.reshape(moved.shape[:3 - len(dims)] + (-1,))
+    want = torch.softmax(flat, -1).reshape(moved.shape).movedim(
+        list(range(3 - len(dims), 3)), dims)
+    np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-12)
+    w = np.random.default_rng(24).standard_normal((2, 3, 4))
+
+    class Loss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.sm = P.Softmax(axis=axis)
+
+        def construct(self, v):
+            return (self.sm(v) * Tensor(w)).sum()
+
+    context.set_context(mode=mode)
+    try:
+        g = ms.grad(Loss())(Tensor(x))
+    finally:
+        context.set_context(mode=context.PYNATIVE_MODE)
+    (want * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(np_of(g), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_softmax_axes_must_be_contiguous():
+    x = Tensor(np.ones((2, 3, 4)))
+    with pytest.raises(ValueError, match="contiguous"):
+        P.Softmax(axis=(0, 2))(x)
+    with pytest.raises(ValueError, match="contiguous"):
+        P.Softmax(axis=(1, 1))(x)
