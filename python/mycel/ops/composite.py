@@ -175,6 +175,8 @@ class _GradFunction:
         finally:
             rec.stop()
         y = self._rules.target(out)
+        if sens is not None and not any(_has_grad(leaf) for leaf in _leaves(y)):
+            sens = None   # an output without a differentiable tensor ignores its sensitivity
         if sens is None:
             sens = _ones_like_tree(y)
         if not all(isinstance(leaf, Tensor) for leaf in _leaves(y)):
