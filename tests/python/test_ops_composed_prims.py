@@ -235,14 +235,14 @@ def test_data_format_vec_permute(mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_cauchy_quantiles(mode):
     ms.set_seed(11)
-    x = np_of(run(mode, random_ops.Cauchy([20000], median=1.5, sigma=2.0)))
+    x = np_of(run(mode, math_ops.Cauchy([20000], median=1.5, sigma=2.0)))
     assert x.shape == (20000,) and x.dtype == np.float32
     q1, q2, q3 = np.quantile(x, [0.25, 0.5, 0.75])
     assert abs(q2 - 1.5) < 0.1 and abs((q3 - q1) - 4.0) < 0.25   # the IQR of Cauchy is 2 sigma
     with pytest.raises(ValueError, match="Cauchy"):
-        random_ops.Cauchy([0])
+        math_ops.Cauchy([0])
     with pytest.raises(ValueError, match="Cauchy"):
-        random_ops.Cauchy([2], sigma=0.0)
+        math_ops.Cauchy([2], sigma=0.0)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -703,3 +703,49 @@ def test_softmax_axes_must_be_contiguous():
         P.Softmax(axis=(0, 2))(x)
     with pytest.raises(ValueError, match="contiguous"):
         P.Softmax(axis=(1, 1))(x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_space_to_batch_is_the_nd_form_with_one_block(mode):
+    x = np.random.default_rng(25).standard_normal((2, 3, 4, 6)).astype(np.float32)
+    pads = [[0, 2], [1, 1]]
+    got = np_of(run(mode, array_ops.SpaceToBatch(2, pads), Tensor(x)))
+    want = np_of(run(mode, P.SpaceToBatchND((2, 2), pads), Tensor(x)))
+    np.testing.assert_array_equal(got, want)
+    # the first output batch holds the top-left pixel of every 2 x 2 block (TensorFlow's order)
+    padded = np.pad(x, ((0, 0), (0, 0), (0, 2), (1, 1)))
+    np.testing.assert_array_equal(got[:2], padded[:, :, ::2, ::2])
+    with pytest.raises(ValueError, match="SpaceToBatch"):
+        array_ops.SpaceToBatch(0, pads)
+
+
+def test_array_func_holds_aminmax():
+    from mycel.ops.function import array_func
+    assert array_func.aminmax is ms.ops.aminmax
+    with pytest.raises(AttributeError, match="array_func"):
+        array_func.no_such_function  # noqa: B018
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_flatten_concat_groups_by_dtype(mode):
+    from mycel.ops.operations._inner_ops import FlattenConcat
+    a = np.array([1.0, 2.0], np.float32)
+    b = np.arange(6, dtype=np.float64).reshape(2, 3)
+    c = np.array([[5.0], [6.0]], np.float32)
+
+    class Net(nn.Cell):
+        def __init__(self, size):
+            super().__init__()
+            self.fc = FlattenConcat(size)
+
+        def construct(self, x, y, z):
+            return self.fc([x, y, z])
+
+    got = run(mode, Net(0), Tensor(a), Tensor(b), Tensor(c))
+    assert len(got) == 2 and got[0].dtype == ms.float32 and got[1].dtype == ms.float64
+    np.testing.assert_array_equal(np_of(got[0]), np.concatenate([a, c.ravel()]))
+    np.testing.assert_array_equal(np_of(got[1]), b.ravel())
+    got = run(mode, Net(8), Tensor(a), Tensor(b), Tensor(c))   # 8 bytes: a float32 pair
+    assert [np_of(g).tolist() for g in got] == [[1.0, 2.0], [5.0, 6.0], b.ravel().tolist()]
+    with pytest.raises(ValueError, match="FlattenConcat"):
+        FlattenConcat(-1)

@@ -891,3 +891,16 @@ def combinations(input, r=2, with_replacement=False):  # noqa: A002
                          f"{x.shape}.")
     idx, rows = _comb_plan(x.shape[0], _need_int(r, "combinations", "r", 0), with_replacement)
     return prim("Reshape")(prim("Gather")(x, idx, 0), (rows, r))
+
+
+# MindSpore defines these in ops.function.array_func too (programs reach them as
+# ops.function.array_func.aminmax). Their modules import this one, so they resolve on first use
+# (PEP 562), not at import.
+_LATER = {"aminmax": "tensor_ext_func"}
+
+
+def __getattr__(name):
+    if name in _LATER:
+        import importlib
+        return getattr(importlib.import_module("mycel.ops.function." + _LATER[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,7 @@ from mycel import _mycel as _C
 from mycel.common import dtype as _mstype
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
+from mycel.ops.primitive import constexpr as _constexpr
 
 from mycel.ops.operations.host_ops import SameTypeShape  # noqa: E402,F401
 
@@ -85,3 +86,59 @@ class IsSubClass(_Composed):
 
 
 __all__ += ["IsSubClass"]
+
+
+class FlattenConcat(_Composed):
+    """FlattenConcat(fusion_size=0)(tensors): the tensors flattened and joined, one 1-D tensor
+    per dtype (in the order the dtypes first appear), returned as a tuple. A positive
+    fusion_size (bytes) splits a dtype's tensors into consecutive chunks of at most that many
+    bytes (a larger tensor is a chunk of its own)."""
+
+    def __init__(self, fusion_size=0):
+        if isinstance(fusion_size, bool) or not isinstance(fusion_size, int) or fusion_size < 0:
+            raise ValueError(f"For 'FlattenConcat', 'fusion_size' must be an int >= 0, but got "
+                             f"{fusion_size!r}.")
+        super().__init__(fusion_size=fusion_size)
+        self.fusion_size = fusion_size
+
+    def __call__(self, tensors):
+        if not isinstance(tensors, (list, tuple)) or not tensors or not all(
+                isinstance(t, _C.Tensor) for t in tensors):
+            raise TypeError("For 'FlattenConcat', the input must be a non-empty list or tuple of "
+                            "Tensors.")
+        chunks = _flatten_concat_plan(tuple(t.dtype for t in tensors),
+                                      tuple(tuple(t.shape) for t in tensors), self.fusion_size)
+        out = []
+        for chunk in chunks:
+            flat = tuple(_prim("Reshape")(tensors[i], (-1,)) for i in chunk)
+            out.append(flat[0] if len(flat) == 1 else _prim("Concat", axis=0)(flat))
+        return tuple(out)
+
+
+@_constexpr
+def _flatten_concat_plan(dtypes, shapes, fusion_size):
+    """The chunks (tuples of input positions): per dtype in order of appearance, consecutive
+    inputs of at most fusion_size bytes together (0: all of them)."""
+    order, groups = [], {}
+    for i, d in enumerate(dtypes):
+        if d not in groups:
+            order.append(d)
+            groups[d] = []
+        groups[d].append(i)
+    chunks = []
+    for d in order:
+        chunk, size = [], 0
+        for i in groups[d]:
+            n = d.itemsize
+            for s in shapes[i]:
+                n *= s
+            if chunk and fusion_size and size + n > fusion_size:
+                chunks.append(tuple(chunk))
+                chunk, size = [], 0
+            chunk.append(i)
+            size += n
+        chunks.append(tuple(chunk))
+    return tuple(chunks)
+
+
+__all__ += ["FlattenConcat"]

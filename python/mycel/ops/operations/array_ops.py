@@ -47,6 +47,6 @@ __all__ += ["ListDiff"]
 _BREADTH = ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "SegmentMean", "IdentityN"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-_BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col"]
+_BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col", "SpaceToBatch"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH

@@ -483,6 +483,18 @@ class BatchToSpace(BatchToSpaceND):
 
 
 @_export
+class SpaceToBatch(SpaceToBatchND):
+    """SpaceToBatch(block_size, paddings)(x): SpaceToBatchND with one block size for H and W
+    (x [N, C, H, W], paddings [[top, bottom], [left, right]])."""
+
+    def __init__(self, block_size, paddings):
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+            raise ValueError(f"For 'SpaceToBatch', 'block_size' must be a positive int, but got "
+                             f"{block_size!r}.")
+        super().__init__((block_size, block_size), paddings)
+
+
+@_export
 class ParallelConcat(_Composed):
     """ParallelConcat()(values): the tensors (each with first dimension 1) joined along
     axis 0."""
