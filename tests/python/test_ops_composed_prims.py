@@ -749,3 +749,28 @@ def test_flatten_concat_groups_by_dtype(mode):
     assert [np_of(g).tolist() for g in got] == [[1.0, 2.0], [5.0, 6.0], b.ravel().tolist()]
     with pytest.raises(ValueError, match="FlattenConcat"):
         FlattenConcat(-1)
+
+
+def test_mindspore_module_paths_signature_core_and_primitive():
+    from mycel.ops import primitive, signature
+    from mycel.ops.composite import base
+    assert primitive.PrimitiveWithInfer is ms.ops.PrimitiveWithInfer
+    assert primitive.prim_attr_register is ms.ops.prim_attr_register
+    s = signature.make_sig("p1", signature.sig_rw.RW_WRITE, dtype=signature.sig_dtype.T1)
+    assert (s.name, s.rw, s.dtype) == ("p1", signature.sig_rw.RW_WRITE, signature.sig_dtype.T1)
+    assert s.kind == signature.sig_kind.KIND_POSITIONAL_KEYWORD
+    with pytest.raises(TypeError, match="make_sig"):
+        signature.make_sig(3)
+    with pytest.raises(ValueError):
+        signature.make_sig("x", rw=7)
+    assert base.GradOperation is ms.ops.GradOperation
+
+    @base.core(loop_can_uroll=True)
+    def f(x):
+        return x * 2
+
+    assert f.__core_flags__ == {"loop_can_uroll": True}
+    np.testing.assert_array_equal(np_of(f(Tensor(np.ones(2, np.float32)))), [2.0, 2.0])
+    assert base.core(f) is f
+    with pytest.raises(TypeError, match="core"):
+        base.core(3)
