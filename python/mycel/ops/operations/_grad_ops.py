@@ -272,6 +272,7 @@ __all__ += ["IgammaGradA"]
 # PReLUGrad and LRNGrad (MindSpore's auto_generate.PReLUGrad and _grad_ops.LRNGrad).
 from mycel.ops.function import compat_func as _cf  # noqa: E402
 from mycel.ops.composite import grad as _grad  # noqa: E402
+from mycel.ops.operations._compat_checks import _check_tensors  # noqa: E402
 
 
 @constexpr
@@ -296,10 +297,7 @@ class PReLUGrad(_Composed):
         super().__init__()
 
     def __call__(self, dy, x, w):
-        for name, v in (("dy", dy), ("x", x), ("w", w)):
-            if not isinstance(v, _C.Tensor):
-                raise TypeError(f"For 'PReLUGrad', '{name}' must be a Tensor, but got "
-                                f"{type(v).__name__}.")
+        _check_tensors("PReLUGrad", ("dy", dy), ("x", x), ("w", w))
         if dy.shape != x.shape or not x.dtype.is_floating_point or w.dtype != x.dtype:
             raise TypeError(f"For 'PReLUGrad', 'dy' and 'x' must be float tensors of one shape "
                             f"and 'w' of their dtype, but got {dy.shape} {dy.dtype}, {x.shape} "
@@ -322,10 +320,7 @@ class LRNGrad(_Composed):
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
 
     def __call__(self, grads, x, y):
-        for name, v in (("grads", grads), ("x", x), ("y", y)):
-            if not isinstance(v, _C.Tensor):
-                raise TypeError(f"For 'LRNGrad', '{name}' must be a Tensor, but got "
-                                f"{type(v).__name__}.")
+        _check_tensors("LRNGrad", ("grads", grads), ("x", x), ("y", y))
         if grads.shape != x.shape:
             raise ValueError(f"For 'LRNGrad', 'grads' must have x's shape {x.shape}, but got "
                              f"{grads.shape}.")

@@ -44,7 +44,7 @@ class AntiQuant(_Composed):
 
     def __call__(self, x, scale, offset):
         for name, v in (("x", x), ("scale", scale), ("offset", offset)):
-            if not isinstance(v, _C.Tensor):
+            if not isinstance(v, _C.Tensor):   # MindSpore's words for a wrong argument kind
                 raise TypeError(f"For 'AntiQuant', '{name}' must be a Tensor. But got input "
                                 f"argument {name} of type {type(v).__name__}.")
         if x.dtype != _C.int8:

@@ -12,7 +12,7 @@ from mycel.ops.primitive import constexpr
 from mycel.ops.function import cholesky_func as _chol
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
-from mycel.ops.operations._compat_checks import _check_bool
+from mycel.ops.operations._compat_checks import _check_bool, _check_tensors
 from mycel.ops.operations.composed_ops import _Composed, _exporter
 
 __all__ = ["Cholesky", "Geqrf"]
@@ -142,10 +142,7 @@ class MatrixTriangularSolve(_Composed):
         self.lower, self.adjoint = lower, adjoint
 
     def __call__(self, matrix, rhs):
-        for name, v in (("matrix", matrix), ("rhs", rhs)):
-            if not isinstance(v, _C.Tensor):
-                raise TypeError(f"For 'MatrixTriangularSolve', '{name}' must be a Tensor, but "
-                                f"got {type(v).__name__}.")
+        _check_tensors("MatrixTriangularSolve", ("matrix", matrix), ("rhs", rhs))
         m = _tri_solve_plan(matrix.shape, rhs.shape, matrix.dtype, rhs.dtype)
         t = _tril(matrix) if self.lower else _triu(matrix)
         if self.adjoint:

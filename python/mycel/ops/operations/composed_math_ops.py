@@ -26,7 +26,7 @@ from mycel.ops.function.layout_func import flip as _flip
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function.graph_compat_func import all as _all
 from mycel.ops.function.graph_compat_func import any as _any
-from mycel.ops.operations._compat_checks import _check_tensor, _check_bool
+from mycel.ops.operations._compat_checks import _check_tensor, _check_bool, _check_tensors
 from mycel.ops.operations.composed_ops import _Composed, _exporter, _simple_maker
 from mycel.ops.primitive import constexpr
 
@@ -681,11 +681,8 @@ class TridiagonalMatMul(_Composed):
         super().__init__()
 
     def __call__(self, superdiag, maindiag, subdiag, rhs):
-        for name, v in (("superdiag", superdiag), ("maindiag", maindiag),
-                        ("subdiag", subdiag), ("rhs", rhs)):
-            if not isinstance(v, _C.Tensor):
-                raise TypeError(f"For 'TridiagonalMatMul', '{name}' must be a Tensor, but got "
-                                f"{type(v).__name__}.")
+        _check_tensors("TridiagonalMatMul", ("superdiag", superdiag), ("maindiag", maindiag),
+                       ("subdiag", subdiag), ("rhs", rhs))
         m = _tridiag_plan(superdiag.shape, maindiag.shape, subdiag.shape, rhs.shape,
                           (superdiag.dtype, maindiag.dtype, subdiag.dtype, rhs.dtype))
         ax = rhs.ndim - 2

@@ -26,6 +26,7 @@ from mycel.ops.function import sparse_cwise_func as _sp, math_func as _m
 from mycel.ops.function import sparse_func as _sf
 from mycel.common.sparse_tensor import CSRTensor as _CSR
 from mycel.ops.function._util import prim as _prim
+from mycel.ops.operations._compat_checks import _check_tensors
 
 __all__ = ["SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
            "SparseReshape", "SparseMatrixSoftmax", "SparseToDense", "SparseTensorDenseMatmul", "SparseMatrixAdd"]
@@ -221,11 +222,8 @@ class DenseToSparseSetOperation(_SetOperation):
     def __call__(self, x1, x2_indices, x2_values, x2_shape):
         op = type(self).__name__
         a = self._dense("x1", x1)
-        for name, v in (("x2_indices", x2_indices), ("x2_values", x2_values),
-                        ("x2_shape", x2_shape)):
-            if not isinstance(v, _C.Tensor):
-                raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got "
-                                f"{type(v).__name__}.")
+        _check_tensors(op, ("x2_indices", x2_indices), ("x2_values", x2_values),
+                       ("x2_shape", x2_shape))
         idx, vals = x2_indices.asnumpy(), x2_values.asnumpy()
         shape = tuple(int(s) for s in x2_shape.asnumpy().reshape(-1))
         if vals.dtype != a.dtype:
