@@ -774,3 +774,23 @@ def test_mindspore_module_paths_signature_core_and_primitive():
     assert base.core(f) is f
     with pytest.raises(TypeError, match="core"):
         base.core(3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cartesian_prod_matches_torch(mode):
+    a = Tensor(np.array([1, 2, 3], np.int32))
+    b = Tensor(np.array([4, 5], np.int32))
+    c = Tensor(np.array([7, 8], np.int32))
+
+    class Net(nn.Cell):
+        def construct(self, x, y, z):
+            return ms.ops.cartesian_prod(x, y, z)
+
+    got = np_of(run(mode, Net(), a, b, c))
+    want = torch.cartesian_prod(*(torch.tensor(np_of(t)) for t in (a, b, c))).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert ms.ops.cartesian_prod(a) is a
+    with pytest.raises(TypeError, match="cartesian_prod"):
+        ms.ops.cartesian_prod(a, Tensor(np.array([1.0], np.float32)))
+    with pytest.raises(TypeError, match="cartesian_prod"):
+        ms.ops.cartesian_prod(Tensor(np.ones((2, 2), np.int32)))

@@ -8,7 +8,7 @@ from mycel.ops.function import array_func as _a, layout_func as _l, compat_func 
 from mycel.ops.primitive import constexpr
 from mycel.ops.function.diag_func import matrix_diag
 
-__all__ = ["index_select", "narrow", "moveaxis", "movedim", "swapdims", "fliplr", "flipud",
+__all__ = ["cartesian_prod", "index_select", "narrow", "moveaxis", "movedim", "swapdims", "fliplr", "flipud",
            "unbind", "diagonal", "slice", "space_to_batch_nd", "batch_to_space_nd",
            "matrix_set_diag", "move_to", "deepcopy", "dyn_shape"]
 
@@ -272,3 +272,27 @@ def dyn_shape(input_x):
 @constexpr
 def _shape_t(shape):
     return _C.Tensor(np.array(tuple(shape), np.int64))
+
+
+def cartesian_prod(*inputs):
+    """The Cartesian product of 1-D tensors of one dtype: [prod of lengths, n] (rows in
+    itertools.product's order); one input is returned as it is."""
+    for t in inputs:
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"For 'cartesian_prod', the inputs must be Tensors, but got "
+                            f"{type(t).__name__}.")
+    _cartesian_check(tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs))
+    if len(inputs) == 1:
+        return inputs[0]
+    grids = _a.meshgrid(*inputs, indexing="ij")
+    return prim("Stack", axis=1)(tuple(prim("Reshape")(g, (-1,)) for g in grids))
+
+
+@constexpr
+def _cartesian_check(shapes, dtypes):
+    if not shapes or any(len(s) != 1 for s in shapes):
+        raise TypeError(f"For 'cartesian_prod', the inputs must be one or more 1-D Tensors, but "
+                        f"got shapes {[tuple(s) for s in shapes]}.")
+    if len(set(dtypes)) != 1:
+        raise TypeError(f"For 'cartesian_prod', the inputs must have one dtype, but got "
+                        f"{[str(d) for d in dtypes]}.")
