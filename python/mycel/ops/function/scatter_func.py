@@ -75,15 +75,38 @@ def _flat_rows(indices, k, strides, rows):
     return prim("ReduceSum")(prim("Mul")(idx, strides), (-1,))
 
 
+@constexpr
+def _update_dtype(op, x_dtype, u_dtype):
+    """MindSpore's rule for a written input (RW_WRITE): updates of another dtype are cast to
+    input_x's when the promoted dtype is input_x's; an input_x that would have to change dtype
+    is a TypeError in MindSpore's words."""
+    if x_dtype == u_dtype:
+        return None
+    promoted = _C.promote_types(x_dtype, u_dtype)
+    if promoted != x_dtype:
+        prim_name = "".join(w.capitalize() for w in op.split("_"))
+        raise TypeError(f"For '{op}', Data type conversion is not supported for a 'Parameter', "
+                        f"nor for the input tensor of an in-place operator, the argument[x]'s "
+                        f"data type of primitive[{prim_name}] is {x_dtype}, which cannot be "
+                        f"converted to data type {promoted} automatically.")
+    return x_dtype
+
+
 def _check_dtypes(op, x, updates):
     if x.dtype != updates.dtype:
         raise TypeError(f"For '{op}', input_x and updates must have the same dtype, but got "
                         f"{x.dtype} and {updates.dtype}.")
 
 
+def _match_dtypes(op, x, updates):
+    """updates in input_x's dtype (_update_dtype's rule)."""
+    dt = _update_dtype(op, x.dtype, updates.dtype)
+    return updates if dt is None else prim("Cast")(updates, dt)
+
+
 def _scatter(op, combine, input_x, indices, updates):
     x, idx, upd = as_tensor(input_x), as_tensor(indices), as_tensor(updates)
-    _check_dtypes(op, x, upd)
+    upd = _match_dtypes(op, x, upd)
     k, strides, (m, r), rows = _scatter_plan(op, x.shape, idx.shape, idx.dtype, upd.shape)
     flat = _flat_rows(idx, k, strides, rows)
     x2 = prim("Reshape")(x, (m, r))
@@ -216,9 +239,13 @@ def tensor_scatter_min(input_x, indices, updates):
 
 
 def _first_axis(fn, op):
+    """op(input_x, indices, updates): fn's N-d scatter with indices into the first axis (errors
+    name op)."""
+    combine = fn.__name__[len("scatter_nd_"):]
+
     def scatter(input_x, indices, updates):
         idx = _t(indices, op, "indices")
-        return fn(input_x, prim("ExpandDims")(idx, -1), updates)
+        return _scatter(op, combine, input_x, prim("ExpandDims")(idx, -1), updates)
     scatter.__name__ = scatter.__qualname__ = op
     return scatter
 
