@@ -68,4 +68,5 @@ from mycel.ops.function.fft_func import (fft, ifft, fft2, ifft2, fftn, ifftn,  #
                                          hfft2, ihfft2, hfftn, ihfftn, fftshift, ifftshift,
                                          fftfreq, rfftfreq)
 # ops.log_uniform_candidate_sampler lives beside its primitive (operations/composed_random_ops.py)
-from mycel.ops.operations.composed_random_ops import log_uniform_candidate_sampler  # noqa: E402,F401
+from mycel.ops.operations.composed_random_ops import (  # noqa: E402,F401
+    log_uniform_candidate_sampler)

@@ -81,7 +81,8 @@ from mycel.ops.operations.composed_array_ops import (scalar_to_tensor,  # noqa: 
 from mycel.ops.operations.composed_math_ops import eps  # noqa: E402,F401
 from mycel.ops.operations.composed_random_ops import (random_categorical,  # noqa: E402,F401
                                                    uniform_candidate_sampler)
-from mycel.ops.operations.composed_random_ops import log_uniform_candidate_sampler  # noqa: E402,F401
+from mycel.ops.operations.composed_random_ops import (  # noqa: E402,F401
+    log_uniform_candidate_sampler)
 
 
 # complex numbers (function/complex_func.py), as MindSpore's ops.functional has them

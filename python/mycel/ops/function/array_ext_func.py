@@ -8,9 +8,9 @@ from mycel.ops.function import array_func as _a, layout_func as _l, compat_func 
 from mycel.ops.primitive import constexpr
 from mycel.ops.function.diag_func import matrix_diag
 
-__all__ = ["cartesian_prod", "index_select", "narrow", "moveaxis", "movedim", "swapdims", "fliplr", "flipud",
-           "unbind", "diagonal", "slice", "space_to_batch_nd", "batch_to_space_nd",
-           "matrix_set_diag", "move_to", "deepcopy", "dyn_shape"]
+__all__ = ["cartesian_prod", "index_select", "narrow", "moveaxis", "movedim", "swapdims",
+           "fliplr", "flipud", "unbind", "diagonal", "slice", "space_to_batch_nd",
+           "batch_to_space_nd", "matrix_set_diag", "move_to", "deepcopy", "dyn_shape"]
 
 
 def index_select(input, axis, index):  # noqa: A002 (MindSpore's argument names)

@@ -820,7 +820,8 @@ def _cum_plan(shape, axis, op):
     tri = np.tril(np.ones((n, n), bool))
     view = [1] * (nd + 1)
     view[ax], view[ax + 1] = n, n
-    pos = np.arange(n, dtype=np.int64).reshape([n if i == ax + 1 else 1 for i in _builtins.range(nd + 1)])
+    pos = np.arange(n, dtype=np.int64).reshape(
+        [n if i == ax + 1 else 1 for i in _builtins.range(nd + 1)])
     return ax, _C.Tensor(tri.reshape(view)), _C.Tensor(pos)
 
 
