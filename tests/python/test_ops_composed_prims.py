@@ -794,3 +794,50 @@ def test_cartesian_prod_matches_torch(mode):
         ms.ops.cartesian_prod(a, Tensor(np.array([1.0], np.float32)))
     with pytest.raises(TypeError, match="cartesian_prod"):
         ms.ops.cartesian_prod(Tensor(np.ones((2, 2), np.int32)))
+
+
+# ---- elementwise gradient primitives (_grad_ops) against torch autograd -------------------------
+
+def torch_vjp(fn, x, dy):
+    t = torch.tensor(x, requires_grad=True)
+    fn(t).backward(torch.tensor(dy))
+    return t.grad.numpy()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_elementwise_grad_primitives_match_torch(mode):
+    from mycel.ops.operations import _grad_ops as G
+    rng = np.random.default_rng(26)
+    x = rng.uniform(-0.9, 0.9, (3, 5))
+    dy = rng.standard_normal((3, 5))
+    tf = torch.nn.functional
+    relu_out = np.maximum(x, 0)
+    np.testing.assert_allclose(np_of(run(mode, G.ReluGrad(), Tensor(dy), Tensor(relu_out))),
+                               torch_vjp(torch.relu, x, dy), rtol=1e-12)
+    np.testing.assert_allclose(np_of(run(mode, G.SoftplusGrad(), Tensor(dy), Tensor(x))),
+                               torch_vjp(tf.softplus, x, dy), rtol=1e-12)
+    elu_out = np.where(x > 0, x, np.expm1(x))
+    np.testing.assert_allclose(np_of(run(mode, G.EluGrad(), Tensor(dy), Tensor(elu_out))),
+                               torch_vjp(tf.elu, x, dy), rtol=1e-12)
+    for prim, fn in ((G.AsinGrad(), torch.asin), (G.ACosGrad(), torch.acos),
+                     (G.AtanGrad(), torch.atan)):
+        np.testing.assert_allclose(np_of(run(mode, prim, Tensor(x), Tensor(dy))),
+                                   torch_vjp(fn, x, dy), rtol=1e-12)
+    np.testing.assert_allclose(np_of(run(mode, G.HShrinkGrad(0.3), Tensor(dy), Tensor(x))),
+                               torch_vjp(lambda t: tf.hardshrink(t, 0.3), x, dy), rtol=1e-12)
+    np.testing.assert_allclose(np_of(run(mode, G.SoftShrinkGrad(0.3), Tensor(dy), Tensor(x))),
+                               torch_vjp(lambda t: tf.softshrink(t, 0.3), x, dy), rtol=1e-12)
+    out = torch.log_softmax(torch.tensor(x), 0).numpy()
+    np.testing.assert_allclose(np_of(run(mode, G.LogSoftmaxGrad(0), Tensor(out), Tensor(dy))),
+                               torch_vjp(lambda t: torch.log_softmax(t, 0), x, dy), rtol=1e-10)
+
+
+def test_elementwise_grad_primitive_errors():
+    from mycel.ops.operations import _grad_ops as G
+    a = Tensor(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="ReluGrad"):
+        G.ReluGrad()(a, Tensor(np.ones((3, 2))))
+    with pytest.raises(TypeError, match="AtanGrad"):
+        G.AtanGrad()(a, 1.0)
+    with pytest.raises(ValueError, match="HShrinkGrad"):
+        G.HShrinkGrad(-1.0)

@@ -332,3 +332,113 @@ class LRNGrad(_Composed):
 
 
 __all__ += ["PReLUGrad", "LRNGrad"]
+
+
+# ---- elementwise gradient primitives of MindSpore's ops test table (their closed forms) ------
+
+class _ElementwiseGrad(_Composed):
+    """A gradient primitive computed elementwise from its two tensor inputs (named in _names)
+    by _rule(a, b)."""
+    _names = ("dout", "x")
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, a, b):
+        _check_tensors(self.name, (self._names[0], a), (self._names[1], b))
+        if a.shape != b.shape or not a.dtype.is_floating_point or a.dtype != b.dtype:
+            raise TypeError(f"For '{self.name}', '{self._names[0]}' and '{self._names[1]}' must "
+                            f"be float tensors of one shape and dtype, but got {a.shape} "
+                            f"{a.dtype} and {b.shape} {b.dtype}.")
+        return self._rule(a, b)
+
+
+class ReluGrad(_ElementwiseGrad):
+    """ReluGrad()(y_backprop, x): y_backprop where x (ReLU's output) > 0, else 0."""
+    _names = ("y_backprop", "x")
+
+    def _rule(self, dy, y):
+        return _prim("Select")(_prim("Greater")(y, 0.0), dy, _prim("ZerosLike")(dy))
+
+
+class SoftplusGrad(_ElementwiseGrad):
+    """SoftplusGrad()(dout, x): dout * sigmoid(x), softplus's derivative at x."""
+
+    def _rule(self, dout, x):
+        return dout * _prim("Sigmoid")(x)
+
+
+class EluGrad(_ElementwiseGrad):
+    """EluGrad()(y_grad, x): ELU's (alpha 1) gradient from its output x: y_grad where x > 0,
+    y_grad * (x + 1) elsewhere."""
+    _names = ("y_grad", "x")
+
+    def _rule(self, dy, y):
+        return _prim("Select")(_prim("Greater")(y, 0.0), dy, dy * (y + 1.0))
+
+
+class AsinGrad(_ElementwiseGrad):
+    """AsinGrad()(x, dout): dout / sqrt(1 - x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return dout * _prim("Rsqrt")(1.0 - x * x)
+
+
+class ACosGrad(_ElementwiseGrad):
+    """ACosGrad()(x, dout): -dout / sqrt(1 - x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return -(dout * _prim("Rsqrt")(1.0 - x * x))
+
+
+class AtanGrad(_ElementwiseGrad):
+    """AtanGrad()(x, dout): dout / (1 + x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return dout / (1.0 + x * x)
+
+
+class _ShrinkGrad(_ElementwiseGrad):
+    def __init__(self, lambd=0.5):
+        if isinstance(lambd, bool) or not isinstance(lambd, (int, float)) or lambd < 0:
+            raise ValueError(f"For '{type(self).__name__}', 'lambd' must be a float >= 0, but "
+                             f"got {lambd!r}.")
+        _Composed.__init__(self, lambd=lambd)
+        self.lambd = float(lambd)
+
+    def _rule(self, dy, x):
+        return _prim("Select")(_prim("Greater")(_prim("Abs")(x), self.lambd), dy,
+                               _prim("ZerosLike")(dy))
+
+
+class HShrinkGrad(_ShrinkGrad):
+    """HShrinkGrad(lambd=0.5)(gradients, features): gradients where |features| > lambd."""
+    _names = ("gradients", "features")
+
+
+class SoftShrinkGrad(_ShrinkGrad):
+    """SoftShrinkGrad(lambd=0.5)(input_grad, input_x): input_grad where |input_x| > lambd."""
+    _names = ("input_grad", "input_x")
+
+
+class LogSoftmaxGrad(_ElementwiseGrad):
+    """LogSoftmaxGrad(axis=-1)(logits, grad): LogSoftmax's gradient from its output logits:
+    grad - exp(logits) * sum(grad, axis)."""
+    _names = ("logits", "grad")
+
+    def __init__(self, axis=-1):
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'LogSoftmaxGrad', 'axis' must be an int, but got {axis!r}.")
+        _Composed.__init__(self, axis=axis)
+        self.axis = axis
+
+    def _rule(self, out, grad):
+        total = _prim("ReduceSum", keep_dims=True)(grad, (self.axis,))
+        return grad - _prim("Exp")(out) * total
+
+
+__all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "AtanGrad",
+            "HShrinkGrad", "SoftShrinkGrad", "LogSoftmaxGrad"]
