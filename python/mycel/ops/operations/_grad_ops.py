@@ -16,7 +16,10 @@ the output's cotangent ``dy``, in both modes:
 - ``LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon=1e-12)(x, dy, variance, mean,
   gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance;
 - ``BiasAddGrad(data_format='NCHW')(dout)``: BiasAdd's bias cotangent, dout summed over every
-  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype.
+  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype;
+- further down: PadV3Grad, IgammaGradA, PReLUGrad, LRNGrad and the elementwise ReluGrad,
+  SoftplusGrad, EluGrad, AsinGrad, ACosGrad, AtanGrad, HShrinkGrad, SoftShrinkGrad,
+  LogSoftmaxGrad.
 """
 from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
@@ -354,11 +357,12 @@ class _ElementwiseGrad(_Composed):
 
 
 class ReluGrad(_ElementwiseGrad):
-    """ReluGrad()(y_backprop, x): y_backprop where x (ReLU's output) > 0, else 0."""
+    """ReluGrad()(y_backprop, x): y_backprop where x (ReLU's output) > 0, else 0 (the op
+    table's ReluGrad, which ReLU's bprop uses)."""
     _names = ("y_backprop", "x")
 
     def _rule(self, dy, y):
-        return _prim("Select")(_prim("Greater")(y, 0.0), dy, _prim("ZerosLike")(dy))
+        return _prim("ReluGrad")(dy, y)
 
 
 class SoftplusGrad(_ElementwiseGrad):
