@@ -384,8 +384,10 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const 
   }
   Node* out = item(*this, c, t, 0, sp);
   if (sens != nullptr) compiler::check_grad_sens(target, sens->abstract());
-  // An output holding no tensor (a shape) ignores a given sensitivity: the gradients are zeros.
-  if (sens == nullptr || !compiler::holds_tensor(target)) sens = grad_seed(c, out, s.has_aux, sp);
+  // An output holding no differentiable tensor (a shape, a bool tensor) ignores a given
+  // sensitivity: the gradients are zeros.
+  if (sens == nullptr || !compiler::holds_tensor(target) || !differentiable(target))
+    sens = grad_seed(c, out, s.has_aux, sp);
   std::vector<AbsPtr> d_abs;
   for (Node* x : inputs) d_abs.push_back(cot_abs(x->abstract()));
   for (Node* x : wnodes) d_abs.push_back(cot_abs(x->abstract()));

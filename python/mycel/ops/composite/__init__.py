@@ -188,6 +188,8 @@ class _GradFunction:
         positions, weights = self._mycel_grad[1][0], self._mycel_grad[1][1]
         out, flat = r.out, r.flat
         y = self._rules.target(out)
+        if sens is not None and not any(_has_grad(leaf) for leaf in _leaves(y)):
+            sens = None   # an output without a differentiable tensor ignores its sensitivity
         if sens is None:
             sens = _ones_like_tree(y)
         if not all(isinstance(leaf, Tensor) for leaf in _leaves(y)):
@@ -846,15 +848,10 @@ def jacrev(fn, grad_position=0, has_aux=False):
     return _jacobian(fn, grad_position, has_aux, forward=False)
 
 
-def stop_gradient(x):
-    """x, through which no gradient flows: in graph code the compiler's stop_gradient
-    builtin; in PYNATIVE mode a new tensor sharing x's data that a grad recording does not
-    know (so it is a constant there). Tuples are handled elementwise."""
-    if isinstance(x, (tuple, list)):
-        return type(x)(stop_gradient(e) for e in x)
-    if isinstance(x, Tensor):
-        return _C._detached(x)
-    return x
+# stop_gradient is defined in ops/function/_util.py (the function modules use it, and they
+# must not import this module: common/tensor.py imports them); the compiler knows it as this
+# module's attribute (frontend/py_host.cc), the same object.
+from mycel.ops.function._util import stop_gradient  # noqa: E402,F401
 
 
 def depend(value, expr):
