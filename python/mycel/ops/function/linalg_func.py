@@ -8,6 +8,12 @@ system row by row. Every step works on whole [..., M, M] and [..., M, K] tensors
 so leading batch dimensions, both modes and gradients (through the ops' own rules) come for
 free. The cost is O(M) ops, meant for the small systems MindSpore programs solve this way. A
 singular matrix gives inf/NaN entries (no pivot is checked on the host).
+
+``eig`` / ``eigvals`` are the op table's ``Eig`` (a Hessenberg reduction and shifted QR
+iteration in C++, kernels/cpu/eig.cc): eigenvalues sorted by real part, then imaginary part,
+unit eigenvectors with their largest entry real and positive. Eig has no gradient (NODIFF in
+ops/defs/linalg.def: its eigenvalue gradient needs a complex matrix inverse, which has no table
+op).
 """
 import numpy as np
 
@@ -195,3 +201,18 @@ def det(input):  # noqa: A002
 
 
 __all__ += ["slogdet", "det"]
+
+
+def eig(A):  # noqa: N803 (MindSpore's argument name)
+    """(eigenvalues (*, N), eigenvectors (*, N, N)) of the square matrices A (*, N, N),
+    float32/float64/complex64/complex128; complex64 results for float32/complex64 input,
+    complex128 otherwise. The eigenvectors are the columns, of unit length."""
+    return prim("Eig", compute_v=True)(A)
+
+
+def eigvals(A):  # noqa: N803 (MindSpore's argument name)
+    """The eigenvalues (*, N) of the square matrices A (*, N, N), as ``eig``'s first result."""
+    return prim("Eig", compute_v=False)(A)[0]
+
+
+__all__ += ["eig", "eigvals"]
