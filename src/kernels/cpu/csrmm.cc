@@ -19,8 +19,8 @@ namespace mycel {
 
 namespace {
 
-template <class I>
-void check_csr(const KernelContext& ctx, const I* ptr, const I* idx, int64_t m, int64_t k,
+template <class P, class I>
+void check_csr(const KernelContext& ctx, const P* ptr, const I* idx, int64_t m, int64_t k,
                int64_t nnz) {
   const std::string_view op = ctx.op.name;
   MC_CHECK(ptr[0] == 0 && static_cast<int64_t>(ptr[m]) == nnz, Value, "For '", op,

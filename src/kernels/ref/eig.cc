@@ -114,6 +114,33 @@ std::vector<cd> null_vector(const CMat& a, cd w) {
   return v;
 }
 
+// Real input: eigenvalues within 1e-9 scale of the real axis made real, the others paired
+// into exact conjugates; then sorted by real part, then imaginary part.
+void canonical_order(std::vector<cd>& w, bool real, double scale) {
+  const size_t n = w.size();
+  if (real) {
+    std::vector<bool> used(n, false);
+    for (size_t i = 0; i < n; ++i)
+      if (std::abs(w[i].imag()) <= 1e-9 * scale) w[i].imag(0), used[i] = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (used[i] || w[i].imag() < 0) continue;
+      size_t best = n;
+      for (size_t j = 0; j < n; ++j)
+        if (!used[j] && w[j].imag() < 0 &&
+            (best == n || std::abs(w[j] - std::conj(w[i])) < std::abs(w[best] - std::conj(w[i]))))
+          best = j;
+      if (best == n) continue;
+      const cd mid = 0.5 * (w[i] + std::conj(w[best]));
+      w[i] = mid;
+      w[best] = std::conj(mid);
+      used[i] = used[best] = true;
+    }
+  }
+  std::sort(w.begin(), w.end(), [](cd p, cd q) {
+    return p.real() != q.real() ? p.real() < q.real() : p.imag() < q.imag();
+  });
+}
+
 }  // namespace
 
 void ref_eig(const KernelContext& ctx) {
@@ -144,29 +171,7 @@ void ref_eig(const KernelContext& ctx) {
       }
       const double nan = std::numeric_limits<double>::quiet_NaN();
       std::vector<cd> w = finite ? roots(a) : std::vector<cd>(n, cd(nan, nan));
-      if (finite && real) {
-        std::vector<bool> used(n, false);
-        for (size_t i = 0; i < n; ++i)
-          if (std::abs(w[i].imag()) <= 1e-9 * scale) w[i].imag(0), used[i] = true;
-        for (size_t i = 0; i < n; ++i) {
-          if (used[i] || w[i].imag() < 0) continue;
-          size_t best = n;
-          for (size_t j = 0; j < n; ++j)
-            if (!used[j] && w[j].imag() < 0 &&
-                (best == n ||
-                 std::abs(w[j] - std::conj(w[i])) < std::abs(w[best] - std::conj(w[i]))))
-              best = j;
-          if (best == n) continue;
-          const cd mid = 0.5 * (w[i] + std::conj(w[best]));
-          w[i] = mid;
-          w[best] = std::conj(mid);
-          used[i] = used[best] = true;
-        }
-      }
-      if (finite)
-        std::sort(w.begin(), w.end(), [](cd p, cd q) {
-          return p.real() != q.real() ? p.real() < q.real() : p.imag() < q.imag();
-        });
+      if (finite) canonical_order(w, real, scale);
       for (size_t k = 0; k < n; ++k) {
         ctx.out[0].data<C>()[b * static_cast<int64_t>(n) + static_cast<int64_t>(k)] = C(w[k]);
         if (!vec) continue;
