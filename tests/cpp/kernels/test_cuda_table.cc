@@ -26,10 +26,9 @@ namespace {
 // (RandomPoisson has one: its sampler is base/poisson_draw.h, shared with the CPU, so the GPU
 // draws the CPU's counts.)
 // Eig: no CUDA kernel yet (a QR iteration per small matrix; cuSOLVER's Xgeev is the seam).
-// CSRMM: no CUDA kernel yet (a block per row; the index checks would need a device pass).
-const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll",
-                                            "Broadcast", "Barrier",   "Send",          "Receive",
-                                            "Eig",       "CSRMM"};
+const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter",
+                                            "AlltoAll",  "Broadcast", "Barrier",
+                                            "Send",      "Receive",   "Eig"};
 // Complex tensors are a dtype question, not an op one: an op runs on complex64/complex128 on
 // the device where the CUDA dtype rule says its kernel takes them (kernels/cuda/complex.h's
 // cuda_takes_complex: the complex-number ops, the elementwise ops with complex loops, casts
