@@ -22,7 +22,9 @@ def _random_csr(m, k, density, dtype, idx, shuffle=True):
     a = sp.random(m, k, density=density, format="csr", random_state=RNG, dtype=np.float64)
     a.data = a.data.astype(dtype) - dtype(0.5)
     if m > 2:
+        a = a.tolil()
         a[1, :] = 0  # an empty row
+        a = a.tocsr()
         a.eliminate_zeros()
     indices = a.indices.copy()
     data = a.data.copy()
@@ -169,7 +171,7 @@ def test_bad_shapes_and_dtypes_are_typed_errors(mode):
         _run(mode, P.CSRMM(dense_shape=(3, 3)), ptr, ind, v, Tensor(np.ones((4, 2), np.float32)))
     with pytest.raises(ValueError, match=r"CSRMM.*indptr must be 1-d with M \+ 1 = 5"):
         _run(mode, P.CSRMM(dense_shape=(4, 3)), ptr, ind, v, Tensor(np.ones((3, 2), np.float32)))
-    with pytest.raises(TypeError, match=r"CSRMM.*both float32 or both float64"):
+    with pytest.raises(TypeError, match=r"CSRMM.*must both be float32 or both float64"):
         _run(mode, P.CSRMM(dense_shape=(3, 3)), ptr, ind, v, Tensor(np.ones((3, 2))))
     with pytest.raises(TypeError, match=r"CSRMM.*int32 or int64"):
         _run(mode, P.CSRMM(dense_shape=(3, 3)), Tensor(np.array([0.0, 1, 2, 3])), ind, v,
