@@ -405,7 +405,6 @@ _METHODS.update({"__and__": _bw.bitwise_and, "__rand__": _bw.bitwise_and,
                  "__xor__": _bw.bitwise_xor, "__rxor__": _bw.bitwise_xor})
 
 _METHODS.update({"slogdet": lambda self: _la.slogdet(self), "det": lambda self: _la.det(self),
-                 "eigvals": lambda self: _la.eigvals(self),
                  "repeat_interleave": _ia.repeat_interleave, "scatter": _ia.scatter,
                  "approximate_equal": _c.approximate_equal})
 

@@ -27,6 +27,7 @@ from mycel.ops.function.diag_func import *  # noqa: F401,F403
 from mycel.ops.function.pool_nd_func import *  # noqa: F401,F403
 from mycel.ops.function.ctc_func import *  # noqa: F401,F403
 from mycel.ops.function.deformable_func import *  # noqa: F401,F403
+from mycel.ops.function.eig_func import *  # noqa: F401,F403
 # MindSpore 2.x's ops breadth: composed array, math, nn, random/window, scatter and misc
 # functions (breadth_*_func.py).
 from mycel.ops.function.breadth_array_func import *  # noqa: F401,F403,E402
