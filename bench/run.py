@@ -1251,7 +1251,8 @@ def sparse_section():
         "ms of process CPU time per call (median of rounds), results read back as numpy arrays. "
         "mycel: ops.csr_mm / SparseTensorDenseMatmul (unsorted COO) through the fused CSRMM op, "
         "and ms.grad of sum(csr_mm(A, B) * W) by the values and B; PyTorch: torch.sparse.mm of "
-        "a CSR / coalesced COO tensor, and the same gradient through a COO tensor. Speed ratio: "
+        "a CSR tensor / of a COO tensor made in the call from the same unsorted indices, and "
+        "the same gradient through a COO tensor. Speed ratio: "
         "PyTorch's time over mycel's (> 1: mycel faster); rounds: the lowest and highest ratio "
         "of single rounds (the noise).",
         "",

@@ -7,8 +7,9 @@ machine may be shared), with the range of the rounds' own ratios as the noise. A
 reading the result back as a numpy array. mycel: ops.csr_mm of a CSRTensor (the fused CSRMM op),
 SparseTensorDenseMatmul of unsorted COO indices (sorted into CSR form, then CSRMM) and the
 gradient of sum(csr_mm(A, B) * W) by the values and B; PyTorch: torch.sparse.mm of a CSR tensor,
-of a coalesced COO tensor, and the same gradient through torch.sparse.mm of a COO tensor built
-in the differentiated function."""
+of a COO tensor made in the call from the same unsorted indices and values (as
+SparseTensorDenseMatmul gets them), and the same gradient through torch.sparse.mm of a COO
+tensor built in the differentiated function."""
 import json
 import os
 import statistics
@@ -62,7 +63,8 @@ def main():
         coo_idx = ms.Tensor(np.stack([rows, cols], 1)[perm].astype(np.int64))
         coo_val = ms.Tensor(vals[perm])
         stdm = ops.SparseTensorDenseMatmul()
-        tcoo = torch.sparse_coo_tensor(np.stack([rows, cols]), vals, (m, k)).coalesce()
+        t_uidx = torch.from_numpy(np.stack([rows, cols])[:, perm].copy())
+        t_uval = torch.from_numpy(vals[perm].copy())
         w = np.random.default_rng(2).standard_normal((m, n)).astype(np.float32)
         mw = ms.Tensor(w)
         tw = torch.from_numpy(w)
@@ -85,7 +87,8 @@ def main():
              lambda: torch.sparse.mm(ta, tb).numpy()),
             (f"coo_{m}_{n}", f"SparseTensorDenseMatmul (COO) {shape}",
              lambda: stdm(coo_idx, coo_val, (m, k), b).asnumpy(),
-             lambda: torch.sparse.mm(tcoo, tb).numpy()),
+             lambda: torch.sparse.mm(torch.sparse_coo_tensor(t_uidx, t_uval, (m, k)),
+                                     tb).numpy()),
             (f"grad_{m}_{n}", f"gradient (values, dense) {shape}",
              lambda: [g.asnumpy() for g in m_grad(a.values, b)], t_grad),
         ]

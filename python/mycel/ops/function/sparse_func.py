@@ -16,8 +16,9 @@ How the pieces work:
   run's values with UnsortedSegmentSum over a static bound (the number of values); the run
   count is known only when it runs, so MaskedSelect (a dynamic-size op) takes the result.
 - A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm,
-  SparseTensorDenseMatmul; a COO matrix first sorted by row into CSR form) is the table's
-  fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
+  SparseTensorDenseMatmul; for unsorted COO entries, the dense rows gathered at the entries'
+  columns and CSRMM with transpose_a over one entry per row, which adds each into its
+  destination row) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
   itself (a ValueError naming CSRMM); other dtypes, and a number of values known only when it
   runs, gather the dense rows at the stored columns, scale them by the values and add them
   into the output rows (UnsortedSegmentSum).
@@ -54,6 +55,12 @@ _INDEX = (_C.int16, _C.int32, _C.int64)
 @constexpr
 def _const(v, dtype):
     return _C.Tensor(np.array(v, np.int64)).astype(dtype)
+
+
+@constexpr
+def _arange(n):
+    """0, 1, ..., n - 1 (int64)."""
+    return _C.Tensor(np.arange(n, dtype=np.int64))
 
 
 def _i64(x):
@@ -641,12 +648,19 @@ def sparse_tensor_dense_matmul(indices, values, sparse_shape, dense, adjoint_st=
     idx = _check_coo_indices(who, indices, shape)
     dense = as_tensor(dense)
     if len(shape) == 2 and _fused(values.shape, values.dtype, dense.shape, dense.dtype):
-        # to CSR: the entries ordered by row (a stable sort), the row starts counted
-        rows, order = prim("Sort", axis=0, descending=False)(idx[:, 0])
-        return csr_dense_mm(who, _indptr(rows, shape[0], _C.int64),
-                            prim("Gather")(idx[:, 1], order, 0),
-                            prim("Gather")(values, order, 0), shape, dense, bool(adjoint_st),
-                            bool(adjoint_dt))
+        # Unsorted entries, no sort: the dense rows gathered at the entries' sources, then
+        # CSRMM with transpose_a over a CSR matrix of one entry per row (indptr 0, 1, ..., nnz),
+        # whose columns are the entries' destinations: out[dst_j] += v_j * gathered[j]
+        # (the kernel groups the entries by destination with a counting sort).
+        m = _mm_plan(who, shape, dense.shape, values.dtype, dense.dtype, bool(adjoint_st),
+                     bool(adjoint_dt))
+        if adjoint_dt:
+            dense = prim("Transpose")(dense, (1, 0))
+        src, dst = (idx[:, 0], idx[:, 1]) if adjoint_st else (idx[:, 1], idx[:, 0])
+        nnz = values.shape[0]
+        picked = prim("Gather")(dense, src, 0)
+        return prim("CSRMM", dense_shape=(nnz, m), transpose_a=True)(
+            _arange(nnz + 1), dst, values, picked)
     return sparse_dense_mm(who, idx[:, 0], idx[:, 1], values, shape, dense, bool(adjoint_st),
                            bool(adjoint_dt), bool(adjoint_st), bool(adjoint_dt))
 
