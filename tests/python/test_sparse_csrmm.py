@@ -137,9 +137,10 @@ def test_routed_functions_match_scipy(mode):
     vals = np.concatenate([coo.data[perm], coo.data[perm][:3]]).astype(np.float32)
     want = np.zeros((40, 30))
     np.add.at(want, (idx[:, 0], idx[:, 1]), vals)
-    for adj in (False, True):
+    wide = RNG.standard_normal((30, 130)).astype(np.float32)  # > 128 columns: the sort path
+    for adj, d in ((False, b), (True, RNG.standard_normal((40, 8)).astype(np.float32)),
+                   (False, wide), (True, RNG.standard_normal((40, 130)).astype(np.float32))):
         net = ops.SparseTensorDenseMatmul(adjoint_st=adj)
-        d = b if not adj else RNG.standard_normal((40, 8)).astype(np.float32)
         out = _run(mode, lambda i, x, y: net(i, x, (40, 30), y), Tensor(idx.astype(np.int64)),
                    Tensor(vals), Tensor(d))
         np.testing.assert_allclose(out.asnumpy(), (want.T if adj else want) @ d, rtol=1e-5,
@@ -176,3 +177,26 @@ def test_bad_shapes_and_dtypes_are_typed_errors(mode):
     with pytest.raises(TypeError, match=r"CSRMM.*int32 or int64"):
         _run(mode, P.CSRMM(dense_shape=(3, 3)), Tensor(np.array([0.0, 1, 2, 3])), ind, v,
              Tensor(np.ones((3, 2), np.float32)))
+
+
+@pytest.mark.parametrize("cols", [3, 130])
+def test_sparse_tensor_dense_matmul_gradients_both_paths(mode, cols):
+    """Unsorted COO entries with a repeated position; 3 columns: gathered rows and CSRMM over
+    one entry per row; 130: sorted into CSR form first."""
+    import torch
+    idx = np.array([[2, 1], [0, 2], [1, 0], [0, 2], [2, 2]], np.int64)
+    vals = RNG.standard_normal(5)
+    dense = RNG.standard_normal((3, cols))
+    w = RNG.standard_normal((3, cols))
+    net = ops.SparseTensorDenseMatmul()
+
+    def loss(v, d):
+        return (net(Tensor(idx), v, (3, 3), d) * Tensor(w)).sum()
+
+    gv, gd = _run(mode, ms.grad(loss, (0, 1)), Tensor(vals), Tensor(dense))
+    tv = torch.tensor(vals, requires_grad=True)
+    td = torch.tensor(dense, requires_grad=True)
+    (torch.sparse.mm(torch.sparse_coo_tensor(idx.T, tv, (3, 3)), td) * torch.tensor(w)
+     ).sum().backward()
+    np.testing.assert_allclose(gv.asnumpy(), tv.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gd.asnumpy(), td.grad.numpy(), rtol=1e-12, atol=1e-12)

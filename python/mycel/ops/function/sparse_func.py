@@ -16,9 +16,10 @@ How the pieces work:
   run's values with UnsortedSegmentSum over a static bound (the number of values); the run
   count is known only when it runs, so MaskedSelect (a dynamic-size op) takes the result.
 - A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm,
-  SparseTensorDenseMatmul; for unsorted COO entries, the dense rows gathered at the entries'
-  columns and CSRMM with transpose_a over one entry per row, which adds each into its
-  destination row) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
+  SparseTensorDenseMatmul; for unsorted COO entries and a dense operand of up to 128
+  columns, the dense rows gathered at the entries' columns and CSRMM with transpose_a over
+  one entry per row, which adds each into its destination row; wider, a stable Sort of the
+  rows into CSR form first) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
   itself (a ValueError naming CSRMM); other dtypes, and a number of values known only when it
   runs, gather the dense rows at the stored columns, scale them by the values and add them
   into the output rows (UnsortedSegmentSum).
@@ -648,7 +649,15 @@ def sparse_tensor_dense_matmul(indices, values, sparse_shape, dense, adjoint_st=
     idx = _check_coo_indices(who, indices, shape)
     dense = as_tensor(dense)
     if len(shape) == 2 and _fused(values.shape, values.dtype, dense.shape, dense.dtype):
-        # Unsorted entries, no sort: the dense rows gathered at the entries' sources, then
+        if dense.shape[0 if adjoint_dt else 1] > 128:
+            # wide operands: to CSR by a stable sort of the rows (its cost does not grow with
+            # the columns, the gathered copy's would), then CSRMM
+            rows, order = prim("Sort", axis=0, descending=False)(idx[:, 0])
+            return csr_dense_mm(who, _indptr(rows, shape[0], _C.int64),
+                                prim("Gather")(idx[:, 1], order, 0),
+                                prim("Gather")(values, order, 0), shape, dense,
+                                bool(adjoint_st), bool(adjoint_dt))
+        # Narrow operands, no sort: the dense rows gathered at the entries' sources, then
         # CSRMM with transpose_a over a CSR matrix of one entry per row (indptr 0, 1, ..., nnz),
         # whose columns are the entries' destinations: out[dst_j] += v_j * gathered[j]
         # (the kernel groups the entries by destination with a counting sort).
