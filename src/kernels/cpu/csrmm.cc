@@ -5,9 +5,9 @@
 // ValueError naming the op otherwise. Without transpose_a, the rows of the output are
 // independent: parallel_for over rows (the grain sized by the work, nnz * N / M per row), each
 // output row the sum of values[j] * dense[indices[j], :] over the row's entries, an axpy over
-// the N dense columns that the compiler vectorises. With transpose_a, A^T is built first in
-// CSR form (a counting sort of the entries by column, O(nnz + K), serial), and the same row
-// loop runs on it: no two threads write one output row.
+// the N dense columns (AVX-512 / AVX2 / baseline clones, picked at load time). With
+// transpose_a, A^T is built first in CSR form (a counting sort of the entries by column,
+// O(nnz + K), serial), and the same row loop runs on it: no two threads write one output row.
 #include <algorithm>
 #include <vector>
 
@@ -36,6 +36,17 @@ void check_csr(const KernelContext& ctx, const P* ptr, const I* idx, int64_t m, 
              "] = ", static_cast<int64_t>(idx[j]), ".");
 }
 
+// o[0, n) += v * b[0, n): the inner loop, compiled for AVX-512, AVX2 and the baseline (the
+// CPU picks one at load time), as conv.cc's gemm loops.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void axpy(
+    float* __restrict o, float v, const float* __restrict b, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) o[c] += v * b[c];
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void axpy(
+    double* __restrict o, double v, const double* __restrict b, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) o[c] += v * b[c];
+}
+
 // out[r, :] = sum over j in [ptr[r], ptr[r+1]) of val[j] * d[col[j], :], rows in parallel.
 template <class T, class P, class I>
 void rows_times_dense(const P* ptr, const I* col, const T* val, const T* d, T* out, int64_t rows,
@@ -47,11 +58,8 @@ void rows_times_dense(const P* ptr, const I* col, const T* val, const T* d, T* o
     for (int64_t r = r0; r < r1; ++r) {
       T* __restrict o = out + r * n;
       std::fill(o, o + n, T(0));
-      for (int64_t j = static_cast<int64_t>(ptr[r]); j < static_cast<int64_t>(ptr[r + 1]); ++j) {
-        const T v = val[j];
-        const T* __restrict b = d + static_cast<int64_t>(col[j]) * n;
-        for (int64_t c = 0; c < n; ++c) o[c] += v * b[c];
-      }
+      for (int64_t j = static_cast<int64_t>(ptr[r]); j < static_cast<int64_t>(ptr[r + 1]); ++j)
+        axpy(o, val[j], d + static_cast<int64_t>(col[j]) * n, n);
     }
   });
 }
