@@ -178,3 +178,19 @@ def test_eig_gradient_matches_torch(mode):
         p = (v * v.conj()).real
         ((w.real * p[0]).sum() + (w.imag ** 2 * p[1]).sum()).backward()
         np.testing.assert_allclose(g, ta.grad.numpy(), rtol=1e-8, atol=1e-8)
+
+
+def test_primitive_is_differentiable_and_checks_compute_v(mode):
+    import torch
+    a = RNG.standard_normal((4, 4))
+
+    def loss(t):
+        w, _ = P.Eig()(t)
+        return (ops.real(w) ** 2).sum()
+
+    g = _run(mode, ms.grad(loss), Tensor(a)).asnumpy()
+    ta = torch.tensor(a, requires_grad=True)
+    (torch.linalg.eigvals(ta).real ** 2).sum().backward()
+    np.testing.assert_allclose(g, ta.grad.numpy(), rtol=1e-9, atol=1e-9)
+    with pytest.raises(TypeError, match="Eig.*compute_v.*bool"):
+        P.Eig(compute_v=1)

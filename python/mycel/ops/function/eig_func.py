@@ -144,6 +144,17 @@ def eigvals(A):  # noqa: N803 (MindSpore's argument name)
     return _cell("eigvals")(A)
 
 
+@constexpr
+def _empty(dtype):
+    np_dtype = np.complex128 if dtype in (_C.float64, _C.complex128) else np.complex64
+    return _C.Tensor(np.zeros(0, np_dtype))
+
+
+def empty_vectors(a):
+    """P.Eig(compute_v=False)'s eigenvectors: an empty complex tensor of a's precision."""
+    return _empty(a.dtype)
+
+
 __all__ += ["eig", "eigvals"]
 
 
