@@ -2,7 +2,8 @@
 writes bench/RESULTS.md with the numbers side by side and mycel's ratio to the reference.
 
 `python3 bench/run.py --only SECTION` (graph, grad, train, amp, data, distributed, parallel,
-pipeline, optimizer, privacy, armour, federated, search, recompute, simgrid, lite, vmap, fft, ...:
+pipeline, optimizer, privacy, armour, federated, search, recompute, simgrid, lite, vmap, fft,
+sparse, ...:
 see SECTIONS) runs one
 section and replaces it in the existing RESULTS.md, keeping the others as they are; the
 section says which command produced it. The federated section's LeNet run is long (up to
@@ -1232,8 +1233,43 @@ def fft_section():
     return lines
 
 
+def sparse_section():
+    """Sparse x dense products against torch.sparse.mm: bench/sparse_bench.py runs both in one
+    process, interleaved."""
+    print("bench: sparse (mycel and torch.sparse interleaved, one thread) ...", flush=True)
+    load0 = os.getloadavg()[0]
+    date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
+    r = run("sparse_bench.py")
+    load = os.getloadavg()[0]
+    lines = [
+        "## Sparse products",
+        "",
+        "Produced by bench/sparse_bench.py (`python3 bench/run.py --only sparse`, "
+        f"{date}; load average {load0:.2f} before and {load:.2f} at the end of the run on "
+        f"{os.cpu_count()} cores: the machine may be shared). float32, mycel and "
+        "torch.sparse.mm in one process, one compute thread each, interleaved round by round; "
+        "ms of process CPU time per call (median of rounds), results read back as numpy arrays. "
+        "mycel: ops.csr_mm / SparseTensorDenseMatmul (unsorted COO) through the fused CSRMM op, "
+        "and ms.grad of sum(csr_mm(A, B) * W) by the values and B; PyTorch: torch.sparse.mm of "
+        "a CSR tensor / of a COO tensor made in the call from the same unsorted indices, and "
+        "the same gradient through a COO tensor. Speed ratio: "
+        "PyTorch's time over mycel's (> 1: mycel faster); rounds: the lowest and highest ratio "
+        "of single rounds (the noise).",
+        "",
+        "| product | mycel ms | PyTorch ms | speed ratio | rounds | max rel. difference |",
+        "|---|---|---|---|---|---|",
+    ]
+    for v in r.values():
+        lines.append(f"| {v['label']} | {v['mycel_ms']:.3f} | {v['torch_ms']:.3f} | "
+                     f"{v['torch_ms'] / v['mycel_ms']:.2f} | "
+                     f"{v['ratio_min']:.2f}-{v['ratio_max']:.2f} | {v['max_rel_diff']:.1e} |")
+    lines.append("")
+    return lines
+
+
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)
     "fft": ("## FFT", fft_section),
+    "sparse": ("## Sparse products", sparse_section),
     "amp": ("## Mixed precision", amp_section),
     "armour": ("## Adversarial attacks", armour_section),
     "graph": ("## Graph mode", graph_section),
@@ -1357,6 +1393,7 @@ def main():
     lines += fusion_section()
     lines += models_section()
     lines += fft_section()
+    lines += sparse_section()
     path = os.path.join(HERE, "RESULTS.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

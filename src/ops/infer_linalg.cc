@@ -7,6 +7,10 @@
 //
 // BiasAdd(x, b): b is 1-d with one entry per channel; the channel axis is 1 for NCHW/NCDHW
 // (x of rank >= 2) and the last axis for NHWC.
+//
+// Eig(x (*, N, N)): w (*, N) and v (*, N, N) (compute_v) or [0], complex of x's precision.
+// CSRMM(indptr [M + 1], indices [nnz], values [nnz], dense [K, N]) with dense_shape [M, K]
+// -> [M, N]; transpose_a: dense [M, N] -> [K, N]. Index values are checked by the kernels.
 #include "ops/op_table.h"
 #include "tensor/dynamic_shape.h"
 
@@ -78,6 +82,58 @@ void infer_bias_add(InferContext& ctx) {
            "', the bias must be 1-d with one entry per channel (", c, " for x shape ", x.shape,
            " in ", fmt, "), but got bias shape ", b.shape, ".");
   ctx.out.push_back({x.dtype, x.shape});
+}
+
+void infer_eig(InferContext& ctx) {
+  const std::string_view op = ctx.op.name;
+  const TensorMeta& x = ctx.in[0];
+  const DType t = x.dtype;
+  MC_CHECK(
+      t == DType::Float32 || t == DType::Float64 || t == DType::Complex64 || t == DType::Complex128,
+      Type, "For '", op, "', the input must be float32, float64, complex64 or complex128, but got ",
+      t, ".");
+  const size_t r = x.shape.size();
+  MC_CHECK(r >= 2 && dims_agree(x.shape[r - 1], x.shape[r - 2]), Value, "For '", op,
+           "', the input must be square matrices (*, N, N), but got shape ", x.shape, ".");
+  const DType c = is_complex(t) ? t : complex_dtype_of(t);
+  const int64_t n = x.shape[r - 1] >= 0 ? x.shape[r - 1] : x.shape[r - 2];
+  Shape w(x.shape.begin(), x.shape.end() - 1);
+  w.back() = n;
+  Shape v = ctx.attrs.get_bool("compute_v") ? x.shape : Shape{0};
+  if (v.size() == r) v[r - 1] = v[r - 2] = n;
+  ctx.out.push_back({c, std::move(w)});
+  ctx.out.push_back({c, std::move(v)});
+}
+
+void infer_csrmm(InferContext& ctx) {
+  const std::string_view op = ctx.op.name;
+  const TensorMeta& ptr = ctx.in[0];
+  const TensorMeta& idx = ctx.in[1];
+  const TensorMeta& val = ctx.in[2];
+  const TensorMeta& d = ctx.in[3];
+  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
+  const bool ta = ctx.attrs.get_bool("transpose_a");
+  MC_CHECK(ds.size() == 2 && ds[0] >= 0 && ds[1] >= 0, Value, "For '", op,
+           "', dense_shape must be two non-negative sizes [M, K], but got ",
+           Shape(ds.begin(), ds.end()), ".");
+  for (const TensorMeta* m : {&ptr, &idx})
+    MC_CHECK(m->dtype == DType::Int32 || m->dtype == DType::Int64, Type, "For '", op,
+             "', indptr and indices must be int32 or int64, but got ", ptr.dtype, " and ",
+             idx.dtype, ".");
+  MC_CHECK(val.dtype == d.dtype && (val.dtype == DType::Float32 || val.dtype == DType::Float64),
+           Type, "For '", op, "', values and dense must both be float32 or both float64, but got ",
+           val.dtype, " and ", d.dtype, ".");
+  MC_CHECK(ptr.shape.size() == 1 && dims_agree(ptr.shape[0], ds[0] + 1), Value, "For '", op,
+           "', indptr must be 1-d with M + 1 = ", ds[0] + 1, " entries (dense_shape ",
+           Shape(ds.begin(), ds.end()), "), but got shape ", ptr.shape, ".");
+  MC_CHECK(idx.shape.size() == 1 && val.shape.size() == 1 && dims_agree(idx.shape[0], val.shape[0]),
+           Value, "For '", op, "', indices and values must be 1-d of one length, but got shapes ",
+           idx.shape, " and ", val.shape, ".");
+  const int64_t rows = ta ? ds[0] : ds[1];
+  MC_CHECK(d.shape.size() == 2 && dims_agree(d.shape[0], rows), Value, "For '", op,
+           "', dense must be 2-d with ", rows, " rows (sparse shape ", Shape(ds.begin(), ds.end()),
+           ", transpose_a ", py_bool(ta), "), but got shape ", d.shape, ".");
+  ctx.out.push_back({d.dtype, Shape{ta ? ds[1] : ds[0], d.shape[1]}});
 }
 
 }  // namespace mycel

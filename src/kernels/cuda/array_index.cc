@@ -51,12 +51,6 @@ ErrorWord* error_word(int index, bool create) {
   return w.host ? &w : nullptr;
 }
 
-// The device's error word, after raising any error recorded in it.
-int64_t* checked_error_word(int index) {
-  check_index_errors(index);
-  return error_word(index, true)->dev;
-}
-
 bool idx64(const Tensor& t) { return t.dtype() == DType::Int64; }
 
 // Zeroes an accumulator for `out` (out itself, or scratch of the accumulator type), runs
@@ -123,6 +117,11 @@ uint64_t value_bits(DType t, double v, std::string_view op) {
 }
 
 }  // namespace
+
+int64_t* checked_error_word(int index) {
+  check_index_errors(index);
+  return error_word(index, true)->dev;
+}
 
 void check_index_errors(int index) {
   ErrorWord* w = error_word(index, false);

@@ -26,6 +26,9 @@ namespace mycel::cuda {
 // clears it (host code, array_index.cc). Reads pinned memory: does not wait for the device
 // (sees what finished kernels wrote). Allocates nothing when no indexing kernel ran yet.
 void check_index_errors(int index);
+// The device's error word for a kernel that checks indices (created on first use), after
+// raising any error an earlier kernel recorded (host code, array_index.cc; CSRMM uses it too).
+int64_t* checked_error_word(int index);
 
 // GatherD(+Grad): the index tensor's shape, the data tensor's (contiguous) strides, the axis.
 struct DimIndexDesc {

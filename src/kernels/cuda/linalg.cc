@@ -37,6 +37,7 @@
 
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_tensor.h"
+#include "kernels/cuda/array_index.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/handles.h"
 #include "kernels/cuda/linalg_kernels.h"
@@ -305,6 +306,33 @@ void cuda_bias_add(const KernelContext& ctx) {
   for (int64_t d = cdim + 1; d < nd; ++d) inner *= x.dim(d);
   launch_bias_add(code(x.dtype()), x.raw_data(), ctx.in[1].raw_data(), y.raw_data(), y.numel(),
                   x.dim(cdim), inner, stream(ctx.device.index));
+  MC_CUDA_LAUNCH_CHECK();
+}
+
+// CSRMM: linalg_kernels.h's launch_csrmm; the transposed product accumulates into the zeroed
+// output. Bad CSR arrays are found on the device and raised later as an IndexError
+// (array_index.h), where the CPU kernel raises a ValueError at once.
+void cuda_csrmm(const KernelContext& ctx) {
+  const Tensor &ptr = ctx.in[0], &col = ctx.in[1], &val = ctx.in[2], &d = ctx.in[3];
+  const Tensor& out = ctx.out[0];
+  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
+  const bool ta = ctx.attrs.get_bool("transpose_a");
+  const int64_t m = ds[0], k = ds[1], n = d.dim(1);
+  MC_CHECK(ptr.numel() == m + 1 && col.numel() == val.numel() && d.dim(0) == (ta ? m : k), Value,
+           "For '", ctx.op.name, "', got indptr of shape ", ptr.shape(), ", indices ", col.shape(),
+           ", values ", val.shape(), " and dense ", d.shape(), " for the sparse shape [", m, ", ",
+           k, "].");
+  const int dev = ctx.device.index;
+  cudaStream_t s = stream(dev);
+  if (out.numel() == 0) return;
+  if (ta || m == 0)
+    MC_CUDA_CHECK(
+        cudaMemsetAsync(out.raw_data(), 0, static_cast<size_t>(out.numel()) * out.itemsize(), s));
+  if (m == 0) return;
+  int64_t* err = checked_error_word(dev);
+  launch_csrmm(code(out.dtype()), ptr.raw_data(), ptr.dtype() == DType::Int64, col.raw_data(),
+               col.dtype() == DType::Int64, val.raw_data(), d.raw_data(), out.raw_data(), m, k, n,
+               val.numel(), ta, err, static_cast<int>(ctx.op.id), s);
   MC_CUDA_LAUNCH_CHECK();
 }
 

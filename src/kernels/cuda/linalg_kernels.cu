@@ -51,7 +51,77 @@ __global__ void bias_add_kernel(const T* x, const T* b, T* y, int64_t n, int64_t
   }
 }
 
+__device__ inline void flag_csr(int64_t* err, int op, int64_t v) {
+  volatile int64_t* e = err;
+  e[1] = v;
+  e[0] = 1 + op;
+}
+
+// One block per row r of A (grid-stride over rows); thread t handles columns t, t + blockDim...
+template <class T, class P, class I>
+__global__ void csrmm_kernel(const P* ptr, const I* col, const T* val, const T* d, T* out,
+                             int64_t rows, int64_t k, int64_t n, int64_t nnz, bool transpose,
+                             int64_t* err, int op) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t b = static_cast<int64_t>(ptr[r]), e = static_cast<int64_t>(ptr[r + 1]);
+    if (threadIdx.x == 0) {
+      if (b > e) flag_csr(err, op, e);
+      if (r == 0 && b != 0) flag_csr(err, op, b);
+      if (r == rows - 1 && e != nnz) flag_csr(err, op, e);
+    }
+    const bool bad = b > e || b < 0 || e > nnz;  // flagged above; the row is left 0
+    const int64_t jb = bad ? 0 : b, je = bad ? 0 : e;
+    for (int64_t c = threadIdx.x; c < n; c += blockDim.x) {
+      T acc = T(0);
+      for (int64_t j = jb; j < je; ++j) {
+        const int64_t q = static_cast<int64_t>(col[j]);
+        if (q < 0 || q >= k) {
+          if (c == threadIdx.x && threadIdx.x == 0) flag_csr(err, op, q);
+          continue;
+        }
+        if (transpose)
+          atomicAdd(out + q * n + c, val[j] * d[r * n + c]);
+        else
+          acc += val[j] * d[q * n + c];
+      }
+      if (!transpose) out[r * n + c] = acc;
+    }
+  }
+}
+
 }  // namespace
+
+void launch_csrmm(int code, const void* ptr, bool ptr64, const void* col, bool col64,
+                  const void* val, const void* d, void* out, int64_t rows, int64_t k, int64_t n,
+                  int64_t nnz, bool transpose, int64_t* err, int op, cudaStream_t stream) {
+  if (rows == 0 || n == 0) return;
+  const int threads = n >= 256 ? 256 : n >= 64 ? 64 : 32;
+  const unsigned blocks = static_cast<unsigned>(rows < 65535 ? rows : 65535);
+  auto go = [&](auto t, auto p, auto c) {
+    using T = decltype(t);
+    using P = decltype(p);
+    using C = decltype(c);
+    csrmm_kernel<T, P, C><<<blocks, threads, 0, stream>>>(
+        static_cast<const P*>(ptr), static_cast<const C*>(col), static_cast<const T*>(val),
+        static_cast<const T*>(d), static_cast<T*>(out), rows, k, n, nnz, transpose, err, op);
+  };
+  auto with_col = [&](auto t, auto p) {
+    if (col64)
+      go(t, p, int64_t{});
+    else
+      go(t, p, int32_t{});
+  };
+  auto with_ptr = [&](auto t) {
+    if (ptr64)
+      with_col(t, int64_t{});
+    else
+      with_col(t, int32_t{});
+  };
+  if (code == kFloat64)
+    with_ptr(double{});
+  else if (code == kFloat32)
+    with_ptr(float{});
+}
 
 void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_t batches,
                          int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t stride_a,

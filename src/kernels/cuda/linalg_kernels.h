@@ -21,4 +21,15 @@ void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_
 void launch_bias_add(int code, const void* x, const void* b, void* y, int64_t n, int64_t channels,
                      int64_t inner, cudaStream_t stream);
 
+// CSRMM (float32/float64 codes): out [rows, n] = sum over j in [ptr[r], ptr[r + 1]) of
+// val[j] * d[col[j], :], one block per output row r, its threads over the n columns (a
+// grid-stride loop over rows past the grid). With transpose, out [k, n] must be zeroed by the
+// caller and row r of A adds val[j] * d[r, :] to out[col[j], :] (atomicAdd: the order of the
+// sums varies). The CSR arrays are checked on the device: an indptr not rising from 0 to nnz
+// or a column outside [0, k) is recorded in err (array_index.h: raised later as an
+// IndexError naming op) and its entries skipped. ptr64/col64: int64 arrays, else int32.
+void launch_csrmm(int code, const void* ptr, bool ptr64, const void* col, bool col64,
+                  const void* val, const void* d, void* out, int64_t rows, int64_t k, int64_t n,
+                  int64_t nnz, bool transpose, int64_t* err, int op, cudaStream_t stream);
+
 }  // namespace mycel::cuda

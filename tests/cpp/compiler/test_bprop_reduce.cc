@@ -116,6 +116,26 @@ std::vector<Case> linalg_cases() {
       C("FFTN_c2r_even", OpId::FFTN, {f64({2, 5})}, fft({1}, {8}, true, "backward", "c2r")));
   c.push_back(
       C("FFTN_c2r_odd_2d", OpId::FFTN, {f64({3, 4})}, fft({1, 0}, {7, 2}, false, "ortho", "c2r")));
+  // CSRMM of a 4 x 3 CSR matrix (an empty row, a column repeated in a row, columns out of
+  // order) with a dense operand; int32 and int64 index arrays, both transposes.
+  for (DType it : {DType::Int32, DType::Int64}) {
+    for (bool ta : {false, true}) {
+      Attrs a;
+      a.set("dense_shape", std::vector<int64_t>{4, 3});
+      a.set("transpose_a", ta);
+      Tensor ptr = ints(it, {5}, {0, 2, 2, 5, 6});
+      Tensor idx = ints(it, {6}, {2, 0, 1, 1, 0, 2});
+      c.push_back(
+          C(std::string("CSRMM_") + (it == DType::Int32 ? "i32" : "i64") + (ta ? "_ta" : ""),
+            OpId::CSRMM, {fixed(ptr), fixed(idx), f64({6}), f64({ta ? 4 : 3, 5})}, a));
+    }
+  }
+  Attrs one_row;
+  one_row.set("dense_shape", std::vector<int64_t>{1, 3});
+  c.push_back(C("CSRMM_one_row", OpId::CSRMM,
+                {fixed(ints(DType::Int64, {2}, {0, 2})), fixed(ints(DType::Int64, {2}, {2, 0})),
+                 f64({2}), f64({3, 2})},
+                one_row));
   return c;
 }
 

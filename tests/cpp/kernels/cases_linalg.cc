@@ -169,6 +169,98 @@ void add_fft(std::vector<KernelCase>& v) {
   v.push_back(fft({64, 256}, DType::Float32, {0, 1}, {64, 256}, false, "backward", "r2c"));
 }
 
+// Eig of random (*, N, N) matrices: the kernel's QR algorithm against the reference's
+// characteristic-polynomial roots, both in canonical order and scaling.
+KernelCase eig(Shape x, DType t, bool vectors, std::string label = "") {
+  KernelCase c;
+  c.op = "Eig";
+  c.inputs = {spec(x, t)};
+  c.attrs = A({{"compute_v", vectors}});
+  const bool single = t == DType::Float32 || t == DType::Complex64;
+  c.rtol = single ? 2e-4 : 1e-7;
+  c.atol = single ? 2e-4 : 1e-7;
+  c.label = shape_str(x) + " " + std::string(dtype_name(t)) + (vectors ? " vectors" : "") +
+            (label.empty() ? "" : " " + label);
+  return c;
+}
+
+// CSRMM of a random CSR matrix [m, k] (about `per_row` entries a row, some rows empty,
+// columns unordered and repeated within a row) with a random dense operand of n columns.
+KernelCase csrmm(int64_t m, int64_t k, int64_t n, int64_t per_row, DType t, DType it, bool ta,
+                 std::string label = "") {
+  KernelCase c;
+  c.op = "CSRMM";
+  c.attrs = A({{"dense_shape", ints({m, k})}, {"transpose_a", ta}});
+  const bool single = t == DType::Float32;
+  c.rtol = single ? 1e-4 : 1e-10;
+  c.atol = single ? 1e-4 : 1e-10;
+  c.make_inputs = [=] {
+    uint64_t state = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(m * 131 + k * 7 + n);
+    auto next = [&state](int64_t bound) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return bound <= 0 ? int64_t{0}
+                        : static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(bound));
+    };
+    std::vector<int64_t> ptr{0}, cols;
+    for (int64_t r = 0; r < m; ++r) {
+      const int64_t cnt = k == 0 || next(5) == 0 ? 0 : next(2 * per_row + 1);
+      for (int64_t j = 0; j < cnt; ++j) cols.push_back(next(k));
+      ptr.push_back(static_cast<int64_t>(cols.size()));
+    }
+    const int64_t nnz = static_cast<int64_t>(cols.size());
+    Tensor tp = Tensor::empty({m + 1}, it), ti = Tensor::empty({nnz}, it);
+    for (int64_t i = 0; i <= m; ++i) {
+      if (it == DType::Int32)
+        tp.data<int32_t>()[i] = static_cast<int32_t>(ptr[static_cast<size_t>(i)]);
+      else
+        tp.data<int64_t>()[i] = ptr[static_cast<size_t>(i)];
+    }
+    for (int64_t j = 0; j < nnz; ++j) {
+      if (it == DType::Int32)
+        ti.data<int32_t>()[j] = static_cast<int32_t>(cols[static_cast<size_t>(j)]);
+      else
+        ti.data<int64_t>()[j] = cols[static_cast<size_t>(j)];
+    }
+    return std::vector<Tensor>{tp, ti, make_input(spec({nnz}, t), 11),
+                               make_input(spec({ta ? m : k, n}, t), 12)};
+  };
+  c.label = std::to_string(m) + "x" + std::to_string(k) + " @ " + std::to_string(n) + " cols " +
+            std::string(dtype_name(t)) + " " + std::string(dtype_name(it)) + (ta ? " ta" : "") +
+            (label.empty() ? "" : " " + label);
+  return c;
+}
+
+void add_eig_csrmm(std::vector<KernelCase>& v) {
+  for (DType t : {DType::Float32, DType::Float64, DType::Complex64, DType::Complex128}) {
+    for (int64_t n : {1, 2, 3, 5, 6}) {
+      v.push_back(eig({n, n}, t, false));
+      v.push_back(eig({n, n}, t, true));
+    }
+    v.push_back(eig({3, 4, 4}, t, true, "batched"));
+    v.push_back(eig({2, 0, 0}, t, true, "N = 0"));
+    v.push_back(eig({0, 3, 3}, t, false, "no matrices"));
+  }
+  KernelCase nan = eig({2, 3, 3}, DType::Float64, true, "NaN in one matrix");
+  nan.make_inputs = [] {
+    Tensor x = make_input({{2, 3, 3}, DType::Float64, Gen::Normal}, 5);
+    x.data<double>()[4] = std::nan("");
+    return std::vector<Tensor>{x};
+  };
+  v.push_back(nan);
+  for (DType t : {DType::Float32, DType::Float64}) {
+    for (DType it : {DType::Int32, DType::Int64}) {
+      for (bool ta : {false, true}) {
+        v.push_back(csrmm(7, 5, 3, 2, t, it, ta));
+        v.push_back(csrmm(300, 200, 67, 6, t, it, ta, "threaded"));
+        v.push_back(csrmm(4, 6, 1, 3, t, it, ta, "one column"));
+      }
+    }
+    v.push_back(csrmm(0, 4, 3, 2, t, DType::Int64, false, "M = 0"));
+    v.push_back(csrmm(5, 0, 3, 2, t, DType::Int64, true, "K = 0"));
+    v.push_back(csrmm(5, 4, 0, 2, t, DType::Int32, false, "N = 0"));
+  }
+}
+
 }  // namespace
 
 std::vector<KernelCase> linalg_cases() {
@@ -265,6 +357,7 @@ std::vector<KernelCase> linalg_cases() {
     v.push_back(bias({16, 33, 31, 64}, 64, t, "NHWC"));
   }
   add_fft(v);
+  add_eig_csrmm(v);
   return v;
 }
 

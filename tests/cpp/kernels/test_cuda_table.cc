@@ -27,8 +27,10 @@ namespace {
 // collective library (NCCL, not in Debian) is the seam where they would get device kernels.
 // (RandomPoisson has one: its sampler is base/poisson_draw.h, shared with the CPU, so the GPU
 // draws the CPU's counts.)
-const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter", "AlltoAll",
-                                            "Broadcast", "Barrier",   "Send",          "Receive"};
+// Eig: no CUDA kernel yet (a QR iteration per small matrix; cuSOLVER's Xgeev is the seam).
+const std::set<std::string> kCpuFallback = {"AllReduce", "AllGather", "ReduceScatter",
+                                            "AlltoAll",  "Broadcast", "Barrier",
+                                            "Send",      "Receive",   "Eig"};
 // Complex tensors are a dtype question, not an op one: an op runs on complex64/complex128 on
 // the device where the CUDA dtype rule says its kernel takes them (kernels/cuda/complex.h's
 // cuda_takes_complex: the complex-number ops, the elementwise ops with complex loops, casts

@@ -36,6 +36,7 @@ from mycel.ops.function.transformer_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.other_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.special_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.roi_func import roi_align  # noqa: F401,E402
+from mycel.ops.function.eig_func import *  # noqa: F401,F403,E402
 from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403

@@ -15,8 +15,14 @@ How the pieces work:
   mark the first value of each run of equal keys, number the runs with a CumSum and add each
   run's values with UnsortedSegmentSum over a static bound (the number of values); the run
   count is known only when it runs, so MaskedSelect (a dynamic-size op) takes the result.
-- A sparse-times-dense product gathers the dense rows at the stored columns, scales them by
-  the values and adds them into the output rows (UnsortedSegmentSum).
+- A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm,
+  SparseTensorDenseMatmul; for unsorted COO entries and a dense operand of up to 128
+  columns, the dense rows gathered at the entries' columns and CSRMM with transpose_a over
+  one entry per row, which adds each into its destination row; wider, a stable Sort of the
+  rows into CSR form first) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
+  itself (a ValueError naming CSRMM); other dtypes, and a number of values known only when it
+  runs, gather the dense rows at the stored columns, scale them by the values and add them
+  into the output rows (UnsortedSegmentSum).
 
 Checks: indices outside the dense shape and an indptr that does not rise from 0 to the
 number of values are a ValueError when the call runs (both modes); wrong kinds, dtypes and
@@ -50,6 +56,12 @@ _INDEX = (_C.int16, _C.int32, _C.int64)
 @constexpr
 def _const(v, dtype):
     return _C.Tensor(np.array(v, np.int64)).astype(dtype)
+
+
+@constexpr
+def _arange(n):
+    """0, 1, ..., n - 1 (int64)."""
+    return _C.Tensor(np.arange(n, dtype=np.int64))
 
 
 def _i64(x):
@@ -458,6 +470,34 @@ def sparse_dense_mm(who, rows, cols, values, shape, dense, trans_a=False, trans_
     return _segment_sum(scaled, dst, m)
 
 
+@constexpr
+def _fused(v_shape, v_dtype, d_shape, d_dtype):
+    """Whether op(A) @ dense runs as the table's CSRMM: float32/float64 values and dense of one
+    dtype, and a number of values known when it compiles (CSRMM's gradient needs it)."""
+    return v_dtype == d_dtype and v_dtype in (_C.float32, _C.float64) and \
+        len(d_shape) == 2 and v_shape[0] >= 0
+
+
+def _index32(x):
+    """An int32/int64 index tensor as it is; int16 widened to int32 (CSRMM's index dtypes)."""
+    return x if x.dtype in (_C.int32, _C.int64) else prim("Cast", dtype=_C.int32)(x)
+
+
+def csr_dense_mm(who, indptr, indices, values, shape, dense, trans_a=False, trans_b=False):
+    """op(A) @ op(dense) for the CSR matrix A (indptr, indices, values, shape) and a dense
+    Tensor, through the fused CSRMM op (float32/float64; its kernel checks indptr and indices,
+    a ValueError naming CSRMM), or else the gather/scale/segment-sum composition."""
+    dense = as_tensor(dense)
+    if not _fused(values.shape, values.dtype, dense.shape, dense.dtype):
+        rows, cols = _csr_rows(who, indptr, indices, values.shape[0], shape)
+        return sparse_dense_mm(who, rows, cols, values, shape, dense, trans_a, trans_b)
+    _mm_plan(who, shape, dense.shape, values.dtype, dense.dtype, trans_a, trans_b)
+    if trans_b:
+        dense = prim("Transpose")(dense, (1, 0))
+    return prim("CSRMM", dense_shape=tuple(shape), transpose_a=bool(trans_a))(
+        _index32(indptr), _index32(indices), values, dense)
+
+
 def _segment_sum(x, ids, n):
     """UnsortedSegmentSum, complex numbers as their real and imaginary parts."""
     if x.dtype in (_C.complex64, _C.complex128):
@@ -472,14 +512,16 @@ def csr_mm(a, b, trans_a=False, trans_b=False, adjoint_a=False, adjoint_b=False)
     (adjoint_*). Gradients reach a's values and a dense b."""
     who = "csr_mm"
     _check_kind(who, "a", a, CSRTensor)
-    rows, cols = _csr_parts(who, a)
     ta, tb = bool(trans_a or adjoint_a), bool(trans_b or adjoint_b)
-    if isinstance(b, CSRTensor):
-        out = sparse_dense_mm(who, rows, cols, a.values, a.shape, csr_to_dense(b), ta, tb,
+    dense = csr_to_dense(b) if isinstance(b, CSRTensor) else as_tensor(b)
+    complex_ = a.values.dtype in (_C.complex64, _C.complex128)
+    if complex_ or dense.dtype in (_C.complex64, _C.complex128):
+        rows, cols = _csr_parts(who, a)
+        out = sparse_dense_mm(who, rows, cols, a.values, a.shape, dense, ta, tb,
                               bool(adjoint_a), bool(adjoint_b))
-        return dense_to_sparse_csr(out)
-    return sparse_dense_mm(who, rows, cols, a.values, a.shape, b, ta, tb, bool(adjoint_a),
-                           bool(adjoint_b))
+    else:
+        out = csr_dense_mm(who, a.indptr, a.indices, a.values, a.shape, dense, ta, tb)
+    return dense_to_sparse_csr(out) if isinstance(b, CSRTensor) else out
 
 
 @constexpr
@@ -494,8 +536,8 @@ def csr_mv(csr_tensor, dense_vector):
     _check_kind("csr_mv", "csr_tensor", csr_tensor, CSRTensor)
     v = as_tensor(dense_vector)
     _mv_plan(csr_tensor.shape, v.shape)
-    rows, cols = _csr_parts("csr_mv", csr_tensor)
-    return sparse_dense_mm("csr_mv", rows, cols, csr_tensor.values, csr_tensor.shape, v)
+    return csr_dense_mm("csr_mv", csr_tensor.indptr, csr_tensor.indices, csr_tensor.values,
+                        csr_tensor.shape, v)
 
 
 @constexpr
@@ -605,6 +647,29 @@ def sparse_tensor_dense_matmul(indices, values, sparse_shape, dense, adjoint_st=
     shape = _sparse_shape(who, sparse_shape)
     _check_index_values(who, indices.shape, indices.dtype, values.shape, 2)
     idx = _check_coo_indices(who, indices, shape)
+    dense = as_tensor(dense)
+    if len(shape) == 2 and _fused(values.shape, values.dtype, dense.shape, dense.dtype):
+        if dense.shape[0 if adjoint_dt else 1] > 128:
+            # wide operands: to CSR by a stable sort of the rows (its cost does not grow with
+            # the columns, the gathered copy's would), then CSRMM
+            rows, order = prim("Sort", axis=0, descending=False)(idx[:, 0])
+            return csr_dense_mm(who, _indptr(rows, shape[0], _C.int64),
+                                prim("Gather")(idx[:, 1], order, 0),
+                                prim("Gather")(values, order, 0), shape, dense,
+                                bool(adjoint_st), bool(adjoint_dt))
+        # Narrow operands, no sort: the dense rows gathered at the entries' sources, then
+        # CSRMM with transpose_a over a CSR matrix of one entry per row (indptr 0, 1, ..., nnz),
+        # whose columns are the entries' destinations: out[dst_j] += v_j * gathered[j]
+        # (the kernel groups the entries by destination with a counting sort).
+        m = _mm_plan(who, shape, dense.shape, values.dtype, dense.dtype, bool(adjoint_st),
+                     bool(adjoint_dt))
+        if adjoint_dt:
+            dense = prim("Transpose")(dense, (1, 0))
+        src, dst = (idx[:, 0], idx[:, 1]) if adjoint_st else (idx[:, 1], idx[:, 0])
+        nnz = values.shape[0]
+        picked = prim("Gather")(dense, src, 0)
+        return prim("CSRMM", dense_shape=(nnz, m), transpose_a=True)(
+            _arange(nnz + 1), dst, values, picked)
     return sparse_dense_mm(who, idx[:, 0], idx[:, 1], values, shape, dense, bool(adjoint_st),
                            bool(adjoint_dt), bool(adjoint_st), bool(adjoint_dt))
 

@@ -153,10 +153,10 @@ __all__ += ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
 from mycel.ops.operations.composed_ops import (Identity, Slice,  # noqa: E402
                                                SquaredDifference, IsFinite, IsNan, IsInf,
                                                LogicalXor, Atan2, Xlogy, Trunc, Lerp,
-                                               Heaviside, AssignSub, MatrixInverse)
+                                               Heaviside, AssignSub, MatrixInverse, Eig)
 __all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
             "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
-            "MatrixInverse"]
+            "MatrixInverse"]  # Eig: the table's name, already listed
 from mycel.ops.operations.host_ops import (Shape, SameTypeShape, Print,  # noqa: E402
                                            SparseGatherV2)
 __all__ += ["Shape", "SameTypeShape", "Print", "SparseGatherV2"]

@@ -5,6 +5,9 @@ ops/function/sparse_func.py (both modes, gradients to the values and dense opera
 - ``CSRReduceSum()(indptr, indices, values, shape, axis)``: the sum along axis, kept ([M, 1]
   or [1, N]);
 - ``CSRMV()(indptr, indices, values, shape, dense)``: the matrix times a [N, 1] vector;
+- ``CSRMM()(indptr, indices, values, shape, dense)``: the matrix times a dense [N, K] matrix
+  (float32/float64: the op table's fused CSRMM, ``P.CSRMM(dense_shape, transpose_a)(indptr,
+  indices, values, dense)``);
 - ``CSRMul()`` / ``CSRDiv()(indptr, indices, values, shape, dense)``: the values times /
   divided by the dense tensor (broadcast to shape) at each stored position;
 - ``CSRGather()(indptr, indices, dense, shape)``: the dense tensor at each stored position;
@@ -17,7 +20,7 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import sparse_func as _sf
 from mycel.ops.function._util import prim as _prim, as_tensor as _t
 
-__all__ = ["CSRReduceSum", "CSRMV", "CSRMul", "CSRDiv", "CSRGather", "CSR2COO", "COO2CSR"]
+__all__ = ["CSRReduceSum", "CSRMV", "CSRMM", "CSRMul", "CSRDiv", "CSRGather", "CSR2COO", "COO2CSR"]
 
 
 class CSRReduceSum(_Composed):
@@ -32,6 +35,13 @@ class CSRMV(_Composed):
 
     def __call__(self, indptr, indices, values, shape, dense):
         return _sf.csr_mv(CSRTensor(indptr, indices, values, shape), dense)
+
+
+class CSRMM(_Composed):
+    """CSRMM()(indptr, indices, values, shape, dense): the matrix times the dense matrix."""
+
+    def __call__(self, indptr, indices, values, shape, dense):
+        return _sf.csr_mm(CSRTensor(indptr, indices, values, shape), dense)
 
 
 class CSRMul(_Composed):

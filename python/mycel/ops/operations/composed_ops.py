@@ -14,6 +14,7 @@ from mycel.ops.function import (layout_func as _l, einsum_func as _e, unary_func
                                 math_ext_func as _mx, linalg_func as _la,
                                 array_ext_func as _ax)
 from mycel.ops.function._util import prim as _prim
+from mycel.ops.function import eig_func as _eig
 
 
 class _Composed(Primitive):
@@ -585,3 +586,23 @@ def _simple_maker(export, module):
         return export(type(name, (_Composed,), {"__doc__": doc, "__module__": module,
                                                 "__init__": __init__, "__call__": __call__}))
     return simple
+class Eig(_Composed):
+    """Eig(compute_v=False)(x): (eigenvalues (*, N), eigenvectors (*, N, N)) of the square
+    matrices x, as ops.eig (the op table's Eig, differentiable through eig_func's backward);
+    without compute_v the eigenvectors are an empty tensor (shape [0]). Written out over the
+    table's Eig so that its gradient is ops.eig's."""
+
+    def __init__(self, compute_v=False):
+        if not isinstance(compute_v, bool):
+            raise TypeError(f"For 'Eig', 'compute_v' must be a bool, but got "
+                            f"{type(compute_v).__name__}.")
+        super().__init__(compute_v=compute_v)
+        self.compute_v = compute_v
+
+    def __call__(self, x):
+        if self.compute_v:
+            return _eig.eig(x)
+        return _eig.eigvals(x), _eig.empty_vectors(x)
+
+
+__all__ += ["Eig"]

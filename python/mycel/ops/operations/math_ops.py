@@ -14,6 +14,7 @@ __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "
             "Floor", "Ceil", "Round", "Rint"]
 
 __all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
+__all__ += ["Eig"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 # MindSpore"s math_ops classes that mycel composes (operations/composed_*_ops.py).
 from mycel.ops import operations as _bo  # noqa: E402
