@@ -6,6 +6,20 @@ sensitivity v; Jvp is the gradient of that pullback with respect to its cotangen
 pullback is linear in u, so its own pullback along v is J v, the same at every u)."""
 from mycel.nn.cell import Cell
 from mycel.ops.composite import GradOperation
+from mycel.ops.primitive import constexpr
+
+
+@constexpr
+def _check_tangents(n_inputs, v_is_tuple, v_len):
+    """Jvp's v has the inputs' structure: one Tensor for one input, a tuple of one per input
+    for several (a TypeError otherwise, at compile time in graphs, as MindSpore's)."""
+    if n_inputs == 1 and v_is_tuple:
+        raise TypeError(f"For 'Jvp', v must be a Tensor for a function of one input, but got "
+                        f"a tuple of {v_len}.")
+    if n_inputs > 1 and (not v_is_tuple or v_len != n_inputs):
+        got = f"a tuple of {v_len}" if v_is_tuple else "one Tensor"
+        raise TypeError(f"For 'Jvp', v must be a tuple of {n_inputs} Tensors (one per input), "
+                        f"but got {got}.")
 
 
 class Vjp(Cell):
@@ -41,7 +55,8 @@ class _Pullback(Cell):
 
 class Jvp(Cell):
     """Jvp(fn)(*inputs, v) -> (fn(*inputs), J v: one Tensor for one output, else a tuple), v
-    one tangent per input (a Tensor for one input, else a tuple)."""
+    one tangent per input (a Tensor for one input, else a tuple of one per input: a TypeError
+    otherwise)."""
 
     def __init__(self, fn):
         super().__init__()
@@ -52,6 +67,8 @@ class Jvp(Cell):
     def construct(self, *args):
         inputs = args[:-1]
         v = args[-1]
+        v_is_tuple = isinstance(v, tuple)
+        _check_tangents(len(inputs), v_is_tuple, len(v) if v_is_tuple else 1)
         out = self.fn(*inputs)
         tangents = v if isinstance(v, tuple) else (v,)
         # the pullback is linear in u, so its gradient in u is the same at every u: the

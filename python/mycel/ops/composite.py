@@ -496,6 +496,15 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
         bool(get_all), bool(get_by_list), bool(sens_param), _weights_arg(weights)))
 
 
+def _check_tensors(name, arg, xs):
+    """Raises a TypeError unless every element of the tuple `xs` is a Tensor (vjp and jvp
+    differentiate with respect to tensors only, as MindSpore's)."""
+    for i in range(len(xs)):  # (an index loop: graph code unrolls it at compile time)
+        if not isinstance(xs[i], Tensor):
+            raise TypeError(f"For '{name}', the {arg} must be a Tensor or a tuple of Tensors, "
+                            f"but got {type(xs[i]).__name__}.")
+
+
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
     back to the inputs: a tuple of one gradient per input, a one-element tuple for a single
@@ -503,6 +512,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     ``(input_grads, weight_grads)``, both tuples; for several outputs
     ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
     returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
+    _check_tensors("vjp", "inputs", inputs)
     if weights is not None:  # (a constant in graph code: the branch folds away)
         weights = _weights_tuple(weights)
     outputs = fn(*inputs)
@@ -537,6 +547,14 @@ def jvp(fn, inputs, v, has_aux=False):
     """Forward mode: ``(fn(*inputs), J·v)`` for tangents `v` (one per input), computed as
     the vjp of the vjp (the pullback is linear in its cotangent, and its own pullback is
     the Jacobian-vector product). With has_aux: ``(out, jvp, aux)``."""
+    # (the arguments themselves, not their elements: a loop over them here would be
+    # differentiated by nested forward mode, e.g. jet's)
+    if not isinstance(inputs, (Tensor, tuple, list)):
+        raise TypeError(f"For 'jvp', the inputs must be a Tensor or a tuple of Tensors, but got "
+                        f"{type(inputs).__name__}.")
+    if not isinstance(v, (Tensor, tuple, list)):
+        raise TypeError(f"For 'jvp', v must be a Tensor or a tuple of Tensors, but got "
+                        f"{type(v).__name__}.")
     inputs, v = _as_tuple(inputs), _as_tuple(v)
     if len(inputs) != len(v):
         raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
