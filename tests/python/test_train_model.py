@@ -240,6 +240,44 @@ def test_train_on_iterable_of_tensors(mode):
     assert rec.events == expected_events(2, STEPS)
 
 
+class _OneShotIterator:
+    """A user's dataset class that iterates itself once until reset() (MindSpore's dataset
+    stubs and many hand-written loaders): Model rewinds it after each epoch and evaluation."""
+
+    def __init__(self, batches):
+        self.batches, self.i, self.resets = batches, 0, 0
+
+    def __len__(self):
+        return len(self.batches)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i == len(self.batches):
+            raise StopIteration
+        self.i += 1
+        return self.batches[self.i - 1]
+
+    def reset(self):
+        self.i = 0
+        self.resets += 1
+
+
+def test_train_and_eval_reset_a_self_iterating_dataset(mode):
+    x, y = blobs()
+    batches = [(ms.Tensor(x[i:i + BATCH]), ms.Tensor(y[i:i + BATCH])) for i in range(0, N, BATCH)]
+    data = _OneShotIterator(batches)
+    net, model = make_model(metrics={"acc": Accuracy()})
+    rec = Recorder()
+    model.train(2, data, callbacks=rec)
+    assert rec.events == expected_events(2, STEPS)  # the second epoch saw every batch again
+    assert data.resets == 2
+    got = model.eval(data)["acc"]
+    assert got == pytest.approx(np.mean(np_logits(net, x).argmax(1) == y))
+    assert data.resets == 3
+
+
 def test_fit_evaluates_each_epoch(mode, capsys):
     """fit is one training run (one on_train_begin/end) with an eval before every
     valid_frequency-th on_train_epoch_end, whose metrics the callbacks see."""
@@ -500,6 +538,11 @@ def test_metric_errors():
         Accuracy("multilabel").update(np.zeros((4, 3)), np.zeros((4, 2)))
     with pytest.raises(NotImplementedError):
         Metric()
+    # labels of the logits' rank must be one-hot (MindSpore's rule): no silent argmax
+    with pytest.raises(ValueError, match=r"Accuracy.update.*\[4, 3\].*one-hot"):
+        Accuracy().update(np.zeros((4, 3)), np.ones((4, 3)))
+    with pytest.raises(ValueError, match="one-hot"):
+        Accuracy().update(np.zeros((2, 3)), np.array([[0.9, 0.1, 0.0], [0.0, 0.2, 0.8]]))
 
 
 # ----- errors -----

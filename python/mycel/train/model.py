@@ -33,6 +33,15 @@ def _batches(dataset, name, num_epochs=1):
                     f"iterable of (data, label) tuples, but got {type(dataset).__name__}.")
 
 
+def _reset(dataset):
+    """Rewinds a dataset that is not a mycel Dataset but has reset() (a user's iterator
+    class, MindSpore's dataset stubs) after an epoch or an evaluation, as MindSpore's Model
+    does; a mycel Dataset's iterator starts each pass afresh by itself."""
+    reset = getattr(dataset, "reset", None)
+    if callable(reset) and not hasattr(dataset, "_start_pipeline"):
+        reset()
+
+
 class _Reiterable:
     """A plain iterable as an epoch source: each ``for`` loop iterates it afresh."""
 
@@ -227,6 +236,8 @@ class Model:
                 cbs.on_train_step_end(ctx)
                 if ctx.get_stop_requested():
                     break
+            if sink is None:
+                _reset(train_dataset)
             if p.batch_num < 0:
                 p.batch_num = n
             if valid_dataset is not None and e % valid_frequency == 0:
@@ -289,6 +300,7 @@ class Model:
                 else:
                     m.update(out[oi], out[yi])
             cbs.on_eval_step_end(ctx)
+        _reset(valid_dataset)
         p.metrics = {name: m.eval() for name, m in self._metric_fns.items()}
         cbs.on_eval_epoch_end(ctx)
         cbs.on_eval_end(ctx)

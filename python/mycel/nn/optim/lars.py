@@ -38,6 +38,10 @@ class LARS(Optimizer):
         coef = _check_float("LARS", "coefficient", coefficient, 0.0)
         # The same parameters and rates as the wrapped optimizer (one group each way).
         super().__init__(0.0, optimizer.parameters)
+        # LARS has no rate or step of its own: its learning_rate and global_step are the
+        # wrapped optimizer's (one Parameter each, so a checkpoint holds one of each name)
+        del self.learning_rate, self.global_step
+        self.learning_rate, self.global_step = optimizer.learning_rate, optimizer.global_step
         self.opt = optimizer
         self.epsilon, self.coefficient, self.use_clip = _const(eps), _const(coef), use_clip
         self._one = _const(1.0)

@@ -269,7 +269,10 @@ class Optimizer(Cell):
         return lrs[0] if len(lrs) == 1 else lrs
 
     def get_lr_parameter(self, param):
-        """The learning rate of the group holding `param` (a Parameter or a list of them)."""
+        """The learning rate of the group holding `param` (a Parameter, or a list of them for
+        a list), as MindSpore's: the group's learning-rate Parameter (0-d for a fixed rate,
+        the per-step values for a list, read by the step counter) or its
+        LearningRateSchedule cell. It has no side effect (get_lr() gives this step's rate)."""
         idx = {id(p): i for i, p in enumerate(self._params_list)}
         for p in (param,) if isinstance(param, Parameter) else param:
             if not isinstance(p, Parameter):
@@ -278,10 +281,12 @@ class Optimizer(Cell):
             if id(p) not in idx:
                 raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not "
                                  f"updated by this optimizer.")
-        lrs = self._current_lr()
+
+        def rate(p):
+            return getattr(self, self._lr_names[self._group_of[idx[id(p)]]])
         if isinstance(param, Parameter):
-            return lrs[self._group_of[idx[id(param)]]]
-        return [lrs[self._group_of[idx[id(p)]]] for p in param]
+            return rate(param)
+        return [rate(p) for p in param]
 
     def lr_of(self, lrs, i):
         """The learning rate of parameter i from get_lr()'s result."""
