@@ -36,6 +36,9 @@ class LARS(Optimizer):
             raise TypeError("For 'LARS', the 'lars_filter' must be callable.")
         eps = _check_float("LARS", "epsilon", epsilon, 0.0)
         coef = _check_float("LARS", "coefficient", coefficient, 0.0)
+        if optimizer.dynamic_weight_decay:
+            raise TypeError("For 'LARS', dynamic weight decay is currently not supported: the "
+                            "wrapped optimizer's 'weight_decay' must be float or int type.")
         # The same parameters and rates as the wrapped optimizer (one group each way).
         super().__init__(0.0, optimizer.parameters)
         # LARS has no rate or step of its own: its learning_rate and global_step are the

@@ -49,7 +49,9 @@ class SGD(Optimizer):
         param -= lr * (g + momentum * accum if nesterov else accum)
 
     The accumulators are Parameters "accum.<param name>", the first-step flags "stat.<...>".
+    The decay is fused into the SGD op: a dynamic weight decay (a Cell) is a TypeError.
     """
+    _dynamic_decay_ok = False
 
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):

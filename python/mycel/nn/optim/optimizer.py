@@ -12,6 +12,10 @@ one holds after the end), or a LearningRateSchedule cell called with the step. P
 may be given as groups, ``[{'params': [...], 'lr': ..., 'weight_decay': ...}, ...]``, each
 group overriding the optimizer's learning rate and weight decay. ``weight_decay`` is L2
 regularisation added to the gradient (``g + wd * param``) unless an optimizer says otherwise.
+It is a number, or (dynamic weight decay, as MindSpore's) a Cell called with the step counter
+``global_step`` (a 0-d int32 tensor) that returns this step's decay; the counter then advances
+each step as with a dynamic learning rate. An optimizer that fuses a fixed decay into its
+update op (SGD, Lamb, AdaFactor, LARS) refuses a Cell with a TypeError.
 """
 import numbers
 
@@ -67,6 +71,16 @@ def _check_bool(name, arg, v):
     return v
 
 
+def _check_decay(name, wd):
+    """A weight decay: a non-negative number (as a float) or a Cell (dynamic weight decay)."""
+    if isinstance(wd, Cell):
+        return wd
+    if isinstance(wd, bool) or not isinstance(wd, numbers.Real):
+        raise TypeError(f"For '{name}', the 'weight_decay' must be a float, an int or a Cell "
+                        f"(dynamic weight decay), but got {type(wd).__name__}.")
+    return _check_float(name, "weight_decay", wd, 0.0)
+
+
 def _const(v):
     """A hyperparameter as a float32 0-d tensor (as MindSpore keeps betas and epsilons): exact
     enough for every parameter dtype, and no underflow of a small epsilon in float16."""
@@ -88,6 +102,10 @@ class Optimizer(Cell):
     Subclasses set up their state in __init__ and implement ``construct(gradients)`` with
     ``self.get_lr()``, ``self.decay_weight(gradients)`` and ``self.scale_grad(gradients)``.
     """
+
+    # Whether the subclass reads the decay through decay_weight()/_current_decays() (so a
+    # dynamic weight decay, a Cell, works); those fusing a fixed float set False.
+    _dynamic_decay_ok = True
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -147,11 +165,34 @@ class Optimizer(Cell):
                                      requires_grad=False)
         self._group_of = group_of
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
+        self._init_decay(name)
+
+    def _init_decay(self, name):
+        """The weight-decay views (MindSpore's): ``weight_decay`` (one float or Cell without
+        groups; with groups one 0-d tensor or Cell per parameter), ``decay_flags`` (whether
+        each parameter decays), ``dynamic_weight_decay``; each distinct decay Cell is a
+        sub-cell ``weight_decay_cell_<k>`` (so graph code calls it)."""
+        cells = []
+        for wd in self._decay:
+            if isinstance(wd, Cell) and all(wd is not c for c in cells):
+                cells.append(wd)
+        self.dynamic_weight_decay = bool(cells)
+        if cells and not self._dynamic_decay_ok:
+            raise TypeError(f"For '{name}', dynamic weight decay is currently not supported, the "
+                            f"argument 'weight_decay' or 'weight_decay' set in grouped 'params' "
+                            f"must be float or int type.")
+        self._decay_cells = tuple(f"weight_decay_cell_{k}" for k in range(len(cells)))
+        for attr, c in zip(self._decay_cells, cells):
+            setattr(self, attr, c)
+        # per parameter: the index of its decay Cell, or -1 for a fixed decay
+        self._decay_cell_of = tuple(
+            next((k for k, c in enumerate(cells) if c is wd), -1) for wd in self._decay)
         # MindSpore's views: one float (no groups) or one 0-d tensor per parameter, in the
         # parameters' order, and whether each parameter decays
-        self.weight_decay = self.group_weight_decay[0] if not self.is_group else tuple(
-            Tensor(np.float32(wd)) for wd in self._decay)
-        self.decay_flags = tuple(wd > 0 for wd in self._decay)
+        gwd = self.group_weight_decay[0]
+        self.weight_decay = gwd if not self.is_group else tuple(
+            wd if isinstance(wd, Cell) else Tensor(np.float32(wd)) for wd in self._decay)
+        self.decay_flags = tuple(isinstance(wd, Cell) or wd > 0 for wd in self._decay)
 
     @staticmethod
     def _parse_groups(name, parameters, learning_rate, weight_decay):
@@ -170,7 +211,7 @@ class Optimizer(Cell):
         if not items:
             raise ValueError(f"For 'Optimizer', the argument parameters must not be empty "
                              f"(building '{name}').")
-        wd = _check_float(name, "weight_decay", weight_decay, 0.0)
+        wd = _check_decay(name, weight_decay)
         is_group = isinstance(items[0], dict)
         groups = [] if is_group else [(learning_rate, wd, items)]
         for g in items if is_group else ():
@@ -184,7 +225,7 @@ class Optimizer(Cell):
             if unknown:
                 raise ValueError(f"For '{name}', unknown parameter-group keys "
                                  f"{sorted(unknown)}.")
-            gwd = _check_float(name, "weight_decay", g.get("weight_decay", wd), 0.0)
+            gwd = _check_decay(name, g.get("weight_decay", wd))
             groups.append((g.get("lr", learning_rate), gwd, list(g["params"])))
         params, seen = [], set()
         for _, _, ps in groups:
@@ -262,9 +303,10 @@ class Optimizer(Cell):
 
     def get_lr(self):
         """The learning rate of this step (a tuple, one per group, with groups): a 0-d float32
-        tensor. A dynamic rate reads the step counter, which is then incremented."""
+        tensor. A dynamic rate (or a dynamic weight decay) reads the step counter, which is
+        then incremented."""
         lrs = self._current_lr()
-        if self.dynamic_lr:
+        if self.dynamic_lr or self.dynamic_weight_decay:
             assign_add(self.global_step, 1)
         return lrs[0] if len(lrs) == 1 else lrs
 
@@ -292,11 +334,42 @@ class Optimizer(Cell):
         """The learning rate of parameter i from get_lr()'s result."""
         return lrs[self._group_of[i]] if isinstance(lrs, tuple) else lrs
 
-    def decay_weight(self, gradients):
-        """gradients + weight_decay * parameters, for parameters whose decay is non-zero."""
+    def _current_decays(self):
+        """This step's weight decay of each parameter (a tuple): its float, or its decay
+        Cell's value at the step counter (a 0-d tensor; each Cell runs once). Optimizers read
+        it before get_lr(), which advances the counter."""
+        if not self.dynamic_weight_decay:
+            return self._decay
+        step = self.global_step.reshape(())
+        values = ()
+        for attr in self._decay_cells:
+            values = values + (getattr(self, attr)(step),)
         out = ()
-        for p, g, wd in zip(self.parameters, gradients, self._decay):
-            out = out + ((g + wd * p if wd > 0 else g),)
+        for i in range(len(self._decay)):
+            k = self._decay_cell_of[i]
+            out = out + ((self._decay[i] if k < 0 else values[k]),)
+        return out
+
+    def get_weight_decay(self):
+        """This step's weight decay (MindSpore's get_weight_decay): without groups one value
+        (a float, or a 0-d tensor from the decay Cell), with groups a tuple of one per
+        parameter."""
+        decays = self._current_decays()
+        return decays if self.is_group else decays[0]
+
+    def decay_weight(self, gradients):
+        """gradients + weight_decay * parameters, for parameters that decay (a dynamic
+        decay at this step's value, cast to each parameter's dtype)."""
+        decays = self._current_decays()
+        out = ()
+        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
+            wd = decays[i]
+            if self._decay_cell_of[i] >= 0:
+                out = out + (g + prim("Cast", dtype=p.dtype)(wd) * p,)
+            elif wd > 0:
+                out = out + (g + wd * p,)
+            else:
+                out = out + (g,)
         return out
 
     def scale_grad(self, gradients):
