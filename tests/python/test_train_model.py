@@ -652,3 +652,28 @@ def test_model_argument_rules_as_mindspore():
             Model(net, loss, metrics=bad)
     m = Model(net, loss, metrics={"top_1_accuracy", "top_5_accuracy"})
     assert set(m._metric_fns) == {"top_1_accuracy", "top_5_accuracy"}
+
+
+def test_predict_on_the_lite_backend_matches_the_network(mode):
+    # MindSpore's Model.predict(backend='lite'): the network exported, converted and run by
+    # the lite runtime; rebuilt when the inputs' shapes or the weights change
+    x, y = blobs(10)
+    net, model = make_model()
+    got = model.predict(ms.Tensor(x), backend="lite")
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x), rtol=1e-5, atol=1e-6)
+    first = model._lite_predict[1]
+    model.predict(ms.Tensor(x), backend="lite")
+    assert model._lite_predict[1] is first  # same shapes and weights: built once
+    got = model.predict(ms.Tensor(x[:3]), backend="lite")  # another batch size
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x[:3]), rtol=1e-5, atol=1e-6)
+    model.train(1, dataset(*blobs()))
+    got = model.predict(ms.Tensor(x), backend="lite")  # trained weights, not the old ones
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="backend.*'gpu'"):
+        model.predict(ms.Tensor(x), backend="gpu")
+    with pytest.raises(ValueError, match="backend.*0"):
+        model.predict(ms.Tensor(x), backend=0)
+    with pytest.raises(ValueError, match="config"):
+        model.predict(ms.Tensor(x), config=object())
+    with pytest.raises(TypeError, match="input 0 is ndarray"):
+        model.predict(x, backend="lite")

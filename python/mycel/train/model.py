@@ -9,6 +9,8 @@ mode each is one compiled graph, so a training step is one call into C++.
 import time
 from types import SimpleNamespace
 
+import numpy as np
+
 from mycel import _mycel as _C
 from mycel import amp, context
 from mycel.boost import AutoBoost, BoostTrainOneStepCell
@@ -306,10 +308,53 @@ class Model:
         cbs.on_eval_end(ctx)
         return p.metrics
 
-    def predict(self, *predict_data):
-        """The network's output on predict_data (inference mode)."""
+    def predict(self, *predict_data, backend=None, config=None):
+        """The network's output on predict_data (inference mode). backend None runs the
+        network itself; "lite" (MindSpore's) runs it in the lite runtime: the network is
+        exported (MINDIR) for these inputs' shapes and dtypes, converted and built once
+        (again when they change), and its outputs come back as Tensors. config: a
+        ``mycel.lite.Context`` for the lite model (threads, precision), lite only."""
+        if backend not in (None, "lite"):
+            raise ValueError(f"For 'Model.predict', the 'backend' must be None or 'lite', but "
+                             f"got {backend!r}.")
+        if config is not None and backend != "lite":
+            raise ValueError("For 'Model.predict', 'config' is for backend='lite' only.")
         self._network.set_train(False)
+        if backend == "lite":
+            return self._predict_lite(predict_data, config)
         return self._network(*predict_data)
+
+    def _predict_lite(self, predict_data, config):
+        """predict with backend='lite' (see predict)."""
+        import contextlib
+        import io
+        import os
+        import tempfile
+        from mycel.lite.converter import Converter, FmkType
+        from mycel.lite.model import Model as LiteModel, ModelType
+        from mycel.train.export import export
+        for i, x in enumerate(predict_data):
+            if not isinstance(x, _C.Tensor):
+                raise TypeError(f"For 'Model.predict', backend='lite' takes Tensor inputs, but "
+                                f"input {i} is {type(x).__name__}.")
+        key = (tuple((tuple(x.shape), str(x.dtype)) for x in predict_data), id(config))
+        # the weights as built into the lite model: a change (more training, a loaded
+        # checkpoint) rebuilds it
+        weights = [p.asnumpy() for p in self._network.get_parameters()]
+        cached = self.__dict__.get("_lite_predict")
+        if cached is None or cached[0] != key or len(cached[2]) != len(weights) or \
+                not all(np.array_equal(a, b) for a, b in zip(cached[2], weights)):
+            with tempfile.TemporaryDirectory(prefix="mycel_predict_lite_") as d:
+                net = os.path.join(d, "net")
+                export(self._network, *predict_data, file_name=net, file_format="MINDIR")
+                with contextlib.redirect_stdout(io.StringIO()):  # (the conversion's report)
+                    Converter().convert(FmkType.MINDIR, net + ".mindir", net)
+                lite = LiteModel()
+                lite.build_from_file(net + ".ms", ModelType.MINDIR_LITE, config)
+            cached = self._lite_predict = (key, lite, [w.copy() for w in weights])
+        outs = [_C.Tensor(o.get_data_to_numpy()) for o in
+                cached[1].predict([x.asnumpy() for x in predict_data])]
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             initial_epoch=0, **kwargs):
