@@ -91,3 +91,10 @@ def test_construct_without_self_says_so(mode):
             return x * 2
 
     assert int(OtherName()(Tensor(3)).asnumpy()) == 6
+
+
+def test_get_scope_follows_recompute():
+    pool = nn.MaxPool2d(kernel_size=2, stride=2)
+    assert pool.get_scope() is None
+    assert pool.recompute(mp_comm_recompute=True).get_scope() == "recompute_"
+    assert pool.recompute(mode=False).get_scope() is None

@@ -492,6 +492,12 @@ class Cell:
         _TRAIN_VERSION[0] += 1
         return self
 
+    def get_scope(self):
+        """The cell's scope name (MindSpore's ``Cell.get_scope``): "recompute_" while
+        recompute() marks it, else None (mycel names graph nodes by the cells' attribute
+        paths, so no other scope is set)."""
+        return "recompute_" if self._recompute_output is not None else None
+
     def name_cells(self):
         """The direct sub-cells by attribute name."""
         return OrderedDict(self._cells)
