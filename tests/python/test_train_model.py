@@ -677,3 +677,33 @@ def test_predict_on_the_lite_backend_matches_the_network(mode):
         model.predict(ms.Tensor(x), config=object())
     with pytest.raises(TypeError, match="input 0 is ndarray"):
         model.predict(x, backend="lite")
+
+
+def test_sink_mode_on_an_iterable_of_batches(mode):
+    # MindSpore sinks any dataset; a mycel sink over a user's iterable loops in Python and
+    # gives the weights of step-by-step training
+    x, y = blobs()
+    batches = [(ms.Tensor(x[i:i + BATCH]), ms.Tensor(y[i:i + BATCH])) for i in range(0, N, BATCH)]
+    net_a, model_a = make_model()
+    model_a.train(2, batches, dataset_sink_mode=False)
+    net_b, model_b = make_model()
+    rec = Recorder()
+    model_b.train(2, _OneShotIterator(batches), callbacks=rec, dataset_sink_mode=True)
+    for a, b in zip(net_a.trainable_params(), net_b.trainable_params()):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
+    # one sink per epoch: the step count jumps by the epoch's batches
+    ends = [e for e in rec.events if e[0] == "step_end"]
+    assert [(e[1], e[2]) for e in ends] == [(1, STEPS), (2, 2 * STEPS)]
+    # sink_size=2 over 3 epochs: 6 steps, two passes of the 3 batches
+    net_c, model_c = make_model()
+    model_c.train(3, batches, dataset_sink_mode=True, sink_size=2)
+    net_d, model_d = make_model()
+    model_d.train(2, batches, dataset_sink_mode=False)
+    for c, d in zip(net_c.trainable_params(), net_d.trainable_params()):
+        np.testing.assert_allclose(c.asnumpy(), d.asnumpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="no batches"):
+        model_c.train(1, [], dataset_sink_mode=True)
+    with pytest.raises(ValueError, match="infinite dataset"):
+        model_c.train(1, iter(batches), dataset_sink_mode=True)
+    with pytest.raises(TypeError, match="Dataset"):
+        model_c.train(1, 3, dataset_sink_mode=True)

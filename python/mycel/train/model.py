@@ -18,7 +18,7 @@ from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell, WithEvalCell
 from mycel.train.callback import CallbackList, RunContext
-from mycel.train.data_sink import _Sink, _check_dataset, _check_sink_size
+from mycel.train.data_sink import _IterSink, _Sink, _check_dataset, _check_sink_size
 from mycel.train.metrics import Loss
 from mycel.train.metric_factory import get_metrics
 
@@ -262,9 +262,15 @@ class Model:
     def _start_sink(self, dataset, sink_size, epochs):
         """The sink of a sinking train run over `epochs` epochs and its steps per epoch: the
         dataset's size with sink_size=-1 (each epoch one pass of the dataset), else
-        sink_size over as many passes as the epochs take."""
+        sink_size over as many passes as the epochs take. A dataset that is not a mycel
+        Dataset (an iterable of batches) sinks in a Python loop (_IterSink)."""
         _check_sink_size("Model.train", sink_size, allow_all=True)
-        size = _check_dataset("Model.train", dataset)
+        plain = not hasattr(dataset, "_start_pipeline")  # a user's iterable: a Python loop
+        if plain and not hasattr(dataset, "__iter__"):
+            _check_dataset("Model.train", dataset)  # (its TypeError)
+        size = _size(dataset) if plain else _check_dataset("Model.train", dataset)
+        if size == 0:
+            raise ValueError("For 'Model.train', the dataset has no batches.")
         if sink_size == -1 and size < 0:
             raise ValueError("For 'Model.train', an infinite dataset needs a positive "
                              "'sink_size' in sink mode.")
@@ -272,6 +278,8 @@ class Model:
         passes = epochs if sink_size == -1 else -1
         if sink_size != -1 and size > 0:
             passes = -(-epochs * sink_size // size)
+        if plain:
+            return _IterSink(self._train_network, dataset, passes), steps
         compile_fn = context.get_context("mode") == context.GRAPH_MODE
         return _Sink(self._train_network, dataset, passes, compile_fn), steps
 
