@@ -414,8 +414,10 @@ class Cell:
             # one gradient per input, first; values after them (MindSpore lets a bprop
             # return more, such as out and dout) are not used
             if not isinstance(grads, (tuple, list)) or len(grads) < len(inputs):
-                got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
-                raise TypeError(f"the bprop of Cell '{name}' must return a tuple of "
+                seq = isinstance(grads, (tuple, list))
+                got = len(grads) if seq else type(grads).__name__
+                head = "" if seq else "For bprop function, output should be a tuple: "
+                raise TypeError(f"{head}the bprop of Cell '{name}' must return a tuple of "
                                 f"{len(inputs)} gradients (one per input, first), but it "
                                 f"returns {got}{where}")
             for i in pos:
