@@ -559,13 +559,19 @@ class Cell:
 
     def add_flags(self, **flags):
         """Records compile flags on this cell (MindSpore's ``add_flags``: hints such as
-        defer_inline for its graph compiler; mycel's compiler reads none of them). Returns
-        self."""
+        defer_inline for its graph compiler, which mycel's compiler does not read). The
+        mixed-precision flags MindSpore's to_float sets, ``fp16``/``bf16``/``fp32`` = True,
+        mark this cell as ``to_float`` of that dtype does (this cell only;
+        add_flags_recursive marks the sub-cells too). Returns self."""
         got = self.__dict__.get("_mindspore_flags")
         if got is None:
             got = {}
             object.__setattr__(self, "_mindspore_flags", got)
         got.update(flags)
+        for name, dtype in (("fp16", _C.float16), ("bf16", _C.bfloat16), ("fp32", _C.float32)):
+            if flags.get(name) is True:
+                object.__setattr__(self, "_mixed_precision_type", dtype)
+                _TRAIN_VERSION[0] += 1
         return self
 
     def add_flags_recursive(self, **flags):

@@ -107,6 +107,18 @@ class Optimizer(Cell):
     # dynamic weight decay, a Cell, works); those fusing a fixed float set False.
     _dynamic_decay_ok = True
 
+    @property
+    def _mixed_precision_type(self):
+        """None always: an optimizer updates its Parameters in their own dtype, so to_float
+        on a network holding it (MindSpore's ``TrainStepWrap(net).to_float(float16)``) does
+        not cast the gradients it is given (MindSpore casts them to float16 and its update
+        ops convert them back to the Parameters' float32)."""
+        return None
+
+    @_mixed_precision_type.setter
+    def _mixed_precision_type(self, value):
+        pass  # (to_float's mark, ignored: see the getter)
+
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         name = type(self).__name__
