@@ -523,8 +523,13 @@ def test_loss_metric():
     m.clear()
     with pytest.raises(RuntimeError, match="Loss.eval.*update"):
         m.eval()
-    with pytest.raises(ValueError, match=r"Loss.update.*scalar.*\[2\]"):
-        m.update(np.ones(2))
+    m.update(np.array([1.0, 2.0, 6.0]))  # per-sample losses count as their mean (MindSpore's)
+    m.update(ms.Tensor(np.float32(1.0)))
+    assert m.eval() == pytest.approx(2.0)
+    with pytest.raises(ValueError, match=r"Loss.update.*scalar.*\[2, 2\]"):
+        m.update(np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"Loss.update.*\[0\]"):
+        m.update(np.ones(0))
 
 
 def test_metric_errors():

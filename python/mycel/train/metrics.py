@@ -140,7 +140,9 @@ class Accuracy(_HitRate):
 
 
 class Loss(Metric):
-    """The mean of the losses given to update(loss) (each a scalar: one batch's mean loss)."""
+    """The mean of the losses given to update(loss): each a scalar (one batch's mean loss) or,
+    as MindSpore's, a 1-d tensor of per-sample losses (a loss with reduction 'none'), which
+    counts as its mean."""
 
     def clear(self):
         self._sum = 0.0
@@ -152,10 +154,10 @@ class Loss(Metric):
             raise ValueError(f"For 'Loss.update'', it needs 1 input (the loss), but got "
                              f"{len(inputs)}.")
         v = _numpy(inputs[0])
-        if v.size != 1:
-            raise ValueError(f"For 'Loss.update', the loss must be a scalar, but got shape "
-                             f"{list(v.shape)}.")
-        self._sum += float(v.reshape(()))
+        if v.ndim > 1 and v.size != 1 or v.size == 0:
+            raise ValueError(f"For 'Loss.update', the loss must be a scalar or a non-empty 1-d "
+                             f"tensor of per-sample losses, but got shape {list(v.shape)}.")
+        self._sum += float(v.mean())
         self._n += 1
 
     def eval(self):
