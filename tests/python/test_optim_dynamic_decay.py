@@ -111,3 +111,19 @@ def test_fused_decay_optimizers_refuse_a_cell():
         nn.LARS(nn.Momentum(_params(), 0.1, 0.9, weight_decay=HalvingDecay(0.1)))
     with pytest.raises(TypeError, match="'weight_decay' must be a float, an int or a Cell"):
         nn.Momentum(_params(), 0.1, 0.9, weight_decay="0.1")
+
+
+@pytest.mark.parametrize("make", [lambda ps: nn.Momentum(ps, 0.1, 0.9),
+                                  lambda ps: nn.Adam(ps, 0.1),
+                                  lambda ps: nn.AdamWeightDecay(ps, 0.1)],
+                         ids=["Momentum", "Adam", "AdamWeightDecay"])
+def test_gradients_must_be_a_tuple_of_one_per_parameter(mode, make):
+    # a bare Tensor is not iterated by rows as if it were the gradients
+    ps = [Parameter(Tensor(np.ones((2,), np.float32)), "w")]
+    opt = make(ps)
+    with pytest.raises(TypeError, match="gradients must be a tuple of 1 tensors"):
+        opt(Tensor(np.ones((1, 2), np.float32)))
+    with pytest.raises(ValueError, match="but got 2"):
+        opt((Tensor(np.ones((2,), np.float32)),) * 2)
+    opt([Tensor(np.ones((2,), np.float32))])  # a list is fine
+    assert not np.allclose(ps[0].asnumpy(), 1.0)

@@ -121,7 +121,7 @@ class AdaFactor(Optimizer):
         return update, written
 
     def construct(self, gradients):
-        check_grad_count("AdaFactor", len(gradients), len(self.exp_avg))
+        check_grad_count("AdaFactor", gradients, len(self.exp_avg))
         gradients = self.scale_grad(gradients)
         t = prim("Assign")(self.step, self.step + 1.0)
         lrs = self.get_lr()

@@ -107,7 +107,7 @@ class Adam(_AdamBase):
             self._amsgrad = ApplyAdamWithAmsgrad(b1_of(self), b2_of(self), e_of(self))
 
     def construct(self, gradients):
-        check_grad_count("Adam", len(gradients), len(self.moment1))
+        check_grad_count("Adam", gradients, len(self.moment1))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         b1p, b2p = self._next_powers()
@@ -139,7 +139,7 @@ class AdamWeightDecay(_AdamBase):
         self._op = prim("AdamWeightDecay")
 
     def construct(self, gradients):
-        check_grad_count("AdamWeightDecay", len(gradients), len(self.moment1))
+        check_grad_count("AdamWeightDecay", gradients, len(self.moment1))
         decays = self._current_decays()  # (before get_lr advances the step)
         lr = self.get_lr()
         out = ()
@@ -168,7 +168,7 @@ class AdamW(_AdamBase):
         self._op = prim("AdamWeightDecay")
 
     def construct(self, gradients):
-        check_grad_count("AdamW", len(gradients), len(self.moment1))
+        check_grad_count("AdamW", gradients, len(self.moment1))
         decays = self._current_decays()  # (before get_lr advances the step)
         lr = self.get_lr()
         b1p, b2p = self._next_powers()

@@ -48,7 +48,7 @@ class ASGD(_StepCounted):
         self.ax = self._state("ax_")
 
     def construct(self, gradients):
-        check_grad_count("ASGD", len(gradients), len(self.ax))
+        check_grad_count("ASGD", gradients, len(self.ax))
         gradients = self.decay_weight(gradients)
         t, lrs = self.step_and_lr()
         first = prim("Equal")(t, 1.0)
@@ -110,7 +110,7 @@ class Rprop(_StepCounted):
         self.step_size = self._state("step_size")
 
     def construct(self, gradients):
-        check_grad_count("Rprop", len(gradients), len(self.prev))
+        check_grad_count("Rprop", gradients, len(self.prev))
         gradients = self.decay_weight(gradients)
         t, lrs = self.step_and_lr()
         first = prim("Equal")(t, 1.0)
@@ -164,7 +164,7 @@ class Lamb(_StepCounted):
         return prim("Sqrt")(prim("ReduceSum", keep_dims=False)(x * x, ()))
 
     def construct(self, gradients):
-        check_grad_count("Lamb", len(gradients), len(self.moments1))
+        check_grad_count("Lamb", gradients, len(self.moments1))
         t, lrs = self.step_and_lr()
         bc1 = 1.0 - prim("Pow")(self.beta1, t)
         bc2 = 1.0 - prim("Pow")(self.beta2, t)

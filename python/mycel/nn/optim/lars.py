@@ -56,7 +56,7 @@ class LARS(Optimizer):
         return prim("Sqrt")(prim("ReduceSum", keep_dims=False)(x * x, ()))
 
     def construct(self, gradients):
-        check_grad_count("LARS", len(gradients), len(self._lars))
+        check_grad_count("LARS", gradients, len(self._lars))
         select, greater = prim("Select"), prim("Greater")
         lrs = self.opt._current_lr()
         out = ()

@@ -31,7 +31,7 @@ class Momentum(Optimizer):
         self._op = prim("ApplyMomentum", use_nesterov=use_nesterov)
 
     def construct(self, gradients):
-        check_grad_count("Momentum", len(gradients), len(self.moments))
+        check_grad_count("Momentum", gradients, len(self.moments))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         out = ()
@@ -72,7 +72,7 @@ class SGD(Optimizer):
                           for wd in self._decay)
 
     def construct(self, gradients):
-        check_grad_count("SGD", len(gradients), len(self.accum))
+        check_grad_count("SGD", gradients, len(self.accum))
         gradients = self.scale_grad(gradients)
         lr = self.get_lr()
         out = ()

@@ -395,9 +395,19 @@ class Optimizer(Cell):
 
 
 
+def check_grad_count(name, gradients, want):
+    """Raises unless an optimizer got a tuple (or list) of one gradient per parameter: a
+    TypeError for anything else (a bare Tensor would be iterated by rows), a ValueError for
+    another count; at compile time in graphs."""
+    is_seq = isinstance(gradients, (tuple, list))
+    _check_grads(name, is_seq, len(gradients) if is_seq else -1, want)
+
+
 @constexpr
-def check_grad_count(name, got, want):
-    """Raises unless an optimizer got one gradient per parameter (at compile time in graphs)."""
+def _check_grads(name, is_seq, got, want):
+    if not is_seq:
+        raise TypeError(f"For '{name}', the gradients must be a tuple of {want} tensors (one "
+                        f"per parameter, in the order of 'parameters'), not a single value.")
     if got != want:
         raise ValueError(f"For '{name}', the gradients must be a tuple of {want} tensors (one per "
                          f"parameter, in the order of 'parameters'), but got {got}.")
