@@ -20,11 +20,11 @@ LAX = 2
 _DEFAULT_JIT_CACHE_LIMIT = 8  # graphs per jit function / GRAPH-mode Cell, as PyTorch's limit
 
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
-            "enable_graph_kernel": False, "deterministic": "OFF"}
+            "enable_graph_kernel": False, "deterministic": "OFF", "enable_ge": False}
 _KNOWN = {"mode", "device_target", "device_id", "max_call_depth", "save_graphs",
           "save_graphs_path", "jit_config", "pynative_synchronize", "runtime_num_threads",
           "jit_cache_limit", "max_device_memory", "enable_graph_kernel", "jit_level",
-          "jit_syntax_level", "print_file_path", "deterministic"}
+          "jit_syntax_level", "print_file_path", "deterministic", "enable_ge"}
 
 
 def _check_cache_limit(value, where):
@@ -53,12 +53,16 @@ def _check_print_file_path(value):
     if not isinstance(value, str):
         raise TypeError(f"For 'set_context', print_file_path must be a str, but got "
                         f"{type(value).__name__}.")
-    folder = os.path.dirname(os.path.abspath(value)) if value else ""
-    if value and not os.path.isdir(folder):
-        raise ValueError(f"For 'set_context', the folder of print_file_path '{value}' does "
-                         f"not exist.")
     if value and os.path.isdir(value):
         raise ValueError(f"For 'set_context', print_file_path '{value}' is a folder.")
+    folder = os.path.dirname(os.path.abspath(value)) if value else ""
+    if value and not os.path.isdir(folder):
+        # made now, as MindSpore's print writer makes it ("print/print.pb" in a fresh folder)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"For 'set_context', the folder of print_file_path '{value}' "
+                             f"cannot be made: {e}") from None
 
 
 def set_context(**kwargs):
@@ -72,8 +76,9 @@ def set_context(**kwargs):
     then on fuse their elementwise and reduction chains into kernels generated with LLVM and
     cached on disk; docs/architecture.md, "Graph kernels"), and MindSpore's other names
     (accepted and recorded; jit_level 'O0'/'O1'/'O2' and jit_syntax_level STRICT/COMPATIBLE/
-    LAX are checked first). print_file_path: ops.Print appends its values to that file
-instead of printing them (None or "" prints again; mycel.parse_print reads the file).
+    LAX are checked first). print_file_path: ops.Print appends its values to that file (its
+folder is made when missing) instead of printing them (None or "" prints again;
+mycel.parse_print reads the file).
 deterministic "ON"/"OFF": mycel.set_deterministic.
 max_call_depth (default 1000): how deeply GRAPH mode's compiler nests function calls, as
 mycel.set_recursion_limit sets it (at run time, past 200000 nested calls too).
@@ -134,6 +139,9 @@ jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
         if key == "max_call_depth":
             _set_max_call_depth(value)
             continue  # get_context reads the limit itself (set_recursion_limit sets it too)
+        if key == "enable_ge" and value is not False:  # (Ascend's Graph Engine: False here)
+            raise ValueError(f"For 'set_context', enable_ge must be False: mycel has no Graph "
+                             f"Engine (Ascend's), but got {value!r}.")
         _context[key] = value
 
 

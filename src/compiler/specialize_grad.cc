@@ -286,10 +286,11 @@ Node* Specializer::custom_vjp_call(Ctx* c, std::vector<Node*> args, const Source
   const AbsPtr& r = b->output()->abstract();
   // One gradient per input, first; values after them (MindSpore lets a bprop return more,
   // such as out and dout) are not used.
-  if (!(r && (r->kind == AbsKind::Tuple || r->kind == AbsKind::List) &&
-        r->elems.size() >= xs.size()))
+  const bool seq = r && (r->kind == AbsKind::Tuple || r->kind == AbsKind::List);
+  if (!(seq && r->elems.size() >= xs.size()))
     fail(ErrorKind::Type, bsp,
-         str("the Cell's bprop must return a tuple of ", xs.size(), " gradient",
+         str(seq ? "" : "For bprop function, output should be a tuple: ",  // MindSpore's words
+             "the Cell's bprop must return a tuple of ", xs.size(), " gradient",
              xs.size() == 1 ? "" : "s", " (one per input, first), but it returns ",
              r ? r->to_string() : "nothing"));
   for (size_t i = 0; i < xs.size(); ++i) {

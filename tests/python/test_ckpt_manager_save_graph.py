@@ -110,3 +110,16 @@ def test_file_system_appends_and_a_corrupted_checkpoint_fails_its_crc(tmp_path):
         ms.load_checkpoint(path, crc_check=True)
     fs.remove(path)
     assert not fs.exists(path)
+
+
+def test_register_file_systems():
+    from mycel.common.file_system import (FileSystem, _register_basic_file_system,
+                                          _register_mindio_file_system)
+    fs = FileSystem()
+    fs.create, fs.open = None, None
+    assert _register_basic_file_system(fs) is True
+    assert fs.create is open and fs.create_args == ("ab",) and fs.open is open
+    assert fs.open_args == ("rb",) and fs.backend == "basic"
+    assert _register_mindio_file_system(fs) is False  # no MindIO backend: fs unchanged
+    assert fs.backend == "basic"
+

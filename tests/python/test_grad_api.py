@@ -286,6 +286,14 @@ class WrongCount(nn.Cell):
         return (dout,)
 
 
+class NotATuple(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, x, y, out, dout):
+        return dout  # one tensor, not a tuple of two
+
+
 class WrongShape(nn.Cell):
     def construct(self, x, y):
         return x * y
@@ -297,6 +305,7 @@ class WrongShape(nn.Cell):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("cell, pattern", [
     (WrongCount, r"must return a tuple of 2 gradients"),
+    (NotATuple, r"^For bprop function, output should be a tuple: .*must return a tuple of 2"),
     (WrongShape, r"returns f32\[\]? ?.*gradient of input 1|gradient of input 1"),
 ])
 def test_cell_bprop_errors(mode, cell, pattern):

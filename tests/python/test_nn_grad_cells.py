@@ -167,3 +167,28 @@ def test_functional_vjp_with_weights_against_torch(mode):
     np.testing.assert_allclose(gin[0].asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gw[0].asnumpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gw[1].asnumpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_jvp_tangents_must_have_the_inputs_structure(mode):
+    # one input takes one Tensor as v (not a tuple); several take a tuple of one per input
+    x = Tensor(np.ones((2, 2), np.float32))
+    with pytest.raises(TypeError, match="Jvp"):
+        Jvp(Cube())(x, (x,))
+    with pytest.raises(TypeError, match="Jvp"):
+        Jvp(Cube())(x, (x, x))
+    with pytest.raises(TypeError, match="Jvp"):
+        Jvp(TwoOut())(x, x, x)
+    with pytest.raises(TypeError, match="Jvp"):
+        Jvp(TwoOut())(x, x, (x,))
+    _, j = Jvp(Cube())(x, x)  # the right structure still works: 3 x^2 v
+    np.testing.assert_allclose(j.asnumpy(), 3 * np.ones((2, 2)), rtol=1e-6)
+
+
+def test_functional_jvp_vjp_take_tensors_only(mode):
+    with pytest.raises(TypeError, match="'vjp'.*int"):
+        ms.ops.vjp(Cube(), 1)
+    with pytest.raises(TypeError, match="'jvp'.*int"):
+        ms.ops.jvp(Cube(), 1, 1)
+    x = Tensor(np.ones((2,), np.float32))
+    with pytest.raises(TypeError, match="'jvp'.*float"):
+        ms.ops.jvp(Cube(), x, 1.0)

@@ -169,15 +169,25 @@ def test_dynamic_lr_advances_the_step_counter(mode):
     assert opt.global_step.asnumpy().tolist() == [3]
 
 
-def test_get_lr_parameter_reads_the_group_rate_without_a_step():
+def test_get_lr_parameter_gives_the_group_rate_parameter_without_a_step():
+    # MindSpore's get_lr_parameter: the group's learning-rate Parameter (the per-step values of
+    # a list rate, the value of a fixed one) or schedule; it does not advance the step
     ps = _params()
-    opt = nn.SGD([{"params": ps[:1], "lr": [0.5, 0.25]}, {"params": ps[1:]}], 0.1)
-    assert float(opt.get_lr_parameter(ps[0]).asnumpy()) == 0.5
-    assert [float(t.asnumpy()) for t in opt.get_lr_parameter(ps[1:])] == pytest.approx([0.1] * 2)
+    sched = nn.ExponentialDecayLR(0.1, 0.5, 1)
+    opt = nn.SGD([{"params": ps[:1], "lr": [0.5, 0.25]}, {"params": ps[1:2]},
+                  {"params": ps[2:], "lr": sched}], 0.1)
+    lr0 = opt.get_lr_parameter(ps[0])
+    assert isinstance(lr0, ms.Parameter) and lr0.name == "learning_rate_group_0"
+    np.testing.assert_allclose(lr0.asnumpy(), [0.5, 0.25])
+    lr1 = opt.get_lr_parameter([ps[1]])
+    assert isinstance(lr1, list) and lr1[0].name == "learning_rate"
+    assert float(lr1[0].asnumpy()) == pytest.approx(0.1)
+    assert opt.get_lr_parameter(ps[2]) is sched
     assert opt.global_step.asnumpy().tolist() == [0]
-    opt.get_lr()
+    lrs = opt.get_lr()  # this step's rates, one per group; the step advances
+    assert [float(t.asnumpy()) for t in lrs] == pytest.approx([0.5, 0.1, 0.1])
     assert opt.global_step.asnumpy().tolist() == [1]
-    assert float(opt.get_lr_parameter(ps[0]).asnumpy()) == 0.25
+    assert [float(t.asnumpy()) for t in opt.get_lr()] == pytest.approx([0.25, 0.1, 0.05])
 
 
 def test_learning_rate_lists_and_schedules():

@@ -1,6 +1,7 @@
 """ops.Print with set_context(print_file_path=...) and mycel.parse_print
 (common/print_file.py): the values come back as they were printed, in order, in both
-modes; a bad file is a ValueError."""
+modes; a bad file is a ValueError; a missing folder of the path is made. Also the context's
+enable_ge option (always False)."""
 import numpy as np
 import pytest
 
@@ -105,9 +106,25 @@ def test_bad_files_and_settings(tmp_path):
         (tmp_path / "cut").write_bytes(data[:cut])
         with pytest.raises(ValueError, match="parse_print"):
             ms.parse_print(str(tmp_path / "cut"))
-    with pytest.raises(ValueError, match="print_file_path"):
-        ms.set_context(print_file_path=str(tmp_path / "no" / "such" / "file"))
+    # a missing folder is made (as MindSpore's print writer makes it); one that cannot be
+    # made (under a file) is a ValueError
+    try:
+        ms.set_context(print_file_path=str(tmp_path / "new" / "dir" / "file"))
+        assert (tmp_path / "new" / "dir").is_dir()
+    finally:
+        ms.set_context(print_file_path=None)
+    with pytest.raises(ValueError, match="print_file_path.*cannot be made"):
+        ms.set_context(print_file_path=str(tmp_path / "cut" / "file"))
     with pytest.raises(ValueError, match="print_file_path.*folder"):
         ms.set_context(print_file_path=str(tmp_path))
     with pytest.raises(TypeError, match="print_file_path"):
         ms.set_context(print_file_path=3)
+
+
+def test_enable_ge_reads_false_and_cannot_be_set():
+    # MindSpore's enable_ge option (Ascend's Graph Engine): mycel has none
+    assert ms.get_context("enable_ge") is False
+    ms.set_context(enable_ge=False)
+    with pytest.raises(ValueError, match="enable_ge must be False"):
+        ms.set_context(enable_ge=True)
+    assert ms.get_context("enable_ge") is False

@@ -309,3 +309,16 @@ def test_layout_queries_in_graph_code():
               Tensor(np.ones((2, 3), np.float32)))
     assert out[:4] == ((3, 1), 3, 0, True)
     close(out[4], np.full((3, 2), 2.0))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_argmax_argmin_take_dim_and_keepdim(mode):
+    # MindSpore's Tensor.argmax(dim=, keepdim=) spelling beside (axis, keepdims)
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    x = Tensor(a)
+    close(run(mode, lambda t: t.argmax(dim=-1), x), a.argmax(-1))
+    close(run(mode, lambda t: t.argmin(dim=0, keepdim=True), x), a.argmin(0)[None])
+    close(run(mode, lambda t: t.argmax(1, True), x), a.argmax(1)[:, None])
+    close(run(mode, lambda t: t.argmax(), x), a.argmax())
+    with pytest.raises(TypeError, match="axis or dim"):
+        run(mode, lambda t: t.argmax(0, dim=1), x)

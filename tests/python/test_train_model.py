@@ -240,6 +240,44 @@ def test_train_on_iterable_of_tensors(mode):
     assert rec.events == expected_events(2, STEPS)
 
 
+class _OneShotIterator:
+    """A user's dataset class that iterates itself once until reset() (MindSpore's dataset
+    stubs and many hand-written loaders): Model rewinds it after each epoch and evaluation."""
+
+    def __init__(self, batches):
+        self.batches, self.i, self.resets = batches, 0, 0
+
+    def __len__(self):
+        return len(self.batches)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i == len(self.batches):
+            raise StopIteration
+        self.i += 1
+        return self.batches[self.i - 1]
+
+    def reset(self):
+        self.i = 0
+        self.resets += 1
+
+
+def test_train_and_eval_reset_a_self_iterating_dataset(mode):
+    x, y = blobs()
+    batches = [(ms.Tensor(x[i:i + BATCH]), ms.Tensor(y[i:i + BATCH])) for i in range(0, N, BATCH)]
+    data = _OneShotIterator(batches)
+    net, model = make_model(metrics={"acc": Accuracy()})
+    rec = Recorder()
+    model.train(2, data, callbacks=rec)
+    assert rec.events == expected_events(2, STEPS)  # the second epoch saw every batch again
+    assert data.resets == 2
+    got = model.eval(data)["acc"]
+    assert got == pytest.approx(np.mean(np_logits(net, x).argmax(1) == y))
+    assert data.resets == 3
+
+
 def test_fit_evaluates_each_epoch(mode, capsys):
     """fit is one training run (one on_train_begin/end) with an eval before every
     valid_frequency-th on_train_epoch_end, whose metrics the callbacks see."""
@@ -485,8 +523,13 @@ def test_loss_metric():
     m.clear()
     with pytest.raises(RuntimeError, match="Loss.eval.*update"):
         m.eval()
-    with pytest.raises(ValueError, match=r"Loss.update.*scalar.*\[2\]"):
-        m.update(np.ones(2))
+    m.update(np.array([1.0, 2.0, 6.0]))  # per-sample losses count as their mean (MindSpore's)
+    m.update(ms.Tensor(np.float32(1.0)))
+    assert m.eval() == pytest.approx(2.0)
+    with pytest.raises(ValueError, match=r"Loss.update.*scalar.*\[2, 2\]"):
+        m.update(np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"Loss.update.*\[0\]"):
+        m.update(np.ones(0))
 
 
 def test_metric_errors():
@@ -500,6 +543,11 @@ def test_metric_errors():
         Accuracy("multilabel").update(np.zeros((4, 3)), np.zeros((4, 2)))
     with pytest.raises(NotImplementedError):
         Metric()
+    # labels of the logits' rank must be one-hot (MindSpore's rule): no silent argmax
+    with pytest.raises(ValueError, match=r"Accuracy.update.*\[4, 3\].*one-hot"):
+        Accuracy().update(np.zeros((4, 3)), np.ones((4, 3)))
+    with pytest.raises(ValueError, match="one-hot"):
+        Accuracy().update(np.zeros((2, 3)), np.array([[0.9, 0.1, 0.0], [0.0, 0.2, 0.8]]))
 
 
 # ----- errors -----
@@ -609,3 +657,58 @@ def test_model_argument_rules_as_mindspore():
             Model(net, loss, metrics=bad)
     m = Model(net, loss, metrics={"top_1_accuracy", "top_5_accuracy"})
     assert set(m._metric_fns) == {"top_1_accuracy", "top_5_accuracy"}
+
+
+def test_predict_on_the_lite_backend_matches_the_network(mode):
+    # MindSpore's Model.predict(backend='lite'): the network exported, converted and run by
+    # the lite runtime; rebuilt when the inputs' shapes or the weights change
+    x, y = blobs(10)
+    net, model = make_model()
+    got = model.predict(ms.Tensor(x), backend="lite")
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x), rtol=1e-5, atol=1e-6)
+    first = model._lite_predict[1]
+    model.predict(ms.Tensor(x), backend="lite")
+    assert model._lite_predict[1] is first  # same shapes and weights: built once
+    got = model.predict(ms.Tensor(x[:3]), backend="lite")  # another batch size
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x[:3]), rtol=1e-5, atol=1e-6)
+    model.train(1, dataset(*blobs()))
+    got = model.predict(ms.Tensor(x), backend="lite")  # trained weights, not the old ones
+    np.testing.assert_allclose(got.asnumpy(), np_logits(net, x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="backend.*'gpu'"):
+        model.predict(ms.Tensor(x), backend="gpu")
+    with pytest.raises(ValueError, match="backend.*0"):
+        model.predict(ms.Tensor(x), backend=0)
+    with pytest.raises(ValueError, match="config"):
+        model.predict(ms.Tensor(x), config=object())
+    with pytest.raises(TypeError, match="input 0 is ndarray"):
+        model.predict(x, backend="lite")
+
+
+def test_sink_mode_on_an_iterable_of_batches(mode):
+    # MindSpore sinks any dataset; a mycel sink over a user's iterable loops in Python and
+    # gives the weights of step-by-step training
+    x, y = blobs()
+    batches = [(ms.Tensor(x[i:i + BATCH]), ms.Tensor(y[i:i + BATCH])) for i in range(0, N, BATCH)]
+    net_a, model_a = make_model()
+    model_a.train(2, batches, dataset_sink_mode=False)
+    net_b, model_b = make_model()
+    rec = Recorder()
+    model_b.train(2, _OneShotIterator(batches), callbacks=rec, dataset_sink_mode=True)
+    for a, b in zip(net_a.trainable_params(), net_b.trainable_params()):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
+    # one sink per epoch: the step count jumps by the epoch's batches
+    ends = [e for e in rec.events if e[0] == "step_end"]
+    assert [(e[1], e[2]) for e in ends] == [(1, STEPS), (2, 2 * STEPS)]
+    # sink_size=2 over 3 epochs: 6 steps, two passes of the 3 batches
+    net_c, model_c = make_model()
+    model_c.train(3, batches, dataset_sink_mode=True, sink_size=2)
+    net_d, model_d = make_model()
+    model_d.train(2, batches, dataset_sink_mode=False)
+    for c, d in zip(net_c.trainable_params(), net_d.trainable_params()):
+        np.testing.assert_allclose(c.asnumpy(), d.asnumpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="no batches"):
+        model_c.train(1, [], dataset_sink_mode=True)
+    with pytest.raises(ValueError, match="infinite dataset"):
+        model_c.train(1, iter(batches), dataset_sink_mode=True)
+    with pytest.raises(TypeError, match="Dataset"):
+        model_c.train(1, 3, dataset_sink_mode=True)

@@ -25,3 +25,19 @@ class FileSystem:
     def remove(path):
         """Deletes the file."""
         os.remove(path)
+
+
+def _register_basic_file_system(fs):
+    """Points `fs` at the local file system (MindSpore's helper): Python's ``open`` appending
+    (``create``) and reading (``open``) binary files. Returns True."""
+    fs.create, fs.create_args = open, ("ab",)
+    fs.open, fs.open_args = open, ("rb",)
+    fs.backend = "basic"
+    return True
+
+
+def _register_mindio_file_system(fs):
+    """MindSpore's registration of its MindIO storage backend: mycel has no MindIO support,
+    so `fs` is left as it is and this returns False (as MindSpore does where MindIO is not
+    installed)."""
+    return False

@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common.dtype import dtype_to_nptype
 
 _INITIALIZER_ALIAS = {}
 
@@ -97,8 +98,18 @@ def _normal(shape, mean, sigma):
     return mean + sigma * _C.OpHandle("StandardNormal", {})(shape).asnumpy().astype(np.float64)
 
 
+def _assignment(arr, num):
+    """Fills the numpy array `arr` with `num` (a number or an array of its shape) in place and
+    returns it: MindSpore's helper for Initializer subclasses (``_assignment(arr, 2)``)."""
+    arr[...] = num
+    return arr
+
+
 class Initializer:
-    """Base class: subclasses implement _initialize(shape) -> numpy array of that shape."""
+    """Base class of the initializers. A subclass written as MindSpore's implements
+    ``_initialize(self, arr)``, filling the numpy array `arr` (of the target shape and
+    dtype) in place (``_assignment`` helps); mycel's own initializers, the classes of this
+    module, return their values from ``_initialize(shape)`` instead."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -106,9 +117,17 @@ class Initializer:
     def _initialize(self, shape):
         raise NotImplementedError
 
+    def _values(self, shape, np_dtype=np.float64):
+        """The values for `shape`, by either convention of _initialize."""
+        if getattr(type(self)._initialize, "__module__", None) == __name__:
+            return self._initialize(shape)
+        arr = np.zeros(shape, np_dtype)
+        self._initialize(arr)  # (MindSpore's convention: fills arr; a return value is unused)
+        return arr
+
     def __call__(self, arr):
         """Fills the numpy array `arr` in place (MindSpore's Initializer.__call__)."""
-        arr[...] = self._initialize(tuple(arr.shape))
+        arr[...] = self._values(tuple(arr.shape), arr.dtype)
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
@@ -411,8 +430,12 @@ def initializer(init, shape=None, dtype=None):
     elif not isinstance(init, Initializer):
         raise TypeError(f"For 'initializer', init must be an Initializer, a str, a number or a "
                         f"Tensor, but got {type(init).__name__}.")
-    data = np.asarray(init._initialize(shape), dtype=np.float64).reshape(shape)
     host = np.float64 if dtype == _C.float64 else np.float32
+    try:  # a MindSpore-style subclass fills an array of the target dtype
+        np_dtype = dtype_to_nptype(dtype)
+    except TypeError:  # (a dtype numpy lacks: the float64 values are cast below)
+        np_dtype = np.float64
+    data = np.asarray(init._values(shape, np_dtype), dtype=np.float64).reshape(shape)
     return _C.Tensor(data.astype(host)).astype(dtype)
 
 

@@ -164,6 +164,14 @@ def _cumsum(self, axis=None, dtype=None, *, dim=None):
     return _s.cumsum(self, axis, dtype)
 
 
+def _axis_or_dim(axis, dim, op):
+    """axis, or its other spelling dim (MindSpore's Tensor.argmax(dim=, keepdim=) form);
+    None for both means all elements."""
+    if axis is not None and dim is not None:
+        raise TypeError(f"For '{op}', give axis or dim, not both.")
+    return axis if dim is None else dim
+
+
 def _one_of(a, b, name_a, name_b, op):
     """The one of two spellings of an argument that is given."""
     if (a is None) == (b is None):
@@ -182,8 +190,10 @@ def _t(self):
 _METHODS = {
     "mean": _mean,
     "prod": lambda self, axis=None, keep_dims=False: _m.prod(self, axis, keep_dims),
-    "argmax": lambda self, axis=None, keepdims=False: _m.argmax(self, axis, keepdims),
-    "argmin": lambda self, axis=None, keepdims=False: _m.argmin(self, axis, keepdims),
+    "argmax": lambda self, axis=None, keepdims=False, dim=None, keepdim=None: _m.argmax(
+        self, _axis_or_dim(axis, dim, "Tensor.argmax"), keepdims if keepdim is None else keepdim),
+    "argmin": lambda self, axis=None, keepdims=False, dim=None, keepdim=None: _m.argmin(
+        self, _axis_or_dim(axis, dim, "Tensor.argmin"), keepdims if keepdim is None else keepdim),
     "all": _all,
     "any": _any,
     "reshape": lambda self, *shape: _a.reshape(self, _shape_args(shape)),

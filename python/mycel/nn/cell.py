@@ -52,6 +52,32 @@ def _defines_bprop(cls):
 
 
 
+_FIRST_SELF = {}
+
+
+def _first_param_is_self(cls):
+    """Whether cls.construct's first parameter is named 'self' (memoised)."""
+    r = _FIRST_SELF.get(cls)
+    if r is None:
+        code = getattr(cls.construct, "__code__", None)
+        r = code is None or (code.co_argcount > 0 and code.co_varnames[0] == "self")
+        _FIRST_SELF[cls] = r
+    return r
+
+
+def _check_construct_call(cell, inputs, kwargs):
+    """For a construct whose first parameter is not 'self': a TypeError saying so when the
+    call's arguments do not fit it (``def construct(x)`` takes x as the cell)."""
+    import inspect
+    fn = type(cell).construct
+    try:
+        inspect.signature(fn).bind(cell, *inputs, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"For '{type(cell).__name__}', construct{inspect.signature(fn)} does "
+                        f"not take these {len(inputs) + len(kwargs)} argument(s) ({e}): a "
+                        f"method's first parameter is the cell itself, 'self'.") from None
+
+
 class HookHandle:
     """What register_forward_pre_hook/register_forward_hook return: ``remove()``
     unregisters the hook (a second remove() does nothing)."""
@@ -106,6 +132,10 @@ class Cell:
     def __setattr__(self, name, value):
         cells = self.__dict__.get("_cells")
         params = self.__dict__.get("_params")
+        # A Parameter or sub-cell attribute set to None keeps its kind (MindSpore's rule):
+        # only a value of that kind (or None) may be assigned to it later.
+        cleared = self.__dict__.get("_cleared_slots")
+        kind = cleared.get(name) if cleared else None
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError(f"cannot assign parameter '{name}' before "
@@ -118,8 +148,9 @@ class Cell:
             if cells is None:
                 raise AttributeError(f"cannot assign sub-cell '{name}' before "
                                      f"Cell.__init__() is called")
-            if params is not None:
-                params.pop(name, None)
+            if (params is not None and name in params) or kind == "Parameter":
+                raise KeyError(f"For '{type(self).__name__}', the attribute '{name}' is a "
+                               f"Parameter: a Cell cannot be assigned to it.")
             cells[name] = value
             if self.__dict__.get("_auto_prefix", True):
                 value.update_parameters_name(name + ".")
@@ -129,14 +160,36 @@ class Cell:
             # what graph mode's `self.p = v` does): the Parameter stays registered.
             params[name].set_data(value)
             return
+        elif value is None and ((params and name in params) or (cells and name in cells)):
+            if cleared is None:
+                cleared = {}
+                object.__setattr__(self, "_cleared_slots", cleared)
+            cleared[name] = "Parameter" if name in params else "Cell"
+            params.pop(name, None)
+            cells.pop(name, None)
+        elif kind is not None and value is not None:
+            raise TypeError(f"For '{type(self).__name__}', the attribute '{name}' held a {kind} "
+                            f"(set to None since): it takes a {kind} or None, but got "
+                            f"{type(value).__name__}.")
         else:
             if cells is not None:
                 cells.pop(name, None)
             if params is not None:
                 params.pop(name, None)
+        if kind is not None and value is not None:
+            del cleared[name]
         object.__setattr__(self, name, value)
 
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: say why when __init__ skipped Cell's
+        if "_cells" not in self.__dict__ and not name.startswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}': "
+                                 f"its __init__ must call super().__init__() before using the "
+                                 f"Cell.")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __delattr__(self, name):
+        self.__dict__.get("_cleared_slots", {}).pop(name, None)
         self.__dict__.get("_cells", {}).pop(name, None)
         self.__dict__.get("_params", {}).pop(name, None)
         object.__delattr__(self, name)
@@ -149,6 +202,8 @@ class Cell:
 
     def __call__(self, *inputs, **kwargs):
         d = self.__dict__
+        if "_cells" not in d:
+            self._cells  # noqa: B018 (__getattr__'s error: __init__ skipped Cell's)
         if "_forward_pre_hooks" in d or "_forward_hooks" in d or "_backward_hooks" in d:
             return self._call_hooked(inputs, kwargs)
         return self._call_unhooked(inputs, kwargs)
@@ -157,6 +212,8 @@ class Cell:
         from mycel import context
         if type(self).construct is Cell.construct:
             self.construct()  # the AttributeError, in either mode
+        if not _first_param_is_self(type(self)):
+            _check_construct_call(self, inputs, kwargs)
         dst = self._mixed_precision_type
         if dst is not None:
             inputs = _cast_inputs(inputs, dst)
@@ -180,6 +237,7 @@ class Cell:
         graph = self.__dict__.get("_mycel_graph")
         if graph is None:
             from mycel.common.api import _JitFunction
+            self.check_names()
             graph = _JitFunction(_construct_function(self), self)
             object.__setattr__(self, "_mycel_graph", graph)
             inputs = self.__dict__.get("_mycel_inputs")
@@ -356,8 +414,10 @@ class Cell:
             # one gradient per input, first; values after them (MindSpore lets a bprop
             # return more, such as out and dout) are not used
             if not isinstance(grads, (tuple, list)) or len(grads) < len(inputs):
-                got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
-                raise TypeError(f"the bprop of Cell '{name}' must return a tuple of "
+                seq = isinstance(grads, (tuple, list))
+                got = len(grads) if seq else type(grads).__name__
+                head = "" if seq else "For bprop function, output should be a tuple: "
+                raise TypeError(f"{head}the bprop of Cell '{name}' must return a tuple of "
                                 f"{len(inputs)} gradients (one per input, first), but it "
                                 f"returns {got}{where}")
             for i in pos:
@@ -434,6 +494,12 @@ class Cell:
         _TRAIN_VERSION[0] += 1
         return self
 
+    def get_scope(self):
+        """The cell's scope name (MindSpore's ``Cell.get_scope``): "recompute_" while
+        recompute() marks it, else None (mycel names graph nodes by the cells' attribute
+        paths, so no other scope is set)."""
+        return "recompute_" if self._recompute_output is not None else None
+
     def name_cells(self):
         """The direct sub-cells by attribute name."""
         return OrderedDict(self._cells)
@@ -493,13 +559,19 @@ class Cell:
 
     def add_flags(self, **flags):
         """Records compile flags on this cell (MindSpore's ``add_flags``: hints such as
-        defer_inline for its graph compiler; mycel's compiler reads none of them). Returns
-        self."""
+        defer_inline for its graph compiler, which mycel's compiler does not read). The
+        mixed-precision flags MindSpore's to_float sets, ``fp16``/``bf16``/``fp32`` = True,
+        mark this cell as ``to_float`` of that dtype does (this cell only;
+        add_flags_recursive marks the sub-cells too). Returns self."""
         got = self.__dict__.get("_mindspore_flags")
         if got is None:
             got = {}
             object.__setattr__(self, "_mindspore_flags", got)
         got.update(flags)
+        for name, dtype in (("fp16", _C.float16), ("bf16", _C.bfloat16), ("fp32", _C.float32)):
+            if flags.get(name) is True:
+                object.__setattr__(self, "_mixed_precision_type", dtype)
+                _TRAIN_VERSION[0] += 1
         return self
 
     def add_flags_recursive(self, **flags):
@@ -531,6 +603,18 @@ class Cell:
                     continue
                 seen.add(id(par))
                 yield (f"{cell_name}.{par_name}" if cell_name else par_name), par
+
+    def check_names(self):
+        """Raises a ValueError when two distinct Parameters of this cell (and its sub-cells)
+        share a name (MindSpore checks this when it compiles a cell: checkpoints and the
+        optimizers' state key Parameters by name). GRAPH mode runs it at the first compile."""
+        seen = {}
+        for path, par in self.parameters_and_names():
+            other = seen.setdefault(par.name, path)
+            if other != path:
+                raise ValueError(f"For '{type(self).__name__}', the Parameters '{other}' and "
+                                 f"'{path}' share the name '{par.name}': give each Parameter a "
+                                 f"unique name.")
 
     def get_parameters(self, expand=True):
         """The parameters (an iterator), as parameters_and_names without the names."""

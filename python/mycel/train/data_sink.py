@@ -114,6 +114,53 @@ class _Sink:
         self._it.stop()
 
 
+class _IterSink:
+    """_Sink's Python loop for a dataset that is not a mycel Dataset (Model.train's sink mode
+    on a user's iterable of batches, as MindSpore sinks any dataset): `fn` runs on each
+    batch; each pass iterates the dataset afresh (after its reset(), where it has one);
+    num_epochs passes (-1: unlimited)."""
+    compiled = False
+
+    def __init__(self, fn, dataset, num_epochs):
+        self._fn, self._data, self._left = fn, dataset, num_epochs
+        self._it = None
+        self.ended = False
+
+    def _next(self):
+        """The next batch, or None at the end of a pass."""
+        if self._it is None:
+            self._it = iter(self._data)
+        try:
+            return next(self._it)
+        except StopIteration:
+            self._it = None
+            reset = getattr(self._data, "reset", None)
+            if callable(reset):
+                reset()
+            if self._left > 0:
+                self._left -= 1
+                self.ended = self._left == 0
+            return None
+
+    def run(self, steps, cross_epochs):
+        """As _Sink.run."""
+        out, n, empty = None, 0, False
+        while n < steps and not self.ended:
+            row = self._next()
+            if row is None:
+                if self.ended or empty or not (cross_epochs or n == 0):
+                    break
+                empty = True
+                continue
+            empty = False
+            out = self._fn(*(row if isinstance(row, (tuple, list)) else (row,)))
+            n += 1
+        return out, n
+
+    def stop(self):
+        """Nothing runs in the background."""
+
+
 def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     """Returns a function that, on each call, runs ``fn(*batch)`` on the next `sink_size`
     batches of `dataset` and returns the last call's output (MindSpore's

@@ -78,11 +78,16 @@ def _pair(name, inputs):
     return _numpy(inputs[0]), _numpy(inputs[1])
 
 
-def _class_labels(name, y_pred, y):
+def _class_labels(name, y_pred, y, one_hot_only=False):
     """The labels [N] of logits [N, C], given as [N] or one-hot [N, K] (K <= C: a one-hot
-    encoding may stop at the largest class it uses)."""
+    encoding may stop at the largest class it uses). With one_hot_only (Accuracy, as
+    MindSpore's), labels of the logits' rank that are not one-hot (each row 0s and a single
+    1) are a ValueError; otherwise their argmax is the class."""
     if y.ndim == 2 == y_pred.ndim and y.shape[0] == y_pred.shape[0] and \
             y.shape[1] <= y_pred.shape[1]:
+        if one_hot_only and not (np.all((y == 0) | (y == 1)) and np.all(y.sum(-1) == 1)):
+            raise ValueError(f"For '{name}.update', labels of shape {list(y.shape)} (the rank "
+                             f"of the logits) must be one-hot, one 1 per row.")
         y = y.argmax(-1)  # one-hot labels
     if y_pred.ndim != 2 or y.shape != y_pred.shape[:1]:
         raise ValueError(f"For '{name}.update', the logits must be [N, C] and the labels [N], "
@@ -130,11 +135,14 @@ class Accuracy(_HitRate):
                                  f"have one shape, but got {y_pred.shape} and {y.shape}.")
             self._count(np.all((y_pred > 0.5) == (y > 0.5), axis=tuple(range(1, y.ndim))))
         else:
-            self._count(y_pred.argmax(-1) == _class_labels("Accuracy", y_pred, y))
+            labels = _class_labels("Accuracy", y_pred, y, one_hot_only=True)
+            self._count(y_pred.argmax(-1) == labels)
 
 
 class Loss(Metric):
-    """The mean of the losses given to update(loss) (each a scalar: one batch's mean loss)."""
+    """The mean of the losses given to update(loss): each a scalar (one batch's mean loss) or,
+    as MindSpore's, a 1-d tensor of per-sample losses (a loss with reduction 'none'), which
+    counts as its mean."""
 
     def clear(self):
         self._sum = 0.0
@@ -146,10 +154,10 @@ class Loss(Metric):
             raise ValueError(f"For 'Loss.update'', it needs 1 input (the loss), but got "
                              f"{len(inputs)}.")
         v = _numpy(inputs[0])
-        if v.size != 1:
-            raise ValueError(f"For 'Loss.update', the loss must be a scalar, but got shape "
-                             f"{list(v.shape)}.")
-        self._sum += float(v.reshape(()))
+        if v.ndim > 1 and v.size != 1 or v.size == 0:
+            raise ValueError(f"For 'Loss.update', the loss must be a scalar or a non-empty 1-d "
+                             f"tensor of per-sample losses, but got shape {list(v.shape)}.")
+        self._sum += float(v.mean())
         self._n += 1
 
     def eval(self):

@@ -9,6 +9,8 @@ mode each is one compiled graph, so a training step is one call into C++.
 import time
 from types import SimpleNamespace
 
+import numpy as np
+
 from mycel import _mycel as _C
 from mycel import amp, context
 from mycel.boost import AutoBoost, BoostTrainOneStepCell
@@ -16,7 +18,7 @@ from mycel.nn.cell import Cell
 from mycel.nn.optim.optimizer import Optimizer
 from mycel.nn.wrap import TrainOneStepCell, WithLossCell, WithEvalCell
 from mycel.train.callback import CallbackList, RunContext
-from mycel.train.data_sink import _Sink, _check_dataset, _check_sink_size
+from mycel.train.data_sink import _IterSink, _Sink, _check_dataset, _check_sink_size
 from mycel.train.metrics import Loss
 from mycel.train.metric_factory import get_metrics
 
@@ -31,6 +33,15 @@ def _batches(dataset, name, num_epochs=1):
         return _Reiterable(dataset)
     raise TypeError(f"For 'Model.{name}', the dataset must be a mycel.dataset Dataset or an "
                     f"iterable of (data, label) tuples, but got {type(dataset).__name__}.")
+
+
+def _reset(dataset):
+    """Rewinds a dataset that is not a mycel Dataset but has reset() (a user's iterator
+    class, MindSpore's dataset stubs) after an epoch or an evaluation, as MindSpore's Model
+    does; a mycel Dataset's iterator starts each pass afresh by itself."""
+    reset = getattr(dataset, "reset", None)
+    if callable(reset) and not hasattr(dataset, "_start_pipeline"):
+        reset()
 
 
 class _Reiterable:
@@ -227,6 +238,8 @@ class Model:
                 cbs.on_train_step_end(ctx)
                 if ctx.get_stop_requested():
                     break
+            if sink is None:
+                _reset(train_dataset)
             if p.batch_num < 0:
                 p.batch_num = n
             if valid_dataset is not None and e % valid_frequency == 0:
@@ -249,9 +262,15 @@ class Model:
     def _start_sink(self, dataset, sink_size, epochs):
         """The sink of a sinking train run over `epochs` epochs and its steps per epoch: the
         dataset's size with sink_size=-1 (each epoch one pass of the dataset), else
-        sink_size over as many passes as the epochs take."""
+        sink_size over as many passes as the epochs take. A dataset that is not a mycel
+        Dataset (an iterable of batches) sinks in a Python loop (_IterSink)."""
         _check_sink_size("Model.train", sink_size, allow_all=True)
-        size = _check_dataset("Model.train", dataset)
+        plain = not hasattr(dataset, "_start_pipeline")  # a user's iterable: a Python loop
+        if plain and not hasattr(dataset, "__iter__"):
+            _check_dataset("Model.train", dataset)  # (its TypeError)
+        size = _size(dataset) if plain else _check_dataset("Model.train", dataset)
+        if size == 0:
+            raise ValueError("For 'Model.train', the dataset has no batches.")
         if sink_size == -1 and size < 0:
             raise ValueError("For 'Model.train', an infinite dataset needs a positive "
                              "'sink_size' in sink mode.")
@@ -259,6 +278,8 @@ class Model:
         passes = epochs if sink_size == -1 else -1
         if sink_size != -1 and size > 0:
             passes = -(-epochs * sink_size // size)
+        if plain:
+            return _IterSink(self._train_network, dataset, passes), steps
         compile_fn = context.get_context("mode") == context.GRAPH_MODE
         return _Sink(self._train_network, dataset, passes, compile_fn), steps
 
@@ -289,15 +310,59 @@ class Model:
                 else:
                     m.update(out[oi], out[yi])
             cbs.on_eval_step_end(ctx)
+        _reset(valid_dataset)
         p.metrics = {name: m.eval() for name, m in self._metric_fns.items()}
         cbs.on_eval_epoch_end(ctx)
         cbs.on_eval_end(ctx)
         return p.metrics
 
-    def predict(self, *predict_data):
-        """The network's output on predict_data (inference mode)."""
+    def predict(self, *predict_data, backend=None, config=None):
+        """The network's output on predict_data (inference mode). backend None runs the
+        network itself; "lite" (MindSpore's) runs it in the lite runtime: the network is
+        exported (MINDIR) for these inputs' shapes and dtypes, converted and built once
+        (again when they change), and its outputs come back as Tensors. config: a
+        ``mycel.lite.Context`` for the lite model (threads, precision), lite only."""
+        if backend not in (None, "lite"):
+            raise ValueError(f"For 'Model.predict', the 'backend' must be None or 'lite', but "
+                             f"got {backend!r}.")
+        if config is not None and backend != "lite":
+            raise ValueError("For 'Model.predict', 'config' is for backend='lite' only.")
         self._network.set_train(False)
+        if backend == "lite":
+            return self._predict_lite(predict_data, config)
         return self._network(*predict_data)
+
+    def _predict_lite(self, predict_data, config):
+        """predict with backend='lite' (see predict)."""
+        import contextlib
+        import io
+        import os
+        import tempfile
+        from mycel.lite.converter import Converter, FmkType
+        from mycel.lite.model import Model as LiteModel, ModelType
+        from mycel.train.export import export
+        for i, x in enumerate(predict_data):
+            if not isinstance(x, _C.Tensor):
+                raise TypeError(f"For 'Model.predict', backend='lite' takes Tensor inputs, but "
+                                f"input {i} is {type(x).__name__}.")
+        key = (tuple((tuple(x.shape), str(x.dtype)) for x in predict_data), id(config))
+        # the weights as built into the lite model: a change (more training, a loaded
+        # checkpoint) rebuilds it
+        weights = [p.asnumpy() for p in self._network.get_parameters()]
+        cached = self.__dict__.get("_lite_predict")
+        if cached is None or cached[0] != key or len(cached[2]) != len(weights) or \
+                not all(np.array_equal(a, b) for a, b in zip(cached[2], weights)):
+            with tempfile.TemporaryDirectory(prefix="mycel_predict_lite_") as d:
+                net = os.path.join(d, "net")
+                export(self._network, *predict_data, file_name=net, file_format="MINDIR")
+                with contextlib.redirect_stdout(io.StringIO()):  # (the conversion's report)
+                    Converter().convert(FmkType.MINDIR, net + ".mindir", net)
+                lite = LiteModel()
+                lite.build_from_file(net + ".ms", ModelType.MINDIR_LITE, config)
+            cached = self._lite_predict = (key, lite, [w.copy() for w in weights])
+        outs = [_C.Tensor(o.get_data_to_numpy()) for o in
+                cached[1].predict([x.asnumpy() for x in predict_data])]
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             initial_epoch=0, **kwargs):

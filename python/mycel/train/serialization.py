@@ -328,7 +328,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if integrated_save and pctx.is_data_parallel() and \
             pctx.get_auto_parallel_context("global_rank") != 0:
         return  # rank 0 writes the parameters every rank holds
-    items = [(n, d) for n, d in _save_items(save_obj) if choice_func is None or choice_func(n)]
+    items = [(n, d) for n, d in _save_items(save_obj)
+             if choice_func is None or _choose(choice_func, n, func)]
     if any(getattr(d, "_pipeline_other_stage", None) is not None for _, d in items):
         # Pipeline parallelism: a rank holds stale copies of the other stages' parameters.
         if integrated_save:
@@ -461,7 +462,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             continue
         if filter_prefix and tag.startswith(filter_prefix):
             continue
-        if choice_func is not None and not choice_func(tag):
+        if choice_func is not None and not _choose(choice_func, tag, func):
             continue
         result[tag] = value if isinstance(value, str) else Parameter(value, name=tag)
     if not result:
@@ -470,6 +471,16 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     if net is not None:
         load_param_into_net(net, result, strict_load)
     return result
+
+
+def _choose(choice_func, tag, func):
+    """choice_func(tag) as a bool; its own error is a ValueError naming the checkpoint entry
+    (MindSpore's load_checkpoint raises ValueError for a failing choice_func)."""
+    try:
+        return bool(choice_func(tag))
+    except Exception as e:  # noqa: BLE001 (any error of the user's function)
+        raise ValueError(f"For '{func}', choice_func failed on the entry {tag!r}: "
+                         f"{type(e).__name__}: {e}") from e
 
 
 # ---- loading into a network -----------------------------------------------------------------

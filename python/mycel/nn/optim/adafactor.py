@@ -29,8 +29,10 @@ class AdaFactor(Optimizer):
         p -= weight_decay * lr * p + update
 
     State: "exp_avg_sq_row.<name>", "exp_avg_sq_col.<name>" (factored) or "exp_avg_sq.<name>",
-    "exp_avg.<name>" (beta1 > 0; float16 with compression) and the step "step".
+    "exp_avg.<name>" (beta1 > 0; float16 with compression) and the step "step". The weight
+    decay is a fixed number (a dynamic one, a Cell, is a TypeError).
     """
+    _dynamic_decay_ok = False
 
     def __init__(self, params, learning_rate=None, eps=(1e-30, 1e-3), clip_threshold=1.0,
                  decay_rate=0.8, beta1=0.9, weight_decay=0.0, scale_parameter=True,
@@ -119,7 +121,7 @@ class AdaFactor(Optimizer):
         return update, written
 
     def construct(self, gradients):
-        check_grad_count("AdaFactor", len(gradients), len(self.exp_avg))
+        check_grad_count("AdaFactor", gradients, len(self.exp_avg))
         gradients = self.scale_grad(gradients)
         t = prim("Assign")(self.step, self.step + 1.0)
         lrs = self.get_lr()

@@ -107,7 +107,7 @@ class Adam(_AdamBase):
             self._amsgrad = ApplyAdamWithAmsgrad(b1_of(self), b2_of(self), e_of(self))
 
     def construct(self, gradients):
-        check_grad_count("Adam", len(gradients), len(self.moment1))
+        check_grad_count("Adam", gradients, len(self.moment1))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         b1p, b2p = self._next_powers()
@@ -139,13 +139,14 @@ class AdamWeightDecay(_AdamBase):
         self._op = prim("AdamWeightDecay")
 
     def construct(self, gradients):
-        check_grad_count("AdamWeightDecay", len(gradients), len(self.moment1))
+        check_grad_count("AdamWeightDecay", gradients, len(self.moment1))
+        decays = self._current_decays()  # (before get_lr advances the step)
         lr = self.get_lr()
         out = ()
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             out = out + (self._op(p, m, v, self.lr_of(lr, i), self.beta1, self.beta2, self.eps,
-                                  self._decay[i], g)[0],)
+                                  decays[i], g)[0],)
         return out
 
 
@@ -167,7 +168,8 @@ class AdamW(_AdamBase):
         self._op = prim("AdamWeightDecay")
 
     def construct(self, gradients):
-        check_grad_count("AdamW", len(gradients), len(self.moment1))
+        check_grad_count("AdamW", gradients, len(self.moment1))
+        decays = self._current_decays()  # (before get_lr advances the step)
         lr = self.get_lr()
         b1p, b2p = self._next_powers()
         bc1 = 1.0 - b1p
@@ -178,7 +180,7 @@ class AdamW(_AdamBase):
                                              gradients)):
             lr_i = self.lr_of(lr, i)
             lr_t = lr_i * sbc2 / bc1
-            decay = self._decay[i] * bc1 / sbc2
+            decay = decays[i] * bc1 / sbc2
             out = out + (self._op(p, m, v, lr_t, self.beta1, self.beta2, eps, decay, g)[0],)
         return out
 

@@ -33,7 +33,7 @@ class Adagrad(Optimizer):
         self._op = prim("ApplyAdagrad", update_slots=update_slots)
 
     def construct(self, grads):
-        check_grad_count("Adagrad", len(grads), len(self.accum))
+        check_grad_count("Adagrad", grads, len(self.accum))
         grads = self.decay_weight(self.scale_grad(grads))
         lr = self.get_lr()
         out = ()
@@ -79,7 +79,7 @@ class RMSProp(Optimizer):
         self.moment = self._state("moment")
 
     def construct(self, gradients):
-        check_grad_count("RMSProp", len(gradients), len(self.ms))
+        check_grad_count("RMSProp", gradients, len(self.ms))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         out = ()
@@ -131,7 +131,7 @@ class AdaMax(Optimizer):
         self._op = prim("ApplyAdaMax")
 
     def construct(self, gradients):
-        check_grad_count("AdaMax", len(gradients), len(self.moment1))
+        check_grad_count("AdaMax", gradients, len(self.moment1))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         b1p = prim("Assign")(self.beta1_power, self.beta1_power * self.beta1)
@@ -167,7 +167,7 @@ class Adadelta(Optimizer):
         self._op = prim("ApplyAdadelta")
 
     def construct(self, grads):
-        check_grad_count("Adadelta", len(grads), len(self.accum))
+        check_grad_count("Adadelta", grads, len(self.accum))
         grads = self.decay_weight(self.scale_grad(grads))
         lr = self.get_lr()
         out = ()

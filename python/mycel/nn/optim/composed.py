@@ -17,7 +17,7 @@ class _StepCounted(Optimizer):
         ``get_lr()``; global_step advances by one."""
         t = self.global_step.reshape(()).astype(_C.float32) + 1.0
         lr = self.get_lr()
-        if not self.dynamic_lr:
+        if not (self.dynamic_lr or self.dynamic_weight_decay):  # (else get_lr advanced it)
             assign_add(self.global_step, 1)
         return t, lr
 
@@ -48,7 +48,7 @@ class ASGD(_StepCounted):
         self.ax = self._state("ax_")
 
     def construct(self, gradients):
-        check_grad_count("ASGD", len(gradients), len(self.ax))
+        check_grad_count("ASGD", gradients, len(self.ax))
         gradients = self.decay_weight(gradients)
         t, lrs = self.step_and_lr()
         first = prim("Equal")(t, 1.0)
@@ -110,7 +110,7 @@ class Rprop(_StepCounted):
         self.step_size = self._state("step_size")
 
     def construct(self, gradients):
-        check_grad_count("Rprop", len(gradients), len(self.prev))
+        check_grad_count("Rprop", gradients, len(self.prev))
         gradients = self.decay_weight(gradients)
         t, lrs = self.step_and_lr()
         first = prim("Equal")(t, 1.0)
@@ -144,9 +144,10 @@ class Lamb(_StepCounted):
         w -= lr * trust * update
 
     (The norm in the trust ratio adds eps inside the square root, as MindSpore's does.)
-    weight_decay is decoupled: it enters the update, not the gradient. State:
-    "lamb_m.<name>" and "lamb_v.<name>".
+    weight_decay is decoupled: it enters the update, not the gradient (a fixed number: a
+    dynamic weight decay, a Cell, is a TypeError). State: "lamb_m.<name>" and "lamb_v.<name>".
     """
+    _dynamic_decay_ok = False
 
     def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6,
                  weight_decay=0.0):
@@ -163,7 +164,7 @@ class Lamb(_StepCounted):
         return prim("Sqrt")(prim("ReduceSum", keep_dims=False)(x * x, ()))
 
     def construct(self, gradients):
-        check_grad_count("Lamb", len(gradients), len(self.moments1))
+        check_grad_count("Lamb", gradients, len(self.moments1))
         t, lrs = self.step_and_lr()
         bc1 = 1.0 - prim("Pow")(self.beta1, t)
         bc2 = 1.0 - prim("Pow")(self.beta2, t)

@@ -52,7 +52,7 @@ class FTRL(Optimizer):
         self._op = prim("ApplyFtrl", use_locking=use_locking)
 
     def construct(self, grads):
-        check_grad_count("FTRL", len(grads), len(self.moments))
+        check_grad_count("FTRL", grads, len(self.moments))
         grads = self.decay_weight(self.scale_grad(grads))
         lr = self.get_lr()
         out = ()

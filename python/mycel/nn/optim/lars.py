@@ -36,8 +36,15 @@ class LARS(Optimizer):
             raise TypeError("For 'LARS', the 'lars_filter' must be callable.")
         eps = _check_float("LARS", "epsilon", epsilon, 0.0)
         coef = _check_float("LARS", "coefficient", coefficient, 0.0)
+        if optimizer.dynamic_weight_decay:
+            raise TypeError("For 'LARS', dynamic weight decay is currently not supported: the "
+                            "wrapped optimizer's 'weight_decay' must be float or int type.")
         # The same parameters and rates as the wrapped optimizer (one group each way).
         super().__init__(0.0, optimizer.parameters)
+        # LARS has no rate or step of its own: its learning_rate and global_step are the
+        # wrapped optimizer's (one Parameter each, so a checkpoint holds one of each name)
+        del self.learning_rate, self.global_step
+        self.learning_rate, self.global_step = optimizer.learning_rate, optimizer.global_step
         self.opt = optimizer
         self.epsilon, self.coefficient, self.use_clip = _const(eps), _const(coef), use_clip
         self._one = _const(1.0)
@@ -49,7 +56,7 @@ class LARS(Optimizer):
         return prim("Sqrt")(prim("ReduceSum", keep_dims=False)(x * x, ()))
 
     def construct(self, gradients):
-        check_grad_count("LARS", len(gradients), len(self._lars))
+        check_grad_count("LARS", gradients, len(self._lars))
         select, greater = prim("Select"), prim("Greater")
         lrs = self.opt._current_lr()
         out = ()

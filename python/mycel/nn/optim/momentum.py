@@ -31,7 +31,7 @@ class Momentum(Optimizer):
         self._op = prim("ApplyMomentum", use_nesterov=use_nesterov)
 
     def construct(self, gradients):
-        check_grad_count("Momentum", len(gradients), len(self.moments))
+        check_grad_count("Momentum", gradients, len(self.moments))
         gradients = self.decay_weight(self.scale_grad(gradients))
         lr = self.get_lr()
         out = ()
@@ -49,7 +49,9 @@ class SGD(Optimizer):
         param -= lr * (g + momentum * accum if nesterov else accum)
 
     The accumulators are Parameters "accum.<param name>", the first-step flags "stat.<...>".
+    The decay is fused into the SGD op: a dynamic weight decay (a Cell) is a TypeError.
     """
+    _dynamic_decay_ok = False
 
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):
@@ -70,7 +72,7 @@ class SGD(Optimizer):
                           for wd in self._decay)
 
     def construct(self, gradients):
-        check_grad_count("SGD", len(gradients), len(self.accum))
+        check_grad_count("SGD", gradients, len(self.accum))
         gradients = self.scale_grad(gradients)
         lr = self.get_lr()
         out = ()

@@ -12,6 +12,10 @@ one holds after the end), or a LearningRateSchedule cell called with the step. P
 may be given as groups, ``[{'params': [...], 'lr': ..., 'weight_decay': ...}, ...]``, each
 group overriding the optimizer's learning rate and weight decay. ``weight_decay`` is L2
 regularisation added to the gradient (``g + wd * param``) unless an optimizer says otherwise.
+It is a number, or (dynamic weight decay, as MindSpore's) a Cell called with the step counter
+``global_step`` (a 0-d int32 tensor) that returns this step's decay; the counter then advances
+each step as with a dynamic learning rate. An optimizer that fuses a fixed decay into its
+update op (SGD, Lamb, AdaFactor, LARS) refuses a Cell with a TypeError.
 """
 import numbers
 
@@ -67,6 +71,16 @@ def _check_bool(name, arg, v):
     return v
 
 
+def _check_decay(name, wd):
+    """A weight decay: a non-negative number (as a float) or a Cell (dynamic weight decay)."""
+    if isinstance(wd, Cell):
+        return wd
+    if isinstance(wd, bool) or not isinstance(wd, numbers.Real):
+        raise TypeError(f"For '{name}', the 'weight_decay' must be a float, an int or a Cell "
+                        f"(dynamic weight decay), but got {type(wd).__name__}.")
+    return _check_float(name, "weight_decay", wd, 0.0)
+
+
 def _const(v):
     """A hyperparameter as a float32 0-d tensor (as MindSpore keeps betas and epsilons): exact
     enough for every parameter dtype, and no underflow of a small epsilon in float16."""
@@ -88,6 +102,22 @@ class Optimizer(Cell):
     Subclasses set up their state in __init__ and implement ``construct(gradients)`` with
     ``self.get_lr()``, ``self.decay_weight(gradients)`` and ``self.scale_grad(gradients)``.
     """
+
+    # Whether the subclass reads the decay through decay_weight()/_current_decays() (so a
+    # dynamic weight decay, a Cell, works); those fusing a fixed float set False.
+    _dynamic_decay_ok = True
+
+    @property
+    def _mixed_precision_type(self):
+        """None always: an optimizer updates its Parameters in their own dtype, so to_float
+        on a network holding it (MindSpore's ``TrainStepWrap(net).to_float(float16)``) does
+        not cast the gradients it is given (MindSpore casts them to float16 and its update
+        ops convert them back to the Parameters' float32)."""
+        return None
+
+    @_mixed_precision_type.setter
+    def _mixed_precision_type(self, value):
+        pass  # (to_float's mark, ignored: see the getter)
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -147,11 +177,34 @@ class Optimizer(Cell):
                                      requires_grad=False)
         self._group_of = group_of
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
+        self._init_decay(name)
+
+    def _init_decay(self, name):
+        """The weight-decay views (MindSpore's): ``weight_decay`` (one float or Cell without
+        groups; with groups one 0-d tensor or Cell per parameter), ``decay_flags`` (whether
+        each parameter decays), ``dynamic_weight_decay``; each distinct decay Cell is a
+        sub-cell ``weight_decay_cell_<k>`` (so graph code calls it)."""
+        cells = []
+        for wd in self._decay:
+            if isinstance(wd, Cell) and all(wd is not c for c in cells):
+                cells.append(wd)
+        self.dynamic_weight_decay = bool(cells)
+        if cells and not self._dynamic_decay_ok:
+            raise TypeError(f"For '{name}', dynamic weight decay is currently not supported, the "
+                            f"argument 'weight_decay' or 'weight_decay' set in grouped 'params' "
+                            f"must be float or int type.")
+        self._decay_cells = tuple(f"weight_decay_cell_{k}" for k in range(len(cells)))
+        for attr, c in zip(self._decay_cells, cells):
+            setattr(self, attr, c)
+        # per parameter: the index of its decay Cell, or -1 for a fixed decay
+        self._decay_cell_of = tuple(
+            next((k for k, c in enumerate(cells) if c is wd), -1) for wd in self._decay)
         # MindSpore's views: one float (no groups) or one 0-d tensor per parameter, in the
         # parameters' order, and whether each parameter decays
-        self.weight_decay = self.group_weight_decay[0] if not self.is_group else tuple(
-            Tensor(np.float32(wd)) for wd in self._decay)
-        self.decay_flags = tuple(wd > 0 for wd in self._decay)
+        gwd = self.group_weight_decay[0]
+        self.weight_decay = gwd if not self.is_group else tuple(
+            wd if isinstance(wd, Cell) else Tensor(np.float32(wd)) for wd in self._decay)
+        self.decay_flags = tuple(isinstance(wd, Cell) or wd > 0 for wd in self._decay)
 
     @staticmethod
     def _parse_groups(name, parameters, learning_rate, weight_decay):
@@ -170,7 +223,7 @@ class Optimizer(Cell):
         if not items:
             raise ValueError(f"For 'Optimizer', the argument parameters must not be empty "
                              f"(building '{name}').")
-        wd = _check_float(name, "weight_decay", weight_decay, 0.0)
+        wd = _check_decay(name, weight_decay)
         is_group = isinstance(items[0], dict)
         groups = [] if is_group else [(learning_rate, wd, items)]
         for g in items if is_group else ():
@@ -184,7 +237,7 @@ class Optimizer(Cell):
             if unknown:
                 raise ValueError(f"For '{name}', unknown parameter-group keys "
                                  f"{sorted(unknown)}.")
-            gwd = _check_float(name, "weight_decay", g.get("weight_decay", wd), 0.0)
+            gwd = _check_decay(name, g.get("weight_decay", wd))
             groups.append((g.get("lr", learning_rate), gwd, list(g["params"])))
         params, seen = [], set()
         for _, _, ps in groups:
@@ -262,14 +315,18 @@ class Optimizer(Cell):
 
     def get_lr(self):
         """The learning rate of this step (a tuple, one per group, with groups): a 0-d float32
-        tensor. A dynamic rate reads the step counter, which is then incremented."""
+        tensor. A dynamic rate (or a dynamic weight decay) reads the step counter, which is
+        then incremented."""
         lrs = self._current_lr()
-        if self.dynamic_lr:
+        if self.dynamic_lr or self.dynamic_weight_decay:
             assign_add(self.global_step, 1)
         return lrs[0] if len(lrs) == 1 else lrs
 
     def get_lr_parameter(self, param):
-        """The learning rate of the group holding `param` (a Parameter or a list of them)."""
+        """The learning rate of the group holding `param` (a Parameter, or a list of them for
+        a list), as MindSpore's: the group's learning-rate Parameter (0-d for a fixed rate,
+        the per-step values for a list, read by the step counter) or its
+        LearningRateSchedule cell. It has no side effect (get_lr() gives this step's rate)."""
         idx = {id(p): i for i, p in enumerate(self._params_list)}
         for p in (param,) if isinstance(param, Parameter) else param:
             if not isinstance(p, Parameter):
@@ -278,20 +335,53 @@ class Optimizer(Cell):
             if id(p) not in idx:
                 raise ValueError(f"For 'get_lr_parameter', the parameter '{p.name}' is not "
                                  f"updated by this optimizer.")
-        lrs = self._current_lr()
+
+        def rate(p):
+            return getattr(self, self._lr_names[self._group_of[idx[id(p)]]])
         if isinstance(param, Parameter):
-            return lrs[self._group_of[idx[id(param)]]]
-        return [lrs[self._group_of[idx[id(p)]]] for p in param]
+            return rate(param)
+        return [rate(p) for p in param]
 
     def lr_of(self, lrs, i):
         """The learning rate of parameter i from get_lr()'s result."""
         return lrs[self._group_of[i]] if isinstance(lrs, tuple) else lrs
 
-    def decay_weight(self, gradients):
-        """gradients + weight_decay * parameters, for parameters whose decay is non-zero."""
+    def _current_decays(self):
+        """This step's weight decay of each parameter (a tuple): its float, or its decay
+        Cell's value at the step counter (a 0-d tensor; each Cell runs once). Optimizers read
+        it before get_lr(), which advances the counter."""
+        if not self.dynamic_weight_decay:
+            return self._decay
+        step = self.global_step.reshape(())
+        values = ()
+        for attr in self._decay_cells:
+            values = values + (getattr(self, attr)(step),)
         out = ()
-        for p, g, wd in zip(self.parameters, gradients, self._decay):
-            out = out + ((g + wd * p if wd > 0 else g),)
+        for i in range(len(self._decay)):
+            k = self._decay_cell_of[i]
+            out = out + ((self._decay[i] if k < 0 else values[k]),)
+        return out
+
+    def get_weight_decay(self):
+        """This step's weight decay (MindSpore's get_weight_decay): without groups one value
+        (a float, or a 0-d tensor from the decay Cell), with groups a tuple of one per
+        parameter."""
+        decays = self._current_decays()
+        return decays if self.is_group else decays[0]
+
+    def decay_weight(self, gradients):
+        """gradients + weight_decay * parameters, for parameters that decay (a dynamic
+        decay at this step's value, cast to each parameter's dtype)."""
+        decays = self._current_decays()
+        out = ()
+        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
+            wd = decays[i]
+            if self._decay_cell_of[i] >= 0:
+                out = out + (g + prim("Cast", dtype=p.dtype)(wd) * p,)
+            elif wd > 0:
+                out = out + (g + wd * p,)
+            else:
+                out = out + (g,)
         return out
 
     def scale_grad(self, gradients):
@@ -305,9 +395,19 @@ class Optimizer(Cell):
 
 
 
+def check_grad_count(name, gradients, want):
+    """Raises unless an optimizer got a tuple (or list) of one gradient per parameter: a
+    TypeError for anything else (a bare Tensor would be iterated by rows), a ValueError for
+    another count; at compile time in graphs."""
+    is_seq = isinstance(gradients, (tuple, list))
+    _check_grads(name, is_seq, len(gradients) if is_seq else -1, want)
+
+
 @constexpr
-def check_grad_count(name, got, want):
-    """Raises unless an optimizer got one gradient per parameter (at compile time in graphs)."""
+def _check_grads(name, is_seq, got, want):
+    if not is_seq:
+        raise TypeError(f"For '{name}', the gradients must be a tuple of {want} tensors (one "
+                        f"per parameter, in the order of 'parameters'), not a single value.")
     if got != want:
         raise ValueError(f"For '{name}', the gradients must be a tuple of {want} tensors (one per "
                          f"parameter, in the order of 'parameters'), but got {got}.")

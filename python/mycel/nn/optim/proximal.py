@@ -29,7 +29,7 @@ class ProximalAdagrad(Optimizer):
         self.accum = self._state("accum", init=a)
 
     def construct(self, grads):
-        check_grad_count("ProximalAdagrad", len(grads), len(self.accum))
+        check_grad_count("ProximalAdagrad", grads, len(self.accum))
         grads = self.decay_weight(self.scale_grad(grads))
         lr = self.get_lr()
         out = ()

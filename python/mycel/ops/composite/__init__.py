@@ -521,6 +521,19 @@ def grad_operation(fn, weights, get_all, get_by_list, sens_param):
         bool(get_all), bool(get_by_list), bool(sens_param), _weights_arg(weights)))
 
 
+def _check_jvp_args(inputs, v):
+    """jvp's inputs and tangents are each a Tensor or a tuple of Tensors (a TypeError
+    otherwise, as MindSpore's; decided at compile time in graph code). (The arguments
+    themselves, not their elements: a loop over them here would be differentiated by nested
+    forward mode, e.g. jet's.)"""
+    if not isinstance(inputs, (Tensor, tuple, list)):
+        raise TypeError(f"For 'jvp', the inputs must be a Tensor or a tuple of Tensors, but got "
+                        f"{type(inputs).__name__}.")
+    if not isinstance(v, (Tensor, tuple, list)):
+        raise TypeError(f"For 'jvp', v must be a Tensor or a tuple of Tensors, but got "
+                        f"{type(v).__name__}.")
+
+
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)`` where ``vjp_fn(v)`` pulls the cotangent `v` of the output
     back to the inputs: a tuple of one gradient per input, a one-element tuple for a single
@@ -652,6 +665,7 @@ def _linear_push(fn, inputs, has_aux):
 
 def _jvp_python(fn, inputs, v, has_aux=False):
     """jvp called from Python (either mode): _linear_push's recording, pushed once."""
+    _check_jvp_args(inputs, v)
     inputs, v = _as_tuple(inputs), _as_tuple(v)
     _check_tangents(inputs, v)
     outputs, push = _linear_push(fn, inputs, has_aux)
@@ -667,6 +681,7 @@ def _jvp_graph(fn, inputs, v, has_aux=False):
     runs once, inside w's forward; the gradient in u is J v (the pullback is linear in u).
     (A pullback made outside a differentiated function cannot be passed into it: K would
     have to transform a function value made outside.)"""
+    _check_jvp_args(inputs, v)
     inputs, v = _as_tuple(inputs), _as_tuple(v)
     _check_tangents(inputs, v)
     u0 = _vjp_out_zeros(fn, *inputs)
