@@ -22,6 +22,9 @@ class Primitive:
     _op = None
 
     def __init__(self, *args, **kwargs):
+        if self._op not in _SCHEMA:
+            raise TypeError(f"For 'Primitive', {type(self).__name__} names no op of the op "
+                            f"table (_op is {self._op!r}); use a primitive such as P.Add.")
         schema = _SCHEMA[self._op]
         init = [a for a in schema["attrs"] if not a["call"]]
         if len(args) > len(init):
@@ -133,6 +136,9 @@ def constexpr(fn):
     """Marks a helper that graph mode runs in Python at compile time, on constant arguments
     (MindSpore's ``ops.constexpr``): argument normalisation, attribute building, shape math.
     In PYNATIVE mode it is an ordinary function."""
+    if not callable(fn):
+        raise TypeError(f"For 'constexpr', the argument must be a function, but got "
+                        f"{type(fn).__name__}.")
     fn.__mycel_constexpr__ = True
     return fn
 

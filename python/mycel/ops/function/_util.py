@@ -35,6 +35,26 @@ def axes(axis):
     return tuple(int(a) for a in axis)
 
 
+def tensor_arg(x, op, name):
+    """x when it is a Tensor, else a TypeError naming op and the argument."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+def one_int(n, op, name):
+    """n, or the value of a one-element integer tensor n (MindSpore's int64 of shape () or
+    (1,)); a TypeError naming op and the argument for another tensor (taking its first element
+    turned a bool (2, 3) tensor into 0 silently). Other values pass for the caller's check."""
+    if isinstance(n, _C.Tensor):
+        arr = n.asnumpy()
+        if arr.size != 1 or arr.dtype.kind not in "iu":
+            raise TypeError(f"For '{op}', {name} given as a Tensor must hold one integer, but "
+                            f"got shape {list(arr.shape)} and dtype {n.dtype}.")
+        return int(arr.reshape(-1)[0])
+    return n
+
+
 def as_tensor(x):
     return x if isinstance(x, _C.Tensor) else _C.Tensor(x)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common import generator as _gen
-from mycel.ops.function._util import prim, shape_arg, as_tensor
+from mycel.ops.function._util import prim, shape_arg, as_tensor, one_int
 from mycel.ops.function import random_func as _r
 from mycel.ops.primitive import constexpr
 
@@ -168,8 +168,7 @@ def multinomial(input, num_samples, replacement=True, seed=None, *, generator=No
 
 @constexpr
 def _perm_check(n, dtype):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, "randperm", "n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For 'randperm', n must be a non-negative int, but got {n!r}.")
     if dtype not in INTS + FLOATS:
@@ -280,8 +279,7 @@ def random_gamma(shape, alpha, seed=0, seed2=0):
 
 @constexpr
 def _win_len(n, periodic, dtype, op):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, op, "window_length")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For '{op}', window_length must be a non-negative int, but got "
                          f"{n!r}.")

@@ -17,7 +17,7 @@ U the upper; lu_solve applies P^T to b and solves the two triangular systems row
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.function import array_func as _a
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.primitive import constexpr
@@ -240,6 +240,8 @@ def _eye_rect(m, k, dtype):
 
 def lu_solve(b, LU_data, LU_pivots):  # noqa: N803
     """x with A x = b for A given by its packed LU factors and pivots; b [..., M, K]."""
+    for name, v in (("b", b), ("LU_data", LU_data), ("LU_pivots", LU_pivots)):
+        tensor_arg(v, "lu_solve", name)
     m, k = _lu_check(LU_data.shape, LU_pivots.shape, LU_data.dtype, LU_pivots.dtype,
                      "lu_solve")
     if LU_data.shape[-1] != m or b.shape[-2] != m:
@@ -327,7 +329,7 @@ def _householder_apply(a, tau, q, k, m):
 def orgqr(input, input2):  # noqa: A002
     """The first N columns of Q = H_1 ... H_K from geqrf's packed reflectors input [..., M, N]
     and factors input2 (tau) [..., K] (LAPACK's orgqr)."""
-    a, tau = input, input2
+    a, tau = tensor_arg(input, "orgqr", "input"), tensor_arg(input2, "orgqr", "input2")
     m, n, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "orgqr")
     if n > m:
         raise ValueError(f"For 'orgqr', input must have M >= N, but got {a.shape}.")
@@ -355,6 +357,8 @@ def ormqr(input, tau, other, left=True, transpose=False):  # noqa: A002
     """other multiplied by Q = H_1 ... H_K of geqrf's packed reflectors: Q other (left),
     other Q (not left), with Q^T when transpose (LAPACK's ormqr)."""
     a = input
+    for name, v in (("input", input), ("tau", tau), ("other", other)):
+        tensor_arg(v, "ormqr", name)
     m, _, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "ormqr")
     need = other.shape[-2] if left else other.shape[-1]
     if need != m:
@@ -429,7 +433,7 @@ def roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sample
     """MindSpore's ROIAlign on CPU: each ROI (batch index, x1, y1, x2, y2) scaled by
     spatial_scale (the end + roi_end_mode), split into pooled_height x pooled_width bins,
     each the mean of sample_num x sample_num bilinear samples: (R, C, ph, pw)."""
-    f, r = features, rois
+    f, r = tensor_arg(features, "roi_align", "features"), tensor_arg(rois, "roi_align", "rois")
     _roi_check(f.shape, r.shape, f.dtype, r.dtype, pooled_height, pooled_width, sample_num)
     dt = f.dtype
     r64 = prim("Cast")(r, _C.float64)

@@ -25,7 +25,7 @@ Each computes in float64 and returns the input's float dtype (float32 for intege
 import math
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, one_int
 from mycel.ops.function.special_func import lgamma as _lgamma, digamma as _digamma
 from mycel.ops.function.special_func import _out_dtype as _out
 from mycel.ops.primitive import constexpr
@@ -311,8 +311,7 @@ def polygamma(n, input):  # noqa: A002
 
 @constexpr
 def _order(n):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, "polygamma", "n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For 'polygamma', n must be a non-negative int, but got {n!r}.")
     return n

@@ -101,6 +101,7 @@ def _unary(name, doc):
     def f(input):  # noqa: A002
         return h(input)
     f.__doc__ = doc
+    f.__name__ = f.__qualname__ = name  # errors name the op: "Abs() takes 1 positional ..."
     return f
 
 
@@ -189,6 +190,7 @@ def _cmp(name, doc):
     def f(input, other):  # noqa: A002
         return h(input, other)
     f.__doc__ = doc
+    f.__name__ = f.__qualname__ = name  # errors name the op: "Abs() takes 1 positional ..."
     return f
 
 

@@ -16,6 +16,10 @@ __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "
 # dot (numpy's) serves Tensor.dot only (common/tensor.py); mycel.ops has no dot yet.
 
 
+# The most pieces tensor_split makes of a shorter axis (the extra pieces are empty).
+_MAX_SECTIONS = 1 << 16
+
+
 def _split_bounds(n, indices_or_sections, name):
     """The (start, stop) of each piece along an axis of length n, as numpy's array_split."""
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
@@ -23,6 +27,10 @@ def _split_bounds(n, indices_or_sections, name):
         if sections <= 0:
             raise ValueError(f"For '{name}', the number of sections must be positive, but got "
                              f"{sections}.")
+        if sections > max(n, _MAX_SECTIONS):
+            # one piece each: 2**62 sections of a length-4 axis looped (and allocated) forever
+            raise ValueError(f"For '{name}', the number of sections {sections} is more than "
+                             f"the axis' length {n} and the limit of {_MAX_SECTIONS} pieces.")
         size = n // sections
         extra = n % sections
         bounds = ()

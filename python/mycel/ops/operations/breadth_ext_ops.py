@@ -189,8 +189,7 @@ class RandpermV2(_Composed):
         self.seed, self.offset, self.dtype = seed, offset, dtype
 
     def __call__(self, n):
-        k = int(n.asnumpy()) if isinstance(n, _C.Tensor) else int(n)
-        return _br.randperm(k, self.seed, self.offset, self.dtype)
+        return _br.randperm(n, self.seed, self.offset, self.dtype)
 
 
 @_export
@@ -828,6 +827,10 @@ class ComputeAccidentalHits(_Composed):
 
     def __call__(self, true_labels, sampled_candidates):
         t, s = true_labels, sampled_candidates
+        if not isinstance(t, _C.Tensor) or not isinstance(s, _C.Tensor):
+            raise TypeError(f"For 'ComputeAccidentalHits', true_labels and sampled_candidates "
+                            f"must be Tensors, but got {type(t).__name__} and "
+                            f"{type(s).__name__}.")
         if t.ndim != 2 or t.shape[1] != self.num_true or s.ndim != 1:
             raise ValueError(f"For 'ComputeAccidentalHits', true_labels must be (B, "
                              f"{self.num_true}) and sampled_candidates 1-D, but got {t.shape} "

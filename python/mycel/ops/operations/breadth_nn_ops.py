@@ -10,7 +10,7 @@ from mycel.ops.function import (breadth_nn_func as _bn, breadth_random_func as _
                                 breadth_scatter_func as _bs, breadth_misc_func as _bmisc,
                                 loss_func as _loss, array_func as _a, index_add_func as _ia,
                                 nn_func as _nn, random_func as _r)
-from mycel.ops.function._util import prim as _prim, shape_arg
+from mycel.ops.function._util import prim as _prim, shape_arg, one_int as _one_int
 from mycel.ops.function.scatter_func import scatter_nd_add
 
 __all__ = []
@@ -353,7 +353,9 @@ class Randperm(_Composed):
         self.max_length, self.pad, self.dtype = max_length, pad, dtype
 
     def __call__(self, n):
-        k = int(n.asnumpy().reshape(-1)[0]) if isinstance(n, _C.Tensor) else int(n)
+        k = _one_int(n, "Randperm", "n")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise TypeError(f"For 'Randperm', n must be a non-negative int, but got {k!r}.")
         if k > self.max_length:
             raise ValueError(f"For 'Randperm', n ({k}) must not exceed max_length "
                              f"({self.max_length}).")

@@ -14,6 +14,7 @@ from mycel.ops.function import (breadth_array_func as _ba, breadth_math_func as 
                                 special_func as _sp)
 from mycel.ops.function._util import prim as _prim, shape_arg
 from mycel.ops.function import bitwise_func as _bw
+from mycel.ops.function.math_func import dense as _dense
 from mycel.ops.function import breadth_misc_func as _bmisc
 from mycel.ops.function.graph_compat_func import all as _all, any as _any
 from mycel.ops.primitive import constexpr, make_primitive_class
@@ -548,7 +549,7 @@ class Dense(_Composed):
         self.has_bias = has_bias
 
     def __call__(self, x, w, b=None):
-        return _a.dense(x, w, b if self.has_bias else None)
+        return _dense(x, w, b if self.has_bias else None)
 
 
 @_export

@@ -1,0 +1,73 @@
+"""The findings of the bad-input sweep (test_bad_input_sweep.py), each fixed at its cause and
+kept here as a plain test: typed errors naming the op where a bare AttributeError, a hang or
+a silent wrong answer came before, in PYNATIVE mode and under ms.jit where the op runs there."""
+import numpy as np
+import pytest
+
+import mycel as ms
+from mycel import ops
+from mycel.ops import operations as P
+
+
+def t(shape, dtype=np.float32):
+    return ms.Tensor(np.arange(int(np.prod(shape))).reshape(shape).astype(dtype))
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # A Python number or tuple where a tensor goes: AttributeError ('int' has no 'shape').
+    (lambda: ops.lu_solve(t((2, 2)), t((2, 2)), 0), TypeError, "lu_solve.*LU_pivots"),
+    (lambda: ops.ormqr(t((2, 3)), 1, t((2, 3))), TypeError, "ormqr.*tau"),
+    (lambda: ops.roi_align(t((1, 1, 2, 2)), 0, 1, 1, 1.0), TypeError, "roi_align.*rois"),
+    (lambda: P.ROIAlign(1, 1, 1.0)(t((1, 1, 2, 2)), 0), TypeError, "roi_align.*rois"),
+    (lambda: P.Orgqr()(t((3, 2)), (1, 2)), TypeError, "orgqr.*input2"),
+    (lambda: P.ComputeAccidentalHits()(t((2, 1)), 0), TypeError, "ComputeAccidentalHits"),
+    (lambda: ops.diagonal_scatter(t((2, 3)), float("nan")), TypeError, "diagonal_scatter.*src"),
+    (lambda: ops.constexpr(t((2,))), TypeError, "constexpr.*function"),
+    (lambda: P.Primitive(), TypeError, "Primitive.*no op"),
+    # 2**62 sections of a 4-row tensor looped (and grew a tuple) without end.
+    (lambda: ops.vsplit(t((4, 5)), 2 ** 62), ValueError, "tensor_split.*sections"),
+    (lambda: ops.tensor_split(t((4,)), 1 << 20), ValueError, "tensor_split.*limit"),
+    # The first element of any tensor was taken as the count: a bool (2, 3) tensor gave an
+    # empty permutation, a float NaN window length a bare "cannot convert float NaN".
+    (lambda: ops.randperm(ms.Tensor(np.ones((2, 3), bool))), TypeError, "randperm.*one integer"),
+    (lambda: P.RandpermV2()(t((3,), np.float16)), TypeError, "randperm.*one integer"),
+    (lambda: P.Randperm(4)(t((2,), np.int64)), TypeError, "Randperm.*one integer"),
+    (lambda: ops.hann_window(ms.Tensor(np.array([np.nan], np.float32))), TypeError,
+     "hann_window.*window_length"),
+    (lambda: ops.polygamma(ms.Tensor(np.array([1.5])), t((2,))), TypeError, "polygamma.*n"),
+    # Python's own message for a wrong argument count named "_unary.<locals>.f".
+    (lambda: ops.abs(t((2,)), 1), TypeError, r"^Abs\(\) takes 1 positional"),
+    (lambda: ops.equal(t((2,))), TypeError, r"^Equal\(\) missing 1 required"),
+])
+def test_bad_input_is_a_typed_error_naming_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+def test_split_and_count_arguments_that_are_fine_still_work():
+    pieces = ops.tensor_split(t((2,)), 3)  # more pieces than rows: the extra ones empty
+    assert [p.shape for p in pieces] == [(1,), (1,), (0,)]
+    assert sorted(ops.randperm(ms.Tensor(np.array([5]))).asnumpy().tolist()) == [0, 1, 2, 3, 4]
+    assert sorted(P.RandpermV2()(ms.Tensor(np.array(4))).asnumpy().tolist()) == [0, 1, 2, 3]
+    np.testing.assert_allclose(ops.hann_window(ms.Tensor(np.array(4))).asnumpy(),
+                               [0, 0.5, 1, 0.5], atol=1e-6)
+
+
+def test_dense_primitive_matches_numpy():
+    # P.Dense called array_func.dense, which does not exist (AttributeError on every call).
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 3), (4, 3), (4,)))
+    got = P.Dense()(ms.Tensor(x), ms.Tensor(w), ms.Tensor(b)).asnumpy()
+    np.testing.assert_allclose(got, x @ w.T + b, rtol=1e-5, atol=1e-6)
+    got = P.Dense(has_bias=False)(ms.Tensor(x), ms.Tensor(w)).asnumpy()
+    np.testing.assert_allclose(got, x @ w.T, rtol=1e-5, atol=1e-6)
+
+
+def test_randperm_count_tensor_under_jit_raises_too():
+    # GRAPH mode cannot size a permutation by a tensor's value (its shape must be known when
+    # compiling): it raises as PYNATIVE does for a bad count, never returns an empty one.
+    @ms.jit
+    def run(n):
+        return ops.randperm(n)
+    with pytest.raises(TypeError, match="randperm|UniformReal"):
+        run(ms.Tensor(np.ones((2, 3), bool)))
