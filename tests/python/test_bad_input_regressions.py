@@ -71,3 +71,71 @@ def test_randperm_count_tensor_under_jit_raises_too():
         return ops.randperm(n)
     with pytest.raises(TypeError, match="randperm|UniformReal"):
         run(ms.Tensor(np.ones((2, 3), bool)))
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # Python values where a tensor goes (seed 1 of the sweep): bare AttributeErrors.
+    (lambda: ops.conv3d(t(()), None), TypeError, "conv3d.*weight"),
+    (lambda: ops.einsum("ij->i", t((2, 3)), 1), TypeError, "einsum.*operand"),
+    (lambda: ops.grid_sample(t((2, 3)), "abc"), TypeError, "grid_sample.*grid"),
+    (lambda: P.GridSampler3D()(t((2, 3)), 1.5), TypeError, "grid_sample.*grid"),
+    (lambda: ops.jet(ops.sin, t((2,)), "abc"), TypeError, "jet.*Tensors"),
+    (lambda: ops.lu_unpack(t((2, 2)), 0), TypeError, "lu_unpack.*LU_pivots"),
+    (lambda: P.LuUnpack()(t((2, 2)), -100), TypeError, "lu_unpack.*LU_pivots"),
+    (lambda: ops.scatter(t((2, 3)), 0, (1, 2), (1, 2)), TypeError, "scatter.*index"),
+    (lambda: ops.slice_scatter(t((2, 3)), 5), TypeError, "slice_scatter.*src"),
+    (lambda: P.SameTypeShape()(t((2, 3)), 1.5), TypeError, "SameTypeShape.*Tensors"),
+    # A 0-d input: "integer modulo by zero".
+    (lambda: ops.moveaxis(t(()), 0, 0), ValueError, r"moveaxis.*\[0, 0\)"),
+    (lambda: ops.moveaxis(t((2, 3)), 2, 0), ValueError, r"moveaxis.*\[-2, 2\)"),
+    # A 2-d integer tensor was flattened into a shape.
+    (lambda: ops.gamma(ms.Tensor(np.array([[1, 2], [3, 4]], np.int32)), t(()) + 1, t(()) + 1),
+     ValueError, "gamma.*0-d or 1-d"),
+])
+def test_more_bad_input_is_a_typed_error_naming_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+@pytest.mark.parametrize("call, op", [
+    # Host tables sized by the arguments (numpy or Python lists made at trace time): a
+    # MemoryError, numpy's unnamed "array is too big", or a list of 2**62 floats built until
+    # the machine ran out (linspace, combinations) before.
+    (lambda: ops.linspace(0.0, 1.0, 2 ** 62), "linspace"),
+    (lambda: ops.repeat_interleave(t((2, 3)), 2 ** 40), "repeat_interleave"),
+    (lambda: ops.repeat_interleave(t((2,)), [2 ** 62, 2 ** 62]), "repeat_interleave"),
+    (lambda: ops.bartlett_window(2 ** 40), "bartlett_window"),
+    (lambda: ops.hann_window(2 ** 62), "hann_window"),
+    (lambda: ops.triu_indices(2 ** 40, 2 ** 40), "triu_indices"),
+    (lambda: ops.combinations(t((100,)), 50), "combinations"),
+    (lambda: ops.diag_embed(t((2, 3)), offset=2 ** 40), "diag_embed"),
+    (lambda: ops.eye(2 ** 40, 2 ** 40), "eye"),
+])
+def test_host_tables_past_the_machines_memory_are_refused_first(call, op):
+    with pytest.raises(RuntimeError, match=f"For '{op}', the result needs .* more than this "
+                                           "machine's memory"):
+        call()
+
+
+@pytest.mark.parametrize("call, op", [
+    (lambda: ops.full((2 ** 40,), 1.0), "Fill"),
+    (lambda: ops.pad(t((2, 3)), (2 ** 40, 2 ** 40)), "Pad"),
+    (lambda: ops.unsorted_segment_sum(t((2, 3)), ms.Tensor(np.array([0, 1], np.int32)), 2 ** 40),
+     "UnsortedSegmentSum"),
+])
+def test_an_output_too_large_to_allocate_names_the_op_and_shape(call, op):
+    # The allocator's "out of memory: cannot allocate N bytes" named neither.
+    with pytest.raises(RuntimeError, match=rf"For '{op}', cannot allocate the output of shape "
+                                           r"\[.*out of memory"):
+        call()
+
+
+def test_small_host_tables_are_unchanged():
+    np.testing.assert_allclose(ops.linspace(0.0, 1.0, 5).asnumpy(), np.linspace(0, 1, 5),
+                               rtol=1e-6)
+    np.testing.assert_allclose(ops.linspace(2.0, 3.0, 1).asnumpy(), [2.0])
+    assert ops.combinations(t((5,)), 2).shape == (10, 2)
+    np.testing.assert_array_equal(ops.repeat_interleave(t((3,)), 2).asnumpy(),
+                                  np.repeat(np.arange(3.0), 2))
+    np.testing.assert_array_equal(ops.moveaxis(t((2, 3, 4)), 0, -1).asnumpy(),
+                                  np.moveaxis(np.arange(24.0).reshape(2, 3, 4), 0, -1))

@@ -1,5 +1,6 @@
 """Helpers shared by the functional API: cached op handles and argument normalisation."""
 import numbers
+import os
 from functools import lru_cache
 
 from mycel import _mycel as _C
@@ -33,6 +34,30 @@ def axes(axis):
     if isinstance(axis, int):
         return (axis,)
     return tuple(int(a) for a in axis)
+
+
+def _machine_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not POSIX: no bound but int64's
+        return 2 ** 63 - 1
+
+
+_MACHINE_BYTES = _machine_bytes()
+
+
+@constexpr  # graph mode runs it at compile time (the sizes are static)
+def host_bytes(op, nbytes):
+    """Refuses, before it is made, a host (numpy or Python) table of nbytes bytes that a
+    helper builds for op (an index table, a window, a list of combinations) when it is more
+    than the machine's memory: a RuntimeError naming op, where numpy raised a MemoryError, a
+    Python loop ran for hours or the process was killed (linspace(0, 1, 2**62) built a list of
+    2**62 floats). Returns nbytes."""
+    limit = _MACHINE_BYTES
+    if nbytes > limit:
+        raise RuntimeError(f"For '{op}', the result needs {nbytes} bytes, more than this "
+                           f"machine's memory ({limit} bytes).")
+    return nbytes
 
 
 def tensor_arg(x, op, name):
@@ -80,6 +105,9 @@ def shape_arg(shape, op="shape"):
         if arr.dtype.kind not in "iu":
             raise TypeError(f"For '{op}', a shape given as a tensor must have an integer dtype, "
                             f"but got {shape.dtype}.")
+        if arr.ndim > 1:  # (a 2-d one was flattened into a shape silently)
+            raise ValueError(f"For '{op}', a shape given as a tensor must be 0-d or 1-d, but "
+                             f"got shape {list(arr.shape)}.")
         return tuple(_dim(v, op) for v in arr.reshape(-1).tolist())
     if isinstance(shape, (tuple, list)):
         return tuple(_dim(v, op) for v in shape)

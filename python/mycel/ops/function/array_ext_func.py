@@ -50,6 +50,10 @@ def _move_perm(ndim, source, destination):
     if len(src) != len(dst):
         raise ValueError(f"For 'moveaxis', source {src} and destination {dst} must have the "
                          f"same number of axes.")
+    for a in src + dst:  # (a 0-d input divided by zero below: a bare ZeroDivisionError)
+        if isinstance(a, bool) or not isinstance(a, int) or not -ndim <= a < ndim:
+            raise ValueError(f"For 'moveaxis', each axis must be an int in "
+                             f"[{-ndim}, {ndim}), but got {a!r}.")
     src = tuple(a % ndim for a in src)
     dst = tuple(a % ndim for a in dst)
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):

@@ -9,10 +9,12 @@ gathers (gather_nd, sequence_mask, reverse_sequence, repeat_elements), the predi
 Index tables that depend only on static shapes are made on the host at trace time
 (constexpr helpers), so graph mode sees them as constants.
 """
+import math
+
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, host_bytes
 from mycel.ops.function import array_func as _a
 from mycel.ops.function.layout_func import flip
 from mycel.ops.function.index_add_func import repeat_interleave
@@ -66,6 +68,7 @@ def eye(n, m=None, dtype=None):
     """The n x m identity matrix (m = n when None), float32 unless dtype is given."""
     n = _need_int(n, "eye", "n", 0)
     m = n if m is None else _need_int(m, "eye", "m", 0)
+    host_bytes("eye", 8 * n * m)
     return _const(np.eye(n, m), _C.float32 if dtype is None else dtype)
 
 
@@ -83,6 +86,7 @@ def _tri_indices(row, col, offset, lower, dtype, op):
         raise ValueError(f"For '{op}', row and col must be non-negative, but got {row}, {col}.")
     if dtype not in (_C.int32, _C.int64):
         raise TypeError(f"For '{op}', dtype must be int32 or int64, but got {dtype}.")
+    host_bytes(op, 24 * row * col)  # numpy's mask and the two index arrays
     idx = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     return _C.Tensor(np.stack(idx).astype(np.int64).reshape(2, -1)).astype(dtype)
 
@@ -569,6 +573,7 @@ def _embed_plan(shape, offset, dim1, dim2):
         raise ValueError("For 'diag_embed', the input must have at least 1 dimension.")
     n = shape[-1]
     m = n + abs(offset)
+    host_bytes("diag_embed", 24 * m * m)
     rows = np.arange(m)[:, None]
     cols = np.arange(m)[None, :]
     on = (cols - rows) == offset
@@ -776,6 +781,8 @@ def cummin(input, axis):  # noqa: A002
 def _comb_plan(n, r, with_replacement):
     import itertools
     f = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    host_bytes("combinations", count * (64 + 16 * r))  # the list of tuples, then the table
     rows = list(f(range(n), r))
     return _C.Tensor(np.array(rows, np.int64).reshape(-1)), len(rows)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common import generator as _gen
-from mycel.ops.function._util import prim, shape_arg, as_tensor, one_int
+from mycel.ops.function._util import prim, shape_arg, as_tensor, one_int, host_bytes
 from mycel.ops.function import random_func as _r
 from mycel.ops.primitive import constexpr
 
@@ -299,6 +299,7 @@ def _window(kind, n, periodic, dtype, a, b):
         w = np.ones(1)
     else:
         m = n if periodic else n - 1  # the denominator: a periodic window is one of n + 1
+        host_bytes(f"{kind}_window", 32 * n)  # k and numpy's temporaries
         k = np.arange(n, dtype=np.float64)
         if kind == "hamming":
             w = a - b * np.cos(2 * math.pi * k / m)

@@ -83,7 +83,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
     """Samples input (N, C, H, W) at the normalised points grid (N, H', W', 2) ((x, y) in
     [-1, 1]): (N, C, H', W'); or (N, C, D, H, W) at grid (N, D', H', W', 3) ((x, y, z);
     'bilinear' is then trilinear) (module docstring)."""
-    x, g = input, grid
+    x, g = tensor_arg(input, "grid_sample", "input"), tensor_arg(grid, "grid_sample", "grid")
     dims = _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
     n, c = x.shape[0], x.shape[1]
     sizes = tuple(x.shape[2:])  # (H, W) or (D, H, W)
@@ -203,7 +203,8 @@ def _onehot_row(m, i):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
     """(P, L, U) of packed LU factors: A = P @ L @ U, P a permutation matrix [..., M, M],
     L [..., M, K] unit lower, U [..., K, N] upper (K = min(M, N))."""
-    lu, piv = LU_data, LU_pivots
+    lu = tensor_arg(LU_data, "lu_unpack", "LU_data")
+    piv = tensor_arg(LU_pivots, "lu_unpack", "LU_pivots")
     m, k = _lu_check(lu.shape, piv.shape, lu.dtype, piv.dtype, "lu_unpack")
     p = l_ = u = None
     if unpack_pivots:

@@ -8,7 +8,7 @@ cotangent does not turn into NaN (0 * inf)."""
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, axes, as_tensor
+from mycel.ops.function._util import prim, axes, as_tensor, host_bytes
 from mycel.ops.primitive import constexpr
 
 
@@ -71,7 +71,10 @@ def _steps(steps):
 @constexpr
 def _fractions(steps):
     # t_i = i / (steps - 1): exactly 0 at the first point and 1 at the last
-    return _C.Tensor([i / (steps - 1) if steps > 1 else 0.0 for i in range(steps)])
+    host_bytes("linspace", 8 * steps)  # a list of 2**62 floats was built before
+    if steps == 1:
+        return _C.Tensor(np.zeros(1, np.float64))
+    return _C.Tensor(np.arange(steps, dtype=np.float64) / (steps - 1))
 
 
 def linspace(start, end, steps):

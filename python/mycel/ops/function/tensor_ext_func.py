@@ -6,7 +6,7 @@
 ``cov``, ``msort``, ``quantile``, ``nanquantile``, ``diagflat`` and (numpy's) ``dot``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim as _prim
+from mycel.ops.function._util import prim as _prim, tensor_arg
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
 from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_ext_func as _mx
 
@@ -219,6 +219,8 @@ def _along(n, axis, ndim):
 
 def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A002
     """input with ``input[..., start:end:step, ...]`` (along `axis`) replaced by src."""
+    tensor_arg(input, "slice_scatter", "input")
+    tensor_arg(src, "slice_scatter", "src")
     ndim = len(input.shape)
     axis = axis + ndim if axis < 0 else axis
     n = input.shape[axis]
