@@ -139,3 +139,63 @@ def test_small_host_tables_are_unchanged():
                                   np.repeat(np.arange(3.0), 2))
     np.testing.assert_array_equal(ops.moveaxis(t((2, 3, 4)), 0, -1).asnumpy(),
                                   np.moveaxis(np.arange(24.0).reshape(2, 3, 4), 0, -1))
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # Seed 2 of the sweep (keywords by name): ZeroDivisionError, AttributeError.
+    (lambda: ops.clip_by_norm(t((2, 3)), 1.0, norm_type=0), ValueError, "clip_by_norm.*norm_type"),
+    (lambda: ops.diagonal_scatter(t((2, 3)), t((2,)), offset=(-3, 2)), TypeError,
+     "diagonal_scatter.*offset"),
+])
+def test_keyword_arguments_of_the_wrong_kind(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+F4 = lambda: t((1, 2, 3, 4))  # noqa: E731
+
+
+@pytest.mark.parametrize("call, op", [
+    # Python loops over an output size (seeds 0 and 1 of the sweep with per-op draws): a
+    # list of 2**40 indices built until killed, or numpy's MemoryError.
+    (lambda: P.ResizeNearestNeighbor((2 ** 40, 2 ** 40))(F4()), "resize_nearest_neighbor"),
+    (lambda: P.PadV3()(t((2, 3)), (2 ** 40, 2 ** 40)), "PadV3"),
+    (lambda: P.RandomCategorical()(t((0, 3)), 2 ** 62), "random_categorical"),
+    (lambda: P.AdaptiveAvgPool2D((2 ** 40, 2 ** 40))(F4()), "adaptive_avg_pool"),
+    (lambda: ops.interpolate(F4(), size=(2 ** 40, 2 ** 40)), "resize_nearest"),
+    (lambda: ops.interpolate(F4(), size=(2 ** 40, 2 ** 40), mode="bilinear"),
+     "resize_bilinear"),
+])
+def test_loops_over_an_output_size_past_the_machines_memory_are_refused(call, op):
+    with pytest.raises(RuntimeError, match=f"For '{op}', the result needs"):
+        call()
+
+
+def test_small_resizes_and_pads_are_unchanged():
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    got = P.ResizeNearestNeighbor((6, 8))(F4()).asnumpy()
+    np.testing.assert_array_equal(got, x.repeat(2, axis=2).repeat(2, axis=3))
+    got = P.AdaptiveAvgPool2D((1, 1))(F4()).asnumpy()
+    np.testing.assert_allclose(got, x.mean(axis=(2, 3), keepdims=True), rtol=1e-6)
+    got = P.PadV3()(t((2, 3)), (1, 1)).asnumpy()
+    np.testing.assert_array_equal(got, np.pad(np.arange(6.0).reshape(2, 3), ((0, 0), (1, 1))))
+
+
+def test_conversion_errors_in_op_code_name_the_op():
+    # int(), bool() and Tensor() of a bad argument inside an op's Python code named no op
+    # ("the truth value of a tensor with 6 elements is ambiguous"): the Tensor binding now
+    # asks mycel.ops._caller which op is running.
+    x = t((2, 3))
+    with pytest.raises(ValueError, match=r"^For 'sum', only a tensor with one element"):
+        ops.sum(x, x)
+    with pytest.raises(ValueError, match=r"^For 'zeros', the truth value of a tensor"):
+        ops.zeros(x, x)
+    with pytest.raises(TypeError, match=r"^For 'bitwise_xor', cannot convert"):
+        ops.bitwise_xor(x, ms.float32)
+    with pytest.raises(ValueError, match=r"^For 'OneHot', only a tensor with one element"):
+        P.OneHot()(x, x)
+    # outside ops code the messages are as before: no op to name
+    with pytest.raises(ValueError, match=r"^the truth value of a tensor with 6 elements"):
+        bool(x)
+    with pytest.raises(ValueError, match=r"^only a tensor with one element"):
+        int(x)

@@ -113,8 +113,8 @@ def _value(tok):
 # ----- the ops and their cases (in the parent) -----
 
 def _targets():
-    """[(key, required positional count or None)] of every public ops function ("fn:name")
-    and operations primitive ("prim:Name"), sorted."""
+    """[(key, required positional count or None, the function or None)] of every public ops
+    function ("fn:name") and operations primitive ("prim:Name"), sorted."""
     from mycel import ops  # pylint: disable=import-outside-toplevel
     from mycel.ops import operations as P  # pylint: disable=import-outside-toplevel
     from mycel.ops.primitive import Primitive  # pylint: disable=import-outside-toplevel
@@ -124,13 +124,42 @@ def _targets():
         if name.startswith("_") or inspect.isclass(f) or not callable(f) or \
                 inspect.ismodule(f):
             continue
-        out.append(("fn:" + name, _required(f)))
+        out.append(("fn:" + name, _required(f), f))
     for name in sorted(dir(P)):
         c = getattr(P, name)
         if name.startswith("_") or not inspect.isclass(c) or not issubclass(c, Primitive):
             continue
-        out.append(("prim:" + name, None))
+        out.append(("prim:" + name, None, None))
     return out
+
+
+# Hostile values for an optional parameter, by its name (given as a keyword).
+_NAMED = [
+    (re.compile(r"^(axis|axes|dim|dims|dim[0-9]|start_dim|end_dim|source|destination)$"),
+     ["neg", "bigint", "dup_axes", "f32", "nanfloat", "int1"]),
+    (re.compile(r"^(shape|size|sizes|output_size|new_shape|num|steps|n|length|num_samples|"
+                r"window_length|num_segments|repeats|k|diagonal|offset|num_classes|depth|"
+                r"max_length|n_fft|sections|chunks|indices_or_sections)$"),
+     ["huge_shape", "ovf_shape", "neg_shape", "bigint", "neg", "nanfloat"]),
+    (re.compile(r"dtype"), ["str", "int1", "dtype", "None"]),
+]
+
+
+def _keyword(f, rng):
+    """{name: token} for one optional parameter of f, or {} (also when f has none)."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.default is not p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                              p.KEYWORD_ONLY)]
+    except (TypeError, ValueError):
+        return {}
+    if not params:
+        return {}
+    p = rng.choice(params)
+    for pattern, toks in _NAMED:
+        if pattern.search(p.name):
+            return {p.name: rng.choice(toks)}
+    return {p.name: rng.choice(OTHERS + TENSORS)}
 
 
 def _required(f):
@@ -176,9 +205,9 @@ def _prim_case(name, rng):
 
 
 def _cases():
-    rng = random.Random(SEED)
     cases, skipped = [], {}
-    for key, required in _targets():
+    for key, required, f in _targets():
+        rng = random.Random(f"{SEED}:{key}")  # per op: a new op leaves the others' cases alone
         kind, name = key.split(":")
         if key in SKIP or (kind == "prim" and _COMM.match(name)):
             skipped[key] = SKIP.get(key, "needs a communication group")
@@ -189,7 +218,8 @@ def _cases():
                 n = required if required is not None else rng.choice((1, 2))
                 n += rng.random() < 0.3
                 call = [rng.choice(TENSORS)] + [_hostile(rng) for _ in range(max(0, n - 1))]
-                cases.append([key, [], {}, call, graph])
+                kw = _keyword(f, rng) if rng.random() < 0.5 else {}
+                cases.append([key, [], kw, call, graph and not kw])
             else:
                 cases.append([key, *_prim_case(name, rng), graph])
     return cases, skipped
@@ -248,8 +278,10 @@ def _run_case(case):
     kind, name = key.split(":")
 
     def make():
-        if kind == "fn":
-            return getattr(ops, name)
+        if kind == "fn":  # init_kwargs are the call's keywords
+            f = getattr(ops, name)
+            kw = {k: _value(t) for k, t in init_kwargs.items()}
+            return (lambda *a: f(*a, **kw)) if kw else f
         return getattr(P, name)(*[_value(t) for t in init_args],
                                 **{k: _value(t) for k, t in init_kwargs.items()})
 

@@ -401,6 +401,10 @@ def lcm(self, other):
 def _diag_plan(shape, offset, dim1, dim2):
     import numpy as np
     nd = len(shape)
+    # (a tuple offset compared with the index array gave a bool: "no attribute 'sum'")
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise TypeError(f"For 'Tensor.diagonal_scatter', offset must be an int, but got "
+                        f"{type(offset).__name__}.")
     for d in (dim1, dim2):
         if isinstance(d, bool) or not isinstance(d, int) or not -nd <= d < nd:
             raise ValueError(f"For 'Tensor.diagonal_scatter', dim1 and dim2 must be ints in "

@@ -198,6 +198,9 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     single = isinstance(x, _C.Tensor)
     xs = (x,) if single else tuple(x)
     p = float(norm_type)
+    if p == 0 or p != p:  # 1 / p below: a bare ZeroDivisionError
+        raise ValueError(f"For 'clip_by_norm', norm_type must be a non-zero number, but got "
+                         f"{norm_type!r}.")
     total = None
     for t in xs:
         s = _pnorm_all(_t(t, "clip_by_norm", "x"), p)
