@@ -309,7 +309,7 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
              DType to = to_dtype(dt);
              return record::active() && to != t.dtype() ? recorded_cast(t, to) : t.cast(to);
            })
-      .def("item", &py_item)
+      .def("item", [](const Tensor& t) { return naming_op([&] { return py_item(t); }); })
       // int() of a float tensor is Python's int() of its value, as in graph code (the
       // executor's int builtin): truncation, ValueError for NaN, OverflowError for inf.
       .def("__int__",

@@ -33,7 +33,15 @@ def axes(axis):
         return ()
     if isinstance(axis, int):
         return (axis,)
+    if not isinstance(axis, (tuple, list, _C.Tensor)):  # (a float: "not iterable", no op)
+        raise TypeError(f"For '{_op_name()}', the axis must be None, an int or a tuple of "
+                        f"ints, but got {type(axis).__name__}.")
     return tuple(int(a) for a in axis)
+
+
+def _op_name():
+    from mycel.ops._caller import calling_op  # pylint: disable=import-outside-toplevel
+    return calling_op() or "axis"
 
 
 def _machine_bytes():
