@@ -199,3 +199,43 @@ def test_conversion_errors_in_op_code_name_the_op():
         bool(x)
     with pytest.raises(ValueError, match=r"^only a tensor with one element"):
         int(x)
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # A constexpr helper's bare error ("'int' object is not iterable") now names the op
+    # that called it (mycel.ops._caller through ops.constexpr).
+    (lambda: P.BatchToSpace(1, -100)(F4()), TypeError, r"^For 'BatchToSpaceND', 'int' object"),
+    (lambda: ops.mirror_pad(t((2, 3)), 5), TypeError, r"^For 'mirror_pad', 'int' object"),
+    # Counts and seeds given as tensors of several values, or as strings.
+    (lambda: P.Bincount()(t((2, 3)), t((2, 3)), t((2, 3))), TypeError, "Bincount.*one integer"),
+    (lambda: ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0), seed="abc"), TypeError,
+     "uniform.*seed"),
+    (lambda: ops.multinomial_with_replacement(t((2, 3)), t((2, 3)), 0, 2), TypeError,
+     "multinomial_with_replacement.*one integer"),
+    (lambda: P.TripletMarginLoss()(*[t((2, 3))] * 4), ValueError,
+     "^For 'TripletMarginLoss', only a tensor with one element"),
+])
+def test_helpers_and_counts_name_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+def test_seeds_as_numpy_ints_and_tensors_still_work():
+    for seed in (3, np.int64(3), ms.Tensor(np.array(3))):
+        u = ops.uniform((3,), ms.Tensor(0.0), ms.Tensor(1.0), seed=seed).asnumpy()
+        assert u.shape == (3,) and ((u >= 0) & (u < 1)).all()
+        assert ops.standard_normal((3,), seed=seed).shape == (3,)
+    assert ops.randperm(4, seed=5).shape == (4,)
+
+
+def test_constexpr_keeps_user_helpers_working_in_both_modes():
+    @ops.constexpr
+    def twice(n):
+        return 2 * n
+
+    @ms.jit
+    def run(x):
+        return x * twice(3)
+    np.testing.assert_allclose(run(t((2,))).asnumpy(), [0, 6])
+    with pytest.raises(TypeError, match=r"^unsupported operand"):  # user code: not renamed
+        twice(None)

@@ -6,7 +6,10 @@ call-time attributes, in the order the op declares them), exactly like MindSpore
 The call goes straight to the C++ eager dispatcher through an OpHandle that caches the
 validated attributes.
 """
+import functools
+
 from mycel import _mycel as _C
+from mycel.ops import _caller
 
 _SCHEMA = {op["name"]: op for op in _C.op_schema()}
 
@@ -139,8 +142,17 @@ def constexpr(fn):
     if not callable(fn):
         raise TypeError(f"For 'constexpr', the argument must be a function, but got "
                         f"{type(fn).__name__}.")
-    fn.__mycel_constexpr__ = True
-    return fn
+
+    @functools.wraps(fn)
+    def helper(*args, **kwargs):
+        # a bare error of the helper ("'float' object is not iterable") names the op that
+        # called it (mycel.ops._caller; only when ops code called it)
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as e:
+            raise _caller.name_error(e, 2)
+    helper.__mycel_constexpr__ = True
+    return helper
 
 
 def _primexpr(fn):

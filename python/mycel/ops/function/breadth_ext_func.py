@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, one_int
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import breadth_random_func as _br, breadth_nn_func as _bn
 from mycel.ops.function.array_ext_func import narrow
@@ -128,7 +128,11 @@ def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False)
 
 
 def _scalar_int(v):
-    return int(v.asnumpy()) if isinstance(v, _C.Tensor) else int(v)
+    v = one_int(v, "multinomial_with_replacement", "seed and offset")
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"For 'multinomial_with_replacement', seed and offset must be ints, "
+                        f"but got {type(v).__name__}.")
+    return v
 
 
 def choice_with_mask(input_x, count=256, seed=0, seed2=0):

@@ -37,12 +37,12 @@ def _t(x, op, name="input"):
 
 
 def _uniform(shape, seed, dtype=_C.float32):
-    s, s2 = _r._seeds(seed)
+    s, s2 = _r._seeds(seed, "UniformReal")
     return prim("UniformReal", seed=s, seed2=s2, dtype=dtype)(tuple(shape))
 
 
 def _normal(shape, seed, dtype=_C.float32):
-    s, s2 = _r._seeds(seed)
+    s, s2 = _r._seeds(seed, "StandardNormal")
     return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype)(tuple(shape))
 
 

@@ -1,22 +1,30 @@
 """Random tensors. With no seed they draw from the global generator (mycel.set_seed) or, given
 ``generator=``, from that Generator's stream (common/generator.py); a seed makes the call
 deterministic on its own, as MindSpore's op-level seeds."""
+import numbers
+
 from mycel import _mycel as _C
 from mycel.common import generator as _gen
-from mycel.ops.function._util import prim, shape_arg
+from mycel.ops.function._util import prim, shape_arg, one_int
 from mycel.ops.function import math_func as _m
 from mycel.ops.primitive import constexpr
 
 
-def _seeds(seed):
-    return (0, 0) if seed is None else (int(seed), 1)
+def _seeds(seed, op):
+    if seed is None:
+        return 0, 0
+    # (int() of NaN or 'abc' raised naming no op)
+    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, _C.Tensor)):
+        raise TypeError(f"For '{op}', the seed must be None or an int, but got "
+                        f"{type(seed).__name__}.")
+    return int(one_int(seed, op, "seed")), 1
 
 
 def standard_normal(shape, seed=None, *, generator=None):
     """Samples of N(0, 1), float32."""
     if _gen.uses_generator(generator, "standard_normal"):
         return _gen.draw(generator, standard_normal, shape, seed)
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "standard_normal")
     return prim("StandardNormal", seed=s, seed2=s2)(shape_arg(shape, "standard_normal"))
 
 
@@ -26,7 +34,7 @@ def randn(*size, dtype=None, seed=None, generator=None):
         return _gen.draw(generator, randn, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "randn")
     return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
         shape_arg(size, "randn"))
 
@@ -37,7 +45,7 @@ def rand(*size, dtype=None, seed=None, generator=None):
         return _gen.draw(generator, rand, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "rand")
     return prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
         shape_arg(size, "rand"))
 
@@ -46,7 +54,7 @@ def uniform(shape, minval, maxval, seed=None, dtype=None, *, generator=None):
     """Samples of U[minval, maxval)."""
     if _gen.uses_generator(generator, "uniform"):
         return _gen.draw(generator, uniform, shape, minval, maxval, seed, dtype)
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "uniform")
     u = prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(shape_arg(shape,
                                                                                 "uniform"))
     return _m.add(_m.mul(u, _m.sub(maxval, minval)), minval)
@@ -91,7 +99,7 @@ def _poisson_args(rate_is_tensor, seed, dtype, op):
     if dtype not in _POISSON_DTYPES:
         raise TypeError(f"For '{op}', the 'dtype' must be one of float16, float32, float64, "
                         f"int32 or int64, but got {dtype}.")
-    return _seeds(seed)
+    return _seeds(seed, op)
 
 
 def random_poisson(shape, rate, seed=None, dtype=_C.float32):

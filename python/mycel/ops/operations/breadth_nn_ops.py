@@ -175,7 +175,7 @@ class TripletMarginLoss(_Reduction):
         self.p, self.swap, self.eps = p, swap, eps
 
     def __call__(self, x, positive, negative, margin):
-        m = float(margin.asnumpy()) if isinstance(margin, _C.Tensor) else float(margin)
+        m = float(margin)  # a tensor's float() names this op when it holds more than one value
         return _loss.triplet_margin_loss(x, positive, negative, m, self.p, self.eps,
                                          self.swap, self.reduction)
 
@@ -339,7 +339,7 @@ class Multinomial(_Composed):
         self.seed, self.dtype = _seed_of(seed, seed2), dtype
 
     def __call__(self, x, num_samples):
-        n = int(num_samples.asnumpy()) if isinstance(num_samples, _C.Tensor) else num_samples
+        n = _one_int(num_samples, "Multinomial", "num_samples")
         return _prim("Cast")(_br.multinomial(x, n, True, self.seed), self.dtype)
 
 

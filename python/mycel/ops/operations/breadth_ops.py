@@ -12,7 +12,7 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import (breadth_array_func as _ba, breadth_math_func as _bm,
                                 math_ext_func as _mx, array_func as _a, linalg_func as _la,
                                 special_func as _sp)
-from mycel.ops.function._util import prim as _prim, shape_arg
+from mycel.ops.function._util import prim as _prim, shape_arg, one_int as _one_int
 from mycel.ops.function import bitwise_func as _bw
 from mycel.ops.function.math_func import dense as _dense
 from mycel.ops.function import breadth_misc_func as _bmisc
@@ -281,7 +281,9 @@ class Bincount(_Composed):
         super().__init__()
 
     def __call__(self, array, size, weights):
-        n = int(size.asnumpy()) if isinstance(size, _C.Tensor) else int(size)
+        n = _one_int(size, "Bincount", "size")
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"For 'Bincount', size must be an int, but got {type(n).__name__}.")
         a = _prim("Cast")(array, _C.int64)
         inside = _prim("LogicalAnd")(_prim("GreaterEqual")(a, 0), _prim("Less")(a, n))
         w = _prim("Select")(inside, weights, _prim("ZerosLike")(weights))
