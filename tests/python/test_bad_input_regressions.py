@@ -239,3 +239,20 @@ def test_constexpr_keeps_user_helpers_working_in_both_modes():
     np.testing.assert_allclose(run(t((2,))).asnumpy(), [0, 6])
     with pytest.raises(TypeError, match=r"^unsupported operand"):  # user code: not renamed
         twice(None)
+
+
+def test_mvlgamma_of_a_huge_dimension_and_round_of_huge_decimals():
+    # mvlgamma looped p ops (2**62: a hang); round's 10.0 ** decimals a bare OverflowError.
+    with pytest.raises(RuntimeError, match="For 'mvlgamma', the result needs"):
+        ops.mvlgamma(ms.Tensor(np.float32(1.5)), 2 ** 62)
+    with pytest.raises(ValueError, match=r"For 'round', decimals must be in \[-308, 308\]"):
+        ops.round(t((2,)), decimals=2 ** 62)
+
+
+@pytest.mark.parametrize("p", [1, 2, 5])
+def test_mvlgamma_matches_scipy(p):
+    from scipy.special import multigammaln
+    x = np.array([[2.5, 3.0], [4.2, 10.0]])
+    want = np.vectorize(lambda v: multigammaln(v, p))(x)
+    np.testing.assert_allclose(ops.mvlgamma(ms.Tensor(x), p).asnumpy(), want, rtol=1e-12)
+    assert np.isnan(ops.mvlgamma(ms.Tensor(np.array([0.2])), 3).asnumpy()).all()

@@ -70,7 +70,7 @@ _COMM = re.compile(r"^(All|Reduce|Broadcast|Send|Receive|Barrier|NeighborExchang
 # Ops whose values are random: GRAPH and PYNATIVE are compared by shapes and dtypes only.
 _RANDOM = re.compile(r"rand|uniform|normal|dropout|shuffle|multinomial|gamma|poisson|"
                      r"bernoulli|sample|choice|laplace|binomial|cauchy|exponential|"
-                     r"geometric|log_normal|truncated|parameterized|noise|random", re.I)
+                     r"geometric|log_normal|truncated|parameterized|noise|random|rrelu", re.I)
 
 # Argument tokens (made into values in the worker by _value): tensors first.
 TENSORS = ["f32", "bool", "i8", "u64", "f16", "c64", "i32", "scalar", "empty", "nanf", "T",

@@ -154,6 +154,8 @@ def round(input, *, decimals=0):  # noqa: A001,A002
                         f"{type(decimals).__name__}.")
     if decimals == 0:
         return prim("Round")(input)
+    if not -308 <= decimals <= 308:  # 10.0 ** decimals: a bare OverflowError past float64
+        raise ValueError(f"For 'round', decimals must be in [-308, 308], but got {decimals}.")
     x = as_tensor(input)
     if not x.dtype.is_floating_point:
         return x
