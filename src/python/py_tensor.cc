@@ -306,7 +306,7 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
            })
       .def("astype",
            [](const Tensor& t, pyb::handle dt) {
-             DType to = to_dtype(dt);
+             DType to = naming_op([&] { return to_dtype(dt); });  // "For 'sum', unknown dtype"
              return record::active() && to != t.dtype() ? recorded_cast(t, to) : t.cast(to);
            })
       .def("item", [](const Tensor& t) { return naming_op([&] { return py_item(t); }); })

@@ -256,3 +256,26 @@ def test_mvlgamma_matches_scipy(p):
     want = np.vectorize(lambda v: multigammaln(v, p))(x)
     np.testing.assert_allclose(ops.mvlgamma(ms.Tensor(x), p).asnumpy(), want, rtol=1e-12)
     assert np.isnan(ops.mvlgamma(ms.Tensor(np.array([0.2])), 3).asnumpy()).all()
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # Arguments of the wrong kind that reached a comparison, tuple() or shape[...] first.
+    (lambda: ops.sum(t((2, 3)), dtype="abc"), TypeError, r"^For 'sum', unknown dtype"),
+    (lambda: ops.transpose(t((2, 3)), ms.float32), TypeError, "transpose.*input_perm"),
+    (lambda: ops.squeeze(t((2, 3)), 1.5), TypeError, "squeeze.*axis"),
+    (lambda: ops.split(t((2, 3)), 1.5), TypeError, "split.*split_size_or_sections"),
+    (lambda: ops.split(t((2, 3)), 1, 1.5), TypeError, "split.*axis"),
+    (lambda: ops.logit(t((2, 3)), [1]), TypeError, "logit.*eps"),
+    (lambda: ops.hardtanh(t((2, 3)), 1.0, (1,)), TypeError, "hardtanh.*max_val"),
+    (lambda: ops.rrelu(t((2, 3)), None), TypeError, "rrelu.*lower"),
+    (lambda: ops.gumbel_softmax(t((2, 3)), (1,)), TypeError, "gumbel_softmax.*tau"),
+    (lambda: ops.softshrink(t((2, 3)), "abc"), TypeError, "softshrink.*lambd"),
+    (lambda: ops.dropout(t((2, 3)), "a"), TypeError, "dropout.*p"),
+    (lambda: ops.trapz(t((2, 3)), dim=5), ValueError, "trapz.*dim"),
+    (lambda: ops.select_scatter(t((2, 3)), t((3,)), 1.5, 0), TypeError, "select_scatter.*axis"),
+    (lambda: ops.bidense(t((2, 3)), t((2, 3)), t((3, 3))), ValueError, "bidense.*3-D"),
+    (lambda: ops.conv2d(t((1, 1, 3, 3)), t(())), ValueError, "conv2d.*4-D"),
+])
+def test_wrong_kinds_of_arguments_name_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()

@@ -75,6 +75,14 @@ def tensor_arg(x, op, name):
     return x
 
 
+def number_arg(v, op, name):
+    """v when it is a Python number or a Tensor, else a TypeError naming op and the argument
+    (a comparison of a str or a tuple with a number raised naming neither)."""
+    if not isinstance(v, (int, float, _C.Tensor)):
+        raise TypeError(f"For '{op}', '{name}' must be a number, but got {type(v).__name__}.")
+    return v
+
+
 def one_int(n, op, name):
     """n, or the value of a one-element integer tensor n (MindSpore's int64 of shape () or
     (1,)); a TypeError naming op and the argument for another tensor (taking its first element

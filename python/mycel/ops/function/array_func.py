@@ -13,6 +13,9 @@ def reshape(input, shape):  # noqa: A002
 
 def transpose(input, input_perm):  # noqa: A002
     """Permutes the dimensions (a view)."""
+    if not isinstance(input_perm, (tuple, list, _C.Tensor)):  # (tuple() of it named no op)
+        raise TypeError(f"For 'transpose', input_perm must be a tuple of ints, but got "
+                        f"{type(input_perm).__name__}.")
     return prim("Transpose")(input, tuple(input_perm))
 
 
@@ -54,6 +57,9 @@ unsqueeze = expand_dims
 
 def squeeze(input, axis=None):  # noqa: A002
     """Removes dimensions of size 1 (all, or those in axis)."""
+    if axis is not None and not isinstance(axis, (int, tuple, list)):
+        raise TypeError(f"For 'squeeze', axis must be None, an int or a tuple of ints, but got "
+                        f"{type(axis).__name__}.")
     ax = () if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
     return prim("Squeeze", axis=ax)(input)
 
@@ -96,6 +102,7 @@ def split(tensor, split_size_or_sections, axis=0):
     """Splits into chunks of split_size (an int; the last may be smaller) or into sections of
     the given sizes (a list)."""
     x = as_tensor(tensor)
+    axis = _check_axis(axis, x.ndim, "split")  # (x.shape[1.5] named no op)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -105,6 +112,9 @@ def split(tensor, split_size_or_sections, axis=0):
             return prim("Split", axis=axis, output_num=n // size)(x)
         sizes = [size] * (n // size) + [n % size]
     else:
+        if not isinstance(split_size_or_sections, (tuple, list)):
+            raise TypeError(f"For 'split', split_size_or_sections must be an int or a tuple of "
+                            f"ints, but got {type(split_size_or_sections).__name__}.")
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
             raise ValueError(f"For 'split', the sections {sizes} must add up to the size {n} of "

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, number_arg
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops.function.math_func import addr  # noqa: F401 (ops.addr is listed here)
 from mycel.ops.function.array_ext_func import narrow as _narrow
@@ -89,7 +89,7 @@ def logit(input, eps=None):  # noqa: A002
     (MindSpore's Logit: eps < 0 means no clamping)."""
     x = _t(input, "logit")
     x = prim("Cast")(x, _float_dtype(x.dtype, "logit"))
-    if eps is not None and eps >= 0:
+    if eps is not None and number_arg(eps, "logit", "eps") >= 0:
         x = _m.clamp(x, float(eps), 1.0 - float(eps))
     return prim("Log")(x / (1.0 - x))
 
@@ -419,6 +419,7 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     """The trapezoidal-rule integral of y along dim, with sample points x (a tensor, 1-D or
     of y's shape) or spacing dx."""
     y = _t(y, "trapz", "y")
+    dim = _a._check_axis(dim, y.ndim, "trapz", "dim")  # (y.shape[dim] named no op)
     n = y.shape[dim]
     y = prim("Cast")(y, _float_dtype(y.dtype, "trapz"))
     lo = _narrow(y, dim, 0, n - 1)

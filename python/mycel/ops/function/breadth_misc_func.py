@@ -341,6 +341,9 @@ def bidense(input1, input2, weight, bias=None):
     """The bilinear map y[..., o] = sum_ij x1[..., i] weight[o, i, j] x2[..., j] + bias[o]."""
     a, b = _t(input1, "bidense", "input1"), _t(input2, "bidense", "input2")
     w = _t(weight, "bidense", "weight")
+    if w.ndim != 3:
+        raise ValueError(f"For 'bidense', weight must be 3-D (out, in1, in2), but got shape "
+                         f"{w.shape}.")
     o, i, j = w.shape
     lead = a.shape[:-1]
     a2 = prim("Reshape")(a, (-1, i))

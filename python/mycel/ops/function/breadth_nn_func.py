@@ -7,7 +7,7 @@ hinge_embedding_loss and multilabel_margin_loss, fold (col2im) and affine_grid.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, number_arg
 from mycel.ops.function import array_func as _a, random_func as _r
 from mycel.ops.function import nn_func as _nnf
 from mycel.ops.function.array_ext_func import narrow as _narrow
@@ -87,7 +87,7 @@ def glu(x, axis=-1):
 def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
     """x clamped to [min_val, max_val]."""
     x = _t(input, "hardtanh")
-    if min_val > max_val:
+    if number_arg(min_val, "hardtanh", "min_val") > number_arg(max_val, "hardtanh", "max_val"):
         raise ValueError(f"For 'hardtanh', min_val ({min_val}) must not exceed max_val "
                          f"({max_val}).")
     return prim("Minimum")(prim("Maximum")(x, float(min_val)), float(max_val))
@@ -120,7 +120,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
     """x where x >= 0, a * x below, a drawn uniformly from [lower, upper] per element."""
     x = _t(input, "rrelu")
     _need_float(x.dtype, "rrelu")
-    if lower > upper:
+    if number_arg(lower, "rrelu", "lower") > number_arg(upper, "rrelu", "upper"):
         raise ValueError(f"For 'rrelu', lower ({lower}) must not exceed upper ({upper}).")
     a = prim("Cast")(_r.rand(*x.shape), x.dtype) * (upper - lower) + lower
     return prim("Select")(prim("GreaterEqual")(x, 0.0), x, x * a)
@@ -139,7 +139,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
     the forward pass with the soft gradient (straight through)."""
     x = _t(logits, "gumbel_softmax", "logits")
     _need_float(x.dtype, "gumbel_softmax")
-    if tau <= 0:
+    if number_arg(tau, "gumbel_softmax", "tau") <= 0:
         raise ValueError(f"For 'gumbel_softmax', tau must be positive, but got {tau}.")
     u = prim("Cast")(_r.rand(*x.shape), x.dtype)
     tiny = 1e-20

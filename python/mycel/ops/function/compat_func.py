@@ -8,7 +8,7 @@ cotangent does not turn into NaN (0 * inf)."""
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, axes, as_tensor, host_bytes
+from mycel.ops.function._util import prim, axes, as_tensor, host_bytes, number_arg
 from mycel.ops.primitive import constexpr
 
 
@@ -167,7 +167,7 @@ def hardshrink(input, lambd=0.5):  # noqa: A002
 def softshrink(input, lambd=0.5):  # noqa: A002
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0, elementwise."""
     x = as_tensor(input)
-    lam = float(lambd)
+    lam = float(number_arg(lambd, "softshrink", "lambd"))
     if lam < 0:
         raise ValueError(f"For 'softshrink', the 'lambd' must be no less than 0, but got {lam}.")
     shrunk = prim("Sub")(x, prim("Mul")(prim("Sign")(x), lam))

@@ -1,6 +1,6 @@
 """Neural-network functions: activations, softmax, convolution, pooling, normalisation,
 dropout and losses (MindSpore 2.x names and arguments)."""
-from mycel.ops.function._util import prim, pair, as_tensor
+from mycel.ops.function._util import prim, pair, as_tensor, number_arg
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import math_func as _m
 from mycel._mycel import Tensor as _Tensor
@@ -77,6 +77,9 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
            groups=1):
     """2-d convolution of NCHW input with weight [out, in/groups, kh, kw]."""
     w = as_tensor(weight)
+    if w.ndim != 4:  # (w.shape[0] of a 0-d weight: a bare IndexError)
+        raise ValueError(f"For 'conv2d', weight must be 4-D [out, in/groups, kh, kw], but got "
+                         f"shape {w.shape}.")
     pad = _conv_pad(pad_mode, padding)
     op = prim("Conv2D", out_channel=w.shape[0], kernel_size=tuple(w.shape[2:]),
               pad_mode=pad_mode, pad=pad, stride=pair(stride), dilation=pair(dilation),
@@ -192,7 +195,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
 
 def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002
     """Zeroes elements with probability p and scales the rest by 1/(1-p) when training."""
-    if not 0 <= p <= 1:
+    if not 0 <= number_arg(p, "dropout", "p") <= 1:
         raise ValueError(f"For 'dropout', p must be in [0, 1], but got {p}.")
     if not training or p == 0:
         return input

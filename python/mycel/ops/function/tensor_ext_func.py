@@ -222,7 +222,7 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A0
     tensor_arg(input, "slice_scatter", "input")
     tensor_arg(src, "slice_scatter", "src")
     ndim = len(input.shape)
-    axis = axis + ndim if axis < 0 else axis
+    axis = _a._check_axis(axis, ndim, "slice_scatter")
     n = input.shape[axis]
     picked = tuple(range(n))[slice(start, end, step)]
     if src.shape[axis] != len(picked):
@@ -245,8 +245,10 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A0
 def select_scatter(input, src, axis, index):  # noqa: A002
     """input with ``input[..., index, ...]`` (along `axis`) replaced by src (input's shape
     without that axis)."""
+    tensor_arg(input, "select_scatter", "input")
+    tensor_arg(src, "select_scatter", "src")
     ndim = len(input.shape)
-    axis = axis + ndim if axis < 0 else axis
+    axis = _a._check_axis(axis, ndim, "select_scatter")
     n = input.shape[axis]
     index = index + n if index < 0 else index
     if not 0 <= index < n:
