@@ -279,3 +279,13 @@ def test_mvlgamma_matches_scipy(p):
 def test_wrong_kinds_of_arguments_name_the_op(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+def test_diagonal_offset_and_dims_are_ints_in_range():
+    # A float tensor offset was truncated in PYNATIVE (GRAPH refused it); dim 5 wrapped.
+    x = t((2, 3), np.int8)
+    with pytest.raises(TypeError, match="diagonal.*offset"):
+        ops.diagonal(x, ms.Tensor(np.float32(1.5)))
+    with pytest.raises(ValueError, match="diagonal.*dim2"):
+        ops.diagonal(x, 0, 0, 5)
+    np.testing.assert_array_equal(ops.diagonal(x, np.int64(1)).asnumpy(), [1, 5])
