@@ -289,3 +289,16 @@ def test_diagonal_offset_and_dims_are_ints_in_range():
     with pytest.raises(ValueError, match="diagonal.*dim2"):
         ops.diagonal(x, 0, 0, 5)
     np.testing.assert_array_equal(ops.diagonal(x, np.int64(1)).asnumpy(), [1, 5])
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    (lambda: P.IndexPut()(t((2, 3)), t((1,)), 1.5), TypeError, "IndexPut.*indices"),
+    (lambda: P.LpNorm(1.5), TypeError, "LpNorm.*axis"),
+    (lambda: ops.rms_norm(t((2, 3)), t((3,)), "abc"), TypeError, "rms_norm.*epsilon"),
+    (lambda: P.SigmoidCrossEntropyWithLogits()(t((2, 3)), "abc"), TypeError,
+     "SigmoidCrossEntropyWithLogits.*label"),
+    (lambda: ops.inplace_add(t(()), t(()), (0,)), ValueError, "inplace_add.*0-d"),
+])
+def test_last_wrong_kinds_name_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, one_int
+from mycel.ops.function._util import prim, one_int, number_arg
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import breadth_random_func as _br, breadth_nn_func as _bn
 from mycel.ops.function.array_ext_func import narrow
@@ -65,6 +65,7 @@ def swiglu(input, dim=-1):  # noqa: A002
 def rms_norm(x, gamma, epsilon=1e-6):
     """(x / sqrt(mean(x^2 over gamma's trailing dims) + epsilon) * gamma, rstd)."""
     x, g = _t(x, "rms_norm", "x"), _t(gamma, "rms_norm", "gamma")
+    number_arg(epsilon, "rms_norm", "epsilon")
     axes = _trailing_axes(x.ndim, g.ndim)
     ms = prim("ReduceMean", keep_dims=True)(prim("Square")(x), axes)
     rstd = prim("Rsqrt")(ms + epsilon)

@@ -198,6 +198,10 @@ class SigmoidCrossEntropyWithLogits(_Composed):
         super().__init__()
 
     def __call__(self, logits, label):
+        for name, v in (("logits", logits), ("label", label)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'SigmoidCrossEntropyWithLogits', {name} must be a "
+                                f"Tensor, but got {type(v).__name__}.")
         x = logits
         return (_prim("Maximum")(x, 0.0) - x * label +
                 _prim("Log1p")(_prim("Exp")(-_prim("Abs")(x))))

@@ -368,6 +368,9 @@ class LpNorm(_Composed):
 
     def __init__(self, axis, p=2, keep_dims=False, epsilon=1e-12):
         super().__init__(axis=axis, p=p, keep_dims=keep_dims, epsilon=epsilon)
+        if not isinstance(axis, (int, tuple, list)):
+            raise TypeError(f"For 'LpNorm', axis must be an int or a tuple of ints, but got "
+                            f"{type(axis).__name__}.")
         self.axis = (axis,) if isinstance(axis, int) else tuple(axis)
         self.p, self.keep_dims, self.epsilon = p, keep_dims, epsilon
 
