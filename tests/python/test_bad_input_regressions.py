@@ -297,7 +297,7 @@ def test_diagonal_offset_and_dims_are_ints_in_range():
     (lambda: ops.rms_norm(t((2, 3)), t((3,)), "abc"), TypeError, "rms_norm.*epsilon"),
     (lambda: P.SigmoidCrossEntropyWithLogits()(t((2, 3)), "abc"), TypeError,
      "SigmoidCrossEntropyWithLogits.*label"),
-    (lambda: ops.inplace_add(t(()), t(()), (0,)), ValueError, "inplace_add.*0-d"),
+    (lambda: ops.inplace_add(t(()), t(()), (0,)), ValueError, "InplaceAdd.*0-d"),
 ])
 def test_last_wrong_kinds_name_the_op(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
