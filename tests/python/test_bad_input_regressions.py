@@ -302,3 +302,15 @@ def test_diagonal_offset_and_dims_are_ints_in_range():
 def test_last_wrong_kinds_name_the_op(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+def test_fft_lengths_and_fractional_pool_samples():
+    # irfft's n = Tensor(1.5) was truncated to 1 silently (int() of a float tensor); GRAPH
+    # refused it. FractionalMaxPool3DWithFixedKsize's samples: a bare AttributeError.
+    x = ms.Tensor(np.array([[0, 1, 2], [1, 0, 1]], np.int32))
+    with pytest.raises(TypeError, match="irfft.*one integer"):
+        ops.irfft(x, ms.Tensor(np.float32(1.5)))
+    np.testing.assert_allclose(ops.irfft(x.astype(ms.complex64), ms.Tensor(np.array(4))).asnumpy(),
+                               np.fft.irfft(x.asnumpy(), 4), atol=1e-6)
+    with pytest.raises(TypeError, match="FractionalMaxPool3DWithFixedKsize.*random_samples"):
+        P.FractionalMaxPool3DWithFixedKsize(1, 1)(t((1, 1, 2, 2, 2)), 1)

@@ -248,6 +248,9 @@ class FractionalMaxPool3DWithFixedKsize(_Composed):
     def __call__(self, x, random_samples):
         op = "FractionalMaxPool3DWithFixedKsize"
         _check_tensor(op, "x", x, _FLOATS + (_C.int32, _C.int64))
+        if not isinstance(random_samples, _C.Tensor):  # (random_samples.shape: AttributeError)
+            raise TypeError(f"For '{op}', random_samples must be a Tensor, but got "
+                            f"{type(random_samples).__name__}.")
         last = self.data_format == "NDHWC"
         _fmp3_plan(x.shape, x.dtype, random_samples.shape, random_samples.dtype, last)
         if last:
