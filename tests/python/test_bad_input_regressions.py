@@ -314,3 +314,16 @@ def test_fft_lengths_and_fractional_pool_samples():
                                np.fft.irfft(x.asnumpy(), 4), atol=1e-6)
     with pytest.raises(TypeError, match="FractionalMaxPool3DWithFixedKsize.*random_samples"):
         P.FractionalMaxPool3DWithFixedKsize(1, 1)(t((1, 1, 2, 2, 2)), 1)
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # Seeds 9 and 10 of the sweep.
+    (lambda: ops.dropout1d(t((2, 3, 4)), (1,)), TypeError, "dropout1d.*p"),
+    (lambda: ops.softmax(t((2, 3)), 1.5), TypeError, "softmax.*axis"),
+    (lambda: ops.quantile(t((2, 3)), 0.5, (1,)), TypeError, "quantile.*axis"),
+    (lambda: ops.diagflat(t((2,)), (1,)), TypeError, "diagflat.*offset"),
+    (lambda: ops.trapz(t(())), ValueError, "trapz.*0-d"),
+])
+def test_seed_9_and_10_findings(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()

@@ -419,6 +419,8 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     """The trapezoidal-rule integral of y along dim, with sample points x (a tensor, 1-D or
     of y's shape) or spacing dx."""
     y = _t(y, "trapz", "y")
+    if y.ndim == 0:
+        raise ValueError("For 'trapz', y must have at least 1 dimension, but got a 0-d tensor.")
     dim = _a._check_axis(dim, y.ndim, "trapz", "dim")  # (y.shape[dim] named no op)
     n = y.shape[dim]
     y = prim("Cast")(y, _float_dtype(y.dtype, "trapz"))

@@ -165,7 +165,7 @@ def _channel_mask_shape(shape, nd, op):
 
 def _channel_dropout(x, p, training, nd, op):
     x = _t(x, op)
-    if not 0.0 <= p <= 1.0:
+    if not 0.0 <= number_arg(p, op, "p") <= 1.0:
         raise ValueError(f"For '{op}', p must be in [0, 1], but got {p}.")
     mshape = _channel_mask_shape(x.shape, nd, op)
     if not training or p == 0.0:

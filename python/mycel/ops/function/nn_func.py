@@ -53,6 +53,9 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
 
 def softmax(input, axis=-1):  # noqa: A002
     """exp(input) / sum(exp(input)) along axis."""
+    if not isinstance(axis, (int, tuple, list)):  # (tuple() of it named no op)
+        raise TypeError(f"For 'softmax', axis must be an int or a tuple of ints, but got "
+                        f"{type(axis).__name__}.")
     return prim("Softmax", axis=(axis,) if isinstance(axis, int) else tuple(axis))(input)
 
 

@@ -5,6 +5,8 @@
 ``fill_diagonal``, ``slice_scatter``, ``select_scatter``, ``logcumsumexp``, ``histc``,
 ``cov``, ``msort``, ``quantile``, ``nanquantile``, ``diagflat`` and (numpy's) ``dot``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
+import numbers
+
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim as _prim, tensor_arg
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
@@ -360,6 +362,9 @@ def _quantile(input, q, axis, keepdims, ignore_nan, name):
         ax = 0
     else:
         ndim = len(input.shape)
+        if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+            raise TypeError(f"For '{name}', 'axis' must be None or an int, but got "
+                            f"{type(axis).__name__}.")
         if not -ndim <= axis < ndim:
             raise ValueError(f"For '{name}', 'axis' must be in [{-ndim}, {ndim}), but got {axis}.")
         x = input
@@ -420,6 +425,9 @@ def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
 def diagflat(input, offset=0):  # noqa: A002
     """The square matrix with the flattened input on its diagonal `offset` (above the main one
     when positive), zeros elsewhere."""
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):  # (vs 0: no op)
+        raise TypeError(f"For 'diagflat', offset must be an int, but got "
+                        f"{type(offset).__name__}.")
     v = _a.reshape(input, (-1,))
     m = v.shape[0]
     size = m + (offset if offset >= 0 else -offset)
