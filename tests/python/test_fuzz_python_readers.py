@@ -484,7 +484,7 @@ def test_print_file(tmp_path):
             if not isinstance(v, str):
                 v.asnumpy()
     assert fuzz("print_file", path, seed, _named(load, ValueError, "parse_print"),
-                (ValueError,), 2000) > 0
+                (ValueError,), 1000) > 0
 
 
 def test_mindir_model_proto(tmp_path):
@@ -495,7 +495,7 @@ def test_mindir_model_proto(tmp_path):
               file_name=str(tmp_path / "net"), file_format="MINDIR")
     seed = path.read_bytes()
     load = _named(lambda: ms.load_mindir(str(path)), ValueError, "load_mindir")
-    assert fuzz("load_mindir", path, seed, load, (ValueError,), 1000) > 0
+    assert fuzz("load_mindir", path, seed, load, (ValueError,), 600) > 0
 
 
 def _lines_of(data):
@@ -533,4 +533,4 @@ def test_flickr_annotations(tmp_path):
     load = lambda: _iterate(ds.FlickrDataset(str(tmp_path / "images"), str(path),  # noqa: E731
                                              shuffle=False))
     assert fuzz("flickr", path, seed, _named(load, RuntimeError, "FlickrDataset"),
-                (RuntimeError,), 1000) > 0
+                (RuntimeError,), 500) > 0
