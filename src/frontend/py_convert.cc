@@ -258,8 +258,15 @@ pyb::array tensor_to_numpy(const Tensor& t) {
   // The capsule keeps the storage alive as long as the array lives.
   auto* keep = new std::shared_ptr<Storage>(t.storage());
   pyb::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
-  return pyb::array(numpy_dtype(t.dtype()), shape, strides, t.numel() ? t.raw_data() : nullptr,
-                    base);
+  try {
+    return pyb::array(numpy_dtype(t.dtype()), shape, strides, t.numel() ? t.raw_data() : nullptr,
+                      base);
+  } catch (const pyb::error_already_set& e) {
+    // numpy refuses shapes whose dimensions multiply past its limit even with a 0 among them
+    // ([0, 2**62]: mycel's empty tensor); its "array is too big" named no tensor
+    MC_THROW(Value, "Tensor.asnumpy: numpy cannot make an array of shape ", t.shape(),
+             " and dtype ", t.dtype(), " (", e.what(), ").");
+  }
 }
 
 Tensor operand(pyb::handle obj, const Tensor* like) {

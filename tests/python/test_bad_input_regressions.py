@@ -327,3 +327,21 @@ def test_fft_lengths_and_fractional_pool_samples():
 def test_seed_9_and_10_findings(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+@pytest.mark.parametrize("call, exc, pattern", [
+    # float('abc') of a number argument: "could not convert string to float" named no op.
+    (lambda: ops.elu(t((2, 3)), "abc"), TypeError, "elu.*alpha"),
+    (lambda: ops.celu(t((2, 3)), "abc"), TypeError, "celu.*alpha"),
+    (lambda: ops.hardshrink(t((2, 3)), "abc"), TypeError, "hardshrink.*lambd"),
+    (lambda: ops.clip_by_norm(t((2, 3)), "abc"), TypeError, "clip_by_norm.*max_norm"),
+    (lambda: ops.histc(t((2, 3)), 10, "abc", 1.0), TypeError, "histc.*min"),
+    (lambda: ops.bernoulli(t((2, 3)), "abc"), TypeError, "bernoulli.*p"),
+    # numpy tables and arrays past numpy's limits
+    (lambda: ops.logspace(ms.Tensor(1.0), 2.0, 2 ** 62), RuntimeError, "logspace.*needs"),
+    (lambda: ops.zeros((0, 2 ** 62)).asnumpy(), ValueError,
+     r"Tensor.asnumpy: numpy cannot make an array of shape \[0, 4611686018427387904\]"),
+])
+def test_number_arguments_and_numpy_limits_name_the_op(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()

@@ -123,6 +123,7 @@ def logspace(start, end, steps, base=10, *, dtype=_C.float32):
     """steps points base ** linspace(start, end, steps)."""
     steps = _need_int(steps, "logspace", "steps", 0)
     base = _need_int(base, "logspace", "base")
+    host_bytes("logspace", 16 * steps)  # numpy's linspace of steps values
     if isinstance(start, _C.Tensor) or isinstance(end, _C.Tensor):
         s = prim("Cast")(as_tensor(start), _C.float64)
         e = prim("Cast")(as_tensor(end), _C.float64)

@@ -197,7 +197,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     min(1, max_norm / (total_norm + 1e-6)); the norm is of order norm_type (inf allowed)."""
     single = isinstance(x, _C.Tensor)
     xs = (x,) if single else tuple(x)
-    p = float(norm_type)
+    p = float(number_arg(norm_type, "clip_by_norm", "norm_type"))
     if p == 0 or p != p:  # 1 / p below: a bare ZeroDivisionError
         raise ValueError(f"For 'clip_by_norm', norm_type must be a non-zero number, but got "
                          f"{norm_type!r}.")
@@ -216,7 +216,8 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
         total = prim("Pow")(total, 1.0 / p)
     if error_if_nonfinite and not bool(prim("Less")(prim("Abs")(total), math.inf).asnumpy()):
         raise RuntimeError(f"For 'clip_by_norm', the total norm of order {p} is non-finite.")
-    coef = _m.clamp(float(max_norm) / (total + 1e-6), None, 1.0)
+    coef = _m.clamp(float(number_arg(max_norm, "clip_by_norm", "max_norm")) / (total + 1e-6),
+                    None, 1.0)
     out = ()
     for t in xs:
         out = out + (t * prim("Cast")(coef, t.dtype),)

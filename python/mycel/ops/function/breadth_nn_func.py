@@ -7,7 +7,7 @@ hinge_embedding_loss and multilabel_margin_loss, fold (col2im) and affine_grid.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, number_arg
+from mycel.ops.function._util import prim, number_arg, host_bytes
 from mycel.ops.function import array_func as _a, random_func as _r
 from mycel.ops.function import nn_func as _nnf
 from mycel.ops.function.array_ext_func import narrow as _narrow
@@ -403,6 +403,7 @@ def _base_grid(size, align_corners, dtype):
     def lin(n):
         if n <= 1:
             return np.zeros(max(n, 0))
+        host_bytes("affine_grid", 16 * n)
         v = np.linspace(-1.0, 1.0, n)
         return v if align_corners else v * (n - 1) / n
     spatial = tuple(size[2:])

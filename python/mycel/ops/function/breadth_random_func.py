@@ -17,7 +17,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common import generator as _gen
-from mycel.ops.function._util import prim, shape_arg, as_tensor, one_int, host_bytes
+from mycel.ops.function._util import prim, shape_arg, as_tensor, one_int, host_bytes, number_arg
 from mycel.ops.function import random_func as _r
 from mycel.ops.primitive import constexpr
 
@@ -116,7 +116,7 @@ def bernoulli(input, p=0.5, seed=None, *, generator=None):  # noqa: A002
     if isinstance(p, _C.Tensor):
         prob = prim("Cast")(p, _C.float32)
     else:
-        if not 0.0 <= float(p) <= 1.0:
+        if not 0.0 <= float(number_arg(p, "bernoulli", "p")) <= 1.0:
             raise ValueError(f"For 'bernoulli', p must be in [0, 1], but got {p}.")
         prob = float(p)
     u = _uniform(x.shape, seed)

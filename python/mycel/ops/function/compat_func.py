@@ -124,13 +124,13 @@ def mish(x):
 def elu(input_x, alpha=1.0):
     """x where x > 0, else alpha * (exp(x) - 1), elementwise."""
     x = as_tensor(input_x)
-    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(alpha))
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(number_arg(alpha, "elu", "alpha")))
     return prim("Select")(prim("Greater")(x, 0.0), x, neg)
 
 
 def celu(x, alpha=1.0):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (alpha != 0)."""
-    a = float(alpha)
+    a = float(number_arg(alpha, "celu", "alpha"))
     if a == 0.0:
         raise ValueError("For 'celu', the 'alpha' must not be 0.")
     x = as_tensor(x)
@@ -160,7 +160,7 @@ def hardswish(x):
 def hardshrink(input, lambd=0.5):  # noqa: A002
     """x where |x| > lambd, else 0, elementwise."""
     x = as_tensor(input)
-    keep = prim("Greater")(prim("Abs")(x), float(lambd))
+    keep = prim("Greater")(prim("Abs")(x), float(number_arg(lambd, "hardshrink", "lambd")))
     return prim("Select")(keep, x, prim("ZerosLike")(x))
 
 

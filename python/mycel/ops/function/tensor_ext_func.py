@@ -8,7 +8,7 @@ Written so that graph code compiles them too (tuples, compile-time loops)."""
 import numbers
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim as _prim, tensor_arg
+from mycel.ops.function._util import prim as _prim, tensor_arg, number_arg
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
 from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_ext_func as _mx
 
@@ -277,6 +277,8 @@ def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002 (MindSpore's names)
     if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
         raise ValueError(f"For 'histc', 'bins' must be a positive int, but got {bins}.")
     x = _a.cast(_a.reshape(input, (-1,)), _C.float32)
+    for name, v in (("bins", bins), ("min", min), ("max", max)):  # (float('abc'): no op)
+        number_arg(v, "histc", name)
     lo = _a.cast(_m.amin(x, None, False), _C.float32) if min == max else float(min)
     hi = _a.cast(_m.amax(x, None, False), _C.float32) if min == max else float(max)
     width = _m.sub(hi, lo)
