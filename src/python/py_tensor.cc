@@ -356,6 +356,22 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
              MC_CHECK(t.ndim() > 0, Type, "len() of a 0-d tensor.");
              return t.dim(0);
            })
+      // Rows t[0], t[1], ... Without it Python iterated by __getitem__ until an IndexError,
+      // so tuple() of a 0-d tensor was () (ops.pad took it as no padding); now a TypeError,
+      // as numpy, PyTorch and graph mode.
+      .def("__iter__",
+           [](pyb::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             naming_op([&] {
+               MC_CHECK(t.ndim() > 0, Type, "iteration over a 0-d tensor.");
+               return 0;
+             });
+             pyb::object rows =
+                 pyb::module_::import("builtins")
+                     .attr("map")(self.attr("__getitem__"),
+                                  pyb::module_::import("builtins").attr("range")(t.dim(0)));
+             return pyb::iter(rows);
+           })
       .def("__str__", &Tensor::to_string)
       .def("__repr__", &Tensor::repr)
       .def("__hash__", [](pyb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })

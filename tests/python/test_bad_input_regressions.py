@@ -345,3 +345,17 @@ def test_seed_9_and_10_findings(call, exc, pattern):
 def test_number_arguments_and_numpy_limits_name_the_op(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+def test_iterating_a_0d_tensor_is_a_type_error():
+    # Python iterated by __getitem__ until an IndexError: tuple() of a 0-d tensor was (), so
+    # ops.pad(x, Tensor(1.5)) padded nothing where GRAPH mode raised (sweep seed 12).
+    s = ms.Tensor(np.float32(1.5))
+    with pytest.raises(TypeError, match=r"^iteration over a 0-d tensor"):
+        tuple(s)
+    with pytest.raises(TypeError, match=r"^For 'pad', iteration over a 0-d tensor"):
+        ops.pad(ms.Tensor(np.zeros((0, 3), np.float32)), s)
+    x = t((2, 3))
+    assert [r.asnumpy().tolist() for r in x] == [[0, 1, 2], [3, 4, 5]]
+    assert [int(v) for v in t((3,), np.int64)] == [0, 1, 2]
+    assert list(t((0, 2))) == []
