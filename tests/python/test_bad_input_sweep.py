@@ -29,7 +29,6 @@ import time
 import warnings
 
 import numpy as np
-import pytest
 
 SCALE = float(os.environ.get("MYCEL_SWEEP_SCALE", "1"))
 SEED = int(os.environ.get("MYCEL_SWEEP_SEED", "0"))
